@@ -1,0 +1,1 @@
+"""Debugger backends and the contract between them and the adapters."""

@@ -1,0 +1,144 @@
+"""IDebugger: the whole contract between the adapters and a debugger backend.
+
+Every method may be called from any thread. Methods that start execution (`resume`,
+`step_instruction`) return once the program runs; what happens next arrives as events on
+`events`. Errors are raised as `TargetError` / `Unsupported` / `ProtocolError`.
+
+Thread ids are the kernel's tids; the process's main thread has tid == pid.
+"""
+
+from __future__ import annotations
+
+import queue
+from typing import Callable, Protocol, runtime_checkable
+
+from aliceserver.debuggers.events import Event
+from aliceserver.debuggers.model import (
+    BreakpointInfo,
+    Frame,
+    Instruction,
+    LaunchConfig,
+    Module,
+    ProcessInfo,
+    Registers,
+    SignalPolicy,
+    SymbolLocation,
+    ThreadInfo,
+    VectorRegisters,
+    WatchKind,
+    WatchpointInfo,
+)
+
+# Decides on the tracer thread whether a hit stops; the argument is the thread id.
+# Returning False counts the hit and lets the program go on without a Stopped event.
+BreakpointCondition = Callable[[int], bool]
+
+
+@runtime_checkable
+class IDebugger(Protocol):
+    events: "queue.Queue[Event]"
+
+    # --- sessions -------------------------------------------------------------------
+    @property
+    def process(self) -> ProcessInfo | None: ...
+
+    def launch(self, config: LaunchConfig) -> ProcessInfo:
+        """Start the program and hold it stopped before its first instruction.
+
+        Nothing runs until `resume`. With `config.stop_on_entry` the first resume stops
+        at the program's entry point with a `Stopped(ENTRY)` event.
+        """
+        ...
+
+    def attach(self, pid: int) -> ProcessInfo:
+        """Attach to every thread of a running process and stop it (Stopped(PAUSE))."""
+        ...
+
+    def detach(self) -> None:
+        """Remove every trap and watchpoint and let the process run on, untraced."""
+        ...
+
+    def kill(self) -> None:
+        """Kill the process; an `Exited` event with the signal follows."""
+        ...
+
+    def close(self) -> None:
+        """End the session: kill a launched process, detach an attached one, stop threads."""
+        ...
+
+    def write_stdin(self, data: bytes) -> None:
+        """Feed the program's standard input (StdioMode.PIPES only)."""
+        ...
+
+    def close_stdin(self) -> None:
+        """Close the program's standard input so that it reads end-of-file."""
+        ...
+
+    # --- execution ------------------------------------------------------------------
+    def is_running(self) -> bool: ...
+
+    def resume(self, thread_id: int | None = None) -> None:
+        """Resume every thread (all-stop), or only `thread_id` while the others stay stopped."""
+        ...
+
+    def step_instruction(self, thread_id: int) -> None:
+        """Execute one machine instruction in `thread_id`; the others stay stopped."""
+        ...
+
+    def interrupt(self) -> None:
+        """Stop a running process; a `Stopped(PAUSE)` event follows."""
+        ...
+
+    def threads(self) -> list[ThreadInfo]: ...
+
+    def set_signal_policy(self, signal: int, policy: SignalPolicy) -> None: ...
+
+    def signal_policy(self, signal: int) -> SignalPolicy: ...
+
+    # --- breakpoints and watchpoints ------------------------------------------------
+    def insert_breakpoint(
+        self,
+        address: int,
+        *,
+        temporary: bool = False,
+        enabled: bool = True,
+        condition: BreakpointCondition | None = None,
+    ) -> BreakpointInfo: ...
+
+    def remove_breakpoint(self, breakpoint_id: int) -> None: ...
+
+    def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo: ...
+
+    def breakpoints(self) -> list[BreakpointInfo]: ...
+
+    def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo: ...
+
+    def remove_watchpoint(self, watchpoint_id: int) -> None: ...
+
+    def watchpoints(self) -> list[WatchpointInfo]: ...
+
+    # --- state ----------------------------------------------------------------------
+    def read_registers(self, thread_id: int) -> Registers: ...
+
+    def write_register(self, thread_id: int, name: str, value: int) -> None: ...
+
+    def read_vector_registers(self, thread_id: int) -> VectorRegisters: ...
+
+    def read_memory(self, address: int, size: int) -> bytes:
+        """Program memory as the program sees it (software traps hidden)."""
+        ...
+
+    def write_memory(self, address: int, data: bytes) -> None: ...
+
+    # --- symbols --------------------------------------------------------------------
+    def modules(self) -> list[Module]: ...
+
+    def lookup_address(self, address: int) -> SymbolLocation: ...
+
+    def lookup_symbol(self, name: str) -> int:
+        """Runtime address of a symbol (function or object); TargetError if none."""
+        ...
+
+    def backtrace(self, thread_id: int, limit: int = 256) -> list[Frame]: ...
+
+    def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]: ...

@@ -1,0 +1,117 @@
+"""Normalized events: what a backend tells the adapters, passed as values on a queue."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Union
+
+from aliceserver.debuggers.model import BreakpointInfo, FaultInfo, Module
+
+
+class StopReason(enum.Enum):
+    BREAKPOINT = "breakpoint"
+    STEP = "step"  # an instruction step (or, later, a line step) finished
+    WATCHPOINT = "watchpoint"
+    SIGNAL = "signal"  # the program received a signal the policy stops on
+    CRASH = "crash"  # a synchronous fault: SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
+    PAUSE = "pause"  # the client asked for an interrupt
+    ENTRY = "entry"  # stopped at the program's entry point (stop_on_entry)
+    EXEC = "exec"
+    FORK = "fork"
+    FUNCTION_FINISHED = "function-finished"
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    reason: StopReason
+    thread_id: int
+    all_threads: bool = True
+    breakpoint_ids: tuple[int, ...] = ()
+    signal: int | None = None
+    signal_name: str | None = None
+    description: str = ""
+    address: int | None = None  # the stopped thread's pc
+    fault: FaultInfo | None = None
+    watch_old: bytes | None = None  # watchpoints: the value before the hit
+    watch_new: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Continued:
+    thread_id: int | None  # None: every thread
+    all_threads: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Exited:
+    """The whole process ended: exit code, or the signal that killed it."""
+
+    pid: int
+    code: int | None
+    signal: int | None = None
+    signal_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessStarted:
+    pid: int
+    program: str
+    attached: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    category: str  # "stdout", "stderr" (the program) or "console" (the debugger)
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadStarted:
+    thread_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadExited:
+    thread_id: int
+    code: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleLoaded:
+    module: Module
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleUnloaded:
+    module: Module
+
+
+@dataclass(frozen=True, slots=True)
+class BreakpointChanged:
+    breakpoint: BreakpointInfo
+    removed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    ident: str
+    title: str
+    message: str = ""
+    percent: float | None = None
+    done: bool = False
+
+
+Event = Union[
+    Stopped,
+    Continued,
+    Exited,
+    ProcessStarted,
+    Output,
+    ThreadStarted,
+    ThreadExited,
+    ModuleLoaded,
+    ModuleUnloaded,
+    BreakpointChanged,
+    Progress,
+]

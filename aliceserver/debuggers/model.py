@@ -1,0 +1,159 @@
+"""Value types shared by the engine and the adapters (frozen, slotted dataclasses)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+class StdioMode(enum.Enum):
+    PIPES = "pipes"  # stdin/stdout/stderr on pipes; output arrives as Output events
+    TTY = "tty"  # all three on the terminal named by LaunchConfig.tty
+    INHERIT = "inherit"  # the server's own stdio (only sensible for the demo)
+
+
+class ForkFollow(enum.Enum):
+    PARENT = "parent"  # stay with the parent, the child runs free (gdb's default)
+    CHILD = "child"  # follow the child, the parent runs free
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchConfig:
+    program: str
+    args: tuple[str, ...] = ()
+    cwd: str | None = None
+    env: Mapping[str, str] | None = None  # None: the server's environment
+    stdio: StdioMode = StdioMode.PIPES
+    tty: str | None = None
+    stop_on_entry: bool = False  # stop at the program's entry point (AT_ENTRY)
+    disable_aslr: bool = True  # like gdb's `set disable-randomization on`
+    follow_fork: ForkFollow = ForkFollow.PARENT
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessInfo:
+    pid: int
+    program: str
+    attached: bool  # True when attached to an existing process
+
+
+class ThreadState(enum.Enum):
+    STOPPED = "stopped"
+    RUNNING = "running"
+    EXITED = "exited"
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadInfo:
+    tid: int
+    name: str
+    state: ThreadState
+    pc: int | None  # None while running
+
+
+class WatchKind(enum.Enum):
+    WRITE = "write"
+    READ_WRITE = "readwrite"  # x86 has no read-only watch; reads trap with this one
+
+
+@dataclass(frozen=True, slots=True)
+class BreakpointInfo:
+    id: int
+    address: int
+    enabled: bool
+    temporary: bool
+    hit_count: int
+    inserted: bool  # the trap is in memory (False after exec wiped the image)
+
+
+@dataclass(frozen=True, slots=True)
+class WatchpointInfo:
+    id: int
+    address: int
+    size: int  # 1, 2, 4 or 8
+    kind: WatchKind
+    enabled: bool
+    hit_count: int
+    value: bytes  # the bytes at the last stop or insertion
+
+
+@dataclass(frozen=True, slots=True)
+class SignalPolicy:
+    """What the engine does when the program receives a signal (gdb's `handle`)."""
+
+    stop: bool = True  # report a stop to the client
+    pass_to_program: bool = True  # deliver it when the program resumes
+    print_: bool = True  # emit a console Output line when it arrives
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """A mapped ELF image: the executable, a shared library, or the dynamic loader."""
+
+    path: str
+    base: int  # load bias: runtime address minus link-time address
+    low: int  # lowest mapped address of the image
+    high: int  # one past the highest mapped address
+    is_main: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolLocation:
+    """An address resolved against the symbol tables: `name+offset` in `module`."""
+
+    address: int
+    name: str | None
+    offset: int
+    module: str | None  # path of the module, or None when no module maps the address
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame of a raw (frame-pointer) backtrace; CFI unwinding refines it later."""
+
+    level: int
+    pc: int
+    sp: int
+    fp: int
+    symbol: SymbolLocation
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    address: int
+    size: int
+    raw: bytes
+    mnemonic: str
+    operands: str
+    symbol: SymbolLocation | None = None  # where the instruction is (func+off)
+    target: SymbolLocation | None = None  # resolved call/jump target, when direct
+
+
+@dataclass(frozen=True, slots=True)
+class FaultInfo:
+    """Details of a synchronous crash signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP...)."""
+
+    address: int | None  # si_addr: the faulting data or instruction address
+    code: int  # si_code
+    description: str  # e.g. "address not mapped to object"
+
+
+@dataclass(frozen=True, slots=True)
+class Registers:
+    """A snapshot of one thread's registers; `values` maps gdb's names to integers."""
+
+    values: Mapping[str, int] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> int:
+        return self.values[name]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRegisters:
+    """The x87/SSE/AVX state: st0-7 (80-bit as 10 bytes), xmm0-15, ymm0-15 and control words."""
+
+    control: Mapping[str, int]  # fctrl, fstat, ftag, fop, mxcsr, ...
+    st: tuple[bytes, ...]
+    xmm: tuple[bytes, ...]
+    ymm: tuple[bytes, ...]  # empty when the kernel offers no AVX state

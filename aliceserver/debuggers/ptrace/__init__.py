@@ -1,0 +1,1 @@
+"""The Linux x86-64 ptrace engine."""

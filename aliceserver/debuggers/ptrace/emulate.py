@@ -1,0 +1,120 @@
+"""Emulate the instruction under a trap, so that moving past it needs no single-step.
+
+Stepping over a trap the classic way (restore the byte, single-step, re-insert) costs a
+second stop and opens a window in which other threads run through the missing trap.
+For a few instructions that are provably simple (no flags, no faults beyond a stack or
+frame write the program was about to make anyway) we compute their effect instead. The
+set covers what compilers put at function entries and right after prologues.
+Everything else returns None and is single-stepped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from aliceserver.debuggers.ptrace.binding import UserRegs
+
+REG64 = ("rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+         "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15")  # fmt: skip
+
+WriteMemory = Callable[[int, bytes], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Advance:
+    """endbr64 and nops: only the pc moves."""
+
+    length: int
+
+    def apply(self, regs: UserRegs, write: WriteMemory) -> None:
+        regs.rip += self.length
+
+
+@dataclass(frozen=True, slots=True)
+class Push:
+    register: str
+    length: int
+
+    def apply(self, regs: UserRegs, write: WriteMemory) -> None:
+        value = getattr(regs, self.register)  # read before rsp moves: `push rsp` pushes the old one
+        new_sp = (regs.rsp - 8) & 0xFFFFFFFFFFFFFFFF
+        write(new_sp, value.to_bytes(8, "little"))
+        regs.rsp = new_sp
+        regs.rip += self.length
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRegister:
+    """mov r64, r64."""
+
+    target: str
+    source: str
+    length: int
+
+    def apply(self, regs: UserRegs, write: WriteMemory) -> None:
+        setattr(regs, self.target, getattr(regs, self.source))
+        regs.rip += self.length
+
+
+@dataclass(frozen=True, slots=True)
+class StoreToFrame:
+    """mov [rbp+disp], r32/r64: how -O0 code spills its arguments after the prologue."""
+
+    source: str
+    displacement: int
+    size: int
+    length: int
+
+    def apply(self, regs: UserRegs, write: WriteMemory) -> None:
+        value = getattr(regs, self.source) & ((1 << (8 * self.size)) - 1)
+        write((regs.rbp + self.displacement) & 0xFFFFFFFFFFFFFFFF, value.to_bytes(self.size, "little"))
+        regs.rip += self.length
+
+
+Plan = Advance | Push | MoveRegister | StoreToFrame
+
+_NOPS = (
+    b"\xf3\x0f\x1e\xfa",  # endbr64
+    b"\x90",
+    b"\x66\x90",
+    b"\x0f\x1f\x00",
+    b"\x0f\x1f\x40\x00",
+    b"\x0f\x1f\x44\x00\x00",
+    b"\x66\x0f\x1f\x44\x00\x00",
+    b"\x0f\x1f\x80\x00\x00\x00\x00",
+    b"\x0f\x1f\x84\x00\x00\x00\x00\x00",
+    b"\x66\x0f\x1f\x84\x00\x00\x00\x00\x00",
+)
+
+
+def plan_for(code: bytes) -> Plan | None:
+    """The emulation of the instruction starting at code[0], or None if it must be stepped."""
+    for nop in _NOPS:
+        if code.startswith(nop):
+            return Advance(len(nop))
+    if not code:
+        return None
+    rex = 0
+    at = 0
+    if 0x40 <= code[0] <= 0x4F:
+        rex, at = code[0], 1
+    if len(code) <= at:
+        return None
+    opcode = code[at]
+    rex_w, rex_r, rex_b = bool(rex & 8), (rex & 4) << 1, (rex & 1) << 3
+    if 0x50 <= opcode <= 0x57 and not rex_w and not (rex & 0b0110):
+        return Push(REG64[(opcode - 0x50) | rex_b], at + 1)
+    if opcode in (0x89, 0x8B) and len(code) > at + 1:
+        modrm = code[at + 1]
+        mod, reg, rm = modrm >> 6, ((modrm >> 3) & 7) | rex_r, (modrm & 7) | rex_b
+        if mod == 0b11 and rex_w:
+            if opcode == 0x89:
+                return MoveRegister(REG64[rm], REG64[reg], at + 2)
+            return MoveRegister(REG64[reg], REG64[rm], at + 2)
+        if opcode == 0x89 and mod == 0b01 and (modrm & 7) == 0b101 and not (rex & 1):
+            if len(code) <= at + 2:
+                return None
+            displacement = int.from_bytes(code[at + 2 : at + 3], "little", signed=True)
+            return StoreToFrame(REG64[reg], displacement, 8 if rex_w else 4, at + 3)
+    return None

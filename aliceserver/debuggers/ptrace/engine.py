@@ -1,0 +1,751 @@
+"""PtraceDebugger: the Linux x86-64 engine behind the IDebugger contract.
+
+One tracer thread issues every ptrace call. Other threads hand it commands through a queue
+and wait for the result. While the program runs, the tracer blocks in waitpid (only its own
+tracees: __WNOTHREAD); to make it look at a new command, the caller sends the program a
+SIGSTOP, which the tracer recognises and swallows. Nothing polls.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import os
+import queue
+import signal as sig
+import threading
+from typing import Callable, TypeVar
+
+from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.events import (
+    BreakpointChanged,
+    Continued,
+    Event,
+    Exited,
+    ModuleLoaded,
+    ModuleUnloaded,
+    ProcessStarted,
+    Stopped,
+    StopReason,
+)
+from aliceserver.debuggers.model import (
+    BreakpointInfo,
+    Frame,
+    Instruction,
+    LaunchConfig,
+    Module,
+    ProcessInfo,
+    Registers,
+    SignalPolicy,
+    StdioMode,
+    SymbolLocation,
+    ThreadInfo,
+    ThreadState,
+    VectorRegisters,
+    WatchKind,
+    WatchpointInfo,
+)
+from aliceserver.debuggers.ptrace import binding, registers
+from aliceserver.debuggers.ptrace.inferior import Inferior, Run, Tracee
+from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
+from aliceserver.debuggers.ptrace.libraries import LibraryTracker
+from aliceserver.debuggers.ptrace.output import OutputPump
+from aliceserver.debuggers.ptrace.signals import default_policy
+from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
+from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
+from aliceserver.debuggers.ptrace.watch import Watch, WatchSlots
+from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.elf import ElfCache
+from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
+from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.errors import AliceError, TargetError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_OPTIONS = (
+    binding.PTRACE_O_TRACECLONE
+    | binding.PTRACE_O_TRACEEXEC
+    | binding.PTRACE_O_TRACEFORK
+    | binding.PTRACE_O_TRACEVFORK
+    | binding.PTRACE_O_TRACEVFORKDONE
+)
+_WAIT_ONE = binding.WALL | binding.WNOTHREAD
+
+
+class _Command:
+    def __init__(self, fn: Callable[[], object]) -> None:
+        self.fn = fn
+        self.future: concurrent.futures.Future[object] = concurrent.futures.Future()
+
+    def run(self) -> None:
+        try:
+            self.future.set_result(self.fn())
+        except BaseException as error:  # handed to the caller's thread
+            self.future.set_exception(error)
+
+
+class PtraceDebugger:
+    def __init__(self) -> None:
+        self.events: queue.Queue[Event] = queue.Queue()
+        self._commands: queue.SimpleQueue[_Command | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._in_wait = False
+        self._inferior: Inferior | None = None
+        self._process: ProcessInfo | None = None
+        self._traps = TrapTable()
+        self._watches = WatchSlots()
+        self._policies: dict[int, SignalPolicy] = {}
+        self._elf_cache = ElfCache()
+        self._symbols = ProcessSymbols(self._elf_cache)
+        self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._read_raw)
+        self._disassembler = Disassembler()
+        self._pump: OutputPump | None = None
+        self._stdin: int | None = None
+        self._launch_config: LaunchConfig | None = None
+        self._libc = binding.Libc()
+        self._closed = False
+        self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
+        self._tracer.start()
+
+    # --- the tracer thread ----------------------------------------------------------
+    def _call(self, fn: Callable[[], T]) -> T:
+        if threading.current_thread() is self._tracer:
+            return fn()
+        if self._closed:
+            raise TargetError("the debugger session is closed")
+        command = _Command(fn)
+        with self._lock:
+            self._commands.put(command)
+            inferior = self._inferior
+            if self._in_wait and inferior is not None and not inferior.wake_sent:
+                inferior.wake_sent = True
+                try:
+                    os.kill(inferior.pid, sig.SIGSTOP)
+                except ProcessLookupError:
+                    pass  # it is exiting; the tracer wakes on the exit
+        result = command.future.result()
+        return result  # type: ignore[return-value]
+
+    def _loop(self) -> None:
+        while True:
+            inferior = self._inferior
+            with self._lock:
+                waiting = inferior is not None and inferior.run is Run.RUNNING
+                self._in_wait = waiting and self._commands.empty()
+            if not self._in_wait:
+                command = self._commands.get() if not waiting else self._commands.get_nowait()
+                if command is None:
+                    return
+                command.run()
+                continue
+            try:
+                tid, status = self._libc.waitpid(-1, _WAIT_ONE)
+            except ChildProcessError:
+                tid, status = 0, 0
+            with self._lock:
+                self._in_wait = False
+            assert inferior is not None
+            try:
+                if tid:
+                    inferior.handle(tid, status)
+                else:
+                    inferior.exit_event = inferior.exit_event or _lost(inferior.pid)
+                if inferior.parked:
+                    self._drain_commands()
+                    if self._inferior is inferior and inferior.run is Run.RUNNING:
+                        inferior.unpark()
+            except Exception:
+                log.exception("tracer: handling status %#x of %d", status, tid)
+            if inferior.exit_event is not None and self._inferior is inferior:
+                self._finish(inferior)
+
+    def _drain_commands(self) -> None:
+        while True:
+            try:
+                command = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if command is None:
+                self._commands.put(None)  # close() asked: let the loop see it
+                return
+            command.run()
+
+    def _finish(self, inferior: Inferior) -> None:
+        """The process is gone: report it and forget it."""
+        if self._pump is not None:
+            self._pump.flush()
+        if inferior.exit_event is not None:
+            self.events.put(inferior.exit_event)
+        inferior.memory.close()
+        for trap in self._traps.by_address.values():
+            trap.inserted = False
+        self._drop_internal_breakpoints()
+        self._close_stdin()
+        self._inferior = None
+
+    def _drop_internal_breakpoints(self) -> None:
+        for bp in list(self._traps.by_id.values()):
+            if bp.internal:
+                trap = self._traps.remove(bp.id)
+                if not trap.logical:
+                    self._traps.drop_trap(trap.address)
+
+    # --- sessions -------------------------------------------------------------------
+    @property
+    def process(self) -> ProcessInfo | None:
+        return self._process if self._inferior is not None else None
+
+    def launch(self, config: LaunchConfig) -> ProcessInfo:
+        return self._call(lambda: self._launch(config))
+
+    def _launch(self, config: LaunchConfig) -> ProcessInfo:
+        if self._inferior is not None:
+            raise TargetError("a program is already being debugged; kill or detach it first")
+        program = resolve_program(config.program, config.cwd)
+        if self._pump is not None:
+            self._pump.close()
+            self._pump = None
+        spawned = spawn_stopped(config, program)
+        pipes = {"stdout": spawned.stdout, "stderr": spawned.stderr}
+        try:
+            self._seize_launched(spawned.pid, spawned.stderr)
+        except BaseException:
+            for fd in (spawned.stdin, spawned.stdout, spawned.stderr):
+                if fd is not None:
+                    os.close(fd)
+            raise
+        if config.stdio is StdioMode.PIPES:
+            self._pump = OutputPump(self.events, {k: v for k, v in pipes.items() if v is not None})
+            self._stdin = spawned.stdin
+        inferior = self._new_inferior(spawned.pid, attached=False)
+        self._launch_config = config
+        self._process = ProcessInfo(spawned.pid, program, attached=False)
+        self.events.put(ProcessStarted(spawned.pid, program, attached=False))
+        self._load_image(inferior, at_launch=True)
+        return self._process
+
+    def _seize_launched(self, pid: int, stderr: int | None) -> None:
+        """Seize the stopped trampoline and let it run to the exec of the program."""
+        _, status = self._libc.waitpid(pid, binding.WUNTRACED | binding.WNOTHREAD)
+        first = decode(status)
+        if first.kind is not WaitKind.SIGNAL_STOP:
+            raise TargetError(f"the program could not be started ({first.kind.value} {first.value})")
+        try:
+            self._libc.ptrace(binding.PTRACE_SEIZE, pid, 0, _OPTIONS | binding.PTRACE_O_EXITKILL)
+            os.kill(pid, sig.SIGCONT)  # end the job-control stop; we hold it by ptrace now
+            while True:
+                _, status = self._libc.waitpid(pid, _WAIT_ONE)
+                step = decode(status)
+                if step.kind is WaitKind.EVENT and step.event == binding.PTRACE_EVENT_EXEC:
+                    return
+                if step.kind in (WaitKind.EXITED, WaitKind.KILLED):
+                    raise TargetError(_startup_failure(step.value, stderr))
+                self._libc.ptrace(binding.PTRACE_CONT, pid, 0, 0)
+        except OSError as error:
+            _kill_and_reap(self._libc, pid)
+            raise TargetError(f"cannot trace the program: {error.strerror}", errno=error.errno) from None
+        except TargetError:
+            _kill_and_reap(self._libc, pid)
+            raise
+
+    def _new_inferior(self, pid: int, *, attached: bool) -> Inferior:
+        inferior = Inferior(
+            self._libc, pid, attached=attached, events=self.events, traps=self._traps,
+            watches=self._watches, policy=self.signal_policy, flush_output=self._flush_output,
+            on_exec=lambda inf: self._load_image(inf, at_launch=False),
+        )  # fmt: skip
+        self._inferior = inferior
+        return inferior
+
+    def _flush_output(self) -> None:
+        if self._pump is not None:
+            self._pump.flush()
+
+    def _load_image(self, inferior: Inferior, *, at_launch: bool) -> None:
+        """Symbols of the new image, the shared-library trap, and the user's traps."""
+        try:
+            loaded, r_brk = self._tracker.start(inferior.pid)
+        except (AliceError, OSError) as error:
+            log.warning("no symbols for process %d: %s", inferior.pid, error)
+            loaded, r_brk = [], None
+        for module in loaded:
+            self.events.put(ModuleLoaded(module))
+        if inferior.attached:
+            r_brk = self._tracker.r_brk_from_memory() or r_brk
+            self._on_library_event(0)
+        if r_brk:
+            self._add_internal(r_brk, on_hit=self._on_library_event)
+        config = self._launch_config
+        if at_launch and config is not None and config.stop_on_entry and self._tracker.entry:
+            self._add_internal(self._tracker.entry, reports=StopReason.ENTRY, temporary=True)
+        if at_launch or inferior.attached:
+            for trap in self._traps.by_address.values():
+                if trap.wanted:
+                    self._insert_or_warn(inferior, trap.address)
+        for tid in inferior.threads:
+            self._watches.apply(self._libc, tid)
+
+    def _insert_or_warn(self, inferior: Inferior, address: int) -> None:
+        trap = self._traps.by_address[address]
+        try:
+            inferior.insert_trap(trap)
+        except OSError:
+            log.warning("cannot insert a breakpoint at %#x", address)
+        for bp in trap.logical:
+            if not bp.internal:
+                self.events.put(BreakpointChanged(bp.info(trap.inserted)))
+
+    def _add_internal(
+        self,
+        address: int,
+        *,
+        on_hit: Callable[[int], None] | None = None,
+        reports: StopReason | None = None,
+        temporary: bool = False,
+    ) -> None:
+        assert self._inferior is not None
+        bp = LogicalBreakpoint(
+            self._traps.new_internal_id(), address, temporary=temporary, internal=True,
+            on_hit=on_hit, reports=reports,
+        )  # fmt: skip
+        trap = self._traps.add(bp, b"")
+        try:
+            self._inferior.insert_trap(trap)
+        except OSError as error:
+            log.warning("internal breakpoint at %#x: %s", address, error)
+
+    def _on_library_event(self, _tid: int) -> None:
+        loaded, unloaded = self._tracker.sync()
+        for module in loaded:
+            self.events.put(ModuleLoaded(module))
+        for module in unloaded:
+            self.events.put(ModuleUnloaded(module))
+
+    def attach(self, pid: int) -> ProcessInfo:
+        return self._call(lambda: self._attach(pid))
+
+    def _attach(self, pid: int) -> ProcessInfo:
+        if self._inferior is not None:
+            raise TargetError("a program is already being debugged; kill or detach it first")
+        if pid <= 0 or not os.path.isdir(f"/proc/{pid}/task"):
+            raise TargetError(f"ptrace: No such process (pid {pid}).", pid=pid)
+        if pid == os.getpid():
+            raise TargetError("cannot attach to the debugger's own process", pid=pid)
+        seized: list[int] = []
+        try:
+            while True:
+                fresh = [int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) not in seized]
+                if not fresh:
+                    break
+                for tid in fresh:
+                    try:
+                        self._libc.ptrace(binding.PTRACE_SEIZE, tid, 0, _OPTIONS)
+                    except OSError as error:
+                        if error.errno == 3:  # ESRCH: that thread just exited
+                            continue
+                        raise
+                    seized.append(tid)
+        except OSError as error:
+            for tid in seized:
+                _quiet_detach(self._libc, tid)
+            raise TargetError(f"ptrace: {error.strerror} (pid {pid}).", errno=error.errno, pid=pid) from None
+        inferior = self._new_inferior(pid, attached=True)
+        inferior.threads = {tid: Tracee(tid, running=True) for tid in seized}
+        inferior.run = Run.RUNNING
+        inferior.stop_all()
+        try:
+            program = os.readlink(f"/proc/{pid}/exe")
+        except OSError:
+            program = "?"
+        self._process = ProcessInfo(pid, program, attached=True)
+        self.events.put(ProcessStarted(pid, program, attached=True))
+        self._load_image(inferior, at_launch=False)
+        self.events.put(Stopped(StopReason.PAUSE, pid, address=self._pc(inferior, pid)))
+        return self._process
+
+    def _pc(self, inferior: Inferior, tid: int) -> int | None:
+        try:
+            return int(inferior.regs(inferior.thread(tid)).rip)
+        except (OSError, TargetError):
+            return None
+
+    def detach(self) -> None:
+        self._call(self._detach)
+
+    def _detach(self) -> None:
+        inferior = self._require()
+        if inferior.run is Run.RUNNING:
+            inferior.stop_all()
+        inferior.detach()
+        self._drop_internal_breakpoints()
+        for trap in self._traps.by_address.values():
+            trap.inserted = False
+        self._close_stdin()
+        self._inferior = None
+
+    def kill(self) -> None:
+        self._call(self._kill)
+
+    def _kill(self) -> None:
+        inferior = self._require()
+        try:
+            os.kill(inferior.pid, sig.SIGKILL)
+        except ProcessLookupError:
+            pass
+        inferior.reap_all()
+        self._finish(inferior)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        try:
+            if self._inferior is not None:
+                if self._inferior.attached:
+                    self.detach()
+                else:
+                    self.kill()
+        except AliceError as error:
+            log.warning("closing the session: %s", error)
+        self._closed = True
+        self._commands.put(None)
+        if threading.current_thread() is not self._tracer:
+            self._tracer.join(timeout=10)
+        if self._pump is not None:
+            self._pump.close()
+            self._pump = None
+        self._close_stdin()
+
+    # --- execution ------------------------------------------------------------------
+    def _require(self) -> Inferior:
+        if self._inferior is None:
+            raise TargetError("The program is not being run.")
+        return self._inferior
+
+    def _require_stopped(self) -> Inferior:
+        inferior = self._require()
+        if inferior.run is Run.RUNNING:
+            raise TargetError("The program is running; interrupt it first.")
+        return inferior
+
+    def is_running(self) -> bool:
+        inferior = self._inferior
+        return inferior is not None and inferior.run is Run.RUNNING
+
+    def resume(self, thread_id: int | None = None) -> None:
+        def go() -> None:
+            inferior = self._require_stopped()
+            if thread_id is not None:
+                inferior.thread(thread_id)
+            self.events.put(Continued(thread_id, all_threads=thread_id is None))
+            inferior.resume(thread_id)
+
+        self._call(go)
+
+    def step_instruction(self, thread_id: int) -> None:
+        def go() -> None:
+            inferior = self._require_stopped()
+            inferior.thread(thread_id)
+            self.events.put(Continued(thread_id, all_threads=False))
+            inferior.step(thread_id)
+
+        self._call(go)
+
+    def interrupt(self) -> None:
+        def go() -> None:
+            inferior = self._require()
+            if inferior.run is Run.RUNNING:
+                inferior.interrupt()
+
+        self._call(go)
+
+    def threads(self) -> list[ThreadInfo]:
+        def go() -> list[ThreadInfo]:
+            inferior = self._inferior
+            if inferior is None:
+                return []
+            result = []
+            for t in sorted(inferior.threads.values(), key=lambda t: t.tid):
+                state = inferior.state_of(t)
+                if state is ThreadState.EXITED:
+                    continue
+                pc = self._pc(inferior, t.tid) if state is ThreadState.STOPPED else None
+                result.append(ThreadInfo(t.tid, _thread_name(inferior.pid, t.tid), state, pc))
+            return result
+
+        return self._call(go)
+
+    def write_stdin(self, data: bytes) -> None:
+        if self._stdin is None:
+            raise TargetError("the program's standard input is not a pipe of ours")
+        try:
+            os.write(self._stdin, data)
+        except OSError as error:
+            raise TargetError(f"writing to the program's input: {error.strerror}") from None
+
+    def close_stdin(self) -> None:
+        self._close_stdin()
+
+    def _close_stdin(self) -> None:
+        fd, self._stdin = self._stdin, None
+        if fd is not None:
+            os.close(fd)
+
+    def set_signal_policy(self, signal: int, policy: SignalPolicy) -> None:
+        if not 0 < signal < 65:
+            raise TargetError(f"no signal number {signal}")
+        self._policies[signal] = policy
+
+    def signal_policy(self, signal: int) -> SignalPolicy:
+        return self._policies.get(signal) or default_policy(signal)
+
+    # --- breakpoints and watchpoints ------------------------------------------------
+    def insert_breakpoint(
+        self,
+        address: int,
+        *,
+        temporary: bool = False,
+        enabled: bool = True,
+        condition: BreakpointCondition | None = None,
+    ) -> BreakpointInfo:
+        def go() -> BreakpointInfo:
+            inferior = self._inferior
+            if inferior is not None:
+                self._check_boundary(address)
+            bp = LogicalBreakpoint(self._traps.new_id(), address, enabled, temporary, condition)
+            trap = self._traps.add(bp, b"")
+            if inferior is not None and trap.wanted:
+                try:
+                    inferior.insert_trap(trap)
+                except OSError:
+                    self._remove_logical(bp.id)
+                    raise TargetError(
+                        f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"
+                    ) from None
+            return bp.info(trap.inserted)
+
+        return self._call(go)
+
+    def _check_boundary(self, address: int) -> None:
+        """Refuse a trap inside an instruction: it would silently corrupt the program."""
+        where = self._symbols.lookup_address(address)
+        if where.name is None or where.offset == 0 or where.offset > 1 << 16:
+            return
+        start = address - where.offset
+        code = self._read_visible(start, where.offset + 16)
+        if address not in self._disassembler.instruction_boundaries(code, start):
+            raise TargetError(
+                f"{address:#x} is not the start of an instruction (inside {where.name}+{where.offset})"
+            )
+
+    def _remove_logical(self, ident: int) -> None:
+        trap = self._traps.remove(ident)
+        inferior = self._inferior
+        if not trap.wanted and inferior is not None:
+            inferior.remove_trap(trap)
+        if not trap.logical:
+            self._traps.drop_trap(trap.address)
+
+    def remove_breakpoint(self, breakpoint_id: int) -> None:
+        def go() -> None:
+            bp = self._traps.get(breakpoint_id)
+            if bp.internal:
+                raise TargetError(f"no breakpoint number {breakpoint_id}")
+            self._remove_logical(breakpoint_id)
+
+        self._call(go)
+
+    def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo:
+        def go() -> BreakpointInfo:
+            bp = self._traps.get(breakpoint_id)
+            bp.enabled = enabled
+            trap = self._traps.by_address[bp.address]
+            inferior = self._inferior
+            if inferior is not None:
+                if trap.wanted:
+                    inferior.insert_trap(trap)
+                else:
+                    inferior.remove_trap(trap)
+            return bp.info(trap.inserted)
+
+        return self._call(go)
+
+    def breakpoints(self) -> list[BreakpointInfo]:
+        def go() -> list[BreakpointInfo]:
+            return [
+                bp.info(self._traps.by_address[bp.address].inserted)
+                for bp in sorted(self._traps.user_breakpoints(), key=lambda b: b.id)
+            ]
+
+        return self._call(go)
+
+    def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo:
+        def go() -> WatchpointInfo:
+            inferior = self._require_stopped()
+            value = self._read_visible(address, size)
+            watch = Watch(self._traps.new_id(), address, size, kind, value)
+            self._watches.add(watch)
+            self._apply_watches(inferior)
+            return watch.info()
+
+        return self._call(go)
+
+    def _apply_watches(self, inferior: Inferior) -> None:
+        for t in inferior.threads.values():
+            if not t.gone:
+                self._watches.apply(self._libc, t.tid)
+
+    def remove_watchpoint(self, watchpoint_id: int) -> None:
+        def go() -> None:
+            self._watches.remove(watchpoint_id)
+            if self._inferior is not None:
+                self._apply_watches(self._require_stopped())
+
+        self._call(go)
+
+    def watchpoints(self) -> list[WatchpointInfo]:
+        return self._call(lambda: [w.info() for w in self._watches.all()])
+
+    # --- state ----------------------------------------------------------------------
+    def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
+        inferior = self._require()
+        t = inferior.thread(thread_id)
+        if t.running:
+            raise TargetError(f"Thread {thread_id} is running.")
+        return inferior, t
+
+    def read_registers(self, thread_id: int) -> Registers:
+        def go() -> Registers:
+            inferior, t = self._stopped_thread(thread_id)
+            return registers.general(inferior.regs(t))
+
+        return self._call(go)
+
+    def write_register(self, thread_id: int, name: str, value: int) -> None:
+        def go() -> None:
+            inferior, t = self._stopped_thread(thread_id)
+            registers.set_general(inferior.regs(t), name, value)
+            t.regs_dirty = True
+
+        self._call(go)
+
+    def read_vector_registers(self, thread_id: int) -> VectorRegisters:
+        def go() -> VectorRegisters:
+            self._stopped_thread(thread_id)
+            return registers.vector(self._libc, thread_id)
+
+        return self._call(go)
+
+    def _read_raw(self, address: int, size: int) -> bytes:
+        """Memory as it is, traps included (used on the tracer thread by the symbol readers)."""
+        inferior = self._require()
+        try:
+            return inferior.memory.read(address, size)
+        except (OSError, OverflowError):
+            raise TargetError(f"Cannot access memory at address {address:#x}") from None
+
+    def _read_visible(self, address: int, size: int) -> bytes:
+        return self._traps.mask(address, self._read_raw(address, size))
+
+    def read_memory(self, address: int, size: int) -> bytes:
+        if size < 0 or size > 1 << 28:
+            raise TargetError(f"cannot read {size} bytes at once")
+        return self._call(lambda: self._read_visible(address, size))
+
+    def write_memory(self, address: int, data: bytes) -> None:
+        def go() -> None:
+            inferior = self._require()
+            patched = bytearray(data)
+            for trap in self._traps.by_address.values():
+                offset = trap.address - address
+                if trap.inserted and 0 <= offset < len(data):
+                    trap.original = bytes([data[offset]])  # keep our int3 in place
+                    patched[offset] = 0xCC
+            try:
+                inferior.memory.write(address, bytes(patched))
+            except (OSError, OverflowError):
+                raise TargetError(f"Cannot access memory at address {address:#x}") from None
+
+        self._call(go)
+
+    # --- symbols --------------------------------------------------------------------
+    def modules(self) -> list[Module]:
+        return self._call(lambda: self._symbols.modules() if self._inferior is not None else [])
+
+    def lookup_address(self, address: int) -> SymbolLocation:
+        return self._call(lambda: self._symbols.lookup_address(address))
+
+    def lookup_symbol(self, name: str) -> int:
+        def go() -> int:
+            address = self._symbols.lookup_name(name)
+            if address is None:
+                raise TargetError(f'No symbol "{name}" in current context.')
+            return address
+
+        return self._call(go)
+
+    def backtrace(self, thread_id: int, limit: int = 256) -> list[Frame]:
+        def go() -> list[Frame]:
+            inferior, t = self._stopped_thread(thread_id)
+            regs = inferior.regs(t)
+            return fp_backtrace(
+                self._read_visible, regs.rip, regs.rsp, regs.rbp, self._symbols.lookup_address, limit
+            )
+
+        return self._call(go)
+
+    def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]:
+        def go() -> list[Instruction]:
+            code = b""
+            size = max(count, 1) * 15
+            while size > 0 and not code:
+                try:
+                    code = self._read_visible(address, size)
+                except TargetError:
+                    if size <= 1:
+                        raise
+                    size //= 2  # the range runs off the mapping: take what is there
+            return self._disassembler.disassemble(
+                code, address, count, syntax=syntax, resolve=self._symbols.lookup_address
+            )
+
+        return self._call(go)
+
+
+def _thread_name(pid: int, tid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/task/{tid}/comm") as comm:
+            return comm.read().strip()
+    except OSError:
+        return ""
+
+
+def _lost(pid: int) -> Exited:
+    return Exited(pid, None)
+
+
+def _kill_and_reap(libc: binding.Libc, pid: int) -> None:
+    try:
+        os.kill(pid, sig.SIGKILL)
+        libc.waitpid(pid, _WAIT_ONE)
+    except OSError:
+        pass
+
+
+def _quiet_detach(libc: binding.Libc, tid: int) -> None:
+    try:
+        libc.ptrace(binding.PTRACE_DETACH, tid, 0, 0)
+    except OSError:
+        pass
+
+
+def _startup_failure(code: int, stderr: int | None) -> str:
+    message = ""
+    if stderr is not None:
+        try:
+            os.set_blocking(stderr, False)
+            message = os.read(stderr, 4096).decode(errors="replace").strip()
+        except OSError:
+            pass
+    return message or f"the program could not be started (status {code})"

@@ -1,0 +1,596 @@
+"""One traced process: its threads, all-stop control, traps, and the decoding of every stop.
+
+Runs on the tracer thread only. The engine (engine.py) owns the tracer loop and calls
+`handle()` for each waitpid status while the process runs.
+
+All-stop: when a thread has something to report, every other thread is interrupted
+(PTRACE_INTERRUPT) and waited for. What those threads had to say on the way (their own
+breakpoint hits, signals) is kept as pending reports, delivered one per resume, so that
+nothing is lost or reported twice.
+"""
+
+from __future__ import annotations
+
+import collections
+import enum
+import logging
+import os
+import queue
+import signal as sig
+from dataclasses import dataclass, field
+from typing import Callable
+
+from aliceserver.debuggers.events import (
+    BreakpointChanged,
+    Event,
+    Exited,
+    Output,
+    Stopped,
+    StopReason,
+    ThreadExited,
+    ThreadStarted,
+)
+from aliceserver.debuggers.model import FaultInfo, SignalPolicy, ThreadState
+from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace.emulate import plan_for
+from aliceserver.debuggers.ptrace.signals import (
+    CRASH_SIGNALS,
+    fault_description,
+    signal_description,
+    signal_name,
+)
+from aliceserver.debuggers.ptrace.traps import INT3, PhysicalTrap, TrapTable
+from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
+from aliceserver.debuggers.ptrace.watch import WatchSlots
+
+log = logging.getLogger(__name__)
+
+TRAP_TRACE = 2
+TRAP_HWBKPT = 4
+_WAIT_ONE = binding.WALL | binding.WNOTHREAD
+
+
+class Run(enum.Enum):
+    STOPPED = "stopped"  # every thread is stopped and the client knows it
+    RUNNING = "running"
+    EXITED = "exited"
+
+
+@dataclass(slots=True)
+class Tracee:
+    tid: int
+    running: bool = False
+    new: bool = False  # auto-attached; its first stop has not arrived yet
+    regs: binding.UserRegs = field(default_factory=binding.UserRegs)
+    regs_valid: bool = False
+    regs_dirty: bool = False
+    pending_signal: int = 0  # delivered when the thread resumes
+    stepping: bool = False  # a client's instruction step is in flight
+    step_over: int | None = None  # address of the trap being stepped over (byte removed)
+    after_step_over: "AfterStep" = field(default_factory=lambda: AfterStep.REPORT)
+    interrupt_sent: bool = False
+    gone: bool = False  # exited, or a zombie leader waiting for its threads
+
+
+class Inferior:
+    def __init__(
+        self,
+        libc: binding.Libc,
+        pid: int,
+        *,
+        attached: bool,
+        events: "queue.Queue[Event]",
+        traps: TrapTable,
+        watches: WatchSlots,
+        policy: Callable[[int], SignalPolicy],
+        flush_output: Callable[[], None],
+        on_exec: Callable[["Inferior"], None],
+    ) -> None:
+        self.libc = libc
+        self.pid = pid
+        self.attached = attached
+        self.events = events
+        self.traps = traps
+        self.watches = watches
+        self._policy = policy
+        self._flush_output = flush_output
+        self._on_exec = on_exec
+        self.memory = binding.ProcessMemory(pid)
+        self.threads: dict[int, Tracee] = {pid: Tracee(pid)}
+        self.run = Run.STOPPED
+        self.pending: collections.deque[Stopped] = collections.deque()
+        self.wake_sent = False
+        self.parked: list[Tracee] = []  # threads stopped only to wake the tracer
+        self.vfork_traps_removed = False
+        self.exit_event: Exited | None = None
+
+    # --- registers and memory -------------------------------------------------------
+    def regs(self, t: Tracee) -> binding.UserRegs:
+        if not t.regs_valid:
+            self.libc.get_regs(t.tid, t.regs)
+            t.regs_valid = True
+        return t.regs
+
+    def thread(self, tid: int) -> Tracee:
+        t = self.threads.get(tid)
+        if t is None or t.gone:
+            from aliceserver.errors import TargetError
+
+            raise TargetError(f"no thread {tid} in process {self.pid}")
+        return t
+
+    def insert_trap(self, trap: PhysicalTrap) -> None:
+        if trap.inserted:
+            return
+        code = b""
+        for size in (16, 1):  # 16 bytes may run off the end of the mapping
+            try:
+                code = self.traps.mask(trap.address, self.memory.read(trap.address, size))
+                break
+            except OSError:
+                if size == 1:
+                    raise
+        trap.original = code[:1]
+        trap.emulation = plan_for(code)
+        self.memory.write(trap.address, INT3)
+        trap.inserted = True
+
+    def remove_trap(self, trap: PhysicalTrap) -> None:
+        if trap.inserted:
+            self.memory.write(trap.address, trap.original)
+            trap.inserted = False
+
+    # --- resuming -------------------------------------------------------------------
+    def _cont(self, t: Tracee, request: int = binding.PTRACE_CONT) -> None:
+        if t.regs_dirty:
+            self.libc.set_regs(t.tid, t.regs)
+            t.regs_dirty = False
+        t.regs_valid = False
+        signal_to_deliver = t.pending_signal if request == binding.PTRACE_CONT else 0
+        t.pending_signal = 0 if request == binding.PTRACE_CONT else t.pending_signal
+        try:
+            self.libc.ptrace(request, t.tid, 0, signal_to_deliver)
+        except OSError as error:
+            if error.errno != 3:  # ESRCH: it died under us; its exit status follows
+                raise
+        t.running = True
+
+    def _emulate(self, t: Tracee, trap: PhysicalTrap) -> bool:
+        plan = trap.emulation
+        if plan is None:
+            return False
+        regs = self.regs(t)
+        try:
+            plan.apply(regs, self.memory.write)  # type: ignore[attr-defined]
+        except OSError:
+            t.regs_valid = False  # e.g. a push onto an unmapped stack: let the CPU fault
+            return False
+        t.regs_dirty = True
+        return True
+
+    def _trap_at_pc(self, t: Tracee) -> PhysicalTrap | None:
+        trap = self.traps.by_address.get(self.regs(t).rip)
+        return trap if trap is not None and trap.inserted else None
+
+    def _start_step_over(self, t: Tracee, trap: PhysicalTrap, then: "AfterStep") -> None:
+        """Single-step `t` over `trap` with its byte removed (every other thread is stopped)."""
+        self.remove_trap(trap)
+        t.step_over = trap.address
+        t.after_step_over = then
+        self._cont(t, binding.PTRACE_SINGLESTEP)
+
+    def resume(self, only: int | None = None) -> None:
+        """Resume all threads (or only one): deliver a pending report instead, if any."""
+        self.run = Run.RUNNING
+        if self._report_pending():
+            return
+        targets = [t for t in self.threads.values() if not t.gone and not t.running and not t.new]
+        if only is not None:
+            targets = [t for t in targets if t.tid == only]
+        for t in targets:
+            trap = self._trap_at_pc(t)
+            if trap is not None and not self._emulate(t, trap):
+                then = AfterStep.RESUME_ALL if only is None else AfterStep.CONTINUE_SELF
+                self._start_step_over(t, trap, then)
+                return
+        for t in targets:
+            self._cont(t)
+
+    def step(self, tid: int) -> None:
+        t = self.thread(tid)
+        self.run = Run.RUNNING
+        t.stepping = True
+        trap = self._trap_at_pc(t)
+        if trap is not None:
+            if self._emulate(t, trap):
+                t.stepping = False
+                self._report(Stopped(StopReason.STEP, t.tid, address=self.regs(t).rip))
+                return
+            self._start_step_over(t, trap, AfterStep.REPORT)
+            return
+        self._cont(t, binding.PTRACE_SINGLESTEP)
+
+    def _resume_thread(self, t: Tracee) -> None:
+        """Let one thread go on while the process runs (nothing to report for it)."""
+        if self.run is not Run.RUNNING or t.gone or t.running:
+            return
+        trap = self._trap_at_pc(t)
+        if trap is None or self._emulate(t, trap):
+            self._cont(t)
+            return
+        # The trap byte must come out for a step; other threads must not run past it then.
+        self._stop_others(t.tid)
+        if self._report_pending():
+            return
+        self._start_step_over(t, trap, AfterStep.RESUME_ALL)
+
+    def unpark(self) -> None:
+        parked, self.parked = self.parked, []
+        for t in parked:
+            self._resume_thread(t)
+
+    # --- stopping -------------------------------------------------------------------
+    def _stop_others(self, tid: int) -> None:
+        """Interrupt every running thread but `tid` and wait until each is in a ptrace-stop."""
+        for t in self.threads.values():
+            if t.tid != tid and t.running and not t.gone and not t.interrupt_sent:
+                try:
+                    self.libc.ptrace(binding.PTRACE_INTERRUPT, t.tid)
+                    t.interrupt_sent = True
+                except OSError:
+                    t.gone = True  # a zombie leader, or exiting: nothing to stop
+        while True:
+            waiting = [t for t in self.threads.values() if t.tid != tid and (t.running or t.new) and not t.gone]
+            if not waiting or self.exit_event is not None:
+                return
+            for t in waiting:
+                try:
+                    _, status = self.libc.waitpid(t.tid, _WAIT_ONE)
+                except ChildProcessError:
+                    t.gone = True
+                    continue
+                except OSError:
+                    t.gone = True
+                    continue
+                stop = self._classify(t, decode(status))
+                if isinstance(stop, Stopped):
+                    self.pending.append(stop)
+
+    def _report(self, stop: Stopped) -> None:
+        self._stop_others(stop.thread_id)
+        if self.exit_event is not None:
+            return
+        self.run = Run.STOPPED
+        self._flush_output()
+        self.events.put(stop)
+
+    def _report_pending(self) -> bool:
+        while self.pending:
+            stop = self.pending.popleft()
+            t = self.threads.get(stop.thread_id)
+            if t is None or t.gone:
+                continue
+            if stop.reason is StopReason.BREAKPOINT:
+                live = tuple(i for i in stop.breakpoint_ids if i in self.traps.by_id and self.traps.by_id[i].enabled)
+                if not live:
+                    continue  # removed or disabled since: drop the stale hit
+                stop = Stopped(stop.reason, stop.thread_id, breakpoint_ids=live, address=stop.address)
+            self.run = Run.STOPPED
+            self._flush_output()
+            self.events.put(stop)
+            return True
+        return False
+
+    def stop_all(self) -> None:
+        """Stop every thread without reporting anything (attach, detach)."""
+        self._stop_others(0)
+        self.parked = []
+        self.run = Run.STOPPED if self.exit_event is None else Run.EXITED
+
+    def interrupt(self) -> None:
+        target = self.parked[0] if self.parked else self.threads.get(self.pid)
+        self.stop_all()
+        if target is None or target.gone:
+            target = next(t for t in self.threads.values() if not t.gone)
+        self._report(Stopped(StopReason.PAUSE, target.tid, address=self._pc_or_none(target)))
+
+    def _pc_or_none(self, t: Tracee) -> int | None:
+        try:
+            return int(self.regs(t).rip)
+        except OSError:
+            return None
+
+    # --- decoding stops -------------------------------------------------------------
+    def handle(self, tid: int, status: int) -> None:
+        """One waitpid status while the process runs."""
+        t = self.threads.get(tid)
+        decoded = decode(status)
+        if t is None:
+            if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
+                return  # a thread that went away at exec or that we already dropped
+            t = self._add_thread(tid)
+        stop = self._classify(t, decoded)
+        if isinstance(stop, Stopped):
+            self._report(stop)
+        elif stop is _RESUME:
+            self._resume_thread(t)
+
+    def _add_thread(self, tid: int) -> Tracee:
+        t = Tracee(tid, new=True)
+        self.threads[tid] = t
+        self.events.put(ThreadStarted(tid))
+        return t
+
+    def _classify(self, t: Tracee, status: WaitStatus) -> "Stopped | _Action":
+        kind = status.kind
+        if kind in (WaitKind.EXITED, WaitKind.KILLED):
+            self._thread_gone(t, status)
+            return _NONE
+        t.running = False
+        t.regs_valid = False
+        if kind is WaitKind.INTERRUPT:
+            t.interrupt_sent = False
+            if t.new:
+                t.new = False
+                self.watches.apply(self.libc, t.tid)
+            return _RESUME
+        if kind in (WaitKind.GROUP_STOP, WaitKind.SYSCALL, WaitKind.CONTINUED):
+            return _RESUME
+        if kind is WaitKind.EVENT:
+            return self._ptrace_event(t, status.event)
+        return self._signal(t, status.value)
+
+    def _thread_gone(self, t: Tracee, status: WaitStatus) -> None:
+        t.gone = True
+        t.running = False
+        if t.tid != self.pid:
+            del self.threads[t.tid]
+            self.events.put(ThreadExited(t.tid, status.value if status.kind is WaitKind.EXITED else None))
+            return
+        self._flush_output()
+        if status.kind is WaitKind.EXITED:
+            self.exit_event = Exited(self.pid, status.value)
+        else:
+            self.exit_event = Exited(self.pid, None, status.value, signal_name(status.value))
+        self.run = Run.EXITED
+
+    def _ptrace_event(self, t: Tracee, event: int) -> "Stopped | _Action":
+        if event == binding.PTRACE_EVENT_CLONE:
+            new_tid = self.libc.get_event_msg(t.tid)
+            if new_tid not in self.threads:
+                self._add_thread(new_tid)
+        elif event in (binding.PTRACE_EVENT_FORK, binding.PTRACE_EVENT_VFORK):
+            self._detach_fork_child(self.libc.get_event_msg(t.tid), event == binding.PTRACE_EVENT_VFORK)
+        elif event == binding.PTRACE_EVENT_VFORK_DONE and self.vfork_traps_removed:
+            self.vfork_traps_removed = False
+            for trap in self.traps.by_address.values():
+                if trap.wanted:
+                    self.insert_trap(trap)
+        elif event == binding.PTRACE_EVENT_EXEC:
+            self._exec(t)
+        return _RESUME
+
+    def _detach_fork_child(self, child: int, vfork: bool) -> None:
+        """Stay with the parent: take our traps out of the child and let it run free."""
+        try:
+            self.libc.waitpid(child, _WAIT_ONE)  # its first stop (auto-attached)
+            inserted = [trap for trap in self.traps.by_address.values() if trap.inserted]
+            if vfork:  # the child shares our memory until it execs: take them out for both
+                for trap in inserted:
+                    self.remove_trap(trap)
+                self.vfork_traps_removed = bool(inserted)
+            else:
+                child_memory = binding.ProcessMemory(child)
+                try:
+                    for trap in inserted:
+                        child_memory.write(trap.address, trap.original)
+                finally:
+                    child_memory.close()
+            self.libc.ptrace(binding.PTRACE_DETACH, child, 0, 0)
+        except OSError as error:
+            log.warning("detaching fork child %d: %s", child, error)
+        self.events.put(Output("console", f"[Detaching after {'vfork' if vfork else 'fork'} from child process {child}]\n"))
+
+    def _exec(self, t: Tracee) -> None:
+        for tid in [tid for tid in self.threads if tid != self.pid]:
+            del self.threads[tid]
+            self.events.put(ThreadExited(tid))
+        leader = Tracee(self.pid)
+        self.threads = {self.pid: leader}
+        self.memory.close()
+        self.memory = binding.ProcessMemory(self.pid)
+        for trap in list(self.traps.by_address.values()):
+            trap.inserted = False
+            for bp in list(trap.logical):
+                if bp.internal:
+                    self.traps.remove(bp.id)
+                else:
+                    self.events.put(BreakpointChanged(bp.info(False)))
+            if not trap.logical:
+                self.traps.drop_trap(trap.address)
+        self.watches.forget_all()
+        try:
+            path = os.readlink(f"/proc/{self.pid}/exe")
+        except OSError:
+            path = "?"
+        self.events.put(Output("console", f"process {self.pid} is executing new program: {path}\n"))
+        self._on_exec(self)
+
+    def _signal(self, t: Tracee, signo: int) -> "Stopped | _Action":
+        if signo == sig.SIGTRAP:
+            handled = self._sigtrap(t)
+            if handled is not None:
+                return handled
+        if signo == sig.SIGSTOP and self.wake_sent:
+            self.wake_sent = False
+            self.parked.append(t)
+            return _NONE
+        if signo in CRASH_SIGNALS:
+            info = self.libc.get_siginfo(t.tid)
+            t.pending_signal = signo
+            address = info.address if info.code > 0 else None
+            fault = FaultInfo(address, info.code, fault_description(signo, info.code))
+            return Stopped(
+                StopReason.CRASH, t.tid, signal=signo, signal_name=signal_name(signo),
+                description=signal_description(signo), address=int(self.regs(t).rip), fault=fault,
+            )  # fmt: skip
+        policy = self._policy(signo)
+        if policy.pass_to_program:
+            t.pending_signal = signo
+        if not policy.stop:
+            if policy.print_:
+                self.events.put(Output("console", f"\nProgram received signal {signal_name(signo)}, {signal_description(signo)}.\n"))
+            return _RESUME
+        return Stopped(
+            StopReason.SIGNAL, t.tid, signal=signo, signal_name=signal_name(signo),
+            description=signal_description(signo), address=int(self.regs(t).rip),
+        )  # fmt: skip
+
+    def _sigtrap(self, t: Tracee) -> "Stopped | _Action | None":
+        """A SIGTRAP of ours (trap, step, watchpoint): what to do; None if it is a real signal."""
+        if t.step_over is not None or t.stepping:
+            info = self.libc.get_siginfo(t.tid)
+            if info.code == TRAP_TRACE:
+                return self._step_done(t)
+        regs = self.regs(t)
+        trap = self.traps.by_address.get(regs.rip - 1)
+        if trap is not None and trap.inserted:
+            regs.rip -= 1
+            t.regs_dirty = True
+            return self._breakpoint_hit(t, trap)
+        info = self.libc.get_siginfo(t.tid)
+        if info.code == TRAP_HWBKPT:
+            return self._watch_hit(t) or _RESUME
+        if info.code == TRAP_TRACE:
+            return Stopped(StopReason.STEP, t.tid, address=int(regs.rip))
+        return None
+
+    def _step_done(self, t: Tracee) -> "Stopped | _Action":
+        watch = self._watch_hit(t) if self.watches.active() else None
+        then = AfterStep.REPORT
+        if t.step_over is not None:
+            trap = self.traps.by_address.get(t.step_over)
+            t.step_over = None
+            then, t.after_step_over = t.after_step_over, AfterStep.REPORT
+            if trap is not None and trap.wanted:
+                self.insert_trap(trap)
+        if watch is not None:
+            t.stepping = False
+            return watch
+        if then is AfterStep.RESUME_ALL:
+            self.resume()
+            return _NONE
+        if then is AfterStep.CONTINUE_SELF:
+            self._cont(t)
+            return _NONE
+        t.stepping = False
+        return Stopped(StopReason.STEP, t.tid, address=int(self.regs(t).rip))
+
+    def _breakpoint_hit(self, t: Tracee, trap: PhysicalTrap) -> "Stopped | _Action":
+        stop_ids: list[int] = []
+        reason = StopReason.BREAKPOINT
+        finished: list[int] = []
+        for bp in list(trap.logical):
+            if not bp.enabled:
+                continue
+            bp.hit_count += 1
+            if bp.internal:
+                if bp.on_hit is not None:
+                    bp.on_hit(t.tid)
+                if bp.reports is not None:
+                    reason = bp.reports
+                    stop_ids.append(bp.id)
+                if bp.temporary:
+                    finished.append(bp.id)
+                continue
+            if bp.condition is not None:
+                try:
+                    if not bp.condition(t.tid):
+                        continue
+                except Exception:  # a broken condition stops, as in gdb, and says why
+                    log.exception("breakpoint %d condition failed", bp.id)
+            stop_ids.append(bp.id)
+            if bp.temporary:
+                finished.append(bp.id)
+        for ident in finished:
+            bp = self.traps.by_id[ident]
+            emptied = self.traps.remove(ident)
+            if not emptied.logical:
+                self.remove_trap(emptied)
+                self.traps.drop_trap(emptied.address)
+            if not bp.internal:
+                self.events.put(BreakpointChanged(bp.info(False), removed=True))
+        if not stop_ids:
+            return _RESUME
+        if reason is not StopReason.BREAKPOINT:
+            return Stopped(reason, t.tid, address=trap.address)
+        return Stopped(StopReason.BREAKPOINT, t.tid, breakpoint_ids=tuple(stop_ids), address=trap.address)
+
+    def _watch_hit(self, t: Tracee) -> Stopped | None:
+        fired = self.watches.take_fired(self.libc, t.tid)
+        for watch in fired:
+            new = self.memory.read(watch.address, watch.size)
+            old = watch.value
+            if watch.kind.value == "write" and new == old:
+                continue  # written with the same value: gdb does not stop either
+            watch.value = new
+            watch.hit_count += 1
+            return Stopped(
+                StopReason.WATCHPOINT, t.tid, breakpoint_ids=(watch.id,),
+                address=int(self.regs(t).rip), watch_old=old, watch_new=new,
+            )  # fmt: skip
+        return None
+
+    # --- ending ---------------------------------------------------------------------
+    def state_of(self, t: Tracee) -> ThreadState:
+        if t.gone:
+            return ThreadState.EXITED
+        return ThreadState.RUNNING if t.running else ThreadState.STOPPED
+
+    def reap_all(self) -> None:
+        """Wait for every thread's exit status after a SIGKILL."""
+        while self.exit_event is None:
+            try:
+                tid, status = self.libc.waitpid(-1, _WAIT_ONE)
+            except ChildProcessError:
+                self.exit_event = self.exit_event or Exited(self.pid, None, sig.SIGKILL, "SIGKILL")
+                break
+            t = self.threads.get(tid)
+            decoded = decode(status)
+            if t is not None and decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
+                self._thread_gone(t, decoded)
+        self.run = Run.EXITED
+
+    def detach(self) -> None:
+        """Take out every trap and watchpoint and let every thread go, untraced."""
+        for trap in self.traps.by_address.values():
+            self.remove_trap(trap)
+        for t in self.threads.values():
+            if t.gone:
+                continue
+            try:
+                self.watches.clear_thread(self.libc, t.tid)
+                if t.regs_dirty:
+                    self.libc.set_regs(t.tid, t.regs)
+                self.libc.ptrace(binding.PTRACE_DETACH, t.tid, 0, t.pending_signal)
+            except OSError as error:
+                log.debug("detaching thread %d: %s", t.tid, error)
+        self.run = Run.EXITED
+        self.memory.close()
+
+
+class AfterStep(enum.Enum):
+    """What follows when a step over a trap completes."""
+
+    REPORT = "report"  # a client's instruction step: report it
+    RESUME_ALL = "resume-all"  # part of resuming every thread: go on resuming
+    CONTINUE_SELF = "continue-self"  # resuming this one thread: continue it
+
+
+class _Action(enum.Enum):
+    RESUME = "resume"  # nothing to report; the thread may go on
+    NONE = "none"  # nothing to report, and the thread is taken care of
+
+
+_RESUME = _Action.RESUME
+_NONE = _Action.NONE

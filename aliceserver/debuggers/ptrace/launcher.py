@@ -1,0 +1,135 @@
+"""Start a program so that it can be seized before its first instruction.
+
+A server process has threads, and a forked child of a threaded Python process may deadlock
+on a lock another thread held at fork time. So we never run Python code in a forked child:
+we posix_spawn (vfork + exec, thread-safe) a fresh interpreter running a tiny trampoline.
+The trampoline sets the working directory and the personality (no ASLR), stops itself
+with SIGSTOP, and after the tracer has seized it, execs the program. The environment goes
+through a pipe so that Python's own start-up (locale coercion) cannot alter it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+from dataclasses import dataclass
+
+from aliceserver.debuggers.model import LaunchConfig, StdioMode
+from aliceserver.errors import TargetError
+
+ENV_FD = 3
+
+_TRAMPOLINE = """\
+import os, signal, sys
+data = b""
+while True:
+    chunk = os.read(3, 65536)
+    if not chunk:
+        break
+    data += chunk
+os.close(3)
+env = dict(item.split(b"=", 1) for item in data.split(b"\\0") if b"=" in item)
+cwd, no_aslr, tty, program = sys.argv[1:5]
+if tty == "1":
+    import fcntl, termios
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+if cwd:
+    os.chdir(cwd)
+if no_aslr == "1":
+    import ctypes
+    libc = ctypes.CDLL(None)
+    libc.personality(libc.personality(0xFFFFFFFF) | 0x0040000)
+os.kill(os.getpid(), signal.SIGSTOP)
+try:
+    os.execve(program, [os.fsencode(a) for a in sys.argv[5:]], env)
+except OSError as error:
+    os.write(2, f"cannot execute {program}: {error.strerror}\\n".encode())
+    os._exit(127)
+"""
+
+
+@dataclass(slots=True)
+class Spawned:
+    pid: int
+    stdin: int | None  # our end of the program's stdin pipe
+    stdout: int | None
+    stderr: int | None
+
+
+def resolve_program(program: str, cwd: str | None) -> str:
+    """The absolute path of an executable regular file, or a TargetError saying why not."""
+    if not program:
+        raise TargetError("no program given")
+    path = program
+    if os.sep not in program:
+        found = shutil.which(program)
+        path = found if found else program
+    if not os.path.isabs(path):
+        path = os.path.join(cwd or os.getcwd(), path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise TargetError(f"{program}: No such file or directory.") from None
+    except OSError as error:
+        raise TargetError(f"{program}: {error.strerror}.", errno=error.errno) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise TargetError(f"{program}: Is a directory.")
+    if not stat.S_ISREG(info.st_mode) or not os.access(path, os.X_OK):
+        raise TargetError(f"{program}: Permission denied (not an executable file).")
+    return os.path.abspath(path)
+
+
+def spawn_stopped(config: LaunchConfig, program: str) -> Spawned:
+    """posix_spawn the trampoline; it stops itself with SIGSTOP before exec'ing `program`."""
+    if config.cwd is not None and not os.path.isdir(config.cwd):
+        raise TargetError(f"working directory {config.cwd}: No such directory.")
+    env = dict(os.environ) if config.env is None else dict(config.env)
+    env_blob = b"\0".join(os.fsencode(f"{key}={value}") for key, value in env.items())
+    env_read, env_write = os.pipe()
+    ours: list[int] = [env_write]
+    theirs: list[int] = [env_read]
+    actions: list[tuple[int, int, int]] = [(os.POSIX_SPAWN_DUP2, env_read, ENV_FD)]
+    spawned = Spawned(0, None, None, None)
+    try:
+        if config.stdio is StdioMode.PIPES:
+            for target_fd in (0, 1, 2):
+                read_end, write_end = os.pipe()
+                child_end, our_end = (read_end, write_end) if target_fd == 0 else (write_end, read_end)
+                theirs.append(child_end)
+                ours.append(our_end)
+                actions.append((os.POSIX_SPAWN_DUP2, child_end, target_fd))
+                setattr(spawned, ("stdin", "stdout", "stderr")[target_fd], our_end)
+        elif config.stdio is StdioMode.TTY:
+            if not config.tty:
+                raise TargetError("stdio mode 'tty' needs a terminal path")
+            try:
+                tty_fd = os.open(config.tty, os.O_RDWR | os.O_NOCTTY)
+            except OSError as error:
+                raise TargetError(f"terminal {config.tty}: {error.strerror}") from None
+            theirs.append(tty_fd)
+            actions += [(os.POSIX_SPAWN_DUP2, tty_fd, fd) for fd in (0, 1, 2)]
+        argv = [
+            sys.executable, "-I", "-S", "-c", _TRAMPOLINE,
+            config.cwd or "", "1" if config.disable_aslr else "0",
+            "1" if config.stdio is StdioMode.TTY else "0", program, *config.args,
+        ]  # fmt: skip
+        # The trampoline's argv[0] for the program is the path the user gave.
+        argv.insert(9, config.program)
+        spawned.pid = os.posix_spawn(sys.executable, argv, {}, file_actions=actions)
+    except BaseException:
+        for fd in ours:
+            os.close(fd)
+        raise
+    finally:
+        for fd in theirs:
+            os.close(fd)
+    try:
+        os.write(env_write, env_blob)  # small enough for the pipe, or the child reads it
+    except BrokenPipeError:
+        pass  # the trampoline died; the tracer sees its exit
+    finally:
+        os.close(env_write)
+    return spawned

@@ -1,0 +1,105 @@
+"""Which ELF images a process has mapped, kept current as the dynamic loader works.
+
+At exec (or attach) we know the executable from /proc/PID/exe and its load bias from the
+auxiliary vector (AT_PHDR), and the dynamic loader from AT_BASE. The loader calls
+`_dl_debug_state` (r_debug.r_brk) after every change of its link map; the engine keeps an
+internal breakpoint there and calls `sync()` on each hit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from aliceserver.debuggers.model import Module
+from aliceserver.debuggers.symbols import auxv as auxv_module
+from aliceserver.debuggers.symbols.elf import ElfCache
+from aliceserver.debuggers.symbols.linkmap import (
+    ReadMemory,
+    find_r_debug_from_dynamic,
+    read_link_map,
+    read_r_debug,
+)
+from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.errors import TargetError
+
+log = logging.getLogger(__name__)
+
+
+class LibraryTracker:
+    def __init__(self, symbols: ProcessSymbols, cache: ElfCache, read: ReadMemory) -> None:
+        self.symbols = symbols
+        self._cache = cache
+        self._read = read
+        self._r_debug: int | None = None
+        self._dynamic: int | None = None  # runtime address of the executable's PT_DYNAMIC
+        self._loader_r_debug: int | None = None  # ld.so's own `_r_debug`, the fallback
+        self.main: Module | None = None
+        self.entry: int | None = None
+
+    def start(self, pid: int) -> tuple[list[Module], int | None]:
+        """Load the executable and the dynamic loader; return them and r_brk if known."""
+        self.symbols.clear()
+        self._r_debug = None
+        loaded: list[Module] = []
+        auxv = auxv_module.read_auxv(pid)
+        exe = os.readlink(f"/proc/{pid}/exe")
+        bias = 0
+        image = self._cache.get(exe)
+        phdr = auxv.get(auxv_module.AT_PHDR)
+        if image.is_pie and phdr is not None and image.phdr_vaddr is not None:
+            bias = phdr - image.phdr_vaddr
+        self.main = self.symbols.set_main(exe, bias)
+        loaded.append(self.main)
+        self.entry = auxv.get(auxv_module.AT_ENTRY)
+        if image.dynamic_vaddr is not None:
+            self._dynamic = image.dynamic_vaddr + bias
+        r_brk: int | None = None
+        loader_base = auxv.get(auxv_module.AT_BASE, 0)
+        if loader_base and image.interp:
+            loader = self.symbols.add_module(image.interp, loader_base)
+            if loader is not None:
+                loaded.append(loader)
+                r_brk = self._loader_symbol(image.interp, loader_base, "_dl_debug_state")
+                self._loader_r_debug = self._loader_symbol(image.interp, loader_base, "_r_debug")
+        return loaded, r_brk
+
+    def _loader_symbol(self, path: str, base: int, name: str) -> int | None:
+        image = self.symbols.image_of(path)
+        symbol = image.find_symbol(name) if image is not None else None
+        return symbol.address + base if symbol is not None else None
+
+    def r_brk_from_memory(self) -> int | None:
+        """r_brk of an already initialised r_debug (after attach)."""
+        address = self._find_r_debug()
+        if address is None:
+            return None
+        brk = read_r_debug(self._read, address).brk
+        return brk or None
+
+    def _find_r_debug(self) -> int | None:
+        if self._r_debug is not None:
+            return self._r_debug
+        try:
+            if self._dynamic is not None:
+                self._r_debug = find_r_debug_from_dynamic(self._read, self._dynamic)
+        except TargetError as error:
+            log.debug("no DT_DEBUG: %s", error)
+        if self._r_debug is None:
+            self._r_debug = self._loader_r_debug
+        return self._r_debug
+
+    def sync(self) -> tuple[list[Module], list[Module]]:
+        """Bring the module list in line with the loader's link map."""
+        address = self._find_r_debug()
+        if address is None:
+            return [], []
+        try:
+            r_debug = read_r_debug(self._read, address)
+            if r_debug.state != "consistent" or not r_debug.map_addr:
+                return [], []
+            entries = read_link_map(self._read, r_debug.map_addr)
+        except TargetError as error:
+            log.debug("reading the link map: %s", error)
+            return [], []
+        return self.symbols.sync_link_map(entries)

@@ -1,0 +1,112 @@
+"""Software traps: one physical int3 per address, shared by several logical breakpoints.
+
+Pure bookkeeping (no ptrace): the engine decides when bytes are written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.events import StopReason
+from aliceserver.debuggers.model import BreakpointInfo
+from aliceserver.errors import TargetError
+
+INT3 = b"\xcc"
+
+
+@dataclass(slots=True)
+class LogicalBreakpoint:
+    id: int
+    address: int
+    enabled: bool = True
+    temporary: bool = False
+    condition: BreakpointCondition | None = None
+    hit_count: int = 0
+    internal: bool = False  # the engine's own (shared-library events, entry): never reported
+    on_hit: Callable[[int], None] | None = None  # internal action, run on the tracer thread
+    reports: StopReason | None = None  # an internal trap that stops with this reason
+
+    def info(self, inserted: bool) -> BreakpointInfo:
+        return BreakpointInfo(
+            id=self.id,
+            address=self.address,
+            enabled=self.enabled,
+            temporary=self.temporary,
+            hit_count=self.hit_count,
+            inserted=inserted,
+        )
+
+
+@dataclass(slots=True)
+class PhysicalTrap:
+    address: int
+    original: bytes  # the byte the int3 replaced
+    logical: list[LogicalBreakpoint] = field(default_factory=list)
+    inserted: bool = False
+    emulation: object | None = None  # a plan from emulate.py, or None: single-step over it
+
+    @property
+    def wanted(self) -> bool:
+        return any(bp.enabled for bp in self.logical)
+
+
+class TrapTable:
+    """Maps addresses to physical traps and ids to logical breakpoints."""
+
+    def __init__(self) -> None:
+        self._next_id = 1
+        self._next_internal_id = -1  # the engine's own traps count down, as in gdb
+        self.by_address: dict[int, PhysicalTrap] = {}
+        self.by_id: dict[int, LogicalBreakpoint] = {}
+
+    def new_id(self) -> int:
+        ident = self._next_id
+        self._next_id += 1
+        return ident
+
+    def new_internal_id(self) -> int:
+        ident = self._next_internal_id
+        self._next_internal_id -= 1
+        return ident
+
+    def add(self, bp: LogicalBreakpoint, original: bytes) -> PhysicalTrap:
+        trap = self.by_address.get(bp.address)
+        if trap is None:
+            trap = PhysicalTrap(bp.address, original)
+            self.by_address[bp.address] = trap
+        trap.logical.append(bp)
+        self.by_id[bp.id] = bp
+        return trap
+
+    def get(self, ident: int) -> LogicalBreakpoint:
+        try:
+            return self.by_id[ident]
+        except KeyError:
+            raise TargetError(f"no breakpoint number {ident}") from None
+
+    def remove(self, ident: int) -> PhysicalTrap:
+        """Forget a logical breakpoint; the caller removes the trap if nothing is left."""
+        bp = self.get(ident)
+        del self.by_id[ident]
+        trap = self.by_address[bp.address]
+        trap.logical.remove(bp)
+        return trap
+
+    def drop_trap(self, address: int) -> None:
+        self.by_address.pop(address, None)
+
+    def user_breakpoints(self) -> list[LogicalBreakpoint]:
+        return [bp for bp in self.by_id.values() if not bp.internal]
+
+    def mask(self, address: int, data: bytes) -> bytes:
+        """Replace inserted int3 bytes in `data` (read at `address`) by the original bytes."""
+        end = address + len(data)
+        patched: bytearray | None = None
+        for trap_address, trap in self.by_address.items():
+            if trap.inserted and address <= trap_address < end:
+                if patched is None:
+                    patched = bytearray(data)
+                patched[trap_address - address] = trap.original[0]
+        return bytes(patched) if patched is not None else data

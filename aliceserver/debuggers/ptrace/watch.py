@@ -1,0 +1,84 @@
+"""Hardware watchpoints: four debug-register slots, the same in every thread."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from aliceserver.debuggers.model import WatchKind, WatchpointInfo
+from aliceserver.debuggers.ptrace import binding, debugregs
+from aliceserver.errors import TargetError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Watch:
+    id: int
+    address: int
+    size: int
+    kind: WatchKind
+    value: bytes
+    enabled: bool = True
+    hit_count: int = 0
+
+    def info(self) -> WatchpointInfo:
+        return WatchpointInfo(
+            self.id, self.address, self.size, self.kind, self.enabled, self.hit_count, self.value
+        )
+
+
+def _debugreg(index: int) -> int:
+    return binding.DEBUGREG_OFFSET + index * 8
+
+
+class WatchSlots:
+    def __init__(self) -> None:
+        self.slots: list[Watch | None] = [None] * debugregs.SLOTS
+
+    def active(self) -> bool:
+        return any(w is not None and w.enabled for w in self.slots)
+
+    def all(self) -> list[Watch]:
+        return [w for w in self.slots if w is not None]
+
+    def add(self, watch: Watch) -> int:
+        debugregs.check_watch(watch.address, watch.size)
+        for index, slot in enumerate(self.slots):
+            if slot is None:
+                self.slots[index] = watch
+                return index
+        raise TargetError(
+            f"all {debugregs.SLOTS} hardware watchpoint slots are in use; remove one first"
+        )
+
+    def remove(self, ident: int) -> Watch:
+        for index, slot in enumerate(self.slots):
+            if slot is not None and slot.id == ident:
+                self.slots[index] = None
+                return slot
+        raise TargetError(f"no watchpoint number {ident}")
+
+    def forget_all(self) -> None:
+        """exec clears the debug registers, and the addresses mean nothing in the new image."""
+        self.slots = [None] * debugregs.SLOTS
+
+    def apply(self, libc: binding.Libc, tid: int) -> None:
+        """Write the slots into one stopped thread's debug registers."""
+        shape: list[tuple[int, int, WatchKind] | None] = []
+        for index, slot in enumerate(self.slots):
+            live = slot if slot is not None and slot.enabled else None
+            shape.append((live.address, live.size, live.kind) if live else None)
+            libc.poke_user(tid, _debugreg(index), live.address if live else 0)
+        libc.poke_user(tid, _debugreg(7), debugregs.dr7_value(shape))
+
+    def clear_thread(self, libc: binding.Libc, tid: int) -> None:
+        if any(self.slots):
+            libc.poke_user(tid, _debugreg(7), 0)
+
+    def take_fired(self, libc: binding.Libc, tid: int) -> list[Watch]:
+        """The watches whose slots fired in this thread (DR6), clearing DR6."""
+        dr6 = libc.peek_user(tid, _debugreg(6))
+        if dr6 & 0xF:
+            libc.poke_user(tid, _debugreg(6), 0)
+        return [w for i in debugregs.fired_slots(dr6) if (w := self.slots[i]) is not None]

@@ -1,0 +1,1 @@
+"""Symbolics: ELF symbols, link maps, disassembly (DWARF comes later)."""

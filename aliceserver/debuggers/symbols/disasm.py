@@ -1,0 +1,127 @@
+"""x86-64 disassembly with capstone, annotated with symbols like gdb's `x/i`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import capstone  # type: ignore[import-untyped, unused-ignore]
+from capstone import x86 as capstone_x86  # type: ignore[import-untyped, unused-ignore]
+
+from aliceserver.debuggers.model import Instruction, SymbolLocation
+from aliceserver.errors import ProtocolError
+
+log = logging.getLogger(__name__)
+
+Resolve = Callable[[int], SymbolLocation]
+
+SYNTAXES = ("intel", "att")
+_SYNTAX_OPTIONS = {"intel": capstone.CS_OPT_SYNTAX_INTEL, "att": capstone.CS_OPT_SYNTAX_ATT}
+_ADDRESS_MASK = (1 << 64) - 1
+BAD = "(bad)"  # what gdb and objdump print for bytes that decode to no instruction
+
+
+class Disassembler:
+    """One capstone handle per syntax, made on first use.
+
+    Capstone handles are not thread-safe: use one Disassembler per thread (the engine
+    disassembles on its tracer thread).
+    """
+
+    def __init__(self) -> None:
+        self._handles: dict[str, capstone.Cs] = {}
+
+    def _handle(self, syntax: str) -> capstone.Cs:
+        handle = self._handles.get(syntax)
+        if handle is None:
+            option = _SYNTAX_OPTIONS.get(syntax)
+            if option is None:
+                raise ProtocolError(
+                    f"unknown disassembly syntax {syntax!r} (expected {' or '.join(SYNTAXES)})"
+                )
+            handle = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+            handle.syntax = option
+            handle.detail = True  # groups and operands, to find direct branch targets
+            self._handles[syntax] = handle
+        return handle
+
+    def disassemble(
+        self,
+        code: bytes,
+        address: int,
+        count: int | None = None,
+        *,
+        syntax: str = "intel",
+        resolve: Resolve | None = None,
+    ) -> list[Instruction]:
+        """Decode `code` (mapped at `address`): all of it, or the first `count` instructions.
+
+        An undecodable byte becomes a one-byte `(bad)` instruction and decoding goes on after
+        it. With `resolve`, each instruction gets its location and each direct call or jump
+        (an immediate target) the location of its target.
+        """
+        handle = self._handle(syntax)
+        limit = len(code) if count is None else max(0, count)
+        result: list[Instruction] = []
+        offset = 0
+        while offset < len(code) and len(result) < limit:
+            for insn in handle.disasm(code[offset:], address + offset):
+                result.append(_instruction(insn, resolve))
+                offset += insn.size
+                if len(result) >= limit:
+                    break
+            else:
+                if offset < len(code):
+                    result.append(_bad(code[offset : offset + 1], address + offset, resolve))
+                    offset += 1
+        return result
+
+    def instruction_boundaries(self, code: bytes, address: int) -> list[int]:
+        """Start addresses of the instructions met when decoding `code` linearly from
+        `address` (an undecodable byte counts as a one-byte instruction)."""
+        handle = self._handle("intel")
+        starts: list[int] = []
+        offset = 0
+        while offset < len(code):
+            for insn_address, size, _mnemonic, _operands in handle.disasm_lite(
+                code[offset:], address + offset
+            ):
+                starts.append(insn_address)
+                offset += size
+            if offset < len(code):  # capstone stopped at an undecodable byte
+                starts.append(address + offset)
+                offset += 1
+        return starts
+
+
+def _instruction(insn: capstone.CsInsn, resolve: Resolve | None) -> Instruction:
+    address = int(insn.address)
+    symbol = target = None
+    if resolve is not None:
+        symbol = resolve(address)
+        branch = _direct_target(insn)
+        if branch is not None:
+            target = resolve(branch)
+    return Instruction(
+        address=address,
+        size=int(insn.size),
+        raw=bytes(insn.bytes),
+        mnemonic=str(insn.mnemonic),
+        operands=str(insn.op_str),
+        symbol=symbol,
+        target=target,
+    )
+
+
+def _direct_target(insn: capstone.CsInsn) -> int | None:
+    if not (insn.group(capstone.CS_GRP_JUMP) or insn.group(capstone.CS_GRP_CALL)):
+        return None
+    operands = insn.operands
+    if len(operands) == 1 and operands[0].type == capstone_x86.X86_OP_IMM:
+        return int(operands[0].imm) & _ADDRESS_MASK
+    return None
+
+
+def _bad(raw: bytes, address: int, resolve: Resolve | None) -> Instruction:
+    symbol = resolve(address) if resolve is not None else None
+    return Instruction(address=address, size=1, raw=raw, mnemonic=BAD, operands="", symbol=symbol)

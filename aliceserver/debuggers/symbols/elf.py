@@ -1,0 +1,179 @@
+"""One ELF image: headers, load segments and symbol lookups (link-time addresses)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Final
+
+from aliceserver.debuggers.symbols._elfread import (
+    PF_X,
+    PT_DYNAMIC,
+    PT_LOAD,
+    PT_PHDR,
+    SHF_ALLOC,
+    SHF_TLS,
+    SHT_DYNSYM,
+    SHT_GNU_VERSYM,
+    SHT_SYMTAB,
+    ElfContents,
+    Segment,
+    read_elf,
+)
+from aliceserver.debuggers.symbols.plt import plt_symbols
+from aliceserver.debuggers.symbols.symtab import ElfSymbol, Entry, SymbolTable, parse_symbols
+from aliceserver.errors import TargetError
+
+__all__ = ["ElfCache", "ElfImage", "ElfSymbol", "Segment"]
+
+log = logging.getLogger(__name__)
+
+
+class ElfImage:
+    """An ELF64 file, read once; the symbol tables are parsed on the first symbol query."""
+
+    def __init__(self, path: str, contents: ElfContents) -> None:
+        self.path: Final = path
+        self.machine: Final = contents.machine
+        self.is_pie: Final = contents.elf_type == "ET_DYN"
+        self.entry: Final = contents.entry
+        self.build_id: Final = contents.build_id
+        self.interp: Final = contents.interp
+        self.segments: Final = contents.segments
+        loads = [s for s in contents.segments if s.type == PT_LOAD]
+        self.load_low: Final = min((s.vaddr for s in loads), default=0)
+        self.load_high: Final = max((s.vaddr + s.memsz for s in loads), default=0)
+        self.dynamic_vaddr: Final = next(
+            (s.vaddr for s in contents.segments if s.type == PT_DYNAMIC), None
+        )
+        self.phdr_vaddr: Final = _phdr_vaddr(contents)
+        self._exec_ranges = [(s.vaddr, s.vaddr + s.memsz) for s in loads if s.flags & PF_X]
+        self._contents: ElfContents | None = contents
+        self._table: SymbolTable | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, path: str) -> ElfImage:
+        """Read `path`. TargetError for a missing, unreadable or non-ELF file."""
+        return cls(path, read_elf(path))
+
+    def __repr__(self) -> str:
+        return f"ElfImage({self.path!r}, pie={self.is_pie}, build_id={self.build_id})"
+
+    # --- symbols ------------------------------------------------------------------
+    def symbols(self) -> Sequence[ElfSymbol]:
+        """Every defined symbol of .symtab and .dynsym plus `name@plt` stubs, by address."""
+        return self._symtab().symbols()
+
+    def find_symbol(self, name: str) -> ElfSymbol | None:
+        """The symbol called `name` (version suffixes ignored), a global function first."""
+        return self._symtab().find(name)
+
+    def symbol_at(self, link_address: int) -> tuple[ElfSymbol, int] | None:
+        """(symbol, offset) for the symbol containing `link_address` or a function just
+        before it in the same section; None when nothing plausible is near."""
+        return self._symtab().at(link_address)
+
+    def is_executable_address(self, link_address: int) -> bool:
+        return any(low <= link_address < high for low, high in self._exec_ranges)
+
+    def _symtab(self) -> SymbolTable:
+        table = self._table
+        if table is not None:
+            return table
+        with self._lock:
+            if self._table is None:
+                assert self._contents is not None
+                self._table = _build_table(self._contents)
+                self._contents = None  # the raw section bytes are no longer needed
+            return self._table
+
+
+def _phdr_vaddr(contents: ElfContents) -> int | None:
+    for seg in contents.segments:
+        if seg.type == PT_PHDR:
+            return seg.vaddr
+    # No PT_PHDR (static binaries): the headers are mapped by the load covering e_phoff.
+    for seg in contents.segments:
+        if seg.type == PT_LOAD and seg.offset <= contents.phoff < seg.offset + seg.filesz:
+            return seg.vaddr + contents.phoff - seg.offset
+    return None
+
+
+def _build_table(contents: ElfContents) -> SymbolTable:
+    sections = contents.sections
+    raw = contents.raw
+    versym = next((raw.get(s.index) for s in sections if s.type == SHT_GNU_VERSYM), None)
+    entries: list[Entry] = []
+    # .symtab first: it is the fuller table; .dynsym fills in what strip removed.
+    for kind in (SHT_SYMTAB, SHT_DYNSYM):
+        for sec in sections:
+            data = raw.get(sec.index)
+            if sec.type != kind or data is None:
+                continue
+            strtab = raw.get(sec.link, b"")
+            entries.extend(
+                parse_symbols(
+                    data,
+                    strtab,
+                    versym if kind == SHT_DYNSYM else None,
+                    little_endian=contents.little_endian,
+                )
+            )
+    bounds = {
+        s.index: (s.addr, s.addr + s.size)
+        for s in sections
+        if s.flags & SHF_ALLOC and not s.flags & SHF_TLS and s.size
+    }
+    synthetic: list[Entry] = []
+    if contents.machine == "EM_X86_64" and contents.little_endian:
+        synthetic = plt_symbols(sections, raw)
+    return SymbolTable(entries, bounds, synthetic)
+
+
+class ElfCache:
+    """Reuses ElfImages while their file is unchanged (same realpath, mtime and size).
+
+    Owned by its caller (one per server or per session); safe to share between threads.
+    """
+
+    def __init__(self, capacity: int = 128) -> None:
+        self._capacity = capacity
+        self._images: OrderedDict[tuple[str, int, int], ElfImage] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, path: str) -> ElfImage:
+        """The image of `path`, loaded or reused; TargetError as for ElfImage.load."""
+        real = os.path.realpath(path)
+        try:
+            st = os.stat(real)
+        except OSError as exc:
+            raise TargetError(
+                f"cannot read {path}: {exc.strerror or exc}", errno=exc.errno
+            ) from exc
+        key = (real, st.st_mtime_ns, st.st_size)
+        with self._lock:
+            image = self._images.get(key)
+            if image is not None:
+                self._images.move_to_end(key)
+                return image
+        image = ElfImage.load(path)  # outside the lock: loads of other files go on
+        with self._lock:
+            for old in [k for k in self._images if k[0] == real and k != key]:
+                del self._images[old]  # an older version of a rebuilt file
+            self._images[key] = image
+            self._images.move_to_end(key)
+            while len(self._images) > self._capacity:
+                self._images.popitem(last=False)
+        log.debug("loaded %s (%d cached)", path, len(self._images))
+        return image
+
+    def clear(self) -> None:
+        with self._lock:
+            self._images.clear()
+
+    def __len__(self) -> int:
+        return len(self._images)

@@ -1,0 +1,200 @@
+"""The modules mapped in one process and symbol lookups over all of them (runtime addresses)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from bisect import bisect_right
+
+from aliceserver.debuggers.model import Module, SymbolLocation
+from aliceserver.debuggers.symbols.elf import ElfCache, ElfImage
+from aliceserver.debuggers.symbols.linkmap import LinkMapEntry
+from aliceserver.errors import AliceError
+
+log = logging.getLogger(__name__)
+
+
+def _is_vdso(path: str) -> bool:
+    # The kernel's vDSO appears in the link map by soname only; it is no file on disk.
+    return path.startswith("linux-vdso") or path.startswith("linux-gate")
+
+
+class ProcessSymbols:
+    """The main program and its shared libraries, in load order (main first).
+
+    Methods may be called from any thread; a lock keeps the module list consistent.
+    """
+
+    def __init__(self, cache: ElfCache | None = None) -> None:
+        self._cache = cache if cache is not None else ElfCache()
+        self._lock = threading.RLock()
+        self._modules: list[tuple[Module, ElfImage]] = []  # main first, then load order
+        self._by_path: dict[str, tuple[Module, ElfImage]] = {}
+        self._ranges: list[tuple[int, int, Module, ElfImage]] = []  # sorted by low
+        self._lows: list[int] = []
+        self._failed: set[tuple[str, int]] = set()  # unloadable files, not retried on sync
+
+    # --- the module list --------------------------------------------------------------
+    def set_main(self, path: str, bias: int) -> Module:
+        """Make `path` the main program (replacing any previous one). TargetError if unreadable."""
+        image = self._cache.get(path)
+        module = _module(path, bias, image, is_main=True)
+        with self._lock:
+            old = next((m for m, _ in self._modules if m.is_main), None)
+            if old is not None:
+                self._drop(old.path)
+            self._drop(path)
+            self._modules.insert(0, (module, image))
+            self._by_path[path] = (module, image)
+            self._reindex()
+        return module
+
+    def add_module(self, path: str, bias: int) -> Module | None:
+        """Add a shared library; None (logged) when its file cannot be loaded or is the vDSO."""
+        if not path or _is_vdso(path):
+            return None
+        try:
+            image = self._cache.get(path)
+        except AliceError as exc:
+            log.debug("no symbols for %s: %s", path, exc)
+            return None
+        module = _module(path, bias, image, is_main=False)
+        with self._lock:
+            self._drop(path)
+            self._modules.append((module, image))
+            self._by_path[path] = (module, image)
+            self._reindex()
+        return module
+
+    def remove_module(self, path: str) -> Module | None:
+        with self._lock:
+            removed = self._drop(path)
+            if removed is not None:
+                self._reindex()
+            return removed
+
+    def clear(self) -> None:
+        with self._lock:
+            self._modules.clear()
+            self._by_path.clear()
+            self._failed.clear()
+            self._reindex()
+
+    def modules(self) -> list[Module]:
+        with self._lock:
+            return [m for m, _ in self._modules]
+
+    def main(self) -> Module | None:
+        with self._lock:
+            return next((m for m, _ in self._modules if m.is_main), None)
+
+    def image_of(self, module_path: str) -> ElfImage | None:
+        with self._lock:
+            found = self._by_path.get(module_path)
+        return found[1] if found else None
+
+    def module_at(self, address: int) -> Module | None:
+        found = self._mapping_at(address)
+        return found[0] if found else None
+
+    def sync_link_map(self, entries: list[LinkMapEntry]) -> tuple[list[Module], list[Module]]:
+        """Make the libraries match ld.so's list; returns (loaded, unloaded), main untouched.
+
+        The first entry (empty name) is the main program and is skipped, like the vDSO.
+        A library whose bias changed (unloaded and loaded again elsewhere) is in both lists.
+        """
+        wanted: dict[str, int] = {}
+        for entry in entries[1:]:
+            if entry.name and not _is_vdso(entry.name):
+                wanted.setdefault(entry.name, entry.addr)
+        loaded: list[Module] = []
+        unloaded: list[Module] = []
+        with self._lock:
+            main = self.main()
+            for module, _image in list(self._modules):
+                if module.is_main:
+                    continue
+                if wanted.get(module.path) != module.base:
+                    self._drop(module.path)
+                    unloaded.append(module)
+            self._reindex()
+            for path, bias in wanted.items():
+                if path in self._by_path or (main is not None and path == main.path):
+                    continue
+                if (path, bias) in self._failed:
+                    continue
+                added = self.add_module(path, bias)
+                if added is None:
+                    self._failed.add((path, bias))
+                else:
+                    loaded.append(added)
+        return loaded, unloaded
+
+    # --- lookups -----------------------------------------------------------------------
+    def lookup_address(self, address: int) -> SymbolLocation:
+        """`name+offset` in the module mapping `address`; name None when no symbol is near."""
+        found = self._mapping_at(address)
+        if found is None:
+            return SymbolLocation(address=address, name=None, offset=0, module=None)
+        module, image = found
+        hit = image.symbol_at(address - module.base)
+        if hit is None:
+            return SymbolLocation(address=address, name=None, offset=0, module=module.path)
+        symbol, offset = hit
+        return SymbolLocation(address=address, name=symbol.name, offset=offset, module=module.path)
+
+    def lookup_name(self, name: str) -> int | None:
+        """Runtime address of `name`: the main program first, then libraries in load order.
+
+        A function with a size anywhere beats a sizeless or data symbol found earlier, so
+        `puts` names libc's function rather than some alias or marker of the same name.
+        """
+        with self._lock:
+            order = list(self._modules)
+        fallback: int | None = None
+        for module, image in order:
+            symbol = image.find_symbol(name)
+            if symbol is None:
+                continue
+            address = symbol.address + module.base
+            if symbol.kind == "func" and symbol.size > 0:
+                return address
+            if fallback is None:
+                fallback = address
+        return fallback
+
+    # --- internals ---------------------------------------------------------------------
+    def _mapping_at(self, address: int) -> tuple[Module, ElfImage] | None:
+        with self._lock:
+            ranges, lows = self._ranges, self._lows
+        i = bisect_right(lows, address) - 1
+        if i >= 0:
+            low, high, module, image = ranges[i]
+            if low <= address < high:
+                return module, image
+        return None
+
+    def _drop(self, path: str) -> Module | None:
+        found = self._by_path.pop(path, None)
+        if found is None:
+            return None
+        self._modules = [pair for pair in self._modules if pair[0].path != path]
+        return found[0]
+
+    def _reindex(self) -> None:
+        # New lists rather than edits, so a reader holding the old ones stays consistent.
+        ranges = sorted(
+            ((m.low, m.high, m, image) for m, image in self._modules), key=lambda r: r[0]
+        )
+        self._ranges = ranges
+        self._lows = [r[0] for r in ranges]
+
+
+def _module(path: str, bias: int, image: ElfImage, *, is_main: bool) -> Module:
+    return Module(
+        path=path,
+        base=bias,
+        low=image.load_low + bias,
+        high=image.load_high + bias,
+        is_main=is_main,
+    )

@@ -1,0 +1,238 @@
+"""ELF symbol tables: fast raw Elf64_Sym parsing and the name / address indexes over them."""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+
+SHN_UNDEF = 0
+SHN_LORESERVE = 0xFF00
+SHN_XINDEX = 0xFFFF
+
+SYM_SIZE = 24  # sizeof(Elf64_Sym)
+
+# st_info type -> kind; SECTION, FILE and TLS (an offset, not an address) are left out.
+_KINDS = {0: "other", 1: "object", 2: "func", 5: "object", 10: "func"}  # 10: GNU_IFUNC
+# st_info binding -> binding; 10 is GNU_UNIQUE, a global for our purposes.
+_BINDINGS = {0: "local", 1: "global", 2: "weak", 10: "global"}
+_BINDING_RANK = {"global": 0, "weak": 1, "local": 2}
+_KIND_RANK = {"func": 0, "object": 1, "other": 2}
+_VERSYM_HIDDEN = 0x8000
+
+# How far symbol_at reaches past a symbol that does not contain the address.
+_SIZED_PADDING = 64  # alignment padding after a function with a size
+_UNSIZED_REACH = 64 * 1024  # a label without a size (hand-written assembly)
+_CONTAIN_SCAN = 64  # how many preceding addresses may hold an enclosing symbol
+
+
+@dataclass(frozen=True, slots=True)
+class ElfSymbol:
+    name: str
+    address: int  # link-time value
+    size: int
+    kind: str  # "func" | "object" | "other"
+    binding: str  # "global" | "local" | "weak"
+
+
+# A parsed symbol, kept as a plain tuple because tables hold tens of thousands:
+# (address, size, name, kind, binding, section index, hidden = a non-default version).
+Entry = tuple[int, int, str, str, str, int, bool]
+
+
+def _struct_prefix(little_endian: bool) -> str:
+    return "<" if little_endian else ">"
+
+
+def parse_symbols(
+    data: bytes, strtab: bytes, versym: bytes | None = None, *, little_endian: bool = True
+) -> list[Entry]:
+    """Parse a SHT_SYMTAB / SHT_DYNSYM section, keeping defined, named, addressable symbols."""
+    fmt = _struct_prefix(little_endian) + "IBBHQQ"
+    usable = len(data) - len(data) % SYM_SIZE
+    versions = _versions(versym, little_endian)
+    nversions = len(versions)
+    strtab_len = len(strtab)
+    kinds = _KINDS
+    bindings = _BINDINGS
+    find = strtab.find
+    entries: list[Entry] = []
+    append = entries.append
+    index = -1
+    for st_name, st_info, _other, shndx, value, size in struct.iter_unpack(
+        fmt, memoryview(data)[:usable]
+    ):
+        index += 1
+        if shndx == SHN_UNDEF or st_name == 0 or st_name >= strtab_len:
+            continue
+        if SHN_LORESERVE <= shndx < SHN_XINDEX:
+            continue  # ABS and COMMON values are not addresses in the image
+        kind = kinds.get(st_info & 0xF)
+        if kind is None:
+            continue
+        end = find(b"\0", st_name)
+        name = strtab[st_name : end if end >= 0 else None].decode("utf-8", "surrogateescape")
+        if index < nversions:
+            hidden = bool(versions[index] & _VERSYM_HIDDEN)
+        else:
+            hidden = "@" in name and "@@" not in name
+        append((value, size, name, kind, bindings.get(st_info >> 4, "global"), shndx, hidden))
+    return entries
+
+
+def symbol_name(data: bytes, strtab: bytes, index: int, *, little_endian: bool = True) -> str:
+    """The name of symbol number `index`, defined or not ("" when out of range)."""
+    offset = index * SYM_SIZE
+    if index <= 0 or offset + 4 > len(data):
+        return ""
+    (st_name,) = struct.unpack_from(_struct_prefix(little_endian) + "I", data, offset)
+    if st_name >= len(strtab):
+        return ""
+    end = strtab.find(b"\0", st_name)
+    return strtab[st_name : end if end >= 0 else None].decode("utf-8", "surrogateescape")
+
+
+def _versions(versym: bytes | None, little_endian: bool) -> Sequence[int]:
+    if not versym:
+        return ()
+    table = array("H", versym[: len(versym) - len(versym) % 2])
+    if little_endian != (struct.pack("=H", 1) == b"\x01\x00"):
+        table.byteswap()
+    return table
+
+
+def base_name(name: str) -> str:
+    """`memcpy@@GLIBC_2.14` -> `memcpy`."""
+    at = name.find("@")
+    return name if at < 0 else name[:at]
+
+
+def _name_rank(entry: Entry) -> tuple[bool, int, bool, bool, int]:
+    address, size, _name, kind, binding, _shndx, hidden = entry
+    return (kind != "func", _BINDING_RANK[binding], hidden, size == 0, address)
+
+
+def _address_rank(entry: Entry) -> tuple[int, bool, int, int, bool, int, str]:
+    # Among aliases at one address, name the function with the plainest public name:
+    # `malloc` rather than `__libc_malloc`, `puts` rather than `_IO_puts`.
+    _address, size, name, kind, binding, _shndx, hidden = entry
+    return (
+        _KIND_RANK[kind],
+        size == 0,
+        len(name) - len(name.lstrip("_")),
+        _BINDING_RANK[binding],
+        hidden,
+        len(name),
+        name,
+    )
+
+
+def _symbol(entry: Entry) -> ElfSymbol:
+    return ElfSymbol(entry[2], entry[0], entry[1], entry[3], entry[4])
+
+
+class SymbolTable:
+    """Name and address indexes over the symbols of one image, each built on first use.
+
+    Immutable once built; a lazily built index is assigned in one step, so concurrent
+    readers at worst build it twice.
+    """
+
+    def __init__(
+        self,
+        entries: Iterable[Entry],
+        sections: Mapping[int, tuple[int, int]],
+        synthetic: Iterable[Entry] = (),
+    ) -> None:
+        """`sections`: allocated section index -> (start, end); `synthetic`: `name@plt` stubs,
+        found by their exact name only."""
+        self._sections = sections
+        unique: dict[tuple[str, int], Entry] = {}
+        for entry in entries:
+            unique.setdefault((entry[2], entry[0]), entry)
+        self._entries = list(unique.values())
+        self._synthetic = list(synthetic)
+        self._by_name: dict[str, list[Entry]] | None = None
+        self._index: tuple[list[int], list[Entry]] | None = None  # addresses, best entries
+        self._all: list[ElfSymbol] | None = None
+
+    def __len__(self) -> int:
+        return len(self._entries) + len(self._synthetic)
+
+    def symbols(self) -> Sequence[ElfSymbol]:
+        if self._all is None:
+            everything = self._entries + self._synthetic
+            everything.sort(key=itemgetter(0, 2))
+            self._all = [_symbol(e) for e in everything]
+        return self._all
+
+    def find(self, name: str) -> ElfSymbol | None:
+        by_name = self._name_index()
+        candidates = by_name.get(name)
+        if not candidates and "@" in name and not name.endswith("@plt"):
+            candidates = by_name.get(base_name(name))
+        if not candidates:
+            return None
+        return _symbol(min(candidates, key=_name_rank))
+
+    def at(self, address: int) -> tuple[ElfSymbol, int] | None:
+        """The symbol containing `address`, else a nearby preceding function (or None)."""
+        addrs, best = self._address_index()
+        i = bisect_right(addrs, address) - 1
+        if i < 0:
+            return None
+        for j in range(i, max(-1, i - _CONTAIN_SCAN), -1):
+            start, size = best[j][0], best[j][1]
+            if size and address < start + size:
+                return _symbol(best[j]), address - start
+        entry = best[i]
+        start, size, _name, kind, _binding, shndx, _hidden = entry
+        if kind == "object":
+            return None  # data is only named from inside the object
+        if size:
+            in_reach = address - (start + size) < _SIZED_PADDING
+        else:
+            in_reach = address - start < _UNSIZED_REACH
+        if not in_reach or not self._same_section(shndx, address):
+            return None
+        return _symbol(entry), address - start
+
+    def _same_section(self, shndx: int, address: int) -> bool:
+        bounds = self._sections.get(shndx)
+        return bounds is not None and bounds[0] <= address < bounds[1]
+
+    def _name_index(self) -> dict[str, list[Entry]]:
+        if self._by_name is not None:
+            return self._by_name
+        by_name: dict[str, list[Entry]] = {}
+        for entry in self._entries:
+            name = entry[2]
+            by_name.setdefault(name, []).append(entry)
+            if "@" in name:
+                by_name.setdefault(base_name(name), []).append(entry)
+        for entry in self._synthetic:
+            by_name.setdefault(entry[2], []).append(entry)
+        self._by_name = by_name
+        return by_name
+
+    def _address_index(self) -> tuple[list[int], list[Entry]]:
+        if self._index is not None:
+            return self._index
+        sections = self._sections
+        addressable = [
+            e for e in self._entries + self._synthetic if e[5] in sections or e[5] == SHN_XINDEX
+        ]
+        addressable.sort(key=itemgetter(0))
+        best: list[Entry] = []
+        i, n = 0, len(addressable)
+        while i < n:
+            j = i + 1
+            while j < n and addressable[j][0] == addressable[i][0]:
+                j += 1
+            best.append(addressable[i] if j == i + 1 else min(addressable[i:j], key=_address_rank))
+            i = j
+        self._index = ([e[0] for e in best], best)
+        return self._index

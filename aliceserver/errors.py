@@ -1,0 +1,24 @@
+"""Typed errors. A handler raises one of these; anything else is an internal error."""
+
+from __future__ import annotations
+
+
+class AliceError(Exception):
+    """Base of every error the server reports to a client on purpose."""
+
+
+class ProtocolError(AliceError):
+    """A bad request from a client: answered with an error reply, never fatal."""
+
+
+class TargetError(AliceError):
+    """The debuggee or the OS refused: a missing program, a dead pid, an unmapped address."""
+
+    def __init__(self, message: str, *, errno: int | None = None, pid: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno
+        self.pid = pid
+
+
+class Unsupported(AliceError):
+    """The request is understood but this backend or build cannot do it."""

@@ -1,0 +1,1 @@
+"""Transports move framed messages (bytes) between a client and the server; no protocol here."""
