@@ -155,14 +155,6 @@ class Libc:
         self.ptrace(PTRACE_POKEUSER, tid, offset, value)
 
 
-def tgkill(tgid: int, tid: int, signal: int) -> None:
-    """Send a signal to one thread (os has no tgkill; the syscall is 234 on x86-64)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.syscall(234, tgid, tid, signal) == -1:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-
-
 class ProcessMemory:
     """A process's memory through /proc/PID/mem: one pread/pwrite per access."""
 
