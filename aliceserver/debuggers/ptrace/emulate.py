@@ -74,27 +74,47 @@ class StoreToFrame:
 
 Plan = Advance | Push | MoveRegister | StoreToFrame
 
-_NOPS = (
-    b"\xf3\x0f\x1e\xfa",  # endbr64
-    b"\x90",
-    b"\x66\x90",
-    b"\x0f\x1f\x00",
-    b"\x0f\x1f\x40\x00",
-    b"\x0f\x1f\x44\x00\x00",
-    b"\x66\x0f\x1f\x44\x00\x00",
-    b"\x0f\x1f\x80\x00\x00\x00\x00",
-    b"\x0f\x1f\x84\x00\x00\x00\x00\x00",
-    b"\x66\x0f\x1f\x84\x00\x00\x00\x00\x00",
-)
+_ENDBR64 = b"\xf3\x0f\x1e\xfa"
+
+
+def _nop_length(code: bytes) -> int | None:
+    """Length of `90`, `66 90` or a multi-byte `[66..] [2e] 0f 1f /0` nop, else None."""
+    at = 0
+    while at < len(code) and code[at] == 0x66:
+        at += 1
+    if at < len(code) and code[at] == 0x90:
+        return at + 1
+    if at < len(code) and code[at] == 0x2E:
+        at += 1
+    if code[at : at + 2] != b"\x0f\x1f" or len(code) < at + 3:
+        return None
+    modrm = code[at + 2]
+    mod, reg, rm = modrm >> 6, (modrm >> 3) & 7, modrm & 7
+    if reg != 0:
+        return None
+    length = at + 3
+    if mod != 3 and rm == 4:  # a SIB byte follows
+        if len(code) < length + 1:
+            return None
+        base = code[length] & 7
+        length += 1
+        if mod == 0 and base == 5:
+            length += 4
+    elif mod == 0 and rm == 5:
+        length += 4  # rip-relative disp32
+    length += {1: 1, 2: 4}.get(mod, 0)
+    return length if length <= len(code) else None
 
 
 def plan_for(code: bytes) -> Plan | None:
     """The emulation of the instruction starting at code[0], or None if it must be stepped."""
-    for nop in _NOPS:
-        if code.startswith(nop):
-            return Advance(len(nop))
+    if code.startswith(_ENDBR64):
+        return Advance(len(_ENDBR64))
     if not code:
         return None
+    nop = _nop_length(code)
+    if nop is not None:
+        return Advance(nop)
     rex = 0
     at = 0
     if 0x40 <= code[0] <= 0x4F:
