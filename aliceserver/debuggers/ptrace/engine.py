@@ -9,11 +9,13 @@ SIGSTOP, which the tracer recognises and swallows. Nothing polls.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import logging
 import os
 import queue
 import signal as sig
 import threading
+import time
 from typing import Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
@@ -30,6 +32,7 @@ from aliceserver.debuggers.events import (
 )
 from aliceserver.debuggers.model import (
     BreakpointInfo,
+    ForkFollow,
     Frame,
     Instruction,
     LaunchConfig,
@@ -104,6 +107,7 @@ class PtraceDebugger:
         self._pump: OutputPump | None = None
         self._stdin: int | None = None
         self._launch_config: LaunchConfig | None = None
+        self._strays: list[int] = []
         self._libc = binding.Libc()
         self._closed = False
         self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
@@ -184,7 +188,23 @@ class PtraceDebugger:
             trap.inserted = False
         self._drop_internal_breakpoints()
         self._close_stdin()
+        self._strays += inferior.strays
         self._inferior = None
+
+    def _reap_strays(self, patience: float) -> None:
+        """Collect the exit status of children we stopped tracing, waiting at most `patience`."""
+        deadline = time.monotonic() + patience
+        while self._strays:
+            for pid in list(self._strays):
+                try:
+                    done, _ = self._libc.waitpid(pid, binding.WNOHANG | binding.WNOTHREAD)
+                except ChildProcessError:
+                    done = pid
+                if done:
+                    self._strays.remove(pid)
+            if not self._strays or time.monotonic() > deadline:
+                return
+            time.sleep(0.01)  # only at the end of a session, for a program we no longer trace
 
     def _drop_internal_breakpoints(self) -> None:
         for bp in list(self._traps.by_id.values()):
@@ -196,7 +216,12 @@ class PtraceDebugger:
     # --- sessions -------------------------------------------------------------------
     @property
     def process(self) -> ProcessInfo | None:
-        return self._process if self._inferior is not None else None
+        inferior, info = self._inferior, self._process
+        if inferior is None or info is None:
+            return None
+        if info.pid != inferior.pid:  # followed a fork child
+            self._process = info = dataclasses.replace(info, pid=inferior.pid)
+        return info
 
     def launch(self, config: LaunchConfig) -> ProcessInfo:
         return self._call(lambda: self._launch(config))
@@ -220,8 +245,8 @@ class PtraceDebugger:
         if config.stdio is StdioMode.PIPES:
             self._pump = OutputPump(self.events, {k: v for k, v in pipes.items() if v is not None})
             self._stdin = spawned.stdin
-        inferior = self._new_inferior(spawned.pid, attached=False)
         self._launch_config = config
+        inferior = self._new_inferior(spawned.pid, attached=False)
         self._process = ProcessInfo(spawned.pid, program, attached=False)
         self.events.put(ProcessStarted(spawned.pid, program, attached=False))
         self._load_image(inferior, at_launch=True)
@@ -256,6 +281,9 @@ class PtraceDebugger:
             self._libc, pid, attached=attached, events=self.events, traps=self._traps,
             watches=self._watches, policy=self.signal_policy, flush_output=self._flush_output,
             on_exec=lambda inf: self._load_image(inf, at_launch=False),
+            follow_child=bool(
+                self._launch_config and self._launch_config.follow_fork is ForkFollow.CHILD
+            ),
         )  # fmt: skip
         self._inferior = inferior
         return inferior
@@ -416,12 +444,12 @@ class PtraceDebugger:
 
     def _end_session(self) -> None:
         inferior = self._inferior
-        if inferior is None:
-            return
-        if inferior.attached:
-            self._detach()
-        else:
-            self._kill()
+        if inferior is not None:
+            if inferior.attached:
+                self._detach()
+            else:
+                self._kill()
+        self._reap_strays(patience=2.0)
 
     # --- execution ------------------------------------------------------------------
     def _require(self) -> Inferior:

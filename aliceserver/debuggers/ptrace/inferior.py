@@ -25,6 +25,7 @@ from aliceserver.debuggers.events import (
     Event,
     Exited,
     Output,
+    ProcessStarted,
     Stopped,
     StopReason,
     ThreadExited,
@@ -47,6 +48,7 @@ log = logging.getLogger(__name__)
 
 TRAP_TRACE = 2
 TRAP_HWBKPT = 4
+SI_KERNEL = 0x80  # si_code of the SIGTRAP an int3 raises
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
 
 
@@ -85,6 +87,7 @@ class Inferior:
         policy: Callable[[int], SignalPolicy],
         flush_output: Callable[[], None],
         on_exec: Callable[["Inferior"], None],
+        follow_child: bool = False,
     ) -> None:
         self.libc = libc
         self.pid = pid
@@ -95,6 +98,7 @@ class Inferior:
         self._policy = policy
         self._flush_output = flush_output
         self._on_exec = on_exec
+        self.follow_child = follow_child
         self.memory = binding.ProcessMemory(pid)
         self.threads: dict[int, Tracee] = {pid: Tracee(pid)}
         self.run = Run.STOPPED
@@ -103,6 +107,8 @@ class Inferior:
         self.parked: list[Tracee] = []  # threads stopped only to wake the tracer
         self.vfork_traps_removed = False
         self.exit_event: Exited | None = None
+        self.strays: list[int] = []
+        self.moribund: set[int] = set()  # traps removed while threads ran (see remove_trap)  # our children we stopped tracing (a fork parent we left)
 
     # --- registers and memory -------------------------------------------------------
     def regs(self, t: Tracee) -> binding.UserRegs:
@@ -139,6 +145,9 @@ class Inferior:
         if trap.inserted:
             self.memory.write(trap.address, trap.original)
             trap.inserted = False
+            if any(t.running for t in self.threads.values()):
+                # A running thread may have hit it already, its SIGTRAP not yet collected.
+                self.moribund.add(trap.address)
 
     # --- resuming -------------------------------------------------------------------
     def _cont(self, t: Tracee, request: int = binding.PTRACE_CONT) -> None:
@@ -161,7 +170,7 @@ class Inferior:
             return False
         regs = self.regs(t)
         try:
-            plan.apply(regs, self.memory.write)  # type: ignore[attr-defined]
+            plan.apply(regs, self.memory.write)
         except OSError:
             t.regs_valid = False  # e.g. a push onto an unmapped stack: let the CPU fault
             return False
@@ -258,6 +267,7 @@ class Inferior:
 
     def _report(self, stop: Stopped) -> None:
         self._stop_others(stop.thread_id)
+        self.moribund.clear()  # every thread's status is in: no stale hit is left
         if self.exit_event is not None:
             return
         self.run = Run.STOPPED
@@ -360,7 +370,12 @@ class Inferior:
             if new_tid not in self.threads:
                 self._add_thread(new_tid)
         elif event in (binding.PTRACE_EVENT_FORK, binding.PTRACE_EVENT_VFORK):
-            self._detach_fork_child(self.libc.get_event_msg(t.tid), event == binding.PTRACE_EVENT_VFORK)
+            child = self.libc.get_event_msg(t.tid)
+            vfork = event == binding.PTRACE_EVENT_VFORK
+            if self.follow_child and not vfork:
+                self._follow_fork_child(t, child)
+                return _NONE
+            self._detach_fork_child(child, vfork)
         elif event == binding.PTRACE_EVENT_VFORK_DONE and self.vfork_traps_removed:
             self.vfork_traps_removed = False
             for trap in self.traps.by_address.values():
@@ -390,6 +405,32 @@ class Inferior:
         except OSError as error:
             log.warning("detaching fork child %d: %s", child, error)
         self.events.put(Output("console", f"[Detaching after {'vfork' if vfork else 'fork'} from child process {child}]\n"))
+
+    def _follow_fork_child(self, parent: Tracee, child: int) -> None:
+        """Leave the parent running untraced and debug the child from here on."""
+        self.libc.waitpid(child, _WAIT_ONE)  # the child's first stop
+        self._stop_others(parent.tid)
+        old_pid = self.pid
+        for trap in self.traps.by_address.values():
+            if trap.inserted:
+                self.memory.write(trap.address, trap.original)  # the child keeps its copy
+        for t in self.threads.values():
+            if not t.gone:
+                try:
+                    self.watches.clear_thread(self.libc, t.tid)
+                    self.libc.ptrace(binding.PTRACE_DETACH, t.tid, 0, t.pending_signal)
+                except OSError as error:
+                    log.debug("detaching fork parent thread %d: %s", t.tid, error)
+        self.memory.close()
+        if not self.attached:
+            self.strays.append(old_pid)  # still our child: reaped when it ends
+        self.pid = child
+        self.memory = binding.ProcessMemory(child)
+        self.threads = {child: Tracee(child)}
+        self.watches.apply(self.libc, child)
+        self.events.put(Output("console", f"[Attaching after process {old_pid} fork to child process {child}]\n"))
+        self.events.put(ProcessStarted(child, os.readlink(f"/proc/{child}/exe"), attached=False))
+        self._resume_thread(self.threads[child])
 
     def _exec(self, t: Tracee) -> None:
         for tid in [tid for tid in self.threads if tid != self.pid]:
@@ -459,6 +500,10 @@ class Inferior:
             t.regs_dirty = True
             return self._breakpoint_hit(t, trap)
         info = self.libc.get_siginfo(t.tid)
+        if info.code == SI_KERNEL and regs.rip - 1 in self.moribund:
+            regs.rip -= 1  # a hit of a trap removed meanwhile: run the real instruction
+            t.regs_dirty = True
+            return _RESUME
         if info.code == TRAP_HWBKPT:
             return self._watch_hit(t) or _RESUME
         if info.code == TRAP_TRACE:

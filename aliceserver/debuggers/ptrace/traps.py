@@ -10,6 +10,7 @@ from typing import Callable
 
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import StopReason
+from aliceserver.debuggers.ptrace.emulate import Plan
 from aliceserver.debuggers.model import BreakpointInfo
 from aliceserver.errors import TargetError
 
@@ -45,7 +46,7 @@ class PhysicalTrap:
     original: bytes  # the byte the int3 replaced
     logical: list[LogicalBreakpoint] = field(default_factory=list)
     inserted: bool = False
-    emulation: object | None = None  # a plan from emulate.py, or None: single-step over it
+    emulation: Plan | None = None  # how to move past it without a step, or None: single-step
 
     @property
     def wanted(self) -> bool:

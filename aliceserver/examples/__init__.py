@@ -1,0 +1,1 @@
+"""Example programs bundled for the quickstart demo."""
