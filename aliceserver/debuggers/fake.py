@@ -32,11 +32,14 @@ STACK_SIZE = 0x21000
 PAGE = 0x1000
 NOP4 = bytes.fromhex("0f1f4000")  # nop dword ptr [rax]: the bytes of every fake instruction
 MAX_STEPS = 100_000  # a resume that runs longer is a program that keeps running
-_REGISTERS = [
-    *"rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 r15 rip eflags".split(),
-    *"cs ss ds es fs gs fs_base gs_base orig_rax".split(),
-]
-_QUIET = {signal_module.SIGALRM, signal_module.SIGURG, signal_module.SIGCHLD, signal_module.SIGWINCH}
+_REGISTERS = (
+    "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12",
+    "r13", "r14", "r15", "rip", "eflags", "cs", "ss", "ds", "es", "fs", "gs", "fs_base",
+    "gs_base", "orig_rax",
+)  # fmt: skip
+_QUIET = frozenset(  # gdb's defaults: no stop, no print, pass
+    {signal_module.SIGALRM, signal_module.SIGURG, signal_module.SIGCHLD, signal_module.SIGWINCH}
+)
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -48,6 +51,7 @@ class FakeInstruction:
     ret: bool = False  # return (from the outermost function: the program exits)
     store: tuple[int, bytes] | None = None  # write these bytes at that address
     blocks: bool = False  # arriving here the program waits (like sleep) until interrupted
+    fault: bool = False  # executing it crashes with SIGSEGV (a null pointer dereference)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +123,8 @@ class FakeDebugger:
         self._lock = threading.RLock()
         self._policies: dict[int, m.SignalPolicy] = {}
         self._next_id = 1
+        self.stdin = bytearray()  # what the last program was given on its standard input
+        self.stdin_closed = False
         self._reset()
 
     def _reset(self) -> None:
@@ -168,6 +174,18 @@ class FakeDebugger:
             self.detach()
         elif self._process is not None:
             self.kill()
+
+    @_locked
+    def write_stdin(self, data: bytes) -> None:
+        self._require_process()
+        if self.stdin_closed:
+            raise TargetError("the program's standard input is closed", errno=errno.EPIPE)
+        self.stdin += data
+
+    @_locked
+    def close_stdin(self) -> None:
+        self._require_process()
+        self.stdin_closed = True
 
     # --- execution ------------------------------------------------------------------
     def is_running(self) -> bool:
@@ -230,7 +248,7 @@ class FakeDebugger:
         self._check_signal(signal)
         if signal in self._policies:
             return self._policies[signal]
-        if signal in _QUIET:  # gdb's defaults: part of normal program life
+        if signal in _QUIET:
             return m.SignalPolicy(stop=False, pass_to_program=True, print_=False)
         return m.SignalPolicy(pass_to_program=signal != signal_module.SIGINT)
 
@@ -358,7 +376,9 @@ class FakeDebugger:
         ]
 
     @_locked
-    def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[m.Instruction]:
+    def disassemble(
+        self, address: int, count: int, *, syntax: str = "intel"
+    ) -> list[m.Instruction]:
         self._region(address, 1)
         index = self._index(address, aligned=False)
         result: list[m.Instruction] = []
@@ -395,6 +415,7 @@ class FakeDebugger:
             regs.update(cs=0x33, ss=0x2B, orig_rax=2**64 - 1)
             self._threads[info.pid + n] = _Thread(info.pid + n, regs)
         self._process = info
+        self.stdin, self.stdin_closed = bytearray(), False
         self._post(ev.ProcessStarted(info.pid, info.program, info.attached))
         self._post(ev.ModuleLoaded(self._main_module(info)))
         for tid in self._threads:
@@ -402,9 +423,16 @@ class FakeDebugger:
         return info
 
     def _execute(self, thread: _Thread) -> bool:
-        """Run one instruction of `thread`; False when the process exited."""
+        """Run one instruction of `thread`; False when the program exited or crashed."""
         index = self._pc(thread)
         insn, regs = self.program.instructions[index], thread.regs
+        overflow = insn.call is not None and regs["rsp"] - 16 < STACK_TOP - STACK_SIZE
+        if insn.fault or overflow:  # the pc stays on the faulting instruction, as on Linux
+            where = regs["rsp"] - 8 if overflow else 0
+            fault = m.FaultInfo(where, 1, "address not mapped to object")
+            self._stop(ev.StopReason.CRASH, thread, signal=signal_module.SIGSEGV,
+                       signal_name="SIGSEGV", description="Segmentation fault", fault=fault)
+            return False
         if insn.output:
             self._post(ev.Output("stdout", insn.output))
         following = index + 1

@@ -40,7 +40,11 @@ class Transport(Protocol):
         ...
 
     def close(self) -> None:
-        """Close both directions; idempotent. A blocked `read_message` returns None."""
+        """Close both directions; idempotent; never waits for a reader.
+
+        A `read_message` blocked in another thread returns None when its stream ends: socket
+        and in-memory transports end it themselves, a pipe ends when its writer closes it.
+        """
         ...
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import ipaddress
 import logging
 import selectors
 import socket
 import threading
+import time
 from collections.abc import Callable
 from types import TracebackType
 
@@ -72,15 +74,17 @@ class TcpListener:
         family, kind, proto, _, sockaddr = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )[0]
+        # A socket pair wakes the accept loop on close: no polling, no platform tricks.
+        self._wake_read, self._wake_write = socket.socketpair()
         self._socket = socket.socket(family, kind, proto)
         try:
             self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             self._socket.bind(sockaddr)
             self._socket.listen(backlog)
         except OSError:
-            self._socket.close()
+            for sock in (self._socket, self._wake_read, self._wake_write):
+                sock.close()
             raise
-        self._wake_read, self._wake_write = socket.socketpair()
         self._lock = threading.Lock()
         self._closed = False
         self._sessions: dict[threading.Thread, SocketTransport] = {}
@@ -102,10 +106,16 @@ class TcpListener:
 
     def start(self) -> TcpListener:
         """Accept connections in a background thread."""
-        self._accept_thread = threading.Thread(
-            target=self.serve_forever, name=f"aliceserver-listen-{self.address[1]}", daemon=True
-        )
-        self._accept_thread.start()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the listener is closed")
+            if self._accept_thread is None:
+                self._accept_thread = threading.Thread(
+                    target=self.serve_forever,
+                    name=f"aliceserver-listen-{self.address[1]}",
+                    daemon=True,
+                )
+                self._accept_thread.start()
         return self
 
     def serve_forever(self) -> None:
@@ -128,8 +138,11 @@ class TcpListener:
             conn, peer = self._socket.accept()
         except OSError as error:  # e.g. the client gave up already, or out of descriptors
             logger.warning("accept failed: %s", error)
+            if error.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                time.sleep(0.1)  # the backlog stays readable: do not spin while starved
             return
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small request/replies
+        with contextlib.suppress(OSError):  # small requests and replies: no Nagle delay
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         transport = SocketTransport(conn, self._factory)
         thread = threading.Thread(
             target=self._serve_one,

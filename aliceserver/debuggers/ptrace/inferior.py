@@ -71,6 +71,7 @@ class Tracee:
     step_over: int | None = None  # address of the trap being stepped over (byte removed)
     after_step_over: "AfterStep" = field(default_factory=lambda: AfterStep.REPORT)
     interrupt_sent: bool = False
+    deferred_hit: bool = False  # hit a trap while others were being stopped: judged on resume
     gone: bool = False  # exited, or a zombie leader waiting for its threads
 
 
@@ -108,7 +109,8 @@ class Inferior:
         self.vfork_traps_removed = False
         self.exit_event: Exited | None = None
         self.strays: list[int] = []
-        self.moribund: set[int] = set()  # traps removed while threads ran (see remove_trap)  # our children we stopped tracing (a fork parent we left)
+        self.moribund: set[int] = set()
+        self._collecting = False  # inside _stop_others: breakpoint hits are deferred  # traps removed while threads ran (see remove_trap)  # our children we stopped tracing (a fork parent we left)
 
     # --- registers and memory -------------------------------------------------------
     def regs(self, t: Tracee) -> binding.UserRegs:
@@ -248,6 +250,13 @@ class Inferior:
                     t.interrupt_sent = True
                 except OSError:
                     t.gone = True  # a zombie leader, or exiting: nothing to stop
+        self._collecting = True
+        try:
+            self._collect_stops(tid)
+        finally:
+            self._collecting = False
+
+    def _collect_stops(self, tid: int) -> None:
         while True:
             waiting = [t for t in self.threads.values() if t.tid != tid and (t.running or t.new) and not t.gone]
             if not waiting or self.exit_event is not None:
@@ -275,6 +284,13 @@ class Inferior:
         self.events.put(stop)
 
     def _report_pending(self) -> bool:
+        for deferred in [t for t in self.threads.values() if t.deferred_hit]:
+            deferred.deferred_hit = False
+            trap = self._trap_at_pc(deferred) if not deferred.gone else None
+            hit = self._breakpoint_hit(deferred, trap) if trap is not None else None
+            if isinstance(hit, Stopped):
+                self._report(hit)
+                return True
         while self.pending:
             stop = self.pending.popleft()
             t = self.threads.get(stop.thread_id)
@@ -498,6 +514,9 @@ class Inferior:
         if trap is not None and trap.inserted:
             regs.rip -= 1
             t.regs_dirty = True
+            if self._collecting:
+                t.deferred_hit = True  # counted and judged when its turn to report comes
+                return _RESUME
             return self._breakpoint_hit(t, trap)
         info = self.libc.get_siginfo(t.tid)
         if info.code == SI_KERNEL and regs.rip - 1 in self.moribund:

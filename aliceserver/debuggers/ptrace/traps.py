@@ -10,8 +10,8 @@ from typing import Callable
 
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import StopReason
-from aliceserver.debuggers.ptrace.emulate import Plan
 from aliceserver.debuggers.model import BreakpointInfo
+from aliceserver.debuggers.ptrace.emulate import Plan
 from aliceserver.errors import TargetError
 
 INT3 = b"\xcc"

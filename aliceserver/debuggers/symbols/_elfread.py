@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import errno as errno_mod
-import logging
+import os
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,8 +14,6 @@ from elftools.construct.core import ConstructError
 from elftools.elf.elffile import ELFFile
 
 from aliceserver.errors import TargetError, Unsupported
-
-log = logging.getLogger(__name__)
 
 PF_X = 0x1
 SHF_ALLOC = 0x2
@@ -92,7 +90,7 @@ def read_elf(path: str) -> ElfContents:
         raise TargetError(
             f"cannot read {path}: {exc.strerror or exc}", errno=exc.errno or errno_mod.EIO
         ) from exc
-    except (ELFError, ConstructError, struct.error, ValueError, IndexError) as exc:
+    except (ELFError, ConstructError, struct.error, ValueError, IndexError, OverflowError) as exc:
         # pyelftools reports truncated or inconsistent files with any of these.
         raise TargetError(f"{path}: malformed ELF file ({exc})") from exc
 
@@ -136,11 +134,12 @@ def _read(stream: BinaryIO) -> ElfContents:
 
 
 def _read_at(stream: BinaryIO, offset: int, size: int) -> bytes:
-    stream.seek(offset)
-    data = stream.read(size)
-    if len(data) != size:
+    # Bounds first: a corrupt header may claim sizes that would exhaust memory.
+    end = stream.seek(0, os.SEEK_END)
+    if offset < 0 or size < 0 or offset + size > end:
         raise ValueError(f"{size} bytes at file offset {offset:#x} are past the end")
-    return data
+    stream.seek(offset)
+    return stream.read(size)
 
 
 def _read_program_headers(stream: BinaryIO, elf: ELFFile, endian: str) -> list[Segment]:
@@ -202,8 +201,7 @@ def _read_section_headers(stream: BinaryIO, elf: ELFFile, endian: str) -> list[S
 
 
 def _read_interp(stream: BinaryIO, segment: Segment) -> str:
-    stream.seek(segment.offset)
-    data = stream.read(min(segment.filesz, 4096))  # PATH_MAX
+    data = _read_at(stream, segment.offset, min(segment.filesz, 4096))  # PATH_MAX
     return data.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
 
 
@@ -243,9 +241,5 @@ def _read_raw_sections(stream: BinaryIO, sections: list[Section]) -> dict[int, b
         sec = sections[index]
         if sec.type == SHT_NOBITS or sec.size == 0:
             continue
-        stream.seek(sec.offset)
-        data = stream.read(sec.size)
-        if len(data) != sec.size:
-            raise ValueError(f"section {sec.name} is truncated")
-        raw[index] = data
+        raw[index] = _read_at(stream, sec.offset, sec.size)
     return raw

@@ -12,7 +12,9 @@ from typing import Final
 from aliceserver.debuggers.symbols._elfread import (
     PF_X,
     PT_DYNAMIC,
+    PT_INTERP,
     PT_LOAD,
+    PT_NOTE,
     PT_PHDR,
     SHF_ALLOC,
     SHF_TLS,
@@ -27,7 +29,18 @@ from aliceserver.debuggers.symbols.plt import plt_symbols
 from aliceserver.debuggers.symbols.symtab import ElfSymbol, Entry, SymbolTable, parse_symbols
 from aliceserver.errors import TargetError
 
-__all__ = ["ElfCache", "ElfImage", "ElfSymbol", "Segment"]
+__all__ = [
+    "PF_X",
+    "PT_DYNAMIC",
+    "PT_INTERP",
+    "PT_LOAD",
+    "PT_NOTE",
+    "PT_PHDR",
+    "ElfCache",
+    "ElfImage",
+    "ElfSymbol",
+    "Segment",
+]
 
 log = logging.getLogger(__name__)
 

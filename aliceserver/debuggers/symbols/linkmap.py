@@ -68,14 +68,25 @@ def _read_exact(read: ReadMemory, address: int, size: int) -> bytes:
     return data
 
 
-def _chunks(read: ReadMemory, address: int, limit: int) -> Iterator[bytes]:
-    """Successive chunks of memory from `address`, at most `limit` bytes in all."""
+def _chunks(read: ReadMemory, address: int, limit: int, unit: int) -> Iterator[bytes]:
+    """Successive chunks of memory from `address`, at most `limit` bytes in all.
+
+    Chunks end on _CHUNK boundaries, so in page-granular memory a readable first byte means
+    a readable chunk; other readers (a core file, a test double) may end mid-chunk, so a
+    failed chunk is retried as `unit` bytes, the least the caller can use.
+    """
     done = 0
     while done < limit:
         at = address + done
         size = min(_CHUNK - at % _CHUNK, limit - done)
-        yield _read_exact(read, at, size)
-        done += size
+        try:
+            chunk = _read_exact(read, at, size)
+        except TargetError:
+            if size <= unit:
+                raise
+            chunk = _read_exact(read, at, unit)
+        yield chunk
+        done += len(chunk)
 
 
 def read_c_string(read: ReadMemory, address: int, limit: int = MAX_NAME) -> str:
@@ -84,7 +95,7 @@ def read_c_string(read: ReadMemory, address: int, limit: int = MAX_NAME) -> str:
     TargetError when unreadable or when no NUL comes within `limit` bytes.
     """
     parts: list[bytes] = []
-    for chunk in _chunks(read, address, limit):
+    for chunk in _chunks(read, address, limit, 1):
         nul = chunk.find(b"\0")
         if nul >= 0:
             parts.append(chunk[:nul])
@@ -98,7 +109,7 @@ def find_r_debug_from_dynamic(read: ReadMemory, dynamic_runtime_addr: int) -> in
     (ld.so fills it in before running the program) or absent (a static program)."""
     pending = b""
     seen = 0
-    for chunk in _chunks(read, dynamic_runtime_addr, MAX_DYNAMIC * ELF64_DYN.sizeof()):
+    for chunk in _chunks(read, dynamic_runtime_addr, MAX_DYNAMIC * ELF64_DYN.sizeof(), 16):
         pending += chunk
         usable = len(pending) - len(pending) % 16
         for entry in construct.Array(usable // 16, ELF64_DYN).parse(pending[:usable]):

@@ -8,6 +8,8 @@ of counting entries works for lazy `.plt`, IBT `.plt.sec` and `-z now` `.plt.got
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 from collections.abc import Mapping, Sequence
 
 from aliceserver.debuggers.symbols._elfread import Section
@@ -15,6 +17,7 @@ from aliceserver.debuggers.symbols.symtab import Entry, symbol_name
 
 R_X86_64_GLOB_DAT = 6
 R_X86_64_JUMP_SLOT = 7
+R_X86_64_IRELATIVE = 37  # an ifunc called inside its own library: no symbol, named by address
 RELA_SIZE = 24
 
 _PLT_SECTIONS = {".plt": 16, ".plt.sec": 16, ".plt.got": 8}  # name -> default entry size
@@ -23,10 +26,23 @@ _JMP_RIP = b"\xff\x25"
 
 def plt_symbols(sections: Sequence[Section], raw: Mapping[int, bytes]) -> list[Entry]:
     """The `name@plt` entries of an x86-64 little-endian image (empty when it has no PLT)."""
-    slots = _got_slot_names(sections, raw)
-    if not slots:
+    stubs = _stubs(sections, raw)
+    if not stubs:
         return []
+    names = _slot_names(sections, raw, {slot for _sec, _address, _size, slot in stubs})
     entries: list[Entry] = []
+    for section, address, size, slot in stubs:
+        name = names.get(slot)
+        if name:
+            entries.append((address, size, f"{name}@plt", "func", "local", section, False))
+    return entries
+
+
+def _stubs(
+    sections: Sequence[Section], raw: Mapping[int, bytes]
+) -> list[tuple[int, int, int, int]]:
+    """(section index, address, size, GOT slot) of every stub with a `jmp *slot(%rip)`."""
+    stubs = []
     for sec in sections:
         default_size = _PLT_SECTIONS.get(sec.name)
         data = raw.get(sec.index)
@@ -34,21 +50,19 @@ def plt_symbols(sections: Sequence[Section], raw: Mapping[int, bytes]) -> list[E
             continue
         step = sec.entsize if sec.entsize in (8, 16) else default_size
         for start in range(0, len(data) - step + 1, step):
-            stub = data[start : start + step]
-            at = stub.find(_JMP_RIP)
-            if at < 0 or at + 6 > len(stub):
-                continue
-            (disp,) = struct.unpack_from("<i", stub, at + 2)
-            address = sec.addr + start
-            name = slots.get(address + at + 6 + disp)
-            if name:
-                entries.append((address, step, f"{name}@plt", "func", "local", sec.index, False))
-    return entries
+            at = data.find(_JMP_RIP, start, start + step)
+            if at < 0 or at + 6 > start + step:
+                continue  # the lazy-binding resolver stub, or an IBT `.plt` entry
+            (disp,) = struct.unpack_from("<i", data, at + 2)
+            stubs.append((sec.index, sec.addr + start, step, sec.addr + at + 6 + disp))
+    return stubs
 
 
-def _got_slot_names(sections: Sequence[Section], raw: Mapping[int, bytes]) -> dict[int, str]:
-    """GOT slot address -> symbol name, from JUMP_SLOT and GLOB_DAT relocations."""
-    slots: dict[int, str] = {}
+def _slot_names(
+    sections: Sequence[Section], raw: Mapping[int, bytes], slots: set[int]
+) -> dict[int, str]:
+    """GOT slot address -> symbol name, from the JUMP_SLOT / GLOB_DAT relocations of `slots`."""
+    names: dict[int, str] = {}
     for sec in sections:
         if sec.name not in (".rela.plt", ".rela.dyn") or sec.index not in raw:
             continue
@@ -60,11 +74,22 @@ def _got_slot_names(sections: Sequence[Section], raw: Mapping[int, bytes]) -> di
         if symtab is None or strtab is None:
             continue
         data = raw[sec.index]
-        usable = len(data) - len(data) % RELA_SIZE
-        for r_offset, r_info, _addend in struct.iter_unpack("<QQq", memoryview(data)[:usable]):
-            if r_info & 0xFFFFFFFF not in (R_X86_64_JUMP_SLOT, R_X86_64_GLOB_DAT):
+        table = array("Q", data[: len(data) - len(data) % RELA_SIZE])
+        if sys.byteorder != "little":
+            table.byteswap()
+        # .rela.dyn of a big library holds tens of thousands of relocations: index the
+        # offsets at C speed and look at only the few slots the stubs use.
+        position = dict(zip(table[0::3], range(len(table) // 3), strict=True))
+        for slot in slots:
+            i = position.get(slot)
+            if i is None or slot in names:
                 continue
-            name = symbol_name(symtab, strtab, r_info >> 32)
-            if name:
-                slots.setdefault(r_offset, name)
-    return slots
+            info = table[3 * i + 1]
+            kind = info & 0xFFFFFFFF
+            if kind in (R_X86_64_JUMP_SLOT, R_X86_64_GLOB_DAT):
+                name = symbol_name(symtab, strtab, info >> 32)
+                if name:
+                    names[slot] = name
+            elif kind == R_X86_64_IRELATIVE:
+                names[slot] = f"*ABS*+{table[3 * i + 2]:#x}"  # the resolver, like objdump
+    return names

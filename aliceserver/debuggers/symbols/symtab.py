@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
@@ -99,7 +100,7 @@ def _versions(versym: bytes | None, little_endian: bool) -> Sequence[int]:
     if not versym:
         return ()
     table = array("H", versym[: len(versym) - len(versym) % 2])
-    if little_endian != (struct.pack("=H", 1) == b"\x01\x00"):
+    if little_endian != (sys.byteorder == "little"):
         table.byteswap()
     return table
 

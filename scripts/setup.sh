@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Prepare a machine to build and test aliceserver: the C toolchain and gdb (tests build and
+# debug real programs), then a virtual environment in .venv with the package installed
+# editable. Idempotent: a second run with nothing to do takes well under a second.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+STAMP="$VENV/.aliceserver-setup"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+# --- system packages (Debian names) ------------------------------------------------------
+missing=()
+for tool in gcc g++ gdb make; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+
+# Pick a Python >= 3.11: $PYTHON if set, else the first suitable python3.x on PATH.
+python_ok() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
+PY=""
+if [ -n "${PYTHON:-}" ]; then
+    python_ok "$PYTHON" || die "PYTHON=$PYTHON is not a Python >= 3.11"
+    PY="$(command -v "$PYTHON")"
+else
+    for candidate in python3 python3.13 python3.12 python3.11; do
+        if command -v "$candidate" >/dev/null 2>&1 && python_ok "$candidate"; then
+            PY="$(command -v "$candidate")"
+            break
+        fi
+    done
+fi
+[ -n "$PY" ] || die "Python >= 3.11 is required (python3 is: $(python3 --version 2>&1 || echo missing)); set PYTHON=/path/to/python3.11"
+
+# Debian splits venv/ensurepip out of python3 itself.
+if [ ! -x "$VENV/bin/python" ] && ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    missing+=("python3-venv")
+fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    if ! command -v apt-get >/dev/null 2>&1; then
+        say "warning: missing ${missing[*]} and no apt-get here; install them with your package manager"
+        say "warning: (unit tests still run; tests that build or debug C programs will fail or skip)"
+    else
+        SUDO=""
+        if [ "$(id -u)" -ne 0 ]; then
+            command -v sudo >/dev/null 2>&1 || die "missing ${missing[*]}; run as root or install them"
+            SUDO="sudo"
+        fi
+        say "installing ${missing[*]}"
+        $SUDO apt-get update -qq
+        $SUDO env DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+fi
+
+# --- virtual environment -------------------------------------------------------------------
+# The stamp records what was installed; when pyproject.toml, the interpreter and the
+# project's location are unchanged, and the package still imports from this tree, skip pip.
+want="$( (cat "$ROOT/pyproject.toml"; "$PY" -VV; echo "$ROOT") | sha256sum | cut -d' ' -f1)"
+where_from='import aliceserver, os; print(os.path.dirname(os.path.dirname(aliceserver.__file__)))'
+venv_ok() {
+    [ -x "$VENV/bin/python" ] && python_ok "$VENV/bin/python" &&
+        [ "$(cd / && "$VENV/bin/python" -c "$where_from" 2>/dev/null)" = "$ROOT" ]
+}
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && venv_ok; then
+    exit 0
+fi
+
+if [ -e "$VENV" ] && ! { [ -x "$VENV/bin/python" ] && python_ok "$VENV/bin/python"; }; then
+    say "recreating .venv (its interpreter is missing or too old)"
+    rm -rf "$VENV"
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+    say "creating .venv with $("$PY" --version 2>&1)"
+    "$PY" -m venv "$VENV"
+fi
+say "installing aliceserver and its test dependencies into .venv"
+# pip's output goes to a log, shown only when the install fails.
+if ! (cd "$ROOT" && "$VENV/bin/python" -m pip install -q -e '.[test]') >"$VENV/pip.log" 2>&1; then
+    tail -n 40 "$VENV/pip.log" >&2
+    die "pip install failed (full log: .venv/pip.log)"
+fi
+venv_ok || die "aliceserver does not import from $ROOT after pip install"
+echo "$want" >"$STAMP"
+say "ready"

@@ -1,0 +1,71 @@
+"""Shared fixtures: test-program builds, a fresh debugger per test, and a leak check."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+# pytest runs with --import-mode=importlib, which leaves sys.path alone: make `tests.support`
+# importable however pytest was started (`pytest`, `python -m pytest`, from any directory).
+_ROOT = str(Path(__file__).resolve().parent.parent)
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from tests.support.build import Builder, find_compiler  # noqa: E402
+from tests.support.procs import kill_and_reap, wait_no_leftovers  # noqa: E402
+
+ENGINE_MODULE = "aliceserver.debuggers.ptrace.engine"
+
+
+@pytest.fixture(scope="session")
+def builder(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Builder:
+    """Compiles tests/programs/NAME.c once per session (cached by source hash and flags)."""
+    compiler = find_compiler()
+    if compiler is None:
+        pytest.skip("gcc not found: integration tests compile tests/programs/*.c at test time")
+    cache: Path
+    if getattr(pytestconfig, "cache", None) is not None:
+        cache = pytestconfig.cache.mkdir("aliceserver-programs")
+    else:
+        cache = tmp_path_factory.mktemp("programs")
+    return Builder(cache_dir=Path(cache), compiler=compiler)
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes() -> Iterator[None]:
+    """After each test: no child, zombie or tracee of ours remains (kills stragglers, then fails)."""
+    yield
+    children, traced = wait_no_leftovers()
+    if children or traced:
+        kill_and_reap(children + traced)
+        lines = [
+            f"  pid {s.pid} {s.name!r} state {s.state} ppid {s.ppid} tracer {s.tracer_pid}"
+            for s in children
+        ]
+        lines += [
+            f"  traced: pid {s.pid} {s.name!r} state {s.state}" for s in traced if s not in children
+        ]
+        pytest.fail("the test left processes behind:\n" + "\n".join(lines), pytrace=False)
+
+
+@pytest.fixture
+def debugger(no_leftover_processes: None) -> Iterator[Any]:
+    """A fresh PtraceDebugger, closed after the test (before the leak check runs)."""
+    engine = importlib.import_module(ENGINE_MODULE)
+    dbg = engine.PtraceDebugger()
+    try:
+        yield dbg
+    finally:
+        dbg.close()
+
+
+@pytest.fixture
+def events(debugger: Any) -> Any:
+    """The EventLog of `debugger`."""
+    from tests.support.events import EventLog
+
+    return EventLog(debugger)

@@ -1,0 +1,1 @@
+"""Helpers for the integration tests: building test programs, waiting for events, process checks."""

@@ -1,0 +1,93 @@
+"""Compile tests/programs/*.c at test time into a cache keyed by source hash and flags."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+PROGRAMS_DIR = Path(__file__).resolve().parent.parent / "programs"
+DEFAULT_FLAGS: tuple[str, ...] = ("-g", "-O0", "-fno-omit-frame-pointer", "-pthread")
+
+
+class BuildError(RuntimeError):
+    """gcc failed on a test program."""
+
+
+def find_compiler() -> str | None:
+    """Path of gcc, or None when it is missing."""
+    return shutil.which("gcc")
+
+
+def marker_line(source: Path | str, name: str) -> int:
+    """1-based number of the single line carrying `@bp:name` in `source`."""
+    path = Path(source)
+    if not path.is_absolute() and not path.exists():
+        path = PROGRAMS_DIR / path
+    tag = f"@bp:{name}"
+    pattern = re.compile(re.escape(tag) + r"(?![\w-])")
+    lines = path.read_text().splitlines()
+    hits = [number for number, line in enumerate(lines, start=1) if pattern.search(line)]
+    if len(hits) != 1:
+        raise LookupError(f"{path.name}: expected one line marked {tag}, found {len(hits)}")
+    return hits[0]
+
+
+@dataclass
+class Builder:
+    """Builds programs once per (source, flags, compiler) and reuses the result."""
+
+    cache_dir: Path
+    compiler: str
+    programs_dir: Path = PROGRAMS_DIR
+    _version: str = field(default="", init=False)
+    _built: dict[str, Path] = field(default_factory=dict, init=False)
+
+    def source(self, name: str) -> Path:
+        path = self.programs_dir / f"{name}.c"
+        if not path.is_file():
+            raise FileNotFoundError(f"no test program {path.name} in {self.programs_dir.name}/")
+        return path
+
+    def compiler_version(self) -> str:
+        if not self._version:
+            out = subprocess.run(
+                [self.compiler, "--version"], capture_output=True, text=True, check=True
+            )
+            self._version = out.stdout.splitlines()[0] if out.stdout else "unknown"
+        return self._version
+
+    def build(
+        self, name: str, flags: Sequence[str] = DEFAULT_FLAGS, extra: Sequence[str] = ()
+    ) -> Path:
+        """Path of the executable built from `name`.c with `flags` + `extra`."""
+        source = self.source(name)
+        all_flags = [*flags, *extra]
+        digest = hashlib.sha256()
+        digest.update(source.read_bytes())
+        digest.update("\0".join(all_flags).encode())
+        digest.update(self.compiler_version().encode())
+        key = f"{name}-{digest.hexdigest()[:16]}"
+        if key in self._built:
+            return self._built[key]
+        target = self.cache_dir / key / name
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # Build beside the target, then rename: concurrent sessions never see half a file.
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
+            os.close(fd)
+            cmd = [self.compiler, *all_flags, "-o", tmp, str(source)]
+            result = subprocess.run(cmd, capture_output=True, text=True)
+            if result.returncode != 0:
+                os.unlink(tmp)
+                raise BuildError(f"{' '.join(cmd)} failed:\n{result.stderr}")
+            os.chmod(tmp, 0o755)
+            os.replace(tmp, target)
+        self._built[key] = target
+        return target
