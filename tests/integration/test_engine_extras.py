@@ -1,0 +1,135 @@
+"""Engine behaviours beyond the basic scenarios: terminals, fork modes, blocked programs,
+single-thread resume, address-space randomisation, trap placement, AT&T syntax."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from aliceserver.debuggers.events import Exited, Output, ProcessStarted, Stopped, StopReason
+from aliceserver.debuggers.model import ForkFollow, LaunchConfig, StdioMode
+from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+from aliceserver.errors import AliceError, TargetError
+from tests.support.build import Builder
+from tests.support.events import EventLog
+from tests.support.session import continue_to_exit, continue_to_stop, launch
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_program_on_a_terminal(debugger: PtraceDebugger, events: EventLog, builder: Builder) -> None:
+    master, slave = os.openpty()
+    try:
+        config = LaunchConfig(
+            str(builder.build("engine_extras")), ("tty",), stdio=StdioMode.TTY, tty=os.ttyname(slave)
+        )
+        debugger.launch(config)
+        assert continue_to_exit(debugger, events).code == 0
+        assert b"isatty 1 1 1" in os.read(master, 256)
+        assert not events.of_type(Output) or "isatty" not in events.output()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_follow_fork_child(debugger: PtraceDebugger, events: EventLog, builder: Builder) -> None:
+    config = LaunchConfig(str(builder.build("engine_extras")), ("fork",), follow_fork=ForkFollow.CHILD)
+    parent = debugger.launch(config).pid
+    debugger.insert_breakpoint(debugger.lookup_symbol("in_child"))
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    process = debugger.process
+    assert process is not None and process.pid != parent and stop.thread_id == process.pid
+    assert debugger.read_registers(stop.thread_id)["rdi"] == 1
+    exited = continue_to_exit(debugger, events)
+    assert (exited.pid, exited.code) == (process.pid, 42)
+    assert [e.pid for e in events.of_type(ProcessStarted)] == [parent, process.pid]
+    events.wait_output("child said 42")  # the parent ran on, untraced, and saw its child
+
+
+def test_vfork_parent_keeps_its_breakpoints(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    launch(debugger, builder.build("engine_extras"), ["vfork"])
+    bp = debugger.insert_breakpoint(debugger.lookup_symbol("after_child"))
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    assert stop.breakpoint_ids == (bp.id,)
+    assert continue_to_exit(debugger, events).code == 5
+    assert "vfork child 0" in events.output()
+
+
+def test_interrupt_while_blocked_in_a_system_call(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    launch(debugger, builder.build("engine_extras"), ["read"])
+    debugger.resume()
+    time.sleep(0.3)  # it is now asleep in read(2)
+    debugger.interrupt()
+    stop = events.wait_for(Stopped)
+    assert stop.reason is StopReason.PAUSE
+    # It is still inside read: the interrupted call restarts when it runs on.
+    debugger.write_stdin(b"hello\n")
+    assert continue_to_exit(debugger, events).code == 0
+    assert "read 6" in events.output()
+
+
+def test_resume_one_thread_only(debugger: PtraceDebugger, events: EventLog, builder: Builder) -> None:
+    launch(debugger, builder.build("engine_extras"), ["pair"])
+    bp = debugger.insert_breakpoint(debugger.lookup_symbol("tick_a"))
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    debugger.remove_breakpoint(bp.id)
+    a_thread = stop.thread_id
+    a_count = debugger.lookup_symbol("a_count")
+    b_count = debugger.lookup_symbol("b_count")
+    a_before = debugger.read_memory(a_count, 8)
+    b_before = int.from_bytes(debugger.read_memory(b_count, 8), "little")
+    others = [t.tid for t in debugger.threads() if t.tid != a_thread and t.name]
+    b_thread = max(others)  # threads are created a then b: b has the larger tid
+    debugger.resume(b_thread)
+    time.sleep(0.2)
+    debugger.interrupt()
+    events.wait_for(Stopped, predicate=lambda s: s.reason is StopReason.PAUSE)
+    assert debugger.read_memory(a_count, 8) == a_before, "thread a ran"
+    assert int.from_bytes(debugger.read_memory(b_count, 8), "little") > b_before, "thread b did not run"
+    debugger.kill()
+    events.wait_for(Exited)
+
+
+@pytest.mark.parametrize("disable_aslr", [True, False])
+def test_address_space_randomisation_option(builder: Builder, disable_aslr: bool) -> None:
+    bases = []
+    for _ in range(3):
+        debugger = PtraceDebugger()
+        try:
+            debugger.launch(LaunchConfig(str(builder.build("engine_extras")), disable_aslr=disable_aslr))
+            bases.append(debugger.modules()[0].base)
+        finally:
+            debugger.close()
+    if disable_aslr:
+        assert len(set(bases)) == 1, bases
+    else:
+        assert len(set(bases)) > 1, f"three randomised launches loaded at one base {bases[0]:#x}"
+
+
+def test_breakpoint_inside_an_instruction_is_refused(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    launch(debugger, builder.build("engine_extras"))
+    start = debugger.lookup_symbol("main")
+    long_one = next(i for i in debugger.disassemble(start, 12) if i.size > 1)
+    with pytest.raises(TargetError, match="not the start of an instruction"):
+        debugger.insert_breakpoint(long_one.address + 1)
+    assert debugger.insert_breakpoint(long_one.address).inserted
+    assert debugger.read_memory(long_one.address, long_one.size) == long_one.raw
+
+
+def test_att_syntax(debugger: PtraceDebugger, builder: Builder) -> None:
+    launch(debugger, builder.build("engine_extras"))
+    start = debugger.lookup_symbol("main")
+    intel = debugger.disassemble(start, 4)
+    att = debugger.disassemble(start, 4, syntax="att")
+    assert [i.address for i in intel] == [i.address for i in att]
+    assert any("%" in i.operands for i in att) and not any("%" in i.operands for i in intel)
+    with pytest.raises(AliceError, match="syntax"):
+        debugger.disassemble(start, 1, syntax="motorola")
