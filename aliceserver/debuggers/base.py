@@ -15,6 +15,7 @@ from typing import Callable, Protocol, runtime_checkable
 from aliceserver.debuggers.events import Event
 from aliceserver.debuggers.model import (
     BreakpointInfo,
+    CatchKind,
     Frame,
     Instruction,
     LaunchConfig,
@@ -94,6 +95,10 @@ class IDebugger(Protocol):
     def set_signal_policy(self, signal: int, policy: SignalPolicy) -> None: ...
 
     def signal_policy(self, signal: int) -> SignalPolicy: ...
+
+    def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
+        """Stop (Stopped(EXEC) / Stopped(FORK)) when the program execs or forks."""
+        ...
 
     # --- breakpoints and watchpoints ------------------------------------------------
     def insert_breakpoint(

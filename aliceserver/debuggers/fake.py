@@ -113,6 +113,7 @@ class FakeDebugger:
     """Every IDebugger method over a simulated program; safe to call from any thread."""
 
     def __init__(self, program: FakeProgram | None = None) -> None:
+        self.catchpoints: frozenset[m.CatchKind] = frozenset()
         self.program = program or FakeProgram.default()
         self.events: queue.Queue[ev.Event] = queue.Queue()
         insns = self.program.instructions
@@ -244,6 +245,10 @@ class FakeDebugger:
         self._policies[signal] = policy
 
     @_locked
+    def set_catchpoint(self, kind: m.CatchKind, enabled: bool) -> None:
+        # The simulated program neither forks nor execs: remembered, never triggered.
+        self.catchpoints = self.catchpoints | {kind} if enabled else self.catchpoints - {kind}
+
     def signal_policy(self, signal: int) -> m.SignalPolicy:
         self._check_signal(signal)
         if signal in self._policies:

@@ -52,6 +52,13 @@ class ThreadInfo:
     pc: int | None  # None while running
 
 
+class CatchKind(enum.Enum):
+    """Process events a client may stop at, like gdb's `catch exec` / `catch fork`."""
+
+    EXEC = "exec"
+    FORK = "fork"  # fork and vfork
+
+
 class WatchKind(enum.Enum):
     WRITE = "write"
     READ_WRITE = "readwrite"  # x86 has no read-only watch; reads trap with this one

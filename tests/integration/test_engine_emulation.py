@@ -88,7 +88,11 @@ def test_emulation_matches_single_stepping(tmp_path: Path) -> None:
                 break  # the first pop: the end of the claimed instructions
             predicted = binding.UserRegs(**before)
             writes: list[tuple[int, bytes]] = []
-            plan.apply(predicted, lambda address, data: writes.append((address, data)))
+
+            def record(address: int, data: bytes, writes: list[tuple[int, bytes]] = writes) -> None:
+                writes.append((address, data))
+
+            plan.apply(predicted, record)
             debugger.step_instruction(tid)
             assert wait_stop(debugger.events).reason is StopReason.STEP
             after = debugger.read_registers(tid).values

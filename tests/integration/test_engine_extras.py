@@ -9,7 +9,7 @@ import time
 import pytest
 
 from aliceserver.debuggers.events import Exited, Output, ProcessStarted, Stopped, StopReason
-from aliceserver.debuggers.model import ForkFollow, LaunchConfig, StdioMode
+from aliceserver.debuggers.model import CatchKind, ForkFollow, LaunchConfig, StdioMode
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.errors import AliceError, TargetError
 from tests.support.build import Builder
@@ -133,3 +133,31 @@ def test_att_syntax(debugger: PtraceDebugger, builder: Builder) -> None:
     assert any("%" in i.operands for i in att) and not any("%" in i.operands for i in intel)
     with pytest.raises(AliceError, match="syntax"):
         debugger.disassemble(start, 1, syntax="motorola")
+
+
+def test_catch_exec_stops_in_the_new_image(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    target = builder.build("exec_target")
+    launch(debugger, builder.build("exec"), [str(target), "hello"])
+    debugger.set_catchpoint(CatchKind.EXEC, True)
+    stop = continue_to_stop(debugger, events, StopReason.EXEC)
+    assert stop.description == str(target)
+    main = debugger.modules()[0]
+    assert main.path == str(target) and main.is_main
+    # Symbols are the new image's: its main can be broken on before it runs.
+    debugger.insert_breakpoint(debugger.lookup_symbol("main"))
+    assert continue_to_stop(debugger, events, StopReason.BREAKPOINT).thread_id == stop.thread_id
+    assert continue_to_exit(debugger, events).code == 42  # exec_target's own exit code
+
+
+def test_catch_fork_stops_after_the_child_is_let_go(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    launch(debugger, builder.build("engine_extras"), ["fork"])
+    debugger.set_catchpoint(CatchKind.FORK, True)
+    stop = continue_to_stop(debugger, events, StopReason.FORK)
+    assert stop.description.startswith("child process ")
+    debugger.set_catchpoint(CatchKind.FORK, False)
+    assert continue_to_exit(debugger, events).code == 0
+    assert "child said 42" in events.output()

@@ -32,6 +32,7 @@ from aliceserver.debuggers.events import (
 )
 from aliceserver.debuggers.model import (
     BreakpointInfo,
+    CatchKind,
     ForkFollow,
     Frame,
     Instruction,
@@ -108,6 +109,7 @@ class PtraceDebugger:
         self._stdin: int | None = None
         self._launch_config: LaunchConfig | None = None
         self._strays: list[int] = []
+        self._catch: set[CatchKind] = set()
         self._libc = binding.Libc()
         self._closed = False
         self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
@@ -285,6 +287,7 @@ class PtraceDebugger:
                 self._launch_config and self._launch_config.follow_fork is ForkFollow.CHILD
             ),
         )  # fmt: skip
+        inferior.catch = set(self._catch)
         self._inferior = inferior
         return inferior
 
@@ -533,6 +536,14 @@ class PtraceDebugger:
 
     def signal_policy(self, signal: int) -> SignalPolicy:
         return self._policies.get(signal) or default_policy(signal)
+
+    def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
+        def go() -> None:
+            (self._catch.add if enabled else self._catch.discard)(kind)
+            if self._inferior is not None:
+                self._inferior.catch = set(self._catch)
+
+        self._call(go)
 
     # --- breakpoints and watchpoints ------------------------------------------------
     def insert_breakpoint(

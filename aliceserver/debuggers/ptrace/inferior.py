@@ -31,7 +31,7 @@ from aliceserver.debuggers.events import (
     ThreadExited,
     ThreadStarted,
 )
-from aliceserver.debuggers.model import FaultInfo, SignalPolicy, ThreadState
+from aliceserver.debuggers.model import CatchKind, FaultInfo, SignalPolicy, ThreadState
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
 from aliceserver.debuggers.ptrace.signals import (
@@ -100,6 +100,7 @@ class Inferior:
         self._flush_output = flush_output
         self._on_exec = on_exec
         self.follow_child = follow_child
+        self.catch: set[CatchKind] = set()
         self.memory = binding.ProcessMemory(pid)
         self.threads: dict[int, Tracee] = {pid: Tracee(pid)}
         self.run = Run.STOPPED
@@ -392,13 +393,18 @@ class Inferior:
                 self._follow_fork_child(t, child)
                 return _NONE
             self._detach_fork_child(child, vfork)
+            if CatchKind.FORK in self.catch:
+                return Stopped(StopReason.FORK, t.tid, description=f"child process {child}", address=int(self.regs(t).rip))
         elif event == binding.PTRACE_EVENT_VFORK_DONE and self.vfork_traps_removed:
             self.vfork_traps_removed = False
             for trap in self.traps.by_address.values():
                 if trap.wanted:
                     self.insert_trap(trap)
         elif event == binding.PTRACE_EVENT_EXEC:
-            self._exec(t)
+            path = self._exec(t)
+            if CatchKind.EXEC in self.catch:
+                leader = self.threads[self.pid]
+                return Stopped(StopReason.EXEC, self.pid, description=path, address=int(self.regs(leader).rip))
         return _RESUME
 
     def _detach_fork_child(self, child: int, vfork: bool) -> None:
@@ -448,7 +454,7 @@ class Inferior:
         self.events.put(ProcessStarted(child, os.readlink(f"/proc/{child}/exe"), attached=False))
         self._resume_thread(self.threads[child])
 
-    def _exec(self, t: Tracee) -> None:
+    def _exec(self, t: Tracee) -> str:
         for tid in [tid for tid in self.threads if tid != self.pid]:
             del self.threads[tid]
             self.events.put(ThreadExited(tid))
@@ -472,6 +478,7 @@ class Inferior:
             path = "?"
         self.events.put(Output("console", f"process {self.pid} is executing new program: {path}\n"))
         self._on_exec(self)
+        return path
 
     def _signal(self, t: Tracee, signo: int) -> "Stopped | _Action":
         if signo == sig.SIGTRAP:

@@ -2,7 +2,8 @@
 tests/integration/test_engine_emulation.py, which checks the effects against the CPU)."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aliceserver.debuggers.ptrace.emulate import Advance, MoveRegister, Push, StoreToFrame, plan_for
 

@@ -3,7 +3,8 @@
 import signal
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
