@@ -13,6 +13,7 @@ import dataclasses
 import logging
 import os
 import queue
+import select
 import signal as sig
 import threading
 import time
@@ -194,19 +195,27 @@ class PtraceDebugger:
         self._inferior = None
 
     def _reap_strays(self, patience: float) -> None:
-        """Collect the exit status of children we stopped tracing, waiting at most `patience`."""
+        """Collect the exit status of children we stopped tracing, waiting at most `patience`.
+
+        A pidfd becomes readable when its process ends, so the wait needs no polling.
+        """
         deadline = time.monotonic() + patience
-        while self._strays:
-            for pid in list(self._strays):
-                try:
-                    done, _ = self._libc.waitpid(pid, binding.WNOHANG | binding.WNOTHREAD)
-                except ChildProcessError:
-                    done = pid
-                if done:
-                    self._strays.remove(pid)
-            if not self._strays or time.monotonic() > deadline:
-                return
-            time.sleep(0.01)  # only at the end of a session, for a program we no longer trace
+        for pid in list(self._strays):
+            try:
+                pidfd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                pidfd = -1
+            try:
+                if pidfd >= 0:
+                    select.select([pidfd], [], [], max(0.0, deadline - time.monotonic()))
+                done, _ = self._libc.waitpid(pid, binding.WNOHANG | binding.WNOTHREAD)
+            except ChildProcessError:
+                done = pid
+            finally:
+                if pidfd >= 0:
+                    os.close(pidfd)
+            if done:
+                self._strays.remove(pid)
 
     def _drop_internal_breakpoints(self) -> None:
         for bp in list(self._traps.by_id.values()):
