@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -137,6 +139,22 @@ def test_kill_running_program(debugger: IDebugger, events: EventLog, builder: Bu
     exited = events.wait_for(Exited)
     assert (exited.pid, exited.signal, exited.signal_name) == (info.pid, 9, "SIGKILL")
     assert "spins=" not in events.output()
+
+
+def test_close_kills_launched_program(builder: Builder) -> None:
+    engine = importlib.import_module("aliceserver.debuggers.ptrace.engine")
+    dbg = engine.PtraceDebugger()
+    try:
+        info = launch(dbg, builder.build("spin"))
+        dbg.resume()
+        EventLog(dbg).settle(0.2)
+        assert proc_state(info.pid) in ("R", "S")
+    finally:
+        dbg.close()
+    deadline = time.monotonic() + 5
+    while proc_state(info.pid) not in ("", "Z") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc_state(info.pid) == "", "the program survived close() or was not reaped"
 
 
 def test_stdin_echo(debugger: IDebugger, events: EventLog, builder: Builder) -> None:

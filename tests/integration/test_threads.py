@@ -127,3 +127,26 @@ def test_step_leaves_other_threads_stopped(
     debugger.remove_breakpoint(bp.id)
     assert continue_to_exit(debugger, events).code == 0
     assert "hits=8\n" in events.output()
+
+
+def test_resume_one_thread_only(debugger: IDebugger, events: EventLog, builder: Builder) -> None:
+    info = launch(debugger, builder.build("threads"))
+    bp = debugger.insert_breakpoint(debugger.lookup_symbol("worker_hit"))
+    first = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    others = {t.tid for t in debugger.threads()} - {first.thread_id}
+    mark = events.mark()
+    debugger.resume(first.thread_id)  # the others stay stopped
+    gone = events.wait_for(ThreadExited, predicate=lambda e: e.thread_id == first.thread_id)
+    assert gone.thread_id == first.thread_id
+    events.settle(0.3)
+    assert not events.since(mark, Stopped), "a thread that was not resumed reported a stop"
+    for tid in others:
+        assert task_state(info.pid, tid) == "t", f"thread {tid} ran although only one was resumed"
+    assert "hits=" not in events.output()
+    # Resuming everything delivers the other seven hits.
+    for _ in range(NTHREADS - 1):
+        stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+        assert stop.thread_id in others
+    assert next(b for b in debugger.breakpoints() if b.id == bp.id).hit_count == NTHREADS
+    assert continue_to_exit(debugger, events).code == 0
+    assert "hits=8\n" in events.output()

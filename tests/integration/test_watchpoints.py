@@ -93,15 +93,14 @@ def test_watchpoint_applies_to_threads_created_later(
     debugger: IDebugger, events: EventLog, builder: Builder
 ) -> None:
     """The debug registers are per thread: threads started after the insertion are watched too."""
-    info = launch(debugger, builder.build("threads"))
-    wp = debugger.insert_watchpoint(debugger.lookup_symbol("hits"), 4, WatchKind.WRITE)
+    info = launch(debugger, builder.build("serial_threads"))
+    wp = debugger.insert_watchpoint(debugger.lookup_symbol("global_counter"), 4, WatchKind.WRITE)
     writers: list[int] = []
-    for _ in range(8):  # each worker increments `hits` once
+    for n in range(1, 9):  # eight threads, one after another, each writes once
         stop = continue_to_stop(debugger, events, StopReason.WATCHPOINT)
+        assert (stop.watch_old, stop.watch_new) == (le(n - 1, 4), le(n, 4))
         writers.append(stop.thread_id)
-        assert stop.watch_new is not None and 1 <= int.from_bytes(stop.watch_new, "little") <= 8
     assert len(set(writers)) == 8 and info.pid not in writers, writers
-    assert stop.watch_new == le(8, 4)
     debugger.remove_watchpoint(wp.id)
     assert continue_to_exit(debugger, events).code == 0
-    assert "hits=8\n" in events.output()
+    assert "counter=8\n" in events.output()

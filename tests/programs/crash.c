@@ -1,4 +1,5 @@
 /* One synchronous crash chosen by argv[1]: segv, fpe, ill, bus, abort. */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,8 @@ __attribute__((noinline)) void crash_ill(void) {
 }
 
 __attribute__((noinline)) void crash_bus(void) {
-    char path[] = "/tmp/alice-bus-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) { perror("mkstemp"); exit(90); }
-    unlink(path);
+    int fd = memfd_create("alice-bus", 0); /* no file system path needed */
+    if (fd < 0) { perror("memfd_create"); exit(90); }
     if (ftruncate(fd, 4096) != 0) { perror("ftruncate"); exit(91); }
     volatile char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) { perror("mmap"); exit(92); }

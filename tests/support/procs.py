@@ -123,9 +123,8 @@ def read_available(fd: int, timeout: float) -> bytes:
         if not chunk:
             break
         chunks.append(chunk)
-        if chunks:
-            # Got something; pick up what is already queued without waiting further.
-            ready, _, _ = select.select([fd], [], [], 0.05)
-            if not ready:
-                break
+        # Got something: take what is already queued, without waiting for more.
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if not ready:
+            break
     return b"".join(chunks)

@@ -77,6 +77,8 @@ _OPTIONS = (
     | binding.PTRACE_O_TRACEVFORKDONE
 )
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
+# No command takes this long on the tracer thread; past it, say so instead of hanging.
+_COMMAND_PATIENCE = 60.0
 
 
 class _Command:
@@ -132,7 +134,11 @@ class PtraceDebugger:
                     os.kill(inferior.pid, sig.SIGSTOP)
                 except ProcessLookupError:
                     pass  # it is exiting; the tracer wakes on the exit
-        result = command.future.result()
+        try:
+            result = command.future.result(timeout=_COMMAND_PATIENCE)
+        except concurrent.futures.TimeoutError:
+            log.error("the tracer thread did not answer within %s s", _COMMAND_PATIENCE)
+            raise TargetError("the debugger engine did not answer; the session may be stuck") from None
         return result  # type: ignore[return-value]
 
     def _loop(self) -> None:
@@ -140,7 +146,9 @@ class PtraceDebugger:
         while True:
             inferior = self._inferior
             with self._lock:
-                waiting = inferior is not None and inferior.run is Run.RUNNING
+                waiting = (
+                    inferior is not None and inferior.run is Run.RUNNING and inferior.any_running()
+                )
                 self._in_wait = waiting and self._commands.empty()
             if not self._in_wait:
                 command = self._commands.get() if not waiting else self._commands.get_nowait()

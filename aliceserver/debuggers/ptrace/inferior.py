@@ -194,7 +194,7 @@ class Inferior:
     def resume(self, only: int | None = None) -> None:
         """Resume all threads (or only one): deliver a pending report instead, if any."""
         self.run = Run.RUNNING
-        if self._report_pending():
+        if self._report_pending(only):
             return
         targets = [t for t in self.threads.values() if not t.gone and not t.running and not t.new]
         if only is not None:
@@ -210,6 +210,7 @@ class Inferior:
 
     def step(self, tid: int) -> None:
         t = self.thread(tid)
+        t.deferred_hit = False  # stepping it on is the client's explicit wish
         self.run = Run.RUNNING
         t.stepping = True
         trap = self._trap_at_pc(t)
@@ -284,16 +285,27 @@ class Inferior:
         self._flush_output()
         self.events.put(stop)
 
-    def _report_pending(self) -> bool:
-        for deferred in [t for t in self.threads.values() if t.deferred_hit]:
+    def _report_pending(self, only: int | None = None) -> bool:
+        """Report one queued stop (only of thread `only`, when one thread is resumed)."""
+        for deferred in [t for t in self.threads.values() if t.deferred_hit and only in (None, t.tid)]:
             deferred.deferred_hit = False
             trap = self._trap_at_pc(deferred) if not deferred.gone else None
             hit = self._breakpoint_hit(deferred, trap) if trap is not None else None
             if isinstance(hit, Stopped):
                 self._report(hit)
                 return True
+        kept: list[Stopped] = []
+        try:
+            return self._report_first_pending(only, kept)
+        finally:
+            self.pending.extendleft(reversed(kept))
+
+    def _report_first_pending(self, only: int | None, kept: list[Stopped]) -> bool:
         while self.pending:
             stop = self.pending.popleft()
+            if only is not None and stop.thread_id != only:
+                kept.append(stop)  # another thread's: it waits until that thread runs
+                continue
             t = self.threads.get(stop.thread_id)
             if t is None or t.gone:
                 continue
@@ -341,6 +353,14 @@ class Inferior:
             self._report(stop)
         elif stop is _RESUME:
             self._resume_thread(t)
+        if self.run is Run.RUNNING and not self.parked and not self.any_running():
+            # The only threads resumed are gone (e.g. resume(one) and it exited): the rest
+            # were stopped all along, so the process is stopped, with nothing to report.
+            self.run = Run.STOPPED
+
+    def any_running(self) -> bool:
+        """Whether some thread may still produce a wait status (new threads will)."""
+        return any((t.running or t.new) and not t.gone for t in self.threads.values())
 
     def _add_thread(self, tid: int) -> Tracee:
         t = Tracee(tid, new=True)

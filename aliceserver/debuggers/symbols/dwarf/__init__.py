@@ -1,0 +1,1 @@
+"""DWARF symbolics: line tables, index, unwinding, types, locations, values and expressions."""

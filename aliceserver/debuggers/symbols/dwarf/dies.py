@@ -1,0 +1,463 @@
+"""Lazy access to one image's DWARF units: a CU's DIEs are parsed only when a query needs it.
+
+Addresses here are link-time addresses (runtime minus the module's load bias).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from elftools.common.exceptions import ELFError
+from elftools.dwarf.compileunit import CompileUnit
+from elftools.dwarf.die import DIE
+from elftools.dwarf.dwarfinfo import DWARFInfo
+from elftools.dwarf.typeunit import TypeUnit
+from elftools.elf.elffile import ELFFile
+
+from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader
+from aliceserver.debuggers.symbols.elf import ElfImage
+
+log = logging.getLogger(__name__)
+
+PT_TLS = 7
+_FUNCTION_CACHE = 4096  # addresses whose scope chain is remembered
+_SCOPE_TAGS = frozenset(("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"))
+_DEFINITION_TAGS = frozenset(
+    (
+        "DW_TAG_variable",
+        "DW_TAG_subprogram",
+        "DW_TAG_typedef",
+        "DW_TAG_structure_type",
+        "DW_TAG_class_type",
+        "DW_TAG_union_type",
+        "DW_TAG_enumeration_type",
+        "DW_TAG_base_type",
+    )
+)
+# Tags under which named program entities (variables, functions) are found by name.
+_NAMESPACE_TAGS = frozenset(("DW_TAG_namespace",))
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionAt:
+    """The innermost concrete function around an address and the scopes inside it."""
+
+    subprogram: DIE  # DW_TAG_subprogram (out-of-line code holding the address)
+    scopes: tuple[DIE, ...]  # subprogram, then nested lexical blocks / inlined subroutines
+    inlined: tuple[DIE, ...]  # the DW_TAG_inlined_subroutine DIEs among `scopes`
+
+
+def attr_value(die: DIE, name: str) -> Any:
+    attr = die.attributes.get(name)
+    return None if attr is None else attr.value
+
+
+def die_name(die: DIE) -> str | None:
+    """DW_AT_name, following DW_AT_abstract_origin / DW_AT_specification."""
+    seen = 0
+    while die is not None and seen < 8:
+        raw = attr_value(die, "DW_AT_name")
+        if raw is not None:
+            return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        origin = None
+        for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
+            if ref in die.attributes:
+                origin = die.get_DIE_from_attribute(ref)
+                break
+        if origin is None:
+            return None
+        die = origin
+        seen += 1
+    return None
+
+
+def resolved_attr(die: DIE, name: str) -> Any:
+    """An attribute of `die` or of its abstract origin / specification (for inlined copies)."""
+    for _ in range(8):
+        if name in die.attributes:
+            return die.attributes[name].value
+        for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
+            if ref in die.attributes:
+                die = die.get_DIE_from_attribute(ref)
+                break
+        else:
+            return None
+    return None
+
+
+def origin_die(die: DIE, name: str) -> DIE | None:
+    """The DIE that carries attribute `name` (the DIE itself or its abstract origin chain)."""
+    for _ in range(8):
+        if name in die.attributes:
+            return die
+        for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
+            if ref in die.attributes:
+                die = die.get_DIE_from_attribute(ref)
+                break
+        else:
+            return None
+    return None
+
+
+class DwarfUnits:
+    """pyelftools' DWARFInfo for one image, opened on first use, with per-CU caches.
+
+    pyelftools reads through one file object, so every parse is serialized by a lock.
+    """
+
+    def __init__(self, image: ElfImage) -> None:
+        self.image = image
+        self._lock = threading.RLock()
+        self._file: IO[bytes] | None = None
+        self._elf: ELFFile | None = None
+        self._info: DWARFInfo | None = None
+        self._opened = False
+        self._sections: dict[str, bytes | None] = {}
+        self._aranges_failed = False
+        self._aranges: Any = None
+        self._functions: dict[tuple[int, int], FunctionAt | None] = {}
+        self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
+        self._names: dict[int, dict[str, list[DIE]]] = {}  # cu offset -> name -> DIEs
+        self._all_cu_offsets: list[int] | None = None
+
+    # --- opening ------------------------------------------------------------------
+    @property
+    def info(self) -> DWARFInfo | None:
+        """The DWARFInfo, or None when the image has no .debug_info."""
+        with self._lock:
+            if not self._opened:
+                self._opened = True
+                self._open()
+            return self._info
+
+    def _open(self) -> None:
+        try:
+            self._file = open(self.image.path, "rb")  # noqa: SIM115 - kept open for pyelftools
+            self._elf = ELFFile(self._file)
+            if self._elf.has_dwarf_info() and self._elf.get_section_by_name(".debug_info"):
+                self._info = self._elf.get_dwarf_info(relocate_dwarf_sections=False)
+        except (OSError, ELFError) as exc:
+            log.warning("no DWARF from %s: %s", self.image.path, exc)
+            self._info = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+            self._file = None
+            self._info = None
+            self._elf = None
+
+    def section(self, name: str) -> bytes | None:
+        """The raw bytes of a section (e.g. .debug_loclists), cached; None when absent."""
+        with self._lock:
+            if name not in self._sections:
+                if self.info is None or self._elf is None:
+                    return None
+                sec = self._elf.get_section_by_name(name)
+                self._sections[name] = None if sec is None else bytes(sec.data())
+            return self._sections[name]
+
+    @property
+    def tls_block_offset(self) -> int | None:
+        """For the executable, how far below the thread pointer its TLS block starts
+        (x86-64 variant II: the block ends at the thread pointer)."""
+        for seg in self.image.segments:
+            if seg.type == PT_TLS:
+                align = max(seg.align, 1)
+                return (seg.memsz + align - 1) // align * align
+        return None
+
+    # --- units ---------------------------------------------------------------------
+    def cu_at_offset(self, offset: int) -> CompileUnit:
+        info = self.info
+        assert info is not None
+        with self._lock:
+            return info.get_CU_at(offset)
+
+    def cu_for_address(self, address: int) -> CompileUnit | None:
+        """The CU whose code covers link-time `address` (aranges first, then CU ranges)."""
+        info = self.info
+        if info is None:
+            return None
+        with self._lock:
+            if self._aranges is None and not self._aranges_failed:
+                try:  # pyelftools re-parses the section on every get_aranges(): keep one
+                    self._aranges = info.get_aranges()
+                except Exception as exc:  # pyelftools raises assorted errors
+                    log.debug("aranges unreadable: %s", exc)
+                self._aranges_failed = self._aranges is None
+            if self._aranges is not None:
+                off = self._aranges.cu_offset_at_addr(address)
+                if off is not None:
+                    return info.get_CU_at(off)
+            for low, high, off in self._scan_cu_ranges():
+                if low <= address < high:
+                    return info.get_CU_at(off)
+        return None
+
+    def _scan_cu_ranges(self) -> list[tuple[int, int, int]]:
+        # Only CU top DIEs are parsed here; built once when aranges fail to answer.
+        if self._cu_ranges is None:
+            found: list[tuple[int, int, int]] = []
+            for off in self.cu_offsets():
+                cu = self.cu_at_offset(off)
+                for low, high in self.die_ranges(cu.get_top_DIE()):
+                    found.append((low, high, off))
+            self._cu_ranges = found
+        return self._cu_ranges
+
+    def cu_offsets(self) -> list[int]:
+        """Offsets of every CU header (headers only; no DIE is parsed)."""
+        info = self.info
+        if info is None:
+            return []
+        with self._lock:
+            if self._all_cu_offsets is None:
+                self._all_cu_offsets = [cu.cu_offset for cu in info.iter_CUs()]
+            return self._all_cu_offsets
+
+    # --- ranges ----------------------------------------------------------------------
+    def die_ranges(self, die: DIE) -> list[tuple[int, int]]:
+        """[low, high) ranges of a DIE from low/high_pc or DW_AT_ranges; [] when it has none."""
+        attrs = die.attributes
+        if "DW_AT_low_pc" in attrs and "DW_AT_high_pc" in attrs:
+            low = attrs["DW_AT_low_pc"].value
+            high_attr = attrs["DW_AT_high_pc"]
+            high = high_attr.value
+            if high_attr.form not in ("DW_FORM_addr",) and not high_attr.form.startswith(
+                "DW_FORM_addrx"
+            ):
+                high = low + high  # DWARF 4+: high_pc as an offset from low_pc
+            return [(low, high)]
+        if "DW_AT_ranges" in attrs:
+            with self._lock:
+                return self._range_list(die)
+        return []
+
+    def die_contains(self, die: DIE, address: int) -> bool:
+        return any(low <= address < high for low, high in self.die_ranges(die))
+
+    def cu_base(self, cu: CompileUnit | TypeUnit) -> int:
+        top = cu.get_top_DIE()
+        low = attr_value(top, "DW_AT_low_pc")
+        return int(low) if low is not None else 0
+
+    def addrx(self, cu: CompileUnit | TypeUnit, index: int) -> int:
+        info = self.info
+        assert info is not None
+        with self._lock:
+            return int(info.get_addr(cu, index))
+
+    def _range_list(self, die: DIE) -> list[tuple[int, int]]:
+        cu = die.cu
+        attr = die.attributes["DW_AT_ranges"]
+        version = cu.header.version
+        base = self.cu_base(cu)
+        if version < 5:
+            data = self.section(".debug_ranges")
+            if data is None:
+                return []
+            return _v4_ranges(data, attr.value, base)
+        data = self.section(".debug_rnglists")
+        if data is None:
+            return []
+        offset = attr.value
+        if attr.form == "DW_FORM_rnglistx":
+            rl_base = attr_value(cu.get_top_DIE(), "DW_AT_rnglists_base")
+            rl_base = 12 if rl_base is None else rl_base  # header size, 32-bit DWARF
+            size = 8 if cu.structs.dwarf_format == 64 else 4
+            entry = ByteReader(data, rl_base + offset * size)
+            offset = rl_base + entry.unsigned(size)
+        return _v5_ranges(data, offset, base, lambda i: self.addrx(cu, i))
+
+    # --- scopes -----------------------------------------------------------------------
+    def function_die_at(self, cu: CompileUnit, address: int) -> FunctionAt | None:
+        """The innermost DW_TAG_subprogram containing `address`, with its nested scopes.
+
+        Cached per address: conditions evaluate at the same pcs again and again."""
+        key = (cu.cu_offset, address)
+        with self._lock:
+            if key in self._functions:
+                return self._functions[key]
+            found = self._function_die_at(cu, address)
+            if len(self._functions) >= _FUNCTION_CACHE:
+                self._functions.pop(next(iter(self._functions)))
+            self._functions[key] = found
+            return found
+
+    def _function_die_at(self, cu: CompileUnit, address: int) -> FunctionAt | None:
+        with self._lock:
+            chain = self._descend(cu.get_top_DIE(), address)
+        sub_index = max(
+            (i for i, d in enumerate(chain) if d.tag == "DW_TAG_subprogram"), default=None
+        )
+        if sub_index is None:
+            return None
+        scopes = tuple(chain[sub_index:])
+        inlined = tuple(d for d in scopes if d.tag == "DW_TAG_inlined_subroutine")
+        return FunctionAt(chain[sub_index], scopes, inlined)
+
+    def _descend(self, die: DIE, address: int) -> list[DIE]:
+        chain: list[DIE] = []
+        current = die
+        while True:
+            nxt = None
+            for child in current.iter_children():
+                tag = child.tag
+                if tag == "DW_TAG_subprogram" or tag in _SCOPE_TAGS:
+                    if self.die_contains(child, address):
+                        nxt = child
+                        break
+                elif tag in _NAMESPACE_TAGS or tag in (
+                    "DW_TAG_class_type",
+                    "DW_TAG_structure_type",
+                ):
+                    # C++ member functions defined in class bodies are rare as code owners,
+                    # but namespaces hold real subprograms.
+                    if tag in _NAMESPACE_TAGS and child.has_children:
+                        sub = self._descend(child, address)
+                        if sub:
+                            chain.extend(sub)
+                            return chain
+            if nxt is None:
+                return chain
+            chain.append(nxt)
+            current = nxt
+
+    # --- names -------------------------------------------------------------------------
+    def top_level_names(self, cu: CompileUnit) -> dict[str, list[DIE]]:
+        """Names of the CU's top-level (and namespace-level) variables, functions and types.
+
+        Cost: parses the CU's top-level DIEs (siblings are skipped via DW_AT_sibling)."""
+        with self._lock:
+            names = self._names.get(cu.cu_offset)
+            if names is None:
+                names = {}
+                self._collect_names(cu.get_top_DIE(), "", names)
+                self._names[cu.cu_offset] = names
+            return names
+
+    def _collect_names(self, parent: DIE, prefix: str, out: dict[str, list[DIE]]) -> None:
+        for child in parent.iter_children():
+            if child.tag in _DEFINITION_TAGS:
+                name = die_name(child)
+                if name:
+                    out.setdefault(_scope_of_spec(child, prefix) + name, []).append(child)
+                if child.tag == "DW_TAG_enumeration_type" and child.has_children:
+                    scoped = f"{prefix}{name}::" if name else prefix
+                    for enumerator in child.iter_children():
+                        ename = die_name(enumerator)
+                        if ename:
+                            if not attr_value(child, "DW_AT_enum_class"):
+                                out.setdefault(prefix + ename, []).append(enumerator)
+                            out.setdefault(scoped + ename, []).append(enumerator)
+            elif child.tag in _NAMESPACE_TAGS:
+                ns = die_name(child)
+                # Names in an anonymous namespace are reachable unqualified, as in C++.
+                self._collect_names(child, f"{prefix}{ns}::" if ns else prefix, out)
+
+    def find_dies(self, name: str, *, first_cu: CompileUnit | None = None) -> Iterator[DIE]:
+        """Top-level DIEs called `name`: the ELF symbol's CU first, then every CU.
+
+        Scanning every CU parses each CU's top-level DIEs once (then cached)."""
+        tried: set[int] = set()
+        candidates: list[CompileUnit] = []
+        if first_cu is not None:
+            candidates.append(first_cu)
+        sym = self.image.find_symbol(name)
+        if sym is not None:
+            cu = self.cu_for_address(sym.address)
+            if cu is not None:
+                candidates.append(cu)
+        for cu in candidates:
+            if cu.cu_offset in tried:
+                continue
+            tried.add(cu.cu_offset)
+            yield from self.top_level_names(cu).get(name, [])
+        for off in self.cu_offsets():
+            if off in tried:
+                continue
+            tried.add(off)
+            yield from self.top_level_names(self.cu_at_offset(off)).get(name, [])
+
+
+def _v4_ranges(data: bytes, offset: int, base: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    reader = ByteReader(data, offset)
+    while reader.pos + 16 <= len(data):
+        begin, end = reader.unsigned(8), reader.unsigned(8)
+        if begin == 0 and end == 0:
+            break
+        if begin == 0xFFFFFFFFFFFFFFFF:
+            base = end
+            continue
+        out.append((base + begin, base + end))
+    return out
+
+
+def _v5_ranges(data: bytes, offset: int, base: int, addrx: Any) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    r = ByteReader(data, offset)
+    while r.pos < len(data):
+        kind = r.unsigned(1)
+        if kind == 0:  # DW_RLE_end_of_list
+            break
+        if kind == 1:  # base_addressx
+            base = addrx(r.uleb())
+        elif kind == 2:  # startx_endx
+            start = addrx(r.uleb())
+            out.append((start, addrx(r.uleb())))
+        elif kind == 3:  # startx_length
+            start = addrx(r.uleb())
+            out.append((start, start + r.uleb()))
+        elif kind == 4:  # offset_pair
+            start = r.uleb()
+            out.append((base + start, base + r.uleb()))
+        elif kind == 5:  # base_address
+            base = r.unsigned(8)
+        elif kind == 6:  # start_end
+            start = r.unsigned(8)
+            out.append((start, r.unsigned(8)))
+        elif kind == 7:  # start_length
+            start = r.unsigned(8)
+            out.append((start, start + r.uleb()))
+        else:
+            log.debug("unknown DW_RLE %d at %#x", kind, r.pos)
+            break
+    return out
+
+
+def _scope_of_spec(die: DIE, prefix: str) -> str:
+    """`Class::` for an out-of-class definition (a method, a static member) whose
+    DW_AT_specification lies inside a class or namespace; else `prefix`."""
+    try:
+        for _ in range(4):  # concrete -> abstract origin -> specification
+            if "DW_AT_specification" in die.attributes:
+                break
+            if "DW_AT_abstract_origin" not in die.attributes:
+                return prefix
+            die = die.get_DIE_from_attribute("DW_AT_abstract_origin")
+        else:
+            return prefix
+        spec = die.get_DIE_from_attribute("DW_AT_specification")
+        parts: list[str] = []
+        parent = spec.get_parent()
+        while parent is not None and parent.tag in (
+            "DW_TAG_namespace",
+            "DW_TAG_structure_type",
+            "DW_TAG_class_type",
+            "DW_TAG_union_type",
+        ):
+            name = die_name(parent)
+            if name:  # anonymous namespaces add no qualifier (see _collect_names)
+                parts.append(name)
+            parent = parent.get_parent()
+    except Exception as exc:  # a broken reference: keep the plain name
+        log.debug("specification of %#x: %s", die.offset, exc)
+        return prefix
+    return "".join(f"{p}::" for p in reversed(parts)) if parts else prefix

@@ -1,0 +1,96 @@
+"""The C-like expression evaluator behind conditions, watches, hovers, print and set var."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols, Evaluator
+from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
+from aliceserver.debuggers.symbols.dwarf.scopes import FrameScope, ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus
+from aliceserver.debuggers.symbols.dwarf.types import Type
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "EvalSymbols",
+    "EvaluationError",
+    "FrameSymbols",
+    "ast",
+    "evaluate_expression",
+    "parse",
+    "parse_expression",
+]
+
+
+@dataclass
+class FrameSymbols:
+    """EvalSymbols over one module's DWARF at one frame (scope None: globals only)."""
+
+    module: ModuleSymbols
+    frame: FrameContext
+    scope: FrameScope | None = None
+    _types: dict[str, Type | None] = field(default_factory=dict)
+
+    @classmethod
+    def at(cls, module: ModuleSymbols, frame: FrameContext) -> FrameSymbols:
+        return cls(module, frame, module.frame_scope(frame))
+
+    @property
+    def cplus(self) -> bool:
+        if self.scope is None:
+            return False
+        return is_cplus(self.scope.cu.get_top_DIE())
+
+    def lookup(self, name: str) -> Value | None:
+        if self.scope is not None:
+            var = self.scope.lookup(name)
+        else:
+            var = self.module.find_global(name)
+        return None if var is None else self.module.value_of(var, self.frame)
+
+    def lookup_type(self, name: str) -> Type | None:
+        if name not in self._types:
+            cu = self.scope.cu if self.scope is not None else None
+            self._types[name] = self.module.find_type(name, cu)
+        return self._types[name]
+
+
+def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
+    """Parse `text`; EvaluationError (never anything else) on bad input. `symbols` tells
+    type names from variables (for casts); a variable of the same name wins, as in C."""
+
+    def is_type(name: str) -> bool:
+        assert symbols is not None
+        return symbols.lookup_type(name) is not None and symbols.lookup(name) is None
+
+    try:
+        return parse(text, is_type if symbols is not None else None)
+    except EvaluationError:
+        raise
+    except RecursionError:
+        raise EvaluationError("Expression too deeply nested.") from None
+    except Exception as exc:  # a bug must still surface as the typed error
+        log.exception("parsing %r", text)
+        raise EvaluationError(f"internal error parsing the expression: {exc}") from exc
+
+
+def evaluate_expression(text: str | ast.Expr, symbols: EvalSymbols) -> Value:
+    """Evaluate an expression (text or a parsed tree). Assignments write through the frame.
+
+    The result's bytes may still be fetched lazily: format it with format.format_value, which
+    turns unreadable parts into `<error: ...>`; call `.data()` to force a read."""
+    try:
+        tree = parse_expression(text, symbols) if isinstance(text, str) else text
+        return Evaluator(symbols).run(tree)
+    except EvaluationError:
+        raise
+    except RecursionError:
+        raise EvaluationError("Expression too deeply nested.") from None
+    except Exception as exc:  # a bug must still surface as the typed error
+        log.exception("evaluating %r", text)
+        raise EvaluationError(f"internal error evaluating the expression: {exc}") from exc

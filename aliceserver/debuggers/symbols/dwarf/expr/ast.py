@@ -1,0 +1,120 @@
+"""The expression tree: frozen nodes, built by the parser, walked by the evaluator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class IntLit:
+    value: int
+    type_name: str  # int, unsigned int, long, unsigned long, long long, unsigned long long
+
+
+@dataclass(frozen=True, slots=True)
+class FloatLit:
+    value: float
+    type_name: str  # float, double, long double
+
+
+@dataclass(frozen=True, slots=True)
+class CharLit:
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class StringLit:
+    value: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    name: str  # may be scoped: `ns::var`; a leading `::` means the global scope
+
+
+@dataclass(frozen=True, slots=True)
+class Register:
+    name: str  # without the `$`
+
+
+@dataclass(frozen=True, slots=True)
+class TypeName:
+    base: str  # `int`, `unsigned char`, `struct point`, `myint`
+    pointers: int = 0  # `*` declarators
+    array: tuple[int, ...] = ()  # `[3]` declarators (sizeof only)
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    op: str  # - + ! ~ * & sizeof ++ -- (prefix)
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class SizeofType:
+    type: TypeName
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    type: TypeName
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    op: str  # || && | ^ & == != < > <= >= << >> + - * / %
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Ternary:
+    condition: Expr
+    then: Expr
+    otherwise: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    op: str  # = += -= *= /= %= <<= >>= &= ^= |=
+    target: Expr
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    base: Expr
+    index: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    base: Expr
+    name: str
+    arrow: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    function: Expr
+    args: tuple[Expr, ...]
+
+
+Expr = (
+    IntLit
+    | FloatLit
+    | CharLit
+    | StringLit
+    | Name
+    | Register
+    | Unary
+    | SizeofType
+    | Cast
+    | Binary
+    | Ternary
+    | Assign
+    | Index
+    | Member
+    | Call
+)

@@ -1,0 +1,181 @@
+"""C's built-in types and conversions: promotions, usual arithmetic conversions, casts."""
+
+from __future__ import annotations
+
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    BaseType,
+    Encoding,
+    EnumType,
+    FunctionType,
+    PointerType,
+    ReferenceType,
+    StructType,
+    Type,
+    VoidType,
+    strip,
+)
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+
+_BUILTIN_SPECS: dict[str, tuple[int, Encoding]] = {
+    "char": (1, Encoding.SIGNED_CHAR),
+    "signed char": (1, Encoding.SIGNED_CHAR),
+    "unsigned char": (1, Encoding.UNSIGNED_CHAR),
+    "short": (2, Encoding.SIGNED),
+    "unsigned short": (2, Encoding.UNSIGNED),
+    "int": (4, Encoding.SIGNED),
+    "unsigned int": (4, Encoding.UNSIGNED),
+    "long": (8, Encoding.SIGNED),
+    "unsigned long": (8, Encoding.UNSIGNED),
+    "long long": (8, Encoding.SIGNED),
+    "unsigned long long": (8, Encoding.UNSIGNED),
+    "float": (4, Encoding.FLOAT),
+    "double": (8, Encoding.FLOAT),
+    "long double": (16, Encoding.FLOAT),
+    "_Bool": (1, Encoding.BOOL),
+    "bool": (1, Encoding.BOOL),
+    "wchar_t": (4, Encoding.SIGNED),
+    "char16_t": (2, Encoding.UTF),
+    "char32_t": (4, Encoding.UTF),
+}
+
+
+class Builtins:
+    """One instance of each C base type per evaluator (types compare by identity)."""
+
+    def __init__(self) -> None:
+        self._types: dict[str, Type] = {}
+        self.void = VoidType()
+
+    def get(self, name: str) -> Type | None:
+        if name == "void":
+            return self.void
+        spec = _BUILTIN_SPECS.get(name)
+        if spec is None:
+            return None
+        t = self._types.get(name)
+        if t is None:
+            t = self._types[name] = BaseType(name, spec[0], spec[1])
+        return t
+
+    def of(self, name: str) -> Type:
+        t = self.get(name)
+        assert t is not None, name
+        return t
+
+
+def decay(value: Value, builtins: Builtins) -> Value:
+    """Arrays become pointers to their first element; functions, pointers to themselves;
+    references, their referent."""
+    t = strip(value.type)
+    if isinstance(t, ReferenceType):
+        return decay(value.pointer_target(), builtins)
+    if isinstance(t, ArrayType):
+        if not isinstance(value.location, MemoryLoc):
+            raise EvaluationError("Attempt to take address of value not located in memory.")
+        return Value.of_int(PointerType(t.element), value.location.address, value.ctx)
+    if isinstance(t, FunctionType):
+        if not isinstance(value.location, MemoryLoc):
+            raise EvaluationError("Attempt to take address of value not located in memory.")
+        return Value.of_int(PointerType(value.type), value.location.address, value.ctx)
+    return value
+
+
+def is_arith(t: Type) -> bool:
+    t = strip(t)
+    return isinstance(t, (BaseType, EnumType))
+
+
+def is_floating(t: Type) -> bool:
+    t = strip(t)
+    return isinstance(t, BaseType) and t.encoding == Encoding.FLOAT
+
+
+def is_unsigned(t: Type) -> bool:
+    t = strip(t)
+    if isinstance(t, BaseType):
+        return t.encoding in (
+            Encoding.UNSIGNED,
+            Encoding.UNSIGNED_CHAR,
+            Encoding.BOOL,
+            Encoding.UTF,
+        )
+    if isinstance(t, EnumType):
+        return not t.signed
+    return isinstance(t, PointerType)
+
+
+def promote(t: Type, builtins: Builtins) -> Type:
+    """Integer promotion: anything narrower than int becomes int."""
+    s = strip(t)
+    if isinstance(s, EnumType):
+        return builtins.of("unsigned int" if not s.signed and s.size >= 4 else "int")
+    if isinstance(s, BaseType) and s.encoding != Encoding.FLOAT:
+        if s.size < 4:
+            return builtins.of("int")
+        if s.size == 4:
+            return builtins.of("unsigned int" if is_unsigned(s) else "int")
+        return s
+    return s
+
+
+def common_type(a: Type, b: Type, builtins: Builtins) -> Type:
+    """C's usual arithmetic conversions."""
+    if is_floating(a) or is_floating(b):
+        sizes = [strip(t).size for t in (a, b) if is_floating(t)]
+        size = max(sizes)
+        return builtins.of({4: "float", 8: "double"}.get(size, "long double"))
+    pa, pb = promote(a, builtins), promote(b, builtins)
+    if pa.size != pb.size:
+        return pa if pa.size > pb.size else pb
+    if is_unsigned(pa):
+        return pa
+    if is_unsigned(pb):
+        return pb
+    return pa
+
+
+def to_number(value: Value) -> int | float:
+    t = strip(value.type)
+    if isinstance(t, BaseType) and t.encoding == Encoding.FLOAT:
+        return value.as_float()
+    if isinstance(t, (BaseType, EnumType, PointerType)):
+        return value.as_int()
+    raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+
+
+def make(t: Type, number: int | float, ctx: FrameContext) -> Value:
+    """A value of type `t` holding `number`, converted the C way (wrap, truncate)."""
+    s = strip(t)
+    if isinstance(s, BaseType) and s.encoding == Encoding.FLOAT:
+        return Value.of_float(t, float(number), ctx)
+    if isinstance(number, float):
+        if number != number or number in (float("inf"), float("-inf")):
+            number = 0
+        number = int(number)
+    if isinstance(s, BaseType) and s.encoding == Encoding.BOOL:
+        number = int(number != 0)
+    return Value.of_int(t, number, ctx)
+
+
+def cast(value: Value, target: Type, builtins: Builtins) -> Value:
+    """`(target) value` with C semantics."""
+    ts = strip(target)
+    if isinstance(ts, VoidType):
+        return Value.of_bytes(target, b"", value.ctx)
+    if isinstance(ts, (StructType, ArrayType)):
+        if strip(value.type) is ts:
+            return value.with_type(target)
+        raise EvaluationError("Invalid cast.")
+    src = decay(value, builtins)
+    ss = strip(src.type)
+    if isinstance(ts, ReferenceType):
+        return cast(value, PointerType(ts.target), builtins)
+    if isinstance(ts, (PointerType, BaseType, EnumType)):
+        if not isinstance(ss, (PointerType, BaseType, EnumType)):
+            raise EvaluationError("Invalid cast.")
+        if isinstance(ts, PointerType) and is_floating(ss):
+            raise EvaluationError("Invalid cast.")
+        return make(target, to_number(src), value.ctx)
+    raise EvaluationError("Invalid cast.")

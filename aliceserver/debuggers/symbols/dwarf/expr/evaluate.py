@@ -1,0 +1,436 @@
+"""Evaluating expression trees with C semantics against a frame's symbols."""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr.convert import (
+    Builtins,
+    cast,
+    common_type,
+    decay,
+    is_arith,
+    is_floating,
+    make,
+    promote,
+    to_number,
+)
+from aliceserver.debuggers.symbols.dwarf.locexpr import (
+    EvaluationError,
+    MemoryLoc,
+    RegisterLoc,
+)
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    BaseType,
+    FunctionType,
+    PointerType,
+    ReferenceType,
+    StructType,
+    Type,
+    VoidType,
+    strip,
+)
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+
+log = logging.getLogger(__name__)
+
+# gdb's register names -> DWARF numbers (x86-64 psABI).
+REGISTERS = {
+    "rax": 0, "rdx": 1, "rcx": 2, "rbx": 3, "rsi": 4, "rdi": 5, "rbp": 6, "rsp": 7,
+    "r8": 8, "r9": 9, "r10": 10, "r11": 11, "r12": 12, "r13": 13, "r14": 14, "r15": 15,
+    "rip": 16, "pc": 16, "sp": 7, "fp": 6,
+}  # fmt: skip
+_COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
+
+
+class EvalSymbols(Protocol):
+    """Names and types visible where the expression is evaluated."""
+
+    @property
+    def frame(self) -> FrameContext: ...
+
+    @property
+    def cplus(self) -> bool: ...
+
+    def lookup(self, name: str) -> Value | None: ...
+
+    def lookup_type(self, name: str) -> Type | None: ...
+
+
+class Evaluator:
+    def __init__(self, symbols: EvalSymbols) -> None:
+        self.symbols = symbols
+        self.ctx = symbols.frame
+        self.builtins = Builtins()
+        self._resolved: dict[str, Value] = {}
+
+    # --- helpers -------------------------------------------------------------------------
+    def truth_type(self) -> Type:
+        return self.builtins.of("bool" if self.symbols.cplus else "int")
+
+    def truth(self, flag: bool) -> Value:
+        return Value.of_int(self.truth_type(), int(flag), self.ctx)
+
+    def resolve_type(self, tname: ast.TypeName) -> Type:
+        t = self.builtins.get(tname.base) or self.symbols.lookup_type(tname.base)
+        keyword, _, tag = tname.base.partition(" ")
+        if t is None and keyword in ("struct", "union", "enum", "class"):
+            raise EvaluationError(f"No {keyword} type named {tag}.")
+        if t is None:
+            raise EvaluationError(f'No symbol "{tname.base.split()[-1]}" in current context.')
+        for _ in range(tname.pointers):
+            t = PointerType(t)
+        for count in reversed(tname.array):
+            t = ArrayType(t, count)
+        return t
+
+    def rvalue(self, value: Value) -> Value:
+        return decay(value, self.builtins)
+
+    def is_true(self, value: Value) -> bool:
+        value = self.rvalue(value)
+        if not isinstance(strip(value.type), (BaseType, PointerType)) and not is_arith(value.type):
+            raise EvaluationError("Argument to logical operation not a number or pointer.")
+        return to_number(value) != 0
+
+    # --- dispatch -----------------------------------------------------------------------
+    def check_names(self, node: ast.Expr) -> None:
+        """Fail on unknown names anywhere, even in branches that will not run (as gdb,
+        which resolves symbols while parsing)."""
+        names: list[str] = []
+        stack: list[object] = [node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, ast.Call):
+                raise EvaluationError("Function calls are not supported in expressions.")
+            if isinstance(item, ast.Name):
+                names.append(item.name)
+            elif isinstance(item, tuple):
+                stack.extend(item)
+            elif hasattr(item, "__dataclass_fields__"):
+                stack.extend(getattr(item, f) for f in item.__dataclass_fields__)
+        for name in names:
+            self.name(name)
+
+    def run(self, node: ast.Expr) -> Value:
+        self.check_names(node)
+        return self.eval(node)
+
+    def eval(self, node: ast.Expr) -> Value:
+        if isinstance(node, ast.IntLit):
+            return Value.of_int(self.builtins.of(node.type_name), node.value, self.ctx)
+        if isinstance(node, ast.FloatLit):
+            return make(self.builtins.of(node.type_name), node.value, self.ctx)
+        if isinstance(node, ast.CharLit):
+            return Value.of_int(self.builtins.of("char"), node.value, self.ctx)
+        if isinstance(node, ast.StringLit):
+            data = node.value + b"\0"
+            return Value.of_bytes(ArrayType(self.builtins.of("char"), len(data)), data, self.ctx)
+        if isinstance(node, ast.Name):
+            return self.name(node.name)
+        if isinstance(node, ast.Register):
+            return self.register(node.name)
+        if isinstance(node, ast.Unary):
+            return self.unary(node)
+        if isinstance(node, ast.SizeofType):
+            return self.sizeof(self.resolve_type(node.type))
+        if isinstance(node, ast.Cast):
+            return cast(self.eval(node.operand), self.resolve_type(node.type), self.builtins)
+        if isinstance(node, ast.Binary):
+            return self.binary(node)
+        if isinstance(node, ast.Ternary):
+            branch = node.then if self.is_true(self.eval(node.condition)) else node.otherwise
+            return self.eval(branch)
+        if isinstance(node, ast.Assign):
+            return self.assign(node)
+        if isinstance(node, ast.Index):
+            return self.index(self.eval(node.base), self.eval(node.index))
+        if isinstance(node, ast.Member):
+            return self.member(self.eval(node.base), node.name)
+        if isinstance(node, ast.Call):
+            raise EvaluationError("Function calls are not supported in expressions.")
+        raise EvaluationError("unsupported expression")
+
+    def name(self, name: str) -> Value:
+        # Each name is resolved once per evaluation (check_names resolves them all first).
+        found = self._resolved.get(name)
+        if found is None:
+            found = self._resolved[name] = self._name(name)
+        return found
+
+    def _name(self, name: str) -> Value:
+        lookup = name[2:] if name.startswith("::") else name
+        value = self.symbols.lookup(lookup)
+        if value is not None:
+            return value
+        if not name.startswith("::") and "::" not in name and self.symbols.cplus:
+            this = self.symbols.lookup("this")
+            if this is not None:  # members of the current object, as in C++
+                try:
+                    found = this.pointer_target().find_member(name)
+                except EvaluationError:
+                    found = None
+                if found is not None:
+                    return found
+        raise EvaluationError(f'No symbol "{lookup}" in current context.')
+
+    def register(self, name: str) -> Value:
+        regno = REGISTERS.get(name)
+        if regno is None:
+            raise EvaluationError(f"Invalid register `{name}'")  # gdb's wording
+        if name in ("rip", "pc"):
+            t: Type = PointerType(FunctionType(self.builtins.void, prototyped=False))
+        elif name in ("rsp", "sp", "rbp", "fp"):
+            t = PointerType(self.builtins.void)
+        else:
+            t = self.builtins.of("long")
+        if self.ctx.register(regno) is None:
+            raise EvaluationError(f"value is not available: ${name}")
+        return Value(t, RegisterLoc(regno), self.ctx)
+
+    def sizeof(self, t: Type) -> Value:
+        s = strip(t)
+        if isinstance(s, ReferenceType):
+            s = strip(s.target)
+        if isinstance(s, VoidType):
+            size = 1
+        elif isinstance(s, ArrayType) and s.count is None:
+            raise EvaluationError("cannot take sizeof an array of unknown size")
+        else:
+            size = s.size
+        return Value.of_int(self.builtins.of("int"), size, self.ctx)  # gdb's type for sizeof
+
+    # --- operators ---------------------------------------------------------------------
+    def unary(self, node: ast.Unary) -> Value:
+        op = node.op
+        if op == "sizeof":
+            return self.sizeof(self.eval(node.operand).type)
+        if op == "&":
+            return self.address_of(self.eval(node.operand))
+        operand = self.eval(node.operand)
+        if op == "*":
+            return self.deref(operand)
+        if op in ("++", "--"):
+            one = ast.IntLit(1, "int")
+            return self.assign(ast.Assign("+=" if op == "++" else "-=", node.operand, one))
+        value = self.rvalue(operand)
+        if op == "!":
+            return self.truth(not self.is_true(value))
+        if not is_arith(value.type):
+            raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+        t = promote(value.type, self.builtins)
+        number = to_number(value)
+        if op == "-":
+            return make(t, -number, self.ctx)
+        if op == "+":
+            return make(t, number, self.ctx)
+        if is_floating(t) or isinstance(number, float):
+            raise EvaluationError("Argument to complement operation not an integer, boolean.")
+        return make(t, ~number, self.ctx)
+
+    def deref(self, value: Value) -> Value:
+        t = strip(value.type)
+        if isinstance(t, ReferenceType):
+            return self.deref(value.pointer_target())
+        if isinstance(t, ArrayType):
+            return value.element(0)
+        if isinstance(t, FunctionType):
+            return value
+        if isinstance(t, PointerType):
+            if isinstance(strip(t.target), VoidType):
+                raise EvaluationError("Attempt to dereference a generic pointer.")
+            return value.pointer_target()
+        if is_arith(t) and not is_floating(t):  # gdb reads an int at an integer address
+            address = value.as_int() & ((1 << 64) - 1)
+            return Value(self.builtins.of("int"), MemoryLoc(address), self.ctx)
+        raise EvaluationError("Attempt to take contents of a non-pointer value.")
+
+    def address_of(self, value: Value) -> Value:
+        if isinstance(strip(value.type), ReferenceType):
+            value = value.pointer_target()
+        if value.bit_size:
+            raise EvaluationError("Attempt to take address of value not located in memory.")
+        if not isinstance(value.location, MemoryLoc):
+            raise EvaluationError("Attempt to take address of value not located in memory.")
+        return Value.of_int(PointerType(value.type), value.location.address, self.ctx)
+
+    def index(self, base: Value, index: Value) -> Value:
+        bt = strip(base.type)
+        if isinstance(bt, ReferenceType):
+            return self.index(base.pointer_target(), index)
+        if not isinstance(bt, (ArrayType, PointerType)) and isinstance(
+            strip(index.type), (ArrayType, PointerType)
+        ):
+            base, index, bt = index, base, strip(index.type)  # `2[arr]` is C too
+        i = to_number(self.rvalue(index))
+        if isinstance(i, float):
+            raise EvaluationError("Array subscript is not an integer.")
+        if isinstance(bt, ArrayType):
+            if isinstance(base.location, MemoryLoc):
+                element = bt.element
+                address = base.location.address + i * element.size
+                return Value(element, MemoryLoc(address), self.ctx)
+            if bt.count is not None and not 0 <= i < bt.count:
+                raise EvaluationError("no such vector element")
+            return base.element(i)
+        if isinstance(bt, PointerType):
+            return self.deref(self.pointer_add(base, i))
+        raise EvaluationError("cannot subscript something of type `%s'" % base.type)
+
+    def member(self, base: Value, name: str) -> Value:
+        t = strip(base.type)
+        if isinstance(t, (PointerType, ReferenceType)):  # gdb accepts `p.x` for `p->x`
+            base = base.pointer_target()
+            t = strip(base.type)
+        if not isinstance(t, StructType):
+            raise EvaluationError(
+                "Attempt to extract a component of a value that is not a structure"
+                + (" pointer." if isinstance(t, PointerType) else ".")
+            )
+        found = base.find_member(name)
+        if found is None:
+            raise EvaluationError(f"There is no member named {name}.")
+        return found
+
+    def pointer_add(self, pointer: Value, count: int) -> Value:
+        t = strip(pointer.type)
+        assert isinstance(t, PointerType)
+        target = strip(t.target)
+        size = 1 if isinstance(target, (VoidType, FunctionType)) else target.size
+        return Value.of_int(pointer.type, pointer.as_int() + count * size, self.ctx)
+
+    def binary(self, node: ast.Binary) -> Value:
+        op = node.op
+        if op in ("&&", "||"):
+            left = self.is_true(self.eval(node.left))
+            if op == "&&" and not left:
+                return self.truth(False)
+            if op == "||" and left:
+                return self.truth(True)
+            return self.truth(self.is_true(self.eval(node.right)))
+        return self.arith(op, self.eval(node.left), self.eval(node.right))
+
+    def arith(self, op: str, left: Value, right: Value) -> Value:
+        left, right = self.rvalue(left), self.rvalue(right)
+        lt, rt = strip(left.type), strip(right.type)
+        lp, rp = isinstance(lt, PointerType), isinstance(rt, PointerType)
+        if lp or rp:
+            return self.pointer_arith(op, left, right, lp, rp)
+        if isinstance(lt, StructType) or isinstance(rt, StructType):
+            raise EvaluationError(f"Structure has no component named operator{op}.")
+        if not is_arith(lt) or not is_arith(rt):
+            raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+        if op in ("<<", ">>"):
+            result_t = promote(lt, self.builtins)
+        else:
+            result_t = common_type(lt, rt, self.builtins)
+        a, b = to_number(make(result_t, to_number(left), self.ctx)), to_number(right)
+        if op not in ("<<", ">>"):
+            b = to_number(make(result_t, b, self.ctx))
+        if op in _COMPARE:
+            return self.truth(_compare(op, a, b))
+        return make(result_t, _apply(op, a, b, is_floating(result_t)), self.ctx)
+
+    def pointer_arith(self, op: str, left: Value, right: Value, lp: bool, rp: bool) -> Value:
+        if op in _COMPARE:
+            a, b = to_number(left), to_number(right)
+            return self.truth(_compare(op, a, b))
+        if op == "+" and lp != rp:
+            ptr, other = (left, right) if lp else (right, left)
+            n = to_number(other)
+            if isinstance(n, float):
+                raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+            return self.pointer_add(ptr, n)
+        if op == "-" and lp and not rp:
+            n = to_number(right)
+            if isinstance(n, float):
+                raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+            return self.pointer_add(left, -n)
+        if op == "-" and lp and rp:
+            lt, rt = strip(left.type), strip(right.type)
+            assert isinstance(lt, PointerType) and isinstance(rt, PointerType)
+            size = strip(lt.target).size or 1
+            if size != (strip(rt.target).size or 1):
+                raise EvaluationError(
+                    "First argument of `-' is a pointer and second argument is neither\n"
+                    "an integer nor a pointer of the same type."
+                )
+            diff = left.as_int() - right.as_int()
+            quotient = abs(diff) // size * (1 if diff >= 0 else -1)
+            return Value.of_int(self.builtins.of("long"), quotient, self.ctx)
+        if op in ("&", "|", "^", "%", "*", "/", "<<", ">>") or op == "+":
+            raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+        raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+
+    def assign(self, node: ast.Assign) -> Value:
+        target = self.eval(node.target)
+        if isinstance(strip(target.type), ReferenceType):
+            target = target.pointer_target()
+        value = self.eval(node.value)
+        if node.op != "=":
+            value = self.arith(node.op[:-1], target, value)
+        if not target.is_lvalue:
+            raise EvaluationError("Left operand of assignment is not an lvalue.")
+        tt = strip(target.type)
+        if isinstance(tt, (StructType, ArrayType)):
+            if strip(value.type) is not tt:
+                raise EvaluationError("Invalid cast.")
+            data = value.data()
+        else:
+            data = cast(value, target.type, self.builtins).data()
+            if target.bit_size:
+                data = data[: target.byte_size].ljust(target.byte_size, b"\0")
+        target.assign_bytes(data)
+        return Value(target.type, target.location, self.ctx, target.bit_offset, target.bit_size)
+
+
+def _compare(op: str, a: int | float, b: int | float) -> bool:
+    if op == "==":
+        return a == b
+    if op == "!=":
+        return a != b
+    if op == "<":
+        return a < b
+    if op == ">":
+        return a > b
+    if op == "<=":
+        return a <= b
+    return a >= b
+
+
+def _apply(op: str, a: int | float, b: int | float, floating: bool) -> int | float:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op in ("/", "%"):
+        if b == 0:
+            if floating and op == "/":  # IEEE: inf or nan, as gdb prints
+                return float("nan") if a == 0 else (float("inf") if a > 0 else float("-inf"))
+            raise EvaluationError("Division by zero")
+        if floating:
+            if op == "%":
+                raise EvaluationError("Integer only operation %.")
+            return a / b
+        assert isinstance(a, int) and isinstance(b, int)
+        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C truncates toward zero
+        return q if op == "/" else a - q * b
+    if floating:
+        raise EvaluationError("Integer only operation.")
+    assert isinstance(a, int) and isinstance(b, int)
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    if op == "^":
+        return a ^ b
+    if op == "<<":
+        return a << b if 0 <= b < 128 else 0
+    if op == ">>":
+        return a >> b if 0 <= b < 128 else (-1 if a < 0 else 0)
+    raise EvaluationError(f"unsupported operator {op}")

@@ -1,0 +1,184 @@
+"""Tokens of C expressions: numbers with suffixes, chars and strings with escapes, operators."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
+
+# Longest operators first so that `<<=` is not read as `<<` `=`.
+_OPERATORS = sorted(
+    """<<= >>= -> ++ -- << >> <= >= == != && || += -= *= /= %= &= ^= |= ::
+    + - * / % < > = ! ~ & | ^ ? : ( ) [ ] . ,""".split(),
+    key=len,
+    reverse=True,
+)
+_INT = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)([uUlL]*)")
+_FLOAT = re.compile(
+    r"([0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
+    r"([fFlL]?)"
+)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_SIMPLE_ESCAPES = {
+    "n": 10, "t": 9, "r": 13, "a": 7, "b": 8, "f": 12, "v": 11, "e": 27,
+    "\\": 92, "'": 39, '"': 34, "?": 63,
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str  # int float char string ident reg op end
+    text: str
+    pos: int
+    value: object = None  # int / float / bytes / (int, type name)
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+            continue
+        if ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
+            i = _number(text, i, tokens)
+            continue
+        if ch.isalpha() or ch == "_":
+            m = _IDENT.match(text, i)
+            assert m is not None
+            tokens.append(Token("ident", m.group(0), i))
+            i = m.end()
+            continue
+        if ch == "$":
+            m = _IDENT.match(text, i + 1)
+            if m is None:
+                raise EvaluationError(f"Invalid register name at position {i}.")
+            tokens.append(Token("reg", "$" + m.group(0), i))
+            i = m.end()
+            continue
+        if ch in "'\"":
+            i = _quoted(text, i, tokens)
+            continue
+        for op in _OPERATORS:
+            if text.startswith(op, i):
+                tokens.append(Token("op", op, i))
+                i += len(op)
+                break
+        else:
+            raise EvaluationError(f"Invalid character '{ch}' in expression.")
+    tokens.append(Token("end", "", n))
+    return tokens
+
+
+def _number(text: str, i: int, tokens: list[Token]) -> int:
+    fm = _FLOAT.match(text, i)
+    im = _INT.match(text, i)
+    if (
+        fm is not None
+        and (im is None or fm.end() > im.end() or fm.group(2))
+        and ("." in fm.group(1) or "e" in fm.group(1).lower())
+        and not fm.group(1).lower().startswith("0x")
+    ):
+        suffix = fm.group(2).lower()
+        tname = {"f": "float", "l": "long double"}.get(suffix, "double")
+        tokens.append(Token("float", fm.group(0), i, (float(fm.group(1)), tname)))
+        return _check_end(text, fm.end())
+    if im is None:
+        raise EvaluationError("Invalid number.")
+    digits, suffix = im.group(1), im.group(2).lower()
+    if digits.lower().startswith("0x"):
+        value, decimal = int(digits, 16), False
+    elif digits.lower().startswith("0b"):
+        value, decimal = int(digits[2:], 2), False
+    elif digits.startswith("0") and len(digits) > 1:
+        if any(c in "89" for c in digits):
+            raise EvaluationError('Invalid number "%s".' % digits)
+        value, decimal = int(digits, 8), False
+    else:
+        value, decimal = int(digits), True
+    if suffix not in ("", "u", "l", "ul", "lu", "ll", "ull", "llu"):
+        raise EvaluationError(f'Invalid number "{im.group(0)}".')
+    tokens.append(Token("int", im.group(0), i, (value, _int_type(value, suffix, decimal))))
+    return _check_end(text, im.end())
+
+
+def _check_end(text: str, end: int) -> int:
+    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        raise EvaluationError(f'Invalid number "{text[: end + 1].split()[-1]}".')
+    return end
+
+
+def _int_type(value: int, suffix: str, decimal: bool) -> str:
+    """C's type of an integer literal (int, unsigned int, long, unsigned long)."""
+    unsigned = "u" in suffix
+    longs = suffix.count("l")
+    candidates: list[tuple[str, int, bool]] = []
+    if longs == 0:
+        candidates.append(("int", 32, False))
+        if not decimal or unsigned:
+            candidates.append(("unsigned int", 32, True))
+    if longs <= 1:
+        candidates.append(("long", 64, False))
+        if not decimal or unsigned:
+            candidates.append(("unsigned long", 64, True))
+    candidates.append(("long long" if longs == 2 else "long", 64, False))
+    candidates.append(("unsigned long long" if longs == 2 else "unsigned long", 64, True))
+    for name, bits, is_unsigned in candidates:
+        if unsigned and not is_unsigned:
+            continue
+        limit = 1 << bits if is_unsigned else 1 << (bits - 1)
+        if value < limit:
+            return name
+    raise EvaluationError("Numeric constant too large.")
+
+
+def _quoted(text: str, i: int, tokens: list[Token]) -> int:
+    quote = text[i]
+    j = i + 1
+    out = bytearray()
+    while True:
+        if j >= len(text):
+            raise EvaluationError(
+                "Unmatched single quote." if quote == "'" else "Unterminated string in expression."
+            )
+        ch = text[j]
+        if ch == quote:
+            j += 1
+            break
+        if ch == "\\":
+            j, byte = _escape(text, j + 1)
+            out.append(byte)
+            continue
+        out += ch.encode("utf-8")
+        j += 1
+    if quote == "'":
+        if len(out) != 1:
+            raise EvaluationError("Invalid character constant.")
+        tokens.append(Token("char", text[i:j], i, out[0]))
+    else:
+        tokens.append(Token("string", text[i:j], i, bytes(out)))
+    return j
+
+
+def _escape(text: str, j: int) -> tuple[int, int]:
+    if j >= len(text):
+        raise EvaluationError("Unterminated escape sequence.")
+    ch = text[j]
+    if ch in _SIMPLE_ESCAPES:
+        return j + 1, _SIMPLE_ESCAPES[ch]
+    if ch in "01234567":
+        k = j
+        while k < len(text) and k < j + 3 and text[k] in "01234567":
+            k += 1
+        return k, int(text[j:k], 8) & 0xFF
+    if ch == "x":
+        k = j + 1
+        while k < len(text) and text[k] in "0123456789abcdefABCDEF":
+            k += 1
+        if k == j + 1:
+            raise EvaluationError("\\x escape without a following hex digit")
+        return k, int(text[j + 1 : k], 16) & 0xFF
+    return j + 1, ord(ch) & 0xFF

@@ -1,0 +1,289 @@
+"""C expression parser: precedence climbing over the lexer's tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr.lexer import Token, tokenize
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
+
+MAX_DEPTH = 200  # nesting limit: deeper input is refused rather than overflowing the stack
+
+_BINARY_PRECEDENCE = {
+    "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
+    "<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9,
+    "*": 10, "/": 10, "%": 10,
+}  # fmt: skip
+_ASSIGN_OPS = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="))
+_TYPE_WORDS = frozenset(
+    "int char short long unsigned signed float double void _Bool bool wchar_t char16_t "
+    "char32_t".split()
+)
+_QUALIFIERS = frozenset(("const", "volatile", "restrict"))
+_TAGS = frozenset(("struct", "union", "enum", "class"))
+
+
+def parse(text: str, is_type: Callable[[str], bool] | None = None) -> ast.Expr:
+    """Parse one expression; `is_type` says which identifiers name types (for casts)."""
+    return _Parser(tokenize(text), is_type or (lambda _name: False)).parse_all()
+
+
+class _Parser:
+    def __init__(self, tokens: list[Token], is_type: Callable[[str], bool]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.is_type = is_type
+        self.depth = 0
+
+    # --- token helpers ------------------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def peek(self, ahead: int = 1) -> Token:
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        tok = self.tokens[self.pos]
+        if tok.kind != "end":
+            self.pos += 1
+        return tok
+
+    def at_op(self, *ops: str) -> bool:
+        return self.tok.kind == "op" and self.tok.text in ops
+
+    def expect(self, op: str) -> None:
+        if not self.at_op(op):
+            raise self.error()
+        self.next()
+
+    def error(self) -> EvaluationError:
+        tok = self.tok
+        if tok.kind == "end":
+            return EvaluationError("A syntax error in expression, near `'.")
+        return EvaluationError(f"A syntax error in expression, near `{tok.text}'.")
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise EvaluationError("Expression too deeply nested.")
+
+    # --- grammar ------------------------------------------------------------------------
+    def parse_all(self) -> ast.Expr:
+        if self.tok.kind == "end":
+            raise EvaluationError("Empty expression.")
+        expr = self.assignment()
+        if self.tok.kind != "end":
+            raise self.error()
+        return expr
+
+    def assignment(self) -> ast.Expr:
+        self.enter()
+        try:
+            left = self.ternary()
+            if self.tok.kind == "op" and self.tok.text in _ASSIGN_OPS:
+                op = self.next().text
+                return ast.Assign(op, left, self.assignment())
+            return left
+        finally:
+            self.depth -= 1
+
+    def ternary(self) -> ast.Expr:
+        cond = self.binary(1)
+        if self.at_op("?"):
+            self.next()
+            then = self.assignment()
+            self.expect(":")
+            self.enter()
+            try:
+                otherwise = self.ternary()
+            finally:
+                self.depth -= 1
+            return ast.Ternary(cond, then, otherwise)
+        return cond
+
+    def binary(self, min_prec: int) -> ast.Expr:
+        left = self.unary()
+        while self.tok.kind == "op":
+            prec = _BINARY_PRECEDENCE.get(self.tok.text)
+            if prec is None or prec < min_prec:
+                break
+            op = self.next().text
+            self.enter()
+            try:
+                right = self.binary(prec + 1)
+            finally:
+                self.depth -= 1
+            left = ast.Binary(op, left, right)
+        return left
+
+    def unary(self) -> ast.Expr:
+        self.enter()
+        try:
+            tok = self.tok
+            if tok.kind == "op" and tok.text in ("-", "+", "!", "~", "*", "&", "++", "--"):
+                self.next()
+                return ast.Unary(tok.text, self.unary())
+            if tok.kind == "ident" and tok.text == "sizeof":
+                self.next()
+                if self.at_op("(") and self.starts_type(self.peek()):
+                    self.next()
+                    tname = self.type_name()
+                    self.expect(")")
+                    return ast.SizeofType(tname)
+                return ast.Unary("sizeof", self.unary())
+            if self.at_op("(") and self.starts_type(self.peek()):
+                self.next()
+                tname = self.type_name()
+                self.expect(")")
+                return ast.Cast(tname, self.unary())
+            return self.postfix(self.primary())
+        finally:
+            self.depth -= 1
+
+    def starts_type(self, tok: Token) -> bool:
+        if tok.kind != "ident":
+            return False
+        text = tok.text
+        if text in _TYPE_WORDS or text in _QUALIFIERS or text in _TAGS:
+            return True
+        # A scoped name `a::b::c` is a type when the whole of it names one.
+        index = self.tokens.index(tok, self.pos)
+        while (
+            self.tokens[index + 1].kind == "op"
+            and self.tokens[index + 1].text == "::"
+            and self.tokens[index + 2].kind == "ident"
+        ):
+            text += "::" + self.tokens[index + 2].text
+            index += 2
+        return self.is_type(text)
+
+    def type_name(self) -> ast.TypeName:
+        words: list[str] = []
+        while self.tok.kind == "ident":
+            text = self.tok.text
+            if text in _QUALIFIERS:
+                self.next()
+                continue
+            if text in _TAGS:
+                self.next()
+                if self.tok.kind != "ident":
+                    raise self.error()
+                words.append(f"{text} {self.scoped_ident()}")
+                break
+            if text in _TYPE_WORDS:
+                words.append(self.next().text)
+                continue
+            if words:
+                break
+            words.append(self.scoped_ident())
+            break
+        while self.tok.kind == "ident" and self.tok.text in _QUALIFIERS:
+            self.next()
+        if not words:
+            raise self.error()
+        pointers = 0
+        while self.at_op("*") or (self.tok.kind == "ident" and self.tok.text in _QUALIFIERS):
+            if self.next().text == "*":
+                pointers += 1
+        dims: list[int] = []
+        while self.at_op("["):
+            self.next()
+            tok = self.next()
+            if tok.kind != "int":
+                raise self.error()
+            assert isinstance(tok.value, tuple)
+            dims.append(int(tok.value[0]))
+            self.expect("]")
+        return ast.TypeName(_canonical(words), pointers, tuple(dims))
+
+    def scoped_ident(self) -> str:
+        parts = [self.next().text]
+        while self.at_op("::") and self.peek().kind == "ident":
+            self.next()
+            parts.append(self.next().text)
+        return "::".join(parts)
+
+    def primary(self) -> ast.Expr:
+        tok = self.tok
+        if tok.kind == "int":
+            self.next()
+            assert isinstance(tok.value, tuple)
+            return ast.IntLit(int(tok.value[0]), str(tok.value[1]))
+        if tok.kind == "float":
+            self.next()
+            assert isinstance(tok.value, tuple)
+            return ast.FloatLit(float(tok.value[0]), str(tok.value[1]))
+        if tok.kind == "char":
+            self.next()
+            assert isinstance(tok.value, int)
+            return ast.CharLit(tok.value)
+        if tok.kind == "string":
+            self.next()
+            assert isinstance(tok.value, bytes)
+            data = tok.value
+            while self.tok.kind == "string":  # "a" "b" concatenation
+                more = self.next().value
+                assert isinstance(more, bytes)
+                data += more
+            return ast.StringLit(data)
+        if tok.kind == "reg":
+            self.next()
+            return ast.Register(tok.text[1:])
+        if tok.kind == "ident":
+            if tok.text == "sizeof":
+                raise self.error()
+            return ast.Name(self.scoped_ident())
+        if self.at_op("::") and self.peek().kind == "ident":
+            self.next()
+            return ast.Name("::" + self.scoped_ident())
+        if self.at_op("("):
+            self.next()
+            inner = self.assignment()
+            self.expect(")")
+            return inner
+        raise self.error()
+
+    def postfix(self, expr: ast.Expr) -> ast.Expr:
+        while True:
+            if self.at_op("["):
+                self.next()
+                index = self.assignment()
+                self.expect("]")
+                expr = ast.Index(expr, index)
+            elif self.at_op(".", "->"):
+                arrow = self.next().text == "->"
+                if self.tok.kind != "ident":
+                    raise self.error()
+                expr = ast.Member(expr, self.next().text, arrow)
+            elif self.at_op("("):
+                self.next()
+                args: list[ast.Expr] = []
+                if not self.at_op(")"):
+                    args.append(self.assignment())
+                    while self.at_op(","):
+                        self.next()
+                        args.append(self.assignment())
+                self.expect(")")
+                expr = ast.Call(expr, tuple(args))
+            elif self.at_op("++", "--"):
+                raise EvaluationError("Postfix increment and decrement are not supported.")
+            else:
+                return expr
+
+
+def _canonical(words: list[str]) -> str:
+    """`unsigned` -> `unsigned int`, `long int` -> `long`, `signed char` kept."""
+    if len(words) == 1 and (" " in words[0] or words[0] not in _TYPE_WORDS):
+        return words[0]
+    ws = [w for w in words if w != "int"] if len(words) > 1 else list(words)
+    unsigned = "unsigned" in ws
+    signed = "signed" in ws
+    rest = [w for w in ws if w not in ("unsigned", "signed")]
+    base = " ".join(rest) if rest else "int"
+    if base == "char":
+        return "unsigned char" if unsigned else ("signed char" if signed else "char")
+    if base in ("short", "long", "long long", "int"):
+        return f"unsigned {base}" if unsigned else base
+    return base

@@ -1,0 +1,491 @@
+"""Values formatted the way gdb prints them, and their children for UI trees (paged)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    BaseType,
+    Encoding,
+    EnumType,
+    FunctionType,
+    PointerType,
+    QualifiedType,
+    ReferenceType,
+    StaticMember,
+    StructType,
+    Type,
+    TypedefType,
+    VoidType,
+    strip,
+    type_name,
+)
+from aliceserver.debuggers.symbols.dwarf.values import (
+    MASK64,
+    FrameContext,
+    OptimizedOutError,
+    Value,
+    child_count,
+    children,
+    from_x87,
+    is_char_type,
+    read,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "FormatOptions",
+    "char_literal",
+    "child_count",  # children live in values.py; re-exported for UI code
+    "children",
+    "format_enum",
+    "format_float",
+    "format_value",
+    "string_literal",
+    "wide_prefix",
+]
+
+INT_FORMATS = frozenset("xduotcaz")
+
+
+@dataclass(frozen=True, slots=True)
+class FormatOptions:
+    fmt: str | None = None  # gdb's /x /d /u /o /t /c /a /z
+    top_level: bool = False  # `print`: `(int *) 0x...` and `(int &) @0x...: 5`
+    max_elements: int = 200  # gdb's `print elements`
+    repeat_threshold: int = 10  # gdb's `print repeats`
+    max_depth: int = 20
+    symbolize: Callable[[int], str | None] | None = None  # runtime address -> `main+4`
+
+
+def format_value(value: Value, options: FormatOptions | None = None) -> str:
+    """The value as gdb prints it; errors inside become `<error: ...>`, never exceptions."""
+    opts = options or FormatOptions()
+    return _Formatter(opts).top(value)
+
+
+class _Formatter:
+    def __init__(self, opts: FormatOptions) -> None:
+        self.opts = opts
+
+    def top(self, value: Value) -> str:
+        t = strip(value.type)
+        prefix = ""
+        if self.opts.top_level and self.opts.fmt is None:
+            if (
+                isinstance(t, PointerType)
+                and not is_char_type(t.target)
+                and wide_prefix(t.target) is None
+            ):
+                prefix = f"({type_name(value.type)}) "
+            elif isinstance(t, ReferenceType):
+                prefix = f"({type_name(value.type)}) "
+        return prefix + self.value(value, 0)
+
+    def value(self, value: Value, depth: int) -> str:
+        try:
+            return self._value(value, depth)
+        except OptimizedOutError:
+            return "<optimized out>"
+        except EvaluationError as exc:
+            return f"<error: {exc}>"
+
+    def _value(self, value: Value, depth: int) -> str:
+        t = strip(value.type)
+        if isinstance(t, StructType):
+            return self.struct(value, t, depth)
+        if isinstance(t, ArrayType):
+            return self.array(value, t, depth)
+        if isinstance(t, ReferenceType):
+            target = value.pointer_target()
+            return f"@{value.as_int() & MASK64:#x}: {self.value(target, depth + 1)}"
+        if isinstance(t, FunctionType):
+            addr = value.address or 0
+            return f"{{{type_name(value.type)}}} {self.address(addr)}"
+        if isinstance(t, VoidType):
+            return "void"
+        if self.opts.fmt is not None and self.opts.fmt in INT_FORMATS:
+            return self.scalar_format(value, t)
+        if isinstance(t, PointerType):
+            return self.pointer(value, t)
+        if isinstance(t, EnumType):
+            return format_enum(t, value.as_int())
+        if isinstance(t, BaseType):
+            return self.base(value, t)
+        return f"<unknown type {type_name(value.type)}>"
+
+    # --- scalars --------------------------------------------------------------------
+    def base(self, value: Value, t: BaseType) -> str:
+        if t.encoding == Encoding.FLOAT:
+            return format_float(value.data())
+        if t.encoding == Encoding.COMPLEX:
+            data = value.data()
+            half = len(data) // 2
+            return f"{format_float(data[:half])} + {format_float(data[half:])}i"
+        number = value.as_int()
+        wide = wide_prefix(value.type)
+        if wide is not None:
+            return f"{number} {wide}{char_literal(number, wide=True)}"
+        if t.encoding == Encoding.BOOL:
+            return {0: "false", 1: "true"}.get(number, str(number))
+        if t.is_char or (t.encoding == Encoding.UTF):
+            return f"{number} {char_literal(number & 0xFF if t.size == 1 else number)}"
+        return str(number)
+
+    def scalar_format(self, value: Value, t: Type) -> str:
+        fmt = self.opts.fmt
+        # gdb: a bitfield shows in its declared type's width; a float as its raw bits.
+        bits = (t.size or value.byte_size) * 8
+        if isinstance(t, BaseType) and t.encoding == Encoding.FLOAT:
+            number = int.from_bytes(value.data(), "little")
+        else:
+            number = value.as_int()
+        unsigned = number & ((1 << bits) - 1) if bits else number
+        if fmt == "x":
+            return f"{unsigned:#x}"
+        if fmt == "z":
+            return "0x" + format(unsigned, f"0{max(bits // 4, 1)}x")
+        if fmt == "o":
+            return f"0{unsigned:o}" if unsigned else "0"
+        if fmt == "t":
+            return format(unsigned, "b")
+        if fmt == "d":
+            signed = unsigned - (1 << bits) if bits and unsigned >> (bits - 1) else unsigned
+            return str(signed)
+        if fmt == "u":
+            return str(unsigned)
+        if fmt == "c":
+            byte = unsigned & 0xFF
+            signed = byte - 256 if byte >= 128 else byte
+            return f"{signed} {char_literal(byte)}"
+        if fmt == "a":
+            return self.address(unsigned)
+        return str(number)
+
+    def address(self, address: int) -> str:
+        text = f"{address & MASK64:#x}"
+        if self.opts.symbolize is not None and address:
+            sym = self.opts.symbolize(address)
+            if sym:
+                text += f" <{sym}>"
+        return text
+
+    def pointer(self, value: Value, t: PointerType) -> str:
+        address = value.as_int() & MASK64
+        target = strip(t.target)
+        text = self.address(address)
+        if is_char_type(target) and address:
+            return f"{text} {self.c_string(value.ctx, address)}"
+        wide = wide_prefix(t.target)
+        if wide is not None and address:
+            return f"{text} {self.wide_string(value.ctx, address, target.size, wide)}"
+        return text
+
+    def wide_string(self, ctx: FrameContext, address: int, size: int, prefix: str) -> str:
+        codes: list[int] = []
+        while len(codes) <= self.opts.max_elements:
+            try:
+                code = int.from_bytes(read(ctx, address + len(codes) * size, size), "little")
+            except EvaluationError:
+                if not codes:
+                    return f"<error: Cannot access memory at address {address:#x}>"
+                break
+            if code == 0:
+                break
+            codes.append(code)
+        truncated = len(codes) > self.opts.max_elements
+        text = "".join(_wide_escape(c) for c in codes[: self.opts.max_elements])
+        return f'{prefix}"{text}"' + ("..." if truncated else "")
+
+    def c_string(self, ctx: FrameContext, address: int) -> str:
+        limit = self.opts.max_elements
+        data = bytearray()
+        chunk = 64
+        while len(data) < limit:
+            try:
+                part = read(ctx, address + len(data), chunk)
+            except EvaluationError:
+                if chunk == 1:
+                    if not data:
+                        return f"<error: Cannot access memory at address {address:#x}>"
+                    break
+                chunk = 1  # near the end of a mapping: go byte by byte
+                continue
+            data += part
+            if 0 in part:
+                break
+        end = data.find(0)
+        truncated = end < 0 or end > limit
+        text = bytes(data[:end] if end >= 0 else data)[:limit]
+        out = string_literal(text, self.opts.repeat_threshold)
+        return out + ("..." if truncated and len(text) >= limit else "")
+
+    # --- aggregates -------------------------------------------------------------------
+    def struct(self, value: Value, t: StructType, depth: int) -> str:
+        if depth >= self.opts.max_depth:
+            return "{...}"
+        if t.variants is not None and not t.members:
+            return self.variant(value, t, depth)
+        if not t.members:
+            return "{<No data fields>}" if not t.declaration else "<incomplete type>"
+        parts = []
+        for member in t.members:
+            try:
+                child = value.member_value(member)
+            except EvaluationError as exc:
+                parts.append(f"{member.name} = <error: {exc}>")
+                continue
+            text = self.value(child, depth + 1)
+            if member.is_base:
+                parts.append(f"<{member.name}> = {text}")
+            elif member.name is None:
+                parts.append(text)
+            else:
+                parts.append(f"{member.name} = {text}")
+        for static in t.statics:
+            parts.append(f"static {static.name} = {self.static(value, static, depth)}")
+        return "{" + ", ".join(parts) + "}"
+
+    def variant(self, value: Value, t: StructType, depth: int) -> str:
+        """A Rust enum: `Some(3)`, `Rect {w = 3, h = 4}`, `None`."""
+        assert t.variants is not None
+        part = t.variants
+        discr = None
+        if part.discriminant is not None:
+            discr = value.member_value(part.discriminant).as_int()
+        member = part.active(discr)
+        if member is None:
+            return f"<invalid discriminant {discr}>"
+        inner = value.member_value(member)
+        fields = strip(member.type)
+        name = member.name or "?"
+        if not isinstance(fields, StructType) or not fields.members:
+            return name
+        shown = [m for m in fields.members if not m.artificial]
+        if all((m.name or "").startswith("__") for m in shown):  # a tuple variant
+            items = ", ".join(self.value(inner.member_value(m), depth + 1) for m in shown)
+            return f"{name}({items})"
+        return f"{name} {self.struct(inner, fields, depth + 1)}"
+
+    def static(self, value: Value, static: StaticMember, depth: int) -> str:
+        if static.const_value is not None:
+            return self.value(Value.of_int(static.type, static.const_value, value.ctx), depth + 1)
+        link = static.link_address()
+        if link is None:
+            return "<optimized out>"
+        return self.value(
+            Value(static.type, MemoryLoc(link + value.ctx.load_bias), value.ctx), depth + 1
+        )
+
+    def array(self, value: Value, t: ArrayType, depth: int) -> str:
+        if t.count is None:  # a flexible array member: gdb shows where it starts
+            if value.address is None:
+                return "<optimized out>"
+            return f"{value.address:#x}"
+        count = t.count
+        if is_char_type(t.element) and self.opts.fmt is None:
+            return self.char_array(value, count)
+        wide = wide_prefix(t.element) if self.opts.fmt is None else None
+        if wide is not None:
+            return self.wide_array(value, t, count, wide)
+        if depth >= self.opts.max_depth:
+            return "{...}"
+        elem_size = t.element.size
+        limit = self.opts.max_elements
+        threshold = self.opts.repeat_threshold
+        parts: list[str] = []
+        printed = 0
+        i = 0
+        while i < count:
+            if printed >= limit:
+                return "{" + ", ".join(parts) + "...}"
+            elem = value.element(i)
+            run = 1
+            key = _bytes_or_none(elem)
+            if key is not None and elem_size:
+                while i + run < count and _bytes_or_none(value.element(i + run)) == key:
+                    run += 1
+            text = self.value(elem, depth + 1)
+            if run > threshold:
+                parts.append(f"{text} <repeats {run} times>")
+                printed += threshold
+                i += run
+            else:
+                parts.append(text)
+                printed += 1
+                i += 1
+        return "{" + ", ".join(parts) + "}"
+
+    def wide_array(self, value: Value, t: ArrayType, count: int, prefix: str) -> str:
+        size = t.element.size
+        data = value.data()[: count * size]
+        codes = [int.from_bytes(data[i : i + size], "little") for i in range(0, len(data), size)]
+        if codes and codes[-1] == 0:
+            codes = codes[:-1]
+        limit = self.opts.max_elements
+        truncated = len(codes) > limit
+        codes = codes[:limit]
+        if not codes:
+            return f'{prefix}""'
+        text = "".join(_wide_escape(c) for c in codes)
+        return f'{prefix}"{text}"' + ("..." if truncated else "")
+
+    def char_array(self, value: Value, count: int) -> str:
+        data = value.data()[:count]
+        limit = self.opts.max_elements
+        truncated = False
+        # gdb drops one trailing NUL (the terminator) unless the print limit cut the string.
+        if len(data) > limit:
+            data, truncated = data[:limit], True
+        elif data.endswith(b"\0"):
+            data = data[:-1]
+        return string_literal(data, self.opts.repeat_threshold) + ("..." if truncated else "")
+
+
+def _bytes_or_none(value: Value) -> bytes | None:
+    try:
+        return value.data()
+    except EvaluationError:
+        return None
+
+
+# --- text helpers --------------------------------------------------------------------------
+_ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v", 27: "\\033"}
+
+
+def _escape(byte: int, quote: str) -> str:
+    if byte in _ESCAPES:
+        return _ESCAPES[byte]
+    ch = chr(byte)
+    if ch == "\\" or ch == quote:
+        return "\\" + ch
+    if 32 <= byte < 127:
+        return ch
+    return f"\\{byte:03o}"
+
+
+def char_literal(code: int, *, wide: bool = False) -> str:
+    """`'a'`, `'\\n'`, `'\\000'`, `'\\303'` like gdb; wide characters as text."""
+    if wide:
+        return "'" + _wide_escape(code, "'") + "'"
+    return "'" + _escape(code & 0xFF, "'") + "'"
+
+
+def _wide_escape(code: int, quote: str = '"') -> str:
+    if code < 0x80:
+        return _escape(code, quote)
+    if code < 0x110000 and chr(code).isprintable():
+        return chr(code)
+    return f"\\{code:o}"
+
+
+_WIDE_NAMES = {"wchar_t": "L", "char16_t": "u", "char32_t": "U"}
+
+
+def wide_prefix(t: Type) -> str | None:
+    """gdb's literal prefix (L, u, U) when `t` is a wide character type, by its name."""
+    for _ in range(16):
+        name = getattr(t, "name", None)
+        if isinstance(name, str) and name in _WIDE_NAMES:
+            return _WIDE_NAMES[name]
+        if isinstance(t, BaseType):
+            if t.encoding == Encoding.UTF and t.size > 1:
+                return "u" if t.size == 2 else "U"
+            return None
+        if not isinstance(t, (TypedefType, QualifiedType)):
+            return None
+        t = t.target
+    return None
+
+
+def _quoted_run(data: bytes) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(data):
+        byte = data[i]
+        if byte >= 0x80:
+            # Valid UTF-8 shows as text (gdb does the same with a UTF-8 host charset).
+            for width in (4, 3, 2):
+                try:
+                    out.append(data[i : i + width].decode("utf-8"))
+                    i += width
+                    break
+                except UnicodeDecodeError:
+                    continue
+            else:
+                out.append(f"\\{byte:03o}")
+                i += 1
+            continue
+        out.append(_escape(byte, '"'))
+        i += 1
+    return '"' + "".join(out) + '"'
+
+
+def string_literal(data: bytes, threshold: int = 10) -> str:
+    """gdb's string printing: runs longer than `threshold` as `'c' <repeats N times>`."""
+    if not data:
+        return '""'
+    segments: list[str] = []
+    pending = bytearray()
+    i = 0
+    while i < len(data):
+        run = 1
+        while i + run < len(data) and data[i + run] == data[i]:
+            run += 1
+        if run > threshold:
+            if pending:
+                segments.append(_quoted_run(bytes(pending)))
+                pending.clear()
+            segments.append(f"{char_literal(data[i])} <repeats {run} times>")
+        else:
+            pending += data[i : i + run]
+        i += run
+    if pending:
+        segments.append(_quoted_run(bytes(pending)))
+    return ", ".join(segments)
+
+
+def format_float(data: bytes) -> str:
+    """gdb's %g with the type's precision: 9 digits for float, 17 for double."""
+    if len(data) == 4:
+        number = float(struct.unpack("<f", data)[0])
+        digits, mant_bits, raw = 9, 23, int.from_bytes(data, "little")
+    elif len(data) == 8:
+        number = float(struct.unpack("<d", data)[0])
+        digits, mant_bits, raw = 17, 52, int.from_bytes(data, "little")
+    else:
+        number = from_x87(data[:10])
+        digits, mant_bits, raw = 18, 63, int.from_bytes(data[:10], "little")
+        if math.isnan(number):
+            sign = "-" if raw >> 79 else ""
+            return f"{sign}nan({raw & ((1 << 63) - 1):#x})"
+    if math.isnan(number):
+        sign = "-" if raw >> (len(data) * 8 - 1) else ""
+        return f"{sign}nan({raw & ((1 << mant_bits) - 1):#x})"
+    if math.isinf(number):
+        return "-inf" if number < 0 else "inf"
+    return f"{number:.{digits}g}"
+
+
+def format_enum(t: EnumType, number: int) -> str:
+    for name, value in t.enumerators:
+        if value == number:
+            return name
+    if t.is_flag and number > 0:
+        names = []
+        rest = number
+        for name, value in t.enumerators:
+            if value and rest & value == value:
+                names.append(name)
+                rest &= ~value
+        if rest:
+            names.append(f"unknown: {rest:#x}")
+        return "(" + " | ".join(names) + ")"
+    return str(number)

@@ -1,0 +1,421 @@
+"""The per-binary location index: file:line <-> addresses and function names -> breakpoints.
+
+Built from unit summaries, line program headers, `.debug_aranges` and the ELF symbol
+table, never from the DIE tree; cached on disk. Line programs are decoded per unit on the
+first query that needs them. Addresses are link-time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from bisect import bisect_right
+from collections.abc import Iterable
+from typing import Any
+
+from aliceserver.debuggers.symbols.dwarf import names
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.lines import (
+    END_SEQUENCE,
+    IS_STMT,
+    PROLOGUE_END,
+    LineHeader,
+    LineRows,
+    decode_rows,
+    header_from_tuple,
+)
+from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch, LineResolution, SourceLine
+from aliceserver.debuggers.symbols.dwarf.sections import (
+    DEFAULT_DEBUG_DIRS,
+    ElfSections,
+    FileIdentity,
+    open_dwarf,
+)
+from aliceserver.debuggers.symbols.dwarf.units import Progress, build_payload
+from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
+from aliceserver.errors import TargetError, Unsupported
+
+log = logging.getLogger(__name__)
+
+# A unit: (.debug_info offset, line program offset or -1, name, comp_dir, producer).
+_Unit = tuple[int, int, str, str, str]
+_ENDBR64 = b"\xf3\x0f\x1e\xfa"
+_FRAME_SETUP = (b"\x55\x48\x89\xe5", b"\x55\x48\x8b\xec")  # push %rbp; mov %rsp,%rbp
+
+
+class DebugInfo:
+    """Line tables and function lookups of one ELF image (thread-safe, lazily decoded)."""
+
+    def __init__(self, image: ElfImage, main: ElfSections, dwarf: ElfSections,
+                 payload: dict[str, Any]) -> None:  # fmt: skip
+        self.image = image
+        self.debug_file = dwarf.path  # where the DWARF was read from
+        self._main = main
+        self._dwarf = dwarf
+        self._units: list[_Unit] = payload["units"]
+        self._paths: list[str] = payload["paths"]
+        self._headers: dict[int, tuple[Any, ...]] = payload["headers"]
+        self._demangled: dict[str, str] = payload["demangled"]
+        ranges: list[tuple[int, int, int]] = payload["ranges"]
+        self._range_lows = [r[0] for r in ranges]
+        self._ranges = ranges
+        self._unit_index = {u[0]: i for i, u in enumerate(self._units)}
+        self._files_of: dict[int, list[int]] = {}  # path id -> line program offsets
+        for stmt, header in self._headers.items():
+            for path_id in set(header[-1]):
+                self._files_of.setdefault(path_id, []).append(stmt)
+        self._by_basename: dict[str, list[int]] = {}
+        for path_id, path in enumerate(self._paths):
+            if path_id in self._files_of:
+                self._by_basename.setdefault(os.path.basename(path), []).append(path_id)
+        self._rows: dict[int, LineRows] = {}
+        self._lock = threading.Lock()
+        self._functions: list[tuple[str, str, int, int]] | None = None
+
+    # --- loading -----------------------------------------------------------------------
+    @classmethod
+    def load(cls, image: ElfImage, *, cache: IndexCache | None = None,
+             progress: Progress | None = None,
+             debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS) -> DebugInfo | None:  # fmt: skip
+        """The debug info of `image` (from a separate debug file when it has none itself),
+        or None when there is no DWARF line info. The index comes from `cache` when it
+        holds one for this build, else it is built (and stored there)."""
+        try:
+            opened = open_dwarf(image.path, image.build_id, debug_dirs)
+        except Unsupported as exc:
+            log.info("no usable DWARF in %s: %s", image.path, exc)
+            return None
+        if opened is None:
+            return None
+        main, dwarf = opened
+        try:
+            ident_main = FileIdentity.of(main.path)
+            ident_dwarf = FileIdentity.of(dwarf.path) if dwarf is not main else ident_main
+        except OSError as exc:
+            raise TargetError(f"cannot stat {image.path}: {exc}") from exc
+        identity = (_tuple(ident_main), _tuple(ident_dwarf), image.build_id)
+        key = IndexCache.key_for(image.build_id, main.path, ident_main.mtime_ns, ident_main.size)
+        payload = cache.load(key, identity) if cache is not None else None
+        if payload is not None and _valid_payload(payload):
+            log.debug("index of %s read from the cache", image.path)
+        else:
+            started = time.perf_counter()
+            payload = build_payload(image, dwarf, progress)
+            log.debug("indexed %s in %.3f s", image.path, time.perf_counter() - started)
+            if cache is not None:
+                cache.store(key, identity, payload)
+        if progress is not None:
+            progress(f"debug info of {os.path.basename(image.path)} loaded", 1.0)
+        return cls(image, main, dwarf, payload)
+
+    # --- queries -----------------------------------------------------------------------
+    def has_line_info(self) -> bool:
+        return bool(self._headers)
+
+    def source_files(self) -> list[str]:
+        """Every source file named by a line table: absolute, normalized, sorted."""
+        return sorted({self._paths[i] for i in self._files_of if self._paths[i]})
+
+    def resolve_line(self, file: str, line: int) -> LineResolution | None:
+        """Where `break FILE:LINE` binds, as gdb: all units, instances and inlined copies in
+        other functions; the next line with code when `line` has none; after the prologue
+        when the line is a function's first. None when no such file or no code after it."""
+        path_ids = self.match_file(file)
+        if not path_ids:
+            return None
+        hits: dict[int, list[tuple[int, int, int]]] = {}  # line -> [(address, path id, stmt)]
+        best_above: int | None = None
+        for stmt in sorted({s for p in path_ids for s in self._files_of.get(p, ())}):
+            rows = self._decoded(stmt)
+            numbers = self._file_numbers(stmt, path_ids)
+            if rows is None or not numbers:
+                continue
+            for address, fnum, number, flags in zip(rows.address, rows.file, rows.line,
+                                                    rows.flags, strict=True):  # fmt: skip
+                if fnum not in numbers or not flags & IS_STMT or flags & END_SEQUENCE:
+                    continue
+                if number == line:
+                    hits.setdefault(line, []).append((address, numbers[fnum], stmt))
+                elif number > line and (best_above is None or number <= best_above):
+                    best_above = number
+                    hits.setdefault(number, []).append((address, numbers[fnum], stmt))
+        bound = line if line in hits else best_above
+        if bound is None:
+            return None
+        found = hits[bound]
+        addresses, moved = self._one_per_function(sorted({a for a, _p, _s in found}))
+        reported = bound
+        if moved:  # as gdb: the line of the address after the prologue
+            where = self.location_at(min(moved))
+            reported = where.line if where is not None else bound
+        return LineResolution(
+            file=self._paths[min(found)[1]],
+            requested_line=line,
+            line=reported,
+            addresses=tuple(sorted(set(addresses))),
+        )
+
+    def functions_named(self, name: str) -> list[FunctionMatch]:
+        """Functions `break NAME` stops in: exact and demangled names, `ns::func`,
+        `Class::method` (every overload), unqualified `method`, template instances,
+        Rust paths; `name(int)` picks an overload. Sorted by address."""
+        key, params = names.normalize_query(name)
+        if not key:
+            return []
+        comps = names.split_qualified(key)
+        needle = names._strip_templates(comps[-1]) if comps else key
+        seen: set[int] = set()
+        found: list[FunctionMatch] = []
+        for linkage, demangled, low, size in self._function_list():
+            if needle not in demangled and needle not in linkage:
+                continue
+            if low in seen or key not in names.lookup_keys(linkage, demangled):
+                continue
+            if params is not None:
+                actual = names.strip_signature(demangled)[1]
+                if actual is None or not names.same_params(actual, params):
+                    continue
+            seen.add(low)
+            found.append(self._function_match(linkage, demangled, low, size))
+        found.sort(key=lambda f: f.low)
+        return found
+
+    def location_at(self, address: int) -> SourceLine | None:
+        """The line-table row covering `address` (gdb's `info line *ADDR`)."""
+        found = self._row_at(address)
+        if found is None:
+            return None
+        stmt, rows, i = found
+        return SourceLine(
+            file=self._path_of(stmt, rows.file[i]),
+            line=rows.line[i],
+            column=rows.column[i],
+            address=rows.address[i],
+            is_stmt=bool(rows.flags[i] & IS_STMT),
+        )
+
+    def line_range_at(self, address: int) -> tuple[int, int] | None:
+        """[start, end) of the run of rows of the same file and line around `address`: the
+        range a `next`/`step` stays in until the pc leaves the line."""
+        found = self._row_at(address)
+        if found is None:
+            return None
+        _stmt, rows, i = found
+        first, last = self._sequence_bounds(rows, i)
+        key = (rows.file[i], rows.line[i])
+        start = i
+        while start > first and (rows.file[start - 1], rows.line[start - 1]) == key:
+            start -= 1
+        end = i + 1
+        while end < last and (rows.file[end], rows.line[end]) == key:
+            end += 1
+        return rows.address[start], rows.address[end]
+
+    def is_statement_start(self, address: int) -> bool:
+        """Whether a row marked is_stmt starts exactly at `address`."""
+        found = self._row_at(address)
+        if found is None:
+            return False
+        _stmt, rows, i = found
+        first, _last = self._sequence_bounds(rows, i)
+        while i >= first and rows.address[i] == address:
+            if rows.flags[i] & IS_STMT:
+                return True
+            i -= 1
+        return False
+
+    def function_at(self, address: int) -> FunctionMatch | None:
+        """The function (from the symbol table) containing `address`."""
+        hit = self.image.symbol_at(address)
+        if hit is None or hit[0].kind != "func":
+            return None
+        symbol = hit[0]
+        return self._function_match(
+            symbol.name, self._demangled.get(symbol.name, symbol.name), symbol.address, symbol.size
+        )
+
+    def cu_offset_at(self, address: int) -> int | None:
+        """The .debug_info offset of the compilation unit covering `address`."""
+        unit = self._unit_at(address)
+        offset = None if unit is None else self._units[unit][0]
+        return offset if offset is not None and offset >= 0 else None
+
+    def match_file(self, file: str) -> set[int]:
+        """Path ids of the line-table files `file` names: absolute (also through symlinks),
+        relative (a suffix of whole components, `./` and `../` normalized) or a basename."""
+        norm = os.path.normpath(file)
+        candidates = self._by_basename.get(os.path.basename(norm), [])
+        if os.path.isabs(norm):
+            exact = {i for i in candidates if self._paths[i] == norm}
+            if exact:
+                return exact
+            real = os.path.realpath(norm)
+            return {i for i in candidates if os.path.realpath(self._paths[i]) == real}
+        wanted = [c for c in norm.split("/") if c not in ("", ".", "..")]
+        size = len(wanted)
+        return {i for i in candidates if self._paths[i].split("/")[-size:] == wanted}
+
+    # --- rows --------------------------------------------------------------------------
+    def _decoded(self, stmt: int) -> LineRows | None:
+        with self._lock:
+            rows = self._rows.get(stmt)
+            if rows is not None:
+                return rows
+            header = self._header(stmt)
+            if header is None:
+                return None
+            try:
+                data = self._dwarf.read(".debug_line", header.offset, header.end - header.offset)
+                rows = decode_rows(data, header, base=header.offset)
+            except TargetError as exc:
+                log.warning("%s: %s", self.debug_file, exc)
+                rows = LineRows()
+            self._rows[stmt] = rows
+            return rows
+
+    def _header(self, stmt: int) -> LineHeader | None:
+        raw = self._headers.get(stmt)
+        if raw is None:
+            return None
+        return header_from_tuple(stmt, raw, tuple(self._paths[i] for i in raw[-1]))
+
+    def _file_numbers(self, stmt: int, path_ids: set[int]) -> dict[int, int]:
+        """DWARF file number -> path id, for the numbers of `stmt` naming `path_ids`."""
+        file_ids = self._headers[stmt][-1]
+        return {n: p for n, p in enumerate(file_ids) if p in path_ids}
+
+    def _path_of(self, stmt: int, number: int) -> str:
+        file_ids = self._headers[stmt][-1]
+        return self._paths[file_ids[number]] if 0 <= number < len(file_ids) else ""
+
+    def _unit_at(self, address: int) -> int | None:
+        i = bisect_right(self._range_lows, address) - 1
+        # Ranges may overlap a little (padding): look back a few for one that contains it.
+        for j in range(i, max(-1, i - 8), -1):
+            low, high, unit = self._ranges[j]
+            if low <= address < high:
+                return unit
+        return None
+
+    def _row_at(self, address: int) -> tuple[int, LineRows, int] | None:
+        unit = self._unit_at(address)
+        if unit is None:
+            return None
+        stmt = self._units[unit][1]
+        rows = self._decoded(stmt) if stmt >= 0 else None
+        if rows is None:
+            return None
+        lows = [s[2] for s in rows.sequences]
+        k = bisect_right(lows, address) - 1
+        while k >= 0:
+            first, last, low, high = rows.sequences[k]
+            if low <= address < high:
+                i = bisect_right(rows.address, address, first, last) - 1
+                # Several rows at one address: the last one, or an earlier is_stmt one.
+                j = i
+                while not rows.flags[j] & IS_STMT and j > first:
+                    if rows.address[j - 1] != address or rows.address[j] != address:
+                        break
+                    j -= 1
+                return stmt, rows, (j if rows.flags[j] & IS_STMT else i)
+            k -= 1
+            if k >= 0 and rows.sequences[k][3] <= address and low > address:
+                break
+        return None
+
+    @staticmethod
+    def _sequence_bounds(rows: LineRows, i: int) -> tuple[int, int]:
+        for first, last, _low, _high in rows.sequences:
+            if first <= i <= last:
+                return first, last
+        return i, i + 1
+
+    # --- functions ---------------------------------------------------------------------
+    def _function_list(self) -> list[tuple[str, str, int, int]]:
+        functions = self._functions
+        if functions is None:
+            demangled = self._demangled
+            functions = [
+                (s.name, demangled.get(s.name, s.name), s.address, s.size)
+                for s in self.image.symbols()
+                if s.kind == "func" and not s.name.endswith("@plt") and ".cold" not in s.name
+            ]
+            self._functions = functions
+        return functions
+
+    def _function_match(self, linkage: str, demangled: str, low: int, size: int) -> FunctionMatch:
+        high = low + size
+        address = self._after_prologue(low, high) if size else low
+        where = self.location_at(address)
+        return FunctionMatch(
+            name=names.display_name(demangled),
+            linkage_name=linkage,
+            low=low,
+            high=high,
+            breakpoint_address=address,
+            file=where.file if where else None,
+            line=where.line if where else None,
+        )
+
+    def _after_prologue(self, low: int, high: int) -> int:
+        """gdb's prologue skip: the first prologue_end row; else, after a `push %rbp;
+        mov %rsp,%rbp` frame setup, the start of the next row; else the entry itself."""
+        found = self._row_at(low)
+        if found is None:
+            return low
+        _stmt, rows, i = found
+        _first, last = self._sequence_bounds(rows, i)
+        j = i
+        while j < last and rows.address[j] < high:
+            if rows.flags[j] & PROLOGUE_END and rows.address[j] >= low:
+                return rows.address[j]
+            j += 1
+        code = self._main.read_address(low, 8)
+        offset = 4 if code.startswith(_ENDBR64) else 0
+        if code[offset : offset + 4] not in _FRAME_SETUP:
+            return low
+        pc = low + offset + 4
+        while i + 1 < last and rows.address[i + 1] <= pc:
+            i += 1
+        start = rows.address[i]
+        while i < last and rows.address[i] <= start:
+            i += 1
+        end = rows.address[i]
+        return end if low <= end < high else pc
+
+    def _one_per_function(self, addresses: list[int]) -> tuple[list[int], list[int]]:
+        """(the lowest address per function, each after the prologue when it is the entry;
+        the addresses that were function entries, after their prologue)."""
+        result: dict[object, int] = {}
+        moved: list[int] = []
+        for address in addresses:
+            hit = self.image.symbol_at(address)
+            symbol: ElfSymbol | None = hit[0] if hit and hit[0].kind == "func" else None
+            group: object = symbol.address if symbol is not None else ("at", address)
+            if group in result:
+                continue
+            if symbol is not None and symbol.address == address and symbol.size:
+                address = self._after_prologue(address, address + symbol.size)
+                moved.append(address)
+            result[group] = address
+        return list(result.values()), moved
+
+
+def _tuple(identity: FileIdentity) -> tuple[str, int, int]:
+    return (identity.path, identity.mtime_ns, identity.size)
+
+
+def _valid_payload(payload: dict[str, Any]) -> bool:
+    try:
+        return (
+            isinstance(payload["units"], list)
+            and isinstance(payload["paths"], list)
+            and isinstance(payload["headers"], dict)
+            and isinstance(payload["ranges"], list)
+            and isinstance(payload["demangled"], dict)
+            and all(len(h) == 11 for h in payload["headers"].values())
+        )
+    except (KeyError, TypeError):
+        return False

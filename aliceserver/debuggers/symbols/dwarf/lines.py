@@ -1,0 +1,439 @@
+"""DWARF 2-5 line programs: header parsing (file tables) and a fast row decoder.
+
+Works on raw bytes; pyelftools' LineProgram objects build an object per row, which is what
+makes them slow. Malformed input raises TargetError; every loop consumes input, so no
+input makes the decoder spin.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+from aliceserver.errors import TargetError
+
+# Row flags.
+IS_STMT = 1
+PROLOGUE_END = 2
+END_SEQUENCE = 4
+
+_MASK64 = (1 << 64) - 1
+_TOMBSTONE = _MASK64 - 15  # lld marks code it discarded with -1 or -2
+
+# DW_FORM values the v5 entry formats use.
+_FORM_BLOCK = 0x09
+_FORM_BLOCK1 = 0x0A
+_FORM_BLOCK2 = 0x03
+_FORM_BLOCK4 = 0x04
+_FORM_DATA1 = 0x0B
+_FORM_DATA2 = 0x05
+_FORM_DATA4 = 0x06
+_FORM_DATA8 = 0x07
+_FORM_DATA16 = 0x1E
+_FORM_STRING = 0x08
+_FORM_STRP = 0x0E
+_FORM_LINE_STRP = 0x1F
+_FORM_UDATA = 0x0F
+_FORM_SDATA = 0x0D
+_FORM_STRX = 0x1A
+_FORM_STRX1 = 0x25
+_FORM_STRX2 = 0x26
+_FORM_STRX3 = 0x27
+_FORM_STRX4 = 0x28
+_FIXED_SIZES = {_FORM_DATA1: 1, _FORM_DATA2: 2, _FORM_DATA4: 4, _FORM_DATA8: 8, _FORM_DATA16: 16,
+                _FORM_STRX1: 1, _FORM_STRX2: 2, _FORM_STRX3: 3, _FORM_STRX4: 4}  # fmt: skip
+_LNCT_PATH = 1
+_LNCT_DIRECTORY_INDEX = 2
+
+
+def uleb(data: bytes, pos: int) -> tuple[int, int]:
+    """(value, next position) of the ULEB128 at `pos` (IndexError past the end)."""
+    result = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+
+
+def sleb(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return (result - (1 << shift) if byte & 0x40 else result), pos
+
+
+def cstring(data: bytes, pos: int) -> tuple[str, int]:
+    end = data.index(b"\0", pos)
+    return data[pos:end].decode("utf-8", "surrogateescape"), end + 1
+
+
+def string_at(section: bytes, offset: int) -> str:
+    if not 0 <= offset < len(section):
+        raise TargetError(f"string offset {offset:#x} is outside its section")
+    return cstring(section, offset)[0]
+
+
+def unit_length(data: bytes, pos: int) -> tuple[int, int, int]:
+    """(length, offset size, position after the length field) of a DWARF unit."""
+    (length,) = struct.unpack_from("<I", data, pos)
+    if length == 0xFFFFFFFF:
+        (length,) = struct.unpack_from("<Q", data, pos + 4)
+        return length, 8, pos + 12
+    if length >= 0xFFFFFFF0:
+        raise TargetError(f"reserved unit length {length:#x}")
+    return length, 4, pos + 4
+
+
+@dataclass(frozen=True, slots=True)
+class LineHeader:
+    """What decoding a line program needs, and its file table."""
+
+    offset: int  # of the unit in .debug_line
+    end: int  # offset just past the unit
+    program: int  # offset of the first opcode
+    version: int
+    address_size: int
+    min_inst: int
+    default_is_stmt: bool
+    line_base: int
+    line_range: int
+    opcode_base: int
+    opcode_lengths: tuple[int, ...]  # argument counts of standard opcodes 1..opcode_base-1
+    files: tuple[str, ...]  # by DWARF file number: absolute, normalized ("" for unusable)
+
+
+def header_from_tuple(offset: int, raw: tuple[Any, ...], files: tuple[str, ...]) -> LineHeader:
+    """A LineHeader from the index's tuple form (fields after `offset`, file ids last)."""
+    end, program, version, asize, min_inst, is_stmt, line_base, line_range, base, lengths = raw[:10]
+    return LineHeader(offset, end, program, version, asize, min_inst, is_stmt, line_base,
+                      line_range, base, lengths, files)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class StringSections:
+    """The string sections a v5 line header may point into."""
+
+    line_str: bytes = b""
+    str: bytes = b""
+    str_offsets: bytes = b""
+    str_offsets_base: int = 0
+
+
+def parse_header(
+    data: bytes, offset: int, comp_dir: str, cu_name: str, strings: StringSections
+) -> LineHeader:
+    """Parse the line program header at `offset` of `data` (.debug_line bytes, or a slice of
+    them starting at 0 with `offset` relative to it). TargetError on malformed input."""
+    try:
+        return _parse_header(data, offset, comp_dir, cu_name, strings)
+    except (IndexError, ValueError, struct.error, UnicodeError) as exc:
+        raise TargetError(f"malformed line program header at {offset:#x}: {exc}") from exc
+
+
+def _parse_header(
+    data: bytes, offset: int, comp_dir: str, cu_name: str, strings: StringSections
+) -> LineHeader:
+    length, osize, pos = unit_length(data, offset)
+    end = pos + length
+    if end > len(data):
+        raise TargetError(f"line program at {offset:#x} runs past its section")
+    (version,) = struct.unpack_from("<H", data, pos)
+    pos += 2
+    if not 2 <= version <= 5:
+        raise TargetError(f"unsupported line table version {version}")
+    address_size = 8
+    if version >= 5:
+        address_size, _seg_size = data[pos], data[pos + 1]
+        pos += 2
+    header_length = int.from_bytes(data[pos : pos + osize], "little")
+    pos += osize
+    program = pos + header_length
+    if program > end:
+        raise TargetError(f"line program header at {offset:#x} is longer than its unit")
+    min_inst = data[pos]
+    pos += 1
+    if version >= 4:
+        pos += 1  # maximum_operations_per_instruction: VLIW only
+    default_is_stmt = bool(data[pos])
+    line_base = struct.unpack_from("<b", data, pos + 1)[0]
+    line_range = data[pos + 2]
+    opcode_base = data[pos + 3]
+    pos += 4
+    if line_range == 0 or opcode_base == 0:
+        raise TargetError(f"line program at {offset:#x} has line_range or opcode_base 0")
+    lengths = tuple(data[pos : pos + opcode_base - 1])
+    if len(lengths) != opcode_base - 1:
+        raise IndexError("truncated standard_opcode_lengths")
+    pos += opcode_base - 1
+    comp = os.path.normpath(comp_dir) if comp_dir else ""
+    if version >= 5:
+        dirs, pos = _v5_entries(data, pos, osize, strings)
+        files_raw, pos = _v5_entries(data, pos, osize, strings)
+        dir_names = [d[0] for d in dirs]
+        base = dir_names[0] if dir_names and dir_names[0] else comp
+        dir_names = [_join(base, d) if i else base for i, d in enumerate(dir_names)]
+        files = tuple(_file_path(dir_names, name, index, base) for name, index in files_raw)
+    else:
+        dir_names = [comp]
+        while data[pos]:
+            name, pos = cstring(data, pos)
+            dir_names.append(_join(comp, name))
+        pos += 1
+        file_list = [""]  # file numbers start at 1 before DWARF 5
+        while data[pos]:
+            name, pos = cstring(data, pos)
+            index, pos = uleb(data, pos)
+            _mtime, pos = uleb(data, pos)
+            _size, pos = uleb(data, pos)
+            file_list.append(_file_path(dir_names, name, index, comp))
+        files = tuple(file_list)
+        if len(files) == 1 and cu_name:
+            files = ("", _join(comp, cu_name))
+    return LineHeader(offset, end, program, version, address_size, min_inst, default_is_stmt,
+                      line_base, line_range, opcode_base, lengths, files)  # fmt: skip
+
+
+def _join(base: str, name: str) -> str:
+    return os.path.normpath(os.path.join(base, name)) if name else ""
+
+
+def _file_path(dirs: list[str], name: str, index: int, base: str) -> str:
+    if not name:
+        return ""
+    directory = dirs[index] if 0 <= index < len(dirs) else base
+    return _join(directory, name)
+
+
+def _v5_entries(
+    data: bytes, pos: int, osize: int, strings: StringSections
+) -> tuple[list[tuple[str, int]], int]:
+    """A v5 directory or file name table: [(path, directory index)]."""
+    count = data[pos]
+    pos += 1
+    formats = []
+    for _ in range(count):
+        content, pos = uleb(data, pos)
+        form, pos = uleb(data, pos)
+        formats.append((content, form))
+    entries, pos = uleb(data, pos)
+    if entries > len(data) - pos:
+        raise TargetError("line header entry count is larger than the header")
+    result = []
+    for _ in range(entries):
+        path, index = "", 0
+        for content, form in formats:
+            value, pos = _form_value(data, pos, form, osize, strings)
+            if content == _LNCT_PATH and isinstance(value, str):
+                path = value
+            elif content == _LNCT_DIRECTORY_INDEX and isinstance(value, int):
+                index = value
+        result.append((path, index))
+    return result, pos
+
+
+def _form_value(
+    data: bytes, pos: int, form: int, osize: int, strings: StringSections
+) -> tuple[str | int | None, int]:
+    if form == _FORM_STRING:
+        return cstring(data, pos)
+    if form in (_FORM_LINE_STRP, _FORM_STRP):
+        offset = int.from_bytes(data[pos : pos + osize], "little")
+        section = strings.line_str if form == _FORM_LINE_STRP else strings.str
+        return string_at(section, offset), pos + osize
+    if form == _FORM_UDATA:
+        return uleb(data, pos)
+    if form == _FORM_SDATA:
+        return sleb(data, pos)
+    if form == _FORM_STRX:
+        index, pos = uleb(data, pos)
+        return _strx(strings, index, osize), pos
+    size = _FIXED_SIZES.get(form)
+    if size is not None:
+        if pos + size > len(data):
+            raise IndexError("form value past the end")
+        value = int.from_bytes(data[pos : pos + size], "little")
+        if form in (_FORM_STRX1, _FORM_STRX2, _FORM_STRX3, _FORM_STRX4):
+            return _strx(strings, value, osize), pos + size
+        return (value if size <= 8 else None), pos + size
+    if form in (_FORM_BLOCK, _FORM_BLOCK1, _FORM_BLOCK2, _FORM_BLOCK4):
+        if form == _FORM_BLOCK:
+            size, pos = uleb(data, pos)
+        else:
+            width = {_FORM_BLOCK1: 1, _FORM_BLOCK2: 2, _FORM_BLOCK4: 4}[form]
+            size = int.from_bytes(data[pos : pos + width], "little")
+            pos += width
+        if pos + size > len(data):
+            raise IndexError("block past the end")
+        return None, pos + size
+    raise TargetError(f"unsupported form {form:#x} in a line table header")
+
+
+def _strx(strings: StringSections, index: int, osize: int) -> str:
+    at = strings.str_offsets_base + index * osize
+    if at + osize > len(strings.str_offsets):
+        raise TargetError(f"string index {index} is outside .debug_str_offsets")
+    return string_at(strings.str, int.from_bytes(strings.str_offsets[at : at + osize], "little"))
+
+
+class LineRows:
+    """The decoded rows of one line program, in program order (sorted within a sequence).
+
+    Parallel arrays; each sequence ends with its END_SEQUENCE row.
+    """
+
+    __slots__ = ("address", "file", "line", "column", "flags", "sequences")
+
+    def __init__(self) -> None:
+        self.address = array("Q")
+        self.file = array("L")
+        self.line = array("q")
+        self.column = array("L")
+        self.flags = array("B")
+        # (first row, index of the END_SEQUENCE row, low address, high address), by low.
+        self.sequences: list[tuple[int, int, int, int]] = []
+
+    def __len__(self) -> int:
+        return len(self.address)
+
+
+def decode_rows(data: bytes, header: LineHeader, base: int = 0) -> LineRows:
+    """Run the line program of `header`; `data` holds .debug_line from offset `base`.
+
+    Sequences at address 0 (code the linker discarded) and unterminated ones are dropped.
+    """
+    try:
+        return _decode(data, header, base)
+    except (IndexError, ValueError, struct.error, OverflowError) as exc:
+        raise TargetError(f"malformed line program at {header.offset:#x}: {exc}") from exc
+
+
+def _decode(data: bytes, header: LineHeader, base: int) -> LineRows:  # noqa: C901 - hot loop
+    rows = LineRows()
+    r_addr, r_file, r_line, r_col, r_flags = (
+        rows.address.append, rows.file.append, rows.line.append, rows.column.append,
+        rows.flags.append)  # fmt: skip
+    pos = header.program - base
+    end = min(header.end - base, len(data))
+    opcode_base = header.opcode_base
+    lengths = header.opcode_lengths
+    min_inst = header.min_inst
+    # Special opcodes: (address advance, line advance), precomputed.
+    special = [(0, 0)] * opcode_base + [
+        (((op - opcode_base) // header.line_range) * min_inst,
+         header.line_base + (op - opcode_base) % header.line_range)
+        for op in range(opcode_base, 256)
+    ]  # fmt: skip
+    default_flags = IS_STMT if header.default_is_stmt else 0
+    emit = False
+    address, file, line, column, flags = 0, 1, 1, 0, default_flags
+    seq_start = 0
+    sequences = rows.sequences
+    count = 0
+    # gdb's rules (dwarf2/read.c), so that rows and ranges agree with it: rows at line 0
+    # are dropped; so is a row repeating the previous row's file and line when the line has
+    # a discriminator; a switch to another file at the same address erases the previous
+    # file's rows there, unless the new row is not a statement and one was at the address.
+    disc, line_disc, last = 0, False, (-1, -1)
+    last_address, stmt_here = -1, False
+    while pos < end:
+        if emit:  # the previous opcode made a row
+            emit = False
+            if line and (not line_disc or last != (file, line) or count == seq_start):
+                ignored = False
+                if file != last[0] and count > seq_start:
+                    if address == last_address and not flags & IS_STMT and stmt_here:
+                        ignored = True
+                    else:
+                        while count > seq_start and rows.address[count - 1] == address & _MASK64:
+                            _truncate(rows, count - 1)
+                            count -= 1
+                if not ignored:
+                    r_addr(address & _MASK64), r_file(file), r_line(line), r_col(column)
+                    r_flags(flags)
+                    count += 1
+                    last = (file, line)
+            if address != last_address:
+                last_address, stmt_here = address, False
+            stmt_here = stmt_here or bool(flags & IS_STMT)
+            flags &= IS_STMT
+            disc = 0
+        op = data[pos]
+        pos += 1
+        if op >= opcode_base:
+            adv_addr, adv_line = special[op]
+            address += adv_addr
+            if adv_line:
+                line += adv_line
+                line_disc = disc != 0
+            emit = True
+        elif op == 0:  # extended opcode
+            size, pos = uleb(data, pos)
+            next_pos = pos + size
+            if size == 0:
+                continue
+            sub = data[pos]
+            if sub == 1:  # DW_LNE_end_sequence
+                r_addr(address & _MASK64), r_file(file), r_line(line), r_col(column)
+                r_flags(flags | END_SEQUENCE)
+                count += 1
+                low = rows.address[seq_start]
+                if count - seq_start > 1 and 0 < low < _TOMBSTONE:
+                    sequences.append((seq_start, count - 1, low, address & _MASK64))
+                else:
+                    _truncate(rows, seq_start)
+                    count = seq_start
+                seq_start = count
+                address, file, line, column, flags = 0, 1, 1, 0, default_flags
+                disc, line_disc, last = 0, False, (-1, -1)
+                last_address, stmt_here = -1, False
+            elif sub == 2:  # DW_LNE_set_address
+                address = int.from_bytes(data[pos + 1 : next_pos], "little")
+            elif sub == 4:  # DW_LNE_set_discriminator
+                disc = uleb(data, pos + 1)[0]
+                line_disc = line_disc or disc != 0
+            # 3 define_file (obsolete), vendor ones: skipped
+            pos = next_pos
+        elif op == 1:  # DW_LNS_copy
+            emit = True
+        elif op == 2:  # DW_LNS_advance_pc
+            value, pos = uleb(data, pos)
+            address += value * min_inst
+        elif op == 3:  # DW_LNS_advance_line
+            value, pos = sleb(data, pos)
+            line += value
+            if value:
+                line_disc = disc != 0
+        elif op == 4:
+            file, pos = uleb(data, pos)
+        elif op == 5:
+            column, pos = uleb(data, pos)
+        elif op == 6:
+            flags ^= IS_STMT
+        elif op == 8:  # DW_LNS_const_add_pc
+            address += special[255][0]
+        elif op == 9:  # DW_LNS_fixed_advance_pc
+            address += data[pos] | data[pos + 1] << 8
+            pos += 2
+        elif op == 10:
+            flags |= PROLOGUE_END
+        else:  # 7 basic_block, 11 epilogue_begin, 12 isa, unknown: skip their arguments
+            for _ in range(lengths[op - 1]):
+                _value, pos = uleb(data, pos)
+    _truncate(rows, seq_start)  # an unterminated last sequence
+    sequences.sort(key=lambda s: s[2])
+    return rows
+
+
+def _truncate(rows: LineRows, size: int) -> None:
+    for column in (rows.address, rows.file, rows.line, rows.column, rows.flags):
+        del column[size:]

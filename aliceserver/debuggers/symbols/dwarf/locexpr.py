@@ -1,0 +1,420 @@
+"""DWARF location expressions (DW_OP_*) and location lists, evaluated against a frame.
+
+The result says where a variable lives: memory, a register, implicit bytes, a composite of
+pieces, or nowhere ("optimized out"). DW_OP_addr values are link-time and get the load bias.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from aliceserver.errors import ProtocolError
+
+log = logging.getLogger(__name__)
+
+MASK64 = (1 << 64) - 1
+_MAX_STEPS = 10_000  # a branch loop in a corrupt expression must end
+
+
+class EvaluationError(ProtocolError):
+    """An expression or a value cannot be evaluated; the message is gdb-like."""
+
+
+class ByteReader:
+    """Little-endian reads with ULEB/SLEB128 over a bytes object."""
+
+    __slots__ = ("data", "pos")
+
+    def __init__(self, data: bytes, pos: int = 0) -> None:
+        self.data = data
+        self.pos = pos
+
+    def at_end(self) -> bool:
+        return self.pos >= len(self.data)
+
+    def take(self, size: int) -> bytes:
+        if size < 0 or self.pos + size > len(self.data):
+            raise EvaluationError("truncated DWARF data")
+        chunk = self.data[self.pos : self.pos + size]
+        self.pos += size
+        return chunk
+
+    def unsigned(self, size: int) -> int:
+        return int.from_bytes(self.take(size), "little")
+
+    def signed(self, size: int) -> int:
+        return int.from_bytes(self.take(size), "little", signed=True)
+
+    def uleb(self) -> int:
+        result = shift = 0
+        while True:
+            byte = self.take(1)[0]
+            result |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return result
+
+    def sleb(self) -> int:
+        result = shift = 0
+        while True:
+            byte = self.take(1)[0]
+            result |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                if byte & 0x40:
+                    result -= 1 << shift
+                return result
+
+
+# --- locations -------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class MemoryLoc:
+    address: int
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterLoc:
+    regno: int
+
+
+@dataclass(frozen=True, slots=True)
+class ImplicitLoc:
+    """The value itself (DW_OP_implicit_value, DW_OP_stack_value): not an lvalue."""
+
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class OptimizedOut:
+    reason: str = "optimized out"
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    location: MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut
+    size_bits: int
+    bit_offset: int = 0  # DW_OP_bit_piece: offset within the piece's source
+
+
+@dataclass(frozen=True, slots=True)
+class CompositeLoc:
+    pieces: tuple[Piece, ...]
+
+
+Location = MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut | CompositeLoc
+
+
+class LocContext(Protocol):
+    """What a location expression may consult (the FrameContext of scopes.py conforms)."""
+
+    def read_memory(self, address: int, size: int) -> bytes: ...
+
+    def register(self, regno: int) -> int | None: ...
+
+    def cfa(self) -> int | None: ...
+
+    @property
+    def fs_base(self) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ExprEnv:
+    """Per-module facts an expression needs besides the frame."""
+
+    load_bias: int = 0
+    frame_base: Callable[[], int] | None = None
+    tls_block_offset: int | None = None  # executable only (see dies.DwarfUnits)
+    addrx: Callable[[int], int] | None = None
+    address_size: int = 8
+
+
+def _to_signed(value: int) -> int:
+    value &= MASK64
+    return value - (1 << 64) if value >> 63 else value
+
+
+def _reg(ctx: LocContext, regno: int) -> int:
+    value = ctx.register(regno)
+    if value is None:
+        raise EvaluationError(f"register {regno} is not available in this frame")
+    return value & MASK64
+
+
+def _read_int(ctx: LocContext, address: int, size: int) -> int:
+    try:
+        data = ctx.read_memory(address & MASK64, size)
+    except Exception as exc:  # the engine raises TargetError, a test reader OSError
+        raise EvaluationError(f"Cannot access memory at address {address & MASK64:#x}") from exc
+    return int.from_bytes(data, "little")
+
+
+def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
+    """Evaluate a DWARF expression to a location. EvaluationError when it cannot be done
+    (an unknown register, unreadable memory, an unsupported operation)."""
+    if not expr:
+        return OptimizedOut()
+    r = ByteReader(expr)
+    stack: list[int] = []
+    pieces: list[Piece] = []
+    pending: MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut | None = None
+    steps = 0
+
+    def pop() -> int:
+        if not stack:
+            raise EvaluationError("DWARF expression stack underflow")
+        return stack.pop()
+
+    while not r.at_end():
+        steps += 1
+        if steps > _MAX_STEPS:
+            raise EvaluationError("DWARF expression does not terminate")
+        op = r.unsigned(1)
+        if 0x30 <= op <= 0x4F:  # DW_OP_lit0..31
+            stack.append(op - 0x30)
+        elif 0x50 <= op <= 0x6F:  # DW_OP_reg0..31
+            pending = RegisterLoc(op - 0x50)
+        elif 0x70 <= op <= 0x8F:  # DW_OP_breg0..31
+            stack.append((_reg(ctx, op - 0x70) + r.sleb()) & MASK64)
+        elif op == 0x03:  # addr
+            stack.append((r.unsigned(env.address_size) + env.load_bias) & MASK64)
+        elif op in (0xA1, 0xFB):  # addrx, GNU_addr_index
+            if env.addrx is None:
+                raise EvaluationError("DW_OP_addrx without .debug_addr")
+            stack.append((env.addrx(r.uleb()) + env.load_bias) & MASK64)
+        elif op in (0xA2, 0xFC):  # constx, GNU_const_index
+            if env.addrx is None:
+                raise EvaluationError("DW_OP_constx without .debug_addr")
+            stack.append(env.addrx(r.uleb()))
+        elif op == 0x06:  # deref
+            stack.append(_read_int(ctx, pop(), env.address_size))
+        elif op == 0x94:  # deref_size
+            size = r.unsigned(1)
+            stack.append(_read_int(ctx, pop(), size))
+        elif op in (0xA6, 0xF6):  # deref_type
+            size = r.unsigned(1)
+            r.uleb()
+            stack.append(_read_int(ctx, pop(), size))
+        elif 0x08 <= op <= 0x0F:  # const1u .. const8s
+            size = 1 << ((op - 0x08) // 2)
+            signed = (op - 0x08) % 2 == 1
+            stack.append((r.signed(size) if signed else r.unsigned(size)) & MASK64)
+        elif op == 0x10:
+            stack.append(r.uleb() & MASK64)
+        elif op == 0x11:
+            stack.append(r.sleb() & MASK64)
+        elif op == 0x12:  # dup
+            stack.append(stack[-1] if stack else pop())
+        elif op == 0x13:
+            pop()
+        elif op == 0x14:  # over
+            if len(stack) < 2:
+                raise EvaluationError("DWARF expression stack underflow")
+            stack.append(stack[-2])
+        elif op == 0x15:  # pick
+            index = r.unsigned(1)
+            if index >= len(stack):
+                raise EvaluationError("DWARF expression stack underflow")
+            stack.append(stack[-1 - index])
+        elif op == 0x16:  # swap
+            a, b = pop(), pop()
+            stack += [a, b]
+        elif op == 0x17:  # rot: (c b a -> a c b), top first
+            a, b, c = pop(), pop(), pop()
+            stack += [a, c, b]
+        elif op == 0x19:
+            stack.append(abs(_to_signed(pop())) & MASK64)
+        elif op == 0x1F:
+            stack.append(-pop() & MASK64)
+        elif op == 0x20:
+            stack.append(~pop() & MASK64)
+        elif op == 0x23:  # plus_uconst
+            stack.append((pop() + r.uleb()) & MASK64)
+        elif op in _BINARY:
+            b, a = pop(), pop()
+            stack.append(_BINARY[op](a, b) & MASK64)
+        elif op == 0x28:  # bra
+            offset = r.signed(2)
+            if pop() != 0:
+                r.pos += offset
+                if not 0 <= r.pos <= len(expr):
+                    raise EvaluationError("DWARF branch outside the expression")
+        elif op == 0x2F:  # skip (read the offset first: it moves the position)
+            offset = r.signed(2)
+            r.pos += offset
+            if not 0 <= r.pos <= len(expr):
+                raise EvaluationError("DWARF branch outside the expression")
+        elif op == 0x90:  # regx
+            pending = RegisterLoc(r.uleb())
+        elif op == 0x91:  # fbreg
+            if env.frame_base is None:
+                raise EvaluationError("DW_OP_fbreg without a frame base")
+            stack.append((env.frame_base() + r.sleb()) & MASK64)
+        elif op == 0x92:  # bregx
+            regno = r.uleb()
+            stack.append((_reg(ctx, regno) + r.sleb()) & MASK64)
+        elif op == 0x9C:  # call_frame_cfa
+            cfa = ctx.cfa()
+            if cfa is None:
+                raise EvaluationError("the frame's CFA is unknown")
+            stack.append(cfa & MASK64)
+        elif op in (0x9B, 0xE0):  # form_tls_address, GNU_push_tls_address
+            stack.append(_tls_address(ctx, env, pop()))
+        elif op == 0x9E:  # implicit_value
+            pending = ImplicitLoc(r.take(r.uleb()))
+        elif op == 0x9F:  # stack_value
+            pending = ImplicitLoc(pop().to_bytes(8, "little"))
+        elif op in (0xA3, 0xF3):  # entry_value: the caller's value at the call, unknown here
+            r.take(r.uleb())
+            return OptimizedOut("entry value unavailable")
+        elif op in (0xA0, 0xF2):  # implicit_pointer: a pointer to an optimized-out object
+            r.take(4 if env.address_size == 8 else env.address_size)
+            r.sleb()
+            return OptimizedOut("implicit pointer")
+        elif op in (0xA4, 0xF4):  # const_type: die, size, bytes
+            r.uleb()
+            size = r.unsigned(1)
+            stack.append(int.from_bytes(r.take(size)[:8], "little"))
+        elif op in (0xA5, 0xF5):  # regval_type
+            regno = r.uleb()
+            r.uleb()
+            stack.append(_reg(ctx, regno))
+        elif op in (0xA8, 0xA9, 0xF7, 0xF9):  # convert / reinterpret to a typed value
+            if r.uleb() != 0:
+                raise EvaluationError("typed DWARF stack values are not supported")
+        elif op == 0x96:  # nop
+            pass
+        elif op == 0x93:  # piece
+            pieces.append(Piece(_piece_source(pending, stack), r.uleb() * 8))
+            pending = None
+            stack.clear()
+        elif op == 0x9D:  # bit_piece
+            size = r.uleb()
+            pieces.append(Piece(_piece_source(pending, stack), size, r.uleb()))
+            pending = None
+            stack.clear()
+        elif op == 0xF0:  # GNU_uninit
+            pass
+        else:
+            raise EvaluationError(f"unsupported DWARF operation {op:#x}")
+    if pieces:
+        if pending is not None or stack:
+            log.debug("trailing location after the last piece ignored")
+        return CompositeLoc(tuple(pieces))
+    if pending is not None:
+        return pending
+    if not stack:
+        return OptimizedOut()
+    return MemoryLoc(stack[-1])
+
+
+def _piece_source(
+    pending: MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut | None, stack: list[int]
+) -> MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut:
+    if pending is not None:
+        return pending
+    if stack:
+        return MemoryLoc(stack[-1])
+    return OptimizedOut()  # an empty piece: this part of the object is gone
+
+
+def _tls_address(ctx: LocContext, env: ExprEnv, offset: int) -> int:
+    fs_base = ctx.fs_base
+    if fs_base is None or env.tls_block_offset is None:
+        raise EvaluationError("Cannot access thread-local storage of this module")
+    return (fs_base - env.tls_block_offset + offset) & MASK64
+
+
+def _div(a: int, b: int) -> int:
+    if b == 0:
+        raise EvaluationError("Division by zero")
+    sa, sb = _to_signed(a), _to_signed(b)
+    q = abs(sa) // abs(sb)
+    return q if (sa < 0) == (sb < 0) else -q
+
+
+def _mod(a: int, b: int) -> int:
+    if b == 0:
+        raise EvaluationError("Division by zero")
+    return a % b
+
+
+_BINARY: dict[int, Callable[[int, int], int]] = {
+    0x1A: lambda a, b: a & b,
+    0x1B: _div,
+    0x1C: lambda a, b: a - b,
+    0x1D: _mod,
+    0x1E: lambda a, b: a * b,
+    0x21: lambda a, b: a | b,
+    0x22: lambda a, b: a + b,
+    0x24: lambda a, b: a << b if b < 64 else 0,
+    0x25: lambda a, b: a >> b if b < 64 else 0,
+    0x26: lambda a, b: _to_signed(a) >> min(b, 63),
+    0x27: lambda a, b: a ^ b,
+    0x29: lambda a, b: int(_to_signed(a) == _to_signed(b)),
+    0x2A: lambda a, b: int(_to_signed(a) >= _to_signed(b)),
+    0x2B: lambda a, b: int(_to_signed(a) > _to_signed(b)),
+    0x2C: lambda a, b: int(_to_signed(a) <= _to_signed(b)),
+    0x2D: lambda a, b: int(_to_signed(a) < _to_signed(b)),
+    0x2E: lambda a, b: int(_to_signed(a) != _to_signed(b)),
+}
+
+
+# --- location lists ------------------------------------------------------------------------
+def loclist_v4(data: bytes, offset: int, base: int, pc: int) -> bytes | None:
+    """The expression of the .debug_loc entry covering link-time `pc`, else None."""
+    r = ByteReader(data, offset)
+    while r.pos + 16 <= len(data):
+        begin, end = r.unsigned(8), r.unsigned(8)
+        if begin == 0 and end == 0:
+            return None
+        if begin == MASK64:
+            base = end
+            continue
+        expr = r.take(r.unsigned(2))
+        if base + begin <= pc < base + end:
+            return expr
+    return None
+
+
+def loclist_v5(
+    data: bytes, offset: int, base: int, pc: int, addrx: Callable[[int], int]
+) -> bytes | None:
+    """The expression of the .debug_loclists entry covering `pc` (DW_LLE_*), else None."""
+    r = ByteReader(data, offset)
+    default: bytes | None = None
+    while not r.at_end():
+        kind = r.unsigned(1)
+        low = high = None
+        if kind == 0:  # end_of_list
+            break
+        if kind == 1:  # base_addressx
+            base = addrx(r.uleb())
+            continue
+        if kind == 6:  # base_address
+            base = r.unsigned(8)
+            continue
+        if kind == 2:  # startx_endx
+            low = addrx(r.uleb())
+            high = addrx(r.uleb())
+        elif kind == 3:  # startx_length
+            low = addrx(r.uleb())
+            high = low + r.uleb()
+        elif kind == 4:  # offset_pair
+            low = base + r.uleb()
+            high = base + r.uleb()
+        elif kind == 7:  # start_end
+            low, high = r.unsigned(8), r.unsigned(8)
+        elif kind == 8:  # start_length
+            low = r.unsigned(8)
+            high = low + r.uleb()
+        elif kind != 5:  # default_location has no range
+            raise EvaluationError(f"unknown DW_LLE kind {kind}")
+        expr = r.take(r.uleb())
+        if kind == 5:
+            default = expr
+        elif low is not None and high is not None and low <= pc < high:
+            return expr
+    return default

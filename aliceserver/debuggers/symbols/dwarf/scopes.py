@@ -1,0 +1,410 @@
+"""What is in scope at a pc: parameters and locals (lexical blocks, inlined subroutines,
+static locals), the CU's and the program's globals, thread-locals; and their values.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from elftools.dwarf.compileunit import CompileUnit
+from elftools.dwarf.die import DIE
+
+from aliceserver.debuggers.symbols.dwarf.dies import (
+    DwarfUnits,
+    attr_value,
+    die_name,
+    origin_die,
+    resolved_attr,
+)
+from aliceserver.debuggers.symbols.dwarf.locexpr import (
+    EvaluationError,
+    ExprEnv,
+    ImplicitLoc,
+    Location,
+    MemoryLoc,
+    OptimizedOut,
+    RegisterLoc,
+    evaluate,
+    loclist_v4,
+    loclist_v5,
+)
+from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_cplus
+from aliceserver.debuggers.symbols.dwarf.types import FunctionType, Type, strip
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+from aliceserver.debuggers.symbols.elf import ElfImage
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FrameContext", "FrameScope", "ModuleSymbols", "VarKind", "Variable"]
+
+_TYPE_TAGS = {
+    "struct": ("DW_TAG_structure_type", "DW_TAG_class_type"),
+    "class": ("DW_TAG_class_type", "DW_TAG_structure_type"),
+    "union": ("DW_TAG_union_type",),
+    "enum": ("DW_TAG_enumeration_type",),
+    "": (
+        "DW_TAG_typedef",
+        "DW_TAG_base_type",
+        "DW_TAG_structure_type",
+        "DW_TAG_class_type",
+        "DW_TAG_union_type",
+        "DW_TAG_enumeration_type",
+    ),
+}
+
+
+_SCOPE_CACHE = 1024
+
+
+class VarKind(enum.Enum):
+    PARAMETER = "parameter"
+    LOCAL = "local"
+    STATIC_LOCAL = "static local"
+    GLOBAL = "global"
+    STATIC = "static"  # file-scope static
+    THREAD_LOCAL = "thread local"
+    FUNCTION = "function"
+    CONSTANT = "constant"  # an enumerator
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Variable:
+    name: str
+    kind: VarKind
+    die: DIE
+    type: Type
+    frame_function: DIE | None = None  # the DW_TAG_subprogram whose frame base applies
+    shadowed: bool = False
+
+
+class ModuleSymbols:
+    """Variables and types of one image (executable or library) from its DWARF."""
+
+    def __init__(
+        self, image: ElfImage, units: DwarfUnits | None = None, *, is_executable: bool = True
+    ) -> None:
+        self.image = image
+        self.units = units if units is not None else DwarfUnits(image)
+        self.types = TypeBuilder(self._static_address)
+        self._is_executable = is_executable
+        # Scopes by link-time pc; a FrameScope holds no frame state, only DIEs and names.
+        self._scopes: dict[int, FrameScope | None] = {}
+
+    @property
+    def has_dwarf(self) -> bool:
+        return self.units.info is not None
+
+    # --- frames ----------------------------------------------------------------------
+    def frame_scope(self, ctx: FrameContext, lookup_pc: int | None = None) -> FrameScope | None:
+        """The scope at the frame's pc (`lookup_pc`: the runtime pc to look up, pc - 1 for
+        caller frames so a call at a function's end stays inside it); None without DWARF."""
+        runtime = ctx.pc if lookup_pc is None else lookup_pc
+        link = runtime - ctx.load_bias
+        if link in self._scopes:
+            return self._scopes[link]
+        scope = self._frame_scope(link)
+        if len(self._scopes) >= _SCOPE_CACHE:
+            self._scopes.pop(next(iter(self._scopes)))
+        self._scopes[link] = scope
+        return scope
+
+    def _frame_scope(self, link: int) -> FrameScope | None:
+        cu = self.units.cu_for_address(link)
+        if cu is None:
+            return None
+        at = self.units.function_die_at(cu, link)
+        if at is None:
+            return FrameScope(self, cu, None, (), link)
+        return FrameScope(self, cu, at.subprogram, at.scopes, link)
+
+    # --- globals -------------------------------------------------------------------------
+    def find_global(self, name: str, cu: CompileUnit | None = None) -> Variable | None:
+        """A global, file-static, function or enumerator named `name`, this CU first.
+
+        Scanning other CUs parses their top-level DIEs (cached): the cost of an unknown name."""
+        if not self.has_dwarf:
+            return None
+        fallback: DIE | None = None
+        for die in self.units.find_dies(name, first_cu=cu):
+            tag = die.tag
+            if tag == "DW_TAG_enumerator":
+                parent = die.get_parent()
+                if parent is None:
+                    continue
+                return Variable(name, VarKind.CONSTANT, die, self.types.build(parent))
+            if tag == "DW_TAG_subprogram":
+                if self.units.die_ranges(die):
+                    return Variable(name, VarKind.FUNCTION, die, self.function_type(die))
+                continue
+            if tag != "DW_TAG_variable":
+                continue
+            if "DW_AT_location" in die.attributes or "DW_AT_const_value" in die.attributes:
+                return Variable(
+                    name,
+                    _global_kind(die),
+                    die,
+                    self.types.of_die_attr(origin_die(die, "DW_AT_type") or die),
+                )
+            if fallback is None:
+                fallback = die
+        if fallback is not None:  # only `extern` declarations: use the ELF symbol
+            return Variable(name, VarKind.GLOBAL, fallback, self.types.of_die_attr(fallback))
+        return None
+
+    def _static_address(self, qualified: str) -> int | None:
+        """Link-time address of a static member's definition (`Shape::count`)."""
+        for die in self.units.find_dies(qualified):
+            attr = die.attributes.get("DW_AT_location")
+            if die.tag == "DW_TAG_variable" and attr is not None and isinstance(attr.value, list):
+                expr = bytes(attr.value)
+                if len(expr) == 9 and expr[0] == 0x03:  # DW_OP_addr
+                    return int.from_bytes(expr[1:], "little")
+        return None
+
+    def find_type(self, name: str, cu: CompileUnit | None = None) -> Type | None:
+        """A named type: `point`, `struct point`, `union u`, `enum color`, a typedef."""
+        if not self.has_dwarf:
+            return None
+        keyword, _, bare = name.partition(" ")
+        if keyword not in ("struct", "class", "union", "enum"):
+            keyword, bare = "", name
+        tags = _TYPE_TAGS[keyword]
+        best: DIE | None = None
+        for die in self.units.find_dies(bare.strip(), first_cu=cu):
+            if die.tag in tags:
+                if not attr_value(die, "DW_AT_declaration"):
+                    return self.types.build(die)
+                best = best or die
+        return self.types.build(best) if best is not None else None
+
+    def function_type(self, die: DIE) -> FunctionType:
+        source = origin_die(die, "DW_AT_name") or die
+        fn = FunctionType(self.types.of_die_attr(origin_die(die, "DW_AT_type") or die))
+        fn.prototyped = bool(resolved_attr(die, "DW_AT_prototyped")) or is_cplus(die)
+        for child in source.iter_children():
+            if child.tag == "DW_TAG_formal_parameter":
+                if not attr_value(child, "DW_AT_artificial"):
+                    fn.params.append(self.types.of_die_attr(child))
+            elif child.tag == "DW_TAG_unspecified_parameters":
+                fn.varargs = True
+        return fn
+
+    # --- values --------------------------------------------------------------------------
+    def value_of(self, var: Variable, ctx: FrameContext) -> Value:
+        """The variable's value in this frame (bytes read lazily)."""
+        if var.kind is VarKind.CONSTANT:
+            return Value.of_int(var.type, int(attr_value(var.die, "DW_AT_const_value")), ctx)
+        if var.kind is VarKind.FUNCTION:
+            low = self.units.die_ranges(var.die)[0][0]
+            return Value(var.type, MemoryLoc(low + ctx.load_bias), ctx)
+        return Value(var.type, self.location(var, ctx), ctx)
+
+    def location(self, var: Variable, ctx: FrameContext) -> Location:
+        die = var.die
+        const = die.attributes.get("DW_AT_const_value")
+        if const is not None:
+            return _const_location(const.value, strip(var.type).size)
+        attr = die.attributes.get("DW_AT_location")
+        if attr is None:
+            if var.kind is VarKind.GLOBAL:  # an extern declaration: the symbol's address
+                sym = self.image.find_symbol(var.name)
+                if sym is not None:
+                    return MemoryLoc(sym.address + ctx.load_bias)
+            return OptimizedOut()
+        expr = self._expression(die, attr, ctx)
+        if expr is None:
+            return OptimizedOut()
+        env = self._env(ctx, var.frame_function)
+        try:
+            return evaluate(expr, ctx, env)
+        except EvaluationError as exc:
+            log.debug("location of %s: %s", var.name, exc)
+            return OptimizedOut(str(exc))
+
+    def _env(self, ctx: FrameContext, function: DIE | None) -> ExprEnv:
+        cu = function.cu if function is not None else None
+
+        def frame_base() -> int:
+            if function is None:
+                raise EvaluationError("no frame base outside a function")
+            return self.frame_base(function, ctx)
+
+        return ExprEnv(
+            load_bias=ctx.load_bias,
+            frame_base=frame_base,
+            tls_block_offset=self.units.tls_block_offset if self._is_executable else None,
+            addrx=(lambda i: self.units.addrx(cu, i)) if cu is not None else None,
+        )
+
+    def frame_base(self, function: DIE, ctx: FrameContext) -> int:
+        attr = function.attributes.get("DW_AT_frame_base")
+        if attr is None:
+            raise EvaluationError("the function has no frame base")
+        expr = self._expression(function, attr, ctx)
+        if expr is None:
+            raise EvaluationError("the frame base is unavailable here")
+        loc = evaluate(expr, ctx, ExprEnv(load_bias=ctx.load_bias))
+        if isinstance(loc, MemoryLoc):
+            return loc.address
+        if isinstance(loc, RegisterLoc):
+            reg = ctx.register(loc.regno)
+            if reg is not None:
+                return reg
+        raise EvaluationError("the frame base is unavailable here")
+
+    def _expression(self, die: DIE, attr: object, ctx: FrameContext) -> bytes | None:
+        """The expression itself, or the location-list entry covering the frame's pc."""
+        form = getattr(attr, "form", "")
+        value = getattr(attr, "value", None)
+        if form == "DW_FORM_exprloc" or form.startswith("DW_FORM_block"):
+            return bytes(value or b"")
+        if not isinstance(value, int):
+            return None
+        cu = die.cu
+        pc = ctx.pc - ctx.load_bias
+        base = self.units.cu_base(cu)
+        if cu.header.version < 5:
+            data = self.units.section(".debug_loc")
+            return None if data is None else loclist_v4(data, value, base, pc)
+        data = self.units.section(".debug_loclists")
+        if data is None:
+            return None
+        offset = value
+        if form == "DW_FORM_loclistx":
+            ll_base = attr_value(cu.get_top_DIE(), "DW_AT_loclists_base") or 12
+            size = 8 if cu.structs.dwarf_format == 64 else 4
+            start = ll_base + value * size
+            offset = ll_base + int.from_bytes(data[start : start + size], "little")
+        return loclist_v5(data, offset, base, pc, lambda i: self.units.addrx(cu, i))
+
+
+class FrameScope:
+    """The names visible at one pc of one function (innermost scope first)."""
+
+    def __init__(
+        self,
+        symbols: ModuleSymbols,
+        cu: CompileUnit,
+        subprogram: DIE | None,
+        scopes: tuple[DIE, ...],
+        link_pc: int,
+    ) -> None:
+        self.symbols = symbols
+        self.cu = cu
+        self.subprogram = subprogram  # the concrete function: its frame base applies
+        self.scopes = scopes
+        self.link_pc = link_pc
+        # The innermost function-like scope: an inlined subroutine when pc is inside one.
+        inner = [
+            i
+            for i, d in enumerate(scopes)
+            if d.tag in ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine")
+        ]
+        self._function_index = inner[-1] if inner else 0
+        self._lookups: dict[str, Variable | None] = {}
+
+    @property
+    def function(self) -> DIE | None:
+        """The DIE of the function whose code this is (inlined subroutines included)."""
+        return self.scopes[self._function_index] if self.scopes else None
+
+    @property
+    def function_name(self) -> str | None:
+        fn = self.function
+        return None if fn is None else die_name(fn)
+
+    @property
+    def inline_depth(self) -> int:
+        return sum(1 for d in self.scopes if d.tag == "DW_TAG_inlined_subroutine")
+
+    def _vars_of(self, die: DIE, params: bool) -> Iterator[Variable]:
+        for child in die.iter_children():
+            tag = child.tag
+            if params and tag == "DW_TAG_formal_parameter":
+                kind = VarKind.PARAMETER
+            elif not params and tag == "DW_TAG_variable":
+                kind = VarKind.STATIC_LOCAL if _is_static(child) else VarKind.LOCAL
+            else:
+                continue
+            name = die_name(child)
+            if name is None:
+                continue
+            typed = origin_die(child, "DW_AT_type") or child
+            yield Variable(
+                name, kind, child, self.symbols.types.of_die_attr(typed), self.subprogram
+            )
+
+    def arguments(self) -> list[Variable]:
+        fn = self.function
+        return [] if fn is None else list(self._vars_of(fn, True))
+
+    def locals(self, include_shadowed: bool = False) -> list[Variable]:
+        """Locals of the innermost block first, then the enclosing blocks up to the function;
+        an outer variable hidden by an inner one of the same name is marked `shadowed`."""
+        out: list[Variable] = []
+        blocks = self.scopes[self._function_index :]
+        names: set[str] = set()
+        for block in reversed(blocks):
+            for var in self._vars_of(block, False):
+                shadowed = var.name in names
+                names.add(var.name)
+                if shadowed and not include_shadowed:
+                    continue
+                if shadowed:
+                    var = Variable(var.name, var.kind, var.die, var.type, var.frame_function, True)
+                out.append(var)
+        return out
+
+    def lookup(self, name: str) -> Variable | None:
+        """The innermost local or parameter `name`, else a global (this CU first)."""
+        if name in self._lookups:
+            return self._lookups[name]
+        found = self._lookup(name)
+        self._lookups[name] = found
+        return found
+
+    def _lookup(self, name: str) -> Variable | None:
+        blocks = self.scopes[self._function_index :]
+        for block in reversed(blocks):
+            for var in self._vars_of(block, False):
+                if var.name == name:
+                    return var
+            if block.tag in ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine"):
+                for var in self._vars_of(block, True):
+                    if var.name == name:
+                        return var
+        return self.symbols.find_global(name, self.cu)
+
+    def this_type(self) -> Variable | None:
+        return self.lookup("this")
+
+    def value_of(self, var: Variable, ctx: FrameContext) -> Value:
+        return self.symbols.value_of(var, ctx)
+
+
+def _is_static(die: DIE) -> bool:
+    attr = die.attributes.get("DW_AT_location")
+    if attr is None or attr.form not in ("DW_FORM_exprloc", "DW_FORM_block1"):
+        return False
+    expr = attr.value
+    return bool(expr) and expr[0] in (0x03, 0xA1)  # DW_OP_addr / addrx: a fixed address
+
+
+def _global_kind(die: DIE) -> VarKind:
+    attr = die.attributes.get("DW_AT_location")
+    if attr is not None and isinstance(attr.value, list) and attr.value:
+        if attr.value[-1] in (0xE0, 0x9B):
+            return VarKind.THREAD_LOCAL
+    return VarKind.GLOBAL if resolved_attr(die, "DW_AT_external") else VarKind.STATIC
+
+
+def _const_location(value: object, size: int) -> Location:
+    if isinstance(value, int):
+        size = max(size, 1)
+        return ImplicitLoc((value & ((1 << (8 * size)) - 1)).to_bytes(size, "little"))
+    if isinstance(value, (list, bytes)):
+        return ImplicitLoc(bytes(value))
+    return OptimizedOut()

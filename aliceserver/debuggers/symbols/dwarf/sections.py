@@ -1,0 +1,276 @@
+"""Raw DWARF section access: section headers, decompression, separate debug files.
+
+Reads the section header table with struct (pyelftools builds an object per section) and
+section bytes with os.pread, on demand; a line program is read as a slice of .debug_line
+without loading the whole section when the section is not compressed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+import threading
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from aliceserver.errors import TargetError, Unsupported
+
+log = logging.getLogger(__name__)
+
+SHT_NOBITS = 8
+SHF_ALLOC = 0x2
+SHF_COMPRESSED = 0x800
+ELFCOMPRESS_ZLIB = 1
+
+_EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
+_SHDR = struct.Struct("<IIQQQQIIQQ")
+_CHDR = struct.Struct("<IIQQ")  # Elf64_Chdr
+_MAX_SECTIONS = 1 << 16
+DEFAULT_DEBUG_DIRS: tuple[str, ...] = ("/usr/lib/debug",)
+
+
+@dataclass(frozen=True, slots=True)
+class SectionHeader:
+    name: str
+    type: int
+    flags: int
+    addr: int
+    offset: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileIdentity:
+    """What tells a changed file: realpath, mtime and size."""
+
+    path: str
+    mtime_ns: int
+    size: int
+
+    @classmethod
+    def of(cls, path: str) -> FileIdentity:
+        real = os.path.realpath(path)
+        st = os.stat(real)
+        return cls(real, st.st_mtime_ns, st.st_size)
+
+
+def read_section_headers(path: str) -> list[SectionHeader]:
+    """The section headers of the ELF64 little-endian file `path` (TargetError otherwise)."""
+    try:
+        with open(path, "rb") as stream:
+            return _section_headers(stream.fileno(), path)
+    except OSError as exc:
+        raise TargetError(f"cannot read {path}: {exc.strerror or exc}", errno=exc.errno) from exc
+
+
+def _section_headers(fd: int, path: str) -> list[SectionHeader]:
+    head = os.pread(fd, _EHDR.size, 0)
+    if len(head) < _EHDR.size or head[:4] != b"\x7fELF":
+        raise TargetError(f"{path}: not an ELF file")
+    if head[4] != 2 or head[5] != 1:
+        raise Unsupported(f"{path}: only 64-bit little-endian ELF files carry usable DWARF")
+    (_ident, _type, _mach, _ver, _entry, _phoff, shoff, _flags, _ehsize, _phentsize, _phnum,
+     shentsize, shnum, shstrndx) = _EHDR.unpack(head)  # fmt: skip
+    if shoff == 0:
+        return []
+    if shentsize < _SHDR.size:
+        raise TargetError(f"{path}: section header size {shentsize} is too small")
+    if shnum == 0:  # extended numbering: the count is in section 0's sh_size
+        shnum = _SHDR.unpack(os.pread(fd, _SHDR.size, shoff))[5]
+    if shnum > _MAX_SECTIONS:
+        raise TargetError(f"{path}: implausible section count {shnum}")
+    table = os.pread(fd, shnum * shentsize, shoff)
+    if len(table) < shnum * shentsize:
+        raise TargetError(f"{path}: section header table is truncated")
+    raw = [_SHDR.unpack_from(table, i * shentsize) for i in range(shnum)]
+    if shstrndx == 0xFFFF and raw:
+        shstrndx = raw[0][7]  # sh_link of section 0
+    names = b""
+    if 0 < shstrndx < shnum:
+        names = os.pread(fd, min(raw[shstrndx][5], 1 << 24), raw[shstrndx][4])
+    headers = []
+    for name, type_, flags, addr, offset, size, _link, _info, _align, _ent in raw:
+        end = names.find(b"\0", name)
+        text = names[name : end if end >= 0 else None].decode("utf-8", "surrogateescape")
+        headers.append(SectionHeader(text, type_, flags, addr, offset, size))
+    return headers
+
+
+class ElfSections:
+    """Section bytes of one ELF file, read on demand (decompressed ones are kept)."""
+
+    def __init__(self, path: str, headers: Sequence[SectionHeader] | None = None) -> None:
+        self.path = path
+        self.headers = list(headers) if headers is not None else read_section_headers(path)
+        self._by_name = {h.name: h for h in self.headers}
+        self._inflated: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+
+    def has(self, name: str) -> bool:
+        header = self._find(name)
+        return header is not None and header.type != SHT_NOBITS and header.size > 0
+
+    def size(self, name: str) -> int:
+        """The (uncompressed) size of section `name`, 0 when absent."""
+        if not self.has(name):
+            return 0
+        header = self._find(name)
+        assert header is not None
+        if header.flags & SHF_COMPRESSED or header.name.startswith(".zdebug"):
+            return len(self.get(name))
+        return header.size
+
+    def get(self, name: str) -> bytes:
+        """All bytes of section `name` (b"" when absent), decompressed."""
+        return self.read(name, 0, None)
+
+    def read(self, name: str, offset: int, size: int | None) -> bytes:
+        """`size` bytes (None: to the end) at `offset` inside section `name`."""
+        header = self._find(name)
+        if header is None or header.type == SHT_NOBITS or header.size == 0:
+            return b""
+        compressed = header.flags & SHF_COMPRESSED or header.name.startswith(".zdebug")
+        if compressed:
+            data = self._decompressed(header)
+            end = len(data) if size is None else offset + size
+            return data[offset:end]
+        if offset >= header.size:
+            return b""
+        count = header.size - offset if size is None else min(size, header.size - offset)
+        return self._pread(header.offset + offset, count)
+
+    def read_address(self, address: int, size: int) -> bytes:
+        """Bytes of the allocated, file-backed section holding link-time `address`."""
+        for h in self.headers:
+            if h.flags & SHF_ALLOC and h.type != SHT_NOBITS and h.addr <= address < h.addr + h.size:
+                count = min(size, h.addr + h.size - address)
+                return self._pread(h.offset + address - h.addr, count)
+        return b""
+
+    def _find(self, name: str) -> SectionHeader | None:
+        header = self._by_name.get(name)
+        if header is None and name.startswith(".debug_"):
+            header = self._by_name.get(".zdebug_" + name[len(".debug_") :])
+        return header
+
+    def _pread(self, offset: int, count: int) -> bytes:
+        try:
+            with open(self.path, "rb") as stream:
+                data = os.pread(stream.fileno(), count, offset)
+        except OSError as exc:
+            raise TargetError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+        if len(data) != count:
+            raise TargetError(f"{self.path}: section data at {offset:#x} is truncated")
+        return data
+
+    def _decompressed(self, header: SectionHeader) -> bytes:
+        with self._lock:
+            cached = self._inflated.get(header.name)
+            if cached is not None:
+                return cached
+            raw = self._pread(header.offset, header.size)
+            data = _inflate(self.path, header, raw)
+            self._inflated[header.name] = data
+            return data
+
+
+def _inflate(path: str, header: SectionHeader, raw: bytes) -> bytes:
+    try:
+        if header.name.startswith(".zdebug"):  # legacy GNU format: "ZLIB" + big-endian size
+            if raw[:4] != b"ZLIB" or len(raw) < 12:
+                raise TargetError(f"{path}: {header.name} has a bad compression header")
+            return zlib.decompress(raw[12:])
+        if len(raw) < _CHDR.size:
+            raise TargetError(f"{path}: {header.name} has a truncated compression header")
+        ch_type, _reserved, ch_size, _align = _CHDR.unpack_from(raw)
+        if ch_type != ELFCOMPRESS_ZLIB:
+            raise Unsupported(f"{path}: {header.name} uses compression type {ch_type}")
+        data = zlib.decompressobj().decompress(raw[_CHDR.size :], ch_size)
+    except zlib.error as exc:
+        raise TargetError(f"{path}: cannot decompress {header.name}: {exc}") from exc
+    if len(data) != ch_size:
+        raise TargetError(f"{path}: {header.name} decompresses to {len(data)}, not {ch_size}")
+    return data
+
+
+# --- separate debug files ---------------------------------------------------------------
+
+
+def debuglink(sections: ElfSections) -> tuple[str, int] | None:
+    """(file name, CRC32) of the `.gnu_debuglink` section, if any."""
+    data = sections.get(".gnu_debuglink")
+    end = data.find(b"\0")
+    if end <= 0:
+        return None
+    crc_at = (end + 4) & ~3  # the CRC follows the name, 4-byte aligned
+    if crc_at + 4 > len(data):
+        return None
+    (crc,) = struct.unpack_from("<I", data, crc_at)
+    return data[:end].decode("utf-8", "surrogateescape"), crc
+
+
+def _file_crc(path: str) -> int:
+    crc = 0
+    with open(path, "rb") as stream:
+        while chunk := stream.read(1 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def _has_dwarf(sections: ElfSections) -> bool:
+    return sections.has(".debug_line") or sections.has(".debug_info")
+
+
+def find_debug_file(
+    main: ElfSections, build_id: str | None, debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS
+) -> ElfSections | None:
+    """The separate debug file of `main` by build id, then by .gnu_debuglink (CRC checked),
+    looked up the way gdb does; None when there is none with DWARF in it."""
+    dirs = list(debug_dirs)
+    candidates: list[tuple[str, int | None]] = []
+    if build_id and len(build_id) > 2:
+        for d in dirs:
+            candidates.append(
+                (os.path.join(d, ".build-id", build_id[:2], build_id[2:] + ".debug"), None)
+            )
+    link = debuglink(main)
+    if link is not None:
+        name, crc = link
+        here = os.path.dirname(os.path.realpath(main.path))
+        candidates.append((os.path.join(here, name), crc))
+        candidates.append((os.path.join(here, ".debug", name), crc))
+        for d in dirs:
+            candidates.append((os.path.join(d, here.lstrip("/"), name), crc))
+    main_real = os.path.realpath(main.path)
+    for path, expected_crc in candidates:
+        if not os.path.isfile(path) or os.path.realpath(path) == main_real:
+            continue
+        try:
+            if expected_crc is not None and _file_crc(path) != expected_crc:
+                log.info("ignoring %s: its CRC does not match the debug link", path)
+                continue
+            found = ElfSections(path)
+        except (OSError, TargetError, Unsupported) as exc:
+            log.info("ignoring debug file %s: %s", path, exc)
+            continue
+        if _has_dwarf(found):
+            log.debug("separate debug info for %s in %s", main.path, path)
+            return found
+    return None
+
+
+def open_dwarf(
+    path: str, build_id: str | None, debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS
+) -> tuple[ElfSections, ElfSections] | None:
+    """(main file's sections, the sections holding its DWARF), or None without DWARF."""
+    main = ElfSections(path)
+    if main.has(".debug_line") and main.has(".debug_info"):
+        return main, main
+    separate = find_debug_file(main, build_id, debug_dirs)
+    if separate is not None:
+        return main, separate
+    if _has_dwarf(main):
+        return main, main
+    return None

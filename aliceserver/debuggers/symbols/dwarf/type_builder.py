@@ -1,0 +1,351 @@
+"""Types built from DIEs (see types.py for the model), cached by DIE offset."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from elftools.dwarf.die import DIE
+
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ATE_ENCODINGS,
+    POINTER_SIZE,
+    ArrayType,
+    BaseType,
+    Encoding,
+    EnumType,
+    FunctionType,
+    Member,
+    PointerType,
+    QualifiedType,
+    ReferenceType,
+    StaticMember,
+    StructType,
+    Type,
+    TypedefType,
+    VariantPart,
+    VoidType,
+    is_scalar_signed,
+    type_name,
+)
+
+log = logging.getLogger(__name__)
+
+# --- building from DIEs ----------------------------------------------------------------------
+# gcc's DWARF names -> the names gdb prints (and C users write).
+_GDB_BASE_NAMES = {
+    "long int": "long",
+    "long unsigned int": "unsigned long",
+    "short int": "short",
+    "short unsigned int": "unsigned short",
+    "long long int": "long long",
+    "long long unsigned int": "unsigned long long",
+    "__int128 unsigned": "unsigned __int128",
+}
+_CPLUS_LANGS = frozenset((0x4, 0x1A, 0x21, 0x2B, 0x2C))  # C++, C++03, C++11, C++14, C++17..
+_RUST_LANG = 0x1C
+
+
+class TypeBuilder:
+    """Types from DIEs, cached by DIE offset (offsets are unique across one .debug_info)."""
+
+    def __init__(self, find_static: Callable[[str], int | None] | None = None) -> None:
+        self._cache: dict[int, Type] = {}
+        self.void = VoidType()
+        # Qualified name (`Shape::count`) -> link-time address of a static member's definition.
+        self._find_static = find_static
+
+    def of_die_attr(self, die: DIE, attr: str = "DW_AT_type") -> Type:
+        """The type referenced by `attr` of `die` (void when absent)."""
+        if attr not in die.attributes:
+            return self.void
+        try:
+            target = die.get_DIE_from_attribute(attr)
+        except Exception as exc:  # a broken reference should not break a whole listing
+            log.debug("bad type reference at %#x: %s", die.offset, exc)
+            return self.void
+        return self.build(target)
+
+    def build(self, die: DIE) -> Type:
+        cached = self._cache.get(die.offset)
+        if cached is not None:
+            return cached
+        return self._make(die)
+
+    def _make(self, die: DIE) -> Type:
+        tag = die.tag
+        key = die.offset
+        cplus = is_cplus(die)
+        if tag == "DW_TAG_base_type":
+            enc = ATE_ENCODINGS.get(attr_value(die, "DW_AT_encoding") or 0, Encoding.SIGNED)
+            name = die_name(die) or "?"
+            t: Type = BaseType(
+                _GDB_BASE_NAMES.get(name, name), int(attr_value(die, "DW_AT_byte_size") or 0), enc
+            )
+            self._cache[key] = t
+            return t
+        if tag == "DW_TAG_unspecified_type":
+            t = TypedefType(die_name(die) or "void", self.void)
+            self._cache[key] = t
+            return t
+        if tag in ("DW_TAG_pointer_type", "DW_TAG_ptr_to_member_type"):
+            ptr = PointerType(self.void, int(attr_value(die, "DW_AT_byte_size") or POINTER_SIZE))
+            self._cache[key] = ptr
+            ptr.target = self.of_die_attr(die)
+            return ptr
+        if tag in ("DW_TAG_reference_type", "DW_TAG_rvalue_reference_type"):
+            ref = ReferenceType(self.void, tag == "DW_TAG_rvalue_reference_type")
+            self._cache[key] = ref
+            ref.target = self.of_die_attr(die)
+            return ref
+        if tag in ("DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type"):
+            q = QualifiedType(self.void)
+            self._cache[key] = q
+            inner = self.of_die_attr(die)
+            if isinstance(inner, QualifiedType):  # merge `const volatile`
+                q.const, q.volatile, q.restrict = inner.const, inner.volatile, inner.restrict
+                inner = inner.target
+            q.target = inner
+            q.const |= tag == "DW_TAG_const_type"
+            q.volatile |= tag == "DW_TAG_volatile_type"
+            q.restrict |= tag == "DW_TAG_restrict_type"
+            return q
+        if tag == "DW_TAG_typedef":
+            td = TypedefType(_qualified_name(die, cplus) or "?", self.void)
+            self._cache[key] = td
+            td.target = self.of_die_attr(die)
+            return td
+        if tag in ("DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type"):
+            return self._struct(die, cplus)
+        if tag == "DW_TAG_array_type":
+            return self._array(die)
+        if tag == "DW_TAG_enumeration_type":
+            return self._enum(die, cplus)
+        if tag == "DW_TAG_subroutine_type":
+            fn = FunctionType(self.void, prototyped=bool(attr_value(die, "DW_AT_prototyped")))
+            self._cache[key] = fn
+            fn.return_type = self.of_die_attr(die)
+            for child in die.iter_children():
+                if child.tag == "DW_TAG_formal_parameter":
+                    fn.params.append(self.of_die_attr(child))
+                elif child.tag == "DW_TAG_unspecified_parameters":
+                    fn.varargs = True
+            if cplus:
+                fn.prototyped = True
+            return fn
+        log.debug("unsupported type tag %s at %#x", tag, key)
+        t = TypedefType(f"<{tag}>", self.void)
+        self._cache[key] = t
+        return t
+
+    def _struct(self, die: DIE, cplus: bool) -> Type:
+        keyword = {"DW_TAG_structure_type": "struct", "DW_TAG_class_type": "class"}.get(
+            str(die.tag), "union"
+        )
+        st = StructType(
+            keyword,
+            _qualified_name(die, cplus),
+            int(attr_value(die, "DW_AT_byte_size") or 0),
+            cplus=cplus,
+            declaration=bool(attr_value(die, "DW_AT_declaration")),
+        )
+        self._cache[die.offset] = st
+        for child in die.iter_children():
+            if child.tag == "DW_TAG_variant_part":
+                st.variants = self._variant_part(child)
+                continue
+            if child.tag not in ("DW_TAG_member", "DW_TAG_inheritance", "DW_TAG_variable"):
+                continue
+            if child.tag == "DW_TAG_variable" or (
+                child.tag == "DW_TAG_member" and attr_value(child, "DW_AT_external")
+            ):  # a static data member (DWARF 5: a variable): not in the object's bytes
+                self._static(st, child)
+                continue
+            mtype = self.of_die_attr(child)
+            member = Member(
+                die_name(child) if child.tag == "DW_TAG_member" else None,
+                mtype,
+                _member_offset(child),
+                is_base=child.tag == "DW_TAG_inheritance",
+                artificial=bool(attr_value(child, "DW_AT_artificial")),
+            )
+            if member.is_base:
+                member.name = type_name(mtype)
+            _bitfield(child, member, mtype)
+            st.members.append(member)
+        return st
+
+    def _variant_part(self, die: DIE) -> VariantPart:
+        discr_offset = attr_value(die, "DW_AT_discr")
+        discriminant: Member | None = None
+        variants: list[tuple[int | None, Member]] = []
+        for child in die.iter_children():
+            if child.tag == "DW_TAG_member":
+                member = self._member(child)
+                if discr_offset is not None and child.offset - die.cu.cu_offset == discr_offset:
+                    discriminant = member
+                elif discriminant is None and discr_offset is not None:
+                    discriminant = member  # gdb-compatible fallback: the only loose member
+            elif child.tag == "DW_TAG_variant":
+                value = attr_value(child, "DW_AT_discr_value")
+                for grandchild in child.iter_children():
+                    if grandchild.tag == "DW_TAG_member":
+                        variants.append((value, self._member(grandchild)))
+        return VariantPart(discriminant, variants)
+
+    def _member(self, die: DIE) -> Member:
+        mtype = self.of_die_attr(die)
+        member = Member(die_name(die), mtype, _member_offset(die))
+        _bitfield(die, member, mtype)
+        return member
+
+    def _static(self, st: StructType, die: DIE) -> None:
+        name = die_name(die)
+        if name is None:
+            return
+        qualified = f"{st.tag}::{name}" if st.tag else name
+        finder = self._find_static
+        const = attr_value(die, "DW_AT_const_value")
+        st.statics.append(
+            StaticMember(
+                name,
+                self.of_die_attr(die),
+                (lambda: finder(qualified)) if finder is not None else (lambda: None),
+                const if isinstance(const, int) else None,
+            )
+        )
+
+    def _array(self, die: DIE) -> Type:
+        counts: list[int | None] = []
+        for child in die.iter_children():
+            if child.tag in ("DW_TAG_subrange_type", "DW_TAG_enumeration_type"):
+                counts.append(_subrange_count(child))
+        if not counts:
+            counts = [None]
+        placeholder = ArrayType(self.void, counts[0])
+        self._cache[die.offset] = placeholder
+        element = self.of_die_attr(die)
+        for count in reversed(counts[1:]):
+            element = ArrayType(element, count)
+        placeholder.element = element
+        return placeholder
+
+    def _enum(self, die: DIE, cplus: bool) -> Type:
+        values: list[tuple[str, int]] = []
+        prefix = ""
+        if cplus:  # gdb shows C++ enumerators qualified: `geo::Kind::Large`, `geo::Small`
+            qualified = _qualified_name(die, cplus) or ""
+            scope, _, tag = qualified.rpartition("::")
+            prefix = f"{scope}::" if scope else ""
+            if attr_value(die, "DW_AT_enum_class"):
+                prefix += f"{tag}::"
+        for child in die.iter_children():
+            if child.tag == "DW_TAG_enumerator":
+                value = int(attr_value(child, "DW_AT_const_value"))
+                values.append((prefix + (die_name(child) or "?"), value))
+        underlying = self.of_die_attr(die) if "DW_AT_type" in die.attributes else None
+        signed = (
+            is_scalar_signed(underlying)
+            if underlying is not None
+            else any(v < 0 for _, v in values)
+        )
+        size = int(attr_value(die, "DW_AT_byte_size") or (underlying.size if underlying else 4))
+        en = EnumType(_qualified_name(die, cplus), size, values, signed, cplus)
+        self._cache[die.offset] = en
+        return en
+
+
+def is_cplus(die: DIE) -> bool:
+    lang = attr_value(die.cu.get_top_DIE(), "DW_AT_language")
+    return lang in _CPLUS_LANGS or lang == _RUST_LANG
+
+
+def _qualified_name(die: DIE, cplus: bool) -> str | None:
+    name = die_name(die)
+    if name is None or not cplus:
+        return name
+    parts = [name]
+    parent = die.get_parent()
+    while parent is not None and parent.tag in (
+        "DW_TAG_namespace",
+        "DW_TAG_structure_type",
+        "DW_TAG_class_type",
+        "DW_TAG_union_type",
+    ):
+        parts.append(die_name(parent) or "(anonymous namespace)")
+        parent = parent.get_parent()
+    return "::".join(reversed(parts))
+
+
+def _member_offset(die: DIE) -> int | None:
+    attr = die.attributes.get("DW_AT_data_member_location")
+    if attr is None:
+        return 0 if "DW_AT_data_bit_offset" not in die.attributes else None
+    value = attr.value
+    if isinstance(value, int):
+        return value
+    return _constant_offset(bytes(value))
+
+
+def _constant_offset(expr: bytes) -> int | None:
+    # DWARF 2 style `DW_OP_plus_uconst N` (or constu N): an offset from the object start.
+    r = ByteReader(expr)
+    total = 0
+    try:
+        while not r.at_end():
+            op = r.unsigned(1)
+            if op in (0x23, 0x10):
+                total += r.uleb()
+            elif op == 0x11:
+                total += r.sleb()
+            else:
+                return None  # virtual base: the offset is read from the vtable at run time
+    except EvaluationError:
+        return None
+    return total
+
+
+def _bitfield(die: DIE, member: Member, mtype: Type) -> None:
+    bit_size = attr_value(die, "DW_AT_bit_size")
+    if not bit_size:
+        return
+    member.bit_size = int(bit_size)
+    data_bit = attr_value(die, "DW_AT_data_bit_offset")
+    if data_bit is not None:  # DWARF 4+: bits from the object start, little-endian numbering
+        base = member.offset or 0
+        total = base * 8 + int(data_bit)
+        member.offset = total // 8
+        member.bit_offset = total % 8
+        return
+    old = attr_value(die, "DW_AT_bit_offset")
+    if old is not None:  # DWARF 2/3: the MSB's distance from the storage unit's MSB
+        storage = int(attr_value(die, "DW_AT_byte_size") or mtype.size or 4)
+        lsb = storage * 8 - int(old) - member.bit_size
+        total = (member.offset or 0) * 8 + lsb
+        member.offset = total // 8
+        member.bit_offset = total % 8
+
+
+def _subrange_count(die: DIE) -> int | None:
+    count = attr_value(die, "DW_AT_count")
+    if isinstance(count, int) and die.attributes["DW_AT_count"].form.startswith(
+        ("DW_FORM_data", "DW_FORM_udata", "DW_FORM_sdata", "DW_FORM_implicit")
+    ):
+        return count
+    upper_attr = die.attributes.get("DW_AT_upper_bound")
+    if upper_attr is None or not upper_attr.form.startswith(
+        ("DW_FORM_data", "DW_FORM_udata", "DW_FORM_sdata")
+    ):
+        return None  # flexible array member or a run-time (VLA) bound
+    lower = attr_value(die, "DW_AT_lower_bound") or 0
+    upper = int(upper_attr.value)
+    if upper_attr.form in ("DW_FORM_data1", "DW_FORM_data2", "DW_FORM_data4", "DW_FORM_data8"):
+        # gcc writes -1 for `int a[0]` as an unsigned constant of the form's size.
+        bits = {"DW_FORM_data1": 8, "DW_FORM_data2": 16, "DW_FORM_data4": 32}.get(
+            str(upper_attr.form), 64
+        )
+        if upper == (1 << bits) - 1:
+            upper = -1
+    return max(upper - int(lower) + 1, 0)

@@ -1,0 +1,302 @@
+"""A typed model of C, C++ and Rust types, named the way gdb prints them (built from DIEs
+by type_builder.py).
+
+Types are plain objects that may form cycles (`struct node { struct node *next; }`): they are
+cached by DIE offset before their parts are resolved, and compare by identity.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+POINTER_SIZE = 8
+
+
+class Encoding(enum.Enum):
+    SIGNED = "signed"
+    UNSIGNED = "unsigned"
+    SIGNED_CHAR = "signed char"
+    UNSIGNED_CHAR = "unsigned char"
+    BOOL = "bool"
+    FLOAT = "float"
+    UTF = "utf"  # char8_t / char16_t / char32_t
+    COMPLEX = "complex"  # _Complex float/double: two floats
+
+
+ATE_ENCODINGS = {  # DW_ATE_* -> Encoding
+    0x1: Encoding.UNSIGNED,  # address
+    0x2: Encoding.BOOL,
+    0x3: Encoding.COMPLEX,
+    0x4: Encoding.FLOAT,
+    0x5: Encoding.SIGNED,
+    0x6: Encoding.SIGNED_CHAR,
+    0x7: Encoding.UNSIGNED,
+    0x8: Encoding.UNSIGNED_CHAR,
+    0x10: Encoding.UTF,
+}
+
+
+class Type:
+    """Base of every type; `size` in bytes (0 when unknown or void)."""
+
+    size: int
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {type_name(self)!r}>"
+
+    def __str__(self) -> str:
+        return type_name(self)
+
+
+@dataclass(eq=False, repr=False)
+class VoidType(Type):
+    size: int = 0
+
+
+@dataclass(eq=False, repr=False)
+class BaseType(Type):
+    name: str
+    size: int
+    encoding: Encoding
+
+    @property
+    def signed(self) -> bool:
+        return self.encoding in (Encoding.SIGNED, Encoding.SIGNED_CHAR)
+
+    @property
+    def is_char(self) -> bool:
+        return self.size == 1 and self.encoding in (Encoding.SIGNED_CHAR, Encoding.UNSIGNED_CHAR)
+
+
+@dataclass(eq=False, repr=False)
+class PointerType(Type):
+    target: Type
+    size: int = POINTER_SIZE
+
+
+@dataclass(eq=False, repr=False)
+class ReferenceType(Type):
+    target: Type
+    rvalue: bool = False
+    size: int = POINTER_SIZE
+
+
+@dataclass(eq=False, repr=False)
+class Member:
+    name: str | None
+    type: Type
+    offset: int | None  # bytes from the start of the object; None: not constant (virtual base)
+    bit_size: int = 0  # bitfields: width in bits
+    bit_offset: int = 0  # bitfields: bits from the least significant bit at `offset`
+    is_base: bool = False
+    artificial: bool = False  # _vptr and the like
+
+
+@dataclass(eq=False, repr=False)
+class StaticMember:
+    """A C++ static data member: not in the object's bytes, shown as `static x = 3`."""
+
+    name: str
+    type: Type
+    link_address: Callable[[], int | None]  # the definition's link-time address, if any
+    const_value: int | None = None  # an in-class constant (DW_AT_const_value)
+
+
+@dataclass(eq=False, repr=False)
+class StructType(Type):
+    keyword: str  # struct | class | union
+    tag: str | None
+    size: int
+    members: list[Member] = field(default_factory=list)
+    cplus: bool = False
+    declaration: bool = False
+    statics: list[StaticMember] = field(default_factory=list)
+    variants: VariantPart | None = None  # Rust enums (DW_TAG_variant_part)
+
+
+@dataclass(eq=False, repr=False)
+class VariantPart:
+    """Which member is live is told by the discriminant member's value (Rust enums)."""
+
+    discriminant: Member | None
+    variants: list[tuple[int | None, Member]]  # (DW_AT_discr_value or None = default, member)
+
+    def active(self, discr: int | None) -> Member | None:
+        default = None
+        for value, member in self.variants:
+            if value is None:
+                default = member
+            elif value == discr:
+                return member
+        return default
+
+
+@dataclass(eq=False, repr=False)
+class ArrayType(Type):
+    element: Type
+    count: int | None  # None: flexible or unknown bound
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return 0 if self.count is None else self.count * self.element.size
+
+
+@dataclass(eq=False, repr=False)
+class EnumType(Type):
+    tag: str | None
+    size: int
+    enumerators: list[tuple[str, int]]
+    signed: bool = False
+    cplus: bool = False
+
+    @property
+    def is_flag(self) -> bool:
+        """gdb's "flag enum": every value zero or a single bit, no bit used twice."""
+        mask = 0
+        for _, value in self.enumerators:
+            if value < 0 or mask & value or value & (value - 1):
+                return False
+            mask |= value
+        return bool(self.enumerators)
+
+
+@dataclass(eq=False, repr=False)
+class TypedefType(Type):
+    name: str
+    target: Type
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return self.target.size
+
+
+@dataclass(eq=False, repr=False)
+class QualifiedType(Type):
+    target: Type
+    const: bool = False
+    volatile: bool = False
+    restrict: bool = False
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return self.target.size
+
+
+@dataclass(eq=False, repr=False)
+class FunctionType(Type):
+    return_type: Type
+    params: list[Type] = field(default_factory=list)
+    varargs: bool = False
+    prototyped: bool = True
+    size: int = 1  # gdb: sizeof a function is 1
+
+
+def strip(t: Type) -> Type:
+    """Without typedefs and cv-qualifiers."""
+    for _ in range(64):
+        if isinstance(t, (TypedefType, QualifiedType)):
+            t = t.target
+        else:
+            return t
+    return t
+
+
+def strip_refs(t: Type) -> Type:
+    t = strip(t)
+    return strip(t.target) if isinstance(t, ReferenceType) else t
+
+
+def is_integral(t: Type) -> bool:
+    t = strip(t)
+    return (isinstance(t, BaseType) and t.encoding != Encoding.FLOAT) or isinstance(t, EnumType)
+
+
+def is_float(t: Type) -> bool:
+    t = strip(t)
+    return isinstance(t, BaseType) and t.encoding == Encoding.FLOAT
+
+
+def is_scalar_signed(t: Type) -> bool:
+    t = strip(t)
+    if isinstance(t, BaseType):
+        return t.signed
+    if isinstance(t, EnumType):
+        return t.signed
+    return False
+
+
+# --- names ------------------------------------------------------------------------------
+def type_name(t: Type) -> str:
+    return _declare(t, "", 0)
+
+
+def _simple_name(t: Type) -> str | None:
+    if isinstance(t, VoidType):
+        return "void"
+    if isinstance(t, BaseType):
+        return t.name
+    if isinstance(t, TypedefType):
+        return t.name
+    if isinstance(t, StructType):
+        if t.tag is None:
+            return f"{t.keyword} {{...}}"
+        return t.tag if t.cplus else f"{t.keyword} {t.tag}"
+    if isinstance(t, EnumType):
+        if t.tag is None:
+            return "enum {...}"
+        return t.tag if t.cplus else f"enum {t.tag}"
+    return None
+
+
+def _join(base: str, inner: str) -> str:
+    if not inner:
+        return base
+    if inner[0] in "*&(" or inner.startswith("["):
+        return f"{base} {inner}"
+    return f"{base} {inner}".rstrip()
+
+
+def _declare(t: Type, inner: str, depth: int) -> str:
+    if depth > 32:
+        return "..."
+    simple = _simple_name(t)
+    if simple is not None:
+        return _join(simple, inner)
+    if isinstance(t, QualifiedType):
+        quals = " ".join(
+            q
+            for q, on in (("const", t.const), ("volatile", t.volatile), ("restrict", t.restrict))
+            if on
+        )
+        target_simple = _simple_name(t.target)
+        if target_simple is not None:
+            return _join(f"{quals} {target_simple}", inner)
+        if isinstance(t.target, (PointerType, ReferenceType)):
+            return _declare(t.target, f" {quals}" + (f" {inner}" if inner else ""), depth + 1)
+        return _declare(t.target, inner, depth + 1)
+    if isinstance(t, PointerType):
+        return _declare(t.target, _wrap_if_needed(t.target, "*" + inner), depth + 1)
+    if isinstance(t, ReferenceType):
+        mark = "&&" if t.rvalue else "&"
+        return _declare(t.target, _wrap_if_needed(t.target, mark + inner), depth + 1)
+    if isinstance(t, ArrayType):
+        dim = "" if t.count is None else str(t.count)
+        return _declare(t.element, f"{inner}[{dim}]", depth + 1)
+    if isinstance(t, FunctionType):
+        params = ", ".join(_declare(p, "", depth + 1) for p in t.params)
+        if params and t.varargs:
+            params += ", ..."
+        elif not params and t.prototyped:
+            params = "void"  # gdb: `()` only for an unprototyped C function
+        return _declare(t.return_type, f"{inner}({params})", depth + 1)
+    return _join("<unknown type>", inner)
+
+
+def _wrap_if_needed(target: Type, inner: str) -> str:
+    # `int (*)[3]`, `int (*)(int)`: a declarator binds tighter to [] and () than to *.
+    return f"({inner.strip()})" if isinstance(target, (ArrayType, FunctionType)) else inner

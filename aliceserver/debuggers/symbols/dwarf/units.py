@@ -1,0 +1,524 @@
+"""Compilation unit summaries, read without parsing the DIE tree.
+
+Only each unit's first DIE (name, comp_dir, stmt_list, pc ranges) is read, plus
+`.debug_aranges` and the range lists a unit points at: the data the location index needs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from aliceserver.debuggers.symbols.dwarf.lines import (
+    StringSections,
+    cstring,
+    decode_rows,
+    header_from_tuple,
+    parse_header,
+    sleb,
+    string_at,
+    uleb,
+    unit_length,
+)
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.errors import TargetError
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, float | None], None]
+
+_AT_NAME = 0x03
+_AT_STMT_LIST = 0x10
+_AT_LOW_PC = 0x11
+_AT_HIGH_PC = 0x12
+_AT_COMP_DIR = 0x1B
+_AT_PRODUCER = 0x25
+_AT_RANGES = 0x55
+_AT_STR_OFFSETS_BASE = 0x72
+_AT_ADDR_BASE = 0x73
+_AT_RNGLISTS_BASE = 0x74
+_WANTED = frozenset({_AT_NAME, _AT_STMT_LIST, _AT_LOW_PC, _AT_HIGH_PC, _AT_COMP_DIR,
+                     _AT_PRODUCER, _AT_RANGES, _AT_STR_OFFSETS_BASE, _AT_ADDR_BASE,
+                     _AT_RNGLISTS_BASE})  # fmt: skip
+
+_FORM_ADDR, _FORM_STRING, _FORM_STRP, _FORM_LINE_STRP = 0x01, 0x08, 0x0E, 0x1F
+_FORM_INDIRECT, _FORM_IMPLICIT_CONST, _FORM_REF_ADDR = 0x16, 0x21, 0x10
+_FORM_STRX, _FORM_ADDRX, _FORM_RNGLISTX = 0x1A, 0x1B, 0x23
+_STRX_FIXED = {0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4}
+_ADDRX_FIXED = {0x29: 1, 0x2A: 2, 0x2B: 3, 0x2C: 4}
+_FIXED = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x0C: 1, 0x11: 1, 0x12: 2, 0x13: 4, 0x14: 8,
+          0x1C: 4, 0x1E: 16, 0x20: 8, 0x24: 8, 0x19: 0}  # fmt: skip
+_OFFSET_FORMS = frozenset({0x17, 0x1D, 0x1F21, 0x1F20})  # sec_offset, strp_sup, GNU alt
+_ULEB_FORMS = frozenset({0x0F, 0x15, 0x22, 0x1F01, 0x1F02})
+_BLOCK_WIDTH = {0x0A: 1, 0x03: 2, 0x04: 4}
+_DW_UT_SKELETON, _DW_UT_SPLIT_COMPILE, _DW_UT_TYPE, _DW_UT_SPLIT_TYPE = 4, 5, 2, 6
+_TOMBSTONE = (1 << 64) - 16
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSummary:
+    offset: int  # of the unit header in .debug_info
+    version: int
+    name: str
+    comp_dir: str
+    producer: str
+    stmt_list: int | None  # offset of its line program in .debug_line
+    ranges: tuple[tuple[int, int], ...]  # [low, high) from its DIE, possibly empty
+
+
+@dataclass(frozen=True, slots=True)
+class RangeSections:
+    addr: bytes = b""
+    ranges: bytes = b""  # .debug_ranges (DWARF 2-4)
+    rnglists: bytes = b""  # .debug_rnglists (DWARF 5)
+
+
+def read_units(
+    info: bytes,
+    abbrev: bytes,
+    strings: StringSections,
+    range_sections: Callable[[], RangeSections],
+    covered: set[int] = frozenset(),  # type: ignore[assignment]
+) -> list[UnitSummary]:
+    """A summary of every compilation unit of `.debug_info` (type units skipped).
+
+    `range_sections` is called once, if a unit not in `covered` (units .debug_aranges
+    already maps) has DW_AT_ranges."""
+    units = []
+    loaded: list[RangeSections] = []
+
+    def ranges() -> RangeSections:
+        if not loaded:
+            loaded.append(range_sections())
+        return loaded[0]
+
+    pos = 0
+    while pos + 11 <= len(info):
+        try:
+            length, osize, body = unit_length(info, pos)
+        except (TargetError, struct.error):
+            break
+        end = body + length
+        if end > len(info) or length < 7:
+            break
+        try:
+            unit = _read_unit(info, pos, body, osize, abbrev, strings,
+                              None if pos in covered else ranges)  # fmt: skip
+        except (IndexError, ValueError, KeyError, struct.error, UnicodeError) as exc:
+            raise TargetError(f"malformed compilation unit at {pos:#x}: {exc}") from exc
+        if unit is not None:
+            units.append(unit)
+        pos = end
+    return units
+
+
+def _read_unit(
+    info: bytes, start: int, pos: int, osize: int, abbrev: bytes, strings: StringSections,
+    get_ranges: Callable[[], RangeSections] | None,
+) -> UnitSummary | None:  # fmt: skip
+    (version,) = struct.unpack_from("<H", info, pos)
+    pos += 2
+    if version >= 5:
+        unit_type, address_size = info[pos], info[pos + 1]
+        abbrev_offset = int.from_bytes(info[pos + 2 : pos + 2 + osize], "little")
+        pos += 2 + osize
+        if unit_type in (_DW_UT_TYPE, _DW_UT_SPLIT_TYPE):
+            return None
+        if unit_type in (_DW_UT_SKELETON, _DW_UT_SPLIT_COMPILE):
+            pos += 8  # dwo_id
+    elif version >= 2:
+        abbrev_offset = int.from_bytes(info[pos : pos + osize], "little")
+        address_size = info[pos + osize]
+        pos += osize + 1
+    else:
+        raise TargetError(f"unsupported DWARF version {version}")
+    code, pos = uleb(info, pos)
+    if code == 0:
+        return None
+    specs = _abbrev_entry(abbrev, abbrev_offset, code)
+    values: dict[int, tuple[int, int | str | None]] = {}
+    for attr, form, implicit in specs:
+        while form == _FORM_INDIRECT:
+            form, pos = uleb(info, pos)
+        if attr in _WANTED:
+            value, pos = _value(info, pos, form, osize, address_size, version, implicit)
+            values[attr] = (form, value)
+        else:
+            pos = _skip(info, pos, form, osize, address_size, version)
+    str_base = _int(values.get(_AT_STR_OFFSETS_BASE), 8)
+    addr_base = _int(values.get(_AT_ADDR_BASE), 8)
+    strings = StringSections(strings.line_str, strings.str, strings.str_offsets, str_base)
+
+    def text(attr: int) -> str:
+        found = values.get(attr)
+        if found is None:
+            return ""
+        form, value = found
+        if isinstance(value, str):
+            return value
+        if form == _FORM_STRP:
+            return string_at(strings.str, int(value or 0))
+        if form == _FORM_LINE_STRP:
+            return string_at(strings.line_str, int(value or 0))
+        if form == _FORM_STRX or form in _STRX_FIXED:
+            at = str_base + int(value or 0) * osize
+            offset = int.from_bytes(strings.str_offsets[at : at + osize], "little")
+            return string_at(strings.str, offset)
+        return ""
+
+    def address(attr: int) -> int | None:
+        found = values.get(attr)
+        if found is None:
+            return None
+        form, value = found
+        if form == _FORM_ADDRX or form in _ADDRX_FIXED:
+            if get_ranges is None:
+                return None
+            return _addrx(get_ranges().addr, addr_base, int(value or 0), address_size)
+        return int(value) if isinstance(value, int) else None
+
+    stmt = values.get(_AT_STMT_LIST)
+    pc_ranges: list[tuple[int, int]] = []
+    low = address(_AT_LOW_PC)
+    high_found = values.get(_AT_HIGH_PC)
+    if low is not None and high_found is not None:
+        form, value = high_found
+        high = address(_AT_HIGH_PC) if form == _FORM_ADDR or form in _ADDRX_FIXED else None
+        if high is None and isinstance(value, int):
+            high = low + value  # DWARF 4+: high_pc is an offset from low_pc
+        if high is not None and high > low:
+            pc_ranges.append((low, high))
+    found_ranges = values.get(_AT_RANGES)
+    if found_ranges is not None and get_ranges is not None:
+        ranges = get_ranges()
+        form, value = found_ranges
+        if isinstance(value, int):
+            base = low or 0
+            if version >= 5:
+                rng_base = _int(values.get(_AT_RNGLISTS_BASE), 8)
+                offset = value
+                if form == _FORM_RNGLISTX:
+                    at = rng_base + value * osize
+                    offset = rng_base + int.from_bytes(ranges.rnglists[at : at + osize], "little")
+                pc_ranges.extend(_rnglist(ranges, offset, base, addr_base, address_size))
+            else:
+                pc_ranges.extend(_debug_ranges(ranges.ranges, value, base))
+    return UnitSummary(
+        offset=start,
+        version=version,
+        name=text(_AT_NAME),
+        comp_dir=text(_AT_COMP_DIR),
+        producer=text(_AT_PRODUCER),
+        stmt_list=_int(stmt, None) if stmt is not None else None,
+        ranges=tuple(r for r in pc_ranges if 0 < r[0] < r[1] and r[0] < _TOMBSTONE),
+    )
+
+
+def _int(found: tuple[int, int | str | None] | None, default: int | None) -> int:
+    if found is not None and isinstance(found[1], int):
+        return found[1]
+    return default or 0
+
+
+def _abbrev_entry(abbrev: bytes, offset: int, code: int) -> list[tuple[int, int, int]]:
+    pos = offset
+    while True:
+        this, pos = uleb(abbrev, pos)
+        if this == 0:
+            raise TargetError(f"abbreviation {code} not found at {offset:#x}")
+        _tag, pos = uleb(abbrev, pos)
+        pos += 1  # has_children
+        if this != code:
+            pos = _skip_specs(abbrev, pos)  # gcc often puts the unit's entry last
+            continue
+        specs: list[tuple[int, int, int]] = []
+        while True:
+            attr, pos = uleb(abbrev, pos)
+            form, pos = uleb(abbrev, pos)
+            implicit = 0
+            if form == _FORM_IMPLICIT_CONST:
+                implicit, pos = sleb(abbrev, pos)
+            if attr == 0 and form == 0:
+                return specs
+            specs.append((attr, form, implicit))
+
+
+def _skip_specs(abbrev: bytes, pos: int) -> int:
+    """Past an entry's (attribute, form) list; single-byte ULEBs read inline (hot loop)."""
+    while True:
+        attr = abbrev[pos]
+        if attr < 0x80:
+            pos += 1
+        else:
+            attr, pos = uleb(abbrev, pos)
+        form = abbrev[pos]
+        if form < 0x80:
+            pos += 1
+        else:
+            form, pos = uleb(abbrev, pos)
+        if form == _FORM_IMPLICIT_CONST:
+            _value, pos = sleb(abbrev, pos)
+        elif attr == 0 and form == 0:
+            return pos
+
+
+def _value(
+    info: bytes, pos: int, form: int, osize: int, asize: int, version: int, implicit: int
+) -> tuple[int | str | None, int]:
+    if form == _FORM_STRING:
+        return cstring(info, pos)
+    if form == _FORM_ADDR:
+        return int.from_bytes(info[pos : pos + asize], "little"), pos + asize
+    if form == _FORM_IMPLICIT_CONST:
+        return implicit, pos
+    if form in _OFFSET_FORMS or form == _FORM_STRP or form == _FORM_LINE_STRP:
+        return int.from_bytes(info[pos : pos + osize], "little"), pos + osize
+    if form in _ULEB_FORMS or form in (_FORM_STRX, _FORM_ADDRX):
+        return uleb(info, pos)
+    if form == 0x0D:  # sdata
+        return sleb(info, pos)
+    size = _FIXED.get(form) or _STRX_FIXED.get(form) or _ADDRX_FIXED.get(form)
+    if size is not None:
+        return int.from_bytes(info[pos : pos + size], "little"), pos + size
+    return None, _skip(info, pos, form, osize, asize, version)
+
+
+def _skip(info: bytes, pos: int, form: int, osize: int, asize: int, version: int) -> int:
+    size = _FIXED.get(form)
+    if size is not None:
+        return pos + size
+    if form == _FORM_STRING:
+        return info.index(b"\0", pos) + 1
+    if form == _FORM_ADDR:
+        return pos + asize
+    if form == _FORM_REF_ADDR:
+        return pos + (asize if version == 2 else osize)
+    if form in _OFFSET_FORMS or form == _FORM_STRP or form == _FORM_LINE_STRP:
+        return pos + osize
+    if form in _ULEB_FORMS or form in (_FORM_STRX, _FORM_ADDRX, 0x0D):
+        return uleb(info, pos)[1]
+    if form == _FORM_IMPLICIT_CONST:
+        return pos
+    if form in (0x09, 0x18):  # block, exprloc
+        size, pos = uleb(info, pos)
+        return pos + size
+    width = _BLOCK_WIDTH.get(form)
+    if width is not None:
+        return pos + width + int.from_bytes(info[pos : pos + width], "little")
+    fixed = _STRX_FIXED.get(form) or _ADDRX_FIXED.get(form)
+    if fixed is not None:
+        return pos + fixed
+    raise TargetError(f"unknown DWARF form {form:#x}")
+
+
+def _addrx(addr: bytes, base: int, index: int, asize: int) -> int | None:
+    at = base + index * asize
+    if at + asize > len(addr):
+        return None
+    return int.from_bytes(addr[at : at + asize], "little")
+
+
+def _debug_ranges(data: bytes, offset: int, base: int) -> list[tuple[int, int]]:
+    result = []
+    pos = offset
+    top = (1 << 64) - 1
+    while pos + 16 <= len(data):
+        low, high = struct.unpack_from("<QQ", data, pos)
+        pos += 16
+        if low == 0 and high == 0:
+            break
+        if low == top:
+            base = high  # base address selection entry
+            continue
+        result.append((low + base, high + base))
+    return result
+
+
+def _rnglist(
+    sections: RangeSections, offset: int, base: int, addr_base: int, asize: int
+) -> list[tuple[int, int]]:
+    data = sections.rnglists
+    result = []
+    pos = offset
+    try:
+        while pos < len(data):
+            kind = data[pos]
+            pos += 1
+            if kind == 0:  # DW_RLE_end_of_list
+                break
+            if kind == 1:  # base_addressx
+                index, pos = uleb(data, pos)
+                base = _addrx(sections.addr, addr_base, index, asize) or 0
+            elif kind in (2, 3):  # startx_endx, startx_length
+                index, pos = uleb(data, pos)
+                second, pos = uleb(data, pos)
+                low = _addrx(sections.addr, addr_base, index, asize) or 0
+                if kind == 2:
+                    high = _addrx(sections.addr, addr_base, second, asize) or 0
+                else:
+                    high = low + second
+                result.append((low, high))
+            elif kind == 4:  # offset_pair
+                first, pos = uleb(data, pos)
+                second, pos = uleb(data, pos)
+                result.append((base + first, base + second))
+            elif kind == 5:  # base_address
+                base = int.from_bytes(data[pos : pos + asize], "little")
+                pos += asize
+            elif kind == 6:  # start_end
+                low, high = struct.unpack_from("<QQ", data, pos)
+                pos += 16
+                result.append((low, high))
+            elif kind == 7:  # start_length
+                (low,) = struct.unpack_from("<Q", data, pos)
+                length, pos = uleb(data, pos + 8)
+                result.append((low, low + length))
+            else:
+                break
+    except (IndexError, struct.error):
+        pass  # a damaged list: keep what was read
+    return result
+
+
+def read_aranges(data: bytes) -> list[tuple[int, int, int]]:
+    """[(low, high, .debug_info offset of the unit)] from `.debug_aranges`."""
+    result: list[tuple[int, int, int]] = []
+    pos = 0
+    while pos + 12 <= len(data):
+        try:
+            length, osize, body = unit_length(data, pos)
+        except TargetError:
+            break
+        end = body + length
+        if end > len(data) or length < 2 + osize + 2:
+            break
+        cu = int.from_bytes(data[body + 2 : body + 2 + osize], "little")
+        asize = data[body + 2 + osize]
+        seg = data[body + 3 + osize]
+        if asize != 8 or seg != 0:
+            pos = end
+            continue
+        tuple_at = body + 4 + osize
+        tuple_at = pos + (-(-(tuple_at - pos) // 16)) * 16  # aligned to twice the address size
+        for low, size in struct.iter_unpack("<QQ", data[tuple_at : end - (end - tuple_at) % 16]):
+            if low == 0 and size == 0:
+                break
+            if size and 0 < low < _TOMBSTONE:
+                result.append((low, low + size, cu))
+        pos = end
+    return result
+
+
+# --- the index payload -----------------------------------------------------------------
+
+
+def build_payload(
+    image: ElfImage, dwarf: ElfSections, progress: Progress | None = None
+) -> dict[str, Any]:
+    """The cacheable index of `image` (whose DWARF `dwarf` holds), plain containers only:
+    units, the path table, line headers (file tables as path ids), address ranges -> unit,
+    and demangled function names."""
+    name = os.path.basename(image.path)
+
+    def report(message: str, fraction: float | None) -> None:
+        if progress is not None:
+            progress(message, fraction)
+
+    report(f"reading debug info of {name}", 0.0)
+    strings = StringSections(
+        line_str=dwarf.get(".debug_line_str"),
+        str=dwarf.get(".debug_str"),
+        str_offsets=dwarf.get(".debug_str_offsets"),
+    )
+    aranges = read_aranges(dwarf.get(".debug_aranges"))
+    covered = {cu for _low, _high, cu in aranges}
+    summaries = read_units(
+        dwarf.get(".debug_info"),
+        dwarf.get(".debug_abbrev"),
+        strings,
+        lambda: RangeSections(
+            dwarf.get(".debug_addr"), dwarf.get(".debug_ranges"), dwarf.get(".debug_rnglists")
+        ),
+        covered,
+    )
+    report(f"reading line tables of {name}", 0.3)
+    line_data = dwarf.get(".debug_line")
+    if not summaries:  # line tables without units: walk .debug_line itself
+        summaries = [UnitSummary(-1, 0, "", "", "", offset, ()) for offset in _programs(line_data)]
+    paths: dict[str, int] = {}
+    headers: dict[int, tuple[Any, ...]] = {}
+    units: list[tuple[int, int, str, str, str]] = []
+    for unit in summaries:
+        stmt = unit.stmt_list if unit.stmt_list is not None else -1
+        units.append((unit.offset, stmt, unit.name, unit.comp_dir, unit.producer))
+        if stmt < 0 or stmt in headers:
+            continue
+        try:
+            header = parse_header(line_data, stmt, unit.comp_dir, unit.name, strings)
+        except TargetError as exc:
+            log.warning("%s: %s", dwarf.path, exc)
+            units[-1] = (unit.offset, -1, unit.name, unit.comp_dir, unit.producer)
+            continue
+        file_ids = tuple(paths.setdefault(p, len(paths)) for p in header.files)
+        headers[stmt] = (header.end, header.program, header.version, header.address_size,
+                         header.min_inst, header.default_is_stmt, header.line_base,
+                         header.line_range, header.opcode_base, header.opcode_lengths,
+                         file_ids)  # fmt: skip
+    report(f"indexing addresses of {name}", 0.6)
+    unit_of = {u[0]: i for i, u in enumerate(units)}
+    ranges = [(low, high, unit_of[cu]) for low, high, cu in aranges if cu in unit_of]
+    for i, unit in enumerate(summaries):
+        if unit.offset in covered and unit.offset >= 0:
+            continue
+        unit_ranges: Iterable[tuple[int, int]] = unit.ranges
+        if not unit_ranges and units[i][1] >= 0:  # no ranges in the DIE: the line program's
+            unit_ranges = _sequence_ranges(line_data, units[i][1], headers, paths)
+        ranges.extend((low, high, i) for low, high in unit_ranges)
+    ranges.sort()
+    del line_data
+    report(f"demangling names of {name}", 0.8)
+    demangler = Demangler()
+    demangled = {}
+    for symbol in image.symbols():
+        if symbol.kind == "func" and symbol.name.startswith(("_Z", "_R")):
+            text = demangler.demangle(symbol.name)
+            if text != symbol.name:
+                demangled[symbol.name] = text
+    path_list = [""] * len(paths)
+    for path, index in paths.items():
+        path_list[index] = path
+    return {"units": units, "paths": path_list, "headers": headers, "ranges": ranges,
+            "demangled": demangled}  # fmt: skip
+
+
+def _programs(data: bytes) -> list[int]:
+    offsets = []
+    pos = 0
+    while pos + 4 <= len(data):
+        try:
+            length, _osize, body = unit_length(data, pos)
+        except (TargetError, struct.error):
+            break
+        offsets.append(pos)
+        pos = body + length
+    return offsets
+
+
+def _sequence_ranges(
+    data: bytes, stmt: int, headers: dict[int, tuple[Any, ...]], paths: dict[str, int]
+) -> list[tuple[int, int]]:
+    raw = headers.get(stmt)
+    if raw is None:
+        return []
+    header = header_from_tuple(stmt, raw, ())
+    try:
+        rows = decode_rows(data, header)
+    except TargetError:
+        return []
+    return [(low, high) for _first, _last, low, high in rows.sequences]

@@ -1,0 +1,430 @@
+"""Stack unwinding on x86-64 Linux: CFI rows first, then signal frames, then frame pointers.
+
+Each step turns one frame's registers into its caller's. A frame's CFA is the caller's stack
+pointer at the call (the value of rsp right after the return), which is what the walk
+checks for progress: it stops when a caller's CFA does not lie above its callee's.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from aliceserver.debuggers.model import Module, SymbolLocation
+from aliceserver.debuggers.symbols.dwarf.cfa_program import MASK64, Reader, RuleKind, UnwindRow
+from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
+from aliceserver.debuggers.symbols.linkmap import ReadMemory
+from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.cfi import CfiTable
+
+log = logging.getLogger(__name__)
+
+# x86-64 DWARF register numbers (System V psABI, figure 3.36) -> gdb names.
+DWARF_REGISTERS: Mapping[int, str] = MappingProxyType({
+    0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp",
+    8: "r8", 9: "r9", 10: "r10", 11: "r11", 12: "r12", 13: "r13", 14: "r14", 15: "r15",
+    16: "rip", 49: "eflags", 50: "es", 51: "cs", 52: "ss", 53: "ds", 54: "fs", 55: "gs",
+    58: "fs_base", 59: "gs_base",
+})  # fmt: skip
+# Preserved across calls (psABI), plus the per-thread segment state no call changes.
+_CARRIED = ("rbx", "rbp", "r12", "r13", "r14", "r15", "cs", "ss", "ds", "es", "fs", "gs",
+            "fs_base", "gs_base")  # fmt: skip
+
+# libc's __restore_rt: `mov rax, 15 (rt_sigreturn); syscall`.
+SIGRETURN_CODE = bytes.fromhex("48c7c00f0000000f05")
+# rt_sigframe: after the popped return address, rsp points at the struct ucontext; its
+# uc_mcontext.gregs start at offset 40 in REG_R8..REG_CR2 order (<sys/ucontext.h>).
+UCONTEXT_GREGS = 40
+GREG_NAMES = ("r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rdi", "rsi", "rbp",
+              "rbx", "rdx", "rax", "rcx", "rsp", "rip", "eflags")  # fmt: skip
+
+_MAX_EXPRESSION_STEPS = 10_000  # DW_OP_bra can loop
+_BATCH_SPAN = 512  # saved registers within this many bytes are read with one read
+
+
+@dataclass(frozen=True, slots=True)
+class UnwoundFrame:
+    level: int
+    pc: int
+    cfa: int | None
+    registers: Mapping[str, int]  # gdb names: what is known in this frame
+    symbol: SymbolLocation
+    method: str  # how this frame was found: "first", "cfi", "signal", "frame-pointer"
+    signal_trampoline: bool = False  # this frame is __restore_rt (<signal handler called>)
+
+
+Tables = Callable[[Module], "CfiTable | None"]
+
+
+def unwind_stack(
+    registers: Mapping[str, int],
+    read: ReadMemory,
+    symbols: ProcessSymbols,
+    tables: Tables,
+    limit: int = 256,
+) -> list[UnwoundFrame]:
+    """The frames of a stopped thread, innermost first, from its full register set."""
+    frames: list[UnwoundFrame] = []
+    regs: dict[str, int] = dict(registers)
+    method = "first"
+    exact_pc = True  # frame 0 and the frame a signal interrupted: pc is no return address
+    while len(frames) < limit and "rip" in regs:
+        pc = regs["rip"]
+        lookup_pc = pc if exact_pc else pc - 1
+        row = _row(symbols, tables, lookup_pc)
+        trampoline = row.signal_frame if row is not None else _is_sigreturn(read, pc)
+        caller: dict[str, int] | None = None
+        cfa: int | None = None
+        used_cfi = row is not None
+        try:
+            if row is not None:
+                try:
+                    cfa, caller = _step_cfi(row, regs, read)
+                except TargetError as exc:
+                    # A rule this frame cannot evaluate: frame pointers may still know more.
+                    log.debug("CFI at %#x unusable (%s); trying the frame pointer", pc, exc)
+                    used_cfi = False
+                    cfa, caller = _step_fp(regs, read, symbols, first=not frames)
+            elif trampoline:
+                cfa, caller = _step_sigframe(regs, read)
+            else:
+                cfa, caller = _step_fp(regs, read, symbols, first=not frames)
+        except TargetError as exc:
+            log.debug("unwinding stops at frame %d (pc %#x): %s", len(frames), pc, exc)
+        if frames and not _progress(frames[-1], cfa, trampoline):
+            log.debug("frame %d at %#x: CFA %s does not lie above its callee's", len(frames),
+                      pc, cfa)  # fmt: skip
+            break
+        frames.append(
+            UnwoundFrame(
+                level=len(frames),
+                pc=pc,
+                cfa=cfa,
+                registers=regs,
+                symbol=_symbol(symbols, pc, exact_pc, trampoline and _is_sigreturn(read, pc)),
+                method=method,
+                signal_trampoline=trampoline,
+            )
+        )
+        if caller is None or not caller.get("rip"):
+            break  # outermost (rip undefined), pc 0, or nothing more known
+        regs = caller
+        exact_pc = trampoline
+        method = "signal" if trampoline else ("cfi" if used_cfi else "frame-pointer")
+    return frames
+
+
+def _row(symbols: ProcessSymbols, tables: Tables, pc: int) -> UnwindRow | None:
+    module = symbols.module_at(pc)
+    table = None if module is None else tables(module)
+    if module is None or table is None:
+        return None
+    try:
+        return table.row_at((pc - module.base) & MASK64)
+    except TargetError as exc:
+        log.debug("%s: no usable CFI at %#x: %s", module.path, pc, exc)
+        return None
+
+
+def _progress(callee: UnwoundFrame, cfa: int | None, trampoline: bool) -> bool:
+    # Signal frames may switch stacks (sigaltstack), so only their CFA's sameness is checked.
+    if callee.cfa is None or cfa is None:
+        return True
+    if trampoline or callee.signal_trampoline:
+        return cfa != callee.cfa
+    return cfa > callee.cfa
+
+
+def _symbol(symbols: ProcessSymbols, pc: int, exact: bool, sigreturn: bool) -> SymbolLocation:
+    if exact or sigreturn:
+        location = symbols.lookup_address(pc)
+        if sigreturn and (location.name is None or location.offset != 0):
+            # __restore_rt is a local symbol stripped from libc; the nearest exported one
+            # before it would name the trampoline wrongly.
+            return SymbolLocation(pc, "__restore_rt", 0, location.module)
+        return location
+    # A return address may lie past the end of its function (a call to a noreturn function
+    # is often its last instruction), so name the call instruction's function.
+    location = symbols.lookup_address(pc - 1)
+    if location.name is None:
+        return SymbolLocation(pc, None, 0, location.module)
+    return SymbolLocation(pc, location.name, location.offset + 1, location.module)
+
+
+def _read_u64(read: ReadMemory, address: int) -> int:
+    data = read(address & MASK64, 8)
+    if len(data) != 8:
+        raise TargetError(f"short read at {address:#x}")
+    return int.from_bytes(data, "little")
+
+
+def _dwarf_value(regs: Mapping[str, int], number: int) -> int:
+    name = DWARF_REGISTERS.get(number)
+    if name is None or name not in regs:
+        raise TargetError(f"DWARF register {number} is not known in this frame")
+    return regs[name]
+
+
+# --- the three kinds of step ---------------------------------------------------------------
+
+
+def _step_cfi(
+    row: UnwindRow, regs: Mapping[str, int], read: ReadMemory
+) -> tuple[int, dict[str, int] | None]:
+    if row.cfa.expression is not None:
+        cfa = evaluate(row.cfa.expression, regs, read)
+    else:
+        cfa = (_dwarf_value(regs, row.cfa.register) + row.cfa.offset) & MASK64
+    caller = {name: regs[name] for name in _CARRIED if name in regs}
+    caller["rsp"] = cfa
+    saved = _read_saved(row, cfa, read)
+    outermost = False
+    for number, rule in row.rules:
+        name = DWARF_REGISTERS.get(number)
+        kind = rule.kind
+        is_ra = number == row.return_column
+        if name is None and not is_ra:
+            continue  # vector and other registers this unwinder does not track
+        value: int | None
+        try:
+            if kind is RuleKind.UNDEFINED:
+                value = None
+                outermost = outermost or is_ra
+            elif kind is RuleKind.SAME_VALUE:
+                value = regs.get(name) if name else None
+            elif kind is RuleKind.OFFSET:
+                address = (cfa + rule.value) & MASK64
+                value = saved[address] if address in saved else _read_u64(read, address)
+            elif kind is RuleKind.VAL_OFFSET:
+                value = (cfa + rule.value) & MASK64
+            elif kind is RuleKind.REGISTER:
+                value = _dwarf_value(regs, rule.value)
+            elif kind is RuleKind.EXPRESSION:
+                value = _read_u64(read, evaluate(rule.expression, regs, read, cfa))
+            else:
+                value = evaluate(rule.expression, regs, read, cfa)
+        except TargetError:
+            if is_ra:
+                raise  # without a return address there is no caller
+            value = None  # an unreadable save slot loses that register only
+        target = "rip" if is_ra else name
+        assert target is not None
+        if value is None:
+            caller.pop(target, None)
+        else:
+            caller[target] = value
+    if outermost:
+        return cfa, None
+    if row.rule(row.return_column) is None:
+        raise TargetError("the CFI row has no rule for the return address")
+    return cfa, caller
+
+
+def _read_saved(row: UnwindRow, cfa: int, read: ReadMemory) -> dict[int, int]:
+    """Registers saved at CFA+offset, fetched with one read when they lie close together."""
+    offsets = [rule.value for _, rule in row.rules if rule.kind is RuleKind.OFFSET]
+    if len(offsets) < 2:
+        return {}
+    low, high = min(offsets), max(offsets) + 8
+    if high - low > _BATCH_SPAN:
+        return {}
+    try:
+        data = read((cfa + low) & MASK64, high - low)
+    except TargetError:
+        return {}  # read them one by one, so that only the unreadable ones are lost
+    return {
+        (cfa + off) & MASK64: int.from_bytes(data[off - low : off - low + 8], "little")
+        for off in offsets
+    }
+
+
+def _is_sigreturn(read: ReadMemory, pc: int) -> bool:
+    try:
+        return read(pc, len(SIGRETURN_CODE)) == SIGRETURN_CODE
+    except TargetError:
+        return False
+
+
+def _step_sigframe(regs: Mapping[str, int], read: ReadMemory) -> tuple[int, dict[str, int]]:
+    """The interrupted frame's registers, from the ucontext the kernel pushed."""
+    sp = regs.get("rsp")
+    if sp is None:
+        raise TargetError("no stack pointer in a signal frame")
+    data = read(sp + UCONTEXT_GREGS, 8 * len(GREG_NAMES))
+    caller = {name: regs[name] for name in _CARRIED if name in regs}
+    for i, name in enumerate(GREG_NAMES):
+        caller[name] = int.from_bytes(data[8 * i : 8 * i + 8], "little")
+    return caller["rsp"], caller
+
+
+def _step_fp(
+    regs: Mapping[str, int], read: ReadMemory, symbols: ProcessSymbols, *, first: bool
+) -> tuple[int | None, dict[str, int] | None]:
+    pc, sp, fp = regs.get("rip"), regs.get("rsp"), regs.get("rbp")
+    if pc is None or sp is None or fp is None:
+        return None, None
+    if first:
+        # Frame 0 may be in a prologue or at its `ret`: fpunwind knows those cases.
+        found = fp_backtrace(read, pc, sp, fp, symbols.lookup_address, limit=2)
+        if len(found) < 2:
+            return None, None
+        caller_pc, caller_sp, caller_fp = found[1].pc, found[1].sp, found[1].fp
+    else:
+        # A caller's rbp is only a frame pointer if it lies in its own stack, above its sp.
+        if fp == 0 or fp % 8 or fp < sp:
+            return None, None
+        caller_pc, caller_fp = _read_u64(read, fp + 8), _read_u64(read, fp)
+        caller_sp = fp + 16
+    caller = {name: regs[name] for name in _CARRIED if name in regs}
+    caller.update(rip=caller_pc, rsp=caller_sp, rbp=caller_fp)
+    return caller_sp, caller
+
+
+# --- DWARF expressions of CFA and register rules --------------------------------------------
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value & (1 << 63) else value
+
+
+def evaluate(
+    expression: bytes, regs: Mapping[str, int], read: ReadMemory, push: int | None = None
+) -> int:
+    """The value of a CFI expression (`push` starts the stack: the CFA for register rules).
+
+    Only the stack-machine operations call frame information uses; anything else, a stack
+    underflow or a runaway loop raises TargetError.
+    """
+    stack: list[int] = [] if push is None else [push]
+    reader = Reader(expression)
+    steps = 0
+
+    def pop() -> int:
+        if not stack:
+            raise TargetError("DWARF expression stack underflow")
+        return stack.pop()
+
+    while reader.pos < reader.end:
+        steps += 1
+        if steps > _MAX_EXPRESSION_STEPS:
+            raise TargetError("DWARF expression does not terminate")
+        op = reader.u8()
+        if 0x30 <= op <= 0x4F:  # lit0..lit31
+            stack.append(op - 0x30)
+        elif 0x70 <= op <= 0x8F:  # breg0..breg31
+            stack.append((_dwarf_value(regs, op - 0x70) + reader.sleb()) & MASK64)
+        elif op == 0x92:  # bregx
+            number = reader.uleb()
+            stack.append((_dwarf_value(regs, number) + reader.sleb()) & MASK64)
+        elif 0x50 <= op <= 0x6F or op == 0x90:  # reg0..31, regx: the register's value
+            stack.append(_dwarf_value(regs, op - 0x50 if op != 0x90 else reader.uleb()))
+        elif op == 0x03:  # addr
+            stack.append(reader.fixed(8))
+        elif 0x08 <= op <= 0x0F:  # const1u .. const8s
+            size = 1 << ((op - 0x08) // 2)
+            stack.append(reader.fixed(size, signed=bool(op & 1)) & MASK64)
+        elif op == 0x10:
+            stack.append(reader.uleb() & MASK64)
+        elif op == 0x11:
+            stack.append(reader.sleb() & MASK64)
+        elif op == 0x12:  # dup
+            stack.append(_pick(stack, 0))
+        elif op == 0x13:  # drop
+            pop()
+        elif op == 0x14:  # over
+            stack.append(_pick(stack, 1))
+        elif op == 0x15:  # pick
+            stack.append(_pick(stack, reader.u8()))
+        elif op == 0x16:  # swap
+            a, b = pop(), pop()
+            stack.extend((a, b))
+        elif op == 0x17:  # rot
+            a, b, c = pop(), pop(), pop()
+            stack.extend((a, c, b))
+        elif op == 0x06:  # deref
+            stack.append(_read_u64(read, pop()))
+        elif op == 0x94:  # deref_size
+            size = reader.u8()
+            if not 1 <= size <= 8:
+                raise TargetError(f"DW_OP_deref_size {size}")
+            stack.append(int.from_bytes(read(pop(), size), "little"))
+        elif op == 0x23:  # plus_uconst
+            stack.append((pop() + reader.uleb()) & MASK64)
+        elif op in _BINARY:
+            b, a = pop(), pop()
+            stack.append(_BINARY[op](a, b) & MASK64)
+        elif op == 0x1F:  # neg
+            stack.append(-pop() & MASK64)
+        elif op == 0x20:  # not
+            stack.append(~pop() & MASK64)
+        elif op == 0x19:  # abs
+            stack.append(abs(_signed(pop())) & MASK64)
+        elif op == 0x2F:  # skip
+            _jump(reader, reader.fixed(2, signed=True))
+        elif op == 0x28:  # bra
+            offset = reader.fixed(2, signed=True)
+            if pop():
+                _jump(reader, offset)
+        elif op == 0x96:  # nop
+            pass
+        else:
+            raise TargetError(f"DWARF operation {op:#x} is not supported in CFI")
+    if not stack:
+        raise TargetError("DWARF expression left no value")
+    return stack[-1]
+
+
+def _pick(stack: list[int], index: int) -> int:
+    if index >= len(stack):
+        raise TargetError("DWARF expression stack underflow")
+    return stack[-1 - index]
+
+
+def _jump(reader: Reader, offset: int) -> None:
+    target = reader.pos + offset
+    if not 0 <= target <= reader.end:
+        raise TargetError("DWARF expression branches outside itself")
+    reader.pos = target
+
+
+def _div(a: int, b: int) -> int:
+    if b == 0:
+        raise TargetError("division by zero in a DWARF expression")
+    sa, sb = _signed(a), _signed(b)
+    quotient = abs(sa) // abs(sb)
+    return quotient if (sa < 0) == (sb < 0) else -quotient
+
+
+def _mod(a: int, b: int) -> int:
+    if b == 0:
+        raise TargetError("division by zero in a DWARF expression")
+    return a % b
+
+
+_BINARY: Mapping[int, Callable[[int, int], int]] = MappingProxyType(
+    {
+        0x1A: lambda a, b: a & b,
+        0x1B: _div,
+        0x1C: lambda a, b: a - b,
+        0x1D: _mod,
+        0x1E: lambda a, b: a * b,
+        0x21: lambda a, b: a | b,
+        0x22: lambda a, b: a + b,
+        0x24: lambda a, b: a << b if b < 64 else 0,
+        0x25: lambda a, b: a >> b,
+        0x26: lambda a, b: _signed(a) >> min(b, 63),
+        0x27: lambda a, b: a ^ b,
+        0x29: lambda a, b: int(a == b),
+        0x2A: lambda a, b: int(_signed(a) >= _signed(b)),
+        0x2B: lambda a, b: int(_signed(a) > _signed(b)),
+        0x2C: lambda a, b: int(_signed(a) <= _signed(b)),
+        0x2D: lambda a, b: int(_signed(a) < _signed(b)),
+        0x2E: lambda a, b: int(a != b),
+    }
+)

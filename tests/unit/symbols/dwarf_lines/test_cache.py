@@ -1,0 +1,104 @@
+"""The on-disk index cache: reuse, invalidation, damage."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from aliceserver.debuggers.symbols.dwarf import index as index_module
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
+from aliceserver.debuggers.symbols.elf import ElfImage
+from tests.unit.symbols.dwarf_lines.support import C_SOURCES, Builder
+
+
+def _load(path: Path, cache: IndexCache) -> DebugInfo:
+    info = DebugInfo.load(ElfImage.load(str(path)), cache=cache)
+    assert info is not None
+    return info
+
+
+def _forbid_building(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*_args: object) -> None:
+        raise AssertionError("the index was rebuilt instead of read from the cache")
+
+    monkeypatch.setattr(index_module, "build_payload", fail)
+
+
+def test_second_load_is_served_from_disk(
+    builder: Builder, cache: IndexCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = builder.build(C_SOURCES, ("-g", "-O0"))
+    started = time.perf_counter()
+    first = _load(program, cache)
+    cold = time.perf_counter() - started
+    files = os.listdir(cache.directory)
+    assert len(files) == 1
+    assert stat.S_IMODE(os.stat(cache.directory).st_mode) == 0o700
+    _forbid_building(monkeypatch)
+    started = time.perf_counter()
+    second = _load(program, cache)
+    warm = time.perf_counter() - started
+    print(f"index load: cold {cold * 1000:.1f} ms, warm {warm * 1000:.1f} ms")
+    assert second.resolve_line("a.c", 8) == first.resolve_line("a.c", 8)
+    assert second.functions_named("compute") == first.functions_named("compute")
+    assert second.source_files() == first.source_files()
+
+
+def test_modified_binary_invalidates(builder: Builder, cache: IndexCache, tmp_path: Path) -> None:
+    program = tmp_path / "prog"
+    shutil.copy(builder.build(C_SOURCES, ("-g", "-O0")), program)
+    before = _load(program, cache).resolve_line("a.c", 8)
+    changed = dict(C_SOURCES)
+    changed["src/a.c"] = "\n\n" + C_SOURCES["src/a.c"]  # every line moves down by two
+    shutil.copy(builder.build(changed, ("-g", "-O0")), program)
+    after = _load(program, cache).resolve_line("a.c", 10)
+    assert before is not None and after is not None
+    assert after.line == 10 and before.line == 8
+
+
+def test_same_build_id_but_other_file_rebuilds(
+    builder: Builder, cache: IndexCache, tmp_path: Path
+) -> None:
+    program = tmp_path / "prog"
+    shutil.copy(builder.build(C_SOURCES, ("-g", "-O0")), program)
+    _load(program, cache)
+    os.utime(program, ns=(1, 1))  # same bytes, other mtime: the identity no longer matches
+    assert _load(program, cache).resolve_line("a.c", 8) is not None
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"", b"not a cache", b"ALICEIDX\x01\x00\x00\x00garbage",
+     b"ALICEIDX\x01\x00\x00\x00" + b"\x80\x05cos\nsystem\n."],
+)  # fmt: skip
+def test_damaged_cache_file_is_ignored_and_rewritten(
+    builder: Builder, cache: IndexCache, garbage: bytes
+) -> None:
+    program = builder.build(C_SOURCES, ("-g", "-O0"))
+    first = _load(program, cache)
+    (name,) = os.listdir(cache.directory)
+    path = os.path.join(cache.directory, name)
+    with open(path, "wb") as stream:
+        stream.write(garbage)
+    again = _load(program, cache)
+    assert again.resolve_line("util.h", 3) == first.resolve_line("util.h", 3)
+    with open(path, "rb") as stream:
+        assert stream.read().startswith(b"ALICEIDX")
+
+
+def test_unwritable_cache_directory_does_not_fail(builder: Builder, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cache = IndexCache(str(blocker / "sub"))
+    assert _load(builder.build(C_SOURCES, ("-g", "-O0")), cache).has_line_info()
+
+
+def test_default_directory_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert IndexCache().directory == str(tmp_path / "aliceserver" / "index")
