@@ -478,8 +478,12 @@ class Inferior:
         for tid in [tid for tid in self.threads if tid != self.pid]:
             del self.threads[tid]
             self.events.put(ThreadExited(tid))
-        leader = Tracee(self.pid)
-        self.threads = {self.pid: leader}
+        # The exec'ing thread carries on as the leader (its tid becomes the pid).
+        t.tid = self.pid
+        t.regs_valid = t.regs_dirty = t.stepping = t.deferred_hit = t.interrupt_sent = False
+        t.step_over = None
+        t.pending_signal = 0
+        self.threads = {self.pid: t}
         self.memory.close()
         self.memory = binding.ProcessMemory(self.pid)
         for trap in list(self.traps.by_address.values()):
