@@ -16,6 +16,7 @@ from aliceserver.debuggers.events import Event
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
+    CodeLocation,
     Frame,
     Instruction,
     LaunchConfig,
@@ -23,8 +24,13 @@ from aliceserver.debuggers.model import (
     ProcessInfo,
     Registers,
     SignalPolicy,
+    SourcePosition,
+    StackFrame,
+    StepKind,
     SymbolLocation,
     ThreadInfo,
+    VariableInfo,
+    VariableScope,
     VectorRegisters,
     WatchKind,
     WatchpointInfo,
@@ -147,3 +153,45 @@ class IDebugger(Protocol):
     def backtrace(self, thread_id: int, limit: int = 256) -> list[Frame]: ...
 
     def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]: ...
+
+    # --- source level (DWARF) -------------------------------------------------------
+    def resolve_location(self, spec: str) -> list[CodeLocation]:
+        """Addresses for "file:line", "function" (C++ qualified/overloaded, Rust paths) or
+        "*ADDRESS"; a function resolves past its prologue. Empty: nothing matches (yet)."""
+        ...
+
+    def source_position(self, address: int) -> SourcePosition | None: ...
+
+    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
+        """Frames `start` .. `start + count` (all when count is None), innermost first."""
+        ...
+
+    def frame_variables(self, thread_id: int, level: int, scope: VariableScope) -> list[VariableInfo]: ...
+
+    def variable_children(
+        self, reference: int, start: int = 0, count: int | None = None
+    ) -> list[VariableInfo]:
+        """Children of a value shown earlier in this stop (references die on resume)."""
+        ...
+
+    def evaluate(
+        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None
+    ) -> VariableInfo:
+        """A C-like expression in a frame (assignments write); `fmt` is gdb's x/d/o/t/c/u/a/z.
+
+        Errors are ProtocolError with gdb's message (`No symbol "x" in current context.`).
+        """
+        ...
+
+    def expression_condition(self, expression: str) -> BreakpointCondition:
+        """A breakpoint condition evaluating `expression` in the stopped thread's frame 0.
+
+        Parsed once here (a syntax error raises ProtocolError now); a failure to evaluate at
+        a hit stops, as gdb does.
+        """
+        ...
+
+    def step(self, thread_id: int, kind: StepKind) -> None:
+        """Source-line stepping (into / over / out) or one instruction. A Stopped(STEP) or
+        Stopped(FUNCTION_FINISHED) follows; a breakpoint or signal on the way wins."""
+        ...

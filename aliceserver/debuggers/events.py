@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 from typing import Union
 
-from aliceserver.debuggers.model import BreakpointInfo, FaultInfo, Module
+from aliceserver.debuggers.model import BreakpointInfo, FaultInfo, Module, VariableInfo
 
 
 class StopReason(enum.Enum):
@@ -35,6 +35,7 @@ class Stopped:
     fault: FaultInfo | None = None
     watch_old: bytes | None = None  # watchpoints: the value before the hit
     watch_new: bytes | None = None
+    return_value: VariableInfo | None = None  # FUNCTION_FINISHED: what the function returned
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from typing import Any, TypeVar, cast
 import aliceserver.debuggers.events as ev
 import aliceserver.debuggers.model as m
 from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.fake_source import FakeSourceLevel
 from aliceserver.errors import TargetError
 
 logger = logging.getLogger(__name__)
@@ -109,7 +110,7 @@ def _locked(method: _F) -> _F:
     return cast(_F, wrapper)
 
 
-class FakeDebugger:
+class FakeDebugger(FakeSourceLevel):
     """Every IDebugger method over a simulated program; safe to call from any thread."""
 
     def __init__(self, program: FakeProgram | None = None) -> None:

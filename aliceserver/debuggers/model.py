@@ -164,3 +164,63 @@ class VectorRegisters:
     st: tuple[bytes, ...]
     xmm: tuple[bytes, ...]
     ymm: tuple[bytes, ...]  # empty when the kernel offers no AVX state
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePosition:
+    path: str  # absolute, as the debug info names it (normalised)
+    line: int
+    column: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CodeLocation:
+    """One place a location spec ("file.c:12", "func", "*0x...") resolved to."""
+
+    address: int
+    function: str | None
+    source: SourcePosition | None
+    module: str | None
+    requested_line: int | None = None  # for file:line specs that moved to the next line with code
+
+
+@dataclass(frozen=True, slots=True)
+class StackFrame:
+    """A frame of a CFI-unwound stack, with its source position when there is line info."""
+
+    level: int
+    pc: int
+    cfa: int | None
+    function: str | None
+    source: SourcePosition | None
+    module: str | None
+    symbol: SymbolLocation
+    signal_trampoline: bool = False  # gdb's <signal handler called>
+
+
+class VariableScope(enum.Enum):
+    ARGUMENTS = "arguments"
+    LOCALS = "locals"
+    GLOBALS = "globals"  # of the frame's compilation unit: its globals and statics
+    REGISTERS = "registers"
+
+
+@dataclass(frozen=True, slots=True)
+class VariableInfo:
+    """A value as the front ends show it; `reference` > 0 names its children while stopped."""
+
+    name: str
+    type: str
+    value: str
+    reference: int = 0  # 0: no children
+    named_children: int = 0  # struct members, pointer targets
+    indexed_children: int = 0  # array elements (paged)
+    address: int | None = None
+    error: bool = False  # `value` is an error message (optimized out, unreadable)
+
+
+class StepKind(enum.Enum):
+    INTO = "into"  # gdb's step
+    OVER = "over"  # gdb's next
+    OUT = "out"  # gdb's finish
+    INSTRUCTION = "instruction"  # stepi

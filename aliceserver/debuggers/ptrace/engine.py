@@ -56,10 +56,14 @@ from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.output import OutputPump
 from aliceserver.debuggers.ptrace.signals import default_policy
+from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
+from aliceserver.debuggers.ptrace.variables import VariableStore
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
 from aliceserver.debuggers.ptrace.watch import Watch, WatchSlots
 from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -93,7 +97,7 @@ class _Command:
             self.future.set_exception(error)
 
 
-class PtraceDebugger:
+class PtraceDebugger(SourceLevel):
     def __init__(self) -> None:
         self.events: queue.Queue[Event] = queue.Queue()
         self._commands: queue.SimpleQueue[_Command | None] = queue.SimpleQueue()
@@ -108,6 +112,9 @@ class PtraceDebugger:
         self._symbols = ProcessSymbols(self._elf_cache)
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._read_raw)
         self._disassembler = Disassembler()
+        self._source = SourceSymbols(self._symbols)
+        self._variables = VariableStore(self._symbolize)
+        self._frames: dict[int, list[UnwoundFrame]] = {}
         self._pump: OutputPump | None = None
         self._stdin: int | None = None
         self._launch_config: LaunchConfig | None = None
@@ -314,6 +321,7 @@ class PtraceDebugger:
 
     def _load_image(self, inferior: Inferior, *, at_launch: bool) -> None:
         """Symbols of the new image, the shared-library trap, and the user's traps."""
+        self._source = SourceSymbols(self._symbols)
         try:
             loaded, r_brk = self._tracker.start(inferior.pid)
         except (AliceError, OSError) as error:
@@ -425,6 +433,7 @@ class PtraceDebugger:
 
     def _detach(self) -> None:
         inferior = self._require()
+        self._forget_stop_state()
         if inferior.run is Run.RUNNING:
             inferior.stop_all()
         inferior.detach()
@@ -439,6 +448,7 @@ class PtraceDebugger:
 
     def _kill(self) -> None:
         inferior = self._require()
+        self._forget_stop_state()
         try:
             os.kill(inferior.pid, sig.SIGKILL)
         except ProcessLookupError:
@@ -487,9 +497,15 @@ class PtraceDebugger:
         inferior = self._inferior
         return inferior is not None and inferior.run is Run.RUNNING
 
+    def _forget_stop_state(self) -> None:
+        """Frames and variable references describe one stop only."""
+        self._frames.clear()
+        self._variables.clear()
+
     def resume(self, thread_id: int | None = None) -> None:
         def go() -> None:
             inferior = self._require_stopped()
+            self._forget_stop_state()
             if thread_id is not None:
                 inferior.thread(thread_id)
             self.events.put(Continued(thread_id, all_threads=thread_id is None))
@@ -501,6 +517,7 @@ class PtraceDebugger:
         def go() -> None:
             inferior = self._require_stopped()
             inferior.thread(thread_id)
+            self._forget_stop_state()
             self.events.put(Continued(thread_id, all_threads=False))
             inferior.step(thread_id)
 
@@ -716,20 +733,21 @@ class PtraceDebugger:
         return self._call(lambda: self._read_visible(address, size))
 
     def write_memory(self, address: int, data: bytes) -> None:
-        def go() -> None:
-            inferior = self._require()
-            patched = bytearray(data)
-            for trap in self._traps.by_address.values():
-                offset = trap.address - address
-                if trap.inserted and 0 <= offset < len(data):
-                    trap.original = bytes([data[offset]])  # keep our int3 in place
-                    patched[offset] = 0xCC
-            try:
-                inferior.memory.write(address, bytes(patched))
-            except (OSError, OverflowError):
-                raise TargetError(f"Cannot access memory at address {address:#x}") from None
+        self._call(lambda: self._write_visible(address, data))
 
-        self._call(go)
+    def _write_visible(self, address: int, data: bytes) -> None:
+        """Write as the program would see it: our int3 bytes stay, their originals change."""
+        inferior = self._require()
+        patched = bytearray(data)
+        for trap in self._traps.by_address.values():
+            offset = trap.address - address
+            if trap.inserted and 0 <= offset < len(data):
+                trap.original = bytes([data[offset]])
+                patched[offset] = 0xCC
+        try:
+            inferior.memory.write(address, bytes(patched))
+        except (OSError, OverflowError):
+            raise TargetError(f"Cannot access memory at address {address:#x}") from None
 
     # --- symbols --------------------------------------------------------------------
     def modules(self) -> list[Module]:
@@ -756,6 +774,12 @@ class PtraceDebugger:
             )
 
         return self._call(go)
+
+    def _symbolize(self, address: int) -> str | None:
+        where = self._symbols.lookup_address(address)
+        if where.name is None:
+            return None
+        return where.name if where.offset == 0 else f"{where.name}+{where.offset}"
 
     def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]:
         def go() -> list[Instruction]:

@@ -40,7 +40,8 @@ from aliceserver.debuggers.ptrace.signals import (
     signal_description,
     signal_name,
 )
-from aliceserver.debuggers.ptrace.traps import INT3, PhysicalTrap, TrapTable
+from aliceserver.debuggers.ptrace.stepping import StepPlan
+from aliceserver.debuggers.ptrace.traps import INT3, LogicalBreakpoint, PhysicalTrap, TrapTable
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 
@@ -72,6 +73,8 @@ class Tracee:
     after_step_over: "AfterStep" = field(default_factory=lambda: AfterStep.REPORT)
     interrupt_sent: bool = False
     deferred_hit: bool = False  # hit a trap while others were being stopped: judged on resume
+    plan: StepPlan | None = None  # a source-line step in progress
+    plan_trap: int | None = None  # the internal breakpoint the plan runs to
     gone: bool = False  # exited, or a zombie leader waiting for its threads
 
 
@@ -276,7 +279,77 @@ class Inferior:
                 if isinstance(stop, Stopped):
                     self.pending.append(stop)
 
+    # --- source-line step plans (stepping.py) ----------------------------------------
+    def start_plan(self, plan: StepPlan, pc: int) -> None:
+        t = self.thread(plan.tid)
+        t.plan = plan
+        self.run = Run.RUNNING
+        immediate = plan.start(pc)
+        if immediate is not None:
+            self._end_plan(t)
+            self._report(immediate)
+
+    def _continue_plan(self, t: Tracee, stop: Stopped) -> Stopped | None:
+        plan = t.plan
+        assert plan is not None
+        if stop.reason is not StopReason.STEP:
+            self._end_plan(t)  # a breakpoint, a signal...: it wins over the step
+            return stop
+        self._drop_plan_trap(t)
+        try:
+            result = plan.on_stop(stop)
+        except Exception:  # a plan must never wedge the session: report where we are
+            log.exception("step plan failed")
+            result = stop
+        if result is not None:
+            self._end_plan(t)
+        return result
+
+    def _drop_plan_trap(self, t: Tracee) -> None:
+        ident, t.plan_trap = t.plan_trap, None
+        if ident is not None and ident in self.traps.by_id:
+            trap = self.traps.remove(ident)
+            if not trap.wanted:
+                self.remove_trap(trap)
+            if not trap.logical:
+                self.traps.drop_trap(trap.address)
+
+    def _end_plan(self, t: Tracee) -> None:
+        self._drop_plan_trap(t)
+        t.plan = None
+        t.stepping = False
+
+    def single_step(self, tid: int) -> None:
+        t = self.thread(tid)
+        t.stepping = True
+        self.run = Run.RUNNING
+        trap = self._trap_at_pc(t)
+        if trap is not None:
+            self._start_step_over(t, trap, AfterStep.REPORT)
+        else:
+            self._cont(t, binding.PTRACE_SINGLESTEP)
+
+    def run_to(self, tid: int, address: int, min_sp: int) -> None:
+        t = self.thread(tid)
+
+        def arrived(hit: int) -> bool:
+            return hit == tid and int(self.regs(self.threads[hit]).rsp) >= min_sp
+
+        bp = LogicalBreakpoint(
+            self.traps.new_internal_id(), address, temporary=True, internal=True,
+            condition=arrived, reports=StopReason.STEP,
+        )  # fmt: skip
+        self.insert_trap(self.traps.add(bp, b""))
+        t.plan_trap = bp.id
+        self.resume()
+
+    def sp(self, tid: int) -> int:
+        return int(self.regs(self.thread(tid)).rsp)
+
     def _report(self, stop: Stopped) -> None:
+        for t in self.threads.values():
+            if t.plan is not None:  # any stop the client sees ends every step in progress
+                self._end_plan(t)
         self._stop_others(stop.thread_id)
         self.moribund.clear()  # every thread's status is in: no stale hit is left
         if self.exit_event is not None:
@@ -348,7 +421,11 @@ class Inferior:
             if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
                 return  # a thread that went away at exec or that we already dropped
             t = self._add_thread(tid)
-        stop = self._classify(t, decoded)
+        stop: Stopped | _Action | None = self._classify(t, decoded)
+        if isinstance(stop, Stopped) and t.plan is not None:
+            stop = self._continue_plan(t, stop)
+            if stop is None:
+                return  # the plan moved on (stepping again, or running to its trap)
         if isinstance(stop, Stopped):
             self._report(stop)
         elif stop is _RESUME:
@@ -583,21 +660,23 @@ class Inferior:
 
     def _breakpoint_hit(self, t: Tracee, trap: PhysicalTrap) -> "Stopped | _Action":
         stop_ids: list[int] = []
-        reason = StopReason.BREAKPOINT
+        internal_reason: StopReason | None = None
         finished: list[int] = []
         for bp in list(trap.logical):
             if not bp.enabled:
                 continue
-            bp.hit_count += 1
             if bp.internal:
+                if bp.condition is not None and not bp.condition(t.tid):
+                    continue
+                bp.hit_count += 1
                 if bp.on_hit is not None:
                     bp.on_hit(t.tid)
                 if bp.reports is not None:
-                    reason = bp.reports
-                    stop_ids.append(bp.id)
+                    internal_reason = bp.reports
                 if bp.temporary:
                     finished.append(bp.id)
                 continue
+            bp.hit_count += 1
             if bp.condition is not None:
                 try:
                     if not bp.condition(t.tid):
@@ -615,11 +694,13 @@ class Inferior:
                 self.traps.drop_trap(emptied.address)
             if not bp.internal:
                 self.events.put(BreakpointChanged(bp.info(False), removed=True))
-        if not stop_ids:
-            return _RESUME
-        if reason is not StopReason.BREAKPOINT:
-            return Stopped(reason, t.tid, address=trap.address)
-        return Stopped(StopReason.BREAKPOINT, t.tid, breakpoint_ids=tuple(stop_ids), address=trap.address)
+        if stop_ids:  # a user's breakpoint wins over the engine's own reasons
+            return Stopped(StopReason.BREAKPOINT, t.tid, breakpoint_ids=tuple(stop_ids), address=trap.address)
+        if internal_reason is not None:
+            if t.plan_trap in finished:
+                t.plan_trap = None
+            return Stopped(internal_reason, t.tid, address=trap.address)
+        return _RESUME
 
     def _watch_hit(self, t: Tracee) -> Stopped | None:
         fired = self.watches.take_fired(self.libc, t.tid)

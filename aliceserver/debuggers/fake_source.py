@@ -1,0 +1,104 @@
+"""The source-level methods of FakeDebugger: a simulated program has functions and
+registers but no source, so locations are functions or addresses, frames have no source
+position, and expressions are integers and `$registers` compared or added."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from aliceserver.debuggers import model as m
+from aliceserver.errors import ProtocolError, TargetError
+
+_TERM = re.compile(r"\s*(\$[a-z0-9]+|0x[0-9a-fA-F]+|\d+)\s*")
+
+
+class FakeSourceLevel:
+    # Provided by FakeDebugger.
+    def lookup_symbol(self, name: str) -> int:
+        raise NotImplementedError
+
+    def lookup_address(self, address: int) -> m.SymbolLocation:
+        raise NotImplementedError
+
+    def backtrace(self, thread_id: int, limit: int = 256) -> list[m.Frame]:
+        raise NotImplementedError
+
+    def read_registers(self, thread_id: int) -> m.Registers:
+        raise NotImplementedError
+
+    def step_instruction(self, thread_id: int) -> None:
+        raise NotImplementedError
+
+    def threads(self) -> list[m.ThreadInfo]:
+        raise NotImplementedError
+
+    def resolve_location(self, spec: str) -> list[m.CodeLocation]:
+        text = spec.strip()
+        if text.startswith("*"):
+            try:
+                address = int(text[1:], 0)
+            except ValueError:
+                raise ProtocolError(f"bad address in location {spec!r}") from None
+        else:
+            try:
+                address = self.lookup_symbol(text)
+            except TargetError:
+                return []
+        symbol = self.lookup_address(address)
+        return [m.CodeLocation(address, symbol.name, None, symbol.module)]
+
+    def source_position(self, address: int) -> m.SourcePosition | None:
+        return None
+
+    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[m.StackFrame]:
+        frames = self.backtrace(thread_id)[start : None if count is None else start + count]
+        return [
+            m.StackFrame(f.level, f.pc, None, f.symbol.name, None, f.symbol.module, f.symbol)
+            for f in frames
+        ]
+
+    def frame_variables(self, thread_id: int, level: int, scope: m.VariableScope) -> list[m.VariableInfo]:
+        if scope is not m.VariableScope.REGISTERS:
+            return []
+        values = self.read_registers(thread_id).values
+        return [m.VariableInfo(name, "long", f"{value:#x}") for name, value in values.items()]
+
+    def variable_children(self, reference: int, start: int = 0, count: int | None = None) -> list[m.VariableInfo]:
+        raise ProtocolError(f"no variable reference {reference}")
+
+    def _value(self, text: str, thread_id: int) -> int:
+        total = 0
+        for sign, term in re.findall(r"([+-]?)([^+-]+)", text.replace(" ", "")):
+            match = _TERM.fullmatch(term)
+            if match is None:
+                raise ProtocolError(f'No symbol "{term}" in current context.')
+            word = match.group(1)
+            if word.startswith("$"):
+                values = self.read_registers(thread_id).values
+                if word[1:] not in values:
+                    raise ProtocolError(f'No symbol "{word}" in current context.')
+                number = values[word[1:]]
+            else:
+                number = int(word, 0)
+            total += -number if sign == "-" else number
+        return total
+
+    def evaluate(
+        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None
+    ) -> m.VariableInfo:
+        tid = thread_id if thread_id is not None else self.threads()[0].tid
+        left, equal, right = expression.partition("==")
+        value = self._value(left, tid)
+        if equal:
+            value = int(value == self._value(right, tid))
+        return m.VariableInfo(expression, "long", f"{value:#x}" if fmt == "x" else str(value))
+
+    def expression_condition(self, expression: str) -> Callable[[int], bool]:
+        if not expression.strip():
+            raise ProtocolError("empty condition")
+        return lambda tid: self.evaluate(expression, tid).value not in ("0", "0x0")
+
+    def step(self, thread_id: int, kind: m.StepKind) -> None:
+        # Without lines, every kind of step is one instruction.
+        self.step_instruction(thread_id)

@@ -1,0 +1,279 @@
+"""The source-level half of PtraceDebugger (DWARF): locations, frames, variables,
+expressions and line stepping. Kept apart from engine.py, which owns the process and the
+tracer thread; everything here runs on the tracer thread through `_call`.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+from typing import Callable, TypeVar
+
+from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.events import Continued, Event
+from aliceserver.debuggers.model import (
+    CodeLocation,
+    SourcePosition,
+    StackFrame,
+    StepKind,
+    VariableInfo,
+    VariableScope,
+)
+from aliceserver.debuggers.ptrace import registers as register_sets
+from aliceserver.debuggers.ptrace.binding import Libc
+from aliceserver.debuggers.ptrace.inferior import Inferior, Tracee
+from aliceserver.debuggers.ptrace.retvalue import return_bytes
+from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.ptrace.stepping import StepPlan
+from aliceserver.debuggers.ptrace.variables import (
+    FrameView,
+    ProcessEvalSymbols,
+    VariableStore,
+    check_syntax,
+    evaluate,
+    register_variables,
+    scope_values,
+)
+from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, strip
+from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
+from aliceserver.debuggers.symbols.dwarf.values import Value
+from aliceserver.errors import ProtocolError, TargetError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_FIRST_FRAMES = 32  # most questions are about the top of the stack: unwind that much first
+MAX_FRAMES = 4096
+
+
+class SourceLevel:
+    # Provided by PtraceDebugger.
+    events: "queue.Queue[Event]"
+    _source: SourceSymbols
+    _variables: VariableStore
+    _frames: dict[int, list[UnwoundFrame]]
+    _disassembler: Disassembler
+    _libc: Libc
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        raise NotImplementedError
+
+    def _require_stopped(self) -> Inferior:
+        raise NotImplementedError
+
+    def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
+        raise NotImplementedError
+
+    def _read_visible(self, address: int, size: int) -> bytes:
+        raise NotImplementedError
+
+    def _write_visible(self, address: int, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _forget_stop_state(self) -> None:
+        raise NotImplementedError
+
+    # --- locations ------------------------------------------------------------------
+    def resolve_location(self, spec: str) -> list[CodeLocation]:
+        return self._call(lambda: self._source.resolve(spec))
+
+    def source_position(self, address: int) -> SourcePosition | None:
+        return self._call(lambda: self._source.position(address))
+
+    # --- frames ---------------------------------------------------------------------
+    def _unwound(self, thread_id: int, levels: int) -> list[UnwoundFrame]:
+        """The frames of a stopped thread: `levels` of them, or all (up to MAX_FRAMES) once
+        more are asked for; kept until the program resumes."""
+        known = self._frames.get(thread_id)
+        if known is not None and (len(known) >= levels or len(known) != _FIRST_FRAMES):
+            return known
+        inferior, t = self._stopped_thread(thread_id)
+        values = register_sets.general(inferior.regs(t)).values
+        limit = _FIRST_FRAMES if levels <= _FIRST_FRAMES else MAX_FRAMES
+        frames = self._source.unwind(values, self._read_visible, limit=limit)
+        self._frames[thread_id] = frames
+        return frames
+
+    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
+        def go() -> list[StackFrame]:
+            wanted = MAX_FRAMES if count is None else start + count
+            frames = self._unwound(thread_id, wanted)[start:wanted]
+            return [self._source.stack_frame(frame) for frame in frames]
+
+        return self._call(go)
+
+    def _frame_view(self, thread_id: int, level: int) -> tuple[FrameView, ModuleSymbols | None, int]:
+        """The frame as a DWARF context, its module's symbols, and the pc to look up."""
+        frames = self._unwound(thread_id, level + 1)
+        if level < 0 or level >= len(frames):
+            raise ProtocolError(f"no frame at level {level}")
+        frame = frames[level]
+        lookup_pc = frame.pc if level == 0 or frame.method == "signal" else frame.pc - 1
+        module = self._source.symbols.module_at(lookup_pc)
+        setter = None
+        if level == 0:
+            inferior, t = self._stopped_thread(thread_id)
+
+            def set_register(name: str, value: int) -> None:
+                register_sets.set_general(inferior.regs(t), name, value)
+                t.regs_dirty = True
+                self._frames.pop(thread_id, None)
+
+            setter = set_register
+        view = FrameView(frame, module.base if module else 0, self._read_visible, self._write_visible, setter)
+        symbols = self._source.module_symbols(module) if module is not None else None
+        return view, symbols, lookup_pc
+
+    def frame_variables(self, thread_id: int, level: int, scope: VariableScope) -> list[VariableInfo]:
+        def go() -> list[VariableInfo]:
+            view, symbols, lookup_pc = self._frame_view(thread_id, level)
+            if scope is VariableScope.REGISTERS:
+                return register_variables(view.frame.registers)
+            if symbols is None:
+                return []
+            pairs = scope_values(symbols, view, scope, lookup_pc)
+            return [self._variables.describe(name, value) for name, value in pairs]
+
+        return self._call(go)
+
+    def variable_children(self, reference: int, start: int = 0, count: int | None = None) -> list[VariableInfo]:
+        return self._call(lambda: self._variables.children(reference, start, count))
+
+    # --- expressions ----------------------------------------------------------------
+    def _eval_symbols(self, thread_id: int, level: int) -> ProcessEvalSymbols:
+        view, symbols, lookup_pc = self._frame_view(thread_id, level)
+        frame_symbols = None
+        if symbols is not None:
+            frame_symbols = FrameSymbols(symbols, view, symbols.frame_scope(view, lookup_pc=lookup_pc))
+        others = []
+        for module in self._source.symbols.modules():
+            candidate = self._source.module_symbols(module)
+            if candidate is not None and candidate is not symbols:
+                others.append(candidate)
+        return ProcessEvalSymbols(frame_symbols, others, view)
+
+    def _default_thread(self, thread_id: int | None) -> int:
+        inferior = self._require_stopped()
+        if thread_id is not None:
+            return thread_id
+        live = [t.tid for t in inferior.threads.values() if not t.gone]
+        return inferior.pid if inferior.pid in live else live[0]
+
+    def evaluate(
+        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None
+    ) -> VariableInfo:
+        def go() -> VariableInfo:
+            tid = self._default_thread(thread_id)
+            value = evaluate(expression, self._eval_symbols(tid, level))
+            return self._variables.describe(expression, value, fmt, top=True)
+
+        return self._call(go)
+
+    def expression_condition(self, expression: str) -> BreakpointCondition:
+        check_syntax(expression)  # a typo is reported now, not at every hit
+
+        def condition(tid: int) -> bool:
+            self._frames.pop(tid, None)  # registers changed since any earlier unwind
+            try:
+                value = evaluate(expression, self._eval_symbols(tid, 0))
+                return value.as_float() != 0.0 if _is_float(value) else value.as_int() != 0
+            finally:
+                self._frames.pop(tid, None)
+
+        return condition
+
+    # --- stepping -------------------------------------------------------------------
+    def step(self, thread_id: int, kind: StepKind) -> None:
+        if kind is StepKind.INSTRUCTION:
+            self.step_instruction(thread_id)
+            return
+
+        def go() -> None:
+            inferior = self._require_stopped()
+            t = inferior.thread(thread_id)
+            pc = int(inferior.regs(t).rip)
+            plan = StepPlan(kind, thread_id, _Oracle(self, thread_id), inferior)
+            if kind is StepKind.OUT:
+                plan.finish_value = self._return_value_reader(thread_id)
+            self._forget_stop_state()
+            self.events.put(Continued(thread_id, all_threads=True))
+            inferior.start_plan(plan, pc)
+
+        self._call(go)
+
+    def step_instruction(self, thread_id: int) -> None:
+        raise NotImplementedError
+
+    def _return_value_reader(self, thread_id: int) -> Callable[[], VariableInfo | None]:
+        """Reads, once the function has returned, what it returned (by its DWARF type)."""
+        try:
+            view, symbols, lookup_pc = self._frame_view(thread_id, 0)
+            scope = symbols.frame_scope(view, lookup_pc=lookup_pc) if symbols else None
+            function = scope.function if scope is not None else None
+            name = scope.function_name if scope is not None else None
+            returns = symbols.function_type(function).return_type if symbols and function else None
+        except (EvaluationError, TargetError) as error:
+            log.debug("no return type: %s", error)
+            returns = None
+        if returns is None or symbols is None:
+            return lambda: None
+
+        def read() -> VariableInfo | None:
+            after, _, _ = self._frame_view(thread_id, 0)
+            vectors = register_sets.vector(self._libc, thread_id)
+            data, address = return_bytes(returns, after.frame.registers, vectors)
+            if data is not None:
+                value = Value(returns, ImplicitLoc(data), after)
+            elif address is not None:
+                value = Value(returns, MemoryLoc(address), after)
+            else:
+                return None
+            return self._variables.describe(f"Value returned by {name or 'the function'}", value, top=True)
+
+        return read
+
+
+def _is_float(value: Value) -> bool:
+    t = strip(value.type)
+    return isinstance(t, BaseType) and t.encoding is Encoding.FLOAT
+
+
+class _Oracle:
+    """The LineOracle a step plan consults, over the engine's source symbols."""
+
+    def __init__(self, engine: SourceLevel, thread_id: int) -> None:
+        self._engine = engine
+        self._tid = thread_id
+
+    def line_range(self, pc: int) -> tuple[int, int] | None:
+        return self._engine._source.line_range(pc)
+
+    def is_statement_start(self, pc: int) -> bool:
+        return self._engine._source.is_statement_start(pc)
+
+    def function_range(self, pc: int) -> tuple[int, int, int] | None:
+        return self._engine._source.function_range(pc)
+
+    def call_length(self, pc: int) -> int | None:
+        try:
+            code = self._engine._read_visible(pc, 16)
+        except TargetError:
+            return None
+        decoded = self._engine._disassembler.disassemble(code, pc, 1)
+        if decoded and decoded[0].mnemonic.startswith("call"):
+            return decoded[0].size
+        return None
+
+    def caller(self, tid: int) -> tuple[int, int] | None:
+        self._engine._frames.pop(tid, None)
+        frames = self._engine._unwound(tid, 2)
+        self._engine._frames.pop(tid, None)
+        if len(frames) < 2 or frames[0].cfa is None:
+            return None
+        return frames[1].pc, frames[0].cfa
+

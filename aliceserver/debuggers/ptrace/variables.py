@@ -1,0 +1,206 @@
+"""Values of a stopped thread for the front ends: frames as DWARF contexts, variables by
+scope, children by reference, and expression evaluation.
+
+References handed out (`VariableInfo.reference`) stay valid until the program resumes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from aliceserver.debuggers.model import VariableInfo, VariableScope
+from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
+from aliceserver.debuggers.symbols.dwarf.expr import (
+    FrameSymbols,
+    evaluate_expression,
+    parse_expression,
+)
+from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.types import ArrayType, Type, strip, type_name
+from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
+from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, children
+from aliceserver.errors import ProtocolError, TargetError
+
+# DWARF register numbers of x86-64 (System V psABI) in gdb's names.
+DWARF_REGISTERS = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+                   "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip")  # fmt: skip
+_MAX_REFERENCE = (1 << 31) - 1
+
+
+@dataclass(slots=True)
+class FrameView:
+    """One unwound frame as the DWARF layer's FrameContext."""
+
+    frame: UnwoundFrame
+    bias: int
+    read: Callable[[int, int], bytes]
+    write: Callable[[int, bytes], None]
+    set_register: Callable[[str, int], None] | None  # frame 0 only: registers of the thread
+
+    @property
+    def pc(self) -> int:
+        return self.frame.pc
+
+    @property
+    def load_bias(self) -> int:
+        return self.bias
+
+    @property
+    def fs_base(self) -> int | None:
+        return self.frame.registers.get("fs_base")
+
+    def read_memory(self, address: int, size: int) -> bytes:
+        return self.read(address, size)
+
+    def register(self, regno: int) -> int | None:
+        if 0 <= regno < len(DWARF_REGISTERS):
+            return self.frame.registers.get(DWARF_REGISTERS[regno])
+        return None
+
+    def cfa(self) -> int | None:
+        return self.frame.cfa
+
+    def write_memory(self, address: int, data: bytes) -> None:
+        self.write(address, data)
+
+    def write_register(self, regno: int, value: int) -> None:
+        if self.set_register is None or not 0 <= regno < len(DWARF_REGISTERS):
+            raise EvaluationError("registers of outer frames cannot be written")
+        self.set_register(DWARF_REGISTERS[regno], value)
+
+
+@dataclass(slots=True)
+class ProcessEvalSymbols:
+    """Names for the evaluator: the frame's scope first, then every module's globals."""
+
+    frame_symbols: FrameSymbols | None
+    others: list[ModuleSymbols]
+    view: FrameView
+
+    @property
+    def frame(self) -> FrameView:
+        return self.view
+
+    @property
+    def cplus(self) -> bool:
+        return self.frame_symbols.cplus if self.frame_symbols is not None else False
+
+    def lookup(self, name: str) -> Value | None:
+        if self.frame_symbols is not None:
+            value = self.frame_symbols.lookup(name)
+            if value is not None:
+                return value
+        for module in self.others:
+            var = module.find_global(name)
+            if var is not None:
+                return module.value_of(var, self.view)
+        return None
+
+    def lookup_type(self, name: str) -> Type | None:
+        if self.frame_symbols is not None:
+            found = self.frame_symbols.lookup_type(name)
+            if found is not None:
+                return found
+        for module in self.others:
+            found = module.find_type(name)
+            if found is not None:
+                return found
+        return None
+
+
+class VariableStore:
+    """Hands out child references for values shown while the program is stopped."""
+
+    def __init__(self, symbolize: Callable[[int], str | None]) -> None:
+        self._values: dict[int, tuple[Value, str | None]] = {}
+        self._next = 1
+        self._symbolize = symbolize
+
+    def clear(self) -> None:
+        self._values.clear()
+
+    def describe(self, name: str, value: Value, fmt: str | None = None, *, top: bool = False) -> VariableInfo:
+        options = FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize)
+        text = format_value(value, options)
+        error = text.startswith("<error") or text == "<optimized out>"
+        count = 0 if error else _safe_child_count(value)
+        reference = 0
+        if count:
+            reference = self._next
+            self._next = self._next + 1 if self._next < _MAX_REFERENCE else 1
+            self._values[reference] = (value, fmt)
+        indexed = isinstance(strip(value.type), ArrayType)
+        return VariableInfo(
+            name=name, type=type_name(value.type), value=text, reference=reference,
+            named_children=0 if indexed else count, indexed_children=count if indexed else 0,
+            address=value.address, error=error,
+        )  # fmt: skip
+
+    def children(self, reference: int, start: int, count: int | None) -> list[VariableInfo]:
+        entry = self._values.get(reference)
+        if entry is None:
+            raise ProtocolError(f"no variable reference {reference} (references end when the program runs)")
+        value, fmt = entry
+        return [self.describe(name, child, fmt) for name, child in children(value, max(0, start), count)]
+
+
+def _safe_child_count(value: Value) -> int:
+    try:
+        return child_count(value)
+    except EvaluationError:
+        return 0
+
+
+def register_variables(registers: Mapping[str, int]) -> list[VariableInfo]:
+    return [
+        VariableInfo(name, "long", f"{registers[name]:#x}")
+        for name in REGISTER_NAMES
+        if name in registers and name != "orig_rax"
+    ]
+
+
+def scope_values(
+    symbols: ModuleSymbols, view: FrameView, scope: VariableScope, lookup_pc: int
+) -> list[tuple[str, Value]]:
+    """(name, value) of the frame's arguments, locals (innermost block first) or CU globals."""
+    frame_scope = symbols.frame_scope(view, lookup_pc=lookup_pc)
+    if frame_scope is None:
+        return []
+    if scope is VariableScope.ARGUMENTS:
+        variables = frame_scope.arguments()
+    elif scope is VariableScope.LOCALS:
+        variables = frame_scope.locals()
+    else:
+        variables = []
+        for name in _cu_global_names(frame_scope.cu):
+            var = symbols.find_global(name, frame_scope.cu)
+            if var is not None:
+                variables.append(var)
+    return [(var.name, symbols.value_of(var, view)) for var in variables]
+
+
+def _cu_global_names(cu: object) -> list[str]:
+    """Names of the variables declared at the top of a compilation unit."""
+    top = cu.get_top_DIE()  # type: ignore[attr-defined]
+    names = []
+    for die in top.iter_children():
+        if die.tag == "DW_TAG_variable" and "DW_AT_name" in die.attributes:
+            name = die.attributes["DW_AT_name"].value
+            names.append(name.decode(errors="replace") if isinstance(name, bytes) else str(name))
+    return names
+
+
+def evaluate(text: str, symbols: ProcessEvalSymbols) -> Value:
+    try:
+        return evaluate_expression(text, symbols)
+    except EvaluationError:
+        raise
+    except TargetError as error:
+        raise EvaluationError(str(error)) from None
+
+
+def check_syntax(text: str) -> None:
+    parse_expression(text)
