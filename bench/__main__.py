@@ -14,7 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 # name -> module with `main(argv: Sequence[str]) -> int`
-BENCHMARKS = {"bp_hits": "bench.bp_hits"}
+BENCHMARKS = {
+    "bp_hits": "bench.bp_hits",
+    "cond_bp": "bench.cond_bp",
+    "dwarf_load": "bench.dwarf_load",
+}
 
 
 def run_one(name: str, argv: Sequence[str]) -> bool:

@@ -38,6 +38,12 @@ __attribute__((naked, noinline)) void sequence(void) {
         "mov %edi, -0x14(%rbp)\n"
         "mov %rsi, -0x20(%rbp)\n"
         "mov %r10d, -0x28(%rbp)\n"
+        "mov %edi, -0x200(%rbp)\n"
+        "mov -0x14(%rbp), %ecx\n"
+        "mov -0x20(%rbp), %r11\n"
+        "mov -0x200(%rbp), %edx\n"
+        "mov sequence(%rip), %r9\n"
+        "mov sequence+4(%rip), %eax\n"
         "nop\n"
         "xchg %ax, %ax\n"
         "nopl 0x0(%rax,%rax,1)\n"
@@ -51,7 +57,8 @@ int main(void) {
                      "mov $0x99aabbccddeeff00, %%rsi\n"
                      "mov $0x0102030405060708, %%r9\n"
                      "mov $0xa0b0c0d0, %%r10\n"
-                     "call sequence\n" ::: "rax", "rdi", "rsi", "r8", "r9", "r10", "r13", "memory");
+                     "call sequence\n" ::: "rax", "rcx", "rdx", "rdi", "rsi", "r8", "r9", "r10",
+                     "r11", "r13", "memory");
     return 0;
 }
 """
@@ -92,7 +99,7 @@ def test_emulation_matches_single_stepping(tmp_path: Path) -> None:
             def record(address: int, data: bytes, writes: list[tuple[int, bytes]] = writes) -> None:
                 writes.append((address, data))
 
-            plan.apply(predicted, record)
+            plan.apply(predicted, debugger.read_memory, record)
             debugger.step_instruction(tid)
             assert wait_stop(debugger.events).reason is StopReason.STEP
             after = debugger.read_registers(tid).values
@@ -101,7 +108,7 @@ def test_emulation_matches_single_stepping(tmp_path: Path) -> None:
             for address, data in writes:
                 assert debugger.read_memory(address, len(data)) == data
             checked += 1
-        assert checked == 14
+        assert checked == 20
         debugger.resume()
         while not isinstance(event := debugger.events.get(timeout=10), Exited):
             pass

@@ -19,6 +19,7 @@ REG64 = ("rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
          "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15")  # fmt: skip
 
 WriteMemory = Callable[[int, bytes], None]
+ReadMemory = Callable[[int, int], bytes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,7 @@ class Advance:
 
     length: int
 
-    def apply(self, regs: UserRegs, write: WriteMemory) -> None:
+    def apply(self, regs: UserRegs, read: ReadMemory, write: WriteMemory) -> None:
         regs.rip += self.length
 
 
@@ -36,7 +37,7 @@ class Push:
     register: str
     length: int
 
-    def apply(self, regs: UserRegs, write: WriteMemory) -> None:
+    def apply(self, regs: UserRegs, read: ReadMemory, write: WriteMemory) -> None:
         value = getattr(regs, self.register)  # read before rsp moves: `push rsp` pushes the old one
         new_sp = (regs.rsp - 8) & 0xFFFFFFFFFFFFFFFF
         write(new_sp, value.to_bytes(8, "little"))
@@ -52,7 +53,7 @@ class MoveRegister:
     source: str
     length: int
 
-    def apply(self, regs: UserRegs, write: WriteMemory) -> None:
+    def apply(self, regs: UserRegs, read: ReadMemory, write: WriteMemory) -> None:
         setattr(regs, self.target, getattr(regs, self.source))
         regs.rip += self.length
 
@@ -66,13 +67,33 @@ class StoreToFrame:
     size: int
     length: int
 
-    def apply(self, regs: UserRegs, write: WriteMemory) -> None:
+    def apply(self, regs: UserRegs, read: ReadMemory, write: WriteMemory) -> None:
         value = getattr(regs, self.source) & ((1 << (8 * self.size)) - 1)
         write((regs.rbp + self.displacement) & 0xFFFFFFFFFFFFFFFF, value.to_bytes(self.size, "little"))
         regs.rip += self.length
 
 
-Plan = Advance | Push | MoveRegister | StoreToFrame
+@dataclass(frozen=True, slots=True)
+class Load:
+    """mov r32/r64, [rbp+disp] or [rip+disp32]: how -O0 code reads locals and globals.
+
+    A 32-bit load zero-extends into the full register, as the CPU does.
+    """
+
+    target: str
+    base: str  # "rbp" or "rip" (rip: relative to the next instruction)
+    displacement: int
+    size: int
+    length: int
+
+    def apply(self, regs: UserRegs, read: ReadMemory, write: WriteMemory) -> None:
+        base = regs.rip + self.length if self.base == "rip" else getattr(regs, self.base)
+        data = read((base + self.displacement) & 0xFFFFFFFFFFFFFFFF, self.size)
+        setattr(regs, self.target, int.from_bytes(data, "little"))
+        regs.rip += self.length
+
+
+Plan = Advance | Push | MoveRegister | StoreToFrame | Load
 
 _ENDBR64 = b"\xf3\x0f\x1e\xfa"
 
@@ -128,13 +149,28 @@ def plan_for(code: bytes) -> Plan | None:
     if opcode in (0x89, 0x8B) and len(code) > at + 1:
         modrm = code[at + 1]
         mod, reg, rm = modrm >> 6, ((modrm >> 3) & 7) | rex_r, (modrm & 7) | rex_b
-        if mod == 0b11 and rex_w:
+        if mod == 0b11:
+            if not rex_w:
+                return None  # a 32-bit register move zero-extends: simple, but rare here
             if opcode == 0x89:
                 return MoveRegister(REG64[rm], REG64[reg], at + 2)
             return MoveRegister(REG64[reg], REG64[rm], at + 2)
-        if opcode == 0x89 and mod == 0b01 and (modrm & 7) == 0b101 and not (rex & 1):
-            if len(code) <= at + 2:
-                return None
-            displacement = int.from_bytes(code[at + 2 : at + 3], "little", signed=True)
-            return StoreToFrame(REG64[reg], displacement, 8 if rex_w else 4, at + 3)
+        return _memory_move(code, at, opcode, modrm, REG64[reg], 8 if rex_w else 4, bool(rex & 1))
     return None
+
+
+def _memory_move(code: bytes, at: int, opcode: int, modrm: int, register: str, size: int, rex_b: bool) -> Plan | None:
+    """mov between a register and [rbp+disp8/32] (store or load), or a load from [rip+disp32]."""
+    mod, rm = modrm >> 6, modrm & 7
+    if rm != 0b101 or rex_b:
+        return None  # other bases (r13 with REX.B, SIB forms) are stepped
+    width = {0b00: 4, 0b01: 1, 0b10: 4}.get(mod)
+    if width is None or len(code) < at + 2 + width:
+        return None
+    displacement = int.from_bytes(code[at + 2 : at + 2 + width], "little", signed=True)
+    length = at + 2 + width
+    if mod == 0b00:  # [rip + disp32]
+        return Load(register, "rip", displacement, size, length) if opcode == 0x8B else None
+    if opcode == 0x89:
+        return StoreToFrame(register, displacement, size, length)
+    return Load(register, "rbp", displacement, size, length)

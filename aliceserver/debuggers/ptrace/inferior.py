@@ -176,7 +176,7 @@ class Inferior:
             return False
         regs = self.regs(t)
         try:
-            plan.apply(regs, self.memory.write)
+            plan.apply(regs, self.memory.read, self.memory.write)
         except OSError:
             t.regs_valid = False  # e.g. a push onto an unmapped stack: let the CPU fault
             return False

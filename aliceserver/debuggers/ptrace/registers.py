@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from aliceserver.debuggers.model import Registers, VectorRegisters
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.errors import TargetError
 
 _MASK64 = (1 << 64) - 1
+_NAMES = frozenset(binding.REGISTER_NAMES)
 _FXSAVE_SIZE = 512
 _XSTATE_MAX = 4096
 _YMM_HIGH_OFFSET = 576  # the AVX component of the standard-format XSAVE area
 _XSTATE_BV_OFFSET = 512
 _AVX_BIT = 1 << 2
+
+
+class LiveRegisters(Mapping[str, int]):
+    """A thread's registers read on demand: no snapshot of all 27 when one is needed."""
+
+    def __init__(self, regs: binding.UserRegs) -> None:
+        self._regs = regs
+
+    def __getitem__(self, name: str) -> int:
+        if name not in _NAMES:
+            raise KeyError(name)
+        return int(getattr(self._regs, name))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(binding.REGISTER_NAMES)
+
+    def __len__(self) -> int:
+        return len(binding.REGISTER_NAMES)
 
 
 def general(regs: binding.UserRegs) -> Registers:

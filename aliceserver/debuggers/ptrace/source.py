@@ -11,9 +11,15 @@ import logging
 import re
 from typing import Mapping
 
-from aliceserver.debuggers.model import CodeLocation, Module, SourcePosition, StackFrame
+from aliceserver.debuggers.model import (
+    CodeLocation,
+    Module,
+    SourcePosition,
+    StackFrame,
+    SymbolLocation,
+)
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
-from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
+from aliceserver.debuggers.symbols.dwarf.cfi import CfiTable, CfiTables, UnwindRow
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
@@ -24,6 +30,47 @@ from aliceserver.errors import AliceError, ProtocolError
 log = logging.getLogger(__name__)
 
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
+_ROW_CACHE = 4096
+# DWARF register numbers of x86-64 in gdb's names (System V psABI).
+DWARF_NAMES = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+               "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip")  # fmt: skip
+
+
+class _CachedTable:
+    """A CfiTable whose rows are remembered by pc: a breakpoint hit again and again unwinds
+    from the same pc, and finding its FDE is the costly part."""
+
+    def __init__(self, table: CfiTable) -> None:
+        self._table = table
+        self._rows: dict[int, UnwindRow | None] = {}
+
+    def row_at(self, link_pc: int) -> UnwindRow | None:
+        try:
+            return self._rows[link_pc]
+        except KeyError:
+            pass
+        row = self._table.row_at(link_pc)  # TargetError passes through, uncached
+        if len(self._rows) >= _ROW_CACHE:
+            self._rows.clear()
+        self._rows[link_pc] = row
+        return row
+
+
+class _RowCache:
+    """`Module -> table` for unwind_stack, over CfiTables, with rows cached per table."""
+
+    def __init__(self, tables: CfiTables) -> None:
+        self._tables = tables
+        self._cached: dict[int, _CachedTable] = {}
+
+    def __call__(self, module: Module) -> _CachedTable | None:
+        table = self._tables(module)
+        if table is None:
+            return None
+        cached = self._cached.get(id(table))
+        if cached is None or cached._table is not table:
+            cached = self._cached[id(table)] = _CachedTable(table)
+        return cached
 
 
 class SourceSymbols:
@@ -32,7 +79,9 @@ class SourceSymbols:
         self._cache = cache if cache is not None else IndexCache()
         self._debug: dict[tuple[str, int], DebugInfo | None] = {}
         self._values: dict[tuple[str, int], ModuleSymbols | None] = {}
-        self.cfi = CfiTables(symbols)
+        self._all: list[ModuleSymbols] = []
+        self._all_key: tuple[tuple[str, int], ...] = ()
+        self.cfi = _RowCache(CfiTables(symbols))
 
     # --- per module -------------------------------------------------------------------
     def debug_info(self, module: Module) -> DebugInfo | None:
@@ -62,6 +111,16 @@ class SourceSymbols:
                     log.warning("variables of %s unusable: %s", module.path, error)
             self._values[key] = values
         return self._values[key]
+
+    def all_module_symbols(self) -> list[ModuleSymbols]:
+        """Every module's variables (main first), recomputed only when modules change."""
+        modules = self.symbols.modules()
+        key = tuple((module.path, module.base) for module in modules)
+        if self._all_key != key:
+            found = [self.module_symbols(module) for module in modules]
+            self._all = [symbols for symbols in found if symbols is not None]
+            self._all_key = key
+        return self._all
 
     def _with_debug_info(self) -> list[tuple[Module, DebugInfo]]:
         found = []
@@ -173,7 +232,24 @@ class SourceSymbols:
 
     # --- frames -----------------------------------------------------------------------
     def unwind(self, registers: Mapping[str, int], read: ReadMemory, limit: int) -> list[UnwoundFrame]:
-        return unwind_stack(registers, read, self.symbols, self.cfi, limit)
+        return unwind_stack(registers, read, self.symbols, self.cfi, limit)  # type: ignore[arg-type]
+
+    def innermost(self, registers: Mapping[str, int], read: ReadMemory) -> UnwoundFrame:
+        """Frame 0 alone with its CFA, the cheap way when the CFA is register + offset
+        (what breakpoint conditions need at every hit); else a one-frame unwind."""
+        pc = registers["rip"]
+        module = self.symbols.module_at(pc)
+        table = self.cfi(module) if module is not None else None
+        row = None
+        if table is not None and module is not None:
+            try:
+                row = table.row_at(pc - module.base)
+            except AliceError:
+                row = None
+        if row is None or row.cfa.expression is not None or row.cfa.register >= len(DWARF_NAMES):
+            return self.unwind(registers, read, limit=1)[0]
+        cfa = (registers[DWARF_NAMES[row.cfa.register]] + row.cfa.offset) & (1 << 64) - 1
+        return UnwoundFrame(0, pc, cfa, registers, SymbolLocation(pc, None, 0, None), "first")
 
     def stack_frame(self, frame: UnwoundFrame) -> StackFrame:
         # A caller's pc is a return address: the call is the instruction before it.

@@ -29,8 +29,8 @@ from aliceserver.debuggers.ptrace.variables import (
     FrameView,
     ProcessEvalSymbols,
     VariableStore,
-    check_syntax,
     evaluate,
+    parse_condition,
     register_variables,
     scope_values,
 )
@@ -107,9 +107,19 @@ class SourceLevel:
 
         return self._call(go)
 
-    def _frame_view(self, thread_id: int, level: int) -> tuple[FrameView, ModuleSymbols | None, int]:
-        """The frame as a DWARF context, its module's symbols, and the pc to look up."""
-        frames = self._unwound(thread_id, level + 1)
+    def _frame_view(
+        self, thread_id: int, level: int, *, innermost_only: bool = False
+    ) -> tuple[FrameView, ModuleSymbols | None, int]:
+        """The frame as a DWARF context, its module's symbols, and the pc to look up.
+
+        `innermost_only`: unwind just frame 0, uncached (breakpoint conditions: speed).
+        """
+        if innermost_only:
+            inferior, t = self._stopped_thread(thread_id)
+            live = register_sets.LiveRegisters(inferior.regs(t))
+            frames = [self._source.innermost(live, self._read_visible)]
+        else:
+            frames = self._unwound(thread_id, level + 1)
         if level < 0 or level >= len(frames):
             raise ProtocolError(f"no frame at level {level}")
         frame = frames[level]
@@ -145,16 +155,14 @@ class SourceLevel:
         return self._call(lambda: self._variables.children(reference, start, count))
 
     # --- expressions ----------------------------------------------------------------
-    def _eval_symbols(self, thread_id: int, level: int) -> ProcessEvalSymbols:
-        view, symbols, lookup_pc = self._frame_view(thread_id, level)
+    def _eval_symbols(
+        self, thread_id: int, level: int, *, innermost_only: bool = False
+    ) -> ProcessEvalSymbols:
+        view, symbols, lookup_pc = self._frame_view(thread_id, level, innermost_only=innermost_only)
         frame_symbols = None
         if symbols is not None:
             frame_symbols = FrameSymbols(symbols, view, symbols.frame_scope(view, lookup_pc=lookup_pc))
-        others = []
-        for module in self._source.symbols.modules():
-            candidate = self._source.module_symbols(module)
-            if candidate is not None and candidate is not symbols:
-                others.append(candidate)
+        others = [candidate for candidate in self._source.all_module_symbols() if candidate is not symbols]
         return ProcessEvalSymbols(frame_symbols, others, view)
 
     def _default_thread(self, thread_id: int | None) -> int:
@@ -175,15 +183,11 @@ class SourceLevel:
         return self._call(go)
 
     def expression_condition(self, expression: str) -> BreakpointCondition:
-        check_syntax(expression)  # a typo is reported now, not at every hit
+        tree = parse_condition(expression)  # a typo is reported now, not at every hit
 
         def condition(tid: int) -> bool:
-            self._frames.pop(tid, None)  # registers changed since any earlier unwind
-            try:
-                value = evaluate(expression, self._eval_symbols(tid, 0))
-                return value.as_float() != 0.0 if _is_float(value) else value.as_int() != 0
-            finally:
-                self._frames.pop(tid, None)
+            value = evaluate(tree, self._eval_symbols(tid, 0, innermost_only=True))
+            return value.as_float() != 0.0 if _is_float(value) else value.as_int() != 0
 
         return condition
 

@@ -16,6 +16,7 @@ from aliceserver.debuggers.symbols.dwarf.expr import (
     evaluate_expression,
     parse_expression,
 )
+from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
@@ -193,7 +194,7 @@ def _cu_global_names(cu: object) -> list[str]:
     return names
 
 
-def evaluate(text: str, symbols: ProcessEvalSymbols) -> Value:
+def evaluate(text: str | Expr, symbols: ProcessEvalSymbols) -> Value:
     try:
         return evaluate_expression(text, symbols)
     except EvaluationError:
@@ -202,5 +203,12 @@ def evaluate(text: str, symbols: ProcessEvalSymbols) -> Value:
         raise EvaluationError(str(error)) from None
 
 
-def check_syntax(text: str) -> None:
-    parse_expression(text)
+def parse_condition(text: str) -> str | Expr:
+    """Parse a condition once. A cast to a typedef name only parses where the name is
+    known as a type, so such a text is kept and parsed at each evaluation instead."""
+    try:
+        return parse_expression(text)
+    except EvaluationError:
+        if "(" not in text:
+            raise  # no cast in it: a plain syntax error, said now
+        return text

@@ -5,7 +5,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aliceserver.debuggers.ptrace.emulate import Advance, MoveRegister, Push, StoreToFrame, plan_for
+from aliceserver.debuggers.ptrace.emulate import (
+    Advance,
+    Load,
+    MoveRegister,
+    Push,
+    StoreToFrame,
+    plan_for,
+)
 
 
 @pytest.mark.parametrize(
@@ -28,15 +35,18 @@ def test_pushes_and_moves() -> None:
     assert plan_for(b"\x89\x7d\xec") == StoreToFrame("rdi", -0x14, 4, 3)
     assert plan_for(b"\x48\x89\x75\xe0") == StoreToFrame("rsi", -0x20, 8, 4)
     assert plan_for(b"\x4c\x89\x45\xf8") == StoreToFrame("r8", -8, 8, 4)
+    assert plan_for(bytes.fromhex("89bd00feffff")) == StoreToFrame("rdi", -0x200, 4, 6)
+    assert plan_for(bytes.fromhex("8b45fc")) == Load("rax", "rbp", -4, 4, 3)
+    assert plan_for(bytes.fromhex("488b05d52e0000")) == Load("rax", "rip", 0x2ED5, 8, 7)
 
 
 @pytest.mark.parametrize(
     "code",
-    ["4883ec10", "e800000000", "c3", "8b45fc", "0f1f48", "41894500", "66895dfc", "4850"],
+    ["4883ec10", "e800000000", "c3", "8b04c5", "0f1f48", "41894500", "66895dfc", "4850", "89c0"],
 )
 def test_everything_else_is_single_stepped(code: str) -> None:
-    # sub (sets flags), call, ret, a load, a truncated nop, an r13-based store,
-    # a 16-bit store, a REX.W push
+    # sub (sets flags), call, ret, a SIB load, a truncated nop, an r13-based store,
+    # a 16-bit store, a REX.W push, a 32-bit register move
     assert plan_for(bytes.fromhex(code)) is None
 
 

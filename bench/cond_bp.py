@@ -1,0 +1,99 @@
+"""Conditional breakpoints whose condition is false: evaluations per second, engine vs gdb.
+
+Both tools put `break cond_loop.c:LINE if i == -1` on the body of a loop run N times (the
+condition is evaluated at every iteration and never true), and run once without it;
+evaluations/s = N / (t_breakpoint - t_baseline). Best of `--repeat` runs for each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from aliceserver.debuggers.model import LaunchConfig, StdioMode
+from bench.bp_hits import load_engine, wait_exit
+from bench.common import PROGRAMS, Rate, build_program, print_table
+
+CONDITION = "i == -1"
+
+
+def marker_line() -> int:
+    for number, text in enumerate((PROGRAMS / "cond_loop.c").read_text().splitlines(), 1):
+        if "@bp:loop" in text:
+            return number
+    raise RuntimeError("cond_loop.c lost its @bp:loop marker")
+
+
+def gdb_seconds(gdb: str, program: Path, count: int, line: int, *, condition: bool) -> float:
+    commands = ["-ex", "set debuginfod enabled off"]
+    if condition:
+        commands += ["-ex", f"break cond_loop.c:{line} if {CONDITION}"]
+    commands += ["-ex", "run"]
+    argv = [gdb, "-nx", "-batch", *commands, "--args", str(program), str(count)]
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60 + count / 500, check=False)
+    elapsed = time.perf_counter() - start
+    if "exited normally" not in done.stdout + done.stderr:
+        raise RuntimeError(f"gdb run failed:\n{(done.stdout + done.stderr)[-2000:]}")
+    return elapsed
+
+
+def engine_seconds(program: Path, count: int, line: int, *, condition: bool) -> tuple[float, int]:
+    debugger = load_engine()()
+    try:
+        debugger.launch(LaunchConfig(str(program), (str(count),), stdio=StdioMode.PIPES))
+        ident = None
+        if condition:
+            location = debugger.resolve_location(f"cond_loop.c:{line}")[0]
+            check = debugger.expression_condition(CONDITION)
+            ident = debugger.insert_breakpoint(location.address, condition=check).id
+        start = time.perf_counter()
+        debugger.resume()
+        exited = wait_exit(debugger.events, timeout=60 + count / 500)
+        elapsed = time.perf_counter() - start
+        if exited.code != 0:
+            raise RuntimeError(f"the program exited with {exited}")
+        hits = next((b.hit_count for b in debugger.breakpoints() if b.id == ident), 0)
+        return elapsed, hits
+    finally:
+        debugger.close()
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench --only cond_bp", description=__doc__)
+    parser.add_argument("--evaluations", type=int, default=100_000)
+    parser.add_argument("--gdb-evaluations", type=int, default=20_000, help="fewer for gdb: it is slow")
+    parser.add_argument("--repeat", type=int, default=2)
+    args, _ = parser.parse_known_args(argv)
+    program = build_program("cond_loop")
+    line = marker_line()
+    rates: list[Rate] = []
+    best = min(engine_seconds(program, args.evaluations, line, condition=True)[0] for _ in range(args.repeat))
+    base = min(engine_seconds(program, args.evaluations, line, condition=False)[0] for _ in range(args.repeat))
+    hits = engine_seconds(program, 1000, line, condition=True)[1]
+    if hits != 1000:
+        raise RuntimeError(f"the engine evaluated the condition {hits} times, not 1000")
+    rates.append(Rate("engine", args.evaluations, best - base, base))
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        print("gdb: not found, skipped")
+    else:
+        count = args.gdb_evaluations
+        best = min(gdb_seconds(gdb, program, count, line, condition=True) for _ in range(args.repeat))
+        base = min(gdb_seconds(gdb, program, count, line, condition=False) for _ in range(args.repeat))
+        rates.append(Rate("gdb", count, best - base, base))
+    print_table(rates)
+    if len(rates) == 2:
+        print(f"conditional breakpoint ratio vs gdb: {rates[0].per_second / rates[1].per_second:.1f}")
+    else:
+        print("conditional breakpoint ratio vs gdb: n/a")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
