@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from aliceserver.debuggers.symbols.dwarf.stackops import BINARY_OPS
 from aliceserver.errors import ProtocolError
 
 log = logging.getLogger(__name__)
@@ -232,9 +233,12 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
             stack.append(~pop() & MASK64)
         elif op == 0x23:  # plus_uconst
             stack.append((pop() + r.uleb()) & MASK64)
-        elif op in _BINARY:
+        elif op in BINARY_OPS:
             b, a = pop(), pop()
-            stack.append(_BINARY[op](a, b) & MASK64)
+            try:
+                stack.append(BINARY_OPS[op](a, b) & MASK64)
+            except ZeroDivisionError:
+                raise EvaluationError("Division by zero") from None
         elif op == 0x28:  # bra
             offset = r.signed(2)
             if pop() != 0:
@@ -327,39 +331,6 @@ def _tls_address(ctx: LocContext, env: ExprEnv, offset: int) -> int:
     return (fs_base - env.tls_block_offset + offset) & MASK64
 
 
-def _div(a: int, b: int) -> int:
-    if b == 0:
-        raise EvaluationError("Division by zero")
-    sa, sb = _to_signed(a), _to_signed(b)
-    q = abs(sa) // abs(sb)
-    return q if (sa < 0) == (sb < 0) else -q
-
-
-def _mod(a: int, b: int) -> int:
-    if b == 0:
-        raise EvaluationError("Division by zero")
-    return a % b
-
-
-_BINARY: dict[int, Callable[[int, int], int]] = {
-    0x1A: lambda a, b: a & b,
-    0x1B: _div,
-    0x1C: lambda a, b: a - b,
-    0x1D: _mod,
-    0x1E: lambda a, b: a * b,
-    0x21: lambda a, b: a | b,
-    0x22: lambda a, b: a + b,
-    0x24: lambda a, b: a << b if b < 64 else 0,
-    0x25: lambda a, b: a >> b if b < 64 else 0,
-    0x26: lambda a, b: _to_signed(a) >> min(b, 63),
-    0x27: lambda a, b: a ^ b,
-    0x29: lambda a, b: int(_to_signed(a) == _to_signed(b)),
-    0x2A: lambda a, b: int(_to_signed(a) >= _to_signed(b)),
-    0x2B: lambda a, b: int(_to_signed(a) > _to_signed(b)),
-    0x2C: lambda a, b: int(_to_signed(a) <= _to_signed(b)),
-    0x2D: lambda a, b: int(_to_signed(a) < _to_signed(b)),
-    0x2E: lambda a, b: int(_to_signed(a) != _to_signed(b)),
-}
 
 
 # --- location lists ------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.model import Module, SymbolLocation
 from aliceserver.debuggers.symbols.dwarf.cfa_program import MASK64, Reader, RuleKind, UnwindRow
+from aliceserver.debuggers.symbols.dwarf.stackops import BINARY_OPS
 from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -356,9 +357,12 @@ def evaluate(
             stack.append(int.from_bytes(read(pop(), size), "little"))
         elif op == 0x23:  # plus_uconst
             stack.append((pop() + reader.uleb()) & MASK64)
-        elif op in _BINARY:
+        elif op in BINARY_OPS:
             b, a = pop(), pop()
-            stack.append(_BINARY[op](a, b) & MASK64)
+            try:
+                stack.append(BINARY_OPS[op](a, b) & MASK64)
+            except ZeroDivisionError:
+                raise TargetError("division by zero in a DWARF expression") from None
         elif op == 0x1F:  # neg
             stack.append(-pop() & MASK64)
         elif op == 0x20:  # not
@@ -393,38 +397,3 @@ def _jump(reader: Reader, offset: int) -> None:
     reader.pos = target
 
 
-def _div(a: int, b: int) -> int:
-    if b == 0:
-        raise TargetError("division by zero in a DWARF expression")
-    sa, sb = _signed(a), _signed(b)
-    quotient = abs(sa) // abs(sb)
-    return quotient if (sa < 0) == (sb < 0) else -quotient
-
-
-def _mod(a: int, b: int) -> int:
-    if b == 0:
-        raise TargetError("division by zero in a DWARF expression")
-    return a % b
-
-
-_BINARY: Mapping[int, Callable[[int, int], int]] = MappingProxyType(
-    {
-        0x1A: lambda a, b: a & b,
-        0x1B: _div,
-        0x1C: lambda a, b: a - b,
-        0x1D: _mod,
-        0x1E: lambda a, b: a * b,
-        0x21: lambda a, b: a | b,
-        0x22: lambda a, b: a + b,
-        0x24: lambda a, b: a << b if b < 64 else 0,
-        0x25: lambda a, b: a >> b,
-        0x26: lambda a, b: _signed(a) >> min(b, 63),
-        0x27: lambda a, b: a ^ b,
-        0x29: lambda a, b: int(a == b),
-        0x2A: lambda a, b: int(_signed(a) >= _signed(b)),
-        0x2B: lambda a, b: int(_signed(a) > _signed(b)),
-        0x2C: lambda a, b: int(_signed(a) <= _signed(b)),
-        0x2D: lambda a, b: int(_signed(a) < _signed(b)),
-        0x2E: lambda a, b: int(a != b),
-    }
-)
