@@ -135,6 +135,11 @@ class IDebugger(Protocol):
 
     def read_vector_registers(self, thread_id: int) -> VectorRegisters: ...
 
+    def write_vector_register(self, thread_id: int, name: str, data: bytes) -> None:
+        """Write xmmN (16 bytes), ymmN (32), stN (10 bytes, x87 extended) or fctrl/fstat/
+        ftag/fop/mxcsr (little-endian)."""
+        ...
+
     def read_memory(self, address: int, size: int) -> bytes:
         """Program memory as the program sees it (software traps hidden)."""
         ...

@@ -327,6 +327,9 @@ class FakeDebugger(FakeSourceLevel):
         thread.regs[name] = value % 2**64
 
     @_locked
+    def write_vector_register(self, thread_id: int, name: str, data: bytes) -> None:
+        raise TargetError("the simulated program has no vector registers to write")
+
     def read_vector_registers(self, thread_id: int) -> m.VectorRegisters:
         self._require_stopped()
         self._thread(thread_id)

@@ -4,6 +4,7 @@ single-thread resume, address-space randomisation, trap placement, AT&T syntax."
 from __future__ import annotations
 
 import os
+import struct
 import time
 
 import pytest
@@ -161,3 +162,22 @@ def test_catch_fork_stops_after_the_child_is_let_go(
     debugger.set_catchpoint(CatchKind.FORK, False)
     assert continue_to_exit(debugger, events).code == 0
     assert "child said 42" in events.output()
+
+
+def test_write_vector_registers(debugger: PtraceDebugger, events: EventLog, builder: Builder) -> None:
+    launch(debugger, builder.build("engine_extras"), ["xmm"])
+    debugger.insert_breakpoint(debugger.lookup_symbol("show"))
+    tid = continue_to_stop(debugger, events, StopReason.BREAKPOINT).thread_id
+    assert struct.unpack("<d", debugger.read_vector_registers(tid).xmm[0][:8])[0] == 1.5
+    debugger.write_vector_register(tid, "xmm0", struct.pack("<dd", 2.75, 0.0))
+    vectors = debugger.read_vector_registers(tid)
+    assert struct.unpack("<d", vectors.xmm[0][:8])[0] == 2.75
+    if vectors.ymm:  # the kernel offers AVX state: the upper half is writable too
+        debugger.write_vector_register(tid, "ymm1", bytes(range(32)))
+        assert debugger.read_vector_registers(tid).ymm[1] == bytes(range(32))
+    with pytest.raises(TargetError):
+        debugger.write_vector_register(tid, "xmm0", b"short")
+    with pytest.raises(TargetError):
+        debugger.write_vector_register(tid, "zmm40", bytes(64))
+    assert continue_to_exit(debugger, events).code == 0
+    assert "show 2.75" in events.output()

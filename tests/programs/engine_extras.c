@@ -13,6 +13,7 @@ __attribute__((noinline)) void tick_a(void) { a_count++; }
 __attribute__((noinline)) void tick_b(void) { b_count++; }
 __attribute__((noinline)) int after_child(int status) { return status; }
 __attribute__((noinline)) int in_child(int x) { return x + 1; }
+__attribute__((noinline)) void show(double d) { printf("show %.2f\n", d); }
 
 static void *loop_a(void *arg) { while (!quit) tick_a(); return arg; }
 static void *loop_b(void *arg) { while (!quit) tick_b(); return arg; }
@@ -33,6 +34,10 @@ int main(int argc, char **argv) {
         char buffer[64];
         ssize_t n = read(0, buffer, sizeof buffer);
         printf("read %zd\n", n);
+        return 0;
+    }
+    if (!strcmp(mode, "xmm")) {                  /* passes 1.5 in xmm0 */
+        show(1.5);
         return 0;
     }
     if (!strcmp(mode, "tty")) {                  /* says whether its stdio is a terminal */

@@ -25,6 +25,7 @@ PTRACE_SETOPTIONS: Final = 0x4200
 PTRACE_GETEVENTMSG: Final = 0x4201
 PTRACE_GETSIGINFO: Final = 0x4202
 PTRACE_GETREGSET: Final = 0x4204
+PTRACE_SETREGSET: Final = 0x4205
 PTRACE_SEIZE: Final = 0x4206
 PTRACE_INTERRUPT: Final = 0x4207
 PTRACE_LISTEN: Final = 0x4208
@@ -135,6 +136,11 @@ class Libc:
         iov = IoVec(ctypes.cast(buffer, ctypes.c_void_p), size)
         self.ptrace_ref(PTRACE_GETREGSET, tid, note_type, iov)
         return buffer.raw[: iov.len]
+
+    def set_regset(self, tid: int, note_type: int, data: bytes) -> None:
+        buffer = ctypes.create_string_buffer(data, len(data))
+        iov = IoVec(ctypes.cast(buffer, ctypes.c_void_p), len(data))
+        self.ptrace_ref(PTRACE_SETREGSET, tid, note_type, iov)
 
     def get_siginfo(self, tid: int) -> SigInfo:
         self.ptrace_ref(PTRACE_GETSIGINFO, tid, 0, self._siginfo)

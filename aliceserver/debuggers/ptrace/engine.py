@@ -716,6 +716,13 @@ class PtraceDebugger(SourceLevel):
 
         return self._call(go)
 
+    def write_vector_register(self, thread_id: int, name: str, data: bytes) -> None:
+        def go() -> None:
+            self._stopped_thread(thread_id)
+            registers.set_vector(self._libc, thread_id, name, data)
+
+        self._call(go)
+
     def _read_raw(self, address: int, size: int) -> bytes:
         """Memory as it is, traps included (used on the tracer thread by the symbol readers)."""
         inferior = self._require()

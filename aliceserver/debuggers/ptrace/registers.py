@@ -45,6 +45,57 @@ def set_general(regs: binding.UserRegs, name: str, value: int) -> None:
     setattr(regs, name, value & _MASK64)
 
 
+_CONTROL_FIELDS = {"fctrl": (0, 2), "fstat": (2, 2), "ftag": (4, 2), "fop": (6, 2), "mxcsr": (24, 4)}
+
+
+def set_vector(libc: binding.Libc, tid: int, name: str, data: bytes) -> None:
+    """Write xmmN (16 bytes), ymmN (32), stN (10) or a control word (little-endian bytes)."""
+    try:
+        fx = bytearray(libc.get_regset(tid, binding.NT_PRFPREG, _FXSAVE_SIZE))
+    except OSError as error:
+        raise TargetError(f"cannot read the floating-point registers: {error.strerror}") from None
+    kind = name.rstrip("0123456789")
+    number = name[len(kind) :]
+    index = int(number) if number else -1
+    sizes = {"xmm": (16, 16), "ymm": (16, 32), "st": (8, 10)}
+    if kind in sizes and 0 <= index < sizes[kind][0]:
+        if len(data) != sizes[kind][1]:
+            raise TargetError(f"{name} takes {sizes[kind][1]} bytes, not {len(data)}")
+    elif name in _CONTROL_FIELDS:
+        offset, size = _CONTROL_FIELDS[name]
+        fx[offset : offset + size] = data[:size].ljust(size, b"\0")
+    else:
+        raise TargetError(f"Invalid register `{name}'")
+    if kind == "ymm":
+        _set_ymm_high(libc, tid, index, data[16:])
+        data = data[:16]
+        kind = "xmm"
+    if kind == "xmm":
+        fx[160 + 16 * index : 176 + 16 * index] = data
+    elif kind == "st":
+        fx[32 + 16 * index : 32 + 16 * index + 10] = data
+    try:
+        libc.set_regset(tid, binding.NT_PRFPREG, bytes(fx))
+    except OSError as error:
+        raise TargetError(f"cannot write {name}: {error.strerror}") from None
+
+
+def _set_ymm_high(libc: binding.Libc, tid: int, index: int, high: bytes) -> None:
+    try:
+        xstate = bytearray(libc.get_regset(tid, binding.NT_X86_XSTATE, _XSTATE_MAX))
+    except OSError:
+        raise TargetError("this machine has no AVX state to write") from None
+    if len(xstate) < _YMM_HIGH_OFFSET + 256:
+        raise TargetError("this machine has no AVX state to write")
+    bv = int.from_bytes(xstate[_XSTATE_BV_OFFSET : _XSTATE_BV_OFFSET + 8], "little") | _AVX_BIT
+    xstate[_XSTATE_BV_OFFSET : _XSTATE_BV_OFFSET + 8] = bv.to_bytes(8, "little")
+    xstate[_YMM_HIGH_OFFSET + 16 * index : _YMM_HIGH_OFFSET + 16 * (index + 1)] = high
+    try:
+        libc.set_regset(tid, binding.NT_X86_XSTATE, bytes(xstate))
+    except OSError as error:
+        raise TargetError(f"cannot write ymm{index}: {error.strerror}") from None
+
+
 def vector(libc: binding.Libc, tid: int) -> VectorRegisters:
     try:
         fx = libc.get_regset(tid, binding.NT_PRFPREG, _FXSAVE_SIZE)
