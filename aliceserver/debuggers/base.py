@@ -196,6 +196,23 @@ class IDebugger(Protocol):
         """
         ...
 
+    def breakpoint_condition(
+        self,
+        condition: str | None = None,
+        hit_condition: str | None = None,
+        log_message: str | None = None,
+    ) -> BreakpointCondition:
+        """What a user breakpoint does at a hit: stop only when `condition` holds and its
+        count of such hits meets `hit_condition` (`N`, `= N`, `>= N`, `> N`, `% N`); with a
+        `log_message` (`x = {x}`) print it as console Output instead of stopping."""
+        ...
+
+    def watch_expression(
+        self, expression: str, kind: WatchKind, thread_id: int | None = None, level: int = 0
+    ) -> WatchpointInfo:
+        """A hardware watchpoint on the lvalue `expression` names in a frame."""
+        ...
+
     def step(self, thread_id: int, kind: StepKind) -> None:
         """Source-line stepping (into / over / out) or one instruction. A Stopped(STEP) or
         Stopped(FUNCTION_FINISHED) follows; a breakpoint or signal on the way wins."""

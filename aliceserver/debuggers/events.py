@@ -20,6 +20,7 @@ class StopReason(enum.Enum):
     EXEC = "exec"
     FORK = "fork"
     FUNCTION_FINISHED = "function-finished"
+    EXCEPTION = "exception"  # a catchpoint: C++ throw/catch, Rust panic
 
 
 @dataclass(frozen=True, slots=True)

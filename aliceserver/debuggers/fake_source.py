@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from aliceserver.debuggers import events as ev
 from aliceserver.debuggers import model as m
+from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
 from aliceserver.errors import ProtocolError, TargetError
 
 _TERM = re.compile(r"\s*(\$[a-z0-9]+|0x[0-9a-fA-F]+|\d+)\s*")
@@ -98,6 +100,37 @@ class FakeSourceLevel:
         if not expression.strip():
             raise ProtocolError("empty condition")
         return lambda tid: self.evaluate(expression, tid).value not in ("0", "0x0")
+
+    def breakpoint_condition(
+        self,
+        condition: str | None = None,
+        hit_condition: str | None = None,
+        log_message: str | None = None,
+    ) -> Callable[[int], bool]:
+        policy = HitPolicy(
+            condition=self.expression_condition(condition) if condition else None,
+            hit_condition=parse_hit_condition(hit_condition) if hit_condition else None,
+        )
+        if log_message is not None:
+            parts = split_log_message(log_message)
+            policy.log = lambda tid: "".join(
+                self.evaluate(text, tid).value if is_expression else text for text, is_expression in parts
+            ) + "\n"
+            policy.emit = lambda line: self.post(ev.Output("console", line))
+        return policy
+
+    def watch_expression(
+        self, expression: str, kind: m.WatchKind, thread_id: int | None = None, level: int = 0
+    ) -> m.WatchpointInfo:
+        # The simulated program has no variables: an expression is an address.
+        tid = thread_id if thread_id is not None else self.threads()[0].tid
+        return self.insert_watchpoint(int(self.evaluate(expression, tid).value, 0), 8, kind)
+
+    def insert_watchpoint(self, address: int, size: int, kind: m.WatchKind) -> m.WatchpointInfo:
+        raise NotImplementedError
+
+    def post(self, event: ev.Event) -> None:
+        raise NotImplementedError
 
     def step(self, thread_id: int, kind: m.StepKind) -> None:
         # Without lines, every kind of step is one instruction.

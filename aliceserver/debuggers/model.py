@@ -57,6 +57,9 @@ class CatchKind(enum.Enum):
 
     EXEC = "exec"
     FORK = "fork"  # fork and vfork
+    THROW = "throw"  # a C++ exception is thrown (__cxa_throw)
+    CATCH = "catch"  # a C++ exception is caught (__cxa_begin_catch)
+    PANIC = "panic"  # a Rust panic starts (rust_panic)
 
 
 class WatchKind(enum.Enum):

@@ -81,6 +81,12 @@ _OPTIONS = (
     | binding.PTRACE_O_TRACEVFORKDONE
 )
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
+# Exception catchpoints: the runtime functions to trap, and how the stop is described.
+_EXCEPTION_CATCHES = {
+    CatchKind.THROW: (("__cxa_throw",), "C++ exception thrown"),
+    CatchKind.CATCH: (("__cxa_begin_catch",), "C++ exception caught"),
+    CatchKind.PANIC: (("rust_panic", "rust_begin_unwind"), "Rust panic"),
+}
 # No command takes this long on the tracer thread; past it, say so instead of hanging.
 _COMMAND_PATIENCE = 60.0
 
@@ -120,6 +126,7 @@ class PtraceDebugger(SourceLevel):
         self._launch_config: LaunchConfig | None = None
         self._strays: list[int] = []
         self._catch: set[CatchKind] = set()
+        self._armed: dict[CatchKind, int] = {}  # exception catchpoint -> its internal trap
         self._libc = binding.Libc()
         self._closed = False
         self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
@@ -343,6 +350,8 @@ class PtraceDebugger(SourceLevel):
                     self._insert_or_warn(inferior, trap.address)
         for tid in inferior.threads:
             self._watches.apply(self._libc, tid)
+        self._armed.clear()  # the internal traps went with the old image
+        self._arm_catchpoints()
 
     def _insert_or_warn(self, inferior: Inferior, address: int) -> None:
         trap = self._traps.by_address[address]
@@ -361,17 +370,19 @@ class PtraceDebugger(SourceLevel):
         on_hit: Callable[[int], None] | None = None,
         reports: StopReason | None = None,
         temporary: bool = False,
-    ) -> None:
+        note: str = "",
+    ) -> int:
         assert self._inferior is not None
         bp = LogicalBreakpoint(
             self._traps.new_internal_id(), address, temporary=temporary, internal=True,
-            on_hit=on_hit, reports=reports,
+            on_hit=on_hit, reports=reports, note=note,
         )  # fmt: skip
         trap = self._traps.add(bp, b"")
         try:
             self._inferior.insert_trap(trap)
         except OSError as error:
             log.warning("internal breakpoint at %#x: %s", address, error)
+        return bp.id
 
     def _on_library_event(self, _tid: int) -> None:
         loaded, unloaded = self._tracker.sync()
@@ -379,6 +390,8 @@ class PtraceDebugger(SourceLevel):
             self.events.put(ModuleLoaded(module))
         for module in unloaded:
             self.events.put(ModuleUnloaded(module))
+        if loaded:
+            self._arm_catchpoints()
 
     def attach(self, pid: int) -> ProcessInfo:
         return self._call(lambda: self._attach(pid))
@@ -576,8 +589,28 @@ class PtraceDebugger(SourceLevel):
             (self._catch.add if enabled else self._catch.discard)(kind)
             if self._inferior is not None:
                 self._inferior.catch = set(self._catch)
+                self._arm_catchpoints()
 
         self._call(go)
+
+    def _arm_catchpoints(self) -> None:
+        """Traps for the exception catchpoints, on the runtime's functions once they load."""
+        inferior = self._inferior
+        if inferior is None:
+            return
+        for kind, (symbols, note) in _EXCEPTION_CATCHES.items():
+            armed = self._armed.get(kind)
+            if kind not in self._catch:
+                if armed is not None and armed in self._traps.by_id:
+                    self._remove_logical(armed)
+                self._armed.pop(kind, None)
+                continue
+            if armed is not None and armed in self._traps.by_id:
+                continue
+            address = next((found[0].address for name in symbols if (found := self._source.resolve(name))), None)
+            if address is None:
+                continue  # not loaded (yet): armed when a library with it loads
+            self._armed[kind] = self._add_internal(address, reports=StopReason.EXCEPTION, note=note)
 
     # --- breakpoints and watchpoints ------------------------------------------------
     def insert_breakpoint(

@@ -661,6 +661,7 @@ class Inferior:
     def _breakpoint_hit(self, t: Tracee, trap: PhysicalTrap) -> "Stopped | _Action":
         stop_ids: list[int] = []
         internal_reason: StopReason | None = None
+        note = ""
         finished: list[int] = []
         for bp in list(trap.logical):
             if not bp.enabled:
@@ -672,7 +673,7 @@ class Inferior:
                 if bp.on_hit is not None:
                     bp.on_hit(t.tid)
                 if bp.reports is not None:
-                    internal_reason = bp.reports
+                    internal_reason, note = bp.reports, bp.note
                 if bp.temporary:
                     finished.append(bp.id)
                 continue
@@ -699,7 +700,7 @@ class Inferior:
         if internal_reason is not None:
             if t.plan_trap in finished:
                 t.plan_trap = None
-            return Stopped(internal_reason, t.tid, address=trap.address)
+            return Stopped(internal_reason, t.tid, address=trap.address, description=note)
         return _RESUME
 
     def _watch_hit(self, t: Tracee) -> Stopped | None:

@@ -10,7 +10,8 @@ import queue
 from typing import Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
-from aliceserver.debuggers.events import Continued, Event
+from aliceserver.debuggers.events import Continued, Event, Output
+from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
 from aliceserver.debuggers.model import (
     CodeLocation,
     SourcePosition,
@@ -18,6 +19,8 @@ from aliceserver.debuggers.model import (
     StepKind,
     VariableInfo,
     VariableScope,
+    WatchKind,
+    WatchpointInfo,
 )
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
@@ -190,6 +193,59 @@ class SourceLevel:
             return value.as_float() != 0.0 if _is_float(value) else value.as_int() != 0
 
         return condition
+
+    def breakpoint_condition(
+        self,
+        condition: str | None = None,
+        hit_condition: str | None = None,
+        log_message: str | None = None,
+    ) -> BreakpointCondition:
+        policy = HitPolicy(
+            condition=self.expression_condition(condition) if condition else None,
+            hit_condition=parse_hit_condition(hit_condition) if hit_condition else None,
+        )
+        if log_message is not None:
+            parts = split_log_message(log_message)
+            for text, is_expression in parts:
+                if is_expression:
+                    parse_condition(text)  # a typo is reported now
+
+            def render(tid: int) -> str:
+                pieces = []
+                for text, is_expression in parts:
+                    if not is_expression:
+                        pieces.append(text)
+                        continue
+                    try:
+                        value = evaluate(text, self._eval_symbols(tid, 0, innermost_only=True))
+                        pieces.append(self._variables.describe(text, value).value)
+                    except EvaluationError as error:
+                        pieces.append(f"<{error}>")
+                return "".join(pieces) + "\n"
+
+            policy.log = render
+            policy.emit = lambda line: self.events.put(Output("console", line))
+        return policy
+
+    def watch_expression(
+        self, expression: str, kind: WatchKind, thread_id: int | None = None, level: int = 0
+    ) -> WatchpointInfo:
+        """A hardware watchpoint on the lvalue an expression names (`x`, `p->next`, `a[3]`)."""
+
+        def where() -> tuple[int, int]:
+            tid = self._default_thread(thread_id)
+            value = evaluate(expression, self._eval_symbols(tid, level))
+            if value.address is None:
+                raise ProtocolError(f"cannot watch {expression!r}: it is not in memory")
+            return value.address, value.byte_size
+
+        address, size = self._call(where)
+        if size not in (1, 2, 4, 8):
+            raise TargetError(f"cannot watch {expression!r}: {size} bytes; a hardware watchpoint covers 1, 2, 4 or 8")
+        return self.insert_watchpoint(address, size, kind)
+
+    def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo:
+        raise NotImplementedError
 
     # --- stepping -------------------------------------------------------------------
     def step(self, thread_id: int, kind: StepKind) -> None:

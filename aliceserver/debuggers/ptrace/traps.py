@@ -28,6 +28,7 @@ class LogicalBreakpoint:
     internal: bool = False  # the engine's own (shared-library events, entry): never reported
     on_hit: Callable[[int], None] | None = None  # internal action, run on the tracer thread
     reports: StopReason | None = None  # an internal trap that stops with this reason
+    note: str = ""  # the description of that stop
 
     def info(self, inserted: bool) -> BreakpointInfo:
         return BreakpointInfo(
