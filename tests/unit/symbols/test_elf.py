@@ -6,7 +6,6 @@ import collections
 import os
 import re
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -291,13 +290,13 @@ def test_cache_evicts_least_recently_used(program_pie: Path, tmp_path: Path) -> 
     assert cache.get(str(paths[0])) is not images[0]  # evicted, loaded again
 
 
-def test_load_is_fast_on_the_static_binary(program_static: Path) -> None:
-    # A guard against accidental quadratic work, not a benchmark: ~1900 symbols.
-    start = time.perf_counter()
+def test_static_binary_symbols(program_static: Path) -> None:
+    # A static binary carries all of libc's ~1900 symbols: lookups must still be exact.
     image = ElfImage.load(str(program_static))
-    image.find_symbol("main")
-    image.symbol_at(image.entry)
-    assert time.perf_counter() - start < 2.0
+    main = image.find_symbol("main")
+    assert main is not None and main.kind == "func"
+    found = image.symbol_at(image.entry)
+    assert found is not None and found[0].name == "_start" and found[1] == 0
 
 
 @pytest.fixture(scope="module")
