@@ -20,6 +20,7 @@ from aliceserver.debuggers.model import (
     Frame,
     Instruction,
     LaunchConfig,
+    LocationBreakpointInfo,
     Module,
     ProcessInfo,
     Registers,
@@ -117,6 +118,23 @@ class IDebugger(Protocol):
     ) -> BreakpointInfo: ...
 
     def remove_breakpoint(self, breakpoint_id: int) -> None: ...
+
+    def insert_location_breakpoint(
+        self,
+        location: str,
+        *,
+        condition: BreakpointCondition | None = None,
+        temporary: bool = False,
+        enabled: bool = True,
+    ) -> LocationBreakpointInfo:
+        """A breakpoint on "file:line" / "function" / "*address" at every place it resolves
+        to, now and whenever a library loads (pending until then). Its hits report the ids
+        of the address breakpoints it owns (`breakpoint_ids`)."""
+        ...
+
+    def remove_location_breakpoint(self, location_breakpoint_id: int) -> None: ...
+
+    def location_breakpoints(self) -> list[LocationBreakpointInfo]: ...
 
     def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo: ...
 

@@ -6,7 +6,13 @@ import enum
 from dataclasses import dataclass
 from typing import Union
 
-from aliceserver.debuggers.model import BreakpointInfo, FaultInfo, Module, VariableInfo
+from aliceserver.debuggers.model import (
+    BreakpointInfo,
+    FaultInfo,
+    LocationBreakpointInfo,
+    Module,
+    VariableInfo,
+)
 
 
 class StopReason(enum.Enum):
@@ -96,6 +102,13 @@ class BreakpointChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class LocationBreakpointChanged:
+    """A location breakpoint gained locations (a library with its code loaded)."""
+
+    breakpoint: LocationBreakpointInfo
+
+
+@dataclass(frozen=True, slots=True)
 class Progress:
     ident: str
     title: str
@@ -115,5 +128,6 @@ Event = Union[
     ModuleLoaded,
     ModuleUnloaded,
     BreakpointChanged,
+    LocationBreakpointChanged,
     Progress,
 ]

@@ -115,6 +115,7 @@ class FakeDebugger(FakeSourceLevel):
 
     def __init__(self, program: FakeProgram | None = None) -> None:
         self.catchpoints: frozenset[m.CatchKind] = frozenset()
+        self._located: dict[int, m.LocationBreakpointInfo] = {}
         self.program = program or FakeProgram.default()
         self.events: queue.Queue[ev.Event] = queue.Queue()
         insns = self.program.instructions

@@ -16,6 +16,8 @@ _TERM = re.compile(r"\s*(\$[a-z0-9]+|0x[0-9a-fA-F]+|\d+)\s*")
 
 
 class FakeSourceLevel:
+    _located: dict[int, m.LocationBreakpointInfo]  # set up by FakeDebugger
+
     # Provided by FakeDebugger.
     def lookup_symbol(self, name: str) -> int:
         raise NotImplementedError
@@ -130,6 +132,47 @@ class FakeSourceLevel:
         raise NotImplementedError
 
     def post(self, event: ev.Event) -> None:
+        raise NotImplementedError
+
+    def insert_location_breakpoint(
+        self,
+        location: str,
+        *,
+        condition: Callable[[int], bool] | None = None,
+        temporary: bool = False,
+        enabled: bool = True,
+    ) -> m.LocationBreakpointInfo:
+        # The simulated program loads no libraries: what resolves now is all there will be.
+        places = tuple(self.resolve_location(location))
+        ids = tuple(
+            self.insert_breakpoint(p.address, temporary=temporary, enabled=enabled, condition=condition).id
+            for p in places
+        )
+        info = m.LocationBreakpointInfo(len(self._located) + 1, location, places, ids, enabled, temporary)
+        self._located[info.id] = info
+        return info
+
+    def remove_location_breakpoint(self, location_breakpoint_id: int) -> None:
+        info = self._located.pop(location_breakpoint_id, None)
+        if info is None:
+            raise TargetError(f"no location breakpoint number {location_breakpoint_id}")
+        for ident in info.breakpoint_ids:
+            self.remove_breakpoint(ident)
+
+    def location_breakpoints(self) -> list[m.LocationBreakpointInfo]:
+        return list(self._located.values())
+
+    def insert_breakpoint(
+        self,
+        address: int,
+        *,
+        temporary: bool = False,
+        enabled: bool = True,
+        condition: Callable[[int], bool] | None = None,
+    ) -> m.BreakpointInfo:
+        raise NotImplementedError
+
+    def remove_breakpoint(self, breakpoint_id: int) -> None:
         raise NotImplementedError
 
     def step(self, thread_id: int, kind: m.StepKind) -> None:

@@ -201,6 +201,23 @@ class StackFrame:
     signal_trampoline: bool = False  # gdb's <signal handler called>
 
 
+@dataclass(frozen=True, slots=True)
+class LocationBreakpointInfo:
+    """A breakpoint on a location spec: bound to every place the spec resolves to now, and
+    to new ones as libraries load (pending while it resolves nowhere)."""
+
+    id: int
+    location: str
+    locations: tuple[CodeLocation, ...]
+    breakpoint_ids: tuple[int, ...]  # the address breakpoints it owns, one per location
+    enabled: bool
+    temporary: bool
+
+    @property
+    def pending(self) -> bool:
+        return not self.locations
+
+
 class VariableScope(enum.Enum):
     ARGUMENTS = "arguments"
     LOCALS = "locals"

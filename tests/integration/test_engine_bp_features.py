@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aliceserver.debuggers.events import Output, StopReason
+from aliceserver.debuggers.events import LocationBreakpointChanged, Output, StopReason
 from aliceserver.debuggers.model import CatchKind, LaunchConfig, WatchKind
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.errors import AliceError
@@ -144,3 +144,35 @@ def test_catch_rust_panic(debugger: PtraceDebugger, events: EventLog, tmp_path: 
     debugger.set_catchpoint(CatchKind.PANIC, False)
     assert continue_to_exit(debugger, events).code == 0
     assert "recovered true" in events.output()
+
+
+def test_pending_breakpoints_bind_when_the_library_loads(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    library = builder.build("lib_plugin", extra=["-shared", "-fPIC"])
+    launch(debugger, builder.build("dlopen_main", extra=["-ldl"]), [str(library)])
+    by_name = debugger.insert_location_breakpoint("plugin_work")
+    by_line = debugger.insert_location_breakpoint("lib_plugin.c:3", condition=debugger.expression_condition("x == 20"))
+    assert by_name.pending and by_line.pending  # the library is not loaded yet
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    changed = {e.breakpoint.id: e.breakpoint for e in events.of_type(LocationBreakpointChanged)}
+    assert set(changed) == {by_name.id, by_line.id}
+    bound = {info.id: info for info in debugger.location_breakpoints()}
+    assert not bound[by_name.id].pending and bound[by_name.id].locations[0].module == str(library)
+    assert set(stop.breakpoint_ids) <= set(bound[by_name.id].breakpoint_ids + bound[by_line.id].breakpoint_ids)
+    assert debugger.source_position(stop.address or 0) is not None
+    assert debugger.evaluate("x", stop.thread_id).value == "20"
+    debugger.remove_location_breakpoint(by_name.id)
+    debugger.remove_location_breakpoint(by_line.id)
+    assert debugger.location_breakpoints() == [] and debugger.breakpoints() == []
+    assert continue_to_exit(debugger, events).code == 0
+    assert "plugin said 42" in events.output()
+
+
+def test_location_breakpoint_that_never_resolves_stays_pending(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    launch(debugger, builder.build("bp_features"))
+    pending = debugger.insert_location_breakpoint("no_such_function_anywhere")
+    assert pending.pending and pending.breakpoint_ids == ()
+    assert continue_to_exit(debugger, events).code == 0

@@ -121,6 +121,8 @@ class PtraceDebugger(SourceLevel):
         self._source = SourceSymbols(self._symbols)
         self._variables = VariableStore(self._symbolize)
         self._frames: dict[int, list[UnwoundFrame]] = {}
+        self._location_breakpoints = {}
+        self._next_location_id = 0
         self._pump: OutputPump | None = None
         self._stdin: int | None = None
         self._launch_config: LaunchConfig | None = None
@@ -352,6 +354,7 @@ class PtraceDebugger(SourceLevel):
             self._watches.apply(self._libc, tid)
         self._armed.clear()  # the internal traps went with the old image
         self._arm_catchpoints()
+        self._bind_location_breakpoints(new_image=not at_launch)
 
     def _insert_or_warn(self, inferior: Inferior, address: int) -> None:
         trap = self._traps.by_address[address]
@@ -392,6 +395,7 @@ class PtraceDebugger(SourceLevel):
             self.events.put(ModuleUnloaded(module))
         if loaded:
             self._arm_catchpoints()
+            self._bind_location_breakpoints()
 
     def attach(self, pid: int) -> ProcessInfo:
         return self._call(lambda: self._attach(pid))
@@ -621,23 +625,25 @@ class PtraceDebugger(SourceLevel):
         enabled: bool = True,
         condition: BreakpointCondition | None = None,
     ) -> BreakpointInfo:
-        def go() -> BreakpointInfo:
-            inferior = self._inferior
-            if inferior is not None:
-                self._check_boundary(address)
-            bp = LogicalBreakpoint(self._traps.new_id(), address, enabled, temporary, condition)
-            trap = self._traps.add(bp, b"")
-            if inferior is not None and trap.wanted:
-                try:
-                    inferior.insert_trap(trap)
-                except OSError:
-                    self._remove_logical(bp.id)
-                    raise TargetError(
-                        f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"
-                    ) from None
-            return bp.info(trap.inserted)
+        return self._call(lambda: self._insert_address_breakpoint(address, temporary, enabled, condition))
 
-        return self._call(go)
+    def _insert_address_breakpoint(
+        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None
+    ) -> BreakpointInfo:
+        inferior = self._inferior
+        if inferior is not None:
+            self._check_boundary(address)
+        bp = LogicalBreakpoint(self._traps.new_id(), address, enabled, temporary, condition)
+        trap = self._traps.add(bp, b"")
+        if inferior is not None and trap.wanted:
+            try:
+                inferior.insert_trap(trap)
+            except OSError:
+                self._remove_logical(bp.id)
+                raise TargetError(
+                    f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"
+                ) from None
+        return bp.info(trap.inserted)
 
     def _check_boundary(self, address: int) -> None:
         """Refuse a trap inside an instruction: it would silently corrupt the program."""

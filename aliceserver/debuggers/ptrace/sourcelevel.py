@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import logging
 import queue
+from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
-from aliceserver.debuggers.events import Continued, Event, Output
+from aliceserver.debuggers.events import Continued, Event, LocationBreakpointChanged, Output
 from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
 from aliceserver.debuggers.model import (
+    BreakpointInfo,
     CodeLocation,
+    LocationBreakpointInfo,
+    ProcessInfo,
     SourcePosition,
     StackFrame,
     StepKind,
@@ -62,6 +66,8 @@ class SourceLevel:
     _frames: dict[int, list[UnwoundFrame]]
     _disassembler: Disassembler
     _libc: Libc
+    _location_breakpoints: dict[int, "_LocationBreakpoint"]
+    _next_location_id: int
 
     def _call(self, fn: Callable[[], T]) -> T:
         raise NotImplementedError
@@ -79,6 +85,18 @@ class SourceLevel:
         raise NotImplementedError
 
     def _forget_stop_state(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def process(self) -> ProcessInfo | None:
+        raise NotImplementedError
+
+    def _insert_address_breakpoint(
+        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None
+    ) -> BreakpointInfo:
+        raise NotImplementedError
+
+    def _remove_logical(self, ident: int) -> None:
         raise NotImplementedError
 
     # --- locations ------------------------------------------------------------------
@@ -247,6 +265,73 @@ class SourceLevel:
     def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo:
         raise NotImplementedError
 
+    # --- location breakpoints (pending until their code loads) ------------------------
+    def insert_location_breakpoint(
+        self,
+        location: str,
+        *,
+        condition: BreakpointCondition | None = None,
+        temporary: bool = False,
+        enabled: bool = True,
+    ) -> LocationBreakpointInfo:
+        def go() -> LocationBreakpointInfo:
+            if self.process is not None:
+                self._source.resolve(location)  # a malformed spec is refused now
+            self._next_location_id += 1
+            entry = _LocationBreakpoint(self._next_location_id, location, condition, temporary, enabled)
+            self._location_breakpoints[entry.id] = entry
+            if self.process is not None:
+                self._bind(entry)
+            return entry.info()
+
+        return self._call(go)
+
+    def _bind(self, entry: "_LocationBreakpoint") -> bool:
+        """Give `entry` an address breakpoint at each new place it resolves to."""
+        grew = False
+        for place in self._source.resolve(entry.location):
+            if place.address in entry.bound:
+                continue
+            try:
+                owned = self._insert_address_breakpoint(
+                    place.address, entry.temporary, entry.enabled, entry.condition
+                )
+            except TargetError as error:
+                log.warning("breakpoint %d at %#x: %s", entry.id, place.address, error)
+                continue
+            entry.bound[place.address] = (place, owned.id)
+            grew = True
+        return grew
+
+    def _bind_location_breakpoints(self, new_image: bool = False) -> None:
+        """Called on the tracer thread when code appears: at launch, exec and library loads."""
+        for entry in self._location_breakpoints.values():
+            if new_image:  # exec replaced the program: old addresses mean nothing now
+                for _, ident in entry.bound.values():
+                    self._forget_address_breakpoint(ident)
+                entry.bound.clear()
+            if self._bind(entry) and not new_image:
+                self.events.put(LocationBreakpointChanged(entry.info()))
+
+    def remove_location_breakpoint(self, location_breakpoint_id: int) -> None:
+        def go() -> None:
+            entry = self._location_breakpoints.pop(location_breakpoint_id, None)
+            if entry is None:
+                raise TargetError(f"no location breakpoint number {location_breakpoint_id}")
+            for _, ident in entry.bound.values():
+                self._forget_address_breakpoint(ident)
+
+        self._call(go)
+
+    def location_breakpoints(self) -> list[LocationBreakpointInfo]:
+        return self._call(lambda: [entry.info() for entry in self._location_breakpoints.values()])
+
+    def _forget_address_breakpoint(self, ident: int) -> None:
+        try:
+            self._remove_logical(ident)
+        except TargetError:
+            pass  # a temporary one that already went
+
     # --- stepping -------------------------------------------------------------------
     def step(self, thread_id: int, kind: StepKind) -> None:
         if kind is StepKind.INSTRUCTION:
@@ -301,6 +386,23 @@ class SourceLevel:
 def _is_float(value: Value) -> bool:
     t = strip(value.type)
     return isinstance(t, BaseType) and t.encoding is Encoding.FLOAT
+
+
+@dataclass(slots=True)
+class _LocationBreakpoint:
+    id: int
+    location: str
+    condition: BreakpointCondition | None
+    temporary: bool
+    enabled: bool
+    bound: dict[int, tuple[CodeLocation, int]] = field(default_factory=dict)  # address -> (place, id)
+
+    def info(self) -> LocationBreakpointInfo:
+        places = sorted(self.bound.values(), key=lambda pair: pair[0].address)
+        return LocationBreakpointInfo(
+            self.id, self.location, tuple(place for place, _ in places),
+            tuple(ident for _, ident in places), self.enabled, self.temporary,
+        )  # fmt: skip
 
 
 class _Oracle:
