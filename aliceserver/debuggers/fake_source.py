@@ -5,7 +5,7 @@ position, and expressions are integers and `$registers` compared or added."""
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers import model as m
@@ -19,23 +19,24 @@ class FakeSourceLevel:
     _located: dict[int, m.LocationBreakpointInfo]  # set up by FakeDebugger
 
     # Provided by FakeDebugger.
-    def lookup_symbol(self, name: str) -> int:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def lookup_symbol(self, name: str) -> int:
+            raise NotImplementedError
 
-    def lookup_address(self, address: int) -> m.SymbolLocation:
-        raise NotImplementedError
+        def lookup_address(self, address: int) -> m.SymbolLocation:
+            raise NotImplementedError
 
-    def backtrace(self, thread_id: int, limit: int = 256) -> list[m.Frame]:
-        raise NotImplementedError
+        def backtrace(self, thread_id: int, limit: int = 256) -> list[m.Frame]:
+            raise NotImplementedError
 
-    def read_registers(self, thread_id: int) -> m.Registers:
-        raise NotImplementedError
+        def read_registers(self, thread_id: int) -> m.Registers:
+            raise NotImplementedError
 
-    def step_instruction(self, thread_id: int) -> None:
-        raise NotImplementedError
+        def step_instruction(self, thread_id: int) -> None:
+            raise NotImplementedError
 
-    def threads(self) -> list[m.ThreadInfo]:
-        raise NotImplementedError
+        def threads(self) -> list[m.ThreadInfo]:
+            raise NotImplementedError
 
     def resolve_location(self, spec: str) -> list[m.CodeLocation]:
         text = spec.strip()
@@ -128,11 +129,12 @@ class FakeSourceLevel:
         tid = thread_id if thread_id is not None else self.threads()[0].tid
         return self.insert_watchpoint(int(self.evaluate(expression, tid).value, 0), 8, kind)
 
-    def insert_watchpoint(self, address: int, size: int, kind: m.WatchKind) -> m.WatchpointInfo:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def insert_watchpoint(self, address: int, size: int, kind: m.WatchKind) -> m.WatchpointInfo:
+            raise NotImplementedError
 
-    def post(self, event: ev.Event) -> None:
-        raise NotImplementedError
+        def post(self, event: ev.Event) -> None:
+            raise NotImplementedError
 
     def insert_location_breakpoint(
         self,
@@ -162,18 +164,19 @@ class FakeSourceLevel:
     def location_breakpoints(self) -> list[m.LocationBreakpointInfo]:
         return list(self._located.values())
 
-    def insert_breakpoint(
-        self,
-        address: int,
-        *,
-        temporary: bool = False,
-        enabled: bool = True,
-        condition: Callable[[int], bool] | None = None,
-    ) -> m.BreakpointInfo:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def insert_breakpoint(
+            self,
+            address: int,
+            *,
+            temporary: bool = False,
+            enabled: bool = True,
+            condition: Callable[[int], bool] | None = None,
+        ) -> m.BreakpointInfo:
+            raise NotImplementedError
 
-    def remove_breakpoint(self, breakpoint_id: int) -> None:
-        raise NotImplementedError
+        def remove_breakpoint(self, breakpoint_id: int) -> None:
+            raise NotImplementedError
 
     def step(self, thread_id: int, kind: m.StepKind) -> None:
         # Without lines, every kind of step is one instruction.

@@ -19,7 +19,6 @@ import threading
 import time
 from typing import Callable, TypeVar
 
-from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import (
     BreakpointChanged,
     Continued,
@@ -32,40 +31,33 @@ from aliceserver.debuggers.events import (
     StopReason,
 )
 from aliceserver.debuggers.model import (
-    BreakpointInfo,
     CatchKind,
     ForkFollow,
-    Frame,
-    Instruction,
     LaunchConfig,
-    Module,
     ProcessInfo,
-    Registers,
     SignalPolicy,
     StdioMode,
-    SymbolLocation,
     ThreadInfo,
     ThreadState,
-    VectorRegisters,
-    WatchKind,
-    WatchpointInfo,
 )
-from aliceserver.debuggers.ptrace import binding, registers
-from aliceserver.debuggers.ptrace.inferior import Inferior, Run, Tracee
+from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
+from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.output import OutputPump
 from aliceserver.debuggers.ptrace.signals import default_policy
 from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
-from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
+from aliceserver.debuggers.ptrace.state import StateAccess
+from aliceserver.debuggers.ptrace.tracee import Tracee
+from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.variables import VariableStore
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
-from aliceserver.debuggers.ptrace.watch import Watch, WatchSlots
+from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.elf import ElfCache
-from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError, TargetError
 
@@ -81,12 +73,6 @@ _OPTIONS = (
     | binding.PTRACE_O_TRACEVFORKDONE
 )
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
-# Exception catchpoints: the runtime functions to trap, and how the stop is described.
-_EXCEPTION_CATCHES = {
-    CatchKind.THROW: (("__cxa_throw",), "C++ exception thrown"),
-    CatchKind.CATCH: (("__cxa_begin_catch",), "C++ exception caught"),
-    CatchKind.PANIC: (("rust_panic", "rust_begin_unwind"), "Rust panic"),
-}
 # No command takes this long on the tracer thread; past it, say so instead of hanging.
 _COMMAND_PATIENCE = 60.0
 
@@ -103,7 +89,7 @@ class _Command:
             self.future.set_exception(error)
 
 
-class PtraceDebugger(SourceLevel):
+class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
     def __init__(self) -> None:
         self.events: queue.Queue[Event] = queue.Queue()
         self._commands: queue.SimpleQueue[_Command | None] = queue.SimpleQueue()
@@ -366,27 +352,6 @@ class PtraceDebugger(SourceLevel):
             if not bp.internal:
                 self.events.put(BreakpointChanged(bp.info(trap.inserted)))
 
-    def _add_internal(
-        self,
-        address: int,
-        *,
-        on_hit: Callable[[int], None] | None = None,
-        reports: StopReason | None = None,
-        temporary: bool = False,
-        note: str = "",
-    ) -> int:
-        assert self._inferior is not None
-        bp = LogicalBreakpoint(
-            self._traps.new_internal_id(), address, temporary=temporary, internal=True,
-            on_hit=on_hit, reports=reports, note=note,
-        )  # fmt: skip
-        trap = self._traps.add(bp, b"")
-        try:
-            self._inferior.insert_trap(trap)
-        except OSError as error:
-            log.warning("internal breakpoint at %#x: %s", address, error)
-        return bp.id
-
     def _on_library_event(self, _tid: int) -> None:
         loaded, unloaded = self._tracker.sync()
         for module in loaded:
@@ -587,263 +552,6 @@ class PtraceDebugger(SourceLevel):
 
     def signal_policy(self, signal: int) -> SignalPolicy:
         return self._policies.get(signal) or default_policy(signal)
-
-    def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
-        def go() -> None:
-            (self._catch.add if enabled else self._catch.discard)(kind)
-            if self._inferior is not None:
-                self._inferior.catch = set(self._catch)
-                self._arm_catchpoints()
-
-        self._call(go)
-
-    def _arm_catchpoints(self) -> None:
-        """Traps for the exception catchpoints, on the runtime's functions once they load."""
-        inferior = self._inferior
-        if inferior is None:
-            return
-        for kind, (symbols, note) in _EXCEPTION_CATCHES.items():
-            armed = self._armed.get(kind)
-            if kind not in self._catch:
-                if armed is not None and armed in self._traps.by_id:
-                    self._remove_logical(armed)
-                self._armed.pop(kind, None)
-                continue
-            if armed is not None and armed in self._traps.by_id:
-                continue
-            address = next((found[0].address for name in symbols if (found := self._source.resolve(name))), None)
-            if address is None:
-                continue  # not loaded (yet): armed when a library with it loads
-            self._armed[kind] = self._add_internal(address, reports=StopReason.EXCEPTION, note=note)
-
-    # --- breakpoints and watchpoints ------------------------------------------------
-    def insert_breakpoint(
-        self,
-        address: int,
-        *,
-        temporary: bool = False,
-        enabled: bool = True,
-        condition: BreakpointCondition | None = None,
-    ) -> BreakpointInfo:
-        return self._call(lambda: self._insert_address_breakpoint(address, temporary, enabled, condition))
-
-    def _insert_address_breakpoint(
-        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None
-    ) -> BreakpointInfo:
-        inferior = self._inferior
-        if inferior is not None:
-            self._check_boundary(address)
-        bp = LogicalBreakpoint(self._traps.new_id(), address, enabled, temporary, condition)
-        trap = self._traps.add(bp, b"")
-        if inferior is not None and trap.wanted:
-            try:
-                inferior.insert_trap(trap)
-            except OSError:
-                self._remove_logical(bp.id)
-                raise TargetError(
-                    f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"
-                ) from None
-        return bp.info(trap.inserted)
-
-    def _check_boundary(self, address: int) -> None:
-        """Refuse a trap inside an instruction: it would silently corrupt the program."""
-        where = self._symbols.lookup_address(address)
-        if where.name is None or where.offset == 0 or where.offset > 1 << 16:
-            return
-        start = address - where.offset
-        code = self._read_visible(start, where.offset + 16)
-        if address not in self._disassembler.instruction_boundaries(code, start):
-            raise TargetError(
-                f"{address:#x} is not the start of an instruction (inside {where.name}+{where.offset})"
-            )
-
-    def _remove_logical(self, ident: int) -> None:
-        trap = self._traps.remove(ident)
-        inferior = self._inferior
-        if not trap.wanted and inferior is not None:
-            inferior.remove_trap(trap)
-        if not trap.logical:
-            self._traps.drop_trap(trap.address)
-
-    def remove_breakpoint(self, breakpoint_id: int) -> None:
-        def go() -> None:
-            bp = self._traps.get(breakpoint_id)
-            if bp.internal:
-                raise TargetError(f"no breakpoint number {breakpoint_id}")
-            self._remove_logical(breakpoint_id)
-
-        self._call(go)
-
-    def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo:
-        def go() -> BreakpointInfo:
-            bp = self._traps.get(breakpoint_id)
-            bp.enabled = enabled
-            trap = self._traps.by_address[bp.address]
-            inferior = self._inferior
-            if inferior is not None:
-                if trap.wanted:
-                    inferior.insert_trap(trap)
-                else:
-                    inferior.remove_trap(trap)
-            return bp.info(trap.inserted)
-
-        return self._call(go)
-
-    def breakpoints(self) -> list[BreakpointInfo]:
-        def go() -> list[BreakpointInfo]:
-            return [
-                bp.info(self._traps.by_address[bp.address].inserted)
-                for bp in sorted(self._traps.user_breakpoints(), key=lambda b: b.id)
-            ]
-
-        return self._call(go)
-
-    def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo:
-        def go() -> WatchpointInfo:
-            inferior = self._require_stopped()
-            value = self._read_visible(address, size)
-            watch = Watch(self._traps.new_id(), address, size, kind, value)
-            self._watches.add(watch)
-            self._apply_watches(inferior)
-            return watch.info()
-
-        return self._call(go)
-
-    def _apply_watches(self, inferior: Inferior) -> None:
-        for t in inferior.threads.values():
-            if not t.gone:
-                self._watches.apply(self._libc, t.tid)
-
-    def remove_watchpoint(self, watchpoint_id: int) -> None:
-        def go() -> None:
-            self._watches.remove(watchpoint_id)
-            if self._inferior is not None:
-                self._apply_watches(self._require_stopped())
-
-        self._call(go)
-
-    def watchpoints(self) -> list[WatchpointInfo]:
-        return self._call(lambda: [w.info() for w in self._watches.all()])
-
-    # --- state ----------------------------------------------------------------------
-    def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
-        inferior = self._require()
-        t = inferior.thread(thread_id)
-        if t.running:
-            raise TargetError(f"Thread {thread_id} is running.")
-        return inferior, t
-
-    def read_registers(self, thread_id: int) -> Registers:
-        def go() -> Registers:
-            inferior, t = self._stopped_thread(thread_id)
-            return registers.general(inferior.regs(t))
-
-        return self._call(go)
-
-    def write_register(self, thread_id: int, name: str, value: int) -> None:
-        def go() -> None:
-            inferior, t = self._stopped_thread(thread_id)
-            registers.set_general(inferior.regs(t), name, value)
-            t.regs_dirty = True
-
-        self._call(go)
-
-    def read_vector_registers(self, thread_id: int) -> VectorRegisters:
-        def go() -> VectorRegisters:
-            self._stopped_thread(thread_id)
-            return registers.vector(self._libc, thread_id)
-
-        return self._call(go)
-
-    def write_vector_register(self, thread_id: int, name: str, data: bytes) -> None:
-        def go() -> None:
-            self._stopped_thread(thread_id)
-            registers.set_vector(self._libc, thread_id, name, data)
-
-        self._call(go)
-
-    def _read_raw(self, address: int, size: int) -> bytes:
-        """Memory as it is, traps included (used on the tracer thread by the symbol readers)."""
-        inferior = self._require()
-        try:
-            return inferior.memory.read(address, size)
-        except (OSError, OverflowError):
-            raise TargetError(f"Cannot access memory at address {address:#x}") from None
-
-    def _read_visible(self, address: int, size: int) -> bytes:
-        return self._traps.mask(address, self._read_raw(address, size))
-
-    def read_memory(self, address: int, size: int) -> bytes:
-        if size < 0 or size > 1 << 28:
-            raise TargetError(f"cannot read {size} bytes at once")
-        return self._call(lambda: self._read_visible(address, size))
-
-    def write_memory(self, address: int, data: bytes) -> None:
-        self._call(lambda: self._write_visible(address, data))
-
-    def _write_visible(self, address: int, data: bytes) -> None:
-        """Write as the program would see it: our int3 bytes stay, their originals change."""
-        inferior = self._require()
-        patched = bytearray(data)
-        for trap in self._traps.by_address.values():
-            offset = trap.address - address
-            if trap.inserted and 0 <= offset < len(data):
-                trap.original = bytes([data[offset]])
-                patched[offset] = 0xCC
-        try:
-            inferior.memory.write(address, bytes(patched))
-        except (OSError, OverflowError):
-            raise TargetError(f"Cannot access memory at address {address:#x}") from None
-
-    # --- symbols --------------------------------------------------------------------
-    def modules(self) -> list[Module]:
-        return self._call(lambda: self._symbols.modules() if self._inferior is not None else [])
-
-    def lookup_address(self, address: int) -> SymbolLocation:
-        return self._call(lambda: self._symbols.lookup_address(address))
-
-    def lookup_symbol(self, name: str) -> int:
-        def go() -> int:
-            address = self._symbols.lookup_name(name)
-            if address is None:
-                raise TargetError(f'No symbol "{name}" in current context.')
-            return address
-
-        return self._call(go)
-
-    def backtrace(self, thread_id: int, limit: int = 256) -> list[Frame]:
-        def go() -> list[Frame]:
-            inferior, t = self._stopped_thread(thread_id)
-            regs = inferior.regs(t)
-            return fp_backtrace(
-                self._read_visible, regs.rip, regs.rsp, regs.rbp, self._symbols.lookup_address, limit
-            )
-
-        return self._call(go)
-
-    def _symbolize(self, address: int) -> str | None:
-        where = self._symbols.lookup_address(address)
-        if where.name is None:
-            return None
-        return where.name if where.offset == 0 else f"{where.name}+{where.offset}"
-
-    def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]:
-        def go() -> list[Instruction]:
-            code = b""
-            size = max(count, 1) * 15
-            while size > 0 and not code:
-                try:
-                    code = self._read_visible(address, size)
-                except TargetError:
-                    if size <= 1:
-                        raise
-                    size //= 2  # the range runs off the mapping: take what is there
-            return self._disassembler.disassemble(
-                code, address, count, syntax=syntax, resolve=self._symbols.lookup_address
-            )
-
-        return self._call(go)
-
 
 def _pin_to_one_cpu() -> None:
     """Keep the tracer thread on one CPU.

@@ -14,10 +14,8 @@ from __future__ import annotations
 import collections
 import enum
 import logging
-import os
 import queue
 import signal as sig
-from dataclasses import dataclass, field
 from typing import Callable
 
 from aliceserver.debuggers.events import (
@@ -25,7 +23,6 @@ from aliceserver.debuggers.events import (
     Event,
     Exited,
     Output,
-    ProcessStarted,
     Stopped,
     StopReason,
     ThreadExited,
@@ -34,6 +31,7 @@ from aliceserver.debuggers.events import (
 from aliceserver.debuggers.model import CatchKind, FaultInfo, SignalPolicy, ThreadState
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
+from aliceserver.debuggers.ptrace.process_events import ProcessEvents
 from aliceserver.debuggers.ptrace.signals import (
     CRASH_SIGNALS,
     fault_description,
@@ -41,6 +39,7 @@ from aliceserver.debuggers.ptrace.signals import (
     signal_name,
 )
 from aliceserver.debuggers.ptrace.stepping import StepPlan
+from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Tracee, _Action
 from aliceserver.debuggers.ptrace.traps import INT3, LogicalBreakpoint, PhysicalTrap, TrapTable
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
@@ -59,26 +58,7 @@ class Run(enum.Enum):
     EXITED = "exited"
 
 
-@dataclass(slots=True)
-class Tracee:
-    tid: int
-    running: bool = False
-    new: bool = False  # auto-attached; its first stop has not arrived yet
-    regs: binding.UserRegs = field(default_factory=binding.UserRegs)
-    regs_valid: bool = False
-    regs_dirty: bool = False
-    pending_signal: int = 0  # delivered when the thread resumes
-    stepping: bool = False  # a client's instruction step is in flight
-    step_over: int | None = None  # address of the trap being stepped over (byte removed)
-    after_step_over: "AfterStep" = field(default_factory=lambda: AfterStep.REPORT)
-    interrupt_sent: bool = False
-    deferred_hit: bool = False  # hit a trap while others were being stopped: judged on resume
-    plan: StepPlan | None = None  # a source-line step in progress
-    plan_trap: int | None = None  # the internal breakpoint the plan runs to
-    gone: bool = False  # exited, or a zombie leader waiting for its threads
-
-
-class Inferior:
+class Inferior(ProcessEvents):
     def __init__(
         self,
         libc: binding.Libc,
@@ -478,109 +458,6 @@ class Inferior:
             self.exit_event = Exited(self.pid, None, status.value, signal_name(status.value))
         self.run = Run.EXITED
 
-    def _ptrace_event(self, t: Tracee, event: int) -> "Stopped | _Action":
-        if event == binding.PTRACE_EVENT_CLONE:
-            new_tid = self.libc.get_event_msg(t.tid)
-            if new_tid not in self.threads:
-                self._add_thread(new_tid)
-        elif event in (binding.PTRACE_EVENT_FORK, binding.PTRACE_EVENT_VFORK):
-            child = self.libc.get_event_msg(t.tid)
-            vfork = event == binding.PTRACE_EVENT_VFORK
-            if self.follow_child and not vfork:
-                self._follow_fork_child(t, child)
-                return _NONE
-            self._detach_fork_child(child, vfork)
-            if CatchKind.FORK in self.catch:
-                return Stopped(StopReason.FORK, t.tid, description=f"child process {child}", address=int(self.regs(t).rip))
-        elif event == binding.PTRACE_EVENT_VFORK_DONE and self.vfork_traps_removed:
-            self.vfork_traps_removed = False
-            for trap in self.traps.by_address.values():
-                if trap.wanted:
-                    self.insert_trap(trap)
-        elif event == binding.PTRACE_EVENT_EXEC:
-            path = self._exec(t)
-            if CatchKind.EXEC in self.catch:
-                leader = self.threads[self.pid]
-                return Stopped(StopReason.EXEC, self.pid, description=path, address=int(self.regs(leader).rip))
-        return _RESUME
-
-    def _detach_fork_child(self, child: int, vfork: bool) -> None:
-        """Stay with the parent: take our traps out of the child and let it run free."""
-        try:
-            self.libc.waitpid(child, _WAIT_ONE)  # its first stop (auto-attached)
-            inserted = [trap for trap in self.traps.by_address.values() if trap.inserted]
-            if vfork:  # the child shares our memory until it execs: take them out for both
-                for trap in inserted:
-                    self.remove_trap(trap)
-                self.vfork_traps_removed = bool(inserted)
-            else:
-                child_memory = binding.ProcessMemory(child)
-                try:
-                    for trap in inserted:
-                        child_memory.write(trap.address, trap.original)
-                finally:
-                    child_memory.close()
-            self.libc.ptrace(binding.PTRACE_DETACH, child, 0, 0)
-        except OSError as error:
-            log.warning("detaching fork child %d: %s", child, error)
-        self.events.put(Output("console", f"[Detaching after {'vfork' if vfork else 'fork'} from child process {child}]\n"))
-
-    def _follow_fork_child(self, parent: Tracee, child: int) -> None:
-        """Leave the parent running untraced and debug the child from here on."""
-        self.libc.waitpid(child, _WAIT_ONE)  # the child's first stop
-        self._stop_others(parent.tid)
-        old_pid = self.pid
-        for trap in self.traps.by_address.values():
-            if trap.inserted:
-                self.memory.write(trap.address, trap.original)  # the child keeps its copy
-        for t in self.threads.values():
-            if not t.gone:
-                try:
-                    self.watches.clear_thread(self.libc, t.tid)
-                    self.libc.ptrace(binding.PTRACE_DETACH, t.tid, 0, t.pending_signal)
-                except OSError as error:
-                    log.debug("detaching fork parent thread %d: %s", t.tid, error)
-        self.memory.close()
-        if not self.attached:
-            self.strays.append(old_pid)  # still our child: reaped when it ends
-        self.pid = child
-        self.memory = binding.ProcessMemory(child)
-        self.threads = {child: Tracee(child)}
-        self.watches.apply(self.libc, child)
-        self.events.put(Output("console", f"[Attaching after process {old_pid} fork to child process {child}]\n"))
-        self.events.put(ProcessStarted(child, os.readlink(f"/proc/{child}/exe"), attached=False))
-        self._resume_thread(self.threads[child])
-
-    def _exec(self, t: Tracee) -> str:
-        for tid in [tid for tid in self.threads if tid != self.pid]:
-            del self.threads[tid]
-            self.events.put(ThreadExited(tid))
-        # The exec'ing thread carries on as the leader (its tid becomes the pid).
-        t.tid = self.pid
-        t.regs_valid = t.regs_dirty = t.stepping = t.deferred_hit = t.interrupt_sent = False
-        t.step_over = None
-        t.pending_signal = 0
-        self.threads = {self.pid: t}
-        self.memory.close()
-        self.memory = binding.ProcessMemory(self.pid)
-        for trap in list(self.traps.by_address.values()):
-            trap.inserted = False
-            for bp in list(trap.logical):
-                if bp.internal:
-                    self.traps.remove(bp.id)
-                else:
-                    self.events.put(BreakpointChanged(bp.info(False)))
-            if not trap.logical:
-                self.traps.drop_trap(trap.address)
-        self.watches.forget_all()
-        try:
-            path = os.readlink(f"/proc/{self.pid}/exe")
-        except OSError:
-            path = "?"
-        self.events.put(Output("console", f"process {self.pid} is executing new program: {path}\n"))
-        self._on_exec(self)
-        return path
-
     def _signal(self, t: Tracee, signo: int) -> "Stopped | _Action":
         if signo == sig.SIGTRAP:
             handled = self._sigtrap(t)
@@ -754,20 +631,3 @@ class Inferior:
                 log.debug("detaching thread %d: %s", t.tid, error)
         self.run = Run.EXITED
         self.memory.close()
-
-
-class AfterStep(enum.Enum):
-    """What follows when a step over a trap completes."""
-
-    REPORT = "report"  # a client's instruction step: report it
-    RESUME_ALL = "resume-all"  # part of resuming every thread: go on resuming
-    CONTINUE_SELF = "continue-self"  # resuming this one thread: continue it
-
-
-class _Action(enum.Enum):
-    RESUME = "resume"  # nothing to report; the thread may go on
-    NONE = "none"  # nothing to report, and the thread is taken care of
-
-
-_RESUME = _Action.RESUME
-_NONE = _Action.NONE

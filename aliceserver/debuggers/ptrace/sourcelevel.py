@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import queue
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import Continued, Event, LocationBreakpointChanged, Output
@@ -28,10 +28,11 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
-from aliceserver.debuggers.ptrace.inferior import Inferior, Tracee
+from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
 from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.ptrace.stepping import StepPlan
+from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.variables import (
     FrameView,
     ProcessEvalSymbols,
@@ -69,35 +70,36 @@ class SourceLevel:
     _location_breakpoints: dict[int, "_LocationBreakpoint"]
     _next_location_id: int
 
-    def _call(self, fn: Callable[[], T]) -> T:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def _call(self, fn: Callable[[], T]) -> T:
+            raise NotImplementedError
 
-    def _require_stopped(self) -> Inferior:
-        raise NotImplementedError
+        def _require_stopped(self) -> Inferior:
+            raise NotImplementedError
 
-    def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
-        raise NotImplementedError
+        def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
+            raise NotImplementedError
 
-    def _read_visible(self, address: int, size: int) -> bytes:
-        raise NotImplementedError
+        def _read_visible(self, address: int, size: int) -> bytes:
+            raise NotImplementedError
 
-    def _write_visible(self, address: int, data: bytes) -> None:
-        raise NotImplementedError
+        def _write_visible(self, address: int, data: bytes) -> None:
+            raise NotImplementedError
 
-    def _forget_stop_state(self) -> None:
-        raise NotImplementedError
+        def _forget_stop_state(self) -> None:
+            raise NotImplementedError
 
-    @property
-    def process(self) -> ProcessInfo | None:
-        raise NotImplementedError
+        @property
+        def process(self) -> ProcessInfo | None:
+            raise NotImplementedError
 
-    def _insert_address_breakpoint(
-        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None
-    ) -> BreakpointInfo:
-        raise NotImplementedError
+        def _insert_address_breakpoint(
+            self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None
+        ) -> BreakpointInfo:
+            raise NotImplementedError
 
-    def _remove_logical(self, ident: int) -> None:
-        raise NotImplementedError
+        def _remove_logical(self, ident: int) -> None:
+            raise NotImplementedError
 
     # --- locations ------------------------------------------------------------------
     def resolve_location(self, spec: str) -> list[CodeLocation]:
@@ -262,8 +264,9 @@ class SourceLevel:
             raise TargetError(f"cannot watch {expression!r}: {size} bytes; a hardware watchpoint covers 1, 2, 4 or 8")
         return self.insert_watchpoint(address, size, kind)
 
-    def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo:
+            raise NotImplementedError
 
     # --- location breakpoints (pending until their code loads) ------------------------
     def insert_location_breakpoint(
@@ -351,8 +354,9 @@ class SourceLevel:
 
         self._call(go)
 
-    def step_instruction(self, thread_id: int) -> None:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def step_instruction(self, thread_id: int) -> None:
+            raise NotImplementedError
 
     def _return_value_reader(self, thread_id: int) -> Callable[[], VariableInfo | None]:
         """Reads, once the function has returned, what it returned (by its DWARF type)."""

@@ -1,0 +1,214 @@
+"""Breakpoints, watchpoints and catchpoints of PtraceDebugger (a mixin of engine.py).
+
+Everything here runs on the tracer thread through `_call`; the traps themselves are
+bookkept in traps.py and written by the inferior.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.events import StopReason
+from aliceserver.debuggers.model import BreakpointInfo, CatchKind, WatchKind, WatchpointInfo
+from aliceserver.debuggers.ptrace.binding import Libc
+from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
+from aliceserver.debuggers.ptrace.watch import Watch, WatchSlots
+from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.errors import TargetError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Exception catchpoints: the runtime functions to trap, and how the stop is described.
+_EXCEPTION_CATCHES = {
+    CatchKind.THROW: (("__cxa_throw",), "C++ exception thrown"),
+    CatchKind.CATCH: (("__cxa_begin_catch",), "C++ exception caught"),
+    CatchKind.PANIC: (("rust_panic", "rust_begin_unwind"), "Rust panic"),
+}
+
+
+class BreakpointControl:
+    # Provided by PtraceDebugger.
+    _inferior: Inferior | None
+    _traps: TrapTable
+    _watches: WatchSlots
+    _catch: set[CatchKind]
+    _armed: dict[CatchKind, int]
+    _symbols: ProcessSymbols
+    _source: SourceSymbols
+    _disassembler: Disassembler
+    _libc: Libc
+
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def _call(self, fn: Callable[[], T]) -> T:
+            raise NotImplementedError
+
+        def _require_stopped(self) -> Inferior:
+            raise NotImplementedError
+
+        def _read_visible(self, address: int, size: int) -> bytes:
+            raise NotImplementedError
+
+    def _add_internal(
+        self,
+        address: int,
+        *,
+        on_hit: Callable[[int], None] | None = None,
+        reports: StopReason | None = None,
+        temporary: bool = False,
+        note: str = "",
+    ) -> int:
+        assert self._inferior is not None
+        bp = LogicalBreakpoint(
+            self._traps.new_internal_id(), address, temporary=temporary, internal=True,
+            on_hit=on_hit, reports=reports, note=note,
+        )  # fmt: skip
+        trap = self._traps.add(bp, b"")
+        try:
+            self._inferior.insert_trap(trap)
+        except OSError as error:
+            log.warning("internal breakpoint at %#x: %s", address, error)
+        return bp.id
+
+    def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
+        def go() -> None:
+            (self._catch.add if enabled else self._catch.discard)(kind)
+            if self._inferior is not None:
+                self._inferior.catch = set(self._catch)
+                self._arm_catchpoints()
+
+        self._call(go)
+
+    def _arm_catchpoints(self) -> None:
+        """Traps for the exception catchpoints, on the runtime's functions once they load."""
+        inferior = self._inferior
+        if inferior is None:
+            return
+        for kind, (symbols, note) in _EXCEPTION_CATCHES.items():
+            armed = self._armed.get(kind)
+            if kind not in self._catch:
+                if armed is not None and armed in self._traps.by_id:
+                    self._remove_logical(armed)
+                self._armed.pop(kind, None)
+                continue
+            if armed is not None and armed in self._traps.by_id:
+                continue
+            address = next((found[0].address for name in symbols if (found := self._source.resolve(name))), None)
+            if address is None:
+                continue  # not loaded (yet): armed when a library with it loads
+            self._armed[kind] = self._add_internal(address, reports=StopReason.EXCEPTION, note=note)
+
+    # --- breakpoints and watchpoints ------------------------------------------------
+    def insert_breakpoint(
+        self,
+        address: int,
+        *,
+        temporary: bool = False,
+        enabled: bool = True,
+        condition: BreakpointCondition | None = None,
+    ) -> BreakpointInfo:
+        return self._call(lambda: self._insert_address_breakpoint(address, temporary, enabled, condition))
+
+    def _insert_address_breakpoint(
+        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None
+    ) -> BreakpointInfo:
+        inferior = self._inferior
+        if inferior is not None:
+            self._check_boundary(address)
+        bp = LogicalBreakpoint(self._traps.new_id(), address, enabled, temporary, condition)
+        trap = self._traps.add(bp, b"")
+        if inferior is not None and trap.wanted:
+            try:
+                inferior.insert_trap(trap)
+            except OSError:
+                self._remove_logical(bp.id)
+                raise TargetError(
+                    f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"
+                ) from None
+        return bp.info(trap.inserted)
+
+    def _check_boundary(self, address: int) -> None:
+        """Refuse a trap inside an instruction: it would silently corrupt the program."""
+        where = self._symbols.lookup_address(address)
+        if where.name is None or where.offset == 0 or where.offset > 1 << 16:
+            return
+        start = address - where.offset
+        code = self._read_visible(start, where.offset + 16)
+        if address not in self._disassembler.instruction_boundaries(code, start):
+            raise TargetError(
+                f"{address:#x} is not the start of an instruction (inside {where.name}+{where.offset})"
+            )
+
+    def _remove_logical(self, ident: int) -> None:
+        trap = self._traps.remove(ident)
+        inferior = self._inferior
+        if not trap.wanted and inferior is not None:
+            inferior.remove_trap(trap)
+        if not trap.logical:
+            self._traps.drop_trap(trap.address)
+
+    def remove_breakpoint(self, breakpoint_id: int) -> None:
+        def go() -> None:
+            bp = self._traps.get(breakpoint_id)
+            if bp.internal:
+                raise TargetError(f"no breakpoint number {breakpoint_id}")
+            self._remove_logical(breakpoint_id)
+
+        self._call(go)
+
+    def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo:
+        def go() -> BreakpointInfo:
+            bp = self._traps.get(breakpoint_id)
+            bp.enabled = enabled
+            trap = self._traps.by_address[bp.address]
+            inferior = self._inferior
+            if inferior is not None:
+                if trap.wanted:
+                    inferior.insert_trap(trap)
+                else:
+                    inferior.remove_trap(trap)
+            return bp.info(trap.inserted)
+
+        return self._call(go)
+
+    def breakpoints(self) -> list[BreakpointInfo]:
+        def go() -> list[BreakpointInfo]:
+            return [
+                bp.info(self._traps.by_address[bp.address].inserted)
+                for bp in sorted(self._traps.user_breakpoints(), key=lambda b: b.id)
+            ]
+
+        return self._call(go)
+
+    def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo:
+        def go() -> WatchpointInfo:
+            inferior = self._require_stopped()
+            value = self._read_visible(address, size)
+            watch = Watch(self._traps.new_id(), address, size, kind, value)
+            self._watches.add(watch)
+            self._apply_watches(inferior)
+            return watch.info()
+
+        return self._call(go)
+
+    def _apply_watches(self, inferior: Inferior) -> None:
+        for t in inferior.threads.values():
+            if not t.gone:
+                self._watches.apply(self._libc, t.tid)
+
+    def remove_watchpoint(self, watchpoint_id: int) -> None:
+        def go() -> None:
+            self._watches.remove(watchpoint_id)
+            if self._inferior is not None:
+                self._apply_watches(self._require_stopped())
+
+        self._call(go)
+
+    def watchpoints(self) -> list[WatchpointInfo]:
+        return self._call(lambda: [w.info() for w in self._watches.all()])

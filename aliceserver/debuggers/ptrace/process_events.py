@@ -1,0 +1,170 @@
+"""Process-level ptrace events of an Inferior (a mixin of inferior.py): new threads
+(clone), fork and vfork (stay with the parent or follow the child), and exec."""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+from typing import TYPE_CHECKING, Callable, cast
+
+from aliceserver.debuggers.events import (
+    BreakpointChanged,
+    Event,
+    Output,
+    ProcessStarted,
+    Stopped,
+    StopReason,
+    ThreadExited,
+)
+from aliceserver.debuggers.model import CatchKind
+from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, Tracee, _Action
+from aliceserver.debuggers.ptrace.traps import PhysicalTrap, TrapTable
+from aliceserver.debuggers.ptrace.watch import WatchSlots
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.inferior import Inferior
+
+log = logging.getLogger(__name__)
+
+_WAIT_ONE = binding.WALL | binding.WNOTHREAD
+
+
+class ProcessEvents:
+    # Provided by Inferior.
+    libc: binding.Libc
+    pid: int
+    attached: bool
+    events: "queue.Queue[Event]"
+    traps: TrapTable
+    watches: WatchSlots
+    memory: binding.ProcessMemory
+    threads: dict[int, "Tracee"]
+    catch: set[CatchKind]
+    follow_child: bool
+    vfork_traps_removed: bool
+    strays: list[int]
+    _on_exec: Callable[["Inferior"], None]
+
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def _add_thread(self, tid: int) -> Tracee:
+            raise NotImplementedError
+
+        def insert_trap(self, trap: PhysicalTrap) -> None:
+            raise NotImplementedError
+
+        def remove_trap(self, trap: PhysicalTrap) -> None:
+            raise NotImplementedError
+
+        def regs(self, t: Tracee) -> binding.UserRegs:
+            raise NotImplementedError
+
+        def _stop_others(self, tid: int) -> None:
+            raise NotImplementedError
+
+        def _resume_thread(self, t: Tracee) -> None:
+            raise NotImplementedError
+
+    def _ptrace_event(self, t: Tracee, event: int) -> "Stopped | _Action":
+        if event == binding.PTRACE_EVENT_CLONE:
+            new_tid = self.libc.get_event_msg(t.tid)
+            if new_tid not in self.threads:
+                self._add_thread(new_tid)
+        elif event in (binding.PTRACE_EVENT_FORK, binding.PTRACE_EVENT_VFORK):
+            child = self.libc.get_event_msg(t.tid)
+            vfork = event == binding.PTRACE_EVENT_VFORK
+            if self.follow_child and not vfork:
+                self._follow_fork_child(t, child)
+                return _NONE
+            self._detach_fork_child(child, vfork)
+            if CatchKind.FORK in self.catch:
+                return Stopped(StopReason.FORK, t.tid, description=f"child process {child}", address=int(self.regs(t).rip))
+        elif event == binding.PTRACE_EVENT_VFORK_DONE and self.vfork_traps_removed:
+            self.vfork_traps_removed = False
+            for trap in self.traps.by_address.values():
+                if trap.wanted:
+                    self.insert_trap(trap)
+        elif event == binding.PTRACE_EVENT_EXEC:
+            path = self._exec(t)
+            if CatchKind.EXEC in self.catch:
+                leader = self.threads[self.pid]
+                return Stopped(StopReason.EXEC, self.pid, description=path, address=int(self.regs(leader).rip))
+        return _RESUME
+
+    def _detach_fork_child(self, child: int, vfork: bool) -> None:
+        """Stay with the parent: take our traps out of the child and let it run free."""
+        try:
+            self.libc.waitpid(child, _WAIT_ONE)  # its first stop (auto-attached)
+            inserted = [trap for trap in self.traps.by_address.values() if trap.inserted]
+            if vfork:  # the child shares our memory until it execs: take them out for both
+                for trap in inserted:
+                    self.remove_trap(trap)
+                self.vfork_traps_removed = bool(inserted)
+            else:
+                child_memory = binding.ProcessMemory(child)
+                try:
+                    for trap in inserted:
+                        child_memory.write(trap.address, trap.original)
+                finally:
+                    child_memory.close()
+            self.libc.ptrace(binding.PTRACE_DETACH, child, 0, 0)
+        except OSError as error:
+            log.warning("detaching fork child %d: %s", child, error)
+        self.events.put(Output("console", f"[Detaching after {'vfork' if vfork else 'fork'} from child process {child}]\n"))
+
+    def _follow_fork_child(self, parent: Tracee, child: int) -> None:
+        """Leave the parent running untraced and debug the child from here on."""
+        self.libc.waitpid(child, _WAIT_ONE)  # the child's first stop
+        self._stop_others(parent.tid)
+        old_pid = self.pid
+        for trap in self.traps.by_address.values():
+            if trap.inserted:
+                self.memory.write(trap.address, trap.original)  # the child keeps its copy
+        for t in self.threads.values():
+            if not t.gone:
+                try:
+                    self.watches.clear_thread(self.libc, t.tid)
+                    self.libc.ptrace(binding.PTRACE_DETACH, t.tid, 0, t.pending_signal)
+                except OSError as error:
+                    log.debug("detaching fork parent thread %d: %s", t.tid, error)
+        self.memory.close()
+        if not self.attached:
+            self.strays.append(old_pid)  # still our child: reaped when it ends
+        self.pid = child
+        self.memory = binding.ProcessMemory(child)
+        self.threads = {child: Tracee(child)}
+        self.watches.apply(self.libc, child)
+        self.events.put(Output("console", f"[Attaching after process {old_pid} fork to child process {child}]\n"))
+        self.events.put(ProcessStarted(child, os.readlink(f"/proc/{child}/exe"), attached=False))
+        self._resume_thread(self.threads[child])
+
+    def _exec(self, t: Tracee) -> str:
+        for tid in [tid for tid in self.threads if tid != self.pid]:
+            del self.threads[tid]
+            self.events.put(ThreadExited(tid))
+        # The exec'ing thread carries on as the leader (its tid becomes the pid).
+        t.tid = self.pid
+        t.regs_valid = t.regs_dirty = t.stepping = t.deferred_hit = t.interrupt_sent = False
+        t.step_over = None
+        t.pending_signal = 0
+        self.threads = {self.pid: t}
+        self.memory.close()
+        self.memory = binding.ProcessMemory(self.pid)
+        for trap in list(self.traps.by_address.values()):
+            trap.inserted = False
+            for bp in list(trap.logical):
+                if bp.internal:
+                    self.traps.remove(bp.id)
+                else:
+                    self.events.put(BreakpointChanged(bp.info(False)))
+            if not trap.logical:
+                self.traps.drop_trap(trap.address)
+        self.watches.forget_all()
+        try:
+            path = os.readlink(f"/proc/{self.pid}/exe")
+        except OSError:
+            path = "?"
+        self.events.put(Output("console", f"process {self.pid} is executing new program: {path}\n"))
+        self._on_exec(cast("Inferior", self))  # this mixin only ever lives in an Inferior
+        return path

@@ -1,0 +1,159 @@
+"""Registers, memory and ELF symbols of PtraceDebugger (a mixin of engine.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+from aliceserver.debuggers.model import (
+    Frame,
+    Instruction,
+    Module,
+    Registers,
+    SymbolLocation,
+    VectorRegisters,
+)
+from aliceserver.debuggers.ptrace import registers
+from aliceserver.debuggers.ptrace.binding import Libc
+from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.tracee import Tracee
+from aliceserver.debuggers.ptrace.traps import TrapTable
+from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
+from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.errors import TargetError
+
+T = TypeVar("T")
+
+
+class StateAccess:
+    # Provided by PtraceDebugger.
+    _inferior: Inferior | None
+    _traps: TrapTable
+    _symbols: ProcessSymbols
+    _disassembler: Disassembler
+    _libc: Libc
+
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def _call(self, fn: Callable[[], T]) -> T:
+            raise NotImplementedError
+
+        def _require(self) -> Inferior:
+            raise NotImplementedError
+
+    def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
+        inferior = self._require()
+        t = inferior.thread(thread_id)
+        if t.running:
+            raise TargetError(f"Thread {thread_id} is running.")
+        return inferior, t
+
+    def read_registers(self, thread_id: int) -> Registers:
+        def go() -> Registers:
+            inferior, t = self._stopped_thread(thread_id)
+            return registers.general(inferior.regs(t))
+
+        return self._call(go)
+
+    def write_register(self, thread_id: int, name: str, value: int) -> None:
+        def go() -> None:
+            inferior, t = self._stopped_thread(thread_id)
+            registers.set_general(inferior.regs(t), name, value)
+            t.regs_dirty = True
+
+        self._call(go)
+
+    def read_vector_registers(self, thread_id: int) -> VectorRegisters:
+        def go() -> VectorRegisters:
+            self._stopped_thread(thread_id)
+            return registers.vector(self._libc, thread_id)
+
+        return self._call(go)
+
+    def write_vector_register(self, thread_id: int, name: str, data: bytes) -> None:
+        def go() -> None:
+            self._stopped_thread(thread_id)
+            registers.set_vector(self._libc, thread_id, name, data)
+
+        self._call(go)
+
+    def _read_raw(self, address: int, size: int) -> bytes:
+        """Memory as it is, traps included (used on the tracer thread by the symbol readers)."""
+        inferior = self._require()
+        try:
+            return inferior.memory.read(address, size)
+        except (OSError, OverflowError):
+            raise TargetError(f"Cannot access memory at address {address:#x}") from None
+
+    def _read_visible(self, address: int, size: int) -> bytes:
+        return self._traps.mask(address, self._read_raw(address, size))
+
+    def read_memory(self, address: int, size: int) -> bytes:
+        if size < 0 or size > 1 << 28:
+            raise TargetError(f"cannot read {size} bytes at once")
+        return self._call(lambda: self._read_visible(address, size))
+
+    def write_memory(self, address: int, data: bytes) -> None:
+        self._call(lambda: self._write_visible(address, data))
+
+    def _write_visible(self, address: int, data: bytes) -> None:
+        """Write as the program would see it: our int3 bytes stay, their originals change."""
+        inferior = self._require()
+        patched = bytearray(data)
+        for trap in self._traps.by_address.values():
+            offset = trap.address - address
+            if trap.inserted and 0 <= offset < len(data):
+                trap.original = bytes([data[offset]])
+                patched[offset] = 0xCC
+        try:
+            inferior.memory.write(address, bytes(patched))
+        except (OSError, OverflowError):
+            raise TargetError(f"Cannot access memory at address {address:#x}") from None
+
+    # --- symbols --------------------------------------------------------------------
+    def modules(self) -> list[Module]:
+        return self._call(lambda: self._symbols.modules() if self._inferior is not None else [])
+
+    def lookup_address(self, address: int) -> SymbolLocation:
+        return self._call(lambda: self._symbols.lookup_address(address))
+
+    def lookup_symbol(self, name: str) -> int:
+        def go() -> int:
+            address = self._symbols.lookup_name(name)
+            if address is None:
+                raise TargetError(f'No symbol "{name}" in current context.')
+            return address
+
+        return self._call(go)
+
+    def backtrace(self, thread_id: int, limit: int = 256) -> list[Frame]:
+        def go() -> list[Frame]:
+            inferior, t = self._stopped_thread(thread_id)
+            regs = inferior.regs(t)
+            return fp_backtrace(
+                self._read_visible, regs.rip, regs.rsp, regs.rbp, self._symbols.lookup_address, limit
+            )
+
+        return self._call(go)
+
+    def _symbolize(self, address: int) -> str | None:
+        where = self._symbols.lookup_address(address)
+        if where.name is None:
+            return None
+        return where.name if where.offset == 0 else f"{where.name}+{where.offset}"
+
+    def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]:
+        def go() -> list[Instruction]:
+            code = b""
+            size = max(count, 1) * 15
+            while size > 0 and not code:
+                try:
+                    code = self._read_visible(address, size)
+                except TargetError:
+                    if size <= 1:
+                        raise
+                    size //= 2  # the range runs off the mapping: take what is there
+            return self._disassembler.disassemble(
+                code, address, count, syntax=syntax, resolve=self._symbols.lookup_address
+            )
+
+        return self._call(go)

@@ -1,0 +1,45 @@
+"""A traced thread's record, and the small vocabularies the inferior's parts share."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace.stepping import StepPlan
+
+
+@dataclass(slots=True)
+class Tracee:
+    tid: int
+    running: bool = False
+    new: bool = False  # auto-attached; its first stop has not arrived yet
+    regs: binding.UserRegs = field(default_factory=binding.UserRegs)
+    regs_valid: bool = False
+    regs_dirty: bool = False
+    pending_signal: int = 0  # delivered when the thread resumes
+    stepping: bool = False  # a client's instruction step is in flight
+    step_over: int | None = None  # address of the trap being stepped over (byte removed)
+    after_step_over: "AfterStep" = field(default_factory=lambda: AfterStep.REPORT)
+    interrupt_sent: bool = False
+    deferred_hit: bool = False  # hit a trap while others were being stopped: judged on resume
+    plan: StepPlan | None = None  # a source-line step in progress
+    plan_trap: int | None = None  # the internal breakpoint the plan runs to
+    gone: bool = False  # exited, or a zombie leader waiting for its threads
+
+
+class AfterStep(enum.Enum):
+    """What follows when a step over a trap completes."""
+
+    REPORT = "report"  # a client's instruction step: report it
+    RESUME_ALL = "resume-all"  # part of resuming every thread: go on resuming
+    CONTINUE_SELF = "continue-self"  # resuming this one thread: continue it
+
+
+class _Action(enum.Enum):
+    RESUME = "resume"  # nothing to report; the thread may go on
+    NONE = "none"  # nothing to report, and the thread is taken care of
+
+
+_RESUME = _Action.RESUME
+_NONE = _Action.NONE
