@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from aliceserver.debuggers.events import Event, Exited, Output, Stopped
-from aliceserver.debuggers.model import LaunchConfig
+from aliceserver.debuggers.model import LaunchConfig, VariableScope
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.errors import AliceError
 
@@ -71,6 +71,14 @@ def _show(debugger: PtraceDebugger, stop: Stopped) -> None:
         name = f"{frame.symbol.name}+{frame.symbol.offset}" if frame.symbol.name else "??"
         module = Path(frame.symbol.module).name if frame.symbol.module else "?"
         print(f"  #{frame.level} {frame.pc:#x} in {name} ({module})")
+    print("\nstack (DWARF call frame information, with source lines):")
+    for source_frame in debugger.stack_trace(tid, 0, 8):
+        source = source_frame.source
+        line = f"{Path(source.path).name}:{source.line}" if source else "no source"
+        print(f"  #{source_frame.level} {source_frame.function or '??'} at {line}")
+    print("\nlocals of the caller (frame 1):")
+    for variable in debugger.frame_variables(tid, 1, VariableScope.LOCALS):
+        print(f"  {variable.type} {variable.name} = {variable.value}")
 
 
 def main(args: list[str]) -> int:
