@@ -225,8 +225,8 @@ class SourceSymbols:
             return None
         module, info = found
         function = info.function_at(address - module.base)
-        if function is None:
-            return None
+        if function is None or function.file is None:
+            return None  # no line info (a PLT stub, an assembly routine)
         base = module.base
         return function.low + base, function.high + base, function.breakpoint_address + base
 

@@ -6,6 +6,7 @@ tracer thread; everything here runs on the tracer thread through `_call`.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, TypeVar
@@ -434,6 +435,18 @@ class _Oracle:
         if decoded and decoded[0].mnemonic.startswith("call"):
             return decoded[0].size
         return None
+
+    def is_trampoline(self, pc: int) -> bool:
+        symbols = self._engine._source.symbols
+        name = symbols.lookup_address(pc).name
+        if name is None:  # PLT0, the lazy-binding entry: unnamed, just before the first stub
+            name = symbols.lookup_address((pc & ~0xF) + 16).name
+            if name is not None and name.endswith("@plt"):
+                return True
+        elif name.endswith("@plt"):
+            return True
+        module = symbols.module_at(pc)
+        return module is not None and os.path.basename(module.path).startswith("ld-linux")
 
     def caller(self, tid: int) -> tuple[int, int] | None:
         self._engine._frames.pop(tid, None)

@@ -38,6 +38,11 @@ class LineOracle(Protocol):
         """(return address, CFA) of the thread's frame 0: where `finish` lands."""
         ...
 
+    def is_trampoline(self, pc: int) -> bool:
+        """A PLT stub or the dynamic loader's lazy-binding resolver: code a step into a
+        library function passes through on its way to the function."""
+        ...
+
 
 class Control(Protocol):
     """What a plan may do to the process (implemented by the inferior)."""
@@ -51,10 +56,14 @@ class Control(Protocol):
     def sp(self, tid: int) -> int: ...
 
 
+_THROUGH_STEPS = 20_000  # the first call through a PLT runs the resolver: a few thousand
+
+
 class Phase(enum.Enum):
     STEPPING = "stepping"  # single-stepping inside a line block
     RETURNING = "returning"  # running to a return address (a call stepped over, or finish)
     ENTERING = "entering"  # running to a callee's first line (step into)
+    THROUGH = "through"  # single-stepping through a PLT stub and the resolver (step into)
 
 
 @dataclass(slots=True)
@@ -67,6 +76,7 @@ class StepPlan:
     frame_sp: int = 0  # rsp when the step began: deeper frames have a lower one
     phase: Phase = Phase.STEPPING
     finish_value: Callable[[], VariableInfo | None] | None = None
+    through_budget: int = _THROUGH_STEPS
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
@@ -108,6 +118,8 @@ class StepPlan:
             )  # fmt: skip
         if self.phase is Phase.ENTERING:
             return Stopped(StopReason.STEP, self.tid, address=pc)
+        if self.phase is Phase.THROUGH and self.control.sp(self.tid) < self.frame_sp:
+            return self._entered(pc)
         if self.phase is Phase.RETURNING and self.control.sp(self.tid) > self.frame_sp:
             # The function we were stepping in returned (finish of a no-line function, or
             # the step ran off its end): continue in the caller up to a line start.
@@ -132,8 +144,15 @@ class StepPlan:
         return self._step_from(pc)
 
     def _entered(self, pc: int) -> Stopped | None:
+        # The loader's resolver has line info too (with its debug symbols): not a target.
+        if self.oracle.is_trampoline(pc) and self.through_budget > 0:
+            # On the way to a library function: follow it, it may have line info (gdb does).
+            self.through_budget -= 1
+            self.phase = Phase.THROUGH
+            self.control.single_step(self.tid)
+            return None
         function = self.oracle.function_range(pc)
-        if function is None:  # a PLT stub or a function without line info: step over it
+        if function is None:  # a function without line info: step over it
             caller = self.oracle.caller(self.tid)
             if caller is None:
                 return Stopped(StopReason.STEP, self.tid, address=pc)
