@@ -20,9 +20,11 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTable, CfiTables, UnwindRow
+from aliceserver.debuggers.symbols.dwarf.dies import die_name
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
+from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError, ProtocolError
@@ -34,6 +36,22 @@ _ROW_CACHE = 4096
 # DWARF register numbers of x86-64 in gdb's names (System V psABI).
 DWARF_NAMES = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
                "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip")  # fmt: skip
+
+
+def without_parameters(name: str) -> str:
+    """`ns::Counter::add(int) const` -> `ns::Counter::add`; `operator()(int)` keeps `()`."""
+    text = name
+    for qualifier in (" const", " volatile", " &&", " &"):
+        if text.endswith(qualifier):
+            text = text[: -len(qualifier)]
+    if not text.endswith(")"):
+        return name
+    depth = 0
+    for index in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[:index] if index > 0 else name
+    return name
 
 
 class _CachedTable:
@@ -80,6 +98,7 @@ class SourceSymbols:
         self._debug: dict[tuple[str, int], DebugInfo | None] = {}
         self._values: dict[tuple[str, int], ModuleSymbols | None] = {}
         self._all: list[ModuleSymbols] = []
+        self._debug_images: dict[str, ElfImage | None] = {}
         self._all_key: tuple[tuple[str, int], ...] = ()
         self.cfi = _RowCache(CfiTables(symbols))
 
@@ -97,10 +116,25 @@ class SourceSymbols:
             self._debug[key] = info
         return self._debug[key]
 
+    def debug_image(self, module: Module) -> ElfImage | None:
+        """The ELF file holding the module's DWARF and full symbol table: the module itself,
+        or its separate debug file (found by build id or debuglink, e.g. libc6-dbg's)."""
+        info = self.debug_info(module)
+        path = info.debug_file if info is not None else None
+        if path is None or path == module.path:
+            return self.symbols.image_of(module.path)
+        if path not in self._debug_images:
+            try:
+                self._debug_images[path] = ElfImage.load(path)
+            except AliceError as error:
+                log.warning("debug file %s unusable: %s", path, error)
+                self._debug_images[path] = None
+        return self._debug_images[path]
+
     def module_symbols(self, module: Module) -> ModuleSymbols | None:
         key = (module.path, module.base)
         if key not in self._values:
-            image = self.symbols.image_of(module.path)
+            image = self.debug_image(module)
             values = None
             if image is not None:
                 try:
@@ -113,11 +147,14 @@ class SourceSymbols:
         return self._values[key]
 
     def all_module_symbols(self) -> list[ModuleSymbols]:
-        """Every module's variables (main first), recomputed only when modules change."""
+        """The variables of every module that carries its own DWARF (main first), for names
+        not found in the frame. Separate debug files (libc6-dbg's) are left out: finding a
+        name there means scanning thousands of units without an index (seconds)."""
         modules = self.symbols.modules()
         key = tuple((module.path, module.base) for module in modules)
         if self._all_key != key:
-            found = [self.module_symbols(module) for module in modules]
+            own = [m for m in modules if self.debug_image(m) is self.symbols.image_of(m.path)]
+            found = [self.module_symbols(module) for module in own]
             self._all = [symbols for symbols in found if symbols is not None]
             self._all_key = key
         return self._all
@@ -225,10 +262,33 @@ class SourceSymbols:
             return None
         module, info = found
         function = info.function_at(address - module.base)
-        if function is None or function.file is None:
-            return None  # no line info (a PLT stub, an assembly routine)
         base = module.base
-        return function.low + base, function.high + base, function.breakpoint_address + base
+        if function is not None and function.file is not None:
+            return function.low + base, function.high + base, function.breakpoint_address + base
+        return self._dwarf_function_range(module, address)
+
+    def _dwarf_function_range(self, module: Module, address: int) -> tuple[int, int, int] | None:
+        """From the DWARF subprogram (a function only the separate debug file's symbol table
+        names, like libc's __strlen_evex): its range; its first line is its entry."""
+        symbols = self.module_symbols(module)
+        if self.position(address) is None:
+            return None  # no line info there (a PLT stub): none of ours
+        link = address - module.base
+        try:
+            cu = symbols.units.cu_for_address(link) if symbols else None
+            found = symbols.units.function_die_at(cu, link) if symbols and cu else None
+            ranges = symbols.units.die_ranges(found.subprogram) if symbols and found else []
+        except (AliceError, ValueError, KeyError) as error:
+            log.debug("no DWARF function range at %#x: %s", address, error)
+            return None
+        for low, high in ranges:
+            if low <= link < high:
+                return low + module.base, high + module.base, low + module.base
+        symbol = self._debug_symbol(address)  # assembly: line info, but no subprogram DIE
+        if symbol is not None and symbol[1].size:
+            low = symbol[1].address + module.base
+            return low, low + symbol[1].size, low
+        return None
 
     # --- frames -----------------------------------------------------------------------
     def unwind(self, registers: Mapping[str, int], read: ReadMemory, limit: int) -> list[UnwoundFrame]:
@@ -251,13 +311,50 @@ class SourceSymbols:
         cfa = (registers[DWARF_NAMES[row.cfa.register]] + row.cfa.offset) & (1 << 64) - 1
         return UnwoundFrame(0, pc, cfa, registers, SymbolLocation(pc, None, 0, None), "first")
 
+    def frame_function(self, frame: UnwoundFrame, lookup: int) -> str | None:
+        """The name gdb's `bt` shows: qualified, without the parameter list; a static
+        function without a symbol is named from its DWARF subprogram."""
+        if frame.signal_trampoline and frame.symbol.name:
+            return frame.symbol.name  # __restore_rt, whatever alias shares its address
+        name = self.function_name(lookup) if self._info_at(lookup) else None
+        name = name or self._dwarf_function(lookup) or self._debug_symbol_name(lookup)
+        name = name or self.function_name(lookup)
+        return without_parameters(name) if name else None
+
+    def _debug_symbol(self, address: int) -> tuple[Module, ElfSymbol, int] | None:
+        """The debug file's own symbol at `address` (it keeps the local ones a stripped
+        library dropped): (module, symbol, offset)."""
+        module = self.symbols.module_at(address)
+        image = self.debug_image(module) if module is not None else None
+        if module is None or image is None:
+            return None
+        found = image.symbol_at(address - module.base)
+        return None if found is None else (module, found[0], found[1])
+
+    def _debug_symbol_name(self, address: int) -> str | None:
+        found = self._debug_symbol(address)
+        return found[1].name if found is not None else None
+
+    def _dwarf_function(self, address: int) -> str | None:
+        module = self.symbols.module_at(address)
+        symbols = self.module_symbols(module) if module is not None else None
+        if module is None or symbols is None:
+            return None
+        try:
+            cu = symbols.units.cu_for_address(address - module.base)
+            found = symbols.units.function_die_at(cu, address - module.base) if cu else None
+        except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
+            log.debug("no DWARF function at %#x: %s", address, error)
+            return None
+        return die_name(found.subprogram) if found is not None else None
+
     def stack_frame(self, frame: UnwoundFrame) -> StackFrame:
         # A caller's pc is a return address: the call is the instruction before it.
         lookup = frame.pc if frame.level == 0 or frame.method == "signal" else frame.pc - 1
         position = self.position(lookup)
         return StackFrame(
             level=frame.level, pc=frame.pc, cfa=frame.cfa,
-            function=self.function_name(lookup) or frame.symbol.name, source=position,
+            function=self.frame_function(frame, lookup) or frame.symbol.name, source=position,
             module=frame.symbol.module, symbol=frame.symbol,
             signal_trampoline=frame.signal_trampoline,
         )  # fmt: skip

@@ -77,6 +77,7 @@ class StepPlan:
     phase: Phase = Phase.STEPPING
     finish_value: Callable[[], VariableInfo | None] | None = None
     through_budget: int = _THROUGH_STEPS
+    entry_sp: int | None = None  # rsp on entering a callee: its real code runs at this depth
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
@@ -99,6 +100,7 @@ class StepPlan:
 
     def _step_from(self, pc: int) -> Stopped | None:
         """Issue the next move from `pc` inside the current line."""
+        self.entry_sp = None
         call = self.oracle.call_length(pc)
         if call is not None and self.kind is StepKind.OVER:
             self.phase = Phase.RETURNING
@@ -144,8 +146,13 @@ class StepPlan:
         return self._step_from(pc)
 
     def _entered(self, pc: int) -> Stopped | None:
-        # The loader's resolver has line info too (with its debug symbols): not a target.
-        if self.oracle.is_trampoline(pc) and self.through_budget > 0:
+        sp = self.control.sp(self.tid)
+        if self.entry_sp is None:
+            self.entry_sp = sp
+        # Deeper than the entry is code the trampoline calls (the lazy-binding resolver, an
+        # IFUNC resolver): not the target, even with line info; nor is the loader itself.
+        deeper = sp < self.entry_sp
+        if (deeper or self.oracle.is_trampoline(pc)) and self.through_budget > 0:
             # On the way to a library function: follow it, it may have line info (gdb does).
             self.through_budget -= 1
             self.phase = Phase.THROUGH

@@ -17,6 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.expr import (
     parse_expression,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
+from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
@@ -209,6 +210,7 @@ def parse_condition(text: str) -> str | Expr:
     try:
         return parse_expression(text)
     except EvaluationError:
-        if "(" not in text:
-            raise  # no cast in it: a plain syntax error, said now
+        # Parse again taking every name in parentheses for a type: if that fails too, it
+        # is a plain syntax error, said now; else a cast to a typedef, parsed per frame.
+        parse(text, lambda name: True)
         return text

@@ -1,0 +1,482 @@
+"""Run one source-level scenario under gdb and under the ptrace engine; list the differences.
+
+A scenario is a program from tests/programs, one breakpoint location, and a list of actions
+after the first stop (`continue`, `next`, `step`, `finish`). At every stop both sides record
+the stop position, the backtrace (function and line of each frame, up to `main`) and the
+values of the frame's arguments and locals; `diff` compares the two records.
+
+    python -m conformance.source_diff            # every scenario, a summary table
+    python -m conformance.source_diff -v         # ... and each difference
+    python -m conformance.source_diff basic-deep # only the named scenarios
+
+What counts as "the same" (see README.md): gdb shows inlined calls and tail calls as extra
+frames; the engine shows one frame per physical frame. So gdb's frames are grouped by
+physical frame (inline frames belong to the next real frame; tail-call frames, which gdb
+reconstructs from call-site DWARF, are dropped) and an engine frame agrees with a group when
+its function name and line are among the group's. Paths compare by basename.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from aliceserver.debuggers.events import Exited, Stopped
+from aliceserver.debuggers.model import (
+    LaunchConfig,
+    SignalPolicy,
+    StackFrame,
+    StdioMode,
+    StepKind,
+    VariableScope,
+)
+from tests.support.build import Builder, find_compiler, marker_line
+from tests.support.build_more import MoreBuilder, find_cxx, find_rustc
+from tests.support.events import EventLog
+from tests.support.gdb import (
+    GdbFrame,
+    GdbReply,
+    frames,
+    gdb_env,
+    gdb_path,
+    name_values,
+    run_gdb,
+)
+
+ACTIONS = ("continue", "next", "step", "finish")
+STOP_TIMEOUT = 20.0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    program: str  # stem of a file in tests/programs
+    language: str  # "c", "c++" or "rust" (the file's suffix follows from it)
+    location: str  # "@marker" (file:line of a marked line) or any spec both sides accept
+    actions: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()  # compiler flags replacing the language's defaults
+    args: tuple[str, ...] = ()
+    compare_values: bool = True
+    quiet_signals: tuple[int, ...] = ()  # signals passed to the program without a stop
+
+    @property
+    def suffix(self) -> str:
+        return {"c": ".c", "c++": ".cpp", "rust": ".rs"}[self.language]
+
+
+@dataclass(frozen=True)
+class FrameRecord:
+    """One physical frame: the names and positions gdb or the engine give it."""
+
+    functions: tuple[str, ...]
+    positions: tuple[tuple[str, int], ...]  # (basename, line)
+    pc: int | None
+    signal_trampoline: bool = False
+
+    def describe(self) -> str:
+        if self.signal_trampoline:
+            return "<signal handler called>"
+        name = "|".join(self.functions) or "??"
+        where = "|".join(f"{file}:{line}" for file, line in self.positions) or "-"
+        return f"{name}@{where}"
+
+
+@dataclass(frozen=True)
+class StopRecord:
+    function: str | None
+    position: tuple[str, int] | None
+    frames: tuple[FrameRecord, ...]
+    arguments: tuple[tuple[str, str], ...]
+    locals: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Difference:
+    scenario: str
+    stop: int  # 0: the breakpoint stop, n: after the n-th action
+    aspect: str  # "stops", "position", "frames", "arguments", "locals"
+    gdb: str
+    engine: str
+
+    def __str__(self) -> str:
+        return f"{self.scenario} stop {self.stop} {self.aspect}: gdb {self.gdb!r} engine {self.engine!r}"
+
+
+@dataclass
+class Outcome:
+    scenario: Scenario
+    gdb: list[StopRecord] = field(default_factory=list)
+    engine: list[StopRecord] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    agreements: int = 0
+    seconds: float = 0.0
+
+
+def location_spec(scenario: Scenario, programs_dir: Path) -> str:
+    if scenario.location.startswith("@"):
+        source = programs_dir / f"{scenario.program}{scenario.suffix}"
+        return f"{source.name}:{marker_line(source, scenario.location[1:])}"
+    return scenario.location
+
+
+def normalize_function(name: str | None) -> str | None:
+    """glibc's internal aliases (`__GI___qsort_r`) name the same function as `qsort_r`."""
+    if name is None:
+        return None
+    for prefix in ("__GI_", "__libc_"):
+        if name.startswith(prefix):
+            name = name[len(prefix) :]
+    return name.lstrip("_") or name
+
+
+def _base(path: str | None) -> str | None:
+    return os.path.basename(path) if path else None
+
+
+def gdb_groups(gdb_frames: Sequence[GdbFrame]) -> list[FrameRecord]:
+    """gdb's frames grouped by physical frame (inline frames join the next real frame)."""
+    groups: list[FrameRecord] = []
+    names: list[str] = []
+    positions: list[tuple[str, int]] = []
+    for frame in gdb_frames:
+        if frame.kind == "tailcall":
+            continue
+        if frame.function:
+            names.append(frame.function)
+        file = _base(frame.file)
+        if file and frame.line:
+            positions.append((file, frame.line))
+        if frame.kind == "inline":
+            continue
+        groups.append(
+            FrameRecord(tuple(names), tuple(positions), frame.pc, frame.kind == "sigtramp")
+        )
+        names, positions = [], []
+    if names or positions:
+        groups.append(FrameRecord(tuple(names), tuple(positions), None))
+    return groups
+
+
+def engine_record(frame: StackFrame) -> FrameRecord:
+    names = (frame.function,) if frame.function else ()
+    file = _base(frame.source.path) if frame.source else None
+    positions = ((file, frame.source.line),) if frame.source and file else ()
+    return FrameRecord(names, positions, frame.pc, frame.signal_trampoline)
+
+
+def frame_agrees(gdb: FrameRecord, engine: FrameRecord) -> bool:
+    if gdb.signal_trampoline or engine.signal_trampoline:
+        # gdb prints no name for it (`<signal handler called>`): being one is what counts.
+        return gdb.signal_trampoline == engine.signal_trampoline and gdb.pc == engine.pc
+    if gdb.pc is not None and engine.pc is not None and gdb.pc != engine.pc:
+        return False
+    gdb_names = {normalize_function(n) for n in gdb.functions}
+    engine_names = {normalize_function(n) for n in engine.functions}
+    if gdb_names and not (engine_names & gdb_names):
+        return False
+    if gdb.positions and not set(engine.positions) & set(gdb.positions):
+        return False
+    return True
+
+
+def cut_at_main(engine: Sequence[FrameRecord], outermost: FrameRecord | None) -> list[FrameRecord]:
+    """The engine's frames up to the one gdb's backtrace ends with (gdb stops at main)."""
+    if outermost is None:
+        return list(engine)
+    for index, frame in enumerate(engine):
+        if frame_agrees(outermost, frame) and set(frame.functions) & set(outermost.functions):
+            return list(engine[: index + 1])
+    return list(engine)
+
+
+# --- gdb side -----------------------------------------------------------------------------
+
+_QUERIES = ("@frames", "info args", "info locals")
+
+
+def gdb_commands(scenario: Scenario, spec: str) -> list[str]:
+    commands = [
+        f"handle {signal.Signals(sig).name} nostop noprint pass" for sig in scenario.quiet_signals
+    ]
+    commands += [f"break {spec}", "run " + " ".join(scenario.args), *_QUERIES]
+    for action in scenario.actions:
+        commands += [action, *_QUERIES]
+    return commands
+
+
+def gdb_stops(
+    scenario: Scenario, program: Path, spec: str, env: dict[str, str]
+) -> list[StopRecord]:
+    commands = gdb_commands(scenario, spec)
+    replies = run_gdb(program, commands, env=env)
+    first = len(scenario.quiet_signals) + 1  # the `run`
+    stops: list[StopRecord] = []
+    for step in range(len(scenario.actions) + 1):
+        at = first + step * (1 + len(_QUERIES))
+        go, frame_reply, args_reply, locals_reply = replies[at : at + 4]
+        if go.where is None:
+            break  # the program exited
+        stops.append(_gdb_stop(go, frame_reply, args_reply, locals_reply))
+    return stops
+
+
+def _gdb_stop(go: GdbReply, frame_reply: GdbReply, args: GdbReply, locals_: GdbReply) -> StopRecord:
+    assert go.where is not None
+    file = _base(go.where.file)
+    return StopRecord(
+        function=go.where.function,
+        position=(file, go.where.line) if file and go.where.line else None,
+        frames=tuple(gdb_groups(frames(frame_reply))),
+        arguments=tuple(name_values(args)) if args.error is None else (),
+        locals=tuple(name_values(locals_)) if locals_.error is None else (),
+    )
+
+
+# --- engine side --------------------------------------------------------------------------
+
+
+def _new_engine() -> Any:
+    from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+
+    return PtraceDebugger()
+
+
+def engine_stops(
+    scenario: Scenario, program: Path, spec: str, env: dict[str, str], engine: Any | None = None
+) -> list[StopRecord]:
+    """The stops of `scenario` under the engine (`engine`: a fresh PtraceDebugger to use)."""
+    dbg = engine if engine is not None else _new_engine()
+    log = EventLog(dbg)
+    stops: list[StopRecord] = []
+    try:
+        dbg.launch(
+            LaunchConfig(program=str(program), args=scenario.args, env=env, stdio=StdioMode.PIPES)
+        )
+        for sig in scenario.quiet_signals:
+            dbg.set_signal_policy(sig, SignalPolicy(stop=False, pass_to_program=True, print_=False))
+        locations = dbg.resolve_location(spec)
+        if not locations:
+            raise LookupError(f"the engine resolved {spec!r} to nothing")
+        for location in locations:
+            dbg.insert_breakpoint(location.address)
+        dbg.resume()
+        stop = _next_stop(log)
+        for step in range(len(scenario.actions) + 1):
+            if stop is None:
+                break
+            stops.append(_engine_stop(dbg, stop, scenario.compare_values))
+            if step == len(scenario.actions):
+                break
+            action = scenario.actions[step]
+            if action == "continue":
+                dbg.resume()
+            else:
+                kind = {"next": StepKind.OVER, "step": StepKind.INTO, "finish": StepKind.OUT}[
+                    action
+                ]
+                dbg.step(stop.thread_id, kind)
+            stop = _next_stop(log)
+    finally:
+        if engine is None:
+            dbg.close()
+    return stops
+
+
+def _next_stop(log: EventLog) -> Stopped | None:
+    """The next Stopped, or None when the program exits first."""
+    event = log.wait_for(
+        object, timeout=STOP_TIMEOUT, predicate=lambda e: isinstance(e, (Stopped, Exited))
+    )
+    return event if isinstance(event, Stopped) else None
+
+
+def _engine_stop(dbg: Any, stop: Stopped, values: bool) -> StopRecord:
+    trace = dbg.stack_trace(stop.thread_id)
+    top = trace[0] if trace else None
+    file = _base(top.source.path) if top is not None and top.source else None
+    arguments: tuple[tuple[str, str], ...] = ()
+    local_values: tuple[tuple[str, str], ...] = ()
+    if values:
+        arguments = tuple(
+            (v.name, v.value)
+            for v in dbg.frame_variables(stop.thread_id, 0, VariableScope.ARGUMENTS)
+        )
+        local_values = tuple(
+            (v.name, v.value) for v in dbg.frame_variables(stop.thread_id, 0, VariableScope.LOCALS)
+        )
+    return StopRecord(
+        function=top.function if top is not None else None,
+        position=(file, top.source.line) if top is not None and top.source and file else None,
+        frames=tuple(engine_record(frame) for frame in trace),
+        arguments=arguments,
+        locals=local_values,
+    )
+
+
+# --- comparison ---------------------------------------------------------------------------
+
+
+def compare(scenario: Scenario, gdb: Sequence[StopRecord], engine: Sequence[StopRecord]) -> Outcome:
+    outcome = Outcome(scenario, list(gdb), list(engine))
+    out = outcome.differences
+
+    def check(stop: int, aspect: str, same: bool, gdb_text: str, engine_text: str) -> None:
+        if same:
+            outcome.agreements += 1
+        else:
+            out.append(Difference(scenario.name, stop, aspect, gdb_text, engine_text))
+
+    check(-1, "stops", len(gdb) == len(engine), str(len(gdb)), str(len(engine)))
+    for index, (g, e) in enumerate(zip(gdb, engine, strict=False)):
+        check(index, "position", g.position == e.position, str(g.position), str(e.position))
+        engine_frames = cut_at_main(e.frames, g.frames[-1] if g.frames else None)
+        same = len(engine_frames) == len(g.frames) and all(
+            frame_agrees(a, b) for a, b in zip(g.frames, engine_frames, strict=False)
+        )
+        check(
+            index,
+            "frames",
+            same,
+            " / ".join(f.describe() for f in g.frames),
+            " / ".join(f.describe() for f in engine_frames),
+        )
+        if scenario.compare_values:
+            check(
+                index, "arguments", g.arguments == e.arguments, str(g.arguments), str(e.arguments)
+            )
+            check(index, "locals", g.locals == e.locals, str(g.locals), str(e.locals))
+    return outcome
+
+
+@dataclass
+class Builders:
+    c: Builder | None
+    more: MoreBuilder
+
+    @classmethod
+    def in_dir(cls, cache: Path) -> "Builders":
+        compiler = find_compiler()
+        return cls(Builder(cache, compiler) if compiler else None, MoreBuilder(cache))
+
+    def available(self, scenario: Scenario) -> str | None:
+        """Why `scenario` cannot run here (None: it can)."""
+        if gdb_path() is None:
+            return "gdb not found"
+        tool = {"c": self.c is not None, "c++": find_cxx(), "rust": find_rustc()}[scenario.language]
+        return None if tool else f"no compiler for {scenario.language}"
+
+    def build(self, scenario: Scenario) -> Path:
+        if scenario.language == "c":
+            assert self.c is not None
+            if scenario.flags:
+                return self.c.build(scenario.program, flags=scenario.flags)
+            return self.c.build(scenario.program)
+        if scenario.language == "c++":
+            if scenario.flags:
+                return self.more.build_cpp(scenario.program, scenario.flags)
+            return self.more.build_cpp(scenario.program)
+        if scenario.flags:
+            return self.more.build_rust(scenario.program, scenario.flags)
+        return self.more.build_rust(scenario.program)
+
+
+def diff(scenario: Scenario, builders: Builders, engine: Any | None = None) -> Outcome:
+    """Run `scenario` under both debuggers and compare (`engine`: a PtraceDebugger to use)."""
+    started = time.monotonic()
+    program = builders.build(scenario)
+    programs_dir = builders.more.programs_dir
+    spec = location_spec(scenario, programs_dir)
+    env = gdb_env()
+    gdb = gdb_stops(scenario, program, spec, env)
+    ours = engine_stops(scenario, program, spec, env, engine)
+    outcome = compare(scenario, gdb, ours)
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+SIGUSR1 = 10
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario("basic-deep", "src_basic", "c", "@leaf", ("next", "finish", "next")),
+    Scenario("basic-recursion", "src_basic", "c", "@fact_base", ("finish", "next", "finish")),
+    Scenario("basic-into", "src_basic", "c", "@call_top", ("step", "step", "step", "next")),
+    Scenario("basic-loop", "src_basic", "c", "loop_sum", ("next",) * 12),
+    Scenario("basic-values", "src_basic", "c", "@vars", ("finish", "next")),
+    Scenario("basic-qsort", "src_basic", "c", "@compare", ("continue",), compare_values=False),
+    Scenario("basic-signal", "src_basic", "c", "@handler", ("next",), quiet_signals=(SIGUSR1,)),
+    Scenario("opt-O2", "src_opt", "c", "@opt_after", (), flags=("-g", "-O2"), compare_values=False),
+    Scenario("cpp-method", "src_cpp", "c++", "ns::Counter::add", ("next", "finish")),
+    Scenario("cpp-overloads", "src_cpp", "c++", "ns::over", ("continue", "finish")),
+    Scenario("cpp-template", "src_cpp", "c++", "@twice", ("next", "continue", "next")),
+    Scenario("cpp-reference", "src_cpp", "c++", "ns::bump", ("next", "finish")),
+    Scenario("rust-path", "src_rust", "rust", "src_rust::module::function", ("next", "continue")),
+)
+
+
+def by_name(names: Sequence[str]) -> list[Scenario]:
+    known = {s.name: s for s in SCENARIOS}
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise KeyError(f"unknown scenarios: {', '.join(missing)}")
+    return [known[n] for n in names]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.source_diff", description=__doc__)
+    parser.add_argument("scenarios", nargs="*", help="names (default: all)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every difference")
+    parser.add_argument("--cache", type=Path, help="build directory (default: a temporary one)")
+    options = parser.parse_args(argv)
+    chosen = by_name(options.scenarios) if options.scenarios else list(SCENARIOS)
+    with tempfile.TemporaryDirectory(prefix="alice-conformance-") as tmp:
+        cache = options.cache or Path(tmp)
+        cache.mkdir(parents=True, exist_ok=True)
+        builders = Builders.in_dir(cache)
+        rows: list[tuple[str, str, str, str, str]] = []
+        total_differences = 0
+        for scenario in chosen:
+            reason = builders.available(scenario)
+            if reason is not None:
+                rows.append((scenario.name, "-", "-", "-", f"skipped: {reason}"))
+                continue
+            try:
+                outcome = diff(scenario, builders)
+            except Exception as error:  # one broken scenario must not hide the others
+                total_differences += 1
+                rows.append(
+                    (scenario.name, "-", "-", "-", f"error: {type(error).__name__}: {error}")
+                )
+                continue
+            total_differences += len(outcome.differences)
+            aspects = sorted({d.aspect for d in outcome.differences})
+            rows.append(
+                (
+                    scenario.name,
+                    str(len(outcome.gdb)),
+                    str(outcome.agreements),
+                    str(len(outcome.differences)),
+                    ", ".join(aspects) if aspects else f"ok ({outcome.seconds:.1f}s)",
+                )
+            )
+            if options.verbose:
+                for difference in outcome.differences:
+                    print(f"  {difference}")
+    header = ("scenario", "stops", "agree", "differ", "notes")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip()
+        )
+    print(f"{len(chosen)} scenarios, {total_differences} differences")
+    return 1 if total_differences else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

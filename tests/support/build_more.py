@@ -1,0 +1,81 @@
+"""Compile the C++ (g++) and Rust (rustc) test programs at test time, cached like build.py."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from tests.support.build import PROGRAMS_DIR, BuildError
+
+CPP_FLAGS: tuple[str, ...] = ("-g", "-O0", "-fno-omit-frame-pointer")
+RUST_FLAGS: tuple[str, ...] = ("-g", "-C", "opt-level=0")
+
+
+def find_cxx() -> str | None:
+    return shutil.which("g++")
+
+
+def find_rustc() -> str | None:
+    return shutil.which("rustc")
+
+
+@dataclass
+class MoreBuilder:
+    """Builds tests/programs/NAME.cpp and NAME.rs once per (source, flags, compiler)."""
+
+    cache_dir: Path
+    programs_dir: Path = PROGRAMS_DIR
+    _versions: dict[str, str] = field(default_factory=dict, init=False)
+    _built: dict[str, Path] = field(default_factory=dict, init=False)
+
+    def _version(self, compiler: str) -> str:
+        if compiler not in self._versions:
+            out = subprocess.run(
+                [compiler, "--version"], capture_output=True, text=True, check=True
+            )
+            self._versions[compiler] = out.stdout.splitlines()[0] if out.stdout else "unknown"
+        return self._versions[compiler]
+
+    def build_cpp(self, name: str, flags: Sequence[str] = CPP_FLAGS) -> Path:
+        compiler = find_cxx()
+        if compiler is None:
+            raise BuildError("g++ not found")
+        return self._build(name, ".cpp", compiler, flags)
+
+    def build_rust(self, name: str, flags: Sequence[str] = RUST_FLAGS) -> Path:
+        compiler = find_rustc()
+        if compiler is None:
+            raise BuildError("rustc not found")
+        return self._build(name, ".rs", compiler, flags)
+
+    def _build(self, name: str, suffix: str, compiler: str, flags: Sequence[str]) -> Path:
+        source = self.programs_dir / f"{name}{suffix}"
+        if not source.is_file():
+            raise FileNotFoundError(f"no test program {source.name} in {self.programs_dir.name}/")
+        digest = hashlib.sha256()
+        digest.update(source.read_bytes())
+        digest.update("\0".join(flags).encode())
+        digest.update(self._version(compiler).encode())
+        key = f"{name}{suffix.replace('.', '-')}-{digest.hexdigest()[:16]}"
+        if key in self._built:
+            return self._built[key]
+        target = self.cache_dir / key / name
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
+            os.close(fd)
+            cmd = [compiler, *flags, "-o", tmp, str(source)]
+            result = subprocess.run(cmd, capture_output=True, text=True, cwd=target.parent)
+            if result.returncode != 0:
+                os.unlink(tmp)
+                raise BuildError(f"{' '.join(cmd)} failed:\n{result.stderr}")
+            os.chmod(tmp, 0o755)
+            os.replace(tmp, target)
+        self._built[key] = target
+        return target
