@@ -68,26 +68,42 @@ class Builder:
     ) -> Path:
         """Path of the executable built from `name`.c with `flags` + `extra`."""
         source = self.source(name)
-        all_flags = [*flags, *extra]
-        digest = hashlib.sha256()
-        digest.update(source.read_bytes())
-        digest.update("\0".join(all_flags).encode())
-        digest.update(self.compiler_version().encode())
-        key = f"{name}-{digest.hexdigest()[:16]}"
-        if key in self._built:
-            return self._built[key]
-        target = self.cache_dir / key / name
-        if not target.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            # Build beside the target, then rename: concurrent sessions never see half a file.
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
-            os.close(fd)
-            cmd = [self.compiler, *all_flags, "-o", tmp, str(source)]
-            result = subprocess.run(cmd, capture_output=True, text=True)
-            if result.returncode != 0:
-                os.unlink(tmp)
-                raise BuildError(f"{' '.join(cmd)} failed:\n{result.stderr}")
-            os.chmod(tmp, 0o755)
-            os.replace(tmp, target)
-        self._built[key] = target
-        return target
+        return compile_cached(
+            self.compiler, self.compiler_version(), source, [*flags, *extra], self.cache_dir, self._built
+        )
+
+
+def compile_cached(
+    compiler: str,
+    version: str,
+    source: Path,
+    flags: Sequence[str],
+    cache_dir: Path,
+    built: dict[str, Path],
+) -> Path:
+    """Build `source` once per (content, flags, compiler version); reuse the file after."""
+    name = source.stem
+    digest = hashlib.sha256()
+    digest.update(source.read_bytes())
+    digest.update("\0".join(flags).encode())
+    digest.update(version.encode())
+    tag = "" if source.suffix == ".c" else source.suffix.replace(".", "-")
+    key = f"{name}{tag}-{digest.hexdigest()[:16]}"
+    if key in built:
+        return built[key]
+    target = cache_dir / key / name
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Build beside the target, then rename: concurrent sessions never see half a file.
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
+        os.close(fd)
+        cmd = [compiler, *flags, "-o", tmp, str(source)]
+        # rustc writes side files in its working directory: keep them in the cache.
+        result = subprocess.run(cmd, capture_output=True, text=True, cwd=target.parent)
+        if result.returncode != 0:
+            os.unlink(tmp)
+            raise BuildError(f"{' '.join(cmd)} failed:\n{result.stderr}")
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, target)
+    built[key] = target
+    return target

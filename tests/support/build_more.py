@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from tests.support.build import PROGRAMS_DIR, BuildError
+from tests.support.build import PROGRAMS_DIR, BuildError, compile_cached
 
 CPP_FLAGS: tuple[str, ...] = ("-g", "-O0", "-fno-omit-frame-pointer")
 RUST_FLAGS: tuple[str, ...] = ("-g", "-C", "opt-level=0")
@@ -58,24 +55,6 @@ class MoreBuilder:
         source = self.programs_dir / f"{name}{suffix}"
         if not source.is_file():
             raise FileNotFoundError(f"no test program {source.name} in {self.programs_dir.name}/")
-        digest = hashlib.sha256()
-        digest.update(source.read_bytes())
-        digest.update("\0".join(flags).encode())
-        digest.update(self._version(compiler).encode())
-        key = f"{name}{suffix.replace('.', '-')}-{digest.hexdigest()[:16]}"
-        if key in self._built:
-            return self._built[key]
-        target = self.cache_dir / key / name
-        if not target.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
-            os.close(fd)
-            cmd = [compiler, *flags, "-o", tmp, str(source)]
-            result = subprocess.run(cmd, capture_output=True, text=True, cwd=target.parent)
-            if result.returncode != 0:
-                os.unlink(tmp)
-                raise BuildError(f"{' '.join(cmd)} failed:\n{result.stderr}")
-            os.chmod(tmp, 0o755)
-            os.replace(tmp, target)
-        self._built[key] = target
-        return target
+        return compile_cached(
+            compiler, self._version(compiler), source, flags, self.cache_dir, self._built
+        )
