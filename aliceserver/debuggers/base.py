@@ -231,6 +231,12 @@ class IDebugger(Protocol):
         """A hardware watchpoint on the lvalue `expression` names in a frame."""
         ...
 
+    def run_until(self, thread_id: int, location: str) -> None:
+        """Run until `thread_id` reaches `location` ("file:line", "function", "*address")
+        in the current frame or an outer one, or the current frame returns, whichever comes
+        first (gdb's `until LOCATION`); a Stopped(STEP) follows, its description says which."""
+        ...
+
     def step(self, thread_id: int, kind: StepKind) -> None:
         """Source-line stepping (into / over / out) or one instruction. A Stopped(STEP) or
         Stopped(FUNCTION_FINISHED) follows; a breakpoint or signal on the way wins."""

@@ -178,6 +178,17 @@ class FakeSourceLevel:
         def remove_breakpoint(self, breakpoint_id: int) -> None:
             raise NotImplementedError
 
+    def run_until(self, thread_id: int, location: str) -> None:
+        places = self.resolve_location(location)
+        if not places:
+            raise ProtocolError(f'No location "{location}" in the program.')
+        self.insert_breakpoint(places[0].address, temporary=True)
+        self.resume()
+
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def resume(self, thread_id: int | None = None) -> None:
+            raise NotImplementedError
+
     def step(self, thread_id: int, kind: m.StepKind) -> None:
         # Without lines, every kind of step is one instruction.
         self.step_instruction(thread_id)

@@ -244,3 +244,4 @@ class StepKind(enum.Enum):
     OVER = "over"  # gdb's next
     OUT = "out"  # gdb's finish
     INSTRUCTION = "instruction"  # stepi
+    UNTIL = "until"  # run to a location or until the frame returns (gdb's until LOCATION)

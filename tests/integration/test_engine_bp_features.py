@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aliceserver.debuggers.events import LocationBreakpointChanged, Output, StopReason
+from aliceserver.debuggers.events import LocationBreakpointChanged, Output, Stopped, StopReason
 from aliceserver.debuggers.model import CatchKind, LaunchConfig, WatchKind
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.errors import AliceError
@@ -175,4 +175,26 @@ def test_location_breakpoint_that_never_resolves_stays_pending(
     launch(debugger, builder.build("bp_features"))
     pending = debugger.insert_location_breakpoint("no_such_function_anywhere")
     assert pending.pending and pending.breakpoint_ids == ()
+    assert continue_to_exit(debugger, events).code == 0
+
+
+def test_run_until_a_location_or_the_frame_return(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    launch(debugger, builder.build("bp_features"))
+    debugger.insert_breakpoint(debugger.resolve_location("bp_features.c:9")[0].address, temporary=True)
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)  # in visit(0)
+    # The location is in main, an outer frame: visit returns first.
+    debugger.run_until(stop.thread_id, "bp_features.c:17")
+    returned = events.wait_for(Stopped)
+    assert returned.description == "the frame returned"
+    assert debugger.stack_trace(returned.thread_id, 0, 1)[0].function == "main"
+    # Now in main: the loop runs to its end and the location is reached.
+    debugger.run_until(returned.thread_id, "bp_features.c:17")
+    reached = events.wait_for(Stopped, predicate=lambda s: s.address != returned.address)
+    assert reached.reason is StopReason.STEP and reached.description == "location reached"
+    assert debugger.source_position(reached.address or 0).line == 17  # type: ignore[union-attr]
+    assert debugger.evaluate("total", reached.thread_id).value == "90"
+    with pytest.raises(AliceError):
+        debugger.run_until(reached.thread_id, "no_such_place_at_all")
     assert continue_to_exit(debugger, events).code == 0

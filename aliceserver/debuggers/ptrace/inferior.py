@@ -286,13 +286,14 @@ class Inferior(ProcessEvents):
         return result
 
     def _drop_plan_trap(self, t: Tracee) -> None:
-        ident, t.plan_trap = t.plan_trap, None
-        if ident is not None and ident in self.traps.by_id:
-            trap = self.traps.remove(ident)
-            if not trap.wanted:
-                self.remove_trap(trap)
-            if not trap.logical:
-                self.traps.drop_trap(trap.address)
+        idents, t.plan_traps = t.plan_traps, []
+        for ident in idents:
+            if ident in self.traps.by_id:
+                trap = self.traps.remove(ident)
+                if not trap.wanted:
+                    self.remove_trap(trap)
+                if not trap.logical:
+                    self.traps.drop_trap(trap.address)
 
     def _end_plan(self, t: Tracee) -> None:
         self._drop_plan_trap(t)
@@ -310,17 +311,22 @@ class Inferior(ProcessEvents):
             self._cont(t, binding.PTRACE_SINGLESTEP)
 
     def run_to(self, tid: int, address: int, min_sp: int) -> None:
+        self.run_to_any(tid, [(address, min_sp)])
+
+    def run_to_any(self, tid: int, targets: list[tuple[int, int]]) -> None:
+        """Resume every thread until `tid` reaches one of (address, with rsp >= min_sp)."""
         t = self.thread(tid)
+        for address, min_sp in targets:
 
-        def arrived(hit: int) -> bool:
-            return hit == tid and int(self.regs(self.threads[hit]).rsp) >= min_sp
+            def arrived(hit: int, min_sp: int = min_sp) -> bool:
+                return hit == tid and int(self.regs(self.threads[hit]).rsp) >= min_sp
 
-        bp = LogicalBreakpoint(
-            self.traps.new_internal_id(), address, temporary=True, internal=True,
-            condition=arrived, reports=StopReason.STEP,
-        )  # fmt: skip
-        self.insert_trap(self.traps.add(bp, b""))
-        t.plan_trap = bp.id
+            bp = LogicalBreakpoint(
+                self.traps.new_internal_id(), address, temporary=True, internal=True,
+                condition=arrived, reports=StopReason.STEP,
+            )  # fmt: skip
+            self.insert_trap(self.traps.add(bp, b""))
+            t.plan_traps.append(bp.id)
         self.resume()
 
     def sp(self, tid: int) -> int:
@@ -575,8 +581,7 @@ class Inferior(ProcessEvents):
         if stop_ids:  # a user's breakpoint wins over the engine's own reasons
             return Stopped(StopReason.BREAKPOINT, t.tid, breakpoint_ids=tuple(stop_ids), address=trap.address)
         if internal_reason is not None:
-            if t.plan_trap in finished:
-                t.plan_trap = None
+            t.plan_traps = [ident for ident in t.plan_traps if ident not in finished]
             return Stopped(internal_reason, t.tid, address=trap.address, description=note)
         return _RESUME
 

@@ -355,6 +355,21 @@ class SourceLevel:
 
         self._call(go)
 
+    def run_until(self, thread_id: int, location: str) -> None:
+        def go() -> None:
+            inferior = self._require_stopped()
+            t = inferior.thread(thread_id)
+            places = self._source.resolve(location)
+            if not places:
+                raise ProtocolError(f'No location "{location}" in the program.')
+            plan = StepPlan(StepKind.UNTIL, thread_id, _Oracle(self, thread_id), inferior)
+            plan.targets = tuple(place.address for place in places)
+            self._forget_stop_state()
+            self.events.put(Continued(thread_id, all_threads=True))
+            inferior.start_plan(plan, int(inferior.regs(t).rip))
+
+        self._call(go)
+
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def step_instruction(self, thread_id: int) -> None:
             raise NotImplementedError

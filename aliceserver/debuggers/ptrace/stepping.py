@@ -53,6 +53,10 @@ class Control(Protocol):
         """Resume every thread until `tid` reaches `address` with rsp >= min_sp."""
         ...
 
+    def run_to_any(self, tid: int, targets: list[tuple[int, int]]) -> None:
+        """run_to, stopping at whichever of the (address, min_sp) comes first."""
+        ...
+
     def sp(self, tid: int) -> int: ...
 
 
@@ -76,6 +80,7 @@ class StepPlan:
     frame_sp: int = 0  # rsp when the step began: deeper frames have a lower one
     phase: Phase = Phase.STEPPING
     finish_value: Callable[[], VariableInfo | None] | None = None
+    targets: tuple[int, ...] = ()  # UNTIL: the locations to reach
     through_budget: int = _THROUGH_STEPS
     entry_sp: int | None = None  # rsp on entering a callee: its real code runs at this depth
 
@@ -84,6 +89,15 @@ class StepPlan:
         self.frame_sp = self.control.sp(self.tid)
         if self.kind is StepKind.OUT:
             return self._finish()
+        if self.kind is StepKind.UNTIL:
+            # The location in this frame or an outer one, or this frame's return: first wins.
+            stops = [(address, self.frame_sp) for address in self.targets]
+            caller = self.oracle.caller(self.tid)
+            if caller is not None:
+                stops.append(caller)
+            self.phase = Phase.RETURNING
+            self.control.run_to_any(self.tid, stops)
+            return None
         self.line = self.oracle.line_range(pc)
         if self.line is None:  # no line info here: run until this function returns
             return self._finish()
@@ -113,6 +127,9 @@ class StepPlan:
     def on_stop(self, stop: Stopped) -> Stopped | None:
         """The plan's thread stopped for a step or its trap: go on, or say what to report."""
         pc = stop.address if stop.address is not None else 0
+        if self.kind is StepKind.UNTIL:
+            reached = "location reached" if pc in self.targets else "the frame returned"
+            return Stopped(StopReason.STEP, self.tid, address=pc, description=reached)
         if self.kind is StepKind.OUT:
             return Stopped(
                 StopReason.FUNCTION_FINISHED, self.tid, address=pc,

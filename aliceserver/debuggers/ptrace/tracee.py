@@ -24,7 +24,7 @@ class Tracee:
     interrupt_sent: bool = False
     deferred_hit: bool = False  # hit a trap while others were being stopped: judged on resume
     plan: StepPlan | None = None  # a source-line step in progress
-    plan_trap: int | None = None  # the internal breakpoint the plan runs to
+    plan_traps: list[int] = field(default_factory=list)  # internal breakpoints the plan runs to
     gone: bool = False  # exited, or a zombie leader waiting for its threads
 
 
