@@ -341,6 +341,8 @@ class SourceLevel:
         if kind is StepKind.INSTRUCTION:
             self.step_instruction(thread_id)
             return
+        if kind is StepKind.UNTIL:
+            raise ProtocolError("until needs a location: use run_until(thread_id, location)")
 
         def go() -> None:
             inferior = self._require_stopped()
