@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from aliceserver.debuggers.events import LocationBreakpointChanged, Output, Stopped, StopReason
+from aliceserver.debuggers.events import (
+    LocationBreakpointChanged,
+    Output,
+    Progress,
+    Stopped,
+    StopReason,
+)
 from aliceserver.debuggers.model import CatchKind, LaunchConfig, WatchKind
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.errors import AliceError
@@ -198,3 +204,28 @@ def test_run_until_a_location_or_the_frame_return(
     with pytest.raises(AliceError):
         debugger.run_until(reached.thread_id, "no_such_place_at_all")
     assert continue_to_exit(debugger, events).code == 0
+
+
+def test_progress_while_an_index_is_built(
+    builder: Builder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # an empty index cache
+    program = builder.build("bp_features")
+    for cached in (False, True):
+        debugger = PtraceDebugger()
+        try:
+            debugger.launch(LaunchConfig(str(program)))
+            assert debugger.resolve_location("visit")
+            seen = []
+            while not debugger.events.empty():
+                event = debugger.events.get_nowait()
+                if isinstance(event, Progress) and event.ident == f"symbols:{program}":
+                    seen.append(event)
+        finally:
+            debugger.close()
+        if cached:
+            assert seen == []  # read from the cache: nothing to watch
+        else:
+            assert seen and seen[0].percent == 0.0 and not seen[0].done
+            assert seen[-1].done and seen[-1].percent == 100.0
+            assert seen[0].title == "Loading debug info of bp_features"

@@ -104,7 +104,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
         self._symbols = ProcessSymbols(self._elf_cache)
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._read_raw)
         self._disassembler = Disassembler()
-        self._source = SourceSymbols(self._symbols)
+        self._source = SourceSymbols(self._symbols, report=self.events.put)
         self._variables = VariableStore(self._symbolize)
         self._frames: dict[int, list[UnwoundFrame]] = {}
         self._location_breakpoints = {}
@@ -316,7 +316,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
 
     def _load_image(self, inferior: Inferior, *, at_launch: bool) -> None:
         """Symbols of the new image, the shared-library trap, and the user's traps."""
-        self._source = SourceSymbols(self._symbols)
+        self._source = SourceSymbols(self._symbols, report=self.events.put)
         try:
             loaded, r_brk = self._tracker.start(inferior.pid)
         except (AliceError, OSError) as error:

@@ -8,9 +8,11 @@ link-time; a module's `base` (load bias) turns them into runtime ones.
 from __future__ import annotations
 
 import logging
+import os
 import re
-from typing import Mapping
+from typing import Callable, Mapping
 
+from aliceserver.debuggers.events import Progress
 from aliceserver.debuggers.model import (
     CodeLocation,
     Module,
@@ -92,8 +94,14 @@ class _RowCache:
 
 
 class SourceSymbols:
-    def __init__(self, symbols: ProcessSymbols, cache: IndexCache | None = None) -> None:
+    def __init__(
+        self,
+        symbols: ProcessSymbols,
+        cache: IndexCache | None = None,
+        report: Callable[[Progress], None] | None = None,
+    ) -> None:
         self.symbols = symbols
+        self._report = report
         self._cache = cache if cache is not None else IndexCache()
         self._debug: dict[tuple[str, int], DebugInfo | None] = {}
         self._values: dict[tuple[str, int], ModuleSymbols | None] = {}
@@ -110,11 +118,32 @@ class SourceSymbols:
             info = None
             if image is not None:
                 try:
-                    info = DebugInfo.load(image, cache=self._cache)
+                    info = DebugInfo.load(image, cache=self._cache, progress=self._progress(module))
                 except AliceError as error:
                     log.warning("debug info of %s unusable: %s", module.path, error)
             self._debug[key] = info
         return self._debug[key]
+
+    def _progress(self, module: Module) -> Callable[[str, float | None], None] | None:
+        """Progress events for building a module's index (a cached load is silent: it is
+        over before anyone could watch it)."""
+        report = self._report
+        if report is None:
+            return None
+        ident = f"symbols:{module.path}"
+        started = False
+
+        def progress(message: str, fraction: float | None) -> None:
+            nonlocal started
+            done = fraction is not None and fraction >= 1.0
+            if not started and done:
+                return
+            started = True
+            percent = None if fraction is None else round(100 * fraction, 1)
+            title = f"Loading debug info of {os.path.basename(module.path)}"
+            report(Progress(ident, title, message, percent, done))
+
+        return progress
 
     def debug_image(self, module: Module) -> ElfImage | None:
         """The ELF file holding the module's DWARF and full symbol table: the module itself,
