@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import struct
+import threading
 import time
 
 import pytest
@@ -181,3 +182,39 @@ def test_write_vector_registers(debugger: PtraceDebugger, events: EventLog, buil
         debugger.write_vector_register(tid, "zmm40", bytes(64))
     assert continue_to_exit(debugger, events).code == 0
     assert "show 2.75" in events.output()
+
+
+def test_driven_from_many_threads_at_once(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    """Eight client threads use one stopped session at once: every answer is right."""
+    launch(debugger, builder.build("engine_extras"), ["pair"])
+    debugger.insert_breakpoint(debugger.lookup_symbol("tick_a"), temporary=True)
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    expected_pc = debugger.read_registers(stop.thread_id)["rip"]
+    expected_code = debugger.read_memory(expected_pc, 16)
+    expected_threads = debugger.threads()
+    failures: list[str] = []
+
+    def client(index: int) -> None:
+        for round_ in range(100):
+            try:
+                assert debugger.read_registers(stop.thread_id)["rip"] == expected_pc
+                assert debugger.read_memory(expected_pc, 16) == expected_code
+                assert debugger.threads() == expected_threads
+                bp = debugger.insert_breakpoint(debugger.lookup_symbol("tick_b"))
+                debugger.remove_breakpoint(bp.id)
+            except Exception as error:  # collected: the test thread reports them
+                failures.append(f"client {index}, round {round_}: {error!r}")
+                return
+
+    clients = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+    for thread in clients:
+        thread.start()
+    for thread in clients:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in clients), "a client thread hung"
+    assert failures == []
+    assert debugger.breakpoints() == []
+    debugger.kill()
+    events.wait_for(Exited)
