@@ -169,7 +169,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
                 if tid:
                     inferior.handle(tid, status)
                 else:
-                    inferior.exit_event = inferior.exit_event or _lost(inferior.pid)
+                    inferior.exit_event = inferior.exit_event or Exited(inferior.pid, None)
                 if inferior.parked:
                     self._drain_commands()
                     if self._inferior is inferior and inferior.run is Run.RUNNING:
@@ -401,14 +401,10 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
         self._process = ProcessInfo(pid, program, attached=True)
         self.events.put(ProcessStarted(pid, program, attached=True))
         self._load_image(inferior, at_launch=False)
-        self.events.put(Stopped(StopReason.PAUSE, pid, address=self._pc(inferior, pid)))
+        leader = inferior.threads.get(pid)  # absent when the leader is a zombie
+        address = inferior.pc_or_none(leader) if leader is not None else None
+        self.events.put(Stopped(StopReason.PAUSE, pid, address=address))
         return self._process
-
-    def _pc(self, inferior: Inferior, tid: int) -> int | None:
-        try:
-            return int(inferior.regs(inferior.thread(tid)).rip)
-        except (OSError, TargetError):
-            return None
 
     def detach(self) -> None:
         self._call(self._detach)
@@ -523,7 +519,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
                 state = inferior.state_of(t)
                 if state is ThreadState.EXITED:
                     continue
-                pc = self._pc(inferior, t.tid) if state is ThreadState.STOPPED else None
+                pc = inferior.pc_or_none(t) if state is ThreadState.STOPPED else None
                 result.append(ThreadInfo(t.tid, _thread_name(inferior.pid, t.tid), state, pc))
             return result
 
@@ -576,10 +572,6 @@ def _thread_name(pid: int, tid: int) -> str:
             return comm.read().strip()
     except OSError:
         return ""
-
-
-def _lost(pid: int) -> Exited:
-    return Exited(pid, None)
 
 
 def _kill_and_reap(libc: binding.Libc, pid: int) -> None:

@@ -390,9 +390,9 @@ class Inferior(ProcessEvents):
         self.stop_all()
         if target is None or target.gone:
             target = next(t for t in self.threads.values() if not t.gone)
-        self._report(Stopped(StopReason.PAUSE, target.tid, address=self._pc_or_none(target)))
+        self._report(Stopped(StopReason.PAUSE, target.tid, address=self.pc_or_none(target)))
 
-    def _pc_or_none(self, t: Tracee) -> int | None:
+    def pc_or_none(self, t: Tracee) -> int | None:
         try:
             return int(self.regs(t).rip)
         except OSError:

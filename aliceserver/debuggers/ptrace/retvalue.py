@@ -14,18 +14,14 @@ from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
-    Encoding,
     StructType,
     Type,
     VoidType,
+    is_float,
     strip,
 )
 
 _INTEGER, _SSE = "integer", "sse"
-
-
-def _is_float(t: Type) -> bool:
-    return isinstance(t, BaseType) and t.encoding in (Encoding.FLOAT,)
 
 
 def _scalars(t: Type, offset: int) -> list[tuple[int, Type]]:
@@ -46,7 +42,7 @@ def _classes(t: Type) -> list[str]:
     """The class of each eightbyte of a small aggregate."""
     eightbytes = [_SSE] * ((t.size + 7) // 8)
     for offset, scalar in _scalars(t, 0):
-        if not _is_float(scalar):
+        if not is_float(scalar):
             eightbytes[offset // 8] = _INTEGER
     return eightbytes
 
@@ -61,9 +57,9 @@ def return_bytes(
     if isinstance(t, VoidType):
         return None, None
     size = t.size
-    if isinstance(t, BaseType) and _is_float(t) and size == 16 and vectors is not None:
+    if isinstance(t, BaseType) and is_float(t) and size == 16 and vectors is not None:
         return vectors.st[0] + bytes(6), None  # long double: x87 st0, 10 significant bytes
-    if isinstance(t, BaseType) and _is_float(t):
+    if isinstance(t, BaseType) and is_float(t):
         return (vectors.xmm[0][:size] if vectors is not None else None), None
     if isinstance(t, StructType) or isinstance(t, ArrayType):
         if size > 16 or size == 0:

@@ -21,11 +21,11 @@ from aliceserver.debuggers.model import (
     SymbolLocation,
 )
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
-from aliceserver.debuggers.symbols.dwarf.cfi import CfiTable, CfiTables, UnwindRow
+from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import die_name
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
+from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame, unwind_stack
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -34,10 +34,6 @@ from aliceserver.errors import AliceError, ProtocolError
 log = logging.getLogger(__name__)
 
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
-_ROW_CACHE = 4096
-# DWARF register numbers of x86-64 in gdb's names (System V psABI).
-DWARF_NAMES = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
-               "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip")  # fmt: skip
 
 
 def without_parameters(name: str) -> str:
@@ -56,43 +52,6 @@ def without_parameters(name: str) -> str:
     return name
 
 
-class _CachedTable:
-    """A CfiTable whose rows are remembered by pc: a breakpoint hit again and again unwinds
-    from the same pc, and finding its FDE is the costly part."""
-
-    def __init__(self, table: CfiTable) -> None:
-        self._table = table
-        self._rows: dict[int, UnwindRow | None] = {}
-
-    def row_at(self, link_pc: int) -> UnwindRow | None:
-        try:
-            return self._rows[link_pc]
-        except KeyError:
-            pass
-        row = self._table.row_at(link_pc)  # TargetError passes through, uncached
-        if len(self._rows) >= _ROW_CACHE:
-            self._rows.clear()
-        self._rows[link_pc] = row
-        return row
-
-
-class _RowCache:
-    """`Module -> table` for unwind_stack, over CfiTables, with rows cached per table."""
-
-    def __init__(self, tables: CfiTables) -> None:
-        self._tables = tables
-        self._cached: dict[int, _CachedTable] = {}
-
-    def __call__(self, module: Module) -> _CachedTable | None:
-        table = self._tables(module)
-        if table is None:
-            return None
-        cached = self._cached.get(id(table))
-        if cached is None or cached._table is not table:
-            cached = self._cached[id(table)] = _CachedTable(table)
-        return cached
-
-
 class SourceSymbols:
     def __init__(
         self,
@@ -108,7 +67,7 @@ class SourceSymbols:
         self._all: list[ModuleSymbols] = []
         self._debug_images: dict[str, ElfImage | None] = {}
         self._all_key: tuple[tuple[str, int], ...] = ()
-        self.cfi = _RowCache(CfiTables(symbols))
+        self.cfi = CfiTables(symbols)
 
     # --- per module -------------------------------------------------------------------
     def debug_info(self, module: Module) -> DebugInfo | None:
@@ -321,7 +280,7 @@ class SourceSymbols:
 
     # --- frames -----------------------------------------------------------------------
     def unwind(self, registers: Mapping[str, int], read: ReadMemory, limit: int) -> list[UnwoundFrame]:
-        return unwind_stack(registers, read, self.symbols, self.cfi, limit)  # type: ignore[arg-type]
+        return unwind_stack(registers, read, self.symbols, self.cfi, limit)
 
     def innermost(self, registers: Mapping[str, int], read: ReadMemory) -> UnwoundFrame:
         """Frame 0 alone with its CFA, the cheap way when the CFA is register + offset
@@ -335,9 +294,10 @@ class SourceSymbols:
                 row = table.row_at(pc - module.base)
             except AliceError:
                 row = None
-        if row is None or row.cfa.expression is not None or row.cfa.register >= len(DWARF_NAMES):
+        name = DWARF_REGISTERS.get(row.cfa.register) if row is not None else None
+        if row is None or row.cfa.expression is not None or name is None or name not in registers:
             return self.unwind(registers, read, limit=1)[0]
-        cfa = (registers[DWARF_NAMES[row.cfa.register]] + row.cfa.offset) & (1 << 64) - 1
+        cfa = (registers[name] + row.cfa.offset) & (1 << 64) - 1
         return UnwoundFrame(0, pc, cfa, registers, SymbolLocation(pc, None, 0, None), "first")
 
     def frame_function(self, frame: UnwoundFrame, lookup: int) -> str | None:

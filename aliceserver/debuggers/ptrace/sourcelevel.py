@@ -47,7 +47,7 @@ from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, strip
+from aliceserver.debuggers.symbols.dwarf.types import is_float
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.errors import ProtocolError, TargetError
@@ -211,7 +211,7 @@ class SourceLevel:
 
         def condition(tid: int) -> bool:
             value = evaluate(tree, self._eval_symbols(tid, 0, innermost_only=True))
-            return value.as_float() != 0.0 if _is_float(value) else value.as_int() != 0
+            return value.as_float() != 0.0 if is_float(value.type) else value.as_int() != 0
 
         return condition
 
@@ -403,11 +403,6 @@ class SourceLevel:
             return self._variables.describe(f"Value returned by {name or 'the function'}", value, top=True)
 
         return read
-
-
-def _is_float(value: Value) -> bool:
-    t = strip(value.type)
-    return isinstance(t, BaseType) and t.encoding is Encoding.FLOAT
 
 
 @dataclass(slots=True)

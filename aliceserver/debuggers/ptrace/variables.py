@@ -22,13 +22,10 @@ from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_val
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import ArrayType, Type, strip, type_name
-from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
+from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame
 from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, children
 from aliceserver.errors import ProtocolError, TargetError
 
-# DWARF register numbers of x86-64 (System V psABI) in gdb's names.
-DWARF_REGISTERS = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
-                   "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip")  # fmt: skip
 _MAX_REFERENCE = (1 << 31) - 1
 
 
@@ -58,9 +55,8 @@ class FrameView:
         return self.read(address, size)
 
     def register(self, regno: int) -> int | None:
-        if 0 <= regno < len(DWARF_REGISTERS):
-            return self.frame.registers.get(DWARF_REGISTERS[regno])
-        return None
+        name = DWARF_REGISTERS.get(regno)
+        return None if name is None else self.frame.registers.get(name)
 
     def cfa(self) -> int | None:
         return self.frame.cfa
@@ -69,9 +65,10 @@ class FrameView:
         self.write(address, data)
 
     def write_register(self, regno: int, value: int) -> None:
-        if self.set_register is None or not 0 <= regno < len(DWARF_REGISTERS):
+        name = DWARF_REGISTERS.get(regno)
+        if self.set_register is None or name is None:
             raise EvaluationError("registers of outer frames cannot be written")
-        self.set_register(DWARF_REGISTERS[regno], value)
+        self.set_register(name, value)
 
 
 @dataclass(slots=True)

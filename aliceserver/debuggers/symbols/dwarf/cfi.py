@@ -47,6 +47,7 @@ _SHT_NOBITS = 8
 _WANTED = (".eh_frame", ".eh_frame_hdr", ".debug_frame")
 _MAX_SECTION = 1 << 30  # a corrupt header must not make us allocate without bound
 _ROW_CACHE = 4096  # FDEs whose rows are kept per table
+_PC_CACHE = 4096  # pcs whose row is remembered per table
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +210,9 @@ class CfiTable:
             except TargetError as exc:
                 log.debug("%s: unusable .eh_frame_hdr: %s", path, exc)
         self._rows: OrderedDict[tuple[bool, int], list[UnwindRow]] = OrderedDict()
+        # The row per pc: a breakpoint hit again and again unwinds from the same pcs, and
+        # finding the FDE is the costly part.
+        self._by_pc: dict[int, UnwindRow | None] = {}
         self._lock = threading.Lock()
 
     @classmethod
@@ -239,6 +243,17 @@ class CfiTable:
     def row_at(self, link_pc: int) -> UnwindRow | None:
         """The rules in force at `link_pc`; None when no FDE covers it. TargetError when the
         covering FDE is malformed."""
+        with self._lock:
+            if link_pc in self._by_pc:
+                return self._by_pc[link_pc]
+        row = self._row_at(link_pc)  # a TargetError is not remembered
+        with self._lock:
+            if len(self._by_pc) >= _PC_CACHE:
+                self._by_pc.clear()
+            self._by_pc[link_pc] = row
+        return row
+
+    def _row_at(self, link_pc: int) -> UnwindRow | None:
         found = self._find(link_pc)
         if found is None:
             return None
