@@ -18,6 +18,7 @@ BENCHMARKS = {
     "bp_hits": "bench.bp_hits",
     "cond_bp": "bench.cond_bp",
     "dwarf_load": "bench.dwarf_load",
+    "first_stop": "bench.first_stop",
 }
 
 

@@ -81,6 +81,10 @@ class ElfImage:
         """Every defined symbol of .symtab and .dynsym plus `name@plt` stubs, by address."""
         return self._symtab().symbols()
 
+    def function_symbols(self) -> list[tuple[str, int, int]]:
+        """(name, link address, size) of every function symbol, unordered."""
+        return self._symtab().functions()
+
     def find_symbol(self, name: str) -> ElfSymbol | None:
         """The symbol called `name` (version suffixes ignored), a global function first."""
         return self._symtab().find(name)

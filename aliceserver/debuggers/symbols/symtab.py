@@ -170,6 +170,11 @@ class SymbolTable:
             self._all = [_symbol(e) for e in everything]
         return self._all
 
+    def functions(self) -> list[tuple[str, int, int]]:
+        """(name, address, size) of every function symbol: plain tuples, for indexes that
+        scan all of them (building an ElfSymbol per entry costs more than the scan)."""
+        return [(e[2], e[0], e[1]) for e in self._entries + self._synthetic if e[3] == "func"]
+
     def find(self, name: str) -> ElfSymbol | None:
         by_name = self._name_index()
         candidates = by_name.get(name)

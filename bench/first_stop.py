@@ -1,0 +1,157 @@
+"""Start to first stop on a large real program, side by side with gdb.
+
+Each run is a fresh process that starts the debugger, launches CPython (bench/large_program:
+built from Debian's source with -g, about 17 MB of DWARF), puts a breakpoint on a function,
+runs to it and shows the stop as gdb does (function, arguments, file:line). Figures, each the
+best of `--repeat` runs, as whole-process wall time and peak RSS:
+
+- ours first ever: no index cached at all (the program's, libc's and the loader's are built);
+- ours cold: the program's index not cached, the system libraries' cached (as after any
+  earlier session on this machine: their index is kept by build id);
+- ours warm: everything cached;
+- gdb, and gdb with its own index cache.
+
+Python's byte code is compiled beforehand and written (as after `pip install`), whatever
+PYTHONDONTWRITEBYTECODE says in this shell.
+
+`python -m bench.first_stop [--repeat N]`; `main(argv)` for `python -m bench`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench import large_program
+
+_CHILD = r"""
+import sys, time
+started = time.perf_counter()
+from aliceserver.debuggers.events import Exited, Stopped
+from aliceserver.debuggers.model import LaunchConfig, VariableScope
+from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+imported = time.perf_counter()
+program, function, *args = sys.argv[1:]
+debugger = PtraceDebugger()
+try:
+    debugger.launch(LaunchConfig(program, args=tuple(args)))
+    debugger.insert_location_breakpoint(function)
+    debugger.resume()
+    while not isinstance(event := debugger.events.get(timeout=120), (Stopped, Exited)):
+        pass
+    assert isinstance(event, Stopped), event
+    top = debugger.stack_trace(event.thread_id, 0, 1)[0]
+    params = debugger.frame_variables(event.thread_id, 0, VariableScope.ARGUMENTS)
+    shown = ", ".join(f"{v.name}={v.value}" for v in params)
+    where = f"{top.source.path}:{top.source.line}" if top.source else "??"
+    done = time.perf_counter()
+    print(f"{top.function} ({shown}) at {where} | import {imported - started:.3f} s, "
+          f"to stop {done - imported:.3f} s")
+finally:
+    debugger.close()
+"""
+
+
+def _run(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+    """(wall seconds, peak RSS in KiB, last line of output) of one process."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                            text=True)  # fmt: skip
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{args[0]} failed:\n{output}")
+    lines = output.strip().splitlines()
+    return elapsed, usage.ru_maxrss, lines[-1] if lines else ""
+
+
+def _dwarf_megabytes(program: Path) -> float:
+    out = subprocess.run(["readelf", "-SW", str(program)], capture_output=True, text=True).stdout
+    total = 0
+    for line in out.splitlines():
+        parts = line.replace("[ ", "[").split()
+        if len(parts) > 5 and parts[1].startswith(".debug_"):
+            total += int(parts[5], 16)
+    return total / 1e6
+
+
+def _program_cache_entry(cache_home: str, program: Path) -> Path:
+    """The index cache file of `program` in a cache rooted at `cache_home`."""
+    from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+    from aliceserver.debuggers.symbols.elf import ElfImage
+
+    image = ElfImage.load(str(program))
+    stat = program.stat()
+    cache = IndexCache(os.path.join(cache_home, "aliceserver", "index"))
+    return Path(cache.path_for(IndexCache.key_for(image.build_id, str(program),
+                                                  stat.st_mtime_ns, stat.st_size)))  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.first_stop", description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    program = large_program.build()
+    function, program_args = large_program.FUNCTION, list(large_program.ARGS)
+    print(f"program: CPython {program} ({_dwarf_megabytes(program):.1f} MB of DWARF), "
+          f"break {function}")  # fmt: skip
+    repo = Path(__file__).resolve().parent.parent
+    compileall.compile_dir(str(repo / "aliceserver"), quiet=1)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(repo) + os.pathsep + env.get("PYTHONPATH", "")
+    ours = [sys.executable, "-c", _CHILD, str(program), function, *program_args]
+    rows: list[tuple[str, float, int, str]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+
+        def best(name: str, runs: list[tuple[float, int, str]]) -> None:
+            seconds, rss, detail = min(runs)
+            rows.append((name, seconds, rss, detail))
+
+        first = []
+        for i in range(args.repeat):
+            first.append(_run(ours, {**env, "XDG_CACHE_HOME": os.path.join(scratch, f"f{i}")}))
+        best("ours first ever", first)
+        cache_home = os.path.join(scratch, "f0")
+        entry = _program_cache_entry(cache_home, program)
+        cold = []
+        for _ in range(args.repeat):
+            entry.unlink(missing_ok=True)
+            cold.append(_run(ours, {**env, "XDG_CACHE_HOME": cache_home}))
+        best("ours cold", cold)
+        best("ours warm", [_run(ours, {**env, "XDG_CACHE_HOME": cache_home})
+                           for _ in range(args.repeat)])  # fmt: skip
+        gdb = shutil.which("gdb")
+        if gdb:
+            command = [gdb, "-nx", "-batch", "-ex", f"break {function}", "-ex", "run",
+                       "--args", str(program), *program_args]  # fmt: skip
+            plain_env = {**env, "XDG_CACHE_HOME": os.path.join(scratch, "gdb-none")}
+            best("gdb", [_run(command, plain_env) for _ in range(args.repeat)])
+            gdb_env = {**env, "XDG_CACHE_HOME": os.path.join(scratch, "gdb-cache")}
+            indexed = command[:2] + ["-iex", "set index-cache enabled on"] + command[2:]
+            _run(indexed, gdb_env)  # fills gdb's cache
+            best("gdb index-cache", [_run(indexed, gdb_env) for _ in range(args.repeat)])
+    print(f"{'run':<18}{'wall s':>8}{'peak MB':>9}  stop")
+    for name, seconds, rss, detail in rows:
+        print(f"{name:<18}{seconds:>8.3f}{rss / 1024:>9.1f}  {detail[:110]}")
+    if gdb:
+        by_name = {name: seconds for name, seconds, _rss, _detail in rows}
+        gdb_time = by_name["gdb"]
+        print("ratio to gdb: " + ", ".join(
+            f"{name[5:]} {by_name[name] / gdb_time:.2f}"
+            for name in ("ours first ever", "ours cold", "ours warm")
+        ))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
