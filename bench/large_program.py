@@ -96,10 +96,12 @@ def build() -> Path:
         archive.extractall(work, filter="data")
     (source,) = [p for p in work.iterdir() if p.is_dir()]
     print(f"building {source.name} with -g (about a minute on two cores)", flush=True)
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    subprocess.run(["./configure", "--without-ensurepip"], cwd=source, check=True, **quiet)
+    quiet = subprocess.DEVNULL
+    subprocess.run(["./configure", "--without-ensurepip"], cwd=source, check=True,
+                   stdout=quiet, stderr=quiet)  # fmt: skip
     jobs = str(os.cpu_count() or 2)
-    subprocess.run(["make", f"-j{jobs}", "python"], cwd=source, check=True, **quiet)
+    subprocess.run(["make", f"-j{jobs}", "python"], cwd=source, check=True,
+                   stdout=quiet, stderr=quiet)  # fmt: skip
     program = source / "python"
     stamp.write_text(str(program))
     return program
