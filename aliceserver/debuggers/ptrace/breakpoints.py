@@ -116,10 +116,12 @@ class BreakpointControl:
         return self._call(lambda: self._insert_address_breakpoint(address, temporary, enabled, condition))
 
     def _insert_address_breakpoint(
-        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None
+        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None,
+        *, at_instruction: bool = False,
     ) -> BreakpointInfo:
+        """`at_instruction`: the caller knows `address` starts an instruction."""
         inferior = self._inferior
-        if inferior is not None:
+        if inferior is not None and not at_instruction:
             self._check_boundary(address)
         bp = LogicalBreakpoint(self._traps.new_id(), address, enabled, temporary, condition)
         trap = self._traps.add(bp, b"")

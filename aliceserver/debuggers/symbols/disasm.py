@@ -5,9 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-
-import capstone  # type: ignore[import-untyped, unused-ignore]
-from capstone import x86 as capstone_x86  # type: ignore[import-untyped, unused-ignore]
+from typing import TYPE_CHECKING, Any
 
 from aliceserver.debuggers.model import Instruction, SymbolLocation
 from aliceserver.errors import ProtocolError
@@ -16,8 +14,10 @@ log = logging.getLogger(__name__)
 
 Resolve = Callable[[int], SymbolLocation]
 
+if TYPE_CHECKING:
+    import capstone  # type: ignore[import-untyped, unused-ignore]
+
 SYNTAXES = ("intel", "att")
-_SYNTAX_OPTIONS = {"intel": capstone.CS_OPT_SYNTAX_INTEL, "att": capstone.CS_OPT_SYNTAX_ATT}
 _ADDRESS_MASK = (1 << 64) - 1
 BAD = "(bad)"  # what gdb and objdump print for bytes that decode to no instruction
 # Capstone writes numbers below 10 in decimal and the rest in hex; gdb and objdump write all
@@ -38,7 +38,12 @@ class Disassembler:
     def _handle(self, syntax: str) -> capstone.Cs:
         handle = self._handles.get(syntax)
         if handle is None:
-            option = _SYNTAX_OPTIONS.get(syntax)
+            # Imported on first use: capstone takes ~15 ms to import, a tenth of start-up,
+            # and many sessions reach their first stop without disassembling anything.
+            import capstone  # type: ignore[import-untyped, unused-ignore]
+
+            options = {"intel": capstone.CS_OPT_SYNTAX_INTEL, "att": capstone.CS_OPT_SYNTAX_ATT}
+            option = options.get(syntax)
             if option is None:
                 raise ProtocolError(
                     f"unknown disassembly syntax {syntax!r} (expected {' or '.join(SYNTAXES)})"
@@ -98,7 +103,7 @@ class Disassembler:
         return starts
 
 
-def _instruction(insn: capstone.CsInsn, resolve: Resolve | None) -> Instruction:
+def _instruction(insn: Any, resolve: Resolve | None) -> Instruction:
     address = int(insn.address)
     symbol = target = None
     if resolve is not None:
@@ -117,7 +122,10 @@ def _instruction(insn: capstone.CsInsn, resolve: Resolve | None) -> Instruction:
     )
 
 
-def _direct_target(insn: capstone.CsInsn) -> int | None:
+def _direct_target(insn: Any) -> int | None:
+    import capstone  # already loaded: insn came from it
+    from capstone import x86 as capstone_x86  # type: ignore[import-untyped, unused-ignore]
+
     if not (insn.group(capstone.CS_GRP_JUMP) or insn.group(capstone.CS_GRP_CALL)):
         return None
     operands = insn.operands
