@@ -17,9 +17,27 @@ def _parser() -> argparse.ArgumentParser:
         description="A debugger server (DAP, GDB/MI) over its own Linux ptrace engine.",
     )
     parser.add_argument("--version", action="version", version=f"aliceserver {__version__}")
+    parser.add_argument(
+        "--adapter", choices=("dap", "mcp"), help="serve this protocol (on stdio unless --port is given)"
+    )
+    parser.add_argument(
+        "--port", type=int, help="listen on this TCP port (0: any free port); one session per connection"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on with --port (default 127.0.0.1)"
+    )
+    parser.add_argument("--log-file", help="write the log here (default: standard error)")
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="DEBUG includes the wire traffic (the aliceserver.wire logger)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     # The demo parses its own arguments (including -h), so they pass through untouched.
     commands.add_parser("demo", help="run the built-in demonstration", add_help=False)
+    commands.add_parser("cli", help="debug from the shell (see `aliceserver cli --help`)", add_help=False)
     return parser
 
 
@@ -38,11 +56,34 @@ def _run_demo(args: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["cli"]:  # before the gdb check, which would take `cli` for a program
+        from aliceserver.adapters.cli.main import main as cli_main
+
+        return cli_main(argv[1:])
+    from aliceserver.adapters.mi.cli_args import looks_like_gdb
+
+    if looks_like_gdb(argv):  # gdb's command line (-i=mi, -q, PROG...): the MI front end
+        from aliceserver.adapters.mi.main import main as gdb_main
+
+        return gdb_main(argv)
     parser = _parser()
     options, _ = parser.parse_known_args(argv)
     if options.command == "demo":
         return _run_demo(argv[argv.index("demo") + 1 :])
-    parser.parse_args(argv)  # reports unknown options and exits
+    options = parser.parse_args(argv)  # reports unknown options and exits
+    if options.adapter == "mcp":
+        if options.port is not None:
+            parser.error("--adapter mcp serves on stdio only")
+        from aliceserver.serve_mcp import serve_mcp  # lazily: the MCP SDK is heavy
+
+        return serve_mcp(options)
+    if options.adapter == "dap":
+        # Imported lazily: `--version` and the demo do not need the adapter.
+        from aliceserver.serve import serve_dap
+
+        return serve_dap(options)
+    if options.port is not None:
+        parser.error("--port needs --adapter")
     parser.print_help(sys.stderr)
     return 2
 

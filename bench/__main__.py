@@ -19,6 +19,10 @@ BENCHMARKS = {
     "cond_bp": "bench.cond_bp",
     "dwarf_load": "bench.dwarf_load",
     "first_stop": "bench.first_stop",
+    "dap_roundtrip": "bench.dap_roundtrip",
+    "dap_load": "bench.dap_load",
+    "trace_calls": "bench.trace_calls",
+    "mi_next": "bench.mi_next",
 }
 
 

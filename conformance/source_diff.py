@@ -9,11 +9,11 @@ values of the frame's arguments and locals; `diff` compares the two records.
     python -m conformance.source_diff -v         # ... and each difference
     python -m conformance.source_diff basic-deep # only the named scenarios
 
-What counts as "the same" (see README.md): gdb shows inlined calls and tail calls as extra
-frames; the engine shows one frame per physical frame. So gdb's frames are grouped by
-physical frame (inline frames belong to the next real frame; tail-call frames, which gdb
-reconstructs from call-site DWARF, are dropped) and an engine frame agrees with a group when
-its function name and line are among the group's. Paths compare by basename.
+What counts as "the same" (see README.md): both sides show inlined calls as extra frames,
+and gdb also reconstructs tail calls from call-site DWARF. So both sides' frames are grouped
+by physical frame (inline frames belong to the next real frame; gdb's tail-call frames are
+dropped) and an engine group agrees with gdb's when their function names and lines meet.
+Paths compare by basename.
 """
 
 from __future__ import annotations
@@ -171,6 +171,22 @@ def engine_record(frame: StackFrame) -> FrameRecord:
     return FrameRecord(names, positions, frame.pc, frame.signal_trampoline)
 
 
+def engine_groups(trace: Sequence[StackFrame]) -> list[FrameRecord]:
+    """The engine's frames grouped as gdb_groups does (inline frames join the next one)."""
+    groups: list[FrameRecord] = []
+    names: list[str] = []
+    positions: list[tuple[str, int]] = []
+    for frame in trace:
+        record = engine_record(frame)
+        names += record.functions
+        positions += record.positions
+        if frame.inlined:
+            continue
+        groups.append(FrameRecord(tuple(names), tuple(positions), frame.pc, frame.signal_trampoline))
+        names, positions = [], []
+    return groups
+
+
 def frame_agrees(gdb: FrameRecord, engine: FrameRecord) -> bool:
     if gdb.signal_trampoline or engine.signal_trampoline:
         # gdb prints no name for it (`<signal handler called>`): being one is what counts.
@@ -314,7 +330,7 @@ def _engine_stop(dbg: Any, stop: Stopped, values: bool) -> StopRecord:
     return StopRecord(
         function=top.function if top is not None else None,
         position=(file, top.source.line) if top is not None and top.source and file else None,
-        frames=tuple(engine_record(frame) for frame in trace),
+        frames=tuple(engine_groups(trace)),
         arguments=arguments,
         locals=local_values,
     )
@@ -412,6 +428,9 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("basic-qsort", "src_basic", "c", "@compare", ("continue",), compare_values=False),
     Scenario("basic-signal", "src_basic", "c", "@handler", ("next",), quiet_signals=(SIGUSR1,)),
     Scenario("opt-O2", "src_opt", "c", "@opt_after", (), flags=("-g", "-O2"), compare_values=False),
+    # gdb lists a variable dropped from an inlined copy twice (copy and abstract origin): no values.
+    Scenario("inline-O2", "src_inline", "c", "clamp", ("finish", "next", "continue", "step", "step"),
+             flags=("-g", "-O2"), compare_values=False),  # fmt: skip
     Scenario("cpp-method", "src_cpp", "c++", "ns::Counter::add", ("next", "finish")),
     Scenario("cpp-overloads", "src_cpp", "c++", "ns::over", ("continue", "finish")),
     Scenario("cpp-template", "src_cpp", "c++", "@twice", ("next", "continue", "next")),

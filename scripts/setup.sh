@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepare a machine to build and test aliceserver: the C toolchain and gdb (tests build and
-# debug real programs), then a virtual environment in .venv with the package installed
+# debug real programs), lldb-16 (the reference DAP adapter), Node.js and the npm packages of
+# the client tests, then a virtual environment in .venv with the package installed
 # editable. Idempotent: a second run with nothing to do takes well under a second.
 set -euo pipefail
 
@@ -16,6 +17,20 @@ missing=()
 for tool in gcc g++ gdb make; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
+# lldb-vscode-16, the reference DAP adapter: conformance/dap_diff, bench dap_roundtrip and
+# the client tests compare against it.
+command -v lldb-vscode-16 >/dev/null 2>&1 || missing+=("lldb-16")
+# Node.js runs the third-party DAP client tests (tests/clients); any node/npm already on
+# PATH (nodesource, nvm...) is used as is.
+command -v node >/dev/null 2>&1 || missing+=("nodejs")
+command -v npm >/dev/null 2>&1 || missing+=("npm")
+# The GDB/MI client tests (tests/clients) drive Emacs's M-x gdb and Vim's :Termdebug in a
+# private tmux server. termdebug's default mode needs a Vim built with +terminal (Debian's
+# `vim` package; vim-tiny lacks it); any Emacs (28+) will do, emacs-nox is the smallest.
+command -v emacs >/dev/null 2>&1 || missing+=("emacs-nox")
+{ command -v vim >/dev/null 2>&1 && vim --version 2>/dev/null | grep -q '+terminal'; } ||
+    missing+=("vim")
+command -v tmux >/dev/null 2>&1 || missing+=("tmux")
 
 # Pick a Python >= 3.11: $PYTHON if set, else the first suitable python3.x on PATH.
 python_ok() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
@@ -52,6 +67,24 @@ if [ "${#missing[@]}" -gt 0 ]; then
         $SUDO apt-get update -qq
         $SUDO env DEBIAN_FRONTEND=noninteractive \
             apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+fi
+
+# --- npm packages for the client tests (tests/clients) ------------------------------------
+# `npm ci` from the committed package-lock.json, redone only when the lock file changes.
+CLIENTS="$ROOT/tests/clients"
+if [ -f "$CLIENTS/package-lock.json" ] && command -v npm >/dev/null 2>&1; then
+    lock="$(sha256sum "$CLIENTS/package-lock.json" | cut -d' ' -f1)"
+    npm_stamp="$CLIENTS/node_modules/.aliceserver-setup"
+    if [ ! -f "$npm_stamp" ] || [ "$(cat "$npm_stamp")" != "$lock" ]; then
+        say "installing the npm packages of tests/clients"
+        if ! (cd "$CLIENTS" && npm ci --no-audit --no-fund --loglevel=error) \
+            >"$CLIENTS/npm.log" 2>&1; then
+            tail -n 40 "$CLIENTS/npm.log" >&2
+            die "npm ci failed in tests/clients (full log: tests/clients/npm.log)"
+        fi
+        rm -f "$CLIENTS/npm.log"
+        echo "$lock" >"$npm_stamp"
     fi
 fi
 

@@ -18,6 +18,7 @@ from aliceserver.debuggers.model import (
     CatchKind,
     CodeLocation,
     Frame,
+    FunctionSymbol,
     Instruction,
     LaunchConfig,
     LocationBreakpointInfo,
@@ -40,6 +41,35 @@ from aliceserver.debuggers.model import (
 # Decides on the tracer thread whether a hit stops; the argument is the thread id.
 # Returning False counts the hit and lets the program go on without a Stopped event.
 BreakpointCondition = Callable[[int], bool]
+
+
+class CallEntry(Protocol):
+    """A call of a traced function at its first instruction; valid only inside the hook."""
+
+    thread_id: int
+    cfa: int  # the call's frame (rsp + 8 at entry); its CallExit carries the same
+
+    def arguments(self) -> list[tuple[str, str]]:
+        """(name, value) of each parameter, read per the ABI and formatted as gdb does."""
+        ...
+
+
+class CallExit(Protocol):
+    """A traced call returning (at its `ret`); valid only inside the hook."""
+
+    thread_id: int
+    cfa: int
+
+    def return_value(self) -> str | None:
+        """The value returned, formatted; None for void or when unreadable."""
+        ...
+
+
+# Both run on the tracer thread while the thread is stopped; the program never stops for
+# them. They must be quick and must not call the debugger. The entry hook returns whether
+# this call's return is wanted (False: sampled out, no CallExit for it).
+CallEntryHook = Callable[[CallEntry], bool]
+CallExitHook = Callable[[CallExit], None]
 
 
 @runtime_checkable
@@ -119,6 +149,16 @@ class IDebugger(Protocol):
 
     def remove_breakpoint(self, breakpoint_id: int) -> None: ...
 
+    def trace_calls(
+        self, function: FunctionSymbol, on_entry: CallEntryHook, on_exit: CallExitHook, *, depth: int = 1
+    ) -> int:
+        """Report every call of `function` (entry with arguments, return with its value,
+        values formatted `depth` levels deep) without stopping the program; works while it
+        runs. Invisible to `breakpoints()`. Returns an id for `untrace_calls`."""
+        ...
+
+    def untrace_calls(self, trace_id: int) -> None: ...
+
     def insert_location_breakpoint(
         self,
         location: str,
@@ -168,6 +208,10 @@ class IDebugger(Protocol):
     def modules(self) -> list[Module]: ...
 
     def lookup_address(self, address: int) -> SymbolLocation: ...
+
+    def functions(self) -> list[FunctionSymbol]:
+        """Every function of the loaded modules that have line info (for trace patterns)."""
+        ...
 
     def lookup_symbol(self, name: str) -> int:
         """Runtime address of a symbol (function or object); TargetError if none."""
@@ -238,6 +282,8 @@ class IDebugger(Protocol):
         ...
 
     def step(self, thread_id: int, kind: StepKind) -> None:
-        """Source-line stepping (into / over / out) or one instruction. A Stopped(STEP) or
+        """Source-line stepping (into / over / out), one instruction, or UNTIL: gdb's
+        `until` without argument, a `next` that does not go back in loops (it stops at a
+        line after the current one, or when the frame returns). A Stopped(STEP) or
         Stopped(FUNCTION_FINISHED) follows; a breakpoint or signal on the way wins."""
         ...

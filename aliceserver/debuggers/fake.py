@@ -22,6 +22,7 @@ import aliceserver.debuggers.events as ev
 import aliceserver.debuggers.model as m
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.fake_source import FakeSourceLevel
+from aliceserver.debuggers.fake_trace import FakeCallTracing
 from aliceserver.errors import TargetError
 
 logger = logging.getLogger(__name__)
@@ -110,7 +111,7 @@ def _locked(method: _F) -> _F:
     return cast(_F, wrapper)
 
 
-class FakeDebugger(FakeSourceLevel):
+class FakeDebugger(FakeSourceLevel, FakeCallTracing):
     """Every IDebugger method over a simulated program; safe to call from any thread."""
 
     def __init__(self, program: FakeProgram | None = None) -> None:
@@ -126,6 +127,8 @@ class FakeDebugger(FakeSourceLevel):
         self._lock = threading.RLock()
         self._policies: dict[int, m.SignalPolicy] = {}
         self._next_id = 1
+        self._fake_traces = {}
+        self._next_trace = 0
         self.stdin = bytearray()  # what the last program was given on its standard input
         self.stdin_closed = False
         self._reset()
@@ -453,10 +456,12 @@ class FakeDebugger(FakeSourceLevel):
                 self.write_memory(regs["rsp"], value.to_bytes(8, "little"))
             regs["rbp"] = regs["rsp"]
             following = self._functions[insn.call]
+            self._traced_entry(thread.tid, self._address(following), thread.frames[-1][1])
         elif insn.ret:
             if not thread.frames:
                 return self._exit()
             following, regs["rsp"], regs["rbp"] = thread.frames.pop()
+            self._traced_return(thread.tid, regs["rsp"], regs["rax"])
         if insn.store:
             self._store(*insn.store)
         if following >= len(self.program.instructions):
@@ -548,6 +553,14 @@ class FakeDebugger(FakeSourceLevel):
         index = self._index(thread.regs["rip"])
         assert index is not None  # write_register keeps rip on an instruction
         return index
+
+    def _function_symbols(self) -> list[m.FunctionSymbol]:
+        if self._process is None:
+            return []
+        return [
+            m.FunctionSymbol(name, self._address(index), INSN_SIZE, None, self._process.program)
+            for name, index in self._functions.items()
+        ]
 
     def _main_module(self, info: m.ProcessInfo) -> m.Module:
         size = INSN_SIZE * len(self.program.instructions)

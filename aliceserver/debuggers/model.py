@@ -199,6 +199,7 @@ class StackFrame:
     module: str | None
     symbol: SymbolLocation
     signal_trampoline: bool = False  # gdb's <signal handler called>
+    inlined: bool = False  # an inlined call: shares pc and CFA with the frame after it
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,4 +245,17 @@ class StepKind(enum.Enum):
     OVER = "over"  # gdb's next
     OUT = "out"  # gdb's finish
     INSTRUCTION = "instruction"  # stepi
-    UNTIL = "until"  # run to a location or until the frame returns (gdb's until LOCATION)
+    # step(): gdb's `until`, a next that does not go back in loops; run_until(): gdb's
+    # `until LOCATION`, to a location or until the frame returns.
+    UNTIL = "until"
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSymbol:
+    """A function of the program or a library with line info (what tracing patterns match)."""
+
+    name: str  # qualified, without the parameter list: `ns::Counter::add`
+    address: int  # runtime entry (before the prologue)
+    size: int
+    source: SourcePosition | None  # where its code starts
+    module: str

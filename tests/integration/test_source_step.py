@@ -24,7 +24,9 @@ pytestmark = [
 
 BASIC = PROGRAMS_DIR / "src_basic.c"
 THREADS = PROGRAMS_DIR / "src_threads.c"
-KINDS = {"next": StepKind.OVER, "step": StepKind.INTO, "finish": StepKind.OUT}
+UNTIL = PROGRAMS_DIR / "src_until.c"
+KINDS = {"next": StepKind.OVER, "step": StepKind.INTO, "finish": StepKind.OUT,
+         "until": StepKind.UNTIL}
 
 
 def line_of(name: str, source: Path = BASIC) -> int:
@@ -244,3 +246,24 @@ def test_other_threads_breakpoint_during_next_is_reported(
         pytest.fail(f"the program did not exit:\n{events.describe()}")
     assert event.code == 0
     assert "released=1 hits=1" in events.output()
+
+
+def test_until_leaves_loops_like_gdb(debugger: Any, events: EventLog, builder: Builder) -> None:
+    """gdb's `until`: at a loop's end it does not go back to the loop's start, it runs on
+    to the first line after the loop; elsewhere it is `next`; then out to the caller."""
+    actions = ["next", "next", "next", *["until"] * 8]
+    got = compare_actions(debugger, events, builder.build("src_until"), "sum_to", actions)
+    assert got[2:4] == [("sum_to", line_of("for", UNTIL)), ("sum_to", line_of("after_for", UNTIL))]
+    assert ("sum_to", line_of("sum_done", UNTIL)) in got
+    assert got[-1] == ("main", line_of("main_for", UNTIL))
+
+
+def test_until_runs_a_loop_with_calls_to_its_end(
+    debugger: Any, events: EventLog, builder: Builder
+) -> None:
+    """No breakpoint in the loop (gdb would report it): the calls in the body are stepped
+    over on every round until the loop exits."""
+    got = compare_actions(
+        debugger, events, builder.build("src_until"), "main", ["next", "next", "next", "until"]
+    )
+    assert got[2:] == [("main", line_of("main_for", UNTIL)), ("main", line_of("main_print", UNTIL))]

@@ -101,7 +101,8 @@ def compile_cached(
         # rustc writes side files in its working directory: keep them in the cache.
         result = subprocess.run(cmd, capture_output=True, text=True, cwd=target.parent)
         if result.returncode != 0:
-            os.unlink(tmp)
+            if os.path.exists(tmp):  # gcc removes its output when the link fails
+                os.unlink(tmp)
             raise BuildError(f"{' '.join(cmd)} failed:\n{result.stderr}")
         os.chmod(tmp, 0o755)
         os.replace(tmp, target)

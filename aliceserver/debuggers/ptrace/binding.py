@@ -169,7 +169,8 @@ class ProcessMemory:
         self._fd = os.open(f"/proc/{pid}/mem", os.O_RDWR | os.O_CLOEXEC)
 
     def read(self, address: int, size: int) -> bytes:
-        if address < 0 or size < 0 or address + size > 1 << 64:
+        # The file offset is an off_t: past 2**63 (kernel space) pread would overflow.
+        if address < 0 or size < 0 or address + size > 1 << 63:
             raise OSError(14, "bad address")  # EFAULT
         data = b""
         while len(data) < size:
@@ -180,6 +181,8 @@ class ProcessMemory:
         return data
 
     def write(self, address: int, data: bytes) -> None:
+        if address < 0 or address + len(data) > 1 << 63:
+            raise OSError(14, "bad address")  # EFAULT
         written = 0
         while written < len(data):
             n = os.pwrite(self._fd, data[written:], address + written)

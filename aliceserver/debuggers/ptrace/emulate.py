@@ -93,7 +93,21 @@ class Load:
         regs.rip += self.length
 
 
-Plan = Advance | Push | MoveRegister | StoreToFrame | Load
+@dataclass(frozen=True, slots=True)
+class Return:
+    """ret / ret imm16 (also with a rep or bnd prefix): pop the pc. Function tracing traps
+    every `ret` of a traced function, so this one saves a single-step per traced call."""
+
+    pop: int  # bytes popped after the return address (ret imm16)
+    length: int
+
+    def apply(self, regs: UserRegs, read: ReadMemory, write: WriteMemory) -> None:
+        target = int.from_bytes(read(regs.rsp, 8), "little")
+        regs.rsp = (regs.rsp + 8 + self.pop) & 0xFFFFFFFFFFFFFFFF
+        regs.rip = target
+
+
+Plan = Advance | Push | MoveRegister | StoreToFrame | Load | Return
 
 _ENDBR64 = b"\xf3\x0f\x1e\xfa"
 
@@ -136,6 +150,11 @@ def plan_for(code: bytes) -> Plan | None:
     nop = _nop_length(code)
     if nop is not None:
         return Advance(nop)
+    prefix = 1 if code[0] in (0xF2, 0xF3) else 0  # bnd ret, repz ret
+    if code[prefix : prefix + 1] == b"\xc3":
+        return Return(0, prefix + 1)
+    if code[prefix : prefix + 1] == b"\xc2" and len(code) >= prefix + 3:
+        return Return(int.from_bytes(code[prefix + 1 : prefix + 3], "little"), prefix + 3)
     rex = 0
     at = 0
     if 0x40 <= code[0] <= 0x4F:

@@ -42,6 +42,7 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
+from aliceserver.debuggers.ptrace.calltrace import CallTracing
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
@@ -89,7 +90,7 @@ class _Command:
             self.future.set_exception(error)
 
 
-class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
+class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
     def __init__(self) -> None:
         self.events: queue.Queue[Event] = queue.Queue()
         self._commands: queue.SimpleQueue[_Command | None] = queue.SimpleQueue()
@@ -107,7 +108,10 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
         self._source = SourceSymbols(self._symbols, report=self.events.put)
         self._variables = VariableStore(self._symbolize)
         self._frames: dict[int, list[UnwoundFrame]] = {}
+        self._inline_hidden: dict[int, int] = {}  # thread -> inline frames hidden at its stop
         self._location_breakpoints = {}
+        self._call_traces = {}
+        self._function_lists = {}
         self._next_location_id = 0
         self._pump: OutputPump | None = None
         self._stdin: int | None = None
@@ -316,6 +320,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
 
     def _load_image(self, inferior: Inferior, *, at_launch: bool) -> None:
         """Symbols of the new image, the shared-library trap, and the user's traps."""
+        self._source.close()
         self._source = SourceSymbols(self._symbols, report=self.events.put)
         try:
             loaded, r_brk = self._tracker.start(inferior.pid)
@@ -445,6 +450,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
         self._commands.put(None)
         if threading.current_thread() is not self._tracer:
             self._tracer.join(timeout=10)
+        self._source.close()
         if self._pump is not None:
             self._pump.close()
             self._pump = None
@@ -478,6 +484,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel):
     def _forget_stop_state(self) -> None:
         """Frames and variable references describe one stop only."""
         self._frames.clear()
+        self._inline_hidden.clear()
         self._variables.clear()
 
     def resume(self, thread_id: int | None = None) -> None:

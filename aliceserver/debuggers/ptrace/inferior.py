@@ -92,6 +92,7 @@ class Inferior(ProcessEvents):
         self.parked: list[Tracee] = []  # threads stopped only to wake the tracer
         self.vfork_traps_removed = False
         self.exit_event: Exited | None = None
+        self.last_stop: Stopped | None = None  # the last stop reported to the client
         self.strays: list[int] = []
         self.moribund: set[int] = set()
         self._collecting = False  # inside _stop_others: breakpoint hits are deferred  # traps removed while threads ran (see remove_trap)  # our children we stopped tracing (a fork parent we left)
@@ -341,6 +342,7 @@ class Inferior(ProcessEvents):
         if self.exit_event is not None:
             return
         self.run = Run.STOPPED
+        self.last_stop = stop
         self._flush_output()
         self.events.put(stop)
 

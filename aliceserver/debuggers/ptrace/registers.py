@@ -11,7 +11,9 @@ from aliceserver.errors import TargetError
 _MASK64 = (1 << 64) - 1
 _NAMES = frozenset(binding.REGISTER_NAMES)
 _FXSAVE_SIZE = 512
-_XSTATE_MAX = 4096
+# Room for the whole XSAVE area: with AVX-512 and AMX tiles it passes 11 KiB, and the kernel
+# refuses (EFAULT) a SETREGSET of anything but the whole area.
+_XSTATE_MAX = 64 * 1024
 _YMM_HIGH_OFFSET = 576  # the AVX component of the standard-format XSAVE area
 _XSTATE_BV_OFFSET = 512
 _AVX_BIT = 1 << 2

@@ -10,7 +10,11 @@ from __future__ import annotations
 import logging
 import os
 import re
+from dataclasses import replace
+from functools import partial
 from typing import Callable, Mapping
+
+from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.events import Progress
 from aliceserver.debuggers.model import (
@@ -22,13 +26,21 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
-from aliceserver.debuggers.symbols.dwarf.dies import die_name
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
+from aliceserver.debuggers.symbols.dwarf.inlines import (
+    InlineFinder,
+    breakpoint_address,
+    inline_sites,
+)
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame, unwind_stack
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.debuggers.symbols.tls import ModuleTls, tls_segment
 from aliceserver.errors import AliceError, ProtocolError
 
 log = logging.getLogger(__name__)
@@ -64,10 +76,22 @@ class SourceSymbols:
         self._cache = cache if cache is not None else IndexCache()
         self._debug: dict[tuple[str, int], DebugInfo | None] = {}
         self._values: dict[tuple[str, int], ModuleSymbols | None] = {}
-        self._all: list[ModuleSymbols] = []
+        self._all: list[tuple[Module, ModuleSymbols]] = []
         self._debug_images: dict[str, ElfImage | None] = {}
+        self._name_indexes: dict[str, GlobalNameIndex] = {}  # by debug file path
         self._all_key: tuple[tuple[str, int], ...] = ()
         self.cfi = CfiTables(symbols)
+        self._inline_finders: dict[str, InlineFinder | None] = {}  # by module path
+
+    def close(self) -> None:
+        """Close the files the DWARF readers keep open (a new image, or the session ended);
+        without this they stay open until the garbage collector finds them."""
+        for values in self._values.values():
+            if values is not None:
+                values.units.close()
+        self._values.clear()
+        self._all = []
+        self._all_key = ()
 
     # --- per module -------------------------------------------------------------------
     def debug_info(self, module: Module) -> DebugInfo | None:
@@ -83,13 +107,15 @@ class SourceSymbols:
             self._debug[key] = info
         return self._debug[key]
 
-    def _progress(self, module: Module) -> Callable[[str, float | None], None] | None:
+    def _progress(
+        self, module: Module, title: str = "Loading debug info of", kind: str = "symbols"
+    ) -> Callable[[str, float | None], None] | None:
         """Progress events for building a module's index (a cached load is silent: it is
         over before anyone could watch it)."""
         report = self._report
         if report is None:
             return None
-        ident = f"symbols:{module.path}"
+        ident = f"{kind}:{module.path}"
         started = False
 
         def progress(message: str, fraction: float | None) -> None:
@@ -99,8 +125,8 @@ class SourceSymbols:
                 return
             started = True
             percent = None if fraction is None else round(100 * fraction, 1)
-            title = f"Loading debug info of {os.path.basename(module.path)}"
-            report(Progress(ident, title, message, percent, done))
+            heading = f"{title} {os.path.basename(module.path)}"
+            report(Progress(ident, heading, message, percent, done))
 
         return progress
 
@@ -129,23 +155,42 @@ class SourceSymbols:
                     values = ModuleSymbols(image, is_executable=module.is_main)
                     if not values.has_dwarf:
                         values = None
+                    else:
+                        values.units.name_index = self._name_index(module, image).units_named
+                        values.tls_block = self._tls_block(module)
                 except AliceError as error:
                     log.warning("variables of %s unusable: %s", module.path, error)
             self._values[key] = values
         return self._values[key]
 
-    def all_module_symbols(self) -> list[ModuleSymbols]:
-        """The variables of every module that carries its own DWARF (main first), for names
-        not found in the frame. Separate debug files (libc6-dbg's) are left out: finding a
-        name there means scanning thousands of units without an index (seconds)."""
+    def all_module_symbols(self) -> list[tuple[Module, ModuleSymbols]]:
+        """The variables of every module with DWARF, its own or a separate debug file's
+        (main first, then load order), for names not found in the frame. Each module's
+        names index (globalnames.py) keeps an unknown name from parsing every unit."""
         modules = self.symbols.modules()
         key = tuple((module.path, module.base) for module in modules)
         if self._all_key != key:
-            own = [m for m in modules if self.debug_image(m) is self.symbols.image_of(m.path)]
-            found = [self.module_symbols(module) for module in own]
-            self._all = [symbols for symbols in found if symbols is not None]
+            found = [(module, self.module_symbols(module)) for module in modules]
+            self._all = [(module, symbols) for module, symbols in found if symbols is not None]
             self._all_key = key
         return self._all
+
+    def _tls_block(self, module: Module) -> Callable[[FrameContext], int] | None:
+        """A library's thread-local block (the executable's is found without the loader)."""
+        image = self.symbols.image_of(module.path)
+        segment = tls_segment(image) if image is not None and not module.is_main else None
+        if segment is None:
+            return None
+        tls = ModuleTls(segment, module.base, lambda: self.symbols.link_map_node(module.path))
+        return lambda ctx: tls.block(ctx.read_memory, ctx.fs_base)
+
+    def _name_index(self, module: Module, image: ElfImage) -> GlobalNameIndex:
+        index = self._name_indexes.get(image.path)
+        if index is None:
+            progress = self._progress(module, "Indexing global names of", "names")
+            index = GlobalNameIndex(image.path, image.build_id, self._cache, progress)
+            self._name_indexes[image.path] = index
+        return index
 
     def _with_debug_info(self) -> list[tuple[Module, DebugInfo]]:
         found = []
@@ -175,15 +220,17 @@ class SourceSymbols:
     def _resolve_line(self, file: str, line: int) -> list[CodeLocation]:
         locations = []
         for module, info in self._with_debug_info():
-            resolved = info.resolve_line(file, line)
+            resolved = info.resolve_line(file, line, partial(self._inline_copy, module))
             if resolved is None:
                 continue
             for link_address in resolved.addresses:
                 address = link_address + module.base
                 function = info.function_at(link_address)
+                chain = self.inline_chain_at(address)  # as gdb: the innermost, inlined or not
+                name = die_name(chain[-1]) if chain else function.name if function else None
                 locations.append(
                     CodeLocation(
-                        address, function.name if function else None,
+                        address, name,
                         SourcePosition(resolved.file, resolved.line), module.path,
                         requested_line=resolved.requested_line,
                     )  # fmt: skip
@@ -197,10 +244,36 @@ class SourceSymbols:
                 address = match.breakpoint_address + module.base
                 source = SourcePosition(match.file, match.line) if match.file and match.line else None
                 locations.append(CodeLocation(address, match.name, source, module.path))
+            bound = {location.address for location in locations}
+            locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
         if locations:
             return locations
         fallback = self.symbols.lookup_name(name)  # a function without debug info (libc)
         return [] if fallback is None else [self.location_of(fallback)]
+
+    def _inline_copy(self, module: Module, link: int) -> int:
+        """The DIE offset of the innermost inlined copy holding link-time `link`, 0: none."""
+        chain = self.inline_chain_at(link + module.base)
+        return chain[-1].offset if chain else 0
+
+    def _inlined_copies(self, module: Module, info: DebugInfo, name: str) -> list[CodeLocation]:
+        """`break NAME` also binds to every copy of NAME inlined into other functions."""
+
+        def finder() -> InlineFinder | None:
+            # Made only when the index's cache has no answer for this name: opening a
+            # module's DWARF (libc's is compressed) costs more than the whole lookup.
+            if module.path not in self._inline_finders:
+                symbols = self.module_symbols(module)
+                self._inline_finders[module.path] = InlineFinder(symbols.units) if symbols else None
+            return self._inline_finders[module.path]
+
+        found = []
+        for site in inline_sites(info, finder, name):
+            link = breakpoint_address(info, site)
+            row = info.location_at(link)
+            source = SourcePosition(row.file, row.line) if row is not None else None
+            found.append(CodeLocation(link + module.base, site.name, source, module.path))
+        return found
 
     def location_of(self, address: int) -> CodeLocation:
         symbol = self.symbols.lookup_address(address)
@@ -306,7 +379,13 @@ class SourceSymbols:
         if frame.signal_trampoline and frame.symbol.name:
             return frame.symbol.name  # __restore_rt, whatever alias shares its address
         name = self.function_name(lookup) if self._info_at(lookup) else None
-        name = name or self._dwarf_function(lookup) or self._debug_symbol_name(lookup)
+        # The debug file's symbol table before its DWARF: the same name for static functions
+        # (libc's __libc_start_call_main), without decompressing and parsing its units. A
+        # compiler-made clone (`msort_with_tmp.part.0`, `.isra.0`) is named from DWARF, as gdb.
+        symbol_name = None if name else self._debug_symbol_name(lookup)
+        if symbol_name is not None and "." in symbol_name:
+            symbol_name = self._dwarf_function(lookup) or symbol_name
+        name = name or symbol_name or self._dwarf_function(lookup)
         name = name or self.function_name(lookup)
         return without_parameters(name) if name else None
 
@@ -337,9 +416,59 @@ class SourceSymbols:
             return None
         return die_name(found.subprogram) if found is not None else None
 
+    def inline_chain(self, frame: UnwoundFrame) -> tuple[DIE, ...]:
+        """The DW_TAG_inlined_subroutine DIEs around the frame's pc, outermost first."""
+        return self.inline_chain_at(lookup_pc(frame))
+
+    def inline_ranges(self, address: int, die: DIE) -> tuple[tuple[int, int], ...]:
+        """Runtime ranges of an inlined call (`die`, from the chain at `address`)."""
+        module = self.symbols.module_at(address)
+        symbols = self.module_symbols(module) if module is not None else None
+        if module is None or symbols is None:
+            return ()
+        return tuple((low + module.base, high + module.base) for low, high in symbols.units.die_ranges(die))
+
+    def call_site(self, address: int, die: DIE) -> SourcePosition | None:
+        """Where the inlined call `die` (from the chain at `address`) was made."""
+        module = self.symbols.module_at(address)
+        return _call_site(self.debug_info(module) if module is not None else None, die)
+
+    def inline_chain_at(self, lookup: int) -> tuple[DIE, ...]:
+        """The DW_TAG_inlined_subroutine DIEs around runtime `lookup`, outermost first."""
+        module = self.symbols.module_at(lookup)
+        symbols = self.module_symbols(module) if module is not None else None
+        if module is None or symbols is None:
+            return ()
+        link = lookup - module.base
+        try:
+            cu = symbols.units.cu_for_address(link)
+            found = symbols.units.function_die_at(cu, link) if cu is not None else None
+        except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
+            log.debug("no inlined calls at %#x: %s", lookup, error)
+            return ()
+        return found.inlined if found is not None else ()
+
+    def stack_frames(self, frame: UnwoundFrame) -> list[StackFrame]:
+        """The frames gdb shows for one physical frame, innermost first: one per inlined
+        call around its pc (same pc and CFA; the innermost at the line table's position,
+        each caller at the call's DW_AT_call_file:line), then the function itself."""
+        physical = self.stack_frame(frame)
+        chain = self.inline_chain(frame)
+        if not chain:
+            return [physical]
+        module = self.symbols.module_at(lookup_pc(frame))
+        info = self.debug_info(module) if module is not None else None
+        shown = []
+        source = physical.source
+        for die in reversed(chain):
+            shown.append(replace(physical, function=die_name(die), source=source, inlined=True))
+            source = _call_site(info, die)
+        shown.append(replace(physical, source=source))
+        return shown
+
     def stack_frame(self, frame: UnwoundFrame) -> StackFrame:
         # A caller's pc is a return address: the call is the instruction before it.
-        lookup = frame.pc if frame.level == 0 or frame.method == "signal" else frame.pc - 1
+        lookup = lookup_pc(frame)
         position = self.position(lookup)
         return StackFrame(
             level=frame.level, pc=frame.pc, cfa=frame.cfa,
@@ -347,3 +476,20 @@ class SourceSymbols:
             module=frame.symbol.module, symbol=frame.symbol,
             signal_trampoline=frame.signal_trampoline,
         )  # fmt: skip
+
+
+def lookup_pc(frame: UnwoundFrame) -> int:
+    """The pc to look a frame up by: a caller's pc is a return address, and the call is the
+    instruction before it."""
+    return frame.pc if frame.level == 0 or frame.method == "signal" else frame.pc - 1
+
+
+def _call_site(info: DebugInfo | None, die: DIE) -> SourcePosition | None:
+    """Where an inlined copy was called from (DW_AT_call_file / line / column)."""
+    number = attr_value(die, "DW_AT_call_file")
+    line = attr_value(die, "DW_AT_call_line")
+    if info is None or not isinstance(number, int) or not isinstance(line, int):
+        return None
+    path = info.file_path(die.cu.cu_offset, number)
+    column = attr_value(die, "DW_AT_call_column")
+    return SourcePosition(path, line, column if isinstance(column, int) else 0) if path else None

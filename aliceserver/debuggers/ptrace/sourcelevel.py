@@ -8,11 +8,18 @@ from __future__ import annotations
 import logging
 import os
 import queue
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
-from aliceserver.debuggers.events import Continued, Event, LocationBreakpointChanged, Output
+from aliceserver.debuggers.events import (
+    Continued,
+    Event,
+    LocationBreakpointChanged,
+    Output,
+    Stopped,
+    StopReason,
+)
 from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
 from aliceserver.debuggers.model import (
     BreakpointInfo,
@@ -32,7 +39,7 @@ from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
 from aliceserver.debuggers.ptrace.source import SourceSymbols
-from aliceserver.debuggers.ptrace.stepping import StepPlan
+from aliceserver.debuggers.ptrace.stepping import InlineCall, StepPlan
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.variables import (
     FrameView,
@@ -66,6 +73,7 @@ class SourceLevel:
     _source: SourceSymbols
     _variables: VariableStore
     _frames: dict[int, list[UnwoundFrame]]
+    _inline_hidden: dict[int, int]  # thread -> inlined calls its stop hides (see _hidden_inline)
     _disassembler: Disassembler
     _libc: Libc
     _location_breakpoints: dict[int, "_LocationBreakpoint"]
@@ -95,7 +103,8 @@ class SourceLevel:
             raise NotImplementedError
 
         def _insert_address_breakpoint(
-            self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None
+            self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None,
+            *, at_instruction: bool = False,
         ) -> BreakpointInfo:
             raise NotImplementedError
 
@@ -126,8 +135,14 @@ class SourceLevel:
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
         def go() -> list[StackFrame]:
             wanted = MAX_FRAMES if count is None else start + count
-            frames = self._unwound(thread_id, wanted)[start:wanted]
-            return [self._source.stack_frame(frame) for frame in frames]
+            hidden = self._hidden_inline(thread_id)
+            shown: list[StackFrame] = []
+            for frame in self._unwound(thread_id, wanted):  # inlined calls add frames
+                shown += self._source.stack_frames(frame)[hidden:]
+                hidden = 0
+                if len(shown) >= wanted:
+                    break
+            return [replace(frame, level=level) for level, frame in enumerate(shown)][start:wanted]
 
         return self._call(go)
 
@@ -144,9 +159,10 @@ class SourceLevel:
             frames = [self._source.innermost(live, self._read_visible)]
         else:
             frames = self._unwound(thread_id, level + 1)
-        if level < 0 or level >= len(frames):
-            raise ProtocolError(f"no frame at level {level}")
-        frame = frames[level]
+            level += self._hidden_inline(thread_id)
+        physical, inline_outer = self._physical_level(frames, level)
+        frame = frames[physical]
+        level = physical
         lookup_pc = frame.pc if level == 0 or frame.method == "signal" else frame.pc - 1
         module = self._source.symbols.module_at(lookup_pc)
         setter = None
@@ -159,9 +175,51 @@ class SourceLevel:
                 self._frames.pop(thread_id, None)
 
             setter = set_register
-        view = FrameView(frame, module.base if module else 0, self._read_visible, self._write_visible, setter)
+        view = FrameView(
+            frame, module.base if module else 0, self._read_visible, self._write_visible, setter, inline_outer
+        )
         symbols = self._source.module_symbols(module) if module is not None else None
         return view, symbols, lookup_pc
+
+    def _physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
+        """Shown frame `level` as (physical frame index, inlined calls out from its innermost)."""
+        shown = 0
+        for index, frame in enumerate(frames):
+            if level == shown:
+                return index, 0  # the innermost: no need to look the chain up
+            depth = len(self._source.inline_chain(frame))
+            if level <= shown + depth:
+                return index, level - shown
+            shown += depth + 1
+        raise ProtocolError(f"no frame at level {level}")
+
+    def _inline_calls(self, pc: int) -> tuple[InlineCall, ...]:
+        calls = []
+        for die in self._source.inline_chain_at(pc):
+            ranges = self._source.inline_ranges(pc, die)
+            starts = any(low == pc for low, _ in ranges) and not any(low <= pc - 1 < high for low, high in ranges)
+            site = self._source.call_site(pc, die)
+            calls.append(InlineCall(die.offset, ranges, starts, (site.path, site.line) if site else None))
+        return tuple(calls)
+
+    def _hidden_inline(self, thread_id: int) -> int:
+        """How many inlined calls the thread's stop hides, as gdb's skip_inline_frames: at
+        the first instruction of inlined calls, the stop shows their caller at the call
+        site, unless a user breakpoint stopped it there (or a `step` went into them)."""
+        known = self._inline_hidden.get(thread_id)
+        if known is not None:
+            return known
+        inferior = self._require_stopped()
+        stop = inferior.last_stop
+        hidden = 0
+        if stop is not None and stop.thread_id == thread_id and stop.reason is not StopReason.BREAKPOINT:
+            pc = int(inferior.regs(inferior.thread(thread_id)).rip)
+            for call in reversed(self._inline_calls(pc)):
+                if not call.starts_here:
+                    break
+                hidden += 1
+        self._inline_hidden[thread_id] = hidden
+        return hidden
 
     def frame_variables(self, thread_id: int, level: int, scope: VariableScope) -> list[VariableInfo]:
         def go() -> list[VariableInfo]:
@@ -185,8 +243,12 @@ class SourceLevel:
         view, symbols, lookup_pc = self._frame_view(thread_id, level, innermost_only=innermost_only)
         frame_symbols = None
         if symbols is not None:
-            frame_symbols = FrameSymbols(symbols, view, symbols.frame_scope(view, lookup_pc=lookup_pc))
-        others = [candidate for candidate in self._source.all_module_symbols() if candidate is not symbols]
+            scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
+            frame_symbols = FrameSymbols(symbols, view, scope)
+        def others() -> list[tuple[int, ModuleSymbols]]:
+            found = self._source.all_module_symbols()
+            return [(module.base, candidate) for module, candidate in found if candidate is not symbols]
+
         return ProcessEvalSymbols(frame_symbols, others, view)
 
     def _default_thread(self, thread_id: int | None) -> int:
@@ -298,8 +360,11 @@ class SourceLevel:
                 continue
             try:
                 owned = self._insert_address_breakpoint(
-                    place.address, entry.temporary, entry.enabled, entry.condition
-                )
+                    place.address, entry.temporary, entry.enabled, entry.condition,
+                    # Line-table rows and function entries start instructions; only a
+                    # user's `*ADDRESS` needs disassembling to be sure.
+                    at_instruction=not entry.location.lstrip().startswith("*"),
+                )  # fmt: skip
             except TargetError as error:
                 log.warning("breakpoint %d at %#x: %s", entry.id, place.address, error)
                 continue
@@ -341,14 +406,19 @@ class SourceLevel:
         if kind is StepKind.INSTRUCTION:
             self.step_instruction(thread_id)
             return
-        if kind is StepKind.UNTIL:
-            raise ProtocolError("until needs a location: use run_until(thread_id, location)")
-
         def go() -> None:
             inferior = self._require_stopped()
             t = inferior.thread(thread_id)
             pc = int(inferior.regs(t).rip)
-            plan = StepPlan(kind, thread_id, _Oracle(self, thread_id), inferior)
+            hidden = self._hidden_inline(thread_id)
+            if kind is StepKind.INTO and hidden:
+                # As gdb: step at an inlined call's first instruction goes into it, no run.
+                self._forget_stop_state()
+                self._inline_hidden[thread_id] = hidden - 1
+                self.events.put(Continued(thread_id, all_threads=True))
+                self.events.put(Stopped(StopReason.STEP, thread_id, address=pc))
+                return
+            plan = StepPlan(kind, thread_id, _Oracle(self, thread_id), inferior, hidden=hidden)
             if kind is StepKind.OUT:
                 plan.finish_value = self._return_value_reader(thread_id)
             self._forget_stop_state()
@@ -391,7 +461,7 @@ class SourceLevel:
             return lambda: None
 
         def read() -> VariableInfo | None:
-            after, _, _ = self._frame_view(thread_id, 0)
+            after, _, _ = self._frame_view(thread_id, 0, innermost_only=True)  # registers only
             vectors = register_sets.vector(self._libc, thread_id)
             data, address = return_bytes(returns, after.frame.registers, vectors)
             if data is not None:
@@ -459,6 +529,16 @@ class _Oracle:
             return True
         module = symbols.module_at(pc)
         return module is not None and os.path.basename(module.path).startswith("ld-linux")
+
+    def inline_calls(self, pc: int) -> tuple[InlineCall, ...]:
+        return self._engine._inline_calls(pc)
+
+    def show_inline(self, tid: int, hidden: int) -> None:
+        self._engine._inline_hidden[tid] = max(0, hidden)
+
+    def position(self, pc: int) -> tuple[str, int] | None:
+        where = self._engine._source.position(pc)
+        return None if where is None else (where.path, where.line)
 
     def caller(self, tid: int) -> tuple[int, int] | None:
         self._engine._frames.pop(tid, None)

@@ -1,4 +1,4 @@
-"""Source-line stepping (gdb's step, next, finish) as a plan the inferior consults.
+"""Source-line stepping (gdb's step, next, finish, until) as a plan the inferior consults.
 
 A plan single-steps its thread (the others stay stopped) while the pc stays inside the
 line's address block. Calls are stepped over with a trap at the return address, guarded by
@@ -7,6 +7,10 @@ then every thread runs, so a callee that waits for another thread cannot deadloc
 ends with a Stopped(STEP) at the start of a new line, or Stopped(FUNCTION_FINISHED) for
 finish; any other stop on the way (a breakpoint, a signal) is reported instead, and the
 plan is dropped.
+
+`until` without a location is `next` whose range reaches back to the function's entry:
+a jump back to a loop's start stays inside it, so the plan only stops at code after the
+current line (the loop's exit) or when the frame returns, as gdb's until_next_command.
 """
 
 from __future__ import annotations
@@ -42,6 +46,29 @@ class LineOracle(Protocol):
         """A PLT stub or the dynamic loader's lazy-binding resolver: code a step into a
         library function passes through on its way to the function."""
         ...
+
+    def inline_calls(self, pc: int) -> tuple[InlineCall, ...]:
+        """The inlined calls whose code holds pc, outermost first (empty: none)."""
+        ...
+
+    def show_inline(self, tid: int, hidden: int) -> None:
+        """Hide only `hidden` of the inlined calls starting at the thread's stop (gdb hides
+        them all, showing their caller at the call site, unless a step went into them)."""
+        ...
+
+    def position(self, pc: int) -> tuple[str, int] | None:
+        """(file, line) of the line-table row at pc."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class InlineCall:
+    """One inlined call around a pc."""
+
+    id: int  # stable for the copy (its DIE offset)
+    ranges: tuple[tuple[int, int], ...]  # runtime [low, high) of its code
+    starts_here: bool  # the pc enters its code (gdb's block_starting_point_at)
+    call_site: tuple[str, int] | None  # (file, line) of the call
 
 
 class Control(Protocol):
@@ -80,16 +107,32 @@ class StepPlan:
     frame_sp: int = 0  # rsp when the step began: deeper frames have a lower one
     phase: Phase = Phase.STEPPING
     finish_value: Callable[[], VariableInfo | None] | None = None
-    targets: tuple[int, ...] = ()  # UNTIL: the locations to reach
+    targets: tuple[int, ...] = ()  # UNTIL: the locations to reach (none: until the next line)
     through_budget: int = _THROUGH_STEPS
     entry_sp: int | None = None  # rsp on entering a callee: its real code runs at this depth
+    # Inlined calls active where the step began: `next` steps over any other one it meets.
+    inlined: tuple[int, ...] = ()
+    hidden: int = 0  # inlined calls the stop the step began from hid (gdb shows the caller)
+    from_line: tuple[str, int] | None = None  # the line the step began on, as shown
+    leave: tuple[tuple[int, int], ...] = ()  # finish from an inlined call: its code ranges
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
         self.frame_sp = self.control.sp(self.tid)
+        calls = self.oracle.inline_calls(pc)
+        shown = calls[: len(calls) - self.hidden]
+        self.inlined = tuple(call.id for call in shown)
+        hidden = calls[len(shown) :]
+        self.from_line = hidden[0].call_site if hidden else self.oracle.position(pc)
         if self.kind is StepKind.OUT:
-            return self._finish()
-        if self.kind is StepKind.UNTIL:
+            if not shown:
+                return self._finish()
+            # As gdb: step over the rest of the inlined call, then to a line start.
+            self.leave = shown[-1].ranges
+            self.kind = StepKind.OVER
+            self.inlined = self.inlined[:-1]
+            return self._step_from(pc)
+        if self.kind is StepKind.UNTIL and self.targets:
             # The location in this frame or an outer one, or this frame's return: first wins.
             stops = [(address, self.frame_sp) for address in self.targets]
             caller = self.oracle.caller(self.tid)
@@ -101,6 +144,10 @@ class StepPlan:
         self.line = self.oracle.line_range(pc)
         if self.line is None:  # no line info here: run until this function returns
             return self._finish()
+        if self.kind is StepKind.UNTIL:
+            function = self.oracle.function_range(pc)
+            if function is not None and function[0] <= self.line[0]:
+                self.line = (function[0], self.line[1])  # backward jumps stay in range
         return self._step_from(pc)
 
     def _finish(self) -> Stopped | None:
@@ -116,7 +163,7 @@ class StepPlan:
         """Issue the next move from `pc` inside the current line."""
         self.entry_sp = None
         call = self.oracle.call_length(pc)
-        if call is not None and self.kind is StepKind.OVER:
+        if call is not None and self.kind in (StepKind.OVER, StepKind.UNTIL):
             self.phase = Phase.RETURNING
             self.control.run_to(self.tid, pc + call, self.control.sp(self.tid))
             return None
@@ -127,7 +174,7 @@ class StepPlan:
     def on_stop(self, stop: Stopped) -> Stopped | None:
         """The plan's thread stopped for a step or its trap: go on, or say what to report."""
         pc = stop.address if stop.address is not None else 0
-        if self.kind is StepKind.UNTIL:
+        if self.kind is StepKind.UNTIL and self.targets:
             reached = "location reached" if pc in self.targets else "the frame returned"
             return Stopped(StopReason.STEP, self.tid, address=pc, description=reached)
         if self.kind is StepKind.OUT:
@@ -136,7 +183,7 @@ class StepPlan:
                 return_value=self.finish_value() if self.finish_value else None,
             )  # fmt: skip
         if self.phase is Phase.ENTERING:
-            return Stopped(StopReason.STEP, self.tid, address=pc)
+            return self._in_callee(pc)
         if self.phase is Phase.THROUGH and self.control.sp(self.tid) < self.frame_sp:
             return self._entered(pc)
         if self.phase is Phase.RETURNING and self.control.sp(self.tid) > self.frame_sp:
@@ -144,23 +191,56 @@ class StepPlan:
             # the step ran off its end): continue in the caller up to a line start.
             self.frame_sp = self.control.sp(self.tid)
             self.line = self.oracle.line_range(pc)
+            self._returned_to(pc)
             if self.line is None or self.oracle.is_statement_start(pc):
                 return Stopped(StopReason.STEP, self.tid, address=pc)
             return self._step_from(pc)
         sp = self.control.sp(self.tid)
         if self.line is not None and self.line[0] <= pc < self.line[1] and sp >= self.frame_sp:
             return self._step_from(pc)
+        if sp <= self.frame_sp and any(low <= pc < high for low, high in self.leave):
+            # Still in the inlined call being finished (calls are stepped over: a lower
+            # sp here is a push in this frame, not a callee).
+            return self._step_from(pc)
         if sp < self.frame_sp:  # we are in a callee (step into, or a jump into another function)
             return self._entered(pc)
         if sp > self.frame_sp:  # returned from the stepping frame into its caller
             self.frame_sp = sp
+            self._returned_to(pc)
         line = self.oracle.line_range(pc)
         if line is None:
             return self._finish()  # into code without line info (e.g. after main returned)
+        entered = [call for call in self.oracle.inline_calls(pc) if call.id not in self.inlined]
+        if entered and entered[0].starts_here:
+            # At an inlined call's first instruction, as gdb: a call on another line stops
+            # here (shown at its call site); on the same line, `next` goes over it and
+            # `step` goes in.
+            if entered[0].call_site != self.from_line:
+                return Stopped(StopReason.STEP, self.tid, address=pc)
+            if self.kind is StepKind.INTO:
+                self.oracle.show_inline(self.tid, _starting(self.oracle.inline_calls(pc)) - 1)
+                return Stopped(StopReason.STEP, self.tid, address=pc)
+        if entered and self.kind in (StepKind.OVER, StepKind.UNTIL):
+            self.line = line  # inside an inlined call begun after the step: step over it
+            return self._step_from(pc)
+        if self.kind is StepKind.UNTIL and self.oracle.position(pc) == self.from_line:
+            self.line = line  # another block of the same line (a loop's test): go on, as gdb
+            return self._step_from(pc)
         if self.oracle.is_statement_start(pc):
             return Stopped(StopReason.STEP, self.tid, address=pc)
         self.line = line  # landed mid-line: finish that line first, as gdb does
         return self._step_from(pc)
+
+    def _in_callee(self, pc: int) -> Stopped:
+        """Stepped into a function: as gdb, show the inlined calls its code starts with."""
+        self.oracle.show_inline(self.tid, 0)
+        return Stopped(StopReason.STEP, self.tid, address=pc)
+
+    def _returned_to(self, pc: int) -> None:
+        """Back in the caller: its inlined calls around pc are the ones the step is in."""
+        self.inlined = tuple(call.id for call in self.oracle.inline_calls(pc))
+        self.from_line = self.oracle.position(pc)
+        self.leave = ()
 
     def _entered(self, pc: int) -> Stopped | None:
         sp = self.control.sp(self.tid)
@@ -185,7 +265,17 @@ class StepPlan:
             return None
         after_prologue = function[2]
         if pc == after_prologue:
-            return Stopped(StopReason.STEP, self.tid, address=pc)
+            return self._in_callee(pc)
         self.phase = Phase.ENTERING
         self.control.run_to(self.tid, after_prologue, 0)
         return None
+
+
+def _starting(calls: tuple[InlineCall, ...]) -> int:
+    """How many of the innermost inlined calls start at the pc."""
+    count = 0
+    for call in reversed(calls):
+        if not call.starts_here:
+            break
+        count += 1
+    return count

@@ -6,7 +6,7 @@ References handed out (`VariableInfo.reference`) stay valid until the program re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 from aliceserver.debuggers.model import VariableInfo, VariableScope
@@ -38,6 +38,7 @@ class FrameView:
     read: Callable[[int, int], bytes]
     write: Callable[[int, bytes], None]
     set_register: Callable[[str, int], None] | None  # frame 0 only: registers of the thread
+    inline_outer: int = 0  # an inline frame: how many inlined calls out from the innermost
 
     @property
     def pc(self) -> int:
@@ -73,10 +74,13 @@ class FrameView:
 
 @dataclass(slots=True)
 class ProcessEvalSymbols:
-    """Names for the evaluator: the frame's scope first, then every module's globals."""
+    """Names for the evaluator: the frame's scope first, then every module's globals (as
+    gdb: the frame's module, then the others in load order)."""
 
     frame_symbols: FrameSymbols | None
-    others: list[ModuleSymbols]
+    # The other modules with DWARF, as (load bias, symbols); asked for only when a name
+    # is not the frame's, so a condition on a local never opens libc's debug file.
+    others: Callable[[], list[tuple[int, ModuleSymbols]]]
     view: FrameView
 
     @property
@@ -92,10 +96,10 @@ class ProcessEvalSymbols:
             value = self.frame_symbols.lookup(name)
             if value is not None:
                 return value
-        for module in self.others:
+        for bias, module in self.others():
             var = module.find_global(name)
-            if var is not None:
-                return module.value_of(var, self.view)
+            if var is not None:  # its addresses are relative to its own module's base
+                return module.value_of(var, replace(self.view, bias=bias))
         return None
 
     def lookup_type(self, name: str) -> Type | None:
@@ -103,7 +107,7 @@ class ProcessEvalSymbols:
             found = self.frame_symbols.lookup_type(name)
             if found is not None:
                 return found
-        for module in self.others:
+        for _bias, module in self.others():
             found = module.find_type(name)
             if found is not None:
                 return found
@@ -165,7 +169,7 @@ def scope_values(
     symbols: ModuleSymbols, view: FrameView, scope: VariableScope, lookup_pc: int
 ) -> list[tuple[str, Value]]:
     """(name, value) of the frame's arguments, locals (innermost block first) or CU globals."""
-    frame_scope = symbols.frame_scope(view, lookup_pc=lookup_pc)
+    frame_scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
     if frame_scope is None:
         return []
     if scope is VariableScope.ARGUMENTS:

@@ -57,6 +57,7 @@ class LinkMapEntry:
     addr: int  # l_addr: the load bias
     name: str  # the path ld.so opened; "" for the main program
     ld: int  # l_ld: runtime address of the module's dynamic section
+    node: int = 0  # address of the link_map itself (its private fields hold the TLS ones)
 
 
 def _read_exact(read: ReadMemory, address: int, size: int) -> bytes:
@@ -157,6 +158,6 @@ def read_link_map(read: ReadMemory, map_addr: int, limit: int = 4096) -> list[Li
         seen.add(node)
         raw = LINK_MAP.parse(_read_exact(read, node, LINK_MAP.sizeof()))
         name = read_c_string(read, int(raw.l_name)) if raw.l_name else ""
-        entries.append(LinkMapEntry(addr=int(raw.l_addr), name=name, ld=int(raw.l_ld)))
+        entries.append(LinkMapEntry(addr=int(raw.l_addr), name=name, ld=int(raw.l_ld), node=node))
         node = int(raw.l_next)
     return entries

@@ -33,6 +33,7 @@ class ProcessSymbols:
         self._ranges: list[tuple[int, int, Module, ElfImage]] = []  # sorted by low
         self._lows: list[int] = []
         self._failed: set[tuple[str, int]] = set()  # unloadable files, not retried on sync
+        self._nodes: dict[str, int] = {}  # library path -> its link_map's address
 
     # --- the module list --------------------------------------------------------------
     def set_main(self, path: str, bias: int) -> Module:
@@ -78,6 +79,7 @@ class ProcessSymbols:
             self._modules.clear()
             self._by_path.clear()
             self._failed.clear()
+            self._nodes.clear()
             self._reindex()
 
     def modules(self) -> list[Module]:
@@ -93,6 +95,11 @@ class ProcessSymbols:
             found = self._by_path.get(module_path)
         return found[1] if found else None
 
+    def link_map_node(self, path: str) -> int | None:
+        """The address of the loader's link_map of the library `path` (None: not known)."""
+        with self._lock:
+            return self._nodes.get(path)
+
     def module_at(self, address: int) -> Module | None:
         found = self._mapping_at(address)
         return found[0] if found else None
@@ -107,6 +114,8 @@ class ProcessSymbols:
         for entry in entries[1:]:
             if entry.name and not _is_vdso(entry.name):
                 wanted.setdefault(entry.name, entry.addr)
+        with self._lock:
+            self._nodes = {e.name: e.node for e in reversed(entries[1:]) if e.name and e.node}
         loaded: list[Module] = []
         unloaded: list[Module] = []
         with self._lock:

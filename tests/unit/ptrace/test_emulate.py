@@ -10,6 +10,7 @@ from aliceserver.debuggers.ptrace.emulate import (
     Load,
     MoveRegister,
     Push,
+    Return,
     StoreToFrame,
     plan_for,
 )
@@ -40,12 +41,26 @@ def test_pushes_and_moves() -> None:
     assert plan_for(bytes.fromhex("488b05d52e0000")) == Load("rax", "rip", 0x2ED5, 8, 7)
 
 
+def test_returns_pop_the_pc() -> None:
+    assert plan_for(b"\xc3") == Return(0, 1)
+    assert plan_for(b"\xf3\xc3") == Return(0, 2)
+    assert plan_for(b"\xc2\x10\x00") == Return(16, 3)
+
+    class Regs:
+        rsp, rip = 0x1000, 0x400000
+
+    stack = {0x1000: (0x401234).to_bytes(8, "little")}
+    regs = Regs()
+    Return(16, 3).apply(regs, lambda address, size: stack[address], lambda a, d: None)  # type: ignore[arg-type]
+    assert (regs.rip, regs.rsp) == (0x401234, 0x1018)
+
+
 @pytest.mark.parametrize(
     "code",
-    ["4883ec10", "e800000000", "c3", "8b04c5", "0f1f48", "41894500", "66895dfc", "4850", "89c0"],
+    ["4883ec10", "e800000000", "8b04c5", "0f1f48", "41894500", "66895dfc", "4850", "89c0"],
 )
 def test_everything_else_is_single_stepped(code: str) -> None:
-    # sub (sets flags), call, ret, a SIB load, a truncated nop, an r13-based store,
+    # sub (sets flags), call, a SIB load, a truncated nop, an r13-based store,
     # a 16-bit store, a REX.W push, a 32-bit register move
     assert plan_for(bytes.fromhex(code)) is None
 

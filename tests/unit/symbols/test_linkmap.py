@@ -116,8 +116,8 @@ def _two_node_memory(*, cycle: bool) -> FakeMemory:
 
 def test_read_link_map_crafted() -> None:
     assert read_link_map(_two_node_memory(cycle=False), 0x1000) == [
-        LinkMapEntry(addr=0, name="", ld=0x5000),
-        LinkMapEntry(addr=0x7F00, name="/lib/libc.so.6", ld=0x7F10),
+        LinkMapEntry(addr=0, name="", ld=0x5000, node=0x1000),
+        LinkMapEntry(addr=0x7F00, name="/lib/libc.so.6", ld=0x7F10, node=0x1100),
     ]
 
 

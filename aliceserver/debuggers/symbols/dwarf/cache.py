@@ -20,7 +20,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: a second file per binary holds answers found later (inlined copies)
 _MAGIC = b"ALICEIDX"
 
 

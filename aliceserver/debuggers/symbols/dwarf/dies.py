@@ -5,13 +5,16 @@ Addresses here are link-time addresses (runtime minus the module's load bias).
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
+import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, TypeVar, cast
 
-from elftools.common.exceptions import ELFError
+from elftools.common.exceptions import DWARFError, ELFError
 from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarfinfo import DWARFInfo
@@ -19,7 +22,9 @@ from elftools.dwarf.typeunit import TypeUnit
 from elftools.elf.elffile import ELFFile
 
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader
+from aliceserver.debuggers.symbols.dwarf.names import split_qualified
 from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +45,28 @@ _DEFINITION_TAGS = frozenset(
 )
 # Tags under which named program entities (variables, functions) are found by name.
 _NAMESPACE_TAGS = frozenset(("DW_TAG_namespace",))
+
+
+# What pyelftools raises on corrupt DWARF (bad abbreviation codes, forms, offsets, lengths).
+_CORRUPT = (ELFError, DWARFError, KeyError, IndexError, ValueError, TypeError, AttributeError,
+            AssertionError, struct.error, OverflowError)  # fmt: skip
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _corrupt_is_target_error(method: _F) -> _F:
+    """Corrupt DWARF surfaces as a TargetError naming the file (a clear reply to the
+    client), never as whatever pyelftools raised."""
+
+    @functools.wraps(method)
+    def wrapper(self: DwarfUnits, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except _CORRUPT as exc:
+            raise TargetError(
+                f"corrupt DWARF in {self.image.path}: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    return cast(_F, wrapper)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +150,9 @@ class DwarfUnits:
         self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
         self._names: dict[int, dict[str, list[DIE]]] = {}  # cu offset -> name -> DIEs
         self._all_cu_offsets: list[int] | None = None
+        # DW_AT_name -> offsets of the CUs that may hold it (globalnames.py); None: none
+        # given, or it could not be built, and a name not found nearby means every CU.
+        self.name_index: Callable[[str], list[int] | None] | None = None
 
     # --- opening ------------------------------------------------------------------
     @property
@@ -139,8 +169,14 @@ class DwarfUnits:
             self._file = open(self.image.path, "rb")  # noqa: SIM115 - kept open for pyelftools
             self._elf = ELFFile(self._file)
             if self._elf.has_dwarf_info() and self._elf.get_section_by_name(".debug_info"):
+                # pyelftools reads whole sections: a corrupt size must not allocate gigabytes.
+                end = os.fstat(self._file.fileno()).st_size
+                for sec in self._elf.iter_sections():
+                    if sec.name.startswith((".debug", ".zdebug", ".eh_frame")) and sec["sh_type"] != "SHT_NOBITS":
+                        if sec["sh_offset"] + sec["sh_size"] > end:
+                            raise ELFError(f"section {sec.name} extends past the end of the file")
                 self._info = self._elf.get_dwarf_info(relocate_dwarf_sections=False)
-        except (OSError, ELFError) as exc:
+        except (OSError, MemoryError, *_CORRUPT) as exc:  # unreadable: degraded, no DWARF
             log.warning("no DWARF from %s: %s", self.image.path, exc)
             self._info = None
 
@@ -173,12 +209,14 @@ class DwarfUnits:
         return None
 
     # --- units ---------------------------------------------------------------------
+    @_corrupt_is_target_error
     def cu_at_offset(self, offset: int) -> CompileUnit:
         info = self.info
         assert info is not None
         with self._lock:
             return info.get_CU_at(offset)
 
+    @_corrupt_is_target_error
     def cu_for_address(self, address: int) -> CompileUnit | None:
         """The CU whose code covers link-time `address` (aranges first, then CU ranges)."""
         info = self.info
@@ -211,6 +249,7 @@ class DwarfUnits:
             self._cu_ranges = found
         return self._cu_ranges
 
+    @_corrupt_is_target_error
     def cu_offsets(self) -> list[int]:
         """Offsets of every CU header (headers only; no DIE is parsed)."""
         info = self.info
@@ -276,6 +315,7 @@ class DwarfUnits:
         return _v5_ranges(data, offset, base, lambda i: self.addrx(cu, i))
 
     # --- scopes -----------------------------------------------------------------------
+    @_corrupt_is_target_error
     def function_die_at(self, cu: CompileUnit, address: int) -> FunctionAt | None:
         """The innermost DW_TAG_subprogram containing `address`, with its nested scopes.
 
@@ -330,6 +370,7 @@ class DwarfUnits:
             current = nxt
 
     # --- names -------------------------------------------------------------------------
+    @_corrupt_is_target_error
     def top_level_names(self, cu: CompileUnit) -> dict[str, list[DIE]]:
         """Names of the CU's top-level (and namespace-level) variables, functions and types.
 
@@ -362,14 +403,17 @@ class DwarfUnits:
                 self._collect_names(child, f"{prefix}{ns}::" if ns else prefix, out)
 
     def find_dies(self, name: str, *, first_cu: CompileUnit | None = None) -> Iterator[DIE]:
-        """Top-level DIEs called `name`: the ELF symbol's CU first, then every CU.
+        """Top-level DIEs called `name`: `first_cu`'s, then those of the CUs the name index
+        lists (defining ones first); without an index, the ELF symbol's CU, then every CU.
 
-        Scanning every CU parses each CU's top-level DIEs once (then cached)."""
+        Scanning a CU parses its top-level DIEs once (then cached)."""
         tried: set[int] = set()
         candidates: list[CompileUnit] = []
         if first_cu is not None:
             candidates.append(first_cu)
-        sym = self.image.find_symbol(name)
+        # Without an index, the symbol's CU saves a scan; with one it costs more than it
+        # saves (a data symbol is in no CU's code ranges: finding its CU reads them all).
+        sym = self.image.find_symbol(name) if self.name_index is None else None
         if sym is not None:
             cu = self.cu_for_address(sym.address)
             if cu is not None:
@@ -379,7 +423,10 @@ class DwarfUnits:
                 continue
             tried.add(cu.cu_offset)
             yield from self.top_level_names(cu).get(name, [])
-        for off in self.cu_offsets():
+        index = self.name_index
+        parts = split_qualified(name) if index is not None else []
+        listed = index(parts[-1]) if index is not None and parts else None
+        for off in self.cu_offsets() if listed is None else listed:
             if off in tried:
                 continue
             tried.add(off)

@@ -12,7 +12,8 @@ import os
 import threading
 import time
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from operator import itemgetter
 from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf import names
@@ -73,6 +74,9 @@ class DebugInfo:
         self._rows: dict[int, LineRows] = {}
         self._lock = threading.Lock()
         self._functions: list[tuple[str, str, int, int]] | None = None
+        # Answers found later by walking DIEs (inlined copies), cached beside the index.
+        self._store: tuple[IndexCache, str, Any] | None = None
+        self._extras: dict[str, Any] | None = None
 
     # --- loading -----------------------------------------------------------------------
     @classmethod
@@ -108,7 +112,10 @@ class DebugInfo:
                 cache.store(key, identity, payload)
         if progress is not None:
             progress(f"debug info of {os.path.basename(image.path)} loaded", 1.0)
-        return cls(image, main, dwarf, payload)
+        info = cls(image, main, dwarf, payload)
+        if cache is not None:
+            info._store = (cache, key + "-extra", identity)
+        return info
 
     # --- queries -----------------------------------------------------------------------
     def has_line_info(self) -> bool:
@@ -118,10 +125,14 @@ class DebugInfo:
         """Every source file named by a line table: absolute, normalized, sorted."""
         return sorted({self._paths[i] for i in self._files_of if self._paths[i]})
 
-    def resolve_line(self, file: str, line: int) -> LineResolution | None:
+    def resolve_line(
+        self, file: str, line: int, block_of: Callable[[int], int] | None = None
+    ) -> LineResolution | None:
         """Where `break FILE:LINE` binds, as gdb: all units, instances and inlined copies in
         other functions; the next line with code when `line` has none; after the prologue
-        when the line is a function's first. None when no such file or no code after it."""
+        when the line is a function's first. None when no such file or no code after it.
+        `block_of(address)`: the inlined copy holding an address (0: none), so that two
+        copies in one function both bind, as gdb's one location per block."""
         path_ids = self.match_file(file)
         if not path_ids:
             return None
@@ -145,7 +156,7 @@ class DebugInfo:
         if bound is None:
             return None
         found = hits[bound]
-        addresses, moved = self._one_per_function(sorted({a for a, _p, _s in found}))
+        addresses, moved = self._one_per_function(sorted({a for a, _p, _s in found}), block_of)
         reported = bound
         if moved:  # as gdb: the line of the address after the prologue
             where = self.location_at(min(moved))
@@ -257,6 +268,58 @@ class DebugInfo:
         size = len(wanted)
         return {i for i in candidates if self._paths[i].split("/")[-size:] == wanted}
 
+    # --- for the DIE-walking layers (inlined copies) ------------------------------------
+    @property
+    def sections(self) -> ElfSections:
+        """The sections of the file holding the DWARF."""
+        return self._dwarf
+
+    def unit_offsets(self) -> list[int]:
+        return [u[0] for u in self._units if u[0] >= 0]
+
+    def file_path(self, cu_offset: int, number: int) -> str | None:
+        """The path of file `number` of a unit's line table (DW_AT_call_file, decl_file)."""
+        unit = self._unit_index.get(cu_offset)
+        stmt = self._units[unit][1] if unit is not None else -1
+        if stmt < 0 or stmt not in self._headers:
+            return None
+        return self._path_of(stmt, number) or None
+
+    def next_row_address(self, address: int) -> int | None:
+        """The address of the first line-table row after `address` in its sequence."""
+        found = self._row_at(address)
+        if found is None:
+            return None
+        _stmt, rows, i = found
+        _first, last = self._sequence_bounds(rows, i)
+        end = bisect_right(rows.address, address, i, last)
+        return rows.address[end] if end < len(rows.address) else None
+
+    def remembered(self, kind: str, key: str) -> Any:
+        """A value `remember`ed for (kind, key), in this session or one before; None."""
+        with self._lock:
+            return self._load_extras().get(kind, {}).get(key)
+
+    def remember(self, kind: str, key: str, value: Any) -> None:
+        """Keep `value` (plain containers only) for (kind, key), on disk as well."""
+        with self._lock:
+            extras = self._load_extras()
+            extras.setdefault(kind, {})[key] = value
+            if self._store is not None:
+                cache, store_key, identity = self._store
+                cache.store(store_key, identity, {"extras": extras})
+
+    def _load_extras(self) -> dict[str, Any]:
+        if self._extras is None:
+            self._extras = {}
+            if self._store is not None:
+                cache, store_key, identity = self._store
+                payload = cache.load(store_key, identity)
+                extras = payload.get("extras") if payload is not None else None
+                if isinstance(extras, dict):
+                    self._extras = extras
+        return self._extras
+
     # --- rows --------------------------------------------------------------------------
     def _decoded(self, stmt: int) -> LineRows | None:
         with self._lock:
@@ -338,10 +401,11 @@ class DebugInfo:
         if functions is None:
             demangled = self._demangled
             functions = [
-                (s.name, demangled.get(s.name, s.name), s.address, s.size)
-                for s in self.image.symbols()
-                if s.kind == "func" and not s.name.endswith("@plt") and ".cold" not in s.name
+                (name, demangled.get(name, name), address, size)
+                for name, address, size in self.image.function_symbols()
+                if not name.endswith("@plt") and ".cold" not in name
             ]
+            functions.sort(key=itemgetter(2, 0))  # by address, as the symbol table lists them
             self._functions = functions
         return functions
 
@@ -385,16 +449,28 @@ class DebugInfo:
         end = rows.address[i]
         return end if low <= end < high else pc
 
-    def _one_per_function(self, addresses: list[int]) -> tuple[list[int], list[int]]:
-        """(the lowest address per function, each after the prologue when it is the entry;
-        the addresses that were function entries, after their prologue)."""
+    def _one_per_function(
+        self, addresses: list[int], block_of: Callable[[int], int] | None = None
+    ) -> tuple[list[int], list[int]]:
+        """(the lowest address per function (per inlined copy in it, with `block_of`), each
+        after the prologue when it is the entry; the addresses that were function entries,
+        after their prologue)."""
         result: dict[object, int] = {}
         moved: list[int] = []
+        blocks: dict[object, set[int]] = {}  # group -> inlined copies bound (asked on clashes)
         for address in addresses:
             hit = self.image.symbol_at(address)
             symbol: ElfSymbol | None = hit[0] if hit and hit[0].kind == "func" else None
             group: object = symbol.address if symbol is not None else ("at", address)
             if group in result:
+                if block_of is None:
+                    continue
+                seen = blocks.setdefault(group, {block_of(result[group])})
+                block = block_of(address)
+                if block in seen:
+                    continue
+                seen.add(block)
+                result[(group, block)] = address
                 continue
             if symbol is not None and symbol.address == address and symbol.size:
                 address = self._after_prologue(address, address + symbol.size)

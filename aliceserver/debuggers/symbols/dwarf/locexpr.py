@@ -128,6 +128,7 @@ class ExprEnv:
     load_bias: int = 0
     frame_base: Callable[[], int] | None = None
     tls_block_offset: int | None = None  # executable only (see dies.DwarfUnits)
+    tls_block: Callable[[], int] | None = None  # a library's block for this thread (tls.py)
     addrx: Callable[[int], int] | None = None
     address_size: int = 8
 
@@ -325,6 +326,8 @@ def _piece_source(
 
 
 def _tls_address(ctx: LocContext, env: ExprEnv, offset: int) -> int:
+    if env.tls_block is not None:
+        return (env.tls_block() + offset) & MASK64
     fs_base = ctx.fs_base
     if fs_base is None or env.tls_block_offset is None:
         raise EvaluationError("Cannot access thread-local storage of this module")

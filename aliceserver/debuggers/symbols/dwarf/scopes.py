@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
@@ -90,6 +91,8 @@ class ModuleSymbols:
         self.units = units if units is not None else DwarfUnits(image)
         self.types = TypeBuilder(self._static_address)
         self._is_executable = is_executable
+        # A library's TLS block for the frame's thread (set by the engine; see tls.py).
+        self.tls_block: Callable[[FrameContext], int] | None = None
         # Scopes by link-time pc; a FrameScope holds no frame state, only DIEs and names.
         self._scopes: dict[int, FrameScope | None] = {}
 
@@ -98,18 +101,22 @@ class ModuleSymbols:
         return self.units.info is not None
 
     # --- frames ----------------------------------------------------------------------
-    def frame_scope(self, ctx: FrameContext, lookup_pc: int | None = None) -> FrameScope | None:
+    def frame_scope(
+        self, ctx: FrameContext, lookup_pc: int | None = None, inline_outer: int = 0
+    ) -> FrameScope | None:
         """The scope at the frame's pc (`lookup_pc`: the runtime pc to look up, pc - 1 for
-        caller frames so a call at a function's end stays inside it); None without DWARF."""
+        caller frames so a call at a function's end stays inside it); None without DWARF.
+        `inline_outer`: that many inlined calls out from the innermost (gdb's inline frames)."""
         runtime = ctx.pc if lookup_pc is None else lookup_pc
         link = runtime - ctx.load_bias
         if link in self._scopes:
-            return self._scopes[link]
-        scope = self._frame_scope(link)
-        if len(self._scopes) >= _SCOPE_CACHE:
-            self._scopes.pop(next(iter(self._scopes)))
-        self._scopes[link] = scope
-        return scope
+            scope = self._scopes[link]
+        else:
+            scope = self._frame_scope(link)
+            if len(self._scopes) >= _SCOPE_CACHE:
+                self._scopes.pop(next(iter(self._scopes)))
+            self._scopes[link] = scope
+        return scope.outer(inline_outer) if scope is not None and inline_outer else scope
 
     def _frame_scope(self, link: int) -> FrameScope | None:
         cu = self.units.cu_for_address(link)
@@ -236,6 +243,7 @@ class ModuleSymbols:
             load_bias=ctx.load_bias,
             frame_base=frame_base,
             tls_block_offset=self.units.tls_block_offset if self._is_executable else None,
+            tls_block=None if self.tls_block is None else partial(self.tls_block, ctx),
             addrx=(lambda i: self.units.addrx(cu, i)) if cu is not None else None,
         )
 
@@ -320,8 +328,16 @@ class FrameScope:
     def inline_depth(self) -> int:
         return sum(1 for d in self.scopes if d.tag == "DW_TAG_inlined_subroutine")
 
+    def outer(self, count: int) -> FrameScope:
+        """The scope of the function `count` inlined calls out: the caller's, at the call."""
+        cut = [i for i, d in enumerate(self.scopes) if d.tag == "DW_TAG_inlined_subroutine"]
+        if count <= 0 or not cut:
+            return self
+        end = cut[-min(count, len(cut))]
+        return FrameScope(self.symbols, self.cu, self.subprogram, self.scopes[:end], self.link_pc)
+
     def _vars_of(self, die: DIE, params: bool) -> Iterator[Variable]:
-        for child in die.iter_children():
+        for child in _children_with_inherited(die):
             tag = child.tag
             if params and tag == "DW_TAG_formal_parameter":
                 kind = VarKind.PARAMETER
@@ -383,6 +399,34 @@ class FrameScope:
 
     def value_of(self, var: Variable, ctx: FrameContext) -> Value:
         return self.symbols.value_of(var, ctx)
+
+
+def _children_with_inherited(die: DIE) -> Iterator[DIE]:
+    """The DIE's children, then (as gdb's inherit_abstract_dies) those of its abstract
+    origin no concrete child refers to: variables the optimizer dropped from this copy,
+    which then read as optimized out. An abstract lexical block without code adds its
+    variables to this scope."""
+    yield from die.iter_children()
+    if "DW_AT_abstract_origin" not in die.attributes:
+        return
+    try:
+        origin = die.get_DIE_from_attribute("DW_AT_abstract_origin")
+        referred = set()
+        for child in die.iter_children():
+            if child.tag in ("DW_TAG_call_site", "DW_TAG_GNU_call_site"):
+                continue
+            if "DW_AT_abstract_origin" in child.attributes:
+                referred.add(child.get_DIE_from_attribute("DW_AT_abstract_origin").offset)
+        pending = [c for c in origin.iter_children() if c.offset not in referred]
+    except Exception as exc:  # noqa: BLE001 - a broken reference: the concrete children only
+        log.debug("abstract origin of %#x: %s", die.offset, exc)
+        return
+    while pending:
+        child = pending.pop(0)
+        if child.tag == "DW_TAG_lexical_block" and not child.attributes.get("DW_AT_low_pc"):
+            pending[:0] = list(child.iter_children())
+        else:
+            yield child
 
 
 def _is_static(die: DIE) -> bool:

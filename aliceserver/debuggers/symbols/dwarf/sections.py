@@ -158,6 +158,9 @@ class ElfSections:
     def _pread(self, offset: int, count: int) -> bytes:
         try:
             with open(self.path, "rb") as stream:
+                # A corrupt header may claim gigabytes: never allocate past the file's end.
+                if offset + count > os.fstat(stream.fileno()).st_size:
+                    raise TargetError(f"{self.path}: section data at {offset:#x} is truncated")
                 data = os.pread(stream.fileno(), count, offset)
         except OSError as exc:
             raise TargetError(f"cannot read {self.path}: {exc.strerror or exc}") from exc

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from elftools.dwarf.die import DIE
 
-from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import (
     ATE_ENCODINGS,
@@ -30,6 +30,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     is_scalar_signed,
     type_name,
 )
+from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,10 @@ class TypeBuilder:
         cached = self._cache.get(die.offset)
         if cached is not None:
             return cached
-        return self._make(die)
+        try:
+            return self._make(die)
+        except _CORRUPT as exc:  # pyelftools' assorted errors on corrupt DWARF
+            raise TargetError(f"corrupt DWARF type at {die.offset:#x}: {exc!r}") from exc
 
     def _make(self, die: DIE) -> Type:
         tag = die.tag
@@ -104,6 +108,8 @@ class TypeBuilder:
             q = QualifiedType(self.void)
             self._cache[key] = q
             inner = self.of_die_attr(die)
+            if _contains_itself(q, inner):
+                inner = self.void
             if isinstance(inner, QualifiedType):  # merge `const volatile`
                 q.const, q.volatile, q.restrict = inner.const, inner.volatile, inner.restrict
                 inner = inner.target
@@ -116,6 +122,8 @@ class TypeBuilder:
             td = TypedefType(_qualified_name(die, cplus) or "?", self.void)
             self._cache[key] = td
             td.target = self.of_die_attr(die)
+            if _contains_itself(td, td.target):
+                td.target = self.void
             return td
         if tag in ("DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type"):
             return self._struct(die, cplus)
@@ -229,6 +237,8 @@ class TypeBuilder:
         element = self.of_die_attr(die)
         for count in reversed(counts[1:]):
             element = ArrayType(element, count)
+        if _contains_itself(placeholder, element):
+            element = self.void
         placeholder.element = element
         return placeholder
 
@@ -255,6 +265,24 @@ class TypeBuilder:
         en = EnumType(_qualified_name(die, cplus), size, values, signed, cplus)
         self._cache[die.offset] = en
         return en
+
+
+def _contains_itself(start: Type, inner: Type) -> bool:
+    """Whether `inner` leads back to `start` through typedefs, qualifiers and array
+    elements: corrupt DWARF (a type holding itself by value), cut to void by the caller,
+    or sizes and formatting would recurse forever."""
+    t = inner
+    for _ in range(10_000):
+        if t is start:
+            log.warning("type cycle in the DWARF: cut at %s", type(start).__name__)
+            return True
+        if isinstance(t, (TypedefType, QualifiedType)):
+            t = t.target
+        elif isinstance(t, ArrayType):
+            t = t.element
+        else:
+            return False
+    return True
 
 
 def is_cplus(die: DIE) -> bool:

@@ -222,7 +222,7 @@ def _no_memory(address: int, size: int) -> bytes:
 
 
 def _memory(address: int, size: int) -> bytes:
-    return (address + 0x10).to_bytes(8, "little")[:size]
+    return ((address + 0x10) & (1 << 64) - 1).to_bytes(8, "little")[:size]
 
 
 @pytest.mark.parametrize(

@@ -43,10 +43,11 @@ def tokenize(text: str) -> list[Token]:
         if ch.isspace():
             i += 1
             continue
-        if ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
+        # ASCII only: str.isdigit/isalpha also accept "²" or "À", which no C token starts with.
+        if ch in "0123456789" or (ch == "." and i + 1 < n and text[i + 1] in "0123456789"):
             i = _number(text, i, tokens)
             continue
-        if ch.isalpha() or ch == "_":
+        if (ch.isascii() and ch.isalpha()) or ch == "_":
             m = _IDENT.match(text, i)
             assert m is not None
             tokens.append(Token("ident", m.group(0), i))

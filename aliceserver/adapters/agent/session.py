@@ -1,0 +1,255 @@
+"""One debug session for an agent: a debugger, its program's state, output and history.
+
+A pump thread drains the debugger's events into the session's state (running, stopped,
+exited), its output buffer and a stop counter; tool calls wait on that counter instead of
+reading the event queue themselves, so several tools (a `continue` waiting, a `pause`) can
+act on one session at once.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
+
+from aliceserver.adapters.agent.errors import ErrorCode, ToolError
+from aliceserver.adapters.agent.output import OutputBuffer
+from aliceserver.debuggers.base import IDebugger
+from aliceserver.debuggers.events import Event, Exited, Output, ProcessStarted, Stopped
+from aliceserver.debuggers.model import LaunchConfig, ProcessInfo
+
+if TYPE_CHECKING:  # the tracing library loads only when a session traces
+    from aliceserver.tracing import Tracer, TraceStore
+
+log = logging.getLogger(__name__)
+
+
+class State(enum.Enum):
+    NOT_STARTED = "not-started"  # launched, held before its first instruction
+    STOPPED = "stopped"
+    RUNNING = "running"
+    EXITED = "exited"
+
+
+class WaitResult(enum.Enum):
+    STOPPED = "stopped"
+    EXITED = "exited"
+    RUNNING = "running"  # the timeout passed first
+
+
+@dataclass(slots=True)
+class WatchRecord:
+    id: int
+    expression: str
+    access: str
+    type: str
+    last_value: str  # as formatted at insertion or at the last hit
+
+
+@dataclass(slots=True)
+class BreakpointRecord:
+    """What the agent asked for; the engine only keeps the compiled condition."""
+
+    id: int
+    location: str
+    condition: str | None = None
+    hit_count: str | None = None
+    log_message: str | None = None
+    temporary: bool = False
+    enabled: bool = True
+
+
+@dataclass(slots=True)
+class LocalsSnapshot:
+    generation: int
+    frame_key: tuple[int, str | None, int | None]  # thread, function, CFA
+    values: dict[str, str] = field(default_factory=dict)
+
+
+class _StopPump:
+    """Put on the event queue to end the pump thread."""
+
+
+EventObserver = Callable[[str, Event], None]  # (session id, event), on the pump thread
+
+
+class DebugSession:
+    def __init__(
+        self,
+        ident: str,
+        debugger: IDebugger,
+        process: ProcessInfo,
+        observer: EventObserver | None = None,
+    ) -> None:
+        self.id = ident
+        self.debugger = debugger
+        self.process = process
+        self.output = OutputBuffer()
+        # An attach is followed by a Stopped(PAUSE): running until the pump has seen it.
+        self.state = State.RUNNING if process.attached else State.NOT_STARTED
+        self.last_stop: Stopped | None = None
+        self.exited: Exited | None = None
+        self.generation = 0  # counts stops and the exit
+        self.current_thread: int = process.pid
+        self.current_frame = 0  # selected by debug_select; back to 0 at every stop
+        self.launch_config: LaunchConfig | None = None  # for a restart
+        self.project_root: str | None = None  # what @usercode trace patterns mean
+        self.tracer: Tracer | None = None  # set by the first debug_trace add
+        self.trace_store: TraceStore | None = None
+        self._observer = observer
+        self.context_cursor = 0  # program output up to here was shown by a context reply
+        self.breakpoints: dict[int, BreakpointRecord] = {}
+        self.watches: dict[int, WatchRecord] = {}
+        # Per thread: its locals at the stop before, and at the latest stop shown.
+        self._locals: dict[int, tuple[LocalsSnapshot | None, LocalsSnapshot | None]] = {}
+        self.created = time.time()
+        # Serialises the tool calls that drive the engine; never held while waiting.
+        self.lock = threading.RLock()
+        self._changed = threading.Condition()
+        self._pump = threading.Thread(target=self._run_pump, name=f"agent-{ident}", daemon=True)
+        self._pump.start()
+
+    # --- the event pump -------------------------------------------------------------
+    def _run_pump(self) -> None:
+        while True:
+            event = self.debugger.events.get()
+            if isinstance(event, _StopPump):
+                return
+            try:
+                self._apply(event)
+            except Exception:  # a bad event must not kill the session's bookkeeping
+                log.exception("session %s: cannot apply %r", self.id, event)
+
+    def _apply(self, event: Event) -> None:
+        tracer = self.tracer
+        if tracer is not None:  # first: a crash is described while the program is stopped at it
+            try:
+                tracer.observe(event)
+            except Exception:
+                log.exception("session %s: the tracer failed on %r", self.id, event)
+        if self._observer is not None:
+            try:
+                self._observer(self.id, event)
+            except Exception:
+                log.exception("session %s: the observer failed on %r", self.id, event)
+        if isinstance(event, Output):
+            self.output.append(event.category, event.text)
+            return
+        with self._changed:
+            if isinstance(event, Stopped):
+                self.state = State.STOPPED
+                self.last_stop = event
+                self.current_thread = event.thread_id
+                self.current_frame = 0
+                self.generation += 1
+            elif isinstance(event, Exited):
+                self.state = State.EXITED
+                self.exited = event
+                self.generation += 1
+            elif isinstance(event, ProcessStarted):
+                self.process = ProcessInfo(event.pid, event.program, event.attached)
+            else:
+                return
+            self._changed.notify_all()
+
+    # --- running and waiting --------------------------------------------------------
+    def begin_run(self) -> int:
+        """Mark the program running (before resuming it); the stop count to wait past."""
+        with self._changed:
+            self.state = State.RUNNING
+            return self.generation
+
+    def run_failed(self, previous: State, generation: int) -> None:
+        """A resume was refused: go back to `previous` unless an event moved on meanwhile."""
+        with self._changed:
+            if self.generation == generation and self.state is State.RUNNING:
+                self.state = previous
+
+    def wait(self, generation: int, timeout: float) -> WaitResult:
+        """Wait until the program stops or exits after stop count `generation`."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        with self._changed:
+            while self.generation == generation and self.state is State.RUNNING:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return WaitResult.RUNNING
+                self._changed.wait(remaining)
+            if self.state is State.EXITED:
+                return WaitResult.EXITED
+            if self.state is State.RUNNING:  # pragma: no cover - a stop count moved
+                return WaitResult.RUNNING
+            return WaitResult.STOPPED
+
+    # --- guards ---------------------------------------------------------------------
+    def require_process(self) -> None:
+        if self.state is State.EXITED:
+            raise ToolError(
+                ErrorCode.NO_PROCESS,
+                f"session {self.id}: the program has exited ({self.exit_text()})",
+                "debug_output shows what it printed; debug_launch starts it again; "
+                "debug_stop ends the session",
+            )
+
+    def require_stopped(self, allow_not_started: bool = True) -> None:
+        """Inspection needs a stopped program (held-at-start counts unless told)."""
+        self.require_process()
+        if self.state is State.RUNNING:
+            raise ToolError(
+                ErrorCode.NOT_STOPPED,
+                f"session {self.id}: the program is running",
+                "debug_pause stops it; debug_continue waits for the next stop",
+            )
+        if self.state is State.NOT_STARTED and not allow_not_started:
+            raise ToolError(
+                ErrorCode.NOT_STARTED,
+                f"session {self.id}: the program is held before its first instruction",
+                "set breakpoints (debug_breakpoint), then debug_continue",
+            )
+
+    def exit_text(self) -> str:
+        exited = self.exited
+        if exited is None:
+            return "still running"
+        if exited.code is not None:
+            return f"exit code {exited.code}"
+        return f"killed by {exited.signal_name or f'signal {exited.signal}'}"
+
+    # --- locals history -------------------------------------------------------------
+    def record_locals(self, snapshot: LocalsSnapshot) -> LocalsSnapshot | None:
+        """Keep `snapshot` as this stop's locals of its thread; return that thread's locals
+        at its previous stop when they were in the same frame."""
+        thread = snapshot.frame_key[0]
+        with self._changed:
+            previous, current = self._locals.get(thread, (None, None))
+            if current is not None and current.generation != snapshot.generation:
+                previous = current
+            self._locals[thread] = (previous, snapshot)
+        if previous is not None and previous.frame_key == snapshot.frame_key:
+            return previous
+        return None
+
+    # --- the end --------------------------------------------------------------------
+    def close(self, detach: bool | None = None) -> None:
+        """End the session: kill a launched program, detach from an attached one (or as told)."""
+        try:
+            if self.tracer is not None:  # its traps out first: a detached program runs on clean
+                try:
+                    self.tracer.close()
+                except Exception:
+                    log.exception("session %s: closing the tracer", self.id)
+            if self.state is not State.EXITED and self.debugger.process is not None:
+                if detach is True or (detach is None and self.process.attached):
+                    self.debugger.detach()
+                elif detach is False:
+                    self.debugger.kill()
+        finally:
+            self.debugger.close()
+            self.debugger.events.put(cast(Event, _StopPump()))
+            self._pump.join(timeout=5)
+            if self.trace_store is not None:
+                self.trace_store.close()
+

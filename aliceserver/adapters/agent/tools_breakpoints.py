@@ -1,0 +1,231 @@
+"""Breakpoint tools: debug_breakpoint (add/remove/list) and debug_watch."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from aliceserver.adapters.agent.common import (
+    FRAME,
+    SESSION,
+    THREAD,
+    ToolEnv,
+    frame_of,
+    no_location,
+    require_location,
+    thread_of,
+)
+from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
+from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
+from aliceserver.adapters.agent.session import BreakpointRecord, DebugSession, WatchRecord
+from aliceserver.debuggers.model import CodeLocation, LocationBreakpointInfo, WatchKind
+
+_ACCESS = {"write": WatchKind.WRITE, "read_write": WatchKind.READ_WRITE}
+
+
+def _place(location: CodeLocation) -> str:
+    where = location.function or "??"
+    if location.source is not None:
+        where += f" at {os.path.basename(location.source.path)}:{location.source.line}"
+    return f"{where} ({location.address:#x})"
+
+
+def _describe(session: DebugSession, info: LocationBreakpointInfo) -> dict[str, Any]:
+    record = session.breakpoints.get(info.id)
+    hits = sum(bp.hit_count for bp in session.debugger.breakpoints() if bp.id in info.breakpoint_ids)
+    entry: dict[str, Any] = {"id": info.id, "location": info.location}
+    entry["resolved"] = [_place(loc) for loc in info.locations]
+    if info.pending:
+        entry["pending"] = (
+            "matches no code yet: binds if a library defining it loads; check the spelling"
+        )
+    entry["hits"] = hits
+    disabled = record is not None and not record.enabled
+    if not info.enabled or disabled:
+        entry["enabled"] = False
+    if record is not None:
+        for key in ("condition", "hit_count", "log_message"):
+            value = getattr(record, key)
+            if value is not None:
+                entry[key] = value
+    if info.temporary:
+        entry["temporary"] = True
+    return entry
+
+
+def _hit_condition(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f">= {value}"  # "stop from the Nth hit on", like DAP's plain number
+    return str(value)
+
+
+def add_breakpoint(
+    env: ToolEnv,
+    session: DebugSession,
+    location: str,
+    *,
+    condition: str | None = None,
+    hit_count: str | None = None,
+    log_message: str | None = None,
+    temporary: bool = False,
+) -> dict[str, Any]:
+    """Insert one location breakpoint; its description for the reply."""
+    session.require_process()
+    debugger = session.debugger
+    policy = None
+    if condition or hit_count or log_message is not None:
+        policy = debugger.breakpoint_condition(condition or None, hit_count, log_message)
+    info = debugger.insert_location_breakpoint(location, condition=policy, temporary=temporary)
+    if info.pending and not _could_load_later(session, location):
+        debugger.remove_location_breakpoint(info.id)
+        raise no_location(location)
+    session.breakpoints[info.id] = BreakpointRecord(
+        info.id, location, condition, hit_count, log_message, temporary
+    )
+    return _describe(session, info)
+
+
+def _could_load_later(session: DebugSession, location: str) -> bool:
+    # A function may live in a library that is not loaded yet (a pending breakpoint, as in
+    # gdb); a file:line or an address in the program itself cannot.
+    text = location.lstrip("*")
+    return ":" not in text and not text[:1].isdigit()
+
+
+def set_enabled(session: DebugSession, ident: int, enabled: bool) -> LocationBreakpointInfo:
+    """Enable or disable every address breakpoint a location breakpoint owns."""
+    for info in session.debugger.location_breakpoints():
+        if info.id == ident:
+            for owned in info.breakpoint_ids:
+                session.debugger.enable_breakpoint(owned, enabled)
+            record = session.breakpoints.get(ident)
+            if record is not None:
+                record.enabled = enabled
+            return info
+    raise ToolError(ErrorCode.NO_BREAKPOINT, f"no breakpoint {ident}", "debug_breakpoint action=list")
+
+
+def _breakpoint(env: ToolEnv, args: Args) -> dict[str, Any]:
+    session = env.session(args)
+    action = args.text("action") or "add"
+    debugger = session.debugger
+    with session.lock:
+        if action == "list":
+            infos = debugger.location_breakpoints()
+            return {"session": session.id, "breakpoints": [_describe(session, i) for i in infos]}
+        if action == "remove":
+            ident = args.integer("id")
+            if ident is None:
+                raise bad_argument("remove needs the breakpoint's id", "debug_breakpoint action=list")
+            known = {info.id for info in debugger.location_breakpoints()}
+            if ident not in known:
+                raise ToolError(ErrorCode.NO_BREAKPOINT, f"no breakpoint {ident}", "debug_breakpoint action=list")
+            debugger.remove_location_breakpoint(ident)
+            session.breakpoints.pop(ident, None)
+            return {"session": session.id, "removed": ident}
+        if action in ("enable", "disable"):
+            ident = args.integer("id")
+            if ident is None:
+                raise bad_argument(f"{action} needs the breakpoint's id", "debug_breakpoint action=list")
+            info = set_enabled(session, ident, action == "enable")
+            return {"session": session.id, "breakpoint": _describe(session, info)}
+        location = require_location(args.text("location"))
+        raw_hits = args.integer("hit_count") if args.integer("hit_count") is not None else args.text("hit_condition")
+        entry = add_breakpoint(
+            env,
+            session,
+            location,
+            condition=args.text("condition"),
+            hit_count=_hit_condition(raw_hits),
+            log_message=args.text("log_message"),
+            temporary=args.flag("temporary"),
+        )
+        return {"session": session.id, "breakpoint": entry}
+
+
+def _watch(env: ToolEnv, args: Args) -> dict[str, Any]:
+    session = env.session(args)
+    action = args.text("action") or "add"
+    debugger = session.debugger
+    with session.lock:
+        if action == "list":
+            return {"session": session.id, "watchpoints": [_watch_entry(session, w) for w in session.watches.values()]}
+        if action == "remove":
+            ident = args.integer("id")
+            if ident is None or ident not in session.watches:
+                raise ToolError(ErrorCode.NO_BREAKPOINT, f"no watchpoint {ident}", "debug_watch action=list")
+            debugger.remove_watchpoint(ident)
+            del session.watches[ident]
+            return {"session": session.id, "removed": ident}
+        expression = (args.text("expression") or "").strip()
+        if not expression:
+            raise bad_argument("add needs an expression (a variable, a.b, p->field, arr[3], *p)")
+        session.require_stopped()
+        thread, level = thread_of(session, args), frame_of(session, args)
+        value = debugger.evaluate(expression, thread, level)
+        if value.error:
+            raise ToolError(ErrorCode.BAD_EXPRESSION, f"{expression}: {value.value}", "watch something readable")
+        access = args.text("access") or "write"
+        info = debugger.watch_expression(expression, _ACCESS[access], thread, level)
+        record = WatchRecord(info.id, expression, access, value.type, value.value)
+        session.watches[info.id] = record
+        return {"session": session.id, "watchpoint": _watch_entry(session, record)}
+
+
+def _watch_entry(session: DebugSession, record: WatchRecord) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "id": record.id,
+        "expression": record.expression,
+        "access": record.access,
+        "type": record.type,
+        "value": record.last_value,
+    }
+    for info in session.debugger.watchpoints():
+        if info.id == record.id:
+            entry["address"] = f"{info.address:#x}"
+            entry["size"] = info.size
+            entry["hits"] = info.hit_count
+    return entry
+
+
+def register(registry: ToolRegistry, env: ToolEnv) -> None:
+    registry.add(ToolSpec(
+        "debug_breakpoint",
+        "Add, remove, enable, disable or list breakpoints. A location is file:line (prog.c:42), a function "
+        "(main), or an address (0x401136). Options: a condition (C expression), a hit count "
+        "(stop from the Nth hit, or '% 3', '== 5'), a log message instead of stopping "
+        "('i = {i}', shown as output), temporary (removed at its first stop).",
+        (
+            SESSION,
+            Param("action", "string", "add (default), remove, enable, disable or list.",
+                  enum=("add", "remove", "enable", "disable", "list"), default="add"),
+            Param("location", "string", "add: file:line, function, or address."),
+            Param("condition", "string", "add: stop only when this C expression is true."),
+            Param("hit_count", "integer", "add: stop from this hit on.", minimum=1),
+            Param("hit_condition", "string", "add: a hit condition such as '== 5', '>= 3', '% 10'."),
+            Param("log_message", "string", "add: print this (with {expr} replaced) and go on."),
+            Param("temporary", "boolean", "add: delete it when it stops the program."),
+            Param("id", "integer", "remove/enable/disable: the breakpoint's id."),
+        ),
+        lambda a: _breakpoint(env, a),
+    ))
+    registry.add(ToolSpec(
+        "debug_watch",
+        "Add, remove or list watchpoints: stop when an expression's memory is written (or, "
+        "with access=read_write, read or written). The stop's context shows old and new "
+        "values. Hardware: at most 4, each up to 8 bytes.",
+        (
+            SESSION,
+            Param("action", "string", "add (default), remove or list.",
+                  enum=("add", "remove", "list"), default="add"),
+            Param("expression", "string", "add: an lvalue: x, s.field, p->next, a[3], *p."),
+            Param("access", "string", "add: write (default) or read_write.",
+                  enum=tuple(_ACCESS), default="write"),
+            Param("id", "integer", "remove: the watchpoint's id."),
+            THREAD,
+            FRAME,
+        ),
+        lambda a: _watch(env, a),
+    ))

@@ -1,0 +1,256 @@
+"""Session control a command line needs besides the core tools: debug_select (thread and
+frame, like gdb's thread/frame/up/down), debug_catch, debug_wait, debug_restart and
+debug_console (a few gdb console commands, each mapped onto one of the tools)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import signal as signals
+from typing import Any
+
+from aliceserver.adapters.agent.common import SESSION, TIMEOUT, ToolEnv, timeout_of
+from aliceserver.adapters.agent.context import build_context, execution_reply
+from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
+from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
+from aliceserver.adapters.agent.session import State, WaitResult
+from aliceserver.adapters.agent.tools_breakpoints import add_breakpoint, set_enabled
+from aliceserver.debuggers.model import CatchKind, SignalPolicy
+
+_CATCH = {"throw": CatchKind.THROW, "catch": CatchKind.CATCH, "panic": CatchKind.PANIC,
+          "exec": CatchKind.EXEC, "fork": CatchKind.FORK}  # fmt: skip
+
+
+def _select(env: ToolEnv, args: Args) -> dict[str, Any]:
+    session = env.session(args)
+    with session.lock:
+        session.require_stopped()
+        debugger = session.debugger
+        thread = args.integer("thread")
+        if thread is not None and thread != session.current_thread:
+            if thread not in {info.tid for info in debugger.threads()}:
+                raise ToolError(ErrorCode.NO_THREAD, f"no thread {thread}", "debug_threads lists them")
+            session.current_thread, session.current_frame = thread, 0
+        level = session.current_frame
+        if args.integer("frame") is not None:
+            level = args.integer("frame") or 0
+        level += (args.integer("up") or 0) - (args.integer("down") or 0)
+        frames = debugger.stack_trace(session.current_thread, 0, max(level, 0) + 1)
+        if level < 0:
+            raise ToolError(ErrorCode.NO_FRAME, "already at the innermost frame (0)", "")
+        if level >= len(frames):
+            raise ToolError(
+                ErrorCode.NO_FRAME,
+                f"thread {session.current_thread} has {len(frames)} frames (0..{len(frames) - 1})",
+                "debug_stack lists them",
+            )
+        session.current_frame = level
+        return build_context(env, session, level=level)
+
+
+def _signal_number(name: str) -> int:
+    text = name.strip().upper()
+    if text.isdigit():
+        return int(text)
+    try:
+        return int(signals.Signals[text if text.startswith("SIG") else f"SIG{text}"])
+    except KeyError:
+        raise bad_argument(f"no signal {name!r}", "a name like SIGUSR1 (or USR1) or a number") from None
+
+
+def _catch(env: ToolEnv, args: Args) -> dict[str, Any]:
+    session = env.session(args)
+    kind = args.text("kind") or "signal"
+    enabled = not args.has("enabled") or args.flag("enabled")
+    with session.lock:
+        session.require_process()
+        debugger = session.debugger
+        reply: dict[str, Any] = {"session": session.id, "catch": kind, "enabled": enabled}
+        if kind != "signal":
+            debugger.set_catchpoint(_CATCH[kind], enabled)
+            return reply
+        name = args.text("signal")
+        if not name:
+            raise bad_argument("catch signal needs a signal", "signal=SIGUSR1")
+        number = _signal_number(name)
+        current = debugger.signal_policy(number)
+        debugger.set_signal_policy(number, SignalPolicy(enabled, current.pass_to_program, True))
+        reply["signal"] = signals.Signals(number).name if number in set(signals.Signals) else number
+        reply["passed_to_program"] = current.pass_to_program
+        return reply
+
+
+def _wait(env: ToolEnv, args: Args) -> dict[str, Any]:
+    session = env.session(args)
+    timeout = timeout_of(args)
+    with session.lock:
+        generation, state = session.generation, session.state
+    if state is State.RUNNING:
+        result = session.wait(generation, timeout)
+    else:
+        result = WaitResult.EXITED if state is State.EXITED else WaitResult.STOPPED
+    return execution_reply(env, session, result, timeout)
+
+
+def _restart(env: ToolEnv, args: Args) -> dict[str, Any]:
+    session = env.session(args)
+    config = session.launch_config
+    if config is None:
+        raise ToolError(
+            ErrorCode.UNSUPPORTED,
+            f"session {session.id} was attached: only a launched program restarts",
+            "debug_stop mode=detach, then debug_attach again",
+        )
+    with session.lock:
+        records = list(session.breakpoints.values())
+        patterns = list(session.tracer.status().patterns) if session.tracer is not None else []
+        watches = len(session.watches)
+        env.sessions.remove(session)
+    fresh = env.sessions.launch(config, ident=session.id)
+    failed: list[str] = []
+    with fresh.lock:
+        for record in records:
+            try:
+                entry = add_breakpoint(
+                    env, fresh, record.location, condition=record.condition,
+                    hit_count=record.hit_count, log_message=record.log_message,
+                    temporary=record.temporary,
+                )  # fmt: skip
+                if not record.enabled:
+                    set_enabled(fresh, int(entry["id"]), False)
+            except ToolError as error:
+                failed.append(f"{record.location}: {error.message}")
+    reply = build_context(env, fresh)
+    reply["restarted"] = True
+    reply["pid"] = fresh.process.pid
+    reply["breakpoints"] = len(records) - len(failed)
+    if failed:
+        reply["breakpoints_failed"] = failed
+    if watches:
+        reply["watchpoints_dropped"] = f"{watches} (they name a frame's variables: set them again)"
+    if patterns:
+        reply["traces_dropped"] = patterns
+        reply["hint"] = "debug_trace action=add traces them again (the old record went with the session)"
+    return reply
+
+
+# --- the console ---------------------------------------------------------------------
+_PRINT = re.compile(r"^(?:p|print|output|call)(?:/([xdotcuaz]))?\s+(.+)$", re.S)
+_EXAMINE = re.compile(r"^x(?:/(\d*)([xduotacfs]?)([bhwg]?))?\s+(.+)$", re.S)
+_SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
+_SET = re.compile(r"^set\s+(?:var(?:iable)?\s+)?(.+?)\s*=(?!=)\s*(.+)$", re.S)
+
+
+def _console_call(text: str) -> tuple[str, dict[str, Any]]:
+    """The tool and arguments for one console line (gdb's words)."""
+    words = shlex.split(text) if text.count('"') % 2 == 0 else text.split()
+    head = words[0] if words else ""
+    rest = words[1:]
+    if head in ("bt", "backtrace", "where"):
+        return "debug_stack", ({"count": int(rest[0])} if rest and rest[0].isdigit() else {})
+    if head in ("info", "i") and rest:
+        topic = rest[0]
+        table: dict[str, tuple[str, dict[str, Any]]] = {
+            "locals": ("debug_variables", {"scope": "locals"}),
+            "args": ("debug_variables", {"scope": "arguments"}),
+            "threads": ("debug_threads", {}),
+            "frame": ("debug_context", {}),
+            "breakpoints": ("debug_breakpoint", {"action": "list"}),
+            "watchpoints": ("debug_watch", {"action": "list"}),
+        }
+        if topic in ("registers", "reg", "r", "all-registers"):
+            return "debug_registers", ({"names": rest[1:]} if rest[1:] else {"vector": topic == "all-registers"})
+        for name, chosen in table.items():
+            if name.startswith(topic):
+                return chosen
+        raise bad_argument(f"info {topic}: not known here", "info locals|args|registers|threads|frame|breakpoints")
+    if head in ("frame", "f") and rest and rest[0].isdigit():
+        return "debug_select", {"frame": int(rest[0])}
+    if head in ("up", "down"):
+        return "debug_select", {head: int(rest[0]) if rest and rest[0].isdigit() else 1}
+    if head in ("thread", "t") and rest and rest[0].isdigit():
+        return "debug_select", {"thread": int(rest[0])}
+    if head in ("disassemble", "disas"):
+        return "debug_disassemble", ({"location": " ".join(rest)} if rest else {})
+    match = _PRINT.match(text)
+    if match:
+        call: dict[str, Any] = {"expression": match.group(2)}
+        if match.group(1):
+            call["format"] = match.group(1)
+        return "debug_evaluate", call
+    match = _EXAMINE.match(text)
+    if match:
+        count = int(match.group(1) or 1)
+        size = _SIZES.get(match.group(3) or "w", 4) if match.group(2) not in ("s", "c") else 1
+        return "debug_memory", {"address": match.group(4).strip(), "size": max(1, min(2048, count * size))}
+    match = _SET.match(text)
+    if match:
+        return "debug_set", {"target": match.group(1), "value": match.group(2)}
+    return "debug_evaluate", {"expression": text}
+
+
+def _console(registry: ToolRegistry, env: ToolEnv, args: Args) -> dict[str, Any]:
+    text = (args.text("command") or "").strip()
+    if not text:
+        raise bad_argument("an empty command", "bt, info locals, p EXPR, x/8xb ADDR, set var X = V")
+    name, arguments = _console_call(text)
+    spec = registry.get(name)
+    assert spec is not None
+    if args.text("session"):
+        arguments["session"] = args.text("session")
+    reply = spec.handler(spec.parse(arguments))
+    return {"command": text, "tool": name, **reply}
+
+
+def register(registry: ToolRegistry, env: ToolEnv) -> None:
+    registry.add(ToolSpec(
+        "debug_select",
+        "Select the thread and frame that later inspection uses by default (gdb's thread N, "
+        "frame N, up, down); the reply is the context there. Every stop selects frame 0 of "
+        "the stopped thread again.",
+        (
+            SESSION,
+            Param("thread", "integer", "Make this thread current (its frame 0).", minimum=1),
+            Param("frame", "integer", "Select this frame (0: innermost).", minimum=0),
+            Param("up", "integer", "Select the frame this many levels outward (toward main).", minimum=0),
+            Param("down", "integer", "Select the frame this many levels inward.", minimum=0),
+        ),
+        lambda a: _select(env, a),
+    ))
+    registry.add(ToolSpec(
+        "debug_catch",
+        "Stop when the program receives a signal (kind=signal, signal=SIGUSR1), throws or "
+        "catches a C++ exception, panics (Rust), execs or forks; enabled=false stops catching.",
+        (
+            SESSION,
+            Param("kind", "string", "signal (default), throw, catch, panic, exec or fork.",
+                  enum=("signal", *_CATCH), default="signal"),
+            Param("signal", "string", "kind=signal: its name (SIGUSR1, USR1) or number."),
+            Param("enabled", "boolean", "false: stop catching it (default true)."),
+        ),
+        lambda a: _catch(env, a),
+    ))
+    registry.add(ToolSpec(
+        "debug_wait",
+        "Wait for a running program to stop (it is not resumed); the reply is the new "
+        "context, or says it still runs. A stopped program's context comes at once.",
+        (SESSION, TIMEOUT),
+        lambda a: _wait(env, a),
+        read_only=True,
+    ))
+    registry.add(ToolSpec(
+        "debug_restart",
+        "Start a launched program again in the same session (same id, arguments and "
+        "breakpoints); it is held before its first instruction, like debug_launch.",
+        (SESSION,),
+        lambda a: _restart(env, a),
+    ))
+    registry.add(ToolSpec(
+        "debug_console",
+        "One gdb-style console command: bt [N], info locals|args|registers [NAMES]|threads|"
+        "frame|breakpoints, p[/FMT] EXPR, x/NFU ADDR, set var X = V, frame N, up, down, "
+        "thread N, disassemble [LOC]; anything else is evaluated as an expression.",
+        (SESSION, Param("command", "string", "The command line.", required=True)),
+        lambda a: _console(registry, env, a),
+    ))
+

@@ -1,0 +1,445 @@
+"""Breakpoint requests: source, function, instruction, data, exception filters, locations.
+
+Each set* request replaces every breakpoint of its kind (of that source, for
+setBreakpoints). A breakpoint asked for again unchanged keeps its id and its engine
+breakpoint. Problems with one breakpoint (a bad condition, no code at the line) make that
+breakpoint unverified with a message; the request itself succeeds (VS Code skips the rest
+of its configuration when one fails).
+"""
+
+from __future__ import annotations
+
+import os
+import signal as signal_module
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from aliceserver.adapters.dap.capabilities import EXCEPTION_FILTERS
+from aliceserver.adapters.dap.handles import ScopeRef, TextRef, ValueRef
+from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject
+from aliceserver.adapters.dap.shapes import (
+    child_expression,
+    memory_reference,
+    parse_memory_reference,
+    source_json,
+)
+from aliceserver.debuggers.events import StopReason
+from aliceserver.debuggers.model import (
+    BreakpointInfo,
+    LocationBreakpointInfo,
+    SignalPolicy,
+    VariableScope,
+    WatchKind,
+)
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.dap.registry import Registry
+    from aliceserver.adapters.dap.session import DapSession
+
+_MAX_LOCATION_LINES = 500  # breakpointLocations looks at most this many lines per request
+# Signals the `signals` filter leaves alone: crashes always stop; these cannot be caught.
+_ALWAYS = frozenset({
+    signal_module.SIGSEGV, signal_module.SIGBUS, signal_module.SIGFPE, signal_module.SIGILL,
+    signal_module.SIGABRT, signal_module.SIGTRAP, signal_module.SIGKILL, signal_module.SIGSTOP,
+})  # fmt: skip
+
+
+@dataclass(slots=True)
+class UserBreakpoint:
+    dap_id: int
+    kind: str  # source, function, instruction, data
+    key: tuple[Any, ...]  # what the client asked: unchanged on a new request -> reused
+    location: LocationBreakpointInfo | None = None
+    watch_id: int | None = None
+    message: str | None = None  # why it is not verified
+    line: int | None = None  # requested line (source breakpoints)
+    path: str | None = None
+    address: int | None = None  # instruction / data breakpoints
+    reported: bool | None = None  # the verified state the client last heard
+
+    @property
+    def verified(self) -> bool:
+        if self.kind == "data":
+            return self.watch_id is not None
+        return self.location is not None and bool(self.location.locations)
+
+
+@dataclass(slots=True)
+class BreakpointBook:
+    """Every breakpoint the client set, and which engine breakpoint ids belong to which."""
+
+    sources: dict[str, list[UserBreakpoint]] = field(default_factory=dict)
+    functions: list[UserBreakpoint] = field(default_factory=list)
+    instructions: list[UserBreakpoint] = field(default_factory=list)
+    data: list[UserBreakpoint] = field(default_factory=list)
+    quiet_signals: dict[int, SignalPolicy] = field(default_factory=dict)  # saved policies
+    _next_id: int = 1
+
+    def new_id(self) -> int:
+        ident, self._next_id = self._next_id, self._next_id + 1
+        return ident
+
+    def _all(self) -> list[UserBreakpoint]:
+        found = [bp for bps in self.sources.values() for bp in bps]
+        return found + self.functions + self.instructions + self.data
+
+    def _owner_of_address(self, address_id: int) -> UserBreakpoint | None:
+        for bp in self._all():
+            if bp.location is not None and address_id in bp.location.breakpoint_ids:
+                return bp
+        return None
+
+    def hit(self, engine_ids: tuple[int, ...], reason: StopReason) -> tuple[list[int], str | None]:
+        """DAP ids of the breakpoints a stop hit, and the stop reason their kind implies."""
+        owners: list[UserBreakpoint] = []
+        for ident in engine_ids:
+            if reason is StopReason.WATCHPOINT:
+                owner = next((bp for bp in self.data if bp.watch_id == ident), None)
+            else:
+                owner = self._owner_of_address(ident)
+            if owner is not None and owner not in owners:
+                owners.append(owner)
+        kinds = {bp.kind for bp in owners}
+        kind = None
+        if kinds == {"function"}:
+            kind = "function breakpoint"
+        elif kinds == {"instruction"}:
+            kind = "instruction breakpoint"
+        return [bp.dap_id for bp in owners], kind
+
+    def location_changed(
+        self, session: DapSession, info: LocationBreakpointInfo
+    ) -> JsonObject | None:
+        for bp in self._all():
+            if bp.location is not None and bp.location.id == info.id:
+                bp.location = info
+                body = breakpoint_json(session, bp)
+                bp.reported = bp.verified
+                return body
+        return None
+
+    def address_changed(
+        self, session: DapSession, info: BreakpointInfo, removed: bool
+    ) -> JsonObject | None:
+        owner = self._owner_of_address(info.id)
+        if owner is None or removed:
+            return None
+        verified = owner.verified and info.inserted
+        if verified == owner.reported:
+            return None
+        owner.reported = verified
+        body = breakpoint_json(session, owner)
+        body["verified"] = verified
+        if not info.inserted:
+            body["message"] = (
+                "The breakpoint's code is not loaded (the program replaced its image)."
+            )
+        return body
+
+
+def breakpoint_json(session: DapSession, bp: UserBreakpoint) -> JsonObject:
+    body: JsonObject = {"id": bp.dap_id, "verified": bp.verified}
+    state = session.state
+    places = bp.location.locations if bp.location is not None else ()
+    if places:
+        first = places[0]
+        if first.source is not None:
+            body["line"] = state.line_out(first.source.line)
+            source = source_json(first.source)
+            if source is not None:
+                body["source"] = source
+        body["instructionReference"] = memory_reference(first.address)
+    elif bp.line is not None:
+        body["line"] = state.line_out(bp.line)
+    if bp.kind == "source" and bp.path is not None and "source" not in body:
+        body["source"] = {"name": os.path.basename(bp.path), "path": bp.path}
+    if bp.address is not None and "instructionReference" not in body:
+        body["instructionReference"] = memory_reference(bp.address)
+    if not bp.verified:
+        body["message"] = bp.message or _pending_message(session, bp)
+    return body
+
+
+def _pending_message(session: DapSession, bp: UserBreakpoint) -> str:
+    if session.debugger.process is None:
+        return "Pending: the program has not started yet."
+    if bp.kind == "source":
+        name = os.path.basename(bp.path or "")
+        return (
+            f"No code at line {bp.line} of {name} in the loaded program "
+            "(the breakpoint binds if a library with that code loads)."
+        )
+    if bp.kind == "function":
+        return (
+            "No such function in the loaded program (the breakpoint binds if a library defines it)."
+        )
+    return "No code at that address."
+
+
+def _install(
+    session: DapSession, bp: UserBreakpoint, spec: str, options: Arguments
+) -> UserBreakpoint:
+    debugger = session.debugger
+    condition = options.opt_string("condition") or None
+    hit = options.opt_string("hitCondition") or None
+    log_message = options.opt_string("logMessage") if bp.kind == "source" else None
+    try:
+        test = None
+        if condition or hit or log_message is not None:
+            test = debugger.breakpoint_condition(condition, hit, log_message)
+        bp.location = debugger.insert_location_breakpoint(spec, condition=test)
+    except AliceError as error:
+        bp.message = str(error)
+    bp.reported = bp.verified
+    return bp
+
+
+def _replace_all(
+    session: DapSession,
+    old: list[UserBreakpoint],
+    wanted: list[tuple[tuple[Any, ...], Any]],
+    make: Any,
+) -> list[UserBreakpoint]:
+    """Keep the breakpoints asked for again unchanged, make the new ones, remove the rest."""
+    spare = list(old)
+    result: list[UserBreakpoint] = []
+    for key, item in wanted:
+        same = next((bp for bp in spare if bp.key == key), None)
+        if same is not None:
+            spare.remove(same)
+            result.append(same)
+        else:
+            result.append(make(key, item))
+    for bp in spare:
+        _remove(session, bp)
+    return result
+
+
+def _remove(session: DapSession, bp: UserBreakpoint) -> None:
+    try:
+        if bp.location is not None:
+            session.debugger.remove_location_breakpoint(bp.location.id)
+        if bp.watch_id is not None:
+            session.debugger.remove_watchpoint(bp.watch_id)
+    except AliceError:
+        pass  # gone with the process already
+
+
+def _conditions(item: Arguments) -> tuple[Any, ...]:
+    return (
+        item.opt_string("condition"),
+        item.opt_string("hitCondition"),
+        item.opt_string("logMessage"),
+    )
+
+
+# --- requests ------------------------------------------------------------------------------
+def set_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
+    source = args.object("source")
+    path = source.opt_string("path")
+    if not path:
+        if source.opt_integer("sourceReference"):
+            raise InvalidArguments(
+                "setBreakpoints: sources without a path have no code to break in"
+            )
+        raise InvalidArguments("setBreakpoints: 'source.path' is required")
+    path = os.path.normpath(path)
+    state = session.state
+    if args.has("breakpoints"):
+        items = args.objects("breakpoints")
+        wanted = [((state.line_in(i.integer("line")), *_conditions(i)), i) for i in items]
+    else:  # legacy `lines`, only when `breakpoints` is absent (old clients sent a string)
+        raw = args.raw.get("lines")
+        lines = raw if isinstance(raw, list) and all(isinstance(n, int) for n in raw) else []
+        empty = Arguments("setBreakpoints", {})
+        wanted = [((state.line_in(n), None, None, None), empty) for n in lines]
+    if any(not 0 <= key[0] < 2**31 for key, _ in wanted):  # clients keep lines in int32
+        raise InvalidArguments("setBreakpoints: a 'line' is out of range")
+
+    def make(key: tuple[Any, ...], item: Arguments) -> UserBreakpoint:
+        bp = UserBreakpoint(session.breakpoints.new_id(), "source", key, line=key[0], path=path)
+        return _install(session, bp, f"{path}:{key[0]}", item)
+
+    book = session.breakpoints
+    book.sources[path] = _replace_all(session, book.sources.get(path, []), wanted, make)
+    if not book.sources[path]:
+        del book.sources[path]
+    return {"breakpoints": [breakpoint_json(session, bp) for bp in book.sources.get(path, [])]}
+
+
+def set_function_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
+    items = args.objects("breakpoints", required=True)
+    wanted = [((i.string("name").strip(), *_conditions(i)[:2]), i) for i in items]
+
+    def make(key: tuple[Any, ...], item: Arguments) -> UserBreakpoint:
+        bp = UserBreakpoint(session.breakpoints.new_id(), "function", key)
+        if not key[0]:
+            bp.message = "A function breakpoint needs a name."
+            return bp
+        return _install(session, bp, key[0], item)
+
+    book = session.breakpoints
+    book.functions = _replace_all(session, book.functions, wanted, make)
+    return {"breakpoints": [breakpoint_json(session, bp) for bp in book.functions]}
+
+
+def set_instruction_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
+    items = args.objects("breakpoints", required=True)
+    wanted = []
+    for item in items:
+        address = parse_memory_reference(
+            item.string("instructionReference"), "instructionReference"
+        )
+        address += item.opt_integer("offset", 0) or 0
+        wanted.append(((address, *_conditions(item)[:2]), item))
+
+    def make(key: tuple[Any, ...], item: Arguments) -> UserBreakpoint:
+        bp = UserBreakpoint(session.breakpoints.new_id(), "instruction", key, address=key[0])
+        return _install(session, bp, f"*{key[0]:#x}", item)
+
+    book = session.breakpoints
+    book.instructions = _replace_all(session, book.instructions, wanted, make)
+    return {"breakpoints": [breakpoint_json(session, bp) for bp in book.instructions]}
+
+
+def data_breakpoint_info(session: DapSession, args: Arguments) -> JsonObject:
+    name = args.string("name")
+    expression: str | None = name
+    frame = None
+    if args.has("variablesReference"):
+        container = session.handles.variable(args.integer("variablesReference"))
+        if isinstance(container, ScopeRef):
+            frame = container.frame
+            if container.scope is VariableScope.REGISTERS:
+                expression = None
+        elif isinstance(container, ValueRef):
+            frame = container.frame
+            expression = (
+                child_expression(container.expression, container.pointer, name)
+                if container.expression else None
+            )  # fmt: skip
+        elif isinstance(container, TextRef):
+            expression = None
+    elif args.has("frameId"):
+        frame = session.handles.frame(args.integer("frameId"))
+    if expression is None:
+        return {"dataId": None, "description": f"{name} cannot be watched: it is not in memory"}
+    tid = frame.thread_id if frame else None
+    level = frame.level if frame else 0
+    try:
+        value = session.debugger.evaluate(expression, tid, level)
+        size = int(session.debugger.evaluate(f"sizeof({expression})", tid, level).value, 0)
+    except (AliceError, ValueError) as error:
+        return {"dataId": None, "description": f"{name} cannot be watched: {error}"}
+    if value.address is None:
+        return {"dataId": None, "description": f"{name} cannot be watched: it is not in memory"}
+    if size not in (1, 2, 4, 8) or value.address % size:
+        return {
+            "dataId": None,
+            "description": f"{name} cannot be watched: a hardware watchpoint covers 1, 2, 4 or 8 "
+            f"aligned bytes, and it has {size} at {value.address:#x}",
+        }
+    return {
+        "dataId": f"{value.address:#x}/{size}",
+        "description": f"{expression} ({size} bytes at {value.address:#x})",
+        "accessTypes": ["write", "readWrite"],
+        "canPersist": False,
+    }
+
+
+def set_data_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
+    items = args.objects("breakpoints", required=True)
+    wanted = [
+        ((i.string("dataId"), i.opt_string("accessType") or "write", *_conditions(i)[:2]), i)
+        for i in items
+    ]
+
+    def make(key: tuple[Any, ...], item: Arguments) -> UserBreakpoint:
+        data_id, access, condition, hit = key
+        bp = UserBreakpoint(session.breakpoints.new_id(), "data", key)
+        address_text, _, size_text = data_id.partition("/")
+        try:
+            bp.address, size = int(address_text, 0), int(size_text)
+        except ValueError:
+            bp.message = f"Not a data breakpoint id from dataBreakpointInfo: {data_id!r}"
+            return bp
+        if access == "read":
+            bp.message = "x86 cannot watch reads alone: use 'readWrite'."
+        elif condition or hit:
+            bp.message = "Conditions on data breakpoints are not supported."
+        else:
+            kind = WatchKind.READ_WRITE if access == "readWrite" else WatchKind.WRITE
+            try:
+                bp.watch_id = session.debugger.insert_watchpoint(bp.address, size, kind).id
+            except AliceError as error:
+                bp.message = str(error)
+        return bp
+
+    book = session.breakpoints
+    book.data = _replace_all(session, book.data, wanted, make)
+    return {"breakpoints": [breakpoint_json(session, bp) for bp in book.data]}
+
+
+def set_exception_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
+    chosen = args.strings("filters")
+    options = args.objects("filterOptions")
+    chosen += [option.string("filterId") for option in options]
+    debugger = session.debugger
+    results: list[JsonObject] = []
+    for name in chosen:
+        if name in EXCEPTION_FILTERS:
+            results.append({"verified": True})
+        else:
+            results.append({"verified": False, "message": f"unknown exception filter {name!r}"})
+    for name, (_, _, _, kind) in EXCEPTION_FILTERS.items():
+        if kind is not None:
+            debugger.set_catchpoint(kind, name in chosen)
+    _signals_stop(session, "signals" in chosen)
+    return {"breakpoints": results}
+
+
+def _signals_stop(session: DapSession, stop: bool) -> None:
+    """With the `signals` filter off, ordinary signals pass without stopping (as gdb's
+    `handle SIG nostop`); on again restores the policies they had."""
+    book, debugger = session.breakpoints, session.debugger
+    if stop:
+        for signo, policy in book.quiet_signals.items():
+            debugger.set_signal_policy(signo, policy)
+        book.quiet_signals.clear()
+        return
+    for signo in range(1, 65):
+        if signo in _ALWAYS or signo in book.quiet_signals:
+            continue
+        policy = debugger.signal_policy(signo)
+        if policy.stop:
+            book.quiet_signals[signo] = policy
+            debugger.set_signal_policy(signo, replace(policy, stop=False))
+
+
+def breakpoint_locations(session: DapSession, args: Arguments) -> JsonObject:
+    path = args.object("source").opt_string("path")
+    state = session.state
+    line = state.line_in(args.integer("line"))
+    end = state.line_in(args.opt_integer("endLine") or state.line_out(line))
+    if not path or session.debugger.process is None:
+        return {"breakpoints": []}
+    found: list[JsonObject] = []
+    for number in range(line, min(end, line + _MAX_LOCATION_LINES - 1) + 1):
+        try:
+            places = session.debugger.resolve_location(f"{path}:{number}")
+        except AliceError:
+            continue
+        if any(p.source is not None and p.source.line == number for p in places):
+            found.append({"line": state.line_out(number)})
+    return {"breakpoints": found}
+
+
+def register(registry: Registry) -> None:
+    registry.add("setBreakpoints", set_breakpoints)
+    registry.add("setFunctionBreakpoints", set_function_breakpoints)
+    registry.add("setInstructionBreakpoints", set_instruction_breakpoints)
+    registry.add("setExceptionBreakpoints", set_exception_breakpoints)
+    registry.add("dataBreakpointInfo", data_breakpoint_info, show_user=False)
+    registry.add("setDataBreakpoints", set_data_breakpoints)
+    registry.add("breakpointLocations", breakpoint_locations, show_user=False)

@@ -1,0 +1,83 @@
+"""Threads and execution control: threads, continue, next, stepIn, stepOut, pause."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.dap.messages import Arguments, JsonObject, WrongState
+from aliceserver.debuggers.model import StepKind
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.dap.registry import Registry
+    from aliceserver.adapters.dap.session import DapSession
+
+
+def threads(session: DapSession, args: Arguments) -> JsonObject:
+    found = session.debugger.threads()
+    return {"threads": [{"id": t.tid, "name": f"{t.name or 'thread'} [{t.tid}]"} for t in found]}
+
+
+def _require_started(session: DapSession, command: str) -> None:
+    if session.debugger.process is None:
+        raise WrongState(f"{command}: the program is not being run")
+    if not session.state.started:
+        raise WrongState(f"{command}: the program has not started (configurationDone is pending)")
+
+
+def continue_(session: DapSession, args: Arguments) -> JsonObject:
+    thread = args.integer("threadId")
+    _require_started(session, "continue")
+    single = args.boolean("singleThread")
+    with session.resuming():
+        session.debugger.resume(thread if single else None)
+    return {"allThreadsContinued": not single}
+
+
+def _step(session: DapSession, args: Arguments, kind: StepKind, command: str) -> None:
+    thread = args.integer("threadId")
+    _require_started(session, command)
+    granularity = args.opt_string("granularity") or "statement"
+    debugger = session.debugger
+    if granularity == "instruction" and kind is StepKind.OVER:
+        # nexti: over a call, run to the instruction after it (or until the frame returns).
+        pc = debugger.read_registers(thread)["rip"]
+        here = debugger.disassemble(pc, 1)
+        if here and here[0].mnemonic.startswith("call"):
+            with session.resuming():
+                debugger.run_until(thread, f"*{pc + here[0].size:#x}")
+            return
+        kind = StepKind.INSTRUCTION
+    elif granularity == "instruction" and kind is StepKind.INTO:
+        kind = StepKind.INSTRUCTION
+    with session.resuming():
+        debugger.step(thread, kind)
+
+
+def next_(session: DapSession, args: Arguments) -> None:
+    _step(session, args, StepKind.OVER, "next")
+
+
+def step_in(session: DapSession, args: Arguments) -> None:
+    if args.has("targetId"):
+        raise WrongState("stepIn: step-in targets are not supported")
+    _step(session, args, StepKind.INTO, "stepIn")
+
+
+def step_out(session: DapSession, args: Arguments) -> None:
+    _step(session, args, StepKind.OUT, "stepOut")
+
+
+def pause(session: DapSession, args: Arguments) -> None:
+    args.integer("threadId")
+    if session.debugger.process is None:
+        raise WrongState("pause: the program is not being run")
+    session.debugger.interrupt()  # a `stopped` event with reason `pause` follows
+
+
+def register(registry: Registry) -> None:
+    registry.add("threads", threads, show_user=False)
+    registry.add("continue", continue_)
+    registry.add("next", next_)
+    registry.add("stepIn", step_in)
+    registry.add("stepOut", step_out)
+    registry.add("pause", pause)

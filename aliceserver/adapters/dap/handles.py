@@ -1,0 +1,117 @@
+"""Handles the client holds while the program is stopped: frameId and variablesReference.
+
+Ids only grow within a session (never reused), so an id from an earlier stop is recognised
+as stale instead of silently naming something else. Everything is dropped when the program
+resumes, as the DAP overview says references live only while stopped.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Union
+
+from aliceserver.adapters.dap.messages import StaleReference
+from aliceserver.debuggers.model import VariableScope
+
+_MAX_ID = 2**31 - 1  # clients keep these in int32
+
+
+@dataclass(frozen=True, slots=True)
+class FrameRef:
+    thread_id: int
+    level: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeRef:
+    frame: FrameRef
+    scope: VariableScope
+
+
+@dataclass(frozen=True, slots=True)
+class ValueRef:
+    """Children of a value the engine described (its own reference), with the expression
+    that names it (for setVariable, evaluateName and data breakpoints)."""
+
+    frame: FrameRef | None
+    engine_reference: int
+    expression: str | None
+    pointer: bool  # members of its children are reached with -> (a struct pointer)
+    named: int = 0
+    indexed: int = 0  # arrays: children are pages of elements
+
+
+@dataclass(frozen=True, slots=True)
+class TextRef:
+    """Fixed lines shown as children (vector registers, repl command output)."""
+
+    lines: tuple[tuple[str, str], ...]
+
+
+VariableRef = Union[ScopeRef, ValueRef, TextRef]
+
+
+class Handles:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._next = 1
+        self._frames: dict[int, FrameRef] = {}
+        self._frame_ids: dict[FrameRef, int] = {}
+        self._variables: dict[int, VariableRef] = {}
+        self._scope_ids: dict[ScopeRef, int] = {}
+
+    def _new_id(self) -> int:
+        ident = self._next
+        # Wrapping after 2**31 handles would take years of stops; ids stay positive int32.
+        self._next = ident + 1 if ident < _MAX_ID else 1
+        return ident
+
+    def clear(self) -> None:
+        """The program runs: every handle given out so far is stale."""
+        with self._lock:
+            self._frames.clear()
+            self._frame_ids.clear()
+            self._variables.clear()
+            self._scope_ids.clear()
+
+    def frame_id(self, thread_id: int, level: int) -> int:
+        ref = FrameRef(thread_id, level)
+        with self._lock:
+            found = self._frame_ids.get(ref)
+            if found is None:
+                found = self._new_id()
+                self._frames[found] = ref
+                self._frame_ids[ref] = found
+            return found
+
+    def frame(self, frame_id: int) -> FrameRef:
+        with self._lock:
+            ref = self._frames.get(frame_id)
+        if ref is None:
+            raise StaleReference(
+                f"frameId {frame_id} is not valid (frames last only while the program is stopped)"
+            )
+        return ref
+
+    def variable_id(self, ref: VariableRef) -> int:
+        with self._lock:
+            if isinstance(ref, ScopeRef):
+                found = self._scope_ids.get(ref)
+                if found is not None:
+                    return found
+            ident = self._new_id()
+            self._variables[ident] = ref
+            if isinstance(ref, ScopeRef):
+                self._scope_ids[ref] = ident
+            return ident
+
+    def variable(self, reference: int) -> VariableRef:
+        with self._lock:
+            ref = self._variables.get(reference)
+        if ref is None:
+            raise StaleReference(
+                f"variablesReference {reference} is not valid "
+                "(references last only while the program is stopped)"
+            )
+        return ref

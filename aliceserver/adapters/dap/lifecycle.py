@@ -1,0 +1,223 @@
+"""Session life: initialize, launch / attach, configurationDone, restart, terminate,
+disconnect.
+
+The debuggee starts when both launch (or attach) and configurationDone have arrived, in
+either order: launch makes the engine load the program and hold it before its first
+instruction (so breakpoints set meanwhile bind), and is answered at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from aliceserver.adapters.dap import terminal
+from aliceserver.adapters.dap.capabilities import capabilities
+from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject, WrongState
+from aliceserver.adapters.dap.state import ClientInfo, Target
+from aliceserver.debuggers.model import LaunchConfig, StdioMode
+from aliceserver.errors import AliceError, Unsupported
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.dap.registry import Registry
+    from aliceserver.adapters.dap.session import DapSession
+
+log = logging.getLogger(__name__)
+
+_TERMINALS = {"integratedTerminal": "integrated", "externalTerminal": "external"}
+
+
+def initialize(session: DapSession, args: Arguments) -> JsonObject:
+    state = session.state
+    if state.initialized:
+        raise WrongState("initialize: the session is initialized already")
+    state.initialized = True
+    state.client = ClientInfo.from_arguments(dict(args.raw))
+    # `initialized` right after this response: clients may configure before launch.
+    session.after_response(lambda: session.send_event("initialized"))
+    return capabilities()
+
+
+def _environment(args: Arguments) -> dict[str, str] | None:
+    raw = args.raw.get("env")
+    if raw is None:
+        return None
+    env = dict(os.environ)
+    if isinstance(raw, dict):  # VS Code style: {"NAME": "value" | null (= unset)}
+        items = list(raw.items())
+    elif isinstance(raw, list):  # cpptools style: [{"name": ..., "value": ...}]
+        items = []
+        for entry in raw:
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                raise InvalidArguments("launch: 'env' entries must be {name, value} objects")
+            items.append((entry["name"], entry.get("value")))
+    else:
+        raise InvalidArguments("launch: 'env' must be an object of strings")
+    for name, value in items:
+        if value is None:
+            env.pop(name, None)
+        elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            env[name] = str(value)
+        else:
+            raise InvalidArguments(f"launch: 'env.{name}' must be a string or null")
+    return env
+
+
+def launch_config(args: Arguments) -> LaunchConfig:
+    program = args.string("program")
+    if not program:
+        raise InvalidArguments("launch: 'program' must not be empty")
+    raw_args = args.raw.get("args")
+    if isinstance(raw_args, str):  # a command-line string, as some configurations give
+        program_args = shlex.split(raw_args)
+    else:
+        program_args = args.strings("args")
+    return LaunchConfig(
+        program=program,
+        args=tuple(program_args),
+        cwd=args.opt_string("cwd") or None,
+        env=_environment(args),
+        stop_on_entry=args.boolean("stopOnEntry"),
+        disable_aslr=args.boolean("disableASLR", True),
+    )
+
+
+def launch(session: DapSession, args: Arguments) -> JsonObject | None:
+    state = session.state
+    if state.target is not Target.NONE:
+        raise WrongState(f"launch: a program is being debugged already ({state.target.value})")
+    config = launch_config(args)
+    console = args.opt_string("console") or "internalConsole"
+    relay = None
+    if console in _TERMINALS and state.client.run_in_terminal:
+        relay = terminal.TerminalRelay.create()
+        config = LaunchConfig(**{**_fields(config), "stdio": StdioMode.TTY, "tty": relay.tty})
+    try:
+        session.debugger.launch(config)
+    except BaseException:
+        if relay is not None:
+            relay.close()
+        raise
+    state.target = Target.LAUNCH
+    state.launch_config = config
+    state.launch_arguments = dict(args.raw)
+    if relay is not None:
+        session.on_end.append(relay.close)
+        session.after_response(lambda: terminal.start(session, relay, _TERMINALS[console], config))
+    session.after_response(lambda: maybe_start(session))
+    return None
+
+
+def _fields(config: LaunchConfig) -> dict[str, Any]:
+    return {name: getattr(config, name) for name in LaunchConfig.__slots__}
+
+
+def attach(session: DapSession, args: Arguments) -> JsonObject | None:
+    state = session.state
+    if state.target is not Target.NONE:
+        raise WrongState(f"attach: a program is being debugged already ({state.target.value})")
+    raw = args.raw.get("pid", args.raw.get("processId"))
+    if isinstance(raw, str) and raw.strip().isdigit():
+        raw = int(raw)
+    if not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
+        raise InvalidArguments("attach: 'pid' must be a process id (a positive integer)")
+    state.swallow_attach_stop = True  # set before the engine posts that stop
+    try:
+        session.debugger.attach(raw)
+    except BaseException:
+        state.swallow_attach_stop = False
+        raise
+    state.target = Target.ATTACH
+    state.stop_on_entry = args.boolean("stopOnEntry")
+    session.after_response(lambda: maybe_start(session))
+    return None
+
+
+def configuration_done(session: DapSession, args: Arguments) -> JsonObject | None:
+    session.state.configuration_done = True
+    session.after_response(lambda: maybe_start(session))
+    return None
+
+
+def maybe_start(session: DapSession) -> None:
+    """Run the debuggee once launch/attach and configurationDone have both arrived."""
+    state = session.state
+    if state.started or not state.configuration_done or state.target is Target.NONE:
+        return
+    state.started = True
+    if session.debugger.process is None:
+        return
+    if state.target is Target.ATTACH and state.stop_on_entry:
+        process = session.debugger.process
+        session.send_event("stopped", {
+            "reason": "pause", "threadId": process.pid, "allThreadsStopped": True,
+            "description": "Attached",
+        })  # fmt: skip
+        return
+    try:
+        with session.resuming():
+            session.debugger.resume()
+    except AliceError as error:
+        session.send_event(
+            "output", {"category": "important", "output": f"Cannot start: {error}\n"}
+        )
+
+
+def disconnect(session: DapSession, args: Arguments) -> JsonObject | None:
+    debugger = session.debugger
+    process = debugger.process
+    if process is not None:
+        terminate = args.boolean("terminateDebuggee", not process.attached)
+        session.state.quiet = True  # the client has said goodbye: no more events
+        try:
+            debugger.kill() if terminate else debugger.detach()
+        except AliceError as error:
+            log.info("disconnect: %s", error)
+    session.state.quiet = True
+    session.ending = True
+    return None
+
+
+def terminate(session: DapSession, args: Arguments) -> JsonObject | None:
+    state = session.state
+    if session.debugger.process is not None:
+        session.debugger.kill()  # the Exited event brings `exited` and `terminated`
+    elif not state.ended:
+        state.ended = True
+        session.after_response(lambda: session.send_event("terminated"))
+    return None
+
+
+def restart(session: DapSession, args: Arguments) -> JsonObject | None:
+    state = session.state
+    if state.target is not Target.LAUNCH or state.launch_config is None:
+        raise Unsupported("restart: only a launched program can be restarted")
+    config = state.launch_config
+    new_arguments = args.opt_object("arguments")
+    if new_arguments is not None:
+        fresh = launch_config(Arguments("restart", new_arguments.raw))
+        config = LaunchConfig(**{**_fields(fresh), "stdio": config.stdio, "tty": config.tty})
+    debugger = session.debugger
+    process = debugger.process
+    if process is not None:
+        state.suppress_exit_of = process.pid
+        debugger.kill()
+    state.ended = False
+    debugger.launch(config)
+    state.launch_config = config
+    if state.started:
+        state.started = False
+        session.after_response(lambda: maybe_start(session))
+    return None
+
+
+def register(registry: Registry) -> None:
+    registry.add("initialize", initialize)
+    registry.add("launch", launch)
+    registry.add("attach", attach)
+    registry.add("configurationDone", configuration_done)
+    registry.add("disconnect", disconnect)
+    registry.add("terminate", terminate)
+    registry.add("restart", restart)

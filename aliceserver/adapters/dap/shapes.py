@@ -1,0 +1,65 @@
+"""DAP bodies built from model values: sources, modules, variables, memory references."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from aliceserver.adapters.dap.messages import InvalidArguments, JsonObject
+from aliceserver.debuggers.model import Module, SourcePosition, VariableInfo
+
+
+def source_json(position: SourcePosition) -> JsonObject | None:
+    """A Source the client can open, or None when the file is not on this machine (the
+    client then shows disassembly for the frame instead of failing to open a file)."""
+    path = position.path
+    if not os.path.isabs(path) or not os.path.isfile(path):
+        return None
+    return {"name": os.path.basename(path), "path": path}
+
+
+def module_json(module: Module) -> JsonObject:
+    return {
+        "id": module.path,
+        "name": os.path.basename(module.path) or module.path,
+        "path": module.path,
+        "addressRange": f"{module.low:#x}-{module.high:#x}",
+        "isOptimized": False,
+        "symbolStatus": "Symbols loaded.",
+    }
+
+
+def memory_reference(address: int) -> str:
+    return f"{address:#x}"
+
+
+def parse_memory_reference(text: str, what: str = "memoryReference") -> int:
+    try:
+        value = int(text.strip(), 0)
+    except ValueError:
+        raise InvalidArguments(f"{what} {text!r} is not an address") from None
+    if not 0 <= value < 2**64:
+        raise InvalidArguments(f"{what} {text!r} is out of range")
+    return value
+
+
+_PLAIN_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|->)[A-Za-z_$][\w$]*|\[\d+\])*")
+
+
+def child_expression(parent: str, parent_is_pointer: bool, child: str) -> str | None:
+    """The C expression naming child `child` (as the engine names children: a member,
+    `[i]`, `*` for a pointee, `<Base>` for a base class) of the value `parent` names."""
+    base = parent if _PLAIN_PATH.fullmatch(parent) else f"({parent})"
+    if child == "*":
+        return f"*{base}"
+    if child.startswith("["):
+        return f"{base}{child}"
+    if child.startswith("<"):
+        return parent  # a base class: its members are reached through the derived value
+    if not re.fullmatch(r"[A-Za-z_$][\w$]*", child):
+        return None
+    return f"{base}->{child}" if parent_is_pointer else f"{base}.{child}"
+
+
+def is_pointer(info: VariableInfo) -> bool:
+    return info.type.rstrip().endswith("*")

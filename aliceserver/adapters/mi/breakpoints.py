@@ -1,0 +1,334 @@
+"""gdb's breakpoint table on top of the engine's location breakpoints and watchpoints.
+
+Numbers, hit counts, conditions, ignore counts and temporary deletion are kept here;
+the engine is asked only to stop at places (through a gate it calls at each hit).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.frames import file_name, hex16
+from aliceserver.adapters.mi.output import Results, Value
+from aliceserver.adapters.mi.registry import MiError
+from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.model import CodeLocation, WatchKind
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+BREAKPOINT = "breakpoint"
+WATCH_TYPES = {"": "hw watchpoint", "r": "read watchpoint", "a": "acc watchpoint"}
+WATCH_KEYS = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}
+_HDR: list[tuple[str, str, str, str]] = [
+    ("7", "-1", "number", "Num"), ("14", "-1", "type", "Type"), ("4", "-1", "disp", "Disp"),
+    ("3", "-1", "enabled", "Enb"), ("18", "-1", "addr", "Address"), ("40", "2", "what", "What"),
+]  # fmt: skip
+
+
+@dataclass
+class MiBreakpoint:
+    number: int
+    location: str  # the location as given (original-location), or the watched expression
+    kind: str = BREAKPOINT
+    temporary: bool = False
+    enabled: bool = True
+    condition: str | None = None
+    condition_fn: BreakpointCondition | None = None
+    ignore: int = 0
+    hits: int = 0
+    thread: int | None = None  # gdb thread number (-p)
+    engine_id: int | None = None  # the engine's location breakpoint / watchpoint id
+    places: tuple[CodeLocation, ...] = ()
+    address_ids: tuple[int, ...] = ()
+    spec: str = ""  # what the engine is given (a bare line made file:line)
+    old_value: str | None = None  # watchpoints: the value at the last stop
+    dead: bool = False
+
+    @property
+    def is_watch(self) -> bool:
+        return self.kind != BREAKPOINT
+
+    @property
+    def pending(self) -> bool:
+        return not self.is_watch and not self.places
+
+
+@dataclass
+class BreakpointTable:
+    session: MiSession
+    entries: dict[int, MiBreakpoint] = field(default_factory=dict)
+    next_number: int = 1
+
+    # --- creation ----------------------------------------------------------------------
+    def normalize(self, location: str) -> str:
+        text = location.strip()
+        if re.fullmatch(r"[0-9]+", text):  # a bare line: in the current source file
+            path = self.session.current_source()
+            if path is None:
+                raise MiError("No symbol table is loaded.  Use the \"file\" command.")
+            return f"{path}:{text}"
+        return text
+
+    def create(
+        self,
+        location: str,
+        *,
+        temporary: bool = False,
+        condition: str | None = None,
+        ignore: int = 0,
+        enabled: bool = True,
+        pending_ok: bool = False,
+        thread: int | None = None,
+        quiet_pending: bool = False,
+    ) -> tuple[MiBreakpoint, str | None]:
+        """A new breakpoint; the second item is the not-found message for a pending one."""
+        spec = self.normalize(location)
+        session = self.session
+        session.ensure_symbols()
+        places: list[CodeLocation] = []
+        if session.has_symbols():
+            places = session.debugger.resolve_location(spec)
+        problem = None
+        if not places:
+            problem = self.not_found(spec)
+            if not pending_ok and session.has_symbols():
+                raise MiError(problem)
+        condition_fn = session.debugger.expression_condition(condition) if condition else None
+        bp = MiBreakpoint(self.next_number, location.strip(), temporary=temporary, enabled=enabled,
+                          condition=condition, condition_fn=condition_fn, ignore=ignore, thread=thread,
+                          spec=spec)
+        self.next_number += 1
+        self.entries[bp.number] = bp
+        if enabled:
+            self.arm(bp)
+        return bp, None if quiet_pending else problem
+
+    def not_found(self, spec: str) -> str:
+        file, colon, line = spec.rpartition(":")
+        if colon and line.isdigit() and file:
+            if self.session.has_symbols() and not self.session.debugger.resolve_location(f"{file}:1"):
+                return f"No source file named {file}."
+            return f'No line {line} in file "{file}".'
+        if spec.startswith("*"):
+            return f"Cannot access memory at address {spec[1:]}"
+        return f'Function "{spec}" not defined.'
+
+    def create_watch(self, expression: str, mode: str) -> MiBreakpoint:
+        session = self.session
+        tid, level = session.selected_frame()
+        kind = WatchKind.READ_WRITE if mode in ("r", "a") else WatchKind.WRITE
+        info = session.debugger.watch_expression(expression, kind, tid, level)
+        bp = MiBreakpoint(self.next_number, expression, kind=WATCH_TYPES[mode], engine_id=info.id)
+        try:
+            bp.old_value = session.evaluate_display(expression)
+        except AliceError:
+            bp.old_value = None
+        self.next_number += 1
+        self.entries[bp.number] = bp
+        return bp
+
+    def _gate(self, bp: MiBreakpoint) -> BreakpointCondition:
+        session = self.session
+
+        def gate(tid: int) -> bool:
+            # Runs on the engine's tracer thread at each hit: gdb's order is thread,
+            # condition, then the hit counts and the ignore count eats it.
+            if bp.dead or not bp.enabled:
+                return False
+            if bp.thread is not None and session.inferior.threads.get(tid) != bp.thread:
+                return False
+            if bp.condition_fn is not None and not bp.condition_fn(tid):
+                return False
+            bp.hits += 1
+            if bp.ignore > 0:
+                bp.ignore -= 1
+                return False
+            return True
+
+        return gate
+
+    def arm(self, bp: MiBreakpoint) -> None:
+        if bp.is_watch or bp.engine_id is not None:
+            return
+        info = self.session.debugger.insert_location_breakpoint(bp.spec or bp.location, condition=self._gate(bp))
+        bp.engine_id = info.id
+        bp.places = info.locations
+        bp.address_ids = info.breakpoint_ids
+
+    def disarm(self, bp: MiBreakpoint) -> None:
+        if bp.engine_id is None:
+            return
+        ident, bp.engine_id = bp.engine_id, None
+        try:
+            if bp.is_watch:
+                self.session.debugger.remove_watchpoint(ident)
+            else:
+                self.session.debugger.remove_location_breakpoint(ident)
+        except AliceError:
+            pass  # gone with its process
+        bp.address_ids = ()
+
+    def delete(self, bp: MiBreakpoint) -> None:
+        bp.dead = True
+        self.disarm(bp)
+        self.entries.pop(bp.number, None)
+
+    def get(self, text: str) -> MiBreakpoint:
+        try:
+            number = int(text.split(".")[0])
+        except ValueError:
+            raise MiError(f'Bad breakpoint argument: \'{text}\'') from None
+        if number not in self.entries:
+            raise MiError(f"No breakpoint number {number}.")
+        return self.entries[number]
+
+    def set_enabled(self, bp: MiBreakpoint, enabled: bool) -> None:
+        bp.enabled = enabled
+        if bp.is_watch:
+            return
+        if enabled:
+            self.arm(bp)
+        else:
+            self.disarm(bp)
+
+    def set_condition(self, bp: MiBreakpoint, condition: str) -> None:
+        text = condition.strip()
+        bp.condition_fn = self.session.debugger.expression_condition(text) if text else None
+        bp.condition = text or None
+
+    # --- the program's life ----------------------------------------------------------------
+    def refresh(self) -> list[MiBreakpoint]:
+        """Take the engine's current places; the breakpoints whose places changed."""
+        try:
+            known = {info.id: info for info in self.session.debugger.location_breakpoints()}
+        except AliceError:
+            return []
+        changed = []
+        for bp in self.entries.values():
+            info = known.get(bp.engine_id) if bp.engine_id is not None else None
+            if info is None:
+                continue
+            if info.locations != bp.places:
+                bp.places = info.locations
+                changed.append(bp)
+            bp.address_ids = info.breakpoint_ids
+        return changed
+
+    def rearm_all(self) -> None:
+        """After a start: bind every enabled breakpoint afresh in the new process."""
+        for bp in self.sorted():
+            if not bp.is_watch:
+                self.disarm(bp)
+                if bp.enabled:
+                    try:
+                        self.arm(bp)
+                    except AliceError:
+                        bp.places = ()
+
+    def program_gone(self) -> None:
+        """Watchpoints die with their process; breakpoints stay for the next run."""
+        for bp in list(self.entries.values()):
+            if bp.is_watch:
+                bp.engine_id = None
+
+    def for_address_ids(self, ids: tuple[int, ...]) -> list[MiBreakpoint]:
+        found = [bp for bp in self.entries.values() if not bp.is_watch and set(ids) & set(bp.address_ids)]
+        if not found and ids:
+            self.refresh()
+            found = [bp for bp in self.entries.values() if not bp.is_watch and set(ids) & set(bp.address_ids)]
+        return sorted(found, key=lambda bp: bp.number)
+
+    def for_watch_ids(self, ids: tuple[int, ...]) -> list[MiBreakpoint]:
+        return [bp for bp in self.entries.values() if bp.is_watch and bp.engine_id in ids]
+
+    # --- output ------------------------------------------------------------------------
+    def tuple(self, bp: MiBreakpoint) -> Results:
+        items: list[tuple[str, Value]] = [
+            ("number", str(bp.number)),
+            ("type", bp.kind),
+            ("disp", "del" if bp.temporary else "keep"),
+            ("enabled", "y" if bp.enabled else "n"),
+        ]
+        if bp.is_watch:
+            items.append(("what", bp.location))
+        elif bp.pending:
+            items += [("addr", "<PENDING>"), ("pending", bp.location)]
+        elif len(bp.places) == 1:
+            items += [("addr", hex16(bp.places[0].address))] + _place_items(bp.places[0])
+        else:
+            items += [("addr", "<MULTIPLE>")]
+        if not bp.pending and not bp.is_watch:
+            items.append(("thread-groups", ["i1"]))
+        if bp.thread is not None:
+            items.append(("thread", str(bp.thread)))
+        if bp.condition:
+            items.append(("cond", bp.condition))
+        items.append(("times", str(bp.hits)))
+        if bp.ignore:
+            items.append(("ignore", str(bp.ignore)))
+        items.append(("original-location", bp.location))
+        if not bp.is_watch and len(bp.places) > 1:
+            locations: list[Value] = []
+            for index, place in enumerate(bp.places, 1):
+                entry: list[tuple[str, Value]] = [
+                    ("number", f"{bp.number}.{index}"), ("enabled", "y" if bp.enabled else "n"),
+                    ("addr", hex16(place.address)),
+                ]
+                entry += _place_items(place) + [("thread-groups", ["i1"])]
+                locations.append(Results(entry))
+            items.append(("locations", locations))
+        return Results(items)
+
+    def table(self) -> Results:
+        # gdb sizes the address column for 64-bit addresses once there is a breakpoint.
+        hdr: list[Value] = [
+            {"width": "10" if n == "addr" and not self.entries else w, "alignment": a, "col_name": n, "colhdr": h}
+            for w, a, n, h in _HDR
+        ]
+        body = Results([("bkpt", self.tuple(bp)) for bp in self.sorted()], as_list=True)
+        return Results([("nr_rows", str(len(self.entries))), ("nr_cols", "6"), ("hdr", hdr), ("body", body)])
+
+    def sorted(self) -> list[MiBreakpoint]:
+        return [self.entries[n] for n in sorted(self.entries)]
+
+    def announce(self, bp: MiBreakpoint) -> str:
+        """What `break` prints on the console."""
+        word = "Temporary breakpoint" if bp.temporary else "Breakpoint"
+        if bp.is_watch:
+            label = {"hw watchpoint": "Hardware watchpoint", "read watchpoint": "Hardware read watchpoint",
+                     "acc watchpoint": "Hardware access (read/write) watchpoint"}[bp.kind]
+            return f"{label} {bp.number}: {bp.location}\n"
+        if bp.pending:
+            return f"{word} {bp.number} ({bp.location}) pending.\n"
+        if len(bp.places) > 1:
+            return f"{word} {bp.number} at {hex(bp.places[0].address)}: {bp.location}. ({len(bp.places)} locations)\n"
+        place = bp.places[0]
+        if place.source is not None:
+            return f"{word} {bp.number} at {place.address:#x}: file {file_name(place.source.path)}, line {place.source.line}.\n"
+        return f"{word} {bp.number} at {place.address:#x}\n"
+
+    def what(self, bp: MiBreakpoint) -> str:
+        if bp.is_watch:
+            return bp.location
+        if bp.pending:
+            return bp.location
+        place = bp.places[0]
+        if place.source is not None:
+            return f"in {place.function or '??'} at {file_name(place.source.path)}:{place.source.line}"
+        return f"<{place.function or '??'}>"
+
+
+def _place_items(place: CodeLocation) -> list[tuple[str, Value]]:
+    items: list[tuple[str, Value]] = []
+    if place.function:
+        items.append(("func", place.function))
+    if place.source is not None:
+        items += [("file", file_name(place.source.path)), ("fullname", place.source.path),
+                  ("line", str(place.source.line))]
+    elif place.module:
+        items.append(("from", place.module))
+    return items

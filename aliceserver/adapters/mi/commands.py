@@ -1,0 +1,18 @@
+"""All MI commands, registered into a session's registry."""
+
+from __future__ import annotations
+
+from aliceserver.adapters.mi import (
+    commands_break,
+    commands_data,
+    commands_exec,
+    commands_misc,
+    commands_stack,
+    commands_var,
+)
+from aliceserver.adapters.mi.registry import MiRegistry
+
+
+def register_all(registry: MiRegistry) -> None:
+    for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc):
+        module.register(registry)

@@ -1,0 +1,184 @@
+"""Breakpoint and watchpoint commands (-break-*), shared with the console's break & co."""
+
+from __future__ import annotations
+
+from aliceserver.adapters.mi.breakpoints import MiBreakpoint
+from aliceserver.adapters.mi.parser import getopt
+from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
+
+
+def created(ctx: Context, bp: MiBreakpoint, *, to_self: bool) -> None:
+    """=breakpoint-created for the other channels (and this one for a console command)."""
+    line_pairs = [("bkpt", ctx.session.breakpoints.tuple(bp))]
+    from aliceserver.adapters.mi.output import record
+
+    text = record("=", "breakpoint-created", line_pairs)
+    ctx.session.broadcast(text, except_ui=None if to_self else ctx.ui)
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise MiError(f"Invalid {what}: {text}") from None
+
+
+def _break_insert(ctx: Context, args: list[str]) -> Reply:
+    options = getopt("break-insert", args, flags="thfdar", valued="cip",
+                     long=("qualified", "source=", "line=", "function=", "label=", "force-condition"))
+    if options.has("a"):
+        raise MiError("-break-insert: tracepoints are not supported")
+    location = " ".join(options.rest)
+    if options.has("source") or options.has("line") or options.has("function"):
+        parts = [options.get("source") or "", options.get("line") or ""]
+        location = ":".join(p for p in parts if p) if not options.has("function") else (
+            options.get("function") or "")
+    if not location:
+        raise MiError("-break-insert: Missing <location>")
+    session = ctx.session
+    thread = None
+    if options.has("p"):
+        thread = _int(options.get("p") or "", "thread id")
+        if session.inferior.tid_of(thread) is None:
+            raise MiError(f"Unknown thread {thread}.")
+    pending_ok = options.has("f") or session.settings.get("breakpoint pending") == "on"
+    bp, problem = session.breakpoints.create(
+        location, temporary=options.has("t"), condition=options.get("c"),
+        ignore=_int(options.get("i") or "0", "ignore count"), enabled=not options.has("d"),
+        pending_ok=pending_ok, thread=thread,
+    )
+    if problem and options.has("f"):
+        ctx.log(problem + "\n")
+    created(ctx, bp, to_self=False)
+    return [("bkpt", session.breakpoints.tuple(bp))]
+
+
+def _numbers(ctx: Context, args: list[str]) -> list[MiBreakpoint]:
+    found = []
+    for arg in args:
+        try:
+            found.append(ctx.session.breakpoints.get(arg))
+        except MiError as error:
+            if "No breakpoint number" not in str(error):
+                raise
+            ctx.console(str(error) + "\n")
+    return found
+
+
+def delete(ctx: Context, args: list[str]) -> None:
+    table = ctx.session.breakpoints
+    targets = _numbers(ctx, args) if args else table.sorted()
+    for bp in targets:
+        table.delete(bp)
+        ctx.session.notify_except(ctx, "breakpoint-deleted", [("id", str(bp.number))])
+
+
+def enable(ctx: Context, args: list[str], enabled: bool) -> None:
+    table = ctx.session.breakpoints
+    targets = _numbers(ctx, args) if args else table.sorted()
+    for bp in targets:
+        table.set_enabled(bp, enabled)
+        ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])
+
+
+def condition(ctx: Context, number: str, expression: str) -> None:
+    table = ctx.session.breakpoints
+    bp = table.get(number)
+    table.set_condition(bp, expression)
+    if ctx.cli and not expression.strip():
+        ctx.console(f"Breakpoint {bp.number} now unconditional.\n")
+    ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])
+
+
+def after(ctx: Context, number: str, count: str) -> None:
+    table = ctx.session.breakpoints
+    bp = table.get(number)
+    bp.ignore = max(0, _int(count, "count"))
+    if ctx.cli:
+        if bp.ignore == 0:
+            ctx.console(f"Will stop next time breakpoint {bp.number} is reached.\n")
+        elif bp.ignore == 1:
+            ctx.console(f"Will ignore next crossing of breakpoint {bp.number}.\n")
+        else:
+            ctx.console(f"Will ignore next {bp.ignore} crossings of breakpoint {bp.number}.\n")
+    ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])
+
+
+def watch(ctx: Context, expression: str, mode: str) -> MiBreakpoint:
+    session = ctx.session
+    if session.inferior.process is None:
+        raise MiError("Cannot watch an expression before the program runs: hardware watchpoints need a process.")
+    bp = session.breakpoints.create_watch(expression, mode)
+    return bp
+
+
+def _break_delete(ctx: Context, args: list[str]) -> Reply:
+    delete(ctx, args)
+    return None
+
+
+def _break_enable(ctx: Context, args: list[str]) -> Reply:
+    enable(ctx, args, True)
+    return None
+
+
+def _break_disable(ctx: Context, args: list[str]) -> Reply:
+    enable(ctx, args, False)
+    return None
+
+
+def _break_condition(ctx: Context, args: list[str]) -> Reply:
+    options = getopt("break-condition", args, long=("force",))
+    if not options.rest:
+        raise MiError("-break-condition: Usage: -break-condition [--force] NUMBER EXPRESSION")
+    condition(ctx, options.rest[0], " ".join(options.rest[1:]))
+    return None
+
+
+def _break_after(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 2:
+        raise MiError("-break-after: Usage: -break-after NUMBER COUNT")
+    after(ctx, args[0], args[1])
+    return None
+
+
+def _break_list(ctx: Context, args: list[str]) -> Reply:
+    return [("BreakpointTable", ctx.session.breakpoints.table())]
+
+
+def _break_info(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("Usage: -break-info NUMBER")
+    table = ctx.session.breakpoints
+    bp = table.get(args[0])
+    from aliceserver.adapters.mi.output import Results
+
+    full = table.table()
+    items = [item if item[0] != "body" else ("body", Results([("bkpt", table.tuple(bp))], as_list=True))
+             for item in full.items]
+    items[0] = ("nr_rows", "1")
+    return [("BreakpointTable", Results(items))]
+
+
+def _break_watch(ctx: Context, args: list[str]) -> Reply:
+    options = getopt("break-watch", args, flags="ar")
+    if not options.rest:
+        raise MiError("-break-watch: Usage: -break-watch [-a|-r] EXPRESSION")
+    mode = "a" if options.has("a") else "r" if options.has("r") else ""
+    bp = watch(ctx, " ".join(options.rest), mode)
+    key = {"": "wpt", "r": "hw-rwpt", "a": "hw-awpt"}[mode]
+    return [(key, {"number": str(bp.number), "exp": bp.location})]
+
+
+def _break_passcount(ctx: Context, args: list[str]) -> Reply:
+    raise MiError("-break-passcount: tracepoints are not supported")
+
+
+def register(registry: MiRegistry) -> None:
+    for name, handler in {
+        "break-insert": _break_insert, "break-delete": _break_delete, "break-enable": _break_enable,
+        "break-disable": _break_disable, "break-condition": _break_condition,
+        "break-after": _break_after, "break-list": _break_list, "break-info": _break_info,
+        "break-watch": _break_watch, "break-passcount": _break_passcount,
+    }.items():  # fmt: skip
+        registry.add(name, handler)

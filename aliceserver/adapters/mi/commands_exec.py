@@ -1,0 +1,273 @@
+"""Execution: run, continue, step, finish, until, interrupt, jump, return, kill, attach.
+
+Shared by the MI commands (-exec-*) and the console commands (run, next, ...).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from aliceserver.adapters.mi.breakpoints import MiBreakpoint
+from aliceserver.adapters.mi.parser import getopt
+from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.session import StepRepeat
+from aliceserver.debuggers import events as ev
+from aliceserver.debuggers.model import StepKind
+from aliceserver.errors import AliceError
+
+
+def _running(ctx: Context, kind: str) -> Reply:
+    ctx.extra["kind"] = kind
+    return RUNNING
+
+
+def run(ctx: Context, start: bool = False) -> Reply:
+    session = ctx.session
+    inferior = session.inferior
+    if not inferior.program:
+        raise MiError('No executable file specified.\nUse the "file" or "exec-file" command.')
+    if inferior.process is not None:
+        kill(ctx, quiet=True)
+    temporary: MiBreakpoint | None = None
+    if start:  # before the probe goes: it resolves `main` now
+        temporary, _ = session.breakpoints.create("main", temporary=True, pending_ok=True)
+    session.drop_probe()
+    try:
+        session.debugger.launch(session.launch_config())
+    except AliceError:
+        if temporary is not None:
+            session.breakpoints.delete(temporary)
+        raise
+    session.breakpoints.rearm_all()
+    if temporary is not None:
+        session.breakpoints.refresh()
+        if ctx.cli:
+            ctx.console(session.breakpoints.announce(temporary))
+        session.notify("breakpoint-created", [("bkpt", session.breakpoints.tuple(temporary))])
+    session.debugger.resume()
+    return _running(ctx, "run")
+
+
+def kill(ctx: Context, quiet: bool = False) -> None:
+    session = ctx.session
+    inferior = session.inferior
+    session.require_process()
+    inferior.killing = True
+    if inferior.running:
+        try:
+            session.debugger.interrupt()
+        except AliceError:
+            pass
+    session.debugger.kill()
+    session.wait_event(lambda event: isinstance(event, ev.Exited))
+    inferior.killing = False
+    if inferior.process is not None:  # no Exited came: forget it anyway
+        inferior.forget_process()
+
+
+def _stopped_thread(ctx: Context) -> int:
+    session = ctx.session
+    session.require_process()
+    if session.inferior.running:
+        raise MiError("Cannot execute this command while the selected thread is running.")
+    return session.thread_arg(ctx.thread)
+
+
+def resume(ctx: Context) -> Reply:
+    session = ctx.session
+    _stopped_thread(ctx)
+    if ctx.cli:
+        ctx.console("Continuing.\n")
+    session.debugger.resume()
+    return _running(ctx, "continue")
+
+
+def step(ctx: Context, kind: StepKind, count: int = 1, name: str = "step") -> Reply:
+    session = ctx.session
+    tid = _stopped_thread(ctx)
+    if count < 1:
+        raise MiError("Argument must be positive.") if count < 0 else MiError("Invalid count.")
+    session.step_repeat = StepRepeat(kind, count - 1) if count > 1 else None
+    session.debugger.step(tid, kind)
+    return _running(ctx, name)
+
+
+def finish(ctx: Context) -> Reply:
+    session = ctx.session
+    tid = _stopped_thread(ctx)
+    level = session.inferior.selected_level if ctx.frame is None else ctx.frame
+    frames = session.frames.stack(tid, 0, level + 2)
+    if len(frames) <= level + 1:
+        raise MiError('"finish" not meaningful in the outermost frame.')
+    if ctx.cli:
+        ctx.console("Run till exit from #%d  %s\n" % (level, session.frames.describe(
+            frames[level], tid, with_pc=level > 0 or not session.at_line_start(frames[level]))))
+    if level == 0:
+        session.debugger.step(tid, StepKind.OUT)
+    else:  # out of an outer frame: run to its caller's resume address
+        session.debugger.run_until(tid, f"*{frames[level + 1].pc:#x}")
+    return _running(ctx, "finish")
+
+
+def until(ctx: Context, location: str | None, kind: str = "until-location") -> Reply:
+    session = ctx.session
+    tid = _stopped_thread(ctx)
+    if not location:
+        session.debugger.step(tid, StepKind.UNTIL)
+        return _running(ctx, "step")
+    spec = session.breakpoints.normalize(location)
+    if not session.debugger.resolve_location(spec):
+        raise MiError(session.breakpoints.not_found(spec))
+    session.debugger.run_until(tid, spec)
+    return _running(ctx, kind)
+
+
+def stepi(ctx: Context, over: bool, count: int = 1) -> Reply:
+    session = ctx.session
+    tid = _stopped_thread(ctx)
+    if over:
+        regs = session.debugger.read_registers(tid)
+        pc = regs["rip"]
+        insns = session.debugger.disassemble(pc, 1, syntax="att")
+        if insns and insns[0].mnemonic.startswith("call"):
+            session.debugger.run_until(tid, f"*{pc + insns[0].size:#x}")
+            return _running(ctx, "stepi")
+    session.step_repeat = StepRepeat(StepKind.INSTRUCTION, count - 1) if count > 1 else None
+    session.debugger.step_instruction(tid)
+    return _running(ctx, "stepi")
+
+
+def interrupt(ctx: Context) -> Reply:
+    session = ctx.session
+    if session.inferior.process is not None and session.inferior.running:
+        session.debugger.interrupt()
+    return None
+
+
+def jump(ctx: Context, location: str) -> Reply:
+    session = ctx.session
+    tid = _stopped_thread(ctx)
+    spec = session.breakpoints.normalize(location)
+    places = session.debugger.resolve_location(spec)
+    if not places:
+        raise MiError(session.breakpoints.not_found(spec))
+    address = places[0].address
+    session.debugger.write_register(tid, "rip", address)
+    if ctx.cli:
+        ctx.console(f"Continuing at {address:#x}.\n")
+    session.debugger.resume()
+    return _running(ctx, "continue")
+
+
+def set_args(ctx: Context, text: str) -> None:
+    inferior = ctx.session.inferior
+    inferior.args_text = text
+    try:
+        inferior.args = shlex.split(text)
+    except ValueError:
+        inferior.args = text.split()
+
+
+# --- MI commands ----------------------------------------------------------------------
+def _count(args: list[str], command: str) -> int:
+    if not args:
+        return 1
+    try:
+        return int(args[0], 0)
+    except ValueError:
+        raise MiError(f"-{command}: Invalid count: {args[0]}") from None
+
+
+def _exec_run(ctx: Context, args: list[str]) -> Reply:
+    options = getopt("exec-run", args, long=("start", "all"))
+    return run(ctx, start=options.has("start"))
+
+
+def _exec_continue(ctx: Context, args: list[str]) -> Reply:
+    getopt("exec-continue", args, long=("reverse", "all"))
+    return resume(ctx)
+
+
+def _exec_next(ctx: Context, args: list[str]) -> Reply:
+    return step(ctx, StepKind.OVER, _count(getopt("exec-next", args, long=("reverse",)).rest, "exec-next"), "step")
+
+
+def _exec_step(ctx: Context, args: list[str]) -> Reply:
+    return step(ctx, StepKind.INTO, _count(getopt("exec-step", args, long=("reverse",)).rest, "exec-step"), "step")
+
+
+def _exec_finish(ctx: Context, args: list[str]) -> Reply:
+    getopt("exec-finish", args, long=("reverse",))
+    return finish(ctx)
+
+
+def _exec_until(ctx: Context, args: list[str]) -> Reply:
+    return until(ctx, " ".join(args) or None)
+
+
+def _exec_interrupt(ctx: Context, args: list[str]) -> Reply:
+    return interrupt(ctx)
+
+
+def _exec_next_instruction(ctx: Context, args: list[str]) -> Reply:
+    rest = getopt("exec-next-instruction", args, long=("reverse",)).rest
+    return stepi(ctx, over=True, count=_count(rest, "exec-next-instruction"))
+
+
+def _exec_step_instruction(ctx: Context, args: list[str]) -> Reply:
+    rest = getopt("exec-step-instruction", args, long=("reverse",)).rest
+    return stepi(ctx, over=False, count=_count(rest, "exec-step-instruction"))
+
+
+def _exec_arguments(ctx: Context, args: list[str]) -> Reply:
+    raw = ctx.command.raw_args if ctx.command is not None else " ".join(args)
+    set_args(ctx, raw)
+    return None
+
+
+def _exec_jump(ctx: Context, args: list[str]) -> Reply:
+    if not args:
+        raise MiError("-exec-jump: Usage: -exec-jump LOCATION")
+    return jump(ctx, " ".join(args))
+
+
+def _exec_return(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    tid = _stopped_thread(ctx)
+    level = session.inferior.selected_level
+    frames = session.frames.stack(tid, 0, level + 2)
+    if len(frames) <= level + 1:
+        raise MiError("Can not force return from the outermost frame.")
+    if args:
+        value = session.evaluate(" ".join(args))
+        try:
+            session.debugger.write_register(tid, "rax", int(session.display(value).split()[0], 0) % 2**64)
+        except ValueError:
+            raise MiError("Can only return scalar values.") from None
+    frame, caller = frames[level], frames[level + 1]
+    if frame.cfa is None:
+        raise MiError("Cannot find the caller's frame.")
+    # With frame pointers the caller's rbp is saved just below the return address.
+    saved_rbp = int.from_bytes(session.debugger.read_memory(frame.cfa - 16, 8), "little")
+    session.debugger.write_register(tid, "rbp", saved_rbp)
+    session.debugger.write_register(tid, "rsp", frame.cfa)
+    session.debugger.write_register(tid, "rip", caller.pc)
+    session.inferior.selected_level = 0
+    top = session.frames.frame(tid, 0)
+    return [("frame", session.frames.tuple(top, tid, args=True))]
+
+
+def _exec_abort(ctx: Context, args: list[str]) -> Reply:
+    kill(ctx)
+    return None
+
+
+def register(registry: MiRegistry) -> None:
+    for name, handler in {
+        "exec-run": _exec_run, "exec-continue": _exec_continue, "exec-next": _exec_next,
+        "exec-step": _exec_step, "exec-finish": _exec_finish, "exec-until": _exec_until,
+        "exec-interrupt": _exec_interrupt, "exec-next-instruction": _exec_next_instruction,
+        "exec-step-instruction": _exec_step_instruction, "exec-arguments": _exec_arguments,
+        "exec-jump": _exec_jump, "exec-return": _exec_return, "exec-abort": _exec_abort,
+    }.items():  # fmt: skip
+        registry.add(name, handler)

@@ -1,0 +1,375 @@
+"""Session commands: settings, features, files, environment, target, interpreters."""
+
+from __future__ import annotations
+
+import os
+
+from aliceserver import __version__
+from aliceserver.adapters.mi.output import Value, record
+from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
+from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
+from aliceserver.errors import AliceError
+
+FEATURES = ["frozen-varobjs", "pending-breakpoints", "thread-info", "data-read-memory-bytes",
+            "breakpoint-notifications", "ada-task-info", "language-option", "info-gdb-mi-command",
+            "undefined-command-error-code", "exec-run-start-option", "data-disassemble-a-option"]  # fmt: skip
+
+
+def banner() -> str:
+    return (
+        f"GNU gdb (aliceserver {__version__}) 13.1\n"
+        "aliceserver: a debugger server with gdb's interfaces over its own ptrace engine; "
+        "it is not GNU gdb.\nLicense BSD-3-Clause-Clear.\n"
+        'This GDB was configured as "x86_64-linux-gnu".\n'
+        'For help, type "help".\n'
+    )
+
+
+# --- settings, shared with the console's set/show -------------------------------------------
+def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
+    session = ctx.session
+    words = text.split()
+    if not words:
+        raise MiError("Argument required (expression to compute).")
+    head, rest = words[0], text.strip()[len(words[0]) :].strip()
+    if head in ("var", "variable"):
+        assign(ctx, rest)
+        return
+    if head == "args":
+        from aliceserver.adapters.mi.commands_exec import set_args
+
+        set_args(ctx, rest)
+        return
+    if head in ("environment", "env"):
+        name, _, value = rest.partition("=") if "=" in rest else rest.partition(" ")
+        if not name.strip():
+            raise MiError("Argument required (environment variable and value).")
+        session.inferior.env[name.strip()] = value.strip()
+        return
+    if head in ("inferior-tty", "tty"):
+        session.inferior.tty = rest or None
+        _param_changed(ctx, "inferior-tty", rest, from_mi)
+        return
+    if head == "cwd":
+        session.inferior.cwd = os.path.expanduser(rest) if rest else os.getcwd()
+        return
+    if head == "non-stop" and rest in ("1", "on", "yes", "enable"):
+        # All-stop only; this answer makes Emacs fall back to all-stop (CLIENTS.md).
+        raise MiError('No symbol "non-stop" in current context.')
+    if head == "target-async":
+        ctx.console("Warning: 'set target-async', an alias for the command 'set mi-async', is deprecated.\n")
+        ctx.console("Use 'set mi-async'.\n\n")
+    found = session.settings.find(words)
+    if found is None:
+        if "=" in text:
+            assign(ctx, text)
+            return
+        raise MiError(f'No symbol "{head}" in current context.')
+    name, value_words = found
+    value_text = text.strip().split(None, len(name.split()))[-1] if value_words else ""
+    if name == "prompt":
+        value_text = text.strip()[len("prompt") :].lstrip() if text.strip().startswith("prompt") else value_text
+    value = session.settings.set(name, value_text)
+    _param_changed(ctx, name, value, from_mi)
+
+
+def _param_changed(ctx: Context, name: str, value: str, from_mi: bool) -> None:
+    line = record("=", "cmd-param-changed", [("param", name), ("value", value)])
+    ctx.session.broadcast(line, except_ui=ctx.ui if from_mi else None)
+
+
+def assign(ctx: Context, expression: str) -> None:
+    session = ctx.session
+    if "=" not in expression:
+        raise MiError("Argument required (expression to compute).")
+    info = session.evaluate(expression)
+    if info.error:
+        raise MiError(info.value)
+    target = expression.split("=", 1)[0].strip()
+    try:
+        where = session.evaluate(f"&({target})")
+        from aliceserver.adapters.mi.disasm import address_of
+
+        address = address_of(session, f"&({target})")
+        size = session.evaluate(f"sizeof({target})").value
+        from aliceserver.adapters.mi.frames import hex16
+
+        del where
+        session.notify("memory-changed", [("thread-group", "i1"), ("addr", hex16(address)),
+                                          ("len", hex(int(size.split()[0])))])
+    except (AliceError, ValueError):
+        pass
+
+
+def show_value(ctx: Context, name: str) -> tuple[str, str]:
+    """(value, the sentence `show` prints)."""
+    session = ctx.session
+    inferior = session.inferior
+    if name == "args":
+        value = inferior.args_text if inferior.args_text is not None else " ".join(inferior.args)
+        return value, f'Argument list to give program being debugged when it is started is "{value}".'
+    if name in ("inferior-tty", "tty"):
+        value = inferior.tty or ""
+        return value, f'Terminal for future runs of program being debugged is "{value}".'
+    if name == "cwd":
+        return inferior.cwd, f'Current working directory that will be used when starting the inferior is "{inferior.cwd}".'
+    if name == "target-async":
+        name = "mi-async"
+    found = session.settings.find(name.split())
+    if found is None or found[1]:
+        raise MiError(f'Undefined show command: "{name}".  Try "help show".')
+    return session.settings.get(found[0]), session.settings.show_text(found[0])
+
+
+# --- MI commands ---------------------------------------------------------------------------
+def _gdb_set(ctx: Context, args: list[str]) -> Reply:
+    raw = ctx.command.raw_args if ctx.command is not None else " ".join(args)
+    if ctx.command is not None and (ctx.command.thread is not None or ctx.command.frame is not None):
+        raw = " ".join(args)
+    do_set(ctx, raw, from_mi=True)
+    return None
+
+
+def _gdb_show(ctx: Context, args: list[str]) -> Reply:
+    if not args:
+        raise MiError("Argument required (show what?).")
+    if args[0] == "version":
+        ctx.console(banner())
+        return None
+    value, _ = show_value(ctx, " ".join(args))
+    return [("value", value)]
+
+
+def _gdb_version(ctx: Context, args: list[str]) -> Reply:
+    ctx.console(banner())
+    return None
+
+
+def _gdb_exit(ctx: Context, args: list[str]) -> Reply:
+    return EXIT
+
+
+def _list_features(ctx: Context, args: list[str]) -> Reply:
+    return [("features", list(FEATURES))]
+
+
+def _list_target_features(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    features: list[Value] = ["async"] if session.inferior.process is not None and session.settings.mi_async else []
+    return [("features", features)]
+
+
+def _info_gdb_mi_command(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("Usage: -info-gdb-mi-command MI_COMMAND_NAME")
+    name = args[0].lstrip("-")
+    return [("command", {"exists": "true" if name in ctx.session.mi_commands else "false"})]
+
+
+def _accept(ctx: Context, args: list[str]) -> Reply:
+    return None
+
+
+def _complete(ctx: Context, args: list[str]) -> Reply:
+    text = " ".join(args)
+    if " " in text:
+        return [("matches", []), ("max_completions_reached", "0")]
+    matches = sorted({name for name in ctx.session.cli_commands.names() if name.startswith(text)})
+    pairs: list[tuple[str, Value]] = []
+    if matches:
+        common = os.path.commonprefix(matches)
+        pairs.append(("completion", common))
+    pairs += [("matches", list(matches)), ("max_completions_reached", "0")]
+    return pairs
+
+
+def _interpreter_exec(ctx: Context, args: list[str]) -> Reply:
+    if len(args) < 2:
+        raise MiError("-interpreter-exec: Usage: -interpreter-exec interp command")
+    interpreter, commands = args[0], args[1:]
+    session = ctx.session
+    if interpreter in ("console", "cli"):
+        ctx.cli = True
+        reply: Reply = None
+        for text in commands:
+            reply = session.run_cli(ctx, text)
+        return reply
+    if interpreter.startswith("mi"):
+        for text in commands:
+            parsed = parse_line(text)
+            if not isinstance(parsed, MiCommand):
+                raise MiError(f"-interpreter-exec: not an MI command: {text}")
+            handler = session.mi_commands.get(parsed.name)
+            if handler is None:
+                raise MiError(f"Undefined MI command: {parsed.name}", "undefined-command")
+            inner = Context(session, ctx.ui, parsed.token, parsed, thread=parsed.thread, frame=parsed.frame)
+            result = handler(inner, list(parsed.args))
+            if isinstance(result, list | tuple):
+                ctx.ui.result(parsed.token, "done", result)
+            elif result is None:
+                ctx.ui.result(parsed.token, "done")
+            else:
+                return result
+        return None
+    raise MiError(f'-interpreter-exec: could not find interpreter "{interpreter}"')
+
+
+def set_program(ctx: Context, path: str | None) -> None:
+    session = ctx.session
+    if path is not None and not os.path.exists(path):
+        raise MiError(f"{path}: No such file or directory.")
+    if session.inferior.process is None:
+        session.drop_probe()
+    session.inferior.program = os.path.abspath(path) if path else None
+
+
+def _file_exec_and_symbols(ctx: Context, args: list[str]) -> Reply:
+    set_program(ctx, args[0] if args else None)
+    return None
+
+
+def source_file(ctx: Context) -> list[tuple[str, Value]]:
+    session = ctx.session
+    session.ensure_symbols()
+    if not session.has_symbols():
+        raise MiError('No symbol table is loaded.  Use the "file" command.')
+    places = [p for p in session.debugger.resolve_location("main") if p.source is not None]
+    if not places or places[0].source is None:
+        raise MiError("No symbol table is loaded.  Use the \"file\" command.")
+    source = places[0].source
+    return [("line", str(source.line)), ("file", os.path.basename(source.path)),
+            ("fullname", source.path), ("macro-info", "0")]
+
+
+def _file_list_exec_source_file(ctx: Context, args: list[str]) -> Reply:
+    return source_file(ctx)
+
+
+def _file_list_exec_source_files(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    try:
+        main = source_file(ctx)
+    except MiError:
+        return [("files", [])]
+    paths = [str(dict(main)["fullname"])]
+    files: list[Value] = [{"file": os.path.basename(p), "fullname": p, "debug-fully-read": "true"} for p in paths]
+    del session
+    return [("files", files)]
+
+
+def attach(ctx: Context, pid_text: str) -> Reply:
+    session = ctx.session
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        raise MiError(f"Illegal process-id: {pid_text}.") from None
+    if session.inferior.process is not None:
+        raise MiError("A program is being debugged already.")
+    session.drop_probe()
+    session.debugger.attach(pid)
+    if not session.inferior.program:
+        try:
+            session.inferior.program = os.readlink(f"/proc/{pid}/exe")
+        except OSError:
+            pass
+    session.origin = None
+    return None
+
+
+def detach(ctx: Context) -> Reply:
+    session = ctx.session
+    session.require_process()
+    from aliceserver.adapters.mi.notify import handle_event
+    from aliceserver.debuggers.events import Exited
+
+    process = session.inferior.process
+    assert process is not None
+    if session.inferior.running:
+        session.debugger.interrupt()
+        session.wait_event(lambda event: not session.inferior.running)
+    session.debugger.detach()
+    session.inferior.detaching = True
+    handle_event(session, Exited(process.pid, None))
+    return None
+
+
+def _target_attach(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("Argument required (process-id to attach).")
+    return attach(ctx, args[0])
+
+
+def _target_detach(ctx: Context, args: list[str]) -> Reply:
+    return detach(ctx)
+
+
+def _inferior_tty_set(ctx: Context, args: list[str]) -> Reply:
+    ctx.session.inferior.tty = args[0] if args else None
+    return None
+
+
+def _inferior_tty_show(ctx: Context, args: list[str]) -> Reply:
+    tty = ctx.session.inferior.tty
+    return [("inferior_tty_terminal", tty)] if tty else None
+
+
+def change_directory(ctx: Context, path: str) -> str:
+    target = os.path.expanduser(path or "~")
+    if not os.path.isabs(target):
+        target = os.path.join(ctx.session.inferior.cwd, target)
+    target = os.path.normpath(target)
+    if not os.path.isdir(target):
+        raise MiError(f"{path}: No such file or directory.")
+    ctx.session.inferior.cwd = target
+    return target
+
+
+def _environment_cd(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("-environment-cd: Usage: DIRECTORY")
+    change_directory(ctx, args[0])
+    return None
+
+
+def _environment_pwd(ctx: Context, args: list[str]) -> Reply:
+    return [("cwd", ctx.session.inferior.cwd)]
+
+
+def _environment_path(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    options = getopt("environment-path", args, flags="r")
+    current = session.inferior.env.get("PATH") or os.environ.get("PATH", "")
+    if options.has("r"):
+        current = os.environ.get("PATH", "")
+    if options.rest:
+        current = ":".join(options.rest + ([current] if current else []))
+    if options.rest or options.has("r"):
+        session.inferior.env["PATH"] = current
+    return [("path", current)]
+
+
+def _environment_directory(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    options = getopt("environment-directory", args, flags="r")
+    if options.has("r"):
+        session.source_path = "$cdir:$cwd"
+    if options.rest:
+        session.source_path = ":".join(options.rest + [session.source_path])
+    return [("source-path", session.source_path)]
+
+
+def register(registry: MiRegistry) -> None:
+    for name, handler in {
+        "gdb-set": _gdb_set, "gdb-show": _gdb_show, "gdb-version": _gdb_version, "gdb-exit": _gdb_exit,
+        "list-features": _list_features, "list-target-features": _list_target_features,
+        "info-gdb-mi-command": _info_gdb_mi_command, "enable-pretty-printing": _accept,
+        "enable-frame-filters": _accept, "complete": _complete, "interpreter-exec": _interpreter_exec,
+        "file-exec-and-symbols": _file_exec_and_symbols, "file-exec-file": _file_exec_and_symbols,
+        "file-symbol-file": _accept, "file-list-exec-source-file": _file_list_exec_source_file,
+        "file-list-exec-source-files": _file_list_exec_source_files, "target-attach": _target_attach,
+        "target-detach": _target_detach, "inferior-tty-set": _inferior_tty_set,
+        "inferior-tty-show": _inferior_tty_show, "environment-cd": _environment_cd,
+        "environment-pwd": _environment_pwd, "environment-path": _environment_path,
+        "environment-directory": _environment_directory, "enable-timings": _accept,
+    }.items():  # fmt: skip
+        registry.add(name, handler)

@@ -1,0 +1,240 @@
+"""Stack, variables and thread commands (-stack-*, -thread-*, -list-thread-groups)."""
+
+from __future__ import annotations
+
+from aliceserver.adapters.mi.frames import display_value, is_aggregate
+from aliceserver.adapters.mi.output import Results, Value
+from aliceserver.adapters.mi.parser import getopt
+from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
+from aliceserver.debuggers.model import ThreadState, VariableInfo, VariableScope
+from aliceserver.errors import AliceError
+
+_PRINT = {"0": 0, "--no-values": 0, "1": 1, "--all-values": 1, "2": 2, "--simple-values": 2}
+
+
+def print_values(text: str) -> int:
+    if text not in _PRINT:
+        raise MiError("Unknown value for PRINT_VALUES: must be: 0 or \"--no-values\", 1 or "
+                      "\"--all-values\", 2 or \"--simple-values\"")
+    return _PRINT[text]
+
+
+def _split_print(args: list[str], command: str) -> tuple[int, list[str]]:
+    rest = [a for a in args if a not in ("--no-frame-filters", "--skip-unavailable")]
+    if not rest:
+        raise MiError(f"-{command}: Usage: PRINT_VALUES")
+    return print_values(rest[0]), rest[1:]
+
+
+def variable_entry(info: VariableInfo, mode: int, *, arg: bool = False, plain: bool = False) -> Value:
+    if plain:
+        return info.name
+    entry: dict[str, Value] = {"name": info.name}
+    if arg:
+        entry["arg"] = "1"
+    if mode == 2:
+        entry["type"] = info.type
+        if not is_aggregate(info):
+            entry["value"] = display_value(info)
+    elif mode == 1:
+        entry["value"] = display_value(info)
+    return entry
+
+
+def _listing(key: str, infos: list[VariableInfo], mode: int, arg: bool = False) -> Value:
+    if mode == 0:
+        return Results([(key, info.name) for info in infos], as_list=True)
+    return [variable_entry(info, mode, arg=arg) for info in infos]
+
+
+def _variables(ctx: Context, scope: VariableScope) -> list[VariableInfo]:
+    tid, level = ctx.session.context_frame(ctx.thread, ctx.frame)
+    ctx.session.frames.frame(tid, level)
+    return ctx.session.debugger.frame_variables(tid, level, scope)
+
+
+def _stack_info_frame(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    tid, level = session.context_frame(ctx.thread, ctx.frame)
+    frame = session.frames.frame(tid, level)
+    return [("frame", session.frames.tuple(frame, tid))]
+
+
+def _stack_list_frames(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    rest = [a for a in args if a != "--no-frame-filters"]
+    tid = session.thread_arg(ctx.thread)
+    if rest and len(rest) != 2:
+        raise MiError("-stack-list-frames: Usage: [--no-frame-filters] [LOW HIGH]")
+    low, high = (int(rest[0]), int(rest[1])) if rest else (0, None)
+    frames = session.frames.stack(tid, low, None if high is None else high - low + 1)
+    if rest and not frames:
+        raise MiError("-stack-list-frames: Not enough frames in stack.")
+    return [("stack", Results([("frame", session.frames.tuple(f, tid)) for f in frames], as_list=True))]
+
+
+def _stack_info_depth(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    tid = session.thread_arg(ctx.thread)
+    depth = len(session.frames.stack(tid))
+    if args:
+        depth = min(depth, int(args[0]))
+    return [("depth", str(depth))]
+
+
+def _stack_list_locals(ctx: Context, args: list[str]) -> Reply:
+    mode, _ = _split_print(args, "stack-list-locals")
+    return [("locals", _listing("name", _variables(ctx, VariableScope.LOCALS), mode))]
+
+
+def _stack_list_arguments(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    mode, rest = _split_print(args, "stack-list-arguments")
+    tid = session.thread_arg(ctx.thread)
+    low, high = (int(rest[0]), int(rest[1])) if len(rest) == 2 else (0, None)
+    frames = session.frames.stack(tid, low, None if high is None else high - low + 1)
+    items: list[tuple[str, Value]] = []
+    for frame in frames:
+        infos = session.frames.args(tid, frame.level)
+        items.append(("frame", {"level": str(frame.level), "args": _listing("name", infos, mode)}))
+    return [("stack-args", Results(items, as_list=True))]
+
+
+def _stack_list_variables(ctx: Context, args: list[str]) -> Reply:
+    mode, _ = _split_print(args, "stack-list-variables")
+    arguments = _variables(ctx, VariableScope.ARGUMENTS)
+    local = _variables(ctx, VariableScope.LOCALS)
+    entries: list[Value] = []
+    for info in arguments:
+        entry = variable_entry(info, mode, arg=True)
+        entries.append(entry)
+    for info in local:
+        entries.append(variable_entry(info, mode))
+    return [("variables", entries)]
+
+
+def select_frame(ctx: Context, level: int) -> None:
+    session = ctx.session
+    tid = session.thread_arg(ctx.thread)
+    frames = session.frames.stack(tid, level, 1)
+    if not frames:
+        raise MiError("No frame at level %d." % level)
+    session.inferior.selected_tid = tid
+    session.inferior.selected_level = level
+
+
+def _stack_select_frame(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("-stack-select-frame: Usage: FRAME_SPEC")
+    session = ctx.session
+    session.require_stopped()
+    try:
+        level = int(args[0], 0)
+    except ValueError:
+        raise MiError(f'Invalid frame level: "{args[0]}"') from None
+    select_frame(ctx, level)
+    session.thread_selected(except_ui=ctx.ui)
+    return None
+
+
+def thread_entry(ctx: Context, tid: int, number: int, state: ThreadState, name: str) -> dict[str, Value]:
+    session = ctx.session
+    pid = session.inferior.process.pid if session.inferior.process is not None else tid
+    target = f"process {tid}" if tid == pid and len(session.inferior.threads) <= 1 else f"LWP {tid}"
+    entry: dict[str, Value] = {"id": str(number), "target-id": target}
+    entry["name"] = name
+    if state is ThreadState.STOPPED:
+        try:
+            frame = session.frames.frame(tid, 0)
+            entry["frame"] = session.frames.tuple(frame, tid, args=True)
+        except AliceError:
+            pass
+        entry["state"] = "stopped"
+    else:
+        entry["state"] = "running"
+    return entry
+
+
+def _thread_info(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    inferior = session.inferior
+    if inferior.process is None:
+        return [("threads", [])]
+    wanted = None
+    if args:
+        try:
+            wanted = int(args[0])
+        except ValueError:
+            raise MiError(f"Invalid thread id: {args[0]}") from None
+    threads: list[Value] = []
+    for info in session.debugger.threads():
+        number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
+        if wanted is not None and number != wanted:
+            continue
+        threads.append(thread_entry(ctx, info.tid, number, info.state, info.name))
+    threads.sort(key=lambda t: int(t["id"]) if isinstance(t, dict) and isinstance(t["id"], str) else 0)
+    pairs: list[tuple[str, Value]] = [("threads", threads)]
+    if wanted is None and inferior.selected_tid in inferior.threads:
+        pairs.append(("current-thread-id", str(inferior.threads[inferior.selected_tid])))
+    return pairs
+
+
+def _thread_list_ids(ctx: Context, args: list[str]) -> Reply:
+    inferior = ctx.session.inferior
+    numbers = sorted(inferior.threads.values())
+    pairs: list[tuple[str, Value]] = [("thread-ids", Results([("thread-id", str(n)) for n in numbers]))]
+    if inferior.selected_tid in inferior.threads:
+        pairs.append(("current-thread-id", str(inferior.threads[inferior.selected_tid])))
+    pairs.append(("number-of-threads", str(len(numbers))))
+    return pairs
+
+
+def select_thread(ctx: Context, number: int) -> None:
+    session = ctx.session
+    tid = session.inferior.tid_of(number)
+    if tid is None:
+        raise MiError(f"Thread ID {number} not known.")
+    session.inferior.selected_tid = tid
+    session.inferior.selected_level = 0
+
+
+def _thread_select(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("-thread-select: USAGE: threadnum.")
+    session = ctx.session
+    try:
+        number = int(args[0])
+    except ValueError:
+        raise MiError(f"Invalid thread ID: {args[0]}") from None
+    select_thread(ctx, number)
+    pairs: list[tuple[str, Value]] = [("new-thread-id", str(number))]
+    if not session.inferior.running:
+        tid = session.require_stopped()
+        pairs.append(("frame", session.frames.tuple(session.frames.frame(tid, 0), tid, args=True)))
+    session.thread_selected(except_ui=ctx.ui)
+    return pairs
+
+
+def _list_thread_groups(ctx: Context, args: list[str]) -> Reply:
+    session = ctx.session
+    options = getopt("list-thread-groups", args, long=("available", "recurse="))
+    group: dict[str, Value] = {"id": "i1", "type": "process"}
+    if session.inferior.process is not None:
+        group["pid"] = str(session.inferior.process.pid)
+    if session.inferior.program:
+        group["executable"] = session.inferior.program
+    if options.rest:
+        return [("threads", _thread_info(ctx, [])[0][1])]  # type: ignore[index]
+    return [("groups", [group])]
+
+
+def register(registry: MiRegistry) -> None:
+    for name, handler in {
+        "stack-info-frame": _stack_info_frame, "stack-list-frames": _stack_list_frames,
+        "stack-info-depth": _stack_info_depth, "stack-list-locals": _stack_list_locals,
+        "stack-list-arguments": _stack_list_arguments, "stack-list-variables": _stack_list_variables,
+        "stack-select-frame": _stack_select_frame, "thread-info": _thread_info,
+        "thread-list-ids": _thread_list_ids, "thread-select": _thread_select,
+        "list-thread-groups": _list_thread_groups,
+    }.items():  # fmt: skip
+        registry.add(name, handler)

@@ -1,0 +1,187 @@
+"""Variable object commands (-var-*)."""
+
+from __future__ import annotations
+
+from aliceserver.adapters.mi.commands_stack import print_values
+from aliceserver.adapters.mi.output import Value
+from aliceserver.adapters.mi.parser import getopt
+from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.varobj import FORMATS, Varobj
+from aliceserver.errors import AliceError
+
+
+def _thread(var: Varobj) -> list[tuple[str, Value]]:
+    return [("thread-id", str(var.thread_number))] if var.thread_number is not None and not var.floating else []
+
+
+def _var_create(ctx: Context, args: list[str]) -> Reply:
+    if len(args) < 3:
+        raise MiError("-var-create: Usage: NAME FRAME EXPRESSION.")
+    store = ctx.session.varobjs
+    var = store.create(args[0], args[1], " ".join(args[2:]))
+    pairs: list[tuple[str, Value]] = [("name", var.name), ("numchild", str(var.numchild)),
+                                      ("value", var.value), ("type", var.type)]
+    return pairs + _thread(var) + [("has_more", "0")]
+
+
+def _var_delete(ctx: Context, args: list[str]) -> Reply:
+    options = getopt("var-delete", args, flags="c")
+    if len(options.rest) != 1:
+        raise MiError("-var-delete: Usage: [-c] EXPRESSION.")
+    store = ctx.session.varobjs
+    count = store.delete(store.get(options.rest[0]), only_children=options.has("c"))
+    return [("ndeleted", str(count))]
+
+
+def _child_entry(ctx: Context, child: Varobj, mode: int) -> Value:
+    entry: list[tuple[str, Value]] = [("name", child.name), ("exp", child.exp),
+                                      ("numchild", str(child.numchild))]
+    if mode == 1 or (mode == 2 and not child.aggregate):
+        entry.append(("value", ctx.session.varobjs.value_of(child)))
+    entry.append(("type", child.type))
+    entry += _thread(child)
+    return dict(entry)
+
+
+def _var_list_children(ctx: Context, args: list[str]) -> Reply:
+    mode = 0
+    rest = list(args)
+    if rest and rest[0] in ("0", "1", "2", "--no-values", "--all-values", "--simple-values"):
+        mode = print_values(rest.pop(0))
+    if not rest:
+        raise MiError("-var-list-children: Usage: [PRINT_VALUES] NAME [FROM TO]")
+    store = ctx.session.varobjs
+    var = store.get(rest[0])
+    children = store.children(var)
+    if len(rest) == 3:
+        children = children[int(rest[1]) : int(rest[2])]
+    from aliceserver.adapters.mi.output import Results
+
+    items = [("child", _child_entry(ctx, child, mode)) for child in children]
+    pairs: list[tuple[str, Value]] = [("numchild", str(len(children)))]
+    if items:
+        pairs.append(("children", Results(items, as_list=True)))
+    return pairs + [("has_more", "0")]
+
+
+def _var_update(ctx: Context, args: list[str]) -> Reply:
+    mode = 0
+    rest = list(args)
+    if rest and rest[0] in ("0", "1", "2", "--no-values", "--all-values", "--simple-values"):
+        mode = print_values(rest.pop(0))
+    if len(rest) != 1:
+        raise MiError("-var-update: Usage: [PRINT_VALUES] VARIABLE_OBJECT.")
+    store = ctx.session.varobjs
+    targets = store.roots() if rest[0] in ("*", "@") else [store.get(rest[0])]
+    changes: list[Value] = []
+    for var in targets:
+        for change in store.update(var):
+            entry = dict(change)
+            shown = store.vars.get(str(entry["name"]))
+            if "value" in entry and (mode == 0 or (mode == 2 and shown is not None and shown.aggregate)):
+                del entry["value"]
+            changes.append(entry)
+    return [("changelist", changes)]
+
+
+def _var_assign(ctx: Context, args: list[str]) -> Reply:
+    if len(args) < 2:
+        raise MiError("-var-assign: Usage: NAME EXPRESSION.")
+    session = ctx.session
+    store = session.varobjs
+    var = store.get(args[0])
+    if var.aggregate:
+        raise MiError("-var-assign: Variable object is not editable")
+    where = store._frame_level(var)
+    tid, level = where if where is not None else (None, 0)
+    try:
+        session.evaluate(f"{var.path} = {' '.join(args[1:])}", tid=tid, level=level)
+    except AliceError as error:
+        raise MiError(str(error)) from None
+    var.value = store.value_of(var)
+    return [("value", var.value)]
+
+
+def _var_evaluate_expression(ctx: Context, args: list[str]) -> Reply:
+    options = getopt("var-evaluate-expression", args, valued="f")
+    if len(options.rest) != 1:
+        raise MiError("-var-evaluate-expression: Usage: [-f FORMAT] NAME")
+    store = ctx.session.varobjs
+    var = store.get(options.rest[0])
+    fmt = options.get("f")
+    if fmt is not None and fmt not in FORMATS:
+        raise MiError("Unknown display format: must be: \"natural\", \"binary\", \"decimal\", \"hexadecimal\", \"octal\" or \"zero-hexadecimal\"")
+    return [("value", store.value_of(var, fmt))]
+
+
+def _var_set_format(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 2:
+        raise MiError("-var-set-format: Usage: NAME FORMAT.")
+    store = ctx.session.varobjs
+    var = store.get(args[0])
+    matches = [name for name in FORMATS if name.startswith(args[1])]
+    if args[1] in FORMATS:
+        matches = [args[1]]
+    if len(matches) != 1:
+        raise MiError("Unknown display format: must be: \"natural\", \"binary\", \"decimal\", \"hexadecimal\", \"octal\" or \"zero-hexadecimal\"")
+    var.format = matches[0]
+    var.value = store.value_of(var)
+    return [("format", var.format), ("value", var.value)]
+
+
+def _var_show_format(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("-var-show-format: Usage: NAME.")
+    return [("format", ctx.session.varobjs.get(args[0]).format)]
+
+
+def _var_info_type(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("-var-info-type: Usage: NAME.")
+    return [("type", ctx.session.varobjs.get(args[0]).type)]
+
+
+def _var_info_num_children(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("-var-info-num-children: Usage: NAME.")
+    return [("numchild", str(ctx.session.varobjs.get(args[0]).numchild))]
+
+
+def _var_info_expression(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("-var-info-expression: Usage: NAME.")
+    return [("lang", "C"), ("exp", ctx.session.varobjs.get(args[0]).exp)]
+
+
+def _var_info_path_expression(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("-var-info-path-expression: Usage: NAME.")
+    return [("path_expr", ctx.session.varobjs.get(args[0]).path)]
+
+
+def _var_show_attributes(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise MiError("-var-show-attributes: Usage: NAME.")
+    var = ctx.session.varobjs.get(args[0])
+    return [("attr", "noneditable" if var.aggregate else "editable")]
+
+
+def _var_accept(ctx: Context, args: list[str]) -> Reply:
+    if not args:
+        raise MiError("Usage: NAME [VALUE].")
+    ctx.session.varobjs.get(args[0])
+    return None
+
+
+def register(registry: MiRegistry) -> None:
+    for name, handler in {
+        "var-create": _var_create, "var-delete": _var_delete, "var-list-children": _var_list_children,
+        "var-update": _var_update, "var-assign": _var_assign,
+        "var-evaluate-expression": _var_evaluate_expression, "var-set-format": _var_set_format,
+        "var-show-format": _var_show_format, "var-info-type": _var_info_type,
+        "var-info-num-children": _var_info_num_children, "var-info-expression": _var_info_expression,
+        "var-info-path-expression": _var_info_path_expression,
+        "var-show-attributes": _var_show_attributes, "var-set-frozen": _var_accept,
+        "var-set-update-range": _var_accept, "var-set-visualizer": _var_accept,
+    }.items():  # fmt: skip
+        registry.add(name, handler)

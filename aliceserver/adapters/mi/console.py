@@ -1,0 +1,448 @@
+"""gdb's console (CLI) commands: typed in a console UI, echoed on MI, or -interpreter-exec."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+
+from aliceserver.adapters.mi import commands_break as breaks
+from aliceserver.adapters.mi import commands_exec as execution
+from aliceserver.adapters.mi import commands_misc as misc
+from aliceserver.adapters.mi.console_info import register_info
+from aliceserver.adapters.mi.output import record
+from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
+from aliceserver.debuggers.model import StepKind
+from aliceserver.transports.tty import open_tty_transport
+
+
+def run_console_command(ctx: Context, text: str) -> Reply:
+    line = text.strip(" \t\r").lstrip("\n")
+    if line.startswith("server "):  # gdb's prefix for commands kept out of the history
+        line = line[len("server ") :].strip()
+    if not line or line.startswith("#"):
+        return None
+    match = re.match(r"([A-Za-z_][\w-]*|[!|])(.*)", line, re.S)
+    if match is None:
+        raise MiError(f'Undefined command: "{line.split()[0]}".  Try "help".')
+    word, rest = match.group(1), match.group(2)
+    found = ctx.session.cli_commands.lookup(word)
+    if found is None:
+        raise MiError(f'Undefined command: "{word}".  Try "help".')
+    name, handler = found
+    if rest and not rest[0].isspace() and rest[0] != "/" and name not in ("!", "|"):
+        raise MiError(f'Undefined command: "{word + rest.split()[0]}".  Try "help".')
+    # echo keeps its trailing blanks and newlines; other commands do not care.
+    return handler(ctx, rest.lstrip(" \t") if name == "echo" else rest.strip())
+
+
+def parse_escapes(text: str) -> str:
+    """gdb's echo: C escapes, octal bytes, a trailing backslash dropped."""
+    out = bytearray()
+    i = 0
+    simple = {"n": 10, "t": 9, "r": 13, "a": 7, "b": 8, "f": 12, "v": 11, "e": 27}
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            if nxt in simple:
+                out.append(simple[nxt])
+                i += 2
+            elif nxt in "01234567":
+                end = i + 1
+                while end < len(text) and end - i <= 3 and text[end] in "01234567":
+                    end += 1
+                out.append(int(text[i + 1 : end], 8) & 0xFF)
+                i = end
+            else:
+                out += nxt.encode()
+                i += 2
+            continue
+        if ch == "\\":
+            i += 1
+            continue
+        out += ch.encode("utf-8", "surrogateescape")
+        i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
+def _count(text: str, default: int = 1) -> int:
+    if not text:
+        return default
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise MiError(f'Invalid number "{text}".') from None
+
+
+# --- breakpoints ---------------------------------------------------------------------------
+def _break(ctx: Context, text: str, temporary: bool = False) -> Reply:
+    session = ctx.session
+    location, condition, thread = text, None, None
+    match = re.match(r"(.*?)\s+if\s+(.*)$", text)
+    if match:
+        location, condition = match.group(1), match.group(2)
+    match = re.match(r"(.*?)\s+thread\s+(\d+)$", location)
+    if match:
+        location, thread = match.group(1), int(match.group(2))
+    if not location.strip():
+        if session.inferior.process is None or session.inferior.running:
+            raise MiError("No default breakpoint location now selected.")
+        tid, level = session.selected_frame()
+        location = f"*{session.frames.frame(tid, level).pc:#x}"
+    pending = session.settings.get("breakpoint pending") == "on"
+    bp, problem = session.breakpoints.create(location, temporary=temporary, condition=condition,
+                                             pending_ok=pending, thread=thread)
+    if problem and not pending:
+        ctx.console(problem + "\n")
+    for other in session.breakpoints.sorted():
+        if other is not bp and not other.is_watch and bp.places and other.places and \
+                other.places[0].address == bp.places[0].address:
+            ctx.console(f"Note: breakpoint {other.number} also set at pc {bp.places[0].address:#x}.\n")
+            break
+    ctx.console(session.breakpoints.announce(bp))
+    breaks.created(ctx, bp, to_self=True)
+    return None
+
+
+def _clear(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    spec = session.breakpoints.normalize(text) if text else None
+    if spec is None:
+        tid, level = session.selected_frame()
+        addresses = {session.frames.frame(tid, level).pc}
+    else:
+        addresses = {p.address for p in session.debugger.resolve_location(spec)}
+    found = [bp for bp in session.breakpoints.sorted()
+             if not bp.is_watch and (any(p.address in addresses for p in bp.places) or bp.location == text)]
+    if not found:
+        raise MiError(f"No breakpoint at {text}.")
+    numbers = " ".join(str(bp.number) for bp in found)
+    ctx.console(f"Deleted breakpoint{'s' if len(found) > 1 else ''} {numbers} \n")
+    for bp in found:
+        session.breakpoints.delete(bp)
+        session.notify("breakpoint-deleted", [("id", str(bp.number))])
+    return None
+
+
+def _delete(ctx: Context, text: str) -> Reply:
+    words = text.split()
+    if words and words[0] in ("breakpoints", "break", "br"):
+        words = words[1:]
+    if words and words[0] in ("display",):
+        return _undisplay(ctx, " ".join(words[1:]))
+    breaks.delete(ctx, _ranges(words))
+    return None
+
+
+def _ranges(words: list[str]) -> list[str]:
+    out: list[str] = []
+    for word in words:
+        if re.fullmatch(r"\d+-\d+", word):
+            low, high = word.split("-")
+            out += [str(n) for n in range(int(low), int(high) + 1)]
+        else:
+            out.append(word)
+    return out
+
+
+def _enable(ctx: Context, text: str, enabled: bool) -> Reply:
+    words = text.split()
+    if words and words[0] in ("breakpoints", "break", "br"):
+        words = words[1:]
+    if words and words[0] in ("once", "delete", "count"):
+        if words[0] == "delete":
+            for bp in [ctx.session.breakpoints.get(w) for w in words[1:]]:
+                bp.temporary = True
+        words = words[1:] if words[0] != "count" else words[2:]
+    breaks.enable(ctx, _ranges(words), enabled)
+    return None
+
+
+def _condition(ctx: Context, text: str) -> Reply:
+    words = text.split(None, 1)
+    if not words:
+        raise MiError("Argument required (breakpoint number).")
+    breaks.condition(ctx, words[0], words[1] if len(words) > 1 else "")
+    return None
+
+
+def _ignore(ctx: Context, text: str) -> Reply:
+    words = text.split()
+    if len(words) != 2:
+        raise MiError("Argument required (a breakpoint number).")
+    breaks.after(ctx, words[0], words[1])
+    return None
+
+
+def _watch(ctx: Context, text: str, mode: str) -> Reply:
+    if not text:
+        raise MiError("Argument required (expression to compute).")
+    bp = breaks.watch(ctx, text, mode)
+    ctx.console(ctx.session.breakpoints.announce(bp))
+    breaks.created(ctx, bp, to_self=True)
+    return None
+
+
+# --- execution -----------------------------------------------------------------------------
+def _run(ctx: Context, text: str, start: bool = False) -> Reply:
+    session = ctx.session
+    if text:
+        execution.set_args(ctx, text)
+    if session.inferior.program:
+        args = " ".join(session.inferior.args)
+        ctx.console(f"Starting program: {session.inferior.program} {args}\n")
+    return execution.run(ctx, start=start)
+
+
+def _step(kind: StepKind, name: str = "step"):  # type: ignore[no-untyped-def]
+    def handler(ctx: Context, text: str) -> Reply:
+        return execution.step(ctx, kind, _count(text), name)
+
+    return handler
+
+
+def _continue(ctx: Context, text: str) -> Reply:
+    if text:
+        number = ctx.session.inferior.selected_tid
+        hit = [bp for bp in ctx.session.breakpoints.sorted() if bp.hits]
+        if hit and number is not None:
+            hit[-1].ignore = max(0, _count(text) - 1)
+    return execution.resume(ctx)
+
+
+def _until(ctx: Context, text: str) -> Reply:
+    return execution.until(ctx, text or None)
+
+
+def _advance(ctx: Context, text: str) -> Reply:
+    if not text:
+        raise MiError("Argument required (a location).")
+    return execution.until(ctx, text)
+
+
+def _jump(ctx: Context, text: str) -> Reply:
+    if not text:
+        raise MiError("Argument required (starting address).")
+    return execution.jump(ctx, text)
+
+
+def _kill(ctx: Context, text: str) -> Reply:
+    ctx.session.require_process()
+    execution.kill(ctx)
+    return None
+
+
+def _detach(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    session.require_process()
+    process = session.inferior.process
+    assert process is not None
+    ctx.console(f"Detaching from program: {session.inferior.program or process.program}, process {process.pid}\n")
+    return misc.detach(ctx)
+
+
+def _attach(ctx: Context, text: str) -> Reply:
+    if not text:
+        raise MiError("Argument required (process-id to attach).")
+    ctx.console(f"Attaching to process {text}\n")
+    return misc.attach(ctx, text)
+
+
+def _interrupt(ctx: Context, text: str) -> Reply:
+    return execution.interrupt(ctx)
+
+
+# --- settings and the rest ------------------------------------------------------------------
+def _set(ctx: Context, text: str) -> Reply:
+    misc.do_set(ctx, text, from_mi=False)
+    return None
+
+
+def _show(ctx: Context, text: str) -> Reply:
+    if not text:
+        raise MiError("Argument required (show what?).")
+    if text == "version":
+        ctx.console(misc.banner())
+        return None
+    if text in ("environment", "env") or text.startswith(("environment ", "env ")):
+        import os
+
+        name = text.split(None, 1)[1] if " " in text else None
+        env = dict(os.environ)
+        env.update({k: v for k, v in ctx.session.inferior.env.items() if v is not None})
+        if name:
+            ctx.console(f"{name} = {env[name]}\n" if name in env else f"Environment variable \"{name}\" not defined.\n")
+        else:
+            ctx.console("".join(f"{k}={v}\n" for k, v in env.items()))
+        return None
+    _, sentence = misc.show_value(ctx, text)
+    ctx.console(sentence + "\n")
+    return None
+
+
+def _unset(ctx: Context, text: str) -> Reply:
+    words = text.split()
+    if len(words) >= 2 and words[0] in ("environment", "env"):
+        ctx.session.inferior.env[words[1]] = None
+        return None
+    raise MiError('"unset" must be followed by the name of an unset subcommand.')
+
+
+def _echo(ctx: Context, text: str) -> Reply:
+    ctx.console(parse_escapes(text))
+    return None
+
+
+def _pwd(ctx: Context, text: str) -> Reply:
+    ctx.console(f"Working directory {ctx.session.inferior.cwd}.\n")
+    return None
+
+
+def _cd(ctx: Context, text: str) -> Reply:
+    target = misc.change_directory(ctx, text)
+    ctx.console(f"Working directory {target}.\n")
+    return None
+
+
+def _shell(ctx: Context, text: str) -> Reply:
+    if not ctx.session.config.shell_enabled:
+        raise MiError("Shell commands are disabled; start aliceserver with --enable-shell to allow them.")
+    result = subprocess.run(text or "true", shell=True, capture_output=True, text=True,
+                            cwd=ctx.session.inferior.cwd, check=False)
+    ctx.console(result.stdout + result.stderr)
+    return None
+
+
+def _quit(ctx: Context, text: str) -> Reply:
+    return EXIT
+
+
+def _file(ctx: Context, text: str) -> Reply:
+    path = shlex.split(text)[0] if text else None
+    misc.set_program(ctx, path)
+    if path:
+        ctx.console(f"Reading symbols from {path}...\n")
+    return None
+
+
+def _tty(ctx: Context, text: str) -> Reply:
+    misc.do_set(ctx, f"inferior-tty {text}", from_mi=False)
+    return None
+
+
+def _new_ui(ctx: Context, text: str) -> Reply:
+    from aliceserver.adapters.mi.ui import Ui
+
+    words = text.split()
+    if len(words) != 2:
+        raise MiError("Usage: new-ui INTERPRETER TTY")
+    interpreter, path = words
+    if interpreter not in ("mi", "mi1", "mi2", "mi3", "console"):
+        raise MiError(f'Interpreter `{interpreter}\' unrecognized')
+    try:
+        transport = open_tty_transport(path)
+    except OSError as error:
+        raise MiError(f"could not open {path}: {error.strerror or error}") from None
+    session = ctx.session
+    ui = Ui(transport, mi=interpreter != "console", name=path)
+    if ui.is_mi:
+        ui.line(record("=", "thread-group-added", [("id", "i1")]))
+    ui.prompt()
+    session.add_ui(ui)
+    ctx.console("New UI allocated\n")
+    return None
+
+
+def _help(ctx: Context, text: str) -> Reply:
+    names = ", ".join(n for n in ctx.session.cli_commands.names() if len(n) > 2)
+    ctx.console(f"aliceserver understands these gdb commands: {names}.\n")
+    return None
+
+
+def _source(ctx: Context, text: str) -> Reply:
+    try:
+        with open(text.strip(), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        raise MiError(f"{text.strip()}: {error.strerror}.") from None
+    for line in lines:
+        run_console_command(ctx, line)
+    return None
+
+
+def _directory(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    if text:
+        session.source_path = ":".join(text.split() + [session.source_path])
+    ctx.console(f"Source directories searched: {session.source_path}\n")
+    return None
+
+
+def _display(ctx: Context, text: str) -> Reply:
+    from aliceserver.adapters.mi.console_info import add_display
+
+    return add_display(ctx, text)
+
+
+def _undisplay(ctx: Context, text: str) -> Reply:
+    from aliceserver.adapters.mi.console_info import remove_display
+
+    return remove_display(ctx, text)
+
+
+def _unsupported(name: str):  # type: ignore[no-untyped-def]
+    def handler(ctx: Context, text: str) -> Reply:
+        raise MiError(f'"{name}" is not supported by aliceserver.')
+
+    return handler
+
+
+def register_all(registry: CliRegistry) -> None:
+    add = registry.add
+    add("break", _break, "b", "br", "bre", "brea")
+    add("tbreak", lambda ctx, text: _break(ctx, text, temporary=True), "tb")
+    add("clear", _clear)
+    add("delete", _delete, "d")
+    add("disable", lambda ctx, text: _enable(ctx, text, False), "dis", "disa")
+    add("enable", lambda ctx, text: _enable(ctx, text, True), "en")
+    add("condition", _condition)
+    add("ignore", _ignore)
+    add("watch", lambda ctx, text: _watch(ctx, text, ""))
+    add("rwatch", lambda ctx, text: _watch(ctx, text, "r"))
+    add("awatch", lambda ctx, text: _watch(ctx, text, "a"))
+    add("run", _run, "r")
+    add("start", lambda ctx, text: _run(ctx, text, start=True))
+    add("continue", _continue, "c", "cont", "fg")
+    add("next", _step(StepKind.OVER), "n")
+    add("step", _step(StepKind.INTO), "s")
+    add("finish", lambda ctx, text: execution.finish(ctx), "fin")
+    add("until", _until, "u")
+    add("advance", _advance)
+    add("jump", _jump, "j")
+    add("stepi", lambda ctx, text: execution.stepi(ctx, False, _count(text)), "si")
+    add("nexti", lambda ctx, text: execution.stepi(ctx, True, _count(text)), "ni")
+    add("kill", _kill, "k")
+    add("detach", _detach)
+    add("attach", _attach)
+    add("interrupt", _interrupt)
+    add("set", _set)
+    add("show", _show)
+    add("unset", _unset)
+    add("echo", _echo)
+    add("pwd", _pwd)
+    add("cd", _cd)
+    add("shell", _shell, "!")
+    add("quit", _quit, "q", "exit")
+    add("file", _file)
+    add("exec-file", _file)
+    add("tty", _tty)
+    add("new-ui", _new_ui)
+    add("help", _help, "h")
+    add("source", _source)
+    add("directory", _directory, "dir")
+    add("display", _display)
+    add("undisplay", _undisplay)
+    for name in ("define", "document", "python", "catch", "record", "reverse-step", "target", "core-file"):
+        add(name, _unsupported(name))
+    register_info(registry)

@@ -1,0 +1,578 @@
+"""Console commands that show things: print, backtrace, frame, info, x, list, disassemble."""
+
+from __future__ import annotations
+
+import re
+import signal as signal_module
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.disasm import address_of, disassemble_range, function_at
+from aliceserver.adapters.mi.frames import display_value, file_name, hex16
+from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.debuggers.model import SignalPolicy, VariableScope
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+_FORMAT = re.compile(r"/(\d*)([xduotacfsiz]*)([bhwg]?)\s*")
+_SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
+
+
+def _print(ctx: Context, text: str, record: bool = True) -> Reply:
+    session = ctx.session
+    fmt = None
+    match = _FORMAT.match(text)
+    if match:
+        fmt = match.group(2)[-1:] or None
+        text = text[match.end() :]
+    if not text.strip():
+        raise MiError("Argument required (expression to compute).")
+    info = session.evaluate(text, fmt)
+    if info.error:
+        raise MiError(info.value)
+    number = session.inferior.record_value(info.value)
+    ctx.console(f"${number} = {info.value}\n" if record else info.value)
+    return None
+
+
+def _output(ctx: Context, text: str) -> Reply:
+    info = ctx.session.evaluate(text)
+    ctx.console(info.value)
+    return None
+
+
+def _ptype(ctx: Context, text: str) -> Reply:
+    info = ctx.session.evaluate(text)
+    ctx.console(f"type = {info.type}\n")
+    return None
+
+
+def _frame_line(ctx: Context, tid: int, level: int) -> str:
+    session = ctx.session
+    frame = session.frames.frame(tid, level)
+    with_pc = level > 0 or not session.at_line_start(frame)
+    return f"#{level:<3d}{session.frames.describe(frame, tid, with_pc=with_pc)}\n"
+
+
+def _backtrace(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    tid = session.require_stopped()
+    words = text.split()
+    full = any(w in ("full", "-full") for w in words)
+    counts = [w for w in words if re.fullmatch(r"-?\d+", w)]
+    frames = session.frames.stack(tid)
+    if counts:
+        n = int(counts[0])
+        frames = frames[:n] if n >= 0 else frames[n:]
+    for frame in frames:
+        ctx.console(_frame_line(ctx, tid, frame.level))
+        if full:
+            locals_ = session.debugger.frame_variables(tid, frame.level, VariableScope.LOCALS)
+            if not locals_:
+                ctx.console("No locals.\n")
+            for info in locals_:
+                ctx.console(f"        {info.name} = {info.value}\n")
+    if counts and len(frames) < len(session.frames.stack(tid)):
+        ctx.console("(More stack frames follow...)\n")
+    return None
+
+
+def _select(ctx: Context, level: int) -> None:
+    session = ctx.session
+    tid = session.require_stopped()
+    frames = session.frames.stack(tid, level, 1)
+    if not frames:
+        raise MiError("No frame at level %d." % level)
+    session.inferior.selected_level = level
+    ctx.console(_frame_line(ctx, tid, level) + session.frames.source_line(frames[0]))
+    session.thread_selected()
+
+
+def _frame(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    session.require_stopped()
+    words = text.split()
+    if words and words[0] == "level":
+        words = words[1:]
+    level = int(words[0]) if words else session.inferior.selected_level
+    _select(ctx, level)
+    return None
+
+
+def _up(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    tid = session.require_stopped()
+    count = int(text) if text else 1
+    depth = len(session.frames.stack(tid))
+    level = session.inferior.selected_level + count
+    if level >= depth:
+        if session.inferior.selected_level == depth - 1:
+            raise MiError("Initial frame selected; you cannot go up.")
+        level = depth - 1
+    _select(ctx, max(level, 0))
+    return None
+
+
+def _down(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    session.require_stopped()
+    count = int(text) if text else 1
+    level = session.inferior.selected_level - count
+    if level < 0:
+        if session.inferior.selected_level == 0:
+            raise MiError("Bottom (innermost) frame selected; you cannot go down.")
+        level = 0
+    _select(ctx, level)
+    return None
+
+
+def _thread(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    inferior = session.inferior
+    if not text:
+        if inferior.selected_tid is None:
+            raise MiError("No thread selected")
+        ctx.console(f"[Current thread is {inferior.threads[inferior.selected_tid]} (process {inferior.selected_tid})]\n")
+        return None
+    try:
+        number = int(text.split()[0])
+    except ValueError:
+        raise MiError(f'Invalid thread ID: {text}') from None
+    tid = inferior.tid_of(number)
+    if tid is None:
+        raise MiError(f"Invalid thread ID: {number}")
+    inferior.selected_tid, inferior.selected_level = tid, 0
+    ctx.console(f"[Switching to thread {number} (LWP {tid})]\n")
+    if not inferior.running:
+        frame = session.frames.frame(tid, 0)
+        ctx.console(_frame_line(ctx, tid, 0) + session.frames.source_line(frame))
+    session.thread_selected()
+    return None
+
+
+# --- info ----------------------------------------------------------------------------------
+def _info_breakpoints(ctx: Context, text: str) -> None:
+    table = ctx.session.breakpoints
+    entries = table.sorted()
+    if not entries:
+        ctx.console("No breakpoints or watchpoints.\n")
+        return
+    ctx.console("Num     Type           Disp Enb Address            What\n")
+    for bp in entries:
+        addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if len(bp.places) > 1 else (
+            "" if bp.is_watch else hex16(bp.places[0].address))
+        disp = "del" if bp.temporary else "keep"
+        ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
+                    f"{addr:<18} {table.what(bp)}\n".replace(f"{addr:<18} ", f"{addr:<18} " if addr else "", 1))
+        if bp.condition:
+            ctx.console(f"\tstop only if {bp.condition}\n")
+        if bp.hits:
+            ctx.console(f"\tbreakpoint already hit {bp.hits} time{'s' if bp.hits > 1 else ''}\n")
+        if bp.ignore:
+            ctx.console(f"\tWill ignore next {bp.ignore} crossings of breakpoint.\n")
+
+
+def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
+    session = ctx.session
+    tid, level = session.selected_frame()
+    infos = session.debugger.frame_variables(tid, level, scope)
+    if not infos:
+        ctx.console(empty + "\n")
+    for info in infos:
+        ctx.console(f"{info.name} = {info.value}\n")
+
+
+def _info_frame(ctx: Context, text: str) -> None:
+    session = ctx.session
+    tid, level = session.selected_frame()
+    frames = session.frames.stack(tid, 0, level + 2)
+    frame = frames[level]
+    where = f" in {frame.function or '??'}"
+    if frame.source is not None:
+        where += f" ({file_name(frame.source.path)}:{frame.source.line})"
+    ctx.console(f"Stack level {level}, frame at {hex(frame.cfa or 0)}:\n rip = {hex(frame.pc)}{where}")
+    if len(frames) > level + 1:
+        ctx.console(f"; saved rip = {hex(frames[level + 1].pc)}\n called by frame at {hex(frames[level + 1].cfa or 0)}\n")
+    else:
+        ctx.console("\n")
+    if level > 0:
+        ctx.console(f" caller of frame at {hex(frames[level - 1].cfa or 0)}\n")
+    args = ", ".join(f"{a.name}={display_value(a)}" for a in session.frames.args(tid, level))
+    ctx.console(f" source language c.\n Arglist at {hex((frame.cfa or 16) - 16)}, args: {args}\n")
+
+
+def _info_registers(ctx: Context, text: str) -> None:
+    session = ctx.session
+    tid, _ = session.selected_frame()
+    values = read_raw(session, tid)
+    names = [w.lstrip("$") for w in text.split()] or list(GENERAL) + ["fs_base", "gs_base"]
+    for name in names:
+        if name == "pc":
+            name = "rip"
+        if name not in values:
+            raise MiError(f"Invalid register `{name}'")
+        raw = values[name]
+        natural = format_value(session, name, raw, "N")
+        shown = format_value(session, name, raw, "x") if isinstance(raw, int) else natural
+        ctx.console(f"{name:<15}{shown:<19}{natural}\n")
+
+
+def _info_threads(ctx: Context, text: str) -> None:
+    session = ctx.session
+    inferior = session.inferior
+    if inferior.process is None:
+        ctx.console("No threads.\n")
+        return
+    ctx.console("  Id   Target Id                                  Frame \n")
+    for info in sorted(session.debugger.threads(), key=lambda t: inferior.threads.get(t.tid, 0)):
+        number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
+        mark = "*" if info.tid == inferior.selected_tid else " "
+        target = f'LWP {info.tid} "{info.name}"'
+        where = "(running)"
+        if not inferior.running:
+            frame = session.frames.frame(info.tid, 0)
+            where = session.frames.describe(frame, info.tid, with_pc=not session.at_line_start(frame))
+        ctx.console(f"{mark} {number:<4} {target:<42} {where}\n")
+
+
+def _info_sharedlibrary(ctx: Context, text: str) -> None:
+    libraries = ctx.session.inferior.libraries
+    if not libraries:
+        ctx.console("No shared libraries loaded at this time.\n")
+        return
+    ctx.console("From                To                  Syms Read   Shared Object Library\n")
+    for module in libraries:
+        ctx.console(f"{hex16(module.low)}  {hex16(module.high)}  Yes         {module.path}\n")
+
+
+def _signal_number(name: str) -> int:
+    text = name.upper()
+    if text.isdigit():
+        return int(text)
+    if not text.startswith("SIG"):
+        text = "SIG" + text
+    try:
+        return int(signal_module.Signals[text])
+    except KeyError:
+        raise MiError("Only signals 1-15 are valid as numeric signals.\nUse \"info signals\" for a list of symbolic signals.") from None
+
+
+def _signal_row(ctx: Context, number: int) -> str:
+    policy = ctx.session.debugger.signal_policy(number)
+    name = signal_module.Signals(number).name
+    from aliceserver.adapters.mi.notify import signal_meaning
+
+    yes = {True: "Yes", False: "No"}
+    return f"{name:<14}{yes[policy.stop]:<7}{yes[policy.print_]:<7}{yes[policy.pass_to_program]:<14}{signal_meaning(name)}\n"
+
+
+def _info_signals(ctx: Context, text: str) -> None:
+    ctx.console("Signal        Stop\tPrint\tPass to program\tDescription\n")
+    numbers = [_signal_number(text)] if text else [int(s) for s in signal_module.Signals if int(s) < 32]
+    for number in numbers:
+        ctx.console(_signal_row(ctx, number))
+
+
+def _handle(ctx: Context, text: str) -> Reply:
+    words = text.split()
+    if len(words) < 1:
+        raise MiError("Argument required (signal and action to apply.).")
+    number = _signal_number(words[0])
+    session = ctx.session
+    policy = session.debugger.signal_policy(number)
+    stop, print_, pass_ = policy.stop, policy.print_, policy.pass_to_program
+    for action in words[1:]:
+        action = action.lower()
+        if action == "stop":
+            stop = print_ = True
+        elif action == "nostop":
+            stop = False
+        elif action == "print":
+            print_ = True
+        elif action == "noprint":
+            print_ = stop = False
+        elif action in ("pass", "noignore"):
+            pass_ = True
+        elif action in ("nopass", "ignore"):
+            pass_ = False
+        else:
+            raise MiError(f"Unrecognized or ambiguous flag word: \"{action}\".")
+    session.debugger.set_signal_policy(number, SignalPolicy(stop, pass_, print_))
+    ctx.console("Signal        Stop\tPrint\tPass to program\tDescription\n" + _signal_row(ctx, number))
+    return None
+
+
+def _info_line(ctx: Context, text: str) -> None:
+    session = ctx.session
+    if text:
+        places = session.debugger.resolve_location(session.breakpoints.normalize(text))
+        if not places:
+            raise MiError(session.breakpoints.not_found(text))
+        address = places[0].address
+    else:
+        tid, level = session.selected_frame()
+        address = session.frames.frame(tid, level).pc
+    position = session.debugger.source_position(address)
+    symbol = session.debugger.lookup_address(address)
+    label = f"<{symbol.name}+{symbol.offset}>" if symbol.name and symbol.offset else f"<{symbol.name}>"
+    if position is None:
+        ctx.console(f"No line number information available for address {hex(address)} {label}\n")
+        return
+    ctx.console(f'Line {position.line} of "{file_name(position.path)}" starts at address {hex(address)} {label}.\n')
+
+
+def _info_source(ctx: Context, text: str) -> None:
+    path = ctx.session.current_source()
+    if path is None:
+        ctx.console("No current source file.\n")
+        return
+    ctx.console(f"Current source file is {file_name(path)}\nLocated in {path}\nSource language is c.\n")
+
+
+def _info_display(ctx: Context, text: str) -> None:
+    displays = ctx.session.displays
+    if not displays:
+        ctx.console("There are no auto-display expressions now.\n")
+        return
+    ctx.console("Auto-display expressions now in effect:\nNum Enb Expression\n")
+    for number, expression in displays.items():
+        ctx.console(f"{number}:   y  {expression}\n")
+
+
+def _info_inferiors(ctx: Context, text: str) -> None:
+    inferior = ctx.session.inferior
+    process = f"process {inferior.process.pid}" if inferior.process else "<null>"
+    ctx.console(f"  Num  Description       Connection           Executable        \n"
+                f"* 1    {process:<17} {'1 (native)' if inferior.process else '':<20} {inferior.program or ''} \n")
+
+
+def _info(ctx: Context, text: str) -> Reply:
+    word, _, rest = text.partition(" ")
+    table = {
+        "breakpoints": _info_breakpoints, "watchpoints": _info_breakpoints,
+        "locals": lambda c, t: _info_variables(c, VariableScope.LOCALS, "No locals."),
+        "args": lambda c, t: _info_variables(c, VariableScope.ARGUMENTS, "No arguments."),
+        "frame": _info_frame, "registers": _info_registers, "all-registers": _info_registers,
+        "threads": _info_threads, "sharedlibrary": _info_sharedlibrary, "signals": _info_signals,
+        "line": _info_line, "source": _info_source, "display": _info_display,
+        "inferiors": _info_inferiors,
+    }
+    aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
+               "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",
+               "handle": "signals"}
+    if not word:
+        raise MiError('"info" must be followed by the name of an info command.')
+    name = aliases.get(word)
+    if name is None:
+        matches = [n for n in table if n.startswith(word)]
+        if len(matches) != 1:
+            raise MiError(f'Undefined info command: "{word}".  Try "help info".')
+        name = matches[0]
+    table[name](ctx, rest.strip())
+    return None
+
+
+# --- memory, source, disassembly -----------------------------------------------------------
+def _x(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    count, fmt, size = 1, "x", 4
+    match = _FORMAT.match(text)
+    if match:
+        count = int(match.group(1) or "1")
+        fmt = match.group(2)[-1:] or "x"
+        size = _SIZES.get(match.group(3), 8 if fmt == "a" else 1 if fmt == "c" else 4)
+        text = text[match.end() :]
+    if not text.strip():
+        raise MiError("Argument required (starting display address).")
+    address = address_of(session, text)
+    if fmt == "i":
+        for line in disassemble_range(session, address, address + 15 * count)[:count]:
+            label = f" <{line.func}+{line.offset}>" if line.func else ""
+            ctx.console(f"   {hex(line.insn.address)}{label}:\t{line.text}\n")
+        return None
+    if fmt == "s":
+        for _ in range(count):
+            data = b""
+            while not data.endswith(b"\0") and len(data) < 200:
+                data += session.debugger.read_memory(address + len(data), 1)
+            text_bytes = data.rstrip(b"\0")
+            ctx.console(f"{hex(address)}:\t\"{text_bytes.decode('utf-8', 'replace')}\"\n")
+            address += len(data)
+        return None
+    per_line = {1: 8, 2: 8, 4: 4, 8: 2}[size]
+    data = session.debugger.read_memory(address, size * count)
+    for row in range(0, count, per_line):
+        at = address + row * size
+        symbol = session.debugger.lookup_address(at)
+        label = f" <{symbol.name}+{symbol.offset}>" if symbol.name and symbol.offset else (
+            f" <{symbol.name}>" if symbol.name else "")
+        words = []
+        for index in range(row, min(count, row + per_line)):
+            value = int.from_bytes(data[index * size : (index + 1) * size], "little")
+            words.append(_x_word(value, fmt, size))
+        ctx.console(f"{hex(at)}{label}:\t" + "\t".join(words) + "\n")
+    return None
+
+
+def _x_word(value: int, fmt: str, size: int) -> str:
+    if fmt in ("x", "z"):
+        return f"0x{value:0{size * 2}x}"
+    if fmt == "d":
+        return str(value - (1 << size * 8) if value >> (size * 8 - 1) else value)
+    if fmt == "u":
+        return str(value)
+    if fmt == "o":
+        return "0" + format(value, "o") if value else "0"
+    if fmt == "t":
+        return format(value, f"0{size * 8}b")
+    if fmt == "c":
+        return f"{value}\t'{chr(value)}'" if 0x20 <= value < 0x7F else f"{value}\t'\\{value:03o}'"
+    return hex(value)
+
+
+def _list(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    size = int(session.settings.get("listsize")) if session.settings.get("listsize").isdigit() else 10
+    state = session.list_state
+    if text in ("", "-"):
+        if state is None:
+            path = session.current_source()
+            if path is None:
+                raise MiError('No symbol table is loaded.  Use the "file" command.')
+            places = [p for p in session.debugger.resolve_location("main") if p.source]
+            centre = places[0].source.line if places and places[0].source else 1
+            start = max(1, centre - size // 2 + 1) if text == "" else 1
+            state = (path, start)
+        elif text == "-":
+            state = (state[0], max(1, state[1] - 2 * size))
+    else:
+        spec = session.breakpoints.normalize(text.split(",")[0])
+        file, colon, line = spec.rpartition(":")
+        session.ensure_symbols()
+        places = session.debugger.resolve_location(spec) if session.has_symbols() else []
+        if places and places[0].source is not None:
+            path, centre = places[0].source.path, places[0].source.line
+            if colon and line.isdigit():
+                centre = int(line)
+        elif colon and line.isdigit():
+            path, centre = file, int(line)
+        else:
+            raise MiError(f'Function "{text}" not defined.')
+        state = (path, max(1, centre - size // 2))
+    path, start = state
+    lines = session.frames.file_lines(path)
+    if lines is None:
+        raise MiError(f"{start}\tin {path}")
+    if start > len(lines):
+        raise MiError(f"Line number {start} out of range; \"{path}\" has {len(lines)} lines.")
+    for number in range(start, min(len(lines), start + size - 1) + 1):
+        ctx.console(f"{number}\t{lines[number - 1]}\n")
+    session.list_state = (path, start + size)
+    return None
+
+
+def _disassemble(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    modifiers = ""
+    while text.startswith("/"):
+        modifier, _, text = text.partition(" ")
+        modifiers += modifier[1:]
+        text = text.strip()
+    pc = None
+    if session.inferior.process is not None and not session.inferior.running:
+        tid, level = session.selected_frame()
+        pc = session.frames.frame(tid, level).pc
+    if not text:
+        if pc is None:
+            raise MiError("No frame selected.")
+        lines = function_at(session, pc)
+        title = lines[0].func if lines else "??"
+    elif "," in text:
+        left, right = (part.strip() for part in text.split(",", 1))
+        start = address_of(session, left)
+        end = start + address_of(session, right[1:]) if right.startswith("+") else address_of(session, right)
+        lines = disassemble_range(session, start, end)
+        title = None
+        ctx.console(f"Dump of assembler code from {hex(start)} to {hex(end)}:\n")
+    else:
+        lines = function_at(session, address_of(session, text))
+        title = lines[0].func if lines else "??"
+    if title is not None:
+        ctx.console(f"Dump of assembler code for function {title}:\n")
+    for line in lines:
+        mark = "=> " if line.insn.address == pc else "   "
+        raw = ("\t" + " ".join(f"{b:02x}" for b in line.insn.raw)) if "r" in modifiers else ""
+        offset = f" <+{line.offset}>" if title is not None else (
+            f" <{line.func}+{line.offset}>" if line.func else "")
+        ctx.console(f"{mark}{hex16(line.insn.address)}{offset}:{raw}\t{line.text}\n")
+    ctx.console("End of assembler dump.\n")
+    return None
+
+
+# --- display ---------------------------------------------------------------------------------
+def add_display(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    if not text:
+        show_displays(session, ctx)
+        return None
+    number = session.next_display
+    session.next_display += 1
+    session.displays[number] = text
+    if session.inferior.process is not None and not session.inferior.running:
+        _show_display(ctx, number, text)
+    return None
+
+
+def remove_display(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    if not text:
+        session.displays.clear()
+        return None
+    for word in text.split():
+        if not word.isdigit() or int(word) not in session.displays:
+            raise MiError(f"No display number {word}.") if word.isdigit() else MiError(
+                'Convenience variable must have integer value.\nArguments must be display numbers.')
+        del session.displays[int(word)]
+    return None
+
+
+def display_line(session: MiSession, number: int, expression: str) -> str:
+    fmt = None
+    text = expression
+    match = _FORMAT.match(expression)
+    if match:
+        fmt = match.group(2)[-1:] or None
+        text = expression[match.end() :]
+    try:
+        value = session.evaluate(text, fmt).value
+    except AliceError as error:
+        value = f"<error: {error}>"
+    return f"{number}: {expression} = {value}\n"
+
+
+def _show_display(ctx: Context, number: int, expression: str) -> None:
+    ctx.console(display_line(ctx.session, number, expression))
+
+
+def show_displays(session: object, ctx: Context) -> None:
+    for number, expression in list(ctx.session.displays.items()):
+        _show_display(ctx, number, expression)
+
+
+def register_info(registry: CliRegistry) -> None:
+    add = registry.add
+    add("print", _print, "p", "inspect", "call")
+    add("output", _output)
+    add("ptype", _ptype, "whatis")
+    add("backtrace", _backtrace, "bt", "where")
+    add("frame", _frame, "f")
+    add("up", _up)
+    add("down", _down)
+    add("thread", _thread)
+    add("info", _info, "i")
+    add("handle", _handle)
+    add("x", _x)
+    add("list", _list, "l")
+    add("disassemble", _disassemble)

@@ -1,0 +1,112 @@
+"""Disassembly as gdb shows it (AT&T, objdump spelling) for -data-disassemble and the console."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.registry import MiError
+from aliceserver.debuggers.model import Instruction, SourcePosition
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+_SIZED = {"mov", "add", "sub", "and", "or", "xor", "cmp", "test", "lea", "push", "pop", "inc", "dec",
+          "neg", "not", "shl", "shr", "sar", "sal", "imul", "adc", "sbb", "xchg"}  # fmt: skip
+_ALWAYS = {"callq": "call", "retq": "ret", "leaveq": "leave", "jmpq": "jmp", "pushq": "push", "popq": "pop"}
+_MAX_FUNCTION = 20000  # instructions: a bound for a function without a size
+
+
+@dataclass
+class Line:
+    insn: Instruction
+    text: str  # `mov    -0x14(%rbp),%edx`
+
+    @property
+    def func(self) -> str | None:
+        return self.insn.symbol.name if self.insn.symbol is not None else None
+
+    @property
+    def offset(self) -> int:
+        return self.insn.symbol.offset if self.insn.symbol is not None else 0
+
+
+def instruction_text(insn: Instruction) -> str:
+    mnemonic = insn.mnemonic
+    operands = insn.operands.replace(", ", ",")
+    if mnemonic in _ALWAYS and (not operands or "%" in operands or operands.startswith("0x")):
+        mnemonic = _ALWAYS[mnemonic]
+    elif mnemonic[:-1] in _SIZED and mnemonic[-1] in "bwlq":
+        if any(part.startswith("%") for part in _top_level(operands)):
+            mnemonic = mnemonic[:-1]
+    if insn.target is not None and insn.target.name:
+        target = insn.target
+        operands += f" <{target.name}+{target.offset}>" if target.offset else f" <{target.name}>"
+    return f"{mnemonic:<6} {operands}" if operands else mnemonic
+
+
+def _top_level(operands: str) -> list[str]:
+    return [part.strip() for part in re.split(r",(?![^(]*\))", operands) if part.strip()]
+
+
+def disassemble_range(session: MiSession, start: int, end: int) -> list[Line]:
+    if end <= start:
+        return []
+    count = max(1, end - start)
+    insns = session.debugger.disassemble(start, count, syntax="att")
+    return [Line(i, instruction_text(i)) for i in insns if i.address < end]
+
+
+def disassemble_count(session: MiSession, start: int, count: int) -> list[Line]:
+    insns = session.debugger.disassemble(start, count, syntax="att")
+    return [Line(i, instruction_text(i)) for i in insns]
+
+
+def function_at(session: MiSession, address: int) -> list[Line]:
+    """The whole function holding `address` (by its symbol)."""
+    symbol = session.debugger.lookup_address(address)
+    if symbol.name is None:
+        raise MiError("No function contains specified address.")
+    start = address - symbol.offset
+    lines: list[Line] = []
+    at = start
+    while len(lines) < _MAX_FUNCTION:
+        insns = session.debugger.disassemble(at, 256, syntax="att")
+        if not insns:
+            break
+        for insn in insns:
+            if insn.symbol is None or insn.symbol.name != symbol.name or insn.address - insn.symbol.offset != start:
+                return lines
+            lines.append(Line(insn, instruction_text(insn)))
+        at = insns[-1].address + insns[-1].size
+    return lines
+
+
+def source_of(session: MiSession, address: int) -> SourcePosition | None:
+    try:
+        return session.debugger.source_position(address)
+    except AliceError:
+        return None
+
+
+def address_of(session: MiSession, expression: str) -> int:
+    """An address expression ($pc, &var, 0x401000, "$pc + 150", main) as a number."""
+    text = expression.strip()
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    info = session.evaluate(text)
+    value = info.value
+    match = re.search(r"0x[0-9a-fA-F]+", value)
+    if value.startswith(("(", "{")) and match:
+        return int(match.group(), 16)
+    first = value.split()[0] if value.split() else ""
+    try:
+        return int(first, 0) % 2**64
+    except ValueError:
+        if match:
+            return int(match.group(), 16)
+        raise MiError(f"Invalid number \"{text}\".") from None

@@ -1,0 +1,135 @@
+"""Frames as MI tuples and as gdb's console lines, and source lines from the files."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.output import Value
+from aliceserver.debuggers.model import StackFrame, VariableInfo, VariableScope
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+ARCH = "i386:x86-64"
+MAX_FRAMES = 256
+
+
+def hex16(address: int) -> str:
+    return f"0x{address:016x}"
+
+
+def is_aggregate(info: VariableInfo) -> bool:
+    """A struct, union or array: gdb's "simple values" and "scalars" leave these out."""
+    kind = info.type.strip()
+    return kind.endswith("]") or (
+        kind.startswith(("struct ", "union ", "class ")) and not kind.endswith(("*", "&"))
+    ) or (info.value.startswith("{") and not kind.endswith("*"))
+
+
+def display_value(info: VariableInfo) -> str:
+    """A value as MI shows it: without `print`'s `(type *)` prefix on pointers."""
+    value = info.value
+    prefix = f"({info.type}) "
+    if value.startswith(prefix):
+        return value[len(prefix) :]
+    return value
+
+
+def file_name(path: str) -> str:
+    return os.path.basename(path) if os.path.isabs(path) else path
+
+
+class Frames:
+    """Stack access for one session, cut at `main` like gdb (backtrace past-main off)."""
+
+    def __init__(self, session: MiSession) -> None:
+        self.session = session
+        self._lines: dict[str, list[str] | None] = {}
+
+    def stack(self, tid: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
+        frames = self.session.debugger.stack_trace(tid, 0, MAX_FRAMES if count is None else start + count)
+        for index, frame in enumerate(frames):
+            if frame.function == "main":
+                frames = frames[: index + 1]
+                break
+        end = len(frames) if count is None else start + count
+        return frames[start:end]
+
+    def frame(self, tid: int, level: int) -> StackFrame:
+        frames = self.stack(tid, level, 1)
+        if not frames:
+            raise AliceError("No frame at level %d." % level)
+        return frames[0]
+
+    def args(self, tid: int, level: int) -> list[VariableInfo]:
+        try:
+            return self.session.debugger.frame_variables(tid, level, VariableScope.ARGUMENTS)
+        except AliceError:
+            return []
+
+    def arg_pairs(self, tid: int, level: int) -> list[Value]:
+        result: list[Value] = []
+        for info in self.args(tid, level):
+            value = "..." if is_aggregate(info) else display_value(info)
+            result.append({"name": info.name, "value": value})
+        return result
+
+    def tuple(self, frame: StackFrame, tid: int, *, level: bool = True, args: bool = False) -> dict[str, Value]:
+        """gdb's frame={level,addr,func,args,file,fullname,line,arch} (or from= without source)."""
+        out: dict[str, Value] = {}
+        if level:
+            out["level"] = str(frame.level)
+        out["addr"] = hex16(frame.pc)
+        out["func"] = frame.function or "??"
+        if args:
+            out["args"] = self.arg_pairs(tid, frame.level)
+        if frame.source is not None and frame.source.line:
+            out["file"] = file_name(frame.source.path)
+            out["fullname"] = frame.source.path
+            out["line"] = str(frame.source.line)
+        elif frame.module:
+            out["from"] = frame.module
+        out["arch"] = ARCH
+        return out
+
+    def describe(self, frame: StackFrame, tid: int, *, with_pc: bool) -> str:
+        """`0x... in func (a=1) at prog.c:13` as the console shows a frame."""
+        args = ", ".join(
+            f"{info.name}={'...' if is_aggregate(info) else display_value(info)}"
+            for info in self.args(tid, frame.level)
+        )
+        text = f"{hex16(frame.pc)} in " if with_pc else ""
+        text += f"{frame.function or '??'} ({args})"
+        if frame.source is not None and frame.source.line:
+            text += f" at {file_name(frame.source.path)}:{frame.source.line}"
+        elif frame.module:
+            text += f" from {frame.module}"
+        return text
+
+    def source_line(self, frame: StackFrame) -> str:
+        """`LINE\\tTEXT\\n` of the frame's line, or gdb's words for a missing file."""
+        if frame.source is None or not frame.source.line:
+            return ""
+        line = frame.source.line
+        text = self.line_text(frame.source.path, line)
+        if text is None:
+            return f"{line}\tin {frame.source.path}\n"
+        return f"{line}\t{text}\n"
+
+    def line_text(self, path: str, line: int) -> str | None:
+        lines = self.file_lines(path)
+        if lines is None or not 1 <= line <= len(lines):
+            return None
+        return lines[line - 1]
+
+    def file_lines(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                self._lines[path] = data.decode("utf-8", "surrogateescape").splitlines()
+            except OSError:
+                self._lines[path] = None
+        return self._lines[path]

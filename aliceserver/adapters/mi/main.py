@@ -1,0 +1,134 @@
+"""`aliceserver [gdb options] [PROG [PID]]`: a gdb-compatible MI / console server on stdio."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+from typing import cast
+
+from aliceserver import __version__
+from aliceserver.adapters.mi import cli_args
+from aliceserver.adapters.mi.commands_misc import banner
+from aliceserver.adapters.mi.output import record
+from aliceserver.adapters.mi.registry import Context, Exit, Running
+from aliceserver.adapters.mi.session import MiSession, SessionConfig
+from aliceserver.adapters.mi.ui import Ui
+from aliceserver.debuggers.base import IDebugger
+from aliceserver.errors import AliceError
+from aliceserver.transports.base import Transport
+from aliceserver.transports.stdio import LineTransport
+
+logger = logging.getLogger(__name__)
+DebuggerFactory = Callable[[], IDebugger]
+
+
+def default_debugger() -> IDebugger:
+    # Resolved at run time so that this adapter depends on the IDebugger contract only.
+    engine = importlib.import_module("aliceserver.debuggers.ptrace.engine")
+    return cast(IDebugger, engine.PtraceDebugger())
+
+
+def main(argv: list[str], factory: DebuggerFactory | None = None) -> int:
+    try:
+        options = cli_args.parse(argv)
+    except cli_args.UsageError as error:
+        sys.stderr.write(f"aliceserver: {error}\nUse `aliceserver --help' for a complete list of options.\n")
+        return 1
+    if options.help:
+        sys.stdout.write(cli_args.USAGE)
+        return 0
+    if options.version:
+        sys.stdout.write(banner())
+        return 0
+    _setup_logging(options.log_file, options.log_level)
+    config = SessionConfig(
+        program=options.program, args=options.args, pid=options.pid, tty=options.tty,
+        quiet=options.quiet, mi=options.interpreter not in (None, "console", "cli"),
+        before=options.before, after=options.after, cwd=options.cwd,
+        shell_enabled=options.enable_shell, batch=options.batch,
+    )
+    stdin = LineTransport(os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0), sys.stdout.buffer)
+    errors = LineTransport(open(os.devnull, "rb"), sys.stderr.buffer)
+    return serve(config, stdin, factory or default_debugger, errors=errors)
+
+
+def serve(config: SessionConfig, transport: Transport, factory: DebuggerFactory,
+          errors: Transport | None = None, install_signals: bool = True) -> int:
+    """Run one session on `transport` until the client quits or its input ends."""
+    ui = Ui(transport, mi=config.mi, errors=None if config.mi else errors)
+    if config.cwd:
+        try:
+            os.chdir(config.cwd)
+        except OSError as error:
+            ui.log(f"{config.cwd}: {error.strerror}.\n")
+    debugger = factory()
+    session = MiSession(debugger, config, ui)
+    previous = None
+    if install_signals:
+        previous = signal.signal(signal.SIGINT, lambda number, frame: session.request_interrupt())
+    try:
+        _startup(session, ui)
+        if config.batch or session.exit_requested:
+            session.exit_requested = True
+            return session.exit_code
+        session.add_reader(ui)
+        return session.serve()
+    finally:
+        if install_signals and previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        session.close()
+
+
+def _startup(session: MiSession, ui: Ui) -> None:
+    config = session.config
+    if ui.is_mi:
+        ui.line(record("=", "thread-group-added", [("id", "i1")]))
+    if not config.quiet:
+        ui.console(banner())
+    for command in config.before:
+        _startup_command(session, ui, command)
+    if config.program:
+        path = config.program
+        if not os.path.exists(path):
+            ui.log(f"{path}: No such file or directory.\n")
+            session.inferior.program = None
+        else:
+            ui.console(f"Reading symbols from {path}...\n")
+            session.inferior.program = os.path.abspath(path)
+    if config.pid is not None:
+        _startup_command(session, ui, f"attach {config.pid}")
+    for command in config.after:
+        _startup_command(session, ui, command)
+    ui.prompt()
+
+
+def _startup_command(session: MiSession, ui: Ui, command: str) -> None:
+    ctx = Context(session, ui, cli=True)
+    try:
+        reply = session.run_cli(ctx, command)
+    except AliceError as error:
+        ui.log(str(error) + "\n")
+        return
+    except Exception as error:  # noqa: BLE001 - never die on input
+        logger.exception("startup command %r", command)
+        ui.log(f"Internal error: {error}\n")
+        return
+    if isinstance(reply, Exit):
+        session.exit_requested = True
+    elif isinstance(reply, Running):
+        session.start_silently(ctx)
+
+
+def _setup_logging(path: str | None, level: str | None) -> None:
+    if not path:
+        logging.getLogger().addHandler(logging.NullHandler())
+        return
+    logging.basicConfig(filename=path, level=getattr(logging, (level or "INFO").upper(), logging.INFO),
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
+__all__ = ["main", "serve", "default_debugger", "__version__"]

@@ -1,0 +1,300 @@
+"""Engine events as gdb shows them: `=` notifications, `*running`/`*stopped`, console text."""
+
+from __future__ import annotations
+
+import signal as signal_module
+from typing import TYPE_CHECKING
+
+import aliceserver.debuggers.events as ev
+from aliceserver.adapters.mi.frames import ARCH, hex16
+from aliceserver.adapters.mi.output import Value, record
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+_MEANINGS = {
+    "SIGINT": "Interrupt", "SIGSEGV": "Segmentation fault", "SIGABRT": "Aborted",
+    "SIGFPE": "Arithmetic exception", "SIGILL": "Illegal instruction", "SIGBUS": "Bus error",
+    "SIGTERM": "Terminated", "SIGKILL": "Killed", "SIGUSR1": "User defined signal 1",
+    "SIGUSR2": "User defined signal 2", "SIGALRM": "Alarm clock", "SIGHUP": "Hangup",
+    "SIGQUIT": "Quit", "SIGTRAP": "Trace/breakpoint trap", "SIGPIPE": "Broken pipe",
+    "SIGCHLD": "Child status changed", "SIGSTOP": "Stopped (signal)", "SIGCONT": "Continued",
+    "SIGTSTP": "Stopped (user)", "SIGWINCH": "Window size changed",
+}  # fmt: skip
+
+
+def signal_name(number: int | None, name: str | None) -> str:
+    if name:
+        return name
+    if number is None:
+        return "0"
+    try:
+        return signal_module.Signals(number).name
+    except ValueError:
+        return f"SIG{number}"
+
+
+def signal_meaning(name: str) -> str:
+    return _MEANINGS.get(name, "Signal 0" if name == "0" else name)
+
+
+def exit_code_text(code: int) -> str:
+    return "0" if code == 0 else f"0{code:o}"
+
+
+def handle_event(session: MiSession, event: ev.Event) -> None:
+    inferior = session.inferior
+    if inferior.process is None and inferior.probe_pid is not None:
+        # The symbol probe: nobody started it, nobody hears of it.
+        if isinstance(event, ev.Exited) and event.pid == inferior.probe_pid:
+            inferior.probe_pid = None
+        return
+    if inferior.process is None and not isinstance(event, (ev.ProcessStarted, ev.Output)):
+        return  # the end of a process already given up (detached, killed and reported)
+    if isinstance(event, ev.ProcessStarted):
+        inferior.process = session.debugger.process
+        inferior.exit_code = None
+        session.notify("thread-group-started", [("id", "i1"), ("pid", str(event.pid))])
+        _thread_started(session, event.pid)  # the engine announces only the later threads
+    elif isinstance(event, ev.ThreadStarted):
+        _thread_started(session, event.thread_id)
+    elif isinstance(event, ev.ThreadExited):
+        if inferior.process is not None and event.thread_id != inferior.process.pid:
+            number = inferior.remove_thread(event.thread_id)
+            if number is not None:
+                session.notify("thread-exited", [("id", str(number)), ("group-id", "i1")])
+    elif isinstance(event, ev.ModuleLoaded):
+        if not event.module.is_main and inferior.process is not None:
+            inferior.libraries.append(event.module)
+            path = event.module.path
+            ranges: list[Value] = [{"from": hex16(event.module.low), "to": hex16(event.module.high)}]
+            session.notify("library-loaded", [
+                ("id", path), ("target-name", path), ("host-name", path), ("symbols-loaded", "0"),
+                ("thread-group", "i1"), ("ranges", ranges),
+            ])
+            _breakpoints_modified(session)
+    elif isinstance(event, ev.ModuleUnloaded):
+        path = event.module.path
+        session.notify("library-unloaded", [("id", path), ("target-name", path), ("host-name", path),
+                                            ("thread-group", "i1")])
+    elif isinstance(event, ev.LocationBreakpointChanged):
+        _breakpoints_modified(session)
+    elif isinstance(event, ev.Continued):
+        session.on_continued()
+        session.varobjs.invalidate_references()
+    elif isinstance(event, ev.Output):
+        if event.category in ("stdout", "stderr"):
+            session.program_output(event.text)
+        else:
+            session.console_all(event.text)
+    elif isinstance(event, ev.Stopped):
+        _stopped(session, event)
+    elif isinstance(event, ev.Exited):
+        _exited(session, event)
+
+
+def _thread_started(session: MiSession, tid: int) -> None:
+    inferior = session.inferior
+    if tid in inferior.threads:
+        return
+    first = not inferior.threads
+    number = inferior.add_thread(tid)
+    session.notify("thread-created", [("id", str(number)), ("group-id", "i1")])
+    if first:  # gdb shows every breakpoint with its address in the new process
+        session.breakpoints.refresh()
+        for bp in session.breakpoints.sorted():
+            if not bp.is_watch and not bp.pending:
+                session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
+
+
+def _breakpoints_modified(session: MiSession) -> None:
+    for bp in session.breakpoints.refresh():
+        session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
+
+
+def _stopped(session: MiSession, stop: ev.Stopped) -> None:
+    inferior = session.inferior
+    repeat = session.step_repeat
+    if repeat is not None and stop.reason is ev.StopReason.STEP and repeat.remaining > 0:
+        repeat.remaining -= 1
+        try:
+            session.debugger.step(stop.thread_id, repeat.kind)
+            return
+        except AliceError:
+            pass
+    session.step_repeat = None
+    session.on_stopped_or_exited()
+    inferior.running = False
+    inferior.selected_tid = stop.thread_id
+    inferior.selected_level = 0
+    origin = session.origin
+    frames = session.frames
+    try:
+        frame = frames.frame(stop.thread_id, 0)
+    except AliceError:
+        frame = None
+    pairs: list[tuple[str, Value]] = []
+    text = ""
+    location_style = "source-and-location"
+    deleted: list[int] = []
+    reason = stop.reason
+    if reason is ev.StopReason.BREAKPOINT or reason is ev.StopReason.EXCEPTION:
+        hit = session.breakpoints.for_address_ids(stop.breakpoint_ids)
+        for bp in hit:
+            session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
+        if hit:
+            bp = hit[0]
+            pairs += [("reason", "breakpoint-hit"), ("disp", "del" if bp.temporary else "keep"),
+                      ("bkptno", str(bp.number))]
+            word = "Temporary breakpoint" if bp.temporary else "Breakpoint"
+            text = f"\n{word} {bp.number}, "
+            deleted = [b.number for b in hit if b.temporary]
+        else:
+            pairs += [("reason", "breakpoint-hit"), ("disp", "keep"), ("bkptno", "0")]
+            text = "\n"
+    elif reason is ev.StopReason.WATCHPOINT:
+        text = _watch_stop(session, stop, pairs)
+    elif reason in (ev.StopReason.SIGNAL, ev.StopReason.CRASH):
+        name = signal_name(stop.signal, stop.signal_name)
+        meaning = signal_meaning(name)
+        pairs += [("reason", "signal-received"), ("signal-name", name), ("signal-meaning", meaning)]
+        text = f"\nProgram received signal {name}, {meaning}.\n"
+        location_style = "with-pc"
+    elif reason is ev.StopReason.PAUSE or reason is ev.StopReason.ENTRY:
+        pairs += [("reason", "signal-received"), ("signal-name", "0"), ("signal-meaning", "Signal 0")]
+        text = "\nProgram stopped.\n"
+        location_style = "with-pc"
+    elif reason is ev.StopReason.FUNCTION_FINISHED:
+        pairs.append(("reason", "function-finished"))
+        location_style = "with-pc"
+    elif reason is ev.StopReason.EXEC:
+        pairs += [("reason", "exec"), ("new-exec", stop.description or "")]
+        text = f"process {stop.thread_id} is executing new program: {stop.description}\n"
+    elif reason is ev.StopReason.FORK:
+        pairs += [("reason", "fork"), ("newpid", stop.description or "")]
+    else:  # STEP
+        kind = origin.kind if origin is not None else "step"
+        pairs.append(("reason", "location-reached" if kind == "until-location" else "end-stepping-range"))
+        location_style = "source-line" if session.same_function(frame) else "location"
+        if kind == "stepi" and frame is not None and not session.at_line_start(frame):
+            location_style = "pc-and-line"
+    # The stop's console text: always for a console's own command or an event the user
+    # did not ask for (a breakpoint, a signal); an MI -exec-next prints nothing.
+    console = text + _location_text(session, frame, stop.thread_id, location_style)
+    if frame is not None:
+        pairs.append(("frame", frames.tuple(frame, stop.thread_id, level=False, args=True)))
+    if reason is ev.StopReason.FUNCTION_FINISHED and stop.return_value is not None:
+        number = inferior.record_value(session.display(stop.return_value))
+        pairs += [("gdb-result-var", f"${number}"), ("return-value", session.display(stop.return_value))]
+        console += f"Value returned is ${number} = {session.display(stop.return_value)}\n"
+    number = inferior.threads.get(stop.thread_id) or inferior.add_thread(stop.thread_id)
+    pairs += [("thread-id", str(number)), ("stopped-threads", "all")]
+    asked = reason in (ev.StopReason.STEP, ev.StopReason.FUNCTION_FINISHED)
+    to_mi = not asked or (origin is not None and origin.cli)
+    session.console_all(console + _displays(session), mi=to_mi, cli=True)
+    session.broadcast(record("*", "stopped", pairs))
+    for number in deleted:
+        gone = session.breakpoints.entries.get(number)
+        if gone is not None:
+            session.breakpoints.delete(gone)
+            session.notify("breakpoint-deleted", [("id", str(number))])
+    session.remember_stop(frame)
+    session.after_stop()
+
+
+def _displays(session: MiSession) -> str:
+    """`display` expressions, shown at every stop."""
+    from aliceserver.adapters.mi.console_info import display_line
+
+    return "".join(display_line(session, n, e) for n, e in session.displays.items())
+
+
+def _watch_stop(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, Value]]) -> str:
+    found = session.breakpoints.for_watch_ids(stop.breakpoint_ids)
+    if not found:
+        pairs.append(("reason", "watchpoint-trigger"))
+        return "\n"
+    bp = found[0]
+    try:
+        new = session.evaluate_display(bp.location)
+    except AliceError:
+        new = "<unreadable>"
+    old, bp.old_value = bp.old_value, new
+    bp.hits += 1
+    key = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}[bp.kind]
+    reason = {"wpt": "watchpoint-trigger", "hw-rwpt": "read-watchpoint-trigger",
+              "hw-awpt": "access-watchpoint-trigger"}[key]
+    pairs += [("reason", reason), (key, {"number": str(bp.number), "exp": bp.location})]
+    label = {"wpt": "Hardware watchpoint", "hw-rwpt": "Hardware read watchpoint",
+             "hw-awpt": "Hardware access (read/write) watchpoint"}[key]
+    if key == "hw-rwpt" or (key == "hw-awpt" and old == new):
+        pairs.append(("value", {"value": new}))
+        return f"\n{label} {bp.number}: {bp.location}\n\nValue = {new}\n"
+    pairs.append(("value", {"old": old or "", "new": new}))
+    return f"\n{label} {bp.number}: {bp.location}\n\nOld value = {old}\nNew value = {new}\n"
+
+
+def _location_text(session: MiSession, frame: object, tid: int, style: str) -> str:
+    from aliceserver.debuggers.model import StackFrame
+
+    if not isinstance(frame, StackFrame):
+        return ""
+    frames = session.frames
+    source = frames.source_line(frame)
+    if style == "source-line" and source:
+        return source
+    if style == "pc-and-line" and source:
+        return f"{hex16(frame.pc)}\t{source}"
+    with_pc = style == "with-pc" and not session.at_line_start(frame)
+    return frames.describe(frame, tid, with_pc=with_pc) + "\n" + source
+
+
+def _exited(session: MiSession, exited: ev.Exited) -> None:
+    inferior = session.inferior
+    session.step_repeat = None
+    session.on_stopped_or_exited()
+    pid = inferior.process.pid if inferior.process is not None else exited.pid
+    killed = inferior.killing
+    detached = inferior.detaching
+    if detached:
+        text = f"[Inferior 1 (process {pid}) detached]\n"
+    elif killed:
+        text = f"[Inferior 1 (process {pid}) killed]\n"
+    elif exited.code is not None:
+        inferior.exit_code = exited.code
+        text = (f"[Inferior 1 (process {pid}) exited normally]\n" if exited.code == 0
+                else f"[Inferior 1 (process {pid}) exited with code {exit_code_text(exited.code)}]\n")
+    else:
+        name = signal_name(exited.signal, exited.signal_name)
+        text = f"\nProgram terminated with signal {name}, {signal_meaning(name)}.\nThe program no longer exists.\n"
+    if not killed:
+        session.console_all(text)
+    for number in sorted(inferior.threads.values()):
+        session.notify("thread-exited", [("id", str(number)), ("group-id", "i1")])
+    group: list[tuple[str, Value]] = [("id", "i1")]
+    if exited.code is not None and not killed and not detached:
+        group.append(("exit-code", exit_code_text(exited.code)))
+    session.notify("thread-group-exited", group)
+    if killed:
+        session.console_all(text)
+    inferior.forget_process()
+    session.breakpoints.program_gone()
+    session.varobjs.program_gone()
+    if killed or detached:
+        inferior.killing = inferior.detaching = False
+        session.origin = None
+        return
+    if exited.code is None:
+        name = signal_name(exited.signal, exited.signal_name)
+        pairs: list[tuple[str, Value]] = [("reason", "exited-signalled"), ("signal-name", name),
+                                          ("signal-meaning", signal_meaning(name))]
+    elif exited.code == 0:
+        pairs = [("reason", "exited-normally")]
+    else:
+        pairs = [("reason", "exited"), ("exit-code", exit_code_text(exited.code))]
+    session.broadcast(record("*", "stopped", pairs))
+    session.after_stop()
+
+
+__all__ = ["handle_event", "ARCH"]

@@ -1,0 +1,124 @@
+"""x86-64 registers with gdb's numbers and value formats (-data-list-register-*, info registers)."""
+
+from __future__ import annotations
+
+import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+GENERAL = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12",
+           "r13", "r14", "r15", "rip", "eflags", "cs", "ss", "ds", "es", "fs", "gs")  # fmt: skip
+X87 = ("fctrl", "fstat", "ftag", "fiseg", "fioff", "foseg", "fooff", "fop")
+NAMES: tuple[str, ...] = (
+    GENERAL + tuple(f"st{i}" for i in range(8)) + X87 + tuple(f"xmm{i}" for i in range(16))
+    + ("mxcsr", "fs_base", "gs_base", "orig_rax")
+)
+_FLAGS = [(0, "CF"), (2, "PF"), (4, "AF"), (6, "ZF"), (7, "SF"), (8, "TF"), (9, "IF"), (10, "DF"),
+          (11, "OF")]  # fmt: skip
+_MXCSR = [(0, "IE"), (1, "DE"), (2, "ZE"), (3, "OE"), (4, "UE"), (5, "PE"), (6, "DAZ"), (7, "IM"),
+          (8, "DM"), (9, "ZM"), (10, "OM"), (11, "UM"), (12, "PM"), (15, "FZ")]  # fmt: skip
+_POINTERS = {"rbp", "rsp"}
+
+
+def read_raw(session: MiSession, tid: int) -> dict[str, int | bytes]:
+    """Every register of NAMES the engine can read: ints, or bytes for st/xmm."""
+    values: dict[str, int | bytes] = dict(session.debugger.read_registers(tid).values)
+    try:
+        vector = session.debugger.read_vector_registers(tid)
+    except Exception:  # noqa: BLE001 - no extended state: the general ones still count
+        return values
+    for index, data in enumerate(vector.st[:8]):
+        values[f"st{index}"] = data
+    for index, data in enumerate(vector.xmm[:16]):
+        values[f"xmm{index}"] = data
+    for name in X87 + ("mxcsr",):
+        values[name] = vector.control.get(name, 0)
+    return values
+
+
+def _bits(value: int, table: list[tuple[int, str]]) -> str:
+    return "[ " + " ".join(name for bit, name in table if value >> bit & 1) + " ]" if value else "[ ]"
+
+
+def extended_to_float(data: bytes) -> float:
+    """An x87 80-bit extended value as a Python float (near enough to print)."""
+    mantissa = int.from_bytes(data[:8], "little")
+    top = int.from_bytes(data[8:10], "little")
+    sign, exponent = top >> 15, top & 0x7FFF
+    if exponent == 0 and mantissa == 0:
+        return -0.0 if sign else 0.0
+    if exponent == 0x7FFF:
+        return float("-inf" if sign else "inf") if mantissa << 1 == 0 else float("nan")
+    value = mantissa / (1 << 63) * 2.0 ** (exponent - 16383)
+    return -value if sign else value
+
+
+def _int_format(value: int, fmt: str, size: int = 8) -> str:
+    if fmt == "x":
+        return hex(value)
+    if fmt == "o":
+        return "0" + format(value, "o") if value else "0"
+    if fmt == "t":
+        return format(value, "b")
+    if fmt == "d":
+        return str(value - (1 << size * 8) if value >> (size * 8 - 1) else value)
+    if fmt == "r" or fmt == "z":
+        return f"0x{value:0{size * 2}x}"
+    return str(value)
+
+
+def _vector(data: bytes, fmt: str) -> str:
+    """gdb's vector union, without the bfloat16/half views."""
+
+    def group(name: str, code: str, width: int) -> str:
+        count = len(data) // width
+        if fmt == "N":
+            values = struct.unpack(f"<{count}{code}", data)
+            shown = [_number(v, 9 if code == "f" else 17) for v in values]
+        else:
+            unsigned = [int.from_bytes(data[i * width:(i + 1) * width], "little") for i in range(count)]
+            shown = [_int_format(v, "x" if fmt == "r" else fmt, width) for v in unsigned]
+        return f"{name} = {{{', '.join(shown)}}}"
+
+    parts = [group("v4_float", "f", 4), group("v2_double", "d", 8), group("v16_int8", "b", 1),
+             group("v8_int16", "h", 2), group("v4_int32", "i", 4), group("v2_int64", "q", 8)]
+    whole = int.from_bytes(data, "little")
+    parts.append(f"uint128 = {whole if fmt == 'N' else _int_format(whole, 'x' if fmt == 'r' else fmt, 16)}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _number(value: float | int, digits: int) -> str:
+    if isinstance(value, float):
+        return "0" if value == 0 else f"{value:.{digits}g}"
+    return str(value)
+
+
+def format_value(session: MiSession, name: str, raw: int | bytes, fmt: str) -> str:
+    """One register in gdb's format letter: x o t d r N (natural)."""
+    if isinstance(raw, bytes):
+        if name.startswith("st"):
+            if fmt in ("x", "r", "z"):
+                return f"0x{int.from_bytes(raw, 'little'):020x}" if fmt != "x" else hex(int.from_bytes(raw, "little"))
+            value = extended_to_float(raw)
+            return "0" if value == 0 else repr(value)
+        return _vector(raw, fmt)
+    if fmt == "N":
+        if name == "rip":
+            symbol = session.debugger.lookup_address(raw)
+            suffix = ""
+            if symbol.name:
+                suffix = f" <{symbol.name}+{symbol.offset}>" if symbol.offset else f" <{symbol.name}>"
+            return hex(raw) + suffix
+        if name in _POINTERS or name in ("fs_base", "gs_base"):
+            return hex(raw)
+        if name == "eflags":
+            return _bits(raw, _FLAGS)
+        if name == "mxcsr":
+            return _bits(raw, _MXCSR)
+        if name in X87 or name in GENERAL[18:]:
+            return str(raw)
+        return str(raw - (1 << 64) if raw >> 63 else raw)
+    size = 4 if name in X87 or name in ("mxcsr", "eflags") or name in GENERAL[18:] else 8
+    return _int_format(raw, fmt, size)

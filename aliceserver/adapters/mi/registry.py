@@ -1,0 +1,108 @@
+"""Command registries (one per session: name -> handler) and what a handler gets and returns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.output import Value
+from aliceserver.errors import ProtocolError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.parser import MiCommand
+    from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.adapters.mi.ui import Ui
+
+
+class MiError(ProtocolError):
+    """An error reply; `code` becomes gdb's `code="..."` field."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Running:
+    """A handler's reply when it set the program running: `^running` follows its start."""
+
+
+class Exit:
+    """A handler's reply when the session ends (`^exit`)."""
+
+
+RUNNING = Running()
+EXIT = Exit()
+Pairs = Sequence[tuple[str, Value]]
+Reply = Pairs | Running | Exit | None
+
+
+@dataclass
+class Context:
+    """One command being executed: where it came from and how to answer."""
+
+    session: MiSession
+    ui: Ui
+    token: str = ""
+    command: MiCommand | None = None
+    cli: bool = False  # a console command (typed, echoed on MI, or -interpreter-exec)
+    thread: int | None = None  # --thread N (gdb's number)
+    frame: int | None = None  # --frame N
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def console(self, text: str) -> None:
+        self.ui.console(text)
+
+    def log(self, text: str) -> None:
+        self.ui.log(text)
+
+
+MiHandler = Callable[[Context, list[str]], Reply]
+CliHandler = Callable[[Context, str], Reply]
+
+
+class MiRegistry:
+    def __init__(self) -> None:
+        self._handlers: dict[str, MiHandler] = {}
+
+    def add(self, name: str, handler: MiHandler) -> None:
+        self._handlers[name] = handler
+
+    def get(self, name: str) -> MiHandler | None:
+        return self._handlers.get(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._handlers
+
+    def names(self) -> list[str]:
+        return sorted(self._handlers)
+
+
+class CliRegistry:
+    """gdb's command lookup: exact names and aliases first, then a unique prefix."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, CliHandler] = {}
+        self._aliases: dict[str, str] = {}
+
+    def add(self, name: str, handler: CliHandler, *aliases: str) -> None:
+        self._handlers[name] = handler
+        for alias in aliases:
+            self._aliases[alias] = name
+
+    def lookup(self, word: str) -> tuple[str, CliHandler] | None:
+        if word in self._handlers:
+            return word, self._handlers[word]
+        if word in self._aliases:
+            name = self._aliases[word]
+            return name, self._handlers[name]
+        matches = [name for name in self._handlers if name.startswith(word)]
+        if len(matches) == 1:
+            return matches[0], self._handlers[matches[0]]
+        if len(matches) > 1:
+            listed = ", ".join(sorted(matches))
+            raise MiError(f'Ambiguous command "{word}": {listed}.')
+        return None
+
+    def names(self) -> list[str]:
+        return sorted([*self._handlers, *self._aliases])

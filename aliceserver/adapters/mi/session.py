@@ -1,0 +1,613 @@
+"""An MI session: its UIs, its state, one dispatcher for commands and engine events.
+
+Everything that touches state runs on the dispatcher thread (the caller of `serve`):
+reader threads queue input lines, a pump thread queues engine events, and the dispatcher
+takes them in order. A command that sets the program running makes the dispatcher wait for
+the engine's `Continued` (taking events, holding commands back) so that `^running` comes
+after what the start produced (=thread-group-started, =library-loaded) exactly as in gdb.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import aliceserver.debuggers.events as ev
+from aliceserver.adapters.mi.breakpoints import BreakpointTable
+from aliceserver.adapters.mi.frames import Frames, display_value
+from aliceserver.adapters.mi.output import Value, c_string, record
+from aliceserver.adapters.mi.parser import MiCommand, MiParseError, parse_line
+from aliceserver.adapters.mi.registry import (
+    EXIT,
+    CliRegistry,
+    Context,
+    Exit,
+    MiError,
+    MiRegistry,
+    Reply,
+    Running,
+)
+from aliceserver.adapters.mi.settings import Settings
+from aliceserver.adapters.mi.state import Inferior
+from aliceserver.adapters.mi.ui import Ui
+from aliceserver.adapters.mi.varobj import VarobjStore
+from aliceserver.debuggers.base import IDebugger
+from aliceserver.debuggers.model import LaunchConfig, StackFrame, StdioMode, StepKind, VariableInfo
+from aliceserver.errors import AliceError
+
+logger = logging.getLogger(__name__)
+
+_CONTINUE_PATIENCE = 10.0  # seconds to wait for the engine's Continued before giving up
+
+
+@dataclass
+class SessionConfig:
+    program: str | None = None
+    args: list[str] = field(default_factory=list)
+    pid: int | None = None
+    tty: str | None = None
+    quiet: bool = False
+    mi: bool = True
+    mi_version: int = 3
+    before: list[str] = field(default_factory=list)  # -iex
+    after: list[str] = field(default_factory=list)  # -ex
+    cwd: str | None = None
+    shell_enabled: bool = False
+    batch: bool = False
+
+
+@dataclass
+class StepRepeat:
+    """`next 3`: the steps still to take before the stop is shown."""
+
+    kind: StepKind
+    remaining: int
+
+
+@dataclass
+class _Input:
+    ui: Ui
+    line: str | None  # None: the UI's input ended
+
+
+@dataclass
+class _Origin:
+    """Who set the program running, to answer it and choose what the stop prints."""
+
+    ui: Ui
+    token: str
+    cli: bool
+    kind: str = "continue"  # continue, step, finish, until, run, jump
+    announced: bool = False  # ^running was written
+    answer: bool = True  # a start from the command line (-ex run) gets no ^running
+
+
+class MiSession:
+    def __init__(self, debugger: IDebugger, config: SessionConfig, main_ui: Ui) -> None:
+        from aliceserver.adapters.mi import commands, console  # registries fill themselves
+
+        self.debugger = debugger
+        self.config = config
+        self.main_ui = main_ui
+        self.uis: list[Ui] = [main_ui]
+        self.settings = Settings(mi_async=False)
+        self.inferior = Inferior(program=config.program, args=list(config.args), tty=config.tty)
+        self.inferior.cwd = config.cwd or os.getcwd()
+        self.breakpoints = BreakpointTable(self)
+        self.varobjs = VarobjStore(self)
+        self.mi_commands = MiRegistry()
+        self.cli_commands = CliRegistry()
+        commands.register_all(self.mi_commands)
+        console.register_all(self.cli_commands)
+        self.exit_requested = False
+        self.exit_code = 0
+        self.origin: _Origin | None = None
+        self.frames = Frames(self)
+        self.step_repeat: StepRepeat | None = None
+        self._last_stop: tuple[str | None, int | None] | None = None
+        self._line_starts: dict[tuple[str, int], set[int]] = {}
+        self.source_path = "$cdir:$cwd"
+        self.displays: dict[int, str] = {}
+        self.next_display = 1
+        self.list_state: tuple[str, int] | None = None
+        self.registers_before: dict[str, int | bytes] | None = None  # at the previous stop
+        self.registers_seen: dict[str, int | bytes] | None = None  # read at this stop
+        self._inbox: queue.Queue[_Input | ev.Event | str] = queue.Queue()
+        self._held: deque[_Input] = deque()  # commands waiting for the program to stop
+        self._awaiting: _Origin | None = None  # a start waiting for Continued
+        self._pump_stop = threading.Event()
+        self._pump = threading.Thread(target=self._pump_events, name="mi-events", daemon=True)
+        self._pump.start()
+
+    # --- UIs ---------------------------------------------------------------------------
+    def mi_uis(self) -> list[Ui]:
+        return [ui for ui in self.uis if ui.is_mi and not ui.closed]
+
+    def broadcast(self, line: str, except_ui: Ui | None = None) -> None:
+        """An MI record for every MI channel."""
+        for ui in self.mi_uis():
+            if ui is not except_ui:
+                ui.line(line)
+
+    def notify(self, cls: str, pairs: Sequence[tuple[str, Value]] = ()) -> None:
+        self.broadcast(record("=", cls, pairs))
+
+    def notify_except(self, ctx: Context, cls: str, pairs: Sequence[tuple[str, Value]]) -> None:
+        """A notification for the other channels, and for this one after a console command."""
+        line = record("=", cls, pairs)
+        self.broadcast(line, except_ui=None if ctx.cli else ctx.ui)
+
+    def thread_selected(self, except_ui: Ui | None = None) -> None:
+        """=thread-selected with the selected frame, for the channels that did not ask."""
+        inferior = self.inferior
+        tid = inferior.selected_tid
+        if tid is None or tid not in inferior.threads:
+            return
+        pairs: list[tuple[str, Value]] = [("id", str(inferior.threads[tid]))]
+        if not inferior.running:
+            try:
+                frame = self.frames.frame(tid, inferior.selected_level)
+                pairs.append(("frame", self.frames.tuple(frame, tid, args=True)))
+            except AliceError:
+                pass
+        self.broadcast(record("=", "thread-selected", pairs), except_ui=except_ui)
+
+    def console_all(self, text: str, mi: bool = True, cli: bool = True) -> None:
+        for ui in self.uis:
+            if not ui.closed and ((ui.is_mi and mi) or (not ui.is_mi and cli)):
+                ui.console(text)
+
+    def program_output(self, text: str) -> None:
+        # The inferior shares gdb's terminal when it has none of its own: its bytes go to
+        # the main UI, between records.
+        self.main_ui.raw(text)
+
+    def add_ui(self, ui: Ui) -> None:
+        self.uis.append(ui)
+        self.add_reader(ui)
+
+    def add_reader(self, ui: Ui) -> None:
+        threading.Thread(target=self.read_ui, args=(ui,), name=f"mi-ui-{ui.name}", daemon=True).start()
+
+    def read_ui(self, ui: Ui) -> None:
+        """Reader thread body: queue each line of `ui`, then its end."""
+        while True:
+            try:
+                data = ui.transport.read_message()
+            except AliceError as error:  # an over-long line: answer and go on
+                self._inbox.put(_Input(ui, "\x00" + str(error)))
+                continue
+            if data is None:
+                self._inbox.put(_Input(ui, None))
+                return
+            self._inbox.put(_Input(ui, data.decode("utf-8", "surrogateescape")))
+
+    def request_interrupt(self) -> None:
+        """From a signal handler (SIGINT): interrupt the program from the dispatcher."""
+        threading.Thread(target=self._inbox.put, args=("interrupt",), daemon=True).start()
+
+    # --- the dispatcher ----------------------------------------------------------------
+    def serve(self) -> int:
+        while not self.exit_requested:
+            try:
+                item = self._inbox.get(timeout=_CONTINUE_PATIENCE if self._awaiting else None)
+            except queue.Empty:
+                logger.warning("no Continued event from the engine; answering ^running anyway")
+                self._announce_running()
+                self._release_held()
+                continue
+            self._take(item)
+        return self.exit_code
+
+    def _take(self, item: _Input | ev.Event | str) -> None:
+        if isinstance(item, str):
+            if item == "interrupt" and self.inferior.running:
+                self._guard(lambda: self.debugger.interrupt())
+            return
+        if isinstance(item, _Input):
+            if self._must_hold(item):
+                self._held.append(item)
+            else:
+                self._input(item)
+            return
+        self._guard(lambda: self.handle_event(item))
+        self._release_held()
+
+    def _must_hold(self, item: _Input) -> bool:
+        if self._awaiting is not None or self._held:
+            return True
+        if not item.ui.is_mi and item.ui.pending_prompt and self.inferior.running:
+            return True  # a console waits for the end of its own `run`/`continue`
+        # Without mi-async, gdb reads no MI command while the program runs (sync mode).
+        return (
+            item.ui.is_mi
+            and not self.settings.mi_async
+            and self.inferior.running
+            and self.origin is not None
+            and self.origin.ui is item.ui
+            and item.line is not None
+            and not item.line.lstrip("0123456789").startswith("-exec-interrupt")
+        )
+
+    def _release_held(self) -> None:
+        while self._held and not self.exit_requested:
+            if self._awaiting is not None:
+                return
+            item = self._held[0]
+            if not item.ui.is_mi and item.ui.pending_prompt and self.inferior.running:
+                return
+            if (
+                item.ui.is_mi
+                and not self.settings.mi_async
+                and self.inferior.running
+                and self.origin is not None
+                and self.origin.ui is item.ui
+            ):
+                return
+            self._held.popleft()
+            self._input(item)
+
+    def wait_event(self, done: Callable[[ev.Event], bool]) -> bool:
+        """Take events (holding input back) until one satisfies `done`; False on timeout."""
+        while True:
+            try:
+                item = self._inbox.get(timeout=_CONTINUE_PATIENCE)
+            except queue.Empty:
+                return False
+            if isinstance(item, _Input):
+                self._held.append(item)
+                continue
+            if isinstance(item, str):
+                continue
+            self._guard(functools.partial(self.handle_event, item))
+            if done(item):
+                return True
+
+    def _pump_events(self) -> None:
+        while not self._pump_stop.is_set():
+            try:
+                event = self.debugger.events.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            self._inbox.put(event)
+
+    def _guard(self, action: Callable[[], object]) -> None:
+        try:
+            action()
+        except Exception:  # the session outlives any one failure
+            logger.exception("internal error while handling an event")
+
+    # --- input -------------------------------------------------------------------------
+    def _input(self, item: _Input) -> None:
+        ui = item.ui
+        if item.line is None:
+            self._ui_ended(ui)
+            return
+        if item.line.startswith("\x00"):
+            ui.result("", "error", [("msg", item.line[1:])])
+            self._prompt(ui)
+            return
+        self.execute_line(ui, item.line)
+
+    def _ui_ended(self, ui: Ui) -> None:
+        if ui is self.main_ui:
+            if not ui.is_mi:
+                ui.console("quit\n")
+            self.exit_requested = True
+            return
+        ui.closed = True
+        if ui in self.uis:
+            self.uis.remove(ui)
+
+    def execute_line(self, ui: Ui, line: str, *, echo: bool = True) -> None:
+        line = line.rstrip("\r\n")
+        if not ui.is_mi:
+            self._execute_cli_ui(ui, line)
+            return
+        try:
+            parsed = parse_line(line)
+        except MiParseError as error:
+            ui.result(error.token, "error", [("msg", str(error))])
+            ui.prompt()
+            return
+        if isinstance(parsed, MiCommand):
+            self._execute_mi(ui, parsed)
+        else:
+            if echo:
+                ui.log(parsed.text + "\n")
+            ctx = Context(self, ui, parsed.token, None, cli=True)
+            self._finish(ctx, lambda: self.run_cli(ctx, parsed.text))
+
+    def _execute_cli_ui(self, ui: Ui, line: str) -> None:
+        ctx = Context(self, ui, "", None, cli=True)
+        try:
+            reply = self.run_cli(ctx, line)
+        except AliceError as error:
+            ui.log(_sentence(str(error)) + "\n")
+            reply = None
+        except Exception as error:  # noqa: BLE001 - never die on input
+            logger.exception("internal error in %r", line)
+            ui.log(f"Internal error: {error}\n")
+            reply = None
+        if isinstance(reply, Exit):
+            self.exit_requested = True
+            return
+        if isinstance(reply, Running):
+            self._start_awaiting(ctx)
+            ui.pending_prompt = True
+            return
+        if not self.exit_requested:
+            ui.prompt()
+
+    def _execute_mi(self, ui: Ui, command: MiCommand) -> None:
+        ctx = Context(self, ui, command.token, command, thread=command.thread, frame=command.frame)
+        handler = self.mi_commands.get(command.name)
+        if handler is None:
+            ui.result(
+                command.token,
+                "error",
+                [("msg", f"Undefined MI command: {command.name}"), ("code", "undefined-command")],
+            )
+            ui.prompt()
+            return
+        self._finish(ctx, lambda: handler(ctx, list(command.args)))
+
+    def _finish(self, ctx: Context, run: Callable[[], Reply]) -> None:
+        ui = ctx.ui
+        try:
+            reply = run()
+        except MiError as error:
+            self._error(ctx, str(error), error.code)
+            return
+        except AliceError as error:
+            self._error(ctx, _sentence(str(error)))
+            return
+        except Exception as error:  # noqa: BLE001 - never die on input
+            logger.exception("internal error")
+            self._error(ctx, f"Internal error: {error}")
+            return
+        if isinstance(reply, Exit):
+            ui.result(ctx.token, "exit")
+            self.exit_requested = True
+            return
+        if isinstance(reply, Running):
+            self._start_awaiting(ctx)
+            return
+        ui.result(ctx.token, "done", reply or [])
+        self._prompt(ui)
+
+    def _error(self, ctx: Context, message: str, code: str | None = None) -> None:
+        if ctx.cli:
+            ctx.ui.log(message + "\n")
+        pairs: list[tuple[str, Value]] = [("msg", message)]
+        if code:
+            pairs.append(("code", code))
+        ctx.ui.result(ctx.token, "error", pairs)
+        self._prompt(ctx.ui)
+
+    def _prompt(self, ui: Ui) -> None:
+        if not self.exit_requested:
+            ui.prompt()
+
+    def run_cli(self, ctx: Context, text: str) -> Reply:
+        from aliceserver.adapters.mi.console import run_console_command
+
+        return run_console_command(ctx, text)
+
+    # --- running -----------------------------------------------------------------------
+    def _start_awaiting(self, ctx: Context) -> None:
+        kind = ctx.extra.get("kind", "continue")
+        self.origin = _Origin(ctx.ui, ctx.token, ctx.cli, kind)
+        self._awaiting = self.origin
+        # The engine may have queued its Continued already: take events up to it now.
+
+    def start_silently(self, ctx: Context) -> None:
+        """A start by a command-line command (-ex run): *running, but no ^running."""
+        self._start_awaiting(ctx)
+        if self.origin is not None:
+            self.origin.answer = False
+
+    def _announce_running(self) -> None:
+        origin, self._awaiting = self._awaiting, None
+        if origin is not None and not origin.announced:
+            origin.announced = True
+            answer = origin.ui.is_mi and origin.answer
+            if answer:
+                origin.ui.result(origin.token, "running")
+            self.broadcast(record("*", "running", [("thread-id", "all")]))
+            if answer:
+                self._prompt(origin.ui)
+        elif not self.inferior.running:
+            self.broadcast(record("*", "running", [("thread-id", "all")]))
+
+    def on_continued(self) -> None:
+        """The engine resumed the program (an event)."""
+        if self._awaiting is not None or not self.inferior.running:
+            self._announce_running()
+        self.inferior.running = True
+
+    def on_stopped_or_exited(self) -> None:
+        """Before a stop is written: answer a start that never saw its Continued."""
+        if self._awaiting is not None:
+            self._announce_running()
+
+    def after_stop(self, prompt_cli: bool = True) -> None:
+        """Prompts after *stopped: every MI channel in sync mode, the console that waited."""
+        if not self.settings.mi_async:
+            for ui in self.mi_uis():
+                ui.prompt()
+        for ui in self.uis:
+            if not ui.is_mi and ui.pending_prompt and not ui.closed:
+                ui.pending_prompt = False
+                if prompt_cli:
+                    ui.prompt()
+        self.origin = None
+
+    def handle_event(self, event: ev.Event) -> None:
+        from aliceserver.adapters.mi.notify import handle_event
+
+        handle_event(self, event)
+
+    # --- state helpers for the commands ----------------------------------------------------
+    def ensure_symbols(self) -> None:
+        """Before the program runs, hold a copy of it at its first instruction so that
+        locations, expressions on globals and disassembly work as in gdb after `file`."""
+        inferior = self.inferior
+        if inferior.process is not None or inferior.probe_pid is not None or not inferior.program:
+            return
+        if self.debugger.process is not None:
+            return
+        try:
+            info = self.debugger.launch(LaunchConfig(inferior.program, cwd=inferior.cwd))
+        except AliceError as error:
+            logger.info("cannot load %s for its symbols: %s", inferior.program, error)
+            return
+        inferior.probe_pid = info.pid
+
+    def has_symbols(self) -> bool:
+        return self.inferior.process is not None or self.inferior.probe_pid is not None
+
+    def drop_probe(self) -> None:
+        """End the symbol probe before a real start (its events are swallowed)."""
+        inferior = self.inferior
+        if inferior.probe_pid is None or inferior.process is not None:
+            return
+        try:
+            self.debugger.kill()
+        except AliceError:
+            inferior.probe_pid = None
+            return
+        self.wait_event(lambda event: inferior.probe_pid is None)
+        inferior.probe_pid = None
+
+    def launch_config(self) -> LaunchConfig:
+        inferior = self.inferior
+        assert inferior.program is not None
+        env: dict[str, str] | None = None
+        if inferior.env:
+            env = dict(os.environ)
+            for key, value in inferior.env.items():
+                if value is None:
+                    env.pop(key, None)
+                else:
+                    env[key] = value
+        tty = inferior.tty
+        disable_aslr = self.settings.get("disable-randomization") == "on"
+        if tty:
+            return LaunchConfig(inferior.program, tuple(inferior.args), inferior.cwd, env,
+                                StdioMode.TTY, tty, disable_aslr=disable_aslr)
+        return LaunchConfig(inferior.program, tuple(inferior.args), inferior.cwd, env,
+                            StdioMode.PIPES, disable_aslr=disable_aslr)
+
+    def require_process(self) -> None:
+        if self.inferior.process is None:
+            raise MiError("The program is not being run.")
+
+    def require_stopped(self) -> int:
+        """The selected thread's tid, with the program stopped (gdb's errors otherwise)."""
+        if self.inferior.process is None or self.inferior.selected_tid is None:
+            raise MiError("No registers.")
+        if self.inferior.running:
+            raise MiError("Cannot execute this command while the selected thread is running.")
+        return self.inferior.selected_tid
+
+    def thread_arg(self, number: int | None) -> int:
+        """The tid of `--thread N` (or the selected thread)."""
+        if number is None:
+            return self.require_stopped()
+        tid = self.inferior.tid_of(number)
+        if tid is None:
+            raise MiError(f"Invalid thread id: {number}")
+        if self.inferior.running:
+            raise MiError("Cannot execute this command while the selected thread is running.")
+        return tid
+
+    def selected_frame(self) -> tuple[int, int]:
+        return self.require_stopped(), self.inferior.selected_level
+
+    def context_frame(self, thread: int | None, frame: int | None) -> tuple[int, int]:
+        tid = self.thread_arg(thread)
+        level = frame if frame is not None else (
+            self.inferior.selected_level if tid == self.inferior.selected_tid else 0)
+        return tid, level
+
+    def display(self, info: VariableInfo) -> str:
+        return display_value(info)
+
+    def evaluate(self, expression: str, fmt: str | None = None, tid: int | None = None,
+                 level: int | None = None) -> VariableInfo:
+        inferior = self.inferior
+        if tid is None and inferior.process is not None and not inferior.running:
+            tid = inferior.selected_tid
+            level = inferior.selected_level if level is None else level
+        if tid is None:
+            self.ensure_symbols()
+            if not self.has_symbols():
+                raise MiError(f'No symbol "{expression.strip()}" in current context.'
+                              if expression.strip().isidentifier() else "No symbol table is loaded.  Use the \"file\" command.")
+        return self.debugger.evaluate(expression, tid, level or 0, fmt)
+
+    def evaluate_display(self, expression: str, fmt: str | None = None) -> str:
+        return display_value(self.evaluate(expression, fmt))
+
+    def current_source(self) -> str | None:
+        inferior = self.inferior
+        if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
+            try:
+                frame = self.frames.frame(inferior.selected_tid, inferior.selected_level)
+                if frame.source is not None:
+                    return frame.source.path
+            except AliceError:
+                pass
+        self.ensure_symbols()
+        if self.has_symbols():
+            for place in self.debugger.resolve_location("main"):
+                if place.source is not None:
+                    return place.source.path
+        return None
+
+    def remember_stop(self, frame: StackFrame | None) -> None:
+        self._last_stop = None if frame is None else (frame.function, frame.cfa)
+        self.registers_before, self.registers_seen = self.registers_seen, None
+
+    def same_function(self, frame: StackFrame | None) -> bool:
+        return frame is not None and self._last_stop == (frame.function, frame.cfa)
+
+    def at_line_start(self, frame: StackFrame) -> bool:
+        if frame.source is None or not frame.source.line:
+            return False
+        key = (frame.source.path, frame.source.line)
+        if key not in self._line_starts:
+            try:
+                places = self.debugger.resolve_location(f"{key[0]}:{key[1]}")
+            except AliceError:
+                places = []
+            self._line_starts[key] = {p.address for p in places if p.requested_line in (None, key[1])}
+        return frame.pc in self._line_starts[key]
+
+    # --- the end -----------------------------------------------------------------------
+    def close(self) -> None:
+        self._pump_stop.set()
+        try:
+            self.debugger.close()
+        except AliceError as error:
+            logger.info("closing the debugger: %s", error)
+        for ui in self.uis:
+            if ui is not self.main_ui:
+                ui.close()
+
+    def exit(self) -> Exit:
+        return EXIT
+
+    def quote(self, text: str) -> str:
+        return c_string(text)
+
+
+def _sentence(message: str) -> str:
+    return message.rstrip("\n")

@@ -1,0 +1,153 @@
+"""gdb settings a client sets and shows (`-gdb-set`, `set`, `show`), with gdb's texts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aliceserver.adapters.mi.registry import MiError
+
+_BOOL = {"on": "on", "1": "on", "yes": "on", "enable": "on", "off": "off", "0": "off", "no": "off",
+         "disable": "off"}  # fmt: skip
+
+
+@dataclass
+class _Setting:
+    value: str
+    kind: str  # bool, int, text, enum
+    doc: str  # the text `show` prints, with {} for the value
+    choices: tuple[str, ...] = ()
+
+
+def _defaults() -> dict[str, _Setting]:
+    s = _Setting
+    return {
+        "confirm": s("on", "bool", "Whether to confirm potentially dangerous operations is {}."),
+        "pagination": s("on", "bool", "State of pagination is {}."),
+        "height": s("unlimited", "int", "Number of lines gdb thinks are in a page is {}."),
+        "width": s("80", "int", "Number of characters gdb thinks are in a line is {}."),
+        "mi-async": s("off", "bool", "Whether MI is in asynchronous mode is {}."),
+        "non-stop": s("off", "bool", "Controlling the inferior in non-stop mode is {}."),
+        "print pretty": s("off", "bool", "Pretty formatting of structures is {}."),
+        "print elements": s("200", "int", "Limit on string chars or array elements to print is {}."),
+        "print frame-arguments": s("scalars", "enum", "Printing of non-scalar frame arguments is \"{}\".",
+                                   ("all", "scalars", "none", "presence")),
+        "print address": s("on", "bool", "Printing of addresses is {}."),
+        "print object": s("off", "bool", "Printing of C++ virtual function tables is {}."),
+        "print static-members": s("on", "bool", "Printing of C++ static members is {}."),
+        "print symbol": s("on", "bool", "Printing of symbol names when printing pointers is {}."),
+        "print repeats": s("10", "int", "Threshold for repeated print elements is {}."),
+        "print null-stop": s("off", "bool", "Printing of char arrays to stop at first null char is {}."),
+        "print sevenbit-strings": s("on", "bool", "Printing of 8-bit characters in strings as \\nnn is {}."),
+        "print thread-events": s("on", "bool", "Printing of thread events is {}."),
+        "print inferior-events": s("on", "bool", "Printing of inferior events is {}."),
+        "breakpoint pending": s("auto", "enum", "Debugger's behavior regarding pending breakpoints is {}.",
+                                ("on", "off", "auto")),
+        "prompt": s("(gdb) ", "text", 'Gdb\'s prompt is "{}".'),
+        "listsize": s("10", "int", "Number of source lines gdb will list by default is {}."),
+        "disassembly-flavor": s("att", "enum", 'The disassembly flavor is "{}".', ("att", "intel")),
+        "disable-randomization": s("on", "bool",
+                                   "Disabling randomization of debuggee's virtual address space is {}."),
+        "startup-with-shell": s("on", "bool", "Use of shell to start subprocesses is {}."),
+        "follow-fork-mode": s("parent", "enum", 'Debugger response to a program call of fork or vfork is "{}".',
+                              ("parent", "child")),
+        "detach-on-fork": s("on", "bool", "Whether gdb will detach the child of a fork is {}."),
+        "scheduler-locking": s("replay", "enum", 'Mode for locking scheduler during execution is "{}".',
+                               ("off", "on", "step", "replay")),
+        "step-mode": s("off", "bool", "Mode of the step operation is {}."),
+        "can-use-hw-watchpoints": s("1", "int", "Debugger's willingness to use watchpoint hardware is {}."),
+        "auto-solib-add": s("on", "bool", "Autoloading of shared library symbols is {}."),
+        "stop-on-solib-events": s("0", "int", "Stopping for shared library events is {}."),
+        "language": s("auto", "text", 'The current source language is "{}".'),
+        "charset": s("auto", "text", 'The host character set is "{}".'),
+        "host-charset": s("auto", "text", 'The host character set is "{}".'),
+        "target-charset": s("auto", "text", 'The target character set is "{}".'),
+        "target-wide-charset": s("auto", "text", 'The target wide character set is "{}".'),
+        "osabi": s("auto", "text", 'The current OS ABI is "{}".'),
+        "sysroot": s("target:", "text", 'The current system root is "{}".'),
+        "solib-search-path": s("", "text", 'The search path for loading non-absolute shared library symbol files is "{}".'),
+        "debuginfod enabled": s("off", "text", 'Debuginfod functionality is currently set to "{}".'),
+        "python print-stack": s("message", "text", 'The mode of Python stack printing on error is "{}".'),
+        "verbose": s("off", "bool", "Verbosity is {}."),
+        "complaints": s("0", "int", "Max number of complaints about incorrect symbols is {}."),
+        "history save": s("off", "bool", "Saving of the history record on exit is {}."),
+        "history size": s("256", "int", "The size of the command history is {}."),
+        "logging enabled": s("off", "bool", "Logging is {}."),
+        "unwindonsignal": s("off", "bool", "Unwinding of stack if a signal is received while in a call dummy is {}."),
+        "backtrace limit": s("unlimited", "int", "An upper bound on the number of backtrace levels is {}."),
+        "backtrace past-main": s("off", "bool", "Whether backtraces should continue past \"main\" is {}."),
+        "editing": s("off", "bool", "Editing of command lines as they are typed is {}."),
+        "style enabled": s("off", "bool", "CLI output styling is {}."),
+        "max-value-size": s("65536", "int", "Maximum value size is {} bytes."),
+        "filename-display": s("relative", "enum", 'Filenames are displayed as "{}".',
+                              ("basename", "relative", "absolute")),
+        "exec-done-display": s("off", "bool", "Notification of completion for asynchronous execution commands is {}."),
+        "trace-commands": s("off", "bool", "State of GDB CLI command tracing is {}."),
+    }
+
+
+_ALIASES = {"target-async": "mi-async", "print": "print", "p pretty": "print pretty"}
+_INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # height/width 0 mean unlimited
+
+
+class Settings:
+    def __init__(self, mi_async: bool = False) -> None:
+        self._values = _defaults()
+        if mi_async:
+            self._values["mi-async"].value = "on"
+
+    @property
+    def mi_async(self) -> bool:
+        return self._values["mi-async"].value == "on"
+
+    def get(self, name: str) -> str:
+        return self._values[name].value
+
+    def find(self, words: list[str]) -> tuple[str, list[str]] | None:
+        """The longest known setting the words start with: (name, the value words)."""
+        for size in (3, 2, 1):
+            name = " ".join(words[:size])
+            name = _ALIASES.get(name, name)
+            if name in self._values and len(words) >= size:
+                return name, words[size:]
+        return None
+
+    def set(self, name: str, text: str) -> str:
+        """Set `name` from `text`; returns the value as gdb shows it."""
+        setting = self._values[name]
+        text = text.strip()
+        if setting.kind == "bool":
+            if text == "":
+                text = "on"
+            if text.lower() not in _BOOL:
+                raise MiError('"on" or "off" expected.')
+            value = _BOOL[text.lower()]
+        elif setting.kind == "int":
+            if name in ("height", "width") and text in _INT_WORDS:
+                value = "unlimited"
+            elif text == "unlimited":
+                value = text
+            else:
+                try:
+                    value = str(int(text, 0))
+                except ValueError:
+                    raise MiError(f'integer {text} out of range' if text else "Argument required (integer to set it to.).") from None
+        elif setting.kind == "enum":
+            matches = [c for c in setting.choices if c.startswith(text)] if text else []
+            if text in setting.choices:
+                matches = [text]
+            if len(matches) != 1:
+                allowed = ", ".join(setting.choices)
+                raise MiError(f'Requires an argument. Valid arguments are {allowed}.' if not text
+                              else f'Undefined item: "{text}".')
+            value = matches[0]
+        else:
+            value = text
+        setting.value = value
+        return value
+
+    def show_text(self, name: str) -> str:
+        setting = self._values[name]
+        return setting.doc.format(setting.value)
+
+    def names(self) -> list[str]:
+        return list(self._values)

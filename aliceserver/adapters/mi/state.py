@@ -1,0 +1,63 @@
+"""What the session knows of its inferior (gdb's inferior 1): program, run settings, the
+live process, gdb's thread numbers and the selected thread and frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from aliceserver.debuggers.model import Module, ProcessInfo
+
+
+@dataclass
+class Inferior:
+    program: str | None
+    args: list[str] = field(default_factory=list)
+    args_text: str | None = None  # `set args` / -exec-arguments as typed (shown by `show args`)
+    tty: str | None = None
+    cwd: str = "."
+    env: dict[str, str | None] = field(default_factory=dict)  # set (str) or unset (None)
+    process: ProcessInfo | None = None  # the user's process (never the symbol probe)
+    running: bool = False
+    probe_pid: int | None = None  # a process held at its first instruction, for symbols
+    threads: dict[int, int] = field(default_factory=dict)  # tid -> gdb thread number
+    next_thread: int = 1
+    selected_tid: int | None = None
+    selected_level: int = 0
+    exit_code: int | None = None
+    killing: bool = False  # `kill` waits for its Exited: print "killed", no *stopped
+    detaching: bool = False
+    libraries: list[Module] = field(default_factory=list)
+    last_registers: dict[str, int] = field(default_factory=dict)
+    history: list[str] = field(default_factory=list)  # $1, $2 ... values
+
+    def add_thread(self, tid: int) -> int:
+        number = self.threads.get(tid)
+        if number is None:
+            number = self.threads[tid] = self.next_thread
+            self.next_thread += 1
+        if self.selected_tid is None:
+            self.selected_tid = tid
+        return number
+
+    def remove_thread(self, tid: int) -> int | None:
+        return self.threads.pop(tid, None)
+
+    def tid_of(self, number: int) -> int | None:
+        for tid, num in self.threads.items():
+            if num == number:
+                return tid
+        return None
+
+    def forget_process(self) -> None:
+        self.process = None
+        self.running = False
+        self.threads.clear()
+        self.next_thread = 1
+        self.selected_tid = None
+        self.selected_level = 0
+        self.libraries.clear()
+        self.last_registers.clear()
+
+    def record_value(self, value: str) -> int:
+        self.history.append(value)
+        return len(self.history)

@@ -1,0 +1,233 @@
+"""Variable objects (-var-*): named expressions re-evaluated at each stop.
+
+A varobj keeps the expression that reaches it (gdb's path expression) and re-evaluates it
+in its frame, found again by function and CFA; children are made on request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.frames import display_value, is_aggregate
+from aliceserver.adapters.mi.output import Value
+from aliceserver.adapters.mi.registry import MiError
+from aliceserver.debuggers.model import VariableInfo
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+FORMATS = {"natural": None, "hexadecimal": "x", "octal": "o", "binary": "t", "decimal": "d",
+           "zero-hexadecimal": "z"}  # fmt: skip
+
+
+@dataclass
+class Varobj:
+    name: str
+    exp: str  # what gdb shows as exp: the expression, a field name, an index
+    path: str  # an expression that evaluates to it
+    type: str
+    value: str
+    numchild: int
+    aggregate: bool
+    pointer: bool
+    floating: bool  # created with frame "@": evaluated in the selected frame
+    tid: int | None
+    frame_key: tuple[str | None, int | None] | None  # (function, cfa) of its frame
+    parent: str | None = None
+    children: list[str] = field(default_factory=list)
+    format: str = "natural"
+    in_scope: bool = True
+    thread_number: int | None = None
+
+
+class VarobjStore:
+    def __init__(self, session: MiSession) -> None:
+        self.session = session
+        self.vars: dict[str, Varobj] = {}
+        self._next = 1
+
+    # --- creation ----------------------------------------------------------------------
+    def create(self, name: str, frame_spec: str, expression: str) -> Varobj:
+        session = self.session
+        if name == "-":
+            name = f"var{self._next}"
+            self._next += 1
+        elif name in self.vars:
+            raise MiError(f'-var-create: Duplicate variable object name "{name}"')
+        tid: int | None = None
+        level = 0
+        key = None
+        inferior = session.inferior
+        if inferior.process is not None and not inferior.running:
+            tid = inferior.selected_tid
+            level = inferior.selected_level
+            if frame_spec not in ("*", "@"):
+                level = self._level_of_address(frame_spec, tid)
+        try:
+            info = session.evaluate(expression, tid=tid, level=level)
+        except AliceError:
+            raise MiError("-var-create: unable to create variable object") from None
+        if tid is not None:
+            try:
+                frame = session.frames.frame(tid, level)
+                key = (frame.function, frame.cfa)
+            except AliceError:
+                key = None
+        var = self._make(name, expression, expression, info, frame_spec == "@", tid, key)
+        var.thread_number = inferior.threads.get(tid) if tid is not None else None
+        self.vars[name] = var
+        return var
+
+    def _level_of_address(self, text: str, tid: int | None) -> int:
+        try:
+            address = int(text, 0)
+        except ValueError:
+            return 0
+        if tid is None:
+            return 0
+        for frame in self.session.frames.stack(tid):
+            if frame.cfa == address or frame.pc == address:
+                return frame.level
+        return 0
+
+    def _make(self, name: str, exp: str, path: str, info: VariableInfo, floating: bool,
+              tid: int | None, key: tuple[str | None, int | None] | None) -> Varobj:
+        aggregate = is_aggregate(info)
+        pointer = info.type.rstrip().endswith("*")
+        return Varobj(name, exp, path, info.type, self._shown(info, aggregate), _numchild(info),
+                      aggregate, pointer, floating, tid, key)
+
+    def _shown(self, info: VariableInfo, aggregate: bool) -> str:
+        if aggregate:
+            if info.type.rstrip().endswith("]"):
+                return f"[{info.indexed_children}]"
+            return "{...}"
+        return display_value(info)
+
+    def get(self, name: str) -> Varobj:
+        var = self.vars.get(name)
+        if var is None:
+            raise MiError("Variable object not found")
+        return var
+
+    # --- evaluation --------------------------------------------------------------------
+    def _frame_level(self, var: Varobj) -> tuple[int | None, int] | None:
+        """(tid, level) to evaluate `var` in now, or None when its frame is gone."""
+        inferior = self.session.inferior
+        if inferior.process is None or inferior.running:
+            return None if var.tid is not None else (None, 0)
+        if var.floating or var.frame_key is None:
+            return inferior.selected_tid, inferior.selected_level
+        tid = var.tid if var.tid in inferior.threads else inferior.selected_tid
+        if tid is None:
+            return None
+        for frame in self.session.frames.stack(tid):
+            if (frame.function, frame.cfa) == var.frame_key:
+                return tid, frame.level
+        return None
+
+    def evaluate(self, var: Varobj, fmt: str | None = None) -> VariableInfo | None:
+        where = self._frame_level(var)
+        if where is None:
+            return None
+        tid, level = where
+        code = FORMATS.get(fmt or var.format)
+        try:
+            return self.session.evaluate(var.path, code, tid=tid, level=level)
+        except AliceError:
+            return None
+
+    def value_of(self, var: Varobj, fmt: str | None = None) -> str:
+        info = self.evaluate(var, fmt)
+        if info is None:
+            return var.value
+        return self._shown(info, var.aggregate)
+
+    def children(self, var: Varobj) -> list[Varobj]:
+        if var.children:
+            return [self.vars[n] for n in var.children if n in self.vars]
+        info = self.evaluate(var, "natural")
+        if info is None or not info.reference:
+            return []
+        try:
+            kids = self.session.debugger.variable_children(info.reference)
+        except AliceError:
+            return []
+        made = []
+        for kid in kids:
+            exp, path = _child_expression(var, kid.name)
+            child = self._make(f"{var.name}.{exp}", exp, path, kid, var.floating, var.tid, var.frame_key)
+            child.parent = var.name
+            child.thread_number = var.thread_number
+            self.vars[child.name] = child
+            var.children.append(child.name)
+            made.append(child)
+        return made
+
+    def update(self, var: Varobj) -> list[dict[str, Value]]:
+        """Changed entries of `var` and its children (gdb's changelist items)."""
+        changes: list[dict[str, Value]] = []
+        info = self.evaluate(var)
+        if info is None:
+            if var.in_scope and var.tid is not None:
+                var.in_scope = False
+                changes.append({"name": var.name, "in_scope": "false", "type_changed": "false",
+                                "has_more": "0"})
+            return changes
+        shown = self._shown(info, var.aggregate)
+        if shown != var.value or not var.in_scope:
+            var.value = shown
+            var.in_scope = True
+            changes.append({"name": var.name, "value": shown, "in_scope": "true",
+                            "type_changed": "false", "has_more": "0"})
+        for name in list(var.children):
+            child = self.vars.get(name)
+            if child is not None:
+                changes += self.update(child)
+        return changes
+
+    def delete(self, var: Varobj, only_children: bool = False) -> int:
+        count = 0
+        for name in list(var.children):
+            child = self.vars.get(name)
+            if child is not None:
+                count += self.delete(child)
+        var.children.clear()
+        if not only_children:
+            self.vars.pop(var.name, None)
+            if var.parent and var.parent in self.vars:
+                parent = self.vars[var.parent]
+                if var.name in parent.children:
+                    parent.children.remove(var.name)
+            count += 1
+        return count
+
+    def roots(self) -> list[Varobj]:
+        return [v for v in self.vars.values() if v.parent is None]
+
+    def invalidate_references(self) -> None:
+        """The engine's value references die when the program resumes; ours re-evaluate."""
+
+    def program_gone(self) -> None:
+        for var in self.vars.values():
+            if var.tid is not None:
+                var.tid = None
+
+
+def _numchild(info: VariableInfo) -> int:
+    if not info.reference:
+        return 0
+    return info.named_children + info.indexed_children
+
+
+def _child_expression(parent: Varobj, name: str) -> tuple[str, str]:
+    if name.startswith("[") and name.endswith("]"):
+        index = name[1:-1]
+        return index, f"({parent.path})[{index}]"
+    if name.startswith("*"):
+        return name, f"*({parent.path})"
+    if parent.pointer:
+        return name, f"({parent.path})->{name}"
+    return name, f"({parent.path}).{name}"

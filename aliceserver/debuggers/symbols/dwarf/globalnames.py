@@ -1,0 +1,551 @@
+"""A names index of a binary's DWARF: which compilation units define a global name.
+
+Finding `environ` in libc6-dbg's debug file by parsing every unit's DIEs with pyelftools
+takes seconds; this scan reads the raw .debug_info / .debug_abbrev bytes instead, visits
+only each unit's top-level DIEs (and namespace members, enumerators), jumps over subtrees
+by DW_AT_sibling, and keeps name -> unit offsets. A query then parses only those units.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+import threading
+import time
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.lines import cstring, sleb, uleb, unit_length
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, FileIdentity
+from aliceserver.errors import TargetError, Unsupported
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, float | None], None]
+
+# Tags whose names are looked up (as dies.DwarfUnits._collect_names keeps them).
+_TAG_VARIABLE, _TAG_SUBPROGRAM, _TAG_TYPEDEF, _TAG_STRUCT = 0x34, 0x2E, 0x16, 0x13
+_TAG_CLASS, _TAG_UNION, _TAG_ENUM, _TAG_BASE = 0x02, 0x17, 0x04, 0x24
+_TAG_NAMESPACE, _TAG_ENUMERATOR = 0x39, 0x28
+_DEFINITIONS = frozenset({_TAG_VARIABLE, _TAG_SUBPROGRAM, _TAG_TYPEDEF, _TAG_STRUCT, _TAG_CLASS,
+                          _TAG_UNION, _TAG_ENUM, _TAG_BASE})  # fmt: skip
+
+_AT_SIBLING, _AT_NAME, _AT_DECLARATION = 0x01, 0x03, 0x3C
+_AT_ABSTRACT_ORIGIN, _AT_SPECIFICATION, _AT_STR_OFFSETS_BASE = 0x31, 0x47, 0x72
+_WANTED = frozenset({_AT_SIBLING, _AT_NAME, _AT_DECLARATION, _AT_ABSTRACT_ORIGIN,
+                     _AT_SPECIFICATION, _AT_STR_OFFSETS_BASE})  # fmt: skip
+
+_FORM_STRING, _FORM_STRP, _FORM_LINE_STRP, _FORM_STRX = 0x08, 0x0E, 0x1F, 0x1A
+_FORM_INDIRECT, _FORM_IMPLICIT_CONST, _FORM_REF_ADDR = 0x16, 0x21, 0x10
+_STRX_FIXED = {0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4}
+_CU_REFS = {0x11: 1, 0x12: 2, 0x13: 4, 0x14: 8}  # ref1..ref8, relative to the unit
+_FORM_REF_UDATA, _FORM_FLAG_PRESENT = 0x15, 0x19
+
+# Size codes of a form in a unit: >= 0 a fixed size, else one of these.
+_LEB, _CSTRING, _BLOCK_LEB, _BLOCK1, _BLOCK2, _BLOCK4, _INDIRECT = -1, -2, -3, -4, -5, -6, -7
+_FIXED_FORMS = {0x05: 2, 0x06: 4, 0x07: 8, 0x0B: 1, 0x0C: 1, 0x11: 1, 0x12: 2, 0x13: 4,
+                0x14: 8, 0x19: 0, 0x1C: 4, 0x1E: 16, 0x20: 8, 0x21: 0, 0x24: 8, 0x25: 1,
+                0x26: 2, 0x27: 3, 0x28: 4, 0x29: 1, 0x2A: 2, 0x2B: 3, 0x2C: 4}  # fmt: skip
+_OFFSET_FORMS = frozenset({0x0E, 0x17, 0x1D, 0x1F, 0x1F20, 0x1F21})
+_LEB_FORMS = frozenset({0x0D, 0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02})
+_VARIABLE_FORMS = {0x08: _CSTRING, 0x09: _BLOCK_LEB, 0x18: _BLOCK_LEB, 0x0A: _BLOCK1,
+                   0x03: _BLOCK2, 0x04: _BLOCK4, 0x16: _INDIRECT}  # fmt: skip
+_DW_UT_TYPE, _DW_UT_SPLIT_TYPE, _DW_UT_SKELETON, _DW_UT_SPLIT_COMPILE = 2, 6, 4, 5
+
+
+@dataclass(frozen=True, slots=True)
+class _Abbrev:
+    tag: int
+    children: bool
+    attrs: tuple[tuple[int, int, int, int], ...]  # (attribute, form, size code, implicit)
+    fixed: int  # the DIE's size after its code when every form is fixed, else -1
+    wanted: bool  # has an attribute this scan reads
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    offset: int  # of the unit header
+    end: int
+    osize: int
+    asize: int
+    version: int
+
+
+def _size_code(form: int, unit: _Unit) -> int:
+    fixed = _FIXED_FORMS.get(form)
+    if fixed is not None:
+        return fixed
+    if form == 0x01:  # addr
+        return unit.asize
+    if form == _FORM_REF_ADDR:
+        return unit.asize if unit.version == 2 else unit.osize
+    if form in _OFFSET_FORMS:
+        return unit.osize
+    if form in _LEB_FORMS:
+        return _LEB
+    code = _VARIABLE_FORMS.get(form)
+    if code is None:
+        raise TargetError(f"unknown DWARF form {form:#x}")
+    return code
+
+
+class _AbbrevTable(dict[int, _Abbrev]):
+    """One abbreviation table, each entry compiled on first use: a unit uses few of the
+    hundreds of entries its table may hold."""
+
+    def __init__(
+        self, abbrev: bytes, offset: int, unit: _Unit, shared: dict[bytes, _Abbrev]
+    ) -> None:
+        super().__init__()
+        self._abbrev = abbrev
+        self._unit = unit
+        self._shared = shared  # compiled entries by their bytes: units repeat the same shapes
+        self._at: dict[int, tuple[int, int]] = {}  # code -> where its tag and specs lie
+        pos = offset
+        data = abbrev
+        while True:
+            code = data[pos]
+            if code < 0x80:
+                pos += 1
+            else:
+                code, pos = uleb(data, pos)
+            if code == 0:
+                return
+            start = pos
+            while data[pos] >= 0x80:  # the tag
+                pos += 1
+            pos += 2  # its last byte, has_children
+            while True:  # (attribute, form) pairs up to (0, 0)
+                attr = data[pos]
+                if attr < 0x80:
+                    pos += 1
+                else:
+                    attr, pos = uleb(data, pos)
+                form = data[pos]
+                if form < 0x80:
+                    pos += 1
+                else:
+                    form, pos = uleb(data, pos)
+                if form == _FORM_IMPLICIT_CONST:
+                    _value, pos = sleb(data, pos)
+                elif attr == 0 and form == 0:
+                    break
+            self._at[code] = (start, pos)
+
+    def __missing__(self, code: int) -> _Abbrev:
+        where = self._at.get(code)
+        if where is None:
+            raise KeyError(f"abbreviation {code} not found")
+        data = self._abbrev
+        key = data[where[0] : where[1]]
+        known = self._shared.get(key)
+        if known is not None:
+            self[code] = known
+            return known
+        pos = where[0]
+        tag, pos = uleb(data, pos)
+        children = data[pos] != 0
+        pos += 1
+        attrs: list[tuple[int, int, int, int]] = []
+        while True:
+            attr, pos = uleb(data, pos)
+            form, pos = uleb(data, pos)
+            implicit = 0
+            if form == _FORM_IMPLICIT_CONST:
+                implicit, pos = sleb(data, pos)
+            if attr == 0 and form == 0:
+                break
+            attrs.append((attr, form, _size_code(form, self._unit), implicit))
+        sizes = [a[2] for a in attrs]
+        fixed = sum(sizes) if all(size >= 0 for size in sizes) else -1
+        wanted = any(a[0] in _WANTED for a in attrs)
+        entry = self[code] = self._shared[key] = _Abbrev(tag, children, tuple(attrs), fixed, wanted)
+        return entry
+
+
+class _Scanner:
+    """Walks one .debug_info; `names` gets name -> [(unit offset, is a declaration)]."""
+
+    def __init__(self, info: bytes, abbrev: bytes, strings: tuple[bytes, bytes, bytes]) -> None:
+        self.info = info
+        self.abbrev = abbrev
+        self.str, self.line_str, self.str_offsets = strings
+        self.names: dict[str, list[tuple[int, bool]]] = {}
+        self._tables: dict[tuple[int, int, int, int], _AbbrevTable] = {}
+        self._shapes: dict[tuple[int, int, int], dict[bytes, _Abbrev]] = {}
+        self._strings: dict[tuple[int, int], str] = {}  # (form, offset) -> name
+        self._unit = _Unit(0, 0, 4, 8, 4)
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._str_base = 8
+
+    def units(self) -> list[tuple[int, int]]:
+        """(header offset, end) of every unit."""
+        found = []
+        pos = 0
+        info = self.info
+        while pos + 11 <= len(info):
+            length, _osize, body = unit_length(info, pos)
+            end = body + length
+            if end > len(info):
+                break
+            found.append((pos, end))
+            pos = end
+        self._starts = [start for start, _end in found]
+        self._ends = [end for _start, end in found]
+        return found
+
+    def _open(self, start: int, end: int) -> tuple[_Unit, _AbbrevTable, int] | None:
+        """The unit at `start`, its abbreviations, and where its first DIE is; None for
+        type units (their types are found through the units that use them)."""
+        info = self.info
+        _length, osize, pos = unit_length(info, start)
+        (version,) = struct.unpack_from("<H", info, pos)
+        pos += 2
+        if version >= 5:
+            unit_type, asize = info[pos], info[pos + 1]
+            abbrev_offset = int.from_bytes(info[pos + 2 : pos + 2 + osize], "little")
+            pos += 2 + osize
+            if unit_type in (_DW_UT_TYPE, _DW_UT_SPLIT_TYPE):
+                return None
+            if unit_type in (_DW_UT_SKELETON, _DW_UT_SPLIT_COMPILE):
+                pos += 8
+        elif version >= 2:
+            abbrev_offset = int.from_bytes(info[pos : pos + osize], "little")
+            asize = info[pos + osize]
+            pos += osize + 1
+        else:
+            return None
+        unit = _Unit(start, end, osize, asize, version)
+        key = (abbrev_offset, osize, asize, version)
+        table = self._tables.get(key)
+        if table is None:
+            shared = self._shapes.setdefault((osize, asize, version), {})
+            table = self._tables[key] = _AbbrevTable(self.abbrev, abbrev_offset, unit, shared)
+        return unit, table, pos
+
+    def scan_unit(self, start: int, end: int) -> None:
+        opened = self._open(start, end)
+        if opened is None:
+            return
+        unit, table, pos = opened
+        self._unit = unit
+        self._str_base = 8 if unit.osize == 4 else 16
+        code, pos = uleb(self.info, pos)
+        top = table[code] if code else None
+        if top is None or not top.children:
+            return
+        values, pos = self._attributes(top, pos)
+        base = values.get(_AT_STR_OFFSETS_BASE)
+        if isinstance(base, int):
+            self._str_base = base
+        self._children(table, pos, end)
+
+    def _children(self, table: _AbbrevTable, pos: int, end: int) -> None:  # noqa: C901
+        """The unit's children; namespaces and enumerations are entered, the rest skipped."""
+        info = self.info
+        unit = self._unit
+        # Per open level: whether its children are read (a namespace, an enumeration).
+        levels = [True]
+        read_level = True
+        while pos < end and levels:
+            code = info[pos]
+            if code < 0x80:
+                pos += 1
+            else:
+                code, pos = uleb(info, pos)
+            if code == 0:
+                levels.pop()
+                read_level = levels[-1] if levels else False
+                continue
+            entry = table[code]
+            tag = entry.tag
+            if read_level and (tag in _DEFINITIONS or tag == _TAG_ENUMERATOR or tag == _TAG_NAMESPACE):
+                values, pos = self._attributes(entry, pos)
+                self._record(values, tag, table)
+                if entry.children:
+                    sibling = values.get(_AT_SIBLING)
+                    enters = tag in (_TAG_NAMESPACE, _TAG_ENUM)
+                    if isinstance(sibling, int) and not enters:
+                        pos = unit.offset + sibling
+                    else:
+                        levels.append(enters)
+                        read_level = enters
+                continue
+            if entry.fixed >= 0 and not entry.children:
+                pos += entry.fixed
+                continue
+            values, pos = self._attributes(entry, pos, only_sibling=True)
+            if entry.children:
+                sibling = values.get(_AT_SIBLING)
+                if isinstance(sibling, int) and unit.offset < unit.offset + sibling <= end:
+                    pos = unit.offset + sibling
+                else:
+                    levels.append(False)
+                    read_level = False
+
+    def _attributes(
+        self, entry: _Abbrev, pos: int, only_sibling: bool = False
+    ) -> tuple[dict[int, int | str], int]:
+        info = self.info
+        values: dict[int, int | str] = {}
+        for attr, form, size, implicit in entry.attrs:
+            if size == _INDIRECT:
+                while form == _FORM_INDIRECT:
+                    form, pos = uleb(info, pos)
+                size = _size_code(form, self._unit)
+            keep = attr == _AT_SIBLING if only_sibling else attr in _WANTED
+            if not keep:
+                if size >= 0:
+                    pos += size
+                elif size == _LEB:
+                    while info[pos] >= 0x80:
+                        pos += 1
+                    pos += 1
+                elif size == _CSTRING:
+                    pos = info.index(b"\0", pos) + 1
+                else:
+                    pos = self._skip_block(size, pos)
+                continue
+            value, pos = self._value(form, size, implicit, pos)
+            if value is not None:
+                values[attr] = value
+        return values, pos
+
+    def _skip_block(self, size: int, pos: int) -> int:
+        info = self.info
+        if size == _BLOCK_LEB:
+            length, pos = uleb(info, pos)
+            return pos + length
+        width = {_BLOCK1: 1, _BLOCK2: 2, _BLOCK4: 4}[size]
+        return pos + width + int.from_bytes(info[pos : pos + width], "little")
+
+    def _value(self, form: int, size: int, implicit: int, pos: int) -> tuple[int | str | None, int]:
+        info = self.info
+        if form == _FORM_STRING:
+            return cstring(info, pos)
+        if form == _FORM_IMPLICIT_CONST:
+            return implicit, pos
+        if form == _FORM_FLAG_PRESENT:
+            return 1, pos
+        if form == _FORM_STRP or form == _FORM_LINE_STRP:
+            offset = int.from_bytes(info[pos : pos + size], "little")
+            text = self._strings.get((form, offset))
+            if text is None:
+                section = self.str if form == _FORM_STRP else self.line_str
+                text = self._strings[form, offset] = _string(section, offset)
+            return text, pos + size
+        if form == _FORM_STRX or form in _STRX_FIXED:
+            if form == _FORM_STRX:
+                index, pos = uleb(info, pos)
+            else:
+                index = int.from_bytes(info[pos : pos + size], "little")
+                pos += size
+            osize = self._unit.osize
+            at = self._str_base + index * osize
+            offset = int.from_bytes(self.str_offsets[at : at + osize], "little")
+            return _string(self.str, offset), pos
+        if form == _FORM_REF_UDATA:
+            value, pos = uleb(info, pos)
+            return value, pos
+        if form == _FORM_REF_ADDR:  # section-relative: make it unit-relative like the rest
+            value = int.from_bytes(info[pos : pos + size], "little")
+            return value - self._unit.offset, pos + size
+        if size >= 0:
+            return int.from_bytes(info[pos : pos + size], "little"), pos + size
+        if size == _LEB:
+            return uleb(info, pos)
+        if size == _CSTRING:
+            return None, info.index(b"\0", pos) + 1
+        return None, self._skip_block(size, pos)
+
+    def _record(self, values: dict[int, int | str], tag: int, table: _AbbrevTable) -> None:
+        if tag == _TAG_NAMESPACE:
+            return  # looked up by its members' names
+        name = values.get(_AT_NAME)
+        if not isinstance(name, str):
+            name = self._referenced_name(values, table)
+        if not name:
+            return
+        declaration = bool(values.get(_AT_DECLARATION)) and tag != _TAG_ENUMERATOR
+        self.names.setdefault(name, []).append((self._unit.offset, declaration))
+
+    def _referenced_name(self, values: dict[int, int | str], table: _AbbrevTable) -> str | None:
+        """The name an out-of-line definition takes from its specification or abstract
+        origin (a C++ method defined outside its class; LTO refers across units)."""
+        unit = self._unit
+        try:
+            for _ in range(4):
+                ref = values.get(_AT_SPECIFICATION, values.get(_AT_ABSTRACT_ORIGIN))
+                if not isinstance(ref, int):
+                    return None
+                target = unit.offset + ref  # refs are kept relative to their unit
+                if not unit.offset < target < unit.end:
+                    found = self._unit_holding(target)
+                    if found is None:
+                        return None
+                    unit, table = found
+                saved, self._unit = self._unit, unit
+                try:
+                    code, pos = uleb(self.info, target)
+                    values, _ = self._attributes(table[code], pos)
+                finally:
+                    self._unit = saved
+                name = values.get(_AT_NAME)
+                if isinstance(name, str):
+                    return name
+        except (IndexError, KeyError, ValueError, struct.error, TargetError):
+            return None
+        return None
+
+    def _unit_holding(self, offset: int) -> tuple[_Unit, _AbbrevTable] | None:
+        i = bisect_right(self._starts, offset) - 1
+        if i < 0 or offset >= self._ends[i]:
+            return None
+        opened = self._open(self._starts[i], self._ends[i])
+        return None if opened is None else (opened[0], opened[1])
+
+
+def _string(section: bytes, offset: int) -> str:
+    end = section.find(b"\0", offset)
+    if offset >= len(section) or end < 0:
+        return ""
+    return section[offset:end].decode("utf-8", "surrogateescape")
+
+
+def scan_global_names(
+    info: bytes,
+    abbrev: bytes,
+    strings: tuple[bytes, bytes, bytes],
+    progress: Progress | None = None,
+) -> dict[str, list[int]]:
+    """name -> offsets of the units defining it (definitions first, then units that only
+    declare it), for every top-level or namespace-level variable, function, type and
+    enumerator. `strings`: (.debug_str, .debug_line_str, .debug_str_offsets)."""
+    scanner = _Scanner(info, abbrev, strings)
+    try:
+        units = scanner.units()
+    except (TargetError, struct.error) as exc:
+        log.warning("unreadable .debug_info: %s", exc)
+        units = []
+    step = max(1, len(units) // 20)
+    for number, (start, end) in enumerate(units):
+        if progress is not None and number % step == 0:
+            progress(f"indexing global names: unit {number} of {len(units)}", number / len(units))
+        try:
+            scanner.scan_unit(start, end)
+        except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
+            log.debug("unit at %#x not indexed: %s", start, exc)
+    result: dict[str, list[int]] = {}
+    for name, found in scanner.names.items():
+        defined = dict.fromkeys(offset for offset, declaration in found if not declaration)
+        declared = [o for o in dict.fromkeys(o for o, _ in found) if o not in defined]
+        result[name] = [*defined, *declared]
+    return result
+
+
+def units_defining(
+    info: bytes,
+    abbrev: bytes,
+    strings: tuple[bytes, bytes, bytes],
+    unit_offsets: Iterable[int],
+    name: str,
+) -> list[int] | None:
+    """Of the units at `unit_offsets`, those with a top-level definition (not a mere
+    declaration) named `name` or `name<...>`: where a function's inlined copies can be (without LTO).
+    None when the units cannot be read: the caller looks at all of them."""
+    scanner = _Scanner(info, abbrev, strings)
+    try:
+        bounds = dict(scanner.units())
+    except (TargetError, struct.error):
+        return None
+    for offset in unit_offsets:
+        end = bounds.get(offset)
+        if end is None:
+            return None
+        try:
+            scanner.scan_unit(offset, end)
+        except (IndexError, KeyError, ValueError, struct.error, TargetError):
+            return None
+    found = {
+        unit
+        for key, places in scanner.names.items()
+        if key == name or key.startswith(name + "<")  # and every template instance
+        for unit, declaration in places
+        if not declaration
+    }
+    return sorted(found)
+
+
+_PAYLOAD_VERSION = 1
+_REPORT_ABOVE = 1 << 20  # bytes of .debug_info: smaller ones are indexed before anyone sees
+
+
+class GlobalNameIndex:
+    """The names index of one file's DWARF: built on the first query (or read from the
+    on-disk cache, keyed by build id beside the location index), then kept."""
+
+    def __init__(
+        self,
+        path: str,
+        build_id: str | None,
+        cache: IndexCache | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.path = path
+        self._build_id = build_id
+        self._cache = cache
+        self._progress = progress
+        self._names: dict[str, list[int]] | None = None
+        self._lock = threading.Lock()
+
+    def units_named(self, name: str) -> list[int] | None:
+        """Offsets of the units with a top-level entity whose DW_AT_name is `name` (the
+        last component of a qualified name), definitions first; None: no index (unreadable
+        DWARF), so the caller has to look everywhere."""
+        names = self.names()
+        if names is None:
+            return None
+        return names.get(name, [])
+
+    def names(self) -> dict[str, list[int]] | None:
+        with self._lock:
+            if self._names is None:
+                self._names = self._load()
+            return self._names if self._names else None
+
+    def _load(self) -> dict[str, list[int]]:
+        try:
+            ident = FileIdentity.of(self.path)
+        except OSError as exc:
+            log.info("no names index for %s: %s", self.path, exc)
+            return {}
+        key = IndexCache.key_for(self._build_id, self.path, ident.mtime_ns, ident.size) + "-names"
+        identity = (ident.path, ident.mtime_ns, ident.size, self._build_id, _PAYLOAD_VERSION)
+        if self._cache is not None:
+            payload = self._cache.load(key, identity)
+            names = payload.get("names") if payload is not None else None
+            if isinstance(names, dict):
+                log.debug("names index of %s read from the cache", self.path)
+                return names
+        started = time.perf_counter()
+        try:
+            sections = ElfSections(self.path)
+            info = sections.get(".debug_info")
+            abbrev = sections.get(".debug_abbrev")
+            strings = (sections.get(".debug_str"), sections.get(".debug_line_str"),
+                       sections.get(".debug_str_offsets"))  # fmt: skip
+        except (TargetError, Unsupported) as exc:
+            log.info("no names index for %s: %s", self.path, exc)
+            return {}
+        progress = self._progress if len(info) > _REPORT_ABOVE else None
+        names = scan_global_names(info, abbrev, strings, progress)
+        if progress is not None:
+            progress(f"global names of {os.path.basename(self.path)} indexed", 1.0)
+        log.debug("names of %s indexed in %.3f s", self.path, time.perf_counter() - started)
+        if self._cache is not None:
+            self._cache.store(key, identity, {"names": names})
+        return names

@@ -1,0 +1,200 @@
+"""Inlined copies of functions: where `break NAME` binds besides the out-of-line code.
+
+Finding the copies of NAME needs the DIE tree, which the location index never parses. So
+the units that can hold them are narrowed first by a byte search: a unit names a function
+through DW_AT_name, whose string lives inline in .debug_info or in a string section that
+.debug_info points into. Only those units are walked (pyelftools, code subtrees only), and
+the answer per name is kept in the index's on-disk cache, so a second session skips both.
+Addresses are link-time.
+"""
+
+from __future__ import annotations
+
+import logging
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from elftools.dwarf.compileunit import CompileUnit
+from elftools.dwarf.die import DIE
+
+from aliceserver.debuggers.symbols.dwarf import names
+from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
+from aliceserver.debuggers.symbols.dwarf.globalnames import units_defining
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
+
+log = logging.getLogger(__name__)
+
+_MAX_REFERENCES = 256  # string offsets worth searching for; more means "every unit"
+_CODE_TAGS = frozenset(("DW_TAG_subprogram", "DW_TAG_lexical_block", "DW_TAG_namespace"))
+
+
+@dataclass(frozen=True, slots=True)
+class InlineSite:
+    """One inlined copy (a DW_TAG_inlined_subroutine) of a function."""
+
+    name: str  # the function's name, qualified as `break` accepts it
+    entry: int  # gdb's BLOCK_ENTRY_PC: low_pc, else the first range's start
+    ranges: tuple[tuple[int, int], ...]
+
+
+def units_mentioning(
+    sections: ElfSections, unit_offsets: Sequence[int], text: str
+) -> list[int] | None:
+    """Offsets of the units whose .debug_info may name `text` (a superset: a byte search);
+    None when the name is too common to narrow (every unit may)."""
+    needle = text.encode("utf-8", "surrogateescape")
+    if not needle or not unit_offsets:
+        return []
+    info = sections.get(".debug_info")
+    hits: list[int] = list(_find_all(info, needle + b"\0"))  # DW_FORM_string
+    hits += _find_all(info, needle + b"<")  # a template instance's name
+    references: list[int] = []
+    for section in (".debug_str", ".debug_line_str"):
+        data = sections.get(section)
+        for end in (b"\0", b"<"):
+            references += _find_all(data, needle + end)
+    if len(references) > _MAX_REFERENCES:
+        return None
+    if references and sections.has(".debug_str_offsets"):
+        return None  # names through DW_FORM_strx: the unit is not found by bytes alone
+    for offset in references:  # DW_FORM_strp: a 4-byte offset (8 in DWARF64, same prefix)
+        hits += _find_all(info, offset.to_bytes(4, "little"))
+    ordered = sorted(unit_offsets)
+    found: set[int] = set()
+    for position in hits:
+        i = bisect_right(ordered, position) - 1
+        if i >= 0:
+            found.add(ordered[i])
+    return sorted(found)
+
+
+def _find_all(data: bytes, needle: bytes) -> list[int]:
+    out = []
+    at = data.find(needle)
+    while at >= 0:
+        out.append(at)
+        at = data.find(needle, at + 1)
+    return out
+
+
+class InlineFinder:
+    """The inlined copies of named functions in one image's DWARF (walks are cached per CU)."""
+
+    def __init__(self, units: DwarfUnits) -> None:
+        self.units = units
+        self._by_origin: dict[int, dict[int, list[DIE]]] = {}  # cu -> abstract DIE -> copies
+
+    def sites(self, cu_offsets: Iterable[int], key: str) -> list[InlineSite]:
+        """Copies of the function `key` (a normalized query) inlined in the given units."""
+        found: list[InlineSite] = []
+        for offset in cu_offsets:
+            try:
+                found += self._sites_in(self.units.cu_at_offset(offset), key)
+            except Exception as exc:  # noqa: BLE001 - pyelftools on odd DWARF: no copies
+                log.debug("inlined copies of %s in unit %#x: %s", key, offset, exc)
+        return found
+
+    def _sites_in(self, cu: CompileUnit, key: str) -> list[InlineSite]:
+        abstract: list[tuple[str, DIE]] = []
+        for qualified, dies in self.units.top_level_names(cu).items():
+            if key not in qualified or key not in names.lookup_keys(qualified, qualified):
+                continue
+            abstract += [(qualified, d) for d in dies if _is_abstract_function(d)]
+        if not abstract:
+            return []
+        copies = self._copies(cu)
+        out = []
+        for qualified, die in abstract:
+            for copy in copies.get(die.offset, ()):
+                ranges = tuple(r for r in self.units.die_ranges(copy) if r[0] < r[1])
+                if ranges:  # gdb 13 ignores DW_AT_entry_pc: the first range it is
+                    out.append(InlineSite(qualified, ranges[0][0], ranges))
+        return out
+
+    def _copies(self, cu: CompileUnit) -> dict[int, list[DIE]]:
+        known = self._by_origin.get(cu.cu_offset)
+        if known is None:
+            known = {}
+            self._walk(cu.get_top_DIE(), known)
+            self._by_origin[cu.cu_offset] = known
+        return known
+
+    def _walk(self, parent: DIE, out: dict[int, list[DIE]]) -> None:
+        for child in parent.iter_children():
+            tag = child.tag
+            if tag == "DW_TAG_inlined_subroutine":
+                origin = _abstract_origin(child)
+                if origin is not None:
+                    out.setdefault(origin, []).append(child)
+            elif tag not in _CODE_TAGS:
+                continue  # types, variables: no code inside
+            if child.has_children:
+                self._walk(child, out)
+
+
+def _is_abstract_function(die: DIE) -> bool:
+    return die.tag == "DW_TAG_subprogram" and "DW_AT_inline" in die.attributes
+
+
+def _abstract_origin(die: DIE) -> int | None:
+    """The offset of the abstract instance at the end of the DW_AT_abstract_origin chain
+    (gcc before 4.5 could chain them)."""
+    seen = 0
+    while "DW_AT_abstract_origin" in die.attributes and seen < 4:
+        die = die.get_DIE_from_attribute("DW_AT_abstract_origin")
+        seen += 1
+    return die.offset if seen else None
+
+
+def inline_sites(
+    info: DebugInfo, finder: Callable[[], InlineFinder | None], query: str
+) -> list[InlineSite]:
+    """The inlined copies `break QUERY` binds to, remembered in the index's disk cache;
+    `finder` is asked for (and the DWARF opened) only when the cache has no answer."""
+    key, _params = names.normalize_query(query)
+    if not key:
+        return []
+    remembered = info.remembered("inline", key)
+    if isinstance(remembered, list):
+        try:
+            return [_site(entry) for entry in remembered]
+        except (TypeError, ValueError):
+            pass  # another shape: compute it again
+    comps = names.split_qualified(key)
+    leaf = names._strip_templates(comps[-1]) if comps else key
+    candidates = units_mentioning(info.sections, info.unit_offsets(), leaf)
+    if candidates is None:
+        candidates = info.unit_offsets()
+    elif len(candidates) > 1:  # many units call it; only those defining it can inline it
+        sections = info.sections
+        strings = (sections.get(".debug_str"), sections.get(".debug_line_str"),
+                   sections.get(".debug_str_offsets"))  # fmt: skip
+        defining = units_defining(sections.get(".debug_info"), sections.get(".debug_abbrev"),
+                                  strings, candidates, leaf)  # fmt: skip
+        candidates = candidates if defining is None else defining
+    made = finder() if candidates else None
+    sites = made.sites(candidates, key) if made is not None else []
+    info.remember("inline", key, [(s.name, s.entry, list(s.ranges)) for s in sites])
+    return sites
+
+
+def _site(entry: Any) -> InlineSite:
+    name, address, ranges = entry
+    return InlineSite(str(name), int(address), tuple((int(lo), int(hi)) for lo, hi in ranges))
+
+
+def breakpoint_address(info: DebugInfo, site: InlineSite) -> int:
+    """Where gdb's `break NAME` stops in an inlined copy: its entry; when that falls inside
+    a line-table row, the next row, if still inside the copy (gdb's skip_prologue_sal)."""
+    row = info.location_at(site.entry)
+    if row is None or row.address == site.entry:
+        return site.entry
+    following = info.next_row_address(site.entry)
+    if following is not None and any(lo <= following < hi for lo, hi in site.ranges):
+        return following
+    return site.entry

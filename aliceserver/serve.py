@@ -1,0 +1,88 @@
+"""Running a front end from the command line: logging, stdio or a TCP listener."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import ipaddress
+import logging
+import signal
+import sys
+import threading
+from typing import cast
+
+from aliceserver.debuggers.base import IDebugger
+
+log = logging.getLogger(__name__)
+
+
+def configure_logging(log_file: str | None, level: str) -> None:
+    """The log goes to a file or to stderr, never to stdout (the protocol's stream)."""
+    handler: logging.Handler
+    handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s")
+    )
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
+def ptrace_debugger() -> IDebugger:
+    """The Linux engine (imported on first use: the adapters never import it)."""
+    engine = importlib.import_module("aliceserver.debuggers.ptrace.engine")
+    return cast(IDebugger, engine.PtraceDebugger())
+
+
+def serve_dap(options: argparse.Namespace) -> int:
+    from aliceserver.adapters.dap import DapServerConfig, build_dap_server
+
+    configure_logging(options.log_file, options.log_level)
+    server = build_dap_server(DapServerConfig(debugger_factory=ptrace_debugger))
+    if options.port is None:
+        stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+        # Anything printed by mistake must not corrupt the protocol stream.
+        sys.stdout = sys.stderr
+
+        def interrupt(signo: int, _frame: object) -> None:
+            # Unwinds the reader (this thread) like Ctrl-C: the session's cleanup runs, so
+            # a launched program is killed and an attached one detached, its traps removed.
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, interrupt)
+        with contextlib.suppress(KeyboardInterrupt):
+            server.serve_stdio(stdin, stdout)
+        return 0
+    try:
+        listener = server.listen(options.host, options.port)
+    except OSError as error:
+        print(
+            f"aliceserver: cannot listen on {options.host}:{options.port}: {error}", file=sys.stderr
+        )
+        return 1
+    host, port = listener.address
+    if not ipaddress.ip_address(host.split("%")[0]).is_loopback:
+        print(
+            f"aliceserver: WARNING: listening on {host}, reachable from other machines; anyone "
+            "who connects can run programs as this user",
+            file=sys.stderr,
+        )
+    print(f"aliceserver: DAP server listening on {host}:{port}", file=sys.stderr, flush=True)
+
+    closers: list[threading.Thread] = []
+
+    def stop(signo: int, _frame: object) -> None:
+        # close() waits for the accept loop, which runs in this (the main) thread: aside.
+        closer = threading.Thread(target=listener.close, daemon=True)
+        closers.append(closer)
+        closer.start()
+
+    for signo in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signo, stop)
+    with contextlib.suppress(KeyboardInterrupt):
+        listener.serve_forever()
+    for closer in closers:
+        closer.join()
+    listener.close()
+    return 0

@@ -1,0 +1,147 @@
+"""Structured queries over a TraceStore: each filter is one SQL condition (all must hold)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from aliceserver.errors import ProtocolError
+from aliceserver.tracing.store import TraceStore
+
+KINDS = ("call", "return", "stdout", "stderr", "crash", "exit")
+MAX_LIMIT = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class QueryFilters:
+    kinds: tuple[str, ...] = ()  # event types; empty: all
+    function: str | None = None  # equals
+    function_contains: str | None = None
+    function_regex: str | None = None  # Python syntax, searched anywhere in the name
+    file: str | None = None  # the source path ends with it (`parser.c`, `src/parser.c`)
+    return_value: str | None = None  # equals the formatted value (`0`, `0x0`, `true`)
+    return_is_null: bool | None = None  # True: void / no value; False: a value
+    thread: int | None = None
+    since_ms: float | None = None  # time range, milliseconds since the trace started
+    until_ms: float | None = None
+    min_duration_ms: float | None = None  # only returns have durations
+    limit: int = 100
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    id: int
+    kind: str
+    time_ms: float  # since the trace started
+    thread: int | None
+    function: str | None
+    file: str | None
+    line: int | None
+    call_id: int | None
+    parent_id: int | None
+    depth: int | None
+    arguments: tuple[tuple[str, str], ...] | None
+    return_value: str | None
+    duration_ms: float | None
+    text: str | None
+    data: Any  # crash details (JSON-shaped), else None
+
+
+@dataclass(frozen=True, slots=True)
+class QueryResult:
+    events: tuple[TraceEvent, ...]
+    total: int  # events matching, before limit/offset
+    offset: int
+
+    @property
+    def more(self) -> bool:
+        return self.offset + len(self.events) < self.total
+
+
+def _where(filters: QueryFilters) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if filters.kinds:
+        unknown = sorted(set(filters.kinds) - set(KINDS))
+        if unknown:
+            raise ProtocolError(f"unknown event types {unknown}: use {', '.join(KINDS)}")
+        clauses.append(f"kind IN ({', '.join('?' * len(filters.kinds))})")
+        params += filters.kinds
+    if filters.function is not None:
+        clauses.append("function = ?")
+        params.append(filters.function)
+    if filters.function_contains is not None:
+        clauses.append("instr(function, ?) > 0")  # case-sensitive, no LIKE wildcards
+        params.append(filters.function_contains)
+    if filters.function_regex is not None:
+        try:
+            re.compile(filters.function_regex)
+        except re.error as error:
+            raise ProtocolError(f"bad function regex {filters.function_regex!r}: {error}") from None
+        clauses.append("function IS NOT NULL AND regexp(?, function)")
+        params.append(filters.function_regex)
+    if filters.file is not None:
+        clauses.append("(file = ? OR substr(file, -length(?) - 1) = '/' || ?)")
+        params += [filters.file, filters.file, filters.file]
+    if filters.return_value is not None:
+        clauses.append("kind = 'return' AND retval = ?")
+        params.append(filters.return_value)
+    if filters.return_is_null is not None:
+        clauses.append("kind = 'return' AND retval IS " + ("NULL" if filters.return_is_null else "NOT NULL"))
+    if filters.thread is not None:
+        clauses.append("thread = ?")
+        params.append(filters.thread)
+    if filters.since_ms is not None:
+        clauses.append("ts_ns >= ?")
+        params.append(int(filters.since_ms * 1e6))
+    if filters.until_ms is not None:
+        clauses.append("ts_ns <= ?")
+        params.append(int(filters.until_ms * 1e6))
+    if filters.min_duration_ms is not None:
+        clauses.append("duration_ns >= ?")
+        params.append(int(filters.min_duration_ms * 1e6))
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def query(store: TraceStore, filters: QueryFilters, *, flush: bool = True) -> QueryResult:
+    """The events matching every filter, oldest first; `flush` first waits for the writer."""
+    if not 0 <= filters.limit <= MAX_LIMIT or filters.offset < 0:
+        raise ProtocolError(f"limit must be 0..{MAX_LIMIT} and offset >= 0")
+    if flush:
+        store.flush()
+    where, params = _where(filters)
+    db = store.reader()
+    try:
+        cache: dict[str, re.Pattern[str]] = {}
+
+        def regexp(pattern: str, text: str) -> bool:
+            compiled = cache.get(pattern) or cache.setdefault(pattern, re.compile(pattern))
+            return compiled.search(text) is not None
+
+        db.create_function("regexp", 2, regexp, deterministic=True)
+        total = db.execute(f"SELECT count(*) FROM events{where}", params).fetchone()[0]
+        rows = db.execute(
+            f"SELECT id, kind, ts_ns, thread, function, file, line, call_id, parent_id, depth, args,"
+            f" retval, duration_ns, text, data FROM events{where} ORDER BY ts_ns, id LIMIT ? OFFSET ?",
+            [*params, filters.limit, filters.offset],
+        ).fetchall()
+    except sqlite3.Error as error:
+        raise ProtocolError(f"trace query failed: {error}") from None
+    finally:
+        db.close()
+    return QueryResult(tuple(_event(row) for row in rows), total, filters.offset)
+
+
+def _event(row: tuple[Any, ...]) -> TraceEvent:
+    (ident, kind, ts_ns, thread, function, file, line, call_id, parent_id, depth, args, retval,
+     duration_ns, text, data) = row  # fmt: skip
+    arguments = tuple((str(n), str(v)) for n, v in json.loads(args)) if args else None
+    return TraceEvent(
+        ident, kind, ts_ns / 1e6, thread, function, file, line, call_id, parent_id, depth,
+        arguments, retval, None if duration_ns is None else duration_ns / 1e6, text,
+        json.loads(data) if data else None,
+    )  # fmt: skip

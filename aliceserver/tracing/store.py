@@ -1,0 +1,227 @@
+"""TraceStore: one session's trace events in an SQLite file.
+
+Writes are batched: `append` only queues a row (it runs on the engine's tracer thread, at
+every traced call) and a writer thread inserts what has queued in one transaction, in
+WAL mode so that queries read while it writes. The file is deleted on `close` unless the
+session asked to keep it; kept files older than the retention period are purged
+(`purge_old`, run when a store opens).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RETENTION = 7 * 24 * 3600.0  # seconds a kept trace stays before it is purged
+_SUFFIX = ".trace.sqlite"
+_BATCH_DELAY = 0.05  # seconds the writer lets rows gather (fewer, larger transactions)
+
+COLUMNS = (
+    "kind", "ts_ns", "thread", "function", "file", "line", "call_id", "parent_id", "depth",
+    "args", "retval", "duration_ns", "text", "data",
+)  # fmt: skip
+Row = tuple[Any, ...]  # in COLUMNS order
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,      -- call, return, stdout, stderr, crash, exit
+    ts_ns INTEGER NOT NULL,  -- since the store opened (monotonic clock)
+    thread INTEGER,
+    function TEXT,
+    file TEXT,
+    line INTEGER,
+    call_id INTEGER,         -- call and return rows of one call share it
+    parent_id INTEGER,       -- the call_id of the recorded call it was made from
+    depth INTEGER,           -- recorded calls open on the thread around it
+    args TEXT,               -- JSON [[name, value], ...]
+    retval TEXT,             -- NULL: void, or not returned
+    duration_ns INTEGER,
+    text TEXT,               -- program output, crash summary
+    data TEXT                -- JSON details (crash: registers, backtrace, locals)
+);
+CREATE INDEX IF NOT EXISTS events_kind ON events (kind, ts_ns);
+CREATE INDEX IF NOT EXISTS events_function ON events (function, kind);
+CREATE INDEX IF NOT EXISTS events_thread ON events (thread, ts_ns);
+CREATE INDEX IF NOT EXISTS events_ts ON events (ts_ns);
+CREATE INDEX IF NOT EXISTS events_duration ON events (duration_ns) WHERE duration_ns IS NOT NULL;
+"""
+_INSERT = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+# A whole batch as one JSON parameter: SQLite unpacks it in one statement, without the GIL,
+# where executemany takes and drops the GIL at every row and slows the tracer thread.
+_INSERT_JSON = (
+    f"INSERT INTO events ({', '.join(COLUMNS)}) SELECT "
+    + ", ".join(f"json_extract(value, '$[{i}]')" for i in range(len(COLUMNS)))
+    + " FROM json_each(?)"
+)
+
+
+def default_directory() -> str:
+    """$XDG_STATE_HOME/aliceserver/traces (~/.local/state/...), else the temp directory."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    if not os.path.isabs(state):
+        state = os.path.join(tempfile.gettempdir(), "aliceserver-state")
+    return os.path.join(state, "aliceserver", "traces")
+
+
+def purge_old(directory: str, retention: float = DEFAULT_RETENTION, now: float | None = None) -> list[str]:
+    """Delete kept traces in `directory` last written more than `retention` seconds ago."""
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    for name in names:
+        if not name.endswith(_SUFFIX):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            if now - os.stat(path).st_mtime > retention:
+                for extra in ("", "-wal", "-shm"):
+                    if os.path.exists(path + extra):
+                        os.remove(path + extra)
+                removed.append(path)
+        except OSError as error:
+            log.warning("purging %s: %s", path, error)
+    return removed
+
+
+class TraceStore:
+    def __init__(
+        self,
+        session: str,
+        directory: str | None = None,
+        *,
+        keep: bool = False,
+        retention: float = DEFAULT_RETENTION,
+    ) -> None:
+        self.directory = directory or default_directory()
+        os.makedirs(self.directory, exist_ok=True)
+        purge_old(self.directory, retention)
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session) or "session"
+        self.path = os.path.join(self.directory, f"{safe}-{stamp}-{os.getpid()}{_SUFFIX}")
+        self.keep = keep
+        self.start_ns = time.monotonic_ns()
+        self.started = time.time()
+        self._pending: list[Row] = []
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._written = 0  # rows committed
+        self._queued = 0  # rows ever appended
+        self._closing = False
+        self._json = True
+        self._db = self._connect()
+        self._db.executescript(_SCHEMA)
+        self._db.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [("session", session), ("started", repr(self.started))],
+        )
+        self._writer = threading.Thread(target=self._write_loop, name="aliceserver-trace-store", daemon=True)
+        self._writer.start()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable enough for a trace, much faster
+        return db
+
+    def now_ns(self) -> int:
+        return time.monotonic_ns() - self.start_ns
+
+    # --- writing --------------------------------------------------------------------
+    def append(self, row: Row) -> None:
+        with self._lock:
+            self._pending.append(row)
+            self._queued += 1
+            if len(self._pending) == 1:
+                self._wake.notify()
+
+    def extend(self, rows: Sequence[Row]) -> None:
+        with self._lock:
+            self._pending.extend(rows)
+            self._queued += len(rows)
+            self._wake.notify()
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._lock:
+                while not self._pending and not self._closing:
+                    self._wake.wait()
+                if not self._pending and self._closing:
+                    return
+            time.sleep(_BATCH_DELAY)  # let a burst gather into one transaction
+            with self._lock:
+                batch, self._pending = self._pending, []
+            try:
+                self._db.execute("BEGIN")
+                self._insert(batch)
+                self._db.execute("COMMIT")
+            except sqlite3.Error:
+                log.exception("trace store: %d events lost", len(batch))
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+            with self._lock:
+                self._written += len(batch)
+                self._wake.notify_all()
+
+    def _insert(self, batch: list[Row]) -> None:
+        if self._json:
+            try:
+                self._db.execute(_INSERT_JSON, (json.dumps(batch),))
+                return
+            except sqlite3.OperationalError:  # an SQLite built without JSON
+                self._json = False
+        self._db.executemany(_INSERT, batch)
+
+    def flush(self, timeout: float = 30.0) -> None:
+        """Wait until every row appended so far is committed (queries see them then)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            target = self._queued
+            while self._written < target and self._writer.is_alive():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("the trace store did not catch up")
+                self._wake.wait(left)
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """(rows appended, rows committed)."""
+        with self._lock:
+            return self._queued, self._written
+
+    # --- reading --------------------------------------------------------------------
+    def reader(self) -> sqlite3.Connection:
+        """A connection for queries (WAL: it reads while the writer writes)."""
+        db = sqlite3.connect(self.path, check_same_thread=False)
+        db.execute("PRAGMA query_only=ON")
+        return db
+
+    # --- ending ---------------------------------------------------------------------
+    def close(self) -> None:
+        """Write what is queued; delete the file unless it is kept."""
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            self._wake.notify_all()
+        self._writer.join(timeout=30)
+        self._db.close()
+        if not self.keep:
+            for extra in ("", "-wal", "-shm"):
+                try:
+                    os.remove(self.path + extra)
+                except FileNotFoundError:
+                    pass

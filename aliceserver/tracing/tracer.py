@@ -1,0 +1,285 @@
+"""Tracer: function patterns traced on a live session, recorded into a TraceStore.
+
+`add` / `remove` change what is traced while the program runs. Each recorded call gives a
+`call` event (arguments, thread, parent call) and a `return` event (value, duration); the
+hooks run on the engine's tracer thread and only queue rows. Calls of a hot function are
+sampled: past `max_rate` calls per second, only one call in N is recorded (every call is
+still counted), and `status()` says so. The session feeds `observe` every engine event, so
+program output, crashes and the exit are recorded too.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Callable
+
+from aliceserver.debuggers.base import CallEntry, CallExit, IDebugger
+from aliceserver.debuggers.events import Event, Exited, ModuleLoaded, Output, Stopped, StopReason
+from aliceserver.debuggers.model import FunctionSymbol
+from aliceserver.errors import AliceError, ProtocolError
+from aliceserver.tracing.crash import crash_row
+from aliceserver.tracing.patterns import Pattern, matching, parse_pattern
+from aliceserver.tracing.store import TraceStore
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_RATE = 2000.0  # recorded calls per second per function before sampling starts
+_WINDOW_NS = 1_000_000_000
+
+
+@dataclass(slots=True)
+class _Traced:
+    """One traced function and its counters (written on the tracer thread only)."""
+
+    function: FunctionSymbol
+    trace_id: int = 0  # 0: not traced (the process ended)
+    calls: int = 0  # every call seen
+    recorded: int = 0
+    sample_every: int = 1  # 1: every call recorded
+    window_start: int = 0
+    window_calls: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionStatus:
+    name: str
+    file: str | None
+    line: int | None
+    calls: int
+    recorded: int
+    sample_every: int  # > 1: hot, one call in this many recorded now
+
+    @property
+    def sampled(self) -> bool:
+        return self.sample_every > 1 or self.recorded < self.calls
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStatus:
+    patterns: tuple[str, ...]
+    functions: tuple[FunctionStatus, ...]
+    events: int  # rows written to the store so far
+    store: str  # its file
+    sampling: bool  # some function is (or was) sampled
+
+    def summary(self) -> str:
+        calls = sum(f.calls for f in self.functions)
+        recorded = sum(f.recorded for f in self.functions)
+        text = f"{len(self.functions)} functions traced, {calls} calls, {recorded} recorded"
+        hot = [f"{f.name} (1 in {f.sample_every})" for f in self.functions if f.sample_every > 1]
+        if hot:
+            text += "; sampled, hot: " + ", ".join(hot)
+        elif self.sampling:
+            text += "; some calls were sampled out"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class TraceChange:
+    added: tuple[str, ...] = ()  # function names newly traced (or no longer, for remove)
+    unmatched: tuple[str, ...] = ()  # patterns that named no function
+    failed: tuple[str, ...] = ()  # functions that could not be traced, with why
+
+
+@dataclass(slots=True)
+class _Open:
+    cfa: int
+    call_id: int
+    traced: _Traced
+    start_ns: int
+
+
+@dataclass(slots=True)
+class _Threads:
+    """Recorded calls open on each thread, outermost first (tracer thread only)."""
+
+    stacks: dict[int, list[_Open]] = field(default_factory=dict)
+
+
+class Tracer:
+    def __init__(
+        self,
+        debugger: IDebugger,
+        store: TraceStore,
+        *,
+        project_root: str | None = None,
+        depth: int = 1,
+        max_rate: float | None = DEFAULT_MAX_RATE,
+    ) -> None:
+        self.debugger = debugger
+        self.store = store
+        self.project_root = os.path.realpath(project_root or os.getcwd())
+        self.depth = depth
+        self.max_rate = max_rate  # None: never sample
+        self._patterns: list[Pattern] = []
+        self._traced: dict[int, _Traced] = {}  # by function address
+        self._threads = _Threads()
+        self._next_call = 0
+        self._lock = threading.Lock()  # add/remove/observe from several threads
+
+    # --- what is traced -------------------------------------------------------------
+    def add(self, patterns: list[str]) -> TraceChange:
+        """Trace every function the patterns name, from now on (the program may run)."""
+        parsed = [parse_pattern(text) for text in patterns]
+        if not parsed:
+            raise ProtocolError("trace add needs at least one pattern")
+        with self._lock:
+            for pattern in parsed:
+                if pattern.text not in [p.text for p in self._patterns]:
+                    self._patterns.append(pattern)
+            return self._apply(parsed)
+
+    def _apply(self, patterns: list[Pattern]) -> TraceChange:
+        functions = self.debugger.functions()
+        added, failed = [], []
+        unmatched = [p.text for p in patterns if not matching([p], functions, self.project_root)]
+        for function in matching(patterns, functions, self.project_root):
+            if function.address in self._traced and self._traced[function.address].trace_id:
+                continue
+            traced = _Traced(function, window_start=self.store.now_ns())
+            try:
+                traced.trace_id = self.debugger.trace_calls(
+                    function, self._entry_hook(traced), self._returned, depth=self.depth
+                )
+            except AliceError as error:
+                failed.append(f"{function.name}: {error}")
+                continue
+            self._traced[function.address] = traced
+            added.append(function.name)
+        return TraceChange(tuple(added), tuple(unmatched), tuple(failed))
+
+    def remove(self, patterns: list[str] | None = None) -> TraceChange:
+        """Stop tracing what the patterns name (None: everything); recorded events stay."""
+        with self._lock:
+            if not patterns:
+                chosen = list(self._traced.values())
+                self._patterns = []
+                unmatched: list[str] = []
+            else:
+                parsed = [parse_pattern(text) for text in patterns]
+                texts = {p.text for p in parsed}
+                self._patterns = [p for p in self._patterns if p.text not in texts]
+                current = [t.function for t in self._traced.values()]
+                chosen = [self._traced[f.address] for f in matching(parsed, current, self.project_root)]
+                unmatched = [p.text for p in parsed if not matching([p], current, self.project_root)]
+            removed = []
+            for traced in chosen:
+                del self._traced[traced.function.address]
+                if traced.trace_id:
+                    try:
+                        self.debugger.untrace_calls(traced.trace_id)
+                    except AliceError as error:
+                        log.debug("untracing %s: %s", traced.function.name, error)
+                removed.append(traced.function.name)
+            return TraceChange(tuple(removed), tuple(unmatched))
+
+    def status(self) -> TraceStatus:
+        with self._lock:
+            functions = tuple(
+                FunctionStatus(
+                    t.function.name, t.function.source.path if t.function.source else None,
+                    t.function.source.line if t.function.source else None,
+                    t.calls, t.recorded, t.sample_every,
+                )  # fmt: skip
+                for t in sorted(self._traced.values(), key=lambda t: t.function.name)
+            )
+            patterns = tuple(p.text for p in self._patterns)
+        sampling = any(f.sampled for f in functions)
+        return TraceStatus(patterns, functions, self.store.counts[1], self.store.path, sampling)
+
+    # --- the hooks (engine tracer thread) ---------------------------------------------
+    def _sample(self, traced: _Traced, now: int) -> bool:
+        """Whether to record this call: all of them until the function gets hot."""
+        traced.calls += 1
+        if self.max_rate is None:
+            return True
+        elapsed = now - traced.window_start
+        if elapsed >= _WINDOW_NS:  # a new window: size the sampling by the last one's rate
+            rate = traced.window_calls * 1e9 / elapsed
+            traced.sample_every = max(1, math.ceil(rate / self.max_rate))
+            traced.window_start, traced.window_calls = now, 0
+        traced.window_calls += 1
+        if traced.sample_every == 1 and traced.window_calls > self.max_rate:
+            traced.sample_every = 10  # hot within the window already: until it ends
+        return traced.sample_every == 1 or traced.calls % traced.sample_every == 0
+
+    def _entry_hook(self, traced: _Traced) -> Callable[[CallEntry], bool]:
+        return lambda hit: self._entered(traced, hit)
+
+    def _entered(self, traced: _Traced, hit: CallEntry) -> bool:
+        now = self.store.now_ns()
+        stack = self._threads.stacks.setdefault(hit.thread_id, [])
+        while stack and stack[-1].cfa <= hit.cfa:
+            stack.pop()  # it left without returning through its ret (longjmp, tail call)
+        if not self._sample(traced, now):
+            return False
+        traced.recorded += 1
+        self._next_call += 1
+        call_id = self._next_call
+        parent = stack[-1].call_id if stack else None
+        function = traced.function
+        source = function.source
+        args = json.dumps(hit.arguments())
+        self.store.append((
+            "call", now, hit.thread_id, function.name, source.path if source else None,
+            source.line if source else None, call_id, parent, len(stack), args, None, None, None, None,
+        ))  # fmt: skip
+        stack.append(_Open(hit.cfa, call_id, traced, now))
+        return True
+
+    def _returned(self, hit: CallExit) -> None:
+        now = self.store.now_ns()
+        stack = self._threads.stacks.get(hit.thread_id)
+        if not stack:
+            return
+        for index in range(len(stack) - 1, -1, -1):
+            if stack[index].cfa == hit.cfa:
+                break
+        else:
+            return
+        call = stack[index]
+        del stack[index:]
+        function = call.traced.function
+        source = function.source
+        parent = stack[-1].call_id if stack else None
+        self.store.append((
+            "return", now, hit.thread_id, function.name, source.path if source else None,
+            source.line if source else None, call.call_id, parent, len(stack), None,
+            hit.return_value(), now - call.start_ns, None, None,
+        ))  # fmt: skip
+
+    # --- the rest of the session's events ------------------------------------------
+    def observe(self, event: Event) -> None:
+        """Feed every event of the session here (before acting on a stop: a crash is
+        described while the program is still stopped at it)."""
+        if isinstance(event, Output) and event.category in ("stdout", "stderr"):
+            self.store.append((event.category, self.store.now_ns(), None, None, None, None, None, None,
+                               None, None, None, None, event.text, None))  # fmt: skip
+        elif isinstance(event, Stopped) and event.reason is StopReason.CRASH:
+            self.store.append(crash_row(self.debugger, event, self.store.now_ns(), self._open_call(event)))
+        elif isinstance(event, Exited):
+            text = f"exited with code {event.code}" if event.code is not None else f"killed by {event.signal_name}"
+            self.store.append(("exit", self.store.now_ns(), None, None, None, None, None, None, None,
+                               None, None, None, text, None))  # fmt: skip
+            with self._lock:
+                for traced in self._traced.values():
+                    traced.trace_id = 0  # the engine dropped its traps with the process
+        elif isinstance(event, ModuleLoaded):
+            with self._lock:
+                if self._patterns:
+                    self._apply(self._patterns)  # a library brought more functions
+
+    def _open_call(self, event: Stopped) -> int | None:
+        stack = self._threads.stacks.get(event.thread_id)
+        return stack[-1].call_id if stack else None
+
+    def close(self) -> None:
+        """Untrace everything (if the program still runs); the store is the caller's."""
+        if self.debugger.process is not None:
+            self.remove()
+        self.store.flush()

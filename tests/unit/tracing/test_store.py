@@ -1,0 +1,60 @@
+"""TraceStore: batched writes, WAL, kept or deleted on close, purged after retention."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from aliceserver.tracing.store import TraceStore, purge_old
+
+ROW = ("stdout", 0, None, None, None, None, None, None, None, None, None, None, "hi\n", None)
+
+
+def test_rows_are_written_in_batches_and_read_while_open(tmp_path: Path) -> None:
+    store = TraceStore("s", str(tmp_path))
+    try:
+        for i in range(1000):
+            store.append((*ROW[:1], i, *ROW[2:]))
+        store.extend([ROW, ROW])
+        store.flush()
+        assert store.counts == (1002, 1002)
+        with sqlite3.connect(store.path) as db:
+            assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+            assert db.execute("SELECT count(*), max(ts_ns) FROM events").fetchone() == (1002, 999)
+    finally:
+        store.close()
+
+
+def test_a_store_is_deleted_on_close_unless_kept(tmp_path: Path) -> None:
+    dropped = TraceStore("a", str(tmp_path))
+    dropped.append(ROW)
+    dropped.close()
+    assert not os.path.exists(dropped.path)
+    kept = TraceStore("b", str(tmp_path), keep=True)
+    kept.append(ROW)
+    kept.close()
+    with sqlite3.connect(kept.path) as db:
+        assert db.execute("SELECT text FROM events").fetchall() == [("hi\n",)]
+    assert dict(sqlite3.connect(kept.path).execute("SELECT key, value FROM meta").fetchall())["session"] == "b"
+
+
+def test_kept_stores_are_purged_after_the_retention_period(tmp_path: Path) -> None:
+    old = TraceStore("old", str(tmp_path), keep=True)
+    old.close()
+    fresh = TraceStore("fresh", str(tmp_path), keep=True)
+    fresh.close()
+    week = time.time() - 8 * 24 * 3600
+    os.utime(old.path, (week, week))
+    (tmp_path / "unrelated.txt").write_text("kept")
+    assert purge_old(str(tmp_path), retention=7 * 24 * 3600) == [old.path]
+    assert not os.path.exists(old.path) and os.path.exists(fresh.path)
+    assert (tmp_path / "unrelated.txt").exists()
+    os.utime(fresh.path, (week, week))
+    TraceStore("next", str(tmp_path)).close()  # opening a store purges too
+    assert not os.path.exists(fresh.path)
+
+
+def test_purge_of_a_missing_directory_is_empty(tmp_path: Path) -> None:
+    assert purge_old(str(tmp_path / "none")) == []
