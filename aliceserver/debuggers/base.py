@@ -229,6 +229,11 @@ class IDebugger(Protocol):
 
     def source_position(self, address: int) -> SourcePosition | None: ...
 
+    def source_files(self) -> list[str]:
+        """Every source file the loaded modules' line tables name (sorted, as recorded:
+        a library's may be paths of its build machine)."""
+        ...
+
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
         """Frames `start` .. `start + count` (all when count is None), innermost first."""
         ...

@@ -56,6 +56,9 @@ class FakeSourceLevel:
     def source_position(self, address: int) -> m.SourcePosition | None:
         return None
 
+    def source_files(self) -> list[str]:
+        return []
+
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[m.StackFrame]:
         frames = self.backtrace(thread_id)[start : None if count is None else start + count]
         return [

@@ -209,6 +209,17 @@ def test_cpp_program(dap: DapClient, builder: Builder) -> None:
     assert this["result"] == "5"
 
 
+def test_loaded_sources_are_the_files_on_this_machine(dap: DapClient, builder: Builder) -> None:
+    program = builder.build(SRC)
+    source = _source(builder)
+    session = start_session(dap, program, breakpoints={source: [marker_line(source, "vars")]})
+    assert session.stop is not None
+    sources = dap.call("loadedSources")["sources"]
+    paths = [s["path"] for s in sources]
+    assert source in paths
+    assert all(Path(p).is_file() for p in paths)  # libc's build-machine paths are left out
+
+
 def test_log_file_records_the_wire(builder: Builder, tmp_path: Path) -> None:
     log = tmp_path / "wire.log"
     with DapClient.spawn(alice_argv("--log-file", str(log), "--log-level", "debug")) as client:

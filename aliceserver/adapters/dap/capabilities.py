@@ -61,6 +61,6 @@ def capabilities() -> dict[str, Any]:
         "supportsStepInTargetsRequest": False,
         "supportsTerminateThreadsRequest": False,
         "supportsCancelRequest": False,
-        "supportsLoadedSourcesRequest": False,
+        "supportsLoadedSourcesRequest": True,
         "supportSuspendDebuggee": False,
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from typing import TYPE_CHECKING, TypeVar
 
 from aliceserver.adapters.dap import repl
@@ -18,7 +19,7 @@ from aliceserver.adapters.dap.shapes import (
     module_json,
     source_json,
 )
-from aliceserver.debuggers.model import StackFrame, VariableInfo, VariableScope
+from aliceserver.debuggers.model import SourcePosition, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError, ProtocolError, TargetError
 
 if TYPE_CHECKING:
@@ -204,6 +205,8 @@ def _page(rows: list[_T], start: int, count: int) -> list[_T]:
 def _assign(
     session: DapSession, expression: str, value: str, frame: FrameRef | None
 ) -> VariableInfo:
+    if session.debugger.process is None:
+        raise WrongState("the program is not being run")
     tid = frame.thread_id if frame else None
     level = frame.level if frame else 0
     info = session.debugger.evaluate(f"{expression} = {value}", tid, level)
@@ -363,7 +366,8 @@ def source(session: DapSession, args: Arguments) -> JsonObject:
     if "\0" in path:
         raise InvalidArguments("source: 'source.path' contains a NUL character")
     try:
-        with open(path, "rb") as file:
+        # Non-blocking: opening a FIFO would otherwise wait for a writer.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
             # Only regular files, and not huge ones: /dev/zero or a FIFO would never end.
             info = os.fstat(file.fileno())
             if not stat.S_ISREG(info.st_mode):
@@ -384,6 +388,13 @@ def modules(session: DapSession, args: Arguments) -> JsonObject:
     count = max(0, args.opt_integer("moduleCount", 0) or 0)
     chosen = _page(found, start, count)
     return {"modules": [module_json(m) for m in chosen], "totalModules": len(found)}
+
+
+def loaded_sources(session: DapSession, args: Arguments) -> JsonObject:
+    """The loaded modules' source files that are on this machine (the others cannot be
+    opened: a library's are paths of the machine it was built on)."""
+    shown = (source_json(SourcePosition(path, 0)) for path in session.debugger.source_files())
+    return {"sources": [source for source in shown if source is not None]}
 
 
 def exception_info(session: DapSession, args: Arguments) -> JsonObject:
@@ -417,4 +428,5 @@ def register(registry: Registry) -> None:
     registry.add("completions", completions, show_user=False)
     registry.add("source", source, show_user=False)
     registry.add("modules", modules, show_user=False)
+    registry.add("loadedSources", loaded_sources, show_user=False)
     registry.add("exceptionInfo", exception_info, show_user=False)

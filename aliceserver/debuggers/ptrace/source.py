@@ -275,6 +275,12 @@ class SourceSymbols:
             found.append(CodeLocation(link + module.base, site.name, source, module.path))
         return found
 
+    def source_files(self) -> list[str]:
+        files: set[str] = set()
+        for _module, info in self._with_debug_info():
+            files.update(info.source_files())
+        return sorted(files)
+
     def location_of(self, address: int) -> CodeLocation:
         symbol = self.symbols.lookup_address(address)
         return CodeLocation(address, self.function_name(address), self.position(address), symbol.module)

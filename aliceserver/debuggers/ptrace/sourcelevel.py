@@ -118,6 +118,9 @@ class SourceLevel:
     def source_position(self, address: int) -> SourcePosition | None:
         return self._call(lambda: self._source.position(address))
 
+    def source_files(self) -> list[str]:
+        return self._call(self._source.source_files)
+
     # --- frames ---------------------------------------------------------------------
     def _unwound(self, thread_id: int, levels: int) -> list[UnwoundFrame]:
         """The frames of a stopped thread: `levels` of them, or all (up to MAX_FRAMES) once
