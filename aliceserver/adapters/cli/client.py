@@ -74,13 +74,16 @@ class Client:
         connection = _connect(self.paths.socket)
         if connection is not None or not start:
             return connection
-        with open(self.paths.lock_file, "a") as lock:  # one command starts it, the others wait
+        lock = os.open(self.paths.lock_file, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:  # one command starts it, the others wait for it
             fcntl.flock(lock, fcntl.LOCK_EX)
             connection = _connect(self.paths.socket)
             if connection is not None:
                 return connection
             self._forget_dead_daemon()
             return self._start()
+        finally:
+            os.close(lock)  # releases the lock
 
     def _forget_dead_daemon(self) -> None:
         pid = read_pid(self.paths)

@@ -80,10 +80,11 @@ class Daemon:
             handle.write(f"{os.getpid()}\n")
         os.replace(temporary, self.paths.pid_file)
 
-    def serve(self) -> None:
-        """Accept connections until stopped (call `bind` first); then end every session."""
+    def serve(self, handle_signals: bool = True) -> None:
+        """Accept connections until stopped (call `bind` first); then end every session.
+        `handle_signals` (main thread only): SIGTERM, SIGINT and SIGHUP stop it cleanly."""
         assert self._listener is not None
-        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP) if handle_signals else ():
             signal.signal(number, lambda signum, frame: self.stop(f"signal {signum}"))
         threading.Thread(target=self._watch_idle, name="cli-idle", daemon=True).start()
         log.info("daemon %d serving on %s (idle timeout %g s)", os.getpid(), self.paths.socket,
