@@ -234,6 +234,12 @@ class IDebugger(Protocol):
         a library's may be paths of its build machine)."""
         ...
 
+    def source_name(self, path: str) -> str:
+        """The name the debug info gives the source file at `path` (a SourcePosition's):
+        gdb's `file=`, the unit's DW_AT_name for its primary file (relative when compiled
+        with a relative path), else `path` itself."""
+        ...
+
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
         """Frames `start` .. `start + count` (all when count is None), innermost first."""
         ...

@@ -59,6 +59,9 @@ class FakeSourceLevel:
     def source_files(self) -> list[str]:
         return []
 
+    def source_name(self, path: str) -> str:
+        return path
+
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[m.StackFrame]:
         frames = self.backtrace(thread_id)[start : None if count is None else start + count]
         return [
@@ -95,7 +98,7 @@ class FakeSourceLevel:
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None
     ) -> m.VariableInfo:
-        tid = thread_id if thread_id is not None else self.threads()[0].tid
+        tid = thread_id if thread_id is not None else self._first_thread()
         left, equal, right = expression.partition("==")
         value = self._value(left, tid)
         if equal:
@@ -125,11 +128,17 @@ class FakeSourceLevel:
             policy.emit = lambda line: self.post(ev.Output("console", line))
         return policy
 
+    def _first_thread(self) -> int:
+        threads = self.threads()
+        if not threads:  # as the engine says it
+            raise TargetError("The program is not being run.")
+        return threads[0].tid
+
     def watch_expression(
         self, expression: str, kind: m.WatchKind, thread_id: int | None = None, level: int = 0
     ) -> m.WatchpointInfo:
         # The simulated program has no variables: an expression is an address.
-        tid = thread_id if thread_id is not None else self.threads()[0].tid
+        tid = thread_id if thread_id is not None else self._first_thread()
         return self.insert_watchpoint(int(self.evaluate(expression, tid).value, 0), 8, kind)
 
     if TYPE_CHECKING:  # provided by the class this is mixed into

@@ -50,6 +50,7 @@ class ThreadInfo:
     name: str
     state: ThreadState
     pc: int | None  # None while running
+    core: int | None = None  # the CPU it last ran on, when the system says
 
 
 class CatchKind(enum.Enum):
@@ -238,6 +239,7 @@ class VariableInfo:
     indexed_children: int = 0  # array elements (paged)
     address: int | None = None
     error: bool = False  # `value` is an error message (optimized out, unreadable)
+    block_depth: int = 0  # of a local: lexical blocks between its declaration and the function
 
 
 class StepKind(enum.Enum):

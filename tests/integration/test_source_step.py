@@ -191,6 +191,42 @@ def test_breakpoint_in_a_deeper_recursion_wins_over_next(
     assert debugger.evaluate("n", session.tid).value == "1"
 
 
+def test_a_step_ending_on_a_breakpoint_reports_its_hit(
+    debugger: Any, events: EventLog, builder: Builder
+) -> None:
+    """As gdb: a next/step that lands where a user's breakpoint is reports that breakpoint
+    (its condition judged, its hit counted), not the end of the step."""
+    program = builder.build("src_basic")
+    session = Session(debugger, events, program, f"src_basic.c:{line_of('loop_first')}")
+    [body] = debugger.resolve_location(f"src_basic.c:{line_of('loop_body')}")
+    judged: list[int] = []
+
+    def refuse(tid: int) -> bool:
+        judged.append(tid)
+        return False
+
+    quiet = debugger.insert_breakpoint(body.address, condition=refuse)
+    for _ in range(3):
+        stop = session.do("next")
+        assert stop.reason is StopReason.STEP  # the condition said no: the step's own stop
+        if session.where() == ("loop_sum", line_of("loop_body")):
+            break
+    assert session.where() == ("loop_sum", line_of("loop_body"))
+    assert judged == [session.tid]
+    debugger.remove_breakpoint(quiet.id)
+    hit = debugger.insert_breakpoint(body.address)
+    for action in ("next", "next"):  # round the loop: the for line, then the body again
+        stop = session.do(action)
+        if stop.reason is StopReason.BREAKPOINT:
+            break
+    assert stop.reason is StopReason.BREAKPOINT and stop.breakpoint_ids == (hit.id,)
+    assert session.where() == ("loop_sum", line_of("loop_body"))
+    [info] = [b for b in debugger.breakpoints() if b.id == hit.id]
+    assert info.hit_count == 1
+    stop = session.do("step")  # from the breakpoint: the step leaves its line as usual
+    assert stop.reason is StopReason.STEP
+
+
 def test_instruction_step(debugger: Any, events: EventLog, builder: Builder) -> None:
     program = builder.build("src_basic")
     session = Session(debugger, events, program, f"src_basic.c:{line_of('leaf')}")

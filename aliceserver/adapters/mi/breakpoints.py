@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from aliceserver.adapters.mi.frames import file_name, hex16
+from aliceserver.adapters.mi.frames import hex16
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.base import BreakpointCondition
@@ -98,7 +98,10 @@ class BreakpointTable:
             if not pending_ok and session.has_symbols():
                 raise MiError(problem)
         condition_fn = session.debugger.expression_condition(condition) if condition else None
-        bp = MiBreakpoint(self.next_number, location.strip(), temporary=temporary, enabled=enabled,
+        original = location.strip()
+        if original.isdigit():  # gdb names the current source file in original-location
+            original = f"{session.frames.file_name(spec.rpartition(':')[0])}:{original}"
+        bp = MiBreakpoint(self.next_number, original, temporary=temporary, enabled=enabled,
                           condition=condition, condition_fn=condition_fn, ignore=ignore, thread=thread,
                           spec=spec)
         self.next_number += 1
@@ -246,6 +249,21 @@ class BreakpointTable:
         return [bp for bp in self.entries.values() if bp.is_watch and bp.engine_id in ids]
 
     # --- output ------------------------------------------------------------------------
+    def shown_address(self, address: int) -> int:
+        """As gdb before `run`: the program's link-time address (a PIE is not loaded yet;
+        ours is, in the symbol probe), relocated once the process runs."""
+        session = self.session
+        if session.inferior.process is not None or session.inferior.probe_pid is None:
+            return address
+        try:
+            modules = session.debugger.modules()
+        except AliceError:
+            return address
+        for module in modules:
+            if module.is_main and module.low <= address < module.high:
+                return address - module.base
+        return address
+
     def tuple(self, bp: MiBreakpoint) -> Results:
         items: list[tuple[str, Value]] = [
             ("number", str(bp.number)),
@@ -258,7 +276,7 @@ class BreakpointTable:
         elif bp.pending:
             items += [("addr", "<PENDING>"), ("pending", bp.location)]
         elif len(bp.places) == 1:
-            items += [("addr", hex16(bp.places[0].address))] + _place_items(bp.places[0])
+            items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name)
         else:
             items += [("addr", "<MULTIPLE>")]
         if not bp.pending and not bp.is_watch:
@@ -276,9 +294,9 @@ class BreakpointTable:
             for index, place in enumerate(bp.places, 1):
                 entry: list[tuple[str, Value]] = [
                     ("number", f"{bp.number}.{index}"), ("enabled", "y" if bp.enabled else "n"),
-                    ("addr", hex16(place.address)),
+                    ("addr", hex16(self.shown_address(place.address))),
                 ]
-                entry += _place_items(place) + [("thread-groups", ["i1"])]
+                entry += _place_items(place, self.session.frames.file_name) + [("thread-groups", ["i1"])]
                 locations.append(Results(entry))
             items.append(("locations", locations))
         return Results(items)
@@ -305,11 +323,11 @@ class BreakpointTable:
         if bp.pending:
             return f"{word} {bp.number} ({bp.location}) pending.\n"
         if len(bp.places) > 1:
-            return f"{word} {bp.number} at {hex(bp.places[0].address)}: {bp.location}. ({len(bp.places)} locations)\n"
+            return f"{word} {bp.number} at {hex(self.shown_address(bp.places[0].address))}: {bp.location}. ({len(bp.places)} locations)\n"
         place = bp.places[0]
         if place.source is not None:
-            return f"{word} {bp.number} at {place.address:#x}: file {file_name(place.source.path)}, line {place.source.line}.\n"
-        return f"{word} {bp.number} at {place.address:#x}\n"
+            return f"{word} {bp.number} at {self.shown_address(place.address):#x}: file {self.session.frames.file_name(place.source.path)}, line {place.source.line}.\n"
+        return f"{word} {bp.number} at {self.shown_address(place.address):#x}\n"
 
     def what(self, bp: MiBreakpoint) -> str:
         if bp.is_watch:
@@ -318,11 +336,11 @@ class BreakpointTable:
             return bp.location
         place = bp.places[0]
         if place.source is not None:
-            return f"in {place.function or '??'} at {file_name(place.source.path)}:{place.source.line}"
+            return f"in {place.function or '??'} at {self.session.frames.file_name(place.source.path)}:{place.source.line}"
         return f"<{place.function or '??'}>"
 
 
-def _place_items(place: CodeLocation) -> list[tuple[str, Value]]:
+def _place_items(place: CodeLocation, file_name: Callable[[str], str]) -> list[tuple[str, Value]]:
     items: list[tuple[str, Value]] = []
     if place.function:
         items.append(("func", place.function))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from aliceserver.adapters.mi.disasm import (
     Line,
     address_of,
@@ -53,7 +51,7 @@ def _with_source(ctx: Context, lines: list[Line], opcodes: bool) -> Value:
     def flush() -> None:
         if current is not None:
             path, line = current
-            groups.append(("src_and_asm_line", {"line": str(line), "file": os.path.basename(path),
+            groups.append(("src_and_asm_line", {"line": str(line), "file": session.frames.file_name(path),
                                                 "fullname": path, "line_asm_insn": list(insns)}))
 
     for line in lines:

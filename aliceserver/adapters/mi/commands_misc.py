@@ -237,7 +237,8 @@ def source_file(ctx: Context) -> list[tuple[str, Value]]:
     if not places or places[0].source is None:
         raise MiError("No symbol table is loaded.  Use the \"file\" command.")
     source = places[0].source
-    return [("line", str(source.line)), ("file", os.path.basename(source.path)),
+    # gdb's default source line: `list` centred on main, 10 lines to a screen
+    return [("line", str(max(source.line - 9, 1))), ("file", session.frames.file_name(source.path)),
             ("fullname", source.path), ("macro-info", "0")]
 
 
@@ -252,8 +253,8 @@ def _file_list_exec_source_files(ctx: Context, args: list[str]) -> Reply:
     except MiError:
         return [("files", [])]
     paths = [str(dict(main)["fullname"])]
-    files: list[Value] = [{"file": os.path.basename(p), "fullname": p, "debug-fully-read": "true"} for p in paths]
-    del session
+    files: list[Value] = [{"file": session.frames.file_name(p), "fullname": p, "debug-fully-read": "true"}
+                          for p in paths]
     return [("files", files)]
 
 

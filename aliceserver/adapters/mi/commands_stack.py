@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 from aliceserver.adapters.mi.frames import display_value, is_aggregate
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
-from aliceserver.debuggers.model import ThreadState, VariableInfo, VariableScope
+from aliceserver.debuggers.model import ThreadInfo, ThreadState, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
 
 _PRINT = {"0": 0, "--no-values": 0, "1": 1, "--all-values": 1, "2": 2, "--simple-values": 2}
 
@@ -104,12 +110,11 @@ def _stack_list_variables(ctx: Context, args: list[str]) -> Reply:
     mode, _ = _split_print(args, "stack-list-variables")
     arguments = _variables(ctx, VariableScope.ARGUMENTS)
     local = _variables(ctx, VariableScope.LOCALS)
-    entries: list[Value] = []
-    for info in arguments:
-        entry = variable_entry(info, mode, arg=True)
-        entries.append(entry)
-    for info in local:
-        entries.append(variable_entry(info, mode))
+    # gdb walks the blocks from the innermost out: locals of nested blocks, then the
+    # function's own block, its parameters before its locals (their order in the DWARF)
+    entries: list[Value] = [variable_entry(info, mode) for info in local if info.block_depth]
+    entries += [variable_entry(info, mode, arg=True) for info in arguments]
+    entries += [variable_entry(info, mode) for info in local if not info.block_depth]
     return [("variables", entries)]
 
 
@@ -137,13 +142,32 @@ def _stack_select_frame(ctx: Context, args: list[str]) -> Reply:
     return None
 
 
-def thread_entry(ctx: Context, tid: int, number: int, state: ThreadState, name: str) -> dict[str, Value]:
+def target_id(session: MiSession, tid: int) -> str:
+    """gdb's name of a thread: `Thread 0x... (LWP n)` once libthread_db knows the process
+    (glibc's libc or libpthread loaded and the thread's pointer set), else `process n` for
+    a lone main thread and `LWP n`."""
+    inferior = session.inferior
+    pointer = inferior.thread_pointers.get(tid)
+    threaded = any(os.path.basename(m.path).startswith(("libc.so", "libpthread.so")) for m in inferior.libraries)
+    if pointer is None and threaded and not inferior.running:
+        try:
+            pointer = session.debugger.read_registers(tid).values.get("fs_base") or None
+        except AliceError:
+            pointer = None
+        if pointer is not None:
+            inferior.thread_pointers[tid] = pointer
+    if pointer is not None:
+        return f"Thread {pointer:#x} (LWP {tid})"
+    pid = inferior.process.pid if inferior.process is not None else tid
+    return f"process {tid}" if tid == pid and len(inferior.threads) <= 1 else f"LWP {tid}"
+
+
+def thread_entry(ctx: Context, info: ThreadInfo, number: int) -> dict[str, Value]:
     session = ctx.session
-    pid = session.inferior.process.pid if session.inferior.process is not None else tid
-    target = f"process {tid}" if tid == pid and len(session.inferior.threads) <= 1 else f"LWP {tid}"
-    entry: dict[str, Value] = {"id": str(number), "target-id": target}
-    entry["name"] = name
-    if state is ThreadState.STOPPED:
+    tid = info.tid
+    entry: dict[str, Value] = {"id": str(number), "target-id": target_id(session, tid)}
+    entry["name"] = info.name
+    if info.state is ThreadState.STOPPED:
         try:
             frame = session.frames.frame(tid, 0)
             entry["frame"] = session.frames.tuple(frame, tid, args=True)
@@ -152,6 +176,8 @@ def thread_entry(ctx: Context, tid: int, number: int, state: ThreadState, name: 
         entry["state"] = "stopped"
     else:
         entry["state"] = "running"
+    if info.core is not None:
+        entry["core"] = str(info.core)
     return entry
 
 
@@ -171,7 +197,7 @@ def _thread_info(ctx: Context, args: list[str]) -> Reply:
         number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
         if wanted is not None and number != wanted:
             continue
-        threads.append(thread_entry(ctx, info.tid, number, info.state, info.name))
+        threads.append(thread_entry(ctx, info, number))
     threads.sort(key=lambda t: int(t["id"]) if isinstance(t, dict) and isinstance(t["id"], str) else 0)
     pairs: list[tuple[str, Value]] = [("threads", threads)]
     if wanted is None and inferior.selected_tid in inferior.threads:

@@ -99,6 +99,7 @@ def _var_assign(ctx: Context, args: list[str]) -> Reply:
     except AliceError as error:
         raise MiError(str(error)) from None
     var.value = store.value_of(var)
+    var.assigned = True  # gdb lists it in the next -var-update's changelist
     return [("value", var.value)]
 
 

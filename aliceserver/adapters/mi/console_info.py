@@ -6,8 +6,9 @@ import re
 import signal as signal_module
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.disasm import address_of, disassemble_range, function_at
-from aliceserver.adapters.mi.frames import display_value, file_name, hex16
+from aliceserver.adapters.mi.frames import display_value, hex16
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.debuggers.model import SignalPolicy, VariableScope
@@ -144,7 +145,7 @@ def _thread(ctx: Context, text: str) -> Reply:
     if tid is None:
         raise MiError(f"Invalid thread ID: {number}")
     inferior.selected_tid, inferior.selected_level = tid, 0
-    ctx.console(f"[Switching to thread {number} (LWP {tid})]\n")
+    ctx.console(f"[Switching to thread {number} ({target_id(session, tid)})]\n")
     if not inferior.running:
         frame = session.frames.frame(tid, 0)
         ctx.console(_frame_line(ctx, tid, 0) + session.frames.source_line(frame))
@@ -191,17 +192,25 @@ def _info_frame(ctx: Context, text: str) -> None:
     frame = frames[level]
     where = f" in {frame.function or '??'}"
     if frame.source is not None:
-        where += f" ({file_name(frame.source.path)}:{frame.source.line})"
-    ctx.console(f"Stack level {level}, frame at {hex(frame.cfa or 0)}:\n rip = {hex(frame.pc)}{where}")
+        where += f" ({session.frames.file_name(frame.source.path)}:{frame.source.line})"
+    ctx.console(f"Stack level {level}, frame at {hex(frame.cfa or 0)}:\n")
+    try:  # the caller's pc even past main, where the shown stack ends
+        callers = session.debugger.stack_trace(tid, level + 1, 1)
+    except AliceError:
+        callers = []
+    saved = f"; saved rip = {hex(callers[0].pc)}" if callers else ""
+    ctx.console(f" rip = {hex(frame.pc)}{where}{saved}\n")  # one console record a line, as gdb
     if len(frames) > level + 1:
-        ctx.console(f"; saved rip = {hex(frames[level + 1].pc)}\n called by frame at {hex(frames[level + 1].cfa or 0)}\n")
-    else:
-        ctx.console("\n")
+        ctx.console(f" called by frame at {hex(frames[level + 1].cfa or 0)}\n")
     if level > 0:
         ctx.console(f" caller of frame at {hex(frames[level - 1].cfa or 0)}\n")
     args = ", ".join(f"{a.name}={display_value(a)}" for a in session.frames.args(tid, level))
-    ctx.console(f" source language c.\n Arglist at {hex((frame.cfa or 16) - 16)}, args: {args}\n")
-
+    cfa = frame.cfa or 16
+    ctx.console(" source language c.\n")
+    ctx.console(f" Arglist at {hex(cfa - 16)}, args: {args}\n")
+    ctx.console(f" Locals at {hex(cfa - 16)}, Previous frame's sp is {hex(cfa)}\n")
+    ctx.console(" Saved registers:\n ")
+    ctx.console(f" rbp at {hex(cfa - 16)}, rip at {hex(cfa - 8)}\n")
 
 def _info_registers(ctx: Context, text: str) -> None:
     session = ctx.session
@@ -229,7 +238,7 @@ def _info_threads(ctx: Context, text: str) -> None:
     for info in sorted(session.debugger.threads(), key=lambda t: inferior.threads.get(t.tid, 0)):
         number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
         mark = "*" if info.tid == inferior.selected_tid else " "
-        target = f'LWP {info.tid} "{info.name}"'
+        target = f'{target_id(session, info.tid)} "{info.name}"'
         where = "(running)"
         if not inferior.running:
             frame = session.frames.frame(info.tid, 0)
@@ -320,7 +329,7 @@ def _info_line(ctx: Context, text: str) -> None:
     if position is None:
         ctx.console(f"No line number information available for address {hex(address)} {label}\n")
         return
-    ctx.console(f'Line {position.line} of "{file_name(position.path)}" starts at address {hex(address)} {label}.\n')
+    ctx.console(f'Line {position.line} of "{session.frames.file_name(position.path)}" starts at address {hex(address)} {label}.\n')
 
 
 def _info_source(ctx: Context, text: str) -> None:
@@ -328,7 +337,7 @@ def _info_source(ctx: Context, text: str) -> None:
     if path is None:
         ctx.console("No current source file.\n")
         return
-    ctx.console(f"Current source file is {file_name(path)}\nLocated in {path}\nSource language is c.\n")
+    ctx.console(f"Current source file is {ctx.session.frames.file_name(path)}\nLocated in {path}\nSource language is c.\n")
 
 
 def _info_display(ctx: Context, text: str) -> None:

@@ -99,6 +99,8 @@ def address_of(session: MiSession, expression: str) -> int:
     except ValueError:
         pass
     info = session.evaluate(text)
+    if info.type.rstrip().endswith("]") and info.address is not None:
+        return info.address  # an array decays to its address, as in gdb's value_as_address
     value = info.value
     match = re.search(r"0x[0-9a-fA-F]+", value)
     if value.startswith(("(", "{")) and match:

@@ -37,16 +37,30 @@ def display_value(info: VariableInfo) -> str:
     return value
 
 
-def file_name(path: str) -> str:
-    return os.path.basename(path) if os.path.isabs(path) else path
-
-
 class Frames:
     """Stack access for one session, cut at `main` like gdb (backtrace past-main off)."""
 
     def __init__(self, session: MiSession) -> None:
         self.session = session
         self._lines: dict[str, list[str] | None] = {}
+        self._names: dict[str, str] = {}
+
+    def file_name(self, path: str) -> str:
+        """A source file as gdb's `file=` and console lines name it (`set filename-display`):
+        by default as the debug info recorded it (relative when compiled so)."""
+        display = self.session.settings.get("filename-display")
+        if display == "absolute":
+            return path
+        if display == "basename":
+            return os.path.basename(path)
+        name = self._names.get(path)
+        if name is None:
+            try:
+                name = self.session.debugger.source_name(path)
+            except AliceError:
+                return path
+            self._names[path] = name
+        return name
 
     def stack(self, tid: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
         frames = self.session.debugger.stack_trace(tid, 0, MAX_FRAMES if count is None else start + count)
@@ -86,7 +100,7 @@ class Frames:
         if args:
             out["args"] = self.arg_pairs(tid, frame.level)
         if frame.source is not None and frame.source.line:
-            out["file"] = file_name(frame.source.path)
+            out["file"] = self.file_name(frame.source.path)
             out["fullname"] = frame.source.path
             out["line"] = str(frame.source.line)
         elif frame.module:
@@ -103,7 +117,7 @@ class Frames:
         text = f"{hex16(frame.pc)} in " if with_pc else ""
         text += f"{frame.function or '??'} ({args})"
         if frame.source is not None and frame.source.line:
-            text += f" at {file_name(frame.source.path)}:{frame.source.line}"
+            text += f" at {self.file_name(frame.source.path)}:{frame.source.line}"
         elif frame.module:
             text += f" from {frame.module}"
         return text

@@ -190,6 +190,9 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         console += f"Value returned is ${number} = {session.display(stop.return_value)}\n"
     number = inferior.threads.get(stop.thread_id) or inferior.add_thread(stop.thread_id)
     pairs += [("thread-id", str(number)), ("stopped-threads", "all")]
+    core = _core_of(session, stop.thread_id)
+    if core is not None:
+        pairs.append(("core", str(core)))
     asked = reason in (ev.StopReason.STEP, ev.StopReason.FUNCTION_FINISHED)
     to_mi = not asked or (origin is not None and origin.cli)
     session.console_all(console + _displays(session), mi=to_mi, cli=True)
@@ -201,6 +204,13 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
             session.notify("breakpoint-deleted", [("id", str(number))])
     session.remember_stop(frame)
     session.after_stop()
+
+
+def _core_of(session: MiSession, tid: int) -> int | None:
+    try:
+        return next((t.core for t in session.debugger.threads() if t.tid == tid), None)
+    except AliceError:
+        return None
 
 
 def _displays(session: MiSession) -> str:

@@ -20,6 +20,7 @@ class Inferior:
     running: bool = False
     probe_pid: int | None = None  # a process held at its first instruction, for symbols
     threads: dict[int, int] = field(default_factory=dict)  # tid -> gdb thread number
+    thread_pointers: dict[int, int] = field(default_factory=dict)  # tid -> pthread_t (fs_base)
     next_thread: int = 1
     selected_tid: int | None = None
     selected_level: int = 0
@@ -40,6 +41,7 @@ class Inferior:
         return number
 
     def remove_thread(self, tid: int) -> int | None:
+        self.thread_pointers.pop(tid, None)
         return self.threads.pop(tid, None)
 
     def tid_of(self, number: int) -> int | None:
@@ -52,6 +54,7 @@ class Inferior:
         self.process = None
         self.running = False
         self.threads.clear()
+        self.thread_pointers.clear()
         self.next_thread = 1
         self.selected_tid = None
         self.selected_level = 0

@@ -6,7 +6,7 @@ in its frame, found again by function and CFA; children are made on request.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.frames import display_value, is_aggregate
@@ -40,6 +40,7 @@ class Varobj:
     format: str = "natural"
     in_scope: bool = True
     thread_number: int | None = None
+    assigned: bool = False  # by -var-assign since the last -var-update
 
 
 class VarobjStore:
@@ -149,12 +150,17 @@ class VarobjStore:
         if var.children:
             return [self.vars[n] for n in var.children if n in self.vars]
         info = self.evaluate(var, "natural")
-        if info is None or not info.reference:
+        if info is None:
             return []
-        try:
-            kids = self.session.debugger.variable_children(info.reference)
-        except AliceError:
+        if not info.reference and is_char_pointer(info.type):
+            kids = self._pointee(var)
+        elif not info.reference:
             return []
+        else:
+            try:
+                kids = self.session.debugger.variable_children(info.reference)
+            except AliceError:
+                return []
         made = []
         for kid in kids:
             exp, path = _child_expression(var, kid.name)
@@ -165,6 +171,18 @@ class VarobjStore:
             var.children.append(child.name)
             made.append(child)
         return made
+
+    def _pointee(self, var: Varobj) -> list[VariableInfo]:
+        """The one child of a char pointer: the char it points to (`*p`)."""
+        where = self._frame_level(var)
+        if where is None:
+            return []
+        tid, level = where
+        try:
+            info = self.session.evaluate(f"*({var.path})", tid=tid, level=level)
+        except AliceError:
+            return []
+        return [replace(info, name=f"*{var.exp}")]
 
     def update(self, var: Varobj) -> list[dict[str, Value]]:
         """Changed entries of `var` and its children (gdb's changelist items)."""
@@ -177,9 +195,10 @@ class VarobjStore:
                                 "has_more": "0"})
             return changes
         shown = self._shown(info, var.aggregate)
-        if shown != var.value or not var.in_scope:
+        if shown != var.value or not var.in_scope or var.assigned:
             var.value = shown
             var.in_scope = True
+            var.assigned = False
             changes.append({"name": var.name, "value": shown, "in_scope": "true",
                             "type_changed": "false", "has_more": "0"})
         for name in list(var.children):
@@ -216,9 +235,21 @@ class VarobjStore:
                 var.tid = None
 
 
+_CHAR_TYPES = frozenset({"char", "signed char", "unsigned char", "wchar_t", "char16_t", "char32_t"})
+
+
+def is_char_pointer(type_name: str) -> bool:
+    """`char *`, `const char *`...: printed as a string, yet gdb gives it a child, `*p`."""
+    text = type_name.strip()
+    if not text.endswith("*") or text.endswith("**"):
+        return False
+    words = [w for w in text[:-1].split() if w not in ("const", "volatile")]
+    return " ".join(words) in _CHAR_TYPES
+
+
 def _numchild(info: VariableInfo) -> int:
     if not info.reference:
-        return 0
+        return 1 if is_char_pointer(info.type) else 0
     return info.named_children + info.indexed_children
 
 
@@ -226,8 +257,8 @@ def _child_expression(parent: Varobj, name: str) -> tuple[str, str]:
     if name.startswith("[") and name.endswith("]"):
         index = name[1:-1]
         return index, f"({parent.path})[{index}]"
-    if name.startswith("*"):
-        return name, f"*({parent.path})"
+    if name.startswith("*"):  # a pointer's target: gdb names it after the pointer
+        return (f"*{parent.exp}" if name == "*" else name), f"*({parent.path})"
     if parent.pointer:
         return name, f"({parent.path})->{name}"
     return name, f"({parent.path}).{name}"

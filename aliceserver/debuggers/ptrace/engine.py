@@ -527,7 +527,8 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
                 if state is ThreadState.EXITED:
                     continue
                 pc = inferior.pc_or_none(t) if state is ThreadState.STOPPED else None
-                result.append(ThreadInfo(t.tid, _thread_name(inferior.pid, t.tid), state, pc))
+                result.append(ThreadInfo(t.tid, _thread_name(inferior.pid, t.tid), state, pc,
+                                         _thread_core(inferior.pid, t.tid)))
             return result
 
         return self._call(go)
@@ -579,6 +580,16 @@ def _thread_name(pid: int, tid: int) -> str:
             return comm.read().strip()
     except OSError:
         return ""
+
+
+def _thread_core(pid: int, tid: int) -> int | None:
+    """The CPU the thread last ran on: field 39 of /proc/PID/task/TID/stat."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return int(fields[36])  # fields after "(comm)" start at field 3
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _kill_and_reap(libc: binding.Libc, pid: int) -> None:

@@ -541,15 +541,23 @@ class Inferior(ProcessEvents):
             self._cont(t)
             return _NONE
         t.stepping = False
-        return Stopped(StopReason.STEP, t.tid, address=int(self.regs(t).rip))
+        pc = int(self.regs(t).rip)
+        trap = self.traps.by_address.get(pc) if t.plan is not None else None
+        if trap is not None and trap.inserted:
+            # A source step that single-steps onto a user's breakpoint stops there, as gdb:
+            # the hit reported, its condition judged and the hit counted (the int3 did not run).
+            hit = self._breakpoint_hit(t, trap, user_only=True)
+            if isinstance(hit, Stopped):
+                return hit
+        return Stopped(StopReason.STEP, t.tid, address=pc)
 
-    def _breakpoint_hit(self, t: Tracee, trap: PhysicalTrap) -> "Stopped | _Action":
+    def _breakpoint_hit(self, t: Tracee, trap: PhysicalTrap, *, user_only: bool = False) -> "Stopped | _Action":
         stop_ids: list[int] = []
         internal_reason: StopReason | None = None
         note = ""
         finished: list[int] = []
         for bp in list(trap.logical):
-            if not bp.enabled:
+            if not bp.enabled or (user_only and bp.internal):
                 continue
             if bp.internal:
                 if bp.condition is not None and not bp.condition(t.tid):

@@ -1,6 +1,7 @@
 """Carry the program's stdout/stderr from pipes to Output events.
 
-One thread waits on both pipes. The tracer calls `flush()` before it reports a stop or
+One thread waits on both pipes, and stops reading them while the front end is far behind
+(see _MAX_PENDING). The tracer calls `flush()` before it reports a stop or
 an exit, so that output the program wrote before stopping is delivered before the stop.
 """
 
@@ -12,12 +13,18 @@ import os
 import queue
 import selectors
 import threading
+import time
 
 from aliceserver.debuggers.events import Event, Output
 
 log = logging.getLogger(__name__)
 
 _CHUNK = 65536
+# Events waiting for the front end beyond which the pump stops reading: the pipe fills and
+# the program blocks in write, as on a terminal nobody reads; memory stays bounded (about
+# this many chunks) however fast the program writes and however slow the client reads.
+_MAX_PENDING = 256
+_BACKOFF = 0.005  # seconds between looks at the queue while it is full
 
 
 class OutputPump:
@@ -43,6 +50,8 @@ class OutputPump:
             with self._lock:
                 if self._closing or not self._open:
                     return
+            while self._events.qsize() > _MAX_PENDING and not self._closing:
+                time.sleep(_BACKOFF)  # only while the front end is behind
             for key, _ in self._selector.select():
                 if key.fd == self._wake_read:
                     try:

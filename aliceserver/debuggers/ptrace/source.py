@@ -281,6 +281,14 @@ class SourceSymbols:
             files.update(info.source_files())
         return sorted(files)
 
+    def source_name(self, path: str) -> str:
+        """The name the debug info gives `path` (see DebugInfo.source_name), else `path`."""
+        for _module, info in self._with_debug_info():
+            name = info.source_name(path)
+            if name is not None:
+                return name
+        return path
+
     def location_of(self, address: int) -> CodeLocation:
         symbol = self.symbols.lookup_address(address)
         return CodeLocation(address, self.function_name(address), self.position(address), symbol.module)

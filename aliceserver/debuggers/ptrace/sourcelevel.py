@@ -121,6 +121,9 @@ class SourceLevel:
     def source_files(self) -> list[str]:
         return self._call(self._source.source_files)
 
+    def source_name(self, path: str) -> str:
+        return self._call(lambda: self._source.source_name(path))
+
     # --- frames ---------------------------------------------------------------------
     def _unwound(self, thread_id: int, levels: int) -> list[UnwoundFrame]:
         """The frames of a stopped thread: `levels` of them, or all (up to MAX_FRAMES) once
@@ -231,8 +234,9 @@ class SourceLevel:
                 return register_variables(view.frame.registers)
             if symbols is None:
                 return []
-            pairs = scope_values(symbols, view, scope, lookup_pc)
-            return [self._variables.describe(name, value) for name, value in pairs]
+            found = scope_values(symbols, view, scope, lookup_pc)
+            described = [(self._variables.describe(name, value), depth) for name, value, depth in found]
+            return [replace(info, block_depth=depth) if depth else info for info, depth in described]
 
         return self._call(go)
 

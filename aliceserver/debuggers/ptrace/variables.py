@@ -167,8 +167,9 @@ def register_variables(registers: Mapping[str, int]) -> list[VariableInfo]:
 
 def scope_values(
     symbols: ModuleSymbols, view: FrameView, scope: VariableScope, lookup_pc: int
-) -> list[tuple[str, Value]]:
-    """(name, value) of the frame's arguments, locals (innermost block first) or CU globals."""
+) -> list[tuple[str, Value, int]]:
+    """(name, value, block depth) of the frame's arguments, locals (innermost block first)
+    or CU globals."""
     frame_scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
     if frame_scope is None:
         return []
@@ -182,7 +183,7 @@ def scope_values(
             var = symbols.find_global(name, frame_scope.cu)
             if var is not None:
                 variables.append(var)
-    return [(var.name, symbols.value_of(var, view)) for var in variables]
+    return [(var.name, symbols.value_of(var, view), var.depth) for var in variables]
 
 
 def _cu_global_names(cu: object) -> list[str]:

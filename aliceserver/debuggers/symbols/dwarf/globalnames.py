@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.lines import cstring, sleb, uleb, unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, FileIdentity
+from aliceserver.debuggers.symbols.dwarf.units import skip_abbrev_specs
 from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
@@ -117,22 +118,7 @@ class _AbbrevTable(dict[int, _Abbrev]):
             start = pos
             while data[pos] >= 0x80:  # the tag
                 pos += 1
-            pos += 2  # its last byte, has_children
-            while True:  # (attribute, form) pairs up to (0, 0)
-                attr = data[pos]
-                if attr < 0x80:
-                    pos += 1
-                else:
-                    attr, pos = uleb(data, pos)
-                form = data[pos]
-                if form < 0x80:
-                    pos += 1
-                else:
-                    form, pos = uleb(data, pos)
-                if form == _FORM_IMPLICIT_CONST:
-                    _value, pos = sleb(data, pos)
-                elif attr == 0 and form == 0:
-                    break
+            pos = skip_abbrev_specs(data, pos + 2)  # past the tag's last byte, has_children
             self._at[code] = (start, pos)
 
     def __missing__(self, code: int) -> _Abbrev:

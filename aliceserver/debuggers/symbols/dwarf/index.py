@@ -74,6 +74,7 @@ class DebugInfo:
         self._rows: dict[int, LineRows] = {}
         self._lock = threading.Lock()
         self._functions: list[tuple[str, str, int, int]] | None = None
+        self._source_names: dict[str, str] | None = None  # absolute path -> DW_AT_name
         # Answers found later by walking DIEs (inlined copies), cached beside the index.
         self._store: tuple[IndexCache, str, Any] | None = None
         self._extras: dict[str, Any] | None = None
@@ -124,6 +125,23 @@ class DebugInfo:
     def source_files(self) -> list[str]:
         """Every source file named by a line table: absolute, normalized, sorted."""
         return sorted({self._paths[i] for i in self._files_of if self._paths[i]})
+
+    def source_name(self, path: str) -> str | None:
+        """The name the debug info gives the source file at `path` (absolute, normalized),
+        as gdb shows it in `file=`: a unit's DW_AT_name for its primary file (relative when
+        it was compiled with a relative path), else `path`. None: no line table names it."""
+        names_of = self._source_names
+        if names_of is None:
+            names_of = {}
+            for _offset, _stmt, name, comp_dir, _producer in self._units:
+                if name:
+                    full = os.path.normpath(os.path.join(comp_dir, name)) if comp_dir else name
+                    names_of.setdefault(full, name)
+            self._source_names = names_of
+        found = names_of.get(path)
+        if found is not None:
+            return found
+        return path if self.match_file(path) else None
 
     def resolve_line(
         self, file: str, line: int, block_of: Callable[[int], int] | None = None

@@ -79,6 +79,7 @@ class Variable:
     type: Type
     frame_function: DIE | None = None  # the DW_TAG_subprogram whose frame base applies
     shadowed: bool = False
+    depth: int = 0  # of a local: lexical blocks between its declaration and the function
 
 
 class ModuleSymbols:
@@ -363,14 +364,14 @@ class FrameScope:
         out: list[Variable] = []
         blocks = self.scopes[self._function_index :]
         names: set[str] = set()
-        for block in reversed(blocks):
-            for var in self._vars_of(block, False):
+        for depth in range(len(blocks) - 1, -1, -1):
+            for var in self._vars_of(blocks[depth], False):
                 shadowed = var.name in names
                 names.add(var.name)
                 if shadowed and not include_shadowed:
                     continue
-                if shadowed:
-                    var = Variable(var.name, var.kind, var.die, var.type, var.frame_function, True)
+                if shadowed or depth:
+                    var = Variable(var.name, var.kind, var.die, var.type, var.frame_function, shadowed, depth)
                 out.append(var)
         return out
 

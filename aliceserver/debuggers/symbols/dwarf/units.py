@@ -235,7 +235,7 @@ def _abbrev_entry(abbrev: bytes, offset: int, code: int) -> list[tuple[int, int,
         _tag, pos = uleb(abbrev, pos)
         pos += 1  # has_children
         if this != code:
-            pos = _skip_specs(abbrev, pos)  # gcc often puts the unit's entry last
+            pos = skip_abbrev_specs(abbrev, pos)  # gcc often puts the unit's entry last
             continue
         specs: list[tuple[int, int, int]] = []
         while True:
@@ -249,7 +249,7 @@ def _abbrev_entry(abbrev: bytes, offset: int, code: int) -> list[tuple[int, int,
             specs.append((attr, form, implicit))
 
 
-def _skip_specs(abbrev: bytes, pos: int) -> int:
+def skip_abbrev_specs(abbrev: bytes, pos: int) -> int:
     """Past an entry's (attribute, form) list; single-byte ULEBs read inline (hot loop)."""
     while True:
         attr = abbrev[pos]

@@ -324,6 +324,8 @@ class Evaluator:
         if not is_arith(lt) or not is_arith(rt):
             raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
         if op in ("<<", ">>"):
+            if is_floating(rt):  # `1 >> 1.5`: the count must be an integer, as in C
+                raise EvaluationError("Integer only operation.")
             result_t = promote(lt, self.builtins)
         else:
             result_t = common_type(lt, rt, self.builtins)
