@@ -4,11 +4,12 @@ Emacs runs in a private tmux server (`emacs -nw -Q`, with gdb-many-windows, so t
 locals, breakpoints and I/O buffers are all live). The test types `M-x gdb` and the
 command line (`bin/dbg -i=mi client_prog`, where bin/dbg runs gdb or our server), then
 drives the session with the commands a user's keys run (gud-break, gud-next, gud-step,
-gud-finish, gud-until, gud-cont, typing `run` and `quit` in the *gud* buffer), called
-through `emacsclient`. Every step is judged by Emacs's own state, dumped as JSON by an
-elisp function: where gud's overlay arrow points, `gdb-inferior-status` (the reason shown
-in the mode line), `gdb-breakpoints-list` and the breakpoint icons in the source buffer,
-and the text of the *gud*, stack, locals and inferior I/O buffers.
+gud-finish, gud-until, gud-cont, SPC in the breakpoints buffer, typing `run`, `print` and
+`quit` in the *gud* buffer), called through `emacsclient`. Every step is judged by
+Emacs's own state, dumped as JSON by an elisp function: where gud's overlay arrow points,
+`gdb-inferior-status` (the reason shown in the mode line), `gdb-breakpoints-list` and the
+breakpoint icons in the source buffer's margin, and the text of the *gud*, stack, locals,
+disassembly and inferior I/O buffers.
 
 The gdb variant proves the harness judges correctly; the aliceserver variant is the test.
 """
@@ -40,6 +41,8 @@ from tests.support.tmux import Tmux, find_tmux, wait_for
 PATIENCE = 60.0  # seconds for any one client state to appear (a loaded machine is slow)
 
 _INIT_EL = r"""
+;; No background native compilation (extra processes, CPU) of what the test loads.
+(when (boundp 'native-comp-deferred-compilation) (setq native-comp-deferred-compilation nil))
 (setq server-socket-dir %(socket_dir)s)
 (server-start)
 (setq gud-gdb-command-name %(command_name)s)
@@ -65,8 +68,15 @@ _INIT_EL = r"""
       (with-current-buffer buffer
         (dolist (overlay (overlays-in (point-min) (point-max)))
           (when (overlay-get overlay 'put-break)
-            (push (line-number-at-pos (overlay-start overlay)) lines)))))
-    (vconcat (sort lines #'<))))
+            ;; The margin string: "B" for an enabled breakpoint, "b" for a disabled one.
+            (let* ((before (overlay-get overlay 'before-string))
+                   (display (and before (get-text-property 0 'display before)))
+                   (mark (if (and (consp display) (stringp (cadr display)))
+                             (substring-no-properties (cadr display))
+                           "?")))
+              (push (format "%%d:%%s" (line-number-at-pos (overlay-start overlay)) mark)
+                    lines))))))
+    (vconcat (sort lines #'string<))))
 
 (defun alice-test-dump (file source)
   "Write the client's state as JSON to FILE."
@@ -140,8 +150,13 @@ class EmacsState:
         return sorted(found)
 
     @property
-    def icons(self) -> list[int]:
-        return [int(n) for n in self.raw.get("icons") or []]
+    def icons(self) -> list[tuple[int, str]]:
+        """(line, "B" or "b") of every breakpoint icon in the source buffer's margin."""
+        found = []
+        for icon in self.raw.get("icons") or []:
+            number, _, mark = str(icon).partition(":")
+            found.append((int(number), mark))
+        return sorted(found)
 
     def text(self, name: str) -> str:
         return str(self.raw.get(f"{name}_text") or "")
@@ -237,26 +252,28 @@ def emacs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Emacs]:
     # Emacs's server socket lives in a short private directory (a socket path must stay
     # under 108 bytes; pytest's tmp_path can be long).
     socket_dir = Path(tempfile.mkdtemp(prefix="alice-emacs-"))
-    init = tmp_path / "init.el"
-    init.write_text(
-        _INIT_EL
-        % {
-            "socket_dir": _lisp_string(str(socket_dir)),
-            "command_name": _lisp_string(f"{space.wrapper} -i=mi"),
-        }
-    )
-    tmux = Tmux.start(
-        ["emacs", "-nw", "-Q", "-l", str(init), space.source.name],
-        cwd=space.work, env=space.env(), prefix="alice-emacs",
-    )
-    client = Emacs(space, tmux, socket_dir / "server")
+    tmux: Tmux | None = None
     try:
+        init = tmp_path / "init.el"
+        init.write_text(
+            _INIT_EL
+            % {
+                "socket_dir": _lisp_string(str(socket_dir)),
+                "command_name": _lisp_string(f"{space.wrapper} -i=mi"),
+            }
+        )
+        tmux = Tmux.start(
+            ["emacs", "-nw", "-Q", "-l", str(init), space.source.name],
+            cwd=space.work, env=space.env(), prefix="alice-emacs",
+        )
+        client = Emacs(space, tmux, socket_dir / "server")
         wait_for(
             lambda: client.socket.exists() or None, PATIENCE, "Emacs's server socket", client.report
         )
         yield client
     finally:
-        tmux.close()
+        if tmux is not None:
+            tmux.close()
         shutil.rmtree(socket_dir, ignore_errors=True)
 
 
@@ -279,7 +296,7 @@ def test_emacs_gdb_session(emacs: Emacs) -> None:
     # C-x C-a C-b on the first line of main, then `run` typed in *gud*.
     emacs.in_source("(gud-break 1)", at=line("main_first"))
     state = emacs.wait("the first breakpoint in gdb-breakpoints-list and its icon",
-                       lambda s: len(s.breakpoints) == 1 and s.icons == [line("main_first")])
+                       lambda s: len(s.breakpoints) == 1 and s.icons == [(line("main_first"), "B")])
     assert state.breakpoints == [("1", line("main_first"), source)]
     emacs.type_in_gud("run")
     emacs.wait_stop("run", line("main_first"), "breakpoint-hit")
@@ -313,8 +330,18 @@ def test_emacs_gdb_session(emacs: Emacs) -> None:
 
     emacs.in_source("(gud-break 1)", at=line("end"))
     state = emacs.wait("two breakpoints and their icons",
-                       lambda s: len(s.breakpoints) == 2 and s.icons == [line("main_first"), line("end")])
+                       lambda s: len(s.breakpoints) == 2
+                       and s.icons == [(line("main_first"), "B"), (line("end"), "B")])
     assert state.breakpoints == [("1", line("main_first"), source), ("2", line("end"), source)]
+    # SPC on its row of the breakpoints buffer disables it (-break-disable), SPC again enables.
+    for mark, flag in (("b", "n"), ("B", "y")):
+        emacs.eval(
+            "(with-current-buffer (with-current-buffer gud-comint-buffer"
+            " (gdb-get-buffer 'gdb-breakpoints-buffer))"
+            ' (goto-char (point-min)) (re-search-forward "^2 ") (gdb-toggle-breakpoint))'
+        )
+        emacs.wait(f"breakpoint 2 enabled={flag!r} in the list, its icon {mark!r}",
+                   _toggled(line("end"), mark, flag))
 
     emacs.in_source("(gud-cont 1)")
     state = emacs.wait_stop("continue to the second breakpoint", line("end"), "breakpoint-hit")
@@ -331,6 +358,15 @@ def test_emacs_gdb_session(emacs: Emacs) -> None:
     emacs.type_in_gud("quit")
     state = emacs.wait("the debugger's clean exit ('Debugger finished' in *gud*)",
                        lambda s: not s.raw.get("gud_live") and "Debugger finished" in s.text("gud"))
+
+
+def _toggled(line_no: int, mark: str, flag: str) -> Callable[[EmacsState], bool]:
+    def probe(state: EmacsState) -> bool:
+        return (line_no, mark) in state.icons and any(
+            bp["number"] == "2" and bp["enabled"] == flag for bp in state.raw["breakpoints"]
+        )
+
+    return probe
 
 
 def _has_local(text: str, name: str, value: str) -> bool:

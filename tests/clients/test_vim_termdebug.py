@@ -10,8 +10,9 @@ the text of its terminal / prompt buffers (gdb, the debugged program) and `:mess
 Terminal mode (the default) runs the debugger as a CLI in a Vim terminal and connects
 the MI channel with `new-ui mi /dev/pts/N`; prompt mode runs it with `--interpreter=mi2`
 on pipes. `:Termdebug` is typed with tmux keys; :Break, :Run, :Over, :Step, :Finish,
-:Until, :Continue run through the channel, with the cursor in the source window where a
-user would put it.
+:Until, :Continue and :Evaluate run through the channel, with the cursor in the source
+window where a user would put it, and `up` / `down` / `quit` are typed to the debugger
+(TermDebugSendCommand: its terminal, or the MI pipe in prompt mode).
 """
 
 from __future__ import annotations
@@ -287,6 +288,12 @@ def test_vim_termdebug_session(vim: Vim) -> None:
     vim.wait_pc(":Over", line("loop_body"))
     vim.run("Step")
     vim.wait_pc(":Step into square", line("square_body"))
+    # `up` / `down` typed to the debugger (its terminal, or the prompt): termdebug follows
+    # the selected frame through =thread-selected on the MI channel.
+    vim.run("call TermDebugSendCommand('up')")
+    vim.wait_pc("up (=thread-selected)", line("loop_body"))
+    vim.run("call TermDebugSendCommand('down')")
+    vim.wait_pc("down (=thread-selected)", line("square_body"))
     vim.run("Finish")
     vim.wait_pc(":Finish", line("loop_body"))
     vim.run("Evaluate total + 40")  # -data-evaluate-expression; termdebug echoes the value

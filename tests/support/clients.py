@@ -62,9 +62,8 @@ class Workspace:
             "XDG_CACHE_HOME": str(self.home / ".cache"),
             "XDG_DATA_HOME": str(self.home / ".local" / "share"),
         }
-        for passthrough in ("TMPDIR",):
-            if passthrough in os.environ:
-                env[passthrough] = os.environ[passthrough]
+        # The clients' temporary files (Emacs's, Vim's) stay in the workspace.
+        env["TMPDIR"] = str(self.root / "tmp")
         return env
 
     def server_log_tail(self, lines: int = 60) -> str:
@@ -79,7 +78,7 @@ def make_workspace(root: Path, debugger: str, compiler: str) -> Workspace:
     if debugger not in DEBUGGERS:
         raise ValueError(f"unknown debugger {debugger!r}")
     work, home, bin_dir = root / "work", root / "home", root / "bin"
-    for folder in (work, home, bin_dir):
+    for folder in (work, home, bin_dir, root / "tmp"):
         folder.mkdir(parents=True, exist_ok=True)
     source = work / f"{PROGRAM}.c"
     shutil.copyfile(PROGRAMS_DIR / f"{PROGRAM}.c", source)

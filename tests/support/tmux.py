@@ -118,7 +118,11 @@ class Tmux:
             ],
             check=True, env=environment, cwd=cwd, capture_output=True, timeout=30,
         )
-        server.server_pid = int(server.command("display-message", "-p", "#{pid}").strip())
+        try:
+            server.server_pid = int(server.command("display-message", "-p", "#{pid}").strip())
+        except (RuntimeError, ValueError):
+            server.command("kill-server", check=False)
+            raise
         server.remember()
         return server
 
