@@ -4,6 +4,7 @@ single-thread resume, address-space randomisation, trap placement, AT&T syntax."
 from __future__ import annotations
 
 import os
+import signal
 import struct
 import threading
 import time
@@ -218,3 +219,32 @@ def test_driven_from_many_threads_at_once(
     assert debugger.breakpoints() == []
     debugger.kill()
     events.wait_for(Exited)
+
+
+def test_wake_up_signal_pending_across_a_stop_keeps_the_step(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    """A command sent while the program runs wakes the tracer with a SIGSTOP; when a
+    breakpoint stop wins that race the signal stays pending and stops the next step (here
+    a step over the trap, whose byte is out) before it executes: the step must be taken
+    again, not turned into a plain continue that loses it and the trap."""
+    info = launch(debugger, builder.build("calls"), ["3"])
+    main = debugger.lookup_symbol("main")
+    code = debugger.disassemble(main, 200)
+    call = next(i for i in code if i.mnemonic == "call" and i.target is not None
+                and i.target.name == "add")  # fmt: skip
+    bp = debugger.insert_breakpoint(call.address)
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    assert stop.address == call.address
+    inferior = debugger._inferior  # the state the lost race leaves: a wake-up pending
+    assert inferior is not None
+    inferior.wake_sent = True
+    os.kill(info.pid, signal.SIGSTOP)
+    debugger.step_instruction(info.pid)
+    stepped = events.wait_for(Stopped, timeout=10)
+    assert stepped.reason is StopReason.STEP
+    assert debugger.read_registers(info.pid)["rip"] == debugger.lookup_symbol("add")
+    again = continue_to_stop(debugger, events, StopReason.BREAKPOINT)  # the trap is back
+    assert again.breakpoint_ids == (bp.id,)
+    debugger.remove_breakpoint(bp.id)
+    assert continue_to_exit(debugger, events).code == 0

@@ -150,6 +150,7 @@ class Inferior(ProcessEvents):
             if error.errno != 3:  # ESRCH: it died under us; its exit status follows
                 raise
         t.running = True
+        t.single_stepping = request == binding.PTRACE_SINGLESTEP
 
     def _emulate(self, t: Tracee, trap: PhysicalTrap) -> bool:
         plan = trap.emulation
@@ -224,7 +225,12 @@ class Inferior(ProcessEvents):
     def unpark(self) -> None:
         parked, self.parked = self.parked, []
         for t in parked:
-            self._resume_thread(t)
+            if t.single_stepping and not t.gone and not t.running:
+                # The wake-up stopped it before its step (a step over a trap, whose byte is
+                # out, or a source step): take that same step again, or the step is lost.
+                self._cont(t, binding.PTRACE_SINGLESTEP)
+            else:
+                self._resume_thread(t)
 
     # --- stopping -------------------------------------------------------------------
     def _stop_others(self, tid: int) -> None:
