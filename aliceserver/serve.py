@@ -7,12 +7,14 @@ import contextlib
 import importlib
 import ipaddress
 import logging
+import os
 import signal
 import sys
 import threading
 from typing import cast
 
 from aliceserver.debuggers.base import IDebugger
+from aliceserver.transports.framed import FramedTransport
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +47,20 @@ def serve_dap(options: argparse.Namespace) -> int:
         # Anything printed by mistake must not corrupt the protocol stream.
         sys.stdout = sys.stderr
 
-        def interrupt(signo: int, _frame: object) -> None:
-            # Unwinds the reader (this thread) like Ctrl-C: the session's cleanup runs, so
-            # a launched program is killed and an attached one detached, its traps removed.
-            raise KeyboardInterrupt
+        session = server.session(FramedTransport(stdin, stdout))
 
-        signal.signal(signal.SIGTERM, interrupt)
-        with contextlib.suppress(KeyboardInterrupt):
-            server.serve_stdio(stdin, stdout)
+        def finish() -> None:
+            session.shutdown()  # kills a launched program, detaches an attached one
+            os._exit(0)  # the reader may still be blocked reading stdin
+
+        def stop_stdio(signo: int, _frame: object) -> None:
+            # The cleanup runs in a thread of its own: an exception thrown into whatever
+            # the reader was doing could leave a lock held and the cleanup waiting on it.
+            threading.Thread(target=finish, name="aliceserver-stop", daemon=True).start()
+
+        for signo in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signo, stop_stdio)
+        session.run()
         return 0
     try:
         listener = server.listen(options.host, options.port)

@@ -10,6 +10,8 @@ failed.
 from __future__ import annotations
 
 import argparse
+import io
+import logging
 import random
 import shutil
 import sys
@@ -64,8 +66,10 @@ def fuzz(target: FuzzTarget, seconds: float, batch: int, shrink: bool) -> Report
             one()
         except Exception as error:  # noqa: BLE001 - a finding: recorded, then go on
             text = "".join(traceback.format_exception_only(error)).strip()
+            first = text.splitlines()[0]
+            if not any(f.splitlines()[0] == first for f in report.failures):
+                print(f"[{target.name}] FAILURE:\n{text}\n", flush=True)
             report.failures.append(text)
-            print(f"[{target.name}] FAILURE:\n{text}\n", flush=True)
             if len(report.failures) >= 20:
                 break
     try:
@@ -86,7 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-shrink", action="store_true", help="report failures unshrunk")
     parser.add_argument("--stats", action="store_true", help="print outcome counts per target")
     args = parser.parse_args(argv)
+    if isinstance(sys.stdout, io.TextIOWrapper):  # inputs may hold lone surrogates
+        sys.stdout.reconfigure(errors="backslashreplace")
     names = args.target or sorted(TARGETS)
+    # Hostile input makes the server warn at every turn: keep errors only (the expression
+    # target also counts those as findings).
+    logging.getLogger("aliceserver").setLevel(logging.ERROR)
     compiler = find_compiler()
     if compiler is None:
         print("gcc not found: the targets debug programs compiled from tests/programs", file=sys.stderr)
@@ -107,6 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in reports:
         rate = r.tried / r.seconds if r.seconds else 0.0
         print(f"{r.name:<12}{r.tried:>10}{r.seconds:>10.0f}{rate:>10.1f}{len(r.failures):>10}")
+    for r in reports:
+        distinct = sorted({f.splitlines()[0] for f in r.failures})
+        for line in distinct:
+            print(f"  {r.name}: {line[:300]}")
     if args.stats:
         for r in reports:
             print(f"\n{r.name}: " + ", ".join(f"{k} {v}" for k, v in sorted(r.stats.items())))

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections import Counter
 import socket
 import threading
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -101,7 +101,7 @@ def play(
     owed = case.owed_before_break()
     if len(responses) < len(owed) or (not broken and len(responses) != len(owed)):
         raise FuzzFailure(f"{len(owed)} responses owed, {len(responses)} sent: {responses!r}"[:2000])
-    for piece, response in zip(owed, responses):
+    for piece, response in zip(owed, responses, strict=False):
         if piece.owed is Owed.RESPONSE and (
             response.get("request_seq") != piece.seq or response.get("command") != piece.command
         ):
@@ -110,7 +110,8 @@ def play(
         for response in responses:
             ident = _error_id(response)
             label = "ok" if response.get("success") else ErrorId(ident).name if ident in set(ErrorId) else str(ident)
-            stats[f"{response.get('command')}:{label}"] += 1
+            command = response.get("command")
+            stats[f"{command if command in ALL_COMMANDS else '<other>'}:{label}"] += 1
     internal = [r for r in responses if _error_id(r) == ErrorId.INTERNAL]
     if internal:
         raise FuzzFailure(f"internal error: {internal[0].get('message')}"[:2000])

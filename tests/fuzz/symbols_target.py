@@ -74,7 +74,7 @@ def layout_of(path: Path) -> Layout:
                     attr = die.attributes.get("DW_AT_type")
                     if attr is not None and attr.form == "DW_FORM_ref4":
                         refs.append((info_offset + attr.offset, die.offset - cu.cu_offset, cu.cu_offset))
-                if die.tag and die.tag.endswith("_type"):
+                if isinstance(die.tag, str) and die.tag.endswith("_type"):
                     types.append(die.offset - cu.cu_offset)
             break  # the first unit (the program's own) is enough
     return Layout(data, sections, headers, refs, types, elf["e_shentsize"])

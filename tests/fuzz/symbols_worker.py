@@ -14,6 +14,7 @@ import resource
 import sys
 import traceback
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTable
@@ -85,52 +86,52 @@ def exercise(path: str, source: str) -> Session:
     functions = s.call("function_symbols", image.function_symbols) or []
     addresses = [address for _, address, _ in functions[:40]]
     for name in ("leaf", "main", "show_values", "global_counter", "nosuch"):
-        symbol = s.call(f"find_symbol {name}", lambda n=name: image.find_symbol(n))
+        symbol = s.call(f"find_symbol {name}", partial(image.find_symbol, name))
         if symbol is not None:
             addresses.append(symbol.address)
     for address in addresses:
-        s.call("symbol_at", lambda a=address: image.symbol_at(a))
+        s.call("symbol_at", partial(image.symbol_at, address))
     table = s.call("CfiTable.load", lambda: CfiTable.load(image))
     if table is not None:
         for address in addresses:
-            s.call("row_at", lambda a=address: table.row_at(a))
-            s.call("row_at+5", lambda a=address: table.row_at(a + 5))
+            s.call("row_at", partial(table.row_at, address))
+            s.call("row_at+5", partial(table.row_at, address + 5))
     info = s.call("DebugInfo.load", lambda: DebugInfo.load(image, cache=None, debug_dirs=()))
     if info is not None:
         s.call("source_files", info.source_files)
         for line in (1, 45, 83, 111, 10**9):
-            s.call("resolve_line", lambda n=line: info.resolve_line(source, n))
+            s.call("resolve_line", partial(info.resolve_line, source, line))
         for name in ("leaf", "main", "nosuch"):
-            s.call("functions_named", lambda n=name: info.functions_named(n))
+            s.call("functions_named", partial(info.functions_named, name))
         for address in addresses:
-            s.call("location_at", lambda a=address: info.location_at(a))
-            s.call("function_at", lambda a=address: info.function_at(a))
-            s.call("line_range_at", lambda a=address: info.line_range_at(a))
-            s.call("next_row_address", lambda a=address: info.next_row_address(a))
+            s.call("location_at", partial(info.location_at, address))
+            s.call("function_at", partial(info.function_at, address))
+            s.call("line_range_at", partial(info.line_range_at, address))
+            s.call("next_row_address", partial(info.next_row_address, address))
     module: ModuleSymbols | None = s.call("ModuleSymbols", lambda: ModuleSymbols(image))
     if module is None or not s.call("has_dwarf", lambda: module.has_dwarf):
         return s
     frame = ZeroFrame(0x1000)
     for name in ("global_counter", "numbers", "global_text", "static_counter", "nosuch"):
-        var = s.call(f"find_global {name}", lambda n=name: module.find_global(n))
+        var = s.call(f"find_global {name}", partial(module.find_global, name))
         if var is not None:
-            value = s.call("value_of", lambda v=var: module.value_of(v, frame))
+            value = s.call("value_of", partial(module.value_of, var, frame))
             if value is not None:
-                s.call("format_value", lambda v=value: format_value(v))
+                s.call("format_value", partial(format_value, value))
     for name in ("struct outer", "struct inner", "enum color", "int", "struct nosuch"):
-        found = s.call(f"find_type {name}", lambda n=name: module.find_type(n))
+        found = s.call(f"find_type {name}", partial(module.find_type, name))
         if found is not None:
-            s.call("type_name", lambda t=found: type_name(t))
+            s.call("type_name", partial(type_name, found))
     for address in addresses[:25]:
         here = ZeroFrame(address + 4)
-        scope = s.call("frame_scope", lambda f=here: module.frame_scope(f))
+        scope = s.call("frame_scope", partial(module.frame_scope, here))
         if scope is None:
             continue
         variables = (s.call("locals", scope.locals) or []) + (s.call("arguments", scope.arguments) or [])
         for var in variables[:12]:
-            value = s.call("value_of", lambda v=var, f=here: scope.value_of(v, f))
+            value = s.call("value_of", partial(scope.value_of, var, here))
             if value is not None:
-                s.call("format_value", lambda v=value: format_value(v))
+                s.call("format_value", partial(format_value, value))
     return s
 
 

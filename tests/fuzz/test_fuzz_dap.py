@@ -14,7 +14,6 @@ from tests.support.build import Builder
 from tests.support.dap_schema import DapSchema, shared_schema
 
 
-
 def fuzz_settings(examples: int) -> settings:
     return settings(
         max_examples=examples,
@@ -35,7 +34,7 @@ def inproc(schema: DapSchema | None) -> InProcessDap:
     return InProcessDap(schema)
 
 
-@fuzz_settings(300)
+@fuzz_settings(200)
 @given(drawn=InProcessDap.strategy_static())
 def test_hostile_frames_in_process(inproc: InProcessDap, drawn: tuple[str, Case]) -> None:
     inproc.check(drawn)

@@ -28,6 +28,7 @@ from tests.support.dap_client import DapClient, alice_argv, launch_arguments, st
 from tests.support.dap_schema import shared_schema
 from tests.support.dap_server import DapServerProcess
 from tests.support.proc_audit import gone, running_untraced, wait_clean
+from tests.support.procs import read_status
 
 PROGRAM = "faults"
 
@@ -216,7 +217,7 @@ def _left_running(pid: int) -> None:
     while not running_untraced(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.5)  # five more passes over the breakpoint's line: no trap left behind
-    assert running_untraced(pid), "the attached program was not left running"
+    assert running_untraced(pid), f"the attached program was not left running: {read_status(pid)}"
 
 
 @pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
@@ -268,7 +269,7 @@ def test_stdio_server_signalled_cleans_up(
             client.adapter.popen.send_signal(signo)
         for client in (launched, attached):
             assert client.adapter is not None
-            assert client.adapter.popen.wait(timeout=20) is not None
+            assert client.adapter.popen.wait(timeout=60) is not None, client.adapter.stderr_text()
         assert gone(pid)
         _left_running(waiting.pid)
     finally:

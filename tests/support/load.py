@@ -65,10 +65,22 @@ class LoadReport:
     warm_fds: int = 0
     end_fds: int = 0
     seconds: float = 0.0
+    sequential_rss: list[int] = field(default_factory=list)  # every 50 sequential sessions
+    round_rss: list[int] = field(default_factory=list)  # after each concurrent round
 
     @property
     def rss_growth(self) -> float:
         return (self.end_rss_kib - self.warm_rss_kib) / self.warm_rss_kib if self.warm_rss_kib else 0.0
+
+    @staticmethod
+    def trend(samples: list[int], k: int = 3) -> float:
+        """Mean of the last `k` samples over the mean of the first `k`, minus 1: growth
+        that outlasts the allocator's noise (single readings vary by 10-20%)."""
+        if len(samples) < 2:
+            return 0.0
+        k = min(k, len(samples) // 2)
+        first, last = sum(samples[:k]) / k, sum(samples[-k:]) / k
+        return last / first - 1 if first else 0.0
 
 
 def run_load(
@@ -81,7 +93,8 @@ def run_load(
     warm_up: int = 10,
     progress: Callable[[str], None] | None = None,
 ) -> LoadReport:
-    """`warm_up` sessions, then the baseline; `sequential` sessions one after another,
+    """`warm_up` sessions and one round of `concurrent` at once, then the baseline;
+    `sequential` sessions one after another,
     then `concurrent_rounds` rounds of `concurrent` sessions at once; then the end figures
     (after the server has had a moment to finish its cleanups)."""
     report = LoadReport()
@@ -97,28 +110,73 @@ def run_load(
             report.sessions += 1
             report.peak_rss_kib = max(report.peak_rss_kib, server.rss_kib())
 
-    for index in range(warm_up):
-        one(f"warm-{index}")
+    with ThreadPoolExecutor(max_workers=concurrent) as pool:
+        for index in range(warm_up):
+            one(f"warm-{index}")
+        # Part of the warm-up: the first time `concurrent` sessions run at once, the heap
+        # grows to hold them all (a high-water mark, not a leak).
+        list(pool.map(one, [f"warm-conc-{i}" for i in range(concurrent)]))
     _settle(server)
     report.warm_rss_kib, report.warm_fds = server.rss_kib(), server.fds()
     started = time.monotonic()
     for index in range(sequential):
         one(f"seq-{index}")
-        if progress is not None and (index + 1) % 50 == 0:
-            progress(f"{index + 1} sequential sessions, RSS {server.rss_kib()} KiB, fds {server.fds()}")
+        if (index + 1) % 50 == 0:
+            report.sequential_rss.append(server.rss_kib())
+            if progress is not None:
+                progress(f"{index + 1} sequential sessions, RSS {server.rss_kib()} KiB, fds {server.fds()}")
     with ThreadPoolExecutor(max_workers=concurrent) as pool:
         for round_index in range(concurrent_rounds):
             list(pool.map(one, [f"conc-{round_index}-{i}" for i in range(concurrent)]))
+            report.round_rss.append(server.rss_kib())
             if progress is not None:
                 progress(f"round {round_index + 1} of {concurrent} at once, RSS {server.rss_kib()} KiB")
     report.seconds = time.monotonic() - started
-    _settle(server)
+    _settle(server, report.warm_fds)  # a session's socket closes a moment after its end
     report.end_rss_kib, report.end_fds = server.rss_kib(), server.fds()
     return report
 
 
-def _settle(server: DapServerProcess, patience: float = 10.0) -> None:
-    """Wait until the server has no children left (sessions end asynchronously)."""
+def _settle(server: DapServerProcess, fds: int | None = None, patience: float = 10.0) -> None:
+    """Wait until the server has no children left (sessions end asynchronously) and, given
+    `fds`, holds no more descriptors than that."""
     from tests.support.proc_audit import wait_clean
 
-    wait_clean(server.pid, None, patience)
+    wait_clean(server.pid, fds, patience)
+
+
+@dataclass
+class OutputReport:
+    megabytes: int
+    received: int = 0
+    seconds: float = 0.0
+    requests_answered: int = 0
+    peak_growth_kib: int = 0  # server RSS above its level before the program started
+
+
+def run_output(server: DapServerProcess, program: Path, megabytes: int) -> OutputReport:
+    """tests/programs/faults.c `output MB` under a client that reads everything and asks
+    `threads` meanwhile: how long, how much arrived, how far the server's memory rose."""
+    from tests.support.dap_client import launch_arguments
+
+    report = OutputReport(megabytes)
+    client = server.connect("output")
+    try:
+        base = server.rss_kib()
+        started = time.monotonic()
+        start_session(client, program, wait_stop=False,
+                      launch=launch_arguments(program, args=["output", str(megabytes)]))  # fmt: skip
+        while not any(e["event"] == "exited" for e in client.events):
+            client.threads()
+            report.requests_answered += 1
+            report.peak_growth_kib = max(report.peak_growth_kib, server.rss_kib() - base)
+            time.sleep(0.01)
+        client.wait_event("terminated")
+        report.seconds = time.monotonic() - started
+        report.received = sum(len(str(e["body"]["output"])) for e in client.events
+                              if e["event"] == "output" and e["body"].get("category") == "stdout")  # fmt: skip
+        client.disconnect()
+    finally:
+        client.close()
+        server.clients.remove(client)
+    return report

@@ -65,7 +65,9 @@ class Audit:
 
 def audit(pid: int) -> Audit:
     tids = thread_ids(pid)
-    zombies, children, traced = [], [], []
+    zombies: list[int] = []
+    children: list[int] = []
+    traced: list[int] = []
     for other in all_pids():
         if other == pid:
             continue

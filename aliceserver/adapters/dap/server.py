@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +34,10 @@ class DapServer:
 
     def serve(self, transport: Transport) -> None:
         """Serve one client until it disconnects or goes away."""
-        self.session(transport).run()
+        try:
+            self.session(transport).run()
+        finally:
+            release_memory()
 
     def serve_stdio(self, stdin: BinaryIO, stdout: BinaryIO) -> None:
         self.serve(FramedTransport(stdin, stdout))
@@ -41,6 +46,18 @@ class DapServer:
         """A listener (not yet accepting: `start()` or `serve_forever()`); every connection
         is an independent session with its own debuggee."""
         return TcpListener(host, port, on_connection=self.serve, transport_factory=FramedTransport)
+
+
+def release_memory() -> None:
+    """A session's objects are garbage once it ends: collect them and give the freed heap
+    back to the system. Without this glibc keeps it in its per-thread arenas, and a server
+    that once held 8 sessions at once would keep that high-water mark for good."""
+    gc.collect()
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return
+    trim(0)
 
 
 def build_dap_server(config: DapServerConfig) -> DapServer:

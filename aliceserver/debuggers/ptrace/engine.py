@@ -9,6 +9,7 @@ SIGSTOP, which the tracer recognises and swallows. Nothing polls.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import logging
 import os
@@ -420,6 +421,10 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         if inferior.run is Run.RUNNING:
             inferior.stop_all()
         inferior.detach()
+        # A SIGSTOP of ours (the command handoff) may still be pending: delivered after the
+        # detach, it would leave the program stopped (state T) with nobody to resume it.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(inferior.pid, sig.SIGCONT)
         self._drop_internal_breakpoints()
         for trap in self._traps.by_address.values():
             trap.inserted = False

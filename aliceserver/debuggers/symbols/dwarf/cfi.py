@@ -462,7 +462,7 @@ def _read_sections(path: str) -> dict[str, _Section]:
 
 
 def _read_at(stream: BinaryIO, offset: int, size: int) -> bytes:
-    if size > _MAX_SECTION or offset < 0:
+    if size > _MAX_SECTION or not 0 <= offset < 1 << 62:  # seek takes a signed 64-bit offset
         raise TargetError(f"section of {size} bytes at {offset:#x} is implausible")
     stream.seek(offset)
     data = stream.read(size)

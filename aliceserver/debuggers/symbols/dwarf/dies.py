@@ -49,7 +49,7 @@ _NAMESPACE_TAGS = frozenset(("DW_TAG_namespace",))
 
 # What pyelftools raises on corrupt DWARF (bad abbreviation codes, forms, offsets, lengths).
 _CORRUPT = (ELFError, DWARFError, KeyError, IndexError, ValueError, TypeError, AttributeError,
-            AssertionError, struct.error, OverflowError)  # fmt: skip
+            AssertionError, NotImplementedError, struct.error, OverflowError)  # fmt: skip
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -67,6 +67,18 @@ def _corrupt_is_target_error(method: _F) -> _F:
             ) from exc
 
     return cast(_F, wrapper)
+
+
+def children(die: DIE) -> Iterator[DIE]:
+    """`die.iter_children()`, stopping where corrupt DWARF would make it loop forever: a
+    DW_AT_sibling pointing back (siblings always lie further on in the section)."""
+    last = die.offset
+    for child in die.iter_children():
+        if child.offset <= last:
+            log.warning("DIE %#x: a sibling link points back; its children are cut", die.offset)
+            return
+        last = child.offset
+        yield child
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +298,7 @@ class DwarfUnits:
         low = attr_value(top, "DW_AT_low_pc")
         return int(low) if low is not None else 0
 
+    @_corrupt_is_target_error
     def addrx(self, cu: CompileUnit | TypeUnit, index: int) -> int:
         info = self.info
         assert info is not None
@@ -347,7 +360,7 @@ class DwarfUnits:
         current = die
         while True:
             nxt = None
-            for child in current.iter_children():
+            for child in children(current):
                 tag = child.tag
                 if tag == "DW_TAG_subprogram" or tag in _SCOPE_TAGS:
                     if self.die_contains(child, address):
@@ -384,14 +397,14 @@ class DwarfUnits:
             return names
 
     def _collect_names(self, parent: DIE, prefix: str, out: dict[str, list[DIE]]) -> None:
-        for child in parent.iter_children():
+        for child in children(parent):
             if child.tag in _DEFINITION_TAGS:
                 name = die_name(child)
                 if name:
                     out.setdefault(_scope_of_spec(child, prefix) + name, []).append(child)
                 if child.tag == "DW_TAG_enumeration_type" and child.has_children:
                     scoped = f"{prefix}{name}::" if name else prefix
-                    for enumerator in child.iter_children():
+                    for enumerator in children(child):
                         ename = die_name(enumerator)
                         if ename:
                             if not attr_value(child, "DW_AT_enum_class"):

@@ -136,7 +136,7 @@ def parse_header(
     them starting at 0 with `offset` relative to it). TargetError on malformed input."""
     try:
         return _parse_header(data, offset, comp_dir, cu_name, strings)
-    except (IndexError, ValueError, struct.error, UnicodeError) as exc:
+    except (IndexError, ValueError, OverflowError, struct.error, UnicodeError) as exc:
         raise TargetError(f"malformed line program header at {offset:#x}: {exc}") from exc
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from elftools.dwarf.die import DIE
 
-from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, children, die_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import (
     ATE_ENCODINGS,
@@ -135,7 +135,7 @@ class TypeBuilder:
             fn = FunctionType(self.void, prototyped=bool(attr_value(die, "DW_AT_prototyped")))
             self._cache[key] = fn
             fn.return_type = self.of_die_attr(die)
-            for child in die.iter_children():
+            for child in children(die):
                 if child.tag == "DW_TAG_formal_parameter":
                     fn.params.append(self.of_die_attr(child))
                 elif child.tag == "DW_TAG_unspecified_parameters":
@@ -160,7 +160,7 @@ class TypeBuilder:
             declaration=bool(attr_value(die, "DW_AT_declaration")),
         )
         self._cache[die.offset] = st
-        for child in die.iter_children():
+        for child in children(die):
             if child.tag == "DW_TAG_variant_part":
                 st.variants = self._variant_part(child)
                 continue
@@ -189,7 +189,7 @@ class TypeBuilder:
         discr_offset = attr_value(die, "DW_AT_discr")
         discriminant: Member | None = None
         variants: list[tuple[int | None, Member]] = []
-        for child in die.iter_children():
+        for child in children(die):
             if child.tag == "DW_TAG_member":
                 member = self._member(child)
                 if discr_offset is not None and child.offset - die.cu.cu_offset == discr_offset:
@@ -198,7 +198,7 @@ class TypeBuilder:
                     discriminant = member  # gdb-compatible fallback: the only loose member
             elif child.tag == "DW_TAG_variant":
                 value = attr_value(child, "DW_AT_discr_value")
-                for grandchild in child.iter_children():
+                for grandchild in children(child):
                     if grandchild.tag == "DW_TAG_member":
                         variants.append((value, self._member(grandchild)))
         return VariantPart(discriminant, variants)
@@ -227,7 +227,7 @@ class TypeBuilder:
 
     def _array(self, die: DIE) -> Type:
         counts: list[int | None] = []
-        for child in die.iter_children():
+        for child in children(die):
             if child.tag in ("DW_TAG_subrange_type", "DW_TAG_enumeration_type"):
                 counts.append(_subrange_count(child))
         if not counts:
@@ -251,7 +251,7 @@ class TypeBuilder:
             prefix = f"{scope}::" if scope else ""
             if attr_value(die, "DW_AT_enum_class"):
                 prefix += f"{tag}::"
-        for child in die.iter_children():
+        for child in children(die):
             if child.tag == "DW_TAG_enumerator":
                 value = int(attr_value(child, "DW_AT_const_value"))
                 values.append((prefix + (die_name(child) or "?"), value))
