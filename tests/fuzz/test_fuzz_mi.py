@@ -87,6 +87,8 @@ def test_hostile_command_lines(builder: Builder, tmp_path: Path) -> None:
         # A well-formed session still works: kill whatever the fuzz started, run to a
         # breakpoint, then to the end.
         mi.command("-exec-abort")
+        mi.ok("-exec-arguments")  # the fuzz may have given the program other arguments
+        mi.command("-break-delete")  # and breakpoints
         mi.ok("-break-insert -t main")
         mi.ok("-exec-run")
         stop = mi.stopped()
