@@ -220,6 +220,27 @@ def test_loaded_sources_are_the_files_on_this_machine(dap: DapClient, builder: B
     assert all(Path(p).is_file() for p in paths)  # libc's build-machine paths are left out
 
 
+def test_goto_within_the_function(dap: DapClient, builder: Builder) -> None:
+    program = builder.build(SRC)
+    source = _source(builder)
+    call_line, first_line = marker_line(source, "middle_call"), marker_line(source, "middle_first")
+    session = start_session(dap, program, breakpoints={source: [call_line]})
+    thread = session.thread_id
+    elsewhere = dap.call("gotoTargets", {"source": {"path": source}, "line": marker_line(source, "leaf")})
+    assert elsewhere["targets"] == []  # another function: not offered
+    (target,) = dap.call("gotoTargets", {"source": {"path": source}, "line": first_line})["targets"]
+    assert target["line"] == first_line
+    mark = dap.mark()
+    dap.call("goto", {"threadId": thread, "targetId": target["id"]})
+    stop = dap.wait_stop_or_exit(mark)
+    assert stop["body"]["reason"] == "goto"
+    assert dap.stack_trace(thread)[0]["line"] == first_line
+    bad = dap.request("goto", {"threadId": thread, "targetId": 999})
+    assert bad["success"] is False
+    assert dap.resume("next", thread)["body"]["reason"] == "breakpoint"  # back on it, as gdb
+    assert dap.stack_trace(thread)[0]["line"] == call_line
+
+
 def test_log_file_records_the_wire(builder: Builder, tmp_path: Path) -> None:
     log = tmp_path / "wire.log"
     with DapClient.spawn(alice_argv("--log-file", str(log), "--log-level", "debug")) as client:

@@ -56,7 +56,7 @@ def capabilities() -> dict[str, Any]:
         # Not offered: no engine support (step back, goto, restart frame, step-in targets,
         # thread termination, cancel, loaded sources listing, suspend on disconnect).
         "supportsStepBack": False,
-        "supportsGotoTargetsRequest": False,
+        "supportsGotoTargetsRequest": True,
         "supportsRestartFrame": False,
         "supportsStepInTargetsRequest": False,
         "supportsTerminateThreadsRequest": False,

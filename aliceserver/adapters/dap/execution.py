@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aliceserver.adapters.dap.messages import Arguments, JsonObject, WrongState
+from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject, WrongState
 from aliceserver.debuggers.model import StepKind
 
 if TYPE_CHECKING:
@@ -67,6 +67,42 @@ def step_out(session: DapSession, args: Arguments) -> None:
     _step(session, args, StepKind.OUT, "stepOut")
 
 
+def goto_targets(session: DapSession, args: Arguments) -> JsonObject:
+    """Where `goto` may jump for a source line: the line's code in the function a stopped
+    thread is in (jumping into another function would run it on the wrong frame)."""
+    path = args.object("source").string("path")
+    line = session.state.line_in(args.integer("line"))
+    stopped = list(session.state.last_stop)
+    if session.debugger.process is None or not stopped:
+        raise WrongState("gotoTargets: the program is not stopped")
+    here = {frame.function for thread in stopped for frame in session.debugger.stack_trace(thread, 0, 1)}
+    targets = []
+    for location in session.debugger.resolve_location(f"{path}:{line}"):
+        if location.function is None or location.function not in here:
+            continue
+        session.state.goto_targets.append((location.address, location.function))
+        target_line = location.source.line if location.source is not None else line
+        targets.append({"id": len(session.state.goto_targets), "label": f"{location.function}:{target_line}",
+                        "line": session.state.line_out(target_line),
+                        "instructionPointerReference": f"{location.address:#x}"})  # fmt: skip
+    return {"targets": targets}
+
+
+def goto(session: DapSession, args: Arguments) -> None:
+    thread = args.integer("threadId")
+    ident = args.integer("targetId")
+    _require_started(session, "goto")
+    if not 1 <= ident <= len(session.state.goto_targets):
+        raise InvalidArguments(f"goto: unknown target {ident}")
+    address, function = session.state.goto_targets[ident - 1]
+    top = session.debugger.stack_trace(thread, 0, 1)
+    if not top or top[0].function != function:
+        raise WrongState(f"goto: thread {thread} is not in {function}")
+    session.debugger.write_register(thread, "rip", address)
+    session.handles.clear()  # the frames moved
+    session.send_event("stopped", {"reason": "goto", "threadId": thread, "allThreadsStopped": True})
+
+
 def pause(session: DapSession, args: Arguments) -> None:
     args.integer("threadId")
     if session.debugger.process is None:
@@ -81,3 +117,5 @@ def register(registry: Registry) -> None:
     registry.add("stepIn", step_in)
     registry.add("stepOut", step_out)
     registry.add("pause", pause)
+    registry.add("gotoTargets", goto_targets)
+    registry.add("goto", goto)

@@ -72,6 +72,7 @@ class SessionState:
     last_stop: dict[int, Stopped] = field(default_factory=dict)  # thread -> its last stop
     return_value: dict[int, VariableInfo] = field(default_factory=dict)  # thread -> after finish
     progress_started: set[str] = field(default_factory=set)
+    goto_targets: list[tuple[int, str | None]] = field(default_factory=list)  # (address, function)
 
     def line_out(self, line: int) -> int:
         return line if self.client.lines_start_at1 else line - 1

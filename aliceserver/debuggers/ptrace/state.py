@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from aliceserver.debuggers.model import (
     Frame,
@@ -32,6 +32,7 @@ class StateAccess:
     _symbols: ProcessSymbols
     _disassembler: Disassembler
     _libc: Libc
+    _frames: dict[int, Any]  # a stopped thread's unwound frames, until it moves
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def _call(self, fn: Callable[[], T]) -> T:
@@ -59,6 +60,7 @@ class StateAccess:
             inferior, t = self._stopped_thread(thread_id)
             registers.set_general(inferior.regs(t), name, value)
             t.regs_dirty = True
+            self._frames.pop(thread_id, None)  # a new pc or stack pointer: unwind again
 
         self._call(go)
 

@@ -29,7 +29,7 @@ def test_initialize_then_initialized_event_and_seq(raw: RawPeer) -> None:
     assert response["type"] == "response" and response["request_seq"] == 1 and response["success"]
     assert response["seq"] == 1
     assert response["body"]["supportsConfigurationDoneRequest"] is True
-    assert not response["body"]["supportsGotoTargetsRequest"]
+    assert not response["body"]["supportsStepBack"]  # honest: only what works
     event = raw.recv()
     assert event == {"type": "event", "event": "initialized", "seq": 2}
     answer = raw.request(2, "threads")
