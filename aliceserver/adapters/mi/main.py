@@ -7,6 +7,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import cast
 
@@ -70,6 +71,15 @@ def serve(config: SessionConfig, transport: Transport, factory: DebuggerFactory,
     previous = None
     if install_signals:
         previous = signal.signal(signal.SIGINT, lambda number, frame: session.request_interrupt())
+
+        def finish() -> None:
+            session.close()  # kills a launched program, detaches an attached one
+            os._exit(143)  # the reader may still be blocked reading its input
+
+        # SIGTERM: clean up, then end (SIGINT interrupts the program, as in gdb). The
+        # cleanup runs in a thread of its own, not inside whatever the reader was doing.
+        signal.signal(signal.SIGTERM, lambda number, frame: threading.Thread(
+            target=finish, name="aliceserver-stop", daemon=True).start())  # fmt: skip
     try:
         _startup(session, ui)
         if config.batch or session.exit_requested:
