@@ -255,20 +255,18 @@ def set_variable(session: DapSession, args: Arguments) -> JsonObject:
         raise WrongState(
             f"setVariable: {name} cannot be named by an expression, so it cannot be set"
         )
+    return _assigned(session, expression, value, frame)
+
+
+_ASSIGNED_KEYS = ("value", "type", "variablesReference", "namedVariables", "indexedVariables",
+                  "memoryReference")  # fmt: skip
+
+
+def _assigned(session: DapSession, expression: str, value: str, frame: FrameRef | None) -> JsonObject:
+    """Assign, then the reply setVariable and setExpression share: the new value's view."""
     info = _assign(session, expression, value, frame)
     body = variable_json(session, info, frame, expression)
-    return {
-        k: body[k]
-        for k in (
-            "value",
-            "type",
-            "variablesReference",
-            "namedVariables",
-            "indexedVariables",
-            "memoryReference",
-        )
-        if k in body
-    }
+    return {key: body[key] for key in _ASSIGNED_KEYS if key in body}
 
 
 def _frame_of(session: DapSession, args: Arguments) -> FrameRef | None:
@@ -279,20 +277,7 @@ def set_expression(session: DapSession, args: Arguments) -> JsonObject:
     expression = args.string("expression")
     value = args.string("value")
     frame = _frame_of(session, args)
-    info = _assign(session, expression, value, frame)
-    body = variable_json(session, info, frame, expression)
-    return {
-        k: body[k]
-        for k in (
-            "value",
-            "type",
-            "variablesReference",
-            "namedVariables",
-            "indexedVariables",
-            "memoryReference",
-        )
-        if k in body
-    }
+    return _assigned(session, expression, value, frame)
 
 
 def evaluate(session: DapSession, args: Arguments) -> JsonObject:
