@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -51,3 +52,35 @@ def test_end_of_input_kills_the_launched_program(builder: Builder, tmp_path: Pat
     assert mi.process.wait(timeout=30) == 0
     mi.close()
     assert _gone(pid)
+
+
+def _state(pid: int) -> tuple[str, int]:
+    """(scheduler state letter, tracer pid) of a process."""
+    status = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line
+    )
+    return status["State"].split()[0], int(status["TracerPid"])
+
+
+def test_sigterm_detaches_an_attached_program_and_leaves_it_running(
+    builder: Builder, tmp_path: Path
+) -> None:
+    program = subprocess.Popen([str(builder.build("longrun"))], stdout=subprocess.DEVNULL,
+                               stdin=subprocess.DEVNULL)  # fmt: skip
+    try:
+        mi = MiClient(["-i=mi", "-q"], cwd=tmp_path)
+        mi.prompt()
+        mi.ok(f"-target-attach {program.pid}")
+        mi.read_until(lambda line: line.startswith("*stopped"))
+        assert _state(program.pid)[1] != 0  # traced now
+        mi.ok("-break-insert tick")  # a trap the cleanup must take out of its code
+        mi.process.send_signal(signal.SIGTERM)
+        mi.process.wait(timeout=30)
+        mi.close()
+        time.sleep(0.5)  # it calls tick() every 20 ms: a trap left in would kill it
+        state, tracer = _state(program.pid)
+        assert program.poll() is None, "the attached program died with the server"
+        assert tracer == 0 and state in ("S", "R"), (state, tracer)  # detached and running
+    finally:
+        program.kill()
+        program.wait()
