@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.lines import cstring, sleb, uleb, unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, FileIdentity
-from aliceserver.debuggers.symbols.dwarf.units import skip_abbrev_specs
+from aliceserver.debuggers.symbols.dwarf.units import skip_abbrev_specs, unit_header
 from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,6 @@ _OFFSET_FORMS = frozenset({0x0E, 0x17, 0x1D, 0x1F, 0x1F20, 0x1F21})
 _LEB_FORMS = frozenset({0x0D, 0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02})
 _VARIABLE_FORMS = {0x08: _CSTRING, 0x09: _BLOCK_LEB, 0x18: _BLOCK_LEB, 0x0A: _BLOCK1,
                    0x03: _BLOCK2, 0x04: _BLOCK4, 0x16: _INDIRECT}  # fmt: skip
-_DW_UT_TYPE, _DW_UT_SPLIT_TYPE, _DW_UT_SKELETON, _DW_UT_SPLIT_COMPILE = 2, 6, 4, 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,24 +186,14 @@ class _Scanner:
     def _open(self, start: int, end: int) -> tuple[_Unit, _AbbrevTable, int] | None:
         """The unit at `start`, its abbreviations, and where its first DIE is; None for
         type units (their types are found through the units that use them)."""
-        info = self.info
-        _length, osize, pos = unit_length(info, start)
-        (version,) = struct.unpack_from("<H", info, pos)
-        pos += 2
-        if version >= 5:
-            unit_type, asize = info[pos], info[pos + 1]
-            abbrev_offset = int.from_bytes(info[pos + 2 : pos + 2 + osize], "little")
-            pos += 2 + osize
-            if unit_type in (_DW_UT_TYPE, _DW_UT_SPLIT_TYPE):
-                return None
-            if unit_type in (_DW_UT_SKELETON, _DW_UT_SPLIT_COMPILE):
-                pos += 8
-        elif version >= 2:
-            abbrev_offset = int.from_bytes(info[pos : pos + osize], "little")
-            asize = info[pos + osize]
-            pos += osize + 1
-        else:
+        _length, osize, pos = unit_length(self.info, start)
+        try:
+            header = unit_header(self.info, pos, osize)
+        except TargetError:
+            return None  # DWARF 1: nothing to index
+        if header is None:
             return None
+        version, asize, abbrev_offset, pos = header
         unit = _Unit(start, end, osize, asize, version)
         key = (abbrev_offset, osize, asize, version)
         table = self._tables.get(key)

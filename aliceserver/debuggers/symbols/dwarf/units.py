@@ -118,10 +118,10 @@ def read_units(
     return units
 
 
-def _read_unit(
-    info: bytes, start: int, pos: int, osize: int, abbrev: bytes, strings: StringSections,
-    get_ranges: Callable[[], RangeSections] | None,
-) -> UnitSummary | None:  # fmt: skip
+def unit_header(info: bytes, pos: int, osize: int) -> tuple[int, int, int, int] | None:
+    """(version, address size, .debug_abbrev offset, where the first DIE is) of the unit
+    whose header goes on at `pos` (after its length); None for type units (their types are
+    reached through the units that use them). Raises TargetError for DWARF 1."""
     (version,) = struct.unpack_from("<H", info, pos)
     pos += 2
     if version >= 5:
@@ -138,6 +138,17 @@ def _read_unit(
         pos += osize + 1
     else:
         raise TargetError(f"unsupported DWARF version {version}")
+    return version, address_size, abbrev_offset, pos
+
+
+def _read_unit(
+    info: bytes, start: int, pos: int, osize: int, abbrev: bytes, strings: StringSections,
+    get_ranges: Callable[[], RangeSections] | None,
+) -> UnitSummary | None:  # fmt: skip
+    header = unit_header(info, pos, osize)
+    if header is None:
+        return None
+    version, address_size, abbrev_offset, pos = header
     code, pos = uleb(info, pos)
     if code == 0:
         return None
