@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import cast
 
-from aliceserver import __version__
+from aliceserver import __version__, affinity
 from aliceserver.adapters.mi import cli_args
 from aliceserver.adapters.mi.commands_misc import banner
 from aliceserver.adapters.mi.output import record
@@ -46,6 +46,7 @@ def main(argv: list[str], factory: DebuggerFactory | None = None) -> int:
         sys.stdout.write(banner())
         return 0
     _setup_logging(options.log_file, options.log_level)
+    affinity.pin_process()  # one session: its threads hand work to each other on one CPU
     config = SessionConfig(
         program=options.program, args=options.args, pid=options.pid, tty=options.tty,
         quiet=options.quiet, mi=options.interpreter not in (None, "console", "cli"),

@@ -317,6 +317,27 @@ class Inferior(ProcessEvents):
         else:
             self._cont(t, binding.PTRACE_SINGLESTEP)
 
+    def run_alone_to(self, tid: int, address: int) -> None:
+        """Resume only `tid` until it reaches `address`; the others stay stopped, as when
+        it single-steps (the code between cannot wait for them: it has no call or syscall)."""
+        t = self.thread(tid)
+        if self._trap_at_pc(t) is not None or t.pending_signal:
+            self.single_step(tid)  # a trap's byte must come out first; a signal waits
+            return
+
+        def arrived(hit: int) -> bool:
+            return hit == tid
+
+        bp = LogicalBreakpoint(
+            self.traps.new_internal_id(), address, temporary=True, internal=True,
+            condition=arrived, reports=StopReason.STEP,
+        )  # fmt: skip
+        self.insert_trap(self.traps.add(bp, b""))
+        t.plan_traps.append(bp.id)
+        t.stepping = False
+        self.run = Run.RUNNING
+        self._cont(t)
+
     def run_to(self, tid: int, address: int, min_sp: int) -> None:
         self.run_to_any(tid, [(address, min_sp)])
 

@@ -40,7 +40,9 @@ from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
 from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.ptrace.stepping import InlineCall, StepPlan
+from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
+from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.variables import (
     FrameView,
     ProcessEvalSymbols,
@@ -63,6 +65,10 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# A run of instructions that just fall through is run to its end with one trap, not
+# single-stepped, when it is at least this long (a trap costs about two steps).
+_STRAIGHT_RUN_WORTH = 3
+_STRAIGHT_RUN_BYTES = 4096
 _FIRST_FRAMES = 32  # most questions are about the top of the stack: unwind that much first
 MAX_FRAMES = 4096
 
@@ -73,8 +79,10 @@ class SourceLevel:
     _source: SourceSymbols
     _variables: VariableStore
     _frames: dict[int, list[UnwoundFrame]]
+    _stop_cache: StopCache
     _inline_hidden: dict[int, int]  # thread -> inlined calls its stop hides (see _hidden_inline)
     _disassembler: Disassembler
+    _traps: TrapTable
     _libc: Libc
     _location_breakpoints: dict[int, "_LocationBreakpoint"]
     _next_location_id: int
@@ -143,8 +151,9 @@ class SourceLevel:
             wanted = MAX_FRAMES if count is None else start + count
             hidden = self._hidden_inline(thread_id)
             shown: list[StackFrame] = []
-            for frame in self._unwound(thread_id, wanted):  # inlined calls add frames
-                shown += self._source.stack_frames(frame)[hidden:]
+            frames = self._unwound(thread_id, wanted)
+            for index in range(len(frames)):  # inlined calls add frames
+                shown += self._stop_cache.shown_frames(thread_id, frames, index, self._source.stack_frames)[hidden:]
                 hidden = 0
                 if len(shown) >= wanted:
                     break
@@ -179,6 +188,7 @@ class SourceLevel:
                 register_sets.set_general(inferior.regs(t), name, value)
                 t.regs_dirty = True
                 self._frames.pop(thread_id, None)
+                self._stop_cache.values_changed()
 
             setter = set_register
         view = FrameView(
@@ -229,6 +239,9 @@ class SourceLevel:
 
     def frame_variables(self, thread_id: int, level: int, scope: VariableScope) -> list[VariableInfo]:
         def go() -> list[VariableInfo]:
+            return self._stop_cache.variables((thread_id, level, scope), compute)
+
+        def compute() -> list[VariableInfo]:
             view, symbols, lookup_pc = self._frame_view(thread_id, level)
             if scope is VariableScope.REGISTERS:
                 return register_variables(view.frame.registers)
@@ -520,7 +533,24 @@ class _Oracle:
             code = self._engine._read_visible(pc, 16)
         except TargetError:
             return None
-        decoded = self._engine._disassembler.disassemble(code, pc, 1)
+        return self._engine._stop_cache.call_length(code, self._decode_call)
+
+    def straight_run_end(self, pc: int, limit: int) -> int | None:
+        if not 0 < limit - pc <= _STRAIGHT_RUN_BYTES:
+            return None
+        try:
+            code = self._engine._read_visible(pc, limit - pc)
+        except TargetError:
+            return None
+        offset, count = self._engine._stop_cache.straight_run(code, self._engine._disassembler.straight_run)
+        end = pc + offset
+        for address in self._engine._traps.by_address:  # a breakpoint inside is stepped onto
+            if pc < address < end:
+                end = address
+        return end if count >= _STRAIGHT_RUN_WORTH and end > pc else None
+
+    def _decode_call(self, code: bytes) -> int | None:
+        decoded = self._engine._disassembler.disassemble(code, 0, 1)  # lengths need no address
         if decoded and decoded[0].mnemonic.startswith("call"):
             return decoded[0].size
         return None

@@ -15,6 +15,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace import registers
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.symbols.disasm import Disassembler
@@ -33,6 +34,7 @@ class StateAccess:
     _disassembler: Disassembler
     _libc: Libc
     _frames: dict[int, Any]  # a stopped thread's unwound frames, until it moves
+    _stop_cache: StopCache
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def _call(self, fn: Callable[[], T]) -> T:
@@ -61,6 +63,7 @@ class StateAccess:
             registers.set_general(inferior.regs(t), name, value)
             t.regs_dirty = True
             self._frames.pop(thread_id, None)  # a new pc or stack pointer: unwind again
+            self._stop_cache.values_changed()
 
         self._call(go)
 
@@ -75,6 +78,7 @@ class StateAccess:
         def go() -> None:
             self._stopped_thread(thread_id)
             registers.set_vector(self._libc, thread_id, name, data)
+            self._stop_cache.values_changed()
 
         self._call(go)
 
@@ -106,6 +110,7 @@ class StateAccess:
             if trap.inserted and 0 <= offset < len(data):
                 trap.original = bytes([data[offset]])
                 patched[offset] = 0xCC
+        self._stop_cache.values_changed()
         try:
             inferior.memory.write(address, bytes(patched))
         except (OSError, OverflowError):

@@ -1,7 +1,7 @@
 """Source-line stepping (gdb's step, next, finish, until) as a plan the inferior consults.
 
 A plan single-steps its thread (the others stay stopped) while the pc stays inside the
-line's address block. Calls are stepped over with a trap at the return address, guarded by
+line's address block; a run of instructions that cannot jump it runs to its end at once. Calls are stepped over with a trap at the return address, guarded by
 the stack pointer so a deeper recursion level passing the same address does not count;
 then every thread runs, so a callee that waits for another thread cannot deadlock. A plan
 ends with a Stopped(STEP) at the start of a new line, or Stopped(FUNCTION_FINISHED) for
@@ -36,6 +36,12 @@ class LineOracle(Protocol):
 
     def call_length(self, pc: int) -> int | None:
         """The length of the call instruction at pc, None if it is no call."""
+        ...
+
+    def straight_run_end(self, pc: int, limit: int) -> int | None:
+        """Where the instructions from pc that just fall through (no jump, call, return,
+        trap or breakpoint among them) end, before `limit`; None if too few to be worth a
+        trap."""
         ...
 
     def caller(self, tid: int) -> tuple[int, int] | None:
@@ -75,6 +81,10 @@ class Control(Protocol):
     """What a plan may do to the process (implemented by the inferior)."""
 
     def single_step(self, tid: int) -> None: ...
+
+    def run_alone_to(self, tid: int, address: int) -> None:
+        """Let `tid` alone run until it reaches `address` (straight-line code)."""
+        ...
 
     def run_to(self, tid: int, address: int, min_sp: int) -> None:
         """Resume every thread until `tid` reaches `address` with rsp >= min_sp."""
@@ -168,6 +178,11 @@ class StepPlan:
             self.control.run_to(self.tid, pc + call, self.control.sp(self.tid))
             return None
         self.phase = Phase.STEPPING
+        if self.line is not None and self.line[0] <= pc < self.line[1]:
+            end = self.oracle.straight_run_end(pc, self.line[1])
+            if end is not None:  # what single steps would do, with one stop instead of many
+                self.control.run_alone_to(self.tid, end)
+                return None
         self.control.single_step(self.tid)
         return None
 

@@ -85,6 +85,20 @@ class Disassembler:
                     offset += 1
         return result
 
+    def straight_run(self, code: bytes) -> tuple[int, int]:
+        """(offset, count): the first instruction in `code` that may transfer control
+        (jump, call, return, system call, trap; an undecodable byte too) starts at
+        `offset`, after `count` instructions that just fall through; (len(code), count)
+        when there is none."""
+        handle = self._handle("intel")
+        offset = count = 0
+        for _address, size, mnemonic, _operands in handle.disasm_lite(code, 0):
+            if _transfers_control(mnemonic):
+                return offset, count
+            offset += size
+            count += 1
+        return offset, count  # the end, or an undecodable byte there
+
     def instruction_boundaries(self, code: bytes, address: int) -> list[int]:
         """Start addresses of the instructions met when decoding `code` linearly from
         `address` (an undecodable byte counts as a one-byte instruction)."""
@@ -101,6 +115,14 @@ class Disassembler:
                 starts.append(address + offset)
                 offset += 1
         return starts
+
+
+_CONTROL_PREFIXES = ("j", "call", "ret", "iret", "loop", "int", "sys", "ud", "hlt", "xbegin", "xabort")
+
+
+def _transfers_control(mnemonic: str) -> bool:
+    operation = mnemonic.rsplit(" ", 1)[-1]  # past prefixes such as `bnd` and `notrack`
+    return operation.startswith(_CONTROL_PREFIXES)
 
 
 def _instruction(insn: Any, resolve: Resolve | None) -> Instruction:

@@ -71,6 +71,19 @@ def format_value(value: Value, options: FormatOptions | None = None) -> str:
     return _Formatter(opts).top(value)
 
 
+_PREFETCH_LIMIT = 1 << 16
+
+
+def _prefetch(value: Value) -> None:
+    """Read an aggregate in memory at once: its members and elements are sliced from it,
+    not read one by one. Where that fails (part unreadable), they are read one by one."""
+    if isinstance(value.location, MemoryLoc) and 0 < value.byte_size <= _PREFETCH_LIMIT:
+        try:
+            value.data()
+        except EvaluationError:
+            pass
+
+
 class _Formatter:
     def __init__(self, opts: FormatOptions) -> None:
         self.opts = opts
@@ -100,8 +113,10 @@ class _Formatter:
     def _value(self, value: Value, depth: int) -> str:
         t = strip(value.type)
         if isinstance(t, StructType):
+            _prefetch(value)
             return self.struct(value, t, depth)
         if isinstance(t, ArrayType):
+            _prefetch(value)
             return self.array(value, t, depth)
         if isinstance(t, ReferenceType):
             target = value.pointer_target()

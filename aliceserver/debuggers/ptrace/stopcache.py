@@ -1,0 +1,72 @@
+"""Answers computed for one stop, kept until the program moves or its state is written.
+
+A front end asks the same questions several times per stop (MI's `*stopped` names the
+frame and its arguments, then the client lists the frame's variables; DAP asks for the
+stack, then scopes, then variables). Each answer costs an unwind, DWARF lookups and
+memory reads; asked again at the same stop it is the same answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from aliceserver.debuggers.model import StackFrame, VariableInfo, VariableScope
+from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
+
+_MAX_DECODED = 4096  # distinct instruction encodings remembered for stepping
+
+
+class StopCache:
+    def __init__(self) -> None:
+        # thread -> (the unwound frames the entries belong to, physical index -> frames shown)
+        self._shown: dict[int, tuple[list[UnwoundFrame], dict[int, list[StackFrame]]]] = {}
+        self._variables: dict[tuple[int, int, VariableScope], list[VariableInfo]] = {}
+        # The first 16 bytes at a pc -> the length of the call instruction they start with
+        # (None: not a call). Decoding depends on the bytes alone, so this outlives stops.
+        self._calls: dict[bytes, int | None] = {}
+        self._runs: dict[bytes, tuple[int, int]] = {}  # code -> Disassembler.straight_run
+
+    def forget(self) -> None:
+        """The program moved."""
+        self._shown.clear()
+        self._variables.clear()
+
+    def values_changed(self) -> None:
+        """Memory or registers were written: values may differ, frames may too."""
+        self.forget()
+
+    def shown_frames(
+        self, thread_id: int, frames: list[UnwoundFrame], index: int,
+        compute: Callable[[UnwoundFrame], list[StackFrame]],
+    ) -> list[StackFrame]:  # fmt: skip
+        entry = self._shown.get(thread_id)
+        if entry is None or entry[0] is not frames:  # unwound anew: the old entries are stale
+            entry = self._shown[thread_id] = (frames, {})
+        shown = entry[1].get(index)
+        if shown is None:
+            shown = entry[1][index] = compute(frames[index])
+        return shown
+
+    def variables(
+        self, key: tuple[int, int, VariableScope], compute: Callable[[], list[VariableInfo]]
+    ) -> list[VariableInfo]:
+        found = self._variables.get(key)
+        if found is None:
+            found = self._variables[key] = compute()
+        return list(found)  # callers may extend their copy
+
+    def call_length(self, code: bytes, decode: Callable[[bytes], int | None]) -> int | None:
+        if code in self._calls:
+            return self._calls[code]
+        if len(self._calls) >= _MAX_DECODED:
+            self._calls.clear()
+        length = self._calls[code] = decode(code)
+        return length
+
+    def straight_run(self, code: bytes, decode: Callable[[bytes], tuple[int, int]]) -> tuple[int, int]:
+        found = self._runs.get(code)
+        if found is None:
+            if len(self._runs) >= _MAX_DECODED:
+                self._runs.clear()
+            found = self._runs[code] = decode(code)
+        return found
