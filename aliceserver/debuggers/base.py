@@ -244,7 +244,13 @@ class IDebugger(Protocol):
         """Frames `start` .. `start + count` (all when count is None), innermost first."""
         ...
 
-    def frame_variables(self, thread_id: int, level: int, scope: VariableScope) -> list[VariableInfo]: ...
+    def frame_variables(
+        self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True
+    ) -> list[VariableInfo]:
+        """The frame's variables of `scope`. `aggregate_values=False` leaves the value of
+        structs, unions and arrays empty (MI's simple values, gdb's scalar frame
+        arguments): formatting them is most of the cost, and those callers drop it."""
+        ...
 
     def variable_children(
         self, reference: int, start: int = 0, count: int | None = None

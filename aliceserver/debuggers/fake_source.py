@@ -69,7 +69,9 @@ class FakeSourceLevel:
             for f in frames
         ]
 
-    def frame_variables(self, thread_id: int, level: int, scope: m.VariableScope) -> list[m.VariableInfo]:
+    def frame_variables(
+        self, thread_id: int, level: int, scope: m.VariableScope, *, aggregate_values: bool = True
+    ) -> list[m.VariableInfo]:
         if scope is not m.VariableScope.REGISTERS:
             return []
         values = self.read_registers(thread_id).values

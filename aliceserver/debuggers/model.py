@@ -240,6 +240,7 @@ class VariableInfo:
     address: int | None = None
     error: bool = False  # `value` is an error message (optimized out, unreadable)
     block_depth: int = 0  # of a local: lexical blocks between its declaration and the function
+    aggregate: bool = False  # a struct, union, class or array (its value reads `{...}`)
 
 
 class StepKind(enum.Enum):

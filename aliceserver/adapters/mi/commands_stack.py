@@ -53,10 +53,11 @@ def _listing(key: str, infos: list[VariableInfo], mode: int, arg: bool = False) 
     return [variable_entry(info, mode, arg=arg) for info in infos]
 
 
-def _variables(ctx: Context, scope: VariableScope) -> list[VariableInfo]:
+def _variables(ctx: Context, scope: VariableScope, mode: int) -> list[VariableInfo]:
+    """The frame's variables; aggregates' values only when `mode` shows them (all values)."""
     tid, level = ctx.session.context_frame(ctx.thread, ctx.frame)
     ctx.session.frames.frame(tid, level)
-    return ctx.session.debugger.frame_variables(tid, level, scope)
+    return ctx.session.debugger.frame_variables(tid, level, scope, aggregate_values=mode == 1)
 
 
 def _stack_info_frame(ctx: Context, args: list[str]) -> Reply:
@@ -90,7 +91,7 @@ def _stack_info_depth(ctx: Context, args: list[str]) -> Reply:
 
 def _stack_list_locals(ctx: Context, args: list[str]) -> Reply:
     mode, _ = _split_print(args, "stack-list-locals")
-    return [("locals", _listing("name", _variables(ctx, VariableScope.LOCALS), mode))]
+    return [("locals", _listing("name", _variables(ctx, VariableScope.LOCALS, mode), mode))]
 
 
 def _stack_list_arguments(ctx: Context, args: list[str]) -> Reply:
@@ -101,15 +102,15 @@ def _stack_list_arguments(ctx: Context, args: list[str]) -> Reply:
     frames = session.frames.stack(tid, low, None if high is None else high - low + 1)
     items: list[tuple[str, Value]] = []
     for frame in frames:
-        infos = session.frames.args(tid, frame.level)
+        infos = session.frames.args(tid, frame.level, aggregate_values=mode == 1)
         items.append(("frame", {"level": str(frame.level), "args": _listing("name", infos, mode)}))
     return [("stack-args", Results(items, as_list=True))]
 
 
 def _stack_list_variables(ctx: Context, args: list[str]) -> Reply:
     mode, _ = _split_print(args, "stack-list-variables")
-    arguments = _variables(ctx, VariableScope.ARGUMENTS)
-    local = _variables(ctx, VariableScope.LOCALS)
+    arguments = _variables(ctx, VariableScope.ARGUMENTS, mode)
+    local = _variables(ctx, VariableScope.LOCALS, mode)
     # gdb walks the blocks from the innermost out: locals of nested blocks, then the
     # function's own block, its parameters before its locals (their order in the DWARF)
     entries: list[Value] = [variable_entry(info, mode) for info in local if info.block_depth]

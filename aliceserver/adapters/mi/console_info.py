@@ -204,7 +204,9 @@ def _info_frame(ctx: Context, text: str) -> None:
         ctx.console(f" called by frame at {hex(frames[level + 1].cfa or 0)}\n")
     if level > 0:
         ctx.console(f" caller of frame at {hex(frames[level - 1].cfa or 0)}\n")
-    args = ", ".join(f"{a.name}={display_value(a)}" for a in session.frames.args(tid, level))
+    args = ", ".join(  # as frames show them (`print frame-arguments scalars`)
+        f"{a.name}={'...' if a.aggregate else display_value(a)}" for a in session.frames.args(tid, level)
+    )
     cfa = frame.cfa or 16
     ctx.console(" source language c.\n")
     ctx.console(f" Arglist at {hex(cfa - 16)}, args: {args}\n")

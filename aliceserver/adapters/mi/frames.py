@@ -22,10 +22,7 @@ def hex16(address: int) -> str:
 
 def is_aggregate(info: VariableInfo) -> bool:
     """A struct, union or array: gdb's "simple values" and "scalars" leave these out."""
-    kind = info.type.strip()
-    return kind.endswith("]") or (
-        kind.startswith(("struct ", "union ", "class ")) and not kind.endswith(("*", "&"))
-    ) or (info.value.startswith("{") and not kind.endswith("*"))
+    return info.aggregate
 
 
 def display_value(info: VariableInfo) -> str:
@@ -77,9 +74,13 @@ class Frames:
             raise AliceError("No frame at level %d." % level)
         return frames[0]
 
-    def args(self, tid: int, level: int) -> list[VariableInfo]:
+    def args(self, tid: int, level: int, *, aggregate_values: bool = False) -> list[VariableInfo]:
+        """The frame's arguments; frames show aggregate ones as `...` (gdb's `print
+        frame-arguments scalars`), so their values are only made when asked for."""
         try:
-            return self.session.debugger.frame_variables(tid, level, VariableScope.ARGUMENTS)
+            return self.session.debugger.frame_variables(
+                tid, level, VariableScope.ARGUMENTS, aggregate_values=aggregate_values
+            )
         except AliceError:
             return []
 

@@ -17,6 +17,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import aliceserver.debuggers.events as ev
 from aliceserver.adapters.mi.breakpoints import BreakpointTable
@@ -118,12 +119,12 @@ class MiSession:
         self.list_state: tuple[str, int] | None = None
         self.registers_before: dict[str, int | bytes] | None = None  # at the previous stop
         self.registers_seen: dict[str, int | bytes] | None = None  # read at this stop
-        self._inbox: queue.Queue[_Input | ev.Event | str] = queue.Queue()
+        # One queue in arrival order: the engine's events, and the UIs' lines put beside
+        # them. Sharing the engine's queue spares a relay thread, whose handoff would delay
+        # every event (the engine never reads its own queue).
+        self._inbox = cast("queue.Queue[_Input | ev.Event | str]", debugger.events)
         self._held: deque[_Input] = deque()  # commands waiting for the program to stop
         self._awaiting: _Origin | None = None  # a start waiting for Continued
-        self._pump_stop = threading.Event()
-        self._pump = threading.Thread(target=self._pump_events, name="mi-events", daemon=True)
-        self._pump.start()
 
     # --- UIs ---------------------------------------------------------------------------
     def mi_uis(self) -> list[Ui]:
@@ -268,14 +269,6 @@ class MiSession:
             self._guard(functools.partial(self.handle_event, item))
             if done(item):
                 return True
-
-    def _pump_events(self) -> None:
-        while not self._pump_stop.is_set():
-            try:
-                event = self.debugger.events.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            self._inbox.put(event)
 
     def _guard(self, action: Callable[[], object]) -> None:
         try:
@@ -593,7 +586,6 @@ class MiSession:
 
     # --- the end -----------------------------------------------------------------------
     def close(self) -> None:
-        self._pump_stop.set()
         try:
             self.debugger.close()
         except AliceError as error:

@@ -237,9 +237,15 @@ class SourceLevel:
         self._inline_hidden[thread_id] = hidden
         return hidden
 
-    def frame_variables(self, thread_id: int, level: int, scope: VariableScope) -> list[VariableInfo]:
+    def frame_variables(
+        self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True
+    ) -> list[VariableInfo]:
         def go() -> list[VariableInfo]:
-            return self._stop_cache.variables((thread_id, level, scope), compute)
+            if not aggregate_values:  # the whole answer, when there is one, serves as well
+                whole = self._stop_cache.known_variables((thread_id, level, scope, True))
+                if whole is not None:
+                    return whole
+            return self._stop_cache.variables((thread_id, level, scope, aggregate_values), compute)
 
         def compute() -> list[VariableInfo]:
             view, symbols, lookup_pc = self._frame_view(thread_id, level)
@@ -248,7 +254,10 @@ class SourceLevel:
             if symbols is None:
                 return []
             found = scope_values(symbols, view, scope, lookup_pc)
-            described = [(self._variables.describe(name, value), depth) for name, value, depth in found]
+            described = [
+                (self._variables.describe(name, value, aggregate_value=aggregate_values), depth)
+                for name, value, depth in found
+            ]
             return [replace(info, block_depth=depth) if depth else info for info, depth in described]
 
         return self._call(go)

@@ -20,7 +20,8 @@ class StopCache:
     def __init__(self) -> None:
         # thread -> (the unwound frames the entries belong to, physical index -> frames shown)
         self._shown: dict[int, tuple[list[UnwoundFrame], dict[int, list[StackFrame]]]] = {}
-        self._variables: dict[tuple[int, int, VariableScope], list[VariableInfo]] = {}
+        # (thread, level, scope, with aggregates' values) -> the frame's variables
+        self._variables: dict[tuple[int, int, VariableScope, bool], list[VariableInfo]] = {}
         # The first 16 bytes at a pc -> the length of the call instruction they start with
         # (None: not a call). Decoding depends on the bytes alone, so this outlives stops.
         self._calls: dict[bytes, int | None] = {}
@@ -47,8 +48,12 @@ class StopCache:
             shown = entry[1][index] = compute(frames[index])
         return shown
 
+    def known_variables(self, key: tuple[int, int, VariableScope, bool]) -> list[VariableInfo] | None:
+        found = self._variables.get(key)
+        return None if found is None else list(found)
+
     def variables(
-        self, key: tuple[int, int, VariableScope], compute: Callable[[], list[VariableInfo]]
+        self, key: tuple[int, int, VariableScope, bool], compute: Callable[[], list[VariableInfo]]
     ) -> list[VariableInfo]:
         found = self._variables.get(key)
         if found is None:

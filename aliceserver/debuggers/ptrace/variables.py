@@ -21,7 +21,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.types import ArrayType, Type, strip, type_name
+from aliceserver.debuggers.symbols.dwarf.types import ArrayType, StructType, Type, strip, type_name
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame
 from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, children
 from aliceserver.errors import ProtocolError, TargetError
@@ -125,9 +125,14 @@ class VariableStore:
     def clear(self) -> None:
         self._values.clear()
 
-    def describe(self, name: str, value: Value, fmt: str | None = None, *, top: bool = False) -> VariableInfo:
-        options = FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize)
-        text = format_value(value, options)
+    def describe(
+        self, name: str, value: Value, fmt: str | None = None, *, top: bool = False, aggregate_value: bool = True
+    ) -> VariableInfo:
+        aggregate = isinstance(strip(value.type), (StructType, ArrayType))
+        if aggregate and not aggregate_value:
+            text = ""
+        else:
+            text = format_value(value, FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize))
         error = text.startswith("<error") or text == "<optimized out>"
         count = 0 if error else _safe_child_count(value)
         reference = 0
@@ -139,7 +144,7 @@ class VariableStore:
         return VariableInfo(
             name=name, type=type_name(value.type), value=text, reference=reference,
             named_children=0 if indexed else count, indexed_children=count if indexed else 0,
-            address=value.address, error=error,
+            address=value.address, error=error, aggregate=aggregate,
         )  # fmt: skip
 
     def children(self, reference: int, start: int, count: int | None) -> list[VariableInfo]:
