@@ -123,6 +123,17 @@ def test_stack_variables_and_escapes(mi: MiClient) -> None:
     assert 'name="total"' in seen[0] and "{name=" not in seen[0]
     _, seen = mi.command("-stack-list-variables --all-values")
     assert '{name="argc",arg="1",value="1"}' in seen[0]
+    # All values: aggregates too (simple values leave them out, and the engine skips them).
+    assert '{name="arr",value="{10, 20, 30, 40}"}' in seen[0]
+    assert '{name="pt",value="{x = 1, y = 2, name = 0x' in seen[0]
+    _, seen = mi.command("-stack-list-variables --simple-values")
+    assert '{name="arr",type="int [4]"}' in seen[0] and '{name="pt",type="struct point"}' in seen[0]
+    _, seen = mi.command("-stack-list-variables --all-values")  # asked again at the same stop
+    assert '{name="arr",value="{10, 20, 30, 40}"}' in seen[0]
+    mi.ok('-data-evaluate-expression "arr[1] = 21"')  # a write: values listed again are new
+    _, seen = mi.command("-stack-list-variables --all-values")
+    assert '{name="arr",value="{10, 21, 30, 40}"}' in seen[0]
+    mi.ok('-data-evaluate-expression "arr[1] = 20"')
     assert mi.ok("-data-evaluate-expression total").results["value"] == "100"
     assert mi.ok('-data-evaluate-expression "total * 2 + 1"').results["value"] == "201"
     assert mi.ok("-data-evaluate-expression pt").results["value"] == '{x = 1, y = 2, name = 0x555555556004 "origin"}' \
