@@ -42,7 +42,6 @@ from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.ptrace.stepping import InlineCall, StepPlan
 from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
-from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.variables import (
     FrameView,
     ProcessEvalSymbols,
@@ -82,7 +81,6 @@ class SourceLevel:
     _stop_cache: StopCache
     _inline_hidden: dict[int, int]  # thread -> inlined calls its stop hides (see _hidden_inline)
     _disassembler: Disassembler
-    _traps: TrapTable
     _libc: Libc
     _location_breakpoints: dict[int, "_LocationBreakpoint"]
     _next_location_id: int
@@ -552,11 +550,8 @@ class _Oracle:
         except TargetError:
             return None
         offset, count = self._engine._stop_cache.straight_run(code, self._engine._disassembler.straight_run)
-        end = pc + offset
-        for address in self._engine._traps.by_address:  # a breakpoint inside is stepped onto
-            if pc < address < end:
-                end = address
-        return end if count >= _STRAIGHT_RUN_WORTH and end > pc else None
+        # A breakpoint inside the run is hit on the way, as a single step onto it would be.
+        return pc + offset if count >= _STRAIGHT_RUN_WORTH else None
 
     def _decode_call(self, code: bytes) -> int | None:
         decoded = self._engine._disassembler.disassemble(code, 0, 1)  # lengths need no address

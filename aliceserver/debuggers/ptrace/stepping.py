@@ -39,9 +39,8 @@ class LineOracle(Protocol):
         ...
 
     def straight_run_end(self, pc: int, limit: int) -> int | None:
-        """Where the instructions from pc that just fall through (no jump, call, return,
-        trap or breakpoint among them) end, before `limit`; None if too few to be worth a
-        trap."""
+        """Where the instructions from pc that just fall through (no jump, call, return or
+        trap among them) end, before `limit`; None if too few to be worth a trap."""
         ...
 
     def caller(self, tid: int) -> tuple[int, int] | None:
