@@ -207,6 +207,16 @@ class MiSession:
         return self.exit_code
 
     def _take(self, item: _Input | ev.Event | str) -> None:
+        held = [ui for ui in self.uis if not ui.closed]
+        for ui in held:
+            ui.hold()
+        try:
+            self._take_held(item)
+        finally:
+            for ui in held:
+                ui.release()
+
+    def _take_held(self, item: _Input | ev.Event | str) -> None:
         if isinstance(item, str):
             if item == "interrupt" and self.inferior.running:
                 self._guard(lambda: self.debugger.interrupt())
@@ -257,6 +267,8 @@ class MiSession:
     def wait_event(self, done: Callable[[ev.Event], bool]) -> bool:
         """Take events (holding input back) until one satisfies `done`; False on timeout."""
         while True:
+            for ui in self.uis:
+                ui.flush()  # what was said so far is seen while the program runs
             try:
                 item = self._inbox.get(timeout=_CONTINUE_PATIENCE)
             except queue.Empty:

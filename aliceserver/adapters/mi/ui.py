@@ -29,14 +29,42 @@ class Ui:
         self.closed = False
         self._lock = threading.Lock()
         self.pending_prompt = False  # a console waits for its command's stop to prompt again
+        self._holding = 0  # hold() depth: while > 0, writes gather in _held
+        self._held: list[str] = []
+
+    def hold(self) -> None:
+        """Gather what is written until release(): a command's records and its prompt go
+        out in one write, so the client wakes once, not once per line."""
+        with self._lock:
+            self._holding += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._holding = max(0, self._holding - 1)
+        if not self._holding:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write out what is held (before the session waits for anything)."""
+        with self._lock:
+            data, self._held = "".join(self._held), []
+            if data:
+                self._send(data, self.transport)
 
     def _write(self, data: str, errors: bool = False) -> None:
+        target = self._errors if errors and self._errors is not None else self.transport
+        with self._lock:
+            if self._holding and target is self.transport:
+                self._held.append(data)
+            else:
+                self._send(data, target)
+
+    def _send(self, data: str, target: Transport) -> None:
+        """Write now (the lock held: lines from several threads never interleave)."""
         if self.closed:
             return
-        target = self._errors if errors and self._errors is not None else self.transport
         try:
-            with self._lock:
-                target.write_message(data.encode("utf-8", "surrogateescape"))
+            target.write_message(data.encode("utf-8", "surrogateescape"))
         except TransportClosed:
             logger.info("UI %s went away", self.name)
             self.closed = True

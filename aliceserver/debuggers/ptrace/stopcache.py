@@ -4,6 +4,10 @@ A front end asks the same questions several times per stop (MI's `*stopped` name
 frame and its arguments, then the client lists the frame's variables; DAP asks for the
 stack, then scopes, then variables). Each answer costs an unwind, DWARF lookups and
 memory reads; asked again at the same stop it is the same answer.
+
+The engine's public calls read the cache from the caller's thread before handing work to
+the tracer thread: an entry is only ever made at the current stop, and the tracer clears
+the cache before any resume returns, so a hit needs no handoff.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ class StopCache:
     def __init__(self) -> None:
         # thread -> (the unwound frames the entries belong to, physical index -> frames shown)
         self._shown: dict[int, tuple[list[UnwoundFrame], dict[int, list[StackFrame]]]] = {}
+        self._stacks: dict[tuple[int, int, int | None], list[StackFrame]] = {}  # stack_trace's
         # (thread, level, scope, with aggregates' values) -> the frame's variables
         self._variables: dict[tuple[int, int, VariableScope, bool], list[VariableInfo]] = {}
         # The first 16 bytes at a pc -> the length of the call instruction they start with
@@ -30,6 +35,7 @@ class StopCache:
     def forget(self) -> None:
         """The program moved."""
         self._shown.clear()
+        self._stacks.clear()
         self._variables.clear()
 
     def values_changed(self) -> None:
@@ -47,6 +53,14 @@ class StopCache:
         if shown is None:
             shown = entry[1][index] = compute(frames[index])
         return shown
+
+    def known_stack(self, key: tuple[int, int, int | None]) -> list[StackFrame] | None:
+        found = self._stacks.get(key)
+        return None if found is None else list(found)
+
+    def remember_stack(self, key: tuple[int, int, int | None], frames: list[StackFrame]) -> list[StackFrame]:
+        self._stacks[key] = list(frames)
+        return frames
 
     def known_variables(self, key: tuple[int, int, VariableScope, bool]) -> list[VariableInfo] | None:
         found = self._variables.get(key)
