@@ -39,7 +39,14 @@ from aliceserver.adapters.mi.state import Inferior
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.adapters.mi.varobj import VarobjStore
 from aliceserver.debuggers.base import IDebugger
-from aliceserver.debuggers.model import LaunchConfig, StackFrame, StdioMode, StepKind, VariableInfo
+from aliceserver.debuggers.model import (
+    LaunchConfig,
+    StackFrame,
+    StdioMode,
+    StepKind,
+    VariableInfo,
+    VariableScope,
+)
 from aliceserver.errors import AliceError
 
 logger = logging.getLogger(__name__)
@@ -125,6 +132,7 @@ class MiSession:
         self._inbox = cast("queue.Queue[_Input | ev.Event | str]", debugger.events)
         self._held: deque[_Input] = deque()  # commands waiting for the program to stop
         self._awaiting: _Origin | None = None  # a start waiting for Continued
+        self._prefetch: int | None = None  # a stopped thread whose locals to make when idle
 
     # --- UIs ---------------------------------------------------------------------------
     def mi_uis(self) -> list[Ui]:
@@ -215,6 +223,8 @@ class MiSession:
         finally:
             for ui in held:
                 ui.release()
+        if self._prefetch is not None:
+            self._prefetch_locals()
 
     def _take_held(self, item: _Input | ev.Event | str) -> None:
         if isinstance(item, str):
@@ -458,6 +468,20 @@ class MiSession:
         from aliceserver.adapters.mi.notify import handle_event
 
         handle_event(self, event)
+        if isinstance(event, ev.Stopped) and not self.inferior.running:
+            self._prefetch = event.thread_id
+
+    def _prefetch_locals(self) -> None:
+        """After a stop is written, while the client reads it: make the stopped frame's
+        locals (what Emacs and most MI clients ask for next), unless input already waits.
+        The engine keeps them for the stop, so the request is answered at once."""
+        tid, self._prefetch = self._prefetch, None
+        if tid is None or not self._inbox.empty() or self.inferior.running:
+            return
+        try:
+            self.debugger.frame_variables(tid, 0, VariableScope.LOCALS, aggregate_values=False)
+        except AliceError as error:
+            logger.debug("prefetching the locals: %s", error)
 
     # --- state helpers for the commands ----------------------------------------------------
     def ensure_symbols(self) -> None:
