@@ -194,6 +194,9 @@ def test_disassemble_memory_registers(mi: MiClient) -> None:
     assert isinstance(first, Tuple) and first["func-name"] == "add" and "(%rbp)" in str(first["inst"])
     grouped = mi.ok(f"-data-disassemble -f {SOURCE} -l {line('add_body')} -n -1 -- 1").results["asm_insns"]
     assert isinstance(grouped, List) and set(grouped.keys or []) == {"src_and_asm_line"}
+    # -n N: as gdb, the first N instructions of the function holding the line, not the line's
+    few = mi.ok(f"-data-disassemble -f {SOURCE} -l {line('add_return')} -n 2 -- 0").results["asm_insns"]
+    assert isinstance(few, List) and [i["offset"] for i in few.values if isinstance(i, Tuple)] == ["0", "1"]
     whole = mi.ok("-data-disassemble -a add -- 2").results["asm_insns"]
     assert isinstance(whole, List) and isinstance(whole.values[0], Tuple) and whole.values[0]["offset"] == "0"
     assert "opcodes" in dict(whole.values[0].items)

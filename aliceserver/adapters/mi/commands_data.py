@@ -97,9 +97,8 @@ def _data_disassemble(ctx: Context, args: list[str]) -> Reply:
             raise MiError("-data-disassemble: Invalid filename.")
         count = int(options.get("n") or "-1")
         lines = function_at(session, places[0].address)
-        if count >= 0:
-            start = places[0].address
-            lines = [line for line in lines if line.insn.address >= start][:count]
+        if count >= 0:  # as gdb: the first `count` instructions of the line's function
+            lines = lines[:count]
     else:
         raise MiError("-data-disassemble: Usage: ( -f filename -l linenum [-n howmany] | -s startaddr -e endaddr "
                       "| -a address ) [--opcodes mode] [--source] [--] mode.")
