@@ -12,7 +12,7 @@ from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.session import StepRepeat
 from aliceserver.debuggers import events as ev
-from aliceserver.debuggers.model import StepKind
+from aliceserver.debuggers.model import StepKind, VariableScope
 from aliceserver.errors import AliceError
 
 
@@ -231,6 +231,9 @@ def _exec_jump(ctx: Context, args: list[str]) -> Reply:
     return jump(ctx, " ".join(args))
 
 
+_CALLEE_SAVED = ("rbx", "rbp", "r12", "r13", "r14", "r15")  # the x86-64 SysV ABI's
+
+
 def _exec_return(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     tid = _stopped_thread(ctx)
@@ -245,11 +248,19 @@ def _exec_return(ctx: Context, args: list[str]) -> Reply:
         except ValueError:
             raise MiError("Can only return scalar values.") from None
     frame, caller = frames[level], frames[level + 1]
+    if frame.inlined:
+        raise MiError("Can not force return from an inlined function.")
     if frame.cfa is None:
         raise MiError("Cannot find the caller's frame.")
-    # With frame pointers the caller's rbp is saved just below the return address.
-    saved_rbp = int.from_bytes(session.debugger.read_memory(frame.cfa - 16, 8), "little")
-    session.debugger.write_register(tid, "rbp", saved_rbp)
+    # The caller's registers as the unwinder restored them (CFI: saved where the callee
+    # saved them, with or without a frame pointer); the callee-saved ones are the caller's.
+    restored = {
+        info.name: int(info.value, 0)
+        for info in session.debugger.frame_variables(tid, level + 1, VariableScope.REGISTERS)
+        if info.name in _CALLEE_SAVED
+    }
+    for name, value in restored.items():
+        session.debugger.write_register(tid, name, value)
     session.debugger.write_register(tid, "rsp", frame.cfa)
     session.debugger.write_register(tid, "rip", caller.pc)
     session.inferior.selected_level = 0
