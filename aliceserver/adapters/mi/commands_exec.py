@@ -259,8 +259,8 @@ def _exec_return(ctx: Context, args: list[str]) -> Reply:
         for info in session.debugger.frame_variables(tid, level + 1, VariableScope.REGISTERS)
         if info.name in _CALLEE_SAVED
     }
-    for name, value in restored.items():
-        session.debugger.write_register(tid, name, value)
+    for name, saved in restored.items():
+        session.debugger.write_register(tid, name, saved)
     session.debugger.write_register(tid, "rsp", frame.cfa)
     session.debugger.write_register(tid, "rip", caller.pc)
     session.inferior.selected_level = 0
