@@ -427,3 +427,19 @@ def test_attach_and_detach(builder: Builder, tmp_path: Path) -> None:
         target.kill()
         target.wait()
     client.check()
+
+
+def test_watchpoint_set_before_the_program_runs(mi: MiClient) -> None:
+    """As gdb: a watchpoint on a global before `run` is set when the program starts, and
+    again at the next run; an unknown name is refused at once."""
+    assert mi.ok("-break-watch counter").results["wpt"] == Tuple([("number", "1"), ("exp", "counter")])
+    assert mi.error("-break-watch nosuch") == 'No symbol "nosuch" in current context.'
+    for _ in range(2):
+        mi.ok("-exec-run")
+        stop = mi.stopped()
+        assert stop.results["reason"] == "watchpoint-trigger"
+        assert stop.results["value"] == Tuple([("old", "5"), ("new", "6")])
+        mi.prompt()
+        mi.ok("-exec-continue")
+        assert mi.stopped().results["reason"] == "exited-normally"
+        mi.prompt()

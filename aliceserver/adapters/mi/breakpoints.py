@@ -6,11 +6,12 @@ the engine is asked only to stop at places (through a gate it calls at each hit)
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from aliceserver.adapters.mi.frames import hex16
+from aliceserver.adapters.mi.frames import display_value, hex16
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.base import BreakpointCondition
@@ -20,6 +21,8 @@ from aliceserver.errors import AliceError
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
+logger = logging.getLogger(__name__)
+
 BREAKPOINT = "breakpoint"
 WATCH_TYPES = {"": "hw watchpoint", "r": "read watchpoint", "a": "acc watchpoint"}
 WATCH_KEYS = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}
@@ -27,6 +30,10 @@ _HDR: list[tuple[str, str, str, str]] = [
     ("7", "-1", "number", "Num"), ("14", "-1", "type", "Type"), ("4", "-1", "disp", "Disp"),
     ("3", "-1", "enabled", "Enb"), ("18", "-1", "addr", "Address"), ("40", "2", "what", "What"),
 ]  # fmt: skip
+
+
+def _watch_kind(bp: MiBreakpoint) -> WatchKind:
+    return WatchKind.WRITE if bp.kind == WATCH_TYPES[""] else WatchKind.READ_WRITE
 
 
 @dataclass
@@ -121,11 +128,16 @@ class BreakpointTable:
         return f'Function "{spec}" not defined.'
 
     def create_watch(self, expression: str, mode: str) -> MiBreakpoint:
+        """A watchpoint now; before the program runs, as gdb, one that is set when it starts
+        (the expression must make sense already: on the program's globals)."""
         session = self.session
-        tid, level = session.selected_frame()
-        kind = WatchKind.READ_WRITE if mode in ("r", "a") else WatchKind.WRITE
-        info = session.debugger.watch_expression(expression, kind, tid, level)
-        bp = MiBreakpoint(self.next_number, expression, kind=WATCH_TYPES[mode], engine_id=info.id)
+        bp = MiBreakpoint(self.next_number, expression, kind=WATCH_TYPES[mode])
+        if session.inferior.process is not None:
+            tid, level = session.selected_frame()
+            bp.engine_id = session.debugger.watch_expression(expression, _watch_kind(bp), tid, level).id
+        else:
+            session.ensure_symbols()
+            session.evaluate_display(expression)  # `No symbol "x" in current context.`
         try:
             bp.old_value = session.evaluate_display(expression)
         except AliceError:
@@ -133,6 +145,19 @@ class BreakpointTable:
         self.next_number += 1
         self.entries[bp.number] = bp
         return bp
+
+    def _arm_watch(self, bp: MiBreakpoint) -> None:
+        """Set a watchpoint made before this process started, in its first thread."""
+        session = self.session
+        threads = session.debugger.threads()
+        if not threads:
+            return
+        tid = threads[0].tid
+        try:
+            bp.engine_id = session.debugger.watch_expression(bp.location, _watch_kind(bp), tid, 0).id
+            bp.old_value = display_value(session.evaluate(bp.location, tid=tid, level=0))
+        except AliceError as error:
+            logger.info("watchpoint %d stays unset in the new process: %s", bp.number, error)
 
     def _gate(self, bp: MiBreakpoint) -> BreakpointCondition:
         session = self.session
@@ -222,9 +247,12 @@ class BreakpointTable:
         return changed
 
     def rearm_all(self) -> None:
-        """After a start: bind every enabled breakpoint afresh in the new process."""
+        """After a start: bind every enabled breakpoint afresh in the new process, and set
+        the watchpoints on globals (made before the start, or kept from the last run)."""
         for bp in self.sorted():
-            if not bp.is_watch:
+            if bp.is_watch and bp.enabled and bp.engine_id is None:
+                self._arm_watch(bp)
+            elif not bp.is_watch:
                 self.disarm(bp)
                 if bp.enabled:
                     try:

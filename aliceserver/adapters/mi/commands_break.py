@@ -106,8 +106,6 @@ def after(ctx: Context, number: str, count: str) -> None:
 
 def watch(ctx: Context, expression: str, mode: str) -> MiBreakpoint:
     session = ctx.session
-    if session.inferior.process is None:
-        raise MiError("Cannot watch an expression before the program runs: hardware watchpoints need a process.")
     bp = session.breakpoints.create_watch(expression, mode)
     return bp
 
