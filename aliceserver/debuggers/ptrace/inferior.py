@@ -324,16 +324,7 @@ class Inferior(ProcessEvents):
         if self._trap_at_pc(t) is not None or t.pending_signal:
             self.single_step(tid)  # a trap's byte must come out first; a signal waits
             return
-
-        def arrived(hit: int) -> bool:
-            return hit == tid
-
-        bp = LogicalBreakpoint(
-            self.traps.new_internal_id(), address, temporary=True, internal=True,
-            condition=arrived, reports=StopReason.STEP,
-        )  # fmt: skip
-        self.insert_trap(self.traps.add(bp, b""))
-        t.plan_traps.append(bp.id)
+        self._plan_trap(t, address, lambda hit: hit == tid)
         t.stepping = False
         self.run = Run.RUNNING
         self._cont(t)
@@ -349,13 +340,17 @@ class Inferior(ProcessEvents):
             def arrived(hit: int, min_sp: int = min_sp) -> bool:
                 return hit == tid and int(self.regs(self.threads[hit]).rsp) >= min_sp
 
-            bp = LogicalBreakpoint(
-                self.traps.new_internal_id(), address, temporary=True, internal=True,
-                condition=arrived, reports=StopReason.STEP,
-            )  # fmt: skip
-            self.insert_trap(self.traps.add(bp, b""))
-            t.plan_traps.append(bp.id)
+            self._plan_trap(t, address, arrived)
         self.resume()
+
+    def _plan_trap(self, t: Tracee, address: int, arrived: Callable[[int], bool]) -> None:
+        """A temporary internal trap of `t`'s plan: reports a STEP when `arrived` says so."""
+        bp = LogicalBreakpoint(
+            self.traps.new_internal_id(), address, temporary=True, internal=True,
+            condition=arrived, reports=StopReason.STEP,
+        )  # fmt: skip
+        self.insert_trap(self.traps.add(bp, b""))
+        t.plan_traps.append(bp.id)
 
     def sp(self, tid: int) -> int:
         return int(self.regs(self.thread(tid)).rsp)
