@@ -25,6 +25,9 @@ _CHUNK = 65536
 # this many chunks) however fast the program writes and however slow the client reads.
 _MAX_PENDING = 256
 _BACKOFF = 0.005  # seconds between looks at the queue while it is full
+# Reads by a flush: more than a full pipe holds (1 MiB at most by default), fewer than
+# would let a process still writing (a forked child) hold the tracer for long.
+_FLUSH_CHUNKS = 32
 
 
 class OutputPump:
@@ -60,14 +63,17 @@ class OutputPump:
                         pass
                     continue
                 with self._lock:
-                    self._read_available(key.fd)
+                    # One chunk, then the queue is looked at again: a program writing as
+                    # fast as we read would otherwise keep this loop reading for ever.
+                    self._read_available(key.fd, chunks=1)
 
-    def _read_available(self, fd: int) -> None:
-        """Read what the pipe holds now (lock held); close it at end-of-file."""
+    def _read_available(self, fd: int, chunks: int) -> None:
+        """Read what the pipe holds now, in `chunks` reads at most (lock held); close it at
+        end-of-file."""
         category = self._open.get(fd)
         if category is None:
             return
-        while True:
+        for _ in range(chunks):
             try:
                 data = os.read(fd, _CHUNK)
             except BlockingIOError:
@@ -91,7 +97,7 @@ class OutputPump:
         """Deliver everything the program has written so far."""
         with self._lock:
             for fd in list(self._open):
-                self._read_available(fd)
+                self._read_available(fd, _FLUSH_CHUNKS)
 
     def close(self) -> None:
         self.flush()
