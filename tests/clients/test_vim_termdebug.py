@@ -11,7 +11,7 @@ Terminal mode (the default) runs the debugger as a CLI in a Vim terminal and con
 the MI channel with `new-ui mi /dev/pts/N`; prompt mode runs it with `--interpreter=mi2`
 on pipes. `:Termdebug` is typed with tmux keys; :Break, :Run, :Over, :Step, :Finish,
 :Until, :Continue and :Evaluate run through the channel, with the cursor in the source
-window where a user would put it, and `up` / `down` / `quit` are typed to the debugger
+window where a user would put it, and `frame N` / `quit` are typed to the debugger
 (TermDebugSendCommand: its terminal, or the MI pipe in prompt mode).
 """
 
@@ -198,17 +198,37 @@ class Vim:
             command,
         )
 
-    def wait(self, what: str, probe: Callable[[VimState], bool]) -> VimState:
+    def wait(
+        self, what: str, probe: Callable[[VimState], bool], patience: float = PATIENCE
+    ) -> VimState:
         def check() -> VimState | None:
             state = self.state()
             return state if state is not None and probe(state) else None
 
-        return wait_for(check, PATIENCE, what, self.report)
+        return wait_for(check, patience, what, self.report)
 
-    def wait_pc(self, what: str, number: int) -> VimState:
+    def select_frame(self, level: int, number: int) -> VimState:
+        """`frame LEVEL` typed to the debugger until termdebug's sign shows `number`.
+
+        termdebug reads the MI channel in chunks and parses each chunk's lines apart, so a
+        =thread-selected record split across two reads is lost (seen in CI with gdb itself).
+        `frame N` can be sent again, unlike up/down; a debugger that never reports the frame
+        still fails after three tries.
+        """
+        what = f"frame {level} (=thread-selected)"
+        for _ in range(2):
+            self.run(f"call TermDebugSendCommand('frame {level}')")
+            try:
+                return self.wait_pc(what, number, patience=PATIENCE / 4)
+            except AssertionError:
+                continue
+        self.run(f"call TermDebugSendCommand('frame {level}')")
+        return self.wait_pc(what, number)
+
+    def wait_pc(self, what: str, number: int, patience: float = PATIENCE) -> VimState:
         where = (self.space.source.name, number)
         return self.wait(f"{what}: the debugPC sign on {where[0]}:{number}",
-                         lambda s: s.pc == [where])
+                         lambda s: s.pc == [where], patience)
 
 
 @pytest.fixture(params=[(mode, debugger) for mode in MODES for debugger in DEBUGGERS],
@@ -288,12 +308,10 @@ def test_vim_termdebug_session(vim: Vim) -> None:
     vim.wait_pc(":Over", line("loop_body"))
     vim.run("Step")
     vim.wait_pc(":Step into square", line("square_body"))
-    # `up` / `down` typed to the debugger (its terminal, or the prompt): termdebug follows
-    # the selected frame through =thread-selected on the MI channel.
-    vim.run("call TermDebugSendCommand('up')")
-    vim.wait_pc("up (=thread-selected)", line("loop_body"))
-    vim.run("call TermDebugSendCommand('down')")
-    vim.wait_pc("down (=thread-selected)", line("square_body"))
+    # `frame N` typed to the debugger (its terminal, or the prompt): termdebug follows the
+    # selected frame through =thread-selected on the MI channel.
+    vim.select_frame(1, line("loop_body"))
+    vim.select_frame(0, line("square_body"))
     vim.run("Finish")
     vim.wait_pc(":Finish", line("loop_body"))
     vim.run("Evaluate total + 40")  # -data-evaluate-expression; termdebug echoes the value
