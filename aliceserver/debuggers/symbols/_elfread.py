@@ -1,4 +1,9 @@
-"""Read an ELF file's headers (pyelftools) and the raw bytes of the few sections we parse."""
+"""Read an ELF64 file's headers and the raw bytes of the few sections we parse.
+
+struct walks rather than pyelftools' ELFFile: it builds its parsers per file and an object
+per segment and section (and parses hash tables while at it), which costs more than all
+the rest of a load; only the type and machine names come from its tables.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from elftools.common.exceptions import ELFError
-from elftools.construct.core import ConstructError
-from elftools.elf.elffile import ELFFile
+from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE
 
 from aliceserver.errors import TargetError, Unsupported
 
@@ -29,8 +32,12 @@ PT_INTERP = 3
 PT_NOTE = 4
 PT_PHDR = 6
 PN_XNUM = 0xFFFF
+SHN_XINDEX = 0xFFFF
+_TYPES = {value: name for name, value in ENUM_E_TYPE.items() if not name.startswith("_")}
+_MACHINES = {value: name for name, value in ENUM_E_MACHINE.items() if not name.startswith("_")}
 NT_GNU_BUILD_ID = 3
 
+_EHDR = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr
 _SHDR = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
 _PHDR = struct.Struct("<IIQQQQQQ")  # Elf64_Phdr
 
@@ -90,8 +97,8 @@ def read_elf(path: str) -> ElfContents:
         raise TargetError(
             f"cannot read {path}: {exc.strerror or exc}", errno=exc.errno or errno_mod.EIO
         ) from exc
-    except (ELFError, ConstructError, struct.error, ValueError, IndexError, OverflowError) as exc:
-        # pyelftools reports truncated or inconsistent files with any of these.
+    except (struct.error, ValueError, IndexError, OverflowError) as exc:
+        # truncated or inconsistent files
         raise TargetError(f"{path}: malformed ELF file ({exc})") from exc
 
 
@@ -104,13 +111,39 @@ def _check_ident(path: str, ident: bytes) -> None:
         raise TargetError(f"{path}: unknown ELF class or byte order")
 
 
+@dataclass(frozen=True, slots=True)
+class _Header:
+    """The Elf64_Ehdr fields the tables are found by, extended numbering resolved."""
+
+    endian: str
+    phoff: int
+    phentsize: int
+    phnum: int
+    shoff: int
+    shentsize: int
+    shnum: int
+    shstrndx: int
+
+
 def _read(stream: BinaryIO) -> ElfContents:
-    # pyelftools for the ELF header (it knows extended numbering); our own struct walks for
-    # the tables, because pyelftools builds an object per segment and section (and parses
-    # hash tables while at it), which costs more than all the rest of a load.
-    elf = ELFFile(stream)
-    endian = "<" if elf.little_endian else ">"
-    segments = _read_program_headers(stream, elf, endian)
+    ident = _read_at(stream, 0, _EHDR.size)
+    endian = "<" if ident[5] == 1 else ">"
+    (_ident, e_type, e_machine, _version, entry, phoff, shoff, _flags, _ehsize, phentsize,
+     phnum, shentsize, shnum, shstrndx) = struct.unpack(endian + _EHDR.format[1:], ident)  # fmt: skip
+    section0: tuple[int, ...] = ()
+    if shoff and (shnum == 0 or phnum == PN_XNUM or shstrndx == SHN_XINDEX):
+        # Extended numbering: the real counts and index live in section header 0.
+        section0 = struct.unpack(endian + _SHDR.format[1:], _read_at(stream, shoff, _SHDR.size))
+    if not shoff:
+        shnum = 0
+    elif shnum == 0:
+        shnum = section0[5]  # sh_size
+    if phnum == PN_XNUM and shnum > 0:
+        phnum = section0[7]  # sh_info
+    if shstrndx == SHN_XINDEX and section0:
+        shstrndx = section0[6]  # sh_link
+    header = _Header(endian, phoff, phentsize, phnum, shoff, shentsize, shnum, shstrndx)
+    segments = _read_program_headers(stream, header)
     build_id: str | None = None
     interp: str | None = None
     for seg in segments:
@@ -118,13 +151,13 @@ def _read(stream: BinaryIO) -> ElfContents:
             interp = _read_interp(stream, seg)
         elif seg.type == PT_NOTE and build_id is None:
             build_id = _find_build_id(_read_at(stream, seg.offset, seg.filesz), seg, endian)
-    sections = _read_section_headers(stream, elf, endian)
+    sections = _read_section_headers(stream, header)
     return ElfContents(
-        little_endian=elf.little_endian,
-        elf_type=str(elf.header["e_type"]),
-        machine=str(elf.header["e_machine"]),
-        entry=int(elf.header["e_entry"]),
-        phoff=int(elf.header["e_phoff"]),
+        little_endian=endian == "<",
+        elf_type=_TYPES.get(e_type, str(e_type)),
+        machine=_MACHINES.get(e_machine, str(e_machine)),
+        entry=entry,
+        phoff=phoff,
         segments=tuple(segments),
         sections=tuple(sections),
         build_id=build_id,
@@ -142,18 +175,14 @@ def _read_at(stream: BinaryIO, offset: int, size: int) -> bytes:
     return stream.read(size)
 
 
-def _read_program_headers(stream: BinaryIO, elf: ELFFile, endian: str) -> list[Segment]:
-    count = int(elf.header["e_phnum"])
-    entsize = int(elf.header["e_phentsize"])
-    phoff = int(elf.header["e_phoff"])
+def _read_program_headers(stream: BinaryIO, header: _Header) -> list[Segment]:
+    count, entsize, phoff = header.phnum, header.phentsize, header.phoff
     if count == 0 or phoff == 0:
         return []
-    if count == PN_XNUM and elf.num_sections() > 0:
-        count = int(elf.get_section(0)["sh_info"])  # the real count lives in section 0
     if entsize < _PHDR.size:
         raise ValueError(f"program header size {entsize} is too small")
     table = _read_at(stream, phoff, count * entsize)
-    fmt = struct.Struct(endian + _PHDR.format[1:])
+    fmt = struct.Struct(header.endian + _PHDR.format[1:])
     segments = []
     for i in range(count):
         type_, flags, offset, vaddr, _paddr, filesz, memsz, align = fmt.unpack_from(
@@ -163,19 +192,17 @@ def _read_program_headers(stream: BinaryIO, elf: ELFFile, endian: str) -> list[S
     return segments
 
 
-def _read_section_headers(stream: BinaryIO, elf: ELFFile, endian: str) -> list[Section]:
-    count = elf.num_sections()  # handles extended numbering (e_shnum == 0)
-    shoff = int(elf.header["e_shoff"])
-    entsize = int(elf.header["e_shentsize"])
+def _read_section_headers(stream: BinaryIO, header: _Header) -> list[Section]:
+    count, shoff, entsize = header.shnum, header.shoff, header.shentsize
     if count == 0 or shoff == 0:
         return []
     if entsize < _SHDR.size:
         raise ValueError(f"section header size {entsize} is too small")
     table = _read_at(stream, shoff, count * entsize)
-    fmt = struct.Struct(endian + _SHDR.format[1:])
+    fmt = struct.Struct(header.endian + _SHDR.format[1:])
     headers = [fmt.unpack_from(table, i * entsize) for i in range(count)]
     names = b""
-    shstrndx = elf.get_shstrndx()
+    shstrndx = header.shstrndx
     if 0 < shstrndx < count:
         _n, _t, _f, _a, str_offset, str_size, *_rest = headers[shstrndx]
         names = _read_at(stream, str_offset, str_size)

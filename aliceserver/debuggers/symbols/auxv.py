@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import construct  # type: ignore[import-untyped, unused-ignore]
+import struct
 
 from aliceserver.errors import TargetError
 
@@ -27,8 +27,7 @@ AT_HWCAP2 = 26
 AT_EXECFN = 31  # address of the executable's file name string
 AT_SYSINFO_EHDR = 33  # address of the vDSO's ELF header
 
-AUXV_ENTRY = construct.Struct("a_type" / construct.Int64ul, "a_val" / construct.Int64ul)
-AUXV = construct.GreedyRange(AUXV_ENTRY)
+AUXV_ENTRY = struct.Struct("<QQ")  # a_type, a_val (struct: construct is slow to import)
 
 
 def parse_auxv(data: bytes) -> dict[int, int]:
@@ -36,13 +35,12 @@ def parse_auxv(data: bytes) -> dict[int, int]:
 
     The first occurrence of a type wins (the kernel never repeats one).
     """
-    entries = AUXV.parse(bytes(data))
+    usable = len(data) - len(data) % AUXV_ENTRY.size
     result: dict[int, int] = {}
-    for entry in entries:
-        a_type = int(entry.a_type)
+    for a_type, a_val in AUXV_ENTRY.iter_unpack(bytes(data[:usable])):
         if a_type == AT_NULL:
             break
-        result.setdefault(a_type, int(entry.a_val))
+        result.setdefault(a_type, a_val)
     return result
 
 

@@ -26,7 +26,13 @@ from aliceserver.debuggers.symbols._elfread import (
     read_elf,
 )
 from aliceserver.debuggers.symbols.plt import plt_symbols
-from aliceserver.debuggers.symbols.symtab import ElfSymbol, Entry, SymbolTable, parse_symbols
+from aliceserver.debuggers.symbols.symtab import (
+    ElfSymbol,
+    Entry,
+    PackedTable,
+    SymbolTable,
+    parse_symbols,
+)
 from aliceserver.errors import TargetError
 
 __all__ = [
@@ -66,6 +72,7 @@ class ElfImage:
         self._exec_ranges = [(s.vaddr, s.vaddr + s.memsz) for s in loads if s.flags & PF_X]
         self._contents: ElfContents | None = contents
         self._table: SymbolTable | None = None
+        self._packed: PackedTable | None = None  # a cached table, unpacked on first use
         self._lock = threading.Lock()
 
     @classmethod
@@ -94,6 +101,18 @@ class ElfImage:
         before it in the same section; None when nothing plausible is near."""
         return self._symtab().at(link_address)
 
+    def packed_symbols(self) -> PackedTable:
+        """The symbol table as plain containers, for the on-disk index."""
+        return self._symtab().packed()
+
+    def adopt_symbols(self, packed: PackedTable) -> None:
+        """Use `packed` (packed_symbols() of this same file, checked by is_packed_table)
+        rather than parse the symbol table, unless that is done already."""
+        with self._lock:
+            if self._table is None:
+                self._packed = packed
+                self._contents = None
+
     def is_executable_address(self, link_address: int) -> bool:
         return any(low <= link_address < high for low, high in self._exec_ranges)
 
@@ -102,7 +121,10 @@ class ElfImage:
         if table is not None:
             return table
         with self._lock:
-            if self._table is None:
+            if self._table is None and self._packed is not None:
+                self._table = SymbolTable.from_packed(self._packed)
+                self._packed = None
+            elif self._table is None:
                 assert self._contents is not None
                 self._table = _build_table(self._contents)
                 self._contents = None  # the raw section bytes are no longer needed

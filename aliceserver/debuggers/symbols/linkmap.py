@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import logging
+import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-
-import construct  # type: ignore[import-untyped, unused-ignore]
 
 from aliceserver.errors import TargetError
 
@@ -22,23 +21,11 @@ MAX_NAME = 4096  # PATH_MAX, terminating NUL included
 MAX_DYNAMIC = 4096  # entries walked in a dynamic section before giving up on it
 _CHUNK = 256  # C strings are read in aligned chunks, so a read never crosses a page needlessly
 
-R_DEBUG = construct.Struct(
-    "r_version" / construct.Int32sl,
-    construct.Padding(4),
-    "r_map" / construct.Int64ul,
-    "r_brk" / construct.Int64ul,
-    "r_state" / construct.Int32ul,
-    construct.Padding(4),
-    "r_ldbase" / construct.Int64ul,
-)
-LINK_MAP = construct.Struct(  # the public head of glibc's struct link_map
-    "l_addr" / construct.Int64ul,
-    "l_name" / construct.Int64ul,
-    "l_ld" / construct.Int64ul,
-    "l_next" / construct.Int64ul,
-    "l_prev" / construct.Int64ul,
-)
-ELF64_DYN = construct.Struct("d_tag" / construct.Int64sl, "d_val" / construct.Int64ul)
+# struct, not construct: these are read at every start, and construct takes longer to
+# import than everything they parse in a session.
+R_DEBUG = struct.Struct("<i4xQQI4xQ")  # r_version, r_map, r_brk, r_state, r_ldbase
+LINK_MAP = struct.Struct("<QQQQQ")  # the public head of glibc's: l_addr, l_name, l_ld, l_next, l_prev
+ELF64_DYN = struct.Struct("<qQ")  # d_tag, d_val
 
 _STATES = {0: "consistent", 1: "add", 2: "delete"}  # RT_CONSISTENT, RT_ADD, RT_DELETE
 
@@ -110,15 +97,15 @@ def find_r_debug_from_dynamic(read: ReadMemory, dynamic_runtime_addr: int) -> in
     (ld.so fills it in before running the program) or absent (a static program)."""
     pending = b""
     seen = 0
-    for chunk in _chunks(read, dynamic_runtime_addr, MAX_DYNAMIC * ELF64_DYN.sizeof(), 16):
+    for chunk in _chunks(read, dynamic_runtime_addr, MAX_DYNAMIC * ELF64_DYN.size, 16):
         pending += chunk
         usable = len(pending) - len(pending) % 16
-        for entry in construct.Array(usable // 16, ELF64_DYN).parse(pending[:usable]):
+        for d_tag, d_val in ELF64_DYN.iter_unpack(pending[:usable]):
             seen += 1
-            if entry.d_tag == DT_NULL:
+            if d_tag == DT_NULL:
                 return None
-            if entry.d_tag == DT_DEBUG:
-                return int(entry.d_val) or None
+            if d_tag == DT_DEBUG:
+                return int(d_val) or None
         pending = pending[usable:]
     log.debug("no DT_NULL in %d dynamic entries at %#x", seen, dynamic_runtime_addr)
     return None
@@ -126,17 +113,11 @@ def find_r_debug_from_dynamic(read: ReadMemory, dynamic_runtime_addr: int) -> in
 
 def read_r_debug(read: ReadMemory, addr: int) -> RDebug:
     """The r_debug at `addr`; TargetError when unreadable or its state is not a known one."""
-    raw = R_DEBUG.parse(_read_exact(read, addr, R_DEBUG.sizeof()))
-    state = _STATES.get(int(raw.r_state))
+    version, map_addr, brk, r_state, ldbase = R_DEBUG.unpack(_read_exact(read, addr, R_DEBUG.size))
+    state = _STATES.get(r_state)
     if state is None:
-        raise TargetError(f"r_debug at {addr:#x} has an unknown state {raw.r_state}")
-    return RDebug(
-        version=int(raw.r_version),
-        map_addr=int(raw.r_map),
-        brk=int(raw.r_brk),
-        state=state,
-        ldbase=int(raw.r_ldbase),
-    )
+        raise TargetError(f"r_debug at {addr:#x} has an unknown state {r_state}")
+    return RDebug(version=version, map_addr=map_addr, brk=brk, state=state, ldbase=ldbase)
 
 
 def read_link_map(read: ReadMemory, map_addr: int, limit: int = 4096) -> list[LinkMapEntry]:
@@ -156,8 +137,10 @@ def read_link_map(read: ReadMemory, map_addr: int, limit: int = 4096) -> list[Li
             log.warning("link_map cycle at %#x after %d entries", node, len(entries))
             break
         seen.add(node)
-        raw = LINK_MAP.parse(_read_exact(read, node, LINK_MAP.sizeof()))
-        name = read_c_string(read, int(raw.l_name)) if raw.l_name else ""
-        entries.append(LinkMapEntry(addr=int(raw.l_addr), name=name, ld=int(raw.l_ld), node=node))
-        node = int(raw.l_next)
+        l_addr, l_name, l_ld, l_next, _l_prev = LINK_MAP.unpack(
+            _read_exact(read, node, LINK_MAP.size)
+        )
+        name = read_c_string(read, l_name) if l_name else ""
+        entries.append(LinkMapEntry(addr=l_addr, name=name, ld=l_ld, node=node))
+        node = l_next
     return entries

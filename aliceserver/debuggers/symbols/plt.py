@@ -22,6 +22,7 @@ RELA_SIZE = 24
 
 _PLT_SECTIONS = {".plt": 16, ".plt.sec": 16, ".plt.got": 8}  # name -> default entry size
 _JMP_RIP = b"\xff\x25"
+_SEARCHED = 32  # up to this many slots, searching the offsets beats indexing them
 
 
 def plt_symbols(sections: Sequence[Section], raw: Mapping[int, bytes]) -> list[Entry]:
@@ -63,8 +64,14 @@ def _slot_names(
 ) -> dict[int, str]:
     """GOT slot address -> symbol name, from the JUMP_SLOT / GLOB_DAT relocations of `slots`."""
     names: dict[int, str] = {}
-    for sec in sections:
-        if sec.name not in (".rela.plt", ".rela.dyn") or sec.index not in raw:
+    # .rela.plt first: it names the stubs of .plt / .plt.sec, so .rela.dyn (tens of
+    # thousands of relocations in a big program) is searched only for .plt.got's few
+    # slots. A GOT slot has one relocation, so the order changes no name.
+    rela = sorted((s for s in sections if s.name in (".rela.plt", ".rela.dyn")),
+                  key=lambda s: s.name != ".rela.plt")  # fmt: skip
+    for sec in rela:
+        wanted = [slot for slot in slots if slot not in names]
+        if not wanted or sec.index not in raw:
             continue
         if not 0 < sec.link < len(sections):
             continue
@@ -77,13 +84,7 @@ def _slot_names(
         table = array("Q", data[: len(data) - len(data) % RELA_SIZE])
         if sys.byteorder != "little":
             table.byteswap()
-        # .rela.dyn of a big library holds tens of thousands of relocations: index the
-        # offsets at C speed and look at only the few slots the stubs use.
-        position = dict(zip(table[0::3], range(len(table) // 3), strict=True))
-        for slot in slots:
-            i = position.get(slot)
-            if i is None or slot in names:
-                continue
+        for slot, i in _positions(table, wanted).items():
             info = table[3 * i + 1]
             kind = info & 0xFFFFFFFF
             if kind in (R_X86_64_JUMP_SLOT, R_X86_64_GLOB_DAT):
@@ -93,3 +94,21 @@ def _slot_names(
             elif kind == R_X86_64_IRELATIVE:
                 names[slot] = f"*ABS*+{table[3 * i + 2]:#x}"  # the resolver, like objdump
     return names
+
+
+def _positions(table: array[int], slots: list[int]) -> dict[int, int]:
+    """slot -> index of the relocation at that offset (r_offset), for the slots that have
+    one: a few found by a byte search, many through an index of every offset."""
+    if len(slots) > _SEARCHED:
+        position = dict(zip(table[0::3], range(len(table) // 3), strict=True))
+        return {slot: position[slot] for slot in slots if slot in position}
+    column = table[0::3].tobytes()
+    found = {}
+    for slot in slots:
+        needle = slot.to_bytes(8, sys.byteorder)
+        at = column.find(needle)
+        while at >= 0 and at % 8:  # across two offsets: look further
+            at = column.find(needle, at + 1)
+        if at >= 0:
+            found[slot] = at // 8
+    return found

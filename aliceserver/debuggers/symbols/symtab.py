@@ -43,6 +43,35 @@ class ElfSymbol:
 # (address, size, name, kind, binding, section index, hidden = a non-default version).
 Entry = tuple[int, int, str, str, str, int, bool]
 
+# A table in the on-disk index: names joined by NUL (a string table ends each with one),
+# (address, size, section index) of each as little-endian 64-bit words, a byte of kind,
+# binding and hidden each, how many are real symbols (the rest are PLT stubs), and the
+# sections as (index, start, end). Plain containers unpickle at memory speed. A change to
+# what parse_symbols keeps must bump cache.FORMAT_VERSION: cached tables are not re-parsed.
+PackedTable = tuple[str, bytes, bytes, int, tuple[tuple[int, int, int], ...]]
+_KIND_NAMES = ("func", "object", "other")
+_BINDING_NAMES = ("global", "weak", "local")
+_FLAG_VALUES = bytes(v for v in range(32) if v & 3 < 3 and v >> 2 & 3 < 3)
+
+
+def is_packed_table(value: object) -> bool:
+    """Whether `value` has the shape of a PackedTable (a damaged cache file is not one)."""
+    if not isinstance(value, tuple) or len(value) != 5:
+        return False
+    text, raw, flags, count, sections = value
+    if not (isinstance(text, str) and isinstance(raw, bytes) and isinstance(flags, bytes)
+            and isinstance(count, int) and isinstance(sections, tuple)):  # fmt: skip
+        return False
+    size = len(flags)
+    if len(raw) != 24 * size or not 0 <= count <= size or flags.translate(None, _FLAG_VALUES):
+        return False
+    if (text.count("\0") + 1 if size else len(text)) != size:
+        return False
+    return all(
+        isinstance(s, tuple) and len(s) == 3 and all(isinstance(v, int) for v in s)
+        for s in sections
+    )
+
 
 def _struct_prefix(little_endian: bool) -> str:
     return "<" if little_endian else ">"
@@ -147,14 +176,19 @@ class SymbolTable:
         entries: Iterable[Entry],
         sections: Mapping[int, tuple[int, int]],
         synthetic: Iterable[Entry] = (),
+        *,
+        unique: bool = False,
     ) -> None:
         """`sections`: allocated section index -> (start, end); `synthetic`: `name@plt` stubs,
-        found by their exact name only."""
+        found by their exact name only; `unique`: no two entries share name and address."""
         self._sections = sections
-        unique: dict[tuple[str, int], Entry] = {}
-        for entry in entries:
-            unique.setdefault((entry[2], entry[0]), entry)
-        self._entries = list(unique.values())
+        if unique:
+            self._entries = list(entries)
+        else:
+            first: dict[tuple[str, int], Entry] = {}
+            for entry in entries:
+                first.setdefault((entry[2], entry[0]), entry)
+            self._entries = list(first.values())
         self._synthetic = list(synthetic)
         self._by_name: dict[str, list[Entry]] | None = None
         self._index: tuple[list[int], list[Entry]] | None = None  # addresses, best entries
@@ -162,6 +196,33 @@ class SymbolTable:
 
     def __len__(self) -> int:
         return len(self._entries) + len(self._synthetic)
+
+    def packed(self) -> PackedTable:
+        """The table as plain containers (for the on-disk index), for from_packed."""
+        everything = self._entries + self._synthetic
+        words = array("Q", [v for e in everything for v in (e[0], e[1], e[5])])
+        if sys.byteorder != "little":
+            words.byteswap()
+        flags = bytes(
+            _KIND_NAMES.index(e[3]) | _BINDING_NAMES.index(e[4]) << 2 | e[6] << 4
+            for e in everything
+        )
+        sections = tuple((i, start, end) for i, (start, end) in self._sections.items())
+        return "\0".join(e[2] for e in everything), words.tobytes(), flags, len(self._entries), sections
+
+    @classmethod
+    def from_packed(cls, packed: PackedTable) -> SymbolTable:
+        """The table `packed()` gave (check it with is_packed_table first)."""
+        text, raw, flags, count, sections = packed
+        words = array("Q", raw)
+        if sys.byteorder != "little":
+            words.byteswap()
+        everything = list(zip(words[0::3], words[1::3], text.split("\0") if flags else [],
+                              [_KIND_NAMES[f & 3] for f in flags],
+                              [_BINDING_NAMES[f >> 2 & 3] for f in flags], words[2::3],
+                              [f >= 16 for f in flags], strict=True))  # fmt: skip
+        bounds = {i: (start, end) for i, start, end in sections}
+        return cls(everything[:count], bounds, everything[count:], unique=True)
 
     def symbols(self) -> Sequence[ElfSymbol]:
         if self._all is None:

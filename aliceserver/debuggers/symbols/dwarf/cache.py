@@ -9,12 +9,10 @@ and rewritten; the cache never makes a load fail.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import logging
 import os
 import pickle
-import tempfile
 from collections.abc import Hashable
 from typing import Any
 
@@ -46,6 +44,8 @@ class IndexCache:
         """The cache key of a binary: its build id, else a hash of where and what it is."""
         if build_id:
             return "b-" + build_id.lower()
+        import hashlib  # here: most binaries have a build id, and OpenSSL takes a while to load
+
         digest = hashlib.sha256(f"{os.path.realpath(path)}\0{mtime_ns}\0{size}".encode())
         return "p-" + digest.hexdigest()[:40]
 
@@ -80,6 +80,8 @@ class IndexCache:
 
     def store(self, key: str, identity: Hashable, payload: dict[str, Any]) -> None:
         """Write `payload` for `key` (best effort: failures are logged, not raised)."""
+        import tempfile  # here: a warm start only reads (tempfile imports random, shutil)
+
         path = self.path_for(key)
         try:
             _ensure_private_directory(self.directory)

@@ -12,19 +12,30 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, TypeVar, cast
+from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 from elftools.common.exceptions import DWARFError, ELFError
 from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarfinfo import DWARFInfo
 from elftools.dwarf.typeunit import TypeUnit
-from elftools.elf.elffile import ELFFile
 
+from aliceserver.debuggers.symbols.dwarf.coderanges import (
+    RawAranges,
+    scope_candidates,
+    v4_ranges,
+    v5_ranges,
+)
+from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
+from aliceserver.debuggers.symbols.dwarf.dwarffile import MACHINES, dwarf_info
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader
 from aliceserver.debuggers.symbols.dwarf.names import split_qualified
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import ElfImage
-from aliceserver.errors import TargetError
+from aliceserver.errors import TargetError, Unsupported
+
+if TYPE_CHECKING:
+    from elftools.elf.elffile import ELFFile
 
 log = logging.getLogger(__name__)
 
@@ -67,18 +78,6 @@ def _corrupt_is_target_error(method: _F) -> _F:
             ) from exc
 
     return cast(_F, wrapper)
-
-
-def children(die: DIE) -> Iterator[DIE]:
-    """`die.iter_children()`, stopping where corrupt DWARF would make it loop forever: a
-    DW_AT_sibling pointing back (siblings always lie further on in the section)."""
-    last = die.offset
-    for child in die.iter_children():
-        if child.offset <= last:
-            log.warning("DIE %#x: a sibling link points back; its children are cut", die.offset)
-            return
-        last = child.offset
-        yield child
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +152,7 @@ class DwarfUnits:
         self._lock = threading.RLock()
         self._file: IO[bytes] | None = None
         self._elf: ELFFile | None = None
+        self._raw: ElfSections | None = None  # the sections read without pyelftools
         self._info: DWARFInfo | None = None
         self._opened = False
         self._sections: dict[str, bytes | None] = {}
@@ -179,6 +179,16 @@ class DwarfUnits:
     def _open(self) -> None:
         try:
             self._file = open(self.image.path, "rb")  # noqa: SIM115 - kept open for pyelftools
+            if self.image.machine in MACHINES:
+                try:
+                    self._raw = ElfSections(self.image.path, file=self._file)
+                    self._info = dwarf_info(self._raw, self._file, self.image.machine)
+                    return
+                except (TargetError, Unsupported) as exc:  # odd files: pyelftools' own way
+                    log.debug("%s: %s", self.image.path, exc)
+                    self._raw = None
+            from elftools.elf.elffile import ELFFile  # here: only for what dwarffile cannot read
+
             self._elf = ELFFile(self._file)
             if self._elf.has_dwarf_info() and self._elf.get_section_by_name(".debug_info"):
                 # pyelftools reads whole sections: a corrupt size must not allocate gigabytes.
@@ -199,15 +209,22 @@ class DwarfUnits:
             self._file = None
             self._info = None
             self._elf = None
+            self._raw = None
 
     def section(self, name: str) -> bytes | None:
         """The raw bytes of a section (e.g. .debug_loclists), cached; None when absent."""
         with self._lock:
             if name not in self._sections:
-                if self.info is None or self._elf is None:
+                if self.info is None:
                     return None
-                sec = self._elf.get_section_by_name(name)
-                self._sections[name] = None if sec is None else bytes(sec.data())
+                if self._raw is not None:
+                    found = self._raw.header(name, exact=True) is not None
+                    self._sections[name] = self._raw.get(name) if found else None
+                elif self._elf is not None:
+                    sec = self._elf.get_section_by_name(name)
+                    self._sections[name] = None if sec is None else bytes(sec.data())
+                else:
+                    return None
             return self._sections[name]
 
     @property
@@ -237,7 +254,7 @@ class DwarfUnits:
         with self._lock:
             if self._aranges is None and not self._aranges_failed:
                 try:  # pyelftools re-parses the section on every get_aranges(): keep one
-                    self._aranges = info.get_aranges()
+                    self._aranges = self._raw_aranges() if self._raw else info.get_aranges()
                 except Exception as exc:  # pyelftools raises assorted errors
                     log.debug("aranges unreadable: %s", exc)
                 self._aranges_failed = self._aranges is None
@@ -249,6 +266,12 @@ class DwarfUnits:
                 if low <= address < high:
                     return info.get_CU_at(off)
         return None
+
+    def _raw_aranges(self) -> RawAranges | None:
+        raw = self._raw
+        if raw is None or raw.header(".debug_aranges", exact=True) is None:
+            return None
+        return RawAranges(raw.get(".debug_aranges"))
 
     def _scan_cu_ranges(self) -> list[tuple[int, int, int]]:
         # Only CU top DIEs are parsed here; built once when aranges fail to answer.
@@ -314,7 +337,7 @@ class DwarfUnits:
             data = self.section(".debug_ranges")
             if data is None:
                 return []
-            return _v4_ranges(data, attr.value, base)
+            return v4_ranges(data, attr.value, base)
         data = self.section(".debug_rnglists")
         if data is None:
             return []
@@ -325,7 +348,7 @@ class DwarfUnits:
             size = 8 if cu.structs.dwarf_format == 64 else 4
             entry = ByteReader(data, rl_base + offset * size)
             offset = rl_base + entry.unsigned(size)
-        return _v5_ranges(data, offset, base, lambda i: self.addrx(cu, i))
+        return v5_ranges(data, offset, base, lambda i: self.addrx(cu, i))
 
     # --- scopes -----------------------------------------------------------------------
     @_corrupt_is_target_error
@@ -345,7 +368,7 @@ class DwarfUnits:
 
     def _function_die_at(self, cu: CompileUnit, address: int) -> FunctionAt | None:
         with self._lock:
-            chain = self._descend(cu.get_top_DIE(), address)
+            chain = self._scopes_at(cu, address)
         sub_index = max(
             (i for i, d in enumerate(chain) if d.tag == "DW_TAG_subprogram"), default=None
         )
@@ -354,6 +377,34 @@ class DwarfUnits:
         scopes = tuple(chain[sub_index:])
         inlined = tuple(d for d in scopes if d.tag == "DW_TAG_inlined_subroutine")
         return FunctionAt(chain[sub_index], scopes, inlined)
+
+    def _scopes_at(self, cu: CompileUnit, address: int) -> list[DIE]:
+        """What _descend finds from the unit's top DIE; its top level found in the raw
+        bytes (rawscopes.py: a big unit's top-level DIEs cost pyelftools 15-20 ms)."""
+        top = cu.get_top_DIE()
+        paths = self._raw_scopes(cu, address)
+        if paths is None:
+            return self._descend(top, address)
+        for path in paths:
+            die = top
+            for offset in path:
+                child = cu.get_DIE_from_refaddr(cu.cu_offset + offset)
+                child.set_parent(die)  # as iter_children would have
+                die = child
+            if self.die_contains(die, address):
+                return [die, *self._descend(die, address)]
+        return []
+
+    def _raw_scopes(self, cu: CompileUnit, address: int) -> list[tuple[int, ...]] | None:
+        if self._raw is None:
+            return None
+        try:
+            unit = self._raw.read(".debug_info", cu.cu_offset, cu.size)
+            abbrev = self.section(".debug_abbrev") or b""
+            return scope_candidates(unit, cu.cu_offset, abbrev, address)
+        except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
+            log.debug("unit at %#x read through pyelftools: %s", cu.cu_offset, exc)
+            return None
 
     def _descend(self, die: DIE, address: int) -> list[DIE]:
         chain: list[DIE] = []
@@ -446,52 +497,6 @@ class DwarfUnits:
             yield from self.top_level_names(self.cu_at_offset(off)).get(name, [])
 
 
-def _v4_ranges(data: bytes, offset: int, base: int) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    reader = ByteReader(data, offset)
-    while reader.pos + 16 <= len(data):
-        begin, end = reader.unsigned(8), reader.unsigned(8)
-        if begin == 0 and end == 0:
-            break
-        if begin == 0xFFFFFFFFFFFFFFFF:
-            base = end
-            continue
-        out.append((base + begin, base + end))
-    return out
-
-
-def _v5_ranges(data: bytes, offset: int, base: int, addrx: Any) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    r = ByteReader(data, offset)
-    while r.pos < len(data):
-        kind = r.unsigned(1)
-        if kind == 0:  # DW_RLE_end_of_list
-            break
-        if kind == 1:  # base_addressx
-            base = addrx(r.uleb())
-        elif kind == 2:  # startx_endx
-            start = addrx(r.uleb())
-            out.append((start, addrx(r.uleb())))
-        elif kind == 3:  # startx_length
-            start = addrx(r.uleb())
-            out.append((start, start + r.uleb()))
-        elif kind == 4:  # offset_pair
-            start = r.uleb()
-            out.append((base + start, base + r.uleb()))
-        elif kind == 5:  # base_address
-            base = r.unsigned(8)
-        elif kind == 6:  # start_end
-            start = r.unsigned(8)
-            out.append((start, r.unsigned(8)))
-        elif kind == 7:  # start_length
-            start = r.unsigned(8)
-            out.append((start, start + r.uleb()))
-        else:
-            log.debug("unknown DW_RLE %d at %#x", kind, r.pos)
-            break
-    return out
-
-
 def _scope_of_spec(die: DIE, prefix: str) -> str:
     """`Class::` for an out-of-class definition (a method, a static member) whose
     DW_AT_specification lies inside a class or namespace; else `prefix`."""
@@ -506,7 +511,7 @@ def _scope_of_spec(die: DIE, prefix: str) -> str:
             return prefix
         spec = die.get_DIE_from_attribute("DW_AT_specification")
         parts: list[str] = []
-        parent = spec.get_parent()
+        parent = parent_of(spec)
         while parent is not None and parent.tag in (
             "DW_TAG_namespace",
             "DW_TAG_structure_type",
@@ -516,7 +521,7 @@ def _scope_of_spec(die: DIE, prefix: str) -> str:
             name = die_name(parent)
             if name:  # anonymous namespaces add no qualifier (see _collect_names)
                 parts.append(name)
-            parent = parent.get_parent()
+            parent = parent_of(parent)
     except Exception as exc:  # a broken reference: keep the plain name
         log.debug("specification of %#x: %s", die.offset, exc)
         return prefix

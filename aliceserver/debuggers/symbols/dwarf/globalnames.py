@@ -244,7 +244,8 @@ class _Scanner:
                 if entry.children:
                     sibling = values.get(_AT_SIBLING)
                     enters = tag in (_TAG_NAMESPACE, _TAG_ENUM)
-                    if isinstance(sibling, int) and not enters:
+                    # A sibling link is followed forward only: one pointing back loops.
+                    if isinstance(sibling, int) and not enters and pos <= unit.offset + sibling <= end:
                         pos = unit.offset + sibling
                     else:
                         levels.append(enters)
@@ -256,7 +257,7 @@ class _Scanner:
             values, pos = self._attributes(entry, pos, only_sibling=True)
             if entry.children:
                 sibling = values.get(_AT_SIBLING)
-                if isinstance(sibling, int) and unit.offset < unit.offset + sibling <= end:
+                if isinstance(sibling, int) and pos <= unit.offset + sibling <= end:
                     pos = unit.offset + sibling
                 else:
                     levels.append(False)

@@ -13,11 +13,11 @@ import threading
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from operator import itemgetter
 from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf import names
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
 from aliceserver.debuggers.symbols.dwarf.lines import (
     END_SEQUENCE,
     IS_STMT,
@@ -36,6 +36,7 @@ from aliceserver.debuggers.symbols.dwarf.sections import (
 )
 from aliceserver.debuggers.symbols.dwarf.units import Progress, build_payload
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
+from aliceserver.debuggers.symbols.symtab import is_packed_table
 from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
@@ -63,17 +64,12 @@ class DebugInfo:
         self._range_lows = [r[0] for r in ranges]
         self._ranges = ranges
         self._unit_index = {u[0]: i for i, u in enumerate(self._units)}
-        self._files_of: dict[int, list[int]] = {}  # path id -> line program offsets
-        for stmt, header in self._headers.items():
-            for path_id in set(header[-1]):
-                self._files_of.setdefault(path_id, []).append(stmt)
-        self._by_basename: dict[str, list[int]] = {}
-        for path_id, path in enumerate(self._paths):
-            if path_id in self._files_of:
-                self._by_basename.setdefault(os.path.basename(path), []).append(path_id)
+        # path id -> line program offsets, basename -> path ids: built on the first file
+        # query (a big library's take longer than loading its whole index)
+        self._file_maps: tuple[dict[int, list[int]], dict[str, list[int]]] | None = None
         self._rows: dict[int, LineRows] = {}
         self._lock = threading.Lock()
-        self._functions: list[tuple[str, str, int, int]] | None = None
+        self._functions = FunctionList(payload["functions"])
         self._source_names: dict[str, str] | None = None  # absolute path -> DW_AT_name
         # Answers found later by walking DIEs (inlined copies), cached beside the index.
         self._store: tuple[IndexCache, str, Any] | None = None
@@ -113,6 +109,7 @@ class DebugInfo:
                 cache.store(key, identity, payload)
         if progress is not None:
             progress(f"debug info of {os.path.basename(image.path)} loaded", 1.0)
+        image.adopt_symbols(payload["symbols"])
         info = cls(image, main, dwarf, payload)
         if cache is not None:
             info._store = (cache, key + "-extra", identity)
@@ -124,7 +121,7 @@ class DebugInfo:
 
     def source_files(self) -> list[str]:
         """Every source file named by a line table: absolute, normalized, sorted."""
-        return sorted({self._paths[i] for i in self._files_of if self._paths[i]})
+        return sorted({self._paths[i] for i in self._files_of() if self._paths[i]})
 
     def source_name(self, path: str) -> str | None:
         """The name the debug info gives the source file at `path` (absolute, normalized),
@@ -156,7 +153,8 @@ class DebugInfo:
             return None
         hits: dict[int, list[tuple[int, int, int]]] = {}  # line -> [(address, path id, stmt)]
         best_above: int | None = None
-        for stmt in sorted({s for p in path_ids for s in self._files_of.get(p, ())}):
+        files_of = self._files_of()
+        for stmt in sorted({s for p in path_ids for s in files_of.get(p, ())}):
             rows = self._decoded(stmt)
             numbers = self._file_numbers(stmt, path_ids)
             if rows is None or not numbers:
@@ -197,9 +195,7 @@ class DebugInfo:
         needle = names._strip_templates(comps[-1]) if comps else key
         seen: set[int] = set()
         found: list[FunctionMatch] = []
-        for linkage, demangled, low, size in self._function_list():
-            if needle not in demangled and needle not in linkage:
-                continue
+        for linkage, demangled, low, size in self._functions.matching(needle, self._demangled):
             if low in seen or key not in names.lookup_keys(linkage, demangled):
                 continue
             if params is not None:
@@ -237,10 +233,21 @@ class DebugInfo:
         start = i
         while start > first and (rows.file[start - 1], rows.line[start - 1]) == key:
             start -= 1
-        end = i + 1
+        # Rows of other lines at the same address are empty: the range goes past them.
+        end = bisect_right(rows.address, address, i, last)
         while end < last and (rows.file[end], rows.line[end]) == key:
             end += 1
         return rows.address[start], rows.address[end]
+
+    def row_range_at(self, address: int) -> tuple[int, int] | None:
+        """[start, end) of the one row holding `address` (gdb's find_pc_line range): up to
+        the next row at a higher address, whatever its line."""
+        found = self._row_at(address)
+        if found is None:
+            return None
+        _stmt, rows, i = found
+        _first, last = self._sequence_bounds(rows, i)
+        return rows.address[i], rows.address[bisect_right(rows.address, address, i, last)]
 
     def is_statement_start(self, address: int) -> bool:
         """Whether a row marked is_stmt starts exactly at `address`."""
@@ -275,7 +282,7 @@ class DebugInfo:
         """Path ids of the line-table files `file` names: absolute (also through symlinks),
         relative (a suffix of whole components, `./` and `../` normalized) or a basename."""
         norm = os.path.normpath(file)
-        candidates = self._by_basename.get(os.path.basename(norm), [])
+        candidates = self._file_index()[1].get(os.path.basename(norm), [])
         if os.path.isabs(norm):
             exact = {i for i in candidates if self._paths[i] == norm}
             if exact:
@@ -414,18 +421,23 @@ class DebugInfo:
         return i, i + 1
 
     # --- functions ---------------------------------------------------------------------
-    def _function_list(self) -> list[tuple[str, str, int, int]]:
-        functions = self._functions
-        if functions is None:
-            demangled = self._demangled
-            functions = [
-                (name, demangled.get(name, name), address, size)
-                for name, address, size in self.image.function_symbols()
-                if not name.endswith("@plt") and ".cold" not in name
-            ]
-            functions.sort(key=itemgetter(2, 0))  # by address, as the symbol table lists them
-            self._functions = functions
-        return functions
+    # --- files -------------------------------------------------------------------------
+    def _files_of(self) -> dict[int, list[int]]:
+        return self._file_index()[0]
+
+    def _file_index(self) -> tuple[dict[int, list[int]], dict[str, list[int]]]:
+        maps = self._file_maps
+        if maps is None:
+            files_of: dict[int, list[int]] = {}
+            for stmt, header in self._headers.items():
+                for path_id in set(header[-1]):
+                    files_of.setdefault(path_id, []).append(stmt)
+            by_basename: dict[str, list[int]] = {}
+            for path_id, path in enumerate(self._paths):
+                if path_id in files_of:
+                    by_basename.setdefault(os.path.basename(path), []).append(path_id)
+            maps = self._file_maps = (files_of, by_basename)
+        return maps
 
     def _function_match(self, linkage: str, demangled: str, low: int, size: int) -> FunctionMatch:
         high = low + size
@@ -509,6 +521,8 @@ def _valid_payload(payload: dict[str, Any]) -> bool:
             and isinstance(payload["headers"], dict)
             and isinstance(payload["ranges"], list)
             and isinstance(payload["demangled"], dict)
+            and is_packed(payload["functions"])
+            and is_packed_table(payload["symbols"])
             and all(len(h) == 11 for h in payload["headers"].values())
         )
     except (KeyError, TypeError):

@@ -21,6 +21,7 @@ from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.symbols.dwarf import names
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
+from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.globalnames import units_defining
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 
@@ -125,7 +126,7 @@ class InlineFinder:
         return known
 
     def _walk(self, parent: DIE, out: dict[int, list[DIE]]) -> None:
-        for child in parent.iter_children():
+        for child in children(parent):
             tag = child.tag
             if tag == "DW_TAG_inlined_subroutine":
                 origin = _abstract_origin(child)

@@ -5,7 +5,6 @@ under which a function is found by the names users type (`method`, `Class::metho
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 import re
 
@@ -34,10 +33,12 @@ class Demangler:
         self._loaded = False
 
     def _load(self) -> None:
+        from ctypes.util import find_library  # here: it imports subprocess, tempfile...
+
         self._loaded = True
         try:
-            libstdcxx = ctypes.CDLL(ctypes.util.find_library("stdc++") or "libstdc++.so.6")
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            libstdcxx = ctypes.CDLL(find_library("stdc++") or "libstdc++.so.6")
+            libc = ctypes.CDLL(find_library("c") or "libc.so.6")
         except OSError as exc:
             log.info("libstdc++ not found, C++ names stay mangled: %s", exc)
             return

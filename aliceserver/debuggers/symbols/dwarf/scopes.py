@@ -20,6 +20,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import (
     origin_die,
     resolved_attr,
 )
+from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ExprEnv,
@@ -59,6 +60,8 @@ _TYPE_TAGS = {
 
 _SCOPE_CACHE = 1024
 
+
+_CALL_FRAME_CFA = bytes([0x9C])  # DW_OP_call_frame_cfa, the usual DW_AT_frame_base
 
 class VarKind(enum.Enum):
     PARAMETER = "parameter"
@@ -139,7 +142,7 @@ class ModuleSymbols:
         for die in self.units.find_dies(name, first_cu=cu):
             tag = die.tag
             if tag == "DW_TAG_enumerator":
-                parent = die.get_parent()
+                parent = parent_of(die)
                 if parent is None:
                     continue
                 return Variable(name, VarKind.CONSTANT, die, self.types.build(parent))
@@ -192,7 +195,7 @@ class ModuleSymbols:
         source = origin_die(die, "DW_AT_name") or die
         fn = FunctionType(self.types.of_die_attr(origin_die(die, "DW_AT_type") or die))
         fn.prototyped = bool(resolved_attr(die, "DW_AT_prototyped")) or is_cplus(die)
-        for child in source.iter_children():
+        for child in children(source):
             if child.tag == "DW_TAG_formal_parameter":
                 if not attr_value(child, "DW_AT_artificial"):
                     fn.params.append(self.types.of_die_attr(child))
@@ -255,6 +258,10 @@ class ModuleSymbols:
         expr = self._expression(function, attr, ctx)
         if expr is None:
             raise EvaluationError("the frame base is unavailable here")
+        if expr == _CALL_FRAME_CFA:  # what gcc and clang emit: no need for the evaluator
+            cfa = ctx.cfa()
+            if cfa is not None:
+                return cfa
         loc = evaluate(expr, ctx, ExprEnv(load_bias=ctx.load_bias))
         if isinstance(loc, MemoryLoc):
             return loc.address
@@ -263,6 +270,12 @@ class ModuleSymbols:
             if reg is not None:
                 return reg
         raise EvaluationError("the frame base is unavailable here")
+
+    def expression_at(self, die: DIE, name: str, ctx: FrameContext) -> bytes | None:
+        """The DWARF expression of the attribute `name` (DW_AT_location, DW_AT_frame_base)
+        at the frame's pc (a location list's entry covering it); None: absent or no entry."""
+        attr = die.attributes.get(name)
+        return None if attr is None else self._expression(die, attr, ctx)
 
     def _expression(self, die: DIE, attr: object, ctx: FrameContext) -> bytes | None:
         """The expression itself, or the location-list entry covering the frame's pc."""
@@ -314,6 +327,9 @@ class FrameScope:
         ]
         self._function_index = inner[-1] if inner else 0
         self._lookups: dict[str, Variable | None] = {}
+        # The scope is cached per pc (ModuleSymbols.frame_scope): its variables, walked once.
+        self._arguments: list[Variable] | None = None
+        self._locals: dict[bool, list[Variable]] = {}
 
     @property
     def function(self) -> DIE | None:
@@ -355,12 +371,20 @@ class FrameScope:
             )
 
     def arguments(self) -> list[Variable]:
-        fn = self.function
-        return [] if fn is None else list(self._vars_of(fn, True))
+        if self._arguments is None:
+            fn = self.function
+            self._arguments = [] if fn is None else list(self._vars_of(fn, True))
+        return list(self._arguments)
 
     def locals(self, include_shadowed: bool = False) -> list[Variable]:
         """Locals of the innermost block first, then the enclosing blocks up to the function;
         an outer variable hidden by an inner one of the same name is marked `shadowed`."""
+        known = self._locals.get(include_shadowed)
+        if known is None:
+            known = self._locals[include_shadowed] = self._walk_locals(include_shadowed)
+        return list(known)
+
+    def _walk_locals(self, include_shadowed: bool) -> list[Variable]:
         out: list[Variable] = []
         blocks = self.scopes[self._function_index :]
         names: set[str] = set()
@@ -407,25 +431,25 @@ def _children_with_inherited(die: DIE) -> Iterator[DIE]:
     origin no concrete child refers to: variables the optimizer dropped from this copy,
     which then read as optimized out. An abstract lexical block without code adds its
     variables to this scope."""
-    yield from die.iter_children()
+    yield from children(die)
     if "DW_AT_abstract_origin" not in die.attributes:
         return
     try:
         origin = die.get_DIE_from_attribute("DW_AT_abstract_origin")
         referred = set()
-        for child in die.iter_children():
+        for child in children(die):
             if child.tag in ("DW_TAG_call_site", "DW_TAG_GNU_call_site"):
                 continue
             if "DW_AT_abstract_origin" in child.attributes:
                 referred.add(child.get_DIE_from_attribute("DW_AT_abstract_origin").offset)
-        pending = [c for c in origin.iter_children() if c.offset not in referred]
+        pending = [c for c in children(origin) if c.offset not in referred]
     except Exception as exc:  # noqa: BLE001 - a broken reference: the concrete children only
         log.debug("abstract origin of %#x: %s", die.offset, exc)
         return
     while pending:
         child = pending.pop(0)
         if child.tag == "DW_TAG_lexical_block" and not child.attributes.get("DW_AT_low_pc"):
-            pending[:0] = list(child.iter_children())
+            pending[:0] = list(children(child))
         else:
             yield child
 

@@ -14,6 +14,7 @@ import threading
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import IO
 
 from aliceserver.errors import TargetError, Unsupported
 
@@ -101,8 +102,14 @@ def _section_headers(fd: int, path: str) -> list[SectionHeader]:
 class ElfSections:
     """Section bytes of one ELF file, read on demand (decompressed ones are kept)."""
 
-    def __init__(self, path: str, headers: Sequence[SectionHeader] | None = None) -> None:
+    def __init__(self, path: str, headers: Sequence[SectionHeader] | None = None,
+                 file: IO[bytes] | None = None) -> None:  # fmt: skip
+        """`file`: `path` opened by the caller, who closes it; read through it (the file
+        as it was opened, even if `path` is replaced later)."""
         self.path = path
+        self._file = file
+        if headers is None and file is not None:
+            headers = _section_headers(file.fileno(), path)
         self.headers = list(headers) if headers is not None else read_section_headers(path)
         self._by_name = {h.name: h for h in self.headers}
         self._inflated: dict[str, bytes] = {}
@@ -119,8 +126,17 @@ class ElfSections:
         header = self._find(name)
         assert header is not None
         if header.flags & SHF_COMPRESSED or header.name.startswith(".zdebug"):
+            with self._lock:
+                if header.name not in self._inflated:
+                    declared = _declared_size(header, self._pread(header.offset, min(header.size, _CHDR.size)))
+                    if declared is not None:
+                        return declared
             return len(self.get(name))
         return header.size
+
+    def header(self, name: str, *, exact: bool = False) -> SectionHeader | None:
+        """The header of section `name` (or of its legacy `.zdebug_` form unless `exact`)."""
+        return self._by_name.get(name) if exact else self._find(name)
 
     def get(self, name: str) -> bytes:
         """All bytes of section `name` (b"" when absent), decompressed."""
@@ -157,16 +173,22 @@ class ElfSections:
 
     def _pread(self, offset: int, count: int) -> bytes:
         try:
-            with open(self.path, "rb") as stream:
-                # A corrupt header may claim gigabytes: never allocate past the file's end.
-                if offset + count > os.fstat(stream.fileno()).st_size:
-                    raise TargetError(f"{self.path}: section data at {offset:#x} is truncated")
-                data = os.pread(stream.fileno(), count, offset)
+            if self._file is not None:
+                data = self._pread_from(self._file.fileno(), offset, count)
+            else:
+                with open(self.path, "rb") as stream:
+                    data = self._pread_from(stream.fileno(), offset, count)
         except OSError as exc:
             raise TargetError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
         if len(data) != count:
             raise TargetError(f"{self.path}: section data at {offset:#x} is truncated")
         return data
+
+    def _pread_from(self, fd: int, offset: int, count: int) -> bytes:
+        # A corrupt header may claim gigabytes: never allocate past the file's end.
+        if offset + count > os.fstat(fd).st_size:
+            raise TargetError(f"{self.path}: section data at {offset:#x} is truncated")
+        return os.pread(fd, count, offset)
 
     def _decompressed(self, header: SectionHeader) -> bytes:
         with self._lock:
@@ -177,6 +199,17 @@ class ElfSections:
             data = _inflate(self.path, header, raw)
             self._inflated[header.name] = data
             return data
+
+
+def _declared_size(header: SectionHeader, head: bytes) -> int | None:
+    """The inflated size a compressed section's header declares (None: not readable), so
+    that knowing the size does not take inflating it; _inflate checks it when it does."""
+    if header.name.startswith(".zdebug"):
+        return int.from_bytes(head[4:12], "big") if head[:4] == b"ZLIB" and len(head) >= 12 else None
+    if len(head) < _CHDR.size:
+        return None
+    ch_type, _reserved, ch_size, _align = _CHDR.unpack_from(head)
+    return ch_size if ch_type == ELFCOMPRESS_ZLIB else None
 
 
 def _inflate(path: str, header: SectionHeader, raw: bytes) -> bytes:

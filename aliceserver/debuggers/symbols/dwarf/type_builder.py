@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from elftools.dwarf.die import DIE
 
-from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, children, die_name
+from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import (
     ATE_ENCODINGS,
@@ -295,7 +296,7 @@ def _qualified_name(die: DIE, cplus: bool) -> str | None:
     if name is None or not cplus:
         return name
     parts = [name]
-    parent = die.get_parent()
+    parent = parent_of(die)
     while parent is not None and parent.tag in (
         "DW_TAG_namespace",
         "DW_TAG_structure_type",
@@ -303,7 +304,7 @@ def _qualified_name(die: DIE, cplus: bool) -> str | None:
         "DW_TAG_union_type",
     ):
         parts.append(die_name(parent) or "(anonymous namespace)")
-        parent = parent.get_parent()
+        parent = parent_of(parent)
     return "::".join(reversed(parts))
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from aliceserver.debuggers.symbols.dwarf.funclist import pack_functions
 from aliceserver.debuggers.symbols.dwarf.lines import (
     StringSections,
     cstring,
@@ -434,7 +435,8 @@ def build_payload(
 ) -> dict[str, Any]:
     """The cacheable index of `image` (whose DWARF `dwarf` holds), plain containers only:
     units, the path table, line headers (file tables as path ids), address ranges -> unit,
-    and demangled function names."""
+    demangled function names, the function list (funclist.py) and the ELF symbol table
+    (the image's: parsing it costs more than reading all the rest from the cache)."""
     name = os.path.basename(image.path)
 
     def report(message: str, fraction: float | None) -> None:
@@ -505,7 +507,8 @@ def build_payload(
     for path, index in paths.items():
         path_list[index] = path
     return {"units": units, "paths": path_list, "headers": headers, "ranges": ranges,
-            "demangled": demangled}  # fmt: skip
+            "demangled": demangled, "functions": pack_functions(image.function_symbols()),
+            "symbols": image.packed_symbols()}  # fmt: skip
 
 
 def _programs(data: bytes) -> list[int]:

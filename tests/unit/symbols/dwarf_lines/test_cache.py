@@ -6,10 +6,13 @@ import os
 import shutil
 import stat
 import time
+from collections.abc import Hashable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from aliceserver.debuggers.symbols import elf as elf_module
 from aliceserver.debuggers.symbols.dwarf import index as index_module
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
@@ -102,3 +105,86 @@ def test_unwritable_cache_directory_does_not_fail(builder: Builder, tmp_path: Pa
 def test_default_directory_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert IndexCache().directory == str(tmp_path / "aliceserver" / "index")
+
+
+def test_function_list_is_served_from_disk(
+    builder: Builder, cache: IndexCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = builder.build(C_SOURCES, ("-g", "-O0"))
+    first = _load(program, cache).functions_named("helper")
+    assert [f.name for f in first] == ["helper"]
+    _forbid_building(monkeypatch)
+
+    def fail(*_args: object) -> None:
+        raise AssertionError("the symbol table was parsed instead of the cached list read")
+
+    monkeypatch.setattr(ElfImage, "function_symbols", fail)
+    assert _load(program, cache).functions_named("helper") == first
+
+
+def test_modified_binary_invalidates_the_function_list(
+    builder: Builder, cache: IndexCache, tmp_path: Path
+) -> None:
+    program = tmp_path / "prog"
+    shutil.copy(builder.build(C_SOURCES, ("-g", "-O0")), program)
+    assert _load(program, cache).functions_named("helper")
+    changed = dict(C_SOURCES)
+    changed["src/b.c"] = C_SOURCES["src/b.c"] + "\nint helper_two(int v) { return v; }\n"
+    shutil.copy(builder.build(changed, ("-g", "-O0")), program)
+    again = _load(program, cache)
+    assert [f.name for f in again.functions_named("helper_two")] == ["helper_two"]
+    assert [f.name for f in again.functions_named("helper")] == ["helper"]
+
+
+def test_index_without_a_function_list_is_rebuilt(
+    builder: Builder, cache: IndexCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = builder.build(C_SOURCES, ("-g", "-O0"))
+    store = IndexCache.store
+
+    def store_without_functions(
+        self: IndexCache, key: str, identity: Hashable, payload: dict[str, Any]
+    ) -> None:  # as an index written before the list was kept
+        store(self, key, identity, {k: v for k, v in payload.items() if k != "functions"})
+
+    monkeypatch.setattr(IndexCache, "store", store_without_functions)
+    _load(program, cache)
+    monkeypatch.undo()
+    assert [f.name for f in _load(program, cache).functions_named("compute")] == ["compute"]
+    _forbid_building(monkeypatch)  # the rebuilt index, list included, was written back
+    assert [f.name for f in _load(program, cache).functions_named("compute")] == ["compute"]
+
+
+def test_symbol_table_is_served_from_disk(
+    builder: Builder, cache: IndexCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = builder.build(C_SOURCES, ("-g", "-O0"))
+    parsed = ElfImage.load(str(program))
+    expected = parsed.symbols()  # parsed before parsing is forbidden
+    _load(program, cache)
+
+    def fail(*_args: object) -> None:
+        raise AssertionError("the symbol table was parsed instead of read from the cache")
+
+    monkeypatch.setattr(elf_module, "_build_table", fail)
+    image = ElfImage.load(str(program))
+    assert DebugInfo.load(image, cache=cache) is not None
+    assert image.symbols() == expected
+    helper = parsed.find_symbol("helper")
+    assert helper is not None and image.find_symbol("helper") == helper
+    assert image.symbol_at(helper.address + 1) == parsed.symbol_at(helper.address + 1)
+
+
+def test_modified_binary_invalidates_the_symbol_table(
+    builder: Builder, cache: IndexCache, tmp_path: Path
+) -> None:
+    program = tmp_path / "prog"
+    shutil.copy(builder.build(C_SOURCES, ("-g", "-O0")), program)
+    _load(program, cache)
+    changed = dict(C_SOURCES)
+    changed["src/b.c"] = C_SOURCES["src/b.c"] + "\nint helper_two(int v) { return v; }\n"
+    shutil.copy(builder.build(changed, ("-g", "-O0")), program)
+    image = ElfImage.load(str(program))
+    assert DebugInfo.load(image, cache=cache) is not None
+    assert image.symbols() == ElfImage.load(str(program)).symbols()
+    assert image.find_symbol("helper_two") is not None

@@ -1,0 +1,77 @@
+"""The raw readers behind DwarfUnits (coderanges.py, dwarffile.py) against pyelftools' own
+parse of the same programs: the scopes around code addresses, the unit of an address."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from elftools.common.exceptions import ELFError
+
+from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
+from aliceserver.debuggers.symbols.elf import ElfImage
+from tests.support.build import Builder
+from tests.support.build_more import MoreBuilder, find_cxx
+
+
+def _addresses(image: ElfImage) -> list[int]:
+    """The first, a middle and the last byte of every function."""
+    return sorted(
+        {a for _name, low, size in image.function_symbols() if size
+         for a in (low, low + size // 2, low + size - 1)}
+    )  # fmt: skip
+
+
+def _check_against_pyelftools(path: Path) -> None:
+    image = ElfImage.load(str(path))
+    units = DwarfUnits(image)
+    info = units.info
+    assert info is not None
+    aranges = info.get_aranges()
+    compared = found_some = 0
+    for address in _addresses(image):
+        if aranges is not None:
+            raw = units.cu_for_address(address)
+            assert (raw.cu_offset if raw else None) == aranges.cu_offset_at_addr(address)
+        cu = units.cu_for_address(address)
+        if cu is None:
+            continue
+        assert units._raw_scopes(cu, address) is not None  # read raw, not by the fallback
+        found = units.function_die_at(cu, address)
+        reference = units._descend(cu.get_top_DIE(), address)  # pyelftools' own walk
+        subprograms = [i for i, die in enumerate(reference) if die.tag == "DW_TAG_subprogram"]
+        expected = reference[subprograms[-1] :] if subprograms else []
+        scopes = found.scopes if found is not None else ()
+        assert [d.offset for d in scopes] == [d.offset for d in expected], hex(address)
+        compared += 1
+        found_some += found is not None
+    assert compared >= 6 and found_some >= 3
+    units.close()
+
+
+@pytest.mark.parametrize(
+    ("program", "flags"),
+    [("src_basic", ("-g", "-O0")), ("src_opt", ("-g", "-O2")), ("src_inline", ("-g", "-O2")),
+     ("src_opt", ("-gdwarf-4", "-O2"))],
+)  # fmt: skip
+def test_c_scopes_match_pyelftools(builder: Builder, program: str, flags: tuple[str, ...]) -> None:
+    _check_against_pyelftools(builder.build(program, flags))
+
+
+@pytest.mark.skipif(find_cxx() is None, reason="g++ not installed")
+@pytest.mark.parametrize("flags", [("-g", "-O0"), ("-g", "-O2")])
+def test_cpp_scopes_in_namespaces_match_pyelftools(
+    tmp_path_factory: pytest.TempPathFactory, flags: tuple[str, ...]
+) -> None:
+    _check_against_pyelftools(MoreBuilder(tmp_path_factory.mktemp("cpp")).build_cpp("src_cpp", flags))
+
+
+def test_a_closed_image_reads_no_more(builder: Builder) -> None:
+    """Sections are read from the file as it was opened, while it is open; once closed, a
+    DIE kept from before fails to parse rather than read whatever file took the descriptor."""
+    path = builder.build("src_basic", ("-g", "-O0"))
+    units = DwarfUnits(ElfImage.load(str(path)))
+    cu = units.cu_at_offset(units.cu_offsets()[0])
+    units.close()
+    with pytest.raises((ValueError, ELFError), match="closed"):
+        cu.get_top_DIE()
