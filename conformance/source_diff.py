@@ -436,6 +436,30 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("cpp-template", "src_cpp", "c++", "@twice", ("next", "continue", "next")),
     Scenario("cpp-reference", "src_cpp", "c++", "ns::bump", ("next", "finish")),
     Scenario("rust-path", "src_rust", "rust", "src_rust::module::function", ("next", "continue")),
+    # Lines split in several address blocks (src_lines.c): a for loop's test after its body,
+    # a while loop's test (no discriminator: gdb goes on at a block of the same line), `?:`
+    # arms, a statement over several lines; at -O2, a `next` from main's entry (before its
+    # stack adjustment) and rows that are not statements.
+    Scenario("lines-for", "src_lines", "c", "for_loop", ("next",) * 9),
+    Scenario("lines-while", "src_lines", "c", "while_loop", ("next",) * 9),
+    Scenario("lines-ternary", "src_lines", "c", "@ternary", ("step",) * 6 + ("next",) * 4),
+    Scenario("lines-spread", "src_lines", "c", "@spread", ("step",) * 10 + ("next",) * 2),
+    Scenario("lines-O2", "src_lines", "c", "main", ("next", "step", "step", "next") * 6,
+             flags=("-g", "-O2"), compare_values=False),  # fmt: skip
+    # `next` returns into a caller without line info (gdb stops there), then out of it.
+    Scenario("lines-no-line-caller", "src_lines", "c", "@callback", ("next",) * 3),
+    Scenario("lines-no-line-caller-O2", "src_lines", "c", "@callback", ("next",) * 3,
+             flags=("-g", "-O2"), compare_values=False),  # fmt: skip
+    # -O1: rows that are not statements (the line being stepped stays the current one),
+    # and the pushes and pops around factorial's recursion (no call, no return).
+    Scenario("basic-O1-next", "src_basic", "c", "main", ("next",) * 26, flags=("-g", "-O1"),
+             compare_values=False),  # fmt: skip
+    Scenario("basic-O1-step", "src_basic", "c", "@call_top", ("step",) * 30, flags=("-g", "-O1"),
+             compare_values=False),  # fmt: skip
+    # -O2: a step into twice() stops at the call site of the inlined call its code begins
+    # with; a row of line 24 inside twice() is followed by one in the inlined scale().
+    Scenario("inline-O2-steps", "src_inline", "c", "main", ("step",) * 14,
+             flags=("-g", "-O2"), compare_values=False),  # fmt: skip
 )
 
 

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, cast
 
+from aliceserver import affinity
 from aliceserver.adapters.dap.breakpoints import BreakpointBook
 from aliceserver.adapters.dap.events import EventTranslator
 from aliceserver.adapters.dap.handles import Handles
@@ -68,6 +69,9 @@ class DapSession:
     # --- the reader -----------------------------------------------------------------
     def run(self) -> None:
         """Serve until the client disconnects or its stream ends; then end the debuggee."""
+        # This session's threads (this reader, the event pump, the engine's tracer, all
+        # started from here) share one CPU: see aliceserver.affinity.
+        affinity.pin_current_thread(affinity.session_cpu())
         self._pump.start()
         try:
             while not self.ending:

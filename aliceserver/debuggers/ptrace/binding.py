@@ -7,7 +7,6 @@ only from the thread that attached. Every failure raises OSError with the errno.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 from dataclasses import dataclass
 from typing import Final
@@ -84,11 +83,21 @@ class SigInfo:
     sender_pid: int
 
 
+def _libc() -> ctypes.CDLL:
+    # glibc's soname first: ctypes.util imports subprocess, tempfile and more to find it.
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        from ctypes.util import find_library
+
+        return ctypes.CDLL(find_library("c") or "libc.so.6", use_errno=True)
+
+
 class Libc:
     """The few libc entry points the engine needs, typed, with errno checking."""
 
     def __init__(self) -> None:
-        lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        lib = _libc()
         self._ptrace = lib.ptrace
         self._ptrace.restype = ctypes.c_long
         self._ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]

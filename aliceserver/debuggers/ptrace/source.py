@@ -64,6 +64,8 @@ def without_parameters(name: str) -> str:
     return name
 
 
+_FRAME_NAMES = 65536  # frame names (and function ranges) remembered by pc
+
 class SourceSymbols:
     def __init__(
         self,
@@ -82,6 +84,9 @@ class SourceSymbols:
         self._all_key: tuple[tuple[str, int], ...] = ()
         self.cfi = CfiTables(symbols)
         self._inline_finders: dict[str, InlineFinder | None] = {}  # by module path
+        # (module path, load bias, lookup pc) -> the name frames show there (asked at every stop)
+        self._frame_names: dict[tuple[str, int, int], str | None] = {}
+        self._function_ranges: dict[tuple[str, int, int], tuple[int, int, int] | None] = {}
 
     def close(self) -> None:
         """Close the files the DWARF readers keep open (a new image, or the session ended);
@@ -317,21 +322,32 @@ class SourceSymbols:
                 return function.name
         return self.symbols.lookup_address(address).name
 
-    def line_range(self, address: int) -> tuple[int, int] | None:
-        """Runtime [start, end) of the line block holding `address`."""
+    def line_row(self, address: int) -> tuple[int, int, SourcePosition, bool] | None:
+        """Runtime [start, end), position and is_stmt of the one row holding `address`."""
         found = self._info_at(address)
         if found is None:
             return None
         module, info = found
-        block = info.line_range_at(address - module.base)
-        return None if block is None else (block[0] + module.base, block[1] + module.base)
-
-    def is_statement_start(self, address: int) -> bool:
-        found = self._info_at(address)
-        return found is not None and found[1].is_statement_start(address - found[0].base)
+        link = address - module.base
+        row, span = info.location_at(link), info.row_range_at(link)
+        if row is None or span is None:
+            return None
+        where = SourcePosition(row.file, row.line, row.column)
+        return span[0] + module.base, span[1] + module.base, where, row.is_stmt
 
     def function_range(self, address: int) -> tuple[int, int, int] | None:
         """(low, high, address after the prologue) of the function holding `address`."""
+        module = self.symbols.module_at(address)
+        if module is None:
+            return None
+        key = (module.path, module.base, address)  # asked at every step
+        if key not in self._function_ranges:
+            if len(self._function_ranges) >= _FRAME_NAMES:
+                self._function_ranges.clear()
+            self._function_ranges[key] = self._function_range(address)
+        return self._function_ranges[key]
+
+    def _function_range(self, address: int) -> tuple[int, int, int] | None:
         found = self._info_at(address)
         if found is None:
             return None
@@ -392,6 +408,17 @@ class SourceSymbols:
         function without a symbol is named from its DWARF subprogram."""
         if frame.signal_trampoline and frame.symbol.name:
             return frame.symbol.name  # __restore_rt, whatever alias shares its address
+        module = self.symbols.module_at(lookup)
+        if module is None:
+            return self._frame_function(lookup)
+        key = (module.path, module.base, lookup)
+        if key not in self._frame_names:
+            if len(self._frame_names) >= _FRAME_NAMES:
+                self._frame_names.clear()
+            self._frame_names[key] = self._frame_function(lookup)
+        return self._frame_names[key]
+
+    def _frame_function(self, lookup: int) -> str | None:
         name = self.function_name(lookup) if self._info_at(lookup) else None
         # The debug file's symbol table before its DWARF: the same name for static functions
         # (libc's __libc_start_call_main), without decompressing and parsing its units. A

@@ -36,10 +36,11 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
+from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
 from aliceserver.debuggers.ptrace.source import SourceSymbols
-from aliceserver.debuggers.ptrace.stepping import InlineCall, StepPlan
+from aliceserver.debuggers.ptrace.stepping import InlineCall, LineRow, StepPlan
 from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.variables import (
@@ -58,7 +59,7 @@ from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import is_float
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.dwarf.values import Value
-from aliceserver.errors import ProtocolError, TargetError
+from aliceserver.errors import AliceError, ProtocolError, TargetError
 
 log = logging.getLogger(__name__)
 
@@ -133,18 +134,24 @@ class SourceLevel:
     # --- frames ---------------------------------------------------------------------
     def _unwound(self, thread_id: int, levels: int) -> list[UnwoundFrame]:
         """The frames of a stopped thread: `levels` of them, or all (up to MAX_FRAMES) once
-        more are asked for; kept until the program resumes."""
+        more are asked for; kept until the program resumes. Frame 0 alone when one is asked
+        for (a stop's report, its variables): the callers cost an unwind through libc."""
         known = self._frames.get(thread_id)
-        if known is not None and (len(known) >= levels or len(known) != _FIRST_FRAMES):
-            return known
+        if known is not None and (len(known) >= levels or len(known) not in (1, _FIRST_FRAMES)):
+            return known  # enough, or the whole stack (an unwind that ended below its limit)
         inferior, t = self._stopped_thread(thread_id)
         values = register_sets.general(inferior.regs(t)).values
-        limit = _FIRST_FRAMES if levels <= _FIRST_FRAMES else MAX_FRAMES
+        limit = 1 if levels <= 1 else _FIRST_FRAMES if levels <= _FIRST_FRAMES else MAX_FRAMES
         frames = self._source.unwind(values, self._read_visible, limit=limit)
         self._frames[thread_id] = frames
         return frames
 
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
+        key = (thread_id, start, count)
+        known = self._stop_cache.known_stack(key)  # on the caller's thread: see StopCache
+        if known is not None:
+            return known
+
         def go() -> list[StackFrame]:
             wanted = MAX_FRAMES if count is None else start + count
             hidden = self._hidden_inline(thread_id)
@@ -155,7 +162,8 @@ class SourceLevel:
                 hidden = 0
                 if len(shown) >= wanted:
                     break
-            return [replace(frame, level=level) for level, frame in enumerate(shown)][start:wanted]
+            result = [replace(frame, level=level) for level, frame in enumerate(shown)][start:wanted]
+            return self._stop_cache.remember_stack(key, result)
 
         return self._call(go)
 
@@ -238,11 +246,13 @@ class SourceLevel:
     def frame_variables(
         self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True
     ) -> list[VariableInfo]:
+        # On the caller's thread first (see StopCache); the whole answer serves as well.
+        for with_aggregates in {aggregate_values, True}:
+            known = self._stop_cache.known_variables((thread_id, level, scope, with_aggregates))
+            if known is not None:
+                return known
+
         def go() -> list[VariableInfo]:
-            if not aggregate_values:  # the whole answer, when there is one, serves as well
-                whole = self._stop_cache.known_variables((thread_id, level, scope, True))
-                if whole is not None:
-                    return whole
             return self._stop_cache.variables((thread_id, level, scope, aggregate_values), compute)
 
         def compute() -> list[VariableInfo]:
@@ -298,11 +308,11 @@ class SourceLevel:
     def expression_condition(self, expression: str) -> BreakpointCondition:
         tree = parse_condition(expression)  # a typo is reported now, not at every hit
 
-        def condition(tid: int) -> bool:
+        def general(tid: int) -> bool:
             value = evaluate(tree, self._eval_symbols(tid, 0, innermost_only=True))
             return value.as_float() != 0.0 if is_float(value.type) else value.as_int() != 0
 
-        return condition
+        return ExpressionCondition(tree, general, self)  # compiled per address where it can
 
     def breakpoint_condition(
         self,
@@ -526,11 +536,12 @@ class _Oracle:
         self._engine = engine
         self._tid = thread_id
 
-    def line_range(self, pc: int) -> tuple[int, int] | None:
-        return self._engine._source.line_range(pc)
-
-    def is_statement_start(self, pc: int) -> bool:
-        return self._engine._source.is_statement_start(pc)
+    def line_row(self, pc: int) -> LineRow | None:
+        found = self._engine._source.line_row(pc)
+        if found is None:
+            return None
+        start, end, where, is_stmt = found
+        return LineRow(start, end, (where.path, where.line), is_stmt)
 
     def function_range(self, pc: int) -> tuple[int, int, int] | None:
         return self._engine._source.function_range(pc)
@@ -558,6 +569,9 @@ class _Oracle:
         if decoded and decoded[0].mnemonic.startswith("call"):
             return decoded[0].size
         return None
+
+    def has_name(self, pc: int) -> bool:
+        return self._engine._source.symbols.lookup_address(pc).name is not None
 
     def is_trampoline(self, pc: int) -> bool:
         symbols = self._engine._source.symbols
@@ -588,4 +602,13 @@ class _Oracle:
         if len(frames) < 2 or frames[0].cfa is None:
             return None
         return frames[1].pc, frames[0].cfa
+
+    def frame_cfa(self, tid: int) -> int | None:
+        inferior, t = self._engine._stopped_thread(tid)
+        live = register_sets.LiveRegisters(inferior.regs(t))
+        try:
+            return self._engine._source.innermost(live, self._engine._read_visible).cfa
+        except (AliceError, ValueError) as error:  # no CFI there, unreadable stack
+            log.debug("no CFA for thread %d: %s", tid, error)
+            return None
 

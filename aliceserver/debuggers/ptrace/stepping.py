@@ -1,12 +1,16 @@
 """Source-line stepping (gdb's step, next, finish, until) as a plan the inferior consults.
 
-A plan single-steps its thread (the others stay stopped) while the pc stays inside the
-line's address block; a run of instructions that cannot jump it runs to its end at once. Calls are stepped over with a trap at the return address, guarded by
+A plan single-steps its thread (the others stay stopped) while the pc stays inside one
+line-table row; a run of instructions that cannot jump runs to its end at once. Out of the
+row it decides as gdb's process_event_stop_test: the start of a row of another line stops
+if the row is a statement; a row of the line being stepped (a loop's test placed after its
+body, the second block of a split line), a row that is no statement, or a landing inside a
+row goes on. The frame is known by its CFA, as gdb's frame id, so a push or pop in it is
+no call or return. Calls are stepped over with a trap at the return address, guarded by
 the stack pointer so a deeper recursion level passing the same address does not count;
 then every thread runs, so a callee that waits for another thread cannot deadlock. A plan
-ends with a Stopped(STEP) at the start of a new line, or Stopped(FUNCTION_FINISHED) for
-finish; any other stop on the way (a breakpoint, a signal) is reported instead, and the
-plan is dropped.
+ends with a Stopped(STEP), or Stopped(FUNCTION_FINISHED) for finish; any other stop on the
+way (a breakpoint, a signal) is reported instead, and the plan is dropped.
 
 `until` without a location is `next` whose range reaches back to the function's entry:
 a jump back to a loop's start stays inside it, so the plan only stops at code after the
@@ -26,9 +30,9 @@ from aliceserver.debuggers.model import StepKind, VariableInfo
 class LineOracle(Protocol):
     """What a plan needs to know about the program; runtime addresses throughout."""
 
-    def line_range(self, pc: int) -> tuple[int, int] | None: ...
-
-    def is_statement_start(self, pc: int) -> bool: ...
+    def line_row(self, pc: int) -> LineRow | None:
+        """The one line-table row holding pc, as gdb's find_pc_line."""
+        ...
 
     def function_range(self, pc: int) -> tuple[int, int, int] | None:
         """(low, high, address after the prologue) of the function with line info at pc."""
@@ -45,6 +49,14 @@ class LineOracle(Protocol):
 
     def caller(self, tid: int) -> tuple[int, int] | None:
         """(return address, CFA) of the thread's frame 0: where `finish` lands."""
+        ...
+
+    def frame_cfa(self, tid: int) -> int | None:
+        """The CFA of the thread's frame 0 (rsp reaches it when the frame returns)."""
+        ...
+
+    def has_name(self, pc: int) -> bool:
+        """Whether a symbol names the code at pc."""
         ...
 
     def is_trampoline(self, pc: int) -> bool:
@@ -64,6 +76,16 @@ class LineOracle(Protocol):
     def position(self, pc: int) -> tuple[str, int] | None:
         """(file, line) of the line-table row at pc."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class LineRow:
+    """A line-table row: runtime [start, end), (file, line), and whether it is a statement."""
+
+    start: int
+    end: int
+    position: tuple[str, int]
+    is_stmt: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +136,10 @@ class StepPlan:
     control: Control
     line: tuple[int, int] | None = None
     frame_sp: int = 0  # rsp when the step began: deeper frames have a lower one
+    # The stepping frame, as gdb's frame id: pushes and pops inside it change rsp, not these.
+    frame_cfa: int | None = None
+    function: tuple[int, int] | None = None  # [low, high) of its function's code
+    calling: bool = False  # the move under way single-steps a call instruction
     phase: Phase = Phase.STEPPING
     finish_value: Callable[[], VariableInfo | None] | None = None
     targets: tuple[int, ...] = ()  # UNTIL: the locations to reach (none: until the next line)
@@ -122,7 +148,9 @@ class StepPlan:
     # Inlined calls active where the step began: `next` steps over any other one it meets.
     inlined: tuple[int, ...] = ()
     hidden: int = 0  # inlined calls the stop the step began from hid (gdb shows the caller)
-    from_line: tuple[str, int] | None = None  # the line the step began on, as shown
+    # The line being stepped (gdb's current_line): the one shown where the step began, then
+    # the line of a row it landed inside. None: none (a return onto a non-statement row).
+    from_line: tuple[str, int] | None = None
     leave: tuple[tuple[int, int], ...] = ()  # finish from an inlined call: its code ranges
 
     def start(self, pc: int) -> Stopped | None:
@@ -133,14 +161,8 @@ class StepPlan:
         self.inlined = tuple(call.id for call in shown)
         hidden = calls[len(shown) :]
         self.from_line = hidden[0].call_site if hidden else self.oracle.position(pc)
-        if self.kind is StepKind.OUT:
-            if not shown:
-                return self._finish()
-            # As gdb: step over the rest of the inlined call, then to a line start.
-            self.leave = shown[-1].ranges
-            self.kind = StepKind.OVER
-            self.inlined = self.inlined[:-1]
-            return self._step_from(pc)
+        if self.kind is StepKind.OUT and not shown:
+            return self._finish()
         if self.kind is StepKind.UNTIL and self.targets:
             # The location in this frame or an outer one, or this frame's return: first wins.
             stops = [(address, self.frame_sp) for address in self.targets]
@@ -150,7 +172,14 @@ class StepPlan:
             self.phase = Phase.RETURNING
             self.control.run_to_any(self.tid, stops)
             return None
-        self.line = self.oracle.line_range(pc)
+        self._note_frame(pc)
+        if self.kind is StepKind.OUT:
+            # As gdb: step over the rest of the inlined call, then to a line start.
+            self.leave = shown[-1].ranges
+            self.kind = StepKind.OVER
+            self.inlined = self.inlined[:-1]
+            return self._step_from(pc)
+        self.line = self._row_range(pc)
         if self.line is None:  # no line info here: run until this function returns
             return self._finish()
         if self.kind is StepKind.UNTIL:
@@ -172,6 +201,7 @@ class StepPlan:
         """Issue the next move from `pc` inside the current line."""
         self.entry_sp = None
         call = self.oracle.call_length(pc)
+        self.calling = False
         if call is not None and self.kind in (StepKind.OVER, StepKind.UNTIL):
             self.phase = Phase.RETURNING
             self.control.run_to(self.tid, pc + call, self.control.sp(self.tid))
@@ -182,6 +212,7 @@ class StepPlan:
             if end is not None:  # what single steps would do, with one stop instead of many
                 self.control.run_alone_to(self.tid, end)
                 return None
+        self.calling = call is not None  # step into: the next stop is in the callee
         self.control.single_step(self.tid)
         return None
 
@@ -200,30 +231,35 @@ class StepPlan:
             return self._in_callee(pc)
         if self.phase is Phase.THROUGH and self.control.sp(self.tid) < self.frame_sp:
             return self._entered(pc)
-        if self.phase is Phase.RETURNING and self.control.sp(self.tid) > self.frame_sp:
-            # The function we were stepping in returned (finish of a no-line function, or
-            # the step ran off its end): continue in the caller up to a line start.
+        if self.phase is Phase.RETURNING and self._returned(self.control.sp(self.tid)):
+            # The function we were stepping in (one without line info) returned: go on
+            # in the caller as from any other stop in a new frame.
+            current = self.from_line
             self.frame_sp = self.control.sp(self.tid)
-            self.line = self.oracle.line_range(pc)
             self._returned_to(pc)
-            if self.line is None or self.oracle.is_statement_start(pc):
+            row = self.oracle.line_row(pc)
+            if row is None:
                 return Stopped(StopReason.STEP, self.tid, address=pc)
-            return self._step_from(pc)
+            return self._new_row(pc, row, current, True)
         sp = self.control.sp(self.tid)
-        if self.line is not None and self.line[0] <= pc < self.line[1] and sp >= self.frame_sp:
-            return self._step_from(pc)
-        if sp <= self.frame_sp and any(low <= pc < high for low, high in self.leave):
-            # Still in the inlined call being finished (calls are stepped over: a lower
-            # sp here is a push in this frame, not a callee).
-            return self._step_from(pc)
-        if sp < self.frame_sp:  # we are in a callee (step into, or a jump into another function)
+        called, self.calling = self.calling, False
+        if self._deeper(pc, sp, called):
             return self._entered(pc)
-        if sp > self.frame_sp:  # returned from the stepping frame into its caller
+        returned = self._returned(sp)
+        if not returned and self.line is not None and self.line[0] <= pc < self.line[1]:
+            return self._step_from(pc)
+        if not returned and any(low <= pc < high for low, high in self.leave):
+            return self._step_from(pc)  # still in the inlined call being finished
+        current = self.from_line  # gdb's current_line: what a row's line is compared with
+        if returned:  # returned from the stepping frame into its caller
             self.frame_sp = sp
             self._returned_to(pc)
-        line = self.oracle.line_range(pc)
-        if line is None:
-            return self._finish()  # into code without line info (e.g. after main returned)
+        row = self.oracle.line_row(pc)
+        if row is None:  # code without line info (e.g. after main returned)
+            # gdb stops there, but a `step` leaves code no symbol names for its caller.
+            if self.kind is StepKind.INTO and not self.oracle.has_name(pc):
+                return self._finish()
+            return Stopped(StopReason.STEP, self.tid, address=pc)
         entered = [call for call in self.oracle.inline_calls(pc) if call.id not in self.inlined]
         if entered and entered[0].starts_here:
             # At an inlined call's first instruction, as gdb: a call on another line stops
@@ -235,19 +271,37 @@ class StepPlan:
                 self.oracle.show_inline(self.tid, _starting(self.oracle.inline_calls(pc)) - 1)
                 return Stopped(StopReason.STEP, self.tid, address=pc)
         if entered and self.kind in (StepKind.OVER, StepKind.UNTIL):
-            self.line = line  # inside an inlined call begun after the step: step over it
+            self.line = (row.start, row.end)  # in an inlined call begun after the step: over it
             return self._step_from(pc)
-        if self.kind is StepKind.UNTIL and self.oracle.position(pc) == self.from_line:
-            self.line = line  # another block of the same line (a loop's test): go on, as gdb
-            return self._step_from(pc)
-        if self.oracle.is_statement_start(pc):
-            return Stopped(StopReason.STEP, self.tid, address=pc)
-        self.line = line  # landed mid-line: finish that line first, as gdb does
+        return self._new_row(pc, row, current, returned)
+
+    def _new_row(
+        self, pc: int, row: LineRow, current: tuple[str, int] | None, returned: bool
+    ) -> Stopped | None:
+        """Out of the range being stepped, as gdb's process_event_stop_test: the start of a
+        row of another line stops if it is a statement; a row of the line being stepped (a
+        loop's test after its body, the second block of a split line) or a landing inside
+        a row goes on, and a landing inside a row makes its line the one being stepped."""
+        self.line = (row.start, row.end)
+        if row.start == pc and row.position != current:
+            if row.is_stmt:
+                return Stopped(StopReason.STEP, self.tid, address=pc)
+            # Not a statement: go through it, still looking for a line other than the
+            # current one (none after a return: gdb then forgets it, "line 0").
+            self.from_line = None if returned else current
+        else:
+            self.from_line = row.position
         return self._step_from(pc)
 
+    def _row_range(self, pc: int) -> tuple[int, int] | None:
+        # One row, as gdb: rows of the same line are not merged, since an inlined call may
+        # begin at a row boundary inside the line and a step must notice it.
+        row = self.oracle.line_row(pc)
+        return None if row is None else (row.start, row.end)
+
     def _in_callee(self, pc: int) -> Stopped:
-        """Stepped into a function: as gdb, show the inlined calls its code starts with."""
-        self.oracle.show_inline(self.tid, 0)
+        """Stepped into a function: as gdb, inlined calls its code starts with stay hidden
+        (the stop shows their call site; another `step` goes into them)."""
         return Stopped(StopReason.STEP, self.tid, address=pc)
 
     def _returned_to(self, pc: int) -> None:
@@ -255,6 +309,26 @@ class StepPlan:
         self.inlined = tuple(call.id for call in self.oracle.inline_calls(pc))
         self.from_line = self.oracle.position(pc)
         self.leave = ()
+        self._note_frame(pc)
+
+    def _note_frame(self, pc: int) -> None:
+        """Remember the frame the step is in now (see _deeper and _returned)."""
+        self.frame_cfa = self.oracle.frame_cfa(self.tid)
+        function = self.oracle.function_range(pc)
+        self.function = (function[0], function[1]) if function is not None else None
+
+    def _deeper(self, pc: int, sp: int, called: bool) -> bool:
+        """In a callee: a call was stepped into, or other code runs with a lower sp (a
+        signal handler). A lower sp in the frame's own function is a push, not a call."""
+        if called:
+            return True
+        if sp >= self.frame_sp:
+            return False
+        return self.function is None or not self.function[0] <= pc < self.function[1]
+
+    def _returned(self, sp: int) -> bool:
+        """The stepping frame returned: rsp is back above its return address."""
+        return sp >= self.frame_cfa if self.frame_cfa is not None else sp > self.frame_sp
 
     def _entered(self, pc: int) -> Stopped | None:
         sp = self.control.sp(self.tid)

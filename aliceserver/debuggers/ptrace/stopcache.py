@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from aliceserver.debuggers.model import StackFrame, VariableInfo, VariableScope
+from aliceserver.debuggers.model import StackFrame, ThreadInfo, VariableInfo, VariableScope
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 
 _MAX_DECODED = 4096  # distinct instruction encodings remembered for stepping
@@ -24,6 +24,7 @@ class StopCache:
     def __init__(self) -> None:
         # thread -> (the unwound frames the entries belong to, physical index -> frames shown)
         self._shown: dict[int, tuple[list[UnwoundFrame], dict[int, list[StackFrame]]]] = {}
+        self._threads: tuple[object, list[ThreadInfo]] | None = None  # (process, its threads)
         self._stacks: dict[tuple[int, int, int | None], list[StackFrame]] = {}  # stack_trace's
         # (thread, level, scope, with aggregates' values) -> the frame's variables
         self._variables: dict[tuple[int, int, VariableScope, bool], list[VariableInfo]] = {}
@@ -35,6 +36,7 @@ class StopCache:
     def forget(self) -> None:
         """The program moved."""
         self._shown.clear()
+        self._threads = None
         self._stacks.clear()
         self._variables.clear()
 
@@ -53,6 +55,14 @@ class StopCache:
         if shown is None:
             shown = entry[1][index] = compute(frames[index])
         return shown
+
+    def known_threads(self, process: object) -> list[ThreadInfo] | None:
+        """The threads listed at this stop, if `process` (the engine's inferior) is theirs."""
+        found = self._threads
+        return list(found[1]) if found is not None and found[0] is process else None
+
+    def remember_threads(self, process: object, threads: list[ThreadInfo]) -> None:
+        self._threads = (process, list(threads))
 
     def known_stack(self, key: tuple[int, int, int | None]) -> list[StackFrame] | None:
         found = self._stacks.get(key)

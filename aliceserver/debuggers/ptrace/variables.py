@@ -11,6 +11,7 @@ from typing import Callable, Mapping
 
 from aliceserver.debuggers.model import VariableInfo, VariableScope
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
+from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.expr import (
     FrameSymbols,
     evaluate_expression,
@@ -195,7 +196,7 @@ def _cu_global_names(cu: object) -> list[str]:
     """Names of the variables declared at the top of a compilation unit."""
     top = cu.get_top_DIE()  # type: ignore[attr-defined]
     names = []
-    for die in top.iter_children():
+    for die in die_children(top):
         if die.tag == "DW_TAG_variable" and "DW_AT_name" in die.attributes:
             name = die.attributes["DW_AT_name"].value
             names.append(name.decode(errors="replace") if isinstance(name, bytes) else str(name))

@@ -1,0 +1,119 @@
+"""Expression conditions of breakpoints: compiled once per breakpoint address, with the
+general evaluator behind them.
+
+A condition false at every hit is the common case (`i == 99999` on a loop body), so its
+cost per hit matters: the general evaluator builds a frame, walks the scope and makes Value
+objects each time (about 70 us); a closure compiled for the hit's pc (symbols/dwarf/expr/
+compiled.py) reads the variable and compares (a few us). What it does not cover, and any
+hit where it raises, goes to the general evaluator, which gives the answer or the error
+(an error stops the program, as in gdb).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from aliceserver.debuggers.model import Module
+from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES, UserRegs
+from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
+from aliceserver.debuggers.symbols.dwarf.expr.compiled import PcFrame, compile_condition
+from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.inferior import Inferior
+    from aliceserver.debuggers.ptrace.tracee import Tracee
+    from aliceserver.debuggers.ptrace.variables import ProcessEvalSymbols
+
+log = logging.getLogger(__name__)
+
+
+class ConditionEngine(Protocol):
+    """What a condition needs of the engine (SourceLevel provides it; tracer thread only)."""
+
+    _source: SourceSymbols
+
+    def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]: ...
+
+    def _read_visible(self, address: int, size: int) -> bytes: ...
+
+    def _eval_symbols(
+        self, thread_id: int, level: int, *, innermost_only: bool = False
+    ) -> ProcessEvalSymbols: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    module: Module  # the module instance it was compiled for: a reload or re-run is another
+    run: Callable[[Any], bool] | None  # None: not covered here
+
+
+class ExpressionCondition:
+    """A BreakpointCondition (called with the hit thread's id). `compiled` and `general`
+    count the hits each path judged."""
+
+    def __init__(self, tree: str | Expr, general: Callable[[int], bool], engine: ConditionEngine) -> None:
+        self._tree = tree  # text: a cast to a typedef, parsed per frame by the general path
+        self._general = general
+        self._engine = engine
+        self._by_pc: dict[int, _Compiled] = {}
+        self._source: SourceSymbols | None = None  # the image _by_pc was compiled for
+        self.compiled = 0
+        self.general = 0
+
+    def __call__(self, tid: int) -> bool:
+        if not isinstance(self._tree, str):
+            inferior, t = self._engine._stopped_thread(tid)
+            regs = inferior.regs(t)
+            run = self._compiled_at(tid, int(regs.rip))
+            if run is not None:
+                try:
+                    result = run(regs)
+                except Exception as error:  # the general path judges this hit
+                    log.debug("compiled condition: %s", error)
+                else:
+                    self.compiled += 1
+                    return result
+        self.general += 1
+        return self._general(tid)
+
+    def _compiled_at(self, tid: int, pc: int) -> Callable[[UserRegs], bool] | None:
+        source = self._engine._source
+        if source is not self._source:  # an exec or a new process: new symbols, new code
+            self._by_pc.clear()  # (and the old image's symbols are not kept alive)
+            self._source = source
+        module = source.symbols.module_at(pc)
+        if module is None:
+            return None
+        known = self._by_pc.get(pc)
+        if known is None or known.module is not module:
+            known = _Compiled(module, self._compile(tid, pc, module, source))
+            self._by_pc[pc] = known
+        return known.run
+
+    def _compile(self, tid: int, pc: int, module: Module, source: SourceSymbols) -> Callable[[Any], bool] | None:
+        assert not isinstance(self._tree, str)
+        try:
+            frame = self._engine._eval_symbols(tid, 0, innermost_only=True).frame_symbols
+            if frame is None:
+                return None
+            pc_frame = PcFrame(frame, _cfa_rule(source, module, pc), REGISTER_NAMES, self._engine._read_visible)
+            return compile_condition(self._tree, pc_frame)
+        except AliceError as error:
+            log.debug("condition not compiled at %#x: %s", pc, error)
+        except Exception:  # a bug here must not stop the program: the general path serves
+            log.exception("compiling a condition at %#x", pc)
+        return None
+
+
+def _cfa_rule(source: SourceSymbols, module: Module, pc: int) -> tuple[str, int] | None:
+    """The CFA as register + offset at `pc`, as SourceSymbols.innermost finds it."""
+    table = source.cfi(module)
+    row = table.row_at(pc - module.base) if table is not None else None
+    if row is None or row.cfa.expression is not None:
+        return None
+    name = DWARF_REGISTERS.get(row.cfa.register)
+    return None if name is None else (name, row.cfa.offset)
