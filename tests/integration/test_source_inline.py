@@ -186,3 +186,32 @@ def test_stepping_through_inlined_calls_stops_where_gdb_does(
             debugger.step(stop.thread_id, STEPS[actions[index]])
             stop = _next_stop(events)
     assert got == want[: len(got)]
+
+
+LTO_FLAGS = ("-g", "-O2", "-flto")
+
+
+@pytest.fixture(scope="module")
+def lto_program(builder: Builder) -> Path:
+    return builder.build("src_lto", flags=LTO_FLAGS, also=["src_lto_part"])
+
+
+@pytest.mark.parametrize("name", ["lto_weigh", "lto_helper"])
+def test_link_time_inlined_copies_bind_and_stop_as_gdb(
+    debugger: Any, events: EventLog, lto_program: Path, name: str
+) -> None:
+    """After -flto, lto_weigh's copy in main lives in gcc's <artificial> unit, its abstract
+    instance in src_lto_part.c's unit: `break` finds it, and the stop shows gdb's frames
+    and arguments."""
+    replies = run_gdb(lto_program, [f"break {name}", "run", "info breakpoints", "bt", "info args"],
+                      env=gdb_env())  # fmt: skip
+    rows = breakpoint_rows(replies[2])
+    assert rows, replies[2].output
+    stop = _engine_start(debugger, events, lto_program, [name])
+    places = debugger.resolve_location(name)
+    assert sorted(p.address for p in places) == sorted(r[0] for r in rows)
+    trace = debugger.stack_trace(stop.thread_id)
+    want = [(f.function, f.line) for f in up_to_main(backtrace(replies[3]))]
+    assert _names_lines(trace) == want, replies[3].output
+    assert trace[0].function == name
+    _assert_values(debugger.frame_variables(stop.thread_id, 0, VariableScope.ARGUMENTS), replies[4])

@@ -64,13 +64,20 @@ class Builder:
         return self._version
 
     def build(
-        self, name: str, flags: Sequence[str] = DEFAULT_FLAGS, extra: Sequence[str] = ()
+        self,
+        name: str,
+        flags: Sequence[str] = DEFAULT_FLAGS,
+        extra: Sequence[str] = (),
+        also: Sequence[str] = (),
     ) -> Path:
-        """Path of the executable built from `name`.c with `flags` + `extra`."""
+        """Path of the executable built from `name`.c with `flags` + `extra`, linked with
+        the programs named in `also` (compiled in the same command)."""
         source = self.source(name)
+        others = [self.source(other) for other in also]
         return compile_cached(
-            self.compiler, self.compiler_version(), source, [*flags, *extra], self.cache_dir, self._built
-        )
+            self.compiler, self.compiler_version(), source, [*flags, *extra], self.cache_dir,
+            self._built, others,
+        )  # fmt: skip
 
 
 def compile_cached(
@@ -80,11 +87,14 @@ def compile_cached(
     flags: Sequence[str],
     cache_dir: Path,
     built: dict[str, Path],
+    others: Sequence[Path] = (),
 ) -> Path:
-    """Build `source` once per (content, flags, compiler version); reuse the file after."""
+    """Build `source` (and `others` with it) once per (contents, flags, compiler version);
+    reuse the file after."""
     name = source.stem
     digest = hashlib.sha256()
-    digest.update(source.read_bytes())
+    for each in (source, *others):
+        digest.update(each.read_bytes())
     digest.update("\0".join(flags).encode())
     digest.update(version.encode())
     tag = "" if source.suffix == ".c" else source.suffix.replace(".", "-")
@@ -97,7 +107,7 @@ def compile_cached(
         # Build beside the target, then rename: concurrent sessions never see half a file.
         fd, tmp = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
         os.close(fd)
-        cmd = [compiler, *flags, "-o", tmp, str(source)]
+        cmd = [compiler, *flags, "-o", tmp, str(source), *map(str, others)]
         # rustc writes side files in its working directory: keep them in the cache.
         result = subprocess.run(cmd, capture_output=True, text=True, cwd=target.parent)
         if result.returncode != 0:

@@ -18,7 +18,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 2  # 2: a second file per binary holds answers found later (inlined copies)
+FORMAT_VERSION = 3  # 2: answers found later (inlined copies) in a second file; 3: LTO copies
 _MAGIC = b"ALICEIDX"
 
 

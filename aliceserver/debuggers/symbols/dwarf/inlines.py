@@ -90,25 +90,29 @@ class InlineFinder:
         self.units = units
         self._by_origin: dict[int, dict[int, list[DIE]]] = {}  # cu -> abstract DIE -> copies
 
-    def sites(self, cu_offsets: Iterable[int], key: str) -> list[InlineSite]:
-        """Copies of the function `key` (a normalized query) inlined in the given units."""
-        found: list[InlineSite] = []
+    def sites(
+        self, cu_offsets: Iterable[int], key: str, lto_offsets: Iterable[int] = ()
+    ) -> list[InlineSite]:
+        """Copies of the function `key` (a normalized query) defined in the given units,
+        inlined there or, after link-time optimization, in the LTO units (gcc's
+        `<artificial>` units, whose copies point into the defining unit)."""
+        abstract: list[tuple[str, DIE]] = []
+        searched: list[int] = []
         for offset in cu_offsets:
             try:
-                found += self._sites_in(self.units.cu_at_offset(offset), key)
+                abstract += self._abstract_in(self.units.cu_at_offset(offset), key)
+                searched.append(offset)
             except Exception as exc:  # noqa: BLE001 - pyelftools on odd DWARF: no copies
-                log.debug("inlined copies of %s in unit %#x: %s", key, offset, exc)
-        return found
-
-    def _sites_in(self, cu: CompileUnit, key: str) -> list[InlineSite]:
-        abstract: list[tuple[str, DIE]] = []
-        for qualified, dies in self.units.top_level_names(cu).items():
-            if key not in qualified or key not in names.lookup_keys(qualified, qualified):
-                continue
-            abstract += [(qualified, d) for d in dies if _is_abstract_function(d)]
+                log.debug("function %s in unit %#x: %s", key, offset, exc)
         if not abstract:
             return []
-        copies = self._copies(cu)
+        copies: dict[int, list[DIE]] = {}
+        for offset in dict.fromkeys([*searched, *lto_offsets]):
+            try:
+                for origin, found in self._copies(self.units.cu_at_offset(offset)).items():
+                    copies.setdefault(origin, []).extend(found)
+            except Exception as exc:  # noqa: BLE001
+                log.debug("inlined copies in unit %#x: %s", offset, exc)
         out = []
         for qualified, die in abstract:
             for copy in copies.get(die.offset, ()):
@@ -116,6 +120,14 @@ class InlineFinder:
                 if ranges:  # gdb 13 ignores DW_AT_entry_pc: the first range it is
                     out.append(InlineSite(qualified, ranges[0][0], ranges))
         return out
+
+    def _abstract_in(self, cu: CompileUnit, key: str) -> list[tuple[str, DIE]]:
+        abstract: list[tuple[str, DIE]] = []
+        for qualified, dies in self.units.top_level_names(cu).items():
+            if key not in qualified or key not in names.lookup_keys(qualified, qualified):
+                continue
+            abstract += [(qualified, d) for d in dies if _is_abstract_function(d)]
+        return abstract
 
     def _copies(self, cu: CompileUnit) -> dict[int, list[DIE]]:
         known = self._by_origin.get(cu.cu_offset)
@@ -139,7 +151,18 @@ class InlineFinder:
 
 
 def _is_abstract_function(die: DIE) -> bool:
-    return die.tag == "DW_TAG_subprogram" and "DW_AT_inline" in die.attributes
+    """A function's abstract instance: marked inline, or (gcc's LTO early debug, whose
+    concrete copies live in other units) a definition without code of its own."""
+    if die.tag != "DW_TAG_subprogram":
+        return False
+    attributes = die.attributes
+    if "DW_AT_inline" in attributes:
+        return True
+    return not any(name in attributes for name in _NOT_ABSTRACT)
+
+
+_NOT_ABSTRACT = ("DW_AT_low_pc", "DW_AT_ranges", "DW_AT_declaration", "DW_AT_specification",
+                 "DW_AT_abstract_origin")  # fmt: skip
 
 
 def _abstract_origin(die: DIE) -> int | None:
@@ -179,9 +202,18 @@ def inline_sites(
                                   strings, candidates, leaf)  # fmt: skip
         candidates = candidates if defining is None else defining
     made = finder() if candidates else None
-    sites = made.sites(candidates, key) if made is not None else []
+    lto = _lto_units(info) if candidates else []
+    sites = made.sites(candidates, key, lto) if made is not None else []
     info.remember("inline", key, [(s.name, s.entry, list(s.ranges)) for s in sites])
     return sites
+
+
+_LTO_UNIT_NAME = "<artificial>"  # DW_AT_name of the units gcc's link-time optimizer writes
+
+
+def _lto_units(info: DebugInfo) -> list[int]:
+    """The units link-time optimization made (found by their name's bytes, a superset)."""
+    return units_mentioning(info.sections, info.unit_offsets(), _LTO_UNIT_NAME) or []
 
 
 def _site(entry: Any) -> InlineSite:
