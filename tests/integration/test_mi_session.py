@@ -5,6 +5,7 @@ Every line the server prints passes the strict grammar check (tests/support/mi_g
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterator
 
@@ -443,3 +444,22 @@ def test_watchpoint_set_before_the_program_runs(mi: MiClient) -> None:
         mi.ok("-exec-continue")
         assert mi.stopped().results["reason"] == "exited-normally"
         mi.prompt()
+
+
+def test_a_long_symbol_load_is_shown_on_the_console(prog: Path, tmp_path: Path) -> None:
+    """With no index cached, loading the program's debug info says so (start and end), as
+    gdb's "Reading symbols from"; once cached, a start says nothing more."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    title = f"Loading debug info of {prog.name}"
+    for cached in (False, True):
+        client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent, env=env)
+        client.prompt()
+        client.ok(f"-break-insert {SOURCE}:{line('loop')}")
+        client.ok("-gdb-show version")  # the load's lines, if any, are out by its reply
+        console = [text for text in client.lines if title in text]
+        if cached:
+            assert console == []
+        else:  # printed as the session reads the engine's events: after the command's reply
+            assert console == [f'~"{title}...\\n"', f'~"{title}...done.\\n"'], client.lines
+        assert client.close() == 0
+        client.check()

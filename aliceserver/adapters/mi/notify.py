@@ -45,6 +45,9 @@ def exit_code_text(code: int) -> str:
 
 def handle_event(session: MiSession, event: ev.Event) -> None:
     inferior = session.inferior
+    if isinstance(event, ev.Progress):  # the symbol probe's loads too: the user waits on them
+        _progress(session, event)
+        return
     if inferior.process is None and inferior.probe_pid is not None:
         # The symbol probe: nobody started it, nobody hears of it.
         if isinstance(event, ev.Exited) and event.pid == inferior.probe_pid:
@@ -92,6 +95,18 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         _stopped(session, event)
     elif isinstance(event, ev.Exited):
         _exited(session, event)
+
+
+def _progress(session: MiSession, event: ev.Progress) -> None:
+    """A symbol load being built (a cached load sends nothing) as console text, as gdb's
+    "Reading symbols from ...": once when it starts, once when it is done."""
+    if event.done:
+        if event.ident in session.progress_shown:
+            session.progress_shown.discard(event.ident)
+            session.console_all(f"{event.title}...done.\n")
+    elif event.ident not in session.progress_shown:
+        session.progress_shown.add(event.ident)
+        session.console_all(f"{event.title}...\n")
 
 
 def _thread_started(session: MiSession, tid: int) -> None:

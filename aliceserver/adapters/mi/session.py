@@ -118,6 +118,7 @@ class MiSession:
         self.origin: _Origin | None = None
         self.frames = Frames(self)
         self.step_repeat: StepRepeat | None = None
+        self.progress_shown: set[str] = set()  # symbol loads under way (see notify)
         self._last_stop: tuple[str | None, int | None] | None = None
         self._line_starts: dict[tuple[str, int], set[int]] = {}
         self.source_path = "$cdir:$cwd"
