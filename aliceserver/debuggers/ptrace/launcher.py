@@ -3,17 +3,21 @@
 A server process has threads, and a forked child of a threaded Python process may deadlock
 on a lock another thread held at fork time. So we never run Python code in a forked child:
 we posix_spawn (vfork + exec, thread-safe) a fresh interpreter running a tiny trampoline.
-The trampoline sets the working directory and the personality (no ASLR), stops itself
-with SIGSTOP, and after the tracer has seized it, execs the program. The environment goes
+The trampoline sets the working directory, stops itself with SIGSTOP, and after the
+tracer has seized it, execs the program; it inherits the personality (no ASLR) from the
+spawning thread. The environment goes
 through a pipe so that Python's own start-up (locale coercion) cannot alter it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import shutil
 import stat
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from aliceserver.debuggers.model import LaunchConfig, StdioMode
@@ -31,20 +35,16 @@ while True:
     data += chunk
 os.close(3)
 env = dict(item.split(b"=", 1) for item in data.split(b"\\0") if b"=" in item)
-cwd, no_aslr, tty, program = sys.argv[1:5]
+cwd, tty, program = sys.argv[1:4]
 if tty == "1":
     import fcntl, termios
     os.setsid()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 if cwd:
     os.chdir(cwd)
-if no_aslr == "1":
-    import ctypes
-    libc = ctypes.CDLL(None)
-    libc.personality(libc.personality(0xFFFFFFFF) | 0x0040000)
 os.kill(os.getpid(), signal.SIGSTOP)
 try:
-    os.execve(program, [os.fsencode(a) for a in sys.argv[5:]], env)
+    os.execve(program, [os.fsencode(a) for a in sys.argv[4:]], env)
 except OSError as error:
     os.write(2, f"cannot execute {program}: {error.strerror}\\n".encode())
     os._exit(127)
@@ -82,6 +82,26 @@ def resolve_program(program: str, cwd: str | None) -> str:
     return os.path.abspath(path)
 
 
+ADDR_NO_RANDOMIZE = 0x0040000
+_QUERY_PERSONALITY = 0xFFFFFFFF
+
+
+@contextlib.contextmanager
+def _personality(flags: int) -> Iterator[None]:
+    """The calling thread's personality with `flags` added, for a child spawned meanwhile
+    (a child inherits its parent thread's; the trampoline need not load ctypes for it)."""
+    if not flags:
+        yield
+        return
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)  # loaded already: no file is read
+    before = libc.personality(_QUERY_PERSONALITY)
+    libc.personality(before | flags)
+    try:
+        yield
+    finally:
+        libc.personality(before)
+
+
 def spawn_stopped(config: LaunchConfig, program: str) -> Spawned:
     """posix_spawn the trampoline; it stops itself with SIGSTOP before exec'ing `program`."""
     if config.cwd is not None and not os.path.isdir(config.cwd):
@@ -113,12 +133,12 @@ def spawn_stopped(config: LaunchConfig, program: str) -> Spawned:
             actions += [(os.POSIX_SPAWN_DUP2, tty_fd, fd) for fd in (0, 1, 2)]
         argv = [
             sys.executable, "-I", "-S", "-c", _TRAMPOLINE,
-            config.cwd or "", "1" if config.disable_aslr else "0",
-            "1" if config.stdio is StdioMode.TTY else "0", program, *config.args,
+            config.cwd or "", "1" if config.stdio is StdioMode.TTY else "0", program,
+            config.program,  # the program's argv[0]: the path the user gave
+            *config.args,
         ]  # fmt: skip
-        # The trampoline's argv[0] for the program is the path the user gave.
-        argv.insert(9, config.program)
-        spawned.pid = os.posix_spawn(sys.executable, argv, {}, file_actions=actions)
+        with _personality(ADDR_NO_RANDOMIZE if config.disable_aslr else 0):
+            spawned.pid = os.posix_spawn(sys.executable, argv, {}, file_actions=actions)
     except BaseException:
         for fd in ours:
             os.close(fd)

@@ -63,6 +63,10 @@ class _Abbrev:
     attrs: tuple[tuple[int, int, int, int], ...]  # (attribute, form, size code, implicit)
     fixed: int  # the DIE's size after its code when every form is fixed, else -1
     wanted: bool  # has an attribute this scan reads
+    declares: bool  # a declaration whatever its bytes say (DW_AT_declaration, flag_present)
+    # (offset after the code, size) of a unit-relative DW_AT_sibling preceded by fixed-size
+    # attributes only: read in place to jump over the DIE; None otherwise.
+    sibling: tuple[int, int] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,15 +151,38 @@ class _AbbrevTable(dict[int, _Abbrev]):
         sizes = [a[2] for a in attrs]
         fixed = sum(sizes) if all(size >= 0 for size in sizes) else -1
         wanted = any(a[0] in _WANTED for a in attrs)
-        entry = self[code] = self._shared[key] = _Abbrev(tag, children, tuple(attrs), fixed, wanted)
+        declares = any(a[0] == _AT_DECLARATION and a[1] == _FORM_FLAG_PRESENT for a in attrs)
+        entry = self[code] = self._shared[key] = _Abbrev(
+            tag, children, tuple(attrs), fixed, wanted, declares, _sibling_in_place(attrs)
+        )
         return entry
+
+
+def _sibling_in_place(attrs: list[tuple[int, int, int, int]]) -> tuple[int, int] | None:
+    offset = 0
+    for attr, form, size, _implicit in attrs:
+        if attr == _AT_SIBLING:
+            return (offset, size) if form in _CU_REFS else None
+        if size < 0:
+            return None
+        offset += size
+    return None
 
 
 class _Scanner:
     """Walks one .debug_info; `names` gets name -> [(unit offset, is a declaration)]."""
 
-    def __init__(self, info: bytes, abbrev: bytes, strings: tuple[bytes, bytes, bytes]) -> None:
+    def __init__(
+        self,
+        info: bytes,
+        abbrev: bytes,
+        strings: tuple[bytes, bytes, bytes],
+        recorded: frozenset[int] = _DEFINITIONS,
+        declarations: bool = True,
+    ) -> None:
         self.info = info
+        self._recorded = recorded  # the tags whose names are kept
+        self._declarations = declarations  # whether mere declarations are kept too
         self.abbrev = abbrev
         self.str, self.line_str, self.str_offsets = strings
         self.names: dict[str, list[tuple[int, bool]]] = {}
@@ -226,6 +253,8 @@ class _Scanner:
         # Per open level: whether its children are read (a namespace, an enumeration).
         levels = [True]
         read_level = True
+        recorded = self._recorded
+        declarations = self._declarations
         while pos < end and levels:
             code = info[pos]
             if code < 0x80:
@@ -238,7 +267,11 @@ class _Scanner:
                 continue
             entry = table[code]
             tag = entry.tag
-            if read_level and (tag in _DEFINITIONS or tag == _TAG_ENUMERATOR or tag == _TAG_NAMESPACE):
+            if read_level and (
+                (tag in recorded and (declarations or not entry.declares))
+                or tag == _TAG_ENUMERATOR
+                or tag == _TAG_NAMESPACE
+            ):
                 values, pos = self._attributes(entry, pos)
                 self._record(values, tag, table)
                 if entry.children:
@@ -254,6 +287,12 @@ class _Scanner:
             if entry.fixed >= 0 and not entry.children:
                 pos += entry.fixed
                 continue
+            if entry.children and entry.sibling is not None:
+                at, size = entry.sibling
+                target = unit.offset + int.from_bytes(info[pos + at : pos + at + size], "little")
+                if pos < target <= end:  # forward only: one pointing back loops
+                    pos = target
+                    continue
             values, pos = self._attributes(entry, pos, only_sibling=True)
             if entry.children:
                 sibling = values.get(_AT_SIBLING)
@@ -433,7 +472,9 @@ def units_defining(
     """Of the units at `unit_offsets`, those with a top-level definition (not a mere
     declaration) named `name` or `name<...>`: where a function's inlined copies can be (without LTO).
     None when the units cannot be read: the caller looks at all of them."""
-    scanner = _Scanner(info, abbrev, strings)
+    # Only functions, and no declarations: most of a unit's top level is prototypes and
+    # types from headers, skipped by their size or sibling link without being read.
+    scanner = _Scanner(info, abbrev, strings, frozenset({_TAG_SUBPROGRAM}), declarations=False)
     try:
         bounds = dict(scanner.units())
     except (TargetError, struct.error):
