@@ -65,6 +65,9 @@ class Scenario:
     args: tuple[str, ...] = ()
     compare_values: bool = True
     quiet_signals: tuple[int, ...] = ()  # signals passed to the program without a stop
+    # Locals read before they are assigned: stack left-overs of the loader and libc start-up,
+    # which differ with the launch environment and the CPU; compared by presence only.
+    unassigned: tuple[str, ...] = ()
 
     @property
     def suffix(self) -> str:
@@ -367,8 +370,14 @@ def compare(scenario: Scenario, gdb: Sequence[StopRecord], engine: Sequence[Stop
             check(
                 index, "arguments", g.arguments == e.arguments, str(g.arguments), str(e.arguments)
             )
-            check(index, "locals", g.locals == e.locals, str(g.locals), str(e.locals))
+            gdb_locals = _masked(g.locals, scenario.unassigned)
+            engine_locals = _masked(e.locals, scenario.unassigned)
+            check(index, "locals", gdb_locals == engine_locals, str(g.locals), str(e.locals))
     return outcome
+
+
+def _masked(pairs: tuple[tuple[str, str], ...], names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    return tuple((name, "<unassigned>" if name in names else value) for name, value in pairs)
 
 
 @dataclass
@@ -421,7 +430,8 @@ SIGUSR1 = 10
 
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("basic-deep", "src_basic", "c", "@leaf", ("next", "finish", "next")),
-    Scenario("basic-recursion", "src_basic", "c", "@fact_base", ("finish", "next", "finish")),
+    Scenario("basic-recursion", "src_basic", "c", "@fact_base", ("finish", "next", "finish"),
+             unassigned=("below",)),  # fmt: skip
     Scenario("basic-into", "src_basic", "c", "@call_top", ("step", "step", "step", "next")),
     Scenario("basic-loop", "src_basic", "c", "loop_sum", ("next",) * 12),
     Scenario("basic-values", "src_basic", "c", "@vars", ("finish", "next")),
