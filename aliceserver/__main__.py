@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import cast
 
 from aliceserver import __version__
+from aliceserver.startup import import_quietly
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,9 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     from aliceserver.adapters.mi.cli_args import looks_like_gdb
 
     if looks_like_gdb(argv):  # gdb's command line (-i=mi, -q, PROG...): the MI front end
-        from aliceserver.adapters.mi.main import main as gdb_main
-
-        return gdb_main(argv)
+        gdb_main = import_quietly("aliceserver.adapters.mi.main").main
+        return cast(Callable[[list[str]], int], gdb_main)(argv)
     parser = _parser()
     options, _ = parser.parse_known_args(argv)
     if options.command == "demo":
@@ -79,9 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         return serve_mcp(options)
     if options.adapter == "dap":
         # Imported lazily: `--version` and the demo do not need the adapter.
-        from aliceserver.serve import serve_dap
-
-        return serve_dap(options)
+        serve_dap = import_quietly("aliceserver.serve").serve_dap
+        return cast(Callable[[argparse.Namespace], int], serve_dap)(options)
     if options.port is not None:
         parser.error("--port needs --adapter")
     parser.print_help(sys.stderr)

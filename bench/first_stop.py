@@ -35,9 +35,10 @@ from bench import large_program
 _CHILD = r"""
 import sys, time
 started = time.perf_counter()
+from aliceserver.startup import import_quietly  # as the front ends start
+PtraceDebugger = import_quietly("aliceserver.debuggers.ptrace.engine").PtraceDebugger
 from aliceserver.debuggers.events import Exited, Stopped
 from aliceserver.debuggers.model import LaunchConfig, VariableScope
-from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 imported = time.perf_counter()
 program, function, *args = sys.argv[1:]
 debugger = PtraceDebugger()
