@@ -83,7 +83,8 @@ class SigInfo:
     sender_pid: int
 
 
-def _libc() -> ctypes.CDLL:
+def load_libc() -> ctypes.CDLL:
+    """The C library, for ctypes calls with errno kept."""
     # glibc's soname first: ctypes.util imports subprocess, tempfile and more to find it.
     try:
         return ctypes.CDLL("libc.so.6", use_errno=True)
@@ -97,7 +98,7 @@ class Libc:
     """The few libc entry points the engine needs, typed, with errno checking."""
 
     def __init__(self) -> None:
-        lib = _libc()
+        lib = load_libc()
         self._ptrace = lib.ptrace
         self._ptrace.restype = ctypes.c_long
         self._ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]

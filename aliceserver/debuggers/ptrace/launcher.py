@@ -12,7 +12,6 @@ through a pipe so that Python's own start-up (locale coercion) cannot alter it.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import shutil
 import stat
@@ -21,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from aliceserver.debuggers.model import LaunchConfig, StdioMode
+from aliceserver.debuggers.ptrace.binding import load_libc
 from aliceserver.errors import TargetError
 
 ENV_FD = 3
@@ -93,7 +93,7 @@ def _personality(flags: int) -> Iterator[None]:
     if not flags:
         yield
         return
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)  # loaded already: no file is read
+    libc = load_libc()  # loaded already: no file is read
     before = libc.personality(_QUERY_PERSONALITY)
     libc.personality(before | flags)
     try:
