@@ -20,16 +20,12 @@ from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarfinfo import DWARFInfo
 from elftools.dwarf.typeunit import TypeUnit
 
-from aliceserver.debuggers.symbols.dwarf.coderanges import (
-    RawAranges,
-    scope_candidates,
-    v4_ranges,
-    v5_ranges,
-)
+from aliceserver.debuggers.symbols.dwarf.coderanges import RawAranges, scope_candidates
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.dwarffile import MACHINES, dwarf_info
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader
 from aliceserver.debuggers.symbols.dwarf.names import split_qualified
+from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.errors import TargetError, Unsupported

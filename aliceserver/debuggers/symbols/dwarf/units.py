@@ -26,6 +26,7 @@ from aliceserver.debuggers.symbols.dwarf.lines import (
     unit_length,
 )
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
+from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.errors import TargetError
@@ -220,7 +221,7 @@ def _read_unit(
                     offset = rng_base + int.from_bytes(ranges.rnglists[at : at + osize], "little")
                 pc_ranges.extend(_rnglist(ranges, offset, base, addr_base, address_size))
             else:
-                pc_ranges.extend(_debug_ranges(ranges.ranges, value, base))
+                pc_ranges.extend(v4_ranges(ranges.ranges, value, base))
     return UnitSummary(
         offset=start,
         version=version,
@@ -336,66 +337,11 @@ def _addrx(addr: bytes, base: int, index: int, asize: int) -> int | None:
     return int.from_bytes(addr[at : at + asize], "little")
 
 
-def _debug_ranges(data: bytes, offset: int, base: int) -> list[tuple[int, int]]:
-    result = []
-    pos = offset
-    top = (1 << 64) - 1
-    while pos + 16 <= len(data):
-        low, high = struct.unpack_from("<QQ", data, pos)
-        pos += 16
-        if low == 0 and high == 0:
-            break
-        if low == top:
-            base = high  # base address selection entry
-            continue
-        result.append((low + base, high + base))
-    return result
-
-
 def _rnglist(
     sections: RangeSections, offset: int, base: int, addr_base: int, asize: int
 ) -> list[tuple[int, int]]:
-    data = sections.rnglists
-    result = []
-    pos = offset
-    try:
-        while pos < len(data):
-            kind = data[pos]
-            pos += 1
-            if kind == 0:  # DW_RLE_end_of_list
-                break
-            if kind == 1:  # base_addressx
-                index, pos = uleb(data, pos)
-                base = _addrx(sections.addr, addr_base, index, asize) or 0
-            elif kind in (2, 3):  # startx_endx, startx_length
-                index, pos = uleb(data, pos)
-                second, pos = uleb(data, pos)
-                low = _addrx(sections.addr, addr_base, index, asize) or 0
-                if kind == 2:
-                    high = _addrx(sections.addr, addr_base, second, asize) or 0
-                else:
-                    high = low + second
-                result.append((low, high))
-            elif kind == 4:  # offset_pair
-                first, pos = uleb(data, pos)
-                second, pos = uleb(data, pos)
-                result.append((base + first, base + second))
-            elif kind == 5:  # base_address
-                base = int.from_bytes(data[pos : pos + asize], "little")
-                pos += asize
-            elif kind == 6:  # start_end
-                low, high = struct.unpack_from("<QQ", data, pos)
-                pos += 16
-                result.append((low, high))
-            elif kind == 7:  # start_length
-                (low,) = struct.unpack_from("<Q", data, pos)
-                length, pos = uleb(data, pos + 8)
-                result.append((low, low + length))
-            else:
-                break
-    except (IndexError, struct.error):
-        pass  # a damaged list: keep what was read
-    return result
+    return v5_ranges(sections.rnglists, offset, base,
+                     lambda index: _addrx(sections.addr, addr_base, index, asize) or 0)  # fmt: skip
 
 
 def read_aranges(data: bytes) -> list[tuple[int, int, int]]:
