@@ -9,13 +9,14 @@ import pytest
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.events import Stopped, StopReason, ThreadExited, ThreadStarted
 from aliceserver.debuggers.model import ThreadState
-from tests.support.build import Builder
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.events import EventLog
 from tests.support.session import continue_to_exit, continue_to_stop, launch
 
 pytestmark = pytest.mark.timeout(60)
 
 NTHREADS = 8
+COND_THREADS = PROGRAMS_DIR / "cond_threads.c"
 WORKER_NAMES = {f"worker-{i}" for i in range(NTHREADS)}
 
 
@@ -150,3 +151,20 @@ def test_resume_one_thread_only(debugger: IDebugger, events: EventLog, builder: 
     assert next(b for b in debugger.breakpoints() if b.id == bp.id).hit_count == NTHREADS
     assert continue_to_exit(debugger, events).code == 0
     assert "hits=8\n" in events.output()
+
+
+def test_threads_hitting_a_false_condition_together_run_to_the_end(
+    debugger: IDebugger, events: EventLog, builder: Builder
+) -> None:
+    """Four threads hit one conditional breakpoint together 1,200 times; each hit is
+    stepped over with the others held, while their own hits queue. A thread stopped at the
+    trap while the others were being stopped keeps an interrupt pending, which stops it
+    again before its step over the trap: that step must be taken again, or the trap's byte
+    stays out and every other thread stays held (the program never ends)."""
+    launch(debugger, builder.build("cond_threads"))
+    place = debugger.resolve_location(f"cond_threads.c:{marker_line(COND_THREADS, 'hot')}")
+    assert len(place) == 1
+    bp = debugger.insert_breakpoint(place[0].address, condition=debugger.expression_condition("idx < 0"))
+    assert continue_to_exit(debugger, events, timeout=60).code == 0
+    assert "total=1200\n" in events.output()
+    assert next(b for b in debugger.breakpoints() if b.id == bp.id).hit_count == 1200

@@ -212,6 +212,8 @@ class Inferior(ProcessEvents):
         """Let one thread go on while the process runs (nothing to report for it)."""
         if self.run is not Run.RUNNING or t.gone or t.running:
             return
+        if self._step_again(t):
+            return
         trap = self._trap_at_pc(t)
         if trap is None or self._emulate(t, trap):
             self._cont(t)
@@ -225,12 +227,18 @@ class Inferior(ProcessEvents):
     def unpark(self) -> None:
         parked, self.parked = self.parked, []
         for t in parked:
-            if t.single_stepping and not t.gone and not t.running:
-                # The wake-up stopped it before its step (a step over a trap, whose byte is
-                # out, or a source step): take that same step again, or the step is lost.
-                self._cont(t, binding.PTRACE_SINGLESTEP)
-            else:
+            if not self._step_again(t):
                 self._resume_thread(t)
+
+    def _step_again(self, t: Tracee) -> bool:
+        """A thread stopped before the single step it was given (by the engine's wake-up,
+        or by an interrupt left pending when it stopped at a trap while every thread was
+        being stopped) takes that same step again: continuing it would lose the step, and
+        with a step over a trap, leave the trap's byte out and the other threads stopped."""
+        if not t.single_stepping or t.gone or t.running:
+            return False
+        self._cont(t, binding.PTRACE_SINGLESTEP)
+        return True
 
     # --- stopping -------------------------------------------------------------------
     def _stop_others(self, tid: int) -> None:
