@@ -36,7 +36,6 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
-from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
 from aliceserver.debuggers.ptrace.source import SourceSymbols
@@ -53,7 +52,6 @@ from aliceserver.debuggers.ptrace.variables import (
     scope_values,
 )
 from aliceserver.debuggers.symbols.disasm import Disassembler
-from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import is_float
@@ -278,6 +276,8 @@ class SourceLevel:
         self, thread_id: int, level: int, *, innermost_only: bool = False
     ) -> ProcessEvalSymbols:
         view, symbols, lookup_pc = self._frame_view(thread_id, level, innermost_only=innermost_only)
+        from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols  # see variables.py
+
         frame_symbols = None
         if symbols is not None:
             scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
@@ -306,6 +306,8 @@ class SourceLevel:
         return self._call(go)
 
     def expression_condition(self, expression: str) -> BreakpointCondition:
+        from aliceserver.debuggers.ptrace.conditions import ExpressionCondition  # see variables.py
+
         tree = parse_condition(expression)  # a typo is reported now, not at every hit
 
         def general(tid: int) -> bool:

@@ -7,18 +7,11 @@ References handed out (`VariableInfo.reference`) stay valid until the program re
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from aliceserver.debuggers.model import VariableInfo, VariableScope
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
-from aliceserver.debuggers.symbols.dwarf.expr import (
-    FrameSymbols,
-    evaluate_expression,
-    parse_expression,
-)
-from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
-from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
@@ -26,6 +19,12 @@ from aliceserver.debuggers.symbols.dwarf.types import ArrayType, StructType, Typ
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame
 from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, children
 from aliceserver.errors import ProtocolError, TargetError
+
+if TYPE_CHECKING:
+    # The expression evaluator is imported when first used: its modules cost a start-up
+    # that stops at a breakpoint and shows a frame about 30 ms and are not needed for it.
+    from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
+    from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
 
 _MAX_REFERENCE = (1 << 31) - 1
 
@@ -204,6 +203,8 @@ def _cu_global_names(cu: object) -> list[str]:
 
 
 def evaluate(text: str | Expr, symbols: ProcessEvalSymbols) -> Value:
+    from aliceserver.debuggers.symbols.dwarf.expr import evaluate_expression
+
     try:
         return evaluate_expression(text, symbols)
     except EvaluationError:
@@ -215,6 +216,9 @@ def evaluate(text: str | Expr, symbols: ProcessEvalSymbols) -> Value:
 def parse_condition(text: str) -> str | Expr:
     """Parse a condition once. A cast to a typedef name only parses where the name is
     known as a type, so such a text is kept and parsed at each evaluation instead."""
+    from aliceserver.debuggers.symbols.dwarf.expr import parse_expression
+    from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
+
     try:
         return parse_expression(text)
     except EvaluationError:
