@@ -159,11 +159,21 @@ class TypeBuilder:
             int(attr_value(die, "DW_AT_byte_size") or 0),
             cplus=cplus,
             declaration=bool(attr_value(die, "DW_AT_declaration")),
+            fill=lambda st: self._fill_struct(st, die),
         )
         self._cache[die.offset] = st
+        return st
+
+    def _fill_struct(self, st: StructType, die: DIE) -> None:
+        try:
+            self._struct_members(st, die)
+        except _CORRUPT as exc:
+            raise TargetError(f"corrupt DWARF type at {die.offset:#x}: {exc!r}") from exc
+
+    def _struct_members(self, st: StructType, die: DIE) -> None:
         for child in children(die):
             if child.tag == "DW_TAG_variant_part":
-                st.variants = self._variant_part(child)
+                st._variants = self._variant_part(child)
                 continue
             if child.tag not in ("DW_TAG_member", "DW_TAG_inheritance", "DW_TAG_variable"):
                 continue
@@ -183,8 +193,7 @@ class TypeBuilder:
             if member.is_base:
                 member.name = type_name(mtype)
             _bitfield(child, member, mtype)
-            st.members.append(member)
-        return st
+            st._members.append(member)
 
     def _variant_part(self, die: DIE) -> VariantPart:
         discr_offset = attr_value(die, "DW_AT_discr")
@@ -217,7 +226,7 @@ class TypeBuilder:
         qualified = f"{st.tag}::{name}" if st.tag else name
         finder = self._find_static
         const = attr_value(die, "DW_AT_const_value")
-        st.statics.append(
+        st._statics.append(
             StaticMember(
                 name,
                 self.of_die_attr(die),

@@ -109,14 +109,41 @@ class StaticMember:
 
 @dataclass(eq=False, repr=False)
 class StructType(Type):
+    """`members`, `statics` and `variants` are read from DWARF by `fill` when first asked
+    for: most structs met at a stop are behind pointers and never opened (a CPython
+    `PyObject *` argument reaches 140 types when built whole)."""
+
     keyword: str  # struct | class | union
     tag: str | None
     size: int
-    members: list[Member] = field(default_factory=list)
     cplus: bool = False
     declaration: bool = False
-    statics: list[StaticMember] = field(default_factory=list)
-    variants: VariantPart | None = None  # Rust enums (DW_TAG_variant_part)
+    fill: Callable[[StructType], None] | None = None
+    _members: list[Member] = field(default_factory=list)
+    _statics: list[StaticMember] = field(default_factory=list)
+    _variants: VariantPart | None = None  # Rust enums (DW_TAG_variant_part)
+
+    def _filled(self) -> StructType:
+        fill, self.fill = self.fill, None  # first, so a member of this type's own type stops
+        if fill is not None:
+            fill(self)
+        return self
+
+    @property
+    def members(self) -> list[Member]:
+        return self._filled()._members
+
+    @members.setter
+    def members(self, value: list[Member]) -> None:
+        self._members = value
+
+    @property
+    def statics(self) -> list[StaticMember]:
+        return self._filled()._statics
+
+    @property
+    def variants(self) -> VariantPart | None:
+        return self._filled()._variants
 
 
 @dataclass(eq=False, repr=False)
