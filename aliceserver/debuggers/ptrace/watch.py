@@ -35,6 +35,10 @@ def _debugreg(index: int) -> int:
 class WatchSlots:
     def __init__(self) -> None:
         self.slots: list[Watch | None] = [None] * debugregs.SLOTS
+        # Whether any slot was ever set in this image: until then every thread's debug
+        # registers are clear (new threads, exec and fork children start so), and the five
+        # writes per thread that `apply` makes, each costly in the kernel, are skipped.
+        self._ever_set = False
 
     def active(self) -> bool:
         return any(w is not None and w.enabled for w in self.slots)
@@ -47,6 +51,7 @@ class WatchSlots:
         for index, slot in enumerate(self.slots):
             if slot is None:
                 self.slots[index] = watch
+                self._ever_set = True
                 return index
         raise TargetError(
             f"all {debugregs.SLOTS} hardware watchpoint slots are in use; remove one first"
@@ -62,9 +67,12 @@ class WatchSlots:
     def forget_all(self) -> None:
         """exec clears the debug registers, and the addresses mean nothing in the new image."""
         self.slots = [None] * debugregs.SLOTS
+        self._ever_set = False
 
     def apply(self, libc: binding.Libc, tid: int) -> None:
         """Write the slots into one stopped thread's debug registers."""
+        if not self._ever_set:
+            return
         shape: list[tuple[int, int, WatchKind] | None] = []
         for index, slot in enumerate(self.slots):
             live = slot if slot is not None and slot.enabled else None
