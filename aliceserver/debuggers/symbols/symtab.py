@@ -45,10 +45,12 @@ Entry = tuple[int, int, str, str, str, int, bool]
 
 # A table in the on-disk index: names joined by NUL (a string table ends each with one),
 # (address, size, section index) of each as little-endian 64-bit words, a byte of kind,
-# binding and hidden each, how many are real symbols (the rest are PLT stubs), and the
-# sections as (index, start, end). Plain containers unpickle at memory speed. A change to
-# what parse_symbols keeps must bump cache.FORMAT_VERSION: cached tables are not re-parsed.
-PackedTable = tuple[str, bytes, bytes, int, tuple[tuple[int, int, int], ...]]
+# binding and hidden each, how many are real symbols (the rest are PLT stubs), the
+# sections as (index, start, end), and the address index (the entry that names each
+# address, in address order) as 32-bit entry numbers: sorting it anew took as long as
+# unpacking. Plain containers unpickle at memory speed. A change to what parse_symbols
+# keeps must bump cache.FORMAT_VERSION: cached tables are not re-parsed.
+PackedTable = tuple[str, bytes, bytes, int, tuple[tuple[int, int, int], ...], bytes]
 _KIND_NAMES = ("func", "object", "other")
 _BINDING_NAMES = ("global", "weak", "local")
 _FLAG_VALUES = bytes(v for v in range(32) if v & 3 < 3 and v >> 2 & 3 < 3)
@@ -56,14 +58,17 @@ _FLAG_VALUES = bytes(v for v in range(32) if v & 3 < 3 and v >> 2 & 3 < 3)
 
 def is_packed_table(value: object) -> bool:
     """Whether `value` has the shape of a PackedTable (a damaged cache file is not one)."""
-    if not isinstance(value, tuple) or len(value) != 5:
+    if not isinstance(value, tuple) or len(value) != 6:
         return False
-    text, raw, flags, count, sections = value
+    text, raw, flags, count, sections, order = value
     if not (isinstance(text, str) and isinstance(raw, bytes) and isinstance(flags, bytes)
-            and isinstance(count, int) and isinstance(sections, tuple)):  # fmt: skip
+            and isinstance(count, int) and isinstance(sections, tuple)
+            and isinstance(order, bytes)):  # fmt: skip
         return False
     size = len(flags)
     if len(raw) != 24 * size or not 0 <= count <= size or flags.translate(None, _FLAG_VALUES):
+        return False
+    if len(order) % 4 or len(order) > 4 * size or max(_words32(order), default=0) >= max(size, 1):
         return False
     if (text.count("\0") + 1 if size else len(text)) != size:
         return False
@@ -71,6 +76,13 @@ def is_packed_table(value: object) -> bool:
         isinstance(s, tuple) and len(s) == 3 and all(isinstance(v, int) for v in s)
         for s in sections
     )
+
+
+def _words32(data: bytes) -> array[int]:
+    words = array("I", data)
+    if sys.byteorder != "little":
+        words.byteswap()
+    return words
 
 
 def _struct_prefix(little_endian: bool) -> str:
@@ -208,12 +220,17 @@ class SymbolTable:
             for e in everything
         )
         sections = tuple((i, start, end) for i, (start, end) in self._sections.items())
-        return "\0".join(e[2] for e in everything), words.tobytes(), flags, len(self._entries), sections
+        number = {id(e): i for i, e in enumerate(everything)}
+        order = array("I", [number[id(e)] for e in self._address_index()[1]])
+        if sys.byteorder != "little":
+            order.byteswap()
+        names = "\0".join(e[2] for e in everything)
+        return names, words.tobytes(), flags, len(self._entries), sections, order.tobytes()
 
     @classmethod
     def from_packed(cls, packed: PackedTable) -> SymbolTable:
         """The table `packed()` gave (check it with is_packed_table first)."""
-        text, raw, flags, count, sections = packed
+        text, raw, flags, count, sections, order = packed
         words = array("Q", raw)
         if sys.byteorder != "little":
             words.byteswap()
@@ -222,7 +239,10 @@ class SymbolTable:
                               [_BINDING_NAMES[f >> 2 & 3] for f in flags], words[2::3],
                               [f >= 16 for f in flags], strict=True))  # fmt: skip
         bounds = {i: (start, end) for i, start, end in sections}
-        return cls(everything[:count], bounds, everything[count:], unique=True)
+        table = cls(everything[:count], bounds, everything[count:], unique=True)
+        best = [everything[i] for i in _words32(order)]
+        table._index = ([e[0] for e in best], best)
+        return table
 
     def symbols(self) -> Sequence[ElfSymbol]:
         if self._all is None:

@@ -18,7 +18,9 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 3  # 2: answers found later (inlined copies) in a second file; 3: LTO copies
+# 2: answers found later (inlined copies) in a second file; 3: LTO copies; 4: the symbol
+# table's address index
+FORMAT_VERSION = 4
 _MAGIC = b"ALICEIDX"
 
 

@@ -173,6 +173,9 @@ def test_symbol_table_is_served_from_disk(
     helper = parsed.find_symbol("helper")
     assert helper is not None and image.find_symbol("helper") == helper
     assert image.symbol_at(helper.address + 1) == parsed.symbol_at(helper.address + 1)
+    for symbol in expected:  # the address index read from disk names what parsing names
+        for address in (symbol.address, symbol.address + max(symbol.size - 1, 0)):
+            assert image.symbol_at(address) == parsed.symbol_at(address)
 
 
 def test_modified_binary_invalidates_the_symbol_table(
