@@ -7,6 +7,7 @@ input makes the decoder spin.
 
 from __future__ import annotations
 
+import functools
 import os
 import struct
 from array import array
@@ -203,6 +204,7 @@ def _parse_header(
                       line_base, line_range, opcode_base, lengths, files)  # fmt: skip
 
 
+@functools.lru_cache(maxsize=16384)  # every unit's table names the same headers again
 def _join(base: str, name: str) -> str:
     return os.path.normpath(os.path.join(base, name)) if name else ""
 

@@ -444,16 +444,17 @@ def build_payload(
     report(f"demangling names of {name}", 0.8)
     demangler = Demangler()
     demangled = {}
-    for symbol in image.symbols():
-        if symbol.kind == "func" and symbol.name.startswith(("_Z", "_R")):
-            text = demangler.demangle(symbol.name)
-            if text != symbol.name:
-                demangled[symbol.name] = text
+    functions = image.function_symbols()  # plain tuples: an ElfSymbol each costs more
+    for symbol_name, _address, _size in functions:
+        if symbol_name.startswith(("_Z", "_R")):
+            text = demangler.demangle(symbol_name)
+            if text != symbol_name:
+                demangled[symbol_name] = text
     path_list = [""] * len(paths)
     for path, index in paths.items():
         path_list[index] = path
     return {"units": units, "paths": path_list, "headers": headers, "ranges": ranges,
-            "demangled": demangled, "functions": pack_functions(image.function_symbols()),
+            "demangled": demangled, "functions": pack_functions(functions),
             "symbols": image.packed_symbols()}  # fmt: skip
 
 
