@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import ipaddress
 import logging
 import os
@@ -14,6 +13,7 @@ import threading
 from typing import cast
 
 from aliceserver.debuggers.base import IDebugger
+from aliceserver.startup import import_quietly
 from aliceserver.transports.framed import FramedTransport
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def configure_logging(log_file: str | None, level: str) -> None:
 
 def ptrace_debugger() -> IDebugger:
     """The Linux engine (imported on first use: the adapters never import it)."""
-    engine = importlib.import_module("aliceserver.debuggers.ptrace.engine")
+    engine = import_quietly("aliceserver.debuggers.ptrace.engine")  # see startup.py
     return cast(IDebugger, engine.PtraceDebugger())
 
 

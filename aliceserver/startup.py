@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import gc
 import importlib
+import sys
 from types import ModuleType
 
 
 def import_quietly(name: str) -> ModuleType:
-    """`importlib.import_module(name)` with the collector paused, then its objects frozen."""
+    """`importlib.import_module(name)` with the collector paused, then its objects frozen.
+
+    A module imported already is returned as it is: freezing again in a long-running server
+    (a session per connection) would keep every later session's garbage for ever."""
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        return loaded
     was_enabled = gc.isenabled()
     gc.disable()
     try:

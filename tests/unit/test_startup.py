@@ -23,3 +23,13 @@ def test_imports_with_the_collector_paused_then_restores_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_module_imported_already_is_not_frozen_again() -> None:
+    # A server that starts an engine per connection must not freeze each session's garbage.
+    import_quietly("aliceserver.errors")
+    session_objects = [[] for _ in range(100)]  # what a session made meanwhile
+    frozen_before = gc.get_freeze_count()
+    assert import_quietly("aliceserver.errors") is sys.modules["aliceserver.errors"]
+    assert gc.get_freeze_count() == frozen_before
+    assert len(session_objects) == 100

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import signal
@@ -20,6 +19,7 @@ from aliceserver.adapters.mi.session import MiSession, SessionConfig
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.errors import AliceError
+from aliceserver.startup import import_quietly
 from aliceserver.transports.base import Transport
 from aliceserver.transports.stdio import LineTransport
 
@@ -29,7 +29,7 @@ DebuggerFactory = Callable[[], IDebugger]
 
 def default_debugger() -> IDebugger:
     # Resolved at run time so that this adapter depends on the IDebugger contract only.
-    engine = importlib.import_module("aliceserver.debuggers.ptrace.engine")
+    engine = import_quietly("aliceserver.debuggers.ptrace.engine")  # see startup.py
     return cast(IDebugger, engine.PtraceDebugger())
 
 
