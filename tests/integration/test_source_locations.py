@@ -286,3 +286,39 @@ def test_rust_path_resolves_like_gdb(debugger: Any, rust_program: Path) -> None:
     assert location.address - main_base(debugger) == expected
     assert location.function == spec
     assert location.source is not None and location.source.line == marker_line(RUST, "rust_fn")
+
+
+def test_debug_info_is_read_once_across_runs_and_again_for_a_rebuilt_file(
+    debugger: Any, builder: Builder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # gdb's `file` then `run` (and MI clients, which load the program before running it)
+    # launch twice: the program's index and decoded line tables serve both launches. A
+    # program rebuilt at the same path between runs is read anew.
+    from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
+
+    program = tmp_path / "prog"
+    loads: list[str] = []
+    original = DebugInfo.load.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[DebugInfo], image: Any, **options: Any) -> DebugInfo | None:
+        loads.append(image.path)
+        return original(cls, image, **options)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(DebugInfo, "load", classmethod(counting))
+    program.write_bytes(builder.build("src_basic").read_bytes())
+    program.chmod(0o755)
+    for _run in range(2):
+        launch(debugger, program)
+        [leaf] = debugger.resolve_location("leaf")
+        assert leaf.source is not None and leaf.source.line == line_of("leaf")
+        debugger.kill()
+    assert loads.count(str(program)) == 1
+
+    other = PROGRAMS_DIR / "src_lines.c"
+    os.unlink(program)  # a new file, as a linker writes it
+    program.write_bytes(builder.build("src_lines").read_bytes())
+    program.chmod(0o755)
+    launch(debugger, program)
+    [main] = debugger.resolve_location("main")
+    assert main.source is not None and os.path.basename(main.source.path) == other.name
+    assert loads.count(str(program)) == 2

@@ -51,7 +51,7 @@ from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.output import OutputPump
 from aliceserver.debuggers.ptrace.signals import default_policy
-from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.ptrace.source import DebugInfos, SourceSymbols
 from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
 from aliceserver.debuggers.ptrace.state import StateAccess
 from aliceserver.debuggers.ptrace.stopcache import StopCache
@@ -124,7 +124,9 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         self._symbols = ProcessSymbols(self._elf_cache)
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._read_raw)
         self._disassembler = Disassembler()
-        self._source = SourceSymbols(self._symbols, report=self.events.put)
+        self._debug_infos: DebugInfos = {}
+        self._source = SourceSymbols(self._symbols, report=self.events.put,
+                                     debug_infos=self._debug_infos)  # fmt: skip
         self._variables = VariableStore(self._symbolize)
         self._frames: dict[int, list[UnwoundFrame]] = {}
         self._stop_cache = StopCache()
@@ -341,7 +343,8 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
     def _load_image(self, inferior: Inferior, *, at_launch: bool) -> None:
         """Symbols of the new image, the shared-library trap, and the user's traps."""
         self._source.close()
-        self._source = SourceSymbols(self._symbols, report=self.events.put)
+        self._source = SourceSymbols(self._symbols, report=self.events.put,
+                                     debug_infos=self._debug_infos)  # fmt: skip
         try:
             loaded, r_brk = self._tracker.start(inferior.pid)
         except (AliceError, OSError) as error:

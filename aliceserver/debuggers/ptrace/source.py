@@ -66,17 +66,24 @@ def without_parameters(name: str) -> str:
 
 _FRAME_NAMES = 65536  # frame names (and function ranges) remembered by pc
 
+# Debug info by module path, with the image it was read from. Its index and decoded line
+# tables are in link-time addresses, so what was read for `break` before `run` serves the
+# process, and a second run, as long as the file is the same (the same ElfImage).
+DebugInfos = dict[str, tuple[ElfImage, DebugInfo | None]]
+
 class SourceSymbols:
     def __init__(
         self,
         symbols: ProcessSymbols,
         cache: IndexCache | None = None,
         report: Callable[[Progress], None] | None = None,
+        debug_infos: DebugInfos | None = None,
     ) -> None:
+        """`debug_infos`: kept by the caller from one image to the next (see DebugInfos)."""
         self.symbols = symbols
         self._report = report
         self._cache = cache if cache is not None else IndexCache()
-        self._debug: dict[tuple[str, int], DebugInfo | None] = {}
+        self._debug = debug_infos if debug_infos is not None else {}
         self._values: dict[tuple[str, int], ModuleSymbols | None] = {}
         self._all: list[tuple[Module, ModuleSymbols]] = []
         self._debug_images: dict[str, ElfImage | None] = {}
@@ -100,17 +107,19 @@ class SourceSymbols:
 
     # --- per module -------------------------------------------------------------------
     def debug_info(self, module: Module) -> DebugInfo | None:
-        key = (module.path, module.base)
-        if key not in self._debug:
-            image = self.symbols.image_of(module.path)
-            info = None
-            if image is not None:
-                try:
-                    info = DebugInfo.load(image, cache=self._cache, progress=self._progress(module))
-                except AliceError as error:
-                    log.warning("debug info of %s unusable: %s", module.path, error)
-            self._debug[key] = info
-        return self._debug[key]
+        image = self.symbols.image_of(module.path)
+        if image is None:
+            return None
+        known = self._debug.get(module.path)
+        if known is not None and known[0] is image:
+            return known[1]
+        info = None
+        try:
+            info = DebugInfo.load(image, cache=self._cache, progress=self._progress(module))
+        except AliceError as error:
+            log.warning("debug info of %s unusable: %s", module.path, error)
+        self._debug[module.path] = (image, info)
+        return info
 
     def _progress(
         self, module: Module, title: str = "Loading debug info of", kind: str = "symbols"
