@@ -9,7 +9,8 @@ best of `--repeat` runs, as whole-process wall time and peak RSS:
 - ours cold: the program's index not cached, the system libraries' cached (as after any
   earlier session on this machine: their index is kept by build id);
 - ours warm: everything cached;
-- gdb, and gdb with its own index cache.
+- gdb, and gdb with its own index cache;
+- ours warm and gdb through the MI front end (`-i=mi`), as an editor starts a session.
 
 Python's byte code is compiled beforehand and written (as after `pip install`), whatever
 PYTHONDONTWRITEBYTECODE says in this shell.
@@ -61,13 +62,31 @@ finally:
 """
 
 
-def _run(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """(wall seconds, peak RSS in KiB, last line of output) of one process."""
+# Through the MI front end, as Emacs and Vim start a session: break, run, and on the stop
+# the frame's arguments, then quit. Sent only once the stop is seen, as a client would.
+_MI_START = "-break-insert {function}\n-exec-run\n"
+_MI_AFTER_STOP = "-stack-list-arguments 1 0 0\n-gdb-exit\n"
+
+
+def _run(args: list[str], env: dict[str, str], mi_function: str | None = None
+         ) -> tuple[float, int, str]:  # fmt: skip
+    """(wall seconds, peak RSS in KiB, last line of output) of one process; with
+    `mi_function`, an MI session to that function's first stop (the stop line is shown)."""
     started = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE if mi_function else None,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                             text=True)  # fmt: skip
     assert proc.stdout is not None
-    output = proc.stdout.read()
+    if mi_function is not None:
+        assert proc.stdin is not None
+        proc.stdin.write(_MI_START.format(function=mi_function))
+        proc.stdin.flush()
+        stop = next((line for line in proc.stdout if line.startswith("*stopped")), "")
+        proc.stdin.write(_MI_AFTER_STOP)
+        proc.stdin.close()
+        output = proc.stdout.read() + "\n" + stop
+    else:
+        output = proc.stdout.read()
     _pid, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
@@ -131,6 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         best("ours cold", cold)
         best("ours warm", [_run(ours, {**env, "XDG_CACHE_HOME": cache_home})
                            for _ in range(args.repeat)])  # fmt: skip
+        ours_mi = [sys.executable, "-m", "aliceserver", "-i=mi", "--args", str(program),
+                   *program_args]  # fmt: skip
+        best("ours warm, MI", [_run(ours_mi, {**env, "XDG_CACHE_HOME": cache_home}, function)
+                               for _ in range(args.repeat)])  # fmt: skip
         gdb = shutil.which("gdb")
         if gdb:
             command = [gdb, "-nx", "-batch", "-ex", f"break {function}", "-ex", "run",
@@ -141,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             indexed = command[:2] + ["-iex", "set index-cache enabled on"] + command[2:]
             _run(indexed, gdb_env)  # fills gdb's cache
             best("gdb index-cache", [_run(indexed, gdb_env) for _ in range(args.repeat)])
+            gdb_mi = [gdb, "-nx", "-q", "-i=mi", "--args", str(program), *program_args]
+            best("gdb, MI", [_run(gdb_mi, plain_env, function) for _ in range(args.repeat)])
     print(f"{'run':<18}{'wall s':>8}{'peak MB':>9}  stop")
     for name, seconds, rss, detail in rows:
         print(f"{name:<18}{seconds:>8.3f}{rss / 1024:>9.1f}  {detail[:110]}")
@@ -150,7 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("ratio to gdb: " + ", ".join(
             f"{name[5:]} {by_name[name] / gdb_time:.2f}"
             for name in ("ours first ever", "ours cold", "ours warm")
-        ))  # fmt: skip
+        ) + f"; warm through MI to gdb through MI "
+            f"{by_name['ours warm, MI'] / by_name['gdb, MI']:.2f}")  # fmt: skip
     return 0
 
 
