@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Callable
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from aliceserver import __version__
 from aliceserver.startup import import_quietly
 
+if TYPE_CHECKING:  # imported when needed: gdb's command line (the MI path) does without it
+    import argparse
+
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="aliceserver",
         description="A debugger server (DAP, GDB/MI) over its own Linux ptrace engine.",
@@ -80,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.adapter == "dap":
         # Imported lazily: `--version` and the demo do not need the adapter.
         serve_dap = import_quietly("aliceserver.serve").serve_dap
-        return cast(Callable[[argparse.Namespace], int], serve_dap)(options)
+        return cast("Callable[[argparse.Namespace], int]", serve_dap)(options)
     if options.port is not None:
         parser.error("--port needs --adapter")
     parser.print_help(sys.stderr)

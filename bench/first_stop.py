@@ -130,42 +130,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(repo) + os.pathsep + env.get("PYTHONPATH", "")
     ours = [sys.executable, "-c", _CHILD, str(program), function, *program_args]
-    rows: list[tuple[str, float, int, str]] = []
+    ours_mi = [sys.executable, "-m", "aliceserver", "-i=mi", "--args", str(program),
+               *program_args]  # fmt: skip
+    gdb = shutil.which("gdb")
+    runs: dict[str, list[tuple[float, int, str]]] = {}
     with tempfile.TemporaryDirectory() as scratch:
-
-        def best(name: str, runs: list[tuple[float, int, str]]) -> None:
-            seconds, rss, detail = min(runs)
-            rows.append((name, seconds, rss, detail))
-
-        first = []
-        for i in range(args.repeat):
-            first.append(_run(ours, {**env, "XDG_CACHE_HOME": os.path.join(scratch, f"f{i}")}))
-        best("ours first ever", first)
-        cache_home = os.path.join(scratch, "f0")
-        entry = _program_cache_entry(cache_home, program)
-        cold = []
-        for _ in range(args.repeat):
-            entry.unlink(missing_ok=True)
-            cold.append(_run(ours, {**env, "XDG_CACHE_HOME": cache_home}))
-        best("ours cold", cold)
-        best("ours warm", [_run(ours, {**env, "XDG_CACHE_HOME": cache_home})
-                           for _ in range(args.repeat)])  # fmt: skip
-        ours_mi = [sys.executable, "-m", "aliceserver", "-i=mi", "--args", str(program),
-                   *program_args]  # fmt: skip
-        best("ours warm, MI", [_run(ours_mi, {**env, "XDG_CACHE_HOME": cache_home}, function)
-                               for _ in range(args.repeat)])  # fmt: skip
-        gdb = shutil.which("gdb")
+        cache_home = os.path.join(scratch, "f0")  # filled by the first "first ever" run
+        warm_env = {**env, "XDG_CACHE_HOME": cache_home}
+        plain_env = {**env, "XDG_CACHE_HOME": os.path.join(scratch, "gdb-none")}
+        gdb_env = {**env, "XDG_CACHE_HOME": os.path.join(scratch, "gdb-cache")}
+        command = [gdb or "gdb", "-nx", "-batch", "-ex", f"break {function}", "-ex", "run",
+                   "--args", str(program), *program_args]  # fmt: skip
+        indexed = command[:2] + ["-iex", "set index-cache enabled on"] + command[2:]
+        gdb_mi = [gdb or "gdb", "-nx", "-q", "-i=mi", "--args", str(program), *program_args]
         if gdb:
-            command = [gdb, "-nx", "-batch", "-ex", f"break {function}", "-ex", "run",
-                       "--args", str(program), *program_args]  # fmt: skip
-            plain_env = {**env, "XDG_CACHE_HOME": os.path.join(scratch, "gdb-none")}
-            best("gdb", [_run(command, plain_env) for _ in range(args.repeat)])
-            gdb_env = {**env, "XDG_CACHE_HOME": os.path.join(scratch, "gdb-cache")}
-            indexed = command[:2] + ["-iex", "set index-cache enabled on"] + command[2:]
             _run(indexed, gdb_env)  # fills gdb's cache
-            best("gdb index-cache", [_run(indexed, gdb_env) for _ in range(args.repeat)])
-            gdb_mi = [gdb, "-nx", "-q", "-i=mi", "--args", str(program), *program_args]
-            best("gdb, MI", [_run(gdb_mi, plain_env, function) for _ in range(args.repeat)])
+        # One run of each kind per round, so that a slow spell of this shared machine
+        # falls on ours and gdb's alike.
+        for i in range(args.repeat):
+            first_env = {**env, "XDG_CACHE_HOME": os.path.join(scratch, f"f{i}")}
+            runs.setdefault("ours first ever", []).append(_run(ours, first_env))
+            _program_cache_entry(cache_home, program).unlink(missing_ok=True)
+            runs.setdefault("ours cold", []).append(_run(ours, warm_env))
+            runs.setdefault("ours warm", []).append(_run(ours, warm_env))
+            runs.setdefault("ours warm, MI", []).append(_run(ours_mi, warm_env, function))
+            if gdb:
+                runs.setdefault("gdb", []).append(_run(command, plain_env))
+                runs.setdefault("gdb index-cache", []).append(_run(indexed, gdb_env))
+                runs.setdefault("gdb, MI", []).append(_run(gdb_mi, plain_env, function))
+    rows = [(name, *min(results)) for name, results in runs.items()]  # best of each kind
     print(f"{'run':<18}{'wall s':>8}{'peak MB':>9}  stop")
     for name, seconds, rss, detail in rows:
         print(f"{name:<18}{seconds:>8.3f}{rss / 1024:>9.1f}  {detail[:110]}")
