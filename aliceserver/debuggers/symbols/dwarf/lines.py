@@ -11,7 +11,7 @@ import functools
 import os
 import struct
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aliceserver.errors import TargetError
@@ -128,6 +128,9 @@ class StringSections:
     str: bytes = b""
     str_offsets: bytes = b""
     str_offsets_base: int = 0
+    # The strings read so far, by (form, offset): every unit's table names the same
+    # directories and headers again (libc's 2,000 tables: 52,000 names, few distinct).
+    read: dict[tuple[int, int], str] = field(default_factory=dict, compare=False, repr=False)
 
 
 def parse_header(
@@ -250,8 +253,11 @@ def _form_value(
         return cstring(data, pos)
     if form in (_FORM_LINE_STRP, _FORM_STRP):
         offset = int.from_bytes(data[pos : pos + osize], "little")
-        section = strings.line_str if form == _FORM_LINE_STRP else strings.str
-        return string_at(section, offset), pos + osize
+        text = strings.read.get((form, offset))
+        if text is None:
+            section = strings.line_str if form == _FORM_LINE_STRP else strings.str
+            text = strings.read[form, offset] = string_at(section, offset)
+        return text, pos + osize
     if form == _FORM_UDATA:
         return uleb(data, pos)
     if form == _FORM_SDATA:

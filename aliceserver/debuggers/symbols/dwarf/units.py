@@ -166,7 +166,8 @@ def _read_unit(
             pos = _skip(info, pos, form, osize, address_size, version)
     str_base = _int(values.get(_AT_STR_OFFSETS_BASE), 8)
     addr_base = _int(values.get(_AT_ADDR_BASE), 8)
-    strings = StringSections(strings.line_str, strings.str, strings.str_offsets, str_base)
+    strings = StringSections(strings.line_str, strings.str, strings.str_offsets, str_base,
+                             strings.read)  # fmt: skip
 
     def text(attr: int) -> str:
         found = values.get(attr)
