@@ -7,6 +7,7 @@ input makes the decoder spin.
 
 from __future__ import annotations
 
+import builtins  # `str` below is also a field's name
 import functools
 import os
 import struct
@@ -130,7 +131,8 @@ class StringSections:
     str_offsets_base: int = 0
     # The strings read so far, by (form, offset): every unit's table names the same
     # directories and headers again (libc's 2,000 tables: 52,000 names, few distinct).
-    read: dict[tuple[int, int], str] = field(default_factory=dict, compare=False, repr=False)
+    read: dict[tuple[int, int], builtins.str] = field(default_factory=dict, compare=False,
+                                                      repr=False)  # fmt: skip
 
 
 def parse_header(
