@@ -123,3 +123,21 @@ def test_parser_precedence_and_casts() -> None:
     assert parse("4294967295") == ast.IntLit(4294967295, "long")
     assert parse("0xffffffff") == ast.IntLit(0xFFFFFFFF, "unsigned int")
     assert parse("10ul") == ast.IntLit(10, "unsigned long")
+
+
+def test_a_parenthesized_variable_is_not_looked_up_as_a_type(symbols: FakeSymbols) -> None:
+    # `(p)->x` is everywhere in what front ends send (MI var objects' paths): a visible
+    # variable settles it, without a search of every unit for a type of that name.
+    asked: list[str] = []
+    lookup_type = symbols.lookup_type
+
+    def counting(name: str) -> object:
+        asked.append(name)
+        return lookup_type(name)
+
+    symbols.lookup_type = counting  # type: ignore[method-assign,assignment]
+    assert show(symbols, "(pt).x + (i)") == "8"
+    assert asked == []
+    assert show(symbols, "(myint)3") == "3" and set(asked) == {"myint"}  # a type: a cast
+    symbols.vars["myint"] = symbols.vars["i"]  # a variable of a type's name wins, as in C
+    assert show(symbols, "(myint) - 1") == "4"

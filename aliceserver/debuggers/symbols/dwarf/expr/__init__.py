@@ -66,7 +66,9 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
 
     def is_type(name: str) -> bool:
         assert symbols is not None
-        return symbols.lookup_type(name) is not None and symbols.lookup(name) is None
+        # The variable first: a local (the usual case, `(p)->x`) settles it without a
+        # search of every unit for a type of that name.
+        return symbols.lookup(name) is None and symbols.lookup_type(name) is not None
 
     try:
         return parse(text, is_type if symbols is not None else None)
