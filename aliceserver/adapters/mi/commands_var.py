@@ -18,7 +18,7 @@ def _var_create(ctx: Context, args: list[str]) -> Reply:
     if len(args) < 3:
         raise MiError("-var-create: Usage: NAME FRAME EXPRESSION.")
     store = ctx.session.varobjs
-    var = store.create(args[0], args[1], " ".join(args[2:]))
+    var = store.create(args[0], args[1], " ".join(args[2:]), thread=ctx.thread, frame=ctx.frame)
     pairs: list[tuple[str, Value]] = [("name", var.name), ("numchild", str(var.numchild)),
                                       ("value", var.value), ("type", var.type)]
     return pairs + _thread(var) + [("has_more", "0")]

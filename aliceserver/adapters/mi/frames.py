@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.output import Value
@@ -67,6 +68,18 @@ class Frames:
                 break
         end = len(frames) if count is None else start + count
         return frames[start:end]
+
+    def find(self, tid: int, wanted: Callable[[StackFrame], bool]) -> StackFrame | None:
+        """The innermost frame `wanted` accepts, unwinding no deeper than it takes: the
+        frame of a variable object is nearly always at the top, and every frame shown costs
+        its unit's line table (a whole stack of CPython: 0.3 s the first time)."""
+        count = 1
+        while True:
+            frames = self.stack(tid, 0, count)
+            found = next((frame for frame in frames if wanted(frame)), None)
+            if found is not None or len(frames) < count or count >= MAX_FRAMES:
+                return found
+            count *= 4
 
     def frame(self, tid: int, level: int) -> StackFrame:
         frames = self.stack(tid, level, 1)

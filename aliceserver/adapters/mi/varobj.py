@@ -50,7 +50,11 @@ class VarobjStore:
         self._next = 1
 
     # --- creation ----------------------------------------------------------------------
-    def create(self, name: str, frame_spec: str, expression: str) -> Varobj:
+    def create(self, name: str, frame_spec: str, expression: str, thread: int | None = None,
+               frame: int | None = None) -> Varobj:
+        """`-var-create NAME FRAME EXPRESSION` in the command's `--thread`/`--frame`
+        context (else the selected frame); FRAME `*` that frame, `@` floating, or an
+        address naming a frame by its CFA or pc."""
         session = self.session
         if name == "-":
             name = f"var{self._next}"
@@ -62,8 +66,7 @@ class VarobjStore:
         key = None
         inferior = session.inferior
         if inferior.process is not None and not inferior.running:
-            tid = inferior.selected_tid
-            level = inferior.selected_level
+            tid, level = session.context_frame(thread, frame)
             if frame_spec not in ("*", "@"):
                 level = self._level_of_address(frame_spec, tid)
         try:
@@ -72,8 +75,8 @@ class VarobjStore:
             raise MiError("-var-create: unable to create variable object") from None
         if tid is not None:
             try:
-                frame = session.frames.frame(tid, level)
-                key = (frame.function, frame.cfa)
+                shown = session.frames.frame(tid, level)
+                key = (shown.function, shown.cfa)
             except AliceError:
                 key = None
         var = self._make(name, expression, expression, info, frame_spec == "@", tid, key)
@@ -88,10 +91,8 @@ class VarobjStore:
             return 0
         if tid is None:
             return 0
-        for frame in self.session.frames.stack(tid):
-            if frame.cfa == address or frame.pc == address:
-                return frame.level
-        return 0
+        found = self.session.frames.find(tid, lambda f: address in (f.cfa, f.pc))
+        return found.level if found is not None else 0
 
     def _make(self, name: str, exp: str, path: str, info: VariableInfo, floating: bool,
               tid: int | None, key: tuple[str | None, int | None] | None) -> Varobj:
@@ -124,10 +125,8 @@ class VarobjStore:
         tid = var.tid if var.tid in inferior.threads else inferior.selected_tid
         if tid is None:
             return None
-        for frame in self.session.frames.stack(tid):
-            if (frame.function, frame.cfa) == var.frame_key:
-                return tid, frame.level
-        return None
+        found = self.session.frames.find(tid, lambda f: (f.function, f.cfa) == var.frame_key)
+        return (tid, found.level) if found is not None else None
 
     def evaluate(self, var: Varobj, fmt: str | None = None) -> VariableInfo | None:
         where = self._frame_level(var)
