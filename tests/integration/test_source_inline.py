@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import pytest
 
-from aliceserver.debuggers.events import Exited, Stopped
+from aliceserver.debuggers.events import Exited, Stopped, StopReason
 from aliceserver.debuggers.model import StackFrame, StepKind, VariableScope
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.events import EventLog
@@ -176,6 +176,7 @@ def test_stepping_through_inlined_calls_stops_where_gdb_does(
     want = [(r.where.function, r.where.line) if r.where else None for r in replies[1:]]
     stop: Stopped | None = _engine_start(debugger, events, program, [spec])
     got: list[tuple[str | None, int | None] | None] = []
+    reasons = []
     for index in range(len(actions) + 1):
         if stop is None:
             got.append(None)
@@ -185,7 +186,12 @@ def test_stepping_through_inlined_calls_stops_where_gdb_does(
         if index < len(actions):
             debugger.step(stop.thread_id, STEPS[actions[index]])
             stop = _next_stop(events)
+            reasons.append(stop.reason if stop is not None else None)
     assert got == want[: len(got)]
+    # A finish is reported as one (gdb's function-finished), out of an inlined call too.
+    finishes = [reason for action, reason in zip(actions, reasons, strict=False)
+                if action == "finish"]
+    assert finishes == [StopReason.FUNCTION_FINISHED] * len(finishes)
 
 
 LTO_FLAGS = ("-g", "-O2", "-flto")

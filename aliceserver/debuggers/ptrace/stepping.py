@@ -20,7 +20,7 @@ current line (the loop's exit) or when the frame returns, as gdb's until_next_co
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Protocol
 
 from aliceserver.debuggers.events import Stopped, StopReason
@@ -218,6 +218,14 @@ class StepPlan:
 
     def on_stop(self, stop: Stopped) -> Stopped | None:
         """The plan's thread stopped for a step or its trap: go on, or say what to report."""
+        report = self._next_move(stop)
+        if report is not None and self.leave and report.reason is StopReason.STEP:
+            # A finish out of an inlined call, done as a step: reported as a finish (gdb's
+            # "function-finished"), without a value, as gdb has none to show.
+            return replace(report, reason=StopReason.FUNCTION_FINISHED)
+        return report
+
+    def _next_move(self, stop: Stopped) -> Stopped | None:
         pc = stop.address if stop.address is not None else 0
         if self.kind is StepKind.UNTIL and self.targets:
             reached = "location reached" if pc in self.targets else "the frame returned"
