@@ -237,7 +237,7 @@ def _conditions(item: Arguments) -> tuple[Any, ...]:
 # --- requests ------------------------------------------------------------------------------
 def set_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
     source = args.object("source")
-    path = source.opt_string("path")
+    path = source.opt_path("path")
     if not path:
         if source.opt_integer("sourceReference"):
             raise InvalidArguments(
@@ -418,7 +418,7 @@ def _signals_stop(session: DapSession, stop: bool) -> None:
 
 
 def breakpoint_locations(session: DapSession, args: Arguments) -> JsonObject:
-    path = args.object("source").opt_string("path")
+    path = args.object("source").opt_path("path")
     state = session.state
     line = state.line_in(args.integer("line"))
     end = state.line_in(args.opt_integer("endLine") or state.line_out(line))

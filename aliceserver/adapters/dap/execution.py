@@ -70,7 +70,7 @@ def step_out(session: DapSession, args: Arguments) -> None:
 def goto_targets(session: DapSession, args: Arguments) -> JsonObject:
     """Where `goto` may jump for a source line: the line's code in the function a stopped
     thread is in (jumping into another function would run it on the wrong frame)."""
-    path = args.object("source").string("path")
+    path = args.object("source").path("path")
     line = session.state.line_in(args.integer("line"))
     stopped = list(session.state.last_stop)
     if session.debugger.process is None or not stopped:

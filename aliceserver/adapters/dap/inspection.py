@@ -341,15 +341,13 @@ _MAX_SOURCE = 16 << 20  # bytes of a source file sent whole in one response
 def source(session: DapSession, args: Arguments) -> JsonObject:
     reference = args.opt_integer("sourceReference", 0) or 0
     given = args.opt_object("source")
-    path = given.opt_string("path") if given is not None else None
+    path = given.opt_path("path") if given is not None else None
     if reference and not path:
         raise ProtocolError(
             f"source: no source with reference {reference} (this adapter gives none out)"
         )
     if not path:
         raise InvalidArguments("source: 'source.path' or a 'sourceReference' is required")
-    if "\0" in path:
-        raise InvalidArguments("source: 'source.path' contains a NUL character")
     try:
         # Non-blocking: opening a FIFO would otherwise wait for a writer.
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:

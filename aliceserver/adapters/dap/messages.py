@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -136,6 +137,17 @@ def error_body(error_id: int, text: str, *, show_user: bool) -> JsonObject:
     return {"error": {"id": int(error_id), "format": text, "showUser": show_user}}
 
 
+def os_text(text: str) -> bool:
+    """Whether the system can take `text` as a path, program argument or environment entry:
+    no NUL and no lone surrogate (JSON lets a client send "\\ud800"; the names of
+    undecodable bytes, as we send them, come back as surrogates that encode fine)."""
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        return False
+    return "\0" not in text
+
+
 class Arguments:
     """Typed, checked access to a request's `arguments` (wrong types are InvalidArguments)."""
 
@@ -178,6 +190,16 @@ class Arguments:
 
     def opt_string(self, key: str, default: str | None = None) -> str | None:
         return self.string(key) if self.has(key) else default
+
+    def path(self, key: str) -> str:
+        """A string the file system can take (see os_text)."""
+        value = self.string(key)
+        if not os_text(value):
+            raise self._bad(key, "a file path (it holds a NUL or a character no name can)")
+        return value
+
+    def opt_path(self, key: str) -> str | None:
+        return self.path(key) if self.has(key) else None
 
     def boolean(self, key: str, default: bool = False) -> bool:
         value = self.raw.get(key)

@@ -144,3 +144,19 @@ def test_threads_modules_and_exception_info(dap: DapClient) -> None:
     assert modules["totalModules"] == 1 and modules["modules"][0]["path"] == PROGRAM
     info = dap.request("exceptionInfo", {"threadId": thread})
     assert _error_id(info) == ErrorId.WRONG_STATE
+
+
+def test_paths_no_file_system_can_take_are_refused_clearly(dap: DapClient) -> None:
+    # JSON lets a client send a lone surrogate or a NUL; no file name holds one.
+    _stopped_in_helper(dap)
+    for path in ("\ud800", "a\0b"):
+        for command, arguments in (
+            ("source", {"source": {"path": path}}),
+            ("setBreakpoints", {"source": {"path": path}, "breakpoints": [{"line": 3}]}),
+            ("breakpointLocations", {"source": {"path": path}, "line": 3}),
+            ("gotoTargets", {"source": {"path": path}, "line": 3}),
+        ):
+            response = dap.request(command, arguments)
+            assert response["success"] is False, (command, response)
+            assert "file path" in response["message"] + str(response.get("body")), response
+    assert dap.call("threads")["threads"]  # and the session goes on

@@ -101,6 +101,25 @@ def test_launch_twice_and_missing_program(dap: DapClient, fake: FakeDebugger) ->
     _error(dap.request("launch", launch_arguments(PROGRAM)), ErrorId.WRONG_STATE)
 
 
+def test_launch_refuses_what_no_process_can_take(dap: DapClient) -> None:
+    # JSON lets a client send a NUL or a lone surrogate; execve takes neither.
+    dap.call("initialize", {"adapterID": "alice"})
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({"program": "\ud800"}, "'program'"),
+        ({"cwd": "a\0b"}, "'cwd'"),
+        ({"args": ["ok", "\ud800"]}, "'args[1]'"),
+        ({"args": ["a\0b"]}, "'args[0]'"),
+        ({"env": {"A": "\udfff"}}, "'env.A'"),
+        ({"env": {"A=B": "x"}}, "'A=B'"),
+        ({"env": [{"name": "\ud800", "value": "x"}]}, "'env'"),
+    ]
+    for change, named in bad:
+        answer = dap.request("launch", {**launch_arguments(PROGRAM), **change})
+        _error(answer, ErrorId.INVALID_ARGUMENTS)
+        assert named in answer["message"], answer["message"]
+    dap.call("launch", launch_arguments(PROGRAM))  # the session is still usable
+
+
 def test_run_to_exit_events(dap: DapClient) -> None:
     start_session(dap, PROGRAM, wait_stop=False)
     # The default program waits once (a blocking instruction): pause it, then go on.
