@@ -11,7 +11,7 @@ import pytest
 
 from aliceserver.debuggers.events import Exited, Stopped
 from aliceserver.debuggers.model import SignalPolicy
-from aliceserver.errors import ProtocolError
+from aliceserver.errors import ProtocolError, TargetError
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.events import EventLog
 from tests.support.gdb import GdbReply, gdb_env, gdb_path, printed_value, run_gdb
@@ -132,6 +132,24 @@ def test_errors_carry_gdb_messages(
         assert message in str(error)
     else:
         assert value.error and message in value.value, value
+
+
+def test_evaluate_with_no_thread_left_is_a_clear_error(
+    debugger: Any, events: EventLog, builder: Builder
+) -> None:
+    # Between its last thread's end and its exit status (a step out of main), a process
+    # has no thread to evaluate in; found by the DAP fuzzer as an internal IndexError.
+    stop_at_vars(debugger, events, builder)
+    threads = debugger._inferior.threads.values()
+    for thread in threads:
+        thread.gone = True
+    try:
+        with pytest.raises(TargetError, match="no threads left"):
+            debugger.evaluate("1 + 1")
+    finally:
+        for thread in threads:
+            thread.gone = False
+    assert debugger.evaluate("1 + 1").value == "2"
 
 
 def test_assignment_changes_the_program(debugger: Any, events: EventLog, builder: Builder) -> None:

@@ -293,6 +293,8 @@ class SourceLevel:
         if thread_id is not None:
             return thread_id
         live = [t.tid for t in inferior.threads.values() if not t.gone]
+        if not live:  # every thread ended: the process is exiting
+            raise TargetError("the program has no threads left: it is exiting")
         return inferior.pid if inferior.pid in live else live[0]
 
     def evaluate(
