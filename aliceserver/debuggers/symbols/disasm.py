@@ -38,8 +38,9 @@ class Disassembler:
     def _handle(self, syntax: str) -> capstone.Cs:
         handle = self._handles.get(syntax)
         if handle is None:
-            # Imported on first use: capstone takes ~15 ms to import, a tenth of start-up,
-            # and many sessions reach their first stop without disassembling anything.
+            # Imported on first use: capstone takes 50-90 ms to import (it loads ctypes.util
+            # and importlib.resources), and many sessions reach their first stop without
+            # disassembling anything.
             import capstone  # type: ignore[import-untyped, unused-ignore]
 
             options = {"intel": capstone.CS_OPT_SYNTAX_INTEL, "att": capstone.CS_OPT_SYNTAX_ATT}
