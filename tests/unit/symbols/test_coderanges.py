@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from elftools.common.exceptions import ELFError
 
+from aliceserver.debuggers.symbols.dwarf import coderanges
+from aliceserver.debuggers.symbols.dwarf import dies as dies_module
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.elf import ElfImage
 from tests.support.build import Builder
@@ -64,6 +66,30 @@ def test_cpp_scopes_in_namespaces_match_pyelftools(
     tmp_path_factory: pytest.TempPathFactory, flags: tuple[str, ...]
 ) -> None:
     _check_against_pyelftools(MoreBuilder(tmp_path_factory.mktemp("cpp")).build_cpp("src_cpp", flags))
+
+
+def test_a_unit_is_scanned_once_for_all_its_addresses(
+    builder: Builder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The frames of a stack and the stops of a step are mostly in a few units.
+    path = builder.build("src_basic", ("-g", "-O0"))
+    image = ElfImage.load(str(path))
+    units = DwarfUnits(image)
+    scanned: list[int] = []
+    real = dies_module.unit_scopes
+
+    def counting(unit: bytes, cu_offset: int, abbrev: bytes) -> list[coderanges.Scope]:
+        scanned.append(cu_offset)
+        return real(unit, cu_offset, abbrev)
+
+    monkeypatch.setattr(dies_module, "unit_scopes", counting)
+    found = 0
+    for address in _addresses(image):
+        cu = units.cu_for_address(address)
+        if cu is not None:
+            found += units.function_die_at(cu, address) is not None
+    assert found >= 6 and scanned and len(scanned) == len(set(scanned))
+    units.close()
 
 
 def test_a_closed_image_reads_no_more(builder: Builder) -> None:

@@ -3,9 +3,9 @@ DIEs of a unit may hold an address.
 
 Finding the function around a pc through pyelftools parses every top-level DIE of its unit
 (15-20 ms for one of CPython's big units, most of them types and declarations);
-scope_candidates reads only the code ranges of subprograms and jumps over everything else
-(by DW_AT_sibling, or by abbreviation sizes), so pyelftools then parses just the DIEs it
-names. pyelftools' .debug_aranges reader costs a construct parse per entry: RawAranges
+unit_scopes reads only the code ranges of subprograms and jumps over everything else (by
+DW_AT_sibling, or by abbreviation sizes), once per unit, and candidates_at picks those that
+may hold an address, so pyelftools then parses just the DIEs they name. pyelftools' .debug_aranges reader costs a construct parse per entry: RawAranges
 reads the same table with struct.
 """
 
@@ -44,12 +44,23 @@ _HIGH_OFFSETS = frozenset({0x05, 0x06, 0x07, 0x0B, 0x0F})  # data2/4/8/1, udata:
 Path = tuple[int, ...]  # unit-relative offsets: the namespaces around a DIE, then the DIE
 
 
-def scope_candidates(unit: bytes, cu_offset: int, abbrev: bytes, address: int) -> list[Path]:
+# A scope of a unit: its path, and the code range [low, high) read from its attributes, or
+# None where this does not read it (DW_AT_ranges, indexed addresses).
+Scope = tuple[Path, tuple[int, int] | None]
+
+
+def candidates_at(scopes: list[Scope], address: int) -> list[Path]:
+    """The paths of `scopes` (unit_scopes) that may hold `address`, in DIE order: those
+    whose low / high pc hold it and those whose ranges were not read (the caller checks)."""
+    return [path for path, span in scopes if span is None or span[0] <= address < span[1]]
+
+
+def unit_scopes(unit: bytes, cu_offset: int, abbrev: bytes) -> list[Scope]:
     """The top-level (and namespace-level) subprograms, lexical blocks and inlined calls of
-    the unit whose bytes are `unit` (at `cu_offset` in .debug_info) that may hold `address`,
-    in DIE order: those whose DW_AT_low_pc / high_pc hold it and those whose ranges this
-    does not read (DW_AT_ranges, indexed addresses): the caller checks them. Raises
-    IndexError, KeyError, ValueError or TargetError on what it cannot read."""
+    the unit whose bytes are `unit` (at `cu_offset` in .debug_info) that have code, in DIE
+    order: read once, it answers for any address of the unit (the frames of a stack and
+    the stops of a step are often in one unit). Raises IndexError, KeyError, ValueError or
+    TargetError on what it cannot read."""
     _length, osize, pos = unit_length(unit, 0)
     header = unit_header(unit, pos, osize)
     if header is None:
@@ -62,7 +73,7 @@ def scope_candidates(unit: bytes, cu_offset: int, abbrev: bytes, address: int) -
     if top is None or not top.children:
         return []
     _values, pos = walk.attributes(top, pos, ranges=False)
-    found: list[Path] = []
+    found: list[Scope] = []
     namespaces: list[int] = []
     levels = [True]  # per open level: whether its children are looked at
     while pos < len(unit) and levels:
@@ -78,8 +89,8 @@ def scope_candidates(unit: bytes, cu_offset: int, abbrev: bytes, address: int) -
             pos += entry.fixed
             continue
         values, pos = walk.attributes(entry, pos, ranges=scope)
-        if scope and walk.may_hold(values, address):
-            found.append((*namespaces, start))
+        if scope and walk.has_code(values):
+            found.append(((*namespaces, start), walk.span(values)))
         if not entry.children:
             continue
         if levels[-1] and entry.tag == _TAG_NAMESPACE:
@@ -150,20 +161,25 @@ class _Walk:
         width = {_BLOCK1: 1, _BLOCK2: 2, _BLOCK4: 4}[size]
         return pos + width + int.from_bytes(data[pos : pos + width], "little")
 
-    def may_hold(self, values: dict[int, tuple[int, int]], address: int) -> bool:
-        """Whether a DIE with these attributes may hold `address`, as dies.die_ranges
-        reads them: low/high pc first, else DW_AT_ranges (left to the caller)."""
+    @staticmethod
+    def has_code(values: dict[int, tuple[int, int]]) -> bool:
+        """Whether a DIE with these attributes has code ranges (low and high pc, or
+        DW_AT_ranges), as dies.die_ranges reads them."""
+        return (_AT_LOW_PC in values and _AT_HIGH_PC in values) or _AT_RANGES in values
+
+    @staticmethod
+    def span(values: dict[int, tuple[int, int]]) -> tuple[int, int] | None:
+        """[low, high) from DW_AT_low_pc / high_pc, as dies.die_ranges reads them first;
+        None where the caller must read the ranges (DW_AT_ranges, an indexed address)."""
         low = values.get(_AT_LOW_PC)
         high = values.get(_AT_HIGH_PC)
-        if low is not None and high is not None:
-            if low[0] != _FORM_ADDR or low[1] < 0 or high[1] < 0:
-                return True  # an indexed address (DW_FORM_addrx): the caller reads it
-            if high[0] == _FORM_ADDR:
-                return low[1] <= address < high[1]
-            if high[0] in _HIGH_OFFSETS:
-                return low[1] <= address < low[1] + high[1]
-            return True
-        return _AT_RANGES in values
+        if low is None or high is None or low[0] != _FORM_ADDR or low[1] < 0 or high[1] < 0:
+            return None
+        if high[0] == _FORM_ADDR:
+            return low[1], high[1]
+        if high[0] in _HIGH_OFFSETS:
+            return low[1], low[1] + high[1]
+        return None
 
 
 class RawAranges:

@@ -20,7 +20,12 @@ from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarfinfo import DWARFInfo
 from elftools.dwarf.typeunit import TypeUnit
 
-from aliceserver.debuggers.symbols.dwarf.coderanges import RawAranges, scope_candidates
+from aliceserver.debuggers.symbols.dwarf.coderanges import (
+    RawAranges,
+    Scope,
+    candidates_at,
+    unit_scopes,
+)
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.dwarffile import MACHINES, dwarf_info
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader
@@ -37,6 +42,7 @@ log = logging.getLogger(__name__)
 
 PT_TLS = 7
 _FUNCTION_CACHE = 4096  # addresses whose scope chain is remembered
+_UNIT_SCOPES_CACHE = 256  # units whose top-level scopes are remembered
 _SCOPE_TAGS = frozenset(("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"))
 _DEFINITION_TAGS = frozenset(
     (
@@ -155,6 +161,8 @@ class DwarfUnits:
         self._aranges_failed = False
         self._aranges: Any = None
         self._functions: dict[tuple[int, int], FunctionAt | None] = {}
+        # unit offset -> its top-level scopes with their code ranges (coderanges.py)
+        self._unit_scopes: dict[int, list[Scope]] = {}
         self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
         self._names: dict[int, dict[str, list[DIE]]] = {}  # cu offset -> name -> DIEs
         self._all_cu_offsets: list[int] | None = None
@@ -395,9 +403,15 @@ class DwarfUnits:
         if self._raw is None:
             return None
         try:
-            unit = self._raw.read(".debug_info", cu.cu_offset, cu.size)
-            abbrev = self.section(".debug_abbrev") or b""
-            return scope_candidates(unit, cu.cu_offset, abbrev, address)
+            scopes = self._unit_scopes.get(cu.cu_offset)
+            if scopes is None:
+                unit = self._raw.read(".debug_info", cu.cu_offset, cu.size)
+                abbrev = self.section(".debug_abbrev") or b""
+                scopes = unit_scopes(unit, cu.cu_offset, abbrev)
+                if len(self._unit_scopes) >= _UNIT_SCOPES_CACHE:
+                    self._unit_scopes.pop(next(iter(self._unit_scopes)))
+                self._unit_scopes[cu.cu_offset] = scopes
+            return candidates_at(scopes, address)
         except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
             log.debug("unit at %#x read through pyelftools: %s", cu.cu_offset, exc)
             return None
