@@ -17,11 +17,11 @@ from types import ModuleType
 def import_quietly(name: str) -> ModuleType:
     """`importlib.import_module(name)` with the collector paused, then its objects frozen.
 
-    A module imported already is returned as it is: freezing again in a long-running server
-    (a session per connection) would keep every later session's garbage for ever."""
-    loaded = sys.modules.get(name)
-    if loaded is not None:
-        return loaded
+    A module imported already (or being imported by another thread, which import_module
+    waits for) is not frozen again: in a long-running server (a session per connection)
+    that would keep every later session's garbage for ever."""
+    if name in sys.modules:
+        return importlib.import_module(name)
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
+import time
+from pathlib import Path
+from types import ModuleType
 
 from aliceserver.startup import import_quietly
 
@@ -33,3 +37,25 @@ def test_a_module_imported_already_is_not_frozen_again() -> None:
     assert import_quietly("aliceserver.errors") is sys.modules["aliceserver.errors"]
     assert gc.get_freeze_count() == frozen_before
     assert len(session_objects) == 100
+
+
+def test_a_module_another_thread_is_importing_comes_back_whole(tmp_path: Path) -> None:
+    # A server's second connection asks for the engine while the first still imports it.
+    (tmp_path / "slow_to_import.py").write_text(
+        "import time\ntime.sleep(0.5)\nREADY = True\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    got: list[ModuleType] = []
+    first = threading.Thread(target=lambda: got.append(import_quietly("slow_to_import")))
+    try:
+        first.start()
+        deadline = time.monotonic() + 10
+        while "slow_to_import" not in sys.modules and time.monotonic() < deadline:
+            time.sleep(0.001)
+        module = import_quietly("slow_to_import")  # while the first thread is inside
+        assert getattr(module, "READY", False)
+        first.join(10)
+        assert got == [module]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("slow_to_import", None)
