@@ -258,6 +258,10 @@ def test_console_commands_on_mi(mi: MiClient) -> None:
     _, seen = mi.command('-interpreter-exec console "up"')
     assert seen[0].startswith('~"#1  0x') and " in main (" in seen[0]
     assert any(s.startswith('=thread-selected,id="1",frame={level="1"') for s in seen)
+    # As gdb: `frame` of the frame selected already prints it and notifies no one.
+    for again in ("frame", "frame 1"):
+        _, seen = mi.command(f'-interpreter-exec console "{again}"')
+        assert seen[0].startswith('~"#1  0x') and not any("thread-selected" in s for s in seen)
     _, seen = mi.command('-interpreter-exec console "print/x total"')
     assert seen[0] == '~"$1 = 0x0\\n"'
     _, seen = mi.command('-interpreter-exec console "bt"')

@@ -86,9 +86,11 @@ def _select(ctx: Context, level: int) -> None:
     frames = session.frames.stack(tid, level, 1)
     if not frames:
         raise MiError("No frame at level %d." % level)
+    changed = level != session.inferior.selected_level
     session.inferior.selected_level = level
     ctx.console(_frame_line(ctx, tid, level) + session.frames.source_line(frames[0]))
-    session.thread_selected()
+    if changed:  # as gdb: `frame` of the selected frame prints it and notifies no one
+        session.thread_selected()
 
 
 def _frame(ctx: Context, text: str) -> Reply:
