@@ -37,15 +37,23 @@ def server(tmp_path: Path) -> Iterator[DapServerProcess]:
 
 def test_sixty_sessions_then_eight_at_once(server: DapServerProcess, builder: Builder) -> None:
     scenario = Scenario(builder.build("src_basic"), builder.source("src_basic"))
-    report = run_load(server, scenario, sequential=60, concurrent=8, concurrent_rounds=2)
+    report = run_load(server, scenario, sequential=60, concurrent=8, concurrent_rounds=2,
+                      sample_every=20)  # fmt: skip
     assert not report.failures, "\n".join(report.failures[:5])
     assert report.sessions == 10 + 8 + 60 + 16
     server.assert_clean(report.warm_fds)
-    # The full run (500 sessions) holds growth under 5%; over these few sessions the
-    # allocator's noise is larger, so this only catches a real leak (60 sessions leaking
-    # 0.5 MiB each would be about +25%).
-    assert report.end_rss_kib <= report.warm_rss_kib * 1.25, (
-        f"RSS grew from {report.warm_rss_kib} to {report.end_rss_kib} KiB"
+    # A leak grows with the sessions: over the 40 sequential sessions between the first and
+    # the last reading (every 20), the RSS stayed within 3% in these runs; 0.5 MiB kept per
+    # session would add about 20%. (The full run, 500 sessions: python -m bench.)
+    first, *_, last = report.sequential_rss
+    assert last <= first * 1.10, f"RSS grew over sequential sessions: {report.sequential_rss} KiB"
+    # At the end, after sessions at once: against the warm-up's high-water mark (its 8 at
+    # once), since the settled RSS after it varies by a third with what the allocator gave
+    # back. This catches gross growth only.
+    reference = max(report.warm_rss_kib, report.warm_peak_rss_kib)
+    assert report.end_rss_kib <= reference * 1.25, (
+        f"RSS grew from {report.warm_rss_kib} (warm-up peak {report.warm_peak_rss_kib}) "
+        f"to {report.end_rss_kib} KiB"
     )
 
 
