@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -29,6 +30,32 @@ class LaunchConfig:
     stop_on_entry: bool = False  # stop at the program's entry point (AT_ENTRY)
     disable_aslr: bool = True  # like gdb's `set disable-randomization on`
     follow_fork: ForkFollow = ForkFollow.PARENT
+
+    def unusable(self) -> str | None:
+        """What no process can be given, naming its field (`'args[1]' ...`), or None."""
+        for name, text in (("program", self.program), ("cwd", self.cwd or "")):
+            if not os_text(text):
+                return f"'{name}' holds a NUL or a character no file name can"
+        for index, text in enumerate(self.args):
+            if not os_text(text):
+                return f"'args[{index}]' holds a NUL or a character no program argument can"
+        for key, value in (self.env or {}).items():
+            if not key or "=" in key or not os_text(key):
+                return f"'env' holds a name no environment can: {key!r}"
+            if not os_text(value):
+                return f"'env.{key}' holds a NUL or a character no environment can"
+        return None
+
+
+def os_text(text: str) -> bool:
+    """Whether the system can take `text` as a path, program argument or environment entry:
+    no NUL and no lone surrogate (JSON lets a client send "\\ud800"; the names of
+    undecodable bytes, decoded with surrogateescape, encode back fine)."""
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        return False
+    return "\0" not in text
 
 
 @dataclass(frozen=True, slots=True)

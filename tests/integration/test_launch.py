@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import struct
 import time
 from pathlib import Path
@@ -12,8 +13,8 @@ import pytest
 
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.events import Exited, ProcessStarted, Stopped, StopReason
-from aliceserver.debuggers.model import ThreadState
-from aliceserver.errors import TargetError
+from aliceserver.debuggers.model import LaunchConfig, ThreadState
+from aliceserver.errors import ProtocolError, TargetError
 from tests.support.build import Builder
 from tests.support.elf import entry_point, load_base, symbol_value
 from tests.support.events import EventLog
@@ -90,6 +91,23 @@ def test_args_cwd_env_and_stderr(
     assert "env=hello world\n" in out
     assert "home=unset\n" in out  # the environment is replaced, not merged
     assert events.output("stderr") == "to stderr\n"
+
+
+def test_what_no_process_can_take_is_refused_by_name(
+    debugger: IDebugger, events: EventLog, builder: Builder
+) -> None:
+    # Every front end launches through the engine: MCP and DAP clients can send a NUL or a
+    # lone surrogate in JSON, which execve cannot take.
+    prog = builder.build("showenv")
+    bad = [({"args": ("ok", "\ud800")}, "'args[1]'"), ({"env": {"A": "a\0b"}}, "'env.A'"),
+           ({"env": {"A=B": "x"}}, "'A=B'"), ({"cwd": "\udfff"}, "'cwd'")]  # fmt: skip
+    for change, named in bad:
+        with pytest.raises(ProtocolError, match=re.escape(named)):
+            debugger.launch(LaunchConfig(str(prog), **change))  # type: ignore[arg-type]
+    with pytest.raises(ProtocolError, match="'program'"):
+        debugger.launch(LaunchConfig(str(prog) + "\0"))
+    launch(debugger, prog, ["a"])  # nothing was started, and the engine still launches
+    assert continue_to_exit(debugger, events).code == 0
 
 
 @pytest.mark.parametrize("code", [0, 3, 255])

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import enum
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aliceserver.debuggers.model import os_text
 from aliceserver.errors import AliceError, ProtocolError, TargetError, Unsupported
 
 JsonObject = dict[str, Any]
@@ -135,17 +135,6 @@ def encode(message: Mapping[str, Any]) -> bytes:
 
 def error_body(error_id: int, text: str, *, show_user: bool) -> JsonObject:
     return {"error": {"id": int(error_id), "format": text, "showUser": show_user}}
-
-
-def os_text(text: str) -> bool:
-    """Whether the system can take `text` as a path, program argument or environment entry:
-    no NUL and no lone surrogate (JSON lets a client send "\\ud800"; the names of
-    undecodable bytes, as we send them, come back as surrogates that encode fine)."""
-    try:
-        os.fsencode(text)
-    except UnicodeEncodeError:
-        return False
-    return "\0" not in text
 
 
 class Arguments:

@@ -64,7 +64,7 @@ from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.errors import AliceError, TargetError
+from aliceserver.errors import AliceError, ProtocolError, TargetError
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +276,9 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
     def _launch(self, config: LaunchConfig) -> ProcessInfo:
         if self._inferior is not None:
             raise TargetError("a program is already being debugged; kill or detach it first")
+        problem = config.unusable()
+        if problem is not None:
+            raise ProtocolError(f"launch: {problem}")
         program = resolve_program(config.program, config.cwd)
         if self._pump is not None:
             self._pump.close()
