@@ -24,3 +24,19 @@ def test_mcp_is_served_on_stdio_only(capsys: pytest.CaptureFixture[str]) -> None
         main(["--adapter", "mcp", "--port", "0"])
     assert exited.value.code == 2
     assert "stdio only" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("hidden", ["anyio", "mcp", "mcp_types"])
+def test_without_the_mcp_extra_it_says_what_to_install(hidden: str) -> None:
+    # `sys.modules[name] = None` makes importing it fail as if it were not installed.
+    code = (
+        f"import sys; sys.modules[{hidden!r}] = None; "
+        "from aliceserver.__main__ import main; sys.exit(main(['--adapter', 'mcp']))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "pip install 'aliceserver[mcp]'" in result.stderr
+    assert f"missing module '{hidden}" in result.stderr
