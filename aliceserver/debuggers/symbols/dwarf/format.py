@@ -354,14 +354,24 @@ class _Formatter:
 
     def char_array(self, value: Value, count: int) -> str:
         data = value.data()[:count]
-        limit = self.opts.max_elements
-        truncated = False
-        # gdb drops one trailing NUL (the terminator) unless the print limit cut the string.
-        if len(data) > limit:
-            data, truncated = data[:limit], True
-        elif data.endswith(b"\0"):
+        if data.endswith(b"\0"):  # gdb drops one trailing NUL (the terminator)
             data = data[:-1]
-        return string_literal(data, self.opts.repeat_threshold) + ("..." if truncated else "")
+        shown = _limit_by_runs(data, self.opts.max_elements)
+        text = string_literal(data[:shown], self.opts.repeat_threshold)
+        return text + ("..." if shown < len(data) else "")
+
+
+def _limit_by_runs(data: bytes, limit: int) -> int:
+    """How many bytes of `data` gdb prints under `print elements`: whole runs of equal
+    bytes, until they add up to the limit (`"/etc/hosts", '\\000' <repeats 245 times>`
+    is 255 of a 200 limit: the run that crosses it is kept whole)."""
+    taken = 0
+    while taken < len(data) and taken < limit:
+        run = 1
+        while taken + run < len(data) and data[taken + run] == data[taken]:
+            run += 1
+        taken += run
+    return taken
 
 
 def _bytes_or_none(value: Value) -> bytes | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from elftools.dwarf.die import DIE
+from elftools.dwarf.die import DIE, AttributeValue
 
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
@@ -29,6 +29,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     VariantPart,
     VoidType,
     is_scalar_signed,
+    strip,
     type_name,
 )
 from aliceserver.errors import TargetError
@@ -46,6 +47,11 @@ _GDB_BASE_NAMES = {
     "long long unsigned int": "unsigned long long",
     "__int128 unsigned": "unsigned __int128",
 }
+# Forms of the constant class (DWARF 5 section 7.5.5); the last two are signed by form.
+_SIGNED_FORMS = frozenset(("DW_FORM_sdata", "DW_FORM_implicit_const"))
+_CONSTANT_FORMS = frozenset(
+    ("DW_FORM_data1", "DW_FORM_data2", "DW_FORM_data4", "DW_FORM_data8", "DW_FORM_udata")
+) | _SIGNED_FORMS
 _CPLUS_LANGS = frozenset((0x4, 0x1A, 0x21, 0x2B, 0x2C))  # C++, C++03, C++11, C++14, C++17..
 _RUST_LANG = 0x1C
 
@@ -207,7 +213,10 @@ class TypeBuilder:
                 elif discriminant is None and discr_offset is not None:
                     discriminant = member  # gdb-compatible fallback: the only loose member
             elif child.tag == "DW_TAG_variant":
-                value = attr_value(child, "DW_AT_discr_value")
+                attr = child.attributes.get("DW_AT_discr_value")
+                value = None
+                if attr is not None and attr.form in _CONSTANT_FORMS:
+                    value = constant_of(attr, discriminant.type if discriminant else None)
                 for grandchild in children(child):
                     if grandchild.tag == "DW_TAG_member":
                         variants.append((value, self._member(grandchild)))
@@ -239,7 +248,8 @@ class TypeBuilder:
         counts: list[int | None] = []
         for child in children(die):
             if child.tag in ("DW_TAG_subrange_type", "DW_TAG_enumeration_type"):
-                counts.append(_subrange_count(child))
+                index_type = self.of_die_attr(child) if "DW_AT_type" in child.attributes else None
+                counts.append(_subrange_count(child, index_type))
         if not counts:
             counts = [None]
         placeholder = ArrayType(self.void, counts[0])
@@ -261,11 +271,12 @@ class TypeBuilder:
             prefix = f"{scope}::" if scope else ""
             if attr_value(die, "DW_AT_enum_class"):
                 prefix += f"{tag}::"
-        for child in children(die):
-            if child.tag == "DW_TAG_enumerator":
-                value = int(attr_value(child, "DW_AT_const_value"))
-                values.append((prefix + (die_name(child) or "?"), value))
         underlying = self.of_die_attr(die) if "DW_AT_type" in die.attributes else None
+        for child in children(die):
+            const = child.attributes.get("DW_AT_const_value")
+            if child.tag == "DW_TAG_enumerator" and const is not None:
+                value = constant_of(const, underlying)
+                values.append((prefix + (die_name(child) or "?"), value))
         signed = (
             is_scalar_signed(underlying)
             if underlying is not None
@@ -366,24 +377,39 @@ def _bitfield(die: DIE, member: Member, mtype: Type) -> None:
         member.bit_offset = total % 8
 
 
-def _subrange_count(die: DIE) -> int | None:
-    count = attr_value(die, "DW_AT_count")
-    if isinstance(count, int) and die.attributes["DW_AT_count"].form.startswith(
-        ("DW_FORM_data", "DW_FORM_udata", "DW_FORM_sdata", "DW_FORM_implicit")
-    ):
-        return count
+def _subrange_count(die: DIE, index_type: Type | None) -> int | None:
+    count = die.attributes.get("DW_AT_count")
+    if count is not None and count.form in _CONSTANT_FORMS:
+        return max(int(count.value), 0)
     upper_attr = die.attributes.get("DW_AT_upper_bound")
-    if upper_attr is None or not upper_attr.form.startswith(
-        ("DW_FORM_data", "DW_FORM_udata", "DW_FORM_sdata")
-    ):
+    if upper_attr is None or upper_attr.form not in _CONSTANT_FORMS:
         return None  # flexible array member or a run-time (VLA) bound
-    lower = attr_value(die, "DW_AT_lower_bound") or 0
-    upper = int(upper_attr.value)
-    if upper_attr.form in ("DW_FORM_data1", "DW_FORM_data2", "DW_FORM_data4", "DW_FORM_data8"):
-        # gcc writes -1 for `int a[0]` as an unsigned constant of the form's size.
-        bits = {"DW_FORM_data1": 8, "DW_FORM_data2": 16, "DW_FORM_data4": 32}.get(
-            str(upper_attr.form), 64
-        )
-        if upper == (1 << bits) - 1:
-            upper = -1
-    return max(upper - int(lower) + 1, 0)
+    lower_attr = die.attributes.get("DW_AT_lower_bound")
+    lower = 0 if lower_attr is None else _bound(lower_attr, index_type)
+    return max(_bound(upper_attr, index_type) - lower + 1, 0)
+
+
+def _bound(attr: AttributeValue, index_type: Type | None) -> int:
+    """A constant array bound, as gdb reads one: DW_FORM_dataN holds the bits of a value of
+    the subrange's index type (signed only when that type is), then taken as a 64-bit
+    signed integer (so gcc's all-ones upper bound of `int a[0]` is -1: no elements)."""
+    if attr.form not in _CONSTANT_FORMS:
+        return 0
+    value = constant_of(attr, index_type)
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def constant_of(attr: AttributeValue, typed_as: Type | None) -> int:
+    """The integer of a constant-class attribute. DW_FORM_data1/2/4/8 and udata are
+    unsigned and sdata and implicit_const signed by their form; a dataN value is
+    sign-extended only when `typed_as` (the type the value belongs to: an enum's
+    underlying type, a subrange's index type, a discriminant's type) is signed, at that
+    type's width (gcc writes 200 in a signed enum as data1 0xc8)."""
+    value = int(attr.value)
+    if attr.form in _SIGNED_FORMS or typed_as is None or not is_scalar_signed(typed_as):
+        return value
+    bits = strip(typed_as).size * 8
+    if bits <= 0:
+        return value
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value

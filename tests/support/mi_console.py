@@ -1,0 +1,41 @@
+"""gdb console commands run through aliceserver's MI front end at a breakpoint, their
+printed text collected per command: the same list can go to `run_gdb` and be compared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import parse_record
+
+
+def mi_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def console_at(
+    program: Path, location: str, commands: Sequence[str], env: Mapping[str, str]
+) -> list[str]:
+    """What each console command prints (or its error message) at the first stop at
+    `location`, the program run with `env` (gdb_env() gives it gdb's stack addresses)."""
+    client = MiClient(["-i=mi", "-q", str(program)], env=dict(env))
+    try:
+        client.prompt()
+        # MiClient gives the server a PYTHONPATH; the program must not inherit it.
+        client.ok('-interpreter-exec console "unset environment PYTHONPATH"')
+        client.ok(f"-break-insert {location}")
+        client.ok("-exec-run")
+        client.stopped()
+        outputs = []
+        for command in commands:
+            record, seen = client.command(f"-interpreter-exec console {mi_quote(command)}")
+            text = "".join(parse_record(line).text for line in seen if line.startswith("~"))
+            if record.cls == "error":
+                message = record.results["msg"]
+                assert isinstance(message, str)
+                text += message
+            outputs.append(text.rstrip("\n"))
+        return outputs
+    finally:
+        client.close()
