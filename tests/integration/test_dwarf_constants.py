@@ -13,6 +13,7 @@ import pytest
 from aliceserver.debuggers.events import Stopped
 from aliceserver.debuggers.model import VariableScope
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.build_more import MoreBuilder, find_rustc
 from tests.support.events import EventLog
 from tests.support.gdb import gdb_env, gdb_path, name_values, run_gdb
 from tests.support.mi_console import console_at
@@ -86,3 +87,22 @@ def test_frame_variables_match_gdb(
     assert {v.name: v.type for v in found if v.name in types} == types
     by_name = {v.name: v for v in found}
     assert by_name["path"].indexed_children == 256 and by_name["a255"].indexed_children == 255
+
+
+def test_rust_negative_discriminants(debugger: Any, events: EventLog, builder: Builder) -> None:
+    """A variant is chosen by its discriminant read as the discriminant's (signed) type;
+    gdb 13 itself fails here ("Could not find active enum variant")."""
+    if find_rustc() is None:
+        pytest.skip("rustc not installed")
+    program = MoreBuilder(builder.cache_dir).build_rust("rust_discr")
+    launch(debugger, program, env=gdb_env())
+    line = marker_line(PROGRAMS_DIR / "rust_discr.rs", "show")
+    [location] = debugger.resolve_location(f"rust_discr.rs:{line}")
+    debugger.insert_breakpoint(location.address)
+    debugger.resume()
+    stop = events.wait_for(Stopped, timeout=20)
+    found = debugger.frame_variables(stop.thread_id, 0, VariableScope.LOCALS)
+    values = {v.name: v.value for v in found}
+    assert values == {
+        "low": "Low(7)", "mid": "Mid(9)", "high": "High", "neg": "Neg(11)", "pos": "Pos(12)"
+    }  # fmt: skip
