@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.dap.handles import FrameRef
 from aliceserver.adapters.dap.messages import InvalidArguments, JsonObject, WrongState
+from aliceserver.adapters.gdbcommands.examine import examine
+from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import ProtocolError
 
@@ -22,11 +24,9 @@ if TYPE_CHECKING:
 
 COMMANDS = ("bt", "backtrace", "info", "print", "p", "x", "help")
 _PRINT = re.compile(r"^(?:p|print|output|call)(?:/([a-z]))?(?:\s+(.*))?$", re.S)
-_EXAMINE = re.compile(r"^x(?:/(\d*)([xduotacfs]?)([bhwg]?))?\s+(.+)$", re.S)
-_NUMBER = re.compile(r"(?<![\w.])(0x[0-9a-fA-F]+|-?\d+)")
+_EXAMINE = re.compile(r"^x(?:/-?\d*[a-z]*)?\s+\S", re.S)  # `x/4xw buf`, `x/s msg`, `x main`
 # An operator then a space (or a member/index/call/assignment): the line is an expression.
 _OPERATOR = re.compile(r"(?:[-+*/%&|^<>=!]=?|&&|\|\||<<|>>|\?)\s|(?:\.|->|\[|\(|=)")
-_SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
 _FORMATS = "xduotacz"
 
 
@@ -161,57 +161,16 @@ def _print(
 
 
 def _examine(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
-    match = _EXAMINE.match(text)
-    assert match is not None
-    count = int(match.group(1) or 1)
-    fmt = match.group(2) or "x"
-    size = _SIZES.get(match.group(3) or "", 1 if fmt == "c" else 4)
     thread, level = _where(session, frame)
-    value = session.debugger.evaluate(match.group(4).strip(), thread, level)
-    if value.value.startswith("{") and value.address is not None:
-        address = value.address  # an array or a struct: examine where it lies
-    else:
-        number = _NUMBER.search(value.value)
-        if number is None:
-            raise ProtocolError(f"x: {value.value} is not an address")
-        address = int(number.group(1), 0) % 2**64
-    if count <= 0 or count > 4096:
-        raise ProtocolError("x: the count must be between 1 and 4096")
-    data = session.debugger.read_memory(address, count * size)
-    per_line = max(1, 16 // size) if fmt != "c" else 8
-    lines = []
-    for row in range(0, count, per_line):
-        items = []
-        for index in range(row, min(count, row + per_line)):
-            chunk = data[index * size : (index + 1) * size]
-            items.append(_unit(int.from_bytes(chunk, "little"), size, fmt))
-        symbol = session.debugger.lookup_address(address + row * size)
-        label = f" <{symbol.name}+{symbol.offset}>" if symbol.name else ""
-        lines.append(f"{address + row * size:#x}{label}:\t" + "\t".join(items))
-    return _text("\n".join(lines))
-
-
-def _unit(value: int, size: int, fmt: str) -> str:
-    signed = value - (1 << (8 * size)) if value >> (8 * size - 1) else value
-    if fmt == "d":
-        return str(signed)
-    if fmt == "u":
-        return str(value)
-    if fmt == "o":
-        return f"0{value:o}"
-    if fmt == "t":
-        return f"{value:0{8 * size}b}"
-    if fmt == "c":
-        return f"{signed} {chr(value)!r}" if 32 <= value < 127 else str(signed)
-    if fmt == "a":
-        return f"{value:#x}"
-    return f"{value:#0{2 + 2 * size}x}"
+    shown: list[str] = []
+    examine(session.debugger, Selection(thread, level), session.state.commands.examine, text[1:], shown.append)
+    return _text("".join(shown).rstrip("\n"))
 
 
 def _help(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
     return _text(
         "Expressions are evaluated in the selected frame (C syntax; `x = 3` assigns).\n"
         "Commands: bt [N] | info registers [NAME...] | info threads | info locals | info args |\n"
-        "info breakpoints | p[/x|d|u|o|t|c|a|z] EXPR | x/NFU ADDRESS (F: x d u o t c a, U: b h w g)\n"
+        "info breakpoints | p[/x|d|u|o|t|c|a|z] EXPR | x/NFU ADDRESS (F: x d u o t a c f s i z, U: b h w g)\n"
         "Start a line with ` to force it to be read as a command."
     )

@@ -7,6 +7,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.debuggers.events import Stopped
 from aliceserver.debuggers.model import LaunchConfig, VariableInfo
 
@@ -73,6 +74,7 @@ class SessionState:
     return_value: dict[int, VariableInfo] = field(default_factory=dict)  # thread -> after finish
     progress_started: set[str] = field(default_factory=set)
     goto_targets: list[tuple[int, str | None]] = field(default_factory=list)  # (address, function)
+    commands: CommandMemory = field(default_factory=CommandMemory)  # what the console's `x` remembers
 
     def line_out(self, line: int) -> int:
         return line if self.client.lines_start_at1 else line - 1

@@ -6,6 +6,8 @@ import re
 import signal as signal_module
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.gdbcommands.examine import examine
+from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.disasm import address_of, disassemble_range, function_at
 from aliceserver.adapters.mi.frames import display_value, hex16
@@ -18,7 +20,6 @@ if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
 _FORMAT = re.compile(r"/(\d*)([xduotacfsiz]*)([bhwg]?)\s*")
-_SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
 
 
 def _print(ctx: Context, text: str, record: bool = True) -> Reply:
@@ -59,7 +60,7 @@ def _frame_line(ctx: Context, tid: int, level: int) -> str:
 
 def _backtrace(ctx: Context, text: str) -> Reply:
     session = ctx.session
-    tid = session.require_stopped()
+    tid = session.require_stopped("No stack.")
     words = text.split()
     full = any(w in ("full", "-full") for w in words)
     counts = [w for w in words if re.fullmatch(r"-?\d+", w)]
@@ -95,7 +96,7 @@ def _select(ctx: Context, level: int) -> None:
 
 def _frame(ctx: Context, text: str) -> Reply:
     session = ctx.session
-    session.require_stopped()
+    session.require_stopped("No stack.")
     words = text.split()
     if words and words[0] == "level":
         words = words[1:]
@@ -106,7 +107,7 @@ def _frame(ctx: Context, text: str) -> Reply:
 
 def _up(ctx: Context, text: str) -> Reply:
     session = ctx.session
-    tid = session.require_stopped()
+    tid = session.require_stopped("No stack.")
     count = int(text) if text else 1
     depth = len(session.frames.stack(tid))
     level = session.inferior.selected_level + count
@@ -120,7 +121,7 @@ def _up(ctx: Context, text: str) -> Reply:
 
 def _down(ctx: Context, text: str) -> Reply:
     session = ctx.session
-    session.require_stopped()
+    session.require_stopped("No stack.")
     count = int(text) if text else 1
     level = session.inferior.selected_level - count
     if level < 0:
@@ -390,59 +391,15 @@ def _info(ctx: Context, text: str) -> Reply:
 # --- memory, source, disassembly -----------------------------------------------------------
 def _x(ctx: Context, text: str) -> Reply:
     session = ctx.session
-    count, fmt, size = 1, "x", 4
-    match = _FORMAT.match(text)
-    if match:
-        count = int(match.group(1) or "1")
-        fmt = match.group(2)[-1:] or "x"
-        size = _SIZES.get(match.group(3), 8 if fmt == "a" else 1 if fmt == "c" else 4)
-        text = text[match.end() :]
-    if not text.strip():
-        raise MiError("Argument required (starting display address).")
-    address = address_of(session, text)
-    if fmt == "i":
-        for line in disassemble_range(session, address, address + 15 * count)[:count]:
-            label = f" <{line.func}+{line.offset}>" if line.func else ""
-            ctx.console(f"   {hex(line.insn.address)}{label}:\t{line.text}\n")
-        return None
-    if fmt == "s":
-        for _ in range(count):
-            data = b""
-            while not data.endswith(b"\0") and len(data) < 200:
-                data += session.debugger.read_memory(address + len(data), 1)
-            text_bytes = data.rstrip(b"\0")
-            ctx.console(f"{hex(address)}:\t\"{text_bytes.decode('utf-8', 'replace')}\"\n")
-            address += len(data)
-        return None
-    per_line = {1: 8, 2: 8, 4: 4, 8: 2}[size]
-    data = session.debugger.read_memory(address, size * count)
-    for row in range(0, count, per_line):
-        at = address + row * size
-        symbol = session.debugger.lookup_address(at)
-        label = f" <{symbol.name}+{symbol.offset}>" if symbol.name and symbol.offset else (
-            f" <{symbol.name}>" if symbol.name else "")
-        words = []
-        for index in range(row, min(count, row + per_line)):
-            value = int.from_bytes(data[index * size : (index + 1) * size], "little")
-            words.append(_x_word(value, fmt, size))
-        ctx.console(f"{hex(at)}{label}:\t" + "\t".join(words) + "\n")
+    inferior = session.inferior
+    stopped = inferior.process is not None and not inferior.running and inferior.selected_tid is not None
+    where = Selection(*session.selected_frame()) if stopped else Selection(None)
+    lines = LineBuffer(ctx.console)
+    try:
+        examine(session.debugger, where, session.command_memory.examine, text, lines)
+    finally:
+        lines.flush()
     return None
-
-
-def _x_word(value: int, fmt: str, size: int) -> str:
-    if fmt in ("x", "z"):
-        return f"0x{value:0{size * 2}x}"
-    if fmt == "d":
-        return str(value - (1 << size * 8) if value >> (size * 8 - 1) else value)
-    if fmt == "u":
-        return str(value)
-    if fmt == "o":
-        return "0" + format(value, "o") if value else "0"
-    if fmt == "t":
-        return format(value, f"0{size * 8}b")
-    if fmt == "c":
-        return f"{value}\t'{chr(value)}'" if 0x20 <= value < 0x7F else f"{value}\t'\\{value:03o}'"
-    return hex(value)
 
 
 def _list(ctx: Context, text: str) -> Reply:

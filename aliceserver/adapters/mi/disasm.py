@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.gdbcommands.disasm_text import instruction_text
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.model import Instruction, SourcePosition
 from aliceserver.errors import AliceError
@@ -13,9 +14,6 @@ from aliceserver.errors import AliceError
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
-_SIZED = {"mov", "add", "sub", "and", "or", "xor", "cmp", "test", "lea", "push", "pop", "inc", "dec",
-          "neg", "not", "shl", "shr", "sar", "sal", "imul", "adc", "sbb", "xchg"}  # fmt: skip
-_ALWAYS = {"callq": "call", "retq": "ret", "leaveq": "leave", "jmpq": "jmp", "pushq": "push", "popq": "pop"}
 _MAX_FUNCTION = 20000  # instructions: a bound for a function without a size
 
 
@@ -31,24 +29,6 @@ class Line:
     @property
     def offset(self) -> int:
         return self.insn.symbol.offset if self.insn.symbol is not None else 0
-
-
-def instruction_text(insn: Instruction) -> str:
-    mnemonic = insn.mnemonic
-    operands = insn.operands.replace(", ", ",")
-    if mnemonic in _ALWAYS and (not operands or "%" in operands or operands.startswith("0x")):
-        mnemonic = _ALWAYS[mnemonic]
-    elif mnemonic[:-1] in _SIZED and mnemonic[-1] in "bwlq":
-        if any(part.startswith("%") for part in _top_level(operands)):
-            mnemonic = mnemonic[:-1]
-    if insn.target is not None and insn.target.name:
-        target = insn.target
-        operands += f" <{target.name}+{target.offset}>" if target.offset else f" <{target.name}>"
-    return f"{mnemonic:<6} {operands}" if operands else mnemonic
-
-
-def _top_level(operands: str) -> list[str]:
-    return [part.strip() for part in re.split(r",(?![^(]*\))", operands) if part.strip()]
 
 
 def disassemble_range(session: MiSession, start: int, end: int) -> list[Line]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 import aliceserver.debuggers.events as ev
+from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.adapters.mi.breakpoints import BreakpointTable
 from aliceserver.adapters.mi.frames import Frames, display_value
 from aliceserver.adapters.mi.output import Value, c_string, record
@@ -125,6 +126,7 @@ class MiSession:
         self.displays: dict[int, str] = {}
         self.next_display = 1
         self.list_state: tuple[str, int] | None = None
+        self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
         self.registers_before: dict[str, int | bytes] | None = None  # at the previous stop
         self.registers_seen: dict[str, int | bytes] | None = None  # read at this stop
         # One queue in arrival order: the engine's events, and the UIs' lines put beside

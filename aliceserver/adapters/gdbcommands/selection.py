@@ -1,0 +1,52 @@
+"""What a gdb command runs against: the selected frame and what earlier commands left."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+Write = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """gdb's selected thread and frame; thread_id None when no program is stopped."""
+
+    thread_id: int | None
+    level: int = 0
+
+
+@dataclass(slots=True)
+class ExamineMemory:
+    """What `x` remembers (gdb's last_format, last_size, last_count, next_address)."""
+
+    format: str = ""  # "" is gdb's 0: natural (decimal for the sized integers)
+    size: str = "w"  # b h w g, or "a" for an address's size
+    count: int = 0
+    next_address: int | None = None
+
+
+@dataclass(slots=True)
+class CommandMemory:
+    """One session's memory of its gdb commands."""
+
+    examine: ExamineMemory = field(default_factory=ExamineMemory)
+
+
+class LineBuffer:
+    """A Write that hands `sink` whole lines (gdb's MI sends one console record a line);
+    `flush` passes on the rest, such as the `0x0:\t` before a memory error."""
+
+    def __init__(self, sink: Write) -> None:
+        self._sink = sink
+        self._pending: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        self._pending.append(text)
+        if text.endswith("\n"):
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            self._sink("".join(self._pending))
+            self._pending.clear()
