@@ -76,7 +76,7 @@ def _stopped_thread(ctx: Context) -> int:
 def resume(ctx: Context) -> Reply:
     session = ctx.session
     _stopped_thread(ctx)
-    if ctx.cli:
+    if ctx.cli and ctx.from_tty:
         ctx.console("Continuing.\n")
     session.debugger.resume()
     return _running(ctx, "continue")
@@ -99,7 +99,7 @@ def finish(ctx: Context) -> Reply:
     frames = session.frames.stack(tid, 0, level + 2)
     if len(frames) <= level + 1:
         raise MiError('"finish" not meaningful in the outermost frame.')
-    if ctx.cli:
+    if ctx.cli and ctx.from_tty:
         ctx.console("Run till exit from #%d  %s\n" % (level, session.frames.describe(
             frames[level], tid, with_pc=level > 0 or not session.at_line_start(frames[level]))))
     if level == 0:
@@ -153,7 +153,7 @@ def jump(ctx: Context, location: str) -> Reply:
         raise MiError(session.breakpoints.not_found(spec))
     address = places[0].address
     session.debugger.write_register(tid, "rip", address)
-    if ctx.cli:
+    if ctx.cli and ctx.from_tty:
         ctx.console(f"Continuing at {address:#x}.\n")
     session.debugger.resume()
     return _running(ctx, "continue")

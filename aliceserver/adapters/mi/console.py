@@ -189,7 +189,7 @@ def _run(ctx: Context, text: str, start: bool = False) -> Reply:
     session = ctx.session
     if text:
         execution.set_args(ctx, text)
-    if session.inferior.program:
+    if session.inferior.program and ctx.from_tty:
         args = " ".join(session.inferior.args)
         ctx.console(f"Starting program: {session.inferior.program} {args}\n")
     return execution.run(ctx, start=start)
@@ -229,6 +229,8 @@ def _jump(ctx: Context, text: str) -> Reply:
 
 def _kill(ctx: Context, text: str) -> Reply:
     ctx.session.require_process()
+    # gdb's query, answered as gdb answers it when its input is no terminal (and in -batch)
+    ctx.console("Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n")
     execution.kill(ctx)
     return None
 
@@ -238,14 +240,16 @@ def _detach(ctx: Context, text: str) -> Reply:
     session.require_process()
     process = session.inferior.process
     assert process is not None
-    ctx.console(f"Detaching from program: {session.inferior.program or process.program}, process {process.pid}\n")
+    if ctx.from_tty:
+        ctx.console(f"Detaching from program: {session.inferior.program or process.program}, process {process.pid}\n")
     return misc.detach(ctx)
 
 
 def _attach(ctx: Context, text: str) -> Reply:
     if not text:
         raise MiError("Argument required (process-id to attach).")
-    ctx.console(f"Attaching to process {text}\n")
+    if ctx.from_tty:
+        ctx.console(f"Attaching to process {text}\n")
     return misc.attach(ctx, text)
 
 
@@ -301,7 +305,8 @@ def _pwd(ctx: Context, text: str) -> Reply:
 
 def _cd(ctx: Context, text: str) -> Reply:
     target = misc.change_directory(ctx, text)
-    ctx.console(f"Working directory {target}.\n")
+    if ctx.from_tty:
+        ctx.console(f"Working directory {target}.\n")
     return None
 
 
@@ -321,7 +326,7 @@ def _quit(ctx: Context, text: str) -> Reply:
 def _file(ctx: Context, text: str) -> Reply:
     path = shlex.split(text)[0] if text else None
     misc.set_program(ctx, path)
-    if path:
+    if path and ctx.from_tty:
         ctx.console(f"Reading symbols from {path}...\n")
     return None
 
@@ -361,21 +366,17 @@ def _help(ctx: Context, text: str) -> Reply:
 
 
 def _source(ctx: Context, text: str) -> Reply:
-    try:
-        with open(text.strip(), encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except OSError as error:
-        raise MiError(f"{text.strip()}: {error.strerror}.") from None
-    for line in lines:
-        run_console_command(ctx, line)
-    return None
+    from aliceserver.adapters.mi.scripts import source
+
+    return source(ctx, text)
 
 
 def _directory(ctx: Context, text: str) -> Reply:
     session = ctx.session
     if text:
         session.source_path = ":".join(text.split() + [session.source_path])
-    ctx.console(f"Source directories searched: {session.source_path}\n")
+    if ctx.from_tty:
+        ctx.console(f"Source directories searched: {session.source_path}\n")
     return None
 
 

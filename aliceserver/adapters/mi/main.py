@@ -14,7 +14,8 @@ from aliceserver import __version__, affinity
 from aliceserver.adapters.mi import cli_args
 from aliceserver.adapters.mi.commands_misc import banner
 from aliceserver.adapters.mi.output import record
-from aliceserver.adapters.mi.registry import Context, Exit, Running
+from aliceserver.adapters.mi.registry import Context, Exit
+from aliceserver.adapters.mi.scripts import run_to_end
 from aliceserver.adapters.mi.session import MiSession, SessionConfig
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.debuggers.base import IDebugger
@@ -82,10 +83,12 @@ def serve(config: SessionConfig, transport: Transport, factory: DebuggerFactory,
         signal.signal(signal.SIGTERM, lambda number, frame: threading.Thread(
             target=finish, name="aliceserver-stop", daemon=True).start())  # fmt: skip
     try:
-        _startup(session, ui)
+        succeeded = _startup(session, ui)
         if config.batch or session.exit_requested:
             session.exit_requested = True
-            return session.exit_code
+            # gdb -batch: the status of its last command (1 when it failed); the program
+            # still alive is killed on the way out (close).
+            return session.exit_code if succeeded or not config.batch else 1
         session.add_reader(ui)
         return session.serve()
     finally:
@@ -94,44 +97,56 @@ def serve(config: SessionConfig, transport: Transport, factory: DebuggerFactory,
         session.close()
 
 
-def _startup(session: MiSession, ui: Ui) -> None:
+def _startup(session: MiSession, ui: Ui) -> bool:
+    """The command line's commands, in gdb's order; False when the last one failed."""
     config = session.config
     if ui.is_mi:
         ui.line(record("=", "thread-group-added", [("id", "i1")]))
     if not config.quiet:
         ui.console(banner())
+    succeeded = True
+    session.inferior.program = None  # -iex and -ix run before gdb loads the program
     for command in config.before:
-        _startup_command(session, ui, command)
+        succeeded = _startup_command(session, ui, command)
+        if session.exit_requested:
+            return succeeded
     if config.program:
         path = config.program
         if not os.path.exists(path):
             ui.log(f"{path}: No such file or directory.\n")
             session.inferior.program = None
+            succeeded = False
         else:
-            ui.console(f"Reading symbols from {path}...\n")
+            if not config.batch:  # gdb announces it only to a person (from_tty)
+                ui.console(f"Reading symbols from {path}...\n")
             session.inferior.program = os.path.abspath(path)
     if config.pid is not None:
-        _startup_command(session, ui, f"attach {config.pid}")
+        succeeded = _startup_command(session, ui, f"attach {config.pid}")
     for command in config.after:
-        _startup_command(session, ui, command)
-    ui.prompt()
+        if session.exit_requested:
+            break
+        succeeded = _startup_command(session, ui, command)
+    if not config.batch and not session.exit_requested:
+        ui.prompt()
+    return succeeded
 
 
-def _startup_command(session: MiSession, ui: Ui, command: str) -> None:
-    ctx = Context(session, ui, cli=True)
+def _startup_command(session: MiSession, ui: Ui, command: str) -> bool:
+    """One -ex/-iex command (-x/-ix: `source FILE`), run to the stop of the program it
+    starts; an error is reported and the next command runs, as in gdb. False if it failed."""
+    ctx = Context(session, ui, cli=True, from_tty=not session.config.batch)
     try:
-        reply = session.run_cli(ctx, command)
+        reply = run_to_end(ctx, command)
     except AliceError as error:
-        ui.log(str(error) + "\n")
-        return
+        ui.log(str(error).rstrip("\n") + "\n")
+        return False
     except Exception as error:  # noqa: BLE001 - never die on input
         logger.exception("startup command %r", command)
         ui.log(f"Internal error: {error}\n")
-        return
+        return False
     if isinstance(reply, Exit):
         session.exit_requested = True
-    elif isinstance(reply, Running):
-        session.start_silently(ctx)
+    return True
 
 
 def _setup_logging(path: str | None, level: str | None) -> None:

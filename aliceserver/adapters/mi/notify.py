@@ -99,7 +99,10 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
 
 def _progress(session: MiSession, event: ev.Progress) -> None:
     """A symbol load being built (a cached load sends nothing) as console text, as gdb's
-    "Reading symbols from ...": once when it starts, once when it is done."""
+    "Reading symbols from ...": once when it starts, once when it is done (and, like that
+    line, not at all in -batch)."""
+    if session.config.batch:
+        return
     if event.done:
         if event.ident in session.progress_shown:
             session.progress_shown.discard(event.ident)

@@ -49,6 +49,9 @@ class Context:
     thread: int | None = None  # --thread N (gdb's number)
     frame: int | None = None  # --frame N
     extra: dict[str, str] = field(default_factory=dict)
+    # gdb's from_tty: typed by the user (not read from a command file or given with -batch);
+    # the chatter a command adds for a person ("Starting program:", "Continuing.") needs it.
+    from_tty: bool = True
 
     def console(self, text: str) -> None:
         self.ui.console(text)

@@ -136,6 +136,7 @@ class MiSession:
         self._held: deque[_Input] = deque()  # commands waiting for the program to stop
         self._awaiting: _Origin | None = None  # a start waiting for Continued
         self._prefetch: int | None = None  # a stopped thread whose locals to make when idle
+        self._scripted = 0  # depth of command files and command-line commands being run
 
     # --- UIs ---------------------------------------------------------------------------
     def mi_uis(self) -> list[Ui]:
@@ -223,6 +224,7 @@ class MiSession:
             ui.hold()
         try:
             self._take_held(item)
+            self._release_held()  # lines held while a command waited for its own events
         finally:
             for ui in held:
                 ui.release()
@@ -290,6 +292,8 @@ class MiSession:
                 self._held.append(item)
                 continue
             if isinstance(item, str):
+                if item == "interrupt" and self.inferior.running:  # Ctrl-C during `-ex run`
+                    self._guard(self.debugger.interrupt)
                 continue
             self._guard(functools.partial(self.handle_event, item))
             if done(item):
@@ -431,6 +435,23 @@ class MiSession:
         if self.origin is not None:
             self.origin.answer = False
 
+    def run_to_stop(self, ctx: Context) -> None:
+        """A start by a command file or the command line (`-ex run`, `source`): no ^running
+        and no prompts for it, and its stop (or the program's end) is taken before the next
+        command runs, as gdb does."""
+        self.start_silently(ctx)
+        self._scripted += 1
+        try:
+            while self._awaiting is not None or self.inferior.running:
+                if self.exit_requested:
+                    return
+                if not self.wait_event(lambda event: self._awaiting is None and not self.inferior.running):
+                    if self._awaiting is not None:  # no Continued came: as serve() does
+                        logger.warning("no Continued event from the engine; going on")
+                        self._announce_running()
+        finally:
+            self._scripted -= 1
+
     def _announce_running(self) -> None:
         origin, self._awaiting = self._awaiting, None
         if origin is not None and not origin.announced:
@@ -457,7 +478,7 @@ class MiSession:
 
     def after_stop(self, prompt_cli: bool = True) -> None:
         """Prompts after *stopped: every MI channel in sync mode, the console that waited."""
-        if not self.settings.mi_async:
+        if not self.settings.mi_async and not self._scripted:
             for ui in self.mi_uis():
                 ui.prompt()
         for ui in self.uis:
@@ -541,10 +562,11 @@ class MiSession:
         if self.inferior.process is None:
             raise MiError("The program is not being run.")
 
-    def require_stopped(self) -> int:
-        """The selected thread's tid, with the program stopped (gdb's errors otherwise)."""
+    def require_stopped(self, no_process: str = "No registers.") -> int:
+        """The selected thread's tid, with the program stopped (gdb's errors otherwise:
+        `no_process` is the command's own when there is no program, `No stack.` for bt)."""
         if self.inferior.process is None or self.inferior.selected_tid is None:
-            raise MiError("No registers.")
+            raise MiError(no_process)
         if self.inferior.running:
             raise MiError("Cannot execute this command while the selected thread is running.")
         return self.inferior.selected_tid
