@@ -257,6 +257,9 @@ class SourceSymbols:
             for match in info.functions_named(name):
                 address = match.breakpoint_address + module.base
                 source = SourcePosition(match.file, match.line) if match.file and match.line else None
+                chain = self.inline_chain_at(address) if address != match.low + module.base else ()
+                if chain:  # past the prologue inside an inlined call: gdb shows the call's line
+                    source = _call_site(info, chain[0]) or source
                 locations.append(CodeLocation(address, match.name, source, module.path))
             bound = {location.address for location in locations}
             locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
@@ -364,7 +367,7 @@ class SourceSymbols:
         function = info.function_at(address - module.base)
         base = module.base
         if function is not None and function.file is not None:
-            return function.low + base, function.high + base, function.breakpoint_address + base
+            return function.low + base, function.high + base, function.step_address + base
         return self._dwarf_function_range(module, address)
 
     def _dwarf_function_range(self, module: Module, address: int) -> tuple[int, int, int] | None:

@@ -15,13 +15,12 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from aliceserver.debuggers.symbols.dwarf import names
+from aliceserver.debuggers.symbols.dwarf import names, prologue
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
 from aliceserver.debuggers.symbols.dwarf.lines import (
     END_SEQUENCE,
     IS_STMT,
-    PROLOGUE_END,
     LineHeader,
     LineRows,
     decode_rows,
@@ -43,8 +42,7 @@ log = logging.getLogger(__name__)
 
 # A unit: (.debug_info offset, line program offset or -1, name, comp_dir, producer).
 _Unit = tuple[int, int, str, str, str]
-_ENDBR64 = b"\xf3\x0f\x1e\xfa"
-_FRAME_SETUP = (b"\x55\x48\x89\xe5", b"\x55\x48\x8b\xec")  # push %rbp; mov %rsp,%rbp
+_ABBREV_WINDOW = 1 << 16  # bytes of .debug_abbrev read first for one unit's table
 
 
 class DebugInfo:
@@ -74,6 +72,7 @@ class DebugInfo:
         # Answers found later by walking DIEs (inlined copies), cached beside the index.
         self._store: tuple[IndexCache, str, Any] | None = None
         self._extras: dict[str, Any] | None = None
+        self._location_lists: dict[int, bool] = {}  # unit -> has a location list (gdb)
 
     # --- loading -----------------------------------------------------------------------
     @classmethod
@@ -441,7 +440,7 @@ class DebugInfo:
 
     def _function_match(self, linkage: str, demangled: str, low: int, size: int) -> FunctionMatch:
         high = low + size
-        address = self._after_prologue(low, high) if size else low
+        address = prologue.breakpoint_address(self, low, high) if size else low
         where = self.location_at(address)
         return FunctionMatch(
             name=names.display_name(demangled),
@@ -449,35 +448,70 @@ class DebugInfo:
             low=low,
             high=high,
             breakpoint_address=address,
+            step_address=prologue.step_address(self, low, high) if size else low,
             file=where.file if where else None,
             line=where.line if where else None,
         )
 
-    def _after_prologue(self, low: int, high: int) -> int:
-        """gdb's prologue skip: the first prologue_end row; else, after a `push %rbp;
-        mov %rsp,%rbp` frame setup, the start of the next row; else the entry itself."""
-        found = self._row_at(low)
+    # --- what the prologue rules read (prologue.FunctionLines) ---------------------------
+    def row_span(self, address: int) -> tuple[int, int, int] | None:
+        found = self._row_at(address)
         if found is None:
-            return low
+            return None
         _stmt, rows, i = found
         _first, last = self._sequence_bounds(rows, i)
-        j = i
-        while j < last and rows.address[j] < high:
-            if rows.flags[j] & PROLOGUE_END and rows.address[j] >= low:
-                return rows.address[j]
-            j += 1
-        code = self._main.read_address(low, 8)
-        offset = 4 if code.startswith(_ENDBR64) else 0
-        if code[offset : offset + 4] not in _FRAME_SETUP:
-            return low
-        pc = low + offset + 4
-        while i + 1 < last and rows.address[i + 1] <= pc:
+        end = bisect_right(rows.address, address, i, last)
+        return rows.address[i], rows.address[end], rows.line[i]
+
+    def rows_between(self, low: int, high: int) -> list[prologue.LineRow]:
+        found = self._row_at(low)
+        if found is None:
+            return []
+        stmt, rows, i = found
+        first, last = self._sequence_bounds(rows, i)
+        while i > first and rows.address[i - 1] >= low:
+            i -= 1
+        found_rows = []
+        while i < last and rows.address[i] < high:
+            if rows.address[i] >= low and not rows.flags[i] & END_SEQUENCE:
+                path = self._path_of(stmt, rows.file[i])
+                found_rows.append(prologue.LineRow(rows.address[i], path, rows.line[i],
+                                                   rows.flags[i]))  # fmt: skip
             i += 1
-        start = rows.address[i]
-        while i < last and rows.address[i] <= start:
-            i += 1
-        end = rows.address[i]
-        return end if low <= end < high else pc
+        return found_rows
+
+    def read_code(self, address: int, size: int) -> bytes:
+        return self._main.read_address(address, size)
+
+    def producer_at(self, address: int) -> str:
+        unit = self._unit_at(address)
+        return self._units[unit][4] if unit is not None else ""
+
+    def has_location_lists_at(self, address: int) -> bool:
+        unit = self._unit_at(address)
+        offset = self._units[unit][0] if unit is not None else -1
+        if offset < 0:
+            return False
+        known = self._location_lists.get(offset)
+        if known is None:
+            known = self._location_lists[offset] = self._unit_has_location_lists(offset)
+        return known
+
+    def _unit_has_location_lists(self, offset: int) -> bool:
+        try:
+            header = self._dwarf.read(".debug_info", offset, 32)
+            osize = 8 if header[:4] == b"\xff\xff\xff\xff" else 4
+            start = 12 if osize == 8 else 4
+            abbrev_at = start + (4 if header[start] >= 5 else 2)
+            abbrev_offset = int.from_bytes(header[abbrev_at : abbrev_at + osize], "little")
+            for size in (_ABBREV_WINDOW, None):
+                table = self._dwarf.read(".debug_abbrev", abbrev_offset, size)
+                found = prologue.abbreviations_use_location_lists(header, table)
+                if found is not None:
+                    return found
+        except (TargetError, IndexError) as exc:
+            log.warning("%s: unit at %#x: %s", self.debug_file, offset, exc)
+        return False
 
     def _one_per_function(
         self, addresses: list[int], block_of: Callable[[int], int] | None = None
@@ -503,7 +537,7 @@ class DebugInfo:
                 result[(group, block)] = address
                 continue
             if symbol is not None and symbol.address == address and symbol.size:
-                address = self._after_prologue(address, address + symbol.size)
+                address = prologue.breakpoint_address(self, address, address + symbol.size)
                 moved.append(address)
             result[group] = address
         return list(result.values()), moved

@@ -35,5 +35,6 @@ class FunctionMatch:
     low: int
     high: int  # exclusive; low when the symbol has no size
     breakpoint_address: int  # after the prologue, as gdb's `break NAME`
+    step_address: int  # where `step` into it stops (gdb skips less there: no line flags)
     file: str | None  # of the breakpoint address; None without line info
     line: int | None
