@@ -27,6 +27,7 @@ is reported, so the tables stay true.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -41,6 +42,7 @@ from pathlib import Path
 from conformance.cgen import CType, Program, Variable, generate
 from conformance.gen_session import (
     FIRST_AGGREGATE_CHILD,
+    Answer,
     Check,
     Plan,
     Session,
@@ -65,10 +67,20 @@ class Difference:
 
     @property
     def kind(self) -> str:
-        """What groups differences: the check, the kind of variable and the field."""
+        """What groups differences: the check, the kind of variable (its outer shape), the
+        field, and whether one side lacks it."""
         path = re.sub(r"\[[^\]]*\]", "[]", self.path)
-        subject = f" [{self.check.subject}]" if self.check.subject else ""
-        return f"{self.check.kind}{subject} {path}"
+        subject = self.check.subject.split("(")[0].removeprefix("typedef ")
+        subject = f" [{subject.split(' of ')[0]}]" if subject else ""
+        shape = ""
+        if "<missing>" in (self.gdb, self.ours):
+            shape = " (only ours)" if self.gdb == "<missing>" else " (only gdb)"
+        return f"{self.check.kind}{subject} {path}{shape}"
+
+    def as_json(self) -> dict[str, str | int]:
+        return {"seed": self.seed, "opt": self.opt, "command": self.check.command,
+                "check": self.check.kind, "subject": self.check.subject, "path": self.path,
+                "gdb": self.gdb, "ours": self.ours, "kind": self.kind}
 
     def __str__(self) -> str:
         return (f"seed {self.seed} {self.opt} {self.check.command!r} {self.path}: "
@@ -262,12 +274,39 @@ def compare(seed: int, opt: str, plan_: Plan, gdb: SessionRecord,
                 out.append(Difference(seed, opt, check, "session", "answered",
                                       ours.broke or "no answer"))
                 break
-            for path in list(theirs[index]) + [p for p in mine[index] if p not in theirs[index]]:
-                if theirs[index].get(path) != mine[index].get(path):
-                    out.append(Difference(seed, opt, check, path,
-                                          theirs[index].get(path, "<missing>"),
-                                          mine[index].get(path, "<missing>")))
+            out += _leaf_differences(seed, opt, check, theirs[index], mine[index])
     return out
+
+
+def _leaf_differences(seed: int, opt: str, check: Check, theirs: Answer,
+                      mine: Answer) -> list[Difference]:
+    """The differing leaves of one answer; an item one side lacks altogether (a child, a
+    variable) is one difference, not one per field."""
+    out: list[Difference] = []
+    reported: set[str] = set()
+    for path in list(theirs) + [p for p in mine if p not in theirs]:
+        gdb, ours = theirs.get(path, "<missing>"), mine.get(path, "<missing>")
+        if gdb == ours:
+            continue
+        item = _item_of(path)
+        if item and not (_has_item(theirs, item) and _has_item(mine, item)):
+            if item in reported:
+                continue
+            reported.add(item)
+            path = item
+            gdb, ours = ("<missing>", "present") if gdb == "<missing>" else ("present", "<missing>")
+        out.append(Difference(seed, opt, check, path, gdb, ours))
+    return out
+
+
+def _item_of(path: str) -> str:
+    """`children[3]` of `children[3].value`; empty for a path not inside a list item."""
+    match = re.match(r"(.*\])\.[^.\[\]]+$", path)
+    return match.group(1) if match else ""
+
+
+def _has_item(answer: Answer, item: str) -> bool:
+    return any(path.startswith(item + ".") for path in answer)
 
 
 def run_program(seed: int, work: Path) -> ProgramOutcome:
@@ -367,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="programs debugged at once")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every difference")
     parser.add_argument("--keep", type=Path, help="build the programs in DIR and keep them")
+    parser.add_argument("--json", type=Path, help="write every difference to FILE (JSON lines)")
     options = parser.parse_args(argv)
     if shutil.which("gdb") is None or shutil.which("gcc") is None:
         print("generated: skipped, gdb or gcc not found")
@@ -376,6 +416,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         work = options.keep or Path(tmp)
         report = run(seeds, options.jobs, work)
     print_report(report, options.verbose)
+    if options.json:
+        with options.json.open("w") as out:
+            for difference in report.differences:
+                out.write(json.dumps(difference.as_json()) + "\n")
     return 1 if report.unexplained() or report.problems() else 0
 
 
