@@ -18,6 +18,7 @@ from aliceserver.debuggers.model import (
     CatchKind,
     CodeLocation,
     Frame,
+    FrameDetails,
     FunctionSymbol,
     Instruction,
     LaunchConfig,
@@ -242,6 +243,10 @@ class IDebugger(Protocol):
 
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
         """Frames `start` .. `start + count` (all when count is None), innermost first."""
+        ...
+
+    def frame_details(self, thread_id: int, level: int) -> FrameDetails:
+        """The frame's source language and where it saved its caller's registers."""
         ...
 
     def frame_variables(

@@ -19,6 +19,7 @@ class StopReason(enum.Enum):
     BREAKPOINT = "breakpoint"
     STEP = "step"  # an instruction step (or, later, a line step) finished
     WATCHPOINT = "watchpoint"
+    WATCHPOINT_SCOPE = "watchpoint-scope"  # a watch's frame was left: the watch is deleted
     SIGNAL = "signal"  # the program received a signal the policy stops on
     CRASH = "crash"  # a synchronous fault: SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
     PAUSE = "pause"  # the client asked for an interrupt
@@ -43,6 +44,9 @@ class Stopped:
     watch_old: bytes | None = None  # watchpoints: the value before the hit
     watch_new: bytes | None = None
     return_value: VariableInfo | None = None  # FUNCTION_FINISHED: what the function returned
+    # Watchpoints deleted at this stop because their frame was left (gdb's watchpoint-scope):
+    # the whole story of a WATCHPOINT_SCOPE stop, or told beside a finish or a breakpoint.
+    watches_left: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

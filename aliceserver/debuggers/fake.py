@@ -294,8 +294,12 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
         return [bp.info() for bp in self._breakpoints.values()]
 
     @_locked
-    def insert_watchpoint(self, address: int, size: int, kind: m.WatchKind) -> m.WatchpointInfo:
+    def insert_watchpoint(
+        self, address: int, size: int, kind: m.WatchKind, scope: m.WatchScope | None = None
+    ) -> m.WatchpointInfo:
         self._require_process()
+        if scope is not None:
+            raise TargetError("the simulated program has no frames: a watchpoint cannot be scoped to one")
         if size not in (1, 2, 4, 8) or address % size:
             raise TargetError(f"a hardware watchpoint cannot cover {size} bytes at {address:#x}")
         if len(self._watchpoints) >= 4:

@@ -65,9 +65,13 @@ class FakeSourceLevel:
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[m.StackFrame]:
         frames = self.backtrace(thread_id)[start : None if count is None else start + count]
         return [
-            m.StackFrame(f.level, f.pc, None, f.symbol.name, None, f.symbol.module, f.symbol)
+            m.StackFrame(f.level, f.pc, None, f.symbol.name, None, f.symbol.module, f.symbol,
+                         program_main=f.symbol.name == "main")
             for f in frames
         ]
+
+    def frame_details(self, thread_id: int, level: int) -> m.FrameDetails:
+        return m.FrameDetails(None, ())
 
     def frame_variables(
         self, thread_id: int, level: int, scope: m.VariableScope, *, aggregate_values: bool = True

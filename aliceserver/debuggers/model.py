@@ -228,6 +228,18 @@ class StackFrame:
     symbol: SymbolLocation
     signal_trampoline: bool = False  # gdb's <signal handler called>
     inlined: bool = False  # an inlined call: shares pc and CFA with the frame after it
+    # The program's main function (DW_AT_main_subprogram, as Rust's `crate::main`, else C's
+    # `main`): gdb's backtraces end here unless `set backtrace past-main on`.
+    program_main: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FrameDetails:
+    """What gdb's `info frame` adds to a stack frame."""
+
+    language: str | None  # gdb's name of the unit's language ("c", "c++", "rust"); None: no debug info
+    saved_registers: tuple[tuple[str, int], ...]  # (register, address it is saved at), gdb's order
+    base: int | None = None  # where gdb says its arguments and locals are ("Arglist at")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,13 @@ from aliceserver.adapters.dap.handles import FrameRef, ScopeRef, TextRef, ValueR
 from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject, WrongState
 from aliceserver.adapters.dap.shapes import (
     child_expression,
+    frame_source_json,
     is_pointer,
     memory_reference,
     module_json,
     source_json,
 )
+from aliceserver.adapters.gdbcommands.frames import past_main
 from aliceserver.debuggers.model import SourcePosition, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError, ProtocolError, TargetError
 
@@ -45,7 +47,8 @@ _T = TypeVar("_T")
 
 
 # --- frames ----------------------------------------------------------------------------------
-def _frame_json(session: DapSession, thread: int, frame: StackFrame) -> JsonObject:
+def _frame_json(session: DapSession, thread: int, frame: StackFrame, runtime: bool = False) -> JsonObject:
+    """A StackFrame; `runtime`: below the program's main (where gdb's bt ends), shown subtle."""
     state = session.state
     name = frame.function or frame.symbol.name or f"{frame.pc:#x}"
     body: JsonObject = {
@@ -57,15 +60,16 @@ def _frame_json(session: DapSession, thread: int, frame: StackFrame) -> JsonObje
     }
     if frame.module:
         body["moduleId"] = frame.module
-    source = source_json(frame.source) if frame.source is not None else None
-    if frame.source is not None and source is not None:
+    source = None
+    if frame.source is not None and frame.source.line:
+        source = frame_source_json(frame.source)
         body["source"] = source
         body["line"] = state.line_out(frame.source.line)
         body["column"] = state.column_out(max(1, frame.source.column))
     if frame.signal_trampoline:
         body["name"] = "<signal handler called>"
         body["presentationHint"] = "label"
-    elif source is None:
+    elif source is None or runtime:
         body["presentationHint"] = "subtle"
     return body
 
@@ -74,11 +78,16 @@ def stack_trace(session: DapSession, args: Arguments) -> JsonObject:
     thread = args.integer("threadId")
     start = max(0, args.opt_integer("startFrame", 0) or 0)
     levels = max(0, args.opt_integer("levels", 0) or 0)
-    # One more than asked tells whether the stack goes on, without unwinding all of it.
-    frames = session.debugger.stack_trace(thread, start, levels + 1 if levels else None)
+    # One more than asked tells whether the stack goes on, without unwinding all of it;
+    # from the top, to know which frames are below main (the engine keeps the unwinding).
+    shown = session.debugger.stack_trace(thread, 0, start + levels + 1 if levels else None)
+    runtime = past_main(shown)
+    frames = shown[start:]
     more = bool(levels) and len(frames) > levels
     frames = frames[:levels] if levels else frames
-    body: JsonObject = {"stackFrames": [_frame_json(session, thread, f) for f in frames]}
+    body: JsonObject = {
+        "stackFrames": [_frame_json(session, thread, f, f.level in runtime) for f in frames]
+    }
     # A lower bound while more remain: the client asks again from where it got to.
     if frames or start == 0:
         body["totalFrames"] = start + len(frames) + (1 if more else 0)

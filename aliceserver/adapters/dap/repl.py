@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from aliceserver.adapters.dap.handles import FrameRef
 from aliceserver.adapters.dap.messages import InvalidArguments, JsonObject, WrongState
 from aliceserver.adapters.gdbcommands.examine import examine
+from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import ProtocolError
@@ -85,7 +86,7 @@ def _backtrace(session: DapSession, text: str, frame: FrameRef | None) -> JsonOb
     limit = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
     thread, _ = _where(session, frame)
     lines = []
-    for f in session.debugger.stack_trace(thread, 0, limit):
+    for f in frames_to_main(session.debugger.stack_trace(thread, 0, limit)):  # as gdb's bt
         where = ""
         if f.source is not None:
             where = f" at {os.path.basename(f.source.path)}:{f.source.line}"

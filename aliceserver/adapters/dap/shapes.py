@@ -18,6 +18,17 @@ def source_json(position: SourcePosition) -> JsonObject | None:
     return {"name": os.path.basename(path), "path": path}
 
 
+def frame_source_json(position: SourcePosition) -> JsonObject:
+    """A frame's Source: named even when the file is not on this machine (libc's, built
+    elsewhere), as gdb's bt and lldb-vscode name it; such a one is deemphasized, so that
+    clients neither focus it first nor count on opening it."""
+    source = source_json(position)
+    if source is not None:
+        return source
+    name = os.path.basename(position.path) or position.path
+    return {"name": name, "path": position.path, "presentationHint": "deemphasize"}
+
+
 def module_json(module: Module) -> JsonObject:
     return {
         "id": module.path,

@@ -203,19 +203,26 @@ def _info_frame(ctx: Context, text: str) -> None:
         callers = []
     saved = f"; saved rip = {hex(callers[0].pc)}" if callers else ""
     ctx.console(f" rip = {hex(frame.pc)}{where}{saved}\n")  # one console record a line, as gdb
+    links = []
     if len(frames) > level + 1:
-        ctx.console(f" called by frame at {hex(frames[level + 1].cfa or 0)}\n")
+        links.append(f" called by frame at {hex(frames[level + 1].cfa or 0)}")
     if level > 0:
-        ctx.console(f" caller of frame at {hex(frames[level - 1].cfa or 0)}\n")
+        links.append(f" caller of frame at {hex(frames[level - 1].cfa or 0)}")
+    if links:
+        ctx.console(",".join(links) + "\n")
+    details = session.debugger.frame_details(tid, level)
     args = ", ".join(  # as frames show them (`print frame-arguments scalars`)
         f"{a.name}={'...' if a.aggregate else display_value(a)}" for a in session.frames.args(tid, level)
     )
     cfa = frame.cfa or 16
-    ctx.console(" source language c.\n")
-    ctx.console(f" Arglist at {hex(cfa - 16)}, args: {args}\n")
-    ctx.console(f" Locals at {hex(cfa - 16)}, Previous frame's sp is {hex(cfa)}\n")
-    ctx.console(" Saved registers:\n ")
-    ctx.console(f" rbp at {hex(cfa - 16)}, rip at {hex(cfa - 8)}\n")
+    base = details.base if details.base is not None else cfa - 16
+    if details.language is not None:
+        ctx.console(f" source language {details.language}.\n")
+    ctx.console(f" Arglist at {hex(base)}, args: {args}\n")
+    ctx.console(f" Locals at {hex(base)}, Previous frame's sp is {hex(cfa)}\n")
+    if details.saved_registers:
+        ctx.console(" Saved registers:\n ")
+        ctx.console(",".join(f" {name} at {hex(at)}" for name, at in details.saved_registers) + "\n")
 
 def _info_registers(ctx: Context, text: str) -> None:
     session = ctx.session

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.adapters.mi.output import Value
 from aliceserver.debuggers.model import StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
@@ -36,7 +37,8 @@ def display_value(info: VariableInfo) -> str:
 
 
 class Frames:
-    """Stack access for one session, cut at `main` like gdb (backtrace past-main off)."""
+    """Stack access for one session, cut at the program's main like gdb (unless `set
+    backtrace past-main on`)."""
 
     def __init__(self, session: MiSession) -> None:
         self.session = session
@@ -62,10 +64,8 @@ class Frames:
 
     def stack(self, tid: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
         frames = self.session.debugger.stack_trace(tid, 0, MAX_FRAMES if count is None else start + count)
-        for index, frame in enumerate(frames):
-            if frame.function == "main":
-                frames = frames[: index + 1]
-                break
+        if self.session.settings.get("backtrace past-main") != "on":
+            frames = frames_to_main(frames)
         end = len(frames) if count is None else start + count
         return frames[start:end]
 

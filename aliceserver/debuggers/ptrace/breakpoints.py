@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import StopReason
-from aliceserver.debuggers.model import BreakpointInfo, CatchKind, WatchKind, WatchpointInfo
+from aliceserver.debuggers.model import BreakpointInfo, CatchKind, WatchKind, WatchpointInfo, WatchScope
+from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.ptrace.watch import Watch, WatchSlots
+from aliceserver.debuggers.ptrace.watchscope import frame_left, retire
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import TargetError
@@ -24,6 +26,9 @@ from aliceserver.errors import TargetError
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+_NEAR_FRAMES = 32  # a watched frame is most often near the top: unwind that much first
+_ALL_FRAMES = 4096
 
 # Exception catchpoints: the runtime functions to trap, and how the stop is described.
 _EXCEPTION_CATCHES = {
@@ -63,11 +68,13 @@ class BreakpointControl:
         reports: StopReason | None = None,
         temporary: bool = False,
         note: str = "",
+        condition: BreakpointCondition | None = None,
+        guards_watch: int | None = None,
     ) -> int:
         assert self._inferior is not None
         bp = LogicalBreakpoint(
             self._traps.new_internal_id(), address, temporary=temporary, internal=True,
-            on_hit=on_hit, reports=reports, note=note,
+            on_hit=on_hit, reports=reports, note=note, condition=condition, guards_watch=guards_watch,
         )  # fmt: skip
         trap = self._traps.add(bp, b"")
         try:
@@ -188,16 +195,44 @@ class BreakpointControl:
 
         return self._call(go)
 
-    def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo:
+    def insert_watchpoint(
+        self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None
+    ) -> WatchpointInfo:
         def go() -> WatchpointInfo:
             inferior = self._require_stopped()
             value = self._read_visible(address, size)
             watch = Watch(self._traps.new_id(), address, size, kind, value)
+            if scope is not None:
+                watch.scope, watch.thread = scope, scope.thread_id
+                watch.return_address = self._return_address(inferior, scope)
             self._watches.add(watch)
+            if watch.return_address is not None:
+                watch.guard_id = self._add_internal(
+                    watch.return_address, temporary=True, guards_watch=watch.id,
+                    condition=lambda tid: frame_left(inferior, watch, tid),
+                    on_hit=lambda tid: retire(inferior, watch, drop_guard=False),
+                )  # fmt: skip
             self._apply_watches(inferior)
             return watch.info()
 
         return self._call(go)
+
+    def _return_address(self, inferior: Inferior, scope: WatchScope) -> int | None:
+        """Where the scope's frame returns to (None: it is the outermost); TargetError when
+        no frame of the thread has its CFA (it has returned already)."""
+        t = inferior.thread(scope.thread_id)
+        registers = register_sets.general(inferior.regs(t)).values
+        for limit in (_NEAR_FRAMES, _ALL_FRAMES):
+            frames = self._source.unwind(registers, self._read_visible, limit=limit)
+            for index, frame in enumerate(frames):
+                if frame.cfa == scope.frame_cfa:
+                    return frames[index + 1].pc if index + 1 < len(frames) else None
+            if len(frames) < limit:
+                break
+        raise TargetError(
+            f"Thread {scope.thread_id} has no frame at {scope.frame_cfa:#x} any more: "
+            "the program has left the block in which the expression is valid."
+        )
 
     def _apply_watches(self, inferior: Inferior) -> None:
         for t in inferior.threads.values():
@@ -206,7 +241,9 @@ class BreakpointControl:
 
     def remove_watchpoint(self, watchpoint_id: int) -> None:
         def go() -> None:
-            self._watches.remove(watchpoint_id)
+            watch = self._watches.remove(watchpoint_id)
+            if watch.guard_id is not None and watch.guard_id in self._traps.by_id:
+                self._remove_logical(watch.guard_id)
             if self._inferior is not None:
                 self._apply_watches(self._require_stopped())
 

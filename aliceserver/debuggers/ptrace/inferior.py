@@ -16,6 +16,7 @@ import enum
 import logging
 import queue
 import signal as sig
+from dataclasses import replace
 from typing import Callable
 
 from aliceserver.debuggers.events import (
@@ -28,7 +29,7 @@ from aliceserver.debuggers.events import (
     ThreadExited,
     ThreadStarted,
 )
-from aliceserver.debuggers.model import CatchKind, FaultInfo, SignalPolicy, ThreadState
+from aliceserver.debuggers.model import CatchKind, FaultInfo, SignalPolicy, StepKind, ThreadState
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
 from aliceserver.debuggers.ptrace.process_events import ProcessEvents
@@ -43,6 +44,7 @@ from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Trace
 from aliceserver.debuggers.ptrace.traps import INT3, LogicalBreakpoint, PhysicalTrap, TrapTable
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
+from aliceserver.debuggers.ptrace.watchscope import frame_alive, retire
 
 log = logging.getLogger(__name__)
 
@@ -290,6 +292,11 @@ class Inferior(ProcessEvents):
         if stop.reason is not StopReason.STEP:
             self._end_plan(t)  # a breakpoint, a signal...: it wins over the step
             return stop
+        if stop.watches_left and plan.kind is not StepKind.OUT:
+            # The plan's trap is where a watched frame returned: gdb stops there, and only
+            # `finish` (which ends there anyway) tells its own story beside it.
+            self._end_plan(t)
+            return replace(stop, reason=StopReason.WATCHPOINT_SCOPE, breakpoint_ids=stop.watches_left)
         self._drop_plan_trap(t)
         try:
             result = plan.on_stop(stop)
@@ -298,6 +305,8 @@ class Inferior(ProcessEvents):
             result = stop
         if result is not None:
             self._end_plan(t)
+            if stop.watches_left:
+                result = replace(result, watches_left=stop.watches_left)
         return result
 
     def _drop_plan_trap(self, t: Tracee) -> None:
@@ -572,22 +581,29 @@ class Inferior(ProcessEvents):
             return _NONE
         t.stepping = False
         pc = int(self.regs(t).rip)
-        trap = self.traps.by_address.get(pc) if t.plan is not None else None
+        trap = self.traps.by_address.get(pc)
         if trap is not None and trap.inserted:
             # A source step that single-steps onto a user's breakpoint stops there, as gdb:
             # the hit reported, its condition judged and the hit counted (the int3 did not run).
-            hit = self._breakpoint_hit(t, trap, user_only=True)
+            # Any step onto the return address a watched frame returned to ends the watch.
+            hit = self._breakpoint_hit(t, trap, user_only=True, guards_only=t.plan is None)
             if isinstance(hit, Stopped):
                 return hit
         return Stopped(StopReason.STEP, t.tid, address=pc)
 
-    def _breakpoint_hit(self, t: Tracee, trap: PhysicalTrap, *, user_only: bool = False) -> "Stopped | _Action":
+    def _breakpoint_hit(
+        self, t: Tracee, trap: PhysicalTrap, *, user_only: bool = False, guards_only: bool = False
+    ) -> "Stopped | _Action":
+        """`user_only`: the user's breakpoints and watch scope guards (a step landed here);
+        `guards_only`: the scope guards alone."""
         stop_ids: list[int] = []
         internal_reason: StopReason | None = None
         note = ""
         finished: list[int] = []
+        left: list[int] = []  # watches whose frame returned here
         for bp in list(trap.logical):
-            if not bp.enabled or (user_only and bp.internal):
+            guard = bp.guards_watch is not None
+            if not bp.enabled or (user_only and bp.internal and not guard) or (guards_only and not guard):
                 continue
             if bp.internal:
                 if bp.condition is not None and not bp.condition(t.tid):
@@ -595,7 +611,9 @@ class Inferior(ProcessEvents):
                 bp.hit_count += 1
                 if bp.on_hit is not None:
                     bp.on_hit(t.tid)
-                if bp.reports is not None:
+                if bp.guards_watch is not None:
+                    left.append(bp.guards_watch)
+                elif bp.reports is not None:
                     internal_reason, note = bp.reports, bp.note
                 if bp.temporary:
                     finished.append(bp.id)
@@ -618,16 +636,33 @@ class Inferior(ProcessEvents):
                 self.traps.drop_trap(emptied.address)
             if not bp.internal:
                 self.events.put(BreakpointChanged(bp.info(False), removed=True))
+        watches_left = tuple(left)
         if stop_ids:  # a user's breakpoint wins over the engine's own reasons
-            return Stopped(StopReason.BREAKPOINT, t.tid, breakpoint_ids=tuple(stop_ids), address=trap.address)
+            return Stopped(
+                StopReason.BREAKPOINT, t.tid, breakpoint_ids=tuple(stop_ids), address=trap.address,
+                watches_left=watches_left,
+            )  # fmt: skip
         if internal_reason is not None:
             t.plan_traps = [ident for ident in t.plan_traps if ident not in finished]
-            return Stopped(internal_reason, t.tid, address=trap.address, description=note)
+            return Stopped(internal_reason, t.tid, address=trap.address, description=note, watches_left=watches_left)
+        if watches_left:
+            return Stopped(
+                StopReason.WATCHPOINT_SCOPE, t.tid, breakpoint_ids=watches_left, address=trap.address,
+                watches_left=watches_left,
+            )  # fmt: skip
         return _RESUME
 
     def _watch_hit(self, t: Tracee) -> Stopped | None:
         fired = self.watches.take_fired(self.libc, t.tid)
         for watch in fired:
+            if not frame_alive(self, watch, t.tid):
+                # Its frame was left without returning (longjmp, an exception) and the
+                # memory serves another frame now: the watch ends here, as in gdb.
+                retire(self, watch, drop_guard=True)
+                return Stopped(
+                    StopReason.WATCHPOINT_SCOPE, t.tid, breakpoint_ids=(watch.id,),
+                    address=int(self.regs(t).rip), watches_left=(watch.id,),
+                )  # fmt: skip
             new = self.memory.read(watch.address, watch.size)
             old = watch.value
             if watch.kind.value == "write" and new == old:

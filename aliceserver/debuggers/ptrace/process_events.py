@@ -134,6 +134,7 @@ class ProcessEvents:
         self.pid = child
         self.memory = binding.ProcessMemory(child)
         self.threads = {child: Tracee(child)}
+        self.watches.move_thread(parent.tid, child)
         self.watches.apply(self.libc, child)
         self.events.put(Output("console", f"[Attaching after process {old_pid} fork to child process {child}]\n"))
         self.events.put(ProcessStarted(child, os.readlink(f"/proc/{child}/exe"), attached=False))

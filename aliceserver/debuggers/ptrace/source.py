@@ -506,6 +506,8 @@ class SourceSymbols:
         call around its pc (same pc and CFA; the innermost at the line table's position,
         each caller at the call's DW_AT_call_file:line), then the function itself."""
         physical = self.stack_frame(frame)
+        if self.is_program_main(frame, physical.function):
+            physical = replace(physical, program_main=True)
         chain = self.inline_chain(frame)
         if not chain:
             return [physical]
@@ -514,10 +516,32 @@ class SourceSymbols:
         shown = []
         source = physical.source
         for die in reversed(chain):
-            shown.append(replace(physical, function=die_name(die), source=source, inlined=True))
+            shown.append(
+                replace(physical, function=die_name(die), source=source, inlined=True, program_main=False)
+            )
             source = _call_site(info, die)
         shown.append(replace(physical, source=source))
         return shown
+
+    def is_program_main(self, frame: UnwoundFrame, function: str | None) -> bool:
+        """gdb's inside_main_func: the frame runs the executable's main function, the
+        subprogram marked DW_AT_main_subprogram (Rust's `crate::main`) or else C's `main`."""
+        lookup = lookup_pc(frame)
+        module = self.symbols.module_at(lookup)
+        if module is None or not module.is_main:
+            return False
+        if function == "main":
+            return True
+        symbols = self.module_symbols(module)
+        if symbols is None:
+            return False
+        try:
+            cu = symbols.units.cu_for_address(lookup - module.base)
+            found = symbols.units.function_die_at(cu, lookup - module.base) if cu is not None else None
+        except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
+            log.debug("no DWARF function at %#x: %s", lookup, error)
+            return False
+        return found is not None and bool(attr_value(found.subprogram, "DW_AT_main_subprogram"))
 
     def stack_frame(self, frame: UnwoundFrame) -> StackFrame:
         # A caller's pc is a return address: the call is the instruction before it.

@@ -24,6 +24,7 @@ from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CodeLocation,
+    FrameDetails,
     LocationBreakpointInfo,
     ProcessInfo,
     SourcePosition,
@@ -33,12 +34,13 @@ from aliceserver.debuggers.model import (
     VariableScope,
     WatchKind,
     WatchpointInfo,
+    WatchScope,
 )
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
-from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.ptrace.source import SourceSymbols, lookup_pc
 from aliceserver.debuggers.ptrace.stepping import InlineCall, LineRow, StepPlan
 from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
@@ -51,11 +53,13 @@ from aliceserver.debuggers.ptrace.variables import (
     register_variables,
     scope_values,
 )
+from aliceserver.debuggers.ptrace.watchscope import NameRecorder
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import is_float
-from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
+from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, frame_base, saved_register_slots
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.errors import AliceError, ProtocolError, TargetError
 
@@ -164,6 +168,31 @@ class SourceLevel:
             return self._stop_cache.remember_stack(key, result)
 
         return self._call(go)
+
+    def frame_details(self, thread_id: int, level: int) -> FrameDetails:
+        def go() -> FrameDetails:
+            frames = self._unwound(thread_id, level + 1)
+            physical, _ = self._physical_level(frames, level + self._hidden_inline(thread_id))
+            frame = frames[physical]
+            lookup = lookup_pc(frame)
+            slots = saved_register_slots(frame, self._read_visible, self._source.symbols, self._source.cfi)
+            base = frame_base(frame, self._read_visible)
+            return FrameDetails(self._language_at(lookup), tuple(slots), base)
+
+        return self._call(go)
+
+    def _language_at(self, address: int) -> str | None:
+        """The language of the unit holding `address`; None where there is no line info
+        (gdb then prints no `source language` line)."""
+        module = self._source.symbols.module_at(address)
+        symbols = self._source.module_symbols(module) if module is not None else None
+        if symbols is None or module is None or self._source.position(address) is None:
+            return None
+        try:
+            cu = symbols.units.cu_for_address(address - module.base)
+            return language_name(attr_value(cu.get_top_DIE(), "DW_AT_language")) if cu else None
+        except AliceError:
+            return None
 
     def _frame_view(
         self, thread_id: int, level: int, *, innermost_only: bool = False
@@ -354,22 +383,30 @@ class SourceLevel:
     def watch_expression(
         self, expression: str, kind: WatchKind, thread_id: int | None = None, level: int = 0
     ) -> WatchpointInfo:
-        """A hardware watchpoint on the lvalue an expression names (`x`, `p->next`, `a[3]`)."""
-
-        def where() -> tuple[int, int]:
-            tid = self._default_thread(thread_id)
-            value = evaluate(expression, self._eval_symbols(tid, level))
-            if value.address is None:
-                raise ProtocolError(f"cannot watch {expression!r}: it is not in memory")
-            return value.address, value.byte_size
-
-        address, size = self._call(where)
+        """A hardware watchpoint on the lvalue an expression names (`x`, `p->next`, `a[3]`);
+        one that reads the frame's locals dies with the frame (see watchscope.py)."""
+        address, size, scope = self._call(lambda: self._watch_target(expression, thread_id, level))
         if size not in (1, 2, 4, 8):
             raise TargetError(f"cannot watch {expression!r}: {size} bytes; a hardware watchpoint covers 1, 2, 4 or 8")
-        return self.insert_watchpoint(address, size, kind)
+        return self.insert_watchpoint(address, size, kind, scope)
+
+    def watch_scope(self, expression: str, thread_id: int | None = None, level: int = 0) -> WatchScope | None:
+        return self._call(lambda: self._watch_target(expression, thread_id, level)[2])
+
+    def _watch_target(self, expression: str, thread_id: int | None, level: int) -> tuple[int, int, WatchScope | None]:
+        tid = self._default_thread(thread_id)
+        symbols = NameRecorder(self._eval_symbols(tid, level))
+        value = evaluate(expression, symbols)
+        if value.address is None:
+            raise ProtocolError(f"cannot watch {expression!r}: it is not in memory")
+        cfa = symbols.frame.frame.cfa
+        scope = WatchScope(tid, cfa) if cfa is not None and symbols.uses_frame() else None
+        return value.address, value.byte_size, scope
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
-        def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo:
+        def insert_watchpoint(
+            self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None
+        ) -> WatchpointInfo:
             raise NotImplementedError
 
     # --- location breakpoints (pending until their code loads) ------------------------

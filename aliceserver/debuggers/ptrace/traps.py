@@ -29,6 +29,8 @@ class LogicalBreakpoint:
     on_hit: Callable[[int], None] | None = None  # internal action, run on the tracer thread
     reports: StopReason | None = None  # an internal trap that stops with this reason
     note: str = ""  # the description of that stop
+    # A watch's scope guard: the watchpoint whose frame returns here (see watchscope.py).
+    guards_watch: int | None = None
 
     def info(self, inserted: bool) -> BreakpointInfo:
         return BreakpointInfo(

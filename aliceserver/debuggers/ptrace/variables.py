@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     # that stops at a breakpoint and shows a frame about 30 ms and are not needed for it.
     from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
+    from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols
 
 _MAX_REFERENCE = (1 << 31) - 1
 
@@ -202,7 +203,7 @@ def _cu_global_names(cu: object) -> list[str]:
     return names
 
 
-def evaluate(text: str | Expr, symbols: ProcessEvalSymbols) -> Value:
+def evaluate(text: str | Expr, symbols: EvalSymbols) -> Value:
     from aliceserver.debuggers.symbols.dwarf.expr import evaluate_expression
 
     try:

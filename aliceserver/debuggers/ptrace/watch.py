@@ -1,11 +1,12 @@
-"""Hardware watchpoints: four debug-register slots, the same in every thread."""
+"""Hardware watchpoints: four debug-register slots, the same in every thread, but for a
+watch on a frame's locals, which only the thread of that frame has (see watchscope.py)."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 
-from aliceserver.debuggers.model import WatchKind, WatchpointInfo
+from aliceserver.debuggers.model import WatchKind, WatchpointInfo, WatchScope
 from aliceserver.debuggers.ptrace import binding, debugregs
 from aliceserver.errors import TargetError
 
@@ -21,11 +22,19 @@ class Watch:
     value: bytes
     enabled: bool = True
     hit_count: int = 0
+    scope: WatchScope | None = None  # the frame it dies with (a watch on locals)
+    thread: int | None = None  # the thread whose debug registers hold it; None: every thread
+    return_address: int | None = None  # where the frame returns to (None: it is outermost)
+    guard_id: int | None = None  # the internal trap there (see watchscope.py)
 
     def info(self) -> WatchpointInfo:
         return WatchpointInfo(
-            self.id, self.address, self.size, self.kind, self.enabled, self.hit_count, self.value
-        )
+            self.id, self.address, self.size, self.kind, self.enabled, self.hit_count, self.value,
+            self.scope,
+        )  # fmt: skip
+
+    def watches(self, tid: int) -> bool:
+        return self.enabled and (self.thread is None or self.thread == tid)
 
 
 def _debugreg(index: int) -> int:
@@ -45,6 +54,12 @@ class WatchSlots:
 
     def all(self) -> list[Watch]:
         return [w for w in self.slots if w is not None]
+
+    def move_thread(self, old: int, new: int) -> None:
+        """A fork child followed: the forking thread's frames go on in the child's thread."""
+        for watch in self.all():
+            if watch.thread == old:
+                watch.thread = new
 
     def add(self, watch: Watch) -> int:
         debugregs.check_watch(watch.address, watch.size)
@@ -75,7 +90,7 @@ class WatchSlots:
             return
         shape: list[tuple[int, int, WatchKind] | None] = []
         for index, slot in enumerate(self.slots):
-            live = slot if slot is not None and slot.enabled else None
+            live = slot if slot is not None and slot.watches(tid) else None
             shape.append((live.address, live.size, live.kind) if live else None)
             libc.poke_user(tid, _debugreg(index), live.address if live else 0)
         libc.poke_user(tid, _debugreg(7), debugregs.dr7_value(shape))

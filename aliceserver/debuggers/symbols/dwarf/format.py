@@ -33,10 +33,10 @@ from aliceserver.debuggers.symbols.dwarf.values import (
     Value,
     child_count,
     children,
-    from_x87,
     is_char_type,
     read,
 )
+from aliceserver.debuggers.symbols.dwarf.x87 import format_x87
 
 log = logging.getLogger(__name__)
 
@@ -478,7 +478,8 @@ def string_literal(data: bytes, threshold: int = 10) -> str:
 
 
 def format_float(data: bytes) -> str:
-    """gdb's %g with the type's precision: 9 digits for float, 17 for double."""
+    """gdb's %g with the type's precision: 9 digits for float, 17 for double, 21 for the
+    x87 long double."""
     if len(data) == 4:
         number = float(struct.unpack("<f", data)[0])
         digits, mant_bits, raw = 9, 23, int.from_bytes(data, "little")
@@ -486,11 +487,7 @@ def format_float(data: bytes) -> str:
         number = float(struct.unpack("<d", data)[0])
         digits, mant_bits, raw = 17, 52, int.from_bytes(data, "little")
     else:
-        number = from_x87(data[:10])
-        digits, mant_bits, raw = 18, 63, int.from_bytes(data[:10], "little")
-        if math.isnan(number):
-            sign = "-" if raw >> 79 else ""
-            return f"{sign}nan({raw & ((1 << 63) - 1):#x})"
+        return format_x87(data[:10])  # exactly: a Python float would keep 53 of its 64 bits
     if math.isnan(number):
         sign = "-" if raw >> (len(data) * 8 - 1) else ""
         return f"{sign}nan({raw & ((1 << mant_bits) - 1):#x})"

@@ -66,7 +66,8 @@ class Demangler:
             return name
         if rust_demangle.is_legacy_rust(name):
             try:
-                return rust_demangle.demangle_legacy(name.split(".", 1)[0])
+                # Whole: it stops at the hash, so `..` in a path stays and `.llvm.N` is dropped.
+                return rust_demangle.demangle_legacy(name)
             except TargetError:
                 return name
         return self._cxx(name)

@@ -38,6 +38,19 @@ def test_rust_legacy() -> None:
     assert rust_demangle.demangle_legacy("_ZN9$LT$a$GT$2fn17h0123456789abcdefE") == "<a>::fn"
 
 
+def test_rust_legacy_trait_impl_names_keep_their_path() -> None:
+    """`..` is a legacy symbol's `::`: the name is read whole, a `.llvm.N` suffix ignored
+    (a frame in Vec's Index impl showed its mangled name)."""
+    symbol = (
+        "_ZN75_$LT$usize$u20$as$u20$core..slice..index..SliceIndex$LT$$u5b$T$u5d$$GT$$GT$"
+        "5index17hf7f26f44014811f8E"
+    )
+    demangler = names.Demangler()
+    assert demangler.demangle(symbol) == "<usize as core::slice::index::SliceIndex<[T]>>::index"
+    assert demangler.demangle(symbol + ".llvm.12345") == "<usize as core::slice::index::SliceIndex<[T]>>::index"
+    assert demangler.demangle("_ZN3std2rt10lang_start17h0123456789abcdefE.llvm.9") == "std::rt::lang_start"
+
+
 def test_cxx_keys() -> None:
     demangler = names.Demangler()
     text = demangler.demangle("_Z3maxIiET_S0_S0_")
