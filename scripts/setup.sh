@@ -31,6 +31,11 @@ command -v emacs >/dev/null 2>&1 || missing+=("emacs-nox")
 { command -v vim >/dev/null 2>&1 && vim --version 2>/dev/null | grep -q '+terminal'; } ||
     missing+=("vim")
 command -v tmux >/dev/null 2>&1 || missing+=("tmux")
+# libc's separate debug file: its frames' source lines (DAP stack traces are checked
+# against gdb's bt of them); Debian/Ubuntu only, where dpkg is.
+if command -v dpkg >/dev/null 2>&1 && ! dpkg -s libc6-dbg >/dev/null 2>&1; then
+    missing+=("libc6-dbg")
+fi
 
 # Pick a Python >= 3.11: $PYTHON if set, else the first suitable python3.x on PATH.
 python_ok() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
