@@ -19,6 +19,7 @@ from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import TargetError
@@ -35,6 +36,7 @@ class StateAccess:
     _libc: Libc
     _frames: dict[int, Any]  # a stopped thread's unwound frames, until it moves
     _stop_cache: StopCache
+    _demangler: Demangler | None = None  # made on the first symbol a value shows
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def _call(self, fn: Callable[[], T]) -> T:
@@ -143,10 +145,15 @@ class StateAccess:
         return self._call(go)
 
     def _symbolize(self, address: int) -> str | None:
+        """`<vtable for geo::Rect+16>`: values show symbols demangled, as gdb (`set print
+        demangle on`); disassembly keeps them mangled (gdb's `asm-demangle off`)."""
         where = self._symbols.lookup_address(address)
         if where.name is None:
             return None
-        return where.name if where.offset == 0 else f"{where.name}+{where.offset}"
+        if self._demangler is None:
+            self._demangler = Demangler()
+        name = self._demangler.demangle(where.name)
+        return name if where.offset == 0 else f"{name}+{where.offset}"
 
     def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]:
         def go() -> list[Instruction]:

@@ -248,8 +248,8 @@ class _Formatter:
             return "{...}"
         if t.variants is not None and not t.members:
             return self.variant(value, t, depth)
-        if not t.members:
-            return "{<No data fields>}" if not t.declaration else "<incomplete type>"
+        if not t.members and t.declaration:
+            return "<incomplete type>"
         parts = []
         for member in t.members:
             try:
@@ -257,7 +257,10 @@ class _Formatter:
             except EvaluationError as exc:
                 parts.append(f"{member.name} = <error: {exc}>")
                 continue
-            text = self.value(child, depth + 1)
+            if member.artificial and (member.name or "").startswith("_vptr"):
+                text = self.vtable_pointer(child)
+            else:
+                text = self.value(child, depth + 1)
             if member.is_base:
                 parts.append(f"<{member.name}> = {text}")
             elif member.name is None:
@@ -266,7 +269,18 @@ class _Formatter:
                 parts.append(f"{member.name} = {text}")
         for static in t.statics:
             parts.append(f"static {static.name} = {self.static(value, static, depth)}")
+        if all(m.is_base for m in t.members) and not t.statics:  # bases only, or nothing
+            parts.append("<No data fields>")
         return "{" + ", ".join(parts) + "}"
+
+    def vtable_pointer(self, value: Value) -> str:
+        """gdb shows a vtable pointer as an address and its symbol, whatever the /FMT."""
+        try:
+            return self.address(value.as_int())
+        except OptimizedOutError:
+            return "<optimized out>"
+        except EvaluationError as exc:
+            return f"<error: {exc}>"
 
     def variant(self, value: Value, t: StructType, depth: int) -> str:
         """A Rust enum: `Some(3)`, `Rect {w = 3, h = 4}`, `None`."""

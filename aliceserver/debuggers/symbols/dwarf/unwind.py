@@ -121,6 +121,65 @@ def unwind_stack(
     return frames
 
 
+# gdb's x86-64 register numbering: the order `info frame` lists saved registers in.
+_GDB_ORDER = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
+              "r12", "r13", "r14", "r15", "rip", "eflags", "cs", "ss", "ds", "es", "fs", "gs",
+              "fs_base", "gs_base")  # fmt: skip
+
+
+def saved_register_slots(
+    frame: UnwoundFrame, read: ReadMemory, symbols: ProcessSymbols, tables: Tables
+) -> list[tuple[str, int]]:
+    """Where `frame` keeps its caller's registers in memory, in gdb's register order (gdb's
+    `info frame` "Saved registers"): the CFI rules at the frame's pc that give an address;
+    a frame without CFI saves rbp and rip below its CFA (the frame-pointer layout)."""
+    if frame.cfa is None or frame.signal_trampoline:
+        return []
+    exact = frame.level == 0 or frame.method == "signal"
+    row = _row(symbols, tables, frame.pc if exact else frame.pc - 1)
+    if row is None:
+        return [("rbp", frame.cfa - 16), ("rip", frame.cfa - 8)]
+    slots: dict[str, int] = {}
+    for number, rule in row.rules:
+        name = "rip" if number == row.return_column else DWARF_REGISTERS.get(number)
+        if name is None:
+            continue
+        if rule.kind is RuleKind.OFFSET:
+            slots[name] = (frame.cfa + rule.value) & MASK64
+        elif rule.kind is RuleKind.EXPRESSION:
+            try:
+                slots[name] = evaluate(rule.expression, frame.registers, read, frame.cfa)
+            except TargetError:
+                continue
+    return [(name, slots[name]) for name in _GDB_ORDER if name in slots]
+
+
+_ENDBR64 = bytes.fromhex("f30f1efa")
+_MOV_RSP_RBP = (bytes.fromhex("4889e5"), bytes.fromhex("488bec"))
+
+
+def frame_base(frame: UnwoundFrame, read: ReadMemory) -> int | None:
+    """The frame's base as gdb's x86-64 prologue analysis finds it (`info frame`'s "Arglist
+    at"): rbp once `push %rbp; mov %rsp,%rbp` has run, else rsp - 8, or rsp after the push."""
+    rsp, rbp = frame.registers.get("rsp"), frame.registers.get("rbp")
+    if rsp is None:
+        return None
+    offset = -8
+    if frame.symbol.name is not None:
+        start = frame.pc - frame.symbol.offset
+        try:
+            code = read(start, 8)
+        except TargetError:
+            code = b""
+        if code.startswith(_ENDBR64):
+            start, code = start + 4, code[4:]
+        if frame.pc > start and code[:1] == b"\x55":  # push %rbp has run
+            offset = 0
+            if frame.pc > start + 1 and code[1:4] in _MOV_RSP_RBP and rbp is not None:
+                return rbp
+    return (rsp + offset) & MASK64
+
+
 def _row(symbols: ProcessSymbols, tables: Tables, pc: int) -> UnwindRow | None:
     module = symbols.module_at(pc)
     table = None if module is None else tables(module)

@@ -292,7 +292,8 @@ class Evaluator:
             )
         found = base.find_member(name)
         if found is None:
-            raise EvaluationError(f"There is no member named {name}.")
+            what = "member or method" if t.cplus else "member"  # gdb's words in C++ / C
+            raise EvaluationError(f"There is no {what} named {name}.")
         return found
 
     def pointer_add(self, pointer: Value, count: int) -> Value:

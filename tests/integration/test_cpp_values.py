@@ -1,0 +1,60 @@
+"""C++ details gdb gets right, through the MI console against gdb on the same program:
+symbols inside `<...>` demangled (`<vtable for geo::Rect+16>`, `<ns::twice(int)>`),
+`<No data fields>` for classes with no data members of their own, and `info frame` line
+by line (every register the CFI saves, `source language c++.`); Rust frames say rust."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.build_more import MoreBuilder, find_cxx, find_rustc
+from tests.support.gdb import gdb_env, gdb_path, run_gdb
+from tests.support.mi_console import console_at
+
+pytestmark = [
+    pytest.mark.timeout(180),
+    pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+]
+
+SOURCE = PROGRAMS_DIR / "cpp_values.cpp"
+LOCATION = f"cpp_values.cpp:{marker_line(SOURCE, 'measure')}"
+
+VALUES = [
+    "print fp", "print ns::twice", "print &ns::twice", "print *fp",
+    "print rect", "print *shape", "print shape->_vptr.Shape", "print/x rect",
+    "print empty", "print derived", "print only_empty", "print counted",
+]  # fmt: skip
+FRAMES = ["info frame", "up", "info frame", "up", "info frame", "frame 0", "info frame"]
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    return MoreBuilder(builder.cache_dir).build_cpp("cpp_values")
+
+
+def gdb_outputs(program: Path, location: str, commands: list[str]) -> list[str]:
+    replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env())
+    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+
+
+@pytest.mark.parametrize("commands", [VALUES, FRAMES], ids=["values", "info-frame"])
+def test_console_matches_gdb(program: Path, commands: list[str]) -> None:
+    expected = gdb_outputs(program, LOCATION, commands)
+    assert not any(e.startswith("No symbol") for e in expected), expected  # the oracle ran
+    got = console_at(program, LOCATION, commands, gdb_env())
+    assert list(zip(commands, got)) == list(zip(commands, expected))
+
+
+def test_rust_frame_language(builder: Builder) -> None:
+    if find_rustc() is None:
+        pytest.skip("rustc not installed")
+    program = MoreBuilder(builder.cache_dir).build_rust("rust_discr")
+    location = f"rust_discr.rs:{marker_line(PROGRAMS_DIR / 'rust_discr.rs', 'show')}"
+    [expected] = gdb_outputs(program, location, ["info frame"])
+    assert " source language rust." in expected.splitlines()
+    [got] = console_at(program, location, ["info frame"], gdb_env())
+    assert got == expected
