@@ -37,6 +37,7 @@ from aliceserver.debuggers.model import (
     VectorRegisters,
     WatchKind,
     WatchpointInfo,
+    WatchScope,
 )
 
 # Decides on the tracer thread whether a hit stops; the argument is the thread id.
@@ -181,7 +182,13 @@ class IDebugger(Protocol):
 
     def breakpoints(self) -> list[BreakpointInfo]: ...
 
-    def insert_watchpoint(self, address: int, size: int, kind: WatchKind) -> WatchpointInfo: ...
+    def insert_watchpoint(
+        self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None
+    ) -> WatchpointInfo:
+        """A hardware watchpoint on `size` bytes at `address`; with a `scope`, only that
+        thread is watched and the watch is deleted when that frame is left (a
+        Stopped(WATCHPOINT_SCOPE), or `watches_left` of the stop where it happens)."""
+        ...
 
     def remove_watchpoint(self, watchpoint_id: int) -> None: ...
 
@@ -294,7 +301,14 @@ class IDebugger(Protocol):
     def watch_expression(
         self, expression: str, kind: WatchKind, thread_id: int | None = None, level: int = 0
     ) -> WatchpointInfo:
-        """A hardware watchpoint on the lvalue `expression` names in a frame."""
+        """A hardware watchpoint on the lvalue `expression` names in a frame; when the
+        expression reads that frame's locals, it is scoped to the frame (`watch_scope`)."""
+        ...
+
+    def watch_scope(
+        self, expression: str, thread_id: int | None = None, level: int = 0
+    ) -> WatchScope | None:
+        """The frame a watch on `expression` belongs to: None when it reads globals only."""
         ...
 
     def run_until(self, thread_id: int, location: str) -> None:

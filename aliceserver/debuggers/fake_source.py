@@ -147,8 +147,15 @@ class FakeSourceLevel:
         tid = thread_id if thread_id is not None else self._first_thread()
         return self.insert_watchpoint(int(self.evaluate(expression, tid).value, 0), 8, kind)
 
+    def watch_scope(
+        self, expression: str, thread_id: int | None = None, level: int = 0
+    ) -> m.WatchScope | None:
+        return None  # no variables, no frames: every expression is an address
+
     if TYPE_CHECKING:  # provided by the class this is mixed into
-        def insert_watchpoint(self, address: int, size: int, kind: m.WatchKind) -> m.WatchpointInfo:
+        def insert_watchpoint(
+            self, address: int, size: int, kind: m.WatchKind, scope: m.WatchScope | None = None
+        ) -> m.WatchpointInfo:
             raise NotImplementedError
 
         def post(self, event: ev.Event) -> None:

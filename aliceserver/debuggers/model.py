@@ -106,6 +106,15 @@ class BreakpointInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class WatchScope:
+    """The frame a watch on locals belongs to (gdb's watchpoint frame): the watch is
+    deleted when that frame is left, and only the thread it runs in is watched."""
+
+    thread_id: int
+    frame_cfa: int  # the frame's canonical frame address: its identity on the stack
+
+
+@dataclass(frozen=True, slots=True)
 class WatchpointInfo:
     id: int
     address: int
@@ -114,6 +123,7 @@ class WatchpointInfo:
     enabled: bool
     hit_count: int
     value: bytes  # the bytes at the last stop or insertion
+    scope: WatchScope | None = None  # None: globals only, watched in every thread
 
 
 @dataclass(frozen=True, slots=True)
