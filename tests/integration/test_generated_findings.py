@@ -1,0 +1,52 @@
+"""What the generated differential tester (conformance/generated.py) found printed unlike
+gdb, on a small fixed program (tests/programs/gen_values.c). The expected texts are gdb
+13.1's for the same commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.support.build import Builder, marker_line
+from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import parse_record
+
+SOURCE = "gen_values.c"
+
+
+@pytest.fixture(scope="module")
+def prog(builder: Builder) -> Path:
+    return builder.build("gen_values")
+
+
+@pytest.fixture
+def mi(prog: Path) -> Iterator[MiClient]:
+    client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent)
+    try:
+        client.prompt()
+        client.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, 'frame')}")
+        client.command("-exec-run")
+        client.stopped()
+        yield client
+    finally:
+        client.close()
+
+
+def console(client: MiClient, command: str) -> str:
+    """The text a console command prints, or its error message."""
+    result, seen = client.command(command, token=False)
+    if result.cls == "error":
+        message = result.results["msg"]
+        assert isinstance(message, str)
+        return f"error: {message}"
+    return "".join(parse_record(line).text for line in seen if line.startswith("~"))
+
+
+def test_long_double_prints_all_its_digits(mi: MiClient) -> None:
+    # Read through a Python float, -1e-5L was the double -1.00000000000000008e-05.
+    assert console(mi, "print g_ld") == "$1 = -9.99999999999999999995e-06\n"
+    assert console(mi, "print scale") == "$2 = -9.99999999999999999995e-06\n"
+    # An unnormal (integer bit clear, exponent not zero): the x87 refuses it, gdb says so.
+    assert console(mi, "print g_bad_ld.ld") == "$3 = <invalid float value>\n"

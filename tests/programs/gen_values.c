@@ -1,0 +1,56 @@
+/* Values the generated differential tester (conformance/generated.py) found printed
+   unlike gdb: qualified arrays behind pointers, long double, errors, ptype bodies. */
+#include <string.h>
+
+typedef unsigned int counter_t;
+typedef counter_t ticks_t;
+enum level { LOW = -2, MID = 70000, HIGH };
+struct parts {
+    int id;
+    unsigned flag : 3;
+    long long wide : 40;
+    union {
+        int as_int;
+        float as_float;
+    };
+    struct {
+        short x, y;
+    };
+    char tail[];
+};
+struct parts g_parts = { 7, 5, -3, { 9 }, { 1, 2 } };
+char (*g_window)[128];
+long double g_ld = -1.0e-5L;
+union {
+    long double ld;
+    unsigned char bytes[16];
+} g_bad_ld;
+ticks_t g_ticks = 42;
+enum level g_level = MID;
+volatile long long g_sink;
+
+__attribute__((noinline)) static long long consume(const volatile void *p, unsigned long n)
+{
+    const volatile unsigned char *b = p;
+    long long s = 0;
+    for (unsigned long i = 0; i < n; i++)
+        s += b[i];
+    return s;
+}
+
+__attribute__((noinline)) long long frame(long double scale)
+{
+    volatile char big[8192] = { 1, 2, 3 };
+    g_sink += consume(&big, sizeof big); /* @bp:frame */
+    return (long long)scale;
+}
+
+int main(void)
+{
+    memset(g_bad_ld.bytes, 0, sizeof g_bad_ld.bytes);
+    g_bad_ld.bytes[0] = 0x12; /* an unnormal: mantissa without its integer bit */
+    g_bad_ld.bytes[9] = 0x40;
+    g_sink += consume(&g_parts, sizeof g_parts) + consume(&g_window, sizeof g_window);
+    g_sink += frame(g_ld) + (long long)g_ticks + g_level;
+    return 0;
+}
