@@ -55,11 +55,15 @@ from aliceserver.debuggers.ptrace.variables import (
 )
 from aliceserver.debuggers.ptrace.watchscope import NameRecorder
 from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import is_float
-from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
-from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, frame_base, saved_register_slots
+from aliceserver.debuggers.symbols.dwarf.unwind import (
+    UnwoundFrame,
+    frame_base,
+    saved_register_slots,
+)
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.errors import AliceError, ProtocolError, TargetError
 
