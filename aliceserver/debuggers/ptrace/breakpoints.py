@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import StopReason
-from aliceserver.debuggers.model import BreakpointInfo, CatchKind, WatchKind, WatchpointInfo, WatchScope
+from aliceserver.debuggers.model import (
+    BreakpointInfo,
+    CatchKind,
+    WatchKind,
+    WatchpointInfo,
+    WatchScope,
+)
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
