@@ -141,7 +141,14 @@ class Session:
         except AssertionError as error:  # the client's timeout, or the server ended
             record.broke = f"in {current}: {str(error).splitlines()[0]}"
         finally:
-            self.client.close()
+            try:
+                self.client.close()
+            except OSError:  # the server is gone already: its pipes are broken
+                self.client.process.kill()
+                self.client.process.wait()
+        if record.broke:
+            stderr = self.client.stderr.decode(errors="replace").strip().splitlines()
+            record.broke += f" ({stderr[-1]})" if stderr else ""
         return record
 
     def _section(self, record: SessionRecord, name: str, checks: tuple[Check, ...]) -> None:
