@@ -162,3 +162,20 @@ def test_past_the_prologue_inside_an_inlined_call_shows_the_call_line(
 ) -> None:
     """gdb reports the call's line when the skip lands in an always_inline copy."""
     check_like_gdb(debugger, builder.build("src_inline"), ["twice", "main"])
+
+
+@pytest.mark.parametrize("flags", ["-O0", "-O0 -fcf-protection"])
+def test_functions_without_debug_info_skip_the_frame_setup(
+    debugger: Any, builder: Builder, flags: str
+) -> None:
+    """No line info: gdb still skips `push %rbp; mov %rsp,%rbp` (and endbr64)."""
+    program = builder.build("prologue_main", flags=tuple(flags.split()))
+    command = [gdb_path() or "gdb", "-nx", "-batch", "-ex", "break main", "-ex", "break f"]
+    out = subprocess.run([*command, str(program)], capture_output=True, text=True).stdout
+    expected = [int(m, 16) for m in re.findall(r"Breakpoint \d+ at (0x[0-9a-f]+)$", out, re.M)]
+    launch(debugger, program)
+    [main_module] = [m for m in debugger.modules() if m.is_main]
+    found = [loc.address - main_module.base
+             for name in ("main", "f") for loc in debugger.resolve_location(name)]  # fmt: skip
+    assert found == expected
+    assert found != [debugger.lookup_symbol(n) - main_module.base for n in ("main", "f")]

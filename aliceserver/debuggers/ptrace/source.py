@@ -34,7 +34,9 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
     breakpoint_address,
     inline_sites,
 )
+from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame, unwind_stack
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
@@ -266,7 +268,23 @@ class SourceSymbols:
         if locations:
             return locations
         fallback = self.symbols.lookup_name(name)  # a function without debug info (libc)
-        return [] if fallback is None else [self.location_of(fallback)]
+        return [] if fallback is None else [self.location_of(self._past_frame_setup(fallback))]
+
+    def _past_frame_setup(self, address: int) -> int:
+        """A function without line info, as gdb's minimal symbols: past its `push %rbp;
+        mov %rsp,%rbp` (and endbr64) when it starts with them, else its entry."""
+        module = self.symbols.module_at(address)
+        image = self.symbols.image_of(module.path) if module is not None else None
+        hit = image.symbol_at(address - module.base) if image and module else None
+        if module is None or hit is None or hit[0].kind != "func" or hit[1] != 0:
+            return address
+        try:
+            code = ElfSections(module.path).read_address(address - module.base, 64)
+        except (AliceError, OSError) as error:
+            log.debug("no code of %s at %#x: %s", module.path, address, error)
+            return address
+        length = frame_setup_length(code)
+        return address if length is None else address + length
 
     def _inline_copy(self, module: Module, link: int) -> int:
         """The DIE offset of the innermost inlined copy holding link-time `link`, 0: none."""
