@@ -50,3 +50,10 @@ def test_long_double_prints_all_its_digits(mi: MiClient) -> None:
     assert console(mi, "print scale") == "$2 = -9.99999999999999999995e-06\n"
     # An unnormal (integer bit clear, exponent not zero): the x87 refuses it, gdb says so.
     assert console(mi, "print g_bad_ld.ld") == "$3 = <invalid float value>\n"
+
+
+def test_pointer_to_a_qualified_array_is_named_as_gdb(mi: MiClient) -> None:
+    # A volatile array's elements are volatile; `&big` points to the array: (*) binds first.
+    assert console(mi, "whatis &big") == "type = volatile char (*)[8192]\n"
+    assert console(mi, "print &big").startswith("$1 = (volatile char (*)[8192]) 0x")
+    assert console(mi, "whatis big") == "type = volatile char [8192]\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 log = logging.getLogger(__name__)
 
@@ -305,6 +305,9 @@ def _declare(t: Type, inner: str, depth: int) -> str:
             return _join(f"{quals} {target_simple}", inner)
         if isinstance(t.target, (PointerType, ReferenceType)):
             return _declare(t.target, f" {quals}" + (f" {inner}" if inner else ""), depth + 1)
+        if isinstance(t.target, ArrayType):  # C has no qualified arrays: its elements are
+            element = QualifiedType(t.target.element, t.const, t.volatile, t.restrict)
+            return _declare(replace(t.target, element=element), inner, depth + 1)
         return _declare(t.target, inner, depth + 1)
     if isinstance(t, PointerType):
         return _declare(t.target, _wrap_if_needed(t.target, "*" + inner), depth + 1)
@@ -326,4 +329,6 @@ def _declare(t: Type, inner: str, depth: int) -> str:
 
 def _wrap_if_needed(target: Type, inner: str) -> str:
     # `int (*)[3]`, `int (*)(int)`: a declarator binds tighter to [] and () than to *.
+    while isinstance(target, QualifiedType):  # `volatile char (*)[8]` too
+        target = target.target
     return f"({inner.strip()})" if isinstance(target, (ArrayType, FunctionType)) else inner
