@@ -8,48 +8,18 @@ breakpoint, a signal, the exit), printed as the console prints it, before the ne
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.batch import assert_like_gdb, needs_gdb, ours
 from tests.support.build import Builder, marker_line
-from tests.support.gdb import gdb_path
-from tests.support.mi_client import ROOT, MiClient
-
-needs_gdb = pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle")
-PATIENCE = 120.0
+from tests.support.mi_client import MiClient
 
 
 @pytest.fixture(scope="module")
 def programs(builder: Builder) -> dict[str, Path]:
     return {name: builder.build(name) for name in ("crash", "exitcode", "cli_prog")}
-
-
-def ours(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "aliceserver", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=PATIENCE, stdin=subprocess.DEVNULL)
-
-
-def theirs(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    gdb = gdb_path()
-    assert gdb is not None
-    return subprocess.run([gdb, *args], cwd=cwd, capture_output=True, text=True, timeout=PATIENCE,
-                          stdin=subprocess.DEVNULL)
-
-
-def normalized(text: str) -> str:
-    """What may differ between two runs: pids, stack addresses (gdb adds LINES and COLUMNS
-    to the environment), and gdb's libthread_db lines, which have no counterpart here."""
-    lines = [line for line in text.splitlines() if "libthread_db" not in line]
-    text = "\n".join(lines)
-    text = re.sub(r"process \d+", "process N", text)
-    return re.sub(r"argv=0x[0-9a-f]+", "argv=0x...", text)
 
 
 def test_run_then_backtrace_of_a_crash(programs: dict[str, Path]) -> None:
@@ -100,11 +70,7 @@ SCENARIOS = ["breakpoint, bt, print", "exit code", "error in the middle", "error
 @needs_gdb
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_batch_like_gdb(programs: dict[str, Path], tmp_path: Path, name: str) -> None:
-    args = ["-batch", "-nx", *_scenarios(programs, tmp_path)[name]]
-    cwd = programs["exitcode"].parent
-    expected, got = theirs(args, cwd), ours(args, cwd)
-    assert (normalized(got.stdout), got.returncode) == (normalized(expected.stdout), expected.returncode)
-    assert normalized(got.stderr) == normalized(expected.stderr)
+    assert_like_gdb(_scenarios(programs, tmp_path)[name], programs["exitcode"].parent)
 
 
 def test_source_through_mi_waits_for_each_stop(programs: dict[str, Path], tmp_path: Path) -> None:

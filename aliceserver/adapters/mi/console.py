@@ -150,6 +150,10 @@ def _enable(ctx: Context, text: str, enabled: bool) -> Reply:
     words = text.split()
     if words and words[0] in ("breakpoints", "break", "br"):
         words = words[1:]
+    if words and words[0] == "display":
+        from aliceserver.adapters.mi import displays
+
+        return displays.enable(ctx, " ".join(words[1:]), enabled)
     if words and words[0] in ("once", "delete", "count"):
         if words[0] == "delete":
             for bp in [ctx.session.breakpoints.get(w) for w in words[1:]]:
@@ -381,15 +385,15 @@ def _directory(ctx: Context, text: str) -> Reply:
 
 
 def _display(ctx: Context, text: str) -> Reply:
-    from aliceserver.adapters.mi.console_info import add_display
+    from aliceserver.adapters.mi import displays
 
-    return add_display(ctx, text)
+    return displays.add(ctx, text)
 
 
 def _undisplay(ctx: Context, text: str) -> Reply:
-    from aliceserver.adapters.mi.console_info import remove_display
+    from aliceserver.adapters.mi import displays
 
-    return remove_display(ctx, text)
+    return displays.remove(ctx, text)
 
 
 def _unsupported(name: str):  # type: ignore[no-untyped-def]

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import re
-import signal as signal_module
-from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi.commands_stack import target_id
+from aliceserver.adapters.mi.console_signals import handle, info_signals
 from aliceserver.adapters.mi.disasm import address_of, disassemble_range, function_at
 from aliceserver.adapters.mi.frames import display_value, hex16
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
-from aliceserver.debuggers.model import SignalPolicy, VariableScope
+from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
-
-if TYPE_CHECKING:
-    from aliceserver.adapters.mi.session import MiSession
 
 _FORMAT = re.compile(r"/(\d*)([xduotacfsiz]*)([bhwg]?)\s*")
 
@@ -268,63 +264,6 @@ def _info_sharedlibrary(ctx: Context, text: str) -> None:
         ctx.console(f"{hex16(module.low)}  {hex16(module.high)}  Yes         {module.path}\n")
 
 
-def _signal_number(name: str) -> int:
-    text = name.upper()
-    if text.isdigit():
-        return int(text)
-    if not text.startswith("SIG"):
-        text = "SIG" + text
-    try:
-        return int(signal_module.Signals[text])
-    except KeyError:
-        raise MiError("Only signals 1-15 are valid as numeric signals.\nUse \"info signals\" for a list of symbolic signals.") from None
-
-
-def _signal_row(ctx: Context, number: int) -> str:
-    policy = ctx.session.debugger.signal_policy(number)
-    name = signal_module.Signals(number).name
-    from aliceserver.adapters.mi.notify import signal_meaning
-
-    yes = {True: "Yes", False: "No"}
-    return f"{name:<14}{yes[policy.stop]:<7}{yes[policy.print_]:<7}{yes[policy.pass_to_program]:<14}{signal_meaning(name)}\n"
-
-
-def _info_signals(ctx: Context, text: str) -> None:
-    ctx.console("Signal        Stop\tPrint\tPass to program\tDescription\n")
-    numbers = [_signal_number(text)] if text else [int(s) for s in signal_module.Signals if int(s) < 32]
-    for number in numbers:
-        ctx.console(_signal_row(ctx, number))
-
-
-def _handle(ctx: Context, text: str) -> Reply:
-    words = text.split()
-    if len(words) < 1:
-        raise MiError("Argument required (signal and action to apply.).")
-    number = _signal_number(words[0])
-    session = ctx.session
-    policy = session.debugger.signal_policy(number)
-    stop, print_, pass_ = policy.stop, policy.print_, policy.pass_to_program
-    for action in words[1:]:
-        action = action.lower()
-        if action == "stop":
-            stop = print_ = True
-        elif action == "nostop":
-            stop = False
-        elif action == "print":
-            print_ = True
-        elif action == "noprint":
-            print_ = stop = False
-        elif action in ("pass", "noignore"):
-            pass_ = True
-        elif action in ("nopass", "ignore"):
-            pass_ = False
-        else:
-            raise MiError(f"Unrecognized or ambiguous flag word: \"{action}\".")
-    session.debugger.set_signal_policy(number, SignalPolicy(stop, pass_, print_))
-    ctx.console("Signal        Stop\tPrint\tPass to program\tDescription\n" + _signal_row(ctx, number))
-    return None
-
-
 def _info_line(ctx: Context, text: str) -> None:
     session = ctx.session
     if text:
@@ -353,13 +292,9 @@ def _info_source(ctx: Context, text: str) -> None:
 
 
 def _info_display(ctx: Context, text: str) -> None:
-    displays = ctx.session.displays
-    if not displays:
-        ctx.console("There are no auto-display expressions now.\n")
-        return
-    ctx.console("Auto-display expressions now in effect:\nNum Enb Expression\n")
-    for number, expression in displays.items():
-        ctx.console(f"{number}:   y  {expression}\n")
+    from aliceserver.adapters.mi import displays
+
+    displays.info(ctx)
 
 
 def _info_inferiors(ctx: Context, text: str) -> None:
@@ -376,7 +311,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "locals": lambda c, t: _info_variables(c, VariableScope.LOCALS, "No locals."),
         "args": lambda c, t: _info_variables(c, VariableScope.ARGUMENTS, "No arguments."),
         "frame": _info_frame, "registers": _info_registers, "all-registers": _info_registers,
-        "threads": _info_threads, "sharedlibrary": _info_sharedlibrary, "signals": _info_signals,
+        "threads": _info_threads, "sharedlibrary": _info_sharedlibrary, "signals": info_signals,
         "line": _info_line, "source": _info_source, "display": _info_display,
         "inferiors": _info_inferiors,
     }
@@ -488,56 +423,6 @@ def _disassemble(ctx: Context, text: str) -> Reply:
     return None
 
 
-# --- display ---------------------------------------------------------------------------------
-def add_display(ctx: Context, text: str) -> Reply:
-    session = ctx.session
-    if not text:
-        show_displays(session, ctx)
-        return None
-    number = session.next_display
-    session.next_display += 1
-    session.displays[number] = text
-    if session.inferior.process is not None and not session.inferior.running:
-        _show_display(ctx, number, text)
-    return None
-
-
-def remove_display(ctx: Context, text: str) -> Reply:
-    session = ctx.session
-    if not text:
-        session.displays.clear()
-        return None
-    for word in text.split():
-        if not word.isdigit() or int(word) not in session.displays:
-            raise MiError(f"No display number {word}.") if word.isdigit() else MiError(
-                'Convenience variable must have integer value.\nArguments must be display numbers.')
-        del session.displays[int(word)]
-    return None
-
-
-def display_line(session: MiSession, number: int, expression: str) -> str:
-    fmt = None
-    text = expression
-    match = _FORMAT.match(expression)
-    if match:
-        fmt = match.group(2)[-1:] or None
-        text = expression[match.end() :]
-    try:
-        value = session.evaluate(text, fmt).value
-    except AliceError as error:
-        value = f"<error: {error}>"
-    return f"{number}: {expression} = {value}\n"
-
-
-def _show_display(ctx: Context, number: int, expression: str) -> None:
-    ctx.console(display_line(ctx.session, number, expression))
-
-
-def show_displays(session: object, ctx: Context) -> None:
-    for number, expression in list(ctx.session.displays.items()):
-        _show_display(ctx, number, expression)
-
-
 def register_info(registry: CliRegistry) -> None:
     add = registry.add
     add("print", _print, "p", "inspect", "call")
@@ -549,7 +434,7 @@ def register_info(registry: CliRegistry) -> None:
     add("down", _down)
     add("thread", _thread)
     add("info", _info, "i")
-    add("handle", _handle)
+    add("handle", handle)
     add("x", _x)
     add("list", _list, "l")
     add("disassemble", _disassemble)

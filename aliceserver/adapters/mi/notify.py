@@ -20,7 +20,11 @@ _MEANINGS = {
     "SIGUSR2": "User defined signal 2", "SIGALRM": "Alarm clock", "SIGHUP": "Hangup",
     "SIGQUIT": "Quit", "SIGTRAP": "Trace/breakpoint trap", "SIGPIPE": "Broken pipe",
     "SIGCHLD": "Child status changed", "SIGSTOP": "Stopped (signal)", "SIGCONT": "Continued",
-    "SIGTSTP": "Stopped (user)", "SIGWINCH": "Window size changed",
+    "SIGTSTP": "Stopped (user)", "SIGWINCH": "Window size changed", "SIGTTIN": "Stopped (tty input)",
+    "SIGTTOU": "Stopped (tty output)", "SIGURG": "Urgent I/O condition", "SIGIO": "I/O possible",
+    "SIGXCPU": "CPU time limit exceeded", "SIGXFSZ": "File size limit exceeded",
+    "SIGVTALRM": "Virtual timer expired", "SIGPROF": "Profiling timer expired",
+    "SIGPWR": "Power fail/restart", "SIGSYS": "Bad system call",
 }  # fmt: skip
 
 
@@ -36,6 +40,9 @@ def signal_name(number: int | None, name: str | None) -> str:
 
 
 def signal_meaning(name: str) -> str:
+    """gdb's description of a signal (gdb_signal_to_string)."""
+    if name[3:].isdigit() and name.startswith("SIG"):  # SIG34: a real-time signal
+        return f"Real-time event {name[3:]}"
     return _MEANINGS.get(name, "Signal 0" if name == "0" else name)
 
 
@@ -199,7 +206,8 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
             location_style = "pc-and-line"
     # The stop's console text: always for a console's own command or an event the user
     # did not ask for (a breakpoint, a signal); an MI -exec-next prints nothing.
-    console = text + _location_text(session, frame, stop.thread_id, location_style)
+    # gdb's print_stop_event: the location, the displays, then what `finish` returned
+    console = text + _location_text(session, frame, stop.thread_id, location_style) + _displays(session)
     if frame is not None:
         pairs.append(("frame", frames.tuple(frame, stop.thread_id, level=False, args=True)))
     if reason is ev.StopReason.FUNCTION_FINISHED and stop.return_value is not None:
@@ -213,7 +221,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         pairs.append(("core", str(core)))
     asked = reason in (ev.StopReason.STEP, ev.StopReason.FUNCTION_FINISHED)
     to_mi = not asked or (origin is not None and origin.cli)
-    session.console_all(console + _displays(session), mi=to_mi, cli=True)
+    session.console_all(console, mi=to_mi, cli=True)
     session.broadcast(record("*", "stopped", pairs))
     for number in deleted:
         gone = session.breakpoints.entries.get(number)
@@ -232,10 +240,10 @@ def _core_of(session: MiSession, tid: int) -> int | None:
 
 
 def _displays(session: MiSession) -> str:
-    """`display` expressions, shown at every stop."""
-    from aliceserver.adapters.mi.console_info import display_line
+    """`display` expressions in scope, shown at every stop."""
+    from aliceserver.adapters.mi.displays import stop_text
 
-    return "".join(display_line(session, n, e) for n, e in session.displays.items())
+    return stop_text(session)
 
 
 def _watch_stop(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, Value]]) -> str:

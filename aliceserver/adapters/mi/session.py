@@ -22,6 +22,7 @@ from typing import cast
 import aliceserver.debuggers.events as ev
 from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.adapters.mi.breakpoints import BreakpointTable
+from aliceserver.adapters.mi.displays import DisplayTable
 from aliceserver.adapters.mi.frames import Frames, display_value
 from aliceserver.adapters.mi.output import Value, c_string, record
 from aliceserver.adapters.mi.parser import MiCommand, MiParseError, parse_line
@@ -123,8 +124,7 @@ class MiSession:
         self._last_stop: tuple[str | None, int | None] | None = None
         self._line_starts: dict[tuple[str, int], set[int]] = {}
         self.source_path = "$cdir:$cwd"
-        self.displays: dict[int, str] = {}
-        self.next_display = 1
+        self.displays = DisplayTable()
         self.list_state: tuple[str, int] | None = None
         self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
         self.registers_before: dict[str, int | bytes] | None = None  # at the previous stop

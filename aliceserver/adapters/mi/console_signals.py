@@ -1,0 +1,132 @@
+"""gdb's `handle SIGNAL... ACTION...` and `info signals [SIGNAL]` (infrun.c's tables).
+
+Words are taken left to right: a signal (gdb's name, `all`, or one of gdb's numbers 1-15,
+`N-M`) is added to the set, an action (stop, nostop, print, noprint, pass, nopass, ignore,
+noignore, or a prefix gdb accepts) applies to every signal named before it. The table is
+printed only to a person (from_tty), in gdb's columns.
+"""
+
+from __future__ import annotations
+
+import re
+import signal as signal_module
+
+from aliceserver.adapters.mi.notify import signal_meaning
+from aliceserver.adapters.mi.registry import Context, MiError, Reply
+from aliceserver.debuggers.model import SignalPolicy
+from aliceserver.errors import Unsupported
+
+HEADER = "Signal        Stop\tPrint\tPass to program\tDescription\n"
+FOOTER = '\nUse the "handle" command to change these tables.\n'
+# gdb numbers the first 15 signals its own way (signals.def), not the way Linux does.
+_GDB_NUMBERS = ("SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGEMT", "SIGFPE",
+                "SIGKILL", "SIGBUS", "SIGSEGV", "SIGSYS", "SIGPIPE", "SIGALRM", "SIGTERM")  # fmt: skip
+_DEBUGGER_OWN = ("SIGTRAP", "SIGINT")  # gdb asks before changing them; `all` leaves them
+# (name, minimum length of a prefix gdb accepts, what it sets): (stop, print, pass) or None
+_ACTIONS: tuple[tuple[str, int, tuple[bool | None, bool | None, bool | None]], ...] = (
+    ("stop", 1, (True, True, None)), ("ignore", 1, (None, None, False)), ("print", 2, (None, True, None)),
+    ("pass", 2, (None, None, True)), ("nostop", 3, (False, None, None)), ("noignore", 3, (None, None, True)),
+    ("noprint", 4, (False, False, None)), ("nopass", 4, (None, None, False)),
+)  # fmt: skip
+_NUMERIC_ONLY = 'Only signals 1-15 are valid as numeric signals.\nUse "info signals" for a list of symbolic signals.'
+
+
+def _linux_signals() -> dict[str, int]:
+    """gdb's names of this system's signals: SIGHUP..SIGSYS (gdb has no SIGSTKFLT), SIG32..SIG64."""
+    names = {s.name: int(s) for s in signal_module.Signals if int(s) < 32 and s.name != "SIGSTKFLT"}
+    names.update({f"SIG{n}": n for n in range(32, signal_module.SIGRTMAX + 1)})
+    return names
+
+
+def _by_gdb_number(number: int) -> str:
+    if not 1 <= number <= len(_GDB_NUMBERS):
+        raise MiError(_NUMERIC_ONLY)
+    return _GDB_NUMBERS[number - 1]
+
+
+def _system_number(name: str) -> int:
+    number = _linux_signals().get(name)
+    if number is None:
+        raise Unsupported(f"{name} is not a signal of this system (Linux).")
+    return number
+
+
+def row(ctx: Context, number: int, name: str) -> str:
+    """One line of gdb's table: the name padded to 13, then tab-separated columns."""
+    policy = ctx.session.debugger.signal_policy(number)
+    yes = {True: "Yes", False: "No"}
+    return (f"{name:<13} {yes[policy.stop]}\t{yes[policy.print_]}\t{yes[policy.pass_to_program]}\t\t"
+            f"{signal_meaning(name)}\n")
+
+
+def info_signals(ctx: Context, text: str) -> None:
+    """`info signals` (`info handle`): the whole table, or one signal's line."""
+    word = text.strip()
+    known = _linux_signals()
+    if not word:
+        rows = "".join(row(ctx, number, name) for name, number in known.items())
+        ctx.console(HEADER + "\n" + rows + FOOTER)
+        return
+    if word in known:
+        name = word
+    elif re.fullmatch(r"\d+", word):
+        name = _by_gdb_number(int(word))
+    else:  # gdb evaluates anything else as an expression giving a number
+        raise MiError(f'No symbol "{word}" in current context.')
+    ctx.console(HEADER + row(ctx, _system_number(name), name))
+
+
+def handle(ctx: Context, text: str) -> Reply:
+    """`handle SIGNAL... ACTION...`."""
+    words = text.split()
+    if not words:
+        raise MiError("Argument required (signal to handle).")
+    known = _linux_signals()
+    chosen: list[str] = []
+    for word in words:
+        action = next((sets for name, least, sets in _ACTIONS
+                       if len(word) >= least and name.startswith(word)), None)
+        if action is not None:
+            for name in chosen:
+                _apply(ctx, known[name], action)
+            continue
+        named = _signals_named(word, known)
+        for name in named:
+            if name in chosen:
+                continue
+            if name in _DEBUGGER_OWN:
+                if word == "all":
+                    continue
+                ctx.console(f"{name} is used by the debugger.\nAre you sure you want to change it? "
+                            "(y or n) [answered Y; input not from terminal]\n")
+            chosen.append(name)
+    if chosen and ctx.from_tty:
+        ctx.console(HEADER + "".join(row(ctx, known[name], name) for name in chosen))
+    return None
+
+
+def _signals_named(word: str, known: dict[str, int]) -> list[str]:
+    if word == "all":
+        return list(known)
+    match = re.fullmatch(r"(\d+)(?:-(\d+))?", word)
+    if match:
+        first, last = int(match.group(1)), int(match.group(2) or match.group(1))
+        first, last = min(first, last), max(first, last)
+        names = [_by_gdb_number(n) for n in range(first, last + 1)]
+        for name in names:
+            _system_number(name)
+        return names
+    if word in known:
+        return [word]
+    raise MiError(f'Unrecognized or ambiguous flag word: "{word}".')
+
+
+def _apply(ctx: Context, number: int, sets: tuple[bool | None, bool | None, bool | None]) -> None:
+    debugger = ctx.session.debugger
+    policy = debugger.signal_policy(number)
+    stop, print_, pass_ = sets
+    debugger.set_signal_policy(number, SignalPolicy(
+        stop=policy.stop if stop is None else stop,
+        pass_to_program=policy.pass_to_program if pass_ is None else pass_,
+        print_=policy.print_ if print_ is None else print_,
+    ))

@@ -1,0 +1,49 @@
+"""Run `aliceserver -batch ...` and `gdb -batch ...` on the same program and compare."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.gdb import gdb_path
+from tests.support.mi_client import ROOT
+
+needs_gdb = pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle")
+PATIENCE = 120.0
+
+
+def ours(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "aliceserver", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=PATIENCE, stdin=subprocess.DEVNULL)
+
+
+def theirs(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    gdb = gdb_path()
+    assert gdb is not None
+    return subprocess.run([gdb, *args], cwd=cwd, capture_output=True, text=True, timeout=PATIENCE,
+                          stdin=subprocess.DEVNULL)
+
+
+def normalized(text: str) -> str:
+    """What may differ between two runs: pids, stack addresses (gdb adds LINES and COLUMNS
+    to the environment), and gdb's libthread_db lines, which have no counterpart here."""
+    lines = [line for line in text.splitlines() if "libthread_db" not in line]
+    text = "\n".join(lines)
+    text = re.sub(r"process \d+", "process N", text)
+    return re.sub(r"argv=0x[0-9a-f]+", "argv=0x...", text)
+
+
+def assert_like_gdb(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`-batch -nx ARGS` under both: the same stdout, stderr and exit status."""
+    args = ["-batch", "-nx", *args]
+    expected, got = theirs(args, cwd), ours(args, cwd)
+    assert (normalized(got.stdout), got.returncode) == (normalized(expected.stdout), expected.returncode)
+    assert normalized(got.stderr) == normalized(expected.stderr)
+    return got
