@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.build import Builder, marker_line
 from tests.support.mi_client import MiClient
-from tests.support.mi_grammar import parse_record
+from tests.support.mi_grammar import List, Tuple, parse_record
 
 SOURCE = "gen_values.c"
 
@@ -57,3 +57,38 @@ def test_pointer_to_a_qualified_array_is_named_as_gdb(mi: MiClient) -> None:
     assert console(mi, "whatis &big") == "type = volatile char (*)[8192]\n"
     assert console(mi, "print &big").startswith("$1 = (volatile char (*)[8192]) 0x")
     assert console(mi, "whatis big") == "type = volatile char [8192]\n"
+
+
+def _children(client: MiClient, command: str) -> tuple[list[dict[str, str]], str]:
+    result = client.ok(command).results
+    listed = result.get("children")
+    rows = []
+    if isinstance(listed, List):
+        for child in listed.values:
+            assert isinstance(child, Tuple)
+            rows.append({key: value for key, value in child.items if isinstance(value, str)})
+    more = result["has_more"]
+    assert isinstance(more, str)
+    return rows, more
+
+
+def test_anonymous_members_are_varobj_children_as_gdb_names_them(mi: MiClient) -> None:
+    mi.ok("-var-create vp * g_parts")
+    rows, _ = _children(mi, "-var-list-children --all-values vp")
+    anonymous = [(row["name"], row["exp"], row["type"]) for row in rows if "anonymous" in row["exp"]]
+    assert anonymous == [("vp.3_anonymous", "<anonymous union>", "union {...}"),
+                         ("vp.4_anonymous", "<anonymous struct>", "struct {...}")]
+    rows, _ = _children(mi, "-var-list-children --all-values vp.4_anonymous")
+    assert [(row["name"], row["value"]) for row in rows] == [("vp.4_anonymous.x", "1"),
+                                                             ("vp.4_anonymous.y", "2")]
+    rows, _ = _children(mi, "-var-list-children --all-values vp.3_anonymous")
+    assert [row["exp"] for row in rows] == ["as_int", "as_float"]
+    assert mi.ok("-var-evaluate-expression vp.3_anonymous.as_int").results["value"] == "9"
+
+
+def test_a_window_of_children_says_whether_more_follow(mi: MiClient) -> None:
+    mi.ok("-var-create va * big")
+    rows, more = _children(mi, "-var-list-children --all-values va 0 12")
+    assert len(rows) == 12 and more == "1"
+    rows, more = _children(mi, "-var-list-children --all-values va 8188 8192")
+    assert [row["exp"] for row in rows] == ["8188", "8189", "8190", "8191"] and more == "0"

@@ -53,7 +53,9 @@ def _var_list_children(ctx: Context, args: list[str]) -> Reply:
     store = ctx.session.varobjs
     var = store.get(rest[0])
     children = store.children(var)
+    more = False
     if len(rest) == 3:
+        more = int(rest[2]) < len(children)  # gdb: children past the window remain
         children = children[int(rest[1]) : int(rest[2])]
     from aliceserver.adapters.mi.output import Results
 
@@ -61,7 +63,7 @@ def _var_list_children(ctx: Context, args: list[str]) -> Reply:
     pairs: list[tuple[str, Value]] = [("numchild", str(len(children)))]
     if items:
         pairs.append(("children", Results(items, as_list=True)))
-    return pairs + [("has_more", "0")]
+    return pairs + [("has_more", "1" if more else "0")]
 
 
 def _var_update(ctx: Context, args: list[str]) -> Reply:

@@ -18,6 +18,7 @@ from aliceserver.errors import AliceError
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
+ANONYMOUS = "<anonymous>"  # the engine's name for an anonymous struct/union member
 FORMATS = {"natural": None, "hexadecimal": "x", "octal": "o", "binary": "t", "decimal": "d",
            "zero-hexadecimal": "z"}  # fmt: skip
 
@@ -41,6 +42,9 @@ class Varobj:
     in_scope: bool = True
     thread_number: int | None = None
     assigned: bool = False  # by -var-assign since the last -var-update
+    # An anonymous struct/union member: no expression reaches it, so its children are
+    # found through its parent's (at this index) and their paths go through the parent.
+    anonymous_index: int | None = None
 
 
 class VarobjStore:
@@ -148,7 +152,7 @@ class VarobjStore:
     def children(self, var: Varobj) -> list[Varobj]:
         if var.children:
             return [self.vars[n] for n in var.children if n in self.vars]
-        info = self.evaluate(var, "natural")
+        info = self._info(var)
         if info is None:
             return []
         if not info.reference and is_char_pointer(info.type):
@@ -161,15 +165,37 @@ class VarobjStore:
             except AliceError:
                 return []
         made = []
-        for kid in kids:
-            exp, path = _child_expression(var, kid.name)
-            child = self._make(f"{var.name}.{exp}", exp, path, kid, var.floating, var.tid, var.frame_key)
+        for index, kid in enumerate(kids):
+            if kid.name == ANONYMOUS:  # gdb: name `N_anonymous`, exp `<anonymous union>`
+                keyword = "union" if kid.type.startswith("union") else "struct"
+                path = f"(*({var.path}))" if var.pointer else var.path
+                child = self._make(f"{var.name}.{index}_anonymous", f"<anonymous {keyword}>",
+                                   path, kid, var.floating, var.tid, var.frame_key)
+                child.anonymous_index = index
+            else:
+                exp, path = _child_expression(var, kid.name)
+                child = self._make(f"{var.name}.{exp}", exp, path, kid, var.floating, var.tid,
+                                   var.frame_key)
             child.parent = var.name
             child.thread_number = var.thread_number
             self.vars[child.name] = child
             var.children.append(child.name)
             made.append(child)
         return made
+
+    def _info(self, var: Varobj) -> VariableInfo | None:
+        """`var`'s value with its engine reference (for its children)."""
+        parent = self.vars.get(var.parent) if var.parent else None
+        if var.anonymous_index is None or parent is None:
+            return self.evaluate(var, "natural")
+        above = self._info(parent)
+        if above is None or not above.reference:
+            return None
+        try:
+            kids = self.session.debugger.variable_children(above.reference)
+        except AliceError:
+            return None
+        return kids[var.anonymous_index] if var.anonymous_index < len(kids) else None
 
     def _pointee(self, var: Varobj) -> list[VariableInfo]:
         """The one child of a char pointer: the char it points to (`*p`)."""
