@@ -92,3 +92,26 @@ def test_a_window_of_children_says_whether_more_follow(mi: MiClient) -> None:
     assert len(rows) == 12 and more == "1"
     rows, more = _children(mi, "-var-list-children --all-values va 8188 8192")
     assert [row["exp"] for row in rows] == ["8188", "8189", "8190", "8191"] and more == "0"
+
+
+def test_print_of_what_cannot_be_read(mi: MiClient) -> None:
+    # gdb's bare message, not the <error: ...> a member that cannot be read shows inside {}
+    assert console(mi, "print *g_window") == "error: Cannot access memory at address 0x0"
+    result, _ = mi.command("-data-evaluate-expression *g_window")
+    assert result.cls == "error" and result.results["msg"] == "Cannot access memory at address 0x0"
+
+
+def test_print_of_a_variable_optimized_out(builder: Builder) -> None:
+    prog = builder.build("gen_values", flags=("-g", "-O2"))
+    client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent)
+    try:
+        client.prompt()
+        client.ok("-break-insert main")
+        client.command("-exec-run")
+        client.stopped()
+        # gdb: a value, `<optimized out>`; it was an error with that text as its message
+        assert console(client, "print s_gone") == "$1 = <optimized out>\n"
+        assert client.ok("-data-evaluate-expression s_gone").results["value"] == "<optimized out>"
+        assert console(client, "print s_gone + 1") == "error: value has been optimized out"
+    finally:
+        client.close()

@@ -28,6 +28,7 @@ union {
 ticks_t g_ticks = 42;
 enum level g_level = MID;
 volatile long long g_sink;
+static int s_gone; /* never used: at -O2 gcc describes it without a location */
 
 __attribute__((noinline)) static long long consume(const volatile void *p, unsigned long n)
 {

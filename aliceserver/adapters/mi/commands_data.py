@@ -9,7 +9,7 @@ from aliceserver.adapters.mi.disasm import (
     function_at,
     source_of,
 )
-from aliceserver.adapters.mi.frames import hex16
+from aliceserver.adapters.mi.frames import evaluation_failure, hex16
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registers import NAMES, format_value, read_raw
@@ -25,8 +25,9 @@ def _evaluate_expression(ctx: Context, args: list[str]) -> Reply:
     if ctx.thread is not None or ctx.frame is not None:
         tid, level = session.context_frame(ctx.thread, ctx.frame)
     info = session.evaluate(" ".join(args), tid=tid, level=level)
-    if info.error:
-        raise MiError(info.value)
+    failure = evaluation_failure(info)
+    if failure is not None:
+        raise MiError(failure)
     return [("value", session.display(info))]
 
 

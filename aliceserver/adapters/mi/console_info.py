@@ -9,7 +9,12 @@ from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_signals import handle, info_signals
 from aliceserver.adapters.mi.disasm import address_of, disassemble_range, function_at
-from aliceserver.adapters.mi.frames import display_value, hex16
+from aliceserver.adapters.mi.frames import (
+    display_value,
+    evaluation_failure,
+    hex16,
+    printed_value,
+)
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.debuggers.model import VariableScope
@@ -28,10 +33,12 @@ def _print(ctx: Context, text: str, record: bool = True) -> Reply:
     if not text.strip():
         raise MiError("Argument required (expression to compute).")
     info = session.evaluate(text, fmt)
-    if info.error:
-        raise MiError(info.value)
-    number = session.inferior.record_value(info.value)
-    ctx.console(f"${number} = {info.value}\n" if record else info.value)
+    failure = evaluation_failure(info)
+    if failure is not None:
+        raise MiError(failure)
+    value = printed_value(info)
+    number = session.inferior.record_value(value)
+    ctx.console(f"${number} = {value}\n" if record else value)
     return None
 
 

@@ -36,6 +36,26 @@ def display_value(info: VariableInfo) -> str:
     return value
 
 
+def evaluation_failure(info: VariableInfo) -> str | None:
+    """gdb's error message for an evaluation that failed, or None when it has a value to
+    show: a value wholly optimized out prints as `<optimized out>` (`$1 = <optimized out>`,
+    `value="<optimized out>"`); an unreadable one fails with the bare reason."""
+    if not info.error or info.value == "<optimized out>":
+        return None
+    text = info.value
+    if text.startswith("<error: ") and text.endswith(">"):
+        text = text[len("<error: ") : -1]
+    return text
+
+
+def printed_value(info: VariableInfo) -> str:
+    """`print`'s text of a value: a pointer wholly optimized out is `<optimized out>`, as gdb
+    prints it, without the `(type *)` prefix of a pointer's value."""
+    if info.value == f"({info.type}) <optimized out>":
+        return "<optimized out>"
+    return info.value
+
+
 class Frames:
     """Stack access for one session, cut at the program's main like gdb (unless `set
     backtrace past-main on`)."""
