@@ -49,6 +49,7 @@ def _scenarios(programs: dict[str, Path], tmp: Path) -> dict[str, list[str]]:
         "breakpoint, bt, print": ["-ex", f"break exitcode.c:{marker_line('exitcode.c', 'return')}",
                                   "-ex", "run", "-ex", "bt", "-ex", "p code", "--args", exitcode, "3"],
         "exit code": ["-ex", "run", "--args", exitcode, "3"],
+        "crash, bt": ["-ex", "run", "-ex", "bt", str(programs["crash"])],
         "error in the middle": ["-ex", "run", "-ex", "foo", "-ex", "echo end\\n", "--args", exitcode, "3"],
         "error last": ["-ex", "run", "-ex", "bt", "--args", exitcode, "3"],
         "output to the end": ["-ex", "run", cli],
@@ -62,7 +63,7 @@ def _scenarios(programs: dict[str, Path], tmp: Path) -> dict[str, list[str]]:
     }
 
 
-SCENARIOS = ["breakpoint, bt, print", "exit code", "error in the middle", "error last", "output to the end",
+SCENARIOS = ["breakpoint, bt, print", "exit code", "crash, bt", "error in the middle", "error last", "output to the end",
              "continue, next, finish, kill", "command file and -ex in order", "error last in a command file",
              "-iex before the program", "missing command file"]
 

@@ -643,7 +643,15 @@ class MiSession:
             except AliceError:
                 places = []
             self._line_starts[key] = {p.address for p in places if p.requested_line in (None, key[1])}
-        return frame.pc in self._line_starts[key]
+        if frame.pc in self._line_starts[key]:
+            return True
+        # gdb's sal.pc is the start of the line table row: a line may have several (a crash
+        # at `*p = 1` stops where the store's row starts, which gdb shows without its pc).
+        try:
+            before = self.debugger.source_position(frame.pc - 1)
+        except AliceError:
+            return False
+        return before != frame.source
 
     # --- the end -----------------------------------------------------------------------
     def close(self) -> None:
