@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 import aliceserver.debuggers.events as ev
 from aliceserver.adapters.mi.frames import ARCH, hex16
-from aliceserver.adapters.mi.output import Value, record
+from aliceserver.adapters.mi.output import Results, Value, record
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
+    from aliceserver.adapters.mi.breakpoints import MiBreakpoint
     from aliceserver.adapters.mi.session import MiSession
 
 _MEANINGS = {
@@ -180,6 +181,8 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
             text = "\n"
     elif reason is ev.StopReason.WATCHPOINT:
         text = _watch_stop(session, stop, pairs)
+    elif reason is ev.StopReason.WATCHPOINT_SCOPE:
+        location_style = "with-pc"  # the return address: mid-line, shown with its pc
     elif reason in (ev.StopReason.SIGNAL, ev.StopReason.CRASH):
         name = signal_name(stop.signal, stop.signal_name)
         meaning = signal_meaning(name)
@@ -219,10 +222,14 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     core = _core_of(session, stop.thread_id)
     if core is not None:
         pairs.append(("core", str(core)))
-    asked = reason in (ev.StopReason.STEP, ev.StopReason.FUNCTION_FINISHED)
+    left = _watches_left(session, stop, pairs)
+    asked = reason in (ev.StopReason.STEP, ev.StopReason.FUNCTION_FINISHED) and not left
     to_mi = not asked or (origin is not None and origin.cli)
     session.console_all(console, mi=to_mi, cli=True)
     session.broadcast(record("*", "stopped", pairs))
+    for bp in left:
+        session.breakpoints.delete(bp)
+        session.notify("breakpoint-deleted", [("id", str(bp.number))])
     for number in deleted:
         gone = session.breakpoints.entries.get(number)
         if gone is not None:
@@ -269,6 +276,29 @@ def _watch_stop(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, Val
         return f"\n{label} {bp.number}: {bp.location}\n\nValue = {new}\n"
     pairs.append(("value", {"old": old or "", "new": new}))
     return f"\n{label} {bp.number}: {bp.location}\n\nOld value = {old}\nNew value = {new}\n"
+
+
+def _watches_left(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, Value]]) -> list[MiBreakpoint]:
+    """The watchpoints the engine deleted at this stop, their frame left: as gdb's
+    watchpoint_check, each is counted and shown as dying (disp "dstp"), the console says
+    why, and the stop record starts with reason="watchpoint-scope",wpnum=N (before the
+    reason of a finish or a breakpoint that stopped there too)."""
+    left = session.breakpoints.for_watch_ids(stop.watches_left) if stop.watches_left else []
+    scope_pairs: list[tuple[str, Value]] = []
+    for bp in left:
+        bp.engine_id = None  # the engine deleted it already
+        bp.hits += 1
+        shown = session.breakpoints.tuple(bp)
+        dying = Results([(key, "dstp" if key == "disp" else item) for key, item in shown.items])
+        session.notify("breakpoint-modified", [("bkpt", dying)])
+        scope_pairs += [("reason", "watchpoint-scope"), ("wpnum", str(bp.number))]
+        # gdb's MI interpreter leaves this out of its console stream; its CLI prints it.
+        session.console_all(
+            f"\nWatchpoint {bp.number} deleted because the program has left the block in\n"
+            "which its expression is valid.\n", mi=False, cli=True,
+        )  # fmt: skip
+    pairs[:0] = scope_pairs
+    return left
 
 
 def _location_text(session: MiSession, frame: object, tid: int, style: str) -> str:

@@ -1,0 +1,72 @@
+"""MI: a watchpoint on a local ends with its frame exactly as gdb 13 reports it: the
+watchpoint shown dying (=breakpoint-modified, disp "dstp"), the location on the console,
+*stopped with reason="watchpoint-scope",wpnum (before a finish's own reason), then
+=breakpoint-deleted. The same commands run through gdb and through us, and the records
+from the last command on are compared."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+from tests.support.build import Builder, marker_line
+from tests.support.gdb import gdb_path
+from tests.support.mi_client import MiClient
+
+pytestmark = [
+    pytest.mark.timeout(120),
+    pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+]
+
+SOURCE = "watch_scope.c"
+_NOISE = re.compile(r'thread-groups=\["i1"\],|,core="\d+"')  # ours omits the first; the CPU varies
+
+
+def last_command_records(program: Path, commands: Sequence[str], *, gdb: bool) -> list[str]:
+    client = MiClient(["-i=mi", "-q", "-nx", str(program)] if gdb else ["-i=mi", "-q", str(program)],
+                      cwd=program.parent, gdb=gdb)
+    try:
+        client.prompt()
+        for command in commands[:-1]:
+            client.ok(command)
+            if command.startswith("-exec-"):
+                client.stopped()
+        mark = len(client.lines)
+        client.ok(commands[-1])
+        client.read_until(lambda line: line.startswith("=breakpoint-deleted") or line.startswith("*stopped,reason=\"exited"))
+        client.prompt()
+        wanted = ("=breakpoint-modified", "=breakpoint-deleted", "*stopped", "~")
+        return [_NOISE.sub("", line) for line in client.lines[mark:] if line.startswith(wanted)]
+    finally:
+        client.close()
+
+
+def compare(builder: Builder, commands: Sequence[str]) -> list[str]:
+    program = builder.build("watch_scope")
+    theirs = last_command_records(program, commands, gdb=True)
+    ours = last_command_records(program, commands, gdb=False)
+    assert ours == theirs
+    return ours
+
+
+def test_continue_out_of_the_frame(builder: Builder) -> None:
+    at = marker_line(SOURCE, "acc")
+    commands = [f"-break-insert {SOURCE}:{at}", "-exec-run", "-break-watch acc", "-break-delete 1",
+                "-exec-continue", "-exec-continue", "-exec-continue", "-exec-continue"]
+    records = compare(builder, commands)
+    stopped = next(line for line in records if line.startswith("*stopped"))
+    assert stopped.startswith('*stopped,reason="watchpoint-scope",wpnum="2",frame={')
+    assert 'func="main",args=[]' in stopped and f'line="{marker_line(SOURCE, "call")}"' in stopped
+    assert records[0].startswith('=breakpoint-modified,bkpt={number="2",type="hw watchpoint",disp="dstp"')
+    assert records[-1] == '=breakpoint-deleted,id="2"'
+
+
+def test_finish_out_of_the_frame(builder: Builder) -> None:
+    at = marker_line(SOURCE, "return")
+    records = compare(builder, [f"-break-insert {SOURCE}:{at}", "-exec-run", "-break-watch acc", "-exec-finish"])
+    stopped = next(line for line in records if line.startswith("*stopped"))
+    assert stopped.startswith('*stopped,reason="watchpoint-scope",wpnum="2",reason="function-finished",')
+    assert 'return-value="6"' in stopped
