@@ -12,6 +12,7 @@ from typing import Sequence
 
 import pytest
 
+from tests.support.batch import assert_like_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.gdb import gdb_path
 from tests.support.mi_client import MiClient
@@ -70,3 +71,12 @@ def test_finish_out_of_the_frame(builder: Builder) -> None:
     stopped = next(line for line in records if line.startswith("*stopped"))
     assert stopped.startswith('*stopped,reason="watchpoint-scope",wpnum="2",reason="function-finished",')
     assert 'return-value="6"' in stopped
+
+
+def test_console_says_why_as_gdb(builder: Builder) -> None:
+    """gdb's CLI prints the reason; its MI console stream (above) does not."""
+    program = builder.build("watch_scope")
+    at = marker_line(SOURCE, "acc")
+    done = assert_like_gdb(["-ex", f"break {SOURCE}:{at}", "-ex", "run", "-ex", "watch acc", "-ex", "delete 1",
+                            *["-ex", "continue"] * 4, "-ex", "info breakpoints", str(program)], program.parent)
+    assert "\nWatchpoint 2 deleted because the program has left the block in\nwhich its expression is valid.\n" in done.stdout
