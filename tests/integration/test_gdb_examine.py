@@ -1,6 +1,6 @@
 """gdb's `x` (aliceserver/adapters/gdbcommands/examine.py) against gdb 13 on the same stop:
-the module itself over the engine, then MI's console and the DAP debug console, which run
-the same code."""
+the module itself over the engine, then MI's console, the DAP debug console and the agent's
+debug_console, which run the same code."""
 
 from __future__ import annotations
 
@@ -13,10 +13,13 @@ from typing import Any
 
 import pytest
 
+from aliceserver.adapters.agent import build_tools
+from aliceserver.adapters.agent.registry import ToolRegistry
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import ExamineMemory, Selection
 from aliceserver.debuggers.events import Stopped
 from aliceserver.errors import AliceError
+from aliceserver.serve import ptrace_debugger
 from tests.support.build import Builder, marker_line
 from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
@@ -53,7 +56,7 @@ def program(builder: Builder) -> Path:
 @pytest.fixture(scope="module")
 def gdb_says(program: Path) -> dict[str, str]:
     """What gdb prints for each of EXAMINES, run in order at the marked line."""
-    commands = [f"break {SOURCE}:{_break_line()}", "run", *EXAMINES, "x/2xw 0"]
+    commands = [f"break {SOURCE}:{_break_line()}", "run", *EXAMINES, "x/2xw 0", "bt"]
     replies = run_gdb(program, commands, env=gdb_env(), cwd=os.getcwd())
     said = {}
     for reply in replies[2:]:
@@ -129,3 +132,58 @@ def test_mi_console_x_is_gdbs(program: Path, gdb_says: dict[str, str]) -> None:
             assert printed.rstrip("\n") == gdb_says[command], command
     finally:
         assert mi.close() == 0
+
+
+# --- the agent's debug_console -----------------------------------------------------------
+@pytest.fixture
+def agent() -> Iterator[ToolRegistry]:
+    registry, sessions = build_tools(ptrace_debugger)
+    try:
+        yield registry
+    finally:
+        sessions.close_all()
+
+
+def _call(agent: ToolRegistry, tool: str, **arguments: Any) -> dict[str, Any]:
+    reply = agent.call(tool, arguments)
+    assert not reply.is_error, reply.data
+    return reply.data
+
+
+def _console(agent: ToolRegistry, command: str) -> str:
+    reply = _call(agent, "debug_console", command=command)
+    assert reply["tool"] == "debug_console", reply  # gdb's text, not another tool's reply
+    return str(reply["output"])
+
+
+def test_agent_console_x_is_gdbs(agent: ToolRegistry, program: Path, gdb_says: dict[str, str]) -> None:
+    _call(agent, "debug_launch", program=str(program), cwd=os.getcwd(), breakpoints=[f"{SOURCE}:{_break_line()}"])
+    _call(agent, "debug_continue", timeout=60)
+    # In EXAMINES' order: the bare `x` and `x/3dw` go on from `x/2xw &table[1]`.
+    for command in ("x/s msg", "x/2s text", "x/4dw buf", "x/8xb buf", "x/2fg ratios", "x/2i main", "x/3i $pc",
+                    "x/2a handlers", "x/4c msg", "x/2xw &table[1]", "x", "x/3dw", "x/s greeting"):  # fmt: skip
+        assert _unstacked(_console(agent, command)) == _unstacked(gdb_says[command]), command
+    failed = agent.call("debug_console", {"command": "x/2xw 0"})
+    assert failed.is_error and failed.data["error"] == "MEMORY_ERROR"
+    assert failed.data["message"] == "0x0:\tCannot access memory at address 0x0"  # as gdb's console shows it
+    # A long x stops at a line within the reply's budget; a bare x goes on from there.
+    long = _call(agent, "debug_console", command="x/4000xb main")
+    lines = long["output"].split("\n")
+    assert 40 < len(lines) < 500 and long["omitted"][0]["how"] == "debug_console command=x (a bare x goes on there)"
+    assert _console(agent, "x").split(":")[0] == f"{int(lines[0].split()[0], 16) + 8 * len(lines):#x}"
+    # bt ends at main as gdb's (the runtime's frames below it are not the program's)
+    frames = _call(agent, "debug_console", command="bt")["frames"]
+    said = [line for line in gdb_says["bt"].splitlines() if line.startswith("#")]
+    assert [f.split()[1] for f in frames] == [line.split()[1] for line in said] == ["main"]
+
+
+def test_agent_console_x_examines_the_selected_frame(agent: ToolRegistry, builder: Builder) -> None:
+    program = builder.build("src_basic")
+    _call(agent, "debug_launch", program=str(program), breakpoints=[f"src_basic.c:{marker_line('src_basic.c', 'leaf')}"])
+    stop = _call(agent, "debug_continue", timeout=60)
+    assert _console(agent, "x/i $pc").startswith(f"=> {stop['location']['address']} <leaf+")
+    caller = _call(agent, "debug_select", up=1)["location"]
+    shown = _console(agent, "x/i $pc")  # $pc and the => mark are the selected frame's
+    assert shown.startswith(f"=> {caller['address']} <{caller['function']}+"), shown
+    after = _console(agent, "x")  # the next instruction
+    assert after.startswith("   0x") and int(after.split()[0], 16) > int(caller["address"], 16)

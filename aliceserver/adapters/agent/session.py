@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError
 from aliceserver.adapters.agent.output import OutputBuffer
+from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.events import Event, Exited, Output, ProcessStarted, Stopped
 from aliceserver.debuggers.model import LaunchConfig, ProcessInfo
@@ -98,6 +99,7 @@ class DebugSession:
         self.current_frame = 0  # selected by debug_select; back to 0 at every stop
         self.launch_config: LaunchConfig | None = None  # for a restart
         self.project_root: str | None = None  # what @usercode trace patterns mean
+        self.commands = CommandMemory()  # what the console's gdb commands remember (x's last address)
         self.tracer: Tracer | None = None  # set by the first debug_trace add
         self.trace_store: TraceStore | None = None
         self._observer = observer

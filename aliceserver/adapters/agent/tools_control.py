@@ -1,6 +1,7 @@
 """Session control a command line needs besides the core tools: debug_select (thread and
 frame, like gdb's thread/frame/up/down), debug_catch, debug_wait, debug_restart and
-debug_console (a few gdb console commands, each mapped onto one of the tools)."""
+debug_console (a few gdb console commands, each mapped onto one of the tools; `x` runs
+gdb's own, adapters/gdbcommands, and answers with gdb's text)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,15 @@ from typing import Any
 
 from aliceserver.adapters.agent.common import SESSION, TIMEOUT, ToolEnv, timeout_of
 from aliceserver.adapters.agent.context import build_context, execution_reply
-from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
+from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument, classify
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import State, WaitResult
 from aliceserver.adapters.agent.tools_breakpoints import add_breakpoint, set_enabled
+from aliceserver.adapters.agent.tools_inspect import stack
+from aliceserver.adapters.gdbcommands.examine import examine
+from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.debuggers.model import CatchKind, SignalPolicy
+from aliceserver.errors import AliceError
 
 _CATCH = {"throw": CatchKind.THROW, "catch": CatchKind.CATCH, "panic": CatchKind.PANIC,
           "exec": CatchKind.EXEC, "fork": CatchKind.FORK}  # fmt: skip
@@ -136,8 +141,10 @@ def _restart(env: ToolEnv, args: Args) -> dict[str, Any]:
 
 # --- the console ---------------------------------------------------------------------
 _PRINT = re.compile(r"^(?:p|print|output|call)(?:/([xdotcuaz]))?\s+(.+)$", re.S)
-_EXAMINE = re.compile(r"^x(?:/(\d*)([xduotacfs]?)([bhwg]?))?\s+(.+)$", re.S)
-_SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
+_EXAMINE = re.compile(r"^x(/\S*)?(?:\s+(.*))?$", re.S)  # `x/4xw buf`, `x/s msg`, a bare `x`
+# `x = 3`, `x + 1`, `x.y`, `x[2]`: the program's variable x in an expression, not gdb's x.
+_OPERATOR = re.compile(r"(?:[-+*/%&|^<>!]=?|&&|\|\||<<|>>|\?)\s|=|\.|->|\[")
+_BACKTRACE = ("bt", "backtrace", "where")
 _SET = re.compile(r"^set\s+(?:var(?:iable)?\s+)?(.+?)\s*=(?!=)\s*(.+)$", re.S)
 
 
@@ -146,7 +153,7 @@ def _console_call(text: str) -> tuple[str, dict[str, Any]]:
     words = shlex.split(text) if text.count('"') % 2 == 0 else text.split()
     head = words[0] if words else ""
     rest = words[1:]
-    if head in ("bt", "backtrace", "where"):
+    if head in _BACKTRACE:
         return "debug_stack", ({"count": int(rest[0])} if rest and rest[0].isdigit() else {})
     if head in ("info", "i") and rest:
         topic = rest[0]
@@ -178,27 +185,80 @@ def _console_call(text: str) -> tuple[str, dict[str, Any]]:
         if match.group(1):
             call["format"] = match.group(1)
         return "debug_evaluate", call
-    match = _EXAMINE.match(text)
-    if match:
-        count = int(match.group(1) or 1)
-        size = _SIZES.get(match.group(3) or "w", 4) if match.group(2) not in ("s", "c") else 1
-        return "debug_memory", {"address": match.group(4).strip(), "size": max(1, min(2048, count * size))}
     match = _SET.match(text)
     if match:
         return "debug_set", {"target": match.group(1), "value": match.group(2)}
     return "debug_evaluate", {"expression": text}
 
 
+def _examined(text: str) -> str | None:
+    """What follows `x` when the line is gdb's x command (`/4xw buf`, ``), else None."""
+    match = _EXAMINE.match(text)
+    if match is None or (not match.group(1) and _OPERATOR.match(match.group(2) or "")):
+        return None
+    return text[1:]
+
+
+class _Full(Exception):
+    """The reply's budget is spent: `x` stops at the start of a line, where a bare x goes on."""
+
+
+class _Shown:
+    """What `x` writes, up to about `limit` characters (whole lines)."""
+
+    def __init__(self, limit: int) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+        self.limit = limit
+
+    def __call__(self, text: str) -> None:
+        if self.size >= self.limit and self.parts and self.parts[-1].endswith("\n"):
+            raise _Full
+        self.parts.append(text)
+        self.size += len(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def _examine(env: ToolEnv, args: Args, argument: str) -> dict[str, Any]:
+    """gdb's x in the selected thread and frame, remembering its address and format per session."""
+    session = env.session(args)
+    with session.lock:
+        session.require_stopped()
+        memory = session.commands.examine
+        shown = _Shown(env.budget.max_reply // 3)  # JSON escapes tabs and quotes: room for them
+        full = False
+        try:
+            examine(session.debugger, Selection(session.current_thread, session.current_frame),
+                    memory, argument, shown)  # fmt: skip
+        except _Full:
+            full = True
+        except AliceError as error:  # gdb prints the error after what was shown
+            failure = classify(error)
+            raise ToolError(failure.code, shown.text() + failure.message, failure.hint) from None
+    reply: dict[str, Any] = {"session": session.id, "output": shown.text().removesuffix("\n")}
+    if full and memory.next_address is not None:
+        reply["omitted"] = [{"what": f"what follows {memory.next_address:#x} (the reply's size budget)",
+                             "how": "debug_console command=x (a bare x goes on there)"}]  # fmt: skip
+    return reply
+
+
 def _console(registry: ToolRegistry, env: ToolEnv, args: Args) -> dict[str, Any]:
     text = (args.text("command") or "").strip()
     if not text:
         raise bad_argument("an empty command", "bt, info locals, p EXPR, x/8xb ADDR, set var X = V")
+    argument = _examined(text)
+    if argument is not None:  # no tool shows memory as gdb does: the console itself answers
+        return {"command": text, "tool": "debug_console", **_examine(env, args, argument)}
     name, arguments = _console_call(text)
     spec = registry.get(name)
     assert spec is not None
     if args.text("session"):
         arguments["session"] = args.text("session")
-    reply = spec.handler(spec.parse(arguments))
+    parsed = spec.parse(arguments)
+    # bt ends at the program's main as gdb's does (debug_stack shows the runtime's frames too)
+    reply = stack(env, parsed, to_main=True) if text.split()[0] in _BACKTRACE else spec.handler(parsed)
     return {"command": text, "tool": name, **reply}
 
 
@@ -247,9 +307,11 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
     ))
     registry.add(ToolSpec(
         "debug_console",
-        "One gdb-style console command: bt [N], info locals|args|registers [NAMES]|threads|"
-        "frame|breakpoints, p[/FMT] EXPR, x/NFU ADDR, set var X = V, frame N, up, down, "
-        "thread N, disassemble [LOC]; anything else is evaluated as an expression.",
+        "One gdb-style console command: bt [N] (up to main), info locals|args|registers "
+        "[NAMES]|threads|frame|breakpoints, p[/FMT] EXPR, x/NFU ADDR (gdb's examine: F in "
+        "xduotacfsiz, U in bhwg; the reply's output is gdb's text; a bare x goes on after "
+        "the last), set var X = V, frame N, up, down, thread N, disassemble [LOC]; anything "
+        "else is evaluated as an expression. x and p use the frame debug_select chose.",
         (SESSION, Param("command", "string", "The command line.", required=True)),
         lambda a: _console(registry, env, a),
     ))

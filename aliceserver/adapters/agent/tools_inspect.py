@@ -20,6 +20,7 @@ from aliceserver.adapters.agent.context import build_context, frame_variables
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import DebugSession
+from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.debuggers.model import StackFrame, ThreadState, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
@@ -33,7 +34,8 @@ def _context(env: ToolEnv, args: Args) -> dict[str, Any]:
         return build_context(env, session, thread=args.integer("thread"), level=frame_of(session, args))
 
 
-def _stack(env: ToolEnv, args: Args) -> dict[str, Any]:
+def stack(env: ToolEnv, args: Args, to_main: bool = False) -> dict[str, Any]:
+    """debug_stack's reply; `to_main`: end at the program's main as gdb's bt (the console's)."""
     session = env.session(args)
     with session.lock:
         session.require_stopped()
@@ -41,6 +43,8 @@ def _stack(env: ToolEnv, args: Args) -> dict[str, Any]:
         start = args.integer("start") or 0
         count = min(args.integer("count") or env.budget.max_frames, env.budget.max_frames)
         frames = session.debugger.stack_trace(thread, start, count + 1)
+        if to_main:
+            frames = frames_to_main(frames)
         omissions = Omissions()
         if len(frames) > count:
             omissions.add(f"frames from #{start + count} on", f"debug_stack start={start + count}")
@@ -249,7 +253,7 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
          Param("start", "integer", "First frame to show (default 0).", minimum=0),
          Param("count", "integer", "Frames to show (default and maximum 20).", minimum=1),
          Param("locals", "boolean", "Also each frame's arguments and locals.")),
-        lambda a: _stack(env, a),
+        lambda a: stack(env, a),
         read_only=True,
     ))
     registry.add(ToolSpec(

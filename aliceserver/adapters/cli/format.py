@@ -255,6 +255,7 @@ _FORMATTERS: dict[str, Formatter] = {
     "debug_stop": _stop,
     "debug_set": _set,
     "debug_catch": _catch,
+    "debug_console": lambda d: [str(d.get("output", ""))],  # what the console answered itself (x): gdb's text
 }
 
 

@@ -110,7 +110,9 @@ def test_wait_catch_console_stack_locals_and_disassembly(tools: Tools) -> None:
     assert backtrace["tool"] == "debug_stack" and backtrace["frames"][0].startswith("#0 helper")
     printed = tools.call("debug_console", command="p/x 255")
     assert printed["tool"] == "debug_evaluate" and printed["value"] == "0xff"
-    assert tools.call("debug_console", command="x/4xb 0x404000")["size"] == 4
+    examined = tools.call("debug_console", command="x/4xb 0x404000")
+    assert examined["output"] == "0x404000 <counter>:\t0x00\t0x00\t0x00\t0x00"  # gdb's x, not a hex dump
+    assert tools.call("debug_console", command="x")["output"].startswith("0x404004:\t0x00")
     assert tools.call("debug_console", command="info registers rip")["registers"].keys() == {"rip"}
     assert tools.call("debug_console", command="up")["frame"] == 1
     tools.fail("BAD_ARGUMENT", "debug_console", command="info nonsense")

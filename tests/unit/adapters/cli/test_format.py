@@ -40,3 +40,5 @@ def test_errors_and_the_generic_rendering() -> None:
     assert format_reply("debug_threads", {"threads": [{"id": 1}]}, False) == "threads:\n  - id: 1"
     console = {"command": "bt", "tool": "debug_stack", "frames": ["#0 main (p.c:1)"]}
     assert format_reply("debug_console", console, False) == "#0 main (p.c:1)"
+    examined = {"command": "x/2xw buf", "tool": "debug_console", "session": "p-1", "output": "0x10:\t0x01\t0x02"}
+    assert format_reply("debug_console", examined, False) == "0x10:\t0x01\t0x02"  # as gdb prints it
