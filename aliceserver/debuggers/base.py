@@ -279,6 +279,11 @@ class IDebugger(Protocol):
         """
         ...
 
+    def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
+        """gdb's `ptype` text of the expression's type (what follows `type = `): typedefs at
+        the top resolved, struct, union and enum bodies written out. Errors as evaluate."""
+        ...
+
     def expression_condition(self, expression: str) -> BreakpointCondition:
         """A breakpoint condition evaluating `expression` in the stopped thread's frame 0.
 

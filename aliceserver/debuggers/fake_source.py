@@ -111,6 +111,9 @@ class FakeSourceLevel:
             value = int(value == self._value(right, tid))
         return m.VariableInfo(expression, "long", f"{value:#x}" if fmt == "x" else str(value))
 
+    def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
+        return self.evaluate(expression, thread_id, level).type
+
     def expression_condition(self, expression: str) -> Callable[[int], bool]:
         if not expression.strip():
             raise ProtocolError("empty condition")

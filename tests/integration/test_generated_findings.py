@@ -115,3 +115,30 @@ def test_print_of_a_variable_optimized_out(builder: Builder) -> None:
         assert console(client, "print s_gone + 1") == "error: value has been optimized out"
     finally:
         client.close()
+
+
+PARTS_BODY = """struct parts {
+    int id;
+    unsigned int flag : 3;
+    long long wide : 40;
+    union {
+        int as_int;
+        float as_float;
+    };
+    struct {
+        short x;
+        short y;
+    };
+    char tail[];
+}"""
+
+
+def test_ptype_writes_out_bodies_and_resolves_typedefs(mi: MiClient) -> None:
+    # ptype printed whatis's one line: `type = struct parts`, `type = ticks_t`
+    assert console(mi, "ptype g_parts") == f"type = {PARTS_BODY}\n"
+    assert console(mi, "ptype &g_parts") == f"type = {PARTS_BODY} *\n"
+    assert console(mi, "ptype g_ticks") == "type = unsigned int\n"
+    assert console(mi, "ptype g_level") == "type = enum level {LOW = -2, MID = 70000, HIGH}\n"
+    assert console(mi, "ptype g_window") == "type = char (*)[128]\n"
+    assert console(mi, "whatis g_ticks") == "type = ticks_t\n"
+    assert console(mi, "whatis g_parts") == "type = struct parts\n"

@@ -48,9 +48,25 @@ def _output(ctx: Context, text: str) -> Reply:
     return None
 
 
-def _ptype(ctx: Context, text: str) -> Reply:
+def _whatis(ctx: Context, text: str) -> Reply:
     info = ctx.session.evaluate(text)
     ctx.console(f"type = {info.type}\n")
+    return None
+
+
+def _ptype(ctx: Context, text: str) -> Reply:
+    """whatis, with typedefs at the top resolved and struct/union/enum bodies written out."""
+    session = ctx.session
+    info = session.evaluate(text)  # gdb's errors for what cannot be evaluated
+    described = info.type
+    inferior = session.inferior
+    if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
+        try:
+            described = session.debugger.describe_type(text, inferior.selected_tid,
+                                                       inferior.selected_level)
+        except AliceError:
+            pass  # evaluate succeeded: keep its type name
+    ctx.console(f"type = {described}\n")
     return None
 
 
@@ -434,7 +450,8 @@ def register_info(registry: CliRegistry) -> None:
     add = registry.add
     add("print", _print, "p", "inspect", "call")
     add("output", _output)
-    add("ptype", _ptype, "whatis")
+    add("ptype", _ptype)
+    add("whatis", _whatis)
     add("backtrace", _backtrace, "bt", "where")
     add("frame", _frame, "f")
     add("up", _up)

@@ -57,6 +57,7 @@ from aliceserver.debuggers.ptrace.watchscope import NameRecorder
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import is_float
 from aliceserver.debuggers.symbols.dwarf.unwind import (
@@ -337,6 +338,13 @@ class SourceLevel:
             tid = self._default_thread(thread_id)
             value = evaluate(expression, self._eval_symbols(tid, level))
             return self._variables.describe(expression, value, fmt, top=True)
+
+        return self._call(go)
+
+    def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
+        def go() -> str:
+            tid = self._default_thread(thread_id)
+            return ptype_text(evaluate(expression, self._eval_symbols(tid, level)).type)
 
         return self._call(go)
 

@@ -262,6 +262,11 @@ def type_name(t: Type) -> str:
     return _declare(t, "", 0)
 
 
+def declaration(t: Type, name: str) -> str:
+    """`name` declared with type `t`: `int (*name)[3]`."""
+    return _declare(t, name, 0)
+
+
 def _simple_name(t: Type) -> str | None:
     if isinstance(t, VoidType):
         return "void"

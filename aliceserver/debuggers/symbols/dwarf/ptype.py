@@ -1,0 +1,109 @@
+"""gdb's `ptype` text of a C type: typedefs at the top resolved, struct, union and enum
+bodies written out.
+
+gdb prints the type with a "show" level of 1: the outermost struct/union/enum shows its
+members; a member's named type shows only its name, an anonymous one its body (one level
+further, where anonymous types become `struct {...}`). An enum lists its enumerators and
+writes `= value` only where the value is not the previous one plus one (from 0). C++
+classes keep their name (gdb's class layout, access labels and methods are not done here).
+"""
+
+from __future__ import annotations
+
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    EnumType,
+    PointerType,
+    QualifiedType,
+    StructType,
+    Type,
+    TypedefType,
+    declaration,
+    type_name,
+)
+
+_INDENT = "    "
+
+
+def ptype_text(t: Type) -> str:
+    """What `ptype EXPR` prints after `type = ` for a value of type `t`."""
+    base = _innermost(t)
+    shown = _resolve(base)
+    name = type_name(t)
+    body = _expanded(shown, show=1, depth=0)
+    if body is None:
+        body = type_name(shown)
+    base_name = type_name(base)
+    if base is t:
+        return body
+    at = name.find(base_name)
+    return name if at < 0 else name[:at] + body + name[at + len(base_name) :]
+
+
+def _innermost(t: Type) -> Type:
+    """The type under pointers, arrays and qualifiers: where a declaration's name starts."""
+    for _ in range(64):
+        if isinstance(t, (PointerType, QualifiedType)):
+            t = t.target
+        elif isinstance(t, ArrayType):
+            t = t.element
+        else:
+            return t
+    return t
+
+
+def _resolve(t: Type) -> Type:
+    for _ in range(64):
+        if not isinstance(t, TypedefType):
+            return t
+        t = t.target
+    return t
+
+
+def _expanded(t: Type, show: int, depth: int) -> str | None:
+    """The body of a struct, union or enum when `show` asks for it (None: name only)."""
+    if isinstance(t, EnumType) and not t.cplus:
+        if show <= 0 and (t.tag is not None or show < 0):
+            return None
+        return _enum_body(t)
+    if isinstance(t, StructType) and not t.cplus and not t.declaration:
+        if show <= 0 and (t.tag is not None or show < 0):
+            return None
+        return _struct_body(t, show, depth)
+    return None
+
+
+def _enum_body(t: EnumType) -> str:
+    parts, expected = [], 0
+    for name, value in t.enumerators:
+        parts.append(name if value == expected else f"{name} = {value}")
+        expected = value + 1
+    head = f"enum {t.tag} " if t.tag else "enum "
+    return head + "{" + ", ".join(parts) + "}"
+
+
+def _struct_body(t: StructType, show: int, depth: int) -> str:
+    head = f"{t.keyword} {t.tag} {{" if t.tag else f"{t.keyword} {{"
+    inner = _INDENT * (depth + 1)
+    lines = [head]
+    for member in t.members:
+        lines.append(f"{inner}{_member_text(member.type, member.name or '', show - 1, depth + 1)}"
+                     + (f" : {member.bit_size}" if member.bit_size else "") + ";")
+    if not t.members:
+        lines.append(f"{inner}<no data fields>")
+    lines.append(_INDENT * depth + "}")
+    return "\n".join(lines)
+
+
+def _member_text(t: Type, name: str, show: int, depth: int) -> str:
+    """A member's declaration; an anonymous struct/union/enum under it written out."""
+    declared = declaration(t, name) if name else type_name(t)
+    base = _innermost(t)
+    body = _expanded(base, show, depth) if not isinstance(base, TypedefType) else None
+    if body is None:
+        return declared
+    base_name = type_name(base)
+    at = declared.find(base_name)
+    return declared if at < 0 else declared[:at] + body + declared[at + len(base_name) :]
+
+
