@@ -100,6 +100,17 @@ def test_c_functions_break_where_gdb_breaks(debugger: Any, builder: Builder, fla
     check_like_gdb(debugger, build(builder, builder.compiler, flags, cpp=False), C_FUNCTIONS)
 
 
+@pytest.mark.parametrize("flags", OPTIMIZATIONS)
+def test_first_lines_of_functions_break_where_gdb_breaks(
+    debugger: Any, builder: Builder, flags: str
+) -> None:
+    """`break FILE:LINE` on a function's first line skips its prologue as gdb does (but a
+    trusted optimized unit keeps the entry and the line asked for)."""
+    heads = ["no_locals_head", "many_locals_brace", "varargs_head", "main_head"]
+    specs = [f"prologue_kinds.c:{marker_line(C_SOURCE, head)}" for head in heads]
+    check_like_gdb(debugger, build(builder, builder.compiler, flags, cpp=False), specs)
+
+
 @pytest.mark.parametrize("flags", ["-O0", "-O2", "-O2 -fno-omit-frame-pointer"])
 def test_cpp_methods_break_where_gdb_breaks(debugger: Any, builder: Builder, flags: str) -> None:
     compiler = shutil.which("g++")
@@ -161,7 +172,8 @@ def test_past_the_prologue_inside_an_inlined_call_shows_the_call_line(
     debugger: Any, builder: Builder
 ) -> None:
     """gdb reports the call's line when the skip lands in an always_inline copy."""
-    check_like_gdb(debugger, builder.build("src_inline"), ["twice", "main"])
+    twice_line = marker_line(PROGRAMS_DIR / "src_inline.c", "twice_call") - 1  # its head
+    check_like_gdb(debugger, builder.build("src_inline"), ["twice", f"src_inline.c:{twice_line}"])
 
 
 @pytest.mark.parametrize("flags", ["-O0", "-O0 -fcf-protection"])

@@ -7,13 +7,13 @@
 int g;
 volatile int sink;
 
-__attribute__((noinline)) void no_locals(void)
+__attribute__((noinline)) void no_locals(void) /* @bp:no_locals_head */
 {
   g++; /* @bp:no_locals_body */
 }
 
 __attribute__((noinline)) int many_locals(int a)
-{
+{ /* @bp:many_locals_brace */
   int b = a + 1, c = b * 2, d = c - 3, e = d ^ a;
   long f = (long)e * b;
   short h = (short)(f + c);
@@ -34,7 +34,7 @@ __attribute__((noinline)) int leaf(int x)
   return x * 3 + 1;
 }
 
-__attribute__((noinline)) double varargs(int count, ...)
+__attribute__((noinline)) double varargs(int count, ...) /* @bp:varargs_head */
 {
   va_list args;
   double total = 0;
@@ -80,7 +80,7 @@ __attribute__((noinline)) static int file_static(int x)
 
 int plain_body(void); /* prologue_plain.c: a unit without location lists */
 
-int main(int argc, char **argv)
+int main(int argc, char **argv) /* @bp:main_head */
 {
   no_locals(); /* @bp:first_call */
   no_locals();

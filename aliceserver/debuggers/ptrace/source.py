@@ -244,10 +244,13 @@ class SourceSymbols:
                 function = info.function_at(link_address)
                 chain = self.inline_chain_at(address)  # as gdb: the innermost, inlined or not
                 name = die_name(chain[-1]) if chain else function.name if function else None
+                source = SourcePosition(resolved.file, resolved.line)
+                if chain and link_address in resolved.past_prologue:  # as for `break FUNCTION`
+                    source = _call_site(info, chain[0]) or source
                 locations.append(
                     CodeLocation(
                         address, name,
-                        SourcePosition(resolved.file, resolved.line), module.path,
+                        source, module.path,
                         requested_line=resolved.requested_line,
                     )  # fmt: skip
                 )

@@ -181,6 +181,7 @@ class DebugInfo:
             requested_line=line,
             line=reported,
             addresses=tuple(sorted(set(addresses))),
+            past_prologue=tuple(sorted(set(moved))),
         )
 
     def functions_named(self, name: str) -> list[FunctionMatch]:
@@ -517,8 +518,7 @@ class DebugInfo:
         self, addresses: list[int], block_of: Callable[[int], int] | None = None
     ) -> tuple[list[int], list[int]]:
         """(the lowest address per function (per inlined copy in it, with `block_of`), each
-        after the prologue when it is the entry; the addresses that were function entries,
-        after their prologue)."""
+        after the prologue when it is the entry; the addresses a prologue skip moved to)."""
         result: dict[object, int] = {}
         moved: list[int] = []
         blocks: dict[object, set[int]] = {}  # group -> inlined copies bound (asked on clashes)
@@ -537,8 +537,10 @@ class DebugInfo:
                 result[(group, block)] = address
                 continue
             if symbol is not None and symbol.address == address and symbol.size:
-                address = prologue.breakpoint_address(self, address, address + symbol.size)
-                moved.append(address)
+                entry, end = address, address + symbol.size
+                address = prologue.breakpoint_address(self, entry, end, by_line=True)
+                if address != entry:
+                    moved.append(address)
             result[group] = address
         return list(result.values()), moved
 

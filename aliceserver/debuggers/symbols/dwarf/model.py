@@ -24,6 +24,7 @@ class LineResolution:
     requested_line: int
     line: int  # the line actually bound: the next line with code when `requested_line` has none
     addresses: tuple[int, ...]  # one per function (or inlined copy in another function), sorted
+    past_prologue: tuple[int, ...] = ()  # those a function's entry moved to (prologue skip)
 
 
 @dataclass(frozen=True, slots=True)

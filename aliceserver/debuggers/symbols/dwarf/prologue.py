@@ -64,17 +64,22 @@ class FunctionLines(Protocol):
         ...
 
 
-def breakpoint_address(lines: FunctionLines, low: int, high: int) -> int:
-    """Where `break FUNCTION` stops in the function [low, high)."""
+def breakpoint_address(lines: FunctionLines, low: int, high: int, *, by_line: bool = False) -> int:
+    """Where `break FUNCTION` stops in the function [low, high); `by_line`: where
+    `break FILE:LINE` of the line at its entry stops (there a trusted unit still honours
+    prologue_end: gdb's skip_prologue_sal, not find_function_start_sal)."""
     entry = lines.row_span(low)
     if entry is None:  # no line info: gdb analyses the code alone (a minimal symbol)
         return arch_skip_prologue(lines, low, high)
     producer = lines.producer_at(low)
-    if gcc_version(producer) >= (4, 5) and lines.has_location_lists_at(low):
+    trusted = gcc_version(producer) >= (4, 5) and lines.has_location_lists_at(low)
+    if trusted and not by_line:
         return low
     marked = _prologue_end(lines, low, high)
     if marked is not None:
         return marked
+    if trusted:
+        return low
     pc = arch_skip_prologue(lines, low, high)
     span = lines.row_span(pc)
     if span is not None and span[0] != pc and low <= span[1] < high:
