@@ -30,6 +30,7 @@ from aliceserver.debuggers.model import (
     SignalPolicy,
     VariableScope,
     WatchKind,
+    WatchScope,
 )
 from aliceserver.errors import AliceError
 
@@ -107,6 +108,13 @@ class BreakpointBook:
         elif kinds == {"instruction"}:
             kind = "instruction breakpoint"
         return [bp.dap_id for bp in owners], kind
+
+    def drop_watches(self, engine_ids: tuple[int, ...]) -> list[UserBreakpoint]:
+        """The data breakpoints the engine deleted (their frame was left), taken out of the
+        book as gdb deletes them: the client hears a `removed` breakpoint event."""
+        gone = [bp for bp in self.data if bp.watch_id is not None and bp.watch_id in engine_ids]
+        self.data = [bp for bp in self.data if bp not in gone]
+        return gone
 
     def location_changed(
         self, session: DapSession, info: LocationBreakpointInfo
@@ -334,15 +342,20 @@ def data_breakpoint_info(session: DapSession, args: Arguments) -> JsonObject:
         return {"dataId": None, "description": f"{name} cannot be watched: {error}"}
     if value.address is None:
         return {"dataId": None, "description": f"{name} cannot be watched: it is not in memory"}
+    try:  # a watch that reads a frame's locals is that frame's: it is removed when the frame returns
+        scope = session.debugger.watch_scope(expression, tid, level)
+    except AliceError as error:
+        return {"dataId": None, "description": f"{name} cannot be watched: {error}"}
     if size not in (1, 2, 4, 8) or value.address % size:
         return {
             "dataId": None,
             "description": f"{name} cannot be watched: a hardware watchpoint covers 1, 2, 4 or 8 "
             f"aligned bytes, and it has {size} at {value.address:#x}",
         }
+    in_frame = f"@{scope.thread_id}/{scope.frame_cfa:#x}" if scope is not None else ""
     return {
-        "dataId": f"{value.address:#x}/{size}",
-        "description": f"{expression} ({size} bytes at {value.address:#x})",
+        "dataId": f"{value.address:#x}/{size}{in_frame}",
+        "description": f"{expression} ({size} bytes at {value.address:#x}{', while its frame lives' if scope else ''})",
         "accessTypes": ["write", "readWrite"],
         "canPersist": False,
     }
@@ -358,9 +371,12 @@ def set_data_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
     def make(key: tuple[Any, ...], item: Arguments) -> UserBreakpoint:
         data_id, access, condition, hit = key
         bp = UserBreakpoint(session.breakpoints.new_id(), "data", key)
-        address_text, _, size_text = data_id.partition("/")
+        place, _, frame = data_id.partition("@")
+        address_text, _, size_text = place.partition("/")
+        thread_text, _, cfa_text = frame.partition("/")
         try:
             bp.address, size = int(address_text, 0), int(size_text)
+            scope = WatchScope(int(thread_text), int(cfa_text, 0)) if frame else None
         except ValueError:
             bp.message = f"Not a data breakpoint id from dataBreakpointInfo: {data_id!r}"
             return bp
@@ -371,7 +387,7 @@ def set_data_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
         else:
             kind = WatchKind.READ_WRITE if access == "readWrite" else WatchKind.WRITE
             try:
-                bp.watch_id = session.debugger.insert_watchpoint(bp.address, size, kind).id
+                bp.watch_id = session.debugger.insert_watchpoint(bp.address, size, kind, scope).id
             except AliceError as error:
                 bp.message = str(error)
         return bp

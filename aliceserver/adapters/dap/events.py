@@ -21,6 +21,7 @@ STOP_REASONS: dict[ev.StopReason, str] = {
     ev.StopReason.STEP: "step",
     ev.StopReason.FUNCTION_FINISHED: "step",
     ev.StopReason.WATCHPOINT: "data breakpoint",
+    ev.StopReason.WATCHPOINT_SCOPE: "data breakpoint",  # one was removed: its frame returned
     ev.StopReason.SIGNAL: "exception",
     ev.StopReason.CRASH: "exception",
     ev.StopReason.EXCEPTION: "exception",
@@ -102,7 +103,9 @@ class EventTranslator:
             "allThreadsStopped": stop.all_threads,
             "description": stop_description(stop),
         }
-        if stop.breakpoint_ids:
+        if stop.watches_left:
+            self._watches_left(stop, body)
+        if stop.breakpoint_ids and stop.reason is not ev.StopReason.WATCHPOINT_SCOPE:
             ids, kind = self.session.breakpoints.hit(stop.breakpoint_ids, stop.reason)
             if ids:
                 body["hitBreakpointIds"] = ids
@@ -161,6 +164,20 @@ class EventTranslator:
         self._send("module", {"reason": reason, "module": module_json(event.module)})
 
     # --- breakpoints --------------------------------------------------------------------
+    def _watches_left(self, stop: ev.Stopped, body: JsonObject) -> None:
+        """Data breakpoints whose frame returned: removed (VS Code takes them out of its
+        list), said on the console in gdb's words, and the stop tells why it happened."""
+        gone = self.session.breakpoints.drop_watches(stop.watches_left)
+        for bp in gone:
+            self._send("breakpoint", {"reason": "removed", "breakpoint": {"id": bp.dap_id, "verified": False}})
+            self._output(
+                "console", f"Data breakpoint {bp.dap_id} deleted because the program has left the block "
+                "in which its expression is valid.\n",
+            )  # fmt: skip
+        if gone and stop.reason is ev.StopReason.WATCHPOINT_SCOPE:
+            numbers = ", ".join(str(bp.dap_id) for bp in gone)
+            body["description"] = f"Data breakpoint {numbers} removed: the program left the block in which its expression is valid"
+
     def _breakpoint_changed(self, event: ev.BreakpointChanged) -> None:
         body = self.session.breakpoints.address_changed(
             self.session, event.breakpoint, event.removed
