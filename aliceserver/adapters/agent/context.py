@@ -83,6 +83,12 @@ def _stop_details(
         details["breakpoints"] = owners or list(stop.breakpoint_ids)
     if stop.reason is StopReason.WATCHPOINT:
         details["watch"] = _watch_hit(session, stop)
+    if stop.watches_left:  # as gdb, a watch on a frame's locals is deleted when the frame returns
+        details["watches_deleted"] = [
+            {"id": record.id, "expression": record.expression,
+             "why": "the program has left the block in which its expression is valid"}
+            for record in session.watches_left
+        ] or [{"id": ident} for ident in stop.watches_left]  # fmt: skip
     if stop.return_value is not None:
         value = stop.return_value
         details["returned"] = {

@@ -106,6 +106,7 @@ class DebugSession:
         self.context_cursor = 0  # program output up to here was shown by a context reply
         self.breakpoints: dict[int, BreakpointRecord] = {}
         self.watches: dict[int, WatchRecord] = {}
+        self.watches_left: list[WatchRecord] = []  # deleted at the last stop: their frame returned
         # Per thread: its locals at the stop before, and at the latest stop shown.
         self._locals: dict[int, tuple[LocalsSnapshot | None, LocalsSnapshot | None]] = {}
         self.created = time.time()
@@ -145,6 +146,7 @@ class DebugSession:
             if isinstance(event, Stopped):
                 self.state = State.STOPPED
                 self.last_stop = event
+                self.watches_left = [self.watches.pop(i) for i in event.watches_left if i in self.watches]
                 self.current_thread = event.thread_id
                 self.current_frame = 0
                 self.generation += 1

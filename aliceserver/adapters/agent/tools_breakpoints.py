@@ -215,7 +215,8 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
         "debug_watch",
         "Add, remove or list watchpoints: stop when an expression's memory is written (or, "
         "with access=read_write, read or written). The stop's context shows old and new "
-        "values. Hardware: at most 4, each up to 8 bytes.",
+        "values. Hardware: at most 4, each up to 8 bytes. A watch on a function's locals is "
+        "deleted when that function returns (the stop says so), as in gdb.",
         (
             SESSION,
             Param("action", "string", "add (default), remove or list.",

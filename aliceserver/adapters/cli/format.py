@@ -45,6 +45,9 @@ def _stop_lines(stop: dict[str, Any]) -> list[str]:
     watch = stop.get("watch")
     if isinstance(watch, dict) and "expression" in watch:
         lines.append(f"  watch {watch.get('id')}: {watch['expression']}: {watch.get('old')} -> {watch.get('new')}")
+    for gone in stop.get("watches_deleted") or ():
+        if isinstance(gone, dict):
+            lines.append(f"  watch {gone.get('id')} deleted: {gone.get('expression', '?')}: {gone.get('why', 'its frame returned')}")
     returned = stop.get("returned")
     if isinstance(returned, dict):
         lines.append(f"  returned: ({returned.get('type')}) {returned.get('value')}")
