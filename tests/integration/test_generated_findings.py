@@ -142,3 +142,15 @@ def test_ptype_writes_out_bodies_and_resolves_typedefs(mi: MiClient) -> None:
     assert console(mi, "ptype g_window") == "type = char (*)[128]\n"
     assert console(mi, "whatis g_ticks") == "type = ticks_t\n"
     assert console(mi, "whatis g_parts") == "type = struct parts\n"
+
+
+def test_print_fetches_a_struct_or_array_whole(mi: MiClient) -> None:
+    # gdb reads the whole value first: it printed {id = <error: Cannot access...>, ...}
+    assert console(mi, "print *g_no_parts") == "error: Cannot access memory at address 0x0"
+    assert console(mi, "print g_wide") == (
+        "error: value requires 524288 bytes, which is more than max-value-size")
+    result, _ = mi.command("-data-evaluate-expression g_wide")
+    assert result.results["msg"] == "value requires 524288 bytes, which is more than max-value-size"
+    assert console(mi, "print g_wide[1]") == "$1 = 0\n"
+    assert console(mi, "whatis *g_no_parts") == "type = struct parts\n"
+    assert mi.ok("-var-create vw * g_wide").results["numchild"] == "65536"

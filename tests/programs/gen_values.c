@@ -20,6 +20,8 @@ struct parts {
 };
 struct parts g_parts = { 7, 5, -3, { 9 }, { 1, 2 } };
 char (*g_window)[128];
+struct parts *g_no_parts;
+unsigned long g_wide[65536]; /* 512 KiB: more than gdb's max-value-size */
 long double g_ld = -1.0e-5L;
 union {
     long double ld;
@@ -52,6 +54,7 @@ int main(void)
     g_bad_ld.bytes[0] = 0x12; /* an unnormal: mantissa without its integer bit */
     g_bad_ld.bytes[9] = 0x40;
     g_sink += consume(&g_parts, sizeof g_parts) + consume(&g_window, sizeof g_window);
+    g_sink += consume(&g_no_parts, sizeof g_no_parts) + consume(g_wide, 16);
     g_sink += frame(g_ld) + (long long)g_ticks + g_level;
     return 0;
 }

@@ -9,7 +9,7 @@ from aliceserver.adapters.mi.disasm import (
     function_at,
     source_of,
 )
-from aliceserver.adapters.mi.frames import evaluation_failure, hex16
+from aliceserver.adapters.mi.frames import evaluation_failure, hex16, whole_value_failure
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registers import NAMES, format_value, read_raw
@@ -25,7 +25,7 @@ def _evaluate_expression(ctx: Context, args: list[str]) -> Reply:
     if ctx.thread is not None or ctx.frame is not None:
         tid, level = session.context_frame(ctx.thread, ctx.frame)
     info = session.evaluate(" ".join(args), tid=tid, level=level)
-    failure = evaluation_failure(info)
+    failure = evaluation_failure(info) or whole_value_failure(session, " ".join(args), info)
     if failure is not None:
         raise MiError(failure)
     return [("value", session.display(info))]

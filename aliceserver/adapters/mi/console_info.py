@@ -14,6 +14,7 @@ from aliceserver.adapters.mi.frames import (
     evaluation_failure,
     hex16,
     printed_value,
+    whole_value_failure,
 )
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
@@ -33,7 +34,7 @@ def _print(ctx: Context, text: str, record: bool = True) -> Reply:
     if not text.strip():
         raise MiError("Argument required (expression to compute).")
     info = session.evaluate(text, fmt)
-    failure = evaluation_failure(info)
+    failure = evaluation_failure(info) or whole_value_failure(session, text, info)
     if failure is not None:
         raise MiError(failure)
     value = printed_value(info)

@@ -48,6 +48,28 @@ def evaluation_failure(info: VariableInfo) -> str | None:
     return text
 
 
+MAX_VALUE_SIZE = 65536  # gdb's max-value-size: a bigger value is not fetched to print
+
+
+def whole_value_failure(session: MiSession, expression: str, info: VariableInfo) -> str | None:
+    """Why gdb would not print this struct or array at all: it fetches the whole value
+    first, so one over max-value-size, or one whose memory cannot be read, is an error
+    (not a value with <error: ...> members)."""
+    if not info.aggregate or info.address is None or info.error:
+        return None
+    try:
+        size = int(session.evaluate(f"sizeof ({expression})").value)
+    except (AliceError, ValueError):
+        return None
+    if size > MAX_VALUE_SIZE:
+        return f"value requires {size} bytes, which is more than max-value-size"
+    try:
+        session.debugger.read_memory(info.address, size)
+    except AliceError:
+        return f"Cannot access memory at address {info.address:#x}"
+    return None
+
+
 def printed_value(info: VariableInfo) -> str:
     """`print`'s text of a value: a pointer wholly optimized out is `<optimized out>`, as gdb
     prints it, without the `(type *)` prefix of a pointer's value."""
