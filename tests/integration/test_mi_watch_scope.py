@@ -80,3 +80,13 @@ def test_console_says_why_as_gdb(builder: Builder) -> None:
     done = assert_like_gdb(["-ex", f"break {SOURCE}:{at}", "-ex", "run", "-ex", "watch acc", "-ex", "delete 1",
                             *["-ex", "continue"] * 4, "-ex", "info breakpoints", str(program)], program.parent)
     assert "\nWatchpoint 2 deleted because the program has left the block in\nwhich its expression is valid.\n" in done.stdout
+
+
+def test_watch_location_has_no_scope(builder: Builder) -> None:
+    """`watch -location acc` watches the memory, not the frame: it goes on firing in the
+    next call of compute (acc's slot again), as gdb's does."""
+    program = builder.build("watch_scope")
+    at = marker_line(SOURCE, "acc")
+    done = assert_like_gdb(["-ex", f"break {SOURCE}:{at}", "-ex", "run", "-ex", "watch -l acc", "-ex", "delete 1",
+                            *["-ex", "continue"] * 4, str(program)], program.parent)
+    assert "Hardware watchpoint 2: -location acc" in done.stdout and "deleted because" not in done.stdout

@@ -127,24 +127,35 @@ class BreakpointTable:
             return f"Cannot access memory at address {spec[1:]}"
         return f'Function "{spec}" not defined.'
 
-    def create_watch(self, expression: str, mode: str) -> MiBreakpoint:
+    def create_watch(self, expression: str, mode: str, *, location: bool = False) -> MiBreakpoint:
         """A watchpoint now; before the program runs, as gdb, one that is set when it starts
-        (the expression must make sense already: on the program's globals)."""
+        (the expression must make sense already: on the program's globals). `location`:
+        gdb's `watch -location`, on the memory the expression names now, with no frame to
+        die with (a watch on locals otherwise ends when their frame returns)."""
         session = self.session
-        bp = MiBreakpoint(self.next_number, expression, kind=WATCH_TYPES[mode])
+        watched = self._location_of(expression) if location else expression
+        shown = f"-location {expression}" if location else expression
+        bp = MiBreakpoint(self.next_number, shown, kind=WATCH_TYPES[mode], spec=watched if location else "")
         if session.inferior.process is not None:
             tid, level = session.selected_frame()
-            bp.engine_id = session.debugger.watch_expression(expression, _watch_kind(bp), tid, level).id
+            bp.engine_id = session.debugger.watch_expression(watched, _watch_kind(bp), tid, level).id
         else:
             session.ensure_symbols()
-            session.evaluate_display(expression)  # `No symbol "x" in current context.`
+            session.evaluate_display(watched)  # `No symbol "x" in current context.`
         try:
-            bp.old_value = session.evaluate_display(expression)
+            bp.old_value = session.evaluate_display(watched)
         except AliceError:
             bp.old_value = None
         self.next_number += 1
         self.entries[bp.number] = bp
         return bp
+
+    def _location_of(self, expression: str) -> str:
+        """What `watch -location EXPR` watches: `*(TYPE *) ADDRESS`, as gdb spells it."""
+        found = self.session.evaluate(expression)
+        if found.address is None:
+            raise MiError("Attempt to take address of value not located in memory.")
+        return f"* ({found.type} *) {found.address:#x}"
 
     def _arm_watch(self, bp: MiBreakpoint) -> None:
         """Set a watchpoint made before this process started, in its first thread."""
@@ -154,8 +165,9 @@ class BreakpointTable:
             return
         tid = threads[0].tid
         try:
-            bp.engine_id = session.debugger.watch_expression(bp.location, _watch_kind(bp), tid, 0).id
-            bp.old_value = display_value(session.evaluate(bp.location, tid=tid, level=0))
+            watched = bp.spec or bp.location
+            bp.engine_id = session.debugger.watch_expression(watched, _watch_kind(bp), tid, 0).id
+            bp.old_value = display_value(session.evaluate(watched, tid=tid, level=0))
         except AliceError as error:
             logger.info("watchpoint %d stays unset in the new process: %s", bp.number, error)
 

@@ -104,9 +104,9 @@ def after(ctx: Context, number: str, count: str) -> None:
     ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])
 
 
-def watch(ctx: Context, expression: str, mode: str) -> MiBreakpoint:
+def watch(ctx: Context, expression: str, mode: str, *, location: bool = False) -> MiBreakpoint:
     session = ctx.session
-    bp = session.breakpoints.create_watch(expression, mode)
+    bp = session.breakpoints.create_watch(expression, mode, location=location)
     return bp
 
 

@@ -180,9 +180,13 @@ def _ignore(ctx: Context, text: str) -> Reply:
 
 
 def _watch(ctx: Context, text: str, mode: str) -> Reply:
+    option, _, rest = text.partition(" ")
+    location = option in ("-l", "-location")  # the memory it names now: no frame to die with
+    if location:
+        text = rest.strip()
     if not text:
         raise MiError("Argument required (expression to compute).")
-    bp = breaks.watch(ctx, text, mode)
+    bp = breaks.watch(ctx, text, mode, location=location)
     ctx.console(ctx.session.breakpoints.announce(bp))
     breaks.created(ctx, bp, to_self=True)
     return None

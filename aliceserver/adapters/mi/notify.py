@@ -260,7 +260,7 @@ def _watch_stop(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, Val
         return "\n"
     bp = found[0]
     try:
-        new = session.evaluate_display(bp.location)
+        new = session.evaluate_display(bp.spec or bp.location)  # spec: what `watch -location` watches
     except AliceError:
         new = "<unreadable>"
     old, bp.old_value = bp.old_value, new
