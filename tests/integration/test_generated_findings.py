@@ -154,3 +154,20 @@ def test_print_fetches_a_struct_or_array_whole(mi: MiClient) -> None:
     assert console(mi, "print g_wide[1]") == "$1 = 0\n"
     assert console(mi, "whatis *g_no_parts") == "type = struct parts\n"
     assert mi.ok("-var-create vw * g_wide").results["numchild"] == "65536"
+
+
+def test_a_var_object_of_globals_is_not_tied_to_the_frame(mi: MiClient) -> None:
+    # gdb gives thread-id (and a frame to leave) only to one that reads the frame's variables
+    created = mi.ok("-var-create vg * g_parts").results
+    assert created.get("thread-id") is None
+    rows, _ = _children(mi, "-var-list-children --all-values vg")
+    assert rows and all("thread-id" not in row for row in rows)
+    assert mi.ok("-var-create vb * big").results["thread-id"] == "1"
+    assert mi.ok("-var-create vs * scale").results["thread-id"] == "1"
+    mi.command("-exec-finish")
+    mi.stopped()
+    changes = mi.ok("-var-update --all-values *").results["changelist"]
+    assert isinstance(changes, List)
+    gone = {row["name"] for row in (dict(c.items) for c in changes.values if isinstance(c, Tuple))
+            if row.get("in_scope") == "false"}
+    assert gone == {"vb", "vs"}  # vg stays in scope: globals outlive the frame

@@ -6,18 +6,21 @@ in its frame, found again by function and CFA; children are made on request.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.frames import display_value, is_aggregate
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.registry import MiError
-from aliceserver.debuggers.model import VariableInfo
+from aliceserver.debuggers.model import VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
+# A name in an expression (not a member after . or ->, not a register after $).
+_NAME = re.compile(r"(?<![.$\w>])([A-Za-z_]\w*)")
 ANONYMOUS = "<anonymous>"  # the engine's name for an anonymous struct/union member
 FORMATS = {"natural": None, "hexadecimal": "x", "octal": "o", "binary": "t", "decimal": "d",
            "zero-hexadecimal": "z"}  # fmt: skip
@@ -77,16 +80,34 @@ class VarobjStore:
             info = session.evaluate(expression, tid=tid, level=level)
         except AliceError:
             raise MiError("-var-create: unable to create variable object") from None
-        if tid is not None:
+        frame_bound = tid is not None and self._reads_frame(expression, tid, level)
+        if frame_bound:
+            assert tid is not None
             try:
                 shown = session.frames.frame(tid, level)
                 key = (shown.function, shown.cfa)
             except AliceError:
                 key = None
         var = self._make(name, expression, expression, info, frame_spec == "@", tid, key)
-        var.thread_number = inferior.threads.get(tid) if tid is not None else None
+        # gdb ties a var object to a frame and thread only when its expression reads a
+        # variable of the frame; one of globals never leaves scope and has no thread-id.
+        var.thread_number = inferior.threads.get(tid) if frame_bound and tid is not None else None
         self.vars[name] = var
         return var
+
+    def _reads_frame(self, expression: str, tid: int, level: int) -> bool:
+        """Whether the expression names an argument or local of the frame (not only globals)."""
+        names = {match.group(1) for match in _NAME.finditer(expression)}
+        if not names:
+            return False
+        debugger = self.session.debugger
+        try:
+            frame_names = {info.name for scope in (VariableScope.ARGUMENTS, VariableScope.LOCALS)
+                           for info in debugger.frame_variables(tid, level, scope,
+                                                                aggregate_values=False)}
+        except AliceError:
+            return True
+        return not names.isdisjoint(frame_names)
 
     def _level_of_address(self, text: str, tid: int | None) -> int:
         try:
