@@ -171,3 +171,13 @@ def test_a_var_object_of_globals_is_not_tied_to_the_frame(mi: MiClient) -> None:
     gone = {row["name"] for row in (dict(c.items) for c in changes.values if isinstance(c, Tuple))
             if row.get("in_scope") == "false"}
     assert gone == {"vb", "vs"}  # vg stays in scope: globals outlive the frame
+
+
+def test_a_float_cast_to_an_integer_saturates_as_gdb(mi: MiClient) -> None:
+    # gdb converts through LONGEST, saturating (NaN as the maximum); the type keeps the low
+    # bits: (int)1e300 is -1. It wrapped Python's exact integer: (int)1e300 was 0.
+    results = [console(mi, f"print {e}") for e in (
+        "(int)g_huge", "(long)g_huge", "(int)-g_huge", "(unsigned char)g_huge",
+        "(int)(g_huge*g_huge - g_huge*g_huge)", "(int)-2.9")]
+    assert results == ["$1 = -1\n", "$2 = 9223372036854775807\n", "$3 = 0\n",
+                       "$4 = 255 '\\377'\n", "$5 = -1\n", "$6 = -2\n"]

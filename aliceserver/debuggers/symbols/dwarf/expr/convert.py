@@ -151,12 +151,19 @@ def make(t: Type, number: int | float, ctx: FrameContext) -> Value:
     if isinstance(s, BaseType) and s.encoding == Encoding.FLOAT:
         return Value.of_float(t, float(number), ctx)
     if isinstance(number, float):
-        if number != number or number in (float("inf"), float("-inf")):
-            number = 0
-        number = int(number)
+        number = _float_to_longest(number)
     if isinstance(s, BaseType) and s.encoding == Encoding.BOOL:
         number = int(number != 0)
     return Value.of_int(t, number, ctx)
+
+
+def _float_to_longest(number: float) -> int:
+    """gdb's float to integer (target-float.c): truncated when in LONGEST's range; below it
+    LONGEST's minimum, above it (and NaN) its maximum; the target type keeps the low bits,
+    so (int)1e300 is -1."""
+    if -(2.0**63) <= number < 2.0**63:
+        return int(number)
+    return -(2**63) if number < 0 else 2**63 - 1
 
 
 def cast(value: Value, target: Type, builtins: Builtins) -> Value:
