@@ -181,3 +181,8 @@ def test_a_float_cast_to_an_integer_saturates_as_gdb(mi: MiClient) -> None:
         "(int)(g_huge*g_huge - g_huge*g_huge)", "(int)-2.9")]
     assert results == ["$1 = -1\n", "$2 = 9223372036854775807\n", "$3 = 0\n",
                        "$4 = 255 '\\377'\n", "$5 = -1\n", "$6 = -2\n"]
+
+
+def test_a_utf8_character_in_a_string_takes_only_its_own_bytes(mi: MiClient) -> None:
+    # The decoder took the next three bytes and kept the \v after the character raw.
+    assert console(mi, "print g_mixed") == '$1 = "w\u0520\\v"\n'

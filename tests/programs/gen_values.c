@@ -24,6 +24,7 @@ struct parts *g_no_parts;
 unsigned long g_wide[65536]; /* 512 KiB: more than gdb's max-value-size */
 long double g_ld = -1.0e-5L;
 double g_huge = 1.0e300;
+char g_mixed[5] = "w\xd4\xa0\v"; /* a two-byte UTF-8 character, then a control one */
 union {
     long double ld;
     unsigned char bytes[16];
@@ -56,6 +57,6 @@ int main(void)
     g_bad_ld.bytes[9] = 0x40;
     g_sink += consume(&g_parts, sizeof g_parts) + consume(&g_window, sizeof g_window);
     g_sink += consume(&g_no_parts, sizeof g_no_parts) + consume(g_wide, 16);
-    g_sink += frame(g_ld) + (long long)g_ticks + g_level + (g_huge > 0);
+    g_sink += frame(g_ld) + (long long)g_ticks + g_level + (g_huge > 0) + g_mixed[0];
     return 0;
 }

@@ -444,20 +444,31 @@ def wide_prefix(t: Type) -> str | None:
     return None
 
 
+def _utf8_width(lead: int) -> int:
+    return 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else 4 if 0xF0 <= lead <= 0xF4 else 0
+
+
+def _utf8_character(data: bytes) -> str | None:
+    """The one printable character `data` encodes, or None."""
+    try:
+        text = data.decode("utf-8") if data else ""
+    except UnicodeDecodeError:
+        return None
+    return text if len(text) == 1 and text.isprintable() else None
+
+
 def _quoted_run(data: bytes) -> str:
     out: list[str] = []
     i = 0
     while i < len(data):
         byte = data[i]
         if byte >= 0x80:
-            # Valid UTF-8 shows as text (gdb does the same with a UTF-8 host charset).
-            for width in (4, 3, 2):
-                try:
-                    out.append(data[i : i + width].decode("utf-8"))
-                    i += width
-                    break
-                except UnicodeDecodeError:
-                    continue
+            # Valid UTF-8 shows as text (gdb does the same with a UTF-8 host charset): one
+            # character of the width its lead byte says, never the ASCII bytes after it.
+            text = _utf8_character(data[i : i + _utf8_width(byte)])
+            if text is not None:
+                out.append(text)
+                i += len(text.encode("utf-8"))
             else:
                 out.append(f"\\{byte:03o}")
                 i += 1
