@@ -186,3 +186,12 @@ def test_a_float_cast_to_an_integer_saturates_as_gdb(mi: MiClient) -> None:
 def test_a_utf8_character_in_a_string_takes_only_its_own_bytes(mi: MiClient) -> None:
     # The decoder took the next three bytes and kept the \v after the character raw.
     assert console(mi, "print g_mixed") == '$1 = "w\u0520\\v"\n'
+
+
+def test_a_flexible_char_array_member_prints_as_a_string_pointer(mi: MiClient) -> None:
+    # gdb shows an array without bound as a pointer to its start: char ones with the string
+    address = mi.ok("-data-evaluate-expression &g_parts.tail").results["value"]
+    assert isinstance(address, str)
+    start = address.split(")")[-1].split()[0]  # (char (*)[]) 0x555... <g_parts+16>
+    assert console(mi, "print g_parts.tail") == f'$1 = {start} ""\n'
+    assert console(mi, "print/x g_parts").endswith(f"tail = {start}}}\n")

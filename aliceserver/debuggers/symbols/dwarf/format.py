@@ -314,10 +314,13 @@ class _Formatter:
         )
 
     def array(self, value: Value, t: ArrayType, depth: int) -> str:
-        if t.count is None:  # a flexible array member: gdb shows where it starts
+        if t.count is None:  # a flexible array member: gdb shows it as a pointer to its start
             if value.address is None:
                 return "<optimized out>"
-            return f"{value.address:#x}"
+            text = self.address(value.address)  # with <symbol+offset>
+            if is_char_type(t.element) and self.opts.fmt is None:
+                return f"{text} {self.c_string(value.ctx, value.address)}"
+            return text
         count = t.count
         if is_char_type(t.element) and self.opts.fmt is None:
             return self.char_array(value, count)
