@@ -107,7 +107,7 @@ class IDebugger(Protocol):
         ...
 
     def write_stdin(self, data: bytes) -> None:
-        """Feed the program's standard input (StdioMode.PIPES only)."""
+        """Feed the program's standard input (StdioMode.PIPES and INHERIT_OUTPUT)."""
         ...
 
     def close_stdin(self) -> None:

@@ -260,7 +260,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
             return self._policies[signal]
         if signal in _QUIET:
             return m.SignalPolicy(stop=False, pass_to_program=True, print_=False)
-        return m.SignalPolicy(pass_to_program=signal != signal_module.SIGINT)
+        return m.SignalPolicy(pass_to_program=signal not in (signal_module.SIGINT, signal_module.SIGTRAP))
 
     # --- breakpoints and watchpoints ------------------------------------------------
     @_locked

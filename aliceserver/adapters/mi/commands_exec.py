@@ -44,6 +44,7 @@ def run(ctx: Context, start: bool = False) -> Reply:
         if ctx.cli:
             ctx.console(session.breakpoints.announce(temporary))
         session.notify("breakpoint-created", [("bkpt", session.breakpoints.tuple(temporary))])
+    session.before_resume()
     session.debugger.resume()
     return _running(ctx, "run")
 
@@ -78,6 +79,7 @@ def resume(ctx: Context) -> Reply:
     _stopped_thread(ctx)
     if ctx.cli and ctx.from_tty:
         ctx.console("Continuing.\n")
+    session.before_resume()
     session.debugger.resume()
     return _running(ctx, "continue")
 
@@ -88,6 +90,7 @@ def step(ctx: Context, kind: StepKind, count: int = 1, name: str = "step") -> Re
     if count < 1:
         raise MiError("Argument must be positive.") if count < 0 else MiError("Invalid count.")
     session.step_repeat = StepRepeat(kind, count - 1) if count > 1 else None
+    session.before_resume()
     session.debugger.step(tid, kind)
     return _running(ctx, name)
 
@@ -102,6 +105,7 @@ def finish(ctx: Context) -> Reply:
     if ctx.cli and ctx.from_tty:
         ctx.console("Run till exit from #%d  %s\n" % (level, session.frames.describe(
             frames[level], tid, with_pc=level > 0 or not session.at_line_start(frames[level]))))
+    session.before_resume()
     if level == 0:
         session.debugger.step(tid, StepKind.OUT)
     else:  # out of an outer frame: run to its caller's resume address
@@ -113,11 +117,13 @@ def until(ctx: Context, location: str | None, kind: str = "until-location") -> R
     session = ctx.session
     tid = _stopped_thread(ctx)
     if not location:
+        session.before_resume()
         session.debugger.step(tid, StepKind.UNTIL)
         return _running(ctx, "step")
     spec = session.breakpoints.normalize(location)
     if not session.debugger.resolve_location(spec):
         raise MiError(session.breakpoints.not_found(spec))
+    session.before_resume()
     session.debugger.run_until(tid, spec)
     return _running(ctx, kind)
 
@@ -125,6 +131,7 @@ def until(ctx: Context, location: str | None, kind: str = "until-location") -> R
 def stepi(ctx: Context, over: bool, count: int = 1) -> Reply:
     session = ctx.session
     tid = _stopped_thread(ctx)
+    session.before_resume()
     if over:
         regs = session.debugger.read_registers(tid)
         pc = regs["rip"]
@@ -155,6 +162,7 @@ def jump(ctx: Context, location: str) -> Reply:
     session.debugger.write_register(tid, "rip", address)
     if ctx.cli and ctx.from_tty:
         ctx.console(f"Continuing at {address:#x}.\n")
+    session.before_resume()
     session.debugger.resume()
     return _running(ctx, "continue")
 

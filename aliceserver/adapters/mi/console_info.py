@@ -200,7 +200,7 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
 
 def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
     session = ctx.session
-    tid, level = session.selected_frame()
+    tid, level = session.selected_frame("No frame selected.")
     infos = session.debugger.frame_variables(tid, level, scope)
     if not infos:
         ctx.console(empty + "\n")
@@ -210,7 +210,7 @@ def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
 
 def _info_frame(ctx: Context, text: str) -> None:
     session = ctx.session
-    tid, level = session.selected_frame()
+    tid, level = session.selected_frame("No stack.")
     frames = session.frames.stack(tid, 0, level + 2)
     frame = frames[level]
     where = f" in {frame.function or '??'}"
@@ -246,7 +246,7 @@ def _info_frame(ctx: Context, text: str) -> None:
 
 def _info_registers(ctx: Context, text: str) -> None:
     session = ctx.session
-    tid, _ = session.selected_frame()
+    tid, _ = session.selected_frame("The program has no registers now.")
     values = read_raw(session, tid)
     names = [w.lstrip("$") for w in text.split()] or list(GENERAL) + ["fs_base", "gs_base"]
     for name in names:

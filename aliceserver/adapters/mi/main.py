@@ -52,7 +52,7 @@ def main(argv: list[str], factory: DebuggerFactory | None = None) -> int:
         program=options.program, args=options.args, pid=options.pid, tty=options.tty,
         quiet=options.quiet, mi=options.interpreter not in (None, "console", "cli"),
         before=options.before, after=options.after, cwd=options.cwd,
-        shell_enabled=options.enable_shell, batch=options.batch,
+        shell_enabled=options.enable_shell, batch=options.batch, own_stdio=True,
     )
     stdin = LineTransport(os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0), sys.stdout.buffer)
     errors = LineTransport(open(os.devnull, "rb"), sys.stderr.buffer)

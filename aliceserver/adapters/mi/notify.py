@@ -2,49 +2,29 @@
 
 from __future__ import annotations
 
-import signal as signal_module
 from typing import TYPE_CHECKING
 
 import aliceserver.debuggers.events as ev
 from aliceserver.adapters.mi.frames import ARCH, hex16
 from aliceserver.adapters.mi.output import Results, Value, record
+from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.breakpoints import MiBreakpoint
     from aliceserver.adapters.mi.session import MiSession
 
-_MEANINGS = {
-    "SIGINT": "Interrupt", "SIGSEGV": "Segmentation fault", "SIGABRT": "Aborted",
-    "SIGFPE": "Arithmetic exception", "SIGILL": "Illegal instruction", "SIGBUS": "Bus error",
-    "SIGTERM": "Terminated", "SIGKILL": "Killed", "SIGUSR1": "User defined signal 1",
-    "SIGUSR2": "User defined signal 2", "SIGALRM": "Alarm clock", "SIGHUP": "Hangup",
-    "SIGQUIT": "Quit", "SIGTRAP": "Trace/breakpoint trap", "SIGPIPE": "Broken pipe",
-    "SIGCHLD": "Child status changed", "SIGSTOP": "Stopped (signal)", "SIGCONT": "Continued",
-    "SIGTSTP": "Stopped (user)", "SIGWINCH": "Window size changed", "SIGTTIN": "Stopped (tty input)",
-    "SIGTTOU": "Stopped (tty output)", "SIGURG": "Urgent I/O condition", "SIGIO": "I/O possible",
-    "SIGXCPU": "CPU time limit exceeded", "SIGXFSZ": "File size limit exceeded",
-    "SIGVTALRM": "Virtual timer expired", "SIGPROF": "Profiling timer expired",
-    "SIGPWR": "Power fail/restart", "SIGSYS": "Bad system call",
-}  # fmt: skip
-
 
 def signal_name(number: int | None, name: str | None) -> str:
-    if name:
-        return name
-    if number is None:
-        return "0"
-    try:
-        return signal_module.Signals(number).name
-    except ValueError:
-        return f"SIG{number}"
+    """gdb's name of a signal: from its number when known (SIG34, not SIGRTMIN)."""
+    if number is not None and number > 0:
+        return gdb_signal_name(number)
+    return name or "0"
 
 
 def signal_meaning(name: str) -> str:
     """gdb's description of a signal (gdb_signal_to_string)."""
-    if name[3:].isdigit() and name.startswith("SIG"):  # SIG34: a real-time signal
-        return f"Real-time event {name[3:]}"
-    return _MEANINGS.get(name, "Signal 0" if name == "0" else name)
+    return gdb_signal_description(name)
 
 
 def exit_code_text(code: int) -> str:
@@ -204,8 +184,12 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     else:  # STEP
         kind = origin.kind if origin is not None else "step"
         pairs.append(("reason", "location-reached" if kind == "until-location" else "end-stepping-range"))
-        location_style = "source-line" if session.same_function(frame) else "location"
-        if kind == "stepi" and frame is not None and not session.at_line_start(frame):
+        # gdb's normal_stop: the line alone (SRC_LINE) in the frame the step began in, else
+        # the frame's whole location (SRC_AND_LOC), with its pc when mid-line (a stepi back
+        # into the caller: `0x... in main () at prog.c:12`).
+        same = session.same_function(frame)
+        location_style = "source-line" if same else "with-pc"
+        if same and kind == "stepi" and frame is not None and not session.at_line_start(frame):
             location_style = "pc-and-line"
     # The stop's console text: always for a console's own command or an event the user
     # did not ask for (a breakpoint, a signal); an MI -exec-next prints nothing.

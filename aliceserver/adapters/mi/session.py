@@ -70,6 +70,9 @@ class SessionConfig:
     cwd: str | None = None
     shell_enabled: bool = False
     batch: bool = False
+    # The main UI is this process's own stdin/stdout (not a socket or a test's pipe): a
+    # program with no tty of its own then writes to our stdout and stderr itself, as under gdb.
+    own_stdio: bool = False
 
 
 @dataclass
@@ -555,8 +558,16 @@ class MiSession:
         if tty:
             return LaunchConfig(inferior.program, tuple(inferior.args), inferior.cwd, env,
                                 StdioMode.TTY, tty, disable_aslr=disable_aslr)
+        mode = StdioMode.PIPES
+        if self.config.own_stdio:  # gdb -batch reads no command from stdin: the program may
+            mode = StdioMode.INHERIT if self.config.batch else StdioMode.INHERIT_OUTPUT
         return LaunchConfig(inferior.program, tuple(inferior.args), inferior.cwd, env,
-                            StdioMode.PIPES, disable_aslr=disable_aslr)
+                            mode, disable_aslr=disable_aslr)
+
+    def before_resume(self) -> None:
+        """Write out what the UIs hold: the running program writes to the same stdout, after."""
+        for ui in self.uis:
+            ui.flush()
 
     def require_process(self) -> None:
         if self.inferior.process is None:
@@ -582,8 +593,8 @@ class MiSession:
             raise MiError("Cannot execute this command while the selected thread is running.")
         return tid
 
-    def selected_frame(self) -> tuple[int, int]:
-        return self.require_stopped(), self.inferior.selected_level
+    def selected_frame(self, no_process: str = "No registers.") -> tuple[int, int]:
+        return self.require_stopped(no_process), self.inferior.selected_level
 
     def context_frame(self, thread: int | None, frame: int | None) -> tuple[int, int]:
         tid = self.thread_arg(thread)

@@ -294,7 +294,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
             raise
         if config.stdio is StdioMode.PIPES:
             self._pump = OutputPump(self.events, {k: v for k, v in pipes.items() if v is not None})
-            self._stdin = spawned.stdin
+        self._stdin = spawned.stdin  # PIPES and INHERIT_OUTPUT
         self._launch_config = config
         inferior = self._new_inferior(spawned.pid, attached=False)
         self._process = ProcessInfo(spawned.pid, program, attached=False)

@@ -122,6 +122,12 @@ def spawn_stopped(config: LaunchConfig, program: str) -> Spawned:
                 ours.append(our_end)
                 actions.append((os.POSIX_SPAWN_DUP2, child_end, target_fd))
                 setattr(spawned, ("stdin", "stdout", "stderr")[target_fd], our_end)
+        elif config.stdio is StdioMode.INHERIT_OUTPUT:  # fds 1 and 2 stay ours
+            read_end, write_end = os.pipe()
+            theirs.append(read_end)
+            ours.append(write_end)
+            actions.append((os.POSIX_SPAWN_DUP2, read_end, 0))
+            spawned.stdin = write_end
         elif config.stdio is StdioMode.TTY:
             if not config.tty:
                 raise TargetError("stdio mode 'tty' needs a terminal path")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal as signal_module
 
+from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
 from aliceserver.debuggers.model import SignalPolicy
 
 # Synchronous faults: the program crashed at an instruction.
@@ -40,7 +41,9 @@ _FAULT_CODES: dict[int, dict[int, str]] = {
 
 
 def signal_name(signo: int) -> str:
-    """SIGSEGV, SIG34 for real-time signals without a name (as gdb prints them)."""
+    """SIGSEGV, SIG34 for a real-time signal (as gdb prints them; Python says SIGRTMIN)."""
+    if signo >= 32:
+        return f"SIG{signo}"
     try:
         return signal_module.Signals(signo).name
     except ValueError:
@@ -48,7 +51,8 @@ def signal_name(signo: int) -> str:
 
 
 def signal_description(signo: int) -> str:
-    return signal_module.strsignal(signo) or signal_name(signo)
+    """gdb's words for it, not strsignal's: every front end shows these."""
+    return gdb_signal_description(gdb_signal_name(signo))
 
 
 def fault_description(signo: int, code: int) -> str:
@@ -60,6 +64,6 @@ def fault_description(signo: int, code: int) -> str:
 def default_policy(signo: int) -> SignalPolicy:
     if signo in _QUIET:
         return SignalPolicy(stop=False, pass_to_program=True, print_=False)
-    if signo == signal_module.SIGINT:
+    if signo in (signal_module.SIGINT, signal_module.SIGTRAP):  # the debugger's own: not passed on
         return SignalPolicy(stop=True, pass_to_program=False, print_=True)
     return SignalPolicy(stop=True, pass_to_program=True, print_=True)
