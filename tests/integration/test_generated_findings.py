@@ -195,3 +195,18 @@ def test_a_flexible_char_array_member_prints_as_a_string_pointer(mi: MiClient) -
     start = address.split(")")[-1].split()[0]  # (char (*)[]) 0x555... <g_parts+16>
     assert console(mi, "print g_parts.tail") == f'$1 = {start} ""\n'
     assert console(mi, "print/x g_parts").endswith(f"tail = {start}}}\n")
+
+
+def test_a_null_pointer_var_object_has_its_types_children(mi: MiClient) -> None:
+    # gdb counts a pointer's children by type: a null struct pointer lists the members
+    # (values unreadable: empty), a null pointer to an array has the array as one child.
+    assert mi.ok("-var-create vn * g_no_parts").results["numchild"] == "6"
+    rows, _ = _children(mi, "-var-list-children --all-values vn")
+    assert [(row["exp"], row["value"]) for row in rows[:3]] == [("id", ""), ("flag", ""), ("wide", "")]
+    rows, _ = _children(mi, "-var-list-children --all-values vn.3_anonymous")
+    assert [row["exp"] for row in rows] == ["as_int", "as_float"]
+    assert mi.ok("-var-create vw * g_window").results["numchild"] == "1"
+    rows, _ = _children(mi, "-var-list-children --all-values vw")
+    assert [(row["exp"], row["numchild"], row["value"]) for row in rows] == [
+        ("*g_window", "128", "[128]")]
+    assert mi.ok("-var-create vv * (void*)0").results["numchild"] == "0"

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 # A name in an expression (not a member after . or ->, not a register after $).
 _NAME = re.compile(r"(?<![.$\w>])([A-Za-z_]\w*)")
+_OUTER_BOUND = re.compile(r"\[(\d+)\]")  # the first bound of `char [2][3]` is its count
 ANONYMOUS = "<anonymous>"  # the engine's name for an anonymous struct/union member
 FORMATS = {"natural": None, "hexadecimal": "x", "octal": "o", "binary": "t", "decimal": "d",
            "zero-hexadecimal": "z"}  # fmt: skip
@@ -89,6 +90,7 @@ class VarobjStore:
             except AliceError:
                 key = None
         var = self._make(name, expression, expression, info, frame_spec == "@", tid, key)
+        self._count_null_pointer_children(var, info)
         # gdb ties a var object to a frame and thread only when its expression reads a
         # variable of the frame; one of globals never leaves scope and has no thread-id.
         var.thread_number = inferior.threads.get(tid) if frame_bound and tid is not None else None
@@ -122,15 +124,17 @@ class VarobjStore:
     def _make(self, name: str, exp: str, path: str, info: VariableInfo, floating: bool,
               tid: int | None, key: tuple[str | None, int | None] | None) -> Varobj:
         aggregate = is_aggregate(info)
-        pointer = info.type.rstrip().endswith("*")
+        pointer = info.type.rstrip().endswith("*") or "(*)[" in info.type  # int (*)[3] too
         return Varobj(name, exp, path, info.type, self._shown(info, aggregate), _numchild(info),
                       aggregate, pointer, floating, tid, key)
 
     def _shown(self, info: VariableInfo, aggregate: bool) -> str:
         if aggregate:
             if info.type.rstrip().endswith("]"):
-                return f"[{info.indexed_children}]"
+                return f"[{_array_count(info)}]"
             return "{...}"
+        if info.error and info.value.startswith("<error"):
+            return ""  # gdb: a var object whose value cannot be read shows none
         return display_value(info)
 
     def get(self, name: str) -> Varobj:
@@ -178,6 +182,8 @@ class VarobjStore:
             return []
         if not info.reference and is_char_pointer(info.type):
             kids = self._pointee(var)
+        elif not info.reference and var.pointer and var.numchild:
+            kids = self._unreadable_pointee(var)  # a null pointer: gdb lists the members
         elif not info.reference:
             return []
         else:
@@ -198,11 +204,47 @@ class VarobjStore:
                 child = self._make(f"{var.name}.{exp}", exp, path, kid, var.floating, var.tid,
                                    var.frame_key)
             child.parent = var.name
+            self._count_null_pointer_children(child, kid)
             child.thread_number = var.thread_number
             self.vars[child.name] = child
             var.children.append(child.name)
             made.append(child)
         return made
+
+    def _count_null_pointer_children(self, var: Varobj, info: VariableInfo) -> None:
+        """gdb counts a pointer's children by its type, whatever it holds: a null pointer
+        to a struct has the struct's members, one to a scalar one child (the engine gives
+        a pointer it cannot follow none)."""
+        if not var.pointer or var.numchild or info.error or is_char_pointer(info.type):
+            return
+        if info.type.replace(" ", "") in ("void*", "constvoid*"):
+            return
+        target = self._target(var)
+        if target is None or target.type.endswith(")"):  # a function: no children
+            return
+        struct = target.aggregate and not target.type.rstrip().endswith("]")
+        var.numchild = target.named_children if struct else 1
+
+    def _target(self, var: Varobj) -> VariableInfo | None:
+        """What the pointer `var` points to (evaluated, whether readable or not)."""
+        where = self._frame_level(var)
+        if where is None:
+            return None
+        try:
+            return self.session.evaluate(f"*({var.path})", tid=where[0], level=where[1])
+        except AliceError:
+            return None
+
+    def _unreadable_pointee(self, var: Varobj) -> list[VariableInfo]:
+        target = self._target(var)
+        if target is None:
+            return []
+        if not target.reference or target.type.rstrip().endswith("]"):
+            return [replace(target, name="*")]
+        try:
+            return self.session.debugger.variable_children(target.reference)
+        except AliceError:
+            return []
 
     def _info(self, var: Varobj) -> VariableInfo | None:
         """`var`'s value with its engine reference (for its children)."""
@@ -210,6 +252,8 @@ class VarobjStore:
         if var.anonymous_index is None or parent is None:
             return self.evaluate(var, "natural")
         above = self._info(parent)
+        if above is not None and not above.reference and parent.pointer:
+            above = self._target(parent)  # under a null pointer: the members still list
         if above is None or not above.reference:
             return None
         try:
@@ -293,7 +337,17 @@ def is_char_pointer(type_name: str) -> bool:
     return " ".join(words) in _CHAR_TYPES
 
 
+def _array_count(info: VariableInfo) -> int:
+    """An array's element count, from its type when its memory could not be read."""
+    if info.indexed_children or not info.error:
+        return info.indexed_children
+    found = _OUTER_BOUND.search(info.type)
+    return int(found.group(1)) if found else 0
+
+
 def _numchild(info: VariableInfo) -> int:
+    if info.aggregate and info.error and info.type.rstrip().endswith("]"):
+        return _array_count(info)
     if not info.reference:
         return 1 if is_char_pointer(info.type) else 0
     return info.named_children + info.indexed_children
