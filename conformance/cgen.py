@@ -235,7 +235,8 @@ class _Generator:
 
     def int_value(self, size: int, signed: bool, bits: int = 0) -> int:
         width = bits or size * 8
-        low, high = (-(2 ** (width - 1)), 2 ** (width - 1) - 1) if signed else (0, 2**width - 1)
+        low: int = -(2 ** (width - 1)) if signed else 0
+        high: int = 2 ** (width - 1) - 1 if signed else 2**width - 1
         roll = self.rng.random()
         if roll < 0.2:
             return self.rng.choice((low, high))
