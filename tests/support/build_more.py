@@ -22,6 +22,12 @@ def find_rustc() -> str | None:
     return shutil.which("rustc")
 
 
+def find_clang(cpp: bool = False) -> str | None:
+    """clang 16 (DWARF 5 with the indexed forms by default), else any clang."""
+    name = "clang++" if cpp else "clang"
+    return shutil.which(f"{name}-16") or shutil.which(name)
+
+
 @dataclass
 class MoreBuilder:
     """Builds tests/programs/NAME.cpp and NAME.rs once per (source, flags, compiler)."""
@@ -44,6 +50,13 @@ class MoreBuilder:
         if compiler is None:
             raise BuildError("g++ not found")
         return self._build(name, ".cpp", compiler, flags)
+
+    def build_clang(self, name: str, flags: Sequence[str], suffix: str = ".c") -> Path:
+        """tests/programs/NAME.c (or .cpp) built by clang with `flags`."""
+        compiler = find_clang(cpp=suffix == ".cpp")
+        if compiler is None:
+            raise BuildError("clang not found")
+        return self._build(name, suffix, compiler, flags)
 
     def build_rust(self, name: str, flags: Sequence[str] = RUST_FLAGS) -> Path:
         compiler = find_rustc()

@@ -13,7 +13,7 @@ from aliceserver.debuggers.symbols.dwarf import dies as dies_module
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.elf import ElfImage
 from tests.support.build import Builder
-from tests.support.build_more import MoreBuilder, find_cxx
+from tests.support.build_more import MoreBuilder, find_clang, find_cxx
 
 
 def _addresses(image: ElfImage) -> list[int]:
@@ -68,6 +68,32 @@ def test_cpp_scopes_in_namespaces_match_pyelftools(
     _check_against_pyelftools(MoreBuilder(tmp_path_factory.mktemp("cpp")).build_cpp("src_cpp", flags))
 
 
+CLANG_BUILDS = [("clang_forms", ".c", ("-g", "-O0")), ("clang_forms", ".c", ("-g", "-O2")),
+                ("clang_forms", ".cpp", ("-g", "-O0")), ("src_inline", ".c", ("-g", "-O2")),
+                ("clang_forms", ".c", ("-gdwarf-4", "-O2"))]  # fmt: skip
+
+
+@pytest.mark.skipif(find_clang() is None, reason="clang not installed: it writes DWARF 5's indexed forms")
+@pytest.mark.parametrize(("program", "suffix", "flags"), CLANG_BUILDS)
+def test_clang_scopes_match_pyelftools(
+    tmp_path_factory: pytest.TempPathFactory, program: str, suffix: str, flags: tuple[str, ...]
+) -> None:
+    """clang's DWARF 5 names code addresses through .debug_addr (DW_FORM_addrx): the raw
+    scan reads them there, so every subprogram's span is known without pyelftools."""
+    path = MoreBuilder(tmp_path_factory.mktemp("clang")).build_clang(program, flags, suffix)
+    _check_against_pyelftools(path)
+    units = DwarfUnits(ElfImage.load(str(path)))
+    for offset in units.cu_offsets():
+        cu = units.cu_at_offset(offset)
+        unit = units._raw.read(".debug_info", offset, cu.size) if units._raw else b""
+        addr = units.section(".debug_addr") or b""
+        scopes = coderanges.unit_scopes(unit, offset, units.section(".debug_abbrev") or b"", addr)
+        dies = [(cu.get_DIE_from_refaddr(offset + path[-1]), span) for path, span in scopes]
+        low_high = [span for die, span in dies if "DW_AT_ranges" not in die.attributes]
+        assert low_high and None not in low_high
+    units.close()
+
+
 def test_a_unit_is_scanned_once_for_all_its_addresses(
     builder: Builder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -78,9 +104,11 @@ def test_a_unit_is_scanned_once_for_all_its_addresses(
     scanned: list[int] = []
     real = dies_module.unit_scopes
 
-    def counting(unit: bytes, cu_offset: int, abbrev: bytes) -> list[coderanges.Scope]:
+    def counting(
+        unit: bytes, cu_offset: int, abbrev: bytes, addr: bytes = b""
+    ) -> list[coderanges.Scope]:
         scanned.append(cu_offset)
-        return real(unit, cu_offset, abbrev)
+        return real(unit, cu_offset, abbrev, addr)
 
     monkeypatch.setattr(dies_module, "unit_scopes", counting)
     found = 0

@@ -14,7 +14,7 @@ from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.sections import open_dwarf
 from aliceserver.debuggers.symbols.elf import ElfImage
 from tests.support.build import Builder
-from tests.support.build_more import MoreBuilder, find_cxx
+from tests.support.build_more import MoreBuilder, find_clang, find_cxx
 
 LIBC_CANDIDATES = ("/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
                    "/lib64/libc.so.6")  # fmt: skip
@@ -59,6 +59,21 @@ def test_cpp_out_of_class_definitions_are_indexed(
     names = indexed_names(path)
     assert names == pyelftools_names(path)
     assert {"add", "value"} <= {name for name, _ in names}
+
+
+@pytest.mark.skipif(find_clang() is None, reason="clang not installed: it writes DWARF 5's indexed forms")
+@pytest.mark.parametrize(
+    ("suffix", "flags"), [(".c", ("-g", "-O0")), (".c", ("-g", "-O2")), (".cpp", ("-g", "-O0"))]
+)
+def test_clang_names_through_str_offsets_are_indexed(
+    tmp_path_factory: pytest.TempPathFactory, suffix: str, flags: tuple[str, ...]
+) -> None:
+    """clang names DIEs with DW_FORM_strx (.debug_str_offsets from DW_AT_str_offsets_base)."""
+    path = MoreBuilder(tmp_path_factory.mktemp("clang")).build_clang("clang_forms", flags, suffix)
+    names = indexed_names(path)
+    assert names == pyelftools_names(path)
+    wanted = {"main", "larger<int>", "Box"} if suffix == ".cpp" else {"weigh", "g_origin", "s_hidden"}
+    assert wanted <= {name for name, _ in names}
 
 
 def test_the_index_is_cached_by_build_id(builder: Builder, tmp_path: Path) -> None:

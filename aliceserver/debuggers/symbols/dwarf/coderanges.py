@@ -14,15 +14,9 @@ from __future__ import annotations
 import logging
 from bisect import bisect_right
 
+from aliceserver.debuggers.symbols.dwarf.forms import ADDRX_FORMS, INDIRECT, LEB, addrx, skip
 from aliceserver.debuggers.symbols.dwarf.globalnames import (
-    _BLOCK1,
-    _BLOCK2,
-    _BLOCK4,
-    _BLOCK_LEB,
-    _CSTRING,
     _FORM_INDIRECT,
-    _INDIRECT,
-    _LEB,
     _Abbrev,
     _AbbrevTable,
     _size_code,
@@ -36,7 +30,10 @@ log = logging.getLogger(__name__)
 # Tags dies.DwarfUnits._descend looks into at the top level.
 _SCOPES = frozenset({0x2E, 0x0B, 0x1D})  # subprogram, lexical_block, inlined_subroutine
 _TAG_NAMESPACE = 0x39
-_AT_SIBLING, _AT_LOW_PC, _AT_HIGH_PC, _AT_RANGES = 0x01, 0x11, 0x12, 0x55
+_AT_SIBLING, _AT_LOW_PC, _AT_HIGH_PC, _AT_RANGES, _AT_ADDR_BASE = 0x01, 0x11, 0x12, 0x55, 0x73
+_SIBLING = frozenset({_AT_SIBLING})
+_CODE = frozenset({_AT_SIBLING, _AT_LOW_PC, _AT_HIGH_PC, _AT_RANGES})
+_TOP = frozenset({_AT_SIBLING, _AT_ADDR_BASE})
 _FORM_ADDR, _FORM_REF_ADDR = 0x01, 0x10
 _REFS = frozenset({0x11, 0x12, 0x13, 0x14, 0x15})  # ref1..ref8, ref_udata: unit-relative
 _HIGH_OFFSETS = frozenset({0x05, 0x06, 0x07, 0x0B, 0x0F})  # data2/4/8/1, udata: low + n
@@ -45,7 +42,7 @@ Path = tuple[int, ...]  # unit-relative offsets: the namespaces around a DIE, th
 
 
 # A scope of a unit: its path, and the code range [low, high) read from its attributes, or
-# None where this does not read it (DW_AT_ranges, indexed addresses).
+# None where this does not read it (DW_AT_ranges, indexed addresses without .debug_addr).
 Scope = tuple[Path, tuple[int, int] | None]
 
 
@@ -55,24 +52,28 @@ def candidates_at(scopes: list[Scope], address: int) -> list[Path]:
     return [path for path, span in scopes if span is None or span[0] <= address < span[1]]
 
 
-def unit_scopes(unit: bytes, cu_offset: int, abbrev: bytes) -> list[Scope]:
+def unit_scopes(unit: bytes, cu_offset: int, abbrev: bytes, addr: bytes = b"") -> list[Scope]:
     """The top-level (and namespace-level) subprograms, lexical blocks and inlined calls of
     the unit whose bytes are `unit` (at `cu_offset` in .debug_info) that have code, in DIE
     order: read once, it answers for any address of the unit (the frames of a stack and
-    the stops of a step are often in one unit). Raises IndexError, KeyError, ValueError or
+    the stops of a step are often in one unit). `addr`: .debug_addr, where DWARF 5's
+    indexed addresses are read (without it their scopes' spans are None). Raises IndexError, KeyError, ValueError or
     TargetError on what it cannot read."""
     _length, osize, pos = unit_length(unit, 0)
     header = unit_header(unit, pos, osize)
     if header is None:
         return []  # a type unit holds no code
     version, asize, abbrev_offset, pos = header
-    table = _AbbrevTable(abbrev, abbrev_offset, _Unit(0, len(unit), osize, asize, version), {})
-    walk = _Walk(unit, cu_offset, osize, asize, version)
+    shape = _Unit(0, len(unit), osize, asize, version)
+    table = _AbbrevTable(abbrev, abbrev_offset, shape, {})
+    walk = _Walk(unit, cu_offset, shape, addr, None)
     code, pos = uleb(unit, pos)
     top = table[code] if code else None
     if top is None or not top.children:
         return []
-    _values, pos = walk.attributes(top, pos, ranges=False)
+    values, pos = walk.attributes(top, pos, _TOP)
+    base = values.get(_AT_ADDR_BASE)
+    walk.addr_base = base[1] if base is not None and base[1] >= 0 else None
     found: list[Scope] = []
     namespaces: list[int] = []
     levels = [True]  # per open level: whether its children are looked at
@@ -88,7 +89,7 @@ def unit_scopes(unit: bytes, cu_offset: int, abbrev: bytes) -> list[Scope]:
         if not scope and entry.fixed >= 0 and not entry.children:
             pos += entry.fixed
             continue
-        values, pos = walk.attributes(entry, pos, ranges=scope)
+        values, pos = walk.attributes(entry, pos, _CODE if scope else _SIBLING)
         if scope and walk.has_code(values):
             found.append(((*namespaces, start), walk.span(values)))
         if not entry.children:
@@ -108,36 +109,38 @@ def unit_scopes(unit: bytes, cu_offset: int, abbrev: bytes) -> list[Scope]:
 class _Walk:
     """Attribute reading for one unit."""
 
-    def __init__(self, data: bytes, cu_offset: int, osize: int, asize: int, version: int) -> None:
+    def __init__(
+        self, data: bytes, cu_offset: int, unit: _Unit, addr: bytes, addr_base: int | None
+    ) -> None:
         self.data = data
         self.cu_offset = cu_offset
-        self.unit = _Unit(0, len(data), osize, asize, version)
+        self.unit = unit
+        self.addr = addr  # .debug_addr
+        self.addr_base = addr_base  # where the unit's table is in it; None: not read
 
     def attributes(
-        self, entry: _Abbrev, pos: int, ranges: bool
+        self, entry: _Abbrev, pos: int, wanted: frozenset[int]
     ) -> tuple[dict[int, tuple[int, int]], int]:
-        """{attribute: (form, value)} of the DIE's sibling link and, with `ranges`, its
-        code range attributes (a value is -1 where this does not read it); the position
-        after the DIE's attributes."""
+        """{attribute: (form, value)} of the DIE's `wanted` attributes (a value is -1 where
+        this does not read it: blocks, strings); the position after the DIE's attributes."""
         data = self.data
         values: dict[int, tuple[int, int]] = {}
         for attr, form, size, _implicit in entry.attrs:
-            if size == _INDIRECT:
+            if size == INDIRECT:
                 while form == _FORM_INDIRECT:
                     form, pos = uleb(data, pos)
                 size = _size_code(form, self.unit)
-            keep = attr == _AT_SIBLING or (ranges and attr in (_AT_LOW_PC, _AT_HIGH_PC, _AT_RANGES))
-            if not keep:
-                pos = self._skip(size, pos)
+            if attr not in wanted:
+                pos = skip(data, pos, size)
                 continue
             value = -1
             if size > 0:
                 value = int.from_bytes(data[pos : pos + size], "little")
                 pos += size
-            elif size == _LEB:
+            elif size == LEB:
                 value, pos = uleb(data, pos)
             else:
-                pos = self._skip(size, pos)
+                pos = skip(data, pos, size)
             if attr == _AT_SIBLING and form == _FORM_REF_ADDR:
                 value -= self.cu_offset  # section-relative: make it unit-relative
             elif attr == _AT_SIBLING and form not in _REFS:
@@ -145,40 +148,35 @@ class _Walk:
             values[attr] = (form, value)
         return values, pos
 
-    def _skip(self, size: int, pos: int) -> int:
-        data = self.data
-        if size >= 0:
-            return pos + size
-        if size == _LEB:
-            while data[pos] >= 0x80:
-                pos += 1
-            return pos + 1
-        if size == _CSTRING:
-            return data.index(b"\0", pos) + 1
-        if size == _BLOCK_LEB:
-            length, pos = uleb(data, pos)
-            return pos + length
-        width = {_BLOCK1: 1, _BLOCK2: 2, _BLOCK4: 4}[size]
-        return pos + width + int.from_bytes(data[pos : pos + width], "little")
-
     @staticmethod
     def has_code(values: dict[int, tuple[int, int]]) -> bool:
         """Whether a DIE with these attributes has code ranges (low and high pc, or
         DW_AT_ranges), as dies.die_ranges reads them."""
         return (_AT_LOW_PC in values and _AT_HIGH_PC in values) or _AT_RANGES in values
 
-    @staticmethod
-    def span(values: dict[int, tuple[int, int]]) -> tuple[int, int] | None:
+    def span(self, values: dict[int, tuple[int, int]]) -> tuple[int, int] | None:
         """[low, high) from DW_AT_low_pc / high_pc, as dies.die_ranges reads them first;
-        None where the caller must read the ranges (DW_AT_ranges, an indexed address)."""
-        low = values.get(_AT_LOW_PC)
-        high = values.get(_AT_HIGH_PC)
-        if low is None or high is None or low[0] != _FORM_ADDR or low[1] < 0 or high[1] < 0:
+        None where the caller must read the ranges (DW_AT_ranges, an unreadable index)."""
+        low_found = values.get(_AT_LOW_PC)
+        high_found = values.get(_AT_HIGH_PC)
+        if low_found is None or high_found is None or low_found[1] < 0 or high_found[1] < 0:
             return None
-        if high[0] == _FORM_ADDR:
-            return low[1], high[1]
-        if high[0] in _HIGH_OFFSETS:
-            return low[1], low[1] + high[1]
+        low = self._address(*low_found)
+        if low is None:
+            return None
+        form, high = high_found
+        if form in _HIGH_OFFSETS:
+            return low, low + high
+        end = self._address(form, high)
+        return None if end is None else (low, end)
+
+    def _address(self, form: int, value: int) -> int | None:
+        """An address attribute's value: itself, or entry `value` of the unit's .debug_addr
+        table (clang's DWARF 5 addrx forms)."""
+        if form == _FORM_ADDR:
+            return value
+        if form in ADDRX_FORMS and self.addr_base is not None:
+            return addrx(self.addr, self.addr_base, value, self.unit.asize)
         return None
 
 

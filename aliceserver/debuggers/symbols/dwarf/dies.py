@@ -28,7 +28,6 @@ from aliceserver.debuggers.symbols.dwarf.coderanges import (
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.dwarffile import MACHINES, dwarf_info
-from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader
 from aliceserver.debuggers.symbols.dwarf.names import split_qualified
 from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
@@ -361,14 +360,8 @@ class DwarfUnits:
         data = self.section(".debug_rnglists")
         if data is None:
             return []
-        offset = attr.value
-        if attr.form == "DW_FORM_rnglistx":
-            rl_base = attr_value(cu.get_top_DIE(), "DW_AT_rnglists_base")
-            rl_base = 12 if rl_base is None else rl_base  # header size, 32-bit DWARF
-            size = 8 if cu.structs.dwarf_format == 64 else 4
-            entry = ByteReader(data, rl_base + offset * size)
-            offset = rl_base + entry.unsigned(size)
-        return v5_ranges(data, offset, base, lambda i: self.addrx(cu, i))
+        # pyelftools has resolved a DW_FORM_rnglistx index to its list's offset already.
+        return v5_ranges(data, attr.value, base, lambda i: self.addrx(cu, i))
 
     # --- scopes -----------------------------------------------------------------------
     @_corrupt_is_target_error
@@ -423,7 +416,8 @@ class DwarfUnits:
             if scopes is None:
                 unit = self._raw.read(".debug_info", cu.cu_offset, cu.size)
                 abbrev = self.section(".debug_abbrev") or b""
-                scopes = unit_scopes(unit, cu.cu_offset, abbrev)
+                addr = self.section(".debug_addr") or b""
+                scopes = unit_scopes(unit, cu.cu_offset, abbrev, addr)
                 if len(self._unit_scopes) >= _UNIT_SCOPES_CACHE:
                     self._unit_scopes.pop(next(iter(self._unit_scopes)))
                 self._unit_scopes[cu.cu_offset] = scopes

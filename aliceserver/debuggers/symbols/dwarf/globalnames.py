@@ -18,6 +18,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.forms import (
+    CSTRING,
+    INDIRECT,
+    LEB,
+    STRX_FORMS,
+    default_base,
+    size_code,
+    skip,
+    strx_offset,
+)
 from aliceserver.debuggers.symbols.dwarf.lines import cstring, sleb, uleb, unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, FileIdentity
 from aliceserver.debuggers.symbols.dwarf.units import skip_abbrev_specs, unit_header
@@ -39,21 +49,10 @@ _AT_ABSTRACT_ORIGIN, _AT_SPECIFICATION, _AT_STR_OFFSETS_BASE = 0x31, 0x47, 0x72
 _WANTED = frozenset({_AT_SIBLING, _AT_NAME, _AT_DECLARATION, _AT_ABSTRACT_ORIGIN,
                      _AT_SPECIFICATION, _AT_STR_OFFSETS_BASE})  # fmt: skip
 
-_FORM_STRING, _FORM_STRP, _FORM_LINE_STRP, _FORM_STRX = 0x08, 0x0E, 0x1F, 0x1A
+_FORM_STRING, _FORM_STRP, _FORM_LINE_STRP = 0x08, 0x0E, 0x1F
 _FORM_INDIRECT, _FORM_IMPLICIT_CONST, _FORM_REF_ADDR = 0x16, 0x21, 0x10
-_STRX_FIXED = {0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4}
 _CU_REFS = {0x11: 1, 0x12: 2, 0x13: 4, 0x14: 8}  # ref1..ref8, relative to the unit
 _FORM_REF_UDATA, _FORM_FLAG_PRESENT = 0x15, 0x19
-
-# Size codes of a form in a unit: >= 0 a fixed size, else one of these.
-_LEB, _CSTRING, _BLOCK_LEB, _BLOCK1, _BLOCK2, _BLOCK4, _INDIRECT = -1, -2, -3, -4, -5, -6, -7
-_FIXED_FORMS = {0x05: 2, 0x06: 4, 0x07: 8, 0x0B: 1, 0x0C: 1, 0x11: 1, 0x12: 2, 0x13: 4,
-                0x14: 8, 0x19: 0, 0x1C: 4, 0x1E: 16, 0x20: 8, 0x21: 0, 0x24: 8, 0x25: 1,
-                0x26: 2, 0x27: 3, 0x28: 4, 0x29: 1, 0x2A: 2, 0x2B: 3, 0x2C: 4}  # fmt: skip
-_OFFSET_FORMS = frozenset({0x0E, 0x17, 0x1D, 0x1F, 0x1F20, 0x1F21})
-_LEB_FORMS = frozenset({0x0D, 0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02})
-_VARIABLE_FORMS = {0x08: _CSTRING, 0x09: _BLOCK_LEB, 0x18: _BLOCK_LEB, 0x0A: _BLOCK1,
-                   0x03: _BLOCK2, 0x04: _BLOCK4, 0x16: _INDIRECT}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,21 +78,7 @@ class _Unit:
 
 
 def _size_code(form: int, unit: _Unit) -> int:
-    fixed = _FIXED_FORMS.get(form)
-    if fixed is not None:
-        return fixed
-    if form == 0x01:  # addr
-        return unit.asize
-    if form == _FORM_REF_ADDR:
-        return unit.asize if unit.version == 2 else unit.osize
-    if form in _OFFSET_FORMS:
-        return unit.osize
-    if form in _LEB_FORMS:
-        return _LEB
-    code = _VARIABLE_FORMS.get(form)
-    if code is None:
-        raise TargetError(f"unknown DWARF form {form:#x}")
-    return code
+    return size_code(form, unit.osize, unit.asize, unit.version)
 
 
 class _AbbrevTable(dict[int, _Abbrev]):
@@ -192,7 +177,7 @@ class _Scanner:
         self._unit = _Unit(0, 0, 4, 8, 4)
         self._starts: list[int] = []
         self._ends: list[int] = []
-        self._str_base = 8
+        self._str_bases: dict[int, int] = {}  # unit offset -> DW_AT_str_offsets_base
 
     def units(self) -> list[tuple[int, int]]:
         """(header offset, end) of every unit."""
@@ -235,15 +220,14 @@ class _Scanner:
             return
         unit, table, pos = opened
         self._unit = unit
-        self._str_base = 8 if unit.osize == 4 else 16
         code, pos = uleb(self.info, pos)
         top = table[code] if code else None
         if top is None or not top.children:
             return
         values, pos = self._attributes(top, pos)
         base = values.get(_AT_STR_OFFSETS_BASE)
-        if isinstance(base, int):
-            self._str_base = base
+        if isinstance(base, int):  # the unit's own strx names come after this
+            self._str_bases[unit.offset] = base
         self._children(table, pos, end)
 
     def _children(self, table: _AbbrevTable, pos: int, end: int) -> None:  # noqa: C901
@@ -308,7 +292,7 @@ class _Scanner:
         info = self.info
         values: dict[int, int | str] = {}
         for attr, form, size, implicit in entry.attrs:
-            if size == _INDIRECT:
+            if size == INDIRECT:
                 while form == _FORM_INDIRECT:
                     form, pos = uleb(info, pos)
                 size = _size_code(form, self._unit)
@@ -316,27 +300,19 @@ class _Scanner:
             if not keep:
                 if size >= 0:
                     pos += size
-                elif size == _LEB:
+                elif size == LEB:
                     while info[pos] >= 0x80:
                         pos += 1
                     pos += 1
-                elif size == _CSTRING:
+                elif size == CSTRING:
                     pos = info.index(b"\0", pos) + 1
                 else:
-                    pos = self._skip_block(size, pos)
+                    pos = skip(info, pos, size)
                 continue
             value, pos = self._value(form, size, implicit, pos)
             if value is not None:
                 values[attr] = value
         return values, pos
-
-    def _skip_block(self, size: int, pos: int) -> int:
-        info = self.info
-        if size == _BLOCK_LEB:
-            length, pos = uleb(info, pos)
-            return pos + length
-        width = {_BLOCK1: 1, _BLOCK2: 2, _BLOCK4: 4}[size]
-        return pos + width + int.from_bytes(info[pos : pos + width], "little")
 
     def _value(self, form: int, size: int, implicit: int, pos: int) -> tuple[int | str | None, int]:
         info = self.info
@@ -353,16 +329,16 @@ class _Scanner:
                 section = self.str if form == _FORM_STRP else self.line_str
                 text = self._strings[form, offset] = _string(section, offset)
             return text, pos + size
-        if form == _FORM_STRX or form in _STRX_FIXED:
-            if form == _FORM_STRX:
+        if form in STRX_FORMS:
+            if size == LEB:
                 index, pos = uleb(info, pos)
             else:
                 index = int.from_bytes(info[pos : pos + size], "little")
                 pos += size
-            osize = self._unit.osize
-            at = self._str_base + index * osize
-            offset = int.from_bytes(self.str_offsets[at : at + osize], "little")
-            return _string(self.str, offset), pos
+            unit = self._unit
+            base = self._str_bases.get(unit.offset, default_base(unit.osize))
+            at = strx_offset(self.str_offsets, base, index, unit.osize)
+            return (None if at is None else _string(self.str, at)), pos
         if form == _FORM_REF_UDATA:
             value, pos = uleb(info, pos)
             return value, pos
@@ -371,11 +347,11 @@ class _Scanner:
             return value - self._unit.offset, pos + size
         if size >= 0:
             return int.from_bytes(info[pos : pos + size], "little"), pos + size
-        if size == _LEB:
+        if size == LEB:
             return uleb(info, pos)
-        if size == _CSTRING:
+        if size == CSTRING:
             return None, info.index(b"\0", pos) + 1
-        return None, self._skip_block(size, pos)
+        return None, skip(info, pos, size)
 
     def _record(self, values: dict[int, int | str], tag: int, table: _AbbrevTable) -> None:
         if tag == _TAG_NAMESPACE:

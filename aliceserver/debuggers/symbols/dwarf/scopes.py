@@ -12,6 +12,7 @@ from functools import partial
 
 from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
+from elftools.dwarf.typeunit import TypeUnit
 
 from aliceserver.debuggers.symbols.dwarf.dies import (
     DwarfUnits,
@@ -228,15 +229,16 @@ class ModuleSymbols:
         expr = self._expression(die, attr, ctx)
         if expr is None:
             return OptimizedOut()
-        env = self._env(ctx, var.frame_function)
+        env = self._env(ctx, var.frame_function, die.cu)
         try:
             return evaluate(expr, ctx, env)
         except EvaluationError as exc:
             log.debug("location of %s: %s", var.name, exc)
             return OptimizedOut(str(exc))
 
-    def _env(self, ctx: FrameContext, function: DIE | None) -> ExprEnv:
-        cu = function.cu if function is not None else None
+    def _env(self, ctx: FrameContext, function: DIE | None, cu: CompileUnit | TypeUnit) -> ExprEnv:
+        """What evaluating an expression of a DIE of `cu` needs; DW_OP_addrx reads the
+        .debug_addr table of the DIE's own unit (a global has no function)."""
 
         def frame_base() -> int:
             if function is None:
@@ -248,7 +250,7 @@ class ModuleSymbols:
             frame_base=frame_base,
             tls_block_offset=self.units.tls_block_offset if self._is_executable else None,
             tls_block=None if self.tls_block is None else partial(self.tls_block, ctx),
-            addrx=(lambda i: self.units.addrx(cu, i)) if cu is not None else None,
+            addrx=lambda i: self.units.addrx(cu, i),
         )
 
     def frame_base(self, function: DIE, ctx: FrameContext) -> int:
@@ -294,13 +296,8 @@ class ModuleSymbols:
         data = self.units.section(".debug_loclists")
         if data is None:
             return None
-        offset = value
-        if form == "DW_FORM_loclistx":
-            ll_base = attr_value(cu.get_top_DIE(), "DW_AT_loclists_base") or 12
-            size = 8 if cu.structs.dwarf_format == 64 else 4
-            start = ll_base + value * size
-            offset = ll_base + int.from_bytes(data[start : start + size], "little")
-        return loclist_v5(data, offset, base, pc, lambda i: self.units.addrx(cu, i))
+        # pyelftools has resolved a DW_FORM_loclistx index to its list's offset already.
+        return loclist_v5(data, value, base, pc, lambda i: self.units.addrx(cu, i))
 
 
 class FrameScope:

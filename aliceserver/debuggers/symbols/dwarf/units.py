@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from aliceserver.debuggers.symbols.dwarf import forms
 from aliceserver.debuggers.symbols.dwarf.funclist import pack_functions
 from aliceserver.debuggers.symbols.dwarf.lines import (
     StringSections,
@@ -50,15 +51,7 @@ _WANTED = frozenset({_AT_NAME, _AT_STMT_LIST, _AT_LOW_PC, _AT_HIGH_PC, _AT_COMP_
                      _AT_RNGLISTS_BASE})  # fmt: skip
 
 _FORM_ADDR, _FORM_STRING, _FORM_STRP, _FORM_LINE_STRP = 0x01, 0x08, 0x0E, 0x1F
-_FORM_INDIRECT, _FORM_IMPLICIT_CONST, _FORM_REF_ADDR = 0x16, 0x21, 0x10
-_FORM_STRX, _FORM_ADDRX, _FORM_RNGLISTX = 0x1A, 0x1B, 0x23
-_STRX_FIXED = {0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4}
-_ADDRX_FIXED = {0x29: 1, 0x2A: 2, 0x2B: 3, 0x2C: 4}
-_FIXED = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x0C: 1, 0x11: 1, 0x12: 2, 0x13: 4, 0x14: 8,
-          0x1C: 4, 0x1E: 16, 0x20: 8, 0x24: 8, 0x19: 0}  # fmt: skip
-_OFFSET_FORMS = frozenset({0x17, 0x1D, 0x1F21, 0x1F20})  # sec_offset, strp_sup, GNU alt
-_ULEB_FORMS = frozenset({0x0F, 0x15, 0x22, 0x1F01, 0x1F02})
-_BLOCK_WIDTH = {0x0A: 1, 0x03: 2, 0x04: 4}
+_FORM_INDIRECT, _FORM_IMPLICIT_CONST, _FORM_RNGLISTX = 0x16, 0x21, 0x23
 _DW_UT_SKELETON, _DW_UT_SPLIT_COMPILE, _DW_UT_TYPE, _DW_UT_SPLIT_TYPE = 4, 5, 2, 6
 _TOMBSTONE = (1 << 64) - 16
 
@@ -164,8 +157,8 @@ def _read_unit(
             values[attr] = (form, value)
         else:
             pos = _skip(info, pos, form, osize, address_size, version)
-    str_base = _int(values.get(_AT_STR_OFFSETS_BASE), 8)
-    addr_base = _int(values.get(_AT_ADDR_BASE), 8)
+    str_base = _int(values.get(_AT_STR_OFFSETS_BASE), forms.default_base(osize))
+    addr_base = _int(values.get(_AT_ADDR_BASE), forms.default_base(osize))
     strings = StringSections(strings.line_str, strings.str, strings.str_offsets, str_base,
                              strings.read)  # fmt: skip
 
@@ -180,10 +173,9 @@ def _read_unit(
             return string_at(strings.str, int(value or 0))
         if form == _FORM_LINE_STRP:
             return string_at(strings.line_str, int(value or 0))
-        if form == _FORM_STRX or form in _STRX_FIXED:
-            at = str_base + int(value or 0) * osize
-            offset = int.from_bytes(strings.str_offsets[at : at + osize], "little")
-            return string_at(strings.str, offset)
+        if form in forms.STRX_FORMS:
+            offset = forms.strx_offset(strings.str_offsets, str_base, int(value or 0), osize)
+            return "" if offset is None else string_at(strings.str, offset)
         return ""
 
     def address(attr: int) -> int | None:
@@ -191,10 +183,10 @@ def _read_unit(
         if found is None:
             return None
         form, value = found
-        if form == _FORM_ADDRX or form in _ADDRX_FIXED:
+        if form in forms.ADDRX_FORMS:
             if get_ranges is None:
                 return None
-            return _addrx(get_ranges().addr, addr_base, int(value or 0), address_size)
+            return forms.addrx(get_ranges().addr, addr_base, int(value or 0), address_size)
         return int(value) if isinstance(value, int) else None
 
     stmt = values.get(_AT_STMT_LIST)
@@ -203,9 +195,10 @@ def _read_unit(
     high_found = values.get(_AT_HIGH_PC)
     if low is not None and high_found is not None:
         form, value = high_found
-        high = address(_AT_HIGH_PC) if form == _FORM_ADDR or form in _ADDRX_FIXED else None
-        if high is None and isinstance(value, int):
-            high = low + value  # DWARF 4+: high_pc is an offset from low_pc
+        if form == _FORM_ADDR or form in forms.ADDRX_FORMS:
+            high = address(_AT_HIGH_PC)
+        else:  # DWARF 4+: high_pc is an offset from low_pc
+            high = low + value if isinstance(value, int) else None
         if high is not None and high > low:
             pc_ranges.append((low, high))
     found_ranges = values.get(_AT_RANGES)
@@ -215,12 +208,12 @@ def _read_unit(
         if isinstance(value, int):
             base = low or 0
             if version >= 5:
-                rng_base = _int(values.get(_AT_RNGLISTS_BASE), 8)
-                offset = value
+                offset: int | None = value
                 if form == _FORM_RNGLISTX:
-                    at = rng_base + value * osize
-                    offset = rng_base + int.from_bytes(ranges.rnglists[at : at + osize], "little")
-                pc_ranges.extend(_rnglist(ranges, offset, base, addr_base, address_size))
+                    rng_base = _int(values.get(_AT_RNGLISTS_BASE), forms.default_base(osize, True))
+                    offset = forms.listx_offset(ranges.rnglists, rng_base, value, osize)
+                if offset is not None:
+                    pc_ranges.extend(_rnglist(ranges, offset, base, addr_base, address_size))
             else:
                 pc_ranges.extend(v4_ranges(ranges.ranges, value, base))
     return UnitSummary(
@@ -287,62 +280,25 @@ def _value(
 ) -> tuple[int | str | None, int]:
     if form == _FORM_STRING:
         return cstring(info, pos)
-    if form == _FORM_ADDR:
-        return int.from_bytes(info[pos : pos + asize], "little"), pos + asize
     if form == _FORM_IMPLICIT_CONST:
         return implicit, pos
-    if form in _OFFSET_FORMS or form == _FORM_STRP or form == _FORM_LINE_STRP:
-        return int.from_bytes(info[pos : pos + osize], "little"), pos + osize
-    if form in _ULEB_FORMS or form in (_FORM_STRX, _FORM_ADDRX):
-        return uleb(info, pos)
-    if form == 0x0D:  # sdata
-        return sleb(info, pos)
-    size = _FIXED.get(form) or _STRX_FIXED.get(form) or _ADDRX_FIXED.get(form)
-    if size is not None:
+    size = forms.size_code(form, osize, asize, version)
+    if size >= 0:
         return int.from_bytes(info[pos : pos + size], "little"), pos + size
-    return None, _skip(info, pos, form, osize, asize, version)
+    if size == forms.LEB:
+        return sleb(info, pos) if form == forms.SDATA else uleb(info, pos)
+    return None, forms.skip(info, pos, size)
 
 
 def _skip(info: bytes, pos: int, form: int, osize: int, asize: int, version: int) -> int:
-    size = _FIXED.get(form)
-    if size is not None:
-        return pos + size
-    if form == _FORM_STRING:
-        return info.index(b"\0", pos) + 1
-    if form == _FORM_ADDR:
-        return pos + asize
-    if form == _FORM_REF_ADDR:
-        return pos + (asize if version == 2 else osize)
-    if form in _OFFSET_FORMS or form == _FORM_STRP or form == _FORM_LINE_STRP:
-        return pos + osize
-    if form in _ULEB_FORMS or form in (_FORM_STRX, _FORM_ADDRX, 0x0D):
-        return uleb(info, pos)[1]
-    if form == _FORM_IMPLICIT_CONST:
-        return pos
-    if form in (0x09, 0x18):  # block, exprloc
-        size, pos = uleb(info, pos)
-        return pos + size
-    width = _BLOCK_WIDTH.get(form)
-    if width is not None:
-        return pos + width + int.from_bytes(info[pos : pos + width], "little")
-    fixed = _STRX_FIXED.get(form) or _ADDRX_FIXED.get(form)
-    if fixed is not None:
-        return pos + fixed
-    raise TargetError(f"unknown DWARF form {form:#x}")
-
-
-def _addrx(addr: bytes, base: int, index: int, asize: int) -> int | None:
-    at = base + index * asize
-    if at + asize > len(addr):
-        return None
-    return int.from_bytes(addr[at : at + asize], "little")
+    return forms.skip(info, pos, forms.size_code(form, osize, asize, version))
 
 
 def _rnglist(
     sections: RangeSections, offset: int, base: int, addr_base: int, asize: int
 ) -> list[tuple[int, int]]:
     return v5_ranges(sections.rnglists, offset, base,
-                     lambda index: _addrx(sections.addr, addr_base, index, asize) or 0)  # fmt: skip
+                     lambda index: forms.addrx(sections.addr, addr_base, index, asize) or 0)  # fmt: skip
 
 
 def read_aranges(data: bytes) -> list[tuple[int, int, int]]:
