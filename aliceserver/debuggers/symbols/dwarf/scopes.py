@@ -22,6 +22,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import (
     resolved_attr,
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
+from aliceserver.debuggers.symbols.dwarf.lines import uleb
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ExprEnv,
@@ -174,6 +175,10 @@ class ModuleSymbols:
                 expr = bytes(attr.value)
                 if len(expr) == 9 and expr[0] == 0x03:  # DW_OP_addr
                     return int.from_bytes(expr[1:], "little")
+                if expr[:1] == b"\xa1":  # DW_OP_addrx (clang's DWARF 5): from .debug_addr
+                    index, end = uleb(expr, 1)
+                    if end == len(expr):
+                        return self.units.addrx(die.cu, index)
         return None
 
     def find_type(self, name: str, cu: CompileUnit | None = None) -> Type | None:
