@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepare a machine to build and test aliceserver: the C toolchain and gdb (tests build and
-# debug real programs), lldb-16 (the reference DAP adapter), Node.js and the npm packages of
-# the client tests, then a virtual environment in .venv with the package installed
+# debug real programs), clang-16 (its DWARF 5), lldb-16 (the reference DAP adapter), Node.js
+# and the npm packages of the client tests, then a virtual environment in .venv with the package installed
 # editable. Idempotent: a second run with nothing to do takes well under a second.
 set -euo pipefail
 
@@ -20,6 +20,9 @@ done
 # lldb-vscode-16, the reference DAP adapter: conformance/dap_diff, bench dap_roundtrip and
 # the client tests compare against it.
 command -v lldb-vscode-16 >/dev/null 2>&1 || missing+=("lldb-16")
+# clang-16 writes DWARF 5 with the indexed forms (strx, addrx, rnglistx, loclistx): the
+# clang integration tests and the prologue_end tests build with it.
+command -v clang-16 >/dev/null 2>&1 || missing+=("clang-16")
 # Node.js runs the third-party DAP client tests (tests/clients); any node/npm already on
 # PATH (nodesource, nvm...) is used as is.
 command -v node >/dev/null 2>&1 || missing+=("nodejs")
