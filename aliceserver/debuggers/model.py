@@ -293,6 +293,9 @@ class VariableInfo:
     error: bool = False  # `value` is an error message (optimized out, unreadable)
     block_depth: int = 0  # of a local: lexical blocks between its declaration and the function
     aggregate: bool = False  # a struct, union, class or array (its value reads `{...}`)
+    # A frame variable without a location of its own (a DW_AT_const_value, or none at all):
+    # gdb's MI variable lists leave it out (its console and frame lines show it).
+    locationless: bool = False
 
 
 class StepKind(enum.Enum):

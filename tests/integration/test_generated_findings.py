@@ -210,3 +210,23 @@ def test_a_null_pointer_var_object_has_its_types_children(mi: MiClient) -> None:
     assert [(row["exp"], row["numchild"], row["value"]) for row in rows] == [
         ("*g_window", "128", "[128]")]
     assert mi.ok("-var-create vv * (void*)0").results["numchild"] == "0"
+
+
+def test_mi_variable_lists_leave_out_constants_as_gdb(builder: Builder) -> None:
+    # gdb's -stack-list-* skip a variable described by DW_AT_const_value (LOC_CONST);
+    # info locals shows it. Ours listed it.
+    prog = builder.build("gen_values", flags=("-g", "-O2"))
+    client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent)
+    try:
+        client.prompt()
+        client.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, 'constant')}")
+        client.command("-exec-run")
+        client.stopped()
+        listed = client.ok("-stack-list-locals 1").results["locals"]
+        assert isinstance(listed, List) and listed.values == []
+        variables = client.ok("-stack-list-variables 1").results["variables"]
+        assert isinstance(variables, List)
+        assert [dict(v.items)["name"] for v in variables.values if isinstance(v, Tuple)] == ["n"]
+        assert console(client, "info locals") == "fixed = 41\n"
+    finally:
+        client.close()

@@ -50,6 +50,13 @@ __attribute__((noinline)) long long frame(long double scale)
     return (long long)scale;
 }
 
+__attribute__((noinline)) long long constant_local(long long n)
+{
+    int fixed = 41; /* at -O2 gcc describes it by DW_AT_const_value */
+    g_sink += n + fixed; /* @bp:constant */
+    return n;
+}
+
 int main(void)
 {
     memset(g_bad_ld.bytes, 0, sizeof g_bad_ld.bytes);
@@ -57,6 +64,7 @@ int main(void)
     g_bad_ld.bytes[9] = 0x40;
     g_sink += consume(&g_parts, sizeof g_parts) + consume(&g_window, sizeof g_window);
     g_sink += consume(&g_no_parts, sizeof g_no_parts) + consume(g_wide, 16);
+    g_sink += constant_local(g_sink);
     g_sink += frame(g_ld) + (long long)g_ticks + g_level + (g_huge > 0) + g_mixed[0];
     return 0;
 }

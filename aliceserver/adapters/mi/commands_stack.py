@@ -54,10 +54,13 @@ def _listing(key: str, infos: list[VariableInfo], mode: int, arg: bool = False) 
 
 
 def _variables(ctx: Context, scope: VariableScope, mode: int) -> list[VariableInfo]:
-    """The frame's variables; aggregates' values only when `mode` shows them (all values)."""
+    """The frame's variables as gdb's MI lists them: without those that have no location
+    (constants, optimized away: mi-cmd-stack.c skips LOC_CONST and LOC_OPTIMIZED_OUT);
+    aggregates' values only when `mode` shows them (all values)."""
     tid, level = ctx.session.context_frame(ctx.thread, ctx.frame)
     ctx.session.frames.frame(tid, level)
-    return ctx.session.debugger.frame_variables(tid, level, scope, aggregate_values=mode == 1)
+    found = ctx.session.debugger.frame_variables(tid, level, scope, aggregate_values=mode == 1)
+    return [info for info in found if not info.locationless]
 
 
 def _stack_info_frame(ctx: Context, args: list[str]) -> Reply:
@@ -102,7 +105,8 @@ def _stack_list_arguments(ctx: Context, args: list[str]) -> Reply:
     frames = session.frames.stack(tid, low, None if high is None else high - low + 1)
     items: list[tuple[str, Value]] = []
     for frame in frames:
-        infos = session.frames.args(tid, frame.level, aggregate_values=mode == 1)
+        infos = [info for info in session.frames.args(tid, frame.level, aggregate_values=mode == 1)
+                 if not info.locationless]  # as _variables
         items.append(("frame", {"level": str(frame.level), "args": _listing("name", infos, mode)}))
     return [("stack-args", Results(items, as_list=True))]
 

@@ -295,10 +295,13 @@ class SourceLevel:
                 return []
             found = scope_values(symbols, view, scope, lookup_pc)
             described = [
-                (self._variables.describe(name, value, aggregate_value=aggregate_values), depth)
-                for name, value, depth in found
+                (self._variables.describe(name, value, aggregate_value=aggregate_values), depth,
+                 locationless)
+                for name, value, depth, locationless in found
             ]
-            return [replace(info, block_depth=depth) if depth else info for info, depth in described]
+            return [replace(info, block_depth=depth, locationless=locationless)
+                    if depth or locationless else info
+                    for info, depth, locationless in described]
 
         return self._call(go)
 

@@ -173,9 +173,9 @@ def register_variables(registers: Mapping[str, int]) -> list[VariableInfo]:
 
 def scope_values(
     symbols: ModuleSymbols, view: FrameView, scope: VariableScope, lookup_pc: int
-) -> list[tuple[str, Value, int]]:
-    """(name, value, block depth) of the frame's arguments, locals (innermost block first)
-    or CU globals."""
+) -> list[tuple[str, Value, int, bool]]:
+    """(name, value, block depth, whether it has no DW_AT_location) of the frame's
+    arguments, locals (innermost block first) or CU globals."""
     frame_scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
     if frame_scope is None:
         return []
@@ -189,7 +189,8 @@ def scope_values(
             var = symbols.find_global(name, frame_scope.cu)
             if var is not None:
                 variables.append(var)
-    return [(var.name, symbols.value_of(var, view), var.depth) for var in variables]
+    return [(var.name, symbols.value_of(var, view), var.depth,
+             "DW_AT_location" not in var.die.attributes) for var in variables]
 
 
 def _cu_global_names(cu: object) -> list[str]:
