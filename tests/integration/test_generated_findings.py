@@ -4,6 +4,7 @@ gdb, on a small fixed program (tests/programs/gen_values.c). The expected texts 
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Iterator
 
@@ -228,5 +229,27 @@ def test_mi_variable_lists_leave_out_constants_as_gdb(builder: Builder) -> None:
         assert isinstance(variables, List)
         assert [dict(v.items)["name"] for v in variables.values if isinstance(v, Tuple)] == ["n"]
         assert console(client, "info locals") == "fixed = 41\n"
+    finally:
+        client.close()
+
+
+def test_a_gcc_copy_of_a_function_is_named_as_in_the_source(builder: Builder) -> None:
+    # gdb names frames and breakpoints from the DWARF subprogram: `scaled`, not the
+    # symbol of gcc's copy, `scaled.constprop.0`.
+    prog = builder.build("gen_values", flags=("-g", "-O2"))
+    symbols = subprocess.run(["nm", str(prog)], capture_output=True, text=True).stdout
+    if "scaled." not in symbols:
+        pytest.skip("this gcc made no copy of scaled()")
+    client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent)
+    try:
+        client.prompt()
+        bkpt = client.ok("-break-insert scaled").results["bkpt"]
+        assert isinstance(bkpt, Tuple) and bkpt["func"] == "scaled"
+        bkpt = client.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, 'scaled')}").results["bkpt"]
+        assert isinstance(bkpt, Tuple) and bkpt["func"] == "scaled"
+        client.command("-exec-run")
+        frame = client.stopped().results["frame"]
+        assert isinstance(frame, Tuple) and frame["func"] == "scaled"
+        assert console(client, "bt 1").startswith("#0  scaled (")
     finally:
         client.close()

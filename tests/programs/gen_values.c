@@ -57,6 +57,13 @@ __attribute__((noinline)) long long constant_local(long long n)
     return n;
 }
 
+/* Called once with a constant: gcc -O2 makes a copy, scaled.constprop.0 */
+__attribute__((noinline)) static long long scaled(long long value, int factor)
+{
+    g_sink += value * factor; /* @bp:scaled */
+    return g_sink;
+}
+
 int main(void)
 {
     memset(g_bad_ld.bytes, 0, sizeof g_bad_ld.bytes);
@@ -65,6 +72,7 @@ int main(void)
     g_sink += consume(&g_parts, sizeof g_parts) + consume(&g_window, sizeof g_window);
     g_sink += consume(&g_no_parts, sizeof g_no_parts) + consume(g_wide, 16);
     g_sink += constant_local(g_sink);
+    g_sink += scaled(g_sink, 3);
     g_sink += frame(g_ld) + (long long)g_ticks + g_level + (g_huge > 0) + g_mixed[0];
     return 0;
 }

@@ -67,6 +67,9 @@ def without_parameters(name: str) -> str:
 
 
 _FRAME_NAMES = 65536  # frame names (and function ranges) remembered by pc
+# The suffixes gcc gives the copies it makes of a function (constant propagation, IPA-SRA,
+# partial inlining, hot/cold splitting); the DWARF subprogram keeps the source name.
+_CLONE_SUFFIX = re.compile(r"\.(constprop|isra|part|cold|clone)(\.\d+)*$|\.(constprop|isra|part)\.\d+\.")
 
 # Debug info by module path, with the image it was read from. Its index and decoded line
 # tables are in link-time addresses, so what was read for `break` before `run` serves the
@@ -243,7 +246,8 @@ class SourceSymbols:
                 address = link_address + module.base
                 function = info.function_at(link_address)
                 chain = self.inline_chain_at(address)  # as gdb: the innermost, inlined or not
-                name = die_name(chain[-1]) if chain else function.name if function else None
+                name = die_name(chain[-1]) if chain else (
+                    self._source_name(function.name, address) if function else None)
                 source = SourcePosition(resolved.file, resolved.line)
                 if chain and link_address in resolved.past_prologue:  # as for `break FUNCTION`
                     source = _call_site(info, chain[0]) or source
@@ -265,7 +269,8 @@ class SourceSymbols:
                 chain = self.inline_chain_at(address) if address != match.low + module.base else ()
                 if chain:  # past the prologue inside an inlined call: gdb shows the call's line
                     source = _call_site(info, chain[0]) or source
-                locations.append(CodeLocation(address, match.name, source, module.path))
+                locations.append(CodeLocation(address, self._source_name(match.name, address),
+                                              source, module.path))
             bound = {location.address for location in locations}
             locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
         if locations:
@@ -352,7 +357,7 @@ class SourceSymbols:
         if found is not None:
             function = found[1].function_at(address - found[0].base)
             if function is not None:
-                return function.name
+                return self._source_name(function.name, address)
         return self.symbols.lookup_address(address).name
 
     def line_row(self, address: int) -> tuple[int, int, SourcePosition, bool] | None:
@@ -476,6 +481,12 @@ class SourceSymbols:
     def _debug_symbol_name(self, address: int) -> str | None:
         found = self._debug_symbol(address)
         return found[1].name if found is not None else None
+
+    def _source_name(self, symbol: str, address: int) -> str:
+        """A function's name as gdb shows it: a gcc copy (f.constprop.0) by its DWARF name."""
+        if _CLONE_SUFFIX.search(symbol):
+            return self._dwarf_function(address) or symbol
+        return symbol
 
     def _dwarf_function(self, address: int) -> str | None:
         module = self.symbols.module_at(address)
