@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepare a machine to build and test aliceserver: the C toolchain and gdb (tests build and
 # debug real programs), clang-16 (its DWARF 5), lldb-16 (the reference DAP adapter), Node.js
-# and the npm packages of the client tests, then a virtual environment in .venv with the package installed
-# editable. Idempotent: a second run with nothing to do takes well under a second.
+# and the npm packages of the client tests, then a virtual environment in .venv with the
+# package installed editable. Idempotent: a second run with nothing to do takes well under
+# a second.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
