@@ -253,3 +253,10 @@ def test_a_gcc_copy_of_a_function_is_named_as_in_the_source(builder: Builder) ->
         assert console(client, "bt 1").startswith("#0  scaled (")
     finally:
         client.close()
+
+
+def test_only_a_plain_char_pointer_prints_without_its_type(mi: MiClient) -> None:
+    # gdb drops `(type)` before a string pointer only for a `char *` that is no typedef
+    assert console(mi, "print g_bytes").startswith('$1 = (unsigned char *) 0x')
+    assert console(mi, "print g_text").startswith('$2 = (text_t) 0x')
+    assert console(mi, "print (const char *)g_text").startswith('$3 = 0x')

@@ -25,6 +25,9 @@ unsigned long g_wide[65536]; /* 512 KiB: more than gdb's max-value-size */
 long double g_ld = -1.0e-5L;
 double g_huge = 1.0e300;
 char g_mixed[5] = "w\xd4\xa0\v"; /* a two-byte UTF-8 character, then a control one */
+typedef char *text_t;
+unsigned char *g_bytes = (unsigned char *)"ok";
+text_t g_text = "ok";
 union {
     long double ld;
     unsigned char bytes[16];
@@ -73,6 +76,6 @@ int main(void)
     g_sink += consume(&g_no_parts, sizeof g_no_parts) + consume(g_wide, 16);
     g_sink += constant_local(g_sink);
     g_sink += scaled(g_sink, 3);
-    g_sink += frame(g_ld) + (long long)g_ticks + g_level + (g_huge > 0) + g_mixed[0];
+    g_sink += frame(g_ld) + (long long)g_ticks + g_level + (g_huge > 0) + g_mixed[0] + g_bytes[0] + g_text[0];
     return 0;
 }

@@ -84,6 +84,19 @@ def _prefetch(value: Value) -> None:
             pass
 
 
+def _plain_char_pointer(t: Type) -> bool:
+    """gdb prints a pointer without its `(type *)` only when it is no typedef and points to
+    (a qualified) `char`: `unsigned char *` and `signed char *` keep it (c_value_print)."""
+    while isinstance(t, QualifiedType):
+        t = t.target
+    if not isinstance(t, PointerType):
+        return False
+    target = t.target
+    while isinstance(target, QualifiedType):
+        target = target.target
+    return isinstance(target, BaseType) and target.name == "char"
+
+
 class _Formatter:
     def __init__(self, opts: FormatOptions) -> None:
         self.opts = opts
@@ -94,7 +107,7 @@ class _Formatter:
         if self.opts.top_level and self.opts.fmt is None:
             if (
                 isinstance(t, PointerType)
-                and not is_char_type(t.target)
+                and not _plain_char_pointer(value.type)
                 and wide_prefix(t.target) is None
             ):
                 prefix = f"({type_name(value.type)}) "
