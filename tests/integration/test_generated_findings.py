@@ -260,3 +260,15 @@ def test_only_a_plain_char_pointer_prints_without_its_type(mi: MiClient) -> None
     assert console(mi, "print g_bytes").startswith('$1 = (unsigned char *) 0x')
     assert console(mi, "print g_text").startswith('$2 = (text_t) 0x')
     assert console(mi, "print (const char *)g_text").startswith('$3 = 0x')
+
+
+def test_a_value_is_refused_by_its_size_and_its_first_unreadable_page(mi: MiClient) -> None:
+    # char (*)[2^31]: sizeof reads -2147483648 (an int, as gdb's), still far too big;
+    # a 64 KiB view from a global reads past the data: gdb names the page it could not read
+    assert console(mi, "print *g_huge_view") == (
+        "error: value requires 2147483648 bytes, which is more than max-value-size")
+    failure = console(mi, "print *g_page_view")
+    assert failure.startswith("error: Cannot access memory at address 0x")
+    address = int(failure.rsplit(" ", 1)[1], 16)
+    start = int(str(mi.ok("-data-evaluate-expression g_page_view").results["value"]).split()[0], 16)
+    assert address % 4096 == 0 and start < address < start + 65536

@@ -35,6 +35,8 @@ union {
 ticks_t g_ticks = 42;
 enum level g_level = MID;
 volatile long long g_sink;
+char (*g_huge_view)[2147483648] = (char (*)[2147483648])&g_sink; /* never read whole */
+char (*g_page_view)[65536] = (char (*)[65536])&g_sink; /* runs past the data pages */
 static int s_gone; /* never used: at -O2 gcc describes it without a location */
 
 __attribute__((noinline)) static long long consume(const volatile void *p, unsigned long n)
@@ -74,6 +76,7 @@ int main(void)
     g_bad_ld.bytes[9] = 0x40;
     g_sink += consume(&g_parts, sizeof g_parts) + consume(&g_window, sizeof g_window);
     g_sink += consume(&g_no_parts, sizeof g_no_parts) + consume(g_wide, 16);
+    g_sink += consume(&g_huge_view, sizeof g_huge_view) + consume(&g_page_view, 8);
     g_sink += constant_local(g_sink);
     g_sink += scaled(g_sink, 3);
     g_sink += frame(g_ld) + (long long)g_ticks + g_level + (g_huge > 0) + g_mixed[0] + g_bytes[0] + g_text[0];

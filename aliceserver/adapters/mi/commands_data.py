@@ -25,7 +25,7 @@ def _evaluate_expression(ctx: Context, args: list[str]) -> Reply:
     if ctx.thread is not None or ctx.frame is not None:
         tid, level = session.context_frame(ctx.thread, ctx.frame)
     info = session.evaluate(" ".join(args), tid=tid, level=level)
-    failure = evaluation_failure(info) or whole_value_failure(session, " ".join(args), info)
+    failure = whole_value_failure(session, " ".join(args), info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
     return [("value", session.display(info))]

@@ -34,7 +34,7 @@ def _print(ctx: Context, text: str, record: bool = True) -> Reply:
     if not text.strip():
         raise MiError("Argument required (expression to compute).")
     info = session.evaluate(text, fmt)
-    failure = evaluation_failure(info) or whole_value_failure(session, text, info)
+    failure = whole_value_failure(session, text, info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
     value = printed_value(info)

@@ -55,19 +55,36 @@ def whole_value_failure(session: MiSession, expression: str, info: VariableInfo)
     """Why gdb would not print this struct or array at all: it fetches the whole value
     first, so one over max-value-size, or one whose memory cannot be read, is an error
     (not a value with <error: ...> members)."""
-    if not info.aggregate or info.address is None or info.error:
+    if not info.aggregate or info.address is None:
         return None
     try:
         size = int(session.evaluate(f"sizeof ({expression})").value)
     except (AliceError, ValueError):
         return None
+    size %= 1 << 32  # sizeof is an int here, as gdb's: char[2147483648] reads -2147483648
     if size > MAX_VALUE_SIZE:
         return f"value requires {size} bytes, which is more than max-value-size"
     try:
         session.debugger.read_memory(info.address, size)
     except AliceError:
-        return f"Cannot access memory at address {info.address:#x}"
+        return f"Cannot access memory at address {_first_unreadable(session, info.address, size):#x}"
     return None
+
+
+def _first_unreadable(session: MiSession, address: int, size: int) -> int:
+    """Where reading [address, address + size) fails: gdb names the first page it could not
+    read, not the value's start."""
+    page = address
+    while page < address + size:
+        try:
+            session.debugger.read_memory(page, 1)
+        except AliceError:
+            return page
+        page = (page | (_PAGE - 1)) + 1
+    return address
+
+
+_PAGE = 4096
 
 
 def printed_value(info: VariableInfo) -> str:
