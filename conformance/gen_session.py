@@ -167,11 +167,13 @@ class Session:
                 seen += self.client.read_until(lambda line: line.startswith("*stopped"))
             return _stopped_answer(parse_record(next(x for x in seen if x.startswith("*stopped"))))
         answer: Answer = {}
+        if console:  # one leaf: what it printed, or its error
+            printed = _HISTORY.sub("$N = ", "".join(_console_text(seen, command)))
+            if result.cls == "error":
+                printed += "error: " + _text(result.results.get("msg"))
+            return {"console": printed}
         if result.cls == "error":
             answer["error"] = _text(result.results.get("msg"))
-        if console:
-            answer["console"] = _HISTORY.sub("$N = ", "".join(_console_text(seen, command)))
-            return answer
         flatten(result.results, "", answer)
         answer.pop("msg", None)
         if check.kind == "var-children":
