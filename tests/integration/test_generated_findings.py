@@ -51,6 +51,8 @@ def test_long_double_prints_all_its_digits(mi: MiClient) -> None:
     assert console(mi, "print scale") == "$2 = -9.99999999999999999995e-06\n"
     # An unnormal (integer bit clear, exponent not zero): the x87 refuses it, gdb says so.
     assert console(mi, "print g_bad_ld.ld") == "$3 = <invalid float value>\n"
+    # A NaN's payload is its whole mantissa, the integer bit too (it lost the top bit)
+    assert console(mi, "print g_nan_ld.ld") == "$4 = -nan(0xc00000000000005a)\n"
 
 
 def test_pointer_to_a_qualified_array_is_named_as_gdb(mi: MiClient) -> None:

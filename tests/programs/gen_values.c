@@ -31,7 +31,7 @@ text_t g_text = "ok";
 union {
     long double ld;
     unsigned char bytes[16];
-} g_bad_ld;
+} g_bad_ld, g_nan_ld;
 ticks_t g_ticks = 42;
 enum level g_level = MID;
 volatile long long g_sink;
@@ -74,6 +74,10 @@ int main(void)
     memset(g_bad_ld.bytes, 0, sizeof g_bad_ld.bytes);
     g_bad_ld.bytes[0] = 0x12; /* an unnormal: mantissa without its integer bit */
     g_bad_ld.bytes[9] = 0x40;
+    g_nan_ld.bytes[7] = 0xc0; /* the x87's default quiet NaN */
+    g_nan_ld.bytes[0] = 0x5a;
+    g_nan_ld.bytes[8] = 0xff;
+    g_nan_ld.bytes[9] = 0xff;
     g_sink += consume(&g_parts, sizeof g_parts) + consume(&g_window, sizeof g_window);
     g_sink += consume(&g_no_parts, sizeof g_no_parts) + consume(g_wide, 16);
     g_sink += consume(&g_huge_view, sizeof g_huge_view) + consume(&g_page_view, 8);

@@ -23,9 +23,8 @@ def format_x87(data: bytes) -> str:
     if (exponent == 0) != (mantissa >> 63 == 0):
         return "<invalid float value>"
     sign = "-" if negative else ""
-    if exponent == 0x7FFF:
-        fraction = mantissa & _FRACTION
-        return f"{sign}nan({fraction:#x})" if fraction else f"{sign}inf"
+    if exponent == 0x7FFF:  # gdb shows a NaN's whole mantissa, its integer bit too
+        return f"{sign}nan({mantissa:#x})" if mantissa & _FRACTION else f"{sign}inf"
     if mantissa == 0:
         return f"{sign}0"
     power = max(exponent, 1) - _BIAS - 63  # the value is mantissa * 2**power, exactly
