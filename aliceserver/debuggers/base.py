@@ -17,6 +17,7 @@ from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
     CodeLocation,
+    DynamicTypes,
     Frame,
     FrameDetails,
     FunctionSymbol,
@@ -257,11 +258,13 @@ class IDebugger(Protocol):
         ...
 
     def frame_variables(
-        self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True
+        self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
+        dynamic: DynamicTypes = DynamicTypes.NONE,
     ) -> list[VariableInfo]:
         """The frame's variables of `scope`. `aggregate_values=False` leaves the value of
         structs, unions and arrays empty (MI's simple values, gdb's scalar frame
-        arguments): formatting them is most of the cost, and those callers drop it."""
+        arguments): formatting them is most of the cost, and those callers drop it.
+        `dynamic`: C++ pointers and references as their objects' dynamic types."""
         ...
 
     def variable_children(
@@ -271,9 +274,11 @@ class IDebugger(Protocol):
         ...
 
     def evaluate(
-        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None
+        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
+        *, dynamic: DynamicTypes = DynamicTypes.NONE,
     ) -> VariableInfo:
-        """A C-like expression in a frame (assignments write); `fmt` is gdb's x/d/o/t/c/u/a/z.
+        """A C-like expression in a frame (assignments write); `fmt` is gdb's x/d/o/t/c/u/a/z;
+        `dynamic` says where C++ dynamic types replace static ones (gdb's print object).
 
         Errors are ProtocolError with gdb's message (`No symbol "x" in current context.`).
         """

@@ -74,7 +74,8 @@ class FakeSourceLevel:
         return m.FrameDetails(None, ())
 
     def frame_variables(
-        self, thread_id: int, level: int, scope: m.VariableScope, *, aggregate_values: bool = True
+        self, thread_id: int, level: int, scope: m.VariableScope, *, aggregate_values: bool = True,
+        dynamic: m.DynamicTypes = m.DynamicTypes.NONE,
     ) -> list[m.VariableInfo]:
         if scope is not m.VariableScope.REGISTERS:
             return []
@@ -102,7 +103,8 @@ class FakeSourceLevel:
         return total
 
     def evaluate(
-        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None
+        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
+        *, dynamic: m.DynamicTypes = m.DynamicTypes.NONE,
     ) -> m.VariableInfo:
         tid = thread_id if thread_id is not None else self._first_thread()
         left, equal, right = expression.partition("==")

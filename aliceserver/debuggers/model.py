@@ -296,6 +296,19 @@ class VariableInfo:
     # A frame variable without a location of its own (a DW_AT_const_value, or none at all):
     # gdb's MI variable lists leave it out (its console and frame lines show it).
     locationless: bool = False
+    # Its declared type when `type` is the dynamic type found for it (gdb's whatis shows
+    # both: `/* real type = geo::Rect * */`); None when no dynamic type was looked for.
+    declared_type: str | None = None
+
+
+class DynamicTypes(enum.Flag):
+    """Where a C++ object's dynamic type (found from its vtable) replaces the static one:
+    gdb's `set print object on` is all three, DAP's variables POINTERS and MEMBERS."""
+
+    NONE = 0
+    MEMBERS = enum.auto()  # `p->m` looks m up in *p's dynamic type (gdb's evaluator)
+    POINTERS = enum.auto()  # pointers and references: their type, value and children
+    OBJECTS = enum.auto()  # a class object printed at the top: `(geo::Rect) {...}`
 
 
 class StepKind(enum.Enum):

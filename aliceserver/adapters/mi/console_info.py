@@ -18,7 +18,7 @@ from aliceserver.adapters.mi.frames import (
 )
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
-from aliceserver.debuggers.model import VariableScope
+from aliceserver.debuggers.model import DynamicTypes, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
 _FORMAT = re.compile(r"/(\d*)([xduotacfsiz]*)([bhwg]?)\s*")
@@ -33,7 +33,7 @@ def _print(ctx: Context, text: str, record: bool = True) -> Reply:
         text = text[match.end() :]
     if not text.strip():
         raise MiError("Argument required (expression to compute).")
-    info = session.evaluate(text, fmt)
+    info = session.evaluate(text, fmt, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS)
     failure = whole_value_failure(session, text, info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
@@ -49,17 +49,23 @@ def _output(ctx: Context, text: str) -> Reply:
     return None
 
 
+def _real_type(info: VariableInfo) -> str:
+    """gdb's comment before the type of a pointer or reference to a polymorphic class
+    with print object on (a class object itself has none: gdb's whatis reads no memory)."""
+    return "" if info.declared_type is None else f"/* real type = {info.type} */\n"
+
+
 def _whatis(ctx: Context, text: str) -> Reply:
-    info = ctx.session.evaluate(text)
-    ctx.console(f"type = {info.type}\n")
+    info = ctx.session.evaluate(text, shown=DynamicTypes.POINTERS)
+    ctx.console(f"type = {_real_type(info)}{info.declared_type or info.type}\n")
     return None
 
 
 def _ptype(ctx: Context, text: str) -> Reply:
     """whatis, with typedefs at the top resolved and struct/union/enum bodies written out."""
     session = ctx.session
-    info = session.evaluate(text)  # gdb's errors for what cannot be evaluated
-    described = info.type
+    info = session.evaluate(text, shown=DynamicTypes.POINTERS)  # gdb's errors as well
+    described = info.declared_type or info.type
     inferior = session.inferior
     if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
         try:
@@ -67,7 +73,7 @@ def _ptype(ctx: Context, text: str) -> Reply:
                                                        inferior.selected_level)
         except AliceError:
             pass  # evaluate succeeded: keep its type name
-    ctx.console(f"type = {described}\n")
+    ctx.console(f"type = {_real_type(info)}{described}\n")
     return None
 
 

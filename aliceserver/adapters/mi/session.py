@@ -42,6 +42,7 @@ from aliceserver.adapters.mi.ui import Ui
 from aliceserver.adapters.mi.varobj import VarobjStore
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import (
+    DynamicTypes,
     LaunchConfig,
     StackFrame,
     StdioMode,
@@ -605,8 +606,16 @@ class MiSession:
     def display(self, info: VariableInfo) -> str:
         return display_value(info)
 
+    def dynamic_types(self, shown: DynamicTypes = DynamicTypes.NONE) -> DynamicTypes:
+        """With `print object on`, `shown` and gdb's `->` through the dynamic type; with
+        it off, static types everywhere."""
+        if self.settings.get("print object") != "on":
+            return DynamicTypes.NONE
+        return shown | DynamicTypes.MEMBERS
+
     def evaluate(self, expression: str, fmt: str | None = None, tid: int | None = None,
-                 level: int | None = None) -> VariableInfo:
+                 level: int | None = None, shown: DynamicTypes = DynamicTypes.NONE) -> VariableInfo:
+        """`shown`: what shows its dynamic type with print object on (`->` always does)."""
         inferior = self.inferior
         if tid is None and inferior.process is not None and not inferior.running:
             tid = inferior.selected_tid
@@ -616,7 +625,7 @@ class MiSession:
             if not self.has_symbols():
                 raise MiError(f'No symbol "{expression.strip()}" in current context.'
                               if expression.strip().isidentifier() else "No symbol table is loaded.  Use the \"file\" command.")
-        return self.debugger.evaluate(expression, tid, level or 0, fmt)
+        return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown))
 
     def evaluate_display(self, expression: str, fmt: str | None = None) -> str:
         return display_value(self.evaluate(expression, fmt))

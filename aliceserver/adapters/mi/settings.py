@@ -32,7 +32,7 @@ def _defaults() -> dict[str, _Setting]:
         "print frame-arguments": s("scalars", "enum", "Printing of non-scalar frame arguments is \"{}\".",
                                    ("all", "scalars", "none", "presence")),
         "print address": s("on", "bool", "Printing of addresses is {}."),
-        "print object": s("off", "bool", "Printing of C++ virtual function tables is {}."),
+        "print object": s("off", "bool", "Printing of object's derived type based on vtable info is {}."),
         "print static-members": s("on", "bool", "Printing of C++ static members is {}."),
         "print symbol": s("on", "bool", "Printing of symbol names when printing pointers is {}."),
         "print repeats": s("10", "int", "Threshold for repeated print elements is {}."),

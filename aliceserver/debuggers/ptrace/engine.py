@@ -61,6 +61,7 @@ from aliceserver.debuggers.ptrace.variables import VariableStore
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -127,7 +128,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         self._debug_infos: DebugInfos = {}
         self._source = SourceSymbols(self._symbols, report=self.events.put,
                                      debug_infos=self._debug_infos)  # fmt: skip
-        self._variables = VariableStore(self._symbolize)
+        self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, self._find_class))
         self._frames: dict[int, list[UnwoundFrame]] = {}
         self._stop_cache = StopCache()
         self._inline_hidden: dict[int, int] = {}  # thread -> inline frames hidden at its stop

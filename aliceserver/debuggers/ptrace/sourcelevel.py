@@ -24,6 +24,7 @@ from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CodeLocation,
+    DynamicTypes,
     FrameDetails,
     LocationBreakpointInfo,
     ProcessInfo,
@@ -59,7 +60,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.types import is_float
+from aliceserver.debuggers.symbols.dwarf.types import Type, is_float
 from aliceserver.debuggers.symbols.dwarf.unwind import (
     UnwoundFrame,
     frame_base,
@@ -276,16 +277,18 @@ class SourceLevel:
         return hidden
 
     def frame_variables(
-        self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True
+        self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
+        dynamic: DynamicTypes = DynamicTypes.NONE,
     ) -> list[VariableInfo]:
         # On the caller's thread first (see StopCache); the whole answer serves as well.
+        shown = dynamic & DynamicTypes.POINTERS  # the only part that changes variables
         for with_aggregates in {aggregate_values, True}:
-            known = self._stop_cache.known_variables((thread_id, level, scope, with_aggregates))
+            known = self._stop_cache.known_variables((thread_id, level, scope, with_aggregates, shown))
             if known is not None:
                 return known
 
         def go() -> list[VariableInfo]:
-            return self._stop_cache.variables((thread_id, level, scope, aggregate_values), compute)
+            return self._stop_cache.variables((thread_id, level, scope, aggregate_values, shown), compute)
 
         def compute() -> list[VariableInfo]:
             view, symbols, lookup_pc = self._frame_view(thread_id, level)
@@ -295,8 +298,8 @@ class SourceLevel:
                 return []
             found = scope_values(symbols, view, scope, lookup_pc)
             described = [
-                (self._variables.describe(name, value, aggregate_value=aggregate_values), depth,
-                 locationless)
+                (self._variables.describe(name, value, aggregate_value=aggregate_values, dynamic=shown),
+                 depth, locationless)
                 for name, value, depth, locationless in found
             ]
             return [replace(info, block_depth=depth, locationless=locationless)
@@ -335,14 +338,24 @@ class SourceLevel:
         return inferior.pid if inferior.pid in live else live[0]
 
     def evaluate(
-        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None
+        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
+        *, dynamic: DynamicTypes = DynamicTypes.NONE,
     ) -> VariableInfo:
         def go() -> VariableInfo:
             tid = self._default_thread(thread_id)
-            value = evaluate(expression, self._eval_symbols(tid, level))
-            return self._variables.describe(expression, value, fmt, top=True)
+            rtti = self._variables.rtti if dynamic & DynamicTypes.MEMBERS else None
+            value = evaluate(expression, self._eval_symbols(tid, level), rtti)
+            return self._variables.describe(expression, value, fmt, top=True, dynamic=dynamic)
 
         return self._call(go)
+
+    def _find_class(self, name: str) -> Type | None:
+        """A class by its qualified name in any module (a dynamic type's, from its vtable)."""
+        for _module, symbols in self._source.all_module_symbols():
+            found = symbols.find_type(name)
+            if found is not None:
+                return found
+        return None
 
     def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
         def go() -> str:

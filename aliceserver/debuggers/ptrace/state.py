@@ -19,6 +19,7 @@ from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.dynamic import vtable_class_name
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -154,6 +155,15 @@ class StateAccess:
             self._demangler = Demangler()
         name = self._demangler.demangle(where.name)
         return name if where.offset == 0 else f"{name}+{where.offset}"
+
+    def _vtable_class(self, address: int) -> str | None:
+        """`geo::Rect` when `address` is inside `vtable for geo::Rect` (dynamic types)."""
+        where = self._symbols.lookup_address(address)
+        if where.name is None or not where.name.startswith("_ZTV"):
+            return None
+        if self._demangler is None:
+            self._demangler = Demangler()
+        return vtable_class_name(self._demangler.demangle(where.name))
 
     def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]:
         def go() -> list[Instruction]:

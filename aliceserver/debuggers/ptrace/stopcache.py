@@ -14,10 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from aliceserver.debuggers.model import StackFrame, ThreadInfo, VariableInfo, VariableScope
+from aliceserver.debuggers.model import (
+    DynamicTypes,
+    StackFrame,
+    ThreadInfo,
+    VariableInfo,
+    VariableScope,
+)
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 
 _MAX_DECODED = 4096  # distinct instruction encodings remembered for stepping
+
+# (thread, level, scope, with aggregate values, the dynamic types asked for)
+VariablesKey = tuple[int, int, VariableScope, bool, DynamicTypes]
 
 
 class StopCache:
@@ -27,7 +36,7 @@ class StopCache:
         self._threads: tuple[object, list[ThreadInfo]] | None = None  # (process, its threads)
         self._stacks: dict[tuple[int, int, int | None], list[StackFrame]] = {}  # stack_trace's
         # (thread, level, scope, with aggregates' values) -> the frame's variables
-        self._variables: dict[tuple[int, int, VariableScope, bool], list[VariableInfo]] = {}
+        self._variables: dict[VariablesKey, list[VariableInfo]] = {}
         # The first 16 bytes at a pc -> the length of the call instruction they start with
         # (None: not a call). Decoding depends on the bytes alone, so this outlives stops.
         self._calls: dict[bytes, int | None] = {}
@@ -72,12 +81,12 @@ class StopCache:
         self._stacks[key] = list(frames)
         return frames
 
-    def known_variables(self, key: tuple[int, int, VariableScope, bool]) -> list[VariableInfo] | None:
+    def known_variables(self, key: VariablesKey) -> list[VariableInfo] | None:
         found = self._variables.get(key)
         return None if found is None else list(found)
 
     def variables(
-        self, key: tuple[int, int, VariableScope, bool], compute: Callable[[], list[VariableInfo]]
+        self, key: VariablesKey, compute: Callable[[], list[VariableInfo]]
     ) -> list[VariableInfo]:
         found = self._variables.get(key)
         if found is None:

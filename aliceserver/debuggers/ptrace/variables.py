@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from aliceserver.debuggers.model import VariableInfo, VariableScope
+from aliceserver.debuggers.model import DynamicTypes, VariableInfo, VariableScope
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
+from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
@@ -118,42 +119,56 @@ class ProcessEvalSymbols:
 class VariableStore:
     """Hands out child references for values shown while the program is stopped."""
 
-    def __init__(self, symbolize: Callable[[int], str | None]) -> None:
-        self._values: dict[int, tuple[Value, str | None]] = {}
+    def __init__(self, symbolize: Callable[[int], str | None], rtti: Rtti | None = None) -> None:
+        self._values: dict[int, tuple[Value, str | None, DynamicTypes]] = {}
         self._next = 1
         self._symbolize = symbolize
+        self.rtti = rtti
 
     def clear(self) -> None:
         self._values.clear()
 
     def describe(
-        self, name: str, value: Value, fmt: str | None = None, *, top: bool = False, aggregate_value: bool = True
-    ) -> VariableInfo:
+        self, name: str, value: Value, fmt: str | None = None, *, top: bool = False, aggregate_value: bool = True,
+        dynamic: DynamicTypes = DynamicTypes.NONE,
+    ) -> VariableInfo:  # fmt: skip
+        declared: str | None = None
+        prefix = ""
+        if dynamic & (DynamicTypes.POINTERS | DynamicTypes.OBJECTS) and self.rtti is not None:
+            objects = top and bool(dynamic & DynamicTypes.OBJECTS)
+            if dynamic & DynamicTypes.POINTERS or objects:
+                real = dynamic_value(value, self.rtti, objects=objects)
+                if real is not None:
+                    declared, value = type_name(value.type), real
+                    if objects and isinstance(strip(value.type), StructType) and fmt is None:
+                        prefix = f"({type_name(value.type)}) "  # gdb's print, as for pointers
         aggregate = isinstance(strip(value.type), (StructType, ArrayType))
         if aggregate and not aggregate_value:
             text = ""
         else:
-            text = format_value(value, FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize))
+            options = FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize)
+            text = prefix + format_value(value, options)
         error = text.startswith("<error") or text == "<optimized out>"
         count = 0 if error else _safe_child_count(value)
         reference = 0
         if count:
             reference = self._next
             self._next = self._next + 1 if self._next < _MAX_REFERENCE else 1
-            self._values[reference] = (value, fmt)
+            self._values[reference] = (value, fmt, dynamic & DynamicTypes.POINTERS)
         indexed = isinstance(strip(value.type), ArrayType)
         return VariableInfo(
             name=name, type=type_name(value.type), value=text, reference=reference,
             named_children=0 if indexed else count, indexed_children=count if indexed else 0,
-            address=value.address, error=error, aggregate=aggregate,
+            address=value.address, error=error, aggregate=aggregate, declared_type=declared,
         )  # fmt: skip
 
     def children(self, reference: int, start: int, count: int | None) -> list[VariableInfo]:
         entry = self._values.get(reference)
         if entry is None:
             raise ProtocolError(f"no variable reference {reference} (references end when the program runs)")
-        value, fmt = entry
-        return [self.describe(name, child, fmt) for name, child in children(value, max(0, start), count)]
+        value, fmt, dynamic = entry
+        return [self.describe(name, child, fmt, dynamic=dynamic)
+                for name, child in children(value, max(0, start), count)]  # fmt: skip
 
 
 def _safe_child_count(value: Value) -> int:
@@ -204,11 +219,12 @@ def _cu_global_names(cu: object) -> list[str]:
     return names
 
 
-def evaluate(text: str | Expr, symbols: EvalSymbols) -> Value:
+def evaluate(text: str | Expr, symbols: EvalSymbols, rtti: Rtti | None = None) -> Value:
+    """`rtti`: `p->m` finds m in *p's dynamic type (gdb with print object on)."""
     from aliceserver.debuggers.symbols.dwarf.expr import evaluate_expression
 
     try:
-        return evaluate_expression(text, symbols)
+        return evaluate_expression(text, symbols, rtti)
     except EvaluationError:
         raise
     except TargetError as error:

@@ -198,6 +198,8 @@ class TypeBuilder:
             )
             if member.is_base:
                 member.name = type_name(mtype)
+                if member.offset is None:
+                    member.location = _member_location(child)
             _bitfield(child, member, mtype)
             st._members.append(member)
 
@@ -336,6 +338,11 @@ def _member_offset(die: DIE) -> int | None:
     if isinstance(value, int):
         return value
     return _constant_offset(bytes(value))
+
+
+def _member_location(die: DIE) -> bytes | None:
+    attr = die.attributes.get("DW_AT_data_member_location")
+    return None if attr is None or isinstance(attr.value, int) else bytes(attr.value)
 
 
 def _constant_offset(expr: bytes) -> int | None:

@@ -13,12 +13,14 @@ from typing import Protocol
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     CompositeLoc,
     EvaluationError,
+    ExprEnv,
     ImplicitLoc,
     Location,
     MemoryLoc,
     OptimizedOut,
     RegisterLoc,
 )
+from aliceserver.debuggers.symbols.dwarf.locexpr import evaluate as run_expression
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
@@ -255,8 +257,19 @@ class Value:
 
     def member_value(self, member: Member) -> Value:
         if member.offset is None:
-            raise EvaluationError(f"cannot locate member {member.name} (virtual base)")
+            if member.location is None or self.address is None:
+                raise EvaluationError(f"cannot locate member {member.name} (virtual base)")
+            return Value(member.type, self._virtual_base(member.location), self.ctx)
         return self.sub_value(member.type, member.offset, member.bit_offset, member.bit_size)
+
+    def _virtual_base(self, expr: bytes) -> MemoryLoc:
+        # DWARF pushes the object's address before running the expression: as a DW_OP_const8u.
+        assert self.address is not None
+        start = b"\x0e" + (self.address & MASK64).to_bytes(8, "little")
+        where = run_expression(start + expr, self.ctx, ExprEnv(load_bias=self.ctx.load_bias))
+        if not isinstance(where, MemoryLoc):
+            raise EvaluationError("cannot locate a virtual base")
+        return where
 
     def element(self, index: int) -> Value:
         t = strip(self.type)
@@ -326,9 +339,13 @@ def _find_member(value: Value, name: str, depth: int) -> Value | None:
             return value.member_value(member)
     for member in t.members:  # anonymous members and base classes
         if member.is_base or member.name is None:
-            if member.offset is None:
+            if member.offset is None and member.location is None:
                 continue
-            found = _find_member(value.member_value(member), name, depth + 1)
+            try:
+                base = value.member_value(member)
+            except EvaluationError:
+                continue
+            found = _find_member(base, name, depth + 1)
             if found is not None:
                 return found
     return None

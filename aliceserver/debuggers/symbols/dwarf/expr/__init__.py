@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols, Evaluator
 from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
@@ -81,14 +82,15 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
         raise EvaluationError(f"internal error parsing the expression: {exc}") from exc
 
 
-def evaluate_expression(text: str | ast.Expr, symbols: EvalSymbols) -> Value:
+def evaluate_expression(text: str | ast.Expr, symbols: EvalSymbols, rtti: Rtti | None = None) -> Value:
     """Evaluate an expression (text or a parsed tree). Assignments write through the frame.
+    With `rtti`, `p->m` looks m up in *p's dynamic type (gdb's print object on).
 
     The result's bytes may still be fetched lazily: format it with format.format_value, which
     turns unreadable parts into `<error: ...>`; call `.data()` to force a read."""
     try:
         tree = parse_expression(text, symbols) if isinstance(text, str) else text
-        return Evaluator(symbols).run(tree)
+        return Evaluator(symbols, rtti).run(tree)
     except EvaluationError:
         raise
     except RecursionError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
+from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     Builtins,
@@ -61,8 +62,9 @@ class EvalSymbols(Protocol):
 
 
 class Evaluator:
-    def __init__(self, symbols: EvalSymbols) -> None:
+    def __init__(self, symbols: EvalSymbols, rtti: Rtti | None = None) -> None:
         self.symbols = symbols
+        self.rtti = rtti
         self.ctx = symbols.frame
         self.builtins = Builtins()
         self._resolved: dict[str, Value] = {}
@@ -149,7 +151,10 @@ class Evaluator:
         if isinstance(node, ast.Index):
             return self.index(self.eval(node.base), self.eval(node.index))
         if isinstance(node, ast.Member):
-            return self.member(self.eval(node.base), node.name)
+            base = self.eval(node.base)
+            if node.arrow and self.rtti is not None:  # gdb: with print object, `->` only
+                base = dynamic_indirect(base, self.rtti) or base
+            return self.member(base, node.name)
         if isinstance(node, ast.Call):
             raise EvaluationError("Function calls are not supported in expressions.")
         raise EvaluationError("unsupported expression")
