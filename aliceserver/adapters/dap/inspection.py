@@ -152,7 +152,7 @@ def _scope_variables(
 ) -> list[tuple[VariableInfo, str | None]]:
     frame = ref.frame
     debugger = session.debugger
-    infos = debugger.frame_variables(frame.thread_id, frame.level, ref.scope)
+    infos = debugger.frame_variables(frame.thread_id, frame.level, ref.scope, dynamic=session.state.dynamic)
     if ref.scope is VariableScope.REGISTERS:
         infos = sorted(infos, key=lambda info: _REGISTER_ORDER.get(info.name, len(_REGISTER_ORDER)))
         return [(info, f"${info.name}") for info in infos]
@@ -164,7 +164,8 @@ def _scope_variables(
     for info in infos:
         if hex_format and not info.error:
             try:
-                info = debugger.evaluate(info.name, frame.thread_id, frame.level, "x")
+                info = debugger.evaluate(info.name, frame.thread_id, frame.level, "x",
+                                         dynamic=session.state.dynamic)
             except AliceError:
                 pass  # keep the value as it was
         result.append((info, info.name))
@@ -194,7 +195,8 @@ def variables(session: DapSession, args: Arguments) -> JsonObject:
     if hex_format and ref.expression:
         frame = ref.frame
         again = session.debugger.evaluate(
-            ref.expression, frame.thread_id if frame else None, frame.level if frame else 0, "x"
+            ref.expression, frame.thread_id if frame else None, frame.level if frame else 0, "x",
+            dynamic=session.state.dynamic,
         )
         engine_reference = again.reference or engine_reference
     children = session.debugger.variable_children(engine_reference, start, count or None)
@@ -301,7 +303,7 @@ def evaluate(session: DapSession, args: Arguments) -> JsonObject:
         raise WrongState("evaluate: the program is not being run")
     info = session.debugger.evaluate(
         expression, frame.thread_id if frame else None, frame.level if frame else 0,
-        "x" if _hex(args) else None,
+        "x" if _hex(args) else None, dynamic=session.state.dynamic,
     )  # fmt: skip
     body = variable_json(session, info, frame, expression)
     result: JsonObject = {"result": body["value"], "type": body["type"]}

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from aliceserver.adapters.dap import terminal
 from aliceserver.adapters.dap.capabilities import capabilities
 from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject, WrongState
-from aliceserver.adapters.dap.state import ClientInfo, Target
-from aliceserver.debuggers.model import LaunchConfig, StdioMode
+from aliceserver.adapters.dap.state import ClientInfo, SessionState, Target
+from aliceserver.debuggers.model import DynamicTypes, LaunchConfig, StdioMode
 from aliceserver.errors import AliceError, Unsupported
 
 if TYPE_CHECKING:
@@ -107,6 +107,7 @@ def launch(session: DapSession, args: Arguments) -> JsonObject | None:
     state.target = Target.LAUNCH
     state.launch_config = config
     state.launch_arguments = dict(args.raw)
+    _dynamic_types(state, args)
     if relay is not None:
         session.on_end.append(relay.close)
         session.after_response(lambda: terminal.start(session, relay, _TERMINALS[console], config))
@@ -135,8 +136,14 @@ def attach(session: DapSession, args: Arguments) -> JsonObject | None:
         raise
     state.target = Target.ATTACH
     state.stop_on_entry = args.boolean("stopOnEntry")
+    _dynamic_types(state, args)
     session.after_response(lambda: maybe_start(session))
     return None
+
+
+def _dynamic_types(state: SessionState, args: Arguments) -> None:
+    if not args.boolean("dynamicTypes", True):
+        state.dynamic = DynamicTypes.NONE
 
 
 def configuration_done(session: DapSession, args: Arguments) -> JsonObject | None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.debuggers.events import Stopped
-from aliceserver.debuggers.model import LaunchConfig, VariableInfo
+from aliceserver.debuggers.model import DynamicTypes, LaunchConfig, VariableInfo
 
 
 @dataclass(slots=True)
@@ -64,6 +64,9 @@ class SessionState:
     launch_config: LaunchConfig | None = None  # for restart
     launch_arguments: dict[str, Any] = field(default_factory=dict)
     stop_on_entry: bool = False  # attach: report the attach stop instead of resuming
+    # C++ pointers and references shown as their objects' dynamic types, as lldb-vscode
+    # does; launch/attach `"dynamicTypes": false` turns it off (lldb-vscode has no such key).
+    dynamic: DynamicTypes = DynamicTypes.POINTERS | DynamicTypes.MEMBERS
     started: bool = False  # launch/attach and configurationDone have both arrived
     swallow_attach_stop: bool = False  # the engine's Stopped(PAUSE) that ends an attach
     suppress_exit_of: int | None = None  # restart: the pid whose exit is not reported
