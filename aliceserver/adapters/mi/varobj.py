@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from aliceserver.adapters.mi.frames import display_value, is_aggregate
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.registry import MiError
-from aliceserver.debuggers.model import VariableInfo, VariableScope
+from aliceserver.debuggers.model import DynamicTypes, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 # A name in an expression (not a member after . or ->, not a register after $).
 _NAME = re.compile(r"(?<![.$\w>])([A-Za-z_]\w*)")
 _OUTER_BOUND = re.compile(r"\[(\d+)\]")  # the first bound of `char [2][3]` is its count
+# With print object on, gdb's var objects of pointers and references take the dynamic type.
+_DYNAMIC = DynamicTypes.POINTERS
 ANONYMOUS = "<anonymous>"  # the engine's name for an anonymous struct/union member
 FORMATS = {"natural": None, "hexadecimal": "x", "octal": "o", "binary": "t", "decimal": "d",
            "zero-hexadecimal": "z"}  # fmt: skip
@@ -78,7 +80,7 @@ class VarobjStore:
             if frame_spec not in ("*", "@"):
                 level = self._level_of_address(frame_spec, tid)
         try:
-            info = session.evaluate(expression, tid=tid, level=level)
+            info = session.evaluate(expression, tid=tid, level=level, shown=_DYNAMIC)
         except AliceError:
             raise MiError("-var-create: unable to create variable object") from None
         frame_bound = tid is not None and self._reads_frame(expression, tid, level)
@@ -164,7 +166,7 @@ class VarobjStore:
         tid, level = where
         code = FORMATS.get(fmt or var.format)
         try:
-            return self.session.evaluate(var.path, code, tid=tid, level=level)
+            return self.session.evaluate(var.path, code, tid=tid, level=level, shown=_DYNAMIC)
         except AliceError:
             return None
 
