@@ -15,17 +15,19 @@ from aliceserver.adapters.agent.common import (
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError
 from aliceserver.adapters.agent.session import DebugSession, LocalsSnapshot, State, WaitResult
 from aliceserver.debuggers.events import Stopped, StopReason
-from aliceserver.debuggers.model import StackFrame, VariableInfo, VariableScope
+from aliceserver.debuggers.model import DynamicTypes, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
 STACK_PREVIEW = 5  # frames shown in a context reply
+# C++ pointers and references show their objects' dynamic types, as in DAP (lldb's way).
+DYNAMIC = DynamicTypes.POINTERS | DynamicTypes.MEMBERS
 
 
 def frame_variables(session: DebugSession, thread: int, level: int) -> list[VariableInfo]:
     """Arguments, then locals, of one frame."""
     debugger = session.debugger
-    found = debugger.frame_variables(thread, level, VariableScope.ARGUMENTS)
-    return found + debugger.frame_variables(thread, level, VariableScope.LOCALS)
+    found = debugger.frame_variables(thread, level, VariableScope.ARGUMENTS, dynamic=DYNAMIC)
+    return found + debugger.frame_variables(thread, level, VariableScope.LOCALS, dynamic=DYNAMIC)
 
 
 def _named(variables: list[VariableInfo]) -> dict[str, str]:

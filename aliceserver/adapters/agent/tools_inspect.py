@@ -16,7 +16,7 @@ from aliceserver.adapters.agent.common import (
     frame_text,
     thread_of,
 )
-from aliceserver.adapters.agent.context import build_context, frame_variables
+from aliceserver.adapters.agent.context import DYNAMIC, build_context, frame_variables
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import DebugSession
@@ -152,7 +152,7 @@ def _variables(env: ToolEnv, args: Args) -> dict[str, Any]:
             debugger = session.debugger
             found = (
                 frame_variables(session, thread, level) if scope is None
-                else debugger.frame_variables(thread, level, scope)
+                else debugger.frame_variables(thread, level, scope, dynamic=DYNAMIC)
             )
             start = args.integer("start") or 0
             limit = min(args.integer("count") or env.budget.max_items, env.budget.max_items)
@@ -164,7 +164,7 @@ def _variables(env: ToolEnv, args: Args) -> dict[str, Any]:
                 )
             reply["variables"] = [_entry(env, session, v, v.name, 0, omissions) for v in page]
             return omissions.attach(reply)
-        value = session.debugger.evaluate(path, thread, level)
+        value = session.debugger.evaluate(path, thread, level, dynamic=DYNAMIC)
         if value.error:
             raise ToolError(ErrorCode.NO_VARIABLE, f"{path}: {value.value}", "check the path against debug_variables")
         entry = _entry(env, session, value, path, 0, omissions)
@@ -186,7 +186,7 @@ def _evaluate(env: ToolEnv, args: Args) -> dict[str, Any]:
     with session.lock:
         session.require_stopped()
         thread, level = thread_of(session, args), frame_of(session, args)
-        value = session.debugger.evaluate(expression, thread, level, args.text("format"))
+        value = session.debugger.evaluate(expression, thread, level, args.text("format"), dynamic=DYNAMIC)
         if value.error:
             raise ToolError(ErrorCode.BAD_EXPRESSION, f"{expression}: {value.value}", "")
         entry = _entry(env, session, value, expression, 0, omissions)

@@ -21,7 +21,10 @@ class LocalsFake(FakeDebugger):
         super().__init__()
         self.locals: dict[str, str] = {}
 
-    def frame_variables(self, thread_id: int, level: int, scope: m.VariableScope) -> list[m.VariableInfo]:
+    def frame_variables(
+        self, thread_id: int, level: int, scope: m.VariableScope, *, aggregate_values: bool = True,
+        dynamic: m.DynamicTypes = m.DynamicTypes.NONE,
+    ) -> list[m.VariableInfo]:
         if scope is m.VariableScope.LOCALS:
             return [m.VariableInfo(name, "int", value) for name, value in self.locals.items()]
         return super().frame_variables(thread_id, level, scope)
