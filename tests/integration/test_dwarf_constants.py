@@ -103,6 +103,8 @@ def test_rust_negative_discriminants(debugger: Any, events: EventLog, builder: B
     stop = events.wait_for(Stopped, timeout=20)
     found = debugger.frame_variables(stop.thread_id, 0, VariableScope.LOCALS)
     values = {v.name: v.value for v in found}
-    assert values == {
-        "low": "Low(7)", "mid": "Mid(9)", "high": "High", "neg": "Neg(11)", "pos": "Pos(12)"
+    assert values == {  # qualified as gdb prints the variants it finds
+        "low": "rust_discr::Level::Low(7)", "mid": "rust_discr::Level::Mid(9)",
+        "high": "rust_discr::Level::High", "neg": "rust_discr::Wide::Neg(11)",
+        "pos": "rust_discr::Wide::Pos(12)",
     }  # fmt: skip

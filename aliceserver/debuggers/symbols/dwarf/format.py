@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
@@ -104,7 +105,10 @@ class _Formatter:
     def top(self, value: Value) -> str:
         t = strip(value.type)
         prefix = ""
-        if self.opts.top_level and self.opts.fmt is None:
+        if self.opts.top_level and self.opts.fmt is None and is_rust(value.type):
+            if isinstance(t, (PointerType, ReferenceType)):  # gdb's Rust value_print
+                prefix = f"({type_name(value.type)}) "
+        elif self.opts.top_level and self.opts.fmt is None:
             if (
                 isinstance(t, PointerType)
                 and not _plain_char_pointer(value.type)
@@ -125,6 +129,12 @@ class _Formatter:
 
     def _value(self, value: Value, depth: int) -> str:
         t = strip(value.type)
+        if is_rust(value.type):
+            from aliceserver.debuggers.symbols.dwarf.rust_format import rust_value  # it imports us
+
+            text = rust_value(self, value, depth)
+            if text is not None:
+                return text
         if isinstance(t, StructType):
             _prefetch(value)
             return self.struct(value, t, depth)

@@ -10,6 +10,7 @@ classes keep their name (gdb's class layout, access labels and methods are not d
 
 from __future__ import annotations
 
+from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust, rust_ptype
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     EnumType,
@@ -27,6 +28,8 @@ _INDENT = "    "
 
 def ptype_text(t: Type) -> str:
     """What `ptype EXPR` prints after `type = ` for a value of type `t`."""
+    if is_rust(t):
+        return rust_ptype(t)
     base = _innermost(t)
     shown = _resolve(base)
     name = type_name(t)

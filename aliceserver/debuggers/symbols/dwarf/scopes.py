@@ -35,7 +35,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     loclist_v4,
     loclist_v5,
 )
-from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_cplus
+from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_cplus, is_rust
 from aliceserver.debuggers.symbols.dwarf.types import FunctionType, Type, strip
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 from aliceserver.debuggers.symbols.elf import ElfImage
@@ -201,6 +201,7 @@ class ModuleSymbols:
         source = origin_die(die, "DW_AT_name") or die
         fn = FunctionType(self.types.of_die_attr(origin_die(die, "DW_AT_type") or die))
         fn.prototyped = bool(resolved_attr(die, "DW_AT_prototyped")) or is_cplus(die)
+        fn.rust = is_rust(die)
         for child in children(source):
             if child.tag == "DW_TAG_formal_parameter":
                 if not attr_value(child, "DW_AT_artificial"):

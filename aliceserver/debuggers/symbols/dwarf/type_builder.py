@@ -81,9 +81,12 @@ class TypeBuilder:
         if cached is not None:
             return cached
         try:
-            return self._make(die)
+            t = self._make(die)
         except _CORRUPT as exc:  # pyelftools' assorted errors on corrupt DWARF
             raise TargetError(f"corrupt DWARF type at {die.offset:#x}: {exc!r}") from exc
+        if t is not self.void and is_rust(die):
+            t.rust = True
+        return t
 
     def _make(self, die: DIE) -> Type:
         tag = die.tag
@@ -311,6 +314,10 @@ def _contains_itself(start: Type, inner: Type) -> bool:
 def is_cplus(die: DIE) -> bool:
     lang = attr_value(die.cu.get_top_DIE(), "DW_AT_language")
     return lang in _CPLUS_LANGS or lang == _RUST_LANG
+
+
+def is_rust(die: DIE) -> bool:
+    return bool(attr_value(die.cu.get_top_DIE(), "DW_AT_language") == _RUST_LANG)
 
 
 def _qualified_name(die: DIE, cplus: bool) -> str | None:

@@ -45,6 +45,7 @@ class Type:
     """Base of every type; `size` in bytes (0 when unknown or void)."""
 
     size: int
+    rust = False  # built from a Rust unit: named in Rust's syntax (rust_types.py)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {type_name(self)!r}>"
@@ -262,6 +263,11 @@ def is_scalar_signed(t: Type) -> bool:
 
 # --- names ------------------------------------------------------------------------------
 def type_name(t: Type) -> str:
+    if t.rust or isinstance(t, (PointerType, ReferenceType, ArrayType, QualifiedType)):
+        from aliceserver.debuggers.symbols.dwarf import rust_types  # it imports this module
+
+        if rust_types.is_rust(t):
+            return rust_types.rust_type_name(t)
     return _declare(t, "", 0)
 
 
