@@ -21,7 +21,7 @@ from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Repl
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
-_FORMAT = re.compile(r"/(\d*)([xduotacfsiz]*)([bhwg]?)\s*")
+_FORMAT = re.compile(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
 
 
 def _print(ctx: Context, text: str, record: bool = True) -> Reply:

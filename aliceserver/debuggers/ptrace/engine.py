@@ -50,6 +50,7 @@ from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.output import OutputPump
+from aliceserver.debuggers.ptrace.printing import printer_host
 from aliceserver.debuggers.ptrace.signals import default_policy
 from aliceserver.debuggers.ptrace.source import DebugInfos, SourceSymbols
 from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
@@ -129,6 +130,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         self._source = SourceSymbols(self._symbols, report=self.events.put,
                                      debug_infos=self._debug_infos)  # fmt: skip
         self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, self._find_class))
+        self._variables.printers = printer_host(lambda: self._source)
         self._frames: dict[int, list[UnwoundFrame]] = {}
         self._stop_cache = StopCache()
         self._inline_hidden: dict[int, int] = {}  # thread -> inline frames hidden at its stop
@@ -349,6 +351,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         self._source.close()
         self._source = SourceSymbols(self._symbols, report=self.events.put,
                                      debug_infos=self._debug_infos)  # fmt: skip
+        self._variables.printers = printer_host(lambda: self._source)  # a new program's
         try:
             loaded, r_brk = self._tracker.start(inferior.pid)
         except (AliceError, OSError) as error:

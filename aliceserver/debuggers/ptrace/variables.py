@@ -22,6 +22,8 @@ from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, child
 from aliceserver.errors import ProtocolError, TargetError
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.printers.host import PrinterHost
+
     # The expression evaluator is imported when first used: its modules cost a start-up
     # that stops at a breakpoint and shows a frame about 30 ms and are not needed for it.
     from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
@@ -124,6 +126,7 @@ class VariableStore:
         self._next = 1
         self._symbolize = symbolize
         self.rtti = rtti
+        self.printers: PrinterHost | None = None  # the session's pretty printers
 
     def clear(self) -> None:
         self._values.clear()
@@ -146,8 +149,11 @@ class VariableStore:
         if aggregate and not aggregate_value:
             text = ""
         else:
-            options = FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize)
-            text = prefix + format_value(value, options)
+            options = FormatOptions(fmt=None if fmt == "r" else fmt, top_level=top, symbolize=self._symbolize)
+            if self.printers is not None and fmt != "r":  # print/r: raw
+                text = prefix + self.printers.format(value, options)
+            else:
+                text = prefix + format_value(value, options)
         error = text.startswith("<error") or text == "<optimized out>"
         count = 0 if error else _safe_child_count(value)
         reference = 0

@@ -55,6 +55,11 @@ __all__ = [
 
 INT_FORMATS = frozenset("xduotcaz")
 
+# A pretty-printer hook (debuggers/printers): the value's text at `depth`, or None to print
+# it as usual; children it shows go through `child`, so they are formatted (and printed by
+# their own printers) the same way.
+PrettyHook = Callable[["Value", int, "FormatOptions", Callable[["Value", int], str]], "str | None"]
+
 
 @dataclass(frozen=True, slots=True)
 class FormatOptions:
@@ -64,6 +69,8 @@ class FormatOptions:
     repeat_threshold: int = 10  # gdb's `print repeats`
     max_depth: int = 20
     symbolize: Callable[[int], str | None] | None = None  # runtime address -> `main+4`
+    pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
+    summary: bool = False  # frame lines: a printer's children as `{...}`
 
 
 def format_value(value: Value, options: FormatOptions | None = None) -> str:
@@ -103,6 +110,9 @@ class _Formatter:
         self.opts = opts
 
     def top(self, value: Value) -> str:
+        pretty = self.pretty(value, 0)
+        if pretty is not None:  # gdb: no `(type *)` before a printer's text
+            return pretty
         t = strip(value.type)
         prefix = ""
         if self.opts.top_level and self.opts.fmt is None and is_rust(value.type):
@@ -117,9 +127,18 @@ class _Formatter:
                 prefix = f"({type_name(value.type)}) "
             elif isinstance(t, ReferenceType):
                 prefix = f"({type_name(value.type)}) "
-        return prefix + self.value(value, 0)
+        return prefix + self.value(value, 0, pretty=False)
 
-    def value(self, value: Value, depth: int) -> str:
+    def pretty(self, value: Value, depth: int) -> str | None:
+        if self.opts.pretty is None or self.opts.fmt == "r":
+            return None
+        return self.opts.pretty(value, depth, self.opts, self.value)
+
+    def value(self, value: Value, depth: int, pretty: bool = True) -> str:
+        if pretty:
+            text = self.pretty(value, depth)
+            if text is not None:
+                return text
         try:
             return self._value(value, depth)
         except OptimizedOutError:

@@ -24,6 +24,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     ReferenceType,
     StaticMember,
     StructType,
+    TemplateParam,
     Type,
     TypedefType,
     VariantPart,
@@ -47,6 +48,8 @@ _GDB_BASE_NAMES = {
     "long long unsigned int": "unsigned long long",
     "__int128 unsigned": "unsigned __int128",
 }
+_NESTED_TAGS = frozenset(("DW_TAG_typedef", "DW_TAG_structure_type", "DW_TAG_class_type",
+                          "DW_TAG_union_type", "DW_TAG_enumeration_type"))
 # Forms of the constant class (DWARF 5 section 7.5.5); the last two are signed by form.
 _SIGNED_FORMS = frozenset(("DW_FORM_sdata", "DW_FORM_implicit_const"))
 _CONSTANT_FORMS = frozenset(
@@ -169,9 +172,30 @@ class TypeBuilder:
             cplus=cplus,
             declaration=bool(attr_value(die, "DW_AT_declaration")),
             fill=lambda st: self._fill_struct(st, die),
+            template_params=lambda: self._template_params(die),
+            nested_type=lambda name: self._nested_type(die, name),
         )
         self._cache[die.offset] = st
         return st
+
+    def _template_params(self, die: DIE) -> list[TemplateParam]:
+        params = []
+        for child in children(die):
+            if child.tag == "DW_TAG_template_type_param":
+                params.append(TemplateParam(self.of_die_attr(child)))
+            elif child.tag == "DW_TAG_template_value_param":
+                ptype = self.of_die_attr(child)
+                const = child.attributes.get("DW_AT_const_value")
+                value = constant_of(const, ptype) if const is not None and const.form in _CONSTANT_FORMS else None
+                params.append(TemplateParam(ptype, value))
+        return params
+
+    def _nested_type(self, die: DIE, name: str) -> Type | None:
+        """A type declared inside the struct (`vector<int>::value_type`)."""
+        for child in children(die):
+            if child.tag in _NESTED_TAGS and die_name(child) == name:
+                return self.build(child)
+        return None
 
     def _fill_struct(self, st: StructType, die: DIE) -> None:
         try:

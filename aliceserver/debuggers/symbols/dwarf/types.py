@@ -126,6 +126,9 @@ class StructType(Type):
     _members: list[Member] = field(default_factory=list)
     _statics: list[StaticMember] = field(default_factory=list)
     _variants: VariantPart | None = None  # Rust enums (DW_TAG_variant_part)
+    # For gdb's Python API (pretty printers): template arguments and types declared inside.
+    template_params: Callable[[], list[TemplateParam]] | None = None
+    nested_type: Callable[[str], Type | None] | None = None
 
     def _filled(self) -> StructType:
         fill, self.fill = self.fill, None  # first, so a member of this type's own type stops
@@ -148,6 +151,14 @@ class StructType(Type):
     @property
     def variants(self) -> VariantPart | None:
         return self._filled()._variants
+
+
+@dataclass(eq=False, repr=False)
+class TemplateParam:
+    """DW_TAG_template_type_param (`value` None) or DW_TAG_template_value_param."""
+
+    type: Type
+    value: int | None = None
 
 
 @dataclass(eq=False, repr=False)

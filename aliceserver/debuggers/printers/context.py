@@ -1,0 +1,73 @@
+"""What a printer call runs against: the session's printers and the stopped frame.
+
+gdb's Python API is module functions (`gdb.lookup_type`, `gdb.parse_and_eval`): here they
+read the context set around each printer call (a contextvar), so several sessions in one
+process each see their own program.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aliceserver.debuggers.symbols.dwarf.types import Type
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.printers.objfiles import PrinterSession
+
+
+class BudgetExceeded(Exception):
+    """A printer ran past its time budget (a loop over garbage): its value shows an error."""
+
+
+@dataclass
+class Target:
+    """The frame printers read: memory, names and types (the engine's evaluator symbols)."""
+
+    frame: FrameContext
+    lookup_type: Callable[[str], Type | None]
+    lookup: Callable[[str], Value | None]
+    evaluate: Callable[[str], Value]
+
+
+@dataclass
+class Call:
+    session: PrinterSession
+    target: Target | None
+    deadline: float = float("inf")
+    objfile: Any = None  # gdb.current_objfile() while its script loads
+    types: dict[str, Type | None] = field(default_factory=dict)
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise BudgetExceeded("pretty printer took too long")
+
+
+_current: contextvars.ContextVar[Call | None] = contextvars.ContextVar("gdb_call", default=None)
+
+
+def current() -> Call:
+    call = _current.get()
+    if call is None:
+        from aliceserver.debuggers.printers.gdb import error
+
+        raise error("no debugging session (gdb API used outside a printer call)")
+    return call
+
+
+def current_or_none() -> Call | None:
+    return _current.get()
+
+
+@contextlib.contextmanager
+def entered(call: Call) -> Iterator[Call]:
+    token = _current.set(call)
+    try:
+        yield call
+    finally:
+        _current.reset(token)

@@ -1,0 +1,126 @@
+"""One debugging session's printers, owned by the engine: scripts loaded once per image at
+first need, and values formatted through them within a time budget.
+
+Light to import (a C program never loads more of printers/ than this module).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Protocol
+
+from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
+from aliceserver.debuggers.symbols.dwarf.types import ArrayType, ReferenceType, StructType, strip
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.printers.context import Call, Target
+    from aliceserver.debuggers.printers.objfiles import PrinterSession
+
+log = logging.getLogger(__name__)
+
+BUDGET_SECONDS = 5.0  # per printed value: a printer over garbage is cut off, not waited for
+
+
+class Images(Protocol):
+    """What the engine tells the printers: its images and a frame's names and types."""
+
+    def paths(self) -> list[str]:
+        """The program's image first, then its shared libraries, by their paths."""
+        ...
+
+    def target(self, frame: FrameContext) -> Target: ...
+
+
+class PrinterHost:
+    def __init__(self, images: Images, budget: float = BUDGET_SECONDS) -> None:
+        self._images = images
+        self._budget = budget
+        self._session: PrinterSession | None = None
+        self._loaded: set[str] = set()
+        self._paths_key: tuple[str, ...] = ()
+        self.extra_script_dirs: list[str] = []  # the console's `directory` paths
+        self._told_none = False
+
+    @property
+    def session(self) -> PrinterSession:
+        if self._session is None:
+            from aliceserver.debuggers.printers.objfiles import PrinterSession
+
+            self._session = PrinterSession()
+        return self._session
+
+    def format(self, value: Value, options: FormatOptions) -> str:
+        """`value` as gdb prints it, through the printers where one takes it."""
+        if self._session is None and not _may_need_printers(value):
+            return format_value(value, options)
+        call = self._call(value.ctx)
+        self._load_new_images(call)
+        if not any(self.session.printer_lists()):
+            return format_value(value, options)
+        from dataclasses import replace
+
+        from aliceserver.debuggers.printers.context import entered
+        from aliceserver.debuggers.printers.render import render
+
+        call.deadline = time.monotonic() + self._budget
+        with entered(call):
+            return format_value(value, replace(options, pretty=render))
+
+    def run_script(self, path: str | None, source: str | None, frame: FrameContext | None) -> None:
+        """A user's `source FILE.py` or `python` block: run now, in this session."""
+        from aliceserver.debuggers.printers.loader import Script, run_script
+
+        call = self._call(frame)
+        if frame is not None:
+            self._load_new_images(call)
+        run_script(Script(path or "<python>", source), call, None)
+
+    def _call(self, frame: FrameContext | None) -> Call:
+        from aliceserver.debuggers.printers.context import Call
+
+        target = self._images.target(frame) if frame is not None else None
+        return Call(self.session, target)
+
+    def _load_new_images(self, call: Call) -> None:
+        paths = tuple(p for p in self._images.paths() if p.startswith("/"))
+        if paths == self._paths_key:
+            return
+        self._paths_key = paths
+        self.session.forget_types()
+        if self.session.program is None and paths:
+            self.session.program = paths[0]
+        from aliceserver.debuggers.printers.loader import run_script, scripts_for
+
+        for path in paths:
+            if path in self._loaded:
+                continue
+            self._loaded.add(path)
+            objfile = self.session.objfile(path)
+            for script in scripts_for(path, self.extra_script_dirs):
+                started = time.monotonic()
+                try:
+                    run_script(script, call, objfile)
+                except Exception as exc:  # a broken script: its printers are missing, no more
+                    log.warning("gdb script %s failed: %s", script.origin, exc, exc_info=exc)
+                    continue
+                log.info("loaded gdb script %s for %s in %.0f ms", script.origin, path,
+                         (time.monotonic() - started) * 1000)
+        if not any(self.session.printer_lists()) and not self._told_none:
+            self._told_none = True
+            log.info("no pretty printers are installed for this program's images "
+                     "(%s): values are shown raw", ", ".join(paths[:3]))
+
+
+def _may_need_printers(value: Value) -> bool:
+    """A C++ or Rust aggregate: C programs never load the printers."""
+    t = strip(value.type)
+    for _ in range(4):
+        if isinstance(t, ReferenceType):
+            t = strip(t.target)
+        elif isinstance(t, ArrayType):
+            t = strip(t.element)
+        else:
+            break
+    return isinstance(t, StructType) and t.cplus

@@ -1,0 +1,71 @@
+"""The engine's side of the pretty printers (debuggers/printers): its images and, for a
+frame, names, types and expressions over every module's DWARF."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
+
+from aliceserver.debuggers.printers.host import PrinterHost
+from aliceserver.debuggers.ptrace.variables import FrameView, ProcessEvalSymbols, evaluate
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.types import Type
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.printers.context import Target
+    from aliceserver.debuggers.ptrace.source import SourceSymbols
+
+_C_LANGUAGES = frozenset((0x1, 0x2, 0xC, 0x1D, 0x2C))  # DW_LANG_C89, C, C99, C11, C17
+
+
+class EngineImages:
+    def __init__(self, source: Callable[[], SourceSymbols]) -> None:
+        self._source = source
+        self._c_only: dict[int, tuple[ModuleSymbols, bool]] = {}
+
+    def paths(self) -> list[str]:
+        modules = self._source().symbols.modules()
+        return [m.path for m in sorted(modules, key=lambda m: not m.is_main)]
+
+    def target(self, frame: FrameContext) -> Target:
+        from aliceserver.debuggers.printers.context import Target
+
+        source = self._source()
+
+        def modules() -> list[tuple[int, ModuleSymbols]]:
+            return [(module.base, symbols) for module, symbols in source.all_module_symbols()]
+
+        def scoped_modules() -> list[tuple[int, ModuleSymbols]]:
+            return [(bias, symbols) for bias, symbols in modules() if not self.c_only(symbols)]
+
+        view = cast(FrameView, frame)
+        symbols = ProcessEvalSymbols(None, modules, view)
+        # C++ names (`std::vector<int>`, `ns::x`) are looked for in C++ and Rust modules
+        # only: a miss in a C library's debug info would parse every unit of it.
+        scoped = ProcessEvalSymbols(None, scoped_modules, view)
+
+        def lookup_type(name: str) -> Type | None:
+            return (scoped if "::" in name or "<" in name else symbols).lookup_type(name)
+
+        def lookup(name: str) -> Value | None:
+            return (scoped if "::" in name else symbols).lookup(name)
+
+        return Target(frame, lookup_type, lookup, lambda text: evaluate(text, symbols))
+
+    def c_only(self, symbols: ModuleSymbols) -> bool:
+        """Whether the module's first unit is C (a C library: no C++ names in it)."""
+        known = self._c_only.get(id(symbols))
+        if known is None or known[0] is not symbols:
+            language = None
+            offsets = symbols.units.cu_offsets() if symbols.has_dwarf else []
+            if offsets:
+                top = symbols.units.cu_at_offset(offsets[0]).get_top_DIE()
+                language = attr_value(top, "DW_AT_language")
+            known = self._c_only[id(symbols)] = (symbols, language in _C_LANGUAGES)
+        return known[1]
+
+
+def printer_host(source: Callable[[], SourceSymbols]) -> PrinterHost:
+    return PrinterHost(EngineImages(source))

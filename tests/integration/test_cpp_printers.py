@@ -1,0 +1,114 @@
+"""libstdc++'s pretty printers, loaded from where libstdc++ installed them (gdb's
+auto-load directory), print C++ library values exactly as gdb 13 prints them with the same
+printers: `print`, `print/r` (raw) and `info locals`, through the MI console. A printer that
+raises shows an error in its own value alone, and a container read from garbage ends fast."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx
+from tests.support.gdb import gdb_env, gdb_path, run_gdb
+from tests.support.mi_console import console_at
+
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+]
+
+SOURCE = PROGRAMS_DIR / "cpp_printers.cpp"
+LOCATION = f"cpp_printers.cpp:{marker_line(SOURCE, 'main')}"
+VARIABLES = [
+    "vi", "vs", "vp", "vb", "empty", "str", "long_str", "sv", "arr", "dq", "lst", "fl", "m",
+    "mm", "st", "um", "us", "up", "upnull", "sp", "wp", "opt", "none", "var", "tup", "pr",
+    "spn", "bits", "at", "big", "holder", "nested",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    return MoreBuilder(builder.cache_dir).build_cpp("cpp_printers", (*CPP_FLAGS, "-std=c++20"))
+
+
+def gdb_outputs(program: Path, commands: list[str]) -> list[str]:
+    replies = run_gdb(program, [f"break {LOCATION}", "run", *commands], env=gdb_env())
+    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+
+
+def test_printers_installed(program: Path) -> None:
+    [vector] = gdb_outputs(program, ["print vi"])
+    if "std::vector of length" not in vector:
+        pytest.skip(f"gdb prints no libstdc++ printers here (not installed?): {vector}")
+
+
+RAW = ["vi", "str", "up", "opt", "pr"]  # print/r: the members, no printer
+
+
+@pytest.mark.parametrize("raw", [False, True], ids=["print", "print-raw"])
+def test_print_matches_gdb(program: Path, raw: bool) -> None:
+    test_printers_installed(program)
+    commands = [f"print/r {name}" for name in RAW] if raw else [f"print {name}" for name in VARIABLES]
+    expected = gdb_outputs(program, commands)
+    got = console_at(program, LOCATION, commands, gdb_env())
+    assert list(zip(commands, got, strict=True)) == list(zip(commands, expected, strict=True))
+
+
+def test_info_locals_matches_gdb(program: Path) -> None:
+    test_printers_installed(program)
+    [expected] = gdb_outputs(program, ["info locals"])
+    [got] = console_at(program, LOCATION, ["info locals"], gdb_env())
+    assert got.splitlines() == expected.splitlines()
+
+
+def test_reference_argument_and_element(program: Path) -> None:
+    """A reference to a vector prints through the printer, as gdb (no `@0x...:`)."""
+    location = f"cpp_printers.cpp:{marker_line(SOURCE, 'callee')}"
+    commands = ["print numbers", "print name", "info args"]
+    replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env())
+    expected = [(r.error or r.output).strip("\n") for r in replies[2:]]
+    assert console_at(program, location, commands, gdb_env()) == expected
+
+
+POINT_PRINTER = '''
+import gdb
+
+class Failing:
+    def __init__(self, value):
+        self.value = value
+
+    def to_string(self):
+        raise RuntimeError("this printer fails")
+
+def lookup(value):
+    if gdb.types.get_basic_type(value.type).tag == "Point":
+        return Failing(value)
+    return None
+
+gdb.current_objfile().pretty_printers.append(lookup)
+'''
+
+
+def test_failing_printer_and_garbage(program: Path, tmp_path: Path) -> None:
+    """A printer script beside the program (`PROG-gdb.py`, as gdb auto-loads it) whose
+    printer raises: that value alone shows the error; a vector read from garbage (10^12
+    elements at an unreadable address) prints within the element limit, quickly."""
+    copy = tmp_path / "cpp_printers"
+    shutil.copy2(program, copy)
+    (tmp_path / "cpp_printers-gdb.py").write_text(POINT_PRINTER)
+    started = time.monotonic()
+    vp, holder, garbage = console_at(copy, LOCATION, ["print vp", "print holder", "print *garbage"], gdb_env())
+    elapsed = time.monotonic() - started
+    assert vp == ("$1 = std::vector of length 2, capacity 2 = "
+                  "{<error: this printer fails>, <error: this printer fails>}")
+    assert holder == '$2 = {items = std::vector of length 2, capacity 2 = {1, 2}, label = "h"}'
+    assert garbage.startswith("$3 = std::vector of length 1000000000000, capacity 1000000000000 = {")
+    assert garbage.endswith("...}")
+    assert len(re.findall(r"Cannot access memory", garbage)) == 200  # gdb's `print elements`
+    assert elapsed < 30
