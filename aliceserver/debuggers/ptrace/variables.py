@@ -95,6 +95,10 @@ class ProcessEvalSymbols:
     def cplus(self) -> bool:
         return self.frame_symbols.cplus if self.frame_symbols is not None else False
 
+    @property
+    def rust_scope(self) -> str | None:  # see expr/__init__.py
+        return self.frame_symbols.rust_scope if self.frame_symbols is not None else None
+
     def lookup(self, name: str) -> Value | None:
         if self.frame_symbols is not None:
             value = self.frame_symbols.lookup(name)

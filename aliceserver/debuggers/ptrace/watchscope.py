@@ -44,6 +44,10 @@ class NameRecorder:
     def cplus(self) -> bool:
         return self.inner.cplus
 
+    @property
+    def rust_scope(self) -> str | None:
+        return self.inner.rust_scope
+
     def lookup(self, name: str) -> Value | None:
         self.names.append(name)
         return self.inner.lookup(name)

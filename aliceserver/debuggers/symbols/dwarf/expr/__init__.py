@@ -5,13 +5,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from aliceserver.debuggers.symbols.dwarf.dies import die_name
+from aliceserver.debuggers.symbols.dwarf.dietree import parent_of
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols, Evaluator
 from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
+from aliceserver.debuggers.symbols.dwarf.expr.rust_eval import RustEvaluator
+from aliceserver.debuggers.symbols.dwarf.expr.rust_parser import parse_rust
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import FrameScope, ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus
+from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
@@ -47,6 +51,18 @@ class FrameSymbols:
             return False
         return is_cplus(self.scope.cu.get_top_DIE())
 
+    @property
+    def rust_scope(self) -> str | None:
+        """The module path of the frame's function (`r::shapes`) when its unit is Rust."""
+        if self.scope is None or not is_rust(self.scope.cu.get_top_DIE()):
+            return None
+        parts = []
+        die = parent_of(self.scope.subprogram) if self.scope.subprogram is not None else None
+        while die is not None and die.tag == "DW_TAG_namespace":
+            parts.append(die_name(die) or "")
+            die = parent_of(die)
+        return "::".join(reversed(parts))
+
     def lookup(self, name: str) -> Value | None:
         if self.scope is not None:
             var = self.scope.lookup(name)
@@ -71,7 +87,10 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
         # search of every unit for a type of that name.
         return symbols.lookup(name) is None and symbols.lookup_type(name) is not None
 
+    scope = _rust_scope(symbols)
     try:
+        if scope is not None:
+            return parse_rust(text, scope)
         return parse(text, is_type if symbols is not None else None)
     except EvaluationError:
         raise
@@ -90,7 +109,9 @@ def evaluate_expression(text: str | ast.Expr, symbols: EvalSymbols, rtti: Rtti |
     turns unreadable parts into `<error: ...>`; call `.data()` to force a read."""
     try:
         tree = parse_expression(text, symbols) if isinstance(text, str) else text
-        return Evaluator(symbols, rtti).run(tree)
+        scope = _rust_scope(symbols)
+        evaluator = Evaluator(symbols, rtti) if scope is None else RustEvaluator(symbols, scope)
+        return evaluator.run(tree)
     except EvaluationError:
         raise
     except RecursionError:
@@ -98,3 +119,10 @@ def evaluate_expression(text: str | ast.Expr, symbols: EvalSymbols, rtti: Rtti |
     except Exception as exc:  # a bug must still surface as the typed error
         log.exception("evaluating %r", text)
         raise EvaluationError(f"internal error evaluating the expression: {exc}") from exc
+
+
+def _rust_scope(symbols: EvalSymbols | None) -> str | None:
+    """The frame's Rust module path, None when the frame is not Rust: its expressions are
+    read as Rust (symbol tables without the attribute, such as tests' fakes, are C)."""
+    scope = getattr(symbols, "rust_scope", None)
+    return scope if isinstance(scope, str) else None

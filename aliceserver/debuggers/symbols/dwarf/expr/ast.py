@@ -96,6 +96,14 @@ class Member:
 
 
 @dataclass(frozen=True, slots=True)
+class TupleField:
+    """Rust's `t.0`: a tuple, tuple struct or tuple variant's field by position."""
+
+    base: Expr
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
     function: Expr
     args: tuple[Expr, ...]
@@ -116,5 +124,6 @@ Expr = (
     | Assign
     | Index
     | Member
+    | TupleField
     | Call
 )

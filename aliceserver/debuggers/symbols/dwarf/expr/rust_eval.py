@@ -1,0 +1,284 @@
+"""Evaluating expressions with gdb's Rust semantics (rust-lang.c, eval.c): Rust's literal
+types, comparisons giving `bool`, arithmetic promoted as gdb does for languages other than
+C (`long`, `unsigned long`, `double`), `!` as complement on integers, tuple fields,
+fields of the active enum variant, slices and `&str` indexed through `data_ptr` with
+gdb's bounds checks, assignments giving `()`, and gdb's Rust error messages."""
+
+from __future__ import annotations
+
+from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr.convert import (
+    Builtins,
+    is_arith,
+    is_floating,
+    is_unsigned,
+    make,
+    to_number,
+)
+from aliceserver.debuggers.symbols.dwarf.expr.evaluate import (
+    _COMPARE,
+    EvalSymbols,
+    Evaluator,
+    _apply,
+    _compare,
+)
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.rust_types import is_slice, is_tuple_struct
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    BaseType,
+    Encoding,
+    FunctionType,
+    PointerType,
+    ReferenceType,
+    StructType,
+    Type,
+    strip,
+)
+from aliceserver.debuggers.symbols.dwarf.values import Value
+
+_RUST_TYPES: dict[str, tuple[int, Encoding]] = {
+    "bool": (1, Encoding.BOOL), "char": (4, Encoding.UTF), "()": (0, Encoding.UNSIGNED),
+    "i8": (1, Encoding.SIGNED), "u8": (1, Encoding.UNSIGNED),
+    "i16": (2, Encoding.SIGNED), "u16": (2, Encoding.UNSIGNED),
+    "i32": (4, Encoding.SIGNED), "u32": (4, Encoding.UNSIGNED),
+    "i64": (8, Encoding.SIGNED), "u64": (8, Encoding.UNSIGNED),
+    "i128": (16, Encoding.SIGNED), "u128": (16, Encoding.UNSIGNED),
+    "isize": (8, Encoding.SIGNED), "usize": (8, Encoding.UNSIGNED),
+    "f32": (4, Encoding.FLOAT), "f64": (8, Encoding.FLOAT),
+}  # fmt: skip
+
+
+class RustBuiltins(Builtins):
+    """Rust's primitive types; C's (`long`, `double`, `int`) stay for gdb's results."""
+
+    def get(self, name: str) -> Type | None:
+        spec = _RUST_TYPES.get(name)
+        if spec is None:
+            return super().get(name)
+        key = "rust " + name
+        t = self._types.get(key)
+        if t is None:
+            t = self._types[key] = BaseType(name, spec[0], spec[1])
+            t.rust = True
+        return t
+
+
+def _rusty(t: Type) -> Type:
+    t.rust = True
+    return t
+
+
+class RustEvaluator(Evaluator):
+    def __init__(self, symbols: EvalSymbols, scope: str) -> None:
+        super().__init__(symbols)
+        self.builtins = RustBuiltins()
+        self.scope = scope
+
+    def truth_type(self) -> Type:
+        return self.builtins.of("bool")
+
+    def unit(self) -> Value:
+        return Value.of_bytes(self.builtins.of("()"), b"", self.ctx)
+
+    def check_names(self, node: ast.Expr) -> None:
+        """Unknown names first (gdb resolves them while parsing), then calls."""
+        calls = False
+        stack: list[object] = [node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, ast.Call):
+                calls = True
+            if isinstance(item, ast.Name):
+                self.name(item.name)
+            elif isinstance(item, tuple):
+                stack.extend(item)
+            elif hasattr(item, "__dataclass_fields__"):
+                stack.extend(getattr(item, f) for f in item.__dataclass_fields__)
+        if calls:
+            raise EvaluationError("Function calls are not supported in expressions.")
+
+    def _name(self, name: str) -> Value:
+        value = self.symbols.lookup(name)
+        if value is None and "::" not in name and self.scope:
+            value = self.symbols.lookup(f"{self.scope}::{name}")  # gdb: the block's scope
+        if value is None:
+            raise EvaluationError(f"No symbol '{name}' in current context")
+        return value
+
+    def resolve_type(self, tname: ast.TypeName) -> Type:
+        t = self.builtins.get(tname.base) or self.symbols.lookup_type(tname.base)
+        if t is None:
+            raise EvaluationError(f"No type named {tname.base}.")
+        for _ in range(tname.pointers):
+            t = _rusty(PointerType(t))
+        for count in reversed(tname.array):
+            t = _rusty(ArrayType(t, count))
+        return t
+
+    def eval(self, node: ast.Expr) -> Value:
+        if isinstance(node, ast.IntLit) and node.type_name == "()":
+            return self.unit()
+        if isinstance(node, ast.StringLit):
+            raise EvaluationError("String literals are not supported in Rust expressions.")
+        if isinstance(node, ast.TupleField):
+            return self.tuple_field(self.eval(node.base), node.index)
+        if isinstance(node, ast.Assign):
+            self.assign(node)
+            return self.unit()  # gdb's Rust assignment is an expression of type ()
+        return super().eval(node)
+
+    def register(self, name: str) -> Value:
+        value = super().register(name)
+        t = value.type
+        while isinstance(t, (PointerType, FunctionType)):
+            t.rust = True
+            t = t.target if isinstance(t, PointerType) else t.return_type
+        return value
+
+    # --- operators ---------------------------------------------------------------------
+    def unary(self, node: ast.Unary) -> Value:
+        if node.op == "&":
+            pointer = self.address_of(self.eval(node.operand))
+            return pointer.with_type(_rusty(pointer.type))
+        if node.op == "!":
+            value = self.rvalue(self.eval(node.operand))
+            t = strip(value.type)
+            if isinstance(t, BaseType) and t.encoding == Encoding.BOOL:
+                return self.truth(not value.as_int())
+            if not is_arith(t) or is_floating(t):
+                raise EvaluationError("Argument to complement operation not an integer, boolean.")
+            return make(value.type, ~value.as_int(), self.ctx)  # Rust's `!`: same type
+        return super().unary(node)
+
+    def arith(self, op: str, left: Value, right: Value) -> Value:
+        left, right = self.rvalue(left), self.rvalue(right)
+        lt, rt = strip(left.type), strip(right.type)
+        if not (is_arith(lt) and is_arith(rt)):
+            return super().arith(op, left, right)  # pointers, and C's errors
+        if any(not is_floating(t) and t.size > 8 for t in (lt, rt)):
+            raise EvaluationError("That operation is not available on integers of more than 8 bytes.")
+        if op in ("<<", ">>") and is_floating(rt):
+            raise EvaluationError("Integer only operation.")
+        result_t = self.promoted(lt, rt)
+        a = to_number(make(result_t, to_number(left), self.ctx))
+        b = to_number(right) if op in ("<<", ">>") else to_number(make(result_t, to_number(right), self.ctx))
+        if op in _COMPARE:
+            return self.truth(_compare(op, a, b))
+        return make(result_t, _apply(op, a, b, is_floating(result_t)), self.ctx)
+
+    def promoted(self, a: Type, b: Type) -> Type:
+        """gdb's binop_promote outside C: double for floats, else long or unsigned long."""
+        if is_floating(a) or is_floating(b):
+            sizes = [t.size for t in (a, b) if is_floating(t)]
+            return self.builtins.of("long double" if max(sizes) > 8 else "double")
+        sa, sb = max(a.size, 4), max(b.size, 4)
+        ua = is_unsigned(a) and a.size >= 4
+        ub = is_unsigned(b) and b.size >= 4
+        unsigned = ua if sa > sb else ub if sb > sa else (ua or ub)
+        return self.builtins.of("unsigned long" if unsigned else "long")
+
+    def index(self, base: Value, index: Value) -> Value:
+        t = strip(base.type)
+        i = to_number(self.rvalue(index))
+        if isinstance(i, float):
+            raise EvaluationError("Array subscript is not an integer.")
+        if isinstance(t, ArrayType):
+            high = t.count if t.count is not None else 1 << 62
+            element = t.element
+            start = base
+        elif isinstance(t, StructType) and is_slice(t):
+            fields = {m.name: m for m in t.members}
+            start = base.member_value(fields["data_ptr"])
+            high = base.member_value(fields["length"]).as_int()
+            target = strip(start.type)
+            if not isinstance(target, PointerType):
+                raise EvaluationError("Cannot subscript non-array type")
+            element = target.target
+        elif isinstance(t, (PointerType, ReferenceType)):
+            if isinstance(t, ReferenceType):
+                return self.index(base.pointer_target(), index)
+            start, high, element = base, 1 << 63, t.target
+        else:
+            raise EvaluationError("Cannot subscript non-array type")
+        if i < 0:
+            raise EvaluationError("Index less than zero")
+        if i > high:  # gdb's check: one past the end is let through
+            raise EvaluationError("Index greater than length")
+        if isinstance(strip(start.type), ArrayType):
+            if isinstance(start.location, MemoryLoc):
+                return Value(element, MemoryLoc(start.location.address + i * element.size), self.ctx)
+            return start.element(i)
+        return Value(element, MemoryLoc((start.as_int() + i * element.size) & ((1 << 64) - 1)), self.ctx)
+
+    def deref_all(self, value: Value) -> Value:
+        for _ in range(64):
+            if not isinstance(strip(value.type), (PointerType, ReferenceType)):
+                return value
+            value = value.pointer_target()
+        return value
+
+    def variant(self, value: Value, t: StructType) -> tuple[Value, StructType] | None:
+        """The active variant's fields of a Rust enum (None: not an enum)."""
+        part = t.variants
+        if part is None or t.members:
+            return None
+        if not part.variants:
+            raise EvaluationError(f"Cannot access a field of empty enum {t.tag}")
+        discr = None if part.discriminant is None else value.member_value(part.discriminant).as_int()
+        member = part.active(discr)
+        if member is None:
+            raise EvaluationError("Could not find active enum variant")
+        fields = strip(member.type)
+        if not isinstance(fields, StructType):
+            raise EvaluationError("Could not find active enum variant")
+        return value.member_value(member), fields
+
+    def member(self, base: Value, name: str) -> Value:
+        base = self.deref_all(base)
+        t = strip(base.type)
+        if isinstance(t, StructType):
+            active = self.variant(base, t)
+            if active is not None:
+                inner, fields = active
+                variant = f"{t.tag}::{(fields.tag or '').rpartition('::')[2]}"
+                if is_tuple_struct(fields):
+                    raise EvaluationError(
+                        f"Attempting to access named field {name} of tuple variant {variant}, "
+                        "which has only anonymous fields"
+                    )
+                found = inner.find_member(name)
+                if found is None:
+                    raise EvaluationError(f"Could not find field {name} of struct variant {variant}")
+                return found
+            found = base.find_member(name)
+            if found is not None:
+                return found
+            raise EvaluationError(f"There is no member named {name}.")
+        raise EvaluationError("Attempt to extract a component of a value that is not a structure.")
+
+    def tuple_field(self, base: Value, index: int) -> Value:
+        t = strip(base.type)
+        if not isinstance(t, StructType):
+            raise EvaluationError(
+                "Anonymous field access is only allowed on tuples, tuple structs, and "
+                "tuple-like enum variants"
+            )
+        outer = None
+        active = self.variant(base, t)
+        if active is not None:
+            outer = t
+            base, t = active
+        count = len(t.members)
+        variant = f"{outer.tag}::{(t.tag or '').rpartition('::')[2]}" if outer else ""
+        if index >= count:
+            what = f"variant {variant}" if outer else f"{t.tag}"
+            raise EvaluationError(f"Cannot access field {index} of {what}, there are only {count} fields")
+        if not is_tuple_struct(t):
+            if outer is not None:
+                raise EvaluationError(f"Variant {variant} is not a tuple variant")
+            raise EvaluationError(
+                f"Attempting to access anonymous field {index} of {t.tag}, which is not a tuple, "
+                "tuple struct, or tuple-like variant"
+            )
+        return base.member_value(t.members[index])
