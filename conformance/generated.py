@@ -143,6 +143,11 @@ _ENTRY_VALUES = (
     "(DW_AT_call_value) and its MI lists and frames add NAME@entry (print entry-values "
     "default); ours gives <optimized out> (symbols/dwarf/locexpr.py: entry_value) and no "
     "@entry items (adapters/mi/commands_stack.py, frames.py)")
+_VARARGS = (
+    "gcc -O2 gives a varargs function's named parameter two DW_TAG_formal_parameter DIEs: "
+    "gdb lists the second after the locals (DWARF order) and reads the name as <optimized out> "
+    "at the entry; ours lists both first, the first with its register's value "
+    "(ptrace/variables.py scope_values, dwarf/scopes.py arguments)")
 KNOWN_BUGS: tuple[Explained, ...] = (
     Explained(
         "whatis/ptype of *p when p is optimized out: gdb evaluates without reading (the type "
@@ -152,6 +157,24 @@ KNOWN_BUGS: tuple[Explained, ...] = (
               opt="-O2"),
     Explained(_ENTRY_VALUES, r"", gdb=r"^(?!.*optimized out)", ours=r"optimized out",
               opt="-O2"),
+    Explained(_VARARGS, r"^(locals|stop) \[varargs\]", opt="-O2",
+              path=r"^(variables|frame\.args)(\[\d+\]|\.length)"),
+    Explained(_VARARGS, r"^(print|expr) ", subject=r"^int$", gdb=r"optimized out",
+              ours=r"^(?!.*optimized out)", opt="-O2"),
+    Explained(
+        "-break-insert of a function gcc folded into an identical one (-fipa-icf: f3 is f2's "
+        "code): gdb names the location by the function that owns the code, ours by the name "
+        "asked for (ptrace/source.py _resolve_function keeps the matched symbol's name)",
+        r"^break-(function|line) .*bkpt\.func$", gdb=r"^f\d+$", ours=r"^f\d+$", opt="-O2"),
+    Explained(
+        "An address in a function's static shows gdb's <name>, ours gcc's local symbol "
+        "<name.N> (the engine's symbolizer takes the ELF symbol as it is)",
+        r"", rewrite=lambda text: re.sub(r"<(\w+)\.\d+((\+\d+)?>)", r"<\1\2", text)),
+    Explained(
+        "&x of a value in no memory and no register (DW_OP_stack_value, pieces): gdb says "
+        "Can't take address of \"x\" which isn't an lvalue., ours its register wording "
+        "(symbols/dwarf/expr/evaluate.py address_of)",
+        r"^expr ", gdb=r"^error: Can't take address of", ours=r"^error: Attempt to take address"),
 )
 
 
@@ -182,7 +205,7 @@ def category(ctype: CType) -> str:
     return prefix + t.kind
 
 
-def _features(ctype: CType, bits: int, name: str) -> list[str]:
+def _features(ctype: CType, bits: int, name: str, depth: int = 0) -> list[str]:
     out = []
     if bits:
         out.append("bitfield64" if bits > 32 else "bitfield")
@@ -190,6 +213,10 @@ def _features(ctype: CType, bits: int, name: str) -> list[str]:
         out.append("anonymous")
     if ctype.kind == "array" and ctype.count == 0:
         out.append("flexible")
+    inner = ctype.resolved
+    if inner.kind in ("struct", "union") and depth < 3:  # a flexible array further in
+        nested = {f for m in inner.members for f in _features(m.ctype, m.bits, m.name, depth + 1)}
+        out += ["flexible"] if "flexible" in nested else []
     return out
 
 
