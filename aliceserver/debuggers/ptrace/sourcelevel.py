@@ -326,7 +326,7 @@ class SourceLevel:
             found = self._source.all_module_symbols()
             return [(module.base, candidate) for module, candidate in found if candidate is not symbols]
 
-        return ProcessEvalSymbols(frame_symbols, others, view)
+        return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti)
 
     def _default_thread(self, thread_id: int | None) -> int:
         inferior = self._require_stopped()

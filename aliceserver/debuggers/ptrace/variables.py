@@ -86,6 +86,7 @@ class ProcessEvalSymbols:
     # is not the frame's, so a condition on a local never opens libc's debug file.
     others: Callable[[], list[tuple[int, ModuleSymbols]]]
     view: FrameView
+    rtti: Rtti | None = None  # the program's dynamic types: C++ casts move by base offsets
 
     @property
     def frame(self) -> FrameView:

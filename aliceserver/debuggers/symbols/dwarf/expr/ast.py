@@ -42,6 +42,8 @@ class TypeName:
     base: str  # `int`, `unsigned char`, `struct point`, `myint`
     pointers: int = 0  # `*` declarators
     array: tuple[int, ...] = ()  # `[3]` declarators (sizeof only)
+    const: bool = False  # `const T`, `T const` (the base type's qualifier)
+    reference: str = ""  # a C++ `&` or `&&` declarator, outermost
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,16 @@ class SizeofType:
 
 @dataclass(frozen=True, slots=True)
 class Cast:
+    type: TypeName
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class NamedCast:
+    """C++'s dynamic_cast<T>(v) and reinterpret_cast<T>(v) (static_cast and const_cast
+    parse as a C cast, as in gdb)."""
+
+    kind: str  # dynamic_cast | reinterpret_cast
     type: TypeName
     operand: Expr
 
@@ -119,6 +131,7 @@ Expr = (
     | Unary
     | SizeofType
     | Cast
+    | NamedCast
     | Binary
     | Ternary
     | Assign

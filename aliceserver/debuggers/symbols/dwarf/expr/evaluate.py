@@ -7,6 +7,7 @@ from typing import Protocol
 
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr.classcast import c_cast, dynamic_cast, reinterpret_cast
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     Builtins,
     cast,
@@ -28,6 +29,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     BaseType,
     FunctionType,
     PointerType,
+    QualifiedType,
     ReferenceType,
     StructType,
     Type,
@@ -65,6 +67,9 @@ class Evaluator:
     def __init__(self, symbols: EvalSymbols, rtti: Rtti | None = None) -> None:
         self.symbols = symbols
         self.rtti = rtti
+        # Casts move along class hierarchies with the dynamic type whatever print object
+        # says (`rtti` is given only with it on): the program's RTTI comes with its symbols.
+        self.classes: Rtti | None = rtti or getattr(symbols, "rtti", None)
         self.ctx = symbols.frame
         self.builtins = Builtins()
         self._resolved: dict[str, Value] = {}
@@ -83,10 +88,14 @@ class Evaluator:
             raise EvaluationError(f"No {keyword} type named {tag}.")
         if t is None:
             raise EvaluationError(f'No symbol "{tname.base.split()[-1]}" in current context.')
+        if tname.const:
+            t = QualifiedType(t, const=True)
         for _ in range(tname.pointers):
             t = PointerType(t)
         for count in reversed(tname.array):
             t = ArrayType(t, count)
+        if tname.reference:
+            t = ReferenceType(t, rvalue=tname.reference == "&&")
         return t
 
     def rvalue(self, value: Value) -> Value:
@@ -140,7 +149,12 @@ class Evaluator:
         if isinstance(node, ast.SizeofType):
             return self.sizeof(self.resolve_type(node.type))
         if isinstance(node, ast.Cast):
-            return cast(self.eval(node.operand), self.resolve_type(node.type), self.builtins)
+            return c_cast(self.eval(node.operand), self.resolve_type(node.type), self.builtins, self.classes)
+        if isinstance(node, ast.NamedCast):
+            operand, target = self.eval(node.operand), self.resolve_type(node.type)
+            if node.kind == "dynamic_cast":
+                return dynamic_cast(operand, target, self.classes)
+            return reinterpret_cast(operand, target, self.builtins)
         if isinstance(node, ast.Binary):
             return self.binary(node)
         if isinstance(node, ast.Ternary):

@@ -22,6 +22,7 @@ _TYPE_WORDS = frozenset(
 )
 _QUALIFIERS = frozenset(("const", "volatile", "restrict"))
 _TAGS = frozenset(("struct", "union", "enum", "class"))
+_NAMED_CASTS = frozenset(("dynamic_cast", "static_cast", "reinterpret_cast", "const_cast"))
 
 
 def parse(text: str, is_type: Callable[[str], bool] | None = None) -> ast.Expr:
@@ -157,36 +158,42 @@ class _Parser:
         ):
             text += "::" + self.tokens[index + 2].text
             index += 2
+        found = _template_text(self.tokens, index + 1)
+        if found is not None and self.is_type(text + found[0]):
+            return True
         return self.is_type(text)
 
     def type_name(self) -> ast.TypeName:
         words: list[str] = []
+        const = False
         while self.tok.kind == "ident":
             text = self.tok.text
             if text in _QUALIFIERS:
+                const = const or text == "const"
                 self.next()
                 continue
             if text in _TAGS:
                 self.next()
                 if self.tok.kind != "ident":
                     raise self.error()
-                words.append(f"{text} {self.scoped_ident()}")
+                words.append(f"{text} {self.type_ident()}")
                 break
             if text in _TYPE_WORDS:
                 words.append(self.next().text)
                 continue
             if words:
                 break
-            words.append(self.scoped_ident())
+            words.append(self.type_ident())
             break
         while self.tok.kind == "ident" and self.tok.text in _QUALIFIERS:
-            self.next()
+            const = const or self.next().text == "const"
         if not words:
             raise self.error()
         pointers = 0
         while self.at_op("*") or (self.tok.kind == "ident" and self.tok.text in _QUALIFIERS):
             if self.next().text == "*":
                 pointers += 1
+        reference = self.next().text if self.at_op("&", "&&") else ""
         dims: list[int] = []
         while self.at_op("["):
             self.next()
@@ -196,7 +203,34 @@ class _Parser:
             assert isinstance(tok.value, tuple)
             dims.append(int(tok.value[0]))
             self.expect("]")
-        return ast.TypeName(_canonical(words), pointers, tuple(dims))
+        return ast.TypeName(_canonical(words), pointers, tuple(dims), const, reference)
+
+    def type_ident(self) -> str:
+        """A scoped name, with its template arguments when it has some (`geo::Box<int>`)."""
+        name = self.scoped_ident()
+        found = _template_text(self.tokens, self.pos) if self.at_op("<") else None
+        if found is None:
+            return name
+        text, end, split = found
+        if split:  # `static_cast<Box<int>>(x)`: the last `>>` closes the template and the cast
+            tok = self.tokens[end]
+            self.tokens[end] = Token("op", ">", tok.pos + 1)
+            self.pos = end
+        else:
+            self.pos = end + 1
+        return name + text
+
+    def named_cast(self, kind: str) -> ast.Expr:
+        """`dynamic_cast<T>(v)` and its kin; static and const casts are C casts, as gdb's."""
+        self.expect("<")
+        tname = self.type_name()
+        self.expect(">")
+        self.expect("(")
+        operand = self.assignment()
+        self.expect(")")
+        if kind in ("static_cast", "const_cast"):
+            return ast.Cast(tname, operand)
+        return ast.NamedCast(kind, tname, operand)
 
     def scoped_ident(self) -> str:
         parts = [self.next().text]
@@ -234,6 +268,9 @@ class _Parser:
         if tok.kind == "ident":
             if tok.text == "sizeof":
                 raise self.error()
+            if tok.text in _NAMED_CASTS and self.peek().kind == "op" and self.peek().text == "<":
+                self.next()
+                return self.named_cast(tok.text)
             return ast.Name(self.scoped_ident())
         if self.at_op("::") and self.peek().kind == "ident":
             self.next()
@@ -287,3 +324,34 @@ def _canonical(words: list[str]) -> str:
     if base in ("short", "long", "long long", "int"):
         return f"unsigned {base}" if unsigned else base
     return base
+
+
+def _template_text(tokens: list[Token], index: int) -> tuple[str, int, bool] | None:
+    """The template arguments starting at tokens[index] (a `<`) written as gcc names them
+    in DWARF (`<int, geo::Shape*>`), the index of the closing token, and whether that is a
+    `>>` only the first half of which closes them; None when they are not closed."""
+    if not (tokens[index].kind == "op" and tokens[index].text == "<"):
+        return None
+    text, depth, previous = "<", 1, tokens[index]
+    for at in range(index + 1, len(tokens)):
+        tok = tokens[at]
+        if tok.kind == "end" or (tok.kind == "op" and tok.text in ("(", ")", ";")):
+            return None
+        closes = {">": 1, ">>": 2}.get(tok.text, 0) if tok.kind == "op" else 0
+        if tok.kind == "op" and tok.text == "<":
+            depth += 1
+        if closes:
+            if closes > depth:
+                return text + ">", at, True
+            depth -= closes
+            text += tok.text
+            if depth == 0:
+                return text, at, False
+        elif tok.text == ",":
+            text += ", "
+        elif tok.kind == "ident" and previous.kind == "ident" and text[-1] != "<":
+            text += " " + tok.text
+        else:
+            text += tok.text
+        previous = tok
+    return None
