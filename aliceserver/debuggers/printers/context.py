@@ -33,6 +33,9 @@ class Target:
     lookup_type: Callable[[str], Type | None]
     lookup: Callable[[str], Value | None]
     evaluate: Callable[[str], Value]
+    # Whether a function (by linkage name) has code in the program: a C++ method without
+    # an xmethod would need calling, one without code was inlined (gdb's two refusals).
+    has_code: Callable[[str], bool] = lambda name: False
 
 
 @dataclass

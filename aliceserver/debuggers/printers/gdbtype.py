@@ -406,8 +406,15 @@ def _nested(call: context.Call, name: str, depth: int) -> DwarfType | None:
     outer_name, inner = split
     outer = _find_type(call, outer_name, depth + 1)
     outer = strip(outer) if outer is not None else None
-    if isinstance(outer, StructType) and outer.nested_type is not None:
-        return outer.nested_type(inner)
+    stack = [outer] if isinstance(outer, StructType) else []
+    for _ in range(32):  # the class, then its bases (gdb's cp_lookup_nested_symbol)
+        if not stack:
+            break
+        cls = stack.pop(0)
+        found = cls.nested_type(inner) if cls.nested_type is not None else None
+        if found is not None:
+            return found
+        stack.extend(b for b in (strip(m.type) for m in cls.members if m.is_base) if isinstance(b, StructType))
     return None
 
 

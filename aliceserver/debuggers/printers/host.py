@@ -17,6 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.context import Call, Target
     from aliceserver.debuggers.printers.objfiles import PrinterSession
+    from aliceserver.debuggers.printers.xmethods import XMethods
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,19 @@ class PrinterHost:
         call.deadline = time.monotonic() + self._budget
         with entered(call):
             return format_value(value, replace(options, pretty=render))
+
+    def methods(self, frame: FrameContext) -> XMethods:
+        """C++ methods for the expression evaluator at `frame`: the scripts' xmethods."""
+        from aliceserver.debuggers.printers.xmethods import XMethods
+
+        return XMethods(self, frame)
+
+    def prepared_call(self, frame: FrameContext) -> Call:
+        """A context for running scripts at `frame`, the images' scripts loaded."""
+        call = self._call(frame)
+        self._load_new_images(call)
+        call.deadline = time.monotonic() + self._budget
+        return call
 
     def run_script(self, path: str | None, source: str | None, frame: FrameContext | None) -> None:
         """A user's `source FILE.py` or `python` block: run now, in this session."""

@@ -52,7 +52,10 @@ class EngineImages:
         def lookup(name: str) -> Value | None:
             return (scoped if "::" in name else symbols).lookup(name)
 
-        return Target(frame, lookup_type, lookup, lambda text: evaluate(text, symbols))
+        def has_code(linkage_name: str) -> bool:
+            return source.symbols.lookup_name(linkage_name) is not None
+
+        return Target(frame, lookup_type, lookup, lambda text: evaluate(text, symbols), has_code)
 
     def c_only(self, symbols: ModuleSymbols) -> bool:
         """Whether the module's first unit is C (a C library: no C++ names in it)."""

@@ -326,7 +326,9 @@ class SourceLevel:
             found = self._source.all_module_symbols()
             return [(module.base, candidate) for module, candidate in found if candidate is not symbols]
 
-        return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti)
+        printers = self._variables.printers
+        methods = printers.methods(view) if printers is not None else None  # C++ xmethods
+        return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti, methods=methods)
 
     def _default_thread(self, thread_id: int | None) -> int:
         inferior = self._require_stopped()

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
     from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols
+    from aliceserver.debuggers.symbols.dwarf.expr.methods import Methods
 
 _MAX_REFERENCE = (1 << 31) - 1
 
@@ -87,6 +88,7 @@ class ProcessEvalSymbols:
     others: Callable[[], list[tuple[int, ModuleSymbols]]]
     view: FrameView
     rtti: Rtti | None = None  # the program's dynamic types: C++ casts move by base offsets
+    methods: Methods | None = None  # C++ methods through xmethods (expr/methods.py)
 
     @property
     def frame(self) -> FrameView:

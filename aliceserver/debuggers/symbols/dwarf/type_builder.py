@@ -174,6 +174,7 @@ class TypeBuilder:
             fill=lambda st: self._fill_struct(st, die),
             template_params=lambda: self._template_params(die),
             nested_type=lambda name: self._nested_type(die, name),
+            methods=lambda name: _methods(die, name),
         )
         self._cache[die.offset] = st
         return st
@@ -451,3 +452,16 @@ def constant_of(attr: AttributeValue, typed_as: Type | None) -> int:
         return value
     value &= (1 << bits) - 1
     return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _methods(die: DIE, name: str) -> list[tuple[str | None, int]]:
+    """The struct's member functions called `name` (gdb's overload candidates): linkage
+    name (whether it has code is the symbol table's answer) and parameter count."""
+    found: list[tuple[str | None, int]] = []
+    for child in children(die):
+        if child.tag == "DW_TAG_subprogram" and die_name(child) == name:
+            linkage = attr_value(child, "DW_AT_linkage_name") or attr_value(child, "DW_AT_MIPS_linkage_name")
+            params = sum(1 for p in children(child) if p.tag == "DW_TAG_formal_parameter"
+                         and not attr_value(p, "DW_AT_artificial"))  # fmt: skip
+            found.append((linkage.decode(errors="replace") if isinstance(linkage, bytes) else linkage, params))
+    return found

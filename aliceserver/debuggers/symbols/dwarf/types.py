@@ -129,6 +129,9 @@ class StructType(Type):
     # For gdb's Python API (pretty printers): template arguments and types declared inside.
     template_params: Callable[[], list[TemplateParam]] | None = None
     nested_type: Callable[[str], Type | None] | None = None
+    # Member functions by name (C++ methods and operators): each one's linkage name (or
+    # None) and how many parameters it declares besides `this`.
+    methods: Callable[[str], list[tuple[str | None, int]]] | None = None
 
     def _filled(self) -> StructType:
         fill, self.fill = self.fill, None  # first, so a member of this type's own type stops

@@ -19,6 +19,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     promote,
     to_number,
 )
+from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, methods_of, operator
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     MemoryLoc,
@@ -116,7 +117,10 @@ class Evaluator:
         while stack:
             item = stack.pop()
             if isinstance(item, ast.Call):
-                raise EvaluationError("Function calls are not supported in expressions.")
+                if not isinstance(item.function, ast.Member) or methods_of(self.symbols) is None:
+                    raise EvaluationError("Function calls are not supported in expressions.")
+                stack.extend((item.function.base, item.args))  # a C++ method call
+                continue
             if isinstance(item, ast.Name):
                 names.append(item.name)
             elif isinstance(item, tuple):
@@ -163,15 +167,34 @@ class Evaluator:
         if isinstance(node, ast.Assign):
             return self.assign(node)
         if isinstance(node, ast.Index):
-            return self.index(self.eval(node.base), self.eval(node.index))
+            base, index = self.eval(node.base), self.eval(node.index)
+            found = operator(self.symbols, base, "operator[]", [index])  # a class's `[]`
+            return found if found is not None else self.index(base, index)
         if isinstance(node, ast.Member):
-            base = self.eval(node.base)
+            base = self.arrow(self.eval(node.base)) if node.arrow else self.eval(node.base)
             if node.arrow and self.rtti is not None:  # gdb: with print object, `->` only
                 base = dynamic_indirect(base, self.rtti) or base
             return self.member(base, node.name)
+        if isinstance(node, ast.Call) and isinstance(node.function, ast.Member):
+            function = node.function
+            obj = self.eval(function.base)
+            if function.arrow:
+                obj = self.arrow(obj)
+                obj = self.deref(obj) if isinstance(strip(obj.type), PointerType) else obj
+            return method_call(self.symbols, obj, function.name, [self.eval(a) for a in node.args])
         if isinstance(node, ast.Call):
             raise EvaluationError("Function calls are not supported in expressions.")
         raise EvaluationError("unsupported expression")
+
+    def arrow(self, value: Value) -> Value:
+        """`x->` where x is a class with operator-> (a smart pointer): what it returns, as
+        often as it returns a class (gdb's loop), else x itself."""
+        for _ in range(16):
+            found = operator(self.symbols, value, "operator->", [])
+            if found is None:
+                break
+            value = found
+        return value
 
     def name(self, name: str) -> Value:
         # Each name is resolved once per evaluation (check_names resolves them all first).
@@ -231,7 +254,8 @@ class Evaluator:
             return self.address_of(self.eval(node.operand))
         operand = self.eval(node.operand)
         if op == "*":
-            return self.deref(operand)
+            found = operator(self.symbols, operand, "operator*", [])  # a class's unary `*`
+            return found if found is not None else self.deref(operand)
         if op in ("++", "--"):
             one = ast.IntLit(1, "int")
             return self.assign(ast.Assign("+=" if op == "++" else "-=", node.operand, one))

@@ -1,0 +1,57 @@
+"""C++ methods and operators of a class in expressions (`v.size()`, `v[1]`, `*up`, `up->x`),
+the way gdb evaluates them: a method given by an xmethod (Python, beside the library's
+printers) runs without running the program; one that needs a call into the program is
+refused in gdb's words. The evaluator asks an `EvalSymbols` that has a `methods` attribute.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
+from aliceserver.debuggers.symbols.dwarf.types import ReferenceType, StructType, strip, type_name
+from aliceserver.debuggers.symbols.dwarf.values import Value
+
+
+class Methods(Protocol):
+    def call(self, obj: Value, name: str, args: list[Value], *, operator: bool) -> Value | None:
+        """`obj.name(args)` (an operator: `operator[]`, `operator*`, `operator->`), or None
+        when the class has no method of that name and no xmethod takes it (gdb's
+        NOT_FOUND_ERROR). Raises EvaluationError with gdb's text otherwise."""
+        ...
+
+
+def methods_of(symbols: object) -> Methods | None:
+    found = getattr(symbols, "methods", None)
+    return found if found is not None and hasattr(found, "call") else None
+
+
+def class_of(value: Value) -> StructType | None:
+    """The C++ class of a value (through a reference), or None."""
+    t = strip(value.type)
+    if isinstance(t, ReferenceType):
+        t = strip(t.target)
+    return t if isinstance(t, StructType) and t.cplus else None
+
+
+def operator(symbols: object, obj: Value, name: str, args: list[Value]) -> Value | None:
+    """A class's operator (`operator[]`, `operator*`, `operator->`) on `obj`, None when
+    `obj` is no class or there are no methods to ask; gdb's error when none is found."""
+    methods = methods_of(symbols)
+    if methods is None or class_of(obj) is None:
+        return None
+    found = methods.call(obj, name, args, operator=True)
+    if found is None and name != "operator->":  # `->` falls back to the class's members
+        raise EvaluationError(f'No symbol "{name}" in current context.')
+    return found
+
+
+def method_call(symbols: object, obj: Value, name: str, args: list[Value]) -> Value:
+    methods = methods_of(symbols)
+    cls = class_of(obj)
+    if methods is None or cls is None:
+        raise EvaluationError("Function calls are not supported in expressions.")
+    found = methods.call(obj, name, args, operator=False)
+    if found is None:
+        raise EvaluationError(f"Couldn't find method {type_name(cls)}::{name}")
+    return found
