@@ -280,6 +280,20 @@ class VariableScope(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class PrinterView:
+    """How a pretty printer (gdb's Python API, debuggers/printers) shows a value."""
+
+    head: str  # its to_string text ("" when it has none): DAP's value line
+    summary: str  # gdb's summary (frame arguments): the head and `{...}` for children
+    hint: str | None  # its display_hint: "array", "map", "string" or None
+    has_children: bool  # it has a children method (gdb's dynamic var object)
+    count: int | None  # children as shown (map: key-value pairs); None: not counted
+    indexed: bool  # children are paged by index (array and map hints, `[0]`-named ones)
+    raw_reference: int = 0  # the value's own members (its `[raw]` child), 0: none
+    raw_value: str = ""  # the value printed without printers
+
+
+@dataclass(frozen=True, slots=True)
 class VariableInfo:
     """A value as the front ends show it; `reference` > 0 names its children while stopped."""
 
@@ -299,6 +313,8 @@ class VariableInfo:
     # Its declared type when `type` is the dynamic type found for it (gdb's whatis shows
     # both: `/* real type = geo::Rect * */`); None when no dynamic type was looked for.
     declared_type: str | None = None
+    # Set when a pretty printer shows the value: `reference` then names its children.
+    printer: PrinterView | None = None
 
 
 class DynamicTypes(enum.Flag):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from aliceserver.adapters.dap.messages import StaleReference
-from aliceserver.debuggers.model import VariableScope
+from aliceserver.debuggers.model import PrinterView, VariableScope
 
 _MAX_ID = 2**31 - 1  # clients keep these in int32
 
@@ -40,6 +40,7 @@ class ValueRef:
     pointer: bool  # members of its children are reached with -> (a struct pointer)
     named: int = 0
     indexed: int = 0  # arrays: children are pages of elements
+    printer: PrinterView | None = None  # a pretty printer's children (see dap/printed.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ import re
 import stat
 from typing import TYPE_CHECKING, TypeVar
 
-from aliceserver.adapters.dap import repl
+from aliceserver.adapters.dap import printed, repl
 from aliceserver.adapters.dap.events import STOP_REASONS, exception_id, stop_description
 from aliceserver.adapters.dap.handles import FrameRef, ScopeRef, TextRef, ValueRef
 from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject, WrongState
@@ -115,24 +115,20 @@ def scopes(session: DapSession, args: Arguments) -> JsonObject:
 def variable_json(
     session: DapSession, info: VariableInfo, frame: FrameRef | None, expression: str | None
 ) -> JsonObject:
-    body: JsonObject = {"name": info.name, "value": info.value, "type": info.type}
+    body: JsonObject = {"name": info.name, "value": printed.shown_value(info), "type": info.type}
     reference = 0
+    named, indexed = info.named_children, info.indexed_children
+    if info.printer is not None:
+        named, indexed = printed.child_counts(info.printer)
     if info.reference:
         reference = session.handles.variable_id(
-            ValueRef(
-                frame,
-                info.reference,
-                expression,
-                is_pointer(info),
-                info.named_children,
-                info.indexed_children,
-            )
+            ValueRef(frame, info.reference, expression, is_pointer(info), named, indexed, info.printer)
         )
     body["variablesReference"] = reference
-    if info.named_children and reference:
-        body["namedVariables"] = info.named_children
-    if info.indexed_children and reference:
-        body["indexedVariables"] = info.indexed_children
+    if named and reference:
+        body["namedVariables"] = named
+    if indexed and reference:
+        body["indexedVariables"] = indexed
     if expression:
         body["evaluateName"] = expression
     if info.address is not None:
@@ -188,6 +184,8 @@ def variables(session: DapSession, args: Arguments) -> JsonObject:
         return {
             "variables": [variable_json(session, info, ref.frame, name) for info, name in pairs]
         }
+    if ref.printer is not None:
+        return {"variables": printed.children(session, ref, ref.printer, wanted, start, count)}
     # Children of a value: arrays have indexed children only, the rest named ones only.
     if (wanted == "indexed" and not ref.indexed) or (wanted == "named" and ref.indexed):
         return {"variables": []}

@@ -363,7 +363,7 @@ def register(registry: MiRegistry) -> None:
     for name, handler in {
         "gdb-set": _gdb_set, "gdb-show": _gdb_show, "gdb-version": _gdb_version, "gdb-exit": _gdb_exit,
         "list-features": _list_features, "list-target-features": _list_target_features,
-        "info-gdb-mi-command": _info_gdb_mi_command, "enable-pretty-printing": _accept,
+        "info-gdb-mi-command": _info_gdb_mi_command,
         "enable-frame-filters": _accept, "complete": _complete, "interpreter-exec": _interpreter_exec,
         "file-exec-and-symbols": _file_exec_and_symbols, "file-exec-file": _file_exec_and_symbols,
         "file-symbol-file": _accept, "file-list-exec-source-file": _file_list_exec_source_file,

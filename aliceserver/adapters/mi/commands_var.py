@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from aliceserver.adapters.mi import varobj_dynamic as dynamic
 from aliceserver.adapters.mi.commands_stack import print_values
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.parser import getopt
@@ -21,7 +22,16 @@ def _var_create(ctx: Context, args: list[str]) -> Reply:
     var = store.create(args[0], args[1], " ".join(args[2:]), thread=ctx.thread, frame=ctx.frame)
     pairs: list[tuple[str, Value]] = [("name", var.name), ("numchild", str(var.numchild)),
                                       ("value", var.value), ("type", var.type)]
-    return pairs + _thread(var) + [("has_more", "0")]
+    return pairs + _thread(var) + _dynamic(var) + [("has_more", "1" if var.has_more else "0")]
+
+
+def _dynamic(var: Varobj) -> list[tuple[str, Value]]:
+    """gdb's fields of a var object a pretty printer shows."""
+    fields: list[tuple[str, Value]] = []
+    if var.dynamic:
+        fields += [("displayhint", var.hint)] if var.hint else []
+        fields.append(("dynamic", "1"))
+    return fields
 
 
 def _var_delete(ctx: Context, args: list[str]) -> Reply:
@@ -39,7 +49,7 @@ def _child_entry(ctx: Context, child: Varobj, mode: int) -> Value:
     if mode == 1 or (mode == 2 and not child.aggregate):
         entry.append(("value", ctx.session.varobjs.value_of(child)))
     entry.append(("type", child.type))
-    entry += _thread(child)
+    entry += _thread(child) + _dynamic(child)
     return dict(entry)
 
 
@@ -52,18 +62,33 @@ def _var_list_children(ctx: Context, args: list[str]) -> Reply:
         raise MiError("-var-list-children: Usage: [PRINT_VALUES] NAME [FROM TO]")
     store = ctx.session.varobjs
     var = store.get(rest[0])
-    children = store.children(var)
-    more = False
-    if len(rest) == 3:
-        more = int(rest[2]) < len(children)  # gdb: children past the window remain
-        children = children[int(rest[1]) : int(rest[2])]
+    window = _window(rest[1:]) if len(rest) == 3 else None
+    if var.dynamic:  # a printer's children: read only up to the window's end
+        children, more = dynamic.children(store, var, window[1] if window else None)
+        children = children[window[0]:] if window else children
+    else:
+        children = store.children(var)
+        more = False
+        if window is not None:
+            more = window[1] < len(children)  # gdb: children past the window remain
+            children = children[window[0] : window[1]]
     from aliceserver.adapters.mi.output import Results
 
     items = [("child", _child_entry(ctx, child, mode)) for child in children]
     pairs: list[tuple[str, Value]] = [("numchild", str(len(children)))]
+    if var.dynamic and var.hint:
+        pairs.append(("displayhint", var.hint))
     if items:
         pairs.append(("children", Results(items, as_list=True)))
     return pairs + [("has_more", "1" if more else "0")]
+
+
+def _window(bounds: list[str]) -> tuple[int, int]:
+    try:
+        low, high = int(bounds[0]), int(bounds[1])
+    except ValueError:
+        raise MiError("Invalid range: FROM and TO are numbers") from None
+    return max(0, low), max(0, high)
 
 
 def _var_update(ctx: Context, args: list[str]) -> Reply:
@@ -82,6 +107,9 @@ def _var_update(ctx: Context, args: list[str]) -> Reply:
             shown = store.vars.get(str(entry["name"]))
             if "value" in entry and (mode == 0 or (mode == 2 and shown is not None and shown.aggregate)):
                 del entry["value"]
+            if "new_children" in entry:  # names of the var objects just made
+                made = [store.vars[str(name)] for name in entry["new_children"]]  # type: ignore[union-attr]
+                entry["new_children"] = [_child_entry(ctx, child, mode) for child in made]
             changes.append(entry)
     return [("changelist", changes)]
 
@@ -147,7 +175,9 @@ def _var_info_type(ctx: Context, args: list[str]) -> Reply:
 def _var_info_num_children(ctx: Context, args: list[str]) -> Reply:
     if len(args) != 1:
         raise MiError("-var-info-num-children: Usage: NAME.")
-    return [("numchild", str(ctx.session.varobjs.get(args[0]).numchild))]
+    var = ctx.session.varobjs.get(args[0])
+    # A dynamic var object: the children listed so far, as gdb counts them.
+    return [("numchild", str(len(var.children) if var.dynamic else var.numchild))]
 
 
 def _var_info_expression(ctx: Context, args: list[str]) -> Reply:
@@ -169,6 +199,26 @@ def _var_show_attributes(ctx: Context, args: list[str]) -> Reply:
     return [("attr", "noneditable" if var.aggregate else "editable")]
 
 
+def _var_set_visualizer(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 2:
+        raise MiError("Usage: NAME VISUALIZER_FUNCTION.")
+    store = ctx.session.varobjs
+    dynamic.set_visualizer(store, store.get(args[0]), args[1])
+    return None
+
+
+def _var_set_update_range(ctx: Context, args: list[str]) -> Reply:
+    if len(args) != 3:
+        raise MiError("-var-set-update-range: Usage: VAROBJ FROM TO")
+    ctx.session.varobjs.get(args[0]).update_range = _window(args[1:])
+    return None
+
+
+def _enable_pretty_printing(ctx: Context, args: list[str]) -> Reply:
+    ctx.session.varobjs.pretty = True
+    return None
+
+
 def _var_accept(ctx: Context, args: list[str]) -> Reply:
     if not args:
         raise MiError("Usage: NAME [VALUE].")
@@ -185,6 +235,7 @@ def register(registry: MiRegistry) -> None:
         "var-info-num-children": _var_info_num_children, "var-info-expression": _var_info_expression,
         "var-info-path-expression": _var_info_path_expression,
         "var-show-attributes": _var_show_attributes, "var-set-frozen": _var_accept,
-        "var-set-update-range": _var_accept, "var-set-visualizer": _var_accept,
+        "var-set-update-range": _var_set_update_range, "var-set-visualizer": _var_set_visualizer,
+        "enable-pretty-printing": _enable_pretty_printing,
     }.items():  # fmt: skip
         registry.add(name, handler)

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi import varobj_dynamic as dynamic
 from aliceserver.adapters.mi.frames import display_value, is_aggregate
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.registry import MiError
@@ -51,6 +52,13 @@ class Varobj:
     # An anonymous struct/union member: no expression reaches it, so its children are
     # found through its parent's (at this index) and their paths go through the parent.
     anonymous_index: int | None = None
+    # A pretty printer shows it (gdb's dynamic var object): its children are the printer's.
+    dynamic: bool = False
+    hint: str | None = None  # the printer's display_hint
+    has_more: bool = False  # children beyond those listed (or any, before listing)
+    dynamic_index: int | None = None  # a dynamic var object's child: its index there
+    visualizer: bool | None = None  # -var-set-visualizer: printer or not; None: the session's
+    update_range: tuple[int, int] | None = None  # -var-set-update-range FROM TO
 
 
 class VarobjStore:
@@ -58,6 +66,7 @@ class VarobjStore:
         self.session = session
         self.vars: dict[str, Varobj] = {}
         self._next = 1
+        self.pretty = False  # -enable-pretty-printing: before it var objects are raw, as gdb's
 
     # --- creation ----------------------------------------------------------------------
     def create(self, name: str, frame_spec: str, expression: str, thread: int | None = None,
@@ -80,7 +89,7 @@ class VarobjStore:
             if frame_spec not in ("*", "@"):
                 level = self._level_of_address(frame_spec, tid)
         try:
-            info = session.evaluate(expression, tid=tid, level=level, shown=_DYNAMIC)
+            info = session.evaluate(expression, None if self.pretty else "r", tid=tid, level=level, shown=_DYNAMIC)
         except AliceError:
             raise MiError("-var-create: unable to create variable object") from None
         frame_bound = tid is not None and self._reads_frame(expression, tid, level)
@@ -127,8 +136,14 @@ class VarobjStore:
               tid: int | None, key: tuple[str | None, int | None] | None) -> Varobj:
         aggregate = is_aggregate(info)
         pointer = info.type.rstrip().endswith("*") or "(*)[" in info.type  # int (*)[3] too
-        return Varobj(name, exp, path, info.type, self._shown(info, aggregate), _numchild(info),
-                      aggregate, pointer, floating, tid, key)
+        var = Varobj(name, exp, path, info.type, self._shown(info, aggregate), _numchild(info),
+                     aggregate, pointer, floating, tid, key)
+        dynamic.take(var, info)
+        return var
+
+    def printing(self, var: Varobj) -> bool:
+        """Whether pretty printers show `var` (-enable-pretty-printing, -var-set-visualizer)."""
+        return self.pretty if var.visualizer is None else var.visualizer
 
     def _shown(self, info: VariableInfo, aggregate: bool) -> str:
         if aggregate:
@@ -165,6 +180,10 @@ class VarobjStore:
             return None
         tid, level = where
         code = FORMATS.get(fmt or var.format)
+        if code is None and not self.printing(var):
+            code = "r"  # gdb's var objects are raw until pretty printing is enabled
+        if var.dynamic_index is not None and var.parent in self.vars:
+            return dynamic.child_info(self, self.vars[var.parent], var.dynamic_index, fmt or var.format)
         try:
             return self.session.evaluate(var.path, code, tid=tid, level=level, shown=_DYNAMIC)
         except AliceError:
@@ -174,9 +193,16 @@ class VarobjStore:
         info = self.evaluate(var, fmt)
         if info is None:
             return var.value
+        return self.shown(var, info)
+
+    def shown(self, var: Varobj, info: VariableInfo) -> str:
+        if info.printer is not None and self.printing(var):
+            return dynamic.value_text(info)
         return self._shown(info, var.aggregate)
 
     def children(self, var: Varobj) -> list[Varobj]:
+        if var.dynamic:
+            return dynamic.children(self, var, None)[0]
         if var.children:
             return [self.vars[n] for n in var.children if n in self.vars]
         info = self._info(var)
@@ -276,10 +302,13 @@ class VarobjStore:
             return []
         return [replace(info, name=f"*{var.exp}")]
 
-    def update(self, var: Varobj) -> list[dict[str, Value]]:
-        """Changed entries of `var` and its children (gdb's changelist items)."""
+    def update(self, var: Varobj, known: VariableInfo | None = None) -> list[dict[str, Value]]:
+        """Changed entries of `var` and its children (gdb's changelist items); `known`:
+        its value, when its parent's printer just gave it."""
         changes: list[dict[str, Value]] = []
-        info = self.evaluate(var)
+        info = known if known is not None else self.evaluate(var)
+        if info is not None and (var.dynamic or (info.printer is not None and self.printing(var))):
+            return dynamic.update(self, var, info)
         if info is None:
             if var.in_scope and var.tid is not None:
                 var.in_scope = False
@@ -316,7 +345,8 @@ class VarobjStore:
         return count
 
     def roots(self) -> list[Varobj]:
-        return [v for v in self.vars.values() if v.parent is None]
+        # Newest first: gdb keeps its root list so (-var-update * lists changes in that order).
+        return [v for v in reversed(self.vars.values()) if v.parent is None]
 
     def invalidate_references(self) -> None:
         """The engine's value references die when the program resumes; ours re-evaluate."""

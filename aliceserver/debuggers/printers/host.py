@@ -10,11 +10,13 @@ import logging
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
+from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, _Formatter, format_value
 from aliceserver.debuggers.symbols.dwarf.types import ArrayType, ReferenceType, StructType, strip
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.model import PrinterView
+    from aliceserver.debuggers.printers.children import Child
     from aliceserver.debuggers.printers.context import Call, Target
     from aliceserver.debuggers.printers.objfiles import PrinterSession
     from aliceserver.debuggers.printers.xmethods import XMethods
@@ -54,20 +56,56 @@ class PrinterHost:
 
     def format(self, value: Value, options: FormatOptions) -> str:
         """`value` as gdb prints it, through the printers where one takes it."""
-        if self._session is None and not _may_need_printers(value):
-            return format_value(value, options)
-        call = self._call(value.ctx)
-        self._load_new_images(call)
-        if not any(self.session.printer_lists()):
+        call = self._ready(value)
+        if call is None:
             return format_value(value, options)
         from dataclasses import replace
 
         from aliceserver.debuggers.printers.context import entered
         from aliceserver.debuggers.printers.render import render
 
-        call.deadline = time.monotonic() + self._budget
         with entered(call):
             return format_value(value, replace(options, pretty=render))
+
+    def view(self, value: Value, options: FormatOptions, *, count: bool = True) -> PrinterView | None:
+        """How the printer that takes `value` shows it (None: no printer takes it)."""
+        call = self._ready(value)
+        if call is None:
+            return None
+        from dataclasses import replace
+
+        from aliceserver.debuggers.printers.children import view
+        from aliceserver.debuggers.printers.context import entered
+        from aliceserver.debuggers.printers.render import render
+
+        opts = replace(options, pretty=render)
+        with entered(call):
+            return view(value, opts, _Formatter(opts).value, count=count)
+
+    def children(self, value: Value, start: int, count: int | None, options: FormatOptions) -> list[Child]:
+        """Items `start` .. `start + count` of its printer's children (only those are read)."""
+        call = self._ready(value)
+        if call is None:
+            return []
+        from dataclasses import replace
+
+        from aliceserver.debuggers.printers.children import page
+        from aliceserver.debuggers.printers.context import entered
+        from aliceserver.debuggers.printers.render import render
+
+        with entered(call):
+            return page(value, start, count, replace(options, pretty=render))
+
+    def _ready(self, value: Value) -> Call | None:
+        """A printer call for `value`, its images' scripts loaded; None: no printers."""
+        if self._session is None and not _may_need_printers(value):
+            return None
+        call = self._call(value.ctx)
+        self._load_new_images(call)
+        if not any(self.session.printer_lists()):
+            return None
+        call.deadline = time.monotonic() + self._budget
+        return call
 
     def methods(self, frame: FrameContext) -> XMethods:
         """C++ methods for the expression evaluator at `frame`: the scripts' xmethods."""
@@ -138,3 +176,4 @@ def _may_need_printers(value: Value) -> bool:
         else:
             break
     return isinstance(t, StructType) and t.cplus
+

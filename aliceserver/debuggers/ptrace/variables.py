@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from aliceserver.debuggers.model import DynamicTypes, VariableInfo, VariableScope
+from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
@@ -22,6 +22,7 @@ from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, child
 from aliceserver.errors import ProtocolError, TargetError
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.printers.children import Child
     from aliceserver.debuggers.printers.host import PrinterHost
 
     # The expression evaluator is imported when first used: its modules cost a start-up
@@ -129,7 +130,8 @@ class VariableStore:
     """Hands out child references for values shown while the program is stopped."""
 
     def __init__(self, symbolize: Callable[[int], str | None], rtti: Rtti | None = None) -> None:
-        self._values: dict[int, tuple[Value, str | None, DynamicTypes]] = {}
+        # reference -> (value, format, dynamic types, whether its printer's children show)
+        self._values: dict[int, tuple[Value, str | None, DynamicTypes, bool]] = {}
         self._next = 1
         self._symbolize = symbolize
         self.rtti = rtti
@@ -163,11 +165,19 @@ class VariableStore:
                 text = prefix + format_value(value, options)
         error = text.startswith("<error") or text == "<optimized out>"
         count = 0 if error else _safe_child_count(value)
-        reference = 0
-        if count:
-            reference = self._next
-            self._next = self._next + 1 if self._next < _MAX_REFERENCE else 1
-            self._values[reference] = (value, fmt, dynamic & DynamicTypes.POINTERS)
+        shown = dynamic & DynamicTypes.POINTERS
+        view = None
+        if self.printers is not None and fmt != "r" and not error:
+            view = self._printer_view(value, fmt, count, aggregate_value)
+        if view is not None:  # the printer's children; the members under `[raw]`
+            reference = self._reference(value, fmt, shown, printed=True) if view.has_children else 0
+            number = view.count or 0
+            return VariableInfo(
+                name=name, type=type_name(value.type), value=text, reference=reference,
+                named_children=0 if view.indexed else number, indexed_children=number if view.indexed else 0,
+                address=value.address, error=False, aggregate=aggregate, declared_type=declared, printer=view,
+            )  # fmt: skip
+        reference = self._reference(value, fmt, shown) if count else 0
         indexed = isinstance(strip(value.type), ArrayType)
         return VariableInfo(
             name=name, type=type_name(value.type), value=text, reference=reference,
@@ -175,13 +185,38 @@ class VariableStore:
             address=value.address, error=error, aggregate=aggregate, declared_type=declared,
         )  # fmt: skip
 
+    def _printer_view(self, value: Value, fmt: str | None, count: int, full: bool) -> PrinterView | None:
+        assert self.printers is not None
+        options = FormatOptions(fmt=fmt, symbolize=self._symbolize)
+        view = self.printers.view(value, options, count=full)
+        if view is None:
+            return None
+        raw_reference = self._reference(value, fmt, DynamicTypes.NONE) if count else 0
+        raw = format_value(value, options) if full else ""  # options without printers
+        return replace(view, raw_reference=raw_reference, raw_value=raw)
+
+    def _reference(self, value: Value, fmt: str | None, dynamic: DynamicTypes, *, printed: bool = False) -> int:
+        reference = self._next
+        self._next = self._next + 1 if self._next < _MAX_REFERENCE else 1
+        self._values[reference] = (value, fmt, dynamic, printed)
+        return reference
+
     def children(self, reference: int, start: int, count: int | None) -> list[VariableInfo]:
         entry = self._values.get(reference)
         if entry is None:
             raise ProtocolError(f"no variable reference {reference} (references end when the program runs)")
-        value, fmt, dynamic = entry
+        value, fmt, dynamic, printed = entry
+        if printed and self.printers is not None:
+            return [self._printer_child(child, fmt, dynamic) for child in
+                    self.printers.children(value, max(0, start), count, FormatOptions(fmt=fmt, symbolize=self._symbolize))]
         return [self.describe(name, child, fmt, dynamic=dynamic)
                 for name, child in children(value, max(0, start), count)]  # fmt: skip
+
+    def _printer_child(self, child: Child, fmt: str | None, dynamic: DynamicTypes) -> VariableInfo:
+        if child.value is None:
+            text = child.text or ""
+            return VariableInfo(child.name, "", text, error=text.startswith("<error"))
+        return self.describe(child.name, child.value, fmt, dynamic=dynamic)
 
 
 def _safe_child_count(value: Value) -> int:
