@@ -27,6 +27,15 @@ def is_aggregate(info: VariableInfo) -> bool:
     return info.aggregate
 
 
+def frame_arg_value(info: VariableInfo) -> str:
+    """An argument in a frame line (gdb's `print frame-arguments scalars`): a value a
+    printer shows as its summary (`std::vector of length 3, capacity 3 = {...}`,
+    `"text"`), other structs and arrays as `...`."""
+    if info.printer is not None:
+        return info.printer.summary
+    return "..." if is_aggregate(info) else display_value(info)
+
+
 def display_value(info: VariableInfo) -> str:
     """A value as MI shows it: without `print`'s `(type *)` prefix on pointers."""
     value = info.value
@@ -159,8 +168,7 @@ class Frames:
     def arg_pairs(self, tid: int, level: int) -> list[Value]:
         result: list[Value] = []
         for info in self.args(tid, level):
-            value = "..." if is_aggregate(info) else display_value(info)
-            result.append({"name": info.name, "value": value})
+            result.append({"name": info.name, "value": frame_arg_value(info)})
         return result
 
     def tuple(self, frame: StackFrame, tid: int, *, level: bool = True, args: bool = False) -> dict[str, Value]:
@@ -184,7 +192,7 @@ class Frames:
     def describe(self, frame: StackFrame, tid: int, *, with_pc: bool) -> str:
         """`0x... in func (a=1) at prog.c:13` as the console shows a frame."""
         args = ", ".join(
-            f"{info.name}={'...' if is_aggregate(info) else display_value(info)}"
+            f"{info.name}={frame_arg_value(info)}"
             for info in self.args(tid, frame.level)
         )
         text = f"{hex16(frame.pc)} in " if with_pc else ""
