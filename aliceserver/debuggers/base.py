@@ -36,6 +36,7 @@ from aliceserver.debuggers.model import (
     VariableInfo,
     VariableScope,
     VectorRegisters,
+    VtableInfo,
     WatchKind,
     WatchpointInfo,
     WatchScope,
@@ -287,6 +288,11 @@ class IDebugger(Protocol):
     def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
         """gdb's `ptype` text of the expression's type (what follows `type = `): typedefs at
         the top resolved, struct, union and enum bodies written out. Errors as evaluate."""
+        ...
+
+    def vtables(self, expression: str, thread_id: int, level: int = 0) -> list[VtableInfo]:
+        """gdb's `info vtbl`: the vtables of the C++ object the expression gives (or points
+        at), primary first by address; empty when it has none. Errors as evaluate."""
         ...
 
     def expression_condition(self, expression: str) -> BreakpointCondition:

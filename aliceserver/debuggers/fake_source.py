@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers import model as m
 from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
-from aliceserver.errors import ProtocolError, TargetError
+from aliceserver.errors import ProtocolError, TargetError, Unsupported
 
 _TERM = re.compile(r"\s*(\$[a-z0-9]+|0x[0-9a-fA-F]+|\d+)\s*")
 
@@ -115,6 +115,9 @@ class FakeSourceLevel:
 
     def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
         return self.evaluate(expression, thread_id, level).type
+
+    def vtables(self, expression: str, thread_id: int, level: int = 0) -> list[m.VtableInfo]:
+        raise Unsupported("the fake debugger has no C++ objects")
 
     def expression_condition(self, expression: str) -> Callable[[int], bool]:
         if not expression.strip():

@@ -346,3 +346,23 @@ class FunctionSymbol:
     size: int
     source: SourcePosition | None  # where its code starts
     module: str
+
+
+@dataclass(frozen=True, slots=True)
+class VtableSlot:
+    """One virtual function pointer of a vtable: its address and symbol, or why not."""
+
+    address: int | None
+    symbol: str | None = None  # `geo::Rect::area() const`, with `+offset` when inside
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VtableInfo:
+    """One vtable of a C++ object (gdb's `info vtbl`): the primary and, under multiple
+    inheritance, each base subobject's own."""
+
+    class_name: str  # the subobject's class
+    address: int  # where its virtual function pointers start (the vtable pointer)
+    subobject: int
+    slots: list[VtableSlot]

@@ -72,6 +72,16 @@ OBJECT_ON = [
     "print dynamic_cast<geo::Solid *>(cube)", "whatis (geo::Shape *) (geo::Rect *) s",
 ]  # fmt: skip
 
+# info vtbl: the primary vtable, secondary ones (multiple inheritance) and a virtual base's,
+# gdb's words for an object without one, with print object on too (it changes nothing).
+VTBL = [
+    "info vtbl s", "info vtbl *s", "info vtbl r", "info vtbl named", "info vtbl (geo::Label *) named",
+    "info vtbl cube", "info vtbl tag", "info vtbl (geo::Cube *) tag", "info vtbl *(geo::Cube *) tag",
+    "info vtbl (geo::Solid *) (geo::Cube *) tag", "info vtbl twice", "info vtbl both",
+    "info vtbl right", "info vtbl both.both", "info vtbl (geo::Named *) 0", "info vtbl nosuch",
+    "info vtbl", "info vtbl 5", "set print object on", "info vtbl s", "info vtbl named",
+]  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Differs:
@@ -148,7 +158,7 @@ def our_outputs(program: Path, commands: list[str]) -> list[str]:
     return [_bare(text) for text in console_at(program, LOCATION, commands, gdb_env())]
 
 
-@pytest.mark.parametrize("commands", [CASTS, OBJECT_ON], ids=["casts", "print-object-on"])
+@pytest.mark.parametrize("commands", [CASTS, OBJECT_ON, VTBL], ids=["casts", "print-object-on", "info-vtbl"])
 def test_casts_match_gdb(program: Path, commands: list[str]) -> None:
     expected = gdb_outputs(program, commands)
     assert any("geo::" in e for e in expected), expected  # the oracle ran
@@ -162,8 +172,9 @@ def test_deliberate_differences_from_gdb(program: Path) -> None:
     asked = [d.command for d in DIFFERENCES]
     references = [c for d in DIFFERENCES for c in (d.right, d.gdb_gives) if not c.startswith("text:")]
     gdb = gdb_outputs(program, asked + references)
-    theirs, known = dict(zip(asked, gdb)), dict(zip(references, gdb[len(asked) :]))
-    ours = dict(zip(asked, our_outputs(program, asked)))
+    theirs = dict(zip(asked, gdb[: len(asked)], strict=True))
+    known = dict(zip(references, gdb[len(asked) :], strict=True))
+    ours = dict(zip(asked, our_outputs(program, asked), strict=True))
 
     def expected(command: str) -> str:
         return command.removeprefix("text:") if command.startswith("text:") else known[command]

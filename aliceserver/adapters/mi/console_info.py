@@ -8,6 +8,7 @@ from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_signals import handle, info_signals
+from aliceserver.adapters.mi.console_vtbl import info_vtbl
 from aliceserver.adapters.mi.disasm import address_of, disassemble_range, function_at
 from aliceserver.adapters.mi.frames import (
     display_value,
@@ -343,7 +344,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "frame": _info_frame, "registers": _info_registers, "all-registers": _info_registers,
         "threads": _info_threads, "sharedlibrary": _info_sharedlibrary, "signals": info_signals,
         "line": _info_line, "source": _info_source, "display": _info_display,
-        "inferiors": _info_inferiors,
+        "inferiors": _info_inferiors, "vtbl": info_vtbl,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",

@@ -33,6 +33,7 @@ from aliceserver.debuggers.model import (
     StepKind,
     VariableInfo,
     VariableScope,
+    VtableInfo,
     WatchKind,
     WatchpointInfo,
     WatchScope,
@@ -111,6 +112,9 @@ class SourceLevel:
             raise NotImplementedError
 
         def _forget_stop_state(self) -> None:
+            raise NotImplementedError
+
+        def _symbolize(self, address: int) -> str | None:
             raise NotImplementedError
 
         @property
@@ -363,6 +367,18 @@ class SourceLevel:
         def go() -> str:
             tid = self._default_thread(thread_id)
             return ptype_text(evaluate(expression, self._eval_symbols(tid, level)).type)
+
+        return self._call(go)
+
+    def vtables(self, expression: str, thread_id: int, level: int = 0) -> list[VtableInfo]:
+        from aliceserver.debuggers.symbols.dwarf.vtables import vtables  # used rarely
+
+        def go() -> list[VtableInfo]:
+            value = evaluate(expression, self._eval_symbols(thread_id, level))
+            try:
+                return vtables(value, self._symbolize)
+            except EvaluationError as error:
+                raise ProtocolError(str(error)) from None
 
         return self._call(go)
 

@@ -174,6 +174,7 @@ class TypeBuilder:
             fill=lambda st: self._fill_struct(st, die),
             template_params=lambda: self._template_params(die),
             nested_type=lambda name: self._nested_type(die, name),
+            virtual_slots=lambda: _last_virtual_slot(die),
             methods=lambda name: _methods(die, name),
         )
         self._cache[die.offset] = st
@@ -343,6 +344,18 @@ def is_cplus(die: DIE) -> bool:
 
 def is_rust(die: DIE) -> bool:
     return bool(attr_value(die.cu.get_top_DIE(), "DW_AT_language") == _RUST_LANG)
+
+
+def _last_virtual_slot(die: DIE) -> int:
+    """The highest DW_AT_vtable_elem_location (`DW_OP_constu N`) of the class's methods, as
+    gdb counts them (a virtual destructor has none); -1 when there is none."""
+    last = -1
+    for child in children(die):
+        attr = child.attributes.get("DW_AT_vtable_elem_location") if child.tag == "DW_TAG_subprogram" else None
+        expr = bytes(attr.value) if attr is not None and isinstance(attr.value, (list, bytes)) else b""
+        if len(expr) > 1 and expr[0] == 0x10:  # DW_OP_constu
+            last = max(last, ByteReader(expr[1:]).uleb())
+    return last
 
 
 def _qualified_name(die: DIE, cplus: bool) -> str | None:

@@ -129,6 +129,8 @@ class StructType(Type):
     # For gdb's Python API (pretty printers): template arguments and types declared inside.
     template_params: Callable[[], list[TemplateParam]] | None = None
     nested_type: Callable[[str], Type | None] | None = None
+    # The highest vtable slot of the class's own virtual functions (-1: none): `info vtbl`.
+    virtual_slots: Callable[[], int] | None = None
     # Member functions by name (C++ methods and operators): each one's linkage name (or
     # None) and how many parameters it declares besides `this`.
     methods: Callable[[str], list[tuple[str | None, int]]] | None = None

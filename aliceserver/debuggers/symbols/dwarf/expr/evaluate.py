@@ -7,7 +7,11 @@ from typing import Protocol
 
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast
-from aliceserver.debuggers.symbols.dwarf.expr.classcast import c_cast, dynamic_cast, reinterpret_cast
+from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
+    c_cast,
+    dynamic_cast,
+    reinterpret_cast,
+)
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     Builtins,
     cast,
