@@ -37,6 +37,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame, unwind_stack
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
@@ -93,6 +94,7 @@ class SourceSymbols:
         self._all: list[tuple[Module, ModuleSymbols]] = []
         self._debug_images: dict[str, ElfImage | None] = {}
         self._name_indexes: dict[str, GlobalNameIndex] = {}  # by debug file path
+        self._type_indexes: dict[str, TypeNameIndex] = {}  # by debug file path
         self._all_key: tuple[tuple[str, int], ...] = ()
         self.cfi = CfiTables(symbols)
         self._inline_finders: dict[str, InlineFinder | None] = {}  # by module path
@@ -176,6 +178,7 @@ class SourceSymbols:
                         values = None
                     else:
                         values.units.name_index = self._name_index(module, image).units_named
+                        values.type_index = self._type_index(image)
                         values.tls_block = self._tls_block(module)
                 except AliceError as error:
                     log.warning("variables of %s unusable: %s", module.path, error)
@@ -209,6 +212,12 @@ class SourceSymbols:
             progress = self._progress(module, "Indexing global names of", "names")
             index = GlobalNameIndex(image.path, image.build_id, self._cache, progress)
             self._name_indexes[image.path] = index
+        return index
+
+    def _type_index(self, image: ElfImage) -> TypeNameIndex:
+        index = self._type_indexes.get(image.path)
+        if index is None:
+            index = self._type_indexes[image.path] = TypeNameIndex(image.path, image.build_id, self._cache)
         return index
 
     def _with_debug_info(self) -> list[tuple[Module, DebugInfo]]:

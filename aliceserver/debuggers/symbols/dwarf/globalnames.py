@@ -164,8 +164,10 @@ class _Scanner:
         strings: tuple[bytes, bytes, bytes],
         recorded: frozenset[int] = _DEFINITIONS,
         declarations: bool = True,
+        wanted: frozenset[int] = _WANTED,
     ) -> None:
         self.info = info
+        self._wanted = wanted  # the attributes whose values _attributes returns
         self._recorded = recorded  # the tags whose names are kept
         self._declarations = declarations  # whether mere declarations are kept too
         self.abbrev = abbrev
@@ -296,7 +298,7 @@ class _Scanner:
                 while form == _FORM_INDIRECT:
                     form, pos = uleb(info, pos)
                 size = _size_code(form, self._unit)
-            keep = attr == _AT_SIBLING if only_sibling else attr in _WANTED
+            keep = attr == _AT_SIBLING if only_sibling else attr in self._wanted
             if not keep:
                 if size >= 0:
                     pos += size

@@ -36,6 +36,8 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     loclist_v5,
 )
 from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_cplus, is_rust
+from aliceserver.debuggers.symbols.dwarf.typefind import IndexedTypes
+from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
 from aliceserver.debuggers.symbols.dwarf.types import FunctionType, Type, strip
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 from aliceserver.debuggers.symbols.elf import ElfImage
@@ -101,6 +103,11 @@ class ModuleSymbols:
         self.tls_block: Callable[[FrameContext], int] | None = None
         # Scopes by link-time pc; a FrameScope holds no frame state, only DIEs and names.
         self._scopes: dict[int, FrameScope | None] = {}
+        # The type-name index (set by the engine with its on-disk cache, else made here)
+        # and find_type's answers, misses too: printers ask for the same names again.
+        self.type_index: TypeNameIndex | None = None
+        self._indexed: IndexedTypes | None = None
+        self._found_types: dict[tuple[str, int | None], Type | None] = {}
 
     @property
     def has_dwarf(self) -> bool:
@@ -181,13 +188,35 @@ class ModuleSymbols:
                         return self.units.addrx(die.cu, index)
         return None
 
+    def indexed_types(self) -> IndexedTypes:
+        if self._indexed is None:
+            if self.type_index is None:
+                self.type_index = TypeNameIndex(self.image.path, self.image.build_id)
+            self._indexed = IndexedTypes(self.units, self.type_index)
+        return self._indexed
+
     def find_type(self, name: str, cu: CompileUnit | None = None) -> Type | None:
-        """A named type: `point`, `struct point`, `union u`, `enum color`, a typedef."""
+        """A named type: `point`, `struct point`, `union u`, `enum color`, a typedef,
+        `ns::outer<int>::inner` (any spelling: see typekeys.py)."""
         if not self.has_dwarf:
             return None
+        key = (name, cu.cu_offset if cu is not None else None)
+        if key in self._found_types:
+            return self._found_types[key]
+        found = self._found_types[key] = self._find_type(name, cu)
+        return found
+
+    def _find_type(self, name: str, cu: CompileUnit | None) -> Type | None:
         keyword, _, bare = name.partition(" ")
         if keyword not in ("struct", "class", "union", "enum"):
             keyword, bare = "", name
+        bare = bare.strip()
+        indexed = self.indexed_types()
+        known, die = indexed.find(bare, keyword, cu)
+        if die is not None:
+            return self.types.build(die)
+        if known and ("::" in bare or "<" in bare or indexed.index.covers_all):
+            return None  # only C++ and Rust units have such names, and all are indexed
         tags = _TYPE_TAGS[keyword]
         best: DIE | None = None
         for die in self.units.find_dies(bare.strip(), first_cu=cu):

@@ -1,0 +1,332 @@
+"""An index of one image's C++ and Rust type names, as gdb keeps one.
+
+Pretty printers look types up by their full names (`std::vector<int>::value_type`,
+`std::_Rb_tree_node<std::pair<const int, int> >`); found by walking DIEs with pyelftools,
+each first lookup in a big unit cost about a second. This scan reads the raw
+.debug_info (and DWARF 4's .debug_types) once: in C++ and Rust units only (a C library
+defines no `a::b` and is skipped at its unit's first DIE), it enters namespaces and
+class bodies, jumps over functions and members by their sibling links, and keeps each
+struct, class, union, enum and typedef under its qualified name's key (typekeys.py),
+with the DIE's place. The index is cached on disk beside the others (by build id).
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.globalnames import _AbbrevTable, _Scanner, _Unit
+from aliceserver.debuggers.symbols.dwarf.lines import uleb, unit_length
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, FileIdentity
+from aliceserver.debuggers.symbols.dwarf.typekeys import type_key
+from aliceserver.errors import TargetError, Unsupported
+
+log = logging.getLogger(__name__)
+
+TAG_STRUCT, TAG_CLASS, TAG_UNION, TAG_ENUM, TAG_TYPEDEF = 0x13, 0x02, 0x17, 0x04, 0x16
+TAG_BASE = 0x24
+_TAG_NAMESPACE = 0x39
+_TYPE_TAGS = frozenset((TAG_STRUCT, TAG_CLASS, TAG_UNION, TAG_ENUM, TAG_TYPEDEF, TAG_BASE))
+_SCOPES = frozenset((TAG_STRUCT, TAG_CLASS, TAG_UNION))  # entered for their nested types
+_AT_SIBLING, _AT_NAME, _AT_LANGUAGE, _AT_DECLARATION = 0x01, 0x03, 0x13, 0x3C
+_AT_SPECIFICATION, _AT_SIGNATURE, _AT_STR_OFFSETS_BASE = 0x47, 0x69, 0x72
+_WANTED = frozenset((_AT_SIBLING, _AT_NAME, _AT_LANGUAGE, _AT_DECLARATION, _AT_SPECIFICATION,
+                     _AT_SIGNATURE, _AT_STR_OFFSETS_BASE))  # fmt: skip
+# C++ (98, 03, 11, 14, 17, 20), Rust: the languages with qualified type names.
+LANGUAGES = frozenset((0x04, 0x19, 0x1A, 0x21, 0x2B, 0x2C, 0x1C))
+_NO_TYPES = frozenset((0x8001,))  # DW_LANG_Mips_Assembler: gas's units define no types
+_DW_UT_TYPE, _DW_UT_SPLIT_TYPE = 2, 6
+ANONYMOUS = "(anonymous namespace)"
+
+# Entry flags
+DECLARATION = 1  # DW_AT_declaration: the definition is elsewhere (another unit, a type unit)
+IN_DEBUG_TYPES = 2  # the DIE is in DWARF 4's .debug_types, not .debug_info
+
+
+@dataclass(frozen=True, slots=True)
+class TypeEntry:
+    """One DIE named by a key: where it is, and the scope DIE it is declared in."""
+
+    offset: int  # of the DIE, in its section
+    unit: int  # offset of its unit's header
+    tag: int
+    flags: int
+    scope: int  # offset of the enclosing namespace/class DIE, or of the unit's top DIE
+
+    @property
+    def declaration(self) -> bool:
+        return bool(self.flags & DECLARATION)
+
+
+@dataclass(slots=True)
+class TypeNames:
+    """What a scan found: key -> entries (as plain tuples, for the cache), the scopes'
+    parents, and how many units were indexed."""
+
+    types: dict[str, list[tuple[int, int, int, int, int]]] = field(default_factory=dict)
+    parents: dict[int, int] = field(default_factory=dict)  # scope DIE -> its parent scope
+    units: int = 0  # C++/Rust units indexed (0: nothing in this image has such names)
+    skipped: int = 0  # units of other languages (C...) with types not in the index
+    # a type unit's signature -> its type's place (DW_FORM_ref_sig8 references)
+    signatures: dict[int, tuple[int, int, int, int, int]] = field(default_factory=dict)
+    complete: bool = True  # False: the image could not be read, nothing is known
+
+
+class _TypeScanner(_Scanner):
+    """Walks one section's units; see the module's docstring."""
+
+    def __init__(self, info: bytes, abbrev: bytes, strings: tuple[bytes, bytes, bytes],
+                 out: TypeNames, flags: int) -> None:  # fmt: skip
+        super().__init__(info, abbrev, strings, wanted=_WANTED)
+        self.out = out
+        self._flags = flags  # IN_DEBUG_TYPES for .debug_types
+        self._keys: dict[tuple[str, str], str] = {}
+        # The unit's recorded DIEs -> (their prefix, their scope): a type unit defines its
+        # type at the top, with DW_AT_specification to a declaration in its namespace.
+        self._declared: dict[int, tuple[str, int]] = {}
+        self._type_die = (-1, 0)  # a type unit's type: (its offset, the unit's signature)
+
+    def _open_unit(self, start: int, end: int) -> tuple[_Unit, _AbbrevTable, int, int | None] | None:
+        """As _open, type units too: (unit, abbreviations, first DIE, type signature)."""
+        _length, osize, pos = unit_length(self.info, start)
+        (version,) = struct.unpack_from("<H", self.info, pos)
+        signature: int | None = None
+        if self._flags & IN_DEBUG_TYPES and version == 4:
+            abbrev_offset = int.from_bytes(self.info[pos + 2 : pos + 2 + osize], "little")
+            asize = self.info[pos + 2 + osize]
+            signature = int.from_bytes(self.info[pos + 3 + osize : pos + 11 + osize], "little")
+            type_offset = int.from_bytes(self.info[pos + 11 + osize : pos + 11 + 2 * osize], "little")
+            first = pos + 11 + 2 * osize
+        elif version >= 5 and self.info[pos + 2] in (_DW_UT_TYPE, _DW_UT_SPLIT_TYPE):
+            asize = self.info[pos + 3]
+            abbrev_offset = int.from_bytes(self.info[pos + 4 : pos + 4 + osize], "little")
+            signature = int.from_bytes(self.info[pos + 4 + osize : pos + 12 + osize], "little")
+            type_offset = int.from_bytes(self.info[pos + 12 + osize : pos + 12 + 2 * osize], "little")
+            first = pos + 12 + 2 * osize
+        else:
+            opened = self._open(start, end)
+            return None if opened is None else (*opened, None)
+        unit = _Unit(start, end, osize, asize, version)
+        table = _AbbrevTable(self.abbrev, abbrev_offset, unit, self._shapes.setdefault((osize, asize, version), {}))
+        self._type_die = (start + type_offset, signature)
+        return unit, table, first, signature
+
+    def scan_unit(self, start: int, end: int) -> None:
+        self._type_die = (-1, 0)
+        opened = self._open_unit(start, end)
+        if opened is None:
+            return
+        unit, table, pos, _signature = opened
+        self._unit = unit
+        top_offset = pos
+        code, pos = uleb(self.info, pos)
+        top = table[code] if code else None
+        if top is None or not top.children:
+            return
+        values, pos = self._attributes(top, pos)
+        language = values.get(_AT_LANGUAGE)
+        if language not in LANGUAGES:  # no qualified names, and most of a C library's units
+            self.out.skipped += language not in _NO_TYPES
+            return
+        base = values.get(_AT_STR_OFFSETS_BASE)
+        if isinstance(base, int):
+            self._str_bases[unit.offset] = base
+        self.out.units += 1
+        self._declared = {}
+        self._walk(table, pos, end, top_offset)
+
+    def _walk(self, table: _AbbrevTable, pos: int, end: int, top: int) -> None:  # noqa: C901
+        info = self.info
+        unit = self._unit
+        # Per open level: (whether its children are read, their name prefix, its offset).
+        levels: list[tuple[bool, str, int]] = [(True, "", top)]
+        read, prefix, scope = levels[-1]
+        while pos < end and levels:
+            at = pos
+            code = info[pos]
+            if code < 0x80:
+                pos += 1
+            else:
+                code, pos = uleb(info, pos)
+            if code == 0:
+                levels.pop()
+                if levels:
+                    read, prefix, scope = levels[-1]
+                continue
+            entry = table[code]
+            tag = entry.tag
+            if read and (tag in _TYPE_TAGS or tag == _TAG_NAMESPACE):
+                values, pos = self._attributes(entry, pos)
+                name = values.get(_AT_NAME)
+                inner: str | None = None
+                if tag == _TAG_NAMESPACE:
+                    inner = f"{prefix}{name if isinstance(name, str) else ANONYMOUS}::"
+                elif isinstance(name, str) and name:
+                    where = self._declared_at(values.get(_AT_SPECIFICATION), prefix, scope)
+                    self._record_type(where[0], name, at, tag, values, where[1])
+                    self._declared[at] = where
+                    if tag in _SCOPES:
+                        inner = f"{where[0]}{name}::"
+                if entry.children:
+                    if inner is not None:
+                        self.out.parents[at] = self._declared.get(at, (prefix, scope))[1]
+                        levels.append((True, inner, at))
+                        read, prefix, scope = levels[-1]
+                        continue
+                    sibling = values.get(_AT_SIBLING)
+                    if isinstance(sibling, int) and pos <= unit.offset + sibling <= end:
+                        pos = unit.offset + sibling
+                    else:
+                        levels.append((False, prefix, scope))
+                        read = False
+                continue
+            if entry.fixed >= 0 and not entry.children:
+                pos += entry.fixed
+                continue
+            if entry.children and entry.sibling is not None:
+                link, size = entry.sibling
+                target = unit.offset + int.from_bytes(info[pos + link : pos + link + size], "little")
+                if pos < target <= end:  # forward only: one pointing back loops
+                    pos = target
+                    continue
+            values, pos = self._attributes(entry, pos, only_sibling=True)
+            if entry.children:
+                sibling = values.get(_AT_SIBLING)
+                if isinstance(sibling, int) and pos <= unit.offset + sibling <= end:
+                    pos = unit.offset + sibling
+                else:
+                    levels.append((False, prefix, scope))
+                    read = False
+
+    def _declared_at(self, spec: int | str | None, prefix: str, scope: int) -> tuple[str, int]:
+        """Where a DIE's name belongs: its specification's place, or where it is."""
+        if isinstance(spec, int):
+            return self._declared.get(self._unit.offset + spec, (prefix, scope))
+        return prefix, scope
+
+    def _record_type(self, prefix: str, name: str, at: int, tag: int, values: dict[int, int | str],
+                scope: int) -> None:  # fmt: skip
+        flags = self._flags
+        if values.get(_AT_DECLARATION) or _AT_SIGNATURE in values:
+            flags |= DECLARATION
+        place = (at, self._unit.offset, tag, flags, scope)
+        if at == self._type_die[0]:
+            self.out.signatures[self._type_die[1]] = place
+        types = self.out.types
+        key = self._key(prefix, name)
+        types.setdefault(key, []).append(place)
+        if ANONYMOUS in prefix:  # reachable unqualified too, as in C++
+            plain = self._key(prefix.replace(ANONYMOUS + "::", ""), name)
+            if plain != key:
+                types.setdefault(plain, []).append(place)
+
+    def _key(self, prefix: str, name: str) -> str:
+        known = self._keys.get((prefix, name))
+        if known is None:
+            # The prefix's key is a prefix of the whole key: keys are made per part.
+            known = self._keys[prefix, name] = type_key(prefix + name)
+        return known
+
+
+def scan_type_names(sections: ElfSections) -> TypeNames:
+    out = TypeNames()
+    strings = (sections.get(".debug_str"), sections.get(".debug_line_str"),
+               sections.get(".debug_str_offsets"))  # fmt: skip
+    abbrev = sections.get(".debug_abbrev")
+    for name, flags in ((".debug_info", 0), (".debug_types", IN_DEBUG_TYPES)):
+        if sections.header(name) is None:
+            continue
+        scanner = _TypeScanner(sections.get(name), abbrev, strings, out, flags)
+        try:
+            units = scanner.units()
+        except (TargetError, struct.error) as exc:
+            log.warning("unreadable %s: %s", name, exc)
+            continue
+        for start, end in units:
+            try:
+                scanner.scan_unit(start, end)
+            except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
+                log.debug("unit at %#x not indexed for types: %s", start, exc)
+    return out
+
+
+_PAYLOAD_VERSION = 2
+_PAYLOAD = ("types", "parents", "units", "skipped", "signatures")  # TypeNames' fields, in order
+
+
+class TypeNameIndex:
+    """One image's type names: scanned on the first lookup (or read from the on-disk
+    cache), then kept; answers and misses are dictionary lookups."""
+
+    def __init__(self, path: str, build_id: str | None, cache: IndexCache | None = None) -> None:
+        self.path = path
+        self._build_id = build_id
+        self._cache = cache
+        self._names: TypeNames | None = None
+        self._lock = threading.Lock()
+        self.scans = 0  # how many times the DWARF was scanned (tests: once at most)
+
+    def names(self) -> TypeNames:
+        with self._lock:
+            if self._names is None:
+                self._names = self._load()
+            return self._names
+
+    def lookup(self, name: str) -> list[TypeEntry] | None:
+        """The DIEs named `name` (any spelling of it), definitions first; None when the
+        image could not be indexed (the caller looks the slow way)."""
+        names = self.names()
+        if not names.complete:
+            return None
+        found = names.types.get(type_key(name))
+        if not found:
+            return []
+        entries = [TypeEntry(*place) for place in found]
+        return sorted(entries, key=lambda e: e.declaration)
+
+    def by_signature(self, signature: int) -> TypeEntry | None:
+        """The type defined by the type unit with this signature."""
+        place = self.names().signatures.get(signature)
+        return None if place is None else TypeEntry(*place)
+
+    @property
+    def covers_all(self) -> bool:
+        """Whether every unit's types are indexed (no C unit): a miss is then an answer
+        for plain names too."""
+        names = self.names()
+        return names.complete and names.skipped == 0
+
+    @property
+    def has_qualified_names(self) -> bool:
+        """Whether any unit is C++ or Rust (else `a::b` cannot name anything here)."""
+        names = self.names()
+        return names.units > 0 or not names.complete
+
+    def _load(self) -> TypeNames:
+        try:
+            ident = FileIdentity.of(self.path)
+        except OSError as exc:
+            log.info("no type names index for %s: %s", self.path, exc)
+            return TypeNames(complete=False)
+        key = IndexCache.key_for(self._build_id, self.path, ident.mtime_ns, ident.size) + "-types"
+        identity = (ident.path, ident.mtime_ns, ident.size, self._build_id, _PAYLOAD_VERSION)
+        if self._cache is not None:
+            payload = self._cache.load(key, identity)
+            if payload is not None and all(name in payload for name in _PAYLOAD):
+                log.debug("type names of %s read from the cache", self.path)
+                return TypeNames(*(payload[name] for name in _PAYLOAD))
+        started = time.perf_counter()
+        self.scans += 1
+        try:
+            names = scan_type_names(ElfSections(self.path))
+        except (TargetError, Unsupported) as exc:
+            log.info("no type names index for %s: %s", self.path, exc)
+            return TypeNames(complete=False)
+        log.debug("type names of %s indexed in %.3f s", self.path, time.perf_counter() - started)
+        if self._cache is not None:
+            self._cache.store(key, identity, {name: getattr(names, name) for name in _PAYLOAD})
+        return names
