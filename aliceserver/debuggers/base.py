@@ -10,7 +10,7 @@ Thread ids are the kernel's tids; the process's main thread has tid == pid.
 from __future__ import annotations
 
 import queue
-from typing import Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
 from aliceserver.debuggers.events import Event
 from aliceserver.debuggers.model import (
@@ -41,6 +41,9 @@ from aliceserver.debuggers.model import (
     WatchpointInfo,
     WatchScope,
 )
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.printers.commands import ScriptOutput
 
 # Decides on the tracer thread whether a hit stops; the argument is the thread id.
 # Returning False counts the hit and lets the program go on without a Stopped event.
@@ -283,6 +286,15 @@ class IDebugger(Protocol):
 
         Errors are ProtocolError with gdb's message (`No symbol "x" in current context.`).
         """
+        ...
+
+    def run_python(
+        self, code: str | None, path: str | None = None, thread_id: int | None = None, level: int = 0
+    ) -> ScriptOutput:
+        """gdb's `python CODE` (`code`) and `source FILE.py` (`path`): the user's code run
+        against gdb's Python API in this session (printers it registers apply to later
+        values), at the frame when the program is stopped. What it printed and raised is
+        returned; OSError when the file cannot be read, Unsupported without Python API."""
         ...
 
     def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:

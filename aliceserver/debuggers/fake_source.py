@@ -12,6 +12,9 @@ from aliceserver.debuggers import model as m
 from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
 from aliceserver.errors import ProtocolError, TargetError, Unsupported
 
+if TYPE_CHECKING:
+    from aliceserver.debuggers.printers.commands import ScriptOutput
+
 _TERM = re.compile(r"\s*(\$[a-z0-9]+|0x[0-9a-fA-F]+|\d+)\s*")
 
 
@@ -112,6 +115,11 @@ class FakeSourceLevel:
         if equal:
             value = int(value == self._value(right, tid))
         return m.VariableInfo(expression, "long", f"{value:#x}" if fmt == "x" else str(value))
+
+    def run_python(
+        self, code: str | None, path: str | None = None, thread_id: int | None = None, level: int = 0
+    ) -> ScriptOutput:
+        raise Unsupported("Python scripting is not supported in this copy of GDB.")
 
     def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
         return self.evaluate(expression, thread_id, level).type

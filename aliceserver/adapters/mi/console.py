@@ -379,6 +379,18 @@ def _source(ctx: Context, text: str) -> Reply:
     return source(ctx, text)
 
 
+def _python(ctx: Context, text: str) -> Reply:
+    from aliceserver.adapters.mi.scripts import python_command
+
+    return python_command(ctx, text)
+
+
+def _python_interactive(ctx: Context, text: str) -> Reply:
+    from aliceserver.adapters.mi.scripts import python_interactive
+
+    return python_interactive(ctx, text)
+
+
 def _directory(ctx: Context, text: str) -> Reply:
     session = ctx.session
     if text:
@@ -452,6 +464,8 @@ def register_all(registry: CliRegistry) -> None:
     add("directory", _directory, "dir")
     add("display", _display)
     add("undisplay", _undisplay)
-    for name in ("define", "document", "python", "catch", "record", "reverse-step", "target", "core-file"):
+    add("python", _python, "py")
+    add("python-interactive", _python_interactive, "pi")
+    for name in ("define", "document", "catch", "record", "reverse-step", "target", "core-file"):
         add(name, _unsupported(name))
     register_info(registry)

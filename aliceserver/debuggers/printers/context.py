@@ -45,6 +45,8 @@ class Call:
     deadline: float = float("inf")
     objfile: Any = None  # gdb.current_objfile() while its script loads
     types: dict[str, Type | None] = field(default_factory=dict)
+    # While a user's `python` code runs: where gdb.write's STDOUT and STDERR text goes.
+    output: tuple[list[str], list[str]] | None = None
 
     def check_time(self) -> None:
         if time.monotonic() > self.deadline:

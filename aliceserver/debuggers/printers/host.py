@@ -17,6 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 if TYPE_CHECKING:
     from aliceserver.debuggers.model import PrinterView
     from aliceserver.debuggers.printers.children import Child
+    from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.printers.context import Call, Target
     from aliceserver.debuggers.printers.objfiles import PrinterSession
     from aliceserver.debuggers.printers.xmethods import XMethods
@@ -120,14 +121,20 @@ class PrinterHost:
         call.deadline = time.monotonic() + self._budget
         return call
 
-    def run_script(self, path: str | None, source: str | None, frame: FrameContext | None) -> None:
-        """A user's `source FILE.py` or `python` block: run now, in this session."""
-        from aliceserver.debuggers.printers.loader import Script, run_script
+    def run_script(self, path: str | None, source: str | None, frame: FrameContext | None) -> ScriptOutput:
+        """A user's `source FILE.py` (`path`) or `python` code (`source`): run now in this
+        session's `__main__`, what it prints returned. OSError: the file is unreadable."""
+        from aliceserver.debuggers.printers.commands import run_user_code
 
         call = self._call(frame)
         if frame is not None:
             self._load_new_images(call)
-        run_script(Script(path or "<python>", source), call, None)
+        if path is not None:
+            with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+                source = handle.read()
+        scope = self.session.python_scope
+        scope["__file__"] = path or "<string>"
+        return run_user_code(call, source or "", path or "<string>", scope)
 
     def _call(self, frame: FrameContext | None) -> Call:
         from aliceserver.debuggers.printers.context import Call

@@ -99,6 +99,8 @@ class PrinterSession:
     frame_unwinders: list[Any] = field(default_factory=list)
     parameters: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_PARAMETERS))
     convenience: dict[str, Any] = field(default_factory=dict)
+    # `__main__` of the `python` commands: one namespace for all of them, as in gdb.
+    python_scope: dict[str, Any] = field(default_factory=lambda: {"__name__": "__main__"})
     progspace: Progspace = field(init=False)
 
     def __post_init__(self) -> None:

@@ -16,6 +16,7 @@ from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.context import Target
     from aliceserver.debuggers.ptrace.source import SourceSymbols
+    from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
 
 _C_LANGUAGES = frozenset((0x1, 0x2, 0xC, 0x1D, 0x2C))  # DW_LANG_C89, C, C99, C11, C17
 
@@ -24,6 +25,7 @@ class EngineImages:
     def __init__(self, source: Callable[[], SourceSymbols]) -> None:
         self._source = source
         self._c_only: dict[int, tuple[ModuleSymbols, bool]] = {}
+        self.host: PrinterHost | None = None  # its xmethods serve gdb.parse_and_eval
 
     def paths(self) -> list[str]:
         modules = self._source().symbols.modules()
@@ -55,7 +57,12 @@ class EngineImages:
         def has_code(linkage_name: str) -> bool:
             return source.symbols.lookup_name(linkage_name) is not None
 
-        return Target(frame, lookup_type, lookup, lambda text: evaluate(text, symbols), has_code)
+        def evaluate_here(text: str) -> Value:
+            """gdb.parse_and_eval: in the frame, its locals first, as gdb's."""
+            methods = self.host.methods(view) if self.host is not None else None
+            return evaluate(text, ProcessEvalSymbols(_frame_symbols(source, view), modules, view, methods=methods))
+
+        return Target(frame, lookup_type, lookup, evaluate_here, has_code)
 
     def c_only(self, symbols: ModuleSymbols) -> bool:
         """Whether the module's first unit is C (a C library: no C++ names in it)."""
@@ -70,5 +77,15 @@ class EngineImages:
         return known[1]
 
 
+def _frame_symbols(source: SourceSymbols, view: FrameView) -> FrameSymbols | None:
+    from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
+
+    module = source.symbols.module_at(view.pc)
+    symbols = source.module_symbols(module) if module is not None else None
+    return FrameSymbols.at(symbols, view) if symbols is not None else None
+
+
 def printer_host(source: Callable[[], SourceSymbols]) -> PrinterHost:
-    return PrinterHost(EngineImages(source))
+    images = EngineImages(source)
+    images.host = PrinterHost(images)
+    return images.host

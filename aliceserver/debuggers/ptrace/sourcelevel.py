@@ -68,7 +68,10 @@ from aliceserver.debuggers.symbols.dwarf.unwind import (
     saved_register_slots,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
-from aliceserver.errors import AliceError, ProtocolError, TargetError
+from aliceserver.errors import AliceError, ProtocolError, TargetError, Unsupported
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.printers.commands import ScriptOutput
 
 log = logging.getLogger(__name__)
 
@@ -362,6 +365,23 @@ class SourceLevel:
             if found is not None:
                 return found
         return None
+
+    def run_python(
+        self, code: str | None, path: str | None = None, thread_id: int | None = None, level: int = 0
+    ) -> ScriptOutput:
+        printers = self._variables.printers
+        if printers is None:
+            raise Unsupported("Python scripting is not supported in this copy of GDB.")
+
+        def go() -> ScriptOutput:
+            try:
+                self._require_stopped()
+            except TargetError:  # no program yet, or running: the code runs without a frame
+                return printers.run_script(path, code, None)
+            frame = self._frame_view(self._default_thread(thread_id), level)[0]
+            return printers.run_script(path, code, frame)
+
+        return self._call(go)
 
     def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
         def go() -> str:

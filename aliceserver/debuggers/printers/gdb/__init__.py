@@ -43,6 +43,10 @@ class GdbError(Exception):
     """A script's error that gdb reports without a traceback."""
 
 
+for _exc in (error, MemoryError, GdbError):  # named in tracebacks as gdb names them
+    _exc.__module__ = "gdb"
+
+
 # Imported after error/MemoryError: gdbvalue refers to them.
 from aliceserver.debuggers.printers.gdbvalue import LazyString, Value  # noqa: E402
 
@@ -293,6 +297,11 @@ def execute(command: str, from_tty: bool = False, to_string: bool = False) -> An
 
 
 def write(text: str, stream: int = STDOUT) -> None:
+    """To the console while a `python` command runs; printers' writes are only logged."""
+    call = context.current_or_none()
+    if call is not None and call.output is not None:
+        call.output[0 if stream == STDOUT else 1].append(str(text))
+        return
     import logging
 
     logging.getLogger(__name__).info("script output: %s", text.rstrip("\n"))
