@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, cast
 
 from aliceserver.debuggers.printers.host import PrinterHost
 from aliceserver.debuggers.ptrace.variables import FrameView, ProcessEvalSymbols, evaluate
-from aliceserver.debuggers.symbols.dwarf.dies import attr_value
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
@@ -17,8 +16,6 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.printers.context import Target
     from aliceserver.debuggers.ptrace.source import SourceSymbols
     from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
-
-_C_LANGUAGES = frozenset((0x1, 0x2, 0xC, 0x1D, 0x2C))  # DW_LANG_C89, C, C99, C11, C17
 
 
 class EngineImages:
@@ -65,15 +62,12 @@ class EngineImages:
         return Target(frame, lookup_type, lookup, evaluate_here, has_code)
 
     def c_only(self, symbols: ModuleSymbols) -> bool:
-        """Whether the module's first unit is C (a C library: no C++ names in it)."""
+        """Whether the module has no C++ or Rust unit (a C library: no C++ names in it);
+        its type-name index knows, cached on disk."""
         known = self._c_only.get(id(symbols))
         if known is None or known[0] is not symbols:
-            language = None
-            offsets = symbols.units.cu_offsets() if symbols.has_dwarf else []
-            if offsets:
-                top = symbols.units.cu_at_offset(offsets[0]).get_top_DIE()
-                language = attr_value(top, "DW_AT_language")
-            known = self._c_only[id(symbols)] = (symbols, language in _C_LANGUAGES)
+            scoped = symbols.has_dwarf and symbols.indexed_types().index.has_qualified_names
+            known = self._c_only[id(symbols)] = (symbols, not scoped)
         return known[1]
 
 
