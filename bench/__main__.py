@@ -23,6 +23,7 @@ BENCHMARKS = {
     "dap_load": "bench.dap_load",
     "trace_calls": "bench.trace_calls",
     "mi_next": "bench.mi_next",
+    "printer_children": "bench.printer_children",
 }
 
 

@@ -30,13 +30,23 @@ def frame_variables(session: DebugSession, thread: int, level: int) -> list[Vari
     return found + debugger.frame_variables(thread, level, VariableScope.LOCALS, dynamic=DYNAMIC)
 
 
+def value_text(variable: VariableInfo) -> str:
+    """A value as the tools show it: a pretty printer's summary where the printer has
+    children (`std::vector of length 3, capacity 3`; they are listed, paged, as members),
+    else the value as gdb prints it."""
+    view = variable.printer
+    if view is not None and view.has_children:
+        return view.head or "{...}"
+    return variable.value
+
+
 def _named(variables: list[VariableInfo]) -> dict[str, str]:
     values: dict[str, str] = {}
     for variable in variables:
         name = variable.name
         while name in values:  # a shadowed outer variable keeps a distinct key
             name += "'"
-        values[name] = variable.value
+        values[name] = value_text(variable)
     return values
 
 

@@ -4,6 +4,7 @@ debug_threads."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from aliceserver.adapters.agent.budget import Omissions, cut_value
@@ -16,7 +17,7 @@ from aliceserver.adapters.agent.common import (
     frame_text,
     thread_of,
 )
-from aliceserver.adapters.agent.context import DYNAMIC, build_context, frame_variables
+from aliceserver.adapters.agent.context import DYNAMIC, build_context, frame_variables, value_text
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import DebugSession
@@ -68,7 +69,7 @@ def _with_locals(
     values: dict[str, str] = {}
     for variable in found[: env.budget.max_items]:
         values[variable.name] = cut_value(
-            variable.value, env.budget, omissions, f"#{frame.level} {variable.name}",
+            value_text(variable), env.budget, omissions, f"#{frame.level} {variable.name}",
             f"debug_variables frame={frame.level} path={variable.name}",
         )  # fmt: skip
     entry["locals"] = values
@@ -98,7 +99,7 @@ def _entry(
     entry: dict[str, Any] = {
         "name": variable.name,
         "type": variable.type,
-        "value": cut_value(variable.value, env.budget, omissions, path, f"debug_variables path={path}"),
+        "value": cut_value(value_text(variable), env.budget, omissions, path, f"debug_variables path={path}"),
     }
     if variable.error:
         entry["error"] = True
@@ -125,7 +126,21 @@ def _children(
 ) -> list[dict[str, Any]]:
     total = parent.named_children + parent.indexed_children
     limit = min(count or env.budget.max_items, env.budget.max_items)
+    if parent.printer is not None and parent.printer.hint == "map":  # key, value, key...
+        items = session.debugger.variable_children(parent.reference, 2 * start, 2 * limit)
+        found = [replace(value, name=f"[{key.value}]") for key, value in zip(items[::2], items[1::2], strict=False)]
+        return _listed(env, session, parent, path, start, limit, total, found, depth, omissions, paths=False)
     found = session.debugger.variable_children(parent.reference, start, limit)
+    return _listed(env, session, parent, path, start, limit, total, found, depth, omissions,
+                   paths=parent.printer is None or parent.printer.hint == "array")
+
+
+def _listed(
+    env: ToolEnv, session: DebugSession, parent: VariableInfo, path: str, start: int, limit: int,
+    total: int, found: list[VariableInfo], depth: int, omissions: Omissions, *, paths: bool,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Entries of a page of children; `paths`: an expression reaches each (a printer's
+    children other than an array's elements are reached by none)."""
     if start + len(found) < total:
         following = start + len(found)
         omissions.add(
@@ -133,7 +148,8 @@ def _children(
             f"debug_variables path={path} start={following} count={limit}",
         )
     return [
-        _entry(env, session, child, child_path(path, parent.type, child.name), depth, omissions)
+        _entry(env, session, child, child_path(path, parent.type, child.name) if paths else child.name,
+               depth, omissions)
         for child in found
     ]
 

@@ -84,11 +84,23 @@ def child_info(store: VarobjStore, parent: Varobj, index: int, fmt: str) -> Vari
 def update(store: VarobjStore, var: Varobj, info: VariableInfo) -> list[dict[str, Value]]:
     """gdb's changelist items for a dynamic var object (or one that just became one)."""
     if not var.dynamic or info.printer is None or not store.printing(var):
-        store.delete(var, only_children=True)  # printers turned on (or off) since: remade
+        # Printers turned on (or off) since it was made: remade. Raw children listed before
+        # are replaced by the printer's; as gdb, those past their count are reported new.
+        had = len(var.children)
+        store.delete(var, only_children=True)
         take(var, info)
         entry: dict[str, Value] = {"name": var.name, "value": var.value, "in_scope": "true",
                                    "type_changed": "false"}
-        return [entry | _dynamic_fields(var)] if var.dynamic else [entry | {"has_more": "0"}]
+        if not var.dynamic:
+            return [entry | {"has_more": "0"}]
+        if had:
+            made, more = children(store, var, (var.update_range or (0, UPDATE_LIMIT))[1])
+            entry["new_num_children"] = str(len(made))
+            var.has_more = more
+            entry |= _dynamic_fields(var)
+            entry["new_children"] = [child.name for child in made[had:]]
+            return [entry]
+        return [entry | _dynamic_fields(var)]
     changes: list[dict[str, Value]] = []
     shown = value_text(info)
     changed = shown != var.value or not var.in_scope or var.assigned
