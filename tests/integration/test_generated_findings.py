@@ -274,3 +274,24 @@ def test_a_value_is_refused_by_its_size_and_its_first_unreadable_page(mi: MiClie
     address = int(failure.rsplit(" ", 1)[1], 16)
     start = int(str(mi.ok("-data-evaluate-expression g_page_view").results["value"]).split()[0], 16)
     assert address % 4096 == 0 and start < address < start + 65536
+
+
+def test_repeats_quote_and_enum_values_as_gdb(mi: MiClient) -> None:
+    # a repeated ' inside a string is quoted with the string's quoter: ''' (it was '\'');
+    # an enum value no enumerator names prints as gdb's LONGEST (it was 18446744073709551615)
+    assert console(mi, "print g_quotes") == """$1 = ''' <repeats 12 times>, "\\000\\000\\000"\n"""
+    assert console(mi, "print (enum wide)-1") == "$2 = -1\n"
+
+
+def test_a_struct_with_no_location_is_optimized_out_whole(builder: Builder) -> None:
+    prog = builder.build("gen_values", flags=("-g", "-O2"))
+    client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent)
+    try:
+        client.prompt()
+        client.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, 'ignores')}")
+        client.command("-exec-run")
+        client.stopped()
+        # gdb: the whole value; it printed {id = <optimized out>, flag = <optimized out>, ...}
+        assert console(client, "print unused") == "$1 = <optimized out>\n"
+    finally:
+        client.close()

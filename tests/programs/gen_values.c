@@ -28,6 +28,8 @@ char g_mixed[5] = "w\xd4\xa0\v"; /* a two-byte UTF-8 character, then a control o
 typedef char *text_t;
 unsigned char *g_bytes = (unsigned char *)"ok";
 text_t g_text = "ok";
+char g_quotes[16] = { [0 ... 11] = 39 }; /* a run of ' (39), the character C escapes in 'c' */
+enum wide { WIDE_BIG = 1099511627776, WIDE_SMALL = 3 } g_wide_enum; /* unsigned long */
 union {
     long double ld;
     unsigned char bytes[16];
@@ -69,6 +71,13 @@ __attribute__((noinline)) static long long scaled(long long value, int factor)
     return g_sink;
 }
 
+/* The pair is never read: at -O2 gcc leaves it without a location */
+__attribute__((noinline)) static long long ignores(struct parts unused, long long n)
+{
+    g_sink += n; /* @bp:ignores */
+    return n;
+}
+
 int main(void)
 {
     memset(g_bad_ld.bytes, 0, sizeof g_bad_ld.bytes);
@@ -83,6 +92,8 @@ int main(void)
     g_sink += consume(&g_huge_view, sizeof g_huge_view) + consume(&g_page_view, 8);
     g_sink += constant_local(g_sink);
     g_sink += scaled(g_sink, 3);
+    memset(&g_wide_enum, 0xff, sizeof g_wide_enum);
+    g_sink += ignores(g_parts, g_sink) + g_quotes[0] + (long long)g_wide_enum;
     g_sink += frame(g_ld) + (long long)g_ticks + g_level + (g_huge > 0) + g_mixed[0] + g_bytes[0] + g_text[0];
     return 0;
 }

@@ -8,7 +8,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc, OptimizedOut
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
@@ -154,6 +154,8 @@ class _Formatter:
             text = rust_value(self, value, depth)
             if text is not None:
                 return text
+        if isinstance(t, (StructType, ArrayType)) and isinstance(value.location, OptimizedOut):
+            return "<optimized out>"  # gdb: the whole, not each member, when nothing is there
         if isinstance(t, StructType):
             _prefetch(value)
             return self.struct(value, t, depth)
@@ -538,7 +540,8 @@ def string_literal(data: bytes, threshold: int = 10) -> str:
             if pending:
                 segments.append(_quoted_run(bytes(pending)))
                 pending.clear()
-            segments.append(f"{char_literal(data[i])} <repeats {run} times>")
+            # gdb quotes a repeated character with the string's quoter: ''', not '\''
+            segments.append("'" + _escape(data[i], '"') + f"' <repeats {run} times>")
         else:
             pending += data[i : i + run]
         i += run
@@ -580,4 +583,4 @@ def format_enum(t: EnumType, number: int) -> str:
         if rest:
             names.append(f"unknown: {rest:#x}")
         return "(" + " | ".join(names) + ")"
-    return str(number)
+    return str(number - (1 << 64) if number >> 63 else number)  # gdb prints a LONGEST
