@@ -104,6 +104,7 @@ class Explained:
     subject: str = ""  # on the checked variable's kind (Check.subject: `struct(flexible)`)
     path: str = ""  # on the field (`variables[a1@entry]`)
     rewrite: Callable[[str], str] | None = None
+    gdb_drops: str = ""  # with rewrite: removed from gdb's text before comparing
 
     def explains(self, difference: Difference) -> bool:
         if not (re.search(self.kind, difference.kind) and re.search(self.gdb, difference.gdb)
@@ -111,7 +112,10 @@ class Explained:
                 and re.search(self.subject, difference.check.subject)
                 and re.search(self.path, difference.path)):
             return False
-        return self.rewrite is None or self.rewrite(difference.ours) == difference.gdb
+        if self.rewrite is None:
+            return True
+        gdb = re.sub(self.gdb_drops, "", difference.gdb) if self.gdb_drops else difference.gdb
+        return self.rewrite(difference.ours) == gdb
 
 
 def octal_escaped(text: str) -> str:
@@ -157,7 +161,7 @@ KNOWN_BUGS: tuple[Explained, ...] = (
               opt="-O2"),
     Explained(_ENTRY_VALUES, r"", gdb=r"^(?!.*optimized out)", ours=r"optimized out",
               opt="-O2"),
-    Explained(_VARARGS, r"^(locals|stop) \[varargs\]", opt="-O2",
+    Explained(_VARARGS, r"^(locals|stop) \[(entry |end )?varargs\]", opt="-O2",
               path=r"^(variables|frame\.args)(\[\d+\]|\.length)"),
     Explained(_VARARGS, r"^(print|expr) ", subject=r"^int$", gdb=r"optimized out",
               ours=r"^(?!.*optimized out)", opt="-O2"),
@@ -165,11 +169,19 @@ KNOWN_BUGS: tuple[Explained, ...] = (
         "-break-insert of a function gcc folded into an identical one (-fipa-icf: f3 is f2's "
         "code): gdb names the location by the function that owns the code, ours by the name "
         "asked for (ptrace/source.py _resolve_function keeps the matched symbol's name)",
-        r"^break-(function|line) .*bkpt\.func$", gdb=r"^f\d+$", ours=r"^f\d+$", opt="-O2"),
+        r"^(break-(function|line) .*bkpt|stop .*frame)\.func$", gdb=r"^f\d+$", ours=r"^f\d+$",
+        opt="-O2"),
     Explained(
-        "An address in a function's static shows gdb's <name>, ours gcc's local symbol "
-        "<name.N> (the engine's symbolizer takes the ELF symbol as it is)",
-        r"", rewrite=lambda text: re.sub(r"<(\w+)\.\d+((\+\d+)?>)", r"<\1\2", text)),
+        "A symbol in <...> is the ELF symbol as it is: gcc's names for a function's static "
+        "(<calls.2>) and for its copies (<f.constprop.0+4>); gdb shows the source names "
+        "(the engine's address symbolizer, ptrace/source.py)",
+        r"", rewrite=lambda text: re.sub(
+            r"<(\w+)(?:\.(?:constprop|isra|part|cold))?(?:\.\d+)+((\+\d+)?>)", r"<\1\2", text)),
+    Explained(
+        "A pointer into the dynamic loader (stack garbage at -O2) shows gdb's "
+        "<_dl_relocate_object+4312>, ours the bare address: the symbolizer has no symbols for "
+        "ld.so's local functions (ptrace/source.py, the interpreter's .symtab)",
+        r"", gdb=r" <_dl_", rewrite=lambda text: text, gdb_drops=r" <_dl_\w+(\+\d+)?>"),
     Explained(
         "&x of a value in no memory and no register (DW_OP_stack_value, pieces): gdb says "
         "Can't take address of \"x\" which isn't an lvalue., ours its register wording "
