@@ -281,6 +281,8 @@ def test_repeats_quote_and_enum_values_as_gdb(mi: MiClient) -> None:
     # an enum value no enumerator names prints as gdb's LONGEST (it was 18446744073709551615)
     assert console(mi, "print g_quotes") == """$1 = ''' <repeats 12 times>, "\\000\\000\\000"\n"""
     assert console(mi, "print (enum wide)-1") == "$2 = -1\n"
+    # a negative value no enumerator names stays as it is
+    assert console(mi, "print (enum level)-5392") == "$3 = -5392\n"
 
 
 def test_a_struct_with_no_location_is_optimized_out_whole(builder: Builder) -> None:

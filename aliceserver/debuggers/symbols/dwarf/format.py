@@ -583,4 +583,4 @@ def format_enum(t: EnumType, number: int) -> str:
         if rest:
             names.append(f"unknown: {rest:#x}")
         return "(" + " | ".join(names) + ")"
-    return str(number - (1 << 64) if number >> 63 else number)  # gdb prints a LONGEST
+    return str(number - (1 << 64) if number >= 1 << 63 else number)  # gdb prints a LONGEST
