@@ -193,8 +193,10 @@ def run_gdb(
     cwd: str | None = None,
     timeout: float = 60.0,
     preamble: Sequence[str] = _PREAMBLE,
+    options: Sequence[str] = (),
 ) -> list[GdbReply]:
-    """Run `commands` in one `gdb -nx -batch` session on `program`; one reply per command."""
+    """Run `commands` in one `gdb -nx -batch` session on `program`; one reply per command;
+    `options` go before the driver (`-iex` commands run before the program is read)."""
     gdb = gdb_path()
     if gdb is None:
         raise GdbFailure("gdb is not installed")
@@ -203,7 +205,7 @@ def run_gdb(
         driver = Path(tmp) / "driver.py"
         driver.write_text(_DRIVER.format(commands=json.dumps(wanted), token=_TOKEN))
         process = subprocess.Popen(
-            [gdb, "-nx", "-batch", "-x", str(driver), str(program)],
+            [gdb, "-nx", "-batch", *options, "-x", str(driver), str(program)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -13,6 +13,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     Encoding,
     EnumType,
     FunctionType,
+    Member,
     PointerType,
     QualifiedType,
     ReferenceType,
@@ -97,10 +98,13 @@ class Field:
 class Type:
     """gdb.Type wrapping a DWARF type; equal when they name the same type."""
 
-    __slots__ = ("_t",)
+    __slots__ = ("_t", "_variant")
 
-    def __init__(self, t: DwarfType) -> None:
+    def __init__(self, t: DwarfType, variant: Member | None = None) -> None:
         self._t = t
+        # A Rust enum's type as a value has it: gdb resolves the variant part to the
+        # variant the discriminant names, so fields() lists only that one.
+        self._variant = variant
 
     @property
     def dwarf(self) -> DwarfType:
@@ -221,7 +225,7 @@ class Type:
     def fields(self) -> list[Field]:
         t = strip(self._t)
         if isinstance(t, StructType):
-            out = []
+            out = self._variant_fields(t)
             for m in t.members:
                 out.append(Field(
                     m.name, Type(m.type), self, bitpos=(m.offset or 0) * 8 + m.bit_offset,
@@ -237,6 +241,21 @@ class Type:
         if isinstance(t, ArrayType):
             return [Field(None, None, self)]
         raise TypeError("Type is not a structure, union, enum, or function type.")
+
+    def _variant_fields(self, t: StructType) -> list[Field]:
+        """gdb's fields of a Rust enum: the discriminant (unnamed, artificial), then each
+        variant (only the active one in a value's type), all at their DWARF offsets."""
+        part = t.variants
+        if part is None:
+            return []
+        out = []
+        if part.discriminant is not None:
+            d = part.discriminant
+            out.append(Field(None, Type(d.type), self, bitpos=(d.offset or 0) * 8, artificial=True))
+        for _, m in part.variants:
+            if self._variant is None or m is self._variant:
+                out.append(Field(m.name, Type(m.type), self, bitpos=(m.offset or 0) * 8))
+        return out
 
     def keys(self) -> list[str | None]:
         return [f.name for f in self.fields()]

@@ -14,6 +14,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
     EnumType,
+    Member,
     PointerType,
     ReferenceType,
     StructType,
@@ -173,7 +174,7 @@ class Value:
     # --- attributes ---------------------------------------------------------------------
     @property
     def type(self) -> Type:
-        return Type(self._v.type)
+        return Type(self._v.type, _active_variant(self._v))
 
     @property
     def dynamic_type(self) -> Type:
@@ -217,6 +218,9 @@ class Value:
         if isinstance(key, Field):
             if key.is_base_class and key.type is not None:
                 return _cast(v, key.type.dwarf)
+            variant = _variant_field(v, key)
+            if variant is not None:
+                return variant
             if key.name is None:
                 raise gdb_error("Invalid field: no name.")
             key = key.name
@@ -227,6 +231,9 @@ class Value:
             if not isinstance(t, StructType):
                 raise gdb_error("Attempt to extract a component of a value that is not a structure.")
             found = v.find_member(key)
+            active = _active_variant(v)
+            if found is None and active is not None and active.name == key:
+                found = v.member_value(active)
             if found is None:
                 raise gdb_error(f"There is no member named {key}.")
             return found
@@ -450,10 +457,39 @@ def _cast(v: DwarfValue, target: DwarfType) -> DwarfValue:
         down = _base_offset(dst, src, 0)
         if down is not None and v.address is not None:
             return DwarfValue(target, MemoryLoc(v.address - down), v.ctx)
+        if isinstance(v.location, MemoryLoc):  # gdb's value_cast: an lvalue in memory is
+            return DwarfValue(target, MemoryLoc(v.location.address), v.ctx)  # reread as `target`
         raise EvaluationError("Invalid cast.")
     if isinstance(src, (StructType, ArrayType)) and dst.size == src.size:
         return v.with_type(target)
     return cast(v, target, _builtins())
+
+
+def _active_variant(v: DwarfValue) -> Member | None:
+    """The variant a Rust enum's discriminant names (None: not an enum, or unreadable)."""
+    t = strip(v.type)
+    part = t.variants if isinstance(t, StructType) else None
+    if part is None:
+        return None
+    try:
+        discr = None if part.discriminant is None else v.member_value(part.discriminant).as_int()
+    except EvaluationError:
+        return None
+    return part.active(discr)
+
+
+def _variant_field(v: DwarfValue, key: Field) -> DwarfValue | None:
+    """`value[field]` for a field of a Rust enum's type: the discriminant or a variant
+    (any variant, as gdb reads a field of the unresolved type where it lies)."""
+    t = strip(v.type)
+    part = t.variants if isinstance(t, StructType) else None
+    if part is None:
+        return None
+    members = [part.discriminant] if key.name is None else [m for _, m in part.variants if m.name == key.name]
+    for m in members:
+        if m is not None and (m.offset or 0) * 8 == key.bitpos:
+            return v.member_value(m)
+    return None
 
 
 def _base_offset(derived: StructType, base: StructType, depth: int) -> int | None:

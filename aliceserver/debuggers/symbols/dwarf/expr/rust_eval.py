@@ -23,17 +23,19 @@ from aliceserver.debuggers.symbols.dwarf.expr.evaluate import (
     _compare,
 )
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
-from aliceserver.debuggers.symbols.dwarf.rust_types import is_slice, is_tuple_struct
+from aliceserver.debuggers.symbols.dwarf.rust_types import is_slice, is_tuple, is_tuple_struct
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
     Encoding,
+    EnumType,
     FunctionType,
     PointerType,
     ReferenceType,
     StructType,
     Type,
     strip,
+    type_name,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
 
@@ -87,8 +89,8 @@ class RustEvaluator(Evaluator):
         stack: list[object] = [node]
         while stack:
             item = stack.pop()
-            if isinstance(item, ast.Call):
-                calls = True
+            if isinstance(item, ast.Call) and not isinstance(item.function, ast.Member):
+                calls = True  # a method call is looked up first, as gdb's
             if isinstance(item, ast.Name):
                 self.name(item.name)
             elif isinstance(item, tuple):
@@ -126,7 +128,32 @@ class RustEvaluator(Evaluator):
         if isinstance(node, ast.Assign):
             self.assign(node)
             return self.unit()  # gdb's Rust assignment is an expression of type ()
+        if isinstance(node, ast.Index):  # no operator overloading: Vec is not indexed
+            return self.index(self.eval(node.base), self.eval(node.index))
+        if isinstance(node, ast.Call) and isinstance(node.function, ast.Member):
+            return self.method_call(node.function)
         return super().eval(node)
+
+    def method_call(self, function: ast.Member) -> Value:
+        """`x.m(..)` as gdb's rust_structop: the function `<x's type>::m`, which would run
+        in the program (refused here); gdb's words when there is none."""
+        obj = self.eval(function.base)
+        while isinstance(strip(obj.type), PointerType):  # gdb: no real Deref, pointers only
+            obj = self.deref(obj)
+        t = strip(obj.type)
+        if not isinstance(t, (StructType, EnumType)) or (isinstance(t, StructType) and is_tuple(t)):
+            raise EvaluationError("Method calls only supported on struct or enum types")
+        tname = type_name(obj.type)
+        if not tname:
+            raise EvaluationError("Method call on nameless type")
+        name = f"{tname}::{function.name}"
+        try:
+            found = self.symbols.lookup(name)
+        except EvaluationError:
+            found = None
+        if found is None:
+            raise EvaluationError(f"Could not find function named '{name}'")
+        raise EvaluationError("Function calls are not supported in expressions.")
 
     def register(self, name: str) -> Value:
         value = super().register(name)
