@@ -175,3 +175,21 @@ def test_gdb_api_on_rust_values(program: Path) -> None:
     expected = gdb_outputs(program, commands)
     assert expected[0].startswith("[(None, True, 0), ('Some'")
     assert ours(program, commands) == expected
+
+
+def batch_lines(argv: list[str], program: Path, condition: str) -> list[str]:
+    """The stop line and `print x` of a batch run with a conditional breakpoint."""
+    done = subprocess.run([*argv, "-batch", "-nx", "-ex", f"break rust_printers::takes if {condition}",
+                           "-ex", "run", "-ex", "print x", str(program)], capture_output=True,
+                          text=True, timeout=120, env=gdb_env(), stdin=subprocess.DEVNULL)  # fmt: skip
+    return [line for line in done.stdout.splitlines() if line.startswith(("Breakpoint 1,", "$1 ="))]
+
+
+@pytest.mark.parametrize("condition", ["x.0 == 5", "x.0 == 6", "n == 3u32 && x.1 == 6"])
+def test_rust_condition_parses_as_rust(program: Path, condition: str) -> None:
+    """A condition at a Rust location is Rust (tuple fields, suffixed literals), as gdb
+    parses it in the location's language; it was parsed as C and refused when set."""
+    expected = batch_lines([str(gdb_path())], program, condition)
+    got = batch_lines([sys.executable, "-m", "aliceserver"], program, condition)
+    assert got == expected
+    assert bool(got) == (condition != "x.0 == 6")

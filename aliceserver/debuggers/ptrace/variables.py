@@ -281,14 +281,25 @@ def evaluate(text: str | Expr, symbols: EvalSymbols, rtti: Rtti | None = None) -
 
 def parse_condition(text: str) -> str | Expr:
     """Parse a condition once. A cast to a typedef name only parses where the name is
-    known as a type, so such a text is kept and parsed at each evaluation instead."""
+    known as a type, so such a text is kept and parsed at each evaluation instead; so is
+    one only Rust reads (`x.0 == 5`, `n == 3u32`): gdb parses a condition in its
+    location's language, and each hit's frame is read in its own."""
     from aliceserver.debuggers.symbols.dwarf.expr import parse_expression
     from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
+    from aliceserver.debuggers.symbols.dwarf.expr.rust_parser import parse_rust
 
     try:
         return parse_expression(text)
-    except EvaluationError:
+    except EvaluationError as c_error:
+        try:
+            parse_rust(text)
+            return text
+        except EvaluationError:
+            pass
         # Parse again taking every name in parentheses for a type: if that fails too, it
         # is a plain syntax error, said now; else a cast to a typedef, parsed per frame.
-        parse(text, lambda name: True)
+        try:
+            parse(text, lambda name: True)
+        except EvaluationError:
+            raise c_error from None
         return text
