@@ -315,6 +315,13 @@ class VariableInfo:
     declared_type: str | None = None
     # Set when a pretty printer shows the value: `reference` then names its children.
     printer: PrinterView | None = None
+    # A C++ class member's access (public, private, protected; None elsewhere) and whether
+    # the compiler made it (`_vptr.X`): gdb's var objects group members by access.
+    access: str | None = None
+    artificial: bool = False
+    # The value (or what a pointer or reference to it points to) is a C++ class: gdb's var
+    # object child count, its bases plus one per access that has members.
+    class_children: int | None = None
 
 
 class DynamicTypes(enum.Flag):

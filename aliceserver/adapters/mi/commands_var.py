@@ -48,7 +48,8 @@ def _child_entry(ctx: Context, child: Varobj, mode: int) -> Value:
                                       ("numchild", str(child.numchild))]
     if mode == 1 or (mode == 2 and not child.aggregate):
         entry.append(("value", ctx.session.varobjs.value_of(child)))
-    entry.append(("type", child.type))
+    if child.group is None:  # gdb's C++ access groups have no type
+        entry.append(("type", child.type))
     entry += _thread(child) + _dynamic(child)
     return dict(entry)
 
@@ -120,7 +121,7 @@ def _var_assign(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     store = session.varobjs
     var = store.get(args[0])
-    if var.aggregate:
+    if var.aggregate or var.group is not None:
         raise MiError("-var-assign: Variable object is not editable")
     where = store._frame_level(var)
     tid, level = where if where is not None else (None, 0)
@@ -183,7 +184,9 @@ def _var_info_num_children(ctx: Context, args: list[str]) -> Reply:
 def _var_info_expression(ctx: Context, args: list[str]) -> Reply:
     if len(args) != 1:
         raise MiError("-var-info-expression: Usage: NAME.")
-    return [("lang", "C"), ("exp", ctx.session.varobjs.get(args[0]).exp)]
+    store = ctx.session.varobjs
+    var = store.get(args[0])
+    return [("lang", store.language(var)), ("exp", var.exp)]
 
 
 def _var_info_path_expression(ctx: Context, args: list[str]) -> Reply:
@@ -196,7 +199,7 @@ def _var_show_attributes(ctx: Context, args: list[str]) -> Reply:
     if len(args) != 1:
         raise MiError("-var-show-attributes: Usage: NAME.")
     var = ctx.session.varobjs.get(args[0])
-    return [("attr", "noneditable" if var.aggregate else "editable")]
+    return [("attr", "noneditable" if var.aggregate or var.group is not None else "editable")]
 
 
 def _var_set_visualizer(ctx: Context, args: list[str]) -> Reply:

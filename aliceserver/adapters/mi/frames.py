@@ -33,7 +33,15 @@ def frame_arg_value(info: VariableInfo) -> str:
     `"text"`), other structs and arrays as `...`."""
     if info.printer is not None:
         return info.printer.summary
-    return "..." if is_aggregate(info) else display_value(info)
+    return "..." if is_aggregate(info) or refers_to_aggregate(info) else display_value(info)
+
+
+def refers_to_aggregate(info: VariableInfo) -> bool:
+    """A reference to a class or array: gdb's `scalars` look through references."""
+    text = info.type.rstrip()
+    if not text.endswith("&"):
+        return False
+    return info.class_children is not None or "(&)[" in text or "(&&)[" in text
 
 
 def display_value(info: VariableInfo) -> str:

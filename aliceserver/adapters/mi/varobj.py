@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi import varobj_cplus as cplus
 from aliceserver.adapters.mi import varobj_dynamic as dynamic
 from aliceserver.adapters.mi.frames import display_value, is_aggregate
 from aliceserver.adapters.mi.output import Value
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 # A name in an expression (not a member after . or ->, not a register after $).
 _NAME = re.compile(r"(?<![.$\w>])([A-Za-z_]\w*)")
+_QUALIFIERS = re.compile(r"(\s*\b(const|volatile))+\s*$|\s+$")
 _OUTER_BOUND = re.compile(r"\[(\d+)\]")  # the first bound of `char [2][3]` is its count
 # With print object on, gdb's var objects of pointers and references take the dynamic type.
 _DYNAMIC = DynamicTypes.POINTERS
@@ -59,6 +61,9 @@ class Varobj:
     dynamic_index: int | None = None  # a dynamic var object's child: its index there
     visualizer: bool | None = None  # -var-set-visualizer: printer or not; None: the session's
     update_range: tuple[int, int] | None = None  # -var-set-update-range FROM TO
+    # A C++ class's `public`/`private`/`protected` pseudo-child: no value, type or path;
+    # its children are its parent's members of that access.
+    group: str | None = None
 
 
 class VarobjStore:
@@ -134,8 +139,10 @@ class VarobjStore:
 
     def _make(self, name: str, exp: str, path: str, info: VariableInfo, floating: bool,
               tid: int | None, key: tuple[str | None, int | None] | None) -> Varobj:
+        info = self.through_reference(info)
         aggregate = is_aggregate(info)
-        pointer = info.type.rstrip().endswith("*") or "(*)[" in info.type  # int (*)[3] too
+        bare = _QUALIFIERS.sub("", info.type)  # `T * const` (this) is a pointer too
+        pointer = bare.endswith("*") or "(*)[" in info.type  # int (*)[3] too
         var = Varobj(name, exp, path, info.type, self._shown(info, aggregate), _numchild(info),
                      aggregate, pointer, floating, tid, key)
         dynamic.take(var, info)
@@ -146,6 +153,8 @@ class VarobjStore:
         return self.pretty if var.visualizer is None else var.visualizer
 
     def _shown(self, info: VariableInfo, aggregate: bool) -> str:
+        if info.class_children is not None and info.type.rstrip().endswith("&"):
+            return "{...}"  # a reference to a class: gdb shows what it refers to
         if aggregate:
             if info.type.rstrip().endswith("]"):
                 return f"[{_array_count(info)}]"
@@ -185,11 +194,29 @@ class VarobjStore:
         if var.dynamic_index is not None and var.parent in self.vars:
             return dynamic.child_info(self, self.vars[var.parent], var.dynamic_index, fmt or var.format)
         try:
-            return self.session.evaluate(var.path, code, tid=tid, level=level, shown=_DYNAMIC)
+            info = self.session.evaluate(var.path, code, tid=tid, level=level, shown=_DYNAMIC)
         except AliceError:
             return None
+        return self.through_reference(info)
+
+    def through_reference(self, info: VariableInfo) -> VariableInfo:
+        """A reference to a scalar or pointer as gdb's var objects show it: the value it
+        refers to (`15`, not `@0x7ffc...: 15`), with that value's children."""
+        text = info.type.rstrip()
+        if (not text.endswith("&") or info.class_children is not None or "(&" in text
+                or info.printer is not None or not info.reference):  # fmt: skip
+            return info
+        try:
+            kids = self.session.debugger.variable_children(info.reference)
+        except AliceError:
+            return info
+        if len(kids) != 1 or kids[0].name != "*":
+            return info
+        return replace(kids[0], name=info.name, type=info.type)
 
     def value_of(self, var: Varobj, fmt: str | None = None) -> str:
+        if var.group is not None:
+            return ""
         info = self.evaluate(var, fmt)
         if info is None:
             return var.value
@@ -203,41 +230,60 @@ class VarobjStore:
     def children(self, var: Varobj) -> list[Varobj]:
         if var.dynamic:
             return dynamic.children(self, var, None)[0]
-        if var.children:
+        if var.children and len(var.children) >= var.numchild:
             return [self.vars[n] for n in var.children if n in self.vars]
-        info = self._info(var)
+        owner = self.vars.get(var.parent) if var.group is not None and var.parent else var
+        if owner is None:
+            return []
+        info = self._info(owner)
         if info is None:
             return []
-        if not info.reference and is_char_pointer(info.type):
-            kids = self._pointee(var)
-        elif not info.reference and var.pointer and var.numchild:
-            kids = self._unreadable_pointee(var)  # a null pointer: gdb lists the members
-        elif not info.reference:
-            return []
-        else:
-            try:
-                kids = self.session.debugger.variable_children(info.reference)
-            except AliceError:
-                return []
+        kids = self._kids(owner, info)
+        if var.group is not None:
+            return cplus.group_children(self, var, owner, kids)
+        if info.class_children is not None and info.printer is None:
+            return cplus.class_children(self, var, kids)
         made = []
         for index, kid in enumerate(kids):
             if kid.name == ANONYMOUS:  # gdb: name `N_anonymous`, exp `<anonymous union>`
                 keyword = "union" if kid.type.startswith("union") else "struct"
                 path = f"(*({var.path}))" if var.pointer else var.path
-                child = self._make(f"{var.name}.{index}_anonymous", f"<anonymous {keyword}>",
-                                   path, kid, var.floating, var.tid, var.frame_key)
+                child = self.make_child(var, f"{var.name}.{index}_anonymous", f"<anonymous {keyword}>", path, kid)
                 child.anonymous_index = index
             else:
                 exp, path = _child_expression(var, kid.name)
-                child = self._make(f"{var.name}.{exp}", exp, path, kid, var.floating, var.tid,
-                                   var.frame_key)
-            child.parent = var.name
-            self._count_null_pointer_children(child, kid)
-            child.thread_number = var.thread_number
-            self.vars[child.name] = child
-            var.children.append(child.name)
-            made.append(child)
+                child = self.make_child(var, f"{var.name}.{exp}", exp, path, kid)
+            made.append(self.adopt(var, child))
         return made
+
+    def _kids(self, var: Varobj, info: VariableInfo) -> list[VariableInfo]:
+        """The engine's children of `var` (whose value is `info`)."""
+        if not info.reference and is_char_pointer(info.type):
+            return self._pointee(var)
+        if not info.reference and var.pointer and var.numchild:
+            return self._unreadable_pointee(var)  # a null pointer: gdb lists the members
+        if not info.reference:
+            return []
+        try:
+            return self.session.debugger.variable_children(info.reference)
+        except AliceError:
+            return []
+
+    def make_child(self, parent: Varobj, name: str, exp: str, path: str, kid: VariableInfo) -> Varobj:
+        child = self._make(name, exp, path, kid, parent.floating, parent.tid, parent.frame_key)
+        self._count_null_pointer_children(child, kid)
+        return child
+
+    def adopt(self, parent: Varobj, child: Varobj) -> Varobj:
+        """`child` as `parent`'s; one made before (when listed again after -var-delete of
+        another child) is kept as it is, as gdb's."""
+        if child.name in parent.children and child.name in self.vars:
+            return self.vars[child.name]
+        child.parent = parent.name
+        child.thread_number = parent.thread_number
+        self.vars[child.name] = child
+        parent.children.append(child.name)
+        return child
 
     def _count_null_pointer_children(self, var: Varobj, info: VariableInfo) -> None:
         """gdb counts a pointer's children by its type, whatever it holds: a null pointer
@@ -277,6 +323,8 @@ class VarobjStore:
     def _info(self, var: Varobj) -> VariableInfo | None:
         """`var`'s value with its engine reference (for its children)."""
         parent = self.vars.get(var.parent) if var.parent else None
+        if parent is not None and parent.group is not None:  # a group's member: its class's
+            parent = self.vars.get(parent.parent) if parent.parent else None
         if var.anonymous_index is None or parent is None:
             return self.evaluate(var, "natural")
         above = self._info(parent)
@@ -306,6 +354,11 @@ class VarobjStore:
         """Changed entries of `var` and its children (gdb's changelist items); `known`:
         its value, when its parent's printer just gave it."""
         changes: list[dict[str, Value]] = []
+        if var.group is not None:  # no value of its own: its members may have changed
+            for name in list(var.children):
+                child = self.vars.get(name)
+                changes += self.update(child) if child is not None else []
+            return changes
         info = known if known is not None else self.evaluate(var)
         if info is not None and (var.dynamic or (info.printer is not None and self.printing(var))):
             return dynamic.update(self, var, info)
@@ -344,6 +397,19 @@ class VarobjStore:
             count += 1
         return count
 
+    def language(self, var: Varobj) -> str:
+        """The language of `var`'s frame, as gdb names it in -var-info-expression."""
+        while var.parent and var.parent in self.vars:
+            var = self.vars[var.parent]
+        where = self._frame_level(var)
+        if where is None or where[0] is None:
+            return "C"
+        try:
+            language = self.session.debugger.frame_details(where[0], where[1]).language
+        except AliceError:
+            return "C"
+        return _LANGUAGES.get(language or "c", "C")
+
     def roots(self) -> list[Varobj]:
         # Newest first: gdb keeps its root list so (-var-update * lists changes in that order).
         return [v for v in reversed(self.vars.values()) if v.parent is None]
@@ -357,6 +423,7 @@ class VarobjStore:
                 var.tid = None
 
 
+_LANGUAGES = {"c++": "C++", "rust": "Rust", "fortran": "Fortran", "d": "D", "go": "Go", "ada": "Ada"}
 _CHAR_TYPES = frozenset({"char", "signed char", "unsigned char", "wchar_t", "char16_t", "char32_t"})
 
 
@@ -378,6 +445,8 @@ def _array_count(info: VariableInfo) -> int:
 
 
 def _numchild(info: VariableInfo) -> int:
+    if info.class_children is not None:  # gdb's C++ children: bases and access groups
+        return info.class_children
     if info.aggregate and info.error and info.type.rstrip().endswith("]"):
         return _array_count(info)
     if not info.reference:

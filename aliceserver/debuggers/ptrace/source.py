@@ -34,6 +34,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
     breakpoint_address,
     inline_sites,
 )
+from aliceserver.debuggers.symbols.dwarf.physname import physname
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
@@ -495,9 +496,16 @@ class SourceSymbols:
         """A function's name as gdb shows it: a gcc copy (f.constprop.0) by its DWARF name."""
         if _CLONE_SUFFIX.search(symbol):
             return self._dwarf_function(address) or symbol
+        if "(" not in symbol:  # C++ without a linkage name (main): gdb writes `main()`
+            found = self._function_die(address)
+            return (physname(found) if found is not None else None) or symbol
         return symbol
 
     def _dwarf_function(self, address: int) -> str | None:
+        found = self._function_die(address)
+        return die_name(found) if found is not None else None
+
+    def _function_die(self, address: int) -> DIE | None:
         module = self.symbols.module_at(address)
         symbols = self.module_symbols(module) if module is not None else None
         if module is None or symbols is None:
@@ -508,7 +516,7 @@ class SourceSymbols:
         except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
             log.debug("no DWARF function at %#x: %s", address, error)
             return None
-        return die_name(found.subprogram) if found is not None else None
+        return found.subprogram if found is not None else None
 
     def inline_chain(self, frame: UnwoundFrame) -> tuple[DIE, ...]:
         """The DW_TAG_inlined_subroutine DIEs around the frame's pc, outermost first."""

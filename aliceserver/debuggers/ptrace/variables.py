@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
+from aliceserver.debuggers.symbols.dwarf.access import class_children, cplus_class
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
@@ -179,10 +180,12 @@ class VariableStore:
             )  # fmt: skip
         reference = self._reference(value, fmt, shown) if count else 0
         indexed = isinstance(strip(value.type), ArrayType)
+        cplus = cplus_class(value.type)
         return VariableInfo(
             name=name, type=type_name(value.type), value=text, reference=reference,
             named_children=0 if indexed else count, indexed_children=count if indexed else 0,
             address=value.address, error=error, aggregate=aggregate, declared_type=declared,
+            class_children=None if cplus is None else class_children(cplus),
         )  # fmt: skip
 
     def _printer_view(self, value: Value, fmt: str | None, count: int, full: bool) -> PrinterView | None:
@@ -209,8 +212,14 @@ class VariableStore:
         if printed and self.printers is not None:
             return [self._printer_child(child, fmt, dynamic) for child in
                     self.printers.children(value, max(0, start), count, FormatOptions(fmt=fmt, symbolize=self._symbolize))]
-        return [self.describe(name, child, fmt, dynamic=dynamic)
-                for name, child in children(value, max(0, start), count)]  # fmt: skip
+        found = [self.describe(name, child, fmt, dynamic=dynamic)
+                 for name, child in children(value, max(0, start), count)]  # fmt: skip
+        cplus = cplus_class(value.type)
+        if cplus is None:
+            return found
+        members = cplus.members[max(0, start):]  # what `children` listed, in its order
+        return [replace(info, access=m.access, artificial=m.artificial)
+                for info, m in zip(found, members, strict=False)]  # fmt: skip
 
     def _printer_child(self, child: Child, fmt: str | None, dynamic: DynamicTypes) -> VariableInfo:
         if child.value is None:

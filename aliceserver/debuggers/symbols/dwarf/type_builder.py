@@ -224,6 +224,7 @@ class TypeBuilder:
                 _member_offset(child),
                 is_base=child.tag == "DW_TAG_inheritance",
                 artificial=bool(attr_value(child, "DW_AT_artificial")),
+                access=_access(child, die),
             )
             if member.is_base:
                 member.name = type_name(mtype)
@@ -356,6 +357,25 @@ def _last_virtual_slot(die: DIE) -> int:
         if len(expr) > 1 and expr[0] == 0x10:  # DW_OP_constu
             last = max(last, ByteReader(expr[1:]).uleb())
     return last
+
+
+_ACCESS = {1: "public", 2: "protected", 3: "private"}
+
+
+def _access(die: DIE, parent: DIE) -> str:
+    """A member's or base's DW_AT_accessibility, else the default as gdb takes it: DWARF 2
+    made members public and bases private; DWARF 3 on, both follow the keyword."""
+    found = _ACCESS.get(attr_value(die, "DW_AT_accessibility") or 0)
+    if found is not None:
+        return found
+    if die.cu.header.version < 3:
+        return "private" if die.tag == "DW_TAG_inheritance" else "public"
+    return "private" if parent.tag == "DW_TAG_class_type" else "public"
+
+
+def qualified_name(die: DIE) -> str | None:
+    """A C++ DIE's name inside its namespaces and classes (`geo::Rect`)."""
+    return _qualified_name(die, True)
 
 
 def _qualified_name(die: DIE, cplus: bool) -> str | None:

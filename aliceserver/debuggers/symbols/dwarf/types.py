@@ -96,6 +96,7 @@ class Member:
     bit_offset: int = 0  # bitfields: bits from the least significant bit at `offset`
     is_base: bool = False
     artificial: bool = False  # _vptr and the like
+    access: str = "public"  # C++: public, private or protected (DW_AT_accessibility)
     # A virtual base's DW_AT_data_member_location: run over the object's address (it reads
     # the vtable), since where the base lives depends on the most derived class.
     location: bytes | None = None

@@ -1,0 +1,56 @@
+"""A C++ function's name as gdb prints it for a breakpoint (its "physname"), for functions
+the compiler gave no linkage name (`main`, `extern "C"` ones): the name with its parameter
+types written as the demangler writes them (`main(int, char**)`, `f(char const*)`)."""
+
+from __future__ import annotations
+
+from elftools.dwarf.die import DIE
+
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.dietree import children
+from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust, qualified_name
+
+_SUFFIX = {
+    "DW_TAG_pointer_type": "*",
+    "DW_TAG_reference_type": "&",
+    "DW_TAG_rvalue_reference_type": "&&",
+}
+_QUALIFIER = {"DW_TAG_const_type": " const", "DW_TAG_volatile_type": " volatile"}
+
+
+def physname(subprogram: DIE) -> str | None:
+    """`name(T1, T2)` of a C++ function without a linkage name; None when it has one, is
+    not C++, or a parameter's type is beyond this simple writer (then the symbol stands)."""
+    if (
+        not is_cplus(subprogram)
+        or is_rust(subprogram)
+        or attr_value(subprogram, "DW_AT_linkage_name")
+    ):
+        return None
+    name = qualified_name(subprogram)
+    if name is None:
+        return None
+    params: list[str] = []
+    for child in children(subprogram):
+        if child.tag == "DW_TAG_unspecified_parameters":
+            params.append("...")
+        elif child.tag == "DW_TAG_formal_parameter" and not attr_value(child, "DW_AT_artificial"):
+            written = _written(child)
+            if written is None:
+                return None
+            params.append(written)
+    return f"{name}({', '.join(params)})"
+
+
+def _written(die: DIE, depth: int = 0) -> str | None:
+    """The type `die` refers to, as the demangler writes it (`char const*`)."""
+    if "DW_AT_type" not in die.attributes or depth > 16:
+        return "void"
+    t = die.get_DIE_from_attribute("DW_AT_type")
+    if t.tag in _SUFFIX or t.tag in _QUALIFIER:
+        inner = _written(t, depth + 1)
+        return None if inner is None else inner + _SUFFIX.get(t.tag, _QUALIFIER.get(t.tag, ""))
+    if t.tag in ("DW_TAG_base_type", "DW_TAG_typedef", "DW_TAG_structure_type", "DW_TAG_class_type",
+                 "DW_TAG_union_type", "DW_TAG_enumeration_type"):  # fmt: skip
+        return qualified_name(t) if die_name(t) else None
+    return None
