@@ -36,6 +36,7 @@ EXPRESSIONS = [
     "vi[0]", "vs[1]", "*boxed", "*boxed_point", "boxed_point.x", "vi.len()", "string.len()",
     "text.len()", "some.len()", "pair.len()", "slice[1]", "mut_slice[0]", "slice[5]",
     "holder.items", "holder.name", "holder.counts", "*&vi", "vp", "refcell", "map_vec",
+    "*vi", "*string", "*text",
     "print/r vi", "print/r some",
 ]  # fmt: skip
 

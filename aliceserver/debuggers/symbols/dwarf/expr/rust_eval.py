@@ -168,6 +168,8 @@ class RustEvaluator(Evaluator):
         if node.op == "&":
             pointer = self.address_of(self.eval(node.operand))
             return pointer.with_type(_rusty(pointer.type))
+        if node.op == "*":  # no operator overloading (Deref) in gdb's Rust
+            return self.deref(self.eval(node.operand))
         if node.op == "!":
             value = self.rvalue(self.eval(node.operand))
             t = strip(value.type)
