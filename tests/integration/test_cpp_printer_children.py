@@ -154,11 +154,7 @@ def _normal(line: str) -> str:
     if line.startswith("*stopped"):  # the frame's args (its addresses and core differ)
         found = re.search(r"args=(\[.*?\]),file=", line)
         return found.group(1) if found else line
-    # The type names' own known difference (gdb writes `X const` in a template argument).
-    return line.replace(f"pair<const {_STRING},", f"pair<{_STRING} const,")
-
-
-_STRING = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
+    return line
 
 
 GDB = [str(gdb_path()), "-nx", "-q", "-i=mi"]

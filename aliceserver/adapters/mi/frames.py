@@ -48,7 +48,7 @@ def display_value(info: VariableInfo) -> str:
     """A value as MI shows it: without `print`'s `(type *)` prefix on pointers."""
     value = info.value
     prefix = f"({info.type}) "
-    if value.startswith(prefix):
+    if value.startswith(prefix) and "::*)(" not in info.type:  # gdb's method pointers keep it
         return value[len(prefix) :]
     return value
 

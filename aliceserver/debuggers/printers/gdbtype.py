@@ -14,9 +14,11 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     EnumType,
     FunctionType,
     Member,
+    MemberPointerType,
     PointerType,
     QualifiedType,
     ReferenceType,
+    StaticMember,
     StructType,
     TypedefType,
     VoidType,
@@ -57,6 +59,8 @@ def type_code(t: DwarfType) -> int:
         return C["TYPE_CODE_TYPEDEF"]
     if isinstance(t, PointerType):
         return C["TYPE_CODE_PTR"]
+    if isinstance(t, MemberPointerType):
+        return C["TYPE_CODE_METHODPTR" if t.is_method else "TYPE_CODE_MEMBERPTR"]
     if isinstance(t, ReferenceType):
         return C["TYPE_CODE_RVALUE_REF" if t.rvalue else "TYPE_CODE_REF"]
     if isinstance(t, StructType):
@@ -226,13 +230,14 @@ class Type:
         t = strip(self._t)
         if isinstance(t, StructType):
             out = self._variant_fields(t)
-            for m in t.members:
+            for m in t.fields_in_order():  # statics among the others, as gdb has them
+                if isinstance(m, StaticMember):
+                    out.append(Field(m.name, Type(m.type), self))
+                    continue
                 out.append(Field(
                     m.name, Type(m.type), self, bitpos=(m.offset or 0) * 8 + m.bit_offset,
                     bitsize=m.bit_size, artificial=m.artificial, is_base_class=m.is_base,
                 ))  # fmt: skip
-            for s in t.statics:
-                out.append(Field(s.name, Type(s.type), self))
             return out
         if isinstance(t, EnumType):
             return [Field(name, None, self, enumval=value) for name, value in t.enumerators]

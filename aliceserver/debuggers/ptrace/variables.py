@@ -217,8 +217,8 @@ class VariableStore:
         cplus = cplus_class(value.type)
         if cplus is None:
             return found
-        members = cplus.members[max(0, start):]  # what `children` listed, in its order
-        return [replace(info, access=m.access, artificial=m.artificial)
+        members = cplus.fields_in_order()[max(0, start):]  # what `children` listed, in its order
+        return [replace(info, access=m.access, artificial=getattr(m, "artificial", False))
                 for info, m in zip(found, members, strict=False)]  # fmt: skip
 
     def _printer_child(self, child: Child, fmt: str | None, dynamic: DynamicTypes) -> VariableInfo:

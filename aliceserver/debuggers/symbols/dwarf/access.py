@@ -33,5 +33,5 @@ def shown(member: Member) -> bool:
 def class_children(st: StructType) -> int:
     """gdb's child count of a class var object: its bases, plus each non-empty group."""
     members = st.members
-    groups = {m.access for m in members if shown(m)}
+    groups = {m.access for m in members if shown(m)} | {s.access for s in st.statics}
     return sum(1 for m in members if m.is_base) + sum(1 for a in ACCESSES if a in groups)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc, OptimizedOut
+from aliceserver.debuggers.symbols.dwarf.memberptr import format_member_pointer
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
@@ -16,6 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     Encoding,
     EnumType,
     FunctionType,
+    MemberPointerType,
     PointerType,
     QualifiedType,
     ReferenceType,
@@ -36,6 +38,7 @@ from aliceserver.debuggers.symbols.dwarf.values import (
     children,
     is_char_type,
     read,
+    static_value,
 )
 from aliceserver.debuggers.symbols.dwarf.x87 import format_x87
 
@@ -170,6 +173,9 @@ class _Formatter:
             return f"{{{type_name(value.type)}}} {self.address(addr)}"
         if isinstance(t, VoidType):
             return "void"
+        if isinstance(t, MemberPointerType):
+            fmt = self.opts.fmt if self.opts.fmt in INT_FORMATS else None
+            return format_member_pointer(value, t, self.address, fmt)
         if self.opts.fmt is not None and self.opts.fmt in INT_FORMATS:
             return self.scalar_format(value, t)
         if isinstance(t, PointerType):
@@ -295,7 +301,10 @@ class _Formatter:
         if not t.members and t.declaration:
             return "<incomplete type>"
         parts = []
-        for member in t.members:
+        for member in t.fields_in_order():
+            if isinstance(member, StaticMember):
+                parts.append(f"static {member.name} = {self.static(value, member, depth)}")
+                continue
             try:
                 child = value.member_value(member)
             except EvaluationError as exc:
@@ -311,8 +320,6 @@ class _Formatter:
                 parts.append(text)
             else:
                 parts.append(f"{member.name} = {text}")
-        for static in t.statics:
-            parts.append(f"static {static.name} = {self.static(value, static, depth)}")
         if all(m.is_base for m in t.members) and not t.statics:  # bases only, or nothing
             parts.append("<No data fields>")
         return "{" + ", ".join(parts) + "}"
@@ -348,14 +355,7 @@ class _Formatter:
         return f"{name} {self.struct(inner, fields, depth + 1)}"
 
     def static(self, value: Value, static: StaticMember, depth: int) -> str:
-        if static.const_value is not None:
-            return self.value(Value.of_int(static.type, static.const_value, value.ctx), depth + 1)
-        link = static.link_address()
-        if link is None:
-            return "<optimized out>"
-        return self.value(
-            Value(static.type, MemoryLoc(link + value.ctx.load_bias), value.ctx), depth + 1
-        )
+        return self.value(static_value(value, static), depth + 1)
 
     def array(self, value: Value, t: ArrayType, depth: int) -> str:
         if t.count is None:  # a flexible array member: gdb shows it as a pointer to its start

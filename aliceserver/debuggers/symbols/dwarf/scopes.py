@@ -15,6 +15,7 @@ from elftools.dwarf.die import DIE
 from elftools.dwarf.typeunit import TypeUnit
 
 from aliceserver.debuggers.symbols.dwarf.dies import (
+    _CORRUPT,
     DwarfUnits,
     attr_value,
     die_name,
@@ -41,6 +42,7 @@ from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
 from aliceserver.debuggers.symbols.dwarf.types import FunctionType, Type, strip
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +99,7 @@ class ModuleSymbols:
     ) -> None:
         self.image = image
         self.units = units if units is not None else DwarfUnits(image)
-        self.types = TypeBuilder(self._static_address)
+        self.types = TypeBuilder(self._static_address, self._type_unit_die)
         self._is_executable = is_executable
         # A library's TLS block for the frame's thread (set by the engine; see tls.py).
         self.tls_block: Callable[[FrameContext], int] | None = None
@@ -187,6 +189,14 @@ class ModuleSymbols:
                     if end == len(expr):
                         return self.units.addrx(die.cu, index)
         return None
+
+    def _type_unit_die(self, signature: int) -> DIE | None:
+        """The type DIE of the type unit with `signature` (DW_FORM_ref_sig8)."""
+        try:
+            return self.indexed_types().by_signature(signature)
+        except (*_CORRUPT, TargetError, KeyError) as exc:
+            log.debug("type unit %#x unreadable: %s", signature, exc)
+            return None
 
     def indexed_types(self) -> IndexedTypes:
         if self._indexed is None:

@@ -6,10 +6,13 @@ import logging
 from collections.abc import Callable
 
 from elftools.dwarf.die import DIE, AttributeValue
+from elftools.dwarf.typeunit import TypeUnit
 
+from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_type_name
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.types import (
     ATE_ENCODINGS,
     POINTER_SIZE,
@@ -19,6 +22,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     EnumType,
     FunctionType,
     Member,
+    MemberPointerType,
     PointerType,
     QualifiedType,
     ReferenceType,
@@ -62,27 +66,47 @@ _RUST_LANG = 0x1C
 class TypeBuilder:
     """Types from DIEs, cached by DIE offset (offsets are unique across one .debug_info)."""
 
-    def __init__(self, find_static: Callable[[str], int | None] | None = None) -> None:
+    def __init__(self, find_static: Callable[[str], int | None] | None = None,
+                 by_signature: Callable[[int], DIE | None] | None = None) -> None:  # fmt: skip
         self._cache: dict[int, Type] = {}
+        # A type unit's type DIE by its signature (DW_FORM_ref_sig8, DW_AT_signature):
+        # pyelftools finds DWARF 4's in .debug_types only, without their namespaces.
+        self._by_signature = by_signature
         self.void = VoidType()
         # Qualified name (`Shape::count`) -> link-time address of a static member's definition.
         self._find_static = find_static
+        self._demangler = Demangler()
 
     def of_die_attr(self, die: DIE, attr: str = "DW_AT_type") -> Type:
         """The type referenced by `attr` of `die` (void when absent)."""
         if attr not in die.attributes:
             return self.void
         try:
+            if die.attributes[attr].form == "DW_FORM_ref_sig8":
+                return self._signature_type(int(die.attributes[attr].value))
             target = die.get_DIE_from_attribute(attr)
         except Exception as exc:  # a broken reference should not break a whole listing
             log.debug("bad type reference at %#x: %s", die.offset, exc)
             return self.void
         return self.build(target)
 
+    def _signature_type(self, signature: int) -> Type:
+        target = self._by_signature(signature) if self._by_signature is not None else None
+        if target is None:
+            log.debug("no type unit with signature %#x", signature)
+            return self.void
+        return self.build(target)
+
     def build(self, die: DIE) -> Type:
-        cached = self._cache.get(die.offset)
+        key = _key(die)
+        cached = self._cache.get(key)
         if cached is not None:
             return cached
+        signature = die.attributes.get("DW_AT_signature")
+        if signature is not None and signature.form == "DW_FORM_ref_sig8" and self._by_signature is not None:
+            # a declaration whose definition is a type unit's (g++ -fdebug-types-section)
+            self._cache[key] = t = self._signature_type(int(signature.value))
+            return t
         try:
             t = self._make(die)
         except _CORRUPT as exc:  # pyelftools' assorted errors on corrupt DWARF
@@ -93,7 +117,7 @@ class TypeBuilder:
 
     def _make(self, die: DIE) -> Type:
         tag = die.tag
-        key = die.offset
+        key = _key(die)
         cplus = is_cplus(die)
         if tag == "DW_TAG_base_type":
             enc = ATE_ENCODINGS.get(attr_value(die, "DW_AT_encoding") or 0, Encoding.SIGNED)
@@ -107,7 +131,13 @@ class TypeBuilder:
             t = TypedefType(die_name(die) or "void", self.void)
             self._cache[key] = t
             return t
-        if tag in ("DW_TAG_pointer_type", "DW_TAG_ptr_to_member_type"):
+        if tag == "DW_TAG_ptr_to_member_type":
+            member_ptr = MemberPointerType(self.void, self.void)
+            self._cache[key] = member_ptr
+            member_ptr.owner = self.of_die_attr(die, "DW_AT_containing_type")
+            member_ptr.target = self.of_die_attr(die)
+            return member_ptr
+        if tag == "DW_TAG_pointer_type":
             ptr = PointerType(self.void, int(attr_value(die, "DW_AT_byte_size") or POINTER_SIZE))
             self._cache[key] = ptr
             ptr.target = self.of_die_attr(die)
@@ -150,7 +180,10 @@ class TypeBuilder:
             fn.return_type = self.of_die_attr(die)
             for child in children(die):
                 if child.tag == "DW_TAG_formal_parameter":
-                    fn.params.append(self.of_die_attr(child))
+                    param = self.of_die_attr(child)
+                    if cplus and not fn.params and _is_this(child, param):
+                        param = QualifiedType(param, const=True)  # gdb: `Plain * const this`
+                    fn.params.append(param)
                 elif child.tag == "DW_TAG_unspecified_parameters":
                     fn.varargs = True
             if cplus:
@@ -176,9 +209,23 @@ class TypeBuilder:
             nested_type=lambda name: self._nested_type(die, name),
             virtual_slots=lambda: _last_virtual_slot(die),
             methods=lambda name: _methods(die, name),
+            virtual_method=lambda slot: self._virtual_method(st, die, slot),
         )
-        self._cache[die.offset] = st
+        self._cache[_key(die)] = st
         return st
+
+    def _virtual_method(self, st: StructType, die: DIE, slot: int) -> str | None:
+        """The demangled name of the method in vtable `slot`: this class's, else a base's."""
+        linkage = _method_in_slot(die, slot)
+        if linkage is not None:
+            return self._demangler.demangle(linkage)
+        for member in st.members:
+            base = strip(member.type)
+            if member.is_base and isinstance(base, StructType) and base.virtual_method is not None:
+                found = base.virtual_method(slot)
+                if found is not None:
+                    return found
+        return None
 
     def _template_params(self, die: DIE) -> list[TemplateParam]:
         params = []
@@ -264,7 +311,7 @@ class TypeBuilder:
         name = die_name(die)
         if name is None:
             return
-        qualified = f"{st.tag}::{name}" if st.tag else name
+        qualified = _qualified_name(die, True, as_written=True) or name  # as the index spells it
         finder = self._find_static
         const = attr_value(die, "DW_AT_const_value")
         st._statics.append(
@@ -273,6 +320,8 @@ class TypeBuilder:
                 self.of_die_attr(die),
                 (lambda: finder(qualified)) if finder is not None else (lambda: None),
                 const if isinstance(const, int) else None,
+                len(st._members),
+                _access(die, parent_of(die) or die),
             )
         )
 
@@ -285,7 +334,7 @@ class TypeBuilder:
         if not counts:
             counts = [None]
         placeholder = ArrayType(self.void, counts[0])
-        self._cache[die.offset] = placeholder
+        self._cache[_key(die)] = placeholder
         element = self.of_die_attr(die)
         for count in reversed(counts[1:]):
             element = ArrayType(element, count)
@@ -316,8 +365,14 @@ class TypeBuilder:
         )
         size = int(attr_value(die, "DW_AT_byte_size") or (underlying.size if underlying else 4))
         en = EnumType(_qualified_name(die, cplus), size, values, signed, cplus)
-        self._cache[die.offset] = en
+        self._cache[_key(die)] = en
         return en
+
+
+def _key(die: DIE) -> int:
+    """The cache key of a DIE: its offset, made negative in DWARF 4's .debug_types (whose
+    offsets repeat .debug_info's)."""
+    return ~die.offset if isinstance(die.cu, TypeUnit) else die.offset
 
 
 def _contains_itself(start: Type, inner: Type) -> bool:
@@ -359,6 +414,27 @@ def _last_virtual_slot(die: DIE) -> int:
     return last
 
 
+def _method_in_slot(die: DIE, slot: int) -> str | None:
+    """The linkage name of the class's method at DW_AT_vtable_elem_location `slot`."""
+    for child in children(die):
+        attr = child.attributes.get("DW_AT_vtable_elem_location") if child.tag == "DW_TAG_subprogram" else None
+        expr = bytes(attr.value) if attr is not None and isinstance(attr.value, (list, bytes)) else b""
+        if len(expr) > 1 and expr[0] == 0x10 and ByteReader(expr[1:]).uleb() == slot:
+            linkage = attr_value(child, "DW_AT_linkage_name") or attr_value(child, "DW_AT_MIPS_linkage_name")
+            return linkage.decode(errors="replace") if isinstance(linkage, bytes) else linkage
+    return None
+
+
+def _is_this(param: DIE, t: Type) -> bool:
+    """gdb's test for a method type's `this` (its first parameter, made const): artificial,
+    and named `this` or unnamed."""
+    return (
+        bool(attr_value(param, "DW_AT_artificial"))
+        and die_name(param) in (None, "this")
+        and not (isinstance(t, QualifiedType) and t.const)
+    )
+
+
 _ACCESS = {1: "public", 2: "protected", 3: "private"}
 
 
@@ -378,11 +454,13 @@ def qualified_name(die: DIE) -> str | None:
     return _qualified_name(die, True)
 
 
-def _qualified_name(die: DIE, cplus: bool) -> str | None:
+def _qualified_name(die: DIE, cplus: bool, as_written: bool = False) -> str | None:
     name = die_name(die)
     if name is None or not cplus:
         return name
-    parts = [name]
+    # gdb canonicalises each C++ name it reads (`pair<const int, int>` -> `pair<int const, int>`)
+    spell = (lambda part: part) if as_written or is_rust(die) else canonical_type_name
+    parts = [spell(name)]
     parent = parent_of(die)
     while parent is not None and parent.tag in (
         "DW_TAG_namespace",
@@ -390,7 +468,7 @@ def _qualified_name(die: DIE, cplus: bool) -> str | None:
         "DW_TAG_class_type",
         "DW_TAG_union_type",
     ):
-        parts.append(die_name(parent) or "(anonymous namespace)")
+        parts.append(spell(die_name(parent) or "(anonymous namespace)"))
         parent = parent_of(parent)
     return "::".join(reversed(parts))
 

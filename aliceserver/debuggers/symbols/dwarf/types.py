@@ -81,6 +81,24 @@ class PointerType(Type):
 
 
 @dataclass(eq=False, repr=False)
+class MemberPointerType(Type):
+    """A C++ pointer to member (`int Plain::*`, `int (Plain::*)(int)`): for a data member
+    the member's offset (-1: null); for a method the Itanium ABI's {ptr, adj} pair, where
+    an odd ptr is a vtable offset + 1 (a virtual method)."""
+
+    target: Type
+    owner: Type  # the class (DW_AT_containing_type)
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return 2 * POINTER_SIZE if self.is_method else POINTER_SIZE
+
+    @property
+    def is_method(self) -> bool:
+        return isinstance(strip(self.target), FunctionType)
+
+
+@dataclass(eq=False, repr=False)
 class ReferenceType(Type):
     target: Type
     rvalue: bool = False
@@ -110,6 +128,8 @@ class StaticMember:
     type: Type
     link_address: Callable[[], int | None]  # the definition's link-time address, if any
     const_value: int | None = None  # an in-class constant (DW_AT_const_value)
+    position: int = 0  # how many (non-static) members are declared before it
+    access: str = "public"
 
 
 @dataclass(eq=False, repr=False)
@@ -135,6 +155,9 @@ class StructType(Type):
     # Member functions by name (C++ methods and operators): each one's linkage name (or
     # None) and how many parameters it declares besides `this`.
     methods: Callable[[str], list[tuple[str | None, int]]] | None = None
+    # The demangled name of the virtual method in a vtable slot (`geo::Plain::g()`), this
+    # class's or a base's: a pointer to a virtual member function holds only the slot.
+    virtual_method: Callable[[int], str | None] | None = None
 
     def _filled(self) -> StructType:
         fill, self.fill = self.fill, None  # first, so a member of this type's own type stops
@@ -153,6 +176,19 @@ class StructType(Type):
     @property
     def statics(self) -> list[StaticMember]:
         return self._filled()._statics
+
+    def fields_in_order(self) -> list[Member | StaticMember]:
+        """Members and static members in declaration order, as gdb lists a class's fields."""
+        statics = self.statics
+        out: list[Member | StaticMember] = []
+        i = 0
+        for n, member in enumerate(self.members):
+            while i < len(statics) and statics[i].position <= n:
+                out.append(statics[i])
+                i += 1
+            out.append(member)
+        out.extend(statics[i:])
+        return out
 
     @property
     def variants(self) -> VariantPart | None:
@@ -334,7 +370,7 @@ def _declare(t: Type, inner: str, depth: int) -> str:
         target_simple = _simple_name(t.target)
         if target_simple is not None:
             return _join(f"{quals} {target_simple}", inner)
-        if isinstance(t.target, (PointerType, ReferenceType)):
+        if isinstance(t.target, (PointerType, ReferenceType, MemberPointerType)):
             return _declare(t.target, f" {quals}" + (f" {inner}" if inner else ""), depth + 1)
         if isinstance(t.target, ArrayType):  # C has no qualified arrays: its elements are
             element = QualifiedType(t.target.element, t.const, t.volatile, t.restrict)
@@ -342,6 +378,9 @@ def _declare(t: Type, inner: str, depth: int) -> str:
         return _declare(t.target, inner, depth + 1)
     if isinstance(t, PointerType):
         return _declare(t.target, _wrap_if_needed(t.target, "*" + inner), depth + 1)
+    if isinstance(t, MemberPointerType):  # `int geo::Plain::*`, `int (geo::Plain::*)(int)`
+        scope = f"{_declare(t.owner, '', depth + 1)}::*"
+        return _declare(t.target, _wrap_if_needed(t.target, scope + inner), depth + 1)
     if isinstance(t, ReferenceType):
         mark = "&&" if t.rvalue else "&"
         return _declare(t.target, _wrap_if_needed(t.target, mark + inner), depth + 1)

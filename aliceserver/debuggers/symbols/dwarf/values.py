@@ -30,6 +30,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     Member,
     PointerType,
     ReferenceType,
+    StaticMember,
     StructType,
     Type,
     VoidType,
@@ -435,7 +436,7 @@ def child_count(value: Value) -> int:
     """How many children `children` would list (0 for scalars and strings)."""
     t = strip(value.type)
     if isinstance(t, StructType):
-        return len(t.members)
+        return len(t.fields_in_order())
     if isinstance(t, ArrayType):
         return t.count or 0
     if isinstance(t, (PointerType, ReferenceType)):
@@ -453,7 +454,7 @@ def child_count(value: Value) -> int:
         if isinstance(target, (StructType, ArrayType)) and isinstance(t, ReferenceType):
             return child_count(value.pointer_target())
         if isinstance(target, StructType):
-            return len(target.members)
+            return len(target.fields_in_order())
         return 1
     return 0
 
@@ -463,9 +464,12 @@ def children(value: Value, start: int = 0, count: int | None = None) -> list[tup
     and `count`), a pointer's pointee members or `*`; built lazily, nothing read yet."""
     t = strip(value.type)
     if isinstance(t, StructType):
-        members = t.members[start : None if count is None else start + count]
+        members = t.fields_in_order()[start : None if count is None else start + count]
         out = []
         for m in members:
+            if isinstance(m, StaticMember):  # gdb lists a class's statics among its fields
+                out.append((m.name, static_value(value, m)))
+                continue
             name = f"<{m.name}>" if m.is_base else (m.name or "<anonymous>")
             try:
                 out.append((name, value.member_value(m)))
@@ -486,6 +490,16 @@ def children(value: Value, start: int = 0, count: int | None = None) -> list[tup
             return children(target, start, count)
         return [("*", target)][start : None if count is None else start + count]
     return []
+
+
+def static_value(parent: Value, static: StaticMember) -> Value:
+    """A static data member's value: its in-class constant, or its definition's memory."""
+    if static.const_value is not None:
+        return Value.of_int(static.type, static.const_value, parent.ctx)
+    link = static.link_address()
+    if link is None:
+        return Value(static.type, OptimizedOut(), parent.ctx)
+    return Value(static.type, MemoryLoc(link + parent.ctx.load_bias), parent.ctx)
 
 
 def _error_value(t: Type, parent: Value, message: str) -> Value:
