@@ -28,7 +28,7 @@ pytestmark = [
 ]
 
 C_SOURCE = PROGRAMS_DIR / "prologue_kinds.c"
-C_PLAIN = PROGRAMS_DIR / "prologue_plain.c"
+C_PLAIN = PROGRAMS_DIR / "prologue_kinds_part.c"  # the other unit (test_programs builds X with X_part)
 CPP_SOURCE = PROGRAMS_DIR / "prologue_kinds.cpp"
 C_FUNCTIONS = [
     "main", "no_locals", "many_locals", "large_frame", "leaf", "varargs", "one_line",

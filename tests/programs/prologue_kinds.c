@@ -78,7 +78,7 @@ __attribute__((noinline)) static int file_static(int x)
   return twice + 1;
 }
 
-int plain_body(void); /* prologue_plain.c: a unit without location lists */
+int plain_body(void); /* prologue_kinds_part.c: a unit without location lists */
 
 int main(int argc, char **argv) /* @bp:main_head */
 {
