@@ -297,9 +297,17 @@ class IDebugger(Protocol):
         returned; OSError when the file cannot be read, Unsupported without Python API."""
         ...
 
-    def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
+    def describe_type(
+        self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False
+    ) -> str:
         """gdb's `ptype` text of the expression's type (what follows `type = `): typedefs at
-        the top resolved, struct, union and enum bodies written out. Errors as evaluate."""
+        the top resolved, struct, union and enum bodies written out, a C++ class named as
+        the scripts' type printers name it unless `raw` (`ptype/r`). Errors as evaluate."""
+        ...
+
+    def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
+        """The expression's type as gdb's `whatis` names it through the scripts' type
+        printers (`std::vector<int>`); None where they rename nothing. Errors as evaluate."""
         ...
 
     def vtables(self, expression: str, thread_id: int, level: int = 0) -> list[VtableInfo]:

@@ -121,8 +121,13 @@ class FakeSourceLevel:
     ) -> ScriptOutput:
         raise Unsupported("Python scripting is not supported in this copy of GDB.")
 
-    def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
+    def describe_type(
+        self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False
+    ) -> str:
         return self.evaluate(expression, thread_id, level).type
+
+    def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
+        return None
 
     def vtables(self, expression: str, thread_id: int, level: int = 0) -> list[m.VtableInfo]:
         raise Unsupported("the fake debugger has no C++ objects")

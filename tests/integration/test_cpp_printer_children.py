@@ -258,3 +258,25 @@ def test_first_page_reads_only_the_page(
         page = debugger.variable_children(info.reference, 0, 100 * step)
         assert len(page) == 100 * step
         assert pulled[0] <= 100 * step + 4, (name, pulled[0])
+
+
+def dap_types(argv: list[str], program: Path, names: list[str]) -> dict[str, str]:
+    with DapClient.spawn(argv) as client:
+        start_session(client, program, breakpoints={SOURCE: [MAIN]})
+        frame = client.stack_trace(client.threads()[0]["id"], 0, 1)[0]["id"]
+        scope = next(s for s in client.scopes(frame) if s["name"].startswith("Local"))
+        return {v["name"]: v.get("type", "") for v in client.variables(scope["variablesReference"])
+                if v["name"] in names}
+
+
+def test_dap_types_match_lldb_vscode(program: Path) -> None:
+    """DAP `type` fields keep the full names, as lldb-vscode-16 shows them (and gdb's MI
+    var objects): the type printers' short names are whatis's and ptype's alone."""
+    _printers_installed(program)
+    lldb = find_lldb_vscode()
+    if lldb is None:
+        pytest.skip("lldb-vscode-16 not found (Debian package lldb-16)")
+    names = ["vi", "up", "sp", "str", "holder", "nested", "garbage", "empty", "big"]
+    theirs = dap_types([lldb], program, names)
+    assert theirs["vi"] == "std::vector<int, std::allocator<int> >"
+    assert dap_types(alice_argv(), program, names) == theirs

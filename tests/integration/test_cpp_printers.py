@@ -112,3 +112,18 @@ def test_failing_printer_and_garbage(program: Path, tmp_path: Path) -> None:
     assert garbage.endswith("...}")
     assert len(re.findall(r"Cannot access memory", garbage)) == 200  # gdb's `print elements`
     assert elapsed < 30
+
+
+def test_whatis_ptype_through_type_printers(program: Path) -> None:
+    """libstdc++'s type printers name types in whatis and ptype as gdb shows them
+    (`std::vector<int>`, `std::map<std::string, int>`, inside pointers and template
+    arguments); `/r` and `print`'s `(T *)` prefix keep the full names (ptype/r of a class
+    writes its body out in gdb, which our ptype does not do yet)."""
+    test_printers_installed(program)
+    names = [*VARIABLES, "&vs", "garbage", "*garbage", "holder.items", "&holder"]
+    commands = [*(f"whatis {n}" for n in names), "ptype vi", "ptype m", "ptype str", "ptype up",
+                "whatis/r vi", "whatis/r &vs", "print &vi"]  # fmt: skip
+    expected = gdb_outputs(program, commands)
+    assert "type = std::vector<int>" in expected  # the type printers ran in gdb
+    got = console_at(program, LOCATION, commands, gdb_env())
+    assert list(zip(commands, got, strict=True)) == list(zip(commands, expected, strict=True))

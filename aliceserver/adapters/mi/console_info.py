@@ -56,14 +56,35 @@ def _real_type(info: VariableInfo) -> str:
     return "" if info.declared_type is None else f"/* real type = {info.type} */\n"
 
 
+_TYPE_FLAGS = re.compile(r"/([a-zA-Z]+)\s+")
+
+
+def _type_flags(text: str) -> tuple[str, bool]:
+    """The expression and whether `/r` (raw: no type printers) came before it."""
+    match = _TYPE_FLAGS.match(text)
+    return (text[match.end() :], "r" in match.group(1)) if match else (text, False)
+
+
 def _whatis(ctx: Context, text: str) -> Reply:
-    info = ctx.session.evaluate(text, shown=DynamicTypes.POINTERS)
-    ctx.console(f"type = {_real_type(info)}{info.declared_type or info.type}\n")
+    text, raw = _type_flags(text)
+    session = ctx.session
+    info = session.evaluate(text, shown=DynamicTypes.POINTERS)
+    shown = info.declared_type or info.type
+    inferior = session.inferior
+    if not raw and info.declared_type is None and inferior.process is not None and not inferior.running \
+            and inferior.selected_tid is not None:
+        try:  # gdb's type printers: std::vector<int> for std::vector<int, std::allocator<int> >
+            shown = session.debugger.printed_type_name(text, inferior.selected_tid,
+                                                       inferior.selected_level) or shown
+        except AliceError:
+            pass  # evaluate succeeded: keep its type name
+    ctx.console(f"type = {_real_type(info)}{shown}\n")
     return None
 
 
 def _ptype(ctx: Context, text: str) -> Reply:
     """whatis, with typedefs at the top resolved and struct/union/enum bodies written out."""
+    text, raw = _type_flags(text)
     session = ctx.session
     info = session.evaluate(text, shown=DynamicTypes.POINTERS)  # gdb's errors as well
     described = info.declared_type or info.type
@@ -71,7 +92,7 @@ def _ptype(ctx: Context, text: str) -> Reply:
     if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
         try:
             described = session.debugger.describe_type(text, inferior.selected_tid,
-                                                       inferior.selected_level)
+                                                       inferior.selected_level, raw=raw)
         except AliceError:
             pass  # evaluate succeeded: keep its type name
     ctx.console(f"type = {_real_type(info)}{described}\n")

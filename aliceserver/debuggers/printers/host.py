@@ -11,7 +11,14 @@ import time
 from typing import TYPE_CHECKING, Protocol
 
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, _Formatter, format_value
-from aliceserver.debuggers.symbols.dwarf.types import ArrayType, ReferenceType, StructType, strip
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    PointerType,
+    ReferenceType,
+    StructType,
+    Type,
+    strip,
+)
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 if TYPE_CHECKING:
@@ -108,6 +115,21 @@ class PrinterHost:
         call.deadline = time.monotonic() + self._budget
         return call
 
+    def type_name(self, t: Type, frame: FrameContext) -> str | None:
+        """`t`'s name as gdb's whatis shows it through the scripts' type printers (None:
+        no type printer is registered, or a C program)."""
+        if self._session is None and not _may_need_printers_type(t, pointers=True):
+            return None
+        call = self.prepared_call(frame)
+        from aliceserver.debuggers.printers.context import entered
+        from aliceserver.debuggers.printers.typenames import any_printers, recognizer, shown_name
+
+        if not any_printers(self.session):
+            return None
+        with entered(call):
+            recognize = recognizer()
+            return shown_name(t, recognize) if recognize is not None else None
+
     def methods(self, frame: FrameContext) -> XMethods:
         """C++ methods for the expression evaluator at `frame`: the scripts' xmethods."""
         from aliceserver.debuggers.printers.xmethods import XMethods
@@ -174,9 +196,13 @@ class PrinterHost:
 
 def _may_need_printers(value: Value) -> bool:
     """A C++ or Rust aggregate: C programs never load the printers."""
-    t = strip(value.type)
+    return _may_need_printers_type(value.type)
+
+
+def _may_need_printers_type(t: Type, *, pointers: bool = False) -> bool:
+    t = strip(t)
     for _ in range(4):
-        if isinstance(t, ReferenceType):
+        if isinstance(t, ReferenceType) or (pointers and isinstance(t, PointerType)):
             t = strip(t.target)
         elif isinstance(t, ArrayType):
             t = strip(t.element)

@@ -59,9 +59,9 @@ from aliceserver.debuggers.ptrace.watchscope import NameRecorder
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
-from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text
+from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text, resolved_base
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.types import Type, is_float
+from aliceserver.debuggers.symbols.dwarf.types import Type, is_float, type_name
 from aliceserver.debuggers.symbols.dwarf.unwind import (
     UnwoundFrame,
     frame_base,
@@ -383,12 +383,33 @@ class SourceLevel:
 
         return self._call(go)
 
-    def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0) -> str:
+    def describe_type(
+        self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False
+    ) -> str:
         def go() -> str:
             tid = self._default_thread(thread_id)
-            return ptype_text(evaluate(expression, self._eval_symbols(tid, level)).type)
+            t = evaluate(expression, self._eval_symbols(tid, level)).type
+            text = ptype_text(t)
+            base = resolved_base(t)  # a C++ class keeps its name: the type printers' one
+            shown = None if raw or base is None else self._type_printers_name(base, tid, level)
+            return text if base is None or shown is None else text.replace(type_name(base), shown, 1)
 
         return self._call(go)
+
+    def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
+        def go() -> str | None:
+            tid = self._default_thread(thread_id)
+            t = evaluate(expression, self._eval_symbols(tid, level)).type
+            shown = self._type_printers_name(t, tid, level)
+            return None if shown == type_name(t) else shown
+
+        return self._call(go)
+
+    def _type_printers_name(self, t: Type, tid: int, level: int) -> str | None:
+        printers = self._variables.printers
+        if printers is None:
+            return None
+        return printers.type_name(t, self._frame_view(tid, level)[0])
 
     def vtables(self, expression: str, thread_id: int, level: int = 0) -> list[VtableInfo]:
         from aliceserver.debuggers.symbols.dwarf.vtables import vtables  # used rarely

@@ -43,6 +43,13 @@ def ptype_text(t: Type) -> str:
     return name if at < 0 else name[:at] + body + name[at + len(base_name) :]
 
 
+def resolved_base(t: Type) -> StructType | None:
+    """The C++ class whose name `ptype_text` keeps (under pointers, arrays, qualifiers and
+    typedefs), where a type printer may show another name; None for anything else."""
+    base = _resolve(_innermost(t))
+    return base if isinstance(base, StructType) and base.cplus and not is_rust(base) else None
+
+
 def _innermost(t: Type) -> Type:
     """The type under pointers, arrays and qualifiers: where a declaration's name starts."""
     for _ in range(64):
