@@ -127,3 +127,54 @@ def test_whatis_ptype_through_type_printers(program: Path) -> None:
     assert "type = std::vector<int>" in expected  # the type printers ran in gdb
     got = console_at(program, LOCATION, commands, gdb_env())
     assert list(zip(commands, got, strict=True)) == list(zip(commands, expected, strict=True))
+
+
+RUNAWAY_PRINTERS = '''
+import gdb
+
+class Looping:
+    def __init__(self, value):
+        self.value = value
+
+    def to_string(self):
+        while True:  # never calls the gdb API, where the budget is otherwise checked
+            pass
+
+class Endless:
+    def __init__(self, value):
+        self.value = value
+
+    def to_string(self):
+        return "endless"
+
+    def children(self):
+        i = 0
+        while True:
+            yield "[%d]" % i, i
+            i += 1
+
+def lookup(value):
+    tag = gdb.types.get_basic_type(value.type).tag
+    if tag == "Point":
+        return Looping(value)
+    if tag == "Holder":
+        return Endless(value)
+    return None
+
+gdb.current_objfile().pretty_printers.append(lookup)
+'''
+
+
+def test_runaway_printers_are_cut_off(program: Path, tmp_path: Path) -> None:
+    """A printer looping in pure Python is cut off by the time budget: its value shows
+    the error and the session goes on; a printer whose children never end prints
+    `print elements` of them."""
+    copy = tmp_path / "cpp_printers"
+    shutil.copy2(program, copy)
+    (tmp_path / "cpp_printers-gdb.py").write_text(RUNAWAY_PRINTERS)
+    started = time.monotonic()
+    vp, vi, holder = console_at(copy, LOCATION, ["print vp", "print vi", "print holder"], gdb_env())
+    assert time.monotonic() - started < 60
+    assert vp.startswith("$1 = std::vector of length 2, capacity 2 = {<error: pretty printer took too long>")
+    assert vi == "$2 = std::vector of length 3, capacity 3 = {1, 2, 3}"
+    assert holder == "$3 = endless = {" + ", ".join(f"[{i}] = {i}" for i in range(200)) + "...}"

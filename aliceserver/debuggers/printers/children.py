@@ -75,7 +75,7 @@ def view(value: DwarfValue, opts: FormatOptions, child: ChildText, *, count: boo
 
 def _first_name(printer: Any) -> str | None:
     try:
-        item = next(iter(printer.children()), None)
+        item = context.current().run(lambda: next(iter(printer.children()), None))
     except Exception:
         return ""  # children that fail: one error child shows
     if isinstance(item, tuple) and item and isinstance(item[0], str):
@@ -84,19 +84,20 @@ def _first_name(printer: Any) -> str | None:
 
 
 def _count(printer: Any, head: str, hint: str | None) -> int:
+    call = context.current()
     if hasattr(printer, "num_children"):  # gdb 14's API, where a printer offers it
         try:
-            return min(int(printer.num_children()), _MAX_COUNT)
+            return min(int(call.run(printer.num_children)), _MAX_COUNT)
         except Exception:
             pass
     found = _SIZE.search(head)
     if found is not None:
         return min(int(found.group(1)), _MAX_COUNT)
-    call = context.current()
     walked = 0
     limit = COUNT_LIMIT * (2 if hint == "map" else 1)
     try:
-        for _ in itertools.islice(printer.children(), limit):
+        items = call.run(lambda: itertools.islice(printer.children(), limit))
+        while call.run(lambda: next(items, None)) is not None:
             call.check_time()
             walked += 1
     except Exception:
@@ -112,14 +113,16 @@ def page(value: DwarfValue, start: int, count: int | None, opts: FormatOptions) 
         return []
     call = context.current()
     out: list[Child] = []
+    if count is None:  # all of them: within a bound (a printer's generator may never end)
+        count = COUNT_LIMIT * 2
     try:
-        items = iter(printer.children())
+        items = call.run(lambda: iter(printer.children()))
         if start:
-            next(itertools.islice(items, start - 1, start), None)  # skips without keeping
-        while count is None or len(out) < count:
+            call.run(lambda: next(itertools.islice(items, start - 1, start), None))  # skips without keeping
+        while len(out) < count:
             call.check_time()
             try:
-                item = next(items)
+                item = call.run(lambda: next(items))
             except StopIteration:
                 break
             out.append(_child(item, start + len(out), opts))

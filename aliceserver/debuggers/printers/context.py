@@ -12,17 +12,23 @@ import contextvars
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.objfiles import PrinterSession
+    from aliceserver.debuggers.printers.watchdog import Watchdog
+
+R = TypeVar("R")
 
 
 class BudgetExceeded(Exception):
     """A printer ran past its time budget (a loop over garbage): its value shows an error."""
+
+    def __init__(self, *args: object) -> None:  # raised by class from the watchdog: no args
+        super().__init__(*(args or ("pretty printer took too long",)))
 
 
 @dataclass
@@ -48,9 +54,17 @@ class Call:
     # While a user's `python` code runs: where gdb.write's STDOUT and STDERR text goes.
     output: tuple[list[str], list[str]] | None = None
 
+    # Cuts off printer code looping in pure Python (no gdb API call checks the time there).
+    watchdog: Watchdog | None = None
+
     def check_time(self) -> None:
         if time.monotonic() > self.deadline:
             raise BudgetExceeded("pretty printer took too long")
+
+    def run(self, fn: Callable[[], R]) -> R:
+        """Printer code (a lookup function, to_string, children, next child): cut off
+        with BudgetExceeded when it runs past the deadline."""
+        return fn() if self.watchdog is None else self.watchdog.run(self.deadline, fn)
 
 
 _current: contextvars.ContextVar[Call | None] = contextvars.ContextVar("gdb_call", default=None)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.printers.context import Call, Target
     from aliceserver.debuggers.printers.objfiles import PrinterSession
+    from aliceserver.debuggers.printers.watchdog import Watchdog
     from aliceserver.debuggers.printers.xmethods import XMethods
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ class PrinterHost:
         self._paths_key: tuple[str, ...] = ()
         self.extra_script_dirs: list[str] = []  # the console's `directory` paths
         self._told_none = False
+        self._watchdog: Watchdog | None = None
 
     @property
     def session(self) -> PrinterSession:
@@ -161,8 +163,12 @@ class PrinterHost:
     def _call(self, frame: FrameContext | None) -> Call:
         from aliceserver.debuggers.printers.context import Call
 
+        if self._watchdog is None:
+            from aliceserver.debuggers.printers.watchdog import Watchdog
+
+            self._watchdog = Watchdog()
         target = self._images.target(frame) if frame is not None else None
-        return Call(self.session, target)
+        return Call(self.session, target, watchdog=self._watchdog)
 
     def _load_new_images(self, call: Call) -> None:
         paths = tuple(p for p in self._images.paths() if p.startswith("/"))

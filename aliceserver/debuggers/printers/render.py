@@ -30,6 +30,11 @@ ChildText = Callable[[DwarfValue, int], str]
 
 def find_printer(session: PrinterSession, value: Value) -> Any:
     """gdb's lookup: the objfiles' printers, the progspace's, then gdb's own list."""
+    call = context.current_or_none()
+    return _lookup(session, value) if call is None else call.run(lambda: _lookup(session, value))
+
+
+def _lookup(session: PrinterSession, value: Value) -> Any:
     for printers in session.printer_lists():
         for function in list(printers):
             if not getattr(function, "enabled", True):
@@ -74,7 +79,7 @@ def _hint(printer: Any) -> str | None:
     if not hasattr(printer, "display_hint"):
         return None
     try:
-        hint = printer.display_hint()
+        hint = context.current().run(printer.display_hint)
     except Exception:
         return None
     return hint if isinstance(hint, str) else None
@@ -83,7 +88,7 @@ def _hint(printer: Any) -> str | None:
 def _string_repr(printer: Any, hint: str | None, depth: int, opts: FormatOptions, child: ChildText) -> str:
     if not hasattr(printer, "to_string"):
         return ""
-    result = printer.to_string()
+    result = context.current().run(printer.to_string)
     if result is None:
         return ""
     if isinstance(result, LazyString):
@@ -105,17 +110,17 @@ def _children(
         return ""
     is_map, is_array = hint == "map", hint == "array"
     parts: list[str] = []
+    call = context.current()
     try:
-        items = iter(printer.children())
+        items = call.run(lambda: iter(printer.children()))
     except Exception as exc:
         return error_text(exc)
-    call = context.current()
     done = False
     i = 0
     while i < opts.max_elements:
         try:
             call.check_time()
-            item = next(items)
+            item = call.run(lambda: next(items))
         except StopIteration:
             done = True
             break
