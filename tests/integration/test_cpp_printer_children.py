@@ -280,3 +280,28 @@ def test_dap_types_match_lldb_vscode(program: Path) -> None:
     theirs = dap_types([lldb], program, names)
     assert theirs["vi"] == "std::vector<int, std::allocator<int> >"
     assert dap_types(alice_argv(), program, names) == theirs
+
+
+def test_garbage_container_is_bounded(program: Path) -> None:
+    """A vector read from garbage (10^12 elements at an unreadable address): MI var
+    objects as gdb's (a dynamic array whose pages are errors), `print` fails as gdb's,
+    and listing every child or paging in DAP ends, within a bound (gdb's listing hangs)."""
+    _printers_installed(program)
+    location = f"cpp_printers.cpp:{MAIN}"
+    script = ["-enable-pretty-printing", "-var-create - * *garbage",
+              "-var-list-children --all-values var1 0 3", "-var-info-num-children var1",
+              '-interpreter-exec console "print *garbage"']  # fmt: skip
+    expected = mi_replies(GDB, program, location, script)
+    assert mi_replies(OURS, program, location, script) == expected
+    everything = mi_replies(OURS, program, location, [*script[:2], "-var-list-children var1"])[-1]
+    listed = re.match(r'\^done,numchild="(\d+)"', everything)
+    assert listed is not None and 200 <= int(listed.group(1)) <= 20_003
+    with DapClient.spawn(alice_argv()) as client:
+        start_session(client, program, breakpoints={SOURCE: [MAIN]})
+        frame = client.stack_trace(client.threads()[0]["id"], 0, 1)[0]["id"]
+        garbage = client.call("evaluate", {"expression": "*garbage", "frameId": frame, "context": "watch"})
+        assert 0 < garbage["indexedVariables"] < 1 << 31
+        page = client.variables(garbage["variablesReference"], filter="indexed", start=1000, count=3)
+        assert [v["name"] for v in page] == ["[1000]", "[1001]", "[1002]"]
+        assert all("Cannot access memory" in v["value"] for v in page)
+        client.assert_valid()

@@ -5,7 +5,6 @@ raises shows an error in its own value alone, and a container read from garbage 
 
 from __future__ import annotations
 
-import re
 import shutil
 import time
 from pathlib import Path
@@ -98,7 +97,8 @@ gdb.current_objfile().pretty_printers.append(lookup)
 def test_failing_printer_and_garbage(program: Path, tmp_path: Path) -> None:
     """A printer script beside the program (`PROG-gdb.py`, as gdb auto-loads it) whose
     printer raises: that value alone shows the error; a vector read from garbage (10^12
-    elements at an unreadable address) prints within the element limit, quickly."""
+    elements at an unreadable address) fails quickly at its first element, as gdb's print
+    (which fetches each child before printing it)."""
     copy = tmp_path / "cpp_printers"
     shutil.copy2(program, copy)
     (tmp_path / "cpp_printers-gdb.py").write_text(POINT_PRINTER)
@@ -108,9 +108,8 @@ def test_failing_printer_and_garbage(program: Path, tmp_path: Path) -> None:
     assert vp == ("$1 = std::vector of length 2, capacity 2 = "
                   "{<error: this printer fails>, <error: this printer fails>}")
     assert holder == '$2 = {items = std::vector of length 2, capacity 2 = {1, 2}, label = "h"}'
-    assert garbage.startswith("$3 = std::vector of length 1000000000000, capacity 1000000000000 = {")
-    assert garbage.endswith("...}")
-    assert len(re.findall(r"Cannot access memory", garbage)) == 200  # gdb's `print elements`
+    assert [garbage] == gdb_outputs(program, ["print *garbage"])
+    assert garbage == "Cannot access memory at address 0x1000"
     assert elapsed < 30
 
 

@@ -55,6 +55,7 @@ class PrinterHost:
         self.extra_script_dirs: list[str] = []  # the console's `directory` paths
         self._told_none = False
         self._watchdog: Watchdog | None = None
+        self.aborted = False  # the last `format` failed at an unreadable child
 
     @property
     def session(self) -> PrinterSession:
@@ -66,16 +67,21 @@ class PrinterHost:
 
     def format(self, value: Value, options: FormatOptions) -> str:
         """`value` as gdb prints it, through the printers where one takes it."""
+        self.aborted = False
         call = self._ready(value)
         if call is None:
             return format_value(value, options)
         from dataclasses import replace
 
         from aliceserver.debuggers.printers.context import entered
-        from aliceserver.debuggers.printers.render import render
+        from aliceserver.debuggers.printers.render import PrintAborted, render
 
         with entered(call):
-            return format_value(value, replace(options, pretty=render))
+            try:
+                return format_value(value, replace(options, pretty=render))
+            except PrintAborted as exc:  # gdb's print fails with the reason; its children
+                self.aborted = True  # are still browsed (each an error), as gdb's var objects'
+                return f"<error: {exc}>"
 
     def view(self, value: Value, options: FormatOptions, *, count: bool = True) -> PrinterView | None:
         """How the printer that takes `value` shows it (None: no printer takes it)."""

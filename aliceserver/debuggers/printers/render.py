@@ -20,12 +20,21 @@ from aliceserver.debuggers.symbols.dwarf.format import (
 )
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import strip
+from aliceserver.debuggers.symbols.dwarf.values import MemoryError_, read
 from aliceserver.debuggers.symbols.dwarf.values import Value as DwarfValue
-from aliceserver.debuggers.symbols.dwarf.values import read
 
 log = logging.getLogger(__name__)
 
 ChildText = Callable[[DwarfValue, int], str]
+
+
+class PrintAborted(Exception):
+    """A child's memory cannot be read: gdb fetches each child before printing it and
+    gives up the whole print there (a container read from garbage is one error, not
+    `print elements` of them)."""
+
+
+MAX_VALUE_SIZE = 65536  # gdb's max-value-size: a bigger child is not fetched whole
 
 
 def find_printer(session: PrinterSession, value: Value) -> Any:
@@ -164,12 +173,28 @@ def _child_text(
         elif isinstance(obj, str):
             out += obj
         else:
-            out += child(from_python(obj), depth + 1)
+            value = from_python(obj)
+            _fetch(value)
+            out += child(value, depth + 1)
+    except PrintAborted:
+        raise
     except Exception as exc:
         out += error_text(exc)
     if is_map and i % 2 == 0:
         out += "] = "
     return out
+
+
+def _fetch(value: DwarfValue) -> None:
+    """gdb's value_fetch_lazy before a child prints: its memory unreadable, the print ends."""
+    if value.address is None or value.byte_size > MAX_VALUE_SIZE:
+        return
+    try:
+        value.data()
+    except MemoryError_ as exc:
+        raise PrintAborted(str(exc)) from None
+    except EvaluationError:
+        pass  # optimized out: the child shows it
 
 
 def lazy_string_text(lazy: LazyString, opts: FormatOptions) -> str:

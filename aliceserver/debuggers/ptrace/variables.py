@@ -168,7 +168,8 @@ class VariableStore:
         count = 0 if error else _safe_child_count(value)
         shown = dynamic & DynamicTypes.POINTERS
         view = None
-        if self.printers is not None and fmt != "r" and not error:
+        aborted = self.printers is not None and self.printers.aborted  # print's error, not the value's
+        if self.printers is not None and fmt != "r" and (not error or aborted):
             view = self._printer_view(value, fmt, count, aggregate_value)
         if view is not None:  # the printer's children; the members under `[raw]`
             reference = self._reference(value, fmt, shown, printed=True) if view.has_children else 0
@@ -176,7 +177,7 @@ class VariableStore:
             return VariableInfo(
                 name=name, type=type_name(value.type), value=text, reference=reference,
                 named_children=0 if view.indexed else number, indexed_children=number if view.indexed else 0,
-                address=value.address, error=False, aggregate=aggregate, declared_type=declared, printer=view,
+                address=value.address, error=aborted, aggregate=aggregate, declared_type=declared, printer=view,
             )  # fmt: skip
         reference = self._reference(value, fmt, shown) if count else 0
         indexed = isinstance(strip(value.type), ArrayType)
