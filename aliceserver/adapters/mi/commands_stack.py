@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from aliceserver.adapters.mi.frames import display_value, is_aggregate
+from aliceserver.adapters.mi.frames import display_value, is_aggregate, with_entry_values
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
@@ -63,6 +64,13 @@ def _variables(ctx: Context, scope: VariableScope, mode: int) -> list[VariableIn
     return [info for info in found if not info.locationless]
 
 
+def _read_args(infos: list[VariableInfo], mode: int) -> list[VariableInfo]:
+    """The arguments whose values gdb reads (so whose entry values it may list): all of
+    them with --all-values, the scalars with --simple-values, none with --no-values."""
+    return [info if mode == 1 or (mode == 2 and not is_aggregate(info)) else replace(info, entry=None)
+            for info in infos]  # fmt: skip
+
+
 def _stack_info_frame(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     tid, level = session.context_frame(ctx.thread, ctx.frame)
@@ -107,13 +115,16 @@ def _stack_list_arguments(ctx: Context, args: list[str]) -> Reply:
     for frame in frames:
         infos = [info for info in session.frames.args(tid, frame.level, aggregate_values=mode == 1)
                  if not info.locationless]  # as _variables
+        infos = with_entry_values(_read_args(infos, mode), session.settings.get("print entry-values"), mi=True)
         items.append(("frame", {"level": str(frame.level), "args": _listing("name", infos, mode)}))
     return [("stack-args", Results(items, as_list=True))]
 
 
 def _stack_list_variables(ctx: Context, args: list[str]) -> Reply:
     mode, _ = _split_print(args, "stack-list-variables")
-    arguments = _variables(ctx, VariableScope.ARGUMENTS, mode)
+    entry_mode = ctx.session.settings.get("print entry-values")
+    arguments = with_entry_values(_read_args(_variables(ctx, VariableScope.ARGUMENTS, mode), mode), entry_mode,
+                                  mi=True)
     local = _variables(ctx, VariableScope.LOCALS, mode)
     # gdb walks the blocks from the innermost out: locals of nested blocks, then the
     # function's own block, its parameters before its locals (their order in the DWARF)

@@ -260,7 +260,7 @@ def _info_frame(ctx: Context, text: str) -> None:
         ctx.console(",".join(links) + "\n")
     details = session.debugger.frame_details(tid, level)
     args = ", ".join(  # as frames show them (`print frame-arguments scalars`)
-        f"{a.name}={'...' if a.aggregate else display_value(a)}" for a in session.frames.args(tid, level)
+        f"{a.name}={'...' if a.aggregate else display_value(a)}" for a in session.frames.shown_args(tid, level, mi=False)
     )
     cfa = frame.cfa or 16
     base = details.base if details.base is not None else cfa - 16

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.frames import frames_to_main
@@ -112,6 +113,37 @@ def printed_value(info: VariableInfo) -> str:
     return info.value
 
 
+_OPTIMIZED_OUT = "<optimized out>"
+
+
+def with_entry_values(infos: list[VariableInfo], mode: str, *, mi: bool) -> list[VariableInfo]:
+    """Arguments as gdb's read_frame_arg lists them under `print entry-values MODE`: each
+    one's value, its NAME@entry value from the caller's call site, or both; the console
+    folds an equal pair into one `x=x@entry=5` (a name that carries the fold), MI never."""
+    out: list[VariableInfo] = []
+    for info in infos:
+        entry = info.entry if mode != "no" else None
+        lost = info.value == _OPTIMIZED_OUT
+        if mode == "if-needed" and not lost:
+            entry = None
+        val: VariableInfo | None = None if mode in ("only", "preferred") else info
+        folded = False
+        if mode in ("compact", "default") and val is not None and entry is not None and not mi and info.entry_same:
+            folded, entry = True, None
+        if entry is None:
+            if mode == "preferred":
+                val = info
+            if mode in ("only", "both") or (mode == "preferred" and lost):
+                entry = VariableInfo(f"{info.name}@entry", info.type, _OPTIMIZED_OUT, error=True)
+        if mode in ("compact", "if-needed", "preferred") and (val is None or lost) and entry is not None:
+            val = None
+        if val is not None:
+            out.append(replace(val, name=f"{info.name}={info.name}@entry") if folded else val)
+        if entry is not None:
+            out.append(entry)
+    return out
+
+
 class Frames:
     """Stack access for one session, cut at the program's main like gdb (unless `set
     backtrace past-main on`)."""
@@ -173,9 +205,14 @@ class Frames:
         except AliceError:
             return []
 
+    def shown_args(self, tid: int, level: int, *, mi: bool, aggregate_values: bool = False) -> list[VariableInfo]:
+        """The arguments with their NAME@entry values as frames list them (`print entry-values`)."""
+        mode = self.session.settings.get("print entry-values") or "default"
+        return with_entry_values(self.args(tid, level, aggregate_values=aggregate_values), mode, mi=mi)
+
     def arg_pairs(self, tid: int, level: int) -> list[Value]:
         result: list[Value] = []
-        for info in self.args(tid, level):
+        for info in self.shown_args(tid, level, mi=True):
             result.append({"name": info.name, "value": frame_arg_value(info)})
         return result
 
@@ -201,7 +238,7 @@ class Frames:
         """`0x... in func (a=1) at prog.c:13` as the console shows a frame."""
         args = ", ".join(
             f"{info.name}={frame_arg_value(info)}"
-            for info in self.args(tid, frame.level)
+            for info in self.shown_args(tid, frame.level, mi=False)
         )
         text = f"{hex16(frame.pc)} in " if with_pc else ""
         text += f"{frame.function or '??'} ({args})"

@@ -9,6 +9,7 @@ import logging
 import os
 import queue
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
@@ -50,13 +51,16 @@ from aliceserver.debuggers.ptrace.variables import (
     FrameView,
     ProcessEvalSymbols,
     VariableStore,
+    entry_values,
     evaluate,
     parse_condition,
     register_variables,
+    same_as_entry,
     scope_values,
 )
 from aliceserver.debuggers.ptrace.watchscope import NameRecorder
 from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text, resolved_base
@@ -238,10 +242,28 @@ class SourceLevel:
 
             setter = set_register
         view = FrameView(
-            frame, module.base if module else 0, self._read_visible, self._write_visible, setter, inline_outer
+            frame, module.base if module else 0, self._read_visible, self._write_visible, setter, inline_outer,
+            partial(self._caller_frame, thread_id, frame),
         )
         symbols = self._source.module_symbols(module) if module is not None else None
         return view, symbols, lookup_pc
+
+    def _caller_frame(self, thread_id: int, callee: UnwoundFrame) -> CallerFrame | None:
+        """The physical frame that called `callee`, for its entry values. Registers its CFI
+        does not restore keep the callee's values, as gdb's unspecified rule (same value):
+        gcc's DW_AT_call_value reads the argument registers so at the call's return pc."""
+        frames = self._unwound(thread_id, callee.level + 2)
+        if len(frames) <= callee.level + 1 or frames[callee.level].pc != callee.pc:
+            return None
+        frame = frames[callee.level + 1]
+        module = self._source.symbols.module_at(frame.pc - 1)
+        symbols = self._source.module_symbols(module) if module is not None else None
+        if module is None or symbols is None:
+            return None
+        merged = replace(frame, registers={**callee.registers, **frame.registers})
+        view = FrameView(merged, module.base, self._read_visible, self._write_visible, None, 0,
+                         partial(self._caller_frame, thread_id, frame))  # fmt: skip
+        return CallerFrame(view, symbols)
 
     def _physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
         """Shown frame `level` as (physical frame index, inlined calls out from its innermost)."""
@@ -309,11 +331,28 @@ class SourceLevel:
                  depth, locationless)
                 for name, value, depth, locationless in found
             ]
-            return [replace(info, block_depth=depth, locationless=locationless)
-                    if depth or locationless else info
-                    for info, depth, locationless in described]
+            result = [replace(info, block_depth=depth, locationless=locationless)
+                      if depth or locationless else info
+                      for info, depth, locationless in described]
+            if scope is VariableScope.ARGUMENTS:
+                result = self._with_entry_values(result, found, symbols, view, lookup_pc, aggregate_values)
+            return result
 
         return self._call(go)
+
+    def _with_entry_values(
+        self, infos: list[VariableInfo], found: list[tuple[str, Value, int, bool]], symbols: ModuleSymbols,
+        view: FrameView, lookup_pc: int, aggregate_values: bool,
+    ) -> list[VariableInfo]:  # fmt: skip
+        """The arguments with their entry values (gdb's NAME@entry) where the caller gives one."""
+        entries = entry_values(symbols, view, lookup_pc)
+        out = []
+        for info, (name, value, _, _), entry in zip(infos, found, entries, strict=False):
+            if entry is not None:
+                described = self._variables.describe(f"{name}@entry", entry, aggregate_value=aggregate_values)
+                info = replace(info, entry=described, entry_same=same_as_entry(value, entry))
+            out.append(info)
+        return out
 
     def variable_children(self, reference: int, start: int = 0, count: int | None = None) -> list[VariableInfo]:
         return self._call(lambda: self._variables.children(reference, start, count))

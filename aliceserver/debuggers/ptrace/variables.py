@@ -12,12 +12,20 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
 from aliceserver.debuggers.symbols.dwarf.access import class_children, cplus_class
+from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.types import ArrayType, StructType, Type, strip, type_name
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    ReferenceType,
+    StructType,
+    Type,
+    strip,
+    type_name,
+)
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame
 from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, children
 from aliceserver.errors import ProtocolError, TargetError
@@ -46,10 +54,14 @@ class FrameView:
     write: Callable[[int, bytes], None]
     set_register: Callable[[str, int], None] | None  # frame 0 only: registers of the thread
     inline_outer: int = 0  # an inline frame: how many inlined calls out from the innermost
+    caller: Callable[[], CallerFrame | None] | None = None  # entry values (callsites.py)
 
     @property
     def pc(self) -> int:
         return self.frame.pc
+
+    def caller_frame(self) -> CallerFrame | None:
+        return None if self.caller is None else self.caller()
 
     @property
     def load_bias(self) -> int:
@@ -264,6 +276,28 @@ def scope_values(
                 variables.append(var)
     return [(var.name, symbols.value_of(var, view), var.depth,
              "DW_AT_location" not in var.die.attributes) for var in variables]
+
+
+def entry_values(symbols: ModuleSymbols, view: FrameView, lookup_pc: int) -> list[Value | None]:
+    """The arguments' values at the function's entry (gdb's NAME@entry), in the order of
+    scope_values' arguments; None where the caller's call site gives none."""
+    frame_scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
+    if frame_scope is None:
+        return []
+    return [symbols.entry_value_of(var, view) for var in frame_scope.arguments()]
+
+
+def same_as_entry(value: Value, entry: Value) -> bool:
+    """gdb's test for `x=x@entry=5`: the same bytes, and for a reference the same bytes
+    referred to (a value that cannot be read is never the same)."""
+    try:
+        if value.data() != entry.data():
+            return False
+        if isinstance(strip(value.type), ReferenceType):
+            return value.pointer_target().data() == entry.pointer_target().data()
+    except (EvaluationError, TargetError):
+        return False
+    return True
 
 
 def _cu_global_names(cu: object) -> list[str]:

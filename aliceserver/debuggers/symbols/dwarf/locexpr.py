@@ -132,6 +132,8 @@ class ExprEnv:
     tls_block: Callable[[], int] | None = None  # a library's block for this thread (tls.py)
     addrx: Callable[[int], int] | None = None
     address_size: int = 8
+    # DW_OP_entry_value's block -> the value it had at the function's entry (callsites.py)
+    entry_value: Callable[[bytes], int] | None = None
 
 
 def _to_signed(value: int) -> int:
@@ -274,9 +276,14 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
             pending = ImplicitLoc(r.take(r.uleb()))
         elif op == 0x9F:  # stack_value
             pending = ImplicitLoc(pop().to_bytes(8, "little"))
-        elif op in (0xA3, 0xF3):  # entry_value: the caller's value at the call, unknown here
-            r.take(r.uleb())
-            return OptimizedOut("entry value unavailable")
+        elif op in (0xA3, 0xF3):  # entry_value: the caller's value at the call
+            block = r.take(r.uleb())
+            if env.entry_value is None:
+                return OptimizedOut("entry value unavailable")
+            try:
+                stack.append(env.entry_value(block) & MASK64)
+            except EvaluationError as exc:  # gdb's NO_ENTRY_VALUE_ERROR: optimized out
+                return OptimizedOut(str(exc))
         elif op in (0xA0, 0xF2):  # implicit_pointer: a pointer to an optimized-out object
             r.take(4 if env.address_size == 8 else env.address_size)
             r.sleb()

@@ -14,6 +14,12 @@ from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
 from elftools.dwarf.typeunit import TypeUnit
 
+from aliceserver.debuggers.symbols.dwarf.callsites import (
+    NoEntryValue,
+    entry_location,
+    entry_register,
+    register_of,
+)
 from aliceserver.debuggers.symbols.dwarf.dies import (
     _CORRUPT,
     DwarfUnits,
@@ -290,13 +296,68 @@ class ModuleSymbols:
                 raise EvaluationError("no frame base outside a function")
             return self.frame_base(function, ctx)
 
+        def entry_value(block: bytes) -> int:
+            regno = register_of(block)
+            start = None if function is None else self.function_address(function)
+            if regno is None or start is None:  # gdb's other forms (DW_OP_bregN; deref)
+                raise NoEntryValue("DW_OP_entry_value is supported only for a DW_OP_reg*")
+            return entry_register(ctx, start + ctx.load_bias, regno)
+
         return ExprEnv(
             load_bias=ctx.load_bias,
             frame_base=frame_base,
             tls_block_offset=self.units.tls_block_offset if self._is_executable else None,
             tls_block=None if self.tls_block is None else partial(self.tls_block, ctx),
             addrx=lambda i: self.units.addrx(cu, i),
+            entry_value=entry_value,
         )
+
+    def call_site_env(self, ctx: FrameContext, die: DIE) -> ExprEnv:
+        """The environment of a call site's expressions in the caller's frame `ctx`: its
+        function's frame base, its unit's .debug_addr, its own entry values."""
+        cu = self.units.cu_for_address(ctx.pc - ctx.load_bias - 1)
+        at = None if cu is None else self.units.function_die_at(cu, ctx.pc - ctx.load_bias - 1)
+        return self._env(ctx, None if at is None else at.subprogram, die.cu)
+
+    def function_address(self, die: DIE) -> int | None:
+        """The link-time entry of a function's DIE (gdb's block entry pc: its first range);
+        a declaration's through the ELF symbol of its name."""
+        ranges = self.units.die_ranges(die)
+        if ranges:
+            return ranges[0][0]
+        spec = die
+        for ref in ("DW_AT_specification", "DW_AT_abstract_origin"):
+            if ref in die.attributes:
+                spec = die.get_DIE_from_attribute(ref)
+        linkage = attr_value(spec, "DW_AT_linkage_name") or attr_value(spec, "DW_AT_name")
+        if not isinstance(linkage, bytes):
+            return None
+        sym = self.image.find_symbol(linkage.decode(errors="replace"))
+        return None if sym is None else sym.address
+
+    def entry_value_of(self, var: Variable, ctx: FrameContext) -> Value | None:
+        """A parameter's value at its function's entry (gdb's NAME@entry): where its location
+        at the entry is a register, the caller's DW_AT_call_value for it; None when there
+        is none (gdb's NO_ENTRY_VALUE_ERROR, or a value optimized out)."""
+        attr = var.die.attributes.get("DW_AT_location")
+        block = parent_of(var.die)
+        if attr is None or "DW_AT_const_value" in var.die.attributes or block is None:
+            return None
+        entry = self.function_address(block)  # the inlined block's entry for an inline frame
+        start = None if var.frame_function is None else self.function_address(var.frame_function)
+        if entry is None or start is None:
+            return None
+        expr = self._expression(var.die, attr, ctx, entry)
+        regno = None if expr is None else register_of(expr)
+        if regno is None:
+            return None
+        try:
+            loc, caller = entry_location(ctx, start + ctx.load_bias, regno)
+            value = Value(var.type, loc, caller)
+            return None if value.optimized_out else value
+        except EvaluationError as exc:
+            log.debug("entry value of %s: %s", var.name, exc)
+            return None
 
     def frame_base(self, function: DIE, ctx: FrameContext) -> int:
         attr = function.attributes.get("DW_AT_frame_base")
@@ -324,8 +385,11 @@ class ModuleSymbols:
         attr = die.attributes.get(name)
         return None if attr is None else self._expression(die, attr, ctx)
 
-    def _expression(self, die: DIE, attr: object, ctx: FrameContext) -> bytes | None:
-        """The expression itself, or the location-list entry covering the frame's pc."""
+    def _expression(
+        self, die: DIE, attr: object, ctx: FrameContext, link_pc: int | None = None
+    ) -> bytes | None:
+        """The expression itself, or the location-list entry covering the frame's pc (or
+        link-time `link_pc`)."""
         form = getattr(attr, "form", "")
         value = getattr(attr, "value", None)
         if form == "DW_FORM_exprloc" or form.startswith("DW_FORM_block"):
@@ -333,7 +397,7 @@ class ModuleSymbols:
         if not isinstance(value, int):
             return None
         cu = die.cu
-        pc = ctx.pc - ctx.load_bias
+        pc = ctx.pc - ctx.load_bias if link_pc is None else link_pc
         base = self.units.cu_base(cu)
         if cu.header.version < 5:
             data = self.units.section(".debug_loc")

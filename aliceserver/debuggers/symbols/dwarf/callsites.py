@@ -1,0 +1,210 @@
+"""Entry values: a parameter's value when its function was entered, read through the
+caller's DW_TAG_call_site (DWARF 5, or gcc's DW_TAG_GNU_call_site in DWARF 4) as gdb's
+dwarf2/loc.c does (DW_OP_entry_value, NAME@entry).
+
+The call site is the one whose return pc is the caller frame's pc; it must call this very
+function (DW_AT_call_origin or DW_AT_call_target) and the function must not reach itself
+through tail calls; its DW_TAG_call_site_parameter for the register gives DW_AT_call_value,
+an expression evaluated in the caller's frame. Anything short of that: no entry value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from elftools.dwarf.die import DIE
+
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value
+from aliceserver.debuggers.symbols.dwarf.dietree import children
+from aliceserver.debuggers.symbols.dwarf.locexpr import (
+    EvaluationError,
+    ImplicitLoc,
+    Location,
+    MemoryLoc,
+    RegisterLoc,
+    evaluate,
+)
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+    from aliceserver.debuggers.symbols.dwarf.values import FrameContext
+
+_CALL_SITES = ("DW_TAG_call_site", "DW_TAG_GNU_call_site")
+_PARAMETERS = ("DW_TAG_call_site_parameter", "DW_TAG_GNU_call_site_parameter")
+_TAIL_CALLS = 64  # functions visited looking for a tail-call cycle
+_STACK_VALUE = b"\x9f"
+
+
+class NoEntryValue(EvaluationError):
+    """gdb's NO_ENTRY_VALUE_ERROR: the entry value cannot be known (shown as nothing, or
+    as <optimized out>)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallerFrame:
+    """The frame that called a physical frame, as the context to evaluate the call site's
+    expressions in, with the symbols of its module."""
+
+    ctx: FrameContext
+    symbols: ModuleSymbols
+
+
+@runtime_checkable
+class HasCaller(Protocol):
+    """A FrameContext that can give its caller (the engine's frames; not every context can)."""
+
+    def caller_frame(self) -> CallerFrame | None: ...
+
+
+def register_of(expr: bytes) -> int | None:
+    """The register of an expression that is only DW_OP_regN / DW_OP_regx, else None."""
+    if len(expr) == 1 and 0x50 <= expr[0] <= 0x6F:
+        return expr[0] - 0x50
+    if expr[:1] == b"\x90":
+        regno, size = _uleb(expr, 1)
+        return regno if size == len(expr) else None
+    return None
+
+
+def _uleb(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while pos < len(data):
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return result, pos
+    raise NoEntryValue("truncated DWARF data")
+
+
+def entry_location(ctx: FrameContext, function_pc: int, regno: int) -> tuple[Location, FrameContext]:
+    """Where register `regno`'s value at the entry of the function at runtime `function_pc`
+    is known: DW_AT_call_value made a value (DW_OP_stack_value after it, as gdb), evaluated
+    in the caller's frame. NoEntryValue when gdb would find none."""
+    caller = ctx.caller_frame() if isinstance(ctx, HasCaller) else None
+    if caller is None:
+        raise NoEntryValue("DW_OP_entry_value resolving requires the caller")
+    parameter = _parameter(caller, function_pc, regno)
+    value = _attr_block(parameter, "DW_AT_call_value", "DW_AT_GNU_call_site_value")
+    if value is None:
+        raise NoEntryValue("the call site parameter has no DW_AT_call_value")
+    symbols = caller.symbols
+    env = symbols.call_site_env(caller.ctx, parameter)
+    return evaluate(value + _STACK_VALUE, caller.ctx, env), caller.ctx
+
+
+def entry_register(ctx: FrameContext, function_pc: int, regno: int) -> int:
+    """DW_OP_entry_value(DW_OP_regN): the number the caller's expression gives."""
+    loc, caller = entry_location(ctx, function_pc, regno)
+    if isinstance(loc, ImplicitLoc):
+        return int.from_bytes(loc.data[:8], "little")
+    if isinstance(loc, MemoryLoc):
+        return loc.address
+    if isinstance(loc, RegisterLoc):
+        value = caller.register(loc.regno)
+        if value is not None:
+            return value
+    raise NoEntryValue("the call site parameter has no value")
+
+
+def _parameter(caller: CallerFrame, function_pc: int, regno: int) -> DIE:
+    symbols, ctx = caller.symbols, caller.ctx
+    site = _call_site(symbols, ctx.pc - ctx.load_bias)
+    if site is None:
+        raise NoEntryValue("DW_OP_entry_value resolving cannot find DW_TAG_call_site")
+    if _target(symbols, site, ctx) != function_pc:
+        raise NoEntryValue("DW_OP_entry_value resolving expects another callee")
+    _verify_no_self_tail_call(symbols, function_pc - ctx.load_bias)
+    for child in children(site):
+        if child.tag in _PARAMETERS:
+            where = _attr_block(child, "DW_AT_location")
+            if where is not None and register_of(where) == regno:
+                return child
+    raise NoEntryValue("Cannot find matching parameter at DW_TAG_call_site")
+
+
+def _call_site(symbols: ModuleSymbols, return_pc: int) -> DIE | None:
+    """The call site returning to link-time `return_pc` (looked up at return_pc - 1: a tail
+    call's return pc may lie past its function)."""
+    cu = symbols.units.cu_for_address(return_pc - 1)
+    if cu is None:
+        return None
+    at = symbols.units.function_die_at(cu, return_pc - 1)
+    if at is None:
+        return None
+    for site in _sites_under(at.subprogram):
+        if _return_pc(site) == return_pc:
+            return site
+    return None
+
+
+def _sites_under(die: DIE) -> Iterator[DIE]:
+    for child in children(die):
+        if child.tag in _CALL_SITES:
+            yield child
+        elif child.tag in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"):
+            yield from _sites_under(child)
+
+
+def _return_pc(site: DIE) -> int | None:
+    value = attr_value(site, "DW_AT_call_return_pc")
+    if value is None:
+        value = attr_value(site, "DW_AT_low_pc")  # DW_TAG_GNU_call_site
+    return value if isinstance(value, int) else None
+
+
+def _attr_block(die: DIE, *names: str) -> bytes | None:
+    for name in names:
+        attr = die.attributes.get(name)
+        if attr is not None and isinstance(attr.value, (list, bytes)):
+            return bytes(attr.value)
+    return None
+
+
+def _target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> int:
+    """The runtime address the call site calls; `ctx` None: a direct call's only (gdb
+    reads an indirect target only in an unwound caller frame)."""
+    for name in ("DW_AT_call_origin", "DW_AT_abstract_origin"):
+        if name in site.attributes:
+            origin = site.get_DIE_from_attribute(name)
+            address = symbols.function_address(origin)
+            if address is None:
+                raise NoEntryValue("Cannot find the call site's callee")
+            return address + (ctx.load_bias if ctx is not None else 0)
+    expr = _attr_block(site, "DW_AT_call_target", "DW_AT_GNU_call_site_target")
+    if expr is None or ctx is None:
+        raise NoEntryValue("DW_AT_call_target is not specified at DW_TAG_call_site")
+    loc = evaluate(expr, ctx, symbols.call_site_env(ctx, site))
+    if isinstance(loc, MemoryLoc):
+        return loc.address
+    if isinstance(loc, RegisterLoc):
+        value = ctx.register(loc.regno)
+        if value is not None:
+            return value
+    if isinstance(loc, ImplicitLoc):
+        return int.from_bytes(loc.data[:8], "little")
+    raise NoEntryValue("DW_AT_call_target is unavailable")
+
+
+def _verify_no_self_tail_call(symbols: ModuleSymbols, function: int) -> None:
+    """gdb trusts no entry value of a function that may reach itself by tail calls: its
+    DW_AT_call_tail_call sites, followed from function to function (link-time pcs)."""
+    todo, seen = [function], {function}
+    while todo and len(seen) < _TAIL_CALLS:
+        address = todo.pop()
+        cu = symbols.units.cu_for_address(address)
+        at = None if cu is None else symbols.units.function_die_at(cu, address)
+        if at is None:
+            continue
+        for site in _sites_under(at.subprogram):
+            if not (attr_value(site, "DW_AT_call_tail_call") or attr_value(site, "DW_AT_GNU_tail_call")):
+                continue
+            target = _target(symbols, site, None)
+            if target == function:
+                raise NoEntryValue("the function can call itself via tail calls")
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
