@@ -68,7 +68,7 @@ def _type_flags(text: str) -> tuple[str, bool]:
 def _whatis(ctx: Context, text: str) -> Reply:
     text, raw = _type_flags(text)
     session = ctx.session
-    info = session.evaluate(text, shown=DynamicTypes.POINTERS)
+    info = session.evaluate(text, shown=DynamicTypes.POINTERS, type_only=True)
     shown = info.declared_type or info.type
     inferior = session.inferior
     if not raw and info.declared_type is None and inferior.process is not None and not inferior.running \
@@ -86,7 +86,7 @@ def _ptype(ctx: Context, text: str) -> Reply:
     """whatis, with typedefs at the top resolved and struct/union/enum bodies written out."""
     text, raw = _type_flags(text)
     session = ctx.session
-    info = session.evaluate(text, shown=DynamicTypes.POINTERS)  # gdb's errors as well
+    info = session.evaluate(text, shown=DynamicTypes.POINTERS, type_only=True)  # gdb's errors as well
     described = info.declared_type or info.type
     inferior = session.inferior
     if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:

@@ -614,8 +614,10 @@ class MiSession:
         return shown | DynamicTypes.MEMBERS
 
     def evaluate(self, expression: str, fmt: str | None = None, tid: int | None = None,
-                 level: int | None = None, shown: DynamicTypes = DynamicTypes.NONE) -> VariableInfo:
-        """`shown`: what shows its dynamic type with print object on (`->` always does)."""
+                 level: int | None = None, shown: DynamicTypes = DynamicTypes.NONE,
+                 type_only: bool = False) -> VariableInfo:
+        """`shown`: what shows its dynamic type with print object on (`->` always does);
+        `type_only`: whatis and ptype (see IDebugger.evaluate)."""
         inferior = self.inferior
         if tid is None and inferior.process is not None and not inferior.running:
             tid = inferior.selected_tid
@@ -625,7 +627,8 @@ class MiSession:
             if not self.has_symbols():
                 raise MiError(f'No symbol "{expression.strip()}" in current context.'
                               if expression.strip().isidentifier() else "No symbol table is loaded.  Use the \"file\" command.")
-        return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown))
+        return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown),
+                                      type_only=type_only)
 
     def evaluate_display(self, expression: str, fmt: str | None = None) -> str:
         return display_value(self.evaluate(expression, fmt))

@@ -387,12 +387,14 @@ class SourceLevel:
 
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
-        *, dynamic: DynamicTypes = DynamicTypes.NONE,
+        *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False,
     ) -> VariableInfo:
         def go() -> VariableInfo:
             tid = self._default_thread(thread_id)
             rtti = self._variables.rtti if dynamic & DynamicTypes.MEMBERS else None
-            value = evaluate(expression, self._eval_symbols(tid, level), rtti)
+            value = evaluate(expression, self._eval_symbols(tid, level), rtti, type_only=type_only)
+            if type_only:
+                return self._variables.describe_type_only(expression, value, dynamic)
             return self._variables.describe(expression, value, fmt, top=True, dynamic=dynamic)
 
         return self._call(go)
@@ -427,7 +429,7 @@ class SourceLevel:
     ) -> str:
         def go() -> str:
             tid = self._default_thread(thread_id)
-            t = evaluate(expression, self._eval_symbols(tid, level)).type
+            t = evaluate(expression, self._eval_symbols(tid, level), type_only=True).type
             text = ptype_text(t)
             base = resolved_base(t)  # a C++ class keeps its name: the type printers' one
             shown = None if raw or base is None else self._type_printers_name(base, tid, level)
@@ -438,7 +440,7 @@ class SourceLevel:
     def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
         def go() -> str | None:
             tid = self._default_thread(thread_id)
-            t = evaluate(expression, self._eval_symbols(tid, level)).type
+            t = evaluate(expression, self._eval_symbols(tid, level), type_only=True).type
             shown = self._type_printers_name(t, tid, level)
             return None if shown == type_name(t) else shown
 

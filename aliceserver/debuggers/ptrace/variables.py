@@ -201,6 +201,16 @@ class VariableStore:
             class_children=None if cplus is None else class_children(cplus),
         )  # fmt: skip
 
+    def describe_type_only(self, name: str, value: Value, dynamic: DynamicTypes) -> VariableInfo:
+        """whatis and ptype: the type, with print object a pointer's dynamic type too; the
+        value is neither read nor shown (a type-only evaluation's value is made up)."""
+        declared: str | None = None
+        if dynamic & DynamicTypes.POINTERS and self.rtti is not None:
+            real = dynamic_value(value, self.rtti)
+            if real is not None:
+                declared, value = type_name(value.type), real
+        return VariableInfo(name=name, type=type_name(value.type), value="", declared_type=declared)
+
     def _printer_view(self, value: Value, fmt: str | None, count: int, full: bool) -> PrinterView | None:
         assert self.printers is not None
         options = FormatOptions(fmt=fmt, symbolize=self._symbolize)
@@ -311,12 +321,15 @@ def _cu_global_names(cu: object) -> list[str]:
     return names
 
 
-def evaluate(text: str | Expr, symbols: EvalSymbols, rtti: Rtti | None = None) -> Value:
-    """`rtti`: `p->m` finds m in *p's dynamic type (gdb with print object on)."""
+def evaluate(
+    text: str | Expr, symbols: EvalSymbols, rtti: Rtti | None = None, *, type_only: bool = False
+) -> Value:
+    """`rtti`: `p->m` finds m in *p's dynamic type (gdb with print object on); `type_only`:
+    gdb's whatis and ptype, which follow no pointer and write nothing."""
     from aliceserver.debuggers.symbols.dwarf.expr import evaluate_expression
 
     try:
-        return evaluate_expression(text, symbols, rtti)
+        return evaluate_expression(text, symbols, rtti, type_only=type_only)
     except EvaluationError:
         raise
     except TargetError as error:

@@ -76,7 +76,7 @@ def test_assignment_writes_through(symbols: FakeSymbols) -> None:
         ("f(1)", "Function calls are not supported in expressions."),
         ("3 = 4", "Left operand of assignment is not an lvalue."),
         ("&3", "Attempt to take address of value not located in memory."),
-        ("&r", "Attempt to take address of value not located in memory."),
+        ("&r", 'Address requested for identifier "r" which is in register $rax'),
         ("(struct nope *)0", "No struct type named nope."),
         ("i +", "A syntax error in expression, near `'."),
         ("i )", "A syntax error in expression, near `)'."),

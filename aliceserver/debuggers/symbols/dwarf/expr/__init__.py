@@ -101,9 +101,13 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
         raise EvaluationError(f"internal error parsing the expression: {exc}") from exc
 
 
-def evaluate_expression(text: str | ast.Expr, symbols: EvalSymbols, rtti: Rtti | None = None) -> Value:
+def evaluate_expression(
+    text: str | ast.Expr, symbols: EvalSymbols, rtti: Rtti | None = None, *, type_only: bool = False
+) -> Value:
     """Evaluate an expression (text or a parsed tree). Assignments write through the frame.
-    With `rtti`, `p->m` looks m up in *p's dynamic type (gdb's print object on).
+    With `rtti`, `p->m` looks m up in *p's dynamic type (gdb's print object on). With
+    `type_only` (gdb's whatis and ptype), pointers are not followed and nothing is written:
+    the result's type is right, its value may be zeros.
 
     The result's bytes may still be fetched lazily: format it with format.format_value, which
     turns unreadable parts into `<error: ...>`; call `.data()` to force a read."""
@@ -111,6 +115,7 @@ def evaluate_expression(text: str | ast.Expr, symbols: EvalSymbols, rtti: Rtti |
         tree = parse_expression(text, symbols) if isinstance(text, str) else text
         scope = _rust_scope(symbols)
         evaluator = Evaluator(symbols, rtti) if scope is None else RustEvaluator(symbols, scope)
+        evaluator.type_only = type_only
         return evaluator.run(tree)
     except EvaluationError:
         raise

@@ -26,6 +26,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
 from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, methods_of, operator
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
+    ImplicitLoc,
     MemoryLoc,
     RegisterLoc,
 )
@@ -41,6 +42,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     VoidType,
     strip,
 )
+from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 log = logging.getLogger(__name__)
@@ -78,6 +80,9 @@ class Evaluator:
         self.ctx = symbols.frame
         self.builtins = Builtins()
         self._resolved: dict[str, Value] = {}
+        # gdb's EVAL_AVOID_SIDE_EFFECTS (whatis, ptype, sizeof's operand): the type only, so
+        # `*p`, `p[i]` and `p->m` read no pointer and assignments write nothing.
+        self.type_only = False
 
     # --- helpers -------------------------------------------------------------------------
     def truth_type(self) -> Type:
@@ -105,6 +110,30 @@ class Evaluator:
 
     def rvalue(self, value: Value) -> Value:
         return decay(value, self.builtins)
+
+    def zero(self, t: Type, *, in_memory: bool = True) -> Value:
+        """gdb's value_zero: a value of type `t` read from nowhere (type-only mode)."""
+        try:
+            size = 0 if isinstance(strip(t), VoidType) else strip(t).size
+        except (EvaluationError, TypeError):
+            size = 0  # an array of unknown size
+        data = bytes(size)
+        return Value(t, MemoryLoc(0) if in_memory else ImplicitLoc(data), self.ctx, _data=data)
+
+    def target(self, value: Value) -> Value:
+        """`*p` or a reference's referent; in type-only mode its type alone, nothing read."""
+        t = strip(value.type)
+        if self.type_only and isinstance(t, (PointerType, ReferenceType)):
+            return self.zero(t.target)
+        return value.pointer_target()
+
+    def type_of(self, node: ast.Expr) -> Type:
+        """The type of `node` evaluated in type-only mode (sizeof's operand, as gdb's)."""
+        saved, self.type_only = self.type_only, True
+        try:
+            return self.eval(node).type
+        finally:
+            self.type_only = saved
 
     def is_true(self, value: Value) -> bool:
         value = self.rvalue(value)
@@ -253,9 +282,12 @@ class Evaluator:
     def unary(self, node: ast.Unary) -> Value:
         op = node.op
         if op == "sizeof":
-            return self.sizeof(self.eval(node.operand).type)
+            return self.sizeof(self.type_of(node.operand))
         if op == "&":
-            return self.address_of(self.eval(node.operand))
+            operand_node = node.operand
+            if isinstance(operand_node, ast.Name):
+                return self.address_of_name(operand_node.name, self.eval(operand_node))
+            return self.address_of(self.eval(operand_node))
         operand = self.eval(node.operand)
         if op == "*":
             found = operator(self.symbols, operand, "operator*", [])  # a class's unary `*`
@@ -281,37 +313,66 @@ class Evaluator:
     def deref(self, value: Value) -> Value:
         t = strip(value.type)
         if isinstance(t, ReferenceType):
-            return self.deref(value.pointer_target())
+            return self.deref(self.target(value))
         if isinstance(t, ArrayType):
             return value.element(0)
         if isinstance(t, FunctionType):
             return value
         if isinstance(t, PointerType):
+            if self.type_only:  # gdb: `whatis *vp` is void
+                return self.zero(t.target)
             if isinstance(strip(t.target), VoidType):
                 raise EvaluationError("Attempt to dereference a generic pointer.")
             return value.pointer_target()
         if is_arith(t) and not is_floating(t):  # gdb reads an int at an integer address
+            if self.type_only:
+                return self.zero(self.builtins.of("int"))
             address = value.as_int() & ((1 << 64) - 1)
             return Value(self.builtins.of("int"), MemoryLoc(address), self.ctx)
         raise EvaluationError("Attempt to take contents of a non-pointer value.")
 
+    def address_of_name(self, name: str, value: Value) -> Value:
+        """`&x`: gdb names the variable when it is in a register or in no place at all."""
+        if isinstance(strip(value.type), ReferenceType):
+            return self.address_of(value)
+        if self.type_only:  # gdb's whatis &x: the pointer type wherever x lives
+            return self.zero(PointerType(value.type), in_memory=False)
+        location = value.location
+        if isinstance(location, MemoryLoc):
+            return self.address_of(value)
+        shown = name[2:] if name.startswith("::") else name
+        if isinstance(location, RegisterLoc):
+            register = register_name(location.regno)
+            raise EvaluationError(
+                f'Address requested for identifier "{shown}" which is in register ${register}')
+        raise EvaluationError(f'Can\'t take address of "{shown}" which isn\'t an lvalue.')
+
     def address_of(self, value: Value) -> Value:
         if isinstance(strip(value.type), ReferenceType):
-            value = value.pointer_target()
-        if value.bit_size:
-            raise EvaluationError("Attempt to take address of value not located in memory.")
+            value = self.target(value)
         if not isinstance(value.location, MemoryLoc):
             raise EvaluationError("Attempt to take address of value not located in memory.")
-        return Value.of_int(PointerType(value.type), value.location.address, self.ctx)
+        if self.type_only:
+            return self.zero(PointerType(value.type), in_memory=False)
+        address = value.location.address
+        if value.bit_size:  # gdb: the bitfield's container, a whole unit of its type
+            unit = 8 * max(strip(value.type).size, 1)
+            bits = 8 * address + value.bit_offset
+            address = (bits - bits % unit) // 8
+        return Value.of_int(PointerType(value.type), address, self.ctx)
 
     def index(self, base: Value, index: Value) -> Value:
         bt = strip(base.type)
         if isinstance(bt, ReferenceType):
-            return self.index(base.pointer_target(), index)
+            return self.index(self.target(base), index)
         if not isinstance(bt, (ArrayType, PointerType)) and isinstance(
             strip(index.type), (ArrayType, PointerType)
         ):
             base, index, bt = index, base, strip(index.type)  # `2[arr]` is C too
+        if self.type_only and isinstance(bt, (ArrayType, PointerType)):  # gdb reads neither
+            element = bt.element if isinstance(bt, ArrayType) else bt.target
+            in_memory = isinstance(bt, PointerType) or isinstance(base.location, MemoryLoc)
+            return self.zero(element, in_memory=in_memory)
         i = to_number(self.rvalue(index))
         if isinstance(i, float):
             raise EvaluationError("Array subscript is not an integer.")
@@ -330,7 +391,7 @@ class Evaluator:
     def member(self, base: Value, name: str) -> Value:
         t = strip(base.type)
         if isinstance(t, (PointerType, ReferenceType)):  # gdb accepts `p.x` for `p->x`
-            base = base.pointer_target()
+            base = base.pointer_target()  # read even for the type alone, as gdb's `->`
             t = strip(base.type)
         if not isinstance(t, StructType):
             raise EvaluationError(
@@ -380,6 +441,8 @@ class Evaluator:
         a, b = to_number(make(result_t, to_number(left), self.ctx)), to_number(right)
         if op not in ("<<", ">>"):
             b = to_number(make(result_t, b, self.ctx))
+        if self.type_only and op in ("/", "%") and b == 0:
+            b = 1  # gdb divides by one: only the result's type is wanted
         if op in _COMPARE:
             return self.truth(_compare(op, a, b))
         return make(result_t, _apply(op, a, b, is_floating(result_t)), self.ctx)
@@ -418,8 +481,10 @@ class Evaluator:
     def assign(self, node: ast.Assign) -> Value:
         target = self.eval(node.target)
         if isinstance(strip(target.type), ReferenceType):
-            target = target.pointer_target()
+            target = self.target(target)
         value = self.eval(node.value)
+        if self.type_only:  # gdb: the left side as it is, nothing written
+            return target
         if node.op != "=":
             value = self.arith(node.op[:-1], target, value)
         if not target.is_lvalue:
@@ -484,3 +549,12 @@ def _apply(op: str, a: int | float, b: int | float, floating: bool) -> int | flo
     if op == ">>":
         return a >> b if 0 <= b < 128 else (-1 if a < 0 else 0)
     raise EvaluationError(f"unsupported operator {op}")
+
+
+def register_name(regno: int) -> str:
+    """gdb's name of a DWARF register (x86-64 psABI numbering)."""
+    if 17 <= regno <= 32:
+        return f"xmm{regno - 17}"
+    if 33 <= regno <= 40:
+        return f"st{regno - 33}"
+    return DWARF_REGISTERS.get(regno, str(regno))
