@@ -153,10 +153,6 @@ _VARARGS = (
     "at the entry; ours lists both first, the first with its register's value "
     "(ptrace/variables.py scope_values, dwarf/scopes.py arguments)")
 KNOWN_BUGS: tuple[Explained, ...] = (
-    Explained(
-        "whatis/ptype of *p when p is optimized out: gdb evaluates without reading (the type "
-        "only); ours reads the pointer and fails (symbols/dwarf/expr/evaluate.py: deref)",
-        r"^(whatis|ptype)", gdb=r"^type = ", ours=r"optimized out", opt="-O2"),
     Explained(_ENTRY_VALUES, r"^(locals|stop) ", path=r"@entry\]$|(args|variables)\.length$",
               opt="-O2"),
     Explained(_ENTRY_VALUES, r"", gdb=r"^(?!.*optimized out)", ours=r"optimized out",
@@ -182,11 +178,6 @@ KNOWN_BUGS: tuple[Explained, ...] = (
         "<_dl_relocate_object+4312>, ours the bare address: the symbolizer has no symbols for "
         "ld.so's local functions (ptrace/source.py, the interpreter's .symtab)",
         r"", gdb=r" <_dl_", rewrite=lambda text: text, gdb_drops=r" <_dl_\w+(\+\d+)?>"),
-    Explained(
-        "&x of a value in no memory and no register (DW_OP_stack_value, pieces): gdb says "
-        "Can't take address of \"x\" which isn't an lvalue., ours its register wording "
-        "(symbols/dwarf/expr/evaluate.py address_of)",
-        r"^expr ", gdb=r"^error: Can't take address of", ours=r"^error: Attempt to take address"),
 )
 
 
