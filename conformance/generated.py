@@ -162,12 +162,6 @@ KNOWN_BUGS: tuple[Explained, ...] = (
     Explained(_VARARGS, r"^(print|expr) ", subject=r"^int$", gdb=r"optimized out",
               ours=r"^(?!.*optimized out)", opt="-O2"),
     Explained(
-        "-break-insert of a function gcc folded into an identical one (-fipa-icf: f3 is f2's "
-        "code): gdb names the location by the function that owns the code, ours by the name "
-        "asked for (ptrace/source.py _resolve_function keeps the matched symbol's name)",
-        r"^(break-(function|line) .*bkpt|stop .*frame)\.func$", gdb=r"^f\d+$", ours=r"^f\d+$",
-        opt="-O2"),
-    Explained(
         "A symbol in <...> is the ELF symbol as it is: gcc's names for a function's static "
         "(<calls.2>) and for its copies (<f.constprop.0+4>); gdb shows the source names "
         "(the engine's address symbolizer, ptrace/source.py)",

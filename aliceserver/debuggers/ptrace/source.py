@@ -423,7 +423,7 @@ class SourceSymbols:
         for low, high in ranges:
             if low <= link < high:
                 return low + module.base, high + module.base, low + module.base
-        symbol = self._debug_symbol(address)  # assembly: line info, but no subprogram DIE
+        symbol = self.debug_symbol(address)  # assembly: line info, but no subprogram DIE
         if symbol is not None and symbol[1].size:
             low = symbol[1].address + module.base
             return low, low + symbol[1].size, low
@@ -478,7 +478,7 @@ class SourceSymbols:
         name = name or self.function_name(lookup)
         return without_parameters(name) if name else None
 
-    def _debug_symbol(self, address: int) -> tuple[Module, ElfSymbol, int] | None:
+    def debug_symbol(self, address: int) -> tuple[Module, ElfSymbol, int] | None:
         """The debug file's own symbol at `address` (it keeps the local ones a stripped
         library dropped): (module, symbol, offset)."""
         module = self.symbols.module_at(address)
@@ -489,23 +489,39 @@ class SourceSymbols:
         return None if found is None else (module, found[0], found[1])
 
     def _debug_symbol_name(self, address: int) -> str | None:
-        found = self._debug_symbol(address)
+        found = self.debug_symbol(address)
         return found[1].name if found is not None else None
 
     def _source_name(self, symbol: str, address: int) -> str:
-        """A function's name as gdb shows it: a gcc copy (f.constprop.0) by its DWARF name."""
-        if _CLONE_SUFFIX.search(symbol):
+        """A function's name as gdb shows it: a gcc copy (f.constprop.0), or a C function
+        whose code another one's name shares (folded: -fipa-icf), by its DWARF name."""
+        if _CLONE_SUFFIX.search(symbol) or ("(" not in symbol and self._folded(address)):
             return self._dwarf_function(address) or symbol
         if "(" not in symbol:  # C++ without a linkage name (main): gdb writes `main()`
-            found = self._function_die(address)
+            found = self.function_die(address)
             return (physname(found) if found is not None else None) or symbol
         return symbol
 
+    def _folded(self, address: int) -> bool:
+        """Whether the function at `address` has several names in a module with its own
+        DWARF (a separate debug file's library, libc, keeps its symbols' names)."""
+        module = self.symbols.module_at(address)
+        image = self.symbols.image_of(module.path) if module is not None else None
+        if module is None or image is None or not self._own_debug_info(module):
+            return False
+        hit = image.symbol_at(address - module.base)
+        return hit is not None and image.shared_by_functions(hit[0].address)
+
+    def _own_debug_info(self, module: Module) -> bool:
+        info = self.debug_info(module)
+        path = info.debug_file if info is not None else None
+        return path is not None and os.path.realpath(path) == os.path.realpath(module.path)
+
     def _dwarf_function(self, address: int) -> str | None:
-        found = self._function_die(address)
+        found = self.function_die(address)
         return die_name(found) if found is not None else None
 
-    def _function_die(self, address: int) -> DIE | None:
+    def function_die(self, address: int) -> DIE | None:
         module = self.symbols.module_at(address)
         symbols = self.module_symbols(module) if module is not None else None
         if module is None or symbols is None:

@@ -15,7 +15,9 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace import registers
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.ptrace.stopcache import StopCache
+from aliceserver.debuggers.ptrace.symbolic import address_symbol
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.symbols.disasm import Disassembler
@@ -33,6 +35,7 @@ class StateAccess:
     _inferior: Inferior | None
     _traps: TrapTable
     _symbols: ProcessSymbols
+    _source: SourceSymbols
     _disassembler: Disassembler
     _libc: Libc
     _frames: dict[int, Any]  # a stopped thread's unwound frames, until it moves
@@ -124,7 +127,8 @@ class StateAccess:
         return self._call(lambda: self._symbols.modules() if self._inferior is not None else [])
 
     def lookup_address(self, address: int) -> SymbolLocation:
-        return self._call(lambda: self._symbols.lookup_address(address))
+        """The symbol x/a and disassembly show (linkage names: gdb's `asm-demangle off`)."""
+        return self._call(lambda: address_symbol(self._source, address, None))
 
     def lookup_symbol(self, name: str) -> int:
         def go() -> int:
@@ -145,16 +149,15 @@ class StateAccess:
 
         return self._call(go)
 
-    def _symbolize(self, address: int) -> str | None:
+    def _symbolize(self, address: int, demangle: bool = True) -> str | None:
         """`<vtable for geo::Rect+16>`: values show symbols demangled, as gdb (`set print
-        demangle on`); disassembly keeps them mangled (gdb's `asm-demangle off`)."""
-        where = self._symbols.lookup_address(address)
-        if where.name is None:
-            return None
+        demangle on`); /a and disassembly keep them mangled (gdb's `asm-demangle off`)."""
         if self._demangler is None:
             self._demangler = Demangler()
-        name = self._demangler.demangle(where.name)
-        return name if where.offset == 0 else f"{name}+{where.offset}"
+        where = address_symbol(self._source, address, self._demangler.demangle if demangle else None)
+        if where.name is None:
+            return None
+        return where.name if where.offset == 0 else f"{where.name}{where.offset:+d}"
 
     def _vtable_class(self, address: int) -> str | None:
         """`geo::Rect` when `address` is inside `vtable for geo::Rect` (dynamic types)."""
@@ -177,7 +180,8 @@ class StateAccess:
                         raise
                     size //= 2  # the range runs off the mapping: take what is there
             return self._disassembler.disassemble(
-                code, address, count, syntax=syntax, resolve=self._symbols.lookup_address
+                code, address, count, syntax=syntax,
+                resolve=lambda target: address_symbol(self._source, target, None),
             )
 
         return self._call(go)

@@ -15,7 +15,7 @@ from aliceserver.debuggers.symbols.dwarf.access import class_children, cplus_cla
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
-from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
+from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import (
@@ -142,7 +142,7 @@ class ProcessEvalSymbols:
 class VariableStore:
     """Hands out child references for values shown while the program is stopped."""
 
-    def __init__(self, symbolize: Callable[[int], str | None], rtti: Rtti | None = None) -> None:
+    def __init__(self, symbolize: Symbolize, rtti: Rtti | None = None) -> None:
         # reference -> (value, format, dynamic types, whether its printer's children show)
         self._values: dict[int, tuple[Value, str | None, DynamicTypes, bool]] = {}
         self._next = 1

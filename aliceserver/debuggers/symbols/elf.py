@@ -101,6 +101,10 @@ class ElfImage:
         before it in the same section; None when nothing plausible is near."""
         return self._symtab().at(link_address)
 
+    def shared_by_functions(self, link_address: int) -> bool:
+        """Whether several function symbols start at `link_address` (see SymbolTable)."""
+        return self._symtab().shared_by_functions(link_address)
+
     def packed_symbols(self) -> PackedTable:
         """The symbol table as plain containers, for the on-disk index."""
         return self._symtab().packed()

@@ -6,6 +6,7 @@ import struct
 import sys
 from array import array
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -204,6 +205,7 @@ class SymbolTable:
         self._synthetic = list(synthetic)
         self._by_name: dict[str, list[Entry]] | None = None
         self._index: tuple[list[int], list[Entry]] | None = None  # addresses, best entries
+        self._folded: frozenset[int] | None = None  # addresses of several function symbols
         self._all: list[ElfSymbol] | None = None
 
     def __len__(self) -> int:
@@ -286,6 +288,14 @@ class SymbolTable:
         if not in_reach or not self._same_section(shndx, address):
             return None
         return _symbol(entry), address - start
+
+    def shared_by_functions(self, address: int) -> bool:
+        """Whether several function symbols start at `address` (aliases, or functions gcc
+        folded into one body: -fipa-icf)."""
+        if self._folded is None:
+            starts = Counter(e[0] for e in self._entries if e[3] == "func")
+            self._folded = frozenset(start for start, count in starts.items() if count > 1)
+        return address in self._folded
 
     def _same_section(self, shndx: int, address: int) -> bool:
         bounds = self._sections.get(shndx)

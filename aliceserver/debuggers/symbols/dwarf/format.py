@@ -7,6 +7,7 @@ import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc, OptimizedOut
 from aliceserver.debuggers.symbols.dwarf.memberptr import format_member_pointer
@@ -64,6 +65,13 @@ INT_FORMATS = frozenset("xduotcaz")
 PrettyHook = Callable[["Value", int, "FormatOptions", Callable[["Value", int], str]], "str | None"]
 
 
+class Symbolize(Protocol):
+    """Runtime address -> `main+4`: print names (demangled), or with `demangle` False the
+    linkage names gdb's /a shows (`asm-demangle off`: `calls.0` where print says `calls`)."""
+
+    def __call__(self, address: int, demangle: bool = True) -> str | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class FormatOptions:
     fmt: str | None = None  # gdb's /x /d /u /o /t /c /a /z
@@ -71,7 +79,7 @@ class FormatOptions:
     max_elements: int = 200  # gdb's `print elements`
     repeat_threshold: int = 10  # gdb's `print repeats`
     max_depth: int = 20
-    symbolize: Callable[[int], str | None] | None = None  # runtime address -> `main+4`
+    symbolize: Symbolize | None = None
     pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
     summary: bool = False  # frame lines: a printer's children as `{...}`
 
@@ -231,13 +239,13 @@ class _Formatter:
             signed = byte - 256 if byte >= 128 else byte
             return f"{signed} {char_literal(byte)}"
         if fmt == "a":
-            return self.address(unsigned)
+            return self.address(unsigned, demangle=False)
         return str(number)
 
-    def address(self, address: int) -> str:
+    def address(self, address: int, demangle: bool = True) -> str:
         text = f"{address & MASK64:#x}"
         if self.opts.symbolize is not None and address:
-            sym = self.opts.symbolize(address)
+            sym = self.opts.symbolize(address, demangle)
             if sym:
                 text += f" <{sym}>"
         return text

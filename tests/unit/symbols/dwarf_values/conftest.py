@@ -210,7 +210,7 @@ class Stop:
     image: ElfImage
     lookup_pc: int | None = None
 
-    def symbolize(self, address: int) -> str | None:
+    def symbolize(self, address: int, demangle_: bool = True) -> str | None:
         found = self.image.symbol_at(address - self.frame.load_bias)
         if found is None:
             return None

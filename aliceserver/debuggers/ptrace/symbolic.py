@@ -1,0 +1,117 @@
+"""`<name+offset>` after an address, as gdb's build_address_symbolic (printcmd.c) makes it.
+
+gdb weighs two symbols: the function whose DWARF block holds the address (a "full symbol")
+and the nearest ELF symbol (a "minimal symbol", read from the module and from its separate
+debug file, which keeps the local names a stripped library such as ld.so or libc dropped).
+The function wins unless the ELF symbol starts exactly at the address and the function
+does not. Values (`print`) show print names (demangled), x/a, /a and disassembly show
+linkage names (`asm-demangle off`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from aliceserver.debuggers.model import SymbolLocation
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.physname import physname
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from elftools.dwarf.die import DIE
+
+    from aliceserver.debuggers.ptrace.source import SourceSymbols
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class _Function:
+    entry: int  # runtime; gdb's BLOCK_ENTRY_PC: the start of the first range
+    print_name: str
+    linkage_name: str
+
+
+def address_symbol(
+    source: SourceSymbols, address: int, demangle: Callable[[str], str] | None
+) -> SymbolLocation:
+    """The symbol gdb names `address` by; `demangle` None: the linkage names (x/a, x/i)."""
+    symbols = source.symbols
+    where = symbols.lookup_address(address)
+    if where.module is None:
+        return where
+    name, offset = where.name, where.offset
+    debug = source.debug_symbol(address)
+    if debug is not None and (name is None or debug[2] < offset):
+        name, offset = debug[1].name, debug[2]
+    if name is None:
+        return where
+    # Only gcc's local names (`calls.0`, `f.constprop.0`, `f.cold`) can differ from the
+    # function's own name; looking for the DWARF function costs more than the rest.
+    function = _function(source, address, demangle) if "." in name else None
+    if function is not None and not (offset == 0 and function.entry != address):
+        text = function.print_name if demangle is not None else function.linkage_name
+        return SymbolLocation(address, text, address - function.entry, where.module)
+    if demangle is not None:
+        demangled = demangle(name)
+        name = demangled if demangled != name else gdb_print_name(name)
+    return SymbolLocation(address, name, offset, where.module)
+
+
+def _function(
+    source: SourceSymbols, address: int, demangle: Callable[[str], str] | None
+) -> _Function | None:
+    die = source.function_die(address)
+    module = source.symbols.module_at(address)
+    values = source.module_symbols(module) if module is not None else None
+    if die is None or module is None or values is None:
+        return None
+    try:
+        ranges = values.units.die_ranges(die)
+    except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
+        log.debug("no ranges of the function at %#x: %s", address, error)
+        return None
+    name = die_name(die)
+    if not ranges or name is None:
+        return None
+    linkage = _linkage_name(die)
+    if linkage is not None:
+        demangled = demangle(linkage) if demangle is not None else linkage
+        printed = demangled if demangled != linkage else name
+    else:
+        printed = physname(die) or name
+    return _Function(ranges[0][0] + module.base, printed, linkage or name)
+
+
+def _linkage_name(die: DIE) -> str | None:
+    """DW_AT_linkage_name, following a concrete copy to its abstract origin."""
+    for _ in range(8):
+        raw = attr_value(die, "DW_AT_linkage_name") or attr_value(die, "DW_AT_MIPS_linkage_name")
+        if raw is not None:
+            return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        ref = next((r for r in ("DW_AT_abstract_origin", "DW_AT_specification") if r in die.attributes), None)
+        if ref is None:
+            return None
+        die = die.get_DIE_from_attribute(ref)
+    return None
+
+
+_DIGITS_SUFFIX = re.compile(r"(\.\d+|___?\d+|\$\d+)$")
+_WORD_SUFFIX = re.compile(r"\.([a-z_]+)$")
+
+
+def gdb_print_name(name: str) -> str:
+    """The print name gdb gives an ELF symbol no C++/Rust demangler took: gdb tries its Ada
+    decoder last, which drops gcc's `.N` (`calls.0` -> `calls`, `f.constprop.0` ->
+    `f.constprop`), writes other suffixes in brackets (`f.cold` -> `f[cold]`) and `__` as
+    `.`; it gives up on names starting with `_` or holding capitals."""
+    if not name or name[0] in "_<" or any(c.isupper() for c in name):
+        return name
+    text, found = _DIGITS_SUFFIX.subn("", name)
+    if not found:
+        text = _WORD_SUFFIX.sub(r"[\1]", text)
+    text = text.replace("__", ".")
+    return text if text else name
