@@ -297,3 +297,18 @@ def test_a_struct_with_no_location_is_optimized_out_whole(builder: Builder) -> N
         assert console(client, "print unused") == "$1 = <optimized out>\n"
     finally:
         client.close()
+
+
+def test_a_type_name_is_an_expression_for_ptype_whatis_and_sizeof(mi: MiClient) -> None:
+    # gdb's grammar takes a type as the whole expression; it was a syntax error
+    assert console(mi, "ptype enum level") == "type = enum level {LOW = -2, MID = 70000, HIGH}\n"
+    assert console(mi, "whatis struct parts") == "type = struct parts\n"
+    assert console(mi, "ptype unsigned int") == "type = unsigned int\n"
+    assert console(mi, "whatis counter_t *") == "type = counter_t *\n"
+    # whatis of a bare typedef name unrolls one level; ptype all of them
+    assert console(mi, "whatis ticks_t") == "type = counter_t\n"
+    assert console(mi, "ptype ticks_t") == "type = unsigned int\n"
+    assert console(mi, "print sizeof(struct parts)") == "$1 = 24\n"
+    assert console(mi, "print ticks_t") == "error: Attempt to use a type name as an expression"
+    assert console(mi, "ptype union nosuch") == "error: No union type named nosuch."
+

@@ -58,6 +58,13 @@ class SizeofType:
 
 
 @dataclass(frozen=True, slots=True)
+class TypeExpr:
+    """A type alone where a value would be (gdb's OP_TYPE): `ptype struct s`, `whatis int *`."""
+
+    type: TypeName
+
+
+@dataclass(frozen=True, slots=True)
 class Cast:
     type: TypeName
     operand: Expr
@@ -130,6 +137,7 @@ Expr = (
     | Register
     | Unary
     | SizeofType
+    | TypeExpr
     | Cast
     | NamedCast
     | Binary

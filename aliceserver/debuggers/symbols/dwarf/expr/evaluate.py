@@ -39,6 +39,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     ReferenceType,
     StructType,
     Type,
+    TypedefType,
     VoidType,
     strip,
 )
@@ -135,6 +136,16 @@ class Evaluator:
         finally:
             self.type_only = saved
 
+    def type_alone(self, tname: ast.TypeName) -> Value:
+        """A type name as the whole expression: whatis and ptype show it, print refuses it
+        (gdb's OP_TYPE). A bare typedef name loses one level, as gdb's whatis shows it."""
+        if not self.type_only:
+            raise EvaluationError("Attempt to use a type name as an expression")
+        t = self.resolve_type(tname)
+        if isinstance(t, TypedefType):  # not `const T`: ptype (same evaluation) keeps it
+            t = t.target
+        return self.zero(t)
+
     def is_true(self, value: Value) -> bool:
         value = self.rvalue(value)
         if not isinstance(strip(value.type), (BaseType, PointerType)) and not is_arith(value.type):
@@ -185,6 +196,8 @@ class Evaluator:
             return self.unary(node)
         if isinstance(node, ast.SizeofType):
             return self.sizeof(self.resolve_type(node.type))
+        if isinstance(node, ast.TypeExpr):
+            return self.type_alone(node.type)
         if isinstance(node, ast.Cast):
             return c_cast(self.eval(node.operand), self.resolve_type(node.type), self.builtins, self.classes)
         if isinstance(node, ast.NamedCast):

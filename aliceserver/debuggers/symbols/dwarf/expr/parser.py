@@ -74,10 +74,28 @@ class _Parser:
     def parse_all(self) -> ast.Expr:
         if self.tok.kind == "end":
             raise EvaluationError("Empty expression.")
+        whole_type = self.whole_type()
+        if whole_type is not None:
+            return whole_type
         expr = self.assignment()
         if self.tok.kind != "end":
             raise self.error()
         return expr
+
+    def whole_type(self) -> ast.TypeExpr | None:
+        """The text as one type name (gdb's grammar takes a type as an expression, for
+        ptype, whatis and sizeof), else None with nothing consumed."""
+        if not self.starts_type(self.tok):
+            return None
+        start = self.pos
+        try:
+            tname = self.type_name()
+        except EvaluationError:
+            tname = None
+        if tname is not None and self.tok.kind == "end":
+            return ast.TypeExpr(tname)
+        self.pos = start
+        return None
 
     def assignment(self) -> ast.Expr:
         self.enter()
