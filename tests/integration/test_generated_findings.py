@@ -312,3 +312,9 @@ def test_a_type_name_is_an_expression_for_ptype_whatis_and_sizeof(mi: MiClient) 
     assert console(mi, "print ticks_t") == "error: Attempt to use a type name as an expression"
     assert console(mi, "ptype union nosuch") == "error: No union type named nosuch."
 
+
+def test_output_refuses_a_value_over_max_value_size_as_print(mi: MiClient) -> None:
+    # output printed the 512 KiB array; gdb fetches it whole first, as print and call do
+    assert console(mi, "output g_wide") == (
+        "error: value requires 524288 bytes, which is more than max-value-size")
+    assert console(mi, "output/x g_level") == "0x11170"

@@ -26,6 +26,15 @@ _FORMAT = re.compile(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
 
 
 def _print(ctx: Context, text: str, record: bool = True) -> Reply:
+    value = _printed(ctx, text)
+    number = ctx.session.inferior.record_value(value)
+    ctx.console(f"${number} = {value}\n" if record else value)
+    return None
+
+
+def _printed(ctx: Context, text: str) -> str:
+    """print's text of `/FMT expression`, or its error (output's too: a value too big or
+    unreadable is an error there as well)."""
     session = ctx.session
     fmt = None
     match = _FORMAT.match(text)
@@ -38,15 +47,11 @@ def _print(ctx: Context, text: str, record: bool = True) -> Reply:
     failure = whole_value_failure(session, text, info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
-    value = printed_value(info)
-    number = session.inferior.record_value(value)
-    ctx.console(f"${number} = {value}\n" if record else value)
-    return None
+    return printed_value(info)
 
 
 def _output(ctx: Context, text: str) -> Reply:
-    info = ctx.session.evaluate(text)
-    ctx.console(info.value)
+    ctx.console(_printed(ctx, text))  # gdb's output records no history value
     return None
 
 
