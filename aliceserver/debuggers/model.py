@@ -322,6 +322,9 @@ class VariableInfo:
     # The value (or what a pointer or reference to it points to) is a C++ class: gdb's var
     # object child count, its bases plus one per access that has members.
     class_children: int | None = None
+    # A frame variable's place among its block's parameters and variables (DWARF order): gdb's
+    # -stack-list-variables follows it, a parameter gcc repeats after the locals included.
+    position: int = 0
     # A parameter's value at its function's entry (gdb's NAME@entry, read through the
     # caller's call site), and whether it equals the value (gdb's `x=x@entry=5`).
     entry: VariableInfo | None = None

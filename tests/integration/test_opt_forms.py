@@ -12,6 +12,8 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, needs_gdb
 from tests.support.build import Builder, marker_line
+from tests.support.gdb import gdb_env
+from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -54,3 +56,36 @@ def test_address_of_names_why_there_is_none(prog: Path) -> None:
         "print &$rax", "print &g_x",
     )  # fmt: skip
     assert "Can't take address of \"p\" which isn't an lvalue." in errors
+
+
+def test_a_parameter_with_two_dies_shows_the_last_ones_value(prog: Path) -> None:
+    # gcc -O2 repeats sum's `count` (its address is taken) after the locals: gdb lists both
+    # where each is declared and reads both (frame line, info args, print) from the last.
+    out, _ = _batch(
+        prog, "break sum", f"break {SOURCE}:{marker_line(SOURCE, 'sum_body')}", "run",
+        "info args", "print count", "continue", "info args", "print count", "next", "info args",
+    )  # fmt: skip
+    assert "sum (count=<optimized out>, count=<optimized out>)" in out
+
+
+def _stack_variables(prog: Path, gdb: bool) -> list[str]:
+    client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent, gdb=gdb, env=gdb_env())
+    try:
+        client.prompt()
+        client.ok("-break-insert sum")
+        client.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, 'sum_body')}")
+        listed = []
+        for run in ("-exec-run", "-exec-continue"):
+            client.ok(run)
+            client.stopped()
+            _, seen = client.command("-stack-list-variables --simple-values")
+            listed += [line.split("^", 1)[1] for line in seen if "^done" in line]
+        return listed
+    finally:
+        client.close()
+
+
+def test_mi_lists_the_repeated_parameter_after_the_locals(prog: Path) -> None:
+    ours, gdbs = _stack_variables(prog, False), _stack_variables(prog, True)
+    assert ours == gdbs
+    assert ours[0].count('name="count"') == 2

@@ -123,14 +123,20 @@ def _stack_list_arguments(ctx: Context, args: list[str]) -> Reply:
 def _stack_list_variables(ctx: Context, args: list[str]) -> Reply:
     mode, _ = _split_print(args, "stack-list-variables")
     entry_mode = ctx.session.settings.get("print entry-values")
-    arguments = with_entry_values(_read_args(_variables(ctx, VariableScope.ARGUMENTS, mode), mode), entry_mode,
-                                  mi=True)
+    arguments = _read_args(_variables(ctx, VariableScope.ARGUMENTS, mode), mode)
     local = _variables(ctx, VariableScope.LOCALS, mode)
     # gdb walks the blocks from the innermost out: locals of nested blocks, then the
-    # function's own block, its parameters before its locals (their order in the DWARF)
+    # function's own block in DWARF order, its parameters usually first (gcc -O2 repeats a
+    # varargs function's addressed parameter after the locals)
     entries: list[Value] = [variable_entry(info, mode) for info in local if info.block_depth]
-    entries += [variable_entry(info, mode, arg=True) for info in arguments]
-    entries += [variable_entry(info, mode) for info in local if not info.block_depth]
+    own = [(info.position, 0, info) for info in arguments]
+    own += [(info.position, 1, info) for info in local if not info.block_depth]
+    for _, is_local, info in sorted(own, key=lambda item: item[:2]):
+        if is_local:
+            entries.append(variable_entry(info, mode))
+        else:  # with its NAME@entry item
+            entries += [variable_entry(item, mode, arg=True)
+                        for item in with_entry_values([info], entry_mode, mi=True)]
     return [("variables", entries)]
 
 

@@ -328,12 +328,12 @@ class SourceLevel:
             found = scope_values(symbols, view, scope, lookup_pc)
             described = [
                 (self._variables.describe(name, value, aggregate_value=aggregate_values, dynamic=shown),
-                 depth, locationless)
-                for name, value, depth, locationless in found
+                 depth, locationless, position)
+                for name, value, depth, locationless, position in found
             ]
-            result = [replace(info, block_depth=depth, locationless=locationless)
-                      if depth or locationless else info
-                      for info, depth, locationless in described]
+            result = [replace(info, block_depth=depth, locationless=locationless, position=position)
+                      if depth or locationless or position else info
+                      for info, depth, locationless, position in described]
             if scope is VariableScope.ARGUMENTS:
                 result = self._with_entry_values(result, found, symbols, view, lookup_pc, aggregate_values)
             return result
@@ -341,13 +341,13 @@ class SourceLevel:
         return self._call(go)
 
     def _with_entry_values(
-        self, infos: list[VariableInfo], found: list[tuple[str, Value, int, bool]], symbols: ModuleSymbols,
+        self, infos: list[VariableInfo], found: list[tuple[str, Value, int, bool, int]], symbols: ModuleSymbols,
         view: FrameView, lookup_pc: int, aggregate_values: bool,
     ) -> list[VariableInfo]:  # fmt: skip
         """The arguments with their entry values (gdb's NAME@entry) where the caller gives one."""
         entries = entry_values(symbols, view, lookup_pc)
         out = []
-        for info, (name, value, _, _), entry in zip(infos, found, entries, strict=False):
+        for info, (name, value, *_), entry in zip(infos, found, entries, strict=False):
             if entry is not None:
                 described = self._variables.describe(f"{name}@entry", entry, aggregate_value=aggregate_values)
                 info = replace(info, entry=described, entry_same=same_as_entry(value, entry))

@@ -268,9 +268,9 @@ def register_variables(registers: Mapping[str, int]) -> list[VariableInfo]:
 
 def scope_values(
     symbols: ModuleSymbols, view: FrameView, scope: VariableScope, lookup_pc: int
-) -> list[tuple[str, Value, int, bool]]:
-    """(name, value, block depth, whether it has no DW_AT_location) of the frame's
-    arguments, locals (innermost block first) or CU globals."""
+) -> list[tuple[str, Value, int, bool, int]]:
+    """(name, value, block depth, whether it has no DW_AT_location, place in its block) of
+    the frame's arguments, locals (innermost block first) or CU globals."""
     frame_scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
     if frame_scope is None:
         return []
@@ -284,8 +284,11 @@ def scope_values(
             var = symbols.find_global(name, frame_scope.cu)
             if var is not None:
                 variables.append(var)
+    if scope is VariableScope.ARGUMENTS:  # listed as declared, valued as gdb looks them up
+        return [(var.name, symbols.value_of(frame_scope.shown_argument(var), view), var.depth,
+                 "DW_AT_location" not in var.die.attributes, var.position) for var in variables]
     return [(var.name, symbols.value_of(var, view), var.depth,
-             "DW_AT_location" not in var.die.attributes) for var in variables]
+             "DW_AT_location" not in var.die.attributes, var.position) for var in variables]
 
 
 def entry_values(symbols: ModuleSymbols, view: FrameView, lookup_pc: int) -> list[Value | None]:
@@ -294,7 +297,7 @@ def entry_values(symbols: ModuleSymbols, view: FrameView, lookup_pc: int) -> lis
     frame_scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
     if frame_scope is None:
         return []
-    return [symbols.entry_value_of(var, view) for var in frame_scope.arguments()]
+    return [symbols.entry_value_of(frame_scope.shown_argument(var), view) for var in frame_scope.arguments()]
 
 
 def same_as_entry(value: Value, entry: Value) -> bool:

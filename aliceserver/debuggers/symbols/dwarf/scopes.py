@@ -95,6 +95,7 @@ class Variable:
     frame_function: DIE | None = None  # the DW_TAG_subprogram whose frame base applies
     shadowed: bool = False
     depth: int = 0  # of a local: lexical blocks between its declaration and the function
+    position: int = 0  # its place among its block's DIEs (inherited abstract ones last)
 
 
 class ModuleSymbols:
@@ -460,7 +461,7 @@ class FrameScope:
         return FrameScope(self.symbols, self.cu, self.subprogram, self.scopes[:end], self.link_pc)
 
     def _vars_of(self, die: DIE, params: bool) -> Iterator[Variable]:
-        for child in _children_with_inherited(die):
+        for position, child in enumerate(_children_with_inherited(die)):
             tag = child.tag
             if params and tag == "DW_TAG_formal_parameter":
                 kind = VarKind.PARAMETER
@@ -473,7 +474,8 @@ class FrameScope:
                 continue
             typed = origin_die(child, "DW_AT_type") or child
             yield Variable(
-                name, kind, child, self.symbols.types.of_die_attr(typed), self.subprogram
+                name, kind, child, self.symbols.types.of_die_attr(typed), self.subprogram,
+                position=position,
             )
 
     def arguments(self) -> list[Variable]:
@@ -481,6 +483,16 @@ class FrameScope:
             fn = self.function
             self._arguments = [] if fn is None else list(self._vars_of(fn, True))
         return list(self._arguments)
+
+    def shown_argument(self, var: Variable) -> Variable:
+        """The parameter whose value gdb shows for `var`: it looks each one up by name in
+        its function, where the last parameter of that name wins (gcc -O2 gives a varargs
+        function's addressed parameter a second DIE, after the locals)."""
+        found = var
+        for other in self.arguments():
+            if other.name == var.name:
+                found = other
+        return found
 
     def locals(self, include_shadowed: bool = False) -> list[Variable]:
         """Locals of the innermost block first, then the enclosing blocks up to the function;
@@ -501,7 +513,8 @@ class FrameScope:
                 if shadowed and not include_shadowed:
                     continue
                 if shadowed or depth:
-                    var = Variable(var.name, var.kind, var.die, var.type, var.frame_function, shadowed, depth)
+                    var = Variable(var.name, var.kind, var.die, var.type, var.frame_function, shadowed, depth,
+                                   var.position)
                 out.append(var)
         return out
 
@@ -520,9 +533,9 @@ class FrameScope:
                 if var.name == name:
                     return var
             if block.tag in ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine"):
-                for var in self._vars_of(block, True):
-                    if var.name == name:
-                        return var
+                params = [var for var in self._vars_of(block, True) if var.name == name]
+                if params:
+                    return params[-1]  # gdb's lookup: the last parameter of that name
         return self.symbols.find_global(name, self.cu)
 
     def this_type(self) -> Variable | None:
