@@ -318,3 +318,21 @@ def test_output_refuses_a_value_over_max_value_size_as_print(mi: MiClient) -> No
     assert console(mi, "output g_wide") == (
         "error: value requires 524288 bytes, which is more than max-value-size")
     assert console(mi, "output/x g_level") == "0x11170"
+
+
+def test_a_window_of_a_huge_array_makes_only_its_children(mi: MiClient) -> None:
+    # Every one of g_wide's 65536 elements was made before the window was cut (a minute
+    # under load); -var-delete counts the children made: only the window's.
+    mi.ok("-var-create vw * g_wide")
+    rows, more = _children(mi, "-var-list-children --all-values vw 0 12")
+    assert [row["name"] for row in rows] == [f"vw.{i}" for i in range(12)] and more == "1"
+    rows, more = _children(mi, "-var-list-children vw 65534 65540")
+    assert [row["exp"] for row in rows] == ["65534", "65535"] and more == "0"
+    assert mi.ok("-var-info-num-children vw").results["numchild"] == "65536"
+    assert mi.ok("-var-evaluate-expression vw.65535").results["value"] == "0"
+    # a full listing afterwards keeps the ones made and lists all, in order
+    mi.ok("-var-create vp * g_parts")
+    _children(mi, "-var-list-children vp 2 4")
+    rows, _ = _children(mi, "-var-list-children vp")
+    assert [row["exp"] for row in rows][:3] == ["id", "flag", "wide"]
+    assert mi.ok("-var-delete vw").results["ndeleted"] == "15"

@@ -67,12 +67,11 @@ def _var_list_children(ctx: Context, args: list[str]) -> Reply:
     if var.dynamic:  # a printer's children: read only up to the window's end
         children, more = dynamic.children(store, var, window[1] if window else None)
         children = children[window[0]:] if window else children
+    elif window is not None:
+        children, total = store.window(var, *window)
+        more = window[1] < total  # gdb: children past the window remain
     else:
-        children = store.children(var)
-        more = False
-        if window is not None:
-            more = window[1] < len(children)  # gdb: children past the window remain
-            children = children[window[0] : window[1]]
+        children, more = store.children(var), False
     from aliceserver.adapters.mi.output import Results
 
     items = [("child", _child_entry(ctx, child, mode)) for child in children]

@@ -243,18 +243,39 @@ class VarobjStore:
             return cplus.group_children(self, var, owner, kids)
         if info.class_children is not None and info.printer is None:
             return cplus.class_children(self, var, kids)
-        made = []
-        for index, kid in enumerate(kids):
-            if kid.name == ANONYMOUS:  # gdb: name `N_anonymous`, exp `<anonymous union>`
-                keyword = "union" if kid.type.startswith("union") else "struct"
-                path = f"(*({var.path}))" if var.pointer else var.path
-                child = self.make_child(var, f"{var.name}.{index}_anonymous", f"<anonymous {keyword}>", path, kid)
-                child.anonymous_index = index
-            else:
-                exp, path = _child_expression(var, kid.name)
-                child = self.make_child(var, f"{var.name}.{exp}", exp, path, kid)
-            made.append(self.adopt(var, child))
+        made = [self._plain_child(var, index, kid) for index, kid in enumerate(kids)]
+        var.children = [child.name for child in made]  # in order, after windows made some
         return made
+
+    def window(self, var: Varobj, low: int, high: int) -> tuple[list[Varobj], int]:
+        """Children [low, high) of a non-dynamic `var`, and how many it has: only those of
+        a plain struct or array are made (gdb makes all: 65536 elements took a minute)."""
+        info = None
+        if var.group is None and not (var.children and len(var.children) >= var.numchild):
+            info = self._info(var)
+        if info is None or info.class_children is not None or info.printer is not None or not info.reference:
+            every = self.children(var)
+            return every[low:high], len(every)
+        total = _numchild(info)
+        if low >= min(high, total):
+            return [], total
+        try:
+            kids = self.session.debugger.variable_children(info.reference, low, min(high, total) - low)
+        except AliceError:
+            return [], total
+        return [self._plain_child(var, low + i, kid) for i, kid in enumerate(kids)], total
+
+    def _plain_child(self, var: Varobj, index: int, kid: VariableInfo) -> Varobj:
+        """Child `index` of a struct or array (made once: a later listing keeps it)."""
+        if kid.name == ANONYMOUS:  # gdb: name `N_anonymous`, exp `<anonymous union>`
+            keyword = "union" if kid.type.startswith("union") else "struct"
+            path = f"(*({var.path}))" if var.pointer else var.path
+            child = self.make_child(var, f"{var.name}.{index}_anonymous", f"<anonymous {keyword}>", path, kid)
+            child.anonymous_index = index
+        else:
+            exp, path = _child_expression(var, kid.name)
+            child = self.make_child(var, f"{var.name}.{exp}", exp, path, kid)
+        return self.adopt(var, child)
 
     def _kids(self, var: Varobj, info: VariableInfo) -> list[VariableInfo]:
         """The engine's children of `var` (whose value is `info`)."""
