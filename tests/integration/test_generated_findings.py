@@ -336,3 +336,29 @@ def test_a_window_of_a_huge_array_makes_only_its_children(mi: MiClient) -> None:
     rows, _ = _children(mi, "-var-list-children vp")
     assert [row["exp"] for row in rows][:3] == ["id", "flag", "wide"]
     assert mi.ok("-var-delete vw").results["ndeleted"] == "15"
+
+
+def test_an_aggregate_optimized_out_is_whole_in_print_and_member_by_member_in_mi(
+        builder: Builder) -> None:
+    # gdb's print and info locals check the whole value first (value_check_printable), MI
+    # prints each member; a member partly in registers lists its parts (it was all gone)
+    source = "dead_aggregates.c"
+    prog = builder.build("dead_aggregates", flags=("-g", "-O2"))
+    client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent)
+    try:
+        client.prompt()
+        client.ok(f"-break-insert {source}:{marker_line(source, 'dead')}")
+        client.command("-exec-run")
+        client.stopped()
+        assert console(client, "print v") == "$1 = <optimized out>\n"
+        w = "{in = {a = <optimized out>, b = 21}, c = <optimized out>}"
+        assert console(client, "print w") == f"$2 = {w}\n"
+        assert console(client, "info locals") == f"v = <optimized out>\nr = 9260\nw = {w}\n"
+        locals_ = client.ok("-stack-list-locals 1").results["locals"]
+        assert isinstance(locals_, List)
+        values = [dict(item.items)["value"] for item in locals_.values if isinstance(item, Tuple)]
+        assert values == ["{a = <optimized out>, b = <optimized out>}", "9260", w]
+        assert client.ok("-data-evaluate-expression w.in").results["value"] == (
+            "{a = <optimized out>, b = 21}")
+    finally:
+        client.close()

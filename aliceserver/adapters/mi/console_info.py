@@ -128,7 +128,7 @@ def _backtrace(ctx: Context, text: str) -> Reply:
             if not locals_:
                 ctx.console("No locals.\n")
             for info in locals_:
-                ctx.console(f"        {info.name} = {info.value}\n")
+                ctx.console(f"        {info.name} = {printed_value(info)}\n")
     if counts and len(frames) < len(session.frames.stack(tid)):
         ctx.console("(More stack frames follow...)\n")
     return None
@@ -238,7 +238,7 @@ def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
     if not infos:
         ctx.console(empty + "\n")
     for info in infos:
-        ctx.console(f"{info.name} = {info.value}\n")
+        ctx.console(f"{info.name} = {printed_value(info)}\n")
 
 
 def _info_frame(ctx: Context, text: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -108,9 +109,21 @@ _PAGE = 4096
 def printed_value(info: VariableInfo) -> str:
     """`print`'s text of a value: a pointer wholly optimized out is `<optimized out>`, as gdb
     prints it, without the `(type *)` prefix of a pointer's value."""
-    if info.value == f"({info.type}) <optimized out>":
+    if info.value == f"({info.type}) <optimized out>" or entirely_optimized_out(info.value):
         return "<optimized out>"
     return info.value
+
+
+_LEAF_GONE = re.compile(r"<optimized out>(?: <repeats \d+ times>)?")
+_SHAPE = re.compile(r"[{},\s]|[A-Za-z_$][\w$]* = |\[\d+\] = ")
+
+
+def entirely_optimized_out(text: str) -> bool:
+    """A struct or array whose every member is <optimized out>: gdb's print, info locals
+    and info args (value_check_printable) show it whole, MI lists each member."""
+    if not text.startswith("{") or _OPTIMIZED_OUT not in text:
+        return False
+    return not _SHAPE.sub("", _LEAF_GONE.sub("", text))
 
 
 _OPTIMIZED_OUT = "<optimized out>"

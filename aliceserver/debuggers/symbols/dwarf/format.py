@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc, OptimizedOut
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.memberptr import format_member_pointer
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust
 from aliceserver.debuggers.symbols.dwarf.types import (
@@ -165,8 +165,6 @@ class _Formatter:
             text = rust_value(self, value, depth)
             if text is not None:
                 return text
-        if isinstance(t, (StructType, ArrayType)) and isinstance(value.location, OptimizedOut):
-            return "<optimized out>"  # gdb: the whole, not each member, when nothing is there
         if isinstance(t, StructType):
             _prefetch(value)
             return self.struct(value, t, depth)

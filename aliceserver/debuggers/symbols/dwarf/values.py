@@ -249,11 +249,16 @@ class Value:
                 self._data = whole
         except EvaluationError as exc:
             return Value(t, OptimizedOut(str(exc)), self.ctx, bit_offset, bit_size)
-        if any(lo < offset + size and offset < hi for lo, hi in self._holes):
+        # The holes over this part, its own offsets: a member partly there prints member by
+        # member (gdb's {a = <optimized out>, b = 21}), one wholly gone as optimized out.
+        holes = tuple((max(lo, offset) - offset, min(hi, offset + size) - offset)
+                      for lo, hi in self._holes if lo < offset + size and offset < hi)  # fmt: skip
+        if any(lo == 0 and hi >= size for lo, hi in holes):
             return Value(t, OptimizedOut(), self.ctx, bit_offset, bit_size)
         part = whole[offset : offset + size].ljust(size, b"\0")
         child.location = ImplicitLoc(part)
         child._data = part
+        child._holes = holes
         return child
 
     def member_value(self, member: Member) -> Value:
