@@ -30,14 +30,14 @@ def parse(text: str, is_type: Callable[[str], bool] | None = None) -> ast.Expr:
     return _Parser(tokenize(text), is_type or (lambda _name: False)).parse_all()
 
 
-class _Parser:
-    def __init__(self, tokens: list[Token], is_type: Callable[[str], bool]) -> None:
+class TokenCursor:
+    """A parser's place in its tokens and its nesting depth (the C and Rust parsers')."""
+
+    def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.pos = 0
-        self.is_type = is_type
         self.depth = 0
 
-    # --- token helpers ------------------------------------------------------------------
     @property
     def tok(self) -> Token:
         return self.tokens[self.pos]
@@ -60,15 +60,25 @@ class _Parser:
         self.next()
 
     def error(self) -> EvaluationError:
-        tok = self.tok
-        if tok.kind == "end":
-            return EvaluationError("A syntax error in expression, near `'.")
-        return EvaluationError(f"A syntax error in expression, near `{tok.text}'.")
+        """The language's syntax error at the current token."""
+        raise NotImplementedError
 
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise EvaluationError("Expression too deeply nested.")
+
+
+class _Parser(TokenCursor):
+    def __init__(self, tokens: list[Token], is_type: Callable[[str], bool]) -> None:
+        super().__init__(tokens)
+        self.is_type = is_type
+
+    def error(self) -> EvaluationError:
+        tok = self.tok
+        if tok.kind == "end":
+            return EvaluationError("A syntax error in expression, near `'.")
+        return EvaluationError(f"A syntax error in expression, near `{tok.text}'.")
 
     # --- grammar ------------------------------------------------------------------------
     def parse_all(self) -> ast.Expr:

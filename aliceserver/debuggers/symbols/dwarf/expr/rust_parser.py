@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.lexer import Token
-from aliceserver.debuggers.symbols.dwarf.expr.parser import MAX_DEPTH
+from aliceserver.debuggers.symbols.dwarf.expr.parser import TokenCursor
 from aliceserver.debuggers.symbols.dwarf.expr.rust_lexer import tokenize
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 
@@ -30,41 +30,16 @@ def parse_rust(text: str, scope: str = "") -> ast.Expr:
     return _Parser(tokenize(text), scope).parse_all()
 
 
-class _Parser:
+class _Parser(TokenCursor):
     def __init__(self, tokens: list[Token], scope: str) -> None:
-        self.tokens = tokens
-        self.pos = 0
-        self.depth = 0
+        super().__init__(tokens)
         self.scope = [part for part in scope.split("::") if part]
-
-    @property
-    def tok(self) -> Token:
-        return self.tokens[self.pos]
-
-    def next(self) -> Token:
-        tok = self.tokens[self.pos]
-        if tok.kind != "end":
-            self.pos += 1
-        return tok
-
-    def at_op(self, *ops: str) -> bool:
-        return self.tok.kind == "op" and self.tok.text in ops
 
     def at_word(self, word: str) -> bool:
         return self.tok.kind == "ident" and self.tok.text == word
 
-    def expect(self, op: str) -> None:
-        if not self.at_op(op):
-            raise self.error()
-        self.next()
-
     def error(self) -> EvaluationError:
         return EvaluationError("unexpected token" if self.tok.kind != "end" else "unexpected end of input")
-
-    def enter(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise EvaluationError("Expression too deeply nested.")
 
     # --- grammar ------------------------------------------------------------------------
     def parse_all(self) -> ast.Expr:
@@ -124,7 +99,7 @@ class _Parser:
                 self.next()
                 self.expect("(")
                 primitive = self.tok.kind == "ident" and self.tok.text in PRIMITIVES
-                if primitive and self.tokens[self.pos + 1].text == ")":
+                if primitive and self.peek().text == ")":
                     tname = ast.TypeName(self.next().text)  # sizeof(i32): a type, not a name
                     self.expect(")")
                     return ast.SizeofType(tname)
@@ -215,9 +190,9 @@ class _Parser:
             if tok.kind != "ident" or tok.text in _KEYWORDS:
                 raise self.error()
             parts.append(tok.text)
-            if self.at_op("::") and self.tokens[self.pos + 1].text == "<":
+            if self.at_op("::") and self.peek().text == "<":
                 parts[-1] += self.generics()
-            if self.at_op("::") and self.tokens[self.pos + 1].kind == "ident":
+            if self.at_op("::") and self.peek().kind == "ident":
                 self.next()
                 continue
             break
