@@ -235,7 +235,6 @@ class _Scanner:
     def _children(self, table: _AbbrevTable, pos: int, end: int) -> None:  # noqa: C901
         """The unit's children; namespaces and enumerations are entered, the rest skipped."""
         info = self.info
-        unit = self._unit
         # Per open level: whether its children are read (a namespace, an enumeration).
         levels = [True]
         read_level = True
@@ -261,11 +260,10 @@ class _Scanner:
                 values, pos = self._attributes(entry, pos)
                 self._record(values, tag, table)
                 if entry.children:
-                    sibling = values.get(_AT_SIBLING)
                     enters = tag in (_TAG_NAMESPACE, _TAG_ENUM)
-                    # A sibling link is followed forward only: one pointing back loops.
-                    if isinstance(sibling, int) and not enters and pos <= unit.offset + sibling <= end:
-                        pos = unit.offset + sibling
+                    after = None if enters else self._after_children(values, pos, end)
+                    if after is not None:
+                        pos = after
                     else:
                         levels.append(enters)
                         read_level = enters
@@ -273,20 +271,32 @@ class _Scanner:
             if entry.fixed >= 0 and not entry.children:
                 pos += entry.fixed
                 continue
-            if entry.children and entry.sibling is not None:
-                at, size = entry.sibling
-                target = unit.offset + int.from_bytes(info[pos + at : pos + at + size], "little")
-                if pos < target <= end:  # forward only: one pointing back loops
-                    pos = target
-                    continue
-            values, pos = self._attributes(entry, pos, only_sibling=True)
-            if entry.children:
-                sibling = values.get(_AT_SIBLING)
-                if isinstance(sibling, int) and pos <= unit.offset + sibling <= end:
-                    pos = unit.offset + sibling
-                else:
-                    levels.append(False)
-                    read_level = False
+            pos, inside = self._skip(entry, pos, end)
+            if inside:
+                levels.append(False)
+                read_level = False
+
+    def _after_children(self, values: dict[int, int | str], pos: int, end: int) -> int | None:
+        """Where the DIE whose attributes end at `pos` ends, by its DW_AT_sibling; None
+        without one (a sibling link is followed forward only: one pointing back loops)."""
+        sibling = values.get(_AT_SIBLING)
+        if isinstance(sibling, int) and pos <= self._unit.offset + sibling <= end:
+            return self._unit.offset + sibling
+        return None
+
+    def _skip(self, entry: _Abbrev, pos: int, end: int) -> tuple[int, bool]:
+        """Past a DIE that is not read, at `pos` after its code: where the walk goes on,
+        and whether that is inside its children (it has no sibling link over them)."""
+        if entry.children and entry.sibling is not None:
+            at, size = entry.sibling
+            target = self._unit.offset + int.from_bytes(self.info[pos + at : pos + at + size], "little")
+            if pos < target <= end:  # forward only: one pointing back loops
+                return target, False
+        values, pos = self._attributes(entry, pos, only_sibling=True)
+        if not entry.children:
+            return pos, False
+        after = self._after_children(values, pos, end)
+        return (pos, True) if after is None else (after, False)
 
     def _attributes(
         self, entry: _Abbrev, pos: int, only_sibling: bool = False

@@ -141,7 +141,6 @@ class _TypeScanner(_Scanner):
 
     def _walk(self, table: _AbbrevTable, pos: int, end: int, top: int) -> None:  # noqa: C901
         info = self.info
-        unit = self._unit
         # Per open level: (whether its children are read, their name prefix, its offset).
         levels: list[tuple[bool, str, int]] = [(True, "", top)]
         read, prefix, scope = levels[-1]
@@ -177,9 +176,9 @@ class _TypeScanner(_Scanner):
                         levels.append((True, inner, at))
                         read, prefix, scope = levels[-1]
                         continue
-                    sibling = values.get(_AT_SIBLING)
-                    if isinstance(sibling, int) and pos <= unit.offset + sibling <= end:
-                        pos = unit.offset + sibling
+                    after = self._after_children(values, pos, end)
+                    if after is not None:
+                        pos = after
                     else:
                         levels.append((False, prefix, scope))
                         read = False
@@ -187,20 +186,10 @@ class _TypeScanner(_Scanner):
             if entry.fixed >= 0 and not entry.children:
                 pos += entry.fixed
                 continue
-            if entry.children and entry.sibling is not None:
-                link, size = entry.sibling
-                target = unit.offset + int.from_bytes(info[pos + link : pos + link + size], "little")
-                if pos < target <= end:  # forward only: one pointing back loops
-                    pos = target
-                    continue
-            values, pos = self._attributes(entry, pos, only_sibling=True)
-            if entry.children:
-                sibling = values.get(_AT_SIBLING)
-                if isinstance(sibling, int) and pos <= unit.offset + sibling <= end:
-                    pos = unit.offset + sibling
-                else:
-                    levels.append((False, prefix, scope))
-                    read = False
+            pos, inside = self._skip(entry, pos, end)
+            if inside:
+                levels.append((False, prefix, scope))
+                read = False
 
     def _declared_at(self, spec: int | str | None, prefix: str, scope: int) -> tuple[str, int]:
         """Where a DIE's name belongs: its specification's place, or where it is."""
