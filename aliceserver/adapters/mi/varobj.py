@@ -64,6 +64,9 @@ class Varobj:
     # A C++ class's `public`/`private`/`protected` pseudo-child: no value, type or path;
     # its children are its parent's members of that access.
     group: str | None = None
+    # Listed through a window, which made only its children: gdb made them all, and its
+    # -var-delete counts them.
+    windowed: bool = False
 
 
 class VarobjStore:
@@ -164,10 +167,19 @@ class VarobjStore:
         return display_value(info)
 
     def get(self, name: str) -> Varobj:
-        var = self.vars.get(name)
+        var = self.vars.get(name) or self._unmade(name)
         if var is None:
             raise MiError("Variable object not found")
         return var
+
+    def _unmade(self, name: str) -> Varobj | None:
+        """An element a window did not make (gdb made them all): made when it is named."""
+        parent_name, _, index = name.rpartition(".")
+        parent = self.vars.get(parent_name)
+        if parent is None or not parent.windowed or not index.isdigit() or int(index) >= parent.numchild:
+            return None
+        made, _ = self.window(parent, int(index), int(index) + 1)
+        return made[0] if made and made[0].name == name else None
 
     # --- evaluation --------------------------------------------------------------------
     def _frame_level(self, var: Varobj) -> tuple[int | None, int] | None:
@@ -249,11 +261,12 @@ class VarobjStore:
 
     def window(self, var: Varobj, low: int, high: int) -> tuple[list[Varobj], int]:
         """Children [low, high) of a non-dynamic `var`, and how many it has: only those of
-        a plain struct or array are made (gdb makes all: 65536 elements took a minute)."""
+        a plain array are made (gdb makes all: 65536 elements took a minute)."""
         info = None
         if var.group is None and not (var.children and len(var.children) >= var.numchild):
             info = self._info(var)
-        if info is None or info.class_children is not None or info.printer is not None or not info.reference:
+        if (info is None or info.class_children is not None or info.printer is not None
+                or not info.reference or info.named_children):  # members: few, all made
             every = self.children(var)
             return every[low:high], len(every)
         total = _numchild(info)
@@ -263,6 +276,7 @@ class VarobjStore:
             kids = self.session.debugger.variable_children(info.reference, low, min(high, total) - low)
         except AliceError:
             return [], total
+        var.windowed = True
         return [self._plain_child(var, low + i, kid) for i, kid in enumerate(kids)], total
 
     def _plain_child(self, var: Varobj, index: int, kid: VariableInfo) -> Varobj:
@@ -403,7 +417,8 @@ class VarobjStore:
         return changes
 
     def delete(self, var: Varobj, only_children: bool = False) -> int:
-        count = 0
+        count = max(0, var.numchild - len(var.children)) if var.windowed else 0
+        var.windowed = False
         for name in list(var.children):
             child = self.vars.get(name)
             if child is not None:
