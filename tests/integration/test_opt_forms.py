@@ -48,6 +48,16 @@ def test_whatis_ptype_and_sizeof_read_no_pointer(prog: Path) -> None:
     assert out.splitlines()[-1].endswith(" = 4")  # g_x as it was
 
 
+def test_whatis_reads_a_pointer_to_a_flexible_struct(prog: Path) -> None:
+    # gdb's is_dynamic_type: a struct with a flexible array member is read through the
+    # pointer even for its type, so an optimized-out pointer fails as print does
+    _, errors = _batch(
+        prog, f"break {SOURCE}:{marker_line(SOURCE, 'flex_after')}", "run",
+        "print f", "whatis *f", "print sizeof(*f)", "whatis f[0]", "whatis f->data",
+    )  # fmt: skip
+    assert "value has been optimized out" in errors
+
+
 def test_address_of_names_why_there_is_none(prog: Path) -> None:
     _, errors = _batch(
         prog, f"break {SOURCE}:{marker_line(SOURCE, 'walk_after')}", "run",

@@ -7,6 +7,7 @@
 struct rec { int id; char tag[8]; struct rec *next; unsigned low : 3, high : 5; };
 struct rec g_rec = { 7, "seven", 0, 5, 9 }, g_other = { 8, "eight", 0, 6, 3 };
 struct rec *g_null;
+struct flex { int n; char data[]; };  /* gdb's "dynamic" type: whatis *f reads f */
 int g_x = 4;
 volatile long g_sink;
 
@@ -29,6 +30,12 @@ __attribute__((noinline)) int walk(struct rec *p) {
     return total;
 }
 
+__attribute__((noinline)) int flex_len(struct flex *f) {
+    int total = consume(f->n);
+    total += consume(total); /* @bp:flex_after */
+    return total;
+}
+
 __attribute__((noinline)) static long long sum(int count, ...) {
     static int sum_calls = 3;
     va_list ap;
@@ -47,6 +54,9 @@ int main(int argc, char **argv) {
     *r = argc > 1 ? g_rec : g_other;
     r = argc > 3 ? &g_rec : r;
     int a = walk(r);
+    struct flex *f = malloc(sizeof *f + 4);
+    f->n = argc;
+    a += flex_len(argc > 3 ? 0 : f);
     long long b = sum(3, argc, a, 5);
     g_sink += a + b;
     return 0;

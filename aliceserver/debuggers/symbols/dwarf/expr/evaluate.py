@@ -332,7 +332,7 @@ class Evaluator:
         if isinstance(t, FunctionType):
             return value
         if isinstance(t, PointerType):
-            if self.type_only:  # gdb: `whatis *vp` is void
+            if self.type_only and not _is_dynamic(t.target):  # gdb: `whatis *vp` is void
                 return self.zero(t.target)
             if isinstance(strip(t.target), VoidType):
                 raise EvaluationError("Attempt to dereference a generic pointer.")
@@ -562,6 +562,17 @@ def _apply(op: str, a: int | float, b: int | float, floating: bool) -> int | flo
     if op == ">>":
         return a >> b if 0 <= b < 128 else (-1 if a < 0 else 0)
     raise EvaluationError(f"unsupported operator {op}")
+
+
+def _is_dynamic(t: Type, depth: int = 0) -> bool:
+    """gdb's is_dynamic_type for C: an array of unknown size, or a struct or union holding
+    one (a flexible array member). gdb reads the pointer to such a type even for whatis."""
+    s = strip(t)
+    if isinstance(s, ArrayType):
+        return s.count is None or _is_dynamic(s.element, depth)
+    if isinstance(s, StructType) and depth < 8:
+        return any(_is_dynamic(m.type, depth + 1) for m in s.members)
+    return False
 
 
 def register_name(regno: int) -> str:
