@@ -147,20 +147,11 @@ _ENTRY_VALUES = (
     "(DW_AT_call_value) and its MI lists and frames add NAME@entry (print entry-values "
     "default); ours gives <optimized out> (symbols/dwarf/locexpr.py: entry_value) and no "
     "@entry items (adapters/mi/commands_stack.py, frames.py)")
-_VARARGS = (
-    "gcc -O2 gives a varargs function's named parameter two DW_TAG_formal_parameter DIEs: "
-    "gdb lists the second after the locals (DWARF order) and reads the name as <optimized out> "
-    "at the entry; ours lists both first, the first with its register's value "
-    "(ptrace/variables.py scope_values, dwarf/scopes.py arguments)")
 KNOWN_BUGS: tuple[Explained, ...] = (
     Explained(_ENTRY_VALUES, r"^(locals|stop) ", path=r"@entry\]$|(args|variables)\.length$",
               opt="-O2"),
     Explained(_ENTRY_VALUES, r"", gdb=r"^(?!.*optimized out)", ours=r"optimized out",
               opt="-O2"),
-    Explained(_VARARGS, r"^(locals|stop) \[(entry |end )?varargs\]", opt="-O2",
-              path=r"^(variables|frame\.args)(\[\d+\]|\.length)"),
-    Explained(_VARARGS, r"^(print|expr) ", subject=r"^int$", gdb=r"optimized out",
-              ours=r"^(?!.*optimized out)", opt="-O2"),
     Explained(
         "A symbol in <...> is the ELF symbol as it is: gcc's names for a function's static "
         "(<calls.2>) and for its copies (<f.constprop.0+4>); gdb shows the source names "
