@@ -143,10 +143,10 @@ DELIBERATE: tuple[Explained, ...] = (
 # Bugs known and not fixed yet, each with its cause; listed so a run shows what is new.
 # Remove an entry when a run reports it as no longer occurring.
 _ENTRY_VALUES = (
-    "Entry values: gdb reads DW_OP_entry_value through the caller's DW_TAG_call_site_parameter "
-    "(DW_AT_call_value) and its MI lists and frames add NAME@entry (print entry-values "
-    "default); ours gives <optimized out> (symbols/dwarf/locexpr.py: entry_value) and no "
-    "@entry items (adapters/mi/commands_stack.py, frames.py)")
+    "A float or double parameter in an xmm register at -O2 (DW_OP_reg17.., its call site's "
+    "DW_AT_call_value DW_OP_regval_type/breg17): gdb reads the register, and NAME@entry through "
+    "it; ours has no vector registers in a frame's DWARF context (ptrace/variables.py "
+    "FrameView.register) so shows <optimized out> and no @entry item")
 KNOWN_BUGS: tuple[Explained, ...] = (
     Explained(_ENTRY_VALUES, r"^(locals|stop) ", path=r"@entry\]$|(args|variables)\.length$",
               opt="-O2"),
