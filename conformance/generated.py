@@ -152,17 +152,6 @@ KNOWN_BUGS: tuple[Explained, ...] = (
               opt="-O2"),
     Explained(_ENTRY_VALUES, r"", gdb=r"^(?!.*optimized out)", ours=r"optimized out",
               opt="-O2"),
-    Explained(
-        "A symbol in <...> is the ELF symbol as it is: gcc's names for a function's static "
-        "(<calls.2>) and for its copies (<f.constprop.0+4>); gdb shows the source names "
-        "(the engine's address symbolizer, ptrace/source.py)",
-        r"", rewrite=lambda text: re.sub(
-            r"<(\w+)(?:\.(?:constprop|isra|part|cold))?(?:\.\d+)+((\+\d+)?>)", r"<\1\2", text)),
-    Explained(
-        "A pointer into the dynamic loader (stack garbage at -O2) shows gdb's "
-        "<_dl_relocate_object+4312>, ours the bare address: the symbolizer has no symbols for "
-        "ld.so's local functions (ptrace/source.py, the interpreter's .symtab)",
-        r"", gdb=r" <_dl_", rewrite=lambda text: text, gdb_drops=r" <_dl_\w+(\+\d+)?>"),
 )
 
 
