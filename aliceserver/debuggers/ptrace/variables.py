@@ -127,6 +127,16 @@ class ProcessEvalSymbols:
                 return module.value_of(var, replace(self.view, bias=bias))
         return None
 
+    def entry_type(self, name: str) -> Type:  # NAME@entry: a parameter of the frame only
+        if self.frame_symbols is None:
+            raise EvaluationError(f'@entry can be used only for function parameters, not for "{name}"')
+        return self.frame_symbols.entry_type(name)
+
+    def entry_value(self, name: str) -> Value:
+        if self.frame_symbols is None:
+            raise EvaluationError(f'@entry can be used only for function parameters, not for "{name}"')
+        return self.frame_symbols.entry_value(name)
+
     def lookup_type(self, name: str) -> Type | None:
         if self.frame_symbols is not None:
             found = self.frame_symbols.lookup_type(name)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast
@@ -69,6 +69,16 @@ class EvalSymbols(Protocol):
     def lookup(self, name: str) -> Value | None: ...
 
     def lookup_type(self, name: str) -> Type | None: ...
+
+
+@runtime_checkable
+class EntryValues(Protocol):
+    """Symbols that read parameters' values at their function's entry (gdb's NAME@entry);
+    both raise gdb's error for a name that is not such a parameter."""
+
+    def entry_type(self, name: str) -> Type: ...
+
+    def entry_value(self, name: str) -> Value: ...
 
 
 class Evaluator:
@@ -156,23 +166,28 @@ class Evaluator:
     def check_names(self, node: ast.Expr) -> None:
         """Fail on unknown names anywhere, even in branches that will not run (as gdb,
         which resolves symbols while parsing)."""
-        names: list[str] = []
+        names: list[str | ast.EntryValue] = []
         stack: list[object] = [node]
         while stack:
             item = stack.pop()
             if isinstance(item, ast.Call):
                 if not isinstance(item.function, ast.Member) or methods_of(self.symbols) is None:
                     raise EvaluationError("Function calls are not supported in expressions.")
-                stack.extend((item.function.base, item.args))  # a C++ method call
+                stack.extend((item.args, item.function.base))  # a C++ method call
                 continue
             if isinstance(item, ast.Name):
                 names.append(item.name)
-            elif isinstance(item, tuple):
-                stack.extend(item)
+            elif isinstance(item, ast.EntryValue):  # gdb checks it is a parameter as it parses
+                names.append(item)
+            elif isinstance(item, tuple):  # reversed: the stack gives them left to right, as gdb parses
+                stack.extend(reversed(item))
             elif hasattr(item, "__dataclass_fields__"):
-                stack.extend(getattr(item, f) for f in item.__dataclass_fields__)
+                stack.extend(reversed([getattr(item, f) for f in item.__dataclass_fields__]))
         for name in names:
-            self.name(name)
+            if isinstance(name, ast.EntryValue):
+                self.entry_type(name.name)
+            else:
+                self.name(name)
 
     def run(self, node: ast.Expr) -> Value:
         self.check_names(node)
@@ -192,6 +207,10 @@ class Evaluator:
             return self.name(node.name)
         if isinstance(node, ast.Register):
             return self.register(node.name)
+        if isinstance(node, ast.EntryValue):
+            if self.type_only:  # gdb's value_zero, not an lvalue
+                return self.zero(self.entry_type(node.name), in_memory=False)
+            return self.entry_symbols(node.name).entry_value(node.name)
         if isinstance(node, ast.Unary):
             return self.unary(node)
         if isinstance(node, ast.SizeofType):
@@ -264,6 +283,14 @@ class Evaluator:
                 if found is not None:
                     return found
         raise EvaluationError(f'No symbol "{lookup}" in current context.')
+
+    def entry_symbols(self, name: str) -> EntryValues:
+        if not isinstance(self.symbols, EntryValues):  # symbols without frames (tests' fakes)
+            raise EvaluationError(f'@entry can be used only for function parameters, not for "{name}"')
+        return self.symbols
+
+    def entry_type(self, name: str) -> Type:
+        return self.entry_symbols(name).entry_type(name)
 
     def register(self, name: str) -> Value:
         regno = REGISTERS.get(name)
