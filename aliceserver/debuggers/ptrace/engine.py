@@ -132,7 +132,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, self._find_class))
         self._variables.printers = printer_host(lambda: self._source)
         self._frames: dict[int, list[UnwoundFrame]] = {}
-        self._stop_cache = StopCache()
+        self._stop_cache = StopCache(lambda: self._variables.values_changed())
         self._inline_hidden: dict[int, int] = {}  # thread -> inline frames hidden at its stop
         self._location_breakpoints = {}
         self._call_traces = {}

@@ -162,6 +162,12 @@ class VariableStore:
 
     def clear(self) -> None:
         self._values.clear()
+        self.values_changed()
+
+    def values_changed(self) -> None:
+        """Memory or registers were written: printers' pages are read anew."""
+        if self.printers is not None:
+            self.printers.forget_pages()
 
     def describe(
         self, name: str, value: Value, fmt: str | None = None, *, top: bool = False, aggregate_value: bool = True,
@@ -244,7 +250,8 @@ class VariableStore:
         value, fmt, dynamic, printed = entry
         if printed and self.printers is not None:
             return [self._printer_child(child, fmt, dynamic) for child in
-                    self.printers.children(value, max(0, start), count, FormatOptions(fmt=fmt, symbolize=self._symbolize))]
+                    self.printers.children(value, max(0, start), count, FormatOptions(fmt=fmt, symbolize=self._symbolize),
+                                           key=reference)]
         found = [self.describe(name, child, fmt, dynamic=dynamic)
                  for name, child in children(value, max(0, start), count)]  # fmt: skip
         cplus = cplus_class(value.type)
