@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     # that stops at a breakpoint and shows a frame about 30 ms and are not needed for it.
     from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
+    from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller
     from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols
     from aliceserver.debuggers.symbols.dwarf.expr.methods import Methods
 
@@ -103,6 +104,7 @@ class ProcessEvalSymbols:
     view: FrameView
     rtti: Rtti | None = None  # the program's dynamic types: C++ casts move by base offsets
     methods: Methods | None = None  # C++ methods through xmethods (expr/methods.py)
+    calls: FunctionCaller | None = None  # calls into the program (expr/calls.py)
 
     @property
     def frame(self) -> FrameView:

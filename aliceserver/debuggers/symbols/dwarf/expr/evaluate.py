@@ -7,6 +7,7 @@ from typing import Protocol, runtime_checkable
 
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function
 from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
     c_cast,
     dynamic_cast,
@@ -23,7 +24,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     promote,
     to_number,
 )
-from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, methods_of, operator
+from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ImplicitLoc,
@@ -170,9 +171,7 @@ class Evaluator:
         stack: list[object] = [node]
         while stack:
             item = stack.pop()
-            if isinstance(item, ast.Call):
-                if not isinstance(item.function, ast.Member) or methods_of(self.symbols) is None:
-                    raise EvaluationError("Function calls are not supported in expressions.")
+            if isinstance(item, ast.Call) and isinstance(item.function, ast.Member):
                 stack.extend((item.args, item.function.base))  # a C++ method call
                 continue
             if isinstance(item, ast.Name):
@@ -217,6 +216,10 @@ class Evaluator:
             return self.sizeof(self.resolve_type(node.type))
         if isinstance(node, ast.TypeExpr):
             return self.type_alone(node.type)
+        if isinstance(node, ast.Cast) and isinstance(node.operand, ast.Call):
+            # The cast's type stands for the return type a function without debug info lacks.
+            target = self.resolve_type(node.type)
+            return c_cast(call_function(self, node.operand, target), target, self.builtins, self.classes)
         if isinstance(node, ast.Cast):
             return c_cast(self.eval(node.operand), self.resolve_type(node.type), self.builtins, self.classes)
         if isinstance(node, ast.NamedCast):
@@ -248,7 +251,7 @@ class Evaluator:
                 obj = self.deref(obj) if isinstance(strip(obj.type), PointerType) else obj
             return method_call(self.symbols, obj, function.name, [self.eval(a) for a in node.args])
         if isinstance(node, ast.Call):
-            raise EvaluationError("Function calls are not supported in expressions.")
+            return call_function(self, node)
         raise EvaluationError("unsupported expression")
 
     def arrow(self, value: Value) -> Value:
