@@ -55,7 +55,7 @@ class TypeName:
 
 @dataclass(frozen=True, slots=True)
 class Unary:
-    op: str  # - + ! ~ * & sizeof ++ -- (prefix)
+    op: str  # - + ! ~ * & sizeof ++ -- (prefix), post++ post-- (postfix)
     operand: Expr
 
 

@@ -335,9 +335,8 @@ class Evaluator:
         if op == "*":
             found = operator(self.symbols, operand, "operator*", [])  # a class's unary `*`
             return found if found is not None else self.deref(operand)
-        if op in ("++", "--"):
-            one = ast.IntLit(1, "int")
-            return self.assign(ast.Assign("+=" if op == "++" else "-=", node.operand, one))
+        if op in ("++", "--", "post++", "post--"):  # the operand evaluated once, as gdb
+            return self.increment(operand, op)
         value = self.rvalue(operand)
         if op == "!":
             return self.truth(not self.is_true(value))
@@ -521,15 +520,32 @@ class Evaluator:
             raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
         raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
 
+    def increment(self, operand: Value, op: str) -> Value:
+        """`++x` (x itself after the write) and `x++` (x's old value, not an lvalue, as gdb's
+        value_non_lval): x is written either way, except for the type alone."""
+        one = Value.of_int(self.builtins.of("int"), 1, self.ctx)
+        if not op.startswith("post"):
+            return self.store(operand, op[0] + "=", one)
+        if isinstance(strip(operand.type), ReferenceType):
+            operand = self.target(operand)
+        if self.type_only:
+            return operand
+        data = operand.data()
+        old = Value(operand.type, ImplicitLoc(data), self.ctx, operand.bit_offset, operand.bit_size, _data=data)
+        self.store(operand, op[4] + "=", one)
+        return old
+
     def assign(self, node: ast.Assign) -> Value:
-        target = self.eval(node.target)
+        return self.store(self.eval(node.target), node.op, self.eval(node.value))
+
+    def store(self, target: Value, op: str, value: Value) -> Value:
+        """`target op value` for = += -= ...: written through target's location."""
         if isinstance(strip(target.type), ReferenceType):
             target = self.target(target)
-        value = self.eval(node.value)
         if self.type_only:  # gdb: the left side as it is, nothing written
             return target
-        if node.op != "=":
-            value = self.arith(node.op[:-1], target, value)
+        if op != "=":
+            value = self.arith(op[:-1], target, value)
         if not target.is_lvalue:
             raise EvaluationError("Left operand of assignment is not an lvalue.")
         tt = strip(target.type)

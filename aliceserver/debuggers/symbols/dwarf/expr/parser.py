@@ -338,8 +338,8 @@ class _Parser(TokenCursor):
                         args.append(self.assignment())
                 self.expect(")")
                 expr = ast.Call(expr, tuple(args))
-            elif self.at_op("++", "--"):
-                raise EvaluationError("Postfix increment and decrement are not supported.")
+            elif self.at_op("++", "--"):  # gdb's UNOP_POSTINCREMENT and UNOP_POSTDECREMENT
+                expr = ast.Unary("post" + self.next().text, expr)
             else:
                 return expr
 
