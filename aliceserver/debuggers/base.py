@@ -279,13 +279,12 @@ class IDebugger(Protocol):
 
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
-        *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
+        *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False,
     ) -> VariableInfo:
         """A C-like expression in a frame (assignments write); `fmt` is gdb's x/d/o/t/c/u/a/z;
         `dynamic` says where C++ dynamic types replace static ones (gdb's print object).
         `type_only`: gdb's whatis and ptype, the type alone (pointers not followed, nothing
-        written, `value` empty). `calls`: whether `f(x)` may run the program's functions
-        (False: gdb's "You can't do that without a process to debug.", as before `run`).
+        written, `value` empty).
 
         Errors are ProtocolError with gdb's message (`No symbol "x" in current context.`).
         """

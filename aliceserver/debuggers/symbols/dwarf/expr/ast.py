@@ -33,13 +33,6 @@ class Name:
 
 
 @dataclass(frozen=True, slots=True)
-class EntryValue:
-    """gdb's `x@entry`: parameter x's value when its function was entered."""
-
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
 class Register:
     name: str  # without the `$`
 
@@ -55,7 +48,7 @@ class TypeName:
 
 @dataclass(frozen=True, slots=True)
 class Unary:
-    op: str  # - + ! ~ * & sizeof ++ -- (prefix), post++ post-- (postfix)
+    op: str  # - + ! ~ * & sizeof ++ -- (prefix)
     operand: Expr
 
 
@@ -141,7 +134,6 @@ Expr = (
     | CharLit
     | StringLit
     | Name
-    | EntryValue
     | Register
     | Unary
     | SizeofType
