@@ -3,8 +3,9 @@
 On tests/programs/cpp_big_containers.cpp (a std::vector<int> of 10 million elements and a
 std::map<int, int> of 1 million), stopped at its `@bp:ready` line, each adapter answers
 what a client asks to show one: `evaluate` of the container (its value line) and
-`variables` of its first 100 indexed children. Best of `--repeat` sessions, milliseconds,
-and our time as a ratio of lldb-vscode's.
+`variables` of its first 100 indexed children; then a page of 100 in the middle, the page
+after it (a client scrolling on) and the last page. Best of `--repeat` sessions,
+milliseconds, and our time as a ratio of lldb-vscode's.
 """
 
 from __future__ import annotations
@@ -20,22 +21,40 @@ from tests.support.build_more import MoreBuilder
 from tests.support.dap_client import DapClient, alice_argv, find_lldb_vscode, start_session
 
 SOURCE = PROGRAMS_DIR / "cpp_big_containers.cpp"
-CONTAINERS = ("big", "tree")
+CONTAINERS = {"big": 10_000_000, "tree": 1_000_000}  # name -> its size
+PAGE = 100
+# (row label, first child of the page as a share of the size); "first" is the value line too
+PAGES = {"first": 0.0, "middle": 0.5, "next": 0.5, "last": 1.0}
+LABELS = {"big": "std::vector<int> (10^7)", "tree": "std::map<int,int> (10^6)"}
 
 
-def measure(argv: list[str], program: Path) -> dict[str, float]:
-    """Milliseconds per container: value line plus its first page of 100 children."""
-    spent: dict[str, float] = {}
+def _start(page: str, size: int) -> int:
+    if page == "next":
+        return size // 2 + PAGE
+    return min(int(size * PAGES[page]), size - PAGE)
+
+
+def measure(argv: list[str], program: Path) -> dict[tuple[str, str], float]:
+    """Milliseconds per (container, page): the first is the value line plus its first page
+    of 100 children, the others one `variables` request of 100 each."""
+    spent: dict[tuple[str, str], float] = {}
     with DapClient.spawn(argv) as client:
         start_session(client, program, breakpoints={SOURCE: [marker_line(SOURCE, "ready")]}, timeout=120)
         frame = client.stack_trace(client.threads()[0]["id"], 0, 1)[0]["id"]
-        for name in CONTAINERS:
+        for name, size in CONTAINERS.items():
             begin = time.perf_counter()
             shown = client.call("evaluate", {"expression": name, "frameId": frame, "context": "watch"}, 60)
-            page = client.variables(shown["variablesReference"], filter="indexed", start=0, count=100)
-            spent[name] = (time.perf_counter() - begin) * 1000
-            if len(page) != 100:
-                raise RuntimeError(f"{argv[0]}: {name} gave {len(page)} children, not 100")
+            for page in PAGES:
+                start = _start(page, size)
+                arguments = {"variablesReference": shown["variablesReference"], "filter": "indexed",
+                             "start": start, "count": PAGE}  # fmt: skip
+                rows = client.call("variables", arguments, 600).get("variables", [])
+                spent[name, page] = (time.perf_counter() - begin) * 1000
+                if [row["name"] for row in rows] != [f"[{start + i}]" for i in range(PAGE)] and name == "big":
+                    raise RuntimeError(f"{argv[0]}: {name} gave {len(rows)} children, not {start}..")
+                if len(rows) != PAGE:
+                    raise RuntimeError(f"{argv[0]}: {name} gave {len(rows)} children, not {PAGE}")
+                begin = time.perf_counter()
     return spent
 
 
@@ -54,14 +73,15 @@ def main(argv: Sequence[str]) -> int:
     best: dict[str, dict[str, float]] = {}
     for tool, command in tools.items():
         runs = [measure(command, program) for _ in range(args.repeat)]
-        best[tool] = {name: min(run[name] for run in runs) for name in CONTAINERS}
-    print(f"{'container':<34}" + "".join(f"{tool:>14}" for tool in tools) + f"{'ratio':>8}")
-    labels = {"big": "std::vector<int> (10^7), 100", "tree": "std::map<int,int> (10^6), 100"}
-    for name in CONTAINERS:
-        row = f"{labels[name]:<34}" + "".join(f"{best[tool][name]:>11.1f} ms" for tool in tools)
-        if "lldb-vscode" in best:
-            row += f"{best['aliceserver'][name] / best['lldb-vscode'][name]:>8.2f}"
-        print(row)
+        best[tool] = {key: min(run[key] for run in runs) for key in runs[0]}
+    print(f"{'container, page of 100 from':<44}" + "".join(f"{tool:>14}" for tool in tools) + f"{'ratio':>8}")
+    for name, size in CONTAINERS.items():
+        for page in PAGES:
+            label = f"{LABELS[name]}, {_start(page, size)}" + (" (+ value line)" if page == "first" else "")
+            row = f"{label:<44}" + "".join(f"{best[tool][name, page]:>11.1f} ms" for tool in tools)
+            if "lldb-vscode" in best:
+                row += f"{best['aliceserver'][name, page] / best['lldb-vscode'][name, page]:>8.2f}"
+            print(row)
     return 0
 
 

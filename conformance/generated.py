@@ -34,12 +34,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.cgen import CType, Program, Variable, generate
+from conformance.explained import Explained
 from conformance.gen_session import (
     FIRST_AGGREGATE_CHILD,
     Answer,
@@ -66,6 +67,10 @@ class Difference:
     ours: str
 
     @property
+    def subject(self) -> str:
+        return self.check.subject
+
+    @property
     def kind(self) -> str:
         """What groups differences: the check, the kind of variable (its outer shape), the
         field, and whether one side lacks it."""
@@ -89,33 +94,6 @@ class Difference:
 
 def _short(text: str, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-@dataclass(frozen=True)
-class Explained:
-    """A difference meant to stay (or a known bug), as regexes on the difference; with
-    `rewrite`, our text rewritten so must equal gdb's (the difference is only that)."""
-
-    reason: str
-    kind: str  # on Difference.kind
-    gdb: str = ""  # on the gdb text
-    ours: str = ""  # on our text
-    opt: str = ""  # on the optimization level
-    subject: str = ""  # on the checked variable's kind (Check.subject: `struct(flexible)`)
-    path: str = ""  # on the field (`variables[a1@entry]`)
-    rewrite: Callable[[str], str] | None = None
-    gdb_drops: str = ""  # with rewrite: removed from gdb's text before comparing
-
-    def explains(self, difference: Difference) -> bool:
-        if not (re.search(self.kind, difference.kind) and re.search(self.gdb, difference.gdb)
-                and re.search(self.ours, difference.ours) and re.search(self.opt, difference.opt)
-                and re.search(self.subject, difference.check.subject)
-                and re.search(self.path, difference.path)):
-            return False
-        if self.rewrite is None:
-            return True
-        gdb = re.sub(self.gdb_drops, "", difference.gdb) if self.gdb_drops else difference.gdb
-        return self.rewrite(difference.ours) == gdb
 
 
 def octal_escaped(text: str) -> str:

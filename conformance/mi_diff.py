@@ -391,19 +391,27 @@ def run_session(
     try:
         client.prompt()
         for raw in scenario.commands:
-            command = expand(raw, scenario.program)
-            step = StepRecord(command)
+            step = record_step(client, expand(raw, scenario.program), build_dir, output)
             steps.append(step)
-            try:
-                lines = _exchange(client, command)
-            except AssertionError as error:
-                step.error = str(error).splitlines()[0]
+            if step.error:
                 break
-            for line in lines:
-                _file(step, line, build_dir, output)
     finally:
         client.close()
     return steps, output
+
+
+def record_step(client: MiClient, command: str, build_dir: str, output: list[str]) -> StepRecord:
+    """Send one command and file what comes back (the program's own lines into `output`);
+    a broken session (timeout, the server ended) is the step's `error`."""
+    step = StepRecord(command)
+    try:
+        lines = _exchange(client, command)
+    except AssertionError as error:
+        step.error = str(error).splitlines()[0]
+        return step
+    for line in lines:
+        _file(step, line, build_dir, output)
+    return step
 
 
 def _exchange(client: MiClient, command: str) -> list[str]:
@@ -467,6 +475,22 @@ def compare(path: str, gdb: Norm | None, ours: Norm | None, out: list[tuple[str,
         return 1
     out.append((path, _show(gdb), _show(ours)))
     return 0
+
+
+def compare_steps(gdb: StepRecord, ours: StepRecord, out: list[tuple[str, str, str]]) -> int:
+    """Compare what both answered to one command: (path, gdb, ours) for every difference
+    appended to `out`; the number of agreeing leaves."""
+    if gdb.error or ours.error:
+        out.append(("error", gdb.error, ours.error))
+    agree = compare("result", gdb.result, ours.result, out)
+    agree += compare("exec", list(gdb.exec_records), list(ours.exec_records), out)
+    agree += compare(
+        "notify",
+        {k: list(v) for k, v in gdb.notify.items()},
+        {k: list(v) for k, v in ours.notify.items()},
+        out,
+    )
+    return agree + compare("console", list(gdb.console), list(ours.console), out)
 
 
 PIE_BASE = 0x555555554000  # where Linux maps a PIE executable when ASLR is off (gdb, us)
@@ -550,19 +574,7 @@ def diff(scenario: MiScenario, builder: Builder) -> Outcome:
         if theirs is None or mine is None:
             found.append(("error", "<no step>" if theirs is None else "", "<no step>" if mine is None else ""))
         else:
-            if theirs.error or mine.error:
-                found.append(("error", theirs.error, mine.error))
-            outcome.agreements += compare("result", theirs.result, mine.result, found)
-            outcome.agreements += compare(
-                "exec", list(theirs.exec_records), list(mine.exec_records), found
-            )
-            outcome.agreements += compare(
-                "notify",
-                {k: list(v) for k, v in theirs.notify.items()},
-                {k: list(v) for k, v in mine.notify.items()},
-                found,
-            )
-            outcome.agreements += compare("console", list(theirs.console), list(mine.console), found)
+            outcome.agreements += compare_steps(theirs, mine, found)
         for path, gdb_text, our_text in found:
             outcome.differences.append(
                 Difference(scenario.name, index + 1, command, path, gdb_text, our_text,

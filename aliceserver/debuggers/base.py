@@ -279,12 +279,13 @@ class IDebugger(Protocol):
 
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
-        *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False,
+        *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
     ) -> VariableInfo:
         """A C-like expression in a frame (assignments write); `fmt` is gdb's x/d/o/t/c/u/a/z;
         `dynamic` says where C++ dynamic types replace static ones (gdb's print object).
         `type_only`: gdb's whatis and ptype, the type alone (pointers not followed, nothing
-        written, `value` empty).
+        written, `value` empty). `calls`: whether `f(x)` may run the program's functions
+        (False: gdb's "You can't do that without a process to debug.", as before `run`).
 
         Errors are ProtocolError with gdb's message (`No symbol "x" in current context.`).
         """

@@ -135,3 +135,8 @@ Event = Union[
     LocationBreakpointChanged,
     Progress,
 ]
+
+
+# The last line of gdb's error for a call into the program that stopped before it returned
+# and was left there (infcall): the stop was queued just before the error was raised.
+CALL_LEFT_STOPPED = "When the function is done executing, GDB will silently stop."

@@ -107,7 +107,7 @@ class FakeSourceLevel:
 
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
-        *, dynamic: m.DynamicTypes = m.DynamicTypes.NONE, type_only: bool = False,
+        *, dynamic: m.DynamicTypes = m.DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
     ) -> m.VariableInfo:
         tid = thread_id if thread_id is not None else self._first_thread()
         left, equal, right = expression.partition("==")

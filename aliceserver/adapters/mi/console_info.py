@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import overload
 
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
@@ -32,9 +33,26 @@ def _print(ctx: Context, text: str, record: bool = True) -> Reply:
     return None
 
 
-def _printed(ctx: Context, text: str) -> str:
+def _call(ctx: Context, text: str) -> Reply:
+    """gdb's call: print's, except that a void result prints nothing."""
+    value = _printed(ctx, text, void_shown=False)
+    if value is not None:
+        number = ctx.session.inferior.record_value(value)
+        ctx.console(f"${number} = {value}\n")
+    return None
+
+
+@overload
+def _printed(ctx: Context, text: str) -> str: ...
+
+
+@overload
+def _printed(ctx: Context, text: str, void_shown: bool) -> str | None: ...
+
+
+def _printed(ctx: Context, text: str, void_shown: bool = True) -> str | None:
     """print's text of `/FMT expression`, or its error (output's too: a value too big or
-    unreadable is an error there as well)."""
+    unreadable is an error there as well). None for a void value unless `void_shown`."""
     session = ctx.session
     fmt = None
     match = _FORMAT.match(text)
@@ -47,6 +65,8 @@ def _printed(ctx: Context, text: str) -> str:
     failure = whole_value_failure(session, text, info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
+    if not void_shown and info.type == "void":
+        return None
     return printed_value(info)
 
 
@@ -482,7 +502,8 @@ def _disassemble(ctx: Context, text: str) -> Reply:
 
 def register_info(registry: CliRegistry) -> None:
     add = registry.add
-    add("print", _print, "p", "inspect", "call")
+    add("print", _print, "p", "inspect")
+    add("call", _call)
     add("output", _output)
     add("ptype", _ptype)
     add("whatis", _whatis)

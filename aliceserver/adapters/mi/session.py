@@ -627,8 +627,15 @@ class MiSession:
             if not self.has_symbols():
                 raise MiError(f'No symbol "{expression.strip()}" in current context.'
                               if expression.strip().isidentifier() else "No symbol table is loaded.  Use the \"file\" command.")
-        return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown),
-                                      type_only=type_only)
+        try:
+            return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown),
+                                          type_only=type_only, calls=tid is not None)  # fmt: skip
+        except AliceError as error:
+            if str(error).endswith(ev.CALL_LEFT_STOPPED):
+                # A call stopped in the program (a breakpoint, a signal): gdb shows that stop
+                # before the error. The engine queued it before raising.
+                self.wait_event(lambda event: isinstance(event, ev.Stopped))
+            raise
 
     def evaluate_display(self, expression: str, fmt: str | None = None) -> str:
         return display_value(self.evaluate(expression, fmt))

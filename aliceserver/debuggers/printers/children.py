@@ -15,6 +15,8 @@ from typing import Any
 from aliceserver.debuggers.model import PrinterView
 from aliceserver.debuggers.printers import context
 from aliceserver.debuggers.printers.gdbvalue import LazyString, Value, from_python
+from aliceserver.debuggers.printers.paging import Cursor
+from aliceserver.debuggers.printers.paging import items as paged_items
 from aliceserver.debuggers.printers.render import (
     ChildText,
     _hint,
@@ -85,14 +87,9 @@ def _first_name(printer: Any) -> str | None:
 
 def _count(printer: Any, head: str, hint: str | None) -> int:
     call = context.current()
-    if hasattr(printer, "num_children"):  # gdb 14's API, where a printer offers it
-        try:
-            return min(int(call.run(printer.num_children)), _MAX_COUNT)
-        except Exception:
-            pass
-    found = _SIZE.search(head)
-    if found is not None:
-        return min(int(found.group(1)), _MAX_COUNT)
+    said = _said_size(printer, head)
+    if said is not None:
+        return said
     walked = 0
     limit = COUNT_LIMIT * (2 if hint == "map" else 1)
     try:
@@ -105,26 +102,42 @@ def _count(printer: Any, head: str, hint: str | None) -> int:
     return (walked + 1) // 2 if hint == "map" else walked
 
 
-def page(value: DwarfValue, start: int, count: int | None, opts: FormatOptions) -> list[Child]:
+def _said_size(printer: Any, head: str | None) -> int | None:
+    """The count of children the printer says: its num_children (gdb 14's API) or the size
+    in its head (`head` None: asked for here); None where it says none."""
+    call = context.current()
+    if hasattr(printer, "num_children"):
+        try:
+            return min(int(call.run(printer.num_children)), _MAX_COUNT)
+        except Exception:
+            pass
+    if head is None:
+        try:
+            text = call.run(printer.to_string) if hasattr(printer, "to_string") else None
+        except Exception:
+            return None
+        head = text if isinstance(text, str) else ""
+    found = _SIZE.search(head)
+    return None if found is None else min(int(found.group(1)), _MAX_COUNT)
+
+
+def page(
+    value: DwarfValue, start: int, count: int | None, opts: FormatOptions, cursor: Cursor | None = None
+) -> list[Child]:
     """Items `start` .. `start + count` of the printer's children (all when count is
-    None); only those are made (a vector's elements before `start` are never read)."""
-    printer = printer_of(value)
+    None); only those are made (a vector's elements before `start` are never read).
+    `cursor`: kept from the value's last page, so this one continues from there."""
+    if cursor is None or cursor.printer is None:
+        cursor = cursor or Cursor()
+        cursor.printer = printer_of(value)
+    printer = cursor.printer
     if printer is None or not hasattr(printer, "children"):
         return []
-    call = context.current()
     out: list[Child] = []
     if count is None:  # all of them: within a bound (a printer's generator may never end)
         count = COUNT_LIMIT * 2
     try:
-        items = call.run(lambda: iter(printer.children()))
-        if start:
-            call.run(lambda: next(itertools.islice(items, start - 1, start), None))  # skips without keeping
-        while len(out) < count:
-            call.check_time()
-            try:
-                item = call.run(lambda: next(items))
-            except StopIteration:
-                break
+        for item in paged_items(cursor, value, start, count, lambda: _said_size(printer, None)):
             out.append(_child(item, start + len(out), opts))
     except Exception as exc:
         out.append(Child(f"[{start + len(out)}]", None, error_text(exc)))

@@ -112,11 +112,11 @@ def from_python(obj: Any) -> DwarfValue:
     frame = _frame()
     if isinstance(obj, bool):
         return DwarfValue.of_int(b.of("bool"), int(obj), frame)
-    if isinstance(obj, int):
+    if isinstance(obj, int):  # gdb's builtin_type_pylong and _upylong: long long
         if -(1 << 63) <= obj < 1 << 63:
-            return DwarfValue.of_int(b.of("long"), obj, frame)
+            return DwarfValue.of_int(b.of("long long"), obj, frame)
         if 0 <= obj < 1 << 64:
-            return DwarfValue.of_int(b.of("unsigned long"), obj, frame)
+            return DwarfValue.of_int(b.of("unsigned long long"), obj, frame)
         raise gdb_error("Cannot convert value to long.")
     if isinstance(obj, float):
         return DwarfValue.of_float(b.of("double"), obj, frame)
@@ -317,12 +317,15 @@ class Value:
     def __mod__(self, o: Any) -> Value: return self._binary("%", o)
     def __rmod__(self, o: Any) -> Value: return self._binary("%", o, True)
     def __lshift__(self, o: Any) -> Value: return self._binary("<<", o)
+    def __rlshift__(self, o: Any) -> Value: return self._binary("<<", o, True)
     def __rshift__(self, o: Any) -> Value: return self._binary(">>", o)
+    def __rrshift__(self, o: Any) -> Value: return self._binary(">>", o, True)
     def __and__(self, o: Any) -> Value: return self._binary("&", o)
     def __rand__(self, o: Any) -> Value: return self._binary("&", o, True)
     def __or__(self, o: Any) -> Value: return self._binary("|", o)
     def __ror__(self, o: Any) -> Value: return self._binary("|", o, True)
     def __xor__(self, o: Any) -> Value: return self._binary("^", o)
+    def __rxor__(self, o: Any) -> Value: return self._binary("^", o, True)
     def __pow__(self, o: Any) -> Value: return Value(from_python(self._number() ** float(o)))
 
     def __neg__(self) -> Value: return self._binary("*", -1)

@@ -27,12 +27,14 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.printers.context import Call, Target
     from aliceserver.debuggers.printers.objfiles import PrinterSession
+    from aliceserver.debuggers.printers.paging import Cursor
     from aliceserver.debuggers.printers.watchdog import Watchdog
     from aliceserver.debuggers.printers.xmethods import XMethods
 
 log = logging.getLogger(__name__)
 
 BUDGET_SECONDS = 5.0  # per printed value: a printer over garbage is cut off, not waited for
+_MAX_CURSORS = 256  # values at one stop whose children iterators are kept between pages
 
 
 class Images(Protocol):
@@ -56,6 +58,7 @@ class PrinterHost:
         self._told_none = False
         self._watchdog: Watchdog | None = None
         self.aborted = False  # the last `format` failed at an unreadable child
+        self._cursors: dict[object, Cursor] = {}  # value key -> where its children stopped
 
     @property
     def session(self) -> PrinterSession:
@@ -98,8 +101,11 @@ class PrinterHost:
         with entered(call):
             return view(value, opts, _Formatter(opts).value, count=count)
 
-    def children(self, value: Value, start: int, count: int | None, options: FormatOptions) -> list[Child]:
-        """Items `start` .. `start + count` of its printer's children (only those are read)."""
+    def children(
+        self, value: Value, start: int, count: int | None, options: FormatOptions, key: object = None
+    ) -> list[Child]:
+        """Items `start` .. `start + count` of its printer's children (only those are read);
+        `key` names the value at this stop: its next page continues where this one ends."""
         call = self._ready(value)
         if call is None:
             return []
@@ -107,10 +113,22 @@ class PrinterHost:
 
         from aliceserver.debuggers.printers.children import page
         from aliceserver.debuggers.printers.context import entered
+        from aliceserver.debuggers.printers.paging import Cursor
         from aliceserver.debuggers.printers.render import render
 
+        cursor = None
+        if key is not None:
+            cursor = self._cursors.get(key)
+            if cursor is None:
+                if len(self._cursors) >= _MAX_CURSORS:  # the oldest go (MI evaluates anew)
+                    del self._cursors[next(iter(self._cursors))]
+                cursor = self._cursors[key] = Cursor()
         with entered(call):
-            return page(value, start, count, replace(options, pretty=render))
+            return page(value, start, count, replace(options, pretty=render), cursor)
+
+    def forget_pages(self) -> None:
+        """The program moved or its memory changed: pages start over from the printers."""
+        self._cursors.clear()
 
     def _ready(self, value: Value) -> Call | None:
         """A printer call for `value`, its images' scripts loaded; None: no printers."""

@@ -9,7 +9,7 @@ program, which is refused in gdb's words.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from aliceserver.debuggers.printers import context
@@ -63,6 +63,19 @@ class XMethods:
         if operator:  # declared, never emitted: gdb finds no function to call
             raise EvaluationError(f"Could not find {name}.")
         raise EvaluationError("Cannot evaluate function -- may be inlined")
+
+
+def subscript_worker(call: context.Call, obj: Value) -> Callable[[Value], Value] | None:
+    """`obj[n]` through the one-argument operator[] xmethod of its class, if one matches
+    (a container's own indexing, for paging its printer's children by index)."""
+    cls = class_of(obj)
+    if cls is None:
+        return None
+    found = next(((c, w) for c, w, params in _workers(call, cls, "operator[]") if params == 1), None)
+    if found is None:
+        return None
+    base, worker = found
+    return lambda index: _invoke(worker, obj, base, [index])
 
 
 def _hierarchy(cls: StructType) -> Iterator[StructType]:

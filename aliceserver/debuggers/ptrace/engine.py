@@ -46,6 +46,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
 from aliceserver.debuggers.ptrace.calltrace import CallTracing
+from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
@@ -132,7 +133,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, self._find_class))
         self._variables.printers = printer_host(lambda: self._source)
         self._frames: dict[int, list[UnwoundFrame]] = {}
-        self._stop_cache = StopCache()
+        self._stop_cache = StopCache(lambda: self._variables.values_changed())
         self._inline_hidden: dict[int, int] = {}  # thread -> inline frames hidden at its stop
         self._location_breakpoints = {}
         self._call_traces = {}
@@ -146,6 +147,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         self._armed: dict[CatchKind, int] = {}  # exception catchpoint -> its internal trap
         self._libc = binding.Libc()
         self._closed = False
+        self.call_settings = CallSettings()  # calls into the program (infcall.py)
         self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
         self._tracer.start()
 

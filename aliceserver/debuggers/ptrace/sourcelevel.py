@@ -76,6 +76,9 @@ from aliceserver.errors import AliceError, ProtocolError, TargetError, Unsupport
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
+    from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
+    from aliceserver.debuggers.ptrace.libraries import LibraryTracker
+    from aliceserver.debuggers.symbols.process import ProcessSymbols
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +104,10 @@ class SourceLevel:
     _libc: Libc
     _location_breakpoints: dict[int, "_LocationBreakpoint"]
     _next_location_id: int
+    _inferior: Inferior | None
+    _symbols: ProcessSymbols
+    _tracker: LibraryTracker
+    call_settings: CallSettings  # calls into the program in expressions (infcall.py)
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def _call(self, fn: Callable[[], T]) -> T:
@@ -374,7 +381,23 @@ class SourceLevel:
 
         printers = self._variables.printers
         methods = printers.methods(view) if printers is not None else None  # C++ xmethods
-        return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti, methods=methods)
+        return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti, methods=methods,
+                                  calls=self._function_caller(thread_id))  # fmt: skip
+
+    def _function_caller(self, tid: int) -> ProcessCaller | None:
+        """What runs `f(x)` in expressions on thread `tid` (infcall.py)."""
+        from aliceserver.debuggers.ptrace.infcall import ProcessCaller
+
+        inferior = self._inferior
+        if inferior is None:
+            return None
+
+        def name_of(address: int) -> str | None:
+            found = self._symbols.lookup_address(address)
+            return found.name if found.name is not None and found.offset == 0 else None
+
+        return ProcessCaller(inferior, tid, self.call_settings, self._tracker.entry, name_of,
+                             self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
 
     def _default_thread(self, thread_id: int | None) -> int:
         inferior = self._require_stopped()
@@ -387,12 +410,15 @@ class SourceLevel:
 
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
-        *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False,
+        *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
     ) -> VariableInfo:
         def go() -> VariableInfo:
             tid = self._default_thread(thread_id)
             rtti = self._variables.rtti if dynamic & DynamicTypes.MEMBERS else None
-            value = evaluate(expression, self._eval_symbols(tid, level), rtti, type_only=type_only)
+            symbols = self._eval_symbols(tid, level)
+            if not calls:
+                symbols.calls = None
+            value = evaluate(expression, symbols, rtti, type_only=type_only)
             if type_only:
                 return self._variables.describe_type_only(expression, value, dynamic)
             return self._variables.describe(expression, value, fmt, top=True, dynamic=dynamic)

@@ -30,7 +30,8 @@ VariablesKey = tuple[int, int, VariableScope, bool, DynamicTypes]
 
 
 class StopCache:
-    def __init__(self) -> None:
+    def __init__(self, on_values_changed: Callable[[], None] | None = None) -> None:
+        self._on_values_changed = on_values_changed  # others' answers to drop with these
         # thread -> (the unwound frames the entries belong to, physical index -> frames shown)
         self._shown: dict[int, tuple[list[UnwoundFrame], dict[int, list[StackFrame]]]] = {}
         self._threads: tuple[object, list[ThreadInfo]] | None = None  # (process, its threads)
@@ -52,6 +53,8 @@ class StopCache:
     def values_changed(self) -> None:
         """Memory or registers were written: values may differ, frames may too."""
         self.forget()
+        if self._on_values_changed is not None:
+            self._on_values_changed()
 
     def shown_frames(
         self, thread_id: int, frames: list[UnwoundFrame], index: int,

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     # that stops at a breakpoint and shows a frame about 30 ms and are not needed for it.
     from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
+    from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller
     from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols
     from aliceserver.debuggers.symbols.dwarf.expr.methods import Methods
 
@@ -103,6 +104,7 @@ class ProcessEvalSymbols:
     view: FrameView
     rtti: Rtti | None = None  # the program's dynamic types: C++ casts move by base offsets
     methods: Methods | None = None  # C++ methods through xmethods (expr/methods.py)
+    calls: FunctionCaller | None = None  # calls into the program (expr/calls.py)
 
     @property
     def frame(self) -> FrameView:
@@ -126,6 +128,16 @@ class ProcessEvalSymbols:
             if var is not None:  # its addresses are relative to its own module's base
                 return module.value_of(var, replace(self.view, bias=bias))
         return None
+
+    def entry_type(self, name: str) -> Type:  # NAME@entry: a parameter of the frame only
+        if self.frame_symbols is None:
+            raise EvaluationError(f'@entry can be used only for function parameters, not for "{name}"')
+        return self.frame_symbols.entry_type(name)
+
+    def entry_value(self, name: str) -> Value:
+        if self.frame_symbols is None:
+            raise EvaluationError(f'@entry can be used only for function parameters, not for "{name}"')
+        return self.frame_symbols.entry_value(name)
 
     def lookup_type(self, name: str) -> Type | None:
         if self.frame_symbols is not None:
@@ -152,6 +164,12 @@ class VariableStore:
 
     def clear(self) -> None:
         self._values.clear()
+        self.values_changed()
+
+    def values_changed(self) -> None:
+        """Memory or registers were written: printers' pages are read anew."""
+        if self.printers is not None:
+            self.printers.forget_pages()
 
     def describe(
         self, name: str, value: Value, fmt: str | None = None, *, top: bool = False, aggregate_value: bool = True,
@@ -234,7 +252,8 @@ class VariableStore:
         value, fmt, dynamic, printed = entry
         if printed and self.printers is not None:
             return [self._printer_child(child, fmt, dynamic) for child in
-                    self.printers.children(value, max(0, start), count, FormatOptions(fmt=fmt, symbolize=self._symbolize))]
+                    self.printers.children(value, max(0, start), count, FormatOptions(fmt=fmt, symbolize=self._symbolize),
+                                           key=reference)]
         found = [self.describe(name, child, fmt, dynamic=dynamic)
                  for name, child in children(value, max(0, start), count)]  # fmt: skip
         cplus = cplus_class(value.type)

@@ -76,7 +76,13 @@ def test_value_arithmetic_and_comparisons(gdb: Any) -> None:
     assert int(10 - point["x"]) == 7
     assert point["x"] > point["y"] and point["y"] == -4 and point["x"] != 4
     assert int(gdb.Value(5) + point["x"]) == 8
-    assert str(gdb.Value(5).type) == "long"
+    # Python ints are gdb's `long long` (unsigned above its range), as gdb 13's
+    # convert_value_from_python makes them; a printer's child `1` shows that type in MI.
+    assert str(gdb.Value(5).type) == "long long" and str((point["x"] + 1).type) == "long long"
+    assert str(gdb.Value(1 << 63).type) == "unsigned long long"
+    # An int on the left of a shift or xor (libstdc++'s _Bit_iterator printer: 1 << offset).
+    assert int(1 << point["x"]) == 8 and int(256 >> point["x"]) == 32 and int(6 ^ point["x"]) == 5
+    assert str((1 << point["x"]).type) == "long long"
     assert float(point["x"] / gdb.Value(2.0)) == 1.5
     assert int(point["x"] % 2) == 1 and int(point["x"] << 2) == 12
     assert bool(point["x"]) and not bool(point["x"] - 3)

@@ -43,6 +43,29 @@ class NoEntryValue(EvaluationError):
 
 
 @dataclass(frozen=True, slots=True)
+class EntrySlot:
+    """Where a parameter lives at its function's entry, as gdb matches it with the call
+    site's parameters: a register, or an offset from the frame base (DW_OP_fbreg), which
+    on x86-64 is the caller's stack pointer at the call (a DW_OP_breg7 parameter)."""
+
+    regno: int | None = None
+    fb_offset: int | None = None
+
+
+def entry_slot(expr: bytes) -> EntrySlot:
+    """The slot of a parameter's location at its function's entry; NoEntryValue (gdb's
+    words) for any other expression."""
+    regno = register_of(expr)
+    if regno is not None:
+        return EntrySlot(regno=regno)
+    offset = _offset_from(expr, b"\x91")  # DW_OP_fbreg
+    if offset is not None:
+        return EntrySlot(fb_offset=offset)
+    raise NoEntryValue("DWARF-2 expression error: DW_OP_entry_value is supported only for single "
+                       "DW_OP_reg* or for DW_OP_fbreg(*)")
+
+
+@dataclass(frozen=True, slots=True)
 class CallerFrame:
     """The frame that called a physical frame, as the context to evaluate the call site's
     expressions in, with the symbols of its module."""
@@ -59,13 +82,61 @@ class HasCaller(Protocol):
 
 
 def register_of(expr: bytes) -> int | None:
-    """The register of an expression that is only DW_OP_regN / DW_OP_regx, else None."""
+    """The register of an expression that is only DW_OP_regN, DW_OP_regx or (as gdb's
+    dwarf_block_to_dwarf_reg, its type ignored) DW_OP_regval_type, else None."""
     if len(expr) == 1 and 0x50 <= expr[0] <= 0x6F:
         return expr[0] - 0x50
     if expr[:1] == b"\x90":
         regno, size = _uleb(expr, 1)
         return regno if size == len(expr) else None
+    if expr[:1] in (b"\xa5", b"\xf5") and len(expr) > 1:  # DW_OP_regval_type, GNU_regval_type
+        regno, end = _uleb(expr, 1)
+        _, end = _uleb(expr, end) if end < len(expr) else (0, -1)
+        return regno if end == len(expr) else None
     return None
+
+
+def _offset_from(expr: bytes, opcode: bytes) -> int | None:
+    """N of an expression that is only `opcode` N (a SLEB128 operand), else None."""
+    if expr[:1] != opcode:
+        return None
+    result = shift = 0
+    for pos in range(1, len(expr)):
+        byte = expr[pos]
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            if pos + 1 != len(expr):
+                return None
+            return result - (1 << shift) if byte & 0x40 else result
+    return None
+
+
+def _matches(where: bytes, slot: EntrySlot) -> bool:
+    """Whether a call site parameter's DW_AT_location is the callee's entry slot."""
+    if slot.regno is not None:
+        return register_of(where) == slot.regno
+    offset = _offset_from(where, b"\x77")  # DW_OP_breg7 (rsp): a stack argument
+    if offset is None and where[:2] == b"\x92\x07":  # DW_OP_bregx rsp
+        offset = _offset_from(b"\x77" + where[2:], b"\x77")
+    return offset is not None and offset == slot.fb_offset
+
+
+def symbol_name(symbols: ModuleSymbols | None, ctx: FrameContext, pc: int) -> str:
+    """gdb's minimal symbol name for a runtime pc in the module of `symbols` (`???`)."""
+    found = None if symbols is None else symbols.image.symbol_at(pc - ctx.load_bias)
+    return "???" if found is None else found[0].name
+
+
+def needs_frame(die: DIE) -> bool:
+    """gdb's symbol_read_needs_frame for a variable's DIE: a location (a list, or an
+    expression not empty) and no constant value; only such a parameter has NAME@entry."""
+    attr = die.attributes.get("DW_AT_location")
+    if attr is None or "DW_AT_const_value" in die.attributes:
+        return False
+    if attr.form == "DW_FORM_exprloc" or attr.form.startswith("DW_FORM_block"):
+        return bool(attr.value)
+    return True
 
 
 def _uleb(data: bytes, pos: int) -> tuple[int, int]:
@@ -80,17 +151,20 @@ def _uleb(data: bytes, pos: int) -> tuple[int, int]:
     raise NoEntryValue("truncated DWARF data")
 
 
-def entry_location(ctx: FrameContext, function_pc: int, regno: int) -> tuple[Location, FrameContext]:
-    """Where register `regno`'s value at the entry of the function at runtime `function_pc`
-    is known: DW_AT_call_value made a value (DW_OP_stack_value after it, as gdb), evaluated
-    in the caller's frame. NoEntryValue when gdb would find none."""
+def entry_location(
+    ctx: FrameContext, function_pc: int, slot: EntrySlot, callee: ModuleSymbols | None = None
+) -> tuple[Location, FrameContext]:
+    """Where the value of `slot` at the entry of the function at runtime `function_pc` (in
+    the module of `callee`) is known: DW_AT_call_value made a value (DW_OP_stack_value
+    after it, as gdb), evaluated in the caller's frame. NoEntryValue, in gdb's words, when
+    gdb would find none."""
     caller = ctx.caller_frame() if isinstance(ctx, HasCaller) else None
     if caller is None:
-        raise NoEntryValue("DW_OP_entry_value resolving requires the caller")
-    parameter = _parameter(caller, function_pc, regno)
+        name = symbol_name(callee, ctx, function_pc)
+        raise NoEntryValue(f"DW_OP_entry_value resolving requires caller of {function_pc:#x} ({name})")
+    parameter = _parameter(caller, function_pc, slot, callee, ctx)
     value = _attr_block(parameter, "DW_AT_call_value", "DW_AT_GNU_call_site_value")
-    if value is None:
-        raise NoEntryValue("the call site parameter has no DW_AT_call_value")
+    assert value is not None  # _parameter takes only those with one, as gdb reads them
     symbols = caller.symbols
     env = symbols.call_site_env(caller.ctx, parameter)
     return evaluate(value + _STACK_VALUE, caller.ctx, env), caller.ctx
@@ -98,7 +172,7 @@ def entry_location(ctx: FrameContext, function_pc: int, regno: int) -> tuple[Loc
 
 def entry_register(ctx: FrameContext, function_pc: int, regno: int) -> int:
     """DW_OP_entry_value(DW_OP_regN): the number the caller's expression gives."""
-    loc, caller = entry_location(ctx, function_pc, regno)
+    loc, caller = entry_location(ctx, function_pc, EntrySlot(regno=regno))
     if isinstance(loc, ImplicitLoc):
         return int.from_bytes(loc.data[:8], "little")
     if isinstance(loc, MemoryLoc):
@@ -110,20 +184,28 @@ def entry_register(ctx: FrameContext, function_pc: int, regno: int) -> int:
     raise NoEntryValue("the call site parameter has no value")
 
 
-def _parameter(caller: CallerFrame, function_pc: int, regno: int) -> DIE:
+def _parameter(
+    caller: CallerFrame, function_pc: int, slot: EntrySlot, callee: ModuleSymbols | None, callee_ctx: FrameContext
+) -> DIE:
     symbols, ctx = caller.symbols, caller.ctx
     site = _call_site(symbols, ctx.pc - ctx.load_bias)
     if site is None:
-        raise NoEntryValue("DW_OP_entry_value resolving cannot find DW_TAG_call_site")
-    if _target(symbols, site, ctx) != function_pc:
-        raise NoEntryValue("DW_OP_entry_value resolving expects another callee")
-    _verify_no_self_tail_call(symbols, function_pc - ctx.load_bias)
+        raise NoEntryValue(f"DW_OP_entry_value resolving cannot find DW_TAG_call_site {ctx.pc:#x} "
+                           f"in {symbol_name(symbols, ctx, ctx.pc)}")
+    target = _target(symbols, site, ctx)
+    if target != function_pc:
+        raise NoEntryValue(
+            f"DW_OP_entry_value resolving expects callee {symbol_name(symbols, ctx, target)} at {target:#x} "
+            f"but the called frame is for {symbol_name(callee, callee_ctx, function_pc)} at {function_pc:#x}")
+    _verify_no_self_tail_call(symbols, function_pc - ctx.load_bias, ctx)
     for child in children(site):
         if child.tag in _PARAMETERS:
             where = _attr_block(child, "DW_AT_location")
-            if where is not None and register_of(where) == regno:
+            has_value = _attr_block(child, "DW_AT_call_value", "DW_AT_GNU_call_site_value") is not None
+            if where is not None and has_value and _matches(where, slot):
                 return child
-    raise NoEntryValue("Cannot find matching parameter at DW_TAG_call_site")
+    raise NoEntryValue(f"Cannot find matching parameter at DW_TAG_call_site {ctx.pc:#x} "
+                       f"at {symbol_name(symbols, ctx, ctx.pc)}")
 
 
 def _call_site(symbols: ModuleSymbols, return_pc: int) -> DIE | None:
@@ -189,7 +271,7 @@ def _target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> int:
     raise NoEntryValue("DW_AT_call_target is unavailable")
 
 
-def _verify_no_self_tail_call(symbols: ModuleSymbols, function: int) -> None:
+def _verify_no_self_tail_call(symbols: ModuleSymbols, function: int, ctx: FrameContext) -> None:
     """gdb trusts no entry value of a function that may reach itself by tail calls: its
     DW_AT_call_tail_call sites, followed from function to function (link-time pcs)."""
     todo, seen = [function], {function}
@@ -204,7 +286,9 @@ def _verify_no_self_tail_call(symbols: ModuleSymbols, function: int) -> None:
                 continue
             target = _target(symbols, site, None)
             if target == function:
-                raise NoEntryValue("the function can call itself via tail calls")
+                pc = function + ctx.load_bias
+                raise NoEntryValue(f'DW_OP_entry_value resolving has found function "{symbol_name(symbols, ctx, pc)}" '
+                                   f"at {pc:#x} can call itself via tail calls")
             if target not in seen:
                 seen.add(target)
                 todo.append(target)

@@ -18,6 +18,8 @@ from aliceserver.debuggers.symbols.dwarf.callsites import (
     NoEntryValue,
     entry_location,
     entry_register,
+    entry_slot,
+    needs_frame,
     register_of,
 )
 from aliceserver.debuggers.symbols.dwarf.dies import (
@@ -337,28 +339,32 @@ class ModuleSymbols:
         return None if sym is None else sym.address
 
     def entry_value_of(self, var: Variable, ctx: FrameContext) -> Value | None:
-        """A parameter's value at its function's entry (gdb's NAME@entry): where its location
-        at the entry is a register, the caller's DW_AT_call_value for it; None when there
-        is none (gdb's NO_ENTRY_VALUE_ERROR, or a value optimized out)."""
-        attr = var.die.attributes.get("DW_AT_location")
-        block = parent_of(var.die)
-        if attr is None or "DW_AT_const_value" in var.die.attributes or block is None:
-            return None
-        entry = self.function_address(block)  # the inlined block's entry for an inline frame
-        start = None if var.frame_function is None else self.function_address(var.frame_function)
-        if entry is None or start is None:
-            return None
-        expr = self._expression(var.die, attr, ctx, entry)
-        regno = None if expr is None else register_of(expr)
-        if regno is None:
-            return None
+        """read_entry_value, None where gdb shows none (NO_ENTRY_VALUE_ERROR, optimized out)."""
         try:
-            loc, caller = entry_location(ctx, start + ctx.load_bias, regno)
-            value = Value(var.type, loc, caller)
+            value = self.read_entry_value(var, ctx)
             return None if value.optimized_out else value
         except EvaluationError as exc:
             log.debug("entry value of %s: %s", var.name, exc)
             return None
+
+    def read_entry_value(self, var: Variable, ctx: FrameContext) -> Value:
+        """A parameter's value at its function's entry (gdb's NAME@entry), from the caller's
+        DW_AT_call_value for where the parameter is at the entry (a register or the frame
+        base); optimized out without a location there; NoEntryValue in gdb's words."""
+        attr, block = var.die.attributes.get("DW_AT_location"), parent_of(var.die)
+        if not needs_frame(var.die) or attr is None or block is None:
+            raise EvaluationError(f'@entry can be used only for function parameters, not for "{var.name}"')
+        entry = self.function_address(block)  # the inlined block's entry for an inline frame
+        start = None if var.frame_function is None else self.function_address(var.frame_function)
+        expr = None if entry is None or start is None else self._expression(var.die, attr, ctx, entry)
+        if expr is None or start is None:
+            return Value(var.type, OptimizedOut(), ctx)
+        loc, caller = entry_location(ctx, start + ctx.load_bias, entry_slot(expr), self)
+        if isinstance(loc, RegisterLoc):  # the caller's register as it is: a value, not an lvalue
+            number = caller.register(loc.regno)
+            size = max(strip(var.type).size, 1)
+            loc = OptimizedOut() if number is None else ImplicitLoc(number.to_bytes(8, "little")[:size])
+        return Value(var.type, loc, caller)
 
     def frame_base(self, function: DIE, ctx: FrameContext) -> int:
         attr = function.attributes.get("DW_AT_frame_base")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from aliceserver.debuggers.symbols.dwarf.callsites import needs_frame
 from aliceserver.debuggers.symbols.dwarf.dies import die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import parent_of
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
@@ -14,7 +15,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
 from aliceserver.debuggers.symbols.dwarf.expr.rust_eval import RustEvaluator
 from aliceserver.debuggers.symbols.dwarf.expr.rust_parser import parse_rust
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.scopes import FrameScope, ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.scopes import FrameScope, ModuleSymbols, Variable, VarKind
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
@@ -69,6 +70,20 @@ class FrameSymbols:
         else:
             var = self.module.find_global(name)
         return None if var is None else self.module.value_of(var, self.frame)
+
+    def entry_parameter(self, name: str) -> Variable:
+        """The parameter `name` has an entry value (NAME@entry): found in this scope with a
+        location; else gdb's error, which it gives while parsing."""
+        var = None if self.scope is None else self.scope.lookup(name)
+        if var is None or var.kind is not VarKind.PARAMETER or not needs_frame(var.die):
+            raise EvaluationError(f'@entry can be used only for function parameters, not for "{name}"')
+        return var
+
+    def entry_type(self, name: str) -> Type:
+        return self.entry_parameter(name).type
+
+    def entry_value(self, name: str) -> Value:
+        return self.module.read_entry_value(self.entry_parameter(name), self.frame)
 
     def lookup_type(self, name: str) -> Type | None:
         if name not in self._types:

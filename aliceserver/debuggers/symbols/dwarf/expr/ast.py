@@ -33,6 +33,13 @@ class Name:
 
 
 @dataclass(frozen=True, slots=True)
+class EntryValue:
+    """gdb's `x@entry`: parameter x's value when its function was entered."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Register:
     name: str  # without the `$`
 
@@ -48,7 +55,7 @@ class TypeName:
 
 @dataclass(frozen=True, slots=True)
 class Unary:
-    op: str  # - + ! ~ * & sizeof ++ -- (prefix)
+    op: str  # - + ! ~ * & sizeof ++ -- (prefix), post++ post-- (postfix)
     operand: Expr
 
 
@@ -134,6 +141,7 @@ Expr = (
     | CharLit
     | StringLit
     | Name
+    | EntryValue
     | Register
     | Unary
     | SizeofType

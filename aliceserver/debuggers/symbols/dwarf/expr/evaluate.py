@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function
 from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
     c_cast,
     dynamic_cast,
@@ -23,7 +24,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     promote,
     to_number,
 )
-from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, methods_of, operator
+from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ImplicitLoc,
@@ -69,6 +70,16 @@ class EvalSymbols(Protocol):
     def lookup(self, name: str) -> Value | None: ...
 
     def lookup_type(self, name: str) -> Type | None: ...
+
+
+@runtime_checkable
+class EntryValues(Protocol):
+    """Symbols that read parameters' values at their function's entry (gdb's NAME@entry);
+    both raise gdb's error for a name that is not such a parameter."""
+
+    def entry_type(self, name: str) -> Type: ...
+
+    def entry_value(self, name: str) -> Value: ...
 
 
 class Evaluator:
@@ -156,23 +167,26 @@ class Evaluator:
     def check_names(self, node: ast.Expr) -> None:
         """Fail on unknown names anywhere, even in branches that will not run (as gdb,
         which resolves symbols while parsing)."""
-        names: list[str] = []
+        names: list[str | ast.EntryValue] = []
         stack: list[object] = [node]
         while stack:
             item = stack.pop()
-            if isinstance(item, ast.Call):
-                if not isinstance(item.function, ast.Member) or methods_of(self.symbols) is None:
-                    raise EvaluationError("Function calls are not supported in expressions.")
-                stack.extend((item.function.base, item.args))  # a C++ method call
+            if isinstance(item, ast.Call) and isinstance(item.function, ast.Member):
+                stack.extend((item.args, item.function.base))  # a C++ method call
                 continue
             if isinstance(item, ast.Name):
                 names.append(item.name)
-            elif isinstance(item, tuple):
-                stack.extend(item)
+            elif isinstance(item, ast.EntryValue):  # gdb checks it is a parameter as it parses
+                names.append(item)
+            elif isinstance(item, tuple):  # reversed: the stack gives them left to right, as gdb parses
+                stack.extend(reversed(item))
             elif hasattr(item, "__dataclass_fields__"):
-                stack.extend(getattr(item, f) for f in item.__dataclass_fields__)
+                stack.extend(reversed([getattr(item, f) for f in item.__dataclass_fields__]))
         for name in names:
-            self.name(name)
+            if isinstance(name, ast.EntryValue):
+                self.entry_type(name.name)
+            else:
+                self.name(name)
 
     def run(self, node: ast.Expr) -> Value:
         self.check_names(node)
@@ -192,12 +206,20 @@ class Evaluator:
             return self.name(node.name)
         if isinstance(node, ast.Register):
             return self.register(node.name)
+        if isinstance(node, ast.EntryValue):
+            if self.type_only:  # gdb's value_zero, not an lvalue
+                return self.zero(self.entry_type(node.name), in_memory=False)
+            return self.entry_symbols(node.name).entry_value(node.name)
         if isinstance(node, ast.Unary):
             return self.unary(node)
         if isinstance(node, ast.SizeofType):
             return self.sizeof(self.resolve_type(node.type))
         if isinstance(node, ast.TypeExpr):
             return self.type_alone(node.type)
+        if isinstance(node, ast.Cast) and isinstance(node.operand, ast.Call):
+            # The cast's type stands for the return type a function without debug info lacks.
+            target = self.resolve_type(node.type)
+            return c_cast(call_function(self, node.operand, target), target, self.builtins, self.classes)
         if isinstance(node, ast.Cast):
             return c_cast(self.eval(node.operand), self.resolve_type(node.type), self.builtins, self.classes)
         if isinstance(node, ast.NamedCast):
@@ -229,7 +251,7 @@ class Evaluator:
                 obj = self.deref(obj) if isinstance(strip(obj.type), PointerType) else obj
             return method_call(self.symbols, obj, function.name, [self.eval(a) for a in node.args])
         if isinstance(node, ast.Call):
-            raise EvaluationError("Function calls are not supported in expressions.")
+            return call_function(self, node)
         raise EvaluationError("unsupported expression")
 
     def arrow(self, value: Value) -> Value:
@@ -264,6 +286,14 @@ class Evaluator:
                 if found is not None:
                     return found
         raise EvaluationError(f'No symbol "{lookup}" in current context.')
+
+    def entry_symbols(self, name: str) -> EntryValues:
+        if not isinstance(self.symbols, EntryValues):  # symbols without frames (tests' fakes)
+            raise EvaluationError(f'@entry can be used only for function parameters, not for "{name}"')
+        return self.symbols
+
+    def entry_type(self, name: str) -> Type:
+        return self.entry_symbols(name).entry_type(name)
 
     def register(self, name: str) -> Value:
         regno = REGISTERS.get(name)
@@ -305,9 +335,8 @@ class Evaluator:
         if op == "*":
             found = operator(self.symbols, operand, "operator*", [])  # a class's unary `*`
             return found if found is not None else self.deref(operand)
-        if op in ("++", "--"):
-            one = ast.IntLit(1, "int")
-            return self.assign(ast.Assign("+=" if op == "++" else "-=", node.operand, one))
+        if op in ("++", "--", "post++", "post--"):  # the operand evaluated once, as gdb
+            return self.increment(operand, op)
         value = self.rvalue(operand)
         if op == "!":
             return self.truth(not self.is_true(value))
@@ -491,15 +520,32 @@ class Evaluator:
             raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
         raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
 
+    def increment(self, operand: Value, op: str) -> Value:
+        """`++x` (x itself after the write) and `x++` (x's old value, not an lvalue, as gdb's
+        value_non_lval): x is written either way, except for the type alone."""
+        one = Value.of_int(self.builtins.of("int"), 1, self.ctx)
+        if not op.startswith("post"):
+            return self.store(operand, op[0] + "=", one)
+        if isinstance(strip(operand.type), ReferenceType):
+            operand = self.target(operand)
+        if self.type_only:
+            return operand
+        data = operand.data()
+        old = Value(operand.type, ImplicitLoc(data), self.ctx, operand.bit_offset, operand.bit_size, _data=data)
+        self.store(operand, op[4] + "=", one)
+        return old
+
     def assign(self, node: ast.Assign) -> Value:
-        target = self.eval(node.target)
+        return self.store(self.eval(node.target), node.op, self.eval(node.value))
+
+    def store(self, target: Value, op: str, value: Value) -> Value:
+        """`target op value` for = += -= ...: written through target's location."""
         if isinstance(strip(target.type), ReferenceType):
             target = self.target(target)
-        value = self.eval(node.value)
         if self.type_only:  # gdb: the left side as it is, nothing written
             return target
-        if node.op != "=":
-            value = self.arith(node.op[:-1], target, value)
+        if op != "=":
+            value = self.arith(op[:-1], target, value)
         if not target.is_lvalue:
             raise EvaluationError("Left operand of assignment is not an lvalue.")
         tt = strip(target.type)

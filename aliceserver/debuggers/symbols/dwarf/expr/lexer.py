@@ -28,7 +28,7 @@ _SIMPLE_ESCAPES = {
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    kind: str  # int float char string ident reg op end
+    kind: str  # int float char string ident reg op entry end
     text: str
     pos: int
     value: object = None  # int / float / bytes / (int, type name)
@@ -63,6 +63,12 @@ def tokenize(text: str) -> list[Token]:
         if ch in "'\"":
             i = _quoted(text, i, tokens)
             continue
+        if ch == "@":
+            end = _entry_end(text, i)
+            if end is not None:  # gdb's ENTRY token, `@entry` (spaces allowed after the @)
+                tokens.append(Token("entry", text[i:end], i))
+                i = end
+                continue
         for op in _OPERATORS:
             if text.startswith(op, i):
                 tokens.append(Token("op", op, i))
@@ -72,6 +78,17 @@ def tokenize(text: str) -> list[Token]:
             raise EvaluationError(f"Invalid character '{ch}' in expression.")
     tokens.append(Token("end", "", n))
     return tokens
+
+
+def _entry_end(text: str, at: int) -> int | None:
+    """The end of `@entry` starting at `at`, None when the `@` is another operator."""
+    start = at + 1
+    while start < len(text) and text[start].isspace():
+        start += 1
+    end = start + len("entry")
+    if text.startswith("entry", start) and (end == len(text) or not (text[end].isalnum() or text[end] == "_")):
+        return end
+    return None
 
 
 def _number(text: str, i: int, tokens: list[Token]) -> int:

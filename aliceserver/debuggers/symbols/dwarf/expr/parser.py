@@ -27,7 +27,7 @@ _NAMED_CASTS = frozenset(("dynamic_cast", "static_cast", "reinterpret_cast", "co
 
 def parse(text: str, is_type: Callable[[str], bool] | None = None) -> ast.Expr:
     """Parse one expression; `is_type` says which identifiers name types (for casts)."""
-    return _Parser(tokenize(text), is_type or (lambda _name: False)).parse_all()
+    return _Parser(tokenize(text), is_type or (lambda _name: False), text).parse_all()
 
 
 class TokenCursor:
@@ -70,15 +70,17 @@ class TokenCursor:
 
 
 class _Parser(TokenCursor):
-    def __init__(self, tokens: list[Token], is_type: Callable[[str], bool]) -> None:
+    def __init__(self, tokens: list[Token], is_type: Callable[[str], bool], text: str) -> None:
         super().__init__(tokens)
         self.is_type = is_type
+        self.text = text
 
     def error(self) -> EvaluationError:
+        """gdb's words, with the rest of the input from the token it stopped at."""
         tok = self.tok
         if tok.kind == "end":
             return EvaluationError("A syntax error in expression, near `'.")
-        return EvaluationError(f"A syntax error in expression, near `{tok.text}'.")
+        return EvaluationError(f"A syntax error in expression, near `{self.text[tok.pos:]}'.")
 
     # --- grammar ------------------------------------------------------------------------
     def parse_all(self) -> ast.Expr:
@@ -299,7 +301,11 @@ class _Parser(TokenCursor):
             if tok.text in _NAMED_CASTS and self.peek().kind == "op" and self.peek().text == "<":
                 self.next()
                 return self.named_cast(tok.text)
-            return ast.Name(self.scoped_ident())
+            name = self.scoped_ident()
+            if self.tok.kind == "entry" and "::" not in name:  # gdb: name_not_typename ENTRY
+                self.next()
+                return ast.EntryValue(name)
+            return ast.Name(name)
         if self.at_op("::") and self.peek().kind == "ident":
             self.next()
             return ast.Name("::" + self.scoped_ident())
@@ -332,8 +338,8 @@ class _Parser(TokenCursor):
                         args.append(self.assignment())
                 self.expect(")")
                 expr = ast.Call(expr, tuple(args))
-            elif self.at_op("++", "--"):
-                raise EvaluationError("Postfix increment and decrement are not supported.")
+            elif self.at_op("++", "--"):  # gdb's UNOP_POSTINCREMENT and UNOP_POSTDECREMENT
+                expr = ast.Unary("post" + self.next().text, expr)
             else:
                 return expr
 
