@@ -6,16 +6,20 @@ value's own members."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.dap.handles import ValueRef
 from aliceserver.adapters.dap.messages import JsonObject
+from aliceserver.adapters.dap.shapes import child_expression
 from aliceserver.debuggers.model import PrinterView, VariableInfo
+from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.dap.session import DapSession
 
 RAW = "[raw]"
+_SUBSCRIPT = re.compile(r"\[.+\]")  # `[3]`, `["b"]`: an index or a key
 
 
 def shown_value(info: VariableInfo) -> str:
@@ -25,6 +29,29 @@ def shown_value(info: VariableInfo) -> str:
     if view.head:
         return view.head
     return "{...}" if view.has_children else info.value
+
+
+def _subscripts(session: DapSession, ref: ValueRef, named: list[tuple[str, VariableInfo]]) -> list[str | None]:
+    """evaluateName of each child named `[index]` or `[key]`: the container's expression
+    subscripted (`v[3]`, through the class's operator[] xmethod), where the page's first
+    child evaluates so to the same value; None where nothing names the children (a
+    std::list or std::map has no such operator[] here, as in gdb)."""
+    none: list[str | None] = [None] * len(named)
+    if not ref.expression or not named:
+        return none
+    wanted = [child_expression(ref.expression, False, name) if _SUBSCRIPT.fullmatch(name) else None
+              for name, _ in named]  # fmt: skip
+    first = next((i for i, expression in enumerate(wanted) if expression and not named[i][1].error), None)
+    if first is None:
+        return none
+    kid, frame = named[first][1], ref.frame
+    try:
+        found = session.debugger.evaluate(wanted[first] or "", frame.thread_id if frame else None,
+                                          frame.level if frame else 0, dynamic=session.state.dynamic)  # fmt: skip
+    except AliceError:
+        return none
+    same = (found.value, found.type, found.address) == (kid.value, kid.type, kid.address)
+    return wanted if same and not found.error else none
 
 
 def child_counts(view: PrinterView) -> tuple[int, int]:
@@ -46,18 +73,20 @@ def children(
         kids = session.debugger.variable_children(ref.engine_reference, start * step,
                                                   count * step if count else None)  # fmt: skip
         if pairs:
-            for key, value in zip(kids[::2], kids[1::2], strict=False):
-                row = variable_json(session, value, ref.frame, None)
-                row["name"] = f"[{shown_value(key) if key.printer and key.printer.hint == 'string' else key.value}]"
-                rows.append(row)
+            named = [(f"[{shown_value(key) if key.printer and key.printer.hint == 'string' else key.value}]", value)
+                     for key, value in zip(kids[::2], kids[1::2], strict=False)]  # fmt: skip
         else:
-            rows = [variable_json(session, kid, ref.frame, None) for kid in kids]
+            named = [(kid.name, kid) for kid in kids]
+        expressions = _subscripts(session, ref, named)
+        for (name, kid), expression in zip(named, expressions, strict=True):
+            row = variable_json(session, kid, ref.frame, expression)
+            row["name"] = name
+            rows.append(row)
         if wanted is None and count and len(rows) >= count:
             return rows  # a page before the end: `[raw]` comes last
     if view.raw_reference and wanted != "indexed":
         raw = ValueRef(ref.frame, view.raw_reference, ref.expression, ref.pointer)
+        # No evaluateName: the expression shows the value through its printer, not raw.
         rows.append({"name": RAW, "value": view.raw_value or "{...}",
                      "variablesReference": session.handles.variable_id(raw)})  # fmt: skip
-        if ref.expression:
-            rows[-1]["evaluateName"] = ref.expression
     return rows
