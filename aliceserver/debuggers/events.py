@@ -140,3 +140,5 @@ Event = Union[
 # The last line of gdb's error for a call into the program that stopped before it returned
 # and was left there (infcall): the stop was queued just before the error was raised.
 CALL_LEFT_STOPPED = "When the function is done executing, GDB will silently stop."
+# The description of the stop when such a call returns at last (the state before it is back).
+CALL_RETURNED = "the function called from GDB returned"

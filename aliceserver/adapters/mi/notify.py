@@ -134,6 +134,10 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     inferior.running = False
     inferior.selected_tid = stop.thread_id
     inferior.selected_level = 0
+    if stop.description == ev.CALL_RETURNED:  # gdb stops silently: a bare *stopped
+        session.broadcast(record("*", "stopped"))
+        session.after_stop()
+        return
     origin = session.origin
     frames = session.frames
     try:

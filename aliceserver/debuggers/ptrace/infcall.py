@@ -28,7 +28,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from aliceserver.debuggers.events import CALL_LEFT_STOPPED, Stopped, StopReason
+from aliceserver.debuggers.events import CALL_LEFT_STOPPED, CALL_RETURNED, Stopped, StopReason
 from aliceserver.debuggers.ptrace import binding, registers
 from aliceserver.debuggers.ptrace.callabi import plan_arguments, returns_in_memory
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
@@ -199,7 +199,7 @@ class FunctionCall:
         bp = LogicalBreakpoint(
             inferior.traps.new_internal_id(), self.return_address, temporary=True, internal=True,
             condition=ours, on_hit=finished, reports=StopReason.STEP,
-            note="the function called from GDB returned",
+            note=CALL_RETURNED,
         )  # fmt: skip
         inferior.insert_trap(inferior.traps.add(bp, b""))
         return bp
