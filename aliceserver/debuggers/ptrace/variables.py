@@ -17,7 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, is_constant
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     ReferenceType,
@@ -128,6 +128,15 @@ class ProcessEvalSymbols:
             if var is not None:  # its addresses are relative to its own module's base
                 return module.value_of(var, replace(self.view, bias=bias))
         return None
+
+    def is_constant(self, name: str) -> bool:
+        if self.frame_symbols is not None and self.frame_symbols.lookup(name) is not None:
+            return self.frame_symbols.is_constant(name)
+        for _bias, module in self.others():
+            var = module.find_global(name)
+            if var is not None:
+                return is_constant(var)
+        return False
 
     def entry_type(self, name: str) -> Type:  # NAME@entry: a parameter of the frame only
         if self.frame_symbols is None:

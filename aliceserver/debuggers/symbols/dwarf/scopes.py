@@ -551,6 +551,11 @@ class FrameScope:
         return self.symbols.value_of(var, ctx)
 
 
+def is_constant(var: Variable) -> bool:
+    """gdb's LOC_CONST: an enumerator, or a variable with DW_AT_const_value (no place)."""
+    return var.kind is VarKind.CONSTANT or "DW_AT_const_value" in var.die.attributes
+
+
 def _children_with_inherited(die: DIE) -> Iterator[DIE]:
     """The DIE's children, then (as gdb's inherit_abstract_dies) those of its abstract
     origin no concrete child refers to: variables the optimizer dropped from this copy,

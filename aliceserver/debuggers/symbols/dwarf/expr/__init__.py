@@ -15,9 +15,9 @@ from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
 from aliceserver.debuggers.symbols.dwarf.expr.rust_eval import RustEvaluator
 from aliceserver.debuggers.symbols.dwarf.expr.rust_parser import parse_rust
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.scopes import FrameScope, ModuleSymbols, Variable, VarKind
+from aliceserver.debuggers.symbols.dwarf.scopes import FrameScope, ModuleSymbols, Variable, VarKind, is_constant
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust
-from aliceserver.debuggers.symbols.dwarf.types import Type
+from aliceserver.debuggers.symbols.dwarf.types import QualifiedType, Type, TypedefType
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 log = logging.getLogger(__name__)
@@ -70,6 +70,10 @@ class FrameSymbols:
         else:
             var = self.module.find_global(name)
         return None if var is None else self.module.value_of(var, self.frame)
+
+    def is_constant(self, name: str) -> bool:
+        var = self.scope.lookup(name) if self.scope is not None else self.module.find_global(name)
+        return var is not None and is_constant(var)
 
     def entry_parameter(self, name: str) -> Variable:
         """The parameter `name` has an entry value (NAME@entry): found in this scope with a
@@ -139,6 +143,17 @@ def evaluate_expression(
     except Exception as exc:  # a bug must still surface as the typed error
         log.exception("evaluating %r", text)
         raise EvaluationError(f"internal error evaluating the expression: {exc}") from exc
+
+
+def whatis_value(text: str, value: Value, symbols: EvalSymbols) -> Value:
+    """gdb's whatis of a type named directly (OP_TYPE) shows its typedef's immediate target:
+    `whatis const myint` is `int`, the const being the typedef's own (ptype keeps it)."""
+    t = value.type
+    if not (isinstance(t, QualifiedType) and isinstance(t.target, TypedefType)):
+        return value
+    if not isinstance(parse_expression(text, symbols), ast.TypeExpr):
+        return value
+    return value.with_type(t.target.target)
 
 
 def _rust_scope(symbols: EvalSymbols | None) -> str | None:

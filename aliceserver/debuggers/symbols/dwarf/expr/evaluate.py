@@ -82,6 +82,13 @@ class EntryValues(Protocol):
     def entry_value(self, name: str) -> Value: ...
 
 
+@runtime_checkable
+class KnowsConstants(Protocol):
+    """Symbols that tell a constant (DW_AT_const_value, an enumerator: gdb's LOC_CONST)."""
+
+    def is_constant(self, name: str) -> bool: ...
+
+
 class Evaluator:
     def __init__(self, symbols: EvalSymbols, rtti: Rtti | None = None) -> None:
         self.symbols = symbols
@@ -377,7 +384,9 @@ class Evaluator:
         """`&x`: gdb names the variable when it is in a register or in no place at all."""
         if isinstance(strip(value.type), ReferenceType):
             return self.address_of(value)
-        if self.type_only:  # gdb's whatis &x: the pointer type wherever x lives
+        if self.type_only:  # gdb's whatis &x: the pointer type wherever x lives, but a constant's
+            if isinstance(self.symbols, KnowsConstants) and self.symbols.is_constant(name):
+                raise EvaluationError("Attempt to take address of register or constant.")
             return self.zero(PointerType(value.type), in_memory=False)
         location = value.location
         if isinstance(location, MemoryLoc):

@@ -213,6 +213,8 @@ class _Parser(TokenCursor):
                 continue
             if words:
                 break
+            if not self.starts_type(self.tok):  # `const x`: gdb's syntax error at the x
+                raise self.error()
             words.append(self.type_ident())
             break
         while self.tok.kind == "ident" and self.tok.text in _QUALIFIERS:
