@@ -420,7 +420,7 @@ class SourceLevel:
                 symbols.calls = None
             value = evaluate(expression, symbols, rtti, type_only=type_only)
             if type_only:
-                from aliceserver.debuggers.symbols.dwarf.expr import whatis_value  # see variables.py
+                from aliceserver.debuggers.symbols.dwarf.expr import whatis_value
 
                 return self._variables.describe_type_only(expression, whatis_value(expression, value, symbols), dynamic)
             return self._variables.describe(expression, value, fmt, top=True, dynamic=dynamic)
