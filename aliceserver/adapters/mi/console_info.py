@@ -26,33 +26,32 @@ from aliceserver.errors import AliceError
 _FORMAT = re.compile(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
 
 
-def _print(ctx: Context, text: str, record: bool = True) -> Reply:
-    value = _printed(ctx, text)
-    number = ctx.session.inferior.record_value(value)
-    ctx.console(f"${number} = {value}\n" if record else value)
+def _print(ctx: Context, text: str) -> Reply:
+    value = _printed(ctx, text, record=True)  # the engine's value history, shared by front ends
+    ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
     return None
 
 
 def _call(ctx: Context, text: str) -> Reply:
     """gdb's call: print's, except that a void result prints nothing."""
-    value = _printed(ctx, text, void_shown=False)
+    value = _printed(ctx, text, void_shown=False, record=True)
     if value is not None:
-        number = ctx.session.inferior.record_value(value)
-        ctx.console(f"${number} = {value}\n")
+        ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
     return None
 
 
 @overload
-def _printed(ctx: Context, text: str) -> str: ...
+def _printed(ctx: Context, text: str, *, record: bool = False) -> str: ...
 
 
 @overload
-def _printed(ctx: Context, text: str, void_shown: bool) -> str | None: ...
+def _printed(ctx: Context, text: str, void_shown: bool, *, record: bool = False) -> str | None: ...
 
 
-def _printed(ctx: Context, text: str, void_shown: bool = True) -> str | None:
+def _printed(ctx: Context, text: str, void_shown: bool = True, *, record: bool = False) -> str | None:
     """print's text of `/FMT expression`, or its error (output's too: a value too big or
-    unreadable is an error there as well). None for a void value unless `void_shown`."""
+    unreadable is an error there as well). None for a void value unless `void_shown`.
+    `record`: the value goes into the value history (print, call; output records none)."""
     session = ctx.session
     fmt = None
     match = _FORMAT.match(text)
@@ -60,9 +59,12 @@ def _printed(ctx: Context, text: str, void_shown: bool = True) -> str | None:
         fmt = match.group(2)[-1:] or None
         text = text[match.end() :]
     if not text.strip():
-        raise MiError("Argument required (expression to compute).")
-    info = session.evaluate(text, fmt, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS)
-    failure = whole_value_failure(session, text, info) or evaluation_failure(info)
+        if not record:
+            raise MiError("Argument required (expression to compute).")
+        text = "$"  # gdb's print alone: the last value again
+    info = session.evaluate(text, fmt, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS, record=record)
+    recorded = f"${info.history}" if info.history else text  # `$` names another value now
+    failure = whole_value_failure(session, recorded, info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
     if not void_shown and info.type == "void":
