@@ -137,8 +137,10 @@ def _backtrace(ctx: Context, text: str) -> Reply:
     session = ctx.session
     tid = session.require_stopped("No stack.")
     words = text.split()
-    full = any(w in ("full", "-full") for w in words)
-    counts = [w for w in words if re.fullmatch(r"-?\d+", w)]
+    full = False
+    while words and words[0] in ("full", "-full", "no-filters", "-no-filters", "hide", "-hide"):
+        full = full or words.pop(0).endswith("full")  # gdb's qualifiers come before the count
+    counts = [_frame_count(ctx, " ".join(words))] if words else []
     frames = session.frames.stack(tid)
     if counts:
         n = int(counts[0])
@@ -151,9 +153,22 @@ def _backtrace(ctx: Context, text: str) -> Reply:
                 ctx.console("No locals.\n")
             for info in locals_:
                 ctx.console(f"        {info.name} = {printed_value(info)}\n")
-    if counts and len(frames) < len(session.frames.stack(tid)):
+    # gdb tells only a person (from_tty: not -batch, not a script) that frames were left
+    # out after the last shown; `bt -N` shows the outermost, so none follow.
+    if counts and ctx.from_tty and int(counts[0]) >= 0 and len(frames) < len(session.frames.stack(tid)):
         ctx.console("(More stack frames follow...)\n")
     return None
+
+
+def _frame_count(ctx: Context, text: str) -> int:
+    """bt's count: an expression, as gdb's parse_and_eval_long (`bt 1 full` is its error)."""
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    words = ctx.session.evaluate(text).value.split()
+    try:
+        return int(words[-1], 0) if words[-1].startswith("0x") else int(float(words[0]))  # a pointer, a number
+    except (ValueError, IndexError):
+        raise MiError(f"Invalid number \"{text}\".") from None
 
 
 def _select(ctx: Context, level: int) -> None:
