@@ -41,22 +41,7 @@ class EntryValue:
 
 @dataclass(frozen=True, slots=True)
 class Register:
-    name: str  # without the `$`: a register (`pc`), else a convenience variable (`i`)
-
-
-@dataclass(frozen=True, slots=True)
-class History:
-    """gdb's value history: `$3` (number 3), `$` (0: the last), `$$2` (-2: before it)."""
-
-    number: int
-
-
-@dataclass(frozen=True, slots=True)
-class Repeat:
-    """gdb's artificial array `base@count`: count objects in memory from base's address."""
-
-    base: Expr
-    count: Expr
+    name: str  # without the `$`
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +143,6 @@ Expr = (
     | Name
     | EntryValue
     | Register
-    | History
-    | Repeat
     | Unary
     | SizeofType
     | TypeExpr
