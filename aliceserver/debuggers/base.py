@@ -280,15 +280,30 @@ class IDebugger(Protocol):
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
         *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
+        record: bool = False,
     ) -> VariableInfo:
         """A C-like expression in a frame (assignments write); `fmt` is gdb's x/d/o/t/c/u/a/z;
         `dynamic` says where C++ dynamic types replace static ones (gdb's print object).
         `type_only`: gdb's whatis and ptype, the type alone (pointers not followed, nothing
         written, `value` empty). `calls`: whether `f(x)` may run the program's functions
         (False: gdb's "You can't do that without a process to debug.", as before `run`).
+        `record`: add the value to the value history (gdb's print), its number in `history`.
 
         Errors are ProtocolError with gdb's message (`No symbol "x" in current context.`).
         """
+        ...
+
+    def history_count(self) -> int:
+        """How many values the value history holds (evaluate's `record` adds them: `$N`)."""
+        ...
+
+    def convenience_names(self) -> list[str]:
+        """The convenience variables (`$name`), newest first, as gdb's show convenience."""
+        ...
+
+    def set_examined(self, address: int, size: int, contents: bytes | None) -> None:
+        """After gdb's `x`: `$_` points at the last unit shown (`size` bytes at `address`),
+        `$__` holds its `contents` (None: void, as after x/s and x/i)."""
         ...
 
     def run_python(

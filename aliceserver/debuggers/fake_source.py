@@ -108,13 +108,26 @@ class FakeSourceLevel:
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
         *, dynamic: m.DynamicTypes = m.DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
+        record: bool = False,
     ) -> m.VariableInfo:
         tid = thread_id if thread_id is not None else self._first_thread()
         left, equal, right = expression.partition("==")
         value = self._value(left, tid)
         if equal:
             value = int(value == self._value(right, tid))
-        return m.VariableInfo(expression, "long", f"{value:#x}" if fmt == "x" else str(value))
+        history = 0
+        if record:  # numbers only: the fake keeps no values
+            self._history_count = history = getattr(self, "_history_count", 0) + 1
+        return m.VariableInfo(expression, "long", f"{value:#x}" if fmt == "x" else str(value), history=history)
+
+    def history_count(self) -> int:
+        return int(getattr(self, "_history_count", 0))
+
+    def convenience_names(self) -> list[str]:
+        return []
+
+    def set_examined(self, address: int, size: int, contents: bytes | None) -> None:
+        pass  # the fake has no convenience variables to set
 
     def run_python(
         self, code: str | None, path: str | None = None, thread_id: int | None = None, level: int = 0

@@ -329,6 +329,7 @@ class VariableInfo:
     # caller's call site), and whether it equals the value (gdb's `x=x@entry=5`).
     entry: VariableInfo | None = None
     entry_same: bool = False
+    history: int = 0  # its number in the value history ($1) when it was recorded there
 
 
 class DynamicTypes(enum.Flag):

@@ -69,6 +69,19 @@ int main() {
     std::vector<int> big(250, 1);
     Holder holder{{1, 2}, "h"};
     std::map<int, std::vector<int>> nested{{1, {1, 2}}};
+    // Empty containers and nested ones (conformance/printers_diff.py).
+    std::vector<std::vector<int>> vvi{{1, 2}, {3}};
+    std::map<std::string, std::vector<int>> msv{{"k", {1, 2}}, {"l", {}}};
+    std::string empty_str;
+    std::deque<int> empty_dq;
+    std::list<int> empty_lst;
+    std::forward_list<int> empty_fl;
+    std::map<int, int> empty_map;
+    std::set<int> empty_set;
+    std::unordered_map<int, int> empty_um;
+    std::unordered_set<int> empty_us;
+    std::shared_ptr<int> empty_sp;
+    std::variant<int, std::string> var_int = 4;
     // A vector read from garbage: 10^12 elements at an unreadable address.
     unsigned long junk[3] = {0x1000, 0x1000 + 4000000000000UL, 0x1000 + 4000000000000UL};
     auto *garbage = reinterpret_cast<std::vector<int> *>(junk);
@@ -77,6 +90,9 @@ int main() {
               use(&st) + use(&um) + use(&us) + use(&up) + use(&upnull) + use(&sp) + use(&wp) +
               use(&opt) + use(&none) + use(&var) + use(&tup) + use(&pr) + use(&spn) +
               use(&bits) + use(&at) + use(&big) + use(&holder) + use(&nested) + use(garbage);
+    sum += use(&vvi) + use(&msv) + use(&empty_str) + use(&empty_dq) + use(&empty_lst) +
+           use(&empty_fl) + use(&empty_map) + use(&empty_set) + use(&empty_um) + use(&empty_us) +
+           use(&empty_sp) + use(&var_int);
     sum += show(vi, str, sum); /* @bp:main */
     return sum > 0 ? 0 : 1;
 }

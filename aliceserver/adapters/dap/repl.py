@@ -152,7 +152,8 @@ def _print(
     if fmt is not None and fmt not in _FORMATS:
         raise ProtocolError(f'Undefined output format "{fmt}".')
     thread, level = _where(session, frame)
-    info = session.debugger.evaluate(expression, thread, level, fmt)
+    # `p EXPR` puts its value in the session's value history ($1, $), as gdb's print does.
+    info = session.debugger.evaluate(expression, thread, level, fmt, record=not bare)
     body = variable_json(session, info, frame or FrameRef(thread, level), expression)
     result: JsonObject = {"result": info.value, "type": info.type}
     for key in ("variablesReference", "namedVariables", "indexedVariables", "memoryReference"):

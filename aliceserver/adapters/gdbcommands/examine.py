@@ -63,11 +63,14 @@ def examine(debugger: IDebugger, where: Selection, memory: ExamineMemory, argume
         memory.next_address = address_of(debugger, where, text)
     if memory.next_address is None:
         raise ProtocolError("Argument required (starting display address).")
+    memory.last_unit = None
     try:
         _examine(debugger, where, memory, fmt, write)
     finally:  # gdb remembers the format even when memory ran out on the way
         memory.size = "b" if fmt.format == "s" else fmt.size
         memory.format, memory.count = fmt.format, fmt.count
+    if memory.last_unit is not None:  # gdb's $_ and $__
+        debugger.set_examined(*memory.last_unit)
 
 
 def address_of(debugger: IDebugger, where: Selection, expression: str) -> int:
@@ -143,8 +146,10 @@ def _units(
             here = address + index * size
             memory.next_address = here
             write("\t")  # gdb's line shows as far as memory could be read
-            value = int.from_bytes(_read(debugger, here, size), "little")
+            data = _read(debugger, here, size)
+            value = int.from_bytes(data, "little")
             write(unit_text(value, size, fmt, label))
+            memory.last_unit = (here, size, data)
             memory.next_address = here + size
         write("\n")
 
@@ -172,6 +177,7 @@ def _strings(debugger: IDebugger, memory: ExamineMemory, address: int, count: in
             write(f"<error: Cannot access memory at address {address:#x}>\n")  # and stays
         else:
             write(string_text(bytes(data), complete) + "\n")
+            memory.last_unit = (address, 1, None)  # gdb reads no value for $__ here
             address += len(data) + (1 if complete else 0)
         memory.next_address = address
 
@@ -203,3 +209,4 @@ def _instructions(
         mark = "=> " if insn.address == pc else "   "
         write(f"{mark}{insn.address:#x}{_label(debugger, insn.address)}:\t{instruction_text(insn)}\n")
         memory.next_address = insn.address + insn.size
+        memory.last_unit = (insn.address, 1, None)

@@ -24,6 +24,8 @@ class ExamineMemory:
     size: str = "w"  # b h w g, or "a" for an address's size
     count: int = 0
     next_address: int | None = None
+    # The last unit shown, for `$_` and `$__`: (address, size, bytes or None when unread).
+    last_unit: tuple[int, int, bytes | None] | None = None
 
 
 @dataclass(slots=True)
@@ -31,6 +33,7 @@ class CommandMemory:
     """One session's memory of its gdb commands."""
 
     examine: ExamineMemory = field(default_factory=ExamineMemory)
+    values_shown: int = 1  # where `show values +` goes on from
 
 
 class LineBuffer:

@@ -6,6 +6,8 @@ import re
 import shlex
 import subprocess
 
+from aliceserver.adapters.gdbcommands.selection import Selection
+from aliceserver.adapters.gdbcommands.values import show_convenience, show_values
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
@@ -288,9 +290,25 @@ def _show(ctx: Context, text: str) -> Reply:
         else:
             ctx.console("".join(f"{k}={v}\n" for k, v in env.items()))
         return None
+    word, _, rest = text.partition(" ")
+    if word in ("values", "convenience", "conv"):
+        _show_values(ctx, word, rest)
+        return None
     _, sentence = misc.show_value(ctx, text)
     ctx.console(sentence + "\n")
     return None
+
+
+def _show_values(ctx: Context, word: str, rest: str) -> None:
+    """gdb's show values and show convenience, from the engine's store of them."""
+    session = ctx.session
+    inferior = session.inferior
+    stopped = inferior.process is not None and not inferior.running and inferior.selected_tid is not None
+    where = Selection(*session.selected_frame()) if stopped else Selection(None)
+    if word == "values":
+        show_values(session.debugger, where, session.command_memory, rest, ctx.console)
+    else:
+        show_convenience(session.debugger, where, ctx.console)
 
 
 def _unset(ctx: Context, text: str) -> Reply:

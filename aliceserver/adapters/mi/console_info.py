@@ -26,33 +26,32 @@ from aliceserver.errors import AliceError
 _FORMAT = re.compile(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
 
 
-def _print(ctx: Context, text: str, record: bool = True) -> Reply:
-    value = _printed(ctx, text)
-    number = ctx.session.inferior.record_value(value)
-    ctx.console(f"${number} = {value}\n" if record else value)
+def _print(ctx: Context, text: str) -> Reply:
+    value = _printed(ctx, text, record=True)  # the engine's value history, shared by front ends
+    ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
     return None
 
 
 def _call(ctx: Context, text: str) -> Reply:
     """gdb's call: print's, except that a void result prints nothing."""
-    value = _printed(ctx, text, void_shown=False)
+    value = _printed(ctx, text, void_shown=False, record=True)
     if value is not None:
-        number = ctx.session.inferior.record_value(value)
-        ctx.console(f"${number} = {value}\n")
+        ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
     return None
 
 
 @overload
-def _printed(ctx: Context, text: str) -> str: ...
+def _printed(ctx: Context, text: str, *, record: bool = False) -> str: ...
 
 
 @overload
-def _printed(ctx: Context, text: str, void_shown: bool) -> str | None: ...
+def _printed(ctx: Context, text: str, void_shown: bool, *, record: bool = False) -> str | None: ...
 
 
-def _printed(ctx: Context, text: str, void_shown: bool = True) -> str | None:
+def _printed(ctx: Context, text: str, void_shown: bool = True, *, record: bool = False) -> str | None:
     """print's text of `/FMT expression`, or its error (output's too: a value too big or
-    unreadable is an error there as well). None for a void value unless `void_shown`."""
+    unreadable is an error there as well). None for a void value unless `void_shown`.
+    `record`: the value goes into the value history (print, call; output records none)."""
     session = ctx.session
     fmt = None
     match = _FORMAT.match(text)
@@ -60,9 +59,12 @@ def _printed(ctx: Context, text: str, void_shown: bool = True) -> str | None:
         fmt = match.group(2)[-1:] or None
         text = text[match.end() :]
     if not text.strip():
-        raise MiError("Argument required (expression to compute).")
-    info = session.evaluate(text, fmt, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS)
-    failure = whole_value_failure(session, text, info) or evaluation_failure(info)
+        if not record:
+            raise MiError("Argument required (expression to compute).")
+        text = "$"  # gdb's print alone: the last value again
+    info = session.evaluate(text, fmt, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS, record=record)
+    recorded = f"${info.history}" if info.history else text  # `$` names another value now
+    failure = whole_value_failure(session, recorded, info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
     if not void_shown and info.type == "void":
@@ -135,8 +137,10 @@ def _backtrace(ctx: Context, text: str) -> Reply:
     session = ctx.session
     tid = session.require_stopped("No stack.")
     words = text.split()
-    full = any(w in ("full", "-full") for w in words)
-    counts = [w for w in words if re.fullmatch(r"-?\d+", w)]
+    full = False
+    while words and words[0] in ("full", "-full", "no-filters", "-no-filters", "hide", "-hide"):
+        full = full or words.pop(0).endswith("full")  # gdb's qualifiers come before the count
+    counts = [_frame_count(ctx, " ".join(words))] if words else []
     frames = session.frames.stack(tid)
     if counts:
         n = int(counts[0])
@@ -149,9 +153,22 @@ def _backtrace(ctx: Context, text: str) -> Reply:
                 ctx.console("No locals.\n")
             for info in locals_:
                 ctx.console(f"        {info.name} = {printed_value(info)}\n")
-    if counts and len(frames) < len(session.frames.stack(tid)):
+    # gdb tells only a person (from_tty: not -batch, not a script) that frames were left
+    # out after the last shown; `bt -N` shows the outermost, so none follow.
+    if counts and ctx.from_tty and int(counts[0]) >= 0 and len(frames) < len(session.frames.stack(tid)):
         ctx.console("(More stack frames follow...)\n")
     return None
+
+
+def _frame_count(ctx: Context, text: str) -> int:
+    """bt's count: an expression, as gdb's parse_and_eval_long (`bt 1 full` is its error)."""
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    words = ctx.session.evaluate(text).value.split()
+    try:
+        return int(words[-1], 0) if words[-1].startswith("0x") else int(float(words[0]))  # a pointer, a number
+    except (ValueError, IndexError):
+        raise MiError(f"Invalid number \"{text}\".") from None
 
 
 def _select(ctx: Context, level: int) -> None:

@@ -202,7 +202,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     if frame is not None:
         pairs.append(("frame", frames.tuple(frame, stop.thread_id, level=False, args=True)))
     if reason is ev.StopReason.FUNCTION_FINISHED and stop.return_value is not None:
-        number = inferior.record_value(session.display(stop.return_value))
+        number = stop.return_value.history  # the engine put it in the value history
         pairs += [("gdb-result-var", f"${number}"), ("return-value", session.display(stop.return_value))]
         console += f"Value returned is ${number} = {session.display(stop.return_value)}\n"
     number = inferior.threads.get(stop.thread_id) or inferior.add_thread(stop.thread_id)

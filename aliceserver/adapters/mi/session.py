@@ -615,9 +615,9 @@ class MiSession:
 
     def evaluate(self, expression: str, fmt: str | None = None, tid: int | None = None,
                  level: int | None = None, shown: DynamicTypes = DynamicTypes.NONE,
-                 type_only: bool = False) -> VariableInfo:
+                 type_only: bool = False, record: bool = False) -> VariableInfo:
         """`shown`: what shows its dynamic type with print object on (`->` always does);
-        `type_only`: whatis and ptype (see IDebugger.evaluate)."""
+        `type_only`: whatis and ptype, `record`: print's value history (see IDebugger.evaluate)."""
         inferior = self.inferior
         if tid is None and inferior.process is not None and not inferior.running:
             tid = inferior.selected_tid
@@ -629,7 +629,7 @@ class MiSession:
                               if expression.strip().isidentifier() else "No symbol table is loaded.  Use the \"file\" command.")
         try:
             return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown),
-                                          type_only=type_only, calls=tid is not None)  # fmt: skip
+                                          type_only=type_only, calls=tid is not None, record=record)  # fmt: skip
         except AliceError as error:
             if str(error).endswith(ev.CALL_LEFT_STOPPED):
                 # A call stopped in the program (a breakpoint, a signal): gdb shows that stop

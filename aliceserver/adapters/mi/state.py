@@ -29,7 +29,6 @@ class Inferior:
     detaching: bool = False
     libraries: list[Module] = field(default_factory=list)
     last_registers: dict[str, int] = field(default_factory=dict)
-    history: list[str] = field(default_factory=list)  # $1, $2 ... values
 
     def add_thread(self, tid: int) -> int:
         number = self.threads.get(tid)
@@ -60,7 +59,3 @@ class Inferior:
         self.selected_level = 0
         self.libraries.clear()
         self.last_registers.clear()
-
-    def record_value(self, value: str) -> int:
-        self.history.append(value)
-        return len(self.history)

@@ -225,8 +225,6 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         """The process is gone: report it and forget it."""
         if self._pump is not None:
             self._pump.flush()
-        if inferior.exit_event is not None:
-            self.events.put(inferior.exit_event)
         inferior.memory.close()
         for trap in self._traps.by_address.values():
             trap.inserted = False
@@ -234,6 +232,11 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing):
         self._close_stdin()
         self._strays += inferior.strays
         self._inferior = None
+        # Reported last: a front end that hears of the exit finds no process (and may
+        # start one at once, as the MI console does to read symbols for `print` after it).
+        if inferior.exit_event is not None:
+            self._record_exit(inferior.exit_event.code)  # gdb's $_exitcode
+            self.events.put(inferior.exit_event)
 
     def _reap_strays(self, patience: float) -> None:
         """Collect the exit status of children we stopped tracing, waiting at most `patience`.

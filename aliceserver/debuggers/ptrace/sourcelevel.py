@@ -41,6 +41,7 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
+from aliceserver.debuggers.ptrace.dollars import SessionDollars, recorded
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
 from aliceserver.debuggers.ptrace.source import SourceSymbols, lookup_pc
@@ -92,7 +93,7 @@ _FIRST_FRAMES = 32  # most questions are about the top of the stack: unwind that
 MAX_FRAMES = 4096
 
 
-class SourceLevel:
+class SourceLevel(SessionDollars):
     # Provided by PtraceDebugger.
     events: "queue.Queue[Event]"
     _source: SourceSymbols
@@ -411,6 +412,7 @@ class SourceLevel:
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
         *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
+        record: bool = False,
     ) -> VariableInfo:
         def go() -> VariableInfo:
             tid = self._default_thread(thread_id)
@@ -418,12 +420,14 @@ class SourceLevel:
             symbols = self._eval_symbols(tid, level)
             if not calls:
                 symbols.calls = None
-            value = evaluate(expression, symbols, rtti, type_only=type_only)
+            values = self._session_values(tid)
+            value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)
             if type_only:
                 from aliceserver.debuggers.symbols.dwarf.expr import whatis_value
 
                 return self._variables.describe_type_only(expression, whatis_value(expression, value, symbols), dynamic)
-            return self._variables.describe(expression, value, fmt, top=True, dynamic=dynamic)
+            info = self._variables.describe(expression, value, fmt, top=True, dynamic=dynamic)
+            return recorded(info, value, values) if record else info
 
         return self._call(go)
 
@@ -704,7 +708,8 @@ class SourceLevel:
                 value = Value(returns, MemoryLoc(address), after)
             else:
                 return None
-            return self._variables.describe(f"Value returned by {name or 'the function'}", value, top=True)
+            info = self._variables.describe(f"Value returned by {name or 'the function'}", value, top=True)
+            return recorded(info, value, self._session_values(thread_id))  # gdb's finish: $N
 
         return read
 

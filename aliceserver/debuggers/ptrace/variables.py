@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
     from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller
+    from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
     from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols
     from aliceserver.debuggers.symbols.dwarf.expr.methods import Methods
 
@@ -353,14 +354,16 @@ def _cu_global_names(cu: object) -> list[str]:
 
 
 def evaluate(
-    text: str | Expr, symbols: EvalSymbols, rtti: Rtti | None = None, *, type_only: bool = False
+    text: str | Expr, symbols: EvalSymbols, rtti: Rtti | None = None, *, type_only: bool = False,
+    values: SessionValues | None = None,
 ) -> Value:
     """`rtti`: `p->m` finds m in *p's dynamic type (gdb with print object on); `type_only`:
-    gdb's whatis and ptype, which follow no pointer and write nothing."""
+    gdb's whatis and ptype, which follow no pointer and write nothing; `values`: the
+    session's value history and convenience variables."""
     from aliceserver.debuggers.symbols.dwarf.expr import evaluate_expression
 
     try:
-        return evaluate_expression(text, symbols, rtti, type_only=type_only)
+        return evaluate_expression(text, symbols, rtti, type_only=type_only, values=values)
     except EvaluationError:
         raise
     except TargetError as error:

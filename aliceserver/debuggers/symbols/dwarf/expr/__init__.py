@@ -10,6 +10,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import parent_of
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
 from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols, Evaluator
 from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
 from aliceserver.debuggers.symbols.dwarf.expr.rust_eval import RustEvaluator
@@ -127,12 +128,14 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
 
 
 def evaluate_expression(
-    text: str | ast.Expr, symbols: EvalSymbols, rtti: Rtti | None = None, *, type_only: bool = False
+    text: str | ast.Expr, symbols: EvalSymbols, rtti: Rtti | None = None, *, type_only: bool = False,
+    values: SessionValues | None = None,
 ) -> Value:
     """Evaluate an expression (text or a parsed tree). Assignments write through the frame.
     With `rtti`, `p->m` looks m up in *p's dynamic type (gdb's print object on). With
     `type_only` (gdb's whatis and ptype), pointers are not followed and nothing is written:
-    the result's type is right, its value may be zeros.
+    the result's type is right, its value may be zeros. `values`: the session's value
+    history and convenience variables.
 
     The result's bytes may still be fetched lazily: format it with format.format_value, which
     turns unreadable parts into `<error: ...>`; call `.data()` to force a read."""
@@ -141,6 +144,7 @@ def evaluate_expression(
         scope = _rust_scope(symbols)
         evaluator = Evaluator(symbols, rtti) if scope is None else RustEvaluator(symbols, scope)
         evaluator.type_only = type_only
+        evaluator.dollars = values
         return evaluator.run(tree)
     except EvaluationError:
         raise

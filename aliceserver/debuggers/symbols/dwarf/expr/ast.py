@@ -41,7 +41,22 @@ class EntryValue:
 
 @dataclass(frozen=True, slots=True)
 class Register:
-    name: str  # without the `$`
+    name: str  # without the `$`: a register (`pc`), else a convenience variable (`i`)
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """gdb's value history: `$3` (number 3), `$` (0: the last), `$$2` (-2: before it)."""
+
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """gdb's artificial array `base@count`: count objects in memory from base's address."""
+
+    base: Expr
+    count: Expr
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +158,8 @@ Expr = (
     | Name
     | EntryValue
     | Register
+    | History
+    | Repeat
     | Unary
     | SizeofType
     | TypeExpr

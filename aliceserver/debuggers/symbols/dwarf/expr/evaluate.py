@@ -24,6 +24,8 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     promote,
     to_number,
 )
+from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues, repeat, session_values
+from aliceserver.debuggers.symbols.dwarf.expr.dollars import store as convenience_store
 from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
@@ -102,6 +104,7 @@ class Evaluator:
         # gdb's EVAL_AVOID_SIDE_EFFECTS (whatis, ptype, sizeof's operand): the type only, so
         # `*p`, `p[i]` and `p->m` read no pointer and assignments write nothing.
         self.type_only = False
+        self.dollars: SessionValues | None = None  # the session's $1 and $name values
 
     # --- helpers -------------------------------------------------------------------------
     def truth_type(self) -> Type:
@@ -213,6 +216,10 @@ class Evaluator:
             return self.name(node.name)
         if isinstance(node, ast.Register):
             return self.register(node.name)
+        if isinstance(node, ast.History):
+            return session_values(self).access(node.number, self.ctx)
+        if isinstance(node, ast.Repeat):
+            return repeat(self, node)
         if isinstance(node, ast.EntryValue):
             if self.type_only:  # gdb's value_zero, not an lvalue
                 return self.zero(self.entry_type(node.name), in_memory=False)
@@ -304,8 +311,8 @@ class Evaluator:
 
     def register(self, name: str) -> Value:
         regno = REGISTERS.get(name)
-        if regno is None:
-            raise EvaluationError(f"Invalid register `{name}'")  # gdb's wording
+        if regno is None:  # not a register: a convenience variable, as gdb's $name
+            return session_values(self).variable(name, self.ctx)
         if name in ("rip", "pc"):
             t: Type = PointerType(FunctionType(self.builtins.void, prototyped=False))
         elif name in ("rsp", "sp", "rbp", "fp"):
@@ -549,6 +556,9 @@ class Evaluator:
 
     def store(self, target: Value, op: str, value: Value) -> Value:
         """`target op value` for = += -= ...: written through target's location."""
+        variable = convenience_store(self, target, op, value)
+        if variable is not None:
+            return variable
         if isinstance(strip(target.type), ReferenceType):
             target = self.target(target)
         if self.type_only:  # gdb: the left side as it is, nothing written

@@ -10,7 +10,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 # Longest operators first so that `<<=` is not read as `<<` `=`.
 _OPERATORS = sorted(
     """<<= >>= -> ++ -- << >> <= >= == != && || += -= *= /= %= &= ^= |= ::
-    + - * / % < > = ! ~ & | ^ ? : ( ) [ ] . ,""".split(),
+    + - * / % < > = ! ~ & | ^ ? : ( ) [ ] . , @""".split(),
     key=len,
     reverse=True,
 )
@@ -20,6 +20,9 @@ _FLOAT = re.compile(
     r"([fFlL]?)"
 )
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+# gdb's `$` words: `$`, `$$`, `$3`, `$$2` (history), `$pc` (a register), `$i` (convenience).
+_DOLLAR = re.compile(r"\$[A-Za-z0-9_$]*")
+_HISTORY = re.compile(r"\$(\$?)([0-9]*)")
 _SIMPLE_ESCAPES = {
     "n": 10, "t": 9, "r": 13, "a": 7, "b": 8, "f": 12, "v": 11, "e": 27,
     "\\": 92, "'": 39, '"': 34, "?": 63,
@@ -28,10 +31,10 @@ _SIMPLE_ESCAPES = {
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    kind: str  # int float char string ident reg op entry end
+    kind: str  # int float char string ident reg history op entry end
     text: str
     pos: int
-    value: object = None  # int / float / bytes / (int, type name)
+    value: object = None  # int / float / bytes / (int, type name); history: its number
 
 
 def tokenize(text: str) -> list[Token]:
@@ -54,10 +57,9 @@ def tokenize(text: str) -> list[Token]:
             i = m.end()
             continue
         if ch == "$":
-            m = _IDENT.match(text, i + 1)
-            if m is None:
-                raise EvaluationError(f"Invalid register name at position {i}.")
-            tokens.append(Token("reg", "$" + m.group(0), i))
+            m = _DOLLAR.match(text, i)
+            assert m is not None
+            tokens.append(_dollar(m.group(0), i))
             i = m.end()
             continue
         if ch in "'\"":
@@ -89,6 +91,17 @@ def _entry_end(text: str, at: int) -> int | None:
     if text.startswith("entry", start) and (end == len(text) or not (text[end].isalnum() or text[end] == "_")):
         return end
     return None
+
+
+def _dollar(word: str, i: int) -> Token:
+    """gdb's write_dollar_variable: `$` is $0 and `$$` $$1, history numbers relative to
+    the last value when zero or negative; any other word names a register or variable."""
+    m = _HISTORY.fullmatch(word)
+    if m is None:
+        return Token("reg", word, i)
+    relative, digits = m.group(1), m.group(2)
+    number = int(digits) if digits else (1 if relative else 0)
+    return Token("history", word, i, -number if relative else number)
 
 
 def _number(text: str, i: int, tokens: list[Token]) -> int:

@@ -10,10 +10,11 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 
 MAX_DEPTH = 200  # nesting limit: deeper input is refused rather than overflowing the stack
 
+# gdb's c-exp.y puts the artificial array's `@` between the shifts and `+`.
 _BINARY_PRECEDENCE = {
     "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
-    "<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9,
-    "*": 10, "/": 10, "%": 10,
+    "<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8, "@": 9, "+": 10, "-": 10,
+    "*": 11, "/": 11, "%": 11,
 }  # fmt: skip
 _ASSIGN_OPS = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="))
 _TYPE_WORDS = frozenset(
@@ -146,7 +147,7 @@ class _Parser(TokenCursor):
                 right = self.binary(prec + 1)
             finally:
                 self.depth -= 1
-            left = ast.Binary(op, left, right)
+            left = ast.Repeat(left, right) if op == "@" else ast.Binary(op, left, right)
         return left
 
     def unary(self) -> ast.Expr:
@@ -297,6 +298,10 @@ class _Parser(TokenCursor):
         if tok.kind == "reg":
             self.next()
             return ast.Register(tok.text[1:])
+        if tok.kind == "history":
+            self.next()
+            assert isinstance(tok.value, int)
+            return ast.History(tok.value)
         if tok.kind == "ident":
             if tok.text == "sizeof":
                 raise self.error()
