@@ -120,17 +120,7 @@ DELIBERATE: tuple[Explained, ...] = (
 
 # Bugs known and not fixed yet, each with its cause; listed so a run shows what is new.
 # Remove an entry when a run reports it as no longer occurring.
-_ENTRY_VALUES = (
-    "A float or double parameter in an xmm register at -O2 (DW_OP_reg17.., its call site's "
-    "DW_AT_call_value DW_OP_regval_type/breg17): gdb reads the register, and NAME@entry through "
-    "it; ours has no vector registers in a frame's DWARF context (ptrace/variables.py "
-    "FrameView.register) so shows <optimized out> and no @entry item")
-KNOWN_BUGS: tuple[Explained, ...] = (
-    Explained(_ENTRY_VALUES, r"^(locals|stop) ", path=r"@entry\]$|(args|variables)\.length$",
-              opt="-O2"),
-    Explained(_ENTRY_VALUES, r"", gdb=r"^(?!.*optimized out)", ours=r"optimized out",
-              opt="-O2"),
-)
+KNOWN_BUGS: tuple[Explained, ...] = ()
 
 
 # --- the plan -----------------------------------------------------------------------------

@@ -98,6 +98,18 @@ def _set_ymm_high(libc: binding.Libc, tid: int, index: int, high: bytes) -> None
         raise TargetError(f"cannot write ymm{index}: {error.strerror}") from None
 
 
+def dwarf_float_registers(libc: binding.Libc, tid: int) -> dict[int, bytes]:
+    """xmm0-15 (16 bytes) and st0-7 (10 bytes) by DWARF number (17-32, 33-40), with the one
+    GETREGSET the FXSAVE area takes: what a variable's location may name (no AVX state)."""
+    try:
+        fx = libc.get_regset(tid, binding.NT_PRFPREG, _FXSAVE_SIZE)
+    except OSError as error:
+        raise TargetError(f"cannot read the floating-point registers: {error.strerror}") from None
+    found = {17 + i: fx[160 + 16 * i : 176 + 16 * i] for i in range(16)}
+    found.update({33 + i: fx[32 + 16 * i : 42 + 16 * i] for i in range(8)})
+    return found
+
+
 def vector(libc: binding.Libc, tid: int) -> VectorRegisters:
     try:
         fx = libc.get_regset(tid, binding.NT_PRFPREG, _FXSAVE_SIZE)

@@ -49,6 +49,7 @@ from aliceserver.debuggers.ptrace.stepping import InlineCall, LineRow, StepPlan
 from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.variables import (
+    FloatRegisters,
     FrameView,
     ProcessEvalSymbols,
     VariableStore,
@@ -249,14 +250,34 @@ class SourceLevel(SessionDollars):
                 self._stop_cache.values_changed()
 
             setter = set_register
+        floats = self._float_registers(thread_id)
         view = FrameView(
             frame, module.base if module else 0, self._read_visible, self._write_visible, setter, inline_outer,
-            partial(self._caller_frame, thread_id, frame),
+            partial(self._caller_frame, thread_id, frame, floats), floats,
         )
         symbols = self._source.module_symbols(module) if module is not None else None
         return view, symbols, lookup_pc
 
-    def _caller_frame(self, thread_id: int, callee: UnwoundFrame) -> CallerFrame | None:
+    def _float_registers(self, thread_id: int) -> FloatRegisters:
+        """The thread's xmm and st registers for the frames of one request, read only when a
+        location names one (ptrace calls on the tracer thread: `_call`)."""
+
+        def read() -> dict[int, bytes]:
+            return self._call(lambda: register_sets.dwarf_float_registers(self._libc, thread_id))
+
+        def write(name: str, data: bytes) -> None:
+            def go() -> None:
+                self._stopped_thread(thread_id)
+                register_sets.set_vector(self._libc, thread_id, name, data)
+                self._stop_cache.values_changed()
+
+            self._call(go)
+
+        return FloatRegisters(read, write)
+
+    def _caller_frame(
+        self, thread_id: int, callee: UnwoundFrame, floats: FloatRegisters | None = None
+    ) -> CallerFrame | None:
         """The physical frame that called `callee`, for its entry values. Registers its CFI
         does not restore keep the callee's values, as gdb's unspecified rule (same value):
         gcc's DW_AT_call_value reads the argument registers so at the call's return pc."""
@@ -270,7 +291,7 @@ class SourceLevel(SessionDollars):
             return None
         merged = replace(frame, registers={**callee.registers, **frame.registers})
         view = FrameView(merged, module.base, self._read_visible, self._write_visible, None, 0,
-                         partial(self._caller_frame, thread_id, frame))  # fmt: skip
+                         partial(self._caller_frame, thread_id, frame, floats), floats)  # fmt: skip
         return CallerFrame(view, symbols)
 
     def _physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:

@@ -44,6 +44,34 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr.methods import Methods
 
 _MAX_REFERENCE = (1 << 31) - 1
+_XMM0, _ST0 = 17, 33  # DWARF numbers of xmm0-15 and st0-7 (x86-64 psABI)
+
+
+@dataclass(slots=True)
+class FloatRegisters:
+    """A stopped thread's xmm0-15 and st0-7 (DWARF 17-40), read when a location first names
+    one: a stop reads none. x86-64 CFI saves none, so every frame of the thread sees these
+    (gdb's unspecified rule: same value), and a write from any frame sets the thread's."""
+
+    read: Callable[[], dict[int, bytes]]  # DWARF number -> the register's bytes
+    write: Callable[[str, bytes], None] | None  # (gdb name, bytes); None: cannot be written
+    _known: dict[int, bytes] | None = None
+
+    def value(self, regno: int) -> int | None:
+        if self._known is None:
+            self._known = self.read()
+        data = self._known.get(regno)
+        return None if data is None else int.from_bytes(data, "little")
+
+    def set(self, regno: int, value: int) -> None:
+        current = self.value(regno)
+        if current is None or self.write is None or self._known is None:
+            raise EvaluationError("registers of outer frames cannot be written")
+        size = len(self._known[regno])
+        data = (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+        name = f"xmm{regno - _XMM0}" if regno < _ST0 else f"st{regno - _ST0}"
+        self.write(name, data)
+        self._known[regno] = data
 
 
 @dataclass(slots=True)
@@ -57,10 +85,17 @@ class FrameView:
     set_register: Callable[[str, int], None] | None  # frame 0 only: registers of the thread
     inline_outer: int = 0  # an inline frame: how many inlined calls out from the innermost
     caller: Callable[[], CallerFrame | None] | None = None  # entry values (callsites.py)
+    floats: FloatRegisters | None = None  # the thread's xmm and st registers, read lazily
 
     @property
     def pc(self) -> int:
         return self.frame.pc
+
+    @property
+    def location_pc(self) -> int:
+        """Where location lists are looked up: a caller's pc - 1, inside its call."""
+        frame = self.frame
+        return frame.pc if frame.level == 0 or frame.method == "signal" else frame.pc - 1
 
     def caller_frame(self) -> CallerFrame | None:
         return None if self.caller is None else self.caller()
@@ -78,7 +113,11 @@ class FrameView:
 
     def register(self, regno: int) -> int | None:
         name = DWARF_REGISTERS.get(regno)
-        return None if name is None else self.frame.registers.get(name)
+        if name is not None:
+            return self.frame.registers.get(name)
+        if self.floats is not None and _XMM0 <= regno < _ST0 + 8:
+            return self.floats.value(regno)
+        return None
 
     def cfa(self) -> int | None:
         return self.frame.cfa
@@ -87,6 +126,9 @@ class FrameView:
         self.write(address, data)
 
     def write_register(self, regno: int, value: int) -> None:
+        if self.floats is not None and _XMM0 <= regno < _ST0 + 8:
+            self.floats.set(regno, value)
+            return
         name = DWARF_REGISTERS.get(regno)
         if self.set_register is None or name is None:
             raise EvaluationError("registers of outer frames cannot be written")

@@ -26,6 +26,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     RegisterLoc,
     evaluate,
 )
+from aliceserver.debuggers.symbols.dwarf.typedstack import Entry, Typed
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
@@ -170,10 +171,13 @@ def entry_location(
     return evaluate(value + _STACK_VALUE, caller.ctx, env), caller.ctx
 
 
-def entry_register(ctx: FrameContext, function_pc: int, regno: int) -> int:
-    """DW_OP_entry_value(DW_OP_regN): the number the caller's expression gives."""
+def entry_register(ctx: FrameContext, function_pc: int, regno: int) -> Entry:
+    """DW_OP_entry_value(DW_OP_regN): the value the caller's expression gives (of its base
+    type where it is typed: a double in an xmm register)."""
     loc, caller = entry_location(ctx, function_pc, EntrySlot(regno=regno))
     if isinstance(loc, ImplicitLoc):
+        if loc.typed is not None:
+            return Typed(loc.typed, loc.data)
         return int.from_bytes(loc.data[:8], "little")
     if isinstance(loc, MemoryLoc):
         return loc.address

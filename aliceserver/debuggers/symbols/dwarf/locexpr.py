@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from aliceserver.debuggers.symbols.dwarf import typedstack as typed
 from aliceserver.debuggers.symbols.dwarf.stackops import BINARY_OPS
+from aliceserver.debuggers.symbols.dwarf.typedstack import BaseType, Entry, Typed
 from aliceserver.errors import ProtocolError
 
 log = logging.getLogger(__name__)
@@ -87,6 +89,7 @@ class ImplicitLoc:
     """The value itself (DW_OP_implicit_value, DW_OP_stack_value): not an lvalue."""
 
     data: bytes
+    typed: BaseType | None = None  # a typed DW_OP_stack_value's base type (typedstack.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +136,9 @@ class ExprEnv:
     addrx: Callable[[int], int] | None = None
     address_size: int = 8
     # DW_OP_entry_value's block -> the value it had at the function's entry (callsites.py)
-    entry_value: Callable[[bytes], int] | None = None
+    entry_value: Callable[[bytes], Entry] | None = None
+    # A base type DIE's offset in the unit -> the type, for typed stack values (typedstack.py)
+    base_type: Callable[[int], BaseType] | None = None
 
 
 def _to_signed(value: int) -> int:
@@ -148,6 +153,15 @@ def _reg(ctx: LocContext, regno: int) -> int:
     return value & MASK64
 
 
+def _register_bytes(ctx: LocContext, regno: int, size: int) -> bytes:
+    """A register's low `size` bytes (an xmm register holds 16, a general one 8)."""
+    value = ctx.register(regno)
+    if value is None:
+        raise EvaluationError(f"register {regno} is not available in this frame")
+    width = max(size, 8, (value.bit_length() + 7) // 8)
+    return (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")[:size]
+
+
 def _read_int(ctx: LocContext, address: int, size: int) -> int:
     try:
         data = ctx.read_memory(address & MASK64, size)
@@ -159,18 +173,35 @@ def _read_int(ctx: LocContext, address: int, size: int) -> int:
 def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
     """Evaluate a DWARF expression to a location. EvaluationError when it cannot be done
     (an unknown register, unreadable memory, an unsupported operation)."""
+    try:
+        return _evaluate(expr, ctx, env)
+    except typed.TypedStackError as exc:
+        raise EvaluationError(str(exc)) from None
+
+
+def _evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
     if not expr:
         return OptimizedOut()
     r = ByteReader(expr)
-    stack: list[int] = []
+    stack: list[Entry] = []  # ints (the generic type), or typed values
     pieces: list[Piece] = []
     pending: MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut | None = None
     steps = 0
 
-    def pop() -> int:
+    def pop_entry() -> Entry:
         if not stack:
             raise EvaluationError("DWARF expression stack underflow")
         return stack.pop()
+
+    def pop() -> int:
+        return typed.as_integer(pop_entry())
+
+    def base_type(offset: int) -> BaseType:
+        if offset == 0:
+            return typed.GENERIC
+        if env.base_type is None:
+            raise EvaluationError("typed DWARF stack values are not supported here")
+        return env.base_type(offset)
 
     while not r.at_end():
         steps += 1
@@ -202,8 +233,9 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
             stack.append(_read_int(ctx, pop(), size))
         elif op in (0xA6, 0xF6):  # deref_type
             size = r.unsigned(1)
-            r.uleb()
-            stack.append(_read_int(ctx, pop(), size))
+            t = base_type(r.uleb())
+            number = _read_int(ctx, pop(), size)  # zero-extended to the type, as gdb
+            stack.append(typed.from_bits(t, number))
         elif 0x08 <= op <= 0x0F:  # const1u .. const8s
             size = 1 << ((op - 0x08) // 2)
             signed = (op - 0x08) % 2 == 1
@@ -215,7 +247,7 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
         elif op == 0x12:  # dup
             stack.append(stack[-1] if stack else pop())
         elif op == 0x13:
-            pop()
+            pop_entry()
         elif op == 0x14:  # over
             if len(stack) < 2:
                 raise EvaluationError("DWARF expression stack underflow")
@@ -226,11 +258,14 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
                 raise EvaluationError("DWARF expression stack underflow")
             stack.append(stack[-1 - index])
         elif op == 0x16:  # swap
-            a, b = pop(), pop()
+            a, b = pop_entry(), pop_entry()
             stack += [a, b]
         elif op == 0x17:  # rot: (c b a -> a c b), top first
-            a, b, c = pop(), pop(), pop()
+            a, b, c = pop_entry(), pop_entry(), pop_entry()
             stack += [a, c, b]
+        elif op in (0x19, 0x1F, 0x20) and stack and isinstance(stack[-1], Typed):  # abs, neg, not
+            unary = {0x19: typed.absolute, 0x1F: typed.negate, 0x20: typed.complement}[op]
+            stack.append(unary(pop_entry()))
         elif op == 0x19:
             stack.append(abs(_to_signed(pop())) & MASK64)
         elif op == 0x1F:
@@ -240,9 +275,12 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
         elif op == 0x23:  # plus_uconst
             stack.append((pop() + r.uleb()) & MASK64)
         elif op in BINARY_OPS:
-            b, a = pop(), pop()
+            second, first = pop_entry(), pop_entry()
+            if isinstance(first, Typed) or isinstance(second, Typed):
+                stack.append(typed.binary(op, first, second))
+                continue
             try:
-                stack.append(BINARY_OPS[op](a, b) & MASK64)
+                stack.append(BINARY_OPS[op](first & MASK64, second & MASK64) & MASK64)
             except ZeroDivisionError:
                 raise EvaluationError("Division by zero") from None
         elif op == 0x28:  # bra
@@ -275,13 +313,15 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
         elif op == 0x9E:  # implicit_value
             pending = ImplicitLoc(r.take(r.uleb()))
         elif op == 0x9F:  # stack_value
-            pending = ImplicitLoc(pop().to_bytes(8, "little"))
+            top = pop_entry()
+            pending = ImplicitLoc(typed.stack_bytes(top), top.type if isinstance(top, Typed) else None)
         elif op in (0xA3, 0xF3):  # entry_value: the caller's value at the call
             block = r.take(r.uleb())
             if env.entry_value is None:
                 return OptimizedOut("entry value unavailable")
             try:
-                stack.append(env.entry_value(block) & MASK64)
+                found = env.entry_value(block)
+                stack.append(found if isinstance(found, Typed) else found & MASK64)
             except EvaluationError as exc:  # gdb's NO_ENTRY_VALUE_ERROR: optimized out
                 return OptimizedOut(str(exc))
         elif op in (0xA0, 0xF2):  # implicit_pointer: a pointer to an optimized-out object
@@ -289,16 +329,19 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
             r.sleb()
             return OptimizedOut("implicit pointer")
         elif op in (0xA4, 0xF4):  # const_type: die, size, bytes
-            r.uleb()
-            size = r.unsigned(1)
-            stack.append(int.from_bytes(r.take(size)[:8], "little"))
-        elif op in (0xA5, 0xF5):  # regval_type
+            t = base_type(r.uleb())
+            data = r.take(r.unsigned(1))
+            if len(data) != t.size:  # gdb's check
+                raise EvaluationError("DW_OP_const_type has different sizes for type and data")
+            stack.append(typed.from_bits(t, int.from_bytes(data, "little")))
+        elif op in (0xA5, 0xF5):  # regval_type: the register's low bytes as the type
             regno = r.uleb()
-            r.uleb()
-            stack.append(_reg(ctx, regno))
-        elif op in (0xA8, 0xA9, 0xF7, 0xF9):  # convert / reinterpret to a typed value
-            if r.uleb() != 0:
-                raise EvaluationError("typed DWARF stack values are not supported")
+            t = base_type(r.uleb())
+            stack.append(typed.from_bits(t, int.from_bytes(_register_bytes(ctx, regno, t.size), "little")))
+        elif op in (0xA8, 0xF7):  # convert: the same number in another type
+            stack.append(typed.convert(pop_entry(), base_type(r.uleb())))
+        elif op in (0xA9, 0xF9):  # reinterpret: the same bits as another type
+            stack.append(typed.reinterpret(pop_entry(), base_type(r.uleb())))
         elif op == 0x96:  # nop
             pass
         elif op == 0x93:  # piece
@@ -322,16 +365,16 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
         return pending
     if not stack:
         return OptimizedOut()
-    return MemoryLoc(stack[-1])
+    return MemoryLoc(typed.as_integer(stack[-1]))
 
 
 def _piece_source(
-    pending: MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut | None, stack: list[int]
+    pending: MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut | None, stack: list[Entry]
 ) -> MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut:
     if pending is not None:
         return pending
     if stack:
-        return MemoryLoc(stack[-1])
+        return MemoryLoc(typed.as_integer(stack[-1]))
     return OptimizedOut()  # an empty piece: this part of the object is gone
 
 

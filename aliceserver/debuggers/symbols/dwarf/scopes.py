@@ -45,6 +45,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     loclist_v5,
 )
 from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_cplus, is_rust
+from aliceserver.debuggers.symbols.dwarf.typedstack import Entry, base_type_in
 from aliceserver.debuggers.symbols.dwarf.typefind import IndexedTypes
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
 from aliceserver.debuggers.symbols.dwarf.types import FunctionType, Type, strip
@@ -299,7 +300,7 @@ class ModuleSymbols:
                 raise EvaluationError("no frame base outside a function")
             return self.frame_base(function, ctx)
 
-        def entry_value(block: bytes) -> int:
+        def entry_value(block: bytes) -> Entry:
             regno = register_of(block)
             start = None if function is None else self.function_address(function)
             if regno is None or start is None:  # gdb's other forms (DW_OP_bregN; deref)
@@ -313,6 +314,7 @@ class ModuleSymbols:
             tls_block=None if self.tls_block is None else partial(self.tls_block, ctx),
             addrx=lambda i: self.units.addrx(cu, i),
             entry_value=entry_value,
+            base_type=partial(base_type_in, cu),
         )
 
     def call_site_env(self, ctx: FrameContext, die: DIE) -> ExprEnv:
@@ -404,7 +406,9 @@ class ModuleSymbols:
         if not isinstance(value, int):
             return None
         cu = die.cu
-        pc = ctx.pc - ctx.load_bias if link_pc is None else link_pc
+        # A caller frame's lists are read inside its call, at pc - 1 (gdb's
+        # get_frame_address_in_block): a list may change at the return address.
+        pc = getattr(ctx, "location_pc", ctx.pc) - ctx.load_bias if link_pc is None else link_pc
         base = self.units.cu_base(cu)
         if cu.header.version < 5:
             data = self.units.section(".debug_loc")
