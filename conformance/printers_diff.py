@@ -13,7 +13,8 @@ MI: `gdb -i=mi` and `python -m aliceserver -i=mi` get the same commands in locks
 deeper for the first child that has children (as gdb names it), console `print` and
 `print/r`; and `-stack-list-variables --all-values`. Every field is compared (value,
 numchild, dynamic, displayhint, has_more, child names, exp, type, value, console text),
-after mi_diff's normalization (stack addresses, the build directory).
+after mi_diff's normalization (stack addresses, the build directory); our progress lines
+of a first load (`Loading debug info of ...`) are left out.
 
 DAP (conformance/printers_dap.py): each variable's children in the Locals scope, their
 number and values. For C++ against lldb-vscode-16, which has its own libstdc++ formatters
@@ -43,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.explained import Explained, explained_by, stale, unexplained
-from conformance.mi_diff import StepRecord, compare_steps, record_step
+from conformance.mi_diff import ROOT, StepRecord, compare_steps, record_step
 from tests.support.build import PROGRAMS_DIR, marker_line
 from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx, find_rustc
 from tests.support.gdb import gdb_env, gdb_path
@@ -184,15 +185,6 @@ DELIBERATE: tuple[Explained, ...] = (
 # Bugs known and not fixed yet, each with its cause (and the area being worked on).
 KNOWN_BUGS: tuple[Explained, ...] = (
     Explained(
-        "An array behind a typedef (std::array's _M_elems) shows {...} in an MI var object, "
-        "gdb `[4]` (adapters/mi/varobj.py tells an array by its type name's `]`)",
-        r"^mi (var-create|children|deeper) ", gdb=r"^\[\d+\]$", ours=r"^\{\.\.\.\}$"),
-    Explained(
-        "A printer's child that is a null pointer (an empty shared_ptr's get()) has no child "
-        "in MI; gdb counts one, by the pointer's type (adapters/mi/varobj.py counts a null "
-        "pointer's children for plain children only)", r"^mi (children|deeper) ",
-        subject=r"^c\+\+ shared_ptr \(empty\)$"),
-    Explained(
         "Rust enum var objects (being reworked in adapters/mi's var objects): gdb's var "
         "object of an enum (Option, Result, also inside a Vec or a struct) has two children, "
         "the discriminant as `<anonymous union>` and the active variant (`Some`, `__0`); ours "
@@ -235,9 +227,11 @@ def gdb_options(program: PrintersProgram) -> list[str]:
 
 
 def program_env(binary: Path) -> dict[str, str]:
-    """Every debugger's (and so every debuggee's) environment: small, and the same."""
+    """Every debugger's (and so every debuggee's) environment: small, and the same; our
+    server is this checkout's (as MiClient runs it)."""
     env = gdb_env()
     env["PWD"] = str(binary.parent)
+    env["PYTHONPATH"] = str(ROOT)
     return env
 
 
@@ -261,6 +255,10 @@ class MiRun:
         return None
 
 
+# Our progress lines while a first load reads and indexes the debug info (cold cache).
+_PROGRESS = re.compile(r"^(Loading debug info of |Indexing global names)")
+
+
 class Lockstep:
     """gdb and our server, each given every command in turn."""
 
@@ -279,8 +277,10 @@ class Lockstep:
         self.ours.prompt()
 
     def send(self, command: str) -> tuple[StepRecord, StepRecord]:
-        return (record_step(self.gdb, command, self.build_dir, self.output),
-                record_step(self.ours, command, self.build_dir, self.output))
+        gdb = record_step(self.gdb, command, self.build_dir, self.output)
+        ours = record_step(self.ours, command, self.build_dir, self.output)
+        ours.console = [line for line in ours.console if not _PROGRESS.match(line)]
+        return gdb, ours
 
     def close(self) -> None:
         self.gdb.close()

@@ -20,9 +20,11 @@ from aliceserver.debuggers.model import (
     DynamicTypes,
     Frame,
     FrameDetails,
+    FunctionDeclaration,
     FunctionSymbol,
     Instruction,
     LaunchConfig,
+    LineRange,
     LocationBreakpointInfo,
     Module,
     ProcessInfo,
@@ -32,6 +34,7 @@ from aliceserver.debuggers.model import (
     StackFrame,
     StepKind,
     SymbolLocation,
+    SymbolStorage,
     ThreadInfo,
     VariableInfo,
     VariableScope,
@@ -251,6 +254,31 @@ class IDebugger(Protocol):
         """The name the debug info gives the source file at `path` (a SourcePosition's):
         gdb's `file=`, the unit's DW_AT_name for its primary file (relative when compiled
         with a relative path), else `path` itself."""
+        ...
+
+    def line_range(self, address: int) -> LineRange | None:
+        """The line-table row holding `address` (gdb's find_pc_line); None: no line info."""
+        ...
+
+    def line_start(self, file: str, line: int) -> LineRange | None:
+        """gdb's find_line_pc: the row where `line` of `file` starts (its first statement),
+        or where the next line with code does; None: no code at or after it. ProtocolError
+        (`No source file named FILE.`) when no line table names the file."""
+        ...
+
+    def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> SymbolStorage:
+        """Where `name` lives, looked up as gdb does from the frame (globals and functions
+        without a frame); ProtocolError `No symbol "NAME" in current context.` if nowhere."""
+        ...
+
+    def scope_storage(self, address: int) -> list[SymbolStorage]:
+        """The symbols of the blocks holding `address`, innermost block first, up to its
+        function (gdb's `info scope`: each block in declaration order)."""
+        ...
+
+    def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
+        """The functions with debug info whose names `pattern` (a regex) finds, with their
+        declarations, sorted by file and name (gdb's search_symbols)."""
         ...
 
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:

@@ -65,6 +65,21 @@ class FakeSourceLevel:
     def source_name(self, path: str) -> str:
         return path
 
+    def line_range(self, address: int) -> m.LineRange | None:
+        return None  # no source
+
+    def line_start(self, file: str, line: int) -> m.LineRange | None:
+        raise ProtocolError(f"No source file named {file}.")
+
+    def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> m.SymbolStorage:
+        raise ProtocolError(f'No symbol "{name}" in current context.')
+
+    def scope_storage(self, address: int) -> list[m.SymbolStorage]:
+        return []
+
+    def function_declarations(self, pattern: str) -> list[m.FunctionDeclaration]:
+        return []  # its functions have no debug info
+
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[m.StackFrame]:
         frames = self.backtrace(thread_id)[start : None if count is None else start + count]
         return [

@@ -353,6 +353,62 @@ class StepKind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class LineRange:
+    """One row of a line table (gdb's find_pc_line): the code [start, end) of a line."""
+
+    start: int
+    end: int
+    source: SourcePosition
+
+
+@dataclass(frozen=True, slots=True)
+class LocationEntry:
+    """One entry of a DWARF location list: the runtime range it covers, its expression, and
+    the list's base address (link-time, as gdb shows it) when a base entry came just before."""
+
+    low: int
+    high: int
+    expression: bytes
+    base: int | None = None
+
+
+class StorageKind(enum.Enum):
+    """How a symbol is stored (gdb's address classes)."""
+
+    FUNCTION = "function"
+    STATIC = "static"  # at a fixed address
+    COMPUTED = "computed"  # a DWARF expression
+    LOCATION_LIST = "location list"
+    OPTIMIZED_OUT = "optimized out"
+    CONSTANT = "constant"
+    NO_DEBUG_INFO = "no debug info"  # an ELF symbol only
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolStorage:
+    """Where a symbol lives, for gdb's `info address` and `info scope`."""
+
+    name: str
+    kind: StorageKind
+    size: int = 0  # bytes of its type
+    address: int | None = None  # FUNCTION, STATIC, NO_DEBUG_INFO (runtime)
+    expression: bytes = b""  # COMPUTED
+    entries: tuple[LocationEntry, ...] = ()  # LOCATION_LIST
+    value: int | None = None  # CONSTANT
+    frame_base: bytes = b""  # its function's DW_AT_frame_base (what DW_OP_fbreg adds to)
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDeclaration:
+    """A function with debug info as gdb's `info functions` and `rbreak` list it."""
+
+    name: str
+    address: int  # runtime entry
+    declaration: str  # `int sq(int);`, `static int fold(int, int);`
+    source: SourcePosition | None
+
+
+@dataclass(frozen=True, slots=True)
 class FunctionSymbol:
     """A function of the program or a library with line info (what tracing patterns match)."""
 

@@ -1,8 +1,9 @@
 """The debug console (evaluate, context `repl`): an expression, or a few gdb commands.
 
 `bt [N]`, `info registers [NAME...]`, `info threads`, `info locals`, `info args`,
-`info breakpoints`, `p[/FMT] EXPR`, `x/NFU ADDRESS`, `help`. A line starting with a
-backtick is always taken as a command; anything else that is not one is an expression.
+`info breakpoints`, `info line|address|scope|proc`, `p[/FMT] EXPR`, `x/NFU ADDRESS`, `help`.
+A line starting with a backtick is always taken as a command; anything else that is not
+one is an expression.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from aliceserver.adapters.dap.handles import FrameRef
 from aliceserver.adapters.dap.messages import InvalidArguments, JsonObject, WrongState
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.frames import frames_to_main
+from aliceserver.adapters.gdbcommands.lines import info_line
+from aliceserver.adapters.gdbcommands.procinfo import info_proc
 from aliceserver.adapters.gdbcommands.selection import Selection
+from aliceserver.adapters.gdbcommands.symbols import info_address, info_scope
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import ProtocolError
 
@@ -109,6 +113,8 @@ def _info(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
             for t in debugger.threads()
         ]
         return _text("\n".join(lines))
+    if what in _SHARED_INFO:
+        return _text(_shared_info(session, what, " ".join(rest), frame))
     thread, level = _where(session, frame)
     if "registers".startswith(what) or what == "all-registers":
         rows: list[tuple[str, int]]
@@ -138,6 +144,25 @@ def _info(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
             listed.append(f"{bp.id:<4} {bp.location}  {where}")
         return _text("\n".join(listed) or "No breakpoints.")
     raise ProtocolError(f'Undefined info command: "{what}".  Try "help".')
+
+
+_SHARED_INFO = ("line", "address", "scope", "proc")
+
+
+def _shared_info(session: DapSession, what: str, argument: str, frame: FrameRef | None) -> str:
+    """`info line|address|scope|proc`, as gdb's console prints them."""
+    process = session.debugger.process
+    where = Selection(*_where(session, frame)) if process is not None else Selection(None)
+    shown: list[str] = []
+    if what == "line":
+        info_line(session.debugger, where, session.state.commands, argument, shown.append)
+    elif what == "address":
+        info_address(session.debugger, where, argument, shown.append)
+    elif what == "scope":
+        info_scope(session.debugger, argument, shown.append)
+    else:
+        info_proc(process.pid if process is not None else None, argument, shown.append)
+    return "".join(shown).rstrip("\n")
 
 
 def _print(
@@ -173,6 +198,6 @@ def _help(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
     return _text(
         "Expressions are evaluated in the selected frame (C syntax; `x = 3` assigns).\n"
         "Commands: bt [N] | info registers [NAME...] | info threads | info locals | info args |\n"
-        "info breakpoints | p[/x|d|u|o|t|c|a|z] EXPR | x/NFU ADDRESS (F: x d u o t a c f s i z, U: b h w g)\n"
+        "info breakpoints | info line|address|scope|proc ... | p[/x|d|u|o|t|c|a|z] EXPR | x/NFU ADDRESS (F: x d u o t a c f s i z, U: b h w g)\n"
         "Start a line with ` to force it to be read as a command."
     )

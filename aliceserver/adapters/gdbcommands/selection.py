@@ -6,6 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 Write = Callable[[str], None]
+# The address a command prints for a runtime one: MI shows link-time addresses before the
+# program runs, as gdb does (its symbol probe is loaded already).
+Shown = Callable[[int], int]
+
+
+def same_address(address: int) -> int:
+    return address
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +41,9 @@ class CommandMemory:
 
     examine: ExamineMemory = field(default_factory=ExamineMemory)
     values_shown: int = 1  # where `show values +` goes on from
+    # gdb's current source file and last_line_listed: where a bare `info line` looks (set
+    # by a stop's source line and `list`'s first line; `info line` moves to the line after).
+    listed: tuple[str, int] | None = None
 
 
 class LineBuffer:

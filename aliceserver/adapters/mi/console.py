@@ -12,6 +12,7 @@ from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
 from aliceserver.adapters.mi.console_info import register_info
+from aliceserver.adapters.mi.console_symbols import rbreak
 from aliceserver.adapters.mi.output import record
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
 from aliceserver.debuggers.model import StepKind
@@ -78,7 +79,7 @@ def _count(text: str, default: int = 1) -> int:
 
 
 # --- breakpoints ---------------------------------------------------------------------------
-def _break(ctx: Context, text: str, temporary: bool = False) -> Reply:
+def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = True) -> Reply:
     session = ctx.session
     location, condition, thread = text, None, None
     match = re.match(r"(.*?)\s+if\s+(.*)$", text)
@@ -97,7 +98,7 @@ def _break(ctx: Context, text: str, temporary: bool = False) -> Reply:
                                              pending_ok=pending, thread=thread)
     if problem and not pending:
         ctx.console(problem + "\n")
-    for other in session.breakpoints.sorted():
+    for other in session.breakpoints.sorted() if from_tty else ():
         if other is not bp and not other.is_watch and bp.places and other.places and \
                 other.places[0].address == bp.places[0].address:
             ctx.console(f"Note: breakpoint {other.number} also set at pc {bp.places[0].address:#x}.\n")
@@ -105,6 +106,12 @@ def _break(ctx: Context, text: str, temporary: bool = False) -> Reply:
     ctx.console(session.breakpoints.announce(bp))
     breaks.created(ctx, bp, to_self=True)
     return None
+
+
+def break_at(ctx: Context, location: str) -> Reply:
+    """`break LOCATION` as other commands set breakpoints (rbreak): not from the terminal,
+    so without gdb's note of other breakpoints at the same pc."""
+    return _break(ctx, location, from_tty=False)
 
 
 def _clear(ctx: Context, text: str) -> Reply:
@@ -441,6 +448,7 @@ def register_all(registry: CliRegistry) -> None:
     add = registry.add
     add("break", _break, "b", "br", "bre", "brea")
     add("tbreak", lambda ctx, text: _break(ctx, text, temporary=True), "tb")
+    add("rbreak", rbreak)
     add("clear", _clear)
     add("delete", _delete, "d")
     add("disable", lambda ctx, text: _enable(ctx, text, False), "dis", "disa")

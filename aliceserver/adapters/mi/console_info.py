@@ -9,6 +9,13 @@ from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_signals import handle, info_signals
+from aliceserver.adapters.mi.console_symbols import (
+    info_address_command,
+    info_line_command,
+    info_proc_command,
+    info_scope_command,
+    selected_frame_level,
+)
 from aliceserver.adapters.mi.console_vtbl import info_vtbl
 from aliceserver.adapters.mi.disasm import address_of, disassemble_range, function_at
 from aliceserver.adapters.mi.frames import (
@@ -129,7 +136,9 @@ def _ptype(ctx: Context, text: str) -> Reply:
 def _frame_line(ctx: Context, tid: int, level: int) -> str:
     session = ctx.session
     frame = session.frames.frame(tid, level)
-    with_pc = level > 0 or not session.at_line_start(frame)
+    # gdb shows no pc in a frame an inlined call was made from: its line is the call's
+    called_inline = level > 0 and session.frames.frame(tid, level - 1).inlined
+    with_pc = (level > 0 and not called_inline) or (level == 0 and not session.at_line_start(frame))
     return f"#{level:<3d}{session.frames.describe(frame, tid, with_pc=with_pc)}\n"
 
 
@@ -185,13 +194,7 @@ def _select(ctx: Context, level: int) -> None:
 
 
 def _frame(ctx: Context, text: str) -> Reply:
-    session = ctx.session
-    session.require_stopped("No stack.")
-    words = text.split()
-    if words and words[0] == "level":
-        words = words[1:]
-    level = int(words[0]) if words else session.inferior.selected_level
-    _select(ctx, level)
+    _select(ctx, selected_frame_level(ctx, text))
     return None
 
 
@@ -287,14 +290,20 @@ def _info_frame(ctx: Context, text: str) -> None:
     if frame.source is not None:
         where += f" ({session.frames.file_name(frame.source.path)}:{frame.source.line})"
     ctx.console(f"Stack level {level}, frame at {hex(frame.cfa or 0)}:\n")
+    real = level  # an inlined call's registers are those of the function it is inlined into
+    while frame.inlined and real + 1 < len(frames) and frames[real].inlined:
+        real += 1
+        frames = session.frames.stack(tid, 0, real + 2)
     try:  # the caller's pc even past main, where the shown stack ends
-        callers = session.debugger.stack_trace(tid, level + 1, 1)
+        callers = session.debugger.stack_trace(tid, real + 1, 1)
     except AliceError:
         callers = []
     saved = f"; saved rip = {hex(callers[0].pc)}" if callers else ""
     ctx.console(f" rip = {hex(frame.pc)}{where}{saved}\n")  # one console record a line, as gdb
     links = []
-    if len(frames) > level + 1:
+    if frame.inlined:
+        links.append(f" inlined into frame {level + 1}")
+    elif len(frames) > level + 1:
         links.append(f" called by frame at {hex(frames[level + 1].cfa or 0)}")
     if level > 0:
         links.append(f" caller of frame at {hex(frames[level - 1].cfa or 0)}")
@@ -308,6 +317,9 @@ def _info_frame(ctx: Context, text: str) -> None:
     base = details.base if details.base is not None else cfa - 16
     if details.language is not None:
         ctx.console(f" source language {details.language}.\n")
+    if frame.inlined:  # no frame base of its own; its sp is the one it is inlined into
+        ctx.console(" Arglist at unknown address.\n Locals at unknown address, Previous frame's sp in rsp\n")
+        return
     ctx.console(f" Arglist at {hex(base)}, args: {args}\n")
     ctx.console(f" Locals at {hex(base)}, Previous frame's sp is {hex(cfa)}\n")
     if details.saved_registers:
@@ -358,25 +370,6 @@ def _info_sharedlibrary(ctx: Context, text: str) -> None:
         ctx.console(f"{hex16(module.low)}  {hex16(module.high)}  Yes         {module.path}\n")
 
 
-def _info_line(ctx: Context, text: str) -> None:
-    session = ctx.session
-    if text:
-        places = session.debugger.resolve_location(session.breakpoints.normalize(text))
-        if not places:
-            raise MiError(session.breakpoints.not_found(text))
-        address = places[0].address
-    else:
-        tid, level = session.selected_frame()
-        address = session.frames.frame(tid, level).pc
-    position = session.debugger.source_position(address)
-    symbol = session.debugger.lookup_address(address)
-    label = f"<{symbol.name}+{symbol.offset}>" if symbol.name and symbol.offset else f"<{symbol.name}>"
-    if position is None:
-        ctx.console(f"No line number information available for address {hex(address)} {label}\n")
-        return
-    ctx.console(f'Line {position.line} of "{session.frames.file_name(position.path)}" starts at address {hex(address)} {label}.\n')
-
-
 def _info_source(ctx: Context, text: str) -> None:
     path = ctx.session.current_source()
     if path is None:
@@ -406,7 +399,8 @@ def _info(ctx: Context, text: str) -> Reply:
         "args": lambda c, t: _info_variables(c, VariableScope.ARGUMENTS, "No arguments."),
         "frame": _info_frame, "registers": _info_registers, "all-registers": _info_registers,
         "threads": _info_threads, "sharedlibrary": _info_sharedlibrary, "signals": info_signals,
-        "line": _info_line, "source": _info_source, "display": _info_display,
+        "line": info_line_command, "source": _info_source, "display": _info_display,
+        "address": info_address_command, "scope": info_scope_command, "proc": info_proc_command,
         "inferiors": _info_inferiors, "vtbl": info_vtbl,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
@@ -475,6 +469,7 @@ def _list(ctx: Context, text: str) -> Reply:
         raise MiError(f"Line number {start} out of range; \"{path}\" has {len(lines)} lines.")
     for number in range(start, min(len(lines), start + size - 1) + 1):
         ctx.console(f"{number}\t{lines[number - 1]}\n")
+    session.command_memory.listed = (path, start)  # gdb's last_line_listed: the first line
     session.list_state = (path, start + size)
     return None
 

@@ -266,6 +266,7 @@ class Frames:
         if frame.source is None or not frame.source.line:
             return ""
         line = frame.source.line
+        self.session.command_memory.listed = (frame.source.path, line)  # as gdb's print_source_lines
         text = self.line_text(frame.source.path, line)
         if text is None:
             return f"{line}\tin {frame.source.path}\n"

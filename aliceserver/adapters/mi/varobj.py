@@ -109,7 +109,6 @@ class VarobjStore:
             except AliceError:
                 key = None
         var = self._make(name, expression, expression, info, frame_spec == "@", tid, key)
-        self._count_null_pointer_children(var, info)
         # gdb ties a var object to a frame and thread only when its expression reads a
         # variable of the frame; one of globals never leaves scope and has no thread-id.
         var.thread_number = inferior.threads.get(tid) if frame_bound and tid is not None else None
@@ -148,6 +147,7 @@ class VarobjStore:
         pointer = bare.endswith("*") or "(*)[" in info.type  # int (*)[3] too
         var = Varobj(name, exp, path, info.type, self._shown(info, aggregate), _numchild(info),
                      aggregate, pointer, floating, tid, key)
+        self._count_null_pointer_children(var, info)  # a printer's child too (get() of a ptr)
         dynamic.take(var, info)
         return var
 
@@ -159,7 +159,7 @@ class VarobjStore:
         if info.class_children is not None and info.type.rstrip().endswith("&"):
             return "{...}"  # a reference to a class: gdb shows what it refers to
         if aggregate:
-            if info.type.rstrip().endswith("]"):
+            if is_array(info):
                 return f"[{_array_count(info)}]"
             return "{...}"
         if info.error and info.value.startswith("<error"):
@@ -305,9 +305,7 @@ class VarobjStore:
             return []
 
     def make_child(self, parent: Varobj, name: str, exp: str, path: str, kid: VariableInfo) -> Varobj:
-        child = self._make(name, exp, path, kid, parent.floating, parent.tid, parent.frame_key)
-        self._count_null_pointer_children(child, kid)
-        return child
+        return self._make(name, exp, path, kid, parent.floating, parent.tid, parent.frame_key)
 
     def adopt(self, parent: Varobj, child: Varobj) -> Varobj:
         """`child` as `parent`'s; one made before (when listed again after -var-delete of
@@ -331,7 +329,7 @@ class VarobjStore:
         target = self._target(var)
         if target is None or target.type.endswith(")"):  # a function: no children
             return
-        struct = target.aggregate and not target.type.rstrip().endswith("]")
+        struct = target.aggregate and not is_array(target)
         var.numchild = target.named_children if struct else 1
 
     def _target(self, var: Varobj) -> VariableInfo | None:
@@ -470,6 +468,14 @@ def is_char_pointer(type_name: str) -> bool:
         return False
     words = [w for w in text[:-1].split() if w not in ("const", "volatile")]
     return " ".join(words) in _CHAR_TYPES
+
+
+def is_array(info: VariableInfo) -> bool:
+    """An array, also behind a typedef (std::array's `_Type`): elements and no members."""
+    if info.type.rstrip().endswith("]"):
+        return True
+    return (info.aggregate and info.printer is None and info.class_children is None
+            and info.indexed_children > 0 and info.named_children == 0)
 
 
 def _array_count(info: VariableInfo) -> int:

@@ -221,6 +221,10 @@ class SourceSymbols:
             index = self._type_indexes[image.path] = TypeNameIndex(image.path, image.build_id, self._cache)
         return index
 
+    def debug_infos(self) -> list[tuple[Module, DebugInfo]]:
+        """The loaded modules that have debug info, with it."""
+        return self._with_debug_info()
+
     def _with_debug_info(self) -> list[tuple[Module, DebugInfo]]:
         found = []
         for module in self.symbols.modules():

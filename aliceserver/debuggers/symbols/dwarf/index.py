@@ -184,6 +184,22 @@ class DebugInfo:
             past_prologue=tuple(sorted(set(moved))),
         )
 
+    def line_start(self, file: str, line: int) -> int | None:
+        """gdb's find_line_pc: the lowest address of a statement row of `line` in `file`,
+        else of the nearest line after it with one. None: no code at or after the line."""
+        path_ids = self.match_file(file)
+        best: tuple[int, int] | None = None  # (line, address)
+        files_of = self._files_of()
+        for stmt in sorted({s for p in path_ids for s in files_of.get(p, ())}):
+            rows = self._decoded(stmt)
+            numbers = self._file_numbers(stmt, path_ids)
+            if rows is None or not numbers:
+                continue
+            for address, fnum, number, flags in zip(rows.address, rows.file, rows.line, rows.flags, strict=True):
+                if fnum in numbers and flags & IS_STMT and not flags & END_SEQUENCE and number >= line:
+                    best = min(best, (number, address)) if best is not None else (number, address)
+        return None if best is None else best[1]
+
     def functions_named(self, name: str) -> list[FunctionMatch]:
         """Functions `break NAME` stops in: exact and demangled names, `ns::func`,
         `Class::method` (every overload), unqualified `method`, template instances,

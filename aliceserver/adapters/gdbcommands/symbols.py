@@ -1,0 +1,95 @@
+"""gdb's `info address SYMBOL` (printcmd.c) and `info scope LOCATION` (symtab.c): where a
+symbol is stored, in gdb's words."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from aliceserver.adapters.gdbcommands.dwarf_ops import describe_location
+from aliceserver.adapters.gdbcommands.selection import Selection, Shown, Write, same_address
+from aliceserver.debuggers.base import IDebugger
+from aliceserver.debuggers.model import FunctionDeclaration, StorageKind, SymbolStorage
+from aliceserver.errors import ProtocolError
+
+_FILE_LINE = re.compile(r"^(?:(?P<file>.+):)?(?P<line>\d+)$")
+
+
+def info_address(
+    debugger: IDebugger, where: Selection, argument: str, write: Write, shown: Shown = same_address
+) -> None:
+    name = argument.strip()
+    if not name:
+        raise ProtocolError("Argument required.")
+    storage = debugger.symbol_storage(name, where.thread_id, where.level)
+    if storage.kind is StorageKind.NO_DEBUG_INFO:
+        write(f'Symbol "{name}" is at {shown(storage.address or 0):#x} in a file compiled without debugging.\n')
+        return
+    words = {
+        StorageKind.FUNCTION: f"a function at address {shown(storage.address or 0):#x}",
+        StorageKind.STATIC: f"static storage at address {shown(storage.address or 0):#x}",
+        StorageKind.OPTIMIZED_OUT: "optimized out",
+        StorageKind.CONSTANT: "constant",
+    }.get(storage.kind)
+    write(f'Symbol "{storage.name}" is {words if words is not None else _computed(storage, shown)}.\n')
+
+
+def info_scope(debugger: IDebugger, argument: str, write: Write, shown: Shown = same_address) -> None:
+    spec = argument.strip()
+    if not spec:
+        raise ProtocolError("requires an argument (function, line or *addr) to define a scope")
+    places = debugger.resolve_location(spec)
+    if not places:
+        match = _FILE_LINE.match(spec)
+        if match is not None and match["file"]:
+            raise ProtocolError(f'No line {match["line"]} in file "{match["file"]}".')
+        raise ProtocolError(f'Function "{spec}" not defined.')
+    symbols = debugger.scope_storage(places[0].address)
+    if not symbols:
+        write(f"Scope for {spec}:\ncontains no locals or arguments.\n")
+        return
+    write(f"Scope for {spec}:\n")
+    for storage in symbols:
+        write(f"Symbol {storage.name} is {_scope_words(storage, shown)}")
+
+
+def _scope_words(storage: SymbolStorage, shown: Shown) -> str:
+    """What follows `Symbol NAME is ` in `info scope`, to the end of its line(s)."""
+    if storage.kind is StorageKind.OPTIMIZED_OUT:
+        return "optimized out.\n"
+    if storage.kind is StorageKind.STATIC:
+        words = f"in static storage at address {shown(storage.address or 0):#x}"
+    elif storage.kind is StorageKind.FUNCTION:
+        words = f"a function at address {shown(storage.address or 0):#x}"
+    elif storage.kind is StorageKind.CONSTANT:
+        words = f"constant {storage.value}"
+    else:
+        words = _computed(storage, shown)
+    return f"{words}, length {storage.size}.\n"
+
+
+def _computed(storage: SymbolStorage, shown: Shown) -> str:
+    """A DWARF expression or location list as gdb's describe_location writes it."""
+    if storage.kind is StorageKind.COMPUTED:
+        return describe_location(storage.expression, storage.frame_base)
+    lines = ["multi-location:\n"]
+    for entry in storage.entries:
+        if entry.base is not None:
+            lines.append(f"  Base address {entry.base:#x}")
+        lines.append(f"  Range {shown(entry.low):#x}-{shown(entry.high):#x}: ")
+        lines.append(describe_location(entry.expression, storage.frame_base) + "\n")
+    return "".join(lines)
+
+
+def rbreak_functions(debugger: IDebugger, argument: str) -> list[FunctionDeclaration]:
+    """The functions gdb's `rbreak [FILE:]REGEX` sets breakpoints on, in its order."""
+    text = argument.strip()
+    file = None
+    colon = re.search(r"(?<!:):(?!:)", text)
+    if colon is not None:
+        file, text = text[: colon.start()].strip(), text[colon.end() :].strip()
+    found = debugger.function_declarations(text)
+    if file is None:
+        return found
+    parts = [p for p in os.path.normpath(file).split("/") if p not in ("", ".")]
+    return [f for f in found if f.source is not None and f.source.path.split("/")[-len(parts) :] == parts]

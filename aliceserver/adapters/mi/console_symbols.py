@@ -1,0 +1,83 @@
+"""Console commands about symbols and the process: `info line`, `info address`, `info scope`,
+`info proc`, `rbreak` and `frame`'s subcommands, run by the shared gdb command module."""
+
+from __future__ import annotations
+
+from aliceserver.adapters.gdbcommands.frames import frame_level
+from aliceserver.adapters.gdbcommands.lines import info_line
+from aliceserver.adapters.gdbcommands.procinfo import info_proc
+from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
+from aliceserver.adapters.gdbcommands.symbols import info_address, info_scope, rbreak_functions
+from aliceserver.adapters.mi.registry import Context, MiError, Reply
+
+
+def _selection(ctx: Context) -> Selection:
+    session = ctx.session
+    inferior = session.inferior
+    stopped = inferior.process is not None and not inferior.running and inferior.selected_tid is not None
+    return Selection(*session.selected_frame()) if stopped else Selection(None)
+
+
+def _lines(ctx: Context) -> LineBuffer:
+    ctx.session.ensure_symbols()  # before `run`, as gdb after `file`
+    return LineBuffer(ctx.console)
+
+
+def info_line_command(ctx: Context, text: str) -> None:
+    lines = _lines(ctx)
+    try:
+        info_line(ctx.session.debugger, _selection(ctx), ctx.session.command_memory, text, lines,
+                  ctx.session.breakpoints.shown_address)
+    finally:
+        lines.flush()
+
+
+def info_address_command(ctx: Context, text: str) -> None:
+    lines = _lines(ctx)
+    try:
+        info_address(ctx.session.debugger, _selection(ctx), text, lines, ctx.session.breakpoints.shown_address)
+    finally:
+        lines.flush()
+
+
+def info_scope_command(ctx: Context, text: str) -> None:
+    lines = _lines(ctx)
+    try:
+        info_scope(ctx.session.debugger, text, lines, ctx.session.breakpoints.shown_address)
+    finally:
+        lines.flush()
+
+
+def info_proc_command(ctx: Context, text: str) -> None:
+    process = ctx.session.inferior.process
+    lines = _lines(ctx)
+    try:
+        info_proc(process.pid if process is not None else None, text, lines)
+    finally:
+        lines.flush()
+
+
+def rbreak(ctx: Context, text: str) -> Reply:
+    from aliceserver.adapters.mi.console import break_at  # console registers this module's commands
+
+    ctx.session.ensure_symbols()
+    for function in rbreak_functions(ctx.session.debugger, text):
+        break_at(ctx, function.name)
+        ctx.console(function.declaration + "\n")
+    return None
+
+
+def selected_frame_level(ctx: Context, text: str) -> int:
+    """The level `frame TEXT` selects (gdb's `level N`, `function NAME`, `address ADDR`)."""
+    session = ctx.session
+    inferior = session.inferior
+    if text and (inferior.process is None or inferior.running):
+        word = text.split()[0]
+        if word not in ("level", "function", "address", "view") and not word.isdigit():
+            session.ensure_symbols()
+            info = session.debugger.evaluate(text)  # gdb reads the level first: its errors
+            if info.error:
+                raise MiError(info.value)
+        raise MiError("No registers.")  # as gdb: a level needs the registers of frame 0
+    tid = session.require_stopped("No stack.")
+    return frame_level(session.debugger, tid, inferior.selected_level, text)

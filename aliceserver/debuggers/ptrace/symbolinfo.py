@@ -1,0 +1,273 @@
+"""Symbol and line-table queries for PtraceDebugger (a mixin of engine.py): where a line's
+code starts and ends, where a symbol is stored, the symbols of a scope, and the functions
+a regex names. They answer gdb's `info line`, `info address`, `info scope` and `rbreak`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+from aliceserver.debuggers.model import (
+    FunctionDeclaration,
+    LineRange,
+    LocationEntry,
+    SourcePosition,
+    StorageKind,
+    SymbolStorage,
+)
+from aliceserver.debuggers.ptrace.source import SourceSymbols, without_parameters
+from aliceserver.debuggers.ptrace.variables import FrameView
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value
+from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind
+from aliceserver.debuggers.symbols.dwarf.types import strip, type_name
+from aliceserver.errors import AliceError, ProtocolError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_DW_OP_ADDR, _DW_OP_ADDRX = 0x03, 0xA1
+_FUNCTION_TAGS = ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine")
+_MASK64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Link:
+    """The little of a FrameContext that finding the scope at an address needs."""
+
+    pc: int
+    load_bias: int
+
+
+class SymbolQueries:
+    _source: SourceSymbols
+
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def _call(self, fn: Callable[[], T]) -> T:
+            raise NotImplementedError
+
+        def _frame_view(
+            self, thread_id: int, level: int, *, innermost_only: bool = False
+        ) -> tuple[FrameView, ModuleSymbols | None, int]:
+            raise NotImplementedError
+
+    # --- line tables ------------------------------------------------------------------
+    def line_range(self, address: int) -> LineRange | None:
+        return self._call(lambda: self._line_range(address))
+
+    def _line_range(self, address: int) -> LineRange | None:
+        row = self._source.line_row(address)
+        if row is None:
+            return None
+        start, end, where, _is_stmt = row
+        return LineRange(start, end, SourcePosition(where.path, where.line))
+
+    def line_start(self, file: str, line: int) -> LineRange | None:
+        def go() -> LineRange | None:
+            known = False
+            for module, info in self._source.debug_infos():
+                if not info.match_file(file):
+                    continue
+                known = True
+                link = info.line_start(file, line)
+                if link is not None:
+                    return self._line_range(link + module.base)
+            if not known:
+                raise ProtocolError(f"No source file named {file}.")
+            return None
+
+        return self._call(go)
+
+    # --- symbols ----------------------------------------------------------------------
+    def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> SymbolStorage:
+        def go() -> SymbolStorage:
+            if thread_id is not None:
+                view, symbols, lookup_pc = self._frame_view(thread_id, level)
+                scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer) \
+                    if symbols is not None else None
+                found = scope.lookup(name) if scope is not None else None
+                if symbols is not None and found is not None:
+                    return _storage(symbols, found, view.load_bias)
+            for module, symbols in self._source.all_module_symbols():
+                found = symbols.find_global(name)
+                if found is not None:
+                    return _storage(symbols, found, module.base)
+            address = self._source.symbols.lookup_name(name)
+            if address is not None:
+                return SymbolStorage(name, StorageKind.NO_DEBUG_INFO, address=address)
+            raise ProtocolError(f'No symbol "{name}" in current context.')
+
+        return self._call(go)
+
+    def scope_storage(self, address: int) -> list[SymbolStorage]:
+        def go() -> list[SymbolStorage]:
+            module = self._source.symbols.module_at(address)
+            symbols = self._source.module_symbols(module) if module is not None else None
+            if module is None or symbols is None:
+                return []
+            scope = symbols.frame_scope(_Link(address, module.base), lookup_pc=address)  # type: ignore[arg-type]
+            if scope is None:
+                return []
+            blocks = scope.scopes
+            functions = [i for i, block in enumerate(blocks) if block.tag in _FUNCTION_TAGS]
+            found: list[SymbolStorage] = []
+            for block in reversed(blocks[functions[-1] if functions else 0 :]):
+                variables = [*scope._vars_of(block, True), *scope._vars_of(block, False)]
+                for var in sorted(variables, key=lambda v: v.position):
+                    found.append(_storage(symbols, var, module.base))
+            return found
+
+        return self._call(go)
+
+    def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
+        try:
+            wanted = re.compile(pattern)
+        except re.error as error:
+            raise ProtocolError(f"Invalid regexp: {error}") from None
+
+        def go() -> list[FunctionDeclaration]:
+            found = []
+            for module, info in self._source.debug_infos():
+                symbols = self._source.module_symbols(module)
+                for _name, link, size in info.image.function_symbols():
+                    match = info.function_at(link)
+                    if match is None or match.file is None or match.low != link or not size:
+                        continue  # no line info: startup code, PLT stubs, .cold parts
+                    name = without_parameters(match.name)
+                    if not wanted.search(name):
+                        continue
+                    declaration = _declaration(symbols, name, link + module.base, module.base)
+                    source = SourcePosition(match.file, match.line or 0)
+                    found.append(FunctionDeclaration(name, link + module.base, declaration, source))
+            found.sort(key=lambda f: (f.source.path if f.source else "", f.name))
+            return found
+
+        return self._call(go)
+
+
+def _declaration(symbols: ModuleSymbols | None, name: str, address: int, bias: int) -> str:
+    """`int sq(int);` as gdb's print_symbol_info, `static ` first for a file's own."""
+    if symbols is None:
+        return f"{name};"
+    try:
+        scope = symbols.frame_scope(_Link(address, bias), lookup_pc=address)  # type: ignore[arg-type]
+        function = scope.function if scope is not None else None
+        if scope is None or function is None:
+            return f"{name};"
+        text = type_name(symbols.function_type(function))
+        static = "" if attr_value(function, "DW_AT_external") else "static "
+    except (AliceError, ValueError, KeyError) as error:
+        log.debug("no declaration of %s: %s", name, error)
+        return f"{name};"
+    paren = text.find("(")
+    if paren < 0:
+        return f"{static}{text} {name};"
+    head = text[:paren].rstrip()
+    joint = "" if head.endswith("*") else " "
+    return f"{static}{head}{joint}{name}{text[paren:]};"
+
+
+def _storage(symbols: ModuleSymbols, var: Variable, bias: int) -> SymbolStorage:
+    die = var.die
+    try:
+        size = strip(var.type).size if var.kind is not VarKind.FUNCTION else 0
+    except (AliceError, AttributeError):
+        size = 0
+    if var.kind is VarKind.FUNCTION:
+        ranges = symbols.units.die_ranges(die)
+        return SymbolStorage(var.name, StorageKind.FUNCTION, address=ranges[0][0] + bias if ranges else None)
+    if var.kind is VarKind.CONSTANT or "DW_AT_const_value" in die.attributes:
+        value = attr_value(die, "DW_AT_const_value")
+        return SymbolStorage(var.name, StorageKind.CONSTANT, size, value=value if isinstance(value, int) else None)
+    attr = die.attributes.get("DW_AT_location")
+    if attr is None:
+        symbol = symbols.image.find_symbol(var.name) if var.kind is VarKind.GLOBAL else None
+        if symbol is not None:  # an extern declaration: the symbol's address
+            return SymbolStorage(var.name, StorageKind.STATIC, size, address=symbol.address + bias)
+        return SymbolStorage(var.name, StorageKind.OPTIMIZED_OUT, size)
+    frame_base = b""
+    if var.frame_function is not None:
+        base = var.frame_function.attributes.get("DW_AT_frame_base")
+        if base is not None and isinstance(base.value, (bytes, list)):
+            frame_base = bytes(base.value)
+    if isinstance(attr.value, int):  # a location list
+        entries = _location_list(symbols, die, attr.value, bias)
+        return SymbolStorage(var.name, StorageKind.LOCATION_LIST, size, entries=entries, frame_base=frame_base)
+    expression = bytes(attr.value or b"")
+    static = _static_address(symbols, die, expression)
+    if static is not None:
+        return SymbolStorage(var.name, StorageKind.STATIC, size, address=static + bias)
+    return SymbolStorage(var.name, StorageKind.COMPUTED, size, expression=expression, frame_base=frame_base)
+
+
+def _static_address(symbols: ModuleSymbols, die: object, expression: bytes) -> int | None:
+    """The link-time address of a location that is one DW_OP_addr(x) (gdb's LOC_STATIC)."""
+    if len(expression) == 9 and expression[0] == _DW_OP_ADDR:
+        return int.from_bytes(expression[1:], "little")
+    if expression[:1] == bytes([_DW_OP_ADDRX]):
+        reader = ByteReader(expression, 1)
+        index = reader.uleb()
+        if reader.at_end():
+            return symbols.units.addrx(die.cu, index)  # type: ignore[attr-defined]
+    return None
+
+
+def _location_list(symbols: ModuleSymbols, die: object, offset: int, bias: int) -> tuple[LocationEntry, ...]:
+    """Every entry of the location list at `offset`, its ranges at runtime addresses."""
+    cu = die.cu  # type: ignore[attr-defined]
+    base = symbols.units.cu_base(cu)
+    entries: list[LocationEntry] = []
+    shown_base: int | None = None
+    try:
+        if cu.header.version < 5:
+            data = symbols.units.section(".debug_loc") or b""
+            reader = ByteReader(data, offset)
+            while reader.pos + 16 <= len(data):
+                begin, end = reader.unsigned(8), reader.unsigned(8)
+                if begin == 0 and end == 0:
+                    break
+                if begin == _MASK64:
+                    base = shown_base = end
+                    continue
+                expression = reader.take(reader.unsigned(2))
+                entries.append(LocationEntry(base + begin + bias, base + end + bias, expression, shown_base))
+                shown_base = None
+            return tuple(entries)
+        data = symbols.units.section(".debug_loclists") or b""
+        reader = ByteReader(data, offset)
+        while not reader.at_end():
+            kind = reader.unsigned(1)
+            if kind == 0:  # end_of_list
+                break
+            if kind in (1, 6):  # base_addressx, base_address
+                base = shown_base = symbols.units.addrx(cu, reader.uleb()) if kind == 1 else reader.unsigned(8)
+                continue
+            if kind == 9:  # GNU view pair: no range of its own
+                reader.uleb()
+                reader.uleb()
+                continue
+            if kind == 2:  # startx_endx
+                low, high = symbols.units.addrx(cu, reader.uleb()), symbols.units.addrx(cu, reader.uleb())
+            elif kind == 3:  # startx_length
+                low = symbols.units.addrx(cu, reader.uleb())
+                high = low + reader.uleb()
+            elif kind == 4:  # offset_pair
+                low, high = base + reader.uleb(), base + reader.uleb()
+            elif kind == 7:  # start_end
+                low, high = reader.unsigned(8), reader.unsigned(8)
+            elif kind == 8:  # start_length
+                low = reader.unsigned(8)
+                high = low + reader.uleb()
+            else:  # default_location (5) has no range: gdb shows none either
+                reader.take(reader.uleb())
+                continue
+            expression = reader.take(reader.uleb())
+            entries.append(LocationEntry(low + bias, high + bias, expression, shown_base))
+            shown_base = None
+    except EvaluationError as error:
+        log.debug("location list at %#x: %s", offset, error)
+    return tuple(entries)
