@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,7 +49,9 @@ def _console(mi: MiClient, command: str) -> str:
 
 
 def _frame_names(bt: str) -> list[str]:
-    return [line.split(" in ", 1)[-1].split(" (")[0].split("  ", 1)[-1] for line in bt.splitlines() if line.startswith("#")]
+    # `#9  0x... in NAME (...)`, or `#10 NAME (...)` in a frame an inlined call was made from
+    frames = [re.sub(r"^#\d+\s+(?:0x[0-9a-f]+ in )?", "", line) for line in bt.splitlines() if line.startswith("#")]
+    return [frame.split(" (")[0] for frame in frames]
 
 
 def test_mi_rust_stack_ends_at_crate_main(rust_program: Path) -> None:
