@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.symbols.dwarf.expr import ast
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc, OptimizedOut
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
@@ -24,7 +24,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     VoidType,
     strip,
 )
-from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, OptimizedOutError, Value
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
@@ -73,7 +73,8 @@ class SessionValues:
         if absolute > len(self.history):
             raise EvaluationError(f"History has not yet reached ${absolute}.")
         kept = self.history[absolute - 1]
-        return HistoryValue(kept.type, kept.location, ctx, kept.bit_offset, kept.bit_size, _data=kept._data)
+        return HistoryValue(kept.type, kept.location, ctx, kept.bit_offset, kept.bit_size,
+                            _data=kept._data, _holes=kept._holes)
 
     # --- convenience variables ------------------------------------------------------------
     def variable(self, name: str, ctx: FrameContext) -> Value:
@@ -154,9 +155,26 @@ def _int(number: int, ctx: FrameContext) -> Value:
 
 
 def _snapshot(value: Value, *, keep_address: bool) -> Value:
-    data = value.data() if not isinstance(strip(value.type), VoidType) else b""
+    """`value` with its bytes read now. A value wholly or partly optimized out is kept so
+    (gdb records `$1 = <optimized out>` too); memory that cannot be read is an error."""
+    if isinstance(value.location, OptimizedOut):
+        return Value(value.type, value.location, value.ctx, value.bit_offset, value.bit_size)
+    try:
+        data = value.data() if not isinstance(strip(value.type), VoidType) else b""
+    except OptimizedOutError:
+        return _partly_optimized_out(value)
     location = value.location if keep_address and isinstance(value.location, MemoryLoc) else ImplicitLoc(data)
     return Value(value.type, location, value.ctx, value.bit_offset, value.bit_size, _data=data)
+
+
+def _partly_optimized_out(value: Value) -> Value:
+    """A snapshot keeping the holes of a value some of whose pieces are gone."""
+    try:
+        data, holes = value._fetch()
+    except OptimizedOutError:  # a register with no value in this frame: all of it is gone
+        return Value(value.type, OptimizedOut(), value.ctx, value.bit_offset, value.bit_size)
+    return Value(value.type, ImplicitLoc(data), value.ctx, value.bit_offset, value.bit_size,
+                 _data=data, _holes=holes)
 
 
 def session_values(evaluator: Evaluator) -> SessionValues:
