@@ -29,6 +29,7 @@ from aliceserver.debuggers.model import (
     Module,
     ProcessInfo,
     Registers,
+    SectionSymbol,
     SignalPolicy,
     SourcePosition,
     StackFrame,
@@ -224,6 +225,11 @@ class IDebugger(Protocol):
     def modules(self) -> list[Module]: ...
 
     def lookup_address(self, address: int) -> SymbolLocation: ...
+
+    def section_symbol(self, address: int) -> SectionSymbol | None:
+        """The symbol `info symbol` names `address` by, with its section (gdb's
+        lookup_minimal_symbol_by_pc_section); None: no section or no symbol before it."""
+        ...
 
     def functions(self) -> list[FunctionSymbol]:
         """Every function of the loaded modules that have line info (for trace patterns)."""

@@ -77,6 +77,9 @@ class FakeSourceLevel:
     def scope_storage(self, address: int) -> list[m.SymbolStorage]:
         return []
 
+    def section_symbol(self, address: int) -> m.SectionSymbol | None:
+        return None  # a simulated program has no ELF sections
+
     def function_declarations(self, pattern: str) -> list[m.FunctionDeclaration]:
         return []  # its functions have no debug info
 

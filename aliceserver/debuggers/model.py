@@ -160,6 +160,18 @@ class SymbolLocation:
 
 
 @dataclass(frozen=True, slots=True)
+class SectionSymbol:
+    """gdb's `info symbol ADDR`: the ELF symbol at or before the address in the section
+    holding it (`name + offset in section .text of PATH`)."""
+
+    name: str  # as gdb prints it (demangled)
+    offset: int
+    section: str
+    module: str  # the image's path
+    several_modules: bool  # more than one image is loaded (gdb then names the image)
+
+
+@dataclass(frozen=True, slots=True)
 class Frame:
     """One frame of a raw (frame-pointer) backtrace; CFI unwinding refines it later."""
 

@@ -20,7 +20,7 @@ from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.adapters.gdbcommands.lines import info_line
 from aliceserver.adapters.gdbcommands.procinfo import info_proc
 from aliceserver.adapters.gdbcommands.selection import Selection
-from aliceserver.adapters.gdbcommands.symbols import info_address, info_scope
+from aliceserver.adapters.gdbcommands.symbols import info_address, info_scope, info_symbol
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import ProtocolError
 
@@ -146,11 +146,11 @@ def _info(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
     raise ProtocolError(f'Undefined info command: "{what}".  Try "help".')
 
 
-_SHARED_INFO = ("line", "address", "scope", "proc")
+_SHARED_INFO = ("line", "address", "scope", "proc", "symbol")
 
 
 def _shared_info(session: DapSession, what: str, argument: str, frame: FrameRef | None) -> str:
-    """`info line|address|scope|proc`, as gdb's console prints them."""
+    """`info line|address|scope|proc|symbol`, as gdb's console prints them."""
     process = session.debugger.process
     where = Selection(*_where(session, frame)) if process is not None else Selection(None)
     shown: list[str] = []
@@ -160,6 +160,8 @@ def _shared_info(session: DapSession, what: str, argument: str, frame: FrameRef 
         info_address(session.debugger, where, argument, shown.append)
     elif what == "scope":
         info_scope(session.debugger, argument, shown.append)
+    elif what == "symbol":
+        info_symbol(session.debugger, where, argument, shown.append, started=process is not None)
     else:
         info_proc(process.pid if process is not None else None, argument, shown.append)
     return "".join(shown).rstrip("\n")

@@ -1,5 +1,5 @@
-"""gdb's `info address SYMBOL` (printcmd.c) and `info scope LOCATION` (symtab.c): where a
-symbol is stored, in gdb's words."""
+"""gdb's `info address SYMBOL` and `info symbol ADDR` (printcmd.c) and `info scope LOCATION`
+(symtab.c): where a symbol is stored and what is at an address, in gdb's words."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import re
 
 from aliceserver.adapters.gdbcommands.dwarf_ops import describe_location
+from aliceserver.adapters.gdbcommands.examine import address_of
 from aliceserver.adapters.gdbcommands.selection import Selection, Shown, Write, same_address
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import FunctionDeclaration, StorageKind, SymbolStorage
@@ -32,6 +33,22 @@ def info_address(
         StorageKind.CONSTANT: "constant",
     }.get(storage.kind)
     write(f'Symbol "{storage.name}" is {words if words is not None else _computed(storage, shown)}.\n')
+
+
+def info_symbol(debugger: IDebugger, where: Selection, argument: str, write: Write, *, started: bool) -> None:
+    """gdb's `info symbol ADDR` (printcmd.c): the symbol and section holding an address,
+    naming the image once more than one is loaded (`started`: not before `run`, where the
+    modules seen are a symbol probe's)."""
+    expression = argument.strip()
+    if not expression:
+        raise ProtocolError("Argument required (address).")
+    found = debugger.section_symbol(address_of(debugger, where, expression))
+    if found is None:
+        write(f"No symbol matches {expression}.\n")
+        return
+    place = f"{found.name} + {found.offset}" if found.offset else found.name
+    image = f" of {found.module}" if found.several_modules and started else ""
+    write(f"{place} in section {found.section}{image}\n")
 
 
 def info_scope(debugger: IDebugger, argument: str, write: Write, shown: Shown = same_address) -> None:

@@ -14,6 +14,7 @@ from aliceserver.adapters.mi.console_symbols import (
     info_line_command,
     info_proc_command,
     info_scope_command,
+    info_symbol_command,
     selected_frame_level,
 )
 from aliceserver.adapters.mi.console_vtbl import info_vtbl
@@ -401,6 +402,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "threads": _info_threads, "sharedlibrary": _info_sharedlibrary, "signals": info_signals,
         "line": info_line_command, "source": _info_source, "display": _info_display,
         "address": info_address_command, "scope": info_scope_command, "proc": info_proc_command,
+        "symbol": info_symbol_command,
         "inferiors": _info_inferiors, "vtbl": info_vtbl,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",

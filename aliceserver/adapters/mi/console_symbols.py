@@ -1,5 +1,6 @@
-"""Console commands about symbols and the process: `info line`, `info address`, `info scope`,
-`info proc`, `rbreak` and `frame`'s subcommands, run by the shared gdb command module."""
+"""Console commands about symbols and the process: `info line`, `info address`, `info symbol`,
+`info scope`, `info proc`, `rbreak` and `frame`'s subcommands, run by the shared gdb command
+module."""
 
 from __future__ import annotations
 
@@ -7,7 +8,12 @@ from aliceserver.adapters.gdbcommands.frames import frame_level
 from aliceserver.adapters.gdbcommands.lines import info_line
 from aliceserver.adapters.gdbcommands.procinfo import info_proc
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
-from aliceserver.adapters.gdbcommands.symbols import info_address, info_scope, rbreak_functions
+from aliceserver.adapters.gdbcommands.symbols import (
+    info_address,
+    info_scope,
+    info_symbol,
+    rbreak_functions,
+)
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
 
 
@@ -36,6 +42,15 @@ def info_address_command(ctx: Context, text: str) -> None:
     lines = _lines(ctx)
     try:
         info_address(ctx.session.debugger, _selection(ctx), text, lines, ctx.session.breakpoints.shown_address)
+    finally:
+        lines.flush()
+
+
+def info_symbol_command(ctx: Context, text: str) -> None:
+    lines = _lines(ctx)
+    try:
+        info_symbol(ctx.session.debugger, _selection(ctx), text, lines,
+                    started=ctx.session.inferior.process is not None)
     finally:
         lines.flush()
 

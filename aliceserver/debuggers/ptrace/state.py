@@ -9,6 +9,7 @@ from aliceserver.debuggers.model import (
     Instruction,
     Module,
     Registers,
+    SectionSymbol,
     SymbolLocation,
     VectorRegisters,
 )
@@ -17,7 +18,7 @@ from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.ptrace.stopcache import StopCache
-from aliceserver.debuggers.ptrace.symbolic import address_symbol
+from aliceserver.debuggers.ptrace.symbolic import address_symbol, gdb_print_name
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.symbols.disasm import Disassembler
@@ -129,6 +130,28 @@ class StateAccess:
     def lookup_address(self, address: int) -> SymbolLocation:
         """The symbol x/a and disassembly show (linkage names: gdb's `asm-demangle off`)."""
         return self._call(lambda: address_symbol(self._source, address, None))
+
+    def section_symbol(self, address: int) -> SectionSymbol | None:
+        def go() -> SectionSymbol | None:
+            module = self._symbols.module_at(address)
+            if module is None:
+                return None
+            # gdb's minimal symbols: the image's and its debug file's (local names a stripped
+            # library dropped); the nearer one names the address.
+            images = (self._symbols.image_of(module.path), self._source.debug_image(module))
+            hits = [hit for image in images if image is not None
+                    and (hit := image.section_symbol(address - module.base)) is not None]  # fmt: skip
+            if not hits:
+                return None
+            symbol, offset, section = min(hits, key=lambda hit: hit[1])
+            name, several = symbol.name, len(self._symbols.modules()) > 1
+            if self._demangler is None:
+                self._demangler = Demangler()
+            demangled = self._demangler.demangle(name)  # gdb's print name, as values show it
+            shown = demangled if demangled != name else gdb_print_name(name)
+            return SectionSymbol(shown, offset, section, module.path, several)
+
+        return self._call(go)
 
     def lookup_symbol(self, name: str) -> int:
         def go() -> int:

@@ -70,6 +70,7 @@ class ElfImage:
         )
         self.phdr_vaddr: Final = _phdr_vaddr(contents)
         self._exec_ranges = [(s.vaddr, s.vaddr + s.memsz) for s in loads if s.flags & PF_X]
+        self._section_names = {s.index: s.name for s in contents.sections if s.flags & SHF_ALLOC}
         self._contents: ElfContents | None = contents
         self._table: SymbolTable | None = None
         self._packed: PackedTable | None = None  # a cached table, unpacked on first use
@@ -100,6 +101,14 @@ class ElfImage:
         """(symbol, offset) for the symbol containing `link_address` or a function just
         before it in the same section; None when nothing plausible is near."""
         return self._symtab().at(link_address)
+
+    def section_symbol(self, link_address: int) -> tuple[ElfSymbol, int, str] | None:
+        """(symbol, offset, section name) as gdb's `info symbol` finds them (SymbolTable.in_section)."""
+        found = self._symtab().in_section(link_address)
+        if found is None:
+            return None
+        symbol, offset, index = found
+        return symbol, offset, self._section_names.get(index, "?")
 
     def shared_by_functions(self, link_address: int) -> bool:
         """Whether several function symbols start at `link_address` (see SymbolTable)."""

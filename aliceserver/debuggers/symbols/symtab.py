@@ -289,6 +289,31 @@ class SymbolTable:
             return None
         return _symbol(entry), address - start
 
+    def in_section(self, address: int) -> tuple[ElfSymbol, int, int] | None:
+        """gdb's lookup_minimal_symbol_by_pc_section (`info symbol`): the last symbol at or
+        before `address` in the allocated section holding it, a sized one before labels
+        (size 0) after it, unless `address` is past its end, where the nearest label wins
+        or nothing does; (symbol, offset, section index)."""
+        section = next(((i, low) for i, (low, high) in self._sections.items() if low <= address < high), None)
+        if section is None:
+            return None
+        index, low = section
+        addrs, best = self._address_index()
+        label: Entry | None = None
+        for i in range(bisect_right(addrs, address) - 1, -1, -1):
+            entry = best[i]
+            if entry[0] < low:
+                break
+            if entry[5] != index:
+                continue
+            if entry[1] == 0:
+                label = label or entry
+                continue
+            if address < entry[0] + entry[1]:
+                return _symbol(entry), address - entry[0], index
+            break
+        return None if label is None else (_symbol(label), address - label[0], index)
+
     def shared_by_functions(self, address: int) -> bool:
         """Whether several function symbols start at `address` (aliases, or functions gcc
         folded into one body: -fipa-icf)."""
