@@ -5,13 +5,14 @@
 # usage: conformance/gdb_testsuite.sh [TESTS...]    e.g. gdb.mi/mi-break.exp gdb.base/list.exp
 #   default: gdb.mi/*.exp less the excepted groups below.
 #   GDB_TESTSUITE_ONLY=gdb|aliceserver   run one side only (the other's last results are kept)
-# Results: $cache/results/{gdb,aliceserver}/gdb.{sum,log} and summary.txt (per .exp file).
+#   GDB_TESTSUITE_RESULTS=DIR            where results go (default $cache/results)
+# Results: DIR/{gdb,aliceserver}/gdb.{sum,log} and DIR/summary.txt (per .exp file).
 # Needs root (apt) on Debian; no gdb build is needed: runtest drives the installed gdb.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/aliceserver/gdb-src
-results=$cache/results
+results=${GDB_TESTSUITE_RESULTS:-$cache/results}
 
 # gdb.mi files not run by default: non-stop mode, reverse execution/record (aliceserver has
 # neither). Tracepoint and Python MI tests live in gdb.trace and gdb.python, not run here.
