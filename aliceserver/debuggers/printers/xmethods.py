@@ -2,8 +2,8 @@
 `v[1]`, `v.size()`, `*up`, `sp->x`), as gdb's find_overload_match and call_xmethod: the
 matchers of every objfile, then the progspace's, then gdb's own, asked for the class and
 each of its bases; a matching worker whose parameters take the arguments runs in Python
-over gdb.Values. A method that only the program has (no xmethod) needs a call into the
-program, which is refused in gdb's words.
+over gdb.Values. A method that only the program has (no xmethod) is left to the call into
+the program (expr/cxxcalls.py); an operator of the program's is still refused.
 """
 
 from __future__ import annotations
@@ -53,16 +53,18 @@ class XMethods:
         declared = [found for base in _hierarchy(cls) if base.methods is not None
                     for found in base.methods(name)]  # fmt: skip
         source = [linkage for linkage, params in declared if len(args) <= params]
-        if not source and (workers or declared):  # methods of that name, none taking these
+        if not source and workers and not declared:  # xmethods of that name, none taking these
+            raise EvaluationError(f"Cannot resolve method {type_name(cls)}::{name} to any overloaded instance")
+        if not operator:  # the program's own methods (expr/cxxcalls.py) decide
+            return None
+        if not source and declared:
             raise EvaluationError(f"Cannot resolve method {type_name(cls)}::{name} to any overloaded instance")
         if not source:
             return None
         target = call.target
         if any(linkage and target is not None and target.has_code(linkage) for linkage in source):
             raise EvaluationError("Function calls are not supported in expressions.")
-        if operator:  # declared, never emitted: gdb finds no function to call
-            raise EvaluationError(f"Could not find {name}.")
-        raise EvaluationError("Cannot evaluate function -- may be inlined")
+        raise EvaluationError(f"Could not find {name}.")  # declared, never emitted: nothing to call
 
 
 def subscript_worker(call: context.Call, obj: Value) -> Callable[[Value], Value] | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from aliceserver.debuggers.ptrace.retvalue import _classes
+from aliceserver.debuggers.symbols.dwarf.member_functions import pass_by_reference
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
@@ -59,6 +60,8 @@ def returns_in_memory(t: Type | None) -> bool:
     if t is None:
         return False
     t = strip(t)
+    if isinstance(t, StructType) and pass_by_reference(t):
+        return True  # non-trivial for the purposes of calls (Itanium C++ ABI), even if small
     return isinstance(t, (StructType, ArrayType)) and t.size > 16
 
 

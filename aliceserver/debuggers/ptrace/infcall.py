@@ -400,6 +400,9 @@ class ProcessCaller:
         self._inferior.memory.write(address, data)
         return address
 
+    def address_of(self, symbol: str) -> int | None:
+        return self._address_of(symbol)
+
     def name_of(self, address: int) -> str:
         name = self._symbol_at(address)
         return name if name is not None else f"at 0x{address:#x}"  # gdb's words, doubled 0x too

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from aliceserver.debuggers.model import VectorRegisters
+from aliceserver.debuggers.symbols.dwarf.member_functions import pass_by_reference
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
@@ -62,8 +63,8 @@ def return_bytes(
     if isinstance(t, BaseType) and is_float(t):
         return (vectors.xmm[0][:size] if vectors is not None else None), None
     if isinstance(t, StructType) or isinstance(t, ArrayType):
-        if size > 16 or size == 0:
-            return None, registers.get("rax")
+        if size > 16 or size == 0 or (isinstance(t, StructType) and pass_by_reference(t)):
+            return None, registers.get("rax")  # in memory: rax holds its address
         integers = [registers.get("rax", 0), registers.get("rdx", 0)]
         sses = [v[:8] for v in vectors.xmm[:2]] if vectors is not None else [bytes(8)] * 2
         data = b""

@@ -12,6 +12,7 @@ from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_type_name
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
+from aliceserver.debuggers.symbols.dwarf.member_functions import read_member_functions
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.types import (
     ATE_ENCODINGS,
@@ -210,6 +211,7 @@ class TypeBuilder:
             virtual_slots=lambda: _last_virtual_slot(die),
             methods=lambda name: _methods(die, name),
             virtual_method=lambda slot: self._virtual_method(st, die, slot),
+            member_functions=lambda: read_member_functions(self, die),
         )
         self._cache[_key(die)] = st
         return st

@@ -158,6 +158,8 @@ class StructType(Type):
     # The demangled name of the virtual method in a vtable slot (`geo::Plain::g()`), this
     # class's or a base's: a pointer to a virtual member function holds only the slot.
     virtual_method: Callable[[int], str | None] | None = None
+    # Every member function the class declares, typed (calls into the program: expr/cxxcalls.py).
+    member_functions: Callable[[], list[MemberFunction]] | None = None
 
     def _filled(self) -> StructType:
         fill, self.fill = self.fill, None  # first, so a member of this type's own type stops
@@ -193,6 +195,19 @@ class StructType(Type):
     @property
     def variants(self) -> VariantPart | None:
         return self._filled()._variants
+
+
+@dataclass(frozen=True, slots=True)
+class MemberFunction:
+    """A C++ member function as its class declares it (DW_TAG_subprogram in the class)."""
+
+    name: str
+    linkage: str | None  # the symbol of its code, when emitted
+    type: FunctionType  # its parameters without `this`
+    static: bool  # no `this` (DW_AT_object_pointer / an artificial first parameter)
+    artificial: bool  # declared by the compiler (implicit constructors, operator=)
+    defaulted: bool  # `= default` in the class: trivial when the members are
+    virtual_slot: int | None  # DW_AT_vtable_elem_location of a virtual method
 
 
 @dataclass(eq=False, repr=False)

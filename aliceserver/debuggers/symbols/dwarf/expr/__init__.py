@@ -78,6 +78,16 @@ class FrameSymbols:
             var = self.module.find_global(name)
         return None if var is None else self.module.value_of(var, self.frame)
 
+    def functions(self, name: str) -> list[Value]:
+        """Every function called `name` with code in this module (C++ overloads)."""
+        cu = self.scope.cu if self.scope is not None else None
+        units = self.module.units
+        return [
+            self.module.value_of(Variable(name, VarKind.FUNCTION, die, self.module.function_type(die)), self.frame)
+            for die in units.find_dies(name, first_cu=cu)
+            if die.tag == "DW_TAG_subprogram" and units.die_ranges(die)
+        ]
+
     def is_constant(self, name: str) -> bool:
         var = self.scope.lookup(name) if self.scope is not None else self.module.find_global(name)
         return var is not None and is_constant(var)

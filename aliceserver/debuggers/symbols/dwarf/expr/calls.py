@@ -9,7 +9,8 @@ process to debug."
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
@@ -20,6 +21,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     to_number,
 )
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.member_functions import pass_by_reference
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
@@ -56,6 +58,10 @@ class FunctionCaller(Protocol):
         """How gdb names the function at `address` in its messages."""
         ...
 
+    def address_of(self, symbol: str) -> int | None:
+        """The runtime address of a function's symbol (a C++ method's linkage name)."""
+        ...
+
 
 def caller_of(symbols: object) -> FunctionCaller | None:
     found = getattr(symbols, "calls", None)
@@ -71,7 +77,21 @@ def _unknown_return(t: FunctionType) -> bool:
 def call_function(ev: Evaluator, node: ast.Call, cast_to: Type | None = None) -> Value:
     """`node` evaluated by calling into the program; `cast_to`: the type of a cast around
     the call, which stands for the return type a function without debug info lacks."""
-    function = ev.eval(node.function)
+    values: list[Value] | None = None
+    chosen: Value | None = None
+    if isinstance(node.function, ast.Name) and ev.symbols.cplus:  # overloads: by the arguments
+        from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import (
+            call_static,
+            choose_function,
+            scoped_class,
+        )
+
+        values = [ev.eval(arg) for arg in node.args]
+        static = scoped_class(ev, node.function)
+        if static is not None:  # Cls::f(x)
+            return call_static(ev, static[0], static[1], values)
+        chosen = choose_function(ev, node.function.name.lstrip(":"), values)
+    function = chosen if chosen is not None else ev.eval(node.function)
     ft = strip(function.type)
     if isinstance(ft, ReferenceType):
         function = function.pointer_target()
@@ -99,17 +119,35 @@ def call_function(ev: Evaluator, node: ast.Call, cast_to: Type | None = None) ->
     if returns is None:
         name = _name(node, caller, address, ftype)
         raise EvaluationError(f"'{name}' has unknown return type; cast the call to its declared return type")
-    params = ftype.params if ftype is not None and ftype.prototyped else []
-    if ftype is not None and ftype.prototyped and len(node.args) < len(params):
+    if ftype is not None and ftype.prototyped and len(node.args) < len(ftype.params):
         raise EvaluationError("Too few arguments in function call.")
-    values = [ev.eval(arg) for arg in node.args]
+    if values is None:
+        values = [ev.eval(arg) for arg in node.args]
     if ev.type_only:  # whatis, ptype, sizeof: the type alone, nothing runs (gdb's too)
         return ev.zero(returns, in_memory=False)
     if caller is None:
         raise EvaluationError(NO_PROCESS)
-    arguments = [_argument(ev, caller, v, params[i] if i < len(params) else None) for i, v in enumerate(values)]
     name = _name(node, caller, address, ftype)
+    signature = ftype if ftype is not None and ftype.prototyped else FunctionType(returns, prototyped=False)
+    return run_call(ev, caller, name, address, replace(signature, return_type=returns), values, [])
+
+
+def run_call(
+    ev: Evaluator, caller: FunctionCaller, name: str, address: int, ftype: FunctionType, values: list[Value],
+    leading: list[tuple[Type, bytes]],
+) -> Value:
+    """Call the function at `address` of type `ftype` with `values` (after `leading`
+    arguments already converted: a method's `this`); its return value."""
+    params = ftype.params if ftype.prototyped else []
+    if len(values) < len(params):
+        raise EvaluationError("Too few arguments in function call.")
+    cleanups: list[Callable[[], None]] = []  # destructors of copies passed by reference
+    arguments = leading + [_argument(ev, caller, v, params[i] if i < len(params) else None, cleanups)
+                           for i, v in enumerate(values)]  # fmt: skip
+    returns = ftype.return_type
     data = caller.call(name, address, arguments, returns)
+    for cleanup in cleanups:
+        cleanup()
     if isinstance(strip(returns), VoidType):
         return Value.of_bytes(returns, b"", ev.ctx)
     return Value.of_bytes(returns, data, ev.ctx)
@@ -131,7 +169,9 @@ def _in_memory(ev: Evaluator, caller: FunctionCaller, value: Value) -> Value:
     return value
 
 
-def _argument(ev: Evaluator, caller: FunctionCaller, value: Value, param: Type | None) -> tuple[Type, bytes]:
+def _argument(
+    ev: Evaluator, caller: FunctionCaller, value: Value, param: Type | None, cleanups: list[Callable[[], None]]
+) -> tuple[Type, bytes]:
     """One argument as the callee takes it: (its type, its bytes)."""
     value = _in_memory(ev, caller, value)
     if param is None:  # no prototype for it: the default promotions
@@ -152,6 +192,10 @@ def _argument(ev: Evaluator, caller: FunctionCaller, value: Value, param: Type |
         return param, value.address.to_bytes(8, "little")
     if isinstance(p, StructType):
         _same_class(value.type, param)
+        if pass_by_reference(p):  # Itanium C++ ABI: a copy made for the call, passed by address
+            from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import copy_for_call
+
+            return PointerType(param), copy_for_call(ev, caller, value, p, cleanups).to_bytes(8, "little")
         return param, value.data()
     return _converted(ev, value, param)
 

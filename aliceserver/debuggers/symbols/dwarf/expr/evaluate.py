@@ -24,6 +24,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     promote,
     to_number,
 )
+from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import scoped_class
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues, repeat, session_values
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import store as convenience_store
 from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
@@ -184,6 +185,9 @@ class Evaluator:
             if isinstance(item, ast.Call) and isinstance(item.function, ast.Member):
                 stack.extend((item.args, item.function.base))  # a C++ method call
                 continue
+            if isinstance(item, ast.Call) and scoped_class(self, item.function) is not None:
+                stack.append(item.args)  # Cls::f(x): a static member, looked up when called
+                continue
             if isinstance(item, ast.Name):
                 names.append(item.name)
             elif isinstance(item, ast.EntryValue):  # gdb checks it is a parameter as it parses
@@ -230,7 +234,9 @@ class Evaluator:
             return self.sizeof(self.resolve_type(node.type))
         if isinstance(node, ast.TypeExpr):
             return self.type_alone(node.type)
-        if isinstance(node, ast.Cast) and isinstance(node.operand, ast.Call):
+        if isinstance(node, ast.Cast) and isinstance(node.operand, ast.Call) and not isinstance(
+            node.operand.function, ast.Member
+        ):
             # The cast's type stands for the return type a function without debug info lacks.
             target = self.resolve_type(node.type)
             return c_cast(call_function(self, node.operand, target), target, self.builtins, self.classes)
@@ -263,7 +269,7 @@ class Evaluator:
             if function.arrow:
                 obj = self.arrow(obj)
                 obj = self.deref(obj) if isinstance(strip(obj.type), PointerType) else obj
-            return method_call(self.symbols, obj, function.name, [self.eval(a) for a in node.args])
+            return method_call(self, obj, function.name, [self.eval(a) for a in node.args])
         if isinstance(node, ast.Call):
             return call_function(self, node)
         raise EvaluationError("unsupported expression")

@@ -1,16 +1,19 @@
 """C++ methods and operators of a class in expressions (`v.size()`, `v[1]`, `*up`, `up->x`),
 the way gdb evaluates them: a method given by an xmethod (Python, beside the library's
-printers) runs without running the program; one that needs a call into the program is
-refused in gdb's words. The evaluator asks an `EvalSymbols` that has a `methods` attribute.
+printers) runs without running the program; any other is called in the program
+(cxxcalls.py). The evaluator asks an `EvalSymbols` that has a `methods` attribute.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.types import ReferenceType, StructType, strip, type_name
+from aliceserver.debuggers.symbols.dwarf.types import ReferenceType, StructType, strip
 from aliceserver.debuggers.symbols.dwarf.values import Value
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
 
 
 class Methods(Protocol):
@@ -46,12 +49,16 @@ def operator(symbols: object, obj: Value, name: str, args: list[Value]) -> Value
     return found
 
 
-def method_call(symbols: object, obj: Value, name: str, args: list[Value]) -> Value:
-    methods = methods_of(symbols)
-    cls = class_of(obj)
-    if methods is None or cls is None:
-        raise EvaluationError("Function calls are not supported in expressions.")
-    found = methods.call(obj, name, args, operator=False)
-    if found is None:
-        raise EvaluationError(f"Couldn't find method {type_name(cls)}::{name}")
-    return found
+def method_call(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Value:
+    """`obj.name(args)`: an xmethod first (a library's, run in Python), else the program's
+    method, called in the program (cxxcalls.py)."""
+    methods = methods_of(ev.symbols)
+    if methods is not None and class_of(obj) is not None:
+        found = methods.call(obj, name, args, operator=False)
+        if found is not None:
+            return found
+    from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import (
+        call_method,  # it imports this module
+    )
+
+    return call_method(ev, obj, name, args)

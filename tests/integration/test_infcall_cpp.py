@@ -1,0 +1,56 @@
+"""C++ calls into the program that no xmethod covers, compared with gdb 13 on
+tests/programs/infcall_cpp.cpp: methods through an object, a pointer and a reference
+(`this` by address), static members, overloaded functions and methods picked by argument
+types, virtual methods through a base pointer, classes returned by value (a small one with
+a copy constructor in memory) and passed by value (through a copy), and gdb's errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import needs_gdb
+from tests.support.build import Builder, marker_line
+from tests.support.build_more import MoreBuilder
+from tests.support.gdb import gdb_env, run_gdb
+from tests.support.mi_console import console_at
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+SOURCE = "infcall_cpp.cpp"
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    return MoreBuilder(builder.cache_dir).build_cpp("infcall_cpp", ("-g", "-O0", "-no-pie"))
+
+
+def gdb_outputs(program: Path, location: str, commands: list[str]) -> list[str]:
+    replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env())
+    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+
+
+def test_methods_statics_overloads_and_virtuals_like_gdb(program: Path) -> None:
+    at_main = f"{SOURCE}:{marker_line(SOURCE, 'main')}"
+    commands = [
+        "print r.area()", "print base->area()", "print base->name()", "print (*base).area()", "print ref.get()",
+        "print c.get()", "print base->get_id()", "print Rect::make(3)", "print r.scaled(2)", "print r.scaled(0.5)",
+        "print pick(1)", "print pick(2.5)", "print pick(\"z\")", "print pick((char)1)", "print pick(1.5f)",
+        "print track(4)", "print untrack(t)", "print c.bumped(3)", "whatis r.area()", "print sizeof(track(1))",
+    ]  # fmt: skip
+    expected = gdb_outputs(program, at_main, commands)
+    assert expected[0] == "$1 = 12" and expected[2].endswith('"rect"')  # the oracle ran
+    assert console_at(program, at_main, commands, gdb_env()) == expected
+
+
+def test_method_errors_like_gdb(program: Path) -> None:
+    at_main = f"{SOURCE}:{marker_line(SOURCE, 'main')}"
+    commands = [
+        "print r.nosuch()", "print r.scaled()", "print r.scaled(\"x\")", "print r.area(1)", "print pick()",
+        "print pick(1, 2)", "print pick(r)", "print Rect::nosuch(1)", "print Rect::area()", "print Rect::make()",
+        "print Rect::make(1, 2)",
+    ]  # fmt: skip
+    expected = gdb_outputs(program, at_main, commands)
+    assert expected[0] == "Couldn't find method Rect::nosuch"
+    assert console_at(program, at_main, commands, gdb_env()) == expected
