@@ -14,6 +14,7 @@ from aliceserver.adapters.agent.common import (
 )
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError
 from aliceserver.adapters.agent.session import DebugSession, LocalsSnapshot, State, WaitResult
+from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import DynamicTypes, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
@@ -199,7 +200,7 @@ def _stopped_context(
     thread_count = len(debugger.threads())
     if thread_count > 1:
         reply["threads"] = thread_count
-    frames = debugger.stack_trace(tid, 0, max(level + 1, STACK_PREVIEW) + 1)
+    frames = frames_to_main(debugger.stack_trace(tid, 0, max(level + 1, STACK_PREVIEW) + 1))  # as gdb's bt
     if level >= len(frames):
         raise ToolError(ErrorCode.NO_FRAME, f"thread {tid} has {len(frames)} frames", "debug_stack lists them")
     frame = frames[level]

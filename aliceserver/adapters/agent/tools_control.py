@@ -18,6 +18,7 @@ from aliceserver.adapters.agent.session import State, WaitResult
 from aliceserver.adapters.agent.tools_breakpoints import add_breakpoint, set_enabled
 from aliceserver.adapters.agent.tools_inspect import stack
 from aliceserver.adapters.gdbcommands.examine import examine
+from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.debuggers.model import CatchKind, SignalPolicy
 from aliceserver.errors import AliceError
@@ -40,7 +41,7 @@ def _select(env: ToolEnv, args: Args) -> dict[str, Any]:
         if args.integer("frame") is not None:
             level = args.integer("frame") or 0
         level += (args.integer("up") or 0) - (args.integer("down") or 0)
-        frames = debugger.stack_trace(session.current_thread, 0, max(level, 0) + 1)
+        frames = frames_to_main(debugger.stack_trace(session.current_thread, 0, max(level, 0) + 1))
         if level < 0:
             raise ToolError(ErrorCode.NO_FRAME, "already at the innermost frame (0)", "")
         if level >= len(frames):
@@ -258,7 +259,7 @@ def _console(registry: ToolRegistry, env: ToolEnv, args: Args) -> dict[str, Any]
         arguments["session"] = args.text("session")
     parsed = spec.parse(arguments)
     # bt ends at the program's main as gdb's does (debug_stack shows the runtime's frames too)
-    reply = stack(env, parsed, to_main=True) if text.split()[0] in _BACKTRACE else spec.handler(parsed)
+    reply = stack(env, parsed) if text.split()[0] in _BACKTRACE else spec.handler(parsed)
     return {"command": text, "tool": name, **reply}
 
 

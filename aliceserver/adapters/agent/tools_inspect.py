@@ -35,17 +35,17 @@ def _context(env: ToolEnv, args: Args) -> dict[str, Any]:
         return build_context(env, session, thread=args.integer("thread"), level=frame_of(session, args))
 
 
-def stack(env: ToolEnv, args: Args, to_main: bool = False) -> dict[str, Any]:
-    """debug_stack's reply; `to_main`: end at the program's main as gdb's bt (the console's)."""
+def stack(env: ToolEnv, args: Args) -> dict[str, Any]:
+    """debug_stack's reply (and the console's bt): frames end at the program's main, as
+    gdb's (`backtrace past-main off`), not in libc's __libc_start_call_main and _start."""
     session = env.session(args)
     with session.lock:
         session.require_stopped()
         thread = thread_of(session, args)
         start = args.integer("start") or 0
         count = min(args.integer("count") or env.budget.max_frames, env.budget.max_frames)
-        frames = session.debugger.stack_trace(thread, start, count + 1)
-        if to_main:
-            frames = frames_to_main(frames)
+        # From the innermost: whether main lies above `start` decides what follows it.
+        frames = frames_to_main(session.debugger.stack_trace(thread, 0, start + count + 1))[start:]
         omissions = Omissions()
         if len(frames) > count:
             omissions.add(f"frames from #{start + count} on", f"debug_stack start={start + count}")
