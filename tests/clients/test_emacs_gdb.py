@@ -27,8 +27,10 @@ from typing import Any
 
 import pytest
 
-from tests.support.build import find_compiler
+from tests.support.build import find_compiler, marker_line
+from tests.support.build_more import find_cxx
 from tests.support.clients import (
+    CPP_PROGRAM,
     DEBUGGERS,
     PROGRAM,
     PROGRAM_OUTPUT,
@@ -36,6 +38,8 @@ from tests.support.clients import (
     line,
     make_workspace,
 )
+from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import List, Tuple
 from tests.support.tmux import Tmux, find_tmux, wait_for
 
 PATIENCE = 60.0  # seconds for any one client state to appear (a loaded machine is slow)
@@ -112,6 +116,10 @@ _INIT_EL = r"""
            (cons 'locals_text (alice-test--gdb-buffer 'gdb-locals-buffer))
            (cons 'io_text (alice-test--gdb-buffer 'gdb-inferior-io))
            (cons 'disassembly_text (alice-test--gdb-buffer 'gdb-disassembly-buffer))
+           ;; The watch expressions (speedbar): (name expr numchild type value status has_more ...).
+           (cons 'watches (vconcat (mapcar (lambda (var)
+                                             (vconcat (mapcar (lambda (field) (format "%%s" field)) var)))
+                                           gdb-var-list)))
            (cons 'messages (alice-test--text (get-buffer "*Messages*"))))))
     (with-temp-file file
       (insert (json-encode state)))
@@ -247,7 +255,22 @@ class Emacs:
 
 @pytest.fixture(params=DEBUGGERS)
 def emacs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Emacs]:
-    debugger = str(request.param)
+    compiler = find_compiler()
+    if compiler is None:
+        pytest.skip("gcc not found: the test compiles its program")
+    yield from _emacs_on(str(request.param), tmp_path, compiler, PROGRAM, ".c")
+
+
+@pytest.fixture(params=DEBUGGERS)
+def emacs_cpp(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Emacs]:
+    """Emacs on client_cpp.cpp (std containers shown through libstdc++'s printers)."""
+    compiler = find_cxx()
+    if compiler is None:
+        pytest.skip("g++ not found: the test compiles its program")
+    yield from _emacs_on(str(request.param), tmp_path, compiler, CPP_PROGRAM, ".cpp")
+
+
+def _emacs_on(debugger: str, tmp_path: Path, compiler: str, name: str, suffix: str) -> Iterator[Emacs]:
     for tool in ("emacs", "emacsclient"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (Debian package emacs-nox; scripts/setup.sh installs it)")
@@ -255,10 +278,7 @@ def emacs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Emacs]:
         pytest.skip("tmux is not installed (scripts/setup.sh installs it)")
     if debugger == "gdb" and shutil.which("gdb") is None:
         pytest.skip("gdb is not installed: the reference run needs it")
-    compiler = find_compiler()
-    if compiler is None:
-        pytest.skip("gcc not found: the test compiles its program")
-    space = make_workspace(tmp_path, debugger, compiler)
+    space = make_workspace(tmp_path, debugger, compiler, name, suffix)
     # Emacs's server socket lives in a short private directory (a socket path must stay
     # under 108 bytes; pytest's tmp_path can be long).
     socket_dir = Path(tempfile.mkdtemp(prefix="alice-emacs-"))
@@ -287,21 +307,25 @@ def emacs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Emacs]:
         shutil.rmtree(socket_dir, ignore_errors=True)
 
 
-def test_emacs_gdb_session(emacs: Emacs) -> None:
-    source = emacs.space.source.name
-    # M-x gdb RET, then the command line, as a user types it.
+def start_gdb(emacs: Emacs) -> None:
+    """M-x gdb RET, then the command line, as a user types it."""
     emacs.tmux.send_keys("M-x")
     emacs.tmux.type_text("gdb")
     emacs.tmux.send_keys("Enter")
     wait_for(lambda: "Run gdb (like this):" in emacs.tmux.screen() or None, PATIENCE,
              "the M-x gdb prompt", emacs.report)
     emacs.tmux.send_keys("C-a", "C-k")
-    emacs.tmux.type_text(f"{emacs.space.wrapper} -i=mi {PROGRAM}")
+    emacs.tmux.type_text(f"{emacs.space.wrapper} -i=mi {emacs.space.name}")
     emacs.tmux.send_keys("Enter")
     # gdb-mi's initialization is over once it has asked for the prompt (-gdb-show prompt).
     state = emacs.wait("gdb-mi initialized (gdb-prompt-name set)",
                        lambda s: s.raw.get("prompt") == "(gdb) " and bool(s.raw.get("gud_live")))
     assert "Either -i=mi wasn't specified" not in state.text("gud")
+
+
+def test_emacs_gdb_session(emacs: Emacs) -> None:
+    source = emacs.space.source.name
+    start_gdb(emacs)
 
     # C-x C-a C-b on the first line of main, then `run` typed in *gud*.
     emacs.in_source("(gud-break 1)", at=line("main_first"))
@@ -386,3 +410,69 @@ def _has_local(text: str, name: str, value: str) -> bool:
         if len(fields) >= 3 and fields[-2] == name and fields[-1] == value:
             return True
     return False
+
+
+def _gdb_mi(space: Workspace, location: str, commands: list[str]) -> list[Any]:
+    """Real gdb's MI results (tuples as dicts) for `commands` at `location`: what the
+    client is to show, whichever debugger it runs."""
+    gdb = MiClient(["-nx", "-i=mi", str(space.program)], cwd=space.work, gdb=True, env=space.env())
+    try:
+        gdb.ok("-enable-pretty-printing")
+        gdb.ok(f"-break-insert {location}")
+        gdb.ok("-exec-run")
+        gdb.stopped()
+        return [_plain(gdb.ok(command).results) for command in commands]
+    finally:
+        gdb.close()
+
+
+def _plain(value: Any) -> Any:
+    """An MI value as gdb-mi.el reads it: a tuple as a dict, a list without its keys."""
+    if isinstance(value, List):
+        return [_plain(item) for item in value.values]
+    if isinstance(value, Tuple):
+        return {key: _plain(item) for key, item in value.items}
+    return value
+
+
+def test_emacs_shows_library_values_as_with_gdb(emacs_cpp: Emacs) -> None:
+    """The locals buffer (-stack-list-locals --simple-values) and a watch expression on a
+    std::vector (gud-watch: -var-create, expanded in the speedbar: -var-list-children)
+    show what real gdb's answers make them show, row for row."""
+    emacs = emacs_cpp
+    ready = marker_line(emacs.space.source, "ready")
+    location = f"{emacs.space.source.name}:{ready}"
+    [listed, created, children] = _gdb_mi(emacs.space, location, [
+        "-stack-list-locals --simple-values", "-var-create - * numbers",
+        "-var-list-children --all-values var1",
+    ])  # fmt: skip
+    if created.get("displayhint") != "array":
+        pytest.skip(f"gdb runs no libstdc++ printers here: {created}")
+    start_gdb(emacs)
+    emacs.in_source("(gud-break 1)", at=ready)
+    emacs.wait("the breakpoint in gdb-breakpoints-list", lambda s: len(s.breakpoints) == 1)
+    emacs.type_in_gud("run")
+    emacs.wait_stop("run", ready, "breakpoint-hit")
+
+    # Each row as gdb-mi's table shows it: type, name, the value or <complex data type>.
+    expected = [_words(f"{local['type']} {local['name']} {local.get('value', '<complex data type>')}")
+                for local in listed["locals"]]  # fmt: skip
+    state = emacs.wait("the locals buffer listing main's locals",
+                       lambda s: [_words(row) for row in s.text("locals").splitlines()] == expected)
+
+    # gud-watch on `numbers` (point on it in the source), then its speedbar node expanded.
+    column = emacs.space.source.read_text().splitlines()[ready - 1].index("numbers")
+    emacs.in_source(f"(progn (forward-char {column}) (gud-watch))", at=ready)
+    watched = emacs.wait("the watch expression in gdb-var-list", lambda s: len(s.raw.get("watches") or []) == 1)
+    [var] = watched.raw["watches"]
+    assert [var[0], var[1], var[3], var[4]] == [created["name"], "numbers", created["type"], created["value"]]
+    emacs.eval(f"(with-current-buffer gud-comint-buffer (gdb-var-list-children {_lisp_string(var[0])}))")
+    state = emacs.wait("the vector's elements under it in gdb-var-list",
+                       lambda s: len(s.raw.get("watches") or []) == 1 + len(children["children"]))
+    rows = [[v[0], v[1], v[2], v[3], v[4]] for v in state.raw["watches"][1:]]
+    assert rows == [[c["name"], c["exp"], c["numchild"], c["type"], c["value"]] for c in children["children"]]
+    assert state.raw["watches"][0][2] == children["numchild"]
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())

@@ -21,6 +21,7 @@ from tests.support.build import PROGRAMS_DIR, marker_line
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEBUGGERS = ("gdb", "aliceserver")
 PROGRAM = "client_prog"
+CPP_PROGRAM = "client_cpp"  # std containers shown through libstdc++'s printers
 # What client_prog.c prints, and the lines the scenario stops at (by their @bp: markers).
 PROGRAM_OUTPUT = "client total=14"
 
@@ -36,14 +37,16 @@ class Workspace:
     home: Path
     wrapper: Path  # bin/dbg: what the client runs as gdb
     debugger: str  # "gdb" or "aliceserver"
+    name: str = PROGRAM  # the program, built from tests/programs/NAME + suffix
+    suffix: str = ".c"
 
     @property
     def program(self) -> Path:
-        return self.work / PROGRAM
+        return self.work / self.name
 
     @property
     def source(self) -> Path:
-        return self.work / f"{PROGRAM}.c"
+        return self.work / f"{self.name}{self.suffix}"
 
     @property
     def server_log(self) -> Path:
@@ -73,17 +76,20 @@ class Workspace:
         return "server log (tail):\n" + "\n".join(text[-lines:])
 
 
-def make_workspace(root: Path, debugger: str, compiler: str) -> Workspace:
-    """Build client_prog in `root`/work and write the wrapper for `debugger`."""
+def make_workspace(
+    root: Path, debugger: str, compiler: str, name: str = PROGRAM, suffix: str = ".c"
+) -> Workspace:
+    """Build NAME (client_prog.c; client_cpp.cpp with g++) in `root`/work and write the
+    wrapper for `debugger`."""
     if debugger not in DEBUGGERS:
         raise ValueError(f"unknown debugger {debugger!r}")
     work, home, bin_dir = root / "work", root / "home", root / "bin"
     for folder in (work, home, bin_dir, root / "tmp"):
         folder.mkdir(parents=True, exist_ok=True)
-    source = work / f"{PROGRAM}.c"
-    shutil.copyfile(PROGRAMS_DIR / f"{PROGRAM}.c", source)
+    source = work / f"{name}{suffix}"
+    shutil.copyfile(PROGRAMS_DIR / source.name, source)
     subprocess.run(
-        [compiler, "-g", "-O0", "-fno-omit-frame-pointer", "-o", PROGRAM, source.name],
+        [compiler, "-g", "-O0", "-fno-omit-frame-pointer", "-o", name, source.name],
         cwd=work, check=True, capture_output=True, timeout=120,
     )
     wrapper = bin_dir / "dbg"
@@ -100,4 +106,4 @@ def make_workspace(root: Path, debugger: str, compiler: str) -> Workspace:
         )
     wrapper.write_text("#!/bin/sh\n" + body)
     wrapper.chmod(0o755)
-    return Workspace(root=root, work=work, home=home, wrapper=wrapper, debugger=debugger)
+    return Workspace(root=root, work=work, home=home, wrapper=wrapper, debugger=debugger, name=name, suffix=suffix)
