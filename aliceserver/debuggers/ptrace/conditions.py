@@ -15,6 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from aliceserver.debuggers.events import Output
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES, UserRegs
 from aliceserver.debuggers.ptrace.source import SourceSymbols
@@ -78,7 +79,12 @@ class ExpressionCondition:
                     self.compiled += 1
                     return result
         self.general += 1
-        return self._general(tid)
+        try:
+            return self._general(tid)
+        except AliceError as error:  # the breakpoint stops; gdb says why first
+            inferior, _ = self._engine._stopped_thread(tid)
+            inferior.events.put(Output("console", f"Error in testing breakpoint condition:\n{error}\n"))
+            raise
 
     def _compiled_at(self, tid: int, pc: int) -> Callable[[UserRegs], bool] | None:
         source = self._engine._source

@@ -120,8 +120,11 @@ def _extend(t: Type, data: bytes) -> int:
 class FunctionCall:
     """One call on one thread: set up, run, collect or abandon."""
 
-    def __init__(self, inferior: Inferior, tid: int, return_address: int, settings: CallSettings) -> None:
+    def __init__(
+        self, inferior: Inferior, tid: int, return_address: int, settings: CallSettings, *, report: bool = True
+    ) -> None:
         self.inferior = inferior
+        self.report = report  # a stop ending the call early is reported here (not in a condition)
         self.t = inferior.thread(tid)
         self.return_address = return_address
         self.settings = settings
@@ -318,7 +321,8 @@ class FunctionCall:
                 f"({name}) will be abandoned."
             )
         self.settings.frames.append(bp.id)
-        inferior._report(stop)
+        if self.report:  # in a condition, the breakpoint's stop reports it, with the error
+            inferior._report(stop)
         if signaled:
             raise CallAbandoned(
                 "The program being debugged was signaled while in a function called from GDB.\n"
@@ -379,12 +383,24 @@ class ProcessCaller:
         if self._inferior.exit_event is not None or self._inferior.run is Run.EXITED:
             raise TargetError("You can't do that without a process to debug.")
         request = CallRequest(name, address, tuple(arguments), returns)
+        inferior = self._inferior
+        # A breakpoint's condition is judged while the other threads run: they are held for
+        # the call (gdb's scheduler-locking during calls) and go on after it returns.
+        in_condition = inferior.run is Run.RUNNING
+        held = [t for t in inferior.threads.values() if t.tid != self._tid and t.running and not t.gone]
+        if in_condition:
+            inferior._stop_others(self._tid)
         try:
-            return FunctionCall(self._inferior, self._tid, self._entry, self._settings).run(request).data
+            call = FunctionCall(inferior, self._tid, self._entry, self._settings, report=not in_condition)
+            data = call.run(request).data
         except OSError as error:  # memory or registers the kernel refused
             raise EvaluationError(f"Cannot call {name}: {error.strerror}") from None
         finally:
             self._after_call()
+        if in_condition:  # the engine resumes them once the condition is judged (engine.py)
+            waiting = {stop.thread_id for stop in inferior.pending}
+            inferior.parked.extend(t for t in held if not (t.gone or t.running or t.tid in waiting))
+        return data
 
     def allocate(self, data: bytes) -> int:
         """gdb's allocate_space_in_inferior: the program's own malloc gives the memory."""
