@@ -123,6 +123,9 @@ class FakeSourceLevel:
             total += -number if sign == "-" else number
         return total
 
+    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
+        pass  # the simulated program has no functions to call: evaluate never calls
+
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
         *, dynamic: m.DynamicTypes = m.DynamicTypes.NONE, type_only: bool = False, calls: bool = True,

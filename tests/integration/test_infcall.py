@@ -127,3 +127,16 @@ def test_a_call_leaves_no_trap_nor_register_changed_and_holds_other_threads(prog
     assert code == program.read_bytes()[entry - 0x400000 : entry - 0x400000 + 8]
     ticks_before = got[3].split(" = ")[1]
     assert got[7].split(" = ")[1] == ticks_before == got[11].split(" = ")[1]
+
+
+def test_unwindonsignal_and_may_call_functions_like_gdb(program: Path) -> None:
+    commands = ["show unwindonsignal", "show may-call-functions", "set unwindonsignal on", "show unwindonsignal",
+                "print crashes(0)", "frame", "print add(1, 2)", "set may-call-functions off", "print add(1, 2)",
+                "call bump(1)", "print x", "set may-call-functions on", "print add(2, 2)"]  # fmt: skip
+    expected = gdb_outputs(program, at_main(), commands)
+    assert expected[8] == "Cannot call functions in the program: may-call-functions is off."
+    got = console_at(program, at_main(), commands, gdb_env())
+    # gdb shows the signal's stop before unwinding (its driver keeps those lines apart).
+    assert _error_part(got[4]) == _error_part(expected[4])
+    assert "GDB has restored the context to what it was before the call." in got[4]
+    assert [g for i, g in enumerate(got) if i != 4] == [e for i, e in enumerate(expected) if i != 4]

@@ -76,6 +76,7 @@ def _defaults() -> dict[str, _Setting]:
         "history size": s("256", "int", "The size of the command history is {}."),
         "logging enabled": s("off", "bool", "Logging is {}."),
         "unwindonsignal": s("off", "bool", "Unwinding of stack if a signal is received while in a call dummy is {}."),
+        "may-call-functions": s("on", "bool", "Permission to call functions in the program is {}."),
         "backtrace limit": s("unlimited", "int", "An upper bound on the number of backtrace levels is {}."),
         "backtrace past-main": s("off", "bool", "Whether backtraces should continue past \"main\" is {}."),
         "editing": s("off", "bool", "Editing of command lines as they are typed is {}."),

@@ -98,6 +98,7 @@ def save_state(inferior: Inferior, t: Tracee) -> SavedState:
 @dataclass(slots=True)
 class CallSettings:
     unwind_on_signal: bool = False  # gdb's default
+    may_call: bool = True  # gdb's may-call-functions
     timeout: float = CALL_TIMEOUT
     frames: list[int] = field(default_factory=list)  # return traps of calls left stopped
 
@@ -378,6 +379,8 @@ class ProcessCaller:
         self._after_call = after_call
 
     def call(self, name: str, address: int, arguments: list[tuple[Type, bytes]], returns: Type) -> bytes:
+        if not self._settings.may_call:
+            raise EvaluationError("Cannot call functions in the program: may-call-functions is off.")
         if self._entry is None:
             raise TargetError("Cannot call functions: the program's entry point is unknown.")
         if self._inferior.exit_event is not None or self._inferior.run is Run.EXITED:

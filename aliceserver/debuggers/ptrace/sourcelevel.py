@@ -406,6 +406,13 @@ class SourceLevel(SessionDollars):
         return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti, methods=methods,
                                   calls=self._function_caller(thread_id))  # fmt: skip
 
+    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
+        settings = self.call_settings
+        if unwind_on_signal is not None:
+            settings.unwind_on_signal = unwind_on_signal
+        if may_call is not None:
+            settings.may_call = may_call
+
     def _function_caller(self, tid: int) -> ProcessCaller | None:
         """What runs `f(x)` in expressions on thread `tid` (infcall.py)."""
         from aliceserver.debuggers.ptrace.infcall import ProcessCaller
