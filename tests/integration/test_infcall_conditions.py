@@ -4,7 +4,8 @@ during calls (gdb 13 itself loses track of the threads here: 'Couldn't get regis
 a breakpoint hit inside the condition's call stops there with gdb's words (those of gdb 13
 on the same program without its second thread): the condition's error, the stop reported
 for the conditional breakpoint at the inner frame, both hits counted, and a `continue`
-that finishes the call and stops silently where it was made."""
+that finishes the call and stops silently where it was made. gdb reports the inner
+breakpoint's stop too, before the error; we report the one stop (see infcall.py)."""
 
 from __future__ import annotations
 

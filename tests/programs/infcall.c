@@ -1,6 +1,7 @@
 /* Functions called from the debugger (print f(x), call f(x)): each argument and return
    class of the SysV x86-64 ABI, a void function, a call that stops at a breakpoint or
-   faults, and a thread that runs on its own (held still during a call). */
+   faults, a function that never returns, and a thread that runs on its own (held still
+   during a call). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,11 @@ __attribute__((noinline)) int stops(int x) {
 __attribute__((noinline)) int crashes(int *p) { return *p; }
 __attribute__((noinline)) long tick_count(void) { return ticks; }
 __attribute__((noinline)) int twice(int x) { return 2 * x; }
+volatile long spins;
+__attribute__((noinline)) long forever(void) {
+    for (;;)
+        spins++; /* never returns: a call's time limit */
+}
 
 int (*twice_ptr)(int) = twice;
 

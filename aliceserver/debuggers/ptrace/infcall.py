@@ -14,8 +14,10 @@ A call that hits a breakpoint, gets a signal or runs past the time limit stops t
 says so in gdb's words; with `unwind_on_signal` (gdb's `set unwindonsignal on`) a signal
 restores the state before the call instead. The default is gdb's, off: the program stays
 where it stopped, and when the function returns, its trap restores the state before the
-call (gdb: "GDB will silently stop"). The time limit, which gdb 13 lacks, keeps a call
-that never returns from holding the engine forever; it stops like a breakpoint does.
+call (gdb: "GDB will silently stop"). The time limit, which gdb 13 lacks (30 s,
+CallSettings.timeout), keeps a call that never returns from holding the engine forever; it
+stops the program where it was, as a breakpoint does, in the words of gdb 14's
+direct-call-timeout.
 """
 
 from __future__ import annotations
@@ -101,6 +103,9 @@ class CallSettings:
     may_call: bool = True  # gdb's may-call-functions
     timeout: float = CALL_TIMEOUT
     frames: list[int] = field(default_factory=list)  # return traps of calls left stopped
+    # The state before each call left stopped, by (pid, rsp after its return): the unwinder
+    # goes on from it past the call's frame (gdb's dummy frame, <function called from gdb>).
+    dummies: dict[tuple[int, int], SavedState] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +130,10 @@ class FunctionCall:
         self, inferior: Inferior, tid: int, return_address: int, settings: CallSettings, *, report: bool = True
     ) -> None:
         self.inferior = inferior
-        self.report = report  # a stop ending the call early is reported here (not in a condition)
+        # A stop ending the call early is reported here, except in a breakpoint's condition:
+        # there the breakpoint's own stop reports it, after the condition's error (gdb 13
+        # reports both, the call's stop first; one stop keeps every front end's run whole).
+        self.report = report
         self.t = inferior.thread(tid)
         self.return_address = return_address
         self.settings = settings
@@ -184,7 +192,7 @@ class FunctionCall:
             self._drop_return_trap(trap)
             saved.restore(inferior, t)
             return CallResult(data)
-        return self._abandon(stop, request.name, trap, saved)
+        return self._abandon(stop, request.name, trap, saved, entry_sp + 8)
 
     # --- the return trap ------------------------------------------------------------
     def _plant_return_trap(self, sp_after_return: int, saved: SavedState) -> LogicalBreakpoint:
@@ -199,6 +207,7 @@ class FunctionCall:
             saved.restore(inferior, inferior.threads[hit])
             if bp.id in self.settings.frames:
                 self.settings.frames.remove(bp.id)
+            self.settings.dummies.pop((inferior.pid, sp_after_return), None)
 
         bp = LogicalBreakpoint(
             inferior.traps.new_internal_id(), self.return_address, temporary=True, internal=True,
@@ -308,7 +317,9 @@ class FunctionCall:
             return inferior.memory.read(address, strip(returns).size)
         return data or b""
 
-    def _abandon(self, stop: Stopped, name: str, bp: LogicalBreakpoint, saved: SavedState) -> CallResult:
+    def _abandon(
+        self, stop: Stopped, name: str, bp: LogicalBreakpoint, saved: SavedState, sp_after_return: int
+    ) -> CallResult:
         inferior, t = self.inferior, self.t
         signaled = stop.reason in (StopReason.SIGNAL, StopReason.CRASH)
         if signaled and self.settings.unwind_on_signal:
@@ -322,7 +333,8 @@ class FunctionCall:
                 f"({name}) will be abandoned."
             )
         self.settings.frames.append(bp.id)
-        if self.report:  # in a condition, the breakpoint's stop reports it, with the error
+        self.settings.dummies[(inferior.pid, sp_after_return)] = saved
+        if self.report:
             inferior._report(stop)
         if signaled:
             raise CallAbandoned(

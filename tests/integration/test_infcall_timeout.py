@@ -1,0 +1,44 @@
+"""A call into the program that runs past the engine's time limit (gdb 13 has none; ours
+is 30 s, CallSettings.timeout, set to 1 s here) stops the program inside the call with gdb
+14's words for a timed-out call."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from aliceserver.debuggers.events import Stopped, StopReason
+from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+from aliceserver.errors import AliceError
+from tests.support.build import Builder, marker_line
+from tests.support.events import EventLog
+from tests.support.session import continue_to_stop, launch
+
+pytestmark = [pytest.mark.timeout(120)]
+
+
+def test_a_call_past_the_time_limit_stops_inside_it(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    program = builder.build("infcall", flags=("-g", "-O0", "-pthread", "-no-pie"))
+    launch(debugger, program)
+    address = debugger.resolve_location(f"infcall.c:{marker_line('infcall.c', 'main')}")[0].address
+    debugger.insert_breakpoint(address)
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    debugger.call_settings.timeout = 1.0
+    started = time.monotonic()
+    with pytest.raises(AliceError) as raised:
+        debugger.evaluate("forever()", stop.thread_id)
+    assert 1.0 <= time.monotonic() - started < 10.0
+    assert str(raised.value) == (
+        "The program being debugged timed out while in a function called from GDB.\n"
+        "GDB remains in the frame where the timeout occurred.\n"
+        "Evaluation of the expression containing the function\n"
+        "(forever) will be abandoned.\n"
+        "When the function is done executing, GDB will silently stop."
+    )
+    stopped = events.wait_for(Stopped)  # the breakpoint's was claimed: this is the call's
+    assert stopped.thread_id == stop.thread_id
+    assert debugger.stack_trace(stop.thread_id)[0].function == "forever"
+    assert debugger.evaluate("spins > 0", stop.thread_id).value == "1"
