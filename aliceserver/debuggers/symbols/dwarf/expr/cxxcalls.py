@@ -202,8 +202,13 @@ def _code_address(caller: FunctionCaller, method: MemberFunction) -> int:
 def choose_function(ev: Evaluator, name: str, args: list[Value]) -> Value | None:
     """Among the program's functions called `name` (more than one: overloads), the one
     that takes `args` best; None when there is only one (the usual lookup serves)."""
-    find = getattr(ev.symbols, "functions", None)
-    if find is None or not ev.symbols.cplus:
+    if not ev.symbols.cplus:
+        return None
+    # FrameSymbols answers for its module; a process's symbols keep the frame's (the
+    # functions of the frame's module: other modules' overloads are not looked at).
+    frame = getattr(ev.symbols, "frame_symbols", ev.symbols)
+    find = getattr(frame, "functions", None)
+    if find is None:
         return None
     found: list[Value] = find(name)
     if len(found) < 2:
