@@ -1,0 +1,152 @@
+"""gdb's `set print pretty on` layout of a value printed on one line.
+
+The engine prints values as gdb does with `print pretty off`; this lays such a text out as
+gdb does with it on: each member of a struct (a printer's child, a map's `[key] = value`)
+on a line of its own, indented two spaces per level, arrays (and a printer's array-hinted
+children) kept on one line with their struct elements laid out inside. The text is read
+by its punctuation: strings and character literals are skipped whole, and a `{...}` block
+is a struct's when one of its elements at its own level has `name = value`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_CLOSERS = {"{": "}", "(": ")", "[": "]"}
+_NO_FIELDS = "<No data fields>"
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    start: int  # index of `{`
+    end: int  # index just past its `}`
+
+
+def pretty_text(text: str, type_name: str) -> str:
+    """`text` laid out as gdb's print pretty on; `type_name` is the value's class (its
+    `members of T:` line after base classes). A class with base classes below the top
+    level, whose name the text does not say, leaves the text as it is."""
+    try:
+        return _Layout(text, type_name).value(0, len(text), 0)
+    except _Unknown:
+        return text
+
+
+class _Unknown(Exception):
+    """A layout that needs what the text does not say."""
+
+
+class _Layout:
+    def __init__(self, text: str, type_name: str) -> None:
+        self.text = text
+        self.type_name = type_name
+
+    def value(self, start: int, end: int, level: int) -> str:
+        """The text from `start` to `end` (one value) with each block in it laid out."""
+        out: list[str] = []
+        i = start
+        while i < end:
+            block = self._next_block(i, end)
+            if block is None:
+                out.append(self.text[i:end])
+                break
+            out.append(self.text[i : block.start])
+            out.append(self.block(block, level))
+            i = block.end
+        return "".join(out)
+
+    def block(self, block: _Block, level: int) -> str:
+        elements = self._elements(block.start + 1, block.end - 1)
+        if not any(self._is_member(s, e) for s, e in elements):  # an array: one line
+            return "{" + ", ".join(self.value(s, e, level + 1) for s, e in elements) + "}"
+        bases = [(s, e) for s, e in elements if self._is_base(s, e)]
+        no_fields = self.text[elements[-1][0] : elements[-1][1]] == _NO_FIELDS
+        if bases and not no_fields and level > 0:
+            raise _Unknown  # gdb names the class before its members: not in the text
+        inner, outer = "  " * (level + 1), "  " * level
+        parts = ["{"]
+        for index, (s, e) in enumerate(elements):
+            shown = self.value(s, e, level + 1)
+            if (s, e) in bases:
+                parts.append(f"\n{inner}{shown}, ")
+            elif shown == _NO_FIELDS:  # after the base classes, on their line
+                parts.append(shown)
+            else:
+                if index == len(bases) and bases:
+                    parts.append(f"\n{inner}members of {self.type_name}:")
+                parts.append(("," if index > len(bases) else "") + f"\n{inner}{shown}")
+        parts.append("}" if no_fields else f"\n{outer}}}")
+        return "".join(parts)
+
+    # --- reading the text ------------------------------------------------------------
+    def _skip_literal(self, i: int) -> int:
+        """Past the string or character literal starting at `i` (a quote)."""
+        quote = self.text[i]
+        i += 1
+        while i < len(self.text) and self.text[i] != quote:
+            i += 2 if self.text[i] == "\\" else 1
+        return i + 1
+
+    def _match(self, i: int) -> int:
+        """Past the bracket closing the one at `i`."""
+        stack = [_CLOSERS[self.text[i]]]
+        i += 1
+        while i < len(self.text) and stack:
+            ch = self.text[i]
+            if ch in "\"'":
+                i = self._skip_literal(i)
+                continue
+            if ch in _CLOSERS:
+                stack.append(_CLOSERS[ch])
+            elif ch == stack[-1]:
+                stack.pop()
+            i += 1
+        return i
+
+    def _next_block(self, i: int, end: int) -> _Block | None:
+        while i < end:
+            ch = self.text[i]
+            if ch in "\"'":
+                i = self._skip_literal(i)
+            elif ch == "{":
+                return _Block(i, self._match(i))
+            elif ch in "([":
+                i = self._match(i)
+            else:
+                i += 1
+        return None
+
+    def _elements(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The `, `-separated elements between `start` and `end`, at that level only."""
+        found: list[tuple[int, int]] = []
+        i = first = start
+        while i < end:
+            ch = self.text[i]
+            if ch in "\"'":
+                i = self._skip_literal(i)
+                continue
+            if ch in _CLOSERS:
+                i = self._match(i)
+                continue
+            if self.text.startswith(", ", i):
+                found.append((first, i))
+                i = first = i + 2
+                continue
+            i += 1
+        if first < end:
+            found.append((first, end))
+        return found
+
+    def _head(self, start: int, end: int) -> str:
+        """An element's text before its first bracket or literal."""
+        i = start
+        while i < end and self.text[i] not in "\"'{":
+            i = self._match(i) if self.text[i] in "([" else i + 1
+        return self.text[start:i]
+
+    def _is_member(self, start: int, end: int) -> bool:
+        return " = " in self._head(start, end)
+
+    def _is_base(self, start: int, end: int) -> bool:
+        head = self._head(start, end)
+        return head.startswith("<") and head.endswith("> = ")

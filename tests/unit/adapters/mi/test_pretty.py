@@ -1,0 +1,37 @@
+"""gdb's `print pretty on` layout read from a one-line value (the texts are gdb 13's)."""
+
+from __future__ import annotations
+
+from aliceserver.adapters.mi.pretty import pretty_text
+
+
+def test_struct_members_one_per_line_arrays_on_one() -> None:
+    text = '{x = 1, arr = {0, 0, 0}, s = 0x4010 "a = {b, c}", c = 123 \'{\', f = {int (int)} 0x40 <f>}'
+    assert pretty_text(text, "S") == (
+        '{\n  x = 1,\n  arr = {0, 0, 0},\n  s = 0x4010 "a = {b, c}",\n'
+        "  c = 123 '{',\n  f = {int (int)} 0x40 <f>\n}"
+    )
+
+
+def test_structs_in_an_array_and_a_printer_map() -> None:
+    assert pretty_text("{{x = 1}, {x = 3}}", "Point [2]") == "{{\n    x = 1\n  }, {\n    x = 3\n  }}"
+    assert pretty_text('std::map with 1 element = {["a\\"b"] = {x = 7}}', "M") == (
+        'std::map with 1 element = {\n  ["a\\"b"] = {\n    x = 7\n  }\n}'
+    )
+
+
+def test_base_classes_and_members_of_the_class() -> None:
+    assert pretty_text("{<Base> = {b = 1}, d = 2}", "Derived") == (
+        "{\n  <Base> = {\n    b = 1\n  }, \n  members of Derived:\n  d = 2\n}"
+    )
+
+
+def test_values_without_structs_are_unchanged() -> None:
+    for text in ("5", '"x = {y}"', "{1, 2, 3}", "{<No data fields>}", "(int (*)(int)) 0x1 <f>", "{0 <repeats 16 times>}"):
+        assert pretty_text(text, "T") == text
+
+
+def test_a_base_class_below_the_top_keeps_the_line() -> None:
+    """gdb names the class after its bases (`members of Inner:`): the text does not say it."""
+    text = "{inner = {<Base> = {b = 1}, d = 2}, e = 3}"
+    assert pretty_text(text, "Outer") == text
