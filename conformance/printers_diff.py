@@ -180,17 +180,15 @@ DELIBERATE: tuple[Explained, ...] = (
     Explained(
         "libstdc++'s bitset printer lists the bits that are set (`[1] = 1`); lldb's "
         "formatter lists every bit as a bool", r"^dap-lldb children ", subject=r"^c\+\+ bitset$"),
+    Explained(
+        "DAP shows a Rust enum's active variant's fields as its children (`__0` of a Some, "
+        "none for a None), as the toolchain's lldb providers do; gdb's var objects, and ours "
+        "in MI, list the discriminant (`<anonymous union>`) and the variant itself",
+        r"^dap-gdb children ", subject=r"^rust (Option|Result|Vec<Option<String>>)"),
 )
 
 # Bugs known and not fixed yet, each with its cause (and the area being worked on).
 KNOWN_BUGS: tuple[Explained, ...] = (
-    Explained(
-        "Rust enum var objects (being reworked in adapters/mi's var objects): gdb's var "
-        "object of an enum (Option, Result, also inside a Vec or a struct) has two children, "
-        "the discriminant as `<anonymous union>` and the active variant (`Some`, `__0`); ours "
-        "has none, in MI and as DAP children",
-        r"^(mi|dap-gdb) (var-create|range|children|deeper) ",
-        subject=r"^rust (Option|Result|Vec<Option<String>>|struct of String, Vec, BTreeMap)"),
     Explained(
         "A printer whose construction raises (the toolchain's StdRefProvider dereferences "
         "core::cell::Ref's NonNull `value`, a struct): gdb prints `Python Exception <class "

@@ -90,6 +90,7 @@ class CatchKind(enum.Enum):
     FORK = "fork"  # fork and vfork
     THROW = "throw"  # a C++ exception is thrown (__cxa_throw)
     CATCH = "catch"  # a C++ exception is caught (__cxa_begin_catch)
+    RETHROW = "rethrow"  # a C++ exception is rethrown (__cxa_rethrow)
     PANIC = "panic"  # a Rust panic starts (rust_panic)
 
 
@@ -252,6 +253,7 @@ class StackFrame:
     module: str | None
     symbol: SymbolLocation
     signal_trampoline: bool = False  # gdb's <signal handler called>
+    called_from_debugger: bool = False  # a call into the program left stopped: <function called from gdb>
     inlined: bool = False  # an inlined call: shares pc and CFA with the frame after it
     # The program's main function (DW_AT_main_subprogram, as Rust's `crate::main`, else C's
     # `main`): gdb's backtraces end here unless `set backtrace past-main on`.
@@ -342,6 +344,9 @@ class VariableInfo:
     entry: VariableInfo | None = None
     entry_same: bool = False
     history: int = 0  # its number in the value history ($1) when it was recorded there
+    # A Rust enum's active variant: the enum's children are its discriminant (unnamed) and
+    # this variant, as gdb's var objects list them; DAP shows the variant's fields instead.
+    variant: VariableInfo | None = None
 
 
 class DynamicTypes(enum.Flag):

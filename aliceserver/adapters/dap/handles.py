@@ -41,6 +41,7 @@ class ValueRef:
     named: int = 0
     indexed: int = 0  # arrays: children are pages of elements
     printer: PrinterView | None = None  # a pretty printer's children (see dap/printed.py)
+    variant: bool = False  # a Rust enum's active variant's fields, shown as the enum's
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,7 +46,7 @@ def _var_delete(ctx: Context, args: list[str]) -> Reply:
 def _child_entry(ctx: Context, child: Varobj, mode: int) -> Value:
     entry: list[tuple[str, Value]] = [("name", child.name), ("exp", child.exp),
                                       ("numchild", str(child.numchild))]
-    if mode == 1 or (mode == 2 and not child.aggregate):
+    if mode == 1 or (mode == 2 and (child.dynamic or not child.aggregate)):  # gdb: a printer's, simple
         entry.append(("value", ctx.session.varobjs.value_of(child)))
     if child.group is None:  # gdb's C++ access groups have no type
         entry.append(("type", child.type))
@@ -70,8 +70,8 @@ def _var_list_children(ctx: Context, args: list[str]) -> Reply:
     elif window is not None:
         children, total = store.window(var, *window)
         more = window[1] < total  # gdb: children past the window remain
-    else:
-        children, more = store.children(var), False
+    else:  # gdb: has_more also after -var-set-visualizer None, the printer's child read past
+        children, more = store.children(var), var.has_more
     from aliceserver.adapters.mi.output import Results
 
     items = [("child", _child_entry(ctx, child, mode)) for child in children]
@@ -105,7 +105,8 @@ def _var_update(ctx: Context, args: list[str]) -> Reply:
         for change in store.update(var):
             entry = dict(change)
             shown = store.vars.get(str(entry["name"]))
-            if "value" in entry and (mode == 0 or (mode == 2 and shown is not None and shown.aggregate)):
+            simple = shown is not None and (shown.dynamic or not shown.aggregate)  # gdb's simple values
+            if "value" in entry and (mode == 0 or (mode == 2 and not simple)):
                 del entry["value"]
             if "new_children" in entry:  # names of the var objects just made
                 made = [store.vars[str(name)] for name in entry["new_children"]]  # type: ignore[union-attr]
@@ -191,7 +192,10 @@ def _var_info_expression(ctx: Context, args: list[str]) -> Reply:
 def _var_info_path_expression(ctx: Context, args: list[str]) -> Reply:
     if len(args) != 1:
         raise MiError("-var-info-path-expression: Usage: NAME.")
-    return [("path_expr", ctx.session.varobjs.get(args[0]).path)]
+    var = ctx.session.varobjs.get(args[0])
+    if var.anonymous_index is not None and var.exp.startswith("<anonymous "):
+        return [("path_expr", "")]  # gdb: no expression names an unnamed member
+    return [("path_expr", var.path)]
 
 
 def _var_show_attributes(ctx: Context, args: list[str]) -> Reply:

@@ -53,11 +53,17 @@ class Varobj:
     assigned: bool = False  # by -var-assign since the last -var-update
     # An anonymous struct/union member: no expression reaches it, so its children are
     # found through its parent's (at this index) and their paths go through the parent.
+    # So are a Rust enum's discriminant and variant, and all below them: gdb's path
+    # expression of a variant (`(ok).Ok`) is no Rust expression.
     anonymous_index: int | None = None
+    rust_enum: bool = False  # a Rust enum (or a pointer to one): its children are so found
     # A pretty printer shows it (gdb's dynamic var object): its children are the printer's.
     dynamic: bool = False
     hint: str | None = None  # the printer's display_hint
-    has_more: bool = False  # children beyond those listed (or any, before listing)
+    # A child read past those listed (gdb's saved item; or any, before listing): the next
+    # listing goes on from there; without it, a listing starts again from the first.
+    has_more: bool = False
+    children_requested: bool = False  # -var-list-children ran: -var-update reads them anew
     dynamic_index: int | None = None  # a dynamic var object's child: its index there
     visualizer: bool | None = None  # -var-set-visualizer: printer or not; None: the session's
     update_range: tuple[int, int] | None = None  # -var-set-update-range FROM TO
@@ -144,9 +150,10 @@ class VarobjStore:
         info = self.through_reference(info)
         aggregate = is_aggregate(info)
         bare = _QUALIFIERS.sub("", info.type)  # `T * const` (this) is a pointer too
-        pointer = bare.endswith("*") or "(*)[" in info.type  # int (*)[3] too
+        # int (*)[3] too, and Rust's pointers, references and boxes (gdb: `*mut T`)
+        pointer = bare.endswith("*") or "(*)[" in info.type or info.type.startswith(("*mut ", "*const "))
         var = Varobj(name, exp, path, info.type, self._shown(info, aggregate), _numchild(info),
-                     aggregate, pointer, floating, tid, key)
+                     aggregate, pointer, floating, tid, key, rust_enum=info.variant is not None)
         self._count_null_pointer_children(var, info)  # a printer's child too (get() of a ptr)
         dynamic.take(var, info)
         return var
@@ -205,6 +212,8 @@ class VarobjStore:
             code = "r"  # gdb's var objects are raw until pretty printing is enabled
         if var.dynamic_index is not None and var.parent in self.vars:
             return dynamic.child_info(self, self.vars[var.parent], var.dynamic_index, fmt or var.format)
+        if var.anonymous_index is not None and var.parent in self.vars:
+            return self._info(var, fmt or var.format)
         try:
             info = self.session.evaluate(var.path, code, tid=tid, level=level, shown=_DYNAMIC)
         except AliceError:
@@ -282,13 +291,15 @@ class VarobjStore:
     def _plain_child(self, var: Varobj, index: int, kid: VariableInfo) -> Varobj:
         """Child `index` of a struct or array (made once: a later listing keeps it)."""
         if kid.name == ANONYMOUS:  # gdb: name `N_anonymous`, exp `<anonymous union>`
-            keyword = "union" if kid.type.startswith("union") else "struct"
+            keyword = cplus.anonymous_keyword(kid)
             path = f"(*({var.path}))" if var.pointer else var.path
             child = self.make_child(var, f"{var.name}.{index}_anonymous", f"<anonymous {keyword}>", path, kid)
             child.anonymous_index = index
         else:
             exp, path = _child_expression(var, kid.name)
             child = self.make_child(var, f"{var.name}.{exp}", exp, path, kid)
+            if var.rust_enum or (var.anonymous_index is not None and not var.exp.startswith("<anonymous")):
+                child.anonymous_index = index  # a variant, or below one: no expression reaches it
         return self.adopt(var, child)
 
     def _kids(self, var: Varobj, info: VariableInfo) -> list[VariableInfo]:
@@ -353,14 +364,14 @@ class VarobjStore:
         except AliceError:
             return []
 
-    def _info(self, var: Varobj) -> VariableInfo | None:
+    def _info(self, var: Varobj, fmt: str = "natural") -> VariableInfo | None:
         """`var`'s value with its engine reference (for its children)."""
         parent = self.vars.get(var.parent) if var.parent else None
         if parent is not None and parent.group is not None:  # a group's member: its class's
             parent = self.vars.get(parent.parent) if parent.parent else None
         if var.anonymous_index is None or parent is None:
-            return self.evaluate(var, "natural")
-        above = self._info(parent)
+            return self.evaluate(var, fmt)
+        above = self._info(parent, fmt)
         if above is not None and not above.reference and parent.pointer:
             above = self._target(parent)  # under a null pointer: the members still list
         if above is None or not above.reference:

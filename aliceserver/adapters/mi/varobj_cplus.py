@@ -20,6 +20,12 @@ ACCESSES = ("public", "private", "protected")  # gdb lists the groups in this or
 ANONYMOUS = "<anonymous>"  # the engine's name for an anonymous struct/union member
 
 
+def anonymous_keyword(kid: VariableInfo) -> str:
+    """gdb's `<anonymous struct>` for an unnamed struct member, `<anonymous union>` for
+    any other (a union, a Rust enum's discriminant)."""
+    return "struct" if kid.type.startswith(("struct", "class")) else "union"
+
+
 def is_base(kid: VariableInfo) -> bool:
     return kid.name.startswith("<") and kid.name.endswith(">") and kid.name != ANONYMOUS
 
@@ -63,7 +69,7 @@ def group_children(
     members = [(index, kid) for index, kid in enumerate(kids) if in_group(kid, group.group)]
     for position, (index, kid) in enumerate(members):
         if kid.name == ANONYMOUS:  # gdb: name `N_anonymous` (N: its place in the group)
-            keyword = "union" if kid.type.startswith("union") else "struct"
+            keyword = anonymous_keyword(kid)
             child = store.make_child(group, f"{group.name}.{position}_anonymous", f"<anonymous {keyword}>",
                                      f"(*({owner.path}))" if owner.pointer else owner.path, kid)  # fmt: skip
             child.anonymous_index = index

@@ -8,6 +8,7 @@ through its parent's printer (its index there), as no expression reaches it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.output import Value
@@ -61,19 +62,71 @@ def _make_child(store: VarobjStore, var: Varobj, kid: VariableInfo, index: int) 
     return child
 
 
+@dataclass
+class _Pass:
+    """What one pass over a printer's children found (gdb's update_dynamic_varobj_children)."""
+
+    kept: list[tuple[Varobj, VariableInfo]] = field(default_factory=list)  # listed ones, anew
+    made: list[Varobj] = field(default_factory=list)  # children new in this pass
+    changed: bool = False  # the list of children changed (grew, shrank, or is short of TO)
+
+
+def _pass(store: VarobjStore, var: Varobj, start_over: bool, low: int | None, high: int | None,
+          cap: int | None = None) -> _Pass | None:  # fmt: skip
+    """Read `var`'s children up to `high` (all when None), as gdb does: starting again from
+    the first when `start_over` or when the last pass read them all, else going on after
+    the listed ones; one more is read (kept as `has_more`) to know whether more follow;
+    children past where it stopped are deleted. Only those from `low` on are reported.
+    Without `high`, at most `cap` are read (then as if more followed). None when `var`
+    cannot be evaluated."""
+    listed = [store.vars[name] for name in var.children if name in store.vars]
+    start = 0 if start_over or not var.has_more else len(listed)
+    found = _Pass()
+    if high is not None and start > high:
+        return found  # nothing to read: gdb's loop does not start
+    kids = _kids(store, var, start, cap if high is None else high + 1 - start)
+    if kids is None:
+        return None
+    end, var.has_more = start, high is None and cap is not None and len(kids) >= cap
+    for index, kid in enumerate(kids, start):
+        if high is not None and index >= high:
+            var.has_more = True  # gdb's saved item: the next listing starts with it
+            break
+        shown = low is None or index >= low
+        if index < len(listed):
+            if shown:
+                found.kept.append((listed[index], kid))
+            else:  # gdb installs the value without reporting it
+                listed[index].value = store.shown(listed[index], kid)
+        else:
+            child = _make_child(store, var, kid, index)
+            if shown:
+                found.made.append(child)
+                found.changed = True
+        end = index + 1
+    for gone in listed[end:]:
+        store.delete(gone)
+        found.changed = True
+    if high is not None and len(var.children) < high:
+        found.changed = True
+    return found
+
+
+def has_more(var: Varobj, to: int | None) -> bool:
+    """gdb's varobj_has_more: children past `to`, or (at `to` or with no bound) one read
+    past the listed ones."""
+    count = len(var.children)
+    return (to is not None and count > to) or ((to is None or count == to) and var.has_more)
+
+
 def children(store: VarobjStore, var: Varobj, to: int | None) -> tuple[list[Varobj], bool]:
-    """`var`'s children up to `to` (all when None), made as needed, and whether more
-    follow (one more is read to know)."""
+    """-var-list-children: `var`'s children up to `to` (all when None), made as needed,
+    and whether more follow. As gdb's, a listing after one that read them all starts
+    again, and one bounded by `to` then deletes the children past `to`."""
+    var.children_requested = True
+    _pass(store, var, False, 0, to)
     have = [store.vars[name] for name in var.children if name in store.vars]
-    more = to is not None and len(have) > to
-    if to is None or len(have) <= to:
-        start = len(have)
-        kids = _kids(store, var, start, None if to is None else to + 1 - start) or []
-        keep = kids if to is None else kids[: to - start]
-        have += [_make_child(store, var, kid, start + i) for i, kid in enumerate(keep)]
-        more = len(kids) > len(keep)
-    var.has_more = more
-    return (have if to is None else have[:to]), more
+    return (have if to is None else have[:to]), has_more(var, to)
 
 
 def child_info(store: VarobjStore, parent: Varobj, index: int, fmt: str) -> VariableInfo | None:
@@ -101,42 +154,41 @@ def update(store: VarobjStore, var: Varobj, info: VariableInfo) -> list[dict[str
             entry["new_children"] = [child.name for child in made[had:]]
             return [entry]
         return [entry | _dynamic_fields(var)]
-    changes: list[dict[str, Value]] = []
     shown = value_text(info)
     changed = shown != var.value or not var.in_scope or var.assigned
     var.value, var.in_scope, var.assigned = shown, True, False
     entry = {"name": var.name, "value": shown, "in_scope": "true", "type_changed": "false"}
-    before = var.has_more
-    new_children: list[str] = []
-    if not var.children:
-        count = info.printer.count
-        var.has_more = bool(count) if count is not None else info.printer.has_children
-    else:
-        low, high = var.update_range or (0, UPDATE_LIMIT)
-        kids = _kids(store, var, 0, high + 1) or []
-        var.has_more = len(kids) > high
-        kids = kids[:high]
-        listed = [store.vars[name] for name in var.children if name in store.vars]
-        for index, (child, kid) in enumerate(zip(listed, kids, strict=False)):
-            if index >= low:
-                changes += store.update(child, kid)
-        for index in range(len(listed), len(kids)):
-            new_children.append(_make_child(store, var, kids[index], index).name)
-        for gone in listed[len(kids):]:
-            store.delete(gone)
-        if len(kids) != len(listed):
-            entry["new_num_children"] = str(len(kids))
-    if changed or new_children or "new_num_children" in entry or var.has_more != before:
-        entry |= _dynamic_fields(var)
-        if new_children:
-            entry["new_children"] = new_children
-        changes.insert(0, entry)
+    low, high = var.update_range or (None, None)
+    if not var.children_requested:
+        # gdb: children never listed are not read, unless it had none and may have now.
+        if not has_more(var, 0):
+            count = info.printer.count
+            var.has_more = bool(count) if count is not None else info.printer.has_children
+            changed = changed or var.has_more
+        return [entry | _dynamic_fields(var, high)] if changed else []
+    found = _pass(store, var, True, low, high, cap=UPDATE_LIMIT)
+    if found is None:
+        return []
+    changes: list[dict[str, Value]] = []
+    if found.changed or found.made:
+        entry["new_num_children"] = str(len(var.children))
+    if changed or "new_num_children" in entry:
+        entry |= _dynamic_fields(var, high)
+        if found.made:
+            entry["new_children"] = [child.name for child in found.made]
+        changes.append(entry)
+    # gdb's order: the children whose own value stayed (for changes below them), then
+    # those whose value changed.
+    kept = [(child, kid, 2 if child.type != kid.type else int(store.shown(child, kid) != child.value))
+            for child, kid in found.kept]  # fmt: skip
+    for child, kid, _ in sorted(kept, key=lambda item: item[2]):
+        changes += store.update(child, kid)
     return changes
 
 
-def _dynamic_fields(var: Varobj) -> dict[str, Value]:
+def _dynamic_fields(var: Varobj, to: int | None = None) -> dict[str, Value]:
     out: dict[str, Value] = {"displayhint": var.hint} if var.hint else {}
-    return out | {"dynamic": "1", "has_more": "1" if var.has_more else "0"}
+    return out | {"dynamic": "1", "has_more": "1" if has_more(var, to) else "0"}
 
 
 def set_visualizer(store: VarobjStore, var: Varobj, visualizer: str) -> None:
@@ -155,7 +207,10 @@ def set_visualizer(store: VarobjStore, var: Varobj, visualizer: str) -> None:
         return
     var.numchild = _plain_numchild(info)
     var.value = store.shown(var, info)
+    read_past = var.has_more
     take(var, info if store.printing(var) else _without_printer(info))
+    if not var.dynamic:  # gdb keeps the child it had read past the listed ones: has_more
+        var.has_more = read_past
 
 
 def _plain_numchild(info: VariableInfo) -> int:

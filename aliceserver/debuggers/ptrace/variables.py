@@ -20,6 +20,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, is_constant
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
+    PointerType,
     ReferenceType,
     StructType,
     Type,
@@ -27,7 +28,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     type_name,
 )
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame
-from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, children
+from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, children, is_rust_enum
 from aliceserver.errors import ProtocolError, TargetError
 
 if TYPE_CHECKING:
@@ -269,7 +270,21 @@ class VariableStore:
             named_children=0 if indexed else count, indexed_children=count if indexed else 0,
             address=value.address, error=error, aggregate=aggregate, declared_type=declared,
             class_children=None if cplus is None else class_children(cplus),
+            variant=self._active_variant(value, fmt, dynamic) if count else None,
         )  # fmt: skip
+
+    def _active_variant(self, value: Value, fmt: str | None, dynamic: DynamicTypes) -> VariableInfo | None:
+        """A Rust enum's (or what a pointer to one points to) active variant, described."""
+        t = strip(value.type)
+        if isinstance(t, (PointerType, ReferenceType)):
+            t = strip(t.target)
+        if not isinstance(t, StructType) or not is_rust_enum(t):
+            return None
+        try:
+            found = [(name, kid) for name, kid in children(value) if name != "<anonymous>"]
+        except EvaluationError:
+            return None
+        return self.describe(found[-1][0], found[-1][1], fmt, dynamic=dynamic) if found else None
 
     def describe_type_only(self, name: str, value: Value, dynamic: DynamicTypes) -> VariableInfo:
         """whatis and ptype: the type, with print object a pointer's dynamic type too; the

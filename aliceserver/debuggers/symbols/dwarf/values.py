@@ -45,6 +45,7 @@ __all__ = [
     "child_count",
     "children",
     "FrameContext",
+    "is_rust_enum",
     "MemoryError_",
     "OptimizedOutError",
     "Value",
@@ -440,6 +441,8 @@ def is_enum(t: Type) -> bool:
 def child_count(value: Value) -> int:
     """How many children `children` would list (0 for scalars and strings)."""
     t = strip(value.type)
+    if isinstance(t, StructType) and is_rust_enum(t):
+        return len(_enum_fields(value, t))
     if isinstance(t, StructType):
         return len(t.fields_in_order())
     if isinstance(t, ArrayType):
@@ -459,7 +462,7 @@ def child_count(value: Value) -> int:
         if isinstance(target, (StructType, ArrayType)) and isinstance(t, ReferenceType):
             return child_count(value.pointer_target())
         if isinstance(target, StructType):
-            return len(target.fields_in_order())
+            return child_count(value.pointer_target())
         return 1
     return 0
 
@@ -468,6 +471,8 @@ def children(value: Value, start: int = 0, count: int | None = None) -> list[tup
     """(name, value) children: members (bases as `<Base>`), `[i]` elements (paged by `start`
     and `count`), a pointer's pointee members or `*`; built lazily, nothing read yet."""
     t = strip(value.type)
+    if isinstance(t, StructType) and is_rust_enum(t):
+        return _enum_fields(value, t)[start : None if count is None else start + count]
     if isinstance(t, StructType):
         members = t.fields_in_order()[start : None if count is None else start + count]
         out = []
@@ -495,6 +500,32 @@ def children(value: Value, start: int = 0, count: int | None = None) -> list[tup
             return children(target, start, count)
         return [("*", target)][start : None if count is None else start + count]
     return []
+
+
+def is_rust_enum(t: StructType) -> bool:
+    """A Rust enum with data: no members of its own, a variant part."""
+    return t.variants is not None and not t.members
+
+
+def _enum_fields(value: Value, t: StructType) -> list[tuple[str, Value]]:
+    """A Rust enum's fields as gdb resolves its type for a value: the discriminant
+    (unnamed) and the active variant, named after it (`Some`, `Rect`); a variant's own
+    fields are its children."""
+    part = t.variants
+    assert part is not None
+    out: list[tuple[str, Value]] = []
+    discr: int | None = None
+    if part.discriminant is not None:
+        tag = value.member_value(part.discriminant)
+        out.append(("<anonymous>", tag))
+        try:
+            discr = tag.as_int()
+        except EvaluationError:
+            return out  # no variant is known to be active
+    member = part.active(discr)
+    if member is not None:
+        out.append((member.name or "<anonymous>", value.member_value(member)))
+    return out
 
 
 def static_value(parent: Value, static: StaticMember) -> Value:
