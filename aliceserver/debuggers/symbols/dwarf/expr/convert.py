@@ -109,8 +109,10 @@ def is_unsigned(t: Type) -> bool:
 def promote(t: Type, builtins: Builtins) -> Type:
     """Integer promotion: anything narrower than int becomes int."""
     s = strip(t)
-    if isinstance(s, EnumType):
-        return builtins.of("unsigned int" if not s.signed and s.size >= 4 else "int")
+    if isinstance(s, EnumType):  # as gdb's binop_promote: by the enum's length
+        if s.size > 4:
+            return builtins.of("long" if s.signed else "unsigned long")
+        return builtins.of("unsigned int" if not s.signed and s.size == 4 else "int")
     if isinstance(s, BaseType) and s.encoding != Encoding.FLOAT:
         if s.size < 4:
             return builtins.of("int")
@@ -118,6 +120,15 @@ def promote(t: Type, builtins: Builtins) -> Type:
             return builtins.of("unsigned int" if is_unsigned(s) else "int")
         return s
     return s
+
+
+def unary_promote(t: Type, builtins: Builtins) -> Type:
+    """gdb's unop_promote for unary -, + and ~: an integer narrower than int becomes int;
+    anything else keeps its type (an enum stays the enum)."""
+    s = strip(t)
+    if isinstance(s, EnumType) and s.size >= 4:
+        return s
+    return promote(t, builtins)
 
 
 def common_type(a: Type, b: Type, builtins: Builtins) -> Type:

@@ -23,6 +23,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     make,
     promote,
     to_number,
+    unary_promote,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import scoped_class
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues, repeat, session_values
@@ -362,7 +363,7 @@ class Evaluator:
             return self.truth(not self.is_true(value))
         if not is_arith(value.type):
             raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
-        t = promote(value.type, self.builtins)
+        t = unary_promote(value.type, self.builtins)
         number = to_number(value)
         if op == "-":
             return make(t, -number, self.ctx)
