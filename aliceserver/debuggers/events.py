@@ -28,6 +28,11 @@ class StopReason(enum.Enum):
     FORK = "fork"
     FUNCTION_FINISHED = "function-finished"
     EXCEPTION = "exception"  # a catchpoint: C++ throw/catch, Rust panic
+    VFORK = "vfork"
+    SYSCALL_ENTRY = "syscall-entry"  # a caught system call starts (`syscall` says which)
+    SYSCALL_RETURN = "syscall-return"
+    SIGNAL_CAUGHT = "signal-caught"  # a signal a catchpoint asked for (gdb's `catch signal`)
+    LIBRARY = "solib-event"  # shared libraries came or went (gdb's `catch load` / `unload`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +52,11 @@ class Stopped:
     # Watchpoints deleted at this stop because their frame was left (gdb's watchpoint-scope):
     # the whole story of a WATCHPOINT_SCOPE stop, or told beside a finish or a breakpoint.
     watches_left: tuple[int, ...] = ()
+    syscall: int | None = None  # SYSCALL_ENTRY/RETURN: the system call's number
+    new_pid: int | None = None  # FORK/VFORK: the child
+    libraries_loaded: tuple[str, ...] = ()  # LIBRARY: the paths of those that came
+    libraries_unloaded: tuple[str, ...] = ()
+    exception_type: str | None = None  # EXCEPTION: the C++ type thrown, when the engine knows it
 
 
 @dataclass(frozen=True, slots=True)

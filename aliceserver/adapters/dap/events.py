@@ -27,6 +27,7 @@ STOP_REASONS: dict[ev.StopReason, str] = {
     ev.StopReason.EXCEPTION: "exception",
     ev.StopReason.EXEC: "exception",
     ev.StopReason.FORK: "exception",
+    ev.StopReason.VFORK: "exception",  # the fork filter catches both
     ev.StopReason.PAUSE: "pause",
     ev.StopReason.ENTRY: "entry",
 }
@@ -40,6 +41,7 @@ def exception_id(stop: ev.Stopped) -> str:
     return {
         ev.StopReason.EXEC: "exec",
         ev.StopReason.FORK: "fork",
+        ev.StopReason.VFORK: "vfork",
         ev.StopReason.EXCEPTION: "exception",
     }.get(stop.reason, stop.reason.value)
 

@@ -20,6 +20,7 @@ PTRACE_GETREGS: Final = 12
 PTRACE_SETREGS: Final = 13
 PTRACE_GETFPREGS: Final = 14
 PTRACE_DETACH: Final = 17
+PTRACE_SYSCALL: Final = 24
 PTRACE_SETOPTIONS: Final = 0x4200
 PTRACE_GETEVENTMSG: Final = 0x4201
 PTRACE_GETSIGINFO: Final = 0x4202
@@ -28,6 +29,8 @@ PTRACE_SETREGSET: Final = 0x4205
 PTRACE_SEIZE: Final = 0x4206
 PTRACE_INTERRUPT: Final = 0x4207
 PTRACE_LISTEN: Final = 0x4208
+PTRACE_GET_SYSCALL_INFO: Final = 0x420E
+PTRACE_SYSCALL_INFO_ENTRY: Final = 1
 
 PTRACE_O_TRACESYSGOOD: Final = 0x1
 PTRACE_O_TRACEFORK: Final = 0x2
@@ -163,6 +166,12 @@ class Libc:
     def get_event_msg(self, tid: int) -> int:
         self.ptrace_ref(PTRACE_GETEVENTMSG, tid, 0, self._eventmsg)
         return int(self._eventmsg.value)
+
+    def syscall_op(self, tid: int) -> int:
+        """At a syscall stop: PTRACE_SYSCALL_INFO_ENTRY, or 2 at its exit (Linux 5.3)."""
+        info = ctypes.create_string_buffer(88)  # struct ptrace_syscall_info
+        self.ptrace_ref(PTRACE_GET_SYSCALL_INFO, tid, len(info), info)
+        return info.raw[0]
 
     def peek_user(self, tid: int, offset: int) -> int:
         return self.ptrace(PTRACE_PEEKUSER, tid, offset, 0) & 0xFFFFFFFFFFFFFFFF

@@ -10,10 +10,11 @@ import logging
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
-from aliceserver.debuggers.events import StopReason
+from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
+    Module,
     WatchKind,
     WatchpointInfo,
     WatchScope,
@@ -26,7 +27,9 @@ from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.ptrace.watch import Watch, WatchSlots
 from aliceserver.debuggers.ptrace.watchscope import frame_left, retire
 from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.debuggers.symbols.sdt import read_probes
 from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
@@ -40,8 +43,12 @@ _ALL_FRAMES = 4096
 _EXCEPTION_CATCHES = {
     CatchKind.THROW: (("__cxa_throw",), "C++ exception thrown"),
     CatchKind.CATCH: (("__cxa_begin_catch",), "C++ exception caught"),
+    CatchKind.RETHROW: (("__cxa_rethrow",), "C++ exception rethrown"),
     CatchKind.PANIC: (("rust_panic", "rust_begin_unwind"), "Rust panic"),
 }
+# libstdc++'s SDT probes for them: where gdb 13 stops when the library has them.
+_EXCEPTION_PROBES = {CatchKind.THROW: "throw", CatchKind.CATCH: "catch", CatchKind.RETHROW: "rethrow"}
+_TYPEINFO_NAME = "typeinfo name for "
 
 
 class BreakpointControl:
@@ -51,6 +58,13 @@ class BreakpointControl:
     _watches: WatchSlots
     _catch: set[CatchKind]
     _armed: dict[CatchKind, int]
+    # gdb's catch syscall / catch signal, and the front end's judge of catch stops (the
+    # engine keeps them across processes: copied into each new inferior when it is armed).
+    _catch_syscalls: frozenset[int] | None = None
+    _catch_signals: frozenset[int] = frozenset()
+    _catch_gate: Callable[[Stopped], bool] | None = None
+    _catch_libraries = False
+    _type_names: Demangler | None = None
     _symbols: ProcessSymbols
     _source: SourceSymbols
     _disassembler: Disassembler
@@ -64,6 +78,9 @@ class BreakpointControl:
             raise NotImplementedError
 
         def _read_visible(self, address: int, size: int) -> bytes:
+            raise NotImplementedError
+
+        def _on_library_event(self, _tid: int) -> None:
             raise NotImplementedError
 
     def _add_internal(
@@ -98,11 +115,28 @@ class BreakpointControl:
 
         self._call(go)
 
+    def set_catch_events(
+        self, *, syscalls: frozenset[int] | None, signals: frozenset[int],
+        gate: Callable[[Stopped], bool] | None, libraries: bool = False,
+    ) -> None:
+        """Stop at these system calls (None: none, empty: all; entry and return) and
+        signals, and (`libraries`) when shared libraries load or unload; `gate` decides
+        on the tracer thread whether a catch stop is reported."""
+
+        def go() -> None:
+            self._catch_syscalls, self._catch_signals, self._catch_gate = syscalls, signals, gate
+            self._catch_libraries = libraries
+            self._arm_catchpoints()
+
+        self._call(go)
+
     def _arm_catchpoints(self) -> None:
         """Traps for the exception catchpoints, on the runtime's functions once they load."""
         inferior = self._inferior
         if inferior is None:
             return
+        inferior.catch_syscalls, inferior.catch_signals = self._catch_syscalls, self._catch_signals
+        inferior.catch_gate = self._catch_gate
         for kind, (symbols, note) in _EXCEPTION_CATCHES.items():
             armed = self._armed.get(kind)
             if kind not in self._catch:
@@ -112,10 +146,60 @@ class BreakpointControl:
                 continue
             if armed is not None and armed in self._traps.by_id:
                 continue
-            address = next((found[0].address for name in symbols if (found := self._source.resolve(name))), None)
+            probe = self._probe_address(kind)
+            address = probe or next(
+                (found[0].address for name in symbols if (found := self._source.resolve(name))), None
+            )
             if address is None:
                 continue  # not loaded (yet): armed when a library with it loads
-            self._armed[kind] = self._add_internal(address, reports=StopReason.EXCEPTION, note=note)
+            on_hit = (lambda tid, kind=kind: self._note_exception_type(kind, tid)) if probe else None
+            self._armed[kind] = self._add_internal(address, reports=StopReason.EXCEPTION, note=note, on_hit=on_hit)
+
+    def _note_exception_type(self, kind: CatchKind, tid: int) -> None:
+        """At a libstdc++ probe: the thrown type's name (gdb's $_exception type, what a
+        catchpoint's regexp is matched against), from the probe's std::type_info argument."""
+        inferior = self._inferior
+        assert inferior is not None
+        inferior.exception_type = None
+        regs = inferior.regs(inferior.thread(tid))
+        try:
+            if kind is CatchKind.THROW:
+                tinfo = int(regs.rsi)  # libstdcxx:throw (object %rdi, type_info %rsi)
+            elif kind is CatchKind.RETHROW:
+                tinfo = int(regs.rax)  # libstdcxx:rethrow (object %rdx, type_info %rax)
+            else:  # libstdcxx:catch (object %rdx, type_info -80(%rbx))
+                tinfo = int.from_bytes(self._read_visible(int(regs.rbx) - 80, 8), "little")
+            name_at = int.from_bytes(self._read_visible(tinfo + 8, 8), "little")
+            raw = self._read_visible(name_at, 256).split(b"\0", 1)[0].decode(errors="replace")
+        except (TargetError, OSError):
+            return
+        if self._type_names is None:
+            self._type_names = Demangler()
+        shown = self._type_names.demangle("_ZTS" + raw.lstrip("*"))
+        inferior.exception_type = shown[len(_TYPEINFO_NAME):] if shown.startswith(_TYPEINFO_NAME) else raw
+
+    def _catch_library_change(self, loaded: list[Module], unloaded: list[Module]) -> None:
+        """At the dynamic loader's trap: make it report this change when libraries are caught."""
+        inferior = self._inferior
+        if inferior is None:
+            return
+        caught = self._catch_libraries and bool(loaded or unloaded)
+        inferior.library_change = (tuple(m.path for m in loaded), tuple(m.path for m in unloaded))
+        for bp in self._traps.by_id.values():
+            if bp.internal and bp.on_hit is not None and bp.on_hit == self._on_library_event:
+                bp.reports = StopReason.LIBRARY if caught else None
+
+    def _probe_address(self, kind: CatchKind) -> int | None:
+        name = _EXCEPTION_PROBES.get(kind)
+        if name is None:
+            return None
+        for module in self._symbols.modules():
+            if "libstdc++" not in module.path:
+                continue
+            for probe in read_probes(module.path):
+                if (probe.provider, probe.name) == ("libstdcxx", name):
+                    return module.base + probe.address
+        return None
 
     # --- breakpoints and watchpoints ------------------------------------------------
     def insert_breakpoint(

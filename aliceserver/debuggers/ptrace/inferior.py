@@ -32,7 +32,7 @@ from aliceserver.debuggers.events import (
 from aliceserver.debuggers.model import CatchKind, FaultInfo, SignalPolicy, StepKind, ThreadState
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
-from aliceserver.debuggers.ptrace.process_events import ProcessEvents
+from aliceserver.debuggers.ptrace.process_events import CATCH_REASONS, ProcessEvents
 from aliceserver.debuggers.ptrace.signals import (
     CRASH_SIGNALS,
     fault_description,
@@ -86,6 +86,14 @@ class Inferior(ProcessEvents):
         self._on_exec = on_exec
         self.follow_child = follow_child
         self.catch: set[CatchKind] = set()
+        # gdb's `catch syscall` (None: off, empty: every call) and `catch signal`; the gate
+        # judges each catch stop (a front end's conditions, ignore counts): False goes on.
+        self.catch_syscalls: frozenset[int] | None = None
+        self.catch_signals: frozenset[int] = frozenset()
+        self.catch_gate: Callable[[Stopped], bool] | None = None
+        self.told_on_resume: list[Output] = []  # console lines due when the program goes on
+        self.library_change: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # loaded, unloaded
+        self.exception_type: str | None = None  # the C++ type at the last exception probe
         self.memory = binding.ProcessMemory(pid)
         self.threads: dict[int, Tracee] = {pid: Tracee(pid)}
         self.run = Run.STOPPED
@@ -140,12 +148,18 @@ class Inferior(ProcessEvents):
 
     # --- resuming -------------------------------------------------------------------
     def _cont(self, t: Tracee, request: int = binding.PTRACE_CONT) -> None:
+        if self.told_on_resume:
+            for told in self.told_on_resume:
+                self.events.put(told)
+            self.told_on_resume.clear()
         if t.regs_dirty:
             self.libc.set_regs(t.tid, t.regs)
             t.regs_dirty = False
         t.regs_valid = False
         signal_to_deliver = t.pending_signal if request == binding.PTRACE_CONT else 0
         t.pending_signal = 0 if request == binding.PTRACE_CONT else t.pending_signal
+        if request == binding.PTRACE_CONT and self.catch_syscalls is not None:
+            request = binding.PTRACE_SYSCALL  # only while a syscall catchpoint exists
         try:
             self.libc.ptrace(request, t.tid, 0, signal_to_deliver)
         except OSError as error:
@@ -273,6 +287,8 @@ class Inferior(ProcessEvents):
                     t.gone = True
                     continue
                 stop = self._classify(t, decode(status))
+                if isinstance(stop, Stopped) and stop.reason in CATCH_REASONS:
+                    stop = self._judge_catch(stop)
                 if isinstance(stop, Stopped):
                     self.pending.append(stop)
 
@@ -453,6 +469,8 @@ class Inferior(ProcessEvents):
             stop = self._continue_plan(t, stop)
             if stop is None:
                 return  # the plan moved on (stepping again, or running to its trap)
+        if isinstance(stop, Stopped) and stop.reason in CATCH_REASONS:
+            stop = self._judge_catch(stop)
         if isinstance(stop, Stopped):
             self._report(stop)
         elif stop is _RESUME:
@@ -485,7 +503,12 @@ class Inferior(ProcessEvents):
                 t.new = False
                 self.watches.apply(self.libc, t.tid)
             return _RESUME
-        if kind in (WaitKind.GROUP_STOP, WaitKind.SYSCALL, WaitKind.CONTINUED):
+        if kind is WaitKind.SYSCALL:
+            # A thread interrupted inside a system call stops at its exit instead, and the
+            # interrupt is spent: it is stopped, which is all the interrupt was for.
+            t.interrupt_sent = False
+            return self._syscall_stop(t)
+        if kind in (WaitKind.GROUP_STOP, WaitKind.CONTINUED):
             return _RESUME
         if kind is WaitKind.EVENT:
             return self._ptrace_event(t, status.event)
@@ -514,6 +537,13 @@ class Inferior(ProcessEvents):
             self.wake_sent = False
             self.parked.append(t)
             return _NONE
+        if signo in self.catch_signals:
+            if self._policy(signo).pass_to_program or signo in CRASH_SIGNALS:
+                t.pending_signal = signo
+            return Stopped(
+                StopReason.SIGNAL_CAUGHT, t.tid, signal=signo, signal_name=signal_name(signo),
+                description=signal_description(signo), address=int(self.regs(t).rip),
+            )  # fmt: skip
         if signo in CRASH_SIGNALS:
             info = self.libc.get_siginfo(t.tid)
             t.pending_signal = signo

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, cast
 
 from aliceserver.debuggers.events import (
@@ -29,6 +30,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
+_ENOSYS = -38 & 0xFFFFFFFFFFFFFFFF  # rax at a syscall's entry stop
+# Stops a catchpoint makes: judged by the inferior's catch gate before they are reported.
+CATCH_REASONS = frozenset({
+    StopReason.FORK, StopReason.VFORK, StopReason.EXEC, StopReason.EXCEPTION,
+    StopReason.SYSCALL_ENTRY, StopReason.SYSCALL_RETURN, StopReason.SIGNAL_CAUGHT, StopReason.LIBRARY,
+})  # fmt: skip
 
 
 class ProcessEvents:
@@ -42,9 +49,14 @@ class ProcessEvents:
     memory: binding.ProcessMemory
     threads: dict[int, "Tracee"]
     catch: set[CatchKind]
+    catch_syscalls: frozenset[int] | None
+    catch_gate: Callable[[Stopped], bool] | None
+    library_change: tuple[tuple[str, ...], tuple[str, ...]]
+    exception_type: str | None
     follow_child: bool
     vfork_traps_removed: bool
     strays: list[int]
+    told_on_resume: list[Output]
     _on_exec: Callable[["Inferior"], None]
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
@@ -77,9 +89,12 @@ class ProcessEvents:
             if self.follow_child and not vfork:
                 self._follow_fork_child(t, child)
                 return _NONE
-            self._detach_fork_child(child, vfork)
-            if CatchKind.FORK in self.catch:
-                return Stopped(StopReason.FORK, t.tid, description=f"child process {child}", address=int(self.regs(t).rip))
+            caught = CatchKind.FORK in self.catch
+            self._detach_fork_child(child, vfork, tell_later=caught)
+            if caught:
+                return Stopped(StopReason.VFORK if vfork else StopReason.FORK, t.tid,
+                               description=f"child process {child}", address=int(self.regs(t).rip),
+                               new_pid=child)  # fmt: skip
         elif event == binding.PTRACE_EVENT_VFORK_DONE and self.vfork_traps_removed:
             self.vfork_traps_removed = False
             for trap in self.traps.by_address.values():
@@ -92,7 +107,42 @@ class ProcessEvents:
                 return Stopped(StopReason.EXEC, self.pid, description=path, address=int(self.regs(leader).rip))
         return _RESUME
 
-    def _detach_fork_child(self, child: int, vfork: bool) -> None:
+    def _syscall_stop(self, t: Tracee) -> "Stopped | _Action":
+        """A PTRACE_SYSCALL stop at a system call's entry or exit: a stop if it is caught."""
+        if self.catch_syscalls is None:
+            return _RESUME  # the last syscall catchpoint went while this thread ran
+        regs = self.regs(t)
+        try:
+            entry = self.libc.syscall_op(t.tid) == binding.PTRACE_SYSCALL_INFO_ENTRY
+        except OSError:  # before Linux 5.3: the kernel sets rax to -ENOSYS at the entry
+            entry = regs.rax == _ENOSYS
+        number = int(regs.orig_rax)
+        if self.catch_syscalls and number not in self.catch_syscalls:
+            return _RESUME
+        reason = StopReason.SYSCALL_ENTRY if entry else StopReason.SYSCALL_RETURN
+        return Stopped(reason, t.tid, address=int(regs.rip), syscall=number)
+
+    def _judge_catch(self, stop: Stopped) -> "Stopped | _Action":
+        """A catch stop as it is reported (a library event with its libraries), or _RESUME
+        when the front end's gate says the program goes on."""
+        if stop.reason is StopReason.LIBRARY:
+            loaded, unloaded = self.library_change
+            stop = replace(stop, description="", libraries_loaded=loaded, libraries_unloaded=unloaded)
+        elif stop.reason is StopReason.EXCEPTION:
+            stop = replace(stop, exception_type=self.exception_type)
+        return stop if self._catch_wanted(stop) else _RESUME
+
+    def _catch_wanted(self, stop: Stopped) -> bool:
+        gate = self.catch_gate
+        if gate is None:
+            return True
+        try:
+            return gate(stop)
+        except Exception:  # a broken gate stops, as a broken condition does
+            log.exception("catchpoint gate failed")
+            return True
+
+    def _detach_fork_child(self, child: int, vfork: bool, tell_later: bool = False) -> None:
         """Stay with the parent: take our traps out of the child and let it run free."""
         try:
             self.libc.waitpid(child, _WAIT_ONE)  # its first stop (auto-attached)
@@ -111,7 +161,11 @@ class ProcessEvents:
             self.libc.ptrace(binding.PTRACE_DETACH, child, 0, 0)
         except OSError as error:
             log.warning("detaching fork child %d: %s", child, error)
-        self.events.put(Output("console", f"[Detaching after {'vfork' if vfork else 'fork'} from child process {child}]\n"))
+        told = Output("console", f"[Detaching after {'vfork' if vfork else 'fork'} from child process {child}]\n")
+        if tell_later:  # as gdb, when the program goes on from the fork's catchpoint
+            self.told_on_resume.append(told)
+        else:
+            self.events.put(told)
 
     def _follow_fork_child(self, parent: Tracee, child: int) -> None:
         """Leave the parent running untraced and debug the child from here on."""
