@@ -255,14 +255,11 @@ def _target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> int:
     reads an indirect target only in an unwound caller frame)."""
     for name in ("DW_AT_call_origin", "DW_AT_abstract_origin"):
         if name in site.attributes:
-            origin = site.get_DIE_from_attribute(name)
-            address = symbols.function_address(origin)
-            if address is None:
-                raise NoEntryValue("Cannot find the call site's callee")
+            address = _origin_address(symbols, site, site.get_DIE_from_attribute(name), ctx)
             return address + (ctx.load_bias if ctx is not None else 0)
     expr = _attr_block(site, "DW_AT_call_target", "DW_AT_GNU_call_site_target")
     if expr is None or ctx is None:
-        raise NoEntryValue("DW_AT_call_target is not specified at DW_TAG_call_site")
+        raise _unspecified_target(symbols, site, ctx)
     loc = evaluate(expr, ctx, symbols.call_site_env(ctx, site))
     if isinstance(loc, MemoryLoc):
         return loc.address
@@ -273,6 +270,30 @@ def _target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> int:
     if isinstance(loc, ImplicitLoc):
         return int.from_bytes(loc.data[:8], "little")
     raise NoEntryValue("DW_AT_call_target is unavailable")
+
+
+def _origin_address(symbols: ModuleSymbols, site: DIE, origin: DIE, ctx: FrameContext | None) -> int:
+    """The link-time entry of a call site's callee DIE, as gdb's read_call_site_scope: a
+    declaration through the ELF symbol of its name; a definition by its code, and none when
+    it has no code (a function gcc folded into another: its calls name no target)."""
+    if attr_value(origin, "DW_AT_declaration") and "DW_AT_specification" not in origin.attributes:
+        address = symbols.function_address(origin)
+        if address is None:
+            name = attr_value(origin, "DW_AT_linkage_name") or attr_value(origin, "DW_AT_name")
+            shown = name.decode(errors="replace") if isinstance(name, bytes) else "?"
+            raise NoEntryValue(f'Cannot find function "{shown}" for a call site target')
+        return address
+    ranges = symbols.units.die_ranges(origin)
+    if not ranges:
+        raise _unspecified_target(symbols, site, ctx)
+    return ranges[0][0]
+
+
+def _unspecified_target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> NoEntryValue:
+    if ctx is None:
+        return NoEntryValue("DW_AT_call_target is not specified at DW_TAG_call_site")
+    pc = (_return_pc(site) or 0) + ctx.load_bias
+    return NoEntryValue(f"DW_AT_call_target is not specified at {pc:#x} in {symbol_name(symbols, ctx, pc)}")
 
 
 def _verify_no_self_tail_call(symbols: ModuleSymbols, function: int, ctx: FrameContext) -> None:
