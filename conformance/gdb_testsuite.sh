@@ -23,6 +23,7 @@ mi-reverse.exp mi-record-changed.exp"
 
 setup() {
     if ! command -v runtest >/dev/null || ! command -v dpkg-source >/dev/null \
+        || ! command -v gdb >/dev/null \
         || ! ls -d "$cache"/gdb-*/gdb/testsuite >/dev/null 2>&1; then
         # apt-get source needs deb-src entries: the deb ones already here, as deb-src
         if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
@@ -37,8 +38,9 @@ setup() {
             done
         fi
         apt-get update -qq
-        # dejagnu (runtest, expect); the tests compile their programs with gcc/g++
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dejagnu dpkg-dev gcc g++ make
+        # dejagnu (runtest, expect); the tests compile their programs with gcc/g++;
+        # gdb is the reference side
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dejagnu dpkg-dev gcc g++ make gdb
     fi
     mkdir -p "$cache"
     if ! ls -d "$cache"/gdb-*/gdb/testsuite >/dev/null 2>&1; then
