@@ -116,6 +116,9 @@ class Session:
         args = ["-q", "-nx"]
         if gdb:
             args += ["-iex", "unset environment LINES", "-iex", "unset environment COLUMNS"]
+            # gdb's shell (dash) reorders the environment; uninitialized -O2 values that read
+            # the strings at the stack's top would differ by that alone
+            args += ["-iex", "set startup-with-shell off"]
         self.client = MiClient([*args, "-i=mi", str(binary)], cwd=binary.parent, gdb=gdb,
                                env=environment)
         self.first_aggregate_child = ""

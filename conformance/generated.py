@@ -116,6 +116,10 @@ DELIBERATE: tuple[Explained, ...] = (
         "gdb refuses a location with DW_OP_GNU_uninit before its last op (gcc puts it after a "
         "piece); ours reads the pieces and shows the value",
         r"", gdb=r"DW_OP_GNU_uninit must always be the very last op"),
+    Explained(
+        "The same DW_OP_GNU_uninit refusal in a var object: gdb makes it with no value, and "
+        "its children have the empty value; ours shows them",
+        r"^var-children(-deeper)? .*\.value$", gdb=r"^$", ours=r"."),
 )
 
 # Bugs known and not fixed yet, each with its cause; listed so a run shows what is new.
