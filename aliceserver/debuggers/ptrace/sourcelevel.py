@@ -42,6 +42,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.dollars import SessionDollars, recorded
+from aliceserver.debuggers.ptrace.dummyframes import DUMMY, dummy_stack_frame, through_calls
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
 from aliceserver.debuggers.ptrace.source import SourceSymbols, lookup_pc
@@ -171,6 +172,11 @@ class SourceLevel(SessionDollars):
         values = register_sets.general(inferior.regs(t)).values
         limit = 1 if levels <= 1 else _FIRST_FRAMES if levels <= _FIRST_FRAMES else MAX_FRAMES
         frames = self._source.unwind(values, self._read_visible, limit=limit)
+        if self.call_settings.dummies and len(frames) > 1:  # a call left stopped: past its frame
+            frames = through_calls(
+                frames, self._tracker.entry, self.call_settings.dummies, inferior.pid,
+                lambda regs, n: self._source.unwind(regs, self._read_visible, limit=n), limit,
+            )  # fmt: skip
         self._frames[thread_id] = frames
         return frames
 
@@ -186,6 +192,9 @@ class SourceLevel(SessionDollars):
             shown: list[StackFrame] = []
             frames = self._unwound(thread_id, wanted)
             for index in range(len(frames)):  # inlined calls add frames
+                if frames[index].method == DUMMY:
+                    shown.append(dummy_stack_frame(frames[index]))
+                    continue
                 shown += self._stop_cache.shown_frames(thread_id, frames, index, self._source.stack_frames)[hidden:]
                 hidden = 0
                 if len(shown) >= wanted:
