@@ -1,6 +1,7 @@
 """A call into the program that runs past the engine's time limit (gdb 13 has none; ours
 is 30 s, CallSettings.timeout, set to 1 s here) stops the program inside the call with gdb
-14's words for a timed-out call."""
+14's words for a timed-out call, below it gdb's <function called from gdb> frame and then the
+caller's frames."""
 
 from __future__ import annotations
 
@@ -40,5 +41,7 @@ def test_a_call_past_the_time_limit_stops_inside_it(
     )
     stopped = events.wait_for(Stopped)  # the breakpoint's was claimed: this is the call's
     assert stopped.thread_id == stop.thread_id
-    assert debugger.stack_trace(stop.thread_id)[0].function == "forever"
+    frames = debugger.stack_trace(stop.thread_id)  # the call's frame, then the caller's (gdb's)
+    assert frames[0].function == "forever" and frames[2].function == "main"
+    assert frames[1].called_from_debugger and frames[1].function == "<function called from gdb>"
     assert debugger.evaluate("spins > 0", stop.thread_id).value == "1"
