@@ -104,3 +104,13 @@ def test_visualizers_and_simple_values_match_gdb(program: Path) -> None:
     expected = compare(program, VISUALIZERS_AND_SIMPLE_VALUES)
     simple = next(r for r in expected if r.startswith('^done,changelist=[{name="r"'))
     assert 'value="{...}"' in simple  # --simple-values shows a dynamic var object's value
+
+
+def test_update_range_bounds_match_gdb(program: Path) -> None:
+    """-var-set-update-range reads its bounds as gdb does (atoi), and one below zero is
+    no bound: -1 -1 reports every child again (it read none past the first range)."""
+    script = ["-var-create w * v", "-var-list-children w 0 3", "-var-set-update-range w 0 3",
+              "-var-set-update-range w -1 -1", "-exec-continue", "-var-update --all-values *",
+              "-var-set-update-range w 1 x", "-exec-continue", "-var-update --all-values *"]  # fmt: skip
+    expected = compare(program, script)
+    assert 'new_num_children="11"' in expected[6] and 'new_children=[{name="w.[3]"' in expected[6]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from aliceserver.adapters.mi import varobj_dynamic as dynamic
 from aliceserver.adapters.mi.commands_stack import print_values
 from aliceserver.adapters.mi.output import Value
@@ -216,8 +218,15 @@ def _var_set_visualizer(ctx: Context, args: list[str]) -> Reply:
 def _var_set_update_range(ctx: Context, args: list[str]) -> Reply:
     if len(args) != 3:
         raise MiError("-var-set-update-range: Usage: VAROBJ FROM TO")
-    ctx.session.varobjs.get(args[0]).update_range = _window(args[1:])
+    low, high = (_atoi(text) for text in args[1:])  # gdb reads them with atoi
+    ctx.session.varobjs.get(args[0]).update_range = (low if low >= 0 else None, high if high >= 0 else None)
     return None
+
+
+def _atoi(text: str) -> int:
+    """C's atoi: the leading integer, 0 when there is none."""
+    found = re.match(r"\s*([+-]?\d+)", text)
+    return int(found.group(1)) if found else 0
 
 
 def _enable_pretty_printing(ctx: Context, args: list[str]) -> Reply:

@@ -66,7 +66,8 @@ class Varobj:
     children_requested: bool = False  # -var-list-children ran: -var-update reads them anew
     dynamic_index: int | None = None  # a dynamic var object's child: its index there
     visualizer: bool | None = None  # -var-set-visualizer: printer or not; None: the session's
-    update_range: tuple[int, int] | None = None  # -var-set-update-range FROM TO
+    # -var-set-update-range FROM TO; a bound below zero is none (gdb: all children)
+    update_range: tuple[int | None, int | None] | None = None
     # A C++ class's `public`/`private`/`protected` pseudo-child: no value, type or path;
     # its children are its parent's members of that access.
     group: str | None = None

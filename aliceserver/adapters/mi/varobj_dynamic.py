@@ -147,7 +147,7 @@ def update(store: VarobjStore, var: Varobj, info: VariableInfo) -> list[dict[str
         if not var.dynamic:
             return [entry | {"has_more": "0"}]
         if had:
-            made, more = children(store, var, (var.update_range or (0, UPDATE_LIMIT))[1])
+            made, more = children(store, var, (var.update_range or (0, None))[1])
             entry["new_num_children"] = str(len(made))
             var.has_more = more
             entry |= _dynamic_fields(var)
