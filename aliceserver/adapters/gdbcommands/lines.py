@@ -51,7 +51,7 @@ def info_line(
     match = _FILE_LINE.match(text)
     if match is not None:
         line = int(match["line"])
-        file = match["file"] or _default_file(debugger, where, memory)
+        file = match["file"] or default_file(debugger, where, memory)
         if file is None:
             raise ProtocolError("No symbol table is loaded.  Use the \"file\" command.")
         found = debugger.line_start(file, line)
@@ -114,7 +114,14 @@ def _frame_line(debugger: IDebugger, where: Selection) -> tuple[str, int] | None
     return None if source is None else (source.path, source.line)
 
 
-def _default_file(debugger: IDebugger, where: Selection, memory: CommandMemory) -> str | None:
+def list_mode_line(debugger: IDebugger, address: int) -> tuple[str, int] | None:
+    """The (file, line) a list-mode linespec gives the function holding `address`: its
+    entry's row, the function's `{` line; None without line information."""
+    found = debugger.line_range(_entry_of(debugger, address))
+    return None if found is None else (found.source.path, found.source.line)
+
+
+def default_file(debugger: IDebugger, where: Selection, memory: CommandMemory) -> str | None:
     if memory.listed is not None:
         return memory.listed[0]
     framed = _frame_line(debugger, where)

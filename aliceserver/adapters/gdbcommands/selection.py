@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.gdbcommands.listing import ListPosition
 
 Write = Callable[[str], None]
 # The address a command prints for a runtime one: MI shows link-time addresses before the
@@ -44,6 +48,7 @@ class CommandMemory:
     # gdb's current source file and last_line_listed: where a bare `info line` looks (set
     # by a stop's source line and `list`'s first line; `info line` moves to the line after).
     listed: tuple[str, int] | None = None
+    list_position: ListPosition | None = None  # where a bare `list` and `list -` go on
 
 
 class LineBuffer:
