@@ -106,20 +106,23 @@ class SourcePaths:
 
     # --- locating files ---------------------------------------------------------------
     def locate(self, path: str) -> LocatedSource:
-        """gdb's find_and_open_source: the (rewritten) path itself, then its base name in
-        each source directory; `$cdir` is the file's own directory, already tried."""
+        """gdb's find_and_open_source: the (rewritten) path itself, a relative one under
+        each source directory (a unit without a compilation directory names `sub/p.c`),
+        then its base name in each; `$cdir` is the file's own directory, already tried.
+        Found nowhere, a relative path stays relative, as gdb's fullname."""
         known = self._located.get(path)
         if known is not None:
             return known
         rewritten = self.rewrite(path)
         first = rewritten if rewritten is not None else path
         candidates = [first]
-        base = os.path.basename(path)
-        for directory in self.directories:
-            if directory == "$cwd":
-                candidates.append(os.path.join(os.getcwd(), base))
-            elif directory != "$cdir":
-                candidates.append(os.path.join(directory, base))
+        names = [os.path.normpath(first)] if not os.path.isabs(first) else []
+        for name in [*names, os.path.basename(path)]:
+            for directory in self.directories:
+                if directory == "$cwd":
+                    candidates.append(os.path.join(os.getcwd(), name))
+                elif directory != "$cdir":
+                    candidates.append(os.path.join(directory, name))
         found = next((c for c in candidates if os.path.isabs(c) and os.path.isfile(c)), None)
         located = LocatedSource(path, found or first, found is not None, rewritten is not None)
         self._located[path] = located

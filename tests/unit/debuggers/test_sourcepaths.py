@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aliceserver.debuggers.sourcepaths import SourcePaths
+import pytest
+
+from aliceserver.debuggers.sourcepaths import LocatedSource, SourcePaths
 
 
 def test_a_rule_matches_at_a_directory_boundary_and_the_first_one_wins() -> None:
@@ -40,3 +42,20 @@ def test_locate_maps_then_searches_the_directories(tmp_path: Path) -> None:
     assert paths.directories_text() == f"/none:{tmp_path}/local:$cdir:$cwd"
     paths.reset_directories()
     assert paths.directories_text() == "$cdir:$cwd" and not paths.locate(gone).found
+
+
+def test_a_relative_name_is_searched_under_each_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A unit without a compilation directory (gcc -fdebug-prefix-map=$PWD=) names
+    `sub/p.c`: gdb finds it under $cwd and the source directories, whole before its base
+    name, and leaves it relative when it is nowhere."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "p.c").write_text("int x;\n")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert SourcePaths().locate("sub/p.c").fullname == str(tmp_path / "sub" / "p.c")
+    assert SourcePaths().locate("./sub/p.c").fullname == str(tmp_path / "sub" / "p.c")
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert SourcePaths().locate("sub/p.c") == LocatedSource("sub/p.c", "sub/p.c", False, False)
+    paths = SourcePaths()
+    paths.add_directories([str(tmp_path)])
+    assert paths.locate("sub/p.c").fullname == str(tmp_path / "sub" / "p.c")
