@@ -245,16 +245,28 @@ _CALLEE_SAVED = ("rbx", "rbp", "r12", "r13", "r14", "r15")  # the x86-64 SysV AB
 def _exec_return(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     tid = _stopped_thread(ctx)
+    if args:
+        value = session.evaluate(" ".join(args))
+        try:
+            returned = int(session.display(value).split()[0], 0) % 2**64
+        except ValueError:
+            raise MiError("Can only return scalar values.") from None
+    force_return(ctx)
+    if args:
+        session.debugger.write_register(tid, "rax", returned)
+    top = session.frames.frame(tid, 0)
+    return [("frame", session.frames.tuple(top, tid, args=True))]
+
+
+def force_return(ctx: Context) -> None:
+    """Pop the selected frame and those inner to it (gdb's frame_pop): the caller's
+    registers restored, its pc and stack pointer as the call left them."""
+    session = ctx.session
+    tid = _stopped_thread(ctx)
     level = session.inferior.selected_level
     frames = session.frames.stack(tid, 0, level + 2)
     if len(frames) <= level + 1:
         raise MiError("Can not force return from the outermost frame.")
-    if args:
-        value = session.evaluate(" ".join(args))
-        try:
-            session.debugger.write_register(tid, "rax", int(session.display(value).split()[0], 0) % 2**64)
-        except ValueError:
-            raise MiError("Can only return scalar values.") from None
     frame, caller = frames[level], frames[level + 1]
     if frame.inlined:
         raise MiError("Can not force return from an inlined function.")
@@ -272,8 +284,7 @@ def _exec_return(ctx: Context, args: list[str]) -> Reply:
     session.debugger.write_register(tid, "rsp", frame.cfa)
     session.debugger.write_register(tid, "rip", caller.pc)
     session.inferior.selected_level = 0
-    top = session.frames.frame(tid, 0)
-    return [("frame", session.frames.tuple(top, tid, args=True))]
+    session.remember_stop(session.frames.frame(tid, 0))  # a `next` from here steps in the caller
 
 
 def _exec_abort(ctx: Context, args: list[str]) -> Reply:

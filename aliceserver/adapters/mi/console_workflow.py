@@ -14,9 +14,11 @@ from aliceserver.adapters.gdbcommands.apply import (
 )
 from aliceserver.adapters.gdbcommands.listing import lines_to_list, print_lines, skip_unreadable
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
+from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_info import _frame_line as frame_line
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
+from aliceserver.errors import AliceError
 
 
 def _selection(ctx: Context) -> Selection:
@@ -202,6 +204,70 @@ def _thread_apply_command(ctx: Context, text: str) -> Reply:
     return _thread_apply(ctx, text)
 
 
+def _function_at(ctx: Context, address: int) -> str:
+    try:
+        symbol = ctx.session.debugger.lookup_address(address)
+    except AliceError:
+        return ""
+    return symbol.name or ""
+
+
+def _jump(ctx: Context, text: str) -> Reply:
+    """gdb's jump_command: asks before jumping into another function (a query answered Y
+    when the input is no terminal, as in -batch), then continues there."""
+    if not text:
+        raise MiError("Argument required (starting address).")
+    session = ctx.session
+    inferior = session.inferior
+    if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
+        places = session.debugger.resolve_location(session.breakpoints.normalize(text))
+        if places:
+            here = _function_at(ctx, session.frames.frame(inferior.selected_tid, 0).pc)
+            there = places[0]
+            line = there.source.line if there.source is not None else 0
+            if here and _function_at(ctx, there.address) != here:
+                ctx.console(f"Line {line} is not in `{here}'.  Jump anyway? (y or n) "
+                            "[answered Y; input not from terminal]\n")
+    return execution.jump(ctx, text)
+
+
+def _return(ctx: Context, text: str) -> Reply:
+    """gdb's return_command: the value is computed (cast to the function's return type)
+    before the selected frame and those inner to it are popped; a person is asked first
+    and shown the frame now current."""
+    session = ctx.session
+    tid = session.require_stopped("No selected frame.")
+    level = session.inferior.selected_level
+    frame = session.frames.frame(tid, level)
+    function = _function_at(ctx, frame.pc)
+    result: int | None = None
+    if text:
+        returns = session.evaluate(function, type_only=True).type.partition(" (")[0] if function else ""
+        if not returns:
+            raise MiError("Return value type not available for selected stack frame.\n"
+                          "Please use an explicit cast of the value to return.")
+        if returns == "void":
+            session.evaluate(text)  # for its side effects, as gdb does
+        elif returns in ("float", "double", "long double"):
+            raise MiError(f"Returning a {returns} value is not supported by aliceserver.")
+        else:
+            shown = session.display(session.evaluate(f"({returns})({text})")).split()
+            try:
+                result = int(shown[-1] if shown[-1].startswith("0x") else shown[0], 0) % 2**64
+            except (ValueError, IndexError):
+                raise MiError(f"Returning a {returns} value is not supported by aliceserver.") from None
+    if ctx.from_tty:
+        asked = f"Make {function} return now? " if function else "Make selected stack frame return now? "
+        ctx.console(asked + "(y or n) [answered Y; input not from terminal]\n")
+    execution.force_return(ctx)
+    if result is not None:
+        session.debugger.write_register(tid, "rax", result)
+    if ctx.from_tty:
+        top = session.frames.frame(tid, 0)
+        ctx.console(frame_line(ctx, tid, 0) + session.frames.source_line(top))
+    return None
+
+
 def register_workflow(registry: CliRegistry) -> None:
     """Registered after the commands they extend (`thread`, `frame`, `list`)."""
     registry.add("list", _list, "l")
@@ -209,6 +275,8 @@ def register_workflow(registry: CliRegistry) -> None:
         found = registry.lookup(name)
         assert found is not None, name
         registry.add(name, _with_apply(found[1], apply))
+    registry.add("jump", _jump, "j")
+    registry.add("return", _return)
     registry.add("taas", _taas)
     registry.add("tfaas", _tfaas)
     registry.add("faas", _faas)
