@@ -48,12 +48,13 @@ class CliCommand:
 
 def parse_line(line: str) -> MiCommand | CliCommand:
     """One input line (without its terminator)."""
+    line = line.lstrip(" \t")  # gdb's mi_parse skips blanks before the token, and a CLI command's after it
     token = _TOKEN.match(line)
     assert token is not None  # [0-9]* always matches
     tok = token.group()
     rest = line[token.end() :]
     if not rest.startswith("-"):
-        return CliCommand(tok, rest)
+        return CliCommand(tok, rest.lstrip(" \t"))
     name_match = _NAME.match(rest, 1)
     assert name_match is not None
     name = name_match.group()

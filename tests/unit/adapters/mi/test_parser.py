@@ -28,6 +28,17 @@ def test_tokens_and_commands() -> None:
     assert isinstance(parse_line(""), CliCommand)
 
 
+def test_blanks_before_a_command_are_skipped() -> None:
+    """gdb's mi_parse skips blanks before the token (mi-multi-commands.exp sends
+    ` -data-evaluate-expression $a`); a CLI command loses those after its token too."""
+    command = parse_line(" \t 4-data-evaluate-expression $a")
+    assert isinstance(command, MiCommand) and (command.token, command.name) == ("4", "data-evaluate-expression")
+    cli = parse_line("12 -break-list")
+    assert isinstance(cli, CliCommand) and (cli.token, cli.text) == ("12", "-break-list")
+    cli = parse_line("  print 1")
+    assert isinstance(cli, CliCommand) and (cli.token, cli.text) == ("", "print 1")
+
+
 def test_c_string_arguments() -> None:
     command = parse_line('-data-evaluate-expression "\\"tab\\there\\"" x')
     assert isinstance(command, MiCommand)
