@@ -452,6 +452,8 @@ class SourceLevel(SessionDollars):
         record: bool = False,
     ) -> VariableInfo:
         def go() -> VariableInfo:
+            if thread_id is None and self._inferior is None:
+                return without_program()
             tid = self._default_thread(thread_id)
             rtti = self._variables.rtti if dynamic & DynamicTypes.MEMBERS else None
             symbols = self._eval_symbols(tid, level)
@@ -464,6 +466,17 @@ class SourceLevel(SessionDollars):
 
                 return self._variables.describe_type_only(expression, whatis_value(expression, value, symbols), dynamic)
             info = self._variables.describe(expression, value, fmt, top=True, dynamic=dynamic)
+            return recorded(info, value, values) if record else info
+
+        def without_program() -> VariableInfo:
+            """No file loaded: gdb's literals, types and $ values, in gdb's own memory."""
+            from aliceserver.debuggers.symbols.dwarf.expr.noprogram import NoProgramSymbols
+
+            values = self._session_values()
+            value = evaluate(expression, NoProgramSymbols(), type_only=type_only, values=values)
+            if type_only:
+                return self._variables.describe_type_only(expression, value, DynamicTypes.NONE)
+            info = self._variables.describe(expression, value, fmt, top=True)
             return recorded(info, value, values) if record else info
 
         return self._call(go)

@@ -29,6 +29,11 @@ from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import scoped_class
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues, repeat, session_values
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import store as convenience_store
 from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
+from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
+    NoProgramSymbols,
+    coerce_to_target,
+    no_symbol,
+)
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ImplicitLoc,
@@ -133,6 +138,7 @@ class Evaluator:
         return t
 
     def rvalue(self, value: Value) -> Value:
+        coerce_to_target(self.symbols, value)
         return decay(value, self.builtins)
 
     def zero(self, t: Type, *, in_memory: bool = True) -> Value:
@@ -306,7 +312,7 @@ class Evaluator:
                     found = None
                 if found is not None:
                     return found
-        raise EvaluationError(f'No symbol "{lookup}" in current context.')
+        raise EvaluationError(no_symbol(self.symbols, lookup))
 
     def entry_symbols(self, name: str) -> EntryValues:
         if not isinstance(self.symbols, EntryValues):  # symbols without frames (tests' fakes)
@@ -318,6 +324,9 @@ class Evaluator:
 
     def register(self, name: str) -> Value:
         regno = REGISTERS.get(name)
+        if isinstance(self.symbols, NoProgramSymbols):  # gdb's i386 of no file
+            self.symbols.check_register(name)
+            regno = None
         if regno is None:  # not a register: a convenience variable, as gdb's $name
             return session_values(self).variable(name, self.ctx)
         if name in ("rip", "pc"):
@@ -374,6 +383,7 @@ class Evaluator:
         return make(t, ~number, self.ctx)
 
     def deref(self, value: Value) -> Value:
+        coerce_to_target(self.symbols, value)
         t = strip(value.type)
         if isinstance(t, ReferenceType):
             return self.deref(self.target(value))
@@ -415,6 +425,7 @@ class Evaluator:
     def address_of(self, value: Value) -> Value:
         if isinstance(strip(value.type), ReferenceType):
             value = self.target(value)
+        coerce_to_target(self.symbols, value)
         if not isinstance(value.location, MemoryLoc):
             raise EvaluationError("Attempt to take address of value not located in memory.")
         if self.type_only:
