@@ -49,6 +49,12 @@ class CommandMemory:
     # by a stop's source line and `list`'s first line; `info line` moves to the line after).
     listed: tuple[str, int] | None = None
     list_position: ListPosition | None = None  # where a bare `list` and `list -` go on
+    # `commands N ... end`: each breakpoint's command list (breakpoint_scripts.py)
+    breakpoint_commands: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # gdb's stop_bpstat: the breakpoints the last stop was for (`continue N` sets their
+    # ignore counts), and the command lists that stop has yet to run
+    stop_breakpoints: tuple[int, ...] = ()
+    actions: list[tuple[str, ...]] = field(default_factory=list)
 
 
 class LineBuffer:

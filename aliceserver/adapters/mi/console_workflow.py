@@ -15,6 +15,7 @@ from aliceserver.adapters.gdbcommands.apply import (
 from aliceserver.adapters.gdbcommands.listing import lines_to_list, print_lines, skip_unreadable
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi import commands_exec as execution
+from aliceserver.adapters.mi.breakpoint_commands import register_breakpoint_commands
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_info import _frame_line as frame_line
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
@@ -280,3 +281,4 @@ def register_workflow(registry: CliRegistry) -> None:
     registry.add("taas", _taas)
     registry.add("tfaas", _tfaas)
     registry.add("faas", _faas)
+    register_breakpoint_commands(registry)

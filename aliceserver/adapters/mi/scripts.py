@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from aliceserver.adapters.mi.breakpoint_commands import read_commands, run_actions
 from aliceserver.adapters.mi.registry import EXIT, Context, Exit, MiError, Reply, Running
 from aliceserver.errors import AliceError
 
@@ -24,6 +25,7 @@ def run_to_end(ctx: Context, text: str) -> Reply:
     reply = ctx.session.run_cli(ctx, text)
     if isinstance(reply, Running):
         ctx.session.run_to_stop(ctx)
+        run_actions(ctx)  # the stop's breakpoint commands
         return None
     return reply
 
@@ -87,7 +89,8 @@ def source(ctx: Context, text: str) -> Reply:
         return None
     inner = dataclasses.replace(ctx, from_tty=False, extra={})
     block: list[str] | None = None  # the lines of a `python` ... `end` block
-    for number, line in enumerate(lines, start=1):
+    numbered = enumerate(lines, start=1)
+    for number, line in numbered:
         if block is not None:
             if line.strip() != "end":
                 block.append(line)
@@ -100,6 +103,8 @@ def source(ctx: Context, text: str) -> Reply:
             block = []
             continue
         try:
+            if read_commands(inner, line, lambda: next(numbered, (0, None))[1]):
+                continue
             reply = run_to_end(inner, line)
         except AliceError as error:
             code = error.code if isinstance(error, MiError) else None

@@ -1,0 +1,89 @@
+"""gdb's breakpoint command lists (`commands N ... end`) and `save breakpoints`, as text.
+
+A command list is kept as gdb reads it (each line stripped of its blanks, nested blocks
+`if`/`while`/`python`/`commands` ... `end` kept whole); `info breakpoints` shows it
+indented by gdb's print_command_lines (depth 4, two more a level), and `save breakpoints`
+writes each breakpoint back as the commands that recreate it (breakpoint.c's
+save_breakpoints), a file `source` reads back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+# Lines that open a block ended by its own `end` (gdb's control commands).
+_OPENERS = frozenset(("commands", "while", "if", "python", "py", "define", "document", "while-stepping",
+                      "stepping", "ws", "compile", "guile", "gu"))
+
+
+def _opens_block(line: str) -> bool:
+    word = line.split(None, 1)[0] if line.split() else ""
+    return word in _OPENERS and not (word in ("python", "py", "guile", "gu", "compile") and len(line.split()) > 1)
+
+
+def read_block(next_line: Callable[[], str | None]) -> tuple[str, ...]:
+    """The lines up to the `end` that closes a `commands` (that `end` left out): a nested
+    block keeps its own `end`. `next_line` gives None at the end of the input."""
+    lines: list[str] = []
+    depth = 0
+    while (line := next_line()) is not None:
+        text = line.strip()
+        if text == "end":
+            if depth == 0:
+                break
+            depth -= 1
+        elif _opens_block(text):
+            depth += 1
+        if text:
+            lines.append(text)
+    return tuple(lines)
+
+
+def indented(lines: Sequence[str], depth: int) -> str:
+    """gdb's print_command_lines: two blanks a level, a block's body one level in."""
+    out: list[str] = []
+    for text in lines:
+        if text == "end" or text == "else":
+            depth -= 1
+        out.append(" " * (2 * depth) + text + "\n")
+        if _opens_block(text) or text == "else":
+            depth += 1
+    return "".join(out)
+
+
+def is_silent(lines: Sequence[str]) -> bool:
+    """gdb's `silent`: only as the first command of the list."""
+    return bool(lines) and lines[0] == "silent"
+
+
+def to_run(lines: Sequence[str]) -> tuple[str, ...]:
+    return tuple(lines[1:] if is_silent(lines) else lines)
+
+
+@dataclass(frozen=True, slots=True)
+class SavedBreakpoint:
+    """What `save breakpoints` writes for one breakpoint, watchpoint or dprintf."""
+
+    recreate: str  # `break add`, `tbreak f.c:20`, `watch total`, `dprintf LOC,"fmt",args`
+    condition: str | None = None
+    ignore: int = 0
+    commands: tuple[str, ...] = ()
+    enabled: bool = True
+
+
+def saved_text(entries: Sequence[SavedBreakpoint]) -> str:
+    """The command file (gdb 13's save_breakpoints order: condition, ignore count,
+    commands, then disable)."""
+    out: list[str] = []
+    for entry in entries:
+        out.append(entry.recreate + "\n")
+        if entry.condition:
+            out.append(f"  condition $bpnum {entry.condition}\n")
+        if entry.ignore:
+            out.append(f"  ignore $bpnum {entry.ignore}\n")
+        if entry.commands:
+            out.append("  commands\n" + indented(entry.commands, 2) + "  end\n")
+        if not entry.enabled:
+            out.append("disable $bpnum\n")
+    return "".join(out)

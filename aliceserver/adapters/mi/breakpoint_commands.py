@@ -1,0 +1,224 @@
+"""The console's breakpoint command lists and what uses the stop's breakpoints: `commands
+[N...]` (its lines read from a command file), running them at the stop (`silent` first
+keeps the stop quiet), `save breakpoints FILE`, `continue N` and a quiet `ignore` in a
+script. The text is gdb's, written once in gdbcommands/breakpoint_scripts.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Callable
+
+from aliceserver.adapters.gdbcommands.breakpoint_scripts import (
+    SavedBreakpoint,
+    indented,
+    is_silent,
+    read_block,
+    saved_text,
+    to_run,
+)
+from aliceserver.adapters.mi import commands_break as breaks
+from aliceserver.adapters.mi import commands_exec as execution
+from aliceserver.adapters.mi.breakpoints import WATCH_TYPES, MiBreakpoint
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply, Running
+from aliceserver.debuggers import events as ev
+
+_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+_WATCH_WORDS = {kind: word for word, kind in zip(("watch", "rwatch", "awatch"), WATCH_TYPES.values(), strict=True)}
+
+
+def _numbers(ctx: Context, text: str) -> list[int]:
+    """`commands`' argument: numbers and ranges; none is the last breakpoint set."""
+    table = ctx.session.breakpoints
+    if not text.strip():
+        if table.next_number == 1:
+            raise MiError("No breakpoints specified.")
+        return [table.next_number - 1]
+    numbers: list[int] = []
+    for word in text.split():
+        if word == "$bpnum":
+            word = str(table.next_number - 1)
+        match = _RANGE.match(word)
+        if match is None:
+            raise MiError("Convenience variable must have integer value.\nArgs must be numbers or '$' variables.")
+        first = int(match.group(1))
+        numbers += range(first, int(match.group(2) or first) + 1)
+    return numbers
+
+
+def read_commands(ctx: Context, line: str, next_line: Callable[[], str | None]) -> bool:
+    """A command file's `commands [N...]` line (True): the breakpoints are looked up first,
+    as gdb does, and the block up to its `end` is read only when one of them exists."""
+    word, _, rest = line.strip().partition(" ")
+    if word not in ("commands", "command"):
+        return False
+    table = ctx.session.breakpoints
+    found: list[MiBreakpoint] = []
+    for number in _numbers(ctx, rest):
+        bp = table.entries.get(number)
+        if bp is None:
+            ctx.log(f"No breakpoint number {number}.\n")
+        else:
+            found.append(bp)
+    if found:
+        lines = read_block(next_line)
+        for bp in found:
+            ctx.session.command_memory.breakpoint_commands[bp.number] = lines
+            ctx.session.notify("breakpoint-modified", [("bkpt", table.tuple(bp))])
+    return True
+
+
+def _commands(ctx: Context, text: str) -> Reply:
+    raise MiError('"commands" with its list on the following lines is only read from a command file '
+                  "here: put them in a file and `source` it, or use -x FILE.")
+
+
+def _end(ctx: Context, text: str) -> Reply:
+    raise MiError("This command cannot be used at the top level.")
+
+
+def shown_commands(ctx: Context, bp: MiBreakpoint) -> str:
+    """The breakpoint's command list as `info breakpoints` shows it, under its row."""
+    return indented(ctx.session.command_memory.breakpoint_commands.get(bp.number, ()), 4)
+
+
+# --- at the stop ------------------------------------------------------------------------------
+def on_stop(session: object, stop: ev.Stopped) -> bool:
+    """Keeps gdb's stop_bpstat for this stop: the breakpoints it is for and their command
+    lists (before a temporary one goes). True when one's list starts with `silent`: the
+    stop is not shown."""
+    from aliceserver.adapters.mi.session import MiSession
+
+    assert isinstance(session, MiSession)
+    table = session.breakpoints
+    hit: list[MiBreakpoint] = []
+    if stop.reason is ev.StopReason.BREAKPOINT:
+        hit = table.for_address_ids(stop.breakpoint_ids)
+    elif stop.reason is ev.StopReason.WATCHPOINT:
+        hit = table.for_watch_ids(stop.breakpoint_ids)
+    memory = session.command_memory
+    memory.stop_breakpoints = tuple(bp.number for bp in hit)
+    lists = [memory.breakpoint_commands.get(bp.number, ()) for bp in hit]
+    memory.actions = [to_run(lines) for lines in lists if to_run(lines)]
+    return any(is_silent(lines) for lines in lists)
+
+
+def run_actions(ctx: Context) -> None:
+    """gdb's bpstat_do_actions after a stop a command file or the command line waited
+    for: each command of the lists in turn; one that sets the program running ends them,
+    and the lists of the stop it comes to run next."""
+    session = ctx.session
+    memory = session.command_memory
+    inner = dataclasses.replace(ctx, from_tty=False, extra={})
+    while memory.actions:
+        lists, memory.actions = memory.actions, []
+        for line in (line for lines in lists for line in lines):
+            reply = session.run_cli(inner, line)
+            if isinstance(reply, Running):
+                session.run_to_stop(inner)
+                break
+            if session.exit_requested:
+                return
+
+
+# --- commands that use the breakpoints -----------------------------------------------------
+def _recreate(bp: MiBreakpoint) -> str:
+    if bp.is_watch:
+        return f"{_WATCH_WORDS[bp.kind]} {bp.location}"
+    command = "tbreak" if bp.temporary else "break"
+    return f"{command} {bp.location}" + (f" thread {bp.thread}" if bp.thread is not None else "")
+
+
+_SAVE_HELP = """List of save subcommands:
+
+save breakpoints -- Save current breakpoint definitions as a script.
+save gdb-index -- Save a gdb-index file.
+save tracepoints -- Save current tracepoint definitions as a script.
+
+Type "help save" followed by save subcommand name for full documentation.
+Type "apropos word" to search for commands related to "word".
+Type "apropos -v word" for full documentation of commands related to "word".
+Command name abbreviations are allowed if unambiguous.
+"""
+
+
+def _save(ctx: Context, text: str) -> Reply:
+    """`save breakpoints FILE` (gdb's save_breakpoints); catchpoints are left out."""
+    word, _, rest = text.strip().partition(" ")
+    if not word:  # a prefix command alone lists its subcommands
+        ctx.console(_SAVE_HELP)
+        return None
+    if "gdb-index".startswith(word) and word.startswith("g"):
+        raise MiError("save gdb-index is not supported by aliceserver.")
+    if not ("breakpoints".startswith(word) or "tracepoints".startswith(word)):
+        raise MiError(f'Undefined save command: "{text.strip()}".  Try "help save".')
+    path = rest.strip()
+    if not path:
+        raise MiError("Argument required (file name in which to save)")
+    session = ctx.session
+    memory = session.command_memory
+    tracepoints = "tracepoints".startswith(word)  # there are none here
+    entries = [] if tracepoints else [
+        SavedBreakpoint(_recreate(bp), bp.condition, bp.ignore, memory.breakpoint_commands.get(bp.number, ()), bp.enabled)
+        for bp in session.breakpoints.sorted() if bp.catch is None]
+    if not entries:
+        ctx.log("warning: Nothing to save.\n")
+        return None
+    full = os.path.expanduser(path)
+    try:
+        with open(full, "w", encoding="utf-8") as handle:
+            handle.write(saved_text(entries))
+    except OSError as error:
+        raise MiError(f"Unable to open file '{full}' for saving ({error.strerror})") from None
+    if ctx.from_tty:
+        ctx.console(f"Saved to file '{full}'.\n")
+    return None
+
+
+def _ignore_message(number: int, count: int) -> str:
+    """gdb's set_ignore_count, for a person (without its line's end)."""
+    if count == 0:
+        return f"Will stop next time breakpoint {number} is reached."
+    if count == 1:
+        return f"Will ignore next crossing of breakpoint {number}."
+    return f"Will ignore next {count} crossings of breakpoint {number}."
+
+
+def _continue(ctx: Context, text: str) -> Reply:
+    """`continue N`: the ignore count of each breakpoint the program stopped at is N-1."""
+    session = ctx.session
+    if text.strip():
+        session.require_process()
+        try:
+            count = int(session.evaluate_display(text.strip()).split()[0], 0)
+        except (ValueError, IndexError):
+            raise MiError(f"Invalid number \"{text.strip()}\".") from None
+        quiet = dataclasses.replace(ctx, cli=False)
+        stopped = [n for n in session.command_memory.stop_breakpoints if n in session.breakpoints.entries]
+        for number in stopped:
+            breaks.after(quiet, str(number), str(max(count - 1, 0)))
+            if ctx.from_tty:  # gdb: the message ends with a period, then two blanks
+                ctx.console(_ignore_message(number, max(count - 1, 0)) + "  ")
+        if not stopped and ctx.from_tty:
+            ctx.console("Not stopped at any breakpoint; argument ignored.\n")
+    return execution.resume(ctx)
+
+
+def _ignore(ctx: Context, text: str) -> Reply:
+    """`ignore N COUNT`: its message only for a person (gdb's from_tty)."""
+    words = text.split()
+    if len(words) != 2:
+        raise MiError("Argument required (a breakpoint number).")
+    breaks.after(ctx if ctx.from_tty else dataclasses.replace(ctx, cli=False), words[0], words[1])
+    return None
+
+
+def register_breakpoint_commands(registry: CliRegistry) -> None:
+    """Registered after console.py's own `continue` and `ignore`, which these replace."""
+    registry.add("commands", _commands, "command")
+    registry.add("end", _end)
+    registry.add("save", _save)
+    registry.add("continue", _continue, "c", "cont", "fg")
+    registry.add("ignore", _ignore)
+

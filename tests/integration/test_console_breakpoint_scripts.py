@@ -1,0 +1,119 @@
+"""Breakpoint command lists, save breakpoints and continue N against gdb 13 on one program
+(daily_flow.c): `commands` read from a command file and run at the stop (`silent`,
+`continue` inside them, no number for the last breakpoint), shown by info breakpoints;
+the file `save breakpoints` writes and what `source` makes of it in a new session."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import needs_gdb, normalized, ours, theirs
+from tests.support.build import Builder, marker_line
+
+pytestmark = needs_gdb
+MARK = "---"
+
+
+@pytest.fixture(scope="module")
+def prog(builder: Builder) -> Path:
+    return builder.build("daily_flow")
+
+
+def _after_mark(text: str) -> str:
+    return normalized(text.split(MARK + "\n", 1)[-1])
+
+
+def _script(tmp_path: Path, name: str, lines: list[str]) -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _compare(prog: Path, script: Path) -> str:
+    """Both debuggers run the command file; what follows the mark must be the same."""
+    args = ["-batch", "-nx", "-x", str(script), str(prog)]
+    expected, got = theirs(args, script.parent), ours(args, script.parent)
+    assert _after_mark(got.stdout + got.stderr) == _after_mark(expected.stdout + expected.stderr)
+    assert got.returncode == expected.returncode
+    return _after_mark(got.stdout + got.stderr)
+
+
+def test_commands_run_at_the_stop_silent_and_continuing(prog: Path, tmp_path: Path) -> None:
+    out = _compare(prog, _script(tmp_path, "cmds", [
+        f"echo {MARK}\\n",
+        "break add", "commands 1", "  silent", "  print value", "  continue", "end",
+        "tbreak depth", "commands", "print n", "end",  # no number: the last breakpoint set
+        "break square", "commands", "print x", "bt 1", "continue", "end",
+        "run", "echo after-run\\n", "info breakpoints", "continue",
+    ]))
+    assert "$6 = 5\n\nTemporary breakpoint 2, depth (n=3)" in out  # the silent stops printed nothing
+    assert "        silent\n        print value\n        continue\n" in out
+
+
+def test_commands_of_a_stop_that_is_not_silent(prog: Path, tmp_path: Path) -> None:
+    out = _compare(prog, _script(tmp_path, "cmds", [
+        "break add", "commands", "print value * 10", "end", "run", f"echo {MARK}\\n", "continue",
+        "info breakpoints",
+    ]))
+    assert out.startswith("\nBreakpoint 1, add (value=1)") and "$2 = 10" in out
+
+
+def _saved_breakpoints(tmp_path: Path, name: str) -> list[str]:
+    return [
+        "break add if value > 2", "ignore 1 1", "commands", "print value", "end",
+        f"tbreak daily_flow.c:{marker_line('daily_flow.c', 'square')}", "disable 2",
+        "break depth", "commands", "silent", "print n", "continue", "end",
+        f"save breakpoints {name}",
+    ]
+
+
+def test_save_breakpoints_writes_gdb_file(prog: Path, tmp_path: Path) -> None:
+    lines = _saved_breakpoints(tmp_path, "saved.gdb") + ["watch total", "rwatch total", "disable 5",
+                                                          "save breakpoints all.gdb"]
+    script = _script(tmp_path, "cmds", lines)
+    args = ["-batch", "-nx", "-x", str(script), str(prog)]
+    theirs(args, tmp_path)
+    expected = {name: (tmp_path / name).read_text() for name in ("saved.gdb", "all.gdb")}
+    for name in expected:
+        (tmp_path / name).unlink()
+    ours(args, tmp_path)
+    assert {name: (tmp_path / name).read_text() for name in expected} == expected
+    assert "  condition $bpnum value > 2\n  ignore $bpnum 1\n  commands\n    print value\n  end\n" \
+        in expected["saved.gdb"]
+
+
+def test_saved_breakpoints_sourced_in_a_new_session(prog: Path, tmp_path: Path) -> None:
+    saving = _script(tmp_path, "save", _saved_breakpoints(tmp_path, "saved.gdb"))
+    theirs(["-batch", "-nx", "-x", str(saving), str(prog)], tmp_path)
+    out = _compare(prog, _script(tmp_path, "restore", [
+        "source saved.gdb", "run", f"echo {MARK}\\n", "info breakpoints", "continue",
+    ]))
+    assert out.startswith("Num ") and "\tstop only if value > 2\n\tbreakpoint already hit 2 times\n        print value\n" in out
+
+
+@pytest.mark.parametrize("command", ["save", "save foo x", "save breakpoints", "commands 9\nend"])
+def test_save_and_commands_errors(prog: Path, tmp_path: Path, command: str) -> None:
+    _compare(prog, _script(tmp_path, "cmds", ["break add", f"echo {MARK}\\n", *command.split("\n"),
+                                              "echo next\\n"]))
+
+
+def _typed(prog: Path, commands: list[str]) -> tuple[str, str]:
+    """Both debuggers given -ex commands without -batch (gdb's from_tty), up to the kill."""
+    args = ["-nx", "-q", "-iex", "set width 0", *(word for command in commands for word in ("-ex", command)), str(prog)]
+
+    def upto_kill(text: str) -> str:
+        return re.sub(r"process \d+", "process N", normalized(text).split("(gdb)")[0])
+
+    expected, got = theirs(args, prog.parent), ours(args, prog.parent)
+    return upto_kill(got.stdout + got.stderr), upto_kill(expected.stdout + expected.stderr)
+
+
+def test_continue_n_ignores_the_stop_breakpoint(prog: Path) -> None:
+    got, expected = _typed(prog, ["break add", "run", "continue 3", "next", "continue 2", "info breakpoints",
+                                  "kill"])
+    assert got == expected
+    assert "Will ignore next 2 crossings of breakpoint 1.  Continuing.\n" in got
+    assert "Not stopped at any breakpoint; argument ignored.\nContinuing.\n" in got
