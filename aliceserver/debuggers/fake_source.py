@@ -126,6 +126,9 @@ class FakeSourceLevel:
     def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
         pass  # the simulated program has no functions to call: evaluate never calls
 
+    def set_print_limits(self, *, elements: int, repeats: int) -> None:
+        pass  # the simulated values are short numbers: no limit shortens them
+
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
         *, dynamic: m.DynamicTypes = m.DynamicTypes.NONE, type_only: bool = False, calls: bool = True,

@@ -13,6 +13,7 @@ import signal as signal_module
 
 from aliceserver.adapters.mi.notify import signal_meaning
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
+from aliceserver.adapters.mi.settings_policy import query
 from aliceserver.debuggers.model import SignalPolicy
 from aliceserver.errors import Unsupported
 
@@ -97,8 +98,7 @@ def handle(ctx: Context, text: str) -> Reply:
             if name in _DEBUGGER_OWN:
                 if word == "all":
                     continue
-                ctx.console(f"{name} is used by the debugger.\nAre you sure you want to change it? "
-                            "(y or n) [answered Y; input not from terminal]\n")
+                query(ctx, f"{name} is used by the debugger.\nAre you sure you want to change it? ")
             chosen.append(name)
     if chosen and ctx.from_tty:
         ctx.console(HEADER + "".join(row(ctx, known[name], name) for name in chosen))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import ExamineMemory, Selection
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
+from aliceserver.adapters.mi.settings_policy import query
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
 
@@ -165,7 +166,7 @@ def remove(ctx: Context, text: str) -> Reply:
     """`undisplay [N...]` (also `delete display`): gdb only says which numbers it lacks."""
     table = ctx.session.displays
     if not text:
-        ctx.console("Delete all auto-display expressions? (y or n) [answered Y; input not from terminal]\n")
+        query(ctx, "Delete all auto-display expressions? ")
         table.entries.clear()
         return None
     for number in _numbers(text):

@@ -214,6 +214,13 @@ class VariableStore:
         self._symbolize = symbolize
         self.rtti = rtti
         self.printers: PrinterHost | None = None  # the session's pretty printers
+        # gdb's `print elements` and `print repeats` (set_print_limits)
+        self.max_elements = FormatOptions().max_elements
+        self.repeat_threshold = FormatOptions().repeat_threshold
+
+    def _options(self, fmt: str | None, top: bool = False) -> FormatOptions:
+        return FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize, max_elements=self.max_elements,
+                             repeat_threshold=self.repeat_threshold)
 
     def clear(self) -> None:
         self._values.clear()
@@ -242,7 +249,7 @@ class VariableStore:
         if aggregate and not aggregate_value:
             text = ""
         else:
-            options = FormatOptions(fmt=None if fmt == "r" else fmt, top_level=top, symbolize=self._symbolize)
+            options = self._options(None if fmt == "r" else fmt, top)
             if self.printers is not None and fmt != "r":  # print/r: raw
                 text = prefix + self.printers.format(value, options)
             else:
@@ -298,7 +305,7 @@ class VariableStore:
 
     def _printer_view(self, value: Value, fmt: str | None, count: int, full: bool) -> PrinterView | None:
         assert self.printers is not None
-        options = FormatOptions(fmt=fmt, symbolize=self._symbolize)
+        options = self._options(fmt)
         view = self.printers.view(value, options, count=full)
         if view is None:
             return None
@@ -319,7 +326,7 @@ class VariableStore:
         value, fmt, dynamic, printed = entry
         if printed and self.printers is not None:
             return [self._printer_child(child, fmt, dynamic) for child in
-                    self.printers.children(value, max(0, start), count, FormatOptions(fmt=fmt, symbolize=self._symbolize),
+                    self.printers.children(value, max(0, start), count, self._options(fmt),
                                            key=reference)]
         found = [self.describe(name, child, fmt, dynamic=dynamic)
                  for name, child in children(value, max(0, start), count)]  # fmt: skip

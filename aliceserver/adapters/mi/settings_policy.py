@@ -1,0 +1,183 @@
+"""Which gdb settings aliceserver honours, which it refuses, and how it refuses them.
+
+gdb parses `set NAME ...` with a NAME it has no setting of as an expression (`set var`),
+so `set remotecache on` must not fall there: a gdb setting we do not implement is refused
+by name, and only a name gdb has no setting of goes on to `set var` (gdb's own
+`No symbol "foo" in current context.`). `show` of a refused setting refuses the same way.
+
+Every setting settings.py accepts, and what honours it (a setting honoured in part accepts
+only the values we do, and refuses the others by name):
+
+| setting | honoured by |
+|---|---|
+| confirm | `query()` below: off prints no `(y or n)` line |
+| pagination, height, width | nothing pages: MI and -batch never page in gdb either |
+| mi-async, non-stop | session (non-stop on: gdb's "No symbol" answer, for Emacs) |
+| print pretty, print object, print entry-values | the MI session's values, frames.py |
+| print elements, print repeats | the engine's formatter (`apply_print_limits`) |
+| print null-stop, address, symbol, static-members, frame-arguments | only gdb's defaults (the engine's formatter has no switch for others yet) |
+| print sevenbit-strings, thread-events, inferior-events | only gdb's defaults |
+| breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames |
+| prompt | `-gdb-show prompt`; MI's own prompt stays `(gdb) ` as in gdb |
+| disable-randomization, follow-fork-mode | the launch (follow-fork-mode: for the next run) |
+| detach-on-fork, scheduler-locking | only on / off and replay: the engine detaches a child it does not follow and resumes every thread |
+| unwindonsignal, may-call-functions | the engine's calls |
+| disassembly-flavor | only att |
+| startup-with-shell, step-mode, can-use-hw-watchpoints, auto-solib-add, stop-on-solib-events | only gdb's defaults |
+| language, charset, host-/target-/target-wide-charset, osabi, sysroot, solib-search-path | only gdb's defaults (auto, target:, empty) |
+| history size | any: aliceserver keeps no command history, so none is longer than the size |
+| debuginfod enabled, python print-stack, verbose, complaints, history save, logging enabled, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
+| backtrace limit, max-value-size | only gdb's defaults |
+| args, environment, cwd, inferior-tty, var | commands_misc.do_set |
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.registry import MiError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.registry import Context
+    from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.adapters.mi.settings import Settings
+
+# gdb 13 settings aliceserver does not implement, by group (written by hand: a user's
+# machine may have no gdb to ask). A name ending in a prefix (`debug`) covers every
+# setting under it.
+_REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
+    "remote targets": (
+        "remote", "remotecache", "remoteaddresssize", "remotebreak", "remoteflow", "remotelogbase",
+        "remotelogfile", "remotetimeout", "remotewritesize", "serial", "tcp", "tdesc",
+        "target-file-system-kind", "trust-readonly-sections", "auto-connect-native-target", "watchdog",
+        "agent", "range-stepping", "dcache", "code-cache", "stack-cache", "mem", "write",
+    ),
+    "command line and interface": (
+        "max-completions", "history expansion", "history filename", "history remove-duplicates",
+        "tui", "suppress-cli-notifications", "max-user-call-depth", "interactive-mode", "annotate",
+        "extended-prompt", "script-extension", "source", "startup-quietly", "logging file",
+        "logging overwrite", "logging redirect", "logging debugredirect", "style",
+        "debug", "observer",
+    ),
+    "architecture and ABI": (
+        "architecture", "endian", "cp-abi", "struct-convention", "coerce-float-to-double",
+        "mpx", "disassembler-options", "disassemble-next-line",
+    ),
+    "symbols and languages": (
+        "debug-file-directory", "index-cache", "case-sensitive", "check", "demangle-style",
+        "multiple-symbols", "basenames-may-differ", "opaque-type-resolution", "overload-resolution",
+        "ada", "fortran", "auto-load", "extension-language", "frame-filter", "guile",
+        "libthread-db-search-path", "compile-args", "compile-gcc", "debuginfod urls",
+        "debuginfod verbose", "python ignore-environment", "python dont-write-bytecode",
+    ),
+    "printing": (
+        "print max-depth", "print vtbl", "print demangle", "print asm-demangle", "print union",
+        "print array", "print array-indexes", "print finish", "print max-symbolic-offset",
+        "print pascal_static-members", "print raw-frame-arguments",
+        "print symbol-filename", "print symbol-loading", "print type", "print frame-info",
+        "print memory-tag-violations", "print nibbles", "output-radix", "input-radix", "radix",
+    ),
+    "execution": (
+        "schedule-multiple", "follow-exec-mode", "exec-wrapper", "exec-file-mismatch",
+        "exec-direction", "record", "displaced-stepping", "may-write-registers", "may-write-memory",
+        "may-insert-breakpoints", "may-insert-tracepoints", "may-insert-fast-tracepoints",
+        "may-interrupt", "unwind-on-terminating-exception", "breakpoint always-inserted",
+        "breakpoint auto-hw", "breakpoint condition-evaluation", "backtrace past-entry",
+        "use-coredump-filter", "dump-excluded-mappings",
+    ),
+    "tracepoints": (
+        "circular-trace-buffer", "trace-buffer-size", "trace-user", "trace-notes", "trace-stop-notes",
+        "default-collect",
+    ),
+}
+REFUSED: frozenset[str] = frozenset(name for names in _REFUSED_GROUPS.values() for name in names)
+
+# Settings honoured for some values only: the values aliceserver behaves as.
+_ONLY: dict[str, tuple[str, ...]] = {
+    "print null-stop": ("off",),
+    "print address": ("on",), "print symbol": ("on",), "print static-members": ("on",),
+    "print frame-arguments": ("scalars",), "print sevenbit-strings": ("off",),
+    "print thread-events": ("on",), "print inferior-events": ("on",),
+    "detach-on-fork": ("on",), "scheduler-locking": ("replay", "off"),
+    "disassembly-flavor": ("att",), "startup-with-shell": ("on",), "step-mode": ("off",),
+    "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",), "stop-on-solib-events": ("0",),
+    "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
+    "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
+    "sysroot": ("target:", ""), "solib-search-path": ("",), "debuginfod enabled": ("off",),
+    "python print-stack": ("message",), "verbose": ("off",), "complaints": ("0",),
+    "history save": ("off",), "logging enabled": ("off",),
+    "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
+    "trace-commands": ("off",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
+}  # fmt: skip
+
+# Prefixes whose every setting we know: another name under them is gdb's "Undefined" error.
+_KNOWN_PREFIXES = {"print": "print", "p": "print", "pr": "print"}
+
+
+def refused_name(words: list[str]) -> str | None:
+    """The gdb setting we do not implement that `words` name (longest first), or None."""
+    for size in range(min(len(words), 3), 0, -1):
+        name = " ".join(words[:size])
+        if name in REFUSED:
+            return name
+    return None
+
+
+def _refusal(name: str) -> MiError:
+    return MiError(f'The setting "{name}" is not supported by aliceserver.')
+
+
+def check_set(settings: Settings, words: list[str], *, running: bool) -> None:
+    """Refuse `set WORDS` when it names a gdb setting we do not implement, a value of one we
+    implement in part, or an unknown setting under `print` (gdb's own error there)."""
+    found = settings.find(words)
+    if found is None:
+        name = refused_name(words)
+        if name is not None:
+            raise _refusal(name)
+        prefix = _KNOWN_PREFIXES.get(words[0]) if len(words) > 1 else None
+        if prefix is not None:
+            rest = " ".join(words[1:])
+            raise MiError(f'Undefined set {prefix} command: "{rest}".  Try "help set {prefix}".')
+        return
+    name, value_words = found
+    if name == "follow-fork-mode" and running:
+        raise MiError('Changing "follow-fork-mode" while the program runs is not supported by aliceserver.')
+    allowed = _ONLY.get(name)
+    if allowed is None:
+        return
+    from aliceserver.adapters.mi.settings import Settings
+
+    probe = Settings()  # gdb's parse (and its errors) first, on a copy
+    value = probe.set(name, " ".join(value_words))
+    if value not in allowed:
+        raise MiError(f'The setting "{name}" is not supported by aliceserver except as '
+                      f'{" or ".join(a or chr(34) * 2 for a in allowed)}.')
+
+
+def check_show(words: list[str]) -> None:
+    """Refuse `show WORDS` of a gdb setting we do not implement, and an unknown `print` one."""
+    name = refused_name(words)
+    if name is not None:
+        raise _refusal(name)
+    prefix = _KNOWN_PREFIXES.get(words[0]) if len(words) > 1 else None
+    if prefix is not None:
+        rest = " ".join(words[1:])
+        raise MiError(f'Undefined show {prefix} command: "{rest}".  Try "help show {prefix}".')
+
+
+def apply_print_limits(session: MiSession) -> None:
+    """Tell the engine `print elements` and `print repeats` (unlimited: no limit)."""
+    unlimited = 2**31 - 1
+
+    def number(name: str) -> int:
+        value = session.settings.get(name)
+        return unlimited if value == "unlimited" else int(value)
+
+    session.debugger.set_print_limits(elements=number("print elements"), repeats=number("print repeats"))
+
+
+def query(ctx: Context, question: str) -> None:
+    """gdb's query as it answers it without a terminal (MI, -batch); none with confirm off."""
+    if ctx.session.settings.get("confirm") == "on":
+        ctx.console(question + "(y or n) [answered Y; input not from terminal]\n")

@@ -1,0 +1,93 @@
+"""Every `set` is honoured or refused, side by side with gdb 13: print elements and print
+repeats shorten values, confirm off drops the query line, follow-fork-mode child stops in
+the child; a gdb setting aliceserver lacks is refused by name (never read as `set var`),
+and a name gdb has no setting of still gets gdb's own answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aliceserver.adapters.mi.settings_policy import REFUSED
+from tests.support.batch import assert_like_gdb, needs_gdb, ours, theirs
+from tests.support.build import Builder, marker_line
+from tests.support.mi_client import MiClient
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+def _stopped(name: str) -> list[str]:
+    return ["-ex", f"break {name}.c:{marker_line(f'{name}.c', 'main')}", "-ex", "run"]
+
+
+def test_print_elements_and_repeats_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_limits")
+    args = _stopped("print_limits")
+    for command in ("set print elements 4", "print arr", "print str", "show print elements",
+                    "set print elements 200", "set print repeats 2", "print reps", "info locals",
+                    "set print repeats unlimited", "print reps", "set print elements 0", "print arr", "set var arr[9] = 99",
+                    "set arr[8] = 98", "print arr"):
+        args += ["-ex", command]
+    got = assert_like_gdb([*args, str(program)], tmp_path)
+    assert "{1, 2, 3, 4...}" in got.stdout and "<repeats 5 times>" in got.stdout
+
+
+def test_confirm_off_asks_nothing_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_limits")
+    args = ["-ex", "display arr[0]", "-ex", "undisplay", "-ex", "set confirm off",
+            "-ex", "display arr[1]", "-ex", "undisplay", "-ex", "show confirm"]
+    got = assert_like_gdb([*args, str(program)], tmp_path)
+    assert got.stdout.count("(y or n)") == 1
+
+
+def test_follow_fork_mode_child_stops_in_the_child(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("fork")
+    args = ["-batch", "-nx", "-ex", "set follow-fork-mode child", "-ex", "break forked_func", "-ex", "run",
+            "-ex", "print who", str(program)]
+    expected, got = theirs(args, tmp_path), ours(args, tmp_path)
+    value = [line for line in expected.stdout.splitlines() if line.startswith("$1 = ")]
+    assert value and value[0].endswith('"child"')
+    assert value[0] in got.stdout.splitlines()
+
+
+def test_unimplemented_settings_refused_by_name(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_limits")
+    commands = ["set remotecache on", "show remotecache", "set max-completions 1", "set debug infrun 1",
+                "set detach-on-fork off", "set print null-stop on", "show print null-stop"]
+    args = ["-batch", "-nx"] + [word for command in commands for word in ("-ex", command)] + [str(program)]
+    got = ours(args, tmp_path)
+    assert got.stderr.splitlines() == [
+        'The setting "remotecache" is not supported by aliceserver.',
+        'The setting "remotecache" is not supported by aliceserver.',
+        'The setting "max-completions" is not supported by aliceserver.',
+        'The setting "debug" is not supported by aliceserver.',
+        'The setting "detach-on-fork" is not supported by aliceserver except as on.',
+        'The setting "print null-stop" is not supported by aliceserver except as off.',
+    ]
+    assert got.stdout == "Printing of char arrays to stop at first null char is off.\n"
+
+
+def test_names_gdb_has_no_setting_of_answer_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_limits")
+    commands = ["set foo 1", "show foo", "set print foo 1", "show print foo", "set print pretty on", "show print pretty", "show print symbol",
+                "show print sevenbit-strings"]
+    assert_like_gdb([word for command in commands for word in ("-ex", command)] + [str(program)], tmp_path)
+
+
+def test_mi_refusal_and_no_param_changed(tmp_path: Path) -> None:
+    mi = MiClient(["-i=mi", "-q", "-nx"], cwd=tmp_path)
+    try:
+        mi.prompt()
+        _, lines = mi.command("-gdb-set remotecache on", token=False)
+        assert '^error,msg="The setting \\"remotecache\\" is not supported by aliceserver."' in lines
+        assert not any(line.startswith("=cmd-param-changed") for line in lines)
+    finally:
+        mi.close()
+
+
+def test_refused_names_are_gdb_settings(tmp_path: Path) -> None:
+    """The hand-written list names only settings gdb 13 has (`show` knows each)."""
+    args = ["-batch", "-nx"] + [word for name in sorted(REFUSED) for word in ("-ex", f"show {name}")]
+    shown = theirs(args, tmp_path)
+    assert "Undefined" not in shown.stdout + shown.stderr
