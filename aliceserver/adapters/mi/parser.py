@@ -97,10 +97,23 @@ def split_args(text: str) -> list[str]:
         args.append("".join(parts))
 
 
+def _plain_words(text: str) -> int:
+    """How many words lead `text` before the first c-string: gdb reads global options
+    from the raw text, so a quoted "--thread" is an argument, not an option."""
+    count = 0
+    for word in text.split():
+        if word.startswith('"'):
+            break
+        count += 1
+    return count
+
+
 def _take_global_options(command: MiCommand) -> None:
     args = command.args
-    while args:
+    plain = _plain_words(command.raw_args)
+    while args and plain > 0:
         option = args[0]
+        plain -= 2 if option != "--all" else 1
         if option in ("--thread", "--frame", "--thread-group", "--language"):
             if len(args) < 2:
                 raise MiParseError(f"Missing argument for {option}", command.token)

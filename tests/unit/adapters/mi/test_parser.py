@@ -56,6 +56,14 @@ def test_quoted_arguments_round_trip(args: list[str]) -> None:
     assert command.args == [a.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape") for a in args]
 
 
+def test_quoted_option_is_an_argument() -> None:
+    """gdb reads global options from the raw text: a c-string "--thread" is an argument."""
+    command = parse_line('-x "--thread"')
+    assert isinstance(command, MiCommand) and command.args == ["--thread"] and command.thread is None
+    command = parse_line('-x --thread 2 "--frame"')
+    assert isinstance(command, MiCommand) and command.args == ["--frame"] and command.thread == 2
+
+
 def test_global_options() -> None:
     command = parse_line("5-stack-list-locals --thread 1 --frame 2 --simple-values")
     assert isinstance(command, MiCommand)
