@@ -48,6 +48,7 @@ from aliceserver.debuggers.model import (
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
+    from aliceserver.debuggers.sourcepaths import SourcePaths
 
 # Decides on the tracer thread whether a hit stops; the argument is the thread id.
 # Returning False counts the hit and lets the program go on without a Stopped event.
@@ -86,6 +87,12 @@ CallExitHook = Callable[[CallExit], None]
 @runtime_checkable
 class IDebugger(Protocol):
     events: "queue.Queue[Event]"
+
+    @property
+    def source_paths(self) -> SourcePaths:
+        """Where the source files are here (substitute-path rules, source directories):
+        one per session, set by every front end; positions keep the debug info's paths."""
+        ...
 
     # --- sessions -------------------------------------------------------------------
     @property
@@ -325,6 +332,17 @@ class IDebugger(Protocol):
 
         Errors are ProtocolError with gdb's message (`No symbol "x" in current context.`).
         """
+        ...
+
+    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
+        """How `f(x)` in expressions runs the program's functions: `unwind_on_signal` (gdb's
+        `set unwindonsignal`, off by default) restores the state before a call that gets a
+        signal; `may_call` False (gdb's `set may-call-functions off`) refuses every call."""
+        ...
+
+    def set_print_limits(self, *, elements: int, repeats: int) -> None:
+        """gdb's `print elements` (string chars and array elements shown) and `print repeats`
+        (a run of equal elements at least this long shows as `<repeats N times>`)."""
         ...
 
     def history_count(self) -> int:

@@ -23,6 +23,7 @@ import aliceserver.debuggers.model as m
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.fake_source import FakeSourceLevel
 from aliceserver.debuggers.fake_trace import FakeCallTracing
+from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.errors import TargetError
 
 logger = logging.getLogger(__name__)
@@ -119,6 +120,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
         self._located: dict[int, m.LocationBreakpointInfo] = {}
         self.program = program or FakeProgram.default()
         self.events: queue.Queue[ev.Event] = queue.Queue()
+        self.source_paths = SourcePaths()
         insns = self.program.instructions
         self._functions = {insn.function: i for i, insn in enumerate(insns) if insn.function}
         for insn in insns:

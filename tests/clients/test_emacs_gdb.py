@@ -35,11 +35,10 @@ from tests.support.clients import (
     PROGRAM,
     PROGRAM_OUTPUT,
     Workspace,
+    gdb_mi_results,
     line,
     make_workspace,
 )
-from tests.support.mi_client import MiClient
-from tests.support.mi_grammar import List, Tuple
 from tests.support.tmux import Tmux, find_tmux, wait_for
 
 PATIENCE = 60.0  # seconds for any one client state to appear (a loaded machine is slow)
@@ -412,29 +411,6 @@ def _has_local(text: str, name: str, value: str) -> bool:
     return False
 
 
-def _gdb_mi(space: Workspace, location: str, commands: list[str]) -> list[Any]:
-    """Real gdb's MI results (tuples as dicts) for `commands` at `location`: what the
-    client is to show, whichever debugger it runs."""
-    gdb = MiClient(["-nx", "-i=mi", str(space.program)], cwd=space.work, gdb=True, env=space.env())
-    try:
-        gdb.ok("-enable-pretty-printing")
-        gdb.ok(f"-break-insert {location}")
-        gdb.ok("-exec-run")
-        gdb.stopped()
-        return [_plain(gdb.ok(command).results) for command in commands]
-    finally:
-        gdb.close()
-
-
-def _plain(value: Any) -> Any:
-    """An MI value as gdb-mi.el reads it: a tuple as a dict, a list without its keys."""
-    if isinstance(value, List):
-        return [_plain(item) for item in value.values]
-    if isinstance(value, Tuple):
-        return {key: _plain(item) for key, item in value.items}
-    return value
-
-
 def test_emacs_shows_library_values_as_with_gdb(emacs_cpp: Emacs) -> None:
     """The locals buffer (-stack-list-locals --simple-values) and a watch expression on a
     std::vector (gud-watch: -var-create, expanded in the speedbar: -var-list-children)
@@ -442,7 +418,7 @@ def test_emacs_shows_library_values_as_with_gdb(emacs_cpp: Emacs) -> None:
     emacs = emacs_cpp
     ready = marker_line(emacs.space.source, "ready")
     location = f"{emacs.space.source.name}:{ready}"
-    [listed, created, children] = _gdb_mi(emacs.space, location, [
+    [listed, created, children] = gdb_mi_results(emacs.space, location, [
         "-stack-list-locals --simple-values", "-var-create - * numbers",
         "-var-list-children --all-values var1",
     ])  # fmt: skip

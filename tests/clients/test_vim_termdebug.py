@@ -29,12 +29,15 @@ from typing import Any
 
 import pytest
 
-from tests.support.build import find_compiler
+from tests.support.build import find_compiler, marker_line
+from tests.support.build_more import find_cxx
 from tests.support.clients import (
+    CPP_PROGRAM,
     DEBUGGERS,
     PROGRAM,
     PROGRAM_OUTPUT,
     Workspace,
+    gdb_mi_results,
     line,
     make_workspace,
 )
@@ -234,10 +237,30 @@ class Vim:
                          lambda s: s.pc == [where], patience)
 
 
-@pytest.fixture(params=[(mode, debugger) for mode in MODES for debugger in DEBUGGERS],
-                ids=[f"{mode}-{debugger}" for mode in MODES for debugger in DEBUGGERS])
+_VARIANTS = [(mode, debugger) for mode in MODES for debugger in DEBUGGERS]
+_VARIANT_IDS = [f"{mode}-{debugger}" for mode, debugger in _VARIANTS]
+
+
+@pytest.fixture(params=_VARIANTS, ids=_VARIANT_IDS)
 def vim(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Vim]:
+    compiler = find_compiler()
+    if compiler is None:
+        pytest.skip("gcc not found: the test compiles its program")
     mode, debugger = request.param
+    yield from _vim_on(mode, debugger, tmp_path, compiler, PROGRAM, ".c")
+
+
+@pytest.fixture(params=_VARIANTS, ids=_VARIANT_IDS)
+def vim_cpp(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Vim]:
+    """Vim on client_cpp.cpp (std containers shown through libstdc++'s printers)."""
+    compiler = find_cxx()
+    if compiler is None:
+        pytest.skip("g++ not found: the test compiles its program")
+    mode, debugger = request.param
+    yield from _vim_on(mode, debugger, tmp_path, compiler, CPP_PROGRAM, ".cpp")
+
+
+def _vim_on(mode: str, debugger: str, tmp_path: Path, compiler: str, name: str, suffix: str) -> Iterator[Vim]:
     vim_path = shutil.which("vim")
     if vim_path is None:
         pytest.skip("vim is not installed (Debian package vim; scripts/setup.sh installs it)")
@@ -249,10 +272,7 @@ def vim(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Vim]:
         pytest.skip("tmux is not installed (scripts/setup.sh installs it)")
     if debugger == "gdb" and shutil.which("gdb") is None:
         pytest.skip("gdb is not installed: the reference run needs it")
-    compiler = find_compiler()
-    if compiler is None:
-        pytest.skip("gcc not found: the test compiles its program")
-    space = make_workspace(tmp_path, debugger, compiler)
+    space = make_workspace(tmp_path, debugger, compiler, name, suffix)
     vimrc = tmp_path / "vimrc"
     vimrc.write_text(
         _VIMRC
@@ -288,16 +308,20 @@ def _has_termdebug(vim_path: str) -> bool:
     return probe.returncode == 0
 
 
-def test_vim_termdebug_session(vim: Vim) -> None:
-    source = vim.space.source.name
+def start_termdebug(vim: Vim) -> None:
     # Typed as a user would, in Normal mode in the source window.
-    vim.tmux.type_text(f":Termdebug {PROGRAM}")
+    vim.tmux.type_text(f":Termdebug {vim.space.name}")
     vim.tmux.send_keys("Enter")
     vim.wait("termdebug's commands (:Break, :Over...) to be installed", lambda s: s.commands)
     if vim.mode == "terminal":
         state = vim.wait("'New UI allocated' in the debugger's terminal",
                          lambda s: "New UI allocated" in s.gdb_text)
         assert "Undefined command" not in state.gdb_text
+
+
+def test_vim_termdebug_session(vim: Vim) -> None:
+    source = vim.space.source.name
+    start_termdebug(vim)
 
     vim.at_source_line(line("main_first"), "Break")
     vim.wait("a breakpoint sign on the first line of main",
@@ -364,3 +388,32 @@ def _debugger_alive(vim: Vim) -> bool:
         if Path(os.fsdecode(cmdline[0])).name == "gdb" or cmdline[1:3] == [b"-m", b"aliceserver"]:
             return True
     return False
+
+
+def test_vim_evaluates_library_values_as_with_gdb(vim_cpp: Vim) -> None:
+    """:Evaluate (-data-evaluate-expression, as the balloon sends it) of a std::vector, a
+    std::map and a std::unique_ptr echoes the printers' summaries real gdb answers."""
+    vim = vim_cpp
+    ready = marker_line(vim.space.source, "ready")
+    names = ["numbers", "ages", "owned"]
+    location = f"{vim.space.source.name}:{ready}"
+    # Prompt mode sets `print pretty on` (gdb's value then has newlines, which termdebug
+    # echoes as `\n`).
+    settings = ["-gdb-set print pretty on"] if vim.mode == "prompt" else []
+    answers = gdb_mi_results(vim.space, location, [f"-data-evaluate-expression {n}" for n in names], settings)
+    expected = {name: answer["value"] for name, answer in zip(names, answers, strict=True)}
+    if not expected["numbers"].startswith("std::vector of length 3"):
+        pytest.skip(f"gdb runs no libstdc++ printers here: {expected['numbers']}")
+    start_termdebug(vim)
+    vim.at_source_line(ready, "Break")
+    vim.wait("the breakpoint sign", lambda s: s.breakpoints == [(vim.space.source.name, ready)])
+    vim.run("Run")
+    vim.wait_pc("run to the breakpoint", ready)
+    for name in names:
+        vim.run(f"Evaluate {name}")
+        echoed = f'"{name}": ' + expected[name].replace("\n", "\\n")
+        vim.wait(f"':Evaluate {name}' echoing {expected[name]!r}", _message(echoed))
+
+
+def _message(line: str) -> Callable[[VimState], bool]:
+    return lambda state: line in str(state.raw.get("messages", "")).splitlines()

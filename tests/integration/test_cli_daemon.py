@@ -21,7 +21,9 @@ import pytest
 from aliceserver.adapters.cli.client import read_pid
 from aliceserver.adapters.cli.main import main
 from aliceserver.adapters.cli.paths import DIR_ENV, DaemonPaths
-from tests.support.build import Builder, marker_line
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.build_more import MoreBuilder, find_cxx
+from tests.support.gdb import gdb_env, gdb_path, printed_value, run_gdb
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -224,3 +226,84 @@ def test_the_console_script_entry(cli: Cli) -> None:
         capture_output=True, text=True, timeout=WAIT, check=False,
     )  # fmt: skip
     assert result.returncode == 0 and result.stdout.startswith("no daemon running"), result
+
+
+def test_library_values_as_gdb_prints_them_and_children_paged(cli: Cli, builder: Builder) -> None:
+    """C++ std values read as gdb's print shows them (the printers' summaries with their
+    children), cut to the reply budget; a 100,000-element vector's elements come a page at
+    a time, each reply naming the command for the next page."""
+    if find_cxx() is None or gdb_path() is None:
+        pytest.skip("needs g++ and gdb (the oracle)")
+    program = MoreBuilder(builder.cache_dir).build_cpp("client_cpp")
+    ready = f"client_cpp.cpp:{marker_line(PROGRAMS_DIR / 'client_cpp.cpp', 'ready')}"
+    names = ["numbers", "ages", "name", "owned"]
+    replies = run_gdb(program, [f"break {ready}", "run", *(f"print {n}" for n in names)], env=gdb_env())
+    expected = {name: printed_value(reply) for name, reply in zip(names, replies[2:], strict=True)}
+    if "std::vector of length 3" not in expected["numbers"]:
+        pytest.skip(f"gdb prints no libstdc++ printers here: {expected['numbers']}")
+
+    cli.ok("start", "--break", ready, str(program))
+    stop = cli.ok("continue", "--timeout", str(WAIT)).splitlines()
+    rows = [line.split(" = ", 1) for line in stop[stop.index("locals:") + 1 :] if " = " in line]
+    shown = {name.strip(): value for name, value in rows}  # the table's padded names
+    assert {name: shown[name] for name in names} == expected
+    assert cli.ok("print", "numbers") == f"numbers = {expected['numbers']}   (std::vector<int, std::allocator<int> >)\n"
+    assert cli.ok("print", "ages").startswith(f"ages = {expected['ages']}   (std::map<")
+
+    printed = cli.json("print", "big")  # 200 elements as gdb's print: cut to the budget
+    assert str(printed["value"]).startswith("std::vector of length 100000, capacity 100000 = {0, 1, 2,")
+    assert len(str(printed["value"])) <= 240 and printed["children"] == 100000
+    omitted = printed["omitted"]
+    assert isinstance(omitted, list) and [o["how"] for o in omitted] == ["debug_variables path=big"]
+    assert cli.ok("print", "big").splitlines()[-1].endswith("(expand big)")
+
+    page = cli.ok("expand", "big", "--start", "99990", "--count", "5").splitlines()
+    assert page[1:6] == [f"  [{i}] = {i}   (int)" for i in range(99990, 99995)]
+    assert page[-1] == "omitted: big: children 99995..99999 (expand big --start 99995 --count 5)"
+    asked = cli.json("expand", "big", "--count", "100000")  # one page of the budget's size
+    variable = asked["variable"]
+    assert isinstance(variable, dict) and len(variable["members"]) == 25
+    assert len(json.dumps(asked)) < 16000
+    assert cli.ok("expand", "ages").splitlines()[1:] == ['  ["ann"] = 31   (int)', '  ["bob"] = 42   (int)']
+
+
+FAILING_MAP_PRINTER = '''
+import gdb
+
+class Failing:
+    def __init__(self, value):
+        self.value = value
+
+    def to_string(self):
+        return "a map that fails"
+
+    def display_hint(self):
+        return "map"
+
+    def children(self):
+        yield "k", 1
+        yield "v", 2
+        raise RuntimeError("this printer fails")
+
+def lookup(value):
+    if str(gdb.types.get_basic_type(value.type)).startswith("std::map<"):
+        return Failing(value)
+    return None
+
+gdb.current_objfile().pretty_printers.append(lookup)
+'''
+
+
+def test_a_page_shows_where_a_map_printer_failed(cli: Cli, builder: Builder, tmp_path: Path) -> None:
+    """A map printer whose children raise after one pair: the page shows the pair and the
+    error, as gdb's var objects list it (the pairs' tools never drop it)."""
+    if find_cxx() is None:
+        pytest.skip("needs g++")
+    copy = tmp_path / "client_cpp"
+    shutil.copy2(MoreBuilder(builder.cache_dir).build_cpp("client_cpp"), copy)
+    (tmp_path / "client_cpp-gdb.py").write_text(FAILING_MAP_PRINTER)  # auto-loaded beside it
+    ready = f"client_cpp.cpp:{marker_line(PROGRAMS_DIR / 'client_cpp.cpp', 'ready')}"
+    cli.ok("start", "--break", ready, str(copy))
+    cli.ok("continue", "--timeout", str(WAIT))
+    listed = cli.ok("expand", "ages").splitlines()
+    assert listed[1].startswith("  [1] = 2   (") and listed[2] == "  [2] = <error: this printer fails>", listed

@@ -18,7 +18,7 @@ from tests.support.build import Builder
 from tests.support.gdb import gdb_env
 from tests.support.mi_client import MiClient
 from tests.support.mi_console import mi_quote
-from tests.support.mi_grammar import Tuple, parse_record
+from tests.support.mi_grammar import List, Tuple, parse_record
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -74,6 +74,11 @@ def test_a_breakpoint_inside_a_condition_call_stops_as_gdb(program: Path) -> Non
         ) < told.index("Breakpoint 1, twice (x=0) at ")
         frame = stop.results["frame"]
         assert stop.results["bkptno"] == "1" and isinstance(frame, Tuple) and frame["func"] == "twice"
+        stack = client.ok("-stack-list-frames").results["stack"]  # gdb's dummy frame, then the caller
+        assert isinstance(stack, List)
+        frames = [frame for frame in stack.values if isinstance(frame, Tuple)]
+        assert [key for key, _ in frames[1].items] == ["level", "addr", "func"]
+        assert [frame["func"] for frame in frames] == ["twice", "<function called from gdb>", "spot", "main"]
         listing = _console(client, "info breakpoints")
         assert listing.count("\tbreakpoint already hit 1 time\n") == 2, listing
         client.ok("-exec-continue")  # the call returns: a silent stop where it was made

@@ -450,20 +450,18 @@ def test_watchpoint_set_before_the_program_runs(mi: MiClient) -> None:
         mi.prompt()
 
 
-def test_a_long_symbol_load_is_shown_on_the_console(prog: Path, tmp_path: Path) -> None:
-    """With no index cached, loading the program's debug info says so (start and end), as
-    gdb's "Reading symbols from"; once cached, a start says nothing more."""
+def test_a_symbol_load_prints_nothing_on_mi(prog: Path, tmp_path: Path) -> None:
+    """Building the program's index (none cached) says nothing on an MI channel: gdb has
+    no such line, and the load's events arrive after the command's reply and prompt, where
+    a line breaks clients that match the output exactly (gdb's testsuite does)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
-    title = f"Loading debug info of {prog.name}"
-    for cached in (False, True):
-        client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent, env=env)
+    client = MiClient(["-i=mi", "-q", str(prog)], cwd=prog.parent, env=env)
+    try:
         client.prompt()
         client.ok(f"-break-insert {SOURCE}:{line('loop')}")
-        client.ok("-gdb-show version")  # the load's lines, if any, are out by its reply
-        console = [text for text in client.lines if title in text]
-        if cached:
-            assert console == []
-        else:  # printed as the session reads the engine's events: after the command's reply
-            assert console == [f'~"{title}...\\n"', f'~"{title}...done.\\n"'], client.lines
+        client.ok("-gdb-show version")  # the load's events, if any, are handled by its reply
+        assert any(tmp_path.rglob("*")), "no index was built: nothing was loaded"
+        assert [text for text in client.lines if "Loading debug info" in text] == [], client.lines
+    finally:
         assert client.close() == 0
         client.check()

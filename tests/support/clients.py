@@ -13,10 +13,14 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.support.build import PROGRAMS_DIR, marker_line
+from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import List, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEBUGGERS = ("gdb", "aliceserver")
@@ -107,3 +111,31 @@ def make_workspace(
     wrapper.write_text("#!/bin/sh\n" + body)
     wrapper.chmod(0o755)
     return Workspace(root=root, work=work, home=home, wrapper=wrapper, debugger=debugger, name=name, suffix=suffix)
+
+
+def gdb_mi_results(
+    space: Workspace, location: str, commands: list[str], settings: Sequence[str] = ()
+) -> list[Any]:
+    """Real gdb's MI results (tuples as dicts) for `commands` at `location`, after the
+    client's `settings` (`-gdb-set print pretty on`): what the client is to show,
+    whichever debugger it runs."""
+    gdb = MiClient(["-nx", "-i=mi", str(space.program)], cwd=space.work, gdb=True, env=space.env())
+    try:
+        gdb.ok("-enable-pretty-printing")
+        for setting in settings:
+            gdb.ok(setting)
+        gdb.ok(f"-break-insert {location}")
+        gdb.ok("-exec-run")
+        gdb.stopped()
+        return [plain_mi(gdb.ok(command).results) for command in commands]
+    finally:
+        gdb.close()
+
+
+def plain_mi(value: Any) -> Any:
+    """An MI value as gdb-mi.el reads it: a tuple as a dict, a list without its keys."""
+    if isinstance(value, List):
+        return [plain_mi(item) for item in value.values]
+    if isinstance(value, Tuple):
+        return {key: plain_mi(item) for key, item in value.items}
+    return value

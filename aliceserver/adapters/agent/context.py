@@ -32,12 +32,9 @@ def frame_variables(session: DebugSession, thread: int, level: int) -> list[Vari
 
 
 def value_text(variable: VariableInfo) -> str:
-    """A value as the tools show it: a pretty printer's summary where the printer has
-    children (`std::vector of length 3, capacity 3`; they are listed, paged, as members),
-    else the value as gdb prints it."""
-    view = variable.printer
-    if view is not None and view.has_children:
-        return view.head or "{...}"
+    """A value as the tools show it: as gdb prints it, a pretty printer's value with its
+    children (`std::vector of length 3, capacity 3 = {1, 2, 3}`, as MI and the console);
+    the callers cut it to the budget and point at debug_variables, which pages them."""
     return variable.value
 
 
@@ -214,11 +211,12 @@ def _stopped_context(
             for loc in info.locations
             if loc.source is not None and loc.source.path == frame.source.path
         )
-        window = env.sources.window(frame.source.path, frame.source.line, env.budget.source_context, marks)
+        here = debugger.source_paths.fullname(frame.source.path)  # after the session's source_map
+        window = env.sources.window(here, frame.source.line, env.budget.source_context, marks)
         if window is not None:
             reply["source"] = window.text
         else:
-            omissions.add(f"source of {frame.source.path}: file not readable here", "debug_disassemble")
+            omissions.add(f"source of {here}: file not readable here", "debug_disassemble, or source_map")
     else:
         omissions.add("source: no line information here", "debug_disassemble shows the instructions")
     reply["stack"] = [frame_text(f) for f in frames[:STACK_PREVIEW]]

@@ -88,6 +88,12 @@ def child_path(parent: str, parent_type: str, name: str) -> str:
     return f"{base}.{name}"
 
 
+def _members_of(variable: VariableInfo) -> VariableInfo:
+    """Whose children an agent sees as `variable`'s: a Rust enum's active variant's (its
+    fields; the discriminant is in the value's text)."""
+    return variable.variant if variable.variant is not None else variable
+
+
 def _entry(
     env: ToolEnv,
     session: DebugSession,
@@ -105,12 +111,13 @@ def _entry(
         entry["error"] = True
     if path != variable.name:  # how to name it in debug_evaluate, debug_set, debug_watch
         entry["path"] = path
-    children = variable.named_children + variable.indexed_children
-    if variable.reference and children:
+    members = _members_of(variable)
+    children = members.named_children + members.indexed_children
+    if members.reference and children:
         entry["path"] = path
         entry["children"] = children
         if depth > 0:
-            entry["members"] = _children(env, session, variable, path, 0, None, depth - 1, omissions)
+            entry["members"] = _children(env, session, members, path, 0, None, depth - 1, omissions)
     return entry
 
 
@@ -129,6 +136,8 @@ def _children(
     if parent.printer is not None and parent.printer.hint == "map":  # key, value, key...
         items = session.debugger.variable_children(parent.reference, 2 * start, 2 * limit)
         found = [replace(value, name=f"[{key.value}]") for key, value in zip(items[::2], items[1::2], strict=False)]
+        if len(items) % 2:  # where the printer stopped (an error, its time limit): shown, not dropped
+            found.append(items[-1])
         return _listed(env, session, parent, path, start, limit, total, found, depth, omissions, paths=False)
     found = session.debugger.variable_children(parent.reference, start, limit)
     return _listed(env, session, parent, path, start, limit, total, found, depth, omissions,
@@ -148,10 +157,18 @@ def _listed(
             f"debug_variables path={path} start={following} count={limit}",
         )
     return [
-        _entry(env, session, child, child_path(path, parent.type, child.name) if paths else child.name,
+        _entry(env, session, child, _child_path(path, parent, child.name) if paths else child.name,
                depth, omissions)
         for child in found
     ]
+
+
+def _child_path(path: str, parent: VariableInfo, name: str) -> str:
+    """A child's expression; a Rust tuple variant's field by position (`some.0`: gdb's Rust
+    refuses `some.__0` there)."""
+    if parent.type.endswith(f"::{parent.name}") and re.fullmatch(r"__\d+", name):  # a variant
+        return child_path(path, parent.type, name)[: -len(name)] + name[2:]
+    return child_path(path, parent.type, name)
 
 
 def _variables(env: ToolEnv, args: Args) -> dict[str, Any]:
@@ -184,9 +201,10 @@ def _variables(env: ToolEnv, args: Args) -> dict[str, Any]:
         if value.error:
             raise ToolError(ErrorCode.NO_VARIABLE, f"{path}: {value.value}", "check the path against debug_variables")
         entry = _entry(env, session, value, path, 0, omissions)
-        if value.reference and value.named_children + value.indexed_children:
+        members = _members_of(value)
+        if members.reference and members.named_children + members.indexed_children:
             entry["members"] = _children(
-                env, session, value, path, args.integer("start") or 0,
+                env, session, members, path, args.integer("start") or 0,
                 args.integer("count"), depth - 1, omissions,
             )
         reply["variable"] = entry

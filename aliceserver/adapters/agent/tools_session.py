@@ -21,6 +21,10 @@ from aliceserver.adapters.agent.tools_exec import resume_and_wait
 from aliceserver.debuggers.model import LaunchConfig, StdioMode
 
 FINAL_OUTPUT = 1000  # characters of output a debug_stop reply shows
+SOURCE_MAP = Param(
+    "source_map", "array", "FROM=TO: the program was built where its sources were under FROM; "
+    "they are under TO here (as gdb's set substitute-path).", items="string",
+)
 
 
 def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
@@ -33,6 +37,7 @@ def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
         raise bad_argument(
             f"program {program!r} not found", "give a path: ./prog, or an absolute one"
         )
+    mappings = _source_map(args)
     extra = args.mapping("env")
     environment = {**os.environ, **extra} if extra is not None else None
     config = LaunchConfig(
@@ -46,6 +51,7 @@ def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
     session = env.sessions.launch(config)
     try:
         with session.lock:
+            _map_sources(session, mappings)
             added = [add_breakpoint(env, session, require_location(str(spec))) for spec in args.items("breakpoints")]
     except BaseException:
         env.sessions.remove(session)
@@ -60,8 +66,26 @@ def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
     return reply
 
 
+def _source_map(args: Args) -> list[tuple[str, str]]:
+    """`source_map`: FROM=TO pairs, as gdb's `set substitute-path FROM TO`."""
+    pairs = []
+    for item in args.items("source_map"):
+        source, equals, target = str(item).partition("=")
+        if not equals or not source:
+            raise bad_argument(f"source_map entry {item!r} is not FROM=TO", "e.g. /build/src=/home/me/src")
+        pairs.append((source, target))
+    return pairs
+
+
+def _map_sources(session: DebugSession, mappings: list[tuple[str, str]]) -> None:
+    for source, target in mappings:
+        session.debugger.source_paths.add_rule(source, target)
+
+
 def _attach(env: ToolEnv, args: Args) -> dict[str, Any]:
+    mappings = _source_map(args)
     session = env.sessions.attach(args.integer("pid") or 0)
+    _map_sources(session, mappings)
     result = session.wait(0, timeout_of(args))
     reply = execution_reply(env, session, result, timeout_of(args))
     reply["pid"] = session.process.pid
@@ -123,6 +147,7 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
             Param("stop_on_entry", "boolean", "Run to the program's entry point and stop there."),
             Param("breakpoints", "array", "Locations to break at before anything runs "
                   "(file:line, function, or address).", items="string"),
+            SOURCE_MAP,
             TIMEOUT,
         ),
         lambda a: _launch(env, a),
@@ -130,7 +155,7 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
     registry.add(ToolSpec(
         "debug_attach",
         "Attach to a running process by pid in a new session; it stops, and the reply is its context.",
-        (Param("pid", "integer", "Process id.", required=True, minimum=1), TIMEOUT),
+        (Param("pid", "integer", "Process id.", required=True, minimum=1), SOURCE_MAP, TIMEOUT),
         lambda a: _attach(env, a),
     ))
     registry.add(ToolSpec(

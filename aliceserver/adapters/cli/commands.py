@@ -12,6 +12,11 @@ _BREAK_ACTIONS = ("list", "remove", "delete", "enable", "disable")
 _TIMED = frozenset({"start", "attach", "continue", "next", "step", "stepi", "finish", "until",
                     "pause", "await"})  # fmt: skip
 _CATCH_KINDS = ("signal", "throw", "catch", "panic", "exec", "fork")
+_SOURCE_MAP = ("--source-map",)
+_SOURCE_MAP_OPTIONS: dict[str, Any] = {
+    "action": "append", "metavar": "FROM=TO",
+    "help": "sources built under FROM are under TO here (gdb's set substitute-path)",
+}
 
 
 @dataclass(slots=True)
@@ -45,6 +50,8 @@ def _start(o: argparse.Namespace) -> Plan:
         "breakpoints": o.brk or [],
         "stop_on_entry": o.stop_on_entry,
     }
+    if o.source_map:
+        arguments["source_map"] = o.source_map
     return Plan("call", "debug_launch", _timeout(o, arguments))
 
 
@@ -168,9 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("start", _start, "launch PROG [-- ARGS] (held before it runs; then break, continue)")
     p.add_argument("--break", "-b", dest="brk", action="append", metavar="LOC", help="break here first")
     p.add_argument("--stop-on-entry", action="store_true", help="run to the entry point")
+    p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
     p.add_argument("program")
     p.add_argument("args", nargs=argparse.REMAINDER)
-    p = add("attach", _call("debug_attach", lambda o: {"pid": o.pid}, True), "attach to a process")
+    p = add("attach", _call("debug_attach", lambda o: _some(pid=o.pid, source_map=o.source_map), True),
+            "attach to a process")  # fmt: skip
+    p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
     p.add_argument("pid", type=int)
     add("stop", _call("debug_stop", lambda o: {"mode": "kill"} if o.kill else {}),
         "end the session (kills a launched program)").add_argument("--kill", action="store_true")
@@ -210,6 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("n", type=int, nargs="?", default=1)
     add("locals", _call("debug_variables", lambda o: {"scope": "locals"}), "arguments and locals")
     add("args", _call("debug_variables", lambda o: {"scope": "arguments"}), "the frame's arguments")
+    p = add("expand", _call("debug_variables", lambda o: _some(
+        path=" ".join(o.path), start=o.start, count=o.count, depth=o.depth)),
+        "the members or elements of a value, a page at a time")  # fmt: skip
+    p.add_argument("path", nargs="+", metavar="EXPR")
+    p.add_argument("--start", type=int, help="the first child (default 0)")
+    p.add_argument("--count", type=int, help="children to show (default and at most 25)")
+    p.add_argument("--depth", type=int, help="levels to expand inline (default 1, at most 3)")
     p = add("print", _call("debug_evaluate", lambda o: _some(expression=" ".join(o.expr), format=o.format)),
             "evaluate a C expression", ("p",))
     p.add_argument("expr", nargs="+")

@@ -6,6 +6,8 @@ layer's generic `render`; `--json` skips all this and prints the reply itself.""
 from __future__ import annotations
 
 import os
+import re
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -262,10 +264,22 @@ _FORMATTERS: dict[str, Formatter] = {
 }
 
 
+# The tools' call for a page of a value's children, said as the command that makes it.
+_PAGE_CALL = re.compile(r"debug_variables path=(\S+)((?: (?:start|count)=\d+)*)")
+
+
+def _command_for(how: str) -> str:
+    found = _PAGE_CALL.fullmatch(how)
+    if found is None:
+        return how
+    options = "".join(f" --{word.replace('=', ' ')}" for word in found.group(2).split())
+    return f"expand {shlex.quote(found.group(1))}{options}"
+
+
 def _omitted(data: dict[str, Any]) -> list[str]:
     rows = []
     for entry in data.get("omitted", []):
-        how = f" ({entry['how']})" if entry.get("how") else ""
+        how = f" ({_command_for(str(entry['how']))})" if entry.get("how") else ""
         rows.append(f"omitted: {entry.get('what')}{how}")
     return rows
 

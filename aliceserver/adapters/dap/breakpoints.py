@@ -154,7 +154,7 @@ def breakpoint_json(session: DapSession, bp: UserBreakpoint) -> JsonObject:
         first = places[0]
         if first.source is not None:
             body["line"] = state.line_out(first.source.line)
-            source = source_json(first.source)
+            source = source_json(first.source, session.debugger.source_paths)
             if source is not None:
                 body["source"] = source
         body["instructionReference"] = memory_reference(first.address)

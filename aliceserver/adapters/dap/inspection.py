@@ -1,5 +1,11 @@
 """Looking at a stopped program: stackTrace, scopes, variables, setVariable, evaluate,
-setExpression, completions, source, modules, exceptionInfo."""
+setExpression, completions, source, modules, exceptionInfo.
+
+evaluate runs calls into the program (`sq(3)`, `v.size()` without an xmethod) in every
+context but `hover`: a hover happens whenever the mouse rests on an expression, and a call
+there would run code the user never asked for. lldb-vscode-16 refuses it too (it only reads
+variable paths on hover and answers `error: No value`); we say why.
+"""
 
 from __future__ import annotations
 
@@ -62,7 +68,7 @@ def _frame_json(session: DapSession, thread: int, frame: StackFrame, runtime: bo
         body["moduleId"] = frame.module
     source = None
     if frame.source is not None and frame.source.line:
-        source = frame_source_json(frame.source)
+        source = frame_source_json(frame.source, session.debugger.source_paths)
         body["source"] = source
         body["line"] = state.line_out(frame.source.line)
         body["column"] = state.column_out(max(1, frame.source.column))
@@ -120,7 +126,14 @@ def variable_json(
     named, indexed = info.named_children, info.indexed_children
     if info.printer is not None:
         named, indexed = printed.child_counts(info.printer)
-    if info.reference:
+    if info.variant is not None:  # a Rust enum: the active variant's fields are its children
+        variant = info.variant
+        named, indexed = variant.named_children, variant.indexed_children
+        if variant.reference:
+            reference = session.handles.variable_id(
+                ValueRef(frame, variant.reference, expression, is_pointer(info), named, indexed, variant=True)
+            )
+    elif info.reference:
         reference = session.handles.variable_id(
             ValueRef(frame, info.reference, expression, is_pointer(info), named, indexed, info.printer)
         )
@@ -196,15 +209,27 @@ def variables(session: DapSession, args: Arguments) -> JsonObject:
             ref.expression, frame.thread_id if frame else None, frame.level if frame else 0, "x",
             dynamic=session.state.dynamic,
         )
+        if ref.variant:
+            again = again.variant or again
         engine_reference = again.reference or engine_reference
     children = session.debugger.variable_children(engine_reference, start, count or None)
     result = []
     for child in children:
-        expression = (
-            child_expression(ref.expression, ref.pointer, child.name) if ref.expression else None
-        )
+        expression = _child_expression(ref, child.name)
         result.append(variable_json(session, child, ref.frame, expression))
     return {"variables": result}
+
+
+def _child_expression(ref: ValueRef, name: str) -> str | None:
+    """The expression naming child `name` of `ref`; a Rust tuple variant's field by its
+    position (`some.0`: gdb's Rust refuses `some.__0` there)."""
+    if not ref.expression:
+        return None
+    positional = ref.variant and re.fullmatch(r"__\d+", name) is not None
+    expression = child_expression(ref.expression, ref.pointer, name)
+    if positional and expression is not None and expression.endswith(name):
+        return expression[: -len(name)] + name[2:]
+    return expression
 
 
 def _page(rows: list[_T], start: int, count: int) -> list[_T]:
@@ -257,7 +282,7 @@ def set_variable(session: DapSession, args: Arguments) -> JsonObject:
         expression: str | None = name
     elif isinstance(ref, ValueRef):
         frame = ref.frame
-        expression = child_expression(ref.expression, ref.pointer, name) if ref.expression else None
+        expression = _child_expression(ref, name)
     else:
         raise WrongState("setVariable: these values are read-only")
     if expression is None:
@@ -299,10 +324,15 @@ def evaluate(session: DapSession, args: Arguments) -> JsonObject:
         raise InvalidArguments("evaluate: the expression is empty")
     if session.debugger.process is None:
         raise WrongState("evaluate: the program is not being run")
-    info = session.debugger.evaluate(
-        expression, frame.thread_id if frame else None, frame.level if frame else 0,
-        "x" if _hex(args) else None, dynamic=session.state.dynamic,
-    )  # fmt: skip
+    try:
+        info = session.debugger.evaluate(
+            expression, frame.thread_id if frame else None, frame.level if frame else 0,
+            "x" if _hex(args) else None, dynamic=session.state.dynamic, calls=context != "hover",
+        )  # fmt: skip
+    except ProtocolError as error:  # without calls, the engine answers as with no process
+        if context == "hover" and str(error) == _NO_CALLS:
+            raise ProtocolError("a hover does not call the program's functions (evaluate it in the debug console)") from None
+        raise
     body = variable_json(session, info, frame, expression)
     result: JsonObject = {"result": body["value"], "type": body["type"]}
     for key in ("variablesReference", "namedVariables", "indexedVariables", "memoryReference"):
@@ -311,6 +341,7 @@ def evaluate(session: DapSession, args: Arguments) -> JsonObject:
     return result
 
 
+_NO_CALLS = "You can't do that without a process to debug."  # gdb's words for a call with no process
 _WORD = re.compile(r"[A-Za-z_$][\w$]*$")
 
 
@@ -385,7 +416,8 @@ def modules(session: DapSession, args: Arguments) -> JsonObject:
 def loaded_sources(session: DapSession, args: Arguments) -> JsonObject:
     """The loaded modules' source files that are on this machine (the others cannot be
     opened: a library's are paths of the machine it was built on)."""
-    shown = (source_json(SourcePosition(path, 0)) for path in session.debugger.source_files())
+    paths = session.debugger.source_paths
+    shown = (source_json(SourcePosition(path, 0), paths) for path in session.debugger.source_files())
     return {"sources": [source for source in shown if source is not None]}
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from aliceserver.adapters.dap import terminal
 from aliceserver.adapters.dap.capabilities import capabilities
 from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject, WrongState
+from aliceserver.adapters.dap.sourcemap import apply_source_maps
 from aliceserver.adapters.dap.state import ClientInfo, SessionState, Target
 from aliceserver.debuggers.model import DynamicTypes, LaunchConfig, StdioMode
 from aliceserver.errors import AliceError, Unsupported
@@ -93,6 +94,7 @@ def launch(session: DapSession, args: Arguments) -> JsonObject | None:
     if state.target is not Target.NONE:
         raise WrongState(f"launch: a program is being debugged already ({state.target.value})")
     config = launch_config(args)
+    apply_source_maps("launch", args, session.debugger.source_paths)
     console = args.opt_string("console") or "internalConsole"
     relay = None
     if console in _TERMINALS and state.client.run_in_terminal:
@@ -128,6 +130,7 @@ def attach(session: DapSession, args: Arguments) -> JsonObject | None:
         raw = int(raw)
     if not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
         raise InvalidArguments("attach: 'pid' must be a process id (a positive integer)")
+    apply_source_maps("attach", args, session.debugger.source_paths)
     state.swallow_attach_stop = True  # set before the engine posts that stop
     try:
         session.debugger.attach(raw)

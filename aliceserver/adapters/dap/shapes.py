@@ -7,26 +7,29 @@ import re
 
 from aliceserver.adapters.dap.messages import InvalidArguments, JsonObject
 from aliceserver.debuggers.model import Module, SourcePosition, VariableInfo
+from aliceserver.debuggers.sourcepaths import SourcePaths
 
 
-def source_json(position: SourcePosition) -> JsonObject | None:
-    """A Source the client can open, or None when the file is not on this machine (the
-    client then shows disassembly for the frame instead of failing to open a file)."""
-    path = position.path
-    if not os.path.isabs(path) or not os.path.isfile(path):
+def source_json(position: SourcePosition, paths: SourcePaths) -> JsonObject | None:
+    """A Source the client can open, where the file is here (the session's source paths),
+    or None when it is not on this machine (the client then shows disassembly for the
+    frame instead of failing to open a file)."""
+    located = paths.locate(position.path)
+    if not located.found or not os.path.isabs(located.fullname):
         return None
-    return {"name": os.path.basename(path), "path": path}
+    return {"name": os.path.basename(located.fullname), "path": located.fullname}
 
 
-def frame_source_json(position: SourcePosition) -> JsonObject:
+def frame_source_json(position: SourcePosition, paths: SourcePaths) -> JsonObject:
     """A frame's Source: named even when the file is not on this machine (libc's, built
-    elsewhere), as gdb's bt and lldb-vscode name it; such a one is deemphasized, so that
-    clients neither focus it first nor count on opening it."""
-    source = source_json(position)
+    elsewhere), as gdb's bt and lldb-vscode name it (mapped, when a rule maps it); such a
+    one is deemphasized, so that clients neither focus it first nor count on opening it."""
+    source = source_json(position, paths)
     if source is not None:
         return source
-    name = os.path.basename(position.path) or position.path
-    return {"name": name, "path": position.path, "presentationHint": "deemphasize"}
+    path = paths.fullname(position.path)
+    name = os.path.basename(path) or path
+    return {"name": name, "path": path, "presentationHint": "deemphasize"}
 
 
 def module_json(module: Module) -> JsonObject:

@@ -7,10 +7,11 @@ the engine is asked only to stop at places (through a gate it calls at each hit)
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from aliceserver.adapters.mi import catchpoints as catches
+from aliceserver.adapters.mi import locations
 from aliceserver.adapters.mi.frames import display_value, hex16
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.registry import MiError
@@ -54,14 +55,20 @@ class MiBreakpoint:
     spec: str = ""  # what the engine is given (a bare line made file:line)
     old_value: str | None = None  # watchpoints: the value at the last stop
     dead: bool = False
+    catch: catches.CatchSpec | None = None  # a catchpoint's event (catchpoints.py)
 
     @property
     def is_watch(self) -> bool:
-        return self.kind != BREAKPOINT
+        return self.kind not in (BREAKPOINT, catches.CATCHPOINT)
 
     @property
     def pending(self) -> bool:
-        return not self.is_watch and not self.places
+        return self.kind == BREAKPOINT and not self.places
+
+    @property
+    def has_address(self) -> bool:
+        """gdb's table shows 64-bit addresses once a breakpoint has one."""
+        return self.catch is None or self.catch.has_location
 
 
 @dataclass
@@ -69,16 +76,15 @@ class BreakpointTable:
     session: MiSession
     entries: dict[int, MiBreakpoint] = field(default_factory=dict)
     next_number: int = 1
+    # The catchpoint each catch stop was judged for, until the stop is told (several stops
+    # may be judged while the threads are being stopped, and told one by one later).
+    caught: list[tuple[object, MiBreakpoint]] = field(default_factory=list)
+    syscall_names: catches.SyscallNames = field(default_factory=catches.SyscallNames)
 
     # --- creation ----------------------------------------------------------------------
     def normalize(self, location: str) -> str:
-        text = location.strip()
-        if re.fullmatch(r"[0-9]+", text):  # a bare line: in the current source file
-            path = self.session.current_source()
-            if path is None:
-                raise MiError("No symbol table is loaded.  Use the \"file\" command.")
-            return f"{path}:{text}"
-        return text
+        """The engine's spec for a location in gdb's syntax (locations.py)."""
+        return locations.spec_of(self.session, location)
 
     def create(
         self,
@@ -101,7 +107,7 @@ class BreakpointTable:
             places = session.debugger.resolve_location(spec)
         problem = None
         if not places:
-            problem = self.not_found(spec)
+            problem = locations.not_found(session, spec, location)
             if not pending_ok and session.has_symbols():
                 raise MiError(problem)
         condition_fn = session.debugger.expression_condition(condition) if condition else None
@@ -118,14 +124,7 @@ class BreakpointTable:
         return bp, None if quiet_pending else problem
 
     def not_found(self, spec: str) -> str:
-        file, colon, line = spec.rpartition(":")
-        if colon and line.isdigit() and file:
-            if self.session.has_symbols() and not self.session.debugger.resolve_location(f"{file}:1"):
-                return f"No source file named {file}."
-            return f'No line {line} in file "{file}".'
-        if spec.startswith("*"):
-            return f"Cannot access memory at address {spec[1:]}"
-        return f'Function "{spec}" not defined.'
+        return locations.not_found(self.session, spec)
 
     def create_watch(self, expression: str, mode: str, *, location: bool = False) -> MiBreakpoint:
         """A watchpoint now; before the program runs, as gdb, one that is set when it starts
@@ -181,8 +180,12 @@ class BreakpointTable:
                 return False
             if bp.thread is not None and session.inferior.threads.get(tid) != bp.thread:
                 return False
-            if bp.condition_fn is not None and not bp.condition_fn(tid):
-                return False
+            try:
+                if bp.condition_fn is not None and not bp.condition_fn(tid):
+                    return False
+            except Exception:  # an error in the condition stops, the hit counted (gdb's)
+                bp.hits += 1
+                raise
             bp.hits += 1
             if bp.ignore > 0:
                 bp.ignore -= 1
@@ -192,7 +195,7 @@ class BreakpointTable:
         return gate
 
     def arm(self, bp: MiBreakpoint) -> None:
-        if bp.is_watch or bp.engine_id is not None:
+        if bp.is_watch or bp.catch is not None or bp.engine_id is not None:
             return
         info = self.session.debugger.insert_location_breakpoint(bp.spec or bp.location, condition=self._gate(bp))
         bp.engine_id = info.id
@@ -216,8 +219,20 @@ class BreakpointTable:
         bp.dead = True
         self.disarm(bp)
         self.entries.pop(bp.number, None)
+        if bp.catch is not None:
+            self._sync_catches()
+
+    def _sync_catches(self) -> None:
+        from aliceserver.adapters.mi.catch_stops import sync
+
+        try:
+            sync(self.session)
+        except AliceError as error:
+            logger.info("catchpoints not updated: %s", error)
 
     def get(self, text: str) -> MiBreakpoint:
+        if text == "$bpnum":  # gdb's number of the last breakpoint set (save breakpoints' files)
+            text = str(self.next_number - 1)
         try:
             number = int(text.split(".")[0])
         except ValueError:
@@ -228,7 +243,9 @@ class BreakpointTable:
 
     def set_enabled(self, bp: MiBreakpoint, enabled: bool) -> None:
         bp.enabled = enabled
-        if bp.is_watch:
+        if bp.catch is not None:
+            self._sync_catches()
+        if bp.is_watch or bp.catch is not None:
             return
         if enabled:
             self.arm(bp)
@@ -311,12 +328,14 @@ class BreakpointTable:
             ("disp", "del" if bp.temporary else "keep"),
             ("enabled", "y" if bp.enabled else "n"),
         ]
+        if bp.catch is not None:
+            return Results(items + catches.mi_items(bp, bp.catch))
         if bp.is_watch:
             items.append(("what", bp.location))
         elif bp.pending:
             items += [("addr", "<PENDING>"), ("pending", bp.location)]
         elif len(bp.places) == 1:
-            items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name)
+            items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname)
         else:
             items += [("addr", "<MULTIPLE>")]
         if not bp.pending and not bp.is_watch:
@@ -336,7 +355,7 @@ class BreakpointTable:
                     ("number", f"{bp.number}.{index}"), ("enabled", "y" if bp.enabled else "n"),
                     ("addr", hex16(self.shown_address(place.address))),
                 ]
-                entry += _place_items(place, self.session.frames.file_name) + [("thread-groups", ["i1"])]
+                entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname) + [("thread-groups", ["i1"])]
                 locations.append(Results(entry))
             items.append(("locations", locations))
         return Results(items)
@@ -344,11 +363,14 @@ class BreakpointTable:
     def table(self) -> Results:
         # gdb sizes the address column for 64-bit addresses once there is a breakpoint.
         hdr: list[Value] = [
-            {"width": "10" if n == "addr" and not self.entries else w, "alignment": a, "col_name": n, "colhdr": h}
+            {"width": "10" if n == "addr" and not self.any_address() else w, "alignment": a, "col_name": n, "colhdr": h}
             for w, a, n, h in _HDR
         ]
         body = Results([("bkpt", self.tuple(bp)) for bp in self.sorted()], as_list=True)
         return Results([("nr_rows", str(len(self.entries))), ("nr_cols", "6"), ("hdr", hdr), ("body", body)])
+
+    def any_address(self) -> bool:
+        return any(bp.has_address for bp in self.entries.values())
 
     def sorted(self) -> list[MiBreakpoint]:
         return [self.entries[n] for n in sorted(self.entries)]
@@ -356,6 +378,8 @@ class BreakpointTable:
     def announce(self, bp: MiBreakpoint) -> str:
         """What `break` prints on the console."""
         word = "Temporary breakpoint" if bp.temporary else "Breakpoint"
+        if bp.catch is not None:
+            return catches.mention(bp, bp.catch)
         if bp.is_watch:
             label = {"hw watchpoint": "Hardware watchpoint", "read watchpoint": "Hardware read watchpoint",
                      "acc watchpoint": "Hardware access (read/write) watchpoint"}[bp.kind]
@@ -370,6 +394,8 @@ class BreakpointTable:
         return f"{word} {bp.number} at {self.shown_address(place.address):#x}\n"
 
     def what(self, bp: MiBreakpoint) -> str:
+        if bp.catch is not None:
+            return catches.info_what(bp.catch)
         if bp.is_watch:
             return bp.location
         if bp.pending:
@@ -380,12 +406,14 @@ class BreakpointTable:
         return f"<{place.function or '??'}>"
 
 
-def _place_items(place: CodeLocation, file_name: Callable[[str], str]) -> list[tuple[str, Value]]:
+def _place_items(
+    place: CodeLocation, file_name: Callable[[str], str], fullname: Callable[[str], str]
+) -> list[tuple[str, Value]]:
     items: list[tuple[str, Value]] = []
     if place.function:
         items.append(("func", place.function))
     if place.source is not None:
-        items += [("file", file_name(place.source.path)), ("fullname", place.source.path),
+        items += [("file", file_name(place.source.path)), ("fullname", fullname(place.source.path)),
                   ("line", str(place.source.line))]
     elif place.module:
         items.append(("from", place.module))

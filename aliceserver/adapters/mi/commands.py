@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aliceserver.adapters.mi import (
+    catch_stops,
     commands_break,
     commands_data,
     commands_exec,
@@ -14,5 +15,6 @@ from aliceserver.adapters.mi.registry import MiRegistry
 
 
 def register_all(registry: MiRegistry) -> None:
-    for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc):
+    for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc,
+                   catch_stops):
         module.register(registry)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from aliceserver.adapters.mi.breakpoints import MiBreakpoint
-from aliceserver.adapters.mi.parser import getopt
+from aliceserver.adapters.mi.locations import Location
+from aliceserver.adapters.mi.parser import Options, getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 
 
@@ -23,16 +24,28 @@ def _int(text: str, what: str) -> int:
         raise MiError(f"Invalid {what}: {text}") from None
 
 
+def _location(options: Options) -> str:
+    """-break-insert's location: one linespec, or gdb's explicit one from --source & co."""
+    explicit = {name: options.get(name) for name in ("source", "function", "label", "line") if options.has(name)}
+    if explicit:
+        if options.rest:
+            raise MiError("-break-insert: Garbage following explicit location")
+        if set(explicit) == {"source"}:
+            raise MiError("-break-insert: --source option requires --function, --label, or --line")
+        return Location(explicit.get("source"), explicit.get("function"), explicit.get("label"),
+                        explicit.get("line"), qualified=options.has("qualified"), explicit=True).text()
+    if len(options.rest) > 1:
+        raise MiError("-break-insert: Garbage following <location>")
+    location = options.rest[0] if options.rest else ""
+    return f"-qualified {location}" if location and options.has("qualified") else location
+
+
 def _break_insert(ctx: Context, args: list[str]) -> Reply:
     options = getopt("break-insert", args, flags="thfdar", valued="cip",
                      long=("qualified", "source=", "line=", "function=", "label=", "force-condition"))
     if options.has("a"):
         raise MiError("-break-insert: tracepoints are not supported")
-    location = " ".join(options.rest)
-    if options.has("source") or options.has("line") or options.has("function"):
-        parts = [options.get("source") or "", options.get("line") or ""]
-        location = ":".join(p for p in parts if p) if not options.has("function") else (
-            options.get("function") or "")
+    location = _location(options)
     if not location:
         raise MiError("-break-insert: Missing <location>")
     session = ctx.session

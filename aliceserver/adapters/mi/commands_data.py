@@ -53,7 +53,8 @@ def _with_source(ctx: Context, lines: list[Line], opcodes: bool) -> Value:
         if current is not None:
             path, line = current
             groups.append(("src_and_asm_line", {"line": str(line), "file": session.frames.file_name(path),
-                                                "fullname": path, "line_asm_insn": list(insns)}))
+                                                "fullname": session.frames.fullname(path),
+                                                "line_asm_insn": list(insns)}))
 
     for line in lines:
         position = source_of(session, line.insn.address)

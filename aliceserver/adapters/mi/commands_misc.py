@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from aliceserver import __version__
+from aliceserver.adapters.mi import settings_policy, source_paths
 from aliceserver.adapters.mi.output import Value, record
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
 from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
@@ -47,8 +48,10 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         session.inferior.env[name.strip()] = value.strip()
         return
     if head in ("inferior-tty", "tty"):
+        old = session.inferior.tty
         session.inferior.tty = rest or None
-        _param_changed(ctx, "inferior-tty", rest, from_mi)
+        if session.inferior.tty != old:
+            _param_changed(ctx, "inferior-tty", rest, from_mi)
         return
     if head == "cwd":
         session.inferior.cwd = os.path.expanduser(rest) if rest else os.getcwd()
@@ -59,6 +62,7 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     if head == "target-async":
         ctx.console("Warning: 'set target-async', an alias for the command 'set mi-async', is deprecated.\n")
         ctx.console("Use 'set mi-async'.\n\n")
+    settings_policy.check_set(session.settings, words, running=session.inferior.process is not None)
     found = session.settings.find(words)
     if found is None:
         if "=" in text:
@@ -69,8 +73,16 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     value_text = text.strip().split(None, len(name.split()))[-1] if value_words else ""
     if name == "prompt":
         value_text = text.strip()[len("prompt") :].lstrip() if text.strip().startswith("prompt") else value_text
+    old = session.settings.get(name)
     value = session.settings.set(name, value_text)
-    _param_changed(ctx, name, value, from_mi)
+    if name == "unwindonsignal":  # the engine's, for every call (conditions' too)
+        session.debugger.set_call_options(unwind_on_signal=value == "on")
+    elif name == "may-call-functions":
+        session.debugger.set_call_options(may_call=value == "on")
+    elif name in ("print elements", "print repeats"):
+        settings_policy.apply_print_limits(session)
+    if value != old:  # gdb tells only a change
+        _param_changed(ctx, name, session.settings.notified(name), from_mi)
 
 
 def _param_changed(ctx: Context, name: str, value: str, from_mi: bool) -> None:
@@ -115,8 +127,11 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         return inferior.cwd, f'Current working directory that will be used when starting the inferior is "{inferior.cwd}".'
     if name == "target-async":
         name = "mi-async"
+    if name == "directories":
+        return source_paths.directories_sentence(ctx)
     found = session.settings.find(name.split())
     if found is None or found[1]:
+        settings_policy.check_show(name.split())
         raise MiError(f'Undefined show command: "{name}".  Try "help show".')
     return session.settings.get(found[0]), session.settings.show_text(found[0])
 
@@ -239,7 +254,7 @@ def source_file(ctx: Context) -> list[tuple[str, Value]]:
     source = places[0].source
     # gdb's default source line: `list` centred on main, 10 lines to a screen
     return [("line", str(max(source.line - 9, 1))), ("file", session.frames.file_name(source.path)),
-            ("fullname", source.path), ("macro-info", "0")]
+            ("fullname", session.frames.fullname(source.path)), ("macro-info", "0")]
 
 
 def _file_list_exec_source_file(ctx: Context, args: list[str]) -> Reply:
@@ -247,14 +262,12 @@ def _file_list_exec_source_file(ctx: Context, args: list[str]) -> Reply:
 
 
 def _file_list_exec_source_files(ctx: Context, args: list[str]) -> Reply:
-    session = ctx.session
     try:
         main = source_file(ctx)
     except MiError:
         return [("files", [])]
-    paths = [str(dict(main)["fullname"])]
-    files: list[Value] = [{"file": session.frames.file_name(p), "fullname": p, "debug-fully-read": "true"}
-                          for p in paths]
+    found = dict(main)
+    files: list[Value] = [{"file": found["file"], "fullname": found["fullname"], "debug-fully-read": "true"}]
     return [("files", files)]
 
 
@@ -350,13 +363,8 @@ def _environment_path(ctx: Context, args: list[str]) -> Reply:
 
 
 def _environment_directory(ctx: Context, args: list[str]) -> Reply:
-    session = ctx.session
     options = getopt("environment-directory", args, flags="r")
-    if options.has("r"):
-        session.source_path = "$cdir:$cwd"
-    if options.rest:
-        session.source_path = ":".join(options.rest + [session.source_path])
-    return [("source-path", session.source_path)]
+    return source_paths.environment_directory(ctx, options.has("r"), options.rest)
 
 
 def register(registry: MiRegistry) -> None:

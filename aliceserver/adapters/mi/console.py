@@ -11,10 +11,15 @@ from aliceserver.adapters.gdbcommands.values import show_convenience, show_value
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
+from aliceserver.adapters.mi import source_paths
+from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.console_info import register_info
 from aliceserver.adapters.mi.console_symbols import rbreak
+from aliceserver.adapters.mi.console_workflow import register_workflow
+from aliceserver.adapters.mi.locations import console_location, keywords
 from aliceserver.adapters.mi.output import record
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.settings_policy import query
 from aliceserver.debuggers.model import StepKind
 from aliceserver.transports.tty import open_tty_transport
 
@@ -81,13 +86,9 @@ def _count(text: str, default: int = 1) -> int:
 # --- breakpoints ---------------------------------------------------------------------------
 def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = True) -> Reply:
     session = ctx.session
-    location, condition, thread = text, None, None
-    match = re.match(r"(.*?)\s+if\s+(.*)$", text)
-    if match:
-        location, condition = match.group(1), match.group(2)
-    match = re.match(r"(.*?)\s+thread\s+(\d+)$", location)
-    if match:
-        location, thread = match.group(1), int(match.group(2))
+    location, rest = console_location(text)  # gdb's syntax and errors
+    given = keywords(session, rest)
+    condition, thread = given.condition, given.thread
     if not location.strip():
         if session.inferior.process is None or session.inferior.running:
             raise MiError("No default breakpoint location now selected.")
@@ -98,7 +99,8 @@ def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = Tr
                                              pending_ok=pending, thread=thread)
     if problem and not pending:
         ctx.console(problem + "\n")
-    for other in session.breakpoints.sorted() if from_tty else ():
+    # gdb's describe_other_breakpoints: only for a person typing (not -batch, -x, source)
+    for other in session.breakpoints.sorted() if from_tty and ctx.from_tty else ():
         if other is not bp and not other.is_watch and bp.places and other.places and \
                 other.places[0].address == bp.places[0].address:
             ctx.console(f"Note: breakpoint {other.number} also set at pc {bp.places[0].address:#x}.\n")
@@ -247,7 +249,7 @@ def _jump(ctx: Context, text: str) -> Reply:
 def _kill(ctx: Context, text: str) -> Reply:
     ctx.session.require_process()
     # gdb's query, answered as gdb answers it when its input is no terminal (and in -batch)
-    ctx.console("Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n")
+    query(ctx, "Kill the program being debugged? ")
     execution.kill(ctx)
     return None
 
@@ -276,6 +278,10 @@ def _interrupt(ctx: Context, text: str) -> Reply:
 
 # --- settings and the rest ------------------------------------------------------------------
 def _set(ctx: Context, text: str) -> Reply:
+    word, _, rest = text.strip().partition(" ")
+    if word == "substitute-path":
+        source_paths.set_substitute_path(ctx, rest)
+        return None
     misc.do_set(ctx, text, from_mi=False)
     return None
 
@@ -298,6 +304,9 @@ def _show(ctx: Context, text: str) -> Reply:
             ctx.console("".join(f"{k}={v}\n" for k, v in env.items()))
         return None
     word, _, rest = text.partition(" ")
+    if word == "substitute-path":
+        source_paths.show_substitute_path(ctx, rest)
+        return None
     if word in ("values", "convenience", "conv"):
         _show_values(ctx, word, rest)
         return None
@@ -320,6 +329,9 @@ def _show_values(ctx: Context, word: str, rest: str) -> None:
 
 def _unset(ctx: Context, text: str) -> Reply:
     words = text.split()
+    if words and words[0] == "substitute-path":
+        source_paths.unset_substitute_path(ctx, text.strip()[len(words[0]) :])
+        return None
     if len(words) >= 2 and words[0] in ("environment", "env"):
         ctx.session.inferior.env[words[1]] = None
         return None
@@ -417,12 +429,7 @@ def _python_interactive(ctx: Context, text: str) -> Reply:
 
 
 def _directory(ctx: Context, text: str) -> Reply:
-    session = ctx.session
-    if text:
-        session.source_path = ":".join(text.split() + [session.source_path])
-    if ctx.from_tty:
-        ctx.console(f"Source directories searched: {session.source_path}\n")
-    return None
+    return source_paths.directory(ctx, text)
 
 
 def _display(ctx: Context, text: str) -> Reply:
@@ -492,6 +499,8 @@ def register_all(registry: CliRegistry) -> None:
     add("undisplay", _undisplay)
     add("python", _python, "py")
     add("python-interactive", _python_interactive, "pi")
-    for name in ("define", "document", "catch", "record", "reverse-step", "target", "core-file"):
+    for name in ("define", "document", "record", "reverse-step", "target", "core-file"):
         add(name, _unsupported(name))
+    register_catch(registry)
     register_info(registry)
+    register_workflow(registry)

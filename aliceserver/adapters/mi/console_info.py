@@ -7,6 +7,9 @@ from typing import overload
 
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
+from aliceserver.adapters.mi.breakpoint_commands import shown_commands
+from aliceserver.adapters.mi.breakpoints import MiBreakpoint
+from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_signals import handle, info_signals
 from aliceserver.adapters.mi.console_symbols import (
@@ -28,7 +31,7 @@ from aliceserver.adapters.mi.frames import (
 )
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
-from aliceserver.debuggers.model import DynamicTypes, VariableInfo, VariableScope
+from aliceserver.debuggers.model import DynamicTypes, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
 _FORMAT = re.compile(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
@@ -41,11 +44,24 @@ def _print(ctx: Context, text: str) -> Reply:
 
 
 def _call(ctx: Context, text: str) -> Reply:
-    """gdb's call: print's, except that a void result prints nothing."""
-    value = _printed(ctx, text, void_shown=False, record=True)
+    """gdb's call: print's, except that a void result prints nothing and, unlike print's
+    `$N = void`, does not enter the value history."""
+    value = _printed(ctx, text, void_shown=False, record=not _void_result(ctx, text))
     if value is not None:
         ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
     return None
+
+
+def _void_result(ctx: Context, text: str) -> bool:
+    """Whether the expression's type is void, found without running anything (whatis's way)."""
+    match = _FORMAT.match(text)
+    expression = text[match.end() :] if match else text
+    if not expression.strip():
+        return False
+    try:
+        return ctx.session.evaluate(expression, type_only=True).type == "void"
+    except AliceError:
+        return False  # the evaluation proper reports it
 
 
 @overload
@@ -137,9 +153,11 @@ def _ptype(ctx: Context, text: str) -> Reply:
 def _frame_line(ctx: Context, tid: int, level: int) -> str:
     session = ctx.session
     frame = session.frames.frame(tid, level)
-    # gdb shows no pc in a frame an inlined call was made from: its line is the call's
-    called_inline = level > 0 and session.frames.frame(tid, level - 1).inlined
-    with_pc = (level > 0 and not called_inline) or (level == 0 and not session.at_line_start(frame))
+    callee = session.frames.frame(tid, level - 1) if level > 0 else None
+    if callee is None or callee.called_from_debugger:  # stopped at its pc: frame 0, or a call's caller
+        with_pc = not session.at_line_start(frame)
+    else:  # a return address; none shown where an inlined call was made (its line is the call's)
+        with_pc = not callee.inlined
     return f"#{level:<3d}{session.frames.describe(frame, tid, with_pc=with_pc)}\n"
 
 
@@ -189,7 +207,7 @@ def _select(ctx: Context, level: int) -> None:
         raise MiError("No frame at level %d." % level)
     changed = level != session.inferior.selected_level
     session.inferior.selected_level = level
-    ctx.console(_frame_line(ctx, tid, level) + session.frames.source_line(frames[0]))
+    _print_frame(ctx, _frame_line(ctx, tid, level), frames[0])
     if changed:  # as gdb: `frame` of the selected frame prints it and notifies no one
         session.thread_selected()
 
@@ -245,7 +263,7 @@ def _thread(ctx: Context, text: str) -> Reply:
     ctx.console(f"[Switching to thread {number} ({target_id(session, tid)})]\n")
     if not inferior.running:
         frame = session.frames.frame(tid, 0)
-        ctx.console(_frame_line(ctx, tid, 0) + session.frames.source_line(frame))
+        _print_frame(ctx, _frame_line(ctx, tid, 0), frame)
     session.thread_selected()
     return None
 
@@ -257,8 +275,12 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
     if not entries:
         ctx.console("No breakpoints or watchpoints.\n")
         return
-    ctx.console("Num     Type           Disp Enb Address            What\n")
+    width = 18 if table.any_address() else 10  # gdb's column for 64-bit addresses, or none
+    ctx.console(f"Num     Type           Disp Enb {'Address':<{width}} What\n")
     for bp in entries:
+        if bp.catch is not None:
+            _info_catchpoint(ctx, bp, width)
+            continue
         addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if len(bp.places) > 1 else (
             "" if bp.is_watch else hex16(bp.places[0].address))
         disp = "del" if bp.temporary else "keep"
@@ -269,7 +291,21 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         if bp.hits:
             ctx.console(f"\tbreakpoint already hit {bp.hits} time{'s' if bp.hits > 1 else ''}\n")
         if bp.ignore:
-            ctx.console(f"\tWill ignore next {bp.ignore} crossings of breakpoint.\n")
+            ctx.console(f"\tignore next {bp.ignore} hits\n")  # gdb 13's print_one_breakpoint_location
+        ctx.console(shown_commands(ctx, bp))
+
+
+def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int) -> None:
+    assert bp.catch is not None
+    disp = "del" if bp.temporary else "keep"
+    ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
+                f"{'':<{width}} {ctx.session.breakpoints.what(bp)}\n{catch_extra(bp.catch)}")
+    if bp.condition:
+        ctx.console(f"\tstop only if {bp.condition}\n")
+    if bp.hits:
+        ctx.console(f"\tcatchpoint already hit {bp.hits} time{'s' if bp.hits > 1 else ''}\n")
+    if bp.ignore:
+        ctx.console(f"\tWill ignore next {bp.ignore} crossings of breakpoint.\n")
 
 
 def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
@@ -371,12 +407,18 @@ def _info_sharedlibrary(ctx: Context, text: str) -> None:
         ctx.console(f"{hex16(module.low)}  {hex16(module.high)}  Yes         {module.path}\n")
 
 
+def _print_frame(ctx: Context, head: str, frame: StackFrame) -> None:
+    """A frame's line and its source line, or gdb's error for a missing source file."""
+    report = ctx.session.frames.source_report(frame)
+    ctx.console(head + report.text)
+    if report.error:
+        ctx.log(report.error)
+
+
 def _info_source(ctx: Context, text: str) -> None:
-    path = ctx.session.current_source()
-    if path is None:
-        ctx.console("No current source file.\n")
-        return
-    ctx.console(f"Current source file is {ctx.session.frames.file_name(path)}\nLocated in {path}\nSource language is c.\n")
+    from aliceserver.adapters.mi.source_paths import info_source
+
+    info_source(ctx)
 
 
 def _info_display(ctx: Context, text: str) -> None:
@@ -465,8 +507,13 @@ def _list(ctx: Context, text: str) -> Reply:
         state = (path, max(1, centre - size // 2))
     path, start = state
     lines = session.frames.file_lines(path)
-    if lines is None:
-        raise MiError(f"{start}\tin {path}")
+    missing = session.frames.missing_or(path, start)
+    if lines is None or missing is not None:
+        if missing is not None:  # gdb's print_source_lines: said, not an error
+            ctx.console(missing.text)
+            ctx.log(missing.error)
+        session.list_state = (path, start + size)
+        return None
     if start > len(lines):
         raise MiError(f"Line number {start} out of range; \"{path}\" has {len(lines)} lines.")
     for number in range(start, min(len(lines), start + size - 1) + 1):

@@ -19,6 +19,7 @@ from aliceserver.adapters.mi.breakpoint_commands import register_breakpoint_comm
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_info import _frame_line as frame_line
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.settings_policy import query
 from aliceserver.errors import AliceError
 
 
@@ -227,8 +228,7 @@ def _jump(ctx: Context, text: str) -> Reply:
             there = places[0]
             line = there.source.line if there.source is not None else 0
             if here and _function_at(ctx, there.address) != here:
-                ctx.console(f"Line {line} is not in `{here}'.  Jump anyway? (y or n) "
-                            "[answered Y; input not from terminal]\n")
+                query(ctx, f"Line {line} is not in `{here}'.  Jump anyway? ")
     return execution.jump(ctx, text)
 
 
@@ -259,7 +259,7 @@ def _return(ctx: Context, text: str) -> Reply:
                 raise MiError(f"Returning a {returns} value is not supported by aliceserver.") from None
     if ctx.from_tty:
         asked = f"Make {function} return now? " if function else "Make selected stack frame return now? "
-        ctx.console(asked + "(y or n) [answered Y; input not from terminal]\n")
+        query(ctx, asked)
     execution.force_return(ctx)
     if result is not None:
         session.debugger.write_register(tid, "rax", result)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.frames import frames_to_main
@@ -157,6 +157,14 @@ def with_entry_values(infos: list[VariableInfo], mode: str, *, mi: bool) -> list
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """A source line to print: console text, or an error for gdb's error stream."""
+
+    text: str
+    error: str = ""
+
+
 class Frames:
     """Stack access for one session, cut at the program's main like gdb (unless `set
     backtrace past-main on`)."""
@@ -165,6 +173,7 @@ class Frames:
         self.session = session
         self._lines: dict[str, list[str] | None] = {}
         self._names: dict[str, str] = {}
+        self._last_visited: str | None = None  # gdb's last_source_visited
 
     def file_name(self, path: str) -> str:
         """A source file as gdb's `file=` and console lines name it (`set filename-display`):
@@ -236,11 +245,13 @@ class Frames:
             out["level"] = str(frame.level)
         out["addr"] = hex16(frame.pc)
         out["func"] = frame.function or "??"
+        if frame.called_from_debugger:  # gdb's dummy frame: nothing more to say
+            return out
         if args:
             out["args"] = self.arg_pairs(tid, frame.level)
         if frame.source is not None and frame.source.line:
             out["file"] = self.file_name(frame.source.path)
-            out["fullname"] = frame.source.path
+            out["fullname"] = self.fullname(frame.source.path)
             out["line"] = str(frame.source.line)
         elif frame.module:
             out["from"] = frame.module
@@ -249,6 +260,8 @@ class Frames:
 
     def describe(self, frame: StackFrame, tid: int, *, with_pc: bool) -> str:
         """`0x... in func (a=1) at prog.c:13` as the console shows a frame."""
+        if frame.called_from_debugger:
+            return frame.function or "??"  # <function called from gdb>
         args = ", ".join(
             f"{info.name}={frame_arg_value(info)}"
             for info in self.shown_args(tid, frame.level, mi=False)
@@ -263,14 +276,37 @@ class Frames:
 
     def source_line(self, frame: StackFrame) -> str:
         """`LINE\\tTEXT\\n` of the frame's line, or gdb's words for a missing file."""
+        return self.source_report(frame).text
+
+    def source_report(self, frame: StackFrame) -> SourceLine:
+        """The frame's source line as gdb prints it at a stop or for `frame`: its text, or
+        for a missing file `LINE\\tin FILE` (console), except the first time in a row that
+        file is visited, when it is an error `LINE\\tFILE: No such file or directory.`."""
         if frame.source is None or not frame.source.line:
-            return ""
+            return SourceLine("")
         line = frame.source.line
         self.session.command_memory.listed = (frame.source.path, line)  # as gdb's print_source_lines
+        missing = self.missing_or(frame.source.path, line)
+        if missing is not None:
+            return missing
         text = self.line_text(frame.source.path, line)
-        if text is None:
-            return f"{line}\tin {frame.source.path}\n"
-        return f"{line}\t{text}\n"
+        return SourceLine(f"{line}\tin {self.file_name(frame.source.path)}\n" if text is None else f"{line}\t{text}\n")
+
+    def missing_or(self, path: str, line: int) -> SourceLine | None:
+        """gdb's print_source_lines for a file that cannot be read (None: it can): only
+        its first visit in a row says why, the later ones say `in FILE`."""
+        first_visit = self._last_visited != path
+        self._last_visited = path
+        if self.file_lines(path) is not None:
+            return None
+        name = self.file_name(path)
+        if first_visit:
+            return SourceLine("", f"{line}\t{name}: No such file or directory.\n")
+        return SourceLine(f"{line}\tin {name}\n")
+
+    def fullname(self, path: str) -> str:
+        """gdb's fullname: where the file is here (substitute-path, source directories)."""
+        return self.session.debugger.source_paths.fullname(path)
 
     def line_text(self, path: str, line: int) -> str | None:
         lines = self.file_lines(path)
@@ -279,11 +315,16 @@ class Frames:
         return lines[line - 1]
 
     def file_lines(self, path: str) -> list[str] | None:
-        if path not in self._lines:
+        """The lines of the debug info's file `path`, read where it is here."""
+        located = self.session.debugger.source_paths.locate(path)
+        if not located.found:
+            return None
+        where = located.fullname
+        if where not in self._lines:
             try:
-                with open(path, "rb") as handle:
+                with open(where, "rb") as handle:
                     data = handle.read()
-                self._lines[path] = data.decode("utf-8", "surrogateescape").splitlines()
+                self._lines[where] = data.decode("utf-8", "surrogateescape").splitlines()
             except OSError:
-                self._lines[path] = None
-        return self._lines[path]
+                self._lines[where] = None
+        return self._lines[where]

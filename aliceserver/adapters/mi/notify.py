@@ -88,16 +88,18 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
 def _progress(session: MiSession, event: ev.Progress) -> None:
     """A symbol load being built (a cached load sends nothing) as console text, as gdb's
     "Reading symbols from ...": once when it starts, once when it is done (and, like that
-    line, not at all in -batch)."""
+    line, not at all in -batch). Only a console shows it: gdb prints nothing like it, and
+    on an MI channel it would arrive after the command's result and prompt (events wait
+    for the command's end), which breaks clients that match the output exactly."""
     if session.config.batch:
         return
     if event.done:
         if event.ident in session.progress_shown:
             session.progress_shown.discard(event.ident)
-            session.console_all(f"{event.title}...done.\n")
+            session.console_all(f"{event.title}...done.\n", mi=False)
     elif event.ident not in session.progress_shown:
         session.progress_shown.add(event.ident)
-        session.console_all(f"{event.title}...\n")
+        session.console_all(f"{event.title}...\n", mi=False)
 
 
 def _thread_started(session: MiSession, tid: int) -> None:
@@ -110,7 +112,7 @@ def _thread_started(session: MiSession, tid: int) -> None:
     if first:  # gdb shows every breakpoint with its address in the new process
         session.breakpoints.refresh()
         for bp in session.breakpoints.sorted():
-            if not bp.is_watch and not bp.pending:
+            if not bp.is_watch and not bp.pending and bp.catch is None:
                 session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
 
 
@@ -149,7 +151,14 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     location_style = "source-and-location"
     deleted: list[int] = []
     reason = stop.reason
-    if reason is ev.StopReason.BREAKPOINT or reason is ev.StopReason.EXCEPTION:
+    from aliceserver.adapters.mi.catch_stops import STOP_REASONS, describe  # they need this module
+
+    caught = describe(session, stop) if reason in STOP_REASONS else None
+    if caught is not None and caught.bp is not None:
+        session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(caught.bp))])
+        pairs, text, location_style = caught.pairs, caught.text, "with-pc"
+        deleted = [caught.bp.number] if caught.bp.temporary else []
+    elif reason is ev.StopReason.BREAKPOINT or reason is ev.StopReason.EXCEPTION:
         hit = session.breakpoints.for_address_ids(stop.breakpoint_ids)
         for bp in hit:
             session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
@@ -198,7 +207,8 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     # The stop's console text: always for a console's own command or an event the user
     # did not ask for (a breakpoint, a signal); an MI -exec-next prints nothing.
     # gdb's print_stop_event: the location, the displays, then what `finish` returned
-    console = text + _location_text(session, frame, stop.thread_id, location_style) + _displays(session)
+    location, missing = _location_text(session, frame, stop.thread_id, location_style)
+    console = text + location + _displays(session)
     if frame is not None:
         pairs.append(("frame", frames.tuple(frame, stop.thread_id, level=False, args=True)))
     if reason is ev.StopReason.FUNCTION_FINISHED and stop.return_value is not None:
@@ -213,6 +223,19 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     left = _watches_left(session, stop, pairs)
     asked = reason in (ev.StopReason.STEP, ev.StopReason.FUNCTION_FINISHED) and not left
     to_mi = not asked or (origin is not None and origin.cli)
+    if caught is not None and caught.mi_prefix:
+        session.console_all(caught.mi_prefix, mi=True, cli=False)
+    from aliceserver.adapters.mi.breakpoint_commands import on_stop  # it needs this module
+
+    if on_stop(session, stop):  # `silent` first in a breakpoint's commands: not shown
+        console = missing = ""
+    if missing:  # gdb's error for the missing source file, on its error stream, after the location
+        head = text + location
+        session.console_all(head, mi=to_mi, cli=True)
+        for ui in session.uis:
+            if not ui.closed and (to_mi or not ui.is_mi):
+                ui.log(missing)
+        console = console[len(head) :]
     session.console_all(console, mi=to_mi, cli=True)
     session.broadcast(record("*", "stopped", pairs))
     for bp in left:
@@ -289,19 +312,21 @@ def _watches_left(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, V
     return left
 
 
-def _location_text(session: MiSession, frame: object, tid: int, style: str) -> str:
+def _location_text(session: MiSession, frame: object, tid: int, style: str) -> tuple[str, str]:
+    """The stop's location for the console, and gdb's error when its source file is missing."""
     from aliceserver.debuggers.model import StackFrame
 
     if not isinstance(frame, StackFrame):
-        return ""
+        return "", ""
     frames = session.frames
-    source = frames.source_line(frame)
-    if style == "source-line" and source:
-        return source
+    report = frames.source_report(frame)
+    source = report.text
+    if style == "source-line" and (source or report.error):
+        return source, report.error
     if style == "pc-and-line" and source:
-        return f"{hex16(frame.pc)}\t{source}"
+        return f"{hex16(frame.pc)}\t{source}", report.error
     with_pc = style == "with-pc" and not session.at_line_start(frame)
-    return frames.describe(frame, tid, with_pc=with_pc) + "\n" + source
+    return frames.describe(frame, tid, with_pc=with_pc) + "\n" + source, report.error
 
 
 def _exited(session: MiSession, exited: ev.Exited) -> None:

@@ -26,6 +26,7 @@ from aliceserver.adapters.mi.displays import DisplayTable
 from aliceserver.adapters.mi.frames import Frames, display_value
 from aliceserver.adapters.mi.output import Value, c_string, record
 from aliceserver.adapters.mi.parser import MiCommand, MiParseError, parse_line
+from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registry import (
     EXIT,
     CliRegistry,
@@ -43,6 +44,7 @@ from aliceserver.adapters.mi.varobj import VarobjStore
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import (
     DynamicTypes,
+    ForkFollow,
     LaunchConfig,
     StackFrame,
     StdioMode,
@@ -127,7 +129,6 @@ class MiSession:
         self.progress_shown: set[str] = set()  # symbol loads under way (see notify)
         self._last_stop: tuple[str | None, int | None] | None = None
         self._line_starts: dict[tuple[str, int], set[int]] = {}
-        self.source_path = "$cdir:$cwd"
         self.displays = DisplayTable()
         self.list_state: tuple[str, int] | None = None
         self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
@@ -556,14 +557,15 @@ class MiSession:
                     env[key] = value
         tty = inferior.tty
         disable_aslr = self.settings.get("disable-randomization") == "on"
+        follow = ForkFollow.CHILD if self.settings.get("follow-fork-mode") == "child" else ForkFollow.PARENT
         if tty:
             return LaunchConfig(inferior.program, tuple(inferior.args), inferior.cwd, env,
-                                StdioMode.TTY, tty, disable_aslr=disable_aslr)
+                                StdioMode.TTY, tty, disable_aslr=disable_aslr, follow_fork=follow)
         mode = StdioMode.PIPES
         if self.config.own_stdio:  # gdb -batch reads no command from stdin: the program may
             mode = StdioMode.INHERIT if self.config.batch else StdioMode.INHERIT_OUTPUT
         return LaunchConfig(inferior.program, tuple(inferior.args), inferior.cwd, env,
-                            mode, disable_aslr=disable_aslr)
+                            mode, disable_aslr=disable_aslr, follow_fork=follow)
 
     def before_resume(self) -> None:
         """Write out what the UIs hold: the running program writes to the same stdout, after."""
@@ -604,6 +606,10 @@ class MiSession:
         return tid, level
 
     def display(self, info: VariableInfo) -> str:
+        """A value as MI shows it (-data-evaluate-expression, a returned value), laid out
+        as `print pretty` says."""
+        if self.settings.get("print pretty") == "on" and not info.error:
+            return pretty_text(display_value(info), info.type)
         return display_value(info)
 
     def dynamic_types(self, shown: DynamicTypes = DynamicTypes.NONE) -> DynamicTypes:
@@ -624,7 +630,7 @@ class MiSession:
             level = inferior.selected_level if level is None else level
         if tid is None:
             self.ensure_symbols()
-            if not self.has_symbols():
+            if not self.has_symbols() and inferior.program:  # no file: the engine's literals and $ values
                 raise MiError(f'No symbol "{expression.strip()}" in current context.'
                               if expression.strip().isidentifier() else "No symbol table is loaded.  Use the \"file\" command.")
         try:

@@ -1,4 +1,5 @@
-"""gdb settings a client sets and shows (`-gdb-set`, `set`, `show`), with gdb's texts."""
+"""gdb settings a client sets and shows (`-gdb-set`, `set`, `show`), with gdb's texts.
+How each is honoured, and which gdb settings are refused: settings_policy.py."""
 
 from __future__ import annotations
 
@@ -37,10 +38,10 @@ def _defaults() -> dict[str, _Setting]:
         "print address": s("on", "bool", "Printing of addresses is {}."),
         "print object": s("off", "bool", "Printing of object's derived type based on vtable info is {}."),
         "print static-members": s("on", "bool", "Printing of C++ static members is {}."),
-        "print symbol": s("on", "bool", "Printing of symbol names when printing pointers is {}."),
+        "print symbol": s("on", "bool", "Printing of symbols when printing pointers is {}."),
         "print repeats": s("10", "int", "Threshold for repeated print elements is {}."),
         "print null-stop": s("off", "bool", "Printing of char arrays to stop at first null char is {}."),
-        "print sevenbit-strings": s("on", "bool", "Printing of 8-bit characters in strings as \\nnn is {}."),
+        "print sevenbit-strings": s("off", "bool", "Printing of 8-bit characters in strings as \\nnn is {}."),
         "print thread-events": s("on", "bool", "Printing of thread events is {}."),
         "print inferior-events": s("on", "bool", "Printing of inferior events is {}."),
         "breakpoint pending": s("auto", "enum", "Debugger's behavior regarding pending breakpoints is {}.",
@@ -90,7 +91,13 @@ def _defaults() -> dict[str, _Setting]:
 
 
 _ALIASES = {"target-async": "mi-async", "print": "print", "p pretty": "print pretty"}
-_INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # height/width 0 mean unlimited
+_INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # 0 means unlimited too, except in _ZUINTEGER
+# gdb's kind of each number setting, which tells how =cmd-param-changed writes
+# `unlimited`: a uinteger's UINT_MAX, an integer's INT_MAX, a zuinteger_unlimited's -1 (0
+# being a number of its own there).
+_UINTEGER = frozenset(("height", "width", "print elements", "print repeats", "backtrace limit"))
+_INTEGER = frozenset(("listsize",))
+_ZUINTEGER = frozenset(("history size", "max-value-size"))
 
 
 class Settings:
@@ -126,7 +133,9 @@ class Settings:
                 raise MiError('"on" or "off" expected.')
             value = _BOOL[text.lower()]
         elif setting.kind == "int":
-            if name in ("height", "width") and text in _INT_WORDS:
+            if (name in _UINTEGER or name in _INTEGER) and text in _INT_WORDS:
+                value = "unlimited"
+            elif name in _ZUINTEGER and text == "-1":
                 value = "unlimited"
             elif text == "unlimited":
                 value = text
@@ -148,6 +157,13 @@ class Settings:
             value = text
         setting.value = value
         return value
+
+    def notified(self, name: str) -> str:
+        """The value as gdb's =cmd-param-changed gives it: its number for `unlimited`."""
+        value = self._values[name].value
+        if value != "unlimited":
+            return value
+        return "4294967295" if name in _UINTEGER else "2147483647" if name in _INTEGER else "-1"
 
     def show_text(self, name: str) -> str:
         setting = self._values[name]

@@ -63,6 +63,7 @@ from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.variables import VariableStore
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
+from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
@@ -80,6 +81,7 @@ _OPTIONS = (
     | binding.PTRACE_O_TRACEFORK
     | binding.PTRACE_O_TRACEVFORK
     | binding.PTRACE_O_TRACEVFORKDONE
+    | binding.PTRACE_O_TRACESYSGOOD  # syscall stops told apart (catch syscall); free otherwise
 )
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
 # No command takes this long on the tracer thread; past it, say so instead of hanging.
@@ -129,8 +131,9 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._read_raw)
         self._disassembler = Disassembler()
         self._debug_infos: DebugInfos = {}
-        self._source = SourceSymbols(self._symbols, report=self.events.put,
-                                     debug_infos=self._debug_infos)  # fmt: skip
+        self.source_paths = SourcePaths()  # the session's, for every front end
+        self._source = SourceSymbols(self._symbols, report=self.events.put, debug_infos=self._debug_infos,
+                                     source_paths=self.source_paths)  # fmt: skip
         self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, self._find_class))
         self._variables.printers = printer_host(lambda: self._source)
         self._frames: dict[int, list[UnwoundFrame]] = {}
@@ -147,8 +150,8 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         self._catch: set[CatchKind] = set()
         self._armed: dict[CatchKind, int] = {}  # exception catchpoint -> its internal trap
         self._libc = binding.Libc()
-        self._closed = False
         self.call_settings = CallSettings()  # calls into the program (infcall.py)
+        self._closed = False
         self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
         self._tracer.start()
 
@@ -355,8 +358,8 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
     def _load_image(self, inferior: Inferior, *, at_launch: bool) -> None:
         """Symbols of the new image, the shared-library trap, and the user's traps."""
         self._source.close()
-        self._source = SourceSymbols(self._symbols, report=self.events.put,
-                                     debug_infos=self._debug_infos)  # fmt: skip
+        self._source = SourceSymbols(self._symbols, report=self.events.put, debug_infos=self._debug_infos,
+                                     source_paths=self.source_paths)  # fmt: skip
         self._variables.printers = printer_host(lambda: self._source)  # a new program's
         try:
             loaded, r_brk = self._tracker.start(inferior.pid)
@@ -399,6 +402,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             self.events.put(ModuleLoaded(module))
         for module in unloaded:
             self.events.put(ModuleUnloaded(module))
+        self._catch_library_change(loaded, unloaded)
         if loaded:
             self._arm_catchpoints()
             self._bind_location_breakpoints()

@@ -24,6 +24,8 @@ from aliceserver.debuggers.model import (
     StackFrame,
     SymbolLocation,
 )
+from aliceserver.debuggers.ptrace import linespec
+from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
@@ -85,9 +87,12 @@ class SourceSymbols:
         cache: IndexCache | None = None,
         report: Callable[[Progress], None] | None = None,
         debug_infos: DebugInfos | None = None,
+        source_paths: SourcePaths | None = None,
     ) -> None:
-        """`debug_infos`: kept by the caller from one image to the next (see DebugInfos)."""
+        """`debug_infos`: kept by the caller from one image to the next (see DebugInfos);
+        `source_paths`: the session's, where `break FILE:LINE` also finds mapped files."""
         self.symbols = symbols
+        self.source_paths = source_paths if source_paths is not None else SourcePaths()
         self._report = report
         self._cache = cache if cache is not None else IndexCache()
         self._debug = debug_infos if debug_infos is not None else {}
@@ -247,12 +252,34 @@ class SourceSymbols:
             return [self.location_of(address)]
         match = _FILE_LINE.match(text)
         if match is not None:
-            return self._resolve_line(match["file"], int(match["line"]))
+            return self._resolve_line(match["file"].strip('"'), int(match["line"]))
+        parts = linespec.scopes(text)
+        if len(parts) > 1:  # FILE:FUNCTION, FUNCTION:LABEL
+            return linespec.resolve_scoped(self, parts)
         return self._resolve_function(text)
 
+    def functions_in_file(self, name: str, file: str | None) -> list[CodeLocation]:
+        """`break FILE:FUNCTION`: the function's locations whose source is FILE."""
+        found = self._resolve_function(name)
+        if file is None:
+            return found
+        return [place for place in found if place.source is not None and linespec.same_file(file, place.source.path)]
+
     def _resolve_line(self, file: str, line: int) -> list[CodeLocation]:
-        locations = []
+        found = self._resolve_line_in(file, line)
+        if found or not os.path.isabs(file) or not self.source_paths.configured():
+            return found
+        # A file where the source paths put a debug info's one (gdb compares fullnames too)
         for module, info in self._with_debug_info():
+            for path in self.source_paths.debug_paths_for(file, info.source_files()):
+                found += self._resolve_line_in(path, line, only=(module, info))
+        return found
+
+    def _resolve_line_in(
+        self, file: str, line: int, only: tuple[Module, DebugInfo] | None = None
+    ) -> list[CodeLocation]:
+        locations = []
+        for module, info in [only] if only is not None else self._with_debug_info():
             resolved = info.resolve_line(file, line, partial(self._inline_copy, module))
             if resolved is None:
                 continue

@@ -422,6 +422,10 @@ class SourceLevel(SessionDollars):
         if may_call is not None:
             settings.may_call = may_call
 
+    def set_print_limits(self, *, elements: int, repeats: int) -> None:
+        self._variables.max_elements, self._variables.repeat_threshold = elements, repeats
+        self._stop_cache.values_changed()  # values already formatted under the old limits
+
     def _function_caller(self, tid: int) -> ProcessCaller | None:
         """What runs `f(x)` in expressions on thread `tid` (infcall.py)."""
         from aliceserver.debuggers.ptrace.infcall import ProcessCaller

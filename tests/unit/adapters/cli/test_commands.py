@@ -77,3 +77,10 @@ def test_daemon_operations_and_usage_errors() -> None:
         plan("catch", "signal")
     with pytest.raises(SystemExit):
         build_parser().parse_args(["nosuch"])
+
+
+def test_source_map_goes_to_launch_and_attach() -> None:
+    tool, arguments = call("start", "--source-map", "/build=/here", "./prog")
+    assert tool == "debug_launch" and arguments["source_map"] == ["/build=/here"]
+    assert "source_map" not in call("start", "./prog")[1]
+    assert call("attach", "--source-map", "/b=/h", "42")[1] == {"pid": 42, "source_map": ["/b=/h"]}

@@ -1,0 +1,266 @@
+"""gdb's location specs, as break, tbreak, until, advance and -break-insert take them.
+
+Explicit locations (`-source F -function F -label L -line N`, `-qualified`), linespecs
+(`LINE`, `+OFFSET`, `FILE:LINE`, `FUNCTION`, `FILE:FUNCTION`, `FUNCTION:LABEL`, `*ADDRESS`)
+and the keywords after them (`if`, `thread`, `task`, `-force-condition`) are read here with
+gdb's errors; the engine is then given `FILE:LINE`, `[FILE:]FUNCTION[:LABEL]` or `*ADDRESS`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.registry import MiError
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+# gdb matches an option by the prefix typed, in this order (`-l` is -line).
+_OPTIONS = ("-source", "-function", "-qualified", "-line", "-label")
+_KEYWORD = re.compile(r"\s(?:if|thread|task|-force-condition)(?=\s)|\sif(?=\()")
+_SCOPE_COLON = re.compile(r"(?<!:):(?!:)")
+_LINE = re.compile(r"[+-]?[0-9]+")
+
+
+@dataclass(frozen=True)
+class Location:
+    source: str | None = None
+    function: str | None = None
+    label: str | None = None
+    line: str | None = None  # N, +N or -N
+    address: str | None = None  # the expression after `*`
+    qualified: bool = False
+    explicit: bool = False
+
+    def text(self) -> str:
+        """An explicit location as gdb writes it back (original-location)."""
+        words = ["-qualified"] if self.qualified else []
+        for option, value in (("-source", self.source), ("-function", self.function),
+                              ("-label", self.label), ("-line", self.line)):  # fmt: skip
+            if value is not None:
+                words += [option, value]
+        return " ".join(words)
+
+
+def split_keywords(text: str) -> tuple[str, str]:
+    """(location, the rest from its first keyword: `if ...`, `thread N`, ...)."""
+    found = _KEYWORD.search(" " + text)
+    if found is None:
+        return text.strip(), ""
+    return text[: found.start()].strip(), text[found.start() :].strip()
+
+
+def _value(text: str, pos: int, option: str) -> tuple[str, int]:
+    """An option's argument from `pos`: quoted, a function name up to the next option or
+    keyword, or one word."""
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    if pos >= len(text) or (text[pos] == "-" and not _LINE.match(text, pos)):
+        raise MiError(f'missing argument for "{option}"')
+    if text[pos] in "\"'":
+        end = text.find(text[pos], pos + 1)
+        end = len(text) if end < 0 else end
+        return text[pos + 1 : end], end + 1
+    if option == "-function":
+        stop = re.compile(r"\s+(?:-[A-Za-z]|(?:if|thread|task)\s)").search(text, pos)
+        end = stop.start() if stop else len(text)
+        return text[pos:end].strip(), end
+    end = pos
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return text[pos:end], end
+
+
+def parse(text: str) -> tuple[Location, str]:
+    """A console location and what follows it (keywords, or garbage for the caller)."""
+    values: dict[str, str] = {}
+    qualified = False
+    pos = 0
+    while True:
+        match = re.compile(r"\s*(-[A-Za-z][\w-]*)").match(text, pos)
+        if match is None or match.group(1) == "-force-condition":
+            break
+        word = match.group(1)
+        option = next((o for o in _OPTIONS if o.startswith(word)), None)
+        if option is None:
+            raise MiError(f'invalid explicit location argument, "{word}"')
+        pos = match.end()
+        if option == "-qualified":
+            qualified = True
+        else:
+            values[option], pos = _value(text, pos, option)
+    rest = text[pos:].strip()
+    if values:
+        if set(values) == {"-source"}:
+            raise MiError("Source filename requires function, label, or line offset.")
+        location = Location(values.get("-source"), values.get("-function"), values.get("-label"),
+                            values.get("-line"), qualified=qualified, explicit=True)  # fmt: skip
+        if rest and split_keywords(rest)[0]:
+            raise MiError(f"Garbage '{split_keywords(rest)[0]}' at end of command")
+        return location, rest
+    spec, keywords = split_keywords(rest)
+    return _linespec(spec, qualified), keywords
+
+
+def _linespec(spec: str, qualified: bool) -> Location:
+    if not spec:
+        return Location(qualified=qualified)
+    if spec.startswith("*"):
+        return Location(address=spec[1:].strip(), qualified=qualified)
+    parts = [part.strip() for part in _SCOPE_COLON.split(spec)]
+    last = parts[-1]
+    head, _, garbage = last.partition(" ")
+    if _LINE.fullmatch(head) and garbage.strip() and len(parts) <= 2:
+        raise MiError(f'malformed linespec error: unexpected string, "{garbage.strip()}"')
+    if len(parts) > 3 or (len(parts) == 3 and " " in last):
+        raise MiError(f'malformed linespec error: unexpected string, "{last.split()[-1]}"')
+    if any(not part for part in parts):
+        raise MiError("malformed linespec error: unexpected end of input" if parts[0]
+                      else "malformed linespec error: unexpected colon")  # fmt: skip
+    if len(parts) == 1:
+        return Location(line=last, qualified=qualified) if _LINE.fullmatch(last) else \
+            Location(function=last, qualified=qualified)
+    if len(parts) == 2 and _LINE.fullmatch(last):
+        return Location(source=parts[0].strip("\"'"), line=last, qualified=qualified)
+    if len(parts) == 3:
+        return Location(source=parts[0].strip("\"'"), function=parts[1], label=last, qualified=qualified)
+    # FILE:FUNCTION or FUNCTION:LABEL: the engine tells them apart by its source files
+    return Location(source=parts[0].strip("\"'"), function=last, qualified=qualified)
+
+
+def for_engine(session: MiSession, location: Location) -> str:
+    """The spec the engine resolves."""
+    if location.address is not None:
+        return f"*{location.address}"
+    if location.function is not None:
+        parts = [location.source, location.function, location.label]
+        return ":".join(part for part in parts if part)
+    if location.label is not None:
+        function = _current_function(session)
+        if function is None:
+            raise MiError(f'No label "{location.label}" defined in current function.')
+        return f"{function}:{location.label}"
+    if location.line is None:
+        raise MiError("No default breakpoint address now.")
+    if location.source is not None:
+        return f"{location.source}:{int(location.line)}"
+    path, line = _default_line(session)
+    number = line + int(location.line) if location.line[0] in "+-" else int(location.line)
+    if number <= 0:
+        raise MiError(f"No line {number} in the current file.")
+    return f"{path}:{number}"
+
+
+def spec_of(session: MiSession, text: str) -> str:
+    """The engine's spec for a location given alone (MI, until, advance): nothing may
+    follow it."""
+    location, rest = parse(text.strip())
+    if rest:
+        raise MiError(f"Garbage '{rest}' at end of location")
+    return for_engine(session, location)
+
+
+def not_found(session: MiSession, spec: str, given: str = "") -> str:
+    """gdb's words for a spec that names no code."""
+    if spec.startswith("*"):
+        return f"Cannot access memory at address {spec[1:]}"
+    parts = [part.strip() for part in _SCOPE_COLON.split(spec)]
+    if len(parts) >= 2 and _LINE.fullmatch(parts[-1]):
+        if not _is_source_file(session, parts[0]):
+            return f"No source file named {parts[0]}."
+        if _LINE.fullmatch(split_keywords(given)[0].strip()):
+            return f"No line {parts[-1]} in the current file."
+        return f'No line {parts[-1]} in file "{parts[0]}".'
+    if len(parts) == 1:
+        return f'Function "{spec}" not defined.'
+    if len(parts) == 3 or _is_source_file(session, parts[0]):
+        file, function = parts[0], parts[1]
+        if not session.debugger.resolve_location(f"{file}:{function}"):
+            return f'Function "{function}" not defined in "{file}".'
+        return f'No label "{parts[-1]}" defined in function "{function}".'
+    if session.debugger.resolve_location(parts[0]):
+        return f'No label "{parts[1]}" defined in function "{parts[0]}".'
+    return f"No source file named {parts[0]}."
+
+
+def _is_source_file(session: MiSession, name: str) -> bool:
+    try:
+        files = session.debugger.source_files()
+    except AliceError:
+        return False
+    name = name.strip("\"'")
+    return any(path == name or path.endswith("/" + name.lstrip("./")) for path in files)
+
+
+def _current_function(session: MiSession) -> str | None:
+    inferior = session.inferior
+    if inferior.process is None or inferior.running or inferior.selected_tid is None:
+        return None
+    try:
+        return session.frames.frame(inferior.selected_tid, inferior.selected_level).function
+    except AliceError:
+        return None
+
+
+def _default_line(session: MiSession) -> tuple[str, int]:
+    """gdb's default line for `break N`/`+N`: where the program stopped, else a listing's
+    first line around main."""
+    inferior = session.inferior
+    if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
+        try:
+            frame = session.frames.frame(inferior.selected_tid, inferior.selected_level)
+            if frame.source is not None:
+                return frame.source.path, frame.source.line
+        except AliceError:
+            pass
+    path = session.current_source()
+    if path is None:
+        raise MiError('No symbol table is loaded.  Use the "file" command.')
+    listsize = session.settings.get("listsize")
+    size = int(listsize) if listsize.isdigit() and int(listsize) > 0 else 10
+    mains = [place for place in session.debugger.resolve_location("main") if place.source is not None]
+    line = mains[0].source.line if mains and mains[0].source is not None else 1
+    return path, max(line - (size - 1), 1)
+
+
+@dataclass(frozen=True)
+class Keywords:
+    condition: str | None = None
+    thread: int | None = None
+    force_condition: bool = False
+
+
+def keywords(session: MiSession, text: str) -> Keywords:
+    """`if COND`, `thread N`, `task N` and `-force-condition` after a console location."""
+    condition, thread, force = None, None, False
+    rest = text.strip()
+    while rest:
+        word, _, after = rest.partition(" ")
+        if word == "-force-condition":
+            force, rest = True, after.strip()
+        elif word == "if" or rest.startswith("if("):
+            condition, rest = rest[2:].strip(), ""
+        elif word in ("thread", "task"):
+            number, _, rest = after.strip().partition(" ")
+            if word == "task":
+                if session.inferior.process is None:
+                    raise MiError("Cannot inspect Ada tasks when program is not running")
+                raise MiError(f"Unknown task {number}.")
+            if not number.isdigit() or session.inferior.tid_of(int(number)) is None:
+                raise MiError(f"Unknown thread {number}.")
+            thread = int(number)
+        else:
+            raise MiError(f"Garbage '{rest}' at end of command")
+    return Keywords(condition, thread, force)
+
+
+def console_location(text: str) -> tuple[str, str]:
+    """A console command's location as it is kept (original-location) and its keywords."""
+    location, rest = parse(text)
+    if location.explicit:
+        return location.text(), rest
+    shown = split_keywords(re.sub(r"^\s*(?:-q[a-z]*\s+)+", "", text))[0]
+    return (f"-qualified {shown}" if location.qualified and shown else shown), rest

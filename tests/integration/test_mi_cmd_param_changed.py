@@ -1,0 +1,35 @@
+"""=cmd-param-changed, side by side with gdb 13: gdb tells a setting's change, from -iex
+and -ex as well as from a typed `set`, and only a change (`set height 0` where the height
+is already unlimited says nothing); an `unlimited` number is written as gdb stores it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.batch import needs_gdb
+from tests.support.mi_client import MiClient
+
+COMMANDS = ['-interpreter-exec console "set height 10"', '-interpreter-exec console "set height 10"',
+            "set print pretty on", "set print pretty on", "set listsize 0", "set listsize unlimited",
+            "set print elements unlimited", "set history size unlimited", "set height 0", "-gdb-set height 5"]
+
+
+def _transcript(gdb: bool, cwd: Path) -> list[str]:
+    mi = MiClient(["-i=mi", "-q", "-nx", "-iex", "set height 0", "-iex", "set print repeats 4",
+                   "-ex", "set confirm off", "-ex", "set confirm off"], cwd=cwd, gdb=gdb)
+    try:
+        lines = mi.prompt()
+        for command in COMMANDS:
+            lines += mi.command(command, token=False)[1]
+    finally:
+        mi.close()
+    if not gdb:
+        mi.check()
+    return lines
+
+
+@needs_gdb
+def test_param_changed_like_gdb(tmp_path: Path) -> None:
+    expected = _transcript(True, tmp_path)
+    assert any(line.startswith("=cmd-param-changed") for line in expected)
+    assert _transcript(False, tmp_path) == expected
