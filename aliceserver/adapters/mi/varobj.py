@@ -170,9 +170,10 @@ class VarobjStore:
             if is_array(info):
                 return f"[{_array_count(info)}]"
             return "{...}"
-        if info.error and info.value.startswith("<error"):
+        shown = display_value(info)  # (a pointer's `(T *) ` prefix gone)
+        if shown.startswith("<error"):
             return ""  # gdb: a var object whose value cannot be read shows none
-        return display_value(info)
+        return shown
 
     def get(self, name: str) -> Varobj:
         var = self.vars.get(name) or self._unmade(name)
@@ -334,8 +335,8 @@ class VarobjStore:
         """gdb counts a pointer's children by its type, whatever it holds: a null pointer
         to a struct has the struct's members, one to a scalar one child (the engine gives
         a pointer it cannot follow none)."""
-        if not var.pointer or var.numchild or info.error or is_char_pointer(info.type):
-            return
+        if not var.pointer or var.numchild or is_char_pointer(info.type):
+            return  # (a pointer that cannot be read itself too: gdb goes by its type)
         if info.type.replace(" ", "") in ("void*", "constvoid*"):
             return
         target = self._target(var)
@@ -352,12 +353,18 @@ class VarobjStore:
         try:
             return self.session.evaluate(f"*({var.path})", tid=where[0], level=where[1])
         except AliceError:
+            pass
+        try:  # the pointer itself unreadable (under a null pointer): its type still counts
+            return self.session.evaluate(f"*({var.path})", tid=where[0], level=where[1], type_only=True)
+        except AliceError:
             return None
 
     def _unreadable_pointee(self, var: Varobj) -> list[VariableInfo]:
         target = self._target(var)
         if target is None:
             return []
+        if not target.reference and target.aggregate and not target.value:
+            return []  # a type alone (the pointer itself unreadable): no members to read
         if not target.reference or target.type.rstrip().endswith("]"):
             return [replace(target, name="*")]
         try:

@@ -254,6 +254,8 @@ class VariableStore:
                 text = prefix + self.printers.format(value, options)
             else:
                 text = prefix + format_value(value, options)
+        if _without_type_prefix(text).startswith("<error"):
+            text = _without_type_prefix(text)  # a pointer unreadable itself: no `(T *) `
         error = text.startswith("<error") or text == "<optimized out>"
         count = 0 if error else _safe_child_count(value)
         shown = dynamic & DynamicTypes.POINTERS
@@ -301,7 +303,12 @@ class VariableStore:
             real = dynamic_value(value, self.rtti)
             if real is not None:
                 declared, value = type_name(value.type), real
-        return VariableInfo(name=name, type=type_name(value.type), value="", declared_type=declared)
+        aggregate = isinstance(strip(value.type), (StructType, ArrayType))
+        count = _safe_child_count(value) if aggregate else 0  # by the type: MI counts so
+        indexed = isinstance(strip(value.type), ArrayType)
+        return VariableInfo(name=name, type=type_name(value.type), value="", declared_type=declared,
+                            aggregate=aggregate, named_children=0 if indexed else count,
+                            indexed_children=count if indexed else 0)
 
     def _printer_view(self, value: Value, fmt: str | None, count: int, full: bool) -> PrinterView | None:
         assert self.printers is not None
@@ -342,6 +349,18 @@ class VariableStore:
             text = child.text or ""
             return VariableInfo(child.name, "", text, error=text.startswith("<error"))
         return self.describe(child.name, child.value, fmt, dynamic=dynamic)
+
+
+def _without_type_prefix(text: str) -> str:
+    """`text` after the `(T *) ` gdb writes before a pointer's value (balanced parentheses)."""
+    if not text.startswith("("):
+        return text
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return text[index + 1 :].lstrip(" ")
+    return text
 
 
 def _safe_child_count(value: Value) -> int:
