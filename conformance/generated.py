@@ -163,7 +163,7 @@ def _features(ctype: CType, bits: int, name: str, depth: int = 0) -> list[str]:
     if ctype.kind == "array" and ctype.count == 0:
         out.append("flexible")
     inner = ctype.resolved
-    if inner.kind in ("struct", "union") and depth < 3:  # a flexible array further in
+    if inner.kind in ("struct", "union") and depth < 8:  # a flexible array further in
         nested = {f for m in inner.members for f in _features(m.ctype, m.bits, m.name, depth + 1)}
         out += ["flexible"] if "flexible" in nested else []
     return out
