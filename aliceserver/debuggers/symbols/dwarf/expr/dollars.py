@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.symbols.dwarf.expr import ast
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc, OptimizedOut
+from aliceserver.debuggers.symbols.dwarf.locexpr import (
+    EvaluationError,
+    ImplicitLoc,
+    MemoryLoc,
+    OptimizedOut,
+)
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
