@@ -75,7 +75,8 @@ def examine(debugger: IDebugger, where: Selection, memory: ExamineMemory, argume
 
 def address_of(debugger: IDebugger, where: Selection, expression: str) -> int:
     """The address `x` starts at: gdb's value_as_address of the expression's value."""
-    info = debugger.evaluate(expression, where.thread_id, where.level)
+    info = debugger.evaluate(expression, where.thread_id, where.level,
+                             calls=where.thread_id is not None)  # none stopped: no registers
     if info.error:
         raise ProtocolError(info.value)
     array = info.aggregate and "[" in info.type  # `int [4]`, `void (*[2])(void)`

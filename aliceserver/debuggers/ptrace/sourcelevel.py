@@ -463,7 +463,11 @@ class SourceLevel(SessionDollars):
             symbols = self._eval_symbols(tid, level)
             if not calls:
                 symbols.calls = None
-            values = self._session_values(tid)
+            # No thread and no calls: MI before `run`, reading the program held at its first
+            # instruction for its symbols: it has no registers and no thread for gdb yet.
+            before_run = thread_id is None and not calls
+            symbols.no_registers = before_run
+            values = self._session_values(None if before_run else tid)
             value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)
             if type_only:
                 from aliceserver.debuggers.symbols.dwarf.expr import whatis_value

@@ -149,6 +149,7 @@ class ProcessEvalSymbols:
     rtti: Rtti | None = None  # the program's dynamic types: C++ casts move by base offsets
     methods: Methods | None = None  # C++ methods through xmethods (expr/methods.py)
     calls: FunctionCaller | None = None  # calls into the program (expr/calls.py)
+    no_registers: bool = False  # before `run`: gdb has no registers (the held copy's are not)
 
     @property
     def frame(self) -> FrameView:

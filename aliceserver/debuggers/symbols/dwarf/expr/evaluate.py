@@ -327,6 +327,8 @@ class Evaluator:
         if isinstance(self.symbols, NoProgramSymbols):  # gdb's i386 of no file
             self.symbols.check_register(name)
             regno = None
+        if regno is not None and getattr(self.symbols, "no_registers", False):
+            raise EvaluationError("No registers.")  # a file but no process yet
         if regno is None:  # not a register: a convenience variable, as gdb's $name
             return session_values(self).variable(name, self.ctx)
         if name in ("rip", "pc"):
