@@ -29,6 +29,7 @@ from aliceserver.adapters.mi.frames import (
     printed_value,
     whole_value_failure,
 )
+from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.debuggers.model import DynamicTypes, StackFrame, VariableInfo, VariableScope
@@ -93,7 +94,15 @@ def _printed(ctx: Context, text: str, void_shown: bool = True, *, record: bool =
         raise MiError(failure)
     if not void_shown and info.type == "void":
         return None
-    return printed_value(info)
+    return laid_out(ctx, info)
+
+
+def laid_out(ctx: Context, info: VariableInfo) -> str:
+    """print's text of a value, over several lines with `set print pretty on` as gdb's."""
+    text = printed_value(info)
+    if ctx.session.settings.get("print pretty") == "on" and not info.error:
+        return pretty_text(text, info.type)
+    return text
 
 
 def _output(ctx: Context, text: str) -> Reply:
@@ -315,7 +324,7 @@ def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
     if not infos:
         ctx.console(empty + "\n")
     for info in infos:
-        ctx.console(f"{info.name} = {printed_value(info)}\n")
+        ctx.console(f"{info.name} = {laid_out(ctx, info)}\n")
 
 
 def _info_frame(ctx: Context, text: str) -> None:
