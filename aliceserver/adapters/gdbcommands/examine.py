@@ -208,6 +208,6 @@ def _instructions(
         raise TargetError(f"Cannot access memory at address {address:#x}")
     for insn in insns[:count]:
         mark = "=> " if insn.address == pc else "   "
-        write(f"{mark}{insn.address:#x}{_label(debugger, insn.address)}:\t{instruction_text(insn)}\n")
+        write(f"{mark}{insn.address:#x}{_label(debugger, insn.address)}:\t{instruction_text(insn, lambda at: _label(debugger, at))}\n")
         memory.next_address = insn.address + insn.size
         memory.last_unit = (insn.address, 1, None)

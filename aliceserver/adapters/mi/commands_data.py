@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from aliceserver.adapters.mi.disasm import (
-    Line,
-    address_of,
-    disassemble_range,
-    function_at,
-    source_of,
-)
+import re
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.disasm import Line, address_of, function_at
+from aliceserver.adapters.mi.disasm_source import SourceGroup, SourceMode, gdb_disassembly
 from aliceserver.adapters.mi.frames import evaluation_failure, hex16, whole_value_failure
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registers import NAMES, format_value, read_raw
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
 
 
 def _evaluate_expression(ctx: Context, args: list[str]) -> Reply:
@@ -43,70 +44,83 @@ def _insn_tuple(line: Line, opcodes: bool) -> dict[str, Value]:
     return entry
 
 
-def _with_source(ctx: Context, lines: list[Line], opcodes: bool) -> Value:
-    session = ctx.session
-    groups: list[tuple[str, Value]] = []
-    current: tuple[str, int] | None = None
-    insns: list[Value] = []
+def _groups(ctx: Context, groups: list[SourceGroup], opcodes: bool) -> Value:
+    """Each group as a src_and_asm_line (gdb's print_source_lines fields, then the code)."""
+    frames = ctx.session.frames
+    out: list[tuple[str, Value]] = []
+    for group in groups:
+        entry: dict[str, Value] = {}
+        if group.path is not None:
+            entry.update(line=str(group.line), file=frames.file_name(group.path), fullname=frames.fullname(group.path))
+        entry["line_asm_insn"] = [_insn_tuple(line, opcodes) for line in group.insns]
+        out.append(("src_and_asm_line", entry))
+    return Results(out, as_list=True)
 
-    def flush() -> None:
-        if current is not None:
-            path, line = current
-            groups.append(("src_and_asm_line", {"line": str(line), "file": session.frames.file_name(path),
-                                                "fullname": session.frames.fullname(path),
-                                                "line_asm_insn": list(insns)}))
 
-    for line in lines:
-        position = source_of(session, line.insn.address)
-        key = (position.path, position.line) if position is not None else ("??", 0)
-        if key != current:
-            flush()
-            current, insns = key, []
-        insns.append(_insn_tuple(line, opcodes))
-    flush()
-    return Results(groups, as_list=True)
+_USAGE = ("-data-disassemble: Usage: ( -f filename -l linenum [-n howmany] | -s startaddr -e endaddr | -a addr ) "
+          "[ --opcodes mode ] [ --source ] [ [--] mode ].")
+_MODE_SOURCE = {1: SourceMode.DEPRECATED, 3: SourceMode.DEPRECATED, 4: SourceMode.SOURCE, 5: SourceMode.SOURCE}
 
 
 def _data_disassemble(ctx: Context, args: list[str]) -> Reply:
+    """gdb's mi_cmd_disassemble: a function (by file and line, or by an address in it) or an
+    address range, in one of the modes 0-5 (0 when none is given) or with --opcodes/--source."""
     session = ctx.session
     options = getopt("data-disassemble", args, valued="selnfa", long=("opcodes=", "source"))
-    if not options.rest and not options.has("opcodes"):
-        raise MiError("-data-disassemble: Usage: ( -f filename -l linenum [-n howmany] | -s startaddr -e endaddr "
-                      "| -a address ) [--opcodes mode] [--source] [--] mode.")
-    try:
-        mode = int(options.rest[0]) if options.rest else 0
-    except ValueError:
-        raise MiError("-data-disassemble: Mode argument must be in the range 0-5.") from None
+    values = {name: address_of(session, options.get(name) or "") for name in "sea" if options.has(name)}
+    seen = {name for name in "flnsea" if options.has(name)}
+    if seen not in ({"f", "l"}, {"f", "l", "n"}, {"s", "e"}, {"a"}) or len(options.rest) > 1:
+        raise MiError(_USAGE)
+    mode = _leading_int(options.rest[0]) if options.rest else 0
     if not 0 <= mode <= 5:
         raise MiError("-data-disassemble: Mode argument must be in the range 0-5.")
+    opcodes_mode = options.get("opcodes") if options.has("opcodes") else None
+    if mode != 0 and (options.has("source") or opcodes_mode is not None):
+        raise MiError("-data-disassemble: --opcodes and --source can only be used with mode 0")
+    if opcodes_mode not in (None, "none", "display", "bytes"):
+        raise MiError("-data-disassemble: unknown value for -opcodes argument")
     session.ensure_symbols()
     if not session.has_symbols():
         raise MiError("No symbol table is loaded.  Use the \"file\" command.")
-    opcodes = mode in (2, 3, 5) or options.get("opcodes") in ("bytes", "display")
-    source = mode in (1, 3, 4, 5) or options.has("source")
-    if options.has("s"):
-        if not options.has("e"):
-            raise MiError("-data-disassemble: Usage: ( -f filename -l linenum [-n howmany] | -s startaddr -e endaddr "
-                          "| -a address ) [--opcodes mode] [--source] [--] mode.")
-        lines = disassemble_range(session, address_of(session, options.get("s") or ""),
-                                  address_of(session, options.get("e") or ""))
-    elif options.has("a"):
-        lines = function_at(session, address_of(session, options.get("a") or ""))
-    elif options.has("f") and options.has("l"):
-        spec = f"{options.get('f')}:{options.get('l')}"
-        places = session.debugger.resolve_location(spec)
-        if not places:
-            raise MiError("-data-disassemble: Invalid filename.")
-        count = int(options.get("n") or "-1")
-        lines = function_at(session, places[0].address)
-        if count >= 0:  # as gdb: the first `count` instructions of the line's function
-            lines = lines[:count]
+    opcodes = mode in (2, 3, 5) if opcodes_mode is None else opcodes_mode != "none"
+    source = SourceMode.SOURCE if options.has("source") else _MODE_SOURCE.get(mode, SourceMode.NONE)
+    how_many = _leading_int(options.get("n") or "-1")
+    if "s" in values:
+        low, high = values["s"], values["e"]
     else:
-        raise MiError("-data-disassemble: Usage: ( -f filename -l linenum [-n howmany] | -s startaddr -e endaddr "
-                      "| -a address ) [--opcodes mode] [--source] [--] mode.")
-    if source:
-        return [("asm_insns", _with_source(ctx, lines, opcodes))]
-    return [("asm_insns", [_insn_tuple(line, opcodes) for line in lines])]
+        if "a" in values:
+            address = values["a"]
+        else:
+            address = _line_address(session, options.get("f") or "", _leading_int(options.get("l") or ""))
+        try:
+            lines = function_at(session, address)
+        except MiError:
+            lines = []
+        if not lines:
+            raise MiError("-data-disassemble: No function contains specified address")
+        low, high = lines[0].insn.address, lines[-1].insn.address + lines[-1].insn.size
+    shown = gdb_disassembly(session, low, high, how_many, source)
+    groups = [group for group in shown if isinstance(group, SourceGroup)]
+    if groups:
+        return [("asm_insns", _groups(ctx, groups, opcodes))]
+    return [("asm_insns", [_insn_tuple(line, opcodes) for line in shown if isinstance(line, Line)])]
+
+
+def _leading_int(text: str) -> int:
+    """C's atoi: the leading number, 0 when there is none."""
+    match = re.match(r"\s*[-+]?\d+", text)
+    return int(match.group()) if match else 0
+
+
+def _line_address(session: MiSession, file: str, line: int) -> int:
+    """gdb's lookup_symtab then find_line_pc."""
+    try:
+        found = session.debugger.line_start(file, line)
+    except AliceError:
+        raise MiError("-data-disassemble: Invalid filename.") from None
+    if found is None:
+        raise MiError("-data-disassemble: Invalid line number")
+    return found.start
 
 
 # --- memory --------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from aliceserver.adapters.mi.breakpoint_commands import shown_commands
 from aliceserver.adapters.mi.breakpoints import MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
 from aliceserver.adapters.mi.commands_stack import target_id
+from aliceserver.adapters.mi.console_disasm import disassemble_command
 from aliceserver.adapters.mi.console_signals import handle, info_signals
 from aliceserver.adapters.mi.console_symbols import (
     info_address_command,
@@ -21,7 +22,6 @@ from aliceserver.adapters.mi.console_symbols import (
     selected_frame_level,
 )
 from aliceserver.adapters.mi.console_vtbl import info_vtbl
-from aliceserver.adapters.mi.disasm import address_of, disassemble_range, function_at
 from aliceserver.adapters.mi.frames import (
     display_value,
     evaluation_failure,
@@ -532,44 +532,6 @@ def _list(ctx: Context, text: str) -> Reply:
     return None
 
 
-def _disassemble(ctx: Context, text: str) -> Reply:
-    session = ctx.session
-    modifiers = ""
-    while text.startswith("/"):
-        modifier, _, text = text.partition(" ")
-        modifiers += modifier[1:]
-        text = text.strip()
-    pc = None
-    if session.inferior.process is not None and not session.inferior.running:
-        tid, level = session.selected_frame()
-        pc = session.frames.frame(tid, level).pc
-    if not text:
-        if pc is None:
-            raise MiError("No frame selected.")
-        lines = function_at(session, pc)
-        title = lines[0].func if lines else "??"
-    elif "," in text:
-        left, right = (part.strip() for part in text.split(",", 1))
-        start = address_of(session, left)
-        end = start + address_of(session, right[1:]) if right.startswith("+") else address_of(session, right)
-        lines = disassemble_range(session, start, end)
-        title = None
-        ctx.console(f"Dump of assembler code from {hex(start)} to {hex(end)}:\n")
-    else:
-        lines = function_at(session, address_of(session, text))
-        title = lines[0].func if lines else "??"
-    if title is not None:
-        ctx.console(f"Dump of assembler code for function {title}:\n")
-    for line in lines:
-        mark = "=> " if line.insn.address == pc else "   "
-        raw = ("\t" + " ".join(f"{b:02x}" for b in line.insn.raw)) if "r" in modifiers else ""
-        offset = f" <+{line.offset}>" if title is not None else (
-            f" <{line.func}+{line.offset}>" if line.func else "")
-        ctx.console(f"{mark}{hex16(line.insn.address)}{offset}:{raw}\t{line.text}\n")
-    ctx.console("End of assembler dump.\n")
-    return None
-
-
 def register_info(registry: CliRegistry) -> None:
     add = registry.add
     add("print", _print, "p", "inspect")
@@ -586,4 +548,4 @@ def register_info(registry: CliRegistry) -> None:
     add("handle", handle)
     add("x", _x)
     add("list", _list, "l")
-    add("disassemble", _disassemble)
+    add("disassemble", disassemble_command)

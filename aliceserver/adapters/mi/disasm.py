@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from aliceserver.adapters.gdbcommands.disasm_text import instruction_text
+from aliceserver.adapters.gdbcommands.disasm_text import Label, instruction_text
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.model import Instruction, SourcePosition
 from aliceserver.errors import AliceError
@@ -36,12 +36,12 @@ def disassemble_range(session: MiSession, start: int, end: int) -> list[Line]:
         return []
     count = max(1, end - start)
     insns = session.debugger.disassemble(start, count, syntax="att")
-    return [Line(i, instruction_text(i)) for i in insns if i.address < end]
+    return [Line(i, instruction_text(i, session_label(session))) for i in insns if i.address < end]
 
 
 def disassemble_count(session: MiSession, start: int, count: int) -> list[Line]:
     insns = session.debugger.disassemble(start, count, syntax="att")
-    return [Line(i, instruction_text(i)) for i in insns]
+    return [Line(i, instruction_text(i, session_label(session))) for i in insns]
 
 
 def function_at(session: MiSession, address: int) -> list[Line]:
@@ -52,6 +52,7 @@ def function_at(session: MiSession, address: int) -> list[Line]:
     start = address - symbol.offset
     lines: list[Line] = []
     at = start
+    label = session_label(session)
     while len(lines) < _MAX_FUNCTION:
         insns = session.debugger.disassemble(at, 256, syntax="att")
         if not insns:
@@ -59,9 +60,24 @@ def function_at(session: MiSession, address: int) -> list[Line]:
         for insn in insns:
             if insn.symbol is None or insn.symbol.name != symbol.name or insn.address - insn.symbol.offset != start:
                 return lines
-            lines.append(Line(insn, instruction_text(insn)))
+            lines.append(Line(insn, instruction_text(insn, label)))
         at = insns[-1].address + insns[-1].size
     return lines
+
+
+def session_label(session: MiSession) -> Label:
+    """` <symbol+offset>` for an address, as gdb's print_address adds it."""
+
+    def label(address: int) -> str:
+        try:
+            symbol = session.debugger.lookup_address(address)
+        except AliceError:
+            return ""
+        if not symbol.name:
+            return ""
+        return f" <{symbol.name}+{symbol.offset}>" if symbol.offset else f" <{symbol.name}>"
+
+    return label
 
 
 def source_of(session: MiSession, address: int) -> SourcePosition | None:

@@ -1,0 +1,99 @@
+"""The console's `disassemble [/MODIFIERS] [START[,END | ,+LENGTH]]` as gdb 13's
+disassemble_command prints it: /r and /b raw bytes, /m source order, /s address order."""
+
+from __future__ import annotations
+
+from aliceserver.adapters.mi.disasm import Line, address_of, function_at
+from aliceserver.adapters.mi.disasm_source import SourceGroup, SourceMode, gdb_disassembly
+from aliceserver.adapters.mi.frames import hex16
+from aliceserver.adapters.mi.registry import Context, MiError, Reply
+from aliceserver.errors import AliceError
+
+# x86's libopcodes lays out raw bytes for 7-byte instructions (its bytes_per_line): shorter
+# ones are padded so the instruction text lines up.
+_BYTES_PER_LINE = 7
+
+
+def disassemble_command(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    text = text.strip()
+    raw = False
+    deprecated = source = False
+    if text.startswith("/"):
+        word, _, text = text[1:].partition(" ")
+        text = text.strip()
+        if not word:
+            raise MiError("Missing modifier.")
+        for modifier in word:
+            if modifier not in "mrbs":
+                raise MiError("Invalid disassembly modifier.")
+        raw = "r" in word or "b" in word
+        deprecated, source = "m" in word, "s" in word
+    if deprecated and source:
+        raise MiError("Cannot specify both /m and /s.")
+    mode = SourceMode.DEPRECATED if deprecated else SourceMode.SOURCE if source else SourceMode.NONE
+    pc = None
+    if session.inferior.process is not None and not session.inferior.running:
+        tid, level = session.selected_frame()
+        pc = session.frames.frame(tid, level).pc
+    name: str | None
+    if not text:
+        if pc is None:
+            raise MiError("No frame selected.")
+        name, low, high = _function(_function_lines(ctx, pc, "No function contains program counter for selected frame."))
+    elif "," in text:
+        left, right = (part.strip() for part in text.split(",", 1))
+        low = address_of(session, left)
+        high = low + address_of(session, right[1:]) if right.startswith("+") else address_of(session, right)
+        name = None
+    else:
+        name, low, high = _function(_function_lines(ctx, address_of(session, text), "No function contains specified address."))
+    ctx.console(f"Dump of assembler code for function {name}:\n" if name is not None
+                else f"Dump of assembler code from {low:#x} to {high:#x}:\n")
+    shown = gdb_disassembly(session, low, high, -1, mode)
+    for item in shown:
+        if isinstance(item, SourceGroup):
+            _print_group(ctx, item, pc, raw, name is not None)
+        else:
+            ctx.console(_insn_line(item, pc, raw, name is not None))
+    ctx.console("End of assembler dump.\n")
+    return None
+
+
+def _function_lines(ctx: Context, address: int, missing: str) -> list[Line]:
+    try:
+        return function_at(ctx.session, address)
+    except (MiError, AliceError):
+        raise MiError(missing) from None
+
+
+def _function(lines: list[Line]) -> tuple[str, int, int]:
+    last = lines[-1].insn
+    return lines[0].func or "??", lines[0].insn.address, last.address + last.size
+
+
+def _print_group(ctx: Context, group: SourceGroup, pc: int | None, raw: bool, omit_name: bool) -> None:
+    ctx.console(group.before)
+    if group.path is None:
+        ctx.console("--- no source info for this pc ---\n")
+    else:
+        text = ctx.session.frames.line_text(group.path, group.line)
+        shown = text if text is not None else f"in {ctx.session.frames.file_name(group.path)}"
+        ctx.console(f"{group.line}\t{shown}\n")
+    for line in group.insns:
+        ctx.console(_insn_line(line, pc, raw, omit_name))
+    ctx.console(group.after)
+
+
+def _insn_line(line: Line, pc: int | None, raw: bool, omit_name: bool) -> str:
+    mark = "=> " if line.insn.address == pc else "   "
+    if omit_name:
+        where = f" <+{line.offset}>" if line.func else ""
+    else:
+        where = f" <{line.func}+{line.offset}>" if line.func else ""
+    opcodes = ""
+    if raw:
+        size = len(line.insn.raw)
+        padding = 3 * (_BYTES_PER_LINE - size) - 1 if size < _BYTES_PER_LINE else 0
+        opcodes = " ".join(f"{b:02x}" for b in line.insn.raw) + " " * padding + "\t"
+    return f"{mark}{hex16(line.insn.address)}{where}:\t{opcodes}{line.text}\n"
