@@ -417,15 +417,18 @@ class IDebugger(Protocol):
         """The frame a watch on `expression` belongs to: None when it reads globals only."""
         ...
 
-    def run_until(self, thread_id: int, location: str) -> None:
+    def run_until(self, thread_id: int, location: str, anywhere: bool = False) -> None:
         """Run until `thread_id` reaches `location` ("file:line", "function", "*address")
-        in the current frame or an outer one, or the current frame returns, whichever comes
-        first (gdb's `until LOCATION`); a Stopped(STEP) follows, its description says which."""
+        in the current frame or an outer one (in any frame with `anywhere`: gdb's
+        `advance`), or the current frame returns, whichever comes first (gdb's `until
+        LOCATION`); a Stopped(STEP) follows, its description says which."""
         ...
 
-    def step(self, thread_id: int, kind: StepKind) -> None:
+    def step(self, thread_id: int, kind: StepKind, level: int = 0) -> None:
         """Source-line stepping (into / over / out), one instruction, or UNTIL: gdb's
         `until` without argument, a `next` that does not go back in loops (it stops at a
         line after the current one, or when the frame returns). A Stopped(STEP) or
-        Stopped(FUNCTION_FINISHED) follows; a breakpoint or signal on the way wins."""
+        Stopped(FUNCTION_FINISHED) follows; a breakpoint or signal on the way wins.
+        `level` (OUT only): finish that frame, gdb's `up` then `finish`: run until it
+        returns (by its frame, not the first return to its caller's address)."""
         ...

@@ -261,7 +261,7 @@ class FakeSourceLevel:
         def remove_breakpoint(self, breakpoint_id: int) -> None:
             raise NotImplementedError
 
-    def run_until(self, thread_id: int, location: str) -> None:
+    def run_until(self, thread_id: int, location: str, anywhere: bool = False) -> None:
         places = self.resolve_location(location)
         if not places:
             raise ProtocolError(f'No location "{location}" in the program.')
@@ -272,6 +272,6 @@ class FakeSourceLevel:
         def resume(self, thread_id: int | None = None) -> None:
             raise NotImplementedError
 
-    def step(self, thread_id: int, kind: m.StepKind) -> None:
+    def step(self, thread_id: int, kind: m.StepKind, level: int = 0) -> None:
         # Without lines, every kind of step is one instruction.
         self.step_instruction(thread_id)

@@ -106,14 +106,11 @@ def finish(ctx: Context) -> Reply:
         ctx.console("Run till exit from #%d  %s\n" % (level, session.frames.describe(
             frames[level], tid, with_pc=level > 0 or not session.at_line_start(frames[level]))))
     session.before_resume()
-    if level == 0:
-        session.debugger.step(tid, StepKind.OUT)
-    else:  # out of an outer frame: run to its caller's resume address
-        session.debugger.run_until(tid, f"*{frames[level + 1].pc:#x}")
+    session.debugger.step(tid, StepKind.OUT, level)  # an outer frame: until it returns
     return _running(ctx, "finish")
 
 
-def until(ctx: Context, location: str | None, kind: str = "until-location") -> Reply:
+def until(ctx: Context, location: str | None, kind: str = "until-location", anywhere: bool = False) -> Reply:
     session = ctx.session
     tid = _stopped_thread(ctx)
     if not location:
@@ -124,7 +121,7 @@ def until(ctx: Context, location: str | None, kind: str = "until-location") -> R
     if not session.debugger.resolve_location(spec):
         raise MiError(session.breakpoints.not_found(spec))
     session.before_resume()
-    session.debugger.run_until(tid, spec)
+    session.debugger.run_until(tid, spec, anywhere)
     return _running(ctx, kind)
 
 

@@ -237,7 +237,7 @@ def _until(ctx: Context, text: str) -> Reply:
 def _advance(ctx: Context, text: str) -> Reply:
     if not text:
         raise MiError("Argument required (a location).")
-    return execution.until(ctx, text)
+    return execution.until(ctx, text, anywhere=True)  # gdb's advance stops in any frame
 
 
 def _jump(ctx: Context, text: str) -> Reply:

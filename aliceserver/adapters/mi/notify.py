@@ -200,7 +200,9 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         # gdb's normal_stop: the line alone (SRC_LINE) in the frame the step began in, else
         # the frame's whole location (SRC_AND_LOC), with its pc when mid-line (a stepi back
         # into the caller: `0x... in main () at prog.c:12`).
-        same = session.same_function(frame)
+        # until/advance LOCATION end at a momentary breakpoint, not a stepping range: gdb
+        # shows the whole location there even in the same function.
+        same = session.same_function(frame) and kind != "until-location"
         location_style = "source-line" if same else "with-pc"
         if same and kind == "stepi" and frame is not None and not session.at_line_start(frame):
             location_style = "pc-and-line"

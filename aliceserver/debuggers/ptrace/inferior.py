@@ -603,6 +603,14 @@ class Inferior(ProcessEvents):
         if watch is not None:
             t.stepping = False
             return watch
+        if then is not AfterStep.REPORT:
+            # The step over one trap may land on another (consecutive breakpoints, a plan's
+            # trap right after a call's return): that is a hit, as gdb's, not a pc to skip.
+            landed = self._trap_at_pc(t)
+            if landed is not None:
+                hit = self._breakpoint_hit(t, landed)
+                if isinstance(hit, Stopped):
+                    return hit
         if then is AfterStep.RESUME_ALL:
             self.resume()
             return _NONE

@@ -698,7 +698,7 @@ class SourceLevel(SessionDollars):
             pass  # a temporary one that already went
 
     # --- stepping -------------------------------------------------------------------
-    def step(self, thread_id: int, kind: StepKind) -> None:
+    def step(self, thread_id: int, kind: StepKind, level: int = 0) -> None:
         if kind is StepKind.INSTRUCTION:
             self.step_instruction(thread_id)
             return
@@ -716,14 +716,16 @@ class SourceLevel(SessionDollars):
                 return
             plan = StepPlan(kind, thread_id, _Oracle(self, thread_id), inferior, hidden=hidden)
             if kind is StepKind.OUT:
-                plan.finish_value = self._return_value_reader(thread_id)
+                plan.finish_value = self._return_value_reader(thread_id, level)
+                if level > 0:
+                    plan.out_of = self._frame_exit(thread_id, level + hidden)
             self._forget_stop_state()
             self.events.put(Continued(thread_id, all_threads=True))
             inferior.start_plan(plan, pc)
 
         self._call(go)
 
-    def run_until(self, thread_id: int, location: str) -> None:
+    def run_until(self, thread_id: int, location: str, anywhere: bool = False) -> None:
         def go() -> None:
             inferior = self._require_stopped()
             t = inferior.thread(thread_id)
@@ -732,6 +734,7 @@ class SourceLevel(SessionDollars):
                 raise ProtocolError(f'No location "{location}" in the program.')
             plan = StepPlan(StepKind.UNTIL, thread_id, _Oracle(self, thread_id), inferior)
             plan.targets = tuple(place.address for place in places)
+            plan.anywhere = anywhere
             self._forget_stop_state()
             self.events.put(Continued(thread_id, all_threads=True))
             inferior.start_plan(plan, int(inferior.regs(t).rip))
@@ -742,10 +745,22 @@ class SourceLevel(SessionDollars):
         def step_instruction(self, thread_id: int) -> None:
             raise NotImplementedError
 
-    def _return_value_reader(self, thread_id: int) -> Callable[[], VariableInfo | None]:
-        """Reads, once the function has returned, what it returned (by its DWARF type)."""
+    def _frame_exit(self, thread_id: int, level: int) -> tuple[int, int]:
+        """(return address, CFA) of the function at unwound level `level` (inlined calls
+        counted): where finishing it lands, and the rsp its return leaves."""
+        frames = self._unwound(thread_id, level + 2)
+        physical, out = self._physical_level(frames, level)
+        if out != len(self._source.inline_chain(frames[physical])):
+            raise Unsupported("finish out of an inlined call in an outer frame")
+        cfa = frames[physical].cfa
+        if physical + 1 >= len(frames) or cfa is None:
+            raise ProtocolError('"finish" not meaningful in the outermost frame.')
+        return frames[physical + 1].pc, cfa
+
+    def _return_value_reader(self, thread_id: int, level: int = 0) -> Callable[[], VariableInfo | None]:
+        """Reads, once the function at `level` has returned, what it returned (by its DWARF type)."""
         try:
-            view, symbols, lookup_pc = self._frame_view(thread_id, 0)
+            view, symbols, lookup_pc = self._frame_view(thread_id, level)
             scope = symbols.frame_scope(view, lookup_pc=lookup_pc) if symbols else None
             function = scope.function if scope is not None else None
             name = scope.function_name if scope is not None else None

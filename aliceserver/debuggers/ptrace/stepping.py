@@ -152,6 +152,10 @@ class StepPlan:
     # the line of a row it landed inside. None: none (a return onto a non-statement row).
     from_line: tuple[str, int] | None = None
     leave: tuple[tuple[int, int], ...] = ()  # finish from an inlined call: its code ranges
+    # finish from an outer frame: (its return address, its CFA). Inner levels of a recursion
+    # pass the same address first; only a return with rsp back at that CFA is this frame's.
+    out_of: tuple[int, int] | None = None
+    anywhere: bool = False  # UNTIL: the targets count in any frame (gdb's advance)
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
@@ -161,11 +165,17 @@ class StepPlan:
         self.inlined = tuple(call.id for call in shown)
         hidden = calls[len(shown) :]
         self.from_line = hidden[0].call_site if hidden else self.oracle.position(pc)
+        if self.kind is StepKind.OUT and self.out_of is not None:
+            self.phase = Phase.RETURNING
+            self.control.run_to(self.tid, *self.out_of)
+            return None
         if self.kind is StepKind.OUT and not shown:
             return self._finish()
         if self.kind is StepKind.UNTIL and self.targets:
-            # The location in this frame or an outer one, or this frame's return: first wins.
-            stops = [(address, self.frame_sp) for address in self.targets]
+            # The location in this frame or an outer one (in any, for advance), or this
+            # frame's return: first wins.
+            at_least = 0 if self.anywhere else self.frame_sp
+            stops = [(address, at_least) for address in self.targets]
             caller = self.oracle.caller(self.tid)
             if caller is not None:
                 stops.append(caller)
