@@ -80,7 +80,7 @@ def _end(ctx: Context, text: str) -> Reply:
 
 def shown_commands(ctx: Context, bp: MiBreakpoint) -> str:
     """The breakpoint's command list as `info breakpoints` shows it, under its row."""
-    return indented(ctx.session.command_memory.breakpoint_commands.get(bp.number, ()), 4)
+    return indented(ctx.session.breakpoints.script(bp), 4)
 
 
 # --- at the stop ------------------------------------------------------------------------------
@@ -126,6 +126,8 @@ def run_actions(ctx: Context) -> None:
 def _recreate(bp: MiBreakpoint) -> str:
     if bp.is_watch:
         return f"{_WATCH_WORDS[bp.kind]} {bp.location}"
+    if bp.dprintf is not None:
+        return f"dprintf {bp.location},{bp.dprintf}"
     command = "tbreak" if bp.temporary else "break"
     return f"{command} {bp.location}" + (f" thread {bp.thread}" if bp.thread is not None else "")
 
@@ -160,7 +162,8 @@ def _save(ctx: Context, text: str) -> Reply:
     memory = session.command_memory
     tracepoints = "tracepoints".startswith(word)  # there are none here
     entries = [] if tracepoints else [
-        SavedBreakpoint(_recreate(bp), bp.condition, bp.ignore, memory.breakpoint_commands.get(bp.number, ()), bp.enabled)
+        SavedBreakpoint(_recreate(bp), bp.condition, bp.ignore,
+                        () if bp.dprintf is not None else memory.breakpoint_commands.get(bp.number, ()), bp.enabled)
         for bp in session.breakpoints.sorted() if bp.catch is None]
     if not entries:
         ctx.log("warning: Nothing to save.\n")
@@ -221,4 +224,7 @@ def register_breakpoint_commands(registry: CliRegistry) -> None:
     registry.add("save", _save)
     registry.add("continue", _continue, "c", "cont", "fg")
     registry.add("ignore", _ignore)
+    from aliceserver.adapters.mi.dprintf import register_console  # it needs this module's neighbours
+
+    register_console(registry)
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 BREAKPOINT = "breakpoint"
+DPRINTF = "dprintf"  # a breakpoint that prints and goes on (dprintf.py)
 WATCH_TYPES = {"": "hw watchpoint", "r": "read watchpoint", "a": "acc watchpoint"}
 WATCH_KEYS = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}
 _HDR: list[tuple[str, str, str, str]] = [
@@ -56,14 +57,15 @@ class MiBreakpoint:
     old_value: str | None = None  # watchpoints: the value at the last stop
     dead: bool = False
     catch: catches.CatchSpec | None = None  # a catchpoint's event (catchpoints.py)
+    dprintf: str | None = None  # a dprintf's `"FORMAT",ARGS` (what its printf line prints)
 
     @property
     def is_watch(self) -> bool:
-        return self.kind not in (BREAKPOINT, catches.CATCHPOINT)
+        return self.kind not in (BREAKPOINT, DPRINTF, catches.CATCHPOINT)
 
     @property
     def pending(self) -> bool:
-        return self.kind == BREAKPOINT and not self.places
+        return self.kind in (BREAKPOINT, DPRINTF) and not self.places
 
     @property
     def has_address(self) -> bool:
@@ -300,7 +302,8 @@ class BreakpointTable:
         if not found and ids:
             self.refresh()
             found = [bp for bp in self.entries.values() if not bp.is_watch and set(ids) & set(bp.address_ids)]
-        return sorted(found, key=lambda bp: bp.number)
+        # A stop shared with a dprintf is told as the other breakpoint's (gdb's bpstat print)
+        return sorted(found, key=lambda bp: (bp.dprintf is not None, bp.number))
 
     def for_watch_ids(self, ids: tuple[int, ...]) -> list[MiBreakpoint]:
         return [bp for bp in self.entries.values() if bp.is_watch and bp.engine_id in ids]
@@ -347,6 +350,9 @@ class BreakpointTable:
         items.append(("times", str(bp.hits)))
         if bp.ignore:
             items.append(("ignore", str(bp.ignore)))
+        script = self.script(bp)
+        if script:  # gdb 13's MI 3 writes it as a list (MI 2: a tuple of strings)
+            items.append(("script", script))
         items.append(("original-location", bp.location))
         if not bp.is_watch and len(bp.places) > 1:
             locations: list[Value] = []
@@ -359,6 +365,12 @@ class BreakpointTable:
                 locations.append(Results(entry))
             items.append(("locations", locations))
         return Results(items)
+
+    def script(self, bp: MiBreakpoint) -> list[str]:
+        """Its command list: a dprintf's is its printf line (gdb's dprintf-style gdb)."""
+        if bp.dprintf is not None:
+            return [f"printf {bp.dprintf}"]
+        return list(self.session.command_memory.breakpoint_commands.get(bp.number, ()))
 
     def table(self) -> Results:
         # gdb sizes the address column for 64-bit addresses once there is a breakpoint.
@@ -378,6 +390,8 @@ class BreakpointTable:
     def announce(self, bp: MiBreakpoint) -> str:
         """What `break` prints on the console."""
         word = "Temporary breakpoint" if bp.temporary else "Breakpoint"
+        if bp.kind == DPRINTF:
+            word = "Dprintf"
         if bp.catch is not None:
             return catches.mention(bp, bp.catch)
         if bp.is_watch:

@@ -10,11 +10,12 @@ from aliceserver.adapters.mi import (
     commands_misc,
     commands_stack,
     commands_var,
+    dprintf,
 )
 from aliceserver.adapters.mi.registry import MiRegistry
 
 
 def register_all(registry: MiRegistry) -> None:
     for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc,
-                   catch_stops):
+                   catch_stops, dprintf):
         module.register(registry)

@@ -17,23 +17,34 @@ def created(ctx: Context, bp: MiBreakpoint, *, to_self: bool) -> None:
     ctx.session.broadcast(text, except_ui=None if to_self else ctx.ui)
 
 
-def _int(text: str, what: str) -> int:
+def parse_int(text: str, what: str) -> int:
     try:
         return int(text, 0)
     except ValueError:
         raise MiError(f"Invalid {what}: {text}") from None
 
 
+_int = parse_int
+
+
+def explicit_location(options: Options, command: str = "break") -> str:
+    """gdb's explicit location from --source & co ("" without them)."""
+    explicit = {name: options.get(name) for name in ("source", "function", "label", "line") if options.has(name)}
+    if not explicit:
+        return ""
+    if set(explicit) == {"source"}:
+        raise MiError(f"-{command}-insert: --source option requires --function, --label, or --line")
+    return Location(explicit.get("source"), explicit.get("function"), explicit.get("label"),
+                    explicit.get("line"), qualified=options.has("qualified"), explicit=True).text()
+
+
 def _location(options: Options) -> str:
     """-break-insert's location: one linespec, or gdb's explicit one from --source & co."""
-    explicit = {name: options.get(name) for name in ("source", "function", "label", "line") if options.has(name)}
+    explicit = explicit_location(options)
     if explicit:
         if options.rest:
             raise MiError("-break-insert: Garbage following explicit location")
-        if set(explicit) == {"source"}:
-            raise MiError("-break-insert: --source option requires --function, --label, or --line")
-        return Location(explicit.get("source"), explicit.get("function"), explicit.get("label"),
-                        explicit.get("line"), qualified=options.has("qualified"), explicit=True).text()
+        return explicit
     if len(options.rest) > 1:
         raise MiError("-break-insert: Garbage following <location>")
     location = options.rest[0] if options.rest else ""

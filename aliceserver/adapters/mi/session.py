@@ -494,8 +494,11 @@ class MiSession:
         self.origin = None
 
     def handle_event(self, event: ev.Event) -> None:
+        from aliceserver.adapters.mi.dprintf import printed_and_resumed
         from aliceserver.adapters.mi.notify import handle_event
 
+        if isinstance(event, ev.Stopped) and printed_and_resumed(self, event):
+            return  # only dprintfs were hit: they printed, and the program goes on
         handle_event(self, event)
         if isinstance(event, ev.Stopped) and not self.inferior.running:
             self._prefetch = event.thread_id

@@ -87,6 +87,7 @@ def _defaults() -> dict[str, _Setting]:
                               ("basename", "relative", "absolute")),
         "exec-done-display": s("off", "bool", "Notification of completion for asynchronous execution commands is {}."),
         "trace-commands": s("off", "bool", "State of GDB CLI command tracing is {}."),
+        "dprintf-style": s("gdb", "enum", 'The style of usage for dynamic printf is "{}".', ("gdb", "call", "agent")),
     }
 
 

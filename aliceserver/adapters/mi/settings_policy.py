@@ -28,6 +28,7 @@ only the values we do, and refuses the others by name):
 | history size | any: aliceserver keeps no command history, so none is longer than the size |
 | debuginfod enabled, python print-stack, verbose, complaints, history save, logging enabled, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
+| dprintf-style | only gdb (dprintf.py runs the printf itself) |
 | args, environment, cwd, inferior-tty, var | commands_misc.do_set |
 """
 
@@ -83,7 +84,8 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "may-insert-breakpoints", "may-insert-tracepoints", "may-insert-fast-tracepoints",
         "may-interrupt", "unwind-on-terminating-exception", "breakpoint always-inserted",
         "breakpoint auto-hw", "breakpoint condition-evaluation", "backtrace past-entry",
-        "use-coredump-filter", "dump-excluded-mappings",
+        "use-coredump-filter", "dump-excluded-mappings", "dprintf-function", "dprintf-channel",
+        "disconnected-dprintf",
     ),
     "tracepoints": (
         "circular-trace-buffer", "trace-buffer-size", "trace-user", "trace-notes", "trace-stop-notes",
@@ -107,7 +109,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "python print-stack": ("message",), "verbose": ("off",), "complaints": ("0",),
     "history save": ("off",), "logging enabled": ("off",),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
-    "trace-commands": ("off",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
+    "trace-commands": ("off",), "dprintf-style": ("gdb",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
 }  # fmt: skip
 
 # Prefixes whose every setting we know: another name under them is gdb's "Undefined" error.

@@ -1,0 +1,250 @@
+"""gdb's printf and dynamic printf: `printf "FORMAT", ARGS`, `dprintf LOCATION,"FORMAT",ARGS`,
+MI's -dprintf-insert, and a dprintf's hit (it prints, then the program goes on unseen).
+
+A dprintf is a breakpoint whose command list is its printf line (gdb's dprintf-style gdb,
+the only style here: `call` and `agent` are refused by settings_policy.py). As gdb's
+dprintf_after_condition_true, a hit that only dprintfs share prints each one's text and
+resumes without a stop record; the hit counts still go out as =breakpoint-modified.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.gdbcommands.printf_format import (
+    FLOAT_CLASSES,
+    ArgClass,
+    ArgValue,
+    StringArg,
+    float_from_bits,
+    parse_format,
+    render,
+    split_command,
+)
+from aliceserver.adapters.mi import commands_break as breaks
+from aliceserver.adapters.mi.breakpoints import DPRINTF, MiBreakpoint
+from aliceserver.adapters.mi.commands_break import explicit_location, parse_int
+from aliceserver.adapters.mi.locations import console_location, keywords
+from aliceserver.adapters.mi.parser import getopt
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
+from aliceserver.debuggers import events as ev
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+logger = logging.getLogger(__name__)
+
+_FLOAT_TYPES = ("float", "double", "long double", "_Float32", "_Float64", "_Float128")
+_STRING_CHUNK = 256
+
+
+# --- printf ------------------------------------------------------------------------------
+def printf_text(session: MiSession, text: str, tid: int | None = None, level: int | None = None) -> str:
+    """What `printf TEXT` prints. Every argument is evaluated first, as gdb does; an error
+    reading a string comes after the text before it, which is then raised with it."""
+    fmt, expressions = split_command(text)
+    pieces = parse_format(fmt)
+    wanted = [piece.arg for piece in pieces if piece.arg is not None]
+    if len(wanted) != len(expressions):
+        raise MiError("Wrong number of arguments for specified format-string")
+    values = [_argument(session, kind, expression, tid, level) for kind, expression in zip(wanted, expressions, strict=True)]
+    out: list[bytes] = []
+    try:
+        for chunk in render(pieces, values, lambda address: _read_string(session, address)):
+            out.append(chunk)
+    except AliceError as error:
+        raise _Partial(b"".join(out).decode("utf-8", "replace"), str(error)) from None
+    return b"".join(out).decode("utf-8", "replace")
+
+
+class _Partial(MiError):
+    """An error after part of printf's text was made: the text is written, then the error."""
+
+    def __init__(self, text: str, message: str) -> None:
+        super().__init__(message)
+        self.text = text
+
+
+def _integer(session: MiSession, expression: str, tid: int | None, level: int | None) -> int:
+    shown = session.evaluate(f"(long long)({expression})", tid=tid, level=level).value
+    try:
+        return int(shown.split()[0], 0)
+    except (ValueError, IndexError):
+        raise MiError("Value can't be converted to integer.") from None
+
+
+def _argument(session: MiSession, kind: ArgClass, expression: str, tid: int | None, level: int | None) -> ArgValue:
+    """An argument as its conversion takes it (gdb's value_as_long, value_as_address...)."""
+    if kind is ArgClass.STRING:
+        if expression.startswith('"') and expression.endswith('"'):  # a literal: its own bytes
+            return StringArg(literal=split_command(expression)[0].encode())
+        return StringArg(address=_integer(session, expression, tid, level) & (1 << 64) - 1)
+    if kind in FLOAT_CLASSES:
+        found = session.evaluate(expression, tid=tid, level=level)
+        if found.type.replace("const ", "").replace("volatile ", "").strip() in _FLOAT_TYPES:
+            shown = session.evaluate(f"(double)({expression})", tid=tid, level=level).value
+            try:
+                return float(shown.split("(")[0])
+            except ValueError:
+                raise MiError(f"Value can't be converted to float: {shown}") from None
+        size = _integer(session, f"sizeof({expression})", tid, level)
+        return float_from_bits(_integer(session, expression, tid, level), size)
+    return _integer(session, expression, tid, level)
+
+
+def _read_string(session: MiSession, address: int) -> bytes:
+    """The C string at `address` (gdb reads it whole, up to its NUL)."""
+    out = bytearray()
+    at = address
+    while True:
+        size = min(_STRING_CHUNK, 4096 - at % 4096)
+        try:
+            chunk = session.debugger.read_memory(at, size)
+        except AliceError:
+            raise MiError(f"Cannot access memory at address {at:#x}") from None
+        end = chunk.find(b"\0")
+        if end >= 0:
+            return bytes(out + chunk[:end])
+        out += chunk
+        at += size
+
+
+def _printf(ctx: Context, text: str) -> Reply:
+    try:
+        ctx.console(printf_text(ctx.session, text))
+    except _Partial as partial:
+        ctx.console(partial.text)
+        raise MiError(str(partial)) from None
+    return None
+
+
+# --- dprintf breakpoints ---------------------------------------------------------------------
+def create(ctx: Context, location: str, args: str, *, temporary: bool = False, condition: str | None = None,
+           ignore: int = 0, enabled: bool = True, pending_ok: bool = False,
+           thread: int | None = None) -> tuple[MiBreakpoint, str | None]:
+    """A dprintf at `location` printing `args` (`"FORMAT",ARGS`)."""
+    args = args.strip()
+    if not args.startswith('"'):
+        raise MiError("Bad format string, missing '\"'.")
+    bp, problem = ctx.session.breakpoints.create(location, temporary=temporary, condition=condition, ignore=ignore,
+                                                 enabled=enabled, pending_ok=pending_ok, thread=thread)
+    bp.kind, bp.dprintf = DPRINTF, args
+    return bp, problem
+
+
+def _split_at_comma(text: str) -> tuple[str, str | None]:
+    """The location before the first comma outside quotes, and what follows it."""
+    quote = ""
+    for index, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char == ",":
+            return text[:index], text[index + 1 :]
+    return text, None
+
+
+def _dprintf(ctx: Context, text: str) -> Reply:
+    """`dprintf LOCATION,"FORMAT",ARGS` (gdb's dprintf_command)."""
+    session = ctx.session
+    where, args = _split_at_comma(text)
+    if args is None or not args.strip():
+        raise MiError("Format string required")
+    location, rest = console_location(where)
+    given = keywords(session, rest)
+    pending = session.settings.get("breakpoint pending") == "on"
+    bp, problem = create(ctx, location, args, condition=given.condition, thread=given.thread, pending_ok=pending)
+    if problem and not pending:
+        ctx.console(problem + "\n")
+    others = [other.number for other in session.breakpoints.sorted()
+              if other is not bp and not other.is_watch and other.catch is None and bp.places and other.places
+              and other.places[0].address == bp.places[0].address] if ctx.from_tty else []
+    if others:  # gdb's describe_other_breakpoints
+        listed = ", ".join(str(n) for n in others[:-1]) + (" and " if len(others) > 1 else "") + str(others[-1])
+        word = "breakpoints" if len(others) > 1 else "breakpoint"
+        ctx.console(f"Note: {word} {listed} also set at pc {bp.places[0].address:#x}.\n")
+    ctx.console(session.breakpoints.announce(bp))
+    breaks.created(ctx, bp, to_self=True)
+    return None
+
+
+def _mi_format(argv: list[str]) -> str:
+    """gdb's mi_argv_to_format: the format word quoted back into C, the arguments after it."""
+    escapes = {"\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+               "\v": "\\v", '"': '\\"'}
+    quoted = "".join(escapes.get(c, c if c.isprintable() and ord(c) < 0x7F else f"\\{ord(c):o}") for c in argv[0])
+    return "".join([f'"{quoted}"'] + [f",{arg}" for arg in argv[1:]])
+
+
+def _dprintf_insert(ctx: Context, args: list[str]) -> Reply:
+    """-dprintf-insert [-t] [-f] [-d] [-c COND] [-i N] [-p THREAD] LOCATION FORMAT ARGS..."""
+    options = getopt("dprintf-insert", args, flags="thfdar", valued="cip",
+                     long=("qualified", "source=", "line=", "function=", "label=", "force-condition"))
+    location = explicit_location(options, "dprintf")
+    words = options.rest if location else options.rest[1:]
+    if not location and not options.rest:
+        raise MiError("-dprintf-insert: Missing <location>")
+    if options.has("h") or options.has("a"):
+        raise MiError("-dprintf-insert: does not support -h or -a")
+    if not words:
+        raise MiError("-dprintf-insert: Missing <format>")
+    location = location or options.rest[0]
+    session = ctx.session
+    thread = parse_int(options.get("p") or "", "thread id") if options.has("p") else None
+    if thread is not None and session.inferior.tid_of(thread) is None:
+        raise MiError(f"Unknown thread {thread}.")
+    pending_ok = options.has("f") or session.settings.get("breakpoint pending") == "on"
+    bp, problem = create(ctx, location, _mi_format(words), temporary=options.has("t"), condition=options.get("c"),
+                         ignore=parse_int(options.get("i") or "0", "ignore count"), enabled=not options.has("d"),
+                         pending_ok=pending_ok, thread=thread)
+    if problem and options.has("f"):
+        ctx.log(problem + "\n")
+    breaks.created(ctx, bp, to_self=False)
+    return [("bkpt", session.breakpoints.tuple(bp))]
+
+
+# --- at a hit ------------------------------------------------------------------------------------
+def printed_and_resumed(session: MiSession, stop: ev.Stopped) -> bool:
+    """A breakpoint stop: each dprintf hit prints its text; when only dprintfs were hit, the
+    program goes on (True) and the stop is not shown. An error stops it (gdb's error in
+    the printf ends its command list before `continue`)."""
+    if stop.reason is not ev.StopReason.BREAKPOINT:
+        return False
+    hit = session.breakpoints.for_address_ids(stop.breakpoint_ids)
+    printing = [bp for bp in hit if bp.dprintf is not None]
+    if not printing:
+        return False
+    only = len(printing) == len(hit)
+    for bp in printing:
+        if only:  # gdb's order: each one's hit count, then its text
+            session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
+        try:
+            session.console_all(printf_text(session, bp.dprintf or "", tid=stop.thread_id, level=0))
+        except AliceError as error:
+            if isinstance(error, _Partial):
+                session.console_all(error.text)
+            for ui in session.uis:
+                if not ui.closed:
+                    ui.log(f"{error}\n")
+            return False
+    if not only:
+        return False
+    try:  # a temporary dprintf stays: gdb deletes temporaries at a stop, and there is none
+        session.before_resume()
+        session.debugger.resume()
+    except AliceError as error:
+        logger.info("the program did not go on after a dprintf: %s", error)
+        return False
+    return True
+
+
+def register(registry: MiRegistry) -> None:
+    registry.add("dprintf-insert", _dprintf_insert)
+
+
+def register_console(registry: CliRegistry) -> None:
+    registry.add("printf", _printf)
+    registry.add("dprintf", _dprintf)
