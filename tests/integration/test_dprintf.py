@@ -109,3 +109,13 @@ def test_mi_dprintf_insert_and_its_hits(prog: Path) -> None:
     assert got == theirs
     assert '~"late 20 10\\n"' in got and '~"\\"quoted\\" step=30\\n"' in got
     assert not any(line.startswith("=breakpoint-deleted") for line in got)  # a temporary dprintf stays
+
+
+def test_mi_break_info_lists_like_info_breakpoints(prog: Path) -> None:
+    """gdb 13's -break-info takes info breakpoints' arguments: none is the whole table."""
+    commands = ["-break-insert accumulate", '-dprintf-insert main "x\\n"', "-break-info", "-break-info 1 2",
+                "-break-info 2-3", "-break-info 7", "-break-info x"]
+    theirs = _mi_records(prog, commands, gdb=True)
+    got = _mi_records(prog, commands, gdb=False)
+    assert got == theirs
+    assert got[-1] == "^error,msg=\"Arguments must be numbers or '$' variables.\""

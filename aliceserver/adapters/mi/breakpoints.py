@@ -372,14 +372,17 @@ class BreakpointTable:
             return [f"printf {bp.dprintf}"]
         return list(self.session.command_memory.breakpoint_commands.get(bp.number, ()))
 
-    def table(self) -> Results:
-        # gdb sizes the address column for 64-bit addresses once there is a breakpoint.
+    def table(self, rows: list[MiBreakpoint] | None = None) -> Results:
+        """The table of `rows` (all by default)."""
+        rows = self.sorted() if rows is None else rows
+        # gdb sizes the address column for 64-bit addresses once a row has an address.
+        wide = any(bp.has_address for bp in rows)
         hdr: list[Value] = [
-            {"width": "10" if n == "addr" and not self.any_address() else w, "alignment": a, "col_name": n, "colhdr": h}
+            {"width": "10" if n == "addr" and not wide else w, "alignment": a, "col_name": n, "colhdr": h}
             for w, a, n, h in _HDR
         ]
-        body = Results([("bkpt", self.tuple(bp)) for bp in self.sorted()], as_list=True)
-        return Results([("nr_rows", str(len(self.entries))), ("nr_cols", "6"), ("hdr", hdr), ("body", body)])
+        body = Results([("bkpt", self.tuple(bp)) for bp in rows], as_list=True)
+        return Results([("nr_rows", str(len(rows))), ("nr_cols", "6"), ("hdr", hdr), ("body", body)])
 
     def any_address(self) -> bool:
         return any(bp.has_address for bp in self.entries.values())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from aliceserver.adapters.mi.breakpoints import MiBreakpoint
 from aliceserver.adapters.mi.locations import Location
 from aliceserver.adapters.mi.parser import Options, getopt
@@ -169,17 +171,18 @@ def _break_list(ctx: Context, args: list[str]) -> Reply:
 
 
 def _break_info(ctx: Context, args: list[str]) -> Reply:
-    if len(args) != 1:
-        raise MiError("Usage: -break-info NUMBER")
+    """gdb 13's -break-info is `info breakpoints` [NUMBERS/RANGES]: none lists them all, and
+    a number with no breakpoint is only left out."""
     table = ctx.session.breakpoints
-    bp = table.get(args[0])
-    from aliceserver.adapters.mi.output import Results
-
-    full = table.table()
-    items = [item if item[0] != "body" else ("body", Results([("bkpt", table.tuple(bp))], as_list=True))
-             for item in full.items]
-    items[0] = ("nr_rows", "1")
-    return [("BreakpointTable", Results(items))]
+    if not args:
+        return [("BreakpointTable", table.table())]
+    wanted: set[int] = set()
+    for arg in args:
+        match = re.fullmatch(r"(\d+)(?:-(\d+))?", arg)
+        if match is None:
+            raise MiError("Arguments must be numbers or '$' variables.")
+        wanted.update(range(int(match.group(1)), int(match.group(2) or match.group(1)) + 1))
+    return [("BreakpointTable", table.table([bp for bp in table.sorted() if bp.number in wanted]))]
 
 
 def _break_watch(ctx: Context, args: list[str]) -> Reply:
