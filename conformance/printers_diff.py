@@ -185,22 +185,16 @@ DELIBERATE: tuple[Explained, ...] = (
         "none for a None), as the toolchain's lldb providers do; gdb's var objects, and ours "
         "in MI, list the discriminant (`<anonymous union>`) and the variant itself",
         r"^dap-gdb children ", subject=r"^rust (Option|Result|Vec<Option<String>>)"),
+    Explained(
+        "A value whose printer raises when made (the toolchain's StdRefProvider dereferences "
+        "core::cell::Ref's NonNull `value`, a struct): gdb refuses its var object (Cannot "
+        "instantiate printer for default visualizer); our DAP shows the raw value and members, "
+        "as gdb's print shows them", r"^dap-gdb children count$", subject=r"^rust Ref$",
+        gdb=r"^0$"),
 )
 
 # Bugs known and not fixed yet, each with its cause (and the area being worked on).
-KNOWN_BUGS: tuple[Explained, ...] = (
-    Explained(
-        "A printer whose construction raises (the toolchain's StdRefProvider dereferences "
-        "core::cell::Ref's NonNull `value`, a struct): gdb prints `Python Exception <class "
-        "'gdb.error'>: ...` on its error stream before the raw value and refuses -var-create "
-        "(Cannot instantiate printer for default visualizer); ours logs the exception and "
-        "shows the raw value, in print and in var objects", r"^(mi|dap-gdb) ",
-        subject=r"^rust Ref$"),
-    Explained(
-        "As above (a printer that raises): gdb's -stack-list-variables prints the `Python "
-        "Exception` line of `guard`, ours logs it", r"^mi locals console",
-        gdb=r"Python Exception|^1$", ours=r"^0$|<missing>"),
-)
+KNOWN_BUGS: tuple[Explained, ...] = ()
 
 
 # --- MI, in lockstep with gdb -------------------------------------------------------------

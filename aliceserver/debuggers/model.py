@@ -347,6 +347,11 @@ class VariableInfo:
     # A Rust enum's active variant: the enum's children are its discriminant (unnamed) and
     # this variant, as gdb's var objects list them; DAP shows the variant's fields instead.
     variant: VariableInfo | None = None
+    # gdb's `Python Exception <class 'X'>: MESSAGE` lines (a pretty printer that raised while
+    # `value` was formatted), which it prints on its error stream, not in the value; and
+    # whether the value's own printer raised when made (its value is raw, its var object refused).
+    printer_errors: tuple[str, ...] = ()
+    printer_refused: bool = False
 
 
 class DynamicTypes(enum.Flag):

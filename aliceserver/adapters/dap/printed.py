@@ -23,12 +23,18 @@ _SUBSCRIPT = re.compile(r"\[.+\]")  # `[3]`, `["b"]`: an index or a key
 
 
 def shown_value(info: VariableInfo) -> str:
+    """A printer that raised (info.printer_errors): gdb prints its `Python Exception` line on
+    its error stream and the value raw (construction) or empty (to_string); DAP has no gdb
+    to match and no error stream per value, so the raw value shows (the exception is in our
+    log, and `[raw]` or the members remain to browse)."""
     view = info.printer
     if view is None:
         return info.value
     if view.head:
         return view.head
-    return "{...}" if view.has_children else info.value
+    if view.has_children:
+        return "{...}"
+    return view.raw_value if not info.value and info.printer_errors and view.raw_value else info.value
 
 
 def _subscripts(session: DapSession, ref: ValueRef, named: list[tuple[str, VariableInfo]]) -> list[str | None]:

@@ -7,7 +7,12 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.disasm import Line, address_of, function_at
 from aliceserver.adapters.mi.disasm_source import SourceGroup, SourceMode, gdb_disassembly
-from aliceserver.adapters.mi.frames import evaluation_failure, hex16, whole_value_failure
+from aliceserver.adapters.mi.frames import (
+    evaluation_failure,
+    hex16,
+    printer_errors,
+    whole_value_failure,
+)
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registers import NAMES, format_value, read_raw
@@ -29,7 +34,10 @@ def _evaluate_expression(ctx: Context, args: list[str]) -> Reply:
     failure = whole_value_failure(session, " ".join(args), info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
-    return [("value", session.display(info))]
+    for line in printer_errors(info):
+        ctx.log(line)
+    shown = session.display(info)
+    return [("value", shown)] if shown else []  # gdb's field_stream: an empty value is no field
 
 
 # --- disassembly ---------------------------------------------------------------------------

@@ -6,7 +6,12 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from aliceserver.adapters.mi.frames import display_value, is_aggregate, with_entry_values
+from aliceserver.adapters.mi.frames import (
+    display_value,
+    is_aggregate,
+    printer_errors,
+    with_entry_values,
+)
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
@@ -45,6 +50,8 @@ def variable_entry(info: VariableInfo, mode: int, *, arg: bool = False, plain: b
             entry["value"] = display_value(info)
     elif mode == 1:
         entry["value"] = display_value(info)
+    if entry.get("value") == "":  # a printer's failed to_string: gdb's field_stream omits it
+        del entry["value"]
     return entry
 
 
@@ -61,7 +68,12 @@ def _variables(ctx: Context, scope: VariableScope, mode: int) -> list[VariableIn
     tid, level = ctx.session.context_frame(ctx.thread, ctx.frame)
     ctx.session.frames.frame(tid, level)
     found = ctx.session.debugger.frame_variables(tid, level, scope, aggregate_values=mode == 1)
-    return [info for info in found if not info.locationless]
+    listed = [info for info in found if not info.locationless]
+    for info in listed:  # gdb prints them as it reads each value it lists
+        shown = mode == 1 or (mode == 2 and not is_aggregate(info))
+        for line in printer_errors(info) if shown else []:
+            ctx.log(line)
+    return listed
 
 
 def _read_args(infos: list[VariableInfo], mode: int) -> list[VariableInfo]:

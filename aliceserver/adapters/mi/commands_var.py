@@ -21,7 +21,7 @@ def _var_create(ctx: Context, args: list[str]) -> Reply:
     if len(args) < 3:
         raise MiError("-var-create: Usage: NAME FRAME EXPRESSION.")
     store = ctx.session.varobjs
-    var = store.create(args[0], args[1], " ".join(args[2:]), thread=ctx.thread, frame=ctx.frame)
+    var = store.create(args[0], args[1], " ".join(args[2:]), thread=ctx.thread, frame=ctx.frame, log=ctx.log)
     pairs: list[tuple[str, Value]] = [("name", var.name), ("numchild", str(var.numchild)),
                                       ("value", var.value), ("type", var.type)]
     return pairs + _thread(var) + _dynamic(var) + [("has_more", "1" if var.has_more else "0")]

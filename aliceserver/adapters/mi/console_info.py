@@ -27,6 +27,7 @@ from aliceserver.adapters.mi.frames import (
     evaluation_failure,
     hex16,
     printed_value,
+    printer_errors,
     whole_value_failure,
 )
 from aliceserver.adapters.mi.pretty import pretty_text
@@ -92,6 +93,8 @@ def _printed(ctx: Context, text: str, void_shown: bool = True, *, record: bool =
     failure = whole_value_failure(session, recorded, info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
+    for line in printer_errors(info, printed=True):  # on gdb's error stream, before the value
+        ctx.log(line)
     if not void_shown and info.type == "void":
         return None
     return laid_out(ctx, info)
@@ -324,6 +327,8 @@ def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
     if not infos:
         ctx.console(empty + "\n")
     for info in infos:
+        for line in printer_errors(info):
+            ctx.log(line)
         ctx.console(f"{info.name} = {laid_out(ctx, info)}\n")
 
 

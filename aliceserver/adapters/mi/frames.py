@@ -55,6 +55,16 @@ def display_value(info: VariableInfo) -> str:
     return value
 
 
+def printer_errors(info: VariableInfo, *, printed: bool = False) -> list[str]:
+    """gdb's `Python Exception` lines of the printers that raised while the value was
+    formatted, for its error stream. `printed`: print, output and call look the value's own
+    printer up twice (value_print, then common_val_print), so a refused one's line shows twice."""
+    lines = list(info.printer_errors)
+    if printed and info.printer_refused and lines:
+        lines.insert(0, lines[0])
+    return lines
+
+
 def evaluation_failure(info: VariableInfo) -> str | None:
     """gdb's error message for an evaluation that failed, or None when it has a value to
     show: a value wholly optimized out prints as `<optimized out>` (`$1 = <optimized out>`,

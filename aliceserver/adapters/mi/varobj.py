@@ -7,6 +7,7 @@ in its frame, found again by function and CFA; children are made on request.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -85,10 +86,11 @@ class VarobjStore:
 
     # --- creation ----------------------------------------------------------------------
     def create(self, name: str, frame_spec: str, expression: str, thread: int | None = None,
-               frame: int | None = None) -> Varobj:
+               frame: int | None = None, log: Callable[[str], None] | None = None) -> Varobj:
         """`-var-create NAME FRAME EXPRESSION` in the command's `--thread`/`--frame`
         context (else the selected frame); FRAME `*` that frame, `@` floating, or an
-        address naming a frame by its CFA or pc."""
+        address naming a frame by its CFA or pc. `log`: gdb's error stream (a printer's
+        `Python Exception` lines)."""
         session = self.session
         if name == "-":
             name = f"var{self._next}"
@@ -107,6 +109,10 @@ class VarobjStore:
             info = session.evaluate(expression, None if self.pretty else "r", tid=tid, level=level, shown=_DYNAMIC)
         except AliceError:
             raise MiError("-var-create: unable to create variable object") from None
+        if self.pretty and info.printer_refused:  # gdb's install_default_visualizer
+            if log is not None:
+                log("".join(info.printer_errors[:1]))
+            raise MiError("Cannot instantiate printer for default visualizer")
         frame_bound = tid is not None and self._reads_frame(expression, tid, level)
         if frame_bound:
             assert tid is not None

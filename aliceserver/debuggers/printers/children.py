@@ -25,6 +25,7 @@ from aliceserver.debuggers.printers.render import (
     find_printer,
     lazy_string_text,
     render,
+    reported,
 )
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions
 from aliceserver.debuggers.symbols.dwarf.values import Value as DwarfValue
@@ -63,8 +64,8 @@ def view(value: DwarfValue, opts: FormatOptions, child: ChildText, *, count: boo
     hint = _hint(printer)
     try:
         head = _string_repr(printer, hint, 0, opts, child)
-    except Exception as exc:
-        head = error_text(exc)
+    except Exception as exc:  # as print: a memory error's text, else nothing (gdb's var object)
+        head = reported(exc)
     summary = render(value, 0, replace(opts, summary=True), child) or head
     has_children = hasattr(printer, "children")
     first = _first_name(printer) if has_children else None

@@ -56,6 +56,14 @@ class Call:
 
     # Cuts off printer code looping in pure Python (no gdb API call checks the time there).
     watchdog: Watchdog | None = None
+    # gdb's `Python Exception <class 'X'>: MESSAGE` lines for its error stream (a printer
+    # that raised), and whether the printed value's own printer raised when made.
+    errors: list[str] = field(default_factory=list)
+    refused: bool = False
+
+    def python_exception(self, exc: BaseException) -> None:
+        """gdb's gdbpy_print_stack with `set python print-stack message` (its default)."""
+        self.errors.append(f"Python Exception {type(exc)}: {exc}\n")
 
     def check_time(self) -> None:
         if time.monotonic() > self.deadline:

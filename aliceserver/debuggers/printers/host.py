@@ -58,6 +58,10 @@ class PrinterHost:
         self._told_none = False
         self._watchdog: Watchdog | None = None
         self.aborted = False  # the last `format` failed at an unreadable child
+        # The last `format`'s `Python Exception` lines (gdb prints them on its error stream)
+        # and whether the value's own printer raised when made (gdb refuses its var object).
+        self.errors: list[str] = []
+        self.refused = False
         self._cursors: dict[object, Cursor] = {}  # value key -> where its children stopped
 
     @property
@@ -68,9 +72,16 @@ class PrinterHost:
             self._session = PrinterSession()
         return self._session
 
+    def carry_over(self, previous: PrinterHost) -> None:
+        """A new program's printers keep what the user gave the last one's (a `source
+        printer.py` before `run`); its images' scripts load anew."""
+        if previous._session is not None:
+            self._session = previous._session.for_new_program()
+        self.extra_script_dirs = previous.extra_script_dirs
+
     def format(self, value: Value, options: FormatOptions) -> str:
         """`value` as gdb prints it, through the printers where one takes it."""
-        self.aborted = False
+        self.aborted, self.errors, self.refused = False, [], False
         call = self._ready(value)
         if call is None:
             return format_value(value, options)
@@ -85,6 +96,8 @@ class PrinterHost:
             except PrintAborted as exc:  # gdb's print fails with the reason; its children
                 self.aborted = True  # are still browsed (each an error), as gdb's var objects'
                 return f"<error: {exc}>"
+            finally:
+                self.errors, self.refused = call.errors, call.refused
 
     def view(self, value: Value, options: FormatOptions, *, count: bool = True) -> PrinterView | None:
         """How the printer that takes `value` shows it (None: no printer takes it)."""

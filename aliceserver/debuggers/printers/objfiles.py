@@ -117,6 +117,21 @@ class PrinterSession:
         lists = [o.pretty_printers for o in self.objfiles.values()]
         return [*lists, self.progspace.pretty_printers, self.pretty_printers]
 
+    def for_new_program(self) -> PrinterSession:
+        """The session of the next program run: what the user gave (gdb's own printer lists,
+        the progspace's, parameters, convenience values, `python`'s `__main__`) kept, as gdb
+        keeps them across `run`; the images' objfiles start empty (their scripts load anew)."""
+        kept = PrinterSession(
+            program=self.program, builtins=self.builtins, pretty_printers=self.pretty_printers,
+            type_printers=self.type_printers, xmethods=self.xmethods, frame_filters=self.frame_filters,
+            frame_unwinders=self.frame_unwinders, parameters=self.parameters, convenience=self.convenience,
+            python_scope=self.python_scope,
+        )  # fmt: skip
+        old, new = self.progspace, kept.progspace
+        new.pretty_printers, new.type_printers, new.xmethods = old.pretty_printers, old.type_printers, old.xmethods
+        new.frame_filters, new.frame_unwinders = old.frame_filters, old.frame_unwinders
+        return kept
+
     def forget_types(self) -> None:
         """Types are looked up again after the program's images change."""
         self.type_cache.clear()

@@ -63,14 +63,30 @@ def error_text(exc: BaseException) -> str:
     return f"<error: {exc}>" if str(exc) else f"<error: {type(exc).__name__}>"
 
 
+def reported(exc: BaseException) -> str:
+    """gdb's print_stack_unless_memory_error: a memory error's text goes into the value; any
+    other error prints a `Python Exception` line on gdb's error stream, nothing in the value.
+    Our own time budget's cut stays in the value (gdb has none)."""
+    from aliceserver.debuggers.printers import gdb
+
+    if isinstance(exc, (gdb.MemoryError, context.BudgetExceeded)):
+        return error_text(exc)
+    log.debug("pretty printer failed", exc_info=exc)
+    context.current().python_exception(exc)
+    return ""
+
+
 def render(value: DwarfValue, depth: int, opts: FormatOptions, child: ChildText) -> str | None:
     """The value's text from its printer, or None when no printer takes it."""
     call = context.current()
     wrapped = Value(value)
     try:
         printer = find_printer(call.session, wrapped)
-    except Exception as exc:  # a lookup function that fails: gdb prints the value raw
-        log.debug("printer lookup failed for %s", value.type, exc_info=exc)
+    except Exception as exc:  # a lookup (or a printer's constructor) that raises: gdb prints
+        log.debug("printer lookup failed for %s", value.type, exc_info=exc)  # the value raw
+        if not isinstance(exc, context.BudgetExceeded):
+            call.python_exception(exc)
+            call.refused = call.refused or depth == 0
         return None
     if printer is None:
         return None
@@ -79,8 +95,8 @@ def render(value: DwarfValue, depth: int, opts: FormatOptions, child: ChildText)
     hint = _hint(printer)
     try:
         head = _string_repr(printer, hint, depth, opts, child)
-    except Exception as exc:
-        return error_text(exc)
+    except Exception as exc:  # gdb's string_repr_error: no children either
+        return reported(exc)
     return head + _children(printer, hint, depth, opts, child, printed_nothing=head == "")
 
 
@@ -123,7 +139,7 @@ def _children(
     try:
         items = call.run(lambda: iter(printer.children()))
     except Exception as exc:
-        return error_text(exc)
+        return reported(exc)
     done = False
     i = 0
     while i < opts.max_elements:
@@ -133,8 +149,10 @@ def _children(
         except StopIteration:
             done = True
             break
-        except Exception as exc:
-            parts.append(("{" if i == 0 else "") + error_text(exc))
+        except Exception as exc:  # gdb ends the children there (`...}` after some)
+            text = reported(exc)
+            if text:
+                parts.append(("{" if i == 0 else "") + text)
             break
         if i == 0:
             parts.append("" if printed_nothing else " = ")

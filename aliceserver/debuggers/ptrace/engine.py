@@ -360,7 +360,8 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         self._source.close()
         self._source = SourceSymbols(self._symbols, report=self.events.put, debug_infos=self._debug_infos,
                                      source_paths=self.source_paths)  # fmt: skip
-        self._variables.printers = printer_host(lambda: self._source)  # a new program's
+        # a new program's, with what the user gave the last one (gdb keeps it across run)
+        self._variables.printers = printer_host(lambda: self._source, self._variables.printers)
         try:
             loaded, r_brk = self._tracker.start(inferior.pid)
         except (AliceError, OSError) as error:

@@ -79,7 +79,10 @@ def _frame_symbols(source: SourceSymbols, view: FrameView) -> FrameSymbols | Non
     return FrameSymbols.at(symbols, view) if symbols is not None else None
 
 
-def printer_host(source: Callable[[], SourceSymbols]) -> PrinterHost:
+def printer_host(source: Callable[[], SourceSymbols], previous: PrinterHost | None = None) -> PrinterHost:
+    """The printers of a program; `previous`: the last program's, whose user state it keeps."""
     images = EngineImages(source)
     images.host = PrinterHost(images)
+    if previous is not None:
+        images.host.carry_over(previous)
     return images.host

@@ -247,12 +247,15 @@ class VariableStore:
                     if objects and isinstance(strip(value.type), StructType) and fmt is None:
                         prefix = f"({type_name(value.type)}) "  # gdb's print, as for pointers
         aggregate = isinstance(strip(value.type), (StructType, ArrayType))
+        printer_errors: tuple[str, ...] = ()
+        refused = False
         if aggregate and not aggregate_value:
             text = ""
         else:
             options = self._options(None if fmt == "r" else fmt, top)
             if self.printers is not None and fmt != "r":  # print/r: raw
                 text = prefix + self.printers.format(value, options)
+                printer_errors, refused = tuple(self.printers.errors), self.printers.refused
             else:
                 text = prefix + format_value(value, options)
         if _without_type_prefix(text).startswith("<error"):
@@ -271,6 +274,7 @@ class VariableStore:
                 name=name, type=type_name(value.type), value=text, reference=reference,
                 named_children=0 if view.indexed else number, indexed_children=number if view.indexed else 0,
                 address=value.address, error=aborted, aggregate=aggregate, declared_type=declared, printer=view,
+                printer_errors=printer_errors,
             )  # fmt: skip
         reference = self._reference(value, fmt, shown) if count else 0
         indexed = isinstance(strip(value.type), ArrayType)
@@ -281,6 +285,7 @@ class VariableStore:
             address=value.address, error=error, aggregate=aggregate, declared_type=declared,
             class_children=None if cplus is None else class_children(cplus),
             variant=self._active_variant(value, fmt, dynamic) if count else None,
+            printer_errors=printer_errors, printer_refused=refused,
         )  # fmt: skip
 
     def _active_variant(self, value: Value, fmt: str | None, dynamic: DynamicTypes) -> VariableInfo | None:
