@@ -260,9 +260,10 @@ class SourceLevel(SessionDollars):
 
             setter = set_register
         floats = self._float_registers(thread_id)
+        innermost = None if level == 0 else partial(self._innermost_view, thread_id, floats)
         view = FrameView(
             frame, module.base if module else 0, self._read_visible, self._write_visible, setter, inline_outer,
-            partial(self._caller_frame, thread_id, frame, floats), floats,
+            partial(self._caller_frame, thread_id, frame, floats), floats, innermost,
         )
         symbols = self._source.module_symbols(module) if module is not None else None
         return view, symbols, lookup_pc
@@ -282,7 +283,17 @@ class SourceLevel(SessionDollars):
 
             self._call(go)
 
-        return FloatRegisters(read, write)
+        def read_extended() -> dict[int, bytes]:
+            return self._call(lambda: register_sets.extended_registers(self._libc, thread_id))
+
+        return FloatRegisters(read, write, read_extended)
+
+    def _innermost_view(self, thread_id: int, floats: FloatRegisters) -> FrameView:
+        """Frame 0 of the thread, sharing an outer frame's float registers: where `$rax` of
+        an outer frame that did not save it is read and written (gdb's same value)."""
+        view = self._frame_view(thread_id, 0)[0]
+        view.floats = floats
+        return view
 
     def _caller_frame(
         self, thread_id: int, callee: UnwoundFrame, floats: FloatRegisters | None = None

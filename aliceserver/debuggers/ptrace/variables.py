@@ -6,11 +6,13 @@ References handed out (`VariableInfo.reference`) stay valid until the program re
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
+from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.access import class_children, cplus_class
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
@@ -45,34 +47,53 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr.methods import Methods
 
 _MAX_REFERENCE = (1 << 31) - 1
-_XMM0, _ST0 = 17, 33  # DWARF numbers of xmm0-15 and st0-7 (x86-64 psABI)
+# What ptrace/registers.set_vector writes: the SSE/AVX registers but AVX-512's, st0-7 and
+# the control words FXSAVE holds as gdb shows them.
+_WRITABLE = re.compile(r"(xmm|ymm)([0-9]|1[0-5])|st[0-7]|fctrl|fstat|fop|mxcsr")
 
 
 @dataclass(slots=True)
 class FloatRegisters:
-    """A stopped thread's xmm0-15 and st0-7 (DWARF 17-40), read when a location first names
-    one: a stop reads none. x86-64 CFI saves none, so every frame of the thread sees these
-    (gdb's unspecified rule: same value), and a write from any frame sets the thread's."""
+    """A stopped thread's x87, SSE and AVX registers (DWARF 17-40 and the numbers of
+    x86_registers), read when a location or `$name` first names one: a stop reads none,
+    and the XSAVE area (ymm, AVX-512) only for those. x86-64 CFI saves none, so every frame
+    of the thread sees these (gdb's unspecified rule: same value), and a write from any
+    frame sets the thread's."""
 
-    read: Callable[[], dict[int, bytes]]  # DWARF number -> the register's bytes
+    read: Callable[[], dict[int, bytes]]  # register number -> the register's bytes
     write: Callable[[str, bytes], None] | None  # (gdb name, bytes); None: cannot be written
+    read_extended: Callable[[], dict[int, bytes]] | None = None  # ymm and AVX-512 (XSAVE)
     _known: dict[int, bytes] | None = None
+    _extended: dict[int, bytes] | None = None
 
-    def value(self, regno: int) -> int | None:
+    def _bytes(self, regno: int) -> bytes | None:
         if self._known is None:
             self._known = self.read()
         data = self._known.get(regno)
+        if data is None and self.read_extended is not None:
+            if self._extended is None:
+                self._extended = self.read_extended()
+            data = self._extended.get(regno)
+        return data
+
+    def value(self, regno: int) -> int | None:
+        data = self._bytes(regno)
         return None if data is None else int.from_bytes(data, "little")
 
+    @property
+    def has_avx512(self) -> bool:
+        return self._bytes(x86_registers.K0) is not None
+
     def set(self, regno: int, value: int) -> None:
-        current = self.value(regno)
-        if current is None or self.write is None or self._known is None:
+        current = self._bytes(regno)
+        if current is None or self.write is None:
             raise EvaluationError("registers of outer frames cannot be written")
-        size = len(self._known[regno])
-        data = (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
-        name = f"xmm{regno - _XMM0}" if regno < _ST0 else f"st{regno - _ST0}"
+        name = x86_registers.name_of(regno) or str(regno)
+        if not _WRITABLE.fullmatch(name):
+            raise EvaluationError(f"writing ${name} is not supported")
+        data = (value & ((1 << (8 * len(current))) - 1)).to_bytes(len(current), "little")
         self.write(name, data)
-        self._known[regno] = data
+        self._known, self._extended = None, None  # ymm shares xmm's bytes: read both again
 
 
 @dataclass(slots=True)
@@ -87,6 +108,8 @@ class FrameView:
     inline_outer: int = 0  # an inline frame: how many inlined calls out from the innermost
     caller: Callable[[], CallerFrame | None] | None = None  # entry values (callsites.py)
     floats: FloatRegisters | None = None  # the thread's xmm and st registers, read lazily
+    # An outer frame: frame 0 of its thread, where gdb reads the registers it did not save.
+    innermost_view: Callable[[], FrameView] | None = None
 
     @property
     def pc(self) -> int:
@@ -116,9 +139,18 @@ class FrameView:
         name = DWARF_REGISTERS.get(regno)
         if name is not None:
             return self.frame.registers.get(name)
-        if self.floats is not None and _XMM0 <= regno < _ST0 + 8:
+        if regno == x86_registers.ORIG_RAX:
+            return self.frame.registers.get("orig_rax")
+        if self.floats is not None and x86_registers.is_float_register(regno):
             return self.floats.value(regno)
         return None
+
+    def innermost(self) -> FrameView:
+        return self if self.innermost_view is None else self.innermost_view()
+
+    @property
+    def has_avx512(self) -> bool:
+        return self.floats is not None and self.floats.has_avx512
 
     def cfa(self) -> int | None:
         return self.frame.cfa
@@ -127,10 +159,10 @@ class FrameView:
         self.write(address, data)
 
     def write_register(self, regno: int, value: int) -> None:
-        if self.floats is not None and _XMM0 <= regno < _ST0 + 8:
+        if self.floats is not None and x86_registers.is_float_register(regno):
             self.floats.set(regno, value)
             return
-        name = DWARF_REGISTERS.get(regno)
+        name = "orig_rax" if regno == x86_registers.ORIG_RAX else DWARF_REGISTERS.get(regno)
         if self.set_register is None or name is None:
             raise EvaluationError("registers of outer frames cannot be written")
         self.set_register(name, value)

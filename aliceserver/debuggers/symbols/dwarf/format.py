@@ -41,6 +41,7 @@ from aliceserver.debuggers.symbols.dwarf.values import (
     read,
     static_value,
 )
+from aliceserver.debuggers.symbols.dwarf.x86_registers import FlagsType
 from aliceserver.debuggers.symbols.dwarf.x87 import format_x87
 
 log = logging.getLogger(__name__)
@@ -194,6 +195,10 @@ class _Formatter:
 
     # --- scalars --------------------------------------------------------------------
     def base(self, value: Value, t: BaseType) -> str:
+        if isinstance(t, FlagsType):  # a register's flags: $eflags, $mxcsr
+            return t.describe(value.as_int())
+        if t.encoding == Encoding.FLOAT and t.size == 2:  # gdb's half and bfloat16
+            return format_short_float(value.data(), bfloat16=t.name == "bfloat16")
         if t.encoding == Encoding.FLOAT:
             return format_float(value.data())
         if t.encoding == Encoding.COMPLEX:
@@ -556,12 +561,12 @@ def string_literal(data: bytes, threshold: int = 10) -> str:
     return ", ".join(segments)
 
 
-def format_float(data: bytes) -> str:
+def format_float(data: bytes, digits: int = 9) -> str:
     """gdb's %g with the type's precision: 9 digits for float, 17 for double, 21 for the
-    x87 long double."""
+    x87 long double (`digits`: a float's, for bfloat16's 4 read as the float it widens to)."""
     if len(data) == 4:
         number = float(struct.unpack("<f", data)[0])
-        digits, mant_bits, raw = 9, 23, int.from_bytes(data, "little")
+        mant_bits, raw = 23, int.from_bytes(data, "little")
     elif len(data) == 8:
         number = float(struct.unpack("<d", data)[0])
         digits, mant_bits, raw = 17, 52, int.from_bytes(data, "little")
@@ -573,6 +578,20 @@ def format_float(data: bytes) -> str:
     if math.isinf(number):
         return "-inf" if number < 0 else "inf"
     return f"{number:.{digits}g}"
+
+
+def format_short_float(data: bytes, *, bfloat16: bool) -> str:
+    """A 16-bit float as gdb's %g with its precision (floatformat_printf_format: 2 +
+    mantissa bits * log10 2): 4 digits for bfloat16 (8 bits), 5 for IEEE half (11)."""
+    raw = int.from_bytes(data[:2], "little")
+    if bfloat16:
+        return format_float((raw << 16).to_bytes(4, "little"), digits=4)
+    number = float(struct.unpack("<e", data[:2])[0])
+    if math.isnan(number):
+        return f"{'-' if raw >> 15 else ''}nan({raw & 0x3FF:#x})"
+    if math.isinf(number):
+        return "-inf" if number < 0 else "inf"
+    return f"{number:.5g}"
 
 
 def format_enum(t: EnumType, number: int) -> str:

@@ -82,6 +82,7 @@ class MemoryLoc:
 @dataclass(frozen=True, slots=True)
 class RegisterLoc:
     regno: int
+    offset: int = 0  # bytes into the register: gdb's $eax, $ah, $xmm0.v4_float[1]
 
 
 @dataclass(frozen=True, slots=True)

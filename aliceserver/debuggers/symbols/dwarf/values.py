@@ -188,9 +188,9 @@ class Value:
             value = self.ctx.register(loc.regno)
             if value is None:
                 raise OptimizedOutError()
-            width = max(size, 8)
+            width = max(loc.offset + size, 8)
             raw = (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
-            return raw[:size], ()
+            return raw[loc.offset : loc.offset + size], ()
         if isinstance(loc, ImplicitLoc):
             return loc.data[:size].ljust(size, b"\0"), ()
         if isinstance(loc, OptimizedOut):
@@ -240,7 +240,9 @@ class Value:
                 if offset + size <= len(self._data):
                     child._data = self._data[offset : offset + size]
             return child
-        # Registers, implicit values and pieces: slice the parent's bytes (an rvalue part).
+        if isinstance(loc, RegisterLoc):  # a part of a register is one too, as gdb's lval_register
+            return Value(t, RegisterLoc(loc.regno, loc.offset + offset), self.ctx, bit_offset, bit_size)
+        # Implicit values and pieces: slice the parent's bytes (an rvalue part).
         child = Value(t, ImplicitLoc(b""), self.ctx, bit_offset, bit_size)
         size = child.byte_size
         try:
@@ -323,10 +325,10 @@ class Value:
             old_reg = self.ctx.register(loc.regno)
             if old_reg is None:
                 raise EvaluationError("value is not available in this frame")
-            width = len(data) * 8
-            keep = old_reg & ~((1 << width) - 1)
+            shift, width = loc.offset * 8, len(data) * 8
+            keep = old_reg & ~(((1 << width) - 1) << shift)
             try:
-                self.ctx.write_register(loc.regno, keep | int.from_bytes(data, "little"))
+                self.ctx.write_register(loc.regno, keep | int.from_bytes(data, "little") << shift)
             except EvaluationError:
                 raise
             except Exception as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol, runtime_checkable
 
+from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function
@@ -58,12 +59,6 @@ from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 log = logging.getLogger(__name__)
 
-# gdb's register names -> DWARF numbers (x86-64 psABI).
-REGISTERS = {
-    "rax": 0, "rdx": 1, "rcx": 2, "rbx": 3, "rsi": 4, "rdi": 5, "rbp": 6, "rsp": 7,
-    "r8": 8, "r9": 9, "r10": 10, "r11": 11, "r12": 12, "r13": 13, "r14": 14, "r15": 15,
-    "rip": 16, "pc": 16, "sp": 7, "fp": 6,
-}  # fmt: skip
 _COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
 
 
@@ -96,6 +91,26 @@ class KnowsConstants(Protocol):
     """Symbols that tell a constant (DW_AT_const_value, an enumerator: gdb's LOC_CONST)."""
 
     def is_constant(self, name: str) -> bool: ...
+
+
+@runtime_checkable
+class ThreadRegisters(Protocol):
+    """A frame that knows its thread's innermost frame: gdb reads a register an outer
+    frame did not save there (x86-64's unspecified rule, "same value")."""
+
+    def innermost(self) -> FrameContext: ...
+
+
+@runtime_checkable
+class VectorExtensions(Protocol):
+    """A frame that knows whether the machine has AVX-512 ($zmm0, $k0 and xmm16-31)."""
+
+    @property
+    def has_avx512(self) -> bool: ...
+
+
+def _has_avx512(ctx: FrameContext) -> bool:
+    return isinstance(ctx, VectorExtensions) and ctx.has_avx512
 
 
 class Evaluator:
@@ -323,23 +338,20 @@ class Evaluator:
         return self.entry_symbols(name).entry_type(name)
 
     def register(self, name: str) -> Value:
-        regno = REGISTERS.get(name)
+        spec = x86_registers.lookup(name, lambda: _has_avx512(self.ctx))
         if isinstance(self.symbols, NoProgramSymbols):  # gdb's i386 of no file
             self.symbols.check_register(name)
-            regno = None
-        if regno is not None and getattr(self.symbols, "no_registers", False):
+            spec = None
+        if spec is not None and getattr(self.symbols, "no_registers", False):
             raise EvaluationError("No registers.")  # a file but no process yet
-        if regno is None:  # not a register: a convenience variable, as gdb's $name
+        if spec is None:  # not a register: a convenience variable, as gdb's $name
             return session_values(self).variable(name, self.ctx)
-        if name in ("rip", "pc"):
-            t: Type = PointerType(FunctionType(self.builtins.void, prototyped=False))
-        elif name in ("rsp", "sp", "rbp", "fp"):
-            t = PointerType(self.builtins.void)
-        else:
-            t = self.builtins.of("long")
-        if self.ctx.register(regno) is None:
+        ctx = self.ctx
+        if ctx.register(spec.regno) is None and isinstance(ctx, ThreadRegisters):
+            ctx = ctx.innermost()  # an outer frame's unsaved register: gdb's same value
+        if ctx.register(spec.regno) is None:
             raise EvaluationError(f"value is not available: ${name}")
-        return Value(t, RegisterLoc(regno), self.ctx)
+        return Value(spec.make(), RegisterLoc(spec.regno, spec.offset), ctx)
 
     def sizeof(self, t: Type) -> Value:
         s = strip(t)
@@ -597,7 +609,10 @@ class Evaluator:
             if target.bit_size:
                 data = data[: target.byte_size].ljust(target.byte_size, b"\0")
         target.assign_bytes(data)
-        return Value(target.type, target.location, self.ctx, target.bit_offset, target.bit_size)
+        # The bytes written, in target's frame (an outer frame's $rax is frame 0's): a frame's
+        # registers are a snapshot, read again they would be the old ones.
+        written = target._data if isinstance(target.location, RegisterLoc) else None
+        return Value(target.type, target.location, target.ctx, target.bit_offset, target.bit_size, _data=written)
 
 
 def _compare(op: str, a: int | float, b: int | float) -> bool:
