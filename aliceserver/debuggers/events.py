@@ -91,6 +91,7 @@ class Output:
 @dataclass(frozen=True, slots=True)
 class ThreadStarted:
     thread_id: int
+    pointer: int | None = None  # its thread pointer (pthread_self, gdb's "Thread 0x..."), if known
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from aliceserver.errors import AliceError
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.breakpoints import MiBreakpoint
     from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.debuggers.model import ThreadInfo
 
 
 def signal_name(number: int | None, name: str | None) -> str:
@@ -48,10 +49,13 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         inferior.exit_code = None
         session.notify("thread-group-started", [("id", "i1"), ("pid", str(event.pid))])
         _thread_started(session, event.pid)  # the engine announces only the later threads
+        inferior.reported_tid = event.pid
     elif isinstance(event, ev.ThreadStarted):
-        _thread_started(session, event.thread_id)
+        _thread_started(session, event.thread_id, event.pointer)
     elif isinstance(event, ev.ThreadExited):
         if inferior.process is not None and event.thread_id != inferior.process.pid:
+            if event.thread_id in inferior.threads:
+                _thread_event_line(session, "[{} exited]\n", event.thread_id)
             number = inferior.remove_thread(event.thread_id)
             if number is not None:
                 session.notify("thread-exited", [("id", str(number)), ("group-id", "i1")])
@@ -102,13 +106,32 @@ def _progress(session: MiSession, event: ev.Progress) -> None:
         session.console_all(f"{event.title}...\n", mi=False)
 
 
-def _thread_started(session: MiSession, tid: int) -> None:
+def _thread_event_line(session: MiSession, form: str, tid: int) -> None:
+    """gdb's [New Thread ...] / [Thread ... exited] console line (print thread-events)."""
+    if session.settings.get("print thread-events") == "on":
+        session.console_all(form.format(_target_id(session, tid)))
+
+
+def _target_id(session: MiSession, tid: int) -> str:
+    """gdb's `Thread 0x... (LWP n)` (imported here: commands_stack's imports lead back)."""
+    from aliceserver.adapters.mi.commands_stack import target_id
+
+    return target_id(session, tid)
+
+
+def _thread_started(session: MiSession, tid: int, pointer: int | None = None) -> None:
     inferior = session.inferior
     if tid in inferior.threads:
         return
     first = not inferior.threads
     number = inferior.add_thread(tid)
+    if pointer is not None:
+        inferior.thread_pointers[tid] = pointer
     session.notify("thread-created", [("id", str(number)), ("group-id", "i1")])
+    if not first:  # as gdb: the new thread's line, and it runs with the others
+        _thread_event_line(session, "[New {}]\n", tid)
+        if inferior.running:
+            session.broadcast(record("*", "running", [("thread-id", str(number))]))
     if first:  # gdb shows every breakpoint with its address in the new process
         session.breakpoints.refresh()
         for bp in session.breakpoints.sorted():
@@ -206,6 +229,8 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         location_style = "source-line" if same else "with-pc"
         if same and kind == "stepi" and frame is not None and not session.at_line_start(frame):
             location_style = "pc-and-line"
+    thread = _thread_info(session, stop.thread_id)
+    text = _thread_prefixed(session, text, thread)
     # The stop's console text: always for a console's own command or an event the user
     # did not ask for (a breakpoint, a signal); an MI -exec-next prints nothing.
     # gdb's print_stop_event: the location, the displays, then what `finish` returned
@@ -219,9 +244,8 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         console += f"Value returned is ${number} = {session.display(stop.return_value)}\n"
     number = inferior.threads.get(stop.thread_id) or inferior.add_thread(stop.thread_id)
     pairs += [("thread-id", str(number)), ("stopped-threads", "all")]
-    core = _core_of(session, stop.thread_id)
-    if core is not None:
-        pairs.append(("core", str(core)))
+    if thread is not None and thread.core is not None:
+        pairs.append(("core", str(thread.core)))
     left = _watches_left(session, stop, pairs)
     asked = reason in (ev.StopReason.STEP, ev.StopReason.FUNCTION_FINISHED) and not left
     to_mi = not asked or (origin is not None and origin.cli)
@@ -229,8 +253,12 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         session.console_all(caught.mi_prefix, mi=True, cli=False)
     from aliceserver.adapters.mi.breakpoint_commands import on_stop  # it needs this module
 
+    if inferior.reported_tid not in (None, stop.thread_id):  # gdb's normal_stop, to every UI
+        session.console_all(f"[Switching to {_target_id(session, stop.thread_id)}]\n")
+    inferior.reported_tid = stop.thread_id
     if on_stop(session, stop):  # `silent` first in a breakpoint's commands: not shown
         console = missing = ""
+        pairs = []  # gdb's MI still says the program stopped: a bare *stopped
     if missing:  # gdb's error for the missing source file, on its error stream, after the location
         head = text + location
         session.console_all(head, mi=to_mi, cli=True)
@@ -252,11 +280,34 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     session.after_stop()
 
 
-def _core_of(session: MiSession, tid: int) -> int | None:
+def _thread_info(session: MiSession, tid: int) -> ThreadInfo | None:
     try:
-        return next((t.core for t in session.debugger.threads() if t.tid == tid), None)
+        return next((t for t in session.debugger.threads() if t.tid == tid), None)
     except AliceError:
         return None
+
+
+# What a stop's first line starts with when a breakpoint, watchpoint or catchpoint made it.
+_HIT_WORDS = ("Breakpoint ", "Temporary breakpoint ", "Hardware ", "Catchpoint ", "Temporary catchpoint ")
+
+
+def _thread_prefixed(session: MiSession, text: str, thread: ThreadInfo | None) -> str:
+    """gdb's `Thread N "name" hit Breakpoint 1, ...` and `Thread N "name" received signal`
+    once the program has had a second thread (show_thread_that_caused_stop: the highest
+    thread number above 1), in place of `Breakpoint 1, ...` and `Program received`."""
+    inferior = session.inferior
+    if inferior.next_thread <= 2 or thread is None or not text.startswith("\n"):
+        return text
+    number = inferior.threads.get(thread.tid)
+    if number is None:
+        return text
+    who = f'Thread {number} "{thread.name}"' if thread.name else f"Thread {number}"
+    body = text[1:]
+    if body.startswith("Program received signal"):
+        return f"\n{who}{body[len('Program'):]}"
+    if body.startswith(_HIT_WORDS):
+        return f"\n{who} hit {body}"
+    return text
 
 
 def _displays(session: MiSession) -> str:

@@ -16,7 +16,8 @@ only the values we do, and refuses the others by name):
 | print pretty, print object, print entry-values | the MI session's values, frames.py |
 | print elements, print repeats | the engine's formatter (`apply_print_limits`) |
 | print null-stop, address, symbol, static-members, frame-arguments | only gdb's defaults (the engine's formatter has no switch for others yet) |
-| print sevenbit-strings, thread-events, inferior-events | only gdb's defaults |
+| print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
+| print sevenbit-strings, inferior-events | only gdb's defaults |
 | breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames |
 | prompt | `-gdb-show prompt`; MI's own prompt stays `(gdb) ` as in gdb |
 | disable-randomization, follow-fork-mode | the launch (follow-fork-mode: for the next run) |
@@ -99,7 +100,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "print null-stop": ("off",),
     "print address": ("on",), "print symbol": ("on",), "print static-members": ("on",),
     "print frame-arguments": ("scalars",), "print sevenbit-strings": ("off",),
-    "print thread-events": ("on",), "print inferior-events": ("on",),
+    "print inferior-events": ("on",),
     "detach-on-fork": ("on",), "scheduler-locking": ("replay", "off"),
     "disassembly-flavor": ("att",), "startup-with-shell": ("on",), "step-mode": ("off",),
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",), "stop-on-solib-events": ("0",),

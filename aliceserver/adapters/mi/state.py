@@ -24,6 +24,7 @@ class Inferior:
     next_thread: int = 1
     selected_tid: int | None = None
     selected_level: int = 0
+    reported_tid: int | None = None  # the thread of the last stop shown (gdb's previous_inferior_ptid)
     exit_code: int | None = None
     killing: bool = False  # `kill` waits for its Exited: print "killed", no *stopped
     detaching: bool = False
@@ -57,5 +58,6 @@ class Inferior:
         self.next_thread = 1
         self.selected_tid = None
         self.selected_level = 0
+        self.reported_tid = None
         self.libraries.clear()
         self.last_registers.clear()

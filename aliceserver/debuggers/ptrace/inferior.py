@@ -484,10 +484,10 @@ class Inferior(ProcessEvents):
         """Whether some thread may still produce a wait status (new threads will)."""
         return any((t.running or t.new) and not t.gone for t in self.threads.values())
 
-    def _add_thread(self, tid: int) -> Tracee:
+    def _add_thread(self, tid: int, pointer: int | None = None) -> Tracee:
         t = Tracee(tid, new=True)
         self.threads[tid] = t
-        self.events.put(ThreadStarted(tid))
+        self.events.put(ThreadStarted(tid, pointer))
         return t
 
     def _classify(self, t: Tracee, status: WaitStatus) -> "Stopped | _Action":

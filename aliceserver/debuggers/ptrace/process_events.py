@@ -38,6 +38,10 @@ CATCH_REASONS = frozenset({
 })  # fmt: skip
 
 
+_SYS_CLONE, _SYS_CLONE3 = 56, 435  # x86-64 system call numbers
+_CLONE_SETTLS = 0x80000
+
+
 class ProcessEvents:
     # Provided by Inferior.
     libc: binding.Libc
@@ -60,7 +64,7 @@ class ProcessEvents:
     _on_exec: Callable[["Inferior"], None]
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
-        def _add_thread(self, tid: int) -> Tracee:
+        def _add_thread(self, tid: int, pointer: int | None = None) -> Tracee:
             raise NotImplementedError
 
         def insert_trap(self, trap: PhysicalTrap) -> None:
@@ -78,11 +82,27 @@ class ProcessEvents:
         def _resume_thread(self, t: Tracee) -> None:
             raise NotImplementedError
 
+    def _clone_tls(self, t: Tracee) -> int | None:
+        """The thread pointer a clone/clone3 with CLONE_SETTLS gave its new thread (its
+        fs_base, pthread_self), read from the parent stopped at the clone event."""
+        regs = self.regs(t)
+        try:
+            if regs.orig_rax == _SYS_CLONE3:  # struct clone_args: flags at 0, tls at 56
+                args = self.memory.read(regs.rdi, 64)
+                flags, tls = int.from_bytes(args[:8], "little"), int.from_bytes(args[56:], "little")
+            elif regs.orig_rax == _SYS_CLONE:  # clone(flags, stack, parent_tid, child_tid, tls)
+                flags, tls = regs.rdi, regs.r8
+            else:
+                return None
+        except OSError:
+            return None
+        return tls if flags & _CLONE_SETTLS and tls else None
+
     def _ptrace_event(self, t: Tracee, event: int) -> "Stopped | _Action":
         if event == binding.PTRACE_EVENT_CLONE:
             new_tid = self.libc.get_event_msg(t.tid)
             if new_tid not in self.threads:
-                self._add_thread(new_tid)
+                self._add_thread(new_tid, self._clone_tls(t))
         elif event in (binding.PTRACE_EVENT_FORK, binding.PTRACE_EVENT_VFORK):
             child = self.libc.get_event_msg(t.tid)
             vfork = event == binding.PTRACE_EVENT_VFORK
