@@ -56,6 +56,16 @@ def test_stops_in_a_thread_as_gdb(prog: Path) -> None:
                      r'Breakpoint 2, main', got), got
 
 
+def test_a_stop_in_the_thread_last_shown_after_selecting_another(prog: Path) -> None:
+    # gdb compares the stop's thread with the one selected when the program resumed.
+    got, expected = _both(prog, _ex(f"break {SOURCE}:{marker_line(SOURCE, 'worker')}", "run", "watch shared",
+                                    "thread 1", "c", "c"))
+    # Where main waits for the worker then (creating it, joining it) is a race: not compared.
+    assert re.sub(r"(\[Switching to thread 1 .*\n).*\n.*\n", r"\1", got) == \
+        re.sub(r"(\[Switching to thread 1 .*\n).*\n.*\n", r"\1", expected)
+    assert got.count("[Switching to Thread 0x") == 2, got
+
+
 def test_print_thread_events_off(prog: Path) -> None:
     got, expected = _both(prog, _stops("set print thread-events off", "show print thread-events"))
     assert got == expected

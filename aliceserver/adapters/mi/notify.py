@@ -76,6 +76,7 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
     elif isinstance(event, ev.LocationBreakpointChanged):
         _breakpoints_modified(session)
     elif isinstance(event, ev.Continued):
+        inferior.reported_tid = inferior.selected_tid  # gdb's proceed: a stop elsewhere says so
         session.on_continued()
         session.varobjs.invalidate_references()
     elif isinstance(event, ev.Output):
