@@ -21,7 +21,7 @@ from aliceserver.adapters.gdbcommands.breakpoint_scripts import (
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi.breakpoints import WATCH_TYPES, MiBreakpoint
-from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply, Running
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply, Running
 from aliceserver.debuggers import events as ev
 
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -67,6 +67,37 @@ def read_commands(ctx: Context, line: str, next_line: Callable[[], str | None]) 
             ctx.session.command_memory.breakpoint_commands[bp.number] = lines
             ctx.session.notify("breakpoint-modified", [("bkpt", table.tuple(bp))])
     return True
+
+
+_STRTOL = re.compile(r"\s*([-+]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))")
+
+
+def _strtol(text: str) -> int:
+    """The breakpoint number as C's strtol(text, &end, 0) reads it, with gdb's errors."""
+    match = _STRTOL.match(text)
+    if match is None:
+        raise MiError(f'breakpoint number argument "{text}" is not a number.')
+    if match.end() != len(text):
+        raise MiError(f'junk at the end of breakpoint number argument "{text}".')
+    sign, hexa, octal, decimal = match.groups()
+    value = int(hexa, 16) if hexa else int(octal, 8) if octal else int(decimal)
+    return -value if sign == "-" else value
+
+
+def _break_commands(ctx: Context, args: list[str]) -> Reply:
+    """-break-commands NUMBER [COMMAND...]: the list in one go, each argument a line (gdb's
+    mi_cmd_break_commands); none clears it."""
+    if not args:
+        raise MiError("USAGE: break-commands <BKPT> [<COMMAND> [<COMMAND>...]]")
+    number = _strtol(args[0])
+    table = ctx.session.breakpoints
+    bp = table.entries.get(number)
+    if bp is None:
+        raise MiError(f"breakpoint {number} not found.")
+    lines = iter(args[1:])
+    ctx.session.command_memory.breakpoint_commands[bp.number] = read_block(lambda: next(lines, None))
+    ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])
+    return None
 
 
 def _commands(ctx: Context, text: str) -> Reply:
@@ -228,3 +259,7 @@ def register_breakpoint_commands(registry: CliRegistry) -> None:
 
     register_console(registry)
 
+
+
+def register(registry: MiRegistry) -> None:
+    registry.add("break-commands", _break_commands)

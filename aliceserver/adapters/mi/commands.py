@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aliceserver.adapters.mi import (
+    breakpoint_commands,
     catch_stops,
     commands_break,
     commands_data,
@@ -17,5 +18,5 @@ from aliceserver.adapters.mi.registry import MiRegistry
 
 def register_all(registry: MiRegistry) -> None:
     for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc,
-                   catch_stops, dprintf):
+                   catch_stops, dprintf, breakpoint_commands):
         module.register(registry)

@@ -482,7 +482,9 @@ class MiSession:
             self._announce_running()
 
     def after_stop(self, prompt_cli: bool = True) -> None:
-        """Prompts after *stopped: every MI channel in sync mode, the console that waited."""
+        """Prompts after *stopped: every MI channel in sync mode, the console that waited.
+        The stop's breakpoint commands run before them."""
+        self._run_breakpoint_commands()
         if not self.settings.mi_async and not self._scripted:
             for ui in self.mi_uis():
                 ui.prompt()
@@ -492,6 +494,22 @@ class MiSession:
                 if prompt_cli:
                     ui.prompt()
         self.origin = None
+
+    def _run_breakpoint_commands(self) -> None:
+        """gdb's bpstat_do_actions after a stop the user waited for; a command file or the
+        command line runs them itself once its command returns (scripts.py)."""
+        if self._scripted or not self.command_memory.actions:
+            return
+        from aliceserver.adapters.mi.breakpoint_commands import run_actions
+
+        ui = self.origin.ui if self.origin is not None else next((ui for ui in self.uis if not ui.closed), None)
+        if ui is None:
+            return
+        try:
+            run_actions(Context(self, ui, "", None, cli=True, from_tty=False))
+        except AliceError as error:  # gdb's error ends the lists
+            self.command_memory.actions = []
+            ui.log(_sentence(str(error)) + "\n")
 
     def handle_event(self, event: ev.Event) -> None:
         from aliceserver.adapters.mi.dprintf import printed_and_resumed
