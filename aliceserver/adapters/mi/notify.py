@@ -76,6 +76,7 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
     elif isinstance(event, ev.LocationBreakpointChanged):
         _breakpoints_modified(session)
     elif isinstance(event, ev.Continued):
+        inferior.reported_tid = inferior.selected_tid  # gdb's proceed: a stop elsewhere says so
         session.on_continued()
         session.varobjs.invalidate_references()
     elif isinstance(event, ev.Output):
@@ -258,7 +259,6 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     inferior.reported_tid = stop.thread_id
     if on_stop(session, stop):  # `silent` first in a breakpoint's commands: not shown
         console = missing = ""
-        pairs = []  # gdb's MI still says the program stopped: a bare *stopped
         pairs = []  # gdb's MI still says the program stopped: a bare *stopped
     if missing:  # gdb's error for the missing source file, on its error stream, after the location
         head = text + location
