@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -262,10 +263,10 @@ def _thread_select(ctx: Context, args: list[str]) -> Reply:
     if len(args) != 1:
         raise MiError("-thread-select: USAGE: threadnum.")
     session = ctx.session
-    try:
-        number = int(args[0])
-    except ValueError:
-        raise MiError(f"Invalid thread ID: {args[0]}") from None
+    # gdb 13 takes the argument as an expression's value, so `1.2` (a double) is thread 1
+    if re.fullmatch(r"\d+(?:\.\d*)?", args[0]) is None:
+        raise MiError(f"Invalid thread ID: {args[0]}")
+    number = int(float(args[0]))
     select_thread(ctx, number)
     pairs: list[tuple[str, Value]] = [("new-thread-id", str(number))]
     if not session.inferior.running:

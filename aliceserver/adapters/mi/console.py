@@ -16,6 +16,7 @@ from aliceserver.adapters.mi.catch_stops import register_console as register_cat
 from aliceserver.adapters.mi.console_info import register_info
 from aliceserver.adapters.mi.console_symbols import rbreak
 from aliceserver.adapters.mi.console_workflow import register_workflow
+from aliceserver.adapters.mi.inferiors import register_inferiors
 from aliceserver.adapters.mi.locations import console_location, keywords
 from aliceserver.adapters.mi.output import record
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
@@ -504,3 +505,4 @@ def register_all(registry: CliRegistry) -> None:
     register_catch(registry)
     register_info(registry)
     register_workflow(registry)
+    register_inferiors(registry)

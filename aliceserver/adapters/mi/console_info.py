@@ -30,6 +30,7 @@ from aliceserver.adapters.mi.frames import (
     printer_errors,
     whole_value_failure,
 )
+from aliceserver.adapters.mi.inferiors import info_inferiors, parse_thread_id, thread_filter
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
@@ -256,7 +257,8 @@ def _down(ctx: Context, text: str) -> Reply:
     return None
 
 
-def _thread(ctx: Context, text: str) -> Reply:
+def switch_thread(ctx: Context, text: str) -> Reply:
+    """`thread [ID]`: ID is gdb's THR or INF.THR."""
     session = ctx.session
     inferior = session.inferior
     if not text:
@@ -264,13 +266,11 @@ def _thread(ctx: Context, text: str) -> Reply:
             raise MiError("No thread selected")
         ctx.console(f"[Current thread is {inferior.threads[inferior.selected_tid]} (process {inferior.selected_tid})]\n")
         return None
-    try:
-        number = int(text.split()[0])
-    except ValueError:
-        raise MiError(f'Invalid thread ID: {text}') from None
+    word = text.split()[0]
+    number = parse_thread_id(word)
     tid = inferior.tid_of(number)
     if tid is None:
-        raise MiError(f"Invalid thread ID: {number}")
+        raise MiError(f"Unknown thread {word}.")
     inferior.selected_tid, inferior.selected_level = tid, 0
     ctx.console(f"[Switching to thread {number} ({target_id(session, tid)})]\n")
     if not inferior.running:
@@ -396,19 +396,25 @@ def _info_registers(ctx: Context, text: str) -> None:
 def _info_threads(ctx: Context, text: str) -> None:
     session = ctx.session
     inferior = session.inferior
-    if inferior.process is None:
-        ctx.console("No threads.\n")
+    wanted = thread_filter(text)
+    shown = []
+    if inferior.process is not None:
+        for info in sorted(session.debugger.threads(), key=lambda t: inferior.threads.get(t.tid, 0)):
+            number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
+            if wanted is None or wanted.wants(number):
+                shown.append((number, info, f'{target_id(session, info.tid)} "{info.name}"'))
+    if not shown:
+        ctx.console("No threads.\n" if wanted is None else f"No threads match '{text}'.\n")
         return
-    ctx.console("  Id   Target Id                                  Frame \n")
-    for info in sorted(session.debugger.threads(), key=lambda t: inferior.threads.get(t.tid, 0)):
-        number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
+    width = max(len(target) for _n, _i, target in shown)  # gdb sizes the column to its rows
+    ctx.console(f"  Id   {'Target Id':<{width}} Frame \n")
+    for number, info, target in shown:
         mark = "*" if info.tid == inferior.selected_tid else " "
-        target = f'{target_id(session, info.tid)} "{info.name}"'
         where = "(running)"
         if not inferior.running:
             frame = session.frames.frame(info.tid, 0)
             where = session.frames.describe(frame, info.tid, with_pc=not session.at_line_start(frame))
-        ctx.console(f"{mark} {number:<4} {target:<42} {where}\n")
+        ctx.console(f"{mark} {number:<4} {target:<{width}} {where}\n")
 
 
 def _info_sharedlibrary(ctx: Context, text: str) -> None:
@@ -441,13 +447,6 @@ def _info_display(ctx: Context, text: str) -> None:
     displays.info(ctx)
 
 
-def _info_inferiors(ctx: Context, text: str) -> None:
-    inferior = ctx.session.inferior
-    process = f"process {inferior.process.pid}" if inferior.process else "<null>"
-    ctx.console(f"  Num  Description       Connection           Executable        \n"
-                f"* 1    {process:<17} {'1 (native)' if inferior.process else '':<20} {inferior.program or ''} \n")
-
-
 def _info(ctx: Context, text: str) -> Reply:
     word, _, rest = text.partition(" ")
     table = {
@@ -459,7 +458,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "line": info_line_command, "source": _info_source, "display": _info_display,
         "address": info_address_command, "scope": info_scope_command, "proc": info_proc_command,
         "symbol": info_symbol_command,
-        "inferiors": _info_inferiors, "vtbl": info_vtbl,
+        "inferiors": info_inferiors, "vtbl": info_vtbl,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",
@@ -548,7 +547,7 @@ def register_info(registry: CliRegistry) -> None:
     add("frame", _frame, "f")
     add("up", _up)
     add("down", _down)
-    add("thread", _thread)
+    add("thread", switch_thread)
     add("info", _info, "i")
     add("handle", handle)
     add("x", _x)
