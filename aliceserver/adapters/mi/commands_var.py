@@ -101,10 +101,11 @@ def _var_update(ctx: Context, args: list[str]) -> Reply:
     if len(rest) != 1:
         raise MiError("-var-update: Usage: [PRINT_VALUES] VARIABLE_OBJECT.")
     store = ctx.session.varobjs
-    targets = store.roots() if rest[0] in ("*", "@") else [store.get(rest[0])]
+    every = rest[0] in ("*", "@")  # gdb: not explicit, so frozen ones are passed by
+    targets = store.roots() if every else [store.get(rest[0])]
     changes: list[Value] = []
     for var in targets:
-        for change in store.update(var):
+        for change in store.update(var, explicit=not every):
             entry = dict(change)
             shown = store.vars.get(str(entry["name"]))
             simple = shown is not None and (shown.dynamic or not shown.aggregate)  # gdb's simple values
@@ -131,6 +132,7 @@ def _var_assign(ctx: Context, args: list[str]) -> Reply:
         session.evaluate(f"{var.path} = {' '.join(args[1:])}", tid=tid, level=level)
     except AliceError as error:
         raise MiError(str(error)) from None
+    var.stale = False
     var.value = store.value_of(var)
     var.assigned = True  # gdb lists it in the next -var-update's changelist
     return [("value", var.value)]
@@ -159,6 +161,7 @@ def _var_set_format(ctx: Context, args: list[str]) -> Reply:
     if len(matches) != 1:
         raise MiError("Unknown display format: must be: \"natural\", \"binary\", \"decimal\", \"hexadecimal\", \"octal\" or \"zero-hexadecimal\"")
     var.format = matches[0]
+    var.stale = False  # (gdb formats the value it kept; ours is read anew)
     var.value = store.value_of(var)
     return [("format", var.format), ("value", var.value)]
 
@@ -234,10 +237,14 @@ def _enable_pretty_printing(ctx: Context, args: list[str]) -> Reply:
     return None
 
 
-def _var_accept(ctx: Context, args: list[str]) -> Reply:
-    if not args:
-        raise MiError("Usage: NAME [VALUE].")
-    ctx.session.varobjs.get(args[0])
+def _var_set_frozen(ctx: Context, args: list[str]) -> Reply:
+    """gdb neither reads nor reports a value here: the next -var-update does."""
+    if len(args) != 2:
+        raise MiError("-var-set-format: Usage: NAME FROZEN_FLAG.")  # (gdb's words)
+    var = ctx.session.varobjs.get(args[0])
+    if args[1] not in ("0", "1"):
+        raise MiError("Invalid flag value")
+    var.frozen = args[1] == "1"
     return None
 
 
@@ -249,7 +256,7 @@ def register(registry: MiRegistry) -> None:
         "var-show-format": _var_show_format, "var-info-type": _var_info_type,
         "var-info-num-children": _var_info_num_children, "var-info-expression": _var_info_expression,
         "var-info-path-expression": _var_info_path_expression,
-        "var-show-attributes": _var_show_attributes, "var-set-frozen": _var_accept,
+        "var-show-attributes": _var_show_attributes, "var-set-frozen": _var_set_frozen,
         "var-set-update-range": _var_set_update_range, "var-set-visualizer": _var_set_visualizer,
         "enable-pretty-printing": _enable_pretty_printing,
     }.items():  # fmt: skip

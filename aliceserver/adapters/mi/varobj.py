@@ -75,6 +75,10 @@ class Varobj:
     # Listed through a window, which made only its children: gdb made them all, and its
     # -var-delete counts them.
     windowed: bool = False
+    # -var-set-frozen 1: -var-update * passes it and its children by; it keeps the value
+    # it had (stale) until an update reaches it, as gdb's var objects keep theirs.
+    frozen: bool = False
+    stale: bool = False
 
 
 class VarobjStore:
@@ -246,6 +250,8 @@ class VarobjStore:
     def value_of(self, var: Varobj, fmt: str | None = None) -> str:
         if var.group is not None:
             return ""
+        if var.stale and fmt in (None, var.format):
+            return var.value  # passed by while frozen: gdb shows the value it kept
         info = self.evaluate(var, fmt)
         if info is None:
             return var.value
@@ -300,8 +306,9 @@ class VarobjStore:
         """Child `index` of a struct or array (made once: a later listing keeps it)."""
         if kid.name == ANONYMOUS:  # gdb: name `N_anonymous`, exp `<anonymous union>`
             keyword = cplus.anonymous_keyword(kid)
-            path = f"(*({var.path}))" if var.pointer else var.path
-            child = self.make_child(var, f"{var.name}.{index}_anonymous", f"<anonymous {keyword}>", path, kid)
+            # gdb: its members' paths go through the nearest named ancestor, joined by `.`
+            # even when that one is a pointer (`(*(ptr)).b`, which gdb and we accept)
+            child = self.make_child(var, f"{var.name}.{index}_anonymous", f"<anonymous {keyword}>", var.path, kid)
             child.anonymous_index = index
         else:
             exp, path = _child_expression(var, kid.name)
@@ -398,24 +405,23 @@ class VarobjStore:
 
     def _pointee(self, var: Varobj) -> list[VariableInfo]:
         """The one child of a char pointer: the char it points to (`*p`)."""
-        where = self._frame_level(var)
-        if where is None:
-            return []
-        tid, level = where
-        try:
-            info = self.session.evaluate(f"*({var.path})", tid=tid, level=level)
-        except AliceError:
-            return []
-        return [replace(info, name=f"*{var.exp}")]
+        info = self._target(var)  # gdb goes by the type where the char cannot be read
+        return [] if info is None else [replace(info, name=f"*{var.exp}")]
 
-    def update(self, var: Varobj, known: VariableInfo | None = None) -> list[dict[str, Value]]:
+    def update(self, var: Varobj, known: VariableInfo | None = None,
+               explicit: bool = True) -> list[dict[str, Value]]:
         """Changed entries of `var` and its children (gdb's changelist items); `known`:
-        its value, when its parent's printer just gave it."""
+        its value, when its parent's printer just gave it. Not `explicit` (-var-update *),
+        a frozen one is passed by; frozen children are always."""
         changes: list[dict[str, Value]] = []
+        if var.frozen and not explicit:
+            self._keep_values(var)
+            return changes
+        var.stale = False
         if var.group is not None:  # no value of its own: its members may have changed
             for name in list(var.children):
                 child = self.vars.get(name)
-                changes += self.update(child) if child is not None else []
+                changes += self._update_child(child) if child is not None else []
             return changes
         info = known if known is not None else self.evaluate(var)
         if info is not None and (var.dynamic or (info.printer is not None and self.printing(var))):
@@ -436,8 +442,19 @@ class VarobjStore:
         for name in list(var.children):
             child = self.vars.get(name)
             if child is not None:
-                changes += self.update(child)
+                changes += self._update_child(child)
         return changes
+
+    def _update_child(self, child: Varobj) -> list[dict[str, Value]]:
+        return self.update(child, explicit=False)  # gdb: a frozen child is not looked at
+
+    def _keep_values(self, var: Varobj) -> None:
+        """`var` and all below it keep their values (gdb re-reads none of them)."""
+        var.stale = True
+        for name in var.children:
+            child = self.vars.get(name)
+            if child is not None:
+                self._keep_values(child)
 
     def delete(self, var: Varobj, only_children: bool = False) -> int:
         count = max(0, var.numchild - len(var.children)) if var.windowed else 0

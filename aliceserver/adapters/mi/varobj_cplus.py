@@ -71,7 +71,7 @@ def group_children(
         if kid.name == ANONYMOUS:  # gdb: name `N_anonymous` (N: its place in the group)
             keyword = anonymous_keyword(kid)
             child = store.make_child(group, f"{group.name}.{position}_anonymous", f"<anonymous {keyword}>",
-                                     f"(*({owner.path}))" if owner.pointer else owner.path, kid)  # fmt: skip
+                                     owner.path, kid)  # fmt: skip (gdb: its members go by `.`)
             child.anonymous_index = index
         else:
             child = store.make_child(group, f"{group.name}.{kid.name}", kid.name,

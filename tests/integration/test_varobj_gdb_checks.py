@@ -1,0 +1,80 @@
+"""Var objects as gdb 13's own testsuite checks them (gdb.mi/mi2-var-child.exp,
+mi-var-cmd.exp), against gdb's records on a program of ours:
+- the members of an unnamed struct/union have gdb's path: through the nearest named
+  ancestor, joined by `.` (`(*(handle)).width`), where ours went through `(*(...))`;
+- a char pointer that cannot be followed still has its child (`*names`, by its type);
+- -var-set-frozen was ignored: -var-update * now passes a frozen var object and its
+  children by, they keep their values until an explicit -var-update reaches them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import needs_gdb
+from tests.support.build import Builder, marker_line
+from tests.support.gdb import gdb_env
+from tests.support.mi_client import MiClient
+
+pytestmark = [needs_gdb, pytest.mark.timeout(120)]
+
+SOURCE = "varobj_gdb_checks.c"
+ANONYMOUS = ("-var-create h * handle", "-var-list-children h", "-var-list-children h.*handle",
+             "-var-list-children h.*handle.1_anonymous",
+             "-var-info-path-expression h.*handle.1_anonymous",
+             "-var-info-path-expression h.*handle.1_anonymous.width",
+             "-var-info-path-expression h.*handle.1_anonymous.label",
+             "-var-list-children h.*handle.1_anonymous.2_anonymous",
+             "-var-list-children h.*handle.1_anonymous.2_anonymous.1_anonymous",
+             "-var-info-path-expression h.*handle.1_anonymous.2_anonymous.1_anonymous.names",
+             "-var-list-children h.*handle.1_anonymous.2_anonymous.1_anonymous.names",
+             "-var-list-children h.*handle.1_anonymous.2_anonymous.1_anonymous.names.*names",
+             "-var-info-path-expression h.*handle.1_anonymous.2_anonymous.1_anonymous.names.*names",
+             "-var-info-expression h.*handle.1_anonymous.2_anonymous.1_anonymous.names.*names.**names",
+             "-var-evaluate-expression h.*handle.1_anonymous.width")
+FROZEN_SETUP = ("-var-create C * counts", "-var-list-children C", "-var-list-children C.nested",
+                "-var-create L * counts.left", "-var-set-frozen C 1", "-var-set-frozen L 1",
+                "-var-set-frozen L 2")
+FROZEN_STOP = ("-var-update *", "-var-evaluate-expression C.left", "-var-evaluate-expression C.nested.inner",
+               "-var-evaluate-expression L", "-var-update C.nested.inner", "-var-update C.nested",
+               "-var-evaluate-expression C.nested.outer", "-var-evaluate-expression C.left",
+               "-var-update L", "-var-set-frozen C 0", "-var-evaluate-expression C.left")
+FROZEN_LAST = ("-var-update *", "-var-evaluate-expression C.left", "-var-evaluate-expression L")
+
+
+def _session(program: Path, *, gdb: bool, stops: list[tuple[str, tuple[str, ...]]]) -> list[object]:
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb, env=gdb_env())
+    try:
+        mi.prompt()
+        found: list[object] = []
+        for marker, commands in stops:
+            mi.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, marker)}")
+            mi.ok("-exec-continue" if found else "-exec-run")
+            mi.stopped()
+            for command in commands:
+                result, _ = mi.command(command)
+                found.append((command, result.cls, result.results))
+        return found
+    finally:
+        mi.close()
+
+
+@pytest.fixture(scope="module")
+def prog(builder: Builder) -> Path:
+    return builder.build("varobj_gdb_checks", flags=("-g", "-O0"))
+
+
+def test_anonymous_members_and_unreadable_pointers_like_gdb(prog: Path) -> None:
+    stops = [("first", ANONYMOUS)]
+    ours, gdb = _session(prog, gdb=False, stops=stops), _session(prog, gdb=True, stops=stops)
+    assert ours == gdb
+    assert "(*(handle)).width" in repr(ours)
+
+
+def test_frozen_like_gdb(prog: Path) -> None:
+    stops = [("first", FROZEN_SETUP), ("second", FROZEN_STOP), ("third", FROZEN_LAST)]
+    ours, gdb = _session(prog, gdb=False, stops=stops), _session(prog, gdb=True, stops=stops)
+    assert ours == gdb
+    updates = [repr(results) for command, _, results in ours if command == "-var-update *"]  # type: ignore[misc]
+    assert "C.left" not in updates[0] and "C.left" in updates[1]  # frozen at the second stop only

@@ -1,0 +1,57 @@
+/* Var objects as gdb's own testsuite checks them: members of unnamed structs and unions
+   reached through pointers, pointers that cannot be followed, frozen var objects. */
+#include <stdlib.h>
+
+struct point {
+    int x;
+    int y;
+};
+
+struct shape {
+    int kind;
+    struct {
+        int width;
+        char *label;
+        union {
+            long area;
+            struct {
+                const char **names;
+                struct point *corner;
+            };
+        };
+    };
+};
+
+struct pair {
+    int left;
+    struct {
+        int inner;
+        int outer;
+    } nested;
+};
+
+static struct shape *one;
+struct shape **handle = &one; /* a global: the same address under gdb and under us */
+
+static void touch(struct pair *p, int base)
+{
+    p->left = base;
+    p->nested.inner = base + 1;
+    p->nested.outer = base + 2;
+}
+
+int main(void)
+{
+    one = malloc(sizeof *one);
+    struct pair counts = {1, {2, 3}};
+    one->kind = 1;
+    one->width = 2;
+    one->label = (char *) 3;
+    one->names = (const char **) 4;
+    one->corner = (struct point *) 8;
+    touch(&counts, 1); /* @bp:first */
+    touch(&counts, 5); /* @bp:second */
+    touch(&counts, 9); /* @bp:third */
+    free(one);
+    return 0; /* @bp:end */
+}
