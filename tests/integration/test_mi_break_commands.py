@@ -12,11 +12,12 @@ import pytest
 
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder
+from tests.support.build_more import MoreBuilder
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
 
-_NOISE = re.compile(r',core="\d+"|0x0000[0-9a-f]+|/[^"]*/(?=printf_values\.c")|process \d+')
+_NOISE = re.compile(r',core="\d+"|0x0000[0-9a-f]+|/[^"]*/(?=\w+\.cp?p?")|process \d+')
 _WANTED = ("^", "=breakpoint", "*stopped", "~", "&")
 
 
@@ -39,8 +40,12 @@ def mi_records(program: Path, commands: Sequence[str], *, gdb: bool, run: bool =
             client.prompt()
         mark = len(client.lines)
         for command in commands:
+            if not command.startswith("-exec-"):  # read raw: MI 2's multi-location form breaks MI's grammar
+                client.send(command)
+                client.prompt()
+                continue
             result, _ = client.command(command)
-            if command.startswith("-exec-") and result.cls == "running":
+            if result.cls == "running":
                 client.stopped()
                 client.prompt()  # what the stop's breakpoint commands print comes before it
         return [_NOISE.sub("", re.sub(r"^\d+\^", "^", line)) for line in client.lines[mark:]
@@ -74,3 +79,22 @@ def test_break_commands_sets_the_list_and_runs_it_at_each_stop(prog: Path) -> No
                         '^error,msg="breakpoint 9 not found."',
                         '^error,msg="breakpoint number argument \\"x\\" is not a number."',
                         '^error,msg="junk at the end of breakpoint number argument \\"2x\\"."']
+
+
+@pytest.fixture(scope="module")
+def overloads(builder: Builder) -> Path:
+    return MoreBuilder(builder.cache_dir).build_cpp("infcall_cpp", ("-g", "-O0", "-no-pie"))
+
+
+@pytest.mark.parametrize("mi", ["mi2", "mi3"])
+def test_multi_location_records_and_their_mi2_fix(overloads: Path, mi: str) -> None:
+    """`pick` has two overloads: MI 2 writes the locations after the breakpoint's tuple until
+    -fix-multi-location-breakpoint-output, MI 3 in its locations list; the parent has no
+    thread-groups of its own."""
+    commands = ["-break-insert pick", "-break-list",
+                "-fix-multi-location-breakpoint-output", "-break-insert pick", "-break-list",
+                "-break-passcount", "-break-passcount 1", "-break-passcount 1 2", "-break-passcount x 2"]
+    theirs = mi_records(overloads, commands, gdb=True, run=False, mi=mi)
+    got = mi_records(overloads, commands, gdb=False, run=False, mi=mi)
+    assert got == theirs
+    assert got[-2:] == ['^error,msg="Could not find tracepoint 1"', '^error,msg="Could not find tracepoint 0"']

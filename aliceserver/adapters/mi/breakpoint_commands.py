@@ -21,7 +21,14 @@ from aliceserver.adapters.gdbcommands.breakpoint_scripts import (
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi.breakpoints import WATCH_TYPES, MiBreakpoint
-from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply, Running
+from aliceserver.adapters.mi.registry import (
+    CliRegistry,
+    Context,
+    MiError,
+    MiRegistry,
+    Reply,
+    Running,
+)
 from aliceserver.debuggers import events as ev
 
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -255,7 +262,9 @@ def register_breakpoint_commands(registry: CliRegistry) -> None:
     registry.add("save", _save)
     registry.add("continue", _continue, "c", "cont", "fg")
     registry.add("ignore", _ignore)
-    from aliceserver.adapters.mi.dprintf import register_console  # it needs this module's neighbours
+    from aliceserver.adapters.mi.dprintf import (
+        register_console,  # it needs this module's neighbours
+    )
 
     register_console(registry)
 

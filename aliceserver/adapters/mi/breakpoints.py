@@ -341,7 +341,7 @@ class BreakpointTable:
             items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname)
         else:
             items += [("addr", "<MULTIPLE>")]
-        if not bp.pending and not bp.is_watch:
+        if not bp.pending and not bp.is_watch and len(bp.places) < 2:  # gdb: its locations' only
             items.append(("thread-groups", ["i1"]))
         if bp.thread is not None:
             items.append(("thread", str(bp.thread)))
@@ -363,6 +363,9 @@ class BreakpointTable:
                 ]
                 entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname) + [("thread-groups", ["i1"])]
                 locations.append(Results(entry))
+            config = self.session.config
+            if config.mi_version < 3 and not config.multi_location_fixed:
+                return Results(items, trailing=locations)
             items.append(("locations", locations))
         return Results(items)
 

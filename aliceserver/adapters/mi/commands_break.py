@@ -196,7 +196,17 @@ def _break_watch(ctx: Context, args: list[str]) -> Reply:
 
 
 def _break_passcount(ctx: Context, args: list[str]) -> Reply:
-    raise MiError("-break-passcount: tracepoints are not supported")
+    """gdb's: there are no tracepoints here, so a well-formed one names one not found."""
+    if len(args) != 2:
+        raise MiError("Usage: tracepoint-number passcount")
+    match = re.match(r"\s*([-+]?\d+)", args[0])
+    raise MiError(f"Could not find tracepoint {int(match.group(1)) if match else 0}")
+
+
+def _fix_multi_location_output(ctx: Context, args: list[str]) -> Reply:
+    """From here on MI 2 writes a breakpoint's locations in a list, as MI 3 does."""
+    ctx.session.config.multi_location_fixed = True
+    return None
 
 
 def register(registry: MiRegistry) -> None:
@@ -205,5 +215,6 @@ def register(registry: MiRegistry) -> None:
         "break-disable": _break_disable, "break-condition": _break_condition,
         "break-after": _break_after, "break-list": _break_list, "break-info": _break_info,
         "break-watch": _break_watch, "break-passcount": _break_passcount,
+        "fix-multi-location-breakpoint-output": _fix_multi_location_output,
     }.items():  # fmt: skip
         registry.add(name, handler)

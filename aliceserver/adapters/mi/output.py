@@ -76,6 +76,8 @@ class Results:
 
     items: Sequence[tuple[str, "Value"]] = field(default_factory=tuple)
     as_list: bool = False
+    # gdb's MI 2 form of a breakpoint's locations: tuples after its own, outside it
+    trailing: Sequence["Value"] = ()
 
 
 Value = Union[str, Mapping[str, "Value"], Sequence["Value"], Results]
@@ -86,7 +88,8 @@ def value(item: Value) -> str:
         return c_string(item)
     if isinstance(item, Results):
         body = ",".join(f"{key}={value(v)}" for key, v in item.items)
-        return f"[{body}]" if item.as_list else f"{{{body}}}"
+        text = f"[{body}]" if item.as_list else f"{{{body}}}"
+        return "".join([text, *("," + value(v) for v in item.trailing)])
     if isinstance(item, Mapping):
         return "{" + ",".join(f"{key}={value(v)}" for key, v in item.items()) + "}"
     return "[" + ",".join(value(v) for v in item) + "]"

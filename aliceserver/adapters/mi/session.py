@@ -68,6 +68,8 @@ class SessionConfig:
     quiet: bool = False
     mi: bool = True
     mi_version: int = 3
+    # -fix-multi-location-breakpoint-output: MI 2 writes a breakpoint's locations as MI 3 does
+    multi_location_fixed: bool = False
     before: list[str] = field(default_factory=list)  # -iex
     after: list[str] = field(default_factory=list)  # -ex
     cwd: str | None = None
