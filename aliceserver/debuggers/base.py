@@ -17,6 +17,7 @@ from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
     CodeLocation,
+    CompileUnitInfo,
     DynamicTypes,
     Frame,
     FrameDetails,
@@ -267,6 +268,11 @@ class IDebugger(Protocol):
         """The name the debug info gives the source file at `path` (a SourcePosition's):
         gdb's `file=`, the unit's DW_AT_name for its primary file (relative when compiled
         with a relative path), else `path` itself."""
+        ...
+
+    def compile_unit(self, path: str) -> CompileUnitInfo | None:
+        """The compilation unit whose primary source file is `path` (a SourcePosition's),
+        for gdb's `info source`; None: no loaded unit was compiled from it."""
         ...
 
     def line_range(self, address: int) -> LineRange | None:

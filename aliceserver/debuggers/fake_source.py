@@ -65,6 +65,9 @@ class FakeSourceLevel:
     def source_name(self, path: str) -> str:
         return path
 
+    def compile_unit(self, path: str) -> m.CompileUnitInfo | None:
+        return None  # no debug info
+
     def line_range(self, address: int) -> m.LineRange | None:
         return None  # no source
 

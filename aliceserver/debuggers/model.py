@@ -375,6 +375,17 @@ class StepKind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class CompileUnitInfo:
+    """What gdb's `info source` tells of the compilation unit of a source file."""
+
+    comp_dir: str  # DW_AT_comp_dir ("" when absent)
+    producer: str  # DW_AT_producer ("" when absent)
+    dwarf_version: int
+    language: str  # gdb's name for DW_AT_language (`c`, `c++`, `rust`, `minimal`)
+    has_macros: bool  # DW_AT_macros / DW_AT_macro_info present
+
+
+@dataclass(frozen=True, slots=True)
 class LineRange:
     """One row of a line table (gdb's find_pc_line): the code [start, end) of a line."""
 

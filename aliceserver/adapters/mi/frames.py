@@ -184,6 +184,9 @@ class Frames:
         self._lines: dict[str, list[str] | None] = {}
         self._names: dict[str, str] = {}
         self._last_visited: str | None = None  # gdb's last_source_visited
+        # missing files shown as `in FILE`: gdb resolved their fullname there, so `info
+        # source` names it (`Located in`) from then on
+        self.named_missing: set[str] = set()
 
     def file_name(self, path: str) -> str:
         """A source file as gdb's `file=` and console lines name it (`set filename-display`):
@@ -312,6 +315,7 @@ class Frames:
         name = self.file_name(path)
         if first_visit:
             return SourceLine("", f"{line}\t{name}: No such file or directory.\n")
+        self.named_missing.add(path)
         return SourceLine(f"{line}\tin {name}\n")
 
     def fullname(self, path: str) -> str:

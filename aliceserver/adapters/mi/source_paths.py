@@ -9,6 +9,7 @@ import re
 from aliceserver.adapters.mi.output import record
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
 from aliceserver.debuggers.sourcepaths import SourcePaths
+from aliceserver.errors import AliceError
 
 
 def _paths(ctx: Context) -> SourcePaths:
@@ -101,17 +102,42 @@ def environment_directory(ctx: Context, reset: bool, names: list[str]) -> Reply:
     return [("source-path", _paths(ctx).directories_text())]
 
 
+def _current_source(ctx: Context) -> str | None:
+    """gdb's current source file: the selected frame's, else the one a stop or `list` last
+    showed; none before either (`info source` does not default to main's file)."""
+    session = ctx.session
+    inferior = session.inferior
+    if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
+        try:
+            frame = session.frames.frame(inferior.selected_tid, inferior.selected_level)
+        except AliceError:
+            frame = None
+        if frame is not None and frame.source is not None:
+            return frame.source.path
+    listed = session.command_memory.listed
+    return listed[0] if listed is not None else None
+
+
 def info_source(ctx: Context) -> None:
     session = ctx.session
-    path = session.current_source()
+    path = _current_source(ctx)
     if path is None:
         ctx.console("No current source file.\n")
         return
+    unit = session.debugger.compile_unit(path)
     located = _paths(ctx).locate(path)
     text = f"Current source file is {session.frames.file_name(path)}\n"
-    if located.found or located.rewritten:  # gdb names no place it did not find or map to
+    if unit is not None and unit.comp_dir:
+        text += f"Compilation directory is {unit.comp_dir}\n"
+    if located.found or located.rewritten or path in session.frames.named_missing:  # gdb's fullname known
         text += f"Located in {located.fullname}\n"
     lines = session.frames.file_lines(path)
     if lines is not None:
         text += f"Contains {len(lines)} lines.\n"
-    ctx.console(text + "Source language is c.\n")
+    text += f"Source language is {unit.language if unit is not None else 'c'}.\n"
+    if unit is not None:
+        if unit.producer:
+            text += f"Producer is {unit.producer}.\n"
+        text += f"Compiled with DWARF {unit.dwarf_version} debugging format.\n"
+        text += ("Includes" if unit.has_macros else "Does not include") + " preprocessor macro info.\n"
+    ctx.console(text)

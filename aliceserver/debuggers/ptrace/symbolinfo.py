@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.model import (
+    CompileUnitInfo,
     FunctionDeclaration,
     LineRange,
     LocationEntry,
@@ -20,7 +21,7 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace.source import SourceSymbols, without_parameters
 from aliceserver.debuggers.ptrace.variables import FrameView
-from aliceserver.debuggers.symbols.dwarf.dies import attr_value
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind
 from aliceserver.debuggers.symbols.dwarf.types import strip, type_name
@@ -43,6 +44,11 @@ class _Link:
     load_bias: int
 
 
+def _text(value: object) -> str:
+    """A DWARF string attribute's value ("" when absent)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value or "")
+
+
 class SymbolQueries:
     _source: SourceSymbols
 
@@ -56,6 +62,27 @@ class SymbolQueries:
             raise NotImplementedError
 
     # --- line tables ------------------------------------------------------------------
+    def compile_unit(self, path: str) -> CompileUnitInfo | None:
+        return self._call(lambda: self._compile_unit(path))
+
+    def _compile_unit(self, path: str) -> CompileUnitInfo | None:
+        for module, info in self._source.debug_infos():
+            offset = info.unit_offset_of_file(path)
+            symbols = self._source.module_symbols(module) if offset is not None else None
+            if offset is None or symbols is None:
+                continue
+            unit = symbols.units.cu_at_offset(offset)
+            top = unit.get_top_DIE()
+            return CompileUnitInfo(
+                comp_dir=_text(attr_value(top, "DW_AT_comp_dir")),
+                producer=_text(attr_value(top, "DW_AT_producer")),
+                dwarf_version=int(unit.header["version"]),
+                language=language_name(attr_value(top, "DW_AT_language")),
+                has_macros=any(name in top.attributes for name in ("DW_AT_macros", "DW_AT_macro_info",
+                                                                   "DW_AT_GNU_macros")),
+            )  # fmt: skip
+        return None
+
     def line_range(self, address: int) -> LineRange | None:
         return self._call(lambda: self._line_range(address))
 

@@ -288,6 +288,16 @@ class DebugInfo:
             symbol.name, self._demangled.get(symbol.name, symbol.name), symbol.address, symbol.size
         )
 
+    def unit_offset_of_file(self, path: str) -> int | None:
+        """The .debug_info offset of the unit whose primary file (DW_AT_name under its
+        DW_AT_comp_dir) is `path` (absolute, normalized); None: no unit was compiled from it."""
+        for offset, _stmt, name, comp_dir, _producer in self._units:
+            if name and offset >= 0:
+                full = os.path.normpath(os.path.join(comp_dir, name)) if comp_dir else name
+                if full == path:
+                    return offset
+        return None
+
     def cu_offset_at(self, address: int) -> int | None:
         """The .debug_info offset of the compilation unit covering `address`."""
         unit = self._unit_at(address)
