@@ -155,9 +155,13 @@ class Libc:
         iov = IoVec(ctypes.cast(buffer, ctypes.c_void_p), len(data))
         self.ptrace_ref(PTRACE_SETREGSET, tid, note_type, iov)
 
-    def get_siginfo(self, tid: int) -> SigInfo:
+    def siginfo_bytes(self, tid: int) -> bytes:
+        """The thread's last stop's siginfo_t, as the kernel wrote it (128 bytes)."""
         self.ptrace_ref(PTRACE_GETSIGINFO, tid, 0, self._siginfo)
-        raw = self._siginfo.raw
+        return self._siginfo.raw
+
+    def get_siginfo(self, tid: int) -> SigInfo:
+        raw = self.siginfo_bytes(tid)
         signo, errno_, code = (int.from_bytes(raw[i : i + 4], "little", signed=True) for i in (0, 4, 8))
         address = int.from_bytes(raw[16:24], "little")
         sender = int.from_bytes(raw[16:20], "little", signed=True)

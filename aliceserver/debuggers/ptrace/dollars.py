@@ -5,6 +5,7 @@ variables for the debugging session (expr/dollars.py), its numbers of threads fo
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.model import VariableInfo
@@ -14,7 +15,7 @@ from aliceserver.errors import TargetError
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
-    from aliceserver.debuggers.symbols.dwarf.values import Value
+    from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 T = TypeVar("T")
 
@@ -37,8 +38,14 @@ class SessionDollars:
             from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
 
             self._dollar_store = SessionValues()
-        self._dollar_store.thread_number = self._thread_number(thread_id)
-        return self._dollar_store
+        store = self._dollar_store
+        store.thread_number = self._thread_number(thread_id)
+        inferior = self._inferior
+        if store.thread_number and inferior is not None and thread_id is not None:
+            store.siginfo = partial(_read_siginfo, inferior, thread_id)
+        else:
+            store.siginfo = None
+        return store
 
     def _thread_number(self, thread_id: int | None) -> int:
         """gdb's thread number: threads counted in the order they appeared (0: none)."""
@@ -68,6 +75,19 @@ class SessionDollars:
 
         found = Examined(address, size, contents)
         self._call(lambda: self._session_values().examined(found))
+
+
+def _read_siginfo(inferior: Inferior, tid: int, ctx: FrameContext) -> Value:
+    """`$_siginfo`: the thread's last stop's siginfo in gdb's own type (linux-tdep.c);
+    gdb's error when the kernel has none (a thread stopped by PTRACE_INTERRUPT)."""
+    from aliceserver.debuggers.symbols.dwarf.linux_siginfo import siginfo_type
+    from aliceserver.debuggers.symbols.dwarf.values import Value
+
+    try:
+        data = inferior.libc.siginfo_bytes(tid)
+    except OSError:
+        raise EvaluationError("Unable to read siginfo") from None
+    return Value.of_bytes(siginfo_type(), data, ctx)
 
 
 def recorded(info: VariableInfo, value: Value, values: SessionValues) -> VariableInfo:

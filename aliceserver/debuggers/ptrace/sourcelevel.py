@@ -530,7 +530,8 @@ class SourceLevel(SessionDollars):
     ) -> str:
         def go() -> str:
             tid = self._default_thread(thread_id)
-            t = evaluate(expression, self._eval_symbols(tid, level), type_only=True).type
+            values = self._session_values(tid)  # `$x`, `$_siginfo`: the session's, as print's
+            t = evaluate(expression, self._eval_symbols(tid, level), type_only=True, values=values).type
             text = ptype_text(t)
             base = resolved_base(t)  # a C++ class keeps its name: the type printers' one
             shown = None if raw or base is None else self._type_printers_name(base, tid, level)
@@ -541,7 +542,8 @@ class SourceLevel(SessionDollars):
     def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
         def go() -> str | None:
             tid = self._default_thread(thread_id)
-            t = evaluate(expression, self._eval_symbols(tid, level), type_only=True).type
+            values = self._session_values(tid)  # `$x`, `$_siginfo`: the session's, as print's
+            t = evaluate(expression, self._eval_symbols(tid, level), type_only=True, values=values).type
             shown = self._type_printers_name(t, tid, level)
             return None if shown == type_name(t) else shown
 

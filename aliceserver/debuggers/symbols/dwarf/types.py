@@ -239,6 +239,7 @@ class VariantPart:
 class ArrayType(Type):
     element: Type
     count: int | None  # None: flexible or unknown bound
+    vector: bool = False  # gdb's vector (`int __attribute__ ((vector_size(28)))`): an array that prints so
 
     @property
     def size(self) -> int:  # type: ignore[override]
@@ -401,6 +402,8 @@ def _declare(t: Type, inner: str, depth: int) -> str:
         return _declare(t.target, _wrap_if_needed(t.target, mark + inner), depth + 1)
     if isinstance(t, ArrayType):
         dim = "" if t.count is None else str(t.count)
+        if t.vector:  # gdb's c_type_print_varspec_suffix counts elements, not bytes
+            return _join(_declare(t.element, inner, depth + 1), f"__attribute__ ((vector_size({dim})))")
         return _declare(t.element, f"{inner}[{dim}]", depth + 1)
     if isinstance(t, FunctionType):
         params = ", ".join(_declare(p, "", depth + 1) for p in t.params)
