@@ -4,7 +4,8 @@ mi-var-cmd.exp), against gdb's records on a program of ours:
   ancestor, joined by `.` (`(*(handle)).width`), where ours went through `(*(...))`;
 - a char pointer that cannot be followed still has its child (`*names`, by its type);
 - -var-set-frozen was ignored: -var-update * now passes a frozen var object and its
-  children by, they keep their values until an explicit -var-update reaches them."""
+  children by, they keep their values until an explicit -var-update reaches them (also
+  after -var-set-frozen 0)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,10 @@ FROZEN_SETUP = ("-var-create C * counts", "-var-list-children C", "-var-list-chi
 FROZEN_STOP = ("-var-update *", "-var-evaluate-expression C.left", "-var-evaluate-expression C.nested.inner",
                "-var-evaluate-expression L", "-var-update C.nested.inner", "-var-update C.nested",
                "-var-evaluate-expression C.nested.outer", "-var-evaluate-expression C.left",
-               "-var-update L", "-var-set-frozen C 0", "-var-evaluate-expression C.left")
-FROZEN_LAST = ("-var-update *", "-var-evaluate-expression C.left", "-var-evaluate-expression L")
+               "-var-update L")
+# unfrozen after the program ran: the values kept stay until the next -var-update
+FROZEN_LAST = ("-var-set-frozen C 0", "-var-evaluate-expression C.nested.inner", "-var-evaluate-expression C.left",
+               "-var-update *", "-var-evaluate-expression C.left", "-var-evaluate-expression L")
 
 
 def _session(program: Path, *, gdb: bool, stops: list[tuple[str, tuple[str, ...]]]) -> list[object]:

@@ -43,7 +43,7 @@ static void touch(struct pair *p, int base)
 int main(void)
 {
     one = malloc(sizeof *one);
-    struct pair counts = {1, {2, 3}};
+    struct pair counts = {0, {0, 0}};
     one->kind = 1;
     one->width = 2;
     one->label = (char *) 3;

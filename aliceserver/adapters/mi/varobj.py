@@ -491,7 +491,12 @@ class VarobjStore:
         return [v for v in reversed(self.vars.values()) if v.parent is None]
 
     def invalidate_references(self) -> None:
-        """The engine's value references die when the program resumes; ours re-evaluate."""
+        """The engine's value references die when the program resumes; ours re-evaluate.
+        A frozen var object and those below it keep the values they had (gdb shows them
+        until a -var-update reaches them, also after -var-set-frozen 0)."""
+        for var in self.vars.values():
+            if var.frozen:
+                self._keep_values(var)
 
     def program_gone(self) -> None:
         for var in self.vars.values():
