@@ -377,13 +377,27 @@ class VarobjStore:
         if target is None:
             return []
         if not target.reference and target.aggregate and not target.value:
-            return []  # a type alone (the pointer itself unreadable): no members to read
+            target = self._members_of_type(var, target)  # the pointer itself unreadable
+            if target is None:
+                return []
         if not target.reference or target.type.rstrip().endswith("]"):
             return [replace(target, name="*")]
         try:
             return self.session.debugger.variable_children(target.reference)
         except AliceError:
             return []
+
+    def _members_of_type(self, var: Varobj, target: VariableInfo) -> VariableInfo | None:
+        """A struct that only a type is known of, as one at address 0: its members are
+        listed by their types, values unread (gdb lists them so)."""
+        where = self._frame_level(var)
+        if where is None or target.type.endswith("}"):  # an unnamed type: no cast names it
+            return None
+        try:
+            found = self.session.evaluate(f"*({target.type} *) 0", tid=where[0], level=where[1])
+        except AliceError:
+            return None
+        return found if found.reference else None
 
     def _info(self, var: Varobj, fmt: str = "natural") -> VariableInfo | None:
         """`var`'s value with its engine reference (for its children)."""
