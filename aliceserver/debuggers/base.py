@@ -270,6 +270,11 @@ class IDebugger(Protocol):
         with a relative path), else `path` itself."""
         ...
 
+    def has_debug_info(self, module_path: str) -> bool:
+        """Whether the loaded module at `module_path` has DWARF, itself or in a separate
+        debug file (gdb's `info sharedlibrary` `Yes` rather than `Yes (*)`)."""
+        ...
+
     def compile_unit(self, path: str) -> CompileUnitInfo | None:
         """The compilation unit whose primary source file is `path` (a SourcePosition's),
         for gdb's `info source`; None: no loaded unit was compiled from it."""

@@ -65,6 +65,9 @@ class FakeSourceLevel:
     def source_name(self, path: str) -> str:
         return path
 
+    def has_debug_info(self, module_path: str) -> bool:
+        return False
+
     def compile_unit(self, path: str) -> m.CompileUnitInfo | None:
         return None  # no debug info
 

@@ -148,6 +148,7 @@ class Module:
     low: int  # lowest mapped address of the image
     high: int  # one past the highest mapped address
     is_main: bool = False
+    text: tuple[int, int] | None = None  # runtime [start, end) of its .text section
 
 
 @dataclass(frozen=True, slots=True)

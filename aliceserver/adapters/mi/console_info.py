@@ -31,6 +31,7 @@ from aliceserver.adapters.mi.frames import (
     whole_value_failure,
 )
 from aliceserver.adapters.mi.inferiors import info_inferiors, parse_thread_id, thread_filter
+from aliceserver.adapters.mi.libraries import info_sharedlibrary
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
@@ -417,16 +418,6 @@ def _info_threads(ctx: Context, text: str) -> None:
         ctx.console(f"{mark} {number:<4} {target:<{width}} {where}\n")
 
 
-def _info_sharedlibrary(ctx: Context, text: str) -> None:
-    libraries = ctx.session.inferior.libraries
-    if not libraries:
-        ctx.console("No shared libraries loaded at this time.\n")
-        return
-    ctx.console("From                To                  Syms Read   Shared Object Library\n")
-    for module in libraries:
-        ctx.console(f"{hex16(module.low)}  {hex16(module.high)}  Yes         {module.path}\n")
-
-
 def _print_frame(ctx: Context, head: str, frame: StackFrame) -> None:
     """A frame's line and its source line, or gdb's error for a missing source file."""
     report = ctx.session.frames.source_report(frame)
@@ -454,7 +445,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "locals": lambda c, t: _info_variables(c, VariableScope.LOCALS, "No locals."),
         "args": lambda c, t: _info_variables(c, VariableScope.ARGUMENTS, "No arguments."),
         "frame": _info_frame, "registers": _info_registers, "all-registers": _info_registers,
-        "threads": _info_threads, "sharedlibrary": _info_sharedlibrary, "signals": info_signals,
+        "threads": _info_threads, "sharedlibrary": info_sharedlibrary, "signals": info_signals,
         "line": info_line_command, "source": _info_source, "display": _info_display,
         "address": info_address_command, "scope": info_scope_command, "proc": info_proc_command,
         "symbol": info_symbol_command,

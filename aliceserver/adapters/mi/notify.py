@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import aliceserver.debuggers.events as ev
+from aliceserver.adapters.mi import libraries
 from aliceserver.adapters.mi.frames import ARCH, hex16
 from aliceserver.adapters.mi.output import Results, Value, record
 from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
@@ -63,10 +64,9 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         if not event.module.is_main and inferior.process is not None:
             inferior.libraries.append(event.module)
             path = event.module.path
-            ranges: list[Value] = [{"from": hex16(event.module.low), "to": hex16(event.module.high)}]
             session.notify("library-loaded", [
                 ("id", path), ("target-name", path), ("host-name", path), ("symbols-loaded", "0"),
-                ("thread-group", "i1"), ("ranges", ranges),
+                ("thread-group", "i1"), ("ranges", libraries.ranges(event.module)),
             ])
             _breakpoints_modified(session)
     elif isinstance(event, ev.ModuleUnloaded):

@@ -62,6 +62,13 @@ class SymbolQueries:
             raise NotImplementedError
 
     # --- line tables ------------------------------------------------------------------
+    def has_debug_info(self, module_path: str) -> bool:
+        def go() -> bool:
+            found = [m for m in self._source.symbols.modules() if m.path == module_path]
+            return bool(found) and self._source.debug_info(found[0]) is not None
+
+        return self._call(go)
+
     def compile_unit(self, path: str) -> CompileUnitInfo | None:
         return self._call(lambda: self._compile_unit(path))
 

@@ -71,6 +71,10 @@ class ElfImage:
         self.phdr_vaddr: Final = _phdr_vaddr(contents)
         self._exec_ranges = [(s.vaddr, s.vaddr + s.memsz) for s in loads if s.flags & PF_X]
         self._section_names = {s.index: s.name for s in contents.sections if s.flags & SHF_ALLOC}
+        # link-time [start, end) of .text: gdb's `info sharedlibrary` From/To
+        self.text_range: Final = next(
+            ((s.addr, s.addr + s.size) for s in contents.sections if s.name == ".text"), None
+        )
         self._contents: ElfContents | None = contents
         self._table: SymbolTable | None = None
         self._packed: PackedTable | None = None  # a cached table, unpacked on first use

@@ -206,4 +206,5 @@ def _module(path: str, bias: int, image: ElfImage, *, is_main: bool) -> Module:
         low=image.load_low + bias,
         high=image.load_high + bias,
         is_main=is_main,
+        text=None if image.text_range is None else (image.text_range[0] + bias, image.text_range[1] + bias),
     )

@@ -45,12 +45,15 @@ def test_main_module_and_lookups(program_pie: Path) -> None:
     symbols = ProcessSymbols()
     image = ElfImage.load(str(program_pie))
     module = symbols.set_main(str(program_pie), BIAS)
+    text = image.text_range
+    assert text is not None and text[0] < text[1]
     assert module == Module(
         path=str(program_pie),
         base=BIAS,
         low=image.load_low + BIAS,
         high=image.load_high + BIAS,
         is_main=True,
+        text=(text[0] + BIAS, text[1] + BIAS),
     )
     assert symbols.modules() == [module]
     assert symbols.image_of(str(program_pie)) is not None
