@@ -23,6 +23,18 @@ class ForkFollow(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class Redirection:
+    """One of a shell's redirections, applied without a shell (gdb's `run < in > out 2>&1`):
+    the program's descriptor `fd` (0-2) opened on `path` ("r" read, "w" truncate, "a"
+    append, relative to the program's working directory), or a copy of `copy_of`."""
+
+    fd: int
+    path: str | None = None
+    mode: str = "r"
+    copy_of: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LaunchConfig:
     program: str
     args: tuple[str, ...] = ()
@@ -33,6 +45,7 @@ class LaunchConfig:
     stop_on_entry: bool = False  # stop at the program's entry point (AT_ENTRY)
     disable_aslr: bool = True  # like gdb's `set disable-randomization on`
     follow_fork: ForkFollow = ForkFollow.PARENT
+    redirections: tuple[Redirection, ...] = ()  # applied in order, after `stdio`
 
     def unusable(self) -> str | None:
         """What no process can be given, naming its field (`'args[1]' ...`), or None."""
@@ -47,6 +60,9 @@ class LaunchConfig:
                 return f"'env' holds a name no environment can: {key!r}"
             if not os_text(value):
                 return f"'env.{key}' holds a NUL or a character no environment can"
+        for redirection in self.redirections:
+            if redirection.path is not None and not os_text(redirection.path):
+                return "a redirection's file name holds a NUL or a character no file name can"
         return None
 
 

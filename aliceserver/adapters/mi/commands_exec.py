@@ -26,11 +26,15 @@ def run(ctx: Context, start: bool = False) -> Reply:
     inferior = session.inferior
     if not inferior.program:
         raise MiError('No executable file specified.\nUse the "file" or "exec-file" command.')
+    temporary: MiBreakpoint | None = None
+    if start:  # as gdb, before the old process goes (its address then) or the probe does
+        temporary, _ = session.breakpoints.create("main", temporary=True, pending_ok=True)
+        if ctx.cli:
+            ctx.console(session.breakpoints.announce(temporary))
     if inferior.process is not None:
         kill(ctx, quiet=True)
-    temporary: MiBreakpoint | None = None
-    if start:  # before the probe goes: it resolves `main` now
-        temporary, _ = session.breakpoints.create("main", temporary=True, pending_ok=True)
+    for counted in session.breakpoints.sorted():  # gdb's clear_breakpoint_hit_counts at a run
+        counted.hits = 0
     session.drop_probe()
     try:
         session.debugger.launch(session.launch_config())
@@ -41,8 +45,6 @@ def run(ctx: Context, start: bool = False) -> Reply:
     session.breakpoints.rearm_all()
     if temporary is not None:
         session.breakpoints.refresh()
-        if ctx.cli:
-            ctx.console(session.breakpoints.announce(temporary))
         session.notify("breakpoint-created", [("bkpt", session.breakpoints.tuple(temporary))])
     session.before_resume()
     session.debugger.resume()
@@ -53,7 +55,7 @@ def kill(ctx: Context, quiet: bool = False) -> None:
     session = ctx.session
     inferior = session.inferior
     session.require_process()
-    inferior.killing = True
+    inferior.killing, inferior.killing_quietly = True, quiet
     if inferior.running:
         try:
             session.debugger.interrupt()
@@ -61,7 +63,7 @@ def kill(ctx: Context, quiet: bool = False) -> None:
             pass
     session.debugger.kill()
     session.wait_event(lambda event: isinstance(event, ev.Exited))
-    inferior.killing = False
+    inferior.killing = inferior.killing_quietly = False
     if inferior.process is not None:  # no Exited came: forget it anyway
         inferior.forget_process()
 

@@ -409,13 +409,13 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
     if exited.code is not None and not killed and not detached:
         group.append(("exit-code", exit_code_text(exited.code)))
     session.notify("thread-group-exited", group)
-    if killed:
+    if killed and not inferior.killing_quietly:
         session.console_all(text)
     inferior.forget_process()
     session.breakpoints.program_gone()
     session.varobjs.program_gone()
     if killed or detached:
-        inferior.killing = inferior.detaching = False
+        inferior.killing = inferior.detaching = inferior.killing_quietly = False
         session.origin = None
         return
     if exited.code is None:

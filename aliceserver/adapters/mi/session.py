@@ -37,6 +37,7 @@ from aliceserver.adapters.mi.registry import (
     Reply,
     Running,
 )
+from aliceserver.adapters.mi.run_redirects import split_command_line
 from aliceserver.adapters.mi.settings import Settings
 from aliceserver.adapters.mi.state import Inferior
 from aliceserver.adapters.mi.ui import Ui
@@ -46,6 +47,7 @@ from aliceserver.debuggers.model import (
     DynamicTypes,
     ForkFollow,
     LaunchConfig,
+    Redirection,
     StackFrame,
     StdioMode,
     StepKind,
@@ -579,16 +581,20 @@ class MiSession:
                 else:
                     env[key] = value
         tty = inferior.tty
+        args, redirections = tuple(inferior.args), tuple[Redirection, ...]()
+        if inferior.args_text is not None:  # typed: what gdb's startup shell would see
+            line = split_command_line(inferior.args_text)
+            args, redirections = tuple(line.args), tuple(line.redirections)
         disable_aslr = self.settings.get("disable-randomization") == "on"
         follow = ForkFollow.CHILD if self.settings.get("follow-fork-mode") == "child" else ForkFollow.PARENT
         if tty:
-            return LaunchConfig(inferior.program, tuple(inferior.args), inferior.cwd, env,
-                                StdioMode.TTY, tty, disable_aslr=disable_aslr, follow_fork=follow)
+            return LaunchConfig(inferior.program, args, inferior.cwd, env, StdioMode.TTY, tty,
+                                disable_aslr=disable_aslr, follow_fork=follow, redirections=redirections)
         mode = StdioMode.PIPES
         if self.config.own_stdio:  # gdb -batch reads no command from stdin: the program may
             mode = StdioMode.INHERIT if self.config.batch else StdioMode.INHERIT_OUTPUT
-        return LaunchConfig(inferior.program, tuple(inferior.args), inferior.cwd, env,
-                            mode, disable_aslr=disable_aslr, follow_fork=follow)
+        return LaunchConfig(inferior.program, args, inferior.cwd, env, mode, disable_aslr=disable_aslr,
+                            follow_fork=follow, redirections=redirections)
 
     def before_resume(self) -> None:
         """Write out what the UIs hold: the running program writes to the same stdout, after."""

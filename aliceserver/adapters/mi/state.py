@@ -27,6 +27,7 @@ class Inferior:
     reported_tid: int | None = None  # the thread of the last stop shown (gdb's previous_inferior_ptid)
     exit_code: int | None = None
     killing: bool = False  # `kill` waits for its Exited: print "killed", no *stopped
+    killing_quietly: bool = False  # run's kill of the old process: gdb prints nothing for it
     detaching: bool = False
     libraries: list[Module] = field(default_factory=list)
     last_registers: dict[str, int] = field(default_factory=dict)

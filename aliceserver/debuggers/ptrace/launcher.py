@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from aliceserver.debuggers.model import LaunchConfig, StdioMode
+from aliceserver.debuggers.model import LaunchConfig, Redirection, StdioMode
 from aliceserver.debuggers.ptrace.binding import load_libc
 from aliceserver.errors import TargetError
 
@@ -102,6 +102,29 @@ def _personality(flags: int) -> Iterator[None]:
         libc.personality(before)
 
 
+_OPEN_FLAGS = {"r": os.O_RDONLY, "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+               "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND}  # fmt: skip
+
+
+def _redirect(redirection: Redirection, cwd: str | None, theirs: list[int]) -> tuple[int, int, int]:
+    """The spawn's action for one redirection; its file is opened here, so that a missing
+    one is an error before any program starts (gdb's shell says `cannot open`)."""
+    if not 0 <= redirection.fd <= 2:  # fd 3 carries the environment to the trampoline
+        raise TargetError(f"{redirection.fd}: only the standard descriptors 0, 1 and 2 can be redirected")
+    if redirection.copy_of is not None:
+        if not 0 <= redirection.copy_of <= 2:
+            raise TargetError(f"{redirection.copy_of}: Bad file descriptor")
+        return (os.POSIX_SPAWN_DUP2, redirection.copy_of, redirection.fd)
+    assert redirection.path is not None
+    path = os.path.join(cwd or os.getcwd(), redirection.path)
+    try:
+        fd = os.open(path, _OPEN_FLAGS[redirection.mode] | os.O_CLOEXEC | os.O_NOCTTY, 0o666)
+    except OSError as error:
+        raise TargetError(f"cannot open {redirection.path}: {error.strerror}.", errno=error.errno) from None
+    theirs.append(fd)
+    return (os.POSIX_SPAWN_DUP2, fd, redirection.fd)
+
+
 def spawn_stopped(config: LaunchConfig, program: str) -> Spawned:
     """posix_spawn the trampoline; it stops itself with SIGSTOP before exec'ing `program`."""
     if config.cwd is not None and not os.path.isdir(config.cwd):
@@ -137,6 +160,8 @@ def spawn_stopped(config: LaunchConfig, program: str) -> Spawned:
                 raise TargetError(f"terminal {config.tty}: {error.strerror}") from None
             theirs.append(tty_fd)
             actions += [(os.POSIX_SPAWN_DUP2, tty_fd, fd) for fd in (0, 1, 2)]
+        for redirection in config.redirections:
+            actions.append(_redirect(redirection, config.cwd, theirs))
         argv = [
             sys.executable, "-I", "-S", "-c", _TRAMPOLINE,
             config.cwd or "", "1" if config.stdio is StdioMode.TTY else "0", program,
