@@ -6,7 +6,14 @@ mi-var-cmd.exp), against gdb's records on a program of ours:
   a pointer to a struct that cannot be read itself its members;
 - -var-set-frozen was ignored: -var-update * now passes a frozen var object and its
   children by, they keep their values until an explicit -var-update reaches them (also
-  after -var-set-frozen 0)."""
+  after -var-set-frozen 0);
+- gdb says `Attempt to use a type name as an expression.` on its error stream for
+  `-var-create - * int`, makes a var object of an expression that cannot be read with its
+  type alone (`**0`: an int, no value), and refuses one it cannot make before it looks at
+  the name (ours said `Duplicate variable object name`);
+- a var object of a frame of a program run again is out of scope until that frame is
+  back (ours stayed silent), and a floating one whose type changed in another frame says
+  `type_changed="true"` with its new type and child count."""
 
 from __future__ import annotations
 
@@ -67,6 +74,29 @@ def _session(program: Path, *, gdb: bool, stops: list[tuple[str, tuple[str, ...]
         mi.close()
 
 
+def _scope_session(program: Path, *, gdb: bool) -> list[object]:
+    touch, first = (f"-break-insert {SOURCE}:{marker_line(SOURCE, name)}" for name in ("touch", "end"))
+    script = [touch, "-exec-run", "-var-create - * int", "-var-create - * **0", "-var-create P * base",
+              "-var-create F @ base", "-var-create P * counts", "-break-delete", first, "-exec-continue",
+              "-var-update F", "-var-update F", "-interpreter-exec console kill", touch, "-exec-run",
+              "-var-update P", "-interpreter-exec console kill", "-break-delete", first, "-exec-run",
+              "-var-update P", "-var-update P", "-break-delete", touch, "-exec-run", "-var-update P"]
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb, env=gdb_env())
+    try:
+        mi.prompt()
+        found: list[object] = []
+        for command in script:
+            result, seen = mi.command(command)
+            if command in ("-exec-run", "-exec-continue"):
+                mi.stopped()
+                continue
+            if command.startswith("-var"):  # its record and what gdb said on its error stream
+                found.append((command, result.cls, result.results, [line for line in seen if line.startswith("&")]))
+        return found
+    finally:
+        mi.close()
+
+
 @pytest.fixture(scope="module")
 def prog(builder: Builder) -> Path:
     return builder.build("varobj_gdb_checks", flags=("-g", "-O0"))
@@ -85,3 +115,9 @@ def test_frozen_like_gdb(prog: Path) -> None:
     assert ours == gdb
     updates = [repr(results) for command, _, results in ours if command == "-var-update *"]  # type: ignore[misc]
     assert "C.left" not in updates[0] and "C.left" in updates[1]  # frozen at the second stop only
+
+
+def test_create_scope_and_type_changes_like_gdb(prog: Path) -> None:
+    ours, gdb = _scope_session(prog, gdb=False), _scope_session(prog, gdb=True)
+    assert ours == gdb
+    assert 'in_scope\', \'false' in repr(ours) and "type_changed', 'true" in repr(ours)

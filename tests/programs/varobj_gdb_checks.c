@@ -35,7 +35,7 @@ struct shape **handle = &one; /* a global: the same address under gdb and under 
 
 static void touch(struct pair *p, int base)
 {
-    p->left = base;
+    p->left = base; /* @bp:touch */
     p->nested.inner = base + 1;
     p->nested.outer = base + 2;
 }
@@ -44,6 +44,7 @@ int main(void)
 {
     one = malloc(sizeof *one);
     struct pair counts = {0, {0, 0}};
+    double base = 0.5; /* the name of touch's int argument: another type here */
     one->kind = 1;
     one->width = 2;
     one->label = (char *) 3;
@@ -53,5 +54,5 @@ int main(void)
     touch(&counts, 5); /* @bp:second */
     touch(&counts, 9); /* @bp:third */
     free(one);
-    return 0; /* @bp:end */
+    return base > 1; /* @bp:end */
 }

@@ -99,8 +99,6 @@ class VarobjStore:
         if name == "-":
             name = f"var{self._next}"
             self._next += 1
-        elif name in self.vars:
-            raise MiError(f'-var-create: Duplicate variable object name "{name}"')
         tid: int | None = None
         level = 0
         key = None
@@ -109,10 +107,9 @@ class VarobjStore:
             tid, level = session.context_frame(thread, frame)
             if frame_spec not in ("*", "@"):
                 level = self._level_of_address(frame_spec, tid)
-        try:
-            info = session.evaluate(expression, None if self.pretty else "r", tid=tid, level=level, shown=_DYNAMIC)
-        except AliceError:
-            raise MiError("-var-create: unable to create variable object") from None
+        info = self._created_value(expression, tid, level, log)
+        if name in self.vars:  # gdb: only an expression it could make into one is refused so
+            raise MiError(f'-var-create: Duplicate variable object name "{name}"')
         if self.pretty and info.printer_refused:  # gdb's install_default_visualizer
             if log is not None:
                 log("".join(info.printer_errors[:1]))
@@ -131,6 +128,23 @@ class VarobjStore:
         var.thread_number = inferior.threads.get(tid) if frame_bound and tid is not None else None
         self.vars[name] = var
         return var
+
+    def _created_value(self, expression: str, tid: int | None, level: int,
+                       log: Callable[[str], None] | None) -> VariableInfo:
+        """The value of a new var object; one that cannot be read has its type alone and no
+        value (`**0`: an int), as gdb's."""
+        session = self.session
+        try:
+            return session.evaluate(expression, None if self.pretty else "r", tid=tid, level=level, shown=_DYNAMIC)
+        except AliceError as error:
+            if str(error).startswith("Attempt to use a type name"):
+                if log is not None:
+                    log(f"{error}.\n")  # gdb says why on its error stream
+                raise MiError("-var-create: unable to create variable object") from None
+        try:
+            return session.evaluate(expression, tid=tid, level=level, shown=_DYNAMIC, type_only=True)
+        except AliceError:
+            raise MiError("-var-create: unable to create variable object") from None
 
     def _reads_frame(self, expression: str, tid: int, level: int) -> bool:
         """Whether the expression names an argument or local of the frame (not only globals)."""
@@ -441,11 +455,13 @@ class VarobjStore:
         if info is not None and (var.dynamic or (info.printer is not None and self.printing(var))):
             return dynamic.update(self, var, info)
         if info is None:
-            if var.in_scope and var.tid is not None:
+            if var.in_scope and (var.tid is not None or var.frame_key is not None):  # (a new run too)
                 var.in_scope = False
                 changes.append({"name": var.name, "in_scope": "false", "type_changed": "false",
                                 "has_more": "0"})
             return changes
+        if info.type != var.type and var.parent is None:  # (a child's may be read differently)
+            return self._type_changed(var, info)
         shown = self._shown(info, var.aggregate)
         if shown != var.value or not var.in_scope or var.assigned:
             var.value = shown
@@ -458,6 +474,16 @@ class VarobjStore:
             if child is not None:
                 changes += self._update_child(child)
         return changes
+
+    def _type_changed(self, var: Varobj, info: VariableInfo) -> list[dict[str, Value]]:
+        """gdb: a var object whose type changed (a floating one in another frame, a pointer
+        to another dynamic type with print object on) is made anew, without children."""
+        self.delete(var, only_children=True)
+        fresh = self._make(var.name, var.exp, var.path, info, var.floating, var.tid, var.frame_key)
+        var.type, var.value, var.numchild = fresh.type, fresh.value, fresh.numchild
+        var.aggregate, var.pointer, var.in_scope, var.assigned = fresh.aggregate, fresh.pointer, True, False
+        return [{"name": var.name, "value": var.value, "in_scope": "true", "type_changed": "true",
+                 "new_type": var.type, "new_num_children": str(var.numchild), "has_more": "0"}]
 
     def _update_child(self, child: Varobj) -> list[dict[str, Value]]:
         return self.update(child, explicit=False)  # gdb: a frozen child is not looked at
