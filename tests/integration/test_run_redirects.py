@@ -43,6 +43,7 @@ def _both(builder: Builder, tmp_path: Path, commands: list[str]) -> list[tuple[s
     ["start < in.txt > out.txt", "next", "next", "continue"],
     # start over a live process: main's breakpoint at its address there, no "killed" line
     ["break main", "run", "start < in.txt", "info breakpoints", "continue"],
+    ["tty /dev/null", "run < in.txt > out.txt", "show inferior-tty"],  # no terminal: runs all the same
 ])  # fmt: skip
 def test_redirections_like_gdb(builder: Builder, tmp_path: Path, commands: list[str]) -> None:
     (expected, their_files), (got, our_files) = _both(builder, tmp_path, commands)
@@ -66,3 +67,8 @@ def test_redirection_without_a_file_is_a_syntax_error(builder: Builder, tmp_path
     assert got.returncode == expected.returncode == 1
     assert "syntax error near unexpected token `newline'" in expected.stderr
     assert got.stderr.strip() == "syntax error near unexpected token `newline'"
+
+
+def test_missing_terminal_says_so_as_gdb(builder: Builder, tmp_path: Path) -> None:
+    (expected, _), (got, _) = _both(builder, tmp_path, ["tty nosuch/tty", "run"])
+    assert got.stderr.splitlines()[0] == expected.stderr.splitlines()[0] == "nosuch/tty: No such file or directory."

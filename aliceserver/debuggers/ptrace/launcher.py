@@ -39,7 +39,10 @@ cwd, tty, program = sys.argv[1:4]
 if tty == "1":
     import fcntl, termios
     os.setsid()
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    try:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    except OSError:  # no terminal (tty /dev/null) or another session's: gdb runs it anyway
+        pass
 if cwd:
     os.chdir(cwd)
 os.kill(os.getpid(), signal.SIGSTOP)
@@ -157,7 +160,7 @@ def spawn_stopped(config: LaunchConfig, program: str) -> Spawned:
             try:
                 tty_fd = os.open(config.tty, os.O_RDWR | os.O_NOCTTY)
             except OSError as error:
-                raise TargetError(f"terminal {config.tty}: {error.strerror}") from None
+                raise TargetError(f"{config.tty}: {error.strerror}.") from None  # gdb's words
             theirs.append(tty_fd)
             actions += [(os.POSIX_SPAWN_DUP2, tty_fd, fd) for fd in (0, 1, 2)]
         for redirection in config.redirections:
