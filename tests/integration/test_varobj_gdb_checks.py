@@ -44,7 +44,8 @@ ANONYMOUS = ("-var-create h * handle", "-var-list-children h", "-var-list-childr
              "-var-evaluate-expression h.*handle.1_anonymous.width",
              "-var-list-children h.*handle.1_anonymous.2_anonymous.1_anonymous.corners",
              "-var-list-children --all-values h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners",
-             "-var-info-path-expression h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners.y")
+             "-var-list-children --all-values h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners.**corners",
+             "-var-info-path-expression h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners.**corners.y")
 FROZEN_SETUP = ("-var-create C * counts", "-var-list-children C", "-var-list-children C.nested",
                 "-var-create L * counts.left", "-var-set-frozen C 1", "-var-set-frozen L 1",
                 "-var-set-frozen L 2")

@@ -16,7 +16,7 @@ struct shape {
             long area;
             struct {
                 const char **names;
-                struct point **corners;
+                struct point ***corners;
             };
         };
     };
@@ -49,7 +49,7 @@ int main(void)
     one->width = 2;
     one->label = (char *) 3;
     one->names = (const char **) 4;
-    one->corners = (struct point **) 8;
+    one->corners = (struct point ***) 8;
     touch(&counts, 1); /* @bp:first */
     touch(&counts, 5); /* @bp:second */
     touch(&counts, 9); /* @bp:third */

@@ -285,12 +285,12 @@ class VarobjStore:
         if owner is None:
             return []
         info = self._info(owner)
-        if info is None:
+        if info is None and not (var.pointer and var.numchild):  # (a pointer's, by its type)
             return []
-        kids = self._kids(owner, info)
+        kids = self._kids(owner, info) if info is not None else self._unreadable_pointee(var)
         if var.group is not None:
             return cplus.group_children(self, var, owner, kids)
-        if info.class_children is not None and info.printer is None:
+        if info is not None and info.class_children is not None and info.printer is None:
             return cplus.class_children(self, var, kids)
         made = [self._plain_child(var, index, kid) for index, kid in enumerate(kids)]
         var.children = [child.name for child in made]  # in order, after windows made some
