@@ -114,8 +114,8 @@ def _examine(debugger: IDebugger, where: Selection, memory: ExamineMemory, fmt: 
             _units(debugger, memory, address, count, size, fmt.format, write)
 
 
-def _label(debugger: IDebugger, address: int) -> str:
-    """` <symbol+offset>` after an address, as gdb's print_address_symbolic."""
+def address_label(debugger: IDebugger, address: int) -> str:
+    """` <symbol+offset>` as gdb's print_address_symbolic puts after an address; "" without one."""
     try:
         symbol = debugger.lookup_address(address)
     except AliceError:
@@ -138,7 +138,7 @@ def _units(
     per_line = _PER_LINE[size]
 
     def label(value: int) -> str:
-        return _label(debugger, value)
+        return address_label(debugger, value)
 
     for row in range(0, count, per_line):
         at = address + row * size
@@ -161,7 +161,7 @@ def _strings(debugger: IDebugger, memory: ExamineMemory, address: int, count: in
     if size == "g":
         write("warning: Unable to display strings with size 'g', using 'b' instead.\n")
     for _ in range(count):
-        write(f"{address:#x}{_label(debugger, address)}:\t")
+        write(f"{address:#x}{address_label(debugger, address)}:\t")
         data = bytearray()
         complete = False
         while len(data) < PRINT_ELEMENTS:
@@ -208,6 +208,6 @@ def _instructions(
         raise TargetError(f"Cannot access memory at address {address:#x}")
     for insn in insns[:count]:
         mark = "=> " if insn.address == pc else "   "
-        write(f"{mark}{insn.address:#x}{_label(debugger, insn.address)}:\t{instruction_text(insn, lambda at: _label(debugger, at))}\n")
+        write(f"{mark}{insn.address:#x}{address_label(debugger, insn.address)}:\t{instruction_text(insn, lambda at: address_label(debugger, at))}\n")
         memory.next_address = insn.address + insn.size
         memory.last_unit = (insn.address, 1, None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from aliceserver.adapters.gdbcommands.examine import address_of
+from aliceserver.adapters.gdbcommands.examine import address_label, address_of
 from aliceserver.adapters.gdbcommands.selection import (
     CommandMemory,
     Selection,
@@ -129,14 +129,3 @@ def default_file(debugger: IDebugger, where: Selection, memory: CommandMemory) -
         return framed[0]
     places = [p for p in debugger.resolve_location("main") if p.source is not None]
     return places[0].source.path if places and places[0].source else None
-
-
-def address_label(debugger: IDebugger, address: int) -> str:
-    """` <symbol+offset>` as gdb's print_address puts after an address; "" without one."""
-    try:
-        symbol = debugger.lookup_address(address)
-    except AliceError:
-        return ""
-    if not symbol.name:
-        return ""
-    return f" <{symbol.name}+{symbol.offset}>" if symbol.offset else f" <{symbol.name}>"
