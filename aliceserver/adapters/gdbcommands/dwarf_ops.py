@@ -42,22 +42,21 @@ class _Reader:
         return int.from_bytes(chunk, "little", signed=signed)
 
     def uleb(self) -> int:
-        value = shift = 0
-        while True:
-            byte = self.byte()
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return value
+        return self._leb()[0]
 
     def sleb(self) -> int:
+        value, shift, last = self._leb()
+        return value - (1 << shift) if last & 0x40 else value
+
+    def _leb(self) -> tuple[int, int, int]:
+        """An LEB128's unsigned value, its width in bits and its last byte (the sign's)."""
         value = shift = 0
         while True:
             byte = self.byte()
             value |= (byte & 0x7F) << shift
             shift += 7
             if not byte & 0x80:
-                return value - (1 << shift) if byte & 0x40 else value
+                return value, shift, byte
 
 
 def register_name(number: int) -> str:
