@@ -126,22 +126,12 @@ def refused_name(words: list[str]) -> str | None:
     return None
 
 
-def _refusal(name: str) -> MiError:
-    return MiError(f'The setting "{name}" is not supported by aliceserver.')
-
-
 def check_set(settings: Settings, words: list[str], *, running: bool) -> None:
     """Refuse `set WORDS` when it names a gdb setting we do not implement, a value of one we
     implement in part, or an unknown setting under `print` (gdb's own error there)."""
     found = settings.find(words)
     if found is None:
-        name = refused_name(words)
-        if name is not None:
-            raise _refusal(name)
-        prefix = _KNOWN_PREFIXES.get(words[0]) if len(words) > 1 else None
-        if prefix is not None:
-            rest = " ".join(words[1:])
-            raise MiError(f'Undefined set {prefix} command: "{rest}".  Try "help set {prefix}".')
+        _refuse_unknown("set", words)
         return
     name, value_words = found
     if name == "follow-fork-mode" and running:
@@ -160,13 +150,19 @@ def check_set(settings: Settings, words: list[str], *, running: bool) -> None:
 
 def check_show(words: list[str]) -> None:
     """Refuse `show WORDS` of a gdb setting we do not implement, and an unknown `print` one."""
+    _refuse_unknown("show", words)
+
+
+def _refuse_unknown(verb: str, words: list[str]) -> None:
+    """Refuse a gdb setting we do not implement, and give gdb's error for an unknown one
+    under a prefix it knows (`set print nosuch`)."""
     name = refused_name(words)
     if name is not None:
-        raise _refusal(name)
+        raise MiError(f'The setting "{name}" is not supported by aliceserver.')
     prefix = _KNOWN_PREFIXES.get(words[0]) if len(words) > 1 else None
     if prefix is not None:
         rest = " ".join(words[1:])
-        raise MiError(f'Undefined show {prefix} command: "{rest}".  Try "help show {prefix}".')
+        raise MiError(f'Undefined {verb} {prefix} command: "{rest}".  Try "help {verb} {prefix}".')
 
 
 def apply_print_limits(session: MiSession) -> None:
