@@ -3,7 +3,8 @@ mi-var-cmd.exp), against gdb's records on a program of ours:
 - the members of an unnamed struct/union have gdb's path: through the nearest named
   ancestor, joined by `.` (`(*(handle)).width`), where ours went through `(*(...))`;
 - a char pointer that cannot be followed still has its child (`*names`, by its type), and
-  a pointer to a struct that cannot be read itself its members;
+  a pointer to a struct that cannot be read itself its members, and an array there its
+  elements;
 - -var-set-frozen was ignored: -var-update * now passes a frozen var object and its
   children by, they keep their values until an explicit -var-update reaches them (also
   after -var-set-frozen 0);
@@ -45,7 +46,9 @@ ANONYMOUS = ("-var-create h * handle", "-var-list-children h", "-var-list-childr
              "-var-list-children h.*handle.1_anonymous.2_anonymous.1_anonymous.corners",
              "-var-list-children --all-values h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners",
              "-var-list-children --all-values h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners.**corners",
-             "-var-info-path-expression h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners.**corners.y")
+             "-var-info-path-expression h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners.**corners.y",
+             "-var-list-children --all-values h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners.**corners.marks",
+             "-var-info-path-expression h.*handle.1_anonymous.2_anonymous.1_anonymous.corners.*corners.**corners.marks.2")
 FROZEN_SETUP = ("-var-create C * counts", "-var-list-children C", "-var-list-children C.nested",
                 "-var-create L * counts.left", "-var-set-frozen C 1", "-var-set-frozen L 1",
                 "-var-set-frozen L 2")

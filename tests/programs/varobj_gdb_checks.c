@@ -5,6 +5,7 @@
 struct point {
     int x;
     int y;
+    short marks[3];
 };
 
 struct shape {

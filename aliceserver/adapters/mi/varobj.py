@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi import varobj_cplus as cplus
 from aliceserver.adapters.mi import varobj_dynamic as dynamic
+from aliceserver.adapters.mi import varobj_unreadable as unreadable
 from aliceserver.adapters.mi.frames import display_value, is_aggregate
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.registry import MiError
@@ -285,9 +286,12 @@ class VarobjStore:
         if owner is None:
             return []
         info = self._info(owner)
-        if info is None and not (var.pointer and var.numchild):  # (a pointer's, by its type)
+        if info is None and not (var.numchild and (var.pointer or var.type.endswith("]"))):
             return []
-        kids = self._kids(owner, info) if info is not None else self._unreadable_pointee(var)
+        if info is not None:
+            kids = self._kids(owner, info)
+        else:  # its own memory unreadable: gdb lists the children by their types
+            kids = self._unreadable_pointee(var) if var.pointer else unreadable.elements(self, var)
         if var.group is not None:
             return cplus.group_children(self, var, owner, kids)
         if info is not None and info.class_children is not None and info.printer is None:
@@ -391,7 +395,7 @@ class VarobjStore:
         if target is None:
             return []
         if not target.reference and target.aggregate and not target.value:
-            target = self._members_of_type(var, target)  # the pointer itself unreadable
+            target = unreadable.members_of_type(self, var, target)  # the pointer itself unreadable
             if target is None:
                 return []
         if not target.reference or target.type.rstrip().endswith("]"):
@@ -400,18 +404,6 @@ class VarobjStore:
             return self.session.debugger.variable_children(target.reference)
         except AliceError:
             return []
-
-    def _members_of_type(self, var: Varobj, target: VariableInfo) -> VariableInfo | None:
-        """A struct that only a type is known of, as one at address 0: its members are
-        listed by their types, values unread (gdb lists them so)."""
-        where = self._frame_level(var)
-        if where is None or target.type.endswith("}"):  # an unnamed type: no cast names it
-            return None
-        try:
-            found = self.session.evaluate(f"*({target.type} *) 0", tid=where[0], level=where[1])
-        except AliceError:
-            return None
-        return found if found.reference else None
 
     def _info(self, var: Varobj, fmt: str = "natural") -> VariableInfo | None:
         """`var`'s value with its engine reference (for its children)."""
