@@ -58,7 +58,9 @@ FROZEN_STOP = ("-var-update *", "-var-evaluate-expression C.left", "-var-evaluat
                "-var-update L")
 # unfrozen after the program ran: the values kept stay until the next -var-update
 FROZEN_LAST = ("-var-set-frozen C 0", "-var-evaluate-expression C.nested.inner", "-var-evaluate-expression C.left",
-               "-var-update *", "-var-evaluate-expression C.left", "-var-evaluate-expression L")
+               "-var-update *", "-var-evaluate-expression C.left", "-var-evaluate-expression L",
+               "-var-create N * counts.nested.outer", "-var-assign N 7", "-var-update N", "-var-assign N 8",
+               "-var-update N")  # an assignment of the value it has is no change to gdb
 
 
 def _session(program: Path, *, gdb: bool, stops: list[tuple[str, tuple[str, ...]]]) -> list[object]:

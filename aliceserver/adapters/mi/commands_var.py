@@ -133,8 +133,8 @@ def _var_assign(ctx: Context, args: list[str]) -> Reply:
     except AliceError as error:
         raise MiError(str(error)) from None
     var.stale = False
-    var.value = store.value_of(var)
-    var.assigned = True  # gdb lists it in the next -var-update's changelist
+    before, var.value = var.value, store.value_of(var)
+    var.assigned = var.value != before  # gdb lists it in the next -var-update's changelist if changed
     return [("value", var.value)]
 
 
