@@ -21,7 +21,7 @@ from aliceserver.debuggers.events import Stopped
 from aliceserver.errors import AliceError
 from aliceserver.serve import ptrace_debugger
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
+from tests.support.dap_client import repl_at
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_client import MiClient
 from tests.support.session import launch
@@ -94,23 +94,11 @@ def test_x_needs_an_address_first(debugger: Any) -> None:
 
 
 # --- the two consoles --------------------------------------------------------------------
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient.spawn(alice_argv(), stderr=tmp_path / "adapter.log")
-    try:
-        yield client
-    finally:
-        client.close()
-
-
-def test_dap_console_x_is_gdbs(dap: DapClient, builder: Builder, program: Path, gdb_says: dict[str, str]) -> None:
-    source = str(builder.programs_dir / SOURCE)
-    arguments = launch_arguments(program, cwd=os.getcwd())
-    session = start_session(dap, program, breakpoints={source: [_break_line()]}, launch=arguments)
-    frame = dap.stack_trace(session.thread_id, 0, 1)[0]
-    for command in ("x/s msg", "x/2s text", "x/4xw buf", "x/4dw buf", "x/2i main", "x/2fg ratios"):
-        body = dap.call("evaluate", {"expression": command, "frameId": frame["id"], "context": "repl"})
-        assert _unstacked(body["result"]) == _unstacked(gdb_says[command]), command
+def test_dap_console_x_is_gdbs(tmp_path: Path, builder: Builder, program: Path, gdb_says: dict[str, str]) -> None:
+    commands = ["x/s msg", "x/2s text", "x/4xw buf", "x/4dw buf", "x/2i main", "x/2fg ratios"]
+    ours = repl_at(program, builder.programs_dir / SOURCE, _break_line(), commands, tmp_path / "adapter.log")
+    theirs = [_unstacked(gdb_says[command]) for command in commands]
+    assert list(zip(commands, map(_unstacked, ours), strict=True)) == list(zip(commands, theirs, strict=True))
 
 
 def _unstacked(text: str) -> str:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import assert_like_gdb, needs_gdb
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
+from tests.support.dap_client import repl_at
 from tests.support.gdb import gdb_env, run_gdb
 from tests.support.mi_console import console_at
 
@@ -46,7 +45,7 @@ def _compare(program: Path, location: str, commands: list[str]) -> None:
     replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env(), cwd=os.getcwd())
     theirs = [_normalized(r.output.rstrip("\n") + (r.error or "")) for r in replies[2:]]
     ours = [_normalized(text) for text in console_at(program, location, commands, gdb_env())]
-    assert list(zip(commands, ours)) == list(zip(commands, theirs))
+    assert list(zip(commands, ours, strict=True)) == list(zip(commands, theirs, strict=True))
 
 
 def test_info_line_at_a_stop(o0: Path) -> None:
@@ -100,23 +99,10 @@ def test_before_the_program_runs(o0: Path) -> None:
     assert_like_gdb([*(arg for command in commands for arg in ("-ex", command)), str(o0)], o0.parent)
 
 
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient.spawn(alice_argv(), stderr=tmp_path / "adapter.log")
-    try:
-        yield client
-    finally:
-        client.close()
-
-
-def test_dap_console_runs_the_same_commands(dap: DapClient, builder: Builder, o0: Path) -> None:
+def test_dap_console_runs_the_same_commands(tmp_path: Path, builder: Builder, o0: Path) -> None:
     commands = ["info line main", f"info line {_line('nocode')}", "info address arr", "info address x",
                 "info scope fold", "info proc exe"]
     replies = run_gdb(o0, [f"break {SOURCE}:{_line('main')}", "run", *commands], env=gdb_env(), cwd=os.getcwd())
-    source = str(builder.programs_dir / SOURCE)
-    session = start_session(dap, o0, breakpoints={source: [_line("main")]},
-                            launch=launch_arguments(o0, cwd=os.getcwd()))
-    frame = dap.stack_trace(session.thread_id, 0, 1)[0]
-    for command, reply in zip(commands, replies[2:], strict=True):
-        body = dap.call("evaluate", {"expression": command, "frameId": frame["id"], "context": "repl"})
-        assert _normalized(body["result"]) == _normalized(reply.output), command
+    theirs = [_normalized(reply.output) for reply in replies[2:]]
+    ours = repl_at(o0, builder.programs_dir / SOURCE, _line("main"), commands, tmp_path / "adapter.log")
+    assert list(zip(commands, map(_normalized, ours), strict=True)) == list(zip(commands, theirs, strict=True))

@@ -6,14 +6,13 @@ name; the same through -batch (before and at a stop), MI's console and DAP's rep
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import assert_like_gdb, needs_gdb
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
+from tests.support.dap_client import repl_at
 from tests.support.gdb import gdb_env, run_gdb
 from tests.support.mi_console import console_at
 
@@ -49,21 +48,9 @@ def test_mi_console(program: Path) -> None:
     assert list(zip(COMMANDS, ours, strict=True)) == list(zip(COMMANDS, theirs, strict=True))
 
 
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient.spawn(alice_argv(), stderr=tmp_path / "adapter.log")
-    try:
-        yield client
-    finally:
-        client.close()
-
-
-def test_dap_repl(dap: DapClient, builder: Builder, program: Path) -> None:
+def test_dap_repl(tmp_path: Path, builder: Builder, program: Path) -> None:
     commands = ["info symbol main", "info symbol &zeroed", "info symbol (char *)say + 3", "info symbol 0"]
     replies = run_gdb(program, [f"break {_stop()}", "run", *commands], env=gdb_env(), cwd=os.getcwd())
-    session = start_session(dap, program, breakpoints={str(builder.programs_dir / SOURCE): [marker_line(SOURCE, "main")]},
-                            launch=launch_arguments(program, cwd=os.getcwd()))
-    frame = dap.stack_trace(session.thread_id, 0, 1)[0]
-    for command, reply in zip(commands, replies[2:], strict=True):
-        body = dap.call("evaluate", {"expression": command, "frameId": frame["id"], "context": "repl"})
-        assert body["result"] == reply.output.rstrip("\n"), command
+    theirs = [reply.output.rstrip("\n") for reply in replies[2:]]
+    ours = repl_at(program, builder.programs_dir / SOURCE, marker_line(SOURCE, "main"), commands, tmp_path / "adapter.log")
+    assert list(zip(commands, ours, strict=True)) == list(zip(commands, theirs, strict=True))

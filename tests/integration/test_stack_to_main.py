@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.build import Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_rustc
-from tests.support.dap_client import DapClient, alice_argv, start_session
+from tests.support.dap_client import DapClient, alice_argv, spawned, start_session
 from tests.support.gdb import backtrace, gdb_env, gdb_path, run_gdb
 from tests.support.mi_client import MiClient
 
@@ -36,11 +36,8 @@ def rust_program(builder: Builder) -> Path:
 
 @pytest.fixture
 def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient.spawn(alice_argv(), stderr=tmp_path / "adapter.log")
-    try:
+    with spawned(alice_argv(), stderr=tmp_path / "adapter.log") as client:
         yield client
-    finally:
-        client.close()
 
 
 def _console(mi: MiClient, command: str) -> str:

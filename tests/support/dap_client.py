@@ -858,3 +858,15 @@ def alice_session(*extra: str, **options: Any) -> Iterator[DapClient]:
     options.setdefault("validate", True)
     with spawned(alice_argv(*extra), check=True, **options) as client:
         yield client
+
+
+def repl_at(program: Path, source: str | Path, line: int, commands: Sequence[str], log: Path) -> list[str]:
+    """What our adapter's debug console answers to each command at the first stop at
+    source:line, the program launched from this directory as `run_gdb` runs it (the
+    adapter's stderr goes to `log`): the DAP counterpart of mi_console.console_at."""
+    with spawned(alice_argv(), stderr=log) as client:
+        session = start_session(client, program, breakpoints={str(source): [line]},
+                                launch=launch_arguments(program, cwd=os.getcwd()))
+        frame = client.stack_trace(session.thread_id, 0, 1)[0]
+        return [client.call("evaluate", {"expression": command, "frameId": frame["id"], "context": "repl"})["result"]
+                for command in commands]
