@@ -14,16 +14,19 @@ mi-var-cmd.exp), against gdb's records on a program of ours:
   the name (ours said `Duplicate variable object name`);
 - a var object of a frame of a program run again is out of scope until that frame is
   back (ours stayed silent), and a floating one whose type changed in another frame says
-  `type_changed="true"` with its new type and child count."""
+  `type_changed="true"` with its new type and child count;
+- with print object on, a `T * const` pointer keeps its const on its dynamic type."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder, marker_line
+from tests.support.build_more import MoreBuilder, find_cxx
 from tests.support.gdb import gdb_env
 from tests.support.mi_client import MiClient
 
@@ -127,3 +130,36 @@ def test_create_scope_and_type_changes_like_gdb(prog: Path) -> None:
     ours, gdb = _scope_session(prog, gdb=False), _scope_session(prog, gdb=True)
     assert ours == gdb
     assert 'in_scope\', \'false' in repr(ours) and "type_changed', 'true" in repr(ours)
+
+
+CONST_POINTERS = ("-gdb-set print object on", "-var-create F * fixed", "-var-create V * viewed",
+                  "-var-create S * shape", "-var-list-children F", "-data-evaluate-expression fixed")
+
+
+def test_const_pointer_dynamic_type_like_gdb(builder: Builder) -> None:
+    """gdb.mi/mi-var-rtti.exp: a `T * const` keeps its const on its dynamic type."""
+    if find_cxx() is None:
+        pytest.skip("g++ not installed")
+    program = MoreBuilder(builder.cache_dir).build_cpp("varobj_rtti_const")
+    found = []
+    for gdb in (False, True):
+        mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb, env=gdb_env())
+        try:
+            mi.prompt()
+            mi.ok(f"-break-insert varobj_rtti_const.cpp:{marker_line('varobj_rtti_const.cpp', 'measure')}")
+            mi.ok("-exec-run")
+            mi.stopped()
+            records = [(command, mi.command(command)[0]) for command in CONST_POINTERS]
+            # the types (the stack's addresses differ between gdb's environment and ours)
+            found.append([(command, record.cls, _without_values(record.results)) for command, record in records])
+        finally:
+            mi.close()
+    ours, gdb = found
+    assert ours == gdb
+    assert "Circle * const" in repr(ours)
+
+
+def _without_values(results: object) -> object:
+    """`results` with each value (an address here) cut to its `(type)` prefix."""
+    text = repr(results)
+    return re.sub(r"0x[0-9a-f]+", "ADDRESS", text)

@@ -107,6 +107,7 @@ def dynamic_indirect(value: Value, rtti: Rtti) -> Value | None:
     new: Type = (
         PointerType(target, t.size) if isinstance(t, PointerType) else ReferenceType(target, t.rvalue, t.size)
     )
+    new = _keep_qualifiers(value.type, new)  # `Derived * const` (this) too, as gdb's
     if full == address:
         return value.with_type(new)  # the same bytes: still the variable (its address, writes)
     return Value.of_int(new, full, value.ctx)
