@@ -4,32 +4,24 @@ and the console's bt, compared with gdb 13's bt on the same program."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from aliceserver.adapters.agent import build_tools
-from aliceserver.adapters.mcp.server import build_server
-from aliceserver.serve import ptrace_debugger
-from tests.support.agent_client import AgentClient, run_client
+from tests.support.agent_client import AgentClient, Body, in_memory_server
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.gdb import backtrace, gdb_env, run_gdb
 
 pytestmark = [pytest.mark.timeout(180), needs_gdb]
 
-Body = Callable[[AgentClient], Awaitable[None]]
 STOP = f"entry_expr.c:{marker_line('entry_expr.c', 'scaled')}"
 
 
 @pytest.fixture
 def in_memory() -> Iterator[Callable[[Body], None]]:
-    registry, sessions = build_tools(ptrace_debugger)
-    server = build_server(registry)
-    try:
-        yield lambda body: run_client(server, body)
-    finally:
-        sessions.close_all()
+    with in_memory_server() as run:
+        yield run
 
 
 def test_agent_stack_ends_at_main_like_gdb(builder: Builder, in_memory: Callable[[Body], None]) -> None:

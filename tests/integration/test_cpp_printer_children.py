@@ -188,17 +188,10 @@ Body = Callable[[Any], Awaitable[None]]
 
 @pytest.fixture
 def in_memory() -> Iterator[Callable[[Body], None]]:
-    from aliceserver.adapters.agent import build_tools
-    from aliceserver.adapters.mcp.server import build_server
-    from aliceserver.serve import ptrace_debugger
-    from tests.support.agent_client import run_client
+    from tests.support.agent_client import in_memory_server
 
-    registry, sessions = build_tools(ptrace_debugger)
-    server = build_server(registry)
-    try:
-        yield lambda body: run_client(server, body)
-    finally:
-        sessions.close_all()
+    with in_memory_server() as run:
+        yield run
 
 
 def test_agent_summaries_and_pages(program: Path, in_memory: Callable[[Body], None]) -> None:

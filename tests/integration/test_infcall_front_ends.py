@@ -11,10 +11,7 @@ from typing import Any
 
 import pytest
 
-from aliceserver.adapters.agent import build_tools
-from aliceserver.adapters.mcp.server import build_server
-from aliceserver.serve import ptrace_debugger
-from tests.support.agent_client import AgentClient, run_client
+from tests.support.agent_client import AgentClient, in_memory_server
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.dap_client import DapClient, alice_argv, find_lldb_vscode, start_session
 
@@ -70,12 +67,8 @@ def test_dap_hover_says_why_it_does_not_call(program: Path) -> None:
 
 @pytest.fixture
 def tools() -> Iterator[Any]:
-    registry, sessions = build_tools(ptrace_debugger)
-    server = build_server(registry)
-    try:
-        yield lambda body: run_client(server, body)
-    finally:
-        sessions.close_all()
+    with in_memory_server() as run:
+        yield run
 
 
 def test_agent_evaluate_calls_a_function(program: Path, tools: Any) -> None:

@@ -5,15 +5,12 @@ counts, run_to, and attach/detach."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from aliceserver.adapters.agent import build_tools
-from aliceserver.adapters.mcp.server import build_server
-from aliceserver.serve import ptrace_debugger
-from tests.support.agent_client import AgentClient, run_client
+from tests.support.agent_client import AgentClient, Body, in_memory_server
 from tests.support.build import Builder, marker_line
 
 pytestmark = pytest.mark.timeout(180)
@@ -23,8 +20,6 @@ LOOP_LINE = marker_line("src_basic.c", "loop_body")
 LOOP_DONE = marker_line("src_basic.c", "loop_done")
 CALL_TOP = marker_line("src_basic.c", "call_top")
 
-Body = Callable[[AgentClient], Awaitable[None]]
-
 
 def page_paths(reply: dict[str, Any]) -> list[dict[str, Any]]:
     return list(reply["variable"]["members"])
@@ -32,12 +27,8 @@ def page_paths(reply: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def in_memory() -> Iterator[Callable[[Body], None]]:
-    registry, sessions = build_tools(ptrace_debugger)
-    server = build_server(registry)
-    try:
-        yield lambda body: run_client(server, body)
-    finally:
-        sessions.close_all()
+    with in_memory_server() as run:
+        yield run
 
 
 def test_variables_set_evaluate_memory_and_step_out(

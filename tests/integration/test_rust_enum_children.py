@@ -50,10 +50,7 @@ def test_dap_shows_the_variant_fields(builder: Builder) -> None:
 
 
 def test_agent_shows_the_variant_fields(builder: Builder) -> None:
-    from aliceserver.adapters.agent import build_tools
-    from aliceserver.adapters.mcp.server import build_server
-    from aliceserver.serve import ptrace_debugger
-    from tests.support.agent_client import run_client
+    from tests.support.agent_client import in_memory_server
 
     program = build(builder, "rust_values")
     location = at("rust_values", "values")
@@ -69,8 +66,5 @@ def test_agent_shows_the_variant_fields(builder: Builder) -> None:
                 again = (await tools.call("debug_variables", path=member["path"]))["variable"]
                 assert again["value"] == member["value"]
 
-    registry, sessions = build_tools(ptrace_debugger)
-    try:
-        run_client(build_server(registry), body)
-    finally:
-        sessions.close_all()
+    with in_memory_server() as run:
+        run(body)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
+
+from aliceserver.adapters.agent import build_tools
+from aliceserver.adapters.mcp.server import build_server
+from aliceserver.serve import ptrace_debugger
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -49,7 +54,10 @@ def stdio_server_params() -> StdioServerParameters:
     )
 
 
-def run_client(server: Any, body: Callable[[AgentClient], Awaitable[None]]) -> None:
+Body = Callable[[AgentClient], Awaitable[None]]
+
+
+def run_client(server: Any, body: Body) -> None:
     """Connect to `server` (an SDK Server, or StdioServerParameters) and run `body`."""
 
     async def main() -> None:
@@ -57,3 +65,15 @@ def run_client(server: Any, body: Callable[[AgentClient], Awaitable[None]]) -> N
             await body(AgentClient(client))
 
     anyio.run(main)
+
+
+@contextlib.contextmanager
+def in_memory_server() -> Iterator[Callable[[Body], None]]:
+    """Our MCP server over the live engine in this process, as a function that runs one
+    body against it; the debug sessions the bodies opened are closed at the end."""
+    registry, sessions = build_tools(ptrace_debugger)
+    server = build_server(registry)
+    try:
+        yield lambda body: run_client(server, body)
+    finally:
+        sessions.close_all()
