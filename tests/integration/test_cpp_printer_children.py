@@ -223,29 +223,10 @@ def test_first_page_reads_only_the_page(
     """The vector's value line and its first 100 children (the map's first 100 pairs) pull
     that many items from the printer's children iterator, not ten million (nor a million)."""
     from aliceserver.debuggers.events import StopReason
-    from aliceserver.debuggers.printers import children as module
+    from tests.support.printer_pulls import count_pulled_children
     from tests.support.session import continue_to_stop, launch
 
-    pulled = [0]
-    original = module.printer_of
-
-    class Counting:
-        def __init__(self, printer: Any) -> None:
-            self._printer = printer
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._printer, name)
-
-        def children(self) -> Iterator[Any]:
-            for item in self._printer.children():
-                pulled[0] += 1
-                yield item
-
-    def counting(value: Any) -> Any:
-        printer = original(value)
-        return None if printer is None else Counting(printer)
-
-    monkeypatch.setattr(module, "printer_of", counting)
+    pulled = count_pulled_children(monkeypatch)
     launch(debugger, MoreBuilder(builder.cache_dir).build_cpp("cpp_big_containers"))
     [place] = debugger.resolve_location(f"cpp_big_containers.cpp:{marker_line(BIG_SOURCE, 'ready')}")
     debugger.insert_breakpoint(place.address)

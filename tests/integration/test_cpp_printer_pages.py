@@ -4,7 +4,6 @@ iterator where the last stopped, and no page reads more than itself from the pri
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx
 from tests.support.gdb import gdb_path
+from tests.support.printer_pulls import count_pulled_children
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -25,29 +25,7 @@ BIG_SOURCE = PROGRAMS_DIR / "cpp_big_containers.cpp"
 @pytest.fixture
 def pulled(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many items the printers' children iterators gave (counted as they are pulled)."""
-    from aliceserver.debuggers.printers import children as module
-
-    count = [0]
-    original = module.printer_of
-
-    class Counting:
-        def __init__(self, printer: Any) -> None:
-            self._printer = printer
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._printer, name)
-
-        def children(self) -> Iterator[Any]:
-            for item in self._printer.children():
-                count[0] += 1
-                yield item
-
-    def counting(value: Any) -> Any:
-        printer = original(value)
-        return None if printer is None else Counting(printer)
-
-    monkeypatch.setattr(module, "printer_of", counting)
-    return count
+    return count_pulled_children(monkeypatch)
 
 
 def test_deep_and_consecutive_pages_read_only_the_page(
