@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, needs_gdb
 from tests.support.build import Builder, marker_line
-from tests.support.mi_client import MiClient
+from tests.support.mi_client import mi_stopped_at
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -40,19 +40,12 @@ def test_script_backtrace_and_final_output_like_gdb(builder: Builder, tmp_path: 
 
 
 def _mi_backtraces(program: Path, cwd: Path, *, gdb: bool) -> list[str]:
-    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
-    try:
-        mi.prompt()
-        mi.ok(f"-break-insert entry_expr.c:{marker_line('entry_expr.c', 'scaled')}")
-        mi.ok("-exec-run")
-        mi.stopped()
+    with mi_stopped_at(program, f"entry_expr.c:{marker_line('entry_expr.c', 'scaled')}", cwd, gdb=gdb) as mi:
         seen = []
         for command in ("bt 1", "bt -1", "bt 0"):
             _, lines = mi.command(f'-interpreter-exec console "{command}"')
             seen.append("".join(line for line in lines if line.startswith("~")))
         return seen
-    finally:
-        mi.close()
 
 
 def test_mi_console_says_more_frames_follow_like_gdb(builder: Builder, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, needs_gdb
 from tests.support.build import Builder, marker_line
-from tests.support.mi_client import MiClient
+from tests.support.mi_client import mi_stopped_at
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -33,19 +33,12 @@ def test_print_entry_values_like_gdb(builder: Builder, tmp_path: Path, optimize:
 
 
 def _mi_answers(program: Path, cwd: Path, *, gdb: bool) -> list[str]:
-    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
-    try:
-        mi.prompt()
-        mi.ok(f"-break-insert entry_expr.c:{marker_line('entry_expr.c', 'scaled')}")
-        mi.ok("-exec-run")
-        mi.stopped()
+    with mi_stopped_at(program, f"entry_expr.c:{marker_line('entry_expr.c', 'scaled')}", cwd, gdb=gdb) as mi:
         answers = []
         for expression in ("a1@entry", "a2@entry", "local@entry"):
             record, _ = mi.command(f'-data-evaluate-expression "{expression}"')
             answers.append(repr((record.cls, record.results)))
         return answers
-    finally:
-        mi.close()
 
 
 def test_mi_evaluates_entry_values_like_gdb(builder: Builder, tmp_path: Path) -> None:

@@ -6,13 +6,14 @@ them (tests/support/mi_grammar.py). Waits have generous limits and nothing asser
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from tests.support.mi_grammar import PROMPT, Record, check_transcript, parse_record
 
@@ -130,3 +131,18 @@ class MiClient:
             if stream is not None:
                 stream.close()
         return self.process.returncode
+
+
+@contextlib.contextmanager
+def mi_stopped_at(program: Path, location: str, cwd: Path, *, gdb: bool) -> Iterator[MiClient]:
+    """`-i=mi -q -nx PROGRAM` under gdb or under us, run to its first stop at `location`
+    (the same start on both sides of a comparison); closed at the end."""
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
+    try:
+        mi.prompt()
+        mi.ok(f"-break-insert {location}")
+        mi.ok("-exec-run")
+        mi.stopped()
+        yield mi
+    finally:
+        mi.close()
