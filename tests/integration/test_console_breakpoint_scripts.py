@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import needs_gdb, normalized, ours, theirs
+from tests.support.batch import assert_script_like_gdb, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
 
 pytestmark = needs_gdb
@@ -34,11 +34,7 @@ def _script(tmp_path: Path, name: str, lines: list[str]) -> Path:
 
 def _compare(prog: Path, script: Path) -> str:
     """Both debuggers run the command file; what follows the mark must be the same."""
-    args = ["-batch", "-nx", "-x", str(script), str(prog)]
-    expected, got = theirs(args, script.parent), ours(args, script.parent)
-    assert _after_mark(got.stdout + got.stderr) == _after_mark(expected.stdout + expected.stderr)
-    assert got.returncode == expected.returncode
-    return _after_mark(got.stdout + got.stderr)
+    return assert_script_like_gdb(script, prog, script.parent, _after_mark)
 
 
 def test_commands_run_at_the_stop_silent_and_continuing(prog: Path, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import needs_gdb, ours, theirs
+from tests.support.batch import assert_script_like_gdb, needs_gdb
 from tests.support.build import Builder, marker_line
 
 pytestmark = needs_gdb
@@ -32,11 +32,7 @@ def _compare(prog: Path, tmp_path: Path, commands: list[str]) -> str:
     """Both debuggers run the command file; the output after the mark must be the same."""
     script = tmp_path / "cmds"
     script.write_text("\n".join(commands) + "\n")
-    args = ["-batch", "-nx", "-x", str(script), str(prog)]
-    expected, got = theirs(args, prog.parent), ours(args, prog.parent)
-    assert _after_mark(got.stdout + got.stderr) == _after_mark(expected.stdout + expected.stderr)
-    assert got.returncode == expected.returncode
-    return _after_mark(got.stdout + got.stderr)
+    return assert_script_like_gdb(script, prog, prog.parent, _after_mark)
 
 
 def test_list_centres_on_the_stop_goes_on_and_back(prog: Path, tmp_path: Path) -> None:

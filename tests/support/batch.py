@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,13 @@ def assert_like_gdb(args: list[str], cwd: Path) -> subprocess.CompletedProcess[s
     assert (normalized(got.stdout), got.returncode) == (normalized(expected.stdout), expected.returncode)
     assert normalized(got.stderr) == normalized(expected.stderr)
     return got
+
+
+def assert_script_like_gdb(script: Path, program: Path, cwd: Path, kept: Callable[[str], str]) -> str:
+    """`-batch -nx -x SCRIPT PROGRAM` under both: the same exit status and the same output
+    (stdout, then stderr) as far as `kept` keeps it; what it keeps of ours."""
+    args = ["-batch", "-nx", "-x", str(script), str(program)]
+    expected, got = theirs(args, cwd), ours(args, cwd)
+    assert kept(got.stdout + got.stderr) == kept(expected.stdout + expected.stderr)
+    assert got.returncode == expected.returncode
+    return kept(got.stdout + got.stderr)
