@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import PATIENCE, needs_gdb, normalized, ours, theirs
+from tests.support.batch import PATIENCE, ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder
 from tests.support.build_more import MoreBuilder, find_cxx
 from tests.support.gdb import gdb_path
@@ -70,14 +70,10 @@ def _assert_same_catches(args: list[str], cwd: Path) -> list[str]:
     return _catch_lines(got.stdout)
 
 
-def _ex(*commands: str) -> list[str]:
-    return [word for command in commands for word in ("-ex", command)]
-
-
 def test_syscall_signal_and_fork_stops_as_gdb(events_prog: Path) -> None:
     lines = _assert_same_catches(
-        _ex("catch syscall write", "catch fork", "catch signal SIGUSR1", "info breakpoints", "run", "c", "c",
-            "c", "info breakpoints", "c", "c", "c") + [str(events_prog)],
+        ex("catch syscall write", "catch fork", "catch signal SIGUSR1", "info breakpoints", "run", "c", "c",
+           "c", "info breakpoints", "c", "c", "c") + [str(events_prog)],
         events_prog.parent,
     )  # fmt: skip
     assert "Catchpoint 1 (call to syscall write), " in lines
@@ -89,14 +85,14 @@ def test_syscall_signal_and_fork_stops_as_gdb(events_prog: Path) -> None:
 
 def test_catch_arguments_mentions_rows_and_errors_as_gdb(events_prog: Path) -> None:
     lines = _assert_same_catches(
-        _ex("catch syscall", "catch syscall 1 getpid", "catch syscall write read", "catch syscall 9999",
-            "catch signal", "catch signal all", "catch signal 10 SIGUSR2", "catch vfork", "catch exec",
-            "catch load", "catch unload foo", "catch load libm", "catch throw", "catch rethrow",
-            "catch throw runtime", "catch exception", "catch handlers", "catch syscall nosuch",
-            "catch signal SIGFOO", "catch signal 300", "catch fork now", "tcatch fork", "catch sys write",
-            "catch s", "catch thr", "catch foo", "catch exec x", "catch syscall group:foo",
-            "catch signal all SIGINT", "catch syscall g:process",
-            "info breakpoints") + [str(events_prog)],
+        ex("catch syscall", "catch syscall 1 getpid", "catch syscall write read", "catch syscall 9999",
+           "catch signal", "catch signal all", "catch signal 10 SIGUSR2", "catch vfork", "catch exec",
+           "catch load", "catch unload foo", "catch load libm", "catch throw", "catch rethrow",
+           "catch throw runtime", "catch exception", "catch handlers", "catch syscall nosuch",
+           "catch signal SIGFOO", "catch signal 300", "catch fork now", "tcatch fork", "catch sys write",
+           "catch s", "catch thr", "catch foo", "catch exec x", "catch syscall group:foo",
+           "catch signal all SIGINT", "catch syscall g:process",
+           "info breakpoints") + [str(events_prog)],
         events_prog.parent,
     )  # fmt: skip
     assert "Catchpoint 2 (syscalls 'write' [1] 'getpid' [39])" in lines
@@ -105,8 +101,8 @@ def test_catch_arguments_mentions_rows_and_errors_as_gdb(events_prog: Path) -> N
 
 def test_condition_ignore_disable_delete_as_gdb(events_prog: Path) -> None:
     lines = _assert_same_catches(
-        _ex("catch syscall write", "catch signal", "condition 2 handled == 99", "ignore 1 1", "run",
-            "info breakpoints", "disable 1", "condition 2", "c", "delete 2", "c") + [str(events_prog)],
+        ex("catch syscall write", "catch signal", "condition 2 handled == 99", "ignore 1 1", "run",
+           "info breakpoints", "disable 1", "condition 2", "c", "delete 2", "c") + [str(events_prog)],
         events_prog.parent,
     )  # fmt: skip
     assert lines.count("Catchpoint 1 (returned from syscall write), ") == 1  # the entry was ignored
@@ -117,7 +113,7 @@ def test_exec_stop_as_gdb(builder: Builder) -> None:
     target = builder.build("exec_target")
     prog = builder.build("exec")
     lines = _assert_same_catches(
-        _ex("catch exec", "run", "info breakpoints", "c") + ["--args", str(prog), str(target), "hello"],
+        ex("catch exec", "run", "info breakpoints", "c") + ["--args", str(prog), str(target), "hello"],
         prog.parent,
     )
     assert any(line.startswith("Catchpoint 1 (exec'd ") and "in _start () from " in line for line in lines)
@@ -125,7 +121,7 @@ def test_exec_stop_as_gdb(builder: Builder) -> None:
 
 def test_exception_stops_at_libstdcxx_probes_as_gdb(throw_prog: Path) -> None:
     lines = _assert_same_catches(
-        _ex("catch throw", "catch catch", "catch rethrow", "run", "c", "c", "c", "info breakpoints", "c")
+        ex("catch throw", "catch catch", "catch rethrow", "run", "c", "c", "c", "info breakpoints", "c")
         + [str(throw_prog)],
         throw_prog.parent,
     )
@@ -135,8 +131,8 @@ def test_exception_stops_at_libstdcxx_probes_as_gdb(throw_prog: Path) -> None:
 
 def test_exception_regexp_matches_the_thrown_type_as_gdb(throw_prog: Path) -> None:
     lines = _assert_same_catches(
-        _ex("catch throw runtime", "catch throw logic", "catch catch nomatch", "catch rethrow std::runtime_error",
-            "run", "c", "info breakpoints", "c") + [str(throw_prog)],
+        ex("catch throw runtime", "catch throw logic", "catch catch nomatch", "catch rethrow std::runtime_error",
+           "run", "c", "info breakpoints", "c") + [str(throw_prog)],
         throw_prog.parent,
     )  # fmt: skip
     assert "\tmatching: logic" in lines and "Catchpoint 4 (exception rethrown), " in " ".join(lines)
@@ -195,8 +191,8 @@ def test_load_and_unload_stops_as_gdb(builder: Builder) -> None:
     library = builder.build("lib_plugin", extra=["-shared", "-fPIC"])
     prog = builder.build("dlopen_main", extra=["-ldl"])
     args = ["--args", str(prog), str(library)]
-    expected, got = _both(_ex("catch load lib_plugin", "catch unload", "catch load nomatch", "run",
-                              "info breakpoints", "c", "c") + args, prog.parent)  # fmt: skip
+    expected, got = _both(ex("catch load lib_plugin", "catch unload", "catch load nomatch", "run",
+                             "info breakpoints", "c", "c") + args, prog.parent)  # fmt: skip
     assert _catch_lines(got.stdout) == _catch_lines(expected.stdout)
     for text in (got.stdout, expected.stdout):
         assert f"\nCatchpoint 1\n  Inferior loaded {library}\n" in text
@@ -213,7 +209,7 @@ def test_syscall_catchpoint_in_threads_leaves_none_stuck(builder: Builder) -> No
     """Threads interrupted inside a system call (all-stop) stop at its exit instead: each
     thread's `exit` is caught, and the program then runs to its end."""
     prog = builder.build("threads")
-    args = ["-batch", "-nx", *_ex("catch syscall exit", "run", "c", "c", "delete 1", "c"), str(prog)]
+    args = ["-batch", "-nx", *ex("catch syscall exit", "run", "c", "c", "delete 1", "c"), str(prog)]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run([sys.executable, "-m", "aliceserver", *args], capture_output=True, text=True,
                           timeout=60, cwd=prog.parent, env=env, stdin=subprocess.DEVNULL)  # fmt: skip

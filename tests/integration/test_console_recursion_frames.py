@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from aliceserver.debuggers.events import StopReason
-from tests.support.batch import assert_like_gdb, needs_gdb
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.events import EventLog
 from tests.support.mi_client import MiClient
@@ -26,16 +26,12 @@ def prog(builder: Builder) -> Path:
     return builder.build("recursion_frames")
 
 
-def _ex(*commands: str) -> list[str]:
-    return [word for command in commands for word in ("-ex", command)]
-
-
 def _at(name: str) -> str:
     return f"{SOURCE}:{marker_line(SOURCE, name)}"
 
 
 def _stopped_in_fact(n: int, *then: str) -> list[str]:
-    return _ex(f"break {_at('test')} if n == {n}", "run", "delete", *then, "bt", "p n")
+    return ex(f"break {_at('test')} if n == {n}", "run", "delete", *then, "bt", "p n")
 
 
 def test_until_a_line_the_inner_levels_pass_first(prog: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import needs_gdb, normalized, ours, theirs
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
 from tests.support.mi_client import MiClient
 
@@ -25,13 +25,9 @@ def prog(builder: Builder) -> Path:
     return builder.build("thread_events")
 
 
-def _ex(*commands: str) -> list[str]:
-    return [word for command in commands for word in ("-ex", command)]
-
-
 def _stops(*first: str) -> list[str]:
-    return _ex(*first, f"break {SOURCE}:{marker_line(SOURCE, 'worker')}",
-               f"break {SOURCE}:{marker_line(SOURCE, 'joined')}", "run", "watch shared", "c", "c", "c", "c")
+    return ex(*first, f"break {SOURCE}:{marker_line(SOURCE, 'worker')}",
+              f"break {SOURCE}:{marker_line(SOURCE, 'joined')}", "run", "watch shared", "c", "c", "c", "c")
 
 
 def _shown(done: subprocess.CompletedProcess[str]) -> str:
@@ -58,8 +54,8 @@ def test_stops_in_a_thread_as_gdb(prog: Path) -> None:
 
 def test_a_stop_in_the_thread_last_shown_after_selecting_another(prog: Path) -> None:
     # gdb compares the stop's thread with the one selected when the program resumed.
-    got, expected = _both(prog, _ex(f"break {SOURCE}:{marker_line(SOURCE, 'worker')}", "run", "watch shared",
-                                    "thread 1", "c", "c"))
+    got, expected = _both(prog, ex(f"break {SOURCE}:{marker_line(SOURCE, 'worker')}", "run", "watch shared",
+                                   "thread 1", "c", "c"))
     # Where main waits for the worker then (creating it, joining it) is a race: not compared.
     assert re.sub(r"(\[Switching to thread 1 .*\n).*\n.*\n", r"\1", got) == \
         re.sub(r"(\[Switching to thread 1 .*\n).*\n.*\n", r"\1", expected)

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, needs_gdb, ours
+from tests.support.batch import assert_like_gdb, ex, needs_gdb, ours
 from tests.support.build import Builder, marker_line
 from tests.support.mi_client import MiClient
 
@@ -24,12 +24,8 @@ def prog(builder: Builder) -> Path:
     return builder.build("printf_values")
 
 
-def _batch(*commands: str) -> list[str]:
-    return [word for command in commands for word in ("-ex", command)]
-
-
 def test_printf_conversions_like_gdb(prog: Path) -> None:
-    got = assert_like_gdb(_batch(
+    got = assert_like_gdb(ex(
         "break main", "run",
         'printf "%d %i %u %x %X %o|%5d|%-5d|%05d|%#o|%+d\\n", negative, negative, negative, negative, '
         "negative, negative, 42, 42, 42, 8, 5",
@@ -50,7 +46,7 @@ def test_printf_conversions_like_gdb(prog: Path) -> None:
 
 
 def test_dprintf_prints_at_each_hit_and_goes_on(prog: Path) -> None:
-    got = assert_like_gdb(_batch(
+    got = assert_like_gdb(ex(
         'dprintf accumulate,"step=%d total=%d %s\\n", step, total, message',
         f'dprintf {SOURCE}:{marker_line(SOURCE, "done")},"at the end %d\\n",total',
         "break accumulate if step == 30", "run", "info breakpoints", "continue",
@@ -63,9 +59,9 @@ def test_dprintf_prints_at_each_hit_and_goes_on(prog: Path) -> None:
 
 
 def test_dprintf_styles_other_than_gdb_are_refused(prog: Path) -> None:
-    got = ours(["-batch", "-nx", *_batch("show dprintf-style", "set dprintf-style call", "set dprintf-style agent",
-                                         "set dprintf-style nope", "set dprintf-channel stderr",
-                                         "set dprintf-style gdb"), str(prog)], prog.parent)
+    got = ours(["-batch", "-nx", *ex("show dprintf-style", "set dprintf-style call", "set dprintf-style agent",
+                                     "set dprintf-style nope", "set dprintf-channel stderr",
+                                     "set dprintf-style gdb"), str(prog)], prog.parent)
     assert got.stdout == 'The style of usage for dynamic printf is "gdb".\n'
     assert got.stderr == ('The setting "dprintf-style" is not supported by aliceserver except as gdb.\n' * 2
                           + 'Undefined item: "nope".\n'

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, needs_gdb
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.dap_client import repl_at
 from tests.support.gdb import gdb_env, run_gdb
@@ -96,7 +96,7 @@ def test_rbreak(o0: Path) -> None:
 def test_before_the_program_runs(o0: Path) -> None:
     commands = ["info line", "info line main", f"info line {_line('sq')}", "info address main",
                 "info scope fold", "rbreak ^sq", "info proc", "frame function main", "info line 1000"]
-    assert_like_gdb([*(arg for command in commands for arg in ("-ex", command)), str(o0)], o0.parent)
+    assert_like_gdb([*ex(*commands), str(o0)], o0.parent)
 
 
 def test_dap_console_runs_the_same_commands(tmp_path: Path, builder: Builder, o0: Path) -> None:

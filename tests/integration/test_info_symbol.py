@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, needs_gdb
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.dap_client import repl_at
 from tests.support.gdb import gdb_env, run_gdb
@@ -37,7 +37,7 @@ def _stop() -> str:
 def test_batch_before_and_at_a_stop(program: Path) -> None:
     before = ["info symbol main", "info symbol &zeroed", "info symbol helper + 1"]
     commands = [*before, f"break {_stop()}", "run", *COMMANDS]
-    got = assert_like_gdb([*(arg for command in commands for arg in ("-ex", command)), str(program)], program.parent)
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
     assert "puts + 3 in section .text of " in got.stdout
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, needs_gdb, ours
+from tests.support.batch import assert_like_gdb, ex, needs_gdb, ours
 from tests.support.build import Builder, marker_line
 from tests.support.mi_client import MiClient
 
@@ -16,10 +16,6 @@ from tests.support.mi_client import MiClient
 @pytest.fixture(scope="module")
 def prog(builder: Builder) -> Path:
     return builder.build("console_gdb")
-
-
-def _ex(*commands: str) -> list[str]:
-    return [word for command in commands for word in ("-ex", command)]
 
 
 def test_program_writes_to_our_stdout_and_stderr(prog: Path) -> None:
@@ -46,12 +42,12 @@ def test_mi_on_pipes_leaves_the_program_its_stderr(prog: Path) -> None:
 
 
 def test_sigchld_is_described_as_gdb_does(prog: Path) -> None:
-    done = ours(["-batch", "-nx", *_ex("handle SIGCHLD print", "run"), "--args", str(prog), "c"], prog.parent)
+    done = ours(["-batch", "-nx", *ex("handle SIGCHLD print", "run"), "--args", str(prog), "c"], prog.parent)
     assert "Program received signal SIGCHLD, Child status changed." in done.stdout.splitlines(), done
 
 
 def test_sigtrap_is_not_passed_on(prog: Path) -> None:
-    done = ours(["-batch", "-nx", *_ex("info signals SIGTRAP", "run", "continue"), "--args", str(prog), "t"],
+    done = ours(["-batch", "-nx", *ex("info signals SIGTRAP", "run", "continue"), "--args", str(prog), "t"],
                 prog.parent)
     lines = done.stdout.splitlines()
     assert lines[1] == "SIGTRAP       Yes\tYes\tNo\t\tTrace/breakpoint trap", done
@@ -61,7 +57,7 @@ def test_sigtrap_is_not_passed_on(prog: Path) -> None:
 
 
 def test_stepi_back_into_the_caller_shows_the_frame(prog: Path) -> None:
-    done = ours(["-batch", "-nx", *_ex("break twice", "run", *["stepi"] * 8), str(prog)], prog.parent)
+    done = ours(["-batch", "-nx", *ex("break twice", "run", *["stepi"] * 8), str(prog)], prog.parent)
     lines = done.stdout.splitlines()
     back = next(i for i, line in enumerate(lines) if " in main (argc=1, argv=0x" in line)  # mid-line
     call = marker_line("console_gdb.c", "call")
@@ -70,7 +66,7 @@ def test_stepi_back_into_the_caller_shows_the_frame(prog: Path) -> None:
 
 
 def test_info_without_a_program_says_what_gdb_says(prog: Path) -> None:
-    done = ours(["-batch", "-nx", *_ex("info locals", "info args", "info frame", "info registers", "info registers rip"),
+    done = ours(["-batch", "-nx", *ex("info locals", "info args", "info frame", "info registers", "info registers rip"),
                  str(prog)], prog.parent)
     assert done.stderr.splitlines() == ["No frame selected.", "No frame selected.", "No stack.",
                                         "The program has no registers now.", "The program has no registers now."]
@@ -80,20 +76,20 @@ TWICE = f"break console_gdb.c:{marker_line('console_gdb.c', 'twice')}"
 RETURN = f"break console_gdb.c:{marker_line('console_gdb.c', 'twice_return')}"
 CALL = f"break console_gdb.c:{marker_line('console_gdb.c', 'call')}"
 SCENARIOS = {
-    "output streams": (_ex("run"), ()),
-    "SIGCHLD printed": (_ex("handle SIGCHLD print", "run"), ("c",)),
-    "SIGTRAP stops and is not passed": (_ex("run", "continue"), ("t",)),
-    "signal defaults": (_ex(*(f"info signals {name}" for name in (
+    "output streams": (ex("run"), ()),
+    "SIGCHLD printed": (ex("handle SIGCHLD print", "run"), ("c",)),
+    "SIGTRAP stops and is not passed": (ex("run", "continue"), ("t",)),
+    "signal defaults": (ex(*(f"info signals {name}" for name in (
         "SIGTRAP", "SIGINT", "SIGCHLD", "SIGALRM", "SIGSEGV", "SIGFPE", "SIGTSTP", "SIGWINCH", "SIGPWR", "SIG34"))), ()),
-    "stepi back into main": (_ex(TWICE, "run", *["stepi"] * 8), ()),
-    "nexti back into main": (_ex(TWICE, "run", *["nexti"] * 8), ()),
-    "stepi 5": (_ex(TWICE, "run", "stepi 5", "stepi"), ()),
-    "stepi into the call": (_ex(CALL, "run", *["stepi"] * 5), ()),
-    "next out": (_ex(RETURN, "run", "next", "next"), ()),
-    "step out": (_ex(RETURN, "run", "step", "step"), ()),
-    "until out": (_ex(RETURN, "run", "until", "until"), ()),
-    "finish": (_ex(TWICE, "run", "finish", "next"), ()),
-    "info with no program": (_ex("info locals", "info args", "info frame", "info registers", "info all-registers"), ()),
+    "stepi back into main": (ex(TWICE, "run", *["stepi"] * 8), ()),
+    "nexti back into main": (ex(TWICE, "run", *["nexti"] * 8), ()),
+    "stepi 5": (ex(TWICE, "run", "stepi 5", "stepi"), ()),
+    "stepi into the call": (ex(CALL, "run", *["stepi"] * 5), ()),
+    "next out": (ex(RETURN, "run", "next", "next"), ()),
+    "step out": (ex(RETURN, "run", "step", "step"), ()),
+    "until out": (ex(RETURN, "run", "until", "until"), ()),
+    "finish": (ex(TWICE, "run", "finish", "next"), ()),
+    "info with no program": (ex("info locals", "info args", "info frame", "info registers", "info all-registers"), ()),
 }
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, needs_gdb, ours
+from tests.support.batch import assert_like_gdb, ex, needs_gdb, ours
 from tests.support.build import Builder, marker_line
 
 SOURCE = "display_scope.c"
@@ -24,15 +24,11 @@ def at(name: str) -> str:
     return f"{SOURCE}:{marker_line(SOURCE, name)}"
 
 
-def _commands(*commands: str) -> list[str]:
-    return [word for command in commands for word in ("-ex", command)]
-
-
 def test_display_of_a_local_is_skipped_outside_its_function(prog: Path) -> None:
     done = ours([
         "-batch", "-nx",
-        *_commands(f"break {at('call')}", "run", "display total", "display counter", "display/i $pc",
-                   "break square", "continue", "info display", "finish"),
+        *ex(f"break {at('call')}", "run", "display total", "display counter", "display/i $pc",
+            "break square", "continue", "info display", "finish"),
         str(prog)], prog.parent)  # fmt: skip
     assert done.returncode == 0 and done.stderr == "", done
     text = done.stdout
@@ -50,9 +46,9 @@ def test_display_of_a_local_is_skipped_outside_its_function(prog: Path) -> None:
 @needs_gdb
 def test_display_scopes_like_gdb(prog: Path) -> None:
     assert_like_gdb([
-        *_commands(f"break {at('call')}", "run", "display total", "display i", "display counter",
-                   "display nosuch", "break square", "continue", "display result", "display/x n",
-                   "info display", "finish", "delete", f"break {at('inner')}", "continue", "display inner",
-                   "info display", f"break {at('end')}", "continue", "undisplay 2", "undisplay 9",
-                   "disable display 1", "info display", "display", "kill", "info display"),
+        *ex(f"break {at('call')}", "run", "display total", "display i", "display counter",
+            "display nosuch", "break square", "continue", "display result", "display/x n",
+            "info display", "finish", "delete", f"break {at('inner')}", "continue", "display inner",
+            "info display", f"break {at('end')}", "continue", "undisplay 2", "undisplay 9",
+            "disable display 1", "info display", "display", "kill", "info display"),
         str(prog)], prog.parent)  # fmt: skip

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, needs_gdb
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder
 from tests.support.mi_client import MiClient
 
@@ -26,10 +26,6 @@ COMMANDS = [
 ]
 
 
-def _ex(commands: list[str]) -> list[str]:
-    return [word for command in commands for word in ("-ex", command)]
-
-
 @pytest.fixture(scope="module")
 def exitcode(builder: Builder) -> Path:
     return builder.build("exitcode")
@@ -37,14 +33,14 @@ def exitcode(builder: Builder) -> Path:
 
 @needs_gdb
 def test_values_with_no_file_like_gdb(tmp_path: Path) -> None:
-    assert_like_gdb(_ex(COMMANDS), tmp_path)
+    assert_like_gdb(ex(*COMMANDS), tmp_path)
 
 
 @needs_gdb
 @pytest.mark.parametrize("when", ["before run", "after the exit"])
 def test_values_with_a_file_like_gdb(exitcode: Path, when: str) -> None:
     start = ["-ex", "run"] if when == "after the exit" else []
-    assert_like_gdb([*start, *_ex(COMMANDS[:10]), str(exitcode)], exitcode.parent)
+    assert_like_gdb([*start, *ex(*COMMANDS[:10]), str(exitcode)], exitcode.parent)
 
 
 def _answers(gdb: bool, cwd: Path) -> list[str]:

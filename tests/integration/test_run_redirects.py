@@ -10,14 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import needs_gdb, normalized, ours, theirs
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
-
-
-def _ex(commands: list[str]) -> list[str]:
-    return [arg for command in commands for arg in ("-ex", command)]
 
 
 def _both(builder: Builder, tmp_path: Path, commands: list[str]) -> list[tuple[subprocess.CompletedProcess[str], dict[str, str]]]:
@@ -29,7 +25,7 @@ def _both(builder: Builder, tmp_path: Path, commands: list[str]) -> list[tuple[s
         where = tmp_path / name
         where.mkdir()
         (where / "in.txt").write_text("first\nsecond line\n")
-        done = runner(["-batch", "-nx", *_ex(commands), str(prog)], where)
+        done = runner(["-batch", "-nx", *ex(*commands), str(prog)], where)
         files = {path.name: path.read_text() for path in sorted(where.iterdir()) if path.name != "in.txt"}
         results.append((done, files))
     return results

@@ -50,6 +50,11 @@ def assert_like_gdb(args: list[str], cwd: Path) -> subprocess.CompletedProcess[s
     return got
 
 
+def ex(*commands: str) -> list[str]:
+    """gdb's command line for running COMMANDS in order: -ex C1 -ex C2 ..."""
+    return [word for command in commands for word in ("-ex", command)]
+
+
 def assert_script_like_gdb(script: Path, program: Path, cwd: Path, kept: Callable[[str], str]) -> str:
     """`-batch -nx -x SCRIPT PROGRAM` under both: the same exit status and the same output
     (stdout, then stderr) as far as `kept` keeps it; what it keeps of ours."""
