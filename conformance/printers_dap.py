@@ -104,9 +104,7 @@ def compare_lldb(program: PrintersProgram, mi: MiRun, lldb: Mapping[str, Node],
     for subject in program.subjects:
         theirs, mine = lldb.get(subject.variable), ours.get(subject.variable)
         if theirs is None or mine is None:
-            found.append(_difference("dap-lldb", program, subject, "variable", "locals",
-                                     "<absent>" if theirs is None else "present",
-                                     "<absent>" if mine is None else "present"))
+            found.append(_absent("dap-lldb", program, subject, theirs is not None, mine is not None))
             continue
         is_map = _hint(mi, subject) == "map"
         expected = [element(child, lldb=True) for child in theirs.children]
@@ -114,11 +112,7 @@ def compare_lldb(program: PrintersProgram, mi: MiRun, lldb: Mapping[str, Node],
                for child in mine.children]
         checks = [("count", str(len(expected)), str(len(got)))]
         checks += [(f"children[{i}]", a, b) for i, (a, b) in enumerate(zip(expected, got, strict=False))]
-        for path, a, b in checks:
-            if a == b:
-                agree += 1
-            else:
-                found.append(_difference("dap-lldb", program, subject, "children", path, a, b))
+        agree += _judge("dap-lldb", program, subject, checks, found)
     return agree, found
 
 
@@ -168,9 +162,7 @@ def compare_gdb(program: PrintersProgram, mi: MiRun,
     for subject in program.subjects:
         expected, mine = gdb_rows(mi, subject), ours.get(subject.variable)
         if expected is None or mine is None:
-            found.append(_difference("dap-gdb", program, subject, "variable", "locals",
-                                     "<absent>" if expected is None else "present",
-                                     "<absent>" if mine is None else "present"))
+            found.append(_absent("dap-gdb", program, subject, expected is not None, mine is not None))
             continue
         checks = [("count", str(len(expected)), str(len(mine.children)))]
         for index, (row, child) in enumerate(zip(expected, mine.children, strict=False)):
@@ -180,12 +172,27 @@ def compare_gdb(program: PrintersProgram, mi: MiRun,
                                "yes" if child.reference else "no"))
             else:
                 checks.append((f"children[{index}].value", row.value, child.value))
-        for path, a, b in checks:
-            if a == b:
-                agree += 1
-            else:
-                found.append(_difference("dap-gdb", program, subject, "children", path, a, b))
+        agree += _judge("dap-gdb", program, subject, checks, found)
     return agree, found
+
+
+def _absent(protocol: str, program: PrintersProgram, subject: Subject, theirs: bool, mine: bool) -> Difference:
+    """A variable one side's Locals lack: nothing of it can be compared."""
+    return _difference(protocol, program, subject, "variable", "locals",
+                       "present" if theirs else "<absent>", "present" if mine else "<absent>")
+
+
+def _judge(protocol: str, program: PrintersProgram, subject: Subject, checks: list[tuple[str, str, str]],
+           found: list[Difference]) -> int:
+    """How many (path, theirs, ours) checks of a variable's children agree; the others go
+    to `found`."""
+    agree = 0
+    for path, theirs, mine in checks:
+        if theirs == mine:
+            agree += 1
+        else:
+            found.append(_difference(protocol, program, subject, "children", path, theirs, mine))
+    return agree
 
 
 def _difference(protocol: str, program: PrintersProgram, subject: Subject, check: str,
