@@ -7,7 +7,7 @@ from __future__ import annotations
 from aliceserver.adapters.gdbcommands.frames import frame_level
 from aliceserver.adapters.gdbcommands.lines import info_line
 from aliceserver.adapters.gdbcommands.procinfo import info_proc
-from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
+from aliceserver.adapters.gdbcommands.selection import LineBuffer
 from aliceserver.adapters.gdbcommands.symbols import (
     info_address,
     info_scope,
@@ -15,13 +15,6 @@ from aliceserver.adapters.gdbcommands.symbols import (
     rbreak_functions,
 )
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
-
-
-def _selection(ctx: Context) -> Selection:
-    session = ctx.session
-    inferior = session.inferior
-    stopped = inferior.process is not None and not inferior.running and inferior.selected_tid is not None
-    return Selection(*session.selected_frame()) if stopped else Selection(None)
 
 
 def _lines(ctx: Context) -> LineBuffer:
@@ -32,7 +25,7 @@ def _lines(ctx: Context) -> LineBuffer:
 def info_line_command(ctx: Context, text: str) -> None:
     lines = _lines(ctx)
     try:
-        info_line(ctx.session.debugger, _selection(ctx), ctx.session.command_memory, text, lines,
+        info_line(ctx.session.debugger, ctx.session.console_selection(), ctx.session.command_memory, text, lines,
                   ctx.session.breakpoints.shown_address)
     finally:
         lines.flush()
@@ -41,7 +34,7 @@ def info_line_command(ctx: Context, text: str) -> None:
 def info_address_command(ctx: Context, text: str) -> None:
     lines = _lines(ctx)
     try:
-        info_address(ctx.session.debugger, _selection(ctx), text, lines, ctx.session.breakpoints.shown_address)
+        info_address(ctx.session.debugger, ctx.session.console_selection(), text, lines, ctx.session.breakpoints.shown_address)
     finally:
         lines.flush()
 
@@ -49,7 +42,7 @@ def info_address_command(ctx: Context, text: str) -> None:
 def info_symbol_command(ctx: Context, text: str) -> None:
     lines = _lines(ctx)
     try:
-        info_symbol(ctx.session.debugger, _selection(ctx), text, lines,
+        info_symbol(ctx.session.debugger, ctx.session.console_selection(), text, lines,
                     started=ctx.session.inferior.process is not None)
     finally:
         lines.flush()

@@ -13,7 +13,7 @@ from aliceserver.adapters.gdbcommands.apply import (
     thread_header,
 )
 from aliceserver.adapters.gdbcommands.listing import lines_to_list, print_lines, skip_unreadable
-from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
+from aliceserver.adapters.gdbcommands.selection import LineBuffer
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi.breakpoint_commands import register_breakpoint_commands
 from aliceserver.adapters.mi.commands_stack import target_id
@@ -21,14 +21,6 @@ from aliceserver.adapters.mi.console_info import _frame_line as frame_line
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.settings_policy import query
 from aliceserver.errors import AliceError
-
-
-def _selection(ctx: Context) -> Selection:
-    session = ctx.session
-    inferior = session.inferior
-    if inferior.process is None or inferior.running or inferior.selected_tid is None:
-        return Selection(None)
-    return Selection(*session.selected_frame())
 
 
 def _list(ctx: Context, text: str) -> Reply:
@@ -39,7 +31,7 @@ def _list(ctx: Context, text: str) -> Reply:
     memory = session.command_memory
     write = LineBuffer(ctx.console)
     try:
-        lines = lines_to_list(session.debugger, _selection(ctx), memory, text, size, write)
+        lines = lines_to_list(session.debugger, session.console_selection(), memory, text, size, write)
         content = session.frames.file_lines(lines.path)
         missing = session.frames.missing_or(lines.path, lines.first)
         if content is None or missing is not None:

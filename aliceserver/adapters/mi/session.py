@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 import aliceserver.debuggers.events as ev
-from aliceserver.adapters.gdbcommands.selection import CommandMemory
+from aliceserver.adapters.gdbcommands.selection import CommandMemory, Selection
 from aliceserver.adapters.mi.breakpoints import BreakpointTable
 from aliceserver.adapters.mi.displays import DisplayTable
 from aliceserver.adapters.mi.frames import Frames, display_value
@@ -627,6 +627,14 @@ class MiSession:
 
     def selected_frame(self, no_process: str = "No registers.") -> tuple[int, int]:
         return self.require_stopped(no_process), self.inferior.selected_level
+
+    def console_selection(self) -> Selection:
+        """Where gdb's console commands work: the selected frame of a stopped program, else
+        no frame (they answer from the symbols alone, or with gdb's error)."""
+        inferior = self.inferior
+        if inferior.process is None or inferior.running or inferior.selected_tid is None:
+            return Selection(None)
+        return Selection(*self.selected_frame())
 
     def context_frame(self, thread: int | None, frame: int | None) -> tuple[int, int]:
         tid = self.thread_arg(thread)
