@@ -12,7 +12,7 @@ import os
 import threading
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf import names, prologue
@@ -152,21 +152,12 @@ class DebugInfo:
             return None
         hits: dict[int, list[tuple[int, int, int]]] = {}  # line -> [(address, path id, stmt)]
         best_above: int | None = None
-        files_of = self._files_of()
-        for stmt in sorted({s for p in path_ids for s in files_of.get(p, ())}):
-            rows = self._decoded(stmt)
-            numbers = self._file_numbers(stmt, path_ids)
-            if rows is None or not numbers:
-                continue
-            for address, fnum, number, flags in zip(rows.address, rows.file, rows.line,
-                                                    rows.flags, strict=True):  # fmt: skip
-                if fnum not in numbers or not flags & IS_STMT or flags & END_SEQUENCE:
-                    continue
-                if number == line:
-                    hits.setdefault(line, []).append((address, numbers[fnum], stmt))
-                elif number > line and (best_above is None or number <= best_above):
-                    best_above = number
-                    hits.setdefault(number, []).append((address, numbers[fnum], stmt))
+        for address, number, path_id, stmt in self._statement_rows(path_ids):
+            if number == line:
+                hits.setdefault(line, []).append((address, path_id, stmt))
+            elif number > line and (best_above is None or number <= best_above):
+                best_above = number
+                hits.setdefault(number, []).append((address, path_id, stmt))
         bound = line if line in hits else best_above
         if bound is None:
             return None
@@ -189,6 +180,14 @@ class DebugInfo:
         else of the nearest line after it with one. None: no code at or after the line."""
         path_ids = self.match_file(file)
         best: tuple[int, int] | None = None  # (line, address)
+        for address, number, _path_id, _stmt in self._statement_rows(path_ids):
+            if number >= line:
+                best = min(best, (number, address)) if best is not None else (number, address)
+        return None if best is None else best[1]
+
+    def _statement_rows(self, path_ids: set[int]) -> Iterator[tuple[int, int, int, int]]:
+        """(address, line, path id, line program) of each statement row of the files
+        `path_ids` (no end of a sequence), line program by line program."""
         files_of = self._files_of()
         for stmt in sorted({s for p in path_ids for s in files_of.get(p, ())}):
             rows = self._decoded(stmt)
@@ -196,9 +195,8 @@ class DebugInfo:
             if rows is None or not numbers:
                 continue
             for address, fnum, number, flags in zip(rows.address, rows.file, rows.line, rows.flags, strict=True):
-                if fnum in numbers and flags & IS_STMT and not flags & END_SEQUENCE and number >= line:
-                    best = min(best, (number, address)) if best is not None else (number, address)
-        return None if best is None else best[1]
+                if fnum in numbers and flags & IS_STMT and not flags & END_SEQUENCE:
+                    yield address, number, numbers[fnum], stmt
 
     def functions_named(self, name: str) -> list[FunctionMatch]:
         """Functions `break NAME` stops in: exact and demangled names, `ns::func`,
