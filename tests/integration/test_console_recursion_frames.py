@@ -14,7 +14,7 @@ from aliceserver.debuggers.events import StopReason
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.events import EventLog
-from tests.support.mi_client import MiClient
+from tests.support.mi_client import mi_stopped_at
 from tests.support.session import continue_to_stop, launch
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
@@ -55,12 +55,7 @@ def test_finish_from_an_outer_frame_waits_for_that_frame(prog: Path, up: int) ->
 
 
 def _mi_finish_from_frame_1(prog: Path, gdb: bool) -> list[str]:
-    mi = MiClient(["-i=mi", "-q", "-nx", str(prog)], cwd=prog.parent, gdb=gdb)
-    try:
-        mi.prompt()
-        mi.ok(f'-break-insert -c "n == 1" {_at("test")}')
-        mi.ok("-exec-run")
-        mi.stopped()
+    with mi_stopped_at(prog, f'-c "n == 1" {_at("test")}', prog.parent, gdb=gdb) as mi:
         mi.ok("-break-delete")
         mi.ok("-exec-finish --thread 1 --frame 1")
         stopped = mi.read_until(lambda line: line.startswith("*stopped"))[-1]
@@ -68,8 +63,6 @@ def _mi_finish_from_frame_1(prog: Path, gdb: bool) -> list[str]:
         _, shown = mi.command('-interpreter-exec console "up" "finish"')
         console = [line for line in shown if line.startswith("~")]
         return [re.sub(r',core="\d+"', "", stopped), *console]
-    finally:
-        mi.close()
 
 
 def test_mi_exec_finish_with_a_frame_option(prog: Path) -> None:

@@ -5,14 +5,13 @@ operands carry gdb's `# 0x... <symbol>` comment."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
-from tests.support.mi_client import MiClient
+from tests.support.mi_client import mi_stopped_at
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
 SOURCE = "disasm_forms.c"
@@ -48,21 +47,9 @@ def prog(builder: Builder) -> Path:
     return builder.build("disasm_forms")
 
 
-def _stopped_client(prog: Path, gdb: bool) -> Iterator[MiClient]:
-    client = MiClient(["-nx", "-i=mi", str(prog)] if gdb else ["-i=mi", str(prog)], cwd=prog.parent, gdb=gdb)
-    try:
-        client.prompt()
-        client.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, 'disasm')}")
-        client.ok("-exec-run")
-        client.stopped()
-        yield client
-    finally:
-        client.close()
-
-
 def _replies(prog: Path, gdb: bool) -> list[str]:
     replies = []
-    for client in _stopped_client(prog, gdb):
+    with mi_stopped_at(prog, f"{SOURCE}:{marker_line(SOURCE, 'disasm')}", prog.parent, gdb=gdb) as client:
         for command in MI_COMMANDS:
             record, seen = client.command(command)
             replies.append(next(line for line in seen if "^" in line).split("^", 1)[1])
