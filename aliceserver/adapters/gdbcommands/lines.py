@@ -33,7 +33,9 @@ def info_line(
     `shown` the address printed for a runtime address."""
     text = argument.strip()
     if not text:
-        listed = memory.listed or _frame_line(debugger, where)
+        following = memory.info_line_next
+        listed = following[1] if following is not None and following[0] is memory.listed else memory.listed
+        listed = listed or _frame_line(debugger, where)
         if listed is None:
             write("No line number information available.\n")
             return
@@ -91,7 +93,7 @@ def _one_line(
         write(f'Line {line} of "{name}" starts at address {start:#x}{at} and ends at {end:#x}{to}.\n')
     memory.examine.next_address = found.start  # `x/i` shows this line's code
     if memory.listed is not None:  # a bare `info line` does the next line (of the current file)
-        memory.listed = (memory.listed[0], line + 1)
+        memory.info_line_next = (memory.listed, (memory.listed[0], line + 1))
 
 
 def _entry_of(debugger: IDebugger, address: int) -> int:

@@ -46,8 +46,11 @@ class CommandMemory:
     examine: ExamineMemory = field(default_factory=ExamineMemory)
     values_shown: int = 1  # where `show values +` goes on from
     # gdb's current source file and last_line_listed: where a bare `info line` looks (set
-    # by a stop's source line and `list`'s first line; `info line` moves to the line after).
+    # by a stop's source line and `list`'s first line).
     listed: tuple[str, int] | None = None
+    # a bare `info line` after another goes on to the next line, without moving `list`'s
+    # position: (the `listed` it followed, that next line)
+    info_line_next: tuple[tuple[str, int], tuple[str, int]] | None = None
     list_position: ListPosition | None = None  # where a bare `list` and `list -` go on
     # `commands N ... end`: each breakpoint's command list (breakpoint_scripts.py)
     breakpoint_commands: dict[int, tuple[str, ...]] = field(default_factory=dict)
