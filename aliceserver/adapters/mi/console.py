@@ -369,8 +369,19 @@ def _quit(ctx: Context, text: str) -> Reply:
     return EXIT
 
 
+def _first_word(text: str) -> str | None:
+    """The first shell word of `text`; an unclosed quote runs to the end, as in gdb's buildargv."""
+    for closing in ("", '"', "'"):
+        try:
+            words = shlex.split(text + closing)
+        except ValueError:
+            continue
+        return words[0] if words else None
+    return text.split()[0] if text.split() else None
+
+
 def _file(ctx: Context, text: str) -> Reply:
-    path = shlex.split(text)[0] if text else None
+    path = _first_word(text)
     misc.set_program(ctx, path)
     if path and ctx.from_tty:
         ctx.console(f"Reading symbols from {path}...\n")

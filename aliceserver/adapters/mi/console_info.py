@@ -234,7 +234,7 @@ def _frame(ctx: Context, text: str) -> Reply:
 def _up(ctx: Context, text: str) -> Reply:
     session = ctx.session
     tid = session.require_stopped("No stack.")
-    count = int(text) if text else 1
+    count = _frame_count(ctx, text) if text else 1  # an expression, as gdb's parse_and_eval_long
     depth = len(session.frames.stack(tid))
     level = session.inferior.selected_level + count
     if level >= depth:
@@ -248,7 +248,7 @@ def _up(ctx: Context, text: str) -> Reply:
 def _down(ctx: Context, text: str) -> Reply:
     session = ctx.session
     session.require_stopped("No stack.")
-    count = int(text) if text else 1
+    count = _frame_count(ctx, text) if text else 1  # an expression, as gdb's parse_and_eval_long
     level = session.inferior.selected_level - count
     if level < 0:
         if session.inferior.selected_level == 0:

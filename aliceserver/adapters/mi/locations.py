@@ -116,6 +116,8 @@ def _linespec(spec: str, qualified: bool) -> Location:
     if _LINE.fullmatch(head) and garbage.strip() and len(parts) <= 2:
         raise MiError(f'malformed linespec error: unexpected string, "{garbage.strip()}"')
     if len(parts) > 3 or (len(parts) == 3 and " " in last):
+        if not last:  # `a:b:c:`: ends with its colon
+            raise MiError("malformed linespec error: unexpected end of input")
         raise MiError(f'malformed linespec error: unexpected string, "{last.split()[-1]}"')
     if any(not part for part in parts):
         raise MiError("malformed linespec error: unexpected end of input" if parts[0]
