@@ -7,20 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.batch import needs_gdb, ours, theirs
+from tests.support.batch import ex, needs_gdb, ours, theirs
 from tests.support.build import Builder
 
 pytestmark = [needs_gdb, pytest.mark.timeout(120)]
 
 
-def _ex(commands: list[str]) -> list[str]:
-    return [arg for command in commands for arg in ("-ex", command)]
-
 
 def test_up_down_and_file_errors_like_gdb(builder: Builder) -> None:
     prog = builder.build("mi_prog", flags=("-g", "-O0"))
     errors = ["up xyz", "down /x", "up 'x", "down --", 'file "nosuch', "exec-file 'nosuch"]
-    args = ["-batch", "-nx", *_ex(["break add", "run", *errors]), str(prog)]
+    args = ["-batch", "-nx", *ex("break add", "run", *errors), str(prog)]
     expected, got = theirs(args, prog.parent), ours(args, prog.parent)
     assert got.stderr.splitlines()[-len(errors):] == expected.stderr.splitlines()[-len(errors):]
     assert "Internal error" not in got.stderr
@@ -28,6 +25,6 @@ def test_up_down_and_file_errors_like_gdb(builder: Builder) -> None:
 
 def test_linespec_ending_in_a_colon_is_an_error(builder: Builder) -> None:
     prog = builder.build("mi_prog", flags=("-g", "-O0"))
-    got = ours(["-batch", "-nx", *_ex(["break add", "run", "advance a:b:c:", "break x:y:z:"]), str(prog)],
+    got = ours(["-batch", "-nx", *ex("break add", "run", "advance a:b:c:", "break x:y:z:"), str(prog)],
                prog.parent)
     assert got.stderr.splitlines()[-2:] == ["malformed linespec error: unexpected end of input"] * 2

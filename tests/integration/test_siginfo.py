@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, needs_gdb, ours, theirs
+from tests.support.batch import assert_like_gdb, ex, needs_gdb, ours, theirs
 from tests.support.build import Builder
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
@@ -20,9 +20,6 @@ LOOKS = ("print $_siginfo", "ptype $_siginfo", "whatis $_siginfo", "ptype $_sigi
          "print &$_siginfo", "print $_siginfo.nosuch", "print $_siginfo.si_signo + 1")
 
 
-def _ex(commands: tuple[str, ...] | list[str]) -> list[str]:
-    return [arg for command in commands for arg in ("-ex", command)]
-
 
 def _values(text: str) -> list[str]:
     """The printed values and types: a stop's frame line names glibc's source differently
@@ -32,7 +29,7 @@ def _values(text: str) -> list[str]:
 
 def test_siginfo_at_a_breakpoint_stop_like_gdb(builder: Builder) -> None:
     prog = builder.build("raise_sig", flags=("-g", "-O0"))
-    got = assert_like_gdb([*_ex(["break main", "run", *LOOKS, "set $x = 5", "ptype $x"]), str(prog)],
+    got = assert_like_gdb([*ex("break main", "run", *LOOKS, "set $x = 5", "ptype $x"), str(prog)],
                           prog.parent)
     assert "si_signo = 5" in got.stdout and "int _pad __attribute__ ((vector_size(28)));" in got.stdout
 
@@ -45,7 +42,7 @@ def test_siginfo_at_a_signal_stop_like_gdb(builder: Builder, program: str, argum
                                            signal_number: int) -> None:
     prog = builder.build(program, flags=("-g", "-O0"))
     first = "print $_siginfo._sifields._kill.si_pid"
-    args = ["-batch", "-nx", *_ex(["handle SIGUSR1 stop print", f"run {argument}", first, *LOOKS]), str(prog)]
+    args = ["-batch", "-nx", *ex("handle SIGUSR1 stop print", f"run {argument}", first, *LOOKS), str(prog)]
     expected, got = _values(theirs(args, prog.parent).stdout), _values(ours(args, prog.parent).stdout)
     assert f"si_signo = {signal_number}" in "\n".join(got)
     assert _sender_hidden(got) == _sender_hidden(expected)
