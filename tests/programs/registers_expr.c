@@ -15,6 +15,10 @@ __attribute__((noinline)) int callee(int x)
     ld_out = l;
     f_out = f_in * (float)x;
     d_out = d_in + x;
+    /* Set eflags to a known value (PF ZF): otherwise the last flag-setting instruction
+       before the breakpoint is main's `sub $0x10,%rsp`, whose parity follows the stack
+       address, which moves with the environment's size (gdb adds LINES and COLUMNS). */
+    __asm__ volatile("cmp %0, %0" : : "r"(x) : "cc");
     return x * 2; /* @bp:callee */
 }
 
