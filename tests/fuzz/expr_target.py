@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import queue
 import socket
 import threading
 from collections import Counter
@@ -105,14 +106,17 @@ class ExpressionTarget:
         self.stats: Counter[str] = Counter()
         self.errors = _ErrorLog()
         logging.getLogger("aliceserver").addHandler(self.errors)
-        program = ctx.builder.build("src_basic")
-        source = ctx.builder.source("src_basic")
-        self.debugger = ptrace_debugger()
-        self.debugger.launch(LaunchConfig(str(program), cwd=str(program.parent)))
-        for place in self.debugger.resolve_location(f"{source}:{marker_line(source, 'vars')}"):
-            self.debugger.insert_breakpoint(place.address)
-        self.debugger.resume()
-        self.thread = _first_stop(self.debugger)
+        self.program = ctx.builder.build("src_basic")
+        self.source = ctx.builder.source("src_basic")
+        self.debugger, self.thread = self._start()
+
+    def _start(self) -> tuple[Any, int]:
+        debugger = ptrace_debugger()
+        debugger.launch(LaunchConfig(str(self.program), cwd=str(self.program.parent)))
+        for place in debugger.resolve_location(f"{self.source}:{marker_line(self.source, 'vars')}"):
+            debugger.insert_breakpoint(place.address)
+        debugger.resume()
+        return debugger, _first_stop(debugger)
 
     def strategy(self) -> st.SearchStrategy[Any]:
         return st.tuples(EXPRESSIONS, st.integers(0, 3), st.sampled_from([None, "x", "d", "c", "a", "z", "q"]))
@@ -134,6 +138,25 @@ class ExpressionTarget:
             record = self.errors.records[0]
             raise FuzzFailure(f"{expression!r} logged an error: {record.getMessage()}\n"
                               f"{logging.Formatter().formatException(record.exc_info) if record.exc_info else ''}")  # fmt: skip
+        self._still_stopped(expression)
+
+    def _still_stopped(self, expression: str) -> None:
+        """A call may legitimately leave the program stopped elsewhere (a signal or a
+        breakpoint in the called function: gdb's default, infcall.py), but only with a
+        Stopped event saying so; then the program is started again at `show_values`, so
+        later cases and finish() see the stop they were written for."""
+        reported = _drain(self.debugger)
+        if not reported:
+            frames = self.debugger.stack_trace(self.thread, 0, 1)
+            if frames and frames[0].function == "show_values":
+                return
+            reported = _drain(self.debugger, 2.0)
+            if not reported:
+                where = frames[0].function if frames else None
+                raise FuzzFailure(f"{expression!r} moved the stop to {where} without a Stopped event")
+        self.stats["left stopped"] += 1
+        self.debugger.close()
+        self.debugger, self.thread = self._start()
 
     def finish(self) -> None:
         frames = self.debugger.stack_trace(self.thread, 0, 1)
@@ -148,6 +171,22 @@ class ExpressionTarget:
     def close(self) -> None:
         logging.getLogger("aliceserver").removeHandler(self.errors)
         self.debugger.close()
+
+
+def _drain(debugger: Any, wait: float = 0.0) -> list[Stopped]:
+    """The Stopped events queued now; with `wait`, up to that many seconds for one."""
+    import time
+
+    deadline = time.monotonic() + wait
+    stops: list[Stopped] = []
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            event = debugger.events.get(timeout=left) if left > 0 and not stops else debugger.events.get_nowait()
+        except queue.Empty:
+            return stops
+        if isinstance(event, Stopped):
+            stops.append(event)
 
 
 def _first_stop(debugger: Any) -> int:
