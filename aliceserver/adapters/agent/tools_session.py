@@ -72,7 +72,7 @@ def _source_map(args: Args) -> list[tuple[str, str]]:
     for item in args.items("source_map"):
         source, equals, target = str(item).partition("=")
         if not equals or not source:
-            raise bad_argument(f"source_map entry {item!r} is not FROM=TO", "e.g. /build/src=/home/me/src")
+            raise bad_argument(f"source_map entry {item!r} is not FROM=TO", "e.g. /build/src=/srv/project/src")
         pairs.append((source, target))
     return pairs
 
