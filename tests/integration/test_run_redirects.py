@@ -21,11 +21,13 @@ def _both(builder: Builder, tmp_path: Path, commands: list[str]) -> list[tuple[s
     each result with the files the run left there."""
     prog = builder.build("run_redirects", flags=("-g", "-O0"))
     results = []
-    for name, runner in (("gdb", theirs), ("ours", ours)):
+    args = ["-batch", "-nx", *ex(*commands), str(prog)]
+    for name in ("gdb", "ours"):
         where = tmp_path / name
         where.mkdir()
         (where / "in.txt").write_text("first\nsecond line\n")
-        done = runner(["-batch", "-nx", *ex(*commands), str(prog)], where)
+        # ours splits the text as bash does, so gdb's shell is bash whatever $SHELL says
+        done = theirs(args, where, shell="/bin/bash") if name == "gdb" else ours(args, where)
         files = {path.name: path.read_text() for path in sorted(where.iterdir()) if path.name != "in.txt"}
         results.append((done, files))
     return results

@@ -25,11 +25,14 @@ def ours(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=PATIENCE, stdin=subprocess.DEVNULL)
 
 
-def theirs(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def theirs(args: list[str], cwd: Path, shell: str | None = None) -> subprocess.CompletedProcess[str]:
+    """gdb's run; `shell` pins its startup shell ($SHELL, else /bin/sh, which is dash on
+    Debian and reads `&>` and errors in its own words)."""
     gdb = gdb_path()
     assert gdb is not None
+    env = dict(os.environ, SHELL=shell) if shell else None
     return subprocess.run([gdb, *args], cwd=cwd, capture_output=True, text=True, timeout=PATIENCE,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, env=env)
 
 
 def normalized(text: str) -> str:
