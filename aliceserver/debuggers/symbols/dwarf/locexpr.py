@@ -391,8 +391,14 @@ def _tls_address(ctx: LocContext, env: ExprEnv, offset: int) -> int:
 
 
 # --- location lists ------------------------------------------------------------------------
-def loclist_v4(data: bytes, offset: int, base: int, pc: int) -> bytes | None:
-    """The expression of the .debug_loc entry covering link-time `pc`, else None."""
+def _entry_record(low: int, high: int, pc: int, entry_pc: int | None) -> bool:
+    return low == high == pc and pc == entry_pc
+
+
+def loclist_v4(data: bytes, offset: int, base: int, pc: int, entry_pc: int | None = None) -> bytes | None:
+    """The expression of the .debug_loc entry covering link-time `pc`, else None. An empty
+    range at `pc` counts when `pc` is its function's `entry_pc` (gcc's entry-point record,
+    as gdb's dwarf2_find_location_expression reads it)."""
     r = ByteReader(data, offset)
     while r.pos + 16 <= len(data):
         begin, end = r.unsigned(8), r.unsigned(8)
@@ -402,15 +408,16 @@ def loclist_v4(data: bytes, offset: int, base: int, pc: int) -> bytes | None:
             base = end
             continue
         expr = r.take(r.unsigned(2))
-        if base + begin <= pc < base + end:
+        if base + begin <= pc < base + end or _entry_record(base + begin, base + end, pc, entry_pc):
             return expr
     return None
 
 
 def loclist_v5(
-    data: bytes, offset: int, base: int, pc: int, addrx: Callable[[int], int]
+    data: bytes, offset: int, base: int, pc: int, addrx: Callable[[int], int], entry_pc: int | None = None
 ) -> bytes | None:
-    """The expression of the .debug_loclists entry covering `pc` (DW_LLE_*), else None."""
+    """The expression of the .debug_loclists entry covering `pc` (DW_LLE_*), else None; an
+    empty range counts as loclist_v4 says."""
     r = ByteReader(data, offset)
     default: bytes | None = None
     while not r.at_end():
@@ -443,6 +450,6 @@ def loclist_v5(
         expr = r.take(r.uleb())
         if kind == 5:
             default = expr
-        elif low is not None and high is not None and low <= pc < high:
+        elif low is not None and high is not None and (low <= pc < high or _entry_record(low, high, pc, entry_pc)):
             return expr
     return default

@@ -281,7 +281,7 @@ class ModuleSymbols:
                 if sym is not None:
                     return MemoryLoc(sym.address + ctx.load_bias)
             return OptimizedOut()
-        expr = self._expression(die, attr, ctx)
+        expr = self._expression(die, attr, ctx, function=var.frame_function)
         if expr is None:
             return OptimizedOut()
         env = self._env(ctx, var.frame_function, die.cu)
@@ -358,7 +358,7 @@ class ModuleSymbols:
             raise EvaluationError(f'@entry can be used only for function parameters, not for "{var.name}"')
         entry = self.function_address(block)  # the inlined block's entry for an inline frame
         start = None if var.frame_function is None else self.function_address(var.frame_function)
-        expr = None if entry is None or start is None else self._expression(var.die, attr, ctx, entry)
+        expr = None if entry is None or start is None else self._expression(var.die, attr, ctx, entry, start)
         if expr is None or start is None:
             return Value(var.type, OptimizedOut(), ctx)
         loc, caller = entry_location(ctx, start + ctx.load_bias, entry_slot(expr), self)
@@ -395,10 +395,12 @@ class ModuleSymbols:
         return None if attr is None else self._expression(die, attr, ctx)
 
     def _expression(
-        self, die: DIE, attr: object, ctx: FrameContext, link_pc: int | None = None
+        self, die: DIE, attr: object, ctx: FrameContext, link_pc: int | None = None, entry_pc: int | None = None,
+        function: DIE | None = None,
     ) -> bytes | None:
         """The expression itself, or the location-list entry covering the frame's pc (or
-        link-time `link_pc`)."""
+        link-time `link_pc`); an empty entry at the entry of `function` (link-time
+        `entry_pc`) covers that pc alone."""
         form = getattr(attr, "form", "")
         value = getattr(attr, "value", None)
         if form == "DW_FORM_exprloc" or form.startswith("DW_FORM_block"):
@@ -410,14 +412,16 @@ class ModuleSymbols:
         # get_frame_address_in_block): a list may change at the return address.
         pc = getattr(ctx, "location_pc", ctx.pc) - ctx.load_bias if link_pc is None else link_pc
         base = self.units.cu_base(cu)
+        if entry_pc is None and function is not None:
+            entry_pc = self.function_address(function)
         if cu.header.version < 5:
             data = self.units.section(".debug_loc")
-            return None if data is None else loclist_v4(data, value, base, pc)
+            return None if data is None else loclist_v4(data, value, base, pc, entry_pc)
         data = self.units.section(".debug_loclists")
         if data is None:
             return None
         # pyelftools has resolved a DW_FORM_loclistx index to its list's offset already.
-        return loclist_v5(data, value, base, pc, lambda i: self.units.addrx(cu, i))
+        return loclist_v5(data, value, base, pc, lambda i: self.units.addrx(cu, i), entry_pc)
 
 
 class FrameScope:
