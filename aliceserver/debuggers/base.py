@@ -34,6 +34,7 @@ from aliceserver.debuggers.model import (
     SignalPolicy,
     SourcePosition,
     StackFrame,
+    StaticProbe,
     StepKind,
     SymbolLocation,
     SymbolStorage,
@@ -273,6 +274,11 @@ class IDebugger(Protocol):
     def has_debug_info(self, module_path: str) -> bool:
         """Whether the loaded module at `module_path` has DWARF, itself or in a separate
         debug file (gdb's `info sharedlibrary` `Yes` rather than `Yes (*)`)."""
+        ...
+
+    def static_probes(self) -> list[StaticProbe]:
+        """The SystemTap SDT probes of the loaded images (the program's own before it
+        runs), in image order, as their notes list them."""
         ...
 
     def compile_unit(self, path: str) -> CompileUnitInfo | None:

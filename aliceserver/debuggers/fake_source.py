@@ -68,6 +68,9 @@ class FakeSourceLevel:
     def has_debug_info(self, module_path: str) -> bool:
         return False
 
+    def static_probes(self) -> list[m.StaticProbe]:
+        return []  # no ELF images
+
     def compile_unit(self, path: str) -> m.CompileUnitInfo | None:
         return None  # no debug info
 

@@ -168,6 +168,17 @@ class Module:
 
 
 @dataclass(frozen=True, slots=True)
+class StaticProbe:
+    """A SystemTap SDT probe of a loaded image (gdb's `info probes` row)."""
+
+    provider: str
+    name: str
+    address: int  # runtime address of the probe's instruction
+    semaphore: int  # link-time address of its enabling counter (gdb shows it so); 0: none
+    object_path: str  # the image it is in
+
+
+@dataclass(frozen=True, slots=True)
 class SymbolLocation:
     """An address resolved against the symbol tables: `name+offset` in `module`."""
 

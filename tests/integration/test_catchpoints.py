@@ -139,6 +139,24 @@ def test_exception_regexp_matches_the_thrown_type_as_gdb(throw_prog: Path) -> No
     assert not any(line.startswith("Catchpoint 2 (exception") for line in lines)
 
 
+def test_info_probes_lists_the_libstdcxx_probes_as_gdb(throw_prog: Path) -> None:
+    """`info probes` (the testsuite asks it whether exception catchpoints can filter by type):
+    none before libstdc++ is loaded, then its table, filtered by provider/name regexps."""
+    expected, got = _both(
+        ex("info probes", "break main", "run", "info probes", "info probes stap libstdcxx thr",
+           "info probes dtrace", "info probe all std", "info probes nosuch") + [str(throw_prog)],
+        throw_prog.parent,
+    )  # fmt: skip
+
+    def table(text: str) -> list[str]:
+        return [line for line in text.splitlines() if line.startswith(("Type ", "stap ", "No probes"))]
+
+    assert table(got.stdout) == table(expected.stdout)
+    assert table(got.stdout).count("No probes matched.") == 2
+    assert got.stderr.strip().endswith('Undefined info probes command: "nosuch".  Try "help info probes".')
+    assert sum(line.startswith("stap libstdcxx throw ") for line in table(got.stdout)) == 3
+
+
 # --- MI ----------------------------------------------------------------------------------------
 def _mi(program: Path, commands: list[str], *, gdb: bool, args: tuple[str, ...] | list[str] = ()) -> list[str]:
     """The records of one MI session about catchpoints, normalized (pids, cores, frames)."""

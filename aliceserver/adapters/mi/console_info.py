@@ -12,6 +12,7 @@ from aliceserver.adapters.mi.breakpoints import MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_disasm import disassemble_command
+from aliceserver.adapters.mi.console_probes import info_probes
 from aliceserver.adapters.mi.console_signals import handle, info_signals
 from aliceserver.adapters.mi.console_symbols import (
     info_address_command,
@@ -449,7 +450,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "line": info_line_command, "source": _info_source, "display": _info_display,
         "address": info_address_command, "scope": info_scope_command, "proc": info_proc_command,
         "symbol": info_symbol_command,
-        "inferiors": info_inferiors, "vtbl": info_vtbl,
+        "inferiors": info_inferiors, "vtbl": info_vtbl, "probes": info_probes,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",

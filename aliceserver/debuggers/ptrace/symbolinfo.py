@@ -16,6 +16,7 @@ from aliceserver.debuggers.model import (
     LineRange,
     LocationEntry,
     SourcePosition,
+    StaticProbe,
     StorageKind,
     SymbolStorage,
 )
@@ -25,6 +26,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind
 from aliceserver.debuggers.symbols.dwarf.types import strip, type_name
+from aliceserver.debuggers.symbols.sdt import read_probes
 from aliceserver.errors import AliceError, ProtocolError
 
 log = logging.getLogger(__name__)
@@ -66,6 +68,15 @@ class SymbolQueries:
         def go() -> bool:
             found = [m for m in self._source.symbols.modules() if m.path == module_path]
             return bool(found) and self._source.debug_info(found[0]) is not None
+
+        return self._call(go)
+
+    def static_probes(self) -> list[StaticProbe]:
+        def go() -> list[StaticProbe]:
+            return [
+                StaticProbe(probe.provider, probe.name, module.base + probe.address, probe.semaphore, module.path)
+                for module in self._source.symbols.modules() for probe in read_probes(module.path)
+            ]  # fmt: skip
 
         return self._call(go)
 

@@ -18,6 +18,7 @@ class SdtProbe:
     provider: str
     name: str
     address: int  # link-time address of the probe's instruction
+    semaphore: int = 0  # link-time address of its enabling counter; 0: none
 
 
 def read_probes(path: str) -> list[SdtProbe]:
@@ -46,11 +47,11 @@ def read_probes(path: str) -> list[SdtProbe]:
             continue
         if len(desc) < _LOCATIONS.size:
             break
-        pc, note_base, _semaphore = _LOCATIONS.unpack_from(desc)
+        pc, note_base, semaphore = _LOCATIONS.unpack_from(desc)
         provider, name = desc[_LOCATIONS.size :].split(b"\0")[:2]
         if base is not None:  # prelink may have moved the image: the note's base says how far
             pc += base.addr - note_base
-        probes.append(SdtProbe(provider.decode(errors="replace"), name.decode(errors="replace"), pc))
+        probes.append(SdtProbe(provider.decode(errors="replace"), name.decode(errors="replace"), pc, semaphore))
     return probes
 
 
