@@ -98,3 +98,16 @@ def test_multi_location_records_and_their_mi2_fix(overloads: Path, mi: str) -> N
     got = mi_records(overloads, commands, gdb=False, run=False, mi=mi)
     assert got == theirs
     assert got[-2:] == ['^error,msg="Could not find tracepoint 1"', '^error,msg="Could not find tracepoint 0"']
+
+
+@pytest.mark.parametrize("mi", ["mi", "mi2", "mi3", "mi4"])
+def test_script_field_is_a_list_from_mi4_or_after_its_fix(prog: Path, mi: str) -> None:
+    """gdb 13's `-i=mi` is MI 4, which writes a breakpoint's script as a list; MI 2 and 3
+    write a tuple of bare strings until -fix-breakpoint-script-output."""
+    commands = ["-break-insert accumulate", '-break-commands 1 "silent" "print step"', "-break-info 1",
+                "-fix-breakpoint-script-output", '-break-commands 1 "print total"', "-break-info 1"]
+    theirs = mi_records(prog, commands, gdb=True, run=False, mi=mi)
+    got = mi_records(prog, commands, gdb=False, run=False, mi=mi)
+    assert got == theirs
+    tuple_form = ',script={"silent","print step"},' in got[2]
+    assert tuple_form == (mi in ("mi2", "mi3")) and ',script=["print total"],' in got[-1]

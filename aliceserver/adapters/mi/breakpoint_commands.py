@@ -270,5 +270,12 @@ def register_breakpoint_commands(registry: CliRegistry) -> None:
 
 
 
+def _fix_script_output(ctx: Context, args: list[str]) -> Reply:
+    """-fix-breakpoint-script-output: MI 2 and 3 write a script as the list MI 4 does."""
+    ctx.session.config.script_fixed = True
+    return None
+
+
 def register(registry: MiRegistry) -> None:
     registry.add("break-commands", _break_commands)
+    registry.add("fix-breakpoint-script-output", _fix_script_output)

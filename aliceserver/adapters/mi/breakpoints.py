@@ -351,8 +351,9 @@ class BreakpointTable:
         if bp.ignore:
             items.append(("ignore", str(bp.ignore)))
         script = self.script(bp)
-        if script:  # gdb 13's MI 3 writes it as a list (MI 2: a tuple of strings)
-            items.append(("script", script))
+        if script:  # MI 4 writes it as a list, MI 2 and 3 as a tuple of bare strings
+            fixed = self.session.config.mi_version >= 4 or self.session.config.script_fixed
+            items.append(("script", script if fixed else Results([("", line) for line in script])))
         items.append(("original-location", bp.location))
         if not bp.is_watch and len(bp.places) > 1:
             locations: list[Value] = []

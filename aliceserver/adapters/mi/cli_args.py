@@ -20,7 +20,7 @@ _FLAGS = {
     "return-child-result": "return-child-result", "enable-shell": "enable-shell", "statistics": "statistics",
     "configuration": "configuration",
 }  # fmt: skip
-_INTERPRETERS = ("mi", "mi1", "mi2", "mi3", "console", "cli")
+_INTERPRETERS = ("mi", "mi1", "mi2", "mi3", "mi4", "console", "cli")
 
 
 class UsageError(Exception):
@@ -188,7 +188,7 @@ Initial commands and command files:
 Output and user interface control:
 
   --interpreter=INTERP
-                     Select a specific interpreter / user interface (mi, mi2, mi3, console).
+                     Select a specific interpreter / user interface (mi, mi2, mi3, mi4, console).
   --tty=TTY          Use TTY for input/output by the program being debugged.
   -q, --quiet, --silent
                      Do not print version number on startup.

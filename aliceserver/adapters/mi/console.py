@@ -400,7 +400,7 @@ def _new_ui(ctx: Context, text: str) -> Reply:
     if len(words) != 2:
         raise MiError("Usage: new-ui INTERPRETER TTY")
     interpreter, path = words
-    if interpreter not in ("mi", "mi1", "mi2", "mi3", "console"):
+    if interpreter not in ("mi", "mi1", "mi2", "mi3", "mi4", "console"):
         raise MiError(f'Interpreter `{interpreter}\' unrecognized')
     try:
         transport = open_tty_transport(path)

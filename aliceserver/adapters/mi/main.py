@@ -51,7 +51,7 @@ def main(argv: list[str], factory: DebuggerFactory | None = None) -> int:
     config = SessionConfig(
         program=options.program, args=options.args, pid=options.pid, tty=options.tty,
         quiet=options.quiet, mi=options.interpreter not in (None, "console", "cli"),
-        mi_version=2 if options.interpreter in ("mi2", "mi1") else 3,
+        mi_version={"mi1": 2, "mi2": 2, "mi3": 3}.get(options.interpreter or "", 4),
         before=options.before, after=options.after, cwd=options.cwd,
         shell_enabled=options.enable_shell, batch=options.batch, own_stdio=True,
     )

@@ -72,7 +72,8 @@ def read_c_string(text: str, start: int = 0) -> tuple[bytes, int]:
 
 @dataclass(frozen=True)
 class Results:
-    """key=value pairs in order, duplicate keys allowed; `as_list` writes `[...]`."""
+    """key=value pairs in order, duplicate keys allowed; `as_list` writes `[...]`. A pair
+    with no key is its bare value, as a gdb field without a name."""
 
     items: Sequence[tuple[str, "Value"]] = field(default_factory=tuple)
     as_list: bool = False
@@ -87,7 +88,7 @@ def value(item: Value) -> str:
     if isinstance(item, str):
         return c_string(item)
     if isinstance(item, Results):
-        body = ",".join(f"{key}={value(v)}" for key, v in item.items)
+        body = ",".join(f"{key}={value(v)}" if key else value(v) for key, v in item.items)
         text = f"[{body}]" if item.as_list else f"{{{body}}}"
         return "".join([text, *("," + value(v) for v in item.trailing)])
     if isinstance(item, Mapping):

@@ -69,9 +69,11 @@ class SessionConfig:
     tty: str | None = None
     quiet: bool = False
     mi: bool = True
-    mi_version: int = 3
+    mi_version: int = 4  # gdb 13's `-i=mi`
     # -fix-multi-location-breakpoint-output: MI 2 writes a breakpoint's locations as MI 3 does
     multi_location_fixed: bool = False
+    # -fix-breakpoint-script-output: MI 2 and 3 write a breakpoint's script as MI 4 does
+    script_fixed: bool = False
     before: list[str] = field(default_factory=list)  # -iex
     after: list[str] = field(default_factory=list)  # -ex
     cwd: str | None = None
