@@ -99,7 +99,7 @@ def test_dap_repl_and_watch_share_the_session_values(prog: Path) -> None:
             return client.call("evaluate", {"expression": expression, "frameId": frame, "context": context})
 
         assert evaluate("*numbers@3", "watch")["result"] == "{1, 2, 3}"
-        assert evaluate("p count", "repl")["result"] == "4"  # recorded: $1
+        assert evaluate("p count", "repl")["result"] == "$1 = 4"  # gdb's print: recorded as $1
         assert evaluate("$1 * 10", "watch")["result"] == "40"
         evaluate("$step = 5", "repl")
         assert evaluate("$step + $", "watch")["result"] == "9"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError
 from aliceserver.adapters.agent.output import OutputBuffer
+from aliceserver.adapters.console.hosted import HostedConsole
 from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.events import Event, Exited, Output, ProcessStarted, Stopped
@@ -27,6 +28,8 @@ if TYPE_CHECKING:  # the tracing library loads only when a session traces
     from aliceserver.tracing import Tracer, TraceStore
 
 log = logging.getLogger(__name__)
+
+_CONSOLE_PATIENCE = 0.5  # seconds the pump waits for the session to apply a stop to its console
 
 
 class State(enum.Enum):
@@ -100,6 +103,7 @@ class DebugSession:
         self.launch_config: LaunchConfig | None = None  # for a restart
         self.project_root: str | None = None  # what @usercode trace patterns mean
         self.commands = CommandMemory()  # what the console's gdb commands remember (x's last address)
+        self.console: HostedConsole | None = None  # gdb's console, made by debug_console
         self.tracer: Tracer | None = None  # set by the first debug_trace add
         self.trace_store: TraceStore | None = None
         self._observer = observer
@@ -139,6 +143,8 @@ class DebugSession:
                 self._observer(self.id, event)
             except Exception:
                 log.exception("session %s: the observer failed on %r", self.id, event)
+        if self.console is not None:  # first: the console may be made while this event is applied
+            self.console.post(event)
         if isinstance(event, Output):
             self.output.append(event.category, event.text)
             return
@@ -159,6 +165,21 @@ class DebugSession:
             else:
                 return
             self._changed.notify_all()
+        if isinstance(event, Stopped):
+            self._console_sees_stop()
+
+    def _console_sees_stop(self) -> None:
+        """A stop is applied to the console at once when the session is free (a temporary
+        breakpoint is gone before the next resume), else at the console's next command."""
+        console = self.console
+        if console is None or not self.lock.acquire(timeout=_CONSOLE_PATIENCE):
+            return
+        try:
+            console.drain()
+        except Exception:  # the session's own state is applied already
+            log.exception("session %s: the console failed on a stop", self.id)
+        finally:
+            self.lock.release()
 
     # --- running and waiting --------------------------------------------------------
     def begin_run(self) -> int:

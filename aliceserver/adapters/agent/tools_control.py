@@ -1,22 +1,19 @@
 """Session control a command line needs besides the core tools: debug_select (thread and
 frame, like gdb's thread/frame/up/down), debug_catch, debug_wait, debug_restart and
-debug_console (a few gdb console commands, each mapped onto one of the tools; `x` runs
-gdb's own, adapters/gdbcommands, and answers with gdb's text)."""
+debug_console (gdb's console, agent/console.py; its `x` answers here, within the budget)."""
 
 from __future__ import annotations
 
-import re
-import shlex
 import signal as signals
 from typing import Any
 
 from aliceserver.adapters.agent.common import SESSION, TIMEOUT, ToolEnv, timeout_of
+from aliceserver.adapters.agent.console import run_console
 from aliceserver.adapters.agent.context import build_context, execution_reply
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument, classify
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import State, WaitResult
 from aliceserver.adapters.agent.tools_breakpoints import add_breakpoint, set_enabled
-from aliceserver.adapters.agent.tools_inspect import stack
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.adapters.gdbcommands.selection import Selection
@@ -140,66 +137,7 @@ def _restart(env: ToolEnv, args: Args) -> dict[str, Any]:
     return reply
 
 
-# --- the console ---------------------------------------------------------------------
-_PRINT = re.compile(r"^(?:p|print|output|call)(?:/([xdotcuaz]))?\s+(.+)$", re.S)
-_EXAMINE = re.compile(r"^x(/\S*)?(?:\s+(.*))?$", re.S)  # `x/4xw buf`, `x/s msg`, a bare `x`
-# `x = 3`, `x + 1`, `x.y`, `x[2]`: the program's variable x in an expression, not gdb's x.
-_OPERATOR = re.compile(r"(?:[-+*/%&|^<>!]=?|&&|\|\||<<|>>|\?)\s|=|\.|->|\[")
-_BACKTRACE = ("bt", "backtrace", "where")
-_SET = re.compile(r"^set\s+(?:var(?:iable)?\s+)?(.+?)\s*=(?!=)\s*(.+)$", re.S)
-
-
-def _console_call(text: str) -> tuple[str, dict[str, Any]]:
-    """The tool and arguments for one console line (gdb's words)."""
-    words = shlex.split(text) if text.count('"') % 2 == 0 else text.split()
-    head = words[0] if words else ""
-    rest = words[1:]
-    if head in _BACKTRACE:
-        return "debug_stack", ({"count": int(rest[0])} if rest and rest[0].isdigit() else {})
-    if head in ("info", "i") and rest:
-        topic = rest[0]
-        table: dict[str, tuple[str, dict[str, Any]]] = {
-            "locals": ("debug_variables", {"scope": "locals"}),
-            "args": ("debug_variables", {"scope": "arguments"}),
-            "threads": ("debug_threads", {}),
-            "frame": ("debug_context", {}),
-            "breakpoints": ("debug_breakpoint", {"action": "list"}),
-            "watchpoints": ("debug_watch", {"action": "list"}),
-        }
-        if topic in ("registers", "reg", "r", "all-registers"):
-            return "debug_registers", ({"names": rest[1:]} if rest[1:] else {"vector": topic == "all-registers"})
-        for name, chosen in table.items():
-            if name.startswith(topic):
-                return chosen
-        raise bad_argument(f"info {topic}: not known here", "info locals|args|registers|threads|frame|breakpoints")
-    if head in ("frame", "f") and rest and rest[0].isdigit():
-        return "debug_select", {"frame": int(rest[0])}
-    if head in ("up", "down"):
-        return "debug_select", {head: int(rest[0]) if rest and rest[0].isdigit() else 1}
-    if head in ("thread", "t") and rest and rest[0].isdigit():
-        return "debug_select", {"thread": int(rest[0])}
-    if head in ("disassemble", "disas"):
-        return "debug_disassemble", ({"location": " ".join(rest)} if rest else {})
-    match = _PRINT.match(text)
-    if match:
-        call: dict[str, Any] = {"expression": match.group(2)}
-        if match.group(1):
-            call["format"] = match.group(1)
-        return "debug_evaluate", call
-    match = _SET.match(text)
-    if match:
-        return "debug_set", {"target": match.group(1), "value": match.group(2)}
-    return "debug_evaluate", {"expression": text}
-
-
-def _examined(text: str) -> str | None:
-    """What follows `x` when the line is gdb's x command (`/4xw buf`, ``), else None."""
-    match = _EXAMINE.match(text)
-    if match is None or (not match.group(1) and _OPERATOR.match(match.group(2) or "")):
-        return None
-    return text[1:]
-
-
+# --- the console: gdb's x within the reply's budget (agent/console.py runs the rest) ---
 class _Full(Exception):
     """The reply's budget is spent: `x` stops at the start of a line, where a bare x goes on."""
 
@@ -243,24 +181,6 @@ def _examine(env: ToolEnv, args: Args, argument: str) -> dict[str, Any]:
         reply["omitted"] = [{"what": f"what follows {memory.next_address:#x} (the reply's size budget)",
                              "how": "debug_console command=x (a bare x goes on there)"}]  # fmt: skip
     return reply
-
-
-def _console(registry: ToolRegistry, env: ToolEnv, args: Args) -> dict[str, Any]:
-    text = (args.text("command") or "").strip()
-    if not text:
-        raise bad_argument("an empty command", "bt, info locals, p EXPR, x/8xb ADDR, set var X = V")
-    argument = _examined(text)
-    if argument is not None:  # no tool shows memory as gdb does: the console itself answers
-        return {"command": text, "tool": "debug_console", **_examine(env, args, argument)}
-    name, arguments = _console_call(text)
-    spec = registry.get(name)
-    assert spec is not None
-    if args.text("session"):
-        arguments["session"] = args.text("session")
-    parsed = spec.parse(arguments)
-    # bt ends at the program's main as gdb's does (debug_stack shows the runtime's frames too)
-    reply = stack(env, parsed) if text.split()[0] in _BACKTRACE else spec.handler(parsed)
-    return {"command": text, "tool": name, **reply}
 
 
 def register(registry: ToolRegistry, env: ToolEnv) -> None:
@@ -308,12 +228,14 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
     ))
     registry.add(ToolSpec(
         "debug_console",
-        "One gdb-style console command: bt [N] (up to main), info locals|args|registers "
-        "[NAMES]|threads|frame|breakpoints, p[/FMT] EXPR, x/NFU ADDR (gdb's examine: F in "
-        "xduotacfsiz, U in bhwg; the reply's output is gdb's text; a bare x goes on after "
-        "the last), set var X = V, frame N, up, down, thread N, disassemble [LOC]; anything "
-        "else is evaluated as an expression. x and p use the frame debug_select chose.",
+        "One line of gdb's console, with gdb's output: bt, info frame|locals|args|registers|"
+        "breakpoints|sharedlibrary|signals..., p[/FMT] EXPR, ptype, whatis, list, x/NFU ADDR "
+        "(a bare x goes on after the last), set var X = V, set $v = ..., set print pretty on, "
+        "break/tbreak/condition/delete, display, frame N, up, down, thread N, thread apply all "
+        "bt, help. continue/next/step/finish/stepi/until/advance run through the execution "
+        "tools (the reply is the new context). A line that is no command is evaluated as an "
+        "expression. Commands use the frame debug_select chose; frame/up/down change it.",
         (SESSION, Param("command", "string", "The command line.", required=True)),
-        lambda a: _console(registry, env, a),
+        lambda a: run_console(registry, env, a, _examine),
     ))
 

@@ -113,6 +113,9 @@ class EventTranslator:
                 body["hitBreakpointIds"] = ids
                 if kind is not None and stop.reason is ev.StopReason.BREAKPOINT:
                     body["reason"] = kind
+            console = self.session.console
+            if not ids and console is not None and console.last_hit is not None:
+                body["description"] = console.last_hit.words  # set in the debug console
         if stop.reason in _EXCEPTION_REASONS:
             body["text"] = exception_id(stop)
         self._send("stopped", body)

@@ -1,205 +1,93 @@
-"""The debug console (evaluate, context `repl`): an expression, or a few gdb commands.
+"""The debug console (evaluate, context `repl`): an expression, or a line of gdb's console.
 
-`bt [N]`, `info registers [NAME...]`, `info threads`, `info locals`, `info args`,
-`info breakpoints`, `info line|address|scope|proc`, `p[/FMT] EXPR`, `x/NFU ADDRESS`, `help`.
-A line starting with a backtick is always taken as a command; anything else that is not
-one is an expression.
+The commands are the MI console's own (adapters/console): breakpoints, settings, value
+history, displays, list, ptype, info..., with gdb's output. A line starting with a
+backtick is always a command; a line that names no command, or reads as an expression
+over a variable named like one (`p - q`, `x = 3`, a lone `n` in scope), is an expression
+shown with its children as before. Commands that run the program take DAP's own path
+(repl_run), so the client hears `continued` and `stopped`.
 """
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.console.hosted import RUN_CONTROL, ConsoleError, HostedConsole
+from aliceserver.adapters.console.lines import command_name, read_line
 from aliceserver.adapters.dap.handles import FrameRef
 from aliceserver.adapters.dap.messages import InvalidArguments, JsonObject, WrongState
-from aliceserver.adapters.gdbcommands.examine import examine
-from aliceserver.adapters.gdbcommands.frames import frames_to_main
-from aliceserver.adapters.gdbcommands.lines import info_line
-from aliceserver.adapters.gdbcommands.procinfo import info_proc
-from aliceserver.adapters.gdbcommands.selection import Selection
-from aliceserver.adapters.gdbcommands.symbols import info_address, info_scope, info_symbol
-from aliceserver.debuggers.model import VariableScope
-from aliceserver.errors import ProtocolError
+from aliceserver.adapters.dap.repl_run import run_control
+from aliceserver.errors import AliceError, ProtocolError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.dap.session import DapSession
 
-COMMANDS = ("bt", "backtrace", "info", "print", "p", "x", "help")
-_PRINT = re.compile(r"^(?:p|print|output|call)(?:/([a-z]))?(?:\s+(.*))?$", re.S)
-_EXAMINE = re.compile(r"^x(?:/-?\d*[a-z]*)?\s+\S", re.S)  # `x/4xw buf`, `x/s msg`, `x main`
-# An operator then a space (or a member/index/call/assignment): the line is an expression.
-_OPERATOR = re.compile(r"(?:[-+*/%&|^<>=!]=?|&&|\|\||<<|>>|\?)\s|(?:\.|->|\[|\(|=)")
-_FORMATS = "xduotacz"
+# Offered by completions at the start of a line (every gdb command runs).
+COMMANDS = ("bt", "backtrace", "break", "tbreak", "delete", "condition", "display", "frame",
+            "up", "down", "info", "list", "print", "p", "ptype", "whatis", "x", "set", "show",
+            "thread", "help")  # fmt: skip
+
+
+def console_of(session: DapSession) -> HostedConsole:
+    """The session's console, made at its first command (the pump hands it every event
+    from then on)."""
+    if session.console is None:
+        session.console = HostedConsole(session.debugger)
+    return session.console
 
 
 def run(session: DapSession, line: str, frame: FrameRef | None) -> JsonObject:
-    text = line.strip()
-    forced = text.startswith("`")
-    if forced:
-        text = text[1:].strip()
-    if not text:
-        if forced:
+    given = read_line(line)
+    if not given.text:
+        if given.forced:
             raise InvalidArguments("evaluate: empty command")
         return {"result": "", "variablesReference": 0}
-    command = _command_for(text)
-    if command is not None:
-        return command(session, text, frame)
-    if forced:
-        raise ProtocolError(f'Undefined command: "{text.split()[0]}".  Try "help".')
-    return _print(session, f"print {text}", frame, bare=True)
+    console = console_of(session)
+    name = command_name(console, given, lambda word: _is_variable(session, word, frame))
+    if name is None:
+        return _expression(session, given.text, frame)
+    if name in RUN_CONTROL:
+        return run_control(session, console, name, given.text, frame)
+    tid, level = _where(session, frame)
+    console.select(tid, level)
+    try:
+        shown = console.run(given.text)
+    except ConsoleError as error:
+        raise ProtocolError(str(error)) from None
+    return {"result": shown.removesuffix("\n"), "variablesReference": 0}
 
 
-def _command_for(text: str) -> Callable[[DapSession, str, FrameRef | None], JsonObject] | None:
-    word, _, rest = text.partition(" ")
-    rest = rest.strip()
-    # `p - q`, `x = 3`, `bt + 1`: a variable with a command's name in an expression.
-    if rest and _OPERATOR.match(rest) and "/" not in word:
-        return None
-    if word in ("bt", "backtrace", "where") and (not rest or rest.isdigit()):
-        return _backtrace
-    if word in ("info", "i") and rest:
-        return _info
-    if _PRINT.match(text) and ("/" in word or rest):
-        return _print
-    if _EXAMINE.match(text):
-        return _examine
-    if word == "help" and not rest:
-        return _help
-    return None
-
-
-def _where(session: DapSession, frame: FrameRef | None) -> tuple[int, int]:
-    process = session.debugger.process
-    if process is None:
-        raise WrongState("The program is not being run.")
+def _where(session: DapSession, frame: FrameRef | None) -> tuple[int | None, int]:
     if frame is not None:
         return frame.thread_id, frame.level
     stops = session.state.last_stop
-    return (next(iter(stops)) if stops else process.pid), 0
+    return (next(iter(stops)) if stops else None), 0
 
 
-def _text(result: str) -> JsonObject:
-    return {"result": result, "variablesReference": 0}
+def _is_variable(session: DapSession, word: str, frame: FrameRef | None) -> bool:
+    """A lone word that names a value in scope (not a function): `n` is the variable."""
+    tid, level = _where(session, frame)
+    if session.debugger.process is None or tid is None:
+        return False
+    try:
+        info = session.debugger.evaluate(word, tid, level, type_only=True, calls=False)
+    except AliceError:
+        return False
+    return "(" not in info.type
 
 
-def _backtrace(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
-    parts = text.split()
-    limit = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
-    thread, _ = _where(session, frame)
-    lines = []
-    for f in frames_to_main(session.debugger.stack_trace(thread, 0, limit)):  # as gdb's bt
-        where = ""
-        if f.source is not None:
-            where = f" at {os.path.basename(f.source.path)}:{f.source.line}"
-        elif f.module:
-            where = f" from {f.module}"
-        lines.append(f"#{f.level:<3} {f.pc:#018x} in {f.function or f.symbol.name or '??'}{where}")
-    return _text("\n".join(lines))
-
-
-def _info(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
-    words = text.split()
-    what, rest = words[1], words[2:]
-    debugger = session.debugger
-    if "threads".startswith(what) and len(what) >= 2:
-        if debugger.process is None:
-            raise WrongState("The program is not being run.")
-        lines = [
-            f"{t.tid:>8}  {t.name:<16} {t.state.value}"
-            + (f"  {t.pc:#x}" if t.pc is not None else "")
-            for t in debugger.threads()
-        ]
-        return _text("\n".join(lines))
-    if what in _SHARED_INFO:
-        return _text(_shared_info(session, what, " ".join(rest), frame))
-    thread, level = _where(session, frame)
-    if "registers".startswith(what) or what == "all-registers":
-        rows: list[tuple[str, int]]
-        if level == 0:
-            rows = list(debugger.read_registers(thread).values.items())
-        else:  # an outer frame: the registers the unwinder recovered
-            scope = VariableScope.REGISTERS
-            rows = [
-                (v.name, int(v.value, 0)) for v in debugger.frame_variables(thread, level, scope)
-            ]
-        names = [name.lstrip("$") for name in rest]
-        unknown = [name for name in names if name not in dict(rows)]
-        if unknown:
-            raise ProtocolError(f"Invalid register `{unknown[0]}'")
-        chosen = [(n, v) for n, v in rows if not names or n in names]
-        return _text("\n".join(f"{n:<10}{v:<#20x}{v}" for n, v in chosen))
-    scopes = {"locals": VariableScope.LOCALS, "args": VariableScope.ARGUMENTS}
-    if what in scopes:
-        found = debugger.frame_variables(thread, level, scopes[what])
-        if not found:
-            return _text(f"No {what}.")
-        return _text("\n".join(f"{v.name} = {v.value}" for v in found))
-    if "breakpoints".startswith(what) and len(what) >= 1:
-        listed = []
-        for bp in session.debugger.location_breakpoints():
-            where = ", ".join(f"{p.address:#x}" for p in bp.locations) or "<pending>"
-            listed.append(f"{bp.id:<4} {bp.location}  {where}")
-        return _text("\n".join(listed) or "No breakpoints.")
-    raise ProtocolError(f'Undefined info command: "{what}".  Try "help".')
-
-
-_SHARED_INFO = ("line", "address", "scope", "proc", "symbol")
-
-
-def _shared_info(session: DapSession, what: str, argument: str, frame: FrameRef | None) -> str:
-    """`info line|address|scope|proc|symbol`, as gdb's console prints them."""
-    process = session.debugger.process
-    where = Selection(*_where(session, frame)) if process is not None else Selection(None)
-    shown: list[str] = []
-    if what == "line":
-        info_line(session.debugger, where, session.state.commands, argument, shown.append)
-    elif what == "address":
-        info_address(session.debugger, where, argument, shown.append)
-    elif what == "scope":
-        info_scope(session.debugger, argument, shown.append)
-    elif what == "symbol":
-        info_symbol(session.debugger, where, argument, shown.append, started=process is not None)
-    else:
-        info_proc(process.pid if process is not None else None, argument, shown.append)
-    return "".join(shown).rstrip("\n")
-
-
-def _print(
-    session: DapSession, text: str, frame: FrameRef | None, bare: bool = False
-) -> JsonObject:
+def _expression(session: DapSession, expression: str, frame: FrameRef | None) -> JsonObject:
+    """A bare expression: its value with its children, out of the value history."""
     from aliceserver.adapters.dap.inspection import variable_json  # one-way at import time
 
-    match = _PRINT.match(text)
-    if match is None or not (match.group(2) or "").strip():
-        raise ProtocolError("The history is empty." if not bare else "expression is empty")
-    fmt, expression = match.group(1), match.group(2).strip()
-    if fmt is not None and fmt not in _FORMATS:
-        raise ProtocolError(f'Undefined output format "{fmt}".')
-    thread, level = _where(session, frame)
-    # `p EXPR` puts its value in the session's value history ($1, $), as gdb's print does.
-    info = session.debugger.evaluate(expression, thread, level, fmt, record=not bare)
+    if session.debugger.process is None:
+        raise WrongState("The program is not being run.")
+    tid, level = _where(session, frame)
+    thread = tid if tid is not None else session.debugger.process.pid
+    info = session.debugger.evaluate(expression, thread, level, None, record=False)
     body = variable_json(session, info, frame or FrameRef(thread, level), expression)
     result: JsonObject = {"result": info.value, "type": info.type}
     for key in ("variablesReference", "namedVariables", "indexedVariables", "memoryReference"):
         if key in body:
             result[key] = body[key]
     return result
-
-
-def _examine(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
-    thread, level = _where(session, frame)
-    shown: list[str] = []
-    examine(session.debugger, Selection(thread, level), session.state.commands.examine, text[1:], shown.append)
-    return _text("".join(shown).rstrip("\n"))
-
-
-def _help(session: DapSession, text: str, frame: FrameRef | None) -> JsonObject:
-    return _text(
-        "Expressions are evaluated in the selected frame (C syntax; `x = 3` assigns).\n"
-        "Commands: bt [N] | info registers [NAME...] | info threads | info locals | info args |\n"
-        "info breakpoints | info line|address|scope|proc ... | p[/x|d|u|o|t|c|a|z] EXPR | x/NFU ADDRESS (F: x d u o t a c f s i z, U: b h w g)\n"
-        "Start a line with ` to force it to be read as a command."
-    )

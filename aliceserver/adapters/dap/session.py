@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 from aliceserver import affinity
+from aliceserver.adapters.console.hosted import HostedConsole
 from aliceserver.adapters.dap.breakpoints import BreakpointBook
 from aliceserver.adapters.dap.events import EventTranslator
 from aliceserver.adapters.dap.handles import Handles
@@ -57,6 +58,7 @@ class DapSession:
         self.handles = Handles()
         self.breakpoints = BreakpointBook()
         self.translator = EventTranslator(self)
+        self.console: HostedConsole | None = None  # gdb's console, made by the first repl command
         self.lock = threading.RLock()
         self.ending = False  # set by disconnect: stop reading after this response
         self.on_end: list[Callable[[], None]] = []  # cleanups (terminal relays...)
@@ -227,10 +229,24 @@ class DapSession:
             if isinstance(event, _StopPump):
                 return
             with self.lock:
+                shown = self._console_sees(cast(Event, event))
                 try:
                     self.translator.handle(cast(Event, event))
                 except Exception:
                     log.exception("translating %r", event)
+                if shown:  # a stop the console asked for, or at its breakpoint: as gdb shows it
+                    self.send_event("output", {"category": "console", "output": shown})
+
+    def _console_sees(self, event: Event) -> str:
+        """The console's view of the program follows every event (before the DAP event,
+        whose description may name the console's breakpoint)."""
+        if self.console is None:
+            return ""
+        try:
+            return self.console.observe(event)
+        except Exception:
+            log.exception("the console on %r", event)
+            return ""
 
     def shutdown(self) -> None:
         """The session is over: end (kill or detach) the debuggee, stop the pump."""

@@ -96,7 +96,7 @@ def test_evaluate_contexts_and_repl(dap: DapClient) -> None:
     assert _error_id(bad) == ErrorId.PROTOCOL and "nosuch" in bad["message"]
     assert bad["body"]["error"]["showUser"] is False
     repl = dap.call("evaluate", {"expression": "p/x 16", "frameId": frame_id, "context": "repl"})
-    assert repl["result"] == "0x10"
+    assert repl["result"] == "$1 = 0x10"  # gdb's print: into the value history
     bt = dap.call("evaluate", {"expression": "bt", "context": "repl"})
     assert "helper" in bt["result"] and "main" in bt["result"]
     regs = dap.call("evaluate", {"expression": "info registers rip", "context": "repl"})

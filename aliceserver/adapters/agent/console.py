@@ -1,0 +1,131 @@
+"""debug_console: one line of gdb's console (adapters/console, the MI console's commands
+and output), in the session's selected thread and frame. Run commands go through the
+execution tools (their reply is the new context, with the console's stop text as
+`output`); `x` answers within the reply's budget; a line that is no command is evaluated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aliceserver.adapters.agent.common import ToolEnv
+from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument, classify
+from aliceserver.adapters.agent.registry import Args, ToolRegistry
+from aliceserver.adapters.agent.session import DebugSession, State
+from aliceserver.adapters.console.hosted import RUN_CONTROL, ConsoleError, HostedConsole
+from aliceserver.adapters.console.lines import command_name, read_line
+from aliceserver.errors import AliceError
+
+# gdb's run commands -> (tool, its arguments); a count or location is added from the line.
+_RUNS: dict[str, tuple[str, dict[str, Any]]] = {
+    "continue": ("debug_continue", {}),
+    "next": ("debug_step", {"kind": "over"}),
+    "step": ("debug_step", {"kind": "into"}),
+    "finish": ("debug_step", {"kind": "out"}),
+    "stepi": ("debug_step", {"kind": "instruction"}),
+    "until": ("debug_run_to", {}),
+    "advance": ("debug_run_to", {}),
+}
+_INSTEAD = {"run": "debug_restart", "start": "debug_restart", "starti": "debug_restart",
+            "kill": "debug_stop", "detach": "debug_stop mode=detach", "attach": "debug_attach",
+            "interrupt": "debug_pause", "nexti": "debug_step kind=instruction (it enters calls)"}  # fmt: skip
+
+
+def console_of(session: DebugSession) -> HostedConsole:
+    """The session's console, made at its first command; the pump hands it every event
+    from then on (the caller holds the session's lock)."""
+    if session.console is None:
+        session.console = HostedConsole(session.debugger)
+    session.console.drain()
+    return session.console
+
+
+def run_console(registry: ToolRegistry, env: ToolEnv, args: Args, examine: Any) -> dict[str, Any]:
+    text = (args.text("command") or "").strip()
+    if not text:
+        raise bad_argument("an empty command", "bt, info locals, p EXPR, x/8xb ADDR, set var X = V")
+    session = env.session(args)
+    given = read_line(text)
+    with session.lock:
+        console = console_of(session)
+        name = command_name(console, given, lambda word: _is_variable(session, word))
+        if name is None:
+            return _call(registry, args, text, "debug_evaluate", {"expression": given.text})
+        if name == "x":  # within the reply's budget, and a bare x goes on
+            return {"command": text, "tool": "debug_console", **examine(env, args, given.text[1:])}
+        if name not in RUN_CONTROL:
+            return {"command": text, "tool": "debug_console", "session": session.id,
+                    "output": _run(session, console, given.text)}  # fmt: skip
+    return _run_control(registry, args, session, console, name, text)
+
+
+def _run(session: DebugSession, console: HostedConsole, line: str) -> str:
+    stopped = session.state in (State.STOPPED, State.NOT_STARTED)
+    if stopped:
+        console.select(session.current_thread, session.current_frame, always=True)
+    try:
+        shown = console.run(line)
+    except ConsoleError as error:
+        failure = classify(error, ErrorCode.BAD_ARGUMENT)
+        raise ToolError(failure.code, str(error), failure.hint) from None
+    tid, level = console.selection()
+    if stopped and tid is not None:  # frame N, up, thread N: debug_select's selection too
+        session.current_thread, session.current_frame = tid, level
+    return shown.removesuffix("\n")
+
+
+def _run_control(
+    registry: ToolRegistry,
+    args: Args,
+    session: DebugSession,
+    console: HostedConsole,
+    name: str,
+    text: str,
+) -> dict[str, Any]:
+    if name not in _RUNS:
+        instead = _INSTEAD.get(name, "the execution tools")
+        raise ToolError(
+            ErrorCode.UNSUPPORTED, f'"{name}" is not run from debug_console', f"use {instead}"
+        )
+    tool, arguments = _RUNS[name]
+    rest = text.split(None, 1)[1].strip() if len(text.split(None, 1)) > 1 else ""
+    arguments = dict(arguments)
+    if tool == "debug_run_to":
+        if not rest:
+            tool, arguments = "debug_step", {"kind": "over"}  # a bare until: next, as gdb's
+        else:
+            arguments["location"] = rest
+    elif rest:
+        if tool != "debug_step" or not rest.isdigit():
+            raise bad_argument(f'"{name} {rest}": not taken here', f"{name} [COUNT] (steps only)")
+        arguments["count"] = int(rest)
+    with session.lock:
+        console.resumed = True
+        console.stop_text = ""
+    reply = _call(registry, args, text, tool, arguments)
+    with session.lock:
+        console.drain()
+        if console.stop_text:
+            reply["output"] = console.stop_text.removesuffix("\n")
+    return reply
+
+
+def _call(
+    registry: ToolRegistry, args: Args, text: str, name: str, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    spec = registry.get(name)
+    assert spec is not None
+    if args.text("session"):
+        arguments["session"] = args.text("session")
+    return {"command": text, "tool": name, **spec.handler(spec.parse(arguments))}
+
+
+def _is_variable(session: DebugSession, word: str) -> bool:
+    """A lone word that names a value in scope (not a function): `n` is the variable."""
+    if session.state not in (State.STOPPED, State.NOT_STARTED):
+        return False
+    try:
+        info = session.debugger.evaluate(word, session.current_thread, session.current_frame,
+                                         type_only=True, calls=False)  # fmt: skip
+    except AliceError:
+        return False
+    return "(" not in info.type
