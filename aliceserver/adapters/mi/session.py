@@ -148,6 +148,7 @@ class MiSession:
         self._awaiting: _Origin | None = None  # a start waiting for Continued
         self._prefetch: int | None = None  # a stopped thread whose locals to make when idle
         self._scripted = 0  # depth of command files and command-line commands being run
+        self._readers: list[Ui] = []  # the UIs whose lines a reader thread queues
 
     # --- UIs ---------------------------------------------------------------------------
     def mi_uis(self) -> list[Ui]:
@@ -197,6 +198,7 @@ class MiSession:
         self.add_reader(ui)
 
     def add_reader(self, ui: Ui) -> None:
+        self._readers.append(ui)
         threading.Thread(target=self.read_ui, args=(ui,), name=f"mi-ui-{ui.name}", daemon=True).start()
 
     def read_ui(self, ui: Ui) -> None:
@@ -257,8 +259,13 @@ class MiSession:
         self._release_held()
 
     def _must_hold(self, item: _Input) -> bool:
-        if self._awaiting is not None or self._held:
+        if self._awaiting is not None or any(held.ui is item.ui for held in self._held):
             return True
+        return self._ui_waits(item)
+
+    def _ui_waits(self, item: _Input) -> bool:
+        """Whether `item`'s UI reads nothing yet: only the UI of a synchronous run waits
+        for its end, as in gdb, where another UI's commands (`interrupt`) still run."""
         if not item.ui.is_mi and item.ui.pending_prompt and self.inferior.running:
             return True  # a console waits for the end of its own `run`/`continue`
         # Without mi-async, gdb reads no MI command while the program runs (sync mode).
@@ -273,22 +280,20 @@ class MiSession:
         )
 
     def _release_held(self) -> None:
-        while self._held and not self.exit_requested:
-            if self._awaiting is not None:
+        """Run the held commands whose UI reads again, each UI's in their order."""
+        while not self.exit_requested and self._awaiting is None:
+            waiting: list[Ui] = []
+            for item in self._held:
+                if any(ui is item.ui for ui in waiting):
+                    continue
+                if self._ui_waits(item):
+                    waiting.append(item.ui)
+                    continue
+                self._held.remove(item)
+                self._input(item)
+                break
+            else:
                 return
-            item = self._held[0]
-            if not item.ui.is_mi and item.ui.pending_prompt and self.inferior.running:
-                return
-            if (
-                item.ui.is_mi
-                and not self.settings.mi_async
-                and self.inferior.running
-                and self.origin is not None
-                and self.origin.ui is item.ui
-            ):
-                return
-            self._held.popleft()
-            self._input(item)
 
     def wait_event(self, done: Callable[[ev.Event], bool]) -> bool:
         """Take events (holding input back) until one satisfies `done`; False on timeout."""
@@ -309,6 +314,34 @@ class MiSession:
             self._guard(functools.partial(self.handle_event, item))
             if done(item):
                 return True
+
+    def read_more(self, ui: Ui) -> str | None:
+        """The next line of `ui` for a command that reads its own (`commands`, `if`,
+        `while`), as gdb reads them from its input: what other UIs send meanwhile is held,
+        the engine's events handled. None: the input ended."""
+        for each in self.uis:
+            each.flush()  # its prompt is seen before the line is waited for
+        if not any(reader is ui for reader in self._readers):  # -ex, before the reader runs
+            data = ui.transport.read_message()
+            return None if data is None else data.decode("utf-8", "surrogateescape")
+        for held in self._held:
+            if held.ui is ui:
+                self._held.remove(held)
+                if held.line is None:
+                    self._held.appendleft(held)  # the end is the session's to handle too
+                return held.line
+        while True:
+            item = self._inbox.get()
+            if isinstance(item, _Input):
+                if item.ui is not ui or item.line is None:
+                    self._held.append(item)
+                if item.ui is ui:
+                    return item.line
+            elif isinstance(item, str):
+                if item == "interrupt" and self.inferior.running:
+                    self._guard(self.debugger.interrupt)
+            else:
+                self._guard(functools.partial(self.handle_event, item))
 
     def _guard(self, action: Callable[[], object]) -> None:
         try:
