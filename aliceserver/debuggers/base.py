@@ -410,6 +410,12 @@ class IDebugger(Protocol):
         """
         ...
 
+    def condition_problem(self, expression: str, address: int) -> str | None:
+        """gdb's error if `expression` names something not visible at code `address` (it
+        parses a condition in each location's block); None: every name is found there.
+        A syntax error raises ProtocolError."""
+        ...
+
     def breakpoint_condition(
         self,
         condition: str | None = None,

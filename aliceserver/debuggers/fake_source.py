@@ -183,6 +183,9 @@ class FakeSourceLevel:
             raise ProtocolError("empty condition")
         return lambda tid: self.evaluate(expression, tid).value not in ("0", "0x0")
 
+    def condition_problem(self, expression: str, address: int) -> str | None:
+        return None  # the fake program's names are all global
+
     def breakpoint_condition(
         self,
         condition: str | None = None,

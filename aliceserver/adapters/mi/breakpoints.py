@@ -58,6 +58,9 @@ class MiBreakpoint:
     dead: bool = False
     catch: catches.CatchSpec | None = None  # a catchpoint's event (catchpoints.py)
     dprintf: str | None = None  # a dprintf's `"FORMAT",ARGS` (what its printf line prints)
+    # Addresses of the locations its condition names something unknown at (gdb's
+    # disabled_by_cond): they never stop, and show enabled="N".
+    cond_disabled: frozenset[int] = frozenset()
 
     @property
     def is_watch(self) -> bool:
@@ -99,8 +102,12 @@ class BreakpointTable:
         pending_ok: bool = False,
         thread: int | None = None,
         quiet_pending: bool = False,
+        force_condition: bool = False,
+        warn: Callable[[str], None] | None = None,
     ) -> tuple[MiBreakpoint, str | None]:
-        """A new breakpoint; the second item is the not-found message for a pending one."""
+        """A new breakpoint; the second item is the not-found message for a pending one.
+        As gdb, a condition must make sense at one of its locations at least (unless
+        forced); the locations where it does not are disabled, each `warn`ed about."""
         spec = self.normalize(location)
         session = self.session
         session.ensure_symbols()
@@ -113,17 +120,30 @@ class BreakpointTable:
             if not pending_ok and session.has_symbols():
                 raise MiError(problem)
         condition_fn = session.debugger.expression_condition(condition) if condition else None
+        failures = self._condition_failures(condition, places) if condition else [None] * len(places)
+        if failures and all(failures) and not force_condition:
+            raise MiError(str(failures[-1]))  # gdb's error at its last location
         original = location.strip()
         if original.isdigit():  # gdb names the current source file in original-location
             original = f"{session.frames.file_name(spec.rpartition(':')[0])}:{original}"
         bp = MiBreakpoint(self.next_number, original, temporary=temporary, enabled=enabled,
                           condition=condition, condition_fn=condition_fn, ignore=ignore, thread=thread,
-                          spec=spec)
+                          spec=spec, places=tuple(places))
+        bp.cond_disabled = frozenset(place.address for place, failure in zip(places, failures, strict=True) if failure)
+        for index, failure in enumerate(failures, 1):
+            if failure and warn is not None:  # gdb's, before the breakpoint has its number
+                warn(f"warning: failed to validate condition at location {index}, disabling:\n  ")
+                warn(f"{failure}\n")
         self.next_number += 1
         self.entries[bp.number] = bp
         if enabled:
             self.arm(bp)
         return bp, None if quiet_pending else problem
+
+    def _condition_failures(self, condition: str, places: list[CodeLocation] | tuple[CodeLocation, ...]) -> list[str | None]:
+        """gdb's error for `condition` at each place (None where it parses); a syntax error
+        is raised, as it is the same everywhere."""
+        return [self.session.debugger.condition_problem(condition, place.address) for place in places]
 
     def not_found(self, spec: str) -> str:
         return locations.not_found(self.session, spec)
@@ -201,8 +221,36 @@ class BreakpointTable:
             return
         info = self.session.debugger.insert_location_breakpoint(bp.spec or bp.location, condition=self._gate(bp))
         bp.engine_id = info.id
-        bp.places = info.locations
+        old, bp.places = bp.places, info.locations
         bp.address_ids = info.breakpoint_ids
+        self._recheck_locations(bp, old)
+
+    def _recheck_locations(self, bp: MiBreakpoint, old: tuple[CodeLocation, ...]) -> None:
+        """After its places changed (a start, a library loaded): as gdb's re-set, a known
+        location keeps its state and the condition is parsed afresh at each new one, which
+        is disabled, silently, where it fails. Then the engine skips the disabled ones."""
+        if bp.condition and bp.places:
+            known = {place.address for place in old}
+            fresh = [place for place in bp.places if place.address not in known]
+            try:
+                failures = self._condition_failures(bp.condition, fresh)
+            except AliceError:
+                failures = ["invalid"] * len(fresh)
+            current = {place.address for place in bp.places}
+            bp.cond_disabled = frozenset(
+                (bp.cond_disabled & known & current)
+                | {place.address for place, failure in zip(fresh, failures, strict=True) if failure}
+            )
+        self._apply_cond_disabled(bp, bp.cond_disabled)
+
+    def _apply_cond_disabled(self, bp: MiBreakpoint, changed: frozenset[int]) -> None:
+        """Set the engine's traps of the locations at `changed` as bp.cond_disabled says."""
+        for place, ident in zip(bp.places, bp.address_ids, strict=False):
+            if place.address in changed:
+                try:
+                    self.session.debugger.enable_breakpoint(ident, place.address not in bp.cond_disabled)
+                except AliceError as error:
+                    logger.info("location %#x of breakpoint %d not updated: %s", place.address, bp.number, error)
 
     def disarm(self, bp: MiBreakpoint) -> None:
         if bp.engine_id is None:
@@ -254,10 +302,29 @@ class BreakpointTable:
         else:
             self.disarm(bp)
 
-    def set_condition(self, bp: MiBreakpoint, condition: str) -> None:
+    def set_condition(self, bp: MiBreakpoint, condition: str, *, force: bool = False,
+                      say: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None) -> None:
+        """gdb's set_breakpoint_condition: refused (the old one kept) unless it parses at one
+        location at least or is forced; each location where it fails is disabled with a
+        warning, each disabled one where it now parses is enabled again (`say`)."""
         text = condition.strip()
-        bp.condition_fn = self.session.debugger.expression_condition(text) if text else None
+        condition_fn = self.session.debugger.expression_condition(text) if text else None
+        located = not bp.is_watch and bp.catch is None
+        failures = self._condition_failures(text, bp.places) if text and located else [None] * len(bp.places)
+        if failures and all(failures) and not force:
+            raise MiError(str(failures[-1]))
+        for index, (place, failure) in enumerate(zip(bp.places, failures, strict=True), 1):
+            if failure and warn is not None:
+                warn(f"warning: failed to validate condition at location {bp.number}.{index}, disabling:\n  ")
+                warn(f"{failure}\n")
+            elif not failure and place.address in bp.cond_disabled and say is not None:
+                say(f"Breakpoint {bp.number}'s condition is now valid at location {index}, enabling.\n")
+        was = bp.cond_disabled
+        bp.cond_disabled = frozenset(place.address for place, failure in zip(bp.places, failures, strict=True) if failure)
+        bp.condition_fn = condition_fn
         bp.condition = text or None
+        if bp.engine_id is not None:
+            self._apply_cond_disabled(bp, was ^ bp.cond_disabled)
 
     # --- the program's life ----------------------------------------------------------------
     def refresh(self) -> list[MiBreakpoint]:
@@ -272,7 +339,9 @@ class BreakpointTable:
             if info is None:
                 continue
             if info.locations != bp.places:
-                bp.places = info.locations
+                old, bp.places = bp.places, info.locations
+                bp.address_ids = info.breakpoint_ids
+                self._recheck_locations(bp, old)
                 changed.append(bp)
             bp.address_ids = info.breakpoint_ids
         return changed
@@ -337,11 +406,11 @@ class BreakpointTable:
             items.append(("what", bp.location))
         elif bp.pending:
             items += [("addr", "<PENDING>"), ("pending", bp.location)]
-        elif len(bp.places) == 1:
+        elif len(bp.places) == 1 and not bp.cond_disabled:
             items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname)
         else:
             items += [("addr", "<MULTIPLE>")]
-        if not bp.pending and not bp.is_watch and len(bp.places) < 2:  # gdb: its locations' only
+        if not bp.pending and not bp.is_watch and len(bp.places) < 2 and not bp.cond_disabled:  # gdb: its locations' only
             items.append(("thread-groups", ["i1"]))
         if bp.thread is not None:
             items.append(("thread", str(bp.thread)))
@@ -355,11 +424,12 @@ class BreakpointTable:
             fixed = self.session.config.mi_version >= 4 or self.session.config.script_fixed
             items.append(("script", script if fixed else Results([("", line) for line in script])))
         items.append(("original-location", bp.location))
-        if not bp.is_watch and len(bp.places) > 1:
+        if not bp.is_watch and (len(bp.places) > 1 or bp.cond_disabled):  # gdb: or one not plainly enabled
             locations: list[Value] = []
             for index, place in enumerate(bp.places, 1):
+                # a location's own state: its breakpoint's is the row's (gdb's MI)
                 entry: list[tuple[str, Value]] = [
-                    ("number", f"{bp.number}.{index}"), ("enabled", "y" if bp.enabled else "n"),
+                    ("number", f"{bp.number}.{index}"), ("enabled", "N" if place.address in bp.cond_disabled else "y"),
                     ("addr", hex16(self.shown_address(place.address))),
                 ]
                 entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname) + [("thread-groups", ["i1"])]
@@ -421,7 +491,9 @@ class BreakpointTable:
             return bp.location
         if bp.pending:
             return bp.location
-        place = bp.places[0]
+        return self.place_what(bp.places[0])
+
+    def place_what(self, place: CodeLocation) -> str:
         if place.source is not None:
             return f"in {place.function or '??'} at {self.session.frames.file_name(place.source.path)}:{place.source.line}"
         return f"<{place.function or '??'}>"

@@ -71,7 +71,7 @@ def _break_insert(ctx: Context, args: list[str]) -> Reply:
     bp, problem = session.breakpoints.create(
         location, temporary=options.has("t"), condition=options.get("c"),
         ignore=_int(options.get("i") or "0", "ignore count"), enabled=not options.has("d"),
-        pending_ok=pending_ok, thread=thread,
+        pending_ok=pending_ok, thread=thread, force_condition=options.has("force-condition"), warn=ctx.log,
     )
     if problem and options.has("f"):
         ctx.log(problem + "\n")
@@ -107,11 +107,11 @@ def enable(ctx: Context, args: list[str], enabled: bool) -> None:
         ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])
 
 
-def condition(ctx: Context, number: str, expression: str) -> None:
+def condition(ctx: Context, number: str, expression: str, *, force: bool = False) -> None:
     table = ctx.session.breakpoints
     bp = table.get(number)
-    table.set_condition(bp, expression)
-    if ctx.cli and not expression.strip():
+    table.set_condition(bp, expression, force=force, say=ctx.console, warn=ctx.log)
+    if ctx.cli and ctx.from_tty and not expression.strip():
         ctx.console(f"Breakpoint {bp.number} now unconditional.\n")
     ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])
 
@@ -154,8 +154,8 @@ def _break_disable(ctx: Context, args: list[str]) -> Reply:
 def _break_condition(ctx: Context, args: list[str]) -> Reply:
     options = getopt("break-condition", args, long=("force",))
     if not options.rest:
-        raise MiError("-break-condition: Usage: -break-condition [--force] NUMBER EXPRESSION")
-    condition(ctx, options.rest[0], " ".join(options.rest[1:]))
+        raise MiError("-break-condition: Missing the <number> argument")
+    condition(ctx, options.rest[0], " ".join(options.rest[1:]), force=options.has("force"))
     return None
 
 

@@ -97,7 +97,8 @@ def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = Tr
         location = f"*{session.frames.frame(tid, level).pc:#x}"
     pending = session.settings.get("breakpoint pending") == "on"
     bp, problem = session.breakpoints.create(location, temporary=temporary, condition=condition,
-                                             pending_ok=pending, thread=thread)
+                                             pending_ok=pending, thread=thread,
+                                             force_condition=given.force_condition, warn=ctx.log)
     if problem and not pending:
         ctx.console(problem + "\n")
     # gdb's describe_other_breakpoints: only for a person typing (not -batch, -x, source)
@@ -176,10 +177,21 @@ def _enable(ctx: Context, text: str, enabled: bool) -> Reply:
 
 
 def _condition(ctx: Context, text: str) -> Reply:
+    """`condition [-force] N [EXPR]`."""
     words = text.split(None, 1)
     if not words:
         raise MiError("Argument required (breakpoint number).")
-    breaks.condition(ctx, words[0], words[1] if len(words) > 1 else "")
+    force = False
+    while words and words[0].startswith("-") and not words[0][1:].isdigit():  # gdb's options
+        if words[0] == "--":
+            words = words[1].split(None, 1) if len(words) > 1 else []
+            break
+        if len(words[0]) < 2 or not "-force".startswith(words[0]):
+            raise MiError(f"Unrecognized option at: {' '.join(words)}")
+        force, words = True, words[1].split(None, 1) if len(words) > 1 else []
+    if not words:
+        raise MiError(f"Bad breakpoint argument: '{text.strip()}'")
+    breaks.condition(ctx, words[0], words[1] if len(words) > 1 else "", force=force)
     return None
 
 

@@ -295,11 +295,13 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         if bp.catch is not None:
             _info_catchpoint(ctx, bp, width)
             continue
-        addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if len(bp.places) > 1 else (
-            "" if bp.is_watch else hex16(bp.places[0].address))
+        located = not bp.is_watch and (len(bp.places) > 1 or bool(bp.cond_disabled))  # gdb: a row each
+        addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if located else (
+            "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
         disp = "del" if bp.temporary else "keep"
+        what = "" if located else table.what(bp)
         ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
-                    f"{addr:<18} {table.what(bp)}\n".replace(f"{addr:<18} ", f"{addr:<18} " if addr else "", 1))
+                    f"{addr:<18} {what}\n".replace(f"{addr:<18} ", f"{addr:<18} " if addr else "", 1))
         if bp.condition:
             ctx.console(f"\tstop only if {bp.condition}\n")
         if bp.hits:
@@ -307,6 +309,13 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         if bp.ignore:
             ctx.console(f"\tignore next {bp.ignore} hits\n")  # gdb 13's print_one_breakpoint_location
         ctx.console(shown_commands(ctx, bp))
+        for index, place in enumerate(bp.places if located else (), 1):
+            # gdb's location rows: N* where the condition does not parse, y- in a disabled one
+            state = "N*" if place.address in bp.cond_disabled else "y" if bp.enabled else "y-"
+            ctx.console(f"{f'{bp.number}.{index}':<28}{state:<4}{hex16(table.shown_address(place.address)):<18} "
+                        f"{table.place_what(place)}\n")
+    if any(bp.cond_disabled for bp in entries):
+        ctx.console("(*): Breakpoint condition is invalid at this location.\n")
 
 
 def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int) -> None:

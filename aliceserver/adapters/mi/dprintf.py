@@ -123,13 +123,14 @@ def _printf(ctx: Context, text: str) -> Reply:
 # --- dprintf breakpoints ---------------------------------------------------------------------
 def create(ctx: Context, location: str, args: str, *, temporary: bool = False, condition: str | None = None,
            ignore: int = 0, enabled: bool = True, pending_ok: bool = False,
-           thread: int | None = None) -> tuple[MiBreakpoint, str | None]:
+           thread: int | None = None, force_condition: bool = False) -> tuple[MiBreakpoint, str | None]:
     """A dprintf at `location` printing `args` (`"FORMAT",ARGS`)."""
     args = args.strip()
     if not args.startswith('"'):
         raise MiError("Bad format string, missing '\"'.")
     bp, problem = ctx.session.breakpoints.create(location, temporary=temporary, condition=condition, ignore=ignore,
-                                                 enabled=enabled, pending_ok=pending_ok, thread=thread)
+                                                 enabled=enabled, pending_ok=pending_ok, thread=thread,
+                                                 force_condition=force_condition, warn=ctx.log)
     bp.kind, bp.dprintf = DPRINTF, args
     return bp, problem
 
@@ -156,7 +157,8 @@ def _dprintf(ctx: Context, text: str) -> Reply:
     location, rest = console_location(where)
     given = keywords(session, rest)
     pending = session.settings.get("breakpoint pending") == "on"
-    bp, problem = create(ctx, location, args, condition=given.condition, thread=given.thread, pending_ok=pending)
+    bp, problem = create(ctx, location, args, condition=given.condition, thread=given.thread, pending_ok=pending,
+                         force_condition=given.force_condition)
     if problem and not pending:
         ctx.console(problem + "\n")
     others = [other.number for other in session.breakpoints.sorted()
@@ -199,7 +201,7 @@ def _dprintf_insert(ctx: Context, args: list[str]) -> Reply:
     pending_ok = options.has("f") or session.settings.get("breakpoint pending") == "on"
     bp, problem = create(ctx, location, _mi_format(words), temporary=options.has("t"), condition=options.get("c"),
                          ignore=parse_int(options.get("i") or "0", "ignore count"), enabled=not options.has("d"),
-                         pending_ok=pending_ok, thread=thread)
+                         pending_ok=pending_ok, thread=thread, force_condition=options.has("force-condition"))
     if problem and options.has("f"):
         ctx.log(problem + "\n")
     breaks.created(ctx, bp, to_self=False)

@@ -190,8 +190,12 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
             bp = hit[0]
             pairs += [("reason", "breakpoint-hit"), ("disp", "del" if bp.temporary else "keep"),
                       ("bkptno", str(bp.number))]
+            hit_ids = [i for i, ident in enumerate(bp.address_ids, 1) if ident in stop.breakpoint_ids]
+            locno = f".{hit_ids[0]}" if len(bp.places) > 1 and hit_ids else ""  # gdb's print_num_locno
+            if locno:
+                pairs.append(("locno", locno[1:]))
             word = "Temporary breakpoint" if bp.temporary else "Breakpoint"
-            text = f"\n{word} {bp.number}, "
+            text = f"\n{word} {bp.number}{locno}, "
             deleted = [b.number for b in hit if b.temporary]
         else:
             pairs += [("reason", "breakpoint-hit"), ("disp", "keep"), ("bkptno", "0")]

@@ -578,6 +578,14 @@ class SourceLevel(SessionDollars):
 
         return ExpressionCondition(tree, general, self)  # compiled per address where it can
 
+    def condition_problem(self, expression: str, address: int) -> str | None:
+        from aliceserver.debuggers.ptrace.condition_scope import unknown_name
+
+        tree = parse_condition(expression)  # a syntax error is raised, as at every address
+        if isinstance(tree, str):  # parsed per frame (a typedef cast, Rust): not checked here
+            return None
+        return self._call(lambda: unknown_name(self._source, tree, address))
+
     def breakpoint_condition(
         self,
         condition: str | None = None,
