@@ -16,6 +16,7 @@ from aliceserver.adapters.mi.frames import (
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.selection_events import after_change, selected
 from aliceserver.debuggers.model import ThreadInfo, ThreadState, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
@@ -172,8 +173,9 @@ def _stack_select_frame(ctx: Context, args: list[str]) -> Reply:
         level = int(args[0], 0)
     except ValueError:
         raise MiError(f'Invalid frame level: "{args[0]}"') from None
+    before = selected(session)
     select_frame(ctx, level)
-    session.thread_selected(except_ui=ctx.ui)
+    after_change(ctx, before, mi=False)  # the consoles hear of a move; MI has the answer
     return None
 
 
@@ -267,12 +269,13 @@ def _thread_select(ctx: Context, args: list[str]) -> Reply:
     if re.fullmatch(r"\d+(?:\.\d*)?", args[0]) is None:
         raise MiError(f"Invalid thread ID: {args[0]}")
     number = int(float(args[0]))
+    before = selected(session)
     select_thread(ctx, number)
     pairs: list[tuple[str, Value]] = [("new-thread-id", str(number))]
     if not session.inferior.running:
         tid = session.require_stopped()
         pairs.append(("frame", session.frames.tuple(session.frames.frame(tid, 0), tid, args=True)))
-    session.thread_selected(except_ui=ctx.ui)
+    after_change(ctx, before, mi=False)
     return pairs
 
 

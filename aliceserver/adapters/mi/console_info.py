@@ -31,11 +31,17 @@ from aliceserver.adapters.mi.frames import (
     printer_errors,
     whole_value_failure,
 )
-from aliceserver.adapters.mi.inferiors import info_inferiors, parse_thread_id, thread_filter
+from aliceserver.adapters.mi.inferiors import (
+    info_inferiors,
+    parse_thread_id,
+    thread_filter,
+    thread_label,
+)
 from aliceserver.adapters.mi.libraries import info_sharedlibrary
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.selection_events import announce, print_selection
 from aliceserver.debuggers.model import DynamicTypes, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
@@ -214,22 +220,34 @@ def _frame_count(ctx: Context, text: str) -> int:
         raise MiError(f"Invalid number \"{text}\".") from None
 
 
-def _select(ctx: Context, level: int) -> None:
+def _select(ctx: Context, level: int, silent: bool = False) -> None:
     session = ctx.session
     tid = session.require_stopped()
     frames = session.frames.stack(tid, level, 1)
     if not frames:
         raise MiError("No frame at level %d." % level)
-    changed = level != session.inferior.selected_level
+    if level == session.inferior.selected_level:  # as gdb: it prints it and notifies no one
+        if not silent:
+            _print_frame(ctx, _frame_line(ctx, tid, level), frames[0])
+        return
     session.inferior.selected_level = level
-    _print_frame(ctx, _frame_line(ctx, tid, level), frames[0])
-    if changed:  # as gdb: `frame` of the selected frame prints it and notifies no one
-        session.thread_selected()
+    announce(ctx, frame=True, cli=not silent)  # every UI prints the new frame, this one too
 
 
 def _frame(ctx: Context, text: str) -> Reply:
     _select(ctx, selected_frame_level(ctx, text))
     return None
+
+
+def _select_frame(ctx: Context, text: str) -> Reply:
+    """`select-frame`: `frame` that prints nothing where it is (the others hear of a move)."""
+    _select(ctx, selected_frame_level(ctx, text), silent=True)
+    return None
+
+
+def print_frame_lines(ctx: Context, tid: int, level: int) -> None:
+    """`#N  func (args) at file:line` and the source line, as `frame` prints them."""
+    _print_frame(ctx, _frame_line(ctx, tid, level), ctx.session.frames.frame(tid, level))
 
 
 def _up(ctx: Context, text: str) -> Reply:
@@ -266,19 +284,20 @@ def switch_thread(ctx: Context, text: str) -> Reply:
     if not text:
         if inferior.selected_tid is None:
             raise MiError("No thread selected")
-        ctx.console(f"[Current thread is {inferior.threads[inferior.selected_tid]} (process {inferior.selected_tid})]\n")
+        current = inferior.selected_tid
+        ctx.console(f"[Current thread is {thread_label(session, current)} ({target_id(session, current)})]\n")
         return None
     word = text.split()[0]
     number = parse_thread_id(word)
     tid = inferior.tid_of(number)
     if tid is None:
         raise MiError(f"Unknown thread {word}.")
+    if tid == inferior.selected_tid:  # as gdb: printed here only, no one is told
+        inferior.selected_level = 0
+        print_selection(ctx, thread=True, frame=True)
+        return None
     inferior.selected_tid, inferior.selected_level = tid, 0
-    ctx.console(f"[Switching to thread {number} ({target_id(session, tid)})]\n")
-    if not inferior.running:
-        frame = session.frames.frame(tid, 0)
-        _print_frame(ctx, _frame_line(ctx, tid, 0), frame)
-    session.thread_selected()
+    announce(ctx, thread=True, frame=True)
     return None
 
 
@@ -295,13 +314,11 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         if bp.catch is not None:
             _info_catchpoint(ctx, bp, width)
             continue
-        located = not bp.is_watch and (len(bp.places) > 1 or bool(bp.cond_disabled))  # gdb: a row each
-        addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if located else (
-            "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
+        addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if len(bp.places) > 1 else (
+            "" if bp.is_watch else hex16(bp.places[0].address))
         disp = "del" if bp.temporary else "keep"
-        what = "" if located else table.what(bp)
         ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
-                    f"{addr:<18} {what}\n".replace(f"{addr:<18} ", f"{addr:<18} " if addr else "", 1))
+                    f"{addr:<18} {table.what(bp)}\n".replace(f"{addr:<18} ", f"{addr:<18} " if addr else "", 1))
         if bp.condition:
             ctx.console(f"\tstop only if {bp.condition}\n")
         if bp.hits:
@@ -309,13 +326,6 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         if bp.ignore:
             ctx.console(f"\tignore next {bp.ignore} hits\n")  # gdb 13's print_one_breakpoint_location
         ctx.console(shown_commands(ctx, bp))
-        for index, place in enumerate(bp.places if located else (), 1):
-            # gdb's location rows: N* where the condition does not parse, y- in a disabled one
-            state = "N*" if place.address in bp.cond_disabled else "y" if bp.enabled else "y-"
-            ctx.console(f"{f'{bp.number}.{index}':<28}{state:<4}{hex16(table.shown_address(place.address)):<18} "
-                        f"{table.place_what(place)}\n")
-    if any(bp.cond_disabled for bp in entries):
-        ctx.console("(*): Breakpoint condition is invalid at this location.\n")
 
 
 def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int) -> None:
@@ -547,6 +557,7 @@ def register_info(registry: CliRegistry) -> None:
     add("backtrace", _backtrace, "bt", "where")
     add("frame", _frame, "f")
     add("up", _up)
+    add("select-frame", _select_frame)
     add("down", _down)
     add("thread", switch_thread)
     add("info", _info, "i")

@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.selection_events import announce
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
 
 # gdb's thread id: THR or INF.THR (tid-parse.c), and in lists also ranges and `INF.*`.
 _THREAD_ID = re.compile(r"(?:(?P<inferior>\d+)\.)?(?P<thread>\d+)$")
@@ -65,6 +70,21 @@ def _description(ctx: Context) -> str:
     return f"process {process.pid}" if process is not None else "<null>"
 
 
+def inferior_line(session: MiSession) -> str:
+    """`N [process PID] (PROGRAM)`, as gdb's `[Switching to inferior ...]` names it."""
+    inferior = session.inferior
+    process = inferior.process
+    description = f"process {process.pid}" if process is not None else "<null>"
+    return f"{inferior.number} [{description}] ({inferior.program or '<noexec>'})"
+
+
+def thread_label(session: MiSession, tid: int) -> str:
+    """gdb's print_thread_id: `T`, or `N.T` once there is more than inferior 1."""
+    inferior = session.inferior
+    number = inferior.threads.get(tid, 0)
+    return str(number) if inferior.number == 1 else f"{inferior.number}.{number}"
+
+
 def info_inferiors(ctx: Context, text: str) -> None:
     words = text.split()
     if any(not word.isdigit() for word in words):
@@ -81,20 +101,17 @@ def info_inferiors(ctx: Context, text: str) -> None:
 def _inferior(ctx: Context, text: str) -> Reply:
     session = ctx.session
     inferior = session.inferior
-    where = f"1 [{_description(ctx)}] ({inferior.program or ''})"
     if not text.strip():
-        ctx.console(f"[Current inferior is {where}]\n")
+        ctx.console(f"[Current inferior is {inferior_line(session)}]\n")
         return None
     word = text.strip()
     if not word.isdigit():  # gdb evaluates it as an expression
         raise MiError(f'No symbol "{word}" in current context.')
     if int(word) != 1:
         raise MiError(f"Inferior ID {int(word)} not known.")
-    ctx.console(f"[Switching to inferior {where}]\n")
-    if inferior.process is not None and inferior.selected_tid is not None:
-        from aliceserver.adapters.mi.console_info import switch_thread
-
-        switch_thread(ctx, str(inferior.threads.get(inferior.selected_tid, 1)))
+    # as gdb: every UI hears of it, even when this inferior already was the current one
+    live = inferior.process is not None and inferior.selected_tid is not None
+    announce(ctx, inferior=True, thread=live, frame=live)
     return None
 
 
