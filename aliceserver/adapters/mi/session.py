@@ -168,21 +168,6 @@ class MiSession:
         line = record("=", cls, pairs)
         self.broadcast(line, except_ui=None if ctx.cli else ctx.ui)
 
-    def thread_selected(self, except_ui: Ui | None = None) -> None:
-        """=thread-selected with the selected frame, for the channels that did not ask."""
-        inferior = self.inferior
-        tid = inferior.selected_tid
-        if tid is None or tid not in inferior.threads:
-            return
-        pairs: list[tuple[str, Value]] = [("id", str(inferior.threads[tid]))]
-        if not inferior.running:
-            try:
-                frame = self.frames.frame(tid, inferior.selected_level)
-                pairs.append(("frame", self.frames.tuple(frame, tid, args=True)))
-            except AliceError:
-                pass
-        self.broadcast(record("=", "thread-selected", pairs), except_ui=except_ui)
-
     def console_all(self, text: str, mi: bool = True, cli: bool = True) -> None:
         for ui in self.uis:
             if not ui.closed and ((ui.is_mi and mi) or (not ui.is_mi and cli)):
