@@ -1,7 +1,8 @@
 """debug_console: one line of gdb's console (adapters/console, the MI console's commands
 and output), in the session's selected thread and frame. Run commands go through the
 execution tools (their reply is the new context, with the console's stop text as
-`output`); `x` answers within the reply's budget; a line that is no command is evaluated."""
+`output`); `x` answers within the reply's budget; a line that is no command (or reads as
+an expression: `x = 3`, `p - q`) is evaluated."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from aliceserver.adapters.agent.registry import Args, ToolRegistry
 from aliceserver.adapters.agent.session import DebugSession, State
 from aliceserver.adapters.console.hosted import RUN_CONTROL, ConsoleError, HostedConsole
 from aliceserver.adapters.console.lines import command_name, read_line
-from aliceserver.errors import AliceError
 
 # gdb's run commands -> (tool, its arguments); a count or location is added from the line.
 _RUNS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -47,7 +47,8 @@ def run_console(registry: ToolRegistry, env: ToolEnv, args: Args, examine: Any) 
     given = read_line(text)
     with session.lock:
         console = console_of(session)
-        name = command_name(console, given, lambda word: _is_variable(session, word))
+        # as gdb: a lone word is its command (`x` goes on examining, `n` steps)
+        name = command_name(console, given, lambda word: False)
         if name is None:
             return _call(registry, args, text, "debug_evaluate", {"expression": given.text})
         if name == "x":  # within the reply's budget, and a bare x goes on
@@ -117,15 +118,3 @@ def _call(
     if args.text("session"):
         arguments["session"] = args.text("session")
     return {"command": text, "tool": name, **spec.handler(spec.parse(arguments))}
-
-
-def _is_variable(session: DebugSession, word: str) -> bool:
-    """A lone word that names a value in scope (not a function): `n` is the variable."""
-    if session.state not in (State.STOPPED, State.NOT_STARTED):
-        return False
-    try:
-        info = session.debugger.evaluate(word, session.current_thread, session.current_frame,
-                                         type_only=True, calls=False)  # fmt: skip
-    except AliceError:
-        return False
-    return "(" not in info.type
