@@ -37,6 +37,8 @@ from aliceserver.debuggers.model import (
     StaticProbe,
     StepKind,
     SymbolLocation,
+    SymbolSearchQuery,
+    SymbolSearchResult,
     SymbolStorage,
     ThreadInfo,
     VariableInfo,
@@ -309,6 +311,12 @@ class IDebugger(Protocol):
     def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
         """The functions with debug info whose names `pattern` (a regex) finds, with their
         declarations, sorted by file and name (gdb's search_symbols)."""
+        ...
+
+    def search_symbols(self, query: SymbolSearchQuery) -> SymbolSearchResult:
+        """gdb's symbol search (`info functions`, `-symbol-info-types`...): the symbols of
+        query.domain with debug info, sorted as gdb sorts, and the ELF symbols without.
+        A regex that does not compile raises ProtocolError."""
         ...
 
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:

@@ -92,6 +92,9 @@ class FakeSourceLevel:
     def function_declarations(self, pattern: str) -> list[m.FunctionDeclaration]:
         return []  # its functions have no debug info
 
+    def search_symbols(self, query: m.SymbolSearchQuery) -> m.SymbolSearchResult:
+        return m.SymbolSearchResult((), ())  # its functions have no debug info
+
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[m.StackFrame]:
         frames = self.backtrace(thread_id)[start : None if count is None else start + count]
         return [

@@ -498,3 +498,50 @@ class VtableInfo:
     address: int  # where its virtual function pointers start (the vtable pointer)
     subobject: int
     slots: list[VtableSlot]
+
+
+class SymbolDomain(enum.Enum):
+    """What gdb's symbol search (`info functions`, `-symbol-info-variables`...) lists."""
+
+    FUNCTIONS = "functions"
+    VARIABLES = "variables"
+    TYPES = "types"
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolSearchQuery:
+    """gdb's global_symbol_searcher: regexes are POSIX basic ones, as gdb compiles them."""
+
+    domain: SymbolDomain
+    name_regex: str | None = None
+    type_regex: str | None = None  # matched against the type as `whatis` prints it
+    include_nondebug: bool = False  # ELF symbols without debug info (not for TYPES)
+    max_results: int | None = None
+    program_only: bool = False  # before `run` gdb has read the program's symbols, no library's
+
+
+@dataclass(frozen=True, slots=True)
+class DebugSymbolEntry:
+    """One symbol with debug info, as gdb's print_symbol_info and MI's output_debug_symbol
+    show it."""
+
+    file: str  # its symbol table's file name as gdb displays it
+    fullname: str  # absolute
+    line: int  # 0: none (base types)
+    name: str  # qualified, without parameters
+    type: str  # `int (another_int_t)`, `float`; "" for TYPES
+    description: str  # `static int f1(int, int);`, `typedef int my_int_t;`, `int`
+
+
+@dataclass(frozen=True, slots=True)
+class NondebugSymbolEntry:
+    """An ELF symbol of a function or datum that has no debug info (runtime address)."""
+
+    address: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolSearchResult:
+    debug: tuple[DebugSymbolEntry, ...]  # sorted as gdb sorts: file, global before static, name
+    nondebug: tuple[NondebugSymbolEntry, ...]  # by address

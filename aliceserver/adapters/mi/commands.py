@@ -10,6 +10,7 @@ from aliceserver.adapters.mi import (
     commands_exec,
     commands_misc,
     commands_stack,
+    commands_symbols,
     commands_var,
     dprintf,
     libraries,
@@ -19,5 +20,5 @@ from aliceserver.adapters.mi.registry import MiRegistry
 
 def register_all(registry: MiRegistry) -> None:
     for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc,
-                   catch_stops, dprintf, breakpoint_commands, libraries):
+                   catch_stops, dprintf, breakpoint_commands, libraries, commands_symbols):
         module.register(registry)

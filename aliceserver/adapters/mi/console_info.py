@@ -16,10 +16,13 @@ from aliceserver.adapters.mi.console_probes import info_probes
 from aliceserver.adapters.mi.console_signals import handle, info_signals
 from aliceserver.adapters.mi.console_symbols import (
     info_address_command,
+    info_functions_command,
     info_line_command,
     info_proc_command,
     info_scope_command,
     info_symbol_command,
+    info_types_command,
+    info_variables_command,
     selected_frame_level,
 )
 from aliceserver.adapters.mi.console_vtbl import info_vtbl
@@ -468,7 +471,8 @@ def _info(ctx: Context, text: str) -> Reply:
         "threads": _info_threads, "sharedlibrary": info_sharedlibrary, "signals": info_signals,
         "line": info_line_command, "source": _info_source, "display": _info_display,
         "address": info_address_command, "scope": info_scope_command, "proc": info_proc_command,
-        "symbol": info_symbol_command,
+        "symbol": info_symbol_command, "functions": info_functions_command,
+        "variables": info_variables_command, "types": info_types_command,
         "inferiors": info_inferiors, "vtbl": info_vtbl, "probes": info_probes,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
@@ -476,7 +480,7 @@ def _info(ctx: Context, text: str) -> Reply:
                "handle": "signals"}
     if not word:
         raise MiError('"info" must be followed by the name of an info command.')
-    name = aliases.get(word)
+    name = aliases.get(word, word if word in table else None)
     if name is None:
         matches = [n for n in table if n.startswith(word)]
         if len(matches) != 1:

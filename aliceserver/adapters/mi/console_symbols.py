@@ -8,13 +8,16 @@ from aliceserver.adapters.gdbcommands.frames import frame_level
 from aliceserver.adapters.gdbcommands.lines import info_line
 from aliceserver.adapters.gdbcommands.procinfo import info_proc
 from aliceserver.adapters.gdbcommands.selection import LineBuffer
+from aliceserver.adapters.gdbcommands.symbol_search import info_symbols, parse_info_symbols
 from aliceserver.adapters.gdbcommands.symbols import (
     info_address,
     info_scope,
     info_symbol,
     rbreak_functions,
 )
+from aliceserver.adapters.mi.commands_symbols import shown_address
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
+from aliceserver.debuggers.model import SymbolDomain
 
 
 def _lines(ctx: Context) -> LineBuffer:
@@ -89,3 +92,25 @@ def selected_frame_level(ctx: Context, text: str) -> int:
         raise MiError("No registers.")  # as gdb: a level needs the registers of frame 0
     tid = session.require_stopped("No stack.")
     return frame_level(session.debugger, tid, inferior.selected_level, text)
+
+
+def _info_symbols(ctx: Context, domain: SymbolDomain, text: str) -> None:
+    session = ctx.session
+    query, quiet = parse_info_symbols(domain, text, program_only=session.inferior.process is None)
+    lines = _lines(ctx)
+    try:
+        info_symbols(session.debugger, query, quiet, lines, shown_address(session))
+    finally:
+        lines.flush()
+
+
+def info_functions_command(ctx: Context, text: str) -> None:
+    _info_symbols(ctx, SymbolDomain.FUNCTIONS, text)
+
+
+def info_variables_command(ctx: Context, text: str) -> None:
+    _info_symbols(ctx, SymbolDomain.VARIABLES, text)
+
+
+def info_types_command(ctx: Context, text: str) -> None:
+    _info_symbols(ctx, SymbolDomain.TYPES, text)

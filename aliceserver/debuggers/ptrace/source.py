@@ -220,6 +220,11 @@ class SourceSymbols:
             self._name_indexes[image.path] = index
         return index
 
+    def global_names(self, module: Module) -> dict[str, list[int]] | None:
+        """The module's names index (name -> units defining it); None: none is readable."""
+        image = self.debug_image(module)
+        return self._name_index(module, image).names() if image is not None else None
+
     def _type_index(self, image: ElfImage) -> TypeNameIndex:
         index = self._type_indexes.get(image.path)
         if index is None:
