@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import Callable
 
@@ -34,6 +35,14 @@ class StreamTransport:
         self._write_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._wire = logging.getLogger(WIRE_LOGGER)
+
+    def is_terminal(self) -> bool:
+        """Whether its input is a terminal."""
+        fileno = getattr(self._reader, "fileno", None)
+        try:
+            return callable(fileno) and os.isatty(fileno())
+        except (OSError, ValueError):  # closed, or a stream with no descriptor
+            return False
 
     # --- for subclasses ----------------------------------------------------------------
     def _next_message(self) -> bytes | None:

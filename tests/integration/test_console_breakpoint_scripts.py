@@ -5,13 +5,18 @@ the file `save breakpoints` writes and what `source` makes of it in a new sessio
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import assert_script_like_gdb, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
+from tests.support.gdb import gdb_path
+from tests.support.mi_client import ROOT
 
 pytestmark = needs_gdb
 MARK = "---"
@@ -113,3 +118,75 @@ def test_continue_n_ignores_the_stop_breakpoint(prog: Path) -> None:
     assert got == expected
     assert "Will ignore next 2 crossings of breakpoint 1.  Continuing.\n" in got
     assert "Not stopped at any breakpoint; argument ignored.\nContinuing.\n" in got
+
+
+def test_if_and_while_in_a_command_file_and_a_breakpoint_list(prog: Path, tmp_path: Path) -> None:
+    """gdb's control commands: in the file (a loop with loop_continue and loop_break, an
+    if with else, a python block inside a while) and in a breakpoint's list, where `if`
+    chooses between printing and continuing; the list is shown nested."""
+    out = _compare(prog, _script(tmp_path, "cmds", [
+        f"echo {MARK}\\n",
+        "set $i = 0",
+        "while $i < 6",
+        "  set $i = $i + 1",
+        "  if $i == 2",
+        "    loop_continue",
+        "  end",
+        "  if $i == 5",
+        "    loop_break",
+        "  else",
+        "    printf \"i=%d\\n\", $i",
+        "  end",
+        "  python",
+        "if True:",
+        "    print('py')",
+        "  end",
+        "end",
+        "print $i",
+        "break add",
+        "commands",
+        "  silent",
+        "  if value > 3",
+        "    printf \"big %d\\n\", value",
+        "  else",
+        "    printf \"small %d\\n\", value",
+        "    continue",
+        "  end",
+        "end",
+        "info breakpoints",
+        "run",
+        "echo stopped\\n",
+        "while value < 5",
+        "  continue",
+        "end",
+        "if",
+    ]))
+    assert "i=1\npy\ni=3\npy\ni=4\npy\n$1 = 5\n" in out
+    assert "small 0\nsmall 1\nsmall 2\nsmall 3\nbig 4\nstopped\nbig 5\n" in out
+    assert "        if value > 3\n          printf \"big %d\\n\", value\n        else\n" in out
+    assert out.rstrip().endswith("Error in sourced command file:\nif command requires an argument.")
+
+
+def test_commands_typed_read_their_lines_with_gdb_prompts(prog: Path) -> None:
+    """`commands`, `if` and `while` typed (not from a file) read the lines that follow from
+    the same input, each after gdb's `>` prompt, one blank more a level."""
+    typed = "\n".join([
+        "set width 0", "break add", "commands", "silent", "if value == 2", "print value", "end", "end",
+        "info breakpoints",
+        "commands 9", "run", "if 1", "echo yes\\n", "else", "echo no\\n", "end", "while 0", "end",
+        "set $n = 0", "while $n < 2", "set $n = $n + 1", "continue", "end", "kill",
+    ]) + "\n"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    runs = [[str(gdb_path()), "-nx", "-q", str(prog)], [sys.executable, "-m", "aliceserver", "-nx", "-q", str(prog)]]
+    expected, got = (
+        subprocess.run(argv, input=typed, capture_output=True, text=True, timeout=120, cwd=prog.parent,
+                       env=env).stdout  # fmt: skip
+        for argv in runs
+    )
+
+    def kept(text: str) -> str:
+        return normalized(text.split("(gdb) quit")[0]).split("Kill the program being debugged?")[0]
+
+    assert kept(got) == kept(expected)
+    assert "(gdb) >> > >>(gdb) Num " in got and "No breakpoint number 9." in got
+    assert "(gdb)  > > > >yes\n(gdb)  >" in got and "$1 = 2\n" in got

@@ -111,3 +111,17 @@ def test_script_field_is_a_list_from_mi4_or_after_its_fix(prog: Path, mi: str) -
     assert got == theirs
     tuple_form = ',script={"silent","print step"},' in got[2]
     assert tuple_form == (mi in ("mi2", "mi3")) and ',script=["print total"],' in got[-1]
+
+
+@pytest.mark.parametrize("mi", ["mi", "mi3"])
+def test_cli_commands_reads_its_list_from_the_following_lines(prog: Path, mi: str) -> None:
+    """`commands` sent to MI as a console command takes the lines that follow up to `end`
+    (each read after a `~">"` prompt) and announces the list in =breakpoint-modified."""
+    commands = ["-break-insert accumulate", "commands\nsilent\nif step > 1\nprint step\nend\nend", "-break-info",
+                "commands 7"]
+    theirs = mi_records(prog, commands, gdb=True, run=False, mi=mi)
+    got = mi_records(prog, commands, gdb=False, run=False, mi=mi)
+    assert got == theirs
+    assert got[1:7] == ['&"commands\\n"', '~">"', '~">"', '~" >"', '~" >"', '~">"']
+    assert ',script=' in got[7] and got[7].startswith("=breakpoint-modified") and got[8] == "^done"
+    assert got[-2:] == ['~"No breakpoint number 7.\\n"', "^done"]

@@ -17,27 +17,58 @@ _OPENERS = frozenset(("commands", "while", "if", "python", "py", "define", "docu
                       "stepping", "ws", "compile", "guile", "gu"))
 
 
-def _opens_block(line: str) -> bool:
+_VERBATIM = frozenset(("python", "py", "guile", "gu", "compile", "document"))
+
+
+def opens_block(line: str) -> bool:
     word = line.split(None, 1)[0] if line.split() else ""
     return word in _OPENERS and not (word in ("python", "py", "guile", "gu", "compile") and len(line.split()) > 1)
 
 
-def read_block(next_line: Callable[[], str | None]) -> tuple[str, ...]:
-    """The lines up to the `end` that closes a `commands` (that `end` left out): a nested
-    block keeps its own `end`. `next_line` gives None at the end of the input."""
+def _verbatim(line: str) -> bool:
+    """A block whose lines gdb keeps as written (code, documentation): only `end` ends it."""
+    return opens_block(line) and line.split()[0] in _VERBATIM
+
+
+def read_block(next_line: Callable[[], str | None], prompt: Callable[[int], None] | None = None,
+               depth_shown: int = 0) -> tuple[str, ...]:
+    """The lines up to the `end` that closes a `commands`, `if` or `while` (that `end` left
+    out): a nested block keeps its own `end`. `next_line` gives None at the end of the
+    input; `prompt` is told the nesting (from `depth_shown`) before each line is read."""
     lines: list[str] = []
-    depth = 0
-    while (line := next_line()) is not None:
+    open_blocks: list[bool] = []  # whether each open block is verbatim
+    while True:
+        if prompt is not None:
+            prompt(depth_shown + len(open_blocks))
+        if (line := next_line()) is None:
+            break
         text = line.strip()
         if text == "end":
-            if depth == 0:
+            if not open_blocks:
                 break
-            depth -= 1
-        elif _opens_block(text):
-            depth += 1
+            open_blocks.pop()
+        elif open_blocks and open_blocks[-1]:
+            lines.append(line.rstrip())
+            continue
+        elif opens_block(text):
+            open_blocks.append(_verbatim(text))
         if text:
             lines.append(text)
     return tuple(lines)
+
+
+def block_end(lines: Sequence[str], head: int) -> int:
+    """The index of the `end` closing the block opened at `lines[head]` (len: none)."""
+    open_blocks = [_verbatim(lines[head].strip())]
+    for index in range(head + 1, len(lines)):
+        text = lines[index].strip()
+        if text == "end":
+            open_blocks.pop()
+            if not open_blocks:
+                return index
+        elif not open_blocks[-1] and opens_block(text):
+            open_blocks.append(_verbatim(text))
+    return len(lines)
 
 
 def indented(lines: Sequence[str], depth: int) -> str:
@@ -47,7 +78,7 @@ def indented(lines: Sequence[str], depth: int) -> str:
         if text == "end" or text == "else":
             depth -= 1
         out.append(" " * (2 * depth) + text + "\n")
-        if _opens_block(text) or text == "else":
+        if opens_block(text) or text == "else":
             depth += 1
     return "".join(out)
 

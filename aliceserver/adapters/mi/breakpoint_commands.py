@@ -27,7 +27,6 @@ from aliceserver.adapters.mi.registry import (
     MiError,
     MiRegistry,
     Reply,
-    Running,
 )
 from aliceserver.debuggers import events as ev
 
@@ -60,20 +59,24 @@ def read_commands(ctx: Context, line: str, next_line: Callable[[], str | None]) 
     word, _, rest = line.strip().partition(" ")
     if word not in ("commands", "command"):
         return False
+    _set_commands(ctx, rest, lambda: read_block(next_line))
+    return True
+
+
+def _set_commands(ctx: Context, rest: str, read: Callable[[], tuple[str, ...]]) -> None:
     table = ctx.session.breakpoints
     found: list[MiBreakpoint] = []
     for number in _numbers(ctx, rest):
         bp = table.entries.get(number)
         if bp is None:
-            ctx.log(f"No breakpoint number {number}.\n")
+            ctx.console(f"No breakpoint number {number}.\n")  # gdb's printf_unfiltered
         else:
             found.append(bp)
     if found:
-        lines = read_block(next_line)
+        lines = read()
         for bp in found:
             ctx.session.command_memory.breakpoint_commands[bp.number] = lines
             ctx.session.notify("breakpoint-modified", [("bkpt", table.tuple(bp))])
-    return True
 
 
 _STRTOL = re.compile(r"\s*([-+]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))")
@@ -108,8 +111,19 @@ def _break_commands(ctx: Context, args: list[str]) -> Reply:
 
 
 def _commands(ctx: Context, text: str) -> Reply:
-    raise MiError('"commands" with its list on the following lines is only read from a command file '
-                  "here: put them in a file and `source` it, or use -x FILE.")
+    """`commands [N...]` typed: its list is the lines that follow, each after a `>` prompt
+    (gdb's read_command_lines); a person at a terminal is told how it ends."""
+    from aliceserver.adapters.mi.control_commands import typed_block
+
+    def read() -> tuple[str, ...]:
+        if ctx.from_tty and ctx.ui.reads_terminal():
+            named = text.strip() or str(ctx.session.breakpoints.next_number - 1)
+            ctx.console(f"Type commands for breakpoint(s) {named}, one per line.\n"
+                        'End with a line saying just "end".\n')
+        return typed_block(ctx, 0)
+
+    _set_commands(ctx, text, read)
+    return None
 
 
 def _end(ctx: Context, text: str) -> Reply:
@@ -146,18 +160,23 @@ def run_actions(ctx: Context) -> None:
     """gdb's bpstat_do_actions after a stop a command file or the command line waited
     for: each command of the lists in turn; one that sets the program running ends them,
     and the lists of the stop it comes to run next."""
+    from aliceserver.adapters.gdbcommands.control_flow import parse, run_list
+    from aliceserver.adapters.mi.control_commands import SessionHooks
+
     session = ctx.session
     memory = session.command_memory
     inner = dataclasses.replace(ctx, from_tty=False, extra={})
     while memory.actions:
         lists, memory.actions = memory.actions, []
-        for line in (line for lines in lists for line in lines):
-            reply = session.run_cli(inner, line)
-            if isinstance(reply, Running):
-                session.run_to_stop(inner)
-                break
+        for lines in lists:
+            hooks = SessionHooks(inner, breakpoint_list=True)
+            resumed = run_list(parse(lines), hooks)
+            if hooks.exited:
+                session.exit_requested = True
             if session.exit_requested:
                 return
+            if resumed:
+                break  # the program ran and stopped: that stop's lists run next
 
 
 # --- commands that use the breakpoints -----------------------------------------------------
@@ -258,6 +277,9 @@ def _ignore(ctx: Context, text: str) -> Reply:
 def register_breakpoint_commands(registry: CliRegistry) -> None:
     """Registered after console.py's own `continue` and `ignore`, which these replace."""
     registry.add("commands", _commands, "command")
+    from aliceserver.adapters.mi.control_commands import register as register_control
+
+    register_control(registry)
     registry.add("end", _end)
     registry.add("save", _save)
     registry.add("continue", _continue, "c", "cont", "fg")

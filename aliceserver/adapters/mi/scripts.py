@@ -16,6 +16,7 @@ import dataclasses
 import os
 
 from aliceserver.adapters.mi.breakpoint_commands import read_commands, run_actions
+from aliceserver.adapters.mi.control_commands import read_control, run_commands
 from aliceserver.adapters.mi.registry import EXIT, Context, Exit, MiError, Reply, Running
 from aliceserver.errors import AliceError
 
@@ -102,10 +103,19 @@ def source(ctx: Context, text: str) -> Reply:
         if line.strip() in _PYTHON_WORDS:
             block = []
             continue
+        def next_line() -> str | None:
+            nonlocal number
+            number, text = next(numbered, (number, None))
+            return text
+
         try:
-            if read_commands(inner, line, lambda: next(numbered, (0, None))[1]):
+            if read_commands(inner, line, next_line):
                 continue
-            reply = run_to_end(inner, line)
+            control = read_control(line, next_line)
+            if control is not None:
+                reply = run_commands(inner, control, breakpoint_list=False)
+            else:
+                reply = run_to_end(inner, line)
         except AliceError as error:
             code = error.code if isinstance(error, MiError) else None
             raise MiError(f"{path}:{number}: Error in sourced command file:\n{error}", code) from None

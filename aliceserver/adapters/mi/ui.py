@@ -94,6 +94,11 @@ class Ui:
         else:
             self._write(text, errors=True)
 
+    def reads_terminal(self) -> bool:
+        """Whether a person types its input at a terminal (gdb's input_interactive_p)."""
+        is_terminal = getattr(self.transport, "is_terminal", None)
+        return bool(is_terminal()) if callable(is_terminal) else False
+
     def raw(self, text: str) -> None:
         """Program output: as it is, between records."""
         self._write(text)
