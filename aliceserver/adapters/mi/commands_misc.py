@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from aliceserver import __version__
-from aliceserver.adapters.mi import settings_policy, source_paths
+from aliceserver.adapters.mi import completion, settings_policy, source_paths
+from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.output import Value, record
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
 from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
@@ -186,16 +187,11 @@ def _accept(ctx: Context, args: list[str]) -> Reply:
 
 
 def _complete(ctx: Context, args: list[str]) -> Reply:
-    text = " ".join(args)
-    if " " in text:
-        return [("matches", []), ("max_completions_reached", "0")]
-    matches = sorted({name for name in ctx.session.cli_commands.names() if name.startswith(text)})
-    pairs: list[tuple[str, Value]] = []
-    if matches:
-        common = os.path.commonprefix(matches)
-        pairs.append(("completion", common))
-    pairs += [("matches", list(matches)), ("max_completions_reached", "0")]
-    return pairs
+    if len(args) != 1:
+        raise MiError("Usage: -complete COMMAND")
+    found = completion.complete(ctx.session, args[0])
+    pairs: list[tuple[str, Value]] = [] if found.completion is None else [("completion", found.completion)]
+    return [*pairs, ("matches", list(found.matches)), ("max_completions_reached", "1" if found.max_reached else "0")]
 
 
 def _interpreter_exec(ctx: Context, args: list[str]) -> Reply:
@@ -279,6 +275,7 @@ def attach(ctx: Context, pid_text: str) -> Reply:
         raise MiError(f"Illegal process-id: {pid_text}.") from None
     if session.inferior.process is not None:
         raise MiError("A program is being debugged already.")
+    claim_engine(session, starting=True)  # one live process at a time
     session.drop_probe()
     session.debugger.attach(pid)
     if not session.inferior.program:

@@ -468,6 +468,11 @@ def _undisplay(ctx: Context, text: str) -> Reply:
     return displays.remove(ctx, text)
 
 
+def _break_range(ctx: Context, text: str) -> Reply:
+    # gdb's answer on x86-64, whose native target has no ranged breakpoints (PowerPC only)
+    raise MiError("This target does not support hardware ranged breakpoints.")
+
+
 def _unsupported(name: str):  # type: ignore[no-untyped-def]
     def handler(ctx: Context, text: str) -> Reply:
         raise MiError(f'"{name}" is not supported by aliceserver.')
@@ -525,6 +530,7 @@ def register_all(registry: CliRegistry) -> None:
     add("python-interactive", _python_interactive, "pi")
     for name in ("define", "document", "record", "reverse-step", "target", "core-file"):
         add(name, _unsupported(name))
+    add("break-range", _break_range)
     register_catch(registry)
     register_info(registry)
     register_workflow(registry)

@@ -88,6 +88,7 @@ def _defaults() -> dict[str, _Setting]:
         "exec-done-display": s("off", "bool", "Notification of completion for asynchronous execution commands is {}."),
         "trace-commands": s("off", "bool", "State of GDB CLI command tracing is {}."),
         "dprintf-style": s("gdb", "enum", 'The style of usage for dynamic printf is "{}".', ("gdb", "call", "agent")),
+        "max-completions": s("200", "int", "Maximum number of completion candidates is {}."),
     }
 
 
@@ -98,7 +99,7 @@ _INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # 0 means unlimited t
 # being a number of its own there).
 _UINTEGER = frozenset(("height", "width", "print elements", "print repeats", "backtrace limit"))
 _INTEGER = frozenset(("listsize",))
-_ZUINTEGER = frozenset(("history size", "max-value-size"))
+_ZUINTEGER = frozenset(("history size", "max-value-size", "max-completions"))
 
 
 class Settings:

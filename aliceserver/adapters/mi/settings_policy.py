@@ -30,6 +30,7 @@ only the values we do, and refuses the others by name):
 | debuginfod enabled, python print-stack, verbose, complaints, history save, logging enabled, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
 | dprintf-style | only gdb (dprintf.py runs the printf itself) |
+| max-completions | completion.py (`-complete`) |
 | args, environment, cwd, inferior-tty, var | commands_misc.do_set |
 """
 
@@ -55,7 +56,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "agent", "range-stepping", "dcache", "code-cache", "stack-cache", "mem", "write",
     ),
     "command line and interface": (
-        "max-completions", "history expansion", "history filename", "history remove-duplicates",
+        "history expansion", "history filename", "history remove-duplicates",
         "tui", "suppress-cli-notifications", "max-user-call-depth", "interactive-mode", "annotate",
         "extended-prompt", "script-extension", "source", "startup-quietly", "logging file",
         "logging overwrite", "logging redirect", "logging debugredirect", "style",
