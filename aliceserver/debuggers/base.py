@@ -10,6 +10,7 @@ Thread ids are the kernel's tids; the process's main thread has tid == pid.
 from __future__ import annotations
 
 import queue
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
 from aliceserver.debuggers.events import Event
@@ -325,6 +326,12 @@ class IDebugger(Protocol):
 
     def frame_details(self, thread_id: int, level: int) -> FrameDetails:
         """The frame's source language and where it saved its caller's registers."""
+        ...
+
+    def frame_registers(self, thread_id: int, level: int) -> Mapping[str, int | None]:
+        """The general registers (read_registers' names) as frame `level` has them: those
+        its callees saved, the inner frame's for the ones nobody saved (gdb's same value),
+        None for one the CFI leaves undefined (gdb's `<not saved>`)."""
         ...
 
     def frame_variables(

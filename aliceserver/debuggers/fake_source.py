@@ -5,6 +5,7 @@ position, and expressions are integers and `$registers` compared or added."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers import events as ev
@@ -102,6 +103,9 @@ class FakeSourceLevel:
                          program_main=f.symbol.name == "main")
             for f in frames
         ]
+
+    def frame_registers(self, thread_id: int, level: int) -> Mapping[str, int | None]:
+        return dict(self.read_registers(thread_id).values)  # one frame's worth: the fake unwinds none
 
     def frame_details(self, thread_id: int, level: int) -> m.FrameDetails:
         return m.FrameDetails(None, ())

@@ -281,20 +281,22 @@ def _register_values(ctx: Context, args: list[str]) -> Reply:
     fmt = options.rest[0]
     if fmt not in ("x", "o", "t", "d", "r", "N", "z"):
         raise MiError(f"Unknown register format: {fmt}")
-    values = read_raw(session, tid)
+    values = read_raw(session, tid, level)
     numbers = _selected(options.rest[1:], "data-list-register-values") or list(range(len(NAMES)))
     out: list[Value] = []
     for number in numbers:
         name = NAMES[number]
         if name in values:
-            out.append({"number": str(number), "value": format_value(session, name, values[name], fmt)})
+            raw = values[name]
+            shown = "<not saved>" if raw is None else format_value(session, name, raw, fmt)
+            out.append({"number": str(number), "value": shown})
     return [("register-values", out)]
 
 
 def _changed_registers(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     tid = session.require_stopped()
-    values = read_raw(session, tid)
+    values = {name: raw for name, raw in read_raw(session, tid).items() if raw is not None}  # frame 0's
     before = session.registers_before
     changed = [str(n) for n, name in enumerate(NAMES)
                if name in values and (before is None or before.get(name) != values[name])]

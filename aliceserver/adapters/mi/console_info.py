@@ -42,7 +42,7 @@ from aliceserver.adapters.mi.inferiors import (
 )
 from aliceserver.adapters.mi.libraries import info_sharedlibrary
 from aliceserver.adapters.mi.pretty import pretty_text
-from aliceserver.adapters.mi.registers import GENERAL, format_value, read_raw
+from aliceserver.adapters.mi.register_info import info_registers, info_vector
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.selection_events import announce, print_selection
 from aliceserver.debuggers.model import DynamicTypes, StackFrame, VariableInfo, VariableScope
@@ -401,22 +401,6 @@ def _info_frame(ctx: Context, text: str) -> None:
         ctx.console(" Saved registers:\n ")
         ctx.console(",".join(f" {name} at {hex(at)}" for name, at in details.saved_registers) + "\n")
 
-def _info_registers(ctx: Context, text: str) -> None:
-    session = ctx.session
-    tid, _ = session.selected_frame("The program has no registers now.")
-    values = read_raw(session, tid)
-    names = [w.lstrip("$") for w in text.split()] or list(GENERAL) + ["fs_base", "gs_base"]
-    for name in names:
-        if name == "pc":
-            name = "rip"
-        if name not in values:
-            raise MiError(f"Invalid register `{name}'")
-        raw = values[name]
-        natural = format_value(session, name, raw, "N")
-        shown = format_value(session, name, raw, "x") if isinstance(raw, int) else natural
-        ctx.console(f"{name:<15}{shown:<19}{natural}\n")
-
-
 def _info_threads(ctx: Context, text: str) -> None:
     session = ctx.session
     inferior = session.inferior
@@ -467,7 +451,8 @@ def _info(ctx: Context, text: str) -> Reply:
         "breakpoints": _info_breakpoints, "watchpoints": _info_breakpoints,
         "locals": lambda c, t: _info_variables(c, VariableScope.LOCALS, "No locals."),
         "args": lambda c, t: _info_variables(c, VariableScope.ARGUMENTS, "No arguments."),
-        "frame": _info_frame, "registers": _info_registers, "all-registers": _info_registers,
+        "frame": _info_frame, "registers": info_registers, "vector": info_vector,
+        "all-registers": lambda c, t: info_registers(c, t, print_all=True),
         "threads": _info_threads, "sharedlibrary": info_sharedlibrary, "signals": info_signals,
         "line": info_line_command, "source": _info_source, "display": _info_display,
         "address": info_address_command, "scope": info_scope_command, "proc": info_proc_command,

@@ -22,9 +22,11 @@ _MXCSR = [(0, "IE"), (1, "DE"), (2, "ZE"), (3, "OE"), (4, "UE"), (5, "PE"), (6, 
 _POINTERS = {"rbp", "rsp"}
 
 
-def read_raw(session: MiSession, tid: int) -> dict[str, int | bytes]:
-    """Every register of NAMES the engine can read: ints, or bytes for st/xmm."""
-    values: dict[str, int | bytes] = dict(session.debugger.read_registers(tid).values)
+def read_raw(session: MiSession, tid: int, level: int = 0) -> dict[str, int | bytes | None]:
+    """Every register of NAMES the engine can read in frame `level`: ints, bytes for st/xmm,
+    None for one the frame lost (gdb's `<not saved>`). Outer frames have the st and xmm
+    registers of frame 0: the x86-64 CFI leaves them unspecified, gdb's same value."""
+    values: dict[str, int | bytes | None] = dict(session.debugger.frame_registers(tid, level))
     try:
         vector = session.debugger.read_vector_registers(tid)
     except Exception:  # noqa: BLE001 - no extended state: the general ones still count

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Callable, TypeVar
@@ -213,6 +214,20 @@ class SourceLevel(SessionDollars):
             slots = saved_register_slots(frame, self._read_visible, self._source.symbols, self._source.cfi)
             base = frame_base(frame, self._read_visible)
             return FrameDetails(self._language_at(lookup), tuple(slots), base)
+
+        return self._call(go)
+
+    def frame_registers(self, thread_id: int, level: int) -> Mapping[str, int | None]:
+        def go() -> Mapping[str, int | None]:
+            inferior, t = self._stopped_thread(thread_id)
+            values: dict[str, int | None] = dict(register_sets.general(inferior.regs(t)).values)
+            if level == 0:
+                return values
+            frames = self._unwound(thread_id, level + 1)
+            frame = frames[self._physical_level(frames, level + self._hidden_inline(thread_id))[0]]
+            values.update(frame.registers)
+            values.update(dict.fromkeys(frame.undefined))
+            return values
 
         return self._call(go)
 

@@ -148,6 +148,10 @@ class FrameView:
     def innermost(self) -> FrameView:
         return self if self.innermost_view is None else self.innermost_view()
 
+    def not_saved(self, regno: int) -> bool:
+        """The register is undefined in this frame (gdb's `<not saved>`), not merely unsaved."""
+        return DWARF_REGISTERS.get(regno) in self.frame.undefined
+
     @property
     def has_avx512(self) -> bool:
         return self.floats is not None and self.floats.has_avx512

@@ -276,6 +276,9 @@ class CfiTable:
         return None
 
     def _find(self, pc: int) -> tuple[_FrameSection, Fde] | None:
+        """gdb's merged FDE table: the covering FDE that starts last, and of two starting at
+        the same address the .debug_frame one (dwarf2/frame.c's fde_is_less_than)."""
+        found: tuple[_FrameSection, Fde] | None = None
         for section in (self._eh, self._debug):
             if section is None:
                 continue
@@ -288,8 +291,9 @@ class CfiTable:
                 fde = section.find_by_scan(pc)
                 if fde is None:
                     continue
-            return section, fde
-        return None
+            if found is None or fde.low >= found[1].low:
+                found = section, fde
+        return found
 
 
 class CfiTables:

@@ -9,7 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.locexpr import (
+    NOT_SAVED,
+    EvaluationError,
+    MemoryLoc,
+    OptimizedOut,
+)
 from aliceserver.debuggers.symbols.dwarf.memberptr import format_member_pointer
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust
 from aliceserver.debuggers.symbols.dwarf.types import (
@@ -127,7 +132,9 @@ class _Formatter:
             return pretty
         t = strip(value.type)
         prefix = ""
-        if self.opts.top_level and self.opts.fmt is None and is_rust(value.type):
+        if isinstance(value.location, OptimizedOut):  # gdb's value_check_printable: no `(type) `
+            pass
+        elif self.opts.top_level and self.opts.fmt is None and is_rust(value.type):
             if isinstance(t, (PointerType, ReferenceType)):  # gdb's Rust value_print
                 prefix = f"({type_name(value.type)}) "
         elif self.opts.top_level and self.opts.fmt is None:
@@ -154,7 +161,7 @@ class _Formatter:
         try:
             return self._value(value, depth)
         except OptimizedOutError:
-            return "<optimized out>"
+            return "<not saved>" if value.location == OptimizedOut(NOT_SAVED) else "<optimized out>"
         except EvaluationError as exc:
             return f"<error: {exc}>"
 

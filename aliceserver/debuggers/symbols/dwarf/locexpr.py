@@ -98,6 +98,9 @@ class OptimizedOut:
     reason: str = "optimized out"
 
 
+NOT_SAVED = "not saved"  # OptimizedOut's reason for a register an outer frame lost (`<not saved>`)
+
+
 @dataclass(frozen=True, slots=True)
 class Piece:
     location: MemoryLoc | RegisterLoc | ImplicitLoc | OptimizedOut

@@ -58,6 +58,9 @@ class UnwoundFrame:
     symbol: SymbolLocation
     method: str  # how this frame was found: "first", "cfi", "signal", "frame-pointer"
     signal_trampoline: bool = False  # this frame is __restore_rt (<signal handler called>)
+    # Registers the callee's CFI marks undefined (DW_CFA_undefined), or that an undefined
+    # one's unspecified rule carries out: gdb's `<not saved>` in this frame.
+    undefined: frozenset[str] = frozenset()
 
 
 Tables = Callable[[Module], "CfiTable | None"]
@@ -74,6 +77,7 @@ def unwind_stack(
     frames: list[UnwoundFrame] = []
     regs: dict[str, int] = dict(registers)
     method = "first"
+    undefined: frozenset[str] = frozenset()
     exact_pc = True  # frame 0 and the frame a signal interrupted: pc is no return address
     while len(frames) < limit and "rip" in regs:
         pc = regs["rip"]
@@ -82,11 +86,13 @@ def unwind_stack(
         trampoline = row.signal_frame if row is not None else _is_sigreturn(read, pc)
         caller: dict[str, int] | None = None
         cfa: int | None = None
+        caller_undefined: frozenset[str] = frozenset()
         used_cfi = row is not None
         try:
             if row is not None:
                 try:
                     cfa, caller = _step_cfi(row, regs, read)
+                    caller_undefined = _undefined_rules(row)
                 except TargetError as exc:
                     # A rule this frame cannot evaluate: frame pointers may still know more.
                     log.debug("CFI at %#x unusable (%s); trying the frame pointer", pc, exc)
@@ -111,10 +117,13 @@ def unwind_stack(
                 symbol=_symbol(symbols, pc, exact_pc, trampoline and _is_sigreturn(read, pc)),
                 method=method,
                 signal_trampoline=trampoline,
+                undefined=undefined,
             )
         )
         if caller is None or not caller.get("rip"):
             break  # outermost (rip undefined), pc 0, or nothing more known
+        # Same value: what no rule of this frame gives stays as undefined as it was.
+        undefined = caller_undefined | frozenset(name for name in undefined if name not in caller)
         regs = caller
         exact_pc = trampoline
         method = "signal" if trampoline else ("cfi" if used_cfi else "frame-pointer")
@@ -284,6 +293,12 @@ def _step_cfi(
     if row.rule(row.return_column) is None:
         raise TargetError("the CFI row has no rule for the return address")
     return cfa, caller
+
+
+def _undefined_rules(row: UnwindRow) -> frozenset[str]:
+    names = (DWARF_REGISTERS.get(number) for number, rule in row.rules
+             if rule.kind is RuleKind.UNDEFINED and number != row.return_column)  # fmt: skip
+    return frozenset(name for name in names if name is not None)
 
 
 def _read_saved(row: UnwindRow, cfa: int, read: ReadMemory) -> dict[int, int]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
+    NOT_SAVED,
     CompositeLoc,
     EvaluationError,
     ExprEnv,
@@ -194,7 +195,8 @@ class Value:
         if isinstance(loc, ImplicitLoc):
             return loc.data[:size].ljust(size, b"\0"), ()
         if isinstance(loc, OptimizedOut):
-            raise OptimizedOutError()
+            raise OptimizedOutError("register has not been saved in frame" if loc.reason == NOT_SAVED else
+                                    "value has been optimized out")
         return _compose(loc, self.ctx, size)
 
     def holes_overlap(self, start: int, size: int) -> bool:

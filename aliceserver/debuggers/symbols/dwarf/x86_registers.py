@@ -90,6 +90,11 @@ class RegisterSpec:
     offset: int = 0
 
 
+def is_pseudo(name: str) -> bool:
+    """`$eax`, `$al`...: amd64-tdep.c's views of a general register's low bytes."""
+    return name in _PSEUDO
+
+
 def lookup(name: str, avx512: Callable[[], bool]) -> RegisterSpec | None:
     """gdb's register `name` on x86-64 Linux, or None (then `$name` is a convenience
     variable). AVX-512's registers exist only where the machine has them (asked only for

@@ -159,3 +159,23 @@ def test_random_hdr_gives_rows_none_or_target_error(hdr: bytes, pc: int) -> None
         table.row_at(pc)
     except TargetError:
         pass
+
+
+def _debug_frame() -> bytes:
+    """A .debug_frame CIE (as CIE above, no augmentation) and an FDE for [0x1000, 0x1010)
+    whose only rule leaves rax undefined (DW_CFA_undefined r0)."""
+    cie = b"\xff\xff\xff\xff" + b"\x01" + b"\x00" + b"\x01\x78\x10" + bytes.fromhex("0c0708900100")
+    cie += b"\0" * (-(len(cie) + 4) % 8)
+    fde = (0).to_bytes(4, "little") + (0x1000).to_bytes(8, "little") + (0x10).to_bytes(8, "little") + b"\x07\x00"
+    fde += b"\0" * (-(len(fde) + 4) % 8)
+    return len(cie).to_bytes(4, "little") + cie + len(fde).to_bytes(4, "little") + fde
+
+
+def test_debug_frame_wins_over_eh_frame_for_the_same_function() -> None:
+    """gdb sorts both sections' FDEs into one table and keeps the .debug_frame one of two
+    that start at the same address (dwarf2/frame.c's fde_is_less_than)."""
+    eh = _Section(".eh_frame", 0x2000, _eh_frame(0x2000))
+    table = CfiTable("mem", eh, None, _Section(".debug_frame", 0, _debug_frame()))
+    assert table.section_of(0x1000) == ".debug_frame"
+    row = table.row_at(0x1000)
+    assert row is not None and row.rule(0) is not None and row.rule(0).kind.name == "UNDEFINED"  # type: ignore[union-attr]

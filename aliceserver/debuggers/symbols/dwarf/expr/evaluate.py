@@ -36,9 +36,11 @@ from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
     no_symbol,
 )
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
+    NOT_SAVED,
     EvaluationError,
     ImplicitLoc,
     MemoryLoc,
+    OptimizedOut,
     RegisterLoc,
 )
 from aliceserver.debuggers.symbols.dwarf.types import (
@@ -99,6 +101,8 @@ class ThreadRegisters(Protocol):
     frame did not save there (x86-64's unspecified rule, "same value")."""
 
     def innermost(self) -> FrameContext: ...
+
+    def not_saved(self, regno: int) -> bool: ...
 
 
 @runtime_checkable
@@ -348,6 +352,8 @@ class Evaluator:
             return session_values(self).variable(name, self.ctx)
         ctx = self.ctx
         if ctx.register(spec.regno) is None and isinstance(ctx, ThreadRegisters):
+            if ctx.not_saved(spec.regno) and not x86_registers.is_pseudo(name):  # gdb's read 0
+                return Value(spec.make(), OptimizedOut(NOT_SAVED), ctx)
             ctx = ctx.innermost()  # an outer frame's unsaved register: gdb's same value
         if ctx.register(spec.regno) is None:
             raise EvaluationError(f"value is not available: ${name}")

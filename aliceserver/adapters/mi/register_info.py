@@ -1,0 +1,154 @@
+"""`info registers`, `info all-registers` and `info vector`, laid out as gdb 13 prints them.
+
+gdb prints one register a line (infcmd.c's default_print_one_register_info): the name padded
+to column 15, then for an integer register its hex value padded to column 35 and its natural
+value, for a float one its natural value and `(raw 0x...)`, for a vector one the hex view of
+its union alone, and `<not saved>` alone where the frame lost it. Every value comes from the
+evaluator's `$name` in the selected frame, so outer frames show what their callers saved.
+Which registers make up a group follows amd64-linux-tdep.c and i386-tdep.c
+(i386_register_reggroup_p) for the machine's vector extension: AVX-512, AVX or SSE alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aliceserver.adapters.mi.registers import GENERAL, X87, read_raw
+from aliceserver.adapters.mi.registry import Context, MiError
+from aliceserver.errors import AliceError
+
+_NAME_COLUMN = 15
+_NATURAL_COLUMN = 35  # value_column_1 + "0x" + 16 hex digits + two spaces
+_FLOAT = tuple(f"st{i}" for i in range(8)) + X87
+_SYSTEM = ("fs_base", "gs_base", "orig_rax")
+_USER = ("pc", "sp", "fp", "ps")  # gdb's user registers, named as typed
+# gdb's register groups, in the order `info registers GROUP` matches a prefix against them.
+_GROUPS = ("general", "float", "system", "vector", "all", "save", "restore", "sse", "mmx")
+
+
+@dataclass(frozen=True, slots=True)
+class _Machine:
+    """The vector extension gdb's target description has for this thread."""
+
+    avx512: bool
+    avx: bool
+
+    def vectors(self) -> tuple[str, ...]:
+        """The vector group's registers after mxcsr: the widest ones the machine has."""
+        if self.avx512:
+            return tuple(f"zmm{i}" for i in range(32))
+        return tuple(f"{'ymm' if self.avx else 'xmm'}{i}" for i in range(16))
+
+    def general(self) -> tuple[str, ...]:
+        return GENERAL + (tuple(f"k{i}" for i in range(8)) if self.avx512 else ())
+
+    def group(self, name: str) -> tuple[str, ...]:
+        sse_only = not self.avx and not self.avx512
+        xmms = tuple(f"xmm{i}" for i in range(32 if self.avx512 else 16))
+        if name == "general":
+            return self.general()
+        if name == "float":
+            return _FLOAT
+        if name == "system":
+            return _SYSTEM
+        if name == "vector":
+            return (xmms[:16] if sse_only else ()) + ("mxcsr",) + (() if sse_only else self.vectors())
+        if name == "all":
+            kmasks = tuple(f"k{i}" for i in range(8)) if self.avx512 else ()
+            return (GENERAL + _FLOAT + (xmms[:16] if sse_only else ()) + ("mxcsr",) + kmasks
+                    + (() if sse_only else self.vectors()))  # fmt: skip
+        if name == "sse":
+            return xmms[:16] + ("mxcsr",) + xmms[16:]
+        if name == "mmx":
+            return ()  # amd64 has no MMX pseudo registers
+        raise MiError(f"Invalid register `{name}'")  # save, restore: gdb's internal groups
+
+
+def _machine(ctx: Context, tid: int) -> _Machine:
+    session = ctx.session
+    # The evaluator knows AVX-512's registers only where the machine has them ($k0 is
+    # otherwise an empty convenience variable); AVX shows in the kernel's xstate.
+    try:
+        avx512 = session.evaluate("$k0", tid=tid, level=0).type != "void"
+    except AliceError:
+        avx512 = False
+    try:
+        avx = bool(session.debugger.read_vector_registers(tid).ymm)
+    except AliceError:
+        avx = False
+    return _Machine(avx512, avx)
+
+
+def _known(machine: _Machine, name: str) -> bool:
+    if name in GENERAL or name in _FLOAT or name in _SYSTEM or name in _USER or name == "mxcsr":
+        return True
+    for prefix, count in (("xmm", 32 if machine.avx512 else 16), ("ymm", 32 if machine.avx512 else 16 if machine.avx else 0),
+                          ("zmm", 32 if machine.avx512 else 0), ("k", 8 if machine.avx512 else 0)):  # fmt: skip
+        number = name[len(prefix):]
+        if name.startswith(prefix) and number.isdigit() and str(int(number)) == number and int(number) < count:
+            return True
+    return _is_pseudo(name)
+
+
+def _is_pseudo(name: str) -> bool:
+    from aliceserver.debuggers.symbols.dwarf import x86_registers
+
+    return x86_registers.is_pseudo(name)
+
+
+def info_registers(ctx: Context, text: str, print_all: bool = False) -> None:
+    """`info registers [NAME|GROUP...]` (`print_all`: `info all-registers`)."""
+    session = ctx.session
+    tid, level = session.selected_frame("The program has no registers now.")
+    machine = _machine(ctx, tid)
+    words = text.split()
+    if not words:
+        names = machine.group("all" if print_all else "general")
+    else:
+        names = ()
+        for word in words:
+            name = word[1:] if word.startswith("$") else word
+            if not name:
+                raise MiError("Missing register name")
+            if _known(machine, name):
+                names += (name,)
+                continue
+            group = next((g for g in _GROUPS if g.startswith(name)), None)
+            if group is None:
+                raise MiError(f"Invalid register `{name}'")
+            names += machine.group(group)
+    raw: dict[str, int | bytes | None] | None = None
+    for name in names:
+        if name in _FLOAT[:8] and raw is None:
+            raw = read_raw(session, tid)  # st registers: the same value in every frame
+        ctx.console(_line(ctx, tid, level, name, raw))
+
+
+def info_vector(ctx: Context, text: str) -> None:
+    """`info vector`: the vector group."""
+    info_registers(ctx, "vector")
+
+
+def _line(ctx: Context, tid: int, level: int, name: str, raw: dict[str, int | bytes | None] | None) -> str:
+    session = ctx.session
+    line = name.ljust(_NAME_COLUMN - 1) + " "
+    if name in _FLOAT[:8]:
+        number = session.evaluate(f"${name}", tid=tid, level=level).value
+        data = raw.get(name) if raw is not None else None
+        if not isinstance(data, bytes) or number.startswith("<"):
+            return line + number + "\n"
+        return _pad(line + number) + f"(raw 0x{data[::-1].hex()})\n"
+    hexed = session.evaluate(f"${name}", "x", tid=tid, level=level)
+    if hexed.error or hexed.value.startswith("<") or hexed.value.startswith("{"):
+        return line + hexed.value + "\n"  # lost in this frame, or a vector's union alone
+    natural = session.evaluate(f"${name}", tid=tid, level=level)
+    value = natural.value
+    prefix = f"({natural.type}) "
+    if value.startswith(prefix):  # gdb's print shows a pointer's type; this column does not
+        value = value[len(prefix):]
+    return _pad(line + hexed.value) + value + "\n"
+
+
+def _pad(text: str) -> str:
+    """gdb's pad_to_column: to the natural column, or one space past a longer value."""
+    return text.ljust(_NATURAL_COLUMN - 1) + " "
