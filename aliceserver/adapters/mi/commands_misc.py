@@ -128,6 +128,8 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         return inferior.cwd, f'Current working directory that will be used when starting the inferior is "{inferior.cwd}".'
     if name == "target-async":
         name = "mi-async"
+    if name.split()[:1] in (["language"], ["lang"]):  # gdb shows it whatever follows
+        return "auto", f'The current source language is "auto; currently {current_language(ctx)}".'
     if name == "directories":
         return source_paths.directories_sentence(ctx)
     found = session.settings.find(name.split())
@@ -135,6 +137,24 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         settings_policy.check_show(name.split())
         raise MiError(f'Undefined show command: "{name}".  Try "help show".')
     return session.settings.get(found[0]), session.settings.show_text(found[0])
+
+
+def current_language(ctx: Context) -> str:
+    """The language `set language auto` stands for (gdb's current_language): the selected
+    frame's, else that of main's unit, else c."""
+    session = ctx.session
+    where = session.console_selection()
+    try:
+        if where.thread_id is not None:
+            language = session.debugger.frame_details(where.thread_id, where.level).language
+            if language:
+                return language
+        session.ensure_symbols()
+        places = [p for p in session.debugger.resolve_location("main") if p.source is not None]
+        unit = session.debugger.compile_unit(places[0].source.path) if places and places[0].source else None
+    except AliceError:
+        return "c"
+    return unit.language if unit is not None and unit.language != "minimal" else "c"
 
 
 # --- MI commands ---------------------------------------------------------------------------

@@ -108,6 +108,11 @@ def _plain_words(text: str) -> int:
     return count
 
 
+# The languages gdb 13 knows by name (`set language`'s values but auto and local).
+_LANGUAGE_NAMES = frozenset(("ada", "asm", "c", "c++", "d", "fortran", "go", "minimal", "modula-2",
+                             "objective-c", "opencl", "pascal", "rust"))  # fmt: skip
+
+
 def _take_global_options(command: MiCommand) -> None:
     args = command.args
     plain = _plain_words(command.raw_args)
@@ -122,6 +127,8 @@ def _take_global_options(command: MiCommand) -> None:
             if option == "--thread-group":
                 command.thread_group = value
             elif option == "--language":
+                if value not in _LANGUAGE_NAMES:  # gdb's language_enum; auto is no language
+                    raise MiParseError(f"Invalid --language argument: {value}", command.token)
                 command.language = value
             else:
                 try:

@@ -92,7 +92,7 @@ def _defaults() -> dict[str, _Setting]:
     }
 
 
-_ALIASES = {"target-async": "mi-async", "print": "print", "p pretty": "print pretty"}
+_ALIASES = {"target-async": "mi-async", "print": "print", "p pretty": "print pretty", "lang": "language"}
 _INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # 0 means unlimited too, except in _ZUINTEGER
 # gdb's kind of each number setting, which tells how =cmd-param-changed writes
 # `unlimited`: a uinteger's UINT_MAX, an integer's INT_MAX, a zuinteger_unlimited's -1 (0
