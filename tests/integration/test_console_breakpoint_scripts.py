@@ -190,3 +190,15 @@ def test_commands_typed_read_their_lines_with_gdb_prompts(prog: Path) -> None:
     assert kept(got) == kept(expected)
     assert "(gdb) >> > >>(gdb) Num " in got and "No breakpoint number 9." in got
     assert "(gdb)  > > > >yes\n(gdb)  >" in got and "$1 = 2\n" in got
+
+
+def test_a_python_block_in_a_list_keeps_its_lines_as_written(prog: Path, tmp_path: Path) -> None:
+    """gdb keeps a python block's lines verbatim (its `if ...:` opens nothing) and shows
+    them unindented in info breakpoints; the block runs at the stop."""
+    out = _compare(prog, _script(tmp_path, "cmds", [
+        f"echo {MARK}\\n",
+        "break add", "commands", "  silent", "  python", "if True:", "    print('py', 1)", "  end",
+        "  while 0", "    echo x", "  end", "end", "info breakpoints", "run",
+    ]))
+    assert "        python\nif True:\n    print('py', 1)\n        end\n        while 0\n" in out
+    assert out.endswith("\npy 1")

@@ -72,9 +72,15 @@ def block_end(lines: Sequence[str], head: int) -> int:
 
 
 def indented(lines: Sequence[str], depth: int) -> str:
-    """gdb's print_command_lines: two blanks a level, a block's body one level in."""
+    """gdb's print_command_lines: two blanks a level, a block's body one level in (the
+    lines of a python block as they were written)."""
     out: list[str] = []
+    verbatim = False
     for text in lines:
+        if verbatim and text.strip() != "end":
+            out.append(text + "\n")
+            continue
+        verbatim = _verbatim(text)
         if text == "end" or text == "else":
             depth -= 1
         out.append(" " * (2 * depth) + text + "\n")
