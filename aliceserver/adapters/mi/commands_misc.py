@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 
 from aliceserver import __version__
 from aliceserver.adapters.mi import completion, settings_policy, source_paths
@@ -10,6 +11,7 @@ from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.output import Value, record
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
 from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.ui import Ui
 from aliceserver.errors import AliceError
 
 FEATURES = ["frozen-varobjs", "pending-breakpoints", "thread-info", "data-read-memory-bytes",
@@ -73,7 +75,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     name, value_words = found
     value_text = text.strip().split(None, len(name.split()))[-1] if value_words else ""
     if name == "prompt":
-        value_text = text.strip()[len("prompt") :].lstrip() if text.strip().startswith("prompt") else value_text
+        # gdb keeps a prompt's trailing blanks: `set prompt (banana) ` ends in a space
+        value_text = text.lstrip()[len("prompt") :].lstrip() if text.lstrip().startswith("prompt") else value_text
     old = session.settings.get(name)
     value = session.settings.set(name, value_text)
     if name == "unwindonsignal":  # the engine's, for every call (conditions' too)
@@ -228,8 +231,13 @@ def _interpreter_exec(ctx: Context, args: list[str]) -> Reply:
     if interpreter.startswith("mi"):
         for text in commands:
             parsed = parse_line(text)
-            if not isinstance(parsed, MiCommand):
-                raise MiError(f"-interpreter-exec: not an MI command: {text}")
+            if not isinstance(parsed, MiCommand):  # a console command, answered in MI
+                ctx.ui.log(parsed.text + "\n")
+                reply = session.run_cli(Context(session, ctx.ui, parsed.token, None, cli=True), parsed.text)
+                if reply is not None:
+                    return reply
+                ctx.ui.result(parsed.token, "done")
+                continue
             handler = session.mi_commands.get(parsed.name)
             if handler is None:
                 raise MiError(f"Undefined MI command: {parsed.name}", "undefined-command")
@@ -243,6 +251,37 @@ def _interpreter_exec(ctx: Context, args: list[str]) -> Reply:
                 return result
         return None
     raise MiError(f'-interpreter-exec: could not find interpreter "{interpreter}"')
+
+
+def interpreter_exec_console(ctx: Context, text: str) -> Reply:
+    """The console's `interpreter-exec INTERPRETER COMMAND...`: MI's answers are written as
+    MI records even on a console, as gdb does."""
+    try:
+        words = shlex.split(text)  # gdb_buildargv: quotes group, each word one command
+    except ValueError as error:
+        raise MiError(str(error)) from None
+    if not words:
+        raise MiError("Argument required (interpreter-exec command).")
+    if len(words) < 2:
+        raise MiError("Usage: interpreter-exec INTERPRETER COMMAND...")
+    interpreter, commands = words[0], words[1:]
+    if interpreter not in ("console", "cli") and not interpreter.startswith("mi"):
+        raise MiError(f'Could not find interpreter "{interpreter}".')
+    if interpreter in ("console", "cli") or ctx.ui.is_mi:
+        return _interpreter_exec(ctx, words)
+    ctx.ui.flush()  # what the console said comes first
+    mi_ui = Ui(ctx.ui.transport, mi=True, name=ctx.ui.name)
+    for command in commands:
+        inner = Context(ctx.session, mi_ui, "", None)
+        try:
+            reply = _interpreter_exec(inner, [interpreter, command])
+        except MiError as error:
+            pairs: list[tuple[str, Value]] = [("msg", str(error))]
+            mi_ui.result("", "error", pairs + ([("code", error.code)] if error.code else []))
+            continue
+        if reply is not None:
+            return reply
+    return None
 
 
 def set_program(ctx: Context, path: str | None) -> None:

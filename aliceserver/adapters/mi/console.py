@@ -41,6 +41,9 @@ def run_console_command(ctx: Context, text: str) -> Reply:
     name, handler = found
     if rest and not rest[0].isspace() and rest[0] != "/" and name not in ("!", "|"):
         raise MiError(f'Undefined command: "{word + rest.split()[0]}".  Try "help".')
+    if name == "set":  # gdb keeps a set command's trailing blanks: a prompt may end in one
+        body = text.rstrip("\r\n")
+        return handler(ctx, rest.strip() + body[len(body.rstrip(" \t")) :])
     # echo keeps its trailing blanks and newlines; other commands do not care.
     return handler(ctx, rest.lstrip(" \t") if name == "echo" else rest.strip())
 
@@ -531,6 +534,7 @@ def register_all(registry: CliRegistry) -> None:
     for name in ("define", "document", "record", "reverse-step", "target", "core-file"):
         add(name, _unsupported(name))
     add("break-range", _break_range)
+    add("interpreter-exec", misc.interpreter_exec_console)
     register_catch(registry)
     register_info(registry)
     register_workflow(registry)

@@ -119,6 +119,7 @@ class MiSession:
         self.main_ui = main_ui
         self.uis: list[Ui] = [main_ui]
         self.settings = Settings(mi_async=False)
+        main_ui.cli_prompt = self._cli_prompt
         self.inferior = Inferior(program=config.program, args=list(config.args), tty=config.tty)
         self.inferior.cwd = config.cwd or os.getcwd()
         self.breakpoints = BreakpointTable(self)
@@ -178,7 +179,11 @@ class MiSession:
         # the main UI, between records.
         self.main_ui.raw(text)
 
+    def _cli_prompt(self) -> str:
+        return self.settings.get("prompt")
+
     def add_ui(self, ui: Ui) -> None:
+        ui.cli_prompt = self._cli_prompt
         self.uis.append(ui)
         self.add_reader(ui)
 

@@ -127,7 +127,7 @@ class Settings:
     def set(self, name: str, text: str) -> str:
         """Set `name` from `text`; returns the value as gdb shows it."""
         setting = self._values[name]
-        text = text.strip()
+        text = text.lstrip() if name == "prompt" else text.strip()
         if setting.kind == "bool":
             if text == "":
                 text = "on"

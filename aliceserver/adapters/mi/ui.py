@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.transports.base import Transport, TransportClosed
@@ -30,6 +30,7 @@ class Ui:
         self._lock = threading.Lock()
         self.pending_prompt = False  # a console waits for its command's stop to prompt again
         self._holding = 0  # hold() depth: while > 0, writes gather in _held
+        self.cli_prompt: Callable[[], str] = lambda: PROMPT  # a console's: `set prompt`
         self._held: list[str] = []
 
     def hold(self) -> None:
@@ -104,7 +105,7 @@ class Ui:
         self._write(text)
 
     def prompt(self) -> None:
-        self._write(PROMPT + "\n" if self.is_mi else PROMPT)
+        self._write(PROMPT + "\n" if self.is_mi else self.cli_prompt())  # MI's never changes
 
     def close(self) -> None:
         self.closed = True
