@@ -41,6 +41,7 @@ CPP_FUNCTIONS = [
 OPTIMIZATIONS = [
     "-O0", "-O1", "-O2", "-O2 -fno-omit-frame-pointer", "-O0 -fcf-protection",
     "-O2 -fcf-protection -fno-omit-frame-pointer", "-O3 -fno-omit-frame-pointer",
+    "-O0 -gdwarf-2 -gstrict-dwarf",  # frame bases as location lists, variables without: analysed
 ]  # fmt: skip
 # A row of `info breakpoints`: "1  breakpoint keep y 0x... in f at file:line" or "1.2  y 0x...".
 _ROW = re.compile(r"^(\d+)(?:\.\d+)?\s.*?(0x[0-9a-f]+)\s+in\s+\S.*\sat\s+\S+:(\d+)$")

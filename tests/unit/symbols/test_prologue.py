@@ -71,4 +71,5 @@ def test_location_lists_are_found_in_the_abbreviations() -> None:
     assert not abbreviations_use_location_lists(UNIT_V5, _abbrev((0x02, 0x18)))  # exprloc
     assert not abbreviations_use_location_lists(UNIT_V5, _abbrev((0x02, 0x06)))  # a constant
     assert abbreviations_use_location_lists(UNIT_V3, _abbrev((0x02, 0x06)))  # v3 offsets
+    assert not abbreviations_use_location_lists(UNIT_V5, _abbrev((0x40, 0x17)))  # a frame base's list
     assert abbreviations_use_location_lists(UNIT_V5, _abbrev((0x02, 0x17))[:4]) is None

@@ -242,16 +242,18 @@ def is_llvm(producer: str) -> bool:
 
 
 # DW_AT_location and DW_AT_frame_base in a form that points into a location list section.
-_LOCATION_ATTRIBUTES = frozenset({0x02, 0x40})
+# DW_AT_location only: gdb's has_loclist comes from variables' locations (read.c's
+# var_decode_location), never from a function's DW_AT_frame_base.
+_LOCATION_ATTRIBUTES = frozenset({0x02})
 _LIST_FORMS = frozenset({0x06, 0x07, 0x17, 0x22})  # data4, data8, sec_offset, loclistx
 _FORM_IMPLICIT_CONST = 0x21
 
 
 def abbreviations_use_location_lists(info: bytes, abbrev: bytes) -> bool | None:
     """Whether a unit (its header at the start of `info`, its abbreviation table at the
-    start of `abbrev`) declares a DW_AT_location or DW_AT_frame_base that is a location
-    list; None when `abbrev` ends before the table does. Compilers emit only the
-    abbreviations their DIEs use, so this is gdb's has_loclist."""
+    start of `abbrev`) declares a DW_AT_location that is a location list; None when
+    `abbrev` ends before the table does. Compilers emit only the abbreviations their DIEs
+    use, so this is gdb's has_loclist."""
     osize = 8 if info[:4] == b"\xff\xff\xff\xff" else 4
     pos = 12 if osize == 8 else 4
     if len(info) < pos + 2:
