@@ -202,3 +202,15 @@ def test_a_python_block_in_a_list_keeps_its_lines_as_written(prog: Path, tmp_pat
     ]))
     assert "        python\nif True:\n    print('py', 1)\n        end\n        while 0\n" in out
     assert out.endswith("\npy 1")
+
+
+def test_if_takes_a_struct_by_its_bytes(builder: Builder, tmp_path: Path) -> None:
+    """gdb's value_true: a struct is true when a byte of it is not zero (no `== 0` for it),
+    a pointer and a char compare with zero."""
+    program = builder.build("cond_types")
+    out = _compare(program, _script(tmp_path, "cmds", [
+        f"break cond_types.c:{marker_line('cond_types.c', 'recurse')}", "run", f"echo {MARK}\\n",
+        "if *c", "  echo struct\\n", "end", "if c", "  echo pointer\\n", "end",
+        "if c->tag", "  echo tag\\n", "else", "  echo notag\\n", "end",
+    ]))
+    assert out.endswith("struct\npointer\ntag")

@@ -24,6 +24,7 @@ from aliceserver.adapters.mi.registry import (
     Reply,
     Running,
 )
+from aliceserver.errors import AliceError
 
 
 class SessionHooks:
@@ -51,8 +52,19 @@ class SessionHooks:
         return session.exit_requested
 
     def truth(self, expression: str) -> bool:
-        """gdb's value_true: the value compared with zero."""
-        shown = self.ctx.session.evaluate_display(f"({expression}) == 0", "d")
+        """gdb's value_true: a number or pointer compared with zero, a bool as it is, an
+        aggregate true when any of its bytes is not zero."""
+        session = self.ctx.session
+        try:
+            shown = session.evaluate_display(f"({expression}) == 0", "d")
+        except AliceError:
+            whole = session.evaluate(expression)
+            if whole.value in ("true", "false"):  # a language whose bool is no number (Rust)
+                return whole.value == "true"
+            if not whole.aggregate or whole.address is None:
+                raise
+            size = int(session.evaluate_display(f"sizeof({expression})", "d"))
+            return any(session.debugger.read_memory(whole.address, size))
         return shown.split()[-1] not in ("1", "true")
 
     def block(self, head: str, lines: tuple[str, ...]) -> bool:
