@@ -8,22 +8,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from aliceserver.adapters.agent.common import ToolEnv
+from aliceserver.adapters.agent.common import ToolEnv, timeout_of
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument, classify
 from aliceserver.adapters.agent.registry import Args, ToolRegistry
 from aliceserver.adapters.agent.session import DebugSession, State
-from aliceserver.adapters.console.hosted import RUN_CONTROL, ConsoleError, HostedConsole
+from aliceserver.adapters.agent.tools_exec import run_and_wait
+from aliceserver.adapters.console.hosted import (
+    CONSOLE_RUNS,
+    RUN_CONTROL,
+    ConsoleError,
+    HostedConsole,
+)
 from aliceserver.adapters.console.lines import command_name, read_line
 
-# gdb's run commands -> (tool, its arguments); a count or location is added from the line.
+# gdb's run commands -> (tool, its arguments); a count is added from the line. finish,
+# until, advance and jump are the console's own (CONSOLE_RUNS: its frame, gdb's lines).
 _RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     "continue": ("debug_continue", {}),
     "next": ("debug_step", {"kind": "over"}),
     "step": ("debug_step", {"kind": "into"}),
-    "finish": ("debug_step", {"kind": "out"}),
     "stepi": ("debug_step", {"kind": "instruction"}),
-    "until": ("debug_run_to", {}),
-    "advance": ("debug_run_to", {}),
 }
 _INSTEAD = {"run": "debug_restart", "start": "debug_restart", "starti": "debug_restart",
             "kill": "debug_stop", "detach": "debug_stop mode=detach", "attach": "debug_attach",
@@ -56,6 +60,8 @@ def run_console(registry: ToolRegistry, env: ToolEnv, args: Args, examine: Any) 
         if name not in RUN_CONTROL:
             return {"command": text, "tool": "debug_console", "session": session.id,
                     "output": _run(session, console, given.text)}  # fmt: skip
+    if name in CONSOLE_RUNS:
+        return _console_run(env, session, console, given.text, timeout_of(args))
     return _run_control(registry, args, session, console, name, text)
 
 
@@ -90,12 +96,7 @@ def _run_control(
     tool, arguments = _RUNS[name]
     rest = text.split(None, 1)[1].strip() if len(text.split(None, 1)) > 1 else ""
     arguments = dict(arguments)
-    if tool == "debug_run_to":
-        if not rest:
-            tool, arguments = "debug_step", {"kind": "over"}  # a bare until: next, as gdb's
-        else:
-            arguments["location"] = rest
-    elif rest:
+    if rest:
         if tool != "debug_step" or not rest.isdigit():
             raise bad_argument(f'"{name} {rest}": not taken here', f"{name} [COUNT] (steps only)")
         arguments["count"] = int(rest)
@@ -107,6 +108,35 @@ def _run_control(
         console.drain()
         if console.stop_text:
             reply["output"] = console.stop_text.removesuffix("\n")
+    return reply
+
+
+def _console_run(
+    env: ToolEnv, session: DebugSession, console: HostedConsole, text: str, timeout: float
+) -> dict[str, Any]:
+    """finish, until, advance, jump: the console's command in the session's frame, run as
+    the execution tools run (the reply is the new context); `output` is what gdb prints
+    (Run till exit from #1 ..., the stop, Value returned is $1 = ...)."""
+    shown: list[str] = []
+
+    def start() -> None:
+        console.select(session.current_thread, session.current_frame, always=True)
+        console.stop_text = ""
+        try:
+            shown.append(console.run(text, resumes=True))
+        except ConsoleError as error:
+            failure = classify(error, ErrorCode.BAD_ARGUMENT)
+            raise ToolError(failure.code, str(error), failure.hint) from None
+        if not console.resumed:
+            raise ToolError(ErrorCode.BAD_ARGUMENT, f'"{text}" did not run the program', "")
+
+    reply = {"command": text, "tool": "debug_console",
+             **run_and_wait(env, session, start, timeout)}  # fmt: skip
+    with session.lock:
+        console.drain()
+        output = "".join(shown) + console.stop_text
+    if output.strip():
+        reply["output"] = output.removesuffix("\n")
     return reply
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import aliceserver.debuggers.events as ev
-from aliceserver.adapters.mi.registry import Context, MiError
+from aliceserver.adapters.mi.registry import RUNNING, Context, MiError
 from aliceserver.adapters.mi.session import MiSession, SessionConfig
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.debuggers.base import IDebugger
@@ -28,6 +28,9 @@ RUN_CONTROL = frozenset({
     "stepi", "nexti", "kill", "detach", "attach", "interrupt", "signal", "queue-signal", "starti",
     "reverse-continue", "reverse-next", "reverse-step", "reverse-finish",
 })  # fmt: skip
+# Run commands the console runs itself inside its host's resuming path: they act on the
+# console's selected frame and print gdb's lines (Run till exit from #1 ..., Continuing at).
+CONSOLE_RUNS = frozenset({"finish", "until", "advance", "jump"})
 # The session's own life: its host owns it (the client's restart, disconnect, launch).
 HOST_OWNED = frozenset({"quit", "file", "exec-file", "tty", "new-ui", "target", "core-file"})
 _WORD = re.compile(r"([A-Za-z_][\w-]*|[!|])(.*)", re.S)
@@ -201,8 +204,10 @@ class HostedConsole:
             return None
         return found[0] if found is not None else None
 
-    def run(self, line: str) -> str:
-        """Run one console line; what it printed. A failure is a ConsoleError."""
+    def run(self, line: str, resumes: bool = False) -> str:
+        """Run one console line; what it printed. A failure is a ConsoleError. A run
+        command runs only when the host says so (`resumes`: it is inside the host's own
+        resuming path, which tells its client the program runs)."""
         self.drain()
         name = self.command_name(line)
         if name in HOST_OWNED:
@@ -210,7 +215,7 @@ class HostedConsole:
                 "",
                 f'"{name}" is not available in this debug console: the client starts and ends the session.',
             )
-        if name in RUN_CONTROL:
+        if name in RUN_CONTROL and not (resumes and name in CONSOLE_RUNS):
             raise ConsoleError(
                 "",
                 f'"{name}" is not available in this debug console: use the debugger\'s own controls.',
@@ -218,7 +223,10 @@ class HostedConsole:
         self._capture.take()
         ctx = Context(self.session, self.session.main_ui, cli=True)
         try:
-            self.session.run_cli(ctx, line)
+            reply = self.session.run_cli(ctx, line)
         except AliceError as error:
             raise ConsoleError(self._capture.take(), str(error).rstrip("\n")) from None
+        if reply is RUNNING:  # its stop is this command's (until's location, finish's value)
+            self.session.start_silently(ctx)
+            self.resumed = True
         return self._capture.take()

@@ -1,15 +1,17 @@
-"""Run commands typed in the debug console (continue, next, step, finish, stepi, nexti):
-DAP's own continue/next/stepIn/stepOut handlers run them, and the client hears the
-`continued` event that a console reply cannot imply, then the `stopped` one. The others
-(run, until, jump, kill...) are refused with the client's control that does it."""
+"""Run commands typed in the debug console. continue, next, step, stepi and nexti run
+through DAP's own continue/next/stepIn handlers; finish, until, advance and jump are the
+console's own (they act on its selected frame and print gdb's lines) run inside DAP's
+resuming path; kill ends the program as the client's stop button does. The client hears
+the `continued` event that a console reply cannot imply, then the `stopped` one (or
+`exited` and `terminated`). run, start, attach and detach are the client's own controls."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from aliceserver.adapters.console.hosted import HostedConsole
-from aliceserver.adapters.dap import execution
+from aliceserver.adapters.console.hosted import CONSOLE_RUNS, ConsoleError, HostedConsole
+from aliceserver.adapters.dap import execution, lifecycle
 from aliceserver.adapters.dap.handles import FrameRef
 from aliceserver.adapters.dap.messages import Arguments, JsonObject, WrongState
 from aliceserver.errors import ProtocolError
@@ -29,15 +31,18 @@ _RUNS: dict[str, tuple[Handler, str | None]] = {
 }
 _CONTROLS = {
     "run": "the client's restart", "start": "the client's restart", "starti": "the client's restart",
-    "kill": "the client's stop", "detach": "the client's disconnect", "attach": "an attach configuration",
-    "interrupt": "the client's pause", "jump": "the client's Jump to Cursor (goto)",
-    "until": "a breakpoint and continue", "advance": "a breakpoint and continue",
+    "detach": "the client's disconnect", "attach": "an attach configuration",
+    "interrupt": "the client's pause",
 }  # fmt: skip
 
 
 def run_control(
     session: DapSession, console: HostedConsole, name: str, text: str, frame: FrameRef | None
 ) -> JsonObject:
+    if name in CONSOLE_RUNS:
+        return _console_run(session, console, text, frame)
+    if name == "kill":
+        return _kill(session)
     if name not in _RUNS:
         instead = _CONTROLS.get(name, "the client's controls")
         raise ProtocolError(f'"{name}" cannot be run from the debug console here: use {instead}.')
@@ -57,3 +62,32 @@ def run_control(
     session.state.expected_continues = before
     console.resumed = True  # its stop is shown on the console too, as gdb's console does
     return {"result": "Continuing." if name == "continue" else "", "variablesReference": 0}
+
+
+def _console_run(
+    session: DapSession, console: HostedConsole, text: str, frame: FrameRef | None
+) -> JsonObject:
+    """finish, until, advance, jump: the console's command in the console's frame (the
+    client's frame when it chose another), resuming as DAP's own requests do."""
+    if session.debugger.process is None:
+        raise WrongState("The program is not being run.")
+    if frame is not None:
+        console.select(frame.thread_id, frame.level)
+    before = session.state.expected_continues
+    try:
+        with session.resuming():
+            shown = console.run(text, resumes=True)
+    except ConsoleError as error:
+        raise ProtocolError(str(error)) from None
+    if console.resumed:  # the client needs `continued`: the reply does not say it runs
+        session.state.expected_continues = before
+    return {"result": shown.removesuffix("\n"), "variablesReference": 0}
+
+
+def _kill(session: DapSession) -> JsonObject:
+    """gdb's kill, as the client's stop button: the program ends (`exited`, `terminated`)."""
+    process = session.debugger.process
+    if process is None:
+        raise WrongState("The program is not being run.")
+    lifecycle.terminate(session, Arguments("terminate", {}))
+    return {"result": f"[Inferior 1 (process {process.pid}) killed]", "variablesReference": 0}
