@@ -26,6 +26,8 @@ logger = logging.getLogger(__name__)
 
 BREAKPOINT = "breakpoint"
 DPRINTF = "dprintf"  # a breakpoint that prints and goes on (dprintf.py)
+TRACEPOINT = "tracepoint"  # made and listed, never inserted here (tracepoints.py)
+_LOCATED = (BREAKPOINT, DPRINTF, TRACEPOINT)
 WATCH_TYPES = {"": "hw watchpoint", "r": "read watchpoint", "a": "acc watchpoint"}
 WATCH_KEYS = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}
 _HDR: list[tuple[str, str, str, str]] = [
@@ -61,19 +63,21 @@ class MiBreakpoint:
     # Addresses of the locations its condition names something unknown at (gdb's
     # disabled_by_cond): they never stop, and show enabled="N".
     cond_disabled: frozenset[int] = frozenset()
+    passcount: int = 0  # a tracepoint's (0: none)
 
     @property
     def is_watch(self) -> bool:
-        return self.kind not in (BREAKPOINT, DPRINTF, catches.CATCHPOINT)
+        return self.kind not in (*_LOCATED, catches.CATCHPOINT)
 
     @property
     def pending(self) -> bool:
-        return self.kind in (BREAKPOINT, DPRINTF) and not self.places
+        return self.kind in _LOCATED and not self.places
 
     @property
     def has_address(self) -> bool:
-        """gdb's table shows 64-bit addresses once a breakpoint has one."""
-        return self.catch is None or self.catch.has_location
+        """gdb's table shows 64-bit addresses once a breakpoint has one (a tracepoint's
+        location is of no kind gdb counts)."""
+        return self.kind != TRACEPOINT and (self.catch is None or self.catch.has_location)
 
 
 @dataclass
@@ -84,6 +88,7 @@ class BreakpointTable:
     # The catchpoint each catch stop was judged for, until the stop is told (several stops
     # may be judged while the threads are being stopped, and told one by one later).
     caught: list[tuple[object, MiBreakpoint]] = field(default_factory=list)
+    trace_count: int = 0  # the number of the last tracepoint made (gdb's tracepoint_count)
     syscall_names: catches.SyscallNames = field(default_factory=catches.SyscallNames)
 
     # --- creation ----------------------------------------------------------------------
@@ -104,6 +109,7 @@ class BreakpointTable:
         quiet_pending: bool = False,
         force_condition: bool = False,
         warn: Callable[[str], None] | None = None,
+        kind: str = BREAKPOINT,
     ) -> tuple[MiBreakpoint, str | None]:
         """A new breakpoint; the second item is the not-found message for a pending one.
         As gdb, a condition must make sense at one of its locations at least (unless
@@ -128,7 +134,7 @@ class BreakpointTable:
             original = f"{session.frames.file_name(spec.rpartition(':')[0])}:{original}"
         bp = MiBreakpoint(self.next_number, original, temporary=temporary, enabled=enabled,
                           condition=condition, condition_fn=condition_fn, ignore=ignore, thread=thread,
-                          spec=spec, places=tuple(places))
+                          spec=spec, places=tuple(places), kind=kind)
         bp.cond_disabled = frozenset(place.address for place, failure in zip(places, failures, strict=True) if failure)
         for index, failure in enumerate(failures, 1):
             if failure and warn is not None:  # gdb's, before the breakpoint has its number
@@ -219,11 +225,25 @@ class BreakpointTable:
     def arm(self, bp: MiBreakpoint) -> None:
         if bp.is_watch or bp.catch is not None or bp.engine_id is not None:
             return
+        if bp.kind == TRACEPOINT:  # never inserted: placed anew by refresh (a start moves a PIE)
+            return
         info = self.session.debugger.insert_location_breakpoint(bp.spec or bp.location, condition=self._gate(bp))
         bp.engine_id = info.id
         old, bp.places = bp.places, info.locations
         bp.address_ids = info.breakpoint_ids
         self._recheck_locations(bp, old)
+
+    def _place_tracepoint(self, bp: MiBreakpoint) -> bool:
+        """Resolve a tracepoint's location again; whether its places changed."""
+        try:
+            places = tuple(self.session.debugger.resolve_location(bp.spec or bp.location))
+        except AliceError:
+            return False  # kept as they were
+        if places == bp.places:
+            return False
+        old, bp.places = bp.places, places
+        self._recheck_locations(bp, old)
+        return True
 
     def _recheck_locations(self, bp: MiBreakpoint, old: tuple[CodeLocation, ...]) -> None:
         """After its places changed (a start, a library loaded): as gdb's re-set, a known
@@ -335,6 +355,8 @@ class BreakpointTable:
             return []
         changed = []
         for bp in self.entries.values():
+            if bp.kind == TRACEPOINT and bp.enabled and self._place_tracepoint(bp):
+                changed.append(bp)
             info = known.get(bp.engine_id) if bp.engine_id is not None else None
             if info is None:
                 continue
@@ -423,6 +445,11 @@ class BreakpointTable:
         if script:  # MI 4 writes it as a list, MI 2 and 3 as a tuple of bare strings
             fixed = self.session.config.mi_version >= 4 or self.session.config.script_fixed
             items.append(("script", script if fixed else Results([("", line) for line in script])))
+        if bp.kind == TRACEPOINT:
+            if bp.passcount:
+                items.append(("pass", str(bp.passcount)))
+            if len(bp.places) == 1 and not bp.cond_disabled:
+                items.append(("installed", "n"))
         items.append(("original-location", bp.location))
         if not bp.is_watch and (len(bp.places) > 1 or bp.cond_disabled):  # gdb: or one not plainly enabled
             locations: list[Value] = []
@@ -433,6 +460,8 @@ class BreakpointTable:
                     ("addr", hex16(self.shown_address(place.address))),
                 ]
                 entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname) + [("thread-groups", ["i1"])]
+                if bp.kind == TRACEPOINT:
+                    entry.append(("installed", "n"))
                 locations.append(Results(entry))
             config = self.session.config
             if config.mi_version < 3 and not config.multi_location_fixed:
@@ -469,6 +498,8 @@ class BreakpointTable:
         word = "Temporary breakpoint" if bp.temporary else "Breakpoint"
         if bp.kind == DPRINTF:
             word = "Dprintf"
+        if bp.kind == TRACEPOINT:
+            word = "Tracepoint"
         if bp.catch is not None:
             return catches.mention(bp, bp.catch)
         if bp.is_watch:

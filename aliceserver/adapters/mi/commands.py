@@ -14,11 +14,12 @@ from aliceserver.adapters.mi import (
     commands_var,
     dprintf,
     libraries,
+    tracepoints,
 )
 from aliceserver.adapters.mi.registry import MiRegistry
 
 
 def register_all(registry: MiRegistry) -> None:
     for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc,
-                   catch_stops, dprintf, breakpoint_commands, libraries, commands_symbols):
+                   catch_stops, dprintf, breakpoint_commands, libraries, commands_symbols, tracepoints):
         module.register(registry)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from aliceserver.adapters.mi.breakpoints import MiBreakpoint
+from aliceserver.adapters.mi.breakpoints import BREAKPOINT, TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.locations import Location
 from aliceserver.adapters.mi.parser import Options, getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
@@ -56,8 +56,6 @@ def _location(options: Options) -> str:
 def _break_insert(ctx: Context, args: list[str]) -> Reply:
     options = getopt("break-insert", args, flags="thfdar", valued="cip",
                      long=("qualified", "source=", "line=", "function=", "label=", "force-condition"))
-    if options.has("a"):
-        raise MiError("-break-insert: tracepoints are not supported")
     location = _location(options)
     if not location:
         raise MiError("-break-insert: Missing <location>")
@@ -72,9 +70,14 @@ def _break_insert(ctx: Context, args: list[str]) -> Reply:
         location, temporary=options.has("t"), condition=options.get("c"),
         ignore=_int(options.get("i") or "0", "ignore count"), enabled=not options.has("d"),
         pending_ok=pending_ok, thread=thread, force_condition=options.has("force-condition"), warn=ctx.log,
+        kind=TRACEPOINT if options.has("a") else BREAKPOINT,
     )
     if problem and options.has("f"):
         ctx.log(problem + "\n")
+    if bp.kind == TRACEPOINT:
+        from aliceserver.adapters.mi import tracepoints  # it imports this module
+
+        tracepoints.created(ctx, bp)
     created(ctx, bp, to_self=False)
     return [("bkpt", session.breakpoints.tuple(bp))]
 
@@ -195,14 +198,6 @@ def _break_watch(ctx: Context, args: list[str]) -> Reply:
     return [(key, {"number": str(bp.number), "exp": bp.location})]
 
 
-def _break_passcount(ctx: Context, args: list[str]) -> Reply:
-    """gdb's: there are no tracepoints here, so a well-formed one names one not found."""
-    if len(args) != 2:
-        raise MiError("Usage: tracepoint-number passcount")
-    match = re.match(r"\s*([-+]?\d+)", args[0])
-    raise MiError(f"Could not find tracepoint {int(match.group(1)) if match else 0}")
-
-
 def _fix_multi_location_output(ctx: Context, args: list[str]) -> Reply:
     """From here on MI 2 writes a breakpoint's locations in a list, as MI 3 does."""
     ctx.session.config.multi_location_fixed = True
@@ -214,7 +209,7 @@ def register(registry: MiRegistry) -> None:
         "break-insert": _break_insert, "break-delete": _break_delete, "break-enable": _break_enable,
         "break-disable": _break_disable, "break-condition": _break_condition,
         "break-after": _break_after, "break-list": _break_list, "break-info": _break_info,
-        "break-watch": _break_watch, "break-passcount": _break_passcount,
+        "break-watch": _break_watch,
         "fix-multi-location-breakpoint-output": _fix_multi_location_output,
     }.items():  # fmt: skip
         registry.add(name, handler)

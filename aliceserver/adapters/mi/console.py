@@ -21,6 +21,7 @@ from aliceserver.adapters.mi.locations import console_location, keywords
 from aliceserver.adapters.mi.output import record
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.settings_policy import query
+from aliceserver.adapters.mi.tracepoints import register_console as register_tracepoints
 from aliceserver.debuggers.model import StepKind
 from aliceserver.transports.tty import open_tty_transport
 
@@ -536,6 +537,7 @@ def register_all(registry: CliRegistry) -> None:
     add("break-range", _break_range)
     add("interpreter-exec", misc.interpreter_exec_console)
     register_catch(registry)
+    register_tracepoints(registry)
     register_info(registry)
     register_workflow(registry)
     register_inferiors(registry)

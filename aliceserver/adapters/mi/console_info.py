@@ -8,7 +8,7 @@ from typing import overload
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi.breakpoint_commands import shown_commands
-from aliceserver.adapters.mi.breakpoints import MiBreakpoint
+from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_disasm import disassemble_command
@@ -317,11 +317,13 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         if bp.catch is not None:
             _info_catchpoint(ctx, bp, width)
             continue
-        addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if len(bp.places) > 1 else (
-            "" if bp.is_watch else hex16(bp.places[0].address))
+        located = not bp.is_watch and (len(bp.places) > 1 or bool(bp.cond_disabled))  # gdb: a row each
+        addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if located else (
+            "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
         disp = "del" if bp.temporary else "keep"
+        what = "" if located else table.what(bp)
         ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
-                    f"{addr:<18} {table.what(bp)}\n".replace(f"{addr:<18} ", f"{addr:<18} " if addr else "", 1))
+                    f"{addr:<{width}} {what}\n".replace(f"{addr:<{width}} ", f"{addr:<{width}} " if addr else "", 1))
         if bp.condition:
             ctx.console(f"\tstop only if {bp.condition}\n")
         if bp.hits:
@@ -329,6 +331,16 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         if bp.ignore:
             ctx.console(f"\tignore next {bp.ignore} hits\n")  # gdb 13's print_one_breakpoint_location
         ctx.console(shown_commands(ctx, bp))
+        if bp.kind == TRACEPOINT:  # never inserted here (tracepoints.py)
+            ctx.console((f"\tpass count {bp.passcount} \n" if bp.passcount else "")
+                        + ("\tnot installed on target\n" if len(bp.places) == 1 and not located else ""))
+        for index, place in enumerate(bp.places if located else (), 1):
+            # gdb's location rows: N* where the condition does not parse, y- in a disabled one
+            state = "N*" if place.address in bp.cond_disabled else "y" if bp.enabled else "y-"
+            ctx.console(f"{f'{bp.number}.{index}':<28}{state:<4}{hex16(table.shown_address(place.address)):<18} "
+                        f"{table.place_what(place)}\n" + ("\tnot installed on target\n" if bp.kind == TRACEPOINT else ""))
+    if any(bp.cond_disabled for bp in entries):
+        ctx.console("(*): Breakpoint condition is invalid at this location.\n")
 
 
 def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int) -> None:

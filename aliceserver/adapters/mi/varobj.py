@@ -452,7 +452,10 @@ class VarobjStore:
                 changes.append({"name": var.name, "in_scope": "false", "type_changed": "false",
                                 "has_more": "0"})
             return changes
-        if info.type != var.type and var.parent is None:  # (a child's may be read differently)
+        # gdb remakes a root only where its type may change: a floating one, a pointer
+        # with print object (a child's may be read differently); a fixed root keeps its
+        # type and takes the new value ($tpnum void, then 10).
+        if info.type != var.type and var.parent is None and (var.floating or var.pointer):
             return self._type_changed(var, info)
         shown = self._shown(info, var.aggregate)
         if shown != var.value or not var.in_scope or var.assigned:
