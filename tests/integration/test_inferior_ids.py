@@ -1,8 +1,8 @@
 """gdb's inferior-qualified thread ids (`1.1`) and its inferior commands, with the one
 inferior aliceserver debugs: `thread 1.1`, `info threads ID...`, `inferior [N]`,
-`info inferiors [N]`, `remove-inferiors`, each compared with gdb 13 in the same run;
-`add-inferior` and `clone-inferior` are refused; MI `-thread-select` reads its argument
-as gdb 13 does (a value: `1.2` is thread 1)."""
+`info inferiors [N]`, `add-inferior`, `remove-inferiors`, each compared with gdb 13 in the
+same run; a second live process and `clone-inferior` are refused; MI `-thread-select`
+reads its argument as gdb 13 does (a value: `1.2` is thread 1)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from tests.support.batch import needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder
 from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import List, Tuple
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
 
@@ -55,12 +56,58 @@ def test_thread_ids_and_inferiors_of_a_process_like_gdb(prog: Path) -> None:
     assert "Unknown thread 1.2." in out
 
 
-def test_another_inferior_is_refused(prog: Path) -> None:
-    got = ours(["-batch", "-nx", "-ex", "add-inferior", "-ex", "clone-inferior", str(prog)], prog.parent)
-    assert got.stderr.splitlines() == [
-        '"add-inferior" is not supported: aliceserver debugs one inferior.',
-        '"clone-inferior" is not supported: aliceserver debugs one inferior.',
+def test_inferiors_without_a_process_like_gdb(prog: Path) -> None:
+    out = _assert_like_gdb(prog, [
+        "add-inferior", "info inferiors", "inferior 2", "info inferiors", "thread 2.1", "thread 1.1",
+        "thread 3.1", "inferior", f"file {prog}", "inferior 1", "remove-inferiors 1",
+        f"add-inferior -exec {prog}", "add-inferior -copies 2", "info inferiors", "remove-inferiors 3 4",
+        "info inferiors 2 5", "inferior 2", "run", "info inferiors", "info threads",
+        "inferior 1", "thread", "add-inferior", "remove-inferiors 2", "info inferiors",
+    ])  # fmt: skip
+    assert "Added inferior 2\n" in out and "[Switching to inferior 2 [<null>] (<noexec>)]" in out
+
+
+def test_inferiors_beside_a_process_like_gdb(prog: Path) -> None:
+    out = _assert_like_gdb(prog, [
+        "break main", "run", "add-inferior", "info inferiors", "inferior 2", "thread", "info threads",
+        "thread 1.1", "inferior 2", "remove-inferiors 1", "inferior 1", "remove-inferiors 2", "info inferiors",
+    ])  # fmt: skip
+    assert "Added inferior 2 on connection 1 (native)" in out
+    assert "[Switching to thread 1.1 (" in out
+
+
+def test_a_second_live_process_is_refused(prog: Path) -> None:
+    got = ours(["-batch", "-nx", "-ex", "break main", "-ex", "run", "-ex", "add-inferior", "-ex", "inferior 2",
+                "-ex", f"file {prog}", "-ex", "run", "-ex", "clone-inferior", str(prog)], prog.parent)
+    pid = re.search(r"\[Inferior 1 \(process (\d+)\)|process (\d+)\]", got.stdout + got.stderr)
+    assert got.stderr.splitlines()[-2:] == [
+        f"Cannot run inferior 2: inferior 1 [process {pid and (pid[1] or pid[2])}] is live, and aliceserver "
+        "debugs one process at a time. Kill or detach it first.",
+        '"clone-inferior" is not supported: aliceserver copies no inferior; use add-inferior and file.',
     ]
+
+
+def test_mi_add_inferior_like_gdb(prog: Path) -> None:
+    answers = []
+    for gdb in (True, False):
+        mi = MiClient(["-i=mi", "-q", "-nx", str(prog)], cwd=prog.parent, gdb=gdb)
+        try:
+            mi.prompt()
+            quiet = mi.ok("-add-inferior --no-connection")
+            mi.ok("-break-insert main")
+            mi.ok("-exec-run")
+            mi.stopped()
+            connected = mi.ok("-add-inferior")
+            groups = mi.ok("-list-thread-groups").results.get("groups")
+            assert isinstance(groups, List)
+            answers.append((quiet.results, connected.results,
+                            [(g.get("id"), g.get("pid") is not None) for g in groups.values if isinstance(g, Tuple)],
+                            mi.ok("-list-thread-groups i2").results))
+        finally:
+            mi.close()
+    assert answers[1] == answers[0]
+    assert answers[1][1].get("inferior") == "i3" and answers[1][1].get("connection") is not None
+    assert answers[1][2] == [("i1", True), ("i2", False), ("i3", False)]
 
 
 def test_mi_thread_select_takes_a_value_like_gdb(prog: Path) -> None:

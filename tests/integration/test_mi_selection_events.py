@@ -71,13 +71,14 @@ class Channels:
         os.write(self.cli_master, b"print 444\r")
         out = self._text(self.cli.until(b"= 444"))
         self.cli.until(b"(gdb) ")
-        return out.split("print 444", 1)[0]
+        # the kernel echoes the command at once, the server's lines may come after it
+        return re.sub(r"\$\d+ = 444$", "", out.replace("print 444\n", "", 1))
 
     def mi_news(self) -> str:
         os.write(self.mi_master, b"-data-evaluate-expression 666\r")
         out = self._text(self.mi.until(b'^done,value="666"'))
         self.mi.until(b"(gdb) \r\n")
-        return out.split("-data-evaluate-expression 666", 1)[0]
+        return out.replace("-data-evaluate-expression 666\n", "", 1).removesuffix('^done,value="666"')
 
     def close(self) -> None:
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shlex
 
 from aliceserver.adapters.mi.breakpoints import MiBreakpoint
+from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.session import StepRepeat
@@ -26,6 +27,7 @@ def run(ctx: Context, start: bool = False) -> Reply:
     inferior = session.inferior
     if not inferior.program:
         raise MiError('No executable file specified.\nUse the "file" or "exec-file" command.')
+    claim_engine(session, starting=True)  # one live process at a time
     temporary: MiBreakpoint | None = None
     if start:  # as gdb, before the old process goes (its address then) or the probe does
         temporary, _ = session.breakpoints.create("main", temporary=True, pending_ok=True)

@@ -13,6 +13,7 @@ from aliceserver.adapters.mi.frames import (
     printer_errors,
     with_entry_values,
 )
+from aliceserver.adapters.mi.inferior_list import as_current, mi_add_inferior, thread_groups
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
@@ -282,14 +283,11 @@ def _thread_select(ctx: Context, args: list[str]) -> Reply:
 def _list_thread_groups(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     options = getopt("list-thread-groups", args, long=("available", "recurse="))
-    group: dict[str, Value] = {"id": "i1", "type": "process"}
-    if session.inferior.process is not None:
-        group["pid"] = str(session.inferior.process.pid)
-    if session.inferior.program:
-        group["executable"] = session.inferior.program
-    if options.rest:
-        return [("threads", _thread_info(ctx, [])[0][1])]  # type: ignore[index]
-    return [("groups", [group])]
+    if options.rest:  # the threads of a group
+        named = next((i for i in session.inferiors if f"i{i.number}" == options.rest[0]), session.inferior)
+        with as_current(session, named):
+            return [("threads", _thread_info(ctx, [])[0][1])]  # type: ignore[index]
+    return [("groups", thread_groups(session))]
 
 
 def register(registry: MiRegistry) -> None:
@@ -299,6 +297,6 @@ def register(registry: MiRegistry) -> None:
         "stack-list-arguments": _stack_list_arguments, "stack-list-variables": _stack_list_variables,
         "stack-select-frame": _stack_select_frame, "thread-info": _thread_info,
         "thread-list-ids": _thread_list_ids, "thread-select": _thread_select,
-        "list-thread-groups": _list_thread_groups,
+        "list-thread-groups": _list_thread_groups, "add-inferior": mi_add_inferior,
     }.items():  # fmt: skip
         registry.add(name, handler)

@@ -34,17 +34,14 @@ from aliceserver.adapters.mi.frames import (
     printer_errors,
     whole_value_failure,
 )
-from aliceserver.adapters.mi.inferiors import (
-    info_inferiors,
-    parse_thread_id,
-    thread_filter,
-    thread_label,
-)
+from aliceserver.adapters.mi.inferior_list import as_current, engine_inferior, info_inferiors
+from aliceserver.adapters.mi.inferiors import parse_thread_id, thread_filter, thread_label
 from aliceserver.adapters.mi.libraries import info_sharedlibrary
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.register_info import info_registers, info_vector
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.selection_events import announce, print_selection
+from aliceserver.adapters.mi.state import Inferior
 from aliceserver.debuggers.model import DynamicTypes, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
@@ -291,15 +288,16 @@ def switch_thread(ctx: Context, text: str) -> Reply:
         ctx.console(f"[Current thread is {thread_label(session, current)} ({target_id(session, current)})]\n")
         return None
     word = text.split()[0]
-    number = parse_thread_id(word)
-    tid = inferior.tid_of(number)
+    owner, number = parse_thread_id(session, word)
+    tid = owner.tid_of(number)
     if tid is None:
         raise MiError(f"Unknown thread {word}.")
-    if tid == inferior.selected_tid:  # as gdb: printed here only, no one is told
+    if owner is inferior and tid == inferior.selected_tid:  # as gdb: printed here only, no one is told
         inferior.selected_level = 0
         print_selection(ctx, thread=True, frame=True)
         return None
-    inferior.selected_tid, inferior.selected_level = tid, 0
+    session.inferior = owner  # a thread of another inferior selects that inferior too
+    owner.selected_tid, owner.selected_level = tid, 0
     announce(ctx, thread=True, frame=True)
     return None
 
@@ -415,6 +413,15 @@ def _info_frame(ctx: Context, text: str) -> None:
 
 def _info_threads(ctx: Context, text: str) -> None:
     session = ctx.session
+    current, live = session.inferior, engine_inferior(session)
+    with as_current(session, live):  # the threads of every inferior: those of the live one
+        _thread_rows(ctx, text, current)
+    if live is not current and live.process is not None:
+        ctx.console("\nNo selected thread.  See `help thread'.\n")
+
+
+def _thread_rows(ctx: Context, text: str, current: Inferior) -> None:
+    session = ctx.session
     inferior = session.inferior
     wanted = thread_filter(text)
     shown = []
@@ -422,19 +429,19 @@ def _info_threads(ctx: Context, text: str) -> None:
         for info in sorted(session.debugger.threads(), key=lambda t: inferior.threads.get(t.tid, 0)):
             number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
             if wanted is None or wanted.wants(number):
-                shown.append((number, info, f'{target_id(session, info.tid)} "{info.name}"'))
+                shown.append((thread_label(session, info.tid), info, f'{target_id(session, info.tid)} "{info.name}"'))
     if not shown:
         ctx.console("No threads.\n" if wanted is None else f"No threads match '{text}'.\n")
         return
     width = max(len(target) for _n, _i, target in shown)  # gdb sizes the column to its rows
     ctx.console(f"  Id   {'Target Id':<{width}} Frame \n")
-    for number, info, target in shown:
-        mark = "*" if info.tid == inferior.selected_tid else " "
+    for label, info, target in shown:
+        mark = "*" if inferior is current and info.tid == inferior.selected_tid else " "
         where = "(running)"
         if not inferior.running:
             frame = session.frames.frame(info.tid, 0)
             where = session.frames.describe(frame, info.tid, with_pc=not session.at_line_start(frame))
-        ctx.console(f"{mark} {number:<4} {target:<{width}} {where}\n")
+        ctx.console(f"{mark} {label:<4} {target:<{width}} {where}\n")
 
 
 def _print_frame(ctx: Context, head: str, frame: StackFrame) -> None:

@@ -1,7 +1,6 @@
-"""gdb's inferior-qualified thread ids (`INF.THR`) and its inferior commands, for the one
-inferior aliceserver debugs: `info inferiors`, `inferior [1]`, thread id parsing for
-`thread`, `info threads ID...`; `add-inferior`, `clone-inferior` and `remove-inferiors`
-are refused in gdb's words where it has some."""
+"""gdb's inferior-qualified thread ids (`INF.THR`: parsing for `thread` and `info threads
+ID...`, printing) and its inferior commands (`inferior [N]`; the list itself is in
+inferior_list); `clone-inferior` is refused."""
 
 from __future__ import annotations
 
@@ -9,30 +8,38 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi.inferior_list import (
+    add_inferior,
+    find_inferior,
+    remove_inferiors,
+    switch_inferior,
+)
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
-from aliceserver.adapters.mi.selection_events import announce
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.adapters.mi.state import Inferior
 
 # gdb's thread id: THR or INF.THR (tid-parse.c), and in lists also ranges and `INF.*`.
 _THREAD_ID = re.compile(r"(?:(?P<inferior>\d+)\.)?(?P<thread>\d+)$")
 _LIST_ITEM = re.compile(r"(?:(?P<inferior>\d+)\.)?(?:(?P<star>\*)|(?P<first>\d+)(?:-(?P<last>\d+))?)$")
-ONE_INFERIOR = "aliceserver debugs one inferior"
 
 
-def parse_thread_id(text: str) -> int:
-    """The thread number of `THR` or `1.THR`; gdb's errors for a malformed id, thread 0 or
-    another inferior (none exists here)."""
+def parse_thread_id(session: MiSession, text: str) -> tuple[Inferior, int]:
+    """The inferior and thread number `THR` or `INF.THR` names; gdb's errors for a malformed
+    id, thread 0 or an inferior that does not exist."""
     match = _THREAD_ID.match(text)
     if match is None or int(match["thread"]) == 0:
         raise MiError(f"Invalid thread ID: {text}")
-    inferior = match["inferior"]
-    if inferior is not None and int(inferior) != 1:
-        if int(inferior) == 0:
-            raise MiError(f"Invalid thread ID: {text}")
-        raise MiError(f"No inferior number '{int(inferior)}'")
-    return int(match["thread"])
+    if match["inferior"] is None:
+        return session.inferior, int(match["thread"])
+    number = int(match["inferior"])
+    if number == 0:
+        raise MiError(f"Invalid thread ID: {text}")
+    owner = find_inferior(session, number)
+    if owner is None:
+        raise MiError(f"No inferior number '{number}'")
+    return owner, int(match["thread"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +72,6 @@ def thread_filter(text: str) -> ThreadFilter | None:
     return ThreadFilter(tuple(ranges))
 
 
-def _description(ctx: Context) -> str:
-    process = ctx.session.inferior.process
-    return f"process {process.pid}" if process is not None else "<null>"
-
-
 def inferior_line(session: MiSession) -> str:
     """`N [process PID] (PROGRAM)`, as gdb's `[Switching to inferior ...]` names it."""
     inferior = session.inferior
@@ -82,63 +84,28 @@ def thread_label(session: MiSession, tid: int) -> str:
     """gdb's print_thread_id: `T`, or `N.T` once there is more than inferior 1."""
     inferior = session.inferior
     number = inferior.threads.get(tid, 0)
-    return str(number) if inferior.number == 1 else f"{inferior.number}.{number}"
-
-
-def info_inferiors(ctx: Context, text: str) -> None:
-    words = text.split()
-    if any(not word.isdigit() for word in words):
-        raise MiError("Arguments must be numbers or '$' variables.")
-    if words and "1" not in {str(int(word)) for word in words}:
-        ctx.console("No inferiors.\n")
-        return
-    inferior = ctx.session.inferior
-    connection = "1 (native)" if inferior.process is not None else ""
-    ctx.console("  Num  Description       Connection           Executable        \n"
-                f"* 1    {_description(ctx):<17} {connection:<20} {inferior.program or '':<17} \n")
+    qualified = len(session.inferiors) > 1 or inferior.number != 1
+    return f"{inferior.number}.{number}" if qualified else str(number)
 
 
 def _inferior(ctx: Context, text: str) -> Reply:
     session = ctx.session
-    inferior = session.inferior
     if not text.strip():
         ctx.console(f"[Current inferior is {inferior_line(session)}]\n")
         return None
     word = text.strip()
     if not word.isdigit():  # gdb evaluates it as an expression
         raise MiError(f'No symbol "{word}" in current context.')
-    if int(word) != 1:
-        raise MiError(f"Inferior ID {int(word)} not known.")
-    # as gdb: every UI hears of it, even when this inferior already was the current one
-    live = inferior.process is not None and inferior.selected_tid is not None
-    announce(ctx, inferior=True, thread=live, frame=live)
+    switch_inferior(ctx, int(word))
     return None
-
-
-def _remove_inferiors(ctx: Context, text: str) -> Reply:
-    words = text.split()
-    if not words:
-        raise MiError("Requires an argument (inferior id(s) to remove)")
-    for word in words:
-        if not word.isdigit():
-            raise MiError("Arguments must be numbers or '$' variables.")
-        number = int(word)
-        if number == 1:
-            ctx.log("warning: Can not remove current inferior 1.\n")
-        else:
-            ctx.log(f"warning: Inferior ID {number} not known.\n")
-    return None
-
-
-def _refused(name: str):  # type: ignore[no-untyped-def]
-    def handler(ctx: Context, text: str) -> Reply:
-        raise MiError(f'"{name}" is not supported: {ONE_INFERIOR}.')
-
-    return handler
 
 
 def register_inferiors(registry: CliRegistry) -> None:
     registry.add("inferior", _inferior)
-    registry.add("add-inferior", _refused("add-inferior"))
-    registry.add("clone-inferior", _refused("clone-inferior"))
-    registry.add("remove-inferiors", _remove_inferiors)
+    registry.add("add-inferior", add_inferior)
+    registry.add("clone-inferior", _clone_refused)
+    registry.add("remove-inferiors", remove_inferiors)
+
+
+def _clone_refused(ctx: Context, text: str) -> Reply:
+    raise MiError('"clone-inferior" is not supported: aliceserver copies no inferior; use add-inferior and file.')

@@ -48,7 +48,7 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
     if isinstance(event, ev.ProcessStarted):
         inferior.process = session.debugger.process
         inferior.exit_code = None
-        session.notify("thread-group-started", [("id", "i1"), ("pid", str(event.pid))])
+        session.notify("thread-group-started", [("id", f"i{session.inferior.number}"), ("pid", str(event.pid))])
         _thread_started(session, event.pid)  # the engine announces only the later threads
         inferior.reported_tid = event.pid
     elif isinstance(event, ev.ThreadStarted):
@@ -59,20 +59,20 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
                 _thread_event_line(session, "[{} exited]\n", event.thread_id)
             number = inferior.remove_thread(event.thread_id)
             if number is not None:
-                session.notify("thread-exited", [("id", str(number)), ("group-id", "i1")])
+                session.notify("thread-exited", [("id", str(number)), ("group-id", f"i{session.inferior.number}")])
     elif isinstance(event, ev.ModuleLoaded):
         if not event.module.is_main and inferior.process is not None:
             inferior.libraries.append(event.module)
             path = event.module.path
             session.notify("library-loaded", [
                 ("id", path), ("target-name", path), ("host-name", path), ("symbols-loaded", "0"),
-                ("thread-group", "i1"), ("ranges", libraries.ranges(event.module)),
+                ("thread-group", f"i{session.inferior.number}"), ("ranges", libraries.ranges(event.module)),
             ])
             _breakpoints_modified(session)
     elif isinstance(event, ev.ModuleUnloaded):
         path = event.module.path
         session.notify("library-unloaded", [("id", path), ("target-name", path), ("host-name", path),
-                                            ("thread-group", "i1")])
+                                            ("thread-group", f"i{session.inferior.number}")])
     elif isinstance(event, ev.LocationBreakpointChanged):
         _breakpoints_modified(session)
     elif isinstance(event, ev.Continued):
@@ -128,7 +128,7 @@ def _thread_started(session: MiSession, tid: int, pointer: int | None = None) ->
     number = inferior.add_thread(tid)
     if pointer is not None:
         inferior.thread_pointers[tid] = pointer
-    session.notify("thread-created", [("id", str(number)), ("group-id", "i1")])
+    session.notify("thread-created", [("id", str(number)), ("group-id", f"i{session.inferior.number}")])
     if not first:  # as gdb: the new thread's line, and it runs with the others
         _thread_event_line(session, "[New {}]\n", tid)
         if inferior.running:
@@ -395,21 +395,21 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
     killed = inferior.killing
     detached = inferior.detaching
     if detached:
-        text = f"[Inferior 1 (process {pid}) detached]\n"
+        text = f"[Inferior {inferior.number} (process {pid}) detached]\n"
     elif killed:
-        text = f"[Inferior 1 (process {pid}) killed]\n"
+        text = f"[Inferior {inferior.number} (process {pid}) killed]\n"
     elif exited.code is not None:
         inferior.exit_code = exited.code
-        text = (f"[Inferior 1 (process {pid}) exited normally]\n" if exited.code == 0
-                else f"[Inferior 1 (process {pid}) exited with code {exit_code_text(exited.code)}]\n")
+        text = (f"[Inferior {inferior.number} (process {pid}) exited normally]\n" if exited.code == 0
+                else f"[Inferior {inferior.number} (process {pid}) exited with code {exit_code_text(exited.code)}]\n")
     else:
         name = signal_name(exited.signal, exited.signal_name)
         text = f"\nProgram terminated with signal {name}, {signal_meaning(name)}.\nThe program no longer exists.\n"
     if not killed:
         session.console_all(text)
     for number in sorted(inferior.threads.values()):
-        session.notify("thread-exited", [("id", str(number)), ("group-id", "i1")])
-    group: list[tuple[str, Value]] = [("id", "i1")]
+        session.notify("thread-exited", [("id", str(number)), ("group-id", f"i{session.inferior.number}")])
+    group: list[tuple[str, Value]] = [("id", f"i{session.inferior.number}")]
     if exited.code is not None and not killed and not detached:
         group.append(("exit-code", exit_code_text(exited.code)))
     session.notify("thread-group-exited", group)

@@ -122,6 +122,7 @@ class MiSession:
         main_ui.cli_prompt = self._cli_prompt
         self.inferior = Inferior(program=config.program, args=list(config.args), tty=config.tty)
         self.inferior.cwd = config.cwd or os.getcwd()
+        self.inferiors = [self.inferior]  # gdb's inferior list (see inferior_list)
         self.breakpoints = BreakpointTable(self)
         self.varobjs = VarobjStore(self)
         self.mi_commands = MiRegistry()
@@ -542,8 +543,15 @@ class MiSession:
 
     def handle_event(self, event: ev.Event) -> None:
         from aliceserver.adapters.mi.dprintf import printed_and_resumed
+        from aliceserver.adapters.mi.inferior_list import as_current, engine_inferior
         from aliceserver.adapters.mi.notify import handle_event
 
+        owner = engine_inferior(self)  # the engine's events are about its inferior
+        if owner is not self.inferior and not isinstance(event, (ev.Stopped, ev.Exited)):
+            with as_current(self, owner):  # the user's selection stays
+                handle_event(self, event)
+            return
+        self.inferior = owner  # a stop makes its inferior the current one, as in gdb
         if isinstance(event, ev.Stopped) and printed_and_resumed(self, event):
             return  # only dprintfs were hit: they printed, and the program goes on
         handle_event(self, event)

@@ -1,0 +1,195 @@
+"""gdb's inferior list: `add-inferior`, `-add-inferior`, `inferior N`, `info inferiors`,
+`remove-inferiors` and the thread groups MI lists.
+
+Every inferior is the session's `Inferior` state; the current one is `session.inferior`.
+The engine traces one process, so one inferior at a time has a live process: another
+inferior can be added, selected, given a program and removed, and it runs once no other
+inferior has a live process (gdb's own words say which one holds it)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.output import Value
+from aliceserver.adapters.mi.parser import getopt
+from aliceserver.adapters.mi.registry import Context, MiError, Reply
+from aliceserver.adapters.mi.selection_events import announce
+from aliceserver.adapters.mi.state import Inferior
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+_HEADER = "  Num  Description       Connection           Executable        \n"
+
+
+def find_inferior(session: MiSession, number: int) -> Inferior | None:
+    return next((inferior for inferior in session.inferiors if inferior.number == number), None)
+
+
+def description(inferior: Inferior) -> str:
+    return f"process {inferior.process.pid}" if inferior.process is not None else "<null>"
+
+
+def connected(inferior: Inferior) -> bool:
+    """On gdb's native connection: it has a process, or it was added while one was."""
+    return inferior.process is not None or inferior.connected
+
+
+def engine_inferior(session: MiSession) -> Inferior:
+    """The inferior whose process (or symbol probe) the engine holds: engine events are its."""
+    for inferior in session.inferiors:
+        if inferior.process is not None or inferior.probe_pid is not None:
+            return inferior
+    return session.inferior
+
+
+def claim_engine(session: MiSession, starting: bool) -> None:
+    """Free the engine for the current inferior: end another inferior's symbol probe.
+    `starting`: a process is about to start, which another live process forbids."""
+    current = session.inferior
+    for other in session.inferiors:
+        if other is current:
+            continue
+        if other.process is not None:
+            if starting:
+                raise MiError(f"Cannot run inferior {current.number}: inferior {other.number} "
+                              f"[{description(other)}] is live, and aliceserver debugs one process "
+                              "at a time. Kill or detach it first.")
+            return
+        if other.probe_pid is not None:
+            with as_current(session, other):
+                session.drop_probe()
+
+
+@contextmanager
+def as_current(session: MiSession, inferior: Inferior) -> Iterator[None]:
+    """Make `inferior` the current one for a while (the engine's business with it)."""
+    user, session.inferior = session.inferior, inferior
+    try:
+        yield
+    finally:
+        session.inferior = user
+
+
+def info_inferiors(ctx: Context, text: str) -> None:
+    words = text.split()
+    if any(not word.isdigit() for word in words):
+        raise MiError("Arguments must be numbers or '$' variables.")
+    session = ctx.session
+    wanted = {int(word) for word in words}
+    shown = [inferior for inferior in session.inferiors if not wanted or inferior.number in wanted]
+    if not shown:
+        ctx.console("No inferiors.\n")
+        return
+    lines = [_HEADER]
+    for inferior in shown:
+        mark = "*" if inferior is session.inferior else " "
+        connection = "1 (native)" if connected(inferior) else ""
+        lines.append(f"{mark} {inferior.number:<4} {description(inferior):<17} {connection:<20} "
+                     f"{inferior.program or '':<17} \n")
+    ctx.console("".join(lines))
+
+
+def _new_inferiors(ctx: Context, copies: int, program: str | None, connection: bool) -> list[Inferior]:
+    session = ctx.session
+    connection = connection and session.inferior.process is not None
+    added: list[Inferior] = []
+    for _ in range(copies):
+        number = max(inferior.number for inferior in session.inferiors) + 1
+        inferior = Inferior(program=None, number=number, cwd=session.inferior.cwd, connected=connection)
+        session.inferiors.append(inferior)
+        added.append(inferior)
+        session.notify("thread-group-added", [("id", f"i{number}")])
+        ctx.console(f"[New inferior {number}]\n")
+        ctx.console(f"Added inferior {number}" + (" on connection 1 (native)\n" if connection else "\n"))
+        if program is not None:  # as gdb: the inferior stays when its file is missing
+            if not os.path.exists(program):
+                raise MiError(f"{program}: No such file or directory.")
+            inferior.program = os.path.abspath(program)
+    return added
+
+
+def add_inferior(ctx: Context, text: str) -> Reply:
+    """`add-inferior [-copies N] [-exec FILE] [-no-connection]`"""
+    words = text.split()
+    copies, program, connection = 1, None, True
+    while words:
+        word = words.pop(0)
+        if word == "-no-connection":
+            connection = False
+        elif word in ("-copies", "-exec") and words:
+            value = words.pop(0)
+            if word == "-exec":
+                program = value
+            elif not value.isdigit():
+                raise MiError(f'No symbol "{value}" in current context.')
+            else:
+                copies = int(value)
+        elif not word.startswith("-"):  # gdb passes over an unknown option
+            raise MiError("Invalid argument")
+    _new_inferiors(ctx, copies, program, connection)
+    return None
+
+
+def mi_add_inferior(ctx: Context, args: list[str]) -> Reply:
+    """`-add-inferior [--no-connection]`"""
+    options = getopt("add-inferior", args, long=("no-connection",))
+    inferior = _new_inferiors(ctx, 1, None, "no-connection" not in options.found)[0]
+    pairs: list[tuple[str, Value]] = [("inferior", f"i{inferior.number}")]
+    if inferior.connected:
+        pairs.append(("connection", {"number": "1", "name": "native"}))
+    return pairs
+
+
+def switch_inferior(ctx: Context, number: int) -> None:
+    """`inferior N`: every UI hears of it, even when N already was the current one."""
+    session = ctx.session
+    target = find_inferior(session, number)
+    if target is None:
+        raise MiError(f"Inferior ID {number} not known.")
+    if target is not session.inferior:
+        session.inferior = target
+        if target.process is None:
+            claim_engine(session, starting=False)  # its `file` and symbols may use the engine
+        elif target.threads:  # as gdb's any_thread_of_inferior: its first thread, innermost frame
+            target.selected_tid, target.selected_level = min(target.threads, key=target.threads.__getitem__), 0
+    live = target.process is not None and target.selected_tid is not None
+    announce(ctx, inferior=True, thread=live, frame=live)
+
+
+def remove_inferiors(ctx: Context, text: str) -> Reply:
+    words = text.split()
+    if not words:
+        raise MiError("Requires an argument (inferior id(s) to remove)")
+    if any(not word.isdigit() for word in words):
+        raise MiError("Arguments must be numbers or '$' variables.")
+    session = ctx.session
+    for word in words:
+        number = int(word)
+        inferior = find_inferior(session, number)
+        if inferior is None:
+            ctx.log(f"warning: Inferior ID {number} not known.\n")
+        elif inferior is session.inferior:
+            ctx.log(f"warning: Can not remove current inferior {number}.\n")
+        elif inferior.process is not None:
+            ctx.log(f"warning: Can not remove active inferior {number}.\n")
+        else:
+            session.inferiors.remove(inferior)
+            session.notify("thread-group-removed", [("id", f"i{number}")])
+    return None
+
+
+def thread_groups(session: MiSession) -> list[Value]:
+    """-list-thread-groups' groups: one per inferior."""
+    groups: list[Value] = []
+    for inferior in session.inferiors:
+        group: dict[str, Value] = {"id": f"i{inferior.number}", "type": "process"}
+        if inferior.process is not None:
+            group["pid"] = str(inferior.process.pid)
+        if inferior.program:
+            group["executable"] = inferior.program
+        groups.append(group)
+    return groups
