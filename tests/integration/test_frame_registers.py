@@ -50,3 +50,33 @@ def test_mi_lists_an_outer_frames_registers_like_gdb(builder: Builder, tmp_path:
     ours, gdb = _register_lists(program, tmp_path, gdb=False), _register_lists(program, tmp_path, gdb=True)
     assert ours == gdb
     assert "<not saved>" in repr(ours)
+
+
+def _register_varobjs(program: Path, cwd: Path, *, gdb: bool) -> list[object]:
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
+    try:
+        mi.prompt()
+        mi.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, 'innermost')}")
+        mi.ok("-exec-run")
+        mi.stopped()
+        seen: list[object] = []
+        for level in (0, 1, 2):
+            for expression in ("$pc", '"sink + $pc"', "$rip"):
+                seen.append(mi.ok(f"-var-create --thread 1 --frame {level} - * {expression}").results)
+        mi.ok("-exec-next-instruction")
+        seen.append(mi.stopped().results["reason"])
+        seen += [mi.ok(f"-var-update 1 var{n}").results for n in range(1, 10)]
+        return seen
+    finally:
+        mi.close()
+
+
+def test_register_varobjs_stay_in_their_frame_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """A fixed var object of `$pc` in frame 1 is frame 1's pc after a step in frame 0: it
+    did not change (gdb ties a var object reading registers to its frame, as one reading
+    locals); frame 0's did."""
+    program = builder.build("undefined_registers")
+    ours, gdb = _register_varobjs(program, tmp_path, gdb=False), _register_varobjs(program, tmp_path, gdb=True)
+    assert ours == gdb
+    updates = [repr(update) for update in ours[-9:]]
+    assert all("'var" in update for update in updates[:3]) and not any("'var" in update for update in updates[3:])

@@ -91,9 +91,18 @@ def _known(machine: _Machine, name: str) -> bool:
 
 
 def _is_pseudo(name: str) -> bool:
-    from aliceserver.debuggers.symbols.dwarf import x86_registers
+    """amd64-tdep.c's dword, word and byte views of the general registers."""
+    legacy = ("ax", "bx", "cx", "dx")
+    if name in {f"e{r}" for r in (*legacy, "si", "di", "bp", "sp")} | set(legacy) | {"si", "di", "bp"}:
+        return True
+    if name in {f"{r[0]}{half}" for r in legacy for half in "lh"} | {"sil", "dil", "bpl", "spl"}:
+        return True
+    return name[:1] == "r" and name[-1:] in ("d", "w", "l") and name[1:-1] in {str(n) for n in range(8, 16)}
 
-    return x86_registers.is_pseudo(name)
+
+def is_register_name(name: str) -> bool:
+    """`$name` reads a register on some x86-64 machine (not a convenience variable)."""
+    return _known(_Machine(avx512=True, avx=True), name)
 
 
 def info_registers(ctx: Context, text: str, print_all: bool = False) -> None:

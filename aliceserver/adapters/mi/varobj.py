@@ -16,6 +16,7 @@ from aliceserver.adapters.mi import varobj_dynamic as dynamic
 from aliceserver.adapters.mi import varobj_unreadable as unreadable
 from aliceserver.adapters.mi.frames import display_value, is_aggregate
 from aliceserver.adapters.mi.output import Value
+from aliceserver.adapters.mi.register_info import is_register_name
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 # A name in an expression (not a member after . or ->, not a register after $).
 _NAME = re.compile(r"(?<![.$\w>])([A-Za-z_]\w*)")
+_DOLLAR = re.compile(r"\$([A-Za-z_]\w*)")
 _QUALIFIERS = re.compile(r"(\s*\b(const|volatile))+\s*$|\s+$")
 _OUTER_BOUND = re.compile(r"\[(\d+)\]")  # the first bound of `char [2][3]` is its count
 # With print object on, gdb's var objects of pointers and references take the dynamic type.
@@ -148,7 +150,11 @@ class VarobjStore:
             raise MiError("-var-create: unable to create variable object") from None
 
     def _reads_frame(self, expression: str, tid: int, level: int) -> bool:
-        """Whether the expression names an argument or local of the frame (not only globals)."""
+        """Whether the expression names an argument or local of the frame (not only globals),
+        or one of its registers (gdb's INNERMOST_BLOCK_FOR_REGISTERS: `$pc` in frame 1 stays
+        frame 1's)."""
+        if any(is_register_name(match.group(1)) for match in _DOLLAR.finditer(expression)):
+            return True
         names = {match.group(1) for match in _NAME.finditer(expression)}
         if not names:
             return False
