@@ -29,6 +29,7 @@ from aliceserver.debuggers.model import (
     LineRange,
     LocationBreakpointInfo,
     Module,
+    ModuleSourceFiles,
     ProcessInfo,
     Registers,
     SectionSymbol,
@@ -312,6 +313,11 @@ class IDebugger(Protocol):
     def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
         """The functions with debug info whose names `pattern` (a regex) finds, with their
         declarations, sorted by file and name (gdb's search_symbols)."""
+        ...
+
+    def module_source_files(self, program_only: bool = False) -> list[ModuleSourceFiles]:
+        """Every module's source files (gdb's `info sources`), main first; `program_only`:
+        the program's alone (before `run` gdb has read no library)."""
         ...
 
     def search_symbols(self, query: SymbolSearchQuery) -> SymbolSearchResult:

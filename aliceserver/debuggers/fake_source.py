@@ -93,6 +93,9 @@ class FakeSourceLevel:
     def function_declarations(self, pattern: str) -> list[m.FunctionDeclaration]:
         return []  # its functions have no debug info
 
+    def module_source_files(self, program_only: bool = False) -> list[m.ModuleSourceFiles]:
+        return []  # its program has no debug info
+
     def search_symbols(self, query: m.SymbolSearchQuery) -> m.SymbolSearchResult:
         return m.SymbolSearchResult((), ())  # its functions have no debug info
 

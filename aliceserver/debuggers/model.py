@@ -545,3 +545,20 @@ class NondebugSymbolEntry:
 class SymbolSearchResult:
     debug: tuple[DebugSymbolEntry, ...]  # sorted as gdb sorts: file, global before static, name
     nondebug: tuple[NondebugSymbolEntry, ...]  # by address
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFileEntry:
+    """A source file of a module's debug info, as gdb's `info sources` lists it."""
+
+    file: str  # as the debug info names it (a unit's DW_AT_name for its own file)
+    fullname: str  # absolute
+    fully_read: bool  # whether its unit's debug info has been read in full (gdb's expanded symtab)
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleSourceFiles:
+    objfile: str
+    has_debug_info: bool
+    fully_read: bool  # every unit read
+    files: tuple[SourceFileEntry, ...]

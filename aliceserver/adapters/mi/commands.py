@@ -9,6 +9,7 @@ from aliceserver.adapters.mi import (
     commands_data,
     commands_exec,
     commands_misc,
+    commands_sources,
     commands_stack,
     commands_symbols,
     commands_var,
@@ -21,5 +22,6 @@ from aliceserver.adapters.mi.registry import MiRegistry
 
 def register_all(registry: MiRegistry) -> None:
     for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc,
-                   catch_stops, dprintf, breakpoint_commands, libraries, commands_symbols, tracepoints):
+                   catch_stops, dprintf, breakpoint_commands, libraries, commands_symbols, tracepoints,
+                   commands_sources):
         module.register(registry)

@@ -316,16 +316,6 @@ def _file_list_exec_source_file(ctx: Context, args: list[str]) -> Reply:
     return source_file(ctx)
 
 
-def _file_list_exec_source_files(ctx: Context, args: list[str]) -> Reply:
-    try:
-        main = source_file(ctx)
-    except MiError:
-        return [("files", [])]
-    found = dict(main)
-    files: list[Value] = [{"file": found["file"], "fullname": found["fullname"], "debug-fully-read": "true"}]
-    return [("files", files)]
-
-
 def attach(ctx: Context, pid_text: str) -> Reply:
     session = ctx.session
     try:
@@ -431,7 +421,7 @@ def register(registry: MiRegistry) -> None:
         "enable-frame-filters": _accept, "complete": _complete, "interpreter-exec": _interpreter_exec,
         "file-exec-and-symbols": _file_exec_and_symbols, "file-exec-file": _file_exec_and_symbols,
         "file-symbol-file": _accept, "file-list-exec-source-file": _file_list_exec_source_file,
-        "file-list-exec-source-files": _file_list_exec_source_files, "target-attach": _target_attach,
+        "target-attach": _target_attach,
         "target-detach": _target_detach, "inferior-tty-set": _inferior_tty_set,
         "inferior-tty-show": _inferior_tty_show, "environment-cd": _environment_cd,
         "environment-pwd": _environment_pwd, "environment-path": _environment_path,

@@ -10,6 +10,7 @@ from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi.breakpoint_commands import shown_commands
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
+from aliceserver.adapters.mi.commands_sources import info_sources_command
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_disasm import disassemble_command
 from aliceserver.adapters.mi.console_probes import info_probes
@@ -476,7 +477,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "line": info_line_command, "source": _info_source, "display": _info_display,
         "address": info_address_command, "scope": info_scope_command, "proc": info_proc_command,
         "symbol": info_symbol_command, "functions": info_functions_command,
-        "variables": info_variables_command, "types": info_types_command,
+        "variables": info_variables_command, "types": info_types_command, "sources": info_sources_command,
         "inferiors": info_inferiors, "vtbl": info_vtbl, "probes": info_probes,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",

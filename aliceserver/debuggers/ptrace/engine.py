@@ -58,6 +58,7 @@ from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
 from aliceserver.debuggers.ptrace.state import StateAccess
 from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.symbolinfo import SymbolQueries
+from aliceserver.debuggers.ptrace.sourcefiles import SourceFileListing
 from aliceserver.debuggers.ptrace.symbolsearch import SymbolSearch
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
@@ -112,7 +113,8 @@ class _Command:
             self.done.release()
 
 
-class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, SymbolQueries, SymbolSearch):
+class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, SymbolQueries, SymbolSearch,
+                     SourceFileListing):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.

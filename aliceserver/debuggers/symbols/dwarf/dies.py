@@ -264,6 +264,12 @@ class DwarfUnits:
         with self._lock:
             return info.get_CU_at(offset)
 
+    def unit_read(self, offset: int) -> bool:
+        """Whether the DIEs of the unit at `offset` have been read past its top level for a
+        scope or a name (gdb's expanded symtab; `info sources` tells which are)."""
+        with self._lock:
+            return offset in self._unit_scopes or offset in self._names
+
     @_corrupt_is_target_error
     def cu_for_address(self, address: int) -> CompileUnit | None:
         """The CU whose code covers link-time `address` (aranges first, then CU ranges)."""

@@ -326,6 +326,19 @@ class DebugInfo:
     def unit_offsets(self) -> list[int]:
         return [u[0] for u in self._units if u[0] >= 0]
 
+    def unit_files(self) -> list[tuple[int, str, str, list[str]]]:
+        """Each unit as (offset, DW_AT_name, that file's absolute path, the absolute paths
+        its line table names, in table order): gdb's `info sources` per unit."""
+        found = []
+        for offset, stmt, name, comp_dir, _producer in self._units:
+            if offset < 0:
+                continue
+            primary = os.path.normpath(os.path.join(comp_dir, name)) if name else ""
+            header = self._headers.get(stmt)
+            paths = [self._paths[i] for i in header[-1]] if header is not None else []
+            found.append((offset, name, primary, [p for p in paths if p]))
+        return found
+
     def file_path(self, cu_offset: int, number: int) -> str | None:
         """The path of file `number` of a unit's line table (DW_AT_call_file, decl_file)."""
         unit = self._unit_index.get(cu_offset)
