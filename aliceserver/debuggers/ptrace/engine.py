@@ -54,11 +54,11 @@ from aliceserver.debuggers.ptrace.output import OutputPump
 from aliceserver.debuggers.ptrace.printing import printer_host
 from aliceserver.debuggers.ptrace.signals import default_policy
 from aliceserver.debuggers.ptrace.source import DebugInfos, SourceSymbols
+from aliceserver.debuggers.ptrace.sourcefiles import SourceFileListing
 from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
 from aliceserver.debuggers.ptrace.state import StateAccess
 from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.symbolinfo import SymbolQueries
-from aliceserver.debuggers.ptrace.sourcefiles import SourceFileListing
 from aliceserver.debuggers.ptrace.symbolsearch import SymbolSearch
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
