@@ -6,9 +6,9 @@ import os
 import shlex
 
 from aliceserver import __version__
-from aliceserver.adapters.mi import completion, settings_policy, source_paths
+from aliceserver.adapters.mi import completion, log_file, settings_policy, source_paths
 from aliceserver.adapters.mi.inferior_list import claim_engine
-from aliceserver.adapters.mi.output import Value, record
+from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
 from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.ui import Ui
@@ -65,6 +65,9 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     if head == "target-async":
         ctx.console("Warning: 'set target-async', an alias for the command 'set mi-async', is deprecated.\n")
         ctx.console("Use 'set mi-async'.\n\n")
+    if words[0] == "logging" and len(words) == 2 and words[1] in ("on", "off"):
+        _deprecated_alias(ctx, f"set logging {words[1]}", "set logging enabled", f"set logging enabled {words[1]}")
+        words, text = ["logging", "enabled", words[1]], f"logging enabled {words[1]}"
     settings_policy.check_set(session.settings, words, running=session.inferior.process is not None)
     found = session.settings.find(words)
     if found is None:
@@ -85,8 +88,19 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         session.debugger.set_call_options(may_call=value == "on")
     elif name in ("print elements", "print repeats"):
         settings_policy.apply_print_limits(session)
+    elif name in log_file.SETTINGS:
+        log_file.changed(ctx, name, from_tty=not from_mi)
     if value != old:  # gdb tells only a change
         _param_changed(ctx, name, session.settings.notified(name), from_mi)
+
+
+def _deprecated_alias(ctx: Context, alias: str, command: str, use: str) -> None:
+    ctx.console(f"Warning: '{alias}', an alias for the command '{command}', is deprecated.\n")
+    advice = f"Use '{use}'.\n\n"
+    if ctx.ui.is_mi:  # gdb writes the advice and its blank line as one record
+        ctx.ui.line(stream("~", advice))
+    else:
+        ctx.console(advice)
 
 
 def _param_changed(ctx: Context, name: str, value: str, from_mi: bool) -> None:

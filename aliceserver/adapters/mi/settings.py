@@ -17,6 +17,7 @@ class _Setting:
     kind: str  # bool, int, text, enum
     doc: str  # the text `show` prints, with {} for the value
     choices: tuple[str, ...] = ()
+    value_docs: tuple[tuple[str, str], ...] = ()  # a text of its own for each value
 
 
 def _defaults() -> dict[str, _Setting]:
@@ -75,7 +76,17 @@ def _defaults() -> dict[str, _Setting]:
         "complaints": s("0", "int", "Max number of complaints about incorrect symbols is {}."),
         "history save": s("off", "bool", "Saving of the history record on exit is {}."),
         "history size": s("256", "int", "The size of the command history is {}."),
-        "logging enabled": s("off", "bool", "Logging is {}."),
+        "logging enabled": s("off", "bool", "", value_docs=(("on", "on: Logging is enabled."),
+                                                           ("off", "off: Logging is disabled."))),
+        "logging file": s("gdb.txt", "text", 'The current logfile is "{}".'),
+        "logging overwrite": s("off", "bool", "", value_docs=(
+            ("on", "on: Logging overwrites the log file."), ("off", "off: Logging appends to the log file."))),
+        "logging redirect": s("off", "bool", "", value_docs=(
+            ("on", "on: Output will go only to the log file."),
+            ("off", "off: Output will go to both the screen and the log file."))),
+        "logging debugredirect": s("off", "bool", "", value_docs=(
+            ("on", "on: Debug output will go only to the log file."),
+            ("off", "off: Debug output will go to both the screen and the log file."))),
         "unwindonsignal": s("off", "bool", "Unwinding of stack if a signal is received while in a call dummy is {}."),
         "may-call-functions": s("on", "bool", "Permission to call functions in the program is {}."),
         "backtrace limit": s("unlimited", "int", "An upper bound on the number of backtrace levels is {}."),
@@ -169,7 +180,7 @@ class Settings:
 
     def show_text(self, name: str) -> str:
         setting = self._values[name]
-        return setting.doc.format(setting.value)
+        return dict(setting.value_docs).get(setting.value) or setting.doc.format(setting.value)
 
     def names(self) -> list[str]:
         return list(self._values)

@@ -27,10 +27,11 @@ only the values we do, and refuses the others by name):
 | startup-with-shell, step-mode, can-use-hw-watchpoints, auto-solib-add, stop-on-solib-events | only gdb's defaults |
 | language, charset, host-/target-/target-wide-charset, osabi, sysroot, solib-search-path | only gdb's defaults (auto, target:, empty) |
 | history size | any: aliceserver keeps no command history, so none is longer than the size |
-| debuginfod enabled, python print-stack, verbose, complaints, history save, logging enabled, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
+| debuginfod enabled, python print-stack, verbose, complaints, history save, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
 | dprintf-style | only gdb (dprintf.py runs the printf itself) |
 | max-completions | completion.py (`-complete`) |
+| logging enabled, file, overwrite, redirect, debugredirect | log_file.py: a copy of the UI's output (debug output: aliceserver writes none) |
 | args, environment, cwd, inferior-tty, var | commands_misc.do_set |
 """
 
@@ -58,8 +59,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
     "command line and interface": (
         "history expansion", "history filename", "history remove-duplicates",
         "tui", "suppress-cli-notifications", "max-user-call-depth", "interactive-mode", "annotate",
-        "extended-prompt", "script-extension", "source", "startup-quietly", "logging file",
-        "logging overwrite", "logging redirect", "logging debugredirect", "style",
+        "extended-prompt", "script-extension", "source", "startup-quietly", "style",
         "debug", "observer",
     ),
     "architecture and ABI": (
@@ -109,7 +109,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "sysroot": ("target:", ""), "solib-search-path": ("",), "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",), "complaints": ("0",),
-    "history save": ("off",), "logging enabled": ("off",),
+    "history save": ("off",),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
     "trace-commands": ("off",), "dprintf-style": ("gdb",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
 }  # fmt: skip

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from typing import TextIO
 
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.transports.base import Transport, TransportClosed
@@ -31,6 +32,8 @@ class Ui:
         self.pending_prompt = False  # a console waits for its command's stop to prompt again
         self._holding = 0  # hold() depth: while > 0, writes gather in _held
         self.cli_prompt: Callable[[], str] = lambda: PROMPT  # a console's: `set prompt`
+        self.log_copy: TextIO | None = None  # `set logging enabled`: a copy of the output
+        self._log_only = False  # `logging redirect`: the copy alone
         self._held: list[str] = []
 
     def hold(self) -> None:
@@ -62,6 +65,11 @@ class Ui:
 
     def _send(self, data: str, target: Transport) -> None:
         """Write now (the lock held: lines from several threads never interleave)."""
+        if self.log_copy is not None:
+            self.log_copy.write(data)
+            self.log_copy.flush()
+            if self._log_only:
+                return
         if self.closed:
             return
         try:
@@ -69,6 +77,17 @@ class Ui:
         except TransportClosed:
             logger.info("UI %s went away", self.name)
             self.closed = True
+
+    def start_log_copy(self, copy: TextIO, *, only: bool) -> None:
+        with self._lock:
+            self.log_copy, self._log_only = copy, only
+
+    def stop_log_copy(self) -> None:
+        self.flush()  # what was written while logging goes to the log
+        with self._lock:
+            copy, self.log_copy, self._log_only = self.log_copy, None, False
+        if copy is not None:
+            copy.close()
 
     def line(self, text: str) -> None:
         """One raw MI line (a record)."""
