@@ -33,3 +33,27 @@ def test_param_changed_like_gdb(tmp_path: Path) -> None:
     expected = _transcript(True, tmp_path)
     assert any(line.startswith("=cmd-param-changed") for line in expected)
     assert _transcript(False, tmp_path) == expected
+
+
+DIRECTORY_COMMANDS = ["set directories $cdir:$cwd:/tmp", "set directories /usr:/nonexistent-dir",
+                      "-gdb-set directories /tmp", "-gdb-show directories", "show directories", "directory"]
+
+
+def _directories_transcript(gdb: bool, cwd: Path) -> list[str]:
+    mi = MiClient(["-i=mi", "-q", "-nx"], cwd=cwd, gdb=gdb)
+    try:
+        lines = mi.prompt()
+        for command in DIRECTORY_COMMANDS:
+            lines += mi.command(command, token=False)[1]
+    finally:
+        mi.close()
+    return lines
+
+
+@needs_gdb
+def test_set_directories_like_gdb(tmp_path: Path) -> None:
+    # `set directories` replaces the source path (then $cdir:$cwd) and tells the change,
+    # to the other channels only when an MI command made it
+    expected = _directories_transcript(True, tmp_path)
+    assert '=cmd-param-changed,param="directories",value="$cdir:$cwd:/tmp"' in expected
+    assert _directories_transcript(False, tmp_path) == expected

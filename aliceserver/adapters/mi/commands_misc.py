@@ -59,6 +59,9 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     if head == "cwd":
         session.inferior.cwd = os.path.expanduser(rest) if rest else os.getcwd()
         return
+    if head == "directories":
+        source_paths.set_directories(ctx, rest, from_mi=from_mi)
+        return
     if head == "non-stop" and rest in ("1", "on", "yes", "enable"):
         # All-stop only; this answer makes Emacs fall back to all-stop (CLIENTS.md).
         raise MiError('No symbol "non-stop" in current context.')

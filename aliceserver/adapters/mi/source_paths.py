@@ -5,11 +5,15 @@ one SourcePaths (debuggers/sourcepaths.py) that every front end shares."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.output import record
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.ui import Ui
 
 
 def _paths(ctx: Context) -> SourcePaths:
@@ -82,15 +86,25 @@ def directory(ctx: Context, text: str) -> Reply:
     return None
 
 
+def set_directories(ctx: Context, text: str, *, from_mi: bool) -> None:
+    """`set directories PATH`: the source path becomes PATH, then $cdir:$cwd if it lacks them."""
+    paths = _paths(ctx)
+    paths.reset_directories()
+    _add(ctx, [name for word in _words(text) for name in word.split(":") if name])
+    _param_changed(ctx, except_ui=ctx.ui if from_mi else None)
+
+
 def _add(ctx: Context, names: list[str]) -> None:
     for missing in _paths(ctx).add_directories(names, ctx.session.inferior.cwd):
         ctx.log(f"Warning: {missing}: No such file or directory.\n")
 
 
-def _param_changed(ctx: Context) -> None:
-    """gdb tells every MI channel that a console command changed the source path."""
+def _param_changed(ctx: Context, except_ui: Ui | None = None) -> None:
+    """gdb tells every MI channel that a console command changed the source path (and the
+    others, when an MI command changed it)."""
     value = _paths(ctx).directories_text()
-    ctx.session.broadcast(record("=", "cmd-param-changed", [("param", "directories"), ("value", value)]))
+    line = record("=", "cmd-param-changed", [("param", "directories"), ("value", value)])
+    ctx.session.broadcast(line, except_ui=except_ui)
 
 
 def environment_directory(ctx: Context, reset: bool, names: list[str]) -> Reply:
