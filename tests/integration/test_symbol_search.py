@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.batch import PATIENCE, assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder
+from tests.support.build_more import MoreBuilder, find_cxx
 from tests.support.gdb import gdb_path
 from tests.support.mi_client import ROOT
 
@@ -52,3 +53,13 @@ def test_mi_symbol_info(program: Path) -> None:
     theirs = _mi_results([gdb], program, commands)
     ours = _mi_results([sys.executable, "-m", "aliceserver"], program, commands)
     assert list(zip(commands, ours, strict=True)) == list(zip(commands, theirs, strict=True))
+
+
+def test_info_functions_of_cplus(builder: Builder) -> None:
+    # gdb names C++ functions by their demangled linkage names: `measure(geo::Shape*, int)`,
+    # `geo::Rect::area() const`, and `main()` without `void`
+    if find_cxx() is None:
+        pytest.skip("no C++ compiler")
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_values")
+    assert_like_gdb([*ex("info functions -n twice\\|measure\\|middle\\|area\\|^main\\|Counted",
+                         "info variables -n ns::\\|geo::"), str(program)], program.parent)

@@ -27,6 +27,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus
 from aliceserver.debuggers.symbols.dwarf.unitsymbols import UnitSymbol, unit_symbols
@@ -74,6 +75,7 @@ class _Search:
         self.source, self.query, self.names, self.types = source, query, names, types
         self.limit = query.max_results
         self.found: dict[tuple[str, int, str], DebugSymbolEntry] = {}
+        self.demangler = Demangler()
 
     def full(self) -> bool:
         return self.limit is not None and len(self.found) >= self.limit
@@ -116,7 +118,7 @@ class _Search:
         primary = _text(attr_value(top, "DW_AT_name"))
         comp_dir = _text(attr_value(top, "DW_AT_comp_dir"))
         names = _FileNames(symbols, cu, primary, comp_dir)
-        entries = unit_symbols(symbols, cu, self.query.domain)
+        entries = unit_symbols(symbols, cu, self.query.domain, self.demangler.demangle)
         for entry in [e for e in entries if e.is_global] + [e for e in entries if not e.is_global]:
             if self.names is not None and not self.names.search(entry.name):
                 continue
@@ -128,7 +130,7 @@ class _Search:
                 return
 
     def _add(self, shown: str, full: str, entry: UnitSymbol) -> None:
-        key = (shown, 0 if entry.is_global else 1, entry.name)
+        key = (shown, 0 if entry.is_global else 1, entry.sort_name or entry.name)
         if key not in self.found:
             self.found[key] = DebugSymbolEntry(shown, full, entry.line, entry.name, entry.type, entry.description)
 

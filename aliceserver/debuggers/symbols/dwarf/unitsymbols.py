@@ -6,6 +6,7 @@ C++'s classes) and the text `info functions` prints for it (symbol_to_info_strin
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from elftools.dwarf.compileunit import CompileUnit
@@ -20,9 +21,16 @@ from aliceserver.debuggers.symbols.dwarf.dies import (
     origin_die,
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children
+from aliceserver.debuggers.symbols.dwarf.names import strip_signature
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus
-from aliceserver.debuggers.symbols.dwarf.types import EnumType, declaration, strip, type_name
+from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust
+from aliceserver.debuggers.symbols.dwarf.types import (
+    EnumType,
+    FunctionType,
+    declaration,
+    strip,
+    type_name,
+)
 from aliceserver.errors import AliceError
 
 log = logging.getLogger(__name__)
@@ -40,28 +48,37 @@ class UnitSymbol:
     line: int
     type: str  # as `whatis` prints it; "" for types
     description: str
+    sort_name: str = ""  # what gdb sorts by when not `name`: a C++ function's parameters too
 
 
-def unit_symbols(symbols: ModuleSymbols, cu: CompileUnit, domain: SymbolDomain) -> list[UnitSymbol]:
-    """The unit's file-level symbols of `domain`, in DIE order."""
+def unit_symbols(
+    symbols: ModuleSymbols, cu: CompileUnit, domain: SymbolDomain, demangle: Callable[[str], str]
+) -> list[UnitSymbol]:
+    """The unit's file-level symbols of `domain`, in DIE order (`demangle`: C++ linkage names)."""
     found: list[UnitSymbol] = []
     top = cu.get_top_DIE()
-    cplus = is_cplus(top)
-    _collect(symbols, top, "", domain, cplus, found)
+    cplus = is_cplus(top) and not is_rust(top)
+    _collect(symbols, top, "", domain, cplus, demangle, found)
     return found
 
 
 def _collect(
-    symbols: ModuleSymbols, parent: DIE, prefix: str, domain: SymbolDomain, cplus: bool, out: list[UnitSymbol]
+    symbols: ModuleSymbols,
+    parent: DIE,
+    prefix: str,
+    domain: SymbolDomain,
+    cplus: bool,
+    demangle: Callable[[str], str],
+    out: list[UnitSymbol],
 ) -> None:
     for child in children(parent):
         tag = child.tag
         if tag == "DW_TAG_namespace":
             name = die_name(child)
-            _collect(symbols, child, f"{prefix}{name}::" if name else prefix, domain, cplus, out)
+            _collect(symbols, child, f"{prefix}{name}::" if name else prefix, domain, cplus, demangle, out)
             continue
         try:
-            entry = _entry(symbols, child, prefix, domain, cplus)
+            entry = _entry(symbols, child, prefix, domain, cplus, demangle)
         except (*_CORRUPT, AliceError) as error:
             log.debug("symbol at %#x skipped: %s", child.offset, error)
             continue
@@ -69,10 +86,12 @@ def _collect(
             out.append(entry)
 
 
-def _entry(symbols: ModuleSymbols, die: DIE, prefix: str, domain: SymbolDomain, cplus: bool) -> UnitSymbol | None:
+def _entry(
+    symbols: ModuleSymbols, die: DIE, prefix: str, domain: SymbolDomain, cplus: bool, demangle: Callable[[str], str]
+) -> UnitSymbol | None:
     tag = die.tag
     if domain is SymbolDomain.FUNCTIONS and tag == "DW_TAG_subprogram":
-        return _function(symbols, die, prefix)
+        return _function(symbols, die, prefix, cplus, demangle)
     if domain is SymbolDomain.VARIABLES and tag == "DW_TAG_variable":
         return _variable(symbols, die, prefix)
     if domain is SymbolDomain.TYPES and tag in _TYPE_TAGS:
@@ -93,7 +112,9 @@ def _is_external(die: DIE) -> bool:
     return bool(attr_value(source, "DW_AT_external"))
 
 
-def _function(symbols: ModuleSymbols, die: DIE, prefix: str) -> UnitSymbol | None:
+def _function(
+    symbols: ModuleSymbols, die: DIE, prefix: str, cplus: bool, demangle: Callable[[str], str]
+) -> UnitSymbol | None:
     if attr_value(die, "DW_AT_declaration") or not symbols.units.die_ranges(die):
         return None  # a prototype, or inlined everywhere: no code of its own
     name = die_name(die)
@@ -102,12 +123,30 @@ def _function(symbols: ModuleSymbols, die: DIE, prefix: str) -> UnitSymbol | Non
     qualified = _scope_of_spec(die, prefix) + name
     function_type = symbols.function_type(die)
     text = declaration(function_type, qualified)
-    if _is_const_method(die):
+    if cplus:
+        text = _cplus_declaration(die, function_type, text, demangle)
+    elif _is_const_method(die):
         text += " const"
     external = _is_external(die)
     file, line = _place(die)
     static = "" if external else "static "
-    return UnitSymbol(qualified, external, file, line, type_name(function_type), f"{static}{text};")
+    overload = text[text.find(qualified) :] if cplus and qualified in text else ""  # the parameters tell overloads apart
+    return UnitSymbol(qualified, external, file, line, type_name(function_type), f"{static}{text};", overload)
+
+
+def _cplus_declaration(die: DIE, function_type: FunctionType, text: str, demangle: Callable[[str], str]) -> str:
+    """gdb names a C++ function by its demangled linkage name, parameters as the demangler
+    writes them (`push_back(long const&)`), after its return type; without a linkage name
+    (main, extern "C") an empty list is `()`."""
+    source = origin_die(die, "DW_AT_linkage_name") or origin_die(die, "DW_AT_MIPS_linkage_name") or die
+    linkage = attr_value(source, "DW_AT_linkage_name") or attr_value(source, "DW_AT_MIPS_linkage_name")
+    demangled = demangle(linkage.decode() if isinstance(linkage, bytes) else str(linkage or ""))
+    if not linkage or demangled.startswith("_Z"):
+        text = text[: -len("(void)")] + "()" if text.endswith("(void)") else text
+        return text + " const" if _is_const_method(die) else text
+    name, params = strip_signature(demangled)
+    suffix = " const" if demangled.endswith(" const") else ""
+    return declaration(function_type.return_type, f"{name}{params or '()'}{suffix}")
 
 
 def _is_const_method(die: DIE) -> bool:
