@@ -53,14 +53,14 @@ def test_follow_fork_mode_child_stops_in_the_child(builder: Builder, tmp_path: P
 
 def test_unimplemented_settings_refused_by_name(builder: Builder, tmp_path: Path) -> None:
     program = builder.build("print_limits")
-    commands = ["set remotecache on", "show remotecache", "set max-completions 1", "set debug infrun 1",
+    commands = ["set remotecache on", "show remotecache", "set history expansion on", "set debug infrun 1",
                 "set detach-on-fork off", "set print null-stop on", "show print null-stop"]
     args = ["-batch", "-nx"] + [word for command in commands for word in ("-ex", command)] + [str(program)]
     got = ours(args, tmp_path)
     assert got.stderr.splitlines() == [
         'The setting "remotecache" is not supported by aliceserver.',
         'The setting "remotecache" is not supported by aliceserver.',
-        'The setting "max-completions" is not supported by aliceserver.',
+        'The setting "history expansion" is not supported by aliceserver.',
         'The setting "debug" is not supported by aliceserver.',
         'The setting "detach-on-fork" is not supported by aliceserver except as on.',
         'The setting "print null-stop" is not supported by aliceserver except as off.',
