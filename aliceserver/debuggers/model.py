@@ -46,6 +46,10 @@ class LaunchConfig:
     disable_aslr: bool = True  # like gdb's `set disable-randomization on`
     follow_fork: ForkFollow = ForkFollow.PARENT
     redirections: tuple[Redirection, ...] = ()  # applied in order, after `stdio`
+    # Held at its first instruction for its symbols alone (gdb after `file`, before `run`):
+    # the program's image shows at its link-time addresses, as gdb shows a PIE it has
+    # not loaded (values, memory, symbols, disassembly).
+    symbols_only: bool = False
 
     def unusable(self) -> str | None:
         """What no process can be given, naming its field (`'args[1]' ...`), or None."""

@@ -580,7 +580,7 @@ class MiSession:
         if self.debugger.process is not None:
             return
         try:
-            info = self.debugger.launch(LaunchConfig(inferior.program, cwd=inferior.cwd))
+            info = self.debugger.launch(LaunchConfig(inferior.program, cwd=inferior.cwd, symbols_only=True))
         except AliceError as error:
             logger.info("cannot load %s for its symbols: %s", inferior.program, error)
             return

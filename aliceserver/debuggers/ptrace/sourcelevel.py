@@ -29,6 +29,7 @@ from aliceserver.debuggers.model import (
     DynamicTypes,
     FrameDetails,
     LocationBreakpointInfo,
+    Module,
     ProcessInfo,
     SourcePosition,
     StackFrame,
@@ -133,6 +134,9 @@ class SourceLevel(SessionDollars):
             raise NotImplementedError
 
         def _symbolize(self, address: int) -> str | None:
+            raise NotImplementedError
+
+        def _link_view(self) -> Module | None:
             raise NotImplementedError
 
         @property
@@ -493,6 +497,10 @@ class SourceLevel(SessionDollars):
             # instruction for its symbols: it has no registers and no thread for gdb yet.
             before_run = thread_id is None and not calls
             symbols.no_registers = before_run
+            held = self._link_view() if before_run else None
+            if held is not None:  # the program's globals and functions at link-time addresses
+                others = symbols.others
+                symbols.others = lambda: [(0 if bias == held.base else bias, found) for bias, found in others()]
             values = self._session_values(None if before_run else tid)
             value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)
             if type_only:

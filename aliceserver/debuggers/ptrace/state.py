@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from aliceserver.debuggers.model import (
     Frame,
     Instruction,
+    LaunchConfig,
     Module,
     Registers,
     SectionSymbol,
@@ -42,6 +43,7 @@ class StateAccess:
     _frames: dict[int, Any]  # a stopped thread's unwound frames, until it moves
     _stop_cache: StopCache
     _demangler: Demangler | None = None  # made on the first symbol a value shows
+    _launch_config: LaunchConfig | None
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def _call(self, fn: Callable[[], T]) -> T:
@@ -89,15 +91,34 @@ class StateAccess:
 
         self._call(go)
 
+    def _link_view(self) -> Module | None:
+        """The PIE main program of a process held for its symbols (LaunchConfig.symbols_only),
+        which shows at its link-time addresses; None otherwise."""
+        config = self._launch_config
+        if config is None or not config.symbols_only or self._inferior is None:
+            return None
+        main = next((module for module in self._symbols.modules() if module.is_main), None)
+        return main if main is not None and main.base else None
+
+    def _runtime_address(self, address: int) -> int:
+        """Where a link-time address of the held program's image is loaded (a link-time
+        range is never mapped: a PIE is loaded far above it); any other address as is."""
+        main = self._link_view()
+        if main is not None and main.low - main.base <= address < main.high - main.base:
+            return address + main.base
+        return address
+
     def _read_raw(self, address: int, size: int) -> bytes:
         """Memory as it is, traps included (used on the tracer thread by the symbol readers)."""
         inferior = self._require()
+        address = self._runtime_address(address)
         try:
             return inferior.memory.read(address, size)
         except (OSError, OverflowError):
             raise TargetError(f"Cannot access memory at address {address:#x}") from None
 
     def _read_visible(self, address: int, size: int) -> bytes:
+        address = self._runtime_address(address)
         return self._traps.mask(address, self._read_raw(address, size))
 
     def read_memory(self, address: int, size: int) -> bytes:
@@ -129,18 +150,19 @@ class StateAccess:
 
     def lookup_address(self, address: int) -> SymbolLocation:
         """The symbol x/a and disassembly show (linkage names: gdb's `asm-demangle off`)."""
-        return self._call(lambda: address_symbol(self._source, address, None))
+        return self._call(lambda: address_symbol(self._source, self._runtime_address(address), None))
 
     def section_symbol(self, address: int) -> SectionSymbol | None:
         def go() -> SectionSymbol | None:
-            module = self._symbols.module_at(address)
+            runtime = self._runtime_address(address)
+            module = self._symbols.module_at(runtime)
             if module is None:
                 return None
             # gdb's minimal symbols: the image's and its debug file's (local names a stripped
             # library dropped); the nearer one names the address.
             images = (self._symbols.image_of(module.path), self._source.debug_image(module))
             hits = [hit for image in images if image is not None
-                    and (hit := image.section_symbol(address - module.base)) is not None]  # fmt: skip
+                    and (hit := image.section_symbol(runtime - module.base)) is not None]  # fmt: skip
             if not hits:
                 return None
             symbol, offset, section = min(hits, key=lambda hit: hit[1])
@@ -177,7 +199,8 @@ class StateAccess:
         demangle on`); /a and disassembly keep them mangled (gdb's `asm-demangle off`)."""
         if self._demangler is None:
             self._demangler = Demangler()
-        where = address_symbol(self._source, address, self._demangler.demangle if demangle else None)
+        where = address_symbol(self._source, self._runtime_address(address),
+                               self._demangler.demangle if demangle else None)
         if where.name is None:
             return None
         return where.name if where.offset == 0 else f"{where.name}{where.offset:+d}"
@@ -204,7 +227,7 @@ class StateAccess:
                     size //= 2  # the range runs off the mapping: take what is there
             return self._disassembler.disassemble(
                 code, address, count, syntax=syntax,
-                resolve=lambda target: address_symbol(self._source, target, None),
+                resolve=lambda target: address_symbol(self._source, self._runtime_address(target), None),
             )
 
         return self._call(go)
