@@ -231,7 +231,7 @@ class CfiTable:
         return f"CfiTable({self.path!r}, {'/'.join(parts)}{hdr})"
 
     def find_fde(self, link_pc: int) -> Fde | None:
-        """The FDE covering `link_pc`: .eh_frame first, then .debug_frame."""
+        """The FDE covering `link_pc` (the .debug_frame one where both sections have it)."""
         found = self._find(link_pc)
         return found[1] if found else None
 
