@@ -64,6 +64,14 @@ class MiBreakpoint:
     # disabled_by_cond): they never stop, and show enabled="N".
     cond_disabled: frozenset[int] = frozenset()
     passcount: int = 0  # a tracepoint's (0: none)
+    # gdb's disp_disable (`enable once`, `enable count N`): disabled once `enable_count`
+    # stops have counted down.
+    disable_after: bool = False
+    enable_count: int = 0
+
+    @property
+    def disposition(self) -> str:
+        return "del" if self.temporary else "dis" if self.disable_after else "keep"
 
     @property
     def is_watch(self) -> bool:
@@ -218,6 +226,9 @@ class BreakpointTable:
             if bp.ignore > 0:
                 bp.ignore -= 1
                 return False
+            if bp.disable_after:  # its trap stays (a tracer-thread gate cannot remove it): unseen
+                bp.enable_count -= 1
+                bp.enabled = bp.enable_count > 0
             return True
 
         return gate
@@ -419,7 +430,7 @@ class BreakpointTable:
         items: list[tuple[str, Value]] = [
             ("number", str(bp.number)),
             ("type", bp.kind),
-            ("disp", "del" if bp.temporary else "keep"),
+            ("disp", bp.disposition),
             ("enabled", "y" if bp.enabled else "n"),
         ]
         if bp.catch is not None:
@@ -441,6 +452,8 @@ class BreakpointTable:
         items.append(("times", str(bp.hits)))
         if bp.ignore:
             items.append(("ignore", str(bp.ignore)))
+        if bp.enable_count > 1:  # gdb's: one is `enable once`, told by disp="dis"
+            items.append(("enable", str(bp.enable_count)))
         script = self.script(bp)
         if script:  # MI 4 writes it as a list, MI 2 and 3 as a tuple of bare strings
             fixed = self.session.config.mi_version >= 4 or self.session.config.script_fixed

@@ -102,6 +102,31 @@ def delete(ctx: Context, args: list[str]) -> None:
         ctx.session.notify_except(ctx, "breakpoint-deleted", [("id", str(bp.number))])
 
 
+def enable_command(ctx: Context, words: list[str]) -> None:
+    """gdb's `enable [once|count N|delete] [NUMBERS]` (-break-enable is the same command)."""
+    if words and words[0] in ("once", "count", "delete"):
+        form, words = words[0], words[1:]
+        count = 1
+        if form == "count":
+            if not words:
+                raise MiError("Argument required (hit count).")
+            count, words = parse_int(words[0], "count"), words[1:]
+        targets = _numbers(ctx, words)
+        for bp in targets:
+            if form == "delete":
+                bp.temporary, bp.disable_after, bp.enable_count = True, False, 0
+            else:
+                bp.disable_after, bp.enable_count = True, count
+        enable(ctx, [str(bp.number) for bp in targets], True)
+        return
+    entries = ctx.session.breakpoints.entries
+    for word in words or [str(number) for number in entries]:
+        named = entries.get(int(word)) if word.isdigit() else None
+        if named is not None:
+            named.enable_count = 0  # gdb's enable_breakpoint: the disposition stays
+    enable(ctx, words, True)
+
+
 def enable(ctx: Context, args: list[str], enabled: bool) -> None:
     table = ctx.session.breakpoints
     targets = _numbers(ctx, args) if args else table.sorted()
@@ -145,7 +170,7 @@ def _break_delete(ctx: Context, args: list[str]) -> Reply:
 
 
 def _break_enable(ctx: Context, args: list[str]) -> Reply:
-    enable(ctx, args, True)
+    enable_command(ctx, args)
     return None
 
 

@@ -171,12 +171,10 @@ def _enable(ctx: Context, text: str, enabled: bool) -> Reply:
         from aliceserver.adapters.mi import displays
 
         return displays.enable(ctx, " ".join(words[1:]), enabled)
-    if words and words[0] in ("once", "delete", "count"):
-        if words[0] == "delete":
-            for bp in [ctx.session.breakpoints.get(w) for w in words[1:]]:
-                bp.temporary = True
-        words = words[1:] if words[0] != "count" else words[2:]
-    breaks.enable(ctx, _ranges(words), enabled)
+    if enabled:
+        breaks.enable_command(ctx, _ranges(words))
+    else:
+        breaks.enable(ctx, _ranges(words), enabled)
     return None
 
 

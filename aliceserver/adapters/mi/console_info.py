@@ -319,7 +319,7 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         located = not bp.is_watch and (len(bp.places) > 1 or bool(bp.cond_disabled))  # gdb: a row each
         addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if located else (
             "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
-        disp = "del" if bp.temporary else "keep"
+        disp = bp.disposition
         what = "" if located else table.what(bp)
         ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                     f"{addr:<{width}} {what}\n".replace(f"{addr:<{width}} ", f"{addr:<{width}} " if addr else "", 1))
@@ -329,6 +329,8 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
             ctx.console(f"\tbreakpoint already hit {bp.hits} time{'s' if bp.hits > 1 else ''}\n")
         if bp.ignore:
             ctx.console(f"\tignore next {bp.ignore} hits\n")  # gdb 13's print_one_breakpoint_location
+        if bp.enable_count > 1:
+            ctx.console(f"\tdisable after {'additional' if bp.ignore else 'next'} {bp.enable_count} hits\n")
         ctx.console(shown_commands(ctx, bp))
         if bp.kind == TRACEPOINT:  # never inserted here (tracepoints.py)
             ctx.console((f"\tpass count {bp.passcount} \n" if bp.passcount else "")

@@ -188,7 +188,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
             session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
         if hit:
             bp = hit[0]
-            pairs += [("reason", "breakpoint-hit"), ("disp", "del" if bp.temporary else "keep"),
+            pairs += [("reason", "breakpoint-hit"), ("disp", bp.disposition),
                       ("bkptno", str(bp.number))]
             hit_ids = [i for i, ident in enumerate(bp.address_ids, 1) if ident in stop.breakpoint_ids]
             locno = f".{hit_ids[0]}" if len(bp.places) > 1 and hit_ids else ""  # gdb's print_num_locno
