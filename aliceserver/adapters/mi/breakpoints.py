@@ -68,6 +68,9 @@ class MiBreakpoint:
     # stops have counted down.
     disable_after: bool = False
     enable_count: int = 0
+    # Pending again since its library was unloaded: gdb keeps the location (shlib_disabled),
+    # whose thread group it still shows.
+    unloaded: bool = False
 
     @property
     def disposition(self) -> str:
@@ -372,6 +375,7 @@ class BreakpointTable:
             if info is None:
                 continue
             if info.locations != bp.places:
+                bp.unloaded = not info.locations
                 old, bp.places = bp.places, info.locations
                 bp.address_ids = info.breakpoint_ids
                 self._recheck_locations(bp, old)
@@ -443,7 +447,7 @@ class BreakpointTable:
             items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname)
         else:
             items += [("addr", "<MULTIPLE>")]
-        if not bp.pending and not bp.is_watch and len(bp.places) < 2 and not bp.cond_disabled:  # gdb: its locations' only
+        if (bp.unloaded or not bp.pending) and not bp.is_watch and len(bp.places) < 2 and not bp.cond_disabled:  # gdb: its locations' only
             items.append(("thread-groups", ["i1"]))
         if bp.thread is not None:
             items.append(("thread", str(bp.thread)))

@@ -406,6 +406,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             self.events.put(ModuleLoaded(module))
         for module in unloaded:
             self.events.put(ModuleUnloaded(module))
+            self._unbind_module(module)
         self._catch_library_change(loaded, unloaded)
         if loaded:
             self._arm_catchpoints()

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
     from aliceserver.debuggers.ptrace.libraries import LibraryTracker
+    from aliceserver.debuggers.ptrace.traps import TrapTable
     from aliceserver.debuggers.symbols.process import ProcessSymbols
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,7 @@ class SourceLevel(SessionDollars):
     _inferior: Inferior | None
     _symbols: ProcessSymbols
     _tracker: LibraryTracker
+    _traps: TrapTable
     call_settings: CallSettings  # calls into the program in expressions (infcall.py)
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
@@ -720,6 +722,21 @@ class SourceLevel(SessionDollars):
                     self._forget_address_breakpoint(ident)
                 entry.bound.clear()
             if self._bind(entry) and not new_image:
+                self.events.put(LocationBreakpointChanged(entry.info()))
+
+    def _unbind_module(self, module: Module) -> None:
+        """Called on the tracer thread when a library is unloaded: the places in it go (a
+        breakpoint left with none is pending again, as gdb's), their traps with them, with
+        nothing to restore in code no longer mapped."""
+        for entry in self._location_breakpoints.values():
+            gone = [address for address in entry.bound if module.low <= address < module.high]
+            for address in gone:
+                _, ident = entry.bound.pop(address)
+                trap = self._traps.by_address.get(address)
+                if trap is not None:
+                    trap.inserted = False
+                self._forget_address_breakpoint(ident)
+            if gone:
                 self.events.put(LocationBreakpointChanged(entry.info()))
 
     def remove_location_breakpoint(self, location_breakpoint_id: int) -> None:
