@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi.notify import exit_code_text
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
@@ -187,6 +188,8 @@ def thread_groups(session: MiSession) -> list[Value]:
     groups: list[Value] = []
     for inferior in session.inferiors:
         group: dict[str, Value] = {"id": f"i{inferior.number}", "type": "process"}
+        if inferior.exit_code is not None:  # the last run's, until the next one starts
+            group["exit-code"] = exit_code_text(inferior.exit_code)
         if inferior.process is not None:
             group["pid"] = str(inferior.process.pid)
         if inferior.program:

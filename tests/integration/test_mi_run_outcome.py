@@ -1,0 +1,56 @@
+"""What MI tells of a run's outcome, side by side with gdb 13: -list-thread-groups shows the
+last run's exit-code once the program has exited (none before a run, none while it runs)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import needs_gdb
+from tests.support.build import Builder
+from tests.support.mi_client import MiClient
+
+pytestmark = [needs_gdb, pytest.mark.timeout(180)]
+
+
+@pytest.fixture(scope="module")
+def exitcode(builder: Builder) -> Path:
+    return builder.build("exitcode")
+
+
+def _groups_through_two_runs(program: Path, gdb: bool) -> list[str]:
+    """-list-thread-groups before a run, after a run exiting 0, during and after one exiting 8."""
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    groups: list[str] = []
+
+    def list_groups() -> None:
+        lines = mi.command("-list-thread-groups")[1]
+        found = [line for line in lines if "^done,groups=" in line]
+        # the pid differs, and gdb adds cores= to a live process
+        groups.append(re.sub(r',cores=\[[^]]*\]|pid="\d+"', "", found[0]))
+
+    try:
+        mi.prompt()
+        list_groups()
+        mi.ok("-exec-run")
+        mi.stopped()
+        list_groups()
+        mi.ok("-exec-arguments 8")
+        mi.ok("-break-insert main")
+        mi.ok("-exec-run")
+        mi.stopped()
+        list_groups()
+        mi.ok("-exec-continue")
+        mi.stopped()
+        list_groups()
+    finally:
+        mi.close()
+    return groups
+
+
+def test_exit_code_in_thread_groups_like_gdb(exitcode: Path) -> None:
+    expected = _groups_through_two_runs(exitcode, gdb=True)
+    assert 'exit-code="010"' in expected[-1]
+    assert _groups_through_two_runs(exitcode, gdb=False) == expected
