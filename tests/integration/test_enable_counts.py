@@ -32,3 +32,24 @@ def test_mi_break_enable_count_like_gdb(prog: Path) -> None:
     assert got == theirs
     assert any(line.startswith('=breakpoint-modified,bkpt={number="1",type="breakpoint",disp="dis",enabled="n"')
                for line in got)
+
+
+def test_console_locations_enabled_one_by_one_like_gdb(prog: Path) -> None:
+    """`disable N.M` (and ranges N.M-K) acts on one location of `pick`, N.1 of a breakpoint
+    with one location on the breakpoint; a hit skips a disabled location only."""
+    got = assert_like_gdb(ex(
+        "break pick", "break main", "disable 1.2", "info breakpoints", "run", "continue", "enable 1.2",
+        "disable 1.3", "disable 1.0", "disable 3.1", "disable 3.2", "disable 2.1", "disable 1.1-2",
+        "info breakpoints", "enable 1.1", "continue",
+    ) + [str(prog)], prog.parent)
+    assert "1.2                         n   0x000000000000114a in pick(double)" in got.stdout
+    assert "\nBreakpoint 1.1, pick (count=4)" in got.stdout  # not pick(2.5) at 1.2
+
+
+def test_mi_locations_enabled_one_by_one_like_gdb(prog: Path) -> None:
+    commands = ["-break-insert pick", "-break-disable 1.2", "-break-info 1", "disable 1.1", "enable 1.1-2",
+                "-break-disable 1.5", "-break-enable 1.2", "-exec-run"]
+    theirs = _mi_records(prog, commands, gdb=True)
+    got = _mi_records(prog, commands, gdb=False)
+    assert got == theirs
+    assert any('{number="1.2",enabled="n"' in line for line in got)

@@ -63,6 +63,7 @@ class MiBreakpoint:
     # Addresses of the locations its condition names something unknown at (gdb's
     # disabled_by_cond): they never stop, and show enabled="N".
     cond_disabled: frozenset[int] = frozenset()
+    loc_disabled: frozenset[int] = frozenset()  # addresses of the locations disabled by `disable N.M`
     passcount: int = 0  # a tracepoint's (0: none)
     # gdb's disp_disable (`enable once`, `enable count N`): disabled once `enable_count`
     # stops have counted down.
@@ -71,6 +72,15 @@ class MiBreakpoint:
     # Pending again since its library was unloaded: gdb keeps the location (shlib_disabled),
     # whose thread group it still shows.
     unloaded: bool = False
+
+    @property
+    def located_apart(self) -> bool:
+        """gdb lists its locations one by one: several, or one not plainly enabled."""
+        return not self.is_watch and (len(self.places) > 1 or bool(self.cond_disabled | self.loc_disabled))
+
+    def location_state(self, address: int) -> str:
+        """A location's enabled field (MI): N where the condition fails, n disabled by hand."""
+        return "N" if address in self.cond_disabled else "n" if address in self.loc_disabled else "y"
 
     @property
     def disposition(self) -> str:
@@ -275,16 +285,29 @@ class BreakpointTable:
                 (bp.cond_disabled & known & current)
                 | {place.address for place, failure in zip(fresh, failures, strict=True) if failure}
             )
-        self._apply_cond_disabled(bp, bp.cond_disabled)
+        bp.loc_disabled &= {place.address for place in bp.places}
+        self._apply_cond_disabled(bp, bp.cond_disabled | bp.loc_disabled)
 
     def _apply_cond_disabled(self, bp: MiBreakpoint, changed: frozenset[int]) -> None:
-        """Set the engine's traps of the locations at `changed` as bp.cond_disabled says."""
+        """Set the engine's traps of the locations at `changed` as their states say."""
+        off = bp.cond_disabled | bp.loc_disabled
         for place, ident in zip(bp.places, bp.address_ids, strict=False):
             if place.address in changed:
                 try:
-                    self.session.debugger.enable_breakpoint(ident, place.address not in bp.cond_disabled)
+                    self.session.debugger.enable_breakpoint(ident, place.address not in off)
                 except AliceError as error:
                     logger.info("location %#x of breakpoint %d not updated: %s", place.address, bp.number, error)
+
+    def set_location_enabled(self, bp: MiBreakpoint, index: int, enabled: bool) -> None:
+        """gdb's enable_disable_bp_location: location `index` (1-based) of `bp`."""
+        if not 1 <= index <= len(bp.places):
+            raise MiError(f"Bad breakpoint location number '{index}'")
+        address = bp.places[index - 1].address
+        if enabled and address in bp.cond_disabled:
+            raise MiError(f"Breakpoint {bp.number}'s condition is invalid at location {index}, cannot enable.")
+        bp.loc_disabled = bp.loc_disabled - {address} if enabled else bp.loc_disabled | {address}
+        if bp.engine_id is not None:
+            self._apply_cond_disabled(bp, frozenset({address}))
 
     def disarm(self, bp: MiBreakpoint) -> None:
         if bp.engine_id is None:
@@ -443,11 +466,11 @@ class BreakpointTable:
             items.append(("what", bp.location))
         elif bp.pending:
             items += [("addr", "<PENDING>"), ("pending", bp.location)]
-        elif len(bp.places) == 1 and not bp.cond_disabled:
+        elif len(bp.places) == 1 and not bp.located_apart:
             items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname)
         else:
             items += [("addr", "<MULTIPLE>")]
-        if (bp.unloaded or not bp.pending) and not bp.is_watch and len(bp.places) < 2 and not bp.cond_disabled:  # gdb: its locations' only
+        if (bp.unloaded or not bp.pending) and not bp.is_watch and not bp.located_apart:  # gdb: its locations' only
             items.append(("thread-groups", ["i1"]))
         if bp.thread is not None:
             items.append(("thread", str(bp.thread)))
@@ -465,15 +488,15 @@ class BreakpointTable:
         if bp.kind == TRACEPOINT:
             if bp.passcount:
                 items.append(("pass", str(bp.passcount)))
-            if len(bp.places) == 1 and not bp.cond_disabled:
+            if len(bp.places) == 1 and not bp.located_apart:
                 items.append(("installed", "n"))
         items.append(("original-location", bp.location))
-        if not bp.is_watch and (len(bp.places) > 1 or bp.cond_disabled):  # gdb: or one not plainly enabled
+        if bp.located_apart:
             locations: list[Value] = []
             for index, place in enumerate(bp.places, 1):
                 # a location's own state: its breakpoint's is the row's (gdb's MI)
                 entry: list[tuple[str, Value]] = [
-                    ("number", f"{bp.number}.{index}"), ("enabled", "N" if place.address in bp.cond_disabled else "y"),
+                    ("number", f"{bp.number}.{index}"), ("enabled", bp.location_state(place.address)),
                     ("addr", hex16(self.shown_address(place.address))),
                 ]
                 entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname) + [("thread-groups", ["i1"])]

@@ -127,8 +127,38 @@ def enable_command(ctx: Context, words: list[str]) -> None:
     enable(ctx, words, True)
 
 
+def _location_args(ctx: Context, args: list[str], enabled: bool) -> list[str]:
+    """Enable or disable the locations `N.M` and `N.M-K` of `args` (gdb's; `N.1` of a
+    breakpoint with one location is the breakpoint); the other arguments."""
+    table = ctx.session.breakpoints
+    rest = []
+    for arg in args:
+        match = re.fullmatch(r"(\d+)\.(\d+)(?:-(\d+))?", arg)
+        if match is None:
+            rest.append(arg)
+            continue
+        number, first = int(match.group(1)), int(match.group(2))
+        last = int(match.group(3) or first)
+        bp = table.entries.get(number)
+        if first == last == 1 and (bp is None or len(bp.places) < 2):
+            rest.append(str(number))
+            continue
+        if bp is None:
+            raise MiError(f"Bad breakpoint number '{number}'")
+        if first == 0 or last < first:
+            raise MiError(f"Bad breakpoint location number '{first}'")
+        for index in range(first, last + 1):
+            table.set_location_enabled(bp, index, enabled)
+            ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])
+    return rest
+
+
 def enable(ctx: Context, args: list[str], enabled: bool) -> None:
     table = ctx.session.breakpoints
+    if args:
+        args = _location_args(ctx, args, enabled)
+        if not args:
+            return
     targets = _numbers(ctx, args) if args else table.sorted()
     for bp in targets:
         table.set_enabled(bp, enabled)

@@ -316,7 +316,7 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         if bp.catch is not None:
             _info_catchpoint(ctx, bp, width)
             continue
-        located = not bp.is_watch and (len(bp.places) > 1 or bool(bp.cond_disabled))  # gdb: a row each
+        located = bp.located_apart  # gdb: a row each
         addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if located else (
             "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
         disp = bp.disposition
@@ -337,7 +337,7 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
                         + ("\tnot installed on target\n" if len(bp.places) == 1 and not located else ""))
         for index, place in enumerate(bp.places if located else (), 1):
             # gdb's location rows: N* where the condition does not parse, y- in a disabled one
-            state = "N*" if place.address in bp.cond_disabled else "y" if bp.enabled else "y-"
+            state = {"N": "N*", "n": "n"}.get(bp.location_state(place.address), "y" if bp.enabled else "y-")
             ctx.console(f"{f'{bp.number}.{index}':<28}{state:<4}{hex16(table.shown_address(place.address)):<18} "
                         f"{table.place_what(place)}\n" + ("\tnot installed on target\n" if bp.kind == TRACEPOINT else ""))
     if any(bp.cond_disabled for bp in entries):
