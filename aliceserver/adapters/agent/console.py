@@ -13,6 +13,7 @@ from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, ToolRegistry
 from aliceserver.adapters.agent.session import DebugSession, State
 from aliceserver.adapters.agent.tools_exec import run_and_wait
+from aliceserver.adapters.console.host_breakpoints import HostBreakpoint
 from aliceserver.adapters.console.hosted import (
     CONSOLE_RUNS,
     RUN_CONTROL,
@@ -20,6 +21,7 @@ from aliceserver.adapters.console.hosted import (
     HostedConsole,
 )
 from aliceserver.adapters.console.lines import command_name, read_line
+from aliceserver.errors import AliceError
 
 # gdb's run commands -> (tool, its arguments); a count is added from the line. finish,
 # until, advance and jump are the console's own (CONSOLE_RUNS: its frame, gdb's lines).
@@ -39,8 +41,45 @@ def console_of(session: DebugSession) -> HostedConsole:
     from then on (the caller holds the session's lock)."""
     if session.console is None:
         session.console = HostedConsole(session.debugger)
+        session.console.attach_host(AgentBreakpoints(session))
     session.console.drain()
     return session.console
+
+
+class AgentBreakpoints:
+    """debug_breakpoint's breakpoints in the console's table (console/host_breakpoints):
+    listed with the console's under their ids; `delete N` removes one."""
+
+    owner = "debug_breakpoint"
+
+    def __init__(self, session: DebugSession) -> None:
+        self._session = session
+
+    def host_breakpoints(self) -> list[HostBreakpoint]:
+        debugger = self._session.debugger
+        try:
+            infos = {info.id: info for info in debugger.location_breakpoints()}
+            counts = {trap.id: trap.hit_count for trap in debugger.breakpoints()}
+        except AliceError:
+            return []
+        rows = []
+        for record in self._session.breakpoints.values():
+            info = infos.get(record.id)
+            if info is None:
+                continue
+            hits = sum(counts.get(ident, 0) for ident in info.breakpoint_ids)
+            rows.append(HostBreakpoint(
+                record.id, record.location, info.locations, info.breakpoint_ids, info.id,
+                record.condition, hits, temporary=record.temporary, enabled=record.enabled,
+            ))  # fmt: skip
+        return rows
+
+    def delete_host_breakpoint(self, number: int) -> None:
+        if self._session.breakpoints.pop(number, None) is not None:
+            try:
+                self._session.debugger.remove_location_breakpoint(number)
+            except AliceError:
+                pass  # gone with its process
 
 
 def run_console(registry: ToolRegistry, env: ToolEnv, args: Args, examine: Any) -> dict[str, Any]:

@@ -148,6 +148,8 @@ class DebugSession:
         if isinstance(event, Output):
             self.output.append(event.category, event.text)
             return
+        if isinstance(event, Stopped) and self._console_passes():
+            return  # only the console's dprintfs: they printed, and the program goes on
         with self._changed:
             if isinstance(event, Stopped):
                 self.state = State.STOPPED
@@ -167,6 +169,25 @@ class DebugSession:
             self._changed.notify_all()
         if isinstance(event, Stopped):
             self._console_sees_stop()
+
+    def _console_passes(self) -> bool:
+        """Apply a stop to the console first: True when it was only at the console's
+        dprintfs, which printed (into the output, as gdb's console) and resumed."""
+        console = self.console
+        if console is None or not self.lock.acquire(timeout=_CONSOLE_PATIENCE):
+            return False
+        try:
+            printed = console.drain()
+            if not console.passed_through:
+                return False
+            console.passed_through = False
+            self.output.append("console", printed)
+            return True
+        except Exception:
+            log.exception("session %s: the console failed on a stop", self.id)
+            return False
+        finally:
+            self.lock.release()
 
     def _console_sees_stop(self) -> None:
         """A stop is applied to the console at once when the session is free (a temporary

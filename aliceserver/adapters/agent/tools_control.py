@@ -8,7 +8,7 @@ import signal as signals
 from typing import Any
 
 from aliceserver.adapters.agent.common import SESSION, TIMEOUT, ToolEnv, timeout_of
-from aliceserver.adapters.agent.console import run_console
+from aliceserver.adapters.agent.console import AgentBreakpoints, run_console
 from aliceserver.adapters.agent.context import build_context, execution_reply
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument, classify
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
@@ -108,10 +108,15 @@ def _restart(env: ToolEnv, args: Args) -> dict[str, Any]:
         records = list(session.breakpoints.values())
         patterns = list(session.tracer.status().patterns) if session.tracer is not None else []
         watches = len(session.watches)
+        console, session.console = session.console, None  # the old process's end is not its news
         env.sessions.remove(session)
     fresh = env.sessions.launch(config, ident=session.id)
     failed: list[str] = []
     with fresh.lock:
+        if console is not None:  # its breakpoints, settings and displays, as gdb's `run` keeps them
+            console.rebind(fresh.debugger)
+            console.attach_host(AgentBreakpoints(fresh))
+            fresh.console = console
         for record in records:
             try:
                 entry = add_breakpoint(

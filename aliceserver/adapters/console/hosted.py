@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import aliceserver.debuggers.events as ev
+from aliceserver.adapters.console.host_breakpoints import BreakpointHost, HostedTable, HostEntry
+from aliceserver.adapters.mi.control_commands import run_commands
 from aliceserver.adapters.mi.registry import RUNNING, Context, MiError
 from aliceserver.adapters.mi.session import MiSession, SessionConfig
 from aliceserver.adapters.mi.ui import Ui
@@ -76,9 +78,15 @@ class _HostedSession(MiSession):
         )
         # Never the engine's queue (MiSession shares it): the host's loop reads that one.
         self._inbox = queue.Queue()
+        self.resumed_itself = False
+        self.breakpoints: HostedTable = HostedTable(self)  # with its host's breakpoints
 
     def ensure_symbols(self) -> None:
         """The host starts the program; a probe of our own would be its process too."""
+
+    def before_resume(self) -> None:
+        self.resumed_itself = True  # a dprintf's stop: it printed, and the program goes on
+        super().before_resume()
 
     def wait_event(self, done: Callable[[ev.Event], bool]) -> bool:
         """Events reach this session through its host, after the command: nothing to wait for."""
@@ -104,6 +112,10 @@ class HostedConsole:
         self.resumed = False  # a run command typed here: the next stop is shown here too
         self.last_hit: Hit | None = None  # the console's breakpoints the latest stop hit
         self.stop_text = ""  # what the console showed for the latest stop it was asked to
+        # The latest stop was only at dprintfs: they printed and the program went on, so
+        # the host tells its client of neither the stop nor the resumption.
+        self.passed_through = False
+        self._restarted_pid: int | None = None  # a new process already set up (`restarted`)
         self._given: tuple[int, int] | None = None  # the host's frame last applied
         self._sync()
 
@@ -146,29 +158,84 @@ class HostedConsole:
         if isinstance(event, (ev.Output, ev.Progress)):
             return ""  # the host shows the program's output and its loads itself
         self._capture.take()
+        if isinstance(event, ev.Stopped):
+            self.session.breakpoints.sync()  # a stop at the host's breakpoint runs its commands
         if isinstance(event, ev.Stopped | ev.Exited):
             self._given = None  # the host's next frame is the stop's
         # before the stop is applied: it deletes the temporary breakpoints it hit
         self.last_hit = self.hit(event) if isinstance(event, ev.Stopped) else None
+        printing = isinstance(event, ev.Stopped) and self._only_dprintfs(event)
+        scripted = isinstance(event, ev.Stopped) and self._has_commands(event)  # the client's too
+        self.session.resumed_itself = False
         try:
             self.session.handle_event(event)
         except AliceError:
             pass  # the host reports the stop; the console's view of it may be partial
+        self.passed_through = printing and self.session.resumed_itself
+        if isinstance(event, ev.ProcessStarted) and not event.attached and event.pid != self._restarted_pid:
+            self._restarted()
         shown = self._capture.take()
         if isinstance(event, ev.Exited):
             self.resumed = False
             return ""
         if isinstance(event, ev.Stopped):
             resumed, self.resumed = self.resumed, False
-            self.stop_text = shown.lstrip("\n") if resumed or self.last_hit is not None else ""
+            shows = resumed or self.last_hit is not None or scripted
+            self.stop_text = shown.lstrip("\n") if shows else ""
             return self.stop_text
         return ""
+
+    def _has_commands(self, stop: ev.Stopped) -> bool:
+        if stop.reason is not ev.StopReason.BREAKPOINT or not stop.breakpoint_ids:
+            return False
+        lists = self.session.command_memory.breakpoint_commands
+        return any(lists.get(bp.number) for bp in self.session.breakpoints.for_address_ids(stop.breakpoint_ids))
+
+    def _only_dprintfs(self, stop: ev.Stopped) -> bool:
+        if stop.reason is not ev.StopReason.BREAKPOINT or not stop.breakpoint_ids:
+            return False
+        hit = self.session.breakpoints.for_address_ids(stop.breakpoint_ids)
+        return bool(hit) and all(bp.dprintf is not None for bp in hit)
+
+    def restarted(self, pid: int) -> None:
+        """The host started process `pid` (its restart) and holds it stopped: set the
+        breakpoints now, before it runs (its ProcessStarted, read later, is then known)."""
+        self._restarted_pid = pid
+        self._restarted()
+
+    def _restarted(self) -> None:
+        """The host started the program again (its restart): as gdb's `run`, the console's
+        breakpoints are set afresh in the new process, their hit counts cleared."""
+        self.session.breakpoints.rearm_missing()
+
+    def rebind(self, debugger: IDebugger) -> None:
+        """Carry the console (its breakpoints, settings, displays) over to the debugger of
+        a restarted session (the agent's restart makes a new one), as gdb's `run` keeps them."""
+        self._events = queue.Queue()  # the old process's events: over
+        self.session.debugger = debugger
+        self.session.breakpoints.forget_engine()
+        self.session.inferior.forget_process()
+        self._given = None
+        self._sync()
+        self._restarted()
+
+    def attach_host(self, host: BreakpointHost) -> None:
+        """The host's breakpoints join the console's table and numbering."""
+        self.session.breakpoints.host = host
+        self.session.breakpoints.sync()
+
+    def take_number(self) -> int:
+        """The number of the host's next breakpoint (one numbering with the console's)."""
+        return self.session.breakpoints.take_number()
 
     def hit(self, stop: ev.Stopped) -> Hit | None:
         """The console's breakpoints (not the host's) that `stop` hit."""
         if stop.reason is not ev.StopReason.BREAKPOINT or not stop.breakpoint_ids:
             return None
-        found = self.session.breakpoints.for_address_ids(stop.breakpoint_ids)
+        found = [
+            bp for bp in self.session.breakpoints.for_address_ids(stop.breakpoint_ids)
+            if not isinstance(bp, HostEntry)
+        ]  # fmt: skip
         if not found:
             return None
         first = found[0]
@@ -204,12 +271,20 @@ class HostedConsole:
             return None
         return found[0] if found is not None else None
 
-    def run(self, line: str, resumes: bool = False) -> str:
-        """Run one console line; what it printed. A failure is a ConsoleError. A run
-        command runs only when the host says so (`resumes`: it is inside the host's own
-        resuming path, which tells its client the program runs)."""
-        self.drain()
-        name = self.command_name(line)
+    def _top_level(self, lines: list[str]) -> list[str | None]:
+        """The commands of `lines` that run now (not those of a `commands` block)."""
+        found: list[str | None] = []
+        listing = False
+        for text in lines:
+            name = self.command_name(text)
+            if listing:
+                listing = text.strip() != "end"
+                continue
+            listing = name == "commands"
+            found.append(name)
+        return found
+
+    def _allowed(self, name: str | None, resumes: bool) -> None:
         if name in HOST_OWNED:
             raise ConsoleError(
                 "",
@@ -220,10 +295,29 @@ class HostedConsole:
                 "",
                 f'"{name}" is not available in this debug console: use the debugger\'s own controls.',
             )
+
+    def run(self, line: str, resumes: bool = False) -> str:
+        """Run one console line; what it printed. A failure is a ConsoleError. A run
+        command runs only when the host says so (`resumes`: it is inside the host's own
+        resuming path, which tells its client the program runs)."""
+        self.drain()
+        lines = line.strip("\n").splitlines() or [""]
+        name = self.command_name(lines[0])
+        for command in self._top_level(lines):
+            self._allowed(command, resumes and len(lines) == 1)
         self._capture.take()
         ctx = Context(self.session, self.session.main_ui, cli=True)
+        table = self.session.breakpoints
+        table.sync()
         try:
-            reply = self.session.run_cli(ctx, line)
+            if name == "ignore":  # it sets the count on the entry: refused first for the host's
+                number = line.split()[1] if len(line.split()) > 1 else ""
+                if number.isdigit() and int(number) in table.entries:
+                    table.refuse_host(table.entries[int(number)], "set its ignore count")
+            if len(lines) > 1:  # typed as one input (a `commands` block, say): as gdb reads a list
+                reply = run_commands(ctx, lines, breakpoint_list=False)
+            else:
+                reply = self.session.run_cli(ctx, line)
         except AliceError as error:
             raise ConsoleError(self._capture.take(), str(error).rstrip("\n")) from None
         if reply is RUNNING:  # its stop is this command's (until's location, finish's value)

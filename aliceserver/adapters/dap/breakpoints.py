@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import signal as signal_module
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from aliceserver.adapters.dap.capabilities import EXCEPTION_FILTERS
 from aliceserver.adapters.dap.handles import ScopeRef, TextRef, ValueRef
@@ -58,6 +58,7 @@ class UserBreakpoint:
     path: str | None = None
     address: int | None = None  # instruction / data breakpoints
     reported: bool | None = None  # the verified state the client last heard
+    hits: int = 0  # the stops it made (gdb's hit count, shown by the console's info breakpoints)
 
     @property
     def verified(self) -> bool:
@@ -75,15 +76,37 @@ class BreakpointBook:
     instructions: list[UserBreakpoint] = field(default_factory=list)
     data: list[UserBreakpoint] = field(default_factory=list)
     quiet_signals: dict[int, SignalPolicy] = field(default_factory=dict)  # saved policies
+    # The debug console's numbering once it exists: its breakpoints and ours share it.
+    numbering: Callable[[], int] | None = None
     _next_id: int = 1
 
     def new_id(self) -> int:
+        if self.numbering is not None:
+            return self.numbering()
         ident, self._next_id = self._next_id, self._next_id + 1
         return ident
+
+    def every(self) -> list[UserBreakpoint]:
+        return self._all()
 
     def _all(self) -> list[UserBreakpoint]:
         found = [bp for bps in self.sources.values() for bp in bps]
         return found + self.functions + self.instructions + self.data
+
+    def take_out(self, dap_id: int) -> UserBreakpoint | None:
+        """Remove a breakpoint from the book (the console deleted it); None if unknown."""
+        found = next((bp for bp in self._all() if bp.dap_id == dap_id), None)
+        if found is None:
+            return None
+        for path, bps in list(self.sources.items()):
+            if found in bps:
+                bps.remove(found)
+                if not bps:
+                    del self.sources[path]
+        for bps in (self.functions, self.instructions, self.data):
+            if found in bps:
+                bps.remove(found)
+        return found
 
     def _owner_of_address(self, address_id: int) -> UserBreakpoint | None:
         for bp in self._all():
@@ -100,6 +123,7 @@ class BreakpointBook:
             else:
                 owner = self._owner_of_address(ident)
             if owner is not None and owner not in owners:
+                owner.hits += 1
                 owners.append(owner)
         kinds = {bp.kind for bp in owners}
         kind = None
@@ -232,6 +256,15 @@ def _remove(session: DapSession, bp: UserBreakpoint) -> None:
             session.debugger.remove_watchpoint(bp.watch_id)
     except AliceError:
         pass  # gone with the process already
+
+
+def delete(session: DapSession, dap_id: int) -> bool:
+    """Remove one breakpoint (the debug console's `delete N`); False when unknown."""
+    bp = session.breakpoints.take_out(dap_id)
+    if bp is None:
+        return False
+    _remove(session, bp)
+    return True
 
 
 def _conditions(item: Arguments) -> tuple[Any, ...]:

@@ -219,7 +219,11 @@ def restart(session: DapSession, args: Arguments) -> JsonObject | None:
         state.suppress_exit_of = process.pid
         debugger.kill()
     state.ended = False
-    debugger.launch(config)
+    started = debugger.launch(config)
+    for bp in session.breakpoints.every():
+        bp.hits = 0  # gdb's clear_breakpoint_hit_counts at a run
+    if session.console is not None:  # as gdb's `run`: the console's breakpoints, set afresh
+        session.console.restarted(started.pid)
     state.launch_config = config
     if state.started:
         state.started = False

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.console.hosted import RUN_CONTROL, ConsoleError, HostedConsole
 from aliceserver.adapters.console.lines import command_name, read_line
+from aliceserver.adapters.dap.console_breakpoints import ClientBreakpoints
 from aliceserver.adapters.dap.handles import FrameRef
 from aliceserver.adapters.dap.messages import InvalidArguments, JsonObject, WrongState
 from aliceserver.adapters.dap.repl_run import run_control
@@ -32,7 +33,10 @@ def console_of(session: DapSession) -> HostedConsole:
     """The session's console, made at its first command (the pump hands it every event
     from then on)."""
     if session.console is None:
-        session.console = HostedConsole(session.debugger)
+        console = HostedConsole(session.debugger)
+        console.attach_host(ClientBreakpoints(session))  # one table, one numbering
+        session.breakpoints.numbering = console.take_number
+        session.console = console
     return session.console
 
 

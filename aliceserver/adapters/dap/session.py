@@ -231,7 +231,11 @@ class DapSession:
             with self.lock:
                 shown = self._console_sees(cast(Event, event))
                 try:
-                    self.translator.handle(cast(Event, event))
+                    if self.console is not None and self.console.passed_through:
+                        self.console.passed_through = False
+                        self.state.expected_continues += 1  # nor its resumption
+                    else:
+                        self.translator.handle(cast(Event, event))
                 except Exception:
                     log.exception("translating %r", event)
                 if shown:  # a stop the console asked for, or at its breakpoint: as gdb shows it

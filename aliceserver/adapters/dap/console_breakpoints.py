@@ -1,0 +1,56 @@
+"""The client's breakpoints as the debug console's table sees them (adapters/console/
+host_breakpoints): one table and one numbering, as in gdb's own DAP. The console's
+`delete N` removes one of them and tells the client with a `breakpoint` event (reason
+`removed`); the rest of its settings stay the client's."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.console.host_breakpoints import HostBreakpoint
+from aliceserver.adapters.dap import breakpoints
+from aliceserver.adapters.mi.breakpoints import BREAKPOINT, WATCH_TYPES
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.dap.breakpoints import UserBreakpoint
+    from aliceserver.adapters.dap.session import DapSession
+
+# What a data breakpoint of each size watches, as an expression gdb's console can show.
+_SIZED = {1: "char", 2: "short", 4: "int", 8: "long"}
+
+
+class ClientBreakpoints:
+    owner = "the client"
+
+    def __init__(self, session: DapSession) -> None:
+        self._session = session
+
+    def host_breakpoints(self) -> list[HostBreakpoint]:
+        return [_row(bp) for bp in self._session.breakpoints.every()]
+
+    def delete_host_breakpoint(self, number: int) -> None:
+        session = self._session
+        if breakpoints.delete(session, number):
+            session.send_event("breakpoint", {"reason": "removed", "breakpoint": {"id": number, "verified": False}})
+
+
+def _row(bp: UserBreakpoint) -> HostBreakpoint:
+    condition = bp.key[1] if bp.kind != "data" else bp.key[2]
+    if bp.kind == "data":
+        size = int(str(bp.key[0]).partition("@")[0].partition("/")[2] or 0)
+        what = f"*({_SIZED.get(size, 'char')} *) {bp.address or 0:#x}"
+        kind = WATCH_TYPES["" if bp.key[1] == "write" else "a"]
+        return HostBreakpoint(bp.dap_id, what, engine_id=bp.watch_id, condition=condition,
+                              hits=bp.hits, kind=kind)  # fmt: skip
+    if bp.kind == "source":
+        asked = f"{bp.path}:{bp.line}"
+    elif bp.kind == "instruction":
+        asked = f"*{bp.address or 0:#x}"
+    else:
+        asked = str(bp.key[0])
+    location = bp.location
+    return HostBreakpoint(
+        bp.dap_id, asked, places=location.locations if location else (),
+        address_ids=location.breakpoint_ids if location else (),
+        engine_id=location.id if location else None, condition=condition, hits=bp.hits, kind=BREAKPOINT,
+    )  # fmt: skip
