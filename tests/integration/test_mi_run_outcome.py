@@ -54,3 +54,38 @@ def test_exit_code_in_thread_groups_like_gdb(exitcode: Path) -> None:
     expected = _groups_through_two_runs(exitcode, gdb=True)
     assert 'exit-code="010"' in expected[-1]
     assert _groups_through_two_runs(exitcode, gdb=False) == expected
+
+
+ARCHITECTURE_COMMANDS = ["show architecture", "-gdb-show architecture", "set architecture i386:x86-64",
+                         "set architecture i386:x86-64", "show architecture", "-gdb-set architecture auto",
+                         "set architecture foo", "set architecture", "-file-exec-and-symbols {program}",
+                         "show arch"]
+
+
+def _architecture_transcript(program: Path, gdb: bool) -> list[str]:
+    mi = MiClient(["-i=mi", "-q", "-nx"], cwd=program.parent, gdb=gdb)
+    try:
+        lines = mi.prompt()
+        for command in ARCHITECTURE_COMMANDS:
+            lines += mi.command(command.format(program=program), token=False)[1]
+    finally:
+        mi.close()
+    return lines
+
+
+def test_show_and_set_architecture_like_gdb(exitcode: Path) -> None:
+    # auto stands for i386 until a program tells (gdb's default), then for the program's
+    expected = _architecture_transcript(exitcode, gdb=True)
+    assert '~"The target architecture is set to \\"auto\\" (currently \\"i386:x86-64\\").\\n"' in expected
+    assert _architecture_transcript(exitcode, gdb=False) == expected
+
+
+def test_other_architectures_refused(exitcode: Path) -> None:
+    mi = MiClient(["-i=mi", "-q", "-nx", str(exitcode)], cwd=exitcode.parent)
+    try:
+        mi.prompt()
+        message = mi.error("-gdb-set architecture i386")
+        assert message == 'The setting "architecture" is not supported by aliceserver except as auto or i386:x86-64.'
+        assert mi.ok("-gdb-show architecture").results["value"] == "auto"
+    finally:
+        mi.close()

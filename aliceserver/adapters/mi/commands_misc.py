@@ -85,6 +85,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         value_text = text.lstrip()[len("prompt") :].lstrip() if text.lstrip().startswith("prompt") else value_text
     old = session.settings.get(name)
     value = session.settings.set(name, value_text)
+    if name == "architecture":  # gdb's set hook tells what it is now, changed or not
+        ctx.console(show_value(ctx, name)[1] + "\n")
     if name == "unwindonsignal":  # the engine's, for every call (conditions' too)
         session.debugger.set_call_options(unwind_on_signal=value == "on")
     elif name == "may-call-functions":
@@ -152,6 +154,10 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         return "auto", f'The current source language is "auto; currently {current_language(ctx)}".'
     if name == "directories":
         return source_paths.directories_sentence(ctx)
+    if name in ("architecture", "arch") and session.settings.get("architecture") == "auto":
+        # gdb's default architecture is i386 until a program tells it (ours are x86-64)
+        current = "i386:x86-64" if inferior.program else "i386"
+        return "auto", f'The target architecture is set to "auto" (currently "{current}").'
     found = session.settings.find(name.split())
     if found is None or found[1]:
         settings_policy.check_show(name.split())

@@ -50,6 +50,9 @@ def _defaults() -> dict[str, _Setting]:
         "prompt": s("(gdb) ", "text", 'Gdb\'s prompt is "{}".'),
         "listsize": s("10", "int", "Number of source lines gdb will list by default is {}."),
         "disassembly-flavor": s("att", "enum", 'The disassembly flavor is "{}".', ("att", "intel")),
+        "architecture": s("auto", "enum", 'The target architecture is set to "{}".',
+                          ("i386", "i386:x86-64", "i386:x64-32", "i8086", "i386:intel", "i386:x86-64:intel",
+                           "i386:x64-32:intel", "auto")),
         "disable-randomization": s("on", "bool",
                                    "Disabling randomization of debuggee's virtual address space is {}."),
         "startup-with-shell": s("on", "bool", "Use of shell to start subprocesses is {}."),
@@ -103,7 +106,8 @@ def _defaults() -> dict[str, _Setting]:
     }
 
 
-_ALIASES = {"target-async": "mi-async", "print": "print", "p pretty": "print pretty", "lang": "language"}
+_ALIASES = {"target-async": "mi-async", "print": "print", "p pretty": "print pretty", "lang": "language",
+            "arch": "architecture"}
 _INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # 0 means unlimited too, except in _ZUINTEGER
 # gdb's kind of each number setting, which tells how =cmd-param-changed writes
 # `unlimited`: a uinteger's UINT_MAX, an integer's INT_MAX, a zuinteger_unlimited's -1 (0

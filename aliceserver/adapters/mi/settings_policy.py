@@ -24,6 +24,7 @@ only the values we do, and refuses the others by name):
 | detach-on-fork, scheduler-locking | only on / off and replay: the engine detaches a child it does not follow and resumes every thread |
 | unwindonsignal, may-call-functions | the engine's calls |
 | disassembly-flavor | only att |
+| architecture | only auto and i386:x86-64: the engine debugs x86-64 programs (`show` says which auto stands for) |
 | startup-with-shell, step-mode, can-use-hw-watchpoints, auto-solib-add, stop-on-solib-events | only gdb's defaults |
 | language, charset, host-/target-/target-wide-charset, osabi, sysroot, solib-search-path | only gdb's defaults (auto, target:, empty) |
 | history size | any: aliceserver keeps no command history, so none is longer than the size |
@@ -63,7 +64,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "debug", "observer",
     ),
     "architecture and ABI": (
-        "architecture", "endian", "cp-abi", "struct-convention", "coerce-float-to-double",
+        "endian", "cp-abi", "struct-convention", "coerce-float-to-double",
         "mpx", "disassembler-options", "disassemble-next-line",
     ),
     "symbols and languages": (
@@ -103,7 +104,8 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "print frame-arguments": ("scalars",), "print sevenbit-strings": ("off",),
     "print inferior-events": ("on",),
     "detach-on-fork": ("on",), "scheduler-locking": ("replay", "off"),
-    "disassembly-flavor": ("att",), "startup-with-shell": ("on",), "step-mode": ("off",),
+    "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"),
+    "startup-with-shell": ("on",), "step-mode": ("off",),
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",), "stop-on-solib-events": ("0",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
