@@ -8,11 +8,13 @@ breakpoints in the same order, prints the same."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.agent_client import AgentClient, Body, in_memory_server
 from tests.support.batch import needs_gdb, theirs
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
@@ -35,7 +37,11 @@ def prog(builder: Builder) -> Path:
 
 
 def _normalized(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if line.strip() and line != "Continuing.")
+    """Without gdb's libthread_db lines (no counterpart here) and `Continuing.`."""
+    return "\n".join(
+        line for line in text.splitlines()
+        if line.strip() and line != "Continuing." and "libthread_db" not in line
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +107,92 @@ def test_dap_console_and_client_share_one_table(prog: Path, gdb_said: list[str])
         # the client's next breakpoint takes the next number of the one table
         added = client.call("setFunctionBreakpoints", {"breakpoints": [{"name": "inner"}, {"name": "main"}]})
         assert [bp["id"] for bp in added["breakpoints"]] == [5, 6]
+
+
+# A dprintf and a command list typed in the console: gdb's output, and the client hears of
+# one stop only (the command list's breakpoint), never of the dprintf's.
+SCRIPTED = (
+    'dprintf inner,"v=%d\\n",v', f"break {SOURCE.name}:{marker_line(SOURCE, 'after_loop')}",
+    "commands 3\nsilent\np total\nend", "continue",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def gdb_scripted(prog: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    script = ["break main", "run"]
+    for command in SCRIPTED:
+        script += [f"echo {_MARK}\\n", command]
+    path = tmp_path_factory.mktemp("gdb") / "scripted.gdb"
+    path.write_text("\n".join(script) + "\n")
+    done = theirs(["-batch", "-nx", "-x", str(path), str(prog)], prog.parent)
+    said = [_normalized(part) for part in done.stdout.split(_MARK + "\n")[1:]]
+    assert len(said) == len(SCRIPTED), done.stdout
+    return said
+
+
+def test_dap_console_dprintf_and_commands(prog: Path, gdb_scripted: list[str]) -> None:
+    with DapClient.spawn(alice_argv()) as client:
+        start_session(client, prog, launch=launch_arguments(prog, stop_on_entry=True))
+        client.call("evaluate", {"expression": "break main", "context": "repl"})
+        mark = client.mark()
+        client.call("evaluate", {"expression": "continue", "context": "repl"})
+        client.wait_event("stopped", since=mark)
+        said: list[str] = []
+        for command in SCRIPTED:
+            mark = client.mark()
+            reply = _evaluate(client, command)
+            assert reply["success"], reply
+            shown = reply["body"]["result"]
+            if command == "continue":
+                stop = client.wait_event("stopped", since=mark)["body"]
+                assert stop["description"] == "Breakpoint 3", stop
+                _evaluate(client, "echo")  # after its reply, every event of the stop is in
+                events = [e["event"] for e in client.events[mark:]]
+                assert events.count("stopped") == 1 and "continued" in events, events
+                shown += "\n" + _console_text(client, mark)
+            said.append(_normalized(shown))
+        assert said == gdb_scripted
+
+
+AGENT_COMMANDS = ("continue", "continue", "info breakpoints", "delete 1", "info breakpoints")
+
+
+@pytest.fixture(scope="module")
+def gdb_agent(prog: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    script = [f"break {SOURCE.name}:{_CLIENT_LINE}", "break main", "starti"]
+    for command in AGENT_COMMANDS:
+        script += [f"echo {_MARK}\\n", command]
+    path = tmp_path_factory.mktemp("gdb") / "agent.gdb"
+    path.write_text("\n".join(script) + "\n")
+    done = theirs(["-batch", "-nx", "-x", str(path), str(prog)], prog.parent)
+    said = [_normalized(part) for part in done.stdout.split(_MARK + "\n")[1:]]
+    assert len(said) == len(AGENT_COMMANDS), done.stdout
+    return said
+
+
+@pytest.fixture
+def in_memory() -> Iterator[Callable[[Body], None]]:
+    with in_memory_server() as run:
+        yield run
+
+
+def test_agent_console_lists_debug_breakpoints(
+    prog: Path, gdb_agent: list[str], in_memory: Callable[[Body], None]
+) -> None:
+    async def body(tools: AgentClient) -> None:
+        await tools.call("debug_launch", program=str(prog))
+        made = await tools.call("debug_breakpoint", location=f"{SOURCE.name}:{_CLIENT_LINE}")
+        assert made["breakpoint"]["id"] == 1, made
+        typed = await tools.call("debug_console", command="break main")
+        assert typed["output"].startswith("Breakpoint 2 at 0x"), typed  # after debug_breakpoint's 1
+        said = []
+        for command in AGENT_COMMANDS:
+            said.append(_normalized((await tools.call("debug_console", command=command)).get("output", "")))
+        assert said == gdb_agent
+        listed = await tools.call("debug_breakpoint", action="list")
+        assert [bp["location"] for bp in listed["breakpoints"]] == ["main"], listed
+        added = (await tools.call("debug_breakpoint", location="inner"))["breakpoint"]["id"]
+        refused = await tools.fail("BAD_ARGUMENT", "debug_console", command=f"disable {added}")
+        assert refused["message"].startswith(f"Breakpoint {added} was set by debug_breakpoint: "), refused
+
+    in_memory(body)
