@@ -26,6 +26,7 @@ from aliceserver.debuggers.model import (
     FunctionSymbol,
     Instruction,
     LaunchConfig,
+    LibrarySymbolsRead,
     LineRange,
     LocationBreakpointInfo,
     Module,
@@ -278,6 +279,22 @@ class IDebugger(Protocol):
     def has_debug_info(self, module_path: str) -> bool:
         """Whether the loaded module at `module_path` has DWARF, itself or in a separate
         debug file (gdb's `info sharedlibrary` `Yes` rather than `Yes (*)`)."""
+        ...
+
+    def symbols_loaded(self, module_path: str) -> bool:
+        """Whether the symbols of the library at `module_path` are read (False after
+        `nosharedlibrary` until `sharedlibrary` reads them again: gdb's `Syms Read` No)."""
+        ...
+
+    def unload_library_symbols(self) -> list[Module]:
+        """gdb's `nosharedlibrary`: drop the symbols of every shared library (the program
+        keeps them mapped); their frames show `??`, their breakpoints become pending.
+        Returns those libraries; none before the program runs."""
+        ...
+
+    def load_library_symbols(self, paths: list[str] | None = None) -> list[LibrarySymbolsRead]:
+        """gdb's `sharedlibrary`: read again the symbols of the libraries at `paths`
+        (None: every one) that `nosharedlibrary` dropped; returns those read."""
         ...
 
     def static_probes(self) -> list[StaticProbe]:

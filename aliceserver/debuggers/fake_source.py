@@ -69,6 +69,15 @@ class FakeSourceLevel:
     def has_debug_info(self, module_path: str) -> bool:
         return False
 
+    def symbols_loaded(self, module_path: str) -> bool:
+        return True
+
+    def unload_library_symbols(self) -> list[m.Module]:
+        return []  # no shared libraries
+
+    def load_library_symbols(self, paths: list[str] | None = None) -> list[m.LibrarySymbolsRead]:
+        return []
+
     def static_probes(self) -> list[m.StaticProbe]:
         return []  # no ELF images
 

@@ -566,3 +566,13 @@ class ModuleSourceFiles:
     has_debug_info: bool
     fully_read: bool  # every unit read
     files: tuple[SourceFileEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LibrarySymbolsRead:
+    """A shared library whose symbols `sharedlibrary` read again (gdb's "Reading symbols
+    from PATH..." lines): the file its debug info came from when that is a separate one."""
+
+    module: Module
+    debug_file: str | None  # a separate debug file (libc6-dbg's), None: the library's own
+    has_debug_info: bool

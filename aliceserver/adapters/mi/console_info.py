@@ -38,6 +38,7 @@ from aliceserver.adapters.mi.frames import (
 from aliceserver.adapters.mi.inferior_list import as_current, engine_inferior, info_inferiors
 from aliceserver.adapters.mi.inferiors import parse_thread_id, thread_filter, thread_label
 from aliceserver.adapters.mi.libraries import info_sharedlibrary
+from aliceserver.adapters.mi.libraries import register_console as register_libraries
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.register_info import info_registers, info_vector
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
@@ -560,6 +561,7 @@ def _list(ctx: Context, text: str) -> Reply:
 
 def register_info(registry: CliRegistry) -> None:
     add = registry.add
+    register_libraries(registry)
     add("print", _print, "p", "inspect")
     add("call", _call)
     add("output", _output)

@@ -1,6 +1,8 @@
 """gdb's shared library list: console `info sharedlibrary [REGEX]` and MI
 `-file-list-shared-libraries [REGEX]`, each library's range being its `.text` section
-(gdb's solib addr_low/addr_high), as `=library-loaded` gives it too."""
+(gdb's solib addr_low/addr_high), as `=library-loaded` gives it too; and the console's
+`nosharedlibrary` and `sharedlibrary [REGEX]`, which drop and read again the libraries'
+symbols while the program keeps them mapped."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ import re
 
 from aliceserver.adapters.mi.frames import hex16
 from aliceserver.adapters.mi.output import Value
-from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
 from aliceserver.debuggers.model import Module
+from aliceserver.debuggers.symbols.posix_regex import RegexError, compile_basic
 
 MISSING_DEBUG_INFO = "(*): Shared library is missing debugging information.\n"
 
@@ -45,9 +48,12 @@ def info_sharedlibrary(ctx: Context, text: str) -> None:
     missing = False
     for module in shown:
         low, high = text_range(module)
-        debug = ctx.session.debugger.has_debug_info(module.path)
+        debugger = ctx.session.debugger
+        read = debugger.symbols_loaded(module.path)
+        debug = not read or debugger.has_debug_info(module.path)
         missing = missing or not debug
-        ctx.console(f"{hex16(low)}  {hex16(high)}  {'Yes' if debug else 'Yes (*)':<11} {module.path}\n")
+        shown_read = "No" if not read else "Yes" if debug else "Yes (*)"
+        ctx.console(f"{hex16(low)}  {hex16(high)}  {shown_read:<11} {module.path}\n")
     if missing:
         ctx.console(MISSING_DEBUG_INFO)
 
@@ -56,11 +62,65 @@ def _file_list_shared_libraries(ctx: Context, args: list[str]) -> Reply:
     if len(args) > 1:
         raise MiError("Usage: -file-list-shared-libraries [REGEXP]")
     libraries: list[Value] = [
-        {"id": module.path, "target-name": module.path, "host-name": module.path, "symbols-loaded": "1",
+        {"id": module.path, "target-name": module.path, "host-name": module.path,
+         "symbols-loaded": "1" if ctx.session.debugger.symbols_loaded(module.path) else "0",
          "thread-group": "i1", "ranges": ranges(module)}
         for module in _matching(ctx, args[0] if args else None)
     ]  # fmt: skip
     return [("shared-libraries", libraries)]
+
+
+def _nosharedlibrary(ctx: Context, text: str) -> None:
+    """gdb's no_shared_libraries: every library's symbols go, with =library-unloaded for
+    each (the program keeps them mapped: `info sharedlibrary` still lists them, Syms Read
+    No). Before `run` there is nothing to drop."""
+    session = ctx.session
+    if session.inferior.process is None:
+        return
+    dropped = session.debugger.unload_library_symbols()
+    for module in session.inferior.libraries:
+        path = module.path
+        session.notify("library-unloaded", [("id", path), ("target-name", path), ("host-name", path),
+                                            ("thread-group", f"i{session.inferior.number}")])
+    # gdb lists them again as the loader's list has them (the loader itself last)
+    order = {module.path: index for index, module in enumerate(dropped)}
+    session.inferior.libraries.sort(key=lambda module: order.get(module.path, len(order)))
+    session.breakpoints.refresh()  # pending again, silently as in gdb
+
+
+def _sharedlibrary(ctx: Context, text: str) -> None:
+    """gdb's solib_add: read the symbols of the listed libraries matching REGEX (all
+    without one) whose symbols `nosharedlibrary` dropped; the chatter only for a person."""
+    pattern = text.strip() or None
+    try:
+        matcher = compile_basic(pattern) if pattern is not None else None
+    except RegexError as error:
+        raise MiError(f"Invalid regexp: {error}") from None
+    session = ctx.session
+    libraries = session.inferior.libraries if session.inferior.process is not None else []
+    matching = [module for module in libraries if matcher is None or matcher.search(module.path)]
+    for module in matching:
+        if session.debugger.symbols_loaded(module.path):
+            if pattern is not None and ctx.from_tty:
+                ctx.console(f"Symbols already loaded for {module.path}\n")
+            continue
+        for read in session.debugger.load_library_symbols([module.path]):
+            if not ctx.from_tty:
+                continue
+            ctx.console(f"Reading symbols from {read.module.path}...\n")
+            if read.debug_file is not None:
+                ctx.console(f"Reading symbols from {read.debug_file}...\n")
+            if not read.has_debug_info:
+                ctx.console(f"(No debugging symbols found in {read.module.path})\n")
+    for bp in session.breakpoints.refresh():
+        session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
+    if pattern is not None and ctx.from_tty and not matching:
+        ctx.console(f"No loaded shared libraries match the pattern `{pattern}'.\n")
+
+
+def register_console(registry: CliRegistry) -> None:
+    registry.add("nosharedlibrary", _nosharedlibrary)
+    registry.add("sharedlibrary", _sharedlibrary)
 
 
 def register(registry: MiRegistry) -> None:

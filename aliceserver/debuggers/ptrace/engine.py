@@ -50,6 +50,7 @@ from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
+from aliceserver.debuggers.ptrace.library_symbols import LibrarySymbolControl
 from aliceserver.debuggers.ptrace.output import OutputPump
 from aliceserver.debuggers.ptrace.printing import printer_host
 from aliceserver.debuggers.ptrace.signals import default_policy
@@ -114,7 +115,7 @@ class _Command:
 
 
 class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, SymbolQueries, SymbolSearch,
-                     SourceFileListing):
+                     SourceFileListing, LibrarySymbolControl):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
@@ -408,6 +409,8 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             self.events.put(ModuleUnloaded(module))
             self._unbind_module(module)
         self._catch_library_change(loaded, unloaded)
+        # gdb's auto-solib-add: the loader's news bring back what `nosharedlibrary` dropped
+        self._read_library_symbols(None)
         if loaded:
             self._arm_catchpoints()
             self._bind_location_breakpoints()

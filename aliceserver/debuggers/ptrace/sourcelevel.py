@@ -724,16 +724,17 @@ class SourceLevel(SessionDollars):
             if self._bind(entry) and not new_image:
                 self.events.put(LocationBreakpointChanged(entry.info()))
 
-    def _unbind_module(self, module: Module) -> None:
+    def _unbind_module(self, module: Module, *, still_mapped: bool = False) -> None:
         """Called on the tracer thread when a library is unloaded: the places in it go (a
         breakpoint left with none is pending again, as gdb's), their traps with them, with
-        nothing to restore in code no longer mapped."""
+        nothing to restore in code no longer mapped. `still_mapped`: only the library's
+        symbols went (`nosharedlibrary`), so its code gets its bytes back."""
         for entry in self._location_breakpoints.values():
             gone = [address for address in entry.bound if module.low <= address < module.high]
             for address in gone:
                 _, ident = entry.bound.pop(address)
                 trap = self._traps.by_address.get(address)
-                if trap is not None:
+                if trap is not None and not still_mapped:
                     trap.inserted = False
                 self._forget_address_breakpoint(ident)
             if gone:

@@ -34,6 +34,10 @@ class ProcessSymbols:
         self._lows: list[int] = []
         self._failed: set[tuple[str, int]] = set()  # unloadable files, not retried on sync
         self._nodes: dict[str, int] = {}  # library path -> its link_map's address
+        # Libraries still mapped whose symbols were dropped (gdb's `nosharedlibrary`): no
+        # lookup sees them until their symbols are read again.
+        self._unread: dict[str, Module] = {}
+        self._link_order: list[str] = []  # the libraries as the loader's list has them
 
     # --- the module list --------------------------------------------------------------
     def set_main(self, path: str, bias: int) -> Module:
@@ -80,7 +84,40 @@ class ProcessSymbols:
             self._by_path.clear()
             self._failed.clear()
             self._nodes.clear()
+            self._unread.clear()
+            self._link_order = []
             self._reindex()
+
+    def drop_library_symbols(self) -> list[Module]:
+        """gdb's `nosharedlibrary`: every library leaves the lookups (the main program
+        stays); they are remembered as mapped, to be read again. Returns them in the
+        loader's order (gdb lists them so from then on)."""
+        with self._lock:
+            order = {path: index for index, path in enumerate(self._link_order)}
+            dropped = [module for module, _ in self._modules if not module.is_main]
+            dropped.sort(key=lambda module: order.get(module.path, len(order)))
+            for module in dropped:
+                self._drop(module.path)
+                self._unread[module.path] = module
+            self._reindex()
+        return dropped
+
+    def read_library_symbols(self, paths: list[str] | None = None) -> list[Module]:
+        """gdb's `sharedlibrary`: the libraries at `paths` (None: all) whose symbols were
+        dropped join the lookups again, at the addresses they are mapped at. Returns them."""
+        with self._lock:
+            wanted = list(self._unread) if paths is None else [p for p in paths if p in self._unread]
+            restored = []
+            for path in wanted:
+                module = self._unread.pop(path)
+                if self.add_module(path, module.base) is not None:
+                    restored.append(module)
+        return restored
+
+    def unread_libraries(self) -> list[Module]:
+        """The mapped libraries whose symbols were dropped, in load order."""
+        with self._lock:
+            return list(self._unread.values())
 
     def modules(self) -> list[Module]:
         with self._lock:
@@ -116,6 +153,7 @@ class ProcessSymbols:
                 wanted.setdefault(entry.name, entry.addr)
         with self._lock:
             self._nodes = {e.name: e.node for e in reversed(entries[1:]) if e.name and e.node}
+            self._link_order = list(wanted)
         loaded: list[Module] = []
         unloaded: list[Module] = []
         with self._lock:
@@ -127,8 +165,12 @@ class ProcessSymbols:
                     self._drop(module.path)
                     unloaded.append(module)
             self._reindex()
+            for module in list(self._unread.values()):
+                if wanted.get(module.path) != module.base:
+                    del self._unread[module.path]
+                    unloaded.append(module)
             for path, bias in wanted.items():
-                if path in self._by_path or (main is not None and path == main.path):
+                if path in self._by_path or path in self._unread or (main is not None and path == main.path):
                     continue
                 if (path, bias) in self._failed:
                     continue
@@ -144,7 +186,9 @@ class ProcessSymbols:
         """`name+offset` in the module mapping `address`; name None when no symbol is near."""
         found = self._mapping_at(address)
         if found is None:
-            return SymbolLocation(address=address, name=None, offset=0, module=None)
+            unread = self._unread_at(address)
+            path = unread.path if unread is not None else None
+            return SymbolLocation(address=address, name=None, offset=0, module=path)
         module, image = found
         hit = image.symbol_at(address - module.base)
         if hit is None:
@@ -182,6 +226,11 @@ class ProcessSymbols:
             if low <= address < high:
                 return module, image
         return None
+
+    def _unread_at(self, address: int) -> Module | None:
+        """The library without symbols mapping `address` (frames still say `from` it)."""
+        with self._lock:
+            return next((m for m in self._unread.values() if m.low <= address < m.high), None)
 
     def _drop(self, path: str) -> Module | None:
         found = self._by_path.pop(path, None)
