@@ -22,3 +22,13 @@ class TargetError(AliceError):
 
 class Unsupported(AliceError):
     """The request is understood but this backend or build cannot do it."""
+
+
+class StartupExit(TargetError):
+    """The program ended before its first instruction (its exec failed): gdb's `During
+    startup program exited with code N.`. `output` is what it wrote meanwhile to a pipe
+    of ours ("" when it wrote to a terminal or to our own stderr)."""
+
+    def __init__(self, message: str, *, pid: int, output: str) -> None:
+        super().__init__(message, pid=pid)
+        self.output = output

@@ -1,5 +1,8 @@
 """What MI tells of a run's outcome, side by side with gdb 13: -list-thread-groups shows the
-last run's exit-code once the program has exited (none before a run, none while it runs)."""
+last run's exit-code once the program has exited (none before a run, none while it runs);
+a program whose exec fails starts and ends (`During startup program exited with code 127.`);
+`startup-with-shell off` hands `run`'s words to the program split at blanks alone. Also
+`show/set architecture`."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import needs_gdb
+from tests.support.batch import needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder
 from tests.support.mi_client import MiClient
 
@@ -89,3 +92,47 @@ def test_other_architectures_refused(exitcode: Path) -> None:
         assert mi.ok("-gdb-show architecture").results["value"] == "auto"
     finally:
         mi.close()
+
+
+@pytest.fixture(scope="module")
+def print_args(builder: Builder) -> Path:
+    return builder.build("print_args")
+
+
+def test_startup_with_shell_off_splits_at_blanks_like_gdb(print_args: Path) -> None:
+    # gdb then execs the program itself: quotes and `>` are the program's, split at blanks
+    commands = ["set startup-with-shell off", "run 'a b'  \"c\"\t>x", "show startup-with-shell",
+                "set startup-with-shell on", "run 'a b'  \"c\" d"]
+    args = ["-batch", "-nx", *[arg for command in commands for arg in ("-ex", command)], str(print_args)]
+    expected, got = theirs(args, print_args.parent), ours(args, print_args.parent)
+    assert "['a]\n[b']\n[\"c\"]\n[>x]\n" in expected.stdout
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert not (print_args.parent / "x").exists()
+
+
+def _failed_start(program: Path, gdb: bool) -> tuple[list[str], str]:
+    """-exec-run --start of a program its exec refuses, with startup-with-shell off: the
+    records it gives (pid left out), and everything it printed."""
+    mi = MiClient(["-i=mi", "-q", "-nx"], cwd=program.parent, gdb=gdb)
+    try:
+        mi.prompt()
+        mi.ok("-gdb-set startup-with-shell off")
+        mi.ok(f"-file-exec-and-symbols {program}")
+        lines = mi.command("-exec-run --start")[1]
+        lines += mi.command("-list-thread-groups")[1]
+    finally:
+        mi.close()
+    records = [re.sub(r'pid="\d+"', 'pid="N"', line) for line in lines if line.startswith(("=thread", "1"))]
+    return records, "\n".join(mi.lines) + mi.stderr.decode()
+
+
+def test_exec_failure_at_startup_like_gdb(print_args: Path, tmp_path: Path) -> None:
+    not_executable = tmp_path / "print_args.nox"
+    not_executable.write_bytes(print_args.read_bytes())
+    not_executable.chmod(0o644)
+    expected, _ = _failed_start(not_executable, gdb=True)
+    assert any("During startup program exited with code 127." in line for line in expected)
+    got, printed = _failed_start(not_executable, gdb=False)
+    assert got == expected
+    assert f"warning: Cannot exec {not_executable}" in printed
+    assert "warning: Error: Permission denied" in printed

@@ -14,7 +14,7 @@ from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegist
 from aliceserver.adapters.mi.session import StepRepeat
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.model import StepKind, VariableScope
-from aliceserver.errors import AliceError
+from aliceserver.errors import AliceError, StartupExit
 
 
 def _running(ctx: Context, kind: str) -> Reply:
@@ -40,6 +40,10 @@ def run(ctx: Context, start: bool = False) -> Reply:
     session.drop_probe()
     try:
         session.debugger.launch(session.launch_config())
+    except StartupExit as error:  # it started and ended at its exec: gdb keeps the tbreak
+        if temporary is not None:
+            session.notify("breakpoint-created", [("bkpt", session.breakpoints.tuple(temporary))])
+        _startup_exit(ctx, error)
     except AliceError:
         if temporary is not None:
             session.breakpoints.delete(temporary)
@@ -51,6 +55,21 @@ def run(ctx: Context, start: bool = False) -> Reply:
     session.before_resume()
     session.debugger.resume()
     return _running(ctx, "run")
+
+
+def _startup_exit(ctx: Context, error: StartupExit) -> None:
+    """What gdb tells of a process that exited before its program's first instruction:
+    the failed exec's words, the process and its thread coming and going, its error."""
+    session = ctx.session
+    if error.output:
+        ctx.log(error.output)
+    group = f"i{session.inferior.number}"
+    thread = str(session.inferior.next_thread)
+    session.notify("thread-group-started", [("id", group), ("pid", str(error.pid))])
+    session.notify("thread-created", [("id", thread), ("group-id", group)])
+    session.notify("thread-exited", [("id", thread), ("group-id", group)])
+    session.notify("thread-group-exited", [("id", group)])  # gdb records no exit code here
+    raise MiError(str(error))
 
 
 def kill(ctx: Context, quiet: bool = False) -> None:

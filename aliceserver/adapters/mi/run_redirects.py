@@ -8,6 +8,7 @@ command lists have no meaning without a shell and are refused with sh's own word
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from aliceserver.adapters.mi.registry import MiError
@@ -22,8 +23,12 @@ class CommandLine:
     redirections: list[Redirection] = field(default_factory=list)
 
 
-def split_command_line(text: str) -> CommandLine:
-    """The program's arguments and redirections in `text`; MiError as sh's syntax error."""
+def split_command_line(text: str, *, shell: bool = True) -> CommandLine:
+    """The program's arguments and redirections in `text`; MiError as sh's syntax error.
+    Without the shell (`set startup-with-shell off`) gdb's breakup_args splits at blanks
+    alone: quotes and `<` stay in the arguments and nothing is redirected."""
+    if not shell:
+        return CommandLine([word for word in re.split("[ \t\n]+", text) if word])
     found = CommandLine()
     position = 0
     while True:

@@ -616,7 +616,7 @@ class MiSession:
         tty = inferior.tty
         args, redirections = tuple(inferior.args), tuple[Redirection, ...]()
         if inferior.args_text is not None:  # typed: what gdb's startup shell would see
-            line = split_command_line(inferior.args_text)
+            line = split_command_line(inferior.args_text, shell=self.settings.get("startup-with-shell") == "on")
             args, redirections = tuple(line.args), tuple(line.redirections)
         disable_aslr = self.settings.get("disable-randomization") == "on"
         follow = ForkFollow.CHILD if self.settings.get("follow-fork-mode") == "child" else ForkFollow.PARENT

@@ -25,7 +25,8 @@ only the values we do, and refuses the others by name):
 | unwindonsignal, may-call-functions | the engine's calls |
 | disassembly-flavor | only att |
 | architecture | only auto and i386:x86-64: the engine debugs x86-64 programs (`show` says which auto stands for) |
-| startup-with-shell, step-mode, can-use-hw-watchpoints, auto-solib-add, stop-on-solib-events | only gdb's defaults |
+| startup-with-shell | launch_config: no shell is ever started; on splits `run`'s arguments as sh does (run_redirects.py), off at blanks as gdb's breakup_args |
+| step-mode, can-use-hw-watchpoints, auto-solib-add, stop-on-solib-events | only gdb's defaults |
 | language, charset, host-/target-/target-wide-charset, osabi, sysroot, solib-search-path | only gdb's defaults (auto, target:, empty) |
 | history size | any: aliceserver keeps no command history, so none is longer than the size |
 | debuginfod enabled, python print-stack, verbose, complaints, history save, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
@@ -105,7 +106,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "print inferior-events": ("on",),
     "detach-on-fork": ("on",), "scheduler-locking": ("replay", "off"),
     "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"),
-    "startup-with-shell": ("on",), "step-mode": ("off",),
+    "step-mode": ("off",),
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",), "stop-on-solib-events": ("0",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),

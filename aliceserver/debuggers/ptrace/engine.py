@@ -33,6 +33,7 @@ from aliceserver.debuggers.events import (
     Stopped,
     StopReason,
 )
+from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
 from aliceserver.debuggers.model import (
     CatchKind,
     ForkFollow,
@@ -72,7 +73,7 @@ from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.errors import AliceError, ProtocolError, TargetError
+from aliceserver.errors import AliceError, ProtocolError, StartupExit, TargetError
 
 log = logging.getLogger(__name__)
 
@@ -333,7 +334,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
                 if step.kind is WaitKind.EVENT and step.event == binding.PTRACE_EVENT_EXEC:
                     return
                 if step.kind in (WaitKind.EXITED, WaitKind.KILLED):
-                    raise TargetError(_startup_failure(step.value, stderr))
+                    raise _startup_failure(pid, step.kind is WaitKind.KILLED, step.value, stderr)
                 self._libc.ptrace(binding.PTRACE_CONT, pid, 0, 0)
         except OSError as error:
             _kill_and_reap(self._libc, pid)
@@ -672,12 +673,19 @@ def _quiet_detach(libc: binding.Libc, tid: int) -> None:
         pass
 
 
-def _startup_failure(code: int, stderr: int | None) -> str:
-    message = ""
+def _startup_failure(pid: int, killed: bool, value: int, stderr: int | None) -> StartupExit:
+    """gdb's startup_inferior error for a program gone before its exec, with what it wrote."""
+    output = b""
     if stderr is not None:
         try:
             os.set_blocking(stderr, False)
-            message = os.read(stderr, 4096).decode(errors="replace").strip()
-        except OSError:
+            while chunk := os.read(stderr, 65536):
+                output += chunk
+        except OSError:  # nothing more (EAGAIN)
             pass
-    return message or f"the program could not be started (status {code})"
+    if killed:
+        name = gdb_signal_name(value)
+        message = f"During startup program terminated with signal {name}, {gdb_signal_description(name)}."
+    else:
+        message = f"During startup program exited with code {value}." if value else "During startup program exited normally."
+    return StartupExit(message, pid=pid, output=output.decode(errors="replace"))

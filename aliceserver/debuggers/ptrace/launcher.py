@@ -48,8 +48,9 @@ if cwd:
 os.kill(os.getpid(), signal.SIGSTOP)
 try:
     os.execve(program, [os.fsencode(a) for a in sys.argv[4:]], env)
-except OSError as error:
-    os.write(2, f"cannot execute {program}: {error.strerror}\\n".encode())
+except OSError as error:  # gdb's fork_inferior words, and its exit status 0177
+    lines = [f"Cannot exec {program}", *(f" {a}" for a in sys.argv[5:]), f"Error: {error.strerror}"]
+    os.write(2, "".join(f"warning: {line}\\n" for line in lines).encode())
     os._exit(127)
 """
 
@@ -80,8 +81,10 @@ def resolve_program(program: str, cwd: str | None) -> str:
         raise TargetError(f"{program}: {error.strerror}.", errno=error.errno) from None
     if stat.S_ISDIR(info.st_mode):
         raise TargetError(f"{program}: Is a directory.")
-    if not stat.S_ISREG(info.st_mode) or not os.access(path, os.X_OK):
+    if not stat.S_ISREG(info.st_mode):
         raise TargetError(f"{program}: Permission denied (not an executable file).")
+    # A file without execute permission starts, and its exec fails, as in gdb: "During
+    # startup program exited with code 127." after the trampoline's "Cannot exec".
     return os.path.abspath(path)
 
 
