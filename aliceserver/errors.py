@@ -25,10 +25,12 @@ class Unsupported(AliceError):
 
 
 class StartupExit(TargetError):
-    """The program ended before its first instruction (its exec failed): gdb's `During
-    startup program exited with code N.`. `output` is what it wrote meanwhile to a pipe
-    of ours ("" when it wrote to a terminal or to our own stderr)."""
+    """The program ended before its first instruction (its exec failed). `summary` is
+    gdb's `During startup program exited with code N.`, `output` what the program wrote
+    meanwhile to a pipe of ours ("" when it wrote to a terminal or to our own stderr);
+    the message holds both, for front ends that show the error alone."""
 
-    def __init__(self, message: str, *, pid: int, output: str) -> None:
-        super().__init__(message, pid=pid)
+    def __init__(self, summary: str, *, pid: int, output: str) -> None:
+        super().__init__(output + summary, pid=pid)
+        self.summary = summary
         self.output = output

@@ -69,7 +69,7 @@ def _startup_exit(ctx: Context, error: StartupExit) -> None:
     session.notify("thread-created", [("id", thread), ("group-id", group)])
     session.notify("thread-exited", [("id", thread), ("group-id", group)])
     session.notify("thread-group-exited", [("id", group)])  # gdb records no exit code here
-    raise MiError(str(error))
+    raise MiError(error.summary)
 
 
 def kill(ctx: Context, quiet: bool = False) -> None:
