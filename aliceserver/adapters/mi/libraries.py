@@ -38,9 +38,25 @@ def _matching(ctx: Context, pattern: str | None) -> list[Module]:
     return [module for module in libraries if found.search(module.path)]
 
 
+def relist(ctx: Context) -> None:
+    """gdb's update_solib_list after `nosharedlibrary`: the libraries, still mapped, are
+    announced again (their symbols not read)."""
+    inferior = ctx.session.inferior
+    if not inferior.libraries_forgotten or inferior.process is None:
+        return
+    inferior.libraries_forgotten = False
+    for module in inferior.libraries:
+        path = module.path
+        ctx.session.notify("library-loaded", [
+            ("id", path), ("target-name", path), ("host-name", path), ("symbols-loaded", "0"),
+            ("thread-group", f"i{inferior.number}"), ("ranges", ranges(module)),
+        ])  # fmt: skip
+
+
 def info_sharedlibrary(ctx: Context, text: str) -> None:
     pattern = text.strip() or None
     shown = _matching(ctx, pattern)
+    relist(ctx)
     if not shown:
         ctx.console("No shared libraries matched.\n" if pattern else "No shared libraries loaded at this time.\n")
         return
@@ -61,6 +77,7 @@ def info_sharedlibrary(ctx: Context, text: str) -> None:
 def _file_list_shared_libraries(ctx: Context, args: list[str]) -> Reply:
     if len(args) > 1:
         raise MiError("Usage: -file-list-shared-libraries [REGEXP]")
+    relist(ctx)
     libraries: list[Value] = [
         {"id": module.path, "target-name": module.path, "host-name": module.path,
          "symbols-loaded": "1" if ctx.session.debugger.symbols_loaded(module.path) else "0",
@@ -86,6 +103,7 @@ def _nosharedlibrary(ctx: Context, text: str) -> None:
     order = {module.path: index for index, module in enumerate(dropped)}
     session.inferior.libraries.sort(key=lambda module: order.get(module.path, len(order)))
     session.breakpoints.refresh()  # pending again, silently as in gdb
+    session.inferior.libraries_forgotten = True
 
 
 def _sharedlibrary(ctx: Context, text: str) -> None:
@@ -97,6 +115,7 @@ def _sharedlibrary(ctx: Context, text: str) -> None:
     except RegexError as error:
         raise MiError(f"Invalid regexp: {error}") from None
     session = ctx.session
+    relist(ctx)
     libraries = session.inferior.libraries if session.inferior.process is not None else []
     matching = [module for module in libraries if matcher is None or matcher.search(module.path)]
     for module in matching:

@@ -32,6 +32,9 @@ class Inferior:
     killing_quietly: bool = False  # run's kill of the old process: gdb prints nothing for it
     detaching: bool = False
     libraries: list[Module] = field(default_factory=list)
+    # `nosharedlibrary` emptied gdb's list (=library-unloaded): the next look at the
+    # loader's list (`info sharedlibrary`, `sharedlibrary`) announces them again
+    libraries_forgotten: bool = False
     last_registers: dict[str, int] = field(default_factory=dict)
 
     def add_thread(self, tid: int) -> int:
@@ -63,4 +66,5 @@ class Inferior:
         self.selected_level = 0
         self.reported_tid = None
         self.libraries.clear()
+        self.libraries_forgotten = False
         self.last_registers.clear()
