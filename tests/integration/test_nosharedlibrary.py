@@ -1,0 +1,82 @@
+"""gdb's `nosharedlibrary` and `sharedlibrary [REGEX]`, compared with gdb 13 on a program
+with a shared library of its own and libc: without their symbols the libraries' frames
+are `?? () from LIB`, breakpoints in them pending, `info sharedlibrary` says No, `info
+sources` and `print` know only the program; `sharedlibrary` (or the loader's next change,
+as gdb's auto-solib-add) reads them again. Under -batch and MI (where gdb announces
+=library-unloaded, reads with "Reading symbols from" and re-binds with =breakpoint-modified)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import Builder, marker_line
+from tests.support.mi_client import MiClient
+
+pytestmark = [needs_gdb, pytest.mark.timeout(180)]
+
+LOADED = marker_line("dlopen_main.c", "loaded")
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    library = builder.build("lib_solib", extra=["-shared", "-fPIC"])
+    return builder.build("solib_main", extra=["-Wl,--no-as-needed", str(library)])
+
+
+def test_dropped_and_read_again_like_gdb(program: Path) -> None:
+    commands = [
+        "nosharedlibrary", "sharedlibrary", "break main", "run", "break solib_step", "continue",
+        "nosharedlibrary", "info sharedlibrary", "bt 1", "info breakpoints", "print solib_counter",
+        "print environ", "info sources", "info symbol $pc", "sharedlibrary lib_solib", "bt",
+        "info sharedlibrary", "info breakpoints", "print solib_counter", "sharedlibrary",
+        "info sharedlibrary", "nosharedlibrary", "continue",
+    ]  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert re.search(r"  No {10}\S+/lib_solib\n", got.stdout)
+    assert "in ?? () from " in got.stdout and "<PENDING>          solib_step" in got.stdout
+    assert 'No symbol "solib_counter" in current context.' in got.stderr
+
+
+def test_loader_news_read_them_again_like_gdb(builder: Builder) -> None:
+    library = builder.build("lib_plugin", flags=("-O0",), extra=["-shared", "-fPIC"])
+    prog = builder.build("dlopen_main", extra=["-ldl"])
+    commands = ["break main", "run", "nosharedlibrary", "info sharedlibrary", f"break {LOADED}", "continue",
+                "info sharedlibrary"]  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), "--args", str(prog), str(library)], prog.parent)
+    assert got.stdout.count("Shared Object Library") == 2
+    assert re.search(r"  No {10}\S+libc.so", got.stdout) and re.search(r"  Yes( \(\*\))? +\S+libc.so", got.stdout)
+
+
+def _mi(program: Path, *, gdb: bool) -> list[str]:
+    """What each command answers, after the stop in the library (the lines after the
+    command's echo, without the prompt)."""
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    try:
+        mi.prompt()
+        mi.ok("-break-insert main")
+        mi.ok("-exec-run")
+        mi.stopped()
+        mi.ok("-break-insert solib_step")
+        mi.ok("-exec-continue")
+        mi.stopped()
+        answers = []
+        for command in ["nosharedlibrary", "-file-list-shared-libraries", "-stack-list-frames 0 0", "-break-list",
+                        "sharedlibrary lib_solib", '-interpreter-exec console "sharedlibrary nomatch"',
+                        '-interpreter-exec console "sharedlibrary"', "-file-list-shared-libraries",
+                        "-data-evaluate-expression solib_counter"]:  # fmt: skip
+            _record, seen = mi.command(command)
+            answers += [line for line in seen if not line.startswith(("&", "(gdb)"))]
+        return answers
+    finally:
+        mi.close()
+
+
+def test_mi_like_gdb(program: Path) -> None:
+    got = _mi(program, gdb=False)
+    assert got == _mi(program, gdb=True)
+    assert any(line.startswith("=library-unloaded") for line in got)
+    assert any('symbols-loaded="0"' in line for line in got)
