@@ -181,6 +181,30 @@ def test_sync_link_map(program_pie: Path, library: Path, ctools: Any, tmp_path: 
     assert symbols.modules() == [main]
 
 
+def test_library_symbols_dropped_and_read_again(program_pie: Path, library: Path, ctools: Any) -> None:
+    other = ctools.build(LIBRARY_C, "-shared", "-fPIC", "-O0", name="libother.so")
+    symbols = ProcessSymbols(ElfCache())
+    main = symbols.set_main(str(program_pie), BIAS)
+    entries = [LinkMapEntry(0, "", 0), LinkMapEntry(LIB_BIAS, str(library), 0),
+               LinkMapEntry(0x7F20_0000_0000, str(other), 0)]  # fmt: skip
+    loaded, _ = symbols.sync_link_map(entries)
+    shared = ElfImage.load(str(library)).find_symbol("shared_only")
+    assert shared is not None
+    # Dropped: no lookup sees the libraries, though an address still names its library.
+    assert symbols.drop_library_symbols() == loaded
+    assert symbols.modules() == [main] and symbols.unread_libraries() == loaded
+    assert symbols.lookup_name("shared_only") is None and symbols.module_at(LIB_BIAS + shared.address) is None
+    location = symbols.lookup_address(LIB_BIAS + shared.address)
+    assert (location.name, location.module) == (None, str(library))
+    # The loader's unchanged list neither reports nor reads them; one gone is unloaded.
+    assert symbols.sync_link_map(entries) == ([], [])
+    assert symbols.sync_link_map(entries[:2]) == ([], [loaded[1]])
+    # Read again: at the address they are mapped at.
+    assert symbols.read_library_symbols([str(library), "/not/listed.so"]) == [loaded[0]]
+    assert symbols.unread_libraries() == [] and symbols.modules() == [main, loaded[0]]
+    assert symbols.lookup_name("shared_only") == LIB_BIAS + shared.address
+
+
 def _own_link_map(memory: Any) -> tuple[str, int, list[LinkMapEntry]]:
     exe_path = os.readlink("/proc/self/exe")
     exe = ElfImage.load(exe_path)
