@@ -317,6 +317,12 @@ class IDebugger(Protocol):
         (`No source file named FILE.`) when no line table names the file."""
         ...
 
+    def line_table(self, file: str) -> list[tuple[int, int]]:
+        """gdb's line table of the source file `file` names, for `-symbol-list-lines`:
+        (address, line) in address order, line 0 where a run of its code ends.
+        ProtocolError (`No source file named FILE.`) when no line table names it."""
+        ...
+
     def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> SymbolStorage:
         """Where `name` lives, looked up as gdb does from the frame (globals and functions
         without a frame); ProtocolError `No symbol "NAME" in current context.` if nowhere."""

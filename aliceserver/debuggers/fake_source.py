@@ -90,6 +90,9 @@ class FakeSourceLevel:
     def line_start(self, file: str, line: int) -> m.LineRange | None:
         raise ProtocolError(f"No source file named {file}.")
 
+    def line_table(self, file: str) -> list[tuple[int, int]]:
+        raise ProtocolError(f"No source file named {file}.")
+
     def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> m.SymbolStorage:
         raise ProtocolError(f'No symbol "{name}" in current context.')
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from aliceserver.adapters.mi.frames import hex16
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.session import MiSession
 from aliceserver.debuggers.model import SymbolDomain, SymbolSearchQuery, SymbolSearchResult
+from aliceserver.errors import ProtocolError
 
 
 def shown_address(session: MiSession) -> Callable[[int], int]:
@@ -103,7 +105,21 @@ def _module_members(command: str) -> Callable[[Context, list[str]], Reply]:
     return handler
 
 
+def _list_lines(ctx: Context, args: list[str]) -> Reply:
+    """gdb's line table of a source file: every entry, line 0 where a run of code ends."""
+    if len(args) != 1:
+        raise MiError("-symbol-list-lines: Usage: SOURCE_FILENAME")
+    session = ctx.session
+    session.ensure_symbols()
+    try:
+        table = session.debugger.line_table(args[0])
+    except ProtocolError:
+        raise MiError("-symbol-list-lines: Unknown source file name.") from None
+    return [("lines", [{"pc": hex16(address), "line": str(line)} for address, line in table])]
+
+
 def register(registry: MiRegistry) -> None:
+    registry.add("symbol-list-lines", _list_lines)
     registry.add("symbol-info-functions", _functions)
     registry.add("symbol-info-variables", _variables)
     registry.add("symbol-info-types", _types)

@@ -15,6 +15,7 @@ from aliceserver.debuggers.model import (
     FunctionDeclaration,
     LineRange,
     LocationEntry,
+    Module,
     SourcePosition,
     StaticProbe,
     StorageKind,
@@ -61,6 +62,9 @@ class SymbolQueries:
         def _frame_view(
             self, thread_id: int, level: int, *, innermost_only: bool = False
         ) -> tuple[FrameView, ModuleSymbols | None, int]:
+            raise NotImplementedError
+
+        def _link_view(self) -> Module | None:
             raise NotImplementedError
 
     # --- line tables ------------------------------------------------------------------
@@ -124,6 +128,18 @@ class SymbolQueries:
             if not known:
                 raise ProtocolError(f"No source file named {file}.")
             return None
+
+        return self._call(go)
+
+    def line_table(self, file: str) -> list[tuple[int, int]]:
+        def go() -> list[tuple[int, int]]:
+            held = self._link_view()  # before run: the program at link-time addresses
+            for module, info in self._source.debug_infos():
+                table = info.line_table(file)
+                if table is not None:
+                    base = 0 if held is not None and module.base == held.base else module.base
+                    return [(address + base, line) for address, line in table]
+            raise ProtocolError(f"No source file named {file}.")
 
         return self._call(go)
 

@@ -33,6 +33,7 @@ from aliceserver.debuggers.symbols.dwarf.sections import (
     FileIdentity,
     open_dwarf,
 )
+from aliceserver.debuggers.symbols.dwarf.symtab_lines import file_line_table
 from aliceserver.debuggers.symbols.dwarf.units import Progress, build_payload
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.symtab import is_packed_table
@@ -184,6 +185,28 @@ class DebugInfo:
             if number >= line:
                 best = min(best, (number, address)) if best is not None else (number, address)
         return None if best is None else best[1]
+
+    def line_table(self, file: str) -> list[tuple[int, int]] | None:
+        """gdb's linetable of the symtab `file` names (lookup_symtab: the first unit's
+        naming it): (link-time address, line) by address, line 0 ending a run. None: no
+        line table names the file."""
+        path_ids = self.match_file(file)
+        files_of = self._files_of()
+        units = sorted((stmt, path_id) for path_id in path_ids for stmt in files_of.get(path_id, ()))
+        if not units:
+            return None
+        stmt, wanted = units[0]
+        header = self._header(stmt)
+        if header is None:
+            return []
+        try:
+            data = self._dwarf.read(".debug_line", header.offset, header.end - header.offset)
+            rows = decode_rows(data, header, base=header.offset, keep_switched=True)
+        except TargetError as exc:
+            log.warning("%s: %s", self.debug_file, exc)
+            return []
+        subfile_of = dict(enumerate(self._headers[stmt][-1]))
+        return file_line_table(rows, subfile_of, wanted)
 
     def _statement_rows(self, path_ids: set[int]) -> Iterator[tuple[int, int, int, int]]:
         """(address, line, path id, line program) of each statement row of the files

@@ -316,18 +316,20 @@ class LineRows:
         return len(self.address)
 
 
-def decode_rows(data: bytes, header: LineHeader, base: int = 0) -> LineRows:
+def decode_rows(data: bytes, header: LineHeader, base: int = 0, *, keep_switched: bool = False) -> LineRows:
     """Run the line program of `header`; `data` holds .debug_line from offset `base`.
 
     Sequences at address 0 (code the linker discarded) and unterminated ones are dropped.
+    `keep_switched`: keep a file's rows at the address where the program switches to
+    another file (a file's own line table ends them there; see symtab_lines.py).
     """
     try:
-        return _decode(data, header, base)
+        return _decode(data, header, base, keep_switched)
     except (IndexError, ValueError, struct.error, OverflowError) as exc:
         raise TargetError(f"malformed line program at {header.offset:#x}: {exc}") from exc
 
 
-def _decode(data: bytes, header: LineHeader, base: int) -> LineRows:  # noqa: C901 - hot loop
+def _decode(data: bytes, header: LineHeader, base: int, keep_switched: bool) -> LineRows:  # noqa: C901 - hot loop
     rows = LineRows()
     r_addr, r_file, r_line, r_col, r_flags = (
         rows.address.append, rows.file.append, rows.line.append, rows.column.append,
@@ -363,7 +365,7 @@ def _decode(data: bytes, header: LineHeader, base: int) -> LineRows:  # noqa: C9
                 if file != last[0] and count > seq_start:
                     if address == last_address and not flags & IS_STMT and stmt_here:
                         ignored = True
-                    else:
+                    elif not keep_switched:
                         while count > seq_start and rows.address[count - 1] == address & _MASK64:
                             _truncate(rows, count - 1)
                             count -= 1
