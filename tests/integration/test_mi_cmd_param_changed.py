@@ -57,3 +57,29 @@ def test_set_directories_like_gdb(tmp_path: Path) -> None:
     expected = _directories_transcript(True, tmp_path)
     assert '=cmd-param-changed,param="directories",value="$cdir:$cwd:/tmp"' in expected
     assert _directories_transcript(False, tmp_path) == expected
+
+
+IGNORED_BY_GDB_COMMANDS = ["set remotecache off", "set remotecache on", "set remotecache on", "show remotecache",
+                           "-gdb-set remotecache off", "-gdb-show remotecache", "set trace-notes foo",
+                           "set trace-notes foo", "show trace-notes", "-gdb-set trace-notes bar", "set trace-notes",
+                           "set trace-user u", "show trace-user", "set trace-stop-notes s", "show trace-stop-notes"]
+
+
+def _ignored_by_gdb_transcript(gdb: bool, cwd: Path) -> list[str]:
+    mi = MiClient(["-i=mi", "-q", "-nx"], cwd=cwd, gdb=gdb)
+    try:
+        lines = mi.prompt()
+        for command in IGNORED_BY_GDB_COMMANDS:
+            lines += mi.command(command, token=False)[1]
+    finally:
+        mi.close()
+    return lines
+
+
+@needs_gdb
+def test_settings_gdb_itself_ignores_like_gdb(tmp_path: Path) -> None:
+    # remotecache "now does nothing and exists only for compatibility reasons" (gdb's
+    # help); the trace notes are kept, with gdb's warning that the target has none
+    expected = _ignored_by_gdb_transcript(True, tmp_path)
+    assert '=cmd-param-changed,param="trace-notes",value="foo"' in expected
+    assert _ignored_by_gdb_transcript(False, tmp_path) == expected

@@ -30,6 +30,9 @@ def banner() -> str:
 
 
 # --- settings, shared with the console's set/show -------------------------------------------
+_TRACE_NOTES = {"trace-notes": "note", "trace-user": "user", "trace-stop-notes": "stop note"}
+
+
 def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     session = ctx.session
     words = text.split()
@@ -87,6 +90,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     value = session.settings.set(name, value_text)
     if name == "architecture":  # gdb's set hook tells what it is now, changed or not
         ctx.console(show_value(ctx, name)[1] + "\n")
+    elif name in _TRACE_NOTES:  # gdb's set hook, on any target without tracepoints (ours)
+        ctx.log(f"warning: Target does not support trace notes, {_TRACE_NOTES[name]} ignored\n")
     if name == "unwindonsignal":  # the engine's, for every call (conditions' too)
         session.debugger.set_call_options(unwind_on_signal=value == "on")
     elif name == "may-call-functions":

@@ -103,6 +103,10 @@ def _defaults() -> dict[str, _Setting]:
         "trace-commands": s("off", "bool", "State of GDB CLI command tracing is {}."),
         "dprintf-style": s("gdb", "enum", 'The style of usage for dynamic printf is "{}".', ("gdb", "call", "agent")),
         "max-completions": s("200", "int", "Maximum number of completion candidates is {}."),
+        "remotecache": s("off", "bool", "Deprecated remotecache flag is {}."),
+        "trace-notes": s("", "text", 'The notes string to use for current and future trace runs is "{}".'),
+        "trace-user": s("", "text", 'The user name to use for current and future trace runs is "{}".'),
+        "trace-stop-notes": s("", "text", 'The notes string to use for future tstop commands is "{}".'),
     }
 
 

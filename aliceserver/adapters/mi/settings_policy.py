@@ -33,6 +33,8 @@ only the values we do, and refuses the others by name):
 | backtrace limit, max-value-size | only gdb's defaults |
 | dprintf-style | only gdb (dprintf.py runs the printf itself) |
 | max-completions | completion.py (`-complete`) |
+| remotecache | nothing, as in gdb: '"remotecache" now does nothing and exists only for compatibility reasons' |
+| trace-notes, trace-user, trace-stop-notes | kept and shown; gdb's own warning that the target does not support trace notes (no target here has tracepoints) |
 | logging enabled, file, overwrite, redirect, debugredirect | log_file.py: a copy of the UI's output (debug output: aliceserver writes none) |
 | args, environment, cwd, inferior-tty, var | commands_misc.do_set |
 """
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
 # setting under it.
 _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
     "remote targets": (
-        "remote", "remotecache", "remoteaddresssize", "remotebreak", "remoteflow", "remotelogbase",
+        "remote", "remoteaddresssize", "remotebreak", "remoteflow", "remotelogbase",
         "remotelogfile", "remotetimeout", "remotewritesize", "serial", "tcp", "tdesc",
         "target-file-system-kind", "trust-readonly-sections", "auto-connect-native-target", "watchdog",
         "agent", "range-stepping", "dcache", "code-cache", "stack-cache", "mem", "write",
@@ -92,8 +94,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "disconnected-dprintf",
     ),
     "tracepoints": (
-        "circular-trace-buffer", "trace-buffer-size", "trace-user", "trace-notes", "trace-stop-notes",
-        "default-collect",
+        "circular-trace-buffer", "trace-buffer-size", "default-collect",
     ),
 }
 REFUSED: frozenset[str] = frozenset(name for names in _REFUSED_GROUPS.values() for name in names)
