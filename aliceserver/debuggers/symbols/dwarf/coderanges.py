@@ -14,29 +14,33 @@ from __future__ import annotations
 import logging
 from bisect import bisect_right
 
-from aliceserver.debuggers.symbols.dwarf.forms import ADDRX_FORMS, INDIRECT, LEB, addrx, skip
-from aliceserver.debuggers.symbols.dwarf.globalnames import (
-    _FORM_INDIRECT,
-    _Abbrev,
-    _AbbrevTable,
-    _size_code,
-    _Unit,
+from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
+
+from aliceserver.debuggers.symbols.dwarf import forms
+from aliceserver.debuggers.symbols.dwarf.abbrevs import (
+    Abbrev,
+    AbbrevCache,
+    AbbrevTable,
+    UnitShape,
+    size_code,
 )
-from aliceserver.debuggers.symbols.dwarf.lines import uleb, unit_length
-from aliceserver.debuggers.symbols.dwarf.units import read_aranges, unit_header
+from aliceserver.debuggers.symbols.dwarf.forms import ADDRX_FORMS, INDIRECT, LEB, addrx, skip
+from aliceserver.debuggers.symbols.dwarf.rawread import uleb, unit_header, unit_length
+from aliceserver.debuggers.symbols.dwarf.units import read_aranges
 
 log = logging.getLogger(__name__)
 
 # Tags dies.DwarfUnits._descend looks into at the top level.
-_SCOPES = frozenset({0x2E, 0x0B, 0x1D})  # subprogram, lexical_block, inlined_subroutine
-_TAG_NAMESPACE = 0x39
-_AT_SIBLING, _AT_LOW_PC, _AT_HIGH_PC, _AT_RANGES, _AT_ADDR_BASE = 0x01, 0x11, 0x12, 0x55, 0x73
+_SCOPES = frozenset(ENUM_DW_TAG["DW_TAG_" + name]
+                    for name in ("subprogram", "lexical_block", "inlined_subroutine"))  # fmt: skip
+_TAG_NAMESPACE = ENUM_DW_TAG["DW_TAG_namespace"]
+_AT_SIBLING, _AT_LOW_PC, _AT_HIGH_PC, _AT_RANGES, _AT_ADDR_BASE = (
+    ENUM_DW_AT["DW_AT_" + name] for name in ("sibling", "low_pc", "high_pc", "ranges", "addr_base"))
 _SIBLING = frozenset({_AT_SIBLING})
 _CODE = frozenset({_AT_SIBLING, _AT_LOW_PC, _AT_HIGH_PC, _AT_RANGES})
 _TOP = frozenset({_AT_SIBLING, _AT_ADDR_BASE})
-_FORM_ADDR, _FORM_REF_ADDR = 0x01, 0x10
-_REFS = frozenset({0x11, 0x12, 0x13, 0x14, 0x15})  # ref1..ref8, ref_udata: unit-relative
-_HIGH_OFFSETS = frozenset({0x05, 0x06, 0x07, 0x0B, 0x0F})  # data2/4/8/1, udata: low + n
+_REFS = frozenset({*forms.UNIT_REFS, forms.REF_UDATA})  # unit-relative
+_HIGH_OFFSETS = frozenset({forms.DATA1, forms.DATA2, forms.DATA4, forms.DATA8, forms.UDATA})  # low + n
 
 Path = tuple[int, ...]  # unit-relative offsets: the namespaces around a DIE, then the DIE
 
@@ -52,20 +56,24 @@ def candidates_at(scopes: list[Scope], address: int) -> list[Path]:
     return [path for path, span in scopes if span is None or span[0] <= address < span[1]]
 
 
-def unit_scopes(unit: bytes, cu_offset: int, abbrev: bytes, addr: bytes = b"") -> list[Scope]:
+def unit_scopes(
+    unit: bytes, cu_offset: int, abbrev: bytes | AbbrevCache, addr: bytes = b""
+) -> list[Scope]:
     """The top-level (and namespace-level) subprograms, lexical blocks and inlined calls of
     the unit whose bytes are `unit` (at `cu_offset` in .debug_info) that have code, in DIE
     order: read once, it answers for any address of the unit (the frames of a stack and
     the stops of a step are often in one unit). `addr`: .debug_addr, where DWARF 5's
-    indexed addresses are read (without it their scopes' spans are None). Raises IndexError, KeyError, ValueError or
-    TargetError on what it cannot read."""
+    indexed addresses are read (without it their scopes' spans are None). `abbrev`: .debug_abbrev,
+    or its AbbrevCache (kept by the caller: units share tables). Raises IndexError, KeyError,
+    ValueError or TargetError on what it cannot read."""
     _length, osize, pos = unit_length(unit, 0)
     header = unit_header(unit, pos, osize)
     if header is None:
         return []  # a type unit holds no code
     version, asize, abbrev_offset, pos = header
-    shape = _Unit(0, len(unit), osize, asize, version)
-    table = _AbbrevTable(abbrev, abbrev_offset, shape, {})
+    shape = UnitShape(0, len(unit), osize, asize, version)
+    cache = abbrev if isinstance(abbrev, AbbrevCache) else AbbrevCache(abbrev)
+    table: AbbrevTable = cache.table(abbrev_offset, shape)
     walk = _Walk(unit, cu_offset, shape, addr, None)
     code, pos = uleb(unit, pos)
     top = table[code] if code else None
@@ -110,7 +118,7 @@ class _Walk:
     """Attribute reading for one unit."""
 
     def __init__(
-        self, data: bytes, cu_offset: int, unit: _Unit, addr: bytes, addr_base: int | None
+        self, data: bytes, cu_offset: int, unit: UnitShape, addr: bytes, addr_base: int | None
     ) -> None:
         self.data = data
         self.cu_offset = cu_offset
@@ -119,7 +127,7 @@ class _Walk:
         self.addr_base = addr_base  # where the unit's table is in it; None: not read
 
     def attributes(
-        self, entry: _Abbrev, pos: int, wanted: frozenset[int]
+        self, entry: Abbrev, pos: int, wanted: frozenset[int]
     ) -> tuple[dict[int, tuple[int, int]], int]:
         """{attribute: (form, value)} of the DIE's `wanted` attributes (a value is -1 where
         this does not read it: blocks, strings); the position after the DIE's attributes."""
@@ -127,9 +135,9 @@ class _Walk:
         values: dict[int, tuple[int, int]] = {}
         for attr, form, size, _implicit in entry.attrs:
             if size == INDIRECT:
-                while form == _FORM_INDIRECT:
+                while form == forms.INDIRECT_FORM:
                     form, pos = uleb(data, pos)
-                size = _size_code(form, self.unit)
+                size = size_code(form, self.unit)
             if attr not in wanted:
                 pos = skip(data, pos, size)
                 continue
@@ -141,7 +149,7 @@ class _Walk:
                 value, pos = uleb(data, pos)
             else:
                 pos = skip(data, pos, size)
-            if attr == _AT_SIBLING and form == _FORM_REF_ADDR:
+            if attr == _AT_SIBLING and form == forms.REF_ADDR:
                 value -= self.cu_offset  # section-relative: make it unit-relative
             elif attr == _AT_SIBLING and form not in _REFS:
                 value = -1
@@ -173,7 +181,7 @@ class _Walk:
     def _address(self, form: int, value: int) -> int | None:
         """An address attribute's value: itself, or entry `value` of the unit's .debug_addr
         table (clang's DWARF 5 addrx forms)."""
-        if form == _FORM_ADDR:
+        if form == forms.ADDR:
             return value
         if form in ADDRX_FORMS and self.addr_base is not None:
             return addrx(self.addr, self.addr_base, value, self.unit.asize)

@@ -20,6 +20,7 @@ from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarfinfo import DWARFInfo
 from elftools.dwarf.typeunit import TypeUnit
 
+from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache
 from aliceserver.debuggers.symbols.dwarf.coderanges import (
     RawAranges,
     Scope,
@@ -178,6 +179,7 @@ class DwarfUnits:
         self._functions: dict[tuple[int, int], FunctionAt | None] = {}
         # unit offset -> its top-level scopes with their code ranges (coderanges.py)
         self._unit_scopes: dict[int, list[Scope]] = {}
+        self._abbrevs: AbbrevCache | None = None  # .debug_abbrev's tables, for unit_scopes
         self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
         self._names: dict[int, dict[str, list[DIE]]] = {}  # cu offset -> name -> DIEs
         self._all_cu_offsets: list[int] | None = None
@@ -229,6 +231,7 @@ class DwarfUnits:
             self._info = None
             self._elf = None
             self._raw = None
+            self._abbrevs = None
 
     def section(self, name: str) -> bytes | None:
         """The raw bytes of a section (e.g. .debug_loclists), cached; None when absent."""
@@ -421,9 +424,10 @@ class DwarfUnits:
             scopes = self._unit_scopes.get(cu.cu_offset)
             if scopes is None:
                 unit = self._raw.read(".debug_info", cu.cu_offset, cu.size)
-                abbrev = self.section(".debug_abbrev") or b""
+                if self._abbrevs is None:
+                    self._abbrevs = AbbrevCache(self.section(".debug_abbrev") or b"")
                 addr = self.section(".debug_addr") or b""
-                scopes = unit_scopes(unit, cu.cu_offset, abbrev, addr)
+                scopes = unit_scopes(unit, cu.cu_offset, self._abbrevs, addr)
                 if len(self._unit_scopes) >= _UNIT_SCOPES_CACHE:
                     self._unit_scopes.pop(next(iter(self._unit_scopes)))
                 self._unit_scopes[cu.cu_offset] = scopes

@@ -19,9 +19,9 @@ from elftools.dwarf.abbrevtable import AbbrevDecl, AbbrevTable
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DwarfConfig, DWARFInfo
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_FORM, ENUM_DW_TAG
 
-from aliceserver.debuggers.symbols.dwarf.lines import sleb, uleb
+from aliceserver.debuggers.symbols.dwarf.abbrevs import entry_positions, read_entry
+from aliceserver.debuggers.symbols.dwarf.forms import IMPLICIT_CONST
 from aliceserver.debuggers.symbols.dwarf.sections import SHF_COMPRESSED, SHT_NOBITS, ElfSections
-from aliceserver.debuggers.symbols.dwarf.units import skip_abbrev_specs
 
 # An uncompressed section up to _WHOLE bytes is read whole: .debug_str is read at random
 # places. A bigger one (.debug_info) is read _BLOCK bytes at a time where pyelftools looks.
@@ -128,15 +128,8 @@ class _LazyAbbrevTable(AbbrevTable):
         self.offset = offset
         self._data = data
         self._abbrev_map: dict[int, AbbrevDecl] = {}
-        self._at: dict[int, int] = {}  # code -> where its tag is
-        pos = offset
-        while True:
-            code, pos = uleb(data, pos)
-            if code == 0:
-                return
-            self._at[code] = pos  # a repeated code: the last one, as pyelftools' table
-            _tag, pos = uleb(data, pos)
-            pos = skip_abbrev_specs(data, pos + 1)
+        # code -> where its tag is (a repeated code: the last one, as pyelftools' table)
+        self._at = {code: where[0] for code, where in entry_positions(data, offset).items()}
 
     def get_abbrev(self, code: int) -> AbbrevDecl:
         found = self._abbrev_map.get(code)
@@ -145,22 +138,12 @@ class _LazyAbbrevTable(AbbrevTable):
         return found
 
     def _decode(self, code: int, pos: int) -> AbbrevDecl:
-        data = self._data
-        tag, pos = uleb(data, pos)
-        children = data[pos]
+        tag, children, raw_specs, _end = read_entry(self._data, pos)
         if children > 1:
             raise DWARFError(f"abbreviation {code}: bad children flag {children}")
-        specs = []
-        pos += 1
-        while True:
-            attr, pos = uleb(data, pos)
-            form, pos = uleb(data, pos)
-            value = None
-            if form == 0x21:  # DW_FORM_implicit_const
-                value, pos = sleb(data, pos)
-            elif attr == 0 and form == 0:
-                break
-            specs.append(_Spec(self._ATTRIBUTES.get(attr, attr), self._FORMS.get(form, form), value))
+        specs = [_Spec(self._ATTRIBUTES.get(attr, attr), self._FORMS.get(form, form),
+                       implicit if form == IMPLICIT_CONST else None)
+                 for attr, form, implicit in raw_specs]  # fmt: skip
         decl = {"tag": self._TAGS.get(tag, tag), "attr_spec": specs,
                 "children_flag": "DW_CHILDREN_yes" if children else "DW_CHILDREN_no"}  # fmt: skip
         return AbbrevDecl(code, decl)  # type: ignore[arg-type]

@@ -9,28 +9,46 @@ per-unit table (.debug_str_offsets, .debug_addr, the offset tables of .debug_rng
 
 from __future__ import annotations
 
-from aliceserver.debuggers.symbols.dwarf.lines import uleb
+from elftools.dwarf.enums import ENUM_DW_FORM
+
+from aliceserver.debuggers.symbols.dwarf.rawread import uleb
 from aliceserver.errors import TargetError
 
 LEB, CSTRING, BLOCK_LEB, BLOCK1, BLOCK2, BLOCK4, INDIRECT = -1, -2, -3, -4, -5, -6, -7
 
-ADDR, STRING, STRP, REF_ADDR, INDIRECT_FORM = 0x01, 0x08, 0x0E, 0x10, 0x16
-SDATA, UDATA, SEC_OFFSET, FLAG_PRESENT, STRX, ADDRX = 0x0D, 0x0F, 0x17, 0x19, 0x1A, 0x1B
-LINE_STRP, IMPLICIT_CONST, LOCLISTX, RNGLISTX = 0x1F, 0x21, 0x22, 0x23
-STRX_FIXED = {0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4}  # strx1..strx4
-ADDRX_FIXED = {0x29: 1, 0x2A: 2, 0x2B: 3, 0x2C: 4}  # addrx1..addrx4
+
+def _forms(*names: str) -> list[int]:
+    return [ENUM_DW_FORM["DW_FORM_" + name] for name in names]
+
+
+ADDR, STRING, STRP, REF_ADDR, INDIRECT_FORM = _forms("addr", "string", "strp", "ref_addr", "indirect")
+SDATA, UDATA, SEC_OFFSET, FLAG_PRESENT = _forms("sdata", "udata", "sec_offset", "flag_present")
+STRX, ADDRX, LINE_STRP, IMPLICIT_CONST = _forms("strx", "addrx", "line_strp", "implicit_const")
+LOCLISTX, RNGLISTX, REF_UDATA = _forms("loclistx", "rnglistx", "ref_udata")
+DATA1, DATA2, DATA4, DATA8, DATA16 = _forms("data1", "data2", "data4", "data8", "data16")
+BLOCK, BLOCK1_FORM, BLOCK2_FORM, BLOCK4_FORM = _forms("block", "block1", "block2", "block4")
+REF1, REF2, REF4, REF8 = _forms("ref1", "ref2", "ref4", "ref8")
+STRX_FIXED = dict(zip(_forms("strx1", "strx2", "strx3", "strx4"), (1, 2, 3, 4), strict=True))
+ADDRX_FIXED = dict(zip(_forms("addrx1", "addrx2", "addrx3", "addrx4"), (1, 2, 3, 4), strict=True))
 STRX_FORMS = frozenset({STRX, *STRX_FIXED})
 ADDRX_FORMS = frozenset({ADDRX, *ADDRX_FIXED})
+UNIT_REFS = {REF1: 1, REF2: 2, REF4: 4, REF8: 8}  # relative to their unit
 
-FIXED_FORMS = {0x05: 2, 0x06: 4, 0x07: 8, 0x0B: 1, 0x0C: 1, 0x11: 1, 0x12: 2, 0x13: 4,
-               0x14: 8, 0x19: 0, 0x1C: 4, 0x1E: 16, 0x20: 8, 0x21: 0, 0x24: 8,
-               **STRX_FIXED, **ADDRX_FIXED}  # fmt: skip
+FIXED_FORMS = {
+    **dict(zip(_forms("data1", "data2", "data4", "data8", "data16"), (1, 2, 4, 8, 16), strict=True)),
+    **dict(zip(_forms("flag", "flag_present", "implicit_const"), (1, 0, 0), strict=True)),
+    **UNIT_REFS,
+    **dict(zip(_forms("ref_sup4", "ref_sup8", "ref_sig8"), (4, 8, 8), strict=True)),
+    **STRX_FIXED,
+    **ADDRX_FIXED,
+}
 # strp, sec_offset, strp_sup, line_strp, GNU_ref_alt, GNU_strp_alt: one offset wide
-OFFSET_FORMS = frozenset({STRP, SEC_OFFSET, 0x1D, LINE_STRP, 0x1F20, 0x1F21})
-# sdata, udata, ref_udata, strx, addrx, loclistx, rnglistx, GNU_addr_index, GNU_str_index
-LEB_FORMS = frozenset({SDATA, UDATA, 0x15, STRX, ADDRX, LOCLISTX, RNGLISTX, 0x1F01, 0x1F02})
-VARIABLE_FORMS = {STRING: CSTRING, 0x09: BLOCK_LEB, 0x18: BLOCK_LEB, 0x0A: BLOCK1,
-                  0x03: BLOCK2, 0x04: BLOCK4, INDIRECT_FORM: INDIRECT}  # fmt: skip
+OFFSET_FORMS = frozenset(_forms("strp", "sec_offset", "strp_sup", "line_strp", "GNU_ref_alt", "GNU_strp_alt"))
+LEB_FORMS = frozenset(_forms("sdata", "udata", "ref_udata", "strx", "addrx", "loclistx", "rnglistx",
+                             "GNU_addr_index", "GNU_str_index"))  # fmt: skip
+VARIABLE_FORMS = {STRING: CSTRING, BLOCK: BLOCK_LEB, ENUM_DW_FORM["DW_FORM_exprloc"]: BLOCK_LEB,
+                  BLOCK1_FORM: BLOCK1, BLOCK2_FORM: BLOCK2, BLOCK4_FORM: BLOCK4,
+                  INDIRECT_FORM: INDIRECT}  # fmt: skip
 _BLOCK_WIDTHS = {BLOCK1: 1, BLOCK2: 2, BLOCK4: 4}
 
 

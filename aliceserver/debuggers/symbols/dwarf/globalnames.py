@@ -15,8 +15,17 @@ import threading
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
+from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
+
+from aliceserver.debuggers.symbols.dwarf import forms
+from aliceserver.debuggers.symbols.dwarf.abbrevs import (
+    Abbrev,
+    AbbrevCache,
+    AbbrevTable,
+    UnitShape,
+    size_code,
+)
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.forms import (
     CSTRING,
@@ -24,134 +33,40 @@ from aliceserver.debuggers.symbols.dwarf.forms import (
     LEB,
     STRX_FORMS,
     default_base,
-    size_code,
     skip,
     strx_offset,
 )
-from aliceserver.debuggers.symbols.dwarf.lines import cstring, sleb, uleb, unit_length
+from aliceserver.debuggers.symbols.dwarf.rawread import cstring, uleb, unit_header, unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, FileIdentity
-from aliceserver.debuggers.symbols.dwarf.units import skip_abbrev_specs, unit_header
 from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, float | None], None]
 
+
+def _tags(*names: str) -> list[int]:
+    return [ENUM_DW_TAG["DW_TAG_" + name] for name in names]
+
+
+def _attributes(*names: str) -> list[int]:
+    return [ENUM_DW_AT["DW_AT_" + name] for name in names]
+
+
 # Tags whose names are looked up (as dies.DwarfUnits._collect_names keeps them).
-_TAG_VARIABLE, _TAG_SUBPROGRAM, _TAG_TYPEDEF, _TAG_STRUCT = 0x34, 0x2E, 0x16, 0x13
-_TAG_CLASS, _TAG_UNION, _TAG_ENUM, _TAG_BASE = 0x02, 0x17, 0x04, 0x24
-_TAG_NAMESPACE, _TAG_ENUMERATOR = 0x39, 0x28
+_TAG_VARIABLE, _TAG_SUBPROGRAM, _TAG_TYPEDEF, _TAG_STRUCT = _tags("variable", "subprogram", "typedef",
+                                                                  "structure_type")  # fmt: skip
+_TAG_CLASS, _TAG_UNION, _TAG_ENUM, _TAG_BASE = _tags("class_type", "union_type", "enumeration_type",
+                                                     "base_type")  # fmt: skip
+_TAG_NAMESPACE, _TAG_ENUMERATOR = _tags("namespace", "enumerator")
 _DEFINITIONS = frozenset({_TAG_VARIABLE, _TAG_SUBPROGRAM, _TAG_TYPEDEF, _TAG_STRUCT, _TAG_CLASS,
                           _TAG_UNION, _TAG_ENUM, _TAG_BASE})  # fmt: skip
 
-_AT_SIBLING, _AT_NAME, _AT_DECLARATION = 0x01, 0x03, 0x3C
-_AT_ABSTRACT_ORIGIN, _AT_SPECIFICATION, _AT_STR_OFFSETS_BASE = 0x31, 0x47, 0x72
+_AT_SIBLING, _AT_NAME, _AT_DECLARATION = _attributes("sibling", "name", "declaration")
+_AT_ABSTRACT_ORIGIN, _AT_SPECIFICATION, _AT_STR_OFFSETS_BASE = _attributes(
+    "abstract_origin", "specification", "str_offsets_base")
 _WANTED = frozenset({_AT_SIBLING, _AT_NAME, _AT_DECLARATION, _AT_ABSTRACT_ORIGIN,
                      _AT_SPECIFICATION, _AT_STR_OFFSETS_BASE})  # fmt: skip
-
-_FORM_STRING, _FORM_STRP, _FORM_LINE_STRP = 0x08, 0x0E, 0x1F
-_FORM_INDIRECT, _FORM_IMPLICIT_CONST, _FORM_REF_ADDR = 0x16, 0x21, 0x10
-_CU_REFS = {0x11: 1, 0x12: 2, 0x13: 4, 0x14: 8}  # ref1..ref8, relative to the unit
-_FORM_REF_UDATA, _FORM_FLAG_PRESENT = 0x15, 0x19
-
-
-@dataclass(frozen=True, slots=True)
-class _Abbrev:
-    tag: int
-    children: bool
-    attrs: tuple[tuple[int, int, int, int], ...]  # (attribute, form, size code, implicit)
-    fixed: int  # the DIE's size after its code when every form is fixed, else -1
-    wanted: bool  # has an attribute this scan reads
-    declares: bool  # a declaration whatever its bytes say (DW_AT_declaration, flag_present)
-    # (offset after the code, size) of a unit-relative DW_AT_sibling preceded by fixed-size
-    # attributes only: read in place to jump over the DIE; None otherwise.
-    sibling: tuple[int, int] | None
-
-
-@dataclass(frozen=True, slots=True)
-class _Unit:
-    offset: int  # of the unit header
-    end: int
-    osize: int
-    asize: int
-    version: int
-
-
-def _size_code(form: int, unit: _Unit) -> int:
-    return size_code(form, unit.osize, unit.asize, unit.version)
-
-
-class _AbbrevTable(dict[int, _Abbrev]):
-    """One abbreviation table, each entry compiled on first use: a unit uses few of the
-    hundreds of entries its table may hold."""
-
-    def __init__(
-        self, abbrev: bytes, offset: int, unit: _Unit, shared: dict[bytes, _Abbrev]
-    ) -> None:
-        super().__init__()
-        self._abbrev = abbrev
-        self._unit = unit
-        self._shared = shared  # compiled entries by their bytes: units repeat the same shapes
-        self._at: dict[int, tuple[int, int]] = {}  # code -> where its tag and specs lie
-        pos = offset
-        data = abbrev
-        while True:
-            code = data[pos]
-            if code < 0x80:
-                pos += 1
-            else:
-                code, pos = uleb(data, pos)
-            if code == 0:
-                return
-            start = pos
-            while data[pos] >= 0x80:  # the tag
-                pos += 1
-            pos = skip_abbrev_specs(data, pos + 2)  # past the tag's last byte, has_children
-            self._at[code] = (start, pos)
-
-    def __missing__(self, code: int) -> _Abbrev:
-        where = self._at.get(code)
-        if where is None:
-            raise KeyError(f"abbreviation {code} not found")
-        data = self._abbrev
-        key = data[where[0] : where[1]]
-        known = self._shared.get(key)
-        if known is not None:
-            self[code] = known
-            return known
-        pos = where[0]
-        tag, pos = uleb(data, pos)
-        children = data[pos] != 0
-        pos += 1
-        attrs: list[tuple[int, int, int, int]] = []
-        while True:
-            attr, pos = uleb(data, pos)
-            form, pos = uleb(data, pos)
-            implicit = 0
-            if form == _FORM_IMPLICIT_CONST:
-                implicit, pos = sleb(data, pos)
-            if attr == 0 and form == 0:
-                break
-            attrs.append((attr, form, _size_code(form, self._unit), implicit))
-        sizes = [a[2] for a in attrs]
-        fixed = sum(sizes) if all(size >= 0 for size in sizes) else -1
-        wanted = any(a[0] in _WANTED for a in attrs)
-        declares = any(a[0] == _AT_DECLARATION and a[1] == _FORM_FLAG_PRESENT for a in attrs)
-        entry = self[code] = self._shared[key] = _Abbrev(
-            tag, children, tuple(attrs), fixed, wanted, declares, _sibling_in_place(attrs)
-        )
-        return entry
-
-
-def _sibling_in_place(attrs: list[tuple[int, int, int, int]]) -> tuple[int, int] | None:
-    offset = 0
-    for attr, form, size, _implicit in attrs:
-        if attr == _AT_SIBLING:
-            return (offset, size) if form in _CU_REFS else None
-        if size < 0:
-            return None
-        offset += size
-    return None
 
 
 class _Scanner:
@@ -173,10 +88,9 @@ class _Scanner:
         self.abbrev = abbrev
         self.str, self.line_str, self.str_offsets = strings
         self.names: dict[str, list[tuple[int, bool]]] = {}
-        self._tables: dict[tuple[int, int, int, int], _AbbrevTable] = {}
-        self._shapes: dict[tuple[int, int, int], dict[bytes, _Abbrev]] = {}
+        self._abbrevs = AbbrevCache(abbrev)
         self._strings: dict[tuple[int, int], str] = {}  # (form, offset) -> name
-        self._unit = _Unit(0, 0, 4, 8, 4)
+        self._unit = UnitShape(0, 0, 4, 8, 4)
         self._starts: list[int] = []
         self._ends: list[int] = []
         self._str_bases: dict[int, int] = {}  # unit offset -> DW_AT_str_offsets_base
@@ -197,7 +111,7 @@ class _Scanner:
         self._ends = [end for _start, end in found]
         return found
 
-    def _open(self, start: int, end: int) -> tuple[_Unit, _AbbrevTable, int] | None:
+    def _open(self, start: int, end: int) -> tuple[UnitShape, AbbrevTable, int] | None:
         """The unit at `start`, its abbreviations, and where its first DIE is; None for
         type units (their types are found through the units that use them)."""
         _length, osize, pos = unit_length(self.info, start)
@@ -208,13 +122,8 @@ class _Scanner:
         if header is None:
             return None
         version, asize, abbrev_offset, pos = header
-        unit = _Unit(start, end, osize, asize, version)
-        key = (abbrev_offset, osize, asize, version)
-        table = self._tables.get(key)
-        if table is None:
-            shared = self._shapes.setdefault((osize, asize, version), {})
-            table = self._tables[key] = _AbbrevTable(self.abbrev, abbrev_offset, unit, shared)
-        return unit, table, pos
+        unit = UnitShape(start, end, osize, asize, version)
+        return unit, self._abbrevs.table(abbrev_offset, unit), pos
 
     def scan_unit(self, start: int, end: int) -> None:
         opened = self._open(start, end)
@@ -232,7 +141,7 @@ class _Scanner:
             self._str_bases[unit.offset] = base
         self._children(table, pos, end)
 
-    def _children(self, table: _AbbrevTable, pos: int, end: int) -> None:  # noqa: C901
+    def _children(self, table: AbbrevTable, pos: int, end: int) -> None:  # noqa: C901
         """The unit's children; namespaces and enumerations are entered, the rest skipped."""
         info = self.info
         # Per open level: whether its children are read (a namespace, an enumeration).
@@ -284,7 +193,7 @@ class _Scanner:
             return self._unit.offset + sibling
         return None
 
-    def _skip(self, entry: _Abbrev, pos: int, end: int) -> tuple[int, bool]:
+    def _skip(self, entry: Abbrev, pos: int, end: int) -> tuple[int, bool]:
         """Past a DIE that is not read, at `pos` after its code: where the walk goes on,
         and whether that is inside its children (it has no sibling link over them)."""
         if entry.children and entry.sibling is not None:
@@ -299,15 +208,15 @@ class _Scanner:
         return (pos, True) if after is None else (after, False)
 
     def _attributes(
-        self, entry: _Abbrev, pos: int, only_sibling: bool = False
+        self, entry: Abbrev, pos: int, only_sibling: bool = False
     ) -> tuple[dict[int, int | str], int]:
         info = self.info
         values: dict[int, int | str] = {}
         for attr, form, size, implicit in entry.attrs:
             if size == INDIRECT:
-                while form == _FORM_INDIRECT:
+                while form == forms.INDIRECT_FORM:
                     form, pos = uleb(info, pos)
-                size = _size_code(form, self._unit)
+                size = size_code(form, self._unit)
             keep = attr == _AT_SIBLING if only_sibling else attr in self._wanted
             if not keep:
                 if size >= 0:
@@ -328,17 +237,17 @@ class _Scanner:
 
     def _value(self, form: int, size: int, implicit: int, pos: int) -> tuple[int | str | None, int]:
         info = self.info
-        if form == _FORM_STRING:
+        if form == forms.STRING:
             return cstring(info, pos)
-        if form == _FORM_IMPLICIT_CONST:
+        if form == forms.IMPLICIT_CONST:
             return implicit, pos
-        if form == _FORM_FLAG_PRESENT:
+        if form == forms.FLAG_PRESENT:
             return 1, pos
-        if form == _FORM_STRP or form == _FORM_LINE_STRP:
+        if form == forms.STRP or form == forms.LINE_STRP:
             offset = int.from_bytes(info[pos : pos + size], "little")
             text = self._strings.get((form, offset))
             if text is None:
-                section = self.str if form == _FORM_STRP else self.line_str
+                section = self.str if form == forms.STRP else self.line_str
                 text = self._strings[form, offset] = _string(section, offset)
             return text, pos + size
         if form in STRX_FORMS:
@@ -351,10 +260,10 @@ class _Scanner:
             base = self._str_bases.get(unit.offset, default_base(unit.osize))
             at = strx_offset(self.str_offsets, base, index, unit.osize)
             return (None if at is None else _string(self.str, at)), pos
-        if form == _FORM_REF_UDATA:
+        if form == forms.REF_UDATA:
             value, pos = uleb(info, pos)
             return value, pos
-        if form == _FORM_REF_ADDR:  # section-relative: make it unit-relative like the rest
+        if form == forms.REF_ADDR:  # section-relative: make it unit-relative like the rest
             value = int.from_bytes(info[pos : pos + size], "little")
             return value - self._unit.offset, pos + size
         if size >= 0:
@@ -365,7 +274,7 @@ class _Scanner:
             return None, info.index(b"\0", pos) + 1
         return None, skip(info, pos, size)
 
-    def _record(self, values: dict[int, int | str], tag: int, table: _AbbrevTable) -> None:
+    def _record(self, values: dict[int, int | str], tag: int, table: AbbrevTable) -> None:
         if tag == _TAG_NAMESPACE:
             return  # looked up by its members' names
         name = values.get(_AT_NAME)
@@ -376,7 +285,7 @@ class _Scanner:
         declaration = bool(values.get(_AT_DECLARATION)) and tag != _TAG_ENUMERATOR
         self.names.setdefault(name, []).append((self._unit.offset, declaration))
 
-    def _referenced_name(self, values: dict[int, int | str], table: _AbbrevTable) -> str | None:
+    def _referenced_name(self, values: dict[int, int | str], table: AbbrevTable) -> str | None:
         """The name an out-of-line definition takes from its specification or abstract
         origin (a C++ method defined outside its class; LTO refers across units)."""
         unit = self._unit
@@ -404,7 +313,7 @@ class _Scanner:
             return None
         return None
 
-    def _unit_holding(self, offset: int) -> tuple[_Unit, _AbbrevTable] | None:
+    def _unit_holding(self, offset: int) -> tuple[UnitShape, AbbrevTable] | None:
         i = bisect_right(self._starts, offset) - 1
         if i < 0 or offset >= self._ends[i]:
             return None

@@ -15,6 +15,10 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
+from elftools.dwarf.enums import ENUM_DW_LNCT
+
+from aliceserver.debuggers.symbols.dwarf import forms
+from aliceserver.debuggers.symbols.dwarf.rawread import cstring, sleb, string_at, uleb, unit_length
 from aliceserver.errors import TargetError
 
 # Row flags.
@@ -25,75 +29,13 @@ END_SEQUENCE = 4
 _MASK64 = (1 << 64) - 1
 _TOMBSTONE = _MASK64 - 15  # lld marks code it discarded with -1 or -2
 
-# DW_FORM values the v5 entry formats use.
-_FORM_BLOCK = 0x09
-_FORM_BLOCK1 = 0x0A
-_FORM_BLOCK2 = 0x03
-_FORM_BLOCK4 = 0x04
-_FORM_DATA1 = 0x0B
-_FORM_DATA2 = 0x05
-_FORM_DATA4 = 0x06
-_FORM_DATA8 = 0x07
-_FORM_DATA16 = 0x1E
-_FORM_STRING = 0x08
-_FORM_STRP = 0x0E
-_FORM_LINE_STRP = 0x1F
-_FORM_UDATA = 0x0F
-_FORM_SDATA = 0x0D
-_FORM_STRX = 0x1A
-_FORM_STRX1 = 0x25
-_FORM_STRX2 = 0x26
-_FORM_STRX3 = 0x27
-_FORM_STRX4 = 0x28
-_FIXED_SIZES = {_FORM_DATA1: 1, _FORM_DATA2: 2, _FORM_DATA4: 4, _FORM_DATA8: 8, _FORM_DATA16: 16,
-                _FORM_STRX1: 1, _FORM_STRX2: 2, _FORM_STRX3: 3, _FORM_STRX4: 4}  # fmt: skip
-_LNCT_PATH = 1
-_LNCT_DIRECTORY_INDEX = 2
-
-
-def uleb(data: bytes, pos: int) -> tuple[int, int]:
-    """(value, next position) of the ULEB128 at `pos` (IndexError past the end)."""
-    result = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-
-
-def sleb(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return (result - (1 << shift) if byte & 0x40 else result), pos
-
-
-def cstring(data: bytes, pos: int) -> tuple[str, int]:
-    end = data.index(b"\0", pos)
-    return data[pos:end].decode("utf-8", "surrogateescape"), end + 1
-
-
-def string_at(section: bytes, offset: int) -> str:
-    if not 0 <= offset < len(section):
-        raise TargetError(f"string offset {offset:#x} is outside its section")
-    return cstring(section, offset)[0]
-
-
-def unit_length(data: bytes, pos: int) -> tuple[int, int, int]:
-    """(length, offset size, position after the length field) of a DWARF unit."""
-    (length,) = struct.unpack_from("<I", data, pos)
-    if length == 0xFFFFFFFF:
-        (length,) = struct.unpack_from("<Q", data, pos + 4)
-        return length, 8, pos + 12
-    if length >= 0xFFFFFFF0:
-        raise TargetError(f"reserved unit length {length:#x}")
-    return length, 4, pos + 4
+# The fixed-size forms a v5 entry format may use, and their sizes.
+_FIXED_SIZES = {form: forms.FIXED_FORMS[form]
+                for form in (forms.DATA1, forms.DATA2, forms.DATA4, forms.DATA8, forms.DATA16,
+                             *forms.STRX_FIXED)}  # fmt: skip
+_BLOCK_WIDTHS = {forms.BLOCK1_FORM: 1, forms.BLOCK2_FORM: 2, forms.BLOCK4_FORM: 4}
+_LNCT_PATH = ENUM_DW_LNCT["DW_LNCT_path"]
+_LNCT_DIRECTORY_INDEX = ENUM_DW_LNCT["DW_LNCT_directory_index"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,20 +193,20 @@ def _v5_entries(
 def _form_value(
     data: bytes, pos: int, form: int, osize: int, strings: StringSections
 ) -> tuple[str | int | None, int]:
-    if form == _FORM_STRING:
+    if form == forms.STRING:
         return cstring(data, pos)
-    if form in (_FORM_LINE_STRP, _FORM_STRP):
+    if form in (forms.LINE_STRP, forms.STRP):
         offset = int.from_bytes(data[pos : pos + osize], "little")
         text = strings.read.get((form, offset))
         if text is None:
-            section = strings.line_str if form == _FORM_LINE_STRP else strings.str
+            section = strings.line_str if form == forms.LINE_STRP else strings.str
             text = strings.read[form, offset] = string_at(section, offset)
         return text, pos + osize
-    if form == _FORM_UDATA:
+    if form == forms.UDATA:
         return uleb(data, pos)
-    if form == _FORM_SDATA:
+    if form == forms.SDATA:
         return sleb(data, pos)
-    if form == _FORM_STRX:
+    if form == forms.STRX:
         index, pos = uleb(data, pos)
         return _strx(strings, index, osize), pos
     size = _FIXED_SIZES.get(form)
@@ -272,14 +214,14 @@ def _form_value(
         if pos + size > len(data):
             raise IndexError("form value past the end")
         value = int.from_bytes(data[pos : pos + size], "little")
-        if form in (_FORM_STRX1, _FORM_STRX2, _FORM_STRX3, _FORM_STRX4):
+        if form in forms.STRX_FIXED:
             return _strx(strings, value, osize), pos + size
         return (value if size <= 8 else None), pos + size
-    if form in (_FORM_BLOCK, _FORM_BLOCK1, _FORM_BLOCK2, _FORM_BLOCK4):
-        if form == _FORM_BLOCK:
+    if form == forms.BLOCK or form in _BLOCK_WIDTHS:
+        if form == forms.BLOCK:
             size, pos = uleb(data, pos)
         else:
-            width = {_FORM_BLOCK1: 1, _FORM_BLOCK2: 2, _FORM_BLOCK4: 4}[form]
+            width = _BLOCK_WIDTHS[form]
             size = int.from_bytes(data[pos : pos + width], "little")
             pos += width
         if pos + size > len(data):

@@ -22,7 +22,11 @@ import struct
 from dataclasses import dataclass
 from typing import Protocol
 
-from aliceserver.debuggers.symbols.dwarf.lines import PROLOGUE_END, uleb
+from elftools.dwarf.enums import ENUM_DW_AT
+
+from aliceserver.debuggers.symbols.dwarf.abbrevs import iter_entries
+from aliceserver.debuggers.symbols.dwarf.forms import DATA4, DATA8, LOCLISTX, SEC_OFFSET
+from aliceserver.debuggers.symbols.dwarf.lines import PROLOGUE_END
 
 _ENDBR64 = b"\xf3\x0f\x1e\xfa"
 _PUSH_RBP = 0x55
@@ -244,9 +248,8 @@ def is_llvm(producer: str) -> bool:
 # DW_AT_location and DW_AT_frame_base in a form that points into a location list section.
 # DW_AT_location only: gdb's has_loclist comes from variables' locations (read.c's
 # var_decode_location), never from a function's DW_AT_frame_base.
-_LOCATION_ATTRIBUTES = frozenset({0x02})
-_LIST_FORMS = frozenset({0x06, 0x07, 0x17, 0x22})  # data4, data8, sec_offset, loclistx
-_FORM_IMPLICIT_CONST = 0x21
+_LOCATION_ATTRIBUTES = frozenset({ENUM_DW_AT["DW_AT_location"]})
+_LIST_FORMS = frozenset({DATA4, DATA8, SEC_OFFSET, LOCLISTX})
 
 
 def abbreviations_use_location_lists(info: bytes, abbrev: bytes) -> bool | None:
@@ -259,23 +262,11 @@ def abbreviations_use_location_lists(info: bytes, abbrev: bytes) -> bool | None:
     if len(info) < pos + 2:
         return False
     (version,) = struct.unpack_from("<H", info, pos)
-    forms = _LIST_FORMS if version < 4 else _LIST_FORMS - {0x06, 0x07}  # constants from v4
-    at = 0
+    forms = _LIST_FORMS if version < 4 else _LIST_FORMS - {DATA4, DATA8}  # constants from v4
     try:
-        while True:
-            code, at = uleb(abbrev, at)
-            if code == 0:
-                return False
-            _tag, at = uleb(abbrev, at)
-            at += 1  # has_children
-            while True:
-                attribute, at = uleb(abbrev, at)
-                form, at = uleb(abbrev, at)
-                if form == _FORM_IMPLICIT_CONST:
-                    _value, at = uleb(abbrev, at)
-                if attribute == 0 and form == 0:
-                    break
-                if attribute in _LOCATION_ATTRIBUTES and form in forms:
-                    return True
+        for _code, _tag, _children, specs in iter_entries(abbrev, 0):
+            if any(attribute in _LOCATION_ATTRIBUTES and form in forms for attribute, form, _ in specs):
+                return True
     except IndexError:
         return None
+    return False

@@ -31,7 +31,6 @@ from aliceserver.debuggers.symbols.dwarf.dies import (
     resolved_attr,
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
-from aliceserver.debuggers.symbols.dwarf.lines import uleb
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ExprEnv,
@@ -44,6 +43,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     loclist_v4,
     loclist_v5,
 )
+from aliceserver.debuggers.symbols.dwarf.rawread import uleb
 from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_cplus, is_rust
 from aliceserver.debuggers.symbols.dwarf.typedstack import Entry, base_type_in
 from aliceserver.debuggers.symbols.dwarf.typefind import IndexedTypes

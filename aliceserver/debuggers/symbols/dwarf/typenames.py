@@ -18,28 +18,34 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
+
+from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevTable, UnitShape
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
-from aliceserver.debuggers.symbols.dwarf.globalnames import _AbbrevTable, _Scanner, _Unit
-from aliceserver.debuggers.symbols.dwarf.lines import uleb, unit_length
+from aliceserver.debuggers.symbols.dwarf.globalnames import _Scanner
+from aliceserver.debuggers.symbols.dwarf.rawread import UT_SPLIT_TYPE, UT_TYPE, uleb, unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, FileIdentity
 from aliceserver.debuggers.symbols.dwarf.typekeys import type_key
 from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
 
-TAG_STRUCT, TAG_CLASS, TAG_UNION, TAG_ENUM, TAG_TYPEDEF = 0x13, 0x02, 0x17, 0x04, 0x16
-TAG_BASE = 0x24
-_TAG_NAMESPACE = 0x39
+TAG_STRUCT, TAG_CLASS, TAG_UNION, TAG_ENUM, TAG_TYPEDEF, TAG_BASE, _TAG_NAMESPACE = (
+    ENUM_DW_TAG["DW_TAG_" + name]
+    for name in ("structure_type", "class_type", "union_type", "enumeration_type", "typedef",
+                 "base_type", "namespace")
+)  # fmt: skip
 _TYPE_TAGS = frozenset((TAG_STRUCT, TAG_CLASS, TAG_UNION, TAG_ENUM, TAG_TYPEDEF, TAG_BASE))
 _SCOPES = frozenset((TAG_STRUCT, TAG_CLASS, TAG_UNION))  # entered for their nested types
-_AT_SIBLING, _AT_NAME, _AT_LANGUAGE, _AT_DECLARATION = 0x01, 0x03, 0x13, 0x3C
-_AT_SPECIFICATION, _AT_SIGNATURE, _AT_STR_OFFSETS_BASE = 0x47, 0x69, 0x72
+_AT_SIBLING, _AT_NAME, _AT_LANGUAGE, _AT_DECLARATION, _AT_SPECIFICATION, _AT_SIGNATURE, \
+    _AT_STR_OFFSETS_BASE = (ENUM_DW_AT["DW_AT_" + name]
+                            for name in ("sibling", "name", "language", "declaration",
+                                         "specification", "signature", "str_offsets_base"))  # fmt: skip
 _WANTED = frozenset((_AT_SIBLING, _AT_NAME, _AT_LANGUAGE, _AT_DECLARATION, _AT_SPECIFICATION,
                      _AT_SIGNATURE, _AT_STR_OFFSETS_BASE))  # fmt: skip
 # C++ (98, 03, 11, 14, 17, 20), Rust: the languages with qualified type names.
 LANGUAGES = frozenset((0x04, 0x19, 0x1A, 0x21, 0x2B, 0x2C, 0x1C))
 _NO_TYPES = frozenset((0x8001,))  # DW_LANG_Mips_Assembler: gas's units define no types
-_DW_UT_TYPE, _DW_UT_SPLIT_TYPE = 2, 6
 ANONYMOUS = "(anonymous namespace)"
 
 # Entry flags
@@ -90,7 +96,7 @@ class _TypeScanner(_Scanner):
         self._declared: dict[int, tuple[str, int]] = {}
         self._type_die = (-1, 0)  # a type unit's type: (its offset, the unit's signature)
 
-    def _open_unit(self, start: int, end: int) -> tuple[_Unit, _AbbrevTable, int, int | None] | None:
+    def _open_unit(self, start: int, end: int) -> tuple[UnitShape, AbbrevTable, int, int | None] | None:
         """As _open, type units too: (unit, abbreviations, first DIE, type signature)."""
         _length, osize, pos = unit_length(self.info, start)
         (version,) = struct.unpack_from("<H", self.info, pos)
@@ -101,7 +107,7 @@ class _TypeScanner(_Scanner):
             signature = int.from_bytes(self.info[pos + 3 + osize : pos + 11 + osize], "little")
             type_offset = int.from_bytes(self.info[pos + 11 + osize : pos + 11 + 2 * osize], "little")
             first = pos + 11 + 2 * osize
-        elif version >= 5 and self.info[pos + 2] in (_DW_UT_TYPE, _DW_UT_SPLIT_TYPE):
+        elif version >= 5 and self.info[pos + 2] in (UT_TYPE, UT_SPLIT_TYPE):
             asize = self.info[pos + 3]
             abbrev_offset = int.from_bytes(self.info[pos + 4 : pos + 4 + osize], "little")
             signature = int.from_bytes(self.info[pos + 4 + osize : pos + 12 + osize], "little")
@@ -110,8 +116,8 @@ class _TypeScanner(_Scanner):
         else:
             opened = self._open(start, end)
             return None if opened is None else (*opened, None)
-        unit = _Unit(start, end, osize, asize, version)
-        table = _AbbrevTable(self.abbrev, abbrev_offset, unit, self._shapes.setdefault((osize, asize, version), {}))
+        unit = UnitShape(start, end, osize, asize, version)
+        table = self._abbrevs.table(abbrev_offset, unit)
         self._type_die = (start + type_offset, signature)
         return unit, table, first, signature
 
@@ -139,7 +145,7 @@ class _TypeScanner(_Scanner):
         self._declared = {}
         self._walk(table, pos, end, top_offset)
 
-    def _walk(self, table: _AbbrevTable, pos: int, end: int, top: int) -> None:  # noqa: C901
+    def _walk(self, table: AbbrevTable, pos: int, end: int, top: int) -> None:  # noqa: C901
         info = self.info
         # Per open level: (whether its children are read, their name prefix, its offset).
         levels: list[tuple[bool, str, int]] = [(True, "", top)]

@@ -13,21 +13,27 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from elftools.dwarf.enums import ENUM_DW_AT
+
 from aliceserver.debuggers.symbols.dwarf import forms
+from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache, UnitShape
 from aliceserver.debuggers.symbols.dwarf.funclist import pack_functions
 from aliceserver.debuggers.symbols.dwarf.lines import (
     StringSections,
-    cstring,
     decode_rows,
     header_from_tuple,
     parse_header,
-    sleb,
-    string_at,
-    uleb,
-    unit_length,
 )
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
+from aliceserver.debuggers.symbols.dwarf.rawread import (
+    cstring,
+    sleb,
+    string_at,
+    uleb,
+    unit_header,
+    unit_length,
+)
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.errors import TargetError
@@ -36,23 +42,14 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, float | None], None]
 
-_AT_NAME = 0x03
-_AT_STMT_LIST = 0x10
-_AT_LOW_PC = 0x11
-_AT_HIGH_PC = 0x12
-_AT_COMP_DIR = 0x1B
-_AT_PRODUCER = 0x25
-_AT_RANGES = 0x55
-_AT_STR_OFFSETS_BASE = 0x72
-_AT_ADDR_BASE = 0x73
-_AT_RNGLISTS_BASE = 0x74
+_AT_NAME, _AT_STMT_LIST, _AT_LOW_PC, _AT_HIGH_PC, _AT_COMP_DIR, _AT_PRODUCER, _AT_RANGES, \
+    _AT_STR_OFFSETS_BASE, _AT_ADDR_BASE, _AT_RNGLISTS_BASE = (
+        ENUM_DW_AT["DW_AT_" + name]
+        for name in ("name", "stmt_list", "low_pc", "high_pc", "comp_dir", "producer", "ranges",
+                     "str_offsets_base", "addr_base", "rnglists_base"))  # fmt: skip
 _WANTED = frozenset({_AT_NAME, _AT_STMT_LIST, _AT_LOW_PC, _AT_HIGH_PC, _AT_COMP_DIR,
                      _AT_PRODUCER, _AT_RANGES, _AT_STR_OFFSETS_BASE, _AT_ADDR_BASE,
                      _AT_RNGLISTS_BASE})  # fmt: skip
-
-_FORM_ADDR, _FORM_STRING, _FORM_STRP, _FORM_LINE_STRP = 0x01, 0x08, 0x0E, 0x1F
-_FORM_INDIRECT, _FORM_IMPLICIT_CONST, _FORM_RNGLISTX = 0x16, 0x21, 0x23
-_DW_UT_SKELETON, _DW_UT_SPLIT_COMPILE, _DW_UT_TYPE, _DW_UT_SPLIT_TYPE = 4, 5, 2, 6
 _TOMBSTONE = (1 << 64) - 16
 
 
@@ -87,6 +84,7 @@ def read_units(
     already maps) has DW_AT_ranges."""
     units = []
     loaded: list[RangeSections] = []
+    abbrevs = AbbrevCache(abbrev)
 
     def ranges() -> RangeSections:
         if not loaded:
@@ -103,7 +101,7 @@ def read_units(
         if end > len(info) or length < 7:
             break
         try:
-            unit = _read_unit(info, pos, body, osize, abbrev, strings,
+            unit = _read_unit(info, pos, body, osize, abbrevs, strings,
                               None if pos in covered else ranges)  # fmt: skip
         except (IndexError, ValueError, KeyError, struct.error, UnicodeError) as exc:
             raise TargetError(f"malformed compilation unit at {pos:#x}: {exc}") from exc
@@ -113,31 +111,8 @@ def read_units(
     return units
 
 
-def unit_header(info: bytes, pos: int, osize: int) -> tuple[int, int, int, int] | None:
-    """(version, address size, .debug_abbrev offset, where the first DIE is) of the unit
-    whose header goes on at `pos` (after its length); None for type units (their types are
-    reached through the units that use them). Raises TargetError for DWARF 1."""
-    (version,) = struct.unpack_from("<H", info, pos)
-    pos += 2
-    if version >= 5:
-        unit_type, address_size = info[pos], info[pos + 1]
-        abbrev_offset = int.from_bytes(info[pos + 2 : pos + 2 + osize], "little")
-        pos += 2 + osize
-        if unit_type in (_DW_UT_TYPE, _DW_UT_SPLIT_TYPE):
-            return None
-        if unit_type in (_DW_UT_SKELETON, _DW_UT_SPLIT_COMPILE):
-            pos += 8  # dwo_id
-    elif version >= 2:
-        abbrev_offset = int.from_bytes(info[pos : pos + osize], "little")
-        address_size = info[pos + osize]
-        pos += osize + 1
-    else:
-        raise TargetError(f"unsupported DWARF version {version}")
-    return version, address_size, abbrev_offset, pos
-
-
 def _read_unit(
-    info: bytes, start: int, pos: int, osize: int, abbrev: bytes, strings: StringSections,
+    info: bytes, start: int, pos: int, osize: int, abbrevs: AbbrevCache, strings: StringSections,
     get_ranges: Callable[[], RangeSections] | None,
 ) -> UnitSummary | None:  # fmt: skip
     header = unit_header(info, pos, osize)
@@ -147,10 +122,11 @@ def _read_unit(
     code, pos = uleb(info, pos)
     if code == 0:
         return None
-    specs = _abbrev_entry(abbrev, abbrev_offset, code)
+    shape = UnitShape(start, start, osize, address_size, version)
+    specs = abbrevs.table(abbrev_offset, shape)[code].attrs
     values: dict[int, tuple[int, int | str | None]] = {}
-    for attr, form, implicit in specs:
-        while form == _FORM_INDIRECT:
+    for attr, form, _size, implicit in specs:
+        while form == forms.INDIRECT_FORM:
             form, pos = uleb(info, pos)
         if attr in _WANTED:
             value, pos = _value(info, pos, form, osize, address_size, version, implicit)
@@ -169,9 +145,9 @@ def _read_unit(
         form, value = found
         if isinstance(value, str):
             return value
-        if form == _FORM_STRP:
+        if form == forms.STRP:
             return string_at(strings.str, int(value or 0))
-        if form == _FORM_LINE_STRP:
+        if form == forms.LINE_STRP:
             return string_at(strings.line_str, int(value or 0))
         if form in forms.STRX_FORMS:
             offset = forms.strx_offset(strings.str_offsets, str_base, int(value or 0), osize)
@@ -195,7 +171,7 @@ def _read_unit(
     high_found = values.get(_AT_HIGH_PC)
     if low is not None and high_found is not None:
         form, value = high_found
-        if form == _FORM_ADDR or form in forms.ADDRX_FORMS:
+        if form == forms.ADDR or form in forms.ADDRX_FORMS:
             high = address(_AT_HIGH_PC)
         else:  # DWARF 4+: high_pc is an offset from low_pc
             high = low + value if isinstance(value, int) else None
@@ -209,7 +185,7 @@ def _read_unit(
             base = low or 0
             if version >= 5:
                 offset: int | None = value
-                if form == _FORM_RNGLISTX:
+                if form == forms.RNGLISTX:
                     rng_base = _int(values.get(_AT_RNGLISTS_BASE), forms.default_base(osize, True))
                     offset = forms.listx_offset(ranges.rnglists, rng_base, value, osize)
                 if offset is not None:
@@ -233,54 +209,12 @@ def _int(found: tuple[int, int | str | None] | None, default: int | None) -> int
     return default or 0
 
 
-def _abbrev_entry(abbrev: bytes, offset: int, code: int) -> list[tuple[int, int, int]]:
-    pos = offset
-    while True:
-        this, pos = uleb(abbrev, pos)
-        if this == 0:
-            raise TargetError(f"abbreviation {code} not found at {offset:#x}")
-        _tag, pos = uleb(abbrev, pos)
-        pos += 1  # has_children
-        if this != code:
-            pos = skip_abbrev_specs(abbrev, pos)  # gcc often puts the unit's entry last
-            continue
-        specs: list[tuple[int, int, int]] = []
-        while True:
-            attr, pos = uleb(abbrev, pos)
-            form, pos = uleb(abbrev, pos)
-            implicit = 0
-            if form == _FORM_IMPLICIT_CONST:
-                implicit, pos = sleb(abbrev, pos)
-            if attr == 0 and form == 0:
-                return specs
-            specs.append((attr, form, implicit))
-
-
-def skip_abbrev_specs(abbrev: bytes, pos: int) -> int:
-    """Past an entry's (attribute, form) list; single-byte ULEBs read inline (hot loop)."""
-    while True:
-        attr = abbrev[pos]
-        if attr < 0x80:
-            pos += 1
-        else:
-            attr, pos = uleb(abbrev, pos)
-        form = abbrev[pos]
-        if form < 0x80:
-            pos += 1
-        else:
-            form, pos = uleb(abbrev, pos)
-        if form == _FORM_IMPLICIT_CONST:
-            _value, pos = sleb(abbrev, pos)
-        elif attr == 0 and form == 0:
-            return pos
-
-
 def _value(
     info: bytes, pos: int, form: int, osize: int, asize: int, version: int, implicit: int
 ) -> tuple[int | str | None, int]:
-    if form == _FORM_STRING:
+    if form == forms.STRING:
         return cstring(info, pos)
-    if form == _FORM_IMPLICIT_CONST:
+    if form == forms.IMPLICIT_CONST:
         return implicit, pos
     size = forms.size_code(form, osize, asize, version)
     if size >= 0:
