@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from aliceserver.debuggers.events import Stopped
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
+from tests.support.events import EventLog
 from tests.support.mi_client import MiClient
+from tests.support.session import launch
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
 
@@ -80,3 +84,23 @@ def test_mi_like_gdb(program: Path) -> None:
     assert got == _mi(program, gdb=True)
     assert any(line.startswith("=library-unloaded") for line in got)
     assert any('symbols-loaded="0"' in line for line in got)
+
+
+def test_engine_keeps_the_libraries_mapped(debugger: Any, events: EventLog, program: Path) -> None:
+    """The engine's side: the libraries stay in its module list (DAP's modules, the hosted
+    console's library list) with their symbols marked unread, and come back where they were."""
+    launch(debugger, program)
+    debugger.insert_location_breakpoint("main")
+    debugger.resume()
+    stop = events.wait_for(Stopped, timeout=30)
+    before = debugger.modules()
+    library = next(m for m in before if m.path.endswith("lib_solib"))
+    assert debugger.resolve_location("solib_step")
+    dropped = debugger.unload_library_symbols()
+    assert library in dropped and not any(m.is_main for m in dropped)
+    assert sorted(m.path for m in debugger.modules()) == sorted(m.path for m in before)
+    assert not debugger.symbols_loaded(library.path) and debugger.symbols_loaded(before[0].path)
+    assert debugger.resolve_location("solib_step") == []
+    assert debugger.load_library_symbols([library.path])[0].module == library
+    assert debugger.symbols_loaded(library.path) and debugger.resolve_location("solib_step")
+    assert debugger.evaluate("solib_counter", stop.thread_id).value == "0"

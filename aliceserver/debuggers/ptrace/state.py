@@ -146,7 +146,8 @@ class StateAccess:
 
     # --- symbols --------------------------------------------------------------------
     def modules(self) -> list[Module]:
-        return self._call(lambda: self._symbols.modules() if self._inferior is not None else [])
+        # the mapped ones, their symbols read or not (nosharedlibrary)
+        return self._call(lambda: self._symbols.mapped_modules() if self._inferior is not None else [])
 
     def lookup_address(self, address: int) -> SymbolLocation:
         """The symbol x/a and disassembly show (linkage names: gdb's `asm-demangle off`)."""

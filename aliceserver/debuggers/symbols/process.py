@@ -114,6 +114,11 @@ class ProcessSymbols:
                     restored.append(module)
         return restored
 
+    def mapped_modules(self) -> list[Module]:
+        """Every module the process maps: those with symbols, then those without."""
+        with self._lock:
+            return [m for m, _ in self._modules] + list(self._unread.values())
+
     def unread_libraries(self) -> list[Module]:
         """The mapped libraries whose symbols were dropped, in load order."""
         with self._lock:
