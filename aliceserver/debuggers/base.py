@@ -401,6 +401,12 @@ class IDebugger(Protocol):
         signal; `may_call` False (gdb's `set may-call-functions off`) refuses every call."""
         ...
 
+    def set_scheduler_locking(self, *, steps_alone: bool) -> None:
+        """gdb's `set scheduler-locking step` (and `on`): True lets only the stepping
+        thread run during source steps (step, next, finish, until, advance); the others
+        stay stopped. (`on` for continue is resume(thread_id).)"""
+        ...
+
     def set_print_limits(self, *, elements: int, repeats: int) -> None:
         """gdb's `print elements` (string chars and array elements shown) and `print repeats`
         (a run of equal elements at least this long shows as `<repeats N times>`)."""

@@ -157,6 +157,9 @@ class FakeSourceLevel:
     def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
         pass  # the simulated program has no functions to call: evaluate never calls
 
+    def set_scheduler_locking(self, *, steps_alone: bool) -> None:
+        pass  # a simulated program has one thread
+
     def set_print_limits(self, *, elements: int, repeats: int) -> None:
         pass  # the simulated values are short numbers: no limit shortens them
 

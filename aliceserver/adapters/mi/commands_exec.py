@@ -103,7 +103,7 @@ def resume(ctx: Context) -> Reply:
     if ctx.cli and ctx.from_tty:
         ctx.console("Continuing.\n")
     session.before_resume()
-    session.debugger.resume()
+    session.debugger.resume(session.locked_thread())
     return _running(ctx, "continue")
 
 
@@ -183,7 +183,7 @@ def jump(ctx: Context, location: str) -> Reply:
     if ctx.cli and ctx.from_tty:
         ctx.console(f"Continuing at {address:#x}.\n")
     session.before_resume()
-    session.debugger.resume()
+    session.debugger.resume(session.locked_thread())
     return _running(ctx, "continue")
 
 

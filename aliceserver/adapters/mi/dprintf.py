@@ -236,7 +236,7 @@ def printed_and_resumed(session: MiSession, stop: ev.Stopped) -> bool:
         return False
     try:  # a temporary dprintf stays: gdb deletes temporaries at a stop, and there is none
         session.before_resume()
-        session.debugger.resume()
+        session.debugger.resume(session.locked_thread())
     except AliceError as error:
         logger.info("the program did not go on after a dprintf: %s", error)
         return False

@@ -77,7 +77,9 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         _breakpoints_modified(session)
     elif isinstance(event, ev.Continued):
         inferior.reported_tid = inferior.selected_tid  # gdb's proceed: a stop elsewhere says so
-        session.on_continued()
+        locking = session.settings.get("scheduler-locking") in ("on", "step")  # else gdb: all
+        session.on_continued(inferior.threads.get(event.thread_id) if locking and not event.all_threads
+                             and event.thread_id is not None else None)
         session.varobjs.invalidate_references()
     elif isinstance(event, ev.Output):
         if event.category in ("stdout", "stderr"):

@@ -487,23 +487,29 @@ class MiSession:
         finally:
             self._scripted -= 1
 
-    def _announce_running(self) -> None:
+    def _announce_running(self, alone: int | None = None) -> None:
+        threads = "all" if alone is None else str(alone)
         origin, self._awaiting = self._awaiting, None
         if origin is not None and not origin.announced:
             origin.announced = True
             answer = origin.ui.is_mi and origin.answer
             if answer:
                 origin.ui.result(origin.token, "running")
-            self.broadcast(record("*", "running", [("thread-id", "all")]))
+            self.broadcast(record("*", "running", [("thread-id", threads)]))
             if answer:
                 self._prompt(origin.ui)
         elif not self.inferior.running:
-            self.broadcast(record("*", "running", [("thread-id", "all")]))
+            self.broadcast(record("*", "running", [("thread-id", threads)]))
 
-    def on_continued(self) -> None:
-        """The engine resumed the program (an event)."""
+    def locked_thread(self) -> int | None:
+        """The thread a continue resumes alone (gdb's scheduler-locking on), else None."""
+        return self.inferior.selected_tid if self.settings.get("scheduler-locking") == "on" else None
+
+    def on_continued(self, alone: int | None = None) -> None:
+        """The engine resumed the program (an event); `alone`: the one thread it resumed
+        under scheduler-locking, gdb's *running thread-id."""
         if self._awaiting is not None or not self.inferior.running:
-            self._announce_running()
+            self._announce_running(alone)
         self.inferior.running = True
 
     def on_stopped_or_exited(self) -> None:

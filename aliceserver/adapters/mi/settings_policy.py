@@ -21,7 +21,8 @@ only the values we do, and refuses the others by name):
 | breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames |
 | prompt | `-gdb-show prompt`; MI's own prompt stays `(gdb) ` as in gdb |
 | disable-randomization, follow-fork-mode | the launch (follow-fork-mode: for the next run) |
-| detach-on-fork, scheduler-locking | only on / off and replay: the engine detaches a child it does not follow and resumes every thread |
+| detach-on-fork | only on: the engine detaches a child it does not follow |
+| scheduler-locking | on: continue and steps resume the selected thread alone (resume(thread)); step: steps only (set_scheduler_locking); replay: off, as gdb when not replaying |
 | unwindonsignal, may-call-functions | the engine's calls |
 | disassembly-flavor | only att |
 | architecture | only auto and i386:x86-64: the engine debugs x86-64 programs (`show` says which auto stands for) |
@@ -105,7 +106,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "print address": ("on",), "print symbol": ("on",), "print static-members": ("on",),
     "print frame-arguments": ("scalars",), "print sevenbit-strings": ("off",),
     "print inferior-events": ("on",),
-    "detach-on-fork": ("on",), "scheduler-locking": ("replay", "off"),
+    "detach-on-fork": ("on",),
     "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"),
     "step-mode": ("off",),
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",), "stop-on-solib-events": ("0",),

@@ -547,6 +547,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             self._forget_stop_state()
             if thread_id is not None:
                 inferior.thread(thread_id)
+            inferior.locked = thread_id
             self.events.put(Continued(thread_id, all_threads=thread_id is None))
             inferior.resume(thread_id)
 

@@ -100,6 +100,9 @@ class Inferior(ProcessEvents):
         self.pending: collections.deque[Stopped] = collections.deque()
         self.wake_sent = False
         self.parked: list[Tracee] = []  # threads stopped only to wake the tracer
+        # gdb's scheduler-locking: the one thread the current resume lets run (its own
+        # resumes after a step over a trap too); threads it creates run, as in gdb
+        self.locked: int | None = None
         self.vfork_traps_removed = False
         self.exit_event: Exited | None = None
         self.last_stop: Stopped | None = None  # the last stop reported to the client
@@ -195,6 +198,8 @@ class Inferior(ProcessEvents):
     def resume(self, only: int | None = None) -> None:
         """Resume all threads (or only one): deliver a pending report instead, if any."""
         self.run = Run.RUNNING
+        if only is None:
+            only = self.locked
         if self._report_pending(only):
             return
         targets = [t for t in self.threads.values() if not t.gone and not t.running and not t.new]

@@ -99,6 +99,8 @@ MAX_FRAMES = 4096
 
 
 class SourceLevel(SessionDollars):
+    steps_alone = False  # gdb's scheduler-locking step (or on): see set_scheduler_locking
+
     # Provided by PtraceDebugger.
     events: "queue.Queue[Event]"
     _source: SourceSymbols
@@ -454,6 +456,9 @@ class SourceLevel(SessionDollars):
         if may_call is not None:
             settings.may_call = may_call
 
+    def set_scheduler_locking(self, *, steps_alone: bool) -> None:
+        self.steps_alone = steps_alone
+
     def set_print_limits(self, *, elements: int, repeats: int) -> None:
         self._variables.max_elements, self._variables.repeat_threshold = elements, repeats
         self._stop_cache.values_changed()  # values already formatted under the old limits
@@ -782,7 +787,8 @@ class SourceLevel(SessionDollars):
                 if level > 0:
                     plan.out_of = self._frame_exit(thread_id, level + hidden)
             self._forget_stop_state()
-            self.events.put(Continued(thread_id, all_threads=True))
+            inferior.locked = thread_id if self.steps_alone else None
+            self.events.put(Continued(thread_id, all_threads=not self.steps_alone))
             inferior.start_plan(plan, pc)
 
         self._call(go)
@@ -798,7 +804,8 @@ class SourceLevel(SessionDollars):
             plan.targets = tuple(place.address for place in places)
             plan.anywhere = anywhere
             self._forget_stop_state()
-            self.events.put(Continued(thread_id, all_threads=True))
+            inferior.locked = thread_id if self.steps_alone else None
+            self.events.put(Continued(thread_id, all_threads=not self.steps_alone))
             inferior.start_plan(plan, int(inferior.regs(t).rip))
 
         self._call(go)
