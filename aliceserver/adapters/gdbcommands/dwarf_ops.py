@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from aliceserver.debuggers.symbols.dwarf.rawread import ByteReader
 from aliceserver.errors import ProtocolError, Unsupported
 
 _REGISTERS = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13",
@@ -24,39 +25,13 @@ _FIXED = {0x08: ("const1u", 1, False), 0x09: ("const1s", 1, True), 0x0A: ("const
 _PIECES = (0x93, 0x9D)  # DW_OP_piece, DW_OP_bit_piece
 
 
-class _Reader:
-    def __init__(self, data: bytes, pos: int = 0) -> None:
-        self.data, self.pos = data, pos
+class _Reader(ByteReader):
+    """The DWARF kit's byte cursor, failing with gdb's words."""
 
-    def byte(self) -> int:
-        if self.pos >= len(self.data):
-            raise ProtocolError("Corrupted DWARF expression.")
-        self.pos += 1
-        return self.data[self.pos - 1]
+    __slots__ = ()
 
-    def fixed(self, size: int, signed: bool = False) -> int:
-        chunk = self.data[self.pos : self.pos + size]
-        if len(chunk) != size:
-            raise ProtocolError("Corrupted DWARF expression.")
-        self.pos += size
-        return int.from_bytes(chunk, "little", signed=signed)
-
-    def uleb(self) -> int:
-        return self._leb()[0]
-
-    def sleb(self) -> int:
-        value, shift, last = self._leb()
-        return value - (1 << shift) if last & 0x40 else value
-
-    def _leb(self) -> tuple[int, int, int]:
-        """An LEB128's unsigned value, its width in bits and its last byte (the sign's)."""
-        value = shift = 0
-        while True:
-            byte = self.byte()
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return value, shift, byte
+    def error(self, at: int, runaway: bool) -> Exception:
+        return ProtocolError("Corrupted DWARF expression.")
 
 
 def register_name(number: int) -> str:
@@ -85,7 +60,7 @@ def describe_location(expression: bytes, frame_base: bytes, tls_module: str = ""
             empty = reader.pos == here
             if disassembled:
                 text.append("   ")
-            op = reader.byte()
+            op = reader.u8()
             if op == 0x93:
                 size = reader.uleb()
                 text.append(f"an empty {size}-byte piece" if empty else f" [{size}-byte piece]")
@@ -125,7 +100,7 @@ def _describe_piece(data: bytes, reader: _Reader, frame_base: bytes) -> str | No
         if not _ends_piece(data, probe.pos) or not frame_base:
             return None
         base = _Reader(frame_base)
-        base_op = base.byte()
+        base_op = base.u8()
         if 0x70 <= base_op <= 0x8F:
             register, base_offset = base_op - 0x70, base.sleb()
         elif 0x50 <= base_op <= 0x6F:
@@ -158,13 +133,13 @@ def disassemble(data: bytes, start: int = 0) -> str:
 
 def _operation(data: bytes, reader: _Reader, indent: int, out: Callable[[str], None]) -> None:
     offset = reader.pos
-    op = reader.byte()
+    op = reader.u8()
     head = f"  {offset:>{indent + 4}}: "
     if op == 0x03:
-        out(f"{head}DW_OP_addr 0x{reader.fixed(8):x}\n")
+        out(f"{head}DW_OP_addr 0x{reader.unsigned(8):x}\n")
     elif op in _FIXED:
         name, size, signed = _FIXED[op]
-        out(f"{head}DW_OP_{name} {reader.fixed(size, signed)}\n")
+        out(f"{head}DW_OP_{name} {reader.signed(size) if signed else reader.unsigned(size)}\n")
     elif op == 0x10:
         out(f"{head}DW_OP_constu {reader.uleb()}\n")
     elif op == 0x11:
@@ -187,9 +162,9 @@ def _operation(data: bytes, reader: _Reader, indent: int, out: Callable[[str], N
         out(f"{head}DW_OP_plus_uconst {reader.uleb()}\n")
     elif op in (0x15, 0x94, 0x95):
         name = {0x15: "pick", 0x94: "deref_size", 0x95: "xderef_size"}[op]
-        out(f"{head}DW_OP_{name} {reader.byte()}\n")
+        out(f"{head}DW_OP_{name} {reader.u8()}\n")
     elif op in (0x2F, 0x28):  # skip, bra: to the target's offset
-        jump = reader.fixed(2, signed=True)
+        jump = reader.signed(2)
         out(f"{head}DW_OP_{'skip' if op == 0x2F else 'bra'} to {reader.pos + jump}\n")
     elif op == 0x93:
         out(f"{head}DW_OP_piece {reader.uleb()} (bytes)\n")

@@ -26,6 +26,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     RegisterLoc,
     evaluate,
 )
+from aliceserver.debuggers.symbols.dwarf.rawread import sleb, uleb
 from aliceserver.debuggers.symbols.dwarf.typedstack import Entry, Typed
 
 if TYPE_CHECKING:
@@ -101,16 +102,11 @@ def _offset_from(expr: bytes, opcode: bytes) -> int | None:
     """N of an expression that is only `opcode` N (a SLEB128 operand), else None."""
     if expr[:1] != opcode:
         return None
-    result = shift = 0
-    for pos in range(1, len(expr)):
-        byte = expr[pos]
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            if pos + 1 != len(expr):
-                return None
-            return result - (1 << shift) if byte & 0x40 else result
-    return None
+    try:
+        value, end = sleb(expr, 1)
+    except (IndexError, ValueError):  # truncated, or a runaway number
+        return None
+    return value if end == len(expr) else None
 
 
 def _matches(where: bytes, slot: EntrySlot) -> bool:
@@ -141,15 +137,10 @@ def needs_frame(die: DIE) -> bool:
 
 
 def _uleb(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while pos < len(data):
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return result, pos
-    raise NoEntryValue("truncated DWARF data")
+    try:
+        return uleb(data, pos)
+    except (IndexError, ValueError):  # truncated, or a runaway number
+        raise NoEntryValue("truncated DWARF data") from None
 
 
 def entry_location(

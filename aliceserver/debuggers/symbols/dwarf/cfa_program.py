@@ -12,6 +12,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from aliceserver.debuggers.symbols.dwarf.rawread import ByteReader
 from aliceserver.errors import TargetError
 
 # DW_EH_PE_* pointer encodings: low nibble = value format, next three bits = base.
@@ -41,63 +42,15 @@ RA_COLUMN = 16  # x86-64: the return address (rip) column
 MAX_STATE_STACK = 64  # remember_state depth; deeper is a corrupt program, not a real one
 
 
-class Reader:
-    """A cursor over bytes; every overrun raises TargetError (never IndexError)."""
+class Reader(ByteReader):
+    """The kit's byte cursor (rawread.py); every overrun raises TargetError."""
 
-    __slots__ = ("data", "pos", "end")
+    __slots__ = ()
 
-    def __init__(self, data: bytes, pos: int = 0, end: int | None = None) -> None:
-        self.data = data
-        self.pos = pos
-        self.end = len(data) if end is None else min(end, len(data))
-
-    def _need(self, size: int) -> int:
-        at = self.pos
-        if at + size > self.end or at < 0:
-            raise TargetError(f"call frame information truncated at offset {at:#x}")
-        self.pos = at + size
-        return at
-
-    def u8(self) -> int:
-        return self.data[self._need(1)]
-
-    def fixed(self, size: int, signed: bool = False) -> int:
-        at = self._need(size)
-        return int.from_bytes(self.data[at : at + size], "little", signed=signed)
-
-    def uleb(self) -> int:
-        result = shift = 0
-        while True:
-            byte = self.u8()
-            result |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                return result
-            if shift > 640:  # a runaway LEB128 in corrupt data
-                raise TargetError("LEB128 number too long in call frame information")
-
-    def sleb(self) -> int:
-        result = shift = 0
-        while True:
-            byte = self.u8()
-            result |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                return result - (1 << shift) if byte & 0x40 else result
-            if shift > 640:
-                raise TargetError("LEB128 number too long in call frame information")
-
-    def block(self, size: int) -> bytes:
-        at = self._need(size)
-        return bytes(self.data[at : at + size])
-
-    def cstring(self) -> bytes:
-        stop = self.data.find(b"\0", self.pos, self.end)
-        if stop < 0:
-            raise TargetError("unterminated string in call frame information")
-        text = bytes(self.data[self.pos : stop])
-        self.pos = stop + 1
-        return text
+    def error(self, at: int, runaway: bool) -> Exception:
+        if runaway:
+            return TargetError("LEB128 number too long in call frame information")
+        return TargetError(f"call frame information truncated at offset {at:#x}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +79,7 @@ def read_encoded(reader: Reader, encoding: int, bases: Bases) -> int:
         value = reader.sleb()
     elif fmt in _FIXED:
         size, signed = _FIXED[fmt]
-        value = reader.fixed(size, signed)
+        value = reader.signed(size) if signed else reader.unsigned(size)
     else:
         raise TargetError(f"unknown pointer encoding {encoding:#x}")
     if base_kind == PE_PCREL:
@@ -280,11 +233,11 @@ class _Machine:
                 )
                 self.emit(read_encoded(reader, cie.fde_encoding, where))
             elif op == 0x02:
-                self.advance(reader.fixed(1))
+                self.advance(reader.unsigned(1))
             elif op == 0x03:
-                self.advance(reader.fixed(2))
+                self.advance(reader.unsigned(2))
             elif op == 0x04:
-                self.advance(reader.fixed(4))
+                self.advance(reader.unsigned(4))
             elif op == 0x05:  # offset_extended
                 reg = reader.uleb()
                 self.regs[reg] = Rule(RuleKind.OFFSET, reader.uleb() * daf)
@@ -313,11 +266,11 @@ class _Machine:
             elif op == 0x0E:  # def_cfa_offset
                 self.cfa = CfaRule(self.cfa.register, reader.uleb())
             elif op == 0x0F:  # def_cfa_expression
-                self.cfa = CfaRule(self.cfa.register, 0, reader.block(reader.uleb()))
+                self.cfa = CfaRule(self.cfa.register, 0, reader.take(reader.uleb()))
             elif op in (0x10, 0x16):  # expression, val_expression
                 reg = reader.uleb()
                 kind = RuleKind.EXPRESSION if op == 0x10 else RuleKind.VAL_EXPRESSION
-                self.regs[reg] = Rule(kind, 0, reader.block(reader.uleb()))
+                self.regs[reg] = Rule(kind, 0, reader.take(reader.uleb()))
             elif op == 0x11:  # offset_extended_sf
                 reg = reader.uleb()
                 self.regs[reg] = Rule(RuleKind.OFFSET, reader.sleb() * daf)
@@ -333,7 +286,7 @@ class _Machine:
                 reg = reader.uleb()
                 self.regs[reg] = Rule(RuleKind.VAL_OFFSET, reader.sleb() * daf)
             elif op == 0x1D:  # MIPS_advance_loc8
-                self.advance(reader.fixed(8))
+                self.advance(reader.unsigned(8))
             elif op == 0x2D:  # GNU_window_save (SPARC): nothing to do on x86-64
                 pass
             elif op == 0x2E:  # GNU_args_size

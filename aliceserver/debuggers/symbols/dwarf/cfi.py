@@ -336,10 +336,10 @@ def _entry_header(
     """(start of the id field, end, CIE offset or None for a CIE, id size); None at the
     .eh_frame terminator."""
     reader = Reader(data, offset)
-    length = reader.fixed(4)
+    length = reader.unsigned(4)
     id_size = 4
     if length == 0xFFFFFFFF:
-        length = reader.fixed(8)
+        length = reader.unsigned(8)
         id_size = 8
     if length == 0:
         if is_eh:
@@ -349,7 +349,7 @@ def _entry_header(
     end = start + length
     if end > len(data):
         raise TargetError(f"call frame entry at {offset:#x} runs past its section")
-    ident = reader.fixed(id_size)
+    ident = reader.unsigned(id_size)
     if is_eh:
         return start, end, (None if ident == 0 else start - ident), id_size
     is_cie = ident == (1 << (8 * id_size)) - 1
@@ -368,7 +368,7 @@ def _parse_cie(data: bytes, offset: int, *, is_eh: bool) -> Cie:
     augmentation = reader.cstring()
     address_size = 8
     if b"eh" in augmentation:
-        reader.fixed(8)  # the old GCC "eh" data pointer
+        reader.unsigned(8)  # the old GCC "eh" data pointer
     if version >= 4:
         address_size = reader.u8()
         reader.u8()  # segment selector size

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from aliceserver.debuggers.symbols.dwarf import rawread
 from aliceserver.debuggers.symbols.dwarf import typedstack as typed
 from aliceserver.debuggers.symbols.dwarf.stackops import BINARY_OPS
 from aliceserver.debuggers.symbols.dwarf.typedstack import BaseType, Entry, Typed
@@ -27,50 +28,13 @@ class EvaluationError(ProtocolError):
     """An expression or a value cannot be evaluated; the message is gdb-like."""
 
 
-class ByteReader:
-    """Little-endian reads with ULEB/SLEB128 over a bytes object."""
+class ByteReader(rawread.ByteReader):
+    """The kit's byte cursor (rawread.py), failing as an expression does."""
 
-    __slots__ = ("data", "pos")
+    __slots__ = ()
 
-    def __init__(self, data: bytes, pos: int = 0) -> None:
-        self.data = data
-        self.pos = pos
-
-    def at_end(self) -> bool:
-        return self.pos >= len(self.data)
-
-    def take(self, size: int) -> bytes:
-        if size < 0 or self.pos + size > len(self.data):
-            raise EvaluationError("truncated DWARF data")
-        chunk = self.data[self.pos : self.pos + size]
-        self.pos += size
-        return chunk
-
-    def unsigned(self, size: int) -> int:
-        return int.from_bytes(self.take(size), "little")
-
-    def signed(self, size: int) -> int:
-        return int.from_bytes(self.take(size), "little", signed=True)
-
-    def uleb(self) -> int:
-        result = shift = 0
-        while True:
-            byte = self.take(1)[0]
-            result |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                return result
-
-    def sleb(self) -> int:
-        result = shift = 0
-        while True:
-            byte = self.take(1)[0]
-            result |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                if byte & 0x40:
-                    result -= 1 << shift
-                return result
+    def error(self, at: int, runaway: bool) -> Exception:
+        return EvaluationError("truncated DWARF data")
 
 
 # --- locations -------------------------------------------------------------------------

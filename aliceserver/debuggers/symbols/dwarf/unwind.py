@@ -400,10 +400,10 @@ def evaluate(
         elif 0x50 <= op <= 0x6F or op == 0x90:  # reg0..31, regx: the register's value
             stack.append(_dwarf_value(regs, op - 0x50 if op != 0x90 else reader.uleb()))
         elif op == 0x03:  # addr
-            stack.append(reader.fixed(8))
+            stack.append(reader.unsigned(8))
         elif 0x08 <= op <= 0x0F:  # const1u .. const8s
             size = 1 << ((op - 0x08) // 2)
-            stack.append(reader.fixed(size, signed=bool(op & 1)) & MASK64)
+            stack.append((reader.signed(size) if op & 1 else reader.unsigned(size)) & MASK64)
         elif op == 0x10:
             stack.append(reader.uleb() & MASK64)
         elif op == 0x11:
@@ -444,9 +444,9 @@ def evaluate(
         elif op == 0x19:  # abs
             stack.append(abs(_signed(pop())) & MASK64)
         elif op == 0x2F:  # skip
-            _jump(reader, reader.fixed(2, signed=True))
+            _jump(reader, reader.signed(2))
         elif op == 0x28:  # bra
-            offset = reader.fixed(2, signed=True)
+            offset = reader.signed(2)
             if pop():
                 _jump(reader, offset)
         elif op == 0x96:  # nop
