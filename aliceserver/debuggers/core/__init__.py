@@ -1,0 +1,39 @@
+"""Core files (ELF ET_CORE, x86-64 Linux): a read-only view of a dead process, and the
+writer of gdb's `gcore`. Independent of the ptrace engine, so that it can sit under the
+engine's process interface as one more backend (as Delve's pkg/proc/core beside native).
+
+Reading:
+    open_core(path) -> CoreFile        CoreFormatError in gdb's words for what is no core
+    CoreFile.threads                    CoreThread: tid, signal, registers (our engine's
+                                        names), fpregs/xstate bytes, siginfo, vector_registers()
+    CoreFile.read(address, size)        core bytes, then NT_FILE's mapped files, then zeros;
+                                        CoreMemoryError "Cannot access memory at address 0x..."
+    CoreFile.process, .auxv, .mapped_files, .signal, .siginfo, .warnings
+    CoreFile.build_id(), .executable_path, .executable_warnings(program)
+
+Writing (gcore):
+    write_core(path, image)             image: CoreImage of ThreadImage (register bytes per
+                                        thread), the process's maps, a memory reader, auxv
+    process_image(pid, threads)         a CoreImage of a stopped process from /proc/PID,
+                                        with the threads' registers from the caller (the tracer)
+"""
+
+from __future__ import annotations
+
+from aliceserver.debuggers.core.errors import CoreFormatError, CoreMemoryError
+from aliceserver.debuggers.core.reader import CoreFile, Segment, open_core
+from aliceserver.debuggers.core.records import MappedFile, PrPsInfo, PrStatus, SignalInfo
+from aliceserver.debuggers.core.threads import CoreThread
+
+__all__ = [
+    "CoreFile",
+    "CoreFormatError",
+    "CoreMemoryError",
+    "CoreThread",
+    "MappedFile",
+    "PrPsInfo",
+    "PrStatus",
+    "Segment",
+    "SignalInfo",
+    "open_core",
+]
