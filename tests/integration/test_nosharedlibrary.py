@@ -45,6 +45,14 @@ def test_dropped_and_read_again_like_gdb(program: Path) -> None:
     assert 'No symbol "solib_counter" in current context.' in got.stderr
 
 
+def test_step_over_a_library_without_its_symbols_like_gdb(program: Path) -> None:
+    """A call into a library without symbols is stepped over (its return address found
+    by the library's call frame information, which stays with the mapping)."""
+    commands = ["break main", "run", "nosharedlibrary", "step", "step", "bt", "x/i $pc"]
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert got.stdout.count("solib_step(") == 2 and "#0  main () at " in got.stdout
+
+
 def test_loader_news_read_them_again_like_gdb(builder: Builder) -> None:
     library = builder.build("lib_plugin", flags=("-O0",), extra=["-shared", "-fPIC"])
     prog = builder.build("dlopen_main", extra=["-ldl"])

@@ -35,8 +35,9 @@ class ProcessSymbols:
         self._failed: set[tuple[str, int]] = set()  # unloadable files, not retried on sync
         self._nodes: dict[str, int] = {}  # library path -> its link_map's address
         # Libraries still mapped whose symbols were dropped (gdb's `nosharedlibrary`): no
-        # lookup sees them until their symbols are read again.
-        self._unread: dict[str, Module] = {}
+        # symbol lookup sees them until their symbols are read again; the unwinder still
+        # reads their call frame information (mapped_module_at, mapped_image_of).
+        self._unread: dict[str, tuple[Module, ElfImage]] = {}
         self._link_order: list[str] = []  # the libraries as the loader's list has them
 
     # --- the module list --------------------------------------------------------------
@@ -94,13 +95,13 @@ class ProcessSymbols:
         loader's order (gdb lists them so from then on)."""
         with self._lock:
             order = {path: index for index, path in enumerate(self._link_order)}
-            dropped = [module for module, _ in self._modules if not module.is_main]
-            dropped.sort(key=lambda module: order.get(module.path, len(order)))
-            for module in dropped:
+            dropped = [pair for pair in self._modules if not pair[0].is_main]
+            dropped.sort(key=lambda pair: order.get(pair[0].path, len(order)))
+            for module, image in dropped:
                 self._drop(module.path)
-                self._unread[module.path] = module
+                self._unread[module.path] = (module, image)
             self._reindex()
-        return dropped
+        return [module for module, _ in dropped]
 
     def read_library_symbols(self, paths: list[str] | None = None) -> list[Module]:
         """gdb's `sharedlibrary`: the libraries at `paths` (None: all) whose symbols were
@@ -109,7 +110,7 @@ class ProcessSymbols:
             wanted = list(self._unread) if paths is None else [p for p in paths if p in self._unread]
             restored = []
             for path in wanted:
-                module = self._unread.pop(path)
+                module, _image = self._unread.pop(path)
                 if self.add_module(path, module.base) is not None:
                     restored.append(module)
         return restored
@@ -117,12 +118,23 @@ class ProcessSymbols:
     def mapped_modules(self) -> list[Module]:
         """Every module the process maps: those with symbols, then those without."""
         with self._lock:
-            return [m for m, _ in self._modules] + list(self._unread.values())
+            return [m for m, _ in (*self._modules, *self._unread.values())]
 
     def unread_libraries(self) -> list[Module]:
         """The mapped libraries whose symbols were dropped, in load order."""
         with self._lock:
-            return list(self._unread.values())
+            return [module for module, _ in self._unread.values()]
+
+    def mapped_module_at(self, address: int) -> Module | None:
+        """The module mapping `address`, its symbols read or not (for unwinding)."""
+        found = self._mapping_at(address)
+        return found[0] if found is not None else self._unread_at(address)
+
+    def mapped_image_of(self, module_path: str) -> ElfImage | None:
+        """The image of a mapped module, its symbols read or not (its CFI, for unwinding)."""
+        with self._lock:
+            found = self._by_path.get(module_path) or self._unread.get(module_path)
+        return found[1] if found else None
 
     def modules(self) -> list[Module]:
         with self._lock:
@@ -170,7 +182,7 @@ class ProcessSymbols:
                     self._drop(module.path)
                     unloaded.append(module)
             self._reindex()
-            for module in list(self._unread.values()):
+            for module, _image in list(self._unread.values()):
                 if wanted.get(module.path) != module.base:
                     del self._unread[module.path]
                     unloaded.append(module)
@@ -235,7 +247,7 @@ class ProcessSymbols:
     def _unread_at(self, address: int) -> Module | None:
         """The library without symbols mapping `address` (frames still say `from` it)."""
         with self._lock:
-            return next((m for m in self._unread.values() if m.low <= address < m.high), None)
+            return next((m for m, _ in self._unread.values() if m.low <= address < m.high), None)
 
     def _drop(self, path: str) -> Module | None:
         found = self._by_path.pop(path, None)

@@ -196,6 +196,10 @@ def test_library_symbols_dropped_and_read_again(program_pie: Path, library: Path
     assert symbols.lookup_name("shared_only") is None and symbols.module_at(LIB_BIAS + shared.address) is None
     location = symbols.lookup_address(LIB_BIAS + shared.address)
     assert (location.name, location.module) == (None, str(library))
+    # Still mapped for the unwinder, with its image (its call frame information).
+    assert symbols.mapped_module_at(LIB_BIAS + shared.address) == loaded[0]
+    assert symbols.mapped_image_of(str(library)) is symbols.mapped_image_of(str(library)) is not None
+    assert symbols.mapped_modules() == [main, *loaded]
     # The loader's unchanged list neither reports nor reads them; one gone is unloaded.
     assert symbols.sync_link_map(entries) == ([], [])
     assert symbols.sync_link_map(entries[:2]) == ([], [loaded[1]])

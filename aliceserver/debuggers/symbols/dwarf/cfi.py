@@ -311,7 +311,7 @@ class CfiTables:
         self._lock = threading.Lock()
 
     def __call__(self, module: Module) -> CfiTable | None:
-        image = self._symbols.image_of(module.path)
+        image = self._symbols.mapped_image_of(module.path)  # symbols read or not (nosharedlibrary)
         if image is None:
             return None
         with self._lock:

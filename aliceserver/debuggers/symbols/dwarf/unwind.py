@@ -190,7 +190,7 @@ def frame_base(frame: UnwoundFrame, read: ReadMemory) -> int | None:
 
 
 def _row(symbols: ProcessSymbols, tables: Tables, pc: int) -> UnwindRow | None:
-    module = symbols.module_at(pc)
+    module = symbols.mapped_module_at(pc)  # a library without its symbols keeps its CFI
     table = None if module is None else tables(module)
     if module is None or table is None:
         return None
