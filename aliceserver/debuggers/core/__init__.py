@@ -13,27 +13,45 @@ Reading:
 
 Writing (gcore):
     write_core(path, image)             image: CoreImage of ThreadImage (register bytes per
-                                        thread), the process's maps, a memory reader, auxv
-    process_image(pid, threads)         a CoreImage of a stopped process from /proc/PID,
-                                        with the threads' registers from the caller (the tracer)
+                                        thread), the process's maps, a memory reader, auxv;
+                                        WrittenCore.warnings in gdb's words (unreadable memory)
+    process_image(pid, threads)         a context giving the CoreImage of a stopped process
+                                        from /proc/PID, the threads' registers read by the
+                                        caller (the tracer thread alone may read them)
+
+Warnings and errors carry gdb's text without its "warning: " prefix; the front end adds it.
 """
 
 from __future__ import annotations
 
 from aliceserver.debuggers.core.errors import CoreFormatError, CoreMemoryError
+from aliceserver.debuggers.core.procfs import process_image
 from aliceserver.debuggers.core.reader import CoreFile, Segment, open_core
 from aliceserver.debuggers.core.records import MappedFile, PrPsInfo, PrStatus, SignalInfo
 from aliceserver.debuggers.core.threads import CoreThread
+from aliceserver.debuggers.core.writer import (
+    CoreImage,
+    MemoryMapping,
+    ThreadImage,
+    WrittenCore,
+    write_core,
+)
 
 __all__ = [
     "CoreFile",
+    "CoreImage",
     "CoreFormatError",
     "CoreMemoryError",
     "CoreThread",
     "MappedFile",
+    "MemoryMapping",
     "PrPsInfo",
     "PrStatus",
     "Segment",
     "SignalInfo",
+    "ThreadImage",
+    "WrittenCore",
     "open_core",
+    "process_image",
+    "write_core",
 ]

@@ -17,6 +17,7 @@ from aliceserver.debuggers.core.memory import CoreMemory, FileSources, Region, z
 from aliceserver.debuggers.core.records import MappedFile, PrPsInfo, PrStatus, SignalInfo
 from aliceserver.debuggers.core.threads import CoreThread
 from aliceserver.debuggers.symbols.auxv import AT_ENTRY, AT_PHDR, parse_auxv
+from aliceserver.errors import TargetError
 
 _ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")
 _PROGRAM_HEADER = struct.Struct("<IIQQQQQQ")
@@ -133,11 +134,14 @@ class CoreFile:
 
 def open_core(path: str) -> CoreFile:
     """Open the core at `path`. CoreFormatError with gdb's words for anything but an
-    x86-64 ELF core; OSError when the file cannot be read at all."""
-    with open(path, "rb") as stream:
-        size = os.fstat(stream.fileno()).st_size
-        header = stream.read(_ELF_HEADER.size)
-        segments, notes = _read_layout(path, stream, header, size)
+    x86-64 ELF core; TargetError ("PATH: No such file or directory.") when it cannot be read."""
+    try:
+        with open(path, "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            header = stream.read(_ELF_HEADER.size)
+            segments, notes = _read_layout(path, stream, header, size)
+    except OSError as error:
+        raise TargetError(f"{path}: {error.strerror}.", errno=error.errno) from None
     threads, process, auxv_bytes, files = _read_notes(path, notes)
     warnings: list[str] = []
     if any(s.offset + s.filesz > size for s in segments):
