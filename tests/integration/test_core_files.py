@@ -100,10 +100,25 @@ def test_kernel_core_of_several_threads(
         _assert_matches_gdb(core, view, program)
         assert len(core.threads) == 4 and core.signal == SIGSEGV
         assert all(t.fpregs is not None and len(t.fpregs) == 512 for t in core.threads)
+        _assert_xmm_matches_gdb(core, program, core_path)
         vectors = core.threads[0].vector_registers()
         assert (
             vectors is not None and vectors.control["mxcsr"] & 0x1F80 == 0x1F80
         )  # exceptions masked
+
+
+def _assert_xmm_matches_gdb(core: CoreFile, program: Path, core_path: Path) -> None:
+    """xmm0-15 of every thread (NT_FPREGSET) as gdb prints them."""
+    commands = [f"thread apply all p/x $xmm{i}.v2_int64" for i in range(16)]
+    seen = _values_by_thread(gdb_batch(program, core_path, commands))
+    for thread in core.threads:
+        vectors = thread.vector_registers()
+        assert vectors is not None
+        expected = [
+            "{" + ", ".join(hex(int.from_bytes(xmm[i : i + 8], "little")) for i in (0, 8)) + "}"
+            for xmm in vectors.xmm
+        ]
+        assert seen[thread.tid] == expected, thread.tid
 
 
 def test_gdb_gcore_at_a_breakpoint(builder: Builder, tmp_path: Path) -> None:
@@ -209,9 +224,7 @@ def _assert_avx512(program: Path, core: Path, extended: dict[int, dict[int, byte
     names = [f"$k{i}" for i in range(8)] + ["$zmm17.v8_int64"]
     output = gdb_batch(program, core, [f"thread apply all p/x {name}" for name in names])
     assert "too small" not in output, output
-    seen: dict[int, list[str]] = {}
-    for tid, value in re.findall(r"\(LWP (\d+)\)\):\n\$\d+ = (.*)", output):
-        seen.setdefault(int(tid), []).append(value)
+    seen = _values_by_thread(output)
     for tid, registers in extended.items():
         expected = [hex(int.from_bytes(registers[x86.K0 + i], "little")) for i in range(8)]
         zmm17 = registers[x86.ZMM0 + 17]
@@ -252,6 +265,20 @@ def test_written_core_holds_the_live_registers_and_memory(builder: Builder, tmp_
             (m.start, m.end, m.offset, m.path) for m in maps if m.file_backed
         ]
         assert core.build_id() == file_build_id(str(program))
+
+
+def _values_by_thread(output: str) -> dict[int, list[str]]:
+    """The `$N = VALUE` lines of `thread apply all p ...` commands, by LWP, in order."""
+    seen: dict[int, list[str]] = {}
+    current = 0
+    for line in output.splitlines():
+        header = re.match(r"Thread \d+ \(.*LWP (\d+)\)\):$", line)
+        value = re.match(r"\$\d+ = (.*)", line)
+        if header:
+            current = int(header.group(1))
+        elif value and current:
+            seen.setdefault(current, []).append(value.group(1))
+    return seen
 
 
 def _wait_all_paused(pid: int, count: int) -> None:
