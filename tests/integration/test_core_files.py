@@ -207,7 +207,9 @@ def test_written_core_matches_gdb_gcore_of_the_same_stop(builder: Builder, tmp_p
     assert sum(line.startswith(("mxcsr ", "st7 ")) for line in vectors[0]) == 2 * len(threads)
     assert sum(bool(re.match(r"\$\d+ = \{0x", line)) for line in vectors[0]) == 16 * len(threads)
     _assert_avx512(program, ours, extended)
-    with open_core(str(ours)) as core:  # and our reader reads back what our writer wrote
+    with open_core(str(theirs)) as core:  # our reader on gdb's gcore of several threads
+        _assert_matches_gdb(core, theirs_view, program)
+    with open_core(str(ours)) as core:  # and on what our writer wrote
         _assert_matches_gdb(core, ours_view, program)
         assert core.process is not None and f"{program} pause".startswith(core.process.arguments)
 
