@@ -99,6 +99,7 @@ def test_kernel_core_of_several_threads(
         view = gdb_core_view(program, core_path, EXAMINE)
         _assert_matches_gdb(core, view, program)
         assert len(core.threads) == 4 and core.signal == SIGSEGV
+        assert core.siginfo is not None and 0x1000 <= core.siginfo.fault_address < 0x2000
         assert all(t.fpregs is not None and len(t.fpregs) == 512 for t in core.threads)
         _assert_xmm_matches_gdb(core, program, core_path)
         vectors = core.threads[0].vector_registers()

@@ -1,6 +1,6 @@
 /* Cores of a known state, chosen by argv[1]: "stop" (one thread at a breakpoint), "libc"
- * (strlen(NULL) crashes inside libc), "threads" (three workers wait while main crashes),
- * "pause" (workers and main wait until killed: cores are written of this live state). */
+ * (strlen(NULL) crashes inside libc), "threads" (three workers wait while main crashes on a
+ * wild pointer), "pause" (workers and main wait until killed: cores are written of this live state). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -49,8 +49,8 @@ int main(int argc, char **argv) {
     for (long i = 0; i < NWORKERS; i++)
         pthread_create(&threads[i], NULL, worker, (void *)i);
     pthread_barrier_wait(&ready);
-    if (!strcmp(mode, "threads"))
-        return (int)measure((const char *)text);
+    if (!strcmp(mode, "threads")) /* a wild pointer: the fault has an address of its own */
+        return (int)measure(text ? (const char *)text : (const char *)0x1234);
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
     for (;;)

@@ -3,6 +3,7 @@ vector, mapped files and memory, with gdb's words for what it refuses."""
 
 from __future__ import annotations
 
+import logging
 import os
 import struct
 from collections.abc import Mapping, Sequence
@@ -12,7 +13,7 @@ from typing import BinaryIO
 
 from aliceserver.debuggers.core import records
 from aliceserver.debuggers.core.buildid import build_id, file_build_id
-from aliceserver.debuggers.core.errors import CoreFormatError, no_handler, not_a_core
+from aliceserver.debuggers.core.errors import no_handler, not_a_core
 from aliceserver.debuggers.core.memory import CoreMemory, FileSources, Region, zeros
 from aliceserver.debuggers.core.records import MappedFile, PrPsInfo, PrStatus, SignalInfo
 from aliceserver.debuggers.core.threads import CoreThread
@@ -22,6 +23,7 @@ from aliceserver.errors import TargetError
 _ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")
 _PROGRAM_HEADER = struct.Struct("<IIQQQQQQ")
 ET_CORE, EM_X86_64 = 4, 62
+_log = logging.getLogger(__name__)
 PT_LOAD, PT_NOTE = 1, 4
 _MAX_NOTES = 64 << 20  # a core of thousands of threads still has far fewer note bytes
 
@@ -211,9 +213,8 @@ def _read_notes(
                 elif threads and note.type in _THREAD_NOTES:
                     threads[-1] = _with_note(threads[-1], note)
     except (ValueError, struct.error) as error:
-        raise CoreFormatError(
-            f'"{path}" is not a core dump: file format not recognized ({error})'
-        ) from None
+        _log.info("%s: damaged notes: %s", path, error)
+        raise not_a_core(path) from None
     return tuple(threads), process, auxv, files
 
 
