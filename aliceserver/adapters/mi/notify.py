@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import aliceserver.debuggers.events as ev
@@ -92,20 +93,26 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         _exited(session, event)
 
 
+_PROGRESS_QUIET = 1.0  # seconds a symbol load runs before the console tells of it
+
+
 def _progress(session: MiSession, event: ev.Progress) -> None:
-    """A symbol load being built (a cached load sends nothing) as console text, as gdb's
-    "Reading symbols from ...": once when it starts, once when it is done (and, like that
-    line, not at all in -batch). Only a console shows it: gdb prints nothing like it, and
-    on an MI channel it would arrive after the command's result and prompt (events wait
-    for the command's end), which breaks clients that match the output exactly."""
+    """A long symbol load (a cached load sends nothing) as console text, as gdb's
+    "Reading symbols from ...": once it has taken a second, then when it is done (and, like
+    that line, not at all in -batch). gdb prints nothing like it, so a load that ends
+    sooner says nothing: the lines arrive after the command's prompt and would only get
+    between the user (or a script matching gdb's output) and the next command. Only a
+    console shows it: on an MI channel it would arrive after the command's result."""
     if session.config.batch:
         return
+    now = time.monotonic()
+    began = session.progress_shown.setdefault(event.ident, now)
     if event.done:
-        if event.ident in session.progress_shown:
-            session.progress_shown.discard(event.ident)
+        del session.progress_shown[event.ident]
+        if began is None:
             session.console_all(f"{event.title}...done.\n", mi=False)
-    elif event.ident not in session.progress_shown:
-        session.progress_shown.add(event.ident)
+    elif began is not None and now - began >= _PROGRESS_QUIET:
+        session.progress_shown[event.ident] = None
         session.console_all(f"{event.title}...\n", mi=False)
 
 

@@ -134,7 +134,8 @@ class MiSession:
         self.origin: _Origin | None = None
         self.frames = Frames(self)
         self.step_repeat: StepRepeat | None = None
-        self.progress_shown: set[str] = set()  # symbol loads under way (see notify)
+        # symbol loads under way (see notify): when each began, None once it is shown
+        self.progress_shown: dict[str, float | None] = {}
         self._last_stop: tuple[str | None, int | None] | None = None
         self._line_starts: dict[tuple[str, int], set[int]] = {}
         self.displays = DisplayTable()
