@@ -11,7 +11,7 @@ from aliceserver.adapters.gdbcommands.values import show_convenience, show_value
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
-from aliceserver.adapters.mi import source_paths
+from aliceserver.adapters.mi import source_paths, user_commands
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.console_info import register_info
 from aliceserver.adapters.mi.console_symbols import rbreak
@@ -44,9 +44,10 @@ def run_console_command(ctx: Context, text: str) -> Reply:
         raise MiError(f'Undefined command: "{word + rest.split()[0]}".  Try "help".')
     if name == "set":  # gdb keeps a set command's trailing blanks: a prompt may end in one
         body = text.rstrip("\r\n")
-        return handler(ctx, rest.strip() + body[len(body.rstrip(" \t")) :])
-    # echo keeps its trailing blanks and newlines; other commands do not care.
-    return handler(ctx, rest.lstrip(" \t") if name == "echo" else rest.strip())
+        argument = rest.strip() + body[len(body.rstrip(" \t")) :]
+    else:  # echo keeps its trailing blanks and newlines; other commands do not care.
+        argument = rest.lstrip(" \t") if name == "echo" else rest.strip()
+    return user_commands.with_hooks(ctx, name, lambda: handler(ctx, argument))
 
 
 def parse_escapes(text: str) -> str:
@@ -322,6 +323,8 @@ def _show(ctx: Context, text: str) -> Reply:
     if word == "substitute-path":
         source_paths.show_substitute_path(ctx, rest)
         return None
+    if word == "user":
+        return user_commands.show_user(ctx, rest)
     if word in ("values", "convenience", "conv"):
         _show_values(ctx, word, rest)
         return None
@@ -431,6 +434,10 @@ def _new_ui(ctx: Context, text: str) -> Reply:
 
 
 def _help(ctx: Context, text: str) -> Reply:
+    user_help = user_commands.help_text(ctx, text)
+    if user_help is not None:
+        ctx.console(user_help)
+        return None
     names = ", ".join(n for n in ctx.session.cli_commands.names() if len(n) > 2)
     ctx.console(f"aliceserver understands these gdb commands: {names}.\n")
     return None
@@ -530,7 +537,7 @@ def register_all(registry: CliRegistry) -> None:
     add("undisplay", _undisplay)
     add("python", _python, "py")
     add("python-interactive", _python_interactive, "pi")
-    for name in ("define", "document", "record", "reverse-step", "target", "core-file"):
+    for name in ("record", "reverse-step", "target", "core-file"):
         add(name, _unsupported(name))
     add("break-range", _break_range)
     add("interpreter-exec", misc.interpreter_exec_console)
@@ -539,3 +546,4 @@ def register_all(registry: CliRegistry) -> None:
     register_info(registry)
     register_workflow(registry)
     register_inferiors(registry)
+    user_commands.register(registry)

@@ -81,7 +81,11 @@ class SessionHooks:
             given = iter([*lines, "end"])
             read_commands(self.ctx, head, lambda: next(given, None))
             return False
-        return self.run(head)  # gdb's other blocks (define, document...): their own error here
+        from aliceserver.adapters.mi.user_commands import defining_block
+
+        if defining_block(self.ctx, head, lines):
+            return False
+        return self.run(head)  # gdb's other blocks (while-stepping...): their own error here
 
 
 def run_commands(ctx: Context, lines: Sequence[str], *, breakpoint_list: bool) -> Reply:

@@ -9,6 +9,7 @@ import aliceserver.debuggers.events as ev
 from aliceserver.adapters.mi import libraries
 from aliceserver.adapters.mi.frames import ARCH, hex16
 from aliceserver.adapters.mi.output import Results, Value, record
+from aliceserver.adapters.mi.user_commands import run_stop_hook
 from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
 from aliceserver.errors import AliceError
 
@@ -270,6 +271,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     if inferior.reported_tid not in (None, stop.thread_id):  # gdb's normal_stop, to every UI
         session.console_all(f"[Switching to {_target_id(session, stop.thread_id)}]\n")
     inferior.reported_tid = stop.thread_id
+    run_stop_hook(session)
     if on_stop(session, stop):  # `silent` first in a breakpoint's commands: not shown
         console = missing = ""
         pairs = []  # gdb's MI still says the program stopped: a bare *stopped
@@ -439,6 +441,7 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
         pairs = [("reason", "exited-normally")]
     else:
         pairs = [("reason", "exited"), ("exit-code", exit_code_text(exited.code))]
+    run_stop_hook(session)
     session.broadcast(record("*", "stopped", pairs))
     session.after_stop()
 

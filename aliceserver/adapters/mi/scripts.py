@@ -18,6 +18,7 @@ import os
 from aliceserver.adapters.mi.breakpoint_commands import read_commands, run_actions
 from aliceserver.adapters.mi.control_commands import read_control, run_commands
 from aliceserver.adapters.mi.registry import EXIT, Context, Exit, MiError, Reply, Running
+from aliceserver.adapters.mi.user_commands import read_definition
 from aliceserver.errors import AliceError
 
 
@@ -109,7 +110,7 @@ def source(ctx: Context, text: str) -> Reply:
             return text
 
         try:
-            if read_commands(inner, line, next_line):
+            if read_commands(inner, line, next_line) or read_definition(inner, line, next_line):
                 continue
             control = read_control(line, next_line)
             if control is not None:

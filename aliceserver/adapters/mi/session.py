@@ -41,6 +41,7 @@ from aliceserver.adapters.mi.run_redirects import split_command_line
 from aliceserver.adapters.mi.settings import Settings
 from aliceserver.adapters.mi.state import Inferior
 from aliceserver.adapters.mi.ui import Ui
+from aliceserver.adapters.mi.user_commands import UserCommands
 from aliceserver.adapters.mi.varobj import VarobjStore
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import (
@@ -141,6 +142,7 @@ class MiSession:
         self.displays = DisplayTable()
         self.list_state: tuple[str, int] | None = None
         self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
+        self.user_commands = UserCommands()  # define, document, hooks
         self.registers_before: dict[str, int | bytes] | None = None  # at the previous stop
         self.registers_seen: dict[str, int | bytes] | None = None  # read at this stop
         # One queue in arrival order: the engine's events, and the UIs' lines put beside
