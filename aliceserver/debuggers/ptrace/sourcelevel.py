@@ -446,8 +446,16 @@ class SourceLevel(SessionDollars):
 
         printers = self._variables.printers
         methods = printers.methods(view) if printers is not None else None  # C++ xmethods
+        def frame_names() -> list[str]:
+            """Also while a condition is tested (the program not halted for the user yet)."""
+            frames = self._unwound(thread_id, MAX_FRAMES)
+            shown = [frame.function or "" for index in range(len(frames))
+                     for frame in self._stop_cache.shown_frames(thread_id, frames, index, self._source.stack_frames)]
+            return shown[level:]
+
         return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti, methods=methods,
-                                  calls=self._function_caller(thread_id))  # fmt: skip
+                                  calls=self._function_caller(thread_id), frame_names=frame_names,
+                                  as_text=self._variables.as_text)  # fmt: skip
 
     def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
         settings = self.call_settings

@@ -186,6 +186,8 @@ class ProcessEvalSymbols:
     methods: Methods | None = None  # C++ methods through xmethods (expr/methods.py)
     calls: FunctionCaller | None = None  # calls into the program (expr/calls.py)
     no_registers: bool = False  # before `run`: gdb has no registers (the held copy's are not)
+    frame_names: Callable[[], list[str]] | None = None  # this frame's function and its callers' ($_caller_is)
+    as_text: Callable[[Value], str] | None = None  # a value as print shows it ($_as_string)
 
     @property
     def frame(self) -> FrameView:
@@ -258,6 +260,10 @@ class VariableStore:
     def _options(self, fmt: str | None, top: bool = False) -> FormatOptions:
         return FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize, max_elements=self.max_elements,
                              repeat_threshold=self.repeat_threshold)
+
+    def as_text(self, value: Value) -> str:
+        """The value as print shows it, its symbols named (gdb's str() of a gdb.Value)."""
+        return format_value(value, self._options(None, top=True))
 
     def clear(self) -> None:
         self._values.clear()

@@ -77,6 +77,13 @@ def _unknown_return(t: FunctionType) -> bool:
 def call_function(ev: Evaluator, node: ast.Call, cast_to: Type | None = None) -> Value:
     """`node` evaluated by calling into the program; `cast_to`: the type of a cast around
     the call, which stands for the return type a function without debug info lacks."""
+    from aliceserver.debuggers.symbols.dwarf.expr.functions import (
+        call_internal,
+        is_internal_function,
+    )
+
+    if is_internal_function(ev, node.function):  # $_streq(...): gdb's own, nothing runs in the program
+        return call_internal(ev, node)
     values: list[Value] | None = None
     chosen: Value | None = None
     if isinstance(node.function, ast.Name) and ev.symbols.cplus:  # overloads: by the arguments

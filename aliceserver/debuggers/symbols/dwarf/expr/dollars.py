@@ -210,6 +210,10 @@ def store(evaluator: Evaluator, target: Value, op: str, value: Value) -> Value |
         raise EvaluationError("Left operand of assignment is not a modifiable lvalue.")
     if not isinstance(target, ConvenienceValue):
         return None
+    from aliceserver.debuggers.symbols.dwarf.expr.functions import NAMES  # it imports this module
+
+    if target.name in NAMES:
+        raise EvaluationError(f"Cannot overwrite convenience function {target.name}")
     if op != "=":
         value = evaluator.arith(op[:-1], target, value)
     if evaluator.type_only:
