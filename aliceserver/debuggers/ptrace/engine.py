@@ -22,6 +22,7 @@ import time
 from typing import Callable, TypeVar
 
 from aliceserver import affinity
+from aliceserver.debuggers.core.process import CoreProcess
 from aliceserver.debuggers.events import (
     BreakpointChanged,
     Continued,
@@ -47,6 +48,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
 from aliceserver.debuggers.ptrace.calltrace import CallTracing
+from aliceserver.debuggers.ptrace.coretarget import CoreTargetControl
 from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
@@ -116,7 +118,7 @@ class _Command:
 
 
 class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, SymbolQueries, SymbolSearch,
-                     SourceFileListing, LibrarySymbolControl):
+                     SourceFileListing, LibrarySymbolControl, CoreTargetControl):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
@@ -127,6 +129,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         self._lock = threading.Lock()
         self._in_wait = False
         self._inferior: Inferior | None = None
+        self._core: CoreProcess | None = None  # a core file, debugged read-only (coretarget.py)
         self._process: ProcessInfo | None = None
         self._traps = TrapTable()
         self._watches = WatchSlots()
@@ -282,7 +285,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
     def process(self) -> ProcessInfo | None:
         inferior, info = self._inferior, self._process
         if inferior is None or info is None:
-            return None
+            return info if self._core is not None else None
         if info.pid != inferior.pid:  # followed a fork child
             self._process = info = dataclasses.replace(info, pid=inferior.pid)
         return info
@@ -293,6 +296,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
     def _launch(self, config: LaunchConfig) -> ProcessInfo:
         if self._inferior is not None:
             raise TargetError("a program is already being debugged; kill or detach it first")
+        self.close_core()  # gdb's run: the live process replaces the core
         problem = config.unusable()
         if problem is not None:
             raise ProtocolError(f"launch: {problem}")
@@ -360,13 +364,16 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         if self._pump is not None:
             self._pump.flush()
 
-    def _load_image(self, inferior: Inferior, *, at_launch: bool) -> None:
-        """Symbols of the new image, the shared-library trap, and the user's traps."""
+    def _new_source_symbols(self) -> None:
         self._source.close()
         self._source = SourceSymbols(self._symbols, report=self.events.put, debug_infos=self._debug_infos,
                                      source_paths=self.source_paths)  # fmt: skip
         # a new program's, with what the user gave the last one (gdb keeps it across run)
         self._variables.printers = printer_host(lambda: self._source, self._variables.printers)
+
+    def _load_image(self, inferior: Inferior, *, at_launch: bool) -> None:
+        """Symbols of the new image, the shared-library trap, and the user's traps."""
+        self._new_source_symbols()
         try:
             loaded, r_brk = self._tracker.start(inferior.pid)
         except (AliceError, OSError) as error:
@@ -426,6 +433,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             raise TargetError(f"ptrace: No such process (pid {pid}).", pid=pid)
         if pid == os.getpid():
             raise TargetError("cannot attach to the debugger's own process", pid=pid)
+        self.close_core()
         seized: list[int] = []
         try:
             while True:
@@ -500,6 +508,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         except AliceError as error:
             log.warning("closing the session: %s", error)
         self._closed = True
+        self.close_core()
         self._commands.put(None)
         if threading.current_thread() is not self._tracer:
             self._tracer.join(timeout=10)
@@ -581,7 +590,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         def go() -> list[ThreadInfo]:
             inferior = self._inferior
             if inferior is None:
-                return []
+                return self._core_threads()
             result = []
             for t in sorted(inferior.threads.values(), key=lambda t: t.tid):
                 state = inferior.state_of(t)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
+from aliceserver.debuggers.core.process import CoreProcess
 from aliceserver.debuggers.model import (
     Frame,
     Instruction,
@@ -14,9 +15,9 @@ from aliceserver.debuggers.model import (
     SymbolLocation,
     VectorRegisters,
 )
-from aliceserver.debuggers.ptrace import registers
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.process import PtraceProcess
 from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.symbolic import address_symbol, gdb_print_name
@@ -27,6 +28,7 @@ from aliceserver.debuggers.symbols.dwarf.dynamic import vtable_class_name
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
 from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.debuggers.target import NOT_RUNNING, ProcessTarget
 from aliceserver.errors import TargetError
 
 T = TypeVar("T")
@@ -44,6 +46,7 @@ class StateAccess:
     _stop_cache: StopCache
     _demangler: Demangler | None = None  # made on the first symbol a value shows
     _launch_config: LaunchConfig | None
+    _core: CoreProcess | None  # a core file debugged in place of a live process
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def _call(self, fn: Callable[[], T]) -> T:
@@ -51,6 +54,31 @@ class StateAccess:
 
         def _require(self) -> Inferior:
             raise NotImplementedError
+
+        def _require_stopped(self) -> Inferior:
+            raise NotImplementedError
+
+    def _has_target(self) -> bool:
+        return self._inferior is not None or self._core is not None
+
+    def _target(self) -> ProcessTarget:
+        """The process the source level reads through: the live one, or a core file."""
+        if self._inferior is not None:
+            return PtraceProcess(self._inferior, self._libc)
+        if self._core is not None:
+            return self._core
+        raise TargetError(NOT_RUNNING)
+
+    def _halted_target(self) -> ProcessTarget:
+        """The process with no thread running: the live one stopped, or a core."""
+        if self._inferior is not None:
+            return PtraceProcess(self._require_stopped(), self._libc)
+        return self._target()
+
+    def _stopped_target(self, thread_id: int) -> ProcessTarget:
+        target = self._target()
+        target.check_stopped(thread_id)
+        return target
 
     def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
         inferior = self._require()
@@ -61,16 +89,13 @@ class StateAccess:
 
     def read_registers(self, thread_id: int) -> Registers:
         def go() -> Registers:
-            inferior, t = self._stopped_thread(thread_id)
-            return registers.general(inferior.regs(t))
+            return Registers(dict(self._stopped_target(thread_id).general_registers(thread_id)))
 
         return self._call(go)
 
     def write_register(self, thread_id: int, name: str, value: int) -> None:
         def go() -> None:
-            inferior, t = self._stopped_thread(thread_id)
-            registers.set_general(inferior.regs(t), name, value)
-            t.regs_dirty = True
+            self._stopped_target(thread_id).set_general_register(thread_id, name, value)
             self._frames.pop(thread_id, None)  # a new pc or stack pointer: unwind again
             self._stop_cache.values_changed()
 
@@ -78,15 +103,13 @@ class StateAccess:
 
     def read_vector_registers(self, thread_id: int) -> VectorRegisters:
         def go() -> VectorRegisters:
-            self._stopped_thread(thread_id)
-            return registers.vector(self._libc, thread_id)
+            return self._stopped_target(thread_id).vector_registers(thread_id)
 
         return self._call(go)
 
     def write_vector_register(self, thread_id: int, name: str, data: bytes) -> None:
         def go() -> None:
-            self._stopped_thread(thread_id)
-            registers.set_vector(self._libc, thread_id, name, data)
+            self._stopped_target(thread_id).set_vector_register(thread_id, name, data)
             self._stop_cache.values_changed()
 
         self._call(go)
@@ -95,7 +118,7 @@ class StateAccess:
         """The PIE main program of a process held for its symbols (LaunchConfig.symbols_only),
         which shows at its link-time addresses; None otherwise."""
         config = self._launch_config
-        if config is None or not config.symbols_only or self._inferior is None:
+        if config is None or not config.symbols_only or self._inferior is None:  # never a core
             return None
         main = next((module for module in self._symbols.modules() if module.is_main), None)
         return main if main is not None and main.base else None
@@ -110,10 +133,10 @@ class StateAccess:
 
     def _read_raw(self, address: int, size: int) -> bytes:
         """Memory as it is, traps included (used on the tracer thread by the symbol readers)."""
-        inferior = self._require()
+        target = self._target()
         address = self._runtime_address(address)
         try:
-            return inferior.memory.read(address, size)
+            return target.read_memory(address, size)
         except (OSError, OverflowError):
             raise TargetError(f"Cannot access memory at address {address:#x}") from None
 
@@ -131,7 +154,7 @@ class StateAccess:
 
     def _write_visible(self, address: int, data: bytes) -> None:
         """Write as the program would see it: our int3 bytes stay, their originals change."""
-        inferior = self._require()
+        target = self._target()
         patched = bytearray(data)
         for trap in self._traps.by_address.values():
             offset = trap.address - address
@@ -140,14 +163,14 @@ class StateAccess:
                 patched[offset] = 0xCC
         self._stop_cache.values_changed()
         try:
-            inferior.memory.write(address, bytes(patched))
+            target.write_memory(address, bytes(patched))
         except (OSError, OverflowError):
             raise TargetError(f"Cannot access memory at address {address:#x}") from None
 
     # --- symbols --------------------------------------------------------------------
     def modules(self) -> list[Module]:
         # the mapped ones, their symbols read or not (nosharedlibrary)
-        return self._call(lambda: self._symbols.mapped_modules() if self._inferior is not None else [])
+        return self._call(lambda: self._symbols.mapped_modules() if self._has_target() else [])
 
     def lookup_address(self, address: int) -> SymbolLocation:
         """The symbol x/a and disassembly show (linkage names: gdb's `asm-demangle off`)."""
@@ -187,10 +210,9 @@ class StateAccess:
 
     def backtrace(self, thread_id: int, limit: int = 256) -> list[Frame]:
         def go() -> list[Frame]:
-            inferior, t = self._stopped_thread(thread_id)
-            regs = inferior.regs(t)
+            regs = self._stopped_target(thread_id).general_registers(thread_id)
             return fp_backtrace(
-                self._read_visible, regs.rip, regs.rsp, regs.rbp, self._symbols.lookup_address, limit
+                self._read_visible, regs["rip"], regs["rsp"], regs["rbp"], self._symbols.lookup_address, limit
             )
 
         return self._call(go)

@@ -1,0 +1,135 @@
+"""Opening a core file in the engine (the CoreTargets capability of debuggers/target.py):
+the core becomes the engine's ProcessTarget in place of a live process, the source level
+reads through it unchanged, and what needs a live process is refused in gdb's words."""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+from aliceserver.debuggers.core import open_core
+from aliceserver.debuggers.core.process import CoreProcess
+from aliceserver.debuggers.core.reader import CoreFile
+from aliceserver.debuggers.events import (
+    Event,
+    ModuleLoaded,
+    ProcessStarted,
+    Stopped,
+    StopReason,
+    ThreadStarted,
+)
+from aliceserver.debuggers.model import FaultInfo, ProcessInfo, ThreadInfo, ThreadState
+from aliceserver.debuggers.ptrace.signals import (
+    CRASH_SIGNALS,
+    fault_description,
+    signal_description,
+    signal_name,
+)
+from aliceserver.debuggers.target import CoreOpened
+from aliceserver.errors import AliceError, TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.inferior import Inferior
+    from aliceserver.debuggers.ptrace.libraries import LibraryTracker
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class CoreTargetControl:
+    # Provided by PtraceDebugger.
+    events: "queue.Queue[Event]"
+    _core: CoreProcess | None
+    _inferior: Inferior | None
+    _process: ProcessInfo | None
+    _tracker: LibraryTracker
+
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def _call(self, fn: Callable[[], T]) -> T:
+            raise NotImplementedError
+
+        def _forget_stop_state(self) -> None:
+            raise NotImplementedError
+
+        def _new_source_symbols(self) -> None:
+            raise NotImplementedError
+
+    def open_core(self, core: str, program: str | None = None) -> CoreOpened:
+        return self._call(lambda: self._open_core(core, program))
+
+    def _open_core(self, path: str, program: str | None) -> CoreOpened:
+        if self._inferior is not None:
+            raise TargetError("A program is being debugged already.")
+        opened = open_core(path)
+        try:
+            return self._take_core(opened, program)
+        except BaseException:
+            opened.close()
+            raise
+
+    def _take_core(self, opened: CoreFile, program: str | None) -> CoreOpened:
+        if not opened.threads:
+            raise TargetError(f'"{opened.path}": no threads in the core file')
+        executable = program or opened.executable_path
+        if executable is None or not os.path.isfile(executable):
+            raise TargetError("The core file does not name its program; give it with `file PROG`.")
+        warnings = list(opened.warnings)
+        if program is not None:
+            warnings += opened.executable_warnings(program)
+        self.close_core()
+        stop = _signal_stop(opened)
+        target = CoreProcess(opened, os.path.abspath(executable), stop)
+        self._forget_stop_state()
+        self._core = target
+        self._process = ProcessInfo(target.pid, target.executable(), attached=False)
+        self._new_source_symbols()
+        try:
+            loaded, _ = self._tracker.start(target.pid, target.auxv(), target.executable())
+            linked, _ = self._tracker.sync()  # the link map, read from the core's memory
+        except (AliceError, OSError) as error:
+            log.warning("no symbols for the core's program: %s", error)
+            loaded, linked = [], []
+        self.events.put(ProcessStarted(target.pid, target.executable(), attached=False))
+        for tid in target.thread_ids():
+            if tid != target.pid:
+                self.events.put(ThreadStarted(tid, pointer=target.general_registers(tid).get("fs_base") or None))
+        for module in loaded + linked:
+            self.events.put(ModuleLoaded(module))
+        self.events.put(stop)
+        arguments = opened.process.arguments if opened.process is not None else None
+        return CoreOpened(self._process, stop, tuple(target.thread_ids()), arguments, tuple(warnings))
+
+    def _core_threads(self) -> list[ThreadInfo]:
+        core = self._core
+        if core is None:
+            return []
+        return [ThreadInfo(tid, "", ThreadState.STOPPED, core.general_registers(tid)["rip"], None)
+                for tid in core.thread_ids()]  # fmt: skip
+
+    def close_core(self) -> None:
+        """Forget the core (gdb's `core-file` without a file, or a `run`)."""
+        core, self._core = self._core, None
+        if core is not None:
+            core.close()
+            self._forget_stop_state()
+            if self._inferior is None:
+                self._process = None
+
+
+def _signal_stop(core: CoreFile) -> Stopped:
+    """The signal that ended the program, as a live stop on it would report it."""
+    thread = core.threads[0]
+    signo = thread.signal or (core.siginfo.signo if core.siginfo else 0)
+    pc = thread.registers.get("rip")
+    if not signo:  # a gcore of a stopped program: no signal
+        return Stopped(StopReason.PAUSE, thread.tid, address=pc)
+    info = thread.siginfo or core.siginfo
+    fault = None
+    if signo in CRASH_SIGNALS and info is not None:
+        fault = FaultInfo(info.fault_address if info.code > 0 else None, info.code,
+                          fault_description(signo, info.code))  # fmt: skip
+    reason = StopReason.CRASH if signo in CRASH_SIGNALS else StopReason.SIGNAL
+    return Stopped(reason, thread.tid, signal=signo, signal_name=signal_name(signo),
+                   description=signal_description(signo), address=pc, fault=fault)  # fmt: skip
