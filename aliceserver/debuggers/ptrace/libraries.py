@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.symbols import auxv as auxv_module
@@ -37,13 +38,15 @@ class LibraryTracker:
         self.main: Module | None = None
         self.entry: int | None = None
 
-    def start(self, pid: int) -> tuple[list[Module], int | None]:
-        """Load the executable and the dynamic loader; return them and r_brk if known."""
+    def start(self, pid: int, auxv: Mapping[int, int] | None = None, exe: str | None = None
+              ) -> tuple[list[Module], int | None]:  # fmt: skip
+        """Load the executable and the dynamic loader; return them and r_brk if known.
+        `auxv` and `exe` default to the live process's (a core file gives its own)."""
         self.symbols.clear()
         self._r_debug = None
         loaded: list[Module] = []
-        auxv = auxv_module.read_auxv(pid)
-        exe = os.readlink(f"/proc/{pid}/exe")
+        auxv = auxv_module.read_auxv(pid) if auxv is None else auxv
+        exe = os.readlink(f"/proc/{pid}/exe") if exe is None else exe
         bias = 0
         image = self._cache.get(exe)
         phdr = auxv.get(auxv_module.AT_PHDR)

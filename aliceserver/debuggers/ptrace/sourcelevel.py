@@ -6,7 +6,6 @@ tracer thread; everything here runs on the tracer thread through `_call`.
 from __future__ import annotations
 
 import logging
-import os
 import queue
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -46,9 +45,10 @@ from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.dollars import SessionDollars, recorded
 from aliceserver.debuggers.ptrace.dummyframes import DUMMY, dummy_stack_frame, through_calls
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.lineoracle import LineOracle
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
 from aliceserver.debuggers.ptrace.source import SourceSymbols, lookup_pc
-from aliceserver.debuggers.ptrace.stepping import InlineCall, LineRow, StepPlan
+from aliceserver.debuggers.ptrace.stepping import InlineCall, StepPlan
 from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.variables import (
@@ -85,15 +85,12 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.libraries import LibraryTracker
     from aliceserver.debuggers.ptrace.traps import TrapTable
     from aliceserver.debuggers.symbols.process import ProcessSymbols
+    from aliceserver.debuggers.target import ProcessTarget
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# A run of instructions that just fall through is run to its end with one trap, not
-# single-stepped, when it is at least this long (a trap costs about two steps).
-_STRAIGHT_RUN_WORTH = 3
-_STRAIGHT_RUN_BYTES = 4096
 _FIRST_FRAMES = 32  # most questions are about the top of the stack: unwind that much first
 MAX_FRAMES = 4096
 
@@ -126,6 +123,18 @@ class SourceLevel(SessionDollars):
             raise NotImplementedError
 
         def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
+            raise NotImplementedError
+
+        def _target(self) -> ProcessTarget:
+            raise NotImplementedError
+
+        def _halted_target(self) -> ProcessTarget:
+            raise NotImplementedError
+
+        def _stopped_target(self, thread_id: int) -> ProcessTarget:
+            raise NotImplementedError
+
+        def _has_target(self) -> bool:
             raise NotImplementedError
 
         def _read_visible(self, address: int, size: int) -> bytes:
@@ -177,13 +186,13 @@ class SourceLevel(SessionDollars):
         known = self._frames.get(thread_id)
         if known is not None and (len(known) >= levels or len(known) not in (1, _FIRST_FRAMES)):
             return known  # enough, or the whole stack (an unwind that ended below its limit)
-        inferior, t = self._stopped_thread(thread_id)
-        values = register_sets.general(inferior.regs(t)).values
+        target = self._stopped_target(thread_id)
+        values = dict(target.general_registers(thread_id))
         limit = 1 if levels <= 1 else _FIRST_FRAMES if levels <= _FIRST_FRAMES else MAX_FRAMES
         frames = self._source.unwind(values, self._read_visible, limit=limit)
         if self.call_settings.dummies and len(frames) > 1:  # a call left stopped: past its frame
             frames = through_calls(
-                frames, self._tracker.entry, self.call_settings.dummies, inferior.pid,
+                frames, self._tracker.entry, self.call_settings.dummies, target.pid,
                 lambda regs, n: self._source.unwind(regs, self._read_visible, limit=n), limit,
             )  # fmt: skip
         self._frames[thread_id] = frames
@@ -227,8 +236,7 @@ class SourceLevel(SessionDollars):
 
     def frame_registers(self, thread_id: int, level: int) -> Mapping[str, int | None]:
         def go() -> Mapping[str, int | None]:
-            inferior, t = self._stopped_thread(thread_id)
-            values: dict[str, int | None] = dict(register_sets.general(inferior.regs(t)).values)
+            values: dict[str, int | None] = dict(self._stopped_target(thread_id).general_registers(thread_id))
             if level == 0:
                 return values
             frames = self._unwound(thread_id, level + 1)
@@ -260,8 +268,7 @@ class SourceLevel(SessionDollars):
         `innermost_only`: unwind just frame 0, uncached (breakpoint conditions: speed).
         """
         if innermost_only:
-            inferior, t = self._stopped_thread(thread_id)
-            live = register_sets.LiveRegisters(inferior.regs(t))
+            live = self._stopped_target(thread_id).general_registers(thread_id)
             frames = [self._source.innermost(live, self._read_visible)]
         else:
             frames = self._unwound(thread_id, level + 1)
@@ -273,11 +280,10 @@ class SourceLevel(SessionDollars):
         module = self._source.symbols.module_at(lookup_pc)
         setter = None
         if level == 0:
-            inferior, t = self._stopped_thread(thread_id)
+            target = self._stopped_target(thread_id)
 
             def set_register(name: str, value: int) -> None:
-                register_sets.set_general(inferior.regs(t), name, value)
-                t.regs_dirty = True
+                target.set_general_register(thread_id, name, value)
                 self._frames.pop(thread_id, None)
                 self._stop_cache.values_changed()
 
@@ -296,18 +302,17 @@ class SourceLevel(SessionDollars):
         location names one (ptrace calls on the tracer thread: `_call`)."""
 
         def read() -> dict[int, bytes]:
-            return self._call(lambda: register_sets.dwarf_float_registers(self._libc, thread_id))
+            return self._call(lambda: self._target().float_registers(thread_id))
 
         def write(name: str, data: bytes) -> None:
             def go() -> None:
-                self._stopped_thread(thread_id)
-                register_sets.set_vector(self._libc, thread_id, name, data)
+                self._stopped_target(thread_id).set_vector_register(thread_id, name, data)
                 self._stop_cache.values_changed()
 
             self._call(go)
 
         def read_extended() -> dict[int, bytes]:
-            return self._call(lambda: register_sets.extended_registers(self._libc, thread_id))
+            return self._call(lambda: self._target().extended_registers(thread_id))
 
         return FloatRegisters(read, write, read_extended)
 
@@ -365,11 +370,11 @@ class SourceLevel(SessionDollars):
         known = self._inline_hidden.get(thread_id)
         if known is not None:
             return known
-        inferior = self._require_stopped()
-        stop = inferior.last_stop
+        target = self._halted_target()
+        stop = target.last_stop()
         hidden = 0
         if stop is not None and stop.thread_id == thread_id and stop.reason is not StopReason.BREAKPOINT:
-            pc = int(inferior.regs(inferior.thread(thread_id)).rip)
+            pc = target.general_registers(thread_id)["rip"]
             for call in reversed(self._inline_calls(pc)):
                 if not call.starts_here:
                     break
@@ -487,13 +492,13 @@ class SourceLevel(SessionDollars):
                              self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
 
     def _default_thread(self, thread_id: int | None) -> int:
-        inferior = self._require_stopped()
+        target = self._halted_target()
         if thread_id is not None:
             return thread_id
-        live = [t.tid for t in inferior.threads.values() if not t.gone]
+        live = target.thread_ids()
         if not live:  # every thread ended: the process is exiting
             raise TargetError("the program has no threads left: it is exiting")
-        return inferior.pid if inferior.pid in live else live[0]
+        return target.pid if target.live and target.pid in live else live[0]
 
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
@@ -501,7 +506,7 @@ class SourceLevel(SessionDollars):
         record: bool = False,
     ) -> VariableInfo:
         def go() -> VariableInfo:
-            if thread_id is None and self._inferior is None:
+            if thread_id is None and not self._has_target():
                 return without_program()
             tid = self._default_thread(thread_id)
             rtti = self._variables.rtti if dynamic & DynamicTypes.MEMBERS else None
@@ -555,7 +560,7 @@ class SourceLevel(SessionDollars):
 
         def go() -> ScriptOutput:
             try:
-                self._require_stopped()
+                self._halted_target()
             except TargetError:  # no program yet, or running: the code runs without a frame
                 return printers.run_script(path, code, None)
             frame = self._frame_view(self._default_thread(thread_id), level)[0]
@@ -789,7 +794,7 @@ class SourceLevel(SessionDollars):
                 self.events.put(Continued(thread_id, all_threads=True))
                 self.events.put(Stopped(StopReason.STEP, thread_id, address=pc))
                 return
-            plan = StepPlan(kind, thread_id, _Oracle(self, thread_id), inferior, hidden=hidden)
+            plan = StepPlan(kind, thread_id, LineOracle(self, thread_id), inferior, hidden=hidden)
             if kind is StepKind.OUT:
                 plan.finish_value = self._return_value_reader(thread_id, level)
                 if level > 0:
@@ -808,7 +813,7 @@ class SourceLevel(SessionDollars):
             places = self._source.resolve(location)
             if not places:
                 raise ProtocolError(f'No location "{location}" in the program.')
-            plan = StepPlan(StepKind.UNTIL, thread_id, _Oracle(self, thread_id), inferior)
+            plan = StepPlan(StepKind.UNTIL, thread_id, LineOracle(self, thread_id), inferior)
             plan.targets = tuple(place.address for place in places)
             plan.anywhere = anywhere
             self._forget_stop_state()
@@ -879,88 +884,3 @@ class _LocationBreakpoint:
             self.id, self.location, tuple(place for place, _ in places),
             tuple(ident for _, ident in places), self.enabled, self.temporary,
         )  # fmt: skip
-
-
-class _Oracle:
-    """The LineOracle a step plan consults, over the engine's source symbols."""
-
-    def __init__(self, engine: SourceLevel, thread_id: int) -> None:
-        self._engine = engine
-        self._tid = thread_id
-
-    def line_row(self, pc: int) -> LineRow | None:
-        found = self._engine._source.line_row(pc)
-        if found is None:
-            return None
-        start, end, where, is_stmt = found
-        return LineRow(start, end, (where.path, where.line), is_stmt)
-
-    def function_range(self, pc: int) -> tuple[int, int, int] | None:
-        return self._engine._source.function_range(pc)
-
-    def call_length(self, pc: int) -> int | None:
-        try:
-            code = self._engine._read_visible(pc, 16)
-        except TargetError:
-            return None
-        return self._engine._stop_cache.call_length(code, self._decode_call)
-
-    def straight_run_end(self, pc: int, limit: int) -> int | None:
-        if not 0 < limit - pc <= _STRAIGHT_RUN_BYTES:
-            return None
-        try:
-            code = self._engine._read_visible(pc, limit - pc)
-        except TargetError:
-            return None
-        offset, count = self._engine._stop_cache.straight_run(code, self._engine._disassembler.straight_run)
-        # A breakpoint inside the run is hit on the way, as a single step onto it would be.
-        return pc + offset if count >= _STRAIGHT_RUN_WORTH else None
-
-    def _decode_call(self, code: bytes) -> int | None:
-        decoded = self._engine._disassembler.disassemble(code, 0, 1)  # lengths need no address
-        if decoded and decoded[0].mnemonic.startswith("call"):
-            return decoded[0].size
-        return None
-
-    def has_name(self, pc: int) -> bool:
-        return self._engine._source.symbols.lookup_address(pc).name is not None
-
-    def is_trampoline(self, pc: int) -> bool:
-        symbols = self._engine._source.symbols
-        name = symbols.lookup_address(pc).name
-        if name is None:  # PLT0, the lazy-binding entry: unnamed, just before the first stub
-            name = symbols.lookup_address((pc & ~0xF) + 16).name
-            if name is not None and name.endswith("@plt"):
-                return True
-        elif name.endswith("@plt"):
-            return True
-        module = symbols.module_at(pc)
-        return module is not None and os.path.basename(module.path).startswith("ld-linux")
-
-    def inline_calls(self, pc: int) -> tuple[InlineCall, ...]:
-        return self._engine._inline_calls(pc)
-
-    def show_inline(self, tid: int, hidden: int) -> None:
-        self._engine._inline_hidden[tid] = max(0, hidden)
-
-    def position(self, pc: int) -> tuple[str, int] | None:
-        where = self._engine._source.position(pc)
-        return None if where is None else (where.path, where.line)
-
-    def caller(self, tid: int) -> tuple[int, int] | None:
-        self._engine._frames.pop(tid, None)
-        frames = self._engine._unwound(tid, 2)
-        self._engine._frames.pop(tid, None)
-        if len(frames) < 2 or frames[0].cfa is None:
-            return None
-        return frames[1].pc, frames[0].cfa
-
-    def frame_cfa(self, tid: int) -> int | None:
-        inferior, t = self._engine._stopped_thread(tid)
-        live = register_sets.LiveRegisters(inferior.regs(t))
-        try:
-            return self._engine._source.innermost(live, self._engine._read_visible).cfa
-        except (AliceError, ValueError) as error:  # no CFI there, unreadable stack
-            log.debug("no CFA for thread %d: %s", tid, error)
-            return None
-
