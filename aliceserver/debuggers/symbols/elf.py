@@ -9,7 +9,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Final
 
-from aliceserver.debuggers.symbols._elfread import (
+from aliceserver.debuggers.symbols._elfread import ElfContents, read_elf
+from aliceserver.debuggers.symbols.elfheaders import (
     PF_X,
     PT_DYNAMIC,
     PT_INTERP,
@@ -21,9 +22,8 @@ from aliceserver.debuggers.symbols._elfread import (
     SHT_DYNSYM,
     SHT_GNU_VERSYM,
     SHT_SYMTAB,
-    ElfContents,
+    Section,
     Segment,
-    read_elf,
 )
 from aliceserver.debuggers.symbols.plt import plt_symbols
 from aliceserver.debuggers.symbols.symtab import (
@@ -57,11 +57,13 @@ class ElfImage:
     def __init__(self, path: str, contents: ElfContents) -> None:
         self.path: Final = path
         self.machine: Final = contents.machine
+        self.little_endian: Final = contents.little_endian
         self.is_pie: Final = contents.elf_type == "ET_DYN"
         self.entry: Final = contents.entry
         self.build_id: Final = contents.build_id
         self.interp: Final = contents.interp
         self.segments: Final = contents.segments
+        self.sections: Final[tuple[Section, ...]] = contents.sections  # CFI finds its sections here
         loads = [s for s in contents.segments if s.type == PT_LOAD]
         self.load_low: Final = min((s.vaddr for s in loads), default=0)
         self.load_high: Final = max((s.vaddr + s.memsz for s in loads), default=0)

@@ -12,7 +12,7 @@ import sys
 from array import array
 from collections.abc import Mapping, Sequence
 
-from aliceserver.debuggers.symbols._elfread import Section
+from aliceserver.debuggers.symbols.elfheaders import Section
 from aliceserver.debuggers.symbols.symtab import Entry, symbol_name
 
 R_X86_64_GLOB_DAT = 6

@@ -14,6 +14,7 @@ import weakref
 import zlib
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -31,6 +32,7 @@ from aliceserver.debuggers.symbols.dwarf.cfa_program import (
 )
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
 from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.debuggers.symbols.elfheaders import SHF_COMPRESSED, SHT_NOBITS, Section
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError, TargetError
 
@@ -38,12 +40,8 @@ __all__ = ["CfiTable", "CfiTables", "UnwindRow", "UnwoundFrame", "unwind_stack"]
 
 log = logging.getLogger(__name__)
 
-_EHDR = struct.Struct("<16xHHIQQQIHHHHHH")  # Elf64_Ehdr after e_ident
-_SHDR = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
 _CHDR = struct.Struct("<IIQQ")  # Elf64_Chdr
-_SHF_COMPRESSED = 0x800
 _ELFCOMPRESS_ZLIB = 1
-_SHT_NOBITS = 8
 _WANTED = (".eh_frame", ".eh_frame_hdr", ".debug_frame")
 _MAX_SECTION = 1 << 30  # a corrupt header must not make us allocate without bound
 _ROW_CACHE = 4096  # FDEs whose rows are kept per table
@@ -219,7 +217,9 @@ class CfiTable:
     def load(cls, image: ElfImage) -> CfiTable | None:
         """The CFI of `image` (its file is read again for the frame sections); None when it
         has none. TargetError when the file cannot be read."""
-        sections = _read_sections(image.path)
+        if not image.little_endian:
+            raise TargetError(f"{image.path}: not a little-endian ELF64 file")
+        sections = _read_sections(image.path, image.sections)
         eh, hdr, debug = (sections.get(name) for name in _WANTED)
         if eh is None and debug is None:
             return None
@@ -419,50 +419,23 @@ def _parse_cie(data: bytes, offset: int, *, is_eh: bool) -> Cie:
 # --- the ELF file --------------------------------------------------------------------------
 
 
-def _read_sections(path: str) -> dict[str, _Section]:
-    """The bytes of the frame sections of the ELF64 file `path` (little-endian x86-64)."""
+def _read_sections(path: str, headers: Sequence[Section]) -> dict[str, _Section]:
+    """The bytes of the frame sections of the ELF64 file `path`, whose section headers
+    (elfheaders.read_sections, kept by its ElfImage) are `headers`."""
     try:
         with open(path, "rb") as stream:
-            head = stream.read(64)
-            if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
-                raise TargetError(f"{path}: not a little-endian ELF64 file")
-            fields = _EHDR.unpack_from(head)
-            shoff, shentsize, shnum, shstrndx = fields[5], fields[10], fields[11], fields[12]
-            if shoff == 0 or shentsize < _SHDR.size:
-                return {}
-            stream.seek(shoff)
-            first = stream.read(shentsize)
-            if len(first) < _SHDR.size:
-                return {}
-            zero = _SHDR.unpack_from(first)
-            if shnum == 0:
-                shnum = zero[5]  # extended numbering: the count is section 0's sh_size
-            if shstrndx == 0xFFFF:
-                shstrndx = zero[6]
-            stream.seek(shoff)
-            table = stream.read(shnum * shentsize)
-            headers = [
-                _SHDR.unpack_from(table, i * shentsize)
-                for i in range(min(shnum, len(table) // shentsize))
-            ]
-            if not 0 < shstrndx < len(headers):
-                return {}
-            names = _read_at(stream, headers[shstrndx][4], headers[shstrndx][5])
             found: dict[str, _Section] = {}
-            for name_off, type_, flags, addr, offset, size, *_ in headers:
-                end = names.find(b"\0", name_off)
-                name = names[name_off:end].decode("latin-1") if end >= 0 else ""
-                if name not in _WANTED or name in found or type_ == _SHT_NOBITS or not size:
+            for header in headers:
+                name = header.name
+                if name not in _WANTED or name in found or header.type == SHT_NOBITS or not header.size:
                     continue
-                raw = _read_at(stream, offset, size)
-                if flags & _SHF_COMPRESSED:
+                raw = _read_at(stream, header.offset, header.size)
+                if header.flags & SHF_COMPRESSED:
                     raw = _decompress(path, name, raw)
-                found[name] = _Section(name, addr if name != ".debug_frame" else 0, raw)
+                found[name] = _Section(name, header.addr if name != ".debug_frame" else 0, raw)
             return found
     except OSError as exc:
         raise TargetError(f"cannot read {path}: {exc.strerror or exc}", errno=exc.errno) from exc
-    except struct.error as exc:
-        raise TargetError(f"{path}: malformed ELF file ({exc})") from exc
 
 
 def _read_at(stream: BinaryIO, offset: int, size: int) -> bytes:

@@ -21,7 +21,8 @@ from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_FORM, ENUM_DW_TAG
 
 from aliceserver.debuggers.symbols.dwarf.abbrevs import entry_positions, read_entry
 from aliceserver.debuggers.symbols.dwarf.forms import IMPLICIT_CONST
-from aliceserver.debuggers.symbols.dwarf.sections import SHF_COMPRESSED, SHT_NOBITS, ElfSections
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+from aliceserver.debuggers.symbols.elfheaders import SHF_COMPRESSED, SHT_NOBITS
 
 # An uncompressed section up to _WHOLE bytes is read whole: .debug_str is read at random
 # places. A bigger one (.debug_info) is read _BLOCK bytes at a time where pyelftools looks.

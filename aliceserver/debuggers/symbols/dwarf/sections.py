@@ -16,30 +16,29 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO
 
+from aliceserver.debuggers.symbols.elfheaders import (
+    EHDR_SIZE,
+    SHF_ALLOC,
+    SHF_COMPRESSED,
+    SHT_NOBITS,
+    ElfClass,
+    MalformedElf,
+    Section,
+    classify,
+    read_header,
+    read_sections,
+)
 from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
 
-SHT_NOBITS = 8
-SHF_ALLOC = 0x2
-SHF_COMPRESSED = 0x800
 ELFCOMPRESS_ZLIB = 1
 
-_EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
-_SHDR = struct.Struct("<IIQQQQIIQQ")
 _CHDR = struct.Struct("<IIQQ")  # Elf64_Chdr
-_MAX_SECTIONS = 1 << 16
 DEFAULT_DEBUG_DIRS: tuple[str, ...] = ("/usr/lib/debug",)
 
 
-@dataclass(frozen=True, slots=True)
-class SectionHeader:
-    name: str
-    type: int
-    flags: int
-    addr: int
-    offset: int
-    size: int
+SectionHeader = Section  # the one section header type, from elfheaders
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,36 +66,16 @@ def read_section_headers(path: str) -> list[SectionHeader]:
 
 
 def _section_headers(fd: int, path: str) -> list[SectionHeader]:
-    head = os.pread(fd, _EHDR.size, 0)
-    if len(head) < _EHDR.size or head[:4] != b"\x7fELF":
+    head = os.pread(fd, EHDR_SIZE, 0)
+    kind = classify(head)
+    if kind is ElfClass.NOT_ELF:
         raise TargetError(f"{path}: not an ELF file")
-    if head[4] != 2 or head[5] != 1:
+    if kind is not ElfClass.ELF64_LSB:
         raise Unsupported(f"{path}: only 64-bit little-endian ELF files carry usable DWARF")
-    (_ident, _type, _mach, _ver, _entry, _phoff, shoff, _flags, _ehsize, _phentsize, _phnum,
-     shentsize, shnum, shstrndx) = _EHDR.unpack(head)  # fmt: skip
-    if shoff == 0:
-        return []
-    if shentsize < _SHDR.size:
-        raise TargetError(f"{path}: section header size {shentsize} is too small")
-    if shnum == 0:  # extended numbering: the count is in section 0's sh_size
-        shnum = _SHDR.unpack(os.pread(fd, _SHDR.size, shoff))[5]
-    if shnum > _MAX_SECTIONS:
-        raise TargetError(f"{path}: implausible section count {shnum}")
-    table = os.pread(fd, shnum * shentsize, shoff)
-    if len(table) < shnum * shentsize:
-        raise TargetError(f"{path}: section header table is truncated")
-    raw = [_SHDR.unpack_from(table, i * shentsize) for i in range(shnum)]
-    if shstrndx == 0xFFFF and raw:
-        shstrndx = raw[0][7]  # sh_link of section 0
-    names = b""
-    if 0 < shstrndx < shnum:
-        names = os.pread(fd, min(raw[shstrndx][5], 1 << 24), raw[shstrndx][4])
-    headers = []
-    for name, type_, flags, addr, offset, size, _link, _info, _align, _ent in raw:
-        end = names.find(b"\0", name)
-        text = names[name : end if end >= 0 else None].decode("utf-8", "surrogateescape")
-        headers.append(SectionHeader(text, type_, flags, addr, offset, size))
-    return headers
+    try:
+        return read_sections(fd, read_header(fd, head))
+    except MalformedElf as exc:
+        raise TargetError(f"{path}: malformed ELF file ({exc})") from exc
 
 
 class ElfSections:

@@ -1,0 +1,191 @@
+"""The one parser of ELF64 file, program and section headers (extended numbering resolved).
+
+struct over os.pread rather than pyelftools' ELFFile: it builds its parsers per file and an
+object per segment and section, which costs more than the rest of a library's load. Each
+caller says in its own words why a file is not for it (classify), and turns MalformedElf
+(a truncated file, tables pointing past its end) into its own error.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import struct
+from dataclasses import dataclass
+
+PF_X = 0x1
+SHF_ALLOC = 0x2
+SHF_TLS = 0x400
+SHF_COMPRESSED = 0x800
+SHT_SYMTAB = 2
+SHT_NOBITS = 8
+SHT_DYNSYM = 11
+SHT_GNU_VERSYM = 0x6FFFFFFF
+
+PT_LOAD = 1
+PT_DYNAMIC = 2
+PT_INTERP = 3
+PT_NOTE = 4
+PT_PHDR = 6
+PN_XNUM = 0xFFFF
+SHN_XINDEX = 0xFFFF
+
+_EHDR = struct.Struct("<16xHHIQQQIHHHHHH")  # Elf64_Ehdr after e_ident
+_SHDR = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
+_PHDR = struct.Struct("<IIQQQQQQ")  # Elf64_Phdr
+EHDR_SIZE = 64
+# The same layouts in the other byte order, built once rather than per file.
+_BIG = {s: struct.Struct(">" + s.format[1:]) for s in (_EHDR, _SHDR, _PHDR)}
+
+
+class ElfClass(enum.Enum):
+    """What e_ident says a file is."""
+
+    NOT_ELF = "not ELF"
+    ELF32 = "32-bit"
+    ELF64_LSB = "64-bit little-endian"
+    ELF64_MSB = "64-bit big-endian"
+    UNKNOWN = "unknown class or byte order"
+
+
+class MalformedElf(ValueError):
+    """Headers that are truncated or claim bytes past the end of the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class ElfHeader:
+    """The Elf64_Ehdr fields the tables are found by, extended numbering resolved."""
+
+    little_endian: bool
+    type: int  # ET_*
+    machine: int  # EM_*
+    entry: int
+    phoff: int
+    phentsize: int
+    phnum: int
+    shoff: int
+    shentsize: int
+    shnum: int
+    shstrndx: int
+    file_size: int  # every table must lie inside it
+
+
+# Segment and Section are read-only by convention, not frozen: a frozen dataclass is built
+# 5x slower, and every library load builds dozens of them.
+@dataclass(slots=True)
+class Segment:
+    type: int  # PT_*
+    offset: int
+    vaddr: int
+    filesz: int
+    memsz: int
+    flags: int  # PF_X | PF_W | PF_R
+    align: int
+
+
+@dataclass(slots=True)
+class Section:
+    index: int
+    name: str
+    type: int  # SHT_*
+    addr: int
+    offset: int
+    size: int
+    flags: int
+    link: int
+    entsize: int
+
+
+def classify(ident: bytes) -> ElfClass:
+    """The kind of file whose first bytes (at least e_ident's 16) are `ident`."""
+    if len(ident) < 16 or ident[:4] != b"\x7fELF":
+        return ElfClass.NOT_ELF
+    if ident[4] == 1:
+        return ElfClass.ELF32
+    if ident[4] != 2 or ident[5] not in (1, 2):
+        return ElfClass.UNKNOWN
+    return ElfClass.ELF64_LSB if ident[5] == 1 else ElfClass.ELF64_MSB
+
+
+def read_header(fd: int, head: bytes) -> ElfHeader:
+    """The file header of the ELF64 file open as `fd`, whose first EHDR_SIZE bytes are
+    `head` (classify(head) said ELF64); section 0 is read when extended numbering is used."""
+    little = head[5] == 1
+    if len(head) < EHDR_SIZE:
+        raise MalformedElf("the ELF header is truncated")
+    (e_type, machine, _version, entry, phoff, shoff, _flags, _ehsize, phentsize, phnum,
+     shentsize, shnum, shstrndx) = _layout(_EHDR, little).unpack_from(head)  # fmt: skip
+    file_size = os.fstat(fd).st_size
+    if not shoff:
+        shnum = 0
+    elif shnum == 0 or phnum == PN_XNUM or shstrndx == SHN_XINDEX:
+        # Extended numbering: the real counts and index live in section header 0.
+        first = _layout(_SHDR, little).unpack(_read(fd, shoff, _SHDR.size, file_size))
+        shnum = shnum or first[5]  # sh_size
+        if shstrndx == SHN_XINDEX:
+            shstrndx = first[6]  # sh_link
+        if phnum == PN_XNUM:
+            phnum = first[7]  # sh_info
+    return ElfHeader(
+        little, e_type, machine, entry, phoff, phentsize, phnum, shoff, shentsize, shnum,
+        shstrndx, file_size,
+    )  # fmt: skip
+
+
+def read_segments(fd: int, header: ElfHeader) -> list[Segment]:
+    """The program headers of `header`'s file."""
+    count, entsize = header.phnum, header.phentsize
+    if count == 0 or header.phoff == 0:
+        return []
+    if entsize < _PHDR.size:
+        raise MalformedElf(f"program header size {entsize} is too small")
+    table = _read(fd, header.phoff, count * entsize, header.file_size)
+    unpack = _layout(_PHDR, header.little_endian).unpack_from
+    segments = []
+    for at in range(0, count * entsize, entsize):
+        type_, flags, offset, vaddr, _paddr, filesz, memsz, align = unpack(table, at)
+        segments.append(Segment(type_, offset, vaddr, filesz, memsz, flags, align))
+    return segments
+
+
+def read_sections(fd: int, header: ElfHeader) -> list[Section]:
+    """The section headers of `header`'s file, with their names."""
+    count, entsize = header.shnum, header.shentsize
+    if count == 0:
+        return []
+    if entsize < _SHDR.size:
+        raise MalformedElf(f"section header size {entsize} is too small")
+    table = _read(fd, header.shoff, count * entsize, header.file_size)
+    unpack = _layout(_SHDR, header.little_endian).unpack_from
+    rows = [unpack(table, at) for at in range(0, count * entsize, entsize)]
+    names = b""
+    if 0 < header.shstrndx < count:
+        names_row = rows[header.shstrndx]
+        names = _read(fd, names_row[4], names_row[5], header.file_size)
+    sections = []
+    for index, (name, type_, flags, addr, offset, size, link, _info, _align, ent) in enumerate(
+        rows
+    ):
+        end = names.find(b"\0", name)
+        text = names[name : end if end >= 0 else None].decode("utf-8", "surrogateescape")
+        sections.append(Section(index, text, type_, addr, offset, size, flags, link, ent))
+    return sections
+
+
+def read_at(fd: int, header: ElfHeader, offset: int, size: int) -> bytes:
+    """`size` bytes at file `offset`, MalformedElf when they are not all in the file."""
+    return _read(fd, offset, size, header.file_size)
+
+
+def _layout(layout: struct.Struct, little: bool) -> struct.Struct:
+    return layout if little else _BIG[layout]
+
+
+def _read(fd: int, offset: int, size: int, file_size: int) -> bytes:
+    # Bounds first: a corrupt header may claim sizes that would exhaust memory.
+    if offset < 0 or size < 0 or offset + size > file_size:
+        raise MalformedElf(f"{size} bytes at file offset {offset:#x} are past the end")
+    data = os.pread(fd, size, offset)
+    if len(data) != size:
+        raise MalformedElf(f"{size} bytes at file offset {offset:#x} are past the end")
+    return data
