@@ -11,11 +11,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.symbols import auxv as auxv_module
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.linkmap import (
+    LinkMapEntry,
     ReadMemory,
     find_r_debug_from_dynamic,
     read_link_map,
@@ -37,6 +39,8 @@ class LibraryTracker:
         self._loader_r_debug: int | None = None  # ld.so's own `_r_debug`, the fallback
         self.main: Module | None = None
         self.entry: int | None = None
+        self._pid = 0
+        self._opened: dict[tuple[str, int], str] = {}  # (relative l_name, l_ld) -> file
 
     def start(self, pid: int, auxv: Mapping[int, int] | None = None, exe: str | None = None
               ) -> tuple[list[Module], int | None]:  # fmt: skip
@@ -44,6 +48,8 @@ class LibraryTracker:
         `auxv` and `exe` default to the live process's (a core file gives its own)."""
         self.symbols.clear()
         self._r_debug = None
+        self._pid = pid
+        self._opened.clear()
         loaded: list[Module] = []
         auxv = auxv_module.read_auxv(pid) if auxv is None else auxv
         exe = os.readlink(f"/proc/{pid}/exe") if exe is None else exe
@@ -105,4 +111,41 @@ class LibraryTracker:
         except TargetError as error:
             log.debug("reading the link map: %s", error)
             return [], []
-        return self.symbols.sync_link_map(entries)
+        return self.symbols.sync_link_map([self._opened_file(entry) for entry in entries])
+
+    def _opened_file(self, entry: LinkMapEntry) -> LinkMapEntry:
+        """`entry` naming the file the loader opened: a relative l_name (`-L. -lfoo` run
+        with LD_LIBRARY_PATH=., an rpath of `./`) is relative to the program's working
+        directory when it loaded, not to ours; the mapping holding its dynamic section
+        names the file absolutely. The name stays as the loader gave it when it names that
+        file from here too (gdb shows it so)."""
+        if not entry.name or entry.name.startswith("/"):
+            return entry
+        key = (entry.name, entry.ld)
+        if key not in self._opened:
+            self._opened[key] = _mapped_file(self._pid, entry.ld, entry.name)
+        path = self._opened[key]
+        return entry if path == entry.name else replace(entry, name=path)
+
+
+def _mapped_file(pid: int, address: int, name: str) -> str:
+    """The absolute path of the file mapped at `address` in `pid`, else `name` (unmapped,
+    the vDSO, a deleted file); `name` too when it is that same file from our directory."""
+    try:
+        with open(f"/proc/{pid}/maps", encoding="utf-8", errors="surrogateescape") as maps:
+            lines = maps.read().splitlines()
+    except OSError as error:
+        log.debug("no maps of process %d: %s", pid, error)
+        return name
+    for line in lines:
+        fields = line.split(None, 5)
+        if len(fields) < 6 or not fields[5].startswith("/") or fields[5].endswith(" (deleted)"):
+            continue
+        low, high = (int(part, 16) for part in fields[0].split("-"))
+        if low <= address < high:
+            path = fields[5]
+            try:
+                return name if os.path.samefile(name, path) else path
+            except OSError:
+                return path
+    return name
