@@ -322,7 +322,10 @@ class SourceSymbols:
         if locations:
             return locations
         fallback = self.symbols.lookup_name(name)  # a function without debug info (libc)
-        return [] if fallback is None else [self.location_of(self._past_frame_setup(fallback))]
+        if fallback is None:  # gdb's trampoline symbol: the stub calling a library not loaded yet
+            stub = self.symbols.lookup_name(f"{name}@plt")
+            return [] if stub is None else [self.location_of(stub)]
+        return [self.location_of(self._past_frame_setup(fallback))]
 
     def _past_frame_setup(self, address: int) -> int:
         """A function without line info, as gdb's minimal symbols: past its `push %rbp;

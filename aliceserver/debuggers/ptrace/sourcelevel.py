@@ -713,9 +713,18 @@ class SourceLevel(SessionDollars):
         return self._call(go)
 
     def _bind(self, entry: "_LocationBreakpoint") -> bool:
-        """Give `entry` an address breakpoint at each new place it resolves to."""
-        grew = False
-        for place in self._source.resolve(entry.location):
+        """Give `entry` an address breakpoint at each new place it resolves to; a PLT stub
+        it no longer resolves to (its library's function has loaded) goes, as gdb re-sets
+        a breakpoint on a trampoline symbol to the function once there is one."""
+        places = self._source.resolve(entry.location)
+        changed = False
+        wanted = {place.address for place in places}
+        for address, (bound, ident) in list(entry.bound.items()):
+            if address not in wanted and (bound.function or "").endswith("@plt"):
+                del entry.bound[address]
+                self._forget_address_breakpoint(ident)
+                changed = True
+        for place in places:
             if place.address in entry.bound:
                 continue
             try:
@@ -729,8 +738,8 @@ class SourceLevel(SessionDollars):
                 log.warning("breakpoint %d at %#x: %s", entry.id, place.address, error)
                 continue
             entry.bound[place.address] = (place, owned.id)
-            grew = True
-        return grew
+            changed = True
+        return changed
 
     def _bind_location_breakpoints(self, new_image: bool = False) -> None:
         """Called on the tracer thread when code appears: at launch, exec and library loads."""

@@ -1,0 +1,29 @@
+"""Breakpoints on a function of the program's own shared library set before `run`, compared
+with gdb 13: before the library is loaded the name is its PLT stub's (gdb's trampoline
+symbol `solib_step@plt`), so the breakpoint binds there; once the library loads it moves to
+the library's function (gdb's breakpoint_re_set), and the program stops there only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import Builder
+
+pytestmark = [needs_gdb, pytest.mark.timeout(180)]
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    library = builder.build("lib_solib", extra=["-shared", "-fPIC"])
+    return builder.build("solib_main", extra=["-Wl,--no-as-needed", str(library)])
+
+
+def test_break_on_a_library_function_before_run_like_gdb(program: Path) -> None:
+    commands = ["break solib_step", "info breakpoints", "run", "info breakpoints", "bt", "continue",
+                "info breakpoints"]  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert "<solib_step@plt>" in got.stdout and "Breakpoint 1, solib_step (x=1) at " in got.stdout
+    assert "breakpoint already hit 2 times" in got.stdout  # never in the stub
