@@ -5,7 +5,7 @@ MI's -data-evaluate-expression and var objects).
 gdb writes most of them in Python (python/lib/gdb/function: strfns.py, caller_is.py,
 as_string.py), so their errors are a Python exception's two lines; `$_isvoid` and
 `$_gdb_setting[_str]` are gdb's C. gdb 13 has no `$_shell` (gdb 14's): such a name is an
-ordinary convenience variable here too. A user's `set $_streq = 1` replaces the function.
+ordinary convenience variable here too. gdb refuses `set $_streq = 1` (dollars.store).
 """
 
 from __future__ import annotations
@@ -225,18 +225,8 @@ def _frame_names(ev: Evaluator) -> list[str]:
 
 
 def _setting(ev: Evaluator, name: str, args: Sequence[Value]) -> Value:
-    """$_gdb_setting("print elements") and its _str form, from the front end's settings."""
+    """$_gdb_setting("print elements") and its _str form: the front end's settings are not
+    reachable from the evaluator yet, so they are refused rather than answered wrongly."""
     if len(args) != 1:
         raise EvaluationError(f"You must provide an argument to ${name}")
-    reader: Callable[[str], tuple[str, int | None] | None] | None = getattr(session_values(ev), "setting", None)
-    try:
-        setting = read_string(args[0])
-    except PythonError:
-        setting = ""
-    found = reader(setting) if reader is not None else None
-    if found is None:
-        raise EvaluationError(f"First argument of ${name} must be a valid setting of the 'show' command.")
-    text, number = found
-    if name.endswith("_str") or number is None:
-        return _string(ev, text)
-    return Value.of_int(ev.builtins.of("int"), number, ev.ctx)
+    raise EvaluationError(f'"${name}" is not supported by aliceserver.')
