@@ -19,6 +19,7 @@ from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonO
 from aliceserver.adapters.dap.sourcemap import apply_source_maps
 from aliceserver.adapters.dap.state import ClientInfo, SessionState, Target
 from aliceserver.debuggers.model import DynamicTypes, LaunchConfig, StdioMode
+from aliceserver.debuggers.target import CoreTargets
 from aliceserver.errors import AliceError, Unsupported
 
 if TYPE_CHECKING:
@@ -93,6 +94,8 @@ def launch(session: DapSession, args: Arguments) -> JsonObject | None:
     state = session.state
     if state.target is not Target.NONE:
         raise WrongState(f"launch: a program is being debugged already ({state.target.value})")
+    if _core_path(args) is not None:
+        return open_core(session, args, "launch")
     config = launch_config(args)
     apply_source_maps("launch", args, session.debugger.source_paths)
     console = args.opt_string("console") or "internalConsole"
@@ -125,6 +128,8 @@ def attach(session: DapSession, args: Arguments) -> JsonObject | None:
     state = session.state
     if state.target is not Target.NONE:
         raise WrongState(f"attach: a program is being debugged already ({state.target.value})")
+    if _core_path(args) is not None:
+        return open_core(session, args, "attach")
     raw = args.raw.get("pid", args.raw.get("processId"))
     if isinstance(raw, str) and raw.strip().isdigit():
         raw = int(raw)
@@ -144,6 +149,42 @@ def attach(session: DapSession, args: Arguments) -> JsonObject | None:
     return None
 
 
+def _core_path(args: Arguments) -> str | None:
+    """lldb-vscode's `coreFile`, cpptools' `coreDumpPath`."""
+    for key in ("coreFile", "coreDumpPath"):
+        value = args.raw.get(key)
+        if value is not None:
+            if not isinstance(value, str) or not value:
+                raise InvalidArguments(f"'{key}' must be the path of a core file")
+            return value
+    return None
+
+
+def open_core(session: DapSession, args: Arguments, verb: str) -> JsonObject | None:
+    """Debug a core file: stopped at once (no configurationDone needed to run anything)."""
+    debugger = session.debugger
+    if not isinstance(debugger, CoreTargets):
+        raise InvalidArguments(f"{verb}: this debugger engine cannot open core files")
+    core = _core_path(args)
+    assert core is not None
+    apply_source_maps(verb, args, debugger.source_paths)
+    opened = debugger.open_core(core, args.opt_string("program") or None)
+    state = session.state
+    state.target = Target.CORE
+    _dynamic_types(state, args)
+    warnings = "".join(f"warning: {text}\n" for text in opened.warnings)
+    if warnings:
+        session.after_response(lambda: session.send_event("output", {"category": "console", "output": warnings}))
+    stop = opened.stop
+    body: JsonObject = {"reason": "exception" if stop.signal else "pause", "threadId": stop.thread_id,
+                        "allThreadsStopped": True}  # fmt: skip
+    if stop.signal:
+        body["description"] = stop.description  # the signal's, as gdb's "Segmentation fault"
+        body["text"] = stop.signal_name or ""
+    session.after_response(lambda: session.send_event("stopped", body))
+    return None
+
+
 def _dynamic_types(state: SessionState, args: Arguments) -> None:
     if not args.boolean("dynamicTypes", True):
         state.dynamic = DynamicTypes.NONE
@@ -158,7 +199,7 @@ def configuration_done(session: DapSession, args: Arguments) -> JsonObject | Non
 def maybe_start(session: DapSession) -> None:
     """Run the debuggee once launch/attach and configurationDone have both arrived."""
     state = session.state
-    if state.started or not state.configuration_done or state.target is Target.NONE:
+    if state.started or not state.configuration_done or state.target in (Target.NONE, Target.CORE):
         return
     state.started = True
     if session.debugger.process is None:

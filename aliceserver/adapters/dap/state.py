@@ -53,6 +53,7 @@ class Target(enum.Enum):
     NONE = "none"
     LAUNCH = "launch"
     ATTACH = "attach"
+    CORE = "core file"  # launch or attach with coreFile / coreDumpPath: read-only
 
 
 @dataclass(slots=True)

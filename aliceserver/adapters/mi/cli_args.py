@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 _VALUED = {
     "i": "interpreter", "interpreter": "interpreter", "iex": "iex", "init-eval-command": "iex",
     "ex": "ex", "eval-command": "ex", "x": "x", "command": "x", "ix": "ix", "init-command": "ix",
-    "tty": "tty", "t": "tty", "p": "pid", "pid": "pid", "cd": "cd", "d": "directory",
+    "tty": "tty", "t": "tty", "p": "pid", "pid": "pid", "c": "core", "core": "core", "cd": "cd", "d": "directory",
     "directory": "directory", "s": "symbols", "se": "se", "e": "exec", "exec": "exec", "symbols": "symbols",
     "data-directory": "data-directory", "D": "data-directory", "l": "baud", "b": "baud",
     "log-file": "log-file", "log-level": "log-level",
@@ -34,6 +35,7 @@ class GdbArgs:
     program: str | None = None
     args: list[str] = field(default_factory=list)
     pid: int | None = None
+    core: str | None = None  # a core file (PROG CORE, -c CORE): opened with `core-file`
     tty: str | None = None
     before: list[str] = field(default_factory=list)  # -iex, -ix (as "source FILE")
     after: list[str] = field(default_factory=list)  # -ex, -x
@@ -110,10 +112,10 @@ def parse(argv: list[str]) -> GdbArgs:
         result.program = positional[0]
     if len(positional) > 1:
         second = positional[1]
-        if second.isdigit():
+        if second.isdigit() and not os.path.isfile(second):  # gdb: a core first, then a pid
             result.pid = int(second)
         else:
-            raise UsageError(f"core files are not supported: {second}")
+            result.core = second
     if len(positional) > 2:
         raise UsageError(f"excess command line arguments ignored. ({' '.join(positional[2:])})")
     return result
@@ -152,6 +154,8 @@ def _valued(result: GdbArgs, option: str, value: str) -> None:
         if not value.isdigit():
             raise UsageError(f"Illegal process-id: {value}.")
         result.pid = int(value)
+    elif option == "core":
+        result.core = value
     elif option == "cd":
         result.cwd = value
     elif option in ("exec", "symbols", "se"):

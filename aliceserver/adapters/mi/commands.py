@@ -13,6 +13,7 @@ from aliceserver.adapters.mi import (
     commands_stack,
     commands_symbols,
     commands_var,
+    core_commands,
     dprintf,
     libraries,
     tracepoints,
@@ -23,5 +24,5 @@ from aliceserver.adapters.mi.registry import MiRegistry
 def register_all(registry: MiRegistry) -> None:
     for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc,
                    catch_stops, dprintf, breakpoint_commands, libraries, commands_symbols, tracepoints,
-                   commands_sources):
+                   commands_sources, core_commands):
         module.register(registry)

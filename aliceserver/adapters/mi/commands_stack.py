@@ -204,7 +204,8 @@ def thread_entry(ctx: Context, info: ThreadInfo, number: int) -> dict[str, Value
     session = ctx.session
     tid = info.tid
     entry: dict[str, Value] = {"id": str(number), "target-id": target_id(session, tid)}
-    entry["name"] = info.name
+    if info.name:  # a core records none: gdb gives no name then
+        entry["name"] = info.name
     if info.state is ThreadState.STOPPED:
         try:
             frame = session.frames.frame(tid, 0)

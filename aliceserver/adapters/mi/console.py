@@ -11,7 +11,7 @@ from aliceserver.adapters.gdbcommands.values import show_convenience, show_value
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
-from aliceserver.adapters.mi import source_paths, user_commands
+from aliceserver.adapters.mi import core_commands, source_paths, user_commands
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.console_info import register_info
 from aliceserver.adapters.mi.console_symbols import rbreak
@@ -537,8 +537,9 @@ def register_all(registry: CliRegistry) -> None:
     add("undisplay", _undisplay)
     add("python", _python, "py")
     add("python-interactive", _python_interactive, "pi")
-    for name in ("record", "reverse-step", "target", "core-file"):
+    for name in ("record", "reverse-step"):
         add(name, _unsupported(name))
+    core_commands.register_console(registry)
     add("break-range", _break_range)
     add("interpreter-exec", misc.interpreter_exec_console)
     register_catch(registry)

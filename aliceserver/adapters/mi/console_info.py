@@ -433,7 +433,7 @@ def _thread_rows(ctx: Context, text: str, current: Inferior) -> None:
         for info in sorted(session.debugger.threads(), key=lambda t: inferior.threads.get(t.tid, 0)):
             number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
             if wanted is None or wanted.wants(number):
-                shown.append((thread_label(session, info.tid), info, f'{target_id(session, info.tid)} "{info.name}"'))
+                shown.append((thread_label(session, info.tid), info, target_id(session, info.tid) + (f' "{info.name}"' if info.name else "")))  # a core: none
     if not shown:
         ctx.console("No threads.\n" if wanted is None else f"No threads match '{text}'.\n")
         return

@@ -52,7 +52,8 @@ def main(argv: list[str], factory: DebuggerFactory | None = None) -> int:
         program=options.program, args=options.args, pid=options.pid, tty=options.tty,
         quiet=options.quiet, mi=options.interpreter not in (None, "console", "cli"),
         mi_version={"mi1": 2, "mi2": 2, "mi3": 3}.get(options.interpreter or "", 4),
-        before=options.before, after=options.after, cwd=options.cwd,
+        before=options.before, cwd=options.cwd,
+        after=([f"core-file {options.core}"] if options.core else []) + options.after,  # gdb's order
         shell_enabled=options.enable_shell, batch=options.batch, own_stdio=True,
     )
     stdin = LineTransport(os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0), sys.stdout.buffer)

@@ -97,9 +97,11 @@ class CoreTargetControl:
                 self.events.put(ThreadStarted(tid, pointer=target.general_registers(tid).get("fs_base") or None))
         for module in loaded + linked:
             self.events.put(ModuleLoaded(module))
-        self.events.put(stop)
+        # No Stopped event: the program is not stopped by us but dead; each front end tells
+        # of the signal as its debugger does on opening a core (gdb prints no *stopped).
         arguments = opened.process.arguments if opened.process is not None else None
-        return CoreOpened(self._process, stop, tuple(target.thread_ids()), arguments, tuple(warnings))
+        libraries = tuple(module.path for module in loaded + linked if not module.is_main)
+        return CoreOpened(self._process, stop, tuple(target.thread_ids()), arguments, tuple(warnings), libraries)
 
     def _core_threads(self) -> list[ThreadInfo]:
         core = self._core
