@@ -29,6 +29,7 @@ from aliceserver.debuggers.symbols.dwarf.coderanges import (
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.dwarffile import MACHINES, dwarf_info
+from aliceserver.debuggers.symbols.dwarf.languages import language_name as language_name
 from aliceserver.debuggers.symbols.dwarf.names import split_qualified
 from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
@@ -94,22 +95,6 @@ class FunctionAt:
 def attr_value(die: DIE, name: str) -> Any:
     attr = die.attributes.get(name)
     return None if attr is None else attr.value
-
-
-# DW_AT_language -> the name gdb gives the language (`info frame`, `info source`).
-_LANGUAGE_NAMES = {
-    0x01: "c", 0x02: "c", 0x0C: "c", 0x1D: "c", 0x2C: "c",
-    0x04: "c++", 0x19: "c++", 0x1A: "c++", 0x21: "c++", 0x2A: "c++", 0x2B: "c++",
-    0x1C: "rust", 0x16: "go", 0x13: "d", 0x10: "objective-c", 0x15: "opencl",
-    0x03: "ada", 0x0D: "ada", 0x2E: "ada", 0x2F: "ada", 0x09: "pascal", 0x0A: "modula-2",
-    0x07: "fortran", 0x08: "fortran", 0x0E: "fortran", 0x22: "fortran", 0x23: "fortran",
-    0x8001: "asm",
-}  # fmt: skip
-
-
-def language_name(code: object) -> str:
-    """gdb's name for a DW_AT_language; languages gdb does not know are `minimal`."""
-    return _LANGUAGE_NAMES.get(code, "minimal") if isinstance(code, int) else "minimal"
 
 
 def die_name(die: DIE) -> str | None:

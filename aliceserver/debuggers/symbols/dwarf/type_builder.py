@@ -11,6 +11,7 @@ from elftools.dwarf.typeunit import TypeUnit
 from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_type_name
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
+from aliceserver.debuggers.symbols.dwarf.languages import CPLUS, RUST
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.member_functions import read_member_functions
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
@@ -60,8 +61,6 @@ _SIGNED_FORMS = frozenset(("DW_FORM_sdata", "DW_FORM_implicit_const"))
 _CONSTANT_FORMS = frozenset(
     ("DW_FORM_data1", "DW_FORM_data2", "DW_FORM_data4", "DW_FORM_data8", "DW_FORM_udata")
 ) | _SIGNED_FORMS
-_CPLUS_LANGS = frozenset((0x4, 0x1A, 0x21, 0x2B, 0x2C))  # C++, C++03, C++11, C++14, C++17..
-_RUST_LANG = 0x1C
 
 
 class TypeBuilder:
@@ -397,11 +396,11 @@ def _contains_itself(start: Type, inner: Type) -> bool:
 
 def is_cplus(die: DIE) -> bool:
     lang = attr_value(die.cu.get_top_DIE(), "DW_AT_language")
-    return lang in _CPLUS_LANGS or lang == _RUST_LANG
+    return lang in CPLUS or lang == RUST
 
 
 def is_rust(die: DIE) -> bool:
-    return bool(attr_value(die.cu.get_top_DIE(), "DW_AT_language") == _RUST_LANG)
+    return bool(attr_value(die.cu.get_top_DIE(), "DW_AT_language") == RUST)
 
 
 def _last_virtual_slot(die: DIE) -> int:

@@ -23,6 +23,7 @@ from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
 from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevTable, UnitShape
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.globalnames import _Scanner
+from aliceserver.debuggers.symbols.dwarf.languages import MIPS_ASSEMBLER, QUALIFIED_TYPE_NAMES
 from aliceserver.debuggers.symbols.dwarf.rawread import UT_SPLIT_TYPE, UT_TYPE, uleb, unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, FileIdentity
 from aliceserver.debuggers.symbols.dwarf.typekeys import type_key
@@ -43,9 +44,6 @@ _AT_SIBLING, _AT_NAME, _AT_LANGUAGE, _AT_DECLARATION, _AT_SPECIFICATION, _AT_SIG
                                          "specification", "signature", "str_offsets_base"))  # fmt: skip
 _WANTED = frozenset((_AT_SIBLING, _AT_NAME, _AT_LANGUAGE, _AT_DECLARATION, _AT_SPECIFICATION,
                      _AT_SIGNATURE, _AT_STR_OFFSETS_BASE))  # fmt: skip
-# C++ (98, 03, 11, 14, 17, 20), Rust: the languages with qualified type names.
-LANGUAGES = frozenset((0x04, 0x19, 0x1A, 0x21, 0x2B, 0x2C, 0x1C))
-_NO_TYPES = frozenset((0x8001,))  # DW_LANG_Mips_Assembler: gas's units define no types
 ANONYMOUS = "(anonymous namespace)"
 
 # Entry flags
@@ -135,8 +133,8 @@ class _TypeScanner(_Scanner):
             return
         values, pos = self._attributes(top, pos)
         language = values.get(_AT_LANGUAGE)
-        if language not in LANGUAGES:  # no qualified names, and most of a C library's units
-            self.out.skipped += language not in _NO_TYPES
+        if language not in QUALIFIED_TYPE_NAMES:  # C..., and most of a C library's units
+            self.out.skipped += language != MIPS_ASSEMBLER  # gas's units define no types
             return
         base = values.get(_AT_STR_OFFSETS_BASE)
         if isinstance(base, int):
@@ -249,7 +247,7 @@ def scan_type_names(sections: ElfSections) -> TypeNames:
     return out
 
 
-_PAYLOAD_VERSION = 2
+_PAYLOAD_VERSION = 3  # 3: C++17/20 units indexed, C17 ones not
 _PAYLOAD = ("types", "parents", "units", "skipped", "signatures")  # TypeNames' fields, in order
 
 
