@@ -199,10 +199,10 @@ def configuration_done(session: DapSession, args: Arguments) -> JsonObject | Non
 def maybe_start(session: DapSession) -> None:
     """Run the debuggee once launch/attach and configurationDone have both arrived."""
     state = session.state
-    if state.started or not state.configuration_done or state.target in (Target.NONE, Target.CORE):
+    if state.started or not state.configuration_done or state.target is Target.NONE:
         return
     state.started = True
-    if session.debugger.process is None:
+    if session.debugger.process is None or state.target is Target.CORE:  # a core: nothing runs
         return
     if state.target is Target.ATTACH and state.stop_on_entry:
         process = session.debugger.process

@@ -95,12 +95,13 @@ class CoreTargetControl:
         for tid in target.thread_ids():
             if tid != target.pid:
                 self.events.put(ThreadStarted(tid, pointer=target.general_registers(tid).get("fs_base") or None))
-        for module in loaded + linked:
+        modules = loaded[:1] + linked + loaded[1:]  # the link map's order (the loader last), as gdb lists them
+        for module in modules:
             self.events.put(ModuleLoaded(module))
         # No Stopped event: the program is not stopped by us but dead; each front end tells
         # of the signal as its debugger does on opening a core (gdb prints no *stopped).
         arguments = opened.process.arguments if opened.process is not None else None
-        libraries = tuple(module.path for module in loaded + linked if not module.is_main)
+        libraries = tuple(module.path for module in modules if not module.is_main)
         return CoreOpened(self._process, stop, tuple(target.thread_ids()), arguments, tuple(warnings), libraries)
 
     def _core_threads(self) -> list[ThreadInfo]:
