@@ -60,7 +60,8 @@ class StreamTransport:
         except (OSError, ValueError):  # closed or reset under us: the same as the end
             chunk = b""
         if not chunk:
-            self._eof = True
+            # a terminal's end of input (Ctrl-D) ends one read, not the terminal
+            self._eof = not self.is_terminal()
             return False
         self._buffer += chunk
         return True

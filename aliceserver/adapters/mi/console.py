@@ -19,8 +19,8 @@ from aliceserver.adapters.mi.console_workflow import register_workflow
 from aliceserver.adapters.mi.inferiors import register_inferiors
 from aliceserver.adapters.mi.locations import console_location, keywords
 from aliceserver.adapters.mi.output import record
+from aliceserver.adapters.mi.queries import confirm, query
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
-from aliceserver.adapters.mi.settings_policy import query
 from aliceserver.adapters.mi.tracepoints import register_console as register_tracepoints
 from aliceserver.debuggers.model import StepKind
 from aliceserver.transports.tty import open_tty_transport
@@ -149,6 +149,9 @@ def _delete(ctx: Context, text: str) -> Reply:
         words = words[1:]
     if words and words[0] in ("display",):
         return _undisplay(ctx, " ".join(words[1:]))
+    if not words and ctx.from_tty and ctx.session.breakpoints.sorted():  # gdb asks a person only
+        if not query(ctx, "Delete all breakpoints? "):
+            return None
     breaks.delete(ctx, _ranges(words))
     return None
 
@@ -222,6 +225,9 @@ def _watch(ctx: Context, text: str, mode: str) -> Reply:
 # --- execution -----------------------------------------------------------------------------
 def _run(ctx: Context, text: str, start: bool = False) -> Reply:
     session = ctx.session
+    if session.inferior.process is not None and ctx.from_tty:  # gdb's kill_if_already_running
+        confirm(ctx, "The program being debugged has been started already.\nStart it from the beginning? ",
+                "Program not restarted.")
     if text:
         execution.set_args(ctx, text)
     if session.inferior.program and ctx.from_tty:
@@ -264,8 +270,7 @@ def _jump(ctx: Context, text: str) -> Reply:
 
 def _kill(ctx: Context, text: str) -> Reply:
     ctx.session.require_process()
-    # gdb's query, answered as gdb answers it when its input is no terminal (and in -batch)
-    query(ctx, "Kill the program being debugged? ")
+    confirm(ctx, "Kill the program being debugged? ")
     execution.kill(ctx)
     return None
 
@@ -383,6 +388,14 @@ def _shell(ctx: Context, text: str) -> Reply:
 
 
 def _quit(ctx: Context, text: str) -> Reply:
+    live = [inferior for inferior in ctx.session.inferiors if inferior.process is not None]
+    if live:  # gdb's quit_confirm
+        fates = "".join(
+            f"\tInferior {inferior.number} [process {inferior.process.pid}] "
+            f"will be {'detached' if inferior.process.attached else 'killed'}.\n"
+            for inferior in live if inferior.process is not None
+        )
+        confirm(ctx, f"A debugging session is active.\n\n{fates}\nQuit anyway? ")
     return EXIT
 
 

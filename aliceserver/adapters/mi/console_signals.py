@@ -12,8 +12,8 @@ import re
 import signal as signal_module
 
 from aliceserver.adapters.mi.notify import signal_meaning
+from aliceserver.adapters.mi.queries import query
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
-from aliceserver.adapters.mi.settings_policy import query
 from aliceserver.debuggers.model import SignalPolicy
 from aliceserver.errors import Unsupported
 
@@ -98,7 +98,9 @@ def handle(ctx: Context, text: str) -> Reply:
             if name in _DEBUGGER_OWN:
                 if word == "all":
                     continue
-                query(ctx, f"{name} is used by the debugger.\nAre you sure you want to change it? ")
+                if not query(ctx, f"{name} is used by the debugger.\nAre you sure you want to change it? "):
+                    ctx.console("Not confirmed, unchanged.\n")
+                    continue
             chosen.append(name)
     if chosen and ctx.from_tty:
         ctx.console(HEADER + "".join(row(ctx, known[name], name) for name in chosen))

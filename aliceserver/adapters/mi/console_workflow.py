@@ -18,8 +18,8 @@ from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi.breakpoint_commands import register_breakpoint_commands
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_info import _frame_line as frame_line
+from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
-from aliceserver.adapters.mi.settings_policy import query
 from aliceserver.errors import AliceError
 
 
@@ -207,8 +207,8 @@ def _function_at(ctx: Context, address: int) -> str:
 
 
 def _jump(ctx: Context, text: str) -> Reply:
-    """gdb's jump_command: asks before jumping into another function (a query answered Y
-    when the input is no terminal, as in -batch), then continues there."""
+    """gdb's jump_command: asks before jumping into another function, then continues
+    there."""
     if not text:
         raise MiError("Argument required (starting address).")
     session = ctx.session
@@ -220,7 +220,7 @@ def _jump(ctx: Context, text: str) -> Reply:
             there = places[0]
             line = there.source.line if there.source is not None else 0
             if here and _function_at(ctx, there.address) != here:
-                query(ctx, f"Line {line} is not in `{here}'.  Jump anyway? ")
+                confirm(ctx, f"Line {line} is not in `{here}'.  Jump anyway? ")
     return execution.jump(ctx, text)
 
 
@@ -251,7 +251,7 @@ def _return(ctx: Context, text: str) -> Reply:
                 raise MiError(f"Returning a {returns} value is not supported by aliceserver.") from None
     if ctx.from_tty:
         asked = f"Make {function} return now? " if function else "Make selected stack frame return now? "
-        query(ctx, asked)
+        confirm(ctx, asked, "Not confirmed")  # gdb's words here, with no period
     execution.force_return(ctx)
     if result is not None:
         session.debugger.write_register(tid, "rax", result)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import ExamineMemory, Selection
+from aliceserver.adapters.mi.queries import query
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
-from aliceserver.adapters.mi.settings_policy import query
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
 
@@ -166,8 +166,8 @@ def remove(ctx: Context, text: str) -> Reply:
     """`undisplay [N...]` (also `delete display`): gdb only says which numbers it lacks."""
     table = ctx.session.displays
     if not text:
-        query(ctx, "Delete all auto-display expressions? ")
-        table.entries.clear()
+        if query(ctx, "Delete all auto-display expressions? "):
+            table.entries.clear()
         return None
     for number in _numbers(text):
         if table.entries.pop(number, None) is None:

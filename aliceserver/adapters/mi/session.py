@@ -337,6 +337,16 @@ class MiSession:
             else:
                 self._guard(functools.partial(self.handle_event, item))
 
+    def read_on_after_end(self, ui: Ui) -> None:
+        """The end of a terminal's input (Ctrl-D) was the answer to a question: as in gdb,
+        it ends nothing, and the UI is read on."""
+        for held in self._held:
+            if held.ui is ui and held.line is None:
+                self._held.remove(held)
+                break
+        if any(reader is ui for reader in self._readers):  # its reader thread has ended
+            threading.Thread(target=self.read_ui, args=(ui,), name=f"mi-ui-{ui.name}", daemon=True).start()
+
     def _guard(self, action: Callable[[], object]) -> None:
         try:
             action()

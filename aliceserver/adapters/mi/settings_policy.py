@@ -10,7 +10,7 @@ only the values we do, and refuses the others by name):
 
 | setting | honoured by |
 |---|---|
-| confirm | `query()` below: off prints no `(y or n)` line |
+| confirm | queries.py: off asks nothing and prints no `(y or n)` line |
 | pagination, height, width | nothing pages: MI and -batch never page in gdb either |
 | mi-async, non-stop | session (non-stop on: gdb's "No symbol" answer, for Emacs) |
 | print pretty, print object, print entry-values | the MI session's values, frames.py |
@@ -44,10 +44,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi.queries import query as query  # re-exported for its callers
 from aliceserver.adapters.mi.registry import MiError
 
 if TYPE_CHECKING:
-    from aliceserver.adapters.mi.registry import Context
     from aliceserver.adapters.mi.session import MiSession
     from aliceserver.adapters.mi.settings import Settings
 
@@ -180,9 +180,3 @@ def apply_print_limits(session: MiSession) -> None:
         return unlimited if value == "unlimited" else int(value)
 
     session.debugger.set_print_limits(elements=number("print elements"), repeats=number("print repeats"))
-
-
-def query(ctx: Context, question: str) -> None:
-    """gdb's query as it answers it without a terminal (MI, -batch); none with confirm off."""
-    if ctx.session.settings.get("confirm") == "on":
-        ctx.console(question + "(y or n) [answered Y; input not from terminal]\n")

@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.output import record
+from aliceserver.adapters.mi.queries import confirm, query
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.errors import AliceError
@@ -44,8 +45,8 @@ def unset_substitute_path(ctx: Context, text: str) -> None:
     words = _words(text)
     if len(words) > 1:
         raise MiError("Incorrect usage, too many arguments in command")
-    if not words:  # gdb's query, answered as gdb answers it without a terminal
-        ctx.console("Delete all source path substitution rules? (y or n) [answered Y; input not from terminal]\n")
+    if not words:
+        confirm(ctx, "Delete all source path substitution rules? ", "Canceled")
         _paths(ctx).remove_rules(None)
         return
     if not _paths(ctx).remove_rules(words[0]):
@@ -75,8 +76,8 @@ def directory(ctx: Context, text: str) -> Reply:
     """`directory DIR...` puts DIRs first in the source path; `directory` resets it."""
     paths = _paths(ctx)
     if not text.strip():
-        if ctx.from_tty:
-            ctx.console("Reinitialize source path to empty? (y or n) [answered Y; input not from terminal]\n")
+        if ctx.from_tty and not query(ctx, "Reinitialize source path to empty? "):
+            return None  # gdb changes and says nothing
         paths.reset_directories()
     else:
         _add(ctx, [name for word in _words(text) for name in word.split(":") if name])

@@ -1,0 +1,55 @@
+"""gdb's yes-or-no questions (utils.c defaulted_query): asked of a person at a terminal,
+answered Y for everyone else.
+
+gdb asks only on its main UI, when the command was typed there (not read from a command
+file) and its input is a terminal (not -batch): the question ends in `(y or n) `, the next
+line is the answer (its first letter: y or n, either case), anything else is "Please answer
+y or n." and the question again, and the end of the input answers Y. Elsewhere gdb says the
+question and "(y or n) [answered Y; input not from terminal]", except on an MI main UI at a
+terminal, whose query hook answers Y without a word; with `set confirm off` or the `server`
+prefix it answers Y without a word.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.registry import MiError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.registry import Context
+
+ANSWERED = "(y or n) [answered Y; input not from terminal]\n"
+
+
+def query(ctx: Context, question: str) -> bool:
+    """Whether the user says yes to `question` (gdb's query: no default answer)."""
+    session = ctx.session
+    if session.settings.get("confirm") != "on" or ctx.extra.get("server"):
+        return True
+    ui = ctx.ui
+    # gdb's from_tty stands for its "input is the UI's own stdin": a command file runs
+    # its commands with from_tty off (a breakpoint's commands too, which gdb would ask).
+    at_terminal = ui is session.main_ui and ui.reads_terminal() and not session.config.batch
+    if not (at_terminal and ctx.from_tty):
+        ctx.console(question + ANSWERED)
+        return True
+    if ui.is_mi:
+        return True  # mi_interp_query_hook
+    while True:
+        ctx.console(question + "(y or n) ")
+        answer = session.read_more(ui)
+        if answer is None:  # "quit": what readline prints at a Ctrl-D
+            ctx.console("quit\nEOF [assumed Y]\n")
+            session.read_on_after_end(ui)
+            return True
+        letter = answer[:1].upper()
+        if letter in ("Y", "N"):
+            return letter == "Y"
+        ctx.console("Please answer y or n.\n")
+
+
+def confirm(ctx: Context, question: str, refusal: str = "Not confirmed.") -> None:
+    """Ask `question`; a no is the error `refusal` (each command's own words)."""
+    if not query(ctx, question):
+        raise MiError(refusal)
