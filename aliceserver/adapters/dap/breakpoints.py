@@ -14,7 +14,7 @@ import signal as signal_module
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from aliceserver.adapters.dap.capabilities import EXCEPTION_FILTERS
+from aliceserver.adapters.dap.capabilities import EXCEPTION_FILTERS, exception_filters
 from aliceserver.adapters.dap.handles import ScopeRef, TextRef, ValueRef
 from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject
 from aliceserver.adapters.dap.shapes import (
@@ -492,3 +492,8 @@ def register(registry: Registry) -> None:
     registry.add("dataBreakpointInfo", data_breakpoint_info, show_user=False)
     registry.add("setDataBreakpoints", set_data_breakpoints)
     registry.add("breakpointLocations", breakpoint_locations, show_user=False)
+    # What the breakpoint requests honour in their arguments.
+    registry.declare("supportsConditionalBreakpoints", True)
+    registry.declare("supportsHitConditionalBreakpoints", True)
+    registry.declare("supportsLogPoints", True)
+    registry.declare("exceptionBreakpointFilters", exception_filters())

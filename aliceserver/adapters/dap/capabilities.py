@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aliceserver.debuggers.model import CatchKind
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.dap.registry import Registry
 
 # filter id -> (label, description, default, catchpoint or None for the signal filter)
 EXCEPTION_FILTERS: dict[str, tuple[str, str, bool, CatchKind | None]] = {
@@ -23,44 +26,59 @@ EXCEPTION_FILTERS: dict[str, tuple[str, str, bool, CatchKind | None]] = {
 }
 
 
-def capabilities() -> dict[str, Any]:
-    return {
-        "supportsConfigurationDoneRequest": True,
-        "supportsFunctionBreakpoints": True,
-        "supportsConditionalBreakpoints": True,
-        "supportsHitConditionalBreakpoints": True,
-        "supportsLogPoints": True,
-        "supportsEvaluateForHovers": True,
-        "supportsClipboardContext": True,
-        "exceptionBreakpointFilters": [
-            {"filter": name, "label": label, "description": text, "default": default}
-            for name, (label, text, default, _) in EXCEPTION_FILTERS.items()
-        ],
-        "supportsExceptionInfoRequest": True,
-        "supportsSetVariable": True,
-        "supportsSetExpression": True,
-        "supportsCompletionsRequest": True,
-        "supportsModulesRequest": True,
-        "supportsRestartRequest": True,
-        "supportsTerminateRequest": True,
-        "supportTerminateDebuggee": True,
-        "supportsDelayedStackTraceLoading": True,
-        "supportsValueFormattingOptions": True,
-        "supportsDataBreakpoints": True,
-        "supportsInstructionBreakpoints": True,
-        "supportsReadMemoryRequest": True,
-        "supportsWriteMemoryRequest": True,
-        "supportsDisassembleRequest": True,
-        "supportsBreakpointLocationsRequest": True,
-        "supportsSteppingGranularity": True,
-        # Not offered: no engine support (step back, goto, restart frame, step-in targets,
-        # thread termination, cancel, loaded sources listing, suspend on disconnect).
-        "supportsStepBack": False,
-        "supportsGotoTargetsRequest": True,
-        "supportsRestartFrame": False,
-        "supportsStepInTargetsRequest": False,
-        "supportsTerminateThreadsRequest": False,
-        "supportsCancelRequest": False,
-        "supportsLoadedSourcesRequest": True,
-        "supportSuspendDebuggee": False,
+# Capability -> the requests it announces. Derived, never declared: a capability is true
+# exactly when every one of its requests has a handler, so adding or removing a handler
+# changes what `initialize` says (the DAP specification 1.70 pairs them so).
+REQUEST_CAPABILITIES: dict[str, tuple[str, ...]] = {
+    "supportsConfigurationDoneRequest": ("configurationDone",),
+    "supportsFunctionBreakpoints": ("setFunctionBreakpoints",),
+    "supportsStepBack": ("stepBack", "reverseContinue"),
+    "supportsSetVariable": ("setVariable",),
+    "supportsRestartFrame": ("restartFrame",),
+    "supportsGotoTargetsRequest": ("gotoTargets", "goto"),
+    "supportsStepInTargetsRequest": ("stepInTargets",),
+    "supportsCompletionsRequest": ("completions",),
+    "supportsModulesRequest": ("modules",),
+    "supportsRestartRequest": ("restart",),
+    "supportsExceptionInfoRequest": ("exceptionInfo",),
+    "supportsLoadedSourcesRequest": ("loadedSources",),
+    "supportsTerminateThreadsRequest": ("terminateThreads",),
+    "supportsSetExpression": ("setExpression",),
+    "supportsTerminateRequest": ("terminate",),
+    "supportsDataBreakpoints": ("dataBreakpointInfo", "setDataBreakpoints"),
+    "supportsReadMemoryRequest": ("readMemory",),
+    "supportsWriteMemoryRequest": ("writeMemory",),
+    "supportsDisassembleRequest": ("disassemble",),
+    "supportsCancelRequest": ("cancel",),
+    "supportsBreakpointLocationsRequest": ("breakpointLocations",),
+    "supportsInstructionBreakpoints": ("setInstructionBreakpoints",),
+}
+
+# The specification's requests that no capability announces: every adapter answers the
+# first, the client answers the reverse ones.
+BASIC_REQUESTS = frozenset({
+    "initialize", "launch", "attach", "disconnect", "setBreakpoints",
+    "setExceptionBreakpoints", "continue", "next", "stepIn", "stepOut", "pause",
+    "stackTrace", "scopes", "variables", "source", "threads", "evaluate", "locations",
+})  # fmt: skip
+REVERSE_REQUESTS = frozenset({"runInTerminal", "startDebugging"})
+
+
+def exception_filters() -> list[dict[str, Any]]:
+    """`exceptionBreakpointFilters`, as setExceptionBreakpoints understands them."""
+    return [
+        {"filter": name, "label": label, "description": text, "default": default}
+        for name, (label, text, default, _) in EXCEPTION_FILTERS.items()
+    ]
+
+
+def capabilities(registry: Registry) -> dict[str, Any]:
+    """The `initialize` response body: what the registered handlers answer, and what their
+    modules declared they honour in arguments (conditions, formats, granularity...)."""
+    answered = set(registry.commands())
+    body: dict[str, Any] = {
+        name: all(request in answered for request in requests)
+        for name, requests in REQUEST_CAPABILITIES.items()
     }
+    body.update(registry.declared())
+    return body

@@ -119,3 +119,4 @@ def register(registry: Registry) -> None:
     registry.add("pause", pause)
     registry.add("gotoTargets", goto_targets)
     registry.add("goto", goto)
+    registry.declare("supportsSteppingGranularity", True)  # next/stepIn's granularity

@@ -454,3 +454,8 @@ def register(registry: Registry) -> None:
     registry.add("modules", modules, show_user=False)
     registry.add("loadedSources", loaded_sources, show_user=False)
     registry.add("exceptionInfo", exception_info, show_user=False)
+    # What stackTrace, variables and evaluate honour in their arguments.
+    registry.declare("supportsDelayedStackTraceLoading", True)
+    registry.declare("supportsValueFormattingOptions", True)
+    registry.declare("supportsEvaluateForHovers", True)
+    registry.declare("supportsClipboardContext", True)

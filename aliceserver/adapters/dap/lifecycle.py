@@ -39,7 +39,7 @@ def initialize(session: DapSession, args: Arguments) -> JsonObject:
     state.client = ClientInfo.from_arguments(dict(args.raw))
     # `initialized` right after this response: clients may configure before launch.
     session.after_response(lambda: session.send_event("initialized"))
-    return capabilities()
+    return capabilities(session.registry)
 
 
 def _environment(args: Arguments) -> dict[str, str] | None:
@@ -280,3 +280,4 @@ def register(registry: Registry) -> None:
     registry.add("disconnect", disconnect)
     registry.add("terminate", terminate)
     registry.add("restart", restart)
+    registry.declare("supportTerminateDebuggee", True)  # disconnect's terminateDebuggee

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from aliceserver.adapters.dap.capabilities import REQUEST_CAPABILITIES
 from aliceserver.adapters.dap.messages import Arguments
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ class Route:
 class Registry:
     def __init__(self) -> None:
         self._routes: dict[str, Route] = {}
+        self._declared: dict[str, Any] = {}
 
     def add(self, command: str, handler: Handler, *, show_user: bool = True) -> None:
         if command in self._routes:
@@ -36,6 +38,18 @@ class Registry:
 
     def commands(self) -> list[str]:
         return sorted(self._routes)
+
+    def declare(self, capability: str, value: Any) -> None:
+        """A capability about arguments, not a request (conditions, formats...), declared by
+        the module whose handlers honour it. A request's capability follows its handler."""
+        if capability in REQUEST_CAPABILITIES:
+            raise ValueError(f"{capability!r} follows its requests' handlers: register them")
+        if capability in self._declared:
+            raise ValueError(f"{capability!r} is declared already")
+        self._declared[capability] = value
+
+    def declared(self) -> dict[str, Any]:
+        return dict(self._declared)
 
 
 def default_registry() -> Registry:
