@@ -427,13 +427,34 @@ class LineRange:
 
 
 @dataclass(frozen=True, slots=True)
+class DwarfOperation:
+    """One decoded operation of a DWARF expression, for showing it (gdb's `info address`)."""
+
+    offset: int  # from the start of the whole expression
+    end: int  # the offset after it
+    name: str  # as the DWARF standard names it: "DW_OP_fbreg"
+    operands: tuple[int, ...] = ()
+    register: str = ""  # the register a DW_OP_reg*, breg*, regx or bregx names: "rbp"
+    inner: DwarfExpression | None = None  # DW_OP_entry_value's expression
+
+
+@dataclass(frozen=True, slots=True)
+class DwarfExpression:
+    """A DWARF expression decoded to its end, or up to the place `error` tells about."""
+
+    operations: tuple[DwarfOperation, ...] = ()
+    error: str = ""  # why decoding stopped: corrupt bytes, an operation it cannot read
+    unsupported: bool = False  # the error is an operation aliceserver does not read (yet)
+
+
+@dataclass(frozen=True, slots=True)
 class LocationEntry:
     """One entry of a DWARF location list: the runtime range it covers, its expression, and
     the list's base address (link-time, as gdb shows it) when a base entry came just before."""
 
     low: int
     high: int
-    expression: bytes
+    expression: DwarfExpression
     base: int | None = None
 
 
@@ -457,10 +478,10 @@ class SymbolStorage:
     kind: StorageKind
     size: int = 0  # bytes of its type
     address: int | None = None  # FUNCTION, STATIC, NO_DEBUG_INFO (runtime)
-    expression: bytes = b""  # COMPUTED
+    expression: DwarfExpression = DwarfExpression()  # COMPUTED
     entries: tuple[LocationEntry, ...] = ()  # LOCATION_LIST
     value: int | None = None  # CONSTANT
-    frame_base: bytes = b""  # its function's DW_AT_frame_base (what DW_OP_fbreg adds to)
+    frame_base: DwarfExpression = DwarfExpression()  # its function's DW_AT_frame_base (DW_OP_fbreg's base)
 
 
 @dataclass(frozen=True, slots=True)
@@ -576,3 +597,12 @@ class LibrarySymbolsRead:
     module: Module
     debug_file: str | None  # a separate debug file (libc6-dbg's), None: the library's own
     has_debug_info: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CoreWritten:
+    """A core file written of the stopped process (gdb's `gcore`)."""
+
+    path: str  # as written to, `~` expanded: what gdb's "Saved corefile PATH" names
+    size: int  # bytes of the file (sparse: all-zero pages take no disk)
+    warnings: tuple[str, ...] = ()  # gdb's, without "warning: " (memory it could not read)

@@ -1,186 +1,150 @@
 """A symbol's DWARF location in gdb's words (dwarf2/loc.c's locexpr_describe_location_1
 and disassemble_dwarf_expression): `a variable in $rdx`, `the constant 3`, or
-`a complex DWARF expression:` with one line per operation (`     0: DW_OP_fbreg -20`)."""
+`a complex DWARF expression:` with one line per operation (`     0: DW_OP_fbreg -20`).
+The engine decodes the expression (model.DwarfExpression); this only words it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from aliceserver.debuggers.symbols.dwarf.rawread import ByteReader
+from aliceserver.debuggers.model import DwarfExpression, DwarfOperation
 from aliceserver.errors import ProtocolError, Unsupported
 
-_REGISTERS = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13",
-              "r14", "r15", "rip", *(f"xmm{i}" for i in range(16)), *(f"st{i}" for i in range(8)))  # fmt: skip
-_PLAIN = {  # operations without operands
-    0x06: "deref", 0x12: "dup", 0x13: "drop", 0x14: "over", 0x16: "swap", 0x17: "rot", 0x18: "xderef",
-    0x19: "abs", 0x1A: "and", 0x1B: "div", 0x1C: "minus", 0x1D: "mod", 0x1E: "mul", 0x1F: "neg",
-    0x20: "not", 0x21: "or", 0x22: "plus", 0x24: "shl", 0x25: "shr", 0x26: "shra", 0x27: "xor",
-    0x29: "eq", 0x2A: "ge", 0x2B: "gt", 0x2C: "le", 0x2D: "lt", 0x2E: "ne", 0x96: "nop",
-    0x97: "push_object_address", 0x9B: "form_tls_address", 0x9C: "call_frame_cfa", 0x9F: "stack_value",
-    0xE0: "GNU_push_tls_address",
-}  # fmt: skip
-_FIXED = {0x08: ("const1u", 1, False), 0x09: ("const1s", 1, True), 0x0A: ("const2u", 2, False),
-          0x0B: ("const2s", 2, True), 0x0C: ("const4u", 4, False), 0x0D: ("const4s", 4, True),
-          0x0E: ("const8u", 8, False), 0x0F: ("const8s", 8, True)}  # fmt: skip
-_PIECES = (0x93, 0x9D)  # DW_OP_piece, DW_OP_bit_piece
+_PIECES = ("DW_OP_piece", "DW_OP_bit_piece")
+_SIGNED_CONSTANTS = ("DW_OP_const1s", "DW_OP_const2s", "DW_OP_const4s", "DW_OP_const8s", "DW_OP_consts")
+# Operations shown as their name and their one number (gdb prints these so).
+_ONE_NUMBER = frozenset(("DW_OP_const1u", "DW_OP_const2u", "DW_OP_const4u", "DW_OP_const8u", "DW_OP_constu",
+                         "DW_OP_fbreg", "DW_OP_plus_uconst", "DW_OP_pick", "DW_OP_deref_size",
+                         "DW_OP_xderef_size", "DW_OP_addrx", *_SIGNED_CONSTANTS))  # fmt: skip
 
 
-class _Reader(ByteReader):
-    """The DWARF kit's byte cursor, failing with gdb's words."""
-
-    __slots__ = ()
-
-    def error(self, at: int, runaway: bool) -> Exception:
-        return ProtocolError("Corrupted DWARF expression.")
-
-
-def register_name(number: int) -> str:
-    return _REGISTERS[number] if 0 <= number < len(_REGISTERS) else str(number)
+def _at(expression: DwarfExpression, index: int) -> DwarfOperation:
+    """Operation `index`; past the decoded ones, the error that stopped decoding."""
+    if index < len(expression.operations):
+        return expression.operations[index]
+    if expression.unsupported:
+        raise Unsupported(expression.error)
+    raise ProtocolError(expression.error or "Corrupted DWARF expression.")
 
 
-def describe_location(expression: bytes, frame_base: bytes, tls_module: str = "") -> str:
+def _more(expression: DwarfExpression, index: int) -> bool:
+    return index < len(expression.operations) or bool(expression.error)
+
+
+def describe_location(expression: DwarfExpression, frame_base: DwarfExpression) -> str:
     """What gdb says after `is ` for a location expression (without the final period)."""
     text: list[str] = []
-    reader = _Reader(expression)
-    first = True
-    while reader.pos < len(expression):
-        here = reader.pos
-        if not first:
+    index = 0
+    while _more(expression, index):
+        here = index
+        if here:
             text.append(", and ")
-        first = False
-        nice = _describe_piece(expression, reader, frame_base)
-        disassembled = nice is None and expression[here] not in _PIECES
+        nice = _describe_piece(expression, index, frame_base)
+        disassembled = nice is None and _at(expression, index).name not in _PIECES
         if nice is not None:
-            text.append(nice)
+            words, index = nice
+            text.append(words)
         elif disassembled:
             text.append("a complex DWARF expression:\n")
-            text.append(disassemble(expression, here))
-            reader.pos = _piece_end(expression, here)
-        if reader.pos < len(expression):
-            empty = reader.pos == here
+            lines, index = _disassemble(expression, index)
+            text.append(lines)
+        if _more(expression, index):
+            empty = index == here
             if disassembled:
                 text.append("   ")
-            op = reader.u8()
-            if op == 0x93:
-                size = reader.uleb()
+            op = _at(expression, index)
+            index += 1
+            if op.name == "DW_OP_piece":
+                size = op.operands[0]
                 text.append(f"an empty {size}-byte piece" if empty else f" [{size}-byte piece]")
-            elif op == 0x9D:
-                bits, offset = reader.uleb(), reader.uleb()
+            elif op.name == "DW_OP_bit_piece":
+                bits, offset = op.operands
                 text.append(f"an empty {bits}-bit piece" if empty else f" [{bits}-bit piece, offset {offset} bits]")
             else:
                 raise ProtocolError("Corrupted DWARF2 expression for symbol.")
     return "".join(text)
 
 
-def _piece_end(data: bytes, pos: int) -> int:
-    """Where disassembly stops: the next DW_OP_piece / DW_OP_bit_piece, or the end."""
-    reader = _Reader(data, pos)
-    while reader.pos < len(data) and data[reader.pos] not in _PIECES:
-        _operation(data, reader, 0, lambda _text: None)
-    return reader.pos
+def _ends_piece(expression: DwarfExpression, index: int) -> bool:
+    operations = expression.operations
+    if index < len(operations):
+        return operations[index].name in _PIECES
+    return not expression.error
 
 
-def _ends_piece(data: bytes, pos: int) -> bool:
-    return pos == len(data) or data[pos] in _PIECES
+def _is_register(op: DwarfOperation, family: str) -> bool:
+    """DW_OP_reg0..31 (`family` "reg") or DW_OP_breg0..31 ("breg")."""
+    return op.name.startswith("DW_OP_" + family) and op.name[-1].isdigit()
 
 
-def _describe_piece(data: bytes, reader: _Reader, frame_base: bytes) -> str | None:
-    """locexpr_describe_location_piece: one simple piece in words, else None (unread)."""
-    start = reader.pos
-    op = data[start]
-    if 0x50 <= op <= 0x6F:  # DW_OP_reg0..31
-        reader.pos += 1
-        return f"a variable in ${register_name(op - 0x50)}"
-    if op == 0x90:  # DW_OP_regx
-        reader.pos += 1
-        return f"a variable in ${register_name(reader.uleb())}"
-    if op == 0x91:  # DW_OP_fbreg: words only when the frame base is a register
-        probe = _Reader(data, start + 1)
-        offset = probe.sleb()
-        if not _ends_piece(data, probe.pos) or not frame_base:
+def _describe_piece(expression: DwarfExpression, index: int, frame_base: DwarfExpression) -> tuple[str, int] | None:
+    """locexpr_describe_location_piece: one simple piece in words and the index after it,
+    else None (nothing read)."""
+    op = _at(expression, index)
+    if _is_register(op, "reg") or op.name == "DW_OP_regx":
+        return f"a variable in ${op.register}", index + 1
+    if op.name == "DW_OP_fbreg":  # words only when the frame base is a register
+        if not _ends_piece(expression, index + 1) or not _more(frame_base, 0):
             return None
-        base = _Reader(frame_base)
-        base_op = base.u8()
-        if 0x70 <= base_op <= 0x8F:
-            register, base_offset = base_op - 0x70, base.sleb()
-        elif 0x50 <= base_op <= 0x6F:
-            register, base_offset = base_op - 0x50, 0
+        base = _at(frame_base, 0)
+        if _is_register(base, "breg"):
+            base_offset = base.operands[0]
+        elif _is_register(base, "reg"):
+            base_offset = 0
         else:
             return None
-        reader.pos = probe.pos
-        return f"a variable at frame base reg ${register_name(register)} offset {base_offset}+{offset}"
-    if 0x70 <= op <= 0x8F:  # DW_OP_breg0..31 alone
-        probe = _Reader(data, start + 1)
-        offset = probe.sleb()
-        if _ends_piece(data, probe.pos):
-            reader.pos = probe.pos
-            return f"a variable at offset {offset} from base reg ${register_name(op - 0x70)}"
+        words = f"a variable at frame base reg ${base.register} offset {base_offset}+{op.operands[0]}"
+        return words, index + 1
+    if _is_register(op, "breg"):  # alone
+        if _ends_piece(expression, index + 1):
+            return f"a variable at offset {op.operands[0]} from base reg ${op.register}", index + 1
         return None
-    if 0x30 <= op <= 0x4F and start + 1 < len(data) and data[start + 1] == 0x9F:  # DW_OP_litN stack_value
-        reader.pos += 2
-        return f"the constant {op - 0x30}"
+    following = expression.operations[index + 1 : index + 2]
+    if op.name.startswith("DW_OP_lit") and following and following[0].name == "DW_OP_stack_value":
+        return f"the constant {op.name[len('DW_OP_lit') :]}", index + 2
     return None
 
 
-def disassemble(data: bytes, start: int = 0) -> str:
-    """Operations from `start` to the next piece (or the end), one line each, offsets from 0."""
+def _disassemble(expression: DwarfExpression, index: int) -> tuple[str, int]:
+    """Operations from `index` to the next piece (or the end), one line each; and the index
+    where it stopped."""
     lines: list[str] = []
-    reader = _Reader(data, start)
-    while reader.pos < len(data) and data[reader.pos] not in _PIECES:
-        _operation(data, reader, 0, lines.append)
-    return "".join(lines)
+    while _more(expression, index) and _at(expression, index).name not in _PIECES:
+        _operation(_at(expression, index), 0, lines.append)
+        index += 1
+    return "".join(lines), index
 
 
-def _operation(data: bytes, reader: _Reader, indent: int, out: Callable[[str], None]) -> None:
-    offset = reader.pos
-    op = reader.u8()
-    head = f"  {offset:>{indent + 4}}: "
-    if op == 0x03:
-        out(f"{head}DW_OP_addr 0x{reader.unsigned(8):x}\n")
-    elif op in _FIXED:
-        name, size, signed = _FIXED[op]
-        out(f"{head}DW_OP_{name} {reader.signed(size) if signed else reader.unsigned(size)}\n")
-    elif op == 0x10:
-        out(f"{head}DW_OP_constu {reader.uleb()}\n")
-    elif op == 0x11:
-        out(f"{head}DW_OP_consts {reader.sleb()}\n")
-    elif 0x30 <= op <= 0x4F:
-        out(f"{head}DW_OP_lit{op - 0x30}\n")
-    elif 0x50 <= op <= 0x6F:
-        out(f"{head}DW_OP_reg{op - 0x50} [${register_name(op - 0x50)}]\n")
-    elif 0x70 <= op <= 0x8F:
-        out(f"{head}DW_OP_breg{op - 0x70} {reader.sleb()} [${register_name(op - 0x70)}]\n")
-    elif op == 0x90:
-        register = reader.uleb()
-        out(f"{head}DW_OP_regx {register} [${register_name(register)}]\n")
-    elif op == 0x91:
-        out(f"{head}DW_OP_fbreg {reader.sleb()}\n")
-    elif op == 0x92:
-        register = reader.uleb()
-        out(f"{head}DW_OP_bregx register {register} [${register_name(register)}] offset {reader.sleb()}\n")
-    elif op == 0x23:
-        out(f"{head}DW_OP_plus_uconst {reader.uleb()}\n")
-    elif op in (0x15, 0x94, 0x95):
-        name = {0x15: "pick", 0x94: "deref_size", 0x95: "xderef_size"}[op]
-        out(f"{head}DW_OP_{name} {reader.u8()}\n")
-    elif op in (0x2F, 0x28):  # skip, bra: to the target's offset
-        jump = reader.signed(2)
-        out(f"{head}DW_OP_{'skip' if op == 0x2F else 'bra'} to {reader.pos + jump}\n")
-    elif op == 0x93:
-        out(f"{head}DW_OP_piece {reader.uleb()} (bytes)\n")
-    elif op == 0x9D:
-        size, at = reader.uleb(), reader.uleb()
-        out(f"{head}DW_OP_bit_piece size {size} offset {at} (bits)\n")
-    elif op in (0xA3, 0xF3):  # DW_OP_entry_value, DW_OP_GNU_entry_value: the inner one indented
-        size = reader.uleb()
-        out(f"{head}DW_OP_{'entry_value' if op == 0xA3 else 'GNU_entry_value'}\n")
-        inner = _Reader(data[: reader.pos + size], reader.pos)
-        while inner.pos < reader.pos + size:
-            _operation(data[: reader.pos + size], inner, indent + 2, out)
-        reader.pos += size
-    elif op == 0xA1:
-        out(f"{head}DW_OP_addrx {reader.uleb()}\n")
-    elif op in _PLAIN:
-        out(f"{head}DW_OP_{_PLAIN[op]}\n")
+def _operation(op: DwarfOperation, indent: int, out: Callable[[str], None]) -> None:
+    head = f"  {op.offset:>{indent + 4}}: {op.name}"
+    name = op.name
+    if name == "DW_OP_addr":
+        out(f"{head} 0x{op.operands[0]:x}\n")
+    elif name in _ONE_NUMBER:
+        out(f"{head} {op.operands[0]}\n")
+    elif _is_register(op, "reg"):
+        out(f"{head} [${op.register}]\n")
+    elif _is_register(op, "breg"):
+        out(f"{head} {op.operands[0]} [${op.register}]\n")
+    elif name == "DW_OP_regx":
+        out(f"{head} {op.operands[0]} [${op.register}]\n")
+    elif name == "DW_OP_bregx":
+        register, offset = op.operands
+        out(f"{head} register {register} [${op.register}] offset {offset}\n")
+    elif name in ("DW_OP_skip", "DW_OP_bra"):  # to the target's offset
+        out(f"{head} to {op.end + op.operands[0]}\n")
+    elif name == "DW_OP_piece":
+        out(f"{head} {op.operands[0]} (bytes)\n")
+    elif name == "DW_OP_bit_piece":
+        size, at = op.operands
+        out(f"{head} size {size} offset {at} (bits)\n")
+    elif op.inner is not None:  # DW_OP_entry_value, DW_OP_GNU_entry_value: the inner one indented
+        out(f"{head}\n")
+        index = 0
+        while _more(op.inner, index):
+            _operation(_at(op.inner, index), indent + 2, out)
+            index += 1
+    elif not op.operands:
+        out(f"{head}\n")
     else:
-        raise Unsupported(f"DWARF operation 0x{op:02x} is not supported by aliceserver's `info address`.")
+        raise Unsupported(f"DWARF operation {name} is not supported by aliceserver's `info address`.")

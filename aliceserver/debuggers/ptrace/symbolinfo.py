@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.model import (
     CompileUnitInfo,
+    DwarfExpression,
     FunctionDeclaration,
     LineRange,
     LocationEntry,
@@ -25,6 +26,7 @@ from aliceserver.debuggers.ptrace.source import SourceSymbols, without_parameter
 from aliceserver.debuggers.ptrace.variables import FrameView
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
+from aliceserver.debuggers.symbols.dwarf.opdecode import decode_expression
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind
 from aliceserver.debuggers.symbols.dwarf.types import strip, type_name
 from aliceserver.debuggers.symbols.sdt import read_probes
@@ -250,11 +252,11 @@ def _storage(symbols: ModuleSymbols, var: Variable, bias: int) -> SymbolStorage:
         if symbol is not None:  # an extern declaration: the symbol's address
             return SymbolStorage(var.name, StorageKind.STATIC, size, address=symbol.address + bias)
         return SymbolStorage(var.name, StorageKind.OPTIMIZED_OUT, size)
-    frame_base = b""
+    frame_base = DwarfExpression()
     if var.frame_function is not None:
         base = var.frame_function.attributes.get("DW_AT_frame_base")
         if base is not None and isinstance(base.value, (bytes, list)):
-            frame_base = bytes(base.value)
+            frame_base = decode_expression(bytes(base.value))
     if isinstance(attr.value, int):  # a location list
         entries = _location_list(symbols, die, attr.value, bias)
         return SymbolStorage(var.name, StorageKind.LOCATION_LIST, size, entries=entries, frame_base=frame_base)
@@ -262,7 +264,9 @@ def _storage(symbols: ModuleSymbols, var: Variable, bias: int) -> SymbolStorage:
     static = _static_address(symbols, die, expression)
     if static is not None:
         return SymbolStorage(var.name, StorageKind.STATIC, size, address=static + bias)
-    return SymbolStorage(var.name, StorageKind.COMPUTED, size, expression=expression, frame_base=frame_base)
+    return SymbolStorage(
+        var.name, StorageKind.COMPUTED, size, expression=decode_expression(expression), frame_base=frame_base
+    )
 
 
 def _static_address(symbols: ModuleSymbols, die: object, expression: bytes) -> int | None:
@@ -295,7 +299,7 @@ def _location_list(symbols: ModuleSymbols, die: object, offset: int, bias: int) 
                     base = shown_base = end
                     continue
                 expression = reader.take(reader.unsigned(2))
-                entries.append(LocationEntry(base + begin + bias, base + end + bias, expression, shown_base))
+                entries.append(LocationEntry(base + begin + bias, base + end + bias, decode_expression(expression), shown_base))
                 shown_base = None
             return tuple(entries)
         data = symbols.units.section(".debug_loclists") or b""
@@ -327,7 +331,7 @@ def _location_list(symbols: ModuleSymbols, die: object, offset: int, bias: int) 
                 reader.take(reader.uleb())
                 continue
             expression = reader.take(reader.uleb())
-            entries.append(LocationEntry(low + bias, high + bias, expression, shown_base))
+            entries.append(LocationEntry(low + bias, high + bias, decode_expression(expression), shown_base))
             shown_base = None
     except EvaluationError as error:
         log.debug("location list at %#x: %s", offset, error)
