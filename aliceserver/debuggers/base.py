@@ -19,6 +19,7 @@ from aliceserver.debuggers.model import (
     CatchKind,
     CodeLocation,
     CompileUnitInfo,
+    CoreWritten,
     DynamicTypes,
     Frame,
     FrameDetails,
@@ -135,6 +136,12 @@ class IDebugger(Protocol):
 
     def close_stdin(self) -> None:
         """Close the program's standard input so that it reads end-of-file."""
+        ...
+
+    def write_core(self, path: str | None = None) -> CoreWritten:
+        """Write an ELF core of the stopped process at `path` (`~` expanded; None: gdb's
+        core.PID in the current directory): gdb's `gcore`. Refused in gdb's words with no
+        live process (a core file is none) or while it runs."""
         ...
 
     # --- execution ------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from aliceserver.adapters.mi import gcore_commands
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
 from aliceserver.debuggers.target import CoreOpened, CoreTargets
@@ -88,6 +89,7 @@ def _target_select(ctx: Context, args: list[str]) -> Reply:
 
 def register_console(registry: CliRegistry) -> None:
     registry.add("core-file", _core_file, "core")
+    gcore_commands.register_console(registry)  # writing cores: gcore, generate-core-file
     registry.add("target", _target)
 
 
