@@ -19,7 +19,8 @@ _ALWAYS = {"callq": "call", "retq": "ret", "leaveq": "leave", "jmpq": "jmp", "pu
 def instruction_text(insn: Instruction, label: Label | None = None) -> str:
     mnemonic = insn.mnemonic
     operands = insn.operands.replace(", ", ",")
-    if mnemonic in _ALWAYS and (not operands or "%" in operands or operands.startswith("0x")):
+    # `push $0x1` too: objdump (binutils 2.40, gdb 13's) drops the suffix of an immediate push
+    if mnemonic in _ALWAYS and (not operands or "%" in operands or operands.startswith(("0x", "$"))):
         mnemonic = _ALWAYS[mnemonic]
     elif mnemonic[:-1] in _SIZED and mnemonic[-1] in "bwlq":
         if any(part.startswith("%") for part in _top_level(operands)):

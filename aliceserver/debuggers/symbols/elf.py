@@ -25,7 +25,7 @@ from aliceserver.debuggers.symbols.elfheaders import (
     Section,
     Segment,
 )
-from aliceserver.debuggers.symbols.plt import plt_symbols
+from aliceserver.debuggers.symbols.plt import got_plt_symbols, plt_symbols
 from aliceserver.debuggers.symbols.symtab import (
     ElfSymbol,
     Entry,
@@ -188,7 +188,7 @@ def _build_table(contents: ElfContents) -> SymbolTable:
     }
     synthetic: list[Entry] = []
     if contents.machine == "EM_X86_64" and contents.little_endian:
-        synthetic = plt_symbols(sections, raw)
+        synthetic = plt_symbols(sections, raw) + got_plt_symbols(sections, raw)
     return SymbolTable(entries, bounds, synthetic)
 
 

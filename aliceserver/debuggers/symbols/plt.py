@@ -19,6 +19,7 @@ R_X86_64_GLOB_DAT = 6
 R_X86_64_JUMP_SLOT = 7
 R_X86_64_IRELATIVE = 37  # an ifunc called inside its own library: no symbol, named by address
 RELA_SIZE = 24
+_SHT_DYNSYM = 11
 
 _PLT_SECTIONS = {".plt": 16, ".plt.sec": 16, ".plt.got": 8}  # name -> default entry size
 _JMP_RIP = b"\xff\x25"
@@ -36,6 +37,30 @@ def plt_symbols(sections: Sequence[Section], raw: Mapping[int, bytes]) -> list[E
         name = names.get(slot)
         if name:
             entries.append((address, size, f"{name}@plt", "func", "local", section, False))
+    return entries
+
+
+def got_plt_symbols(sections: Sequence[Section], raw: Mapping[int, bytes]) -> list[Entry]:
+    """gdb's `name@got.plt` data symbols (elf_rel_plt_read_minimal_symbols): the GOT slot of
+    each .rela.plt relocation, in .got.plt (else .got) or .plt, named by its symbol (an
+    ifunc's IRELATIVE slot, which has none, `*ABS*` as BFD names it)."""
+    by_name = {sec.name: sec for sec in sections}
+    rela, plt = by_name.get(".rela.plt"), by_name.get(".plt")
+    got = by_name.get(".got.plt") or by_name.get(".got")
+    if rela is None or got is None or rela.index not in raw or not 0 < rela.link < len(sections):
+        return []
+    if sections[rela.link].type != _SHT_DYNSYM:
+        return []  # a static program's ifunc slots: gdb names them from its dynamic symbols only
+    symtab, strtab_index = raw.get(rela.link), sections[rela.link].link
+    strtab = raw.get(strtab_index) if 0 < strtab_index < len(sections) else None
+    data = raw[rela.index]
+    entries: list[Entry] = []
+    for offset, info, _addend in struct.iter_unpack("<QQq", data[: len(data) - len(data) % RELA_SIZE]):
+        home = next((sec for sec in (got, plt) if sec is not None and sec.addr <= offset < sec.addr + sec.size), None)
+        if home is None:
+            continue
+        name = symbol_name(symtab, strtab, info >> 32) if symtab is not None and strtab is not None else ""
+        entries.append((offset, 8, f"{name or '*ABS*'}@got.plt", "object", "local", home.index, False))
     return entries
 
 

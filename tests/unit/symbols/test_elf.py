@@ -38,7 +38,7 @@ def _nm_pairs(ctools: Any, path: Path, *, dynamic: bool = False) -> set[tuple[st
 def test_symbols_match_nm(variant: str, ctools: Any, request: pytest.FixtureRequest) -> None:
     path: Path = request.getfixturevalue(variant)
     image = ElfImage.load(str(path))
-    ours = {(s.name, s.address) for s in image.symbols() if not s.name.endswith("@plt")}
+    ours = {(s.name, s.address) for s in image.symbols() if not s.name.endswith(("@plt", "@got.plt"))}
     assert ours == _nm_pairs(ctools, path)
     # Every name nm lists once resolves to nm's address.
     listed = [s for s in ctools.nm(path) if s.type in NM_TYPES]
@@ -145,6 +145,20 @@ def test_plt_stubs_match_objdump(program_pie: Path, program_nopie: Path, ctools:
         assert image.symbol_at(stub.address + 4) == (stub, 4)
 
 
+def test_got_plt_slots_match_readelf(program_pie: Path, ctools: Any) -> None:
+    """gdb's `name@got.plt`: one 8-byte slot per .rela.plt relocation, named by its symbol."""
+    image = ElfImage.load(str(program_pie))
+    relocations = ctools.readelf("-rW", str(program_pie)).split("'.rela.plt'")[-1]
+    slots = {
+        (m.group(2).split("@")[0] + "@got.plt", int(m.group(1), 16))
+        for m in re.finditer(r"^([0-9a-f]+)\s+\S+\s+R_X86_64_JUMP_SLOT\s+\S+\s+(\S+)", relocations, re.M)
+    }
+    ours = {(s.name, s.address) for s in image.symbols() if s.name.endswith("@got.plt")}
+    assert slots and ours == slots
+    some = min(slots, key=lambda slot: slot[1])
+    assert image.symbol_at(some[1] + 4) == (image.find_symbol(some[0]), 4)
+
+
 def test_plt_stubs_of_this_process_libc(self_maps: dict[str, int], ctools: Any) -> None:
     # libc calls its own ifuncs through `*ABS*+0x...@plt` stubs (IRELATIVE relocations).
     libc = next((p for p in self_maps if os.path.basename(p).startswith("libc.so")), None)
@@ -174,7 +188,7 @@ def test_stripped_binary_uses_dynsym(program_source: str, ctools: Any) -> None:
     stripped = ctools.strip(exported)
     assert ".symtab" not in ctools.readelf("-S", str(stripped))
     image = ElfImage.load(str(stripped))
-    ours = {(s.name, s.address) for s in image.symbols() if not s.name.endswith("@plt")}
+    ours = {(s.name, s.address) for s in image.symbols() if not s.name.endswith(("@plt", "@got.plt"))}
     assert ours == _nm_pairs(ctools, stripped, dynamic=True)
     compute = image.find_symbol("compute")
     assert compute is not None and compute.size > 0

@@ -19,8 +19,9 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 # 2: answers found later (inlined copies) in a second file; 3: LTO copies; 4: the symbol
-# table's address index; 5: legacy Rust names with `..` in their path demangled
-FORMAT_VERSION = 5
+# table's address index; 5: legacy Rust names with `..` in their path demangled; 6: the
+# symbol table's `name@got.plt` slots
+FORMAT_VERSION = 6
 _MAGIC = b"ALICEIDX"
 
 
