@@ -27,3 +27,12 @@ def test_break_on_a_library_function_before_run_like_gdb(program: Path) -> None:
     got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
     assert "<solib_step@plt>" in got.stdout and "Breakpoint 1, solib_step (x=1) at " in got.stdout
     assert "breakpoint already hit 2 times" in got.stdout  # never in the stub
+
+
+def test_stopped_in_a_stub_like_gdb(program: Path) -> None:
+    """A stub by its quoted name; the stop, backtrace and code there name it as gdb does
+    (its pc shown, no `from` for the program's own code), its GOT slot `NAME@got.plt`."""
+    commands = ["break main", "run", "break 'solib_step@plt'", "continue", "bt", "info symbol $pc", "x/3i $pc",
+                "stepi", "bt 1", "continue"]  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert " in solib_step@plt ()\n" in got.stdout and "<solib_step@got.plt>" in got.stdout

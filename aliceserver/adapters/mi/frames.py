@@ -266,7 +266,7 @@ class Frames:
             out["file"] = self.file_name(frame.source.path)
             out["fullname"] = self.fullname(frame.source.path)
             out["line"] = str(frame.source.line)
-        elif frame.module:
+        elif frame.module and self.library_of(frame):
             out["from"] = frame.module
         out["arch"] = ARCH
         return out
@@ -279,13 +279,24 @@ class Frames:
             f"{info.name}={frame_arg_value(info)}"
             for info in self.shown_args(tid, frame.level, mi=False)
         )
-        text = f"{hex16(frame.pc)} in " if with_pc else ""
+        has_line = frame.source is not None and bool(frame.source.line)
+        text = f"{hex16(frame.pc)} in " if with_pc or not has_line else ""  # gdb's print_frame
         text += f"{frame.function or '??'} ({args})"
         if frame.source is not None and frame.source.line:
             text += f" at {self.file_name(frame.source.path)}:{frame.source.line}"
-        elif frame.module:
+        elif self.library_of(frame):
             text += f" from {frame.module}"
         return text
+
+    def library_of(self, frame: StackFrame) -> bool:
+        """Whether the frame's code is a shared library's: gdb says `from LIB` for those
+        only, never for the program itself (a PLT stub, a function without debug info)."""
+        if not frame.module:
+            return False
+        try:
+            return not any(m.is_main and m.path == frame.module for m in self.session.debugger.modules())
+        except AliceError:
+            return True
 
     def source_line(self, frame: StackFrame) -> str:
         """`LINE\\tTEXT\\n` of the frame's line, or gdb's words for a missing file."""

@@ -147,9 +147,11 @@ class BreakpointControl:
             if armed is not None and armed in self._traps.by_id:
                 continue
             probe = self._probe_address(kind)
-            address = probe or next(
-                (found[0].address for name in symbols if (found := self._source.resolve(name))), None
-            )
+            address = probe or next(  # the runtime's function itself, never a PLT stub calling it
+                (found[0].address for name in symbols
+                 if (found := [p for p in self._source.resolve(name) if not (p.function or "").endswith("@plt")])),
+                None,
+            )  # fmt: skip
             if address is None:
                 continue  # not loaded (yet): armed when a library with it loads
             on_hit = (lambda tid, kind=kind: self._note_exception_type(kind, tid)) if probe else None

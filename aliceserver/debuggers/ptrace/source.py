@@ -258,6 +258,8 @@ class SourceSymbols:
         match = _FILE_LINE.match(text)
         if match is not None:
             return self._resolve_line(match["file"].strip('"'), int(match["line"]))
+        if len(text) > 2 and text[0] == text[-1] == "'" and "'" not in text[1:-1]:
+            return self._resolve_function(text[1:-1])  # gdb's quoting: 'solib_step@plt'
         parts = linespec.scopes(text)
         if len(parts) > 1:  # FILE:FUNCTION, FUNCTION:LABEL
             return linespec.resolve_scoped(self, parts)
