@@ -157,14 +157,15 @@ def test_executable_warnings_follow_gdb(builder: Builder, tmp_path: Path) -> Non
             assert (newer in ours) == (f"warning: {newer}" in theirs)
 
 
-def _write_ours(pid: int, path: Path) -> tuple[list[int], dict[int, dict[int, bytes]]]:
-    """Our core of `pid`; its thread ids and, by the engine's reading, their AVX-512 state."""
+def _write_ours(pid: int, path: Path) -> tuple[list[int], dict[int, dict[int, bytes]], list[str]]:
+    """Our core of `pid`; its thread ids, by the engine's reading their AVX-512 state, and
+    the writer's warnings."""
     libc = binding.Libc()
     with attached(pid) as threads, process_image(pid, threads) as image:
         written = write_core(str(path), image)
         extended = {t.tid: extended_registers(libc, t.tid) for t in threads}
-    assert written.size > 0 and not written.warnings
-    return [t.tid for t in threads], extended
+    assert written.size > 0
+    return [t.tid for t in threads], extended, written.warnings
 
 
 def test_written_core_matches_gdb_gcore_of_the_same_stop(builder: Builder, tmp_path: Path) -> None:
@@ -173,9 +174,11 @@ def test_written_core_matches_gdb_gcore_of_the_same_stop(builder: Builder, tmp_p
     ours, theirs = tmp_path / "ours.core", tmp_path / "gdb.core"
     with paused_program(program, ["pause"]) as pid:
         _wait_all_paused(pid, 4)
-        threads, extended = _write_ours(pid, ours)
+        threads, extended, warnings = _write_ours(pid, ours)
         output = gdb_batch(program, None, [f"attach {pid}", f"gcore {theirs}", "detach"])
         assert theirs.is_file(), output
+    # the memory neither could read ([vsyscall], execute-only) in gdb's words
+    assert warnings == re.findall(r"^warning: (Memory read failed for corefile section.*)$", output, re.M)
     commands = [
         "info threads",
         "thread apply all bt",

@@ -112,7 +112,7 @@ def _copy_mapping(
 ) -> int:
     """Copy the mapping's memory at the file's position; the bytes written (0 when none
     could be read: gdb's "Memory read failed for corefile section")."""
-    if "r" not in mapping.permissions:
+    if "r" not in mapping.permissions and "x" not in mapping.permissions:
         return 0  # a guard page: its size is in p_memsz, its bytes nowhere (as the kernel does)
     start = out.tell()
     address = mapping.start
@@ -120,7 +120,7 @@ def _copy_mapping(
         size = min(_CHUNK, mapping.end - address)
         try:
             data = read(address, size)
-        except OSError:
+        except (OSError, OverflowError):  # [vsyscall] lies past the offsets pread takes
             data = b""
         if len(data) < size and address == mapping.start:
             warnings.append(f"Memory read failed for corefile section, {mapping.end - mapping.start} bytes at "
