@@ -19,9 +19,7 @@ from aliceserver.debuggers.model import (
     CatchKind,
     CodeLocation,
     CompileUnitInfo,
-    CoreWritten,
     DynamicTypes,
-    Frame,
     FrameDetails,
     FunctionDeclaration,
     FunctionSymbol,
@@ -130,20 +128,6 @@ class IDebugger(Protocol):
         """End the session: kill a launched process, detach an attached one, stop threads."""
         ...
 
-    def write_stdin(self, data: bytes) -> None:
-        """Feed the program's standard input (StdioMode.PIPES and INHERIT_OUTPUT)."""
-        ...
-
-    def close_stdin(self) -> None:
-        """Close the program's standard input so that it reads end-of-file."""
-        ...
-
-    def write_core(self, path: str | None = None) -> CoreWritten:
-        """Write an ELF core of the stopped process at `path` (`~` expanded; None: gdb's
-        core.PID in the current directory): gdb's `gcore`. Refused in gdb's words with no
-        live process (a core file is none) or while it runs."""
-        ...
-
     # --- execution ------------------------------------------------------------------
     def is_running(self) -> bool: ...
 
@@ -170,17 +154,6 @@ class IDebugger(Protocol):
         ...
 
     # --- breakpoints and watchpoints ------------------------------------------------
-    def insert_breakpoint(
-        self,
-        address: int,
-        *,
-        temporary: bool = False,
-        enabled: bool = True,
-        condition: BreakpointCondition | None = None,
-    ) -> BreakpointInfo: ...
-
-    def remove_breakpoint(self, breakpoint_id: int) -> None: ...
-
     def trace_calls(
         self, function: FunctionSymbol, on_entry: CallEntryHook, on_exit: CallExitHook, *, depth: int = 1
     ) -> int:
@@ -231,11 +204,6 @@ class IDebugger(Protocol):
 
     def read_vector_registers(self, thread_id: int) -> VectorRegisters: ...
 
-    def write_vector_register(self, thread_id: int, name: str, data: bytes) -> None:
-        """Write xmmN (16 bytes), ymmN (32), stN (10 bytes, x87 extended) or fctrl/fstat/
-        ftag/fop/mxcsr (little-endian)."""
-        ...
-
     def read_memory(self, address: int, size: int) -> bytes:
         """Program memory as the program sees it (software traps hidden)."""
         ...
@@ -259,8 +227,6 @@ class IDebugger(Protocol):
     def lookup_symbol(self, name: str) -> int:
         """Runtime address of a symbol (function or object); TargetError if none."""
         ...
-
-    def backtrace(self, thread_id: int, limit: int = 256) -> list[Frame]: ...
 
     def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]: ...
 

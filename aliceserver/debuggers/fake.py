@@ -131,8 +131,6 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
         self._next_id = 1
         self._fake_traces = {}
         self._next_trace = 0
-        self.stdin = bytearray()  # what the last program was given on its standard input
-        self.stdin_closed = False
         self._reset()
 
     def _reset(self) -> None:
@@ -182,23 +180,6 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
             self.detach()
         elif self._process is not None:
             self.kill()
-
-    @_locked
-    def write_stdin(self, data: bytes) -> None:
-        self._require_process()
-        if self.stdin_closed:
-            raise TargetError("the program's standard input is closed", errno=errno.EPIPE)
-        self.stdin += data
-
-    @_locked
-    def close_stdin(self) -> None:
-        self._require_process()
-        self.stdin_closed = True
-
-    @_locked
-    def write_core(self, path: str | None = None) -> m.CoreWritten:
-        self._require_process()
-        raise TargetError("Target does not support core file generation.")  # gdb's words
 
     # --- execution ------------------------------------------------------------------
     def is_running(self) -> bool:
@@ -341,10 +322,6 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
             raise TargetError(f"the fake program has no instruction at {value:#x}")
         thread.regs[name] = value % 2**64
 
-    @_locked
-    def write_vector_register(self, thread_id: int, name: str, data: bytes) -> None:
-        raise TargetError("the simulated program has no vector registers to write")
-
     def read_vector_registers(self, thread_id: int) -> m.VectorRegisters:
         self._require_stopped()
         self._thread(thread_id)
@@ -439,7 +416,6 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
             regs.update(cs=0x33, ss=0x2B, orig_rax=2**64 - 1)
             self._threads[info.pid + n] = _Thread(info.pid + n, regs)
         self._process = info
-        self.stdin, self.stdin_closed = bytearray(), False
         self._post(ev.ProcessStarted(info.pid, info.program, info.attached))
         self._post(ev.ModuleLoaded(self._main_module(info)))
         for tid in self._threads:

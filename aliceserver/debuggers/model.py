@@ -12,7 +12,7 @@ class StdioMode(enum.Enum):
     PIPES = "pipes"  # stdin/stdout/stderr on pipes; output arrives as Output events
     TTY = "tty"  # all three on the terminal named by LaunchConfig.tty
     INHERIT = "inherit"  # the server's own stdio (gdb -batch; the demo)
-    # stdin on a pipe (write_stdin), stdout/stderr the server's own: gdb's console and MI on
+    # stdin on a pipe of ours (reads wait), stdout/stderr the server's own: gdb's console and MI on
     # stdio with no inferior tty, whose input is the command stream
     INHERIT_OUTPUT = "inherit-output"
 

@@ -65,16 +65,24 @@ def test_vfork_parent_keeps_its_breakpoints(
 def test_interrupt_while_blocked_in_a_system_call(
     debugger: PtraceDebugger, events: EventLog, builder: Builder
 ) -> None:
-    launch(debugger, builder.build("engine_extras"), ["read"])
-    debugger.resume()
-    time.sleep(0.3)  # it is now asleep in read(2)
-    debugger.interrupt()
-    stop = events.wait_for(Stopped)
-    assert stop.reason is StopReason.PAUSE
-    # It is still inside read: the interrupted call restarts when it runs on.
-    debugger.write_stdin(b"hello\n")
-    assert continue_to_exit(debugger, events).code == 0
-    assert "read 6" in events.output()
+    master, slave = os.openpty()  # input the test types, as a user at the program's terminal
+    try:
+        config = LaunchConfig(
+            str(builder.build("engine_extras")), ("read",), stdio=StdioMode.TTY, tty=os.ttyname(slave)
+        )
+        debugger.launch(config)
+        debugger.resume()
+        time.sleep(0.3)  # it is now asleep in read(2)
+        debugger.interrupt()
+        stop = events.wait_for(Stopped)
+        assert stop.reason is StopReason.PAUSE
+        # It is still inside read: the interrupted call restarts when it runs on.
+        os.write(master, b"hello\n")
+        assert continue_to_exit(debugger, events).code == 0
+        assert b"read 6" in os.read(master, 256)
+    finally:
+        os.close(master)
+        os.close(slave)
 
 
 def test_resume_one_thread_only(debugger: PtraceDebugger, events: EventLog, builder: Builder) -> None:
@@ -171,16 +179,12 @@ def test_write_vector_registers(debugger: PtraceDebugger, events: EventLog, buil
     debugger.insert_breakpoint(debugger.lookup_symbol("show"))
     tid = continue_to_stop(debugger, events, StopReason.BREAKPOINT).thread_id
     assert struct.unpack("<d", debugger.read_vector_registers(tid).xmm[0][:8])[0] == 1.5
-    debugger.write_vector_register(tid, "xmm0", struct.pack("<dd", 2.75, 0.0))
+    debugger.evaluate("$xmm0.v2_double[0] = 2.75", tid)
     vectors = debugger.read_vector_registers(tid)
     assert struct.unpack("<d", vectors.xmm[0][:8])[0] == 2.75
     if vectors.ymm:  # the kernel offers AVX state: the upper half is writable too
-        debugger.write_vector_register(tid, "ymm1", bytes(range(32)))
-        assert debugger.read_vector_registers(tid).ymm[1] == bytes(range(32))
-    with pytest.raises(TargetError):
-        debugger.write_vector_register(tid, "xmm0", b"short")
-    with pytest.raises(TargetError):
-        debugger.write_vector_register(tid, "zmm40", bytes(64))
+        debugger.evaluate("$ymm1.v32_int8[31] = 7", tid)
+        assert debugger.read_vector_registers(tid).ymm[1][31] == 7
     assert continue_to_exit(debugger, events).code == 0
     assert "show 2.75" in events.output()
 

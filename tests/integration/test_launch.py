@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from aliceserver.debuggers.base import IDebugger
-from aliceserver.debuggers.events import Exited, ProcessStarted, Stopped, StopReason
+from aliceserver.debuggers.events import Exited, ProcessStarted, StopReason
 from aliceserver.debuggers.model import LaunchConfig, ThreadState
 from aliceserver.errors import ProtocolError, TargetError
 from tests.support.build import Builder
@@ -173,20 +173,6 @@ def test_close_kills_launched_program(builder: Builder) -> None:
     while proc_state(info.pid) not in ("", "Z") and time.monotonic() < deadline:
         time.sleep(0.02)
     assert proc_state(info.pid) == "", "the program survived close() or was not reaped"
-
-
-def test_stdin_echo(debugger: IDebugger, events: EventLog, builder: Builder) -> None:
-    launch(debugger, builder.build("stdin_echo"))
-    debugger.resume()
-    debugger.write_stdin(b"one\n")
-    events.wait_output("echo: one\n")
-    debugger.write_stdin(b"two words\n")
-    events.wait_output("echo: two words\n")
-    debugger.close_stdin()
-    exited = events.wait_for(Exited)
-    assert exited.code == 0
-    assert events.output() == "echo: one\necho: two words\neof\n"
-    assert not events.of_type(Stopped)
 
 
 def _assert_still_usable(debugger: IDebugger, events: EventLog, builder: Builder) -> None:

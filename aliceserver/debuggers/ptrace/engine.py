@@ -49,7 +49,6 @@ from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
 from aliceserver.debuggers.ptrace.calltrace import CallTracing
 from aliceserver.debuggers.ptrace.coretarget import CoreTargetControl
-from aliceserver.debuggers.ptrace.gcore import CoreWriting
 from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
@@ -119,7 +118,7 @@ class _Command:
 
 
 class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, SymbolQueries, SymbolSearch,
-                     SourceFileListing, LibrarySymbolControl, CoreTargetControl, CoreWriting):
+                     SourceFileListing, LibrarySymbolControl, CoreTargetControl):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
@@ -316,7 +315,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             raise
         if config.stdio is StdioMode.PIPES:
             self._pump = OutputPump(self.events, {k: v for k, v in pipes.items() if v is not None})
-        self._stdin = spawned.stdin  # PIPES and INHERIT_OUTPUT
+        self._stdin = spawned.stdin  # PIPES and INHERIT_OUTPUT: held open, so reads wait
         self._launch_config = config
         inferior = self._new_inferior(spawned.pid, attached=False)
         self._process = ProcessInfo(spawned.pid, program, attached=False)
@@ -605,17 +604,6 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             return result
 
         return self._call(go)
-
-    def write_stdin(self, data: bytes) -> None:
-        if self._stdin is None:
-            raise TargetError("the program's standard input is not a pipe of ours")
-        try:
-            os.write(self._stdin, data)
-        except OSError as error:
-            raise TargetError(f"writing to the program's input: {error.strerror}") from None
-
-    def close_stdin(self) -> None:
-        self._close_stdin()
 
     def _close_stdin(self) -> None:
         fd, self._stdin = self._stdin, None

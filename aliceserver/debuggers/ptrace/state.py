@@ -107,13 +107,6 @@ class StateAccess:
 
         return self._call(go)
 
-    def write_vector_register(self, thread_id: int, name: str, data: bytes) -> None:
-        def go() -> None:
-            self._stopped_target(thread_id).set_vector_register(thread_id, name, data)
-            self._stop_cache.values_changed()
-
-        self._call(go)
-
     def _link_view(self) -> Module | None:
         """The PIE main program of a process held for its symbols (LaunchConfig.symbols_only),
         which shows at its link-time addresses; None otherwise."""

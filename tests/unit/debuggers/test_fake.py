@@ -257,7 +257,6 @@ def test_operations_without_a_process() -> None:
         lambda: fake.read_registers(PID),
         lambda: fake.insert_breakpoint(MAIN),
         lambda: fake.insert_watchpoint(COUNTER, 4, WatchKind.WRITE),
-        lambda: fake.write_stdin(b"x"),
         lambda: fake.backtrace(PID),
         lambda: fake.disassemble(MAIN, 1),
     ):
@@ -404,15 +403,6 @@ def test_symbols_and_disassembly() -> None:
     assert len(fake.disassemble(HELPER + 8, 10)) == 1  # the program ends there
     with pytest.raises(TargetError):
         fake.disassemble(0x10, 1)
-
-
-def test_stdin() -> None:
-    fake = launched()
-    fake.write_stdin(b"input\n")
-    fake.close_stdin()
-    assert fake.stdin == b"input\n" and fake.stdin_closed
-    with pytest.raises(TargetError):
-        fake.write_stdin(b"more")
 
 
 def test_posted_events_and_determinism() -> None:
