@@ -19,6 +19,7 @@ from aliceserver.debuggers.model import (
     CatchKind,
     CodeLocation,
     CompileUnitInfo,
+    CoreWritten,
     DynamicTypes,
     FrameDetails,
     FunctionDeclaration,
@@ -126,6 +127,12 @@ class IDebugger(Protocol):
 
     def close(self) -> None:
         """End the session: kill a launched process, detach an attached one, stop threads."""
+        ...
+
+    def write_core(self, path: str | None = None) -> CoreWritten:
+        """Write an ELF core of the stopped process at `path` (`~` expanded; None: gdb's
+        core.PID in the current directory): gdb's `gcore`. Refused in gdb's words with no
+        live process (a core file is none) or while it runs."""
         ...
 
     # --- execution ------------------------------------------------------------------

@@ -181,6 +181,11 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
         elif self._process is not None:
             self.kill()
 
+    @_locked
+    def write_core(self, path: str | None = None) -> m.CoreWritten:
+        self._require_process()
+        raise TargetError("Target does not support core file generation.")  # gdb's words
+
     # --- execution ------------------------------------------------------------------
     def is_running(self) -> bool:
         return self._running_tid is not None

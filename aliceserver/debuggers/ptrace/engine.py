@@ -49,6 +49,7 @@ from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
 from aliceserver.debuggers.ptrace.calltrace import CallTracing
 from aliceserver.debuggers.ptrace.coretarget import CoreTargetControl
+from aliceserver.debuggers.ptrace.gcore import CoreWriting
 from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
@@ -118,7 +119,7 @@ class _Command:
 
 
 class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, SymbolQueries, SymbolSearch,
-                     SourceFileListing, LibrarySymbolControl, CoreTargetControl):
+                     SourceFileListing, LibrarySymbolControl, CoreTargetControl, CoreWriting):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
