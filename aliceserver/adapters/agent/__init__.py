@@ -7,6 +7,7 @@ from __future__ import annotations
 from aliceserver.adapters.agent import (
     tools_breakpoints,
     tools_control,
+    tools_core,
     tools_exec,
     tools_inspect,
     tools_machine,
@@ -34,7 +35,7 @@ def build_tools(
     env = ToolEnv(sessions, budget, trace_directory=trace_directory)
     registry = ToolRegistry(budget)
     modules = (
-        tools_session, tools_breakpoints, tools_exec, tools_inspect, tools_machine, tools_trace,
+        tools_session, tools_core, tools_breakpoints, tools_exec, tools_inspect, tools_machine, tools_trace,
         tools_control,
     )  # fmt: skip
     for module in modules:

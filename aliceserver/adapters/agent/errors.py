@@ -70,7 +70,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ErrorCode], ...] = (
     (re.compile(r"No symbol|no symbol|not found", re.I), ErrorCode.NO_SYMBOL),
     (re.compile(r"Cannot access memory|not mapped|EIO", re.I), ErrorCode.MEMORY_ERROR),
     (re.compile(r"is running|interrupt it first", re.I), ErrorCode.NOT_STOPPED),
-    (re.compile(r"not being run|no process|session is closed", re.I), ErrorCode.NO_PROCESS),
+    (re.compile(r"not being run|no process|without a process|session is closed", re.I), ErrorCode.NO_PROCESS),
     (re.compile(r"^no thread", re.I), ErrorCode.NO_THREAD),
     (re.compile(r"no frame|frame level", re.I), ErrorCode.NO_FRAME),
     (re.compile(r"syntax error|cannot|invalid|not an lvalue|unknown", re.I), ErrorCode.BAD_EXPRESSION),

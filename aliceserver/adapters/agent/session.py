@@ -23,6 +23,7 @@ from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.events import Event, Exited, Output, ProcessStarted, Stopped
 from aliceserver.debuggers.model import LaunchConfig, ProcessInfo
+from aliceserver.debuggers.target import CoreOpened
 
 if TYPE_CHECKING:  # the tracing library loads only when a session traces
     from aliceserver.tracing import Tracer, TraceStore
@@ -101,6 +102,7 @@ class DebugSession:
         self.current_thread: int = process.pid
         self.current_frame = 0  # selected by debug_select; back to 0 at every stop
         self.launch_config: LaunchConfig | None = None  # for a restart
+        self.core: str | None = None  # the core file a session opened by debug_core reads
         self.project_root: str | None = None  # what @usercode trace patterns mean
         self.commands = CommandMemory()  # what the console's gdb commands remember (x's last address)
         self.console: HostedConsole | None = None  # gdb's console, made by debug_console
@@ -230,7 +232,29 @@ class DebugSession:
                 return WaitResult.RUNNING
             return WaitResult.STOPPED
 
+    def core_opened(self, path: str, opened: CoreOpened) -> None:
+        """A core's program is stopped for good where it died; no Stopped event says so
+        (the engine leaves that to each front end, as gdb prints no *stopped then)."""
+        with self._changed:
+            self.core = path
+            self.state = State.STOPPED
+            self.last_stop = opened.stop
+            self.current_thread = opened.stop.thread_id
+            self.current_frame = 0
+            self.generation += 1
+            self._changed.notify_all()
+
     # --- guards ---------------------------------------------------------------------
+    def require_live(self) -> None:
+        """Running needs a process: a core's program is dead (refused in gdb's words)."""
+        if self.core is not None:
+            raise ToolError(
+                ErrorCode.NO_PROCESS,
+                "The program is not being run.",
+                f"session {self.id} reads the core file {self.core}: inspect it (debug_stack, "
+                "debug_variables, debug_evaluate, debug_memory, debug_console); debug_launch runs the program",
+            )
+
     def require_process(self) -> None:
         if self.state is State.EXITED:
             raise ToolError(

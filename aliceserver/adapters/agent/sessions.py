@@ -12,6 +12,7 @@ from aliceserver.adapters.agent.errors import ErrorCode, ToolError, classify
 from aliceserver.adapters.agent.session import DebugSession, EventObserver
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import LaunchConfig
+from aliceserver.debuggers.target import CoreTargets
 from aliceserver.errors import AliceError
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,27 @@ class SessionManager:
             debugger.close()
             raise
         session = DebugSession(self._new_id(process.program), debugger, process, self.observer)
+        session.project_root = os.getcwd()
+        return self._add(session)
+
+    def open_core(self, core: str, program: str | None) -> DebugSession:
+        """A new session on a core file (of `program`, else of the executable it names),
+        stopped where the program died."""
+        debugger = self.factory()
+        try:
+            if not isinstance(debugger, CoreTargets):
+                raise ToolError(ErrorCode.UNSUPPORTED, "this debugger engine cannot open core files")
+            opened = debugger.open_core(core, program)
+        except AliceError as error:
+            debugger.close()
+            failure = error if isinstance(error, ToolError) else ToolError(ErrorCode.TARGET_ERROR, str(error))
+            failure.hint = failure.hint or "give the program the core is of (program=PATH) when it moved"
+            raise failure from error
+        except BaseException:
+            debugger.close()
+            raise
+        session = DebugSession(self._new_id(opened.process.program), debugger, opened.process, self.observer)
+        session.core_opened(core, opened)
         session.project_root = os.getcwd()
         return self._add(session)
 

@@ -98,6 +98,12 @@ def _wait(env: ToolEnv, args: Args) -> dict[str, Any]:
 def _restart(env: ToolEnv, args: Args) -> dict[str, Any]:
     session = env.session(args)
     config = session.launch_config
+    if session.core is not None:
+        raise ToolError(
+            ErrorCode.UNSUPPORTED,
+            f"session {session.id} reads a core file: there is no program to restart",
+            "debug_launch program=PATH runs the program afresh",
+        )
     if config is None:
         raise ToolError(
             ErrorCode.UNSUPPORTED,

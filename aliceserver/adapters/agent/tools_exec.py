@@ -40,6 +40,7 @@ def run_and_wait(
 ) -> dict[str, Any]:
     """Run `start` (which sets the program going) and wait for what follows."""
     with session.lock:
+        session.require_live()
         if session.state is State.RUNNING:  # already running: just wait again
             generation = session.generation
         else:
@@ -112,6 +113,7 @@ def _run_to(env: ToolEnv, args: Args) -> dict[str, Any]:
 def _pause(env: ToolEnv, args: Args) -> dict[str, Any]:
     session = env.session(args)
     session.require_process()
+    session.require_live()
     if session.state is not State.RUNNING:
         reply = execution_reply(env, session, WaitResult.STOPPED, 0)
         reply["message"] = "the program was not running"

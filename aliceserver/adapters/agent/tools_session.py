@@ -37,7 +37,7 @@ def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
         raise bad_argument(
             f"program {program!r} not found", "give a path: ./prog, or an absolute one"
         )
-    mappings = _source_map(args)
+    mappings = source_map(args)
     extra = args.mapping("env")
     environment = {**os.environ, **extra} if extra is not None else None
     config = LaunchConfig(
@@ -51,7 +51,7 @@ def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
     session = env.sessions.launch(config)
     try:
         with session.lock:
-            _map_sources(session, mappings)
+            map_sources(session, mappings)
             added = [add_breakpoint(env, session, require_location(str(spec))) for spec in args.items("breakpoints")]
     except BaseException:
         env.sessions.remove(session)
@@ -66,7 +66,7 @@ def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
     return reply
 
 
-def _source_map(args: Args) -> list[tuple[str, str]]:
+def source_map(args: Args) -> list[tuple[str, str]]:
     """`source_map`: FROM=TO pairs, as gdb's `set substitute-path FROM TO`."""
     pairs = []
     for item in args.items("source_map"):
@@ -77,15 +77,15 @@ def _source_map(args: Args) -> list[tuple[str, str]]:
     return pairs
 
 
-def _map_sources(session: DebugSession, mappings: list[tuple[str, str]]) -> None:
+def map_sources(session: DebugSession, mappings: list[tuple[str, str]]) -> None:
     for source, target in mappings:
         session.debugger.source_paths.add_rule(source, target)
 
 
 def _attach(env: ToolEnv, args: Args) -> dict[str, Any]:
-    mappings = _source_map(args)
+    mappings = source_map(args)
     session = env.sessions.attach(args.integer("pid") or 0)
-    _map_sources(session, mappings)
+    map_sources(session, mappings)
     result = session.wait(0, timeout_of(args))
     reply = execution_reply(env, session, result, timeout_of(args))
     reply["pid"] = session.process.pid
@@ -100,7 +100,9 @@ def _stop(env: ToolEnv, args: Args) -> dict[str, Any]:
         env.sessions.remove(session, None if mode is None else mode == "detach")
     how = "detached" if (mode == "detach" or (mode is None and session.process.attached)) else "killed"
     reply: dict[str, Any] = {"session": session.id, "ended": True}
-    if state is State.EXITED:
+    if session.core is not None:
+        reply["program"] = f"core file closed ({session.core})"
+    elif state is State.EXITED:
         reply["exit"] = session.exit_text()
     else:
         reply["program"] = f"{how} (pid {session.process.pid})"
@@ -118,6 +120,8 @@ def describe(session: DebugSession) -> dict[str, Any]:
         "attached": session.process.attached,
         "state": session.state.value,
     }
+    if session.core is not None:
+        entry["core"] = session.core
     if session.state is State.EXITED:
         entry["exit"] = session.exit_text()
     elif session.state is State.STOPPED and session.last_stop is not None:

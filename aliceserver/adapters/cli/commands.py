@@ -55,6 +55,17 @@ def _start(o: argparse.Namespace) -> Plan:
     return Plan("call", "debug_launch", _timeout(o, arguments))
 
 
+def _core(o: argparse.Namespace) -> Plan:
+    """`core PROG CORE` as gdb's command line, or `core CORE` (the program it names)."""
+    program, core = (o.first, o.second) if o.second is not None else (None, o.first)
+    arguments: dict[str, Any] = {"core": os.path.abspath(core)}  # the daemon's directory is /
+    if program is not None:
+        arguments["program"] = os.path.abspath(program)
+    if o.source_map:
+        arguments["source_map"] = o.source_map
+    return Plan("call", "debug_core", arguments)
+
+
 def _break(o: argparse.Namespace) -> Plan:
     words = list(o.words)
     if not words or words[0] == "list":
@@ -182,6 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
             "attach to a process")  # fmt: skip
     p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
     p.add_argument("pid", type=int)
+    p = add("core", _core, "open a core file: core [PROG] CORE (read-only, stopped where it died)")
+    p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
+    p.add_argument("first", metavar="PROG")
+    p.add_argument("second", metavar="CORE", nargs="?")
     add("stop", _call("debug_stop", lambda o: {"mode": "kill"} if o.kill else {}),
         "end the session (kills a launched program)").add_argument("--kill", action="store_true")
     add("detach", _call("debug_stop", lambda o: {"mode": "detach"}), "end the session, program runs on")

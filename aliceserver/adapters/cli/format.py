@@ -16,7 +16,7 @@ from aliceserver.adapters.agent.render import render
 Formatter = Callable[[dict[str, Any]], list[str]]
 
 CONTEXT_TOOLS = frozenset({
-    "debug_launch", "debug_attach", "debug_continue", "debug_step", "debug_run_to",
+    "debug_launch", "debug_attach", "debug_core", "debug_continue", "debug_step", "debug_run_to",
     "debug_pause", "debug_context", "debug_select", "debug_wait", "debug_restart",
 })  # fmt: skip
 
