@@ -34,9 +34,10 @@ context (location, source with the current line marked ->, locals and which chan
 new output). Inspect with debug_variables, debug_evaluate, debug_stack, debug_memory.
 To see many calls without stopping, debug_trace action=add patterns=[...] records calls,
 arguments and return values while the program runs; debug_query reads the record.
-Several sessions may run at once; pass session=ID when there is more than one. Errors
-carry a stable code and a hint for the next step; replies say what they left out
-("omitted") and how to ask for it."""
+debug_core opens a crashed program's core file: the context at the crash, then the
+inspection tools (read-only). Several sessions may run at once; pass session=ID when there
+is more than one. Errors carry a stable code and a hint for the next step; replies say what
+they left out ("omitted") and how to ask for it."""
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
