@@ -7,7 +7,6 @@ backtrace, then runs to the end and prints the exit code.
 from __future__ import annotations
 
 import argparse
-import queue
 import shutil
 import subprocess
 import sys
@@ -15,7 +14,8 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from aliceserver.debuggers.events import Event, Exited, Output, Stopped
+from aliceserver.debuggers.events import Exited, Output, Stopped
+from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import LaunchConfig, VariableScope
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.errors import AliceError
@@ -36,7 +36,7 @@ def _build(workdir: Path) -> Path:
     return program
 
 
-def _next_stop(events: "queue.Queue[Event]") -> Stopped | Exited:
+def _next_stop(events: Subscription) -> Stopped | Exited:
     while True:
         event = events.get(timeout=30)
         if isinstance(event, Output):
@@ -88,6 +88,7 @@ def main(args: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="aliceserver-demo-") as workdir:
         program = _build(Path(workdir))
         debugger = PtraceDebugger()
+        events = debugger.subscribe()  # before the launch: its events are ours
         try:
             info = debugger.launch(LaunchConfig(str(program)))
             print(f"launched {program.name} as process {info.pid} (held before its first instruction)")
@@ -95,13 +96,13 @@ def main(args: list[str]) -> int:
             breakpoint_ = debugger.insert_breakpoint(address)
             print(f"breakpoint {breakpoint_.id} at {address:#x} <{options.function}>")
             debugger.resume()
-            stop = _next_stop(debugger.events)
+            stop = _next_stop(events)
             if isinstance(stop, Stopped):
                 _show(debugger, stop)
                 print("\ncontinuing to the end")
                 debugger.remove_breakpoint(breakpoint_.id)
                 debugger.resume()
-                stop = _next_stop(debugger.events)
+                stop = _next_stop(events)
             if isinstance(stop, Exited):
                 how = f"exit code {stop.code}" if stop.code is not None else f"signal {stop.signal_name}"
                 print(f"process {stop.pid} exited with {how}")

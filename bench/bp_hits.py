@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import cast
 
 from aliceserver.debuggers.base import IDebugger
-from aliceserver.debuggers.events import Event, Exited, Output
+from aliceserver.debuggers.events import Exited, Output
+from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import LaunchConfig, StdioMode
 from bench.common import Rate, build_program, print_table
 
@@ -57,7 +58,7 @@ def gdb_run(gdb: str, program: Path, hits: int, *, breakpoint: bool) -> tuple[fl
     return elapsed, int(found.group(1)) if found else 0
 
 
-def wait_exit(events: queue.Queue[Event], timeout: float) -> Exited:
+def wait_exit(events: Subscription, timeout: float) -> Exited:
     """Drain the engine's events until Exited; fail loudly if it does not come."""
     deadline = time.monotonic() + timeout
     seen: list[str] = []
@@ -78,6 +79,7 @@ def engine_run(
 ) -> tuple[float, int]:
     """One engine session: (seconds from resume() to Exited, the breakpoint's hit_count)."""
     dbg = factory()
+    events = dbg.subscribe()  # before the launch: its events are ours
     try:
         dbg.launch(LaunchConfig(program=str(program), args=(str(hits),), stdio=StdioMode.PIPES))
         bp_id = None
@@ -86,7 +88,7 @@ def engine_run(
             bp_id = dbg.insert_breakpoint(address, condition=lambda tid: False).id
         start = time.perf_counter()
         dbg.resume()
-        exited = wait_exit(dbg.events, timeout=60 + hits / 500)
+        exited = wait_exit(events, timeout=60 + hits / 500)
         elapsed = time.perf_counter() - start
         if exited.code != 0:
             raise RuntimeError(f"program did not exit cleanly under the engine: {exited}")

@@ -45,6 +45,7 @@ def gdb_seconds(gdb: str, program: Path, count: int, line: int, *, condition: bo
 
 def engine_seconds(program: Path, count: int, line: int, *, condition: bool) -> tuple[float, int]:
     debugger = load_engine()()
+    events = debugger.subscribe()  # before the launch: its events are ours
     try:
         debugger.launch(LaunchConfig(str(program), (str(count),), stdio=StdioMode.PIPES))
         ident = None
@@ -54,7 +55,7 @@ def engine_seconds(program: Path, count: int, line: int, *, condition: bool) -> 
             ident = debugger.insert_breakpoint(location.address, condition=check).id
         start = time.perf_counter()
         debugger.resume()
-        exited = wait_exit(debugger.events, timeout=60 + count / 500)
+        exited = wait_exit(events, timeout=60 + count / 500)
         elapsed = time.perf_counter() - start
         if exited.code != 0:
             raise RuntimeError(f"the program exited with {exited}")

@@ -43,11 +43,12 @@ from aliceserver.debuggers.model import LaunchConfig, VariableScope
 imported = time.perf_counter()
 program, function, *args = sys.argv[1:]
 debugger = PtraceDebugger()
+events = debugger.subscribe()  # before the launch: its events are ours
 try:
     debugger.launch(LaunchConfig(program, args=tuple(args)))
     debugger.insert_location_breakpoint(function)
     debugger.resume()
-    while not isinstance(event := debugger.events.get(timeout=120), (Stopped, Exited)):
+    while not isinstance(event := events.get(timeout=120), (Stopped, Exited)):
         pass
     assert isinstance(event, Stopped), event
     top = debugger.stack_trace(event.thread_id, 0, 1)[0]

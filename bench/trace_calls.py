@@ -11,7 +11,6 @@ rows appended by one thread, committed by its writer.
 from __future__ import annotations
 
 import argparse
-import queue
 import re
 import shutil
 import subprocess
@@ -21,7 +20,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from aliceserver.debuggers.events import Event, Exited
+from aliceserver.debuggers.events import Exited
+from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import LaunchConfig, StdioMode
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.tracing import QueryFilters, Tracer, TraceStore, query
@@ -35,7 +35,7 @@ GDB_SCRIPT = (
 )
 
 
-def wait_exit(events: queue.Queue[Event], tracer: Tracer | None, timeout: float) -> Exited:
+def wait_exit(events: Subscription, tracer: Tracer | None, timeout: float) -> Exited:
     deadline = time.monotonic() + timeout
     while True:
         event = events.get(timeout=max(0.1, deadline - time.monotonic()))
@@ -48,6 +48,7 @@ def wait_exit(events: queue.Queue[Event], tracer: Tracer | None, timeout: float)
 def engine_run(program: Path, calls: int, mode: str, directory: str) -> tuple[float, int, str]:
     """(seconds from resume to exit, calls recorded, status summary); mode: off/full/sampled."""
     debugger = PtraceDebugger()
+    events = debugger.subscribe()  # before the launch: its events are ours
     store = TraceStore(f"bench-{mode}", directory)
     tracer = None
     try:
@@ -60,7 +61,7 @@ def engine_run(program: Path, calls: int, mode: str, directory: str) -> tuple[fl
                 raise RuntimeError(f"could not trace {FUNCTION}: {change}")
         start = time.perf_counter()
         debugger.resume()
-        exited = wait_exit(debugger.events, tracer, 60 + calls / 1000)
+        exited = wait_exit(events, tracer, 60 + calls / 1000)
         elapsed = time.perf_counter() - start
         if exited.code != 0:
             raise RuntimeError(f"the program failed under the engine: {exited}")

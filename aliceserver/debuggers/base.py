@@ -2,18 +2,18 @@
 
 Every method may be called from any thread. Methods that start execution (`resume`,
 `step_instruction`) return once the program runs; what happens next arrives as events on
-`events`. Errors are raised as `TargetError` / `Unsupported` / `ProtocolError`.
+each subscription (`subscribe`, before the launch or attach whose events are wanted).
+Errors are raised as `TargetError` / `Unsupported` / `ProtocolError`.
 
 Thread ids are the kernel's tids; the process's main thread has tid == pid.
 """
 
 from __future__ import annotations
 
-import queue
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
-from aliceserver.debuggers.events import Event
+from aliceserver.debuggers.eventsource import Inbox, Subscription
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
@@ -93,7 +93,11 @@ CallExitHook = Callable[[CallExit], None]
 
 @runtime_checkable
 class IDebugger(Protocol):
-    events: "queue.Queue[Event]"
+    def subscribe(self, into: Inbox | None = None) -> Subscription:
+        """The events published from now on, in the engine's order: in a queue of the
+        subscription's own, or delivered into `into` (the front end's own queue, which it
+        may fill with items of its own). Close it when done; only the engine publishes."""
+        ...
 
     @property
     def source_paths(self) -> SourcePaths:

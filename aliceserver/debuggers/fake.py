@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import functools
 import logging
-import queue
 import signal as signal_module
 import threading
 from collections.abc import Callable, Mapping
@@ -21,6 +20,7 @@ from typing import Any, TypeVar, cast
 import aliceserver.debuggers.events as ev
 import aliceserver.debuggers.model as m
 from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
 from aliceserver.debuggers.fake_source import FakeSourceLevel
 from aliceserver.debuggers.fake_trace import FakeCallTracing
 from aliceserver.debuggers.sourcepaths import SourcePaths
@@ -119,7 +119,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
         self.catchpoints: frozenset[m.CatchKind] = frozenset()
         self._located: dict[int, m.LocationBreakpointInfo] = {}
         self.program = program or FakeProgram.default()
-        self.events: queue.Queue[ev.Event] = queue.Queue()
+        self._events = EventSource()
         self.source_paths = SourcePaths()
         insns = self.program.instructions
         self._functions = {insn.function: i for i, insn in enumerate(insns) if insn.function}
@@ -526,7 +526,14 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
 
     # --- helpers --------------------------------------------------------------------
     def _post(self, event: ev.Event) -> None:
-        self.events.put(event)
+        self._events.put(event)
+
+    def post_event(self, event: ev.Event) -> None:
+        """Fake-only: publish `event` as if the engine had (tests of a front end's handling)."""
+        self._events.put(event)
+
+    def subscribe(self, into: Inbox | None = None) -> Subscription:
+        return self._events.subscribe(into)
 
     def _new_id(self) -> int:
         ident, self._next_id = self._next_id, self._next_id + 1

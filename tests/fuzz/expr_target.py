@@ -108,15 +108,16 @@ class ExpressionTarget:
         logging.getLogger("aliceserver").addHandler(self.errors)
         self.program = ctx.builder.build("src_basic")
         self.source = ctx.builder.source("src_basic")
-        self.debugger, self.thread = self._start()
+        self.debugger, self.events, self.thread = self._start()
 
-    def _start(self) -> tuple[Any, int]:
+    def _start(self) -> tuple[Any, Any, int]:
         debugger = ptrace_debugger()
+        events = debugger.subscribe()  # before the launch: its events are ours
         debugger.launch(LaunchConfig(str(self.program), cwd=str(self.program.parent)))
         for place in debugger.resolve_location(f"{self.source}:{marker_line(self.source, 'vars')}"):
             debugger.insert_breakpoint(place.address)
         debugger.resume()
-        return debugger, _first_stop(debugger)
+        return debugger, events, _first_stop(events)
 
     def strategy(self) -> st.SearchStrategy[Any]:
         return st.tuples(EXPRESSIONS, st.integers(0, 3), st.sampled_from([None, "x", "d", "c", "a", "z", "q"]))
@@ -145,18 +146,18 @@ class ExpressionTarget:
         breakpoint in the called function: gdb's default, infcall.py), but only with a
         Stopped event saying so; then the program is started again at `show_values`, so
         later cases and finish() see the stop they were written for."""
-        reported = _drain(self.debugger)
+        reported = _drain(self.events)
         if not reported:
             frames = self.debugger.stack_trace(self.thread, 0, 1)
             if frames and frames[0].function == "show_values":
                 return
-            reported = _drain(self.debugger, 2.0)
+            reported = _drain(self.events, 2.0)
             if not reported:
                 where = frames[0].function if frames else None
                 raise FuzzFailure(f"{expression!r} moved the stop to {where} without a Stopped event")
         self.stats["left stopped"] += 1
         self.debugger.close()
-        self.debugger, self.thread = self._start()
+        self.debugger, self.events, self.thread = self._start()
 
     def finish(self) -> None:
         frames = self.debugger.stack_trace(self.thread, 0, 1)
@@ -173,7 +174,7 @@ class ExpressionTarget:
         self.debugger.close()
 
 
-def _drain(debugger: Any, wait: float = 0.0) -> list[Stopped]:
+def _drain(events: Any, wait: float = 0.0) -> list[Stopped]:
     """The Stopped events queued now; with `wait`, up to that many seconds for one."""
     import time
 
@@ -182,16 +183,16 @@ def _drain(debugger: Any, wait: float = 0.0) -> list[Stopped]:
     while True:
         left = deadline - time.monotonic()
         try:
-            event = debugger.events.get(timeout=left) if left > 0 and not stops else debugger.events.get_nowait()
+            event = events.get(timeout=left) if left > 0 and not stops else events.get_nowait()
         except queue.Empty:
             return stops
         if isinstance(event, Stopped):
             stops.append(event)
 
 
-def _first_stop(debugger: Any) -> int:
+def _first_stop(events: Any) -> int:
     while True:
-        event = debugger.events.get(timeout=30)
+        event = events.get(timeout=30)
         if isinstance(event, Stopped):
             return int(event.thread_id)
         if isinstance(event, Exited):

@@ -117,9 +117,10 @@ def test_close_detaches_attached_process(
 ) -> None:
     engine = importlib.import_module("aliceserver.debuggers.ptrace.engine")
     dbg = engine.PtraceDebugger()
+    log = EventLog(dbg)
     try:
         dbg.attach(longrun.pid)
-        EventLog(dbg).wait_for(Stopped)
+        log.wait_for(Stopped)
     finally:
         dbg.close()
     wait_untraced(longrun.pid)
@@ -140,9 +141,10 @@ def test_attach_errors_leave_engine_usable(
     # A process another debugger already traces.
     engine = importlib.import_module("aliceserver.debuggers.ptrace.engine")
     other = engine.PtraceDebugger()
+    other_log = EventLog(other)
     try:
         other.attach(longrun.pid)
-        EventLog(other).wait_for(Stopped)
+        other_log.wait_for(Stopped)
         with pytest.raises(TargetError):
             debugger.attach(longrun.pid)
         assert debugger.process is None

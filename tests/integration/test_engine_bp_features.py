@@ -213,12 +213,13 @@ def test_progress_while_an_index_is_built(
     program = builder.build("bp_features")
     for cached in (False, True):
         debugger = PtraceDebugger()
+        events = debugger.subscribe()
         try:
             debugger.launch(LaunchConfig(str(program)))
             assert debugger.resolve_location("visit")
             seen = []
-            while not debugger.events.empty():
-                event = debugger.events.get_nowait()
+            while not events.empty():
+                event = events.get_nowait()
                 if isinstance(event, Progress) and event.ident == f"symbols:{program}":
                     seen.append(event)
         finally:

@@ -6,14 +6,14 @@ effect with the emulator, single-step it for real, and compare registers and mem
 
 from __future__ import annotations
 
-import queue
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from aliceserver.debuggers.events import Event, Exited, Stopped, StopReason
+from aliceserver.debuggers.events import Exited, Stopped, StopReason
+from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import LaunchConfig
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
@@ -64,7 +64,7 @@ int main(void) {
 """
 
 
-def wait_stop(events: "queue.Queue[Event]") -> Stopped:
+def wait_stop(events: Subscription) -> Stopped:
     while True:
         event = events.get(timeout=10)
         if isinstance(event, Stopped):
@@ -78,12 +78,13 @@ def test_emulation_matches_single_stepping(tmp_path: Path) -> None:
     program = tmp_path / "seq"
     subprocess.run(["gcc", "-O0", "-o", str(program), str(source)], check=True)
     debugger = PtraceDebugger()
+    events = debugger.subscribe()
     try:
         debugger.launch(LaunchConfig(str(program)))
         start = debugger.lookup_symbol("sequence")
         debugger.insert_breakpoint(start, temporary=True)
         debugger.resume()
-        stop = wait_stop(debugger.events)
+        stop = wait_stop(events)
         assert stop.reason is StopReason.BREAKPOINT
         tid = stop.thread_id
         checked = 0
@@ -101,7 +102,7 @@ def test_emulation_matches_single_stepping(tmp_path: Path) -> None:
 
             plan.apply(predicted, debugger.read_memory, record)
             debugger.step_instruction(tid)
-            assert wait_stop(debugger.events).reason is StopReason.STEP
+            assert wait_stop(events).reason is StopReason.STEP
             after = debugger.read_registers(tid).values
             expected = {name: getattr(predicted, name) for name in binding.REGISTER_NAMES}
             assert after == expected, f"registers differ after {code[:8].hex()}"
@@ -110,7 +111,7 @@ def test_emulation_matches_single_stepping(tmp_path: Path) -> None:
             checked += 1
         assert checked == 20
         debugger.resume()
-        while not isinstance(event := debugger.events.get(timeout=10), Exited):
+        while not isinstance(event := events.get(timeout=10), Exited):
             pass
         assert event.code == 0
     finally:

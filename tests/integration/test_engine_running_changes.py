@@ -52,6 +52,7 @@ def test_breakpoints_removed_and_inserted_while_running(tmp_path: Path) -> None:
     program = tmp_path / "spin"
     subprocess.run(["gcc", "-O0", "-pthread", "-o", str(program), str(source)], check=True)
     debugger = PtraceDebugger()
+    events = debugger.subscribe()
     try:
         debugger.launch(LaunchConfig(str(program)))
         address = debugger.lookup_symbol("work")
@@ -67,7 +68,7 @@ def test_breakpoints_removed_and_inserted_while_running(tmp_path: Path) -> None:
             bp = debugger.insert_breakpoint(address, condition=lambda tid: False)
         assert counted > 0, "the counting breakpoint was never hit"
         while True:
-            event = debugger.events.get(timeout=20)
+            event = events.get(timeout=20)
             assert not isinstance(event, Stopped), f"unexpected stop: {event}"
             if isinstance(event, Exited):
                 break

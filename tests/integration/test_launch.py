@@ -162,10 +162,11 @@ def test_kill_running_program(debugger: IDebugger, events: EventLog, builder: Bu
 def test_close_kills_launched_program(builder: Builder) -> None:
     engine = importlib.import_module("aliceserver.debuggers.ptrace.engine")
     dbg = engine.PtraceDebugger()
+    log = EventLog(dbg)
     try:
         info = launch(dbg, builder.build("spin"))
         dbg.resume()
-        EventLog(dbg).settle(0.2)
+        log.settle(0.2)
         assert proc_state(info.pid) in ("R", "S")
     finally:
         dbg.close()

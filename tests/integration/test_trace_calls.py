@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from aliceserver.debuggers.events import Exited, Stopped, StopReason
+from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.tracing import QueryFilters, Tracer, TraceStore, query
 from aliceserver.tracing.query import TraceEvent
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
@@ -34,16 +35,22 @@ def store(tmp_path: Path) -> Iterator[TraceStore]:
     trace.close()
 
 
+@pytest.fixture
+def feed(debugger: Any) -> Subscription:
+    """The debugger's events, subscribed before the test launches."""
+    return debugger.subscribe()
+
+
 def tracer_for(debugger: Any, store: TraceStore, **options: Any) -> Tracer:
     return Tracer(debugger, store, project_root=str(PROGRAMS_DIR), **options)
 
 
-def run_until(debugger: Any, tracer: Tracer, stop: type = Exited, timeout: float = 30) -> Any:
+def run_until(debugger: Any, feed: Subscription, tracer: Tracer, stop: type = Exited, timeout: float = 30) -> Any:
     """Resume and feed the tracer every event until a `stop` event (Exited or Stopped)."""
     debugger.resume()
     while True:
         try:
-            event = debugger.events.get(timeout=timeout)
+            event = feed.get(timeout=timeout)
         except queue.Empty:
             raise AssertionError(f"no {stop.__name__} within {timeout} s") from None
         tracer.observe(event)
@@ -56,13 +63,13 @@ def events(store: TraceStore, **filters: Any) -> list[TraceEvent]:
     return list(query(store, QueryFilters(limit=1000, **filters)).events)
 
 
-def test_calls_arguments_and_return_values(debugger: Any, program: Path, store: TraceStore) -> None:
+def test_calls_arguments_and_return_values(debugger: Any, feed: Subscription, program: Path, store: TraceStore) -> None:
     launch(debugger, program)
     tracer = tracer_for(debugger, store)
     change = tracer.add(["square", "sum_point", "label", "note", "nothing_*"])
     assert sorted(change.added) == ["label", "note", "square", "sum_point"]
     assert change.unmatched == ("nothing_*",)
-    exited = run_until(debugger, tracer)
+    exited = run_until(debugger, feed, tracer)
     assert exited.code == 0
 
     calls = events(store, kinds=("call",), function="square")
@@ -91,11 +98,11 @@ def test_calls_arguments_and_return_values(debugger: Any, program: Path, store: 
     assert not status.sampling and "12 recorded" not in status.summary()
 
 
-def test_recursion_and_parent_calls(debugger: Any, program: Path, store: TraceStore) -> None:
+def test_recursion_and_parent_calls(debugger: Any, feed: Subscription, program: Path, store: TraceStore) -> None:
     launch(debugger, program)
     tracer = tracer_for(debugger, store)
     tracer.add(["fib", "outer", "square"])
-    run_until(debugger, tracer)
+    run_until(debugger, feed, tracer)
 
     fib_calls = events(store, kinds=("call",), function="fib")
     assert len(fib_calls) == 15  # fib(5): 1 + fib(4) 9 + fib(3) 5
@@ -116,11 +123,11 @@ def test_recursion_and_parent_calls(debugger: Any, program: Path, store: TraceSt
     assert [r.return_value for r in events(store, kinds=("return",), function="outer")] == ["50"]
 
 
-def test_threads(debugger: Any, program: Path, store: TraceStore) -> None:
+def test_threads(debugger: Any, feed: Subscription, program: Path, store: TraceStore) -> None:
     process = launch(debugger, program)
     tracer = tracer_for(debugger, store)
     tracer.add(["square"])
-    run_until(debugger, tracer)
+    run_until(debugger, feed, tracer)
     workers: dict[int, list[str]] = {}
     for call in events(store, kinds=("call",), function="square"):
         if call.thread != process.pid:
@@ -130,7 +137,7 @@ def test_threads(debugger: Any, program: Path, store: TraceStore) -> None:
         assert len(events(store, kinds=("return",), thread=thread)) == 3
 
 
-def test_patterns_file_usercode_and_globs(debugger: Any, program: Path, store: TraceStore) -> None:
+def test_patterns_file_usercode_and_globs(debugger: Any, feed: Subscription, program: Path, store: TraceStore) -> None:
     launch(debugger, program)
     tracer = tracer_for(debugger, store)
     assert sorted(tracer.add(["s*"]).added) == ["square", "sum_point"]
@@ -143,36 +150,36 @@ def test_patterns_file_usercode_and_globs(debugger: Any, program: Path, store: T
     assert tracer.status().functions == ()
 
 
-def test_add_and_remove_without_restarting(debugger: Any, program: Path, store: TraceStore) -> None:
+def test_add_and_remove_without_restarting(debugger: Any, feed: Subscription, program: Path, store: TraceStore) -> None:
     launch(debugger, program)
     tracer = tracer_for(debugger, store)
     tracer.add(["square"])
     (note,) = debugger.resolve_location("note")
     bp = debugger.insert_breakpoint(note.address)
-    run_until(debugger, tracer, Stopped)  # the first note(): label(0) already ran
+    run_until(debugger, feed, tracer, Stopped)  # the first note(): label(0) already ran
     debugger.remove_breakpoint(bp.id)
     tracer.add(["label"])
     tracer.remove(["square"])
-    run_until(debugger, tracer)
+    run_until(debugger, feed, tracer)
     assert len(events(store, kinds=("return",), function="square")) == 5  # main's loop only
     assert [c.arguments for c in events(store, kinds=("call",), function="label")] == [(("i", "1"),), (("i", "2"),)]
 
 
-def test_output_and_exit_events(debugger: Any, program: Path, store: TraceStore) -> None:
+def test_output_and_exit_events(debugger: Any, feed: Subscription, program: Path, store: TraceStore) -> None:
     launch(debugger, program)
     tracer = tracer_for(debugger, store)
-    run_until(debugger, tracer)
+    run_until(debugger, feed, tracer)
     text = "".join(e.text or "" for e in events(store, kinds=("stdout",)))
     assert "sum 14\n" in text and "note odd\n" in text
     (done,) = events(store, kinds=("exit",))
     assert done.text == "exited with code 0"
 
 
-def test_crash_event(debugger: Any, program: Path, store: TraceStore) -> None:
+def test_crash_event(debugger: Any, feed: Subscription, program: Path, store: TraceStore) -> None:
     launch(debugger, program, ["crash"])
     tracer = tracer_for(debugger, store)
     tracer.add(["crash_here"])
-    stop = run_until(debugger, tracer, Stopped)
+    stop = run_until(debugger, feed, tracer, Stopped)
     assert stop.reason is StopReason.CRASH
     (crash,) = events(store, kinds=("crash",))
     assert crash.text is not None and crash.text.startswith("SIGSEGV") and "crash_here" in crash.text
@@ -186,16 +193,16 @@ def test_crash_event(debugger: Any, program: Path, store: TraceStore) -> None:
     innermost = events(store, kinds=("call",), function="crash_here")[-1]
     assert crash.parent_id == innermost.call_id and innermost.arguments == (("where", "0x0"), ("depth", "0"))
     debugger.kill()
-    run_exit = debugger.events.get(timeout=10)
+    run_exit = feed.get(timeout=10)
     while not isinstance(run_exit, Exited):
-        run_exit = debugger.events.get(timeout=10)
+        run_exit = feed.get(timeout=10)
 
 
-def test_hot_functions_are_counted_exactly_and_sampled(debugger: Any, program: Path, store: TraceStore) -> None:
+def test_hot_functions_are_counted_exactly_and_sampled(debugger: Any, feed: Subscription, program: Path, store: TraceStore) -> None:
     launch(debugger, program)
     tracer = tracer_for(debugger, store, max_rate=2)
     tracer.add(["fib"])
-    run_until(debugger, tracer)
+    run_until(debugger, feed, tracer)
     (fib,) = tracer.status().functions
     assert fib.calls == 15
     recorded = events(store, kinds=("call",), function="fib")

@@ -1,4 +1,5 @@
-"""Draining a debugger's event queue with timeouts, keeping every event for later checks."""
+"""Draining a subscription to a debugger's events with timeouts, keeping every event for
+later checks. Make the EventLog before the launch or attach whose events it should see."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ import time
 from typing import Any, Callable, Protocol, TypeVar
 
 from aliceserver.debuggers.events import Event, Output
+from aliceserver.debuggers.eventsource import Subscription
 
 E = TypeVar("E")
 
 
 class HasEvents(Protocol):
-    events: "queue.Queue[Event]"
+    def subscribe(self) -> Subscription: ...
 
 
 class EventLog:
@@ -20,6 +22,7 @@ class EventLog:
 
     def __init__(self, dbg: HasEvents) -> None:
         self.dbg = dbg
+        self.subscription = dbg.subscribe()  # events published from now on
         self.events: list[Event] = []
         self._claimed: set[int] = set()
 
@@ -27,16 +30,16 @@ class EventLog:
         """Move queued events into the log, waiting up to `timeout` for the first one."""
         try:
             event = (
-                self.dbg.events.get(timeout=timeout)
+                self.subscription.get(timeout=timeout)
                 if timeout > 0
-                else self.dbg.events.get_nowait()
+                else self.subscription.get_nowait()
             )
         except queue.Empty:
             return
         self.events.append(event)
         while True:
             try:
-                self.events.append(self.dbg.events.get_nowait())
+                self.events.append(self.subscription.get_nowait())
             except queue.Empty:
                 return
 

@@ -1,9 +1,9 @@
 """One debug session for an agent: a debugger, its program's state, output and history.
 
-A pump thread drains the debugger's events into the session's state (running, stopped,
-exited), its output buffer and a stop counter; tool calls wait on that counter instead of
-reading the event queue themselves, so several tools (a `continue` waiting, a `pause`) can
-act on one session at once.
+A pump thread drains the session's subscription to the debugger's events into its state
+(running, stopped, exited), its output buffer and a stop counter; tool calls wait on that
+counter instead of reading the events themselves, so several tools (a `continue` waiting,
+a `pause`) can act on one session at once.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError
 from aliceserver.adapters.agent.output import OutputBuffer
@@ -22,6 +22,7 @@ from aliceserver.adapters.console.hosted import HostedConsole
 from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.events import Event, Exited, Output, ProcessStarted, Stopped
+from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import LaunchConfig, ProcessInfo
 from aliceserver.debuggers.target import CoreOpened
 
@@ -75,10 +76,6 @@ class LocalsSnapshot:
     values: dict[str, str] = field(default_factory=dict)
 
 
-class _StopPump:
-    """Put on the event queue to end the pump thread."""
-
-
 EventObserver = Callable[[str, Event], None]  # (session id, event), on the pump thread
 
 
@@ -88,10 +85,13 @@ class DebugSession:
         ident: str,
         debugger: IDebugger,
         process: ProcessInfo,
+        events: Subscription,
         observer: EventObserver | None = None,
     ) -> None:
+        """`events`: the debugger's, subscribed before the launch or attach that made `process`."""
         self.id = ident
         self.debugger = debugger
+        self._events = events
         self.process = process
         self.output = OutputBuffer()
         # An attach is followed by a Stopped(PAUSE): running until the pump has seen it.
@@ -124,10 +124,7 @@ class DebugSession:
 
     # --- the event pump -------------------------------------------------------------
     def _run_pump(self) -> None:
-        while True:
-            event = self.debugger.events.get()
-            if isinstance(event, _StopPump):
-                return
+        for event in self._events:  # until close ends the subscription
             try:
                 self._apply(event)
             except Exception:  # a bad event must not kill the session's bookkeeping
@@ -318,7 +315,7 @@ class DebugSession:
                     self.debugger.kill()
         finally:
             self.debugger.close()
-            self.debugger.events.put(cast(Event, _StopPump()))
+            self._events.close()  # the pump applies what the engine said before, then ends
             self._pump.join(timeout=5)
             if self.trace_store is not None:
                 self.trace_store.close()

@@ -52,6 +52,7 @@ class SessionManager:
     def launch(self, config: LaunchConfig, ident: str | None = None) -> DebugSession:
         """A new session running `config` (named `ident`, for a restart that keeps the name)."""
         debugger = self.factory()
+        events = debugger.subscribe()  # before the launch: its events are the session's
         try:
             process = debugger.launch(config)
         except AliceError as error:
@@ -64,13 +65,14 @@ class SessionManager:
         except BaseException:
             debugger.close()
             raise
-        session = DebugSession(ident or self._new_id(config.program), debugger, process, self.observer)
+        session = DebugSession(ident or self._new_id(config.program), debugger, process, events, self.observer)
         session.launch_config = config
         session.project_root = config.cwd or os.getcwd()
         return self._add(session)
 
     def attach(self, pid: int) -> DebugSession:
         debugger = self.factory()
+        events = debugger.subscribe()  # before the attach: its Stopped(PAUSE) is the session's
         try:
             process = debugger.attach(pid)
         except AliceError as error:
@@ -84,7 +86,7 @@ class SessionManager:
         except BaseException:
             debugger.close()
             raise
-        session = DebugSession(self._new_id(process.program), debugger, process, self.observer)
+        session = DebugSession(self._new_id(process.program), debugger, process, events, self.observer)
         session.project_root = os.getcwd()
         return self._add(session)
 
@@ -92,6 +94,7 @@ class SessionManager:
         """A new session on a core file (of `program`, else of the executable it names),
         stopped where the program died."""
         debugger = self.factory()
+        events = debugger.subscribe()  # before opening: its threads and libraries are the session's
         try:
             if not isinstance(debugger, CoreTargets):
                 raise ToolError(ErrorCode.UNSUPPORTED, "this debugger engine cannot open core files")
@@ -104,7 +107,7 @@ class SessionManager:
         except BaseException:
             debugger.close()
             raise
-        session = DebugSession(self._new_id(opened.process.program), debugger, opened.process, self.observer)
+        session = DebugSession(self._new_id(opened.process.program), debugger, opened.process, events, self.observer)
         session.core_opened(core, opened)
         session.project_root = os.getcwd()
         return self._add(session)

@@ -1,11 +1,11 @@
 """One gdb console over a debugger that another front end drives (DAP, the agent).
 
 The console is the MI session's own (its command registry, breakpoint table, settings,
-displays, value history), run on a session whose inbox is private: the host's loop reads
-the engine's events and hands each one on (`observe`, or `post` then `drain`), so the
-console never takes an event its host waits for. The host runs the program: the console
-never starts, probes or resumes it itself (`command_name` lets the host route those
-commands through its own execution path).
+displays, value history), run on a session that subscribes to no events: the host's loop
+reads its own subscription and hands each event on (`observe`, or `post` then `drain`), so
+the console sees each event in the host's order, before the host reports it. The host
+runs the program: the console never starts, probes or resumes it itself (`command_name`
+lets the host route those commands through its own execution path).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from aliceserver.adapters.mi.registry import RUNNING, Context, MiError
 from aliceserver.adapters.mi.session import MiSession, SessionConfig
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.debuggers.base import IDebugger
+from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.errors import AliceError, ProtocolError
 
 # The commands that set the program going: the host runs them its own way.
@@ -76,10 +77,12 @@ class _HostedSession(MiSession):
             SessionConfig(program=program, quiet=True, mi=False),
             Ui(capture, mi=False, name="console"),
         )
-        # Never the engine's queue (MiSession shares it): the host's loop reads that one.
-        self._inbox = queue.Queue()
         self.resumed_itself = False
         self.breakpoints: HostedTable = HostedTable(self)  # with its host's breakpoints
+
+    def subscribe_events(self) -> Subscription | None:
+        """None: the host reads the engine's events and hands them on (`observe`)."""
+        return None
 
     def ensure_symbols(self) -> None:
         """The host starts the program; a probe of our own would be its process too."""

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import queue
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, cast
 
 from aliceserver import affinity
 from aliceserver.adapters.console.hosted import HostedConsole
@@ -45,10 +43,6 @@ DebuggerFactory = Callable[[], IDebugger]
 ResponseCallback = Callable[[JsonObject], None]
 
 
-class _StopPump:
-    """Put on the event queue to end the pump thread."""
-
-
 class DapSession:
     def __init__(self, transport: Transport, debugger: IDebugger, registry: Registry) -> None:
         self.transport = transport
@@ -66,6 +60,8 @@ class DapSession:
         self._send_lock = threading.Lock()
         self._after: list[Callable[[], None]] = []
         self._reverse: dict[int, ResponseCallback] = {}
+        # Before any launch or attach: every event of the program is ours.
+        self._events = debugger.subscribe()
         self._pump = threading.Thread(target=self._pump_events, name="dap-events", daemon=True)
 
     # --- the reader -----------------------------------------------------------------
@@ -223,19 +219,15 @@ class DapSession:
 
     # --- events ---------------------------------------------------------------------
     def _pump_events(self) -> None:
-        events = self.debugger.events
-        while True:
-            event: Any = events.get()
-            if isinstance(event, _StopPump):
-                return
+        for event in self._events:  # until shutdown closes the subscription
             with self.lock:
-                shown = self._console_sees(cast(Event, event))
+                shown = self._console_sees(event)
                 try:
                     if self.console is not None and self.console.passed_through:
                         self.console.passed_through = False
                         self.state.expected_continues += 1  # nor its resumption
                     else:
-                        self.translator.handle(cast(Event, event))
+                        self.translator.handle(event)
                 except Exception:
                     log.exception("translating %r", event)
                 if shown:  # a stop the console asked for, or at its breakpoint: as gdb shows it
@@ -265,8 +257,7 @@ class DapSession:
                 cleanup()
             except Exception:
                 log.exception("session cleanup")
-        events: queue.Queue[Any] = self.debugger.events
-        events.put(_StopPump())
+        self._events.close()  # the pump reads what the engine said before, then ends
         if self._pump.is_alive() and self._pump is not threading.current_thread():
             self._pump.join(timeout=10)
         self.transport.close()

@@ -17,7 +17,6 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
 import aliceserver.debuggers.events as ev
 from aliceserver.adapters.gdbcommands.selection import CommandMemory, Selection
@@ -44,6 +43,7 @@ from aliceserver.adapters.mi.ui import Ui
 from aliceserver.adapters.mi.user_commands import UserCommands
 from aliceserver.adapters.mi.varobj import VarobjStore
 from aliceserver.debuggers.base import IDebugger
+from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import (
     DynamicTypes,
     ForkFollow,
@@ -145,10 +145,11 @@ class MiSession:
         self.user_commands = UserCommands()  # define, document, hooks
         self.registers_before: dict[str, int | bytes] | None = None  # at the previous stop
         self.registers_seen: dict[str, int | bytes] | None = None  # read at this stop
-        # One queue in arrival order: the engine's events, and the UIs' lines put beside
-        # them. Sharing the engine's queue spares a relay thread, whose handoff would delay
-        # every event (the engine never reads its own queue).
-        self._inbox = cast("queue.Queue[_Input | ev.Event | str]", debugger.events)
+        # One queue of ours in arrival order: the engine's events, delivered into it by the
+        # engine's own thread (a relay thread's handoff would delay every event), and the
+        # UIs' lines put beside them.
+        self._inbox: queue.Queue[_Input | ev.Event | str] = queue.Queue()
+        self._events = self.subscribe_events()  # before the first run or attach
         self._held: deque[_Input] = deque()  # commands waiting for the program to stop
         self._awaiting: _Origin | None = None  # a start waiting for Continued
         self._prefetch: int | None = None  # a stopped thread whose locals to make when idle
@@ -778,12 +779,18 @@ class MiSession:
             return False
         return before != frame.source
 
+    def subscribe_events(self) -> Subscription | None:
+        """The engine's events into our inbox (None: they come some other way)."""
+        return self.debugger.subscribe(into=self._inbox)
+
     # --- the end -----------------------------------------------------------------------
     def close(self) -> None:
         try:
             self.debugger.close()
         except AliceError as error:
             logger.info("closing the debugger: %s", error)
+        if self._events is not None:
+            self._events.close()
         for ui in self.uis:
             if ui is not self.main_ui:
                 ui.close()

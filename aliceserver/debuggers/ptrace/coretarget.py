@@ -6,20 +6,19 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.core import open_core
 from aliceserver.debuggers.core.process import CoreProcess
 from aliceserver.debuggers.core.reader import CoreFile
 from aliceserver.debuggers.events import (
-    Event,
     ModuleLoaded,
     ProcessStarted,
     Stopped,
     StopReason,
     ThreadStarted,
 )
+from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import FaultInfo, ProcessInfo, ThreadInfo, ThreadState
 from aliceserver.debuggers.ptrace.signals import (
     CRASH_SIGNALS,
@@ -40,7 +39,7 @@ T = TypeVar("T")
 
 class CoreTargetControl:
     # Provided by PtraceDebugger.
-    events: "queue.Queue[Event]"
+    _events: EventSource
     _core: CoreProcess | None
     _inferior: Inferior | None
     _process: ProcessInfo | None
@@ -91,13 +90,13 @@ class CoreTargetControl:
         except (AliceError, OSError) as error:
             log.warning("no symbols for the core's program: %s", error)
             loaded, linked = [], []
-        self.events.put(ProcessStarted(target.pid, target.executable(), attached=False))
+        self._events.put(ProcessStarted(target.pid, target.executable(), attached=False))
         for tid in target.thread_ids():
             if tid != target.pid:
-                self.events.put(ThreadStarted(tid, pointer=target.general_registers(tid).get("fs_base") or None))
+                self._events.put(ThreadStarted(tid, pointer=target.general_registers(tid).get("fs_base") or None))
         modules = loaded[:1] + linked + loaded[1:]  # the link map's order (the loader last), as gdb lists them
         for module in modules:
-            self.events.put(ModuleLoaded(module))
+            self._events.put(ModuleLoaded(module))
         # No Stopped event: the program is not stopped by us but dead; each front end tells
         # of the signal as its debugger does on opening a core (gdb prints no *stopped).
         arguments = opened.process.arguments if opened.process is not None else None

@@ -4,6 +4,8 @@ One tracer thread issues every ptrace call. Other threads hand it commands throu
 and wait for the result. While the program runs, the tracer blocks in waitpid (only its own
 tracees: __WNOTHREAD); to make it look at a new command, the caller sends the program a
 SIGSTOP, which the tracer recognises and swallows. Nothing polls.
+Events go to every front end's subscription straight from the thread that saw them
+(eventsource.py): the tracer never waits on a front end, and no relay thread delays a stop.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from aliceserver.debuggers.core.process import CoreProcess
 from aliceserver.debuggers.events import (
     BreakpointChanged,
     Continued,
-    Event,
     Exited,
     ModuleLoaded,
     ModuleUnloaded,
@@ -34,6 +35,7 @@ from aliceserver.debuggers.events import (
     Stopped,
     StopReason,
 )
+from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
 from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
 from aliceserver.debuggers.model import (
     CatchKind,
@@ -125,7 +127,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
         atexit.unregister(gc.freeze)
         atexit.register(gc.freeze)
-        self.events: queue.Queue[Event] = queue.Queue()
+        self._events = EventSource()  # front ends subscribe; only the engine publishes
         self._commands: queue.SimpleQueue[_Command | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._in_wait = False
@@ -141,7 +143,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         self._disassembler = Disassembler()
         self._debug_infos: DebugInfos = {}
         self.source_paths = SourcePaths()  # the session's, for every front end
-        self._source = SourceSymbols(self._symbols, report=self.events.put, debug_infos=self._debug_infos,
+        self._source = SourceSymbols(self._symbols, report=self._events.put, debug_infos=self._debug_infos,
                                      source_paths=self.source_paths)  # fmt: skip
         self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, self._find_class))
         self._variables.printers = printer_host(lambda: self._source)
@@ -249,7 +251,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         # start one at once, as the MI console does to read symbols for `print` after it).
         if inferior.exit_event is not None:
             self._record_exit(inferior.exit_event.code)  # gdb's $_exitcode
-            self.events.put(inferior.exit_event)
+            self._events.put(inferior.exit_event)
 
     def _reap_strays(self, patience: float) -> None:
         """Collect the exit status of children we stopped tracing, waiting at most `patience`.
@@ -282,6 +284,10 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
                     self._traps.drop_trap(trap.address)
 
     # --- sessions -------------------------------------------------------------------
+    def subscribe(self, into: Inbox | None = None) -> Subscription:
+        # Delivered from the publishing thread itself (the tracer's, mostly): no relay.
+        return self._events.subscribe(into)
+
     @property
     def process(self) -> ProcessInfo | None:
         inferior, info = self._inferior, self._process
@@ -315,12 +321,12 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
                     os.close(fd)
             raise
         if config.stdio is StdioMode.PIPES:
-            self._pump = OutputPump(self.events, {k: v for k, v in pipes.items() if v is not None})
+            self._pump = OutputPump(self._events, {k: v for k, v in pipes.items() if v is not None})
         self._stdin = spawned.stdin  # PIPES and INHERIT_OUTPUT: held open, so reads wait
         self._launch_config = config
         inferior = self._new_inferior(spawned.pid, attached=False)
         self._process = ProcessInfo(spawned.pid, program, attached=False)
-        self.events.put(ProcessStarted(spawned.pid, program, attached=False))
+        self._events.put(ProcessStarted(spawned.pid, program, attached=False))
         self._load_image(inferior, at_launch=True)
         return self._process
 
@@ -350,7 +356,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
 
     def _new_inferior(self, pid: int, *, attached: bool) -> Inferior:
         inferior = Inferior(
-            self._libc, pid, attached=attached, events=self.events, traps=self._traps,
+            self._libc, pid, attached=attached, events=self._events, traps=self._traps,
             watches=self._watches, policy=self.signal_policy, flush_output=self._flush_output,
             on_exec=lambda inf: self._load_image(inf, at_launch=False),
             follow_child=bool(
@@ -367,7 +373,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
 
     def _new_source_symbols(self) -> None:
         self._source.close()
-        self._source = SourceSymbols(self._symbols, report=self.events.put, debug_infos=self._debug_infos,
+        self._source = SourceSymbols(self._symbols, report=self._events.put, debug_infos=self._debug_infos,
                                      source_paths=self.source_paths)  # fmt: skip
         # a new program's, with what the user gave the last one (gdb keeps it across run)
         self._variables.printers = printer_host(lambda: self._source, self._variables.printers)
@@ -381,7 +387,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             log.warning("no symbols for process %d: %s", inferior.pid, error)
             loaded, r_brk = [], None
         for module in loaded:
-            self.events.put(ModuleLoaded(module))
+            self._events.put(ModuleLoaded(module))
         if inferior.attached:
             r_brk = self._tracker.r_brk_from_memory() or r_brk
             self._on_library_event(0)
@@ -408,14 +414,14 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             log.warning("cannot insert a breakpoint at %#x", address)
         for bp in trap.logical:
             if not bp.internal:
-                self.events.put(BreakpointChanged(bp.info(trap.inserted)))
+                self._events.put(BreakpointChanged(bp.info(trap.inserted)))
 
     def _on_library_event(self, _tid: int) -> None:
         loaded, unloaded = self._tracker.sync()
         for module in loaded:
-            self.events.put(ModuleLoaded(module))
+            self._events.put(ModuleLoaded(module))
         for module in unloaded:
-            self.events.put(ModuleUnloaded(module))
+            self._events.put(ModuleUnloaded(module))
             self._unbind_module(module)
         self._catch_library_change(loaded, unloaded)
         # gdb's auto-solib-add: the loader's news bring back what `nosharedlibrary` dropped
@@ -462,11 +468,11 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         except OSError:
             program = "?"
         self._process = ProcessInfo(pid, program, attached=True)
-        self.events.put(ProcessStarted(pid, program, attached=True))
+        self._events.put(ProcessStarted(pid, program, attached=True))
         self._load_image(inferior, at_launch=False)
         leader = inferior.threads.get(pid)  # absent when the leader is a zombie
         address = inferior.pc_or_none(leader) if leader is not None else None
-        self.events.put(Stopped(StopReason.PAUSE, pid, address=address))
+        self._events.put(Stopped(StopReason.PAUSE, pid, address=address))
         return self._process
 
     def detach(self) -> None:
@@ -558,7 +564,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             if thread_id is not None:
                 inferior.thread(thread_id)
             inferior.locked = thread_id
-            self.events.put(Continued(thread_id, all_threads=thread_id is None))
+            self._events.put(Continued(thread_id, all_threads=thread_id is None))
             inferior.resume(thread_id)
 
         self._call(go)
@@ -568,7 +574,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             inferior = self._require_stopped()
             inferior.thread(thread_id)
             self._forget_stop_state()
-            self.events.put(Continued(thread_id, all_threads=False))
+            self._events.put(Continued(thread_id, all_threads=False))
             inferior.step(thread_id)
 
         self._call(go)

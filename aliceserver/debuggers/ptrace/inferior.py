@@ -14,14 +14,12 @@ from __future__ import annotations
 import collections
 import enum
 import logging
-import queue
 import signal as sig
 from dataclasses import replace
 from typing import Callable
 
 from aliceserver.debuggers.events import (
     BreakpointChanged,
-    Event,
     Exited,
     Output,
     Stopped,
@@ -29,6 +27,7 @@ from aliceserver.debuggers.events import (
     ThreadExited,
     ThreadStarted,
 )
+from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import CatchKind, FaultInfo, SignalPolicy, StepKind, ThreadState
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
@@ -67,7 +66,7 @@ class Inferior(ProcessEvents):
         pid: int,
         *,
         attached: bool,
-        events: "queue.Queue[Event]",
+        events: EventSource,
         traps: TrapTable,
         watches: WatchSlots,
         policy: Callable[[int], SignalPolicy],

@@ -10,12 +10,12 @@ from __future__ import annotations
 import codecs
 import logging
 import os
-import queue
 import selectors
 import threading
 import time
 
-from aliceserver.debuggers.events import Event, Output
+from aliceserver.debuggers.events import Output
+from aliceserver.debuggers.eventsource import EventSource
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ _FLUSH_CHUNKS = 32
 
 
 class OutputPump:
-    def __init__(self, events: "queue.Queue[Event]", pipes: dict[str, int]) -> None:
+    def __init__(self, events: EventSource, pipes: dict[str, int]) -> None:
         self._events = events
         self._lock = threading.Lock()
         self._selector = selectors.DefaultSelector()
@@ -53,7 +53,7 @@ class OutputPump:
             with self._lock:
                 if self._closing or not self._open:
                     return
-            while self._events.qsize() > _MAX_PENDING and not self._closing:
+            while self._events.backlog() > _MAX_PENDING and not self._closing:
                 time.sleep(_BACKOFF)  # only while the front end is behind
             for key, _ in self._selector.select():
                 if key.fd == self._wake_read:

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, cast
 
 from aliceserver.debuggers.events import (
     BreakpointChanged,
-    Event,
     Output,
     ProcessStarted,
     Stopped,
     StopReason,
     ThreadExited,
 )
+from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import CatchKind
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, Tracee, _Action
@@ -47,7 +46,7 @@ class ProcessEvents:
     libc: binding.Libc
     pid: int
     attached: bool
-    events: "queue.Queue[Event]"
+    _events: EventSource
     traps: TrapTable
     watches: WatchSlots
     memory: binding.ProcessMemory
@@ -185,7 +184,7 @@ class ProcessEvents:
         if tell_later:  # as gdb, when the program goes on from the fork's catchpoint
             self.told_on_resume.append(told)
         else:
-            self.events.put(told)
+            self._events.put(told)
 
     def _follow_fork_child(self, parent: Tracee, child: int) -> None:
         """Leave the parent running untraced and debug the child from here on."""
@@ -210,14 +209,14 @@ class ProcessEvents:
         self.threads = {child: Tracee(child)}
         self.watches.move_thread(parent.tid, child)
         self.watches.apply(self.libc, child)
-        self.events.put(Output("console", f"[Attaching after process {old_pid} fork to child process {child}]\n"))
-        self.events.put(ProcessStarted(child, os.readlink(f"/proc/{child}/exe"), attached=False))
+        self._events.put(Output("console", f"[Attaching after process {old_pid} fork to child process {child}]\n"))
+        self._events.put(ProcessStarted(child, os.readlink(f"/proc/{child}/exe"), attached=False))
         self._resume_thread(self.threads[child])
 
     def _exec(self, t: Tracee) -> str:
         for tid in [tid for tid in self.threads if tid != self.pid]:
             del self.threads[tid]
-            self.events.put(ThreadExited(tid))
+            self._events.put(ThreadExited(tid))
         # The exec'ing thread carries on as the leader (its tid becomes the pid).
         t.tid = self.pid
         t.regs_valid = t.regs_dirty = t.stepping = t.deferred_hit = t.interrupt_sent = False
@@ -232,7 +231,7 @@ class ProcessEvents:
                 if bp.internal:
                     self.traps.remove(bp.id)
                 else:
-                    self.events.put(BreakpointChanged(bp.info(False)))
+                    self._events.put(BreakpointChanged(bp.info(False)))
             if not trap.logical:
                 self.traps.drop_trap(trap.address)
         self.watches.forget_all()
@@ -240,6 +239,6 @@ class ProcessEvents:
             path = os.readlink(f"/proc/{self.pid}/exe")
         except OSError:
             path = "?"
-        self.events.put(Output("console", f"process {self.pid} is executing new program: {path}\n"))
+        self._events.put(Output("console", f"process {self.pid} is executing new program: {path}\n"))
         self._on_exec(cast("Inferior", self))  # this mixin only ever lives in an Inferior
         return path

@@ -6,7 +6,6 @@ tracer thread; everything here runs on the tracer thread through `_call`.
 from __future__ import annotations
 
 import logging
-import queue
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -15,12 +14,12 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import (
     Continued,
-    Event,
     LocationBreakpointChanged,
     Output,
     Stopped,
     StopReason,
 )
+from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
 from aliceserver.debuggers.model import (
     BreakpointInfo,
@@ -99,7 +98,7 @@ class SourceLevel(SessionDollars):
     steps_alone = False  # gdb's scheduler-locking step (or on): see set_scheduler_locking
 
     # Provided by PtraceDebugger.
-    events: "queue.Queue[Event]"
+    _events: EventSource
     _source: SourceSymbols
     _variables: VariableStore
     _frames: dict[int, list[UnwoundFrame]]
@@ -659,7 +658,7 @@ class SourceLevel(SessionDollars):
                 return "".join(pieces) + "\n"
 
             policy.log = render
-            policy.emit = lambda line: self.events.put(Output("console", line))
+            policy.emit = lambda line: self._events.put(Output("console", line))
         return policy
 
     def watch_expression(
@@ -749,7 +748,7 @@ class SourceLevel(SessionDollars):
                     self._forget_address_breakpoint(ident)
                 entry.bound.clear()
             if self._bind(entry) and not new_image:
-                self.events.put(LocationBreakpointChanged(entry.info()))
+                self._events.put(LocationBreakpointChanged(entry.info()))
 
     def _unbind_module(self, module: Module, *, still_mapped: bool = False) -> None:
         """Called on the tracer thread when a library is unloaded: the places in it go (a
@@ -765,7 +764,7 @@ class SourceLevel(SessionDollars):
                     trap.inserted = False
                 self._forget_address_breakpoint(ident)
             if gone:
-                self.events.put(LocationBreakpointChanged(entry.info()))
+                self._events.put(LocationBreakpointChanged(entry.info()))
 
     def remove_location_breakpoint(self, location_breakpoint_id: int) -> None:
         def go() -> None:
@@ -800,8 +799,8 @@ class SourceLevel(SessionDollars):
                 # As gdb: step at an inlined call's first instruction goes into it, no run.
                 self._forget_stop_state()
                 self._inline_hidden[thread_id] = hidden - 1
-                self.events.put(Continued(thread_id, all_threads=True))
-                self.events.put(Stopped(StopReason.STEP, thread_id, address=pc))
+                self._events.put(Continued(thread_id, all_threads=True))
+                self._events.put(Stopped(StopReason.STEP, thread_id, address=pc))
                 return
             plan = StepPlan(kind, thread_id, LineOracle(self, thread_id), inferior, hidden=hidden)
             if kind is StepKind.OUT:
@@ -810,7 +809,7 @@ class SourceLevel(SessionDollars):
                     plan.out_of = self._frame_exit(thread_id, level + hidden)
             self._forget_stop_state()
             inferior.locked = thread_id if self.steps_alone else None
-            self.events.put(Continued(thread_id, all_threads=not self.steps_alone))
+            self._events.put(Continued(thread_id, all_threads=not self.steps_alone))
             inferior.start_plan(plan, pc)
 
         self._call(go)
@@ -827,7 +826,7 @@ class SourceLevel(SessionDollars):
             plan.anywhere = anywhere
             self._forget_stop_state()
             inferior.locked = thread_id if self.steps_alone else None
-            self.events.put(Continued(thread_id, all_threads=not self.steps_alone))
+            self._events.put(Continued(thread_id, all_threads=not self.steps_alone))
             inferior.start_plan(plan, int(inferior.regs(t).rip))
 
         self._call(go)

@@ -27,17 +27,25 @@ COUNTER = 0x404000
 PID = 4242
 
 
-def drain(fake: FakeDebugger) -> list[ev.Event]:
+class Recorded(FakeDebugger):
+    """A fake whose every event, from its making on, `drain` reads."""
+
+    def __init__(self, program: FakeProgram | None = None) -> None:
+        super().__init__(program)
+        self.seen = self.subscribe()
+
+
+def drain(fake: Recorded) -> list[ev.Event]:
     events = []
     while True:
         try:
-            events.append(fake.events.get_nowait())
+            events.append(fake.seen.get_nowait())
         except queue.Empty:
             return events
 
 
-def launched(program: FakeProgram | None = None, *, stop_on_entry: bool = False) -> FakeDebugger:
-    fake = FakeDebugger(program)
+def launched(program: FakeProgram | None = None, *, stop_on_entry: bool = False) -> Recorded:
+    fake = Recorded(program)
     fake.launch(LaunchConfig(program="/bin/prog", stop_on_entry=stop_on_entry))
     drain(fake)
     return fake
@@ -48,14 +56,14 @@ def stops(events: list[ev.Event]) -> list[ev.Stopped]:
 
 
 def test_satisfies_the_protocol() -> None:
-    fake = FakeDebugger()
+    fake = Recorded()
     assert isinstance(fake, IDebugger)
     public = [name for name in dir(IDebugger) if not name.startswith("_")]
     assert public and all(hasattr(fake, name) for name in public)
 
 
 def test_launch_holds_the_program_at_entry() -> None:
-    fake = FakeDebugger()
+    fake = Recorded()
     info = fake.launch(LaunchConfig(program="/bin/prog"))
     assert (info.pid, info.program, info.attached) == (PID, "/bin/prog", False)
     assert fake.process == info
@@ -246,7 +254,7 @@ def test_memory() -> None:
 
 
 def test_operations_without_a_process() -> None:
-    fake = FakeDebugger()
+    fake = Recorded()
     assert fake.process is None and fake.threads() == [] and fake.modules() == []
     for call in (
         lambda: fake.resume(),
@@ -286,7 +294,7 @@ def test_operations_while_running() -> None:
 
 def test_threads_and_resuming_one_thread() -> None:
     default = FakeProgram.default()
-    fake = FakeDebugger(FakeProgram(default.instructions, threads=3, data=default.data))
+    fake = Recorded(FakeProgram(default.instructions, threads=3, data=default.data))
     fake.launch(LaunchConfig(program="/usr/bin/some-very-long-program-name"))
     events = drain(fake)
     assert [e for e in events if isinstance(e, ev.ThreadStarted)] == [
@@ -323,7 +331,7 @@ def test_kill_then_launch_again_starts_fresh() -> None:
 
 
 def test_missing_program() -> None:
-    fake = FakeDebugger(FakeProgram((I(),), path="/bin/prog"))
+    fake = Recorded(FakeProgram((I(),), path="/bin/prog"))
     with pytest.raises(TargetError) as error:
         fake.launch(LaunchConfig(program="/bin/other"))
     assert error.value.errno == errno.ENOENT
@@ -331,7 +339,7 @@ def test_missing_program() -> None:
 
 
 def test_attach_stops_and_close_detaches() -> None:
-    fake = FakeDebugger()
+    fake = Recorded()
     info = fake.attach(999)
     assert info.attached and info.pid == 999
     events = drain(fake)
@@ -370,7 +378,7 @@ def test_registers() -> None:
 
 
 def test_signal_policies() -> None:
-    fake = FakeDebugger()
+    fake = Recorded()
     assert fake.signal_policy(signal.SIGINT).pass_to_program is False
     assert fake.signal_policy(signal.SIGCHLD).stop is False
     assert fake.signal_policy(signal.SIGSEGV) == SignalPolicy()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from aliceserver.debuggers import events as ev
+from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.fake import FakeDebugger, FakeInstruction, FakeProgram
 from aliceserver.debuggers.model import FunctionSymbol, LaunchConfig, SourcePosition
 from aliceserver.errors import ProtocolError
@@ -32,10 +33,10 @@ def store(tmp_path: Path) -> Iterator[TraceStore]:
     trace.close()
 
 
-def run(debugger: FakeDebugger, tracer: Tracer) -> None:
+def run(debugger: FakeDebugger, events: Subscription, tracer: Tracer) -> None:
     debugger.resume()
     while True:
-        event = debugger.events.get(timeout=5)
+        event = events.get(timeout=5)
         tracer.observe(event)
         if isinstance(event, ev.Exited):
             return
@@ -43,10 +44,11 @@ def run(debugger: FakeDebugger, tracer: Tracer) -> None:
 
 def test_calls_returns_parents_and_status(store: TraceStore) -> None:
     debugger = FakeDebugger(PROGRAM)
+    events = debugger.subscribe()
     debugger.launch(LaunchConfig("fake"))
     tracer = Tracer(debugger, store)
     assert sorted(tracer.add(["helper", "leaf"]).added) == ["helper", "leaf"]
-    run(debugger, tracer)
+    run(debugger, events, tracer)
     calls = query(store, QueryFilters(kinds=("call",))).events
     assert [c.function for c in calls] == ["helper", "leaf", "helper", "leaf"]
     assert calls[1].parent_id == calls[0].call_id and calls[1].depth == 1
@@ -66,6 +68,7 @@ def test_calls_returns_parents_and_status(store: TraceStore) -> None:
 
 def test_remove_and_unknown_patterns(store: TraceStore) -> None:
     debugger = FakeDebugger(PROGRAM)
+    events = debugger.subscribe()
     debugger.launch(LaunchConfig("fake"))
     tracer = Tracer(debugger, store)
     tracer.add(["*"])
@@ -73,7 +76,7 @@ def test_remove_and_unknown_patterns(store: TraceStore) -> None:
     change = tracer.remove(["leaf", "nope"])
     assert change.added == ("leaf",) and change.unmatched == ("nope",)
     assert [f.name for f in tracer.status().functions] == ["helper", "main"]
-    run(debugger, tracer)
+    run(debugger, events, tracer)
     assert {c.function for c in query(store, QueryFilters(kinds=("call",))).events} == {"helper"}
     with pytest.raises(ProtocolError):
         tracer.add([])
@@ -99,13 +102,14 @@ def test_a_crash_is_recorded_with_its_backtrace(store: TraceStore) -> None:
     program = FakeProgram(instructions=(i(function="main"), i(call="boom"), i(ret=True),
                                         i(function="boom"), i(fault=True), i(ret=True)))  # fmt: skip
     debugger = FakeDebugger(program)
+    events = debugger.subscribe()
     debugger.launch(LaunchConfig("fake"))
     tracer = Tracer(debugger, store)
     tracer.add(["boom"])
     debugger.resume()
     while True:
         try:
-            event = debugger.events.get(timeout=5)
+            event = events.get(timeout=5)
         except queue.Empty:
             raise AssertionError("no crash") from None
         tracer.observe(event)

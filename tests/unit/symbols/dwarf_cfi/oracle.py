@@ -88,6 +88,7 @@ class Session:
 
     def __init__(self, dbg: Any) -> None:
         self.dbg = dbg
+        self.events = dbg.subscribe()  # before the launch: its events are ours
         self.tables = CfiTables(dbg._symbols)
         self.thread = 0
 
@@ -116,7 +117,7 @@ class Session:
     def _next_stop(self, deadline: float) -> Stopped:
         while True:
             try:
-                event = self.dbg.events.get(timeout=max(0.1, deadline - time.monotonic()))
+                event = self.events.get(timeout=max(0.1, deadline - time.monotonic()))
             except queue.Empty:
                 raise AssertionError("the program did not stop") from None
             if isinstance(event, Stopped):
