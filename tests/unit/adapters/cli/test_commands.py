@@ -84,3 +84,11 @@ def test_source_map_goes_to_launch_and_attach() -> None:
     assert tool == "debug_launch" and arguments["source_map"] == ["/build=/here"]
     assert "source_map" not in call("start", "./prog")[1]
     assert call("attach", "--source-map", "/b=/h", "42")[1] == {"pid": 42, "source_map": ["/b=/h"]}
+
+
+def test_core_takes_gdbs_prog_core_or_the_core_alone() -> None:
+    here = os.getcwd()
+    assert call("core", "prog", "core.42") == (
+        "debug_core", {"program": os.path.join(here, "prog"), "core": os.path.join(here, "core.42")})
+    assert call("core", "/tmp/core") == ("debug_core", {"core": "/tmp/core"})  # the program it names
+    assert call("-s", "x-1", "core", "--source-map", "/b=/h", "p", "c")[1]["source_map"] == ["/b=/h"]
