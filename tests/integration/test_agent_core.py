@@ -96,14 +96,14 @@ def in_memory() -> Iterator[Callable[[Body], None]]:
 _THREADS_COMMANDS = (
     "info threads", "bt", "p $_siginfo._sifields._sigfault.si_addr", "info registers rip rsp",
     "frame 2", "info locals", "p counter", "p/x counter", "x/8xb &counter", "x/2xg $sp",
-    'print measure("a")', "continue", "thread 2", "info registers rip rsp",
+    'print measure("a")', "continue", "set var counter = 1", "thread 2", "info registers rip rsp",
 )  # fmt: skip
 
 
 def test_mcp_core_of_threads_reads_as_gdb(threads_core: tuple[Path, Path], in_memory: Callable[[Body], None]) -> None:
     program, core = threads_core
     (threads, bt, fault, registers, _frame2, main_locals, counter, counter_x, counter_bytes, stack_words,
-     call_refused, continue_refused, _thread2, worker_registers) = gdb_sections(program, core, _THREADS_COMMANDS)  # fmt: skip
+     call_refused, continue_refused, write_refused, _thread2, worker_registers) = gdb_sections(program, core, _THREADS_COMMANDS)  # fmt: skip
     lwps = [int(lwp) for _, lwp in _GDB_THREAD.findall(threads)]
     crashed = next(int(lwp) for mark, lwp in _GDB_THREAD.findall(threads) if mark == "*")
     worker = lwps[1]  # gdb's thread 2
@@ -154,6 +154,10 @@ def test_mcp_core_of_threads_reads_as_gdb(threads_core: tuple[Path, Path], in_me
             refused = await tools.fail("NO_PROCESS", tool, **arguments)
             assert refused["message"] == NOT_RUN and str(core) in refused["hint"], (tool, refused)
         await tools.fail("UNSUPPORTED", "debug_restart")
+        refused = await tools.fail("MEMORY_ERROR", "debug_set", target="counter", value="1")
+        assert refused["message"] == write_refused and "read-only" in refused["hint"]
+        refused = await tools.fail("MEMORY_ERROR", "debug_memory", address="&counter", write="01")
+        assert refused["message"].startswith("Cannot access memory at address") and "read-only" in refused["hint"]
         after = await tools.call("debug_context")  # the session lives on, as it was
         assert after["state"] == "stopped" and after["stop"] == stop and after["frame"] == 2
         sessions = (await tools.call("debug_sessions"))["sessions"]

@@ -8,19 +8,37 @@ work afterwards, and the execution tools refuse in gdb's words (session.require_
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from aliceserver.adapters.agent.common import ToolEnv
 from aliceserver.adapters.agent.context import build_context
-from aliceserver.adapters.agent.errors import bad_argument
+from aliceserver.adapters.agent.errors import bad_argument, classify
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
+from aliceserver.adapters.agent.session import DebugSession
 from aliceserver.adapters.agent.tools_session import SOURCE_MAP, map_sources, source_map
+from aliceserver.errors import AliceError
 
 _READ_ONLY = (
     "a core file: the program is dead. Inspect it (debug_stack, debug_variables, debug_evaluate "
     "without calls, debug_memory, debug_disassemble, debug_registers, debug_threads, debug_select, "
     "debug_console); running tools answer NO_PROCESS"
 )
+
+
+@contextmanager
+def core_is_read_only(session: DebugSession) -> Iterator[None]:
+    """A write to a core is refused in gdb's words (Cannot access memory at address...): the
+    hint says why, not that the address is unmapped."""
+    try:
+        yield
+    except AliceError as error:
+        if session.core is None:
+            raise
+        failure = classify(error)
+        failure.hint = f"session {session.id} reads a core file: its memory and registers are read-only"
+        raise failure from error
 
 
 def _file(args: Args, name: str, what: str) -> str | None:

@@ -21,6 +21,7 @@ from aliceserver.adapters.agent.context import DYNAMIC, build_context, frame_var
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import DebugSession
+from aliceserver.adapters.agent.tools_core import core_is_read_only
 from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.debuggers.model import StackFrame, ThreadState, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
@@ -241,7 +242,8 @@ def _set(env: ToolEnv, args: Args) -> dict[str, Any]:
         before = debugger.evaluate(target, thread, level)
         if before.error:
             raise ToolError(ErrorCode.NO_VARIABLE, f"{target}: {before.value}", "")
-        written = debugger.evaluate(f"{target} = ({value})", thread, level)
+        with core_is_read_only(session):
+            written = debugger.evaluate(f"{target} = ({value})", thread, level)
         if written.error:
             raise ToolError(ErrorCode.BAD_EXPRESSION, f"{target} = {value}: {written.value}", "")
         after = debugger.evaluate(target, thread, level)

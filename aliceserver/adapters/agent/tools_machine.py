@@ -20,6 +20,7 @@ from aliceserver.adapters.agent.common import (
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import DebugSession
+from aliceserver.adapters.agent.tools_core import core_is_read_only
 
 MAX_MEMORY = 2048  # bytes one debug_memory call reads or writes (its dump fits a reply)
 MAX_INSTRUCTIONS = 200
@@ -74,7 +75,8 @@ def _memory(env: ToolEnv, args: Args) -> dict[str, Any]:
                 raise bad_argument("write must be hex bytes, like '2a 00 00 00'") from None
             if not data or len(data) > MAX_MEMORY:
                 raise bad_argument(f"write 1 to {MAX_MEMORY} bytes")
-            session.debugger.write_memory(address, data)
+            with core_is_read_only(session):
+                session.debugger.write_memory(address, data)
             return {"session": session.id, "address": f"{address:#x}", "written": len(data)}
         size = args.integer("size") or 64
         data = session.debugger.read_memory(address, size)
