@@ -36,3 +36,15 @@ def test_stopped_in_a_stub_like_gdb(program: Path) -> None:
                 "stepi", "bt 1", "continue"]  # fmt: skip
     got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
     assert " in solib_step@plt ()\n" in got.stdout and "<solib_step@got.plt>" in got.stdout
+
+
+def test_print_a_stub_like_gdb(program: Path) -> None:
+    """A function known only by its ELF symbol prints as gdb's minimal symbol: before the
+    library loads, its name is the stub's (gdb's trampoline); a call asks for a process,
+    then for a cast of its return type."""
+    commands = ["p solib_step", "p &solib_step", "p *solib_step", "whatis solib_step", "p 'solib_step@plt'",
+                "p solib_step(1)", "p printf", "p 'ab'", "break main", "run", "p solib_step", "p 'solib_step@plt'",
+                "p 'solib_step@plt'(2)", "p (int)'solib_step@plt'(2)", "ptype 'solib_step@plt'",
+                "whatis &'solib_step@plt'", "ptype &'solib_step@plt'", "p 'solib_step@plt' + 1"]  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert "$1 = {<text variable, no debug info>} 0x" in got.stdout and "type = <unknown return type> ()" in got.stdout

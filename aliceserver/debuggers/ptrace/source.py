@@ -329,6 +329,21 @@ class SourceSymbols:
             return [] if stub is None else [self.location_of(stub)]
         return [self.location_of(self._past_frame_setup(fallback))]
 
+    def function_symbol(self, name: str) -> int | None:
+        """gdb's lookup_minimal_symbol for a function without debug info: a global one in
+        load order, else a local one, else the PLT stub that calls it (its trampoline
+        symbol, `NAME@plt`); the runtime address, None for no function of that name."""
+        found: dict[str, int] = {}
+        for module in self.symbols.modules():
+            image = self.symbols.image_of(module.path)
+            for wanted in (name, f"{name}@plt"):
+                symbol = image.find_symbol(wanted) if image is not None else None
+                if symbol is None or symbol.kind != "func":
+                    continue
+                rank = "trampoline" if wanted != name else "global" if symbol.binding != "local" else "local"
+                found.setdefault(rank, symbol.address + module.base)
+        return next((found[rank] for rank in ("global", "local", "trampoline") if rank in found), None)
+
     def _past_frame_setup(self, address: int) -> int:
         """A function without line info, as gdb's minimal symbols: past its `push %rbp;
         mov %rsp,%rbp` (and endbr64) when it starts with them, else its entry."""

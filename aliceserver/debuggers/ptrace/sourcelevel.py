@@ -459,7 +459,7 @@ class SourceLevel(SessionDollars):
 
         return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti, methods=methods,
                                   calls=self._function_caller(thread_id), frame_names=frame_names,
-                                  as_text=self._variables.as_text)  # fmt: skip
+                                  as_text=self._variables.as_text, functions=self._source.function_symbol)  # fmt: skip
 
     def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
         settings = self.call_settings
@@ -520,6 +520,7 @@ class SourceLevel(SessionDollars):
             if held is not None:  # the program's globals and functions at link-time addresses
                 others = symbols.others
                 symbols.others = lambda: [(0 if bias == held.base else bias, found) for bias, found in others()]
+                symbols.functions = lambda name: self._link_address(self._source.function_symbol(name), held)
             values = self._session_values(None if before_run else tid)
             value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)
             if type_only:
@@ -541,6 +542,13 @@ class SourceLevel(SessionDollars):
             return recorded(info, value, values) if record else info
 
         return self._call(go)
+
+    @staticmethod
+    def _link_address(address: int | None, held: Module) -> int | None:
+        """A runtime address of the held program's image at its link-time address."""
+        if address is not None and held.low <= address < held.high:
+            return address - held.base
+        return address
 
     def _find_class(self, name: str) -> Type | None:
         """A class by its qualified name in any module (a dynamic type's, from its vtable)."""

@@ -18,10 +18,11 @@ from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, format_value
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, is_constant
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
+    NodebugFunctionType,
     PointerType,
     ReferenceType,
     StructType,
@@ -188,6 +189,7 @@ class ProcessEvalSymbols:
     no_registers: bool = False  # before `run`: gdb has no registers (the held copy's are not)
     frame_names: Callable[[], list[str]] | None = None  # this frame's function and its callers' ($_caller_is)
     as_text: Callable[[Value], str] | None = None  # a value as print shows it ($_as_string)
+    functions: Callable[[str], int | None] | None = None  # a function's ELF symbol: its runtime address
 
     @property
     def frame(self) -> FrameView:
@@ -210,6 +212,9 @@ class ProcessEvalSymbols:
             var = module.find_global(name)
             if var is not None:  # its addresses are relative to its own module's base
                 return module.value_of(var, replace(self.view, bias=bias))
+        address = self.functions(name) if self.functions is not None else None
+        if address is not None:  # gdb's minimal symbol: a function without debug info
+            return Value(NodebugFunctionType(), MemoryLoc(address), self.view)
         return None
 
     def is_constant(self, name: str) -> bool:

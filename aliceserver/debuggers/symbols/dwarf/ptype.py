@@ -10,15 +10,20 @@ classes keep their name (gdb's class layout, access labels and methods are not d
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust, rust_ptype
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     EnumType,
+    FunctionType,
+    NodebugFunctionType,
     PointerType,
     QualifiedType,
     StructType,
     Type,
     TypedefType,
+    VoidType,
     declaration,
     type_name,
 )
@@ -30,6 +35,8 @@ def ptype_text(t: Type) -> str:
     """What `ptype EXPR` prints after `type = ` for a value of type `t`."""
     if is_rust(t):
         return rust_ptype(t)
+    if isinstance(_innermost(t), NodebugFunctionType):  # its ELF symbol says nothing of its type
+        return type_name(_unknown_signature(t))  # gdb's `<unknown return type> (*)()`
     base = _innermost(t)
     shown = _resolve(base)
     name = type_name(t)
@@ -48,6 +55,15 @@ def resolved_base(t: Type) -> StructType | None:
     typedefs), where a type printer may show another name; None for anything else."""
     base = _resolve(_innermost(t))
     return base if isinstance(base, StructType) and base.cplus and not is_rust(base) else None
+
+
+def _unknown_signature(t: Type) -> Type:
+    """`t` with the function known only by its ELF symbol as gdb's ptype spells it."""
+    if isinstance(t, PointerType):
+        return replace(t, target=_unknown_signature(t.target))
+    if isinstance(t, QualifiedType):
+        return replace(t, target=_unknown_signature(t.target))
+    return FunctionType(TypedefType("<unknown return type>", VoidType()), prototyped=False)
 
 
 def _innermost(t: Type) -> Type:

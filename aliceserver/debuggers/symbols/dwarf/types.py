@@ -296,6 +296,19 @@ class FunctionType(Type):
     size: int = 1  # gdb: sizeof a function is 1
 
 
+NODEBUG_TEXT = "<text variable, no debug info>"
+
+
+@dataclass(eq=False, repr=False)
+class NodebugFunctionType(FunctionType):
+    """gdb's type of a function known only by its ELF symbol (a PLT stub, a library without
+    debug info): shown by that name, and unprototyped returning void, so a call asks for a
+    cast of its return type (gdb's words)."""
+
+    return_type: Type = field(default_factory=VoidType)
+    prototyped: bool = False
+
+
 def strip(t: Type) -> Type:
     """Without typedefs and cv-qualifiers."""
     for _ in range(64):
@@ -346,6 +359,8 @@ def declaration(t: Type, name: str) -> str:
 
 
 def _simple_name(t: Type) -> str | None:
+    if isinstance(t, NodebugFunctionType):
+        return NODEBUG_TEXT
     if isinstance(t, VoidType):
         return "void"
     if isinstance(t, BaseType):
@@ -419,4 +434,6 @@ def _wrap_if_needed(target: Type, inner: str) -> str:
     # `int (*)[3]`, `int (*)(int)`: a declarator binds tighter to [] and () than to *.
     while isinstance(target, QualifiedType):  # `volatile char (*)[8]` too
         target = target.target
+    if isinstance(target, NodebugFunctionType):
+        return inner  # `<text variable, no debug info> *`
     return f"({inner.strip()})" if isinstance(target, (ArrayType, FunctionType)) else inner

@@ -74,7 +74,7 @@ def test_assignment_writes_through(symbols: FakeSymbols) -> None:
         ("1 / 0", "Division by zero"),
         ("i % 0", "Division by zero"),
         ("f(1)", 'No symbol "f" in current context.'),
-        ("i(1)", "'at 0x0x5' has unknown return type; cast the call to its declared return type"),
+        ("i(1)", "You can't do that without a process to debug."),  # gdb asks for one before a return type
         ("(int)i(1)", "You can't do that without a process to debug."),
         ("pt(1)", "Invalid data type for function to be called."),
         ("3 = 4", "Left operand of assignment is not an lvalue."),

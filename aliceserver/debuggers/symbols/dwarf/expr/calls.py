@@ -123,6 +123,8 @@ def call_function(ev: Evaluator, node: ast.Call, cast_to: Type | None = None) ->
         returns = ftype.return_type
     if returns is None and cast_to is not None:
         returns = cast_to
+    if returns is None and caller is None and not ev.type_only:
+        raise EvaluationError(NO_PROCESS)  # gdb's call_function_by_hand asks for a process first
     if returns is None:
         name = _name(node, caller, address, ftype)
         raise EvaluationError(f"'{name}' has unknown return type; cast the call to its declared return type")

@@ -186,6 +186,9 @@ def _quoted(text: str, i: int, tokens: list[Token]) -> int:
         out += ch.encode("utf-8")
         j += 1
     if quote == "'":
+        if len(out) > 2:  # gdb's quoted name: 'solib_step@plt', 'file.c'::var
+            tokens.append(Token("ident", text[i + 1 : j - 1], i))
+            return j
         if len(out) != 1:
             raise EvaluationError("Invalid character constant.")
         tokens.append(Token("char", text[i:j], i, out[0]))
