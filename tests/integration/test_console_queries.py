@@ -45,11 +45,12 @@ class Terminal:
         )
         os.close(slave)
         self.screen = ""
+        self._unread = b""  # what came after the last needle waited for
         self.until("(gdb) \r\n" if mi else PROMPT)
 
     def until(self, needle: str) -> None:
-        data = b""
-        while needle.encode() not in data:
+        data, wanted = self._unread, needle.encode()
+        while wanted not in data:
             ready, _, _ = select.select([self.master], [], [], PATIENCE)
             assert ready, f"waited for {needle!r}; got {data!r}"
             try:
@@ -58,6 +59,8 @@ class Terminal:
                 chunk = b""
             assert chunk, f"end of output while waiting for {needle!r}: {data!r}"
             data += chunk
+        end = data.index(wanted) + len(wanted)
+        data, self._unread = data[:end], data[end:]
         self.screen += data.decode("utf-8", "replace").replace("\r", "")
 
     def type(self, line: str, until: str = PROMPT) -> None:
@@ -69,6 +72,7 @@ class Terminal:
         self.until(until)
 
     def close(self) -> str:
+        self.screen += self._unread.decode("utf-8", "replace").replace("\r", "")
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(timeout=PATIENCE)
@@ -102,7 +106,7 @@ def test_kill_asks_until_answered(prog: Path) -> None:
         terminal.type("", ASKED)  # Please answer y or n.
         terminal.type("maybe", ASKED)
         terminal.type("Yes")
-        terminal.type("info program")
+        terminal.type("where")
 
     gdb, ours = _both(prog, session)
     assert "Kill the program being debugged? (y or n) n\nNot confirmed.\n" in gdb
