@@ -1,5 +1,5 @@
 """Machine-level tools and output: debug_memory, debug_registers, debug_disassemble,
-debug_output."""
+debug_output, debug_gcore."""
 
 from __future__ import annotations
 
@@ -110,6 +110,17 @@ def _registers(env: ToolEnv, args: Args) -> dict[str, Any]:
     elif not args.flag("vector"):
         shown = {n: shown[n] for n in values}
     return {"session": session.id, "thread": thread, "registers": shown}
+
+
+def _gcore(env: ToolEnv, args: Args) -> dict[str, Any]:
+    session = env.session(args)
+    with session.lock:
+        session.require_stopped()
+        pid = session.debugger.process.pid if session.debugger.process is not None else 0
+        # relative to `directory` (a command line's own), else to the server's directory
+        path = os.path.join(args.text("directory") or "", os.path.expanduser(args.text("path") or f"core.{pid}"))
+        written = session.debugger.write_core(path)
+    return {"session": session.id, "path": written.path, "size": written.size, "warnings": list(written.warnings)}
 
 
 def _start_address(session: DebugSession, text: str, thread: int) -> int:
@@ -236,6 +247,17 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
         ),
         lambda a: _disassemble(env, a),
         read_only=True,
+    ))
+    registry.add(ToolSpec(
+        "debug_gcore",
+        "Save a core file of the stopped program (gdb's gcore): every thread's registers and "
+        "the memory, to open in gdb or lldb later.",
+        (
+            SESSION,
+            Param("path", "string", "The core file to write (default core.PID)."),
+            Param("directory", "string", "Where a relative path (or core.PID) goes."),
+        ),
+        lambda a: _gcore(env, a),
     ))
     registry.add(ToolSpec(
         "debug_output",

@@ -261,6 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
             "registers [NAMES]")
     p.add_argument("names", nargs="*")
     p.add_argument("--vector", action="store_true", help="with x87/SSE/AVX")
+    p = add("gcore", _call("debug_gcore", lambda o: _some(path=o.file, directory=os.getcwd())),
+            "save a core file of the stopped program (default core.PID)", ("generate-core-file",))
+    p.add_argument("file", nargs="?")
     p = add("disassemble", _call("debug_disassemble", lambda o: _some(
         location=o.location, count=o.count, source=o.source)), "instructions", ("disas",))  # fmt: skip
     p.add_argument("location", nargs="?")

@@ -255,6 +255,7 @@ _FORMATTERS: dict[str, Formatter] = {
     "debug_disassemble": _lines_of("instructions"),
     "debug_memory": lambda d: _lines_of("hex")(d) or [f"{d.get('written')} bytes written at {d.get('address')}"],
     "debug_registers": _registers,
+    "debug_gcore": lambda d: [f"warning: {w}" for w in d.get("warnings", [])] + [f"Saved corefile {d.get('path')}"],
     "debug_trace": _trace,
     "debug_query": _query,
     "debug_stop": _stop,

@@ -58,12 +58,13 @@ def default_registry() -> Registry:
     # a registry is the one place that needs them all.
     import aliceserver.adapters.dap.breakpoints as breakpoints
     import aliceserver.adapters.dap.execution as execution
+    import aliceserver.adapters.dap.gcore as gcore
     import aliceserver.adapters.dap.inspection as inspection
     import aliceserver.adapters.dap.lifecycle as lifecycle
     import aliceserver.adapters.dap.memory as memory
 
     registry = Registry()
     for register in (lifecycle.register, breakpoints.register, execution.register,
-                     inspection.register, memory.register):  # fmt: skip
+                     inspection.register, memory.register, gcore.register):  # fmt: skip
         register(registry)
     return registry

@@ -19,7 +19,7 @@ EXPECTED_TOOLS = {
     # issue 6: tracing, and what the command line needs besides
     "debug_trace", "debug_query", "debug_select", "debug_catch", "debug_wait", "debug_restart",
     "debug_console",
-    "debug_core",  # issue 16: core files
+    "debug_core", "debug_gcore",  # issue 16: core files, read and written
 }  # fmt: skip
 
 
