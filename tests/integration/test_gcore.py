@@ -76,13 +76,13 @@ def _gdb_gcore(program: Path, location: str, core: Path, view: Sequence[str] = (
 
 def _normalized(text: str, drop_addresses: bool = False) -> str:
     """gdb's text with the run's thread ids numbered in order (LWP, futex values, registers),
-    without the lines that name the core or AVX-512's k registers (gdb 13 reads its own
+    without the lines that name the core file or AVX-512's k registers (gdb 13 reads its own
     gcore's at Intel's offsets, zeros on this layout), nor start_thread's jmp_buf, and when
     asked without addresses."""
     tids = sorted({int(t) for t in re.findall(r"LWP (\d+)", text)})
     for index, tid in enumerate(tids):
         text = re.sub(rf"\b({tid}|{tid:#x})\b", f"TID{index}", text)
-    drop = re.compile(r"^(k\d\s|Core was generated|\[New LWP|warning: |Saved corefile|\[Thread debugging|Using host"
+    drop = re.compile(r"^(k\d\s|\[New LWP|warning: |Saved corefile|\[Thread debugging|Using host"
                       r"|\s+unwind_buf = )")  # a jmp_buf's pointers are mangled with a per-process key
     lines = [line for line in text.splitlines() if line.strip() and not drop.match(line)]
     text = "\n".join(lines)

@@ -42,7 +42,7 @@ def read_psinfo(pid: int) -> PrPsInfo:
         elif line.startswith("Gid:"):
             gid = int(line.split()[1])
     arguments = (
-        _read(pid, "cmdline")[: _PSARGS_SIZE - 1]
+        _read(pid, "cmdline")[:_PSARGS_SIZE]  # all 80 bytes, no NUL, as gdb's gcore (the kernel keeps 79)
         .replace(b"\0", b" ")
         .decode("utf-8", "surrogateescape")
     )

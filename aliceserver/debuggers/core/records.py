@@ -112,7 +112,8 @@ class PrPsInfo:
         state_number = "RSDTZW".find(sname)
         return _PRPSINFO.pack(max(state_number, 0), sname.encode("latin-1"), int(sname == "Z"), self.nice,
                               self.flags, self.uid, self.gid, self.pid, self.ppid, self.pgrp, self.sid,
-                              self.name.encode()[:15], self.arguments.encode()[:79])  # fmt: skip
+                              self.name.encode(errors="surrogateescape")[:15],
+                              self.arguments.encode(errors="surrogateescape")[:80])  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,7 @@ def test_psinfo_of_this_process() -> None:
     info = read_psinfo(os.getpid())
     assert info.pid == os.getpid() and info.ppid == os.getppid()
     assert info.name == Path("/proc/self/comm").read_text().strip()
-    cmdline = Path("/proc/self/cmdline").read_bytes()[:79].replace(b"\0", b" ").decode().rstrip()
+    cmdline = Path("/proc/self/cmdline").read_bytes()[:80].replace(b"\0", b" ").decode().rstrip()  # 80 bytes as gdb's gcore
     assert info.arguments == cmdline
     assert (info.uid, info.gid, info.sid) == (os.getuid(), os.getgid(), os.getsid(0))
 

@@ -50,7 +50,7 @@ def test_prpsinfo_round_trip_and_truncation() -> None:
     info = PrPsInfo(42, "a" * 20, "prog " + "x" * 100, ppid=1, uid=7, gid=8, state="S")
     decoded = PrPsInfo.decode(info.encode())
     assert len(info.encode()) == 136
-    assert decoded.name == "a" * 15 and decoded.arguments == ("prog " + "x" * 100)[:79]
+    assert decoded.name == "a" * 15 and decoded.arguments == ("prog " + "x" * 100)[:80]
     assert (decoded.pid, decoded.ppid, decoded.uid, decoded.gid, decoded.state) == (
         42,
         1,
