@@ -183,7 +183,8 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
 
     @_locked
     def write_core(self, path: str | None = None) -> m.CoreWritten:
-        self._require_process()
+        if self._process is None:
+            raise TargetError("You can't do that without a process to debug.")  # gdb's gcore
         raise TargetError("Target does not support core file generation.")  # gdb's words
 
     # --- execution ------------------------------------------------------------------
