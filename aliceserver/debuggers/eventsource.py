@@ -10,7 +10,8 @@ ends subscribe before they launch or attach.
 A subscription either has a queue of its own (read with `get`, or by iterating), or
 delivers into an inbox its front end owns and also fills with its own items (MI's session
 reads its UIs' lines and the engine's events from one queue, in arrival order).
-`Subscription.close` ends deliveries and wakes a reader waiting on its own queue.
+`Subscription.close` ends deliveries and wakes a reader waiting on its own queue; the
+front end closes it (closing the debugger does not: its last events are still to read).
 """
 
 from __future__ import annotations

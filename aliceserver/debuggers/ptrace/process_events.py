@@ -46,7 +46,7 @@ class ProcessEvents:
     libc: binding.Libc
     pid: int
     attached: bool
-    _events: EventSource
+    events: EventSource  # the Inferior's: its engine's event source
     traps: TrapTable
     watches: WatchSlots
     memory: binding.ProcessMemory
@@ -184,7 +184,7 @@ class ProcessEvents:
         if tell_later:  # as gdb, when the program goes on from the fork's catchpoint
             self.told_on_resume.append(told)
         else:
-            self._events.put(told)
+            self.events.put(told)
 
     def _follow_fork_child(self, parent: Tracee, child: int) -> None:
         """Leave the parent running untraced and debug the child from here on."""
@@ -209,14 +209,14 @@ class ProcessEvents:
         self.threads = {child: Tracee(child)}
         self.watches.move_thread(parent.tid, child)
         self.watches.apply(self.libc, child)
-        self._events.put(Output("console", f"[Attaching after process {old_pid} fork to child process {child}]\n"))
-        self._events.put(ProcessStarted(child, os.readlink(f"/proc/{child}/exe"), attached=False))
+        self.events.put(Output("console", f"[Attaching after process {old_pid} fork to child process {child}]\n"))
+        self.events.put(ProcessStarted(child, os.readlink(f"/proc/{child}/exe"), attached=False))
         self._resume_thread(self.threads[child])
 
     def _exec(self, t: Tracee) -> str:
         for tid in [tid for tid in self.threads if tid != self.pid]:
             del self.threads[tid]
-            self._events.put(ThreadExited(tid))
+            self.events.put(ThreadExited(tid))
         # The exec'ing thread carries on as the leader (its tid becomes the pid).
         t.tid = self.pid
         t.regs_valid = t.regs_dirty = t.stepping = t.deferred_hit = t.interrupt_sent = False
@@ -231,7 +231,7 @@ class ProcessEvents:
                 if bp.internal:
                     self.traps.remove(bp.id)
                 else:
-                    self._events.put(BreakpointChanged(bp.info(False)))
+                    self.events.put(BreakpointChanged(bp.info(False)))
             if not trap.logical:
                 self.traps.drop_trap(trap.address)
         self.watches.forget_all()
@@ -239,6 +239,6 @@ class ProcessEvents:
             path = os.readlink(f"/proc/{self.pid}/exe")
         except OSError:
             path = "?"
-        self._events.put(Output("console", f"process {self.pid} is executing new program: {path}\n"))
+        self.events.put(Output("console", f"process {self.pid} is executing new program: {path}\n"))
         self._on_exec(cast("Inferior", self))  # this mixin only ever lives in an Inferior
         return path
