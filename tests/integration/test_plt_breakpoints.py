@@ -5,12 +5,14 @@ the library's function (gdb's breakpoint_re_set), and the program stops there on
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder
+from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
 
@@ -48,3 +50,34 @@ def test_print_a_stub_like_gdb(program: Path) -> None:
                 "whatis &'solib_step@plt'", "ptype &'solib_step@plt'", "p 'solib_step@plt' + 1"]  # fmt: skip
     got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
     assert "$1 = {<text variable, no debug info>} 0x" in got.stdout and "type = <unknown return type> ()" in got.stdout
+
+
+def _mi_inserted(program: Path, *, gdb: bool) -> list[str]:
+    """The answers to -break-insert on the stub before run and on the library's function
+    without line info after it (gdb's bkpt says `at="<NAME+OFFSET>"` there, no func or file)."""
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    try:
+        mi.prompt()
+        answers = _results(mi.command("-break-insert solib_step")[1])
+        mi.ok("-break-insert main")
+        mi.ok("-exec-run")
+        mi.stopped()
+        answers += _results(mi.command("-break-insert solib_step")[1])
+        return answers
+    finally:
+        mi.close()
+
+
+def _results(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.lstrip("0123456789").startswith("^")]
+
+
+def test_mi_places_without_line_info_like_gdb(builder: Builder) -> None:
+    library = builder.build("lib_solib", flags=("-O0",), extra=["-shared", "-fPIC"])  # no debug info
+    program = builder.build("solib_main", extra=["-Wl,--no-as-needed", str(library)])
+    got = _mi_inserted(program, gdb=False)
+    assert got == _mi_inserted(program, gdb=True)
+    assert 'at="<solib_step@plt>"' in got[0] and re.search(r'at="<solib_step\+\d+>"', got[1])
+    got = assert_like_gdb([*ex("break main", "run", "break solib_step", "info breakpoints"), str(program)],
+                          program.parent)  # fmt: skip
+    assert re.search(r"<solib_step\+\d+>\n", got.stdout)  # past its frame setup

@@ -467,7 +467,7 @@ class BreakpointTable:
         elif bp.pending:
             items += [("addr", "<PENDING>"), ("pending", bp.location)]
         elif len(bp.places) == 1 and not bp.located_apart:
-            items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname)
+            items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname, self.symbolic)
         else:
             items += [("addr", "<MULTIPLE>")]
         if (bp.unloaded or not bp.pending) and not bp.is_watch and not bp.located_apart:  # gdb: its locations' only
@@ -499,7 +499,7 @@ class BreakpointTable:
                     ("number", f"{bp.number}.{index}"), ("enabled", bp.location_state(place.address)),
                     ("addr", hex16(self.shown_address(place.address))),
                 ]
-                entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname) + [("thread-groups", ["i1"])]
+                entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname, self.symbolic) + [("thread-groups", ["i1"])]
                 if bp.kind == TRACEPOINT:
                     entry.append(("installed", "n"))
                 locations.append(Results(entry))
@@ -567,18 +567,23 @@ class BreakpointTable:
     def place_what(self, place: CodeLocation) -> str:
         if place.source is not None:
             return f"in {place.function or '??'} at {self.session.frames.file_name(place.source.path)}:{place.source.line}"
-        return f"<{place.function or '??'}>"
+        return self.symbolic(place)
+
+    def symbolic(self, place: CodeLocation) -> str:
+        """`<solib_step@plt>`, `<puts+4>`: a place without line info as gdb names it."""
+        try:
+            offset = self.session.debugger.lookup_address(place.address).offset
+        except AliceError:
+            offset = 0
+        return f"<{place.function or '??'}{f'+{offset}' if offset else ''}>"
 
 
 def _place_items(
-    place: CodeLocation, file_name: Callable[[str], str], fullname: Callable[[str], str]
+    place: CodeLocation, file_name: Callable[[str], str], fullname: Callable[[str], str],
+    symbolic: Callable[[CodeLocation], str],
 ) -> list[tuple[str, Value]]:
-    items: list[tuple[str, Value]] = []
-    if place.function:
-        items.append(("func", place.function))
-    if place.source is not None:
-        items += [("file", file_name(place.source.path)), ("fullname", fullname(place.source.path)),
-                  ("line", str(place.source.line))]
-    elif place.module:
-        items.append(("from", place.module))
-    return items
+    if place.source is None:  # gdb's print_breakpoint_location: the address's symbol only
+        return [("at", symbolic(place))]
+    items: list[tuple[str, Value]] = [("func", place.function)] if place.function else []
+    return items + [("file", file_name(place.source.path)), ("fullname", fullname(place.source.path)),
+                    ("line", str(place.source.line))]

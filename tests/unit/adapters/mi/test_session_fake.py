@@ -34,7 +34,7 @@ def test_breakpoint_run_interrupt_exit(session: InProcessMi) -> None:
     result, seen = session.command("1-break-insert helper")
     assert result.token == "1" and result.cls == "done"
     bkpt = result.results["bkpt"]
-    assert isinstance(bkpt, Tuple) and bkpt["func"] == "helper" and bkpt["addr"] == "0x000000000040101c"
+    assert isinstance(bkpt, Tuple) and bkpt["at"] == "<helper>" and bkpt["addr"] == "0x000000000040101c"
     result, seen = session.command("2-exec-run")
     assert seen[-3:] == ["2^running", '*running,thread-id="all"', PROMPT]
     assert '=thread-group-started,id="i1",pid="4242"' in seen
