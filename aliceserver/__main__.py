@@ -13,6 +13,8 @@ from aliceserver.startup import import_quietly
 if TYPE_CHECKING:  # imported when needed: gdb's command line (the MI path) does without it
     import argparse
 
+    from aliceserver.debuggers.base import IDebugger
+
 
 def _parser() -> argparse.ArgumentParser:
     import argparse
@@ -68,8 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     from aliceserver.adapters.mi.cli_args import looks_like_gdb
 
     if looks_like_gdb(argv):  # gdb's command line (-i=mi, -q, PROG...): the MI front end
+        from aliceserver.engines import ptrace_debugger
+
         gdb_main = import_quietly("aliceserver.adapters.mi.main").main
-        return cast(Callable[[list[str]], int], gdb_main)(argv)
+        return cast("Callable[[list[str], Callable[[], IDebugger]], int]", gdb_main)(argv, ptrace_debugger)
     parser = _parser()
     options, _ = parser.parse_known_args(argv)
     if options.command == "demo":

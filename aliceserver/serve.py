@@ -10,10 +10,8 @@ import os
 import signal
 import sys
 import threading
-from typing import cast
 
-from aliceserver.debuggers.base import IDebugger
-from aliceserver.startup import import_quietly
+from aliceserver.engines import ptrace_debugger
 from aliceserver.transports.framed import FramedTransport
 
 log = logging.getLogger(__name__)
@@ -29,12 +27,6 @@ def configure_logging(log_file: str | None, level: str) -> None:
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(level)
-
-
-def ptrace_debugger() -> IDebugger:
-    """The Linux engine (imported on first use: the adapters never import it)."""
-    engine = import_quietly("aliceserver.debuggers.ptrace.engine")  # see startup.py
-    return cast(IDebugger, engine.PtraceDebugger())
 
 
 def serve_dap(options: argparse.Namespace) -> int:

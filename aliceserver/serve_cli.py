@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     # Imported here: the engine loads in the daemon only, never in a command.
     from aliceserver.adapters.cli.daemon import Daemon
-    from aliceserver.serve import ptrace_debugger
+    from aliceserver.engines import ptrace_debugger
 
     daemon = Daemon(paths, ptrace_debugger, idle_timeout=options.idle_timeout)
     daemon.bind()

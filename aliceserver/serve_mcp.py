@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from aliceserver.serve import configure_logging, ptrace_debugger
+from aliceserver.engines import ptrace_debugger
+from aliceserver.serve import configure_logging
 
 # The MCP SDK and the modules it brings: a ModuleNotFoundError naming one of these means
 # the `mcp` extra is not installed (or only in part), not a bug of ours.

@@ -8,7 +8,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import cast
 
 from aliceserver import __version__, affinity
 from aliceserver.adapters.mi import cli_args
@@ -20,7 +19,6 @@ from aliceserver.adapters.mi.session import MiSession, SessionConfig
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.errors import AliceError
-from aliceserver.startup import import_quietly
 from aliceserver.transports.base import Transport
 from aliceserver.transports.stdio import LineTransport
 
@@ -28,13 +26,8 @@ logger = logging.getLogger(__name__)
 DebuggerFactory = Callable[[], IDebugger]
 
 
-def default_debugger() -> IDebugger:
-    # Resolved at run time so that this adapter depends on the IDebugger contract only.
-    engine = import_quietly("aliceserver.debuggers.ptrace.engine")  # see startup.py
-    return cast(IDebugger, engine.PtraceDebugger())
-
-
-def main(argv: list[str], factory: DebuggerFactory | None = None) -> int:
+def main(argv: list[str], factory: DebuggerFactory) -> int:
+    """gdb's command line; `factory` builds the engine (the entry point's, as for DAP)."""
     try:
         options = cli_args.parse(argv)
     except cli_args.UsageError as error:
@@ -58,7 +51,7 @@ def main(argv: list[str], factory: DebuggerFactory | None = None) -> int:
     )
     stdin = LineTransport(os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0), sys.stdout.buffer)
     errors = LineTransport(open(os.devnull, "rb"), sys.stderr.buffer)
-    return serve(config, stdin, factory or default_debugger, errors=errors)
+    return serve(config, stdin, factory, errors=errors)
 
 
 def serve(config: SessionConfig, transport: Transport, factory: DebuggerFactory,
@@ -159,4 +152,4 @@ def _setup_logging(path: str | None, level: str | None) -> None:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
 
-__all__ = ["main", "serve", "default_debugger", "__version__"]
+__all__ = ["main", "serve", "__version__"]
