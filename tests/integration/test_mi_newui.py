@@ -81,6 +81,8 @@ def test_new_ui_on_a_pty(prog: Path) -> None:
         assert b'&"disassemble $pc\\n"' in out and b"~\"=> 0x" in out
         assert termios.tcgetattr(mi_slave)[3] == before[3]  # lflag: ECHO, ICANON untouched
         os.write(cli_master, b"quit\r")
+        cli.until(b"Quit anyway? (y or n) ")  # gdb asks a person at a terminal: the program lives
+        os.write(cli_master, b"y\r")
         assert process.wait(timeout=PATIENCE) == 0
     finally:
         if process.poll() is None:
