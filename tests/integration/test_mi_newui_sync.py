@@ -48,6 +48,9 @@ def test_console_interrupts_a_synchronous_mi_run(prog: Path) -> None:
         out = mi.until(b"(gdb) \r\n")
         assert b'state="stopped"' in out
         os.write(cli_master, b"kill\r")
+        cli.until(b"Kill the program being debugged? (y or n) ")  # gdb asks a person at a terminal
+        os.write(cli_master, b"y\r")
+        cli.until(b"killed]")
         os.write(cli_master, b"quit\r")
         assert process.wait(timeout=PATIENCE) == 0
     finally:
