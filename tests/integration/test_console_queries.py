@@ -166,3 +166,21 @@ def test_mi_at_a_terminal_answers_without_a_word(prog: Path) -> None:
 
     assert answers(gdb) == ['~"[Inferior 1 (process N) killed]\\n"', "^done", "^done"]
     assert answers(ours) == answers(gdb)
+
+
+def test_a_refused_redefinition_keeps_the_old_command(prog: Path) -> None:
+    def session(terminal: Terminal) -> None:
+        terminal.type("define greet", ">")
+        terminal.type("echo old\\n", ">")
+        terminal.type("end")
+        terminal.type("define greet", ASKED)
+        terminal.type("n")  # Command "greet" not redefined.
+        terminal.type("greet")
+        terminal.type("define hook-nosuch", ASKED)
+        terminal.type("n")  # Not confirmed.
+        terminal.type("show user")
+
+    gdb, ours = _both(prog, session)
+    assert 'Redefine command "greet"? (y or n) n\nCommand "greet" not redefined.\n' in gdb
+    assert "Proceed? (y or n) n\nNot confirmed.\n" in gdb and "old\n" in gdb
+    assert ours == gdb

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from aliceserver.adapters.gdbcommands.breakpoint_scripts import indented, read_block
 from aliceserver.adapters.gdbcommands.control_flow import parse, run_list
 from aliceserver.adapters.mi.control_commands import SessionHooks, typed_block
+from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
-from aliceserver.adapters.mi.settings_policy import query
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
@@ -249,19 +249,20 @@ def define(ctx: Context, text: str, body: Callable[[], tuple[str, ...]]) -> None
     table = _table(ctx)
     subs, name, prefix_name = _place(ctx, text)
     known = (subs if subs is not None else table.top).get(name)
+    refused = f'Command "{name}" not redefined.'
     if known is not None:
         if known.subcommands is not None and known.lines is not None:
-            query(ctx, f'Keeping subcommands of prefix command "{name}".\nRedefine command "{name}"? ')
+            confirm(ctx, f'Keeping subcommands of prefix command "{name}".\nRedefine command "{name}"? ', refused)
         elif known.subcommands is None:
-            query(ctx, f'Redefine command "{name}"? ')
+            confirm(ctx, f'Redefine command "{name}"? ', refused)
     elif subs is None and _builtin(ctx, name):
-        query(ctx, f'Really redefine built-in command "{name}"? ')
+        confirm(ctx, f'Really redefine built-in command "{name}"? ', refused)
     for hook in ("hook-", "hookpost-"):
         hooked = name[len(hook):]
         if subs is None and name.startswith(hook) and hooked != "stop" \
                 and hooked not in ctx.session.cli_commands.names() and hooked not in table.top:
             ctx.log(f"warning: Your new `{name}' command does not hook any existing command.\n")
-            query(ctx, "Proceed? ")
+            confirm(ctx, "Proceed? ")
             break
     if ctx.from_tty and ctx.ui.reads_terminal():  # gdb's input_interactive_p
         ctx.console(f'Type commands for definition of "{prefix_name}{name}".\n'
