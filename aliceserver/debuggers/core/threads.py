@@ -8,11 +8,9 @@ from dataclasses import dataclass
 
 from aliceserver.debuggers.core.records import PrStatus, SignalInfo, registers_from_bytes
 from aliceserver.debuggers.model import VectorRegisters
+from aliceserver.debuggers.regsets import vector_registers
 
 FXSAVE_SIZE = 512
-_XSTATE_BV_OFFSET = 512
-_YMM_HIGH_OFFSET = 576  # the AVX component of the standard-format XSAVE area
-_AVX_BIT = 1 << 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,22 +37,4 @@ class CoreThread:
             fx = self.xstate[:FXSAVE_SIZE]
         if fx is None:
             return None
-        control = {
-            "fctrl": int.from_bytes(fx[0:2], "little"),
-            "fstat": int.from_bytes(fx[2:4], "little"),
-            "ftag": int.from_bytes(fx[4:6], "little"),
-            "fop": int.from_bytes(fx[6:8], "little"),
-            "fioff": int.from_bytes(fx[8:16], "little"),
-            "fooff": int.from_bytes(fx[16:24], "little"),
-            "mxcsr": int.from_bytes(fx[24:28], "little"),
-        }
-        st = tuple(fx[32 + 16 * i : 42 + 16 * i] for i in range(8))
-        xmm = tuple(fx[160 + 16 * i : 176 + 16 * i] for i in range(16))
-        ymm: tuple[bytes, ...] = ()
-        xstate = self.xstate or b""
-        if len(xstate) >= _YMM_HIGH_OFFSET + 256:
-            bv = int.from_bytes(xstate[_XSTATE_BV_OFFSET : _XSTATE_BV_OFFSET + 8], "little")
-            high = [xstate[_YMM_HIGH_OFFSET + 16 * i : _YMM_HIGH_OFFSET + 16 * (i + 1)] if bv & _AVX_BIT
-                    else bytes(16) for i in range(16)]  # fmt: skip
-            ymm = tuple(xmm[i] + high[i] for i in range(16))
-        return VectorRegisters(control, st, xmm, ymm)
+        return vector_registers(fx, self.xstate or b"")

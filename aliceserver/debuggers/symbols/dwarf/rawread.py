@@ -14,6 +14,7 @@ RunawayLeb (a ValueError): the callers turn both into their own error.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 from elftools.dwarf.enums import ENUM_DW_UT
 
@@ -184,22 +185,15 @@ class ByteReader:
         return self.unsigned(osize)
 
     def uleb(self) -> int:
-        at = self.pos
-        try:
-            value, pos = uleb(self.data, at)
-        except RunawayLeb:
-            raise self.error(at, True) from None
-        except IndexError:
-            raise self.error(len(self.data), False) from None
-        if pos > self.end or at < 0:
-            raise self.error(self.end, False)
-        self.pos = pos
-        return value
+        return self._leb(uleb)
 
     def sleb(self) -> int:
+        return self._leb(sleb)
+
+    def _leb(self, decode: Callable[[bytes, int], tuple[int, int]]) -> int:
         at = self.pos
         try:
-            value, pos = sleb(self.data, at)
+            value, pos = decode(self.data, at)
         except RunawayLeb:
             raise self.error(at, True) from None
         except IndexError:
