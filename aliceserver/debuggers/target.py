@@ -113,6 +113,10 @@ class CoreTargets(Protocol):
         result's lines as gdb does on opening a core."""
         ...
 
+    def close_core(self) -> None:
+        """Forget the open core, if any (gdb's `core-file` without a file)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class CoreOpened:

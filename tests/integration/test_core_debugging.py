@@ -155,10 +155,34 @@ def test_mi_target_select_core(threads_core: tuple[Path, Path]) -> None:
                             timeout=120)  # fmt: skip
     out = result.stdout
     assert '~"Program terminated with signal SIGSEGV, Segmentation fault.\\n"' in out
-    assert re.search(r'^\^done,frame=\{level="0",addr="0x[0-9a-f]+",func="[^"]*strlen', out, re.M), out
+    assert re.search(r'^\^connected,frame=\{level="0",addr="0x[0-9a-f]+",func="[^"]*strlen', out, re.M), out
     assert out.count('target-id="Thread 0x') == 4
     assert re.search(r'func="main"', out)
     assert '^error,msg="The program is not being run."' in out
+
+
+def test_a_core_is_unloaded_as_gdb_unloads_it(threads_core: tuple[Path, Path]) -> None:
+    """gdb's core_target::close: `core-file` alone and `detach` forget the core ("No core
+    file now." to a person), after which nothing is being debugged; MI's -target-detach
+    tells the threads and the group exited; `kill` refuses."""
+    program, core = threads_core
+    for unload in ("core-file", "detach"):
+        commands = [unload, "info threads", "bt", "core-file"]
+        ours = _sections(_alice_batch(program, core, _marked(commands)))
+        gdbs = _sections(_gdb_batch(program, core, _marked(commands)))
+        assert ours == gdbs, unload
+        assert ours["1"].strip() == "No threads."
+    # `kill` asks, then refuses: a core target has nothing to kill, and the core stays
+    ours = _sections(_alice_batch(program, core, _marked(["kill", "bt 1"])))
+    gdbs = _sections(_gdb_batch(program, core, _marked(["kill", "bt 1"])))
+    assert ours["0"] == gdbs["0"] and "You can't do that without a process to debug." in ours["0"]
+    assert ours["1"].startswith("#0  ")
+    script = f"-target-select core {core}\n-target-detach\n-thread-info\n-gdb-exit\n"
+    out = subprocess.run([*ALICE, "-i=mi", "-nx", str(program)], input=script, capture_output=True, text=True,
+                         timeout=120).stdout  # fmt: skip
+    detached = out.split("-target-detach", 1)[-1] if "-target-detach" in out else out.split("^connected", 1)[1]
+    assert re.search(r'=thread-exited,id="4",group-id="i1"', detached), out
+    assert '=thread-group-exited,id="i1"\n' in detached and "^done,threads=[]" in detached, out
 
 
 @pytest.mark.skipif(find_cxx() is None, reason="no C++ compiler")

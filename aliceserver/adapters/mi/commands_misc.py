@@ -7,6 +7,7 @@ import shlex
 
 from aliceserver import __version__
 from aliceserver.adapters.mi import completion, log_file, settings_policy, source_paths
+from aliceserver.adapters.mi.core_commands import close_core
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
@@ -390,6 +391,8 @@ def _target_attach(ctx: Context, args: list[str]) -> Reply:
 
 
 def _target_detach(ctx: Context, args: list[str]) -> Reply:
+    if close_core(ctx):
+        return None
     return detach(ctx)
 
 

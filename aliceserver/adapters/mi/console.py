@@ -269,6 +269,9 @@ def _jump(ctx: Context, text: str) -> Reply:
 
 
 def _kill(ctx: Context, text: str) -> Reply:
+    if ctx.session.inferior.core is not None:  # a core target has nothing to kill
+        confirm(ctx, "Kill the program being debugged? ")
+        raise MiError("You can't do that without a process to debug.")
     ctx.session.require_process()
     confirm(ctx, "Kill the program being debugged? ")
     execution.kill(ctx)
@@ -277,6 +280,8 @@ def _kill(ctx: Context, text: str) -> Reply:
 
 def _detach(ctx: Context, text: str) -> Reply:
     session = ctx.session
+    if core_commands.close_core(ctx):
+        return None
     session.require_process()
     process = session.inferior.process
     assert process is not None

@@ -8,7 +8,14 @@ import os
 
 from aliceserver.adapters.mi import gcore_commands
 from aliceserver.adapters.mi.inferior_list import claim_engine
-from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.registry import (
+    CliRegistry,
+    Connected,
+    Context,
+    MiError,
+    MiRegistry,
+    Reply,
+)
 from aliceserver.debuggers.target import CoreOpened, CoreTargets
 
 
@@ -30,6 +37,7 @@ def open_core(ctx: Context, path: str) -> CoreOpened:
                        and len(inferior.libraries) >= libraries)  # fmt: skip
     if not inferior.program:
         inferior.program = opened.process.program
+    inferior.core = path
     inferior.running = False
     inferior.selected_tid = opened.stop.thread_id
     inferior.selected_level = 0
@@ -58,10 +66,33 @@ def _announce(ctx: Context, opened: CoreOpened) -> None:
     ctx.console(f"[Current thread is {number} ({target_id(ctx.session, tid)})]\n")
 
 
+def close_core(ctx: Context) -> bool:
+    """gdb's core_target::close, when a core is open (False otherwise): the core's threads
+    and its thread group exit (=thread-exited, =thread-group-exited) and "No core file
+    now." is said to a person; `core-file` without a file, `detach` and -target-detach do it (`kill` refuses)."""
+    session = ctx.session
+    inferior = session.inferior
+    debugger = session.debugger
+    if inferior.core is None or not isinstance(debugger, CoreTargets):
+        return False
+    debugger.close_core()
+    for number in sorted(inferior.threads.values()):
+        session.notify("thread-exited", [("id", str(number)), ("group-id", f"i{inferior.number}")])
+    session.notify("thread-group-exited", [("id", f"i{inferior.number}")])
+    inferior.forget_process()
+    session.breakpoints.program_gone()
+    session.varobjs.program_gone()
+    if ctx.from_tty:
+        ctx.console("No core file now.\n")
+    return True
+
+
 def _core_file(ctx: Context, text: str) -> Reply:
     path = text.strip()
     if not path:
-        raise MiError("No core file now.")
+        if not close_core(ctx) and ctx.from_tty:
+            ctx.console("No core file now.\n")
+        return None
     _announce(ctx, open_core(ctx, path))
     return None
 
@@ -84,7 +115,7 @@ def _target_select(ctx: Context, args: list[str]) -> Reply:
     _announce(ctx, opened)
     session = ctx.session
     frame = session.frames.frame(opened.stop.thread_id, 0)
-    return [("frame", session.frames.tuple(frame, opened.stop.thread_id, args=True))]
+    return Connected([("frame", session.frames.tuple(frame, opened.stop.thread_id, args=True))])
 
 
 def register_console(registry: CliRegistry) -> None:

@@ -31,10 +31,17 @@ class Exit:
     """A handler's reply when the session ends (`^exit`)."""
 
 
+@dataclass(frozen=True)
+class Connected:
+    """A handler's reply when it selected a target (`^connected`, -target-select)."""
+
+    pairs: Sequence[tuple[str, Value]]
+
+
 RUNNING = Running()
 EXIT = Exit()
 Pairs = Sequence[tuple[str, Value]]
-Reply = Pairs | Running | Exit | None
+Reply = Pairs | Running | Exit | Connected | None
 
 
 @dataclass

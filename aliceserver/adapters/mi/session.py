@@ -29,6 +29,7 @@ from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registry import (
     EXIT,
     CliRegistry,
+    Connected,
     Context,
     Exit,
     MiError,
@@ -449,6 +450,10 @@ class MiSession:
             return
         if isinstance(reply, Running):
             self._start_awaiting(ctx)
+            return
+        if isinstance(reply, Connected):
+            ui.result(ctx.token, "connected", reply.pairs)
+            self._prompt(ui)
             return
         ui.result(ctx.token, "done", reply or [])
         self._prompt(ui)

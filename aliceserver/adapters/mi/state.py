@@ -19,6 +19,7 @@ class Inferior:
     cwd: str = "."
     env: dict[str, str | None] = field(default_factory=dict)  # set (str) or unset (None)
     process: ProcessInfo | None = None  # the user's process (never the symbol probe)
+    core: str | None = None  # the core file `process` is read from (no live process then)
     running: bool = False
     probe_pid: int | None = None  # a process held at its first instruction, for symbols
     threads: dict[int, int] = field(default_factory=dict)  # tid -> gdb thread number
@@ -58,6 +59,7 @@ class Inferior:
 
     def forget_process(self) -> None:
         self.process = None
+        self.core = None
         self.running = False
         self.threads.clear()
         self.thread_pointers.clear()
