@@ -39,3 +39,37 @@ def test_addresses_typed_before_run_read_the_program(builder: Builder, tmp_path:
     counter, twice = (line.split(" = ")[1] for line in probe.stdout.splitlines())
     assert_like_gdb([*ex(f"print *(int *){counter}", f"x/2xw {counter}", f"info symbol {twice}",
                          f"x/i {twice}"), str(program)], tmp_path)  # fmt: skip
+
+
+# Each opens a session: the first command is the one that must read the program (the tests
+# above began with print, which loads it for its symbols on the way, and hid that these did not).
+FIRST = ("x/i main", "x/4xb main", "disassemble main", "print *(int *)&counter", "output counter",
+         'interpreter-exec mi "-data-disassemble -s main -e main+4 -- 0"')  # fmt: skip
+
+
+@pytest.mark.parametrize("command", FIRST)
+def test_a_first_command_reads_the_program_before_run(builder: Builder, tmp_path: Path, command: str) -> None:
+    program = builder.build("link_time")
+    assert_like_gdb([*ex(command), str(program)], tmp_path)
+
+
+def test_a_first_command_at_a_link_time_number_reads_the_program(builder: Builder, tmp_path: Path) -> None:
+    """x, disassemble and MI's memory reads given numbers, before anything loaded the program."""
+    program = builder.build("link_time")
+    probe = assert_like_gdb([*ex("print/x &counter", "print/x &main"), str(program)], tmp_path)
+    counter, main = (line.split(" = ")[1] for line in probe.stdout.splitlines())
+    for command in (f"x/i {main}", f"x/2xw {counter}", f"disassemble {main},+4",
+                    f'interpreter-exec mi "-data-read-memory-bytes {main} 4"',
+                    f'interpreter-exec mi "-data-read-memory {counter} x 4 1 2"'):  # fmt: skip
+        assert_like_gdb([*ex(command), str(program)], tmp_path)
+
+
+def test_breakpoints_at_address_expressions(builder: Builder, tmp_path: Path) -> None:
+    """`break *EXPR` is at the expression's address: before run the link-time one, set
+    again at the load address once the program runs; after it, in the program's frame."""
+    program = builder.build("link_time")
+    commands = ex("break *main+4", "tbreak *&twice", "break *(twice)", 'interpreter-exec mi "-break-insert *main+4"',
+                  "break *nosuch", "break *", "info breakpoints", "run", "info breakpoints",
+                  "break *$pc", "break *main+4", "tbreak *(char *)twice+4", "info breakpoints")  # fmt: skip
+    got = assert_like_gdb([*commands, str(program)], tmp_path)
+    assert "Breakpoint 1 at 0x1" in got.stdout and "Breakpoint 1, main ()" in got.stdout

@@ -504,6 +504,8 @@ def _x(ctx: Context, text: str) -> Reply:
     inferior = session.inferior
     stopped = inferior.process is not None and not inferior.running and inferior.selected_tid is not None
     where = Selection(*session.selected_frame()) if stopped else Selection(None)
+    if inferior.process is None:
+        session.ensure_symbols()  # before `run`, x reads the program's image, as in gdb
     lines = LineBuffer(ctx.console)
     try:
         examine(session.debugger, where, session.command_memory.examine, text, lines)

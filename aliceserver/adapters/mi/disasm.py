@@ -91,9 +91,12 @@ def address_of(session: MiSession, expression: str) -> int:
     """An address expression ($pc, &var, 0x401000, "$pc + 150", main) as a number."""
     text = expression.strip()
     try:
-        return int(text, 0)
+        number = int(text, 0)
     except ValueError:
         pass
+    else:  # before `run`, a number is read from the program's image, as in gdb
+        session.ensure_symbols()
+        return number
     info = session.evaluate(text)
     if info.type.rstrip().endswith("]") and info.address is not None:
         return info.address  # an array decays to its address, as in gdb's value_as_address

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from aliceserver.debuggers.model import CodeLocation, SourcePosition
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
     from elftools.dwarf.die import DIE
@@ -69,3 +70,29 @@ def _labels(die: DIE) -> Iterator[DIE]:
             yield child
         elif child.tag == "DW_TAG_lexical_block":
             yield from _labels(child)
+
+
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def address_expression(spec: str) -> str | None:
+    """The expression of gdb's `*EXPR` location (`*0x401136`, `*main+4`, `*&arr[2]`,
+    `*$pc`); None for every other kind of location."""
+    text = spec.strip()
+    return text[1:].strip() if text.startswith("*") else None
+
+
+def value_address(value: str, type_name: str, address: int | None) -> int:
+    """The address a value stands for, as gdb's value_as_address: an array's or a function's
+    own, a pointer's target, an integer's value."""
+    if type_name.rstrip().endswith("]") and address is not None:
+        return address  # an array decays to its address
+    if value.startswith(("(", "{")):  # `(int *) 0x4010 <counter>`, `{int (void)} 0x1129 <f>`
+        found = _HEX.search(value)
+        if found is not None:
+            return int(found.group(), 16)
+    words = value.split()
+    try:
+        return int(words[0], 0) % (1 << 64) if words else 0
+    except ValueError:
+        raise TargetError("Invalid cast.") from None

@@ -39,6 +39,7 @@ from aliceserver.debuggers.model import (
     WatchpointInfo,
     WatchScope,
 )
+from aliceserver.debuggers.ptrace import linespec
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.dollars import SessionDollars, recorded
@@ -151,6 +152,9 @@ class SourceLevel(SessionDollars):
         def _link_view(self) -> Module | None:
             raise NotImplementedError
 
+        def _runtime_address(self, address: int) -> int:
+            raise NotImplementedError
+
         @property
         def process(self) -> ProcessInfo | None:
             raise NotImplementedError
@@ -166,7 +170,36 @@ class SourceLevel(SessionDollars):
 
     # --- locations ------------------------------------------------------------------
     def resolve_location(self, spec: str) -> list[CodeLocation]:
-        return self._call(lambda: self._source.resolve(spec))
+        return self._call(lambda: self._resolve(spec))
+
+    def _resolve(self, spec: str) -> list[CodeLocation]:
+        """A location's places (on the tracer thread). gdb's `*EXPR` is the expression's
+        value as an address, evaluated anew at each binding as gdb's breakpoint re-set:
+        before `run` the program's link-time one, at the held copy's load address."""
+        expression = linespec.address_expression(spec)
+        if expression is None:
+            return self._source.resolve(spec)
+        if not expression:
+            raise ProtocolError("Argument required (expression to compute).")
+        try:
+            address = int(expression, 0)
+        except ValueError:
+            address = self._address_of(expression)
+        return [self._source.location_of(self._runtime_address(address))]
+
+    def _address_of(self, expression: str) -> int:
+        """`expression`'s value as an address: in the program held for its symbols at its
+        link-time addresses (no registers), else in the first thread's innermost frame."""
+        thread_id = None
+        if self._link_view() is None and self.process is not None:
+            try:
+                thread_id = self._default_thread(None)  # refused while it runs
+            except AliceError:
+                thread_id = None
+        info = self.evaluate(expression, thread_id, calls=False)
+        if info.error:
+            raise ProtocolError(info.value)
+        return linespec.value_address(info.value, info.type, info.address)
 
     def source_position(self, address: int) -> SourcePosition | None:
         return self._call(lambda: self._source.position(address))
@@ -709,7 +742,7 @@ class SourceLevel(SessionDollars):
     ) -> LocationBreakpointInfo:
         def go() -> LocationBreakpointInfo:
             if self.process is not None:
-                self._source.resolve(location)  # a malformed spec is refused now
+                self._resolve(location)  # a malformed spec is refused now
             self._next_location_id += 1
             entry = _LocationBreakpoint(self._next_location_id, location, condition, temporary, enabled)
             self._location_breakpoints[entry.id] = entry
@@ -723,7 +756,11 @@ class SourceLevel(SessionDollars):
         """Give `entry` an address breakpoint at each new place it resolves to; a PLT stub
         it no longer resolves to (its library's function has loaded) goes, as gdb re-sets
         a breakpoint on a trampoline symbol to the function once there is one."""
-        places = self._source.resolve(entry.location)
+        try:
+            places = self._resolve(entry.location)
+        except AliceError as error:  # a `*EXPR` that cannot be evaluated now (a thread runs)
+            log.info("breakpoint %d at %s kept where it was: %s", entry.id, entry.location, error)
+            return False
         changed = False
         wanted = {place.address for place in places}
         for address, (bound, ident) in list(entry.bound.items()):
@@ -826,7 +863,7 @@ class SourceLevel(SessionDollars):
         def go() -> None:
             inferior = self._require_stopped()
             t = inferior.thread(thread_id)
-            places = self._source.resolve(location)
+            places = self._resolve(location)
             if not places:
                 raise ProtocolError(f'No location "{location}" in the program.')
             plan = StepPlan(StepKind.UNTIL, thread_id, LineOracle(self, thread_id), inferior)
