@@ -46,7 +46,7 @@ def test_print_a_stub_like_gdb(program: Path) -> None:
     then for a cast of its return type."""
     commands = ["p solib_step", "p &solib_step", "p *solib_step", "whatis solib_step", "p 'solib_step@plt'",
                 "p solib_step(1)", "p printf", "p 'ab'", "break main", "run", "p solib_step", "p 'solib_step@plt'",
-                "p 'solib_step@plt'(2)", "ptype 'solib_step@plt'",
+                "p 'solib_step@plt'(2)", "p (int)'solib_step@plt'(2)", "ptype 'solib_step@plt'",
                 "whatis &'solib_step@plt'", "ptype &'solib_step@plt'", "p 'solib_step@plt' + 1"]  # fmt: skip
     got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
     assert "$1 = {<text variable, no debug info>} 0x" in got.stdout and "type = <unknown return type> ()" in got.stdout

@@ -35,7 +35,7 @@ from aliceserver.debuggers.ptrace import binding, registers
 from aliceserver.debuggers.ptrace.callabi import plan_arguments, returns_in_memory
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.retvalue import return_bytes
-from aliceserver.debuggers.ptrace.tracee import _RESUME, AfterStep, Tracee
+from aliceserver.debuggers.ptrace.tracee import AfterStep, Tracee
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
@@ -253,16 +253,27 @@ class FunctionCall:
                     regs = inferior.regs(t)
                     if int(regs.rip) - 1 == self.return_address and int(regs.rsp) == sp_after_return:
                         return None
-                if decoded.kind is WaitKind.SIGNAL_STOP and decoded.value == sig.SIGSTOP and self._timed_out:
+                if decoded.kind is WaitKind.SIGNAL_STOP and decoded.value == sig.SIGSTOP and (
+                    self._timed_out or inferior.wake_sent
+                ):
                     t.running = False
                     t.regs_valid = False
-                    self._timed_out = False  # the timer's SIGSTOP is consumed
-                    return Stopped(StopReason.PAUSE, t.tid, address=inferior.pc_or_none(t), description="timeout")
+                    # One SIGSTOP pending stands for both: signals of one number coalesce.
+                    inferior.wake_sent = False
+                    if self._timed_out:
+                        self._timed_out = False  # the timer's SIGSTOP is consumed
+                        return Stopped(StopReason.PAUSE, t.tid, address=inferior.pc_or_none(t), description="timeout")
+                    # The engine's wake-up, sent for a command that raced the last stop and
+                    # left pending while every thread was stopped: the first thread resumed,
+                    # this one, takes it. The command waits for the call; the call goes on.
+                    self._resume_alone()
+                    continue
                 outcome = inferior._classify(t, decoded)
                 if isinstance(outcome, Stopped):
                     return outcome
-                if outcome is _RESUME:
-                    self._resume_alone()
+                # Whatever else the status was, the call is not over: the thread runs on
+                # (left stopped, no status would ever come, nor the time limit's SIGSTOP).
+                self._resume_alone()
         finally:
             with self._timer_lock:
                 timer.cancel()
