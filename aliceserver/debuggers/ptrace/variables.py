@@ -212,10 +212,13 @@ class ProcessEvalSymbols:
             var = module.find_global(name)
             if var is not None:  # its addresses are relative to its own module's base
                 return module.value_of(var, replace(self.view, bias=bias))
-        address = self.functions(name) if self.functions is not None else None
-        if address is not None:  # gdb's minimal symbol: a function without debug info
-            return Value(NodebugFunctionType(), MemoryLoc(address), self.view)
         return None
+
+    def minimal_function(self, name: str) -> Value | None:
+        """gdb's minimal symbol: a function known by its ELF symbol alone (no debug info),
+        tried by the evaluators after every scope the debug info offers."""
+        address = self.functions(name) if self.functions is not None else None
+        return None if address is None else Value(NodebugFunctionType(), MemoryLoc(address), self.view)
 
     def is_constant(self, name: str) -> bool:
         if self.frame_symbols is not None and self.frame_symbols.lookup(name) is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from aliceserver.debuggers.symbols.dwarf import x86_registers
@@ -62,6 +63,13 @@ from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 log = logging.getLogger(__name__)
 
 _COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
+
+
+def minimal_function(symbols: object, name: str) -> Value | None:
+    """A function without debug info by its ELF symbol (gdb's minimal symbols), for
+    symbol tables that know them (the live engine's); the last place a name is looked for."""
+    find: Callable[[str], Value | None] | None = getattr(symbols, "minimal_function", None)
+    return find(name) if find is not None else None
 
 
 class EvalSymbols(Protocol):
@@ -331,6 +339,9 @@ class Evaluator:
                     found = None
                 if found is not None:
                     return found
+        minimal = minimal_function(self.symbols, lookup)
+        if minimal is not None:
+            return minimal
         raise EvaluationError(no_symbol(self.symbols, lookup))
 
     def entry_symbols(self, name: str) -> EntryValues:

@@ -21,6 +21,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.evaluate import (
     Evaluator,
     _apply,
     _compare,
+    minimal_function,
 )
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_slice, is_tuple, is_tuple_struct
@@ -104,6 +105,8 @@ class RustEvaluator(Evaluator):
         value = self.symbols.lookup(name)
         if value is None and "::" not in name and self.scope:
             value = self.symbols.lookup(f"{self.scope}::{name}")  # gdb: the block's scope
+        if value is None:
+            value = minimal_function(self.symbols, name)
         if value is None:
             raise EvaluationError(f"No symbol '{name}' in current context")
         return value
