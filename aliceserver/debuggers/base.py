@@ -391,9 +391,10 @@ class IDebugger(Protocol):
         stay stopped. (`on` for continue is resume(thread_id).)"""
         ...
 
-    def set_print_limits(self, *, elements: int, repeats: int) -> None:
-        """gdb's `print elements` (string chars and array elements shown) and `print repeats`
-        (a run of equal elements at least this long shows as `<repeats N times>`)."""
+    def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True) -> None:
+        """gdb's `print elements` (string chars and array elements shown), `print repeats`
+        (a run of equal elements at least this long shows as `<repeats N times>`) and
+        `print address` (False: a pointer shows as its `<symbol+offset>` alone)."""
         ...
 
     def history_count(self) -> int:

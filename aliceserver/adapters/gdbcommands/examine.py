@@ -87,6 +87,10 @@ def address_of(debugger: IDebugger, where: Selection, expression: str) -> int:
     if value.startswith("(") and ") " in value:  # `(int *) 0x...`: the value after the type
         value = value[value.index(") ") + 2 :]
     number = _NUMBER.match(value.strip())
+    if number is None and (info.value.startswith("(") or info.type.rstrip().endswith("*")):
+        # `print address off` shows `(int *) <v>` and a string alone: /x has the number
+        number = _NUMBER.match(debugger.evaluate(expression, where.thread_id, where.level, "x",
+                                                 calls=where.thread_id is not None).value.strip())
     if number is None:
         raise ProtocolError("Invalid cast.")
     return int(number.group(), 0) % (1 << 64)

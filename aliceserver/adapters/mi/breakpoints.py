@@ -548,11 +548,15 @@ class BreakpointTable:
             return f"{label} {bp.number}: {bp.location}\n"
         if bp.pending:
             return f"{word} {bp.number} ({bp.location}) pending.\n"
-        if len(bp.places) > 1:
-            return f"{word} {bp.number} at {hex(self.shown_address(bp.places[0].address))}: {bp.location}. ({len(bp.places)} locations)\n"
         place = bp.places[0]
+        # gdb's say_where: no address under `print address off` when the source says where
+        at = f" at {self.shown_address(place.address):#x}"
+        if place.source is not None and self.session.settings.get("print address") == "off":
+            at = ""
+        if len(bp.places) > 1:
+            return f"{word} {bp.number}{at}: {bp.location}. ({len(bp.places)} locations)\n"
         if place.source is not None:
-            return f"{word} {bp.number} at {self.shown_address(place.address):#x}: file {self.session.frames.file_name(place.source.path)}, line {place.source.line}.\n"
+            return f"{word} {bp.number}{at}: file {self.session.frames.file_name(place.source.path)}, line {place.source.line}.\n"
         return f"{word} {bp.number} at {self.shown_address(place.address):#x}\n"
 
     def what(self, bp: MiBreakpoint) -> str:

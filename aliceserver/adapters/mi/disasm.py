@@ -100,6 +100,10 @@ def address_of(session: MiSession, expression: str) -> int:
     info = session.evaluate(text)
     if info.type.rstrip().endswith("]") and info.address is not None:
         return info.address  # an array decays to its address, as in gdb's value_as_address
+    if info.type.rstrip().endswith(")") and info.address is not None and info.value.startswith("{"):
+        return info.address  # a function is its entry (`{int (int)} <f>` under `print address off`)
+    if info.value.startswith("(") and not re.search(r"0x[0-9a-fA-F]+", info.value):
+        info = session.evaluate(text, fmt="x")  # `print address off` showed no number: /x does
     value = info.value
     match = re.search(r"0x[0-9a-fA-F]+", value)
     if value.startswith(("(", "{")) and match:

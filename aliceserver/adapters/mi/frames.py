@@ -280,7 +280,8 @@ class Frames:
             for info in self.shown_args(tid, frame.level, mi=False)
         )
         has_line = frame.source is not None and bool(frame.source.line)
-        text = f"{hex16(frame.pc)} in " if with_pc or not has_line else ""  # gdb's print_frame
+        shown = (with_pc or not has_line) and self.session.settings.get("print address") == "on"
+        text = f"{hex16(frame.pc)} in " if shown else ""  # gdb's print_frame
         text += f"{frame.function or '??'} ({args})"
         if frame.source is not None and frame.source.line:
             text += f" at {self.file_name(frame.source.path)}:{frame.source.line}"

@@ -14,8 +14,8 @@ only the values we do, and refuses the others by name):
 | pagination, height, width | nothing pages: MI and -batch never page in gdb either |
 | mi-async, non-stop | session (non-stop on: gdb's "No symbol" answer, for Emacs) |
 | print pretty, print object, print entry-values | the MI session's values, frames.py |
-| print elements, print repeats | the engine's formatter (`apply_print_limits`) |
-| print null-stop, address, symbol, static-members, frame-arguments | only gdb's defaults (the engine's formatter has no switch for others yet) |
+| print elements, print repeats, print address | the engine's formatter (`apply_print_limits`); address also frames.py |
+| print null-stop, symbol, static-members, frame-arguments | only gdb's defaults (the engine's formatter has no switch for others yet) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
 | print sevenbit-strings, inferior-events | only gdb's defaults |
 | breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames |
@@ -103,7 +103,7 @@ REFUSED: frozenset[str] = frozenset(name for names in _REFUSED_GROUPS.values() f
 # Settings honoured for some values only: the values aliceserver behaves as.
 _ONLY: dict[str, tuple[str, ...]] = {
     "print null-stop": ("off",),
-    "print address": ("on",), "print symbol": ("on",), "print static-members": ("on",),
+    "print symbol": ("on",), "print static-members": ("on",),
     "print frame-arguments": ("scalars",), "print sevenbit-strings": ("off",),
     "print inferior-events": ("on",),
     "detach-on-fork": ("on",),
@@ -172,11 +172,12 @@ def _refuse_unknown(verb: str, words: list[str]) -> None:
 
 
 def apply_print_limits(session: MiSession) -> None:
-    """Tell the engine `print elements` and `print repeats` (unlimited: no limit)."""
+    """Tell the engine `print elements`, `print repeats` (unlimited: no limit) and `print address`."""
     unlimited = 2**31 - 1
 
     def number(name: str) -> int:
         value = session.settings.get(name)
         return unlimited if value == "unlimited" else int(value)
 
-    session.debugger.set_print_limits(elements=number("print elements"), repeats=number("print repeats"))
+    session.debugger.set_print_limits(elements=number("print elements"), repeats=number("print repeats"),
+                                      addresses=session.settings.get("print address") == "on")

@@ -199,6 +199,8 @@ class SourceLevel(SessionDollars):
         info = self.evaluate(expression, thread_id, calls=False)
         if info.error:
             raise ProtocolError(info.value)
+        if info.value.startswith("(") and "0x" not in info.value:
+            info = self.evaluate(expression, thread_id, fmt="x", calls=False)  # `print address off`
         return linespec.value_address(info.value, info.type, info.address)
 
     def source_position(self, address: int) -> SourcePosition | None:
@@ -504,8 +506,9 @@ class SourceLevel(SessionDollars):
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:
         self.steps_alone = steps_alone
 
-    def set_print_limits(self, *, elements: int, repeats: int) -> None:
+    def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True) -> None:
         self._variables.max_elements, self._variables.repeat_threshold = elements, repeats
+        self._variables.addresses = addresses
         self._stop_cache.values_changed()  # values already formatted under the old limits
 
     def _function_caller(self, tid: int) -> ProcessCaller | None:

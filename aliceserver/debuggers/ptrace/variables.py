@@ -264,10 +264,11 @@ class VariableStore:
         # gdb's `print elements` and `print repeats` (set_print_limits)
         self.max_elements = FormatOptions().max_elements
         self.repeat_threshold = FormatOptions().repeat_threshold
+        self.addresses = True  # gdb's `print address`
 
     def _options(self, fmt: str | None, top: bool = False) -> FormatOptions:
         return FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize, max_elements=self.max_elements,
-                             repeat_threshold=self.repeat_threshold)
+                             repeat_threshold=self.repeat_threshold, addresses=self.addresses)
 
     def as_text(self, value: Value) -> str:
         """The value as print shows it, its symbols named (gdb's str() of a gdb.Value)."""

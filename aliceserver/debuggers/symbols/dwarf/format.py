@@ -84,6 +84,7 @@ class FormatOptions:
     top_level: bool = False  # `print`: `(int *) 0x...` and `(int &) @0x...: 5`
     max_elements: int = 200  # gdb's `print elements`
     repeat_threshold: int = 10  # gdb's `print repeats`
+    addresses: bool = True  # gdb's `print address`: off names a pointer by its <symbol> alone
     max_depth: int = 20
     symbolize: Symbolize | None = None
     pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
@@ -181,7 +182,8 @@ class _Formatter:
             return self.array(value, t, depth)
         if isinstance(t, ReferenceType):
             target = value.pointer_target()
-            return f"@{value.as_int() & MASK64:#x}: {self.value(target, depth + 1)}"
+            at = f"@{value.as_int() & MASK64:#x}: " if self.opts.addresses else ""
+            return at + self.value(target, depth + 1)
         if isinstance(t, FunctionType):
             addr = value.address or 0
             return f"{{{type_name(value.type)}}} {self.address(addr)}"
@@ -248,27 +250,29 @@ class _Formatter:
             byte = unsigned & 0xFF
             signed = byte - 256 if byte >= 128 else byte
             return f"{signed} {char_literal(byte)}"
-        if fmt == "a":
-            return self.address(unsigned, demangle=False)
+        if fmt == "a":  # gdb's /a shows the address whatever `print address` says
+            return self.address(unsigned, demangle=False, always=True)
         return str(number)
 
-    def address(self, address: int, demangle: bool = True) -> str:
-        text = f"{address & MASK64:#x}"
+    def address(self, address: int, demangle: bool = True, *, always: bool = False) -> str:
+        shown = always or self.opts.addresses
+        text = f"{address & MASK64:#x}" if shown else ""
         if self.opts.symbolize is not None and address:
             sym = self.opts.symbolize(address, demangle)
             if sym:
-                text += f" <{sym}>"
+                text += f" <{sym}>" if shown else f"<{sym}>"
         return text
 
     def pointer(self, value: Value, t: PointerType) -> str:
         address = value.as_int() & MASK64
         target = strip(t.target)
         text = self.address(address)
+        space = " " if text else ""  # no address shown (`print address off`), no blank
         if is_char_type(target) and address:
-            return f"{text} {self.c_string(value.ctx, address)}"
+            return f"{text}{space}{self.c_string(value.ctx, address)}"
         wide = wide_prefix(t.target)
         if wide is not None and address:
-            return f"{text} {self.wide_string(value.ctx, address, target.size, wide)}"
+            return f"{text}{space}{self.wide_string(value.ctx, address, target.size, wide)}"
         return text
 
     def wide_string(self, ctx: FrameContext, address: int, size: int, prefix: str) -> str:
@@ -381,7 +385,7 @@ class _Formatter:
                 return "<optimized out>"
             text = self.address(value.address)  # with <symbol+offset>
             if is_char_type(t.element) and self.opts.fmt is None:
-                return f"{text} {self.c_string(value.ctx, value.address)}"
+                return f"{text}{' ' if text else ''}{self.c_string(value.ctx, value.address)}"
             return text
         count = t.count
         if is_char_type(t.element) and self.opts.fmt is None:
