@@ -173,7 +173,14 @@ def _ptype(ctx: Context, text: str) -> Reply:
     return None
 
 
-def _frame_line(ctx: Context, tid: int, level: int) -> str:
+def frame_what(ctx: Context, default: str, chosen: str | None = None) -> str:
+    """gdb's print_what for a frame: the command's own (`default`) unless `print frame-info`
+    (or bt's -frame-info, `chosen`) says otherwise."""
+    what = chosen or ctx.session.settings.get("print frame-info")
+    return default if what == "auto" else what
+
+
+def _frame_line(ctx: Context, tid: int, level: int, what: str = "location", arguments: str | None = None) -> str:
     session = ctx.session
     frame = session.frames.frame(tid, level)
     callee = session.frames.frame(tid, level - 1) if level > 0 else None
@@ -181,7 +188,10 @@ def _frame_line(ctx: Context, tid: int, level: int) -> str:
         with_pc = not session.at_line_start(frame)
     else:  # a return address; none shown where an inlined call was made (its line is the call's)
         with_pc = not callee.inlined
-    return f"#{level:<3d}{session.frames.describe(frame, tid, with_pc=with_pc)}\n"
+    if what == "source-line" and frame.source is not None and frame.source.line:
+        return f"{hex16(frame.pc)}\t" if with_pc and session.settings.get("print address") == "on" else ""
+    text = session.frames.describe(frame, tid, with_pc=with_pc, what=what, arguments=arguments)
+    return f"#{level:<3d}{text}\n"
 
 
 def _backtrace(ctx: Context, text: str) -> Reply:
@@ -189,15 +199,25 @@ def _backtrace(ctx: Context, text: str) -> Reply:
     tid = session.require_stopped("No stack.")
     words = text.split()
     full = False
-    while words and words[0] in ("full", "-full", "no-filters", "-no-filters", "hide", "-hide"):
-        full = full or words.pop(0).endswith("full")  # gdb's qualifiers come before the count
+    options: dict[str, str] = {}
+    while words and (words[0] in ("full", "-full", "no-filters", "-no-filters", "hide", "-hide")
+                     or words[0] in ("-frame-info", "-frame-arguments")):
+        word = words.pop(0)
+        if word in ("-frame-info", "-frame-arguments"):  # gdb's frame print options
+            options[word] = _option_value(ctx, word, words.pop(0) if words else "")
+        full = full or word.endswith("full")  # gdb's qualifiers come before the count
+    what = frame_what(ctx, "location", options.get("-frame-info"))
     counts = [_frame_count(ctx, " ".join(words))] if words else []
     frames = session.frames.stack(tid)
     if counts:
         n = int(counts[0])
         frames = frames[:n] if n >= 0 else frames[n:]
     for frame in frames:
-        ctx.console(_frame_line(ctx, tid, frame.level))
+        head = _frame_line(ctx, tid, frame.level, what, options.get("-frame-arguments"))
+        if what in ("source-line", "source-and-location"):
+            _print_frame(ctx, head, frame)
+        else:
+            ctx.console(head)
         if full:
             locals_ = session.debugger.frame_variables(tid, frame.level, VariableScope.LOCALS)
             if not locals_:
@@ -209,6 +229,14 @@ def _backtrace(ctx: Context, text: str) -> Reply:
     if counts and ctx.from_tty and int(counts[0]) >= 0 and len(frames) < len(session.frames.stack(tid)):
         ctx.console("(More stack frames follow...)\n")
     return None
+
+
+def _option_value(ctx: Context, option: str, text: str) -> str:
+    """The value of bt's -frame-info or -frame-arguments, as `set print` parses it."""
+    from aliceserver.adapters.mi.settings import Settings
+
+    name = "print " + option[1:]
+    return Settings().set(name, text)
 
 
 def _frame_count(ctx: Context, text: str) -> int:
@@ -230,7 +258,7 @@ def _select(ctx: Context, level: int, silent: bool = False) -> None:
         raise MiError("No frame at level %d." % level)
     if level == session.inferior.selected_level:  # as gdb: it prints it and notifies no one
         if not silent:
-            _print_frame(ctx, _frame_line(ctx, tid, level), frames[0])
+            print_frame_lines(ctx, tid, level)
         return
     session.inferior.selected_level = level
     announce(ctx, frame=True, cli=not silent)  # every UI prints the new frame, this one too
@@ -248,8 +276,14 @@ def _select_frame(ctx: Context, text: str) -> Reply:
 
 
 def print_frame_lines(ctx: Context, tid: int, level: int) -> None:
-    """`#N  func (args) at file:line` and the source line, as `frame` prints them."""
-    _print_frame(ctx, _frame_line(ctx, tid, level), ctx.session.frames.frame(tid, level))
+    """`#N  func (args) at file:line` and the source line, as `frame` prints them (or
+    what `print frame-info` asks for)."""
+    what = frame_what(ctx, "source-and-location")
+    head = _frame_line(ctx, tid, level, what)
+    if what in ("source-line", "source-and-location"):
+        _print_frame(ctx, head, ctx.session.frames.frame(tid, level))
+    else:
+        ctx.console(head)
 
 
 def _up(ctx: Context, text: str) -> Reply:

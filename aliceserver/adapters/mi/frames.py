@@ -29,10 +29,14 @@ def is_aggregate(info: VariableInfo) -> bool:
     return info.aggregate
 
 
-def frame_arg_value(info: VariableInfo) -> str:
-    """An argument in a frame line (gdb's `print frame-arguments scalars`): a value a
+def frame_arg_value(info: VariableInfo, mode: str = "scalars") -> str:
+    """An argument in a frame line (gdb's `print frame-arguments`): under scalars, a value a
     printer shows as its summary (`std::vector of length 3, capacity 3 = {...}`,
-    `"text"`), other structs and arrays as `...`."""
+    `"text"`), other structs and arrays as `...`; all shows them whole, none none."""
+    if mode == "none":
+        return "..."
+    if mode == "all":
+        return display_value(info)
     if info.printer is not None:
         return info.printer.summary
     return "..." if is_aggregate(info) or refers_to_aggregate(info) else display_value(info)
@@ -271,18 +275,26 @@ class Frames:
         out["arch"] = ARCH
         return out
 
-    def describe(self, frame: StackFrame, tid: int, *, with_pc: bool) -> str:
-        """`0x... in func (a=1) at prog.c:13` as the console shows a frame."""
+    def describe(self, frame: StackFrame, tid: int, *, with_pc: bool, what: str = "location",
+                 arguments: str | None = None) -> str:
+        """`0x... in func (a=1) at prog.c:13` as the console shows a frame: `what` is gdb's
+        print_what (location-and-address: always the pc, short-location: no file), and
+        `arguments` overrides `print frame-arguments` (bt -frame-arguments)."""
         if frame.called_from_debugger:
             return frame.function or "??"  # <function called from gdb>
-        args = ", ".join(
-            f"{info.name}={frame_arg_value(info)}"
-            for info in self.shown_args(tid, frame.level, mi=False)
-        )
+        mode = arguments or self.session.settings.get("print frame-arguments")
+        infos = self.shown_args(tid, frame.level, mi=False, aggregate_values=mode == "all")
+        if mode == "presence":
+            args = "..." if infos else ""
+        else:
+            args = ", ".join(f"{info.name}={frame_arg_value(info, mode)}" for info in infos)
+        with_pc = with_pc or what == "location-and-address"
         has_line = frame.source is not None and bool(frame.source.line)
         shown = (with_pc or not has_line) and self.session.settings.get("print address") == "on"
         text = f"{hex16(frame.pc)} in " if shown else ""  # gdb's print_frame
         text += f"{frame.function or '??'} ({args})"
+        if what == "short-location":
+            return text
         if frame.source is not None and frame.source.line:
             text += f" at {self.file_name(frame.source.path)}:{frame.source.line}"
         elif self.library_of(frame):

@@ -388,6 +388,12 @@ def _location_text(session: MiSession, frame: object, tid: int, style: str) -> t
     if not isinstance(frame, StackFrame):
         return "", ""
     frames = session.frames
+    what = session.settings.get("print frame-info")  # the user's choice over the stop's own
+    mid = not session.at_line_start(frame) and session.settings.get("print address") == "on"
+    if what == "source-line":
+        style = "pc-and-line" if mid else "source-line"
+    elif what != "auto" and what != "source-and-location":
+        return frames.describe(frame, tid, with_pc=mid, what=what) + "\n", ""
     report = frames.source_report(frame)
     source = report.text
     if style == "source-line" and (source or report.error):

@@ -20,6 +20,11 @@ class _Setting:
     value_docs: tuple[tuple[str, str], ...] = ()  # a text of its own for each value
 
 
+# gdb's `print frame-info` values: auto lets each command choose what it shows of a frame.
+FRAME_INFO = ("auto", "source-line", "location", "source-and-location", "location-and-address",
+              "short-location")
+
+
 def _defaults() -> dict[str, _Setting]:
     s = _Setting
     return {
@@ -33,6 +38,7 @@ def _defaults() -> dict[str, _Setting]:
         "print elements": s("200", "int", "Limit on string chars or array elements to print is {}."),
         "print frame-arguments": s("scalars", "enum", "Printing of non-scalar frame arguments is \"{}\".",
                                    ("all", "scalars", "none", "presence")),
+        "print frame-info": s("auto", "enum", 'Printing of frame information is "{}".', FRAME_INFO),
         "print entry-values": s("default", "enum",
                                 'Printing of function arguments at function entry is "{}".',
                                 ("no", "only", "preferred", "if-needed", "both", "compact", "default")),

@@ -15,7 +15,8 @@ only the values we do, and refuses the others by name):
 | mi-async, non-stop | session (non-stop on: gdb's "No symbol" answer, for Emacs) |
 | print pretty, print object, print entry-values | the MI session's values, frames.py |
 | print elements, print repeats, print address | the engine's formatter (`apply_print_limits`); address also frames.py |
-| print null-stop, symbol, static-members, frame-arguments | only gdb's defaults (the engine's formatter has no switch for others yet) |
+| print null-stop, symbol, static-members | only gdb's defaults (the engine's formatter has no switch for others yet) |
+| print frame-arguments, print frame-info | frames.py, console_info.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
 | print sevenbit-strings, inferior-events | only gdb's defaults |
 | breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames |
@@ -82,7 +83,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "print max-depth", "print vtbl", "print demangle", "print asm-demangle", "print union",
         "print array", "print array-indexes", "print finish", "print max-symbolic-offset",
         "print pascal_static-members", "print raw-frame-arguments",
-        "print symbol-filename", "print symbol-loading", "print type", "print frame-info",
+        "print symbol-filename", "print symbol-loading", "print type",
         "print memory-tag-violations", "print nibbles", "output-radix", "input-radix", "radix",
     ),
     "execution": (
@@ -104,7 +105,7 @@ REFUSED: frozenset[str] = frozenset(name for names in _REFUSED_GROUPS.values() f
 _ONLY: dict[str, tuple[str, ...]] = {
     "print null-stop": ("off",),
     "print symbol": ("on",), "print static-members": ("on",),
-    "print frame-arguments": ("scalars",), "print sevenbit-strings": ("off",),
+    "print sevenbit-strings": ("off",),
     "print inferior-events": ("on",),
     "detach-on-fork": ("on",),
     "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"),
