@@ -391,10 +391,12 @@ class IDebugger(Protocol):
         stay stopped. (`on` for continue is resume(thread_id).)"""
         ...
 
-    def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True) -> None:
+    def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
+                         array_indexes: bool = False) -> None:
         """gdb's `print elements` (string chars and array elements shown), `print repeats`
         (a run of equal elements at least this long shows as `<repeats N times>`) and
-        `print address` (False: a pointer shows as its `<symbol+offset>` alone)."""
+        `print address` (False: a pointer shows as its `<symbol+offset>` alone) and
+        `print array-indexes` (each element as `[I] = V`)."""
         ...
 
     def history_count(self) -> int:

@@ -160,7 +160,8 @@ class FakeSourceLevel:
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:
         pass  # a simulated program has one thread
 
-    def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True) -> None:
+    def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
+                         array_indexes: bool = False) -> None:
         pass  # the simulated values are short numbers: no limit shortens them
 
     def evaluate(

@@ -91,3 +91,14 @@ def test_refused_names_are_gdb_settings(tmp_path: Path) -> None:
     args = ["-batch", "-nx"] + [word for name in sorted(REFUSED) for word in ("-ex", f"show {name}")]
     shown = theirs(args, tmp_path)
     assert "Undefined" not in shown.stdout + shown.stderr
+
+
+def test_print_array_indexes_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_limits")
+    args = _stopped("print_limits")
+    for command in ("show print array-indexes", "set print array-indexes on", "show print array-indexes",
+                    "print arr", "set print repeats 3", "print reps", "print/x reps", "print/o arr", "print str",
+                    "set print elements 4", "print arr", "set print array-indexes off", "print arr"):
+        args += ["-ex", command]
+    got = assert_like_gdb([*args, str(program)], tmp_path)
+    assert "{[0] = 1, [1] = 2" in got.stdout

@@ -43,6 +43,7 @@ def _defaults() -> dict[str, _Setting]:
                                 'Printing of function arguments at function entry is "{}".',
                                 ("no", "only", "preferred", "if-needed", "both", "compact", "default")),
         "print address": s("on", "bool", "Printing of addresses is {}."),
+        "print array-indexes": s("off", "bool", "Printing of array indexes is {}."),
         "print object": s("off", "bool", "Printing of object's derived type based on vtable info is {}."),
         "print static-members": s("on", "bool", "Printing of C++ static members is {}."),
         "print symbol": s("on", "bool", "Printing of symbols when printing pointers is {}."),

@@ -14,7 +14,7 @@ only the values we do, and refuses the others by name):
 | pagination, height, width | nothing pages: MI and -batch never page in gdb either |
 | mi-async, non-stop | session (non-stop on: gdb's "No symbol" answer, for Emacs) |
 | print pretty, print object, print entry-values | the MI session's values, frames.py |
-| print elements, print repeats, print address | the engine's formatter (`apply_print_limits`); address also frames.py |
+| print elements, print repeats, print address, print array-indexes | the engine's formatter (`apply_print_limits`); address also frames.py |
 | print null-stop, symbol, static-members | only gdb's defaults (the engine's formatter has no switch for others yet) |
 | print frame-arguments, print frame-info | frames.py, console_info.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
@@ -81,7 +81,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "printing": (
         "print max-depth", "print vtbl", "print demangle", "print asm-demangle", "print union",
-        "print array", "print array-indexes", "print finish", "print max-symbolic-offset",
+        "print array", "print finish", "print max-symbolic-offset",
         "print pascal_static-members", "print raw-frame-arguments",
         "print symbol-filename", "print symbol-loading", "print type",
         "print memory-tag-violations", "print nibbles", "output-radix", "input-radix", "radix",
@@ -173,7 +173,8 @@ def _refuse_unknown(verb: str, words: list[str]) -> None:
 
 
 def apply_print_limits(session: MiSession) -> None:
-    """Tell the engine `print elements`, `print repeats` (unlimited: no limit) and `print address`."""
+    """Tell the engine `print elements`, `print repeats` (unlimited: no limit), `print address`
+    and `print array-indexes`."""
     unlimited = 2**31 - 1
 
     def number(name: str) -> int:
@@ -181,4 +182,5 @@ def apply_print_limits(session: MiSession) -> None:
         return unlimited if value == "unlimited" else int(value)
 
     session.debugger.set_print_limits(elements=number("print elements"), repeats=number("print repeats"),
-                                      addresses=session.settings.get("print address") == "on")
+                                      addresses=session.settings.get("print address") == "on",
+                                      array_indexes=session.settings.get("print array-indexes") == "on")

@@ -506,9 +506,10 @@ class SourceLevel(SessionDollars):
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:
         self.steps_alone = steps_alone
 
-    def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True) -> None:
+    def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
+                         array_indexes: bool = False) -> None:
         self._variables.max_elements, self._variables.repeat_threshold = elements, repeats
-        self._variables.addresses = addresses
+        self._variables.addresses, self._variables.array_indexes = addresses, array_indexes
         self._stop_cache.values_changed()  # values already formatted under the old limits
 
     def _function_caller(self, tid: int) -> ProcessCaller | None:

@@ -85,6 +85,7 @@ class FormatOptions:
     max_elements: int = 200  # gdb's `print elements`
     repeat_threshold: int = 10  # gdb's `print repeats`
     addresses: bool = True  # gdb's `print address`: off names a pointer by its <symbol> alone
+    array_indexes: bool = False  # gdb's `print array-indexes`: `{[0] = 1, [1] = 2}`
     max_depth: int = 20
     symbolize: Symbolize | None = None
     pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
@@ -411,6 +412,8 @@ class _Formatter:
                 while i + run < count and _bytes_or_none(value.element(i + run)) == key:
                     run += 1
             text = self.value(elem, depth + 1)
+            if self.opts.array_indexes:  # gdb's maybe_print_array_index, before a run too
+                text = f"[{_index_text(i, self.opts.fmt)}] = {text}"
             if run > threshold:
                 parts.append(f"{text} <repeats {run} times>")
                 printed += threshold
@@ -442,6 +445,22 @@ class _Formatter:
         shown = _limit_by_runs(data, self.opts.max_elements)
         text = string_literal(data[:shown], self.opts.repeat_threshold)
         return text + ("..." if shown < len(data) else "")
+
+
+def _index_text(index: int, fmt: str | None) -> str:
+    """An array index under `print array-indexes`: gdb prints it as a value of the array's
+    8-byte unsigned index type, in the print's format (`p/x`: `[0xa] = ...`)."""
+    if fmt in ("x", "a"):
+        return f"{index:#x}"
+    if fmt == "z":
+        return f"0x{index:016x}"
+    if fmt == "o":
+        return f"0{index:o}" if index else "0"
+    if fmt == "t":
+        return format(index, "b")
+    if fmt == "c":
+        return f"{index} {char_literal(index & 0xFF)}"
+    return str(index)
 
 
 def _limit_by_runs(data: bytes, limit: int) -> int:
