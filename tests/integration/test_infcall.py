@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import needs_gdb
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
 from tests.support.gdb import gdb_env, run_gdb
 from tests.support.mi_console import console_at
@@ -151,3 +151,20 @@ def test_backtrace_inside_a_stopped_call_like_gdb(program: Path) -> None:
     got = console_at(program, at_main(), commands, gdb_env())
     for index in (2, 3, 4, 5, 6, 8):
         assert got[index] == expected[index], commands[index]
+
+
+def test_finish_out_of_a_stopped_call_like_gdb(program: Path) -> None:
+    # The function returns into the call's frame, which is popped at once: the value is
+    # the one it returned (in rax or xmm0), not what the popped state held there.
+    inside = f"{SOURCE}:{marker_line(SOURCE, 'in_stops')}"
+    args = ["-batch", "-nx", *ex(f"break {at_main()}", "run", f"break {inside}", "break halve",
+                                 "print stops(1)", "print stops(5)", "print halve(3)",
+                                 "finish", "finish", "finish", "bt 1"), str(program)]  # fmt: skip
+
+    def kept(text: str) -> list[str]:  # from the first call on: no thread's LWP
+        lines = normalized(text).splitlines()
+        return lines[next(i for i, line in enumerate(lines) if "hit Breakpoint 2," in line):]
+
+    got = kept(ours(args, program.parent).stdout)
+    assert got == kept(theirs(args, program.parent).stdout)
+    assert "Value returned is $3 = 2" in got

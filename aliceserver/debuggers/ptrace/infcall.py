@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from aliceserver.debuggers.events import CALL_LEFT_STOPPED, CALL_RETURNED, Stopped, StopReason
+from aliceserver.debuggers.model import Registers, VectorRegisters
 from aliceserver.debuggers.ptrace import binding, registers
 from aliceserver.debuggers.ptrace.callabi import plan_arguments, returns_in_memory
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
@@ -106,6 +107,9 @@ class CallSettings:
     # The state before each call left stopped, by (pid, rsp after its return): the unwinder
     # goes on from it past the call's frame (gdb's dummy frame, <function called from gdb>).
     dummies: dict[tuple[int, int], SavedState] = field(default_factory=dict)
+    # By thread: the registers a call left stopped returned with, read before its dummy
+    # frame is popped, so a finish that ends there shows the value (as gdb's does).
+    returned: dict[int, tuple[Registers, VectorRegisters]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +208,8 @@ class FunctionCall:
             return hit == tid and int(inferior.regs(inferior.threads[hit]).rsp) == sp_after_return
 
         def finished(hit: int) -> None:  # a call left stopped has returned: silently undo it
+            self.settings.returned[hit] = (
+                registers.general(inferior.regs(inferior.threads[hit])), registers.vector(inferior.libc, hit))
             saved.restore(inferior, inferior.threads[hit])
             if bp.id in self.settings.frames:
                 self.settings.frames.remove(bp.id)

@@ -910,10 +910,15 @@ class SourceLevel(SessionDollars):
         if returns is None or symbols is None:
             return lambda: None
 
+        self.call_settings.returned.pop(thread_id, None)  # from an earlier call's return
+
         def read() -> VariableInfo | None:
             after, _, _ = self._frame_view(thread_id, 0, innermost_only=True)  # registers only
-            vectors = register_sets.vector(self._libc, thread_id)
-            data, address = return_bytes(returns, after.frame.registers, vectors)
+            # Returned into a call's dummy frame: its registers as the function left them.
+            regs, vectors = self.call_settings.returned.pop(thread_id, (None, None))
+            if vectors is None:
+                vectors = register_sets.vector(self._libc, thread_id)
+            data, address = return_bytes(returns, regs.values if regs else after.frame.registers, vectors)
             if data is not None:
                 value = Value(returns, ImplicitLoc(data), after)
             elif address is not None:
