@@ -102,3 +102,15 @@ def test_print_array_indexes_like_gdb(builder: Builder, tmp_path: Path) -> None:
         args += ["-ex", command]
     got = assert_like_gdb([*args, str(program)], tmp_path)
     assert "{[0] = 1, [1] = 2" in got.stdout
+
+
+def test_check_range_and_type_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_limits")
+    args: list[str] = []
+    for command in ("show check range", "set check range on", "show check range", "set check range warn",
+                    "set check range off ", "show check range", "set check range auto", "show check range",
+                    "set check range o", "set check range foo", "show check type", "set check type on",
+                    "show check type", "set check nosuch on", "show check nosuch"):
+        args += ["-ex", command]
+    got = assert_like_gdb([*args, str(program)], tmp_path)
+    assert 'Range checking is "auto; currently off".' in got.stdout

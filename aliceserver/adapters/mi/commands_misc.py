@@ -12,6 +12,7 @@ from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
 from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.errors import AliceError
 
@@ -91,6 +92,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     value = session.settings.set(name, value_text)
     if name == "architecture":  # gdb's set hook tells what it is now, changed or not
         ctx.console(show_value(ctx, name)[1] + "\n")
+    elif name == "check range" and range_mismatch(session.settings):
+        ctx.log(RANGE_WARNING)
     elif name in _TRACE_NOTES:  # gdb's set hook, on any target without tracepoints (ours)
         ctx.log(f"warning: Target does not support trace notes, {_TRACE_NOTES[name]} ignored\n")
     if name == "unwindonsignal":  # the engine's, for every call (conditions' too)

@@ -21,6 +21,7 @@ from aliceserver.adapters.mi.locations import console_location, keywords
 from aliceserver.adapters.mi.output import record
 from aliceserver.adapters.mi.queries import confirm, query
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
 from aliceserver.adapters.mi.tracepoints import register_console as register_tracepoints
 from aliceserver.debuggers.model import StepKind
 from aliceserver.transports.tty import open_tty_transport
@@ -340,6 +341,8 @@ def _show(ctx: Context, text: str) -> Reply:
         return None
     _, sentence = misc.show_value(ctx, text)
     ctx.console(sentence + "\n")
+    if ctx.session.settings.find(text.split()) == ("check range", []) and range_mismatch(ctx.session.settings):
+        ctx.log(RANGE_WARNING)
     return None
 
 

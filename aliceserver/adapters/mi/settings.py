@@ -83,6 +83,9 @@ def _defaults() -> dict[str, _Setting]:
         "debuginfod enabled": s("off", "text", 'Debuginfod functionality is currently set to "{}".'),
         "python print-stack": s("message", "text", 'The mode of Python stack printing on error is "{}".'),
         "verbose": s("off", "bool", "Verbosity is {}."),
+        "check range": s("auto", "enum", 'Range checking is "{}".', ("on", "warn", "off", "auto"),
+                         value_docs=(("auto", 'Range checking is "auto; currently off".'),)),
+        "check type": s("on", "bool", "Strict type checking is {}."),
         "complaints": s("0", "int", "Max number of complaints about incorrect symbols is {}."),
         "history save": s("off", "bool", "Saving of the history record on exit is {}."),
         "history size": s("256", "int", "The size of the command history is {}."),
@@ -126,6 +129,15 @@ _INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # 0 means unlimited t
 _UINTEGER = frozenset(("height", "width", "print elements", "print repeats", "backtrace limit"))
 _INTEGER = frozenset(("listsize",))
 _ZUINTEGER = frozenset(("history size", "max-value-size", "max-completions"))
+
+
+# gdb's warning when `check range` is on (or warn) for a language that checks no ranges:
+# C, C++ and Rust (gdb checks ranges in none of them: the setting only shows).
+RANGE_WARNING = "warning: the current range check setting does not match the language.\n\n"
+
+
+def range_mismatch(settings: Settings) -> bool:
+    return settings.get("check range") in ("on", "warn")
 
 
 class Settings:
@@ -179,7 +191,7 @@ class Settings:
             if len(matches) != 1:
                 allowed = ", ".join(setting.choices)
                 raise MiError(f'Requires an argument. Valid arguments are {allowed}.' if not text
-                              else f'Undefined item: "{text}".')
+                              else f'Ambiguous item "{text}".' if matches else f'Undefined item: "{text}".')
             value = matches[0]
         else:
             value = text

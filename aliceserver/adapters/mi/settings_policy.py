@@ -19,6 +19,8 @@ only the values we do, and refuses the others by name):
 | print frame-arguments, print frame-info | frames.py, console_info.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
 | print sevenbit-strings, inferior-events | only gdb's defaults |
+| check range | kept and shown, as gdb (which checks no ranges in C, C++ or Rust): with its warning when on |
+| check type | only on (off would let C++ overloads take a nonzero int for a pointer) |
 | breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames |
 | prompt | `-gdb-show prompt`; MI's own prompt stays `(gdb) ` as in gdb |
 | disable-randomization, follow-fork-mode | the launch (follow-fork-mode: for the next run) |
@@ -73,7 +75,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "mpx", "disassembler-options", "disassemble-next-line",
     ),
     "symbols and languages": (
-        "debug-file-directory", "index-cache", "case-sensitive", "check", "demangle-style",
+        "debug-file-directory", "index-cache", "case-sensitive", "demangle-style",
         "multiple-symbols", "basenames-may-differ", "opaque-type-resolution", "overload-resolution",
         "ada", "fortran", "auto-load", "extension-language", "frame-filter", "guile",
         "libthread-db-search-path", "compile-args", "compile-gcc", "debuginfod urls",
@@ -115,13 +117,14 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "sysroot": ("target:", ""), "solib-search-path": ("",), "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",), "complaints": ("0",),
+    "check type": ("on",),  # off: C++ overloads taking an int for a pointer (not implemented)
     "history save": ("off",),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
     "trace-commands": ("off",), "dprintf-style": ("gdb",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
 }  # fmt: skip
 
 # Prefixes whose every setting we know: another name under them is gdb's "Undefined" error.
-_KNOWN_PREFIXES = {"print": "print", "p": "print", "pr": "print"}
+_KNOWN_PREFIXES = {"print": "print", "p": "print", "pr": "print", "check": "check", "ch": "check"}
 
 
 def refused_name(words: list[str]) -> str | None:
