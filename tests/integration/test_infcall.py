@@ -168,3 +168,23 @@ def test_finish_out_of_a_stopped_call_like_gdb(program: Path) -> None:
     got = kept(ours(args, program.parent).stdout)
     assert got == kept(theirs(args, program.parent).stdout)
     assert "Value returned is $3 = 2" in got
+
+
+def test_casts_to_function_pointer_types_like_gdb(program: Path) -> None:
+    # `(int (*) (float, float)) f`: an abstract function declarator, called through with
+    # the arguments converted to the cast's parameters; `(int (*))` is a plain pointer.
+    args = ["-batch", "-nx", *ex(f"break {at_main()}", "run",
+                                 "p ((float (*) (float)) halve)(3)", "p ((double (*) (double, float)) scale)(2, 1.5)",
+                                 "p *((int *(*) (void)) where)()", "p ((int (*)(int)) twice)(4)",
+                                 "whatis (int (*) (float, ...)) halve", "ptype (char **(**) ()) 0",
+                                 "p (int (*)) main", "p sizeof (long (*)(int))", "p (int (*)(int,)) 0"),
+            str(program)]  # fmt: skip
+
+    def kept(text: str) -> list[str]:  # from the first print on: no thread's LWP
+        lines = normalized(text).splitlines()
+        return lines[next(i for i, line in enumerate(lines) if line.startswith("$1 =")):]
+
+    mine, gdbs = ours(args, program.parent), theirs(args, program.parent)
+    got = kept(mine.stdout + mine.stderr)
+    assert got == kept(gdbs.stdout + gdbs.stderr)
+    assert "$1 = 1.5" in got

@@ -66,6 +66,11 @@ class TypeName:
     array: tuple[int, ...] = ()  # `[3]` declarators (sizeof only)
     const: bool = False  # `const T`, `T const` (the base type's qualifier)
     reference: str = ""  # a C++ `&` or `&&` declarator, outermost
+    # An abstract function declarator `(*)(params)`: the type above is what it returns,
+    # this many `*` point to it; params None for `()` (unprototyped, as gdb's C parser).
+    function_pointers: int = 0
+    params: tuple[TypeName, ...] | None = None
+    varargs: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -158,6 +158,11 @@ class Evaluator:
             t = QualifiedType(t, const=True)
         for _ in range(tname.pointers):
             t = PointerType(t)
+        if tname.function_pointers:
+            params = [self.resolve_type(p) for p in tname.params or ()]
+            t = FunctionType(t, params, varargs=tname.varargs, prototyped=tname.params is not None)
+            for _ in range(tname.function_pointers):
+                t = PointerType(t)
         for count in reversed(tname.array):
             t = ArrayType(t, count)
         if tname.reference:

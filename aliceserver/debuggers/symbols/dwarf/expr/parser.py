@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.lexer import Token, tokenize
@@ -226,6 +227,8 @@ class _Parser(TokenCursor):
         while self.at_op("*") or (self.tok.kind == "ident" and self.tok.text in _QUALIFIERS):
             if self.next().text == "*":
                 pointers += 1
+        if self.at_op("(") and self.peek().kind == "op" and self.peek().text == "*":
+            return self.function_pointer(ast.TypeName(_canonical(words), pointers, (), const))
         reference = self.next().text if self.at_op("&", "&&") else ""
         dims: list[int] = []
         while self.at_op("["):
@@ -237,6 +240,34 @@ class _Parser(TokenCursor):
             dims.append(int(tok.value[0]))
             self.expect("]")
         return ast.TypeName(_canonical(words), pointers, tuple(dims), const, reference)
+
+    def function_pointer(self, returns: ast.TypeName) -> ast.TypeName:
+        """`(*)(float, float)` after the type a function returns: a pointer to it."""
+        self.expect("(")
+        count = 0
+        while self.at_op("*"):
+            self.next()
+            count += 1
+        self.expect(")")
+        if not self.at_op("("):  # `int (*)`: a parenthesized pointer, as gdb reads it
+            return replace(returns, pointers=returns.pointers + count)
+        self.next()
+        params: list[ast.TypeName] = []
+        varargs = False
+        while not self.at_op(")"):
+            if params or varargs:
+                self.expect(",")
+            if self.at_op(".") and self.peek().text == "." and self.peek(2).text == ".":  # `...`
+                self.pos += 3
+                varargs = True
+                continue
+            params.append(self.type_name())
+        self.next()
+        if len(params) == 1 and params[0] == ast.TypeName("void"):
+            params = []  # `(void)`: prototyped, no parameters
+        elif not params and not varargs:
+            return replace(returns, function_pointers=count)
+        return replace(returns, function_pointers=count, params=tuple(params), varargs=varargs)
 
     def type_ident(self) -> str:
         """A scoped name, with its template arguments when it has some (`geo::Box<int>`)."""
