@@ -6,7 +6,7 @@ import os
 import shlex
 
 from aliceserver import __version__
-from aliceserver.adapters.mi import completion, log_file, settings_policy, source_paths
+from aliceserver.adapters.mi import completion, log_file, radix, settings_policy, source_paths
 from aliceserver.adapters.mi.core_commands import close_core
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.output import Value, record, stream
@@ -43,6 +43,9 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     head, rest = words[0], text.strip()[len(words[0]) :].strip()
     if head in ("var", "variable"):
         assign(ctx, rest)
+        return
+    if head in radix.NAMES:  # gdb's own parse (an expression) and messages
+        radix.set_radix(ctx, head, rest, from_tty=ctx.from_tty and not from_mi)
         return
     if head == "args":
         from aliceserver.adapters.mi.commands_exec import set_args

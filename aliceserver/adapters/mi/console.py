@@ -11,7 +11,7 @@ from aliceserver.adapters.gdbcommands.values import show_convenience, show_value
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
-from aliceserver.adapters.mi import core_commands, source_paths, user_commands
+from aliceserver.adapters.mi import core_commands, radix, source_paths, user_commands
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.console_info import register_info
 from aliceserver.adapters.mi.console_symbols import rbreak
@@ -336,6 +336,9 @@ def _show(ctx: Context, text: str) -> Reply:
         return None
     if word == "user":
         return user_commands.show_user(ctx, rest)
+    if text == "radix":
+        radix.show_radix(ctx, from_tty=ctx.from_tty)
+        return None
     if word in ("values", "convenience", "conv"):
         _show_values(ctx, word, rest)
         return None

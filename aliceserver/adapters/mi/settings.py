@@ -43,6 +43,8 @@ def _defaults() -> dict[str, _Setting]:
                                 'Printing of function arguments at function entry is "{}".',
                                 ("no", "only", "preferred", "if-needed", "both", "compact", "default")),
         "print address": s("on", "bool", "Printing of addresses is {}."),
+        "input-radix": s("10", "int", "Default input radix for entering numbers is {}."),  # set: radix.py
+        "output-radix": s("10", "int", "Default output radix for printing of values is {}."),
         "print array-indexes": s("off", "bool", "Printing of array indexes is {}."),
         "print object": s("off", "bool", "Printing of object's derived type based on vtable info is {}."),
         "print static-members": s("on", "bool", "Printing of C++ static members is {}."),

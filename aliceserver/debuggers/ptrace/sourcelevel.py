@@ -507,9 +507,10 @@ class SourceLevel(SessionDollars):
         self.steps_alone = steps_alone
 
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
-                         array_indexes: bool = False) -> None:
+                         array_indexes: bool = False, output_radix: int = 10) -> None:
         self._variables.max_elements, self._variables.repeat_threshold = elements, repeats
         self._variables.addresses, self._variables.array_indexes = addresses, array_indexes
+        self._variables.output_format = {16: "x", 8: "o"}.get(output_radix)
         self._stop_cache.values_changed()  # values already formatted under the old limits
 
     def _function_caller(self, tid: int) -> ProcessCaller | None:

@@ -266,11 +266,12 @@ class VariableStore:
         self.repeat_threshold = FormatOptions().repeat_threshold
         self.addresses = True  # gdb's `print address`
         self.array_indexes = False  # gdb's `print array-indexes`
+        self.output_format: str | None = None  # gdb's `output-radix` 16 or 8: "x" or "o"
 
     def _options(self, fmt: str | None, top: bool = False) -> FormatOptions:
         return FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize, max_elements=self.max_elements,
                              repeat_threshold=self.repeat_threshold, addresses=self.addresses,
-                             array_indexes=self.array_indexes)
+                             array_indexes=self.array_indexes, output_format=self.output_format)
 
     def as_text(self, value: Value) -> str:
         """The value as print shows it, its symbols named (gdb's str() of a gdb.Value)."""

@@ -86,6 +86,7 @@ class FormatOptions:
     repeat_threshold: int = 10  # gdb's `print repeats`
     addresses: bool = True  # gdb's `print address`: off names a pointer by its <symbol> alone
     array_indexes: bool = False  # gdb's `print array-indexes`: `{[0] = 1, [1] = 2}`
+    output_format: str | None = None  # gdb's `output-radix` 16 or 8 ("x", "o"): integers' default
     max_depth: int = 20
     symbolize: Symbolize | None = None
     pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
@@ -215,6 +216,8 @@ class _Formatter:
             data = value.data()
             half = len(data) // 2
             return f"{format_float(data[:half])} + {format_float(data[half:])}i"
+        if self.opts.output_format is not None:  # gdb's output-radix: integers, chars, bools
+            return self.scalar_format(value, t, self.opts.output_format)
         number = value.as_int()
         wide = wide_prefix(value.type)
         if wide is not None:
@@ -225,8 +228,8 @@ class _Formatter:
             return f"{number} {char_literal(number & 0xFF if t.size == 1 else number)}"
         return str(number)
 
-    def scalar_format(self, value: Value, t: Type) -> str:
-        fmt = self.opts.fmt
+    def scalar_format(self, value: Value, t: Type, fmt: str | None = None) -> str:
+        fmt = fmt or self.opts.fmt
         # gdb: a bitfield shows in its declared type's width; a float as its raw bits.
         bits = (t.size or value.byte_size) * 8
         if isinstance(t, BaseType) and t.encoding == Encoding.FLOAT:
@@ -413,7 +416,7 @@ class _Formatter:
                     run += 1
             text = self.value(elem, depth + 1)
             if self.opts.array_indexes:  # gdb's maybe_print_array_index, before a run too
-                text = f"[{_index_text(i, self.opts.fmt)}] = {text}"
+                text = f"[{_index_text(i, self.opts.fmt or self.opts.output_format)}] = {text}"
             if run > threshold:
                 parts.append(f"{text} <repeats {run} times>")
                 printed += threshold
