@@ -8,10 +8,10 @@ import subprocess
 
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.gdbcommands.values import show_convenience, show_values
+from aliceserver.adapters.mi import bpnumbers, core_commands, radix, source_paths, user_commands
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
-from aliceserver.adapters.mi import core_commands, radix, source_paths, user_commands
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.console_info import register_info
 from aliceserver.adapters.mi.console_symbols import rbreak
@@ -153,13 +153,13 @@ def _delete(ctx: Context, text: str) -> Reply:
     if not words and ctx.from_tty and ctx.session.breakpoints.sorted():  # gdb asks a person only
         if not query(ctx, "Delete all breakpoints? "):
             return None
-    breaks.delete(ctx, _ranges(words))
+    breaks.delete(ctx, _ranges(ctx, words))
     return None
 
 
-def _ranges(words: list[str]) -> list[str]:
+def _ranges(ctx: Context, words: list[str]) -> list[str]:
     out: list[str] = []
-    for word in words:
+    for word in bpnumbers.resolved(ctx, words):
         if re.fullmatch(r"\d+-\d+", word):
             low, high = word.split("-")
             out += [str(n) for n in range(int(low), int(high) + 1)]
@@ -177,9 +177,9 @@ def _enable(ctx: Context, text: str, enabled: bool) -> Reply:
 
         return displays.enable(ctx, " ".join(words[1:]), enabled)
     if enabled:
-        breaks.enable_command(ctx, _ranges(words))
+        breaks.enable_command(ctx, _ranges(ctx, words))
     else:
-        breaks.enable(ctx, _ranges(words), enabled)
+        breaks.enable(ctx, _ranges(ctx, words), enabled)
     return None
 
 
