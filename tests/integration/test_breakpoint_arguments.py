@@ -26,3 +26,11 @@ def test_breakpoint_numbers_from_values_like_gdb(prog: Path) -> None:
         "disable $1foo", "p 1.5", "disable $", "delete $foo", "p (char) 3", "disable $", "info breakpoints",
     ) + [str(prog)], prog.parent)  # fmt: skip
     assert "Convenience variable must have integer value.\n" in got.stdout
+
+
+def test_line_numbers_from_convenience_variables_like_gdb(prog: Path) -> None:
+    got = assert_like_gdb(ex(
+        "set $foo = 13", "break $foo", "set $l = 17", "break calls.c:$l", "set $foo = 81.5", "break $foo",
+        "break calls.c:$foo", "info breakpoints",
+    ) + [str(prog)], prog.parent)  # fmt: skip
+    assert "Convenience variables used in line specs must have integer values.\n" in got.stderr

@@ -9,7 +9,7 @@ gdb's errors; the engine is then given `FILE:LINE`, `[FILE:]FUNCTION[:LABEL]` or
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.registry import MiError
@@ -137,6 +137,10 @@ def for_engine(session: MiSession, location: Location) -> str:
     """The spec the engine resolves."""
     if location.address is not None:
         return f"*{location.address}"
+    if location.function is not None and location.label is None and re.fullmatch(r"\$\w+", location.function):
+        held = _variable_line(session, location.function)
+        if held is not None:
+            location = replace(location, function=None, line=held)
     if location.function is not None:
         parts = [location.source, location.function, location.label]
         return ":".join(part for part in parts if part)
@@ -154,6 +158,18 @@ def for_engine(session: MiSession, location: Location) -> str:
     if number <= 0:
         raise MiError(f"No line {number} in the current file.")
     return f"{path}:{number}"
+
+
+def _variable_line(session: MiSession, name: str) -> str | None:
+    """The line a convenience variable holds (gdb's linespec: `break $foo`, `break f.c:$l`);
+    None when no such variable is set (the name is then a function's, as in gdb)."""
+    if name[1:] not in session.debugger.convenience_names():
+        return None
+    try:
+        value = session.evaluate(name).value
+        return str(int(value.split()[0], 0))
+    except (AliceError, ValueError, IndexError):
+        raise MiError("Convenience variables used in line specs must have integer values.") from None
 
 
 def spec_of(session: MiSession, text: str) -> str:
@@ -177,7 +193,8 @@ def not_found(session: MiSession, spec: str, given: str = "") -> str:
             return f"No line {parts[-1]} in the current file."
         return f'No line {parts[-1]} in file "{parts[0]}".'
     if len(parts) == 1:
-        return f'Function "{spec}" not defined.'
+        kind = "Undefined convenience variable or function" if spec.startswith("$") else "Function"
+        return f'{kind} "{spec}" not defined.'
     if len(parts) == 3 or _is_source_file(session, parts[0]):
         file, function = parts[0], parts[1]
         if not session.debugger.resolve_location(f"{file}:{function}"):
