@@ -126,3 +126,14 @@ def test_output_radix_like_gdb(builder: Builder, tmp_path: Path) -> None:
         args += ["-ex", command]
     got = assert_like_gdb([*args, str(program)], tmp_path)
     assert "{[0x0] = 0x1," in got.stdout and "012" in got.stdout
+
+
+def test_history_filename_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_limits")
+    args: list[str] = []
+    for command in ("show history filename", "set history filename  /var/", "show history filename",
+                    "set history filename sub/hist", "show history filename", "set history filename",
+                    "show history filename"):
+        args += ["-ex", command]
+    got = assert_like_gdb([*args, str(program)], tmp_path)
+    assert f'"{tmp_path}/sub/hist"' in got.stdout

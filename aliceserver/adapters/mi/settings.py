@@ -3,6 +3,7 @@ How each is honoured, and which gdb settings are refused: settings_policy.py."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from aliceserver.adapters.mi.registry import MiError
@@ -14,7 +15,7 @@ _BOOL = {"on": "on", "1": "on", "yes": "on", "enable": "on", "off": "off", "0": 
 @dataclass
 class _Setting:
     value: str
-    kind: str  # bool, int, text, enum
+    kind: str  # bool, int, text, enum, file
     doc: str  # the text `show` prints, with {} for the value
     choices: tuple[str, ...] = ()
     value_docs: tuple[tuple[str, str], ...] = ()  # a text of its own for each value
@@ -23,6 +24,17 @@ class _Setting:
 # gdb's `print frame-info` values: auto lets each command choose what it shows of a frame.
 FRAME_INFO = ("auto", "source-line", "location", "source-and-location", "location-and-address",
               "short-location")
+
+
+def _history_file() -> str:
+    """gdb's default history file: $GDBHISTFILE, else .gdb_history where it started."""
+    return _absolute(os.environ.get("GDBHISTFILE") or ".gdb_history")
+
+
+def _absolute(path: str) -> str:
+    """gdb's tilde_expand and gdb_abspath: a relative name joins the working directory as is."""
+    path = os.path.expanduser(path)
+    return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
 
 
 def _defaults() -> dict[str, _Setting]:
@@ -91,6 +103,9 @@ def _defaults() -> dict[str, _Setting]:
         "complaints": s("0", "int", "Max number of complaints about incorrect symbols is {}."),
         "history save": s("off", "bool", "Saving of the history record on exit is {}."),
         "history size": s("256", "int", "The size of the command history is {}."),
+        "history filename": s(_history_file(), "file", 'The filename in which to record the command history is "{}".',
+                              value_docs=(("", "There is no filename currently set for recording the command "
+                                                "history in."),)),
         "logging enabled": s("off", "bool", "", value_docs=(("on", "on: Logging is enabled."),
                                                            ("off", "off: Logging is disabled."))),
         "logging file": s("gdb.txt", "text", 'The current logfile is "{}".'),
@@ -195,6 +210,8 @@ class Settings:
                 raise MiError(f'Requires an argument. Valid arguments are {allowed}.' if not text
                               else f'Ambiguous item "{text}".' if matches else f'Undefined item: "{text}".')
             value = matches[0]
+        elif setting.kind == "file":  # empty: none
+            value = _absolute(text) if text else ""
         else:
             value = text
         setting.value = value

@@ -34,6 +34,7 @@ only the values we do, and refuses the others by name):
 | step-mode, can-use-hw-watchpoints, auto-solib-add, stop-on-solib-events | only gdb's defaults |
 | language, charset, host-/target-/target-wide-charset, osabi, sysroot, solib-search-path | only gdb's defaults (auto, target:, empty) |
 | history size | any: aliceserver keeps no command history, so none is longer than the size |
+| history filename | kept and shown: with history save off (its only value) gdb writes no file either |
 | debuginfod enabled, python print-stack, verbose, complaints, history save, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
 | dprintf-style | only gdb (dprintf.py runs the printf itself) |
@@ -66,7 +67,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "agent", "range-stepping", "dcache", "code-cache", "stack-cache", "mem", "write",
     ),
     "command line and interface": (
-        "history expansion", "history filename", "history remove-duplicates",
+        "history expansion", "history remove-duplicates",
         "tui", "suppress-cli-notifications", "max-user-call-depth", "interactive-mode", "annotate",
         "extended-prompt", "script-extension", "source", "startup-quietly", "style",
         "debug", "observer",
