@@ -137,3 +137,15 @@ def test_history_filename_like_gdb(builder: Builder, tmp_path: Path) -> None:
         args += ["-ex", command]
     got = assert_like_gdb([*args, str(program)], tmp_path)
     assert f'"{tmp_path}/sub/hist"' in got.stdout
+
+
+def test_abbreviated_setting_names_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_limits")
+    args = _stopped("print_limits")
+    for command in ("set print ele 4", "show print ele", "print arr", "set history file/home/",
+                    "set history file=home", "set solib-search-path/home/", "set data-directory=home",
+                    "set listsize=3", "set history file hist", "show history file", "set check ty on",
+                    "show print frame-a", "set var arr[0]=7", "print arr[0]"):
+        args += ["-ex", command]
+    got = assert_like_gdb([*args, str(program)], tmp_path)
+    assert "{1, 2, 3, 4...}" in got.stdout

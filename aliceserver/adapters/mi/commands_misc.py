@@ -79,6 +79,7 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     if words[0] == "logging" and len(words) == 2 and words[1] in ("on", "off"):
         _deprecated_alias(ctx, f"set logging {words[1]}", "set logging enabled", f"set logging enabled {words[1]}")
         words, text = ["logging", "enabled", words[1]], f"logging enabled {words[1]}"
+    words = settings_policy.canonical(session.settings, words)
     settings_policy.check_set(session.settings, words, running=session.inferior.process is not None)
     found = session.settings.find(words)
     if found is None:
@@ -172,9 +173,10 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         # gdb's default architecture is i386 until a program tells it (ours are x86-64)
         current = "i386:x86-64" if inferior.program else "i386"
         return "auto", f'The target architecture is set to "auto" (currently "{current}").'
-    found = session.settings.find(name.split())
+    words = settings_policy.canonical(session.settings, name.split())
+    found = session.settings.find(words)
     if found is None or found[1]:
-        settings_policy.check_show(name.split())
+        settings_policy.check_show(words)
         raise MiError(f'Undefined show command: "{name}".  Try "help show".')
     return session.settings.get(found[0]), session.settings.show_text(found[0])
 

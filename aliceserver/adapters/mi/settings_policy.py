@@ -47,6 +47,7 @@ only the values we do, and refuses the others by name):
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.queries import query as query  # re-exported for its callers
@@ -77,7 +78,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "mpx", "disassembler-options", "disassemble-next-line",
     ),
     "symbols and languages": (
-        "debug-file-directory", "index-cache", "case-sensitive", "demangle-style",
+        "debug-file-directory", "data-directory", "index-cache", "case-sensitive", "demangle-style",
         "multiple-symbols", "basenames-may-differ", "opaque-type-resolution", "overload-resolution",
         "ada", "fortran", "auto-load", "extension-language", "frame-filter", "guile",
         "libthread-db-search-path", "compile-args", "compile-gcc", "debuginfod urls",
@@ -136,6 +137,36 @@ def refused_name(words: list[str]) -> str | None:
         if name in REFUSED:
             return name
     return None
+
+
+# `set` subcommands commands_misc.do_set handles itself, besides the settings.
+_OWN_SET_NAMES = ("variable", "args", "environment", "cwd", "directories", "inferior-tty", "tty",
+                  "substitute-path", "logging")
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def canonical(settings: Settings, words: list[str]) -> list[str]:
+    """`words` with each word after the first completed as gdb's lookup_cmd does, when it
+    starts one name only (`set history file x`: history filename); gdb's error when a
+    setting's name runs into its argument (`set history file/home/`)."""
+    names = [name.split() for name in (*settings.names(), *REFUSED, *_OWN_SET_NAMES)]
+    out: list[str] = []
+    for index, word in enumerate(words[:3]):
+        level = {name[index] for name in names if len(name) > index and name[:index] == out}
+        part = _NAME.match(word)
+        head = part.group(0) if part else word
+        starting = [name for name in level if name.startswith(head)] if index else []
+        full = head if head in level else starting[0] if len(starting) == 1 else None
+        if full is None:
+            break
+        if head != word:  # the name runs into its argument
+            if out + [full] in names:
+                raise MiError("Argument must be preceded by space.")
+            break
+        out.append(full)
+        if out in names and not any(len(name) > len(out) and name[: len(out)] == out for name in names):
+            break
+    return out + words[len(out) :]
 
 
 def check_set(settings: Settings, words: list[str], *, running: bool) -> None:
