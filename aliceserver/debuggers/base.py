@@ -392,12 +392,14 @@ class IDebugger(Protocol):
         ...
 
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
-                         array_indexes: bool = False, output_radix: int = 10) -> None:
+                         array_indexes: bool = False, output_radix: int = 10,
+                         input_radix: int = 10) -> None:
         """gdb's `print elements` (string chars and array elements shown), `print repeats`
         (a run of equal elements at least this long shows as `<repeats N times>`) and
         `print address` (False: a pointer shows as its `<symbol+offset>` alone) and
         `print array-indexes` (each element as `[I] = V`) and `output-radix` (8, 10 or 16:
-        integers, characters and booleans shown in that base unless a print format says)."""
+        integers, characters and booleans shown in that base unless a print format says);
+        `input_radix` (gdb's, at least 2) is the base of the numbers expressions are given."""
         ...
 
     def history_count(self) -> int:

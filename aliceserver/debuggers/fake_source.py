@@ -161,7 +161,8 @@ class FakeSourceLevel:
         pass  # a simulated program has one thread
 
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
-                         array_indexes: bool = False, output_radix: int = 10) -> None:
+                         array_indexes: bool = False, output_radix: int = 10,
+                         input_radix: int = 10) -> None:
         pass  # the simulated values are short numbers: no limit shortens them
 
     def evaluate(

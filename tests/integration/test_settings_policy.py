@@ -116,13 +116,16 @@ def test_check_range_and_type_like_gdb(builder: Builder, tmp_path: Path) -> None
     assert 'Range checking is "auto; currently off".' in got.stdout
 
 
-def test_output_radix_like_gdb(builder: Builder, tmp_path: Path) -> None:
+def test_radix_like_gdb(builder: Builder, tmp_path: Path) -> None:
     program = builder.build("print_limits")
     args = _stopped("print_limits")
     for command in ("set output-radix 16", "print arr", "print str", "print reps[5]", "print/d 10", "print -1",
                     "show output-radix", "show input-radix", "show radix", "set print array-indexes on",
                     "print arr", "set output-radix 8", "print arr[9]", "set output-radix 9", "set radix 11",
-                    "set output-radix", "set radix", "print arr[9]", "set input-radix 1", "print 1.5"):
+                    "set output-radix", "set radix", "print arr[9]", "set input-radix 1", "print 1.5",
+                    "set radix 16", "show radix", "print 10", "print 1f + arr[2]", "print 1.5", "print 010",
+                    "print 0d10", "print 1e3", "set input-radix 8", "print 10", "print 8", "print 1e3",
+                    "set input-radix 0t10", "show radix"):
         args += ["-ex", command]
     got = assert_like_gdb([*args, str(program)], tmp_path)
     assert "{[0x0] = 0x1," in got.stdout and "012" in got.stdout

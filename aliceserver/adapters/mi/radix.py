@@ -1,8 +1,7 @@
 """gdb's `set radix`, `set input-radix` and `set output-radix`, with gdb's messages.
 
 The output radix is honoured by the engine's formatter (integers, characters and booleans
-in hex or octal, as gdb's output_format); numbers typed in are read in decimal only, so an
-input radix other than 10 is refused by name (settings_policy.py)."""
+in hex or octal, as gdb's output_format), the input radix by its expression reader."""
 
 from __future__ import annotations
 
@@ -43,14 +42,13 @@ def set_radix(ctx: Context, name: str, text: str, *, from_tty: bool) -> None:
         raise MiError(f"Unsupported output radix ``decimal {radix}''; output radix unchanged.")
     if name != "output-radix" and radix < 2:
         raise MiError(f"Nonsense input radix ``decimal {radix}''; input radix unchanged.")
-    if name != "output-radix" and radix != 10:
-        raise MiError(f'The setting "{name}" is not supported by aliceserver except as 10.')
     session = ctx.session
     if name != "input-radix":
         session.settings.set("output-radix", str(radix))
         settings_policy.apply_print_limits(session)
     if name != "output-radix":
         session.settings.set("input-radix", str(radix))
+        settings_policy.apply_print_limits(session)
     if from_tty:
         what = {"radix": "Input and output radices", "input-radix": "Input radix",
                 "output-radix": "Output radix"}[name]

@@ -17,7 +17,7 @@ only the values we do, and refuses the others by name):
 | print elements, print repeats, print address, print array-indexes | the engine's formatter (`apply_print_limits`); address also frames.py |
 | print null-stop, symbol, static-members | only gdb's defaults (the engine's formatter has no switch for others yet) |
 | print frame-arguments, print frame-info | frames.py, console_info.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
-| output-radix, input-radix, radix | radix.py: the output radix by the engine's formatter (`apply_print_limits`); the input radix only 10 |
+| output-radix, input-radix, radix | radix.py: the engine's formatter and expression reader (`apply_print_limits`) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
 | print sevenbit-strings, inferior-events | only gdb's defaults |
 | check range | kept and shown, as gdb (which checks no ranges in C, C++ or Rust): with its warning when on |
@@ -220,4 +220,5 @@ def apply_print_limits(session: MiSession) -> None:
     session.debugger.set_print_limits(elements=number("print elements"), repeats=number("print repeats"),
                                       addresses=session.settings.get("print address") == "on",
                                       array_indexes=session.settings.get("print array-indexes") == "on",
-                                      output_radix=int(session.settings.get("output-radix")))
+                                      output_radix=int(session.settings.get("output-radix")),
+                                      input_radix=int(session.settings.get("input-radix")))

@@ -494,7 +494,8 @@ class SourceLevel(SessionDollars):
 
         return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti, methods=methods,
                                   calls=self._function_caller(thread_id), frame_names=frame_names,
-                                  as_text=self._variables.as_text, functions=self._source.function_symbol)  # fmt: skip
+                                  as_text=self._variables.as_text, functions=self._source.function_symbol,
+                                  input_radix=self._variables.input_radix)  # fmt: skip
 
     def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
         settings = self.call_settings
@@ -507,10 +508,12 @@ class SourceLevel(SessionDollars):
         self.steps_alone = steps_alone
 
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
-                         array_indexes: bool = False, output_radix: int = 10) -> None:
+                         array_indexes: bool = False, output_radix: int = 10,
+                         input_radix: int = 10) -> None:
         self._variables.max_elements, self._variables.repeat_threshold = elements, repeats
         self._variables.addresses, self._variables.array_indexes = addresses, array_indexes
         self._variables.output_format = {16: "x", 8: "o"}.get(output_radix)
+        self._variables.input_radix = input_radix
         self._stop_cache.values_changed()  # values already formatted under the old limits
 
     def _function_caller(self, tid: int) -> ProcessCaller | None:
@@ -573,7 +576,7 @@ class SourceLevel(SessionDollars):
             from aliceserver.debuggers.symbols.dwarf.expr.noprogram import NoProgramSymbols
 
             values = self._session_values()
-            value = evaluate(expression, NoProgramSymbols(), type_only=type_only, values=values)
+            value = evaluate(expression, NoProgramSymbols(input_radix=self._variables.input_radix), type_only=type_only, values=values)
             if type_only:
                 return self._variables.describe_type_only(expression, value, DynamicTypes.NONE)
             info = self._variables.describe(expression, value, fmt, top=True)

@@ -187,6 +187,7 @@ class ProcessEvalSymbols:
     methods: Methods | None = None  # C++ methods through xmethods (expr/methods.py)
     calls: FunctionCaller | None = None  # calls into the program (expr/calls.py)
     no_registers: bool = False  # before `run`: gdb has no registers (the held copy's are not)
+    input_radix: int = 10  # gdb's input-radix: numbers typed in
     frame_names: Callable[[], list[str]] | None = None  # this frame's function and its callers' ($_caller_is)
     as_text: Callable[[Value], str] | None = None  # a value as print shows it ($_as_string)
     functions: Callable[[str], int | None] | None = None  # a function's ELF symbol: its runtime address
@@ -267,6 +268,7 @@ class VariableStore:
         self.addresses = True  # gdb's `print address`
         self.array_indexes = False  # gdb's `print array-indexes`
         self.output_format: str | None = None  # gdb's `output-radix` 16 or 8: "x" or "o"
+        self.input_radix = 10  # gdb's `input-radix`, for the expressions' numbers
 
     def _options(self, fmt: str | None, top: bool = False) -> FormatOptions:
         return FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize, max_elements=self.max_elements,

@@ -127,7 +127,8 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
     try:
         if scope is not None:
             return parse_rust(text, scope)
-        return parse(text, is_type if symbols is not None else None)
+        radix: int = getattr(symbols, "input_radix", 10)  # gdb's input-radix, where the engine set one
+        return parse(text, is_type if symbols is not None else None, radix)
     except EvaluationError:
         raise
     except RecursionError:

@@ -14,7 +14,7 @@ _OPERATORS = sorted(
     key=len,
     reverse=True,
 )
-_INT = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)([uUlL]*)")
+_INT = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[dDtT][0-9]+|[0-9]+)([uUlL]*)")
 _FLOAT = re.compile(
     r"([0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
     r"([fFlL]?)"
@@ -37,7 +37,8 @@ class Token:
     value: object = None  # int / float / bytes / (int, type name); history: its number
 
 
-def tokenize(text: str) -> list[Token]:
+def tokenize(text: str, radix: int = 10) -> list[Token]:
+    """`radix`: gdb's input-radix, for numbers with no 0x, 0 or 0b prefix."""
     tokens: list[Token] = []
     i = 0
     n = len(text)
@@ -48,7 +49,8 @@ def tokenize(text: str) -> list[Token]:
             continue
         # ASCII only: str.isdigit/isalpha also accept "²" or "À", which no C token starts with.
         if ch in "0123456789" or (ch == "." and i + 1 < n and text[i + 1] in "0123456789"):
-            i = _number(text, i, tokens)
+            radix_end = _radix_number(text, i, tokens, radix) if radix != 10 and ch != "0" else -1
+            i = _number(text, i, tokens) if radix_end < 0 else radix_end
             continue
         if (ch.isascii() and ch.isalpha()) or ch == "_":
             m = _IDENT.match(text, i)
@@ -104,6 +106,29 @@ def _dollar(word: str, i: int) -> Token:
     return Token("history", word, i, -number if relative else number)
 
 
+def _radix_number(text: str, i: int, tokens: list[Token], radix: int) -> int:
+    """A number in gdb's input radix (c-exp.y's parse_number): all its letters and digits
+    (`1f` is 31 in radix 16), then u and l suffixes; -1 for a float, read as in radix 10."""
+    m = _WORD_NUMBER.match(text, i)
+    assert m is not None
+    word = m.group(0)
+    if text[m.end() : m.end() + 1] == "." or (radix <= 10 and re.match(r"[0-9]*[eE]", word)):
+        return -1  # a float: its digits are decimal in every radix
+    digits = word.rstrip("uUlL") if radix <= 21 else word  # u and l are digits past radix 21
+    suffix = word[len(digits) :].lower()
+    try:
+        value = int(digits, radix)
+    except ValueError:
+        raise EvaluationError(f'Invalid number "{word}".') from None
+    if suffix not in ("", "u", "l", "ul", "lu", "ll", "ull", "llu"):
+        raise EvaluationError(f'Invalid number "{word}".')
+    tokens.append(Token("int", word, i, (value, _int_type(value, suffix, False))))
+    return m.end()
+
+
+_WORD_NUMBER = re.compile(r"[0-9][0-9A-Za-z]*")
+
+
 def _number(text: str, i: int, tokens: list[Token]) -> int:
     fm = _FLOAT.match(text, i)
     im = _INT.match(text, i)
@@ -122,6 +147,8 @@ def _number(text: str, i: int, tokens: list[Token]) -> int:
     digits, suffix = im.group(1), im.group(2).lower()
     if digits.lower().startswith("0x"):
         value, decimal = int(digits, 16), False
+    elif digits.lower().startswith(("0d", "0t")):  # gdb's decimal prefixes, for any input radix
+        value, decimal = int(digits[2:]), True
     elif digits.lower().startswith("0b"):
         value, decimal = int(digits[2:], 2), False
     elif digits.startswith("0") and len(digits) > 1:

@@ -57,6 +57,7 @@ class NoProgramSymbols:
 
     frame: NoMemory = field(default_factory=NoMemory)
     cplus: bool = False
+    input_radix: int = 10  # gdb's input-radix: numbers typed in
 
     def lookup(self, name: str) -> Value | None:
         return None  # the parser asks this of every name: the error is no_symbol's

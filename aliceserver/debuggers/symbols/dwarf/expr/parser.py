@@ -27,9 +27,10 @@ _TAGS = frozenset(("struct", "union", "enum", "class"))
 _NAMED_CASTS = frozenset(("dynamic_cast", "static_cast", "reinterpret_cast", "const_cast"))
 
 
-def parse(text: str, is_type: Callable[[str], bool] | None = None) -> ast.Expr:
-    """Parse one expression; `is_type` says which identifiers name types (for casts)."""
-    return _Parser(tokenize(text), is_type or (lambda _name: False), text).parse_all()
+def parse(text: str, is_type: Callable[[str], bool] | None = None, radix: int = 10) -> ast.Expr:
+    """Parse one expression; `is_type` says which identifiers name types (for casts);
+    `radix`: gdb's input-radix."""
+    return _Parser(tokenize(text, radix), is_type or (lambda _name: False), text).parse_all()
 
 
 class TokenCursor:
