@@ -379,10 +379,13 @@ class IDebugger(Protocol):
         """
         ...
 
-    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
+    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None,
+                         strict_types: bool | None = None) -> None:
         """How `f(x)` in expressions runs the program's functions: `unwind_on_signal` (gdb's
         `set unwindonsignal`, off by default) restores the state before a call that gets a
-        signal; `may_call` False (gdb's `set may-call-functions off`) refuses every call."""
+        signal; `may_call` False (gdb's `set may-call-functions off`) refuses every call;
+        `strict_types` False (gdb's `set check type off`) lets a C++ overload taking a pointer
+        take a nonzero integer."""
         ...
 
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:

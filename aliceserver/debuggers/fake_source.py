@@ -154,7 +154,8 @@ class FakeSourceLevel:
             total += -number if sign == "-" else number
         return total
 
-    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
+    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None,
+                         strict_types: bool | None = None) -> None:
         pass  # the simulated program has no functions to call: evaluate never calls
 
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:

@@ -12,6 +12,7 @@ import pytest
 from aliceserver.adapters.mi.settings_policy import REFUSED
 from tests.support.batch import assert_like_gdb, needs_gdb, ours, theirs
 from tests.support.build import Builder, marker_line
+from tests.support.build_more import MoreBuilder
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
@@ -152,3 +153,14 @@ def test_abbreviated_setting_names_like_gdb(builder: Builder, tmp_path: Path) ->
         args += ["-ex", command]
     got = assert_like_gdb([*args, str(program)], tmp_path)
     assert "{1, 2, 3, 4...}" in got.stdout
+
+
+def test_check_type_off_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = MoreBuilder(builder.cache_dir).build_cpp("check_type")
+    args = ["-ex", f"break check_type.cpp:{marker_line('check_type.cpp', 'main')}", "-ex", "run"]
+    for command in ("print counter.bump(0)", "print counter.bump(5)", "print pick(5)", "set check type off",
+                    "show check type", "print counter.bump(0)", "print pick(5)", "print pick(0)",
+                    "set check type on", "print pick(0)"):
+        args += ["-ex", command]
+    got = assert_like_gdb([*args, str(program)], tmp_path)
+    assert "Strict type checking is off." in got.stdout

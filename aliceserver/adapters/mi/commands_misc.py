@@ -106,6 +106,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         session.debugger.set_scheduler_locking(steps_alone=value in ("on", "step"))
     elif name == "may-call-functions":
         session.debugger.set_call_options(may_call=value == "on")
+    elif name == "check type":
+        session.debugger.set_call_options(strict_types=value == "on")
     elif name in ("print elements", "print repeats", "print address", "print array-indexes"):
         settings_policy.apply_print_limits(session)
     elif name in log_file.SETTINGS:

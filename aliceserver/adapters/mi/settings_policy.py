@@ -21,7 +21,7 @@ only the values we do, and refuses the others by name):
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
 | print sevenbit-strings, inferior-events | only gdb's defaults |
 | check range | kept and shown, as gdb (which checks no ranges in C, C++ or Rust): with its warning when on |
-| check type | only on (off would let C++ overloads take a nonzero int for a pointer) |
+| check type | the engine's C++ overload resolution (`set_call_options`): off takes a nonzero int for a pointer |
 | breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames |
 | prompt | `-gdb-show prompt`; MI's own prompt stays `(gdb) ` as in gdb |
 | disable-randomization, follow-fork-mode | the launch (follow-fork-mode: for the next run) |
@@ -120,7 +120,6 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "sysroot": ("target:", ""), "solib-search-path": ("",), "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",), "complaints": ("0",),
-    "check type": ("on",),  # off: C++ overloads taking an int for a pointer (not implemented)
     "history save": ("off",),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
     "trace-commands": ("off",), "dprintf-style": ("gdb",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),

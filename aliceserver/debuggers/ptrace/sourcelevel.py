@@ -97,6 +97,7 @@ MAX_FRAMES = 4096
 
 class SourceLevel(SessionDollars):
     steps_alone = False  # gdb's scheduler-locking step (or on): see set_scheduler_locking
+    strict_types = True  # gdb's check type: see set_call_options
 
     # Provided by PtraceDebugger.
     _events: EventSource
@@ -495,14 +496,18 @@ class SourceLevel(SessionDollars):
         return ProcessEvalSymbols(frame_symbols, others, view, self._variables.rtti, methods=methods,
                                   calls=self._function_caller(thread_id), frame_names=frame_names,
                                   as_text=self._variables.as_text, functions=self._source.function_symbol,
-                                  input_radix=self._variables.input_radix)  # fmt: skip
+                                  input_radix=self._variables.input_radix,
+                                  strict_types=self.strict_types)  # fmt: skip
 
-    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None) -> None:
+    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None,
+                         strict_types: bool | None = None) -> None:
         settings = self.call_settings
         if unwind_on_signal is not None:
             settings.unwind_on_signal = unwind_on_signal
         if may_call is not None:
             settings.may_call = may_call
+        if strict_types is not None:
+            self.strict_types = strict_types
 
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:
         self.steps_alone = steps_alone

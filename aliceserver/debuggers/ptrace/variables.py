@@ -188,6 +188,7 @@ class ProcessEvalSymbols:
     calls: FunctionCaller | None = None  # calls into the program (expr/calls.py)
     no_registers: bool = False  # before `run`: gdb has no registers (the held copy's are not)
     input_radix: int = 10  # gdb's input-radix: numbers typed in
+    strict_types: bool = True  # gdb's check type: off lets C++ overloads take an int for a pointer
     frame_names: Callable[[], list[str]] | None = None  # this frame's function and its callers' ($_caller_is)
     as_text: Callable[[Value], str] | None = None  # a value as print shows it ($_as_string)
     functions: Callable[[str], int | None] | None = None  # a function's ELF symbol: its runtime address

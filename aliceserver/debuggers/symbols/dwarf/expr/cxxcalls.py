@@ -58,8 +58,9 @@ def _integral(t: Type) -> bool:
     return (isinstance(t, BaseType) and not is_floating(t)) or isinstance(t, EnumType)
 
 
-def rank(arg: Value, param: Type) -> int | None:
-    """How well `arg` converts to `param`: EXACT, PROMOTION, CONVERSION, or None."""
+def rank(arg: Value, param: Type, strict: bool = True) -> int | None:
+    """How well `arg` converts to `param`: EXACT, PROMOTION, CONVERSION, or None. Not
+    `strict` (gdb's `set check type off`): a nonzero integer converts to a pointer too."""
     p, a = strip(param), strip(arg.type)
     if isinstance(a, ReferenceType):
         a = strip(a.target)
@@ -72,7 +73,7 @@ def rank(arg: Value, param: Type) -> int | None:
             return CONVERSION if is_base_of(p, a) else None
         return None
     if isinstance(p, PointerType):
-        return _rank_pointer(arg, a, p)
+        return _rank_pointer(arg, a, p, strict)
     if isinstance(a, (PointerType, ArrayType)):
         return None  # a pointer to a number: not without a cast
     if not isinstance(p, (BaseType, EnumType)) or not isinstance(a, (BaseType, EnumType)):
@@ -90,7 +91,7 @@ def rank(arg: Value, param: Type) -> int | None:
     return CONVERSION
 
 
-def _rank_pointer(arg: Value, a: Type, p: PointerType) -> int | None:
+def _rank_pointer(arg: Value, a: Type, p: PointerType, strict: bool) -> int | None:
     target = strip(p.target)
     if isinstance(a, ArrayType):  # a string literal or an array: to a pointer to its element
         element = strip(a.element)
@@ -108,17 +109,19 @@ def _rank_pointer(arg: Value, a: Type, p: PointerType) -> int | None:
         return None
     if _integral(a) and not arg.data().strip(b"\0"):
         return CONVERSION  # a null pointer constant
+    if _integral(a) and not strict:
+        return CONVERSION + 1  # gdb's NS_INTEGER_POINTER_CONVERSION_BADNESS: after any other
     return None
 
 
-def choose(candidates: list[Candidate], args: list[Value], what: str) -> Candidate:
-    """The best candidate for `args`; gdb's error when none takes them."""
+def choose(candidates: list[Candidate], args: list[Value], what: str, strict: bool = True) -> Candidate:
+    """The best candidate for `args`; gdb's error when none takes them (`strict`: rank)."""
     best: tuple[int, Candidate] | None = None
     for candidate in candidates:
         params = candidate.type.params
         if len(args) > len(params) and not candidate.type.varargs:
             continue
-        ranks = [rank(arg, param) for arg, param in zip(args, params, strict=False)]  # missing: "Too few"
+        ranks = [rank(arg, param, strict) for arg, param in zip(args, params, strict=False)]  # missing: "Too few"
         if any(r is None for r in ranks):
             continue
         total = sum(r for r in ranks if r is not None)
@@ -159,7 +162,7 @@ def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Valu
     candidates = method_candidates(cls, name)
     if not candidates:
         raise EvaluationError(f"Couldn't find method {type_name(cls)}::{name}")
-    chosen = choose(candidates, args, f"method {type_name(cls)}::{name}")
+    chosen = choose(candidates, args, f"method {type_name(cls)}::{name}", strict_types(ev))
     assert chosen.method is not None and chosen.owner is not None
     if ev.type_only:  # whatis, ptype, sizeof: nothing runs
         return ev.zero(chosen.type.return_type, in_memory=False)
@@ -182,6 +185,12 @@ def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Valu
         address = _code_address(caller, method)
     this_arg = (PointerType(owner), this_address.to_bytes(8, "little"))
     return run_call(ev, caller, qualified, address, chosen.type, args, [this_arg])
+
+
+def strict_types(ev: Evaluator) -> bool:
+    """gdb's `check type`, where the engine's symbols carry it (on by default)."""
+    strict: bool = getattr(ev.symbols, "strict_types", True)
+    return strict
 
 
 def _caller(ev: Evaluator) -> FunctionCaller:
@@ -214,7 +223,7 @@ def choose_function(ev: Evaluator, name: str, args: list[Value]) -> Value | None
     if len(found) < 2:
         return None
     candidates = [Candidate(t, None, function=f) for f in found if isinstance(t := strip(f.type), FunctionType)]
-    chosen = choose(candidates, args, f"function {name}")
+    chosen = choose(candidates, args, f"function {name}", strict_types(ev))
     return chosen.function
 
 
@@ -289,7 +298,7 @@ def call_static(ev: Evaluator, cls: StructType, name: str, args: list[Value]) ->
     if not candidates:
         raise EvaluationError(f"Couldn't find method {type_name(cls)}::{name}")
     statics = [c for c in candidates if c.method is not None and c.method.static]
-    chosen = choose(statics, args, f"method {type_name(cls)}::{name}")
+    chosen = choose(statics, args, f"method {type_name(cls)}::{name}", strict_types(ev))
     assert chosen.method is not None and chosen.owner is not None
     if ev.type_only:
         return ev.zero(chosen.type.return_type, in_memory=False)
