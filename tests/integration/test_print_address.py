@@ -23,3 +23,13 @@ def test_print_address_off_like_gdb(builder: Builder, tmp_path: Path) -> None:
                 "break twice", "continue", "bt", "finish", "set print address on", "p &ctable[16]", "bt"]
     got = assert_like_gdb([word for command in commands for word in ("-ex", command)] + [str(program)], tmp_path)
     assert "$1 = (unsigned char *) <ctable+1> 'a' <repeats 15 times>, \"bbbbcccc\"" in got.stdout
+
+
+def test_breakpoint_table_without_addresses_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """With `print address off` gdb's `info breakpoints` has no Address column at all."""
+    program = builder.build("print_address")
+    commands = [f"break print_address.c:{marker_line('print_address.c', 'main')}", "catch syscall write",
+                "watch ctable[0]", "set print address off", "info breakpoints", "set print address on",
+                "info breakpoints"]
+    got = assert_like_gdb([word for command in commands for word in ("-ex", command)] + [str(program)], tmp_path)
+    assert "Num     Type           Disp Enb What\n" in got.stdout

@@ -346,10 +346,11 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         ctx.console("No breakpoints or watchpoints.\n")
         return
     width = 18 if table.any_address() else 10  # gdb's column for 64-bit addresses, or none
-    ctx.console(f"Num     Type           Disp Enb {'Address':<{width}} What\n")
+    addresses = ctx.session.settings.get("print address") != "off"  # off: gdb drops the column
+    ctx.console("Num     Type           Disp Enb " + (f"{'Address':<{width}} " if addresses else "") + "What\n")
     for bp in entries:
         if bp.catch is not None:
-            _info_catchpoint(ctx, bp, width)
+            _info_catchpoint(ctx, bp, width if addresses else -1)
             continue
         located = bp.located_apart  # gdb: a row each
         addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if located else (
@@ -357,7 +358,7 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         disp = bp.disposition
         what = "" if located else table.what(bp)
         ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
-                    f"{addr:<{width}} {what}\n".replace(f"{addr:<{width}} ", f"{addr:<{width}} " if addr else "", 1))
+                    + (f"{addr:<{width}} " if addresses else "") + f"{what}\n")  # gdb pads an empty address
         if bp.condition:
             ctx.console(f"\tstop only if {bp.condition}\n")
         if bp.hits:
@@ -382,8 +383,9 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
 def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int) -> None:
     assert bp.catch is not None
     disp = "del" if bp.temporary else "keep"
+    column = f"{'':<{width}} " if width >= 0 else ""  # -1: print address off, no column
     ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
-                f"{'':<{width}} {ctx.session.breakpoints.what(bp)}\n{catch_extra(bp.catch)}")
+                f"{column}{ctx.session.breakpoints.what(bp)}\n{catch_extra(bp.catch)}")
     if bp.condition:
         ctx.console(f"\tstop only if {bp.condition}\n")
     if bp.hits:
