@@ -51,6 +51,9 @@ class MiBreakpoint:
     condition_fn: BreakpointCondition | None = None
     ignore: int = 0
     hits: int = 0
+    # counted by the gate on the tracer thread, added to `hits` when the session takes the
+    # next stop or exit: a notification of an earlier event shows gdb's count at that event
+    unseen_hits: int = 0
     thread: int | None = None  # gdb thread number (-p)
     engine_id: int | None = None  # the engine's location breakpoint / watchpoint id
     places: tuple[CodeLocation, ...] = ()
@@ -233,9 +236,9 @@ class BreakpointTable:
                 if bp.condition_fn is not None and not bp.condition_fn(tid):
                     return False
             except Exception:  # an error in the condition stops, the hit counted (gdb's)
-                bp.hits += 1
+                bp.unseen_hits += 1
                 raise
-            bp.hits += 1
+            bp.unseen_hits += 1
             if bp.ignore > 0:
                 bp.ignore -= 1
                 return False

@@ -36,7 +36,7 @@ def run(ctx: Context, start: bool = False) -> Reply:
     if inferior.process is not None:
         kill(ctx, quiet=True)
     for counted in session.breakpoints.sorted():  # gdb's clear_breakpoint_hit_counts at a run
-        counted.hits = 0
+        counted.hits = counted.unseen_hits = 0
     session.drop_probe()
     try:
         session.debugger.launch(session.launch_config())
