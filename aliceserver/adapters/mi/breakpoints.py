@@ -533,6 +533,11 @@ class BreakpointTable:
     def any_address(self) -> bool:
         return any(bp.has_address for bp in self.entries.values())
 
+    def take_unseen_hits(self) -> None:
+        """Count the hits the gate saw on the tracer thread (the program is stopped now)."""
+        for bp in self.entries.values():
+            bp.hits, bp.unseen_hits = bp.hits + bp.unseen_hits, 0
+
     def sorted(self) -> list[MiBreakpoint]:
         return [self.entries[n] for n in sorted(self.entries)]
 

@@ -37,9 +37,6 @@ def exit_code_text(code: int) -> str:
 
 def handle_event(session: MiSession, event: ev.Event) -> None:
     inferior = session.inferior
-    if isinstance(event, (ev.Stopped, ev.Exited)):  # the program is stopped or gone: no gate runs
-        for bp in session.breakpoints.entries.values():
-            bp.hits, bp.unseen_hits = bp.hits + bp.unseen_hits, 0
     if isinstance(event, ev.Progress):  # the symbol probe's loads too: the user waits on them
         _progress(session, event)
         return

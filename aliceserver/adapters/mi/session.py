@@ -577,6 +577,8 @@ class MiSession:
                 handle_event(self, event)
             return
         self.inferior = owner  # a stop makes its inferior the current one, as in gdb
+        if isinstance(event, (ev.Stopped, ev.Exited)):  # stopped or gone: no gate runs now
+            self.breakpoints.take_unseen_hits()
         if isinstance(event, ev.Stopped) and printed_and_resumed(self, event):
             return  # only dprintfs were hit: they printed, and the program goes on
         handle_event(self, event)
