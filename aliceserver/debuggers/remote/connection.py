@@ -1,0 +1,238 @@
+"""The link to a stub: a byte stream (TCP `HOST:PORT`, or the stdin/stdout of a command
+as gdb's `target remote | COMMAND`), with acks and retransmission until QStartNoAckMode,
+a time limit on every wait, and `^C` sent out of band. A closed peer, a broken pipe or a
+silent stub is a typed error (errors.py), never a hang."""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import socket
+import subprocess
+import threading
+import time
+from collections import deque
+from typing import Protocol
+
+from aliceserver.debuggers.remote import packets
+from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError, RemoteTimeout
+
+wire = logging.getLogger("aliceserver.wire")
+
+DEFAULT_TIMEOUT = 10.0  # seconds for an answer to a request (gdb's `remotetimeout` is 2)
+RETRANSMITS = 3  # gdb tries a packet three times before it gives up
+
+
+class Channel(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+    def read(self, timeout: float | None) -> bytes:
+        """What arrived, waiting at most `timeout` seconds (None: for ever); b"" at the
+        deadline; RemoteConnectionError once the peer is gone."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class TcpChannel:
+    def __init__(self, host: str, port: int, timeout: float = DEFAULT_TIMEOUT) -> None:
+        try:
+            self._socket = socket.create_connection((host, port), timeout=timeout)
+        except OSError as error:
+            raise RemoteConnectionError(f"{host}:{port}: {error.strerror or error}.") from None
+        self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def write(self, data: bytes) -> None:
+        try:
+            self._socket.sendall(data)
+        except OSError as error:
+            raise RemoteConnectionError(
+                f"Remote communication error: {error.strerror or error}."
+            ) from None
+
+    def read(self, timeout: float | None) -> bytes:
+        self._socket.settimeout(timeout)
+        try:
+            data = self._socket.recv(65536)
+        except TimeoutError:
+            return b""
+        except OSError as error:
+            raise RemoteConnectionError(
+                f"Remote communication error: {error.strerror or error}."
+            ) from None
+        if not data:
+            raise RemoteConnectionError("Remote connection closed")
+        return data
+
+    def close(self) -> None:
+        try:
+            self._socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._socket.close()
+
+
+class PipeChannel:
+    """A command run by the shell, its stdin and stdout the link (its stderr stays ours,
+    as under gdb). Closing ends the command if it has not ended by itself."""
+
+    def __init__(self, command: str, *, stderr: int | None = None) -> None:
+        try:
+            self.process = subprocess.Popen(
+                command, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                start_new_session=True,
+            )  # fmt: skip
+        except OSError as error:
+            raise RemoteConnectionError(f"{command}: {error.strerror or error}.") from None
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._in = self.process.stdin.fileno()
+        self._out = self.process.stdout.fileno()
+
+    def write(self, data: bytes) -> None:
+        try:
+            os.write(self._in, data)
+        except OSError as error:  # BrokenPipeError: the command is gone
+            raise RemoteConnectionError(
+                f"Remote communication error: {error.strerror or error}."
+            ) from None
+
+    def read(self, timeout: float | None) -> bytes:
+        ready, _, _ = select.select([self._out], [], [], timeout)
+        if not ready:
+            return b""
+        data = os.read(self._out, 65536)
+        if not data:
+            raise RemoteConnectionError("Remote connection closed")
+        return data
+
+    def close(self) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def open_channel(target: str, timeout: float = DEFAULT_TIMEOUT) -> Channel:
+    """`HOST:PORT` (or `tcp:HOST:PORT`, `:PORT` for this machine) or `| COMMAND`."""
+    if target.startswith("|"):
+        return PipeChannel(target[1:].strip())
+    spec = target.removeprefix("tcp:")
+    host, sep, port = spec.rpartition(":")
+    if not sep or not port.isdigit():
+        raise RemoteConnectionError(f"{target}: not HOST:PORT nor | COMMAND.")
+    return TcpChannel(host.strip("[]") or "localhost", int(port), timeout)
+
+
+class Connection:
+    """Packets over a Channel. One thread at a time receives; `interrupt` may be called
+    from another while it waits for a stop."""
+
+    def __init__(self, channel: Channel, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.channel = channel
+        self.timeout = timeout
+        self.acks = True  # until QStartNoAckMode is accepted
+        self.notifications: deque[bytes] = deque()  # `%...` bodies, for a non-stop client
+        self._decoder = packets.Decoder()
+        self._pending: deque[packets.Received] = deque()
+        self._send_lock = threading.Lock()
+        self.closed = False
+
+    # --- sending ------------------------------------------------------------------
+    def send(self, body: bytes) -> None:
+        """Send one packet; in ack mode wait for its `+`, sending it again on `-`."""
+        framed = packets.frame(body)
+        with self._send_lock:
+            self._write(framed)
+        if not self.acks:
+            return
+        for _ in range(RETRANSMITS):
+            item = self._next(packets.Ack, self.timeout)
+            assert isinstance(item, packets.Ack)
+            if item.positive:
+                return
+            wire.debug("-> (again) %r", framed)
+            with self._send_lock:
+                self._write(framed)
+        raise RemoteError("The stub refused the packet after three attempts.")
+
+    def interrupt(self) -> None:
+        """`^C`: a running target stops and answers with a stop reply."""
+        with self._send_lock:
+            wire.debug("-> ^C")
+            self.channel.write(packets.INTERRUPT)
+
+    def _write(self, framed: bytes) -> None:
+        wire.debug("-> %r", framed)
+        self.channel.write(framed)
+
+    # --- receiving ----------------------------------------------------------------
+    def receive(self, timeout: float | None = -1.0) -> bytes:
+        """The next reply's body (run-length expanded, still escaped); `timeout` None waits
+        for ever (a running program), the default is the connection's limit."""
+        limit = self.timeout if timeout is not None and timeout < 0 else timeout
+        while True:
+            item = self._next(packets.Packet, limit)
+            assert isinstance(item, packets.Packet)
+            if item.valid:
+                if self.acks:
+                    self._raw(packets.ACK)
+                return item.body
+            if not self.acks:
+                raise RemoteError(f"A reply with a bad checksum: {item.body[:64]!r}")
+            wire.debug("bad checksum, asking again")
+            self._raw(packets.NAK)
+
+    def request(self, body: bytes, timeout: float | None = -1.0) -> bytes:
+        self.send(body)
+        return self.receive(timeout)
+
+    def _raw(self, data: bytes) -> None:
+        with self._send_lock:
+            self.channel.write(data)
+
+    def _next(
+        self, want: type[packets.Ack] | type[packets.Packet], timeout: float | None
+    ) -> packets.Received:
+        """The first pending item of type `want`: acks no one waits for are dropped and
+        notifications queued; a reply that comes while an ack is awaited is taken as the
+        ack (the stub heard us) and kept for `receive`."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            while self._pending:
+                item = self._pending[0]
+                if isinstance(item, want):
+                    return self._pending.popleft()
+                if isinstance(item, packets.Packet):
+                    return packets.Ack(True)
+                self._pending.popleft()
+                if isinstance(item, packets.Notification):
+                    self.notifications.append(item.body)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise RemoteTimeout(f"The remote stub did not answer in {timeout:g} s.")
+            data = self._read(left)
+            if data:
+                wire.debug("<- %r", data[:512])
+                self._pending.extend(self._decoder.feed(data))
+
+    def _read(self, timeout: float | None) -> bytes:
+        if self.closed:
+            raise RemoteConnectionError("Remote connection closed")
+        try:
+            return self.channel.read(timeout)
+        except RemoteConnectionError:
+            self.closed = True
+            raise
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+        self.channel.close()

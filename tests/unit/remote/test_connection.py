@@ -1,0 +1,84 @@
+"""Connection over a scripted channel: acks, retransmission, bad checksums, notifications,
+time limits and a dead peer."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+from aliceserver.debuggers.remote import packets
+from aliceserver.debuggers.remote.connection import Connection
+from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError, RemoteTimeout
+
+
+class ScriptedChannel:
+    """Answers each write with the next scripted bytes; None in the script: the peer closes."""
+
+    def __init__(self, answers: list[bytes | None]) -> None:
+        self.answers: deque[bytes | None] = deque(answers)
+        self.written: list[bytes] = []
+        self.inbox = b""
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+        if data in (packets.ACK, packets.NAK) and not self.answers:
+            return
+        if self.answers and data not in (packets.ACK,):
+            answer = self.answers.popleft()
+            if answer is None:
+                self.inbox = b"<closed>"
+            else:
+                self.inbox += answer
+
+    def read(self, timeout: float | None) -> bytes:
+        if self.inbox == b"<closed>":
+            raise RemoteConnectionError("Remote connection closed")
+        data, self.inbox = self.inbox, b""
+        return data
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_nak_makes_the_packet_go_again() -> None:
+    channel = ScriptedChannel([b"-", b"+" + packets.frame(b"OK")])
+    assert Connection(channel).request(b"Hg0") == b"OK"
+    assert channel.written == [packets.frame(b"Hg0"), packets.frame(b"Hg0"), packets.ACK]
+
+
+def test_a_bad_checksum_is_refused_and_the_reply_read_again() -> None:
+    channel = ScriptedChannel([b"+$OK#00", packets.frame(b"OK")])
+    assert Connection(channel).request(b"?") == b"OK"
+    assert channel.written == [packets.frame(b"?"), packets.NAK, packets.ACK]
+
+
+def test_three_refusals_are_an_error() -> None:
+    channel = ScriptedChannel([b"-", b"-", b"-"])
+    with pytest.raises(RemoteError, match="three"):
+        Connection(channel).send(b"g")
+
+
+def test_without_acks_nothing_is_acknowledged_and_notifications_wait() -> None:
+    channel = ScriptedChannel(
+        [packets.frame(b"Stop:T05", notification=True) + packets.frame(b"OK")]
+    )
+    connection = Connection(channel)
+    connection.acks = False
+    assert connection.request(b"vStopped") == b"OK"
+    assert channel.written == [packets.frame(b"vStopped")]
+    assert list(connection.notifications) == [b"Stop:T05"]
+
+
+def test_a_silent_stub_times_out() -> None:
+    connection = Connection(ScriptedChannel([b""]), timeout=0.05)
+    with pytest.raises(RemoteTimeout):
+        connection.request(b"?")
+
+
+def test_a_closed_peer_is_a_connection_error_every_time_after() -> None:
+    connection = Connection(ScriptedChannel([None]))
+    with pytest.raises(RemoteConnectionError):
+        connection.request(b"?")
+    with pytest.raises(RemoteConnectionError):
+        connection.receive()
