@@ -39,8 +39,8 @@ _INSTEAD = {"run": "debug_restart", "start": "debug_restart", "starti": "debug_r
 def console_of(session: DebugSession) -> HostedConsole:
     """The session's console, made at its first command; the pump hands it every event
     from then on (the caller holds the session's lock)."""
-    if session.console is None:
-        session.console = HostedConsole(session.debugger)
+    if session.console is None:  # its breakpoints numbered in debug_breakpoint's count
+        session.console = HostedConsole(session.debugger, numbers=session.breakpoints.numbers)
         session.console.attach_host(AgentBreakpoints(session))
     session.console.drain()
     return session.console
@@ -63,21 +63,22 @@ class AgentBreakpoints:
         except AliceError:
             return []
         rows = []
-        for record in self._session.breakpoints.values():
-            info = infos.get(record.id)
+        for record in self._session.breakpoints:
+            info = infos.get(record.location_id) if record.location_id is not None else None
             if info is None:
                 continue
             hits = sum(counts.get(ident, 0) for ident in info.breakpoint_ids)
             rows.append(HostBreakpoint(
-                record.id, record.location, info.locations, info.breakpoint_ids, info.id,
+                record.number, record.location, info.locations, info.breakpoint_ids, info.id,
                 record.condition, hits, temporary=record.temporary, enabled=record.enabled,
             ))  # fmt: skip
         return rows
 
     def delete_host_breakpoint(self, number: int) -> None:
-        if self._session.breakpoints.pop(number, None) is not None:
+        record = self._session.breakpoints.remove(number)
+        if record is not None and record.location_id is not None:
             try:
-                self._session.debugger.remove_location_breakpoint(number)
+                self._session.debugger.remove_location_breakpoint(record.location_id)
             except AliceError:
                 pass  # gone with its process
 

@@ -86,10 +86,11 @@ def _stop_details(
         if stop.fault.address is not None:
             details["fault_address"] = f"{stop.fault.address:#x}"
     if stop.reason is StopReason.BREAKPOINT and stop.breakpoint_ids:
-        owners = [
-            info.id for info in session.debugger.location_breakpoints()
+        numbers = [  # the user's numbers: debug_breakpoint's and the console's
+            session.breakpoint_number(info.id) for info in session.debugger.location_breakpoints()
             if set(info.breakpoint_ids) & set(stop.breakpoint_ids)
-        ]
+        ]  # fmt: skip
+        owners = [number for number in numbers if number is not None]
         details["breakpoints"] = owners or list(stop.breakpoint_ids)
     if stop.reason is StopReason.WATCHPOINT:
         details["watch"] = _watch_hit(session, stop)

@@ -8,7 +8,6 @@ a `pause`) can act on one session at once.
 
 from __future__ import annotations
 
-import enum
 import logging
 import threading
 import time
@@ -18,13 +17,17 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError
 from aliceserver.adapters.agent.output import OutputBuffer
+from aliceserver.adapters.console.host_breakpoints import HostEntry
 from aliceserver.adapters.console.hosted import HostedConsole
 from aliceserver.adapters.gdbcommands.selection import CommandMemory
+from aliceserver.adapters.mi.breakpoints import MiBreakpoint
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.events import Event, Exited, Output, ProcessStarted, Stopped
 from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import LaunchConfig, ProcessInfo
 from aliceserver.debuggers.target import CoreOpened
+from aliceserver.session.breakpoints import UserBreakpoint, UserBreakpoints
+from aliceserver.session.runstate import RunPhase, RunState, WaitResult
 
 if TYPE_CHECKING:  # the tracing library loads only when a session traces
     from aliceserver.tracing import Tracer, TraceStore
@@ -34,17 +37,8 @@ log = logging.getLogger(__name__)
 _CONSOLE_PATIENCE = 0.5  # seconds the pump waits for the session to apply a stop to its console
 
 
-class State(enum.Enum):
-    NOT_STARTED = "not-started"  # launched, held before its first instruction
-    STOPPED = "stopped"
-    RUNNING = "running"
-    EXITED = "exited"
-
-
-class WaitResult(enum.Enum):
-    STOPPED = "stopped"
-    EXITED = "exited"
-    RUNNING = "running"  # the timeout passed first
+State = RunPhase  # the agent's name for the session core's run phases
+__all__ = ["DebugSession", "LocalsSnapshot", "State", "WaitResult", "WatchRecord"]
 
 
 @dataclass(slots=True)
@@ -54,19 +48,6 @@ class WatchRecord:
     access: str
     type: str
     last_value: str  # as formatted at insertion or at the last hit
-
-
-@dataclass(slots=True)
-class BreakpointRecord:
-    """What the agent asked for; the engine only keeps the compiled condition."""
-
-    id: int
-    location: str
-    condition: str | None = None
-    hit_count: str | None = None
-    log_message: str | None = None
-    temporary: bool = False
-    enabled: bool = True
 
 
 @dataclass(slots=True)
@@ -95,10 +76,7 @@ class DebugSession:
         self.process = process
         self.output = OutputBuffer()
         # An attach is followed by a Stopped(PAUSE): running until the pump has seen it.
-        self.state = State.RUNNING if process.attached else State.NOT_STARTED
-        self.last_stop: Stopped | None = None
-        self.exited: Exited | None = None
-        self.generation = 0  # counts stops and the exit
+        self.run = RunState(RunPhase.RUNNING if process.attached else RunPhase.NOT_STARTED)
         self.current_thread: int = process.pid
         self.current_frame = 0  # selected by debug_select; back to 0 at every stop
         self.launch_config: LaunchConfig | None = None  # for a restart
@@ -110,7 +88,7 @@ class DebugSession:
         self.trace_store: TraceStore | None = None
         self._observer = observer
         self.context_cursor = 0  # program output up to here was shown by a context reply
-        self.breakpoints: dict[int, BreakpointRecord] = {}
+        self.breakpoints: UserBreakpoints[UserBreakpoint] = UserBreakpoints()  # by number
         self.watches: dict[int, WatchRecord] = {}
         self.watches_left: list[WatchRecord] = []  # deleted at the last stop: their frame returned
         # Per thread: its locals at the stop before, and at the latest stop shown.
@@ -118,7 +96,6 @@ class DebugSession:
         self.created = time.time()
         # Serialises the tool calls that drive the engine; never held while waiting.
         self.lock = threading.RLock()
-        self._changed = threading.Condition()
         self._pump = threading.Thread(target=self._run_pump, name=f"agent-{ident}", daemon=True)
         self._pump.start()
 
@@ -149,25 +126,20 @@ class DebugSession:
             return
         if isinstance(event, Stopped) and self._console_passes():
             return  # only the console's dprintfs: they printed, and the program goes on
-        with self._changed:
-            if isinstance(event, Stopped):
-                self.state = State.STOPPED
-                self.last_stop = event
-                self.watches_left = [self.watches.pop(i) for i in event.watches_left if i in self.watches]
-                self.current_thread = event.thread_id
-                self.current_frame = 0
-                self.generation += 1
-            elif isinstance(event, Exited):
-                self.state = State.EXITED
-                self.exited = event
-                self.generation += 1
-            elif isinstance(event, ProcessStarted):
-                self.process = ProcessInfo(event.pid, event.program, event.attached)
-            else:
-                return
-            self._changed.notify_all()
+        if isinstance(event, ProcessStarted):
+            self.process = ProcessInfo(event.pid, event.program, event.attached)
+            return
+        if isinstance(event, Stopped):  # seen by a waiter together with the stop
+            self.run.apply(event, lambda: self._take_stop(event))
+        else:
+            self.run.apply(event)
         if isinstance(event, Stopped):
             self._console_sees_stop()
+
+    def _take_stop(self, stop: Stopped) -> None:
+        self.watches_left = [self.watches.pop(i) for i in stop.watches_left if i in self.watches]
+        self.current_thread = stop.thread_id
+        self.current_frame = 0
 
     def _console_passes(self) -> bool:
         """Apply a stop to the console first: True when it was only at the console's
@@ -201,45 +173,60 @@ class DebugSession:
         finally:
             self.lock.release()
 
-    # --- running and waiting --------------------------------------------------------
+    # --- running and waiting (the session core's RunState) ---------------------------
+    @property
+    def state(self) -> RunPhase:
+        return self.run.phase
+
+    @property
+    def last_stop(self) -> Stopped | None:
+        return self.run.last_stop
+
+    @property
+    def exited(self) -> Exited | None:
+        return self.run.exited
+
+    @property
+    def generation(self) -> int:
+        return self.run.generation
+
     def begin_run(self) -> int:
         """Mark the program running (before resuming it); the stop count to wait past."""
-        with self._changed:
-            self.state = State.RUNNING
-            return self.generation
+        return self.run.begin_run()
 
-    def run_failed(self, previous: State, generation: int) -> None:
+    def run_failed(self, previous: RunPhase, generation: int) -> None:
         """A resume was refused: go back to `previous` unless an event moved on meanwhile."""
-        with self._changed:
-            if self.generation == generation and self.state is State.RUNNING:
-                self.state = previous
+        self.run.run_failed(previous, generation)
 
     def wait(self, generation: int, timeout: float) -> WaitResult:
         """Wait until the program stops or exits after stop count `generation`."""
-        deadline = time.monotonic() + max(0.0, timeout)
-        with self._changed:
-            while self.generation == generation and self.state is State.RUNNING:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return WaitResult.RUNNING
-                self._changed.wait(remaining)
-            if self.state is State.EXITED:
-                return WaitResult.EXITED
-            if self.state is State.RUNNING:  # pragma: no cover - a stop count moved
-                return WaitResult.RUNNING
-            return WaitResult.STOPPED
+        return self.run.wait(generation, timeout)
 
     def core_opened(self, path: str, opened: CoreOpened) -> None:
         """A core's program is stopped for good where it died; no Stopped event says so
         (the engine leaves that to each front end, as gdb prints no *stopped then)."""
-        with self._changed:
-            self.core = path
-            self.state = State.STOPPED
-            self.last_stop = opened.stop
-            self.current_thread = opened.stop.thread_id
-            self.current_frame = 0
-            self.generation += 1
-            self._changed.notify_all()
+        self.core = path
+        self.run.stopped_at(opened.stop, lambda: self._take_stop(opened.stop))
+
+    # --- breakpoints: debug_breakpoint's and the console's, one numbering ---------------
+    def console_breakpoint(self, number: int) -> MiBreakpoint | None:
+        """Location breakpoint `number` when it was made in debug_console."""
+        console = self.console
+        found = console.session.breakpoints.entries.get(number) if console is not None else None
+        if found is None or isinstance(found, HostEntry) or found.is_watch or found.catch is not None:
+            return None
+        return found
+
+    def breakpoint_number(self, location_id: int) -> int | None:
+        """The user's number of the engine's location breakpoint `location_id`: one that
+        debug_breakpoint or the console made (None for the session's own, run_to's)."""
+        record = self.breakpoints.by_location_id(location_id)
+        if record is not None:
+            return record.number
+        console = self.console
+        entries = console.session.breakpoints.entries.values() if console is not None else ()
+        return next((bp.number for bp in entries if not isinstance(bp, HostEntry)
+                     and not bp.is_watch and bp.engine_id == location_id), None)  # fmt: skip
 
     # --- guards ---------------------------------------------------------------------
     def require_live(self) -> None:
@@ -290,7 +277,7 @@ class DebugSession:
         """Keep `snapshot` as this stop's locals of its thread; return that thread's locals
         at its previous stop when they were in the same frame."""
         thread = snapshot.frame_key[0]
-        with self._changed:
+        with self.run.lock:
             previous, current = self._locals.get(thread, (None, None))
             if current is not None and current.generation != snapshot.generation:
                 previous = current

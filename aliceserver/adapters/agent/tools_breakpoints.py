@@ -17,8 +17,9 @@ from aliceserver.adapters.agent.common import (
 )
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
-from aliceserver.adapters.agent.session import BreakpointRecord, DebugSession, WatchRecord
+from aliceserver.adapters.agent.session import DebugSession, WatchRecord
 from aliceserver.debuggers.model import CodeLocation, LocationBreakpointInfo, WatchKind
+from aliceserver.session.breakpoints import UserBreakpoint, kind_of_spec
 
 _ACCESS = {"write": WatchKind.WRITE, "read_write": WatchKind.READ_WRITE}
 
@@ -30,10 +31,11 @@ def _place(location: CodeLocation) -> str:
     return f"{where} ({location.address:#x})"
 
 
-def _describe(session: DebugSession, info: LocationBreakpointInfo) -> dict[str, Any]:
-    record = session.breakpoints.get(info.id)
+def _describe(session: DebugSession, info: LocationBreakpointInfo, number: int) -> dict[str, Any]:
+    """Breakpoint `number` (the user's: debug_breakpoint's or the console's) as listed."""
+    record = session.breakpoints.by_location_id(info.id)
     hits = sum(bp.hit_count for bp in session.debugger.breakpoints() if bp.id in info.breakpoint_ids)
-    entry: dict[str, Any] = {"id": info.id, "location": info.location}
+    entry: dict[str, Any] = {"id": number, "location": info.location}
     entry["resolved"] = [_place(loc) for loc in info.locations]
     if info.pending:
         entry["pending"] = (
@@ -44,10 +46,8 @@ def _describe(session: DebugSession, info: LocationBreakpointInfo) -> dict[str, 
     if not info.enabled or disabled:
         entry["enabled"] = False
     if record is not None:
-        for key in ("condition", "hit_count", "log_message"):
-            value = getattr(record, key)
-            if value is not None:
-                entry[key] = value
+        shown = {"condition": record.condition, "hit_count": record.hit_condition, "log_message": record.log_message}
+        entry.update((key, value) for key, value in shown.items() if value is not None)
     if info.temporary:
         entry["temporary"] = True
     return entry
@@ -70,8 +70,10 @@ def add_breakpoint(
     hit_count: str | None = None,
     log_message: str | None = None,
     temporary: bool = False,
+    number: int | None = None,
 ) -> dict[str, Any]:
-    """Insert one location breakpoint; its description for the reply."""
+    """Insert one location breakpoint (numbered `number`, as before a restart, else the
+    session's next); its description for the reply."""
     session.require_process()
     debugger = session.debugger
     policy = None
@@ -81,10 +83,12 @@ def add_breakpoint(
     if info.pending and not _could_load_later(session, location):
         debugger.remove_location_breakpoint(info.id)
         raise no_location(location)
-    session.breakpoints[info.id] = BreakpointRecord(
-        info.id, location, condition, hit_count, log_message, temporary
-    )
-    return _describe(session, info)
+    record = session.breakpoints.add(UserBreakpoint(
+        number if number is not None else session.breakpoints.numbers.take(), kind_of_spec(location),
+        location, condition, hit_count, log_message=log_message, temporary=temporary,
+        location_id=info.id, address_ids=info.breakpoint_ids,
+    ))  # fmt: skip
+    return _describe(session, info, record.number)
 
 
 def _could_load_later(session: DebugSession, location: str) -> bool:
@@ -94,43 +98,66 @@ def _could_load_later(session: DebugSession, location: str) -> bool:
     return ":" not in text and not text[:1].isdigit()
 
 
+def _engine_info(session: DebugSession, number: int) -> tuple[UserBreakpoint, LocationBreakpointInfo]:
+    """debug_breakpoint's breakpoint `number` and the engine's; the console's are its own."""
+    record = session.breakpoints.get(number)
+    if record is None and session.console_breakpoint(number) is not None:
+        raise ToolError(ErrorCode.BAD_ARGUMENT, f"breakpoint {number} was set in debug_console",
+                        f"debug_console command='enable {number}', 'disable {number}' or 'delete {number}'")  # fmt: skip
+    if record is not None:
+        for info in session.debugger.location_breakpoints():
+            if info.id == record.location_id:
+                return record, info
+    raise ToolError(ErrorCode.NO_BREAKPOINT, f"no breakpoint {number}", "debug_breakpoint action=list")
+
+
 def set_enabled(session: DebugSession, ident: int, enabled: bool) -> LocationBreakpointInfo:
     """Enable or disable every address breakpoint a location breakpoint owns."""
+    record, info = _engine_info(session, ident)
+    for owned in info.breakpoint_ids:
+        session.debugger.enable_breakpoint(owned, enabled)
+    record.enabled = enabled
+    return info
+
+
+def _listed(session: DebugSession) -> list[dict[str, Any]]:
+    """The user's location breakpoints (debug_breakpoint's and the console's) by number."""
+    found = []
     for info in session.debugger.location_breakpoints():
-        if info.id == ident:
-            for owned in info.breakpoint_ids:
-                session.debugger.enable_breakpoint(owned, enabled)
-            record = session.breakpoints.get(ident)
-            if record is not None:
-                record.enabled = enabled
-            return info
-    raise ToolError(ErrorCode.NO_BREAKPOINT, f"no breakpoint {ident}", "debug_breakpoint action=list")
+        number = session.breakpoint_number(info.id)
+        if number is not None:
+            found.append(_describe(session, info, number))
+    return sorted(found, key=lambda entry: int(entry["id"]))
+
+
+def _remove(session: DebugSession, ident: int) -> None:
+    made_in_console = session.console_breakpoint(ident)
+    if made_in_console is not None and session.console is not None:
+        session.console.session.breakpoints.delete(made_in_console)
+        return
+    record, info = _engine_info(session, ident)
+    session.debugger.remove_location_breakpoint(info.id)
+    session.breakpoints.discard(record)
 
 
 def _breakpoint(env: ToolEnv, args: Args) -> dict[str, Any]:
     session = env.session(args)
     action = args.text("action") or "add"
-    debugger = session.debugger
     with session.lock:
         if action == "list":
-            infos = debugger.location_breakpoints()
-            return {"session": session.id, "breakpoints": [_describe(session, i) for i in infos]}
+            return {"session": session.id, "breakpoints": _listed(session)}
         if action == "remove":
             ident = args.integer("id")
             if ident is None:
                 raise bad_argument("remove needs the breakpoint's id", "debug_breakpoint action=list")
-            known = {info.id for info in debugger.location_breakpoints()}
-            if ident not in known:
-                raise ToolError(ErrorCode.NO_BREAKPOINT, f"no breakpoint {ident}", "debug_breakpoint action=list")
-            debugger.remove_location_breakpoint(ident)
-            session.breakpoints.pop(ident, None)
+            _remove(session, ident)
             return {"session": session.id, "removed": ident}
         if action in ("enable", "disable"):
             ident = args.integer("id")
             if ident is None:
                 raise bad_argument(f"{action} needs the breakpoint's id", "debug_breakpoint action=list")
             info = set_enabled(session, ident, action == "enable")
-            return {"session": session.id, "breakpoint": _describe(session, info)}
+            return {"session": session.id, "breakpoint": _describe(session, info, ident)}
         location = require_location(args.text("location"))
         raw_hits = args.integer("hit_count") if args.integer("hit_count") is not None else args.text("hit_condition")
         entry = add_breakpoint(

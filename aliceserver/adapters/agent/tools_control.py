@@ -19,6 +19,7 @@ from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.debuggers.model import CatchKind, SignalPolicy
 from aliceserver.errors import AliceError
+from aliceserver.session.breakpoints import UserBreakpoints
 
 _CATCH = {"throw": CatchKind.THROW, "catch": CatchKind.CATCH, "panic": CatchKind.PANIC,
           "exec": CatchKind.EXEC, "fork": CatchKind.FORK}  # fmt: skip
@@ -111,7 +112,7 @@ def _restart(env: ToolEnv, args: Args) -> dict[str, Any]:
             "debug_stop mode=detach, then debug_attach again",
         )
     with session.lock:
-        records = list(session.breakpoints.values())
+        records, numbers = list(session.breakpoints), session.breakpoints.numbers
         patterns = list(session.tracer.status().patterns) if session.tracer is not None else []
         watches = len(session.watches)
         console, session.console = session.console, None  # the old process's end is not its news
@@ -119,6 +120,7 @@ def _restart(env: ToolEnv, args: Args) -> dict[str, Any]:
     fresh = env.sessions.launch(config, ident=session.id)
     failed: list[str] = []
     with fresh.lock:
+        fresh.breakpoints = UserBreakpoints(numbers)  # as gdb's run: one numbering, kept
         if console is not None:  # its breakpoints, settings and displays, as gdb's `run` keeps them
             console.rebind(fresh.debugger)
             console.attach_host(AgentBreakpoints(fresh))
@@ -127,8 +129,8 @@ def _restart(env: ToolEnv, args: Args) -> dict[str, Any]:
             try:
                 entry = add_breakpoint(
                     env, fresh, record.location, condition=record.condition,
-                    hit_count=record.hit_count, log_message=record.log_message,
-                    temporary=record.temporary,
+                    hit_count=record.hit_condition, log_message=record.log_message,
+                    temporary=record.temporary, number=record.number,
                 )  # fmt: skip
                 if not record.enabled:
                     set_enabled(fresh, int(entry["id"]), False)

@@ -24,6 +24,7 @@ from aliceserver.adapters.mi.ui import Ui
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.errors import AliceError, ProtocolError
+from aliceserver.session.breakpoints import BreakpointNumbers
 
 # The commands that set the program going: the host runs them its own way.
 RUN_CONTROL = frozenset({
@@ -71,14 +72,17 @@ class _Capture:
 class _HostedSession(MiSession):
     """An MI session with no channel of its own and an inbox only its host fills."""
 
-    def __init__(self, debugger: IDebugger, program: str | None, capture: _Capture) -> None:
+    def __init__(
+        self, debugger: IDebugger, program: str | None, capture: _Capture, numbers: BreakpointNumbers
+    ) -> None:
         super().__init__(
             debugger,
             SessionConfig(program=program, quiet=True, mi=False),
             Ui(capture, mi=False, name="console"),
         )
         self.resumed_itself = False
-        self.breakpoints: HostedTable = HostedTable(self)  # with its host's breakpoints
+        # with its host's breakpoints, numbered in the host's count
+        self.breakpoints: HostedTable = HostedTable(self, numbers=numbers)
 
     def subscribe_events(self) -> Subscription | None:
         """None: the host reads the engine's events and hands them on (`observe`)."""
@@ -105,11 +109,15 @@ class Hit:
 
 
 class HostedConsole:
-    def __init__(self, debugger: IDebugger, program: str | None = None) -> None:
+    def __init__(
+        self, debugger: IDebugger, program: str | None = None, numbers: BreakpointNumbers | None = None
+    ) -> None:
+        """`numbers`: the host's breakpoint numbering, which the console's breakpoints share."""
         self._capture = _Capture()
         process = debugger.process
         self.session = _HostedSession(
-            debugger, program or (process.program if process else None), self._capture
+            debugger, program or (process.program if process else None), self._capture,
+            numbers if numbers is not None else BreakpointNumbers(),
         )
         self._events: queue.Queue[ev.Event] = queue.Queue()
         self.resumed = False  # a run command typed here: the next stop is shown here too

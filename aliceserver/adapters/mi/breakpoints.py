@@ -18,6 +18,7 @@ from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.model import CodeLocation, WatchKind
 from aliceserver.errors import AliceError
+from aliceserver.session.breakpoints import BreakpointNumbers
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
@@ -108,12 +109,23 @@ class MiBreakpoint:
 class BreakpointTable:
     session: MiSession
     entries: dict[int, MiBreakpoint] = field(default_factory=dict)
-    next_number: int = 1
+    # The session's numbering (the session core's): shared with a hosting front end's own
+    # breakpoints (the DAP client's, the agent's), as gdb numbers them all in one count.
+    numbers: BreakpointNumbers = field(default_factory=BreakpointNumbers)
     # The catchpoint each catch stop was judged for, until the stop is told (several stops
     # may be judged while the threads are being stopped, and told one by one later).
     caught: list[tuple[object, MiBreakpoint]] = field(default_factory=list)
     trace_count: int = 0  # the number of the last tracepoint made (gdb's tracepoint_count)
     syscall_names: catches.SyscallNames = field(default_factory=catches.SyscallNames)
+
+    @property
+    def next_number(self) -> int:
+        """The number the next breakpoint, watchpoint or catchpoint gets."""
+        return self.numbers.next
+
+    @next_number.setter
+    def next_number(self, value: int) -> None:
+        self.numbers.next = value
 
     # --- creation ----------------------------------------------------------------------
     def normalize(self, location: str) -> str:

@@ -1,0 +1,57 @@
+"""One breakpoint numbering per session (the session core's), as gdb numbers every
+breakpoint, watchpoint and catchpoint in one count: the agent's debug_breakpoint and its
+debug_console, and a DAP client and its debug console, never give one number twice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.agent_client import AgentClient, Body, in_memory_server
+from tests.support.build import Builder
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def prog(builder: Builder) -> Path:
+    return builder.build("console_run")
+
+
+@pytest.fixture
+def in_memory() -> Iterator[Callable[[Body], None]]:
+    with in_memory_server() as run:
+        yield run
+
+
+def _numbers(table: str) -> list[str]:
+    return [line.split()[0] for line in table.splitlines()[1:] if line[:1].isdigit()]
+
+
+def test_agent_breakpoints_follow_the_consoles_watchpoint(
+    prog: Path, in_memory: Callable[[Body], None]
+) -> None:
+    async def body(tools: AgentClient) -> None:
+        await tools.call("debug_launch", program=str(prog))
+        watched = await tools.call("debug_console", command="watch counter")
+        assert watched["output"].startswith("Hardware watchpoint 1: counter"), watched
+        made = await tools.call("debug_breakpoint", location="inner")
+        assert made["breakpoint"]["id"] == 2, made  # gdb's number, after the watchpoint's 1
+        typed = await tools.call("debug_console", command="break outer")
+        assert typed["output"].startswith("Breakpoint 3 at 0x"), typed
+        table = (await tools.call("debug_console", command="info breakpoints"))["output"]
+        assert _numbers(table) == ["1", "2", "3"], table
+        listed = (await tools.call("debug_breakpoint", action="list"))["breakpoints"]
+        assert [bp["id"] for bp in listed] == [2, 3], listed
+        stop = await tools.call("debug_continue")
+        assert stop["stop"]["breakpoints"] == [3], stop  # outer is reached before inner
+        await tools.call("debug_console", command="delete 2")  # the agent's, from the console
+        listed = (await tools.call("debug_breakpoint", action="list"))["breakpoints"]
+        assert [bp["id"] for bp in listed] == [3], listed
+        await tools.call("debug_breakpoint", action="remove", id=3)  # the console's, from the agent
+        table = (await tools.call("debug_console", command="info breakpoints"))["output"]
+        assert _numbers(table) == ["1"], table
+
+    in_memory(body)
