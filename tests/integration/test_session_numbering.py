@@ -10,9 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.agent_client import AgentClient, Body, in_memory_server
-from tests.support.build import Builder
+from tests.support.batch import ex, needs_gdb, theirs
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
 
 pytestmark = pytest.mark.timeout(300)
+
+SOURCE = PROGRAMS_DIR / "console_run.c"
 
 
 @pytest.fixture(scope="module")
@@ -55,3 +59,27 @@ def test_agent_breakpoints_follow_the_consoles_watchpoint(
         assert _numbers(table) == ["1"], table
 
     in_memory(body)
+
+
+def _gdb_number(prog: Path, *commands: str) -> str:
+    """The number gdb gives the last breakpoint of `commands`."""
+    done = theirs(["-batch", "-nx", *ex(*commands), str(prog)], prog.parent)
+    return done.stdout.strip().splitlines()[-1].split()[1]
+
+
+@needs_gdb
+def test_dap_console_never_reuses_a_number_the_client_deleted(prog: Path) -> None:
+    outer, outer_ret = marker_line(SOURCE, "outer"), marker_line(SOURCE, "outer_ret")
+    theirs_said = _gdb_number(
+        prog, f"break {SOURCE.name}:{outer}", f"break {SOURCE.name}:{outer_ret}", "delete 2", "break inner"
+    )
+    assert theirs_said == "3"
+    with DapClient.spawn(alice_argv()) as client:
+        start_session(client, prog, launch=launch_arguments(prog, stop_on_entry=True),
+                      breakpoints={SOURCE: [outer, outer_ret]})  # fmt: skip
+        kept = client.call("setBreakpoints", {"source": {"path": str(SOURCE)}, "breakpoints": [{"line": outer}]})
+        assert [bp["id"] for bp in kept["breakpoints"]] == [1], kept  # the client deleted its 2
+        made = client.call("evaluate", {"expression": "break inner", "context": "repl"})["result"]
+        assert made.startswith(f"Breakpoint {theirs_said} at 0x"), made
+        again = client.call("setFunctionBreakpoints", {"breakpoints": [{"name": "outer"}]})
+        assert [bp["id"] for bp in again["breakpoints"]] == [4], again

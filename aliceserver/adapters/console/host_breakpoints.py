@@ -1,7 +1,8 @@
 """The host's breakpoints in the hosted console's table: one table, one numbering.
 
 gdb's own DAP lists the breakpoints its client set beside the ones typed in its console,
-under one numbering. Here the host (DAP's breakpoint book, the agent's debug_breakpoint)
+under one numbering (the session core's BreakpointNumbers, which the host's records and
+this table share). Here the host (DAP's breakpoint book, the agent's debug_breakpoint)
 keeps its breakpoints and their engine breakpoints; the console's table holds a copy of
 each (a HostEntry, made afresh before every command and stop), so `info breakpoints`,
 a stop's `Breakpoint 2, ...` and `commands 2` see them. `delete N` removes one through its
@@ -78,13 +79,6 @@ class HostedTable(BreakpointTable):
                 spec=given.location, host=self.host,
             )  # fmt: skip
             self.entries[given.number] = entry
-            self.next_number = max(self.next_number, given.number + 1)
-
-    def take_number(self) -> int:
-        """A number for the host's next breakpoint, from the console's numbering."""
-        number = self.next_number
-        self.next_number += 1
-        return number
 
     def _refuse(self, bp: MiBreakpoint, what: str) -> None:
         if isinstance(bp, HostEntry) and bp.host is not None:

@@ -235,10 +235,6 @@ class HostedConsole:
         self.session.breakpoints.host = host
         self.session.breakpoints.sync()
 
-    def take_number(self) -> int:
-        """The number of the host's next breakpoint (one numbering with the console's)."""
-        return self.session.breakpoints.take_number()
-
     def hit(self, stop: ev.Stopped) -> Hit | None:
         """The console's breakpoints (not the host's) that `stop` hit."""
         if stop.reason is not ev.StopReason.BREAKPOINT or not stop.breakpoint_ids:

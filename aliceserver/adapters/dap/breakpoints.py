@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import signal as signal_module
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from aliceserver.adapters.dap.capabilities import EXCEPTION_FILTERS, exception_filters
 from aliceserver.adapters.dap.handles import ScopeRef, TextRef, ValueRef
@@ -33,6 +33,12 @@ from aliceserver.debuggers.model import (
     WatchScope,
 )
 from aliceserver.errors import AliceError
+from aliceserver.session.breakpoints import (
+    BreakpointKind,
+    BreakpointNumbers,
+    UserBreakpoint,
+    UserBreakpoints,
+)
 
 if TYPE_CHECKING:
     from aliceserver.adapters.dap.registry import Registry
@@ -46,56 +52,71 @@ _ALWAYS = frozenset({
 })  # fmt: skip
 
 
-@dataclass(slots=True)
-class UserBreakpoint:
-    dap_id: int
-    kind: str  # source, function, instruction, data
-    key: tuple[Any, ...]  # what the client asked: unchanged on a new request -> reused
-    location: LocationBreakpointInfo | None = None
-    watch_id: int | None = None
+SOURCE, FUNCTION = BreakpointKind.SOURCE_LINE, BreakpointKind.FUNCTION
+INSTRUCTION, DATA = BreakpointKind.ADDRESS, BreakpointKind.DATA_WATCH
+
+
+@dataclass(eq=False, slots=True)
+class DapBreakpoint(UserBreakpoint):
+    """The session core's record of a client's breakpoint, with what DAP shows of it."""
+
+    key: tuple[Any, ...] = ()  # what the client asked: unchanged on a new request -> reused
+    bound: LocationBreakpointInfo | None = None  # the engine's location breakpoint
     message: str | None = None  # why it is not verified
     line: int | None = None  # requested line (source breakpoints)
     path: str | None = None
     address: int | None = None  # instruction / data breakpoints
     reported: bool | None = None  # the verified state the client last heard
-    hits: int = 0  # the stops it made (gdb's hit count, shown by the console's info breakpoints)
+
+    @property
+    def dap_id(self) -> int:
+        return self.number
 
     @property
     def verified(self) -> bool:
-        if self.kind == "data":
+        if self.kind is DATA:
             return self.watch_id is not None
-        return self.location is not None and bool(self.location.locations)
+        return self.bound is not None and bool(self.bound.locations)
+
+    def bind(self, info: LocationBreakpointInfo) -> None:
+        self.bound, self.location_id, self.address_ids = info, info.id, info.breakpoint_ids
 
 
 @dataclass(slots=True)
 class BreakpointBook:
-    """Every breakpoint the client set, and which engine breakpoint ids belong to which."""
+    """Every breakpoint the client set (the session core's records, numbered in the count
+    the debug console's breakpoints share), by kind in the order of its requests."""
 
-    sources: dict[str, list[UserBreakpoint]] = field(default_factory=dict)
-    functions: list[UserBreakpoint] = field(default_factory=list)
-    instructions: list[UserBreakpoint] = field(default_factory=list)
-    data: list[UserBreakpoint] = field(default_factory=list)
+    records: UserBreakpoints[DapBreakpoint] = field(default_factory=UserBreakpoints)
+    sources: dict[str, list[DapBreakpoint]] = field(default_factory=dict)
+    functions: list[DapBreakpoint] = field(default_factory=list)
+    instructions: list[DapBreakpoint] = field(default_factory=list)
+    data: list[DapBreakpoint] = field(default_factory=list)
     quiet_signals: dict[int, SignalPolicy] = field(default_factory=dict)  # saved policies
-    # The debug console's numbering once it exists: its breakpoints and ours share it.
-    numbering: Callable[[], int] | None = None
-    _next_id: int = 1
 
-    def new_id(self) -> int:
-        if self.numbering is not None:
-            return self.numbering()
-        ident, self._next_id = self._next_id, self._next_id + 1
-        return ident
+    @property
+    def numbers(self) -> BreakpointNumbers:
+        return self.records.numbers
 
-    def every(self) -> list[UserBreakpoint]:
+    def new(self, kind: BreakpointKind, asked: str, key: tuple[Any, ...], **shown: Any) -> DapBreakpoint:
+        """A new breakpoint of the client's (`asked`: its location or data id), numbered."""
+        conditions = key[2:4] if kind is DATA else key[1:3]
+        condition, hit = (list(conditions) + [None, None])[:2]
+        return self.records.add(DapBreakpoint(
+            self.numbers.take(), kind, asked, condition or None, hit or None,
+            log_message=key[3] if kind is SOURCE else None, key=key, **shown,
+        ))  # fmt: skip
+
+    def every(self) -> list[DapBreakpoint]:
         return self._all()
 
-    def _all(self) -> list[UserBreakpoint]:
+    def _all(self) -> list[DapBreakpoint]:
         found = [bp for bps in self.sources.values() for bp in bps]
         return found + self.functions + self.instructions + self.data
 
-    def take_out(self, dap_id: int) -> UserBreakpoint | None:
+    def take_out(self, dap_id: int) -> DapBreakpoint | None:
         """Remove a breakpoint from the book (the console deleted it); None if unknown."""
-        found = next((bp for bp in self._all() if bp.dap_id == dap_id), None)
+        found = self.records.remove(dap_id)
         if found is None:
             return None
         for path, bps in list(self.sources.items()):
@@ -108,44 +129,35 @@ class BreakpointBook:
                 bps.remove(found)
         return found
 
-    def _owner_of_address(self, address_id: int) -> UserBreakpoint | None:
-        for bp in self._all():
-            if bp.location is not None and address_id in bp.location.breakpoint_ids:
-                return bp
-        return None
+    def _owner_of_address(self, address_id: int) -> DapBreakpoint | None:
+        return next(iter(self.records.owners((address_id,))), None)
 
     def hit(self, engine_ids: tuple[int, ...], reason: StopReason) -> tuple[list[int], str | None]:
         """DAP ids of the breakpoints a stop hit, and the stop reason their kind implies."""
-        owners: list[UserBreakpoint] = []
-        for ident in engine_ids:
-            if reason is StopReason.WATCHPOINT:
-                owner = next((bp for bp in self.data if bp.watch_id == ident), None)
-            else:
-                owner = self._owner_of_address(ident)
-            if owner is not None and owner not in owners:
-                owner.hits += 1
-                owners.append(owner)
+        owners = self.records.count_hits(engine_ids, watch=reason is StopReason.WATCHPOINT)
         kinds = {bp.kind for bp in owners}
         kind = None
-        if kinds == {"function"}:
+        if kinds == {FUNCTION}:
             kind = "function breakpoint"
-        elif kinds == {"instruction"}:
+        elif kinds == {INSTRUCTION}:
             kind = "instruction breakpoint"
         return [bp.dap_id for bp in owners], kind
 
-    def drop_watches(self, engine_ids: tuple[int, ...]) -> list[UserBreakpoint]:
+    def drop_watches(self, engine_ids: tuple[int, ...]) -> list[DapBreakpoint]:
         """The data breakpoints the engine deleted (their frame was left), taken out of the
         book as gdb deletes them: the client hears a `removed` breakpoint event."""
         gone = [bp for bp in self.data if bp.watch_id is not None and bp.watch_id in engine_ids]
         self.data = [bp for bp in self.data if bp not in gone]
+        for bp in gone:
+            self.records.discard(bp)
         return gone
 
     def location_changed(
         self, session: DapSession, info: LocationBreakpointInfo
     ) -> JsonObject | None:
         for bp in self._all():
-            if bp.location is not None and bp.location.id == info.id:
-                bp.location = info
+            if bp.bound is not None and bp.bound.id == info.id:
+                bp.bind(info)
                 body = breakpoint_json(session, bp)
                 bp.reported = bp.verified
                 return body
@@ -170,10 +182,10 @@ class BreakpointBook:
         return body
 
 
-def breakpoint_json(session: DapSession, bp: UserBreakpoint) -> JsonObject:
+def breakpoint_json(session: DapSession, bp: DapBreakpoint) -> JsonObject:
     body: JsonObject = {"id": bp.dap_id, "verified": bp.verified}
     state = session.state
-    places = bp.location.locations if bp.location is not None else ()
+    places = bp.bound.locations if bp.bound is not None else ()
     if places:
         first = places[0]
         if first.source is not None:
@@ -184,7 +196,7 @@ def breakpoint_json(session: DapSession, bp: UserBreakpoint) -> JsonObject:
         body["instructionReference"] = memory_reference(first.address)
     elif bp.line is not None:
         body["line"] = state.line_out(bp.line)
-    if bp.kind == "source" and bp.path is not None and "source" not in body:
+    if bp.kind is SOURCE and bp.path is not None and "source" not in body:
         body["source"] = {"name": os.path.basename(bp.path), "path": bp.path}
     if bp.address is not None and "instructionReference" not in body:
         body["instructionReference"] = memory_reference(bp.address)
@@ -193,16 +205,16 @@ def breakpoint_json(session: DapSession, bp: UserBreakpoint) -> JsonObject:
     return body
 
 
-def _pending_message(session: DapSession, bp: UserBreakpoint) -> str:
+def _pending_message(session: DapSession, bp: DapBreakpoint) -> str:
     if session.debugger.process is None:
         return "Pending: the program has not started yet."
-    if bp.kind == "source":
+    if bp.kind is SOURCE:
         name = os.path.basename(bp.path or "")
         return (
             f"No code at line {bp.line} of {name} in the loaded program "
             "(the breakpoint binds if a library with that code loads)."
         )
-    if bp.kind == "function":
+    if bp.kind is FUNCTION:
         return (
             "No such function in the loaded program (the breakpoint binds if a library defines it)."
         )
@@ -210,17 +222,17 @@ def _pending_message(session: DapSession, bp: UserBreakpoint) -> str:
 
 
 def _install(
-    session: DapSession, bp: UserBreakpoint, spec: str, options: Arguments
-) -> UserBreakpoint:
+    session: DapSession, bp: DapBreakpoint, spec: str, options: Arguments
+) -> DapBreakpoint:
     debugger = session.debugger
     condition = options.opt_string("condition") or None
     hit = options.opt_string("hitCondition") or None
-    log_message = options.opt_string("logMessage") if bp.kind == "source" else None
+    log_message = options.opt_string("logMessage") if bp.kind is SOURCE else None
     try:
         test = None
         if condition or hit or log_message is not None:
             test = debugger.breakpoint_condition(condition, hit, log_message)
-        bp.location = debugger.insert_location_breakpoint(spec, condition=test)
+        bp.bind(debugger.insert_location_breakpoint(spec, condition=test))
     except AliceError as error:
         bp.message = str(error)
     bp.reported = bp.verified
@@ -229,13 +241,13 @@ def _install(
 
 def _replace_all(
     session: DapSession,
-    old: list[UserBreakpoint],
+    old: list[DapBreakpoint],
     wanted: list[tuple[tuple[Any, ...], Any]],
     make: Any,
-) -> list[UserBreakpoint]:
+) -> list[DapBreakpoint]:
     """Keep the breakpoints asked for again unchanged, make the new ones, remove the rest."""
     spare = list(old)
-    result: list[UserBreakpoint] = []
+    result: list[DapBreakpoint] = []
     for key, item in wanted:
         same = next((bp for bp in spare if bp.key == key), None)
         if same is not None:
@@ -244,14 +256,15 @@ def _replace_all(
         else:
             result.append(make(key, item))
     for bp in spare:
+        session.breakpoints.records.discard(bp)
         _remove(session, bp)
     return result
 
 
-def _remove(session: DapSession, bp: UserBreakpoint) -> None:
+def _remove(session: DapSession, bp: DapBreakpoint) -> None:
     try:
-        if bp.location is not None:
-            session.debugger.remove_location_breakpoint(bp.location.id)
+        if bp.bound is not None:
+            session.debugger.remove_location_breakpoint(bp.bound.id)
         if bp.watch_id is not None:
             session.debugger.remove_watchpoint(bp.watch_id)
     except AliceError:
@@ -298,8 +311,8 @@ def set_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
     if any(not 0 <= key[0] < 2**31 for key, _ in wanted):  # clients keep lines in int32
         raise InvalidArguments("setBreakpoints: a 'line' is out of range")
 
-    def make(key: tuple[Any, ...], item: Arguments) -> UserBreakpoint:
-        bp = UserBreakpoint(session.breakpoints.new_id(), "source", key, line=key[0], path=path)
+    def make(key: tuple[Any, ...], item: Arguments) -> DapBreakpoint:
+        bp = session.breakpoints.new(SOURCE, f"{path}:{key[0]}", key, line=key[0], path=path)
         return _install(session, bp, f"{path}:{key[0]}", item)
 
     book = session.breakpoints
@@ -313,8 +326,8 @@ def set_function_breakpoints(session: DapSession, args: Arguments) -> JsonObject
     items = args.objects("breakpoints", required=True)
     wanted = [((i.string("name").strip(), *_conditions(i)[:2]), i) for i in items]
 
-    def make(key: tuple[Any, ...], item: Arguments) -> UserBreakpoint:
-        bp = UserBreakpoint(session.breakpoints.new_id(), "function", key)
+    def make(key: tuple[Any, ...], item: Arguments) -> DapBreakpoint:
+        bp = session.breakpoints.new(FUNCTION, key[0], key)
         if not key[0]:
             bp.message = "A function breakpoint needs a name."
             return bp
@@ -335,8 +348,8 @@ def set_instruction_breakpoints(session: DapSession, args: Arguments) -> JsonObj
         address += item.opt_integer("offset", 0) or 0
         wanted.append(((address, *_conditions(item)[:2]), item))
 
-    def make(key: tuple[Any, ...], item: Arguments) -> UserBreakpoint:
-        bp = UserBreakpoint(session.breakpoints.new_id(), "instruction", key, address=key[0])
+    def make(key: tuple[Any, ...], item: Arguments) -> DapBreakpoint:
+        bp = session.breakpoints.new(INSTRUCTION, f"*{key[0]:#x}", key, address=key[0])
         return _install(session, bp, f"*{key[0]:#x}", item)
 
     book = session.breakpoints
@@ -401,9 +414,9 @@ def set_data_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
         for i in items
     ]
 
-    def make(key: tuple[Any, ...], item: Arguments) -> UserBreakpoint:
+    def make(key: tuple[Any, ...], item: Arguments) -> DapBreakpoint:
         data_id, access, condition, hit = key
-        bp = UserBreakpoint(session.breakpoints.new_id(), "data", key)
+        bp = session.breakpoints.new(DATA, data_id, key)
         place, _, frame = data_id.partition("@")
         address_text, _, size_text = place.partition("/")
         thread_text, _, cfa_text = frame.partition("/")

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.console.host_breakpoints import HostBreakpoint
 from aliceserver.adapters.dap import breakpoints
+from aliceserver.adapters.dap.breakpoints import DATA
 from aliceserver.adapters.mi.breakpoints import BREAKPOINT, WATCH_TYPES
 
 if TYPE_CHECKING:
-    from aliceserver.adapters.dap.breakpoints import UserBreakpoint
+    from aliceserver.adapters.dap.breakpoints import DapBreakpoint
     from aliceserver.adapters.dap.session import DapSession
 
 # What a data breakpoint of each size watches, as an expression gdb's console can show.
@@ -34,23 +35,16 @@ class ClientBreakpoints:
             session.send_event("breakpoint", {"reason": "removed", "breakpoint": {"id": number, "verified": False}})
 
 
-def _row(bp: UserBreakpoint) -> HostBreakpoint:
-    condition = bp.key[1] if bp.kind != "data" else bp.key[2]
-    if bp.kind == "data":
+def _row(bp: DapBreakpoint) -> HostBreakpoint:
+    if bp.kind is DATA:
         size = int(str(bp.key[0]).partition("@")[0].partition("/")[2] or 0)
         what = f"*({_SIZED.get(size, 'char')} *) {bp.address or 0:#x}"
         kind = WATCH_TYPES["" if bp.key[1] == "write" else "a"]
-        return HostBreakpoint(bp.dap_id, what, engine_id=bp.watch_id, condition=condition,
+        return HostBreakpoint(bp.number, what, engine_id=bp.watch_id, condition=bp.condition,
                               hits=bp.hits, kind=kind)  # fmt: skip
-    if bp.kind == "source":
-        asked = f"{bp.path}:{bp.line}"
-    elif bp.kind == "instruction":
-        asked = f"*{bp.address or 0:#x}"
-    else:
-        asked = str(bp.key[0])
-    location = bp.location
+    bound = bp.bound
     return HostBreakpoint(
-        bp.dap_id, asked, places=location.locations if location else (),
-        address_ids=location.breakpoint_ids if location else (),
-        engine_id=location.id if location else None, condition=condition, hits=bp.hits, kind=BREAKPOINT,
+        bp.number, bp.location, places=bound.locations if bound else (),
+        address_ids=bound.breakpoint_ids if bound else (),
+        engine_id=bound.id if bound else None, condition=bp.condition, hits=bp.hits, kind=BREAKPOINT,
     )  # fmt: skip

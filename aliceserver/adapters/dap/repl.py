@@ -33,9 +33,9 @@ def console_of(session: DapSession) -> HostedConsole:
     """The session's console, made at its first command (the pump hands it every event
     from then on)."""
     if session.console is None:
-        console = HostedConsole(session.debugger)
-        console.attach_host(ClientBreakpoints(session))  # one table, one numbering
-        session.breakpoints.numbering = console.take_number
+        # one table, one numbering: the session core's, the client's breakpoints' own
+        console = HostedConsole(session.debugger, numbers=session.breakpoints.numbers)
+        console.attach_host(ClientBreakpoints(session))
         session.console = console
     return session.console
 
