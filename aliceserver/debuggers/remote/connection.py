@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import select
+import signal
 import socket
 import subprocess
 import threading
@@ -114,9 +115,13 @@ class PipeChannel:
             except OSError:
                 pass
         try:
-            self.process.wait(timeout=2)
+            self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            # The shell may not have exec'd the command: end its whole process group.
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             self.process.wait()
 
 

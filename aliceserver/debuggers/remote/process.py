@@ -1,0 +1,352 @@
+"""A process behind a stub as a LiveProcess (debuggers/target.py): the process interface
+over gdb's remote protocol, as the ptrace backend offers it over ptrace.
+
+The protocol is all-stop here: a resume (`vCont`) answers with one stop reply when the
+program stops again, and then every thread is stopped. `resume`/`step` send the request
+and return at once, as the ptrace backend's do; `wait` takes the stop reply and returns
+the engine's event (Stopped or Exited); `interrupt` (^C) may be called from another thread
+while `wait` blocks. Registers are read once per stop and thread (`g`), memory in chunks
+the stub's packet size allows.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+
+from aliceserver.debuggers.events import Event, Exited, Output, Stopped
+from aliceserver.debuggers.model import VectorRegisters
+from aliceserver.debuggers.remote import packets, signals, stops, tdesc, threadids
+from aliceserver.debuggers.remote.client import RemoteClient
+from aliceserver.debuggers.remote.connection import DEFAULT_TIMEOUT, Connection, open_channel
+from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
+from aliceserver.debuggers.remote.memory import RemoteMemory
+from aliceserver.debuggers.remote.regcache import RegisterCache
+from aliceserver.debuggers.remote.registers import RegisterView
+from aliceserver.debuggers.remote.threadids import ThreadRef
+from aliceserver.debuggers.symbols.auxv import parse_auxv
+from aliceserver.debuggers.target import NO_PROCESS, NOT_RUNNING, LiveProcess, NotLive
+from aliceserver.errors import TargetError
+
+# Z packet types: software and hardware breakpoints, write, read and access watchpoints.
+Z_SOFTWARE, Z_HARDWARE, Z_WRITE, Z_READ, Z_ACCESS = range(5)
+X86_BREAKPOINT_KIND = 1  # the kind of a Z0/Z1 on x86: the size of int3
+
+
+class RemoteProcess:
+    """The live side and the read side of one process a stub debugs. Make one with
+    `connect` (`target remote`), or `connect(..., extended=True)` then `run`/`attach`
+    (`target extended-remote`)."""
+
+    def __init__(self, client: RemoteClient, description: tdesc.TargetDescription,
+                 *, extended: bool = False) -> None:  # fmt: skip
+        self.client = client
+        self.description = description
+        self.view = RegisterView(description)
+        self.extended = extended
+        self.registers = RegisterCache(client, description)
+        self.memory = RemoteMemory(client)
+        self.on_event: Callable[[Event], None] = lambda event: None  # Output before a stop
+        client.on_output = lambda text: self.on_event(Output("stdout", text))
+        self._pid = 0
+        self._threads: list[ThreadRef] | None = None
+        self._names: dict[int, str] = {}
+        self._last_stop: Stopped | None = None
+        self._exited: Exited | None = None
+        self._running = False
+        self._stepping = False
+        self._interrupted = False
+        self._pending_signals: dict[int, int] = {}  # tid -> wire signal to deliver on resume
+        self._lock = threading.Lock()
+        self._pc = "rip" if "rip" in description else "pc"
+
+    # --- making one -----------------------------------------------------------------
+    @classmethod
+    def connect(cls, target: str, *, extended: bool = False,
+                timeout: float = DEFAULT_TIMEOUT) -> RemoteProcess:  # fmt: skip
+        """`HOST:PORT` or `| COMMAND`: negotiate, read the target description and, where
+        the stub debugs a process already, its stop (`?`)."""
+        connection = Connection(open_channel(target, timeout), timeout)
+        try:
+            client = RemoteClient(connection)
+            client.negotiate()
+            if extended:
+                client.ok(b"!")
+            # `?` first: gdbserver 13 builds its x86 description only once it has a
+            # process's thread stopped, and fails an assertion when asked before.
+            first = stops.parse(client.ask(b"?"))
+            if not client.supports("qXfer:features:read"):
+                raise RemoteUnsupported(
+                    "The stub gives no target description (qXfer:features:read)."
+                )
+            description = tdesc.parse(lambda annex: client.xfer_read("features", annex))
+            process = cls(client, description, extended=extended)
+            process._take(first, initial=True)
+        except BaseException:
+            connection.close()
+            raise
+        return process
+
+    def run(self, program: str, args: Sequence[str] = ()) -> Stopped:
+        """Extended remote: start `program` (`vRun`), stopped at its first instruction."""
+        if not self.extended:
+            raise TargetError('The remote target does not support "run".')
+        words = [program, *args]
+        body = b"vRun;" + b";".join(packets.hex_bytes(word.encode()) for word in words)
+        return self._started(self.client.ask(body))
+
+    def attach(self, pid: int) -> Stopped:
+        """Extended remote: attach to process `pid` (`vAttach`)."""
+        if not self.extended:
+            raise TargetError('The remote target does not support "attach".')
+        return self._started(self.client.ask(b"vAttach;%x" % pid))
+
+    def _started(self, reply: bytes) -> Stopped:
+        self._exited = None
+        event = self._take(stops.parse(reply), initial=True)
+        if not isinstance(event, Stopped):
+            raise TargetError("The program exited before it started.")
+        return event
+
+    # --- the read side --------------------------------------------------------------
+    @property
+    def pid(self) -> int:
+        return self._pid
+
+    @property
+    def live(self) -> bool:
+        return self._exited is None and self._pid != 0
+
+    def thread_ids(self) -> list[int]:
+        return [ref.tid for ref in self._thread_refs()]
+
+    def check_stopped(self, tid: int) -> None:
+        if not self.live:
+            raise NotLive(NO_PROCESS)
+        if self._running:
+            raise TargetError(f"Thread {tid} is running.")
+        self._ref(tid)
+
+    def general_registers(self, tid: int) -> Mapping[str, int]:
+        return self.view.general(self._reader(tid))
+
+    def set_general_register(self, tid: int, name: str, value: int) -> None:
+        self.check_stopped(tid)
+        target, data = self.view.encode_general(name, value)
+        self.registers.write(self._ref(tid), target, data)
+
+    def float_registers(self, tid: int) -> dict[int, bytes]:
+        return self.view.float_registers(self._reader(tid))
+
+    def extended_registers(self, tid: int) -> dict[int, bytes]:
+        return self.view.extended_registers(self._reader(tid))
+
+    def vector_registers(self, tid: int) -> VectorRegisters:
+        return self.view.vector(self._reader(tid))
+
+    def set_vector_register(self, tid: int, name: str, data: bytes) -> None:
+        self.check_stopped(tid)
+        for target, part in self.view.encode_vector(name, data):
+            self.registers.write(self._ref(tid), target, part)
+
+    def read_memory(self, address: int, size: int) -> bytes:
+        self._check_live()
+        return self.memory.read(address, size)
+
+    def write_memory(self, address: int, data: bytes) -> None:
+        self._check_live()
+        self.memory.write(address, data)
+
+    def auxv(self) -> Mapping[int, int]:
+        self._check_live()
+        return parse_auxv(self.client.xfer_read("auxv"))
+
+    def executable(self) -> str:
+        annex = f"{self._pid:x}" if self.client.multiprocess and self._pid else ""
+        return self.client.xfer_read("exec-file", annex).decode(errors="surrogateescape")
+
+    def thread_name(self, tid: int) -> str:
+        self._thread_refs()
+        return self._names.get(tid, "")
+
+    def last_stop(self) -> Stopped | None:
+        return self._last_stop
+
+    @property
+    def exit_event(self) -> Exited | None:
+        return self._exited
+
+    # --- the live side --------------------------------------------------------------
+    def resume(self, only: int | None = None) -> None:
+        """Every thread (`vCont;c`), or only thread `only`; a signal the last stop
+        reported (not a trap, not our ^C) goes to the program, as ptrace passes it."""
+        actions = []
+        for tid, signal in self._pending_signals.items():
+            if only is None or tid == only:
+                actions.append(b"C%02x:" % signal + self._ref(tid).encode(self.client.multiprocess))
+        actions.append(
+            b"c" if only is None else b"c:" + self._ref(only).encode(self.client.multiprocess)
+        )
+        self._send_resume(b"vCont;" + b";".join(actions), stepping=False)
+
+    def step(self, tid: int) -> None:
+        """One instruction of thread `tid`; the others stay stopped."""
+        ref = self._ref(tid).encode(self.client.multiprocess)
+        signal = self._pending_signals.get(tid)
+        action = b"S%02x:" % signal + ref if signal is not None else b"s:" + ref
+        self._send_resume(b"vCont;" + action, stepping=True)
+
+    def interrupt(self) -> None:
+        """^C: the running program stops and `wait` returns a PAUSE stop."""
+        with self._lock:
+            if not self._running:
+                return
+            self._interrupted = True
+        self.client.connection.interrupt()
+
+    def stop_all(self) -> None:
+        """All-stop: a stop already stops every thread; a running program is interrupted
+        and its stop taken."""
+        if self._running:
+            self.interrupt()
+            self.wait()
+
+    def wait(self, timeout: float | None = None) -> Stopped | Exited:
+        """The stop of the last resume (None: as long as the program runs); RemoteTimeout
+        past `timeout`, RemoteConnectionError when the stub is gone."""
+        if not self._running:
+            raise TargetError("The program is not running.")
+        reply = self.client.wait_stop(timeout)
+        return self._take(reply)
+
+    def detach(self) -> None:
+        """`D`: the program runs on without us; the stub (not --multi) ends."""
+        self._check_live()
+        body = b"D;%x" % self._pid if self.client.multiprocess else b"D"
+        self.client.ok(body)
+        self._exited = Exited(self._pid, None)
+
+    def kill(self) -> None:
+        """`vKill` (or `k` where the stub lacks it)."""
+        if not self.live:
+            return
+        try:
+            self.client.ok(b"vKill;%x" % self._pid)
+        except RemoteUnsupported:
+            self.client.connection.send(b"k")  # `k` has no reply
+        self._exited = Exited(self._pid, None, signal=9, signal_name="SIGKILL")
+
+    def close(self) -> None:
+        self.client.close()
+
+    # --- breakpoints and watchpoints ----------------------------------------------
+    # LiveProcess has no trap methods yet: the engine's trap layer (ptrace/traps.py) writes
+    # int3 itself. Over a stub it will call these instead (Z0 where the stub offers it,
+    # our own trap through write_memory where it does not).
+    def insert_breakpoint(self, address: int, *, hardware: bool = False,
+                          kind: int = X86_BREAKPOINT_KIND) -> None:  # fmt: skip
+        self._z(b"Z", Z_HARDWARE if hardware else Z_SOFTWARE, address, kind)
+
+    def remove_breakpoint(self, address: int, *, hardware: bool = False,
+                          kind: int = X86_BREAKPOINT_KIND) -> None:  # fmt: skip
+        self._z(b"z", Z_HARDWARE if hardware else Z_SOFTWARE, address, kind)
+
+    def insert_watchpoint(self, address: int, length: int, access: str = "write") -> None:
+        """A hardware watchpoint on `length` bytes: `write`, `read` or `access`."""
+        self._z(b"Z", _WATCH_TYPES[access], address, length)
+
+    def remove_watchpoint(self, address: int, length: int, access: str = "write") -> None:
+        self._z(b"z", _WATCH_TYPES[access], address, length)
+
+    def _z(self, verb: bytes, kind: int, address: int, length: int) -> None:
+        self._check_live()
+        body = verb + b"%d,%x,%x" % (kind, address, length)
+        reply = self.client.request(body)
+        if not reply:
+            raise RemoteUnsupported(f"The stub has no {verb.decode()}{kind} breakpoints.")
+        if reply != b"OK":
+            what = "watchpoint" if kind >= Z_WRITE else "breakpoint"
+            raise RemoteError(
+                f"Could not {'insert' if verb == b'Z' else 'remove'} the {what} at {address:#x}."
+            )
+
+    # --- inside -----------------------------------------------------------------------
+    def _send_resume(self, body: bytes, *, stepping: bool) -> None:
+        self._check_live()
+        if self._running:
+            raise TargetError("The program is already running.")
+        self.client.connection.send(body)
+        self.client.forget_thread()
+        self.registers.clear()
+        self._threads = None
+        self._pending_signals.clear()
+        with self._lock:
+            self._running, self._stepping, self._interrupted = True, stepping, False
+
+    def _take(self, reply: stops.StopReply, *, initial: bool = False) -> Stopped | Exited:
+        """Record the stop (or exit) a reply tells, as the engine's event."""
+        with self._lock:
+            self._running = False
+            stepping, interrupted = self._stepping, self._interrupted
+            self._interrupted = False
+        if isinstance(reply, stops.ProcessExit):
+            self._exited = stops.exited_event(reply, self._pid)
+            return self._exited
+        if isinstance(reply, (stops.ThreadExit, stops.NoResumed)):
+            raise RemoteError(f"A stop reply this all-stop client does not expect: {reply}.")
+        thread = reply.thread or self._current_thread()
+        if thread.pid is not None and thread.pid > 0:
+            self._pid = thread.pid
+        elif not self._pid:
+            self._pid = thread.tid
+        self.registers.expedite(thread, reply.registers)
+        pc = int.from_bytes(self.registers.read(thread, self._pc), "little")
+        event = stops.stopped_event(
+            reply, thread.tid, pc=pc, stepping=stepping, interrupted=interrupted
+        )
+        if event.signal is not None:
+            self._pending_signals[thread.tid] = signals.from_host(event.signal)
+        self._last_stop = event
+        return event
+
+    def _current_thread(self) -> ThreadRef:
+        reply = self.client.ask(b"qC")
+        if reply.startswith(b"QC"):
+            return threadids.parse(reply[2:])
+        refs = self._thread_refs()
+        if not refs:
+            raise RemoteError("The stub names no thread.")
+        return refs[0]
+
+    def _thread_refs(self) -> list[ThreadRef]:
+        if self._threads is None:
+            if self._running:
+                raise TargetError("Cannot list the threads of a running program.")
+            infos = self.client.threads()
+            self._threads = [info.ref for info in infos]
+            self._names = {info.ref.tid: info.name for info in infos}
+        return self._threads
+
+    def _ref(self, tid: int) -> ThreadRef:
+        for ref in self._thread_refs():
+            if ref.tid == tid:
+                return ref
+        raise TargetError(f"Unknown thread {tid}.")
+
+    def _reader(self, tid: int) -> Callable[[str], bytes]:
+        self.check_stopped(tid)
+        ref = self._ref(tid)
+        return lambda name: self.registers.read(ref, name)
+
+    def _check_live(self) -> None:
+        if self._exited is not None:
+            raise NotLive(NOT_RUNNING)
+        if not self._pid:
+            raise NotLive(NO_PROCESS)
+
+
+_WATCH_TYPES = {"write": Z_WRITE, "read": Z_READ, "access": Z_ACCESS}
+
+
+def _satisfies_the_protocol(process: RemoteProcess) -> LiveProcess:
+    return process  # mypy checks here that RemoteProcess is a LiveProcess

@@ -1,0 +1,81 @@
+"""One stop's registers, per thread: the `g` reply read once, registers it lacks read
+with `p`, the ones a `T` stop reply carried taken from it; forgotten on every resume."""
+
+from __future__ import annotations
+
+from aliceserver.debuggers.remote import packets
+from aliceserver.debuggers.remote.client import RemoteClient
+from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
+from aliceserver.debuggers.remote.tdesc import RegisterInfo, TargetDescription
+from aliceserver.debuggers.remote.threadids import ThreadRef
+
+
+class RegisterCache:
+    def __init__(self, client: RemoteClient, description: TargetDescription) -> None:
+        self.client = client
+        self.description = description
+        self._g: dict[ThreadRef, bytes] = {}
+        self._single: dict[ThreadRef, dict[int, bytes]] = {}
+        self.reads = 0  # packets sent for registers: for tests and the benchmark
+        self._p_works = True
+
+    def clear(self) -> None:
+        self._g.clear()
+        self._single.clear()
+
+    def expedite(self, thread: ThreadRef, values: dict[int, bytes]) -> None:
+        """Registers a stop reply carried: no packet needed for them at this stop."""
+        self._single.setdefault(thread, {}).update(values)
+
+    def read(self, thread: ThreadRef, name: str) -> bytes:
+        register = self.description[name]
+        single = self._single.get(thread, {})
+        if register.number in single:
+            return single[register.number]
+        whole = self._g.get(thread)
+        if whole is None:
+            whole = self._read_all(thread)
+        if register.offset + register.size <= len(whole):
+            return whole[register.offset : register.offset + register.size]
+        return self._read_one(thread, register)
+
+    def write(self, thread: ThreadRef, name: str, data: bytes) -> None:
+        register = self.description[name]
+        if len(data) != register.size:
+            raise RemoteError(f"{name} takes {register.size} bytes, not {len(data)}.")
+        self.client.select_thread(thread)
+        body = b"P%x=" % register.number + packets.hex_bytes(data)
+        try:
+            self.client.ok(body)
+        except RemoteUnsupported:
+            whole = bytearray(self._g.get(thread) or self._read_all(thread))
+            if register.offset + register.size > len(whole):
+                raise
+            whole[register.offset : register.offset + register.size] = data
+            self.client.ok(b"G" + packets.hex_bytes(bytes(whole)))
+        self._single.setdefault(thread, {})[register.number] = data
+        if thread in self._g:
+            whole = bytearray(self._g[thread])
+            if register.offset + register.size <= len(whole):
+                whole[register.offset : register.offset + register.size] = data
+                self._g[thread] = bytes(whole)
+
+    def _read_all(self, thread: ThreadRef) -> bytes:
+        self.client.select_thread(thread)
+        self.reads += 1
+        whole = packets.from_hex(self.client.ask(b"g"))
+        self._g[thread] = whole
+        return whole
+
+    def _read_one(self, thread: ThreadRef, register: RegisterInfo) -> bytes:
+        if not self._p_works:
+            raise RemoteError(f"The stub does not give register {register.name}.")
+        self.client.select_thread(thread)
+        self.reads += 1
+        try:
+            data = packets.from_hex(self.client.ask(b"p%x" % register.number))
+        except RemoteUnsupported:
+            self._p_works = False
+            raise RemoteError(f"The stub does not give register {register.name}.") from None
+        self._single.setdefault(thread, {})[register.number] = data
+        return data

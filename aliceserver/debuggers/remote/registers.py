@@ -1,0 +1,149 @@
+"""A stub's registers in the engine's terms. The description (tdesc.py) names them; here
+they become the engine's general registers by name (binding.REGISTER_NAMES on x86-64) and
+its float/vector registers by DWARF number (symbols/dwarf/x86_registers.py), matched by
+name, never by position. An architecture without a view here offers its description's
+integer registers by their own names and no float/vector sets (aarch64's view comes later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+
+from aliceserver.debuggers.model import VectorRegisters
+from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
+from aliceserver.debuggers.remote.tdesc import TargetDescription
+from aliceserver.debuggers.symbols.dwarf import x86_registers as x86
+from aliceserver.errors import TargetError
+
+X86_64 = "i386:x86-64"
+Read = Callable[[str], bytes]  # a register's raw bytes (target order) by description name
+
+# gdb's descriptions hold the x87 control words as 32 bits; FXSAVE (and so regsets.py,
+# which the ptrace and core backends share) holds some in 16.
+_CONTROL_WIDTH = {"fctrl": 2, "fstat": 2, "ftag": 2, "fop": 2, "fiseg": 4, "fioff": 4,
+                  "foseg": 4, "fooff": 4, "mxcsr": 4}  # fmt: skip
+
+
+def _float_names(count: int, prefix: str) -> list[str]:
+    return [f"{prefix}{i}" for i in range(count)]
+
+
+class RegisterView:
+    """The engine's register sets over one description."""
+
+    def __init__(self, description: TargetDescription) -> None:
+        self.description = description
+        self.x86_64 = description.architecture == X86_64 or (
+            not description.architecture and "rip" in description
+        )
+        if self.x86_64:
+            self.general_names = tuple(name for name in REGISTER_NAMES if name in description)
+        else:  # the integer registers of the core feature, by the description's names
+            core = description.features[0] if description.features else ""
+            self.general_names = tuple(
+                r.name for r in description.in_feature(core) if r.bitsize <= 64
+            )
+
+    def general(self, read: Read) -> Mapping[str, int]:
+        return _LazyGeneral(self.general_names, read)
+
+    def encode_general(self, name: str, value: int) -> tuple[str, bytes]:
+        if name not in self.general_names:
+            raise TargetError(f"Invalid register `{name}'")
+        register = self.description[name]
+        return name, (value & ((1 << register.bitsize) - 1)).to_bytes(register.size, "little")
+
+    def float_registers(self, read: Read) -> dict[int, bytes]:
+        """xmm0-15, st0-7 and the x87/SSE control words by DWARF number, as regsets.py."""
+        if not self.x86_64:
+            return {}
+        found: dict[int, bytes] = {}
+        for name in (*_float_names(16, "xmm"), *_float_names(8, "st"), *_CONTROL_WIDTH):
+            if name in self.description:
+                spec = x86.lookup(name, lambda: False)
+                assert spec is not None
+                found[spec.regno] = read(name)[: _CONTROL_WIDTH.get(name, 64)]
+        return found
+
+    def extended_registers(self, read: Read) -> dict[int, bytes]:
+        """ymm0-15 (xmmN and its upper half ymmNh) and, where described, AVX-512's k0-7,
+        xmm16-31, ymm16-31 and zmm0-31, by the numbers regsets.py gives them."""
+        if not self.x86_64 or "ymm0h" not in self.description:
+            return {}
+        found: dict[int, bytes] = {}
+        wide = "zmm0h" in self.description
+        for i in range(32):
+            if f"xmm{i}" not in self.description or f"ymm{i}h" not in self.description:
+                continue
+            xmm = read(f"xmm{i}")
+            ymm = xmm + read(f"ymm{i}h")
+            found[x86.YMM0 + i] = ymm
+            if i >= 16:
+                found[x86.XMM16 + i - 16] = xmm
+            if wide and f"zmm{i}h" in self.description:
+                found[x86.ZMM0 + i] = ymm + read(f"zmm{i}h")
+        for i in range(8):
+            if f"k{i}" in self.description:
+                found[x86.K0 + i] = read(f"k{i}")
+        return found
+
+    def vector(self, read: Read) -> VectorRegisters:
+        if not self.x86_64 or "xmm0" not in self.description:
+            raise TargetError("The target has no x87/SSE registers.")
+
+        def number(name: str) -> int:
+            return int.from_bytes(read(name), "little") if name in self.description else 0
+
+        control = {name: number(name) for name in ("fctrl", "fstat", "ftag", "fop", "mxcsr")}
+        control["fioff"] = number("fiseg") << 32 | number("fioff")  # FXSAVE's 64-bit pointers
+        control["fooff"] = number("foseg") << 32 | number("fooff")
+        st = tuple(read(name) for name in _float_names(8, "st"))
+        xmm = tuple(read(name) for name in _float_names(16, "xmm"))
+        ymm: tuple[bytes, ...] = ()
+        if "ymm0h" in self.description:
+            ymm = tuple(xmm[i] + read(f"ymm{i}h") for i in range(16))
+        return VectorRegisters(control, st, xmm, ymm)
+
+    def encode_vector(self, name: str, data: bytes) -> list[tuple[str, bytes]]:
+        """The description's registers that writing `name` (xmmN, ymmN, stN, a control
+        word) sets, with their bytes."""
+        if not self.x86_64:
+            raise TargetError(f"Invalid register `{name}'")
+        if name.startswith("ymm") and name[3:].isdigit():
+            low, high = f"xmm{name[3:]}", f"ymm{name[3:]}h"
+            if low in self.description and high in self.description:
+                if len(data) != 32:
+                    raise TargetError(f"{name} takes 32 bytes, not {len(data)}")
+                return [(low, data[:16]), (high, data[16:])]
+        register = self.description.get(name)
+        if register is None or name not in (
+            *_float_names(32, "xmm"),
+            *_float_names(8, "st"),
+            *_CONTROL_WIDTH,
+        ):
+            raise TargetError(f"Invalid register `{name}'")
+        if name in _CONTROL_WIDTH:
+            return [(name, data[: register.size].ljust(register.size, b"\0"))]
+        if len(data) != register.size:
+            raise TargetError(f"{name} takes {register.size} bytes, not {len(data)}")
+        return [(name, data)]
+
+
+class _LazyGeneral(Mapping[str, int]):
+    """The general registers read on demand, as the ptrace backend's LiveRegisters."""
+
+    def __init__(self, names: tuple[str, ...], read: Read) -> None:
+        self._names = names
+        self._known = frozenset(names)
+        self._read = read
+
+    def __getitem__(self, name: str) -> int:
+        if name not in self._known:
+            raise KeyError(name)
+        return int.from_bytes(self._read(name), "little")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
