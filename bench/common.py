@@ -14,11 +14,19 @@ PROGRAMS = Path(__file__).resolve().parent / "programs"
 CFLAGS = ("-O0", "-g", "-fno-omit-frame-pointer")
 
 
+def bench_cache() -> Path:
+    """Where built programs are kept, one directory per checkout: a binary names its source
+    by absolute path, and a client setting breakpoints by another checkout's path would
+    never stop (dap_roundtrip and printer_children failed so in a second clone)."""
+    checkout = hashlib.sha256(str(PROGRAMS).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"aliceserver-bench-{checkout}"
+
+
 def build_program(name: str) -> Path:
     """Compile `programs/<name>.c` with gcc, cached while source and flags match."""
     source = PROGRAMS / f"{name}.c"
     key = source.read_bytes() + " ".join(CFLAGS).encode()
-    cache = Path(tempfile.gettempdir()) / "aliceserver-bench"
+    cache = bench_cache()
     binary = cache / f"{name}-{hashlib.sha256(key).hexdigest()[:16]}"
     if binary.exists():
         return binary

@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench.common import bench_cache
 from tests.support.build import PROGRAMS_DIR, marker_line
 from tests.support.build_more import MoreBuilder
 from tests.support.dap_client import DapClient, alice_argv, find_lldb_vscode, start_session
@@ -63,9 +64,7 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench --only printer_children", description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     args, _ = parser.parse_known_args(argv)
-    import tempfile
-
-    cache = Path(tempfile.gettempdir()) / "aliceserver-bench"
+    cache = bench_cache()
     program = MoreBuilder(cache).build_cpp("cpp_big_containers")
     tools = {"aliceserver": alice_argv()}
     lldb = find_lldb_vscode()
