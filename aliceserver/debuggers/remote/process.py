@@ -38,13 +38,10 @@ class RemoteProcess:
     `connect` (`target remote`), or `connect(..., extended=True)` then `run`/`attach`
     (`target extended-remote`)."""
 
-    def __init__(self, client: RemoteClient, description: tdesc.TargetDescription,
-                 *, extended: bool = False) -> None:  # fmt: skip
+    def __init__(self, client: RemoteClient, *, extended: bool = False) -> None:
         self.client = client
-        self.description = description
-        self.view = RegisterView(description)
         self.extended = extended
-        self.registers = RegisterCache(client, description)
+        self._describe(tdesc.TargetDescription("", "", (), ()))
         self.memory = RemoteMemory(client)
         self.on_event: Callable[[Event], None] = lambda event: None  # Output before a stop
         client.on_output = lambda text: self.on_event(Output("stdout", text))
@@ -52,13 +49,28 @@ class RemoteProcess:
         self._threads: list[ThreadRef] | None = None
         self._names: dict[int, str] = {}
         self._last_stop: Stopped | None = None
+        self.last_reply: stops.SignalStop | None = None  # the stop reply itself (watch address...)
         self._exited: Exited | None = None
         self._running = False
         self._stepping = False
         self._interrupted = False
         self._pending_signals: dict[int, int] = {}  # tid -> wire signal to deliver on resume
         self._lock = threading.Lock()
+
+    def _describe(self, description: tdesc.TargetDescription) -> None:
+        self.description = description
+        self.view = RegisterView(description)
+        self.registers = RegisterCache(self.client, description)
         self._pc = "rip" if "rip" in description else "pc"
+
+    def _read_description(self) -> None:
+        """The stub's target.xml, once it debugs a process (gdbserver 13 builds its x86
+        description only then, and fails an assertion when asked before)."""
+        if self.description.registers:
+            return
+        if not self.client.supports("qXfer:features:read"):
+            raise RemoteUnsupported("The stub gives no target description (qXfer:features:read).")
+        self._describe(tdesc.parse(lambda annex: self.client.xfer_read("features", annex)))
 
     # --- making one -----------------------------------------------------------------
     @classmethod
@@ -72,16 +84,12 @@ class RemoteProcess:
             client.negotiate()
             if extended:
                 client.ok(b"!")
-            # `?` first: gdbserver 13 builds its x86 description only once it has a
-            # process's thread stopped, and fails an assertion when asked before.
+            process = cls(client, extended=extended)
             first = stops.parse(client.ask(b"?"))
-            if not client.supports("qXfer:features:read"):
-                raise RemoteUnsupported(
-                    "The stub gives no target description (qXfer:features:read)."
-                )
-            description = tdesc.parse(lambda annex: client.xfer_read("features", annex))
-            process = cls(client, description, extended=extended)
-            process._take(first, initial=True)
+            if isinstance(first, stops.SignalStop):
+                process._take(first, initial=True)
+            elif not extended:
+                raise TargetError("The remote stub debugs no process.")
         except BaseException:
             connection.close()
             raise
@@ -294,15 +302,17 @@ class RemoteProcess:
             return self._exited
         if isinstance(reply, (stops.ThreadExit, stops.NoResumed)):
             raise RemoteError(f"A stop reply this all-stop client does not expect: {reply}.")
+        self._read_description()
         thread = reply.thread or self._current_thread()
         if thread.pid is not None and thread.pid > 0:
             self._pid = thread.pid
         elif not self._pid:
             self._pid = thread.tid
+        self.last_reply = reply
         self.registers.expedite(thread, reply.registers)
         pc = int.from_bytes(self.registers.read(thread, self._pc), "little")
         event = stops.stopped_event(
-            reply, thread.tid, pc=pc, stepping=stepping, interrupted=interrupted
+            reply, thread.tid, pc=pc, stepping=stepping, interrupted=interrupted, initial=initial
         )
         if event.signal is not None:
             self._pending_signals[thread.tid] = signals.from_host(event.signal)

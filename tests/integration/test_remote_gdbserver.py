@@ -1,0 +1,233 @@
+"""The remote backend (debuggers/remote) against the real gdbserver over TCP: threads,
+registers, memory, auxv, breakpoints, steps, watchpoints, ^C and exits, each checked
+against the ELF file or /proc, never against numbers written here."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from elftools.elf.elffile import ELFFile
+
+from aliceserver.debuggers.events import Exited, Stopped, StopReason
+from aliceserver.debuggers.remote.errors import RemoteConnectionError
+from aliceserver.debuggers.remote.process import RemoteProcess
+from aliceserver.debuggers.symbols.auxv import AT_BASE, AT_ENTRY
+from aliceserver.debuggers.symbols.dwarf import x86_registers as x86
+from aliceserver.debuggers.target import LiveProcess
+from tests.support.build import Builder
+from tests.support.elf import entry_point, file_bytes, load_base, symbol_value
+from tests.support.gdbserver import GdbServer, gdbserver
+
+PROGRAM = "remote_target"
+
+
+@pytest.fixture
+def program(builder: Builder) -> Path:
+    return builder.build(PROGRAM)
+
+
+def _interpreter(path: Path) -> Path:
+    with path.open("rb") as stream:
+        for segment in ELFFile(stream).iter_segments():
+            if segment["p_type"] == "PT_INTERP":
+                return Path(segment.get_interp_name())
+    raise LookupError(f"{path.name} has no PT_INTERP")
+
+
+def _section(path: Path, name: str) -> tuple[int, int]:
+    with path.open("rb") as stream:
+        section = ELFFile(stream).get_section_by_name(name)
+        assert section is not None
+        return int(section["sh_addr"]), int(section["sh_size"])
+
+
+def _connect(server: GdbServer) -> RemoteProcess:
+    return RemoteProcess.connect(server.address, timeout=10)
+
+
+def _address(server: GdbServer, program: Path, name: str) -> int:
+    assert server.inferior_pid is not None
+    return load_base(server.inferior_pid, program) + symbol_value(program, name)
+
+
+def _stopped(event: Stopped | Exited) -> Stopped:
+    assert isinstance(event, Stopped), event
+    return event
+
+
+def test_first_stop_threads_registers_and_auxv(program: Path) -> None:
+    with gdbserver(program) as server:
+        process = _connect(server)
+        try:
+            assert isinstance(process, LiveProcess)
+            pid = server.inferior_pid
+            assert process.pid == pid
+            assert process.thread_ids() == [pid]
+            assert process.thread_name(pid) == PROGRAM[:15]
+            stop = process.last_stop()
+            assert stop is not None and stop.reason is StopReason.ENTRY and stop.thread_id == pid
+            aux = process.auxv()
+            # The first instruction is the dynamic loader's entry, where the kernel put it.
+            loader_entry = aux[AT_BASE] + entry_point(_interpreter(program))
+            registers = process.general_registers(pid)
+            assert registers["rip"] == loader_entry == stop.address
+            assert aux[AT_ENTRY] == load_base(pid, program) + entry_point(program)
+            assert Path(process.executable()).resolve() == program.resolve()
+            # A register set of the engine's names and /proc's view of the stack pointer.
+            assert set(registers) >= {"rax", "rsp", "rip", "eflags", "fs_base", "orig_rax"}
+            stack = Path(f"/proc/{pid}/maps").read_text()
+            assert any(line.endswith("[stack]") and _inside(registers["rsp"], line)
+                       for line in stack.splitlines())  # fmt: skip
+            floats = process.float_registers(pid)
+            assert set(floats) >= {x86.XMM0 + i for i in range(16)} | {
+                x86.ST0 + i for i in range(8)
+            }
+            vector = process.vector_registers(pid)
+            assert int.from_bytes(floats[x86.MXCSR], "little") == vector.control["mxcsr"]
+            assert len(vector.xmm) == 16 and all(len(x) == 16 for x in vector.xmm)
+        finally:
+            process.kill()
+            process.close()
+
+
+def _inside(address: int, maps_line: str) -> bool:
+    start, end = (int(part, 16) for part in maps_line.split()[0].split("-"))
+    return start <= address < end
+
+
+def test_memory_reads_and_writes_against_the_elf(program: Path) -> None:
+    with gdbserver(program) as server:
+        process = _connect(server)
+        try:
+            greeting = _address(server, program, "remote_greeting")
+            expected = file_bytes(program, symbol_value(program, "remote_greeting"), 20)
+            assert process.read_memory(greeting, 20) == expected
+            # A small packet size: the same bytes (all of .text) in many packets.
+            text_address, text_size = _section(program, ".text")
+            base = load_base(server.inferior_pid or 0, program)
+            process.client.packet_size = 64
+            before = process.memory.packets
+            text = process.read_memory(base + text_address, text_size)
+            assert text == file_bytes(program, text_address, text_size)
+            assert process.memory.packets - before >= text_size // 16
+            # Binary writes with bytes the protocol escapes.
+            tricky = b"#$}*\x03\x00\xff" * 2
+            process.write_memory(greeting, tricky)
+            assert process.read_memory(greeting, len(tricky)) == tricky
+        finally:
+            process.kill()
+            process.close()
+
+
+def test_breakpoint_step_register_write_and_exit(program: Path) -> None:
+    with gdbserver(program) as server:
+        process = _connect(server)
+        try:
+            pid = server.inferior_pid
+            add = _address(server, program, "remote_add")
+            process.insert_breakpoint(add)
+            process.resume()
+            stop = _stopped(process.wait(timeout=10))
+            assert (stop.reason, stop.thread_id, stop.address) == (StopReason.BREAKPOINT, pid, add)
+            assert process.last_reply is not None and process.last_reply.reason == "swbreak"
+            assert process.general_registers(pid)["rip"] == add
+            process.remove_breakpoint(add)
+            # remote_add(2, 3): make it remote_add(40, 3), so main returns 43 + 7.
+            process.set_general_register(pid, "rdi", 40)
+            assert process.general_registers(pid)["rdi"] == 40
+            process.step(pid)
+            step = _stopped(process.wait(timeout=10))
+            assert step.reason is StopReason.STEP and step.thread_id == pid
+            assert step.address == process.general_registers(pid)["rip"] != add
+            assert add < step.address < add + 16  # the next instruction of remote_add
+            process.resume()
+            exited = process.wait(timeout=10)
+            assert exited == Exited(pid or 0, 50)
+            assert not process.live
+        finally:
+            process.close()
+
+
+def test_hardware_watchpoint_reports_its_address(program: Path) -> None:
+    with gdbserver(program) as server:
+        process = _connect(server)
+        try:
+            counter = _address(server, program, "remote_counter")
+            touch = _address(server, program, "remote_touch")
+            process.insert_watchpoint(counter, 4, "write")
+            process.resume()
+            stop = _stopped(process.wait(timeout=10))
+            assert stop.reason is StopReason.WATCHPOINT and stop.thread_id == server.inferior_pid
+            reply = process.last_reply
+            assert reply is not None and (reply.reason, reply.address) == ("watch", counter)
+            assert int.from_bytes(process.read_memory(counter, 4), "little") == 7
+            assert touch < (stop.address or 0) < touch + 64  # just after the store in remote_touch
+            process.remove_watchpoint(counter, 4, "write")
+            process.resume()
+            assert process.wait(timeout=10) == Exited(server.inferior_pid or 0, 12)
+        finally:
+            process.close()
+
+
+def test_interrupt_a_looping_program(program: Path) -> None:
+    with gdbserver(program, ["spin"]) as server:
+        process = _connect(server)
+        try:
+            process.resume()
+            timer = threading.Timer(0.3, process.interrupt)
+            timer.start()
+            try:
+                stop = _stopped(process.wait(timeout=10))
+            finally:
+                timer.cancel()
+            assert stop.reason is StopReason.PAUSE and stop.thread_id == server.inferior_pid
+            # Release the loop: the program ends as it would have.
+            process.write_memory(_address(server, program, "remote_spin"), bytes(4))
+            process.resume()
+            assert process.wait(timeout=10) == Exited(server.inferior_pid or 0, 12)
+        finally:
+            process.close()
+
+
+def test_a_dead_gdbserver_is_a_typed_error_not_a_hang(program: Path) -> None:
+    with gdbserver(program, ["spin"]) as server:
+        process = _connect(server)
+        try:
+            process.resume()
+            os.kill(server.process.pid, signal.SIGKILL)
+            started = time.monotonic()
+            with pytest.raises(RemoteConnectionError):
+                process.wait(timeout=10)
+            with pytest.raises(RemoteConnectionError):
+                process.client.ask(b"?")
+            assert time.monotonic() - started < 5
+        finally:
+            process.close()
+
+
+def test_extended_remote_runs_the_program(program: Path) -> None:
+    with gdbserver(None, multi=True) as server:
+        process = RemoteProcess.connect(server.address, extended=True, timeout=10)
+        pid = 0
+        try:
+            assert not process.live
+            first = process.run(str(program))
+            pid = process.pid
+            assert first.reason is StopReason.ENTRY and first.thread_id == pid
+            add = load_base(pid, program) + symbol_value(program, "remote_add")
+            process.insert_breakpoint(add)
+            process.resume()
+            assert _stopped(process.wait(timeout=10)).address == add
+            process.kill()
+            assert not process.live
+        finally:
+            process.close()
+            if pid:
+                from tests.support.gdbserver import assert_gone
+
+                assert_gone(pid)
