@@ -5,6 +5,7 @@ registers.py maps them onto the engine's."""
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -13,6 +14,9 @@ from aliceserver.debuggers.remote.errors import RemoteError
 
 _XINCLUDE = "{http://www.w3.org/2001/XInclude}include"
 _MAX_INCLUDES = 64  # a description that includes itself ends here
+# gdb's descriptions use `xi:include` without declaring `xi`: their DTD (gdb-target.dtd)
+# declares it as a fixed attribute, and expat reads no DTD. Declare it on the root.
+_ROOT_TAG = re.compile(rb"<(target|feature)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +111,7 @@ class _Parse:
         if self.includes > _MAX_INCLUDES:
             raise RemoteError(f"The target description includes too many files ({annex}).")
         try:
-            root = ElementTree.fromstring(self.fetch(annex))
+            root = ElementTree.fromstring(_with_xinclude_namespace(self.fetch(annex)))
         except ElementTree.ParseError as error:
             raise RemoteError(f"Bad target description {annex}: {error}.") from None
         self.node(root, "")
@@ -144,3 +148,9 @@ class _Parse:
         self.next_number = number + 1
         group = node.get("group", "")
         self.regs.append(_Reg(name, number, int(bitsize), node.get("type", "int"), group, feature))
+
+
+def _with_xinclude_namespace(document: bytes) -> bytes:
+    if b"xi:" not in document or b"xmlns:xi" in document:
+        return document
+    return _ROOT_TAG.sub(rb'<\1 xmlns:xi="http://www.w3.org/2001/XInclude"', document, count=1)
