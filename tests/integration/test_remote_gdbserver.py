@@ -231,3 +231,30 @@ def test_extended_remote_runs_the_program(program: Path) -> None:
                 from tests.support.gdbserver import assert_gone
 
                 assert_gone(pid)
+
+
+def test_threads_each_with_its_own_registers(program: Path) -> None:
+    with gdbserver(program, ["threads"]) as server:
+        process = _connect(server)
+        try:
+            pid = server.inferior_pid
+            ready = _address(server, program, "remote_threads_ready")
+            process.insert_breakpoint(ready)
+            process.resume()
+            stop = _stopped(process.wait(timeout=10))
+            assert (stop.reason, stop.thread_id) == (StopReason.BREAKPOINT, pid)
+            tids = process.thread_ids()
+            on_proc = sorted(int(entry) for entry in os.listdir(f"/proc/{pid}/task"))
+            assert sorted(tids) == on_proc and len(tids) == 3 and tids[0] == pid
+            # Each thread's stack pointer lies in a mapping of its own (Hg switches threads).
+            stacks = {process.general_registers(tid)["rsp"] for tid in tids}
+            assert len(stacks) == 3
+            assert process.general_registers(pid)["rip"] == ready
+            for tid in tids:
+                assert process.thread_name(tid) == PROGRAM[:15]
+                process.check_stopped(tid)
+            process.remove_breakpoint(ready)
+            process.resume()
+            assert process.wait(timeout=10) == Exited(pid or 0, 12)
+        finally:
+            process.close()
