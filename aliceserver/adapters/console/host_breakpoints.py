@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
-from aliceserver.adapters.mi.breakpoints import BREAKPOINT, BreakpointTable, MiBreakpoint
+from aliceserver.adapters.mi.breakpoints import BREAKPOINT, BreakpointTable, MiBreakpoint, core_kind
 from aliceserver.adapters.mi.frames import display_value
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.model import CodeLocation
@@ -73,11 +73,11 @@ class HostedTable(BreakpointTable):
             if given.number in self.entries:  # never: one numbering; the console's wins
                 continue
             entry = HostEntry(
-                given.number, given.location, kind=given.kind, temporary=given.temporary,
-                enabled=given.enabled, condition=given.condition, hits=given.hits,
-                engine_id=given.engine_id, places=given.places, address_ids=given.address_ids,
-                spec=given.location, host=self.host,
+                given.number, core_kind(given.kind, given.location), given.location, given.condition,
+                gdb_type=given.kind, temporary=given.temporary, enabled=given.enabled, hits=given.hits,
+                places=given.places, address_ids=given.address_ids, spec=given.location, host=self.host,
             )  # fmt: skip
+            entry.engine_id = given.engine_id
             self.entries[given.number] = entry
 
     def _refuse(self, bp: MiBreakpoint, what: str) -> None:

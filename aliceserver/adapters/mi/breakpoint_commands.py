@@ -182,7 +182,7 @@ def run_actions(ctx: Context) -> None:
 # --- commands that use the breakpoints -----------------------------------------------------
 def _recreate(bp: MiBreakpoint) -> str:
     if bp.is_watch:
-        return f"{_WATCH_WORDS[bp.kind]} {bp.location}"
+        return f"{_WATCH_WORDS[bp.gdb_type]} {bp.location}"
     if bp.dprintf is not None:
         return f"dprintf {bp.location},{bp.dprintf}"
     command = "tbreak" if bp.temporary else "break"

@@ -12,25 +12,30 @@ from typing import TYPE_CHECKING, Callable
 
 from aliceserver.adapters.mi import catchpoints as catches
 from aliceserver.adapters.mi import locations
+from aliceserver.adapters.mi.breakpoint_record import (
+    BREAKPOINT,
+    DPRINTF,
+    TRACEPOINT,
+    WATCH_KEYS,
+    WATCH_TYPES,
+    MiBreakpoint,
+    core_kind,
+)
 from aliceserver.adapters.mi.frames import display_value, hex16
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.model import CodeLocation, WatchKind
 from aliceserver.errors import AliceError
-from aliceserver.session.breakpoints import BreakpointNumbers
+from aliceserver.session.breakpoints import BreakpointKind, BreakpointNumbers
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
 logger = logging.getLogger(__name__)
+# the record lives in breakpoint_record; its callers import it from here too
+__all__ = ["BREAKPOINT", "DPRINTF", "TRACEPOINT", "WATCH_KEYS", "WATCH_TYPES", "BreakpointTable", "MiBreakpoint", "core_kind"]
 
-BREAKPOINT = "breakpoint"
-DPRINTF = "dprintf"  # a breakpoint that prints and goes on (dprintf.py)
-TRACEPOINT = "tracepoint"  # made and listed, never inserted here (tracepoints.py)
-_LOCATED = (BREAKPOINT, DPRINTF, TRACEPOINT)
-WATCH_TYPES = {"": "hw watchpoint", "r": "read watchpoint", "a": "acc watchpoint"}
-WATCH_KEYS = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}
 _HDR: list[tuple[str, str, str, str]] = [
     ("7", "-1", "number", "Num"), ("14", "-1", "type", "Type"), ("4", "-1", "disp", "Disp"),
     ("3", "-1", "enabled", "Enb"), ("18", "-1", "addr", "Address"), ("40", "2", "what", "What"),
@@ -38,71 +43,7 @@ _HDR: list[tuple[str, str, str, str]] = [
 
 
 def _watch_kind(bp: MiBreakpoint) -> WatchKind:
-    return WatchKind.WRITE if bp.kind == WATCH_TYPES[""] else WatchKind.READ_WRITE
-
-
-@dataclass
-class MiBreakpoint:
-    number: int
-    location: str  # the location as given (original-location), or the watched expression
-    kind: str = BREAKPOINT
-    temporary: bool = False
-    enabled: bool = True
-    condition: str | None = None
-    condition_fn: BreakpointCondition | None = None
-    ignore: int = 0
-    hits: int = 0
-    # counted by the gate on the tracer thread, added to `hits` when the session takes the
-    # next stop or exit: a notification of an earlier event shows gdb's count at that event
-    unseen_hits: int = 0
-    thread: int | None = None  # gdb thread number (-p)
-    engine_id: int | None = None  # the engine's location breakpoint / watchpoint id
-    places: tuple[CodeLocation, ...] = ()
-    address_ids: tuple[int, ...] = ()
-    spec: str = ""  # what the engine is given (a bare line made file:line)
-    old_value: str | None = None  # watchpoints: the value at the last stop
-    dead: bool = False
-    catch: catches.CatchSpec | None = None  # a catchpoint's event (catchpoints.py)
-    dprintf: str | None = None  # a dprintf's `"FORMAT",ARGS` (what its printf line prints)
-    # Addresses of the locations its condition names something unknown at (gdb's
-    # disabled_by_cond): they never stop, and show enabled="N".
-    cond_disabled: frozenset[int] = frozenset()
-    loc_disabled: frozenset[int] = frozenset()  # addresses of the locations disabled by `disable N.M`
-    passcount: int = 0  # a tracepoint's (0: none)
-    # gdb's disp_disable (`enable once`, `enable count N`): disabled once `enable_count`
-    # stops have counted down.
-    disable_after: bool = False
-    enable_count: int = 0
-    # Pending again since its library was unloaded: gdb keeps the location (shlib_disabled),
-    # whose thread group it still shows.
-    unloaded: bool = False
-
-    @property
-    def located_apart(self) -> bool:
-        """gdb lists its locations one by one: several, or one not plainly enabled."""
-        return not self.is_watch and (len(self.places) > 1 or bool(self.cond_disabled | self.loc_disabled))
-
-    def location_state(self, address: int) -> str:
-        """A location's enabled field (MI): N where the condition fails, n disabled by hand."""
-        return "N" if address in self.cond_disabled else "n" if address in self.loc_disabled else "y"
-
-    @property
-    def disposition(self) -> str:
-        return "del" if self.temporary else "dis" if self.disable_after else "keep"
-
-    @property
-    def is_watch(self) -> bool:
-        return self.kind not in (*_LOCATED, catches.CATCHPOINT)
-
-    @property
-    def pending(self) -> bool:
-        return self.kind in _LOCATED and not self.places
-
-    @property
-    def has_address(self) -> bool:
-        """gdb's table shows 64-bit addresses once a breakpoint has one (a tracepoint's
-        location is of no kind gdb counts)."""
-        return self.kind != TRACEPOINT and (self.catch is None or self.catch.has_location)
+    return WatchKind.WRITE if bp.gdb_type == WATCH_TYPES[""] else WatchKind.READ_WRITE
 
 
 @dataclass
@@ -168,9 +109,9 @@ class BreakpointTable:
         original = location.strip()
         if original.isdigit():  # gdb names the current source file in original-location
             original = f"{session.frames.file_name(spec.rpartition(':')[0])}:{original}"
-        bp = MiBreakpoint(self.next_number, original, temporary=temporary, enabled=enabled,
-                          condition=condition, condition_fn=condition_fn, ignore=ignore, thread=thread,
-                          spec=spec, places=tuple(places), kind=kind)
+        bp = MiBreakpoint(self.next_number, core_kind(kind, spec), original, condition, temporary=temporary,
+                          enabled=enabled, condition_fn=condition_fn, ignore_count=ignore, thread=thread,
+                          spec=spec, places=tuple(places), gdb_type=kind)
         bp.cond_disabled = frozenset(place.address for place, failure in zip(places, failures, strict=True) if failure)
         for index, failure in enumerate(failures, 1):
             if failure and warn is not None:  # gdb's, before the breakpoint has its number
@@ -198,7 +139,8 @@ class BreakpointTable:
         session = self.session
         watched = self._location_of(expression) if location else expression
         shown = f"-location {expression}" if location else expression
-        bp = MiBreakpoint(self.next_number, shown, kind=WATCH_TYPES[mode], spec=watched if location else "")
+        bp = MiBreakpoint(self.next_number, BreakpointKind.DATA_WATCH, shown, gdb_type=WATCH_TYPES[mode],
+                          spec=watched if location else "")
         if session.inferior.process is not None:
             tid, level = session.selected_frame()
             bp.engine_id = session.debugger.watch_expression(watched, _watch_kind(bp), tid, level).id
@@ -264,7 +206,7 @@ class BreakpointTable:
     def arm(self, bp: MiBreakpoint) -> None:
         if bp.is_watch or bp.catch is not None or bp.engine_id is not None:
             return
-        if bp.kind == TRACEPOINT:  # never inserted: placed anew by refresh (a start moves a PIE)
+        if bp.gdb_type == TRACEPOINT:  # never inserted: placed anew by refresh (a start moves a PIE)
             return
         info = self.session.debugger.insert_location_breakpoint(bp.spec or bp.location, condition=self._gate(bp))
         bp.engine_id = info.id
@@ -407,7 +349,7 @@ class BreakpointTable:
             return []
         changed = []
         for bp in self.entries.values():
-            if bp.kind == TRACEPOINT and bp.enabled and self._place_tracepoint(bp):
+            if bp.gdb_type == TRACEPOINT and bp.enabled and self._place_tracepoint(bp):
                 changed.append(bp)
             info = known.get(bp.engine_id) if bp.engine_id is not None else None
             if info is None:
@@ -471,7 +413,7 @@ class BreakpointTable:
     def tuple(self, bp: MiBreakpoint) -> Results:
         items: list[tuple[str, Value]] = [
             ("number", str(bp.number)),
-            ("type", bp.kind),
+            ("type", bp.gdb_type),
             ("disp", bp.disposition),
             ("enabled", "y" if bp.enabled else "n"),
         ]
@@ -500,7 +442,7 @@ class BreakpointTable:
         if script:  # MI 4 writes it as a list, MI 2 and 3 as a tuple of bare strings
             fixed = self.session.config.mi_version >= 4 or self.session.config.script_fixed
             items.append(("script", script if fixed else Results([("", line) for line in script])))
-        if bp.kind == TRACEPOINT:
+        if bp.gdb_type == TRACEPOINT:
             if bp.passcount:
                 items.append(("pass", str(bp.passcount)))
             if len(bp.places) == 1 and not bp.located_apart:
@@ -515,7 +457,7 @@ class BreakpointTable:
                     ("addr", hex16(self.shown_address(place.address))),
                 ]
                 entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname, self.symbolic) + [("thread-groups", ["i1"])]
-                if bp.kind == TRACEPOINT:
+                if bp.gdb_type == TRACEPOINT:
                     entry.append(("installed", "n"))
                 locations.append(Results(entry))
             config = self.session.config
@@ -556,15 +498,15 @@ class BreakpointTable:
     def announce(self, bp: MiBreakpoint) -> str:
         """What `break` prints on the console."""
         word = "Temporary breakpoint" if bp.temporary else "Breakpoint"
-        if bp.kind == DPRINTF:
+        if bp.gdb_type == DPRINTF:
             word = "Dprintf"
-        if bp.kind == TRACEPOINT:
+        if bp.gdb_type == TRACEPOINT:
             word = "Tracepoint"
         if bp.catch is not None:
             return catches.mention(bp, bp.catch)
         if bp.is_watch:
             label = {"hw watchpoint": "Hardware watchpoint", "read watchpoint": "Hardware read watchpoint",
-                     "acc watchpoint": "Hardware access (read/write) watchpoint"}[bp.kind]
+                     "acc watchpoint": "Hardware access (read/write) watchpoint"}[bp.gdb_type]
             return f"{label} {bp.number}: {bp.location}\n"
         if bp.pending:
             return f"{word} {bp.number} ({bp.location}) pending.\n"

@@ -16,6 +16,7 @@ from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
 from aliceserver.debuggers.catch_events import CatchEvents
 from aliceserver.debuggers.model import CatchKind
+from aliceserver.session.breakpoints import BreakpointKind
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.breakpoints import BreakpointTable, MiBreakpoint
@@ -160,8 +161,8 @@ def create(session: MiSession, spec: cp.CatchSpec, *, temporary: bool = False, e
     table = session.breakpoints
     if spec.event in cp.EXCEPTIONS:
         spec.located = _runtime_known(session, spec.event)
-    bp = MiBreakpoint(table.next_number, spec.event, kind=cp.CATCHPOINT, temporary=temporary,
-                      enabled=enabled, catch=spec)
+    bp = MiBreakpoint(table.next_number, BreakpointKind.CATCH, spec.event, gdb_type=cp.CATCHPOINT,
+                      temporary=temporary, enabled=enabled, catch=spec)
     table.next_number += 1
     table.entries[bp.number] = bp
     sync(session)

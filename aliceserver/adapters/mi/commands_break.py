@@ -74,7 +74,7 @@ def _break_insert(ctx: Context, args: list[str]) -> Reply:
     )
     if problem and options.has("f"):
         ctx.log(problem + "\n")
-    if bp.kind == TRACEPOINT:
+    if bp.gdb_type == TRACEPOINT:
         from aliceserver.adapters.mi import tracepoints  # it imports this module
 
         tracepoints.created(ctx, bp)

@@ -357,7 +357,7 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
             "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
         disp = bp.disposition
         what = "" if located else table.what(bp)
-        ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
+        ctx.console(f"{bp.number:<7} {bp.gdb_type:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                     + (f"{addr:<{width}} " if addresses else "") + f"{what}\n")  # gdb pads an empty address
         if bp.condition:
             ctx.console(f"\tstop only if {bp.condition}\n")
@@ -368,14 +368,14 @@ def _info_breakpoints(ctx: Context, text: str) -> None:
         if bp.enable_count > 1:
             ctx.console(f"\tdisable after {'additional' if bp.ignore else 'next'} {bp.enable_count} hits\n")
         ctx.console(shown_commands(ctx, bp))
-        if bp.kind == TRACEPOINT:  # never inserted here (tracepoints.py)
+        if bp.gdb_type == TRACEPOINT:  # never inserted here (tracepoints.py)
             ctx.console((f"\tpass count {bp.passcount} \n" if bp.passcount else "")
                         + ("\tnot installed on target\n" if len(bp.places) == 1 and not located else ""))
         for index, place in enumerate(bp.places if located else (), 1):
             # gdb's location rows: N* where the condition does not parse, y- in a disabled one
             state = {"N": "N*", "n": "n"}.get(bp.location_state(place.address), "y" if bp.enabled else "y-")
             ctx.console(f"{f'{bp.number}.{index}':<28}{state:<4}{hex16(table.shown_address(place.address)):<18} "
-                        f"{table.place_what(place)}\n" + ("\tnot installed on target\n" if bp.kind == TRACEPOINT else ""))
+                        f"{table.place_what(place)}\n" + ("\tnot installed on target\n" if bp.gdb_type == TRACEPOINT else ""))
     if any(bp.cond_disabled for bp in entries):
         ctx.console("(*): Breakpoint condition is invalid at this location.\n")
 
@@ -384,7 +384,7 @@ def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int) -> None:
     assert bp.catch is not None
     disp = "del" if bp.temporary else "keep"
     column = f"{'':<{width}} " if width >= 0 else ""  # -1: print address off, no column
-    ctx.console(f"{bp.number:<7} {bp.kind:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
+    ctx.console(f"{bp.number:<7} {bp.gdb_type:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                 f"{column}{ctx.session.breakpoints.what(bp)}\n{catch_extra(bp.catch)}")
     if bp.condition:
         ctx.console(f"\tstop only if {bp.condition}\n")

@@ -131,7 +131,7 @@ def create(ctx: Context, location: str, args: str, *, temporary: bool = False, c
     bp, problem = ctx.session.breakpoints.create(location, temporary=temporary, condition=condition, ignore=ignore,
                                                  enabled=enabled, pending_ok=pending_ok, thread=thread,
                                                  force_condition=force_condition, warn=ctx.log)
-    bp.kind, bp.dprintf = DPRINTF, args
+    bp.gdb_type, bp.dprintf = DPRINTF, args
     return bp, problem
 
 

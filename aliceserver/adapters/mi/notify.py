@@ -345,7 +345,7 @@ def _watch_stop(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, Val
         new = "<unreadable>"
     old, bp.old_value = bp.old_value, new
     bp.hits += 1
-    key = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}[bp.kind]
+    key = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}[bp.gdb_type]
     reason = {"wpt": "watchpoint-trigger", "hw-rwpt": "read-watchpoint-trigger",
               "hw-awpt": "access-watchpoint-trigger"}[key]
     pairs += [("reason", reason), (key, {"number": str(bp.number), "exp": bp.location})]

@@ -45,7 +45,7 @@ def _trace(ctx: Context, text: str) -> Reply:
 
 def _find(ctx: Context, number: int) -> MiBreakpoint | None:
     found = ctx.session.breakpoints.entries.get(number)
-    return found if found is not None and found.kind == TRACEPOINT else None
+    return found if found is not None and found.gdb_type == TRACEPOINT else None
 
 
 def _set_pass(ctx: Context, bp: MiBreakpoint, count: int) -> None:
@@ -67,7 +67,7 @@ def _passcount(ctx: Context, text: str) -> Reply:
     if rest.lower().startswith("all"):
         if rest[3:]:
             raise MiError("Junk at end of arguments.")
-        for bp in [bp for bp in table.sorted() if bp.kind == TRACEPOINT]:
+        for bp in [bp for bp in table.sorted() if bp.gdb_type == TRACEPOINT]:
             _set_pass(ctx, bp, count)
         return None
     words = rest.split() or [str(ctx.session.breakpoints.trace_count)]
@@ -102,7 +102,7 @@ def _break_passcount(ctx: Context, args: list[str]) -> Reply:
 
 def _tstart(ctx: Context, text: str) -> Reply:
     """A trace experiment needs a target that runs one: gdb names this one's kind."""
-    if not any(bp.kind == TRACEPOINT for bp in ctx.session.breakpoints.entries.values()):
+    if not any(bp.gdb_type == TRACEPOINT for bp in ctx.session.breakpoints.entries.values()):
         raise MiError("No tracepoints defined, not starting trace")
     target = "exec" if ctx.session.inferior.process is None else "multi-thread"
     raise MiError(f"You can't do that when your target is `{target}'")

@@ -8,13 +8,14 @@ import pytest
 from aliceserver.adapters.mi import catchpoints as cp
 from aliceserver.adapters.mi.breakpoints import MiBreakpoint
 from aliceserver.adapters.mi.registry import MiError
+from aliceserver.session.breakpoints import BreakpointKind
 
 NAMES = cp.SyscallNames()
 needs_table = pytest.mark.skipif(not NAMES.get().by_name, reason="no syscall table (gdb's or the kernel headers')")
 
 
 def _bp(spec: cp.CatchSpec, number: int = 1) -> MiBreakpoint:
-    return MiBreakpoint(number, spec.event, kind=cp.CATCHPOINT, catch=spec)
+    return MiBreakpoint(number, BreakpointKind.CATCH, spec.event, gdb_type=cp.CATCHPOINT, catch=spec)
 
 
 @needs_table

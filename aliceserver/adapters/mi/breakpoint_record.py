@@ -1,0 +1,104 @@
+"""gdb's breakpoint as its table keeps it: the session core's record of a user breakpoint
+(aliceserver/session) with gdb's own state (its type, locations, condition function, the
+hits the gate counted on the tracer thread, enable counts, a catchpoint's or dprintf's)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aliceserver.adapters.mi import catchpoints as catches
+from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.model import CodeLocation
+from aliceserver.session.breakpoints import BreakpointKind, UserBreakpoint, kind_of_spec
+
+BREAKPOINT = "breakpoint"
+DPRINTF = "dprintf"  # a breakpoint that prints and goes on (dprintf.py)
+TRACEPOINT = "tracepoint"  # made and listed, never inserted here (tracepoints.py)
+_LOCATED = (BREAKPOINT, DPRINTF, TRACEPOINT)
+WATCH_TYPES = {"": "hw watchpoint", "r": "read watchpoint", "a": "acc watchpoint"}
+WATCH_KEYS = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}
+
+
+def core_kind(gdb_type: str, spec: str) -> BreakpointKind:
+    """The session core's kind of a breakpoint of gdb's type `gdb_type` at `spec`."""
+    if gdb_type == catches.CATCHPOINT:
+        return BreakpointKind.CATCH
+    return kind_of_spec(spec) if gdb_type in _LOCATED else BreakpointKind.DATA_WATCH
+
+
+@dataclass(eq=False)
+class MiBreakpoint(UserBreakpoint):
+    """The session core's record (number, location as given or the watched expression,
+    condition, ignore count, thread as gdb's number, hits) with gdb's own state."""
+
+    gdb_type: str = BREAKPOINT  # gdb's Type column: breakpoint, dprintf, hw watchpoint...
+    condition_fn: BreakpointCondition | None = None
+    # counted by the gate on the tracer thread, added to `hits` when the session takes the
+    # next stop or exit: a notification of an earlier event shows gdb's count at that event
+    unseen_hits: int = 0
+    places: tuple[CodeLocation, ...] = ()
+    spec: str = ""  # what the engine is given (a bare line made file:line)
+    old_value: str | None = None  # watchpoints: the value at the last stop
+    dead: bool = False
+    catch: catches.CatchSpec | None = None  # a catchpoint's event (catchpoints.py)
+    dprintf: str | None = None  # a dprintf's `"FORMAT",ARGS` (what its printf line prints)
+    # Addresses of the locations its condition names something unknown at (gdb's
+    # disabled_by_cond): they never stop, and show enabled="N".
+    cond_disabled: frozenset[int] = frozenset()
+    loc_disabled: frozenset[int] = frozenset()  # addresses of the locations disabled by `disable N.M`
+    passcount: int = 0  # a tracepoint's (0: none)
+    # gdb's disp_disable (`enable once`, `enable count N`): disabled once `enable_count`
+    # stops have counted down.
+    disable_after: bool = False
+    enable_count: int = 0
+    # Pending again since its library was unloaded: gdb keeps the location (shlib_disabled),
+    # whose thread group it still shows.
+    unloaded: bool = False
+
+    @property
+    def ignore(self) -> int:
+        """gdb's ignore count (the core's `ignore_count`)."""
+        return self.ignore_count
+
+    @ignore.setter
+    def ignore(self, count: int) -> None:
+        self.ignore_count = count
+
+    @property
+    def engine_id(self) -> int | None:
+        """The engine's watchpoint of a watch, else its location breakpoint."""
+        return self.watch_id if self.is_watch else self.location_id
+
+    @engine_id.setter
+    def engine_id(self, ident: int | None) -> None:
+        if self.is_watch:
+            self.watch_id = ident
+        else:
+            self.location_id = ident
+
+    @property
+    def located_apart(self) -> bool:
+        """gdb lists its locations one by one: several, or one not plainly enabled."""
+        return not self.is_watch and (len(self.places) > 1 or bool(self.cond_disabled | self.loc_disabled))
+
+    def location_state(self, address: int) -> str:
+        """A location's enabled field (MI): N where the condition fails, n disabled by hand."""
+        return "N" if address in self.cond_disabled else "n" if address in self.loc_disabled else "y"
+
+    @property
+    def disposition(self) -> str:
+        return "del" if self.temporary else "dis" if self.disable_after else "keep"
+
+    @property
+    def is_watch(self) -> bool:
+        return self.gdb_type not in (*_LOCATED, catches.CATCHPOINT)
+
+    @property
+    def pending(self) -> bool:
+        return self.gdb_type in _LOCATED and not self.places
+
+    @property
+    def has_address(self) -> bool:
+        """gdb's table shows 64-bit addresses once a breakpoint has one (a tracepoint's
+        location is of no kind gdb counts)."""
+        return self.gdb_type != TRACEPOINT and (self.catch is None or self.catch.has_location)
