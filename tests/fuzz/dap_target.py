@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 from aliceserver.adapters.dap import DapServerConfig, build_dap_server
 from aliceserver.adapters.dap.messages import ErrorId
 from aliceserver.adapters.dap.registry import default_registry
-from aliceserver.debuggers.fake import FakeDebugger, FakeProgram
 from aliceserver.transports.framed import FramedTransport
 from aliceserver.transports.tcp import SocketTransport
 from tests.fuzz.dap_cases import SOURCE, THREAD, Case, Owed, cases
@@ -43,6 +42,7 @@ from tests.support.dap_client import (
     start_session,
 )
 from tests.support.dap_schema import DapSchema
+from tests.support.fake_debugger import FakeDebugger, FakeProgram
 
 ALL_COMMANDS = tuple(default_registry().commands())
 # Live: no command that starts a program chosen by the input, attaches to a pid from it,

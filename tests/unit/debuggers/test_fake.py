@@ -10,15 +10,15 @@ import pytest
 
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.base import IDebugger
-from aliceserver.debuggers.fake import (
+from aliceserver.debuggers.model import LaunchConfig, SignalPolicy, ThreadState, WatchKind
+from aliceserver.errors import TargetError
+from tests.support.fake_debugger import (
     CODE_BASE,
     NOP4,
     FakeDebugger,
     FakeInstruction,
     FakeProgram,
 )
-from aliceserver.debuggers.model import LaunchConfig, SignalPolicy, ThreadState, WatchKind
-from aliceserver.errors import TargetError
 
 I = FakeInstruction  # noqa: E741
 MAIN = CODE_BASE

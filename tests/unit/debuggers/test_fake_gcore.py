@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from aliceserver.debuggers.fake import FakeDebugger
 from aliceserver.debuggers.model import LaunchConfig
 from aliceserver.errors import TargetError
+from tests.support.fake_debugger import FakeDebugger
 
 
 def test_gcore_is_refused_with_and_without_a_process(tmp_path: Path) -> None:

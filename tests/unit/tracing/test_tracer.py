@@ -11,11 +11,11 @@ import pytest
 
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.eventsource import Subscription
-from aliceserver.debuggers.fake import FakeDebugger, FakeInstruction, FakeProgram
 from aliceserver.debuggers.model import FunctionSymbol, LaunchConfig, SourcePosition
 from aliceserver.errors import ProtocolError
 from aliceserver.tracing import QueryFilters, Tracer, TraceStore, query
 from aliceserver.tracing.tracer import _Traced
+from tests.support.fake_debugger import FakeDebugger, FakeInstruction, FakeProgram
 
 i = FakeInstruction
 # main calls helper twice; helper calls leaf once.

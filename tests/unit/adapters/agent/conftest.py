@@ -10,7 +10,7 @@ import pytest
 from aliceserver.adapters.agent import build_tools
 from aliceserver.adapters.agent.registry import ToolRegistry
 from aliceserver.adapters.agent.sessions import SessionManager
-from aliceserver.debuggers.fake import FakeDebugger
+from tests.support.fake_debugger import FakeDebugger
 
 
 class Tools:

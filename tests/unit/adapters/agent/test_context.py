@@ -10,7 +10,7 @@ import pytest
 from aliceserver.adapters.agent import build_tools
 from aliceserver.adapters.agent.budget import Budget
 from aliceserver.debuggers import model as m
-from aliceserver.debuggers.fake import FakeDebugger
+from tests.support.fake_debugger import FakeDebugger
 from tests.unit.adapters.agent.conftest import Tools
 
 

@@ -8,8 +8,8 @@ import pytest
 
 from aliceserver.adapters.agent import build_tools
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
-from aliceserver.debuggers.fake import FakeDebugger
 from aliceserver.errors import ProtocolError
+from tests.support.fake_debugger import FakeDebugger
 
 EXPECTED_TOOLS = {
     "debug_launch", "debug_attach", "debug_stop", "debug_sessions", "debug_breakpoint",

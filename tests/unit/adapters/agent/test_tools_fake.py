@@ -8,7 +8,7 @@ The fake program: main prints "hello", calls helper (which stores 1 to `counter`
 from __future__ import annotations
 
 from aliceserver.adapters.agent import build_tools
-from aliceserver.debuggers.fake import FakeDebugger, FakeProgram
+from tests.support.fake_debugger import FakeDebugger, FakeProgram
 from tests.unit.adapters.agent.conftest import Tools
 
 PROGRAM = "/opt/fake/prog"

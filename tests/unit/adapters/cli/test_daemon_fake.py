@@ -14,7 +14,7 @@ import pytest
 from aliceserver.adapters.cli.client import Client
 from aliceserver.adapters.cli.daemon import Daemon
 from aliceserver.adapters.cli.paths import DaemonPaths, prepare
-from aliceserver.debuggers.fake import FakeDebugger
+from tests.support.fake_debugger import FakeDebugger
 
 
 class Running:

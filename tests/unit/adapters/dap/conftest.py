@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from aliceserver.adapters.dap import DapServerConfig, build_dap_server
-from aliceserver.debuggers.fake import FakeDebugger
 from aliceserver.transports.base import Transport, TransportClosed
 from aliceserver.transports.memory import memory_pair
 from tests.support.dap_client import DapClient
 from tests.support.dap_schema import DapSchema, require_schema
+from tests.support.fake_debugger import FakeDebugger
 
 
 class MemoryReader:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import aliceserver.debuggers.events as ev
-from aliceserver.debuggers.fake import FakeDebugger
 from aliceserver.debuggers.model import Module
 from tests.support.dap_client import DapClient, launch_arguments
+from tests.support.fake_debugger import FakeDebugger
 
 PROGRAM = "/bin/fake-program"
 

@@ -8,7 +8,7 @@ from typing import Iterator
 import pytest
 
 from aliceserver.adapters.mi.session import SessionConfig
-from aliceserver.debuggers.fake import FakeDebugger
+from tests.support.fake_debugger import FakeDebugger
 from tests.support.mi_grammar import PROMPT, List, Tuple
 from tests.support.mi_inprocess import InProcessMi
 

@@ -21,10 +21,10 @@ import aliceserver.debuggers.events as ev
 import aliceserver.debuggers.model as m
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
-from aliceserver.debuggers.fake_source import FakeSourceLevel
-from aliceserver.debuggers.fake_trace import FakeCallTracing
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.errors import TargetError
+from tests.support.fake_source import FakeSourceLevel
+from tests.support.fake_trace import FakeCallTracing
 
 logger = logging.getLogger(__name__)
 
