@@ -85,6 +85,17 @@ class RunState:
             if self.generation == generation and self.phase is RunPhase.RUNNING:
                 self.phase = previous
 
+    def forget(self) -> None:
+        """The process is gone (exited, killed, detached): an exit taken stays told,
+        anything else is not started again; a waiter on a running program wakes."""
+        with self._changed:
+            if self.phase is not RunPhase.EXITED:
+                if self.phase is RunPhase.RUNNING:
+                    self.generation += 1
+                self.phase = RunPhase.NOT_STARTED
+            self.last_stop = None
+            self._changed.notify_all()
+
     def wait(self, generation: int, timeout: float) -> WaitResult:
         """Wait until the program stops or exits after stop count `generation` (at most
         `timeout` seconds); at once when it is not running."""

@@ -140,7 +140,8 @@ class HostedConsole:
         try:
             tids = sorted(t.tid for t in debugger.threads())
             inferior.libraries = [m for m in debugger.modules() if not m.is_main]
-            inferior.running = debugger.is_running()
+            if debugger.is_running():
+                inferior.run.begin_run()
         except AliceError:
             tids = []
         for tid in [process.pid, *tids]:  # the process's own thread is gdb's thread 1

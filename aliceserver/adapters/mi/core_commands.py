@@ -38,7 +38,7 @@ def open_core(ctx: Context, path: str) -> CoreOpened:
     if not inferior.program:
         inferior.program = opened.process.program
     inferior.core = path
-    inferior.running = False
+    inferior.run.stopped_at(opened.stop)  # no event says it: gdb prints no *stopped
     inferior.selected_tid = opened.stop.thread_id
     inferior.selected_level = 0
     session.origin = None

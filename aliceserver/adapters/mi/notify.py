@@ -167,7 +167,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
             pass
     session.step_repeat = None
     session.on_stopped_or_exited()
-    inferior.running = False
+    inferior.run.stopped_at(stop)
     inferior.selected_tid = stop.thread_id
     inferior.selected_level = 0
     if stop.description == ev.CALL_RETURNED:  # gdb stops silently: a bare *stopped
@@ -432,6 +432,7 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
     session.notify("thread-group-exited", group)
     if killed and not inferior.killing_quietly:
         session.console_all(text)
+    inferior.run.apply(exited)
     inferior.forget_process()
     session.breakpoints.program_gone()
     session.varobjs.program_gone()

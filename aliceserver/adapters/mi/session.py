@@ -529,7 +529,7 @@ class MiSession:
         under scheduler-locking, gdb's *running thread-id."""
         if self._awaiting is not None or not self.inferior.running:
             self._announce_running(alone)
-        self.inferior.running = True
+        self.inferior.run.begin_run()
 
     def on_stopped_or_exited(self) -> None:
         """Before a stop is written: answer a start that never saw its Continued."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aliceserver.debuggers.model import Module, ProcessInfo
+from aliceserver.session.runstate import RunPhase, RunState
 
 
 @dataclass
@@ -20,7 +21,8 @@ class Inferior:
     env: dict[str, str | None] = field(default_factory=dict)  # set (str) or unset (None)
     process: ProcessInfo | None = None  # the user's process (never the symbol probe)
     core: str | None = None  # the core file `process` is read from (no live process then)
-    running: bool = False
+    # The session core's run state of `process`: running, stopped at its last stop...
+    run: RunState = field(default_factory=RunState)
     probe_pid: int | None = None  # a process held at its first instruction, for symbols
     threads: dict[int, int] = field(default_factory=dict)  # tid -> gdb thread number
     thread_pointers: dict[int, int] = field(default_factory=dict)  # tid -> pthread_t (fs_base)
@@ -37,6 +39,10 @@ class Inferior:
     # loader's list (`info sharedlibrary`, `sharedlibrary`) announces them again
     libraries_forgotten: bool = False
     last_registers: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def running(self) -> bool:
+        return self.run.phase is RunPhase.RUNNING
 
     def add_thread(self, tid: int) -> int:
         number = self.threads.get(tid)
@@ -60,7 +66,7 @@ class Inferior:
     def forget_process(self) -> None:
         self.process = None
         self.core = None
-        self.running = False
+        self.run.forget()
         self.threads.clear()
         self.thread_pointers.clear()
         self.next_thread = 1

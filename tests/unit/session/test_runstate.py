@@ -97,3 +97,15 @@ def test_fed_by_a_real_engine_through_its_event_source(builder: Builder, debugge
     finally:
         subscription.close()
         reader.join(5)
+
+
+def test_a_gone_process_keeps_its_exit_else_is_not_started_again() -> None:
+    state = RunState()
+    generation = state.begin_run()
+    state.forget()  # detached while running: a waiter wakes
+    assert state.wait(generation, 5) is WaitResult.STOPPED
+    assert state.phase is RunPhase.NOT_STARTED and state.generation == generation + 1
+    state.begin_run()
+    state.apply(Exited(pid=7, code=1))
+    state.forget()
+    assert state.phase is RunPhase.EXITED and state.exited == Exited(pid=7, code=1)
