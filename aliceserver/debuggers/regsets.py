@@ -5,8 +5,18 @@ GETREGSET, a core file holds them in its notes)."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.symbols.dwarf import x86_registers as x86
+
+# gdb's names of the general registers, in the kernel's struct user_regs_struct order (the
+# layout of PTRACE_GETREGS and of a core's NT_PRSTATUS).
+REGISTER_NAMES: Final = (
+    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
+    "rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags",
+    "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
+)  # fmt: skip
 
 _MASK64 = (1 << 64) - 1
 FXSAVE_SIZE = 512

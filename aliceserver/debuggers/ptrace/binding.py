@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass
 from typing import Final
 
+from aliceserver.debuggers.regsets import REGISTER_NAMES as REGISTER_NAMES  # UserRegs' layout
+
 PTRACE_PEEKUSER: Final = 3
 PTRACE_POKEUSER: Final = 6
 PTRACE_CONT: Final = 7
@@ -60,14 +62,6 @@ NT_X86_XSTATE: Final = 0x202
 DEBUGREG_OFFSET: Final = 848
 
 ADDR_NO_RANDOMIZE: Final = 0x0040000
-
-# gdb's names, in the kernel's struct user_regs_struct order.
-REGISTER_NAMES: Final = (
-    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
-    "rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags",
-    "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
-)  # fmt: skip
-
 
 class UserRegs(ctypes.Structure):
     _fields_ = [(name, ctypes.c_ulonglong) for name in REGISTER_NAMES]

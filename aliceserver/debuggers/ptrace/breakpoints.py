@@ -22,10 +22,10 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
-from aliceserver.debuggers.ptrace.source import SourceSymbols
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.ptrace.watch import Watch, WatchSlots
 from aliceserver.debuggers.ptrace.watchscope import frame_left, retire
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.process import ProcessSymbols

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from aliceserver.debuggers.ptrace.retvalue import _classes
+from aliceserver.debuggers.source.retvalue import _classes
 from aliceserver.debuggers.symbols.dwarf.member_functions import pass_by_reference
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,

@@ -28,10 +28,10 @@ from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc, UserRegs
 from aliceserver.debuggers.ptrace.callabi import ArgumentSlot, fast_scalar, plan_arguments
 from aliceserver.debuggers.ptrace.inferior import Inferior
-from aliceserver.debuggers.ptrace.retvalue import return_bytes
-from aliceserver.debuggers.ptrace.source import SourceSymbols, without_parameters
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
-from aliceserver.debuggers.ptrace.variables import FrameView
+from aliceserver.debuggers.source.retvalue import return_bytes
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, without_parameters
+from aliceserver.debuggers.source.variables import FrameView
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import ImplicitLoc, MemoryLoc

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 from aliceserver.debuggers.events import Output
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES, UserRegs
-from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
 from aliceserver.debuggers.symbols.dwarf.expr.compiled import PcFrame, compile_condition
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
@@ -27,7 +27,7 @@ from aliceserver.errors import AliceError
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.tracee import Tracee
-    from aliceserver.debuggers.ptrace.variables import ProcessEvalSymbols
+    from aliceserver.debuggers.source.variables import ProcessEvalSymbols
 
 log = logging.getLogger(__name__)
 

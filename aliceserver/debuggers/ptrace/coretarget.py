@@ -20,7 +20,7 @@ from aliceserver.debuggers.events import (
 )
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import FaultInfo, ProcessInfo, ThreadInfo, ThreadState
-from aliceserver.debuggers.ptrace.signals import (
+from aliceserver.debuggers.signals import (
     CRASH_SIGNALS,
     fault_description,
     signal_description,

@@ -58,20 +58,20 @@ from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.library_symbols import LibrarySymbolControl
 from aliceserver.debuggers.ptrace.output import OutputPump
-from aliceserver.debuggers.ptrace.printing import printer_host
-from aliceserver.debuggers.ptrace.signals import default_policy
-from aliceserver.debuggers.ptrace.source import DebugInfos, SourceSymbols
-from aliceserver.debuggers.ptrace.sourcefiles import SourceFileListing
 from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
 from aliceserver.debuggers.ptrace.state import StateAccess
-from aliceserver.debuggers.ptrace.stopcache import StopCache
-from aliceserver.debuggers.ptrace.symbolinfo import SymbolQueries
-from aliceserver.debuggers.ptrace.symbolsearch import SymbolSearch
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
-from aliceserver.debuggers.ptrace.variables import VariableStore
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
+from aliceserver.debuggers.signals import default_policy
+from aliceserver.debuggers.source.printing import printer_host
+from aliceserver.debuggers.source.sourcefiles import SourceFileListing
+from aliceserver.debuggers.source.sourcesymbols import DebugInfos, SourceSymbols
+from aliceserver.debuggers.source.stopcache import StopCache
+from aliceserver.debuggers.source.symbolinfo import SymbolQueries
+from aliceserver.debuggers.source.symbolsearch import SymbolSearch
+from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti

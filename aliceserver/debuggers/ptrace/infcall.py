@@ -35,10 +35,10 @@ from aliceserver.debuggers.model import Registers, VectorRegisters
 from aliceserver.debuggers.ptrace import binding, registers
 from aliceserver.debuggers.ptrace.callabi import plan_arguments, returns_in_memory
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
-from aliceserver.debuggers.ptrace.retvalue import return_bytes
 from aliceserver.debuggers.ptrace.tracee import AfterStep, Tracee
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
+from aliceserver.debuggers.source.retvalue import return_bytes
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, Type, VoidType, strip
 from aliceserver.errors import TargetError

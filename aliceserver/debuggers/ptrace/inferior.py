@@ -32,18 +32,18 @@ from aliceserver.debuggers.model import CatchKind, FaultInfo, SignalPolicy, Step
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
 from aliceserver.debuggers.ptrace.process_events import CATCH_REASONS, ProcessEvents
-from aliceserver.debuggers.ptrace.signals import (
-    CRASH_SIGNALS,
-    fault_description,
-    signal_description,
-    signal_name,
-)
-from aliceserver.debuggers.ptrace.stepping import StepPlan
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Tracee, _Action
 from aliceserver.debuggers.ptrace.traps import INT3, LogicalBreakpoint, PhysicalTrap, TrapTable
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.ptrace.watchscope import frame_alive, retire
+from aliceserver.debuggers.signals import (
+    CRASH_SIGNALS,
+    fault_description,
+    signal_description,
+    signal_name,
+)
+from aliceserver.debuggers.source.stepping import StepPlan
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.model import LibrarySymbolsRead, Module
-from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior

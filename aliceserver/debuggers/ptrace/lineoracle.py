@@ -7,7 +7,7 @@ import logging
 import os
 from typing import TYPE_CHECKING
 
-from aliceserver.debuggers.ptrace.stepping import InlineCall, LineRow
+from aliceserver.debuggers.source.stepping import InlineCall, LineRow
 from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:

@@ -39,19 +39,20 @@ from aliceserver.debuggers.model import (
     WatchpointInfo,
     WatchScope,
 )
-from aliceserver.debuggers.ptrace import linespec
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.dollars import SessionDollars, recorded
 from aliceserver.debuggers.ptrace.dummyframes import DUMMY, dummy_stack_frame, through_calls
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.lineoracle import LineOracle
-from aliceserver.debuggers.ptrace.retvalue import return_bytes
-from aliceserver.debuggers.ptrace.source import SourceSymbols, lookup_pc
-from aliceserver.debuggers.ptrace.stepping import InlineCall, StepPlan
-from aliceserver.debuggers.ptrace.stopcache import StopCache
 from aliceserver.debuggers.ptrace.tracee import Tracee
-from aliceserver.debuggers.ptrace.variables import (
+from aliceserver.debuggers.ptrace.watchscope import NameRecorder
+from aliceserver.debuggers.source import linespec
+from aliceserver.debuggers.source.retvalue import return_bytes
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
+from aliceserver.debuggers.source.stepping import InlineCall, StepPlan
+from aliceserver.debuggers.source.stopcache import StopCache
+from aliceserver.debuggers.source.variables import (
     FloatRegisters,
     FrameView,
     ProcessEvalSymbols,
@@ -63,7 +64,6 @@ from aliceserver.debuggers.ptrace.variables import (
     same_as_entry,
     scope_values,
 )
-from aliceserver.debuggers.ptrace.watchscope import NameRecorder
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
@@ -675,7 +675,7 @@ class SourceLevel(SessionDollars):
         return ExpressionCondition(tree, general, self)  # compiled per address where it can
 
     def condition_problem(self, expression: str, address: int) -> str | None:
-        from aliceserver.debuggers.ptrace.condition_scope import unknown_name
+        from aliceserver.debuggers.source.condition_scope import unknown_name
 
         tree = parse_condition(expression)  # a syntax error is raised, as at every address
         if isinstance(tree, str):  # parsed per frame (a typedef cast, Rust): not checked here

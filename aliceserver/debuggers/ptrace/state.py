@@ -18,11 +18,11 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.process import PtraceProcess
-from aliceserver.debuggers.ptrace.source import SourceSymbols
-from aliceserver.debuggers.ptrace.stopcache import StopCache
-from aliceserver.debuggers.ptrace.symbolic import address_symbol, gdb_print_name
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
+from aliceserver.debuggers.source.stopcache import StopCache
+from aliceserver.debuggers.source.symbolic import address_symbol, gdb_print_name
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dynamic import vtable_class_name
 from aliceserver.debuggers.symbols.dwarf.names import Demangler

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass, field
 
 from aliceserver.debuggers.ptrace import binding
-from aliceserver.debuggers.ptrace.stepping import StepPlan
+from aliceserver.debuggers.source.stepping import StepPlan
 
 
 @dataclass(slots=True)

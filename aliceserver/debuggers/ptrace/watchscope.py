@@ -15,15 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from aliceserver.debuggers.ptrace.variables import ProcessEvalSymbols
 from aliceserver.debuggers.ptrace.watch import Watch
+from aliceserver.debuggers.source.variables import ProcessEvalSymbols
 from aliceserver.debuggers.symbols.dwarf.scopes import VarKind
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.values import Value
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
-    from aliceserver.debuggers.ptrace.variables import FrameView
+    from aliceserver.debuggers.source.variables import FrameView
 
 _FRAME_KINDS = (VarKind.LOCAL, VarKind.PARAMETER)  # static locals need no frame
 

@@ -16,7 +16,7 @@ import pytest
 from elftools.dwarf.die import DIE
 from elftools.elf.elffile import ELFFile
 
-from aliceserver.debuggers.ptrace.variables import _cu_global_names
+from aliceserver.debuggers.source.variables import _cu_global_names
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex

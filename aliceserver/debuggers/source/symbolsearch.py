@@ -24,7 +24,7 @@ from aliceserver.debuggers.model import (
     SymbolSearchQuery,
     SymbolSearchResult,
 )
-from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.names import Demangler

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 
 if TYPE_CHECKING:
-    from aliceserver.debuggers.ptrace.source import SourceSymbols
+    from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
     from aliceserver.debuggers.symbols.dwarf.scopes import FrameScope
 
 

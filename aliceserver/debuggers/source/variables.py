@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
-from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
+from aliceserver.debuggers.regsets import REGISTER_NAMES
 from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.access import class_children, cplus_class
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame

@@ -23,7 +23,7 @@ from aliceserver.errors import AliceError
 if TYPE_CHECKING:
     from elftools.dwarf.die import DIE
 
-    from aliceserver.debuggers.ptrace.source import SourceSymbols
+    from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from aliceserver.debuggers.model import (
     StorageKind,
     SymbolStorage,
 )
-from aliceserver.debuggers.ptrace.source import SourceSymbols, without_parameters
-from aliceserver.debuggers.ptrace.variables import FrameView
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, without_parameters
+from aliceserver.debuggers.source.variables import FrameView
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.opdecode import decode_expression

@@ -16,7 +16,7 @@ from aliceserver.errors import TargetError
 if TYPE_CHECKING:
     from elftools.dwarf.die import DIE
 
-    from aliceserver.debuggers.ptrace.source import SourceSymbols
+    from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 
 _SCOPE_COLON = re.compile(r"(?<!:):(?!:)")
 

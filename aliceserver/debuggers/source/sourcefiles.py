@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.model import ModuleSourceFiles, SourceFileEntry
-from aliceserver.debuggers.ptrace.source import SourceSymbols
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 
 T = TypeVar("T")
 

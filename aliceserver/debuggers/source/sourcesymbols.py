@@ -24,7 +24,7 @@ from aliceserver.debuggers.model import (
     StackFrame,
     SymbolLocation,
 )
-from aliceserver.debuggers.ptrace import linespec
+from aliceserver.debuggers.source import linespec
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables

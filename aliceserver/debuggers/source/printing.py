@@ -7,14 +7,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from aliceserver.debuggers.printers.host import PrinterHost
-from aliceserver.debuggers.ptrace.variables import FrameView, ProcessEvalSymbols, evaluate
+from aliceserver.debuggers.source.variables import FrameView, ProcessEvalSymbols, evaluate
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.context import Target
-    from aliceserver.debuggers.ptrace.source import SourceSymbols
+    from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
     from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols
 
 
