@@ -39,11 +39,21 @@ from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
 from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
 from aliceserver.debuggers.model import (
     CatchKind,
+    CompileUnitInfo,
     ForkFollow,
+    FunctionDeclaration,
     LaunchConfig,
+    LibrarySymbolsRead,
+    LineRange,
+    Module,
+    ModuleSourceFiles,
     ProcessInfo,
     SignalPolicy,
+    StaticProbe,
     StdioMode,
+    SymbolSearchQuery,
+    SymbolSearchResult,
+    SymbolStorage,
     ThreadInfo,
     ThreadState,
 )
@@ -56,7 +66,6 @@ from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior, Run
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
-from aliceserver.debuggers.ptrace.library_symbols import LibrarySymbolControl
 from aliceserver.debuggers.ptrace.output import OutputPump
 from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
 from aliceserver.debuggers.ptrace.state import StateAccess
@@ -65,6 +74,7 @@ from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.signals import default_policy
+from aliceserver.debuggers.source.library_symbols import LibrarySymbolControl
 from aliceserver.debuggers.source.printing import printer_host
 from aliceserver.debuggers.source.sourcefiles import SourceFileListing
 from aliceserver.debuggers.source.sourcesymbols import DebugInfos, SourceSymbols
@@ -120,8 +130,7 @@ class _Command:
             self.done.release()
 
 
-class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, SymbolQueries, SymbolSearch,
-                     SourceFileListing, LibrarySymbolControl, CoreTargetControl, CoreWriting):
+class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, CoreTargetControl, CoreWriting):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
@@ -162,9 +171,25 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
         self._armed: dict[CatchKind, int] = {}  # exception catchpoint -> its internal trap
         self._libc = binding.Libc()
         self.call_settings = CallSettings()  # calls into the program (infcall.py)
+        self._symbol_queries = SymbolQueries(self, self._frame_view, self._link_view)
+        self._symbol_search = SymbolSearch(self)
+        self._source_files = SourceFileListing(self)
+        self._library_symbols = LibrarySymbolControl(
+            self, process_live=lambda: self._inferior is not None,
+            unbind_module=lambda module: self._unbind_module(module, still_mapped=True),
+            rebind_breakpoints=self._bind_location_breakpoints, forget_stop_state=self._forget_stop_state,
+        )  # fmt: skip
         self._closed = False
         self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
         self._tracer.start()
+
+    # --- EngineServices (source/services.py): what the composed source level asks ------
+    def run_on_engine(self, fn: Callable[[], T]) -> T:
+        return self._call(fn)
+
+    @property
+    def source_symbols(self) -> SourceSymbols:
+        return self._source
 
     # --- the tracer thread ----------------------------------------------------------
     def _call(self, fn: Callable[[], T]) -> T:
@@ -425,7 +450,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
             self._unbind_module(module)
         self._catch_library_change(loaded, unloaded)
         # gdb's auto-solib-add: the loader's news bring back what `nosharedlibrary` dropped
-        self._read_library_symbols(None)
+        self._library_symbols.read_library_symbols(None)
         if loaded:
             self._arm_catchpoints()
             self._bind_location_breakpoints()
@@ -624,6 +649,50 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, S
 
     def signal_policy(self, signal: int) -> SignalPolicy:
         return self._policies.get(signal) or default_policy(signal)
+
+    # --- symbol and line-table queries (source/symbolinfo.py, symbolsearch.py, ...) ---
+    def has_debug_info(self, module_path: str) -> bool:
+        return self._symbol_queries.has_debug_info(module_path)
+
+    def static_probes(self) -> list[StaticProbe]:
+        return self._symbol_queries.static_probes()
+
+    def compile_unit(self, path: str) -> CompileUnitInfo | None:
+        return self._symbol_queries.compile_unit(path)
+
+    def line_range(self, address: int) -> LineRange | None:
+        return self._symbol_queries.line_range(address)
+
+    def line_start(self, file: str, line: int) -> LineRange | None:
+        return self._symbol_queries.line_start(file, line)
+
+    def line_table(self, file: str) -> list[tuple[int, int]]:
+        return self._symbol_queries.line_table(file)
+
+    def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> SymbolStorage:
+        return self._symbol_queries.symbol_storage(name, thread_id, level)
+
+    def scope_storage(self, address: int) -> list[SymbolStorage]:
+        return self._symbol_queries.scope_storage(address)
+
+    def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
+        return self._symbol_queries.function_declarations(pattern)
+
+    def search_symbols(self, query: SymbolSearchQuery) -> SymbolSearchResult:
+        return self._symbol_search.search_symbols(query)
+
+    def module_source_files(self, program_only: bool = False) -> list[ModuleSourceFiles]:
+        return self._source_files.module_source_files(program_only)
+
+    def symbols_loaded(self, module_path: str) -> bool:
+        return self._library_symbols.symbols_loaded(module_path)
+
+    def unload_library_symbols(self) -> list[Module]:
+        return self._library_symbols.unload_library_symbols()
+
+    def load_library_symbols(self, paths: list[str] | None = None) -> list[LibrarySymbolsRead]:
+        return self._library_symbols.load_library_symbols(paths)
+
 
 def _pin_to_one_cpu() -> None:
     """Keep the tracer thread on one CPU.

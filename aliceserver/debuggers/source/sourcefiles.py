@@ -1,35 +1,28 @@
-"""gdb's `info sources` and -file-list-exec-source-files for PtraceDebugger (a mixin of
-engine.py): each module's source files, from its line tables, and whether the debug info
+"""gdb's `info sources` and -file-list-exec-source-files (an object the engine
+composes): each module's source files, from its line tables, and whether the debug info
 of each file's unit has been read in full yet."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, TypeVar
-
 from aliceserver.debuggers.model import ModuleSourceFiles, SourceFileEntry
-from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
-
-T = TypeVar("T")
+from aliceserver.debuggers.source.services import EngineServices
 
 
 class SourceFileListing:
-    _source: SourceSymbols
-
-    if TYPE_CHECKING:  # provided by the class this is mixed into
-
-        def _call(self, fn: Callable[[], T]) -> T:
-            raise NotImplementedError
+    def __init__(self, engine: EngineServices) -> None:
+        self._engine = engine
 
     def module_source_files(self, program_only: bool = False) -> list[ModuleSourceFiles]:
-        return self._call(lambda: self._module_source_files(program_only))
+        return self._engine.run_on_engine(lambda: self._module_source_files(program_only))
 
     def _module_source_files(self, program_only: bool) -> list[ModuleSourceFiles]:
         found = []
-        for module in self._source.symbols.modules():
+        source = self._engine.source_symbols
+        for module in source.symbols.modules():
             if program_only and not module.is_main:
                 continue
-            info = self._source.debug_info(module)
-            symbols = self._source.module_symbols(module) if info is not None else None
+            info = source.debug_info(module)
+            symbols = source.module_symbols(module) if info is not None else None
             if info is None or symbols is None:
                 found.append(ModuleSourceFiles(module.path, False, True, ()))
                 continue

@@ -1,4 +1,4 @@
-"""Symbol and line-table queries for PtraceDebugger (a mixin of engine.py): where a line's
+"""Symbol and line-table queries (an object the engine composes): where a line's
 code starts and ends, where a symbol is stored, the symbols of a scope, and the functions
 a regex names. They answer gdb's `info line`, `info address`, `info scope` and `rbreak`.
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.model import (
     CompileUnitInfo,
@@ -16,14 +15,13 @@ from aliceserver.debuggers.model import (
     FunctionDeclaration,
     LineRange,
     LocationEntry,
-    Module,
     SourcePosition,
     StaticProbe,
     StorageKind,
     SymbolStorage,
 )
+from aliceserver.debuggers.source.services import EngineServices, FrameViews, LinkView
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, without_parameters
-from aliceserver.debuggers.source.variables import FrameView
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.opdecode import decode_expression
@@ -33,8 +31,6 @@ from aliceserver.debuggers.symbols.sdt import read_probes
 from aliceserver.errors import AliceError, ProtocolError
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 _DW_OP_ADDR, _DW_OP_ADDRX = 0x03, 0xA1
 _FUNCTION_TAGS = ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine")
@@ -55,19 +51,15 @@ def _text(value: object) -> str:
 
 
 class SymbolQueries:
-    _source: SourceSymbols
+    def __init__(self, engine: EngineServices, frame_view: FrameViews, link_view: LinkView) -> None:
+        self._engine = engine
+        self._call = engine.run_on_engine
+        self._frame_view = frame_view
+        self._link_view = link_view
 
-    if TYPE_CHECKING:  # provided by the class this is mixed into
-        def _call(self, fn: Callable[[], T]) -> T:
-            raise NotImplementedError
-
-        def _frame_view(
-            self, thread_id: int, level: int, *, innermost_only: bool = False
-        ) -> tuple[FrameView, ModuleSymbols | None, int]:
-            raise NotImplementedError
-
-        def _link_view(self) -> Module | None:
-            raise NotImplementedError
+    @property
+    def _source(self) -> SourceSymbols:
+        return self._engine.source_symbols
 
     # --- line tables ------------------------------------------------------------------
     def has_debug_info(self, module_path: str) -> bool:

@@ -1,5 +1,4 @@
-"""gdb's symbol search (symtab.c, global_symbol_searcher) for PtraceDebugger (a mixin of
-engine.py): the functions, variables or types whose names a regex finds, with debug info
+"""gdb's symbol search (symtab.c, global_symbol_searcher), an object the engine composes: the functions, variables or types whose names a regex finds, with debug info
 (per file, as `info functions` and `-symbol-info-functions` list them) and, on request,
 the ELF symbols that have none.
 
@@ -12,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-from typing import TYPE_CHECKING, Callable, TypeVar
 
 from elftools.dwarf.compileunit import CompileUnit
 
@@ -24,6 +22,7 @@ from aliceserver.debuggers.model import (
     SymbolSearchQuery,
     SymbolSearchResult,
 )
+from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
@@ -35,8 +34,6 @@ from aliceserver.debuggers.symbols.posix_regex import RegexError, compile_basic
 from aliceserver.errors import ProtocolError
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 # GCC names a function's static variable `completed.0`; gdb's minimal symbol drops `.0`
 _LOCAL_SUFFIX = re.compile(r"\.\d+$")
@@ -52,16 +49,12 @@ def _compiled(pattern: str | None) -> re.Pattern[str] | None:
 
 
 class SymbolSearch:
-    _source: SourceSymbols
-
-    if TYPE_CHECKING:  # provided by the class this is mixed into
-
-        def _call(self, fn: Callable[[], T]) -> T:
-            raise NotImplementedError
+    def __init__(self, engine: EngineServices) -> None:
+        self._engine = engine
 
     def search_symbols(self, query: SymbolSearchQuery) -> SymbolSearchResult:
         names, types = _compiled(query.name_regex), _compiled(query.type_regex)
-        return self._call(lambda: _Search(self._source, query, names, types).run())
+        return self._engine.run_on_engine(lambda: _Search(self._engine.source_symbols, query, names, types).run())
 
 
 class _Search:
