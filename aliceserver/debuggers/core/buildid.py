@@ -6,12 +6,20 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
-from aliceserver.debuggers.core.records import NT_GNU_BUILD_ID, iter_notes
+from aliceserver.debuggers.symbols.elfheaders import (
+    EHDR_SIZE,
+    NT_GNU_BUILD_ID,
+    PHDR,
+    PT_LOAD,
+    PT_NOTE,
+    ElfClass,
+    classify,
+    iter_notes,
+    parse_header,
+    parse_segments,
+)
 from aliceserver.errors import AliceError
 
-_ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")
-_PROGRAM_HEADER = struct.Struct("<IIQQQQQQ")
-PT_LOAD, PT_NOTE = 1, 4
 _MAX_PHNUM = 512
 _MAX_NOTES = 1 << 16
 
@@ -25,25 +33,22 @@ def build_id(read: Reader, base: int, *, in_memory: bool) -> str | None:
     none or cannot be read. `in_memory` finds notes by p_vaddr (relative to the image's
     lowest PT_LOAD) rather than by p_offset."""
     try:
-        header = read(base, _ELF_HEADER.size)
-        if len(header) < _ELF_HEADER.size or header[:4] != b"\x7fELF" or header[4] != 2:
+        head = read(base, EHDR_SIZE)
+        if classify(head) not in (ElfClass.ELF64_LSB, ElfClass.ELF64_MSB):
             return None
-        fields = _ELF_HEADER.unpack(header)
-        phoff, phentsize, phnum = fields[5], fields[9], fields[10]
-        if phentsize != _PROGRAM_HEADER.size or phnum > _MAX_PHNUM:
+        header = parse_header(head, 0)  # its tables are read through `read`, not read_at
+        if header.phentsize != PHDR.size or header.phnum > _MAX_PHNUM:
             return None
-        table = read(base + phoff, phentsize * phnum)
-        headers = [
-            _PROGRAM_HEADER.unpack_from(table, i * phentsize)
-            for i in range(len(table) // phentsize)
-        ]
-        loads = [vaddr - offset for kind, _f, offset, vaddr, *_rest in headers if kind == PT_LOAD]
+        table = read(base + header.phoff, header.phentsize * header.phnum)
+        segments = parse_segments(table, header.phentsize, header.little_endian)
+        loads = [s.vaddr - s.offset for s in segments if s.type == PT_LOAD]
         first_load = min(loads, default=0)
-        for kind, _flags, offset, vaddr, _paddr, filesz, _memsz, _align in headers:
-            if kind != PT_NOTE or filesz > _MAX_NOTES:
+        for segment in segments:
+            if segment.type != PT_NOTE or segment.filesz > _MAX_NOTES:
                 continue
-            where = base + (vaddr - first_load if in_memory else offset)
-            for note in iter_notes(read(where, filesz)):
+            where = base + (segment.vaddr - first_load if in_memory else segment.offset)
+            notes = read(where, segment.filesz)
+            for note in iter_notes(notes, little_endian=header.little_endian):
                 if note.type == NT_GNU_BUILD_ID and note.owner == "GNU":
                     return note.desc.hex()
     except (OSError, ValueError, struct.error, AliceError):  # AliceError: an unreadable address

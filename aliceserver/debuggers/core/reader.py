@@ -9,7 +9,6 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
-from typing import BinaryIO
 
 from aliceserver.debuggers.core import records
 from aliceserver.debuggers.core.buildid import build_id, file_build_id
@@ -18,13 +17,25 @@ from aliceserver.debuggers.core.memory import CoreMemory, FileSources, Region, z
 from aliceserver.debuggers.core.records import MappedFile, PrPsInfo, PrStatus, SignalInfo
 from aliceserver.debuggers.core.threads import CoreThread
 from aliceserver.debuggers.symbols.auxv import AT_ENTRY, AT_PHDR, parse_auxv
+from aliceserver.debuggers.symbols.elfheaders import (
+    EHDR_SIZE,
+    EM_X86_64,
+    ET_CORE,
+    PHDR,
+    PT_LOAD,
+    PT_NOTE,
+    ElfClass,
+    MalformedElf,
+    Note,
+    classify,
+    iter_notes,
+    read_at,
+    read_header,
+    read_segments,
+)
 from aliceserver.errors import TargetError
 
-_ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")
-_PROGRAM_HEADER = struct.Struct("<IIQQQQQQ")
-ET_CORE, EM_X86_64 = 4, 62
 _log = logging.getLogger(__name__)
-PT_LOAD, PT_NOTE = 1, 4
 _MAX_NOTES = 64 << 20  # a core of thousands of threads still has far fewer note bytes
 
 
@@ -140,8 +151,7 @@ def open_core(path: str) -> CoreFile:
     try:
         with open(path, "rb") as stream:
             size = os.fstat(stream.fileno()).st_size
-            header = stream.read(_ELF_HEADER.size)
-            segments, notes = _read_layout(path, stream, header, size)
+            segments, notes = _read_layout(path, stream.fileno())
     except OSError as error:
         raise TargetError(f"{path}: {error.strerror}.", errno=error.errno) from None
     threads, process, auxv_bytes, files = _read_notes(path, notes)
@@ -154,38 +164,30 @@ def open_core(path: str) -> CoreFile:
                     memory, warnings, sources)  # fmt: skip
 
 
-def _read_layout(
-    path: str, stream: BinaryIO, header: bytes, size: int
-) -> tuple[list[Segment], list[bytes]]:
-    if (
-        len(header) < _ELF_HEADER.size
-        or header[:4] != b"\x7fELF"
-        or header[4] != 2
-        or header[5] != 1
-    ):
+def _read_layout(path: str, fd: int) -> tuple[list[Segment], list[bytes]]:
+    """The core's PT_LOADs and the bytes of its PT_NOTEs; gdb's words for anything else."""
+    head = os.pread(fd, EHDR_SIZE, 0)
+    if classify(head) is not ElfClass.ELF64_LSB:
         raise not_a_core(path)
-    _ident, e_type, machine, _version, _entry, phoff, _shoff, _flags, _ehsize, phentsize, phnum = (
-        _ELF_HEADER.unpack(header)[:11])  # fmt: skip
-    if e_type != ET_CORE:
-        raise not_a_core(path)
-    if machine != EM_X86_64:
-        raise no_handler(path)
-    if phentsize != _PROGRAM_HEADER.size or phnum == 0 or phoff + phnum * phentsize > size:
-        raise not_a_core(path)
-    stream.seek(phoff)
-    table = stream.read(phnum * phentsize)
     segments: list[Segment] = []
     notes: list[bytes] = []
-    for kind, flags, offset, vaddr, _paddr, filesz, memsz, _align in _PROGRAM_HEADER.iter_unpack(
-        table
-    ):
-        if kind == PT_LOAD:
-            segments.append(Segment(vaddr, memsz, offset, filesz, flags))
-        elif kind == PT_NOTE:
-            if offset + filesz > size or filesz > _MAX_NOTES:
-                raise not_a_core(path)  # bfd refuses a core whose notes are cut off
-            stream.seek(offset)
-            notes.append(stream.read(filesz))
+    try:
+        header = read_header(fd, head)
+        if header.type != ET_CORE:
+            raise not_a_core(path)
+        if header.machine != EM_X86_64:
+            raise no_handler(path)
+        if header.phentsize != PHDR.size or header.phnum == 0:
+            raise not_a_core(path)
+        for each in read_segments(fd, header):
+            if each.type == PT_LOAD:
+                segments.append(Segment(each.vaddr, each.memsz, each.offset, each.filesz, each.flags))
+            elif each.type == PT_NOTE:
+                if each.filesz > _MAX_NOTES:
+                    raise not_a_core(path)
+                notes.append(read_at(fd, header, each.offset, each.filesz))
+    except MalformedElf:  # a table or notes cut off: bfd refuses such a core
+        raise not_a_core(path) from None
     return segments, notes
 
 
@@ -200,7 +202,7 @@ def _read_notes(
     files: list[MappedFile] = []
     try:
         for data in segments:
-            for note in records.iter_notes(data):
+            for note in iter_notes(data):
                 if note.type == records.NT_PRSTATUS and note.owner == "CORE":
                     status = PrStatus.decode(note.desc)
                     threads.append(CoreThread(status.tid, status.signal, status))
@@ -221,7 +223,7 @@ def _read_notes(
 _THREAD_NOTES = (records.NT_PRFPREG, records.NT_X86_XSTATE, records.NT_SIGINFO)
 
 
-def _with_note(thread: CoreThread, note: records.Note) -> CoreThread:
+def _with_note(thread: CoreThread, note: Note) -> CoreThread:
     if note.type == records.NT_PRFPREG:
         return replace(thread, fpregs=note.desc)
     if note.type == records.NT_X86_XSTATE:

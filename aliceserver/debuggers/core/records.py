@@ -1,13 +1,15 @@
 """The payloads of an x86-64 Linux core's notes, read and written: NT_PRSTATUS (struct
 elf_prstatus), NT_PRPSINFO (struct elf_prpsinfo), NT_SIGINFO (siginfo_t), NT_FILE, and the
-note framing itself (Elf64_Nhdr, name and descriptor padded to 4 bytes as Linux writes them).
-The layouts are the kernel's (include/uapi/linux/elfcore.h, arch/x86 user_regs_struct)."""
+note framing written (Elf64_Nhdr, name and descriptor padded to 4 bytes as Linux writes them;
+symbols/elfheaders reads it). The layouts are the kernel's (include/uapi/linux/elfcore.h, arch/x86 user_regs_struct)."""
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from aliceserver.debuggers.symbols.elfheaders import NHDR
 
 NT_PRSTATUS = 1
 NT_PRFPREG = 2  # NT_FPREGSET: the FXSAVE area, 512 bytes
@@ -16,7 +18,6 @@ NT_AUXV = 6
 NT_X86_XSTATE = 0x202
 NT_SIGINFO = 0x53494749
 NT_FILE = 0x46494C45
-NT_GNU_BUILD_ID = 3
 
 # user_regs_struct, in its order: the names our engine and gdb give them.
 REGISTER_NAMES: tuple[str, ...] = (
@@ -36,7 +37,6 @@ PRSTATUS_SIZE = 336
 # fname[16], psargs[80].
 _PRPSINFO = struct.Struct("<bcbb4xQIIiiii16s80s")
 SIGINFO_SIZE = 128
-_NOTE_HEADER = struct.Struct("<III")
 
 
 def registers_from_bytes(data: bytes) -> dict[str, int]:
@@ -176,31 +176,9 @@ def encode_file_note(files: Sequence[MappedFile], page_size: int = 4096) -> byte
     return head + triples + names
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
-    owner: str  # "CORE", "LINUX", "GNU"...
-    type: int
-    desc: bytes
-
-
-def iter_notes(data: bytes) -> Iterator[Note]:
-    """The notes of a PT_NOTE segment; ValueError where one runs past the segment."""
-    position = 0
-    while position + _NOTE_HEADER.size <= len(data):
-        namesz, descsz, note_type = _NOTE_HEADER.unpack_from(data, position)
-        name_at = position + _NOTE_HEADER.size
-        desc_at = name_at + _align4(namesz)
-        end = desc_at + descsz
-        if end > len(data):
-            raise ValueError(f"note of type {note_type:#x} runs past its segment")
-        owner = data[name_at : name_at + namesz].split(b"\0", 1)[0].decode("latin-1")
-        yield Note(owner, note_type, data[desc_at:end])
-        position = desc_at + _align4(descsz)
-
-
 def encode_note(owner: str, note_type: int, desc: bytes) -> bytes:
     name = owner.encode() + b"\0"
-    header = _NOTE_HEADER.pack(len(name), len(desc), note_type)
+    header = NHDR.pack(len(name), len(desc), note_type)
     return header + name.ljust(_align4(len(name)), b"\0") + desc.ljust(_align4(len(desc)), b"\0")
 
 

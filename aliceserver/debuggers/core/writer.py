@@ -8,7 +8,6 @@ thread, which alone may read registers) can feed it; procfs.py builds one from /
 from __future__ import annotations
 
 import os
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -16,12 +15,22 @@ from typing import BinaryIO
 from aliceserver.debuggers.core import records
 from aliceserver.debuggers.core.records import MappedFile, PrPsInfo, PrStatus
 from aliceserver.debuggers.core.xsave import standard_xstate
+from aliceserver.debuggers.symbols.elfheaders import (
+    EHDR_FIELDS,
+    EHDR_SIZE,
+    EI_NIDENT,
+    EM_X86_64,
+    ET_CORE,
+    PF_R,
+    PF_W,
+    PF_X,
+    PHDR,
+    PT_LOAD,
+    PT_NOTE,
+)
 
-_ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")
-_PROGRAM_HEADER = struct.Struct("<IIQQQQQQ")
-_IDENT = b"\x7fELF\x02\x01\x01" + bytes(9)  # 64-bit, little-endian, version 1, System V
-ET_CORE, EM_X86_64, PT_LOAD, PT_NOTE = 4, 62, 1, 4
-PF_X, PF_W, PF_R = 1, 2, 4
+# e_ident: 64-bit, little-endian, version 1, System V ABI.
+_IDENT = b"\x7fELF\x02\x01\x01".ljust(EI_NIDENT, b"\0")
 PAGE = 4096
 _CHUNK = 1 << 20
 # Mappings no core holds: the kernel's time data, which faults when read (VM_DONTDUMP).
@@ -85,22 +94,22 @@ def write_core(path: str, image: CoreImage) -> WrittenCore:
     dumped = [m for m in image.mappings if m.path not in _NEVER_DUMPED]
     notes = _notes(image)
     phnum = 1 + len(dumped)
-    notes_at = _ELF_HEADER.size + phnum * _PROGRAM_HEADER.size
+    notes_at = EHDR_SIZE + phnum * PHDR.size
     data_at = _align(notes_at + len(notes), PAGE)
     written = WrittenCore(path, 0)
-    headers: list[bytes] = [_PROGRAM_HEADER.pack(PT_NOTE, 0, notes_at, 0, 0, len(notes), 0, 4)]
+    headers: list[bytes] = [PHDR.pack(PT_NOTE, 0, notes_at, 0, 0, len(notes), 0, 4)]
     with open(path, "wb") as out:
         out.seek(data_at)
         for mapping in dumped:
             offset = out.tell()
             filesz = _copy_mapping(out, mapping, image.read_memory, written.warnings)
-            headers.append(_PROGRAM_HEADER.pack(PT_LOAD, mapping.flags, offset, mapping.start, 0, filesz,
-                                                mapping.end - mapping.start, PAGE))  # fmt: skip
+            headers.append(PHDR.pack(PT_LOAD, mapping.flags, offset, mapping.start, 0, filesz,
+                                     mapping.end - mapping.start, PAGE))  # fmt: skip
         end = out.tell()
         out.truncate(end)  # holes left by all-zero pages at the end still count
         out.seek(0)
-        out.write(_ELF_HEADER.pack(_IDENT, ET_CORE, EM_X86_64, 1, 0, _ELF_HEADER.size, 0, 0, _ELF_HEADER.size,
-                                   _PROGRAM_HEADER.size, phnum, 0, 0, 0))  # fmt: skip
+        out.write(_IDENT + EHDR_FIELDS.pack(ET_CORE, EM_X86_64, 1, 0, EHDR_SIZE, 0, 0, EHDR_SIZE,
+                                            PHDR.size, phnum, 0, 0, 0))  # fmt: skip
         out.write(b"".join(headers))
         out.write(notes)
     written.size = end

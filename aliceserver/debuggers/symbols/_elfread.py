@@ -14,6 +14,7 @@ from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE
 
 from aliceserver.debuggers.symbols.elfheaders import (
     EHDR_SIZE,
+    NT_GNU_BUILD_ID,
     PT_INTERP,
     PT_NOTE,
     SHT_DYNSYM,
@@ -26,6 +27,7 @@ from aliceserver.debuggers.symbols.elfheaders import (
     Section,
     Segment,
     classify,
+    iter_notes,
     read_at,
     read_header,
     read_sections,
@@ -35,7 +37,6 @@ from aliceserver.errors import TargetError, Unsupported
 
 _TYPES = {value: name for name, value in ENUM_E_TYPE.items() if not name.startswith("_")}
 _MACHINES = {value: name for name, value in ENUM_E_MACHINE.items() if not name.startswith("_")}
-NT_GNU_BUILD_ID = 3
 
 # Sections whose bytes the symbol table, version filter and PLT synthesis need.
 _WANTED_TYPES = frozenset({SHT_SYMTAB, SHT_DYNSYM, SHT_GNU_VERSYM})
@@ -94,7 +95,7 @@ def _read(fd: int, header: ElfHeader) -> ElfContents:
             interp = data.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
         elif seg.type == PT_NOTE and build_id is None:
             notes = read_at(fd, header, seg.offset, seg.filesz)
-            build_id = _find_build_id(notes, seg, "<" if header.little_endian else ">")
+            build_id = _find_build_id(notes, seg, header.little_endian)
     sections = read_sections(fd, header)
     return ElfContents(
         little_endian=header.little_endian,
@@ -110,25 +111,16 @@ def _read(fd: int, header: ElfHeader) -> ElfContents:
     )
 
 
-def _find_build_id(data: bytes, seg: Segment, endian: str) -> str | None:
+def _find_build_id(data: bytes, seg: Segment, little_endian: bool) -> str | None:
     """The NT_GNU_BUILD_ID note of a PT_NOTE segment's bytes, as hex."""
     align = 8 if seg.align == 8 else 4
-    header = struct.Struct(endian + "III")
-    pos = 0
-    while pos + header.size <= len(data):
-        namesz, descsz, note_type = header.unpack_from(data, pos)
-        name_at = pos + header.size
-        desc_at = name_at + _align_up(namesz, align)
-        if desc_at + descsz > len(data):
-            break  # a damaged note must not make the whole file unusable
-        if note_type == NT_GNU_BUILD_ID and data[name_at : name_at + namesz] == b"GNU\0":
-            return data[desc_at : desc_at + descsz].hex()
-        pos = desc_at + _align_up(descsz, align)
+    try:
+        for note in iter_notes(data, little_endian=little_endian, align=align):
+            if note.type == NT_GNU_BUILD_ID and note.owner == "GNU":
+                return note.desc.hex()
+    except MalformedElf:
+        pass  # a damaged note must not make the whole file unusable
     return None
-
-
-def _align_up(value: int, align: int) -> int:
-    return (value + align - 1) & -align
 
 
 def _read_raw_sections(fd: int, header: ElfHeader, sections: list[Section]) -> dict[int, bytes]:

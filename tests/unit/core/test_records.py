@@ -17,10 +17,10 @@ from aliceserver.debuggers.core.records import (
     decode_file_note,
     encode_file_note,
     encode_note,
-    iter_notes,
     registers_to_bytes,
 )
 from aliceserver.debuggers.core.xsave import standard_xstate
+from aliceserver.debuggers.symbols.elfheaders import iter_notes
 
 _U64 = st.integers(0, (1 << 64) - 1)
 
