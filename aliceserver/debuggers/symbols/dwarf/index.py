@@ -1,8 +1,8 @@
 """The per-binary location index: file:line <-> addresses and function names -> breakpoints.
 
 Built from unit summaries, line program headers, `.debug_aranges` and the ELF symbol
-table, never from the DIE tree; cached on disk. Line programs are decoded per unit on the
-first query that needs them. Addresses are link-time.
+table, never from the DIE tree; cached on disk. The line rows are linerows.LineIndex's,
+decoded per unit on the first query that needs them. Addresses are link-time.
 """
 
 from __future__ import annotations
@@ -11,21 +11,13 @@ import logging
 import os
 import threading
 import time
-from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf import names, prologue
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
-from aliceserver.debuggers.symbols.dwarf.lines import (
-    END_SEQUENCE,
-    IS_STMT,
-    LineHeader,
-    LineRows,
-    decode_rows,
-    header_from_tuple,
-)
+from aliceserver.debuggers.symbols.dwarf.linerows import LineIndex, Unit
 from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch, LineResolution, SourceLine
 from aliceserver.debuggers.symbols.dwarf.sections import (
     DEFAULT_DEBUG_DIRS,
@@ -33,7 +25,6 @@ from aliceserver.debuggers.symbols.dwarf.sections import (
     FileIdentity,
     open_dwarf,
 )
-from aliceserver.debuggers.symbols.dwarf.symtab_lines import file_line_table
 from aliceserver.debuggers.symbols.dwarf.units import Progress, build_payload
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.symtab import is_packed_table
@@ -41,8 +32,6 @@ from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
 
-# A unit: (.debug_info offset, line program offset or -1, name, comp_dir, producer).
-_Unit = tuple[int, int, str, str, str]
 _ABBREV_WINDOW = 1 << 16  # bytes of .debug_abbrev read first for one unit's table
 
 
@@ -55,19 +44,12 @@ class DebugInfo:
         self.debug_file = dwarf.path  # where the DWARF was read from
         self._main = main
         self._dwarf = dwarf
-        self._units: list[_Unit] = payload["units"]
+        self._units: list[Unit] = payload["units"]
         self._paths: list[str] = payload["paths"]
         self._headers: dict[int, tuple[Any, ...]] = payload["headers"]
         self._demangled: dict[str, str] = payload["demangled"]
-        ranges: list[tuple[int, int, int]] = payload["ranges"]
-        self._range_lows = [r[0] for r in ranges]
-        self._ranges = ranges
-        self._unit_index = {u[0]: i for i, u in enumerate(self._units)}
-        # path id -> line program offsets, basename -> path ids: built on the first file
-        # query (a big library's take longer than loading its whole index)
-        self._file_maps: tuple[dict[int, list[int]], dict[str, list[int]]] | None = None
-        self._rows: dict[int, LineRows] = {}
-        self._lock = threading.Lock()
+        self._lines = LineIndex(dwarf, self._units, self._paths, self._headers, payload["ranges"])
+        self._lock = threading.Lock()  # the extras
         self._functions = FunctionList(payload["functions"])
         self._source_names: dict[str, str] | None = None  # absolute path -> DW_AT_name
         # Answers found later by walking DIEs (inlined copies), cached beside the index.
@@ -119,10 +101,6 @@ class DebugInfo:
     def has_line_info(self) -> bool:
         return bool(self._headers)
 
-    def source_files(self) -> list[str]:
-        """Every source file named by a line table: absolute, normalized, sorted."""
-        return sorted({self._paths[i] for i in self._files_of() if self._paths[i]})
-
     def source_name(self, path: str) -> str | None:
         """The name the debug info gives the source file at `path` (absolute, normalized),
         as gdb shows it in `file=`: a unit's DW_AT_name for its primary file (relative when
@@ -153,7 +131,7 @@ class DebugInfo:
             return None
         hits: dict[int, list[tuple[int, int, int]]] = {}  # line -> [(address, path id, stmt)]
         best_above: int | None = None
-        for address, number, path_id, stmt in self._statement_rows(path_ids):
+        for address, number, path_id, stmt in self._lines.statement_rows(path_ids):
             if number == line:
                 hits.setdefault(line, []).append((address, path_id, stmt))
             elif number > line and (best_above is None or number <= best_above):
@@ -175,51 +153,6 @@ class DebugInfo:
             addresses=tuple(sorted(set(addresses))),
             past_prologue=tuple(sorted(set(moved))),
         )
-
-    def line_start(self, file: str, line: int) -> int | None:
-        """gdb's find_line_pc: the lowest address of a statement row of `line` in `file`,
-        else of the nearest line after it with one. None: no code at or after the line."""
-        path_ids = self.match_file(file)
-        best: tuple[int, int] | None = None  # (line, address)
-        for address, number, _path_id, _stmt in self._statement_rows(path_ids):
-            if number >= line:
-                best = min(best, (number, address)) if best is not None else (number, address)
-        return None if best is None else best[1]
-
-    def line_table(self, file: str) -> list[tuple[int, int]] | None:
-        """gdb's linetable of the symtab `file` names (lookup_symtab: the first unit's
-        naming it): (link-time address, line) by address, line 0 ending a run. None: no
-        line table names the file."""
-        path_ids = self.match_file(file)
-        files_of = self._files_of()
-        units = sorted((stmt, path_id) for path_id in path_ids for stmt in files_of.get(path_id, ()))
-        if not units:
-            return None
-        stmt, wanted = units[0]
-        header = self._header(stmt)
-        if header is None:
-            return []
-        try:
-            data = self._dwarf.read(".debug_line", header.offset, header.end - header.offset)
-            rows = decode_rows(data, header, base=header.offset, keep_switched=True)
-        except TargetError as exc:
-            log.warning("%s: %s", self.debug_file, exc)
-            return []
-        subfile_of = dict(enumerate(self._headers[stmt][-1]))
-        return file_line_table(rows, subfile_of, wanted)
-
-    def _statement_rows(self, path_ids: set[int]) -> Iterator[tuple[int, int, int, int]]:
-        """(address, line, path id, line program) of each statement row of the files
-        `path_ids` (no end of a sequence), line program by line program."""
-        files_of = self._files_of()
-        for stmt in sorted({s for p in path_ids for s in files_of.get(p, ())}):
-            rows = self._decoded(stmt)
-            numbers = self._file_numbers(stmt, path_ids)
-            if rows is None or not numbers:
-                continue
-            for address, fnum, number, flags in zip(rows.address, rows.file, rows.line, rows.flags, strict=True):
-                if fnum in numbers and flags & IS_STMT and not flags & END_SEQUENCE:
-                    yield address, number, numbers[fnum], stmt
 
     def functions_named(self, name: str) -> list[FunctionMatch]:
         """Functions `break NAME` stops in: exact and demangled names, `ns::func`,
@@ -244,61 +177,6 @@ class DebugInfo:
         found.sort(key=lambda f: f.low)
         return found
 
-    def location_at(self, address: int) -> SourceLine | None:
-        """The line-table row covering `address` (gdb's `info line *ADDR`)."""
-        found = self._row_at(address)
-        if found is None:
-            return None
-        stmt, rows, i = found
-        return SourceLine(
-            file=self._path_of(stmt, rows.file[i]),
-            line=rows.line[i],
-            column=rows.column[i],
-            address=rows.address[i],
-            is_stmt=bool(rows.flags[i] & IS_STMT),
-        )
-
-    def line_range_at(self, address: int) -> tuple[int, int] | None:
-        """[start, end) of the run of rows of the same file and line around `address`: the
-        range a `next`/`step` stays in until the pc leaves the line."""
-        found = self._row_at(address)
-        if found is None:
-            return None
-        _stmt, rows, i = found
-        first, last = self._sequence_bounds(rows, i)
-        key = (rows.file[i], rows.line[i])
-        start = i
-        while start > first and (rows.file[start - 1], rows.line[start - 1]) == key:
-            start -= 1
-        # Rows of other lines at the same address are empty: the range goes past them.
-        end = bisect_right(rows.address, address, i, last)
-        while end < last and (rows.file[end], rows.line[end]) == key:
-            end += 1
-        return rows.address[start], rows.address[end]
-
-    def row_range_at(self, address: int) -> tuple[int, int] | None:
-        """[start, end) of the one row holding `address` (gdb's find_pc_line range): up to
-        the next row at a higher address, whatever its line."""
-        found = self._row_at(address)
-        if found is None:
-            return None
-        _stmt, rows, i = found
-        _first, last = self._sequence_bounds(rows, i)
-        return rows.address[i], rows.address[bisect_right(rows.address, address, i, last)]
-
-    def is_statement_start(self, address: int) -> bool:
-        """Whether a row marked is_stmt starts exactly at `address`."""
-        found = self._row_at(address)
-        if found is None:
-            return False
-        _stmt, rows, i = found
-        first, _last = self._sequence_bounds(rows, i)
-        while i >= first and rows.address[i] == address:
-            if rows.flags[i] & IS_STMT:
-                return True
-            i -= 1
-        return False
-
     def function_at(self, address: int) -> FunctionMatch | None:
         """The function (from the symbol table) containing `address`."""
         hit = self.image.symbol_at(address)
@@ -321,24 +199,9 @@ class DebugInfo:
 
     def cu_offset_at(self, address: int) -> int | None:
         """The .debug_info offset of the compilation unit covering `address`."""
-        unit = self._unit_at(address)
+        unit = self._lines.unit_at(address)
         offset = None if unit is None else self._units[unit][0]
         return offset if offset is not None and offset >= 0 else None
-
-    def match_file(self, file: str) -> set[int]:
-        """Path ids of the line-table files `file` names: absolute (also through symlinks),
-        relative (a suffix of whole components, `./` and `../` normalized) or a basename."""
-        norm = os.path.normpath(file)
-        candidates = self._file_index()[1].get(os.path.basename(norm), [])
-        if os.path.isabs(norm):
-            exact = {i for i in candidates if self._paths[i] == norm}
-            if exact:
-                return exact
-            real = os.path.realpath(norm)
-            return {i for i in candidates if os.path.realpath(self._paths[i]) == real}
-        wanted = [c for c in norm.split("/") if c not in ("", ".", "..")]
-        size = len(wanted)
-        return {i for i in candidates if self._paths[i].split("/")[-size:] == wanted}
 
     # --- for the DIE-walking layers (inlined copies) ------------------------------------
     @property
@@ -361,24 +224,6 @@ class DebugInfo:
             paths = [self._paths[i] for i in header[-1]] if header is not None else []
             found.append((offset, name, primary, [p for p in paths if p]))
         return found
-
-    def file_path(self, cu_offset: int, number: int) -> str | None:
-        """The path of file `number` of a unit's line table (DW_AT_call_file, decl_file)."""
-        unit = self._unit_index.get(cu_offset)
-        stmt = self._units[unit][1] if unit is not None else -1
-        if stmt < 0 or stmt not in self._headers:
-            return None
-        return self._path_of(stmt, number) or None
-
-    def next_row_address(self, address: int) -> int | None:
-        """The address of the first line-table row after `address` in its sequence."""
-        found = self._row_at(address)
-        if found is None:
-            return None
-        _stmt, rows, i = found
-        _first, last = self._sequence_bounds(rows, i)
-        end = bisect_right(rows.address, address, i, last)
-        return rows.address[end] if end < len(rows.address) else None
 
     def remembered(self, kind: str, key: str) -> Any:
         """A value `remember`ed for (kind, key), in this session or one before; None."""
@@ -405,100 +250,38 @@ class DebugInfo:
                     self._extras = extras
         return self._extras
 
-    # --- rows --------------------------------------------------------------------------
-    def _decoded(self, stmt: int) -> LineRows | None:
-        with self._lock:
-            rows = self._rows.get(stmt)
-            if rows is not None:
-                return rows
-            header = self._header(stmt)
-            if header is None:
-                return None
-            try:
-                data = self._dwarf.read(".debug_line", header.offset, header.end - header.offset)
-                rows = decode_rows(data, header, base=header.offset)
-            except TargetError as exc:
-                log.warning("%s: %s", self.debug_file, exc)
-                rows = LineRows()
-            self._rows[stmt] = rows
-            return rows
+    # --- the line rows (linerows.LineIndex) ---------------------------------------------
+    def source_files(self) -> list[str]:
+        return self._lines.source_files()
 
-    def _header(self, stmt: int) -> LineHeader | None:
-        raw = self._headers.get(stmt)
-        if raw is None:
-            return None
-        return header_from_tuple(stmt, raw, tuple(self._paths[i] for i in raw[-1]))
+    def match_file(self, file: str) -> set[int]:
+        return self._lines.match_file(file)
 
-    def _file_numbers(self, stmt: int, path_ids: set[int]) -> dict[int, int]:
-        """DWARF file number -> path id, for the numbers of `stmt` naming `path_ids`."""
-        file_ids = self._headers[stmt][-1]
-        return {n: p for n, p in enumerate(file_ids) if p in path_ids}
+    def line_start(self, file: str, line: int) -> int | None:
+        return self._lines.line_start(file, line)
 
-    def _path_of(self, stmt: int, number: int) -> str:
-        file_ids = self._headers[stmt][-1]
-        return self._paths[file_ids[number]] if 0 <= number < len(file_ids) else ""
+    def line_table(self, file: str) -> list[tuple[int, int]] | None:
+        return self._lines.line_table(file)
 
-    def _unit_at(self, address: int) -> int | None:
-        i = bisect_right(self._range_lows, address) - 1
-        # Ranges may overlap a little (padding): look back a few for one that contains it.
-        for j in range(i, max(-1, i - 8), -1):
-            low, high, unit = self._ranges[j]
-            if low <= address < high:
-                return unit
-        return None
+    def location_at(self, address: int) -> SourceLine | None:
+        return self._lines.location_at(address)
 
-    def _row_at(self, address: int) -> tuple[int, LineRows, int] | None:
-        unit = self._unit_at(address)
-        if unit is None:
-            return None
-        stmt = self._units[unit][1]
-        rows = self._decoded(stmt) if stmt >= 0 else None
-        if rows is None:
-            return None
-        lows = [s[2] for s in rows.sequences]
-        k = bisect_right(lows, address) - 1
-        while k >= 0:
-            first, last, low, high = rows.sequences[k]
-            if low <= address < high:
-                i = bisect_right(rows.address, address, first, last) - 1
-                # Several rows at one address: the last one, or an earlier is_stmt one.
-                j = i
-                while not rows.flags[j] & IS_STMT and j > first:
-                    if rows.address[j - 1] != address or rows.address[j] != address:
-                        break
-                    j -= 1
-                return stmt, rows, (j if rows.flags[j] & IS_STMT else i)
-            k -= 1
-            if k >= 0 and rows.sequences[k][3] <= address and low > address:
-                break
-        return None
+    def line_range_at(self, address: int) -> tuple[int, int] | None:
+        return self._lines.line_range_at(address)
 
-    @staticmethod
-    def _sequence_bounds(rows: LineRows, i: int) -> tuple[int, int]:
-        for first, last, _low, _high in rows.sequences:
-            if first <= i <= last:
-                return first, last
-        return i, i + 1
+    def row_range_at(self, address: int) -> tuple[int, int] | None:
+        return self._lines.row_range_at(address)
+
+    def is_statement_start(self, address: int) -> bool:
+        return self._lines.is_statement_start(address)
+
+    def next_row_address(self, address: int) -> int | None:
+        return self._lines.next_row_address(address)
+
+    def file_path(self, cu_offset: int, number: int) -> str | None:
+        return self._lines.file_path(cu_offset, number)
 
     # --- functions ---------------------------------------------------------------------
-    # --- files -------------------------------------------------------------------------
-    def _files_of(self) -> dict[int, list[int]]:
-        return self._file_index()[0]
-
-    def _file_index(self) -> tuple[dict[int, list[int]], dict[str, list[int]]]:
-        maps = self._file_maps
-        if maps is None:
-            files_of: dict[int, list[int]] = {}
-            for stmt, header in self._headers.items():
-                for path_id in set(header[-1]):
-                    files_of.setdefault(path_id, []).append(stmt)
-            by_basename: dict[str, list[int]] = {}
-            for path_id, path in enumerate(self._paths):
-                if path_id in files_of:
-                    by_basename.setdefault(os.path.basename(path), []).append(path_id)
-            maps = self._file_maps = (files_of, by_basename)
-        return maps
-
     def _function_match(self, linkage: str, demangled: str, low: int, size: int) -> FunctionMatch:
         high = low + size
         address = prologue.breakpoint_address(self, low, high) if size else low
@@ -516,40 +299,20 @@ class DebugInfo:
 
     # --- what the prologue rules read (prologue.FunctionLines) ---------------------------
     def row_span(self, address: int) -> tuple[int, int, int] | None:
-        found = self._row_at(address)
-        if found is None:
-            return None
-        _stmt, rows, i = found
-        _first, last = self._sequence_bounds(rows, i)
-        end = bisect_right(rows.address, address, i, last)
-        return rows.address[i], rows.address[end], rows.line[i]
+        return self._lines.row_span(address)
 
     def rows_between(self, low: int, high: int) -> list[prologue.LineRow]:
-        found = self._row_at(low)
-        if found is None:
-            return []
-        stmt, rows, i = found
-        first, last = self._sequence_bounds(rows, i)
-        while i > first and rows.address[i - 1] >= low:
-            i -= 1
-        found_rows = []
-        while i < last and rows.address[i] < high:
-            if rows.address[i] >= low and not rows.flags[i] & END_SEQUENCE:
-                path = self._path_of(stmt, rows.file[i])
-                found_rows.append(prologue.LineRow(rows.address[i], path, rows.line[i],
-                                                   rows.flags[i]))  # fmt: skip
-            i += 1
-        return found_rows
+        return self._lines.rows_between(low, high)
 
     def read_code(self, address: int, size: int) -> bytes:
         return self._main.read_address(address, size)
 
     def producer_at(self, address: int) -> str:
-        unit = self._unit_at(address)
+        unit = self._lines.unit_at(address)
         return self._units[unit][4] if unit is not None else ""
 
     def has_location_lists_at(self, address: int) -> bool:
-        unit = self._unit_at(address)
+        unit = self._lines.unit_at(address)
         offset = self._units[unit][0] if unit is not None else -1
         if offset < 0:
             return False

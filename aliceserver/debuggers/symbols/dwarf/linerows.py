@@ -1,0 +1,309 @@
+"""The line rows of one binary's units: line programs decoded per unit on the first query
+that needs them, then searched by address (the row, line run or statement at a pc) and by
+source file (the rows of a file:line). Addresses are link-time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from bisect import bisect_right
+from collections.abc import Iterator
+from typing import Any
+
+from aliceserver.debuggers.symbols.dwarf import prologue
+from aliceserver.debuggers.symbols.dwarf.lines import (
+    END_SEQUENCE,
+    IS_STMT,
+    LineHeader,
+    LineRows,
+    decode_rows,
+    header_from_tuple,
+)
+from aliceserver.debuggers.symbols.dwarf.model import SourceLine
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+from aliceserver.debuggers.symbols.dwarf.symtab_lines import file_line_table
+from aliceserver.errors import TargetError
+
+log = logging.getLogger(__name__)
+
+# A unit: (.debug_info offset, line program offset or -1, name, comp_dir, producer).
+Unit = tuple[int, int, str, str, str]
+
+
+class LineIndex:
+    """The rows of the line programs of `units` (thread-safe, lazily decoded)."""
+
+    def __init__(self, dwarf: ElfSections, units: list[Unit], paths: list[str],
+                 headers: dict[int, tuple[Any, ...]],
+                 ranges: list[tuple[int, int, int]]) -> None:  # fmt: skip
+        self.debug_file = dwarf.path  # where the DWARF was read from
+        self.paths = paths  # path id -> absolute, normalized path
+        self._dwarf = dwarf
+        self._units = units
+        self._headers = headers
+        self._range_lows = [r[0] for r in ranges]
+        self._ranges = ranges
+        self._unit_index = {u[0]: i for i, u in enumerate(units)}
+        # path id -> line program offsets, basename -> path ids: built on the first file
+        # query (a big library's take longer than loading its whole index)
+        self._file_maps: tuple[dict[int, list[int]], dict[str, list[int]]] | None = None
+        self._rows: dict[int, LineRows] = {}
+        self._lock = threading.Lock()
+
+    def source_files(self) -> list[str]:
+        """Every source file named by a line table: absolute, normalized, sorted."""
+        return sorted({self.paths[i] for i in self._files_of() if self.paths[i]})
+
+    def match_file(self, file: str) -> set[int]:
+        """Path ids of the line-table files `file` names: absolute (also through symlinks),
+        relative (a suffix of whole components, `./` and `../` normalized) or a basename."""
+        norm = os.path.normpath(file)
+        candidates = self._file_index()[1].get(os.path.basename(norm), [])
+        if os.path.isabs(norm):
+            exact = {i for i in candidates if self.paths[i] == norm}
+            if exact:
+                return exact
+            real = os.path.realpath(norm)
+            return {i for i in candidates if os.path.realpath(self.paths[i]) == real}
+        wanted = [c for c in norm.split("/") if c not in ("", ".", "..")]
+        size = len(wanted)
+        return {i for i in candidates if self.paths[i].split("/")[-size:] == wanted}
+
+    def line_start(self, file: str, line: int) -> int | None:
+        """gdb's find_line_pc: the lowest address of a statement row of `line` in `file`,
+        else of the nearest line after it with one. None: no code at or after the line."""
+        path_ids = self.match_file(file)
+        best: tuple[int, int] | None = None  # (line, address)
+        for address, number, _path_id, _stmt in self.statement_rows(path_ids):
+            if number >= line:
+                best = min(best, (number, address)) if best is not None else (number, address)
+        return None if best is None else best[1]
+
+    def line_table(self, file: str) -> list[tuple[int, int]] | None:
+        """gdb's linetable of the symtab `file` names (lookup_symtab: the first unit's
+        naming it): (link-time address, line) by address, line 0 ending a run. None: no
+        line table names the file."""
+        path_ids = self.match_file(file)
+        files_of = self._files_of()
+        units = sorted((stmt, path_id) for path_id in path_ids for stmt in files_of.get(path_id, ()))
+        if not units:
+            return None
+        stmt, wanted = units[0]
+        header = self._header(stmt)
+        if header is None:
+            return []
+        try:
+            data = self._dwarf.read(".debug_line", header.offset, header.end - header.offset)
+            rows = decode_rows(data, header, base=header.offset, keep_switched=True)
+        except TargetError as exc:
+            log.warning("%s: %s", self.debug_file, exc)
+            return []
+        subfile_of = dict(enumerate(self._headers[stmt][-1]))
+        return file_line_table(rows, subfile_of, wanted)
+
+    def statement_rows(self, path_ids: set[int]) -> Iterator[tuple[int, int, int, int]]:
+        """(address, line, path id, line program) of each statement row of the files
+        `path_ids` (no end of a sequence), line program by line program."""
+        files_of = self._files_of()
+        for stmt in sorted({s for p in path_ids for s in files_of.get(p, ())}):
+            rows = self._decoded(stmt)
+            numbers = self._file_numbers(stmt, path_ids)
+            if rows is None or not numbers:
+                continue
+            for address, fnum, number, flags in zip(rows.address, rows.file, rows.line, rows.flags, strict=True):
+                if fnum in numbers and flags & IS_STMT and not flags & END_SEQUENCE:
+                    yield address, number, numbers[fnum], stmt
+
+    def location_at(self, address: int) -> SourceLine | None:
+        """The line-table row covering `address` (gdb's `info line *ADDR`)."""
+        found = self._row_at(address)
+        if found is None:
+            return None
+        stmt, rows, i = found
+        return SourceLine(
+            file=self._path_of(stmt, rows.file[i]),
+            line=rows.line[i],
+            column=rows.column[i],
+            address=rows.address[i],
+            is_stmt=bool(rows.flags[i] & IS_STMT),
+        )
+
+    def line_range_at(self, address: int) -> tuple[int, int] | None:
+        """[start, end) of the run of rows of the same file and line around `address`: the
+        range a `next`/`step` stays in until the pc leaves the line."""
+        found = self._row_at(address)
+        if found is None:
+            return None
+        _stmt, rows, i = found
+        first, last = self._sequence_bounds(rows, i)
+        key = (rows.file[i], rows.line[i])
+        start = i
+        while start > first and (rows.file[start - 1], rows.line[start - 1]) == key:
+            start -= 1
+        # Rows of other lines at the same address are empty: the range goes past them.
+        end = bisect_right(rows.address, address, i, last)
+        while end < last and (rows.file[end], rows.line[end]) == key:
+            end += 1
+        return rows.address[start], rows.address[end]
+
+    def row_range_at(self, address: int) -> tuple[int, int] | None:
+        """[start, end) of the one row holding `address` (gdb's find_pc_line range): up to
+        the next row at a higher address, whatever its line."""
+        found = self._row_at(address)
+        if found is None:
+            return None
+        _stmt, rows, i = found
+        _first, last = self._sequence_bounds(rows, i)
+        return rows.address[i], rows.address[bisect_right(rows.address, address, i, last)]
+
+    def is_statement_start(self, address: int) -> bool:
+        """Whether a row marked is_stmt starts exactly at `address`."""
+        found = self._row_at(address)
+        if found is None:
+            return False
+        _stmt, rows, i = found
+        first, _last = self._sequence_bounds(rows, i)
+        while i >= first and rows.address[i] == address:
+            if rows.flags[i] & IS_STMT:
+                return True
+            i -= 1
+        return False
+
+    def next_row_address(self, address: int) -> int | None:
+        """The address of the first line-table row after `address` in its sequence."""
+        found = self._row_at(address)
+        if found is None:
+            return None
+        _stmt, rows, i = found
+        _first, last = self._sequence_bounds(rows, i)
+        end = bisect_right(rows.address, address, i, last)
+        return rows.address[end] if end < len(rows.address) else None
+
+    def row_span(self, address: int) -> tuple[int, int, int] | None:
+        found = self._row_at(address)
+        if found is None:
+            return None
+        _stmt, rows, i = found
+        _first, last = self._sequence_bounds(rows, i)
+        end = bisect_right(rows.address, address, i, last)
+        return rows.address[i], rows.address[end], rows.line[i]
+
+    def rows_between(self, low: int, high: int) -> list[prologue.LineRow]:
+        found = self._row_at(low)
+        if found is None:
+            return []
+        stmt, rows, i = found
+        first, last = self._sequence_bounds(rows, i)
+        while i > first and rows.address[i - 1] >= low:
+            i -= 1
+        found_rows = []
+        while i < last and rows.address[i] < high:
+            if rows.address[i] >= low and not rows.flags[i] & END_SEQUENCE:
+                path = self._path_of(stmt, rows.file[i])
+                found_rows.append(prologue.LineRow(rows.address[i], path, rows.line[i],
+                                                   rows.flags[i]))  # fmt: skip
+            i += 1
+        return found_rows
+
+    def file_path(self, cu_offset: int, number: int) -> str | None:
+        """The path of file `number` of a unit's line table (DW_AT_call_file, decl_file)."""
+        unit = self._unit_index.get(cu_offset)
+        stmt = self._units[unit][1] if unit is not None else -1
+        if stmt < 0 or stmt not in self._headers:
+            return None
+        return self._path_of(stmt, number) or None
+
+    def unit_at(self, address: int) -> int | None:
+        i = bisect_right(self._range_lows, address) - 1
+        # Ranges may overlap a little (padding): look back a few for one that contains it.
+        for j in range(i, max(-1, i - 8), -1):
+            low, high, unit = self._ranges[j]
+            if low <= address < high:
+                return unit
+        return None
+
+    # --- rows -------------------------------------------------------------------------
+
+    def _decoded(self, stmt: int) -> LineRows | None:
+        with self._lock:
+            rows = self._rows.get(stmt)
+            if rows is not None:
+                return rows
+            header = self._header(stmt)
+            if header is None:
+                return None
+            try:
+                data = self._dwarf.read(".debug_line", header.offset, header.end - header.offset)
+                rows = decode_rows(data, header, base=header.offset)
+            except TargetError as exc:
+                log.warning("%s: %s", self.debug_file, exc)
+                rows = LineRows()
+            self._rows[stmt] = rows
+            return rows
+
+    def _header(self, stmt: int) -> LineHeader | None:
+        raw = self._headers.get(stmt)
+        if raw is None:
+            return None
+        return header_from_tuple(stmt, raw, tuple(self.paths[i] for i in raw[-1]))
+
+    def _file_numbers(self, stmt: int, path_ids: set[int]) -> dict[int, int]:
+        """DWARF file number -> path id, for the numbers of `stmt` naming `path_ids`."""
+        file_ids = self._headers[stmt][-1]
+        return {n: p for n, p in enumerate(file_ids) if p in path_ids}
+
+    def _path_of(self, stmt: int, number: int) -> str:
+        file_ids = self._headers[stmt][-1]
+        return self.paths[file_ids[number]] if 0 <= number < len(file_ids) else ""
+
+    def _row_at(self, address: int) -> tuple[int, LineRows, int] | None:
+        unit = self.unit_at(address)
+        if unit is None:
+            return None
+        stmt = self._units[unit][1]
+        rows = self._decoded(stmt) if stmt >= 0 else None
+        if rows is None:
+            return None
+        lows = [s[2] for s in rows.sequences]
+        k = bisect_right(lows, address) - 1
+        while k >= 0:
+            first, last, low, high = rows.sequences[k]
+            if low <= address < high:
+                i = bisect_right(rows.address, address, first, last) - 1
+                # Several rows at one address: the last one, or an earlier is_stmt one.
+                j = i
+                while not rows.flags[j] & IS_STMT and j > first:
+                    if rows.address[j - 1] != address or rows.address[j] != address:
+                        break
+                    j -= 1
+                return stmt, rows, (j if rows.flags[j] & IS_STMT else i)
+            k -= 1
+            if k >= 0 and rows.sequences[k][3] <= address and low > address:
+                break
+        return None
+
+    @staticmethod
+    def _sequence_bounds(rows: LineRows, i: int) -> tuple[int, int]:
+        for first, last, _low, _high in rows.sequences:
+            if first <= i <= last:
+                return first, last
+        return i, i + 1
+
+    def _files_of(self) -> dict[int, list[int]]:
+        return self._file_index()[0]
+
+    def _file_index(self) -> tuple[dict[int, list[int]], dict[str, list[int]]]:
+        maps = self._file_maps
+        if maps is None:
+            files_of: dict[int, list[int]] = {}
+            for stmt, header in self._headers.items():
+                for path_id in set(header[-1]):
+                    files_of.setdefault(path_id, []).append(stmt)
+            by_basename: dict[str, list[int]] = {}
+            for path_id, path in enumerate(self.paths):
+                if path_id in files_of:
+                    by_basename.setdefault(os.path.basename(path), []).append(path_id)
+            maps = self._file_maps = (files_of, by_basename)
+        return maps
