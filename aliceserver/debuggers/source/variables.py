@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
     from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller
     from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
-    from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols
+    from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import EvalSymbols
     from aliceserver.debuggers.symbols.dwarf.expr.methods import Methods
 
 _MAX_REFERENCE = (1 << 31) - 1

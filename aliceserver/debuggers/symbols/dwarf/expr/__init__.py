@@ -11,7 +11,8 @@ from aliceserver.debuggers.symbols.dwarf.dietree import parent_of
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
-from aliceserver.debuggers.symbols.dwarf.expr.evaluate import EvalSymbols, Evaluator
+from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import EvalSymbols
+from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
 from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
 from aliceserver.debuggers.symbols.dwarf.expr.rust_eval import RustEvaluator
 from aliceserver.debuggers.symbols.dwarf.expr.rust_parser import parse_rust

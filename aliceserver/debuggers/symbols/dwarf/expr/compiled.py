@@ -385,7 +385,7 @@ def _shift_right(a: int, b: int) -> int:
     return a >> b if 0 <= b < 128 else (-1 if a < 0 else 0)
 
 
-# evaluate._apply for integers.
+# operators.apply for integers.
 _ARITH: dict[str, Callable[[int, int], int]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul,
     "&": operator.and_, "|": operator.or_, "^": operator.xor,

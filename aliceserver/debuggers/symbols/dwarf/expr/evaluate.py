@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Protocol, runtime_checkable
 
 from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
-from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr import ast, operators
 from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function
 from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
     c_cast,
@@ -17,19 +15,23 @@ from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
 )
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     Builtins,
-    cast,
-    common_type,
     decay,
     is_arith,
     is_floating,
     make,
-    promote,
     to_number,
     unary_promote,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import scoped_class
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues, repeat, session_values
-from aliceserver.debuggers.symbols.dwarf.expr.dollars import store as convenience_store
+from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import (
+    EntryValues,
+    EvalSymbols,
+    KnowsConstants,
+    ThreadRegisters,
+    has_avx512,
+    minimal_function,
+)
 from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
 from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
     NoProgramSymbols,
@@ -58,71 +60,9 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     strip,
 )
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
-from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+from aliceserver.debuggers.symbols.dwarf.values import Value
 
 log = logging.getLogger(__name__)
-
-_COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
-
-
-def minimal_function(symbols: object, name: str) -> Value | None:
-    """A function without debug info by its ELF symbol (gdb's minimal symbols), for
-    symbol tables that know them (the live engine's); the last place a name is looked for."""
-    find: Callable[[str], Value | None] | None = getattr(symbols, "minimal_function", None)
-    return find(name) if find is not None else None
-
-
-class EvalSymbols(Protocol):
-    """Names and types visible where the expression is evaluated."""
-
-    @property
-    def frame(self) -> FrameContext: ...
-
-    @property
-    def cplus(self) -> bool: ...
-
-    def lookup(self, name: str) -> Value | None: ...
-
-    def lookup_type(self, name: str) -> Type | None: ...
-
-
-@runtime_checkable
-class EntryValues(Protocol):
-    """Symbols that read parameters' values at their function's entry (gdb's NAME@entry);
-    both raise gdb's error for a name that is not such a parameter."""
-
-    def entry_type(self, name: str) -> Type: ...
-
-    def entry_value(self, name: str) -> Value: ...
-
-
-@runtime_checkable
-class KnowsConstants(Protocol):
-    """Symbols that tell a constant (DW_AT_const_value, an enumerator: gdb's LOC_CONST)."""
-
-    def is_constant(self, name: str) -> bool: ...
-
-
-@runtime_checkable
-class ThreadRegisters(Protocol):
-    """A frame that knows its thread's innermost frame: gdb reads a register an outer
-    frame did not save there (x86-64's unspecified rule, "same value")."""
-
-    def innermost(self) -> FrameContext: ...
-
-    def not_saved(self, regno: int) -> bool: ...
-
-
-@runtime_checkable
-class VectorExtensions(Protocol):
-    """A frame that knows whether the machine has AVX-512 ($zmm0, $k0 and xmm16-31)."""
-
-    @property
-    def has_avx512(self) -> bool: ...
-
-
-def _has_avx512(ctx: FrameContext) -> bool:
-    return isinstance(ctx, VectorExtensions) and ctx.has_avx512
 
 
 class Evaluator:
@@ -358,7 +298,7 @@ class Evaluator:
         return self.entry_symbols(name).entry_type(name)
 
     def register(self, name: str) -> Value:
-        spec = x86_registers.lookup(name, lambda: _has_avx512(self.ctx))
+        spec = x86_registers.lookup(name, lambda: has_avx512(self.ctx))
         if isinstance(self.symbols, NoProgramSymbols):  # gdb's i386 of no file
             self.symbols.check_register(name)
             spec = None
@@ -535,60 +475,7 @@ class Evaluator:
         return self.arith(op, self.eval(node.left), self.eval(node.right))
 
     def arith(self, op: str, left: Value, right: Value) -> Value:
-        left, right = self.rvalue(left), self.rvalue(right)
-        lt, rt = strip(left.type), strip(right.type)
-        lp, rp = isinstance(lt, PointerType), isinstance(rt, PointerType)
-        if lp or rp:
-            return self.pointer_arith(op, left, right, lp, rp)
-        if isinstance(lt, StructType) or isinstance(rt, StructType):
-            raise EvaluationError(f"Structure has no component named operator{op}.")
-        if not is_arith(lt) or not is_arith(rt):
-            raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
-        if op in ("<<", ">>"):
-            if is_floating(rt):  # `1 >> 1.5`: the count must be an integer, as in C
-                raise EvaluationError("Integer only operation.")
-            result_t = promote(lt, self.builtins)
-        else:
-            result_t = common_type(lt, rt, self.builtins)
-        a, b = to_number(make(result_t, to_number(left), self.ctx)), to_number(right)
-        if op not in ("<<", ">>"):
-            b = to_number(make(result_t, b, self.ctx))
-        if self.type_only and op in ("/", "%") and b == 0:
-            b = 1  # gdb divides by one: only the result's type is wanted
-        if op in _COMPARE:
-            return self.truth(_compare(op, a, b))
-        return make(result_t, _apply(op, a, b, is_floating(result_t)), self.ctx)
-
-    def pointer_arith(self, op: str, left: Value, right: Value, lp: bool, rp: bool) -> Value:
-        if op in _COMPARE:
-            a, b = to_number(left), to_number(right)
-            return self.truth(_compare(op, a, b))
-        if op == "+" and lp != rp:
-            ptr, other = (left, right) if lp else (right, left)
-            n = to_number(other)
-            if isinstance(n, float):
-                raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
-            return self.pointer_add(ptr, n)
-        if op == "-" and lp and not rp:
-            n = to_number(right)
-            if isinstance(n, float):
-                raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
-            return self.pointer_add(left, -n)
-        if op == "-" and lp and rp:
-            lt, rt = strip(left.type), strip(right.type)
-            assert isinstance(lt, PointerType) and isinstance(rt, PointerType)
-            size = strip(lt.target).size or 1
-            if size != (strip(rt.target).size or 1):
-                raise EvaluationError(
-                    "First argument of `-' is a pointer and second argument is neither\n"
-                    "an integer nor a pointer of the same type."
-                )
-            diff = left.as_int() - right.as_int()
-            quotient = abs(diff) // size * (1 if diff >= 0 else -1)
-            return Value.of_int(self.builtins.of("long"), quotient, self.ctx)
-        if op in ("&", "|", "^", "%", "*", "/", "<<", ">>") or op == "+":
-            raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
-        raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+        return operators.arith(self, op, left, right)
 
     def increment(self, operand: Value, op: str) -> Value:
         """`++x` (x itself after the write) and `x++` (x's old value, not an lvalue, as gdb's
@@ -610,80 +497,7 @@ class Evaluator:
 
     def store(self, target: Value, op: str, value: Value) -> Value:
         """`target op value` for = += -= ...: written through target's location."""
-        variable = convenience_store(self, target, op, value)
-        if variable is not None:
-            return variable
-        if isinstance(strip(target.type), ReferenceType):
-            target = self.target(target)
-        if self.type_only:  # gdb: the left side as it is, nothing written
-            return target
-        if op != "=":
-            value = self.arith(op[:-1], target, value)
-        if not target.is_lvalue:
-            raise EvaluationError("Left operand of assignment is not an lvalue.")
-        tt = strip(target.type)
-        if isinstance(tt, (StructType, ArrayType)):
-            if strip(value.type) is not tt:
-                raise EvaluationError("Invalid cast.")
-            data = value.data()
-        else:
-            data = cast(value, target.type, self.builtins).data()
-            if target.bit_size:
-                data = data[: target.byte_size].ljust(target.byte_size, b"\0")
-        target.assign_bytes(data)
-        # The bytes written, in target's frame (an outer frame's $rax is frame 0's): a frame's
-        # registers are a snapshot, read again they would be the old ones.
-        written = target._data if isinstance(target.location, RegisterLoc) else None
-        return Value(target.type, target.location, target.ctx, target.bit_offset, target.bit_size, _data=written)
-
-
-def _compare(op: str, a: int | float, b: int | float) -> bool:
-    if op == "==":
-        return a == b
-    if op == "!=":
-        return a != b
-    if op == "<":
-        return a < b
-    if op == ">":
-        return a > b
-    if op == "<=":
-        return a <= b
-    return a >= b
-
-
-def _apply(op: str, a: int | float, b: int | float, floating: bool) -> int | float:
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op in ("/", "%"):
-        if b == 0:
-            if floating and op == "/":  # IEEE: inf or nan, as gdb prints
-                return float("nan") if a == 0 else (float("inf") if a > 0 else float("-inf"))
-            raise EvaluationError("Division by zero")
-        if floating:
-            if op == "%":
-                raise EvaluationError("Integer only operation %.")
-            return a / b
-        assert isinstance(a, int) and isinstance(b, int)
-        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C truncates toward zero
-        return q if op == "/" else a - q * b
-    if floating:
-        raise EvaluationError("Integer only operation.")
-    assert isinstance(a, int) and isinstance(b, int)
-    if op == "&":
-        return a & b
-    if op == "|":
-        return a | b
-    if op == "^":
-        return a ^ b
-    if op == "<<":
-        return a << b if 0 <= b < 128 else 0
-    if op == ">>":
-        return a >> b if 0 <= b < 128 else (-1 if a < 0 else 0)
-    raise EvaluationError(f"unsupported operator {op}")
+        return operators.store(self, target, op, value)
 
 
 def _is_dynamic(t: Type, depth: int = 0) -> bool:

@@ -15,14 +15,9 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     make,
     to_number,
 )
-from aliceserver.debuggers.symbols.dwarf.expr.evaluate import (
-    _COMPARE,
-    EvalSymbols,
-    Evaluator,
-    _apply,
-    _compare,
-    minimal_function,
-)
+from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import EvalSymbols, minimal_function
+from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
+from aliceserver.debuggers.symbols.dwarf.expr.operators import COMPARE, apply, compare
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_slice, is_tuple, is_tuple_struct
 from aliceserver.debuggers.symbols.dwarf.types import (
@@ -195,9 +190,9 @@ class RustEvaluator(Evaluator):
         result_t = self.promoted(lt, rt)
         a = to_number(make(result_t, to_number(left), self.ctx))
         b = to_number(right) if op in ("<<", ">>") else to_number(make(result_t, to_number(right), self.ctx))
-        if op in _COMPARE:
-            return self.truth(_compare(op, a, b))
-        return make(result_t, _apply(op, a, b, is_floating(result_t)), self.ctx)
+        if op in COMPARE:
+            return self.truth(compare(op, a, b))
+        return make(result_t, apply(op, a, b, is_floating(result_t)), self.ctx)
 
     def promoted(self, a: Type, b: Type) -> Type:
         """gdb's binop_promote outside C: double for floats, else long or unsigned long."""

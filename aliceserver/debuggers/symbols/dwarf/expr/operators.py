@@ -1,0 +1,168 @@
+"""C's binary operators over values, as gdb evaluates them: arithmetic after the usual
+conversions, pointer arithmetic, comparison, and assignment (`=`, `+=`...) through a
+value's location. The evaluator passes itself: its subclasses (Rust's) change arith."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aliceserver.debuggers.symbols.dwarf.expr.convert import (
+    cast,
+    common_type,
+    is_arith,
+    is_floating,
+    make,
+    promote,
+    to_number,
+)
+from aliceserver.debuggers.symbols.dwarf.expr.dollars import store as convenience_store
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, RegisterLoc
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    PointerType,
+    ReferenceType,
+    StructType,
+    strip,
+)
+from aliceserver.debuggers.symbols.dwarf.values import Value
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
+
+COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
+
+
+def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
+    left, right = ev.rvalue(left), ev.rvalue(right)
+    lt, rt = strip(left.type), strip(right.type)
+    lp, rp = isinstance(lt, PointerType), isinstance(rt, PointerType)
+    if lp or rp:
+        return pointer_arith(ev, op, left, right, lp, rp)
+    if isinstance(lt, StructType) or isinstance(rt, StructType):
+        raise EvaluationError(f"Structure has no component named operator{op}.")
+    if not is_arith(lt) or not is_arith(rt):
+        raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+    if op in ("<<", ">>"):
+        if is_floating(rt):  # `1 >> 1.5`: the count must be an integer, as in C
+            raise EvaluationError("Integer only operation.")
+        result_t = promote(lt, ev.builtins)
+    else:
+        result_t = common_type(lt, rt, ev.builtins)
+    a, b = to_number(make(result_t, to_number(left), ev.ctx)), to_number(right)
+    if op not in ("<<", ">>"):
+        b = to_number(make(result_t, b, ev.ctx))
+    if ev.type_only and op in ("/", "%") and b == 0:
+        b = 1  # gdb divides by one: only the result's type is wanted
+    if op in COMPARE:
+        return ev.truth(compare(op, a, b))
+    return make(result_t, apply(op, a, b, is_floating(result_t)), ev.ctx)
+
+
+def pointer_arith(ev: Evaluator, op: str, left: Value, right: Value, lp: bool, rp: bool) -> Value:
+    if op in COMPARE:
+        a, b = to_number(left), to_number(right)
+        return ev.truth(compare(op, a, b))
+    if op == "+" and lp != rp:
+        ptr, other = (left, right) if lp else (right, left)
+        n = to_number(other)
+        if isinstance(n, float):
+            raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+        return ev.pointer_add(ptr, n)
+    if op == "-" and lp and not rp:
+        n = to_number(right)
+        if isinstance(n, float):
+            raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+        return ev.pointer_add(left, -n)
+    if op == "-" and lp and rp:
+        lt, rt = strip(left.type), strip(right.type)
+        assert isinstance(lt, PointerType) and isinstance(rt, PointerType)
+        size = strip(lt.target).size or 1
+        if size != (strip(rt.target).size or 1):
+            raise EvaluationError(
+                "First argument of `-' is a pointer and second argument is neither\n"
+                "an integer nor a pointer of the same type."
+            )
+        diff = left.as_int() - right.as_int()
+        quotient = abs(diff) // size * (1 if diff >= 0 else -1)
+        return Value.of_int(ev.builtins.of("long"), quotient, ev.ctx)
+    if op in ("&", "|", "^", "%", "*", "/", "<<", ">>") or op == "+":
+        raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+    raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+
+
+def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
+    """`target op value` for = += -= ...: written through target's location."""
+    variable = convenience_store(ev, target, op, value)
+    if variable is not None:
+        return variable
+    if isinstance(strip(target.type), ReferenceType):
+        target = ev.target(target)
+    if ev.type_only:  # gdb: the left side as it is, nothing written
+        return target
+    if op != "=":
+        value = ev.arith(op[:-1], target, value)
+    if not target.is_lvalue:
+        raise EvaluationError("Left operand of assignment is not an lvalue.")
+    tt = strip(target.type)
+    if isinstance(tt, (StructType, ArrayType)):
+        if strip(value.type) is not tt:
+            raise EvaluationError("Invalid cast.")
+        data = value.data()
+    else:
+        data = cast(value, target.type, ev.builtins).data()
+        if target.bit_size:
+            data = data[: target.byte_size].ljust(target.byte_size, b"\0")
+    target.assign_bytes(data)
+    # The bytes written, in target's frame (an outer frame's $rax is frame 0's): a frame's
+    # registers are a snapshot, read again they would be the old ones.
+    written = target._data if isinstance(target.location, RegisterLoc) else None
+    return Value(target.type, target.location, target.ctx, target.bit_offset, target.bit_size, _data=written)
+
+
+def compare(op: str, a: int | float, b: int | float) -> bool:
+    if op == "==":
+        return a == b
+    if op == "!=":
+        return a != b
+    if op == "<":
+        return a < b
+    if op == ">":
+        return a > b
+    if op == "<=":
+        return a <= b
+    return a >= b
+
+
+def apply(op: str, a: int | float, b: int | float, floating: bool) -> int | float:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op in ("/", "%"):
+        if b == 0:
+            if floating and op == "/":  # IEEE: inf or nan, as gdb prints
+                return float("nan") if a == 0 else (float("inf") if a > 0 else float("-inf"))
+            raise EvaluationError("Division by zero")
+        if floating:
+            if op == "%":
+                raise EvaluationError("Integer only operation %.")
+            return a / b
+        assert isinstance(a, int) and isinstance(b, int)
+        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C truncates toward zero
+        return q if op == "/" else a - q * b
+    if floating:
+        raise EvaluationError("Integer only operation.")
+    assert isinstance(a, int) and isinstance(b, int)
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    if op == "^":
+        return a ^ b
+    if op == "<<":
+        return a << b if 0 <= b < 128 else 0
+    if op == ">>":
+        return a >> b if 0 <= b < 128 else (-1 if a < 0 else 0)
+    raise EvaluationError(f"unsupported operator {op}")
