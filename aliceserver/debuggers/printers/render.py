@@ -12,12 +12,8 @@ from typing import Any
 from aliceserver.debuggers.printers import context
 from aliceserver.debuggers.printers.gdbvalue import LazyString, Value, from_python
 from aliceserver.debuggers.printers.objfiles import PrinterSession
-from aliceserver.debuggers.symbols.dwarf.format import (
-    FormatOptions,
-    format_value,
-    string_literal,
-    wide_prefix,
-)
+from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
+from aliceserver.debuggers.symbols.dwarf.literals import string_literal, wide_prefix
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import strip
 from aliceserver.debuggers.symbols.dwarf.values import MemoryError_, read

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import logging
-import math
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from aliceserver.debuggers.symbols.dwarf.literals import (
+    char_literal,
+    format_enum,
+    format_float,
+    format_short_float,
+    string_literal,
+    wide_escape,
+    wide_prefix,
+)
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     NOT_SAVED,
     EvaluationError,
@@ -30,7 +37,6 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     StaticMember,
     StructType,
     Type,
-    TypedefType,
     VoidType,
     strip,
     type_name,
@@ -47,20 +53,14 @@ from aliceserver.debuggers.symbols.dwarf.values import (
     static_value,
 )
 from aliceserver.debuggers.symbols.dwarf.x86_registers import FlagsType
-from aliceserver.debuggers.symbols.dwarf.x87 import format_x87
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "FormatOptions",
-    "char_literal",
     "child_count",  # children live in values.py; re-exported for UI code
     "children",
-    "format_enum",
-    "format_float",
     "format_value",
-    "string_literal",
-    "wide_prefix",
 ]
 
 INT_FORMATS = frozenset("xduotcaz")
@@ -292,7 +292,7 @@ class _Formatter:
                 break
             codes.append(code)
         truncated = len(codes) > self.opts.max_elements
-        text = "".join(_wide_escape(c) for c in codes[: self.opts.max_elements])
+        text = "".join(wide_escape(c) for c in codes[: self.opts.max_elements])
         return f'{prefix}"{text}"' + ("..." if truncated else "")
 
     def c_string(self, ctx: FrameContext, address: int) -> str:
@@ -438,7 +438,7 @@ class _Formatter:
         codes = codes[:limit]
         if not codes:
             return f'{prefix}""'
-        text = "".join(_wide_escape(c) for c in codes)
+        text = "".join(wide_escape(c) for c in codes)
         return f'{prefix}"{text}"' + ("..." if truncated else "")
 
     def char_array(self, value: Value, count: int) -> str:
@@ -484,161 +484,3 @@ def _bytes_or_none(value: Value) -> bytes | None:
         return value.data()
     except EvaluationError:
         return None
-
-
-# --- text helpers --------------------------------------------------------------------------
-_ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v", 27: "\\033"}
-
-
-def _escape(byte: int, quote: str) -> str:
-    if byte in _ESCAPES:
-        return _ESCAPES[byte]
-    ch = chr(byte)
-    if ch == "\\" or ch == quote:
-        return "\\" + ch
-    if 32 <= byte < 127:
-        return ch
-    return f"\\{byte:03o}"
-
-
-def char_literal(code: int, *, wide: bool = False) -> str:
-    """`'a'`, `'\\n'`, `'\\000'`, `'\\303'` like gdb; wide characters as text."""
-    if wide:
-        return "'" + _wide_escape(code, "'") + "'"
-    return "'" + _escape(code & 0xFF, "'") + "'"
-
-
-def _wide_escape(code: int, quote: str = '"') -> str:
-    if code < 0x80:
-        return _escape(code, quote)
-    if code < 0x110000 and chr(code).isprintable():
-        return chr(code)
-    return f"\\{code:o}"
-
-
-_WIDE_NAMES = {"wchar_t": "L", "char16_t": "u", "char32_t": "U"}
-
-
-def wide_prefix(t: Type) -> str | None:
-    """gdb's literal prefix (L, u, U) when `t` is a wide character type, by its name."""
-    for _ in range(16):
-        name = getattr(t, "name", None)
-        if isinstance(name, str) and name in _WIDE_NAMES:
-            return _WIDE_NAMES[name]
-        if isinstance(t, BaseType):
-            if t.encoding == Encoding.UTF and t.size > 1:
-                return "u" if t.size == 2 else "U"
-            return None
-        if not isinstance(t, (TypedefType, QualifiedType)):
-            return None
-        t = t.target
-    return None
-
-
-def _utf8_width(lead: int) -> int:
-    return 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else 4 if 0xF0 <= lead <= 0xF4 else 0
-
-
-def _utf8_character(data: bytes) -> str | None:
-    """The one printable character `data` encodes, or None."""
-    try:
-        text = data.decode("utf-8") if data else ""
-    except UnicodeDecodeError:
-        return None
-    return text if len(text) == 1 and text.isprintable() else None
-
-
-def _quoted_run(data: bytes) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(data):
-        byte = data[i]
-        if byte >= 0x80:
-            # Valid UTF-8 shows as text (gdb does the same with a UTF-8 host charset): one
-            # character of the width its lead byte says, never the ASCII bytes after it.
-            text = _utf8_character(data[i : i + _utf8_width(byte)])
-            if text is not None:
-                out.append(text)
-                i += len(text.encode("utf-8"))
-            else:
-                out.append(f"\\{byte:03o}")
-                i += 1
-            continue
-        out.append(_escape(byte, '"'))
-        i += 1
-    return '"' + "".join(out) + '"'
-
-
-def string_literal(data: bytes, threshold: int = 10) -> str:
-    """gdb's string printing: runs longer than `threshold` as `'c' <repeats N times>`."""
-    if not data:
-        return '""'
-    segments: list[str] = []
-    pending = bytearray()
-    i = 0
-    while i < len(data):
-        run = 1
-        while i + run < len(data) and data[i + run] == data[i]:
-            run += 1
-        if run > threshold:
-            if pending:
-                segments.append(_quoted_run(bytes(pending)))
-                pending.clear()
-            # gdb quotes a repeated character with the string's quoter: ''', not '\''
-            segments.append("'" + _escape(data[i], '"') + f"' <repeats {run} times>")
-        else:
-            pending += data[i : i + run]
-        i += run
-    if pending:
-        segments.append(_quoted_run(bytes(pending)))
-    return ", ".join(segments)
-
-
-def format_float(data: bytes, digits: int = 9) -> str:
-    """gdb's %g with the type's precision: 9 digits for float, 17 for double, 21 for the
-    x87 long double (`digits`: a float's, for bfloat16's 4 read as the float it widens to)."""
-    if len(data) == 4:
-        number = float(struct.unpack("<f", data)[0])
-        mant_bits, raw = 23, int.from_bytes(data, "little")
-    elif len(data) == 8:
-        number = float(struct.unpack("<d", data)[0])
-        digits, mant_bits, raw = 17, 52, int.from_bytes(data, "little")
-    else:
-        return format_x87(data[:10])  # exactly: a Python float would keep 53 of its 64 bits
-    if math.isnan(number):
-        sign = "-" if raw >> (len(data) * 8 - 1) else ""
-        return f"{sign}nan({raw & ((1 << mant_bits) - 1):#x})"
-    if math.isinf(number):
-        return "-inf" if number < 0 else "inf"
-    return f"{number:.{digits}g}"
-
-
-def format_short_float(data: bytes, *, bfloat16: bool) -> str:
-    """A 16-bit float as gdb's %g with its precision (floatformat_printf_format: 2 +
-    mantissa bits * log10 2): 4 digits for bfloat16 (8 bits), 5 for IEEE half (11)."""
-    raw = int.from_bytes(data[:2], "little")
-    if bfloat16:
-        return format_float((raw << 16).to_bytes(4, "little"), digits=4)
-    number = float(struct.unpack("<e", data[:2])[0])
-    if math.isnan(number):
-        return f"{'-' if raw >> 15 else ''}nan({raw & 0x3FF:#x})"
-    if math.isinf(number):
-        return "-inf" if number < 0 else "inf"
-    return f"{number:.5g}"
-
-
-def format_enum(t: EnumType, number: int) -> str:
-    for name, value in t.enumerators:
-        if value == number:
-            return name
-    if t.is_flag and number > 0:
-        names = []
-        rest = number
-        for name, value in t.enumerators:
-            if value and rest & value == value:
-                names.append(name)
-                rest &= ~value
-        if rest:
-            names.append(f"unknown: {rest:#x}")
-        return "(" + " | ".join(names) + ")"
-    return str(number - (1 << 64) if number >= 1 << 63 else number)  # gdb prints a LONGEST

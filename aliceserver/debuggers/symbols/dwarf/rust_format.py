@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, string_literal
+from aliceserver.debuggers.symbols.dwarf.format import FormatOptions
+from aliceserver.debuggers.symbols.dwarf.literals import string_literal
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.rust_types import (
     is_slice,

@@ -6,12 +6,14 @@ import struct
 
 from aliceserver.debuggers.symbols.dwarf.format import (
     FormatOptions,
-    char_literal,
     child_count,
     children,
+    format_value,
+)
+from aliceserver.debuggers.symbols.dwarf.literals import (
+    char_literal,
     format_enum,
     format_float,
-    format_value,
     string_literal,
 )
 from aliceserver.debuggers.symbols.dwarf.locexpr import ImplicitLoc, MemoryLoc, OptimizedOut
