@@ -136,7 +136,6 @@ def test_breakpoint_step_register_write_and_exit(program: Path) -> None:
             assert (stop.reason, stop.thread_id, stop.address) == (StopReason.BREAKPOINT, pid, add)
             assert process.last_reply is not None and process.last_reply.reason == "swbreak"
             assert process.general_registers(pid)["rip"] == add
-            process.remove_breakpoint(add)
             # remote_add(2, 3): make it remote_add(40, 3), so main returns 43 + 7.
             process.set_general_register(pid, "rdi", 40)
             assert process.general_registers(pid)["rdi"] == 40
@@ -145,6 +144,8 @@ def test_breakpoint_step_register_write_and_exit(program: Path) -> None:
             assert step.reason is StopReason.STEP and step.thread_id == pid
             assert step.address == process.general_registers(pid)["rip"] != add
             assert add < step.address < add + 16  # the next instruction of remote_add
+            # Stepped from under its breakpoint, which is back in: still there to remove.
+            process.remove_breakpoint(add)
             process.resume()
             exited = process.wait(timeout=10)
             assert exited == Exited(pid or 0, 50)
@@ -256,5 +257,26 @@ def test_threads_each_with_its_own_registers(program: Path) -> None:
             process.remove_breakpoint(ready)
             process.resume()
             assert process.wait(timeout=10) == Exited(pid or 0, 12)
+        finally:
+            process.close()
+
+
+def test_a_breakpoint_left_in_is_hit_every_time(program: Path) -> None:
+    calls = 6
+    with gdbserver(program, ["repeat", str(calls)]) as server:
+        process = _connect(server)
+        try:
+            add = _address(server, program, "remote_add")
+            process.insert_breakpoint(add)
+            hits = 0
+            while True:
+                process.resume()  # steps past the breakpoint it stopped on, then goes on
+                event = process.wait(timeout=10)
+                if isinstance(event, Exited):
+                    break
+                assert (event.reason, event.address) == (StopReason.BREAKPOINT, add)
+                hits += 1
+            assert hits == 1 + calls  # main's first call, then the repeats
+            assert event == Exited(server.inferior_pid or 0, 12)
         finally:
             process.close()

@@ -1,8 +1,10 @@
 /* A small program for the remote (gdb RSP) backend's tests: a global to read, functions to
    break at, a watched variable, a loop to interrupt, and (with "threads") two more threads
-   parked while main stops in remote_threads_ready. Exits with 5 + 7 = 12. */
+   parked while main stops in remote_threads_ready, and with "repeat N" N more calls of
+   remote_add that change nothing). Exits with 5 + 7 = 12. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,6 +61,10 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "threads") == 0)
         remote_threads();
+    if (argc > 2 && strcmp(argv[1], "repeat") == 0) {
+        for (int i = atoi(argv[2]); i > 0; i--)
+            remote_counter += remote_add(i, -i);
+    }
     printf("total %d\n", total);
     return total + remote_counter;
 }

@@ -17,6 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from aliceserver.debuggers.events import Event, Exited, Output, Stopped
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.remote import packets, signals, stops, tdesc, threadids
+from aliceserver.debuggers.remote.breakpoints import (
+    X86_BREAKPOINT_KIND,
+    StubBreakpoint,
+    StubBreakpoints,
+)
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.connection import DEFAULT_TIMEOUT, Connection, open_channel
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
@@ -27,10 +32,6 @@ from aliceserver.debuggers.remote.threadids import ThreadRef
 from aliceserver.debuggers.symbols.auxv import parse_auxv
 from aliceserver.debuggers.target import NO_PROCESS, NOT_RUNNING, LiveProcess, NotLive
 from aliceserver.errors import TargetError
-
-# Z packet types: software and hardware breakpoints, write, read and access watchpoints.
-Z_SOFTWARE, Z_HARDWARE, Z_WRITE, Z_READ, Z_ACCESS = range(5)
-X86_BREAKPOINT_KIND = 1  # the kind of a Z0/Z1 on x86: the size of int3
 
 
 class RemoteProcess:
@@ -43,6 +44,9 @@ class RemoteProcess:
         self.extended = extended
         self._describe(tdesc.TargetDescription("", "", (), ()))
         self.memory = RemoteMemory(client)
+        self.breakpoints = StubBreakpoints(client)
+        self._stepped_over: StubBreakpoint | None = None  # lifted for a step: back at its stop
+        self._early: stops.StopReply | None = None  # a stop that came during a step-over
         self.on_event: Callable[[Event], None] = lambda event: None  # Output before a stop
         client.on_output = lambda text: self.on_event(Output("stdout", text))
         self._pid = 0
@@ -187,7 +191,19 @@ class RemoteProcess:
     # --- the live side --------------------------------------------------------------
     def resume(self, only: int | None = None) -> None:
         """Every thread (`vCont;c`), or only thread `only`; a signal the last stop
-        reported (not a trap, not our ^C) goes to the program, as ptrace passes it."""
+        reported (not a trap, not our ^C) goes to the program, as ptrace passes it. The
+        thread stopped on one of our breakpoints is stepped past it first."""
+        self._check_resumable()
+        stopped = self._last_stop.thread_id if self._last_stop is not None else None
+        if stopped is not None and (only is None or only == stopped):
+            point = self._breakpoint_under(stopped)
+            if point is not None:
+                self._step_over(stopped, point)
+                if self._early is not None:  # the step stopped for something else: report it
+                    self._threads = None
+                    with self._lock:
+                        self._running, self._stepping, self._interrupted = True, False, False
+                    return
         actions = []
         for tid, signal in self._pending_signals.items():
             if only is None or tid == only:
@@ -198,11 +214,37 @@ class RemoteProcess:
         self._send_resume(b"vCont;" + b";".join(actions), stepping=False)
 
     def step(self, tid: int) -> None:
-        """One instruction of thread `tid`; the others stay stopped."""
+        """One instruction of thread `tid`; the others stay stopped. A breakpoint of ours
+        under it is out for the step and back at its stop."""
+        self._check_resumable()
+        self._stepped_over = self._breakpoint_under(tid)
+        if self._stepped_over is not None:
+            self.breakpoints.lift(self._stepped_over.address)
+        self._send_resume(self._step_packet(tid), stepping=True)
+
+    def _step_packet(self, tid: int) -> bytes:
         ref = self._ref(tid).encode(self.client.multiprocess)
         signal = self._pending_signals.get(tid)
-        action = b"S%02x:" % signal + ref if signal is not None else b"s:" + ref
-        self._send_resume(b"vCont;" + action, stepping=True)
+        return b"vCont;" + (b"S%02x:" % signal + ref if signal is not None else b"s:" + ref)
+
+    def _breakpoint_under(self, tid: int) -> StubBreakpoint | None:
+        if not self.breakpoints.inserted:
+            return None
+        pc = int.from_bytes(self.registers.read(self._ref(tid), self._pc), "little")
+        return self.breakpoints.inserted.get(pc)
+
+    def _step_over(self, tid: int, point: StubBreakpoint) -> None:
+        """Out, one instruction, in again (gdb's way over gdbserver). A step that stops
+        for anything but its trap (a signal, an exit) is kept for `wait`."""
+        self.breakpoints.lift(point.address)
+        reply = self.client.resume(self._step_packet(tid), timeout=self.client.connection.timeout)
+        self.registers.clear()
+        self._pending_signals.pop(tid, None)
+        plain = isinstance(reply, stops.SignalStop) and reply.signal == signals.GDB_SIGNAL_TRAP
+        if not isinstance(reply, stops.ProcessExit):
+            self.breakpoints.restore(point)
+        if not plain:
+            self._early = reply
 
     def interrupt(self) -> None:
         """^C: the running program stops and `wait` returns a PAUSE stop."""
@@ -224,7 +266,9 @@ class RemoteProcess:
         past `timeout`, RemoteConnectionError when the stub is gone."""
         if not self._running:
             raise TargetError("The program is not running.")
-        reply = self.client.wait_stop(timeout)
+        reply, self._early = self._early, None
+        if reply is None:
+            reply = self.client.wait_stop(timeout)
         return self._take(reply)
 
     def detach(self) -> None:
@@ -250,39 +294,34 @@ class RemoteProcess:
     # --- breakpoints and watchpoints ----------------------------------------------
     # LiveProcess has no trap methods yet: the engine's trap layer (ptrace/traps.py) writes
     # int3 itself. Over a stub it will call these instead (Z0 where the stub offers it,
-    # our own trap through write_memory where it does not).
+    # our own trap through write_memory where it does not). A thread stopped on one is
+    # stepped past it by `resume` and `step`.
     def insert_breakpoint(self, address: int, *, hardware: bool = False,
                           kind: int = X86_BREAKPOINT_KIND) -> None:  # fmt: skip
-        self._z(b"Z", Z_HARDWARE if hardware else Z_SOFTWARE, address, kind)
+        self._check_live()
+        self.breakpoints.insert(address, hardware=hardware, kind=kind)
 
     def remove_breakpoint(self, address: int, *, hardware: bool = False,
                           kind: int = X86_BREAKPOINT_KIND) -> None:  # fmt: skip
-        self._z(b"z", Z_HARDWARE if hardware else Z_SOFTWARE, address, kind)
+        self._check_live()
+        self.breakpoints.remove(address, hardware=hardware, kind=kind)
 
     def insert_watchpoint(self, address: int, length: int, access: str = "write") -> None:
         """A hardware watchpoint on `length` bytes: `write`, `read` or `access`."""
-        self._z(b"Z", _WATCH_TYPES[access], address, length)
+        self._check_live()
+        self.breakpoints.watch(b"Z", address, length, access)
 
     def remove_watchpoint(self, address: int, length: int, access: str = "write") -> None:
-        self._z(b"z", _WATCH_TYPES[access], address, length)
-
-    def _z(self, verb: bytes, kind: int, address: int, length: int) -> None:
         self._check_live()
-        body = verb + b"%d,%x,%x" % (kind, address, length)
-        reply = self.client.request(body)
-        if not reply:
-            raise RemoteUnsupported(f"The stub has no {verb.decode()}{kind} breakpoints.")
-        if reply != b"OK":
-            what = "watchpoint" if kind >= Z_WRITE else "breakpoint"
-            raise RemoteError(
-                f"Could not {'insert' if verb == b'Z' else 'remove'} the {what} at {address:#x}."
-            )
+        self.breakpoints.watch(b"z", address, length, access)
 
     # --- inside -----------------------------------------------------------------------
-    def _send_resume(self, body: bytes, *, stepping: bool) -> None:
+    def _check_resumable(self) -> None:
         self._check_live()
         if self._running:
             raise TargetError("The program is already running.")
+
+    def _send_resume(self, body: bytes, *, stepping: bool) -> None:
         self.client.connection.send(body)
         self.client.forget_thread()
         self.registers.clear()
@@ -297,9 +336,12 @@ class RemoteProcess:
             self._running = False
             stepping, interrupted = self._stepping, self._interrupted
             self._interrupted = False
+        lifted, self._stepped_over = self._stepped_over, None
         if isinstance(reply, stops.ProcessExit):
             self._exited = stops.exited_event(reply, self._pid)
             return self._exited
+        if lifted is not None:
+            self.breakpoints.restore(lifted)
         if isinstance(reply, (stops.ThreadExit, stops.NoResumed)):
             raise RemoteError(f"A stop reply this all-stop client does not expect: {reply}.")
         self._read_description()
@@ -353,9 +395,6 @@ class RemoteProcess:
             raise NotLive(NOT_RUNNING)
         if not self._pid:
             raise NotLive(NO_PROCESS)
-
-
-_WATCH_TYPES = {"write": Z_WRITE, "read": Z_READ, "access": Z_ACCESS}
 
 
 def _satisfies_the_protocol(process: RemoteProcess) -> LiveProcess:
