@@ -125,14 +125,15 @@ class UserBreakpoints(Generic[B]):
         return number in self._by_number
 
     def by_location_id(self, location_id: int) -> B | None:
-        return next((bp for bp in self._by_number.values() if bp.location_id == location_id), None)
+        return next((bp for bp in self if bp.location_id == location_id), None)
 
     def owners(self, engine_ids: Iterable[int], watch: bool = False) -> list[B]:
         """The breakpoints a stop's engine ids name (watchpoint ids when `watch`), each
         once, in the order of the ids."""
         found: list[B] = []
+        every = list(self)  # a snapshot: a front end's pump reads while its commands add
         for ident in engine_ids:
-            for bp in self._by_number.values():
+            for bp in every:
                 if bp.owns(ident, watch) and bp not in found:
                     found.append(bp)
         return found

@@ -83,3 +83,32 @@ def test_dap_console_never_reuses_a_number_the_client_deleted(prog: Path) -> Non
         assert made.startswith(f"Breakpoint {theirs_said} at 0x"), made
         again = client.call("setFunctionBreakpoints", {"breakpoints": [{"name": "outer"}]})
         assert [bp["id"] for bp in again["breakpoints"]] == [4], again
+
+
+@needs_gdb
+def test_agent_watchpoints_are_numbered_and_listed_with_the_breakpoints(
+    prog: Path, in_memory: Callable[[Body], None]
+) -> None:
+    done = theirs(["-batch", "-nx", *ex("break outer", "run", "watch counter", "break inner"), str(prog)], prog.parent)
+    assert "Hardware watchpoint 2: counter" in done.stdout and "\nBreakpoint 3 at 0x" in done.stdout, done.stdout
+
+    async def body(tools: AgentClient) -> None:
+        await tools.call("debug_launch", program=str(prog))
+        await tools.call("debug_breakpoint", location="outer")
+        await tools.call("debug_continue")
+        watch = (await tools.call("debug_watch", expression="counter"))["watchpoint"]
+        assert watch["id"] == 2, watch
+        typed = await tools.call("debug_console", command="break inner")
+        assert typed["output"].startswith("Breakpoint 3 at 0x"), typed
+        table = (await tools.call("debug_console", command="info breakpoints"))["output"]
+        assert _numbers(table) == ["1", "2", "3"], table
+        assert "hw watchpoint  keep y                      counter" in table, table
+        stop = await tools.call("debug_continue")
+        assert stop["stop"]["breakpoints"] == [3], stop  # inner(0) leaves counter as it was
+        await tools.call("debug_console", command="delete 1 3")
+        stop = await tools.call("debug_continue")
+        assert stop["stop"]["watch"]["id"] == 2, stop
+        await tools.call("debug_console", command="delete 2")
+        assert (await tools.call("debug_watch", action="list"))["watchpoints"] == []
+
+    in_memory(body)

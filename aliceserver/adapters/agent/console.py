@@ -21,6 +21,7 @@ from aliceserver.adapters.console.hosted import (
     HostedConsole,
 )
 from aliceserver.adapters.console.lines import command_name, read_line
+from aliceserver.adapters.mi.breakpoints import WATCH_TYPES
 from aliceserver.errors import AliceError
 
 # gdb's run commands -> (tool, its arguments); a count is added from the line. finish,
@@ -47,8 +48,9 @@ def console_of(session: DebugSession) -> HostedConsole:
 
 
 class AgentBreakpoints:
-    """debug_breakpoint's breakpoints in the console's table (console/host_breakpoints):
-    listed with the console's under their ids; `delete N` removes one."""
+    """debug_breakpoint's breakpoints and debug_watch's watchpoints in the console's table
+    (console/host_breakpoints): listed with the console's under their numbers (one count);
+    `delete N` removes one."""
 
     owner = "debug_breakpoint"
 
@@ -60,6 +62,7 @@ class AgentBreakpoints:
         try:
             infos = {info.id: info for info in debugger.location_breakpoints()}
             counts = {trap.id: trap.hit_count for trap in debugger.breakpoints()}
+            watched = {info.id: info for info in debugger.watchpoints()}
         except AliceError:
             return []
         rows = []
@@ -72,15 +75,23 @@ class AgentBreakpoints:
                 record.number, record.location, info.locations, info.breakpoint_ids, info.id,
                 record.condition, hits, temporary=record.temporary, enabled=record.enabled,
             ))  # fmt: skip
+        for watch in self._session.watches:
+            found = watched.get(watch.watch_id) if watch.watch_id is not None else None
+            if found is not None:
+                rows.append(HostBreakpoint(watch.number, watch.expression, engine_id=found.id, hits=found.hit_count,
+                                           kind=WATCH_TYPES["" if watch.access == "write" else "a"]))  # fmt: skip
         return rows
 
     def delete_host_breakpoint(self, number: int) -> None:
-        record = self._session.breakpoints.remove(number)
-        if record is not None and record.location_id is not None:
-            try:
-                self._session.debugger.remove_location_breakpoint(record.location_id)
-            except AliceError:
-                pass  # gone with its process
+        session = self._session
+        record, watch = session.breakpoints.remove(number), session.watches.remove(number)
+        try:
+            if record is not None and record.location_id is not None:
+                session.debugger.remove_location_breakpoint(record.location_id)
+            if watch is not None and watch.watch_id is not None:
+                session.debugger.remove_watchpoint(watch.watch_id)
+        except AliceError:
+            pass  # gone with its process
 
 
 def run_console(registry: ToolRegistry, env: ToolEnv, args: Args, examine: Any) -> dict[str, Any]:

@@ -96,7 +96,7 @@ def _stop_details(
         details["watch"] = _watch_hit(session, stop)
     if stop.watches_left:  # as gdb, a watch on a frame's locals is deleted when the frame returns
         details["watches_deleted"] = [
-            {"id": record.id, "expression": record.expression,
+            {"id": record.number, "expression": record.expression,
              "why": "the program has left the block in which its expression is valid"}
             for record in session.watches_left
         ] or [{"id": ident} for ident in stop.watches_left]  # fmt: skip
@@ -110,7 +110,7 @@ def _stop_details(
 
 
 def _watch_hit(session: DebugSession, stop: Stopped) -> dict[str, Any]:
-    hits = [session.watches[i] for i in stop.breakpoint_ids if i in session.watches]
+    hits = session.watches.owners(stop.breakpoint_ids, watch=True)
     if not hits:
         return {"ids": list(stop.breakpoint_ids)}
     record = hits[0]
@@ -118,7 +118,7 @@ def _watch_hit(session: DebugSession, stop: Stopped) -> dict[str, Any]:
     new = decode_scalar(stop.watch_new, record.type) if stop.watch_new is not None else "?"
     if stop.watch_new is not None:
         record.last_value = new
-    return {"id": record.id, "expression": record.expression, "old": old, "new": new}
+    return {"id": record.number, "expression": record.expression, "old": old, "new": new}
 
 
 def _locals(

@@ -41,13 +41,18 @@ State = RunPhase  # the agent's name for the session core's run phases
 __all__ = ["DebugSession", "LocalsSnapshot", "State", "WaitResult", "WatchRecord"]
 
 
-@dataclass(slots=True)
-class WatchRecord:
-    id: int
-    expression: str
-    access: str
-    type: str
-    last_value: str  # as formatted at insertion or at the last hit
+@dataclass(eq=False, slots=True)
+class WatchRecord(UserBreakpoint):
+    """debug_watch's watchpoint: the session core's record (its `location` the expression,
+    its `watch_id` the engine's), numbered in the count debug_breakpoint's share."""
+
+    access: str = "write"
+    type: str = ""
+    last_value: str = ""  # as formatted at insertion or at the last hit
+
+    @property
+    def expression(self) -> str:
+        return self.location
 
 
 @dataclass(slots=True)
@@ -89,7 +94,7 @@ class DebugSession:
         self._observer = observer
         self.context_cursor = 0  # program output up to here was shown by a context reply
         self.breakpoints: UserBreakpoints[UserBreakpoint] = UserBreakpoints()  # by number
-        self.watches: dict[int, WatchRecord] = {}
+        self.watches: UserBreakpoints[WatchRecord] = UserBreakpoints(self.breakpoints.numbers)
         self.watches_left: list[WatchRecord] = []  # deleted at the last stop: their frame returned
         # Per thread: its locals at the stop before, and at the latest stop shown.
         self._locals: dict[int, tuple[LocalsSnapshot | None, LocalsSnapshot | None]] = {}
@@ -137,7 +142,9 @@ class DebugSession:
             self._console_sees_stop()
 
     def _take_stop(self, stop: Stopped) -> None:
-        self.watches_left = [self.watches.pop(i) for i in stop.watches_left if i in self.watches]
+        self.watches_left = self.watches.owners(stop.watches_left, watch=True)
+        for gone in self.watches_left:
+            self.watches.discard(gone)
         self.current_thread = stop.thread_id
         self.current_frame = 0
 

@@ -19,7 +19,7 @@ from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import DebugSession, WatchRecord
 from aliceserver.debuggers.model import CodeLocation, LocationBreakpointInfo, WatchKind
-from aliceserver.session.breakpoints import UserBreakpoint, kind_of_spec
+from aliceserver.session.breakpoints import BreakpointKind, UserBreakpoint, kind_of_spec
 
 _ACCESS = {"write": WatchKind.WRITE, "read_write": WatchKind.READ_WRITE}
 
@@ -178,13 +178,14 @@ def _watch(env: ToolEnv, args: Args) -> dict[str, Any]:
     debugger = session.debugger
     with session.lock:
         if action == "list":
-            return {"session": session.id, "watchpoints": [_watch_entry(session, w) for w in session.watches.values()]}
+            return {"session": session.id, "watchpoints": [_watch_entry(session, w) for w in session.watches]}
         if action == "remove":
             ident = args.integer("id")
-            if ident is None or ident not in session.watches:
+            watch = session.watches.get(ident) if ident is not None else None
+            if watch is None or watch.watch_id is None:
                 raise ToolError(ErrorCode.NO_BREAKPOINT, f"no watchpoint {ident}", "debug_watch action=list")
-            debugger.remove_watchpoint(ident)
-            del session.watches[ident]
+            debugger.remove_watchpoint(watch.watch_id)
+            session.watches.discard(watch)
             return {"session": session.id, "removed": ident}
         expression = (args.text("expression") or "").strip()
         if not expression:
@@ -196,21 +197,23 @@ def _watch(env: ToolEnv, args: Args) -> dict[str, Any]:
             raise ToolError(ErrorCode.BAD_EXPRESSION, f"{expression}: {value.value}", "watch something readable")
         access = args.text("access") or "write"
         info = debugger.watch_expression(expression, _ACCESS[access], thread, level)
-        record = WatchRecord(info.id, expression, access, value.type, value.value)
-        session.watches[info.id] = record
+        record = session.watches.add(WatchRecord(
+            session.watches.numbers.take(), BreakpointKind.DATA_WATCH, expression, watch_id=info.id,
+            access=access, type=value.type, last_value=value.value,
+        ))  # fmt: skip
         return {"session": session.id, "watchpoint": _watch_entry(session, record)}
 
 
 def _watch_entry(session: DebugSession, record: WatchRecord) -> dict[str, Any]:
     entry: dict[str, Any] = {
-        "id": record.id,
+        "id": record.number,
         "expression": record.expression,
         "access": record.access,
         "type": record.type,
         "value": record.last_value,
     }
     for info in session.debugger.watchpoints():
-        if info.id == record.id:
+        if info.id == record.watch_id:
             entry["address"] = f"{info.address:#x}"
             entry["size"] = info.size
             entry["hits"] = info.hit_count

@@ -121,6 +121,7 @@ def _restart(env: ToolEnv, args: Args) -> dict[str, Any]:
     failed: list[str] = []
     with fresh.lock:
         fresh.breakpoints = UserBreakpoints(numbers)  # as gdb's run: one numbering, kept
+        fresh.watches = UserBreakpoints(numbers)
         if console is not None:  # its breakpoints, settings and displays, as gdb's `run` keeps them
             console.rebind(fresh.debugger)
             console.attach_host(AgentBreakpoints(fresh))
