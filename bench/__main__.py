@@ -24,6 +24,7 @@ BENCHMARKS = {
     "trace_calls": "bench.trace_calls",
     "mi_next": "bench.mi_next",
     "printer_children": "bench.printer_children",
+    "remote_rsp": "bench.remote_rsp",
 }
 
 

@@ -53,36 +53,34 @@ def unescape(data: bytes) -> bytes:
     if _ESCAPE not in data:
         return data
     out = bytearray()
-    pending = False
-    for byte in data:
-        if pending:
-            out.append(byte ^ 0x20)
-            pending = False
-        elif byte == _ESCAPE:
-            pending = True
-        else:
-            out.append(byte)
-    if pending:
-        raise FramingError("a packet ends inside an escape")
-    return bytes(out)
+    start = 0
+    while True:  # by slices between escapes: a byte loop is 20x slower on a memory reply
+        mark = data.find(_ESCAPE, start)
+        if mark < 0:
+            out += data[start:]
+            return bytes(out)
+        if mark + 1 >= len(data):
+            raise FramingError("a packet ends inside an escape")
+        out += data[start:mark]
+        out.append(data[mark + 1] ^ 0x20)
+        start = mark + 2
 
 
 def run_length_decode(body: bytes) -> bytes:
     if _RUN not in body:
         return body
     out = bytearray()
-    i = 0
-    while i < len(body):
-        byte = body[i]
-        if byte == _RUN:
-            if not out or i + 1 >= len(body):
-                raise FramingError("a run-length mark with nothing to repeat")
-            out += bytes((out[-1],)) * (body[i + 1] - _RUN_BASE)
-            i += 2
-            continue
-        out.append(byte)
-        i += 1
-    return bytes(out)
+    start = 0
+    while True:
+        mark = body.find(_RUN, start)
+        if mark < 0:
+            out += body[start:]
+            return bytes(out)
+        out += body[start:mark]
+        if not out or mark + 1 >= len(body):
+            raise FramingError("a run-length mark with nothing to repeat")
+        out += out[-1:] * (body[mark + 1] - _RUN_BASE)
+        start = mark + 2
 
 
 def run_length_encode(body: bytes) -> bytes:

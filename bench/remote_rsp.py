@@ -1,0 +1,199 @@
+"""The remote backend over gdbserver against gdb over the same gdbserver: breakpoint hits
+per second, memory read throughput, and small-request round trips.
+
+    python -m bench.remote_rsp [--hits N] [--repeat R]
+
+Hits: gdbserver runs bench/programs/hits.c; ours sets Z0 on `hit_target` and resumes
+after each stop (the process layer alone, no source level above it yet); gdb does the
+same with `commands / silent / continue / end`. Each rate is hits over the run's time
+minus the same run without the breakpoint. Memory: the C library's mapping read whole,
+ours with `m` packets, gdb with `dump binary memory` timed by gdb's Python. Each figure is the best of R runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from elftools.elf.elffile import ELFFile
+
+from aliceserver.debuggers.events import Exited
+from aliceserver.debuggers.remote.process import RemoteProcess
+from aliceserver.debuggers.symbols.auxv import AT_ENTRY
+from bench.common import Rate, build_program, print_table
+
+FUNCTION = "hit_target"
+GDB_HITS = re.compile(r"already hit (\d+) times?")
+
+
+@contextmanager
+def gdbserver(program: Path, args: Sequence[str]) -> Iterator[tuple[str, int]]:
+    """`gdbserver 127.0.0.1:0 PROGRAM ARGS`: (address, program's pid); both ended after."""
+    process = subprocess.Popen(["gdbserver", "127.0.0.1:0", str(program), *args],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    assert process.stderr is not None
+    said = b""
+    pid = 0
+    try:
+        while b"Listening on port" not in said:
+            chunk = os.read(process.stderr.fileno(), 4096)
+            if not chunk:
+                raise RuntimeError(f"gdbserver failed: {said!r}")
+            said += chunk
+        pid = int(re.search(rb"pid = (\d+)", said).group(1))  # type: ignore[union-attr]
+        port = int(re.search(rb"Listening on port (\d+)", said).group(1))  # type: ignore[union-attr]
+        yield f"127.0.0.1:{port}", pid
+    finally:
+        if pid:
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        process.kill()
+        process.wait()
+        process.stderr.close()
+
+
+def _symbol(program: Path, name: str) -> tuple[int, int]:
+    with program.open("rb") as stream:
+        elf = ELFFile(stream)
+        table = elf.get_section_by_name(".symtab")
+        symbol = table.get_symbol_by_name(name)[0]  # type: ignore[union-attr]
+        return int(symbol["st_value"]), int(elf.header["e_entry"])
+
+
+def ours_hits(program: Path, hits: int, *, breakpoint: bool) -> tuple[float, int]:
+    with gdbserver(program, [str(hits)]) as (address, _):
+        process = RemoteProcess.connect(address)
+        try:
+            value, entry = _symbol(program, FUNCTION)
+            if breakpoint:
+                process.insert_breakpoint(process.auxv()[AT_ENTRY] - entry + value)
+            counted = 0
+            start = time.perf_counter()
+            while True:
+                process.resume()
+                if isinstance(process.wait(timeout=60), Exited):
+                    break
+                counted += 1
+            return time.perf_counter() - start, counted
+        finally:
+            process.close()
+
+
+def gdb_session(address: str, program: Path, commands: str) -> tuple[float, str]:
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        raise RuntimeError("gdb not found")
+    script = "set pagination off\nset confirm off\nset debuginfod enabled off\n"
+    script += f"target remote {address}\n{commands}"
+    with tempfile.NamedTemporaryFile("w", suffix=".gdb") as file:
+        file.write(script)
+        file.flush()
+        start = time.perf_counter()
+        done = subprocess.run([gdb, "-nx", "-batch", "-x", file.name, str(program)],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=600)  # fmt: skip
+        return time.perf_counter() - start, done.stdout + done.stderr
+
+
+def gdb_hits(program: Path, hits: int, *, breakpoint: bool) -> tuple[float, int]:
+    commands = f"break {FUNCTION}\ncommands 1\nsilent\ncontinue\nend\n" if breakpoint else ""
+    with gdbserver(program, [str(hits)]) as (address, _):
+        elapsed, output = gdb_session(address, program, commands + "continue\ninfo breakpoints\n")
+    found = GDB_HITS.search(output)
+    return elapsed, int(found.group(1)) if found else 0
+
+
+def libc_mapping(pid: int) -> tuple[int, int]:
+    """The largest mapping of the C library in process `pid` (its code): (start, size)."""
+    found = []
+    for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
+        if "libc.so" in line or "libc-" in line:
+            start, end = (int(part, 16) for part in line.split()[0].split("-"))
+            found.append((end - start, start))
+    if not found:
+        raise LookupError("no libc mapping")
+    size, start = max(found)
+    return start, size
+
+
+def memory(program: Path, repeat: int) -> None:
+    value, entry = _symbol(program, "main")
+    best_ours = best_gdb = best_small = float("inf")
+    size = 0
+    for _ in range(repeat):
+        with gdbserver(program, ["1"]) as (address, pid):
+            process = RemoteProcess.connect(address)
+            process.insert_breakpoint(process.auxv()[AT_ENTRY] - entry + value)
+            process.resume()
+            process.wait(timeout=30)  # at main: the C library is mapped
+            process.remove_breakpoint(process.auxv()[AT_ENTRY] - entry + value)
+            start, size = libc_mapping(pid)
+            began = time.perf_counter()
+            data = process.read_memory(start, size)
+            best_ours = min(best_ours, time.perf_counter() - began)
+            assert len(data) == size
+            began = time.perf_counter()
+            for i in range(2000):
+                process.read_memory(start + 8 * i, 8)
+            best_small = min(best_small, (time.perf_counter() - began) / 2000)
+            process.close()  # gdbserver waits for the next client: gdb, on the same program
+            with tempfile.TemporaryDirectory() as scratch:
+                out = Path(scratch) / "dump"
+                # Timed inside gdb: its start and symbol loading vary more than the dump.
+                dump = (f"set sysroot /\npython import time; began = time.perf_counter()\n"
+                        f"dump binary memory {out} {start:#x} {start + size:#x}\n"
+                        f"python print('DUMPED', time.perf_counter() - began)\n")  # fmt: skip
+                _, said = gdb_session(address, program, dump)
+                if out.stat().st_size != size:
+                    raise RuntimeError(f"gdb's dump is short: {said[-500:]}")
+                seconds = float(said.split("DUMPED", 1)[1].split()[0])
+            best_gdb = min(best_gdb, seconds)
+    mib = size / (1 << 20)
+    print(f"memory: {size} bytes of libc in one read")
+    print(
+        f"  ours {mib / best_ours:8.1f} MiB/s   gdb {mib / best_gdb:8.1f} MiB/s (dump binary memory, timed in gdb)"
+    )
+    print(
+        f"  ours: an 8-byte read round trip {best_small * 1e6:.0f} us ({1 / best_small:,.0f} packets/s)"
+    )
+
+
+def hits_table(program: Path, hits: int, repeat: int) -> None:
+    rates = []
+    for tool, run in (("remote", ours_hits), ("gdb-remote", gdb_hits)):
+        with_bp = min(
+            (run(program, hits, breakpoint=True) for _ in range(repeat)), key=lambda r: r[0]
+        )
+        base = min(run(program, hits, breakpoint=False)[0] for _ in range(repeat))
+        rates.append(Rate(tool, with_bp[1], with_bp[0] - base, base))
+    print_table(rates)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.remote_rsp", description=__doc__)
+    parser.add_argument("--hits", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    if shutil.which("gdbserver") is None:
+        print("gdbserver not installed: skipped")
+        return 0
+    program = build_program("hits")
+    hits_table(program, args.hits, args.repeat)
+    memory(program, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
