@@ -16,7 +16,7 @@ from aliceserver.debuggers.symbols.dwarf.expr import ast
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
-    from aliceserver.debuggers.symbols.dwarf.scopes import FrameScope
+    from aliceserver.debuggers.symbols.dwarf.framescope import FrameScope
 
 
 @dataclass(frozen=True, slots=True)

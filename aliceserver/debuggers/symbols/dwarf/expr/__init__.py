@@ -16,9 +16,9 @@ from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
 from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
 from aliceserver.debuggers.symbols.dwarf.expr.rust_eval import RustEvaluator
 from aliceserver.debuggers.symbols.dwarf.expr.rust_parser import parse_rust
+from aliceserver.debuggers.symbols.dwarf.framescope import FrameScope
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import (
-    FrameScope,
     ModuleSymbols,
     Variable,
     VarKind,

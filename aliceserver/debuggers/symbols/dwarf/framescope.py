@@ -1,0 +1,189 @@
+"""The names visible at one pc of one function: its parameters and the locals of the
+lexical blocks and inlined subroutines around the pc, innermost first (those of an
+inlined copy's abstract origin included, as gdb inherits them), then the globals."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+from elftools.dwarf.compileunit import CompileUnit
+from elftools.dwarf.die import DIE
+
+from aliceserver.debuggers.symbols.dwarf.dies import die_name, origin_die
+from aliceserver.debuggers.symbols.dwarf.dietree import children
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+
+log = logging.getLogger(__name__)
+
+
+class FrameScope:
+    """The names visible at one pc of one function (innermost scope first)."""
+
+    def __init__(
+        self,
+        symbols: ModuleSymbols,
+        cu: CompileUnit,
+        subprogram: DIE | None,
+        scopes: tuple[DIE, ...],
+        link_pc: int,
+    ) -> None:
+        self.symbols = symbols
+        self.cu = cu
+        self.subprogram = subprogram  # the concrete function: its frame base applies
+        self.scopes = scopes
+        self.link_pc = link_pc
+        # The innermost function-like scope: an inlined subroutine when pc is inside one.
+        inner = [
+            i
+            for i, d in enumerate(scopes)
+            if d.tag in ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine")
+        ]
+        self._function_index = inner[-1] if inner else 0
+        self._lookups: dict[str, Variable | None] = {}
+        # The scope is cached per pc (ModuleSymbols.frame_scope): its variables, walked once.
+        self._arguments: list[Variable] | None = None
+        self._locals: dict[bool, list[Variable]] = {}
+
+    @property
+    def function(self) -> DIE | None:
+        """The DIE of the function whose code this is (inlined subroutines included)."""
+        return self.scopes[self._function_index] if self.scopes else None
+
+    @property
+    def function_name(self) -> str | None:
+        fn = self.function
+        return None if fn is None else die_name(fn)
+
+    @property
+    def inline_depth(self) -> int:
+        return sum(1 for d in self.scopes if d.tag == "DW_TAG_inlined_subroutine")
+
+    def outer(self, count: int) -> FrameScope:
+        """The scope of the function `count` inlined calls out: the caller's, at the call."""
+        cut = [i for i, d in enumerate(self.scopes) if d.tag == "DW_TAG_inlined_subroutine"]
+        if count <= 0 or not cut:
+            return self
+        end = cut[-min(count, len(cut))]
+        return FrameScope(self.symbols, self.cu, self.subprogram, self.scopes[:end], self.link_pc)
+
+    def _vars_of(self, die: DIE, params: bool) -> Iterator[Variable]:
+        for position, child in enumerate(_children_with_inherited(die)):
+            tag = child.tag
+            if params and tag == "DW_TAG_formal_parameter":
+                kind = VarKind.PARAMETER
+            elif not params and tag == "DW_TAG_variable":
+                kind = VarKind.STATIC_LOCAL if _is_static(child) else VarKind.LOCAL
+            else:
+                continue
+            name = die_name(child)
+            if name is None:
+                continue
+            typed = origin_die(child, "DW_AT_type") or child
+            yield Variable(
+                name, kind, child, self.symbols.types.of_die_attr(typed), self.subprogram,
+                position=position,
+            )
+
+    def arguments(self) -> list[Variable]:
+        if self._arguments is None:
+            fn = self.function
+            self._arguments = [] if fn is None else list(self._vars_of(fn, True))
+        return list(self._arguments)
+
+    def shown_argument(self, var: Variable) -> Variable:
+        """The parameter whose value gdb shows for `var`: it looks each one up by name in
+        its function, where the last parameter of that name wins (gcc -O2 gives a varargs
+        function's addressed parameter a second DIE, after the locals)."""
+        found = var
+        for other in self.arguments():
+            if other.name == var.name:
+                found = other
+        return found
+
+    def locals(self, include_shadowed: bool = False) -> list[Variable]:
+        """Locals of the innermost block first, then the enclosing blocks up to the function;
+        an outer variable hidden by an inner one of the same name is marked `shadowed`."""
+        known = self._locals.get(include_shadowed)
+        if known is None:
+            known = self._locals[include_shadowed] = self._walk_locals(include_shadowed)
+        return list(known)
+
+    def _walk_locals(self, include_shadowed: bool) -> list[Variable]:
+        out: list[Variable] = []
+        blocks = self.scopes[self._function_index :]
+        names: set[str] = set()
+        for depth in range(len(blocks) - 1, -1, -1):
+            for var in self._vars_of(blocks[depth], False):
+                shadowed = var.name in names
+                names.add(var.name)
+                if shadowed and not include_shadowed:
+                    continue
+                if shadowed or depth:
+                    var = Variable(var.name, var.kind, var.die, var.type, var.frame_function, shadowed, depth,
+                                   var.position)
+                out.append(var)
+        return out
+
+    def lookup(self, name: str) -> Variable | None:
+        """The innermost local or parameter `name`, else a global (this CU first)."""
+        if name in self._lookups:
+            return self._lookups[name]
+        found = self._lookup(name)
+        self._lookups[name] = found
+        return found
+
+    def _lookup(self, name: str) -> Variable | None:
+        blocks = self.scopes[self._function_index :]
+        for block in reversed(blocks):
+            for var in self._vars_of(block, False):
+                if var.name == name:
+                    return var
+            if block.tag in ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine"):
+                params = [var for var in self._vars_of(block, True) if var.name == name]
+                if params:
+                    return params[-1]  # gdb's lookup: the last parameter of that name
+        return self.symbols.find_global(name, self.cu)
+
+    def this_type(self) -> Variable | None:
+        return self.lookup("this")
+
+    def value_of(self, var: Variable, ctx: FrameContext) -> Value:
+        return self.symbols.value_of(var, ctx)
+
+
+def _children_with_inherited(die: DIE) -> Iterator[DIE]:
+    """The DIE's children, then (as gdb's inherit_abstract_dies) those of its abstract
+    origin no concrete child refers to: variables the optimizer dropped from this copy,
+    which then read as optimized out. An abstract lexical block without code adds its
+    variables to this scope."""
+    yield from children(die)
+    if "DW_AT_abstract_origin" not in die.attributes:
+        return
+    try:
+        origin = die.get_DIE_from_attribute("DW_AT_abstract_origin")
+        referred = set()
+        for child in children(die):
+            if child.tag in ("DW_TAG_call_site", "DW_TAG_GNU_call_site"):
+                continue
+            if "DW_AT_abstract_origin" in child.attributes:
+                referred.add(child.get_DIE_from_attribute("DW_AT_abstract_origin").offset)
+        pending = [c for c in children(origin) if c.offset not in referred]
+    except Exception as exc:  # noqa: BLE001 - a broken reference: the concrete children only
+        log.debug("abstract origin of %#x: %s", die.offset, exc)
+        return
+    while pending:
+        child = pending.pop(0)
+        if child.tag == "DW_TAG_lexical_block" and not child.attributes.get("DW_AT_low_pc"):
+            pending[:0] = list(children(child))
+        else:
+            yield child
+
+
+def _is_static(die: DIE) -> bool:
+    attr = die.attributes.get("DW_AT_location")
+    if attr is None or attr.form not in ("DW_FORM_exprloc", "DW_FORM_block1"):
+        return False
+    expr = attr.value
+    return bool(expr) and expr[0] in (0x03, 0xA1)  # DW_OP_addr / addrx: a fixed address
