@@ -280,3 +280,36 @@ def test_a_breakpoint_left_in_is_hit_every_time(program: Path) -> None:
             assert event == Exited(server.inferior_pid or 0, 12)
         finally:
             process.close()
+
+
+def test_shared_libraries_from_the_stub(program: Path) -> None:
+    with gdbserver(program) as server:
+        process = _connect(server)
+        try:
+            pid = server.inferior_pid
+            touch = _address(server, program, "remote_touch")
+            process.insert_breakpoint(touch)
+            process.resume()
+            _stopped(process.wait(timeout=10))
+            listed = process.libraries()
+            assert listed.main_lm is not None
+            # Each library's load bias is where /proc maps its file's first page.
+            lowest: dict[str, int] = {}
+            for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
+                parts = line.split(maxsplit=5)
+                if len(parts) == 6 and parts[5].startswith("/") and int(parts[2], 16) == 0:
+                    start = int(parts[0].split("-")[0], 16)
+                    key = os.path.realpath(parts[5])
+                    lowest[key] = min(lowest.get(key, start), start)
+            named = {
+                os.path.realpath(library.name): library
+                for library in listed.libraries
+                if library.name.startswith("/")  # not the vDSO, which has no file
+            }
+            libc = [path for path in named if os.path.basename(path).startswith("libc")]
+            assert libc, named
+            for path, library in named.items():
+                assert library.l_addr == lowest[path]
+        finally:
+            process.kill()
+            process.close()

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from aliceserver.debuggers.events import Event, Exited, Output, Stopped
 from aliceserver.debuggers.model import VectorRegisters
-from aliceserver.debuggers.remote import packets, signals, stops, tdesc, threadids
+from aliceserver.debuggers.remote import packets, signals, stops, tdesc
 from aliceserver.debuggers.remote.breakpoints import (
     X86_BREAKPOINT_KIND,
     StubBreakpoint,
@@ -25,10 +25,13 @@ from aliceserver.debuggers.remote.breakpoints import (
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.connection import DEFAULT_TIMEOUT, Connection, open_channel
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
+from aliceserver.debuggers.remote.libraries import SvrLibraries
+from aliceserver.debuggers.remote.libraries import parse as parse_libraries
 from aliceserver.debuggers.remote.memory import RemoteMemory
 from aliceserver.debuggers.remote.regcache import RegisterCache
 from aliceserver.debuggers.remote.registers import RegisterView
 from aliceserver.debuggers.remote.threadids import ThreadRef
+from aliceserver.debuggers.remote.threadlist import ThreadList
 from aliceserver.debuggers.symbols.auxv import parse_auxv
 from aliceserver.debuggers.target import NO_PROCESS, NOT_RUNNING, LiveProcess, NotLive
 from aliceserver.errors import TargetError
@@ -50,8 +53,7 @@ class RemoteProcess:
         self.on_event: Callable[[Event], None] = lambda event: None  # Output before a stop
         client.on_output = lambda text: self.on_event(Output("stdout", text))
         self._pid = 0
-        self._threads: list[ThreadRef] | None = None
-        self._names: dict[int, str] = {}
+        self.threads = ThreadList(client)
         self._last_stop: Stopped | None = None
         self.last_reply: stops.SignalStop | None = None  # the stop reply itself (watch address...)
         self._exited: Exited | None = None
@@ -173,13 +175,17 @@ class RemoteProcess:
         self._check_live()
         return parse_auxv(self.client.xfer_read("auxv"))
 
+    def libraries(self) -> SvrLibraries:
+        """The shared libraries loaded now, as the stub reads the loader's link_map."""
+        self._check_live()
+        return parse_libraries(self.client.xfer_read("libraries-svr4"))
+
     def executable(self) -> str:
         annex = f"{self._pid:x}" if self.client.multiprocess and self._pid else ""
         return self.client.xfer_read("exec-file", annex).decode(errors="surrogateescape")
 
     def thread_name(self, tid: int) -> str:
-        self._thread_refs()
-        return self._names.get(tid, "")
+        return self.threads.name(tid)
 
     def last_stop(self) -> Stopped | None:
         return self._last_stop
@@ -200,7 +206,7 @@ class RemoteProcess:
             if point is not None:
                 self._step_over(stopped, point)
                 if self._early is not None:  # the step stopped for something else: report it
-                    self._threads = None
+                    self.threads.forget()
                     with self._lock:
                         self._running, self._stepping, self._interrupted = True, False, False
                     return
@@ -322,13 +328,19 @@ class RemoteProcess:
             raise TargetError("The program is already running.")
 
     def _send_resume(self, body: bytes, *, stepping: bool) -> None:
-        self.client.connection.send(body)
-        self.client.forget_thread()
-        self.registers.clear()
-        self._threads = None
-        self._pending_signals.clear()
+        # Running before the packet goes: an interrupt from another thread meanwhile counts.
         with self._lock:
             self._running, self._stepping, self._interrupted = True, stepping, False
+        try:
+            self.client.connection.send(body)
+        except BaseException:
+            with self._lock:
+                self._running = False
+            raise
+        self.client.forget_thread()
+        self.registers.clear()
+        self.threads.forget()
+        self._pending_signals.clear()
 
     def _take(self, reply: stops.StopReply, *, initial: bool = False) -> Stopped | Exited:
         """Record the stop (or exit) a reply tells, as the engine's event."""
@@ -345,7 +357,7 @@ class RemoteProcess:
         if isinstance(reply, (stops.ThreadExit, stops.NoResumed)):
             raise RemoteError(f"A stop reply this all-stop client does not expect: {reply}.")
         self._read_description()
-        thread = reply.thread or self._current_thread()
+        thread = reply.thread or self.threads.current()
         if thread.pid is not None and thread.pid > 0:
             self._pid = thread.pid
         elif not self._pid:
@@ -361,29 +373,15 @@ class RemoteProcess:
         self._last_stop = event
         return event
 
-    def _current_thread(self) -> ThreadRef:
-        reply = self.client.ask(b"qC")
-        if reply.startswith(b"QC"):
-            return threadids.parse(reply[2:])
-        refs = self._thread_refs()
-        if not refs:
-            raise RemoteError("The stub names no thread.")
-        return refs[0]
-
     def _thread_refs(self) -> list[ThreadRef]:
-        if self._threads is None:
-            if self._running:
-                raise TargetError("Cannot list the threads of a running program.")
-            infos = self.client.threads()
-            self._threads = [info.ref for info in infos]
-            self._names = {info.ref.tid: info.name for info in infos}
-        return self._threads
+        if self._running:
+            raise TargetError("Cannot list the threads of a running program.")
+        return self.threads.refs()
 
     def _ref(self, tid: int) -> ThreadRef:
-        for ref in self._thread_refs():
-            if ref.tid == tid:
-                return ref
-        raise TargetError(f"Unknown thread {tid}.")
+        if self._running:
+            raise TargetError(f"Thread {tid} is running.")
+        return self.threads.ref(tid)
 
     def _reader(self, tid: int) -> Callable[[str], bytes]:
         self.check_stopped(tid)
