@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -20,8 +21,8 @@ from aliceserver.debuggers.symbols.auxv import AT_BASE, AT_ENTRY
 from aliceserver.debuggers.symbols.dwarf import x86_registers as x86
 from aliceserver.debuggers.target import LiveProcess
 from tests.support.build import Builder
-from tests.support.elf import entry_point, file_bytes, load_base, symbol_value
-from tests.support.gdbserver import GdbServer, gdbserver
+from tests.support.elf import entry_point, file_bytes, load_base, symbol_size, symbol_value
+from tests.support.gdbserver import GdbServer, assert_gone, gdbserver
 
 PROGRAM = "remote_target"
 
@@ -229,8 +230,6 @@ def test_extended_remote_runs_the_program(program: Path) -> None:
         finally:
             process.close()
             if pid:
-                from tests.support.gdbserver import assert_gone
-
                 assert_gone(pid)
 
 
@@ -313,3 +312,58 @@ def test_shared_libraries_from_the_stub(program: Path) -> None:
         finally:
             process.kill()
             process.close()
+
+
+def test_a_crash_stops_and_its_signal_then_ends_the_program(program: Path) -> None:
+    with gdbserver(program, ["crash"]) as server:
+        process = _connect(server)
+        try:
+            process.resume()
+            stop = _stopped(process.wait(timeout=10))
+            assert (stop.reason, stop.signal, stop.signal_name) == (
+                StopReason.CRASH,
+                signal.SIGSEGV,
+                "SIGSEGV",
+            )
+            assert stop.thread_id == server.inferior_pid
+            main = _address(server, program, "main")
+            assert main <= (stop.address or 0) < main + symbol_size(program, "main")
+            process.resume()  # the signal goes to the program, as under ptrace: it dies of it
+            assert process.wait(timeout=10) == Exited(
+                server.inferior_pid or 0, None, signal=signal.SIGSEGV, signal_name="SIGSEGV"
+            )
+        finally:
+            process.close()
+
+
+def test_monitor_output_comes_through_o_packets(program: Path) -> None:
+    with gdbserver(program) as server:
+        process = _connect(server)
+        try:
+            said = process.client.monitor("help")
+            assert "monitor" in said and said.count("\n") > 3
+        finally:
+            process.kill()
+            process.close()
+
+
+def test_extended_remote_attaches_and_detaches(program: Path) -> None:
+    spinning = subprocess.Popen([str(program), "spin"], stdout=subprocess.DEVNULL)
+    try:
+        with gdbserver(None, multi=True) as server:
+            process = RemoteProcess.connect(server.address, extended=True, timeout=10)
+            try:
+                stop = process.attach(spinning.pid)
+                assert stop.reason is StopReason.PAUSE and process.pid == spinning.pid
+                assert spinning.pid in process.thread_ids()
+                spin = load_base(spinning.pid, program) + symbol_value(program, "remote_spin")
+                process.write_memory(spin, bytes(4))
+                process.detach()
+                assert not process.live
+            finally:
+                process.close()
+        assert spinning.wait(timeout=10) == 12  # released by the write, it ran to its end
+    finally:
+        if spinning.poll() is None:
+            spinning.kill()
+            spinning.wait()

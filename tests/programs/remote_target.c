@@ -1,7 +1,7 @@
 /* A small program for the remote (gdb RSP) backend's tests: a global to read, functions to
    break at, a watched variable, a loop to interrupt, and (with "threads") two more threads
    parked while main stops in remote_threads_ready, and with "repeat N" N more calls of
-   remote_add that change nothing). Exits with 5 + 7 = 12. */
+   remote_add that change nothing; "crash" writes through a null pointer). Exits with 5 + 7 = 12. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 int remote_counter = 0;
 char remote_greeting[] = "hello over the wire";
 volatile int remote_spin = 1;
+int *volatile remote_nowhere = 0;
 static pthread_barrier_t remote_started;
 static pthread_mutex_t remote_hold = PTHREAD_MUTEX_INITIALIZER;
 
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "threads") == 0)
         remote_threads();
+    if (argc > 1 && strcmp(argv[1], "crash") == 0)
+        *(volatile int *)remote_nowhere = 1; /* @bp:crash */
     if (argc > 2 && strcmp(argv[1], "repeat") == 0) {
         for (int i = atoi(argv[2]); i > 0; i--)
             remote_counter += remote_add(i, -i);

@@ -150,6 +150,20 @@ class RemoteClient:
         self.forget_thread()
         return self.wait_stop(timeout)
 
+    def monitor(self, command: str) -> str:
+        """gdb's `monitor COMMAND` (qRcmd): the stub's `O` output, then OK."""
+        self.connection.send(b"qRcmd," + packets.hex_bytes(command.encode()))
+        said: list[str] = []
+        while True:
+            reply = self.connection.receive()
+            if reply.startswith(b"O") and reply != b"OK":
+                said.append(packets.from_hex(reply[1:]).decode(errors="replace"))
+                continue
+            if reply != b"OK":
+                check(b"qRcmd", reply)
+                said.append(packets.from_hex(reply).decode(errors="replace"))
+            return "".join(said)
+
     def close(self) -> None:
         self.connection.close()
 

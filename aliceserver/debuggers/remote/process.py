@@ -113,11 +113,11 @@ class RemoteProcess:
         """Extended remote: attach to process `pid` (`vAttach`)."""
         if not self.extended:
             raise TargetError('The remote target does not support "attach".')
-        return self._started(self.client.ask(b"vAttach;%x" % pid))
+        return self._started(self.client.ask(b"vAttach;%x" % pid), attached=True)
 
-    def _started(self, reply: bytes) -> Stopped:
+    def _started(self, reply: bytes, *, attached: bool = False) -> Stopped:
         self._exited = None
-        event = self._take(stops.parse(reply), initial=True)
+        event = self._take(stops.parse(reply), initial=True, attached=attached)
         if not isinstance(event, Stopped):
             raise TargetError("The program exited before it started.")
         return event
@@ -342,7 +342,9 @@ class RemoteProcess:
         self.threads.forget()
         self._pending_signals.clear()
 
-    def _take(self, reply: stops.StopReply, *, initial: bool = False) -> Stopped | Exited:
+    def _take(
+        self, reply: stops.StopReply, *, initial: bool = False, attached: bool = False
+    ) -> Stopped | Exited:
         """Record the stop (or exit) a reply tells, as the engine's event."""
         with self._lock:
             self._running = False
@@ -366,7 +368,13 @@ class RemoteProcess:
         self.registers.expedite(thread, reply.registers)
         pc = int.from_bytes(self.registers.read(thread, self._pc), "little")
         event = stops.stopped_event(
-            reply, thread.tid, pc=pc, stepping=stepping, interrupted=interrupted, initial=initial
+            reply,
+            thread.tid,
+            pc=pc,
+            stepping=stepping,
+            interrupted=interrupted,
+            initial=initial,
+            attached=attached,
         )
         if event.signal is not None:
             self._pending_signals[thread.tid] = signals.from_host(event.signal)

@@ -129,11 +129,13 @@ def stopped_event(
     stepping: bool = False,
     interrupted: bool = False,
     initial: bool = False,
+    attached: bool = False,
 ) -> Stopped:
     """The engine's Stopped for `stop` on thread `tid`. `stepping`: we asked the thread
     for one instruction; `interrupted`: we sent ^C (gdbserver reports it as SIGINT, or as
     SIGSTOP / signal 0 when it stopped the threads itself); `initial`: the answer to `?`
-    or `vRun`/`vAttach`, a program just started (ENTRY) or attached (PAUSE)."""
+    or `vRun`, a program just started (ENTRY); `attached`: the answer to `vAttach` (PAUSE,
+    as the ptrace backend reports an attach)."""
     host = signals.to_host(stop.signal)
     name = (
         gdb_signals.gdb_signal_name(host)
@@ -160,6 +162,9 @@ def stopped_event(
     if reason in ("syscall_entry", "syscall_return"):
         kind = StopReason.SYSCALL_ENTRY if reason == "syscall_entry" else StopReason.SYSCALL_RETURN
         return Stopped(kind, tid, address=pc, syscall=stop.syscall)
+    quiet = (0, signals.GDB_SIGNAL_TRAP, signals.GDB_SIGNAL_INT, signals.GDB_SIGNAL_STOP)
+    if attached and stop.signal in quiet:
+        return Stopped(StopReason.PAUSE, tid, address=pc)
     if initial and stop.signal in (0, signals.GDB_SIGNAL_TRAP):
         return Stopped(StopReason.ENTRY, tid, address=pc)
     if initial and stop.signal in (signals.GDB_SIGNAL_INT, signals.GDB_SIGNAL_STOP):
