@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -14,15 +13,14 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from aliceserver.debuggers.events import Exited, Stopped, StopReason
+from aliceserver.debuggers.events import Exited, StopReason
 from aliceserver.debuggers.remote.errors import RemoteConnectionError
-from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.symbols.auxv import AT_BASE, AT_ENTRY
 from aliceserver.debuggers.symbols.dwarf import x86_registers as x86
 from aliceserver.debuggers.target import LiveProcess
 from tests.support.build import Builder
 from tests.support.elf import entry_point, file_bytes, load_base, symbol_size, symbol_value
-from tests.support.gdbserver import GdbServer, assert_gone, gdbserver
+from tests.support.gdbserver import connect, expect_stop, gdbserver, runtime_address
 
 PROGRAM = "remote_target"
 
@@ -47,23 +45,9 @@ def _section(path: Path, name: str) -> tuple[int, int]:
         return int(section["sh_addr"]), int(section["sh_size"])
 
 
-def _connect(server: GdbServer) -> RemoteProcess:
-    return RemoteProcess.connect(server.address, timeout=10)
-
-
-def _address(server: GdbServer, program: Path, name: str) -> int:
-    assert server.inferior_pid is not None
-    return load_base(server.inferior_pid, program) + symbol_value(program, name)
-
-
-def _stopped(event: Stopped | Exited) -> Stopped:
-    assert isinstance(event, Stopped), event
-    return event
-
-
 def test_first_stop_threads_registers_and_auxv(program: Path) -> None:
     with gdbserver(program) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
             assert isinstance(process, LiveProcess)
             pid = server.inferior_pid
@@ -103,9 +87,9 @@ def _inside(address: int, maps_line: str) -> bool:
 
 def test_memory_reads_and_writes_against_the_elf(program: Path) -> None:
     with gdbserver(program) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
-            greeting = _address(server, program, "remote_greeting")
+            greeting = runtime_address(server, program, "remote_greeting")
             expected = file_bytes(program, symbol_value(program, "remote_greeting"), 20)
             assert process.read_memory(greeting, 20) == expected
             # A small packet size: the same bytes (all of .text) in many packets.
@@ -127,13 +111,13 @@ def test_memory_reads_and_writes_against_the_elf(program: Path) -> None:
 
 def test_breakpoint_step_register_write_and_exit(program: Path) -> None:
     with gdbserver(program) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
             pid = server.inferior_pid
-            add = _address(server, program, "remote_add")
+            add = runtime_address(server, program, "remote_add")
             process.insert_breakpoint(add)
             process.resume()
-            stop = _stopped(process.wait(timeout=10))
+            stop = expect_stop(process.wait(timeout=10))
             assert (stop.reason, stop.thread_id, stop.address) == (StopReason.BREAKPOINT, pid, add)
             assert process.last_reply is not None and process.last_reply.reason == "swbreak"
             assert process.general_registers(pid)["rip"] == add
@@ -141,7 +125,7 @@ def test_breakpoint_step_register_write_and_exit(program: Path) -> None:
             process.set_general_register(pid, "rdi", 40)
             assert process.general_registers(pid)["rdi"] == 40
             process.step(pid)
-            step = _stopped(process.wait(timeout=10))
+            step = expect_stop(process.wait(timeout=10))
             assert step.reason is StopReason.STEP and step.thread_id == pid
             assert step.address == process.general_registers(pid)["rip"] != add
             assert add < step.address < add + 16  # the next instruction of remote_add
@@ -157,13 +141,13 @@ def test_breakpoint_step_register_write_and_exit(program: Path) -> None:
 
 def test_hardware_watchpoint_reports_its_address(program: Path) -> None:
     with gdbserver(program) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
-            counter = _address(server, program, "remote_counter")
-            touch = _address(server, program, "remote_touch")
+            counter = runtime_address(server, program, "remote_counter")
+            touch = runtime_address(server, program, "remote_touch")
             process.insert_watchpoint(counter, 4, "write")
             process.resume()
-            stop = _stopped(process.wait(timeout=10))
+            stop = expect_stop(process.wait(timeout=10))
             assert stop.reason is StopReason.WATCHPOINT and stop.thread_id == server.inferior_pid
             reply = process.last_reply
             assert reply is not None and (reply.reason, reply.address) == ("watch", counter)
@@ -178,18 +162,18 @@ def test_hardware_watchpoint_reports_its_address(program: Path) -> None:
 
 def test_interrupt_a_looping_program(program: Path) -> None:
     with gdbserver(program, ["spin"]) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
             process.resume()
             timer = threading.Timer(0.3, process.interrupt)
             timer.start()
             try:
-                stop = _stopped(process.wait(timeout=10))
+                stop = expect_stop(process.wait(timeout=10))
             finally:
                 timer.cancel()
             assert stop.reason is StopReason.PAUSE and stop.thread_id == server.inferior_pid
             # Release the loop: the program ends as it would have.
-            process.write_memory(_address(server, program, "remote_spin"), bytes(4))
+            process.write_memory(runtime_address(server, program, "remote_spin"), bytes(4))
             process.resume()
             assert process.wait(timeout=10) == Exited(server.inferior_pid or 0, 12)
         finally:
@@ -198,7 +182,7 @@ def test_interrupt_a_looping_program(program: Path) -> None:
 
 def test_a_dead_gdbserver_is_a_typed_error_not_a_hang(program: Path) -> None:
     with gdbserver(program, ["spin"]) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
             process.resume()
             os.kill(server.process.pid, signal.SIGKILL)
@@ -212,36 +196,15 @@ def test_a_dead_gdbserver_is_a_typed_error_not_a_hang(program: Path) -> None:
             process.close()
 
 
-def test_extended_remote_runs_the_program(program: Path) -> None:
-    with gdbserver(None, multi=True) as server:
-        process = RemoteProcess.connect(server.address, extended=True, timeout=10)
-        pid = 0
-        try:
-            assert not process.live
-            first = process.run(str(program))
-            pid = process.pid
-            assert first.reason is StopReason.ENTRY and first.thread_id == pid
-            add = load_base(pid, program) + symbol_value(program, "remote_add")
-            process.insert_breakpoint(add)
-            process.resume()
-            assert _stopped(process.wait(timeout=10)).address == add
-            process.kill()
-            assert not process.live
-        finally:
-            process.close()
-            if pid:
-                assert_gone(pid)
-
-
 def test_threads_each_with_its_own_registers(program: Path) -> None:
     with gdbserver(program, ["threads"]) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
             pid = server.inferior_pid
-            ready = _address(server, program, "remote_threads_ready")
+            ready = runtime_address(server, program, "remote_threads_ready")
             process.insert_breakpoint(ready)
             process.resume()
-            stop = _stopped(process.wait(timeout=10))
+            stop = expect_stop(process.wait(timeout=10))
             assert (stop.reason, stop.thread_id) == (StopReason.BREAKPOINT, pid)
             tids = process.thread_ids()
             on_proc = sorted(int(entry) for entry in os.listdir(f"/proc/{pid}/task"))
@@ -263,9 +226,9 @@ def test_threads_each_with_its_own_registers(program: Path) -> None:
 def test_a_breakpoint_left_in_is_hit_every_time(program: Path) -> None:
     calls = 6
     with gdbserver(program, ["repeat", str(calls)]) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
-            add = _address(server, program, "remote_add")
+            add = runtime_address(server, program, "remote_add")
             process.insert_breakpoint(add)
             hits = 0
             while True:
@@ -283,13 +246,13 @@ def test_a_breakpoint_left_in_is_hit_every_time(program: Path) -> None:
 
 def test_shared_libraries_from_the_stub(program: Path) -> None:
     with gdbserver(program) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
             pid = server.inferior_pid
-            touch = _address(server, program, "remote_touch")
+            touch = runtime_address(server, program, "remote_touch")
             process.insert_breakpoint(touch)
             process.resume()
-            _stopped(process.wait(timeout=10))
+            expect_stop(process.wait(timeout=10))
             listed = process.libraries()
             assert listed.main_lm is not None
             # Each library's load bias is where /proc maps its file's first page.
@@ -316,17 +279,17 @@ def test_shared_libraries_from_the_stub(program: Path) -> None:
 
 def test_a_crash_stops_and_its_signal_then_ends_the_program(program: Path) -> None:
     with gdbserver(program, ["crash"]) as server:
-        process = _connect(server)
+        process = connect(server)
         try:
             process.resume()
-            stop = _stopped(process.wait(timeout=10))
+            stop = expect_stop(process.wait(timeout=10))
             assert (stop.reason, stop.signal, stop.signal_name) == (
                 StopReason.CRASH,
                 signal.SIGSEGV,
                 "SIGSEGV",
             )
             assert stop.thread_id == server.inferior_pid
-            main = _address(server, program, "main")
+            main = runtime_address(server, program, "main")
             assert main <= (stop.address or 0) < main + symbol_size(program, "main")
             process.resume()  # the signal goes to the program, as under ptrace: it dies of it
             assert process.wait(timeout=10) == Exited(
@@ -334,36 +297,3 @@ def test_a_crash_stops_and_its_signal_then_ends_the_program(program: Path) -> No
             )
         finally:
             process.close()
-
-
-def test_monitor_output_comes_through_o_packets(program: Path) -> None:
-    with gdbserver(program) as server:
-        process = _connect(server)
-        try:
-            said = process.client.monitor("help")
-            assert "monitor" in said and said.count("\n") > 3
-        finally:
-            process.kill()
-            process.close()
-
-
-def test_extended_remote_attaches_and_detaches(program: Path) -> None:
-    spinning = subprocess.Popen([str(program), "spin"], stdout=subprocess.DEVNULL)
-    try:
-        with gdbserver(None, multi=True) as server:
-            process = RemoteProcess.connect(server.address, extended=True, timeout=10)
-            try:
-                stop = process.attach(spinning.pid)
-                assert stop.reason is StopReason.PAUSE and process.pid == spinning.pid
-                assert spinning.pid in process.thread_ids()
-                spin = load_base(spinning.pid, program) + symbol_value(program, "remote_spin")
-                process.write_memory(spin, bytes(4))
-                process.detach()
-                assert not process.live
-            finally:
-                process.close()
-        assert spinning.wait(timeout=10) == 12  # released by the write, it ran to its end
-    finally:
-        if spinning.poll() is None:
-            spinning.kill()
-            spinning.wait()

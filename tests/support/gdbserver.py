@@ -17,6 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from aliceserver.debuggers.events import Exited, Stopped
+from aliceserver.debuggers.remote.process import RemoteProcess
+from tests.support.elf import load_base, symbol_value
+
 _START_TIMEOUT = 10.0
 
 
@@ -108,3 +112,18 @@ def assert_gone(pid: int, grace: float = 3.0) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"gdbserver's program {pid} was left running")
+
+
+def connect(server: GdbServer) -> RemoteProcess:
+    return RemoteProcess.connect(server.address, timeout=10)
+
+
+def runtime_address(server: GdbServer, program: Path, name: str) -> int:
+    """Where symbol `name` of `program` lies in the program gdbserver started."""
+    assert server.inferior_pid is not None
+    return load_base(server.inferior_pid, program) + symbol_value(program, name)
+
+
+def expect_stop(event: Stopped | Exited) -> Stopped:
+    assert isinstance(event, Stopped), event
+    return event

@@ -117,6 +117,9 @@ class RemoteProcess:
 
     def _started(self, reply: bytes, *, attached: bool = False) -> Stopped:
         self._exited = None
+        self.registers.clear()  # a new process: nothing of the last one holds
+        self.threads.forget()
+        self.breakpoints.inserted.clear()
         event = self._take(stops.parse(reply), initial=True, attached=attached)
         if not isinstance(event, Stopped):
             raise TargetError("The program exited before it started.")
