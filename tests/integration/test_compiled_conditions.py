@@ -152,7 +152,7 @@ def condition_errors(caplog: pytest.LogCaptureFixture) -> list[str]:
 def test_an_unknown_name_stops_with_the_general_evaluators_error(
     debugger: Any, events: EventLog, builder: Builder, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.ERROR, logger="aliceserver.debuggers.ptrace.inferior")
+    caplog.set_level(logging.ERROR, logger="aliceserver.debuggers.ptrace.signal_stops")
     stop, ident, check = stop_at(debugger, events, builder, "body", "nosuch == 1")
     assert debugger.evaluate("i", stop.thread_id).value == "0" and hits(debugger, ident) == 1
     assert condition_errors(caplog) == ['No symbol "nosuch" in current context.']
@@ -165,7 +165,7 @@ def test_a_compiled_condition_that_fails_is_judged_by_the_general_evaluator(
     debugger: Any, events: EventLog, builder: Builder, caplog: pytest.LogCaptureFixture
 ) -> None:
     # `maybe` is NULL when i % 3 == 0: those hits stop with the general evaluator's error.
-    caplog.set_level(logging.ERROR, logger="aliceserver.debuggers.ptrace.inferior")
+    caplog.set_level(logging.ERROR, logger="aliceserver.debuggers.ptrace.signal_stops")
     stop, ident, check = stop_at(debugger, events, builder, "body", "maybe->count == 100")
     assert debugger.evaluate("i", stop.thread_id).value == "0"
     stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)

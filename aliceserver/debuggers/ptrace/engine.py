@@ -63,13 +63,13 @@ from aliceserver.debuggers.ptrace.calltrace import CallTracing
 from aliceserver.debuggers.ptrace.coretarget import CoreTargetControl
 from aliceserver.debuggers.ptrace.gcore import CoreWriting
 from aliceserver.debuggers.ptrace.infcall import CallSettings
-from aliceserver.debuggers.ptrace.inferior import Inferior, Run
+from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.output import OutputPump
 from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
 from aliceserver.debuggers.ptrace.state import StateAccess
-from aliceserver.debuggers.ptrace.tracee import Tracee
+from aliceserver.debuggers.ptrace.tracee import Run, Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots

@@ -13,8 +13,8 @@ from aliceserver.debuggers.core import ThreadImage, process_image, write_core
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import CoreWritten
 from aliceserver.debuggers.ptrace import binding
-from aliceserver.debuggers.ptrace.inferior import Inferior, Run
-from aliceserver.debuggers.ptrace.tracee import Tracee
+from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.tracee import Run, Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.target import NO_PROCESS
 from aliceserver.errors import TargetError

@@ -34,8 +34,8 @@ from aliceserver.debuggers.events import CALL_LEFT_STOPPED, CALL_RETURNED, Stopp
 from aliceserver.debuggers.model import Registers, VectorRegisters
 from aliceserver.debuggers.ptrace import binding, registers
 from aliceserver.debuggers.ptrace.callabi import plan_arguments, returns_in_memory
-from aliceserver.debuggers.ptrace.inferior import Inferior, Run
-from aliceserver.debuggers.ptrace.tracee import AfterStep, Tracee
+from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.tracee import AfterStep, Run, Tracee
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
 from aliceserver.debuggers.source.retvalue import return_bytes

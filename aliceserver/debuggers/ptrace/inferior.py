@@ -6,20 +6,19 @@ Runs on the tracer thread only. The engine (engine.py) owns the tracer loop and 
 All-stop: when a thread has something to report, every other thread is interrupted
 (PTRACE_INTERRUPT) and waited for. What those threads had to say on the way (their own
 breakpoint hits, signals) is kept as pending reports, delivered one per resume, so that
-nothing is lost or reported twice.
+nothing is lost or reported twice. Its parts: process events (clone, fork, exec) in
+process_events.py, signal and trap stops in signal_stops.py, source-line step plans in
+step_plans.py.
 """
 
 from __future__ import annotations
 
 import collections
-import enum
 import logging
 import signal as sig
-from dataclasses import replace
 from typing import Callable
 
 from aliceserver.debuggers.events import (
-    BreakpointChanged,
     Exited,
     Output,
     Stopped,
@@ -28,38 +27,26 @@ from aliceserver.debuggers.events import (
     ThreadStarted,
 )
 from aliceserver.debuggers.eventsource import EventSource
-from aliceserver.debuggers.model import CatchKind, FaultInfo, SignalPolicy, StepKind, ThreadState
+from aliceserver.debuggers.model import CatchKind, SignalPolicy, ThreadState
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
 from aliceserver.debuggers.ptrace.process_events import CATCH_REASONS, ProcessEvents
-from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Tracee, _Action
-from aliceserver.debuggers.ptrace.traps import INT3, LogicalBreakpoint, PhysicalTrap, TrapTable
+from aliceserver.debuggers.ptrace.signal_stops import SignalStops
+from aliceserver.debuggers.ptrace.step_plans import StepPlans
+from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Run, Tracee, _Action
+from aliceserver.debuggers.ptrace.traps import INT3, PhysicalTrap, TrapTable
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
-from aliceserver.debuggers.ptrace.watchscope import frame_alive, retire
 from aliceserver.debuggers.signals import (
-    CRASH_SIGNALS,
-    fault_description,
-    signal_description,
     signal_name,
 )
-from aliceserver.debuggers.source.stepping import StepPlan
 
 log = logging.getLogger(__name__)
 
-TRAP_TRACE = 2
-TRAP_HWBKPT = 4
-SI_KERNEL = 0x80  # si_code of the SIGTRAP an int3 raises
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
 
 
-class Run(enum.Enum):
-    STOPPED = "stopped"  # every thread is stopped and the client knows it
-    RUNNING = "running"
-    EXITED = "exited"
-
-
-class Inferior(ProcessEvents):
+class Inferior(ProcessEvents, SignalStops, StepPlans):
     def __init__(
         self,
         libc: binding.Libc,
@@ -296,102 +283,7 @@ class Inferior(ProcessEvents):
                 if isinstance(stop, Stopped):
                     self.pending.append(stop)
 
-    # --- source-line step plans (stepping.py) ----------------------------------------
-    def start_plan(self, plan: StepPlan, pc: int) -> None:
-        t = self.thread(plan.tid)
-        t.plan = plan
-        self.run = Run.RUNNING
-        immediate = plan.start(pc)
-        if immediate is not None:
-            self._end_plan(t)
-            self._report(immediate)
-
-    def _continue_plan(self, t: Tracee, stop: Stopped) -> Stopped | None:
-        plan = t.plan
-        assert plan is not None
-        if stop.reason is not StopReason.STEP:
-            self._end_plan(t)  # a breakpoint, a signal...: it wins over the step
-            return stop
-        if stop.watches_left and plan.kind is not StepKind.OUT:
-            # The plan's trap is where a watched frame returned: gdb stops there, and only
-            # `finish` (which ends there anyway) tells its own story beside it.
-            self._end_plan(t)
-            return replace(stop, reason=StopReason.WATCHPOINT_SCOPE, breakpoint_ids=stop.watches_left)
-        self._drop_plan_trap(t)
-        try:
-            result = plan.on_stop(stop)
-        except Exception:  # a plan must never wedge the session: report where we are
-            log.exception("step plan failed")
-            result = stop
-        if result is not None:
-            self._end_plan(t)
-            if stop.watches_left:
-                result = replace(result, watches_left=stop.watches_left)
-        return result
-
-    def _drop_plan_trap(self, t: Tracee) -> None:
-        idents, t.plan_traps = t.plan_traps, []
-        for ident in idents:
-            if ident in self.traps.by_id:
-                trap = self.traps.remove(ident)
-                if not trap.wanted:
-                    self.remove_trap(trap)
-                if not trap.logical:
-                    self.traps.drop_trap(trap.address)
-
-    def _end_plan(self, t: Tracee) -> None:
-        self._drop_plan_trap(t)
-        t.plan = None
-        t.stepping = False
-
-    def single_step(self, tid: int) -> None:
-        t = self.thread(tid)
-        t.stepping = True
-        self.run = Run.RUNNING
-        trap = self._trap_at_pc(t)
-        if trap is not None:
-            self._start_step_over(t, trap, AfterStep.REPORT)
-        else:
-            self._cont(t, binding.PTRACE_SINGLESTEP)
-
-    def run_alone_to(self, tid: int, address: int) -> None:
-        """Resume only `tid` until it reaches `address`; the others stay stopped, as when
-        it single-steps (the code between cannot wait for them: it has no call or syscall)."""
-        t = self.thread(tid)
-        if self._trap_at_pc(t) is not None or t.pending_signal:
-            self.single_step(tid)  # a trap's byte must come out first; a signal waits
-            return
-        self._plan_trap(t, address, lambda hit: hit == tid)
-        t.stepping = False
-        self.run = Run.RUNNING
-        self._cont(t)
-
-    def run_to(self, tid: int, address: int, min_sp: int) -> None:
-        self.run_to_any(tid, [(address, min_sp)])
-
-    def run_to_any(self, tid: int, targets: list[tuple[int, int]]) -> None:
-        """Resume every thread until `tid` reaches one of (address, with rsp >= min_sp)."""
-        t = self.thread(tid)
-        for address, min_sp in targets:
-
-            def arrived(hit: int, min_sp: int = min_sp) -> bool:
-                return hit == tid and int(self.regs(self.threads[hit]).rsp) >= min_sp
-
-            self._plan_trap(t, address, arrived)
-        self.resume()
-
-    def _plan_trap(self, t: Tracee, address: int, arrived: Callable[[int], bool]) -> None:
-        """A temporary internal trap of `t`'s plan: reports a STEP when `arrived` says so."""
-        bp = LogicalBreakpoint(
-            self.traps.new_internal_id(), address, temporary=True, internal=True,
-            condition=arrived, reports=StopReason.STEP,
-        )  # fmt: skip
-        self.insert_trap(self.traps.add(bp, b""))
-        t.plan_traps.append(bp.id)
-
-    def sp(self, tid: int) -> int:
-        return int(self.regs(self.thread(tid)).rsp)
-
+    # --- reporting (step plans: step_plans.py) -----------------------------------------
     def _report(self, stop: Stopped) -> None:
         for t in self.threads.values():
             if t.plan is not None:  # any stop the client sees ends every step in progress
@@ -531,191 +423,6 @@ class Inferior(ProcessEvents):
         else:
             self.exit_event = Exited(self.pid, None, status.value, signal_name(status.value))
         self.run = Run.EXITED
-
-    def _signal(self, t: Tracee, signo: int) -> "Stopped | _Action":
-        if signo == sig.SIGTRAP:
-            handled = self._sigtrap(t)
-            if handled is not None:
-                return handled
-        if signo == sig.SIGSTOP and self.wake_sent:
-            self.wake_sent = False
-            self.parked.append(t)
-            return _NONE
-        if signo in self.catch_signals:
-            if self._policy(signo).pass_to_program or signo in CRASH_SIGNALS:
-                t.pending_signal = signo
-            return Stopped(
-                StopReason.SIGNAL_CAUGHT, t.tid, signal=signo, signal_name=signal_name(signo),
-                description=signal_description(signo), address=int(self.regs(t).rip),
-            )  # fmt: skip
-        if signo in CRASH_SIGNALS:
-            info = self.libc.get_siginfo(t.tid)
-            t.pending_signal = signo
-            address = info.address if info.code > 0 else None
-            fault = FaultInfo(address, info.code, fault_description(signo, info.code))
-            return Stopped(
-                StopReason.CRASH, t.tid, signal=signo, signal_name=signal_name(signo),
-                description=signal_description(signo), address=int(self.regs(t).rip), fault=fault,
-            )  # fmt: skip
-        policy = self._policy(signo)
-        if policy.pass_to_program:
-            t.pending_signal = signo
-        if not policy.stop:
-            if policy.print_:
-                self.events.put(Output("console", f"\nProgram received signal {signal_name(signo)}, {signal_description(signo)}.\n"))
-            return _RESUME
-        return Stopped(
-            StopReason.SIGNAL, t.tid, signal=signo, signal_name=signal_name(signo),
-            description=signal_description(signo), address=int(self.regs(t).rip),
-        )  # fmt: skip
-
-    def _sigtrap(self, t: Tracee) -> "Stopped | _Action | None":
-        """A SIGTRAP of ours (trap, step, watchpoint): what to do; None if it is a real signal."""
-        if t.step_over is not None or t.stepping:
-            info = self.libc.get_siginfo(t.tid)
-            if info.code == TRAP_TRACE:
-                return self._step_done(t)
-        regs = self.regs(t)
-        trap = self.traps.by_address.get(regs.rip - 1)
-        if trap is not None and trap.inserted:
-            regs.rip -= 1
-            t.regs_dirty = True
-            if self._collecting:
-                t.deferred_hit = True  # counted and judged when its turn to report comes
-                return _RESUME
-            return self._breakpoint_hit(t, trap)
-        info = self.libc.get_siginfo(t.tid)
-        if info.code == SI_KERNEL and regs.rip - 1 in self.moribund:
-            regs.rip -= 1  # a hit of a trap removed meanwhile: run the real instruction
-            t.regs_dirty = True
-            return _RESUME
-        if info.code == TRAP_HWBKPT:
-            return self._watch_hit(t) or _RESUME
-        if info.code == TRAP_TRACE:
-            return Stopped(StopReason.STEP, t.tid, address=int(regs.rip))
-        return None
-
-    def _step_done(self, t: Tracee) -> "Stopped | _Action":
-        watch = self._watch_hit(t) if self.watches.active() else None
-        then = AfterStep.REPORT
-        if t.step_over is not None:
-            trap = self.traps.by_address.get(t.step_over)
-            t.step_over = None
-            then, t.after_step_over = t.after_step_over, AfterStep.REPORT
-            if trap is not None and trap.wanted:
-                self.insert_trap(trap)
-        if watch is not None:
-            t.stepping = False
-            return watch
-        if then is not AfterStep.REPORT:
-            # The step over one trap may land on another (consecutive breakpoints, a plan's
-            # trap right after a call's return): that is a hit, as gdb's, not a pc to skip.
-            landed = self._trap_at_pc(t)
-            if landed is not None:
-                hit = self._breakpoint_hit(t, landed)
-                if isinstance(hit, Stopped):
-                    return hit
-        if then is AfterStep.RESUME_ALL:
-            self.resume()
-            return _NONE
-        if then is AfterStep.CONTINUE_SELF:
-            self._cont(t)
-            return _NONE
-        t.stepping = False
-        pc = int(self.regs(t).rip)
-        trap = self.traps.by_address.get(pc)
-        if trap is not None and trap.inserted:
-            # A source step that single-steps onto a user's breakpoint stops there, as gdb:
-            # the hit reported, its condition judged and the hit counted (the int3 did not run).
-            # Any step onto the return address a watched frame returned to ends the watch.
-            hit = self._breakpoint_hit(t, trap, user_only=True, guards_only=t.plan is None)
-            if isinstance(hit, Stopped):
-                return hit
-        return Stopped(StopReason.STEP, t.tid, address=pc)
-
-    def _breakpoint_hit(
-        self, t: Tracee, trap: PhysicalTrap, *, user_only: bool = False, guards_only: bool = False
-    ) -> "Stopped | _Action":
-        """`user_only`: the user's breakpoints and watch scope guards (a step landed here);
-        `guards_only`: the scope guards alone."""
-        stop_ids: list[int] = []
-        internal_reason: StopReason | None = None
-        note = ""
-        finished: list[int] = []
-        left: list[int] = []  # watches whose frame returned here
-        for bp in list(trap.logical):
-            guard = bp.guards_watch is not None
-            if not bp.enabled or (user_only and bp.internal and not guard) or (guards_only and not guard):
-                continue
-            if bp.internal:
-                if bp.condition is not None and not bp.condition(t.tid):
-                    continue
-                bp.hit_count += 1
-                if bp.on_hit is not None:
-                    bp.on_hit(t.tid)
-                if bp.guards_watch is not None:
-                    left.append(bp.guards_watch)
-                elif bp.reports is not None:
-                    internal_reason, note = bp.reports, bp.note
-                if bp.temporary:
-                    finished.append(bp.id)
-                continue
-            bp.hit_count += 1
-            if bp.condition is not None:
-                try:
-                    if not bp.condition(t.tid):
-                        continue
-                except Exception:  # a broken condition stops, as in gdb, and says why
-                    log.exception("breakpoint %d condition failed", bp.id)
-            stop_ids.append(bp.id)
-            if bp.temporary:
-                finished.append(bp.id)
-        for ident in finished:
-            bp = self.traps.by_id[ident]
-            emptied = self.traps.remove(ident)
-            if not emptied.logical:
-                self.remove_trap(emptied)
-                self.traps.drop_trap(emptied.address)
-            if not bp.internal:
-                self.events.put(BreakpointChanged(bp.info(False), removed=True))
-        watches_left = tuple(left)
-        if stop_ids:  # a user's breakpoint wins over the engine's own reasons
-            return Stopped(
-                StopReason.BREAKPOINT, t.tid, breakpoint_ids=tuple(stop_ids), address=trap.address,
-                watches_left=watches_left,
-            )  # fmt: skip
-        if internal_reason is not None:
-            t.plan_traps = [ident for ident in t.plan_traps if ident not in finished]
-            return Stopped(internal_reason, t.tid, address=trap.address, description=note, watches_left=watches_left)
-        if watches_left:
-            return Stopped(
-                StopReason.WATCHPOINT_SCOPE, t.tid, breakpoint_ids=watches_left, address=trap.address,
-                watches_left=watches_left,
-            )  # fmt: skip
-        return _RESUME
-
-    def _watch_hit(self, t: Tracee) -> Stopped | None:
-        fired = self.watches.take_fired(self.libc, t.tid)
-        for watch in fired:
-            if not frame_alive(self, watch, t.tid):
-                # Its frame was left without returning (longjmp, an exception) and the
-                # memory serves another frame now: the watch ends here, as in gdb.
-                retire(self, watch, drop_guard=True)
-                return Stopped(
-                    StopReason.WATCHPOINT_SCOPE, t.tid, breakpoint_ids=(watch.id,),
-                    address=int(self.regs(t).rip), watches_left=(watch.id,),
-                )  # fmt: skip
-            new = self.memory.read(watch.address, watch.size)
-            old = watch.value
-            if watch.kind.value == "write" and new == old:
-                continue  # written with the same value: gdb does not stop either
-            watch.value = new
-            watch.hit_count += 1
-            return Stopped(
-                StopReason.WATCHPOINT, t.tid, breakpoint_ids=(watch.id,),
-                address=int(self.regs(t).rip), watch_old=old, watch_new=new,
-            )  # fmt: skip
-        return None
 
     # --- ending ---------------------------------------------------------------------
     def state_of(self, t: Tracee) -> ThreadState:

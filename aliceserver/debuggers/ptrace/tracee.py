@@ -29,6 +29,14 @@ class Tracee:
     gone: bool = False  # exited, or a zombie leader waiting for its threads
 
 
+class Run(enum.Enum):
+    """The process's run state."""
+
+    STOPPED = "stopped"  # every thread is stopped and the client knows it
+    RUNNING = "running"
+    EXITED = "exited"
+
+
 class AfterStep(enum.Enum):
     """What follows when a step over a trap completes."""
 

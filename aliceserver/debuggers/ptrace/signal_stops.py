@@ -1,0 +1,253 @@
+"""The signal stops of an Inferior (a mixin of inferior.py): a signal the user's policy
+stops for, passes or catches; a crash with its fault; and a SIGTRAP of ours, which is a
+trap hit (its logical breakpoints judged), a finished single-step (over a trap, or a
+source step landing on a breakpoint) or a hardware watchpoint."""
+
+from __future__ import annotations
+
+import logging
+import signal as sig
+from typing import TYPE_CHECKING, Callable, cast
+
+from aliceserver.debuggers.events import BreakpointChanged, Output, Stopped, StopReason
+from aliceserver.debuggers.eventsource import EventSource
+from aliceserver.debuggers.model import FaultInfo, SignalPolicy
+from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Tracee, _Action
+from aliceserver.debuggers.ptrace.traps import PhysicalTrap, TrapTable
+from aliceserver.debuggers.ptrace.watch import WatchSlots
+from aliceserver.debuggers.ptrace.watchscope import frame_alive, retire
+from aliceserver.debuggers.signals import (
+    CRASH_SIGNALS,
+    fault_description,
+    signal_description,
+    signal_name,
+)
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.inferior import Inferior
+
+log = logging.getLogger(__name__)
+
+TRAP_TRACE = 2
+TRAP_HWBKPT = 4
+SI_KERNEL = 0x80  # si_code of the SIGTRAP an int3 raises
+
+
+class SignalStops:
+    # Provided by Inferior.
+    libc: binding.Libc
+    events: EventSource
+    traps: TrapTable
+    watches: WatchSlots
+    memory: binding.ProcessMemory
+    catch_signals: frozenset[int]
+    wake_sent: bool
+    parked: list[Tracee]
+    moribund: set[int]
+    _collecting: bool
+    _policy: Callable[[int], SignalPolicy]
+
+    if TYPE_CHECKING:  # provided by the class this is mixed into
+        def regs(self, t: Tracee) -> binding.UserRegs:
+            raise NotImplementedError
+
+        def insert_trap(self, trap: PhysicalTrap) -> None:
+            raise NotImplementedError
+
+        def remove_trap(self, trap: PhysicalTrap) -> None:
+            raise NotImplementedError
+
+        def resume(self, only: int | None = None) -> None:
+            raise NotImplementedError
+
+        def _cont(self, t: Tracee, request: int = binding.PTRACE_CONT) -> None:
+            raise NotImplementedError
+
+        def _trap_at_pc(self, t: Tracee) -> PhysicalTrap | None:
+            raise NotImplementedError
+
+    def _signal(self, t: Tracee, signo: int) -> "Stopped | _Action":
+        if signo == sig.SIGTRAP:
+            handled = self._sigtrap(t)
+            if handled is not None:
+                return handled
+        if signo == sig.SIGSTOP and self.wake_sent:
+            self.wake_sent = False
+            self.parked.append(t)
+            return _NONE
+        if signo in self.catch_signals:
+            if self._policy(signo).pass_to_program or signo in CRASH_SIGNALS:
+                t.pending_signal = signo
+            return Stopped(
+                StopReason.SIGNAL_CAUGHT, t.tid, signal=signo, signal_name=signal_name(signo),
+                description=signal_description(signo), address=int(self.regs(t).rip),
+            )  # fmt: skip
+        if signo in CRASH_SIGNALS:
+            info = self.libc.get_siginfo(t.tid)
+            t.pending_signal = signo
+            address = info.address if info.code > 0 else None
+            fault = FaultInfo(address, info.code, fault_description(signo, info.code))
+            return Stopped(
+                StopReason.CRASH, t.tid, signal=signo, signal_name=signal_name(signo),
+                description=signal_description(signo), address=int(self.regs(t).rip), fault=fault,
+            )  # fmt: skip
+        policy = self._policy(signo)
+        if policy.pass_to_program:
+            t.pending_signal = signo
+        if not policy.stop:
+            if policy.print_:
+                self.events.put(Output("console", f"\nProgram received signal {signal_name(signo)}, {signal_description(signo)}.\n"))
+            return _RESUME
+        return Stopped(
+            StopReason.SIGNAL, t.tid, signal=signo, signal_name=signal_name(signo),
+            description=signal_description(signo), address=int(self.regs(t).rip),
+        )  # fmt: skip
+
+    def _sigtrap(self, t: Tracee) -> "Stopped | _Action | None":
+        """A SIGTRAP of ours (trap, step, watchpoint): what to do; None if it is a real signal."""
+        if t.step_over is not None or t.stepping:
+            info = self.libc.get_siginfo(t.tid)
+            if info.code == TRAP_TRACE:
+                return self._step_done(t)
+        regs = self.regs(t)
+        trap = self.traps.by_address.get(regs.rip - 1)
+        if trap is not None and trap.inserted:
+            regs.rip -= 1
+            t.regs_dirty = True
+            if self._collecting:
+                t.deferred_hit = True  # counted and judged when its turn to report comes
+                return _RESUME
+            return self._breakpoint_hit(t, trap)
+        info = self.libc.get_siginfo(t.tid)
+        if info.code == SI_KERNEL and regs.rip - 1 in self.moribund:
+            regs.rip -= 1  # a hit of a trap removed meanwhile: run the real instruction
+            t.regs_dirty = True
+            return _RESUME
+        if info.code == TRAP_HWBKPT:
+            return self._watch_hit(t) or _RESUME
+        if info.code == TRAP_TRACE:
+            return Stopped(StopReason.STEP, t.tid, address=int(regs.rip))
+        return None
+
+    def _step_done(self, t: Tracee) -> "Stopped | _Action":
+        watch = self._watch_hit(t) if self.watches.active() else None
+        then = AfterStep.REPORT
+        if t.step_over is not None:
+            trap = self.traps.by_address.get(t.step_over)
+            t.step_over = None
+            then, t.after_step_over = t.after_step_over, AfterStep.REPORT
+            if trap is not None and trap.wanted:
+                self.insert_trap(trap)
+        if watch is not None:
+            t.stepping = False
+            return watch
+        if then is not AfterStep.REPORT:
+            # The step over one trap may land on another (consecutive breakpoints, a plan's
+            # trap right after a call's return): that is a hit, as gdb's, not a pc to skip.
+            landed = self._trap_at_pc(t)
+            if landed is not None:
+                hit = self._breakpoint_hit(t, landed)
+                if isinstance(hit, Stopped):
+                    return hit
+        if then is AfterStep.RESUME_ALL:
+            self.resume()
+            return _NONE
+        if then is AfterStep.CONTINUE_SELF:
+            self._cont(t)
+            return _NONE
+        t.stepping = False
+        pc = int(self.regs(t).rip)
+        trap = self.traps.by_address.get(pc)
+        if trap is not None and trap.inserted:
+            # A source step that single-steps onto a user's breakpoint stops there, as gdb:
+            # the hit reported, its condition judged and the hit counted (the int3 did not run).
+            # Any step onto the return address a watched frame returned to ends the watch.
+            hit = self._breakpoint_hit(t, trap, user_only=True, guards_only=t.plan is None)
+            if isinstance(hit, Stopped):
+                return hit
+        return Stopped(StopReason.STEP, t.tid, address=pc)
+
+    def _breakpoint_hit(
+        self, t: Tracee, trap: PhysicalTrap, *, user_only: bool = False, guards_only: bool = False
+    ) -> "Stopped | _Action":
+        """`user_only`: the user's breakpoints and watch scope guards (a step landed here);
+        `guards_only`: the scope guards alone."""
+        stop_ids: list[int] = []
+        internal_reason: StopReason | None = None
+        note = ""
+        finished: list[int] = []
+        left: list[int] = []  # watches whose frame returned here
+        for bp in list(trap.logical):
+            guard = bp.guards_watch is not None
+            if not bp.enabled or (user_only and bp.internal and not guard) or (guards_only and not guard):
+                continue
+            if bp.internal:
+                if bp.condition is not None and not bp.condition(t.tid):
+                    continue
+                bp.hit_count += 1
+                if bp.on_hit is not None:
+                    bp.on_hit(t.tid)
+                if bp.guards_watch is not None:
+                    left.append(bp.guards_watch)
+                elif bp.reports is not None:
+                    internal_reason, note = bp.reports, bp.note
+                if bp.temporary:
+                    finished.append(bp.id)
+                continue
+            bp.hit_count += 1
+            if bp.condition is not None:
+                try:
+                    if not bp.condition(t.tid):
+                        continue
+                except Exception:  # a broken condition stops, as in gdb, and says why
+                    log.exception("breakpoint %d condition failed", bp.id)
+            stop_ids.append(bp.id)
+            if bp.temporary:
+                finished.append(bp.id)
+        for ident in finished:
+            bp = self.traps.by_id[ident]
+            emptied = self.traps.remove(ident)
+            if not emptied.logical:
+                self.remove_trap(emptied)
+                self.traps.drop_trap(emptied.address)
+            if not bp.internal:
+                self.events.put(BreakpointChanged(bp.info(False), removed=True))
+        watches_left = tuple(left)
+        if stop_ids:  # a user's breakpoint wins over the engine's own reasons
+            return Stopped(
+                StopReason.BREAKPOINT, t.tid, breakpoint_ids=tuple(stop_ids), address=trap.address,
+                watches_left=watches_left,
+            )  # fmt: skip
+        if internal_reason is not None:
+            t.plan_traps = [ident for ident in t.plan_traps if ident not in finished]
+            return Stopped(internal_reason, t.tid, address=trap.address, description=note, watches_left=watches_left)
+        if watches_left:
+            return Stopped(
+                StopReason.WATCHPOINT_SCOPE, t.tid, breakpoint_ids=watches_left, address=trap.address,
+                watches_left=watches_left,
+            )  # fmt: skip
+        return _RESUME
+
+    def _watch_hit(self, t: Tracee) -> Stopped | None:
+        fired = self.watches.take_fired(self.libc, t.tid)
+        for watch in fired:
+            if not frame_alive(cast("Inferior", self), watch, t.tid):
+                # Its frame was left without returning (longjmp, an exception) and the
+                # memory serves another frame now: the watch ends here, as in gdb.
+                retire(cast("Inferior", self), watch, drop_guard=True)
+                return Stopped(
+                    StopReason.WATCHPOINT_SCOPE, t.tid, breakpoint_ids=(watch.id,),
+                    address=int(self.regs(t).rip), watches_left=(watch.id,),
+                )  # fmt: skip
+            new = self.memory.read(watch.address, watch.size)
+            old = watch.value
+            if watch.kind.value == "write" and new == old:
+                continue  # written with the same value: gdb does not stop either
+            watch.value = new
+            watch.hit_count += 1
+            return Stopped(
+                StopReason.WATCHPOINT, t.tid, breakpoint_ids=(watch.id,),
+                address=int(self.regs(t).rip), watch_old=old, watch_new=new,
+            )  # fmt: skip
+        return None
