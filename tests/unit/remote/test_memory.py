@@ -1,0 +1,87 @@
+"""Memory over a fake stub: binary `x` reads where offered, `m` otherwise, `X` writes
+falling back to `M`, chunks within the packet size, partial reads at a page's end."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aliceserver.debuggers.remote import packets
+from aliceserver.debuggers.remote.client import RemoteClient
+from aliceserver.debuggers.remote.connection import Connection
+from aliceserver.debuggers.remote.memory import RemoteMemory
+from aliceserver.errors import TargetError
+from tests.support.rsp_fake import FakeStub
+
+_BASE = 0x10000
+_PAGE = 4096
+
+
+class Target:
+    """Two pages of memory at _BASE, nothing else; `x` only when `binary`, `X` never."""
+
+    def __init__(self, binary: bool) -> None:
+        self.binary = binary
+        self.memory = bytearray(bytes(range(256)) * (2 * _PAGE // 256))
+
+    def _span(self, text: bytes) -> tuple[int, int]:
+        address, length = (int(part, 16) for part in text.split(b","))
+        return address, length
+
+    def answer(self, body: bytes) -> list[bytes]:
+        if body.startswith(b"qSupported"):
+            return [b"PacketSize=100" + (b";binary-upload+" if self.binary else b"")]
+        if body == b"vCont?":
+            return [b""]
+        if body[:1] in b"xm" and body[:1]:
+            address, length = self._span(body[1:])
+            if not _BASE <= address <= address + length <= _BASE + len(self.memory):
+                return [b"E14"]  # as gdbserver: all or nothing, even across a page's end
+            data = bytes(self.memory[address - _BASE : address - _BASE + length])
+            return [b"b" + packets.escape(data) if body[:1] == b"x" else packets.hex_bytes(data)]
+        if body.startswith(b"M"):
+            head, _, data = body[1:].partition(b":")
+            address, length = self._span(head)
+            self.memory[address - _BASE : address - _BASE + length] = packets.from_hex(data)
+            return [b"OK"]
+        return [b""]
+
+
+def _memory(binary: bool) -> tuple[RemoteMemory, FakeStub, Target]:
+    target = Target(binary)
+    stub = FakeStub(target.answer)
+    client = RemoteClient(Connection(stub))
+    client.negotiate()
+    return RemoteMemory(client), stub, target
+
+
+@settings(max_examples=30)
+@given(st.booleans(), st.integers(0, 2 * _PAGE - 1), st.integers(1, 700))
+def test_reads_in_chunks_and_stop_at_the_end_of_memory(
+    binary: bool, offset: int, size: int
+) -> None:
+    memory, stub, target = _memory(binary)
+    got = memory.read(_BASE + offset, size)
+    assert got == bytes(target.memory[offset : offset + size])
+    verbs = {request[:1] for request in stub.requests if request[:1] in (b"x", b"m")}
+    assert verbs == ({b"x"} if binary else {b"m"})
+    # No request asks for more than a reply can carry within the packet size.
+    assert all(
+        int(r.split(b",")[1], 16) <= 0x100 // 2 for r in stub.requests if r[:1] in (b"x", b"m")
+    )
+
+
+def test_nothing_readable_is_gdbs_error() -> None:
+    memory, _, _ = _memory(False)
+    with pytest.raises(TargetError, match="Cannot access memory at address 0x5"):
+        memory.read(5, 8)
+
+
+def test_writes_fall_back_from_x_to_m() -> None:
+    memory, stub, target = _memory(False)
+    data = b"#$}*" * 50
+    memory.write(_BASE + 10, data)
+    assert bytes(target.memory[10 : 10 + len(data)]) == data
+    assert not memory.binary_writes
+    assert [r[:1] for r in stub.requests if r[:1] in (b"X", b"M")][0] == b"X"
