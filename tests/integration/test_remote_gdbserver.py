@@ -297,3 +297,31 @@ def test_a_crash_stops_and_its_signal_then_ends_the_program(program: Path) -> No
             )
         finally:
             process.close()
+
+
+def test_our_own_traps_where_the_stub_has_no_z0(program: Path) -> None:
+    calls = 3
+    with gdbserver(program, ["repeat", str(calls)]) as server:
+        process = connect(server)
+        try:
+            process.breakpoints.stub_traps = False  # as a stub that answers Z0 empty
+            add = runtime_address(server, program, "remote_add")
+            original = file_bytes(program, symbol_value(program, "remote_add"), 1)
+            process.insert_breakpoint(add)
+            assert process.read_memory(add, 1) == b"\xcc" != original  # traps show, as under ptrace
+            hits = 0
+            while True:
+                process.resume()
+                event = process.wait(timeout=10)
+                if isinstance(event, Exited):
+                    break
+                assert (event.reason, event.address) == (StopReason.BREAKPOINT, add)
+                assert process.general_registers(event.thread_id)["rip"] == add  # rewound
+                hits += 1
+                if hits == 1 + calls:
+                    process.remove_breakpoint(add)
+                    assert process.read_memory(add, 1) == original
+            assert hits == 1 + calls
+            assert event == Exited(server.inferior_pid or 0, 12)
+        finally:
+            process.close()

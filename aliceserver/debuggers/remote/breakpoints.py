@@ -1,7 +1,9 @@
 """Breakpoints and watchpoints the stub keeps (`Z0`..`Z4` / `z0`..`z4`), and which of
 them are in: a thread stopped on one of ours must be stepped past it before it resumes,
 since gdbserver reports such a thread at once again (it leaves the step-over to its client,
-as gdb does it: remove, step one instruction, insert again)."""
+as gdb does it: remove, step one instruction, insert again). Where the stub has no `Z0`
+(it answers empty), we write x86's int3 ourselves, keeping the bytes it covers; the
+process then rewinds the pc past our trap at its stop, as the ptrace engine does."""
 
 from __future__ import annotations
 
@@ -9,48 +11,82 @@ from dataclasses import dataclass
 
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
+from aliceserver.debuggers.remote.memory import RemoteMemory
 
 # Z packet types: software and hardware breakpoints, write, read and access watchpoints.
 Z_SOFTWARE, Z_HARDWARE, Z_WRITE, Z_READ, Z_ACCESS = range(5)
+OWN_TRAP = -1  # a trap we wrote into memory, not one the stub keeps
+X86_TRAP = b"\xcc"  # int3: the pc stops one byte past it
 WATCH_TYPES = {"write": Z_WRITE, "read": Z_READ, "access": Z_ACCESS}
 X86_BREAKPOINT_KIND = 1  # the kind of a Z0/Z1 on x86: the size of int3
 
 
 @dataclass(frozen=True, slots=True)
 class StubBreakpoint:
-    type: int  # Z_SOFTWARE or Z_HARDWARE
+    type: int  # Z_SOFTWARE, Z_HARDWARE or OWN_TRAP
     address: int
     kind: int
+    saved: bytes = b""  # OWN_TRAP: the bytes under the trap
 
 
 class StubBreakpoints:
-    def __init__(self, client: RemoteClient) -> None:
+    def __init__(self, client: RemoteClient, memory: RemoteMemory) -> None:
         self.client = client
+        self.memory = memory
         self.inserted: dict[int, StubBreakpoint] = {}  # code breakpoints by address
+        self.stub_traps = True  # until the stub answers Z0 with an empty reply
 
     def insert(
         self, address: int, *, hardware: bool = False, kind: int = X86_BREAKPOINT_KIND
     ) -> None:
         point = StubBreakpoint(Z_HARDWARE if hardware else Z_SOFTWARE, address, kind)
-        self.send(b"Z", point.type, address, kind)
-        self.inserted[address] = point
+        if hardware or self.stub_traps:
+            try:
+                self.send(b"Z", point.type, address, kind)
+                self.inserted[address] = point
+                return
+            except RemoteUnsupported:
+                if hardware:
+                    raise
+                self.stub_traps = False
+        saved = self.memory.read(address, len(X86_TRAP))
+        self.memory.write(address, X86_TRAP)
+        self.inserted[address] = StubBreakpoint(OWN_TRAP, address, kind, saved)
 
     def remove(
         self, address: int, *, hardware: bool = False, kind: int = X86_BREAKPOINT_KIND
     ) -> None:
-        self.send(b"z", Z_HARDWARE if hardware else Z_SOFTWARE, address, kind)
+        point = self.inserted.get(address)
+        if point is not None and point.type == OWN_TRAP:
+            self.memory.write(address, point.saved)
+        else:
+            self.send(b"z", Z_HARDWARE if hardware else Z_SOFTWARE, address, kind)
         self.inserted.pop(address, None)
+
+    def own_trap_before(self, pc: int) -> int | None:
+        """The address of our own trap a thread at `pc` has just executed, if any."""
+        point = self.inserted.get(pc - len(X86_TRAP))
+        return point.address if point is not None and point.type == OWN_TRAP else None
 
     def lift(self, address: int) -> StubBreakpoint | None:
         """Take the breakpoint at `address` out for a step over it (None: none there)."""
         point = self.inserted.get(address)
         if point is not None:
-            self.send(b"z", point.type, address, point.kind)
+            self._out(point)
         return point
 
     def restore(self, point: StubBreakpoint) -> None:
         if self.inserted.get(point.address) == point:
-            self.send(b"Z", point.type, point.address, point.kind)
+            if point.type == OWN_TRAP:
+                self.memory.write(point.address, X86_TRAP)
+            else:
+                self.send(b"Z", point.type, point.address, point.kind)
+
+    def _out(self, point: StubBreakpoint) -> None:
+        if point.type == OWN_TRAP:
+            self.memory.write(point.address, point.saved)
+        else:
+            self.send(b"z", point.type, point.address, point.kind)
 
     def watch(self, verb: bytes, address: int, length: int, access: str) -> None:
         if access not in WATCH_TYPES:

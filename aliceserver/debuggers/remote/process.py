@@ -11,6 +11,7 @@ the stub's packet size allows.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
@@ -47,7 +48,7 @@ class RemoteProcess:
         self.extended = extended
         self._describe(tdesc.TargetDescription("", "", (), ()))
         self.memory = RemoteMemory(client)
-        self.breakpoints = StubBreakpoints(client)
+        self.breakpoints = StubBreakpoints(client, self.memory)
         self._stepped_over: StubBreakpoint | None = None  # lifted for a step: back at its stop
         self._early: stops.StopReply | None = None  # a stop that came during a step-over
         self.on_event: Callable[[Event], None] = lambda event: None  # Output before a stop
@@ -370,6 +371,17 @@ class RemoteProcess:
         self.last_reply = reply
         self.registers.expedite(thread, reply.registers)
         pc = int.from_bytes(self.registers.read(thread, self._pc), "little")
+        trap = (
+            self.breakpoints.own_trap_before(pc)
+            if reply.signal == signals.GDB_SIGNAL_TRAP
+            else None
+        )
+        if trap is not None and not stepping:  # our int3: back to it, as a Z0 stub reports
+            pc = trap
+            self.registers.write(
+                thread, self._pc, pc.to_bytes(self.description[self._pc].size, "little")
+            )
+            reply = dataclasses.replace(reply, reason="swbreak")
         event = stops.stopped_event(
             reply,
             thread.tid,

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aliceserver.debuggers.remote import packets
+from aliceserver.debuggers.remote.breakpoints import X86_TRAP, StubBreakpoints
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.connection import Connection
 from aliceserver.debuggers.remote.memory import RemoteMemory
@@ -85,3 +86,15 @@ def test_writes_fall_back_from_x_to_m() -> None:
     assert bytes(target.memory[10 : 10 + len(data)]) == data
     assert not memory.binary_writes
     assert [r[:1] for r in stub.requests if r[:1] in (b"X", b"M")][0] == b"X"
+
+
+def test_a_stub_without_z0_gets_our_own_trap() -> None:
+    memory, stub, target = _memory(False)
+    traps = StubBreakpoints(memory.client, memory)
+    before = bytes(target.memory[0x20:0x21])
+    traps.insert(_BASE + 0x20)  # the fake stub answers Z0 empty
+    assert not traps.stub_traps and bytes(target.memory[0x20:0x21]) == X86_TRAP
+    assert traps.own_trap_before(_BASE + 0x21) == _BASE + 0x20
+    traps.remove(_BASE + 0x20)
+    assert bytes(target.memory[0x20:0x21]) == before
+    assert sum(r.startswith(b"Z0") for r in stub.requests) == 1  # asked once, then never
