@@ -16,6 +16,12 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from tests.support.build import Builder, find_compiler  # noqa: E402
+from tests.support.core_backend import (  # noqa: E402
+    BACKEND_MARKERS,
+    CoreBackedDebugger,
+    mark_core_xfails,
+    parametrize_backends,
+)
 from tests.support.procs import kill_and_reap, wait_no_leftovers  # noqa: E402
 
 ENGINE_MODULE = "aliceserver.debuggers.ptrace.engine"
@@ -52,15 +58,40 @@ def no_leftover_processes() -> Iterator[None]:
         pytest.fail("the test left processes behind:\n" + "\n".join(lines), pytrace=False)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    for line in BACKEND_MARKERS:
+        config.addinivalue_line("markers", line)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    parametrize_backends(metafunc)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_core_xfails(items)
+
+
 @pytest.fixture
-def debugger(no_leftover_processes: None) -> Iterator[Any]:
-    """A fresh PtraceDebugger, closed after the test (before the leak check runs)."""
+def backend(request: pytest.FixtureRequest) -> str:
+    """Which backend answers what a stop holds: "live", or "core" (a core of each stop)."""
+    return str(getattr(request, "param", "live"))
+
+
+@pytest.fixture
+def debugger(no_leftover_processes: None, backend: str, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh PtraceDebugger (over the core backend: see tests/support/core_backend.py),
+    closed after the test (before the leak check runs)."""
     engine = importlib.import_module(ENGINE_MODULE)
     dbg = engine.PtraceDebugger()
+    if backend == "core":
+        dbg = CoreBackedDebugger(dbg, engine.PtraceDebugger, request.getfixturevalue("tmp_path"))
     try:
         yield dbg
     finally:
         dbg.close()
+    if backend == "core" and not dbg.cores_written:
+        pytest.fail("over the core backend this test read nothing at a stop: mark it live_only "
+                    "with the reason", pytrace=False)  # fmt: skip
 
 
 @pytest.fixture

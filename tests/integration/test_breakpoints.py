@@ -13,7 +13,7 @@ from tests.support.elf import file_bytes, load_base, objdump_function, symbol_va
 from tests.support.events import EventLog
 from tests.support.session import continue_to_exit, continue_to_stop, launch
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.both_backends]
 
 MASK32 = 0xFFFFFFFF
 

@@ -17,7 +17,7 @@ from tests.support.events import EventLog
 from tests.support.mi_client import mi_stopped_at
 from tests.support.session import continue_to_stop, launch
 
-pytestmark = [needs_gdb, pytest.mark.timeout(180)]
+pytestmark = [needs_gdb, pytest.mark.timeout(180), pytest.mark.both_backends]
 SOURCE = "recursion_frames.c"
 
 

@@ -24,6 +24,7 @@ pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
     pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+    pytest.mark.both_backends,
 ]
 
 SOURCE = PROGRAMS_DIR / "cpp_printers.cpp"

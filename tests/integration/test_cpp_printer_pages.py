@@ -17,6 +17,7 @@ pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: its printers are used"),
     pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+    pytest.mark.both_backends,
 ]
 
 BIG_SOURCE = PROGRAMS_DIR / "cpp_big_containers.cpp"

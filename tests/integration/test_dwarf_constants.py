@@ -22,6 +22,7 @@ from tests.support.session import launch
 pytestmark = [
     pytest.mark.timeout(180),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.both_backends,
 ]
 
 SOURCE = PROGRAMS_DIR / "const_forms.c"

@@ -13,7 +13,7 @@ from tests.support.elf import load_base, symbol_value
 from tests.support.events import EventLog
 from tests.support.session import continue_to_exit, continue_to_stop, launch
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.both_backends]
 
 
 def test_fork_parent_stops_child_runs_free(

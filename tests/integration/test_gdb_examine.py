@@ -29,6 +29,7 @@ from tests.support.session import launch
 pytestmark = [
     pytest.mark.timeout(180),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.both_backends,
 ]
 
 SOURCE = "examine.c"
@@ -88,6 +89,7 @@ def test_x_prints_what_gdb_prints(debugger: Any, events: Any, program: Path, gdb
         assert ours == gdb_says[command], command
 
 
+@pytest.mark.live_only(reason="no program runs: there is no stop to write a core of")
 def test_x_needs_an_address_first(debugger: Any) -> None:
     with pytest.raises(AliceError, match=r"Argument required \(starting display address\)\."):
         examine(debugger, Selection(None), ExamineMemory(), "", lambda text: None)

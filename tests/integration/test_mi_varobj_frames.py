@@ -12,7 +12,7 @@ from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from tests.support.build import Builder, marker_line
 from tests.support.mi_inprocess import InProcessMi
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.both_backends]
 
 
 class CountingDebugger(PtraceDebugger):

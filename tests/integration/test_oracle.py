@@ -21,7 +21,7 @@ signames = pytest.importorskip(
     "ptrace.signames", reason="python-ptrace (the oracle) is not installed"
 )
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.both_backends]
 
 # Signals whose default action ends the process (so both a stop and an exit name them).
 FATAL = [1, 2, 3, 4, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 24, 25, 26, 27, 29, 30, 31]
@@ -33,6 +33,7 @@ def canonical(name: str | None) -> str | None:
     return ALIASES.get(name, name) if name is not None else None
 
 
+@pytest.mark.live_only(reason="its assertions are on the stop and exit events, which the live engine reports")
 @pytest.mark.parametrize("signum", FATAL, ids=[signal.Signals(n).name for n in FATAL])
 def test_signal_names_agree_with_python_ptrace(
     debugger: IDebugger, events: EventLog, builder: Builder, signum: int
@@ -51,6 +52,7 @@ def test_signal_names_agree_with_python_ptrace(
     assert len(events.of_type(Stopped)) == 1
 
 
+@pytest.mark.live_only(reason="its assertions are on the exit event: no stop to read")
 def test_kill_signal_name_agrees(debugger: IDebugger, events: EventLog, builder: Builder) -> None:
     launch(debugger, builder.build("selfkill"))
     debugger.resume()

@@ -25,6 +25,7 @@ from tests.support.session import continue_to_stop, launch
 pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.both_backends,
 ]
 
 C_SOURCE = PROGRAMS_DIR / "prologue_kinds.c"

@@ -11,8 +11,9 @@ import pytest
 from conformance.source_diff import SCENARIOS, Builders, Scenario, diff
 from tests.support.build import Builder
 from tests.support.build_more import MoreBuilder
+from tests.support.core_backend import INLINE_AT_CORE_STOP
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.both_backends]
 
 
 @pytest.fixture(scope="module")
@@ -20,6 +21,7 @@ def builders(builder: Builder) -> Builders:
     return Builders(builder, MoreBuilder(builder.cache_dir))
 
 
+@pytest.mark.core_xfail(reason=INLINE_AT_CORE_STOP, params=("inline-O2",))
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_engine_agrees_with_gdb(debugger: Any, builders: Builders, scenario: Scenario) -> None:
     reason = builders.available(scenario)

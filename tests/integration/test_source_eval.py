@@ -20,6 +20,7 @@ from tests.support.session import continue_to_exit, launch
 pytestmark = [
     pytest.mark.timeout(120),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.both_backends,
 ]
 
 BASIC = PROGRAMS_DIR / "src_basic.c"
@@ -134,6 +135,7 @@ def test_errors_carry_gdb_messages(
         assert value.error and message in value.value, value
 
 
+@pytest.mark.live_only(reason="it empties the live engine's thread table: a state no core holds")
 def test_evaluate_with_no_thread_left_is_a_clear_error(
     debugger: Any, events: EventLog, builder: Builder
 ) -> None:
@@ -187,6 +189,7 @@ def test_condition_stops_once_and_counts_every_hit(
     assert isinstance(events.wait_for(Exited, timeout=20), Exited)
 
 
+@pytest.mark.live_only(reason="conditions are compiled for the live engine's traps: nothing read at a stop")
 def test_condition_with_a_syntax_error_raises_at_creation(debugger: Any, builder: Builder) -> None:
     launch(debugger, builder.build("src_basic"))
     for bad in ("i ==", "i == == 7", "(i", "i = = 2"):

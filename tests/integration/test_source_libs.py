@@ -23,6 +23,7 @@ from tests.support.session import launch
 pytestmark = [
     pytest.mark.timeout(120),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.both_backends,
 ]
 
 TLS_MAIN = PROGRAMS_DIR / "tls_main.c"

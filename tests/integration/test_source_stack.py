@@ -31,6 +31,7 @@ from tests.support.session import launch
 pytestmark = [
     pytest.mark.timeout(120),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.both_backends,
 ]
 
 BASIC = PROGRAMS_DIR / "src_basic.c"

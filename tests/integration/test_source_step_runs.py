@@ -14,7 +14,7 @@ from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.events import EventLog
 from tests.support.session import launch
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.both_backends]
 
 SOURCE = PROGRAMS_DIR / "straight_runs.c"
 

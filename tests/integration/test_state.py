@@ -15,7 +15,7 @@ from tests.support.elf import load_base, objdump_function
 from tests.support.events import EventLog
 from tests.support.session import continue_to_exit, continue_to_stop, launch
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.both_backends]
 
 GENERAL = (
     "rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
