@@ -325,3 +325,53 @@ def test_our_own_traps_where_the_stub_has_no_z0(program: Path) -> None:
             assert event == Exited(server.inferior_pid or 0, 12)
         finally:
             process.close()
+
+
+def test_a_range_step_runs_to_the_end_of_the_function(program: Path) -> None:
+    with gdbserver(program) as server:
+        process = connect(server)
+        try:
+            add = runtime_address(server, program, "remote_add")
+            size = symbol_size(program, "remote_add")
+            process.insert_breakpoint(add)
+            process.resume()
+            expect_stop(process.wait(timeout=10))
+            process.step_range(server.inferior_pid or 0, add, add + size)
+            stop = expect_stop(process.wait(timeout=10))
+            assert stop.reason is StopReason.STEP
+            main = runtime_address(server, program, "main")
+            assert main <= (stop.address or 0) < main + symbol_size(program, "main")  # returned
+        finally:
+            process.kill()
+            process.close()
+
+
+def test_a_stub_without_vcont_gets_c_and_s(program: Path) -> None:
+    with gdbserver(program) as server:
+        process = connect(server)
+        try:
+            process.client.vcont = frozenset()  # as a stub that answers vCont? empty
+            sent: list[bytes] = []
+            send = process.client.connection.send
+            process.client.connection.send = lambda body: (sent.append(body), send(body))[1]  # type: ignore[method-assign]
+            pid = server.inferior_pid or 0
+            add = runtime_address(server, program, "remote_add")
+            process.insert_breakpoint(add)
+            process.resume()
+            assert expect_stop(process.wait(timeout=10)).address == add
+            # gdbserver 13's legacy `s` lands where gdb's stepi over the same packets does
+            # (in the loader's resolver, not at the next instruction): only the kind is checked.
+            process.step(pid)
+            step = expect_stop(process.wait(timeout=10))
+            assert (
+                step.reason is StopReason.STEP
+                and step.address == process.general_registers(pid)["rip"]
+            )
+            process.remove_breakpoint(add)
+            process.resume()
+            assert process.wait(timeout=10) == Exited(pid, 12)
+            resumes = [body for body in sent if body[:1] in (b"c", b"s", b"v")]
+            assert resumes and not any(body.startswith(b"vCont") for body in resumes)
+            assert b"s" in resumes and b"c" in resumes
+        finally:
+            process.close()

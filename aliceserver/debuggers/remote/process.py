@@ -214,6 +214,10 @@ class RemoteProcess:
                     with self._lock:
                         self._running, self._stepping, self._interrupted = True, False, False
                     return
+        if "c" not in self.client.vcont:  # a stub without vCont: `c` resumes every thread
+            signal = self._pending_signals.get(stopped) if stopped is not None else None
+            self._send_resume(b"C%02x" % signal if signal is not None else b"c", stepping=False)
+            return
         actions = []
         for tid, signal in self._pending_signals.items():
             if only is None or tid == only:
@@ -222,6 +226,19 @@ class RemoteProcess:
             b"c" if only is None else b"c:" + self._ref(only).encode(self.client.multiprocess)
         )
         self._send_resume(b"vCont;" + b";".join(actions), stepping=False)
+
+    def step_range(self, tid: int, start: int, end: int) -> None:
+        """Thread `tid` steps until its pc leaves [start, end) (`vCont;r`, where the stub
+        offers it): a source line in one round trip instead of one per instruction. The
+        stop is a STEP, as a single step's."""
+        if "r" not in self.client.vcont:
+            raise RemoteUnsupported("The stub does not step ranges (vCont;r).")
+        self._check_resumable()
+        self._stepped_over = self._breakpoint_under(tid)
+        if self._stepped_over is not None:
+            self.breakpoints.lift(self._stepped_over.address)
+        ref = self._ref(tid).encode(self.client.multiprocess)
+        self._send_resume(b"vCont;r%x,%x:" % (start, end) + ref, stepping=True)
 
     def step(self, tid: int) -> None:
         """One instruction of thread `tid`; the others stay stopped. A breakpoint of ours
@@ -235,6 +252,9 @@ class RemoteProcess:
     def _step_packet(self, tid: int) -> bytes:
         ref = self._ref(tid).encode(self.client.multiprocess)
         signal = self._pending_signals.get(tid)
+        if "s" not in self.client.vcont:  # a stub without vCont: `Hc` names the thread
+            self.client.ok(b"Hc" + ref)
+            return b"S%02x" % signal if signal is not None else b"s"
         return b"vCont;" + (b"S%02x:" % signal + ref if signal is not None else b"s:" + ref)
 
     def _breakpoint_under(self, tid: int) -> StubBreakpoint | None:
