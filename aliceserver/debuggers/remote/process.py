@@ -1,83 +1,35 @@
 """A process behind a stub as a LiveProcess (debuggers/target.py): the process interface
-over gdb's remote protocol, as the ptrace backend offers it over ptrace.
+over gdb's remote protocol, as the ptrace backend offers it over ptrace. target.py holds
+the read side; this module makes one (connect, run, attach) and drives it.
 
 The protocol is all-stop here: a resume (`vCont`) answers with one stop reply when the
 program stops again, and then every thread is stopped. `resume`/`step` send the request
 and return at once, as the ptrace backend's do; `wait` takes the stop reply and returns
 the engine's event (Stopped or Exited); `interrupt` (^C) may be called from another thread
-while `wait` blocks. Registers are read once per stop and thread (`g`), memory in chunks
-the stub's packet size allows.
+while `wait` blocks.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 
-from aliceserver.debuggers.events import Event, Exited, Output, Stopped
-from aliceserver.debuggers.model import VectorRegisters
-from aliceserver.debuggers.remote import packets, signals, stops, tdesc
-from aliceserver.debuggers.remote.breakpoints import (
-    X86_BREAKPOINT_KIND,
-    StubBreakpoint,
-    StubBreakpoints,
-)
+from aliceserver.debuggers.events import Exited, Stopped
+from aliceserver.debuggers.remote import packets, signals, stops
+from aliceserver.debuggers.remote import resume as packets_to_resume
+from aliceserver.debuggers.remote.breakpoints import X86_BREAKPOINT_KIND, StubBreakpoint
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.connection import DEFAULT_TIMEOUT, Connection, open_channel
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
-from aliceserver.debuggers.remote.libraries import SvrLibraries
-from aliceserver.debuggers.remote.libraries import parse as parse_libraries
-from aliceserver.debuggers.remote.memory import RemoteMemory
-from aliceserver.debuggers.remote.regcache import RegisterCache
-from aliceserver.debuggers.remote.registers import RegisterView
-from aliceserver.debuggers.remote.threadids import ThreadRef
-from aliceserver.debuggers.remote.threadlist import ThreadList
-from aliceserver.debuggers.symbols.auxv import parse_auxv
-from aliceserver.debuggers.target import NO_PROCESS, NOT_RUNNING, LiveProcess, NotLive
+from aliceserver.debuggers.remote.target import RemoteTarget
+from aliceserver.debuggers.target import LiveProcess
 from aliceserver.errors import TargetError
 
 
-class RemoteProcess:
+class RemoteProcess(RemoteTarget):
     """The live side and the read side of one process a stub debugs. Make one with
     `connect` (`target remote`), or `connect(..., extended=True)` then `run`/`attach`
     (`target extended-remote`)."""
-
-    def __init__(self, client: RemoteClient, *, extended: bool = False) -> None:
-        self.client = client
-        self.extended = extended
-        self._describe(tdesc.TargetDescription("", "", (), ()))
-        self.memory = RemoteMemory(client)
-        self.breakpoints = StubBreakpoints(client, self.memory)
-        self._stepped_over: StubBreakpoint | None = None  # lifted for a step: back at its stop
-        self._early: stops.StopReply | None = None  # a stop that came during a step-over
-        self.on_event: Callable[[Event], None] = lambda event: None  # Output before a stop
-        client.on_output = lambda text: self.on_event(Output("stdout", text))
-        self._pid = 0
-        self.threads = ThreadList(client)
-        self._last_stop: Stopped | None = None
-        self.last_reply: stops.SignalStop | None = None  # the stop reply itself (watch address...)
-        self._exited: Exited | None = None
-        self._running = False
-        self._stepping = False
-        self._interrupted = False
-        self._pending_signals: dict[int, int] = {}  # tid -> wire signal to deliver on resume
-        self._lock = threading.Lock()
-
-    def _describe(self, description: tdesc.TargetDescription) -> None:
-        self.description = description
-        self.view = RegisterView(description)
-        self.registers = RegisterCache(self.client, description)
-        self._pc = "rip" if "rip" in description else "pc"
-
-    def _read_description(self) -> None:
-        """The stub's target.xml, once it debugs a process (gdbserver 13 builds its x86
-        description only then, and fails an assertion when asked before)."""
-        if self.description.registers:
-            return
-        if not self.client.supports("qXfer:features:read"):
-            raise RemoteUnsupported("The stub gives no target description (qXfer:features:read).")
-        self._describe(tdesc.parse(lambda annex: self.client.xfer_read("features", annex)))
 
     # --- making one -----------------------------------------------------------------
     @classmethod
@@ -126,78 +78,6 @@ class RemoteProcess:
             raise TargetError("The program exited before it started.")
         return event
 
-    # --- the read side --------------------------------------------------------------
-    @property
-    def pid(self) -> int:
-        return self._pid
-
-    @property
-    def live(self) -> bool:
-        return self._exited is None and self._pid != 0
-
-    def thread_ids(self) -> list[int]:
-        return [ref.tid for ref in self._thread_refs()]
-
-    def check_stopped(self, tid: int) -> None:
-        if not self.live:
-            raise NotLive(NO_PROCESS)
-        if self._running:
-            raise TargetError(f"Thread {tid} is running.")
-        self._ref(tid)
-
-    def general_registers(self, tid: int) -> Mapping[str, int]:
-        return self.view.general(self._reader(tid))
-
-    def set_general_register(self, tid: int, name: str, value: int) -> None:
-        self.check_stopped(tid)
-        target, data = self.view.encode_general(name, value)
-        self.registers.write(self._ref(tid), target, data)
-
-    def float_registers(self, tid: int) -> dict[int, bytes]:
-        return self.view.float_registers(self._reader(tid))
-
-    def extended_registers(self, tid: int) -> dict[int, bytes]:
-        return self.view.extended_registers(self._reader(tid))
-
-    def vector_registers(self, tid: int) -> VectorRegisters:
-        return self.view.vector(self._reader(tid))
-
-    def set_vector_register(self, tid: int, name: str, data: bytes) -> None:
-        self.check_stopped(tid)
-        for target, part in self.view.encode_vector(name, data):
-            self.registers.write(self._ref(tid), target, part)
-
-    def read_memory(self, address: int, size: int) -> bytes:
-        self._check_live()
-        return self.memory.read(address, size)
-
-    def write_memory(self, address: int, data: bytes) -> None:
-        self._check_live()
-        self.memory.write(address, data)
-
-    def auxv(self) -> Mapping[int, int]:
-        self._check_live()
-        return parse_auxv(self.client.xfer_read("auxv"))
-
-    def libraries(self) -> SvrLibraries:
-        """The shared libraries loaded now, as the stub reads the loader's link_map."""
-        self._check_live()
-        return parse_libraries(self.client.xfer_read("libraries-svr4"))
-
-    def executable(self) -> str:
-        annex = f"{self._pid:x}" if self.client.multiprocess and self._pid else ""
-        return self.client.xfer_read("exec-file", annex).decode(errors="surrogateescape")
-
-    def thread_name(self, tid: int) -> str:
-        return self.threads.name(tid)
-
-    def last_stop(self) -> Stopped | None:
-        return self._last_stop
-
-    @property
-    def exit_event(self) -> Exited | None:
-        return self._exited
-
     # --- the live side --------------------------------------------------------------
     def resume(self, only: int | None = None) -> None:
         """Every thread (`vCont;c`), or only thread `only`; a signal the last stop
@@ -214,18 +94,15 @@ class RemoteProcess:
                     with self._lock:
                         self._running, self._stepping, self._interrupted = True, False, False
                     return
-        if "c" not in self.client.vcont:  # a stub without vCont: `c` resumes every thread
-            signal = self._pending_signals.get(stopped) if stopped is not None else None
-            self._send_resume(b"C%02x" % signal if signal is not None else b"c", stepping=False)
-            return
-        actions = []
-        for tid, signal in self._pending_signals.items():
-            if only is None or tid == only:
-                actions.append(b"C%02x:" % signal + self._ref(tid).encode(self.client.multiprocess))
-        actions.append(
-            b"c" if only is None else b"c:" + self._ref(only).encode(self.client.multiprocess)
-        )
-        self._send_resume(b"vCont;" + b";".join(actions), stepping=False)
+        self._send_resume(
+            packets_to_resume.continue_packet(
+                self.client.vcont, self.client.multiprocess,
+                {self._ref(tid): signal for tid, signal in self._pending_signals.items()},
+                None if only is None else self._ref(only),
+                None if stopped is None else self._ref(stopped),
+            ),
+            stepping=False,
+        )  # fmt: skip
 
     def step_range(self, tid: int, start: int, end: int) -> None:
         """Thread `tid` steps until its pc leaves [start, end) (`vCont;r`, where the stub
@@ -233,29 +110,30 @@ class RemoteProcess:
         stop is a STEP, as a single step's."""
         if "r" not in self.client.vcont:
             raise RemoteUnsupported("The stub does not step ranges (vCont;r).")
-        self._check_resumable()
-        self._stepped_over = self._breakpoint_under(tid)
-        if self._stepped_over is not None:
-            self.breakpoints.lift(self._stepped_over.address)
-        ref = self._ref(tid).encode(self.client.multiprocess)
-        self._send_resume(b"vCont;r%x,%x:" % (start, end) + ref, stepping=True)
+        self._lift_under(tid)
+        packet = packets_to_resume.range_packet(
+            self.client.multiprocess, self._ref(tid), start, end
+        )
+        self._send_resume(packet, stepping=True)
 
     def step(self, tid: int) -> None:
         """One instruction of thread `tid`; the others stay stopped. A breakpoint of ours
         under it is out for the step and back at its stop."""
+        self._lift_under(tid)
+        self._send_resume(self._step_packet(tid), stepping=True)
+
+    def _lift_under(self, tid: int) -> None:
+        """Before a step: our breakpoint under the thread out, back in at the stop."""
         self._check_resumable()
         self._stepped_over = self._breakpoint_under(tid)
         if self._stepped_over is not None:
             self.breakpoints.lift(self._stepped_over.address)
-        self._send_resume(self._step_packet(tid), stepping=True)
 
-    def _step_packet(self, tid: int) -> bytes:
-        ref = self._ref(tid).encode(self.client.multiprocess)
+    def _step_packet(self, tid: int) -> packets_to_resume.Resume:
         signal = self._pending_signals.get(tid)
-        if "s" not in self.client.vcont:  # a stub without vCont: `Hc` names the thread
-            self.client.ok(b"Hc" + ref)
-            return b"S%02x" % signal if signal is not None else b"s"
-        return b"vCont;" + (b"S%02x:" % signal + ref if signal is not None else b"s:" + ref)
+        return packets_to_resume.step_packet(
+            self.client.vcont, self.client.multiprocess, self._ref(tid), signal
+        )
 
     def _breakpoint_under(self, tid: int) -> StubBreakpoint | None:
         if not self.breakpoints.inserted:
@@ -267,7 +145,10 @@ class RemoteProcess:
         """Out, one instruction, in again (gdb's way over gdbserver). A step that stops
         for anything but its trap (a signal, an exit) is kept for `wait`."""
         self.breakpoints.lift(point.address)
-        reply = self.client.resume(self._step_packet(tid), timeout=self.client.connection.timeout)
+        packet = self._step_packet(tid)
+        if packet.select is not None:
+            self.client.ok(packet.select)
+        reply = self.client.resume(packet.body, timeout=self.client.connection.timeout)
         self.registers.clear()
         self._pending_signals.pop(tid, None)
         plain = isinstance(reply, stops.SignalStop) and reply.signal == signals.GDB_SIGNAL_TRAP
@@ -318,9 +199,6 @@ class RemoteProcess:
             self.client.connection.send(b"k")  # `k` has no reply
         self._exited = Exited(self._pid, None, signal=9, signal_name="SIGKILL")
 
-    def close(self) -> None:
-        self.client.close()
-
     # --- breakpoints and watchpoints ----------------------------------------------
     # LiveProcess has no trap methods yet: the engine's trap layer (ptrace/traps.py) writes
     # int3 itself. Over a stub it will call these instead (Z0 where the stub offers it,
@@ -351,12 +229,14 @@ class RemoteProcess:
         if self._running:
             raise TargetError("The program is already running.")
 
-    def _send_resume(self, body: bytes, *, stepping: bool) -> None:
+    def _send_resume(self, packet: packets_to_resume.Resume, *, stepping: bool) -> None:
+        if packet.select is not None:
+            self.client.ok(packet.select)
         # Running before the packet goes: an interrupt from another thread meanwhile counts.
         with self._lock:
             self._running, self._stepping, self._interrupted = True, stepping, False
         try:
-            self.client.connection.send(body)
+            self.client.connection.send(packet.body)
         except BaseException:
             with self._lock:
                 self._running = False
@@ -415,27 +295,6 @@ class RemoteProcess:
             self._pending_signals[thread.tid] = signals.from_host(event.signal)
         self._last_stop = event
         return event
-
-    def _thread_refs(self) -> list[ThreadRef]:
-        if self._running:
-            raise TargetError("Cannot list the threads of a running program.")
-        return self.threads.refs()
-
-    def _ref(self, tid: int) -> ThreadRef:
-        if self._running:
-            raise TargetError(f"Thread {tid} is running.")
-        return self.threads.ref(tid)
-
-    def _reader(self, tid: int) -> Callable[[str], bytes]:
-        self.check_stopped(tid)
-        ref = self._ref(tid)
-        return lambda name: self.registers.read(ref, name)
-
-    def _check_live(self) -> None:
-        if self._exited is not None:
-            raise NotLive(NOT_RUNNING)
-        if not self._pid:
-            raise NotLive(NO_PROCESS)
 
 
 def _satisfies_the_protocol(process: RemoteProcess) -> LiveProcess:
