@@ -3,8 +3,17 @@ a probe or any stub, as a backend of the process interface (debuggers/target.py)
 
     packets     framing: checksums, escapes, run-length, hex (pure, no I/O)
     connection  a byte stream (TCP or a command's pipe), acks, timeouts, ^C
-    client      the session: qSupported, qXfer, threads, the stop reply of each resume
+    client      the session: qSupported, qXfer, threads, Hg, the wait for a stop reply
     tdesc       the target description: registers by name, number, size and group
-    stops       stop replies (S/T/W/X/O) decoded into the engine's events
-    process     RemoteProcess: ProcessTarget and LiveProcess over a client
+    registers   the description's registers as the engine's names and DWARF numbers
+    regcache    one stop's registers per thread (`g`, `p`, those a stop reply carried)
+    memory      `x`/`m` reads and `X`/`M` writes in chunks of the packet size
+    stops       stop replies (S/T/W/X/w/N) decoded into the engine's events
+    signals     gdb's wire signal numbers to and from this host's
+    threadids   `pPID.TID` thread ids; threadlist: the threads of one stop
+    breakpoints Z0-Z4, our own int3 where Z0 is missing, and what must be stepped over
+    resume      the packets of a resume: vCont actions, or c/s with Hc
+    libraries   qXfer:libraries-svr4:read
+    target      RemoteTarget: the read side (ProcessTarget)
+    process     RemoteProcess: connect/run/attach and the live side (LiveProcess)
 """
