@@ -25,6 +25,7 @@ BENCHMARKS = {
     "mi_next": "bench.mi_next",
     "printer_children": "bench.printer_children",
     "remote_rsp": "bench.remote_rsp",
+    "big_inspect": "bench.big_inspect",
 }
 
 

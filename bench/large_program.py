@@ -31,9 +31,9 @@ def _root() -> Path:
     return Path(tempfile.gettempdir()) / "aliceserver-bench" / "large"
 
 
-def _apt_source(root: Path) -> Path:
-    """Download the source package into `root`; returns its upstream tarball."""
-    existing = sorted(glob.glob(str(root / f"{PACKAGE}_*.orig.tar.*")))
+def apt_source(root: Path, package: str = PACKAGE) -> Path:
+    """Download a source package into `root`; returns its upstream tarball."""
+    existing = sorted(glob.glob(str(root / f"{package}_*.orig.tar.*")))
     if existing:
         return Path(existing[-1])
     uri, suite = _debian_mirror()
@@ -48,11 +48,11 @@ def _apt_source(root: Path) -> Path:
         "-o", f"Dir::State::Lists={lists}",
     ]  # fmt: skip
     subprocess.run(["apt-get", *options, "update", "-qq"], check=True)
-    subprocess.run(["apt-get", *options, "source", "--download-only", "-qq", PACKAGE],
+    subprocess.run(["apt-get", *options, "source", "--download-only", "-qq", package],
                    cwd=root, check=True)  # fmt: skip
-    found = sorted(glob.glob(str(root / f"{PACKAGE}_*.orig.tar.*")))
+    found = sorted(glob.glob(str(root / f"{package}_*.orig.tar.*")))
     if not found:
-        raise RuntimeError(f"apt-get source {PACKAGE} left no upstream tarball in {root}")
+        raise RuntimeError(f"apt-get source {package} left no upstream tarball in {root}")
     return Path(found[-1])
 
 
@@ -88,7 +88,7 @@ def build() -> Path:
         if shutil.which(tool) is None:
             raise RuntimeError(f"{tool} not found: the large-program benchmark needs it")
     root.mkdir(parents=True, exist_ok=True)
-    tarball = _apt_source(root)
+    tarball = apt_source(root)
     work = root / "build"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
