@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 
 class ConditionEngine(Protocol):
-    """What a condition needs of the engine (SourceLevel provides it; tracer thread only)."""
+    """What a condition needs of the engine (tracer thread only)."""
 
     _source: SourceSymbols
 
@@ -41,9 +41,11 @@ class ConditionEngine(Protocol):
 
     def _read_visible(self, address: int, size: int) -> bytes: ...
 
-    def _eval_symbols(
-        self, thread_id: int, level: int, *, innermost_only: bool = False
-    ) -> ProcessEvalSymbols: ...
+
+class EvalSymbolsAt(Protocol):
+    """The source level's symbols of a thread's frame (source/evaluation.py)."""
+
+    def __call__(self, thread_id: int, level: int, *, innermost_only: bool = False) -> ProcessEvalSymbols: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +58,13 @@ class ExpressionCondition:
     """A BreakpointCondition (called with the hit thread's id). `compiled` and `general`
     count the hits each path judged."""
 
-    def __init__(self, tree: str | Expr, general: Callable[[int], bool], engine: ConditionEngine) -> None:
+    def __init__(
+        self, tree: str | Expr, general: Callable[[int], bool], engine: ConditionEngine, eval_symbols: EvalSymbolsAt
+    ) -> None:
         self._tree = tree  # text: a cast to a typedef, parsed per frame by the general path
         self._general = general
         self._engine = engine
+        self._eval_symbols = eval_symbols
         self._by_pc: dict[int, _Compiled] = {}
         self._source: SourceSymbols | None = None  # the image _by_pc was compiled for
         self.compiled = 0
@@ -103,7 +108,7 @@ class ExpressionCondition:
     def _compile(self, tid: int, pc: int, module: Module, source: SourceSymbols) -> Callable[[Any], bool] | None:
         assert not isinstance(self._tree, str)
         try:
-            frame = self._engine._eval_symbols(tid, 0, innermost_only=True).frame_symbols
+            frame = self._eval_symbols(tid, 0, innermost_only=True).frame_symbols
             if frame is None:
                 return None
             pc_frame = PcFrame(frame, _cfa_rule(source, module, pc), REGISTER_NAMES, self._engine._read_visible)

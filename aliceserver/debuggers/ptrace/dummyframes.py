@@ -6,18 +6,31 @@ thread as it was when the call was made (infcall.py keeps that state)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Callable
 
-from aliceserver.debuggers.model import StackFrame, SymbolLocation
+from aliceserver.debuggers.model import SymbolLocation
 from aliceserver.debuggers.ptrace import registers as register_sets
-from aliceserver.debuggers.ptrace.infcall import SavedState
+from aliceserver.debuggers.ptrace.infcall import CallSettings, SavedState
+from aliceserver.debuggers.source.frames import DUMMY, DUMMY_NAME, Unwind
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 
-DUMMY = "dummy"  # UnwoundFrame.method of a call's frame
-DUMMY_NAME = "<function called from gdb>"
 
-Unwind = Callable[[Mapping[str, int], int], list[UnwoundFrame]]  # (registers, limit) -> frames
+class DummyFrames:
+    """The source level's CallFrames (source/frames.py) over the calls infcall.py left stopped."""
+
+    def __init__(self, settings: CallSettings, entry: Callable[[], int | None]) -> None:
+        self._settings = settings
+        self._entry = entry  # the program's entry point, where a call returns to
+
+    def pending(self) -> bool:
+        return bool(self._settings.dummies)
+
+    def through_calls(
+        self, frames: list[UnwoundFrame], pid: int, unwind: Unwind, limit: int
+    ) -> list[UnwoundFrame]:
+        return through_calls(frames, self._entry(), self._settings.dummies, pid, unwind, limit)
 
 
 def through_calls(
@@ -46,9 +59,3 @@ def through_calls(
         if frames:  # its pc is where the thread was, no return address: exact, as a signal's
             frames[0] = replace(frames[0], method="signal")
 
-
-def dummy_stack_frame(frame: UnwoundFrame) -> StackFrame:
-    return StackFrame(
-        level=frame.level, pc=frame.pc, cfa=frame.cfa, function=DUMMY_NAME, source=None, module=None,
-        symbol=frame.symbol, called_from_debugger=True,
-    )  # fmt: skip

@@ -21,9 +21,10 @@ import select
 import signal as sig
 import threading
 import time
-from typing import Callable, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, TypeVar
 
-from aliceserver import affinity
+from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.core.process import CoreProcess
 from aliceserver.debuggers.events import (
     BreakpointChanged,
@@ -36,48 +37,71 @@ from aliceserver.debuggers.events import (
     StopReason,
 )
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
-from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
 from aliceserver.debuggers.model import (
     CatchKind,
+    CodeLocation,
     CompileUnitInfo,
+    DynamicTypes,
     ForkFollow,
+    FrameDetails,
     FunctionDeclaration,
     LaunchConfig,
     LibrarySymbolsRead,
     LineRange,
+    LocationBreakpointInfo,
     Module,
     ModuleSourceFiles,
     ProcessInfo,
+    Registers,
     SignalPolicy,
+    SourcePosition,
+    StackFrame,
     StaticProbe,
     StdioMode,
+    StepKind,
     SymbolSearchQuery,
     SymbolSearchResult,
     SymbolStorage,
     ThreadInfo,
     ThreadState,
+    VariableInfo,
+    VariableScope,
+    VectorRegisters,
+    VtableInfo,
+    WatchKind,
+    WatchpointInfo,
+    WatchScope,
 )
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
 from aliceserver.debuggers.ptrace.calltrace import CallTracing
+from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.coretarget import CoreTargetControl
+from aliceserver.debuggers.ptrace.dummyframes import DummyFrames
 from aliceserver.debuggers.ptrace.gcore import CoreWriting
-from aliceserver.debuggers.ptrace.infcall import CallSettings
+from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.output import OutputPump
-from aliceserver.debuggers.ptrace.sourcelevel import SourceLevel
+from aliceserver.debuggers.ptrace.procinfo import thread_core, thread_name
+from aliceserver.debuggers.ptrace.startup import WAIT_ONE, seize_launched, seize_threads
 from aliceserver.debuggers.ptrace.state import StateAccess
 from aliceserver.debuggers.ptrace.tracee import Run, Tracee
+from aliceserver.debuggers.ptrace.tracer import COMMAND_PATIENCE, Command, pin_to_one_cpu
 from aliceserver.debuggers.ptrace.traps import TrapTable
-from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.signals import default_policy
+from aliceserver.debuggers.source.dollars import SessionDollars
+from aliceserver.debuggers.source.evaluation import Expressions
+from aliceserver.debuggers.source.frames import Frames
 from aliceserver.debuggers.source.library_symbols import LibrarySymbolControl
+from aliceserver.debuggers.source.locations import Locations
 from aliceserver.debuggers.source.printing import printer_host
 from aliceserver.debuggers.source.sourcefiles import SourceFileListing
 from aliceserver.debuggers.source.sourcesymbols import DebugInfos, SourceSymbols
+from aliceserver.debuggers.source.stepping import Control, StepPlan
+from aliceserver.debuggers.source.steps import Stepping
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.symbolinfo import SymbolQueries
 from aliceserver.debuggers.source.symbolsearch import SymbolSearch
@@ -85,59 +109,26 @@ from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
-from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.errors import AliceError, ProtocolError, StartupExit, TargetError
+from aliceserver.errors import AliceError, ProtocolError, TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.printers.commands import ScriptOutput
+    from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_OPTIONS = (
-    binding.PTRACE_O_TRACECLONE
-    | binding.PTRACE_O_TRACEEXEC
-    | binding.PTRACE_O_TRACEFORK
-    | binding.PTRACE_O_TRACEVFORK
-    | binding.PTRACE_O_TRACEVFORKDONE
-    | binding.PTRACE_O_TRACESYSGOOD  # syscall stops told apart (catch syscall); free otherwise
-)
-_WAIT_ONE = binding.WALL | binding.WNOTHREAD
-# No command takes this long on the tracer thread; past it, say so instead of hanging.
-_COMMAND_PATIENCE = 60.0
-
-
-class _Command:
-    """One call to run on the tracer thread. A bare lock, held until the call is done, is
-    the caller's wait: every front-end request makes a few of these, and a Future costs
-    three times as much."""
-
-    __slots__ = ("fn", "done", "result", "error")
-
-    def __init__(self, fn: Callable[[], object]) -> None:
-        self.fn = fn
-        self.done = threading.Lock()
-        self.done.acquire()
-        self.result: object = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = self.fn()
-        except BaseException as error:  # handed to the caller's thread
-            self.error = error
-        finally:
-            self.done.release()
-
-
-class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, CoreTargetControl, CoreWriting):
+class PtraceDebugger(BreakpointControl, StateAccess, CallTracing, CoreTargetControl, CoreWriting):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
         atexit.unregister(gc.freeze)
         atexit.register(gc.freeze)
         self._events = EventSource()  # front ends subscribe; only the engine publishes
-        self._commands: queue.SimpleQueue[_Command | None] = queue.SimpleQueue()
+        self._commands: queue.SimpleQueue[Command | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._in_wait = False
         self._inferior: Inferior | None = None
@@ -154,15 +145,11 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
         self.source_paths = SourcePaths()  # the session's, for every front end
         self._source = SourceSymbols(self._symbols, report=self._events.put, debug_infos=self._debug_infos,
                                      source_paths=self.source_paths)  # fmt: skip
-        self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, self._find_class))
+        self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, lambda name: self._expressions.find_class(name)))
         self._variables.printers = printer_host(lambda: self._source)
-        self._frames: dict[int, list[UnwoundFrame]] = {}
         self._stop_cache = StopCache(lambda: self._variables.values_changed())
-        self._inline_hidden: dict[int, int] = {}  # thread -> inline frames hidden at its stop
-        self._location_breakpoints = {}
         self._call_traces = {}
         self._function_lists = {}
-        self._next_location_id = 0
         self._pump: OutputPump | None = None
         self._stdin: int | None = None
         self._launch_config: LaunchConfig | None = None
@@ -171,17 +158,31 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
         self._armed: dict[CatchKind, int] = {}  # exception catchpoint -> its internal trap
         self._libc = binding.Libc()
         self.call_settings = CallSettings()  # calls into the program (infcall.py)
-        self._symbol_queries = SymbolQueries(self, self._frame_view, self._link_view)
+        self._compose_source_level()
+        self._closed = False
+        self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
+        self._tracer.start()
+
+    def _compose_source_level(self) -> None:
+        """The source level's objects (debuggers/source), over this engine's services."""
+        self._dollars = SessionDollars(self, self._live_threads, self._libc.siginfo_bytes)
+        calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)
+        self._frames = Frames(self, self._variables, self._stop_cache, calls)
+        self._expressions = Expressions(
+            self, self._frames, self._variables, self._stop_cache, self._dollars, self._events,
+            callers=self._function_caller, conditions=self._compiled_condition,
+        )  # fmt: skip
+        self._locations = Locations(self, self._frames, self._expressions, self._events, self)
+        self._stepping = Stepping(self, self._frames, self._locations, self._variables, self._dollars,
+                                  self._stop_cache, self._disassembler, self._events, self)  # fmt: skip
+        self._symbol_queries = SymbolQueries(self, self._frames.frame_view, self._link_view)
         self._symbol_search = SymbolSearch(self)
         self._source_files = SourceFileListing(self)
         self._library_symbols = LibrarySymbolControl(
             self, process_live=lambda: self._inferior is not None,
-            unbind_module=lambda module: self._unbind_module(module, still_mapped=True),
-            rebind_breakpoints=self._bind_location_breakpoints, forget_stop_state=self._forget_stop_state,
+            unbind_module=lambda module: self._locations.unbind_module(module, still_mapped=True),
+            rebind_breakpoints=self._locations.bind_all, forget_stop_state=self._forget_stop_state,
         )  # fmt: skip
-        self._closed = False
-        self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
-        self._tracer.start()
 
     # --- EngineServices (source/services.py): what the composed source level asks ------
     def run_on_engine(self, fn: Callable[[], T]) -> T:
@@ -191,13 +192,74 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
     def source_symbols(self) -> SourceSymbols:
         return self._source
 
+    # StateAccess's own, under the protocol's names (the same functions: no call added)
+    has_target = StateAccess._has_target
+    target = StateAccess._target
+    halted_target = StateAccess._halted_target
+    stopped_target = StateAccess._stopped_target
+    read_visible = StateAccess._read_visible
+    write_visible = StateAccess._write_visible
+    link_view = StateAccess._link_view
+    runtime_address = StateAccess._runtime_address
+    symbolize = StateAccess._symbolize
+
+    def forget_stop_state(self) -> None:
+        self._forget_stop_state()
+
+    def _live_threads(self) -> tuple[int, Iterable[int]] | None:
+        inferior = self._inferior
+        return None if inferior is None else (inferior.pid, inferior.threads)
+
+    def _function_caller(self, tid: int) -> ProcessCaller | None:
+        """What runs `f(x)` in expressions on thread `tid` (infcall.py)."""
+        inferior = self._inferior
+        if inferior is None:
+            return None
+
+        def name_of(address: int) -> str | None:
+            found = self._symbols.lookup_address(address)
+            return found.name if found.name is not None and found.offset == 0 else None
+
+        return ProcessCaller(inferior, tid, self.call_settings, self._tracker.entry, name_of,
+                             self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
+
+    def _compiled_condition(self, tree: str | Expr, general: Callable[[int], bool]) -> BreakpointCondition:
+        return ExpressionCondition(tree, general, self, self._expressions.eval_symbols)
+
+    # --- AddressBreakpoints (source/services.py): location breakpoints' traps ------------
+    insert_address_breakpoint = BreakpointControl._insert_address_breakpoint
+
+    def forget_address_breakpoint(self, ident: int) -> None:
+        try:
+            self._remove_logical(ident)
+        except TargetError:
+            pass  # a temporary one that already went
+
+    def code_unmapped(self, address: int) -> None:
+        trap = self._traps.by_address.get(address)
+        if trap is not None:
+            trap.inserted = False
+
+    # --- StepControl (source/steps.py): a stepping plan run by the inferior ---------------
+    def plan_start(self, thread_id: int) -> tuple[Control, int]:
+        inferior = self._require_stopped()
+        return inferior, int(inferior.regs(inferior.thread(thread_id)).rip)
+
+    def run_plan(self, plan: StepPlan, pc: int, *, alone: bool) -> None:
+        inferior = self._require_stopped()
+        inferior.locked = plan.tid if alone else None
+        inferior.start_plan(plan, pc)
+
+    def take_call_return(self, thread_id: int) -> tuple[Registers, VectorRegisters] | None:
+        return self.call_settings.returned.pop(thread_id, None)
+
     # --- the tracer thread ----------------------------------------------------------
     def _call(self, fn: Callable[[], T]) -> T:
         if threading.current_thread() is self._tracer:
             return fn()
         if self._closed:
             raise TargetError("the debugger session is closed")
-        command = _Command(fn)
+        command = Command(fn)
         with self._lock:
             self._commands.put(command)
             inferior = self._inferior
@@ -207,15 +269,15 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
                     os.kill(inferior.pid, sig.SIGSTOP)
                 except ProcessLookupError:
                     pass  # it is exiting; the tracer wakes on the exit
-        if not command.done.acquire(timeout=_COMMAND_PATIENCE):
-            log.error("the tracer thread did not answer within %s s", _COMMAND_PATIENCE)
+        if not command.done.acquire(timeout=COMMAND_PATIENCE):
+            log.error("the tracer thread did not answer within %s s", COMMAND_PATIENCE)
             raise TargetError("the debugger engine did not answer; the session may be stuck")
         if command.error is not None:
             raise command.error
         return command.result  # type: ignore[return-value]
 
     def _loop(self) -> None:
-        _pin_to_one_cpu()
+        pin_to_one_cpu()
         while True:
             inferior = self._inferior
             with self._lock:
@@ -230,7 +292,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
                 command.run()
                 continue
             try:
-                tid, status = self._libc.waitpid(-1, _WAIT_ONE)
+                tid, status = self._libc.waitpid(-1, WAIT_ONE)
             except ChildProcessError:
                 tid, status = 0, 0
             with self._lock:
@@ -275,7 +337,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
         # Reported last: a front end that hears of the exit finds no process (and may
         # start one at once, as the MI console does to read symbols for `print` after it).
         if inferior.exit_event is not None:
-            self._record_exit(inferior.exit_event.code)  # gdb's $_exitcode
+            self._dollars.record_exit(inferior.exit_event.code)  # gdb's $_exitcode
             self._events.put(inferior.exit_event)
 
     def _reap_strays(self, patience: float) -> None:
@@ -339,7 +401,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
         spawned = spawn_stopped(config, program)
         pipes = {"stdout": spawned.stdout, "stderr": spawned.stderr}
         try:
-            self._seize_launched(spawned.pid, spawned.stderr)
+            seize_launched(self._libc, spawned.pid, spawned.stderr)
         except BaseException:
             for fd in (spawned.stdin, spawned.stdout, spawned.stderr):
                 if fd is not None:
@@ -354,30 +416,6 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
         self._events.put(ProcessStarted(spawned.pid, program, attached=False))
         self._load_image(inferior, at_launch=True)
         return self._process
-
-    def _seize_launched(self, pid: int, stderr: int | None) -> None:
-        """Seize the stopped trampoline and let it run to the exec of the program."""
-        _, status = self._libc.waitpid(pid, binding.WUNTRACED | binding.WNOTHREAD)
-        first = decode(status)
-        if first.kind is not WaitKind.SIGNAL_STOP:
-            raise TargetError(f"the program could not be started ({first.kind.value} {first.value})")
-        try:
-            self._libc.ptrace(binding.PTRACE_SEIZE, pid, 0, _OPTIONS | binding.PTRACE_O_EXITKILL)
-            os.kill(pid, sig.SIGCONT)  # end the job-control stop; we hold it by ptrace now
-            while True:
-                _, status = self._libc.waitpid(pid, _WAIT_ONE)
-                step = decode(status)
-                if step.kind is WaitKind.EVENT and step.event == binding.PTRACE_EVENT_EXEC:
-                    return
-                if step.kind in (WaitKind.EXITED, WaitKind.KILLED):
-                    raise _startup_failure(pid, step.kind is WaitKind.KILLED, step.value, stderr)
-                self._libc.ptrace(binding.PTRACE_CONT, pid, 0, 0)
-        except OSError as error:
-            _kill_and_reap(self._libc, pid)
-            raise TargetError(f"cannot trace the program: {error.strerror}", errno=error.errno) from None
-        except TargetError:
-            _kill_and_reap(self._libc, pid)
-            raise
 
     def _new_inferior(self, pid: int, *, attached: bool) -> Inferior:
         inferior = Inferior(
@@ -429,7 +467,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
             self._watches.apply(self._libc, tid)
         self._armed.clear()  # the internal traps went with the old image
         self._arm_catchpoints()
-        self._bind_location_breakpoints(new_image=not at_launch)
+        self._locations.bind_all(new_image=not at_launch)
 
     def _insert_or_warn(self, inferior: Inferior, address: int) -> None:
         trap = self._traps.by_address[address]
@@ -447,13 +485,13 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
             self._events.put(ModuleLoaded(module))
         for module in unloaded:
             self._events.put(ModuleUnloaded(module))
-            self._unbind_module(module)
+            self._locations.unbind_module(module)
         self._catch_library_change(loaded, unloaded)
         # gdb's auto-solib-add: the loader's news bring back what `nosharedlibrary` dropped
         self._library_symbols.read_library_symbols(None)
         if loaded:
             self._arm_catchpoints()
-            self._bind_location_breakpoints()
+            self._locations.bind_all()
 
     def attach(self, pid: int) -> ProcessInfo:
         return self._call(lambda: self._attach(pid))
@@ -466,24 +504,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
         if pid == os.getpid():
             raise TargetError("cannot attach to the debugger's own process", pid=pid)
         self.close_core()
-        seized: list[int] = []
-        try:
-            while True:
-                fresh = [int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) not in seized]
-                if not fresh:
-                    break
-                for tid in fresh:
-                    try:
-                        self._libc.ptrace(binding.PTRACE_SEIZE, tid, 0, _OPTIONS)
-                    except OSError as error:
-                        if error.errno == 3:  # ESRCH: that thread just exited
-                            continue
-                        raise
-                    seized.append(tid)
-        except OSError as error:
-            for tid in seized:
-                _quiet_detach(self._libc, tid)
-            raise TargetError(f"ptrace: {error.strerror} (pid {pid}).", errno=error.errno, pid=pid) from None
+        seized = seize_threads(self._libc, pid)
         inferior = self._new_inferior(pid, attached=True)
         inferior.threads = {tid: Tracee(tid, running=True) for tid in seized}
         inferior.run = Run.RUNNING
@@ -577,9 +598,8 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
 
     def _forget_stop_state(self) -> None:
         """Frames and variable references describe one stop only."""
-        self._frames.clear()
+        self._frames.forget()
         self._stop_cache.forget()
-        self._inline_hidden.clear()
         self._variables.clear()
 
     def resume(self, thread_id: int | None = None) -> None:
@@ -629,8 +649,8 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
                 if state is ThreadState.EXITED:
                     continue
                 pc = inferior.pc_or_none(t) if state is ThreadState.STOPPED else None
-                result.append(ThreadInfo(t.tid, _thread_name(inferior.pid, t.tid), state, pc,
-                                         _thread_core(inferior.pid, t.tid)))
+                result.append(ThreadInfo(t.tid, thread_name(inferior.pid, t.tid), state, pc,
+                                         thread_core(inferior.pid, t.tid)))
             if inferior.run is Run.STOPPED:
                 self._stop_cache.remember_threads(inferior, result)
             return result
@@ -649,6 +669,137 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
 
     def signal_policy(self, signal: int) -> SignalPolicy:
         return self._policies.get(signal) or default_policy(signal)
+
+    # --- the source level (debuggers/source): frames, expressions, locations, steps ---
+    def resolve_location(self, spec: str) -> list[CodeLocation]:
+        return self._locations.resolve_location(spec)
+
+    def source_position(self, address: int) -> SourcePosition | None:
+        return self._locations.source_position(address)
+
+    def source_files(self) -> list[str]:
+        return self._locations.source_files()
+
+    def source_name(self, path: str) -> str:
+        return self._locations.source_name(path)
+
+    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
+        return self._frames.stack_trace(thread_id, start, count)
+
+    def frame_details(self, thread_id: int, level: int) -> FrameDetails:
+        return self._frames.frame_details(thread_id, level)
+
+    def frame_registers(self, thread_id: int, level: int) -> Mapping[str, int | None]:
+        return self._frames.frame_registers(thread_id, level)
+
+    def frame_variables(
+        self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
+        dynamic: DynamicTypes = DynamicTypes.NONE,
+    ) -> list[VariableInfo]:
+        return self._frames.frame_variables(thread_id, level, scope, aggregate_values=aggregate_values, dynamic=dynamic)
+
+    def variable_children(self, reference: int, start: int = 0, count: int | None = None) -> list[VariableInfo]:
+        return self._frames.variable_children(reference, start, count)
+
+    def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
+                         array_indexes: bool = False, output_radix: int = 10,
+                         input_radix: int = 10) -> None:
+        self._expressions.set_print_limits(elements=elements, repeats=repeats, addresses=addresses, array_indexes=array_indexes, output_radix=output_radix, input_radix=input_radix)
+
+    def evaluate(
+        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
+        *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
+        record: bool = False,
+    ) -> VariableInfo:
+        return self._expressions.evaluate(expression, thread_id, level, fmt, dynamic=dynamic, type_only=type_only,
+                                         calls=calls, record=record)  # fmt: skip
+
+    def run_python(
+        self, code: str | None, path: str | None = None, thread_id: int | None = None, level: int = 0
+    ) -> ScriptOutput:
+        return self._expressions.run_python(code, path, thread_id, level)
+
+    def describe_type(
+        self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False
+    ) -> str:
+        return self._expressions.describe_type(expression, thread_id, level, raw=raw)
+
+    def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
+        return self._expressions.printed_type_name(expression, thread_id, level)
+
+    def vtables(self, expression: str, thread_id: int, level: int = 0) -> list[VtableInfo]:
+        return self._expressions.vtables(expression, thread_id, level)
+
+    def expression_condition(self, expression: str) -> BreakpointCondition:
+        return self._expressions.expression_condition(expression)
+
+    def condition_problem(self, expression: str, address: int) -> str | None:
+        return self._expressions.condition_problem(expression, address)
+
+    def breakpoint_condition(
+        self,
+        condition: str | None = None,
+        hit_condition: str | None = None,
+        log_message: str | None = None,
+    ) -> BreakpointCondition:
+        return self._expressions.breakpoint_condition(condition, hit_condition, log_message)
+
+    def watch_scope(self, expression: str, thread_id: int | None = None, level: int = 0) -> WatchScope | None:
+        return self._expressions.watch_scope(expression, thread_id, level)
+
+    def insert_location_breakpoint(
+        self,
+        location: str,
+        *,
+        condition: BreakpointCondition | None = None,
+        temporary: bool = False,
+        enabled: bool = True,
+    ) -> LocationBreakpointInfo:
+        return self._locations.insert_location_breakpoint(location, condition=condition, temporary=temporary, enabled=enabled)
+
+    def remove_location_breakpoint(self, location_breakpoint_id: int) -> None:
+        self._locations.remove_location_breakpoint(location_breakpoint_id)
+
+    def location_breakpoints(self) -> list[LocationBreakpointInfo]:
+        return self._locations.location_breakpoints()
+
+    def step(self, thread_id: int, kind: StepKind, level: int = 0) -> None:
+        self._stepping.step(thread_id, kind, level)
+
+    def run_until(self, thread_id: int, location: str, anywhere: bool = False) -> None:
+        self._stepping.run_until(thread_id, location, anywhere)
+
+    def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None,
+                         strict_types: bool | None = None) -> None:
+        settings = self.call_settings
+        if unwind_on_signal is not None:
+            settings.unwind_on_signal = unwind_on_signal
+        if may_call is not None:
+            settings.may_call = may_call
+        if strict_types is not None:
+            self._expressions.strict_types = strict_types
+
+    def set_scheduler_locking(self, *, steps_alone: bool) -> None:
+        self._stepping.steps_alone = steps_alone
+
+    def watch_expression(
+        self, expression: str, kind: WatchKind, thread_id: int | None = None, level: int = 0
+    ) -> WatchpointInfo:
+        """A hardware watchpoint on the lvalue an expression names (`x`, `p->next`, `a[3]`);
+        one that reads the frame's locals dies with the frame (see watchscope.py)."""
+        address, size, scope = self._call(lambda: self._expressions.watch_target(expression, thread_id, level))
+        if size not in (1, 2, 4, 8):
+            raise TargetError(f"cannot watch {expression!r}: {size} bytes; a hardware watchpoint covers 1, 2, 4 or 8")
+        return self.insert_watchpoint(address, size, kind, scope)
+
+    def history_count(self) -> int:
+        return self._dollars.history_count()
+
+    def convenience_names(self) -> list[str]:
+        return self._dollars.convenience_names()
+
+    def set_examined(self, address: int, size: int, contents: bytes | None) -> None:
+        self._dollars.set_examined(address, size, contents)
 
     # --- symbol and line-table queries (source/symbolinfo.py, symbolsearch.py, ...) ---
     def has_debug_info(self, module_path: str) -> bool:
@@ -692,75 +843,3 @@ class PtraceDebugger(BreakpointControl, StateAccess, SourceLevel, CallTracing, C
 
     def load_library_symbols(self, paths: list[str] | None = None) -> list[LibrarySymbolsRead]:
         return self._library_symbols.load_library_symbols(paths)
-
-
-def _pin_to_one_cpu() -> None:
-    """Keep the tracer thread on one CPU.
-
-    Each stop hands control from the program to the tracer and back. When both sit on the
-    same CPU that handoff is a plain context switch; across CPUs it costs wake-up IPIs and
-    the kernel's wait for the stopped task to leave its CPU, three times the whole cost of
-    a breakpoint hit here (measured: 13k vs 39k hits/s). A program we launch inherits the
-    CPU (posix_spawn from this thread); an attached one keeps its own.
-    """
-    current = os.sched_getaffinity(0)
-    if len(current) > 1 and not affinity.pin_current_thread(affinity.session_cpu()):
-        log.debug("tracer stays unpinned")
-
-
-def _read_proc(path: str) -> bytes:
-    """A small /proc file in one read (a third of what a file object costs; asked at every stop)."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return os.read(fd, 4096)
-    finally:
-        os.close(fd)
-
-
-def _thread_name(pid: int, tid: int) -> str:
-    try:
-        return _read_proc(f"/proc/{pid}/task/{tid}/comm").decode(errors="replace").strip()
-    except OSError:
-        return ""
-
-
-def _thread_core(pid: int, tid: int) -> int | None:
-    """The CPU the thread last ran on: field 39 of /proc/PID/task/TID/stat."""
-    try:
-        fields = _read_proc(f"/proc/{pid}/task/{tid}/stat").rsplit(b")", 1)[1].split()
-        return int(fields[36])  # fields after "(comm)" start at field 3
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _kill_and_reap(libc: binding.Libc, pid: int) -> None:
-    try:
-        os.kill(pid, sig.SIGKILL)
-        libc.waitpid(pid, _WAIT_ONE)
-    except OSError:
-        pass
-
-
-def _quiet_detach(libc: binding.Libc, tid: int) -> None:
-    try:
-        libc.ptrace(binding.PTRACE_DETACH, tid, 0, 0)
-    except OSError:
-        pass
-
-
-def _startup_failure(pid: int, killed: bool, value: int, stderr: int | None) -> StartupExit:
-    """gdb's startup_inferior error for a program gone before its exec, with what it wrote."""
-    output = b""
-    if stderr is not None:
-        try:
-            os.set_blocking(stderr, False)
-            while chunk := os.read(stderr, 65536):
-                output += chunk
-        except OSError:  # nothing more (EAGAIN)
-            pass
-    if killed:
-        name = gdb_signal_name(value)
-        message = f"During startup program terminated with signal {name}, {gdb_signal_description(name)}."
-    else:
-        message = f"During startup program exited with code {value}." if value else "During startup program exited normally."
-    return StartupExit(message, pid=pid, output=output.decode(errors="replace"))

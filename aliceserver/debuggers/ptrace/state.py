@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.core.process import CoreProcess
 from aliceserver.debuggers.model import (
@@ -20,6 +20,7 @@ from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.process import PtraceProcess
 from aliceserver.debuggers.ptrace.tracee import Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
+from aliceserver.debuggers.source.frames import Frames
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.symbolic import address_symbol, gdb_print_name
@@ -42,7 +43,7 @@ class StateAccess:
     _source: SourceSymbols
     _disassembler: Disassembler
     _libc: Libc
-    _frames: dict[int, Any]  # a stopped thread's unwound frames, until it moves
+    _frames: Frames  # a stopped thread's unwound frames, until it moves
     _stop_cache: StopCache
     _demangler: Demangler | None = None  # made on the first symbol a value shows
     _launch_config: LaunchConfig | None
@@ -96,7 +97,7 @@ class StateAccess:
     def write_register(self, thread_id: int, name: str, value: int) -> None:
         def go() -> None:
             self._stopped_target(thread_id).set_general_register(thread_id, name, value)
-            self._frames.pop(thread_id, None)  # a new pc or stack pointer: unwind again
+            self._frames.forget_thread(thread_id)  # a new pc or stack pointer: unwind again
             self._stop_cache.values_changed()
 
         self._call(go)

@@ -7,62 +7,18 @@ frame's CFA: a deeper level of a recursion returning to the same address does no
 or when the watch fires and the frame is no longer on the stack (left by longjmp or by an
 exception), the watch is deleted and the stop says so: "Watchpoint N deleted because the
 program has left the block in which its expression is valid." A watch on globals only, or
-on an address (`watch -location`), has no scope and lives on.
+on an address (`watch -location`), has no scope and lives on. Which names an expression
+reads is the source level's (source/watchnames.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.ptrace.watch import Watch
-from aliceserver.debuggers.source.variables import ProcessEvalSymbols
-from aliceserver.debuggers.symbols.dwarf.scopes import VarKind
-from aliceserver.debuggers.symbols.dwarf.types import Type
-from aliceserver.debuggers.symbols.dwarf.values import Value
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
-    from aliceserver.debuggers.source.variables import FrameView
-
-_FRAME_KINDS = (VarKind.LOCAL, VarKind.PARAMETER)  # static locals need no frame
-
-
-@dataclass(slots=True)
-class NameRecorder:
-    """The evaluator's symbols, noting every name it looks up (gdb's innermost block
-    tracker): whether a watched expression reads the frame's locals."""
-
-    inner: ProcessEvalSymbols
-    names: list[str] = field(default_factory=list)
-
-    @property
-    def frame(self) -> FrameView:
-        return self.inner.frame
-
-    @property
-    def cplus(self) -> bool:
-        return self.inner.cplus
-
-    @property
-    def rust_scope(self) -> str | None:
-        return self.inner.rust_scope
-
-    def lookup(self, name: str) -> Value | None:
-        self.names.append(name)
-        return self.inner.lookup(name)
-
-    def lookup_type(self, name: str) -> Type | None:
-        return self.inner.lookup_type(name)
-
-    def uses_frame(self) -> bool:
-        frame_symbols = self.inner.frame_symbols
-        scope = frame_symbols.scope if frame_symbols is not None else None
-        if scope is None:
-            return False
-        return any(
-            (var := scope.lookup(name)) is not None and var.kind in _FRAME_KINDS for name in self.names
-        )
 
 
 def frame_left(inferior: Inferior, watch: Watch, tid: int) -> bool:

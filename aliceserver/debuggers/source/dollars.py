@@ -1,0 +1,103 @@
+"""The engine's side of gdb's `$` values (an object the engine composes): one store of the
+value history and convenience variables for the debugging session (expr/dollars.py), its
+numbers of threads for `$_thread`, and what sets built-in variables (`$_exitcode` at the
+exit, `$_` after `x`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from aliceserver.debuggers.model import VariableInfo
+from aliceserver.debuggers.source.services import EngineServices
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
+from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
+    from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+
+# The live process's pid and its threads in the order it made them; None: no live process.
+LiveThreads = Callable[[], "tuple[int, Iterable[int]] | None"]
+SiginfoBytes = Callable[[int], bytes]  # a thread's last stop's siginfo (OSError: none)
+
+
+class SessionDollars:
+    """The store is made when first used: the evaluator's modules are imported only then
+    (see variables.py)."""
+
+    def __init__(self, engine: EngineServices, live_threads: LiveThreads, siginfo_bytes: SiginfoBytes) -> None:
+        self._engine = engine
+        self._live_threads = live_threads
+        self._siginfo_bytes = siginfo_bytes
+        self._store: SessionValues | None = None
+        self._thread_numbers: dict[int, int] | None = None  # tid -> gdb's number, this process's
+        self._numbered_pid = 0
+
+    def values(self, thread_id: int | None = None) -> SessionValues:
+        """The session's store, `$_thread` and `$_siginfo` set for `thread_id` (engine's thread)."""
+        if self._store is None:
+            from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
+
+            self._store = SessionValues()
+        store = self._store
+        live = self._live_threads()
+        store.thread_number = self._thread_number(live, thread_id)
+        if store.thread_number and live is not None and thread_id is not None:
+            read, tid = self._siginfo_bytes, thread_id
+            store.siginfo = lambda ctx: _siginfo_value(read, tid, ctx)
+        else:
+            store.siginfo = None
+        return store
+
+    def _thread_number(self, live: tuple[int, Iterable[int]] | None, thread_id: int | None) -> int:
+        """gdb's thread number: threads counted in the order they appeared (0: none)."""
+        if live is None or thread_id is None:
+            return 0
+        pid, threads = live
+        if self._thread_numbers is None or self._numbered_pid != pid:
+            self._thread_numbers, self._numbered_pid = {}, pid
+        numbers = self._thread_numbers
+        for tid in threads:  # in the order the process made them
+            numbers.setdefault(tid, len(numbers) + 1)
+        return numbers.get(thread_id, 0)
+
+    def record_exit(self, code: int | None) -> None:
+        """The program exited: `$_exitcode` is its code (a signal leaves it as it was)."""
+        if code is not None:
+            self.values().exited(code)
+
+    def history_count(self) -> int:
+        return self._engine.run_on_engine(lambda: len(self.values().history))
+
+    def convenience_names(self) -> list[str]:
+        return self._engine.run_on_engine(lambda: self.values().names())
+
+    def set_examined(self, address: int, size: int, contents: bytes | None) -> None:
+        from aliceserver.debuggers.symbols.dwarf.expr.dollars import Examined
+
+        found = Examined(address, size, contents)
+        self._engine.run_on_engine(lambda: self.values().examined(found))
+
+
+def _siginfo_value(read: SiginfoBytes, tid: int, ctx: FrameContext) -> Value:
+    """`$_siginfo`: the thread's last stop's siginfo in gdb's own type (linux-tdep.c);
+    gdb's error when the kernel has none (a thread stopped by PTRACE_INTERRUPT)."""
+    from aliceserver.debuggers.symbols.dwarf.linux_siginfo import siginfo_type
+    from aliceserver.debuggers.symbols.dwarf.values import Value
+
+    try:
+        data = read(tid)
+    except OSError:
+        raise EvaluationError("Unable to read siginfo") from None
+    return Value.of_bytes(siginfo_type(), data, ctx)
+
+
+def recorded(info: VariableInfo, value: Value, values: SessionValues) -> VariableInfo:
+    """`info` with its number in the value history, where `value` was added (gdb's print);
+    unchanged when its bytes cannot be read: the front end reports that, nothing recorded."""
+    try:
+        number = values.record(value)
+    except (EvaluationError, TargetError):
+        return info
+    return replace(info, history=number)

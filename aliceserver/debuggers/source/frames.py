@@ -1,0 +1,369 @@
+"""A stopped thread's frames, written once over the process interface: the unwinding
+(kept until the program moves), the frames shown (inlined calls included, a call's dummy
+frame recognised), each frame as a DWARF context (FrameView), its registers and its
+variables."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import replace
+from functools import partial
+from typing import Callable, Protocol
+
+from aliceserver.debuggers.events import StopReason
+from aliceserver.debuggers.model import (
+    DynamicTypes,
+    FrameDetails,
+    StackFrame,
+    VariableInfo,
+    VariableScope,
+)
+from aliceserver.debuggers.source.services import EngineServices
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
+from aliceserver.debuggers.source.stepping import InlineCall
+from aliceserver.debuggers.source.stopcache import StopCache
+from aliceserver.debuggers.source.variables import (
+    FloatRegisters,
+    FrameView,
+    VariableStore,
+    entry_values,
+    register_variables,
+    same_as_entry,
+    scope_values,
+)
+from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.unwind import (
+    UnwoundFrame,
+    frame_base,
+    saved_register_slots,
+)
+from aliceserver.debuggers.symbols.dwarf.values import Value
+from aliceserver.errors import AliceError, ProtocolError, TargetError
+
+log = logging.getLogger(__name__)
+
+_FIRST_FRAMES = 32  # most questions are about the top of the stack: unwind that much first
+MAX_FRAMES = 4096
+DUMMY = "dummy"  # UnwoundFrame.method of the frame of a call into the program left stopped
+DUMMY_NAME = "<function called from gdb>"
+
+Unwind = Callable[[Mapping[str, int], int], list[UnwoundFrame]]  # (registers, limit) -> frames
+
+
+class CallFrames(Protocol):
+    """Calls into the program left stopped (gdb's dummy frames), kept by the backend that
+    made them: their frames' callers are the state saved before each call."""
+
+    def pending(self) -> bool:
+        """Whether any call is left stopped (most often none: nothing to look for)."""
+        ...
+
+    def through_calls(
+        self, frames: list[UnwoundFrame], pid: int, unwind: Unwind, limit: int
+    ) -> list[UnwoundFrame]: ...
+
+
+def dummy_stack_frame(frame: UnwoundFrame) -> StackFrame:
+    return StackFrame(
+        level=frame.level, pc=frame.pc, cfa=frame.cfa, function=DUMMY_NAME, source=None, module=None,
+        symbol=frame.symbol, called_from_debugger=True,
+    )  # fmt: skip
+
+
+class Frames:
+    def __init__(
+        self, engine: EngineServices, values: VariableStore, stop_cache: StopCache, calls: CallFrames
+    ) -> None:
+        self._engine = engine
+        self._values = values
+        self._stop_cache = stop_cache
+        self._calls = calls
+        self._read_visible = engine.read_visible
+        self._write_visible = engine.write_visible
+        self._frames: dict[int, list[UnwoundFrame]] = {}  # a stopped thread's, until it moves
+        self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
+
+    @property
+    def _source(self) -> SourceSymbols:
+        return self._engine.source_symbols
+
+    def forget(self) -> None:
+        """The program moves: every thread's frames are unwound anew."""
+        self._frames.clear()
+        self._hidden.clear()
+
+    def forget_thread(self, thread_id: int) -> None:
+        """The thread's registers changed (a new pc or stack pointer): unwind it again."""
+        self._frames.pop(thread_id, None)
+
+    def show_inline(self, thread_id: int, hidden: int) -> None:
+        """Hide only `hidden` of the inlined calls starting at the thread's stop."""
+        self._hidden[thread_id] = max(0, hidden)
+
+    def unwound(self, thread_id: int, levels: int) -> list[UnwoundFrame]:
+        """The frames of a stopped thread: `levels` of them, or all (up to MAX_FRAMES) once
+        more are asked for; kept until the program resumes. Frame 0 alone when one is asked
+        for (a stop's report, its variables): the callers cost an unwind through libc."""
+        known = self._frames.get(thread_id)
+        if known is not None and (len(known) >= levels or len(known) not in (1, _FIRST_FRAMES)):
+            return known  # enough, or the whole stack (an unwind that ended below its limit)
+        target = self._engine.stopped_target(thread_id)
+        values = dict(target.general_registers(thread_id))
+        limit = 1 if levels <= 1 else _FIRST_FRAMES if levels <= _FIRST_FRAMES else MAX_FRAMES
+        frames = self._source.unwind(values, self._read_visible, limit=limit)
+        if len(frames) > 1 and self._calls.pending():  # a call left stopped: past its frame
+            frames = self._calls.through_calls(
+                frames, target.pid, lambda regs, n: self._source.unwind(regs, self._read_visible, limit=n), limit
+            )
+        self._frames[thread_id] = frames
+        return frames
+
+    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
+        key = (thread_id, start, count)
+        known = self._stop_cache.known_stack(key)  # on the caller's thread: see StopCache
+        if known is not None:
+            return known
+
+        def go() -> list[StackFrame]:
+            wanted = MAX_FRAMES if count is None else start + count
+            hidden = self.hidden_inline(thread_id)
+            shown: list[StackFrame] = []
+            frames = self.unwound(thread_id, wanted)
+            for index in range(len(frames)):  # inlined calls add frames
+                if frames[index].method == DUMMY:
+                    shown.append(dummy_stack_frame(frames[index]))
+                    continue
+                shown += self._stop_cache.shown_frames(thread_id, frames, index, self._source.stack_frames)[hidden:]
+                hidden = 0
+                if len(shown) >= wanted:
+                    break
+            result = [replace(frame, level=level) for level, frame in enumerate(shown)][start:wanted]
+            return self._stop_cache.remember_stack(key, result)
+
+        return self._engine.run_on_engine(go)
+
+    def frame_details(self, thread_id: int, level: int) -> FrameDetails:
+        def go() -> FrameDetails:
+            frames = self.unwound(thread_id, level + 1)
+            physical, _ = self.physical_level(frames, level + self.hidden_inline(thread_id))
+            frame = frames[physical]
+            lookup = lookup_pc(frame)
+            slots = saved_register_slots(frame, self._read_visible, self._source.symbols, self._source.cfi)
+            base = frame_base(frame, self._read_visible)
+            return FrameDetails(self._language_at(lookup), tuple(slots), base)
+
+        return self._engine.run_on_engine(go)
+
+    def frame_registers(self, thread_id: int, level: int) -> Mapping[str, int | None]:
+        def go() -> Mapping[str, int | None]:
+            values: dict[str, int | None] = dict(self._engine.stopped_target(thread_id).general_registers(thread_id))
+            if level == 0:
+                return values
+            frames = self.unwound(thread_id, level + 1)
+            frame = frames[self.physical_level(frames, level + self.hidden_inline(thread_id))[0]]
+            values.update(frame.registers)
+            values.update(dict.fromkeys(frame.undefined))
+            return values
+
+        return self._engine.run_on_engine(go)
+
+    def _language_at(self, address: int) -> str | None:
+        """The language of the unit holding `address`; None where there is no line info
+        (gdb then prints no `source language` line)."""
+        module = self._source.symbols.module_at(address)
+        symbols = self._source.module_symbols(module) if module is not None else None
+        if symbols is None or module is None or self._source.position(address) is None:
+            return None
+        try:
+            cu = symbols.units.cu_for_address(address - module.base)
+            return language_name(attr_value(cu.get_top_DIE(), "DW_AT_language")) if cu else None
+        except AliceError:
+            return None
+
+    def frame_view(
+        self, thread_id: int, level: int, *, innermost_only: bool = False
+    ) -> tuple[FrameView, ModuleSymbols | None, int]:
+        """The frame as a DWARF context, its module's symbols, and the pc to look up.
+
+        `innermost_only`: unwind just frame 0, uncached (breakpoint conditions: speed).
+        """
+        if innermost_only:
+            live = self._engine.stopped_target(thread_id).general_registers(thread_id)
+            frames = [self._source.innermost(live, self._read_visible)]
+        else:
+            frames = self.unwound(thread_id, level + 1)
+            level += self.hidden_inline(thread_id)
+        physical, inline_outer = self.physical_level(frames, level)
+        frame = frames[physical]
+        level = physical
+        lookup_pc = frame.pc if level == 0 or frame.method == "signal" else frame.pc - 1
+        module = self._source.symbols.module_at(lookup_pc)
+        setter = None
+        if level == 0:
+            target = self._engine.stopped_target(thread_id)
+
+            def set_register(name: str, value: int) -> None:
+                target.set_general_register(thread_id, name, value)
+                self._frames.pop(thread_id, None)
+                self._stop_cache.values_changed()
+
+            setter = set_register
+        floats = self._float_registers(thread_id)
+        innermost = None if level == 0 else partial(self._innermost_view, thread_id, floats)
+        view = FrameView(
+            frame, module.base if module else 0, self._read_visible, self._write_visible, setter, inline_outer,
+            partial(self._caller_frame, thread_id, frame, floats), floats, innermost,
+        )
+        symbols = self._source.module_symbols(module) if module is not None else None
+        return view, symbols, lookup_pc
+
+    def _float_registers(self, thread_id: int) -> FloatRegisters:
+        """The thread's xmm and st registers for the frames of one request, read only when a
+        location names one (ptrace calls on the tracer thread: `_call`)."""
+
+        def read() -> dict[int, bytes]:
+            return self._engine.run_on_engine(lambda: self._engine.target().float_registers(thread_id))
+
+        def write(name: str, data: bytes) -> None:
+            def go() -> None:
+                self._engine.stopped_target(thread_id).set_vector_register(thread_id, name, data)
+                self._stop_cache.values_changed()
+
+            self._engine.run_on_engine(go)
+
+        def read_extended() -> dict[int, bytes]:
+            return self._engine.run_on_engine(lambda: self._engine.target().extended_registers(thread_id))
+
+        return FloatRegisters(read, write, read_extended)
+
+    def _innermost_view(self, thread_id: int, floats: FloatRegisters) -> FrameView:
+        """Frame 0 of the thread, sharing an outer frame's float registers: where `$rax` of
+        an outer frame that did not save it is read and written (gdb's same value)."""
+        view = self.frame_view(thread_id, 0)[0]
+        view.floats = floats
+        return view
+
+    def _caller_frame(
+        self, thread_id: int, callee: UnwoundFrame, floats: FloatRegisters | None = None
+    ) -> CallerFrame | None:
+        """The physical frame that called `callee`, for its entry values. Registers its CFI
+        does not restore keep the callee's values, as gdb's unspecified rule (same value):
+        gcc's DW_AT_call_value reads the argument registers so at the call's return pc."""
+        frames = self.unwound(thread_id, callee.level + 2)
+        if len(frames) <= callee.level + 1 or frames[callee.level].pc != callee.pc:
+            return None
+        frame = frames[callee.level + 1]
+        module = self._source.symbols.module_at(frame.pc - 1)
+        symbols = self._source.module_symbols(module) if module is not None else None
+        if module is None or symbols is None:
+            return None
+        merged = replace(frame, registers={**callee.registers, **frame.registers})
+        view = FrameView(merged, module.base, self._read_visible, self._write_visible, None, 0,
+                         partial(self._caller_frame, thread_id, frame, floats), floats)  # fmt: skip
+        return CallerFrame(view, symbols)
+
+    def physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
+        """Shown frame `level` as (physical frame index, inlined calls out from its innermost)."""
+        shown = 0
+        for index, frame in enumerate(frames):
+            if level == shown:
+                return index, 0  # the innermost: no need to look the chain up
+            depth = len(self._source.inline_chain(frame))
+            if level <= shown + depth:
+                return index, level - shown
+            shown += depth + 1
+        raise ProtocolError(f"no frame at level {level}")
+
+    def inline_calls(self, pc: int) -> tuple[InlineCall, ...]:
+        calls = []
+        for die in self._source.inline_chain_at(pc):
+            ranges = self._source.inline_ranges(pc, die)
+            starts = any(low == pc for low, _ in ranges) and not any(low <= pc - 1 < high for low, high in ranges)
+            site = self._source.call_site(pc, die)
+            calls.append(InlineCall(die.offset, ranges, starts, (site.path, site.line) if site else None))
+        return tuple(calls)
+
+    def hidden_inline(self, thread_id: int) -> int:
+        """How many inlined calls the thread's stop hides, as gdb's skip_inline_frames: at
+        the first instruction of inlined calls, the stop shows their caller at the call
+        site, unless a user breakpoint stopped it there (or a `step` went into them)."""
+        known = self._hidden.get(thread_id)
+        if known is not None:
+            return known
+        target = self._engine.halted_target()
+        stop = target.last_stop()
+        hidden = 0
+        if stop is not None and stop.thread_id == thread_id and stop.reason is not StopReason.BREAKPOINT:
+            pc = target.general_registers(thread_id)["rip"]
+            for call in reversed(self.inline_calls(pc)):
+                if not call.starts_here:
+                    break
+                hidden += 1
+        self._hidden[thread_id] = hidden
+        return hidden
+
+    def frame_variables(
+        self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
+        dynamic: DynamicTypes = DynamicTypes.NONE,
+    ) -> list[VariableInfo]:
+        # On the caller's thread first (see StopCache); the whole answer serves as well.
+        shown = dynamic & DynamicTypes.POINTERS  # the only part that changes variables
+        for with_aggregates in {aggregate_values, True}:
+            known = self._stop_cache.known_variables((thread_id, level, scope, with_aggregates, shown))
+            if known is not None:
+                return known
+
+        def go() -> list[VariableInfo]:
+            return self._stop_cache.variables((thread_id, level, scope, aggregate_values, shown), compute)
+
+        def compute() -> list[VariableInfo]:
+            view, symbols, lookup_pc = self.frame_view(thread_id, level)
+            if scope is VariableScope.REGISTERS:
+                return register_variables(view.frame.registers)
+            if symbols is None:
+                return []
+            found = scope_values(symbols, view, scope, lookup_pc)
+            described = [
+                (self._values.describe(name, value, aggregate_value=aggregate_values, dynamic=shown),
+                 depth, locationless, position)
+                for name, value, depth, locationless, position in found
+            ]
+            result = [replace(info, block_depth=depth, locationless=locationless, position=position)
+                      if depth or locationless or position else info
+                      for info, depth, locationless, position in described]
+            if scope is VariableScope.ARGUMENTS:
+                result = self._with_entry_values(result, found, symbols, view, lookup_pc, aggregate_values)
+            return result
+
+        return self._engine.run_on_engine(go)
+
+    def _with_entry_values(
+        self, infos: list[VariableInfo], found: list[tuple[str, Value, int, bool, int]], symbols: ModuleSymbols,
+        view: FrameView, lookup_pc: int, aggregate_values: bool,
+    ) -> list[VariableInfo]:  # fmt: skip
+        """The arguments with their entry values (gdb's NAME@entry) where the caller gives one."""
+        entries = entry_values(symbols, view, lookup_pc)
+        out = []
+        for info, (name, value, *_), entry in zip(infos, found, entries, strict=False):
+            if entry is not None:
+                described = self._values.describe(f"{name}@entry", entry, aggregate_value=aggregate_values)
+                info = replace(info, entry=described, entry_same=same_as_entry(value, entry))
+            out.append(info)
+        return out
+
+    def variable_children(self, reference: int, start: int = 0, count: int | None = None) -> list[VariableInfo]:
+        return self._engine.run_on_engine(lambda: self._values.children(reference, start, count))
+
+
+    def default_thread(self, thread_id: int | None) -> int:
+        target = self._engine.halted_target()
+        if thread_id is not None:
+            return thread_id
+        live = target.thread_ids()
+        if not live:  # every thread ended: the process is exiting
+            raise TargetError("the program has no threads left: it is exiting")
+        return target.pid if target.live and target.pid in live else live[0]
+

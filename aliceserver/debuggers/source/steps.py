@@ -1,0 +1,156 @@
+"""Source-line stepping (gdb's step, next, finish, until), written once over the process
+interface: the plan (stepping.py) with its line oracle, started through the execution
+control a live backend offers (StepControl), and what `finish` shows returned."""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, Protocol
+
+from aliceserver.debuggers.events import Continued, Stopped, StopReason
+from aliceserver.debuggers.eventsource import EventSource
+from aliceserver.debuggers.model import Registers, StepKind, VariableInfo, VectorRegisters
+from aliceserver.debuggers.source.dollars import SessionDollars, recorded
+from aliceserver.debuggers.source.frames import Frames
+from aliceserver.debuggers.source.lineoracle import LineOracle
+from aliceserver.debuggers.source.locations import Locations
+from aliceserver.debuggers.source.retvalue import return_bytes
+from aliceserver.debuggers.source.services import EngineServices
+from aliceserver.debuggers.source.stepping import Control, StepPlan
+from aliceserver.debuggers.source.stopcache import StopCache
+from aliceserver.debuggers.source.variables import VariableStore
+from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.values import Value
+from aliceserver.errors import ProtocolError, TargetError, Unsupported
+
+log = logging.getLogger(__name__)
+
+
+class StepControl(Protocol):
+    """The execution control stepping needs of a live backend (ptrace's inferior today)."""
+
+    def plan_start(self, thread_id: int) -> tuple[Control, int]:
+        """What a plan for the stopped thread drives, and the thread's pc (refused while
+        the program runs)."""
+        ...
+
+    def run_plan(self, plan: StepPlan, pc: int, *, alone: bool) -> None:
+        """Resume under the plan; `alone`: only its thread runs (scheduler-locking step)."""
+        ...
+
+    def step_instruction(self, thread_id: int) -> None: ...
+
+    def take_call_return(self, thread_id: int) -> tuple[Registers, VectorRegisters] | None:
+        """The registers a call left stopped returned with on the thread, taken once."""
+        ...
+
+
+class Stepping:
+    steps_alone = False  # gdb's scheduler-locking step (or on): see set_scheduler_locking
+
+    def __init__(
+        self, engine: EngineServices, frames: Frames, locations: Locations, values: VariableStore,
+        dollars: SessionDollars, stop_cache: StopCache, disassembler: Disassembler, events: EventSource,
+        control: StepControl,
+    ) -> None:  # fmt: skip
+        self._engine = engine
+        self._frames = frames
+        self._locations = locations
+        self._values = values
+        self._dollars = dollars
+        self._stop_cache = stop_cache
+        self._disassembler = disassembler
+        self._events = events
+        self._control = control
+
+    def step(self, thread_id: int, kind: StepKind, level: int = 0) -> None:
+        if kind is StepKind.INSTRUCTION:
+            self._control.step_instruction(thread_id)
+            return
+        def go() -> None:
+            control, pc = self._control.plan_start(thread_id)
+            hidden = self._frames.hidden_inline(thread_id)
+            if kind is StepKind.INTO and hidden:
+                # As gdb: step at an inlined call's first instruction goes into it, no run.
+                self._engine.forget_stop_state()
+                self._frames.show_inline(thread_id, hidden - 1)
+                self._events.put(Continued(thread_id, all_threads=True))
+                self._events.put(Stopped(StopReason.STEP, thread_id, address=pc))
+                return
+            plan = StepPlan(kind, thread_id, self._oracle(thread_id), control, hidden=hidden)
+            if kind is StepKind.OUT:
+                plan.finish_value = self._return_value_reader(thread_id, level)
+                if level > 0:
+                    plan.out_of = self._frame_exit(thread_id, level + hidden)
+            self._start(plan, pc)
+
+        self._engine.run_on_engine(go)
+
+    def run_until(self, thread_id: int, location: str, anywhere: bool = False) -> None:
+        def go() -> None:
+            control, pc = self._control.plan_start(thread_id)
+            places = self._locations.resolve(location)
+            if not places:
+                raise ProtocolError(f'No location "{location}" in the program.')
+            plan = StepPlan(StepKind.UNTIL, thread_id, self._oracle(thread_id), control)
+            plan.targets = tuple(place.address for place in places)
+            plan.anywhere = anywhere
+            self._start(plan, pc)
+
+        self._engine.run_on_engine(go)
+
+    def _oracle(self, thread_id: int) -> LineOracle:
+        return LineOracle(self._engine, self._frames, self._stop_cache, self._disassembler, thread_id)
+
+    def _start(self, plan: StepPlan, pc: int) -> None:
+        self._engine.forget_stop_state()
+        self._events.put(Continued(plan.tid, all_threads=not self.steps_alone))
+        self._control.run_plan(plan, pc, alone=self.steps_alone)
+
+
+    def _frame_exit(self, thread_id: int, level: int) -> tuple[int, int]:
+        """(return address, CFA) of the function at unwound level `level` (inlined calls
+        counted): where finishing it lands, and the rsp its return leaves."""
+        frames = self._frames.unwound(thread_id, level + 2)
+        physical, out = self._frames.physical_level(frames, level)
+        if out != len(self._engine.source_symbols.inline_chain(frames[physical])):
+            raise Unsupported("finish out of an inlined call in an outer frame")
+        cfa = frames[physical].cfa
+        if physical + 1 >= len(frames) or cfa is None:
+            raise ProtocolError('"finish" not meaningful in the outermost frame.')
+        return frames[physical + 1].pc, cfa
+
+    def _return_value_reader(self, thread_id: int, level: int = 0) -> Callable[[], VariableInfo | None]:
+        """Reads, once the function at `level` has returned, what it returned (by its DWARF type)."""
+        try:
+            view, symbols, lookup_pc = self._frames.frame_view(thread_id, level)
+            scope = symbols.frame_scope(view, lookup_pc=lookup_pc) if symbols else None
+            function = scope.function if scope is not None else None
+            name = scope.function_name if scope is not None else None
+            returns = symbols.function_type(function).return_type if symbols and function else None
+        except (EvaluationError, TargetError) as error:
+            log.debug("no return type: %s", error)
+            returns = None
+        if returns is None or symbols is None:
+            return lambda: None
+
+        self._control.take_call_return(thread_id)  # from an earlier call's return
+
+        def read() -> VariableInfo | None:
+            after, _, _ = self._frames.frame_view(thread_id, 0, innermost_only=True)  # registers only
+            # Returned into a call's dummy frame: its registers as the function left them.
+            regs, vectors = self._control.take_call_return(thread_id) or (None, None)
+            if vectors is None:
+                vectors = self._engine.target().vector_registers(thread_id)
+            data, address = return_bytes(returns, regs.values if regs else after.frame.registers, vectors)
+            if data is not None:
+                value = Value(returns, ImplicitLoc(data), after)
+            elif address is not None:
+                value = Value(returns, MemoryLoc(address), after)
+            else:
+                return None
+            info = self._values.describe(f"Value returned by {name or 'the function'}", value, top=True)
+            return recorded(info, value, self._dollars.values(thread_id))  # gdb's finish: $N
+
+        return read
