@@ -1,0 +1,238 @@
+"""What the commands ask of the program a session debugs: its symbols before a run, its
+launch, the selected thread and frame, evaluation, the current source, where a stop is."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING
+
+import aliceserver.debuggers.events as ev
+from aliceserver.adapters.gdbcommands.selection import Selection
+from aliceserver.adapters.mi.dispatcher import Dispatcher
+from aliceserver.adapters.mi.frames import Frames, display_value
+from aliceserver.adapters.mi.pretty import pretty_text
+from aliceserver.adapters.mi.registry import MiError
+from aliceserver.adapters.mi.run_redirects import split_command_line
+from aliceserver.debuggers.model import (
+    DynamicTypes,
+    ForkFollow,
+    LaunchConfig,
+    Redirection,
+    StackFrame,
+    StdioMode,
+    VariableInfo,
+)
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import SessionConfig
+
+logger = logging.getLogger(__name__)
+
+
+class ProgramQueries(Dispatcher):
+    """The session's answers about its current inferior, over the dispatcher (an
+    evaluation that stops the program waits for that stop)."""
+
+    config: SessionConfig
+    frames: Frames
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last_stop: tuple[str | None, int | None] | None = None
+        self._line_starts: dict[tuple[str, int], set[int]] = {}
+        self.registers_before: dict[str, int | bytes] | None = None  # at the previous stop
+        self.registers_seen: dict[str, int | bytes] | None = None  # read at this stop
+
+    def ensure_symbols(self) -> None:
+        """Before the program runs, hold a copy of it at its first instruction so that
+        locations, expressions on globals and disassembly work as in gdb after `file`."""
+        inferior = self.inferior
+        if inferior.process is not None or inferior.probe_pid is not None or not inferior.program:
+            return
+        if self.debugger.process is not None:
+            return
+        try:
+            info = self.debugger.launch(LaunchConfig(inferior.program, cwd=inferior.cwd, symbols_only=True))
+        except AliceError as error:
+            logger.info("cannot load %s for its symbols: %s", inferior.program, error)
+            return
+        inferior.probe_pid = info.pid
+
+    def has_symbols(self) -> bool:
+        return self.inferior.process is not None or self.inferior.probe_pid is not None
+
+    def drop_probe(self) -> None:
+        """End the symbol probe before a real start (its events are swallowed)."""
+        inferior = self.inferior
+        if inferior.probe_pid is None or inferior.process is not None:
+            return
+        try:
+            self.debugger.kill()
+        except AliceError:
+            inferior.probe_pid = None
+            return
+        self.wait_event(lambda event: inferior.probe_pid is None)
+        inferior.probe_pid = None
+
+    def launch_config(self) -> LaunchConfig:
+        inferior = self.inferior
+        assert inferior.program is not None
+        env: dict[str, str] | None = None
+        if inferior.env:
+            env = dict(os.environ)
+            for key, value in inferior.env.items():
+                if value is None:
+                    env.pop(key, None)
+                else:
+                    env[key] = value
+        tty = inferior.tty
+        args, redirections = tuple(inferior.args), tuple[Redirection, ...]()
+        if inferior.args_text is not None:  # typed: what gdb's startup shell would see
+            line = split_command_line(inferior.args_text, shell=self.settings.get("startup-with-shell") == "on")
+            args, redirections = tuple(line.args), tuple(line.redirections)
+        disable_aslr = self.settings.get("disable-randomization") == "on"
+        follow = ForkFollow.CHILD if self.settings.get("follow-fork-mode") == "child" else ForkFollow.PARENT
+        if tty:
+            return LaunchConfig(inferior.program, args, inferior.cwd, env, StdioMode.TTY, tty,
+                                disable_aslr=disable_aslr, follow_fork=follow, redirections=redirections)
+        mode = StdioMode.PIPES
+        if self.config.own_stdio:  # gdb -batch reads no command from stdin: the program may
+            mode = StdioMode.INHERIT if self.config.batch else StdioMode.INHERIT_OUTPUT
+        return LaunchConfig(inferior.program, args, inferior.cwd, env, mode, disable_aslr=disable_aslr,
+                            follow_fork=follow, redirections=redirections)
+
+    def before_resume(self) -> None:
+        """Write out what the UIs hold: the running program writes to the same stdout, after."""
+        for ui in self.uis:
+            ui.flush()
+
+    def require_process(self) -> None:
+        if self.inferior.process is None:
+            raise MiError("The program is not being run.")
+
+    def require_stopped(self, no_process: str = "No registers.") -> int:
+        """The selected thread's tid, with the program stopped (gdb's errors otherwise:
+        `no_process` is the command's own when there is no program, `No stack.` for bt)."""
+        if self.inferior.process is None or self.inferior.selected_tid is None:
+            raise MiError(no_process)
+        if self.inferior.running:
+            raise MiError("Cannot execute this command while the selected thread is running.")
+        return self.inferior.selected_tid
+
+    def thread_arg(self, number: int | None) -> int:
+        """The tid of `--thread N` (or the selected thread)."""
+        if number is None:
+            return self.require_stopped()
+        tid = self.inferior.tid_of(number)
+        if tid is None:
+            raise MiError(f"Invalid thread id: {number}")
+        if self.inferior.running:
+            raise MiError("Cannot execute this command while the selected thread is running.")
+        return tid
+
+    def selected_frame(self, no_process: str = "No registers.") -> tuple[int, int]:
+        return self.require_stopped(no_process), self.inferior.selected_level
+
+    def console_selection(self) -> Selection:
+        """Where gdb's console commands work: the selected frame of a stopped program, else
+        no frame (they answer from the symbols alone, or with gdb's error)."""
+        inferior = self.inferior
+        if inferior.process is None or inferior.running or inferior.selected_tid is None:
+            return Selection(None)
+        return Selection(*self.selected_frame())
+
+    def context_frame(self, thread: int | None, frame: int | None) -> tuple[int, int]:
+        tid = self.thread_arg(thread)
+        level = frame if frame is not None else (
+            self.inferior.selected_level if tid == self.inferior.selected_tid else 0)
+        return tid, level
+
+    def display(self, info: VariableInfo) -> str:
+        """A value as MI shows it (-data-evaluate-expression, a returned value), laid out
+        as `print pretty` says."""
+        if self.settings.get("print pretty") == "on" and not info.error:
+            return pretty_text(display_value(info), info.type)
+        return display_value(info)
+
+    def dynamic_types(self, shown: DynamicTypes = DynamicTypes.NONE) -> DynamicTypes:
+        """With `print object on`, `shown` and gdb's `->` through the dynamic type; with
+        it off, static types everywhere."""
+        if self.settings.get("print object") != "on":
+            return DynamicTypes.NONE
+        return shown | DynamicTypes.MEMBERS
+
+    def evaluate(self, expression: str, fmt: str | None = None, tid: int | None = None,
+                 level: int | None = None, shown: DynamicTypes = DynamicTypes.NONE,
+                 type_only: bool = False, record: bool = False) -> VariableInfo:
+        """`shown`: what shows its dynamic type with print object on (`->` always does);
+        `type_only`: whatis and ptype, `record`: print's value history (see IDebugger.evaluate)."""
+        inferior = self.inferior
+        if tid is None and inferior.process is not None and not inferior.running:
+            tid = inferior.selected_tid
+            level = inferior.selected_level if level is None else level
+        if tid is None:
+            self.ensure_symbols()
+            if not self.has_symbols() and inferior.program:  # no file: the engine's literals and $ values
+                raise MiError(f'No symbol "{expression.strip()}" in current context.'
+                              if expression.strip().isidentifier() else "No symbol table is loaded.  Use the \"file\" command.")
+        try:
+            return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown),
+                                          type_only=type_only, calls=tid is not None, record=record)  # fmt: skip
+        except AliceError as error:
+            if str(error).endswith(ev.CALL_LEFT_STOPPED):
+                # A call stopped in the program (a breakpoint, a signal): gdb shows that stop
+                # before the error. The engine queued it before raising.
+                self.wait_event(lambda event: isinstance(event, ev.Stopped))
+            raise
+
+    def evaluate_display(self, expression: str, fmt: str | None = None) -> str:
+        return display_value(self.evaluate(expression, fmt))
+
+    def current_source(self) -> str | None:
+        inferior = self.inferior
+        if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
+            try:
+                frame = self.frames.frame(inferior.selected_tid, inferior.selected_level)
+                if frame.source is not None:
+                    return frame.source.path
+            except AliceError:
+                pass
+        self.ensure_symbols()
+        if self.has_symbols():
+            for place in self.debugger.resolve_location("main"):
+                if place.source is not None:
+                    return place.source.path
+        return None
+
+    def remember_stop(self, frame: StackFrame | None) -> None:
+        self._last_stop = None if frame is None else (frame.function, frame.cfa)
+        self.registers_before, self.registers_seen = self.registers_seen, None
+
+    def same_function(self, frame: StackFrame | None) -> bool:
+        return frame is not None and self._last_stop == (frame.function, frame.cfa)
+
+    def at_line_start(self, frame: StackFrame) -> bool:
+        if frame.source is None or not frame.source.line:
+            return False
+        key = (frame.source.path, frame.source.line)
+        if key not in self._line_starts:
+            try:
+                places = self.debugger.resolve_location(f"{key[0]}:{key[1]}")
+            except AliceError:
+                places = []
+            self._line_starts[key] = {p.address for p in places if p.requested_line in (None, key[1])}
+        if frame.pc in self._line_starts[key]:
+            return True
+        # gdb's sal.pc is the start of the line table row: a line may have several (a crash
+        # at `*p = 1` stops where the store's row starts, which gdb shows without its pc).
+        try:
+            before = self.debugger.source_position(frame.pc - 1)
+        except AliceError:
+            return False
+        return before != frame.source
+
+    def locked_thread(self) -> int | None:
+        """The thread a continue resumes alone (gdb's scheduler-locking on), else None."""
+        return self.inferior.selected_tid if self.settings.get("scheduler-locking") == "on" else None
