@@ -1,12 +1,13 @@
-"""Opening a core file in the engine (the CoreTargets capability of debuggers/target.py):
-the core becomes the engine's ProcessTarget in place of a live process, the source level
-reads through it unchanged, and what needs a live process is refused in gdb's words."""
+"""Opening a core file in the engine (the CoreTargets capability of debuggers/target.py),
+an object the engine composes: the core becomes the engine's ProcessTarget in place of a
+live process, the source level reads through it unchanged, and what needs a live process
+is refused in gdb's words."""
 
 from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.core import open_core
 from aliceserver.debuggers.core.process import CoreProcess
@@ -26,40 +27,34 @@ from aliceserver.debuggers.signals import (
     signal_description,
     signal_name,
 )
+from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.target import CoreOpened
 from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:
-    from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 
-class CoreTargetControl:
-    # Provided by PtraceDebugger.
-    _events: EventSource
-    _core: CoreProcess | None
-    _inferior: Inferior | None
-    _process: ProcessInfo | None
-    _tracker: LibraryTracker
-
-    if TYPE_CHECKING:  # provided by the class this is mixed into
-        def _call(self, fn: Callable[[], T]) -> T:
-            raise NotImplementedError
-
-        def _forget_stop_state(self) -> None:
-            raise NotImplementedError
-
-        def _new_source_symbols(self) -> None:
-            raise NotImplementedError
+class CoreFiles:
+    def __init__(
+        self, engine: EngineServices, events: EventSource, tracker: LibraryTracker, *,
+        live: Callable[[], bool], new_source_symbols: Callable[[], None],
+    ) -> None:  # fmt: skip
+        self._engine = engine
+        self._events = events
+        self._tracker = tracker
+        self._live = live  # whether a live process is debugged (a core then is refused)
+        self._new_source_symbols = new_source_symbols
+        self.current: CoreProcess | None = None  # the core debugged in place of a live process
+        self.info: ProcessInfo | None = None  # its process, as IDebugger.process tells it
 
     def open_core(self, core: str, program: str | None = None) -> CoreOpened:
-        return self._call(lambda: self._open_core(core, program))
+        return self._engine.run_on_engine(lambda: self._open_core(core, program))
 
     def _open_core(self, path: str, program: str | None) -> CoreOpened:
-        if self._inferior is not None:
+        if self._live():
             raise TargetError("A program is being debugged already.")
         opened = open_core(path)
         try:
@@ -80,9 +75,9 @@ class CoreTargetControl:
         self.close_core()
         stop = _signal_stop(opened)
         target = CoreProcess(opened, os.path.abspath(executable), stop)
-        self._forget_stop_state()
-        self._core = target
-        self._process = ProcessInfo(target.pid, target.executable(), attached=False)
+        self._engine.forget_stop_state()
+        self.current = target
+        self.info = info = ProcessInfo(target.pid, target.executable(), attached=False)
         self._new_source_symbols()
         try:
             loaded, _ = self._tracker.start(target.pid, target.auxv(), target.executable())
@@ -101,10 +96,10 @@ class CoreTargetControl:
         # of the signal as its debugger does on opening a core (gdb prints no *stopped).
         arguments = opened.process.arguments if opened.process is not None else None
         libraries = tuple(module.path for module in modules if not module.is_main)
-        return CoreOpened(self._process, stop, tuple(target.thread_ids()), arguments, tuple(warnings), libraries)
+        return CoreOpened(info, stop, tuple(target.thread_ids()), arguments, tuple(warnings), libraries)
 
-    def _core_threads(self) -> list[ThreadInfo]:
-        core = self._core
+    def threads(self) -> list[ThreadInfo]:
+        core = self.current
         if core is None:
             return []
         return [ThreadInfo(tid, "", ThreadState.STOPPED, core.general_registers(tid)["rip"], None)
@@ -112,12 +107,11 @@ class CoreTargetControl:
 
     def close_core(self) -> None:
         """Forget the core (gdb's `core-file` without a file, or a `run`)."""
-        core, self._core = self._core, None
+        core, self.current = self.current, None
         if core is not None:
             core.close()
-            self._forget_stop_state()
-            if self._inferior is None:
-                self._process = None
+            self._engine.forget_stop_state()
+            self.info = None
 
 
 def _signal_stop(core: CoreFile) -> Stopped:

@@ -25,7 +25,6 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers.base import BreakpointCondition
-from aliceserver.debuggers.core.process import CoreProcess
 from aliceserver.debuggers.events import (
     BreakpointChanged,
     Continued,
@@ -41,6 +40,7 @@ from aliceserver.debuggers.model import (
     CatchKind,
     CodeLocation,
     CompileUnitInfo,
+    CoreWritten,
     DynamicTypes,
     ForkFollow,
     FrameDetails,
@@ -76,9 +76,9 @@ from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
 from aliceserver.debuggers.ptrace.calltrace import CallTracing
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
-from aliceserver.debuggers.ptrace.coretarget import CoreTargetControl
+from aliceserver.debuggers.ptrace.coretarget import CoreFiles
 from aliceserver.debuggers.ptrace.dummyframes import DummyFrames
-from aliceserver.debuggers.ptrace.gcore import CoreWriting
+from aliceserver.debuggers.ptrace.gcore import CoreWriter
 from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
@@ -111,6 +111,7 @@ from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.debuggers.target import CoreOpened
 from aliceserver.errors import AliceError, ProtocolError, TargetError
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-class PtraceDebugger(BreakpointControl, StateAccess, CallTracing, CoreTargetControl, CoreWriting):
+class PtraceDebugger(BreakpointControl, StateAccess, CallTracing):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
@@ -132,7 +133,6 @@ class PtraceDebugger(BreakpointControl, StateAccess, CallTracing, CoreTargetCont
         self._lock = threading.Lock()
         self._in_wait = False
         self._inferior: Inferior | None = None
-        self._core: CoreProcess | None = None  # a core file, debugged read-only (coretarget.py)
         self._process: ProcessInfo | None = None
         self._traps = TrapTable()
         self._watches = WatchSlots()
@@ -164,7 +164,11 @@ class PtraceDebugger(BreakpointControl, StateAccess, CallTracing, CoreTargetCont
         self._tracer.start()
 
     def _compose_source_level(self) -> None:
-        """The source level's objects (debuggers/source), over this engine's services."""
+        """The source level's objects (debuggers/source), over this engine's services; and
+        the core files read in place of a live process, and written from it."""
+        self._cores = CoreFiles(self, self._events, self._tracker, live=lambda: self._inferior is not None,
+                                  new_source_symbols=self._new_source_symbols)  # fmt: skip
+        self._core_writer = CoreWriter(self, lambda: self._inferior, self._traps, self._libc)
         self._dollars = SessionDollars(self, self._live_threads, self._libc.siginfo_bytes)
         calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)
         self._frames = Frames(self, self._variables, self._stop_cache, calls)
@@ -378,8 +382,10 @@ class PtraceDebugger(BreakpointControl, StateAccess, CallTracing, CoreTargetCont
     @property
     def process(self) -> ProcessInfo | None:
         inferior, info = self._inferior, self._process
-        if inferior is None or info is None:
-            return info if self._core is not None else None
+        if inferior is None:
+            return self._cores.info  # a core file's, if one is open
+        if info is None:
+            return None
         if info.pid != inferior.pid:  # followed a fork child
             self._process = info = dataclasses.replace(info, pid=inferior.pid)
         return info
@@ -642,7 +648,7 @@ class PtraceDebugger(BreakpointControl, StateAccess, CallTracing, CoreTargetCont
         def go() -> list[ThreadInfo]:
             inferior = self._inferior
             if inferior is None:
-                return self._core_threads()
+                return self._cores.threads()
             result = []
             for t in sorted(inferior.threads.values(), key=lambda t: t.tid):
                 state = inferior.state_of(t)
@@ -800,6 +806,16 @@ class PtraceDebugger(BreakpointControl, StateAccess, CallTracing, CoreTargetCont
 
     def set_examined(self, address: int, size: int, contents: bytes | None) -> None:
         self._dollars.set_examined(address, size, contents)
+
+    # --- core files (coretarget.py, gcore.py) ----------------------------------------
+    def open_core(self, core: str, program: str | None = None) -> CoreOpened:
+        return self._cores.open_core(core, program)
+
+    def close_core(self) -> None:
+        self._cores.close_core()
+
+    def write_core(self, path: str | None = None) -> CoreWritten:
+        return self._core_writer.write_core(path)
 
     # --- symbol and line-table queries (source/symbolinfo.py, symbolsearch.py, ...) ---
     def has_debug_info(self, module_path: str) -> bool:

@@ -1,4 +1,4 @@
-"""Writing a core of the stopped process (gdb's `gcore`), a mixin of engine.py: the tracer
+"""Writing a core of the stopped process (gdb's `gcore`), an object the engine composes: the tracer
 thread reads each thread's registers (only it may), /proc gives the rest (core/procfs.py),
 and the memory is written as the program sees it, without our int3 bytes."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal as sig
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import Callable
 
 from aliceserver.debuggers.core import ThreadImage, process_image, write_core
 from aliceserver.debuggers.events import Stopped, StopReason
@@ -16,10 +16,9 @@ from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.tracee import Run, Tracee
 from aliceserver.debuggers.ptrace.traps import TrapTable
+from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.target import NO_PROCESS
 from aliceserver.errors import TargetError
-
-T = TypeVar("T")
 
 # gdb's refusal of a command that needs the program stopped while it runs
 RUNNING = (
@@ -34,21 +33,20 @@ _TRAP_STOPS = frozenset({StopReason.BREAKPOINT, StopReason.STEP, StopReason.WATC
                          StopReason.EXCEPTION, StopReason.ENTRY})  # fmt: skip
 
 
-class CoreWriting:
-    # Provided by PtraceDebugger.
-    _inferior: Inferior | None
-    _traps: TrapTable
-    _libc: binding.Libc
-
-    if TYPE_CHECKING:  # provided by the class this is mixed into
-        def _call(self, fn: Callable[[], T]) -> T:
-            raise NotImplementedError
+class CoreWriter:
+    def __init__(
+        self, engine: EngineServices, inferior: Callable[[], Inferior | None], traps: TrapTable, libc: binding.Libc
+    ) -> None:
+        self._engine = engine
+        self._inferior = inferior  # the live process, None without one
+        self._traps = traps
+        self._libc = libc
 
     def write_core(self, path: str | None = None) -> CoreWritten:
-        return self._call(lambda: self._write_core(path))
+        return self._engine.run_on_engine(lambda: self._write_core(path))
 
     def _write_core(self, path: str | None) -> CoreWritten:
-        inferior = self._inferior
+        inferior = self._inferior()
         if inferior is None:  # gdb's noprocess(): a core file open is no process either
             raise TargetError(NO_PROCESS)
         live = [t for t in inferior.threads.values() if not t.gone]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, TypeVar
 
-from aliceserver.debuggers.core.process import CoreProcess
 from aliceserver.debuggers.model import (
     Frame,
     Instruction,
@@ -16,6 +15,7 @@ from aliceserver.debuggers.model import (
     VectorRegisters,
 )
 from aliceserver.debuggers.ptrace.binding import Libc
+from aliceserver.debuggers.ptrace.coretarget import CoreFiles
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.process import PtraceProcess
 from aliceserver.debuggers.ptrace.tracee import Tracee
@@ -47,7 +47,7 @@ class StateAccess:
     _stop_cache: StopCache
     _demangler: Demangler | None = None  # made on the first symbol a value shows
     _launch_config: LaunchConfig | None
-    _core: CoreProcess | None  # a core file debugged in place of a live process
+    _cores: CoreFiles  # a core file debugged in place of a live process
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def _call(self, fn: Callable[[], T]) -> T:
@@ -60,14 +60,15 @@ class StateAccess:
             raise NotImplementedError
 
     def _has_target(self) -> bool:
-        return self._inferior is not None or self._core is not None
+        return self._inferior is not None or self._cores.current is not None
 
     def _target(self) -> ProcessTarget:
         """The process the source level reads through: the live one, or a core file."""
         if self._inferior is not None:
             return PtraceProcess(self._inferior, self._libc)
-        if self._core is not None:
-            return self._core
+        core = self._cores.current
+        if core is not None:
+            return core
         raise TargetError(NOT_RUNNING)
 
     def _halted_target(self) -> ProcessTarget:
