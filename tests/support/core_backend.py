@@ -131,7 +131,12 @@ class CoreBackedDebugger:
         if has_side_effects(expression) and not options.get("type_only", False):
             self._stale = True
             return self.live.evaluate(expression, thread_id, level, fmt, **options)
-        return self._reader().evaluate(expression, thread_id, level, fmt, **options)
+        reader = self._reader()
+        answer = reader.evaluate(expression, thread_id, level, fmt, **options)
+        if options.get("record") and reader is not self.live:
+            # the live engine's value history in step, for `$N` in a later call or write
+            self.live.evaluate(expression, thread_id, level, fmt, **options)
+        return answer
 
     def close(self) -> None:
         try:
@@ -194,3 +199,5 @@ class CoreBackedDebugger:
         engine, self._core_engine = self._core_engine, None
         if engine is not None:
             engine.close()
+        if self._core_path is not None:
+            self._core_path.unlink(missing_ok=True)
