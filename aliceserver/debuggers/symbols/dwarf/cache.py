@@ -52,6 +52,11 @@ class IndexCache:
         digest = hashlib.sha256(f"{os.path.realpath(path)}\0{mtime_ns}\0{size}".encode())
         return "p-" + digest.hexdigest()[:40]
 
+    @property
+    def rows_directory(self) -> str:
+        """Where decoded line rows are kept (rowcache.py)."""
+        return os.path.join(self.directory, "rows")
+
     def path_for(self, key: str) -> str:
         safe = "".join(c for c in key if c.isalnum() or c in "-_")
         return os.path.join(self.directory, f"{safe}.v{FORMAT_VERSION}.idx")

@@ -32,6 +32,7 @@ from aliceserver.debuggers.symbols.dwarf.dwarffile import MACHINES, dwarf_info
 from aliceserver.debuggers.symbols.dwarf.languages import language_name as language_name
 from aliceserver.debuggers.symbols.dwarf.names import split_qualified
 from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
+from aliceserver.debuggers.symbols.dwarf.scopewalk import Link, scope_chain
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.errors import TargetError, Unsupported
@@ -165,6 +166,7 @@ class DwarfUnits:
         # unit offset -> its top-level scopes with their code ranges (coderanges.py)
         self._unit_scopes: dict[int, list[Scope]] = {}
         self._abbrevs: AbbrevCache | None = None  # .debug_abbrev's tables, for unit_scopes
+        self._unit_bytes: tuple[int, bytes] | None = None  # the last unit scope_chain read
         self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
         self._names: dict[int, dict[str, list[DIE]]] = {}  # cu offset -> name -> DIEs
         self._all_cu_offsets: list[int] | None = None
@@ -217,6 +219,7 @@ class DwarfUnits:
             self._elf = None
             self._raw = None
             self._abbrevs = None
+            self._unit_bytes = None
 
     def section(self, name: str) -> bytes | None:
         """The raw bytes of a section (e.g. .debug_loclists), cached; None when absent."""
@@ -399,8 +402,48 @@ class DwarfUnits:
                 child.set_parent(die)  # as iter_children would have
                 die = child
             if self.die_contains(die, address):
-                return [die, *self._descend(die, address)]
+                return [die, *self._descend_from(cu, die, address)]
         return []
+
+    def _descend_from(self, cu: CompileUnit, die: DIE, address: int) -> list[DIE]:
+        """_descend(die, address), its chain found in the raw bytes (scopewalk.py) where
+        they can tell, so that pyelftools parses only the DIEs of the chain."""
+        links = self._raw_chain(cu, die, address)
+        if links is None:
+            return self._descend(die, address)
+        parsed = {die.offset - cu.cu_offset: die}
+        chain: list[DIE] = []
+        for offset, parent in links:
+            if parent not in parsed:  # under a namespace inside a function: not seen yet
+                return self._descend(die, address)
+            child = cu.get_DIE_from_refaddr(cu.cu_offset + offset)
+            child.set_parent(parsed[parent])  # as iter_children would have
+            parsed[offset] = child
+            chain.append(child)
+        return chain
+
+    def _raw_chain(self, cu: CompileUnit, die: DIE, address: int) -> list[Link] | None:
+        if self._raw is None or self._abbrevs is None:
+            return None
+        try:
+            held = self._unit_bytes
+            if held is None or held[0] != cu.cu_offset:
+                held = self._unit_bytes = (cu.cu_offset, self._raw.read(".debug_info", cu.cu_offset, cu.size))
+            addr = self.section(".debug_addr") or b""
+            return scope_chain(held[1], cu.cu_offset, self._abbrevs, addr, die.offset - cu.cu_offset,
+                               address, lambda form, value: self._ranges_at(cu, value))  # fmt: skip
+        except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
+            log.debug("scopes at %#x read through pyelftools: %s", address, exc)
+            return None
+
+    def _ranges_at(self, cu: CompileUnit, offset: int) -> list[tuple[int, int]]:
+        """_range_list of a DIE whose DW_AT_ranges is the section offset `offset`."""
+        base = self.cu_base(cu)
+        if cu.header.version < 5:
+            data = self.section(".debug_ranges")
+            return [] if data is None else v4_ranges(data, offset, base)
+        data = self.section(".debug_rnglists")
+        return [] if data is None else v5_ranges(data, offset, base, lambda i: self.addrx(cu, i))
 
     def _raw_scopes(self, cu: CompileUnit, address: int) -> list[tuple[int, ...]] | None:
         if self._raw is None:

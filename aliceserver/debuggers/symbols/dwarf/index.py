@@ -19,6 +19,7 @@ from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
 from aliceserver.debuggers.symbols.dwarf.linerows import LineIndex, Unit
 from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch, LineResolution, SourceLine
+from aliceserver.debuggers.symbols.dwarf.rowcache import RowCache
 from aliceserver.debuggers.symbols.dwarf.sections import (
     DEFAULT_DEBUG_DIRS,
     ElfSections,
@@ -39,7 +40,7 @@ class DebugInfo:
     """Line tables and function lookups of one ELF image (thread-safe, lazily decoded)."""
 
     def __init__(self, image: ElfImage, main: ElfSections, dwarf: ElfSections,
-                 payload: dict[str, Any]) -> None:  # fmt: skip
+                 payload: dict[str, Any], stored_rows: RowCache | None = None) -> None:  # fmt: skip
         self.image = image
         self.debug_file = dwarf.path  # where the DWARF was read from
         self._main = main
@@ -48,7 +49,8 @@ class DebugInfo:
         self._paths: list[str] = payload["paths"]
         self._headers: dict[int, tuple[Any, ...]] = payload["headers"]
         self._demangled: dict[str, str] = payload["demangled"]
-        self._lines = LineIndex(dwarf, self._units, self._paths, self._headers, payload["ranges"])
+        self._lines = LineIndex(dwarf, self._units, self._paths, self._headers, payload["ranges"],
+                                stored_rows)  # fmt: skip
         self._lock = threading.Lock()  # the extras
         self._functions = FunctionList(payload["functions"])
         self._source_names: dict[str, str] | None = None  # absolute path -> DW_AT_name
@@ -92,7 +94,8 @@ class DebugInfo:
         if progress is not None:
             progress(f"debug info of {os.path.basename(image.path)} loaded", 1.0)
         image.adopt_symbols(payload["symbols"])
-        info = cls(image, main, dwarf, payload)
+        rows = RowCache(cache.rows_directory, key, identity) if cache is not None else None
+        info = cls(image, main, dwarf, payload, rows)
         if cache is not None:
             info._store = (cache, key + "-extra", identity)
         return info

@@ -22,6 +22,7 @@ from aliceserver.debuggers.symbols.dwarf.lines import (
     header_from_tuple,
 )
 from aliceserver.debuggers.symbols.dwarf.model import SourceLine
+from aliceserver.debuggers.symbols.dwarf.rowcache import MIN_PROGRAM, RowCache
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.dwarf.symtab_lines import file_line_table
 from aliceserver.errors import TargetError
@@ -37,7 +38,8 @@ class LineIndex:
 
     def __init__(self, dwarf: ElfSections, units: list[Unit], paths: list[str],
                  headers: dict[int, tuple[Any, ...]],
-                 ranges: list[tuple[int, int, int]]) -> None:  # fmt: skip
+                 ranges: list[tuple[int, int, int]],
+                 stored: RowCache | None = None) -> None:  # fmt: skip
         self.debug_file = dwarf.path  # where the DWARF was read from
         self.paths = paths  # path id -> absolute, normalized path
         self._dwarf = dwarf
@@ -50,6 +52,7 @@ class LineIndex:
         # query (a big library's take longer than loading its whole index)
         self._file_maps: tuple[dict[int, list[int]], dict[str, list[int]]] | None = None
         self._rows: dict[int, LineRows] = {}
+        self._stored = stored  # rows decoded in an earlier session, on disk
         self._lock = threading.Lock()
 
     def source_files(self) -> list[str]:
@@ -234,12 +237,17 @@ class LineIndex:
             header = self._header(stmt)
             if header is None:
                 return None
-            try:
-                data = self._dwarf.read(".debug_line", header.offset, header.end - header.offset)
-                rows = decode_rows(data, header, base=header.offset)
-            except TargetError as exc:
-                log.warning("%s: %s", self.debug_file, exc)
-                rows = LineRows()
+            stored = self._stored if header.end - header.program >= MIN_PROGRAM else None
+            rows = stored.load(stmt) if stored is not None else None
+            if rows is None:
+                try:
+                    data = self._dwarf.read(".debug_line", header.offset, header.end - header.offset)
+                    rows = decode_rows(data, header, base=header.offset)
+                    if stored is not None:
+                        stored.store(stmt, rows)
+                except TargetError as exc:
+                    log.warning("%s: %s", self.debug_file, exc)
+                    rows = LineRows()
             self._rows[stmt] = rows
             return rows
 
