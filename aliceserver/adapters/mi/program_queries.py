@@ -14,6 +14,7 @@ from aliceserver.adapters.mi.frames import Frames, display_value
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.adapters.mi.run_redirects import split_command_line
+from aliceserver.adapters.mi.setting_functions import expand_setting_calls
 from aliceserver.debuggers.model import (
     DynamicTypes,
     ForkFollow,
@@ -177,6 +178,8 @@ class ProgramQueries(Dispatcher):
             if not self.has_symbols() and inferior.program:  # no file: the engine's literals and $ values
                 raise MiError(f'No symbol "{expression.strip()}" in current context.'
                               if expression.strip().isidentifier() else "No symbol table is loaded.  Use the \"file\" command.")
+        if not type_only:  # whatis and ptype: the engine's int, as gdb's
+            expression = expand_setting_calls(self, expression)
         try:
             return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown),
                                           type_only=type_only, calls=tid is not None, record=record)  # fmt: skip

@@ -170,6 +170,10 @@ class Settings:
     def get(self, name: str) -> str:
         return self._values[name].value
 
+    def kind(self, name: str) -> str:
+        """bool, int, text, enum or file."""
+        return self._values[name].kind
+
     def find(self, words: list[str]) -> tuple[str, list[str]] | None:
         """The longest known setting the words start with: (name, the value words)."""
         for size in (3, 2, 1):

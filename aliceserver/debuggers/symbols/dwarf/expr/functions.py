@@ -73,6 +73,8 @@ def call_internal(ev: Evaluator, node: ast.Call) -> Value:
     args = [decay(value, ev.builtins) if isinstance(arg, ast.Name) and isinstance(strip(value.type), ArrayType)
             and isinstance(value.location, MemoryLoc) else value
             for arg, value in ((arg, ev.eval(arg)) for arg in node.args)]
+    if ev.type_only:  # gdb's whatis and ptype: an int, whatever the function or its arguments
+        return _int(ev, False)
     if name == "_isvoid":
         if len(args) != 1:
             raise EvaluationError("You must provide one argument for $_isvoid.")
@@ -80,8 +82,6 @@ def call_internal(ev: Evaluator, node: ast.Call) -> Value:
     if name in ("_gdb_setting", "_gdb_setting_str"):
         return _setting(ev, name, args)
     _check_count(name, args)
-    if ev.type_only:
-        return _int(ev, False)
     if name == "_streq":
         return _int(ev, read_string(args[0]) == read_string(args[1]))
     if name == "_strlen":
@@ -225,8 +225,12 @@ def _frame_names(ev: Evaluator) -> list[str]:
 
 
 def _setting(ev: Evaluator, name: str, args: Sequence[Value]) -> Value:
-    """$_gdb_setting("print elements") and its _str form: the front end's settings are not
-    reachable from the evaluator yet, so they are refused rather than answered wrongly."""
+    """$_gdb_setting("print elements") and its _str form: the settings are the front end's,
+    which replaces a call with a literal argument by the value (mi/setting_functions.py);
+    any other string is refused rather than answered wrongly."""
     if len(args) != 1:
         raise EvaluationError(f"You must provide an argument to ${name}")
-    raise EvaluationError(f'"${name}" is not supported by aliceserver.')
+    t = strip(args[0].type)
+    if not (isinstance(t, ArrayType) and _char_like(t.element)):  # gdb: no char pointer either
+        raise EvaluationError(f"First argument of ${name} must be a string.")
+    raise EvaluationError(f'"${name}" of a string other than a literal is not supported by aliceserver.')

@@ -1,0 +1,35 @@
+"""gdb's `$_gdb_setting` and `$_gdb_setting_str` (gdb.base/setshow.exp), side by side with
+gdb 13: each setting's value with gdb's type for it, before and after `set`, and gdb's
+errors for a name `show` does not know and an argument that is no string."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import Builder
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+def test_gdb_setting_values_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_limits")
+    commands = ex(
+        'p $_gdb_setting("listsize")', "set listsize unlimited", 'p $_gdb_setting("listsize")',
+        "set height 100", 'p $_gdb_setting("height")', 'p $_gdb_setting("height") - 101',
+        'p $_gdb_setting_str("height")', "set height unlimited", 'p $_gdb_setting("height")',
+        'p $_gdb_setting_str("height")', 'p $_gdb_setting("p elem")',
+        'p $_gdb_setting_str("print frame-info")', 'p $_gdb_setting("confirm")',
+        "set max-completions unlimited", 'p $_gdb_setting("max-completions")', 'p $_gdb_setting("prompt")',
+        'set args foo "bar"', 'p $_gdb_setting_str("args")', 'p $_gdb_setting("args")',
+        "set breakpoint pending off", 'p $_gdb_setting("breakpoint pending")',
+        "set breakpoint pending auto", 'p $_gdb_setting("breakpoint pending")',
+        'p $_gdb_setting_str("breakpoint pending")', "set check type off", 'p $_gdb_setting("check type")',
+        'p $_gdb_setting_str("check type")', 'p $_gdb_setting("check range")', 'ptype $_gdb_setting("args")', 'output $_gdb_setting("listsize")',
+        'p "$_gdb_setting(\\"width\\")"', 'p $_gdb_setting("nosuch")', 'p $_gdb_setting("print")',
+        "p $_gdb_setting(1)", "p $_gdb_setting((char*)0)", "p $_gdb_setting()",
+    )
+    got = assert_like_gdb([*commands, str(program)], tmp_path)
+    assert '= "foo \\"bar\\""' in got.stdout and "= 4294967295" in got.stdout
