@@ -1,4 +1,4 @@
-"""Function call tracing for PtraceDebugger (a mixin of engine.py): the program never stops.
+"""Function call tracing (an object the engine composes): the program never stops.
 
 A traced function gets an internal trap at its entry and one at each of its `ret`
 instructions. At the entry the hook sees the arguments where the ABI puts them
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import Callable
 
 from aliceserver.debuggers.base import CallEntryHook, CallExitHook
 from aliceserver.debuggers.model import (
@@ -30,6 +30,7 @@ from aliceserver.debuggers.ptrace.callabi import ArgumentSlot, fast_scalar, plan
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.source.retvalue import return_bytes
+from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, without_parameters
 from aliceserver.debuggers.source.variables import FrameView
 from aliceserver.debuggers.symbols.disasm import Disassembler
@@ -42,8 +43,6 @@ from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError, TargetError
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -71,7 +70,7 @@ class _Hit:
 
     __slots__ = ("thread_id", "cfa", "_engine", "_trace", "_regs", "_vectors")
 
-    def __init__(self, engine: CallTracing, trace: _Trace, tid: int, regs: UserRegs) -> None:
+    def __init__(self, engine: CallTracer, trace: _Trace, tid: int, regs: UserRegs) -> None:
         self.thread_id = tid
         self.cfa = (regs.rsp + 8) & 0xFFFFFFFFFFFFFFFF
         self._engine = engine
@@ -81,14 +80,14 @@ class _Hit:
 
     def _vector(self) -> VectorRegisters:
         if self._vectors is None:
-            self._vectors = register_sets.vector(self._engine._libc, self.thread_id)
+            self._vectors = register_sets.vector(self._engine.libc, self.thread_id)
         return self._vectors
 
     def _context(self) -> FrameView:
         live = register_sets.LiveRegisters(self._regs)
         pc = int(self._regs.rip)
         frame = UnwoundFrame(0, pc, self.cfa, live, SymbolLocation(pc, None, 0, None), "first")
-        return FrameView(frame, self._trace.bias, self._engine._read_visible, self._engine._read_only, None)
+        return FrameView(frame, self._trace.bias, self._engine.read_visible, _read_only, None)
 
     def arguments(self) -> list[tuple[str, str]]:
         result = []
@@ -137,36 +136,37 @@ class _Hit:
             return f"<error: {error}>"
 
 
-class CallTracing:
-    # Provided by PtraceDebugger.
-    _inferior: Inferior | None
-    _traps: TrapTable
-    _source: SourceSymbols
-    _symbols: ProcessSymbols
-    _disassembler: Disassembler
-    _libc: Libc
-    _call_traces: dict[int, _Trace]
-    _function_lists: dict[tuple[str, int], list[FunctionSymbol]]
+def _read_only(address: int, data: bytes) -> None:
+    raise TargetError("tracing does not write the program's memory")
 
-    if TYPE_CHECKING:  # provided by the class this is mixed into
-        def _call(self, fn: Callable[[], T]) -> T:
-            raise NotImplementedError
 
-        def _require(self) -> Inferior:
-            raise NotImplementedError
+class CallTracer:
+    def __init__(
+        self, engine: EngineServices, *, inferior: Callable[[], Inferior | None], require: Callable[[], Inferior],
+        traps: TrapTable, symbols: ProcessSymbols, disassembler: Disassembler, libc: Libc,
+    ) -> None:  # fmt: skip
+        self._engine = engine
+        self._call = engine.run_on_engine
+        self._current = inferior  # the live process, None without one
+        self._require = require  # the same, refused without one
+        self._traps = traps
+        self._symbols = symbols
+        self._disassembler = disassembler
+        self.libc = libc
+        self.read_visible = engine.read_visible
+        self._call_traces: dict[int, _Trace] = {}
+        self._function_lists: dict[tuple[str, int], list[FunctionSymbol]] = {}
 
-        def _read_visible(self, address: int, size: int) -> bytes:
-            raise NotImplementedError
-
-    def _read_only(self, address: int, data: bytes) -> None:
-        raise TargetError("tracing does not write the program's memory")
+    @property
+    def _source(self) -> SourceSymbols:
+        return self._engine.source_symbols
 
     # --- functions ------------------------------------------------------------------
     def functions(self) -> list[FunctionSymbol]:
         return self._call(self._list_functions)
 
     def _list_functions(self) -> list[FunctionSymbol]:
-        if self._inferior is None:
+        if self._current() is None:
             return []
         found: list[FunctionSymbol] = []
         for module in self._symbols.modules():
@@ -244,7 +244,7 @@ class CallTracing:
         return params, None if stripped is None or stripped.size == 0 else returns
 
     def _returns_of(self, function: FunctionSymbol) -> list[int]:
-        code = self._read_visible(function.address, function.size)
+        code = self.read_visible(function.address, function.size)
         found = []
         for insn in self._disassembler.disassemble(code, function.address):
             if insn.mnemonic.split()[-1] in ("ret", "retq"):
@@ -266,14 +266,15 @@ class CallTracing:
             if bp.id not in self._traps.by_id:
                 continue  # the process ended: the engine dropped its internal traps
             trap = self._traps.remove(bp.id)
-            if not trap.wanted and self._inferior is not None:
-                self._inferior.remove_trap(trap)
+            inferior = self._current()
+            if not trap.wanted and inferior is not None:
+                inferior.remove_trap(trap)
             if not trap.logical:
                 self._traps.drop_trap(trap.address)
 
     # --- at the traps (tracer thread) ------------------------------------------------
     def _regs(self, tid: int) -> UserRegs | None:
-        inferior = self._inferior
+        inferior = self._current()
         t = inferior.threads.get(tid) if inferior is not None else None
         return None if inferior is None or t is None else inferior.regs(t)
 
@@ -314,7 +315,7 @@ class CallTracing:
             log.exception("call trace hook of %s failed", trace.function.name)
 
     def _arm_returns(self, trace: _Trace, armed: bool) -> None:
-        inferior = self._inferior
+        inferior = self._current()
         trace.returns_armed = armed
         for bp in trace.rets:
             bp.enabled = armed

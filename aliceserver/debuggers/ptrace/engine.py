@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Callable, TypeVar
 
-from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.base import BreakpointCondition, CallEntryHook, CallExitHook
 from aliceserver.debuggers.events import (
     BreakpointChanged,
     Continued,
@@ -45,6 +45,7 @@ from aliceserver.debuggers.model import (
     ForkFollow,
     FrameDetails,
     FunctionDeclaration,
+    FunctionSymbol,
     LaunchConfig,
     LibrarySymbolsRead,
     LineRange,
@@ -74,7 +75,7 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
-from aliceserver.debuggers.ptrace.calltrace import CallTracing
+from aliceserver.debuggers.ptrace.calltrace import CallTracer
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.coretarget import CoreFiles
 from aliceserver.debuggers.ptrace.dummyframes import DummyFrames
@@ -122,7 +123,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-class PtraceDebugger(BreakpointControl, StateAccess, CallTracing):
+class PtraceDebugger(BreakpointControl, StateAccess):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
@@ -148,8 +149,6 @@ class PtraceDebugger(BreakpointControl, StateAccess, CallTracing):
         self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, lambda name: self._expressions.find_class(name)))
         self._variables.printers = printer_host(lambda: self._source)
         self._stop_cache = StopCache(lambda: self._variables.values_changed())
-        self._call_traces = {}
-        self._function_lists = {}
         self._pump: OutputPump | None = None
         self._stdin: int | None = None
         self._launch_config: LaunchConfig | None = None
@@ -169,6 +168,8 @@ class PtraceDebugger(BreakpointControl, StateAccess, CallTracing):
         self._cores = CoreFiles(self, self._events, self._tracker, live=lambda: self._inferior is not None,
                                   new_source_symbols=self._new_source_symbols)  # fmt: skip
         self._core_writer = CoreWriter(self, lambda: self._inferior, self._traps, self._libc)
+        self._call_tracer = CallTracer(self, inferior=lambda: self._inferior, require=self._require, traps=self._traps,
+                                       symbols=self._symbols, disassembler=self._disassembler, libc=self._libc)  # fmt: skip
         self._dollars = SessionDollars(self, self._live_threads, self._libc.siginfo_bytes)
         calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)
         self._frames = Frames(self, self._variables, self._stop_cache, calls)
@@ -816,6 +817,18 @@ class PtraceDebugger(BreakpointControl, StateAccess, CallTracing):
 
     def write_core(self, path: str | None = None) -> CoreWritten:
         return self._core_writer.write_core(path)
+
+    # --- call tracing (calltrace.py) -----------------------------------------------------
+    def functions(self) -> list[FunctionSymbol]:
+        return self._call_tracer.functions()
+
+    def trace_calls(
+        self, function: FunctionSymbol, on_entry: CallEntryHook, on_exit: CallExitHook, *, depth: int = 1
+    ) -> int:
+        return self._call_tracer.trace_calls(function, on_entry, on_exit, depth=depth)
+
+    def untrace_calls(self, trace_id: int) -> None:
+        self._call_tracer.untrace_calls(trace_id)
 
     # --- symbol and line-table queries (source/symbolinfo.py, symbolsearch.py, ...) ---
     def has_debug_info(self, module_path: str) -> bool:
