@@ -13,7 +13,9 @@ from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
+from aliceserver.adapters.mi.console_frames import register_frames
 from aliceserver.adapters.mi.console_info import register_info
+from aliceserver.adapters.mi.console_print import register_print
 from aliceserver.adapters.mi.console_symbols import rbreak
 from aliceserver.adapters.mi.console_workflow import register_workflow
 from aliceserver.adapters.mi.inferiors import register_inferiors
@@ -568,6 +570,8 @@ def register_all(registry: CliRegistry) -> None:
     add("interpreter-exec", misc.interpreter_exec_console)
     register_catch(registry)
     register_tracepoints(registry)
+    register_print(registry)
+    register_frames(registry)
     register_info(registry)
     register_workflow(registry)
     register_inferiors(registry)

@@ -17,7 +17,7 @@ from aliceserver.adapters.gdbcommands.selection import LineBuffer
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi.breakpoint_commands import register_breakpoint_commands
 from aliceserver.adapters.mi.commands_stack import target_id
-from aliceserver.adapters.mi.console_info import _frame_line as frame_line
+from aliceserver.adapters.mi.console_frames import frame_line
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
 from aliceserver.errors import AliceError

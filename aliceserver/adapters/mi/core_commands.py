@@ -55,7 +55,7 @@ def open_core(ctx: Context, path: str) -> CoreOpened:
 def _announce(ctx: Context, opened: CoreOpened) -> None:
     """The frame gdb prints (print_stack_frame) and the thread it selected."""
     from aliceserver.adapters.mi.commands_stack import target_id
-    from aliceserver.adapters.mi.console_info import print_frame_lines
+    from aliceserver.adapters.mi.console_frames import print_frame_lines
 
     tid = opened.stop.thread_id
     try:

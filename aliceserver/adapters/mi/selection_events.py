@@ -39,7 +39,7 @@ def current_inferior_number(session: MiSession) -> int:
 def print_selection(ctx: Context, *, inferior: bool = False, thread: bool = False, frame: bool = False) -> None:
     """gdb's print_selected_inferior and print_selected_thread_frame on ctx's UI."""
     from aliceserver.adapters.mi.commands_stack import target_id
-    from aliceserver.adapters.mi.console_info import print_frame_lines
+    from aliceserver.adapters.mi.console_frames import print_frame_lines
     from aliceserver.adapters.mi.inferiors import inferior_line, thread_label
 
     session = ctx.session

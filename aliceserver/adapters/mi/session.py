@@ -100,7 +100,6 @@ class MiSession(ProgramQueries):
         # symbol loads under way (see notify): when each began, None once it is shown
         self.progress_shown: dict[str, float | None] = {}
         self.displays = DisplayTable()
-        self.list_state: tuple[str, int] | None = None
         self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
         self.user_commands = UserCommands()  # define, document, hooks
         self._events = self.subscribe_events()  # before the first run or attach

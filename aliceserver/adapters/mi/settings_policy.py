@@ -16,7 +16,7 @@ only the values we do, and refuses the others by name):
 | print pretty, print object, print entry-values | the MI session's values, frames.py |
 | print elements, print repeats, print address, print array-indexes | the engine's formatter (`apply_print_limits`); address also frames.py |
 | print null-stop, symbol, static-members | only gdb's defaults (the engine's formatter has no switch for others yet) |
-| print frame-arguments, print frame-info | frames.py, console_info.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
+| print frame-arguments, print frame-info | frames.py, console_frames.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
 | output-radix, input-radix, radix | radix.py: the engine's formatter and expression reader (`apply_print_limits`) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
 | print sevenbit-strings, inferior-events | only gdb's defaults |

@@ -1,0 +1,169 @@
+"""Console commands that show values: print, call, output, whatis, ptype, x."""
+
+from __future__ import annotations
+
+import re
+from typing import overload
+
+from aliceserver.adapters.gdbcommands.examine import examine
+from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
+from aliceserver.adapters.mi.frames import (
+    evaluation_failure,
+    printed_value,
+    printer_errors,
+    whole_value_failure,
+)
+from aliceserver.adapters.mi.pretty import pretty_text
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.debuggers.model import DynamicTypes, VariableInfo
+from aliceserver.errors import AliceError
+
+_FORMAT = re.compile(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
+
+
+def _print(ctx: Context, text: str) -> Reply:
+    value = _printed(ctx, text, record=True)  # the engine's value history, shared by front ends
+    ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
+    return None
+
+
+def _call(ctx: Context, text: str) -> Reply:
+    """gdb's call: print's, except that a void result prints nothing and, unlike print's
+    `$N = void`, does not enter the value history."""
+    value = _printed(ctx, text, void_shown=False, record=not _void_result(ctx, text))
+    if value is not None:
+        ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
+    return None
+
+
+def _void_result(ctx: Context, text: str) -> bool:
+    """Whether the expression's type is void, found without running anything (whatis's way)."""
+    match = _FORMAT.match(text)
+    expression = text[match.end() :] if match else text
+    if not expression.strip():
+        return False
+    try:
+        return ctx.session.evaluate(expression, type_only=True).type == "void"
+    except AliceError:
+        return False  # the evaluation proper reports it
+
+
+@overload
+def _printed(ctx: Context, text: str, *, record: bool = False) -> str: ...
+
+
+@overload
+def _printed(ctx: Context, text: str, void_shown: bool, *, record: bool = False) -> str | None: ...
+
+
+def _printed(ctx: Context, text: str, void_shown: bool = True, *, record: bool = False) -> str | None:
+    """print's text of `/FMT expression`, or its error (output's too: a value too big or
+    unreadable is an error there as well). None for a void value unless `void_shown`.
+    `record`: the value goes into the value history (print, call; output records none)."""
+    session = ctx.session
+    fmt = None
+    match = _FORMAT.match(text)
+    if match:
+        fmt = match.group(2)[-1:] or None
+        text = text[match.end() :]
+    if not text.strip():
+        if not record:
+            raise MiError("Argument required (expression to compute).")
+        text = "$"  # gdb's print alone: the last value again
+    info = session.evaluate(text, fmt, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS, record=record)
+    recorded = f"${info.history}" if info.history else text  # `$` names another value now
+    failure = whole_value_failure(session, recorded, info) or evaluation_failure(info)
+    if failure is not None:
+        raise MiError(failure)
+    for line in printer_errors(info, printed=True):  # on gdb's error stream, before the value
+        ctx.log(line)
+    if not void_shown and info.type == "void":
+        return None
+    return laid_out(ctx, info)
+
+
+def laid_out(ctx: Context, info: VariableInfo) -> str:
+    """print's text of a value, over several lines with `set print pretty on` as gdb's."""
+    text = printed_value(info)
+    if ctx.session.settings.get("print pretty") == "on" and not info.error:
+        return pretty_text(text, info.type)
+    return text
+
+
+def _output(ctx: Context, text: str) -> Reply:
+    ctx.console(_printed(ctx, text))  # gdb's output records no history value
+    return None
+
+
+def _real_type(info: VariableInfo) -> str:
+    """gdb's comment before the type of a pointer or reference to a polymorphic class
+    with print object on (a class object itself has none: gdb's whatis reads no memory)."""
+    return "" if info.declared_type is None else f"/* real type = {info.type} */\n"
+
+
+_TYPE_FLAGS = re.compile(r"/([a-zA-Z]+)\s+")
+
+
+def _type_flags(text: str) -> tuple[str, bool]:
+    """The expression and whether `/r` (raw: no type printers) came before it."""
+    match = _TYPE_FLAGS.match(text)
+    return (text[match.end() :], "r" in match.group(1)) if match else (text, False)
+
+
+def _whatis(ctx: Context, text: str) -> Reply:
+    text, raw = _type_flags(text)
+    session = ctx.session
+    info = session.evaluate(text, shown=DynamicTypes.POINTERS, type_only=True)
+    shown = info.declared_type or info.type
+    inferior = session.inferior
+    if not raw and info.declared_type is None and inferior.process is not None and not inferior.running \
+            and inferior.selected_tid is not None:
+        try:  # gdb's type printers: std::vector<int> for std::vector<int, std::allocator<int> >
+            shown = session.debugger.printed_type_name(text, inferior.selected_tid,
+                                                       inferior.selected_level) or shown
+        except AliceError:
+            pass  # evaluate succeeded: keep its type name
+    ctx.console(f"type = {_real_type(info)}{shown}\n")
+    return None
+
+
+def _ptype(ctx: Context, text: str) -> Reply:
+    """whatis, with typedefs at the top resolved and struct/union/enum bodies written out."""
+    text, raw = _type_flags(text)
+    session = ctx.session
+    info = session.evaluate(text, shown=DynamicTypes.POINTERS, type_only=True)  # gdb's errors as well
+    described = info.declared_type or info.type
+    inferior = session.inferior
+    if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
+        try:
+            described = session.debugger.describe_type(text, inferior.selected_tid,
+                                                       inferior.selected_level, raw=raw)
+        except AliceError:
+            pass  # evaluate succeeded: keep its type name
+    ctx.console(f"type = {_real_type(info)}{described}\n")
+    return None
+
+
+def _x(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    inferior = session.inferior
+    stopped = inferior.process is not None and not inferior.running and inferior.selected_tid is not None
+    where = Selection(*session.selected_frame()) if stopped else Selection(None)
+    if inferior.process is None:
+        session.ensure_symbols()  # before `run`, x reads the program's image, as in gdb
+    lines = LineBuffer(ctx.console)
+    try:
+        examine(session.debugger, where, session.command_memory.examine, text, lines)
+    finally:
+        lines.flush()
+    return None
+
+
+def register_print(registry: CliRegistry) -> None:
+    add = registry.add
+    add("print", _print, "p", "inspect")
+    add("call", _call)
+    add("output", _output)
+    add("ptype", _ptype)
+    add("whatis", _whatis)
+    add("x", _x)
