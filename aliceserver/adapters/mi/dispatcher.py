@@ -125,6 +125,11 @@ class Dispatcher:
         """From a signal handler (SIGINT): interrupt the program from the dispatcher."""
         threading.Thread(target=self._inbox.put, args=("interrupt",), daemon=True).start()
 
+    def _signalled(self, item: str) -> None:
+        """What request_interrupt queued: interrupt the program if it still runs."""
+        if item == "interrupt" and self.inferior.running:
+            self._guard(self.debugger.interrupt)
+
     # --- the dispatcher ----------------------------------------------------------------
     def serve(self) -> int:
         while not self.exit_requested:
@@ -153,8 +158,7 @@ class Dispatcher:
 
     def _take_held(self, item: UiInput | ev.Event | str) -> None:
         if isinstance(item, str):
-            if item == "interrupt" and self.inferior.running:
-                self._guard(lambda: self.debugger.interrupt())
+            self._signalled(item)
             return
         if isinstance(item, UiInput):
             if self._must_hold(item):
@@ -215,8 +219,7 @@ class Dispatcher:
                 self._held.append(item)
                 continue
             if isinstance(item, str):
-                if item == "interrupt" and self.inferior.running:  # Ctrl-C during `-ex run`
-                    self._guard(self.debugger.interrupt)
+                self._signalled(item)  # Ctrl-C during `-ex run`
                 continue
             self._guard(functools.partial(self.handle_event, item))
             if done(item):
@@ -245,8 +248,7 @@ class Dispatcher:
                 if item.ui is ui:
                     return item.line
             elif isinstance(item, str):
-                if item == "interrupt" and self.inferior.running:
-                    self._guard(self.debugger.interrupt)
+                self._signalled(item)
             else:
                 self._guard(functools.partial(self.handle_event, item))
 
