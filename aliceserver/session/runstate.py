@@ -54,24 +54,24 @@ class RunState:
             return True
         if isinstance(event, Exited):
             with self._changed:
-                self.phase = RunPhase.EXITED
                 self.exited = event
-                self.generation += 1
-                if also is not None:
-                    also()
-                self._changed.notify_all()
+                self._counted(RunPhase.EXITED, also)
             return True
         return False
 
     def stopped_at(self, stop: Stopped, also: Callable[[], None] | None = None) -> None:
         """Stopped at `stop`: an engine's event, or a stop no event says (a core file's)."""
         with self._changed:
-            self.phase = RunPhase.STOPPED
             self.last_stop = stop
-            self.generation += 1
-            if also is not None:
-                also()
-            self._changed.notify_all()
+            self._counted(RunPhase.STOPPED, also)
+
+    def _counted(self, phase: RunPhase, also: Callable[[], None] | None) -> None:
+        """A stop or the exit, the lock held: one more for the stop count, then the waiters."""
+        self.phase = phase
+        self.generation += 1
+        if also is not None:
+            also()
+        self._changed.notify_all()
 
     def begin_run(self) -> int:
         """Mark the program running (before resuming it); the stop count to wait past."""
