@@ -91,6 +91,16 @@ def mark_core_xfails(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xfail(strict=True, reason=marker.kwargs["reason"]))
 
 
+CALL_PASSED = pytest.StashKey[bool]()
+
+
+def note_outcome(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Whether the test's body passed: only then must a core run have read at a stop (a
+    test that skipped or failed before its first read says nothing of the backend)."""
+    if report.when == "call":
+        item.stash[CALL_PASSED] = report.passed
+
+
 def has_side_effects(expression: str) -> bool:
     """Whether `expression` writes to the program or runs its code (string literals aside)."""
     code = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', expression)
