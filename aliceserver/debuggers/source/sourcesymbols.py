@@ -1,4 +1,5 @@
-"""Source-level symbols of one process: per-module DWARF, location specs, stack frames.
+"""Source-level symbols of one process: per-module DWARF, location specs (resolver.py),
+stack frames.
 
 Debug info is loaded per module on first need (the index is cached on disk), so starting a
 session costs nothing until a file:line or a frame is asked for. Addresses in DebugInfo are
@@ -11,7 +12,6 @@ import logging
 import os
 import re
 from dataclasses import replace
-from functools import partial
 from typing import Callable, Mapping
 
 from elftools.dwarf.die import DIE
@@ -24,22 +24,15 @@ from aliceserver.debuggers.model import (
     StackFrame,
     SymbolLocation,
 )
-from aliceserver.debuggers.source import linespec
+from aliceserver.debuggers.source.resolver import LocationResolver, call_site_position
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
-from aliceserver.debuggers.symbols.dwarf.inlines import (
-    InlineFinder,
-    breakpoint_address,
-    inline_sites,
-)
 from aliceserver.debuggers.symbols.dwarf.physname import physname
-from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame, unwind_stack
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext
@@ -47,12 +40,9 @@ from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.symbols.tls import ModuleTls, tls_segment
-from aliceserver.errors import AliceError, ProtocolError
+from aliceserver.errors import AliceError
 
 log = logging.getLogger(__name__)
-
-_FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
-
 
 def without_parameters(name: str) -> str:
     """`ns::Counter::add(int) const` -> `ns::Counter::add`; `operator()(int)` keeps `()`."""
@@ -103,7 +93,7 @@ class SourceSymbols:
         self._type_indexes: dict[str, TypeNameIndex] = {}  # by debug file path
         self._all_key: tuple[tuple[str, int], ...] = ()
         self.cfi = CfiTables(symbols)
-        self._inline_finders: dict[str, InlineFinder | None] = {}  # by module path
+        self._resolver = LocationResolver(self)
         # (module path, load bias, lookup pc) -> the name frames show there (asked at every stop)
         self._frame_names: dict[tuple[str, int, int], str | None] = {}
         self._function_ranges: dict[tuple[str, int, int], tuple[int, int, int] | None] = {}
@@ -243,146 +233,16 @@ class SourceSymbols:
                 found.append((module, info))
         return found
 
-    # --- locations --------------------------------------------------------------------
+    # --- locations (resolver.py) -----------------------------------------------------
     def resolve(self, spec: str) -> list[CodeLocation]:
         """`file:line`, `function` or `*address` -> runtime locations (empty: none yet)."""
-        text = spec.strip()
-        if not text:
-            raise ProtocolError("empty location")
-        if text.startswith("*"):
-            try:
-                address = int(text[1:].strip(), 0)
-            except ValueError:
-                raise ProtocolError(f"bad address in location {spec!r}") from None
-            return [self.location_of(address)]
-        match = _FILE_LINE.match(text)
-        if match is not None:
-            return self._resolve_line(match["file"].strip('"'), int(match["line"]))
-        if len(text) > 2 and text[0] == text[-1] == "'" and "'" not in text[1:-1]:
-            return self._resolve_function(text[1:-1])  # gdb's quoting: 'solib_step@plt'
-        parts = linespec.scopes(text)
-        if len(parts) > 1:  # FILE:FUNCTION, FUNCTION:LABEL
-            return linespec.resolve_scoped(self, parts)
-        return self._resolve_function(text)
+        return self._resolver.resolve(spec)
 
     def functions_in_file(self, name: str, file: str | None) -> list[CodeLocation]:
-        """`break FILE:FUNCTION`: the function's locations whose source is FILE."""
-        found = self._resolve_function(name)
-        if file is None:
-            return found
-        return [place for place in found if place.source is not None and linespec.same_file(file, place.source.path)]
-
-    def _resolve_line(self, file: str, line: int) -> list[CodeLocation]:
-        found = self._resolve_line_in(file, line)
-        if found or not os.path.isabs(file) or not self.source_paths.configured():
-            return found
-        # A file where the source paths put a debug info's one (gdb compares fullnames too)
-        for module, info in self._with_debug_info():
-            for path in self.source_paths.debug_paths_for(file, info.source_files()):
-                found += self._resolve_line_in(path, line, only=(module, info))
-        return found
-
-    def _resolve_line_in(
-        self, file: str, line: int, only: tuple[Module, DebugInfo] | None = None
-    ) -> list[CodeLocation]:
-        locations = []
-        for module, info in [only] if only is not None else self._with_debug_info():
-            resolved = info.resolve_line(file, line, partial(self._inline_copy, module))
-            if resolved is None:
-                continue
-            for link_address in resolved.addresses:
-                address = link_address + module.base
-                function = info.function_at(link_address)
-                chain = self.inline_chain_at(address)  # as gdb: the innermost, inlined or not
-                name = die_name(chain[-1]) if chain else (
-                    self._source_name(function.name, address) if function else None)
-                source = SourcePosition(resolved.file, resolved.line)
-                if chain and link_address in resolved.past_prologue:  # as for `break FUNCTION`
-                    source = _call_site(info, chain[0]) or source
-                locations.append(
-                    CodeLocation(
-                        address, name,
-                        source, module.path,
-                        requested_line=resolved.requested_line,
-                    )  # fmt: skip
-                )
-        return locations
-
-    def _resolve_function(self, name: str) -> list[CodeLocation]:
-        locations = []
-        for module, info in self._with_debug_info():
-            for match in info.functions_named(name):
-                address = match.breakpoint_address + module.base
-                source = SourcePosition(match.file, match.line) if match.file and match.line else None
-                chain = self.inline_chain_at(address) if address != match.low + module.base else ()
-                if chain:  # past the prologue inside an inlined call: gdb shows the call's line
-                    source = _call_site(info, chain[0]) or source
-                locations.append(CodeLocation(address, self._source_name(match.name, address),
-                                              source, module.path))
-            bound = {location.address for location in locations}
-            locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
-        if locations:
-            return locations
-        fallback = self.symbols.lookup_name(name)  # a function without debug info (libc)
-        if fallback is None:  # gdb's trampoline symbol: the stub calling a library not loaded yet
-            stub = self.symbols.lookup_name(f"{name}@plt")
-            return [] if stub is None else [self.location_of(stub)]
-        return [self.location_of(self._past_frame_setup(fallback))]
+        return self._resolver.functions_in_file(name, file)
 
     def function_symbol(self, name: str) -> int | None:
-        """gdb's lookup_minimal_symbol for a function without debug info: a global one in
-        load order, else a local one, else the PLT stub that calls it (its trampoline
-        symbol, `NAME@plt`); the runtime address, None for no function of that name."""
-        found: dict[str, int] = {}
-        for module in self.symbols.modules():
-            image = self.symbols.image_of(module.path)
-            for wanted in (name, f"{name}@plt"):
-                symbol = image.find_symbol(wanted) if image is not None else None
-                if symbol is None or symbol.kind != "func":
-                    continue
-                rank = "trampoline" if wanted != name else "global" if symbol.binding != "local" else "local"
-                found.setdefault(rank, symbol.address + module.base)
-        return next((found[rank] for rank in ("global", "local", "trampoline") if rank in found), None)
-
-    def _past_frame_setup(self, address: int) -> int:
-        """A function without line info, as gdb's minimal symbols: past its `push %rbp;
-        mov %rsp,%rbp` (and endbr64) when it starts with them, else its entry."""
-        module = self.symbols.module_at(address)
-        image = self.symbols.image_of(module.path) if module is not None else None
-        hit = image.symbol_at(address - module.base) if image and module else None
-        if module is None or hit is None or hit[0].kind != "func" or hit[1] != 0:
-            return address
-        try:
-            code = ElfSections(module.path).read_address(address - module.base, 64)
-        except (AliceError, OSError) as error:
-            log.debug("no code of %s at %#x: %s", module.path, address, error)
-            return address
-        length = frame_setup_length(code)
-        return address if length is None else address + length
-
-    def _inline_copy(self, module: Module, link: int) -> int:
-        """The DIE offset of the innermost inlined copy holding link-time `link`, 0: none."""
-        chain = self.inline_chain_at(link + module.base)
-        return chain[-1].offset if chain else 0
-
-    def _inlined_copies(self, module: Module, info: DebugInfo, name: str) -> list[CodeLocation]:
-        """`break NAME` also binds to every copy of NAME inlined into other functions."""
-
-        def finder() -> InlineFinder | None:
-            # Made only when the index's cache has no answer for this name: opening a
-            # module's DWARF (libc's is compressed) costs more than the whole lookup.
-            if module.path not in self._inline_finders:
-                symbols = self.module_symbols(module)
-                self._inline_finders[module.path] = InlineFinder(symbols.units) if symbols else None
-            return self._inline_finders[module.path]
-
-        found = []
-        for site in inline_sites(info, finder, name):
-            link = breakpoint_address(info, site)
-            row = info.location_at(link)
-            source = SourcePosition(row.file, row.line) if row is not None else None
-            found.append(CodeLocation(link + module.base, site.name, source, module.path))
-        return found
+        return self._resolver.function_symbol(name)
 
     def source_files(self) -> list[str]:
         files: set[str] = set()
@@ -423,7 +283,7 @@ class SourceSymbols:
         if found is not None:
             function = found[1].function_at(address - found[0].base)
             if function is not None:
-                return self._source_name(function.name, address)
+                return self.shown_name(function.name, address)
         return self.symbols.lookup_address(address).name
 
     def line_row(self, address: int) -> tuple[int, int, SourcePosition, bool] | None:
@@ -548,7 +408,7 @@ class SourceSymbols:
         found = self.debug_symbol(address)
         return found[1].name if found is not None else None
 
-    def _source_name(self, symbol: str, address: int) -> str:
+    def shown_name(self, symbol: str, address: int) -> str:
         """A function's name as gdb shows it: a gcc copy (f.constprop.0), or a C function
         whose code another one's name shares (folded: -fipa-icf), by its DWARF name."""
         if _CLONE_SUFFIX.search(symbol) or ("(" not in symbol and self._folded(address)):
@@ -605,7 +465,7 @@ class SourceSymbols:
     def call_site(self, address: int, die: DIE) -> SourcePosition | None:
         """Where the inlined call `die` (from the chain at `address`) was made."""
         module = self.symbols.module_at(address)
-        return _call_site(self.debug_info(module) if module is not None else None, die)
+        return call_site_position(self.debug_info(module) if module is not None else None, die)
 
     def inline_chain_at(self, lookup: int) -> tuple[DIE, ...]:
         """The DW_TAG_inlined_subroutine DIEs around runtime `lookup`, outermost first."""
@@ -640,7 +500,7 @@ class SourceSymbols:
             shown.append(
                 replace(physical, function=die_name(die), source=source, inlined=True, program_main=False)
             )
-            source = _call_site(info, die)
+            source = call_site_position(info, die)
         shown.append(replace(physical, source=source))
         return shown
 
@@ -680,14 +540,3 @@ def lookup_pc(frame: UnwoundFrame) -> int:
     """The pc to look a frame up by: a caller's pc is a return address, and the call is the
     instruction before it."""
     return frame.pc if frame.level == 0 or frame.method == "signal" else frame.pc - 1
-
-
-def _call_site(info: DebugInfo | None, die: DIE) -> SourcePosition | None:
-    """Where an inlined copy was called from (DW_AT_call_file / line / column)."""
-    number = attr_value(die, "DW_AT_call_file")
-    line = attr_value(die, "DW_AT_call_line")
-    if info is None or not isinstance(number, int) or not isinstance(line, int):
-        return None
-    path = info.file_path(die.cu.cu_offset, number)
-    column = attr_value(die, "DW_AT_call_column")
-    return SourcePosition(path, line, column if isinstance(column, int) else 0) if path else None
