@@ -11,6 +11,7 @@ Settings (print limits, call options...) go to both engines.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -36,7 +37,7 @@ INLINE_AT_CORE_STOP = (
 # Answered by the core engine at a stop: what a stopped program holds, and symbol queries.
 READ_ONLY = frozenset({
     "threads", "backtrace", "stack_trace", "frame_details", "frame_registers", "frame_variables",
-    "variable_children", "describe_type", "printed_type_name", "vtables", "read_registers",
+    "describe_type", "printed_type_name", "vtables", "read_registers",
     "read_vector_registers", "read_memory", "disassemble", "lookup_address", "section_symbol",
     "lookup_symbol", "modules", "functions", "source_position", "source_files", "source_name",
     "line_range", "line_start", "line_table", "compile_unit", "function_declarations",
@@ -57,6 +58,10 @@ KEEPS_STATE = frozenset({
     "breakpoint_condition", "condition_problem", "watch_expression", "watch_scope",
     "write_core", "source_paths", "trace_calls", "untrace_calls",
 })  # fmt: skip
+
+# Variable references the live engine handed out (a call's or a write's value), told from
+# the core engine's by this offset while the core is reopened meanwhile.
+LIVE_REFERENCES = 1 << 40
 
 # What an expression may change or need the process for: an assignment (`=`, `+=`...,
 # not `==`, `!=`, `<=`, `>=`), `++`/`--`, or a call of the program's functions (a name or
@@ -140,13 +145,20 @@ class CoreBackedDebugger:
         """The core answers unless the expression writes or calls the program's code."""
         if has_side_effects(expression) and not options.get("type_only", False):
             self._stale = True
-            return self.live.evaluate(expression, thread_id, level, fmt, **options)
+            return _live_reference(self.live.evaluate(expression, thread_id, level, fmt, **options))
         reader = self._reader()
         answer = reader.evaluate(expression, thread_id, level, fmt, **options)
         if options.get("record") and reader is not self.live:
             # the live engine's value history in step, for `$N` in a later call or write
             self.live.evaluate(expression, thread_id, level, fmt, **options)
         return answer
+
+    def variable_children(self, reference: int, *args: Any, **kwargs: Any) -> Any:
+        """Of a value the live engine gave (see LIVE_REFERENCES) there, else of the core's."""
+        if reference >= LIVE_REFERENCES:
+            children = self.live.variable_children(reference - LIVE_REFERENCES, *args, **kwargs)
+            return [_live_reference(child) for child in children]
+        return self._reader().variable_children(reference, *args, **kwargs)
 
     def close(self) -> None:
         try:
@@ -211,3 +223,10 @@ class CoreBackedDebugger:
             engine.close()
         if self._core_path is not None:
             self._core_path.unlink(missing_ok=True)
+
+
+def _live_reference(info: Any) -> Any:
+    """`info` (a VariableInfo of the live engine) with its reference told from the core's."""
+    if not info.reference:
+        return info
+    return dataclasses.replace(info, reference=info.reference + LIVE_REFERENCES)
