@@ -422,11 +422,11 @@ class BreakpointTable:
         if bp.is_watch:
             items.append(("what", bp.location))
         elif bp.pending:
-            items += [("addr", "<PENDING>"), ("pending", bp.location)]
+            items += self.addr_item("<PENDING>") + [("pending", bp.location)]
         elif len(bp.places) == 1 and not bp.located_apart:
-            items += [("addr", hex16(self.shown_address(bp.places[0].address)))] + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname, self.symbolic)
+            items += self.addr_item(hex16(self.shown_address(bp.places[0].address))) + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname, self.symbolic)
         else:
-            items += [("addr", "<MULTIPLE>")]
+            items += self.addr_item("<MULTIPLE>")
         if (bp.unloaded or not bp.pending) and not bp.is_watch and not bp.located_apart:  # gdb: its locations' only
             items.append(("thread-groups", ["i1"]))
         if bp.thread is not None:
@@ -454,7 +454,7 @@ class BreakpointTable:
                 # a location's own state: its breakpoint's is the row's (gdb's MI)
                 entry: list[tuple[str, Value]] = [
                     ("number", f"{bp.number}.{index}"), ("enabled", bp.location_state(place.address)),
-                    ("addr", hex16(self.shown_address(place.address))),
+                    *self.addr_item(hex16(self.shown_address(place.address))),
                 ]
                 entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname, self.symbolic) + [("thread-groups", ["i1"])]
                 if bp.gdb_type == TRACEPOINT:
@@ -465,6 +465,10 @@ class BreakpointTable:
                 return Results(items, trailing=locations)
             items.append(("locations", locations))
         return Results(items)
+
+    def addr_item(self, text: str) -> list[tuple[str, Value]]:
+        """The addr field, which gdb leaves out under `print address off`."""
+        return [("addr", text)] if self.session.settings.get("print address") == "on" else []
 
     def script(self, bp: MiBreakpoint) -> list[str]:
         """Its command list: a dprintf's is its printf line (gdb's dprintf-style gdb)."""
@@ -477,12 +481,13 @@ class BreakpointTable:
         rows = self.sorted() if rows is None else rows
         # gdb sizes the address column for 64-bit addresses once a row has an address.
         wide = any(bp.has_address for bp in rows)
+        addresses = self.session.settings.get("print address") == "on"  # off: gdb has no Address column
         hdr: list[Value] = [
             {"width": "10" if n == "addr" and not wide else w, "alignment": a, "col_name": n, "colhdr": h}
-            for w, a, n, h in _HDR
+            for w, a, n, h in _HDR if addresses or n != "addr"
         ]
         body = Results([("bkpt", self.tuple(bp)) for bp in rows], as_list=True)
-        return Results([("nr_rows", str(len(rows))), ("nr_cols", "6"), ("hdr", hdr), ("body", body)])
+        return Results([("nr_rows", str(len(rows))), ("nr_cols", str(len(hdr))), ("hdr", hdr), ("body", body)])
 
     def any_address(self) -> bool:
         return any(bp.has_address for bp in self.entries.values())

@@ -252,15 +252,18 @@ class Frames:
     def arg_pairs(self, tid: int, level: int) -> list[Value]:
         result: list[Value] = []
         for info in self.shown_args(tid, level, mi=True):
-            result.append({"name": info.name, "value": frame_arg_value(info)})
+            value = frame_arg_value(info)  # empty (a pointer under `print address off`): gdb's field_stream omits it
+            result.append({"name": info.name, "value": value} if value else {"name": info.name})
         return result
 
     def tuple(self, frame: StackFrame, tid: int, *, level: bool = True, args: bool = False) -> dict[str, Value]:
-        """gdb's frame={level,addr,func,args,file,fullname,line,arch} (or from= without source)."""
+        """gdb's frame={level,addr,func,args,file,fullname,line,arch} (or from= without source);
+        no addr under `print address off` (gdb's print_frame asks addressprint first)."""
         out: dict[str, Value] = {}
         if level:
             out["level"] = str(frame.level)
-        out["addr"] = hex16(frame.pc)
+        if self.session.settings.get("print address") == "on":
+            out["addr"] = hex16(frame.pc)
         out["func"] = frame.function or "??"
         if frame.called_from_debugger:  # gdb's dummy frame: nothing more to say
             return out
