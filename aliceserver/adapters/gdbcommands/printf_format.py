@@ -28,11 +28,14 @@ class ArgClass(enum.Enum):
     DOUBLE = "double"
     LONG_DOUBLE = "long double"
     WIDE = "wide"  # %lc, %ls: not supported here
-    DECIMAL = "decimal"  # %H, %D, %DD: not supported here
+    DECIMAL32 = "_Decimal32"  # %H
+    DECIMAL64 = "_Decimal64"  # %D
+    DECIMAL128 = "_Decimal128"  # %DD
 
 
 INTEGER_CLASSES = frozenset((ArgClass.INT, ArgClass.LONG, ArgClass.LONG_LONG, ArgClass.SIZE_T))
 FLOAT_CLASSES = frozenset((ArgClass.DOUBLE, ArgClass.LONG_DOUBLE))
+DECIMAL_CLASSES = {"H": ArgClass.DECIMAL32, "D": ArgClass.DECIMAL64, "DD": ArgClass.DECIMAL128}
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +174,7 @@ def _conversion(fmt: str, start: int) -> tuple[int, ArgClass]:
         arg = ArgClass.STRING if lcount == 0 else ArgClass.WIDE
         bad = lcount > 1 or length in ("h", "L", "z") or any(f in flags for f in "0 +")
     elif conv in "efgEG":
-        arg = (ArgClass.DECIMAL if length in ("H", "D", "DD") else ArgClass.LONG_DOUBLE if length == "L"
+        arg = (DECIMAL_CLASSES[length] if length in DECIMAL_CLASSES else ArgClass.LONG_DOUBLE if length == "L"
                else ArgClass.DOUBLE)
         bad = lcount > 0 or length in ("h", "z")
     elif conv == "n":
@@ -191,7 +194,15 @@ class StringArg:
     literal: bytes | None = None
 
 
-ArgValue = int | float | StringArg
+@dataclass(frozen=True, slots=True)
+class DecimalArg:
+    """A decimal float conversion's argument: its value's text, which gdb prints whatever
+    the conversion's flags, width and precision (target-float.c has no decimal printf)."""
+
+    text: str
+
+
+ArgValue = int | float | StringArg | DecimalArg
 
 
 def _host_spec(piece: Piece) -> str:
@@ -230,8 +241,11 @@ def render(pieces: list[Piece], values: list[ArgValue], read_string: Callable[[i
         value = next(args)
         spec = _host_spec(piece)
         number, real = (value, float(value)) if isinstance(value, int) else (0, value if isinstance(value, float) else 0.0)
-        if piece.arg in (ArgClass.WIDE, ArgClass.DECIMAL):
+        if piece.arg is ArgClass.WIDE:
             raise Unsupported(f"printf of a {piece.arg.value} argument ({piece.text}) is not supported by aliceserver.")
+        if isinstance(value, DecimalArg):
+            yield value.text.encode()
+            continue
         if piece.arg is ArgClass.STRING:
             assert isinstance(value, StringArg)
             if value.literal is not None:

@@ -13,9 +13,11 @@ import logging
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.printf_format import (
+    DECIMAL_CLASSES,
     FLOAT_CLASSES,
     ArgClass,
     ArgValue,
+    DecimalArg,
     StringArg,
     float_from_bits,
     parse_format,
@@ -81,6 +83,8 @@ def _argument(session: MiSession, kind: ArgClass, expression: str, tid: int | No
         if expression.startswith('"') and expression.endswith('"'):  # a literal: its own bytes
             return StringArg(literal=split_command(expression)[0].encode())
         return StringArg(address=_integer(session, expression, tid, level) & (1 << 64) - 1)
+    if kind in DECIMAL_CLASSES.values():  # gdb's value_cast to the conversion's type
+        return DecimalArg(session.evaluate(f"({kind.value})({expression})", tid=tid, level=level).value)
     if kind in FLOAT_CLASSES:
         found = session.evaluate(expression, tid=tid, level=level)
         if found.type.replace("const ", "").replace("volatile ", "").strip() in _FLOAT_TYPES:

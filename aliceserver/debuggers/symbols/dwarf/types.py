@@ -26,6 +26,7 @@ class Encoding(enum.Enum):
     FLOAT = "float"
     UTF = "utf"  # char8_t / char16_t / char32_t
     COMPLEX = "complex"  # _Complex float/double: two floats
+    DECIMAL_FLOAT = "decimal float"  # _Decimal32/64/128, BID-encoded (decfloat.py)
 
 
 ATE_ENCODINGS = {  # DW_ATE_* -> Encoding
@@ -37,6 +38,7 @@ ATE_ENCODINGS = {  # DW_ATE_* -> Encoding
     0x6: Encoding.SIGNED_CHAR,
     0x7: Encoding.UNSIGNED,
     0x8: Encoding.UNSIGNED_CHAR,
+    0xF: Encoding.DECIMAL_FLOAT,
     0x10: Encoding.UTF,
 }
 

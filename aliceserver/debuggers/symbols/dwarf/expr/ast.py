@@ -18,6 +18,12 @@ class FloatLit:
 
 
 @dataclass(frozen=True, slots=True)
+class DecimalFloatLit:
+    digits: str  # as written: `1.2E10`
+    type_name: str  # _Decimal32, _Decimal64, _Decimal128
+
+
+@dataclass(frozen=True, slots=True)
 class CharLit:
     value: int
 
@@ -158,6 +164,7 @@ class Call:
 Expr = (
     IntLit
     | FloatLit
+    | DecimalFloatLit
     | CharLit
     | StringLit
     | Name

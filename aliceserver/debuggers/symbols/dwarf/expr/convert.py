@@ -38,6 +38,9 @@ _BUILTIN_SPECS: dict[str, tuple[int, Encoding]] = {
     "wchar_t": (4, Encoding.SIGNED),
     "char16_t": (2, Encoding.UTF),
     "char32_t": (4, Encoding.UTF),
+    "_Decimal32": (4, Encoding.DECIMAL_FLOAT),
+    "_Decimal64": (8, Encoding.DECIMAL_FLOAT),
+    "_Decimal128": (16, Encoding.DECIMAL_FLOAT),
 }
 
 
@@ -113,7 +116,7 @@ def promote(t: Type, builtins: Builtins) -> Type:
         if s.size > 4:
             return builtins.of("long" if s.signed else "unsigned long")
         return builtins.of("unsigned int" if not s.signed and s.size == 4 else "int")
-    if isinstance(s, BaseType) and s.encoding != Encoding.FLOAT:
+    if isinstance(s, BaseType) and s.encoding not in (Encoding.FLOAT, Encoding.DECIMAL_FLOAT):
         if s.size < 4:
             return builtins.of("int")
         if s.size == 4:
@@ -188,6 +191,11 @@ def cast(value: Value, target: Type, builtins: Builtins) -> Value:
         raise EvaluationError("Invalid cast.")
     src = decay(value, builtins)
     ss = strip(src.type)
+    if isinstance(ts, (BaseType, EnumType)) and isinstance(ss, (BaseType, EnumType)) and any(
+            isinstance(s, BaseType) and s.encoding == Encoding.DECIMAL_FLOAT for s in (ts, ss)):
+        from aliceserver.debuggers.symbols.dwarf.expr import decimal_ops  # it builds on this module
+
+        return decimal_ops.cast(src, target)
     if isinstance(ts, ReferenceType):
         return cast(value, PointerType(ts.target), builtins)
     if isinstance(ts, (PointerType, BaseType, EnumType)):

@@ -6,7 +6,7 @@ import logging
 
 from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
-from aliceserver.debuggers.symbols.dwarf.expr import ast, operators
+from aliceserver.debuggers.symbols.dwarf.expr import ast, decimal_ops, operators
 from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function
 from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
     c_cast,
@@ -151,6 +151,8 @@ class Evaluator:
         value = self.rvalue(value)
         if not isinstance(strip(value.type), (BaseType, PointerType)) and not is_arith(value.type):
             raise EvaluationError("Argument to logical operation not a number or pointer.")
+        if decimal_ops.is_decimal(value.type):
+            return decimal_ops.number(value) != 0
         return to_number(value) != 0
 
     # --- dispatch -----------------------------------------------------------------------
@@ -190,6 +192,8 @@ class Evaluator:
             return Value.of_int(self.builtins.of(node.type_name), node.value, self.ctx)
         if isinstance(node, ast.FloatLit):
             return make(self.builtins.of(node.type_name), node.value, self.ctx)
+        if isinstance(node, ast.DecimalFloatLit):
+            return decimal_ops.literal(self.builtins, node.digits, node.type_name, self.ctx)
         if isinstance(node, ast.CharLit):
             return Value.of_int(self.builtins.of("char"), node.value, self.ctx)
         if isinstance(node, ast.StringLit):
@@ -348,6 +352,10 @@ class Evaluator:
             return self.truth(not self.is_true(value))
         if not is_arith(value.type):
             raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+        if decimal_ops.is_decimal(value.type):
+            if op == "~":
+                raise EvaluationError("Argument to complement operation not an integer, boolean.")
+            return decimal_ops.negate(value) if op == "-" else value
         t = unary_promote(value.type, self.builtins)
         number = to_number(value)
         if op == "-":

@@ -17,8 +17,9 @@ _OPERATORS = sorted(
 _INT = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[dDtT][0-9]+|[0-9]+)([uUlL]*)")
 _FLOAT = re.compile(
     r"([0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
-    r"([fFlL]?)"
+    r"(df|dd|dl|[fFlL]?)"  # gdb's decimal float suffixes: lower case only
 )
+_DECIMAL_SUFFIXES = {"df": "_Decimal32", "dd": "_Decimal64", "dl": "_Decimal128"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 # gdb's `$` words: `$`, `$$`, `$3`, `$$2` (history), `$pc` (a register), `$i` (convenience).
 _DOLLAR = re.compile(r"\$[A-Za-z0-9_$]*")
@@ -31,7 +32,7 @@ _SIMPLE_ESCAPES = {
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    kind: str  # int float char string ident reg history op entry end
+    kind: str  # int float decfloat char string ident reg history op entry end
     text: str
     pos: int
     value: object = None  # int / float / bytes / (int, type name); history: its number
@@ -138,10 +139,13 @@ def _number(text: str, i: int, tokens: list[Token]) -> int:
         and ("." in fm.group(1) or "e" in fm.group(1).lower())
         and not fm.group(1).lower().startswith("0x")
     ):
+        if fm.group(2) in _DECIMAL_SUFFIXES:  # its digits, as written: no binary rounding
+            tokens.append(Token("decfloat", fm.group(0), i, (fm.group(1), _DECIMAL_SUFFIXES[fm.group(2)])))
+            return _check_end(text, i, fm.end())
         suffix = fm.group(2).lower()
         tname = {"f": "float", "l": "long double"}.get(suffix, "double")
         tokens.append(Token("float", fm.group(0), i, (float(fm.group(1)), tname)))
-        return _check_end(text, fm.end())
+        return _check_end(text, i, fm.end())
     if im is None:
         raise EvaluationError("Invalid number.")
     digits, suffix = im.group(1), im.group(2).lower()
@@ -160,13 +164,19 @@ def _number(text: str, i: int, tokens: list[Token]) -> int:
     if suffix not in ("", "u", "l", "ul", "lu", "ll", "ull", "llu"):
         raise EvaluationError(f'Invalid number "{im.group(0)}".')
     tokens.append(Token("int", im.group(0), i, (value, _int_type(value, suffix, decimal))))
-    return _check_end(text, im.end())
+    return _check_end(text, i, im.end())
 
 
-def _check_end(text: str, end: int) -> int:
+def _check_end(text: str, start: int, end: int) -> int:
+    """A number's end; gdb's error naming the whole word when letters run into it (`10df`)."""
     if end < len(text) and (text[end].isalnum() or text[end] == "_"):
-        raise EvaluationError(f'Invalid number "{text[: end + 1].split()[-1]}".')
+        word = _NUMBER_WORD.match(text, start)
+        assert word is not None
+        raise EvaluationError(f'Invalid number "{word.group(0)}".')
     return end
+
+
+_NUMBER_WORD = re.compile(r"[0-9A-Za-z_.]+")
 
 
 def _int_type(value: int, suffix: str, decimal: bool) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aliceserver.debuggers.symbols.dwarf.expr import decimal_ops
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     cast,
     common_type,
@@ -42,6 +43,9 @@ def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
         raise EvaluationError(f"Structure has no component named operator{op}.")
     if not is_arith(lt) or not is_arith(rt):
         raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+    if decimal_ops.is_decimal(lt) or decimal_ops.is_decimal(rt):
+        found = decimal_ops.arith(ev.builtins, op, left, right)
+        return ev.truth(found) if isinstance(found, bool) else found
     if op in ("<<", ">>"):
         if is_floating(rt):  # `1 >> 1.5`: the count must be an integer, as in C
             raise EvaluationError("Integer only operation.")

@@ -20,7 +20,7 @@ _BINARY_PRECEDENCE = {
 _ASSIGN_OPS = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="))
 _TYPE_WORDS = frozenset(
     "int char short long unsigned signed float double void _Bool bool wchar_t char16_t "
-    "char32_t".split()
+    "char32_t _Decimal32 _Decimal64 _Decimal128".split()
 )
 _QUALIFIERS = frozenset(("const", "volatile", "restrict"))
 _TAGS = frozenset(("struct", "union", "enum", "class"))
@@ -314,6 +314,10 @@ class _Parser(TokenCursor):
             self.next()
             assert isinstance(tok.value, tuple)
             return ast.FloatLit(float(tok.value[0]), str(tok.value[1]))
+        if tok.kind == "decfloat":
+            self.next()
+            assert isinstance(tok.value, tuple)
+            return ast.DecimalFloatLit(str(tok.value[0]), str(tok.value[1]))
         if tok.kind == "char":
             self.next()
             assert isinstance(tok.value, int)
