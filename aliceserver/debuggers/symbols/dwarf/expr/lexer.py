@@ -19,6 +19,7 @@ _FLOAT = re.compile(
     r"([0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
     r"(df|dd|dl|[fFlL]?)"  # gdb's decimal float suffixes: lower case only
 )
+_HEX_FLOAT = re.compile(r"0[xX]([0-9a-fA-F]*\.?[0-9a-fA-F]*)([pP][+-]?[0-9]*)?([fFlL]?)")
 _DECIMAL_SUFFIXES = {"df": "_Decimal32", "dd": "_Decimal64", "dl": "_Decimal128"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 # gdb's `$` words: `$`, `$$`, `$3`, `$$2` (history), `$pc` (a register), `$i` (convenience).
@@ -131,6 +132,17 @@ _WORD_NUMBER = re.compile(r"[0-9][0-9A-Za-z]*")
 
 
 def _number(text: str, i: int, tokens: list[Token]) -> int:
+    hm = _HEX_FLOAT.match(text, i)
+    if hm is not None and ("." in hm.group(1) or hm.group(2)):  # C99's 0x1.8p3, and gdb's 0x1.1
+        mantissa, exponent, suffix = hm.group(1), (hm.group(2) or "p")[1:].lstrip("+"), hm.group(3).lower()
+        if not hm.group(2) and not suffix and mantissa[-1] in "fF":  # gdb: 0x1.1f is a float's 1.0625
+            mantissa, suffix = mantissa[:-1], "f"
+        if exponent in ("", "-"):
+            exponent = "0"
+        value = float.fromhex(f"0x{mantissa.rstrip('.') or '0'}p{exponent}" if mantissa != "." else "0x0")
+        tname = {"f": "float", "l": "long double"}.get(suffix, "double")
+        tokens.append(Token("float", hm.group(0), i, (value, tname)))
+        return _check_end(text, i, hm.end())
     fm = _FLOAT.match(text, i)
     im = _INT.match(text, i)
     if (
