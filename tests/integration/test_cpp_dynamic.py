@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx
+from tests.support.core_backend import core_of_stop
 from tests.support.dap_client import (
     DapClient,
     alice_argv,
@@ -27,6 +28,7 @@ from tests.support.mi_grammar import parse_record
 pytestmark = [
     pytest.mark.timeout(180),
     pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+    pytest.mark.both_backends,
 ]
 needs_gdb = pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle")
 
@@ -58,11 +60,11 @@ def gdb_outputs(program: Path, commands: list[str]) -> list[str]:
 
 @needs_gdb
 @pytest.mark.parametrize("setting", ["on", "off"])
-def test_console_matches_gdb(program: Path, setting: str) -> None:
+def test_console_matches_gdb(program: Path, setting: str, backend: str, tmp_path: Path) -> None:
     commands = [f"set print object {setting}", *PRINTS]
     expected = gdb_outputs(program, commands)
     assert any("geo::Rect" in e for e in expected), expected  # the oracle ran
-    got = console_at(program, LOCATION, commands, gdb_env())
+    got = console_at(program, LOCATION, commands, gdb_env(), core_of_stop(backend, tmp_path))
     assert list(zip(commands, got, strict=False)) == list(zip(commands, expected, strict=True))
 
 

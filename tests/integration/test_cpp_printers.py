@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx
+from tests.support.core_backend import core_of_stop
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_console import console_at
 
@@ -20,6 +21,7 @@ pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
     pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+    pytest.mark.both_backends,
 ]
 
 SOURCE = PROGRAMS_DIR / "cpp_printers.cpp"
@@ -51,28 +53,28 @@ RAW = ["vi", "str", "up", "opt", "pr"]  # print/r: the members, no printer
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["print", "print-raw"])
-def test_print_matches_gdb(program: Path, raw: bool) -> None:
+def test_print_matches_gdb(program: Path, raw: bool, backend: str, tmp_path: Path) -> None:
     test_printers_installed(program)
     commands = [f"print/r {name}" for name in RAW] if raw else [f"print {name}" for name in VARIABLES]
     expected = gdb_outputs(program, commands)
-    got = console_at(program, LOCATION, commands, gdb_env())
+    got = console_at(program, LOCATION, commands, gdb_env(), core_of_stop(backend, tmp_path))
     assert list(zip(commands, got, strict=True)) == list(zip(commands, expected, strict=True))
 
 
-def test_info_locals_matches_gdb(program: Path) -> None:
+def test_info_locals_matches_gdb(program: Path, backend: str, tmp_path: Path) -> None:
     test_printers_installed(program)
     [expected] = gdb_outputs(program, ["info locals"])
-    [got] = console_at(program, LOCATION, ["info locals"], gdb_env())
+    [got] = console_at(program, LOCATION, ["info locals"], gdb_env(), core_of_stop(backend, tmp_path))
     assert got.splitlines() == expected.splitlines()
 
 
-def test_reference_argument_and_element(program: Path) -> None:
+def test_reference_argument_and_element(program: Path, backend: str, tmp_path: Path) -> None:
     """A reference to a vector prints through the printer, as gdb (no `@0x...:`)."""
     location = f"cpp_printers.cpp:{marker_line(SOURCE, 'callee')}"
     commands = ["print numbers", "print name", "info args"]
     replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env())
     expected = [(r.error or r.output).strip("\n") for r in replies[2:]]
-    assert console_at(program, location, commands, gdb_env()) == expected
+    assert console_at(program, location, commands, gdb_env(), core_of_stop(backend, tmp_path)) == expected
 
 
 POINT_PRINTER = '''
@@ -94,7 +96,7 @@ gdb.current_objfile().pretty_printers.append(lookup)
 '''
 
 
-def test_failing_printer_and_garbage(program: Path, tmp_path: Path) -> None:
+def test_failing_printer_and_garbage(program: Path, tmp_path: Path, backend: str) -> None:
     """A printer script beside the program (`PROG-gdb.py`, as gdb auto-loads it) whose
     printer raises: that value alone is empty, as gdb prints it (its `Python Exception`
     line goes to the error stream: test_printer_errors.py); a vector read from garbage (10^12
@@ -104,7 +106,7 @@ def test_failing_printer_and_garbage(program: Path, tmp_path: Path) -> None:
     shutil.copy2(program, copy)
     (tmp_path / "cpp_printers-gdb.py").write_text(POINT_PRINTER)
     started = time.monotonic()
-    vp, holder, garbage = console_at(copy, LOCATION, ["print vp", "print holder", "print *garbage"], gdb_env())
+    vp, holder, garbage = console_at(copy, LOCATION, ["print vp", "print holder", "print *garbage"], gdb_env(), core_of_stop(backend, tmp_path))
     elapsed = time.monotonic() - started
     assert vp == "$1 = std::vector of length 2, capacity 2 = {, }"
     assert holder == '$2 = {items = std::vector of length 2, capacity 2 = {1, 2}, label = "h"}'
@@ -113,7 +115,7 @@ def test_failing_printer_and_garbage(program: Path, tmp_path: Path) -> None:
     assert elapsed < 30
 
 
-def test_whatis_ptype_through_type_printers(program: Path) -> None:
+def test_whatis_ptype_through_type_printers(program: Path, backend: str, tmp_path: Path) -> None:
     """libstdc++'s type printers name types in whatis and ptype as gdb shows them
     (`std::vector<int>`, `std::map<std::string, int>`, inside pointers and template
     arguments); `/r` and `print`'s `(T *)` prefix keep the full names (ptype/r of a class
@@ -124,7 +126,7 @@ def test_whatis_ptype_through_type_printers(program: Path) -> None:
                 "whatis/r vi", "whatis/r &vs", "print &vi"]  # fmt: skip
     expected = gdb_outputs(program, commands)
     assert "type = std::vector<int>" in expected  # the type printers ran in gdb
-    got = console_at(program, LOCATION, commands, gdb_env())
+    got = console_at(program, LOCATION, commands, gdb_env(), core_of_stop(backend, tmp_path))
     assert list(zip(commands, got, strict=True)) == list(zip(commands, expected, strict=True))
 
 
@@ -164,7 +166,7 @@ gdb.current_objfile().pretty_printers.append(lookup)
 '''
 
 
-def test_runaway_printers_are_cut_off(program: Path, tmp_path: Path) -> None:
+def test_runaway_printers_are_cut_off(program: Path, tmp_path: Path, backend: str) -> None:
     """A printer looping in pure Python is cut off by the time budget: its value shows
     the error and the session goes on; a printer whose children never end prints
     `print elements` of them."""
@@ -172,7 +174,7 @@ def test_runaway_printers_are_cut_off(program: Path, tmp_path: Path) -> None:
     shutil.copy2(program, copy)
     (tmp_path / "cpp_printers-gdb.py").write_text(RUNAWAY_PRINTERS)
     started = time.monotonic()
-    vp, vi, holder = console_at(copy, LOCATION, ["print vp", "print vi", "print holder"], gdb_env())
+    vp, vi, holder = console_at(copy, LOCATION, ["print vp", "print vi", "print holder"], gdb_env(), core_of_stop(backend, tmp_path))
     assert time.monotonic() - started < 60
     assert vp.startswith("$1 = std::vector of length 2, capacity 2 = {<error: pretty printer took too long>")
     assert vi == "$2 = std::vector of length 3, capacity 3 = {1, 2, 3}"

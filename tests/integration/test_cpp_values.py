@@ -11,6 +11,7 @@ import pytest
 
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx, find_rustc
+from tests.support.core_backend import core_of_stop
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_console import console_at
 
@@ -18,6 +19,7 @@ pytestmark = [
     pytest.mark.timeout(180),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
     pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+    pytest.mark.both_backends,
 ]
 
 SOURCE = PROGRAMS_DIR / "cpp_values.cpp"
@@ -42,10 +44,10 @@ def gdb_outputs(program: Path, location: str, commands: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("commands", [VALUES, FRAMES], ids=["values", "info-frame"])
-def test_console_matches_gdb(program: Path, commands: list[str]) -> None:
+def test_console_matches_gdb(program: Path, commands: list[str], backend: str, tmp_path: Path) -> None:
     expected = gdb_outputs(program, LOCATION, commands)
     assert not any(e.startswith("No symbol") for e in expected), expected  # the oracle ran
-    got = console_at(program, LOCATION, commands, gdb_env())
+    got = console_at(program, LOCATION, commands, gdb_env(), core_of_stop(backend, tmp_path))
     assert list(zip(commands, got)) == list(zip(commands, expected))
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx
+from tests.support.core_backend import core_of_stop
 from tests.support.dap_client import DapClient, alice_argv, start_session
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_console import console_at, mi_quote
@@ -23,6 +24,7 @@ pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
     pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+    pytest.mark.both_backends,
 ]
 
 SOURCE = PROGRAMS_DIR / "cpp_xmethods.cpp"
@@ -66,12 +68,13 @@ def expected(program: Path) -> list[str]:
     return answers
 
 
-def test_console_print_matches_gdb(program: Path, expected: list[str]) -> None:
-    got = console_at(program, LOCATION, PRINTS, gdb_env())
+@pytest.mark.core_xfail(reason="over a core `p rects[0].area()` (a method never emitted) says gdb's no-process refusal where gdb on a core says `Cannot evaluate function -- may be inlined`: cxxcalls.py asks for a caller before it looks for the method's code")
+def test_console_print_matches_gdb(program: Path, expected: list[str], backend: str, tmp_path: Path) -> None:
+    got = console_at(program, LOCATION, PRINTS, gdb_env(), core_of_stop(backend, tmp_path))
     assert list(zip(PRINTS, got, strict=True)) == list(zip(PRINTS, expected, strict=True))
 
 
-def test_breakpoint_condition_calls_an_xmethod(program: Path, expected: list[str]) -> None:
+def test_breakpoint_condition_calls_an_xmethod(program: Path, expected: list[str], backend: str, tmp_path: Path) -> None:
     """`break ... if grow.size() == 2` stops at the third pass, as in gdb."""
     line = marker_line(SOURCE, "grow")
     commands = ["p i", "p grow.size()", "p grow[1]"]
@@ -80,7 +83,7 @@ def test_breakpoint_condition_calls_an_xmethod(program: Path, expected: list[str
     gdb = [(r.error or r.output).strip("\n") for r in wanted[2:]]
     assert gdb == ["$1 = 2", "$2 = 2", "$3 = 1"]
     location = f'-c {mi_quote("grow.size() == 2")} cpp_xmethods.cpp:{line}'
-    assert console_at(program, location, commands, gdb_env()) == gdb
+    assert console_at(program, location, commands, gdb_env(), core_of_stop(backend, tmp_path)) == gdb
 
 
 def _mi_values(argv: list[str], program: Path, expressions: list[str]) -> list[str]:

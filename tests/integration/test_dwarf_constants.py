@@ -14,6 +14,7 @@ from aliceserver.debuggers.events import Stopped
 from aliceserver.debuggers.model import VariableScope
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_rustc
+from tests.support.core_backend import core_of_stop
 from tests.support.events import EventLog
 from tests.support.gdb import gdb_env, gdb_path, name_values, run_gdb
 from tests.support.mi_console import console_at
@@ -62,10 +63,10 @@ def gdb_outputs(program: Path, commands: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("commands", [ARRAYS, ENUMS_AND_BITS], ids=["arrays", "enums-bits"])
-def test_console_matches_gdb(program: Path, commands: list[str]) -> None:
+def test_console_matches_gdb(program: Path, commands: list[str], backend: str, tmp_path: Path) -> None:
     expected = gdb_outputs(program, commands)
     assert expected[0].startswith("$1 = "), expected[0]  # the oracle ran
-    got = console_at(program, LOCATION, commands, gdb_env())
+    got = console_at(program, LOCATION, commands, gdb_env(), core_of_stop(backend, tmp_path))
     assert list(zip(commands, got)) == list(zip(commands, expected))
 
 

@@ -12,11 +12,12 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
+from tests.support.core_backend import core_of_stop
 from tests.support.dap_client import repl_at
 from tests.support.gdb import gdb_env, run_gdb
 from tests.support.mi_console import console_at
 
-pytestmark = [pytest.mark.timeout(240), needs_gdb]
+pytestmark = [pytest.mark.timeout(240), needs_gdb, pytest.mark.both_backends]
 
 SOURCE = "info_symbol.c"
 COMMANDS = ["info symbol main", "info symbol helper+3", "info symbol &initialized", "info symbol &zeroed",
@@ -41,10 +42,10 @@ def test_batch_before_and_at_a_stop(program: Path) -> None:
     assert "puts + 3 in section .text of " in got.stdout
 
 
-def test_mi_console(program: Path) -> None:
+def test_mi_console(program: Path, backend: str, tmp_path: Path) -> None:
     replies = run_gdb(program, [f"break {_stop()}", "run", *COMMANDS], env=gdb_env(), cwd=os.getcwd())
     theirs = [(r.output + (r.error or "")).rstrip("\n") for r in replies[2:]]
-    ours = [text.rstrip("\n") for text in console_at(program, _stop(), COMMANDS, gdb_env())]
+    ours = [text.rstrip("\n") for text in console_at(program, _stop(), COMMANDS, gdb_env(), core_of_stop(backend, tmp_path))]
     assert list(zip(COMMANDS, ours, strict=True)) == list(zip(COMMANDS, theirs, strict=True))
 
 

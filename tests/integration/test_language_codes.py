@@ -17,10 +17,11 @@ from elftools.dwarf.enums import ENUM_DW_LANG
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder
 from tests.support.build_more import MoreBuilder, find_cxx
+from tests.support.core_backend import core_of_stop
 from tests.support.gdb import gdb_env
 from tests.support.mi_console import console_at
 
-pytestmark = [pytest.mark.timeout(240), needs_gdb]
+pytestmark = [pytest.mark.timeout(240), needs_gdb, pytest.mark.both_backends]
 
 _CPP_COMMANDS = ["show language", "whatis rect", "ptype geo::Base", "whatis geo::Counted::count",
                  "print sizeof(geo::Rect)", "info functions ^middle"]  # fmt: skip
@@ -65,15 +66,15 @@ def c_program(builder: Builder) -> Path:
 
 
 @pytest.mark.parametrize("standard", ["C_plus_plus_17", "C_plus_plus_20"])
-def test_newer_cplus_units_read_as_cplus(standard: str, cpp_program: Path, tmp_path: Path) -> None:
+def test_newer_cplus_units_read_as_cplus(standard: str, cpp_program: Path, tmp_path: Path, backend: str) -> None:
     relabelled = _relabel(cpp_program, "C_plus_plus_14", standard, tmp_path / cpp_program.name)
-    expected = console_at(cpp_program, "measure", _CPP_COMMANDS, gdb_env())
+    expected = console_at(cpp_program, "measure", _CPP_COMMANDS, gdb_env(), core_of_stop(backend, tmp_path))
     assert expected[0] == 'The current source language is "auto; currently c++".'
-    assert console_at(relabelled, "measure", _CPP_COMMANDS, gdb_env()) == expected
+    assert console_at(relabelled, "measure", _CPP_COMMANDS, gdb_env(), core_of_stop(backend, tmp_path)) == expected
 
 
-def test_c17_units_read_as_c(c_program: Path, tmp_path: Path) -> None:
+def test_c17_units_read_as_c(c_program: Path, tmp_path: Path, backend: str) -> None:
     relabelled = _relabel(c_program, "C11", "C17", tmp_path / c_program.name)
-    expected = console_at(c_program, "main", _C_COMMANDS, gdb_env())
+    expected = console_at(c_program, "main", _C_COMMANDS, gdb_env(), core_of_stop(backend, tmp_path))
     assert expected[0] == 'The current source language is "auto; currently c".'
-    assert console_at(relabelled, "main", _C_COMMANDS, gdb_env()) == expected
+    assert console_at(relabelled, "main", _C_COMMANDS, gdb_env(), core_of_stop(backend, tmp_path)) == expected

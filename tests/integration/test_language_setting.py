@@ -13,11 +13,12 @@ import pytest
 from tests.support.batch import PATIENCE, assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder
 from tests.support.build_more import MoreBuilder, find_cxx
+from tests.support.core_backend import core_of_stop
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_client import ROOT
 from tests.support.mi_console import console_at
 
-pytestmark = [pytest.mark.timeout(240), needs_gdb]
+pytestmark = [pytest.mark.timeout(240), needs_gdb, pytest.mark.both_backends]
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +37,11 @@ def test_show_language_before_run(c_program: Path) -> None:
     assert_like_gdb([*ex("show language", "show lang ada"), str(c_program)], c_program.parent)
 
 
-def test_show_language_of_a_cplus_frame(cpp_program: Path) -> None:
+def test_show_language_of_a_cplus_frame(cpp_program: Path, backend: str, tmp_path: Path) -> None:
     commands = ["show language", "show lang"]
     replies = run_gdb(cpp_program, ["break main", "run", *commands], env=gdb_env(), cwd=os.getcwd())
     theirs = [r.output.rstrip("\n") for r in replies[2:]]
-    assert console_at(cpp_program, "main", commands, gdb_env()) == theirs
+    assert console_at(cpp_program, "main", commands, gdb_env(), core_of_stop(backend, tmp_path)) == theirs
 
 
 def _mi_results(command: list[str], program: Path, lines: list[str]) -> list[str]:

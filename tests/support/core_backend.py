@@ -20,8 +20,8 @@ import pytest
 
 BACKENDS = ("live", "core")
 BACKEND_MARKERS = (
-    "both_backends: each test of the module that uses `debugger` runs over the live and the "
-    "core backend (tests/support/core_backend.py)",
+    "both_backends: each test of the module that uses `debugger` (or `backend`) runs over the "
+    "live and the core backend (tests/support/core_backend.py)",
     "live_only(reason): in a both_backends module, a test that cannot hold on a core (it "
     "runs the program's code, asserts on what only a live process has...)",
     "core_xfail(reason, params=()): over the core backend, a known difference of the source "
@@ -74,7 +74,8 @@ def parametrize_backends(metafunc: pytest.Metafunc) -> None:
     """The `backend` of `debugger`: both for the modules marked both_backends, live alone
     (unparametrized) for their tests marked live_only, which must say why."""
     definition = metafunc.definition
-    if "debugger" not in metafunc.fixturenames or definition.get_closest_marker("both_backends") is None:
+    uses = "debugger" in metafunc.fixturenames or "backend" in metafunc.fixturenames
+    if not uses or definition.get_closest_marker("both_backends") is None:
         return
     live_only = definition.get_closest_marker("live_only")
     if live_only is None:
@@ -97,6 +98,12 @@ def mark_core_xfails(items: list[pytest.Item]) -> None:
 
 
 CALL_PASSED = pytest.StashKey[bool]()
+
+
+def core_of_stop(backend: str, where: Path) -> Path | None:
+    """For a test that runs a front end at a stop (mi_console.console_at): where it writes
+    its core of the stop over the core backend, None over the live one."""
+    return where / "core.stop" if backend == "core" else None
 
 
 def note_outcome(item: pytest.Item, report: pytest.TestReport) -> None:

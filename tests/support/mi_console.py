@@ -15,10 +15,12 @@ def mi_quote(text: str) -> str:
 
 
 def console_at(
-    program: Path, location: str, commands: Sequence[str], env: Mapping[str, str]
+    program: Path, location: str, commands: Sequence[str], env: Mapping[str, str],
+    core: Path | None = None,
 ) -> list[str]:
     """What each console command prints (or its error message) at the first stop at
-    `location`, the program run with `env` (gdb_env() gives it gdb's stack addresses)."""
+    `location`, the program run with `env` (gdb_env() gives it gdb's stack addresses).
+    With `core`: over a core of that stop (gcore, kill, core-file), the core backend's view."""
     client = MiClient(["-i=mi", "-q", str(program)], env=dict(env))
     try:
         client.prompt()
@@ -27,6 +29,9 @@ def console_at(
         client.ok(f"-break-insert {location}")
         client.ok("-exec-run")
         client.stopped()
+        if core is not None:
+            for command in (f"gcore {core}", "kill", f"core-file {core}"):
+                client.ok(f"-interpreter-exec console {mi_quote(command)}")
         outputs = []
         for command in commands:
             record, seen = client.command(f"-interpreter-exec console {mi_quote(command)}")
