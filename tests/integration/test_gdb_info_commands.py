@@ -99,6 +99,14 @@ def test_before_the_program_runs(o0: Path) -> None:
     assert_like_gdb([*ex(*commands), str(o0)], o0.parent)
 
 
+def test_info_line_by_address_before_the_program_runs(o0: Path) -> None:
+    """gdb answers `info line *ADDRESS` from the executable's line table, at link-time
+    addresses, and `x/i` goes on from there."""
+    commands = ["info line *main", "x/2i", "info line *(sq+4)", "info line sq", "x/2i", "info line *0"]
+    got = assert_like_gdb([*ex(*commands), str(o0)], o0.parent)
+    assert got.stdout.startswith("Line ")
+
+
 def test_dap_console_runs_the_same_commands(tmp_path: Path, builder: Builder, o0: Path) -> None:
     commands = ["info line main", f"info line {_line('nocode')}", "info address arr", "info address x",
                 "info scope fold", "info proc exe"]

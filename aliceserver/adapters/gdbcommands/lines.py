@@ -44,6 +44,9 @@ def info_line(
     if text.startswith("*"):
         address = address_of(debugger, where, text[1:].strip())
         found = debugger.line_range(address)
+        if found is None and address == 0:  # gdb's info_line_command names no address 0
+            write("No line number information available.\n")
+            return
         if found is None:
             label = address_label(debugger, address)
             write(f"No line number information available for address {shown(address):#x}{label}\n")
@@ -91,7 +94,7 @@ def _one_line(
         write(f'Line {line} of "{name}" is at address {start:#x}{at} but contains no code.\n')
     else:
         write(f'Line {line} of "{name}" starts at address {start:#x}{at} and ends at {end:#x}{to}.\n')
-    memory.examine.next_address = found.start  # `x/i` shows this line's code
+    memory.examine.next_address = start  # `x/i` shows this line's code (before run: at its link-time address)
     if memory.listed is not None:  # a bare `info line` does the next line (of the current file)
         memory.info_line_next = (memory.listed, (memory.listed[0], line + 1))
 

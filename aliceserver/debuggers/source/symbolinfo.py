@@ -103,7 +103,7 @@ class SymbolQueries:
         return self._call(lambda: self._line_range(address))
 
     def _line_range(self, address: int) -> LineRange | None:
-        row = self._source.line_row(address)
+        row = self._source.line_row(self._engine.runtime_address(address))  # before run: a link-time one too
         if row is None:
             return None
         start, end, where, _is_stmt = row
