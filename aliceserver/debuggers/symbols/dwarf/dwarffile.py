@@ -4,7 +4,7 @@ ELFFile.get_dwarf_info parses every section header with construct and copies eve
 section into memory first: 20-30 ms and 17 MB for CPython, to then parse a few DIEs of one
 unit. Here the headers come from sections.py and each section is read on first use: a big
 one in blocks as pyelftools moves through it (C-speed buffered reads of a few bytes
-each), the others whole (inflated when compressed).
+each; inflated only that far when compressed), the others whole.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ from aliceserver.debuggers.symbols.elfheaders import SHF_COMPRESSED, SHT_NOBITS
 # places. A bigger one (.debug_info) is read _BLOCK bytes at a time where pyelftools looks.
 _WHOLE = 4 << 20
 _BLOCK = 16 * 1024
+# A compressed section inflated up to _WHOLE_INFLATED bytes is inflated whole on first use;
+# a bigger one (libc6-dbg's .debug_info) only as far as pyelftools reads it.
+_WHOLE_INFLATED = 1 << 20
 MACHINES = {"EM_X86_64": "x64", "EM_AARCH64": "AArch64"}  # pyelftools' names
 # DWARFInfo keyword -> section name
 _SECTIONS = {
@@ -76,6 +79,25 @@ class _SectionFile(io.RawIOBase):
 
     def tell(self) -> int:
         return self._pos
+
+
+class _InflatedFile(_SectionFile):
+    """One compressed section as a file of its own, inflated only as far as it is read
+    (ElfSections keeps what it inflated), for an io.BufferedReader to read in blocks."""
+
+    def __init__(self, sections: ElfSections, name: str, size: int) -> None:
+        io.RawIOBase.__init__(self)
+        self._sections = sections
+        self._name = name
+        self._size = size
+        self._pos = 0
+
+    def readinto(self, buffer: Any) -> int:
+        count = max(0, min(len(buffer), self._size - self._pos))
+        data = self._sections.read(self._name, self._pos, count) if count else b""
+        buffer[: len(data)] = data
+        self._pos += len(data)
+        return len(data)
 
 
 class _Whole:
@@ -191,6 +213,9 @@ def dwarf_info(sections: ElfSections, file: IO[bytes], machine: str) -> DWARFInf
         stream: IO[bytes]
         if header.type == SHT_NOBITS:
             size, stream = 0, io.BytesIO()
+        elif header.flags & SHF_COMPRESSED and sections.size(name) > _WHOLE_INFLATED:
+            size = sections.size(name)
+            stream = io.BufferedReader(_InflatedFile(sections, name, size), _BLOCK)
         elif header.flags & SHF_COMPRESSED or header.size <= _WHOLE:
             size, stream = sections.size(name), cast(IO[bytes], _Whole(sections, name))
         else:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO
 
+from aliceserver.debuggers.symbols.dwarf.inflate import PartialInflate
 from aliceserver.debuggers.symbols.elfheaders import (
     EHDR_SIZE,
     SHF_ALLOC,
@@ -92,6 +93,7 @@ class ElfSections:
         self.headers = list(headers) if headers is not None else read_section_headers(path)
         self._by_name = {h.name: h for h in self.headers}
         self._inflated: dict[str, bytes] = {}
+        self._partial: dict[str, PartialInflate] = {}  # sections inflated so far only
         self._lock = threading.Lock()
 
     def has(self, name: str) -> bool:
@@ -127,10 +129,10 @@ class ElfSections:
         if header is None or header.type == SHT_NOBITS or header.size == 0:
             return b""
         compressed = header.flags & SHF_COMPRESSED or header.name.startswith(".zdebug")
+        if compressed and size is None:
+            return self._decompressed(header)[offset:]
         if compressed:
-            data = self._decompressed(header)
-            end = len(data) if size is None else offset + size
-            return data[offset:end]
+            return self._inflated_range(header, offset, size or 0)
         if offset >= header.size:
             return b""
         count = header.size - offset if size is None else min(size, header.size - offset)
@@ -174,15 +176,33 @@ class ElfSections:
             cached = self._inflated.get(header.name)
             if cached is not None:
                 return cached
-            raw = self._pread(header.offset, header.size)
-            data = _inflate(self.path, header, raw)
-            self._inflated[header.name] = data
+            partial = self._partial.pop(header.name, None) or self._inflater(header)
+            data = self._inflated[header.name] = partial.whole()
             return data
+
+    def _inflated_range(self, header: SectionHeader, offset: int, size: int) -> bytes:
+        """Bytes of a compressed section, inflated only up to their end (inflate.py)."""
+        with self._lock:
+            whole = self._inflated.get(header.name)
+            if whole is not None:
+                return whole[offset : offset + size]
+            partial = self._partial.get(header.name)
+            if partial is None:
+                partial = self._partial[header.name] = self._inflater(header)
+            data = partial.prefix(offset + size)
+            if not partial.complete:
+                return bytes(memoryview(data)[offset : offset + size])
+        return self._decompressed(header)[offset : offset + size]
+
+    def _inflater(self, header: SectionHeader) -> PartialInflate:
+        raw = self._pread(header.offset, header.size)
+        stream, size = _zlib_stream(self.path, header, raw)
+        return PartialInflate(f"{self.path}: {header.name}", stream, size)
 
 
 def _declared_size(header: SectionHeader, head: bytes) -> int | None:
     """The inflated size a compressed section's header declares (None: not readable), so
-    that knowing the size does not take inflating it; _inflate checks it when it does."""
+    that knowing the size does not take inflating it; inflate.py checks it when it inflates."""
     if header.name.startswith(".zdebug"):
         return int.from_bytes(head[4:12], "big") if head[:4] == b"ZLIB" and len(head) >= 12 else None
     if len(head) < _CHDR.size:
@@ -191,23 +211,18 @@ def _declared_size(header: SectionHeader, head: bytes) -> int | None:
     return ch_size if ch_type == ELFCOMPRESS_ZLIB else None
 
 
-def _inflate(path: str, header: SectionHeader, raw: bytes) -> bytes:
-    try:
-        if header.name.startswith(".zdebug"):  # legacy GNU format: "ZLIB" + big-endian size
-            if raw[:4] != b"ZLIB" or len(raw) < 12:
-                raise TargetError(f"{path}: {header.name} has a bad compression header")
-            return zlib.decompress(raw[12:])
-        if len(raw) < _CHDR.size:
-            raise TargetError(f"{path}: {header.name} has a truncated compression header")
-        ch_type, _reserved, ch_size, _align = _CHDR.unpack_from(raw)
-        if ch_type != ELFCOMPRESS_ZLIB:
-            raise Unsupported(f"{path}: {header.name} uses compression type {ch_type}")
-        data = zlib.decompressobj().decompress(raw[_CHDR.size :], ch_size)
-    except zlib.error as exc:
-        raise TargetError(f"{path}: cannot decompress {header.name}: {exc}") from exc
-    if len(data) != ch_size:
-        raise TargetError(f"{path}: {header.name} decompresses to {len(data)}, not {ch_size}")
-    return data
+def _zlib_stream(path: str, header: SectionHeader, raw: bytes) -> tuple[bytes, int]:
+    """(the zlib stream, the inflated size it declares) of a compressed section's bytes."""
+    if header.name.startswith(".zdebug"):  # legacy GNU format: "ZLIB" + big-endian size
+        if raw[:4] != b"ZLIB" or len(raw) < 12:
+            raise TargetError(f"{path}: {header.name} has a bad compression header")
+        return raw[12:], int.from_bytes(raw[4:12], "big")
+    if len(raw) < _CHDR.size:
+        raise TargetError(f"{path}: {header.name} has a truncated compression header")
+    ch_type, _reserved, ch_size, _align = _CHDR.unpack_from(raw)
+    if ch_type != ELFCOMPRESS_ZLIB:
+        raise Unsupported(f"{path}: {header.name} uses compression type {ch_type}")
+    return raw[_CHDR.size :], ch_size
 
 
 # --- separate debug files ---------------------------------------------------------------
