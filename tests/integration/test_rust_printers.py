@@ -15,10 +15,12 @@ import pytest
 
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_rustc
+from tests.support.core_backend import core_of_stop
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_console import console_at
 
 pytestmark = [
+    pytest.mark.both_backends,
     pytest.mark.timeout(300),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
     pytest.mark.skipif(find_rustc() is None, reason="rustc not installed"),
@@ -78,9 +80,9 @@ def without_stderr(text: str) -> str:
                         "non-pointer value.\n", "")  # fmt: skip
 
 
-def ours(program: Path, commands: list[str], location: str = LOCATION) -> list[str]:
+def ours(program: Path, commands: list[str], location: str = LOCATION, core: Path | None = None) -> list[str]:
     """Without our progress lines (a first search of every unit's global names)."""
-    got = console_at(program, location, commands, gdb_env())
+    got = console_at(program, location, commands, gdb_env(), core)
     return ["\n".join(ln for ln in text.splitlines() if not ln.startswith("Indexing global names"))
             for text in got]
 
@@ -90,27 +92,27 @@ def test_printers_load(program: Path) -> None:
     assert "StdVec" in listing and vector == "$1 = Vec(size=3) = {1, 2, 3}", (listing, vector)
 
 
-def test_print_matches_gdb(program: Path) -> None:
+def test_print_matches_gdb(program: Path, backend: str, tmp_path: Path) -> None:
     commands = [f"print {name}" for name in VARIABLES]
     expected = [without_stderr(text) for text in gdb_outputs(program, commands)]
     assert expected[0] == "$1 = Vec(size=3) = {1, 2, 3}"  # the printers ran in gdb
-    got = ours(program, commands)
+    got = ours(program, commands, core=core_of_stop(backend, tmp_path))
     assert list(zip(commands, got, strict=True)) == list(zip(commands, expected, strict=True))
 
 
-def test_info_locals_matches_gdb(program: Path) -> None:
+def test_info_locals_matches_gdb(program: Path, backend: str, tmp_path: Path) -> None:
     [expected] = gdb_outputs(program, ["info locals"])
-    [got] = ours(program, ["info locals"])
+    [got] = ours(program, ["info locals"], core=core_of_stop(backend, tmp_path))
     assert "bm = BTreeMap(size=2) = {[1] = \"one\", [2] = \"two\"}" in expected.splitlines()
     assert got.splitlines() == without_stderr(expected).splitlines()
 
 
-def test_expressions_match_gdb(program: Path) -> None:
+def test_expressions_match_gdb(program: Path, backend: str, tmp_path: Path) -> None:
     """`v[0]` on a Vec and `v.len()` are gdb's Rust errors (no xmethods, no Deref)."""
     commands = [e if e.startswith("print") else f"print {e}" for e in EXPRESSIONS]
     expected = gdb_outputs(program, commands)
     assert expected[0] == "Cannot subscript non-array type"
-    got = ours(program, commands)
+    got = ours(program, commands, core=core_of_stop(backend, tmp_path))
     assert list(zip(commands, got, strict=True)) == list(zip(commands, expected, strict=True))
 
 
@@ -152,7 +154,7 @@ def test_var_objects_match_gdb(program: Path) -> None:
     assert list(zip(MI_SCRIPT, got, strict=True)) == list(zip(MI_SCRIPT, expected, strict=True))
 
 
-def test_gdb_api_on_rust_values(program: Path) -> None:
+def test_gdb_api_on_rust_values(program: Path, backend: str, tmp_path: Path) -> None:
     """What the printers' Python sees, as gdb 13's: a Rust enum's fields (the discriminant
     unnamed and artificial, then each variant; a value's type only the active one), a
     variant read by field, a struct cast to another in memory, template arguments."""
@@ -171,7 +173,7 @@ def test_gdb_api_on_rust_values(program: Path) -> None:
     ]
     expected = gdb_outputs(program, commands)
     assert expected[0].startswith("[(None, True, 0), ('Some'")
-    assert ours(program, commands) == expected
+    assert ours(program, commands, core=core_of_stop(backend, tmp_path)) == expected
 
 
 def batch_lines(argv: list[str], program: Path, condition: str) -> list[str]:

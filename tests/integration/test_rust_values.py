@@ -11,10 +11,12 @@ import pytest
 
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_rustc
+from tests.support.core_backend import core_of_stop
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_console import console_at
 
 pytestmark = [
+    pytest.mark.both_backends,
     pytest.mark.timeout(180),
     pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
     pytest.mark.skipif(find_rustc() is None, reason="rustc not installed"),
@@ -80,9 +82,9 @@ def program(builder: Builder) -> Path:
     return MoreBuilder(builder.cache_dir).build_rust("rust_values")
 
 
-def ours(program: Path, commands: list[str]) -> list[str]:
+def ours(program: Path, commands: list[str], core: Path | None = None) -> list[str]:
     """Without our progress lines (a first search of every unit's global names)."""
-    got = console_at(program, LOCATION, commands, gdb_env())
+    got = console_at(program, LOCATION, commands, gdb_env(), core)
     return ["\n".join(ln for ln in text.splitlines() if not ln.startswith("Indexing global names"))
             for text in got]
 
@@ -97,18 +99,18 @@ def gdb_outputs(program: Path, commands: list[str]) -> list[str]:
     [[f"print/r {v}" for v in VALUES], [f"print {e}" for e in EXPRESSIONS], TYPES],
     ids=["values", "expressions", "types"],
 )
-def test_console_matches_gdb(program: Path, commands: list[str]) -> None:
+def test_console_matches_gdb(program: Path, commands: list[str], backend: str, tmp_path: Path) -> None:
     expected = gdb_outputs(program, commands)
     assert expected[0].startswith(("$1 = ", "type = ")), expected  # the oracle ran
-    got = ours(program, commands)
+    got = ours(program, commands, core=core_of_stop(backend, tmp_path))
     assert list(zip(commands, got, strict=True)) == list(zip(commands, expected, strict=True))
 
 
-def test_info_locals_matches_gdb(program: Path) -> None:
+def test_info_locals_matches_gdb(program: Path, backend: str, tmp_path: Path) -> None:
     """Every local in gdb's Rust syntax; the slice is left to the pretty printers, which
     gdb -nx does not load (print/r above shows it raw)."""
     [expected] = gdb_outputs(program, ["info locals"])
-    [got] = ours(program, ["info locals"])
+    [got] = ours(program, ["info locals"], core=core_of_stop(backend, tmp_path))
     assert "pt = rust_values::shapes::Point {x: 3, y: -4}" in expected.splitlines()
 
     def without_slice(text: str) -> list[str]:
@@ -117,7 +119,7 @@ def test_info_locals_matches_gdb(program: Path) -> None:
     assert without_slice(got) == without_slice(expected)
 
 
-def test_beyond_gdb(program: Path) -> None:
+def test_beyond_gdb(program: Path, backend: str, tmp_path: Path) -> None:
     commands = list(BEYOND_GDB)
-    got = ours(program, commands)
+    got = ours(program, commands, core=core_of_stop(backend, tmp_path))
     assert dict(zip(commands, got, strict=True)) == BEYOND_GDB
