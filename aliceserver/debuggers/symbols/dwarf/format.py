@@ -235,7 +235,9 @@ class _Formatter:
         fmt = fmt or self.opts.fmt
         # gdb: a bitfield shows in its declared type's width; a float as its raw bits.
         bits = (t.size or value.byte_size) * 8
-        if isinstance(t, BaseType) and t.encoding == Encoding.FLOAT:
+        if isinstance(t, BaseType) and t.encoding == Encoding.FLOAT and fmt in ("c", "a"):
+            number = _truncated(value.as_float())  # gdb's value_as_long: the number, not its bits
+        elif isinstance(t, BaseType) and t.encoding == Encoding.FLOAT:
             number = int.from_bytes(value.data(), "little")
         else:
             number = value.as_int()
@@ -451,6 +453,13 @@ class _Formatter:
         shown = _limit_by_runs(data, self.opts.max_elements)
         text = string_literal(data[:shown], self.opts.repeat_threshold)
         return text + ("..." if shown < len(data) else "")
+
+
+def _truncated(number: float) -> int:
+    """A float as an integer the C way (toward zero); gdb's LONGEST bounds past its range."""
+    if number != number:
+        return 2**63 - 1
+    return int(number) if -(2.0**63) <= number < 2.0**63 else (-(2**63) if number < 0 else 2**63 - 1)
 
 
 def _index_text(index: int, fmt: str | None) -> str:

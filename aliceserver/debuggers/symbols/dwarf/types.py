@@ -258,13 +258,9 @@ class EnumType(Type):
 
     @property
     def is_flag(self) -> bool:
-        """gdb's "flag enum": every value zero or a single bit, no bit used twice."""
-        mask = 0
-        for _, value in self.enumerators:
-            if value < 0 or mask & value or value & (value - 1):
-                return False
-            mask |= value
-        return bool(self.enumerators)
+        """gdb's "flag enum": every value zero or a single bit (gdb 13 allows the same bit
+        twice: an alias such as FE_TWO_LEGACY = FE_TWO)."""
+        return bool(self.enumerators) and all(value >= 0 and not value & (value - 1) for _, value in self.enumerators)
 
 
 @dataclass(eq=False, repr=False)

@@ -238,6 +238,8 @@ def _quoted(text: str, i: int, tokens: list[Token]) -> int:
         if len(out) > 2:  # gdb's quoted name: 'solib_step@plt', 'file.c'::var
             tokens.append(Token("ident", text[i + 1 : j - 1], i))
             return j
+        if not out:
+            raise EvaluationError("A character constant must contain at least one character.")
         if len(out) != 1:
             raise EvaluationError("Invalid character constant.")
         tokens.append(Token("char", text[i:j], i, out[0]))
