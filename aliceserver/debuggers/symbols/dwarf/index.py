@@ -307,6 +307,9 @@ class DebugInfo:
     def rows_between(self, low: int, high: int) -> list[prologue.LineRow]:
         return self._lines.rows_between(low, high)
 
+    def prologue_end(self, low: int, high: int) -> int | None:
+        return self._lines.prologue_end(low, high)
+
     def read_code(self, address: int, size: int) -> bytes:
         return self._main.read_address(address, size)
 

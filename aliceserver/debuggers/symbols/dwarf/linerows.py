@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +17,7 @@ from aliceserver.debuggers.symbols.dwarf import prologue
 from aliceserver.debuggers.symbols.dwarf.lines import (
     END_SEQUENCE,
     IS_STMT,
+    PROLOGUE_END,
     LineHeader,
     LineRows,
     decode_rows,
@@ -29,6 +31,8 @@ from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
 
+# A flags byte with PROLOGUE_END set (flags are IS_STMT | PROLOGUE_END | END_SEQUENCE).
+_PROLOGUE_END_FLAGS = re.compile(b"[" + re.escape(bytes(f for f in range(8) if f & PROLOGUE_END)) + b"]")
 # A unit: (.debug_info offset, line program offset or -1, name, comp_dir, producer).
 Unit = tuple[int, int, str, str, str]
 
@@ -194,21 +198,51 @@ class LineIndex:
         return rows.address[i], rows.address[end], rows.line[i]
 
     def rows_between(self, low: int, high: int) -> list[prologue.LineRow]:
-        found = self._row_at(low)
+        found = self._between(low, high)
         if found is None:
             return []
+        stmt, rows, start, end = found
+        paths: dict[int, str] = {}
+        found_rows = []
+        for address, number, line, flags in zip(rows.address[start:end], rows.file[start:end],
+                                                 rows.line[start:end], rows.flags[start:end], strict=True):  # fmt: skip
+            path = paths.get(number)
+            if path is None:
+                path = paths[number] = self._path_of(stmt, number)
+            found_rows.append(prologue.LineRow(address, path, line, flags))
+        return found_rows
+
+    def prologue_end(self, low: int, high: int) -> int | None:
+        """The address of the first row of rows_between(low, high) marked prologue_end
+        whose file is the first row's; found in the flags' bytes (a -O0 function of
+        thousands of rows has none, and each would be a LineRow)."""
+        found = self._between(low, high)
+        if found is None:
+            return None
+        stmt, rows, start, end = found
+        if start >= end:
+            return None
+        entry_path = self._path_of(stmt, rows.file[start])
+        for match in _PROLOGUE_END_FLAGS.finditer(rows.flags[start:end].tobytes()):
+            at = start + match.start()
+            if self._path_of(stmt, rows.file[at]) == entry_path:
+                return rows.address[at]
+        return None
+
+    def _between(self, low: int, high: int) -> tuple[int, LineRows, int, int] | None:
+        """(line program, its rows, [start, end) of the rows at addresses in [low, high)
+        in the sequence holding `low`)."""
+        found = self._row_at(low)
+        if found is None:
+            return None
         stmt, rows, i = found
         first, last = self._sequence_bounds(rows, i)
         while i > first and rows.address[i - 1] >= low:
             i -= 1
-        found_rows = []
-        while i < last and rows.address[i] < high:
-            if rows.address[i] >= low and not rows.flags[i] & END_SEQUENCE:
-                path = self._path_of(stmt, rows.file[i])
-                found_rows.append(prologue.LineRow(rows.address[i], path, rows.line[i],
-                                                   rows.flags[i]))  # fmt: skip
-            i += 1
-        return found_rows
+        if i < last and rows.address[i] < low:
+            i += 1  # the row holding `low` starts before it
+        # A sequence's rows are in address order, its END_SEQUENCE row (`last`) left out.
+        return stmt, rows, i, max(i, bisect_left(rows.address, high, i, last))
 
     def file_path(self, cu_offset: int, number: int) -> str | None:
         """The path of file `number` of a unit's line table (DW_AT_call_file, decl_file)."""

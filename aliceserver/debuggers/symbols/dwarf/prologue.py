@@ -26,7 +26,6 @@ from elftools.dwarf.enums import ENUM_DW_AT
 
 from aliceserver.debuggers.symbols.dwarf.abbrevs import iter_entries
 from aliceserver.debuggers.symbols.dwarf.forms import DATA4, DATA8, LOCLISTX, SEC_OFFSET
-from aliceserver.debuggers.symbols.dwarf.lines import PROLOGUE_END
 
 _ENDBR64 = b"\xf3\x0f\x1e\xfa"
 _PUSH_RBP = 0x55
@@ -53,6 +52,11 @@ class FunctionLines(Protocol):
 
     def rows_between(self, low: int, high: int) -> list[LineRow]:
         """The rows at addresses in [low, high), in the sequence holding `low`."""
+        ...
+
+    def prologue_end(self, low: int, high: int) -> int | None:
+        """The address of the first of rows_between(low, high) marked prologue_end whose
+        file is the first row's; None when none is."""
         ...
 
     def read_code(self, address: int, size: int) -> bytes:
@@ -198,12 +202,7 @@ def _skip_xmm_spill(lines: FunctionLines, pc: int, start: int, producer: str) ->
 def _prologue_end(lines: FunctionLines, low: int, high: int) -> int | None:
     """The first row marked prologue_end in the function, among the rows of the entry's
     file (gdb searches that file's line table only)."""
-    rows = lines.rows_between(low, high)
-    entry = next((r for r in rows if r.address == low), rows[0] if rows else None)
-    for row in rows:
-        if row.flags & PROLOGUE_END and entry is not None and row.path == entry.path:
-            return row.address
-    return None
+    return lines.prologue_end(low, high)
 
 
 def _skip_using_rows(lines: FunctionLines, low: int, high: int) -> int:
