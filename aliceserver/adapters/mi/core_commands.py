@@ -24,17 +24,25 @@ def open_core(ctx: Context, path: str) -> CoreOpened:
     debugger = session.debugger
     if not isinstance(debugger, CoreTargets):
         raise MiError("Can't open a core file with this debugger engine.")
+    if session.inferior.core is not None:  # gdb's target_preopen: a core gives way to the next one
+        close_core(ctx, replaced=True)
     if session.inferior.process is not None:
         raise MiError("A program is being debugged already.")
     claim_engine(session, starting=True)
     session.drop_probe()
     path = os.path.expanduser(path)
     opened = debugger.open_core(path, session.inferior.program)
+    session.frames.forget_visited()
     inferior = session.inferior
     threads, libraries = len(opened.thread_ids), len(opened.libraries)
-    # the engine's announcements (process, threads, libraries) are handled before the stop
-    session.wait_event(lambda event: inferior.process is not None and len(inferior.threads) >= threads
-                       and len(inferior.libraries) >= libraries)  # fmt: skip
+    # the engine's announcements (process, threads, libraries) are handled before the stop;
+    # the threads are numbered in the core's order, as gdb's core target adds them
+    inferior.core_threads = opened.thread_ids
+    try:
+        session.wait_event(lambda event: inferior.process is not None and len(inferior.threads) >= threads
+                           and len(inferior.libraries) >= libraries)  # fmt: skip
+    finally:
+        inferior.core_threads = ()
     if not inferior.program:
         inferior.program = opened.process.program
     inferior.core = path
@@ -52,21 +60,25 @@ def open_core(ctx: Context, path: str) -> CoreOpened:
     return opened
 
 
-def _announce(ctx: Context, opened: CoreOpened) -> None:
-    """The frame gdb prints (print_stack_frame) and the thread it selected."""
+def _announce(ctx: Context, opened: CoreOpened, *, frame: bool = True) -> None:
+    """The frame gdb prints (print_stack_frame; -target-select answers it as its frame
+    instead) and, when the core has several threads, the one it selected (gdb says
+    nothing of threads for a single-threaded program)."""
     from aliceserver.adapters.mi.commands_stack import target_id
     from aliceserver.adapters.mi.console_frames import print_frame_lines
 
     tid = opened.stop.thread_id
-    try:
-        print_frame_lines(ctx, tid, 0)
-    except MiError as error:
-        ctx.log(f"{error}\n")
-    number = ctx.session.inferior.threads.get(tid, 1)
-    ctx.console(f"[Current thread is {number} ({target_id(ctx.session, tid)})]\n")
+    if frame:
+        try:
+            print_frame_lines(ctx, tid, 0)
+        except MiError as error:
+            ctx.log(f"{error}\n")
+    if len(opened.thread_ids) >= 2:
+        number = ctx.session.inferior.threads.get(tid, 1)
+        ctx.console(f"[Current thread is {number} ({target_id(ctx.session, tid)})]\n")
 
 
-def close_core(ctx: Context) -> bool:
+def close_core(ctx: Context, *, replaced: bool = False) -> bool:
     """gdb's core_target::close, when a core is open (False otherwise): the core's threads
     and its thread group exit (=thread-exited, =thread-group-exited) and "No core file
     now." is said to a person; `core-file` without a file, `detach` and -target-detach do it (`kill` refuses)."""
@@ -82,7 +94,7 @@ def close_core(ctx: Context) -> bool:
     inferior.forget_process()
     session.breakpoints.program_gone()
     session.varobjs.program_gone()
-    if ctx.from_tty:
+    if ctx.from_tty and not replaced:
         ctx.console("No core file now.\n")
     return True
 
@@ -112,7 +124,7 @@ def _target_select(ctx: Context, args: list[str]) -> Reply:
     if len(args) < 2:
         raise MiError("No core file specified.")
     opened = open_core(ctx, args[1])
-    _announce(ctx, opened)
+    _announce(ctx, opened, frame=False)
     session = ctx.session
     frame = session.frames.frame(opened.stop.thread_id, 0)
     return Connected([("frame", session.frames.tuple(frame, opened.stop.thread_id, args=True))])

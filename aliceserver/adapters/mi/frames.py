@@ -332,6 +332,11 @@ class Frames:
         text = self.line_text(frame.source.path, line)
         return SourceLine(f"{line}\tin {self.file_name(frame.source.path)}\n" if text is None else f"{line}\t{text}\n")
 
+    def forget_visited(self) -> None:
+        """New symbols (a core opened): the next missing file says why again, as gdb's
+        forget_cached_source_info."""
+        self._last_visited = None
+
     def missing_or(self, path: str, line: int) -> SourceLine | None:
         """gdb's print_source_lines for a file that cannot be read (None: it can): only
         its first visit in a row says why, the later ones say `in FILE`."""

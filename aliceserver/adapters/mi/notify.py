@@ -51,7 +51,11 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         inferior.process = session.debugger.process
         inferior.exit_code = None
         session.notify("thread-group-started", [("id", f"i{session.inferior.number}"), ("pid", str(event.pid))])
-        _thread_started(session, event.pid)  # the engine announces only the later threads
+        if inferior.core_threads:  # gdb's core target adds them all, in the core's order
+            for tid in inferior.core_threads:
+                _thread_started(session, tid, core=True)
+        else:
+            _thread_started(session, event.pid)  # the engine announces only the later threads
         inferior.reported_tid = event.pid
     elif isinstance(event, ev.ThreadStarted):
         _thread_started(session, event.thread_id, event.pointer)
@@ -130,16 +134,18 @@ def _target_id(session: MiSession, tid: int) -> str:
     return target_id(session, tid)
 
 
-def _thread_started(session: MiSession, tid: int, pointer: int | None = None) -> None:
+def _thread_started(session: MiSession, tid: int, pointer: int | None = None, *, core: bool = False) -> None:
     inferior = session.inferior
+    if pointer is not None:
+        inferior.thread_pointers[tid] = pointer
     if tid in inferior.threads:
         return
     first = not inferior.threads
     number = inferior.add_thread(tid)
-    if pointer is not None:
-        inferior.thread_pointers[tid] = pointer
     session.notify("thread-created", [("id", str(number)), ("group-id", f"i{session.inferior.number}")])
-    if not first:  # as gdb: the new thread's line, and it runs with the others
+    if core and session.settings.get("print thread-events") == "on":
+        session.console_all(f"[New LWP {tid}]\n")  # before libthread_db: each one, the first too
+    elif not first:  # as gdb: the new thread's line, and it runs with the others
         _thread_event_line(session, "[New {}]\n", tid)
         if inferior.running:
             session.broadcast(record("*", "running", [("thread-id", str(number))]))

@@ -21,6 +21,7 @@ class Inferior:
     env: dict[str, str | None] = field(default_factory=dict)  # set (str) or unset (None)
     process: ProcessInfo | None = None  # the user's process (never the symbol probe)
     core: str | None = None  # the core file `process` is read from (no live process then)
+    core_threads: tuple[int, ...] = ()  # a core being opened: its threads, the signalled one first
     # The session core's run state of `process`: running, stopped at its last stop...
     run: RunState = field(default_factory=RunState)
     probe_pid: int | None = None  # a process held at its first instruction, for symbols
