@@ -135,6 +135,21 @@ class Assign:
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryAt:
+    """gdb's `{type} address`: the value of that type at the address (UNOP_MEMVAL)."""
+
+    type: TypeName
+    address: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayLit:
+    """gdb's `{1, 2, 3}`: an array of the elements, which live in no memory (OP_ARRAY)."""
+
+    elements: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Index:
     base: Expr
     index: Expr
@@ -180,6 +195,8 @@ Expr = (
     | Binary
     | Ternary
     | Assign
+    | MemoryAt
+    | ArrayLit
     | Index
     | Member
     | TupleField

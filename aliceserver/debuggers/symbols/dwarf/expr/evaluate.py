@@ -237,6 +237,10 @@ class Evaluator:
             return self.eval(branch)
         if isinstance(node, ast.Assign):
             return self.assign(node)
+        if isinstance(node, ast.MemoryAt):
+            return self.memory_at(node)
+        if isinstance(node, ast.ArrayLit):
+            return self.array_literal([self.eval(element) for element in node.elements])
         if isinstance(node, ast.Index):
             base, index = self.eval(node.base), self.eval(node.index)
             found = operator(self.symbols, base, "operator[]", [index])  # a class's `[]`
@@ -420,6 +424,26 @@ class Evaluator:
             bits = 8 * address + value.bit_offset
             address = (bits - bits % unit) // 8
         return Value.of_int(PointerType(value.type), address, self.ctx)
+
+    def memory_at(self, node: ast.MemoryAt) -> Value:
+        """`{type} address` (gdb's value_at_lazy of value_as_address): an array or function
+        operand stands for its address, a pointer or integer is one."""
+        target = self.resolve_type(node.type)
+        operand = decay(self.rvalue(self.eval(node.address)), self.builtins)
+        address = c_cast(operand, self.builtins.of("unsigned long"), self.builtins, self.classes).as_int()
+        return self.deref(Value.of_int(PointerType(target), address, self.ctx))
+
+    def array_literal(self, elements: list[Value]) -> Value:
+        """`{a, b, c}` (gdb's value_array): the elements' bytes side by side, as an array of
+        the first one's type; every element must be as big."""
+        if not elements:
+            raise EvaluationError("bad array bounds (0, -1)")
+        elements = [self.target(e) if isinstance(strip(e.type), ReferenceType) else e for e in elements]
+        first = elements[0].type
+        if any(element.type.size != first.size for element in elements):
+            raise EvaluationError("array elements must all be the same size")
+        data = b"".join(element.data() for element in elements)
+        return Value.of_bytes(ArrayType(first, len(elements)), data, self.ctx)
 
     def index(self, base: Value, index: Value) -> Value:
         bt = strip(base.type)

@@ -10,7 +10,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 # Longest operators first so that `<<=` is not read as `<<` `=`.
 _OPERATORS = sorted(
     """<<= >>= -> ++ -- << >> <= >= == != && || += -= *= /= %= &= ^= |= ::
-    + - * / % < > = ! ~ & | ^ ? : ( ) [ ] . , @""".split(),
+    + - * / % < > = ! ~ & | ^ ? : ( ) [ ] { } . , @""".split(),
     key=len,
     reverse=True,
 )

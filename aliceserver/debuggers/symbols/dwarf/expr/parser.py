@@ -172,6 +172,11 @@ class _Parser(TokenCursor):
                 tname = self.type_name()
                 self.expect(")")
                 return ast.Cast(tname, self.unary())
+            if self.at_op("{") and self.starts_type(self.peek()):
+                self.next()
+                tname = self.type_name()
+                self.expect("}")
+                return ast.MemoryAt(tname, self.unary())
             return self.postfix(self.primary())
         finally:
             self.depth -= 1
@@ -318,6 +323,16 @@ class _Parser(TokenCursor):
             self.next()
             assert isinstance(tok.value, tuple)
             return ast.DecimalFloatLit(str(tok.value[0]), str(tok.value[1]))
+        if tok.kind == "op" and tok.text == "{":  # an array literal: `{1, 2, 3}`
+            self.next()
+            elements: list[ast.Expr] = []
+            if not self.at_op("}"):
+                elements.append(self.assignment())
+                while self.at_op(","):
+                    self.next()
+                    elements.append(self.assignment())
+            self.expect("}")
+            return ast.ArrayLit(tuple(elements))
         if tok.kind == "char":
             self.next()
             assert isinstance(tok.value, int)

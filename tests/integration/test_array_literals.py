@@ -1,0 +1,28 @@
+"""gdb's braces in expressions (gdb.base/printcmds.exp's test_print_array_constants), side by
+side with gdb 13: array literals `{1, 2, 3}` (nested, of chars, indexed, their errors) and
+`{type} address`, the value of a type at an address."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import Builder, marker_line
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+def test_braces_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("print_scalars")
+    commands = ex(
+        f"break print_scalars.c:{marker_line('print_scalars.c', 'main')}", "run",
+        "print {'a','b','c'}", "print {0,1,2}", "print {(long)0,(long)1,(long)2}", "print {{0,1,2},{3,4,5}}",
+        "print {4,5,6}[2]", "print *&{4,5,6}[1]", "whatis {1,2}", "p sizeof({1,2,3})", "p {1, 2.0}", "p {}",
+        "p {1,}", 'p {"ab","cd"}', "p {three, 1}", "output {1,2}", "p {1,2}[5]", "p $_strlen({'a','b'})",
+        "p {int}&three", "whatis {char}&three", "p {int[2]}&three", "p {int}&f_var", "p {float}&f_var + 1",
+        "p {enum flag_enum}&three", "p -{int}&three", "p {int}0", "p {int}",
+    )
+    got = assert_like_gdb([*commands, str(program)], tmp_path)
+    assert '= "abc"' in got.stdout and "{{0, 1, 2}, {3, 4, 5}}" in got.stdout
