@@ -96,7 +96,7 @@ def test_mi_like_gdb(program: Path) -> None:
     assert any('symbols-loaded="0"' in line for line in got)
 
 
-@pytest.mark.core_xfail(reason="over a core, unload_library_symbols is a no-op (ptrace/library_symbols.py returns [] without a live inferior); gdb drops a core's library symbols too")
+@pytest.mark.core_xfail(reason="over a core, unload_library_symbols is a no-op (source/library_symbols.py returns [] without a live process); gdb drops a core's library symbols too")
 def test_engine_keeps_the_libraries_mapped(debugger: Any, events: EventLog, program: Path) -> None:
     """The engine's side: the libraries stay in its module list (DAP's modules, the hosted
     console's library list) with their symbols marked unread, and come back where they were."""

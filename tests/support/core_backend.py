@@ -7,6 +7,10 @@ At the first read-only query after a stop, the live engine writes a core of the 
 core are the live ones. Whatever changes or needs the process (execution, writes, `set var`,
 calls into the program) goes to the live engine, and the core is written again after it.
 Settings (print limits, call options...) go to both engines.
+
+conftest.py runs each test of a module marked both_backends that uses `debugger` (or asks
+for `backend`, as the console tests do with core_of_stop) once per backend; live_only and
+core_xfail markers say, with their reason, what cannot hold or does not yet over a core.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ BACKEND_MARKERS = (
 # Known differences of the source level over a core (core_xfail reasons)
 INLINE_AT_CORE_STOP = (
     "over a core the source level hides the inlined calls starting at the pc, as at a live "
-    "stop that is no breakpoint hit (_hidden_inline, ptrace/sourcelevel.py); gdb on a core "
+    "stop that is no breakpoint hit (Frames.hidden_inline, source/frames.py); gdb on a core "
     "hides none (its skip_inline_frames runs at live stops only), so frame 0 is the inlined call"
 )
 
