@@ -1,6 +1,7 @@
 """gdb's braces in expressions (gdb.base/printcmds.exp's test_print_array_constants), side by
 side with gdb 13: array literals `{1, 2, 3}` (nested, of chars, indexed, their errors) and
-`{type} address`, the value of a type at an address."""
+`{type} address`, the value of a type at an address; and `(T []) x`, x's bytes as an array of
+as many T as they hold."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ def test_braces_like_gdb(builder: Builder, tmp_path: Path) -> None:
         "p {1,}", 'p {"ab","cd"}', "p {three, 1}", "output {1,2}", "p {1,2}[5]", "p $_strlen({'a','b'})",
         "p {int}&three", "whatis {char}&three", "p {int[2]}&three", "p {int}&f_var", "p {float}&f_var + 1",
         "p {enum flag_enum}&three", "p -{int}&three", "p {int}0", "p {int}",
+        "p/x (short [])0x12345678", "whatis (char[])1", "p (char[3])1", "ptype int[]", "whatis (short [])three",
+        "p/x (char[])three", "p/x (short[])f_var",
     )
     got = assert_like_gdb([*commands, str(program)], tmp_path)
     assert '= "abc"' in got.stdout and "{{0, 1, 2}, {3, 4, 5}}" in got.stdout

@@ -69,7 +69,7 @@ class Repeat:
 class TypeName:
     base: str  # `int`, `unsigned char`, `struct point`, `myint`
     pointers: int = 0  # `*` declarators
-    array: tuple[int, ...] = ()  # `[3]` declarators (sizeof only)
+    array: tuple[int | None, ...] = ()  # `[3]` declarators; None: `[]`, gdb's (T[]) x cast
     const: bool = False  # `const T`, `T const` (the base type's qualifier)
     reference: str = ""  # a C++ `&` or `&&` declarator, outermost
     # An abstract function declarator `(*)(params)`: the type above is what it returns,

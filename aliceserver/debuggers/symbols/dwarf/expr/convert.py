@@ -185,6 +185,9 @@ def cast(value: Value, target: Type, builtins: Builtins) -> Value:
     ts = strip(target)
     if isinstance(ts, VoidType):
         return Value.of_bytes(target, b"", value.ctx)
+    if isinstance(ts, ArrayType) and ts.count is None and ts.element.size:
+        # gdb's (T []) x: the array of as many T as x's bytes hold (x's bytes, left as they are)
+        return value.with_type(ArrayType(ts.element, strip(value.type).size // ts.element.size))
     if isinstance(ts, (StructType, ArrayType)):
         if strip(value.type) is ts:
             return value.with_type(target)

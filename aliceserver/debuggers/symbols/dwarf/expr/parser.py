@@ -236,9 +236,13 @@ class _Parser(TokenCursor):
         if self.at_op("(") and self.peek().kind == "op" and self.peek().text == "*":
             return self.function_pointer(ast.TypeName(_canonical(words), pointers, (), const))
         reference = self.next().text if self.at_op("&", "&&") else ""
-        dims: list[int] = []
+        dims: list[int | None] = []
         while self.at_op("["):
             self.next()
+            if self.at_op("]"):  # an unknown bound
+                self.next()
+                dims.append(None)
+                continue
             tok = self.next()
             if tok.kind != "int":
                 raise self.error()
