@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from aliceserver import __version__
-from aliceserver.startup import import_quietly
+from aliceserver.startup import import_quietly, undo_locale_coercion
 
 if TYPE_CHECKING:  # imported when needed: gdb's command line (the MI path) does without it
     import argparse
@@ -63,6 +63,7 @@ def _run_demo(args: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    undo_locale_coercion()  # the programs we run see the user's environment, as under gdb
     if argv[:1] == ["cli"]:  # before the gdb check, which would take `cli` for a program
         from aliceserver.adapters.cli.main import main as cli_main
 

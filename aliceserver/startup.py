@@ -1,4 +1,5 @@
-"""Importing the server's modules at start-up, without the garbage collector's re-walks.
+"""Start-up: importing the server's modules without the garbage collector's re-walks, and
+the environment as the user gave it (Python's locale coercion undone).
 
 Start-up builds a few hundred classes (dataclasses generate their methods' code) and
 tables, none of it garbage; the cyclic collector, triggered by that many allocations,
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 from types import ModuleType
 
@@ -30,3 +32,37 @@ def import_quietly(name: str) -> ModuleType:
         gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+# What PEP 538 puts in LC_CTYPE when Python starts in the C locale (the first one available).
+_COERCED_LOCALES = ("C.UTF-8", "C.utf8", "UTF-8")
+
+
+def undo_locale_coercion(started_with: dict[str, str] | None = None) -> None:
+    """Give LC_CTYPE back the value this process was started with, when Python changed it.
+
+    Started in the C locale, Python sets LC_CTYPE=C.UTF-8 in its own environment (PEP
+    538); every program we run would inherit it, though under gdb (a C program) it sees
+    the user's environment. `started_with` is that environment (by default the process's
+    own, from /proc/self/environ, which setenv leaves as it was at exec)."""
+    if started_with is None:
+        started_with = _environment_at_exec()
+        if started_with is None:
+            return
+    now, before = os.environ.get("LC_CTYPE"), started_with.get("LC_CTYPE")
+    if now == before or now not in _COERCED_LOCALES or before not in (None, "C", "POSIX"):
+        return
+    if before is None:
+        del os.environ["LC_CTYPE"]
+    else:
+        os.environ["LC_CTYPE"] = before
+
+
+def _environment_at_exec() -> dict[str, str] | None:
+    try:
+        with open("/proc/self/environ", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    pairs = (entry.partition(b"=") for entry in data.split(b"\0") if b"=" in entry)
+    return {os.fsdecode(name): os.fsdecode(value) for name, _, value in pairs}

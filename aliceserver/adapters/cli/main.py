@@ -14,6 +14,7 @@ from typing import Any
 from aliceserver.adapters.cli.client import Client, DaemonError
 from aliceserver.adapters.cli.commands import Plan, UsageError, build_parser, plan_for
 from aliceserver.adapters.cli.paths import UnsafePath, prepare
+from aliceserver.startup import undo_locale_coercion
 
 FOLLOW_WAIT = 1.0  # seconds one `output --follow` request waits for news
 
@@ -141,6 +142,7 @@ def run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    undo_locale_coercion()  # its daemon and the programs it runs see the user's environment
     return run(sys.argv[1:] if argv is None else list(argv))
 
 
