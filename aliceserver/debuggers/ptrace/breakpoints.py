@@ -22,6 +22,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.ptrace.watch import Watch, WatchSlots
 from aliceserver.debuggers.ptrace.watchscope import frame_left, retire
@@ -69,15 +70,13 @@ class BreakpointControl:
     _source: SourceSymbols
     _disassembler: Disassembler
     _libc: Libc
+    _access: ProcessAccess  # the process's memory as the program sees it
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def _call(self, fn: Callable[[], T]) -> T:
             raise NotImplementedError
 
         def _require_stopped(self) -> Inferior:
-            raise NotImplementedError
-
-        def _read_visible(self, address: int, size: int) -> bytes:
             raise NotImplementedError
 
         def _on_library_event(self, _tid: int) -> None:
@@ -170,9 +169,9 @@ class BreakpointControl:
             elif kind is CatchKind.RETHROW:
                 tinfo = int(regs.rax)  # libstdcxx:rethrow (object %rdx, type_info %rax)
             else:  # libstdcxx:catch (object %rdx, type_info -80(%rbx))
-                tinfo = int.from_bytes(self._read_visible(int(regs.rbx) - 80, 8), "little")
-            name_at = int.from_bytes(self._read_visible(tinfo + 8, 8), "little")
-            raw = self._read_visible(name_at, 256).split(b"\0", 1)[0].decode(errors="replace")
+                tinfo = int.from_bytes(self._access.read_visible(int(regs.rbx) - 80, 8), "little")
+            name_at = int.from_bytes(self._access.read_visible(tinfo + 8, 8), "little")
+            raw = self._access.read_visible(name_at, 256).split(b"\0", 1)[0].decode(errors="replace")
         except (TargetError, OSError):
             return
         if self._type_names is None:
@@ -240,7 +239,7 @@ class BreakpointControl:
         if where.name is None or where.offset == 0 or where.offset > 1 << 16:
             return
         start = address - where.offset
-        code = self._read_visible(start, where.offset + 16)
+        code = self._access.read_visible(start, where.offset + 16)
         if address not in self._disassembler.instruction_boundaries(code, start):
             raise TargetError(
                 f"{address:#x} is not the start of an instruction (inside {where.name}+{where.offset})"
@@ -292,7 +291,7 @@ class BreakpointControl:
     ) -> WatchpointInfo:
         def go() -> WatchpointInfo:
             inferior = self._require_stopped()
-            value = self._read_visible(address, size)
+            value = self._access.read_visible(address, size)
             watch = Watch(self._traps.new_id(), address, size, kind, value)
             if scope is not None:
                 watch.scope, watch.thread = scope, scope.thread_id
@@ -315,7 +314,7 @@ class BreakpointControl:
         t = inferior.thread(scope.thread_id)
         registers = register_sets.general(inferior.regs(t)).values
         for limit in (_NEAR_FRAMES, _ALL_FRAMES):
-            frames = self._source.unwind(registers, self._read_visible, limit=limit)
+            frames = self._source.unwind(registers, self._access.read_visible, limit=limit)
             for index, frame in enumerate(frames):
                 if frame.cfa == scope.frame_cfa:
                     return frames[index + 1].pc if index + 1 < len(frames) else None

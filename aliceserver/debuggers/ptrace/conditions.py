@@ -39,8 +39,6 @@ class ConditionEngine(Protocol):
 
     def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]: ...
 
-    def _read_visible(self, address: int, size: int) -> bytes: ...
-
 
 class EvalSymbolsAt(Protocol):
     """The source level's symbols of a thread's frame (source/evaluation.py)."""
@@ -59,12 +57,14 @@ class ExpressionCondition:
     count the hits each path judged."""
 
     def __init__(
-        self, tree: str | Expr, general: Callable[[int], bool], engine: ConditionEngine, eval_symbols: EvalSymbolsAt
+        self, tree: str | Expr, general: Callable[[int], bool], engine: ConditionEngine, eval_symbols: EvalSymbolsAt,
+        read_visible: Callable[[int, int], bytes],
     ) -> None:
         self._tree = tree  # text: a cast to a typedef, parsed per frame by the general path
         self._general = general
         self._engine = engine
         self._eval_symbols = eval_symbols
+        self._read_visible = read_visible
         self._by_pc: dict[int, _Compiled] = {}
         self._source: SourceSymbols | None = None  # the image _by_pc was compiled for
         self.compiled = 0
@@ -111,7 +111,7 @@ class ExpressionCondition:
             frame = self._eval_symbols(tid, 0, innermost_only=True).frame_symbols
             if frame is None:
                 return None
-            pc_frame = PcFrame(frame, _cfa_rule(source, module, pc), REGISTER_NAMES, self._engine._read_visible)
+            pc_frame = PcFrame(frame, _cfa_rule(source, module, pc), REGISTER_NAMES, self._read_visible)
             return compile_condition(self._tree, pc_frame)
         except AliceError as error:
             log.debug("condition not compiled at %#x: %s", pc, error)

@@ -43,9 +43,11 @@ from aliceserver.debuggers.model import (
     CoreWritten,
     DynamicTypes,
     ForkFollow,
+    Frame,
     FrameDetails,
     FunctionDeclaration,
     FunctionSymbol,
+    Instruction,
     LaunchConfig,
     LibrarySymbolsRead,
     LineRange,
@@ -54,12 +56,14 @@ from aliceserver.debuggers.model import (
     ModuleSourceFiles,
     ProcessInfo,
     Registers,
+    SectionSymbol,
     SignalPolicy,
     SourcePosition,
     StackFrame,
     StaticProbe,
     StdioMode,
     StepKind,
+    SymbolLocation,
     SymbolSearchQuery,
     SymbolSearchResult,
     SymbolStorage,
@@ -87,7 +91,7 @@ from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.output import OutputPump
 from aliceserver.debuggers.ptrace.procinfo import thread_core, thread_name
 from aliceserver.debuggers.ptrace.startup import WAIT_ONE, seize_launched, seize_threads
-from aliceserver.debuggers.ptrace.state import StateAccess
+from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.tracee import Run, Tracee
 from aliceserver.debuggers.ptrace.tracer import COMMAND_PATIENCE, Command, pin_to_one_cpu
 from aliceserver.debuggers.ptrace.traps import TrapTable
@@ -123,7 +127,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-class PtraceDebugger(BreakpointControl, StateAccess):
+class PtraceDebugger(BreakpointControl):
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
@@ -140,22 +144,29 @@ class PtraceDebugger(BreakpointControl, StateAccess):
         self._policies: dict[int, SignalPolicy] = {}
         self._elf_cache = ElfCache()
         self._symbols = ProcessSymbols(self._elf_cache)
-        self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._read_raw)
         self._disassembler = Disassembler()
         self._debug_infos: DebugInfos = {}
         self.source_paths = SourcePaths()  # the session's, for every front end
         self._source = SourceSymbols(self._symbols, report=self._events.put, debug_infos=self._debug_infos,
                                      source_paths=self.source_paths)  # fmt: skip
-        self._variables = VariableStore(self._symbolize, Rtti(self._vtable_class, lambda name: self._expressions.find_class(name)))
-        self._variables.printers = printer_host(lambda: self._source)
+        self._libc = binding.Libc()
         self._stop_cache = StopCache(lambda: self._variables.values_changed())
+        self._access = ProcessAccess(
+            self._call, core=lambda: self._cores.current, traps=self._traps, symbols=self._symbols, source=self._source,
+            disassembler=self._disassembler, libc=self._libc, stop_cache=self._stop_cache,
+            forget_thread=lambda tid: self._frames.forget_thread(tid), forget_stop_state=self._forget_stop_state,
+            process=lambda: self.process,
+        )  # fmt: skip
+        self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw)
+        rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
+        self._variables = VariableStore(self._access.symbolize, rtti)
+        self._variables.printers = printer_host(lambda: self._source)
         self._pump: OutputPump | None = None
         self._stdin: int | None = None
         self._launch_config: LaunchConfig | None = None
         self._strays: list[int] = []
         self._catch: set[CatchKind] = set()
         self._armed: dict[CatchKind, int] = {}  # exception catchpoint -> its internal trap
-        self._libc = binding.Libc()
         self.call_settings = CallSettings()  # calls into the program (infcall.py)
         self._compose_source_level()
         self._closed = False
@@ -165,51 +176,38 @@ class PtraceDebugger(BreakpointControl, StateAccess):
     def _compose_source_level(self) -> None:
         """The source level's objects (debuggers/source), over this engine's services; and
         the core files read in place of a live process, and written from it."""
-        self._cores = CoreFiles(self, self._events, self._tracker, live=lambda: self._inferior is not None,
+        self._cores = CoreFiles(self._access, self._events, self._tracker, live=lambda: self._inferior is not None,
                                   new_source_symbols=self._new_source_symbols)  # fmt: skip
-        self._core_writer = CoreWriter(self, lambda: self._inferior, self._traps, self._libc)
-        self._call_tracer = CallTracer(self, inferior=lambda: self._inferior, require=self._require, traps=self._traps,
+        self._core_writer = CoreWriter(self._access, lambda: self._inferior, self._traps, self._libc)
+        self._call_tracer = CallTracer(self._access, inferior=lambda: self._inferior, require=self._require, traps=self._traps,
                                        symbols=self._symbols, disassembler=self._disassembler, libc=self._libc)  # fmt: skip
-        self._dollars = SessionDollars(self, self._live_threads, self._libc.siginfo_bytes)
+        self._dollars = SessionDollars(self._access, self._live_threads, self._libc.siginfo_bytes)
         calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)
-        self._frames = Frames(self, self._variables, self._stop_cache, calls)
+        self._frames = Frames(self._access, self._variables, self._stop_cache, calls)
         self._expressions = Expressions(
-            self, self._frames, self._variables, self._stop_cache, self._dollars, self._events,
+            self._access, self._frames, self._variables, self._stop_cache, self._dollars, self._events,
             callers=self._function_caller, conditions=self._compiled_condition,
         )  # fmt: skip
-        self._locations = Locations(self, self._frames, self._expressions, self._events, self)
-        self._stepping = Stepping(self, self._frames, self._locations, self._variables, self._dollars,
+        self._locations = Locations(self._access, self._frames, self._expressions, self._events, self)
+        self._stepping = Stepping(self._access, self._frames, self._locations, self._variables, self._dollars,
                                   self._stop_cache, self._disassembler, self._events, self)  # fmt: skip
-        self._symbol_queries = SymbolQueries(self, self._frames.frame_view, self._link_view)
-        self._symbol_search = SymbolSearch(self)
-        self._source_files = SourceFileListing(self)
+        self._symbol_queries = SymbolQueries(self._access, self._frames.frame_view, self._access.link_view)
+        self._symbol_search = SymbolSearch(self._access)
+        self._source_files = SourceFileListing(self._access)
         self._library_symbols = LibrarySymbolControl(
-            self, process_live=lambda: self._inferior is not None,
+            self._access, process_live=lambda: self._inferior is not None,
             unbind_module=lambda module: self._locations.unbind_module(module, still_mapped=True),
             rebind_breakpoints=self._locations.bind_all, forget_stop_state=self._forget_stop_state,
         )  # fmt: skip
 
-    # --- EngineServices (source/services.py): what the composed source level asks ------
-    def run_on_engine(self, fn: Callable[[], T]) -> T:
-        return self._call(fn)
-
-    @property
-    def source_symbols(self) -> SourceSymbols:
-        return self._source
-
-    # StateAccess's own, under the protocol's names (the same functions: no call added)
-    has_target = StateAccess._has_target
-    target = StateAccess._target
-    halted_target = StateAccess._halted_target
-    stopped_target = StateAccess._stopped_target
-    read_visible = StateAccess._read_visible
-    write_visible = StateAccess._write_visible
-    link_view = StateAccess._link_view
-    runtime_address = StateAccess._runtime_address
-    symbolize = StateAccess._symbolize
-
-    def forget_stop_state(self) -> None:
-        self._forget_stop_state()
+    # --- what the composed objects ask of the live engine --------------------------------
+    def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
+        """For conditions, at each hit (conditions.py): no call more than needed."""
+        inferior = self._require()
+        t = inferior.thread(thread_id)
+        if t.running:
+            raise TargetError(f"Thread {thread_id} is running.")
+        return inferior, t
 
     def _live_threads(self) -> tuple[int, Iterable[int]] | None:
         inferior = self._inferior
@@ -229,7 +227,7 @@ class PtraceDebugger(BreakpointControl, StateAccess):
                              self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
 
     def _compiled_condition(self, tree: str | Expr, general: Callable[[int], bool]) -> BreakpointCondition:
-        return ExpressionCondition(tree, general, self, self._expressions.eval_symbols)
+        return ExpressionCondition(tree, general, self, self._expressions.eval_symbols, self._access.read_visible)
 
     # --- AddressBreakpoints (source/services.py): location breakpoints' traps ------------
     insert_address_breakpoint = BreakpointControl._insert_address_breakpoint
@@ -338,7 +336,7 @@ class PtraceDebugger(BreakpointControl, StateAccess):
         self._drop_internal_breakpoints()
         self._close_stdin()
         self._strays += inferior.strays
-        self._inferior = None
+        self._inferior = self._access.inferior = None
         # Reported last: a front end that hears of the exit finds no process (and may
         # start one at once, as the MI console does to read symbols for `print` after it).
         if inferior.exit_event is not None:
@@ -417,7 +415,7 @@ class PtraceDebugger(BreakpointControl, StateAccess):
         if config.stdio is StdioMode.PIPES:
             self._pump = OutputPump(self._events, {k: v for k, v in pipes.items() if v is not None})
         self._stdin = spawned.stdin  # PIPES and INHERIT_OUTPUT: held open, so reads wait
-        self._launch_config = config
+        self._launch_config = self._access.launch_config = config
         inferior = self._new_inferior(spawned.pid, attached=False)
         self._process = ProcessInfo(spawned.pid, program, attached=False)
         self._events.put(ProcessStarted(spawned.pid, program, attached=False))
@@ -434,7 +432,7 @@ class PtraceDebugger(BreakpointControl, StateAccess):
             ),
         )  # fmt: skip
         inferior.catch = set(self._catch)
-        self._inferior = inferior
+        self._inferior = self._access.inferior = inferior
         return inferior
 
     def _flush_output(self) -> None:
@@ -443,8 +441,9 @@ class PtraceDebugger(BreakpointControl, StateAccess):
 
     def _new_source_symbols(self) -> None:
         self._source.close()
-        self._source = SourceSymbols(self._symbols, report=self._events.put, debug_infos=self._debug_infos,
-                                     source_paths=self.source_paths)  # fmt: skip
+        self._source = self._access.source = SourceSymbols(
+            self._symbols, report=self._events.put, debug_infos=self._debug_infos, source_paths=self.source_paths
+        )
         # a new program's, with what the user gave the last one (gdb keeps it across run)
         self._variables.printers = printer_host(lambda: self._source, self._variables.printers)
 
@@ -545,7 +544,7 @@ class PtraceDebugger(BreakpointControl, StateAccess):
         for trap in self._traps.by_address.values():
             trap.inserted = False
         self._close_stdin()
-        self._inferior = None
+        self._inferior = self._access.inferior = None
 
     def kill(self) -> None:
         self._call(self._kill)
@@ -807,6 +806,40 @@ class PtraceDebugger(BreakpointControl, StateAccess):
 
     def set_examined(self, address: int, size: int, contents: bytes | None) -> None:
         self._dollars.set_examined(address, size, contents)
+
+    # --- registers, memory, ELF symbols (state.py) --------------------------------------
+    def read_registers(self, thread_id: int) -> Registers:
+        return self._access.read_registers(thread_id)
+
+    def write_register(self, thread_id: int, name: str, value: int) -> None:
+        self._access.write_register(thread_id, name, value)
+
+    def read_vector_registers(self, thread_id: int) -> VectorRegisters:
+        return self._access.read_vector_registers(thread_id)
+
+    def read_memory(self, address: int, size: int) -> bytes:
+        return self._access.read_memory(address, size)
+
+    def write_memory(self, address: int, data: bytes) -> None:
+        self._access.write_memory(address, data)
+
+    def modules(self) -> list[Module]:
+        return self._access.modules()
+
+    def lookup_address(self, address: int) -> SymbolLocation:
+        return self._access.lookup_address(address)
+
+    def section_symbol(self, address: int) -> SectionSymbol | None:
+        return self._access.section_symbol(address)
+
+    def lookup_symbol(self, name: str) -> int:
+        return self._access.lookup_symbol(name)
+
+    def backtrace(self, thread_id: int, limit: int = 256) -> list[Frame]:
+        return self._access.backtrace(thread_id, limit)
+
+    def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]:
+        return self._access.disassemble(address, count, syntax=syntax)
 
     # --- core files (coretarget.py, gcore.py) ----------------------------------------
     def open_core(self, core: str, program: str | None = None) -> CoreOpened:
