@@ -23,3 +23,14 @@ def test_print_scalars_like_gdb(builder: Builder, tmp_path: Path) -> None:
     )
     got = assert_like_gdb([*commands, str(program)], tmp_path)
     assert "(FE_ONE | FE_TWO)" in got.stdout and "65 'A'" in got.stdout
+
+
+def test_comma_operator_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """C's comma operator where gdb takes a whole expression: print's, parentheses, an index."""
+    program = builder.build("print_scalars")
+    commands = ex(
+        "p 1,2", "p (1,2)", "whatis (1,2.0)", 'p "x"[1,0]', "output 3,4", "p (1,2",
+        'printf "%c\\n", "x"[1,0]', 'printf "%d %d\\n", (1,2), 3', 'p $_streq("a", "a"), 5', "p {1,2}",
+    )
+    got = assert_like_gdb([*commands, str(program)], tmp_path)
+    assert "$3 = 120 'x'" in got.stdout

@@ -135,6 +135,14 @@ class Assign:
 
 
 @dataclass(frozen=True, slots=True)
+class Comma:
+    """C's `first, then`: both evaluated, the value is then's."""
+
+    first: Expr
+    then: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryAt:
     """gdb's `{type} address`: the value of that type at the address (UNOP_MEMVAL)."""
 
@@ -195,6 +203,7 @@ Expr = (
     | Binary
     | Ternary
     | Assign
+    | Comma
     | MemoryAt
     | ArrayLit
     | Index

@@ -237,6 +237,9 @@ class Evaluator:
             return self.eval(branch)
         if isinstance(node, ast.Assign):
             return self.assign(node)
+        if isinstance(node, ast.Comma):
+            self.eval(node.first)
+            return self.eval(node.then)
         if isinstance(node, ast.MemoryAt):
             return self.memory_at(node)
         if isinstance(node, ast.ArrayLit):

@@ -92,7 +92,7 @@ class _Parser(TokenCursor):
         whole_type = self.whole_type()
         if whole_type is not None:
             return whole_type
-        expr = self.assignment()
+        expr = self.comma()
         if self.tok.kind != "end":
             raise self.error()
         return expr
@@ -111,6 +111,14 @@ class _Parser(TokenCursor):
             return ast.TypeExpr(tname)
         self.pos = start
         return None
+
+    def comma(self) -> ast.Expr:
+        """C's comma operator (gdb's exp1): where a whole expression is, not in arguments."""
+        expr = self.assignment()
+        while self.at_op(","):
+            self.next()
+            expr = ast.Comma(expr, self.assignment())
+        return expr
 
     def assignment(self) -> ast.Expr:
         self.enter()
@@ -373,7 +381,7 @@ class _Parser(TokenCursor):
             return ast.Name("::" + self.scoped_ident())
         if self.at_op("("):
             self.next()
-            inner = self.assignment()
+            inner = self.comma()
             self.expect(")")
             return inner
         raise self.error()
@@ -382,7 +390,7 @@ class _Parser(TokenCursor):
         while True:
             if self.at_op("["):
                 self.next()
-                index = self.assignment()
+                index = self.comma()
                 self.expect("]")
                 expr = ast.Index(expr, index)
             elif self.at_op(".", "->"):
