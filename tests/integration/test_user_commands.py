@@ -64,6 +64,23 @@ def test_prefix_commands_and_hooks(prog: Path, tmp_path: Path) -> None:
     assert "pre\nmid\npost\n" in out and "warning: Your new `hook-nosuch' command" in out
 
 
+def test_user_commands_under_builtin_prefixes(prog: Path, tmp_path: Path) -> None:
+    """gdb 13 lets `define` put a command under one of its own prefixes (info, show...),
+    reached by the prefix's alias too, documented, listed and redefined as any other."""
+    out = _compare(prog, tmp_path, [
+        "define info mine", "echo mine $argc\\n", "end",
+        "document info mine", "Docs of info mine.", "end",
+        "define i other", "echo other $arg0\\n", "end",
+        "info mine 1 2", "info other x", "help info mine", "show user info mine",
+        "define show bar", "echo bar\\n", "end", "show bar", "help user-defined",
+        "define info mine", "echo again\\n", "end", "info mine",
+        "define-prefix info pre", "define info pre sub", "echo sub\\n", "end", "info pre sub",
+        "info line main",
+    ])
+    assert "mine 2\nother x\nDocs of info mine.\n" in out
+    assert "info mine -- Docs of info mine.\n" in out
+
+
 def test_hook_stop_and_user_commands_in_breakpoint_lists(prog: Path, tmp_path: Path) -> None:
     out = _compare(prog, tmp_path, [
         "define hook-stop", "echo HOOK\\n", "print total", "end",

@@ -50,6 +50,10 @@ def run_console_command(ctx: Context, text: str) -> Reply:
         argument = rest.strip() + body[len(body.rstrip(" \t")) :]
     else:  # echo keeps its trailing blanks and newlines; other commands do not care.
         argument = rest.lstrip(" \t") if name == "echo" else rest.strip()
+    user = user_commands.builtin_subcommand(ctx, name, argument)  # `define info foo`'s `info foo`
+    if user is not None:
+        command, arguments = user
+        return user_commands.with_hooks(ctx, name, lambda: user_commands.run_user_command(ctx, command, arguments))
     return user_commands.with_hooks(ctx, name, lambda: handler(ctx, argument))
 
 

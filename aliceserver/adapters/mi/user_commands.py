@@ -34,6 +34,9 @@ _HELP_TAIL = (
     "Command name abbreviations are allowed if unambiguous.\n"
 )
 NextLine = Callable[[], str | None]
+# gdb's built-in prefix commands we have, under which `define PREFIX NAME` puts a user command
+BUILTIN_PREFIXES = frozenset({"info", "show", "set", "maintenance", "thread", "frame", "catch", "tcatch",
+                              "delete", "disable", "enable", "unset"})
 
 
 @dataclass
@@ -43,6 +46,7 @@ class UserCommand:
     lines: tuple[str, ...] | None = None  # None: only define-prefix made it
     doc: str = DEFAULT_DOC
     subcommands: dict[str, UserCommand] | None = None  # a prefix command's
+    builtin: bool = False  # a built-in prefix (`info`...) holding user subcommands, not one itself
 
     @property
     def full_name(self) -> str:
@@ -55,6 +59,7 @@ class UserCommands:
     running them."""
 
     top: dict[str, UserCommand] = field(default_factory=dict)
+    under_builtin: dict[str, UserCommand] = field(default_factory=dict)  # "info" -> its user subcommands
     depth: int = 0  # user commands being run, one inside another
     hooks_running: set[str] = field(default_factory=set)  # the commands whose hook runs now
 
@@ -164,6 +169,18 @@ def run_user_command(ctx: Context, command: UserCommand, text: str) -> Reply:
     return EXIT if hooks.exited else None
 
 
+def builtin_subcommand(ctx: Context, prefix: str, text: str) -> tuple[UserCommand, str] | None:
+    """The user command `define PREFIX NAME` made that `PREFIX TEXT` runs, with its
+    arguments; None when TEXT's first word names none (exactly: an abbreviation stays the
+    built-in's, which we cannot weigh against gdb's list of PREFIX's subcommands)."""
+    owner = _table(ctx).under_builtin.get(prefix)
+    if owner is None or not text:
+        return None
+    word, _, rest = text.partition(" ")
+    found = (owner.subcommands or {}).get(word)
+    return None if found is None else (found, rest.strip())
+
+
 def _lookup_sub(command: UserCommand, word: str) -> UserCommand | None:
     subs = command.subcommands or {}
     if word in subs:
@@ -224,9 +241,15 @@ def _place(ctx: Context, text: str) -> tuple[dict[str, UserCommand] | None, str,
     prefix_name = ""
     if prefix_words:
         prefix = " ".join(prefix_words)
-        owner = _table(ctx).top.get(prefix_words[0])
+        owner = _table(ctx).top.get(prefix_words[0]) or _builtin_prefix(ctx, prefix_words[0])
+        if owner is not None and owner.builtin:
+            prefix_words[0] = owner.name
+            prefix = " ".join(prefix_words)
         for word in prefix_words[1:]:
-            owner = (owner.subcommands or {}).get(word) if owner is not None else None
+            found = (owner.subcommands or {}).get(word) if owner is not None else None
+            if found is None and owner is not None and owner.builtin:  # `set print`: gdb's own prefix
+                raise MiError(f'User commands under "{prefix}" are not supported by aliceserver.')
+            owner = found
         if owner is None:
             if ctx.session.cli_commands.lookup(prefix_words[0]) is None:
                 raise MiError(f'Undefined command: "{prefix_words[0]}".  Try "help".')
@@ -238,6 +261,17 @@ def _place(ctx: Context, text: str) -> tuple[dict[str, UserCommand] | None, str,
     if junk is not None:
         raise MiError(f'Junk in argument list: "{name[junk:]}"')
     return subs, name, prefix_name
+
+
+def _builtin_prefix(ctx: Context, word: str) -> UserCommand | None:
+    """The holder of the user subcommands of the built-in prefix `word` names (`i`: info)."""
+    found = ctx.session.cli_commands.lookup(word)
+    if found is None or found[0] not in BUILTIN_PREFIXES or found[0] in _table(ctx).top:
+        return None
+    holders = _table(ctx).under_builtin
+    if found[0] not in holders:
+        holders[found[0]] = UserCommand(found[0], subcommands={}, builtin=True)
+    return holders[found[0]]
 
 
 def _builtin(ctx: Context, name: str) -> bool:
@@ -301,15 +335,18 @@ def _find(ctx: Context, text: str) -> UserCommand | None:
     found = ctx.session.cli_commands.lookup(words[0])
     if found is None:
         raise MiError(f'Undefined command: "{words[0]}".  Try "help".')
-    command = _table(ctx).top.get(found[0])
+    table = _table(ctx)
+    command = table.top.get(found[0]) or table.under_builtin.get(found[0])
     for word in words[1:]:
         if command is None or command.subcommands is None:
             break
         sub = _lookup_sub(command, word)
+        if sub is None and command.builtin:
+            return None  # one of gdb's own subcommands
         if sub is None:
             raise MiError(f'Undefined {command.full_name} command: "{word}".  Try "help {command.full_name}".')
         command = sub
-    return command
+    return None if command is not None and command.builtin else command
 
 
 def document(ctx: Context, text: str, body: Callable[[], tuple[str, ...]]) -> None:
@@ -385,15 +422,21 @@ def _document_command(ctx: Context, text: str) -> Reply:
 def _walk(commands: dict[str, UserCommand]) -> Iterator[UserCommand]:
     for name in sorted(commands):
         command = commands[name]
-        yield command
+        if not command.builtin:
+            yield command
         if command.subcommands is not None:
             yield from _walk(command.subcommands)
+
+
+def _every(table: UserCommands) -> dict[str, UserCommand]:
+    """The top-level user commands and the built-in prefixes holding some, by name."""
+    return {**{name: holder for name, holder in table.under_builtin.items() if holder.subcommands}, **table.top}
 
 
 def _shown(command: UserCommand) -> str:
     """gdb's show_user_1: the command's lines, then its subcommands'."""
     kind = "prefix" if command.subcommands is not None else ""
-    out = f'User {kind}command "{command.full_name}":\n'
+    out = "" if command.builtin else f'User {kind}command "{command.full_name}":\n'
     if command.lines:
         out += indented(command.lines, 1) + "\n"
     for sub in sorted((command.subcommands or {}).values(), key=lambda c: c.name):
@@ -409,7 +452,8 @@ def _show_user(ctx: Context, text: str) -> Reply:
         ctx.console(_shown(command))
         return None
     table = _table(ctx)
-    ctx.console("".join(_shown(table.top[name]) for name in sorted(table.top)))
+    every = _every(table)
+    ctx.console("".join(_shown(every[name]) for name in sorted(every)))
     return None
 
 
@@ -430,11 +474,11 @@ def help_text(ctx: Context, text: str) -> str | None:
     table = _table(ctx)
     words = text.split()
     if words and "user-defined".startswith(words[0]) and len(words[0]) >= 2 and len(words) == 1:
-        rows = "".join(f"{command.full_name} -- {_first_line(command.doc)}\n" for command in _walk(table.top))
+        rows = "".join(f"{command.full_name} -- {_first_line(command.doc)}\n" for command in _walk(_every(table)))
         return ("User-defined commands.\nThe commands in this class are those defined by the user.\n"
                 'Use the "define" command to define a command.\n\nList of commands:\n\n'
                 f'{rows}\nType "help" followed by command name for full documentation.\n{_HELP_TAIL}')
-    if not words or not table.top:
+    if not words or not _every(table):
         return None
     try:
         command = _find(ctx, text)
