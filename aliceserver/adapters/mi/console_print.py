@@ -14,6 +14,7 @@ from aliceserver.adapters.mi.frames import (
     whole_value_failure,
 )
 from aliceserver.adapters.mi.pretty import pretty_text
+from aliceserver.adapters.mi.print_options import print_options_applied, split_print_options
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo
 from aliceserver.errors import AliceError
@@ -22,7 +23,9 @@ _FORMAT = re.compile(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
 
 
 def _print(ctx: Context, text: str) -> Reply:
-    value = _printed(ctx, text, record=True)  # the engine's value history, shared by front ends
+    options, text = split_print_options(text)
+    with print_options_applied(ctx, options):
+        value = _printed(ctx, text, record=True)  # the engine's value history, shared by front ends
     ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
     return None
 
@@ -30,7 +33,9 @@ def _print(ctx: Context, text: str) -> Reply:
 def _call(ctx: Context, text: str) -> Reply:
     """gdb's call: print's, except that a void result prints nothing and, unlike print's
     `$N = void`, does not enter the value history."""
-    value = _printed(ctx, text, void_shown=False, record=not _void_result(ctx, text))
+    options, text = split_print_options(text)
+    with print_options_applied(ctx, options):
+        value = _printed(ctx, text, void_shown=False, record=not _void_result(ctx, text))
     if value is not None:
         ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
     return None

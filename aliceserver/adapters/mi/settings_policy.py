@@ -87,7 +87,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
     "printing": (
         "print max-depth", "print vtbl", "print demangle", "print asm-demangle", "print union",
         "print array", "print finish", "print max-symbolic-offset",
-        "print pascal_static-members", "print raw-frame-arguments",
+        "print pascal_static-members", "print raw-frame-arguments", "print raw-values",
         "print symbol-filename", "print symbol-loading", "print type",
         "print memory-tag-violations", "print nibbles",
     ),
