@@ -33,3 +33,15 @@ def test_gdb_setting_values_like_gdb(builder: Builder, tmp_path: Path) -> None:
     )
     got = assert_like_gdb([*commands, str(program)], tmp_path)
     assert '= "foo \\"bar\\""' in got.stdout and "= 4294967295" in got.stdout
+
+
+def test_complaints_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """`set complaints N` (setshow.exp) takes any number: aliceserver makes no complaints, so
+    none is over the limit; gdb's errors for none and for `unlimited`, which it reads as an
+    expression."""
+    program = builder.build("print_limits")
+    commands = ex("set complaints 100", "show complaints", 'p $_gdb_setting("complaints")', "set complaints 0",
+                  "show complaints", "set complaints", "set complaints unlimited", "set complaints 0x10",
+                  "show complaints", "set complaints -1", "show complaints", "set can-use-hw-watchpoints")
+    got = assert_like_gdb([*commands, str(program)], tmp_path)
+    assert "symbols is 100." in got.stdout

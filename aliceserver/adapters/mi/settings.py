@@ -146,6 +146,8 @@ _INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # 0 means unlimited t
 _UINTEGER = frozenset(("height", "width", "print elements", "print repeats", "backtrace limit"))
 _INTEGER = frozenset(("listsize",))
 _ZUINTEGER = frozenset(("history size", "max-value-size", "max-completions"))
+# gdb's zinteger settings: any int, none of them unlimited
+_ZINTEGER = frozenset(("complaints", "can-use-hw-watchpoints", "stop-on-solib-events"))
 
 
 # gdb's warning when `check range` is on (or warn) for a language that checks no ranges:
@@ -198,6 +200,10 @@ class Settings:
                 value = "unlimited"
             elif name in _ZUINTEGER and text == "-1":
                 value = "unlimited"
+            elif name in _ZINTEGER and not text:
+                raise MiError("Argument required (integer to set it to).")
+            elif name in _ZINTEGER and text == "unlimited":  # gdb reads an expression there
+                raise MiError('No symbol "unlimited" in current context.')
             elif text == "unlimited":
                 value = text
             else:

@@ -35,7 +35,8 @@ only the values we do, and refuses the others by name):
 | language, charset, host-/target-/target-wide-charset, osabi, sysroot, solib-search-path | only gdb's defaults (auto, target:, empty) |
 | history size | any: aliceserver keeps no command history, so none is longer than the size |
 | history filename | kept and shown: with history save off (its only value) gdb writes no file either |
-| debuginfod enabled, python print-stack, verbose, complaints, history save, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
+| complaints | any: aliceserver makes no complaints about symbols, so none is over the limit |
+| debuginfod enabled, python print-stack, verbose, history save, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
 | dprintf-style | only gdb (dprintf.py runs the printf itself) |
 | max-completions | completion.py (`-complete`) |
@@ -119,7 +120,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "sysroot": ("target:", ""), "solib-search-path": ("",), "debuginfod enabled": ("off",),
-    "python print-stack": ("message",), "verbose": ("off",), "complaints": ("0",),
+    "python print-stack": ("message",), "verbose": ("off",),
     "history save": ("off",),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
     "trace-commands": ("off",), "dprintf-style": ("gdb",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
