@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from aliceserver.adapters.gdbcommands.quoting import unquoted
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import StackFrame
 from aliceserver.errors import AliceError, ProtocolError, Unsupported
@@ -40,7 +41,7 @@ def frame_level(debugger: IDebugger, thread_id: int, level: int, argument: str) 
             raise ProtocolError("Missing function name argument")
         places = debugger.resolve_location(rest)
         if not places:
-            raise ProtocolError(f'Function "{rest}" not defined.')
+            raise ProtocolError(f'Function "{unquoted(rest)}" not defined.')
         entries = {_entry(debugger, place.address) for place in places}
         for frame in frames:
             if frame.symbol.name and frame.symbol.address - frame.symbol.offset in entries:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from aliceserver.adapters.gdbcommands.examine import address_label, address_of
+from aliceserver.adapters.gdbcommands.quoting import unquoted
 from aliceserver.adapters.gdbcommands.selection import (
     CommandMemory,
     Selection,
@@ -68,7 +69,7 @@ def info_line(
         return
     places = debugger.resolve_location(text)
     if not places:
-        raise ProtocolError(f'Function "{text}" not defined.')
+        raise ProtocolError(f'Function "{unquoted(text)}" not defined.')
     seen = set()
     for place in places:
         entry = _entry_of(debugger, place.address)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from aliceserver.adapters.gdbcommands.examine import address_of
 from aliceserver.adapters.gdbcommands.lines import default_file, list_mode_line
+from aliceserver.adapters.gdbcommands.quoting import unquoted
 from aliceserver.adapters.gdbcommands.selection import CommandMemory, Selection, Write
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.errors import AliceError, ProtocolError
@@ -150,7 +151,7 @@ def _location(
         return found.source.path, found.source.line
     places = debugger.resolve_location(text)
     if not places:
-        raise ProtocolError(f'Function "{text}" not defined.')
+        raise ProtocolError(f'Function "{unquoted(text)}" not defined.')
     line = list_mode_line(debugger, places[0].address)
     if line is None:
         raise ProtocolError(f"No line number known for {text}.")

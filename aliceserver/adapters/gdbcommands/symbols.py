@@ -8,6 +8,7 @@ import re
 
 from aliceserver.adapters.gdbcommands.dwarf_ops import describe_location
 from aliceserver.adapters.gdbcommands.examine import address_of
+from aliceserver.adapters.gdbcommands.quoting import unquoted
 from aliceserver.adapters.gdbcommands.selection import Selection, Shown, Write, same_address
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import FunctionDeclaration, StorageKind, SymbolStorage
@@ -60,7 +61,7 @@ def info_scope(debugger: IDebugger, argument: str, write: Write, shown: Shown = 
         match = _FILE_LINE.match(spec)
         if match is not None and match["file"]:
             raise ProtocolError(f'No line {match["line"]} in file "{match["file"]}".')
-        raise ProtocolError(f'Function "{spec}" not defined.')
+        raise ProtocolError(f'Function "{unquoted(spec)}" not defined.')
     symbols = debugger.scope_storage(places[0].address)
     if not symbols:
         write(f"Scope for {spec}:\ncontains no locals or arguments.\n")

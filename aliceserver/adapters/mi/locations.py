@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.gdbcommands.quoting import unquoted
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.errors import AliceError
 
@@ -124,13 +125,22 @@ def _linespec(spec: str, qualified: bool) -> Location:
                       else "malformed linespec error: unexpected colon")  # fmt: skip
     if len(parts) == 1:
         return Location(line=last, qualified=qualified) if _LINE.fullmatch(last) else \
-            Location(function=last, qualified=qualified)
+            Location(function=_single_quoted(last), qualified=qualified)
     if len(parts) == 2 and _LINE.fullmatch(last):
         return Location(source=parts[0].strip("\"'"), line=last, qualified=qualified)
     if len(parts) == 3:
-        return Location(source=parts[0].strip("\"'"), function=parts[1], label=last, qualified=qualified)
+        return Location(source=parts[0].strip("\"'"), function=_single_quoted(parts[1]), label=last,
+                        qualified=qualified)  # fmt: skip
     # FILE:FUNCTION or FUNCTION:LABEL: the engine tells them apart by its source files
-    return Location(source=parts[0].strip("\"'"), function=last, qualified=qualified)
+    return Location(source=parts[0].strip("\"'"), function=_single_quoted(last), qualified=qualified)
+
+
+def _single_quoted(name: str) -> str:
+    """A function name quoted in double quotes as the engine takes a quoted one: in single
+    quotes (gdb's linespec lexer takes either)."""
+    if len(name) > 2 and name[0] == name[-1] == '"' and "'" not in name:
+        return f"'{name[1:-1]}'"
+    return name
 
 
 def for_engine(session: MiSession, location: Location) -> str:
@@ -185,7 +195,7 @@ def not_found(session: MiSession, spec: str, given: str = "") -> str:
     """gdb's words for a spec that names no code."""
     if spec.startswith("*"):
         return f"Cannot access memory at address {spec[1:]}"
-    parts = [part.strip() for part in _SCOPE_COLON.split(spec)]
+    parts = [unquoted(part.strip()) for part in _SCOPE_COLON.split(spec)]
     if len(parts) >= 2 and _LINE.fullmatch(parts[-1]):
         if not _is_source_file(session, parts[0]):
             return f"No source file named {parts[0]}."
@@ -194,7 +204,7 @@ def not_found(session: MiSession, spec: str, given: str = "") -> str:
         return f'No line {parts[-1]} in file "{parts[0]}".'
     if len(parts) == 1:
         kind = "Undefined convenience variable or function" if spec.startswith("$") else "Function"
-        return f'{kind} "{spec}" not defined.'
+        return f'{kind} "{unquoted(spec)}" not defined.'
     if len(parts) == 3 or _is_source_file(session, parts[0]):
         file, function = parts[0], parts[1]
         if not session.debugger.resolve_location(f"{file}:{function}"):
