@@ -115,3 +115,12 @@ def test_mi_break_info_lists_like_info_breakpoints(prog: Path) -> None:
     got = _mi_records(prog, commands, gdb=False)
     assert got == theirs
     assert got[-1] == "^error,msg=\"Arguments must be numbers or '$' variables.\""
+
+
+def test_printf_of_a_convenience_string_like_gdb(prog: Path) -> None:
+    """printf's %s of a convenience variable holding a char array (printcmds.exp's $cstr):
+    its bytes up to the first NUL, which live in no memory, before and after `run`."""
+    strings = ('set var $cstr = "abcde"', 'printf "cstr val = %s\\n", $cstr', 'set $e = ""', 'printf "[%s]\\n", $e',
+               'set $n = "ab\\0cd"', 'printf "[%s]\\n", $n', 'printf "[%5s|%-4s]\\n", $cstr, $e')
+    got = assert_like_gdb(ex(*strings, "break main", "run", *strings[1:]) + [str(prog)], prog.parent)
+    assert got.stdout.count("cstr val = abcde") == 2

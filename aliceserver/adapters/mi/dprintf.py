@@ -10,6 +10,7 @@ resumes without a stop record; the hit counts still go out as =breakpoint-modifi
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.printf_format import (
@@ -82,6 +83,9 @@ def _argument(session: MiSession, kind: ArgClass, expression: str, tid: int | No
     if kind is ArgClass.STRING:
         if expression.startswith('"') and expression.endswith('"'):  # a literal: its own bytes
             return StringArg(literal=split_command(expression)[0].encode())
+        held = _convenience_string(session, expression, tid, level)
+        if held is not None:
+            return StringArg(literal=held)
         return StringArg(address=_integer(session, expression, tid, level) & (1 << 64) - 1)
     if kind in DECIMAL_CLASSES.values():  # gdb's value_cast to the conversion's type
         return DecimalArg(session.evaluate(f"({kind.value})({expression})", tid=tid, level=level).value)
@@ -96,6 +100,28 @@ def _argument(session: MiSession, kind: ArgClass, expression: str, tid: int | No
         size = _integer(session, f"sizeof({expression})", tid, level)
         return float_from_bits(_integer(session, expression, tid, level), size)
     return _integer(session, expression, tid, level)
+
+
+def _convenience_string(session: MiSession, expression: str, tid: int | None, level: int | None) -> bytes | None:
+    """A convenience variable holding a char array (`set $s = "abc"`): its bytes up to the
+    first NUL, as gdb's printf_c_string takes them (they are in no memory to read)."""
+    name = expression.strip()
+    if not _CONVENIENCE.fullmatch(name):
+        return None
+    shown = _CHAR_ARRAY.fullmatch(session.evaluate(name, tid=tid, level=level).type)
+    if shown is None:
+        return None
+    out = bytearray()
+    for index in range(int(shown.group(1))):
+        byte = _integer(session, f"{name}[{index}]", tid, level) & 0xFF
+        if byte == 0:
+            break
+        out.append(byte)
+    return bytes(out)
+
+
+_CONVENIENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
+_CHAR_ARRAY = re.compile(r"(?:const )?(?:unsigned |signed )?char \[(\d+)\]")
 
 
 def _read_string(session: MiSession, address: int) -> bytes:
