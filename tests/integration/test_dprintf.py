@@ -124,3 +124,12 @@ def test_printf_of_a_convenience_string_like_gdb(prog: Path) -> None:
                'set $n = "ab\\0cd"', 'printf "[%s]\\n", $n', 'printf "[%5s|%-4s]\\n", $cstr, $e')
     got = assert_like_gdb(ex(*strings, "break main", "run", *strings[1:]) + [str(prog)], prog.parent)
     assert got.stdout.count("cstr val = abcde") == 2
+
+
+def test_eval_like_gdb(prog: Path) -> None:
+    """gdb's eval (printcmds.exp's indirect print): printf's text, then run as a command."""
+    got = assert_like_gdb(ex(
+        "set $abcde = 7", 'set $cstr = "abcde"', 'eval "print $%s\\n", $cstr', 'eval "echo %d\\\\n", 5', "eval",
+        'eval "print %d", 1+1', 'eval "nosuchcmd"', 'eval "print %d\\n", nosuch', 'eval "p 1"',
+    ) + [str(prog)], prog.parent)
+    assert "$1 = 7" in got.stdout

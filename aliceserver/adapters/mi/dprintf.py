@@ -277,6 +277,14 @@ def register(registry: MiRegistry) -> None:
     registry.add("dprintf-insert", _dprintf_insert)
 
 
+def _eval(ctx: Context, text: str) -> Reply:
+    """gdb's eval: printf's text of the arguments, then run as a command."""
+    from aliceserver.adapters.mi.control_commands import run_commands  # it runs console commands
+
+    return run_commands(ctx, [printf_text(ctx.session, text).rstrip("\n")], breakpoint_list=False)
+
+
 def register_console(registry: CliRegistry) -> None:
     registry.add("printf", _printf)
+    registry.add("eval", _eval)
     registry.add("dprintf", _dprintf)
