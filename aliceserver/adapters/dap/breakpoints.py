@@ -26,6 +26,7 @@ from aliceserver.adapters.dap.shapes import (
 from aliceserver.debuggers.events import StopReason
 from aliceserver.debuggers.model import (
     BreakpointInfo,
+    CodeLocation,
     LocationBreakpointInfo,
     SignalPolicy,
     VariableScope,
@@ -76,7 +77,18 @@ class DapBreakpoint(UserBreakpoint):
     def verified(self) -> bool:
         if self.kind is DATA:
             return self.watch_id is not None
-        return self.bound is not None and bool(self.bound.locations)
+        return bool(self.places)
+
+    @property
+    def places(self) -> tuple[CodeLocation, ...]:
+        """Where it is bound, but for a library function's PLT stub in the program: it
+        stands in (as in gdb) until the library loads and the breakpoint moves to the
+        function, so the client hears it pending till then, as lldb-vscode says."""
+        if self.bound is None:
+            return ()
+        asked_for_stub = self.kind is FUNCTION and bool(self.key) and str(self.key[0]).endswith("@plt")
+        return tuple(place for place in self.bound.locations
+                     if asked_for_stub or not (place.function or "").endswith("@plt"))  # fmt: skip
 
     def bind(self, info: LocationBreakpointInfo) -> None:
         self.bound, self.location_id, self.address_ids = info, info.id, info.breakpoint_ids
@@ -185,7 +197,7 @@ class BreakpointBook:
 def breakpoint_json(session: DapSession, bp: DapBreakpoint) -> JsonObject:
     body: JsonObject = {"id": bp.dap_id, "verified": bp.verified}
     state = session.state
-    places = bp.bound.locations if bp.bound is not None else ()
+    places = bp.places
     if places:
         first = places[0]
         if first.source is not None:
@@ -214,6 +226,8 @@ def _pending_message(session: DapSession, bp: DapBreakpoint) -> str:
             f"No code at line {bp.line} of {name} in the loaded program "
             "(the breakpoint binds if a library with that code loads)."
         )
+    if bp.kind is FUNCTION and bp.bound is not None and bp.bound.locations:  # only at PLT stubs
+        return f"Pending: {bp.bound.location} is in a shared library not loaded yet (the breakpoint binds when it loads)."
     if bp.kind is FUNCTION:
         return (
             "No such function in the loaded program (the breakpoint binds if a library defines it)."
