@@ -42,6 +42,9 @@ _HDR: list[tuple[str, str, str, str]] = [
 ]  # fmt: skip
 
 
+_Field = tuple[str, Value]  # one name=value of a record (the class below has a method named tuple)
+
+
 def _watch_kind(bp: MiBreakpoint) -> WatchKind:
     return WatchKind.WRITE if bp.gdb_type == WATCH_TYPES[""] else WatchKind.READ_WRITE
 
@@ -466,7 +469,7 @@ class BreakpointTable:
             items.append(("locations", locations))
         return Results(items)
 
-    def addr_item(self, text: str) -> list[tuple[str, Value]]:
+    def addr_item(self, text: str) -> list[_Field]:
         """The addr field, which gdb leaves out under `print address off`."""
         return [("addr", text)] if self.session.settings.get("print address") == "on" else []
 
