@@ -26,3 +26,12 @@ def test_print_options_like_gdb(builder: Builder, tmp_path: Path) -> None:
     )
     got = assert_like_gdb([*commands, str(program)], tmp_path)
     assert '"a"...' in got.stdout
+
+
+def test_console_complete_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """The console's complete (printcmds.exp: print's arguments get no location options)."""
+    program = builder.build("print_limits")
+    commands = ex("complete p -function", "complete p -line", "complete p -source", "complete set print ele",
+                  "complete b mai", "complete whe", "set max-completions 2", "complete show print e")
+    got = assert_like_gdb([*commands, str(program)], tmp_path)
+    assert "b main\n" in got.stdout

@@ -14,6 +14,7 @@ from aliceserver.debuggers.model import SymbolDomain, SymbolSearchQuery
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
+    from aliceserver.adapters.mi.registry import Context, Reply
     from aliceserver.adapters.mi.session import MiSession
 
 # Aliases gdb lists beside the commands: the others are abbreviations (`br`, `c`), which
@@ -64,6 +65,17 @@ def complete(session: MiSession, line: str) -> Completion:
     # a single match is given as the line it completes to
     result.matches = [prefix + name for name, _ in candidates] if len(candidates) != 1 else [result.completion or ""]
     return result
+
+
+def console_complete(ctx: Context, text: str) -> Reply:
+    """The console's `complete LINE`: each match on a line of its own, and gdb's note when
+    max-completions cut them short."""
+    found = complete(ctx.session, text)
+    for match in found.matches if found.completion is not None else []:
+        ctx.console(match + "\n")
+    if found.max_reached:
+        ctx.console(f"{text} *** List may be truncated, max-completions reached. ***\n")
+    return None
 
 
 def _command_names(session: MiSession) -> list[str]:

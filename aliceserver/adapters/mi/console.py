@@ -13,6 +13,7 @@ from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
+from aliceserver.adapters.mi.completion import console_complete
 from aliceserver.adapters.mi.console_frames import register_frames
 from aliceserver.adapters.mi.console_info import register_info
 from aliceserver.adapters.mi.console_print import register_print
@@ -572,6 +573,7 @@ def register_all(registry: CliRegistry) -> None:
     core_commands.register_console(registry)
     add("break-range", _break_range)
     add("interpreter-exec", misc.interpreter_exec_console)
+    add("complete", console_complete)
     register_catch(registry)
     register_tracepoints(registry)
     register_print(registry)
