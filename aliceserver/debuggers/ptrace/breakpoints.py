@@ -1,13 +1,15 @@
-"""Breakpoints, watchpoints and catchpoints of PtraceDebugger (a mixin of engine.py).
+"""Breakpoints, watchpoints and catchpoints of the live process (an object the engine
+composes); also the AddressBreakpoints the source level's location breakpoints bind to
+(source/services.py).
 
-Everything here runs on the tracer thread through `_call`; the traps themselves are
+Everything here runs on the tracer thread (`run_on_engine`); the traps themselves are
 bookkept in traps.py and written by the inferior.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import Callable
 
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import Stopped, StopReason
@@ -35,8 +37,6 @@ from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
 _NEAR_FRAMES = 32  # a watched frame is most often near the top: unwind that much first
 _ALL_FRAMES = 4096
 
@@ -52,37 +52,38 @@ _EXCEPTION_PROBES = {CatchKind.THROW: "throw", CatchKind.CATCH: "catch", CatchKi
 _TYPEINFO_NAME = "typeinfo name for "
 
 
-class BreakpointControl:
-    # Provided by PtraceDebugger.
-    _inferior: Inferior | None
-    _traps: TrapTable
-    _watches: WatchSlots
-    _catch: set[CatchKind]
-    _armed: dict[CatchKind, int]
-    # gdb's catch syscall / catch signal, and the front end's judge of catch stops (the
-    # engine keeps them across processes: copied into each new inferior when it is armed).
-    _catch_syscalls: frozenset[int] | None = None
-    _catch_signals: frozenset[int] = frozenset()
-    _catch_gate: Callable[[Stopped], bool] | None = None
-    _catch_libraries = False
-    _type_names: Demangler | None = None
-    _symbols: ProcessSymbols
-    _source: SourceSymbols
-    _disassembler: Disassembler
-    _libc: Libc
-    _access: ProcessAccess  # the process's memory as the program sees it
+class Breakpoints:
+    def __init__(
+        self, access: ProcessAccess, *, traps: TrapTable, watches: WatchSlots, symbols: ProcessSymbols,
+        disassembler: Disassembler, libc: Libc, library_event: Callable[[int], None],
+    ) -> None:  # fmt: skip
+        self._access = access  # the live process (access.inferior) and its memory
+        self._call = access.run_on_engine
+        self._traps = traps
+        self._watches = watches
+        self._symbols = symbols
+        self._disassembler = disassembler
+        self._libc = libc
+        self._library_event = library_event  # the loader's trap's on_hit (engine.py)
+        self.catch: set[CatchKind] = set()  # copied into each new inferior
+        self.armed: dict[CatchKind, int] = {}  # exception catchpoint -> its internal trap
+        # gdb's catch syscall / catch signal, and the front end's judge of catch stops (kept
+        # across processes: copied into each new inferior when it is armed).
+        self._catch_syscalls: frozenset[int] | None = None
+        self._catch_signals: frozenset[int] = frozenset()
+        self._catch_gate: Callable[[Stopped], bool] | None = None
+        self._catch_libraries = False
+        self._type_names: Demangler | None = None
 
-    if TYPE_CHECKING:  # provided by the class this is mixed into
-        def _call(self, fn: Callable[[], T]) -> T:
-            raise NotImplementedError
+    @property
+    def _inferior(self) -> Inferior | None:
+        return self._access.inferior
 
-        def _require_stopped(self) -> Inferior:
-            raise NotImplementedError
+    @property
+    def _source(self) -> SourceSymbols:
+        return self._access.source
 
-        def _on_library_event(self, _tid: int) -> None:
-            raise NotImplementedError
-
-    def _add_internal(
+    def add_internal(
         self,
         address: int,
         *,
@@ -107,10 +108,10 @@ class BreakpointControl:
 
     def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
         def go() -> None:
-            (self._catch.add if enabled else self._catch.discard)(kind)
+            (self.catch.add if enabled else self.catch.discard)(kind)
             if self._inferior is not None:
-                self._inferior.catch = set(self._catch)
-                self._arm_catchpoints()
+                self._inferior.catch = set(self.catch)
+                self.arm_catchpoints()
 
         self._call(go)
 
@@ -125,11 +126,11 @@ class BreakpointControl:
         def go() -> None:
             self._catch_syscalls, self._catch_signals, self._catch_gate = syscalls, signals, gate
             self._catch_libraries = libraries
-            self._arm_catchpoints()
+            self.arm_catchpoints()
 
         self._call(go)
 
-    def _arm_catchpoints(self) -> None:
+    def arm_catchpoints(self) -> None:
         """Traps for the exception catchpoints, on the runtime's functions once they load."""
         inferior = self._inferior
         if inferior is None:
@@ -137,11 +138,11 @@ class BreakpointControl:
         inferior.catch_syscalls, inferior.catch_signals = self._catch_syscalls, self._catch_signals
         inferior.catch_gate = self._catch_gate
         for kind, (symbols, note) in _EXCEPTION_CATCHES.items():
-            armed = self._armed.get(kind)
-            if kind not in self._catch:
+            armed = self.armed.get(kind)
+            if kind not in self.catch:
                 if armed is not None and armed in self._traps.by_id:
-                    self._remove_logical(armed)
-                self._armed.pop(kind, None)
+                    self.remove_logical(armed)
+                self.armed.pop(kind, None)
                 continue
             if armed is not None and armed in self._traps.by_id:
                 continue
@@ -154,7 +155,7 @@ class BreakpointControl:
             if address is None:
                 continue  # not loaded (yet): armed when a library with it loads
             on_hit = (lambda tid, kind=kind: self._note_exception_type(kind, tid)) if probe else None
-            self._armed[kind] = self._add_internal(address, reports=StopReason.EXCEPTION, note=note, on_hit=on_hit)
+            self.armed[kind] = self.add_internal(address, reports=StopReason.EXCEPTION, note=note, on_hit=on_hit)
 
     def _note_exception_type(self, kind: CatchKind, tid: int) -> None:
         """At a libstdc++ probe: the thrown type's name (gdb's $_exception type, what a
@@ -179,7 +180,7 @@ class BreakpointControl:
         shown = self._type_names.demangle("_ZTS" + raw.lstrip("*"))
         inferior.exception_type = shown[len(_TYPEINFO_NAME):] if shown.startswith(_TYPEINFO_NAME) else raw
 
-    def _catch_library_change(self, loaded: list[Module], unloaded: list[Module]) -> None:
+    def catch_library_change(self, loaded: list[Module], unloaded: list[Module]) -> None:
         """At the dynamic loader's trap: make it report this change when libraries are caught."""
         inferior = self._inferior
         if inferior is None:
@@ -187,7 +188,7 @@ class BreakpointControl:
         caught = self._catch_libraries and bool(loaded or unloaded)
         inferior.library_change = (tuple(m.path for m in loaded), tuple(m.path for m in unloaded))
         for bp in self._traps.by_id.values():
-            if bp.internal and bp.on_hit is not None and bp.on_hit == self._on_library_event:
+            if bp.internal and bp.on_hit is not None and bp.on_hit == self._library_event:
                 bp.reports = StopReason.LIBRARY if caught else None
 
     def _probe_address(self, kind: CatchKind) -> int | None:
@@ -211,9 +212,9 @@ class BreakpointControl:
         enabled: bool = True,
         condition: BreakpointCondition | None = None,
     ) -> BreakpointInfo:
-        return self._call(lambda: self._insert_address_breakpoint(address, temporary, enabled, condition))
+        return self._call(lambda: self.insert_address_breakpoint(address, temporary, enabled, condition))
 
-    def _insert_address_breakpoint(
+    def insert_address_breakpoint(
         self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None,
         *, at_instruction: bool = False,
     ) -> BreakpointInfo:
@@ -227,7 +228,7 @@ class BreakpointControl:
             try:
                 inferior.insert_trap(trap)
             except OSError:
-                self._remove_logical(bp.id)
+                self.remove_logical(bp.id)
                 raise TargetError(
                     f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"
                 ) from None
@@ -245,7 +246,7 @@ class BreakpointControl:
                 f"{address:#x} is not the start of an instruction (inside {where.name}+{where.offset})"
             )
 
-    def _remove_logical(self, ident: int) -> None:
+    def remove_logical(self, ident: int) -> None:
         trap = self._traps.remove(ident)
         inferior = self._inferior
         if not trap.wanted and inferior is not None:
@@ -258,7 +259,7 @@ class BreakpointControl:
             bp = self._traps.get(breakpoint_id)
             if bp.internal:
                 raise TargetError(f"no breakpoint number {breakpoint_id}")
-            self._remove_logical(breakpoint_id)
+            self.remove_logical(breakpoint_id)
 
         self._call(go)
 
@@ -290,7 +291,7 @@ class BreakpointControl:
         self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None
     ) -> WatchpointInfo:
         def go() -> WatchpointInfo:
-            inferior = self._require_stopped()
+            inferior = self._access.require_stopped()
             value = self._access.read_visible(address, size)
             watch = Watch(self._traps.new_id(), address, size, kind, value)
             if scope is not None:
@@ -298,7 +299,7 @@ class BreakpointControl:
                 watch.return_address = self._return_address(inferior, scope)
             self._watches.add(watch)
             if watch.return_address is not None:
-                watch.guard_id = self._add_internal(
+                watch.guard_id = self.add_internal(
                     watch.return_address, temporary=True, guards_watch=watch.id,
                     condition=lambda tid: frame_left(inferior, watch, tid),
                     on_hit=lambda tid: retire(inferior, watch, drop_guard=False),
@@ -334,11 +335,23 @@ class BreakpointControl:
         def go() -> None:
             watch = self._watches.remove(watchpoint_id)
             if watch.guard_id is not None and watch.guard_id in self._traps.by_id:
-                self._remove_logical(watch.guard_id)
+                self.remove_logical(watch.guard_id)
             if self._inferior is not None:
-                self._apply_watches(self._require_stopped())
+                self._apply_watches(self._access.require_stopped())
 
         self._call(go)
 
     def watchpoints(self) -> list[WatchpointInfo]:
         return self._call(lambda: [w.info() for w in self._watches.all()])
+
+    # --- AddressBreakpoints (source/services.py): location breakpoints' traps ------------
+    def forget_address_breakpoint(self, ident: int) -> None:
+        try:
+            self.remove_logical(ident)
+        except TargetError:
+            pass  # a temporary one that already went
+
+    def code_unmapped(self, address: int) -> None:
+        trap = self._traps.by_address.get(address)
+        if trap is not None:
+            trap.inserted = False

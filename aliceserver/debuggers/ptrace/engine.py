@@ -37,6 +37,7 @@ from aliceserver.debuggers.events import (
 )
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
 from aliceserver.debuggers.model import (
+    BreakpointInfo,
     CatchKind,
     CodeLocation,
     CompileUnitInfo,
@@ -78,7 +79,7 @@ from aliceserver.debuggers.model import (
     WatchScope,
 )
 from aliceserver.debuggers.ptrace import binding
-from aliceserver.debuggers.ptrace.breakpoints import BreakpointControl
+from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
 from aliceserver.debuggers.ptrace.calltrace import CallTracer
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.coretarget import CoreFiles
@@ -127,7 +128,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-class PtraceDebugger(BreakpointControl):
+class PtraceDebugger:
     def __init__(self) -> None:
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
@@ -165,8 +166,6 @@ class PtraceDebugger(BreakpointControl):
         self._stdin: int | None = None
         self._launch_config: LaunchConfig | None = None
         self._strays: list[int] = []
-        self._catch: set[CatchKind] = set()
-        self._armed: dict[CatchKind, int] = {}  # exception catchpoint -> its internal trap
         self.call_settings = CallSettings()  # calls into the program (infcall.py)
         self._compose_source_level()
         self._closed = False
@@ -176,6 +175,9 @@ class PtraceDebugger(BreakpointControl):
     def _compose_source_level(self) -> None:
         """The source level's objects (debuggers/source), over this engine's services; and
         the core files read in place of a live process, and written from it."""
+        self._breakpoints = Breakpoints(self._access, traps=self._traps, watches=self._watches, symbols=self._symbols,
+                                        disassembler=self._disassembler, libc=self._libc,
+                                        library_event=self._on_library_event)  # fmt: skip
         self._cores = CoreFiles(self._access, self._events, self._tracker, live=lambda: self._inferior is not None,
                                   new_source_symbols=self._new_source_symbols)  # fmt: skip
         self._core_writer = CoreWriter(self._access, lambda: self._inferior, self._traps, self._libc)
@@ -188,7 +190,7 @@ class PtraceDebugger(BreakpointControl):
             self._access, self._frames, self._variables, self._stop_cache, self._dollars, self._events,
             callers=self._function_caller, conditions=self._compiled_condition,
         )  # fmt: skip
-        self._locations = Locations(self._access, self._frames, self._expressions, self._events, self)
+        self._locations = Locations(self._access, self._frames, self._expressions, self._events, self._breakpoints)
         self._stepping = Stepping(self._access, self._frames, self._locations, self._variables, self._dollars,
                                   self._stop_cache, self._disassembler, self._events, self)  # fmt: skip
         self._symbol_queries = SymbolQueries(self._access, self._frames.frame_view, self._access.link_view)
@@ -228,20 +230,6 @@ class PtraceDebugger(BreakpointControl):
 
     def _compiled_condition(self, tree: str | Expr, general: Callable[[int], bool]) -> BreakpointCondition:
         return ExpressionCondition(tree, general, self, self._expressions.eval_symbols, self._access.read_visible)
-
-    # --- AddressBreakpoints (source/services.py): location breakpoints' traps ------------
-    insert_address_breakpoint = BreakpointControl._insert_address_breakpoint
-
-    def forget_address_breakpoint(self, ident: int) -> None:
-        try:
-            self._remove_logical(ident)
-        except TargetError:
-            pass  # a temporary one that already went
-
-    def code_unmapped(self, address: int) -> None:
-        trap = self._traps.by_address.get(address)
-        if trap is not None:
-            trap.inserted = False
 
     # --- StepControl (source/steps.py): a stepping plan run by the inferior ---------------
     def plan_start(self, thread_id: int) -> tuple[Control, int]:
@@ -431,7 +419,7 @@ class PtraceDebugger(BreakpointControl):
                 self._launch_config and self._launch_config.follow_fork is ForkFollow.CHILD
             ),
         )  # fmt: skip
-        inferior.catch = set(self._catch)
+        inferior.catch = set(self._breakpoints.catch)
         self._inferior = self._access.inferior = inferior
         return inferior
 
@@ -461,18 +449,18 @@ class PtraceDebugger(BreakpointControl):
             r_brk = self._tracker.r_brk_from_memory() or r_brk
             self._on_library_event(0)
         if r_brk:
-            self._add_internal(r_brk, on_hit=self._on_library_event)
+            self._breakpoints.add_internal(r_brk, on_hit=self._on_library_event)
         config = self._launch_config
         if at_launch and config is not None and config.stop_on_entry and self._tracker.entry:
-            self._add_internal(self._tracker.entry, reports=StopReason.ENTRY, temporary=True)
+            self._breakpoints.add_internal(self._tracker.entry, reports=StopReason.ENTRY, temporary=True)
         if at_launch or inferior.attached:
             for trap in self._traps.by_address.values():
                 if trap.wanted:
                     self._insert_or_warn(inferior, trap.address)
         for tid in inferior.threads:
             self._watches.apply(self._libc, tid)
-        self._armed.clear()  # the internal traps went with the old image
-        self._arm_catchpoints()
+        self._breakpoints.armed.clear()  # the internal traps went with the old image
+        self._breakpoints.arm_catchpoints()
         self._locations.bind_all(new_image=not at_launch)
 
     def _insert_or_warn(self, inferior: Inferior, address: int) -> None:
@@ -492,11 +480,11 @@ class PtraceDebugger(BreakpointControl):
         for module in unloaded:
             self._events.put(ModuleUnloaded(module))
             self._locations.unbind_module(module)
-        self._catch_library_change(loaded, unloaded)
+        self._breakpoints.catch_library_change(loaded, unloaded)
         # gdb's auto-solib-add: the loader's news bring back what `nosharedlibrary` dropped
         self._library_symbols.read_library_symbols(None)
         if loaded:
-            self._arm_catchpoints()
+            self._breakpoints.arm_catchpoints()
             self._locations.bind_all()
 
     def attach(self, pid: int) -> ProcessInfo:
@@ -796,7 +784,7 @@ class PtraceDebugger(BreakpointControl):
         address, size, scope = self._call(lambda: self._expressions.watch_target(expression, thread_id, level))
         if size not in (1, 2, 4, 8):
             raise TargetError(f"cannot watch {expression!r}: {size} bytes; a hardware watchpoint covers 1, 2, 4 or 8")
-        return self.insert_watchpoint(address, size, kind, scope)
+        return self._breakpoints.insert_watchpoint(address, size, kind, scope)
 
     def history_count(self) -> int:
         return self._dollars.history_count()
@@ -806,6 +794,42 @@ class PtraceDebugger(BreakpointControl):
 
     def set_examined(self, address: int, size: int, contents: bytes | None) -> None:
         self._dollars.set_examined(address, size, contents)
+
+    # --- breakpoints, watchpoints, catchpoints (breakpoints.py) --------------------------
+    def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
+        self._breakpoints.set_catchpoint(kind, enabled)
+
+    def set_catch_events(
+        self, *, syscalls: frozenset[int] | None, signals: frozenset[int],
+        gate: Callable[[Stopped], bool] | None, libraries: bool = False,
+    ) -> None:  # fmt: skip
+        self._breakpoints.set_catch_events(syscalls=syscalls, signals=signals, gate=gate, libraries=libraries)
+
+    def insert_breakpoint(
+        self, address: int, *, temporary: bool = False, enabled: bool = True,
+        condition: BreakpointCondition | None = None,
+    ) -> BreakpointInfo:  # fmt: skip
+        return self._breakpoints.insert_breakpoint(address, temporary=temporary, enabled=enabled, condition=condition)
+
+    def remove_breakpoint(self, breakpoint_id: int) -> None:
+        self._breakpoints.remove_breakpoint(breakpoint_id)
+
+    def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo:
+        return self._breakpoints.enable_breakpoint(breakpoint_id, enabled)
+
+    def breakpoints(self) -> list[BreakpointInfo]:
+        return self._breakpoints.breakpoints()
+
+    def insert_watchpoint(
+        self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None
+    ) -> WatchpointInfo:
+        return self._breakpoints.insert_watchpoint(address, size, kind, scope)
+
+    def remove_watchpoint(self, watchpoint_id: int) -> None:
+        self._breakpoints.remove_watchpoint(watchpoint_id)
+
+    def watchpoints(self) -> list[WatchpointInfo]:
+        return self._breakpoints.watchpoints()
 
     # --- registers, memory, ELF symbols (state.py) --------------------------------------
     def read_registers(self, thread_id: int) -> Registers:
