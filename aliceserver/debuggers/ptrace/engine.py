@@ -6,6 +6,11 @@ tracees: __WNOTHREAD); to make it look at a new command, the caller sends the pr
 SIGSTOP, which the tracer recognises and swallows. Nothing polls.
 Events go to every front end's subscription straight from the thread that saw them
 (eventsource.py): the tracer never waits on a front end, and no relay thread delays a stop.
+
+The engine owns the process's lifecycle and the tracer thread, and composes the rest as
+objects (no mixins): the source level's (debuggers/source: Frames, Expressions, Locations,
+Stepping, symbol queries...) over ProcessAccess (state.py), and the live backend's own
+(Breakpoints, CallTracer, CoreFiles, CoreWriter). Each IDebugger method delegates to one.
 """
 
 from __future__ import annotations
