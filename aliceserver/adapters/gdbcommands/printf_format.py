@@ -15,7 +15,7 @@ import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from aliceserver.errors import ProtocolError, Unsupported
+from aliceserver.errors import ProtocolError
 
 
 class ArgClass(enum.Enum):
@@ -27,7 +27,8 @@ class ArgClass(enum.Enum):
     STRING = "string"
     DOUBLE = "double"
     LONG_DOUBLE = "long double"
-    WIDE = "wide"  # %lc, %ls: not supported here
+    WIDE_CHAR = "wide char"  # %lc: printed as %s of its UTF-8
+    WIDE_STRING = "wide string"  # %ls: as %s of the wchar_t string's UTF-8
     DECIMAL32 = "_Decimal32"  # %H
     DECIMAL64 = "_Decimal64"  # %D
     DECIMAL128 = "_Decimal128"  # %DD
@@ -165,13 +166,13 @@ def _conversion(fmt: str, start: int) -> tuple[int, ArgClass]:
         arg = (ArgClass.SIZE_T if length == "z" else ArgClass.INT if lcount == 0
                else ArgClass.LONG if lcount == 1 else ArgClass.LONG_LONG)
     elif conv == "c":
-        arg = ArgClass.INT if lcount == 0 else ArgClass.WIDE
+        arg = ArgClass.INT if lcount == 0 else ArgClass.WIDE_CHAR
         bad = lcount > 1 or length in ("h", "L", "z") or precision or any(f in flags for f in "0 +")
     elif conv == "p":
         arg = ArgClass.PTR
         bad = bool(length) or precision or any(f in flags for f in "#0 +")
     elif conv == "s":
-        arg = ArgClass.STRING if lcount == 0 else ArgClass.WIDE
+        arg = ArgClass.STRING if lcount == 0 else ArgClass.WIDE_STRING
         bad = lcount > 1 or length in ("h", "L", "z") or any(f in flags for f in "0 +")
     elif conv in "efgEG":
         arg = (DECIMAL_CLASSES[length] if length in DECIMAL_CLASSES else ArgClass.LONG_DOUBLE if length == "L"
@@ -241,12 +242,13 @@ def render(pieces: list[Piece], values: list[ArgValue], read_string: Callable[[i
         value = next(args)
         spec = _host_spec(piece)
         number, real = (value, float(value)) if isinstance(value, int) else (0, value if isinstance(value, float) else 0.0)
-        if piece.arg is ArgClass.WIDE:
-            raise Unsupported(f"printf of a {piece.arg.value} argument ({piece.text}) is not supported by aliceserver.")
+        if piece.arg is ArgClass.WIDE_CHAR:  # gdb converts it to the host's charset, then %s
+            yield (spec[:-1] + "s").encode() % wide_text([number])
+            continue
         if isinstance(value, DecimalArg):
             yield value.text.encode()
             continue
-        if piece.arg is ArgClass.STRING:
+        if piece.arg in (ArgClass.STRING, ArgClass.WIDE_STRING):  # a wide one comes read, as UTF-8
             assert isinstance(value, StringArg)
             if value.literal is not None:
                 yield spec.encode() % value.literal
@@ -268,6 +270,11 @@ def render(pieces: list[Piece], values: list[ArgValue], read_string: Callable[[i
                 yield ((spec.replace("#", "")[:-1] + "s") % ("0" + format(number, "o"))).encode()
             else:
                 yield (spec.replace("#", "") if spec[-1] == "o" else spec).replace("u", "d").encode() % number
+
+
+def wide_text(codes: list[int]) -> bytes:
+    """wchar_t code points as UTF-8 (what is no character: U+FFFD)."""
+    return "".join(chr(code) if 0 <= code < 0x110000 else "\ufffd" for code in codes).encode("utf-8", "replace")
 
 
 def float_from_bits(raw: int, size: int) -> float:

@@ -24,6 +24,7 @@ from aliceserver.adapters.gdbcommands.printf_format import (
     parse_format,
     render,
     split_command,
+    wide_text,
 )
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi.breakpoints import DPRINTF, MiBreakpoint
@@ -80,6 +81,12 @@ def _integer(session: MiSession, expression: str, tid: int | None, level: int | 
 
 def _argument(session: MiSession, kind: ArgClass, expression: str, tid: int | None, level: int | None) -> ArgValue:
     """An argument as its conversion takes it (gdb's value_as_long, value_as_address...)."""
+    if kind is ArgClass.WIDE_STRING:  # read now: the text is UTF-8 then
+        held = _convenience_string(session, expression, tid, level, wide=True)
+        if held is not None:
+            return StringArg(literal=held)
+        address = _integer(session, expression, tid, level) & (1 << 64) - 1
+        return StringArg(address=0) if address == 0 else StringArg(literal=_read_wide_string(session, address))
     if kind is ArgClass.STRING:
         if expression.startswith('"') and expression.endswith('"'):  # a literal: its own bytes
             return StringArg(literal=split_command(expression)[0].encode())
@@ -102,26 +109,46 @@ def _argument(session: MiSession, kind: ArgClass, expression: str, tid: int | No
     return _integer(session, expression, tid, level)
 
 
-def _convenience_string(session: MiSession, expression: str, tid: int | None, level: int | None) -> bytes | None:
-    """A convenience variable holding a char array (`set $s = "abc"`): its bytes up to the
-    first NUL, as gdb's printf_c_string takes them (they are in no memory to read)."""
+def _convenience_string(session: MiSession, expression: str, tid: int | None, level: int | None,
+                        *, wide: bool = False) -> bytes | None:
+    """A convenience variable holding a char array (`set $s = "abc"`; `wide`: a wchar_t,
+    char16_t or char32_t one, as UTF-8): its characters up to the first NUL, as gdb's
+    printf_c_string and printf_wide_c_string take them (they are in no memory to read)."""
     name = expression.strip()
     if not _CONVENIENCE.fullmatch(name):
         return None
-    shown = _CHAR_ARRAY.fullmatch(session.evaluate(name, tid=tid, level=level).type)
+    shown = (_WIDE_ARRAY if wide else _CHAR_ARRAY).fullmatch(session.evaluate(name, tid=tid, level=level).type)
     if shown is None:
         return None
-    out = bytearray()
+    codes: list[int] = []
     for index in range(int(shown.group(1))):
-        byte = _integer(session, f"{name}[{index}]", tid, level) & 0xFF
-        if byte == 0:
+        code = _integer(session, f"{name}[{index}]", tid, level) & (0xFFFFFFFF if wide else 0xFF)
+        if code == 0:
             break
-        out.append(byte)
-    return bytes(out)
+        codes.append(code)
+    return wide_text(codes) if wide else bytes(codes)
 
 
 _CONVENIENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
 _CHAR_ARRAY = re.compile(r"(?:const )?(?:unsigned |signed )?char \[(\d+)\]")
+_WIDE_ARRAY = re.compile(r"(?:const )?(?:wchar_t|char16_t|char32_t) \[(\d+)\]")
+_WCHAR_SIZE = 4  # gdb reads %ls as wchar_t, 4 bytes on Linux
+
+
+def _read_wide_string(session: MiSession, address: int) -> bytes:
+    """The wchar_t string at `address` up to its NUL, as UTF-8."""
+    codes: list[int] = []
+    at = address
+    while True:
+        try:
+            unit = session.debugger.read_memory(at, _WCHAR_SIZE)
+        except AliceError:
+            raise MiError(f"Cannot access memory at address {at:#x}") from None
+        code = int.from_bytes(unit, "little")
+        if code == 0:
+            return wide_text(codes)
+        codes.append(code)
+        at += _WCHAR_SIZE
 
 
 def _read_string(session: MiSession, address: int) -> bytes:

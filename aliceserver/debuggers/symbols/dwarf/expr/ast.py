@@ -26,11 +26,13 @@ class DecimalFloatLit:
 @dataclass(frozen=True, slots=True)
 class CharLit:
     value: int
+    type_name: str = "char"  # wchar_t, char16_t, char32_t: L'a', u'a', U'a'
 
 
 @dataclass(frozen=True, slots=True)
 class StringLit:
-    value: bytes
+    value: bytes  # the elements' bytes, without the NUL that ends them
+    char_type: str = "char"  # wchar_t, char16_t, char32_t: L"a", u"a", U"a"
 
 
 @dataclass(frozen=True, slots=True)

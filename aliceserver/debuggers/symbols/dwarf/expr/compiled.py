@@ -94,7 +94,7 @@ class _Compiler:
             t = self.builtins.of(tree.type_name)
             return _Node(t, const=_converter(t)(tree.value))
         if isinstance(tree, ast.CharLit):
-            t = self.builtins.of("char")
+            t = self.builtins.of(tree.type_name)
             return _Node(t, const=_converter(t)(tree.value))
         if isinstance(tree, ast.Name):
             return self.name(tree.name)

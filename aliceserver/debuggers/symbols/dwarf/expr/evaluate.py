@@ -195,10 +195,11 @@ class Evaluator:
         if isinstance(node, ast.DecimalFloatLit):
             return decimal_ops.literal(self.builtins, node.digits, node.type_name, self.ctx)
         if isinstance(node, ast.CharLit):
-            return Value.of_int(self.builtins.of("char"), node.value, self.ctx)
+            return Value.of_int(self.builtins.of(node.type_name), node.value, self.ctx)
         if isinstance(node, ast.StringLit):
-            data = node.value + b"\0"
-            return Value.of_bytes(ArrayType(self.builtins.of("char"), len(data)), data, self.ctx)
+            element = self.builtins.of(node.char_type)
+            data = node.value + bytes(element.size)
+            return Value.of_bytes(ArrayType(element, len(data) // element.size), data, self.ctx)
         if isinstance(node, ast.Name):
             return self.name(node.name)
         if isinstance(node, ast.Register):

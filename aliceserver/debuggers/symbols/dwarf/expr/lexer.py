@@ -57,6 +57,9 @@ def tokenize(text: str, radix: int = 10) -> list[Token]:
         if (ch.isascii() and ch.isalpha()) or ch == "_":
             m = _IDENT.match(text, i)
             assert m is not None
+            if m.group(0) in _WIDE_PREFIXES and text[m.end() : m.end() + 1] in ("'", '"'):
+                i = _wide_quoted(text, m.end(), _WIDE_PREFIXES[m.group(0)], tokens)
+                continue
             tokens.append(Token("ident", m.group(0), i))
             i = m.end()
             continue
@@ -245,6 +248,39 @@ def _quoted(text: str, i: int, tokens: list[Token]) -> int:
         tokens.append(Token("char", text[i:j], i, out[0]))
     else:
         tokens.append(Token("string", text[i:j], i, bytes(out)))
+    return j
+
+
+_WIDE_PREFIXES = {"L": "wchar_t", "u": "char16_t", "U": "char32_t"}
+
+
+def _wide_quoted(text: str, i: int, char_type: str, tokens: list[Token]) -> int:
+    """`L"ab"`, `u'a'`...: a character or string of `char_type`, as code points."""
+    quote = text[i]
+    j = i + 1
+    codes: list[int] = []
+    while True:
+        if j >= len(text):
+            raise EvaluationError("Unmatched single quote." if quote == "'" else "Unterminated string in expression.")
+        ch = text[j]
+        if ch == quote:
+            j += 1
+            break
+        if ch == "\\":
+            j, code = _escape(text, j + 1)
+            codes.append(code)
+            continue
+        codes.append(ord(ch))
+        j += 1
+    start = i - (1 if char_type != "char" else 0)
+    if quote == '"':
+        tokens.append(Token("string", text[start:j], start, (tuple(codes), char_type)))
+    elif not codes:
+        raise EvaluationError("A character constant must contain at least one character.")
+    elif len(codes) != 1:
+        raise EvaluationError("Invalid character constant.")
+    else:
+        tokens.append(Token("char", text[start:j], start, (codes[0], char_type)))
     return j
 
 

@@ -347,17 +347,20 @@ class _Parser(TokenCursor):
             return ast.ArrayLit(tuple(elements))
         if tok.kind == "char":
             self.next()
+            if isinstance(tok.value, tuple):  # L'a', u'a', U'a'
+                return ast.CharLit(int(tok.value[0]), str(tok.value[1]))
             assert isinstance(tok.value, int)
             return ast.CharLit(tok.value)
         if tok.kind == "string":
-            self.next()
-            assert isinstance(tok.value, bytes)
-            data = tok.value
+            parts: list[tuple[tuple[int, ...], str]] = []
             while self.tok.kind == "string":  # "a" "b" concatenation
-                more = self.next().value
-                assert isinstance(more, bytes)
-                data += more
-            return ast.StringLit(data)
+                value = self.next().value
+                if isinstance(value, bytes):
+                    parts.append((tuple(value), "char"))
+                else:  # L"ab": its code points and type
+                    assert isinstance(value, tuple)
+                    parts.append((tuple(value[0]), str(value[1])))
+            return _string_literal(parts)
         if tok.kind == "reg":
             self.next()
             return ast.Register(tok.text[1:])
@@ -412,6 +415,19 @@ class _Parser(TokenCursor):
                 expr = ast.Unary("post" + self.next().text, expr)
             else:
                 return expr
+
+
+_CHAR_SIZES = {"char": 1, "wchar_t": 4, "char16_t": 2, "char32_t": 4}
+
+
+def _string_literal(parts: list[tuple[tuple[int, ...], str]]) -> ast.StringLit:
+    """Adjacent literals as one, of the wide type among them if any (C's concatenation)."""
+    char_type = next((kind for _, kind in parts if kind != "char"), "char")
+    size = _CHAR_SIZES[char_type]
+    codes = [code for part, _ in parts for code in part]
+    if size == 1:
+        return ast.StringLit(bytes(code & 0xFF for code in codes))
+    return ast.StringLit(b"".join((code % (1 << 8 * size)).to_bytes(size, "little") for code in codes), char_type)
 
 
 def _canonical(words: list[str]) -> str:
