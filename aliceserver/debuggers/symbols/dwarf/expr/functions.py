@@ -26,6 +26,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     PointerType,
     QualifiedType,
     Type,
+    TypedefType,
     VoidType,
     strip,
     type_name,
@@ -132,10 +133,44 @@ def _char_like(t: Type) -> bool:
         Encoding.SIGNED_CHAR, Encoding.UNSIGNED_CHAR, Encoding.SIGNED, Encoding.UNSIGNED)
 
 
-def read_string(value: Value) -> str:
-    """gdb's Value.string(): a char array up to its NUL, or the string a char pointer points
-    at; gdb's error for any other type."""
+def _wide_size(t: Type) -> int:
+    """The size of a wide character type (wchar_t, char16_t, char32_t, by name through
+    qualifiers and typedefs, as gdb's classify_type), else 0."""
+    while True:
+        name = getattr(t, "name", None)
+        if name in _WIDE_NAMES:
+            return strip(t).size
+        if isinstance(t, QualifiedType) or isinstance(t, TypedefType):
+            t = t.target
+            continue
+        return 0
+
+
+_WIDE_NAMES = frozenset(("wchar_t", "char16_t", "char32_t"))
+
+
+def _wide_string(value: Value, element: Type) -> str:
+    """A wide string: an array's units, or those a pointer points at, up to a zero unit."""
+    size = _wide_size(element)
     t = strip(value.type)
+    if isinstance(t, ArrayType):
+        data = value.data()
+    else:
+        address, chunks = value.as_int(), bytearray()
+        while len(chunks) < _STRING_LIMIT and not (len(chunks) >= size and chunks[-size:] == bytes(size)):
+            chunks += _read(value, address + len(chunks), size)
+        data = bytes(chunks)
+    codes = [int.from_bytes(data[at : at + size], "little") for at in range(0, len(data) - size + 1, size)]
+    codes = codes[: codes.index(0)] if 0 in codes else codes
+    return "".join(chr(code) if code < 0x110000 else "\ufffd" for code in codes)
+
+
+def read_string(value: Value) -> str:
+    """gdb's Value.string(): a char (or wide char) array up to its NUL, or the string a char
+    pointer points at; gdb's error for any other type."""
+    t = strip(value.type)
+    if isinstance(t, (ArrayType, PointerType)) and _wide_size(t.element if isinstance(t, ArrayType) else t.target):
+        return _wide_string(value, t.element if isinstance(t, ArrayType) else t.target)
     if isinstance(t, ArrayType) and _char_like(t.element):
         return _decoded(value.data().split(b"\0", 1)[0])
     if isinstance(t, PointerType) and _char_like(t.target):
