@@ -11,7 +11,7 @@ import pytest
 from conformance.source_diff import SCENARIOS, Builders, Scenario, diff
 from tests.support.build import Builder
 from tests.support.build_more import MoreBuilder
-from tests.support.core_backend import INLINE_AT_CORE_STOP
+from tests.support.core_backend import INLINE_HIDDEN_BY_A_LIVE_STEP
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.both_backends]
 
@@ -21,7 +21,7 @@ def builders(builder: Builder) -> Builders:
     return Builders(builder, MoreBuilder(builder.cache_dir))
 
 
-@pytest.mark.core_xfail(reason=INLINE_AT_CORE_STOP, params=("inline-O2",))
+@pytest.mark.core_xfail(reason=INLINE_HIDDEN_BY_A_LIVE_STEP, params=("inline-O2",))
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_engine_agrees_with_gdb(debugger: Any, builders: Builders, scenario: Scenario) -> None:
     reason = builders.available(scenario)

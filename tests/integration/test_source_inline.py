@@ -14,7 +14,7 @@ import pytest
 from aliceserver.debuggers.events import Exited, Stopped, StopReason
 from aliceserver.debuggers.model import StackFrame, StepKind, VariableScope
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
-from tests.support.core_backend import INLINE_AT_CORE_STOP
+from tests.support.core_backend import INLINE_HIDDEN_BY_A_LIVE_STEP
 from tests.support.events import EventLog
 from tests.support.gdb import (
     GdbReply,
@@ -113,7 +113,6 @@ def test_line_in_an_inlined_body_binds_every_copy_as_gdb(
     assert {p.source.line for p in places if p.source} == {marker_line(SOURCE, "clamp_test")}
 
 
-@pytest.mark.core_xfail(reason=INLINE_AT_CORE_STOP)
 def test_stops_in_inlined_copies_show_gdbs_frames_and_values(
     debugger: Any, events: EventLog, program: Path
 ) -> None:
@@ -152,7 +151,6 @@ def _assert_values(ours: Sequence[Any], reply: GdbReply) -> None:
             assert mine[name] == value or "optimized out" in mine[name], (name, mine, value)
 
 
-@pytest.mark.core_xfail(reason=INLINE_AT_CORE_STOP)
 def test_evaluate_in_an_inline_frame_and_its_caller(
     debugger: Any, events: EventLog, program: Path
 ) -> None:
@@ -163,7 +161,7 @@ def test_evaluate_in_an_inline_frame_and_its_caller(
     assert debugger.evaluate("x * factor", tid, level=1).value == "15"
 
 
-@pytest.mark.core_xfail(reason=INLINE_AT_CORE_STOP)
+@pytest.mark.core_xfail(reason=INLINE_HIDDEN_BY_A_LIVE_STEP, params=("next", "step"))
 @pytest.mark.parametrize(
     ("start", "actions"),
     [
@@ -207,7 +205,6 @@ def lto_program(builder: Builder) -> Path:
     return builder.build("src_lto", flags=LTO_FLAGS, also=["src_lto_part"])
 
 
-@pytest.mark.core_xfail(reason=INLINE_AT_CORE_STOP, params=("lto_weigh",))  # lto_helper: not inlined
 @pytest.mark.parametrize("name", ["lto_weigh", "lto_helper"])
 def test_link_time_inlined_copies_bind_and_stop_as_gdb(
     debugger: Any, events: EventLog, lto_program: Path, name: str

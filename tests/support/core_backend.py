@@ -32,10 +32,11 @@ BACKEND_MARKERS = (
     "level (strict xfail; `params`: only the parametrizations whose id holds one of them)",
 )
 # Known differences of the source level over a core (core_xfail reasons)
-INLINE_AT_CORE_STOP = (
-    "over a core the source level hides the inlined calls starting at the pc, as at a live "
-    "stop that is no breakpoint hit (Frames.hidden_inline, source/frames.py); gdb on a core "
-    "hides none (its skip_inline_frames runs at live stops only), so frame 0 is the inlined call"
+INLINE_HIDDEN_BY_A_LIVE_STEP = (
+    "the test's oracle is gdb's live stop: a `next`/`step` that ends at an inlined call's first "
+    "instruction hides it (gdb's skip_inline_frames runs at live stops only); gdb on the core "
+    "of that stop hides none and shows the inlined call as frame 0, as the core backend does "
+    "(tests/integration/test_core_inline.py)"
 )
 
 # Answered by the core engine at a stop: what a stopped program holds, and symbol queries.

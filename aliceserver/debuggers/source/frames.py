@@ -289,12 +289,13 @@ class Frames:
     def hidden_inline(self, thread_id: int) -> int:
         """How many inlined calls the thread's stop hides, as gdb's skip_inline_frames: at
         the first instruction of inlined calls, the stop shows their caller at the call
-        site, unless a user breakpoint stopped it there (or a `step` went into them)."""
+        site, unless a user breakpoint stopped it there (or a `step` went into them). A core
+        hides none: gdb skips inline frames only at a stop it made itself."""
         known = self._hidden.get(thread_id)
         if known is not None:
             return known
         target = self._engine.halted_target()
-        stop = target.last_stop()
+        stop = target.last_stop() if target.live else None
         hidden = 0
         if stop is not None and stop.thread_id == thread_id and stop.reason is not StopReason.BREAKPOINT:
             pc = target.general_registers(thread_id)["rip"]
