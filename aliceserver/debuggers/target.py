@@ -103,6 +103,16 @@ class LiveProcess(ProcessTarget, Protocol):
 
 
 @runtime_checkable
+class RecordedSignals(Protocol):
+    """An optional capability of a ProcessTarget that recorded each thread's last siginfo_t
+    (a core's NT_SIGINFO notes; a live process's is read by ptrace instead)."""
+
+    def siginfo(self, tid: int) -> bytes:
+        """The thread's siginfo_t bytes; OSError when none was recorded."""
+        ...
+
+
+@runtime_checkable
 class CoreTargets(Protocol):
     """An optional capability of an IDebugger (as Delve's optional interfaces): it can
     open a core file in place of a live process."""

@@ -188,6 +188,19 @@ def test_what_needs_a_live_process_is_refused_in_gdbs_words(threads_core: tuple[
     assert ours["5"].strip() == "You can't do that without a process to debug."
 
 
+def test_thread_and_siginfo_of_a_kernel_core_as_gdb(threads_core: tuple[Path, Path]) -> None:
+    """`$_thread` numbers the core's threads in its order; `$_siginfo` is the NT_SIGINFO of
+    the thread (the crashed one's SIGSEGV and its fault address)."""
+    program, core = threads_core
+    commands = ["p $_thread", "p $_siginfo.si_signo", "p $_siginfo.si_code",
+                "p $_siginfo._sifields._sigfault.si_addr", "thread 3", "p $_thread"]  # fmt: skip
+    ours = _sections(_alice_batch(program, core, _marked(commands)))
+    gdbs = _sections(_gdb_batch(program, core, _marked(commands)))
+    for index in ("0", "1", "2", "3", "5"):
+        assert ours[index].strip() == gdbs[index].strip(), (commands[int(index)], ours[index], gdbs[index])
+    assert gdbs["1"].strip() == "$2 = 11"
+
+
 def test_mi_target_select_core(threads_core: tuple[Path, Path]) -> None:
     program, core = threads_core
     script = f"-target-select core {core}\n-thread-info\n-stack-list-frames\n-exec-continue\n-gdb-exit\n"

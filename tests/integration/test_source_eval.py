@@ -75,9 +75,6 @@ def stop_at_vars(debugger: Any, events: EventLog, builder: Builder) -> Stopped:
 STOP_DOLLARS = ["$_thread", "$_siginfo.si_signo", "$_siginfo.si_code", "$_siginfo._sifields._sigfault.si_addr"]
 
 
-@pytest.mark.core_xfail(reason="over a core $_thread is 0 and $_siginfo void: the engine's dollars "
-                        "number and read only a live inferior's threads (its siginfo by "
-                        "PTRACE_GETSIGINFO), where gdb reads a core's NT_SIGINFO")  # fmt: skip
 def test_thread_and_siginfo_of_the_stop_match_gdb(debugger: Any, events: EventLog, builder: Builder) -> None:
     commands = [f"break src_basic.c:{VARS_LINE}", "run"] + [f"print {e}" for e in STOP_DOLLARS]
     replies = run_gdb(builder.build("src_basic"), commands, env=gdb_env())

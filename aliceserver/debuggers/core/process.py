@@ -79,6 +79,13 @@ class CoreProcess:
     def last_stop(self) -> Stopped | None:
         return self._stop
 
+    def siginfo(self, tid: int) -> bytes:
+        """The thread's NT_SIGINFO (RecordedSignals): gdb's `$_siginfo` on a core."""
+        info = self._thread(tid).siginfo
+        if info is None:
+            raise OSError(f"no NT_SIGINFO for LWP {tid}")
+        return info.raw
+
     def close(self) -> None:
         self.core.close()
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
+from aliceserver.debuggers.target import RecordedSignals
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
@@ -41,14 +42,26 @@ class SessionDollars:
 
             self._store = SessionValues()
         store = self._store
-        live = self._live_threads()
+        live, read = self._live_threads(), self._siginfo_bytes
+        if live is None:  # a core's threads and the siginfo it recorded, if one is open
+            live, read = self._core_threads() or (None, read)
         store.thread_number = self._thread_number(live, thread_id)
         if store.thread_number and live is not None and thread_id is not None:
-            read, tid = self._siginfo_bytes, thread_id
+            tid = thread_id
             store.siginfo = lambda ctx: _siginfo_value(read, tid, ctx)
         else:
             store.siginfo = None
         return store
+
+    def _core_threads(self) -> tuple[tuple[int, Iterable[int]], SiginfoBytes] | None:
+        """An open core's pid and threads in its order (gdb's numbers), and its NT_SIGINFO."""
+        try:
+            target = self._engine.target()
+        except TargetError:
+            return None  # no process and no core
+        if target.live or not isinstance(target, RecordedSignals):
+            return None
+        return (target.pid, target.thread_ids()), target.siginfo
 
     def _thread_number(self, live: tuple[int, Iterable[int]] | None, thread_id: int | None) -> int:
         """gdb's thread number: threads counted in the order they appeared (0: none)."""
