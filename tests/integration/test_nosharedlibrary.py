@@ -96,7 +96,6 @@ def test_mi_like_gdb(program: Path) -> None:
     assert any('symbols-loaded="0"' in line for line in got)
 
 
-@pytest.mark.core_xfail(reason="over a core, unload_library_symbols is a no-op (source/library_symbols.py returns [] without a live process); gdb drops a core's library symbols too")
 def test_engine_keeps_the_libraries_mapped(debugger: Any, events: EventLog, program: Path) -> None:
     """The engine's side: the libraries stay in its module list (DAP's modules, the hosted
     console's library list) with their symbols marked unread, and come back where they were."""
@@ -140,3 +139,14 @@ def test_engine_lists_the_libraries_in_gdbs_order(
     events.wait_for(Stopped, timeout=30)
     ours = [module.path for module in debugger.modules() if not module.is_main]
     assert [os.path.realpath(path) for path in ours] == [os.path.realpath(path) for path in listed]
+
+
+def test_a_cores_library_symbols_dropped_and_read_again_like_gdb(program: Path, tmp_path: Path) -> None:
+    """On a core (gdb's gcore in the library), as live: `nosharedlibrary` drops the
+    libraries' symbols, `sharedlibrary` reads them again. (Frame 0 alone: without the
+    library's symbols gdb unwinds its frame by guesswork on a core.)"""
+    core = tmp_path / "gdb.core"
+    gdb_gcore(program, [], "solib_step", core)
+    commands = ["nosharedlibrary", "info sharedlibrary", "bt 1", "print solib_counter", "sharedlibrary", "bt 1"]
+    got = assert_like_gdb([*ex(*commands), str(program), str(core)], tmp_path)
+    assert re.search(r"  No {10}\S+/lib_solib\n", got.stdout) and "in ?? () from " in got.stdout

@@ -11,6 +11,7 @@ from typing import Callable
 
 from aliceserver.debuggers.model import LibrarySymbolsRead, Module
 from aliceserver.debuggers.source.services import EngineServices
+from aliceserver.errors import TargetError
 
 
 class LibrarySymbolControl:
@@ -31,7 +32,7 @@ class LibrarySymbolControl:
 
     def unload_library_symbols(self) -> list[Module]:
         def go() -> list[Module]:
-            if not self._process_live():
+            if not self._has_libraries():
                 return []  # before run there are no libraries (gdb: a no-op)
             dropped = self._engine.source_symbols.symbols.drop_library_symbols()
             for module in dropped:
@@ -41,6 +42,15 @@ class LibrarySymbolControl:
             return dropped
 
         return self._engine.run_on_engine(go)
+
+    def _has_libraries(self) -> bool:
+        """A live process, or an open core: gdb drops a core's library symbols too."""
+        if self._process_live():
+            return True
+        try:
+            return not self._engine.target().live  # no live process: a core, if any
+        except TargetError:
+            return False  # neither
 
     def load_library_symbols(self, paths: list[str] | None = None) -> list[LibrarySymbolsRead]:
         return self._engine.run_on_engine(lambda: self.read_library_symbols(paths))
