@@ -117,10 +117,6 @@ def test_engine_keeps_the_libraries_mapped(debugger: Any, events: EventLog, prog
     assert debugger.evaluate("solib_counter", stop.thread_id).value == "0"
 
 
-@pytest.mark.core_xfail(reason="over a core, modules() lists the loader first, as gdb does live "
-                        "(the engine loads it with the program before it reads the link map, "
-                        "ptrace/coretarget.py); gdb on a core lists the link map's order, the "
-                        "loader last (our ModuleLoaded events of a core are in that order)")  # fmt: skip
 def test_engine_lists_the_libraries_in_gdbs_order(
     debugger: Any, events: EventLog, program: Path, tmp_path: Path, backend: str
 ) -> None:

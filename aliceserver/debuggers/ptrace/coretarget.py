@@ -82,6 +82,7 @@ class CoreFiles:
         try:
             loaded, _ = self._tracker.start(target.pid, target.auxv(), target.executable())
             linked, _ = self._tracker.sync()  # the link map, read from the core's memory
+            self._tracker.symbols.order_as_linked()  # as gdb lists a core's: the loader last
         except (AliceError, OSError) as error:
             log.warning("no symbols for the core's program: %s", error)
             loaded, linked = [], []

@@ -103,6 +103,16 @@ class ProcessSymbols:
             self._reindex()
         return [module for module, _ in dropped]
 
+    def order_as_linked(self) -> None:
+        """List the libraries in the loader's order (the loader itself last): a core's, as
+        gdb reads them all at once from its link map (live, they come in load order)."""
+        with self._lock:
+            order = {path: index for index, path in enumerate(self._link_order)}
+            main = [pair for pair in self._modules if pair[0].is_main]
+            libraries = [pair for pair in self._modules if not pair[0].is_main]
+            libraries.sort(key=lambda pair: order.get(pair[0].path, len(order)))
+            self._modules = main + libraries
+
     def read_library_symbols(self, paths: list[str] | None = None) -> list[Module]:
         """gdb's `sharedlibrary`: the libraries at `paths` (None: all) whose symbols were
         dropped join the lookups again, at the addresses they are mapped at. Returns them."""
