@@ -29,3 +29,19 @@ def test_braces_like_gdb(builder: Builder, tmp_path: Path) -> None:
     )
     got = assert_like_gdb([*commands, str(program)], tmp_path)
     assert '= "abc"' in got.stdout and "{{0, 1, 2}, {3, 4, 5}}" in got.stdout
+
+
+def test_literals_copied_into_the_program_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """A literal array used by address (printcmds.exp's `p &*"foo"`, `p (char *)"foo"`) is
+    copied into the program by its malloc, as gdb's value_coerce_to_target; gdb's error
+    before `run`, and with may-call-functions off."""
+    program = builder.build("print_scalars")
+    by_address = ('p &*"foo"', 'ptype &*"foo"', 'whatis &*"foo"', 'p (char *)"foo"')
+    commands = ex(
+        *by_address, f"break print_scalars.c:{marker_line('print_scalars.c', 'main')}", "run",
+        "set print address off", *by_address, 'p "abc" == "abc"', 'p *"abc"', 'p $_strlen((char *)"hello")',
+        'set $s = "xyz"', "p (char *)$s", "print {unsigned char[]}{0xffffffff}", 'p sizeof("abc")',
+        "p *&{4,5,6}[1]", "set may-call-functions off", 'p (char *)"foo"',
+    )
+    got = assert_like_gdb([*commands, str(program)], tmp_path)
+    assert '= "\\377\\377\\377\\377"' in got.stdout

@@ -7,7 +7,7 @@ import logging
 from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast, decimal_ops, operators
-from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function
+from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function, caller_of
 from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
     c_cast,
     dynamic_cast,
@@ -34,6 +34,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import (
 )
 from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
 from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
+    NEEDS_TARGET,
     NoProgramSymbols,
     coerce_to_target,
     no_symbol,
@@ -110,8 +111,21 @@ class Evaluator:
         return t
 
     def rvalue(self, value: Value) -> Value:
+        return decay(self.in_target(value), self.builtins)
+
+    def in_target(self, value: Value) -> Value:
+        """gdb's value_coerce_to_target: an array that lives in no memory (a string or array
+        literal, a convenience variable's) copied into the program (its malloc) where it is
+        used by address; gdb's error without a program."""
         coerce_to_target(self.symbols, value)
-        return decay(value, self.builtins)
+        if not isinstance(strip(value.type), ArrayType) or isinstance(value.location, MemoryLoc):
+            return value
+        caller = caller_of(self.symbols)
+        if caller is None:  # no live thread to run malloc in
+            raise EvaluationError(NEEDS_TARGET)
+        if self.type_only:  # nothing runs for whatis and ptype: somewhere, as gdb's value_zero
+            return Value(value.type, MemoryLoc(0), self.ctx, _data=value.data())
+        return Value(value.type, MemoryLoc(caller.allocate(value.data())), self.ctx)
 
     def zero(self, t: Type, *, in_memory: bool = True) -> Value:
         """gdb's value_zero: a value of type `t` read from nowhere (type-only mode)."""
@@ -225,7 +239,10 @@ class Evaluator:
             target = self.resolve_type(node.type)
             return c_cast(call_function(self, node.operand, target), target, self.builtins, self.classes)
         if isinstance(node, ast.Cast):
-            return c_cast(self.eval(node.operand), self.resolve_type(node.type), self.builtins, self.classes)
+            operand, target = self.eval(node.operand), self.resolve_type(node.type)
+            if isinstance(strip(target), PointerType):  # gdb's value_cast coerces an array first
+                operand = self.in_target(operand)
+            return c_cast(operand, target, self.builtins, self.classes)
         if isinstance(node, ast.NamedCast):
             operand, target = self.eval(node.operand), self.resolve_type(node.type)
             if node.kind == "dynamic_cast":
@@ -375,7 +392,7 @@ class Evaluator:
         return make(t, ~number, self.ctx)
 
     def deref(self, value: Value) -> Value:
-        coerce_to_target(self.symbols, value)
+        value = self.in_target(value)
         t = strip(value.type)
         if isinstance(t, ReferenceType):
             return self.deref(self.target(value))
@@ -417,7 +434,7 @@ class Evaluator:
     def address_of(self, value: Value) -> Value:
         if isinstance(strip(value.type), ReferenceType):
             value = self.target(value)
-        coerce_to_target(self.symbols, value)
+        value = self.in_target(value)
         if not isinstance(value.location, MemoryLoc):
             raise EvaluationError("Attempt to take address of value not located in memory.")
         if self.type_only:
