@@ -7,7 +7,7 @@ import logging
 from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast, decimal_ops, operators
-from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function, caller_of
+from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function
 from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
     c_cast,
     dynamic_cast,
@@ -34,11 +34,10 @@ from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import (
 )
 from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
 from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
-    NEEDS_TARGET,
     NoProgramSymbols,
-    coerce_to_target,
     no_symbol,
 )
+from aliceserver.debuggers.symbols.dwarf.expr.unplaced import array_literal, in_target, memory_at
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     NOT_SAVED,
     EvaluationError,
@@ -111,21 +110,7 @@ class Evaluator:
         return t
 
     def rvalue(self, value: Value) -> Value:
-        return decay(self.in_target(value), self.builtins)
-
-    def in_target(self, value: Value) -> Value:
-        """gdb's value_coerce_to_target: an array that lives in no memory (a string or array
-        literal, a convenience variable's) copied into the program (its malloc) where it is
-        used by address; gdb's error without a program."""
-        coerce_to_target(self.symbols, value)
-        if not isinstance(strip(value.type), ArrayType) or isinstance(value.location, MemoryLoc):
-            return value
-        caller = caller_of(self.symbols)
-        if caller is None:  # no live thread to run malloc in
-            raise EvaluationError(NEEDS_TARGET)
-        if self.type_only:  # nothing runs for whatis and ptype: somewhere, as gdb's value_zero
-            return Value(value.type, MemoryLoc(0), self.ctx, _data=value.data())
-        return Value(value.type, MemoryLoc(caller.allocate(value.data())), self.ctx)
+        return decay(in_target(self, value), self.builtins)
 
     def zero(self, t: Type, *, in_memory: bool = True) -> Value:
         """gdb's value_zero: a value of type `t` read from nowhere (type-only mode)."""
@@ -241,7 +226,7 @@ class Evaluator:
         if isinstance(node, ast.Cast):
             operand, target = self.eval(node.operand), self.resolve_type(node.type)
             if isinstance(strip(target), PointerType):  # gdb's value_cast coerces an array first
-                operand = self.in_target(operand)
+                operand = in_target(self, operand)
             return c_cast(operand, target, self.builtins, self.classes)
         if isinstance(node, ast.NamedCast):
             operand, target = self.eval(node.operand), self.resolve_type(node.type)
@@ -259,9 +244,9 @@ class Evaluator:
             self.eval(node.first)
             return self.eval(node.then)
         if isinstance(node, ast.MemoryAt):
-            return self.memory_at(node)
+            return memory_at(self, node)
         if isinstance(node, ast.ArrayLit):
-            return self.array_literal([self.eval(element) for element in node.elements])
+            return array_literal(self, [self.eval(element) for element in node.elements])
         if isinstance(node, ast.Index):
             base, index = self.eval(node.base), self.eval(node.index)
             found = operator(self.symbols, base, "operator[]", [index])  # a class's `[]`
@@ -392,7 +377,7 @@ class Evaluator:
         return make(t, ~number, self.ctx)
 
     def deref(self, value: Value) -> Value:
-        value = self.in_target(value)
+        value = in_target(self, value)
         t = strip(value.type)
         if isinstance(t, ReferenceType):
             return self.deref(self.target(value))
@@ -434,7 +419,7 @@ class Evaluator:
     def address_of(self, value: Value) -> Value:
         if isinstance(strip(value.type), ReferenceType):
             value = self.target(value)
-        value = self.in_target(value)
+        value = in_target(self, value)
         if not isinstance(value.location, MemoryLoc):
             raise EvaluationError("Attempt to take address of value not located in memory.")
         if self.type_only:
@@ -445,26 +430,6 @@ class Evaluator:
             bits = 8 * address + value.bit_offset
             address = (bits - bits % unit) // 8
         return Value.of_int(PointerType(value.type), address, self.ctx)
-
-    def memory_at(self, node: ast.MemoryAt) -> Value:
-        """`{type} address` (gdb's value_at_lazy of value_as_address): an array or function
-        operand stands for its address, a pointer or integer is one."""
-        target = self.resolve_type(node.type)
-        operand = decay(self.rvalue(self.eval(node.address)), self.builtins)
-        address = c_cast(operand, self.builtins.of("unsigned long"), self.builtins, self.classes).as_int()
-        return self.deref(Value.of_int(PointerType(target), address, self.ctx))
-
-    def array_literal(self, elements: list[Value]) -> Value:
-        """`{a, b, c}` (gdb's value_array): the elements' bytes side by side, as an array of
-        the first one's type; every element must be as big."""
-        if not elements:
-            raise EvaluationError("bad array bounds (0, -1)")
-        elements = [self.target(e) if isinstance(strip(e.type), ReferenceType) else e for e in elements]
-        first = elements[0].type
-        if any(element.type.size != first.size for element in elements):
-            raise EvaluationError("array elements must all be the same size")
-        data = b"".join(element.data() for element in elements)
-        return Value.of_bytes(ArrayType(first, len(elements)), data, self.ctx)
 
     def index(self, base: Value, index: Value) -> Value:
         bt = strip(base.type)
