@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable
 from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller, caller_of, run_call
 from aliceserver.debuggers.symbols.dwarf.expr.classcast import is_base_of, same_class, upcast
 from aliceserver.debuggers.symbols.dwarf.expr.convert import is_floating
+from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import minimal_function
 from aliceserver.debuggers.symbols.dwarf.expr.methods import class_of
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.member_functions import copies
@@ -166,12 +167,11 @@ def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Valu
     assert chosen.method is not None and chosen.owner is not None
     if ev.type_only:  # whatis, ptype, sizeof: nothing runs
         return ev.zero(chosen.type.return_type, in_memory=False)
-    caller = _caller(ev)
     method, owner = chosen.method, chosen.owner
     qualified = f"{type_name(owner)}::{name}"
     if method.static:
-        address = _code_address(caller, method)
-        return run_call(ev, caller, qualified, address, chosen.type, args, [])
+        address = _code_address(ev, method)
+        return run_call(ev, _caller(ev), qualified, address, chosen.type, args, [])
     this = obj.pointer_target() if isinstance(strip(obj.type), ReferenceType) else obj
     if strip(this.type) is not owner:
         this = upcast(this, owner)
@@ -182,9 +182,9 @@ def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Valu
         vtable = int.from_bytes(ev.ctx.read_memory(this_address, 8), "little")  # the dynamic type's
         address = int.from_bytes(ev.ctx.read_memory(vtable + 8 * method.virtual_slot, 8), "little")
     else:
-        address = _code_address(caller, method)
+        address = _code_address(ev, method)
     this_arg = (PointerType(owner), this_address.to_bytes(8, "little"))
-    return run_call(ev, caller, qualified, address, chosen.type, args, [this_arg])
+    return run_call(ev, _caller(ev), qualified, address, chosen.type, args, [this_arg])
 
 
 def strict_types(ev: Evaluator) -> bool:
@@ -200,8 +200,16 @@ def _caller(ev: Evaluator) -> FunctionCaller:
     return caller
 
 
-def _code_address(caller: FunctionCaller, method: MemberFunction) -> int:
-    address = caller.address_of(method.linkage) if method.linkage else None
+def _code_address(ev: Evaluator, method: MemberFunction) -> int:
+    """The method's code, looked for before a process is asked for (gdb's value_fn_field
+    before call_function_by_hand): a method never emitted is refused so on a core too."""
+    caller = caller_of(ev.symbols)
+    address = None
+    if method.linkage and caller is not None:
+        address = caller.address_of(method.linkage)
+    elif method.linkage:  # no process: the ELF symbol the call would go to
+        found = minimal_function(ev.symbols, method.linkage)
+        address = found.location.address if found is not None and isinstance(found.location, MemoryLoc) else None
     if address is None:
         raise EvaluationError("Cannot evaluate function -- may be inlined")
     return address
@@ -302,6 +310,5 @@ def call_static(ev: Evaluator, cls: StructType, name: str, args: list[Value]) ->
     assert chosen.method is not None and chosen.owner is not None
     if ev.type_only:
         return ev.zero(chosen.type.return_type, in_memory=False)
-    caller = _caller(ev)
-    address = _code_address(caller, chosen.method)
-    return run_call(ev, caller, f"{type_name(chosen.owner)}::{name}", address, chosen.type, args, [])
+    address = _code_address(ev, chosen.method)
+    return run_call(ev, _caller(ev), f"{type_name(chosen.owner)}::{name}", address, chosen.type, args, [])
