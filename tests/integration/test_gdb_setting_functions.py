@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.batch import assert_like_gdb, ex, needs_gdb, ours
 from tests.support.build import Builder
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
@@ -45,3 +45,16 @@ def test_complaints_like_gdb(builder: Builder, tmp_path: Path) -> None:
                   "show complaints", "set complaints -1", "show complaints", "set can-use-hw-watchpoints")
     got = assert_like_gdb([*commands, str(program)], tmp_path)
     assert "symbols is 100." in got.stdout
+
+
+def test_annotate_level_zero_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """`annotate` (setshow.exp) at its only level here, 0: no annotations; another level is
+    refused by name."""
+    program = builder.build("print_limits")
+    commands = ex("show annotate", "set annotate 0", "show annotate", "set annotate",
+                  'p $_gdb_setting("annotate")', 'p $_gdb_setting_str("annotate")')
+    got = assert_like_gdb([*commands, str(program)], tmp_path)
+    assert "Annotation_level is 0." in got.stdout
+    refused = ours(["-batch", "-nx", *ex("set annotate 2", "show annotate"), str(program)], tmp_path)
+    assert 'The setting "annotate" is not supported by aliceserver except as 0.' in refused.stderr
+    assert "Annotation_level is 0." in refused.stdout

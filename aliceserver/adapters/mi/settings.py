@@ -101,6 +101,7 @@ def _defaults() -> dict[str, _Setting]:
                          value_docs=(("auto", 'Range checking is "auto; currently off".'),)),
         "check type": s("on", "bool", "Strict type checking is {}."),
         "complaints": s("0", "int", "Max number of complaints about incorrect symbols is {}."),
+        "annotate": s("0", "int", "Annotation_level is {}."),
         "history save": s("off", "bool", "Saving of the history record on exit is {}."),
         "history size": s("256", "int", "The size of the command history is {}."),
         "history filename": s(_history_file(), "file", 'The filename in which to record the command history is "{}".',
@@ -147,7 +148,7 @@ _UINTEGER = frozenset(("height", "width", "print elements", "print repeats", "ba
 _INTEGER = frozenset(("listsize",))
 _ZUINTEGER = frozenset(("history size", "max-value-size", "max-completions"))
 # gdb's zinteger settings: any int, none of them unlimited
-_ZINTEGER = frozenset(("complaints", "can-use-hw-watchpoints", "stop-on-solib-events"))
+_ZINTEGER = frozenset(("complaints", "can-use-hw-watchpoints", "stop-on-solib-events", "annotate"))
 
 
 # gdb's warning when `check range` is on (or warn) for a language that checks no ranges:

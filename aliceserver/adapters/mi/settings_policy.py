@@ -38,6 +38,7 @@ only the values we do, and refuses the others by name):
 | complaints | any: aliceserver makes no complaints about symbols, so none is over the limit |
 | debuginfod enabled, python print-stack, verbose, history save, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
+| annotate | only 0: aliceserver writes no annotations |
 | dprintf-style | only gdb (dprintf.py runs the printf itself) |
 | max-completions | completion.py (`-complete`) |
 | remotecache | nothing, as in gdb: '"remotecache" now does nothing and exists only for compatibility reasons' |
@@ -70,7 +71,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "command line and interface": (
         "history expansion", "history remove-duplicates",
-        "tui", "suppress-cli-notifications", "max-user-call-depth", "interactive-mode", "annotate",
+        "tui", "suppress-cli-notifications", "max-user-call-depth", "interactive-mode",
         "extended-prompt", "script-extension", "source", "startup-quietly", "style",
         "debug", "observer",
     ),
@@ -121,7 +122,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "sysroot": ("target:", ""), "solib-search-path": ("",), "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",),
-    "history save": ("off",),
+    "history save": ("off",), "annotate": ("0",),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
     "trace-commands": ("off",), "dprintf-style": ("gdb",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
 }  # fmt: skip
