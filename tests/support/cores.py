@@ -75,10 +75,10 @@ def gdb_gcore(program: Path, args: Sequence[str], location: str, core: Path) -> 
 
 
 @contextmanager
-def paused_program(program: Path, args: Sequence[str]) -> Iterator[int]:
-    """Start `program`, wait for its "ready PID" line, yield its pid; kill it after."""
+def paused_program(program: Path, args: Sequence[str], cwd: Path | None = None) -> Iterator[int]:
+    """Start `program` (in `cwd`), wait for its "ready PID" line, yield its pid; kill it after."""
     process = subprocess.Popen(
-        [str(program), *args], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
+        [str(program), *args], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=cwd
     )
     try:
         assert process.stdout is not None

@@ -21,6 +21,7 @@ from aliceserver.debuggers.events import (
 )
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import FaultInfo, ProcessInfo, ThreadInfo, ThreadState
+from aliceserver.debuggers.ptrace.libraries import FileMapping
 from aliceserver.debuggers.signals import (
     CRASH_SIGNALS,
     fault_description,
@@ -80,7 +81,8 @@ class CoreFiles:
         self.info = info = ProcessInfo(target.pid, target.executable(), attached=False)
         self._new_source_symbols()
         try:
-            loaded, _ = self._tracker.start(target.pid, target.auxv(), target.executable())
+            files = [FileMapping(f.start, f.end, f.path) for f in opened.mapped_files]
+            loaded, _ = self._tracker.start(target.pid, target.auxv(), target.executable(), files)
             linked, _ = self._tracker.sync()  # the link map, read from the core's memory
             self._tracker.symbols.order_as_linked()  # as gdb lists a core's: the loader last
         except (AliceError, OSError) as error:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.symbols import auxv as auxv_module
@@ -29,6 +30,14 @@ from aliceserver.errors import TargetError
 log = logging.getLogger(__name__)
 
 
+class FileMapping(NamedTuple):
+    """[start, end) of the address space maps the file `path` (a maps line, an NT_FILE entry)."""
+
+    start: int
+    end: int
+    path: str
+
+
 class LibraryTracker:
     def __init__(self, symbols: ProcessSymbols, cache: ElfCache, read: ReadMemory) -> None:
         self.symbols = symbols
@@ -41,15 +50,19 @@ class LibraryTracker:
         self.entry: int | None = None
         self._pid = 0
         self._opened: dict[tuple[str, int], str] = {}  # (relative l_name, l_ld) -> file
+        # A core's file mappings (NT_FILE); None: the live process's, in /proc/PID/maps
+        self._file_mappings: Sequence[FileMapping] | None = None
 
-    def start(self, pid: int, auxv: Mapping[int, int] | None = None, exe: str | None = None
-              ) -> tuple[list[Module], int | None]:  # fmt: skip
+    def start(self, pid: int, auxv: Mapping[int, int] | None = None, exe: str | None = None,
+              file_mappings: Sequence[FileMapping] | None = None) -> tuple[list[Module], int | None]:  # fmt: skip
         """Load the executable and the dynamic loader; return them and r_brk if known.
-        `auxv` and `exe` default to the live process's (a core file gives its own)."""
+        `auxv`, `exe` and `file_mappings` default to the live process's (a core file gives
+        its own: its pid may name another process by now)."""
         self.symbols.clear()
         self._r_debug = None
         self._pid = pid
         self._opened.clear()
+        self._file_mappings = file_mappings
         loaded: list[Module] = []
         auxv = auxv_module.read_auxv(pid) if auxv is None else auxv
         exe = os.readlink(f"/proc/{pid}/exe") if exe is None else exe
@@ -123,27 +136,37 @@ class LibraryTracker:
             return entry
         key = (entry.name, entry.ld)
         if key not in self._opened:
-            self._opened[key] = _mapped_file(self._pid, entry.ld, entry.name)
+            mappings = self._file_mappings if self._file_mappings is not None else _proc_maps(self._pid)
+            self._opened[key] = _mapped_file(mappings, entry.ld, entry.name)
         path = self._opened[key]
         return entry if path == entry.name else replace(entry, name=path)
 
 
-def _mapped_file(pid: int, address: int, name: str) -> str:
-    """The absolute path of the file mapped at `address` in `pid`, else `name` (unmapped,
-    the vDSO, a deleted file); `name` too when it is that same file from our directory."""
+def _proc_maps(pid: int) -> list[FileMapping]:
+    """The live process's file mappings, from /proc/PID/maps (none when it is gone)."""
     try:
         with open(f"/proc/{pid}/maps", encoding="utf-8", errors="surrogateescape") as maps:
             lines = maps.read().splitlines()
     except OSError as error:
         log.debug("no maps of process %d: %s", pid, error)
-        return name
+        return []
+    found = []
     for line in lines:
         fields = line.split(None, 5)
-        if len(fields) < 6 or not fields[5].startswith("/") or fields[5].endswith(" (deleted)"):
+        if len(fields) == 6:
+            low, high = (int(part, 16) for part in fields[0].split("-"))
+            found.append(FileMapping(low, high, fields[5]))
+    return found
+
+
+def _mapped_file(mappings: Iterable[FileMapping], address: int, name: str) -> str:
+    """The absolute path of the file mapped at `address`, else `name` (unmapped, the vDSO,
+    a deleted file); `name` too when it is that same file from our directory."""
+    for mapping in mappings:
+        if not mapping.path.startswith("/") or mapping.path.endswith(" (deleted)"):
             continue
-        low, high = (int(part, 16) for part in fields[0].split("-"))
-        if low <= address < high:
-            path = fields[5]
+        if mapping.start <= address < mapping.end:
+            path = mapping.path
             try:
                 return name if os.path.samefile(name, path) else path
             except OSError:
