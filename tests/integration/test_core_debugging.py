@@ -201,6 +201,16 @@ def test_thread_and_siginfo_of_a_kernel_core_as_gdb(threads_core: tuple[Path, Pa
     assert gdbs["1"].strip() == "$2 = 11"
 
 
+def test_inferiors_of_a_core_as_gdb(threads_core: tuple[Path, Path]) -> None:
+    """The core's process is on gdb's `core` connection, and so is an inferior added while
+    it is open (even after the core is gone)."""
+    program, core = threads_core
+    commands = ["info inferiors", "add-inferior", "info inferiors", "core-file", "info inferiors"]
+    ours = _sections(_alice_batch(program, core, _marked(commands)))
+    assert ours == _sections(_gdb_batch(program, core, _marked(commands)))
+    assert "1 (core)" in ours["0"] and "Added inferior 2 on connection 1 (core)" in ours["1"]
+
+
 def test_mi_target_select_core(threads_core: tuple[Path, Path]) -> None:
     program, core = threads_core
     script = f"-target-select core {core}\n-thread-info\n-stack-list-frames\n-exec-continue\n-gdb-exit\n"

@@ -34,9 +34,16 @@ def description(inferior: Inferior) -> str:
     return f"process {inferior.process.pid}" if inferior.process is not None else "<null>"
 
 
-def connected(inferior: Inferior) -> bool:
-    """On gdb's native connection: it has a process, or it was added while one was."""
-    return inferior.process is not None or inferior.connected
+def process_connection(inferior: Inferior) -> str | None:
+    """gdb's connection of the inferior's process: `core` for a core file, else `native`."""
+    if inferior.process is None:
+        return None
+    return "core" if inferior.core is not None else "native"
+
+
+def connection(inferior: Inferior) -> str | None:
+    """gdb's connection of the inferior: its process's, or the one it was added on."""
+    return process_connection(inferior) or inferior.connection
 
 
 def engine_inferior(session: MiSession) -> Inferior:
@@ -88,24 +95,25 @@ def info_inferiors(ctx: Context, text: str) -> None:
     lines = [_HEADER]
     for inferior in shown:
         mark = "*" if inferior is session.inferior else " "
-        connection = "1 (native)" if connected(inferior) else ""
-        lines.append(f"{mark} {inferior.number:<4} {description(inferior):<17} {connection:<20} "
+        name = connection(inferior)
+        shown_connection = f"1 ({name})" if name else ""
+        lines.append(f"{mark} {inferior.number:<4} {description(inferior):<17} {shown_connection:<20} "
                      f"{inferior.program or '':<17} \n")
     ctx.console("".join(lines))
 
 
-def _new_inferiors(ctx: Context, copies: int, program: str | None, connection: bool) -> list[Inferior]:
+def _new_inferiors(ctx: Context, copies: int, program: str | None, connect: bool) -> list[Inferior]:
     session = ctx.session
-    connection = connection and session.inferior.process is not None
+    on = process_connection(session.inferior) if connect else None
     added: list[Inferior] = []
     for _ in range(copies):
         number = max(inferior.number for inferior in session.inferiors) + 1
-        inferior = Inferior(program=None, number=number, cwd=session.inferior.cwd, connected=connection)
+        inferior = Inferior(program=None, number=number, cwd=session.inferior.cwd, connection=on)
         session.inferiors.append(inferior)
         added.append(inferior)
         session.notify("thread-group-added", [("id", f"i{number}")])
         ctx.console(f"[New inferior {number}]\n")
-        ctx.console(f"Added inferior {number}" + (" on connection 1 (native)\n" if connection else "\n"))
+        ctx.console(f"Added inferior {number}" + (f" on connection 1 ({on})\n" if on else "\n"))
         if program is not None:  # as gdb: the inferior stays when its file is missing
             if not os.path.exists(program):
                 raise MiError(f"{program}: No such file or directory.")
@@ -140,8 +148,8 @@ def mi_add_inferior(ctx: Context, args: list[str]) -> Reply:
     options = getopt("add-inferior", args, long=("no-connection",))
     inferior = _new_inferiors(ctx, 1, None, "no-connection" not in options.found)[0]
     pairs: list[tuple[str, Value]] = [("inferior", f"i{inferior.number}")]
-    if inferior.connected:
-        pairs.append(("connection", {"number": "1", "name": "native"}))
+    if inferior.connection:
+        pairs.append(("connection", {"number": "1", "name": inferior.connection}))
     return pairs
 
 
