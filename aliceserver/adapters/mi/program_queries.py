@@ -219,6 +219,16 @@ class ProgramQueries(Dispatcher):
     def at_line_start(self, frame: StackFrame) -> bool:
         if frame.source is None or not frame.source.line:
             return False
+        # gdb's sal.pc is the start of the line table row: a line may have several (a crash
+        # at `*p = 1` stops where the store's row starts, which gdb shows without its pc).
+        # Asked first: resolving the line finds every inlined copy of it, which for a line of
+        # a header inlined everywhere (CPython's object.h) took 0.6 s at the first stop.
+        try:
+            before = self.debugger.source_position(frame.pc - 1)
+        except AliceError:
+            before = frame.source
+        if before != frame.source:
+            return True
         key = (frame.source.path, frame.source.line)
         if key not in self._line_starts:
             try:
@@ -226,15 +236,7 @@ class ProgramQueries(Dispatcher):
             except AliceError:
                 places = []
             self._line_starts[key] = {p.address for p in places if p.requested_line in (None, key[1])}
-        if frame.pc in self._line_starts[key]:
-            return True
-        # gdb's sal.pc is the start of the line table row: a line may have several (a crash
-        # at `*p = 1` stops where the store's row starts, which gdb shows without its pc).
-        try:
-            before = self.debugger.source_position(frame.pc - 1)
-        except AliceError:
-            return False
-        return before != frame.source
+        return frame.pc in self._line_starts[key]
 
     def locked_thread(self) -> int | None:
         """The thread a continue resumes alone (gdb's scheduler-locking on), else None."""
