@@ -240,7 +240,7 @@ def test_wake_up_signal_pending_across_a_stop_keeps_the_step(
     bp = debugger.insert_breakpoint(call.address)
     stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
     assert stop.address == call.address
-    inferior = debugger._inferior  # the state the lost race leaves: a wake-up pending
+    inferior = debugger._access.inferior  # the state the lost race leaves: a wake-up pending
     assert inferior is not None
     inferior.wake_sent = True
     os.kill(info.pid, signal.SIGSTOP)

@@ -40,7 +40,7 @@ def program(builder: Builder) -> Path:
 def _wake_raced_the_stop(debugger: PtraceDebugger) -> None:
     """What a command sent as the program stopped leaves: the engine's wake-up SIGSTOP
     pending on the stopped program, and the engine expecting it."""
-    inferior = debugger._inferior
+    inferior = debugger._access.inferior
     assert inferior is not None
     inferior.wake_sent = True
     os.kill(inferior.pid, signal.SIGSTOP)

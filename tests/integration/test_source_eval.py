@@ -153,7 +153,7 @@ def test_evaluate_with_no_thread_left_is_a_clear_error(
     # Between its last thread's end and its exit status (a step out of main), a process
     # has no thread to evaluate in; found by the DAP fuzzer as an internal IndexError.
     stop_at_vars(debugger, events, builder)
-    threads = debugger._inferior.threads.values()
+    threads = debugger._access.inferior.threads.values()
     for thread in threads:
         thread.gone = True
     try:

@@ -1,42 +1,29 @@
 """PtraceDebugger: the Linux x86-64 engine behind the IDebugger contract.
 
-One tracer thread issues every ptrace call. Other threads hand it commands through a queue
-and wait for the result. While the program runs, the tracer blocks in waitpid (only its own
-tracees: __WNOTHREAD); to make it look at a new command, the caller sends the program a
-SIGSTOP, which the tracer recognises and swallows. Nothing polls.
-Events go to every front end's subscription straight from the thread that saw them
-(eventsource.py): the tracer never waits on a front end, and no relay thread delays a stop.
+One tracer thread issues every ptrace call (tracer.py); the live process's lifecycle and
+execution control are LiveSession's (live.py). Events go to every front end's subscription
+straight from the thread that saw them (eventsource.py): the tracer never waits on a front
+end, and no relay thread delays a stop.
 
-The engine owns the process's lifecycle and the tracer thread, and composes the rest as
-objects (no mixins): the source level's (debuggers/source: Frames, Expressions, Locations,
-Stepping, symbol queries...) over ProcessAccess (state.py), and the live backend's own
-(Breakpoints, CallTracer, CoreFiles, CoreWriter). Each IDebugger method delegates to one.
+The engine composes the rest as objects (no mixins): the source level's (debuggers/source:
+Frames, Expressions, Locations, Stepping, symbol queries...) over ProcessAccess (state.py),
+and the live backend's own (Breakpoints, CallTracer, CoreFiles, CoreWriter); it reacts to a
+new image or library itself. Each IDebugger method delegates to one object.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
-import dataclasses
 import gc
 import logging
-import os
-import queue
-import select
-import signal as sig
-import threading
-import time
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.base import BreakpointCondition, CallEntryHook, CallExitHook
 from aliceserver.debuggers.events import (
     BreakpointChanged,
-    Continued,
-    Exited,
     ModuleLoaded,
     ModuleUnloaded,
-    ProcessStarted,
     Stopped,
     StopReason,
 )
@@ -48,7 +35,6 @@ from aliceserver.debuggers.model import (
     CompileUnitInfo,
     CoreWritten,
     DynamicTypes,
-    ForkFollow,
     Frame,
     FrameDetails,
     FunctionDeclaration,
@@ -67,14 +53,12 @@ from aliceserver.debuggers.model import (
     SourcePosition,
     StackFrame,
     StaticProbe,
-    StdioMode,
     StepKind,
     SymbolLocation,
     SymbolSearchQuery,
     SymbolSearchResult,
     SymbolStorage,
     ThreadInfo,
-    ThreadState,
     VariableInfo,
     VariableScope,
     VectorRegisters,
@@ -92,14 +76,10 @@ from aliceserver.debuggers.ptrace.dummyframes import DummyFrames
 from aliceserver.debuggers.ptrace.gcore import CoreWriter
 from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
 from aliceserver.debuggers.ptrace.inferior import Inferior
-from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
-from aliceserver.debuggers.ptrace.output import OutputPump
-from aliceserver.debuggers.ptrace.procinfo import thread_core, thread_name
-from aliceserver.debuggers.ptrace.startup import WAIT_ONE, seize_launched, seize_threads
+from aliceserver.debuggers.ptrace.live import LiveSession
 from aliceserver.debuggers.ptrace.state import ProcessAccess
-from aliceserver.debuggers.ptrace.tracee import Run, Tracee
-from aliceserver.debuggers.ptrace.tracer import COMMAND_PATIENCE, Command, pin_to_one_cpu
+from aliceserver.debuggers.ptrace.tracer import Tracer
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.signals import default_policy
@@ -111,7 +91,6 @@ from aliceserver.debuggers.source.locations import Locations
 from aliceserver.debuggers.source.printing import printer_host
 from aliceserver.debuggers.source.sourcefiles import SourceFileListing
 from aliceserver.debuggers.source.sourcesymbols import DebugInfos, SourceSymbols
-from aliceserver.debuggers.source.stepping import Control, StepPlan
 from aliceserver.debuggers.source.steps import Stepping
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.symbolinfo import SymbolQueries
@@ -123,7 +102,7 @@ from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import CoreOpened
-from aliceserver.errors import AliceError, ProtocolError, TargetError
+from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
@@ -131,7 +110,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 
 class PtraceDebugger:
     def __init__(self) -> None:
@@ -140,11 +118,6 @@ class PtraceDebugger:
         atexit.unregister(gc.freeze)
         atexit.register(gc.freeze)
         self._events = EventSource()  # front ends subscribe; only the engine publishes
-        self._commands: queue.SimpleQueue[Command | None] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._in_wait = False
-        self._inferior: Inferior | None = None
-        self._process: ProcessInfo | None = None
         self._traps = TrapTable()
         self._watches = WatchSlots()
         self._policies: dict[int, SignalPolicy] = {}
@@ -156,6 +129,8 @@ class PtraceDebugger:
         self._source = SourceSymbols(self._symbols, report=self._events.put, debug_infos=self._debug_infos,
                                      source_paths=self.source_paths)  # fmt: skip
         self._libc = binding.Libc()
+        self._tracer = Tracer(self._libc)
+        self._call = self._tracer.call  # every ptrace call runs on the tracer thread
         self._stop_cache = StopCache(lambda: self._variables.values_changed())
         self._access = ProcessAccess(
             self._call, core=lambda: self._cores.current, traps=self._traps, symbols=self._symbols, source=self._source,
@@ -167,65 +142,60 @@ class PtraceDebugger:
         rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
         self._variables = VariableStore(self._access.symbolize, rtti)
         self._variables.printers = printer_host(lambda: self._source)
-        self._pump: OutputPump | None = None
-        self._stdin: int | None = None
-        self._launch_config: LaunchConfig | None = None
-        self._strays: list[int] = []
         self.call_settings = CallSettings()  # calls into the program (infcall.py)
         self._compose_source_level()
-        self._closed = False
-        self._tracer = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
-        self._tracer.start()
+        self._tracer.start(on_exit=self._live.finish)
 
     def _compose_source_level(self) -> None:
-        """The source level's objects (debuggers/source), over this engine's services; and
-        the core files read in place of a live process, and written from it."""
-        self._breakpoints = Breakpoints(self._access, traps=self._traps, watches=self._watches, symbols=self._symbols,
+        """The live session, the source level's objects (debuggers/source) over this
+        engine's services; and the core files read in place of a live process, and written
+        from it."""
+        access = self._access
+        self._breakpoints = Breakpoints(access, traps=self._traps, watches=self._watches, symbols=self._symbols,
                                         disassembler=self._disassembler, libc=self._libc,
                                         library_event=self._on_library_event)  # fmt: skip
-        self._cores = CoreFiles(self._access, self._events, self._tracker, live=lambda: self._inferior is not None,
-                                  new_source_symbols=self._new_source_symbols)  # fmt: skip
-        self._core_writer = CoreWriter(self._access, lambda: self._inferior, self._traps, self._libc)
-        self._call_tracer = CallTracer(self._access, inferior=lambda: self._inferior, require=self._require, traps=self._traps,
-                                       symbols=self._symbols, disassembler=self._disassembler, libc=self._libc)  # fmt: skip
-        self._dollars = SessionDollars(self._access, self._live_threads, self._libc.siginfo_bytes)
+        self._cores = CoreFiles(access, self._events, self._tracker, live=lambda: access.inferior is not None,
+                                new_source_symbols=self._new_source_symbols)  # fmt: skip
+        self._core_writer = CoreWriter(access, lambda: access.inferior, self._traps, self._libc)
+        self._call_tracer = CallTracer(access, inferior=lambda: access.inferior, require=access.require,
+                                       traps=self._traps, symbols=self._symbols, disassembler=self._disassembler,
+                                       libc=self._libc)  # fmt: skip
+        self._dollars = SessionDollars(access, self._live_threads, self._libc.siginfo_bytes)
+        self._live = LiveSession(
+            self._tracer, access, libc=self._libc, events=self._events, traps=self._traps, watches=self._watches,
+            breakpoints=self._breakpoints, cores=self._cores, dollars=self._dollars, stop_cache=self._stop_cache,
+            call_settings=self.call_settings, policy=self.signal_policy, load_image=self._load_image,
+            forget_stop_state=self._forget_stop_state,
+        )  # fmt: skip
+        self._stopped_thread = self._live.stopped_thread  # read by conditions at each hit
         calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)
-        self._frames = Frames(self._access, self._variables, self._stop_cache, calls)
+        self._frames = Frames(access, self._variables, self._stop_cache, calls)
         self._expressions = Expressions(
-            self._access, self._frames, self._variables, self._stop_cache, self._dollars, self._events,
+            access, self._frames, self._variables, self._stop_cache, self._dollars, self._events,
             callers=self._function_caller, conditions=self._compiled_condition,
         )  # fmt: skip
-        self._locations = Locations(self._access, self._frames, self._expressions, self._events, self._breakpoints)
-        self._stepping = Stepping(self._access, self._frames, self._locations, self._variables, self._dollars,
-                                  self._stop_cache, self._disassembler, self._events, self)  # fmt: skip
-        self._symbol_queries = SymbolQueries(self._access, self._frames.frame_view, self._access.link_view)
-        self._symbol_search = SymbolSearch(self._access)
-        self._source_files = SourceFileListing(self._access)
+        self._locations = Locations(access, self._frames, self._expressions, self._events, self._breakpoints)
+        self._stepping = Stepping(access, self._frames, self._locations, self._variables, self._dollars,
+                                  self._stop_cache, self._disassembler, self._events, self._live)  # fmt: skip
+        self._symbol_queries = SymbolQueries(access, self._frames.frame_view, access.link_view)
+        self._symbol_search = SymbolSearch(access)
+        self._source_files = SourceFileListing(access)
         self._library_symbols = LibrarySymbolControl(
-            self._access, process_live=lambda: self._inferior is not None,
+            access, process_live=lambda: access.inferior is not None,
             unbind_module=lambda module: self._locations.unbind_module(module, still_mapped=True),
             rebind_breakpoints=self._locations.bind_all, forget_stop_state=self._forget_stop_state,
         )  # fmt: skip
 
-    # --- what the composed objects ask of the live engine --------------------------------
-    def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]:
-        """For conditions, at each hit (conditions.py): no call more than needed."""
-        inferior = self._require()
-        t = inferior.thread(thread_id)
-        if t.running:
-            raise TargetError(f"Thread {thread_id} is running.")
-        return inferior, t
-
+    # --- what the composed objects ask of the engine ---------------------------------
     def _live_threads(self) -> tuple[int, Iterable[int]] | None:
-        inferior = self._inferior
+        inferior = self._access.inferior
         return None if inferior is None else (inferior.pid, inferior.threads)
 
     def _function_caller(self, tid: int) -> ProcessCaller | None:
         """What runs `f(x)` in expressions on thread `tid` (infcall.py)."""
-        inferior = self._inferior
+        inferior = self._access.inferior
         if inferior is None:
             return None
-
         def name_of(address: int) -> str | None:
             found = self._symbols.lookup_address(address)
             return found.name if found.name is not None and found.offset == 0 else None
@@ -236,202 +206,54 @@ class PtraceDebugger:
     def _compiled_condition(self, tree: str | Expr, general: Callable[[int], bool]) -> BreakpointCondition:
         return ExpressionCondition(tree, general, self, self._expressions.eval_symbols, self._access.read_visible)
 
-    # --- StepControl (source/steps.py): a stepping plan run by the inferior ---------------
-    def plan_start(self, thread_id: int) -> tuple[Control, int]:
-        inferior = self._require_stopped()
-        return inferior, int(inferior.regs(inferior.thread(thread_id)).rip)
-
-    def run_plan(self, plan: StepPlan, pc: int, *, alone: bool) -> None:
-        inferior = self._require_stopped()
-        inferior.locked = plan.tid if alone else None
-        inferior.start_plan(plan, pc)
-
-    def take_call_return(self, thread_id: int) -> tuple[Registers, VectorRegisters] | None:
-        return self.call_settings.returned.pop(thread_id, None)
-
-    # --- the tracer thread ----------------------------------------------------------
-    def _call(self, fn: Callable[[], T]) -> T:
-        if threading.current_thread() is self._tracer:
-            return fn()
-        if self._closed:
-            raise TargetError("the debugger session is closed")
-        command = Command(fn)
-        with self._lock:
-            self._commands.put(command)
-            inferior = self._inferior
-            if self._in_wait and inferior is not None and not inferior.wake_sent:
-                inferior.wake_sent = True
-                try:
-                    os.kill(inferior.pid, sig.SIGSTOP)
-                except ProcessLookupError:
-                    pass  # it is exiting; the tracer wakes on the exit
-        if not command.done.acquire(timeout=COMMAND_PATIENCE):
-            log.error("the tracer thread did not answer within %s s", COMMAND_PATIENCE)
-            raise TargetError("the debugger engine did not answer; the session may be stuck")
-        if command.error is not None:
-            raise command.error
-        return command.result  # type: ignore[return-value]
-
-    def _loop(self) -> None:
-        pin_to_one_cpu()
-        while True:
-            inferior = self._inferior
-            with self._lock:
-                waiting = (
-                    inferior is not None and inferior.run is Run.RUNNING and inferior.any_running()
-                )
-                self._in_wait = waiting and self._commands.empty()
-            if not self._in_wait:
-                command = self._commands.get() if not waiting else self._commands.get_nowait()
-                if command is None:
-                    return
-                command.run()
-                continue
-            try:
-                tid, status = self._libc.waitpid(-1, WAIT_ONE)
-            except ChildProcessError:
-                tid, status = 0, 0
-            with self._lock:
-                self._in_wait = False
-            assert inferior is not None
-            try:
-                if tid:
-                    inferior.handle(tid, status)
-                else:
-                    inferior.exit_event = inferior.exit_event or Exited(inferior.pid, None)
-                if inferior.parked:
-                    self._drain_commands()
-                    if self._inferior is inferior and inferior.run is Run.RUNNING:
-                        inferior.unpark()
-            except Exception:
-                log.exception("tracer: handling status %#x of %d", status, tid)
-            if inferior.exit_event is not None and self._inferior is inferior:
-                self._finish(inferior)
-
-    def _drain_commands(self) -> None:
-        while True:
-            try:
-                command = self._commands.get_nowait()
-            except queue.Empty:
-                return
-            if command is None:
-                self._commands.put(None)  # close() asked: let the loop see it
-                return
-            command.run()
-
-    def _finish(self, inferior: Inferior) -> None:
-        """The process is gone: report it and forget it."""
-        if self._pump is not None:
-            self._pump.flush()
-        inferior.memory.close()
-        for trap in self._traps.by_address.values():
-            trap.inserted = False
-        self._drop_internal_breakpoints()
-        self._close_stdin()
-        self._strays += inferior.strays
-        self._inferior = self._access.inferior = None
-        # Reported last: a front end that hears of the exit finds no process (and may
-        # start one at once, as the MI console does to read symbols for `print` after it).
-        if inferior.exit_event is not None:
-            self._dollars.record_exit(inferior.exit_event.code)  # gdb's $_exitcode
-            self._events.put(inferior.exit_event)
-
-    def _reap_strays(self, patience: float) -> None:
-        """Collect the exit status of children we stopped tracing, waiting at most `patience`.
-
-        A pidfd becomes readable when its process ends, so the wait needs no polling.
-        """
-        deadline = time.monotonic() + patience
-        for pid in list(self._strays):
-            try:
-                pidfd = os.pidfd_open(pid)
-            except ProcessLookupError:
-                pidfd = -1
-            try:
-                if pidfd >= 0:
-                    select.select([pidfd], [], [], max(0.0, deadline - time.monotonic()))
-                done, _ = self._libc.waitpid(pid, binding.WNOHANG | binding.WNOTHREAD)
-            except ChildProcessError:
-                done = pid
-            finally:
-                if pidfd >= 0:
-                    os.close(pidfd)
-            if done:
-                self._strays.remove(pid)
-
-    def _drop_internal_breakpoints(self) -> None:
-        for bp in list(self._traps.by_id.values()):
-            if bp.internal:
-                trap = self._traps.remove(bp.id)
-                if not trap.logical:
-                    self._traps.drop_trap(trap.address)
-
-    # --- sessions -------------------------------------------------------------------
+    # --- the live process (live.py) ---------------------------------------------------
     def subscribe(self, into: Inbox | None = None) -> Subscription:
         # Delivered from the publishing thread itself (the tracer's, mostly): no relay.
         return self._events.subscribe(into)
 
     @property
     def process(self) -> ProcessInfo | None:
-        inferior, info = self._inferior, self._process
-        if inferior is None:
-            return self._cores.info  # a core file's, if one is open
-        if info is None:
-            return None
-        if info.pid != inferior.pid:  # followed a fork child
-            self._process = info = dataclasses.replace(info, pid=inferior.pid)
-        return info
+        return self._live.process
 
     def launch(self, config: LaunchConfig) -> ProcessInfo:
-        return self._call(lambda: self._launch(config))
+        return self._live.launch(config)
 
-    def _launch(self, config: LaunchConfig) -> ProcessInfo:
-        if self._inferior is not None:
-            raise TargetError("a program is already being debugged; kill or detach it first")
-        self.close_core()  # gdb's run: the live process replaces the core
-        problem = config.unusable()
-        if problem is not None:
-            raise ProtocolError(f"launch: {problem}")
-        program = resolve_program(config.program, config.cwd)
-        if self._pump is not None:
-            self._pump.close()
-            self._pump = None
-        spawned = spawn_stopped(config, program)
-        pipes = {"stdout": spawned.stdout, "stderr": spawned.stderr}
-        try:
-            seize_launched(self._libc, spawned.pid, spawned.stderr)
-        except BaseException:
-            for fd in (spawned.stdin, spawned.stdout, spawned.stderr):
-                if fd is not None:
-                    os.close(fd)
-            raise
-        if config.stdio is StdioMode.PIPES:
-            self._pump = OutputPump(self._events, {k: v for k, v in pipes.items() if v is not None})
-        self._stdin = spawned.stdin  # PIPES and INHERIT_OUTPUT: held open, so reads wait
-        self._launch_config = self._access.launch_config = config
-        inferior = self._new_inferior(spawned.pid, attached=False)
-        self._process = ProcessInfo(spawned.pid, program, attached=False)
-        self._events.put(ProcessStarted(spawned.pid, program, attached=False))
-        self._load_image(inferior, at_launch=True)
-        return self._process
+    def attach(self, pid: int) -> ProcessInfo:
+        return self._live.attach(pid)
 
-    def _new_inferior(self, pid: int, *, attached: bool) -> Inferior:
-        inferior = Inferior(
-            self._libc, pid, attached=attached, events=self._events, traps=self._traps,
-            watches=self._watches, policy=self.signal_policy, flush_output=self._flush_output,
-            on_exec=lambda inf: self._load_image(inf, at_launch=False),
-            follow_child=bool(
-                self._launch_config and self._launch_config.follow_fork is ForkFollow.CHILD
-            ),
-        )  # fmt: skip
-        inferior.catch = set(self._breakpoints.catch)
-        self._inferior = self._access.inferior = inferior
-        return inferior
+    def detach(self) -> None:
+        self._live.detach()
 
-    def _flush_output(self) -> None:
-        if self._pump is not None:
-            self._pump.flush()
+    def kill(self) -> None:
+        self._live.kill()
 
+    def close(self) -> None:
+        if not self._tracer.closed:
+            self._live.close()
+            self._source.close()
+
+    def is_running(self) -> bool:
+        return self._live.is_running()
+
+    def resume(self, thread_id: int | None = None) -> None:
+        self._live.resume(thread_id)
+
+    def step_instruction(self, thread_id: int) -> None:
+        self._live.step_instruction(thread_id)
+
+    def interrupt(self) -> None:
+        self._live.interrupt()
+
+    def threads(self) -> list[ThreadInfo]:
+        return self._live.threads()
+
+    def _forget_stop_state(self) -> None:
+        """Frames and variable references describe one stop only."""
+        self._frames.forget()
+        self._stop_cache.forget()
+        self._variables.clear()
+
+    # --- a new image or library: symbols and traps -------------------------------------
     def _new_source_symbols(self) -> None:
         self._source.close()
         self._source = self._access.source = SourceSymbols(
@@ -440,7 +262,7 @@ class PtraceDebugger:
         # a new program's, with what the user gave the last one (gdb keeps it across run)
         self._variables.printers = printer_host(lambda: self._source, self._variables.printers)
 
-    def _load_image(self, inferior: Inferior, *, at_launch: bool) -> None:
+    def _load_image(self, inferior: Inferior, at_launch: bool) -> None:
         """Symbols of the new image, the shared-library trap, and the user's traps."""
         self._new_source_symbols()
         try:
@@ -455,7 +277,7 @@ class PtraceDebugger:
             self._on_library_event(0)
         if r_brk:
             self._breakpoints.add_internal(r_brk, on_hit=self._on_library_event)
-        config = self._launch_config
+        config = self._access.launch_config
         if at_launch and config is not None and config.stop_on_entry and self._tracker.entry:
             self._breakpoints.add_internal(self._tracker.entry, reports=StopReason.ENTRY, temporary=True)
         if at_launch or inferior.attached:
@@ -492,175 +314,6 @@ class PtraceDebugger:
             self._breakpoints.arm_catchpoints()
             self._locations.bind_all()
 
-    def attach(self, pid: int) -> ProcessInfo:
-        return self._call(lambda: self._attach(pid))
-
-    def _attach(self, pid: int) -> ProcessInfo:
-        if self._inferior is not None:
-            raise TargetError("a program is already being debugged; kill or detach it first")
-        if pid <= 0 or not os.path.isdir(f"/proc/{pid}/task"):
-            raise TargetError(f"ptrace: No such process (pid {pid}).", pid=pid)
-        if pid == os.getpid():
-            raise TargetError("cannot attach to the debugger's own process", pid=pid)
-        self.close_core()
-        seized = seize_threads(self._libc, pid)
-        inferior = self._new_inferior(pid, attached=True)
-        inferior.threads = {tid: Tracee(tid, running=True) for tid in seized}
-        inferior.run = Run.RUNNING
-        inferior.stop_all()
-        try:
-            program = os.readlink(f"/proc/{pid}/exe")
-        except OSError:
-            program = "?"
-        self._process = ProcessInfo(pid, program, attached=True)
-        self._events.put(ProcessStarted(pid, program, attached=True))
-        self._load_image(inferior, at_launch=False)
-        leader = inferior.threads.get(pid)  # absent when the leader is a zombie
-        address = inferior.pc_or_none(leader) if leader is not None else None
-        self._events.put(Stopped(StopReason.PAUSE, pid, address=address))
-        return self._process
-
-    def detach(self) -> None:
-        self._call(self._detach)
-
-    def _detach(self) -> None:
-        inferior = self._require()
-        self._forget_stop_state()
-        if inferior.run is Run.RUNNING:
-            inferior.stop_all()
-        inferior.detach()
-        # A SIGSTOP of ours (the command handoff) may still be pending: delivered after the
-        # detach, it would leave the program stopped (state T) with nobody to resume it.
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(inferior.pid, sig.SIGCONT)
-        self._drop_internal_breakpoints()
-        for trap in self._traps.by_address.values():
-            trap.inserted = False
-        self._close_stdin()
-        self._inferior = self._access.inferior = None
-
-    def kill(self) -> None:
-        self._call(self._kill)
-
-    def _kill(self) -> None:
-        inferior = self._require()
-        self._forget_stop_state()
-        try:
-            os.kill(inferior.pid, sig.SIGKILL)
-        except ProcessLookupError:
-            pass
-        inferior.reap_all()
-        self._finish(inferior)
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        try:
-            self._call(self._end_session)
-        except AliceError as error:
-            log.warning("closing the session: %s", error)
-        self._closed = True
-        self.close_core()
-        self._commands.put(None)
-        if threading.current_thread() is not self._tracer:
-            self._tracer.join(timeout=10)
-        self._source.close()
-        if self._pump is not None:
-            self._pump.close()
-            self._pump = None
-        self._close_stdin()
-
-    def _end_session(self) -> None:
-        inferior = self._inferior
-        if inferior is not None:
-            if inferior.attached:
-                self._detach()
-            else:
-                self._kill()
-        self._reap_strays(patience=2.0)
-
-    # --- execution ------------------------------------------------------------------
-    def _require(self) -> Inferior:
-        if self._inferior is None:
-            raise TargetError("The program is not being run.")
-        return self._inferior
-
-    def _require_stopped(self) -> Inferior:
-        inferior = self._require()
-        if inferior.run is Run.RUNNING:
-            raise TargetError("The program is running; interrupt it first.")
-        return inferior
-
-    def is_running(self) -> bool:
-        inferior = self._inferior
-        return inferior is not None and inferior.run is Run.RUNNING
-
-    def _forget_stop_state(self) -> None:
-        """Frames and variable references describe one stop only."""
-        self._frames.forget()
-        self._stop_cache.forget()
-        self._variables.clear()
-
-    def resume(self, thread_id: int | None = None) -> None:
-        def go() -> None:
-            inferior = self._require_stopped()
-            self._forget_stop_state()
-            if thread_id is not None:
-                inferior.thread(thread_id)
-            inferior.locked = thread_id
-            self._events.put(Continued(thread_id, all_threads=thread_id is None))
-            inferior.resume(thread_id)
-
-        self._call(go)
-
-    def step_instruction(self, thread_id: int) -> None:
-        def go() -> None:
-            inferior = self._require_stopped()
-            inferior.thread(thread_id)
-            self._forget_stop_state()
-            self._events.put(Continued(thread_id, all_threads=False))
-            inferior.step(thread_id)
-
-        self._call(go)
-
-    def interrupt(self) -> None:
-        def go() -> None:
-            inferior = self._require()
-            if inferior.run is Run.RUNNING:
-                inferior.interrupt()
-
-        self._call(go)
-
-    def threads(self) -> list[ThreadInfo]:
-        inferior = self._inferior
-        if inferior is not None and inferior.run is Run.STOPPED:
-            known = self._stop_cache.known_threads(inferior)  # see StopCache: no handoff
-            if known is not None:
-                return known
-
-        def go() -> list[ThreadInfo]:
-            inferior = self._inferior
-            if inferior is None:
-                return self._cores.threads()
-            result = []
-            for t in sorted(inferior.threads.values(), key=lambda t: t.tid):
-                state = inferior.state_of(t)
-                if state is ThreadState.EXITED:
-                    continue
-                pc = inferior.pc_or_none(t) if state is ThreadState.STOPPED else None
-                result.append(ThreadInfo(t.tid, thread_name(inferior.pid, t.tid), state, pc,
-                                         thread_core(inferior.pid, t.tid)))
-            if inferior.run is Run.STOPPED:
-                self._stop_cache.remember_threads(inferior, result)
-            return result
-
-        return self._call(go)
-
-    def _close_stdin(self) -> None:
-        fd, self._stdin = self._stdin, None
-        if fd is not None:
-            os.close(fd)
-
     def set_signal_policy(self, signal: int, policy: SignalPolicy) -> None:
         if not 0 < signal < 65:
             raise TargetError(f"no signal number {signal}")
@@ -691,10 +344,8 @@ class PtraceDebugger:
     def frame_registers(self, thread_id: int, level: int) -> Mapping[str, int | None]:
         return self._frames.frame_registers(thread_id, level)
 
-    def frame_variables(
-        self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
-        dynamic: DynamicTypes = DynamicTypes.NONE,
-    ) -> list[VariableInfo]:
+    def frame_variables(self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
+                        dynamic: DynamicTypes = DynamicTypes.NONE) -> list[VariableInfo]:  # fmt: skip
         return self._frames.frame_variables(thread_id, level, scope, aggregate_values=aggregate_values, dynamic=dynamic)
 
     def variable_children(self, reference: int, start: int = 0, count: int | None = None) -> list[VariableInfo]:
@@ -703,24 +354,21 @@ class PtraceDebugger:
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10) -> None:
-        self._expressions.set_print_limits(elements=elements, repeats=repeats, addresses=addresses, array_indexes=array_indexes, output_radix=output_radix, input_radix=input_radix)
+        self._expressions.set_print_limits(elements=elements, repeats=repeats, addresses=addresses,
+                                           array_indexes=array_indexes, output_radix=output_radix,
+                                           input_radix=input_radix)  # fmt: skip
 
-    def evaluate(
-        self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
-        *, dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
-        record: bool = False,
-    ) -> VariableInfo:
+    def evaluate(self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None, *,
+                 dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
+                 record: bool = False) -> VariableInfo:  # fmt: skip
         return self._expressions.evaluate(expression, thread_id, level, fmt, dynamic=dynamic, type_only=type_only,
                                          calls=calls, record=record)  # fmt: skip
 
-    def run_python(
-        self, code: str | None, path: str | None = None, thread_id: int | None = None, level: int = 0
-    ) -> ScriptOutput:
+    def run_python(self, code: str | None, path: str | None = None, thread_id: int | None = None,
+                   level: int = 0) -> ScriptOutput:  # fmt: skip
         return self._expressions.run_python(code, path, thread_id, level)
 
-    def describe_type(
-        self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False
-    ) -> str:
+    def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False) -> str:
         return self._expressions.describe_type(expression, thread_id, level, raw=raw)
 
     def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
@@ -735,26 +383,17 @@ class PtraceDebugger:
     def condition_problem(self, expression: str, address: int) -> str | None:
         return self._expressions.condition_problem(expression, address)
 
-    def breakpoint_condition(
-        self,
-        condition: str | None = None,
-        hit_condition: str | None = None,
-        log_message: str | None = None,
-    ) -> BreakpointCondition:
+    def breakpoint_condition(self, condition: str | None = None, hit_condition: str | None = None,
+                             log_message: str | None = None) -> BreakpointCondition:  # fmt: skip
         return self._expressions.breakpoint_condition(condition, hit_condition, log_message)
 
     def watch_scope(self, expression: str, thread_id: int | None = None, level: int = 0) -> WatchScope | None:
         return self._expressions.watch_scope(expression, thread_id, level)
 
-    def insert_location_breakpoint(
-        self,
-        location: str,
-        *,
-        condition: BreakpointCondition | None = None,
-        temporary: bool = False,
-        enabled: bool = True,
-    ) -> LocationBreakpointInfo:
-        return self._locations.insert_location_breakpoint(location, condition=condition, temporary=temporary, enabled=enabled)
+    def insert_location_breakpoint(self, location: str, *, condition: BreakpointCondition | None = None,
+                                   temporary: bool = False, enabled: bool = True) -> LocationBreakpointInfo:  # fmt: skip
+        return self._locations.insert_location_breakpoint(location, condition=condition, temporary=temporary,
+                                                          enabled=enabled)  # fmt: skip
 
     def remove_location_breakpoint(self, location_breakpoint_id: int) -> None:
         self._locations.remove_location_breakpoint(location_breakpoint_id)
@@ -781,9 +420,8 @@ class PtraceDebugger:
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:
         self._stepping.steps_alone = steps_alone
 
-    def watch_expression(
-        self, expression: str, kind: WatchKind, thread_id: int | None = None, level: int = 0
-    ) -> WatchpointInfo:
+    def watch_expression(self, expression: str, kind: WatchKind, thread_id: int | None = None,
+                         level: int = 0) -> WatchpointInfo:  # fmt: skip
         """A hardware watchpoint on the lvalue an expression names (`x`, `p->next`, `a[3]`);
         one that reads the frame's locals dies with the frame (see watchscope.py)."""
         address, size, scope = self._call(lambda: self._expressions.watch_target(expression, thread_id, level))
@@ -804,16 +442,12 @@ class PtraceDebugger:
     def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
         self._breakpoints.set_catchpoint(kind, enabled)
 
-    def set_catch_events(
-        self, *, syscalls: frozenset[int] | None, signals: frozenset[int],
-        gate: Callable[[Stopped], bool] | None, libraries: bool = False,
-    ) -> None:  # fmt: skip
+    def set_catch_events(self, *, syscalls: frozenset[int] | None, signals: frozenset[int],
+                         gate: Callable[[Stopped], bool] | None, libraries: bool = False) -> None:  # fmt: skip
         self._breakpoints.set_catch_events(syscalls=syscalls, signals=signals, gate=gate, libraries=libraries)
 
-    def insert_breakpoint(
-        self, address: int, *, temporary: bool = False, enabled: bool = True,
-        condition: BreakpointCondition | None = None,
-    ) -> BreakpointInfo:  # fmt: skip
+    def insert_breakpoint(self, address: int, *, temporary: bool = False, enabled: bool = True,
+                          condition: BreakpointCondition | None = None) -> BreakpointInfo:  # fmt: skip
         return self._breakpoints.insert_breakpoint(address, temporary=temporary, enabled=enabled, condition=condition)
 
     def remove_breakpoint(self, breakpoint_id: int) -> None:
@@ -825,9 +459,7 @@ class PtraceDebugger:
     def breakpoints(self) -> list[BreakpointInfo]:
         return self._breakpoints.breakpoints()
 
-    def insert_watchpoint(
-        self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None
-    ) -> WatchpointInfo:
+    def insert_watchpoint(self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None) -> WatchpointInfo:
         return self._breakpoints.insert_watchpoint(address, size, kind, scope)
 
     def remove_watchpoint(self, watchpoint_id: int) -> None:
@@ -884,9 +516,8 @@ class PtraceDebugger:
     def functions(self) -> list[FunctionSymbol]:
         return self._call_tracer.functions()
 
-    def trace_calls(
-        self, function: FunctionSymbol, on_entry: CallEntryHook, on_exit: CallExitHook, *, depth: int = 1
-    ) -> int:
+    def trace_calls(self, function: FunctionSymbol, on_entry: CallEntryHook, on_exit: CallExitHook, *,
+                    depth: int = 1) -> int:  # fmt: skip
         return self._call_tracer.trace_calls(function, on_entry, on_exit, depth=depth)
 
     def untrace_calls(self, trace_id: int) -> None:

@@ -1,18 +1,33 @@
-"""The tracer thread's pieces: a call handed to it and waited for, and its CPU.
+"""The tracer thread: its loop, the calls handed to it and waited for, and its CPU.
 
 Linux accepts ptrace requests only from the thread that attached, so one thread issues
-them all; other threads hand it Commands (engine.py's `_call`)."""
+them all; other threads hand it Commands (`Tracer.call`). While the program runs, the
+tracer blocks in waitpid (only its own tracees: __WNOTHREAD); to make it look at a new
+command, the caller sends the program a SIGSTOP, which the tracer recognises and swallows.
+Nothing polls."""
 
 from __future__ import annotations
 
 import logging
 import os
+import queue
+import signal
 import threading
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver import affinity
+from aliceserver.debuggers.events import Exited
+from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace.startup import WAIT_ONE
+from aliceserver.debuggers.ptrace.tracee import Run
+from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.inferior import Inferior
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # No command takes this long on the tracer thread; past it, say so instead of hanging.
 COMMAND_PATIENCE = 60.0
@@ -53,3 +68,103 @@ def pin_to_one_cpu() -> None:
     current = os.sched_getaffinity(0)
     if len(current) > 1 and not affinity.pin_current_thread(affinity.session_cpu()):
         log.debug("tracer stays unpinned")
+
+
+class Tracer:
+    """The tracer thread: it runs the Commands other threads hand it, and while the program
+    runs it blocks in waitpid for its tracees and hands each status to the inferior.
+
+    `inferior` is the live process (the session sets it); the loop reads it, the lock and
+    the queue as plain attributes at each event."""
+
+    def __init__(self, libc: binding.Libc) -> None:
+        self._libc = libc
+        self._commands: queue.SimpleQueue[Command | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._in_wait = False
+        self.inferior: Inferior | None = None
+        self.closed = False
+        self._on_exit: Callable[[Inferior], None] = lambda inferior: None
+        self._thread = threading.Thread(target=self._loop, name="aliceserver-tracer", daemon=True)
+
+    def start(self, on_exit: Callable[[Inferior], None]) -> None:
+        """Run the thread; `on_exit` is told of the process's end, on it."""
+        self._on_exit = on_exit
+        self._thread.start()
+
+    def stop(self) -> None:
+        """End the thread (after the commands already queued)."""
+        self.closed = True
+        self._commands.put(None)
+        if threading.current_thread() is not self._thread:
+            self._thread.join(timeout=10)
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """`fn()` run on the tracer thread; the program, if it runs, is woken to take it."""
+        if threading.current_thread() is self._thread:
+            return fn()
+        if self.closed:
+            raise TargetError("the debugger session is closed")
+        command = Command(fn)
+        with self._lock:
+            self._commands.put(command)
+            inferior = self.inferior
+            if self._in_wait and inferior is not None and not inferior.wake_sent:
+                inferior.wake_sent = True
+                try:
+                    os.kill(inferior.pid, signal.SIGSTOP)
+                except ProcessLookupError:
+                    pass  # it is exiting; the tracer wakes on the exit
+        if not command.done.acquire(timeout=COMMAND_PATIENCE):
+            log.error("the tracer thread did not answer within %s s", COMMAND_PATIENCE)
+            raise TargetError("the debugger engine did not answer; the session may be stuck")
+        if command.error is not None:
+            raise command.error
+        return command.result  # type: ignore[return-value]
+
+    def _loop(self) -> None:
+        pin_to_one_cpu()
+        while True:
+            inferior = self.inferior
+            with self._lock:
+                waiting = (
+                    inferior is not None and inferior.run is Run.RUNNING and inferior.any_running()
+                )
+                self._in_wait = waiting and self._commands.empty()
+            if not self._in_wait:
+                command = self._commands.get() if not waiting else self._commands.get_nowait()
+                if command is None:
+                    return
+                command.run()
+                continue
+            try:
+                tid, status = self._libc.waitpid(-1, WAIT_ONE)
+            except ChildProcessError:
+                tid, status = 0, 0
+            with self._lock:
+                self._in_wait = False
+            assert inferior is not None
+            try:
+                if tid:
+                    inferior.handle(tid, status)
+                else:
+                    inferior.exit_event = inferior.exit_event or Exited(inferior.pid, None)
+                if inferior.parked:
+                    self._drain_commands()
+                    if self.inferior is inferior and inferior.run is Run.RUNNING:
+                        inferior.unpark()
+            except Exception:
+                log.exception("tracer: handling status %#x of %d", status, tid)
+            if inferior.exit_event is not None and self.inferior is inferior:
+                self._on_exit(inferior)
+
+    def _drain_commands(self) -> None:
+        while True:
+            try:
+                command = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if command is None:
+                self._commands.put(None)  # close() asked: let the loop see it
+                return
+            command.run()
