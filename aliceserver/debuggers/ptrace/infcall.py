@@ -46,7 +46,7 @@ from aliceserver.errors import TargetError
 log = logging.getLogger(__name__)
 
 RED_ZONE = 128
-CALL_TIMEOUT = 30.0  # seconds; below the engine's command patience (engine.py)
+CALL_TIMEOUT = 30.0  # seconds; below the tracer's command patience (tracer.py)
 _WAIT_ALL = binding.WALL
 _XSTATE_MAX = 64 * 1024
 _MASK64 = (1 << 64) - 1
@@ -429,7 +429,7 @@ class ProcessCaller:
             raise EvaluationError(f"Cannot call {name}: {error.strerror}") from None
         finally:
             self._after_call()
-        if in_condition:  # the engine resumes them once the condition is judged (engine.py)
+        if in_condition:  # the tracer resumes them once the condition is judged (tracer.py)
             waiting = {stop.thread_id for stop in inferior.pending}
             inferior.parked.extend(t for t in held if not (t.gone or t.running or t.tid in waiting))
         return data

@@ -1,7 +1,7 @@
 """One traced process: its threads, all-stop control, traps, and the decoding of every stop.
 
-Runs on the tracer thread only. The engine (engine.py) owns the tracer loop and calls
-`handle()` for each waitpid status while the process runs.
+Runs on the tracer thread only. The tracer's loop (tracer.py) calls `handle()` for each
+waitpid status while the process runs.
 
 All-stop: when a thread has something to report, every other thread is interrupted
 (PTRACE_INTERRUPT) and waited for. What those threads had to say on the way (their own
