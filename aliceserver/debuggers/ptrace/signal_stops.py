@@ -13,6 +13,7 @@ from aliceserver.debuggers.events import BreakpointChanged, Output, Stopped, Sto
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import FaultInfo, SignalPolicy
 from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace.inferior_parts import InferiorParts
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Tracee, _Action
 from aliceserver.debuggers.ptrace.traps import PhysicalTrap, TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
@@ -34,7 +35,7 @@ TRAP_HWBKPT = 4
 SI_KERNEL = 0x80  # si_code of the SIGTRAP an int3 raises
 
 
-class SignalStops:
+class SignalStops(InferiorParts):
     # Provided by Inferior.
     libc: binding.Libc
     events: EventSource
@@ -48,24 +49,6 @@ class SignalStops:
     _collecting: bool
     _policy: Callable[[int], SignalPolicy]
 
-    if TYPE_CHECKING:  # provided by the class this is mixed into
-        def regs(self, t: Tracee) -> binding.UserRegs:
-            raise NotImplementedError
-
-        def insert_trap(self, trap: PhysicalTrap) -> None:
-            raise NotImplementedError
-
-        def remove_trap(self, trap: PhysicalTrap) -> None:
-            raise NotImplementedError
-
-        def resume(self, only: int | None = None) -> None:
-            raise NotImplementedError
-
-        def _cont(self, t: Tracee, request: int = binding.PTRACE_CONT) -> None:
-            raise NotImplementedError
-
-        def _trap_at_pc(self, t: Tracee) -> PhysicalTrap | None:
-            raise NotImplementedError
 
     def _signal(self, t: Tracee, signo: int) -> "Stopped | _Action":
         if signo == sig.SIGTRAP:

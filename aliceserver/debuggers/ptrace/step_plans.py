@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import StepKind
 from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace.inferior_parts import InferiorParts
 from aliceserver.debuggers.ptrace.tracee import AfterStep, Run, Tracee
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap, TrapTable
 from aliceserver.debuggers.source.stepping import StepPlan
@@ -18,7 +19,7 @@ from aliceserver.debuggers.source.stepping import StepPlan
 log = logging.getLogger(__name__)
 
 
-class StepPlans:
+class StepPlans(InferiorParts):
     # Provided by Inferior.
     traps: TrapTable
     threads: dict[int, Tracee]
@@ -26,24 +27,6 @@ class StepPlans:
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def thread(self, tid: int) -> Tracee:
-            raise NotImplementedError
-
-        def regs(self, t: Tracee) -> binding.UserRegs:
-            raise NotImplementedError
-
-        def insert_trap(self, trap: PhysicalTrap) -> None:
-            raise NotImplementedError
-
-        def remove_trap(self, trap: PhysicalTrap) -> None:
-            raise NotImplementedError
-
-        def resume(self, only: int | None = None) -> None:
-            raise NotImplementedError
-
-        def _cont(self, t: Tracee, request: int = binding.PTRACE_CONT) -> None:
-            raise NotImplementedError
-
-        def _trap_at_pc(self, t: Tracee) -> PhysicalTrap | None:
             raise NotImplementedError
 
         def _start_step_over(self, t: Tracee, trap: PhysicalTrap, then: AfterStep) -> None:

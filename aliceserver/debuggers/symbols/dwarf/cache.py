@@ -25,6 +25,18 @@ FORMAT_VERSION = 6
 _MAGIC = b"ALICEIDX"
 
 
+def read_cache_file(path: str, what: str) -> bytes | None:
+    """A cache file's bytes; None when it is absent or unreadable (logged: it is rebuilt)."""
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        log.info("cannot read %s %s: %s", what, path, exc)
+        return None
+
+
 class _PlainUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         raise pickle.UnpicklingError(f"refusing {module}.{name} in an index cache file")
@@ -64,13 +76,8 @@ class IndexCache:
     def load(self, key: str, identity: Hashable) -> dict[str, Any] | None:
         """The payload stored for `key` if it was stored with `identity`, else None."""
         path = self.path_for(key)
-        try:
-            with open(path, "rb") as stream:
-                data = stream.read()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            log.info("cannot read index cache %s: %s", path, exc)
+        data = read_cache_file(path, "index cache")
+        if data is None:
             return None
         header = _MAGIC + FORMAT_VERSION.to_bytes(4, "little")
         if not data.startswith(header):

@@ -20,6 +20,7 @@ import zlib
 from array import array
 from collections.abc import Hashable
 
+from aliceserver.debuggers.symbols.dwarf.cache import read_cache_file
 from aliceserver.debuggers.symbols.dwarf.lines import LineRows
 
 log = logging.getLogger(__name__)
@@ -51,13 +52,8 @@ class RowCache:
     def load(self, stmt: int) -> LineRows | None:
         """The rows stored for line program `stmt` of this build, else None."""
         path = self.path_for(stmt)
-        try:
-            with open(path, "rb") as stream:
-                data = stream.read()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            log.info("cannot read line rows cache %s: %s", path, exc)
+        data = read_cache_file(path, "line rows cache")
+        if data is None:
             return None
         rows = self._decode(data, stmt)
         if rows is None:
