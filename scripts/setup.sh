@@ -35,6 +35,8 @@ command -v emacs >/dev/null 2>&1 || missing+=("emacs-nox")
 { command -v vim >/dev/null 2>&1 && vim --version 2>/dev/null | grep -q '+terminal'; } ||
     missing+=("vim")
 command -v tmux >/dev/null 2>&1 || missing+=("tmux")
+# gdbserver: the remote backend's tests (tests/integration/test_remote_*) talk to it.
+command -v gdbserver >/dev/null 2>&1 || missing+=("gdbserver")
 # libc's separate debug file: its frames' source lines (DAP stack traces are checked
 # against gdb's bt of them); Debian/Ubuntu only, where dpkg is.
 if command -v dpkg >/dev/null 2>&1 && ! dpkg -s libc6-dbg >/dev/null 2>&1; then

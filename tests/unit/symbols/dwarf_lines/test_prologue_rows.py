@@ -10,6 +10,7 @@ import pytest
 from aliceserver.debuggers.symbols.dwarf.lines import PROLOGUE_END
 from aliceserver.debuggers.symbols.dwarf.prologue import LineRow
 from aliceserver.debuggers.symbols.elf import ElfImage
+from tests.support.build_more import find_clang
 from tests.unit.symbols.dwarf_lines.support import C_SOURCES, Builder, load
 
 
@@ -25,9 +26,10 @@ def _scanned(rows: list[LineRow]) -> int | None:
 @pytest.mark.parametrize(("tool", "flags"), [("gcc", ("-g", "-O0")), ("gcc", ("-g", "-O2")),
                                              ("clang", ("-g", "-O0")), ("clang", ("-g", "-O2"))])  # fmt: skip
 def test_prologue_end_as_the_rows_say(builder: Builder, tool: str, flags: tuple[str, ...]) -> None:
-    if shutil.which(tool) is None:
+    compiler = find_clang() if tool == "clang" else shutil.which(tool)  # setup installs clang-16
+    if compiler is None:
         pytest.skip(f"{tool} not installed")
-    program = builder.build(C_SOURCES, flags, tool=tool)
+    program = builder.build(C_SOURCES, flags, tool=compiler)
     info = load(program)
     marked = 0
     for _name, low, size in ElfImage.load(str(program)).function_symbols():
