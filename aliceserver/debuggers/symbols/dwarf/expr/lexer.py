@@ -218,10 +218,12 @@ def _int_type(value: int, suffix: str, decimal: bool) -> str:
     raise EvaluationError("Numeric constant too large.")
 
 
-def _quoted(text: str, i: int, tokens: list[Token]) -> int:
+def _scan_quoted(text: str, i: int, wide: bool) -> tuple[int, list[int]]:
+    """The units between the quote at `i` and its match, escapes decoded, and the index
+    after it: UTF-8 bytes of a narrow literal, code points of a wide one."""
     quote = text[i]
     j = i + 1
-    out = bytearray()
+    units: list[int] = []
     while True:
         if j >= len(text):
             raise EvaluationError(
@@ -229,14 +231,19 @@ def _quoted(text: str, i: int, tokens: list[Token]) -> int:
             )
         ch = text[j]
         if ch == quote:
-            j += 1
-            break
+            return j + 1, units
         if ch == "\\":
-            j, byte = _escape(text, j + 1)
-            out.append(byte)
+            j, unit = _escape(text, j + 1)
+            units.append(unit)
             continue
-        out += ch.encode("utf-8")
+        units.extend((ord(ch),) if wide else ch.encode("utf-8"))
         j += 1
+
+
+def _quoted(text: str, i: int, tokens: list[Token]) -> int:
+    quote = text[i]
+    j, units = _scan_quoted(text, i, wide=False)
+    out = bytes(units)
     if quote == "'":
         if len(out) > 2:  # gdb's quoted name: 'solib_step@plt', 'file.c'::var
             tokens.append(Token("ident", text[i + 1 : j - 1], i))
@@ -257,21 +264,7 @@ _WIDE_PREFIXES = {"L": "wchar_t", "u": "char16_t", "U": "char32_t"}
 def _wide_quoted(text: str, i: int, char_type: str, tokens: list[Token]) -> int:
     """`L"ab"`, `u'a'`...: a character or string of `char_type`, as code points."""
     quote = text[i]
-    j = i + 1
-    codes: list[int] = []
-    while True:
-        if j >= len(text):
-            raise EvaluationError("Unmatched single quote." if quote == "'" else "Unterminated string in expression.")
-        ch = text[j]
-        if ch == quote:
-            j += 1
-            break
-        if ch == "\\":
-            j, code = _escape(text, j + 1)
-            codes.append(code)
-            continue
-        codes.append(ord(ch))
-        j += 1
+    j, codes = _scan_quoted(text, i, wide=True)
     start = i - (1 if char_type != "char" else 0)
     if quote == '"':
         tokens.append(Token("string", text[start:j], start, (tuple(codes), char_type)))
