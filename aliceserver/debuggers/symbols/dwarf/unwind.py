@@ -1,8 +1,10 @@
-"""Stack unwinding on x86-64 Linux: CFI rows first, then signal frames, then frame pointers.
+"""Stack unwinding on Linux: CFI rows first, then signal frames, then frame records.
 
 Each step turns one frame's registers into its caller's. A frame's CFA is the caller's stack
 pointer at the call (the value of rsp right after the return), which is what the walk
-checks for progress: it stops when a caller's CFA does not lie above its callee's.
+checks for progress: it stops when a caller's CFA does not lie above its callee's. What
+differs by CPU (register numbers, the return address's default rule, frame records,
+signal frames) is the Architecture's (debuggers/arch); x86-64 where none is given.
 """
 
 from __future__ import annotations
@@ -10,13 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from aliceserver.debuggers.arch import x86_64
+from aliceserver.debuggers.arch.base import Architecture
+from aliceserver.debuggers.arch.registry import X86_64_ARCH
 from aliceserver.debuggers.model import Module, SymbolLocation
 from aliceserver.debuggers.symbols.dwarf.cfa_program import MASK64, Reader, RuleKind, UnwindRow
 from aliceserver.debuggers.symbols.dwarf.stackops import BINARY_OPS
-from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import TargetError
@@ -26,24 +29,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# x86-64 DWARF register numbers (System V psABI, figure 3.36) -> gdb names.
-DWARF_REGISTERS: Mapping[int, str] = MappingProxyType({
-    0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp",
-    8: "r8", 9: "r9", 10: "r10", 11: "r11", 12: "r12", 13: "r13", 14: "r14", 15: "r15",
-    16: "rip", 49: "eflags", 50: "es", 51: "cs", 52: "ss", 53: "ds", 54: "fs", 55: "gs",
-    58: "fs_base", 59: "gs_base",
-})  # fmt: skip
-# Preserved across calls (psABI), plus the per-thread segment state no call changes.
-_CARRIED = ("rbx", "rbp", "r12", "r13", "r14", "r15", "cs", "ss", "ds", "es", "fs", "gs",
-            "fs_base", "gs_base")  # fmt: skip
-
-# libc's __restore_rt: `mov rax, 15 (rt_sigreturn); syscall`.
-SIGRETURN_CODE = bytes.fromhex("48c7c00f0000000f05")
-# rt_sigframe: after the popped return address, rsp points at the struct ucontext; its
-# uc_mcontext.gregs start at offset 40 in REG_R8..REG_CR2 order (<sys/ucontext.h>).
-UCONTEXT_GREGS = 40
-GREG_NAMES = ("r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rdi", "rsi", "rbp",
-              "rbx", "rdx", "rax", "rcx", "rsp", "rip", "eflags")  # fmt: skip
+# x86-64's, for the code that reads x86-64 frames only (the arch package has them all).
+DWARF_REGISTERS: Mapping[int, str] = x86_64.DWARF_REGISTERS
+SIGRETURN_CODE = x86_64.SIGRETURN_CODE
+UCONTEXT_GREGS = x86_64.UCONTEXT_GREGS
+GREG_NAMES = x86_64.GREG_NAMES
 
 _MAX_EXPRESSION_STEPS = 10_000  # DW_OP_bra can loop
 _BATCH_SPAN = 512  # saved registers within this many bytes are read with one read
@@ -61,6 +51,7 @@ class UnwoundFrame:
     # Registers the callee's CFI marks undefined (DW_CFA_undefined), or that an undefined
     # one's unspecified rule carries out: gdb's `<not saved>` in this frame.
     undefined: frozenset[str] = frozenset()
+    arch: Architecture = X86_64_ARCH  # whose registers `registers` names
 
 
 Tables = Callable[[Module], "CfiTable | None"]
@@ -72,6 +63,7 @@ def unwind_stack(
     symbols: ProcessSymbols,
     tables: Tables,
     limit: int = 256,
+    arch: Architecture = X86_64_ARCH,
 ) -> list[UnwoundFrame]:
     """The frames of a stopped thread, innermost first, from its full register set."""
     frames: list[UnwoundFrame] = []
@@ -79,11 +71,11 @@ def unwind_stack(
     method = "first"
     undefined: frozenset[str] = frozenset()
     exact_pc = True  # frame 0 and the frame a signal interrupted: pc is no return address
-    while len(frames) < limit and "rip" in regs:
-        pc = regs["rip"]
+    while len(frames) < limit and arch.pc in regs:
+        pc = regs[arch.pc]
         lookup_pc = pc if exact_pc else pc - 1
         row = _row(symbols, tables, lookup_pc)
-        trampoline = row.signal_frame if row is not None else _is_sigreturn(read, pc)
+        trampoline = row.signal_frame if row is not None else arch.is_signal_trampoline(read, pc)
         caller: dict[str, int] | None = None
         cfa: int | None = None
         caller_undefined: frozenset[str] = frozenset()
@@ -91,17 +83,18 @@ def unwind_stack(
         try:
             if row is not None:
                 try:
-                    cfa, caller = _step_cfi(row, regs, read)
-                    caller_undefined = _undefined_rules(row)
+                    cfa, caller = _step_cfi(row, regs, read, arch)
+                    caller_undefined = _undefined_rules(row, arch)
                 except TargetError as exc:
                     # A rule this frame cannot evaluate: frame pointers may still know more.
                     log.debug("CFI at %#x unusable (%s); trying the frame pointer", pc, exc)
                     used_cfi = False
-                    cfa, caller = _step_fp(regs, read, symbols, first=not frames)
+                    cfa, caller = _step_fp(regs, read, symbols, arch, first=not frames)
             elif trampoline:
-                cfa, caller = _step_sigframe(regs, read)
+                step = arch.signal_frame_step(regs, read)
+                cfa, caller = step.cfa, step.registers
             else:
-                cfa, caller = _step_fp(regs, read, symbols, first=not frames)
+                cfa, caller = _step_fp(regs, read, symbols, arch, first=not frames)
         except TargetError as exc:
             log.debug("unwinding stops at frame %d (pc %#x): %s", len(frames), pc, exc)
         if frames and not _progress(frames[-1], cfa, trampoline):
@@ -114,13 +107,16 @@ def unwind_stack(
                 pc=pc,
                 cfa=cfa,
                 registers=regs,
-                symbol=_symbol(symbols, pc, exact_pc, trampoline and _is_sigreturn(read, pc)),
+                symbol=_symbol(
+                    symbols, pc, exact_pc, trampoline and arch.is_signal_trampoline(read, pc)
+                ),
                 method=method,
                 signal_trampoline=trampoline,
                 undefined=undefined,
+                arch=arch,
             )
         )
-        if caller is None or not caller.get("rip"):
+        if caller is None or not caller.get(arch.pc):
             break  # outermost (rip undefined), pc 0, or nothing more known
         # Same value: what no rule of this frame gives stays as undefined as it was.
         undefined = caller_undefined | frozenset(name for name in undefined if name not in caller)
@@ -128,12 +124,6 @@ def unwind_stack(
         exact_pc = trampoline
         method = "signal" if trampoline else ("cfi" if used_cfi else "frame-pointer")
     return frames
-
-
-# gdb's x86-64 register numbering: the order `info frame` lists saved registers in.
-_GDB_ORDER = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
-              "r12", "r13", "r14", "r15", "rip", "eflags", "cs", "ss", "ds", "es", "fs", "gs",
-              "fs_base", "gs_base")  # fmt: skip
 
 
 def saved_register_slots(
@@ -147,20 +137,25 @@ def saved_register_slots(
     exact = frame.level == 0 or frame.method == "signal"
     row = _row(symbols, tables, frame.pc if exact else frame.pc - 1)
     if row is None:
-        return [("rbp", frame.cfa - 16), ("rip", frame.cfa - 8)]
+        # The frame record below the CFA: rbp and rip (x86-64), x29 and x30 (aarch64).
+        arch = frame.arch
+        return [(arch.fp, frame.cfa - 16), (arch.link or arch.pc, frame.cfa - 8)]
+    arch = frame.arch
     slots: dict[str, int] = {}
     for number, rule in row.rules:
-        name = "rip" if number == row.return_column else DWARF_REGISTERS.get(number)
+        name = arch.pc if number == row.return_column else arch.register_name(number)
         if name is None:
             continue
         if rule.kind is RuleKind.OFFSET:
             slots[name] = (frame.cfa + rule.value) & MASK64
         elif rule.kind is RuleKind.EXPRESSION:
             try:
-                slots[name] = evaluate(rule.expression, frame.registers, read, frame.cfa)
+                slots[name] = evaluate(
+                    rule.expression, frame.registers, read, frame.cfa, arch.dwarf_registers
+                )
             except TargetError:
                 continue
-    return [(name, slots[name]) for name in _GDB_ORDER if name in slots]
+    return [(name, slots[name]) for name in arch.gdb_registers if name in slots]
 
 
 _ENDBR64 = bytes.fromhex("f30f1efa")
@@ -233,8 +228,8 @@ def _read_u64(read: ReadMemory, address: int) -> int:
     return int.from_bytes(data, "little")
 
 
-def _dwarf_value(regs: Mapping[str, int], number: int) -> int:
-    name = DWARF_REGISTERS.get(number)
+def _dwarf_value(regs: Mapping[str, int], number: int, names: Mapping[int, str]) -> int:
+    name = names.get(number)
     if name is None or name not in regs:
         raise TargetError(f"DWARF register {number} is not known in this frame")
     return regs[name]
@@ -244,18 +239,19 @@ def _dwarf_value(regs: Mapping[str, int], number: int) -> int:
 
 
 def _step_cfi(
-    row: UnwindRow, regs: Mapping[str, int], read: ReadMemory
+    row: UnwindRow, regs: Mapping[str, int], read: ReadMemory, arch: Architecture
 ) -> tuple[int, dict[str, int] | None]:
+    names = arch.dwarf_registers
     if row.cfa.expression is not None:
-        cfa = evaluate(row.cfa.expression, regs, read)
+        cfa = evaluate(row.cfa.expression, regs, read, names=names)
     else:
-        cfa = (_dwarf_value(regs, row.cfa.register) + row.cfa.offset) & MASK64
-    caller = {name: regs[name] for name in _CARRIED if name in regs}
-    caller["rsp"] = cfa
+        cfa = (_dwarf_value(regs, row.cfa.register, names) + row.cfa.offset) & MASK64
+    caller = {name: regs[name] for name in arch.callee_saved if name in regs}
+    caller[arch.sp] = cfa
     saved = _read_saved(row, cfa, read)
     outermost = False
     for number, rule in row.rules:
-        name = DWARF_REGISTERS.get(number)
+        name = names.get(number)
         kind = rule.kind
         is_ra = number == row.return_column
         if name is None and not is_ra:
@@ -273,30 +269,36 @@ def _step_cfi(
             elif kind is RuleKind.VAL_OFFSET:
                 value = (cfa + rule.value) & MASK64
             elif kind is RuleKind.REGISTER:
-                value = _dwarf_value(regs, rule.value)
+                value = _dwarf_value(regs, rule.value, names)
             elif kind is RuleKind.EXPRESSION:
-                value = _read_u64(read, evaluate(rule.expression, regs, read, cfa))
+                value = _read_u64(read, evaluate(rule.expression, regs, read, cfa, names))
             else:
-                value = evaluate(rule.expression, regs, read, cfa)
+                value = evaluate(rule.expression, regs, read, cfa, names)
         except TargetError:
             if is_ra:
                 raise  # without a return address there is no caller
             value = None  # an unreadable save slot loses that register only
-        target = "rip" if is_ra else name
-        assert target is not None
-        if value is None:
-            caller.pop(target, None)
-        else:
-            caller[target] = value
+        targets = [arch.pc] if is_ra else []
+        if name is not None and name not in targets:
+            targets.append(name)  # aarch64: the caller's x30 is the return address too
+        for each in targets:
+            if value is None:
+                caller.pop(each, None)
+            else:
+                caller[each] = value
     if outermost:
         return cfa, None
     if row.rule(row.return_column) is None:
-        raise TargetError("the CFI row has no rule for the return address")
+        # No rule: where a link register holds the return address, a leaf left it there.
+        link = arch.default_return_address(regs)
+        if link is None:
+            raise TargetError("the CFI row has no rule for the return address")
+        caller[arch.pc] = link
     return cfa, caller
 
 
-def _undefined_rules(row: UnwindRow) -> frozenset[str]:
-    names = (DWARF_REGISTERS.get(number) for number, rule in row.rules
+def _undefined_rules(row: UnwindRow, arch: Architecture) -> frozenset[str]:
+    names = (arch.register_name(number) for number, rule in row.rules
              if rule.kind is RuleKind.UNDEFINED and number != row.return_column)  # fmt: skip
     return frozenset(name for name in names if name is not None)
 
@@ -319,46 +321,16 @@ def _read_saved(row: UnwindRow, cfa: int, read: ReadMemory) -> dict[int, int]:
     }
 
 
-def _is_sigreturn(read: ReadMemory, pc: int) -> bool:
-    try:
-        return read(pc, len(SIGRETURN_CODE)) == SIGRETURN_CODE
-    except TargetError:
-        return False
-
-
-def _step_sigframe(regs: Mapping[str, int], read: ReadMemory) -> tuple[int, dict[str, int]]:
-    """The interrupted frame's registers, from the ucontext the kernel pushed."""
-    sp = regs.get("rsp")
-    if sp is None:
-        raise TargetError("no stack pointer in a signal frame")
-    data = read(sp + UCONTEXT_GREGS, 8 * len(GREG_NAMES))
-    caller = {name: regs[name] for name in _CARRIED if name in regs}
-    for i, name in enumerate(GREG_NAMES):
-        caller[name] = int.from_bytes(data[8 * i : 8 * i + 8], "little")
-    return caller["rsp"], caller
-
-
 def _step_fp(
-    regs: Mapping[str, int], read: ReadMemory, symbols: ProcessSymbols, *, first: bool
+    regs: Mapping[str, int],
+    read: ReadMemory,
+    symbols: ProcessSymbols,
+    arch: Architecture,
+    *,
+    first: bool,
 ) -> tuple[int | None, dict[str, int] | None]:
-    pc, sp, fp = regs.get("rip"), regs.get("rsp"), regs.get("rbp")
-    if pc is None or sp is None or fp is None:
-        return None, None
-    if first:
-        # Frame 0 may be in a prologue or at its `ret`: fpunwind knows those cases.
-        found = fp_backtrace(read, pc, sp, fp, symbols.lookup_address, limit=2)
-        if len(found) < 2:
-            return None, None
-        caller_pc, caller_sp, caller_fp = found[1].pc, found[1].sp, found[1].fp
-    else:
-        # A caller's rbp is only a frame pointer if it lies in its own stack, above its sp.
-        if fp == 0 or fp % 8 or fp < sp:
-            return None, None
-        caller_pc, caller_fp = _read_u64(read, fp + 8), _read_u64(read, fp)
-        caller_sp = fp + 16
-    caller = {name: regs[name] for name in _CARRIED if name in regs}
-    caller.update(rip=caller_pc, rsp=caller_sp, rbp=caller_fp)
-    return caller_sp, caller
+    step = arch.frame_record_step(regs, read, symbols.lookup_address, first=first)
+    return (None, None) if step is None else (step.cfa, step.registers)
 
 
 # --- DWARF expressions of CFA and register rules --------------------------------------------
@@ -369,7 +341,11 @@ def _signed(value: int) -> int:
 
 
 def evaluate(
-    expression: bytes, regs: Mapping[str, int], read: ReadMemory, push: int | None = None
+    expression: bytes,
+    regs: Mapping[str, int],
+    read: ReadMemory,
+    push: int | None = None,
+    names: Mapping[int, str] = DWARF_REGISTERS,
 ) -> int:
     """The value of a CFI expression (`push` starts the stack: the CFA for register rules).
 
@@ -393,12 +369,13 @@ def evaluate(
         if 0x30 <= op <= 0x4F:  # lit0..lit31
             stack.append(op - 0x30)
         elif 0x70 <= op <= 0x8F:  # breg0..breg31
-            stack.append((_dwarf_value(regs, op - 0x70) + reader.sleb()) & MASK64)
+            stack.append((_dwarf_value(regs, op - 0x70, names) + reader.sleb()) & MASK64)
         elif op == 0x92:  # bregx
             number = reader.uleb()
-            stack.append((_dwarf_value(regs, number) + reader.sleb()) & MASK64)
+            stack.append((_dwarf_value(regs, number, names) + reader.sleb()) & MASK64)
         elif 0x50 <= op <= 0x6F or op == 0x90:  # reg0..31, regx: the register's value
-            stack.append(_dwarf_value(regs, op - 0x50 if op != 0x90 else reader.uleb()))
+            number = op - 0x50 if op != 0x90 else reader.uleb()
+            stack.append(_dwarf_value(regs, number, names))
         elif op == 0x03:  # addr
             stack.append(reader.unsigned(8))
         elif 0x08 <= op <= 0x0F:  # const1u .. const8s
