@@ -94,7 +94,7 @@ class DebugInfo:
         if progress is not None:
             progress(f"debug info of {os.path.basename(image.path)} loaded", 1.0)
         image.adopt_symbols(payload["symbols"])
-        rows = RowCache(cache.rows_directory, key, identity) if cache is not None else None
+        rows = RowCache(cache, key, identity) if cache is not None else None
         info = cls(image, main, dwarf, payload, rows)
         if cache is not None:
             info._store = (cache, key + "-extra", identity)
@@ -132,18 +132,10 @@ class DebugInfo:
         path_ids = self.match_file(file)
         if not path_ids:
             return None
-        hits: dict[int, list[tuple[int, int, int]]] = {}  # line -> [(address, path id, stmt)]
-        best_above: int | None = None
-        for address, number, path_id, stmt in self._lines.statement_rows(path_ids):
-            if number == line:
-                hits.setdefault(line, []).append((address, path_id, stmt))
-            elif number > line and (best_above is None or number <= best_above):
-                best_above = number
-                hits.setdefault(number, []).append((address, path_id, stmt))
-        bound = line if line in hits else best_above
-        if bound is None:
+        at_or_after = self._lines.rows_at_or_after(path_ids, line)
+        if at_or_after is None:
             return None
-        found = hits[bound]
+        bound, found = at_or_after
         addresses, moved = self._one_per_function(sorted({a for a, _p, _s in found}), block_of)
         reported = bound
         if moved:  # as gdb: the line of the address after the prologue

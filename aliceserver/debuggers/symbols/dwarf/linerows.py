@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 _PROLOGUE_END_FLAGS = re.compile(b"[" + re.escape(bytes(f for f in range(8) if f & PROLOGUE_END)) + b"]")
 # A unit: (.debug_info offset, line program offset or -1, name, comp_dir, producer).
 Unit = tuple[int, int, str, str, str]
+# A file's statement rows by line: the lines in order, and line -> [(address, path id,
+# line program)] (no end of a sequence).
+FileLines = tuple[list[int], dict[int, list[tuple[int, int, int]]]]
 
 
 class LineIndex:
@@ -56,6 +59,7 @@ class LineIndex:
         # query (a big library's take longer than loading its whole index)
         self._file_maps: tuple[dict[int, list[int]], dict[str, list[int]]] | None = None
         self._rows: dict[int, LineRows] = {}
+        self._by_line: dict[frozenset[int], FileLines] = {}
         self._stored = stored  # rows decoded in an earlier session, on disk
         self._lock = threading.Lock()
 
@@ -81,12 +85,27 @@ class LineIndex:
     def line_start(self, file: str, line: int) -> int | None:
         """gdb's find_line_pc: the lowest address of a statement row of `line` in `file`,
         else of the nearest line after it with one. None: no code at or after the line."""
-        path_ids = self.match_file(file)
-        best: tuple[int, int] | None = None  # (line, address)
-        for address, number, _path_id, _stmt in self.statement_rows(path_ids):
-            if number >= line:
-                best = min(best, (number, address)) if best is not None else (number, address)
-        return None if best is None else best[1]
+        found = self.rows_at_or_after(self.match_file(file), line)
+        return None if found is None else min(found[1])[0]
+
+    def rows_at_or_after(self, path_ids: set[int], line: int) -> tuple[int, list[tuple[int, int, int]]] | None:
+        """The statement rows of `line` in the files `path_ids`, else of the nearest line
+        after it with some: (that line, [(address, path id, line program)])."""
+        lines, rows = self.rows_by_line(path_ids)
+        at = bisect_left(lines, line)
+        return None if at == len(lines) else (lines[at], rows[lines[at]])
+
+    def rows_by_line(self, path_ids: set[int]) -> FileLines:
+        """The statement rows of the files `path_ids` by line, sorted once per file set:
+        sqlite3.c has 70k rows, and every `break FILE:LINE` scanned them all."""
+        key = frozenset(path_ids)
+        found = self._by_line.get(key)
+        if found is None:
+            rows: dict[int, list[tuple[int, int, int]]] = {}
+            for address, number, path_id, stmt in self.statement_rows(path_ids):
+                rows.setdefault(number, []).append((address, path_id, stmt))
+            found = self._by_line[key] = (sorted(rows), rows)
+        return found
 
     def line_table(self, file: str) -> list[tuple[int, int]] | None:
         """gdb's linetable of the symtab `file` names (lookup_symtab: the first unit's
