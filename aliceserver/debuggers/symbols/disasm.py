@@ -1,4 +1,5 @@
-"""x86-64 disassembly with capstone, annotated with symbols like gdb's `x/i`."""
+"""Disassembly with capstone in the program's architecture's mode (x86-64 by default,
+aarch64's ARM64 mode), annotated with symbols like gdb's `x/i`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from aliceserver.debuggers.arch.base import Architecture
+from aliceserver.debuggers.arch.registry import X86_64_ARCH
 from aliceserver.debuggers.model import Instruction, SymbolLocation
 from aliceserver.errors import ProtocolError
 
@@ -29,10 +32,13 @@ class Disassembler:
     """One capstone handle per syntax, made on first use.
 
     Capstone handles are not thread-safe: use one Disassembler per thread (the engine
-    disassembles on its tracer thread).
+    disassembles on its tracer thread). An architecture with one syntax (aarch64) takes
+    any flavour and writes its own, as gdb's `set disassembly-flavor` changes x86 only.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, arch: Architecture = X86_64_ARCH) -> None:
+        self.arch = arch
+        self._x86 = arch.name == X86_64_ARCH.name
         self._handles: dict[str, capstone.Cs] = {}
 
     def _handle(self, syntax: str) -> capstone.Cs:
@@ -49,8 +55,12 @@ class Disassembler:
                 raise ProtocolError(
                     f"unknown disassembly syntax {syntax!r} (expected {' or '.join(SYNTAXES)})"
                 )
-            handle = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-            handle.syntax = option
+            handle = capstone.Cs(
+                getattr(capstone, self.arch.capstone_arch),
+                getattr(capstone, self.arch.capstone_mode),
+            )
+            if self._x86:
+                handle.syntax = option
             handle.detail = True  # groups and operands, to find direct branch targets
             self._handles[syntax] = handle
         return handle
@@ -76,14 +86,15 @@ class Disassembler:
         offset = 0
         while offset < len(code) and len(result) < limit:
             for insn in handle.disasm(code[offset:], address + offset):
-                result.append(_instruction(insn, resolve))
+                result.append(_instruction(insn, resolve, self._x86))
                 offset += insn.size
                 if len(result) >= limit:
                     break
             else:
                 if offset < len(code):
-                    result.append(_bad(code[offset : offset + 1], address + offset, resolve))
-                    offset += 1
+                    width = self._bad_width
+                    result.append(_bad(code[offset : offset + width], address + offset, resolve))
+                    offset += width
         return result
 
     def straight_run(self, code: bytes) -> tuple[int, int]:
@@ -93,8 +104,9 @@ class Disassembler:
         when there is none."""
         handle = self._handle("intel")
         offset = count = 0
+        transfers = _transfers_control if self._x86 else _arm64_transfers_control
         for _address, size, mnemonic, _operands in handle.disasm_lite(code, 0):
-            if _transfers_control(mnemonic):
+            if transfers(mnemonic):
                 return offset, count
             offset += size
             count += 1
@@ -112,10 +124,15 @@ class Disassembler:
             ):
                 starts.append(insn_address)
                 offset += size
-            if offset < len(code):  # capstone stopped at an undecodable byte
+            if offset < len(code):  # capstone stopped at an undecodable byte (word)
                 starts.append(address + offset)
-                offset += 1
+                offset += self._bad_width
         return starts
+
+    @property
+    def _bad_width(self) -> int:
+        """What an undecodable stretch counts as: a byte on x86, a word on aarch64."""
+        return 1 if self._x86 else len(self.arch.breakpoint)
 
 
 _CONTROL_PREFIXES = ("j", "call", "ret", "iret", "loop", "int", "sys", "ud", "hlt", "xbegin", "xabort")
@@ -126,12 +143,21 @@ def _transfers_control(mnemonic: str) -> bool:
     return operation.startswith(_CONTROL_PREFIXES)
 
 
-def _instruction(insn: Any, resolve: Resolve | None) -> Instruction:
+_ARM64_CONTROL = frozenset(("b", "bl", "br", "blr", "ret", "cbz", "cbnz", "tbz", "tbnz", "svc",
+                            "hvc", "smc", "brk", "hlt", "udf", "eret", "braa", "brab", "blraa",
+                            "blrab", "retaa", "retab"))  # fmt: skip
+
+
+def _arm64_transfers_control(mnemonic: str) -> bool:
+    return mnemonic in _ARM64_CONTROL or mnemonic.startswith("b.")
+
+
+def _instruction(insn: Any, resolve: Resolve | None, x86: bool = True) -> Instruction:
     address = int(insn.address)
     symbol = target = None
     if resolve is not None:
         symbol = resolve(address)
-        branch = _direct_target(insn)
+        branch = _direct_target(insn) if x86 else _arm64_direct_target(insn)
         if branch is not None:
             target = resolve(branch)
     return Instruction(
@@ -139,7 +165,7 @@ def _instruction(insn: Any, resolve: Resolve | None) -> Instruction:
         size=int(insn.size),
         raw=bytes(insn.bytes),
         mnemonic=str(insn.mnemonic),
-        operands=_SMALL_DECIMAL.sub(r"0x\1", str(insn.op_str)),
+        operands=_SMALL_DECIMAL.sub(r"0x\1", str(insn.op_str)) if x86 else str(insn.op_str),
         symbol=symbol,
         target=target,
     )
@@ -157,9 +183,21 @@ def _direct_target(insn: Any) -> int | None:
     return None
 
 
+def _arm64_direct_target(insn: Any) -> int | None:
+    import capstone  # already loaded: insn came from it
+    from capstone import arm64 as capstone_arm64  # type: ignore[import-untyped, unused-ignore]
+
+    if not (insn.group(capstone.CS_GRP_JUMP) or insn.group(capstone.CS_GRP_CALL)):
+        return None
+    immediates = [op for op in insn.operands if op.type == capstone_arm64.ARM64_OP_IMM]
+    return int(immediates[-1].imm) & _ADDRESS_MASK if immediates else None
+
+
 def _bad(raw: bytes, address: int, resolve: Resolve | None) -> Instruction:
     symbol = resolve(address) if resolve is not None else None
-    return Instruction(address=address, size=1, raw=raw, mnemonic=BAD, operands="", symbol=symbol)
+    return Instruction(
+        address=address, size=len(raw), raw=raw, mnemonic=BAD, operands="", symbol=symbol
+    )
 
 
 def instruction_boundaries(code: bytes, address: int) -> list[int]:
