@@ -28,12 +28,26 @@ def _root() -> Path:
     return Path(tempfile.gettempdir()) / "aliceserver-bench" / "sqlite"
 
 
-def build() -> Path:
-    """The sqlite3 shell with debug info (built once, then reused)."""
+def build(optimization: str = "-O0") -> Path:
+    """The sqlite3 shell with debug info (built once, then reused); another `optimization`
+    (e.g. "-O2") is compiled beside it from the same amalgamation."""
     root = _root()
     stamp = root / "program"
-    if stamp.exists() and Path(stamp.read_text()).exists():
-        return Path(stamp.read_text())
+    if not (stamp.exists() and Path(stamp.read_text()).exists()):
+        _build_default(root, stamp)
+    program = Path(stamp.read_text())
+    if optimization == FLAGS[0]:
+        return program
+    other = program.with_name(f"sqlite3{optimization}")
+    if not other.exists():
+        partial = other.with_name(f"{other.name}.tmp")
+        subprocess.run(["gcc", optimization, "-g", "-o", str(partial), "sqlite3.c", "shell.c",
+                        "-lpthread", "-ldl", "-lm"], cwd=program.parent, check=True)  # fmt: skip
+        partial.replace(other)
+    return other
+
+
+def _build_default(root: Path, stamp: Path) -> None:
     for tool in ("apt-get", "gcc", "make", "tclsh"):
         if shutil.which(tool) is None:
             raise RuntimeError(f"{tool} not found: the sqlite benchmark needs it")
@@ -53,4 +67,3 @@ def build() -> Path:
     subprocess.run(["gcc", *FLAGS, "-o", str(program), "sqlite3.c", "shell.c",
                     "-lpthread", "-ldl", "-lm"], cwd=source, check=True)  # fmt: skip
     stamp.write_text(str(program))
-    return program

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from array import array
 from bisect import bisect_right
-from itertools import accumulate
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import accumulate
 from operator import itemgetter
 
 _SEPARATOR = "\0"  # no symbol name holds one: the string table ends names with it
