@@ -39,6 +39,15 @@ def of_elf(path: str) -> Architecture:
     return by_e_machine(int.from_bytes(machine, "little" if header[5] == 1 else "big"))
 
 
+def described_architecture(described: str) -> Architecture:
+    """The architecture a target description names; x86-64, the engine's own, where it
+    names none (gdbserver's before it debugs a process) or one we do not know."""
+    for arch in ARCHITECTURES:
+        if arch.name == described:
+            return arch
+    return X86_64_ARCH
+
+
 def checked_against_description(program: Architecture, described: str) -> Architecture:
     """The program's architecture, once the stub's description says the same (an empty
     <architecture> says nothing)."""

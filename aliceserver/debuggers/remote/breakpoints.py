@@ -2,8 +2,9 @@
 them are in: a thread stopped on one of ours must be stepped past it before it resumes,
 since gdbserver reports such a thread at once again (it leaves the step-over to its client,
 as gdb does it: remove, step one instruction, insert again). Where the stub has no `Z0`
-(it answers empty), we write x86's int3 ourselves, keeping the bytes it covers; the
-process then rewinds the pc past our trap at its stop, as the ptrace engine does."""
+(it answers empty), we write the architecture's trap ourselves (int3, aarch64's `brk #0`),
+keeping the bytes it covers; the process then rewinds the pc past our trap at its stop
+where the trap leaves it past (int3), as the ptrace engine does."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ class StubBreakpoints:
         self.memory = memory
         self.inserted: dict[int, StubBreakpoint] = {}  # code breakpoints by address
         self.stub_traps = True  # until the stub answers Z0 with an empty reply
+        self.trap = X86_TRAP  # the architecture's, once the target description names it
+        self.pc_after_trap = len(X86_TRAP)  # how far past its trap a thread stops
 
     def insert(
         self, address: int, *, hardware: bool = False, kind: int = X86_BREAKPOINT_KIND
@@ -49,8 +52,8 @@ class StubBreakpoints:
                 if hardware:
                     raise
                 self.stub_traps = False
-        saved = self.memory.read(address, len(X86_TRAP))
-        self.memory.write(address, X86_TRAP)
+        saved = self.memory.read(address, len(self.trap))
+        self.memory.write(address, self.trap)
         self.inserted[address] = StubBreakpoint(OWN_TRAP, address, kind, saved)
 
     def remove(
@@ -65,7 +68,7 @@ class StubBreakpoints:
 
     def own_trap_before(self, pc: int) -> int | None:
         """The address of our own trap a thread at `pc` has just executed, if any."""
-        point = self.inserted.get(pc - len(X86_TRAP))
+        point = self.inserted.get(pc - self.pc_after_trap)
         return point.address if point is not None and point.type == OWN_TRAP else None
 
     def lift(self, address: int) -> StubBreakpoint | None:
@@ -78,7 +81,7 @@ class StubBreakpoints:
     def restore(self, point: StubBreakpoint) -> None:
         if self.inserted.get(point.address) == point:
             if point.type == OWN_TRAP:
-                self.memory.write(point.address, X86_TRAP)
+                self.memory.write(point.address, self.trap)
             else:
                 self.send(b"Z", point.type, point.address, point.kind)
 

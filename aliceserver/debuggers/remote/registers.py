@@ -1,14 +1,15 @@
 """A stub's registers in the engine's terms. The description (tdesc.py) names them; here
 they become the engine's general registers by name (binding.REGISTER_NAMES on x86-64) and
 its float/vector registers by DWARF number (symbols/dwarf/x86_registers.py), matched by
-name, never by position. An architecture without a view here offers its description's
-integer registers by their own names and no float/vector sets (aarch64's view comes later).
+name, never by position. Another architecture offers its description's integer registers
+by their own names, and aarch64 its v0-v31 by their DWARF numbers (64-95) as its floats.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 
+from aliceserver.debuggers.arch.aarch64 import V0
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
 from aliceserver.debuggers.remote.tdesc import TargetDescription
@@ -56,7 +57,7 @@ class RegisterView:
     def float_registers(self, read: Read) -> dict[int, bytes]:
         """xmm0-15, st0-7 and the x87/SSE control words by DWARF number, as regsets.py."""
         if not self.x86_64:
-            return {}
+            return {V0 + i: read(f"v{i}") for i in range(32) if f"v{i}" in self.description}
         found: dict[int, bytes] = {}
         for name in (*_float_names(16, "xmm"), *_float_names(8, "st"), *_CONTROL_WIDTH):
             if name in self.description:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 
+from aliceserver.debuggers.arch.registry import described_architecture
 from aliceserver.debuggers.events import Event, Exited, Output, Stopped
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.remote import stops, tdesc
@@ -32,9 +33,9 @@ class RemoteTarget:
     def __init__(self, client: RemoteClient, *, extended: bool = False) -> None:
         self.client = client
         self.extended = extended
-        self._describe(tdesc.TargetDescription("", "", (), ()))
         self.memory = RemoteMemory(client)
         self.breakpoints = StubBreakpoints(client, self.memory)
+        self._describe(tdesc.TargetDescription("", "", (), ()))
         self._stepped_over: StubBreakpoint | None = None  # lifted for a step: back at its stop
         self._early: stops.StopReply | None = None  # a stop that came during a step-over
         self.on_event: Callable[[Event], None] = lambda event: None  # Output before a stop
@@ -52,9 +53,12 @@ class RemoteTarget:
 
     def _describe(self, description: tdesc.TargetDescription) -> None:
         self.description = description
+        self.arch = described_architecture(description.architecture)
         self.view = RegisterView(description)
         self.registers = RegisterCache(self.client, description)
         self._pc = "rip" if "rip" in description else "pc"
+        self.breakpoints.trap = self.arch.breakpoint
+        self.breakpoints.pc_after_trap = self.arch.pc_after_trap
 
     def _read_description(self) -> None:
         """The stub's target.xml, once it debugs a process (gdbserver 13 builds its x86

@@ -137,7 +137,12 @@ class FrameView:
         return self.read(address, size)
 
     def register(self, regno: int) -> int | None:
-        name = DWARF_REGISTERS.get(regno)
+        arch = self.frame.arch
+        name = arch.register_name(regno)
+        if arch.dwarf_registers is not DWARF_REGISTERS:  # not x86-64: v0-v31 are the floats'
+            if name is not None and name in self.frame.registers:
+                return self.frame.registers[name]
+            return None if self.floats is None else self.floats.value(regno)
         if name is not None:
             return self.frame.registers.get(name)
         if regno == x86_registers.ORIG_RAX:
@@ -151,7 +156,7 @@ class FrameView:
 
     def not_saved(self, regno: int) -> bool:
         """The register is undefined in this frame (gdb's `<not saved>`), not merely unsaved."""
-        return DWARF_REGISTERS.get(regno) in self.frame.undefined
+        return self.frame.arch.register_name(regno) in self.frame.undefined
 
     @property
     def has_avx512(self) -> bool:
@@ -164,10 +169,13 @@ class FrameView:
         self.write(address, data)
 
     def write_register(self, regno: int, value: int) -> None:
-        if self.floats is not None and x86_registers.is_float_register(regno):
+        x86 = self.frame.arch.dwarf_registers is DWARF_REGISTERS
+        if x86 and self.floats is not None and x86_registers.is_float_register(regno):
             self.floats.set(regno, value)
             return
-        name = "orig_rax" if regno == x86_registers.ORIG_RAX else DWARF_REGISTERS.get(regno)
+        name = (
+            "orig_rax" if regno == x86_registers.ORIG_RAX else self.frame.arch.register_name(regno)
+        )
         if self.set_register is None or name is None:
             raise EvaluationError("registers of outer frames cannot be written")
         self.set_register(name, value)
