@@ -78,10 +78,13 @@ from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.live import LiveSession
+from aliceserver.debuggers.ptrace.routing import AddressTraps, Execution
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.tracer import Tracer
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
+from aliceserver.debuggers.remote.process import RemoteProcess
+from aliceserver.debuggers.remote.session import RemoteHooks, RemoteSession
 from aliceserver.debuggers.signals import default_policy
 from aliceserver.debuggers.source.dollars import SessionDollars
 from aliceserver.debuggers.source.evaluation import Expressions
@@ -101,7 +104,7 @@ from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.debuggers.target import CoreOpened
+from aliceserver.debuggers.target import CoreOpened, RemoteConnected
 from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:
@@ -136,7 +139,7 @@ class PtraceDebugger:
             self._call, core=lambda: self._cores.current, traps=self._traps, symbols=self._symbols, source=self._source,
             disassembler=self._disassembler, libc=self._libc, stop_cache=self._stop_cache,
             forget_thread=lambda tid: self._frames.forget_thread(tid), forget_stop_state=self._forget_stop_state,
-            process=lambda: self.process,
+            process=lambda: self.process, remote=lambda: self._remote.live(),
         )  # fmt: skip
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw)
         rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
@@ -168,15 +171,21 @@ class PtraceDebugger:
             forget_stop_state=self._forget_stop_state,
         )  # fmt: skip
         self._stopped_thread = self._live.stopped_thread  # read by conditions at each hit
+        self._remote = RemoteSession(RemoteHooks(
+            access.run_on_engine, self._events, self._traps, self._new_remote_process, self._forget_stop_state,
+            self.signal_policy, self._dollars.record_exit,
+        ))  # fmt: skip
+        self._run = Execution(access, self._live, self._remote, self._cores)  # live or remote
         calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)
         self._frames = Frames(access, self._variables, self._stop_cache, calls)
         self._expressions = Expressions(
             access, self._frames, self._variables, self._stop_cache, self._dollars, self._events,
             callers=self._function_caller, conditions=self._compiled_condition,
         )  # fmt: skip
-        self._locations = Locations(access, self._frames, self._expressions, self._events, self._breakpoints)
+        self._locations = Locations(access, self._frames, self._expressions, self._events,
+                                    AddressTraps(self._breakpoints, self._remote))  # fmt: skip
         self._stepping = Stepping(access, self._frames, self._locations, self._variables, self._dollars,
-                                  self._stop_cache, self._disassembler, self._events, self._live)  # fmt: skip
+                                  self._stop_cache, self._disassembler, self._events, self._run)  # fmt: skip
         self._symbol_queries = SymbolQueries(access, self._frames.frame_view, access.link_view)
         self._symbol_search = SymbolSearch(access)
         self._source_files = SourceFileListing(access)
@@ -213,39 +222,40 @@ class PtraceDebugger:
 
     @property
     def process(self) -> ProcessInfo | None:
-        return self._live.process
+        return self._run.process
 
     def launch(self, config: LaunchConfig) -> ProcessInfo:
-        return self._live.launch(config)
+        return self._run.launch(config)
 
     def attach(self, pid: int) -> ProcessInfo:
-        return self._live.attach(pid)
+        return self._run.attach(pid)
 
     def detach(self) -> None:
-        self._live.detach()
+        self._run.detach()
 
     def kill(self) -> None:
-        self._live.kill()
+        self._run.kill()
 
     def close(self) -> None:
         if not self._tracer.closed:
+            self._run.close()
             self._live.close()
             self._source.close()
 
     def is_running(self) -> bool:
-        return self._live.is_running()
+        return self._run.is_running()
 
     def resume(self, thread_id: int | None = None) -> None:
-        self._live.resume(thread_id)
+        self._run.resume(thread_id)
 
     def step_instruction(self, thread_id: int) -> None:
-        self._live.step_instruction(thread_id)
+        self._run.step_instruction(thread_id)
 
     def interrupt(self) -> None:
-        self._live.interrupt()
+        self._run.interrupt()
 
     def threads(self) -> list[ThreadInfo]:
-        return self._live.threads()
+        return self._run.threads()
 
     def _forget_stop_state(self) -> None:
         """Frames and variable references describe one stop only."""
@@ -427,7 +437,7 @@ class PtraceDebugger:
         address, size, scope = self._call(lambda: self._expressions.watch_target(expression, thread_id, level))
         if size not in (1, 2, 4, 8):
             raise TargetError(f"cannot watch {expression!r}: {size} bytes; a hardware watchpoint covers 1, 2, 4 or 8")
-        return self._breakpoints.insert_watchpoint(address, size, kind, scope)
+        return self.insert_watchpoint(address, size, kind, scope)
 
     def history_count(self) -> int:
         return self._dollars.history_count()
@@ -448,24 +458,39 @@ class PtraceDebugger:
 
     def insert_breakpoint(self, address: int, *, temporary: bool = False, enabled: bool = True,
                           condition: BreakpointCondition | None = None) -> BreakpointInfo:  # fmt: skip
+        if self._remote.connected:
+            return self._call(lambda: self._remote.insert_address_breakpoint(address, temporary, enabled, condition))
         return self._breakpoints.insert_breakpoint(address, temporary=temporary, enabled=enabled, condition=condition)
 
     def remove_breakpoint(self, breakpoint_id: int) -> None:
-        self._breakpoints.remove_breakpoint(breakpoint_id)
+        if self._remote.connected:
+            self._call(lambda: self._remote.forget_address_breakpoint(breakpoint_id))
+        else:
+            self._breakpoints.remove_breakpoint(breakpoint_id)
 
     def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo:
+        if self._remote.connected:
+            return self._call(lambda: self._remote.enable_breakpoint(breakpoint_id, enabled))
         return self._breakpoints.enable_breakpoint(breakpoint_id, enabled)
 
     def breakpoints(self) -> list[BreakpointInfo]:
         return self._breakpoints.breakpoints()
 
     def insert_watchpoint(self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None) -> WatchpointInfo:
+        if self._remote.connected:
+            return self._call(lambda: self._remote.watches.insert(self._remote.require_stopped(), address, size, kind,
+                                                                  scope))  # fmt: skip
         return self._breakpoints.insert_watchpoint(address, size, kind, scope)
 
     def remove_watchpoint(self, watchpoint_id: int) -> None:
-        self._breakpoints.remove_watchpoint(watchpoint_id)
+        if self._remote.connected:
+            self._call(lambda: self._remote.watches.remove(self._remote.live(), watchpoint_id))
+        else:
+            self._breakpoints.remove_watchpoint(watchpoint_id)
 
     def watchpoints(self) -> list[WatchpointInfo]:
+        if self._remote.connected:
+            return self._remote.watches.all()
         return self._breakpoints.watchpoints()
 
     # --- registers, memory, ELF symbols (state.py) --------------------------------------
@@ -511,6 +536,38 @@ class PtraceDebugger:
 
     def write_core(self, path: str | None = None) -> CoreWritten:
         return self._core_writer.write_core(path)
+
+    # --- remote targets (remote/session.py, routing.py) -------------------------------
+    def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None) -> RemoteConnected:
+        return self._run.connect_remote(target, extended, program)
+
+    def disconnect_remote(self) -> None:
+        self._run.disconnect_remote()
+
+    def remote_connection(self) -> RemoteConnected | None:
+        return self._remote.connection
+
+    def monitor(self, command: str) -> str:
+        return self._run.monitor(command)
+
+    def _new_remote_process(self, process: RemoteProcess, program: str | None) -> list[str]:
+        """A process behind the stub: its symbols, the loader's trap, the user's traps, as
+        `_load_image` for a live one; the libraries announced."""
+        self._new_source_symbols()
+        try:
+            loaded, r_brk = self._tracker.start(process.pid, process.auxv(), program or process.executable(), [])
+            linked, _ = self._tracker.sync()  # attached to a running program: its libraries
+        except (AliceError, OSError) as error:
+            log.warning("no symbols for the remote process %d: %s", process.pid, error)
+            loaded, linked, r_brk = [], [], None
+        for module in loaded + linked:
+            self._events.put(ModuleLoaded(module))
+        r_brk = self._tracker.r_brk_from_memory() or r_brk
+        if r_brk:
+            self._remote.add_internal(r_brk, on_hit=self._on_library_event)
+        self._remote.place_all()
+        self._locations.bind_all(new_image=True)
+        return [module.path for module in loaded + linked if not module.is_main]
 
     # --- call tracing (calltrace.py) -----------------------------------------------------
     def functions(self) -> list[FunctionSymbol]:

@@ -48,10 +48,11 @@ class ProcessAccess:
         self, call: RunOnEngine, *, core: Callable[[], CoreProcess | None], traps: TrapTable,
         symbols: ProcessSymbols, source: SourceSymbols, disassembler: Disassembler, libc: Libc,
         stop_cache: StopCache, forget_thread: Callable[[int], None], forget_stop_state: Callable[[], None],
-        process: Callable[[], ProcessInfo | None],
+        process: Callable[[], ProcessInfo | None], remote: Callable[[], ProcessTarget | None] = lambda: None,
     ) -> None:  # fmt: skip
         self._call = call
         self._core = core  # a core file debugged in place of a live process
+        self._remote = remote  # a process behind a stub (remote/session.py), when connected
         self._traps = traps
         self._symbols = symbols
         self._disassembler = disassembler
@@ -90,15 +91,19 @@ class ProcessAccess:
         return inferior
 
     def has_target(self) -> bool:
-        return self.inferior is not None or self._core() is not None
+        return self.inferior is not None or self._core() is not None or self._remote() is not None
 
     def target(self) -> ProcessTarget:
-        """The process the source level reads through: the live one, or a core file."""
+        """The process the source level reads through: the live one, a core file, or the
+        one a stub debugs."""
         if self.inferior is not None:
             return PtraceProcess(self.inferior, self._libc)
         core = self._core()
         if core is not None:
             return core
+        remote = self._remote()
+        if remote is not None:
+            return remote
         raise TargetError(NOT_RUNNING)
 
     def halted_target(self) -> ProcessTarget:

@@ -175,12 +175,27 @@ class RemoteProcess(RemoteTarget):
     def wait(self, timeout: float | None = None) -> Stopped | Exited:
         """The stop of the last resume (None: as long as the program runs); RemoteTimeout
         past `timeout`, RemoteConnectionError when the stub is gone."""
+        return self.take(self.next_reply(timeout))
+
+    def next_reply(self, timeout: float | None = None) -> stops.StopReply:
+        """The stop reply of the last resume, not yet taken: a waiter thread blocks here
+        while the engine's own thread stays free (it may send only ^C meanwhile)."""
         if not self._running:
             raise TargetError("The program is not running.")
         reply, self._early = self._early, None
-        if reply is None:
-            reply = self.client.wait_stop(timeout)
+        return reply if reply is not None else self.client.wait_stop(timeout)
+
+    def take(self, reply: stops.StopReply) -> Stopped | Exited:
+        """Record the stop `next_reply` returned, as the engine's event."""
         return self._take(reply)
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    def drop_pending_signal(self, tid: int) -> None:
+        """The signal the last stop reported is not for the program (gdb's `handle nopass`)."""
+        self._pending_signals.pop(tid, None)
 
     def detach(self) -> None:
         """`D`: the program runs on without us; the stub (not --multi) ends."""

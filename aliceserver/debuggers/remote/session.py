@@ -1,0 +1,612 @@
+"""RemoteSession: a process behind a stub as the engine's live process (the RemoteTargets
+capability of debuggers/target.py), an object the engine composes beside its ptrace one.
+
+It connects and disconnects, runs and attaches through an extended stub, resumes, steps
+and interrupts, and turns each stop reply into the engine's events: a user's breakpoint,
+a step plan's move (source/stepping.py), the dynamic loader's trap (the engine's reaction
+to a new library), a watchpoint. RSP is all-stop: while the program runs only ^C may be
+sent, so a waiter thread blocks for the stop reply and hands it to the engine's thread
+(`run_on_engine`), where every other packet goes, in order.
+
+Breakpoints are the engine's logical ones (ptrace/traps.py's TrapTable, pure bookkeeping,
+one numbering for every backend) placed with Z0; a trap's `inserted` stays False, since
+the stub hides its own breakpoints from memory reads (nothing to mask).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.events import (
+    BreakpointChanged,
+    Continued,
+    Event,
+    Exited,
+    ProcessStarted,
+    Stopped,
+    StopReason,
+    ThreadExited,
+    ThreadStarted,
+)
+from aliceserver.debuggers.eventsource import EventSource
+from aliceserver.debuggers.model import (
+    BreakpointInfo,
+    LaunchConfig,
+    ProcessInfo,
+    Registers,
+    SignalPolicy,
+    ThreadInfo,
+    ThreadState,
+    VectorRegisters,
+)
+from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap, TrapTable
+from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError
+from aliceserver.debuggers.remote.process import RemoteProcess
+from aliceserver.debuggers.remote.watches import RemoteWatches
+from aliceserver.debuggers.target import NOT_RUNNING, RemoteConnected
+from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.remote.stops import StopReply
+    from aliceserver.debuggers.source.stepping import Control, StepPlan
+
+log = logging.getLogger(__name__)
+
+RUNNING = "Cannot execute this command while the target is running."
+
+
+@dataclass(slots=True)
+class RemoteHooks:
+    """What the session asks of the engine that composes it."""
+
+    run_on_engine: Callable[[Callable[[], object]], object]
+    events: EventSource
+    traps: TrapTable
+    # symbols, the loader's trap, the user's traps; the libraries announced (ModuleLoaded)
+    new_process: Callable[[RemoteProcess, str | None], list[str]]
+    forget_stop_state: Callable[[], None]
+    policy: Callable[[int], SignalPolicy]
+    record_exit: Callable[[int | None], None]  # gdb's $_exitcode
+
+
+class RemoteSession:
+    def __init__(self, hooks: RemoteHooks) -> None:
+        self._hooks = hooks
+        self._events = hooks.events
+        self._traps = hooks.traps
+        self.process: RemoteProcess | None = None
+        self.connection: RemoteConnected | None = None
+        self.info: ProcessInfo | None = None  # the process, as IDebugger.process tells it
+        self._program: str | None = None  # the local copy the front end named
+        self._plan: StepPlan | None = None
+        self._plan_traps: list[int] = []
+        self._move: tuple[str, int | None] = ("continue", None)  # the last resume, to repeat
+        self._known_threads: list[int] = []
+        self.watches = RemoteWatches(self._traps)
+        self._libraries: list[str] = []
+        self._waiting = False  # a waiter thread takes the stop replies
+
+    def _call(self, fn: Callable[[], object]) -> object:
+        return self._hooks.run_on_engine(fn)
+
+    # --- connecting ----------------------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        return self.process is not None
+
+    def live(self) -> RemoteProcess | None:
+        """The process to read through, when the stub debugs one."""
+        process = self.process
+        return process if process is not None and process.live else None
+
+    def connect(self, target: str, extended: bool, program: str | None) -> RemoteConnected:
+        if self.process is not None:
+            raise TargetError("Already connected to a remote target; disconnect first.")
+        process = RemoteProcess.connect(_channel_name(target), extended=extended)
+        process.on_event = self._events.put
+        self.process, self._program = process, program
+        if not process.live:  # extended-remote and no process yet
+            self.connection = RemoteConnected(target, extended, None, None)
+            return self.connection
+        try:
+            stop = process.last_stop()
+            self._start(attached=True)
+        except BaseException:
+            self._drop_connection()
+            raise
+        threads = tuple(process.thread_ids())
+        self._known_threads = list(threads)
+        libraries = tuple(self._libraries)
+        self.connection = RemoteConnected(target, extended, self.info, stop, threads, libraries)
+        return self.connection
+
+    def _start(self, *, attached: bool) -> None:
+        """A process the stub debugs now: announce it, load its symbols (the engine)."""
+        process = self.process
+        assert process is not None
+        program = self._program or process.executable()
+        self.info = ProcessInfo(process.pid, program, attached=attached)
+        self._events.put(ProcessStarted(process.pid, program, attached=attached))
+        for tid in process.thread_ids():
+            if tid != process.pid:
+                self._events.put(ThreadStarted(tid))
+        self._libraries = self._hooks.new_process(process, self._program)
+        self.watches.place_all(process)
+
+    def disconnect(self) -> None:
+        """gdb's `disconnect`: the stub keeps the program; we forget it."""
+        if self.process is None:
+            raise TargetError("No remote target is connected.")
+        self._end_process(None)
+        self._drop_connection()
+
+    def _drop_connection(self) -> None:
+        process, self.process, self.connection = self.process, None, None
+        self.info = None
+        self._drop_traps()
+        if process is not None:
+            process.close()
+
+    def monitor(self, command: str) -> str:
+        process = self._require_connection()
+        return str(self._call(lambda: process.client.monitor(command)))
+
+    def _require_connection(self) -> RemoteProcess:
+        if self.process is None:
+            raise TargetError('"monitor" command not supported by this target.')
+        return self.process
+
+    def close(self) -> None:
+        """The session ends: a program we started is killed, an attached one left."""
+        process = self.process
+        if process is None:
+            return
+        try:
+            if process.live and not process.running:
+                if self.info is not None and self.info.attached and not self.connection_is_extended():
+                    process.detach()
+                else:
+                    process.kill()
+        except (TargetError, OSError) as error:
+            log.info("closing the remote session: %s", error)
+        self._drop_connection()
+
+    def connection_is_extended(self) -> bool:
+        return self.process is not None and self.process.extended
+
+    # --- extended remote: run and attach ------------------------------------------------
+    def run(self, config: LaunchConfig) -> ProcessInfo:
+        process = self._require_extended("run")
+        if process.live:
+            raise TargetError("a program is already being debugged; kill or detach it first")
+        self._program = config.program
+        process.run(config.program, config.args)
+        self._start(attached=False)
+        self._known_threads = process.thread_ids()
+        assert self.info is not None
+        return self.info
+
+    def attach(self, pid: int) -> ProcessInfo:
+        process = self._require_extended("attach")
+        if process.live:
+            raise TargetError("a program is already being debugged; kill or detach it first")
+        stop = process.attach(pid)
+        self._program = None
+        self._start(attached=True)
+        self._known_threads = process.thread_ids()
+        self._events.put(stop)
+        assert self.info is not None
+        return self.info
+
+    def _require_extended(self, what: str) -> RemoteProcess:
+        process = self.process
+        assert process is not None
+        if not process.extended:
+            raise TargetError(f'The "remote" target does not support "{what}".  '
+                              'Try "help target" or "continue".')  # fmt: skip
+        return process
+
+    # --- the end of the process ------------------------------------------------------------
+    def detach(self) -> None:
+        process = self._require_live()
+        self._stop_if_running(process)
+        self._hooks.forget_stop_state()
+        self._drop_traps()
+        process.detach()
+        self._end_process(None)
+        if not process.extended:
+            self._drop_connection()
+
+    def kill(self) -> None:
+        process = self._require_live()
+        self._stop_if_running(process)
+        self._hooks.forget_stop_state()
+        process.kill()
+        self._end_process(process.exit_event)
+        if not process.extended:
+            self._drop_connection()
+
+    def _stop_if_running(self, process: RemoteProcess) -> None:
+        if process.running:
+            raise TargetError(RUNNING)
+
+    def _end_process(self, exited: Exited | None) -> None:
+        """Forget the process (its traps, plan, threads); `exited`: report its end last."""
+        self._plan = None
+        self._plan_traps = []
+        self._drop_internal()
+        self.info = None
+        self._known_threads = []
+        if exited is not None:
+            self._hooks.record_exit(exited.code)
+            self._events.put(exited)
+
+    def _drop_internal(self) -> None:
+        for bp in list(self._traps.by_id.values()):
+            if bp.internal:
+                trap = self._traps.remove(bp.id)
+                if not trap.logical:
+                    self._traps.drop_trap(trap.address)
+
+    def _drop_traps(self) -> None:
+        """Our breakpoints out of the program (it goes on without us)."""
+        process = self.process
+        if process is None or not process.live or process.running:
+            return
+        for address in list(process.breakpoints.inserted):
+            try:
+                process.remove_breakpoint(address)
+            except (TargetError, OSError) as error:
+                log.info("removing the breakpoint at %#x: %s", address, error)
+        self.watches.remove_all(process)
+
+    def _require_live(self) -> RemoteProcess:
+        process = self.process
+        if process is None or not process.live:
+            raise TargetError(NOT_RUNNING)
+        return process
+
+    def require_stopped(self) -> RemoteProcess:
+        process = self._require_live()
+        if process.running:
+            raise TargetError("The program is running; interrupt it first.")
+        return process
+
+    # --- execution ----------------------------------------------------------------------
+    def is_running(self) -> bool:
+        process = self.process
+        return process is not None and process.live and process.running
+
+    def resume(self, thread_id: int | None) -> None:
+        self.require_stopped()
+        self._hooks.forget_stop_state()
+        self._events.put(Continued(thread_id, all_threads=thread_id is None))
+        self._issue(("continue", thread_id))
+
+    def step_instruction(self, thread_id: int) -> None:
+        self.require_stopped()
+        self._hooks.forget_stop_state()
+        self._events.put(Continued(thread_id, all_threads=False))
+        self._issue(("step", thread_id))
+
+    def interrupt(self) -> None:
+        process = self.process
+        if process is not None and process.running:
+            process.interrupt()
+
+    def _issue(self, move: tuple[str, int | None]) -> None:
+        """Resume as `move` says and have the waiter take the stop."""
+        process = self._require_live()
+        self._move = move
+        kind, tid = move
+        if kind == "step":
+            assert tid is not None
+            process.step(tid)
+        else:
+            process.resume(tid)
+        self._start_waiter(process)
+
+    def _start_waiter(self, process: RemoteProcess) -> None:
+        if self._waiting:
+            return  # the waiter that handed us this stop goes on waiting
+        self._waiting = True
+        threading.Thread(target=self._wait_loop, args=(process,), name="aliceserver-remote-wait",
+                         daemon=True).start()  # fmt: skip
+
+    def _wait_loop(self, process: RemoteProcess) -> None:
+        """Off the engine's thread: block for each stop reply, handle it on the engine's."""
+        while True:
+            try:
+                reply = process.next_reply()
+            except (RemoteConnectionError, OSError) as error:
+                self._call(functools.partial(self._connection_lost, process, str(error)))
+                return
+            except TargetError:
+                self._waiting = False
+                return
+            again = self._call(functools.partial(self._handled, process, reply))
+            if not again:
+                return
+
+    def _handled(self, process: RemoteProcess, reply: StopReply) -> bool:
+        """On the engine's thread: the stop reply's event, reported or resumed past; True
+        when the program runs again (the waiter goes on waiting)."""
+        try:
+            event = process.take(reply)
+        except RemoteError as error:
+            log.warning("remote stop: %s", error)
+            self._waiting = False
+            return False
+        if isinstance(event, Exited):
+            self._waiting = False
+            self._end_process(event)
+            if not process.extended:
+                self._drop_connection()
+            return False
+        try:
+            report = self._judge(process, event)
+        except (TargetError, OSError) as error:
+            log.warning("remote stop at %s: %s", event.address, error)
+            report = event
+        if report is None:
+            return process.running
+        self._waiting = False
+        self._publish(process, report)
+        return False
+
+    def _connection_lost(self, process: RemoteProcess, why: str) -> None:
+        self._waiting = False
+        if self.process is not process:
+            return
+        log.info("remote connection lost: %s", why)
+        pid = process.pid
+        self._end_process(None)
+        self._drop_connection()
+        self._events.put(Exited(pid, None, signal_name="Remote connection closed"))
+
+    def _publish(self, process: RemoteProcess, stop: Stopped) -> None:
+        """A stop to report: the threads that came and went first, then the stop."""
+        events: list[Event] = []
+        try:
+            now = process.thread_ids()
+        except TargetError:
+            now = self._known_threads
+        for tid in now:
+            if tid not in self._known_threads:
+                events.append(ThreadStarted(tid))
+        for tid in self._known_threads:
+            if tid not in now:
+                events.append(ThreadExited(tid))
+        self._known_threads = list(now)
+        for event in events:
+            self._events.put(event)
+        self._events.put(stop)
+
+    # --- a stop: report it, or go on -------------------------------------------------------
+    def _judge(self, process: RemoteProcess, stop: Stopped) -> Stopped | None:
+        """What to report of `stop` (None: the program was resumed past it)."""
+        plan = self._plan
+        pc = stop.address if stop.address is not None else 0
+        trap = self._traps.by_address.get(pc)
+        if stop.reason is StopReason.BREAKPOINT and trap is not None:
+            hit = self._breakpoint_hit(stop.thread_id, trap)
+            if hit is None:
+                self._issue(self._move)
+                return None
+            stop = hit
+        elif stop.reason is StopReason.STEP and trap is not None and plan is not None:
+            hit = self._breakpoint_hit(stop.thread_id, trap, user_only=True)
+            if hit is not None:
+                return hit
+        elif stop.reason is StopReason.WATCHPOINT:
+            hit = self.watches.judge(process, stop)
+            if hit is None:
+                self._issue(self._move)
+                return None
+            stop = hit
+        elif stop.reason in (StopReason.SIGNAL, StopReason.CRASH) and stop.signal is not None:
+            policy = self._hooks.policy(stop.signal)
+            if not policy.stop:
+                if not policy.pass_to_program:
+                    process.drop_pending_signal(stop.thread_id)
+                self._issue(self._move)
+                return None
+        if plan is None:
+            return stop
+        return self._continue_plan(plan, stop)
+
+    def _breakpoint_hit(self, tid: int, trap: PhysicalTrap, *, user_only: bool = False) -> Stopped | None:
+        """As ptrace's: conditions judged, hits counted, internal actions run, temporary
+        ones removed; the Stopped to report, None to go on."""
+        stop_ids: list[int] = []
+        internal: StopReason | None = None
+        note = ""
+        finished: list[int] = []
+        for bp in list(trap.logical):
+            if not bp.enabled or (user_only and bp.internal):
+                continue
+            if bp.internal:
+                if bp.condition is not None and not bp.condition(tid):
+                    continue
+                bp.hit_count += 1
+                if bp.on_hit is not None:
+                    bp.on_hit(tid)
+                if bp.reports is not None:
+                    internal, note = bp.reports, bp.note
+                if bp.temporary:
+                    finished.append(bp.id)
+                continue
+            bp.hit_count += 1
+            if bp.condition is not None:
+                try:
+                    if not bp.condition(tid):
+                        continue
+                except Exception:  # a broken condition stops, as in gdb
+                    log.exception("breakpoint %d condition failed", bp.id)
+            stop_ids.append(bp.id)
+            if bp.temporary:
+                finished.append(bp.id)
+        for ident in finished:
+            bp = self._traps.by_id[ident]
+            self.remove_logical(ident)
+            if not bp.internal:
+                self._events.put(BreakpointChanged(bp.info(False), removed=True))
+        if stop_ids:
+            return Stopped(StopReason.BREAKPOINT, tid, breakpoint_ids=tuple(stop_ids), address=trap.address)
+        if internal is not None:
+            return Stopped(internal, tid, address=trap.address, description=note)
+        return None
+
+    def _continue_plan(self, plan: StepPlan, stop: Stopped) -> Stopped | None:
+        self._drop_plan_traps()
+        if stop.reason is not StopReason.STEP:
+            self._plan = None  # a breakpoint, a signal...: it wins over the step
+            return stop
+        try:
+            result = plan.on_stop(stop)
+        except Exception:  # a plan must never wedge the session: report where we are
+            log.exception("step plan failed")
+            result = stop
+        if result is not None:
+            self._drop_plan_traps()
+            self._plan = None
+        return result
+
+    def _drop_plan_traps(self) -> None:
+        idents, self._plan_traps = self._plan_traps, []
+        for ident in idents:
+            if ident in self._traps.by_id:
+                self.remove_logical(ident)
+
+    # --- StepControl (source/steps.py) and the plan's Control (source/stepping.py) ------
+    def plan_start(self, thread_id: int) -> tuple[Control, int]:
+        process = self.require_stopped()
+        return self, process.general_registers(thread_id)["rip"]
+
+    def run_plan(self, plan: StepPlan, pc: int, *, alone: bool) -> None:
+        self.require_stopped()
+        self._plan = plan
+        immediate = plan.start(pc)
+        if immediate is not None:
+            self._plan = None
+            self._drop_plan_traps()
+            self._events.put(immediate)
+
+    def take_call_return(self, thread_id: int) -> tuple[Registers, VectorRegisters] | None:
+        return None  # no calls into the program over a stub
+
+    def single_step(self, tid: int) -> None:
+        self._issue(("step", tid))
+
+    def run_alone_to(self, tid: int, address: int) -> None:
+        self._plan_trap(address, lambda hit: hit == tid)
+        self._issue(("continue", tid))
+
+    def run_to(self, tid: int, address: int, min_sp: int) -> None:
+        self.run_to_any(tid, [(address, min_sp)])
+
+    def run_to_any(self, tid: int, targets: list[tuple[int, int]]) -> None:
+        for address, min_sp in targets:
+            def arrived(hit: int, min_sp: int = min_sp) -> bool:
+                return hit == tid and self.sp(hit) >= min_sp
+
+            self._plan_trap(address, arrived)
+        self._issue(("continue", None))
+
+    def sp(self, tid: int) -> int:
+        return self._require_live().general_registers(tid)["rsp"]
+
+    def _plan_trap(self, address: int, arrived: Callable[[int], bool]) -> None:
+        bp = LogicalBreakpoint(self._traps.new_internal_id(), address, temporary=True, internal=True,
+                               condition=arrived, reports=StopReason.STEP)  # fmt: skip
+        self._place(self._traps.add(bp, b""))
+        self._plan_traps.append(bp.id)
+
+    # --- traps (AddressBreakpoints, source/services.py) --------------------------------------
+    def _place(self, trap: PhysicalTrap) -> bool:
+        """Z0 in or out as the trap's breakpoints want it; True when it is in."""
+        process = self.live()
+        if process is None:
+            return False
+        placed = trap.address in process.breakpoints.inserted
+        if trap.wanted and not placed:
+            process.insert_breakpoint(trap.address)
+        elif not trap.wanted and placed:
+            process.remove_breakpoint(trap.address)
+        return trap.wanted
+
+    def add_internal(self, address: int, on_hit: Callable[[int], None]) -> int:
+        bp = LogicalBreakpoint(self._traps.new_internal_id(), address, internal=True, on_hit=on_hit)
+        try:
+            self._place(self._traps.add(bp, b""))
+        except (TargetError, OSError) as error:
+            log.warning("internal breakpoint at %#x: %s", address, error)
+        return bp.id
+
+    def place_all(self) -> None:
+        """Every wanted trap in (a new process)."""
+        for trap in list(self._traps.by_address.values()):
+            try:
+                self._place(trap)
+            except (TargetError, OSError) as error:
+                log.warning("cannot insert a breakpoint at %#x: %s", trap.address, error)
+
+    def insert_address_breakpoint(
+        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None,
+        *, at_instruction: bool = False,
+    ) -> BreakpointInfo:  # fmt: skip
+        bp = LogicalBreakpoint(self._traps.new_id(), address, enabled, temporary, condition)
+        trap = self._traps.add(bp, b"")
+        try:
+            inserted = self._place(trap)
+        except (RemoteError, OSError):
+            self.remove_logical(bp.id)
+            raise TargetError(
+                f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"
+            ) from None
+        return bp.info(inserted)
+
+    def forget_address_breakpoint(self, ident: int) -> None:
+        if ident in self._traps.by_id:
+            self.remove_logical(ident)
+
+    def code_unmapped(self, address: int) -> None:
+        process = self.live()
+        if process is not None:
+            process.breakpoints.inserted.pop(address, None)
+
+    def remove_logical(self, ident: int) -> None:
+        trap = self._traps.remove(ident)
+        try:
+            self._place(trap)
+        except (TargetError, OSError) as error:
+            log.info("removing the breakpoint at %#x: %s", trap.address, error)
+        if not trap.logical:
+            self._traps.drop_trap(trap.address)
+
+    def enable_breakpoint(self, ident: int, enabled: bool) -> BreakpointInfo:
+        bp = self._traps.get(ident)
+        bp.enabled = enabled
+        return bp.info(self._place(self._traps.by_address[bp.address]))
+
+    # --- threads ------------------------------------------------------------------------
+    def threads(self) -> list[ThreadInfo]:
+        process = self.live()
+        if process is None:
+            return []
+        if process.running:
+            return [ThreadInfo(tid, "", ThreadState.RUNNING, None) for tid in self._known_threads]
+        core = process.last_reply.core if process.last_reply is not None else None
+        return [ThreadInfo(tid, process.thread_name(tid), ThreadState.STOPPED,
+                           process.general_registers(tid)["rip"], core)
+                for tid in process.thread_ids()]  # fmt: skip
+
+
+def _channel_name(target: str) -> str:
+    """gdb's `tcp:HOST:PORT` is HOST:PORT."""
+    return target[4:] if target.startswith("tcp:") else target
