@@ -64,4 +64,6 @@ def return_location(t: Type) -> ReturnLocation:
         last = size - 8 * (len(pieces) - 1)
         pieces[-1] = RegisterPiece(pieces[-1].register, last)
         return ReturnLocation(tuple(pieces))
-    return ReturnLocation((RegisterPiece("rax", min(max(size, 1), 8)),))
+    if size > 8:  # __int128: rax, then rdx
+        return ReturnLocation((RegisterPiece("rax", 8), RegisterPiece("rdx", size - 8)))
+    return ReturnLocation((RegisterPiece("rax", max(size, 1)),))
