@@ -35,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-file", help="write the log here (default: standard error)")
     parser.add_argument(
+        "--cache-dir", metavar="DIR", help="keep the debug info indexes in DIR (default "
+        "$ALICESERVER_CACHE_DIR, else $XDG_CACHE_HOME/aliceserver/index)",
+    )
+    parser.add_argument(
         "--log-level",
         default="WARNING",
         type=str.upper,
@@ -45,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     # The demo parses its own arguments (including -h), so they pass through untouched.
     commands.add_parser("demo", help="run the built-in demonstration", add_help=False)
     commands.add_parser("cli", help="debug from the shell (see `aliceserver cli --help`)", add_help=False)
+    cache = commands.add_parser("cache", help="the index cache: `cache info` (size, entries) or `cache clear`")
+    cache.add_argument("action", choices=("info", "clear"))
+    cache.add_argument("--cache-dir", metavar="DIR", dest="cache_dir_here", help="this cache directory")
     return parser
 
 
@@ -70,16 +77,21 @@ def main(argv: list[str] | None = None) -> int:
         return cli_main(argv[1:])
     from aliceserver.adapters.mi.cli_args import looks_like_gdb
 
-    if looks_like_gdb(argv):  # gdb's command line (-i=mi, -q, PROG...): the MI front end
-        from aliceserver.engines import ptrace_debugger
+    if looks_like_gdb(argv) and argv[:1] != ["cache"]:  # gdb's command line (-i=mi, -q, PROG...): the MI front end
+        from aliceserver.engines import debugger_factory
 
         gdb_main = import_quietly("aliceserver.adapters.mi.main").main
-        return cast("Callable[[list[str], Callable[[], IDebugger]], int]", gdb_main)(argv, ptrace_debugger)
+        return cast("Callable[[list[str], Callable[[str | None], Callable[[], IDebugger]]], int]",
+                    gdb_main)(argv, debugger_factory)  # fmt: skip
     parser = _parser()
     options, _ = parser.parse_known_args(argv)
     if options.command == "demo":
         return _run_demo(argv[argv.index("demo") + 1 :])
     options = parser.parse_args(argv)  # reports unknown options and exits
+    if options.command == "cache":
+        from aliceserver.cache_command import cache_command
+
+        return cache_command(options.action, options.cache_dir_here or options.cache_dir)
     if options.adapter == "mcp":
         if options.port is not None:
             parser.error("--adapter mcp serves on stdio only")

@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 
-from aliceserver.engines import ptrace_debugger
+from aliceserver.engines import debugger_factory, ptrace_debugger  # noqa: F401 - tests take it from here
 from aliceserver.transports.framed import FramedTransport
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def serve_dap(options: argparse.Namespace) -> int:
     from aliceserver.adapters.dap import DapServerConfig, build_dap_server
 
     configure_logging(options.log_file, options.log_level)
-    server = build_dap_server(DapServerConfig(debugger_factory=ptrace_debugger))
+    server = build_dap_server(DapServerConfig(debugger_factory=debugger_factory(options.cache_dir)))
     if options.port is None:
         stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
         # Anything printed by mistake must not corrupt the protocol stream.

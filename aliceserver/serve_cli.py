@@ -19,6 +19,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="exit after this many seconds without a command")  # fmt: skip
     parser.add_argument("--fork", action="store_true",
                         help="fork once more and let the starter go (a double fork)")  # fmt: skip
+    parser.add_argument("--cache-dir", help="where the debug info indexes are kept")
     parser.add_argument("--log-level", default="INFO", type=str.upper,
                         choices=("DEBUG", "INFO", "WARNING", "ERROR"))  # fmt: skip
     return parser
@@ -42,9 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     # Imported here: the engine loads in the daemon only, never in a command.
     from aliceserver.adapters.cli.daemon import Daemon
-    from aliceserver.engines import ptrace_debugger
+    from aliceserver.engines import debugger_factory
 
-    daemon = Daemon(paths, ptrace_debugger, idle_timeout=options.idle_timeout)
+    daemon = Daemon(paths, debugger_factory(options.cache_dir), idle_timeout=options.idle_timeout)
     daemon.bind()
     daemon.serve()
     logging.getLogger(__name__).info("daemon %d exits: %s", os.getpid(), daemon.stop_reason)

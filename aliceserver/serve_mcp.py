@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from aliceserver.engines import ptrace_debugger
+from aliceserver.engines import debugger_factory
 from aliceserver.serve import configure_logging
 
 # The MCP SDK and the modules it brings: a ModuleNotFoundError naming one of these means
@@ -28,4 +28,4 @@ def serve_mcp(options: argparse.Namespace) -> int:
         )
         return 2
     configure_logging(options.log_file, options.log_level)
-    return serve_stdio(ptrace_debugger)
+    return serve_stdio(debugger_factory(options.cache_dir))

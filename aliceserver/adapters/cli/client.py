@@ -61,10 +61,12 @@ class Client:
         paths: DaemonPaths,
         *,
         idle_timeout: float | None = None,
+        cache_dir: str | None = None,
         notice: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
     ) -> None:
         self.paths = paths
         self.idle_timeout = idle_timeout
+        self.cache_dir = os.path.abspath(cache_dir) if cache_dir else None  # the daemon runs in /
         self.notice = notice
 
     def connect(self, start: bool = True) -> socket.socket | None:
@@ -114,6 +116,8 @@ class Client:
         command = [sys.executable, "-m", "aliceserver.serve_cli", "--dir", self.paths.directory, "--fork"]
         if self.idle_timeout is not None:
             command += ["--idle-timeout", repr(self.idle_timeout)]
+        if self.cache_dir is not None:
+            command += ["--cache-dir", self.cache_dir]
         fd = os.open(self.paths.log_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             starter = subprocess.Popen(

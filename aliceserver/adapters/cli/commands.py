@@ -21,7 +21,7 @@ _SOURCE_MAP_OPTIONS: dict[str, Any] = {
 
 @dataclass(slots=True)
 class Plan:
-    op: str  # call, output, status, shutdown
+    op: str  # call, output, status, shutdown, cache
     tool: str = ""
     arguments: dict[str, Any] = field(default_factory=dict)
 
@@ -172,6 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "/tmp/aliceserver-UID; also ALICESERVER_CLI_DIR)")  # fmt: skip
     parser.add_argument("--idle-timeout", type=float, help="seconds a newly started daemon "
                         "waits without commands before it exits (default 1800)")  # fmt: skip
+    parser.add_argument("--cache-dir", metavar="DIR", help="where a newly started daemon keeps the "
+                        "debug info indexes (default $ALICESERVER_CACHE_DIR, else "
+                        "$XDG_CACHE_HOME/aliceserver/index); `cache` acts on it")  # fmt: skip
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def add(name: str, plan: Callable[[argparse.Namespace], Plan], text: str,
@@ -203,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("restart", _call("debug_restart"), "start the program again, same breakpoints")
     add("status", lambda o: Plan("status"), "the daemon and its sessions")
     add("shutdown", lambda o: Plan("shutdown"), "stop the daemon (and every session)")
+    add("cache", lambda o: Plan("cache"), "the debug info index cache: info (size, entries) | clear"
+        ).add_argument("action", choices=("info", "clear"))  # fmt: skip
     p = add("break", _break, "break LOC | list | remove ID | enable ID | disable ID", ("b",))
     p.add_argument("words", nargs="*", metavar="LOC")
     p.add_argument("--condition", "-c", help="stop only when this C expression is true")

@@ -111,8 +111,13 @@ def run(argv: list[str]) -> int:
         plan: Plan = plan_for(options)
     except UsageError as error:
         parser.error(str(error))
+    if plan.op == "cache":  # the files only: no daemon needed
+        from aliceserver.cache_command import cache_command
+
+        return cache_command(options.action, options.cache_dir)
     try:
-        client = Client(prepare(options.dir), idle_timeout=options.idle_timeout)
+        client = Client(prepare(options.dir), idle_timeout=options.idle_timeout,
+                        cache_dir=options.cache_dir)  # fmt: skip
         if plan.op == "status":
             return _status(client, options.json)
         if plan.op == "output":

@@ -11,7 +11,7 @@ _VALUED = {
     "tty": "tty", "t": "tty", "p": "pid", "pid": "pid", "c": "core", "core": "core", "cd": "cd", "d": "directory",
     "directory": "directory", "s": "symbols", "se": "se", "e": "exec", "exec": "exec", "symbols": "symbols",
     "data-directory": "data-directory", "D": "data-directory", "l": "baud", "b": "baud",
-    "log-file": "log-file", "log-level": "log-level",
+    "log-file": "log-file", "log-level": "log-level", "cache-dir": "cache-dir",
 }  # fmt: skip
 _FLAGS = {
     "q": "quiet", "quiet": "quiet", "silent": "quiet", "nx": "nx", "n": "nx", "nh": "nh",
@@ -46,6 +46,7 @@ class GdbArgs:
     enable_shell: bool = False
     log_file: str | None = None
     log_level: str | None = None
+    cache_dir: str | None = None  # where the indexes are kept (no gdb option: gdb's is a setting)
 
 
 def looks_like_gdb(argv: list[str]) -> bool:
@@ -62,7 +63,7 @@ def looks_like_gdb(argv: list[str]) -> bool:
         return True
     for arg in argv:
         name = arg.lstrip("-").split("=", 1)[0]
-        if name in ("log-file", "log-level", "port", "host"):
+        if name in ("log-file", "log-level", "cache-dir", "port", "host"):
             continue  # also the DAP front end's options
         if name in _VALUED or (name in _FLAGS and name not in ("version", "v", "help", "h")):
             return True
@@ -164,6 +165,8 @@ def _valued(result: GdbArgs, option: str, value: str) -> None:
         result.log_file = value
     elif option == "log-level":
         result.log_level = value
+    elif option == "cache-dir":
+        result.cache_dir = value
 
 
 USAGE = """\
@@ -197,5 +200,7 @@ Output and user interface control:
   -q, --quiet, --silent
                      Do not print version number on startup.
   --enable-shell     Allow the `shell' command.
+  --cache-dir=DIR    Keep the debug info indexes in DIR (default $ALICESERVER_CACHE_DIR,
+                     else $XDG_CACHE_HOME/aliceserver/index; `aliceserver cache info|clear').
   --version          Print version information and then exit.
 """

@@ -26,8 +26,9 @@ logger = logging.getLogger(__name__)
 DebuggerFactory = Callable[[], IDebugger]
 
 
-def main(argv: list[str], factory: DebuggerFactory) -> int:
-    """gdb's command line; `factory` builds the engine (the entry point's, as for DAP)."""
+def main(argv: list[str], factory_for: Callable[[str | None], DebuggerFactory]) -> int:
+    """gdb's command line; `factory_for(cache_dir)` gives the factory of the engine (the
+    entry point's, as for DAP), keeping its indexes in --cache-dir's directory."""
     try:
         options = cli_args.parse(argv)
     except cli_args.UsageError as error:
@@ -51,7 +52,7 @@ def main(argv: list[str], factory: DebuggerFactory) -> int:
     )
     stdin = LineTransport(os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0), sys.stdout.buffer)
     errors = LineTransport(open(os.devnull, "rb"), sys.stderr.buffer)
-    return serve(config, stdin, factory, errors=errors)
+    return serve(config, stdin, factory_for(options.cache_dir), errors=errors)
 
 
 def serve(config: SessionConfig, transport: Transport, factory: DebuggerFactory,

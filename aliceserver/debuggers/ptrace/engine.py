@@ -101,6 +101,7 @@ from aliceserver.debuggers.source.symbolsearch import SymbolSearch
 from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -115,7 +116,8 @@ log = logging.getLogger(__name__)
 
 
 class PtraceDebugger:
-    def __init__(self) -> None:
+    def __init__(self, cache_dir: str | None = None) -> None:
+        """`cache_dir`: where indexes are kept (`--cache-dir`; default cachedir.py's)."""
         # At exit, the collector would walk every object once more to free what the OS frees
         # anyway (20 ms after a short session); frozen, it skips them. Registered once.
         atexit.unregister(gc.freeze)
@@ -129,8 +131,9 @@ class PtraceDebugger:
         self._disassembler = Disassembler()
         self._debug_infos: DebugInfos = {}
         self.source_paths = SourcePaths()  # the session's, for every front end
-        self._source = SourceSymbols(self._symbols, report=self._events.put, debug_infos=self._debug_infos,
-                                     source_paths=self.source_paths)  # fmt: skip
+        self._index_cache = IndexCache(cache_dir)  # one per session: it warns once
+        self._source = SourceSymbols(self._symbols, self._index_cache, report=self._events.put,
+                                     debug_infos=self._debug_infos, source_paths=self.source_paths)  # fmt: skip
         self._libc = binding.Libc()
         self._tracer = Tracer(self._libc)
         self._call = self._tracer.call  # every ptrace call runs on the tracer thread
@@ -267,7 +270,8 @@ class PtraceDebugger:
     def _new_source_symbols(self) -> None:
         self._source.close()
         self._source = self._access.source = SourceSymbols(
-            self._symbols, report=self._events.put, debug_infos=self._debug_infos, source_paths=self.source_paths
+            self._symbols, self._index_cache, report=self._events.put, debug_infos=self._debug_infos,
+            source_paths=self.source_paths,
         )
         # a new program's, with what the user gave the last one (gdb keeps it across run)
         self._variables.printers = printer_host(lambda: self._source, self._variables.printers)

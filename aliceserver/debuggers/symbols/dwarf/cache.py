@@ -1,10 +1,14 @@
 """The on-disk cache of per-binary location indexes.
 
-One file per binary under `$XDG_CACHE_HOME/aliceserver/index/` (mode 0700), named by build
-id (or a hash of path, mtime and size). The payload is a pickle of plain containers only
-(tuples, lists, dicts, str, int, bytes): the unpickler refuses every class, so a tampered
-file cannot run code. A file that does not load or does not match the binary is ignored
-and rewritten; the cache never makes a load fail.
+One file per binary under the cache directory (cachedir.py: `--cache-dir`,
+$ALICESERVER_CACHE_DIR, else `$XDG_CACHE_HOME/aliceserver/index/`; mode 0700), named by
+build id (or a hash of path, mtime and size). The payload is a pickle of plain containers
+only (tuples, lists, dicts, str, int, bytes) behind a header with its length and CRC-32:
+the unpickler refuses every class, so a tampered file cannot run code. A file that is
+short, damaged, of another format or of another build is ignored and rewritten; a
+directory that cannot be written (read-only, full disk) is read but no longer written for
+the session. Either is logged once as a warning; the cache never makes a load fail, and
+never changes an answer.
 """
 
 from __future__ import annotations
@@ -13,16 +17,20 @@ import io
 import logging
 import os
 import pickle
+import zlib
 from collections.abc import Hashable
 from typing import Any
+
+from aliceserver.debuggers.symbols.dwarf import cachedir
 
 log = logging.getLogger(__name__)
 
 # 2: answers found later (inlined copies) in a second file; 3: LTO copies; 4: the symbol
 # table's address index; 5: legacy Rust names with `..` in their path demangled; 6: the
-# symbol table's `name@got.plt` slots
-FORMAT_VERSION = 6
+# symbol table's `name@got.plt` slots; 7: the payload's length and CRC-32 in the header
+FORMAT_VERSION = 7
 _MAGIC = b"ALICEIDX"
+_HEADER = len(_MAGIC) + 4 + 8 + 4  # magic, version, payload length, payload CRC-32
 
 
 def read_cache_file(path: str, what: str) -> bytes | None:
@@ -42,17 +50,20 @@ class _PlainUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"refusing {module}.{name} in an index cache file")
 
 
-def default_directory() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "aliceserver", "index")
+default_directory = cachedir.default_directory
 
 
 class IndexCache:
     """Stores and fetches index payloads; safe to share between threads and processes
-    (files are replaced atomically)."""
+    (files are replaced atomically). One per debugger session: it warns once per kind of
+    trouble and stops writing once the directory refused a write."""
 
-    def __init__(self, directory: str | None = None) -> None:
+    def __init__(self, directory: str | None = None, limit: int | None = None) -> None:
         self.directory = directory if directory is not None else default_directory()
+        self.space = cachedir.CacheDirectory(self.directory, limit)
+        self.writable = True  # False after a write failed: the session goes on without
+        self._warned: set[str] = set()
+        self._unswept = -1  # bytes written since the last eviction (-1: none yet)
 
     @staticmethod
     def key_for(build_id: str | None, path: str, mtime_ns: int, size: int) -> str:
@@ -73,23 +84,71 @@ class IndexCache:
         safe = "".join(c for c in key if c.isalnum() or c in "-_")
         return os.path.join(self.directory, f"{safe}.v{FORMAT_VERSION}.idx")
 
+    def warn_once(self, kind: str, message: str) -> None:
+        """Log `message` as a warning the first time this kind of trouble is met."""
+        if kind in self._warned:
+            log.info("%s", message)
+        else:
+            self._warned.add(kind)
+            log.warning("%s", message)
+
+    def damaged(self, path: str, why: str) -> None:
+        self.warn_once("damaged", f"ignoring the cache file {path} ({why}); rebuilding it")
+
+    def write_failed(self, path: str, exc: BaseException) -> None:
+        """A write was refused: warned once, and no more writes this session."""
+        self.writable = False
+        self.warn_once("write", f"cannot write the cache file {path} ({exc}); going on "
+                                "without storing what is built")  # fmt: skip
+
+    def written(self, path: str, size: int) -> None:
+        """Keep the directory under its bound: swept after the first write and then after
+        every 1/32 of the bound written (not after each file: a sweep lists them all)."""
+        first = self._unswept < 0
+        self._unswept = max(self._unswept, 0) + size
+        if not first and self._unswept < self.space.limit // 32:
+            return
+        self._unswept = 0
+        self.space.evict(keep=path)
+
     def load(self, key: str, identity: Hashable) -> dict[str, Any] | None:
         """The payload stored for `key` if it was stored with `identity`, else None."""
         path = self.path_for(key)
         data = read_cache_file(path, "index cache")
         if data is None:
             return None
-        header = _MAGIC + FORMAT_VERSION.to_bytes(4, "little")
-        if not data.startswith(header):
-            log.info("ignoring index cache %s: wrong format", path)
+        payload = self._decode(path, data)
+        if payload is None:
+            return None
+        if payload.get("identity") != identity:
+            log.debug("index cache %s is for another build", path)
             return None
         try:
-            payload = _PlainUnpickler(io.BytesIO(data[len(header) :])).load()
-        except Exception as exc:  # noqa: BLE001 - any damage means "not cached"
-            log.info("ignoring damaged index cache %s: %s", path, exc)
+            os.utime(path)  # read lately: evicted last
+        except OSError:
+            pass
+        return payload
+
+    def _decode(self, path: str, data: bytes) -> dict[str, Any] | None:
+        if not data.startswith(_MAGIC) or len(data) < _HEADER:
+            self.damaged(path, "not an index cache file" if data else "empty")
             return None
-        if not isinstance(payload, dict) or payload.get("identity") != identity:
-            log.debug("index cache %s is for another build", path)
+        version = int.from_bytes(data[8:12], "little")
+        if version != FORMAT_VERSION:
+            self.damaged(path, f"format version {version}, not {FORMAT_VERSION}")
+            return None
+        length, crc = int.from_bytes(data[12:20], "little"), int.from_bytes(data[20:24], "little")
+        body = memoryview(data)[_HEADER:]
+        if len(body) != length or zlib.crc32(body) != crc:
+            self.damaged(path, "truncated" if len(body) < length else "damaged")
+            return None
+        try:
+            payload = _PlainUnpickler(io.BytesIO(body)).load()
+        except Exception as exc:  # noqa: BLE001 - any damage means "not cached"
+            self.damaged(path, f"unreadable: {exc}")
+            return None
+        if not isinstance(payload, dict):
+            self.damaged(path, "not an index")
             return None
         return payload
 
@@ -98,20 +157,30 @@ class IndexCache:
         import tempfile  # here: a warm start only reads (tempfile imports random, shutil)
 
         path = self.path_for(key)
+        if not self.writable:
+            return
+        try:
+            body = pickle.dumps({**payload, "identity": identity}, protocol=5)
+        except pickle.PicklingError as exc:
+            log.info("cannot write index cache %s: %s", path, exc)
+            return
         try:
             _ensure_private_directory(self.directory)
-            body = pickle.dumps({**payload, "identity": identity}, protocol=5)
             fd, partial = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".idx")
             try:
                 with os.fdopen(fd, "wb") as stream:
-                    stream.write(_MAGIC + FORMAT_VERSION.to_bytes(4, "little"))
+                    stream.write(_MAGIC + FORMAT_VERSION.to_bytes(4, "little")
+                                 + len(body).to_bytes(8, "little")
+                                 + zlib.crc32(body).to_bytes(4, "little"))  # fmt: skip
                     stream.write(body)
-                os.replace(partial, path)
+                os.replace(partial, path)  # whole or not at all, whoever else writes it
             except BaseException:
                 os.unlink(partial)
                 raise
-        except (OSError, pickle.PicklingError) as exc:
-            log.info("cannot write index cache %s: %s", path, exc)
+        except OSError as exc:
+            self.write_failed(path, exc)
+            return
+        self.written(path, _HEADER + len(body))
 
 
 def _ensure_private_directory(directory: str) -> None:

@@ -6,8 +6,9 @@ One file per (binary, line program) under `<index directory>/rows/`, holding Lin
 arrays as raw bytes behind a header that names the binary's identity (the index's), the
 line program, the row and sequence counts, the arrays' item sizes and a CRC-32 of the
 body. A file that is short, damaged, of another format or of another build is ignored and
-rewritten. The directory is kept under a size bound by removing the files read or written
-longest ago. Every failure to read or write only means "not cached".
+rewritten. The whole cache directory is kept under one size bound (cachedir.py), and
+trouble is reported once through the index cache that owns this one. Every failure to
+read or write only means "not cached".
 """
 
 from __future__ import annotations
@@ -20,13 +21,12 @@ import zlib
 from array import array
 from collections.abc import Hashable
 
-from aliceserver.debuggers.symbols.dwarf.cache import read_cache_file
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache, read_cache_file
 from aliceserver.debuggers.symbols.dwarf.lines import LineRows
 
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
-DEFAULT_LIMIT = 256 << 20  # bytes of the whole rows directory
 MIN_PROGRAM = 2048  # bytes of line program below which decoding beats a file read
 _MAGIC = b"ALICEROW"
 # magic, version, identity digest, line program offset, rows, sequences, item sizes of
@@ -39,10 +39,9 @@ class RowCache:
     """The stored rows of one binary's line programs (safe between threads and processes:
     files are replaced atomically)."""
 
-    def __init__(self, directory: str, key: str, identity: Hashable,
-                 limit: int = DEFAULT_LIMIT) -> None:  # fmt: skip
-        self.directory = directory
-        self.limit = limit
+    def __init__(self, cache: IndexCache, key: str, identity: Hashable) -> None:
+        self.cache = cache
+        self.directory = cache.rows_directory
         self._prefix = "".join(c for c in key if c.isalnum() or c in "-_")
         self._digest = hashlib.sha256(repr(identity).encode()).digest()[:16]
 
@@ -56,8 +55,11 @@ class RowCache:
         if data is None:
             return None
         rows = self._decode(data, stmt)
-        if rows is None:
-            log.info("ignoring line rows cache %s: damaged or of another build", path)
+        if isinstance(rows, str):
+            if rows == "another build":  # rebuilt, or touched: no trouble to warn of
+                log.debug("line rows cache %s is for another build", path)
+            else:
+                self.cache.damaged(path, rows)
             return None
         try:
             os.utime(path)  # read lately: evicted last
@@ -68,6 +70,8 @@ class RowCache:
     def store(self, stmt: int, rows: LineRows) -> None:
         """Write the rows of line program `stmt` (best effort: failures are logged)."""
         path = self.path_for(stmt)
+        if not self.cache.writable:
+            return
         body = b"".join(getattr(rows, name).tobytes() for name in _COLUMNS)
         flat = array("Q", [value for sequence in rows.sequences for value in sequence])
         body += flat.tobytes()
@@ -82,26 +86,32 @@ class RowCache:
                 stream.write(body)
             os.replace(partial, path)
         except OSError as exc:
-            log.info("cannot write line rows cache %s: %s", path, exc)
+            self.cache.write_failed(path, exc)
             try:
                 os.unlink(partial)
             except OSError:
                 pass
             return
-        self._evict()
+        self.cache.written(path, _HEADER.size + len(body))
 
-    def _decode(self, data: bytes, stmt: int) -> LineRows | None:
-        if len(data) < _HEADER.size:
-            return None
+    def _decode(self, data: bytes, stmt: int) -> LineRows | str:
+        """The rows, or why `data` holds none for this build's line program `stmt`."""
+        if len(data) < _HEADER.size or not data.startswith(_MAGIC):
+            return "not a line rows cache file" if data else "empty"
         magic, version, digest, offset, count, sequences, *sizes, crc = _HEADER.unpack_from(data)
         rows = LineRows()
         expected = [getattr(rows, name).itemsize for name in _COLUMNS] + [8]
-        if (magic, version, digest, offset, sizes) != (_MAGIC, FORMAT_VERSION, self._digest,
-                                                      stmt, expected):  # fmt: skip
-            return None
+        if version != FORMAT_VERSION:
+            return f"format version {version}, not {FORMAT_VERSION}"
+        if digest != self._digest:
+            return "another build"
+        if (offset, sizes) != (stmt, expected):
+            return "damaged"
         body = memoryview(data)[_HEADER.size :]
-        if len(body) != count * sum(expected[:-1]) + sequences * 4 * 8 or zlib.crc32(body) != crc:
-            return None
+        if len(body) != count * sum(expected[:-1]) + sequences * 4 * 8:
+            return "truncated" if len(body) < count * sum(expected[:-1]) else "damaged"
+        if zlib.crc32(body) != crc:
+            return "damaged"
         at = 0
         for name, size in zip(_COLUMNS, expected, strict=False):
             getattr(rows, name).frombytes(body[at : at + count * size])
@@ -111,22 +121,5 @@ class RowCache:
         rows.sequences = [(flat[i], flat[i + 1], flat[i + 2], flat[i + 3])
                           for i in range(0, len(flat), 4)]  # fmt: skip
         if any(not first <= last < count for first, last, _low, _high in rows.sequences):
-            return None
+            return "damaged"
         return rows
-
-    def _evict(self) -> None:
-        """Remove the files used longest ago while the directory is over its bound."""
-        try:
-            entries = [(e.stat().st_mtime_ns, e.stat().st_size, e.path)
-                       for e in os.scandir(self.directory) if e.name.endswith(".rows")]  # fmt: skip
-        except OSError:
-            return
-        total = sum(size for _mtime, size, _path in entries)
-        for _mtime, size, path in sorted(entries):
-            if total <= self.limit:
-                break
-            try:
-                os.unlink(path)
-                total -= size
-            except OSError:
-                pass

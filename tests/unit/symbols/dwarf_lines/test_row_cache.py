@@ -140,7 +140,7 @@ def test_directory_is_kept_under_its_bound(tmp_path: Path) -> None:
         rows.column.append(0)
         rows.flags.append(1)
     rows.sequences.append((0, len(rows) - 1, 0x1000, 0x1000 + 4000))
-    store = RowCache(str(tmp_path / "rows"), "b-key", ("identity",), limit=100_000)
+    store = RowCache(IndexCache(str(tmp_path), limit=100_000), "b-key", ("identity",))
     for stmt in range(10):  # about 33 kB each
         store.store(stmt, rows)
         os.utime(store.path_for(stmt), ns=(stmt + 1, stmt + 1))  # written in this order
