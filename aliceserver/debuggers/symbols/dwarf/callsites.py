@@ -212,10 +212,17 @@ def _call_site(symbols: ModuleSymbols, return_pc: int) -> DIE | None:
     at = symbols.units.function_die_at(cu, return_pc - 1)
     if at is None:
         return None
-    for site in _sites_under(at.subprogram):
-        if _return_pc(site) == return_pc:
-            return site
-    return None
+    # Every frame blocked in the same call asks again (1,000 threads in one futex wait):
+    # each function's call sites are indexed by return pc once.
+    sites = symbols.call_sites.get(at.subprogram.offset)
+    if sites is None:
+        sites = {}
+        for site in _sites_under(at.subprogram):
+            site_return = _return_pc(site)
+            if site_return is not None:
+                sites.setdefault(site_return, site)
+        symbols.call_sites[at.subprogram.offset] = sites
+    return sites.get(return_pc)
 
 
 def _sites_under(die: DIE) -> Iterator[DIE]:

@@ -123,6 +123,8 @@ class ModuleSymbols:
         self.type_index: TypeNameIndex | None = None
         self._indexed: IndexedTypes | None = None
         self._found_types: dict[tuple[str, int | None], Type | None] = {}
+        # Call sites of a function (DIE offset) by return pc, filled by callsites.py.
+        self.call_sites: dict[int, dict[int, DIE]] = {}
 
     @property
     def has_dwarf(self) -> bool:
