@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -109,9 +110,8 @@ def _stack_list_frames(ctx: Context, args: list[str]) -> Reply:
 def _stack_info_depth(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     tid = session.thread_arg(ctx.thread)
-    depth = len(session.frames.stack(tid))
-    if args:
-        depth = min(depth, int(args[0]))
+    # Every frame, as gdb counts them (a 100,000-deep recursion's too), or up to MAX-DEPTH.
+    depth = len(session.frames.stack(tid, 0, int(args[0]) if args else sys.maxsize))
     return [("depth", str(depth))]
 
 

@@ -36,6 +36,7 @@ from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.unwind import (
+    StackUnwinder,
     UnwoundFrame,
     frame_base,
     saved_register_slots,
@@ -84,6 +85,7 @@ class Frames:
         self._read_visible = engine.read_visible
         self._write_visible = engine.write_visible
         self._frames: dict[int, list[UnwoundFrame]] = {}  # a stopped thread's, until it moves
+        self._unwinders: dict[int, StackUnwinder] = {}  # those of _frames that can go deeper
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
 
     @property
@@ -93,11 +95,13 @@ class Frames:
     def forget(self) -> None:
         """The program moves: every thread's frames are unwound anew."""
         self._frames.clear()
+        self._unwinders.clear()
         self._hidden.clear()
 
     def forget_thread(self, thread_id: int) -> None:
         """The thread's registers changed (a new pc or stack pointer): unwind it again."""
         self._frames.pop(thread_id, None)
+        self._unwinders.pop(thread_id, None)
 
     def show_inline(self, thread_id: int, hidden: int) -> None:
         """Hide only `hidden` of the inlined calls starting at the thread's stop."""
@@ -108,13 +112,20 @@ class Frames:
         more are asked for; kept until the program resumes. Frame 0 alone when one is asked
         for (a stop's report, its variables): the callers cost an unwind through libc."""
         known = self._frames.get(thread_id)
-        if known is not None and (len(known) >= levels or len(known) not in (1, _FIRST_FRAMES)):
-            return known  # enough, or the whole stack (an unwind that ended below its limit)
+        unwinder = self._unwinders.get(thread_id)
+        complete = unwinder.done if unwinder is not None else known is not None and len(known) not in (1, _FIRST_FRAMES)
+        if known is not None and (len(known) >= levels or complete):
+            return known  # enough, or the whole stack (through calls: it ended below its limit)
+        limit = 1 if levels <= 1 else _FIRST_FRAMES if levels <= _FIRST_FRAMES else max(levels, MAX_FRAMES)
+        if unwinder is not None and known is unwinder.frames:  # deeper: on from where it stopped
+            return unwinder.extend(limit)
         target = self._engine.stopped_target(thread_id)
         values = dict(target.general_registers(thread_id))
-        limit = 1 if levels <= 1 else _FIRST_FRAMES if levels <= _FIRST_FRAMES else MAX_FRAMES
-        frames = self._source.unwind(values, self._read_visible, limit=limit)
+        unwinder = StackUnwinder(values, self._read_visible, self._source.symbols, self._source.cfi)
+        frames = unwinder.extend(limit)
+        self._unwinders[thread_id] = unwinder
         if len(frames) > 1 and self._calls.pending():  # a call left stopped: past its frame
+            self._unwinders.pop(thread_id)  # unwound in one go, through the calls' frames
             frames = self._calls.through_calls(
                 frames, target.pid, lambda regs, n: self._source.unwind(regs, self._read_visible, limit=n), limit
             )
@@ -129,19 +140,21 @@ class Frames:
 
         def go() -> list[StackFrame]:
             wanted = MAX_FRAMES if count is None else start + count
-            hidden = self.hidden_inline(thread_id)
-            shown: list[StackFrame] = []
             frames = self.unwound(thread_id, wanted)
-            for index in range(len(frames)):  # inlined calls add frames
-                if frames[index].method == DUMMY:
-                    shown.append(dummy_stack_frame(frames[index]))
-                    continue
-                shown += self._stop_cache.shown_frames(thread_id, frames, index, self._source.stack_frames)[hidden:]
-                hidden = 0
-                if len(shown) >= wanted:
-                    break
-            result = [replace(frame, level=level) for level, frame in enumerate(shown)][start:wanted]
-            return self._stop_cache.remember_stack(key, result)
+            # The frames shown so far at this stop, kept: a page deep down the stack makes
+            # only the frames below the last page's (a 100,000-frame recursion's pages).
+            stack = self._stop_cache.shown_stack(thread_id, frames, self.hidden_inline(thread_id))
+            shown = stack.shown
+            while len(shown) < wanted and stack.physical < len(frames):  # inlined calls add frames
+                frame = frames[stack.physical]
+                if frame.method == DUMMY:
+                    made = [dummy_stack_frame(frame)]
+                else:
+                    made = self._stop_cache.shown_frames(thread_id, frames, stack.physical, self._source.stack_frames)
+                    made, stack.hiding = made[stack.hidden if stack.hiding else 0 :], False
+                shown += [replace(each, level=len(shown) + n) for n, each in enumerate(made)]
+                stack.physical += 1
+            return self._stop_cache.remember_stack(key, shown[start:wanted])
 
         return self._engine.run_on_engine(go)
 
@@ -208,6 +221,7 @@ class Frames:
             def set_register(name: str, value: int) -> None:
                 target.set_general_register(thread_id, name, value)
                 self._frames.pop(thread_id, None)
+                self._unwinders.pop(thread_id, None)
                 self._stop_cache.values_changed()
 
             setter = set_register

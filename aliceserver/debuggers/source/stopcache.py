@@ -13,6 +13,7 @@ the cache before any resume returns, so a hit needs no handoff.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from aliceserver.debuggers.model import (
     DynamicTypes,
@@ -29,12 +30,25 @@ _MAX_DECODED = 4096  # distinct instruction encodings remembered for stepping
 VariablesKey = tuple[int, int, VariableScope, bool, DynamicTypes]
 
 
+@dataclass(slots=True)
+class ShownStack:
+    """A thread's frames as shown (inlined calls included, levels set), made so far from
+    the front of its unwinding."""
+
+    frames: list[UnwoundFrame]  # the unwinding they show (it may grow deeper)
+    hidden: int  # inlined calls hidden at the top (see Frames.hidden_inline)
+    shown: list[StackFrame] = field(default_factory=list)
+    physical: int = 0  # frames[:physical] are shown
+    hiding: bool = True  # the first frame not a dummy one is still to show (less `hidden`)
+
+
 class StopCache:
     def __init__(self, on_values_changed: Callable[[], None] | None = None) -> None:
         self._on_values_changed = on_values_changed  # others' answers to drop with these
         # thread -> (the unwound frames the entries belong to, physical index -> frames shown)
         self._shown: dict[int, tuple[list[UnwoundFrame], dict[int, list[StackFrame]]]] = {}
         self._threads: tuple[object, list[ThreadInfo]] | None = None  # (process, its threads)
+        self._shown_stacks: dict[int, ShownStack] = {}  # thread -> its frames shown so far
         self._stacks: dict[tuple[int, int, int | None], list[StackFrame]] = {}  # stack_trace's
         # (thread, level, scope, with aggregates' values) -> the frame's variables
         self._variables: dict[VariablesKey, list[VariableInfo]] = {}
@@ -46,6 +60,7 @@ class StopCache:
     def forget(self) -> None:
         """The program moved."""
         self._shown.clear()
+        self._shown_stacks.clear()
         self._threads = None
         self._stacks.clear()
         self._variables.clear()
@@ -67,6 +82,12 @@ class StopCache:
         if shown is None:
             shown = entry[1][index] = compute(frames[index])
         return shown
+
+    def shown_stack(self, thread_id: int, frames: list[UnwoundFrame], hidden: int) -> ShownStack:
+        found = self._shown_stacks.get(thread_id)
+        if found is None or found.frames is not frames or found.hidden != hidden:
+            found = self._shown_stacks[thread_id] = ShownStack(frames, hidden)
+        return found
 
     def known_threads(self, process: object) -> list[ThreadInfo] | None:
         """The threads listed at this stop, if `process` (the engine's inferior) is theirs."""

@@ -66,64 +66,88 @@ def unwind_stack(
     arch: Architecture = X86_64_ARCH,
 ) -> list[UnwoundFrame]:
     """The frames of a stopped thread, innermost first, from its full register set."""
-    frames: list[UnwoundFrame] = []
-    regs: dict[str, int] = dict(registers)
-    method = "first"
-    undefined: frozenset[str] = frozenset()
-    exact_pc = True  # frame 0 and the frame a signal interrupted: pc is no return address
-    while len(frames) < limit and arch.pc in regs:
-        pc = regs[arch.pc]
-        lookup_pc = pc if exact_pc else pc - 1
-        row = _row(symbols, tables, lookup_pc)
-        trampoline = row.signal_frame if row is not None else arch.is_signal_trampoline(read, pc)
-        caller: dict[str, int] | None = None
-        cfa: int | None = None
-        caller_undefined: frozenset[str] = frozenset()
-        used_cfi = row is not None
-        try:
-            if row is not None:
-                try:
-                    cfa, caller = _step_cfi(row, regs, read, arch)
-                    caller_undefined = _undefined_rules(row, arch)
-                except TargetError as exc:
-                    # A rule this frame cannot evaluate: frame pointers may still know more.
-                    log.debug("CFI at %#x unusable (%s); trying the frame pointer", pc, exc)
-                    used_cfi = False
+    return StackUnwinder(registers, read, symbols, tables, arch).extend(limit)
+
+
+class StackUnwinder:
+    """A thread's unwinding that goes on where it stopped: a page of frames 50,000 deep is
+    unwound once, and a deeper page later goes on from there (no unwind from the top)."""
+
+    def __init__(
+        self, registers: Mapping[str, int], read: ReadMemory, symbols: ProcessSymbols,
+        tables: Tables, arch: Architecture = X86_64_ARCH,
+    ) -> None:  # fmt: skip
+        self._read, self._symbols, self._tables, self._arch = read, symbols, tables, arch
+        self.frames: list[UnwoundFrame] = []  # grows in place as more are unwound
+        self.done = False  # the outermost frame is known
+        self._regs: dict[str, int] = dict(registers)
+        self._method = "first"
+        self._undefined: frozenset[str] = frozenset()
+        self._exact_pc = True  # frame 0 and the frame a signal interrupted: pc is no return address
+
+    def extend(self, limit: int) -> list[UnwoundFrame]:
+        """The frames, unwound to `limit` of them (or all there are)."""
+        frames, read, symbols, tables, arch = self.frames, self._read, self._symbols, self._tables, self._arch
+        regs, method, undefined, exact_pc = self._regs, self._method, self._undefined, self._exact_pc
+        while not self.done and len(frames) < limit:
+            if arch.pc not in regs:
+                self.done = True
+                break
+            pc = regs[arch.pc]
+            lookup_pc = pc if exact_pc else pc - 1
+            row = _row(symbols, tables, lookup_pc)
+            trampoline = row.signal_frame if row is not None else arch.is_signal_trampoline(read, pc)
+            caller: dict[str, int] | None = None
+            cfa: int | None = None
+            caller_undefined: frozenset[str] = frozenset()
+            used_cfi = row is not None
+            try:
+                if row is not None:
+                    try:
+                        cfa, caller = _step_cfi(row, regs, read, arch)
+                        caller_undefined = _undefined_rules(row, arch)
+                    except TargetError as exc:
+                        # A rule this frame cannot evaluate: frame pointers may still know more.
+                        log.debug("CFI at %#x unusable (%s); trying the frame pointer", pc, exc)
+                        used_cfi = False
+                        cfa, caller = _step_fp(regs, read, symbols, arch, first=not frames)
+                elif trampoline:
+                    step = arch.signal_frame_step(regs, read)
+                    cfa, caller = step.cfa, step.registers
+                else:
                     cfa, caller = _step_fp(regs, read, symbols, arch, first=not frames)
-            elif trampoline:
-                step = arch.signal_frame_step(regs, read)
-                cfa, caller = step.cfa, step.registers
-            else:
-                cfa, caller = _step_fp(regs, read, symbols, arch, first=not frames)
-        except TargetError as exc:
-            log.debug("unwinding stops at frame %d (pc %#x): %s", len(frames), pc, exc)
-        if frames and not _progress(frames[-1], cfa, trampoline):
-            log.debug("frame %d at %#x: CFA %s does not lie above its callee's", len(frames),
-                      pc, cfa)  # fmt: skip
-            break
-        frames.append(
-            UnwoundFrame(
-                level=len(frames),
-                pc=pc,
-                cfa=cfa,
-                registers=regs,
-                symbol=_symbol(
-                    symbols, pc, exact_pc, trampoline and arch.is_signal_trampoline(read, pc)
-                ),
-                method=method,
-                signal_trampoline=trampoline,
-                undefined=undefined,
-                arch=arch,
+            except TargetError as exc:
+                log.debug("unwinding stops at frame %d (pc %#x): %s", len(frames), pc, exc)
+            if frames and not _progress(frames[-1], cfa, trampoline):
+                log.debug("frame %d at %#x: CFA %s does not lie above its callee's", len(frames),
+                          pc, cfa)  # fmt: skip
+                self.done = True
+                break
+            frames.append(
+                UnwoundFrame(
+                    level=len(frames),
+                    pc=pc,
+                    cfa=cfa,
+                    registers=regs,
+                    symbol=_symbol(
+                        symbols, pc, exact_pc, trampoline and arch.is_signal_trampoline(read, pc)
+                    ),
+                    method=method,
+                    signal_trampoline=trampoline,
+                    undefined=undefined,
+                    arch=arch,
+                )
             )
-        )
-        if caller is None or not caller.get(arch.pc):
-            break  # outermost (rip undefined), pc 0, or nothing more known
-        # Same value: what no rule of this frame gives stays as undefined as it was.
-        undefined = caller_undefined | frozenset(name for name in undefined if name not in caller)
-        regs = caller
-        exact_pc = trampoline
-        method = "signal" if trampoline else ("cfi" if used_cfi else "frame-pointer")
-    return frames
+            if caller is None or not caller.get(arch.pc):
+                self.done = True  # outermost (rip undefined), pc 0, or nothing more known
+                break
+            # Same value: what no rule of this frame gives stays as undefined as it was.
+            undefined = caller_undefined | frozenset(name for name in undefined if name not in caller)
+            regs = caller
+            exact_pc = trampoline
+            method = "signal" if trampoline else ("cfi" if used_cfi else "frame-pointer")
+        self._regs, self._method, self._undefined, self._exact_pc = regs, method, undefined, exact_pc
+        return frames
 
 
 def saved_register_slots(
