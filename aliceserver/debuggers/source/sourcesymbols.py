@@ -16,6 +16,8 @@ from typing import Callable, Mapping
 
 from elftools.dwarf.die import DIE
 
+from aliceserver.debuggers.arch.base import Architecture
+from aliceserver.debuggers.arch.registry import X86_64_ARCH, by_e_machine
 from aliceserver.debuggers.events import Progress
 from aliceserver.debuggers.model import (
     CodeLocation,
@@ -34,7 +36,7 @@ from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.physname import physname
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
-from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame, unwind_stack
+from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
@@ -346,13 +348,21 @@ class SourceSymbols:
         return None
 
     # --- frames -----------------------------------------------------------------------
+    @property
+    def arch(self) -> Architecture:
+        """The program's architecture, by its ELF machine (x86-64 before there is one)."""
+        main = self.symbols.main()
+        image = self.symbols.image_of(main.path) if main is not None else None
+        return X86_64_ARCH if image is None else by_e_machine(image.machine)
+
     def unwind(self, registers: Mapping[str, int], read: ReadMemory, limit: int) -> list[UnwoundFrame]:
-        return unwind_stack(registers, read, self.symbols, self.cfi, limit)
+        return unwind_stack(registers, read, self.symbols, self.cfi, limit, self.arch)
 
     def innermost(self, registers: Mapping[str, int], read: ReadMemory) -> UnwoundFrame:
         """Frame 0 alone with its CFA, the cheap way when the CFA is register + offset
         (what breakpoint conditions need at every hit); else a one-frame unwind."""
-        pc = registers["rip"]
+        arch = self.arch
+        pc = registers[arch.pc]
         module = self.symbols.module_at(pc)
         table = self.cfi(module) if module is not None else None
         row = None
@@ -361,11 +371,11 @@ class SourceSymbols:
                 row = table.row_at(pc - module.base)
             except AliceError:
                 row = None
-        name = DWARF_REGISTERS.get(row.cfa.register) if row is not None else None
+        name = arch.register_name(row.cfa.register) if row is not None else None
         if row is None or row.cfa.expression is not None or name is None or name not in registers:
             return self.unwind(registers, read, limit=1)[0]
         cfa = (registers[name] + row.cfa.offset) & (1 << 64) - 1
-        return UnwoundFrame(0, pc, cfa, registers, SymbolLocation(pc, None, 0, None), "first")
+        return UnwoundFrame(0, pc, cfa, registers, SymbolLocation(pc, None, 0, None), "first", arch=arch)
 
     def frame_function(self, frame: UnwoundFrame, lookup: int) -> str | None:
         """The name gdb's `bt` shows: qualified, without the parameter list; a static
