@@ -24,6 +24,8 @@ from aliceserver.errors import TargetError
 
 NOT_RUNNING = "The program is not being run."
 NO_PROCESS = "You can't do that without a process to debug."
+# The signal_name of the Exited a remote session publishes when the stub goes away.
+CONNECTION_CLOSED = "Remote connection closed"
 
 
 class NotLive(TargetError):

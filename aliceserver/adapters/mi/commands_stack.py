@@ -18,6 +18,7 @@ from aliceserver.adapters.mi.inferior_list import as_current, mi_add_inferior, t
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.selection_events import after_change, selected
 from aliceserver.debuggers.model import ThreadInfo, ThreadState, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
@@ -185,6 +186,8 @@ def target_id(session: MiSession, tid: int) -> str:
     (glibc's libc or libpthread loaded and the thread's pointer set), else `process n` for
     a lone main thread and `LWP n`."""
     inferior = session.inferior
+    if remote_held(session) is not None and inferior.process is not None:
+        return f"Thread {inferior.process.pid}.{tid}"  # gdbserver's multiprocess ids
     pointer = inferior.thread_pointers.get(tid)
     threaded = any(os.path.basename(m.path).startswith(("libc.so", "libpthread.so")) for m in inferior.libraries)
     if pointer is None and threaded and not inferior.running:

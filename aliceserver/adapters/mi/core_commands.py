@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from aliceserver.adapters.mi import gcore_commands
+from aliceserver.adapters.mi import gcore_commands, remote_commands
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.registry import (
     CliRegistry,
@@ -111,6 +111,8 @@ def _core_file(ctx: Context, text: str) -> Reply:
 
 def _target(ctx: Context, text: str) -> Reply:
     kind, _, rest = text.strip().partition(" ")
+    if kind in remote_commands.KINDS:
+        return remote_commands.target(ctx, kind, rest)
     if kind != "core":
         raise MiError(f'"target {kind}" is not supported by aliceserver.')
     if not rest.strip():
@@ -119,6 +121,8 @@ def _target(ctx: Context, text: str) -> Reply:
 
 
 def _target_select(ctx: Context, args: list[str]) -> Reply:
+    if args and args[0] in remote_commands.KINDS:
+        return remote_commands.target_select(ctx, args[0], args[1:])
     if not args or args[0] != "core":
         raise MiError(f'"target {args[0] if args else ""}" is not supported by aliceserver.')
     if len(args) < 2:
@@ -133,6 +137,7 @@ def _target_select(ctx: Context, args: list[str]) -> Reply:
 def register_console(registry: CliRegistry) -> None:
     registry.add("core-file", _core_file, "core")
     gcore_commands.register_console(registry)  # writing cores: gcore, generate-core-file
+    remote_commands.register_console(registry)  # disconnect, monitor
     registry.add("target", _target)
 
 

@@ -11,6 +11,7 @@ from aliceserver.adapters.mi.frames import ARCH, hex16
 from aliceserver.adapters.mi.output import Results, Value, record
 from aliceserver.adapters.mi.user_commands import run_stop_hook
 from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
+from aliceserver.debuggers.target import CONNECTION_CLOSED
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
@@ -411,6 +412,11 @@ def _location_text(session: MiSession, frame: object, tid: int, style: str) -> t
 
 
 def _exited(session: MiSession, exited: ev.Exited) -> None:
+    if exited.signal is None and exited.signal_name == CONNECTION_CLOSED:  # the stub went away
+        from aliceserver.adapters.mi.remote_commands import connection_closed
+
+        connection_closed(session)
+        return
     inferior = session.inferior
     session.step_repeat = None
     session.on_stopped_or_exited()

@@ -48,7 +48,7 @@ from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap, 
 from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.watches import RemoteWatches
-from aliceserver.debuggers.target import NOT_RUNNING, RemoteConnected
+from aliceserver.debuggers.target import CONNECTION_CLOSED, NOT_RUNNING, RemoteConnected
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
@@ -367,7 +367,7 @@ class RemoteSession:
         pid = process.pid
         self._end_process(None)
         self._drop_connection()
-        self._events.put(Exited(pid, None, signal_name="Remote connection closed"))
+        self._events.put(Exited(pid, None, signal_name=CONNECTION_CLOSED))
 
     def _publish(self, process: RemoteProcess, stop: Stopped) -> None:
         """A stop to report: the threads that came and went first, then the stop."""
