@@ -27,8 +27,10 @@ DWARF_REGISTERS: Mapping[int, str] = MappingProxyType({
     **{64 + n: f"v{n}" for n in range(32)},
 })  # fmt: skip
 V0 = 64
-# Callee-saved general registers (AAPCS64 6.1.1); d8-d15's low halves are not tracked.
-CARRIED = tuple(f"x{n}" for n in range(19, 30))
+# gdb's aarch64 unwinders leave a register no rule (or prologue) saves as it is in the
+# callee: it shows an argument a caller keeps in x1 while its callee runs. So every general
+# register but the pc, sp and x30 (the return address's) is carried out.
+CARRIED = tuple(f"x{n}" for n in range(30))
 # gdb's `info registers`: the core feature, then the fpu feature's status and control.
 GDB_ORDER = (*(f"x{n}" for n in range(31)), "sp", "pc", "cpsr", "fpsr", "fpcr")
 
@@ -50,7 +52,7 @@ class AArch64(Architecture):
     dwarf_registers = DWARF_REGISTERS
     pc, sp, fp, link = "pc", "sp", "x29", "x30"
     return_column = 30
-    callee_saved = CARRIED
+    same_value = CARRIED
     breakpoint = BRK_0
     breakpoint_kind = 4
     pc_after_trap = 0  # brk leaves the pc on itself

@@ -70,7 +70,9 @@ class Architecture(ABC):
     fp: str
     link: str | None  # the link register, where calls leave the return address (x30)
     return_column: int  # the CFI column of the return address
-    callee_saved: tuple[str, ...]  # what a caller keeps across a call, unwound as same value
+    # What an outer frame keeps of its callee's registers where the CFI gives no rule
+    # (gdb's same value): the callee-saved ones on x86-64, every one on aarch64.
+    same_value: tuple[str, ...]
     breakpoint: bytes  # the trap instruction
     breakpoint_kind: int  # a Z0/Z1 packet's kind: the trap's size
     pc_after_trap: int  # bytes past the trap the pc stops (int3: 1; brk: 0)

@@ -52,7 +52,7 @@ class X86_64(Architecture):
     dwarf_registers = DWARF_REGISTERS
     pc, sp, fp, link = "rip", "rsp", "rbp", None
     return_column = 16
-    callee_saved = CARRIED
+    same_value = CARRIED
     breakpoint = b"\xcc"
     breakpoint_kind = 1
     pc_after_trap = 1

@@ -57,13 +57,24 @@ class RegisterView:
     def float_registers(self, read: Read) -> dict[int, bytes]:
         """xmm0-15, st0-7 and the x87/SSE control words by DWARF number, as regsets.py."""
         if not self.x86_64:
-            return {V0 + i: read(f"v{i}") for i in range(32) if f"v{i}" in self.description}
+            return self._vector_v(read)
         found: dict[int, bytes] = {}
         for name in (*_float_names(16, "xmm"), *_float_names(8, "st"), *_CONTROL_WIDTH):
             if name in self.description:
                 spec = x86.lookup(name, lambda: False)
                 assert spec is not None
                 found[spec.regno] = read(name)[: _CONTROL_WIDTH.get(name, 64)]
+        return found
+
+    def _vector_v(self, read: Read) -> dict[int, bytes]:
+        """aarch64's v0-v31 (16 bytes each): the fpu feature's own, or with SVE the low
+        128 bits of z0-z31 (gdb's v registers are pseudo registers over them there)."""
+        found: dict[int, bytes] = {}
+        for i in range(32):
+            if f"v{i}" in self.description:
+                found[V0 + i] = read(f"v{i}")
+            elif f"z{i}" in self.description:
+                found[V0 + i] = read(f"z{i}")[:16]
         return found
 
     def extended_registers(self, read: Read) -> dict[int, bytes]:

@@ -270,7 +270,7 @@ def _step_cfi(
         cfa = evaluate(row.cfa.expression, regs, read, names=names)
     else:
         cfa = (_dwarf_value(regs, row.cfa.register, names) + row.cfa.offset) & MASK64
-    caller = {name: regs[name] for name in arch.callee_saved if name in regs}
+    caller = {name: regs[name] for name in arch.same_value if name in regs}
     caller[arch.sp] = cfa
     saved = _read_saved(row, cfa, read)
     outermost = False

@@ -1,0 +1,210 @@
+"""The second architecture: aarch64 programs cross-compiled at test time (-O0 and -O2),
+run under qemu-user's gdb stub and read through the remote backend with the engine's
+aarch64 Architecture (debuggers/arch), each reading compared with gdb-multiarch's over
+the same kind of stub: registers by their description's names, a breakpoint (Z0) and its
+stop, backtraces through CFI and through frame records, disassembly, and arguments and
+locals read through DWARF's aarch64 register numbers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from aliceserver.debuggers.arch.registry import AARCH64_ARCH, checked_against_description, of_elf
+from aliceserver.debuggers.events import Stopped, StopReason
+from aliceserver.debuggers.model import VariableScope
+from aliceserver.debuggers.remote.process import RemoteProcess
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
+from aliceserver.debuggers.source.variables import FloatRegisters, FrameView, scope_values
+from aliceserver.debuggers.symbols.disasm import Disassembler
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.format import format_value
+from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
+from aliceserver.debuggers.symbols.process import ProcessSymbols
+from tests.support.build import Builder, marker_line
+from tests.support.elf import entry_point
+from tests.support.qemu import backtrace_frames, build, gdb_multiarch, qemu_stub, sections
+
+PROGRAM = "aarch64_frames"
+SOURCE = f"{PROGRAM}.c"
+
+
+@pytest.fixture(params=["-O0", "-O2"])
+def program(request: pytest.FixtureRequest, builder: Builder) -> Path:
+    return build(builder, PROGRAM, str(request.param))
+
+
+@dataclass
+class Remote:
+    """Our side: the remote process and the program's symbols at its link addresses
+    (static, not PIE: qemu loads it there)."""
+
+    process: RemoteProcess
+    source: SourceSymbols
+
+    @property
+    def tid(self) -> int:
+        return self.process.thread_ids()[0]
+
+    def breakpoint_address(self) -> int:
+        locations = self.source.resolve(f"{SOURCE}:{marker_line(SOURCE, 'leaf')}")
+        assert len(locations) == 1, locations
+        return locations[0].address
+
+    def frames(self, *, cfi: bool = True) -> list[UnwoundFrame]:
+        registers = self.process.general_registers(self.tid)
+        if cfi:
+            return self.source.unwind(registers, self.process.read_memory, 64)
+        # No CFI at all: frame records (x29/x30) and the link register only.
+        return unwind_stack(registers, self.process.read_memory, self.source.symbols,
+                            lambda module: None, 64, AARCH64_ARCH)  # fmt: skip
+
+    def continue_to_stop(self) -> Stopped:
+        self.process.resume()
+        event = self.process.wait(timeout=60)
+        assert isinstance(event, Stopped), event
+        return event
+
+
+@pytest.fixture
+def remote(program: Path, tmp_path: Path) -> Iterator[Remote]:
+    with qemu_stub(program) as stub:
+        process = RemoteProcess.connect(stub.address, timeout=30)
+        symbols = ProcessSymbols()
+        symbols.set_main(str(program), 0)
+        source = SourceSymbols(symbols, IndexCache(str(tmp_path / "index")))
+        try:
+            yield Remote(process, source)
+        finally:
+            source.close()
+            process.kill()
+            process.close()
+
+
+def _gdb_at_leaf(program: Path, hits: int, *commands: str) -> list[str]:
+    """gdb-multiarch stopped at the `leaf` breakpoint's `hits`th hit: the breakpoint's
+    message, then each command's output."""
+    line = marker_line(SOURCE, "leaf")
+    script = [f"break {SOURCE}:{line}", *["continue"] * hits]
+    for command in commands:
+        script += ["echo @@\\n", command]
+    output = gdb_multiarch(program, script)
+    return [output.split("@@\n", 1)[0], *sections(output)]
+
+
+def _ours(frames: list[UnwoundFrame], count: int) -> list[tuple[int | None, str | None]]:
+    return [(None if frame.level == 0 else frame.pc, frame.symbol.name) for frame in frames[:count]]
+
+
+def test_first_stop_registers_by_the_description_names(remote: Remote, program: Path) -> None:
+    process = remote.process
+    assert process.arch is AARCH64_ARCH
+    assert checked_against_description(of_elf(str(program)), process.description.architecture)
+    registers = process.general_registers(remote.tid)
+    assert [f"x{n}" for n in range(31)] + ["sp", "pc", "cpsr"] == list(registers)[:34]
+    # qemu waits at the program's first instruction: its ELF entry, static and not PIE.
+    assert registers["pc"] == entry_point(program) == process.last_stop().address  # type: ignore[union-attr]
+    gdb = gdb_multiarch(program, ["echo @@\\n", "p/x $pc", "echo @@\\n", "p $x30 == 0"])
+    pc, x30_zero = sections(gdb)
+    assert pc == f"$1 = {registers['pc']:#x}"
+    assert x30_zero == f"$2 = {int(registers['x30'] == 0)}"
+    floats = process.float_registers(remote.tid)
+    assert sorted(floats) == list(range(64, 96))  # v0-v31 by their DWARF numbers
+    assert all(len(data) == 16 for data in floats.values())
+
+
+def test_breakpoint_stop_and_backtrace_match_gdb(remote: Remote, program: Path) -> None:
+    address = remote.breakpoint_address()
+    remote.process.insert_breakpoint(address, kind=AARCH64_ARCH.breakpoint_kind)
+    stop = remote.continue_to_stop()
+    assert stop.reason is StopReason.BREAKPOINT and stop.address == address
+    # brk (qemu's own breakpoints too) leaves the pc at the breakpoint: nothing to rewind.
+    assert remote.process.general_registers(remote.tid)["pc"] == address
+    ours_first = remote.frames()
+    for _ in range(2):  # past middle's two calls, to the one at the bottom of the recursion
+        remote.continue_to_stop()
+    ours_deep = remote.frames()
+    ours_records = remote.frames(cfi=False)
+
+    placed, first_bt = _gdb_at_leaf(program, 1, "bt")
+    assert f"Breakpoint 1 at {address:#x}:" in placed
+    _, deep_bt = _gdb_at_leaf(program, 3, "bt")
+    for gdb_bt, ours in ((first_bt, ours_first), (deep_bt, ours_deep), (deep_bt, ours_records)):
+        expected = backtrace_frames(gdb_bt)
+        assert expected[-1][1] == "main" and len(expected) >= 3
+        assert _ours(ours, len(expected)) == expected
+    assert [frame.method for frame in ours_deep[:3]] == ["first", "cfi", "cfi"]
+    outer = ours_records[1 : len(backtrace_frames(deep_bt))]
+    assert {frame.method for frame in outer} == {"frame-pointer"}
+
+
+_IMMEDIATE = re.compile(r"#?(-?0x[0-9a-f]+|-?\d+)\b")
+_FLOAT_IMMEDIATE = re.compile(r"#?(-?\d+\.\d*(?:e[+-]?\d+)?)")
+
+
+def _normalised(mnemonic: str, operands: str) -> str:
+    """An instruction with its numbers as numbers: capstone writes `#0x10` and `#-0x30`,
+    gdb (libopcodes) `#16`, `#-48` and branch targets bare with their `<symbol>`; both are
+    made decimal without `#`, floating immediates Python floats, spaces dropped, and gdb's
+    `<...>` and `// comments` dropped."""
+    operands = re.sub(r"\s*<[^>]*>\s*$", "", re.sub(r"\s*//.*$", "", operands))
+    if _FLOAT_IMMEDIATE.search(operands):  # fmov: capstone `#4.0...`, gdb `#4.000e+00`
+        return f"{mnemonic} " + _FLOAT_IMMEDIATE.sub(
+            lambda match: repr(float(match.group(1))), operands
+        ).replace(" ", "")
+    text = _IMMEDIATE.sub(lambda match: str(int(match.group(1), 0)), operands)
+    return f"{mnemonic} {text.replace(' ', '')}"
+
+
+def test_disassembly_matches_gdb(remote: Remote, program: Path) -> None:
+    for function in ("middle", "leaf", "recurse", "make_quad"):
+        address = remote.source.symbols.lookup_name(function)
+        assert address is not None
+        code = remote.process.read_memory(address, 6 * 4)
+        ours = Disassembler(AARCH64_ARCH).disassemble(code, address, 6)
+        (gdb,) = sections(gdb_multiarch(program, ["echo @@\\n", f"x/6i {function}"]))
+        expected = []
+        for line in gdb.splitlines():
+            at, _, text = line.partition(":\t")
+            mnemonic, _, operands = text.partition("\t")
+            listed = int(at.split()[-2 if at.endswith(">") else -1], 16)
+            assert listed == address + 4 * len(expected)
+            expected.append(_normalised(mnemonic, operands))
+        assert [_normalised(i.mnemonic, i.operands) for i in ours] == expected, function
+
+
+def _values(remote: Remote, frame: UnwoundFrame, scope: VariableScope) -> list[str]:
+    process, tid = remote.process, remote.tid
+    lookup_pc = frame.pc if frame.level == 0 else frame.pc - 1
+    module = remote.source.symbols.module_at(lookup_pc)
+    assert module is not None
+    symbols = remote.source.module_symbols(module)
+    assert symbols is not None
+    floats = FloatRegisters(lambda: process.float_registers(tid), None)
+    view = FrameView(frame, module.base, process.read_memory, process.write_memory, None,
+                     floats=floats)  # fmt: skip
+    return [f"{name} = {format_value(value)}"
+            for name, value, *_ in scope_values(symbols, view, scope, lookup_pc)]  # fmt: skip
+
+
+def test_arguments_and_locals_match_gdb(remote: Remote, program: Path) -> None:
+    remote.process.insert_breakpoint(remote.breakpoint_address(), kind=4)
+    remote.continue_to_stop()
+    remote.continue_to_stop()  # the second call: leaf(1, 2)
+    frames = remote.frames()
+    commands = ["info args", "info locals", "up", "info args", "info locals"]
+    gdb = _gdb_at_leaf(program, 2, *commands)[1:]
+    leaf_args, leaf_locals, _, middle_args, middle_locals = gdb
+    assert _values(remote, frames[0], VariableScope.ARGUMENTS) == _plain(leaf_args)
+    assert _values(remote, frames[0], VariableScope.LOCALS) == _plain(leaf_locals)
+    assert _values(remote, frames[1], VariableScope.ARGUMENTS) == _plain(middle_args)
+    assert _values(remote, frames[1], VariableScope.LOCALS) == _plain(middle_locals)
+
+
+def _plain(text: str) -> list[str]:
+    """gdb's `info args`/`info locals` lines (`No locals.` is none)."""
+    return [line for line in text.splitlines() if " = " in line]
