@@ -311,6 +311,8 @@ def test_debug_info_is_read_once_across_runs_and_again_for_a_rebuilt_file(
         launch(debugger, program)
         [leaf] = debugger.resolve_location("leaf")
         assert leaf.source is not None and leaf.source.line == line_of("leaf")
+        [main] = debugger.resolve_location("main")  # kept with the debug info: see below
+        assert main.source is not None and os.path.basename(main.source.path) == "src_basic.c"
         debugger.kill()
     assert loads.count(str(program)) == 1
 

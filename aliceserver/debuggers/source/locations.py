@@ -93,23 +93,26 @@ class Locations:
         enabled: bool = True,
     ) -> LocationBreakpointInfo:
         def go() -> LocationBreakpointInfo:
+            places = None
             if self._engine.process is not None:
-                self.resolve(location)  # a malformed spec is refused now
+                places = self.resolve(location)  # a malformed spec is refused now
             self._last_id += 1
             entry = _LocationBreakpoint(self._last_id, location, condition, temporary, enabled)
             self._entries[entry.id] = entry
-            if self._engine.process is not None:
-                self._bind(entry)
+            if places is not None:
+                self._bind(entry, places)
             return entry.info()
 
         return self._engine.run_on_engine(go)
 
-    def _bind(self, entry: _LocationBreakpoint) -> bool:
-        """Give `entry` an address breakpoint at each new place it resolves to; a PLT stub
-        it no longer resolves to (its library's function has loaded) goes, as gdb re-sets
-        a breakpoint on a trampoline symbol to the function once there is one."""
+    def _bind(self, entry: _LocationBreakpoint, places: list[CodeLocation] | None = None) -> bool:
+        """Give `entry` an address breakpoint at each new place it resolves to (`places`:
+        just resolved); a PLT stub it no longer resolves to (its library's function has
+        loaded) goes, as gdb re-sets a breakpoint on a trampoline symbol to the function
+        once there is one."""
         try:
-            places = self.resolve(entry.location)
+            if places is None:
+                places = self.resolve(entry.location)
         except AliceError as error:  # a `*EXPR` that cannot be evaluated now (a thread runs)
             log.info("breakpoint %d at %s kept where it was: %s", entry.id, entry.location, error)
             return False

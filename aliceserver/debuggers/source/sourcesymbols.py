@@ -99,6 +99,8 @@ class SourceSymbols:
         # (module path, load bias, lookup pc) -> the name frames show there (asked at every stop)
         self._frame_names: dict[tuple[str, int, int], str | None] = {}
         self._function_ranges: dict[tuple[str, int, int], tuple[int, int, int] | None] = {}
+        # (debug file, module path) -> whether they are one file (the module has its own DWARF)
+        self._own_debug_files: dict[tuple[str, str], bool] = {}
 
     def close(self) -> None:
         """Close the files the DWARF readers keep open (a new image, or the session ended);
@@ -441,7 +443,12 @@ class SourceSymbols:
     def _own_debug_info(self, module: Module) -> bool:
         info = self.debug_info(module)
         path = info.debug_file if info is not None else None
-        return path is not None and os.path.realpath(path) == os.path.realpath(module.path)
+        if path is None:
+            return False
+        own = self._own_debug_files.get((path, module.path))
+        if own is None:  # asked for every breakpoint and frame: realpath lstats each component
+            own = self._own_debug_files[path, module.path] = os.path.realpath(path) == os.path.realpath(module.path)
+        return own
 
     def _dwarf_function(self, address: int) -> str | None:
         found = self.function_die(address)

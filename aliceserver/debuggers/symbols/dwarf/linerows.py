@@ -72,6 +72,8 @@ class LineIndex:
         relative (a suffix of whole components, `./` and `../` normalized) or a basename."""
         norm = os.path.normpath(file)
         candidates = self._file_index()[1].get(os.path.basename(norm), [])
+        if not candidates:  # most libraries: no realpath's lstat of every component
+            return set()
         if os.path.isabs(norm):
             exact = {i for i in candidates if self.paths[i] == norm}
             if exact:
