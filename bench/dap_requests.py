@@ -32,6 +32,7 @@ from tests.support.dap_client import (
     start_session,
 )
 from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import parse_record
 
 TIMEOUT = 120.0
 REQUESTS = ("setBreakpoints", "setFunctionBreakpoints", "next", "stepIn")
@@ -139,9 +140,12 @@ def gdb_session(program: Path, args: argparse.Namespace) -> Timings:
 
     def timed_stop(name: str, command: str, check: Callable[[str], bool]) -> None:
         began = time.perf_counter()
-        client.ok(command)
-        stop = client.stopped()
+        result, seen = client.command(command)
+        early = [line for line in seen if line.startswith("*stopped")]  # before the prompt
+        stop = parse_record(early[0]) if early else client.stopped()
         spent.add(name, began)
+        if result.cls != "running":
+            raise RuntimeError(f"gdb: {command}: {seen}")
         if not check(str(stop.results.get("reason"))):
             raise RuntimeError(f"gdb: {command} stopped with {stop.results.items}")
 
