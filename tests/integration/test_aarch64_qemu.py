@@ -18,12 +18,15 @@ from aliceserver.debuggers.arch.registry import AARCH64_ARCH, checked_against_de
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.debuggers.remote.process import RemoteProcess
+from aliceserver.debuggers.source.retvalue import return_value_of
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.source.variables import FloatRegisters, FrameView, scope_values
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.format import format_value
+from aliceserver.debuggers.symbols.dwarf.locexpr import ImplicitLoc
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
+from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from tests.support.build import Builder, marker_line
 from tests.support.elf import entry_point
@@ -208,3 +211,45 @@ def test_arguments_and_locals_match_gdb(remote: Remote, program: Path) -> None:
 def _plain(text: str) -> list[str]:
     """gdb's `info args`/`info locals` lines (`No locals.` is none)."""
     return [line for line in text.splitlines() if " = " in line]
+
+
+def test_return_values_match_gdb_finish(remote: Remote, program: Path) -> None:
+    """AAPCS64's return registers: a struct of two longs in x0-x1, a float HFA in s0-s3
+    (v0-v3), an int in w0, each read as `finish` reads it after the return."""
+    process, functions = remote.process, ("make_point", "make_quad", "leaf")
+    for function in functions:
+        address = remote.source.symbols.lookup_name(function)
+        assert address is not None
+        process.insert_breakpoint(address, kind=AARCH64_ARCH.breakpoint_kind)
+    ours = []
+    for function in functions:
+        stop = remote.continue_to_stop()
+        assert stop.address == remote.source.symbols.lookup_name(function)
+        entry = remote.frames()[0]
+        view = _view(remote, entry)
+        symbols = remote.source.module_symbols(remote.source.symbols.module_at(entry.pc))  # type: ignore[arg-type]
+        assert symbols is not None
+        scope = symbols.frame_scope(view, lookup_pc=entry.pc)
+        assert scope is not None and scope.function is not None
+        returns = symbols.function_type(scope.function).return_type
+        back = entry.registers["x30"]
+        process.insert_breakpoint(back, kind=AARCH64_ARCH.breakpoint_kind)
+        assert remote.continue_to_stop().address == back
+        process.remove_breakpoint(back, kind=AARCH64_ARCH.breakpoint_kind)
+        registers = process.general_registers(remote.tid)
+        data, address = return_value_of(
+            returns, AARCH64_ARCH, registers, process.float_registers(remote.tid)
+        )
+        assert data is not None and address is None
+        after = _view(remote, remote.frames()[0])
+        ours.append(format_value(Value(returns, ImplicitLoc(data), after)))
+    script = [f"break {function}" for function in functions]
+    gdb = gdb_multiarch(program, [*script, *["continue", "finish"] * len(functions)])
+    expected = re.findall(r"^Value returned is \$\d+ = (.*)$", gdb, re.MULTILINE)
+    assert ours == expected, (ours, expected)
+
+
+def _view(remote: Remote, frame: UnwoundFrame) -> FrameView:
+    process, tid = remote.process, remote.tid
+    floats = FloatRegisters(lambda: process.float_registers(tid), None)
+    return FrameView(frame, 0, process.read_memory, process.write_memory, None, floats=floats)

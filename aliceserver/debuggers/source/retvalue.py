@@ -11,7 +11,7 @@ from aliceserver.debuggers.arch.sysv import _classes
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.symbols.dwarf.types import ArrayType, StructType, Type, strip
 
-__all__ = ["_classes", "read_return_value", "return_bytes"]
+__all__ = ["_classes", "read_return_value", "return_bytes", "return_value_of"]
 
 ReadRegister = Callable[[str], "bytes | None"]  # a register's bytes by gdb name, or None
 
@@ -35,6 +35,22 @@ def read_return_value(
             return None, None
         value += data[: piece.size]
     return value.ljust(size, b"\0")[: max(size, len(value))], None
+
+
+def return_value_of(
+    t: Type, arch: Architecture, registers: Mapping[str, int], floats: Mapping[int, bytes]
+) -> tuple[bytes | None, int | None]:
+    """return_bytes for any architecture: the general registers by name, the others (v0-v3
+    on aarch64) by DWARF number from `floats` (a target's float_registers)."""
+
+    def read_register(name: str) -> bytes | None:
+        if name in registers:
+            return registers[name].to_bytes(arch.pointer_size, arch.byte_order)
+        number = arch.register_number(name)
+        return None if number is None else floats.get(number)
+
+    t = strip(t)
+    return read_return_value(arch.return_location(t), t.size, read_register)
 
 
 def return_bytes(

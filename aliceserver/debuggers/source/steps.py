@@ -14,7 +14,7 @@ from aliceserver.debuggers.source.dollars import SessionDollars, recorded
 from aliceserver.debuggers.source.frames import Frames
 from aliceserver.debuggers.source.lineoracle import LineOracle
 from aliceserver.debuggers.source.locations import Locations
-from aliceserver.debuggers.source.retvalue import return_bytes
+from aliceserver.debuggers.source.retvalue import return_bytes, return_value_of
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.stepping import Control, StepPlan
 from aliceserver.debuggers.source.stopcache import StopCache
@@ -141,9 +141,14 @@ class Stepping:
             after, _, _ = self._frames.frame_view(thread_id, 0, innermost_only=True)  # registers only
             # Returned into a call's dummy frame: its registers as the function left them.
             regs, vectors = self._control.take_call_return(thread_id) or (None, None)
-            if vectors is None:
-                vectors = self._engine.target().vector_registers(thread_id)
-            data, address = return_bytes(returns, regs.values if regs else after.frame.registers, vectors)
+            arch = after.frame.arch
+            if arch.name != "i386:x86-64":  # no x87/SSE: its ABI's registers by name and number
+                floats = self._engine.target().float_registers(thread_id)
+                data, address = return_value_of(returns, arch, after.frame.registers, floats)
+            else:
+                if vectors is None:
+                    vectors = self._engine.target().vector_registers(thread_id)
+                data, address = return_bytes(returns, regs.values if regs else after.frame.registers, vectors)
             if data is not None:
                 value = Value(returns, ImplicitLoc(data), after)
             elif address is not None:
