@@ -37,6 +37,12 @@ command -v emacs >/dev/null 2>&1 || missing+=("emacs-nox")
 command -v tmux >/dev/null 2>&1 || missing+=("tmux")
 # gdbserver: the remote backend's tests (tests/integration/test_remote_*) talk to it.
 command -v gdbserver >/dev/null 2>&1 || missing+=("gdbserver")
+# The second architecture (tests/integration/test_aarch64_qemu.py): aarch64 programs built
+# with the cross compiler (its libc comes with it), run under qemu-user's gdb stub and
+# compared with gdb-multiarch.
+command -v qemu-aarch64 >/dev/null 2>&1 || missing+=("qemu-user")
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing+=("gcc-aarch64-linux-gnu")
+command -v gdb-multiarch >/dev/null 2>&1 || missing+=("gdb-multiarch")
 # libc's separate debug file: its frames' source lines (DAP stack traces are checked
 # against gdb's bt of them); Debian/Ubuntu only, where dpkg is.
 if command -v dpkg >/dev/null 2>&1 && ! dpkg -s libc6-dbg >/dev/null 2>&1; then
