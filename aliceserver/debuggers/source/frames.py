@@ -121,7 +121,9 @@ class Frames:
             return unwinder.extend(limit)
         target = self._engine.stopped_target(thread_id)
         values = dict(target.general_registers(thread_id))
-        unwinder = StackUnwinder(values, self._read_visible, self._source.symbols, self._source.cfi)
+        unwinder = StackUnwinder(
+            values, self._read_visible, self._source.symbols, self._source.cfi, self._source.arch
+        )
         frames = unwinder.extend(limit)
         self._unwinders[thread_id] = unwinder
         if len(frames) > 1 and self._calls.pending():  # a call left stopped: past its frame
@@ -312,7 +314,7 @@ class Frames:
         stop = target.last_stop() if target.live else None
         hidden = 0
         if stop is not None and stop.thread_id == thread_id and stop.reason is not StopReason.BREAKPOINT:
-            pc = target.general_registers(thread_id)["rip"]
+            pc = target.general_registers(thread_id)[self._source.arch.pc]
             for call in reversed(self.inline_calls(pc)):
                 if not call.starts_here:
                     break

@@ -118,12 +118,19 @@ def parse_symbols(
             continue
         end = find(b"\0", st_name)
         name = strtab[st_name : end if end >= 0 else None].decode("utf-8", "surrogateescape")
+        if name[:1] == "$" and _is_mapping_symbol(name):
+            continue  # AArch64's $x/$d mark code and data, as gdb they name nothing
         if index < nversions:
             hidden = bool(versions[index] & _VERSYM_HIDDEN)
         else:
             hidden = "@" in name and "@@" not in name
         append((value, size, name, kind, bindings.get(st_info >> 4, "global"), shndx, hidden))
     return entries
+
+
+def _is_mapping_symbol(name: str) -> bool:
+    """An ARM/AArch64 ELF mapping symbol: `$x`, `$d` (or `$a`, `$t`), alone or `$x.suffix`."""
+    return len(name) >= 2 and name[1] in "xdat" and (len(name) == 2 or name[2] == ".")
 
 
 def symbol_name(data: bytes, strtab: bytes, index: int, *, little_endian: bool = True) -> str:
