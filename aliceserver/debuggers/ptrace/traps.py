@@ -108,8 +108,15 @@ class TrapTable:
         """Replace inserted int3 bytes in `data` (read at `address`) by the original bytes."""
         end = address + len(data)
         patched: bytearray | None = None
-        for trap_address, trap in self.by_address.items():
-            if trap.inserted and address <= trap_address < end:
+        # Look up the read's bytes or scan the traps, whichever are fewer: with 10,000
+        # breakpoints a scan of all at every read (each insertion reads) was quadratic.
+        if len(data) < len(self.by_address):
+            found = ((at, self.by_address.get(at)) for at in range(address, end))
+            traps = [(at, trap) for at, trap in found if trap is not None]
+        else:
+            traps = [(at, trap) for at, trap in self.by_address.items() if address <= at < end]
+        for trap_address, trap in traps:
+            if trap.inserted:
                 if patched is None:
                     patched = bytearray(data)
                 patched[trap_address - address] = trap.original[0]

@@ -53,3 +53,13 @@ def test_mask_restores_original_bytes_of_inserted_traps_only() -> None:
     assert masked == bytes([0x90, 0x55, 0x90, 0xCC])
     assert not pending.inserted
     assert table.mask(0x20, b"\xcc") == b"\xcc"  # outside every trap
+
+
+def test_mask_of_a_read_shorter_than_the_trap_list_finds_its_traps() -> None:
+    # Reads shorter than the list look their own addresses up: the same bytes either way.
+    table = TrapTable()
+    for address in range(0x100, 0x200, 2):
+        table.add(LogicalBreakpoint(table.new_id(), address), bytes([address & 0xFF])).inserted = True
+    memory = b"\xcc\x90" * 4
+    assert table.mask(0x110, memory) == bytes([0x10, 0x90, 0x12, 0x90, 0x14, 0x90, 0x16, 0x90])
+    assert table.mask(0x300, memory) == memory

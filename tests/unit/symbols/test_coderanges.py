@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from elftools.common.exceptions import ELFError
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aliceserver.debuggers.symbols.dwarf import coderanges
 from aliceserver.debuggers.symbols.dwarf import dies as dies_module
@@ -129,3 +131,14 @@ def test_a_closed_image_reads_no_more(builder: Builder) -> None:
     units.close()
     with pytest.raises((ValueError, ELFError), match="closed"):
         cu.get_top_DIE()
+
+
+@given(st.lists(st.one_of(st.none(), st.tuples(st.integers(0, 60), st.integers(1, 30))), max_size=40),
+       st.integers(-1, 100))  # fmt: skip
+def test_the_scope_index_finds_what_a_scan_finds(spans: list[tuple[int, int] | None], address: int) -> None:
+    # Nested, overlapping, empty and unread spans alike: the same paths, in DIE order.
+    scopes: list[coderanges.Scope] = [
+        ((n,), None if span is None else (span[0], span[0] + span[1] - 1)) for n, span in enumerate(spans)
+    ]
+    index = coderanges.ScopeIndex(scopes)
+    assert index.candidates_at(address) == coderanges.candidates_at(scopes, address)

@@ -23,8 +23,7 @@ from elftools.dwarf.typeunit import TypeUnit
 from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache
 from aliceserver.debuggers.symbols.dwarf.coderanges import (
     RawAranges,
-    Scope,
-    candidates_at,
+    ScopeIndex,
     unit_scopes,
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
@@ -164,7 +163,7 @@ class DwarfUnits:
         self._aranges: Any = None
         self._functions: dict[tuple[int, int], FunctionAt | None] = {}
         # unit offset -> its top-level scopes with their code ranges (coderanges.py)
-        self._unit_scopes: dict[int, list[Scope]] = {}
+        self._unit_scopes: dict[int, ScopeIndex] = {}
         self._abbrevs: AbbrevCache | None = None  # .debug_abbrev's tables, for unit_scopes
         self._unit_bytes: tuple[int, bytes] | None = None  # the last unit scope_chain read
         self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
@@ -455,11 +454,11 @@ class DwarfUnits:
                 if self._abbrevs is None:
                     self._abbrevs = AbbrevCache(self.section(".debug_abbrev") or b"")
                 addr = self.section(".debug_addr") or b""
-                scopes = unit_scopes(unit, cu.cu_offset, self._abbrevs, addr)
+                scopes = ScopeIndex(unit_scopes(unit, cu.cu_offset, self._abbrevs, addr))
                 if len(self._unit_scopes) >= _UNIT_SCOPES_CACHE:
                     self._unit_scopes.pop(next(iter(self._unit_scopes)))
                 self._unit_scopes[cu.cu_offset] = scopes
-            return candidates_at(scopes, address)
+            return scopes.candidates_at(address)
         except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
             log.debug("unit at %#x read through pyelftools: %s", cu.cu_offset, exc)
             return None
