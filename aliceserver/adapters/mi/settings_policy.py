@@ -120,7 +120,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",), "stop-on-solib-events": ("0",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
-    "sysroot": ("target:", ""), "solib-search-path": ("",), "debuginfod enabled": ("off",),
+    "sysroot": ("target:", "", "/"), "solib-search-path": ("",), "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",),
     "history save": ("off",), "annotate": ("0",),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),

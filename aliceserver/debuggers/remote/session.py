@@ -19,6 +19,7 @@ import functools
 import logging
 import threading
 from dataclasses import dataclass
+from signal import SIGINT
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.base import BreakpointCondition
@@ -45,6 +46,7 @@ from aliceserver.debuggers.model import (
     VectorRegisters,
 )
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap, TrapTable
+from aliceserver.debuggers.remote import signals
 from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.watches import RemoteWatches
@@ -376,7 +378,8 @@ class RemoteSession:
             now = process.thread_ids()
         except TargetError:
             now = self._known_threads
-        for tid in now:
+        # As gdb: the thread the stop names first (its stop reply adds it), then the list's.
+        for tid in sorted(now, key=lambda tid: tid != stop.thread_id):
             if tid not in self._known_threads:
                 events.append(ThreadStarted(tid))
         for tid in self._known_threads:
@@ -392,6 +395,12 @@ class RemoteSession:
         """What to report of `stop` (None: the program was resumed past it)."""
         plan = self._plan
         pc = stop.address if stop.address is not None else 0
+        reply = process.last_reply
+        if stop.reason is StopReason.PAUSE and reply is not None and reply.signal == signals.GDB_SIGNAL_INT:
+            # our ^C, as gdb tells it over a stub (not passed on: it was ours)
+            stop = Stopped(StopReason.SIGNAL, stop.thread_id, signal=SIGINT, signal_name="SIGINT",
+                           description="Interrupt", address=stop.address)  # fmt: skip
+            return stop if plan is None else self._continue_plan(plan, stop)
         trap = self._traps.by_address.get(pc)
         if stop.reason is StopReason.BREAKPOINT and trap is not None:
             hit = self._breakpoint_hit(stop.thread_id, trap)

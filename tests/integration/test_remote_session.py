@@ -1,0 +1,219 @@
+"""`target remote` through the engine: real gdbserver debugs the program, and the console
+and MI say what gdb 13 says over the same kind of stub (both with `set sysroot /`: the
+libraries are read from this machine, so gdb prints no "Reading ... from remote target").
+Every gdbserver and program ends with its test (tests/support/gdbserver.py)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.build import Builder, marker_line
+from tests.support.gdbserver import assert_gone, gdbserver, gdbserver_path
+from tests.support.mi_client import MiClient
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+def _normalized(text: str) -> str:
+    text = normalized(text)
+    text = re.sub(r"Thread \d+\.\d+", "Thread P.T", text)
+    text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
+    text = re.sub(r"pid = \d+", "pid = N", text)
+    return re.sub(r"=0x7ff[0-9a-f]+", "=0x7ff...", text)
+
+
+def _both(program: Path, commands: Sequence[str], cwd: Path, *, args: Sequence[str] = (),
+          multi: bool = False, gdb_only: Sequence[str] = ()) -> tuple[str, str]:  # fmt: skip
+    """(gdb's, ours) normalized stdout + stderr of `-batch` COMMANDS, `{target}` standing for
+    a fresh gdbserver's address each; `gdb_only`: settings only gdb needs."""
+    said = []
+    for run, extra in ((theirs, gdb_only), (ours, ())):
+        with gdbserver(None if multi else program, args, multi=multi) as server:
+            lines = ["set sysroot /", *extra, *(c.replace("{target}", server.address) for c in commands)]
+            done = run(["-batch", "-nx", *ex(*lines), str(program)], cwd)
+            said.append(_normalized(done.stdout + "\n--stderr--\n" + done.stderr))
+    return said[0], said[1]
+
+
+def test_break_continue_step_finish_inspect_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("mi_prog")
+    loop = marker_line("mi_prog.c", "loop")
+    gdb, alice = _both(program, [
+        "target remote {target}", "break main", "continue", "bt", "info locals", "next", "next",
+        f"break mi_prog.c:{loop}", "continue", "step", "bt", "up", "down", "finish", "print total",
+        "ptype pt", "x/4dw arr", "info registers rip", "info threads", "kill",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "Breakpoint 1, main" in alice and "add (a=0, b=10)" in alice and "Value returned is $1 = 10" in alice
+
+
+def test_pending_breakpoint_in_a_library_loaded_later_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    library = builder.build("lib_plugin", extra=["-shared", "-fPIC"])
+    program = builder.build("dlopen_main", extra=["-ldl"])
+    gdb, alice = _both(program, [
+        "set breakpoint pending on", "target remote {target}", "break plugin_work", "continue", "bt 1",
+        "print x", "continue",
+    ], tmp_path, args=[str(library)])  # fmt: skip
+    # stdout only: the warnings gdb adds on stderr (`Function "plugin_work" not defined.`, the
+    # library's breakpoints disabled at dlclose) are missing from native debugging too
+    assert _stdout(alice) == _stdout(gdb)
+    assert "Breakpoint 1, plugin_work (x=20)" in alice and "exited normally" in alice
+
+
+def _stdout(said: str) -> str:
+    return said.split("--stderr--")[0]
+
+
+def test_watchpoint_over_the_stub_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("mi_prog")
+    gdb, alice = _both(program, ["target remote {target}", "break main", "continue", "watch counter",
+                                 "continue", "continue"], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "Hardware watchpoint 2: counter\n\nOld value = 5\nNew value = 6" in alice
+
+
+def test_threads_over_the_stub_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """The threads as gdb numbers them (the stop's thread first, then the stub's list); the
+    other threads' frames in libc are left out: they differ from gdb's natively too."""
+    program = builder.build("gcore_threads", extra=["-pthread"])
+    gdb, alice = _both(program, ["target remote {target}", "break report", "continue", "thread", "bt 1",
+                                 "thread 2", "print index", "info threads 2", "kill"], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert 'Thread 2 "gcore_threads" hit Breakpoint 1, report' in alice and alice.count("[New Thread P.T]") == 3
+
+
+def test_detach_lets_the_program_finish_and_kill_ends_it(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("mi_prog")
+    gdb, alice = _both(program, ["target remote {target}", "break add", "continue", "detach", "info threads"],
+                       tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "detached]" in alice
+    with gdbserver(program) as server:  # the program, left alone, exits and gdbserver with it
+        done = ours(["-batch", "-nx", *ex(f"target remote {server.address}", "break add", "continue",
+                                          "detach"), str(program)], tmp_path)  # fmt: skip
+        assert "detached]" in done.stdout, done.stdout + done.stderr
+        assert server.process.wait(timeout=20) == 0
+        assert server.inferior_pid is not None
+        assert_gone(server.inferior_pid)
+
+
+def test_extended_remote_runs_the_program_twice(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("mi_prog")
+    line = marker_line("mi_prog.c", "end")
+    gdb, alice = _both(program, [
+        "target extended-remote {target}", f"break mi_prog.c:{line}", "run", "print counter", "kill",
+        "run", "print counter", "continue",
+    ], tmp_path, multi=True, gdb_only=[f"set remote exec-file {program}"])  # fmt: skip
+    assert alice == gdb
+    assert alice.count("Breakpoint 1, main") == 2
+
+
+def test_pipe_to_gdbserver_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("mi_prog")
+    said = []
+    for run in (theirs, ours):
+        done = run(["-batch", "-nx", *ex("set sysroot /", f"target remote | {gdbserver_path()} - {program}",
+                                         "break add", "continue", "bt", "kill"), str(program)], tmp_path)  # fmt: skip
+        said.append(_normalized(done.stdout))
+    assert said[1] == said[0]
+    assert "Breakpoint 1, add" in said[1]
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_bad_connections_and_commands_without_one(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("mi_prog")
+    port = _closed_port()
+    done = ours(["-batch", "-nx", *ex(f"target remote 127.0.0.1:{port}", "monitor help", "disconnect",
+                                      "target remote"), str(program)], tmp_path)  # fmt: skip
+    assert done.stderr.splitlines() == [
+        f"127.0.0.1:{port}: Connection refused.",
+        '"monitor" command not supported by this target.',
+        "You can't do that when your target is `exec'",
+        "To open a remote debug connection, you need to specify what",
+        "serial device is attached to the remote system",
+        "(e.g. /dev/ttyS0, /dev/ttya, COM1, etc.).",
+    ]
+    # gdb says the same but for the refused port, which it retries for 15 s (tcp auto-retry)
+    expected = theirs(["-batch", "-nx", *ex("monitor help", "disconnect", "target remote"), str(program)], tmp_path)
+    assert done.stderr.splitlines()[1:] == expected.stderr.splitlines()
+
+
+def test_target_remote_while_connected_and_monitor_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("mi_prog")
+    with gdbserver(program) as first, gdbserver(program) as second:
+        done = ours(["-batch", "-nx", *ex(f"target remote {first.address}", "monitor set debug 0",
+                                          f"target remote {second.address}", "info threads", "kill"),
+                     str(program)], tmp_path)  # fmt: skip
+    assert "Debug output disabled." in done.stdout
+    assert "Already connected to a remote target.  Disconnect? (y or n) [answered Y; input not from terminal]" \
+        in done.stdout
+    assert f"Thread {second.inferior_pid}.{second.inferior_pid}" in done.stdout, done.stdout + done.stderr
+
+
+def _mi(program: Path, cwd: Path, *, gdb: bool) -> MiClient:
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
+    mi.prompt()
+    mi.ok("-gdb-set sysroot /")
+    mi.ok("-gdb-set mi-async on")  # commands are read while the program runs
+    return mi
+
+
+def test_mi_target_select_and_interrupt_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("longrun")
+    seen = []
+    for gdb in (True, False):
+        with gdbserver(program) as server:
+            mi = _mi(program, tmp_path, gdb=gdb)
+            try:
+                result, lines = mi.command(f"-target-select remote {server.address}")
+                assert result.cls == "connected", lines
+                first = [line for line in lines if line.startswith(("*stopped", "=thread-group-started"))]
+                mi.ok("-exec-continue")
+                time.sleep(0.3)
+                mi.ok("-exec-interrupt")
+                stop = mi.stopped()
+                result, _ = mi.command("-thread-info")
+                seen.append((len(first), stop.results.get("reason"), stop.results.get("signal-name"),
+                             result.results["current-thread-id"]))  # fmt: skip
+            finally:
+                mi.close()
+    assert seen[1] == seen[0]
+    assert seen[1][1:3] == ("signal-received", "SIGINT")
+
+
+def test_mi_stub_killed_mid_session_says_the_connection_closed(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("longrun")
+    said = []
+    for gdb in (True, False):
+        with gdbserver(program) as server:
+            mi = _mi(program, tmp_path, gdb=gdb)
+            try:
+                result, lines = mi.command(f"-target-select remote {server.address}")
+                assert result.cls == "connected", lines
+                mi.ok("-exec-continue")
+                time.sleep(0.3)
+                server.process.send_signal(signal.SIGTERM)
+                lines = mi.read_until(lambda line: "Remote connection closed" in line)
+                exits = [line for line in lines if line.startswith(("=thread-exited", "=thread-group-exited"))]
+                message = mi.error("-stack-list-frames")
+                result, _ = mi.command("-thread-info")
+                said.append((exits, message, result.results["threads"]))
+            finally:
+                mi.close()
+            assert server.inferior_pid is not None
+            assert_gone(server.inferior_pid)
+    assert said[1] == said[0]
+
