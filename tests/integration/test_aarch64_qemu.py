@@ -8,6 +8,7 @@ locals read through DWARF's aarch64 register numbers."""
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from tests.support.build import Builder, marker_line
 from tests.support.elf import entry_point
-from tests.support.qemu import backtrace_frames, build, gdb_multiarch, qemu_stub, sections
+from tests.support.qemu import backtrace_frames, build, gdb_multiarch, qemu_stub, sections, tool
 
 PROGRAM = "aarch64_frames"
 SOURCE = f"{PROGRAM}.c"
@@ -253,3 +254,27 @@ def _view(remote: Remote, frame: UnwoundFrame) -> FrameView:
     process, tid = remote.process, remote.tid
     floats = FloatRegisters(lambda: process.float_registers(tid), None)
     return FrameView(frame, 0, process.read_memory, process.write_memory, None, floats=floats)
+
+
+FUNCTIONS = ("leaf", "make_point", "make_quad", "middle", "recurse", "main")
+
+
+def test_function_breakpoints_where_gdb_puts_them(program: Path, tmp_path: Path) -> None:
+    """`break FUNCTION` past aarch64's prologue (the frame setup and the stores of its
+    arguments, at -O0) as gdb's aarch64_skip_prologue; at its entry where gcc's location
+    lists describe the arguments from there on (-O2)."""
+    symbols = ProcessSymbols()
+    symbols.set_main(str(program), 0)
+    source = SourceSymbols(symbols, IndexCache(str(tmp_path / "index")))
+    try:
+        ours = [source.resolve(function)[0].address for function in FUNCTIONS]
+    finally:
+        source.close()
+    script = [argument for function in FUNCTIONS for argument in ("-ex", f"break {function}")]
+    gdb = subprocess.run(
+        [tool("gdb-multiarch"), "-nx", "-batch", *script, str(program)],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    assert ours == [
+        int(at, 16) for at in re.findall(r"^Breakpoint \d+ at (0x[0-9a-f]+)", gdb, re.M)
+    ]

@@ -105,7 +105,11 @@ def step_address(lines: FunctionLines, low: int, high: int) -> int:
 
 
 def arch_skip_prologue(lines: FunctionLines, low: int, high: int) -> int:
-    """gdb's amd64_skip_prologue: the address after the frame setup, or `low` if none."""
+    """gdb's amd64_skip_prologue: the address after the frame setup, or `low` if none
+    (aarch64_skip_prologue for an AArch64 image)."""
+    # A DebugInfo knows its image; a FunctionLines without one is x86-64's.
+    if getattr(getattr(lines, "image", None), "machine", "") == "EM_AARCH64":
+        return _aarch64_skip_prologue(lines, low, high)
     producer = lines.producer_at(low)
     if is_llvm(producer):
         after = _skip_using_rows(lines, low, high)
@@ -116,6 +120,42 @@ def arch_skip_prologue(lines: FunctionLines, low: int, high: int) -> int:
     if offset is None:
         return low
     return _skip_xmm_spill(lines, low + offset, low, producer)
+
+
+def _aarch64_skip_prologue(lines: FunctionLines, low: int, high: int) -> int:
+    """gdb's aarch64_skip_prologue: LLVM's units by their line table; else the stack and
+    frame setup and the stores of registers into the new frame, up to the end of the
+    entry's line (or 128 bytes)."""
+    after = _skip_using_rows(lines, low, high)
+    if after and is_llvm(lines.producer_at(low)):
+        return max(low, after)
+    limit = min(after or low + 128, high)
+    code = lines.read_code(low, limit - low)
+    pc = low
+    for offset in range(0, len(code) - len(code) % 4, 4):
+        if not _aarch64_prologue_instruction(int.from_bytes(code[offset : offset + 4], "little")):
+            break
+        pc = low + offset + 4
+    return pc
+
+
+_SP, _FP = 31, 29
+
+
+def _aarch64_prologue_instruction(word: int) -> bool:
+    """Frame setup as aarch64_analyze_prologue goes past it: add/sub (immediate) of sp or
+    x29 into sp or x29 (`mov x29, sp` too), and stores (str, stur, stp; general or FP
+    registers, any indexing) with sp or x29 as their base."""
+    base, target = (word >> 5) & 0x1F, word & 0x1F
+    if word & 0x7F800000 in (0x11000000, 0x51000000):  # add/sub (immediate), 32 or 64 bits
+        return base in (_SP, _FP) and target in (_SP, _FP)
+    if word & 0x3A000000 == 0x28000000 and not word & 0x00400000:  # stp/stnp (not ldp)
+        return base in (_SP, _FP)
+    if word & 0x3B000000 == 0x39000000 and not word & 0x00C00000:  # str (unsigned offset)
+        return base in (_SP, _FP)
+    if word & 0x3B200000 == 0x38000000 and not word & 0x00C00000:  # stur, str pre/post-index
+        return base in (_SP, _FP) and word & 0xC00 != 0x800  # not sttr (unprivileged)
+    return False
 
 
 def frame_setup_length(code: bytes) -> int | None:
