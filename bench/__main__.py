@@ -26,6 +26,7 @@ BENCHMARKS = {
     "printer_children": "bench.printer_children",
     "remote_rsp": "bench.remote_rsp",
     "big_inspect": "bench.big_inspect",
+    "huge_program": "bench.huge_program",
     "dap_requests": "bench.dap_requests",
 }
 

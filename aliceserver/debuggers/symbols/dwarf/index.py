@@ -219,6 +219,10 @@ class DebugInfo:
     def unit_offsets(self) -> list[int]:
         return [u[0] for u in self._units if u[0] >= 0]
 
+    def units_named(self, name: str) -> list[int]:
+        """The offsets of the units whose DW_AT_name is `name`."""
+        return [u[0] for u in self._units if u[0] >= 0 and u[2] == name]
+
     def unit_files(self) -> list[tuple[int, str, str, list[str]]]:
         """Each unit as (offset, DW_AT_name, that file's absolute path, the absolute paths
         its line table names, in table order): gdb's `info sources` per unit."""

@@ -11,7 +11,7 @@ Addresses are link-time.
 from __future__ import annotations
 
 import logging
-from bisect import bisect_right
+import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,10 @@ from aliceserver.debuggers.symbols.dwarf import names
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.globalnames import units_defining
+from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+from aliceserver.debuggers.symbols.dwarf.sectionsearch import units_holding
+from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
@@ -51,9 +54,6 @@ def units_mentioning(
     needle = text.encode("utf-8", "surrogateescape")
     if not needle or not unit_offsets:
         return []
-    info = sections.get(".debug_info")
-    hits: list[int] = list(_find_all(info, needle + b"\0"))  # DW_FORM_string
-    hits += _find_all(info, needle + b"<")  # a template instance's name
     references: list[int] = []
     for section in (".debug_str", ".debug_line_str"):
         data = sections.get(section)
@@ -63,15 +63,10 @@ def units_mentioning(
         return None
     if references and sections.has(".debug_str_offsets"):
         return None  # names through DW_FORM_strx: the unit is not found by bytes alone
-    for offset in references:  # DW_FORM_strp: a 4-byte offset (8 in DWARF64, same prefix)
-        hits += _find_all(info, offset.to_bytes(4, "little"))
-    ordered = sorted(unit_offsets)
-    found: set[int] = set()
-    for position in hits:
-        i = bisect_right(ordered, position) - 1
-        if i >= 0:
-            found.add(ordered[i])
-    return sorted(found)
+    needles = [needle + b"\0", needle + b"<"]  # DW_FORM_string; a template instance's name
+    # DW_FORM_strp: a 4-byte offset (8 in DWARF64, same prefix)
+    needles += [offset.to_bytes(4, "little") for offset in references]
+    return sorted(units_holding(sections, ".debug_info", needles, unit_offsets))
 
 
 def _find_all(data: bytes, needle: bytes) -> list[int]:
@@ -195,11 +190,7 @@ def inline_sites(
     if candidates is None:
         candidates = info.unit_offsets()
     elif len(candidates) > 1:  # many units call it; only those defining it can inline it
-        sections = info.sections
-        strings = (sections.get(".debug_str"), sections.get(".debug_line_str"),
-                   sections.get(".debug_str_offsets"))  # fmt: skip
-        defining = units_defining(sections.get(".debug_info"), sections.get(".debug_abbrev"),
-                                  strings, candidates, leaf)  # fmt: skip
+        defining = _units_defining(info.sections, candidates, leaf)
         candidates = candidates if defining is None else defining
     made = finder() if candidates else None
     lto = _lto_units(info) if candidates else []
@@ -212,8 +203,31 @@ _LTO_UNIT_NAME = "<artificial>"  # DW_AT_name of the units gcc's link-time optim
 
 
 def _lto_units(info: DebugInfo) -> list[int]:
-    """The units link-time optimization made (found by their name's bytes, a superset)."""
-    return units_mentioning(info.sections, info.unit_offsets(), _LTO_UNIT_NAME) or []
+    """The units link-time optimization made (by their name, which the index keeps)."""
+    return info.units_named(_LTO_UNIT_NAME)
+
+
+def _units_defining(sections: ElfSections, candidates: Sequence[int], leaf: str) -> list[int] | None:
+    """globalnames.units_defining over the candidate units, each read alone (not the whole
+    .debug_info: it may be hundreds of MB for a few units). A unit is scanned as if at
+    offset 0; only a cross-unit reference (DW_FORM_ref_addr, LTO's) could then be misread,
+    and LTO units are searched whatever this says."""
+    strings = (sections.get(".debug_str"), sections.get(".debug_line_str"),
+               sections.get(".debug_str_offsets"))  # fmt: skip
+    abbrev = sections.get(".debug_abbrev")
+    found = []
+    for offset in candidates:
+        try:
+            length, _osize, body = unit_length(sections.read(".debug_info", offset, 12), 0)
+        except (TargetError, struct.error):
+            return None
+        unit = sections.read(".debug_info", offset, body + length)
+        defining = units_defining(unit, abbrev, strings, [0], leaf)
+        if defining is None:
+            return None
+        if defining:
+            found.append(offset)
+    return found
 
 
 def _site(entry: Any) -> InlineSite:

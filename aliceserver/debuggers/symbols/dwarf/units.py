@@ -16,7 +16,7 @@ from typing import Any
 from elftools.dwarf.enums import ENUM_DW_AT
 
 from aliceserver.debuggers.symbols.dwarf import forms
-from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache, UnitShape
+from aliceserver.debuggers.symbols.dwarf.abbrevs import Spec, read_entry, skip_specs
 from aliceserver.debuggers.symbols.dwarf.funclist import pack_functions
 from aliceserver.debuggers.symbols.dwarf.lines import (
     StringSections,
@@ -71,6 +71,9 @@ class RangeSections:
     rnglists: bytes = b""  # .debug_rnglists (DWARF 5)
 
 
+_HEAD = 2048  # bytes read at a unit's start: its header and first DIE, but for odd ones
+
+
 def read_units(
     info: bytes,
     abbrev: bytes,
@@ -82,9 +85,23 @@ def read_units(
 
     `range_sections` is called once, if a unit not in `covered` (units .debug_aranges
     already maps) has DW_AT_ranges."""
+    return read_unit_heads(lambda offset, size: info[offset : offset + size], len(info),
+                           abbrev, strings, range_sections, covered)  # fmt: skip
+
+
+def read_unit_heads(
+    read: Callable[[int, int], bytes],
+    size: int,
+    abbrev: bytes,
+    strings: StringSections,
+    range_sections: Callable[[], RangeSections],
+    covered: set[int] = frozenset(),  # type: ignore[assignment]
+) -> list[UnitSummary]:
+    """read_units over a .debug_info of `size` bytes read by `read(offset, count)`: only
+    each unit's first bytes are read (a 240 MB section is not held for 2 KB a unit)."""
     units = []
     loaded: list[RangeSections] = []
-    abbrevs = AbbrevCache(abbrev)
+    abbrevs = _UnitAbbrevs(abbrev)
 
     def ranges() -> RangeSections:
         if not loaded:
@@ -92,17 +109,24 @@ def read_units(
         return loaded[0]
 
     pos = 0
-    while pos + 11 <= len(info):
+    while pos + 11 <= size:
+        head = read(pos, min(_HEAD, size - pos))
         try:
-            length, osize, body = unit_length(info, pos)
+            length, osize, body = unit_length(head, 0)
         except (TargetError, struct.error):
             break
-        end = body + length
-        if end > len(info) or length < 7:
+        end = pos + body + length
+        if end > size or length < 7:
             break
         try:
-            unit = _read_unit(info, pos, body, osize, abbrevs, strings,
-                              None if pos in covered else ranges)  # fmt: skip
+            try:
+                unit = _read_unit(head, pos, body, osize, abbrevs, strings,
+                                  None if pos in covered else ranges)  # fmt: skip
+            except (IndexError, ValueError, struct.error):
+                if len(head) >= end - pos:
+                    raise
+                unit = _read_unit(read(pos, end - pos), pos, body, osize, abbrevs, strings,
+                                  None if pos in covered else ranges)  # fmt: skip
         except (IndexError, ValueError, KeyError, struct.error, UnicodeError) as exc:
             raise TargetError(f"malformed compilation unit at {pos:#x}: {exc}") from exc
         if unit is not None:
@@ -111,10 +135,39 @@ def read_units(
     return units
 
 
+class _UnitAbbrevs:
+    """The abbreviation entries of units' first DIEs, each table read up to the entry
+    wanted only (indexing every entry of 2,000 tables cost more than the DIEs)."""
+
+    def __init__(self, abbrev: bytes) -> None:
+        self.abbrev = abbrev
+        self._found: dict[tuple[int, int], list[Spec]] = {}
+
+    def first_entry(self, offset: int, code: int) -> list[Spec]:
+        found = self._found.get((offset, code))
+        if found is not None:
+            return found
+        data = self.abbrev
+        pos = offset
+        while True:
+            at, pos = uleb(data, pos)
+            if at == code:
+                specs = read_entry(data, pos)[2]
+                self._found[(offset, code)] = specs
+                return specs
+            if at == 0:
+                raise KeyError(f"abbreviation {code} not found")
+            while data[pos] >= 0x80:  # the tag
+                pos += 1
+            pos = skip_specs(data, pos + 2)  # past the tag's last byte, has_children
+
+
 def _read_unit(
-    info: bytes, start: int, pos: int, osize: int, abbrevs: AbbrevCache, strings: StringSections,
+    info: bytes, start: int, pos: int, osize: int, abbrevs: _UnitAbbrevs, strings: StringSections,
     get_ranges: Callable[[], RangeSections] | None,
 ) -> UnitSummary | None:  # fmt: skip
+    """The unit at `start` of .debug_info, `info` holding its bytes from `start` on (all
+    of the section, or only its first ones: IndexError if its first DIE runs past them)."""
     header = unit_header(info, pos, osize)
     if header is None:
         return None
@@ -122,10 +175,9 @@ def _read_unit(
     code, pos = uleb(info, pos)
     if code == 0:
         return None
-    shape = UnitShape(start, start, osize, address_size, version)
-    specs = abbrevs.table(abbrev_offset, shape)[code].attrs
+    specs = abbrevs.first_entry(abbrev_offset, code)
     values: dict[int, tuple[int, int | str | None]] = {}
-    for attr, form, _size, implicit in specs:
+    for attr, form, implicit in specs:
         while form == forms.INDIRECT_FORM:
             form, pos = uleb(info, pos)
         if attr in _WANTED:
@@ -133,6 +185,8 @@ def _read_unit(
             values[attr] = (form, value)
         else:
             pos = _skip(info, pos, form, osize, address_size, version)
+    if pos > len(info):  # a value was cut short (read as fewer bytes): read more
+        raise IndexError("the unit's first DIE runs past the bytes read")
     str_base = _int(values.get(_AT_STR_OFFSETS_BASE), forms.default_base(osize))
     addr_base = _int(values.get(_AT_ADDR_BASE), forms.default_base(osize))
     strings = StringSections(strings.line_str, strings.str, strings.str_offsets, str_base,
@@ -288,8 +342,9 @@ def build_payload(
     )
     aranges = read_aranges(dwarf.get(".debug_aranges"))
     covered = {cu for _low, _high, cu in aranges}
-    summaries = read_units(
-        dwarf.get(".debug_info"),
+    summaries = read_unit_heads(
+        lambda offset, count: dwarf.read(".debug_info", offset, count),
+        dwarf.size(".debug_info"),
         dwarf.get(".debug_abbrev"),
         strings,
         lambda: RangeSections(
