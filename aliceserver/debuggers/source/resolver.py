@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_FUNCTION_PLACES = 65536  # functions' places remembered
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
 
@@ -37,6 +38,10 @@ class LocationResolver:
     def __init__(self, source: SourceSymbols) -> None:
         self._source = source
         self._inline_finders: dict[str, InlineFinder | None] = {}  # by module path
+        # A function's places in one module, by (module path, base, name), with the debug
+        # info they were read from: 10,000 breakpoints are resolved again at each run and
+        # each library load, and each costs an index lookup and a prologue analysis.
+        self._function_places: dict[tuple[str, int, str], tuple[DebugInfo, list[CodeLocation]]] = {}
 
     def resolve(self, spec: str) -> list[CodeLocation]:
         """`file:line`, `function` or `*address` -> runtime locations (empty: none yet)."""
@@ -105,16 +110,16 @@ class LocationResolver:
     def _resolve_function(self, name: str) -> list[CodeLocation]:
         locations = []
         for module, info in self._source.debug_infos():
-            for match in info.functions_named(name):
-                address = match.breakpoint_address + module.base
-                source = SourcePosition(match.file, match.line) if match.file and match.line else None
-                chain = self._source.inline_chain_at(address) if address != match.low + module.base else ()
-                if chain:  # past the prologue inside an inlined call: gdb shows the call's line
-                    source = call_site_position(info, chain[0]) or source
-                locations.append(CodeLocation(address, self._source.shown_name(match.name, address),
-                                              source, module.path))
-            bound = {location.address for location in locations}
-            locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
+            key = (module.path, module.base, name)
+            known = self._function_places.get(key)
+            if known is not None and known[0] is info:
+                locations += known[1]
+                continue
+            found = self._function_places_in(module, info, name)
+            if len(self._function_places) >= _FUNCTION_PLACES:
+                self._function_places.pop(next(iter(self._function_places)))
+            self._function_places[key] = (info, found)
+            locations += found
         if locations:
             return locations
         fallback = self._source.symbols.lookup_name(name)  # a function without debug info (libc)
@@ -122,6 +127,20 @@ class LocationResolver:
             stub = self._source.symbols.lookup_name(f"{name}@plt")
             return [] if stub is None else [self._source.location_of(stub)]
         return [self._source.location_of(self._past_frame_setup(fallback))]
+
+    def _function_places_in(self, module: Module, info: DebugInfo, name: str) -> list[CodeLocation]:
+        locations: list[CodeLocation] = []
+        for match in info.functions_named(name):
+            address = match.breakpoint_address + module.base
+            source = SourcePosition(match.file, match.line) if match.file and match.line else None
+            chain = self._source.inline_chain_at(address) if address != match.low + module.base else ()
+            if chain:  # past the prologue inside an inlined call: gdb shows the call's line
+                source = call_site_position(info, chain[0]) or source
+            locations.append(CodeLocation(address, self._source.shown_name(match.name, address),
+                                          source, module.path))
+        bound = {location.address for location in locations}
+        locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
+        return locations
 
     def function_symbol(self, name: str) -> int | None:
         """gdb's lookup_minimal_symbol for a function without debug info: a global one in
