@@ -217,3 +217,48 @@ def test_mi_stub_killed_mid_session_says_the_connection_closed(builder: Builder,
             assert_gone(server.inferior_pid)
     assert said[1] == said[0]
 
+
+
+def test_conditions_and_dprintf_over_the_stub_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("mi_prog")
+    line = marker_line("mi_prog.c", "add_return")
+    gdb, alice = _both(program, ["target remote {target}", "break add if a == 30",
+                                 f'dprintf mi_prog.c:{line},"sum %d\\n", sum', "continue", "continue"],
+                       tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "sum 30\n\nBreakpoint 1, add (a=30, b=30)" in alice and "sum 100" in alice
+
+
+def test_what_only_a_local_process_allows_is_refused_over_the_stub(builder: Builder, tmp_path: Path) -> None:
+    """gdb does these over gdbserver; aliceserver refuses them in gdb's words for a target
+    that lacks an operation, and the session goes on (a refused catchpoint takes no number)."""
+    program = builder.build("mi_prog")
+    with gdbserver(program) as server:
+        done = ours(["-batch", "-nx", *ex(f"target remote {server.address}", "break add", "continue",
+                                          f"gcore {tmp_path / 'core'}", "catch syscall write", "catch throw",
+                                          "run", "start", "break main", "info breakpoints", "kill"),
+                     str(program)], tmp_path)  # fmt: skip
+    refused = "You can't do that when your target is `remote'"
+    no_run = 'The "remote" target does not support "run".  Try "help target" or "continue".'
+    assert done.stderr.splitlines() == [refused, refused, refused, no_run, no_run], done.stderr
+    assert "Breakpoint 2 at" in done.stdout and "[Inferior 1 (process" in done.stdout
+    assert not (tmp_path / "core").exists()
+
+
+def test_mi_kill_and_detach_while_the_program_runs(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("longrun")
+    for command, said in (("kill", "killed]"), ("detach", "detached]")):
+        with gdbserver(program) as server:
+            mi = _mi(program, tmp_path, gdb=False)
+            try:
+                result, _ = mi.command(f"-target-select remote {server.address}")
+                assert result.cls == "connected"
+                mi.ok("-exec-continue")
+                time.sleep(0.2)
+                _, lines = mi.command(command)
+                assert any(said in line for line in lines), lines
+                assert any(line.startswith("=thread-group-exited") for line in lines), lines
+            finally:
+                mi.close()
+            if command == "detach":  # it runs on without us, to its end
+                server.process.send_signal(signal.SIGTERM)

@@ -16,6 +16,7 @@ from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
 from aliceserver.debuggers.catch_events import CatchEvents
 from aliceserver.debuggers.model import CatchKind
+from aliceserver.errors import AliceError
 from aliceserver.session.breakpoints import BreakpointKind
 
 if TYPE_CHECKING:
@@ -165,7 +166,13 @@ def create(session: MiSession, spec: cp.CatchSpec, *, temporary: bool = False, e
                       temporary=temporary, enabled=enabled, catch=spec)
     table.next_number += 1
     table.entries[bp.number] = bp
-    sync(session)
+    try:
+        sync(session)
+    except AliceError:  # the engine cannot catch this (over a stub): no catchpoint, no number
+        del table.entries[bp.number]
+        table.next_number -= 1
+        sync(session)
+        raise
     return bp
 
 

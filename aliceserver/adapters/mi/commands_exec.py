@@ -11,6 +11,7 @@ from aliceserver.adapters.mi.breakpoints import MiBreakpoint
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.session import StepRepeat
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.model import StepKind, VariableScope
@@ -27,6 +28,9 @@ def run(ctx: Context, start: bool = False) -> Reply:
     inferior = session.inferior
     if not inferior.program:
         raise MiError('No executable file specified.\nUse the "file" or "exec-file" command.')
+    held = remote_held(session)
+    if held is not None and not held.extended:
+        raise MiError('The "remote" target does not support "run".  Try "help target" or "continue".')
     claim_engine(session, starting=True)  # one live process at a time
     temporary: MiBreakpoint | None = None
     if start:  # as gdb, before the old process goes (its address then) or the probe does

@@ -22,7 +22,7 @@ from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
 from aliceserver.debuggers.symbols.dwarf.expr.compiled import PcFrame, compile_condition
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
-from aliceserver.errors import AliceError
+from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
@@ -71,8 +71,9 @@ class ExpressionCondition:
         self.general = 0
 
     def __call__(self, tid: int) -> bool:
-        if not isinstance(self._tree, str):
-            inferior, t = self._engine._stopped_thread(tid)
+        stopped = self._ptrace_thread(tid)  # None over a stub: the general path judges
+        if not isinstance(self._tree, str) and stopped is not None:
+            inferior, t = stopped
             regs = inferior.regs(t)
             run = self._compiled_at(tid, int(regs.rip))
             if run is not None:
@@ -87,9 +88,15 @@ class ExpressionCondition:
         try:
             return self._general(tid)
         except AliceError as error:  # the breakpoint stops; gdb says why first
-            inferior, _ = self._engine._stopped_thread(tid)
-            inferior.events.put(Output("console", f"Error in testing breakpoint condition:\n{error}\n"))
+            if stopped is not None:
+                stopped[0].events.put(Output("console", f"Error in testing breakpoint condition:\n{error}\n"))
             raise
+
+    def _ptrace_thread(self, tid: int) -> tuple[Inferior, Tracee] | None:
+        try:
+            return self._engine._stopped_thread(tid)
+        except TargetError:
+            return None
 
     def _compiled_at(self, tid: int, pc: int) -> Callable[[UserRegs], bool] | None:
         source = self._engine._source

@@ -206,7 +206,7 @@ class PtraceDebugger:
     def _function_caller(self, tid: int) -> ProcessCaller | None:
         """What runs `f(x)` in expressions on thread `tid` (infcall.py)."""
         inferior = self._access.inferior
-        if inferior is None:
+        if inferior is None:  # none over a stub either: the evaluator refuses calls then
             return None
         def name_of(address: int) -> str | None:
             found = self._symbols.lookup_address(address)
@@ -454,10 +454,14 @@ class PtraceDebugger:
 
     # --- breakpoints, watchpoints, catchpoints (breakpoints.py) --------------------------
     def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
+        if enabled:
+            self._run.refuse_over_remote()
         self._breakpoints.set_catchpoint(kind, enabled)
 
     def set_catch_events(self, *, syscalls: frozenset[int] | None, signals: frozenset[int],
                          gate: Callable[[Stopped], bool] | None, libraries: bool = False) -> None:  # fmt: skip
+        if syscalls is not None or signals or libraries:
+            self._run.refuse_over_remote()
         self._breakpoints.set_catch_events(syscalls=syscalls, signals=signals, gate=gate, libraries=libraries)
 
     def insert_breakpoint(self, address: int, *, temporary: bool = False, enabled: bool = True,
@@ -539,6 +543,7 @@ class PtraceDebugger:
         self._cores.close_core()
 
     def write_core(self, path: str | None = None) -> CoreWritten:
+        self._run.refuse_over_remote()
         return self._core_writer.write_core(path)
 
     # --- remote targets (remote/session.py, routing.py) -------------------------------
@@ -579,6 +584,7 @@ class PtraceDebugger:
 
     def trace_calls(self, function: FunctionSymbol, on_entry: CallEntryHook, on_exit: CallExitHook, *,
                     depth: int = 1) -> int:  # fmt: skip
+        self._run.refuse_over_remote()
         return self._call_tracer.trace_calls(function, on_entry, on_exit, depth=depth)
 
     def untrace_calls(self, trace_id: int) -> None:

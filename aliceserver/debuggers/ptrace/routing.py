@@ -58,6 +58,15 @@ class Execution:
     def monitor(self, command: str) -> str:
         return self._remote.monitor(command)
 
+    def refuse_over_remote(self) -> None:
+        """What the engine does only over ptrace (calls into the program, gcore, call
+        tracing, syscall/signal/library catchpoints), refused as gdb's tcomplain words a
+        target that lacks an operation."""
+        connection = self._remote.connection
+        if connection is not None:
+            kind = "extended-remote" if connection.extended else "remote"
+            raise TargetError(f"You can't do that when your target is `{kind}'")
+
     # --- the process ------------------------------------------------------------------
     @property
     def process(self) -> ProcessInfo | None:

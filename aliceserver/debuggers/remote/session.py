@@ -59,8 +59,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RUNNING = "Cannot execute this command while the target is running."
-
 
 @dataclass(slots=True)
 class RemoteHooks:
@@ -92,6 +90,7 @@ class RemoteSession:
         self.watches = RemoteWatches(self._traps)
         self._libraries: list[str] = []
         self._waiting = False  # a waiter thread takes the stop replies
+        self._at_stop: Callable[[], None] | None = None  # kill or detach, once it stops
 
     def _call(self, fn: Callable[[], object]) -> object:
         return self._hooks.run_on_engine(fn)
@@ -216,7 +215,8 @@ class RemoteSession:
     # --- the end of the process ------------------------------------------------------------
     def detach(self) -> None:
         process = self._require_live()
-        self._stop_if_running(process)
+        if self._later(process, self.detach):
+            return
         self._hooks.forget_stop_state()
         self._drop_traps()
         process.detach()
@@ -226,16 +226,21 @@ class RemoteSession:
 
     def kill(self) -> None:
         process = self._require_live()
-        self._stop_if_running(process)
+        if self._later(process, self.kill):
+            return
         self._hooks.forget_stop_state()
         process.kill()
         self._end_process(process.exit_event)
         if not process.extended:
             self._drop_connection()
 
-    def _stop_if_running(self, process: RemoteProcess) -> None:
-        if process.running:
-            raise TargetError(RUNNING)
+    def _later(self, process: RemoteProcess, then: Callable[[], None]) -> bool:
+        """A running program takes only ^C: stop it, and do `then` at its stop (True)."""
+        if not process.running:
+            return False
+        self._at_stop = then
+        process.interrupt()
+        return True
 
     def _end_process(self, exited: Exited | None) -> None:
         """Forget the process (its traps, plan, threads); `exited`: report its end last."""
@@ -338,11 +343,19 @@ class RemoteSession:
     def _handled(self, process: RemoteProcess, reply: StopReply) -> bool:
         """On the engine's thread: the stop reply's event, reported or resumed past; True
         when the program runs again (the waiter goes on waiting)."""
+        self._hooks.forget_stop_state()  # a condition or a plan reads this stop afresh
         try:
             event = process.take(reply)
         except RemoteError as error:
             log.warning("remote stop: %s", error)
             self._waiting = False
+            return False
+        then, self._at_stop = self._at_stop, None
+        if then is not None and isinstance(event, Stopped):  # kill or detach asked meanwhile
+            self._waiting = False
+            self._plan = None
+            self._drop_plan_traps()
+            then()
             return False
         if isinstance(event, Exited):
             self._waiting = False
