@@ -24,8 +24,9 @@ from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.source.variables import FloatRegisters, FrameView, scope_values
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
-from aliceserver.debuggers.symbols.dwarf.format import format_value
-from aliceserver.debuggers.symbols.dwarf.locexpr import ImplicitLoc
+from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols, evaluate_expression
+from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -278,3 +279,31 @@ def test_function_breakpoints_where_gdb_puts_them(program: Path, tmp_path: Path)
     assert ours == [
         int(at, 16) for at in re.findall(r"^Breakpoint \d+ at (0x[0-9a-f]+)", gdb, re.M)
     ]
+
+
+REGISTERS = ("$pc", "$sp", "$lr", "$x1", "$w1", "$x29", "$cpsr")
+
+
+def test_registers_by_gdbs_names_in_expressions(remote: Remote, program: Path) -> None:
+    """`$pc`, `$sp`, `$lr`, `$xN`, `$wN` and `$cpsr` as gdb's aarch64 names them, in
+    the frame of the stop and (but $cpsr, which no frame saves) in its caller's."""
+    remote.process.insert_breakpoint(remote.breakpoint_address(), kind=4)
+    remote.continue_to_stop()
+    frames = remote.frames()
+    ours = []
+    for frame, names in ((frames[0], REGISTERS), (frames[1], REGISTERS[:-1])):
+        module = remote.source.symbols.module_at(frame.pc)
+        assert module is not None
+        symbols = remote.source.module_symbols(module)
+        assert symbols is not None
+        scope = FrameSymbols.at(symbols, _view(remote, frame))
+        for name in names:
+            ours.append(format_value(evaluate_expression(name, scope), FormatOptions(fmt="x")))
+        with pytest.raises(EvaluationError, match=r"\$fp is not supported on aarch64"):
+            evaluate_expression("$fp", scope)  # gdb's frame base: refused, never guessed
+    commands = [f"p/x {name}" for name in REGISTERS] + ["up"]
+    commands += [f"p/x {name}" for name in REGISTERS[:-1]]
+    output = gdb_multiarch(
+        program, [f"break {SOURCE}:{marker_line(SOURCE, 'leaf')}", "continue", *commands]
+    )
+    assert ours == re.findall(r"^\$\d+ = (.*)$", output, re.MULTILINE)

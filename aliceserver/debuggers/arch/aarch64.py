@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 
 # DWARF for the Arm 64-bit Architecture (AADWARF64), table 2 -> gdb names (features/aarch64-
 # core.xml, aarch64-fpu.xml). 33-46 are ELR_mode, RA_SIGN_STATE, VG...: not tracked.
+CPSR = 0x1000  # no DWARF number: one of ours, so that `$cpsr` reads it as any register
 DWARF_REGISTERS: Mapping[int, str] = MappingProxyType({
     **{n: f"x{n}" for n in range(31)}, 31: "sp", 32: "pc",
-    **{64 + n: f"v{n}" for n in range(32)},
+    **{64 + n: f"v{n}" for n in range(32)}, CPSR: "cpsr",
 })  # fmt: skip
 V0 = 64
 # gdb's aarch64 unwinders leave a register no rule (or prologue) saves as it is in the

@@ -315,9 +315,9 @@ def _step_cfi(
     if row.rule(row.return_column) is None:
         # No rule: where a link register holds the return address, a leaf left it there.
         link = arch.default_return_address(regs)
-        if link is None:
+        if link is None or arch.link is None:
             raise TargetError("the CFI row has no rule for the return address")
-        caller[arch.pc] = link
+        caller[arch.pc] = caller[arch.link] = link  # the link register keeps its value too
     return cfa, caller
 
 

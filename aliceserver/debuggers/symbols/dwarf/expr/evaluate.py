@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from aliceserver.debuggers.symbols.dwarf import x86_registers
+from aliceserver.debuggers.symbols.dwarf import aarch64_registers, x86_registers
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_indirect
 from aliceserver.debuggers.symbols.dwarf.expr import ast, decimal_ops, operators
 from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function
@@ -312,7 +312,13 @@ class Evaluator:
         return self.entry_symbols(name).entry_type(name)
 
     def register(self, name: str) -> Value:
-        spec = x86_registers.lookup(name, lambda: has_avx512(self.ctx))
+        frame = getattr(self.ctx, "frame", None)  # a FrameView: its frame knows its CPU
+        if getattr(getattr(frame, "arch", None), "name", "") == "aarch64":
+            spec = aarch64_registers.lookup(name)
+            if name == aarch64_registers.FRAME_BASE:  # gdb's frame base, not x29
+                raise EvaluationError("$fp is not supported on aarch64 yet: read $x29.")
+        else:
+            spec = x86_registers.lookup(name, lambda: has_avx512(self.ctx))
         if isinstance(self.symbols, NoProgramSymbols):  # gdb's i386 of no file
             self.symbols.check_register(name)
             spec = None
