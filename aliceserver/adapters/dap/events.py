@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,9 @@ class EventTranslator:
         if state.swallow_attach_stop and stop.reason is ev.StopReason.PAUSE:
             state.swallow_attach_stop = False  # the stop that ends attach: reported at start
             return
+        if state.pausing and stop.signal_name == "SIGINT":  # a stub's answer to our ^C
+            stop = dataclasses.replace(stop, reason=ev.StopReason.PAUSE, signal=None, signal_name=None, description="")
+        state.pausing = False
         state.last_stop[stop.thread_id] = stop
         if stop.return_value is not None:
             state.return_value[stop.thread_id] = stop.return_value
@@ -137,6 +141,14 @@ class EventTranslator:
         state = self.session.state
         if state.suppress_exit_of == event.pid:
             state.suppress_exit_of = None  # restart killed it: the session goes on
+            return
+        if event.code is None and event.signal is None:  # a stub went away: no exit to tell
+            self._output("important", f"{event.signal_name or 'The program is gone'}.\n")
+            self.session.handles.clear()
+            state.forget_stop()
+            if not state.ended:
+                state.ended = True
+                self._send("terminated")
             return
         code = event.code if event.code is not None else 128 + (event.signal or 0)
         if event.signal is not None:

@@ -107,6 +107,7 @@ def pause(session: DapSession, args: Arguments) -> None:
     args.integer("threadId")
     if session.debugger.process is None:
         raise WrongState("pause: the program is not being run")
+    session.state.pausing = True  # a stub says SIGINT (gdb's words): still our pause
     session.debugger.interrupt()  # a `stopped` event with reason `pause` follows
 
 

@@ -13,7 +13,7 @@ import os
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from aliceserver.adapters.dap import terminal
+from aliceserver.adapters.dap import remote, terminal
 from aliceserver.adapters.dap.capabilities import capabilities
 from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject, WrongState
 from aliceserver.adapters.dap.sourcemap import apply_source_maps
@@ -96,6 +96,9 @@ def launch(session: DapSession, args: Arguments) -> JsonObject | None:
         raise WrongState(f"launch: a program is being debugged already ({state.target.value})")
     if _core_path(args) is not None:
         return open_core(session, args, "launch")
+    address = remote.remote_address(args)
+    if address is not None:
+        return _launch_remote(session, args, address)
     config = launch_config(args)
     apply_source_maps("launch", args, session.debugger.source_paths)
     console = args.opt_string("console") or "internalConsole"
@@ -120,6 +123,22 @@ def launch(session: DapSession, args: Arguments) -> JsonObject | None:
     return None
 
 
+def _launch_remote(session: DapSession, args: Arguments, address: str) -> JsonObject | None:
+    """launch on a stub: it runs the program (extended-remote), or holds it already."""
+    state = session.state
+    config = launch_config(args) if args.has("program") else None
+    apply_source_maps("launch", args, session.debugger.source_paths)
+    connected = remote.launch(session, args, address, config)
+    state.target = Target.LAUNCH
+    state.launch_config = None  # restart: the stub's program is not ours to start again
+    state.launch_arguments = dict(args.raw)
+    state.stop_on_entry = args.boolean("stopOnEntry")
+    state.entry_thread = connected.stop.thread_id if connected.stop is not None else None
+    _dynamic_types(state, args)
+    session.after_response(lambda: maybe_start(session))
+    return None
+
+
 def _fields(config: LaunchConfig) -> dict[str, Any]:
     return {name: getattr(config, name) for name in LaunchConfig.__slots__}
 
@@ -130,18 +149,25 @@ def attach(session: DapSession, args: Arguments) -> JsonObject | None:
         raise WrongState(f"attach: a program is being debugged already ({state.target.value})")
     if _core_path(args) is not None:
         return open_core(session, args, "attach")
+    address = remote.remote_address(args)
     raw = args.raw.get("pid", args.raw.get("processId"))
     if isinstance(raw, str) and raw.strip().isdigit():
         raw = int(raw)
-    if not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
+    if address is not None and raw is None:
+        pass  # the stub's own process
+    elif not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
         raise InvalidArguments("attach: 'pid' must be a process id (a positive integer)")
     apply_source_maps("attach", args, session.debugger.source_paths)
-    state.swallow_attach_stop = True  # set before the engine posts that stop
-    try:
-        session.debugger.attach(raw)
-    except BaseException:
-        state.swallow_attach_stop = False
-        raise
+    if address is not None:
+        connected = remote.attach(session, args, address, raw)
+        state.entry_thread = connected.stop.thread_id if connected.stop is not None else None
+    else:
+        state.swallow_attach_stop = True  # set before the engine posts that stop
+        try:
+            session.debugger.attach(raw)
+        except BaseException:
+            state.swallow_attach_stop = False
+            raise
     state.target = Target.ATTACH
     state.stop_on_entry = args.boolean("stopOnEntry")
     _dynamic_types(state, args)
@@ -204,11 +230,12 @@ def maybe_start(session: DapSession) -> None:
     state.started = True
     if session.debugger.process is None or state.target is Target.CORE:  # a core: nothing runs
         return
-    if state.target is Target.ATTACH and state.stop_on_entry:
+    if state.stop_on_entry:  # attach, or launch on a stub: say where it stands
         process = session.debugger.process
+        attached = state.target is Target.ATTACH
         session.send_event("stopped", {
-            "reason": "pause", "threadId": process.pid, "allThreadsStopped": True,
-            "description": "Attached",
+            "reason": "pause" if attached else "entry", "threadId": state.entry_thread or process.pid,
+            "allThreadsStopped": True, "description": "Attached" if attached else "Entry point",
         })  # fmt: skip
         return
     try:
@@ -224,10 +251,14 @@ def disconnect(session: DapSession, args: Arguments) -> JsonObject | None:
     debugger = session.debugger
     process = debugger.process
     if process is not None:
-        terminate = args.boolean("terminateDebuggee", not process.attached)
+        launched = session.state.target is Target.LAUNCH  # on a stub, maybe a program it started
+        terminate = args.boolean("terminateDebuggee", launched or not process.attached)
         session.state.quiet = True  # the client has said goodbye: no more events
         try:
-            debugger.kill() if terminate else debugger.detach()
+            if remote.is_remote(session):
+                remote.end(session, terminate)
+            else:
+                debugger.kill() if terminate else debugger.detach()
         except AliceError as error:
             log.info("disconnect: %s", error)
     session.state.quiet = True
@@ -237,8 +268,8 @@ def disconnect(session: DapSession, args: Arguments) -> JsonObject | None:
 
 def terminate(session: DapSession, args: Arguments) -> JsonObject | None:
     state = session.state
-    if session.debugger.process is not None:
-        session.debugger.kill()  # the Exited event brings `exited` and `terminated`
+    if session.debugger.process is not None:  # the Exited event brings `exited` and `terminated`
+        remote.end(session, True) if remote.is_remote(session) else session.debugger.kill()
     elif not state.ended:
         state.ended = True
         session.after_response(lambda: session.send_event("terminated"))

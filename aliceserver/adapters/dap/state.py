@@ -64,7 +64,9 @@ class SessionState:
     target: Target = Target.NONE
     launch_config: LaunchConfig | None = None  # for restart
     launch_arguments: dict[str, Any] = field(default_factory=dict)
-    stop_on_entry: bool = False  # attach: report the attach stop instead of resuming
+    stop_on_entry: bool = False  # attach (or launch on a stub): report where it stands instead of resuming
+    pausing: bool = False  # a pause request waits for its stop
+    entry_thread: int | None = None  # on a stub: the thread of the stop found on connecting
     # C++ pointers and references shown as their objects' dynamic types, as lldb-vscode
     # does; launch/attach `"dynamicTypes": false` turns it off (lldb-vscode has no such key).
     dynamic: DynamicTypes = DynamicTypes.POINTERS | DynamicTypes.MEMBERS
