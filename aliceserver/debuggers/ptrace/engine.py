@@ -467,18 +467,18 @@ class PtraceDebugger:
     def insert_breakpoint(self, address: int, *, temporary: bool = False, enabled: bool = True,
                           condition: BreakpointCondition | None = None) -> BreakpointInfo:  # fmt: skip
         if self._remote.connected:
-            return self._call(lambda: self._remote.insert_address_breakpoint(address, temporary, enabled, condition))
+            return self._call(lambda: self._remote.traps.insert_address_breakpoint(address, temporary, enabled, condition))
         return self._breakpoints.insert_breakpoint(address, temporary=temporary, enabled=enabled, condition=condition)
 
     def remove_breakpoint(self, breakpoint_id: int) -> None:
         if self._remote.connected:
-            self._call(lambda: self._remote.forget_address_breakpoint(breakpoint_id))
+            self._call(lambda: self._remote.traps.forget_address_breakpoint(breakpoint_id))
         else:
             self._breakpoints.remove_breakpoint(breakpoint_id)
 
     def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo:
         if self._remote.connected:
-            return self._call(lambda: self._remote.enable_breakpoint(breakpoint_id, enabled))
+            return self._call(lambda: self._remote.traps.enable_breakpoint(breakpoint_id, enabled))
         return self._breakpoints.enable_breakpoint(breakpoint_id, enabled)
 
     def breakpoints(self) -> list[BreakpointInfo]:
@@ -573,8 +573,8 @@ class PtraceDebugger:
             self._events.put(ModuleLoaded(module))
         r_brk = self._tracker.r_brk_from_memory() or r_brk
         if r_brk:
-            self._remote.add_internal(r_brk, on_hit=self._on_library_event)
-        self._remote.place_all()
+            self._remote.traps.add_internal(r_brk, on_hit=self._on_library_event)
+        self._remote.traps.place_all()
         self._locations.bind_all(new_image=True)
         return [module.path for module in loaded + linked if not module.is_main]
 

@@ -157,18 +157,18 @@ class AddressTraps:
         *, at_instruction: bool = False,
     ) -> BreakpointInfo:  # fmt: skip
         if self._remote.connected:
-            return self._remote.insert_address_breakpoint(address, temporary, enabled, condition)
+            return self._remote.traps.insert_address_breakpoint(address, temporary, enabled, condition)
         return self._breakpoints.insert_address_breakpoint(address, temporary, enabled, condition,
                                                            at_instruction=at_instruction)  # fmt: skip
 
     def forget_address_breakpoint(self, ident: int) -> None:
         if self._remote.connected:
-            self._remote.forget_address_breakpoint(ident)
+            self._remote.traps.forget_address_breakpoint(ident)
         else:
             self._breakpoints.forget_address_breakpoint(ident)
 
     def code_unmapped(self, address: int) -> None:
         if self._remote.connected:
-            self._remote.code_unmapped(address)
+            self._remote.traps.code_unmapped(address)
         else:
             self._breakpoints.code_unmapped(address)

@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from signal import SIGINT
 from typing import TYPE_CHECKING, Callable
 
-from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import (
-    BreakpointChanged,
     Continued,
     Event,
     Exited,
@@ -36,7 +34,6 @@ from aliceserver.debuggers.events import (
 )
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import (
-    BreakpointInfo,
     LaunchConfig,
     ProcessInfo,
     Registers,
@@ -45,10 +42,11 @@ from aliceserver.debuggers.model import (
     ThreadState,
     VectorRegisters,
 )
-from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap, TrapTable
+from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.remote import signals
 from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError
 from aliceserver.debuggers.remote.process import RemoteProcess
+from aliceserver.debuggers.remote.traps import RemoteTraps
 from aliceserver.debuggers.remote.watches import RemoteWatches
 from aliceserver.debuggers.target import CONNECTION_CLOSED, NOT_RUNNING, RemoteConnected
 from aliceserver.errors import TargetError
@@ -79,6 +77,7 @@ class RemoteSession:
         self._hooks = hooks
         self._events = hooks.events
         self._traps = hooks.traps
+        self.traps = RemoteTraps(hooks.traps, hooks.events, self.live)
         self.process: RemoteProcess | None = None
         self.connection: RemoteConnected | None = None
         self.info: ProcessInfo | None = None  # the process, as IDebugger.process tells it
@@ -246,19 +245,12 @@ class RemoteSession:
         """Forget the process (its traps, plan, threads); `exited`: report its end last."""
         self._plan = None
         self._plan_traps = []
-        self._drop_internal()
+        self.traps.drop_internal()
         self.info = None
         self._known_threads = []
         if exited is not None:
             self._hooks.record_exit(exited.code)
             self._events.put(exited)
-
-    def _drop_internal(self) -> None:
-        for bp in list(self._traps.by_id.values()):
-            if bp.internal:
-                trap = self._traps.remove(bp.id)
-                if not trap.logical:
-                    self._traps.drop_trap(trap.address)
 
     def _drop_traps(self) -> None:
         """Our breakpoints out of the program (it goes on without us)."""
@@ -416,13 +408,13 @@ class RemoteSession:
             return stop if plan is None else self._continue_plan(plan, stop)
         trap = self._traps.by_address.get(pc)
         if stop.reason is StopReason.BREAKPOINT and trap is not None:
-            hit = self._breakpoint_hit(stop.thread_id, trap)
+            hit = self.traps.hit(stop.thread_id, trap)
             if hit is None:
                 self._issue(self._move)
                 return None
             stop = hit
         elif stop.reason is StopReason.STEP and trap is not None and plan is not None:
-            hit = self._breakpoint_hit(stop.thread_id, trap, user_only=True)
+            hit = self.traps.hit(stop.thread_id, trap, user_only=True)
             if hit is not None:
                 return hit
         elif stop.reason is StopReason.WATCHPOINT:
@@ -441,48 +433,6 @@ class RemoteSession:
         if plan is None:
             return stop
         return self._continue_plan(plan, stop)
-
-    def _breakpoint_hit(self, tid: int, trap: PhysicalTrap, *, user_only: bool = False) -> Stopped | None:
-        """As ptrace's: conditions judged, hits counted, internal actions run, temporary
-        ones removed; the Stopped to report, None to go on."""
-        stop_ids: list[int] = []
-        internal: StopReason | None = None
-        note = ""
-        finished: list[int] = []
-        for bp in list(trap.logical):
-            if not bp.enabled or (user_only and bp.internal):
-                continue
-            if bp.internal:
-                if bp.condition is not None and not bp.condition(tid):
-                    continue
-                bp.hit_count += 1
-                if bp.on_hit is not None:
-                    bp.on_hit(tid)
-                if bp.reports is not None:
-                    internal, note = bp.reports, bp.note
-                if bp.temporary:
-                    finished.append(bp.id)
-                continue
-            bp.hit_count += 1
-            if bp.condition is not None:
-                try:
-                    if not bp.condition(tid):
-                        continue
-                except Exception:  # a broken condition stops, as in gdb
-                    log.exception("breakpoint %d condition failed", bp.id)
-            stop_ids.append(bp.id)
-            if bp.temporary:
-                finished.append(bp.id)
-        for ident in finished:
-            bp = self._traps.by_id[ident]
-            self.remove_logical(ident)
-            if not bp.internal:
-                self._events.put(BreakpointChanged(bp.info(False), removed=True))
-        if stop_ids:
-            return Stopped(StopReason.BREAKPOINT, tid, breakpoint_ids=tuple(stop_ids), address=trap.address)
-        if internal is not None:
-            return Stopped(internal, tid, address=trap.address, description=note)
-        return None
 
     def _continue_plan(self, plan: StepPlan, stop: Stopped) -> Stopped | None:
         self._drop_plan_traps()
@@ -503,7 +453,7 @@ class RemoteSession:
         idents, self._plan_traps = self._plan_traps, []
         for ident in idents:
             if ident in self._traps.by_id:
-                self.remove_logical(ident)
+                self.traps.remove_logical(ident)
 
     # --- StepControl (source/steps.py) and the plan's Control (source/stepping.py) ------
     def plan_start(self, thread_id: int) -> tuple[Control, int]:
@@ -546,75 +496,8 @@ class RemoteSession:
     def _plan_trap(self, address: int, arrived: Callable[[int], bool]) -> None:
         bp = LogicalBreakpoint(self._traps.new_internal_id(), address, temporary=True, internal=True,
                                condition=arrived, reports=StopReason.STEP)  # fmt: skip
-        self._place(self._traps.add(bp, b""))
+        self.traps.place(self._traps.add(bp, b""))
         self._plan_traps.append(bp.id)
-
-    # --- traps (AddressBreakpoints, source/services.py) --------------------------------------
-    def _place(self, trap: PhysicalTrap) -> bool:
-        """Z0 in or out as the trap's breakpoints want it; True when it is in."""
-        process = self.live()
-        if process is None:
-            return False
-        placed = trap.address in process.breakpoints.inserted
-        if trap.wanted and not placed:
-            process.insert_breakpoint(trap.address)
-        elif not trap.wanted and placed:
-            process.remove_breakpoint(trap.address)
-        return trap.wanted
-
-    def add_internal(self, address: int, on_hit: Callable[[int], None]) -> int:
-        bp = LogicalBreakpoint(self._traps.new_internal_id(), address, internal=True, on_hit=on_hit)
-        try:
-            self._place(self._traps.add(bp, b""))
-        except (TargetError, OSError) as error:
-            log.warning("internal breakpoint at %#x: %s", address, error)
-        return bp.id
-
-    def place_all(self) -> None:
-        """Every wanted trap in (a new process)."""
-        for trap in list(self._traps.by_address.values()):
-            try:
-                self._place(trap)
-            except (TargetError, OSError) as error:
-                log.warning("cannot insert a breakpoint at %#x: %s", trap.address, error)
-
-    def insert_address_breakpoint(
-        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None,
-        *, at_instruction: bool = False,
-    ) -> BreakpointInfo:  # fmt: skip
-        bp = LogicalBreakpoint(self._traps.new_id(), address, enabled, temporary, condition)
-        trap = self._traps.add(bp, b"")
-        try:
-            inserted = self._place(trap)
-        except (RemoteError, OSError):
-            self.remove_logical(bp.id)
-            raise TargetError(
-                f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"
-            ) from None
-        return bp.info(inserted)
-
-    def forget_address_breakpoint(self, ident: int) -> None:
-        if ident in self._traps.by_id:
-            self.remove_logical(ident)
-
-    def code_unmapped(self, address: int) -> None:
-        process = self.live()
-        if process is not None:
-            process.breakpoints.inserted.pop(address, None)
-
-    def remove_logical(self, ident: int) -> None:
-        trap = self._traps.remove(ident)
-        try:
-            self._place(trap)
-        except (TargetError, OSError) as error:
-            log.info("removing the breakpoint at %#x: %s", trap.address, error)
-        if not trap.logical:
-            self._traps.drop_trap(trap.address)
-
-    def enable_breakpoint(self, ident: int, enabled: bool) -> BreakpointInfo:
-        bp = self._traps.get(ident)
-        bp.enabled = enabled
-        return bp.info(self._place(self._traps.by_address[bp.address]))
 
     # --- threads ------------------------------------------------------------------------
     def threads(self) -> list[ThreadInfo]:

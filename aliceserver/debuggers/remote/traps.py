@@ -1,0 +1,144 @@
+"""The engine's logical breakpoints over a stub (ptrace/traps.py's TrapTable: pure
+bookkeeping, one numbering with every backend), placed with Z0: the AddressBreakpoints the
+source level's location breakpoints bind to (source/services.py), the engine's internal
+traps (the dynamic loader's), and a hit judged as ptrace's (conditions, counts, temporary
+ones). A trap's `inserted` stays False: the stub hides its own breakpoints from memory
+reads, so there is nothing to mask."""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.events import BreakpointChanged, Stopped, StopReason
+from aliceserver.debuggers.eventsource import EventSource
+from aliceserver.debuggers.model import BreakpointInfo
+from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap, TrapTable
+from aliceserver.debuggers.remote.errors import RemoteError
+from aliceserver.debuggers.remote.process import RemoteProcess
+from aliceserver.errors import TargetError
+
+log = logging.getLogger(__name__)
+
+
+class RemoteTraps:
+    def __init__(self, table: TrapTable, events: EventSource, live: Callable[[], RemoteProcess | None]) -> None:
+        self.table = table
+        self._events = events
+        self._live = live  # the process the stub debugs, if any
+
+    def place(self, trap: PhysicalTrap) -> bool:
+        """Z0 in or out as the trap's breakpoints want it; True when it is in."""
+        process = self._live()
+        if process is None:
+            return False
+        placed = trap.address in process.breakpoints.inserted
+        if trap.wanted and not placed:
+            process.insert_breakpoint(trap.address)
+        elif not trap.wanted and placed:
+            process.remove_breakpoint(trap.address)
+        return trap.wanted
+
+    def add_internal(self, address: int, on_hit: Callable[[int], None]) -> int:
+        bp = LogicalBreakpoint(self.table.new_internal_id(), address, internal=True, on_hit=on_hit)
+        try:
+            self.place(self.table.add(bp, b""))
+        except (TargetError, OSError) as error:
+            log.warning("internal breakpoint at %#x: %s", address, error)
+        return bp.id
+
+    def place_all(self) -> None:
+        """Every wanted trap in (a new process)."""
+        for trap in list(self.table.by_address.values()):
+            try:
+                self.place(trap)
+            except (TargetError, OSError) as error:
+                log.warning("cannot insert a breakpoint at %#x: %s", trap.address, error)
+
+    def insert_address_breakpoint(
+        self, address: int, temporary: bool, enabled: bool, condition: BreakpointCondition | None,
+        *, at_instruction: bool = False,
+    ) -> BreakpointInfo:  # fmt: skip
+        bp = LogicalBreakpoint(self.table.new_id(), address, enabled, temporary, condition)
+        trap = self.table.add(bp, b"")
+        try:
+            inserted = self.place(trap)
+        except (RemoteError, OSError):
+            self.remove_logical(bp.id)
+            raise TargetError(
+                f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"
+            ) from None
+        return bp.info(inserted)
+
+    def forget_address_breakpoint(self, ident: int) -> None:
+        if ident in self.table.by_id:
+            self.remove_logical(ident)
+
+    def code_unmapped(self, address: int) -> None:
+        process = self._live()
+        if process is not None:
+            process.breakpoints.inserted.pop(address, None)
+
+    def remove_logical(self, ident: int) -> None:
+        trap = self.table.remove(ident)
+        try:
+            self.place(trap)
+        except (TargetError, OSError) as error:
+            log.info("removing the breakpoint at %#x: %s", trap.address, error)
+        if not trap.logical:
+            self.table.drop_trap(trap.address)
+
+    def enable_breakpoint(self, ident: int, enabled: bool) -> BreakpointInfo:
+        bp = self.table.get(ident)
+        bp.enabled = enabled
+        return bp.info(self.place(self.table.by_address[bp.address]))
+
+    def hit(self, tid: int, trap: PhysicalTrap, *, user_only: bool = False) -> Stopped | None:
+        """As ptrace's: conditions judged, hits counted, internal actions run, temporary
+        ones removed; the Stopped to report, None to go on."""
+        stop_ids: list[int] = []
+        internal: StopReason | None = None
+        note = ""
+        finished: list[int] = []
+        for bp in list(trap.logical):
+            if not bp.enabled or (user_only and bp.internal):
+                continue
+            if bp.internal:
+                if bp.condition is not None and not bp.condition(tid):
+                    continue
+                bp.hit_count += 1
+                if bp.on_hit is not None:
+                    bp.on_hit(tid)
+                if bp.reports is not None:
+                    internal, note = bp.reports, bp.note
+                if bp.temporary:
+                    finished.append(bp.id)
+                continue
+            bp.hit_count += 1
+            if bp.condition is not None:
+                try:
+                    if not bp.condition(tid):
+                        continue
+                except Exception:  # a broken condition stops, as in gdb
+                    log.exception("breakpoint %d condition failed", bp.id)
+            stop_ids.append(bp.id)
+            if bp.temporary:
+                finished.append(bp.id)
+        for ident in finished:
+            bp = self.table.by_id[ident]
+            self.remove_logical(ident)
+            if not bp.internal:
+                self._events.put(BreakpointChanged(bp.info(False), removed=True))
+        if stop_ids:
+            return Stopped(StopReason.BREAKPOINT, tid, breakpoint_ids=tuple(stop_ids), address=trap.address)
+        if internal is not None:
+            return Stopped(internal, tid, address=trap.address, description=note)
+        return None
+
+    def drop_internal(self) -> None:
+        for bp in list(self.table.by_id.values()):
+            if bp.internal:
+                trap = self.table.remove(bp.id)
+                if not trap.logical:
+                    self.table.drop_trap(trap.address)
