@@ -6,6 +6,7 @@ ending the session either kills the program or leaves it to the stub."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import time
 from collections.abc import Iterator
@@ -197,6 +198,18 @@ def test_pause_and_disconnect_while_running(dap: DapClient, builder: Builder) ->
         assert dap.request("disconnect", {"terminateDebuggee": True})["success"]  # paused, then killed
         assert server.process.wait(timeout=20) is not None
         assert_gone(server.inferior_pid)
+
+
+def test_a_stub_that_goes_away_ends_the_session(dap: DapClient, builder: Builder) -> None:
+    program = builder.build("longrun")
+    with gdbserver(program) as server:
+        _start(dap, _remote_arguments("attach", program, server.address), wait_stop=False)
+        server.process.send_signal(signal.SIGTERM)
+        dap.wait_event("terminated")
+        said = [e["body"]["output"] for e in dap.events if e["event"] == "output"]
+        assert "Remote connection closed.\n" in said, said
+        assert not any(e["event"] == "exited" for e in dap.events)  # no exit code to tell
+        assert dap.request("threads", {})["success"]  # and the adapter serves on
 
 
 def test_launch_with_source_map_finds_the_moved_sources(dap: DapClient, builder: Builder, tmp_path: Path) -> None:
