@@ -160,7 +160,9 @@ class SourceSymbols:
             return self.symbols.image_of(module.path)
         if path not in self._debug_images:
             try:
-                self._debug_images[path] = ElfImage.load(path)
+                self._debug_images[path] = image = ElfImage.load(path)
+                if info is not None:  # the DebugInfo read from this file
+                    info.adopt_debug_file_symbols(image)
             except AliceError as error:
                 log.warning("debug file %s unusable: %s", path, error)
                 self._debug_images[path] = None

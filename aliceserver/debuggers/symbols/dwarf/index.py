@@ -58,6 +58,7 @@ class DebugInfo:
         # Answers found later by walking DIEs (inlined copies), cached beside the index.
         self._store: tuple[IndexCache, str, Any] | None = None
         self._extras: dict[str, Any] | None = None
+        self._symbols_store: tuple[IndexCache, str, Any] | None = None  # the debug file's symbols
         self._location_lists: dict[int, bool] = {}  # unit -> has a location list (gdb)
         # `break NAME`'s answers: the binary's, so they hold for its life (an editor sends
         # every function breakpoint again at each change; each took 150 us)
@@ -102,7 +103,22 @@ class DebugInfo:
         info = cls(image, main, dwarf, payload, rows)
         if cache is not None:
             info._store = (cache, key + "-extra", identity)
+            info._symbols_store = (cache, key + "-symbols", identity)
         return info
+
+    def adopt_debug_file_symbols(self, image: ElfImage) -> None:
+        """Give `image`, the separate debug file this was read from, the symbol table an
+        earlier session kept (parsing libc6-dbg's took 10 ms of each first stop), else keep
+        its table for the next session. The key changes with the binary and the debug file."""
+        if self._symbols_store is None or image.path != self.debug_file:
+            return
+        cache, key, identity = self._symbols_store
+        payload = cache.load(key, identity)
+        packed = payload.get("symbols") if payload is not None else None
+        if packed is not None and is_packed_table(packed):
+            image.adopt_symbols(packed)
+        else:
+            cache.store(key, identity, {"symbols": image.packed_symbols()})
 
     # --- queries -----------------------------------------------------------------------
     def has_line_info(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import time
 from collections.abc import Hashable
 from pathlib import Path
@@ -191,3 +192,53 @@ def test_modified_binary_invalidates_the_symbol_table(
     assert DebugInfo.load(image, cache=cache) is not None
     assert image.symbols() == ElfImage.load(str(program)).symbols()
     assert image.find_symbol("helper_two") is not None
+
+
+def _split(program: Path, where: Path) -> Path:
+    """`program` stripped of its symbols and DWARF, which go to `where`/prog.debug (found
+    by debuglink, as libc6-dbg's files are by build id); the stripped file's path."""
+    debug, stripped = where / "prog.debug", where / "prog"
+    for args in (("--only-keep-debug", str(program), str(debug)),
+                 ("--strip-all", f"--add-gnu-debuglink={debug}", str(program), str(stripped))):  # fmt: skip
+        subprocess.run(["objcopy", *args], check=True, capture_output=True)
+    return stripped
+
+
+def test_a_debug_files_symbol_table_is_read_from_the_cache_in_the_next_session(
+    builder: Builder, cache: IndexCache, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stripped = _split(builder.build(C_SOURCES, ("-g", "-O0")), tmp_path)
+    info = _load(stripped, cache)
+    assert info.debug_file == str(tmp_path / "prog.debug")
+    first = ElfImage.load(info.debug_file)
+    info.adopt_debug_file_symbols(first)  # parsed, and kept
+    expected = first.symbols()
+    assert first.find_symbol("helper") is not None  # only the debug file names it
+
+    def fail(*_args: object) -> None:
+        raise AssertionError("the debug file's symbol table was parsed instead of read from the cache")
+
+    monkeypatch.setattr(elf_module, "_build_table", fail)
+    second = ElfImage.load(info.debug_file)
+    _load(stripped, cache).adopt_debug_file_symbols(second)
+    assert second.symbols() == expected
+
+
+def test_a_rebuilt_programs_debug_file_symbols_are_read_anew(
+    builder: Builder, cache: IndexCache, tmp_path: Path
+) -> None:
+    stripped = _split(builder.build(C_SOURCES, ("-g", "-O0")), tmp_path)
+    info = _load(stripped, cache)
+    before = ElfImage.load(info.debug_file)
+    info.adopt_debug_file_symbols(before)
+    assert before.find_symbol("helper_two") is None
+    changed = dict(C_SOURCES)
+    changed["src/b.c"] = C_SOURCES["src/b.c"] + "\nint helper_two(int v) { return v; }\n"
+    for path in tmp_path.glob("prog*"):
+        path.unlink()  # a new build, as a linker and objcopy write them
+    _split(builder.build(changed, ("-g", "-O0")), tmp_path)
+    info = _load(stripped, cache)
+    after = ElfImage.load(info.debug_file)
+    info.adopt_debug_file_symbols(after)
+    assert after.find_symbol("helper_two") is not None
+    assert after.symbols() == ElfImage.load(info.debug_file).symbols()
