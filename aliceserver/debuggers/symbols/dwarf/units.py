@@ -141,19 +141,21 @@ class _UnitAbbrevs:
 
     def __init__(self, abbrev: bytes) -> None:
         self.abbrev = abbrev
-        self._found: dict[tuple[int, int], list[Spec]] = {}
+        # code -> the bytes of the last table read up to that entry, and the entry: units
+        # of one program often have tables alike up to it, found so by one comparison
+        self._last: dict[int, tuple[bytes, list[Spec]]] = {}
 
     def first_entry(self, offset: int, code: int) -> list[Spec]:
-        found = self._found.get((offset, code))
-        if found is not None:
-            return found
         data = self.abbrev
+        last = self._last.get(code)
+        if last is not None and data.startswith(last[0], offset):
+            return last[1]
         pos = offset
         while True:
             at, pos = uleb(data, pos)
             if at == code:
-                specs = read_entry(data, pos)[2]
-                self._found[(offset, code)] = specs
+                _tag, _children, specs, end = read_entry(data, pos)
+                self._last[code] = (data[offset:end], specs)
                 return specs
             if at == 0:
                 raise KeyError(f"abbreviation {code} not found")
