@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import large_program, sqlite_program
+from bench.dap_requests import checkout_argv
 from tests.support.dap_client import (
     DapClient,
     alice_argv,
@@ -137,7 +138,7 @@ def measure(target: Target, tools: dict[str, list[str]], args: argparse.Namespac
               + f"{first.total:>10.1f}  first stop, ms")  # fmt: skip
         print(f"  {'':<13}{'':>7}" + "".join(f"{later_run.later_ms(n):>12.1f}" for n in REQUESTS)
               + f"{later_run.later_total:>10.1f}  later stops (median), ms")  # fmt: skip
-    if len(tools) == 2:
+    if "lldb-vscode" in tools:
         ours, theirs = best["aliceserver"].first, best["lldb-vscode"].first
         ratios = ", ".join(f"{n} {ours.ms[n] / max(theirs.ms[n], 1e-3):.2f}" for n in REQUESTS)
         print(f"  ratio to lldb-vscode, first stop: total {ours.total / theirs.total:.2f} "
@@ -161,14 +162,19 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--later", type=int, default=5, help="stops after the first")
     parser.add_argument("--no-sqlite", action="store_true", help="CPython alone")
+    parser.add_argument("--no-cpython", action="store_true", help="sqlite alone")
+    parser.add_argument("--also", action="append", help="another checkout of ours to measure")
     args, _ = parser.parse_known_args(argv)
     tools = {"aliceserver": alice_argv()}
+    for root in args.also or []:  # e.g. a worktree of an older commit
+        tools[f"alice@{Path(root).name}"] = checkout_argv(root)
     lldb = find_lldb_vscode()
     if lldb is None:
         print("lldb-vscode-16: not found (Debian package lldb-16), ours alone")
     else:
         tools["lldb-vscode"] = [lldb]
-    measure(cpython(), tools, args)
+    if not args.no_cpython:
+        measure(cpython(), tools, args)
     if not args.no_sqlite:
         measure(sqlite(), tools, args)
     return 0
