@@ -27,7 +27,11 @@ from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols, evaluate_expression
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc
-from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
+from aliceserver.debuggers.symbols.dwarf.unwind import (
+    UnwoundFrame,
+    saved_register_slots,
+    unwind_stack,
+)
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from tests.support.build import Builder, marker_line
@@ -307,3 +311,17 @@ def test_registers_by_gdbs_names_in_expressions(remote: Remote, program: Path) -
         program, [f"break {SOURCE}:{marker_line(SOURCE, 'leaf')}", "continue", *commands]
     )
     assert ours == re.findall(r"^\$\d+ = (.*)$", output, re.MULTILINE)
+
+
+def test_saved_registers_of_a_caller_match_gdbs_info_frame(remote: Remote, program: Path) -> None:
+    """Where middle's CFI saves its caller's x29 and x30 (the return column by its name)."""
+    remote.process.insert_breakpoint(remote.breakpoint_address(), kind=4)
+    remote.continue_to_stop()
+    frames = remote.frames()
+    slots = saved_register_slots(
+        frames[1], remote.process.read_memory, remote.source.symbols, remote.source.cfi
+    )
+    (info,) = _gdb_at_leaf(program, 1, "up", "info frame")[2:]
+    saved = info.split("Saved registers:\n", 1)[1].strip()
+    assert ", ".join(f"{name} at {address:#x}" for name, address in slots) == saved
+    assert frames[1].cfa is not None and f"frame at {frames[1].cfa:#x}:" in info

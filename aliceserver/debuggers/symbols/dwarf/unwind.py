@@ -167,7 +167,8 @@ def saved_register_slots(
     arch = frame.arch
     slots: dict[str, int] = {}
     for number, rule in row.rules:
-        name = arch.pc if number == row.return_column else arch.register_name(number)
+        # The return column by its register's name (x30) where it has one, else the pc (rip).
+        name = arch.register_name(number) or (arch.pc if number == row.return_column else None)
         if name is None:
             continue
         if rule.kind is RuleKind.OFFSET:
