@@ -37,7 +37,7 @@ from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.output import OutputPump
-from aliceserver.debuggers.ptrace.procinfo import thread_core, thread_name
+from aliceserver.debuggers.ptrace.procinfo import thread_name_and_core
 from aliceserver.debuggers.ptrace.startup import seize_launched, seize_threads
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.tracee import Run, Tracee
@@ -348,8 +348,8 @@ class LiveSession:
                 if state is ThreadState.EXITED:
                     continue
                 pc = inferior.pc_or_none(t) if state is ThreadState.STOPPED else None
-                result.append(ThreadInfo(t.tid, thread_name(inferior.pid, t.tid), state, pc,
-                                         thread_core(inferior.pid, t.tid)))
+                name, core = thread_name_and_core(inferior.pid, t.tid)
+                result.append(ThreadInfo(t.tid, name, state, pc, core))
             if inferior.run is Run.STOPPED:
                 self._stop_cache.remember_threads(inferior, result)
             return result
