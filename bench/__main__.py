@@ -28,6 +28,7 @@ BENCHMARKS = {
     "big_inspect": "bench.big_inspect",
     "huge_program": "bench.huge_program",
     "dap_requests": "bench.dap_requests",
+    "scale": "bench.scale",
 }
 
 

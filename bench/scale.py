@@ -1,0 +1,291 @@
+"""Scale in the program's state: many threads, many breakpoints, a deep stack. aliceserver's
+MI against `gdb -i=mi` and its DAP adapter against lldb-vscode-16, side by side in one run.
+
+- threads: bench/programs/many_threads.c starts `--threads` (1,000) threads that block, then
+  calls `hit()` in a loop. At each stop (run, then `--rounds` continues): `-thread-info` and
+  `-stack-list-frames --thread N` of every thread (DAP: `threads`, `stackTrace` 0-20 of
+  every thread).
+- breakpoints: a generated C program of `--functions` (10,000) functions; `rbreak .` before
+  `run`, run to the first stop with all of them inserted, then `--rounds` continues.
+- recursion: bench/programs/deep_recursion.c stopped `--depth` (100,000) frames deep;
+  `-stack-info-depth` and `-stack-list-frames L L+19` at several depths (DAP: `stackTrace`
+  pages of 20 at those depths), at two stops in a row.
+
+Every figure is milliseconds, the best of `--repeat` sessions per tool, the tools
+interleaved; `ratio` is ours / theirs (< 1: ours is faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+
+from bench.common import CFLAGS, bench_cache, build_program
+from tests.support.dap_client import (
+    DapClient,
+    alice_argv,
+    find_lldb_vscode,
+    launch_arguments,
+    start_session,
+)
+from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import List, Record, Tuple
+
+TIMEOUT = 600.0
+Figures = dict[str, float]  # phase -> milliseconds
+T = TypeVar("T")
+
+
+def clock(figures: Figures, phase: str, action: Callable[[], T]) -> T:
+    begin = time.perf_counter()
+    result = action()
+    figures[phase] = figures.get(phase, 0.0) + (time.perf_counter() - begin) * 1000
+    return result
+
+
+@contextmanager
+def mi_session(tool: str, program: Path) -> Iterator[MiClient]:
+    args = ["-q", "-nx", "-iex", "set mi-async on", "-i=mi", str(program)]
+    client = MiClient(args, cwd=program.parent, gdb=tool == "gdb")
+    try:
+        client.prompt()
+        client.ok("-gdb-set confirm off")
+        yield client
+    finally:
+        client.close()
+
+
+def mi_resume(client: MiClient, command: str) -> None:
+    client.ok(command)
+    stop = client.stopped()
+    if stop.results.get("reason") not in ("breakpoint-hit", "function-finished"):
+        raise RuntimeError(f"{command} stopped with {stop.results.items}")
+
+
+def thread_ids(client: MiClient) -> list[str]:
+    threads = client.ok("-thread-info").results["threads"]
+    assert isinstance(threads, List)
+    return [str(thread["id"]) for thread in threads.values if isinstance(thread, Tuple)]
+
+
+def listed(record: object, key: str) -> int:
+    """How many entries the list `key` of an MI result record holds."""
+    assert isinstance(record, Record)
+    value = record.results[key]
+    assert isinstance(value, List)
+    return len(value.values)
+
+
+# --- 1,000 threads ------------------------------------------------------------------------
+
+
+def mi_threads(tool: str, program: Path, args: argparse.Namespace) -> Figures:
+    figures: Figures = {}
+    with mi_session(tool, program) as client:
+        client.ok(f"-exec-arguments {args.threads} 1000000")
+        client.ok("-break-insert hit")
+        clock(figures, "run to hit", lambda: mi_resume(client, "-exec-run"))
+        for round_ in range(args.rounds + 1):
+            if round_:
+                clock(figures, "continue", lambda: mi_resume(client, "-exec-continue"))
+            ids = clock(figures, "-thread-info", lambda: thread_ids(client))
+            assert isinstance(ids, list) and len(ids) == args.threads + 1, len(ids)
+            for ident in ids:
+                clock(figures, "frames, all threads",
+                      partial(client.ok, f"-stack-list-frames --thread {ident}"))  # fmt: skip
+    for phase in ("continue", "-thread-info", "frames, all threads"):
+        figures[phase] /= args.rounds if phase == "continue" else args.rounds + 1
+    return figures
+
+
+def dap_threads(tool: str, argv: list[str], program: Path, args: argparse.Namespace) -> Figures:
+    figures: Figures = {}
+    client = DapClient.spawn(argv, cwd=program.parent, name=tool)
+    try:
+        begin = time.perf_counter()
+        started = start_session(
+            client, program, function_breakpoints=["hit"], timeout=TIMEOUT,
+            launch=launch_arguments(program, args=[str(args.threads), "1000000"]),
+        )  # fmt: skip
+        figures["run to hit"] = (time.perf_counter() - begin) * 1000
+        thread = started.thread_id
+        for round_ in range(args.rounds + 1):
+            if round_:
+                event = clock(figures, "continue", lambda: client.continue_(thread, TIMEOUT))
+                assert isinstance(event, dict) and event.get("event") == "stopped", event
+            threads = clock(figures, "threads", client.threads)
+            assert isinstance(threads, list) and len(threads) == args.threads + 1, len(threads)
+            for entry in threads:
+                clock(figures, "stackTrace, all threads",
+                      partial(client.stack_trace, int(entry["id"]), 0, 20))  # fmt: skip
+    finally:
+        client.close()
+    for phase in ("continue", "threads", "stackTrace, all threads"):
+        figures[phase] /= args.rounds if phase == "continue" else args.rounds + 1
+    return figures
+
+
+# --- 10,000 breakpoints -------------------------------------------------------------------
+
+
+def many_functions(count: int) -> Path:
+    """A C program of `count` small functions; main calls a spread of them in turn."""
+    lines = ["static volatile int sink;"]
+    lines += [f"int f_{i:05d}(int x) {{ sink += x; return x + {i}; }}" for i in range(count)]
+    lines.append("int main(void) {")
+    lines += [f"    f_{(i * 7919) % count:05d}({i});" for i in range(50)]
+    lines += ["    return 0;", "}"]
+    source = "\n".join(lines) + "\n"
+    digest = hashlib.sha256((source + " ".join(CFLAGS)).encode()).hexdigest()[:16]
+    cache = bench_cache()
+    binary = cache / f"many_functions-{digest}"
+    if not binary.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / f"many_functions-{digest}.c").write_text(source)
+        subprocess.run(["gcc", *CFLAGS, "-o", str(binary), str(binary) + ".c"], check=True)
+    return binary
+
+
+def mi_breakpoints(tool: str, program: Path, args: argparse.Namespace) -> Figures:
+    figures: Figures = {}
+    with mi_session(tool, program) as client:
+        clock(figures, "rbreak .", lambda: client.ok('-interpreter-exec console "rbreak ."'))
+        table = client.ok("-break-list").results["BreakpointTable"]
+        assert isinstance(table, Tuple)
+        body = table["body"]
+        assert isinstance(body, List)
+        count = len(body.values)
+        clock(figures, "run to stop", lambda: mi_resume(client, "-exec-run"))
+        for _ in range(args.rounds):
+            clock(figures, "continue", lambda: mi_resume(client, "-exec-continue"))
+        figures["continue"] /= args.rounds
+        clock(figures, "delete all", lambda: client.ok("-break-delete"))
+        figures["breakpoints"] = count
+    return figures
+
+
+# --- 100,000 frames -----------------------------------------------------------------------
+
+
+def depths(args: argparse.Namespace) -> list[int]:
+    return sorted({0, 1000, args.depth // 2, args.depth - 20})
+
+
+def mi_recursion(tool: str, program: Path, args: argparse.Namespace) -> Figures:
+    figures: Figures = {}
+    with mi_session(tool, program) as client:
+        client.ok(f"-exec-arguments {args.depth}")
+        client.ok("-break-insert bottom")
+        mi_resume(client, "-exec-run")
+        for stop in (1, 2):
+            if stop == 2:
+                mi_resume(client, "-exec-continue")
+            for low in depths(args):
+                frames = clock(figures, f"stop {stop} frames {low}+20",
+                               partial(client.ok, f"-stack-list-frames {low} {low + 19}"))  # fmt: skip
+                assert listed(frames, "stack") == 20
+            depth = clock(figures, f"stop {stop} -stack-info-depth",
+                          lambda: client.ok("-stack-info-depth"))  # fmt: skip
+            assert isinstance(depth, Record)
+            figures["depth"] = float(str(depth.results["depth"]))
+    return figures
+
+
+def dap_recursion(tool: str, argv: list[str], program: Path, args: argparse.Namespace) -> Figures:
+    figures: Figures = {}
+    client = DapClient.spawn(argv, cwd=program.parent, name=tool)
+    try:
+        started = start_session(
+            client, program, function_breakpoints=["bottom"], timeout=TIMEOUT,
+            launch=launch_arguments(program, args=[str(args.depth)]),
+        )  # fmt: skip
+        thread = started.thread_id
+        for stop in (1, 2):
+            if stop == 2:
+                client.continue_(thread, TIMEOUT)
+            for low in depths(args):
+                frames = clock(figures, f"stop {stop} stackTrace {low}+20",
+                               partial(client.stack_trace, thread, low, 20))  # fmt: skip
+                assert isinstance(frames, list) and len(frames) == 20, frames
+    finally:
+        client.close()
+    return figures
+
+
+# --- the table ----------------------------------------------------------------------------
+
+
+def compare(title: str, runs: Mapping[str, Callable[[], Figures]], repeat: int) -> None:
+    results: dict[str, list[Figures]] = {tool: [] for tool in runs}
+    for _ in range(repeat):  # interleaved: a slow spell of the machine falls on both
+        for tool, run in runs.items():
+            try:
+                results[tool].append(run())
+            except Exception as failure:  # noqa: BLE001 - a reference that cannot cope
+                print(f"  {tool}: failed: {failure!r}"[:300])
+    tools = [tool for tool in runs if results[tool]]
+    if not tools:
+        return
+    phases = list(results[tools[0]][0])
+    best = {t: {p: min(f.get(p, float("nan")) for f in results[t]) for p in phases} for t in tools}
+    print(f"{title}\n  {'phase':<34}" + "".join(f"{t:>14}" for t in tools) + "     ratio")
+    for phase in phases:
+        cells = "".join(f"{best[t][phase]:>14.1f}" for t in tools)
+        ratio = best[tools[0]][phase] / best[tools[1]][phase] if len(tools) == 2 else None
+        shown = f"{ratio:>10.2f}" if ratio is not None and best[tools[1]][phase] > 0 else ""
+        print(f"  {phase:<34}{cells}{shown}")
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench --only scale", description=__doc__)
+    parser.add_argument("--part", choices=("threads", "breakpoints", "recursion"), action="append")
+    parser.add_argument("--threads", type=int, default=1000)
+    parser.add_argument("--functions", type=int, default=10000)
+    parser.add_argument("--depth", type=int, default=100000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--no-dap", action="store_true", help="MI against gdb only")
+    args, _ = parser.parse_known_args(argv)
+    parts = args.part or ["threads", "breakpoints", "recursion"]
+    gdb = shutil.which("gdb") is not None
+    lldb = None if args.no_dap else find_lldb_vscode()
+
+    def mi(run: Callable[[str, Path, argparse.Namespace], Figures], program: Path) -> None:
+        tools = ["aliceserver"] + (["gdb"] if gdb else [])
+        calls = {t: partial(run, t, program, args) for t in tools}
+        compare(f"MI, {program.name}", calls, args.repeat)
+
+    def dap(run: Callable[[str, list[str], Path, argparse.Namespace], Figures],
+            program: Path) -> None:  # fmt: skip
+        if args.no_dap:
+            return
+        tools: dict[str, list[str]] = {"aliceserver": alice_argv()}
+        if lldb is not None:
+            tools["lldb-vscode"] = [lldb]
+        calls = {t: partial(run, t, a, program, args) for t, a in tools.items()}
+        compare(f"DAP, {program.name}", calls, args.repeat)
+
+    if "threads" in parts:
+        program = build_program("many_threads")
+        mi(mi_threads, program)
+        dap(dap_threads, program)
+    if "breakpoints" in parts:
+        mi(mi_breakpoints, many_functions(args.functions))
+    if "recursion" in parts:
+        program = build_program("deep_recursion")
+        mi(mi_recursion, program)
+        dap(dap_recursion, program)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
