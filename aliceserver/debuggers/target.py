@@ -155,8 +155,9 @@ class RemoteTargets(Protocol):
     work over the stub; in extended mode `launch` runs the program through the stub
     (`vRun`) and `attach` attaches through it (`vAttach`). Events (ProcessStarted,
     ThreadStarted, ModuleLoaded, Stopped, Exited) come from the engine's event source as
-    for a local process, except the stop found on connecting, which the result tells (gdb
-    prints it as the frame line after `target remote`)."""
+    for a local process, except the stop found on connecting or attaching through the stub,
+    which `remote_connection()` tells (gdb prints it as the frame line after `target
+    remote` and `attach`)."""
 
     def connect_remote(self, target: str, *, extended: bool = False,
                        program: str | None = None) -> RemoteConnected:  # fmt: skip

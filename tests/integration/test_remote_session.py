@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import signal
 import socket
+import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -262,3 +263,22 @@ def test_mi_kill_and_detach_while_the_program_runs(builder: Builder, tmp_path: P
                 mi.close()
             if command == "detach":  # it runs on without us, to its end
                 server.process.send_signal(signal.SIGTERM)
+
+
+def test_extended_remote_attach_then_detach(builder: Builder, tmp_path: Path) -> None:
+    """`attach PID` through `gdbserver --multi` (vAttach): the frame line as on connecting,
+    breakpoints work, and after detach the program runs on."""
+    program = builder.build("longrun")
+    running = subprocess.Popen([str(program)], stdout=subprocess.DEVNULL)
+    try:
+        with gdbserver(None, multi=True) as server:
+            done = ours(["-batch", "-nx", *ex(f"target extended-remote {server.address}", f"attach {running.pid}",
+                                              "break tick", "continue", "bt 1", "detach"), str(program)],
+                        tmp_path)  # fmt: skip
+        assert "Program stopped." not in done.stdout
+        assert "Breakpoint 1, tick () at" in done.stdout and "#0  tick () at" in done.stdout, done.stdout + done.stderr
+        assert f"[Inferior 1 (process {running.pid}) detached]" in done.stdout
+        assert running.poll() is None  # detached: it runs on
+    finally:
+        running.kill()
+        running.wait()

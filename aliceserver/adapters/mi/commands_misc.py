@@ -12,6 +12,7 @@ from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
 from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
+from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.errors import AliceError
@@ -368,6 +369,10 @@ def attach(ctx: Context, pid_text: str) -> Reply:
     claim_engine(session, starting=True)  # one live process at a time
     session.drop_probe()
     session.debugger.attach(pid)
+    if remote_held(session) is not None:  # through the stub: its stop, told as on connecting
+        from aliceserver.adapters.mi.remote_commands import announce_attach
+
+        announce_attach(ctx)
     if not session.inferior.program:
         try:
             session.inferior.program = os.readlink(f"/proc/{pid}/exe")

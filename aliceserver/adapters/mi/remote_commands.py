@@ -57,13 +57,20 @@ def connect(ctx: Context, kind: str, target: str) -> RemoteConnected:
                                             program=session.inferior.program)  # fmt: skip
     except AliceError as error:
         raise MiError(str(error)) from None
-    inferior = session.inferior
     if connected.process is None:
         return connected
+    _take_stop(ctx, connected)
+    return connected
+
+
+def _take_stop(ctx: Context, connected: RemoteConnected) -> None:
+    """The engine's announcements handled; the stop the stub reported made the current one."""
+    session = ctx.session
+    inferior = session.inferior
     threads, libraries = len(connected.thread_ids), len(connected.libraries)
     session.wait_event(lambda event: inferior.process is not None and len(inferior.threads) >= threads
                        and len(inferior.libraries) >= libraries)  # fmt: skip
-    if not inferior.program:
+    if not inferior.program and connected.process is not None:
         inferior.program = connected.process.program
     stop = connected.stop
     if stop is not None:
@@ -73,7 +80,14 @@ def connect(ctx: Context, kind: str, target: str) -> RemoteConnected:
     session.origin = None
     for warning in connected.warnings:
         ctx.log(f"warning: {warning}\n")
-    return connected
+
+
+def announce_attach(ctx: Context) -> None:
+    """`attach` through an extended stub: its stop, as on connecting."""
+    connected = remote_held(ctx.session)
+    if connected is not None and connected.process is not None:
+        _take_stop(ctx, connected)
+        announce(ctx, connected)
 
 
 def announce(ctx: Context, connected: RemoteConnected) -> None:
@@ -91,8 +105,11 @@ def announce(ctx: Context, connected: RemoteConnected) -> None:
         frame = None
     pairs: list[tuple[str, Value]] = []
     if frame is not None:
-        text, _ = _location_text(session, frame, tid, "with-pc")
+        text, missing = _location_text(session, frame, tid, "with-pc")
         session.console_all(text)
+        for ui in session.uis:  # gdb's error for a missing source file, after the location
+            if missing and not ui.closed:
+                ui.log(missing)
         pairs.append(("frame", session.frames.tuple(frame, tid, level=False, args=True)))
     number = session.inferior.threads.get(tid) or session.inferior.add_thread(tid)
     pairs += [("thread-id", str(number)), ("stopped-threads", "all")]

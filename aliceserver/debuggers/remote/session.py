@@ -15,6 +15,7 @@ the stub hides its own breakpoints from memory reads (nothing to mask).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import threading
@@ -115,7 +116,7 @@ class RemoteSession:
             return self.connection
         try:
             stop = process.last_stop()
-            self._start(attached=True)
+            self._start(attached=_attached(process))
         except BaseException:
             self._drop_connection()
             raise
@@ -168,7 +169,7 @@ class RemoteSession:
             return
         try:
             if process.live and not process.running:
-                if self.info is not None and self.info.attached and not self.connection_is_extended():
+                if self.info is not None and self.info.attached:  # as gdb: an attached one is left
                     process.detach()
                 else:
                     process.kill()
@@ -199,8 +200,11 @@ class RemoteSession:
         self._program = None
         self._start(attached=True)
         self._known_threads = process.thread_ids()
-        self._events.put(stop)
-        assert self.info is not None
+        assert self.info is not None and self.connection is not None
+        # As on connecting: the stop is told (remote_connection), not published
+        self.connection = dataclasses.replace(self.connection, process=self.info, stop=stop,
+                                              thread_ids=tuple(self._known_threads),
+                                              libraries=tuple(self._libraries))  # fmt: skip
         return self.info
 
     def _require_extended(self, what: str) -> RemoteProcess:
@@ -515,3 +519,13 @@ class RemoteSession:
 def _channel_name(target: str) -> str:
     """gdb's `tcp:HOST:PORT` is HOST:PORT."""
     return target[4:] if target.startswith("tcp:") else target
+
+
+def _attached(process: RemoteProcess) -> bool:
+    """Whether the stub attached to its process (`qAttached`: 1) or started it (0, or no
+    answer): gdb detaches from the one and kills the other when the session ends."""
+    try:
+        return process.client.ask(b"qAttached:%x" % process.pid if process.client.multiprocess
+                                  else b"qAttached") == b"1"  # fmt: skip
+    except TargetError:
+        return False
