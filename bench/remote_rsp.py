@@ -3,9 +3,10 @@ per second, memory read throughput, and small-request round trips.
 
     python -m bench.remote_rsp [--hits N] [--repeat R]
 
-Hits: gdbserver runs bench/programs/hits.c; ours sets Z0 on `hit_target` and resumes
-after each stop (the process layer alone, no source level above it yet); gdb does the
-same with `commands / silent / continue / end`. Each rate is hits over the run's time
+Hits: gdbserver runs bench/programs/hits.c; `remote` sets Z0 on `hit_target` and resumes
+after each stop (the process layer alone); `engine-remote` is the whole engine over the
+stub (`connect_remote`, a location breakpoint, resume at each Stopped event, as a front
+end does); gdb does the same with `commands / silent / continue / end`. Each rate is hits over the run's time
 minus the same run without the breakpoint. Memory: the C library's mapping read whole,
 ours with `m` packets, gdb with `dump binary memory` timed by gdb's Python. Each figure is the best of R runs.
 """
@@ -91,6 +92,32 @@ def ours_hits(program: Path, hits: int, *, breakpoint: bool) -> tuple[float, int
             process.close()
 
 
+def engine_hits(program: Path, hits: int, *, breakpoint: bool) -> tuple[float, int]:
+    from aliceserver.debuggers.events import Stopped
+    from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+
+    with gdbserver(program, [str(hits)]) as (address, _):
+        debugger = PtraceDebugger()
+        events = debugger.subscribe()
+        try:
+            debugger.connect_remote(address, program=str(program))
+            if breakpoint:
+                debugger.insert_location_breakpoint(FUNCTION)
+            counted = 0
+            start = time.perf_counter()
+            debugger.resume()
+            while True:
+                event = events.get(timeout=60)
+                if isinstance(event, Exited):
+                    break
+                if isinstance(event, Stopped):
+                    counted += 1
+                    debugger.resume()
+            return time.perf_counter() - start, counted
+        finally:
+            debugger.close()
+
+
 def gdb_session(address: str, program: Path, commands: str) -> tuple[float, str]:
     gdb = shutil.which("gdb")
     if gdb is None:
@@ -172,7 +199,7 @@ def memory(program: Path, repeat: int) -> None:
 
 def hits_table(program: Path, hits: int, repeat: int) -> None:
     rates = []
-    for tool, run in (("remote", ours_hits), ("gdb-remote", gdb_hits)):
+    for tool, run in (("remote", ours_hits), ("engine-remote", engine_hits), ("gdb-remote", gdb_hits)):
         with_bp = min(
             (run(program, hits, breakpoint=True) for _ in range(repeat)), key=lambda r: r[0]
         )
