@@ -462,7 +462,7 @@ class RemoteSession:
     # --- StepControl (source/steps.py) and the plan's Control (source/stepping.py) ------
     def plan_start(self, thread_id: int) -> tuple[Control, int]:
         process = self.require_stopped()
-        return self, process.general_registers(thread_id)["rip"]
+        return self, process.general_registers(thread_id)[process.arch.pc]
 
     def run_plan(self, plan: StepPlan, pc: int, *, alone: bool) -> None:
         self.require_stopped()
@@ -495,7 +495,8 @@ class RemoteSession:
         self._issue(("continue", None))
 
     def sp(self, tid: int) -> int:
-        return self._require_live().general_registers(tid)["rsp"]
+        process = self._require_live()
+        return process.general_registers(tid)[process.arch.sp]
 
     def _plan_trap(self, address: int, arrived: Callable[[int], bool]) -> None:
         bp = LogicalBreakpoint(self._traps.new_internal_id(), address, temporary=True, internal=True,
@@ -512,7 +513,7 @@ class RemoteSession:
             return [ThreadInfo(tid, "", ThreadState.RUNNING, None) for tid in self._known_threads]
         core = process.last_reply.core if process.last_reply is not None else None
         return [ThreadInfo(tid, process.thread_name(tid), ThreadState.STOPPED,
-                           process.general_registers(tid)["rip"], core)
+                           process.general_registers(tid)[process.arch.pc], core)
                 for tid in process.thread_ids()]  # fmt: skip
 
 
