@@ -128,7 +128,7 @@ class PtraceDebugger:
         self._policies: dict[int, SignalPolicy] = {}
         self._elf_cache = ElfCache()
         self._symbols = ProcessSymbols(self._elf_cache)
-        self._disassembler = Disassembler()
+        self._disassembler = Disassembler(follow=lambda: self._source.arch)  # the program's
         self._debug_infos: DebugInfos = {}
         self.source_paths = SourcePaths()  # the session's, for every front end
         self._index_cache = IndexCache(cache_dir)  # one per session: it warns once

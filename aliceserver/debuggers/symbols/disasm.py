@@ -34,14 +34,30 @@ class Disassembler:
     Capstone handles are not thread-safe: use one Disassembler per thread (the engine
     disassembles on its tracer thread). An architecture with one syntax (aarch64) takes
     any flavour and writes its own, as gdb's `set disassembly-flavor` changes x86 only.
+    With `follow`, it decodes as the architecture that gives at each call (the engine's:
+    the program's, which a new program may change).
     """
 
-    def __init__(self, arch: Architecture = X86_64_ARCH) -> None:
-        self.arch = arch
-        self._x86 = arch.name == X86_64_ARCH.name
+    def __init__(self, arch: Architecture = X86_64_ARCH, *,
+                 follow: Callable[[], Architecture] | None = None) -> None:  # fmt: skip
+        self._arch = arch
+        self._follow = follow
         self._handles: dict[str, capstone.Cs] = {}
 
+    @property
+    def arch(self) -> Architecture:
+        if self._follow is not None:
+            arch = self._follow()
+            if arch is not self._arch:  # another program's: handles in its mode
+                self._arch, self._handles = arch, {}
+        return self._arch
+
+    @property
+    def _x86(self) -> bool:
+        return self.arch.name == X86_64_ARCH.name
+
     def _handle(self, syntax: str) -> capstone.Cs:
+        arch = self.arch  # first: a new program's architecture drops the old handles
         handle = self._handles.get(syntax)
         if handle is None:
             # Imported on first use: capstone takes 50-90 ms to import (it loads ctypes.util
@@ -55,11 +71,8 @@ class Disassembler:
                 raise ProtocolError(
                     f"unknown disassembly syntax {syntax!r} (expected {' or '.join(SYNTAXES)})"
                 )
-            handle = capstone.Cs(
-                getattr(capstone, self.arch.capstone_arch),
-                getattr(capstone, self.arch.capstone_mode),
-            )
-            if self._x86:
+            handle = capstone.Cs(getattr(capstone, arch.capstone_arch), getattr(capstone, arch.capstone_mode))
+            if arch.name == X86_64_ARCH.name:
                 handle.syntax = option
             handle.detail = True  # groups and operands, to find direct branch targets
             self._handles[syntax] = handle
@@ -81,12 +94,13 @@ class Disassembler:
         (an immediate target) the location of its target.
         """
         handle = self._handle(syntax)
+        x86 = self._x86
         limit = len(code) if count is None else max(0, count)
         result: list[Instruction] = []
         offset = 0
         while offset < len(code) and len(result) < limit:
             for insn in handle.disasm(code[offset:], address + offset):
-                result.append(_instruction(insn, resolve, self._x86))
+                result.append(_instruction(insn, resolve, x86))
                 offset += insn.size
                 if len(result) >= limit:
                     break
