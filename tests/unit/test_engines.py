@@ -13,7 +13,7 @@ import aliceserver.adapters.dap as dap
 import aliceserver.adapters.mi.main as mi_main
 import aliceserver.serve as serve
 from aliceserver.__main__ import main
-from aliceserver.engines import ptrace_debugger
+from aliceserver.engines import debugger_factory, ptrace_debugger
 
 
 class Handed(Exception):
@@ -25,14 +25,16 @@ class Handed(Exception):
 
 
 def test_gdbs_command_line_gives_mi_the_shared_factory(monkeypatch: pytest.MonkeyPatch) -> None:
-    def front_end(argv: list[str], factory: Callable[[], Any]) -> int:
+    """MI parses --cache-dir with gdb's options, so it is given the factory's maker."""
+
+    def front_end(argv: list[str], factory_for: Callable[[str | None], Any]) -> int:
         assert argv == ["-q", "-batch", "prog"]
-        raise Handed(factory)
+        raise Handed(factory_for(None))
 
     monkeypatch.setattr(mi_main, "main", front_end)
     with pytest.raises(Handed) as handed:
         main(["-q", "-batch", "prog"])
-    assert handed.value.factory is ptrace_debugger
+    assert handed.value.factory is ptrace_debugger is debugger_factory(None)
 
 
 def test_dap_gets_the_same_factory(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,7 +43,7 @@ def test_dap_gets_the_same_factory(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(dap, "build_dap_server", build)
     monkeypatch.setattr(serve, "configure_logging", lambda *args: None)
-    options = argparse.Namespace(log_file=None, log_level="WARNING", port=None)
+    options = argparse.Namespace(log_file=None, log_level="WARNING", port=None, cache_dir=None)
     with pytest.raises(Handed) as handed:
         serve.serve_dap(options)
     assert handed.value.factory is ptrace_debugger
@@ -56,7 +58,7 @@ def test_mcp_gets_the_same_factory(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(server, "serve_stdio", serve_stdio)
     monkeypatch.setattr(serve_mcp, "configure_logging", lambda *args: None)
-    options = argparse.Namespace(log_file=None, log_level="WARNING")
+    options = argparse.Namespace(log_file=None, log_level="WARNING", cache_dir=None)
     with pytest.raises(Handed) as handed:
         serve_mcp.serve_mcp(options)
     assert handed.value.factory is ptrace_debugger
