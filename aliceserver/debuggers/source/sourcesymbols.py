@@ -99,6 +99,8 @@ class SourceSymbols:
         # (module path, load bias, lookup pc) -> the name frames show there (asked at every stop)
         self._frame_names: dict[tuple[str, int, int], str | None] = {}
         self._function_ranges: dict[tuple[str, int, int], tuple[int, int, int] | None] = {}
+        # (module path, load bias, pc, pc exact, signal trampoline, symbol) -> the frames shown there
+        self._places: dict[tuple[str, int, int, bool, bool, SymbolLocation], list[StackFrame]] = {}
         # (debug file, module path) -> whether they are one file (the module has its own DWARF)
         self._own_debug_files: dict[tuple[str, str], bool] = {}
 
@@ -504,7 +506,23 @@ class SourceSymbols:
     def stack_frames(self, frame: UnwoundFrame) -> list[StackFrame]:
         """The frames gdb shows for one physical frame, innermost first: one per inlined
         call around its pc (same pc and CFA; the innermost at the line table's position,
-        each caller at the call's DW_AT_call_file:line), then the function itself."""
+        each caller at the call's DW_AT_call_file:line), then the function itself.
+        What they show depends on the place in the code alone, but for level and CFA: a
+        loop stopping at the same breakpoint shows the same callers at every stop."""
+        module = self.symbols.module_at(lookup_pc(frame))
+        if module is None:
+            return self._stack_frames(frame)
+        key = (module.path, module.base, frame.pc, frame.level == 0 or frame.method == "signal",
+               frame.signal_trampoline, frame.symbol)  # fmt: skip
+        found = self._places.get(key)
+        if found is None:
+            if len(self._places) >= _FRAME_NAMES:
+                self._places.clear()
+            found = self._places[key] = self._stack_frames(frame)
+            return list(found)
+        return [replace(shown, level=frame.level, cfa=frame.cfa) for shown in found]
+
+    def _stack_frames(self, frame: UnwoundFrame) -> list[StackFrame]:
         physical = self.stack_frame(frame)
         if self.is_program_main(frame, physical.function):
             physical = replace(physical, program_main=True)
