@@ -204,6 +204,7 @@ def test_a_stub_that_goes_away_ends_the_session(dap: DapClient, builder: Builder
     program = builder.build("longrun")
     with gdbserver(program) as server:
         _start(dap, _remote_arguments("attach", program, server.address), wait_stop=False)
+        time.sleep(0.5)  # in its loop, past the loader's trap, where the stub's end is what we test
         server.process.send_signal(signal.SIGTERM)
         dap.wait_event("terminated")
         said = [e["body"]["output"] for e in dap.events if e["event"] == "output"]

@@ -251,11 +251,12 @@ def disconnect(session: DapSession, args: Arguments) -> JsonObject | None:
     debugger = session.debugger
     process = debugger.process
     if process is not None:
-        launched = session.state.target is Target.LAUNCH  # on a stub, maybe a program it started
-        terminate = args.boolean("terminateDebuggee", launched or not process.attached)
+        on_stub = remote.is_remote(session)  # by the request there: attach leaves what the stub started
+        launched = session.state.target is Target.LAUNCH
+        terminate = args.boolean("terminateDebuggee", launched if on_stub else not process.attached)
         session.state.quiet = True  # the client has said goodbye: no more events
         try:
-            if remote.is_remote(session):
+            if on_stub:
                 remote.end(session, terminate)
             else:
                 debugger.kill() if terminate else debugger.detach()
