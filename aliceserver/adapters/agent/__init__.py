@@ -11,6 +11,7 @@ from aliceserver.adapters.agent import (
     tools_exec,
     tools_inspect,
     tools_machine,
+    tools_remote,
     tools_session,
     tools_trace,
 )
@@ -35,7 +36,7 @@ def build_tools(
     env = ToolEnv(sessions, budget, trace_directory=trace_directory)
     registry = ToolRegistry(budget)
     modules = (
-        tools_session, tools_core, tools_breakpoints, tools_exec, tools_inspect, tools_machine, tools_trace,
+        tools_session, tools_core, tools_remote, tools_breakpoints, tools_exec, tools_inspect, tools_machine, tools_trace,
         tools_control,
     )  # fmt: skip
     for module in modules:

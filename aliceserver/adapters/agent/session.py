@@ -86,6 +86,7 @@ class DebugSession:
         self.current_frame = 0  # selected by debug_select; back to 0 at every stop
         self.launch_config: LaunchConfig | None = None  # for a restart
         self.core: str | None = None  # the core file a session opened by debug_core reads
+        self.remote: str | None = None  # the stub's address, for a session of debug_connect
         self.project_root: str | None = None  # what @usercode trace patterns mean
         self.commands = CommandMemory()  # what the console's gdb commands remember (x's last address)
         self.console: HostedConsole | None = None  # gdb's console, made by debug_console
@@ -214,6 +215,13 @@ class DebugSession:
         (the engine leaves that to each front end, as gdb prints no *stopped then)."""
         self.core = path
         self.run.stopped_at(opened.stop, lambda: self._take_stop(opened.stop))
+
+    def remote_connected(self, target: str, stop: Stopped | None) -> None:
+        """A stub's program stands where connecting found it (`stop`; None: the stub has
+        just started it, held as a launch); no Stopped event says so, as for a core."""
+        self.remote = target
+        if stop is not None:
+            self.run.stopped_at(stop, lambda: self._take_stop(stop))
 
     # --- breakpoints: debug_breakpoint's and the console's, one numbering ---------------
     def console_breakpoint(self, number: int) -> MiBreakpoint | None:

@@ -12,7 +12,7 @@ from aliceserver.adapters.agent.errors import ErrorCode, ToolError, classify
 from aliceserver.adapters.agent.session import DebugSession, EventObserver
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import LaunchConfig
-from aliceserver.debuggers.target import CoreTargets
+from aliceserver.debuggers.target import CoreTargets, RemoteTargets
 from aliceserver.errors import AliceError
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,35 @@ class SessionManager:
             raise
         session = DebugSession(self._new_id(opened.process.program), debugger, opened.process, events, self.observer)
         session.core_opened(core, opened)
+        session.project_root = os.getcwd()
+        return self._add(session)
+
+    def connect_remote(self, target: str, *, extended: bool, program: str | None) -> DebugSession:
+        """A new session on the program a stub debugs (gdb's target remote), or, on an
+        extended-remote stub that debugs nothing yet, on `program` the stub starts (vRun)."""
+        debugger = self.factory()
+        events = debugger.subscribe()  # before connecting: its threads and libraries are the session's
+        try:
+            if not isinstance(debugger, RemoteTargets):
+                raise ToolError(ErrorCode.UNSUPPORTED, '"target remote" is not supported by this debugger engine.')
+            connected = debugger.connect_remote(target, extended=extended, program=program)
+            process = connected.process
+            if process is None:
+                if program is None:
+                    raise ToolError(ErrorCode.NO_PROCESS, f"the stub at {target} debugs no process",
+                                    "give program=PATH: the stub runs it")  # fmt: skip
+                process = debugger.launch(LaunchConfig(program=program))  # held at its first instruction
+        except AliceError as error:
+            debugger.close()
+            failure = error if isinstance(error, ToolError) else ToolError(ErrorCode.TARGET_ERROR, str(error))
+            failure.hint = failure.hint or ("check the address (HOST:PORT) and that the stub listens there "
+                                            "(gdbserver HOST:PORT PROGRAM, or gdbserver --multi HOST:PORT)")  # fmt: skip
+            raise failure from error
+        except BaseException:
+            debugger.close()
+            raise
+        session = DebugSession(self._new_id(process.program), debugger, process, events, self.observer)
+        session.remote_connected(target, connected.stop)
         session.project_root = os.getcwd()
         return self._add(session)
 

@@ -66,6 +66,18 @@ def _core(o: argparse.Namespace) -> Plan:
     return Plan("call", "debug_core", arguments)
 
 
+def _connect(o: argparse.Namespace) -> Plan:
+    """`connect HOST:PORT [PROG]`, as gdb's `target remote HOST:PORT` with PROG's symbols."""
+    arguments: dict[str, Any] = {"target": o.target, "breakpoints": o.brk or []}
+    if o.program is not None:
+        arguments["program"] = os.path.abspath(o.program)  # the daemon's directory is /
+    if o.extended:
+        arguments["extended"] = True
+    if o.source_map:
+        arguments["source_map"] = o.source_map
+    return Plan("call", "debug_connect", arguments)
+
+
 def _break(o: argparse.Namespace) -> Plan:
     words = list(o.words)
     if not words or words[0] == "list":
@@ -200,6 +212,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
     p.add_argument("first", metavar="PROG")
     p.add_argument("second", metavar="CORE", nargs="?")
+    p = add("connect", _connect, "debug the program a gdbserver holds: connect HOST:PORT [PROG] "
+            "(--extended: a gdbserver --multi starts PROG)")
+    p.add_argument("--break", "-b", dest="brk", action="append", metavar="LOC", help="break here first")
+    p.add_argument("--extended", action="store_true", help="extended-remote (gdb's target extended-remote)")
+    p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
+    p.add_argument("target", metavar="HOST:PORT")
+    p.add_argument("program", metavar="PROG", nargs="?", help="the local copy of the program (its symbols)")
+    add("disconnect", _call("debug_disconnect"), "end a connect session; the stub keeps the program")
     add("stop", _call("debug_stop", lambda o: {"mode": "kill"} if o.kill else {}),
         "end the session (kills a launched program)").add_argument("--kill", action="store_true")
     add("detach", _call("debug_stop", lambda o: {"mode": "detach"}), "end the session, program runs on")

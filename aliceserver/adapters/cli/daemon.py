@@ -27,7 +27,7 @@ from aliceserver.adapters.cli.paths import DaemonPaths, check_socket
 log = logging.getLogger(__name__)
 
 DEFAULT_IDLE = 30 * 60.0  # seconds without a command before the daemon exits
-_NAMING_TOOLS = ("debug_launch", "debug_attach", "debug_core", "debug_restart")  # make their session current
+_NAMING_TOOLS = ("debug_launch", "debug_attach", "debug_core", "debug_connect", "debug_restart")  # make their session current
 _MAX_WAIT = 30.0  # seconds an `output` request may wait for new events
 _OUTPUT = ("stdout", "stderr", "console")
 

@@ -16,7 +16,7 @@ from aliceserver.adapters.agent.render import render
 Formatter = Callable[[dict[str, Any]], list[str]]
 
 CONTEXT_TOOLS = frozenset({
-    "debug_launch", "debug_attach", "debug_core", "debug_continue", "debug_step", "debug_run_to",
+    "debug_launch", "debug_attach", "debug_core", "debug_connect", "debug_continue", "debug_step", "debug_run_to",
     "debug_pause", "debug_context", "debug_select", "debug_wait", "debug_restart",
 })  # fmt: skip
 
@@ -259,6 +259,7 @@ _FORMATTERS: dict[str, Formatter] = {
     "debug_trace": _trace,
     "debug_query": _query,
     "debug_stop": _stop,
+    "debug_disconnect": _stop,
     "debug_set": _set,
     "debug_catch": _catch,
     "debug_console": lambda d: [str(d.get("output", ""))],  # what the console answered itself (x): gdb's text

@@ -35,7 +35,8 @@ new output). Inspect with debug_variables, debug_evaluate, debug_stack, debug_me
 To see many calls without stopping, debug_trace action=add patterns=[...] records calls,
 arguments and return values while the program runs; debug_query reads the record.
 debug_core opens a crashed program's core file: the context at the crash, then the
-inspection tools (read-only). Several sessions may run at once; pass session=ID when there
+inspection tools (read-only). debug_connect debugs a program behind a gdbserver (HOST:PORT)
+with the same tools; debug_disconnect leaves it to the stub. Several sessions may run at once; pass session=ID when there
 is more than one. Errors carry a stable code and a hint for the next step; replies say what
 they left out ("omitted") and how to ask for it."""
 

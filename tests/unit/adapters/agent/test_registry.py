@@ -20,6 +20,7 @@ EXPECTED_TOOLS = {
     "debug_trace", "debug_query", "debug_select", "debug_catch", "debug_wait", "debug_restart",
     "debug_console",
     "debug_core", "debug_gcore",  # issue 16: core files, read and written
+    "debug_connect", "debug_disconnect",  # issue 17: remote targets
 }  # fmt: skip
 
 

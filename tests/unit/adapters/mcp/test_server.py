@@ -41,7 +41,8 @@ def test_tools_are_listed_with_schemas_and_the_server_introduces_itself() -> Non
     async def body(client: Client) -> None:
         listed = await client.list_tools()
         tools = {tool.name: tool for tool in listed.tools}
-        assert len(tools) == 29  # 20 of the first agent issue, 7 of issue 6, debug_core and debug_gcore of issue 16
+        assert len(tools) == 31  # 20 of the first agent issue, 7 of issue 6, debug_core and debug_gcore of issue 16,
+        # debug_connect and debug_disconnect of issue 17
         launch = tools["debug_launch"]
         assert launch.description and "held before its first instruction" in launch.description
         assert launch.input_schema["properties"]["program"]["type"] == "string"
