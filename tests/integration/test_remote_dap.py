@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -211,6 +212,23 @@ def test_a_stub_that_goes_away_ends_the_session(dap: DapClient, builder: Builder
         assert "Remote connection closed.\n" in said, said
         assert not any(e["event"] == "exited" for e in dap.events)  # no exit code to tell
         assert dap.request("threads", {})["success"]  # and the adapter serves on
+
+
+def test_attach_with_a_pid_has_a_multi_gdbserver_attach_to_it(dap: DapClient, builder: Builder) -> None:
+    program, source = builder.build("longrun"), builder.source("longrun")
+    running = subprocess.Popen([str(program)], stdout=subprocess.DEVNULL)
+    try:
+        with gdbserver(None, multi=True) as server:
+            session = _start(dap, _remote_arguments("attach", program, server.address, pid=running.pid),
+                             {source: [marker_line(source, "tick")]})  # fmt: skip
+            assert session.stop is not None and session.stop["body"]["reason"] == "breakpoint", session.stop
+            assert session.thread_id == running.pid
+            assert [f["name"] for f in dap.stack_trace(session.thread_id)[:2]] == ["tick", "main"]
+            assert dap.request("disconnect", {"terminateDebuggee": True})["success"]
+            assert running.wait(timeout=20) is not None
+    finally:
+        running.kill()
+        running.wait()
 
 
 def test_launch_with_source_map_finds_the_moved_sources(dap: DapClient, builder: Builder, tmp_path: Path) -> None:
