@@ -242,6 +242,8 @@ def test_launch_with_source_map_finds_the_moved_sources(dap: DapClient, builder:
                          {moved / source.name: [marker_line(source, "add_body")]})
         assert session.stop is not None and session.stop["body"]["reason"] == "breakpoint", session.stop
         assert dap.stack_trace(session.thread_id, 0, 1)[0]["source"]["path"] == str(moved / source.name)
+        restarted = dap.request("restart", {})
+        assert not restarted["success"] and "on a stub" in restarted["message"]
         assert dap.request("terminate", {})["success"]
         assert dap.wait_event("terminated")
         assert server.inferior_pid is not None

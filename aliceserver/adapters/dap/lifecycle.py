@@ -279,6 +279,8 @@ def terminate(session: DapSession, args: Arguments) -> JsonObject | None:
 
 def restart(session: DapSession, args: Arguments) -> JsonObject | None:
     state = session.state
+    if state.target is Target.LAUNCH and state.launch_config is None:  # launched on a stub
+        raise Unsupported("restart: a program on a stub is not restarted; disconnect and launch again")
     if state.target is not Target.LAUNCH or state.launch_config is None:
         raise Unsupported("restart: only a launched program can be restarted")
     config = state.launch_config
