@@ -86,6 +86,8 @@ class Frames:
         self._write_visible = engine.write_visible
         self._frames: dict[int, list[UnwoundFrame]] = {}  # a stopped thread's, until it moves
         self._unwinders: dict[int, StackUnwinder] = {}  # those of _frames that can go deeper
+        # (thread, callee level, callee pc, its float registers' id) -> the caller's frame
+        self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
 
     @property
@@ -96,12 +98,14 @@ class Frames:
         """The program moves: every thread's frames are unwound anew."""
         self._frames.clear()
         self._unwinders.clear()
+        self._callers.clear()
         self._hidden.clear()
 
     def forget_thread(self, thread_id: int) -> None:
         """The thread's registers changed (a new pc or stack pointer): unwind it again."""
         self._frames.pop(thread_id, None)
         self._unwinders.pop(thread_id, None)
+        self._callers.clear()
 
     def show_inline(self, thread_id: int, hidden: int) -> None:
         """Hide only `hidden` of the inlined calls starting at the thread's stop."""
@@ -224,6 +228,7 @@ class Frames:
                 target.set_general_register(thread_id, name, value)
                 self._frames.pop(thread_id, None)
                 self._unwinders.pop(thread_id, None)
+                self._callers.clear()
                 self._stop_cache.values_changed()
 
             setter = set_register
@@ -268,6 +273,16 @@ class Frames:
         """The physical frame that called `callee`, for its entry values. Registers its CFI
         does not restore keep the callee's values, as gdb's unspecified rule (same value):
         gcc's DW_AT_call_value reads the argument registers so at the call's return pc."""
+        # Asked once per argument's entry value: made once per frame and stop.
+        key = (thread_id, callee.level, callee.pc, id(floats))  # floats: kept alive by the entry
+        if key in self._callers:
+            return self._callers[key]
+        found = self._callers[key] = self._make_caller_frame(thread_id, callee, floats)
+        return found
+
+    def _make_caller_frame(
+        self, thread_id: int, callee: UnwoundFrame, floats: FloatRegisters | None
+    ) -> CallerFrame | None:
         frames = self.unwound(thread_id, callee.level + 2)
         if len(frames) <= callee.level + 1 or frames[callee.level].pc != callee.pc:
             return None

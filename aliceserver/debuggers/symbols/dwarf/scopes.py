@@ -77,6 +77,7 @@ _TYPE_TAGS = {
 
 
 _SCOPE_CACHE = 1024
+_LIST_ENTRIES = 65536  # location lists' entries remembered
 
 
 _CALL_FRAME_CFA = bytes([0x9C])  # DW_OP_call_frame_cfa, the usual DW_AT_frame_base
@@ -123,6 +124,8 @@ class ModuleSymbols:
         self.type_index: TypeNameIndex | None = None
         self._indexed: IndexedTypes | None = None
         self._found_types: dict[tuple[str, int | None], Type | None] = {}
+        # Location lists' entries by (unit, list offset, pc, entry pc, function DIE offset).
+        self._list_entries: dict[tuple[int, int, int, int | None, int | None], bytes | None] = {}
         # Call sites of a function (DIE offset) by return pc, filled by callsites.py.
         self.call_sites: dict[int, dict[int, DIE]] = {}
 
@@ -419,6 +422,19 @@ class ModuleSymbols:
         # A caller frame's lists are read inside its call, at pc - 1 (gdb's
         # get_frame_address_in_block): a list may change at the return address.
         pc = getattr(ctx, "location_pc", ctx.pc) - ctx.load_bias if link_pc is None else link_pc
+        # The entry depends on the list and the pcs alone: 1,000 threads stopped in one
+        # function read their arguments' lists at the same pc.
+        key = (cu.cu_offset, value, pc, entry_pc, function.offset if function is not None else None)
+        if key in self._list_entries:
+            return self._list_entries[key]
+        if len(self._list_entries) >= _LIST_ENTRIES:
+            self._list_entries.pop(next(iter(self._list_entries)))
+        found = self._list_entries[key] = self._list_entry(cu, value, pc, entry_pc, function)
+        return found
+
+    def _list_entry(
+        self, cu: CompileUnit | TypeUnit, value: int, pc: int, entry_pc: int | None, function: DIE | None
+    ) -> bytes | None:
         base = self.units.cu_base(cu)
         if entry_pc is None and function is not None:
             entry_pc = self.function_address(function)
