@@ -483,7 +483,7 @@ class BreakpointTable:
         """The table of `rows` (all by default)."""
         rows = self.sorted() if rows is None else rows
         # gdb sizes the address column for 64-bit addresses once a row has an address.
-        wide = any(bp.has_address for bp in rows)
+        wide = any(self.shows_address(bp) for bp in rows)
         addresses = self.session.settings.get("print address") == "on"  # off: gdb has no Address column
         hdr: list[Value] = [
             {"width": "10" if n == "addr" and not wide else w, "alignment": a, "col_name": n, "colhdr": h}
@@ -493,7 +493,12 @@ class BreakpointTable:
         return Results([("nr_rows", str(len(rows))), ("nr_cols", str(len(hdr))), ("hdr", hdr), ("body", body)])
 
     def any_address(self) -> bool:
-        return any(bp.has_address for bp in self.entries.values())
+        return any(self.shows_address(bp) for bp in self.entries.values())
+
+    def shows_address(self, bp: MiBreakpoint) -> bool:
+        """Whether `bp` has a location whose address sizes gdb's column: a watchpoint has
+        none until a process runs (gdb makes its locations only then)."""
+        return bp.has_address and not (bp.is_watch and self.session.inferior.process is None)
 
     def take_unseen_hits(self) -> None:
         """Count the hits the gate saw on the tracer thread (the program is stopped now)."""

@@ -3,6 +3,9 @@ locals and args, frame, threads."""
 
 from __future__ import annotations
 
+import re
+
+from aliceserver.adapters.mi import bpnumbers
 from aliceserver.adapters.mi.breakpoint_commands import shown_commands
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
@@ -34,14 +37,45 @@ from aliceserver.adapters.mi.state import Inferior
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
 
+_RANGE = re.compile(r"(\d+)(?:-(\d*))?")
 
-def _info_breakpoints(ctx: Context, text: str) -> None:
+
+def _listed(ctx: Context, text: str) -> set[int]:
+    """The numbers `info breakpoints LIST` names: numbers, ranges and `$` values, with
+    gdb's number_or_range_parser errors."""
+    numbers: set[int] = set()
+    for word in bpnumbers.resolved(ctx, text.split()):
+        match = _RANGE.fullmatch(word)
+        if match is None or int(match.group(1)) == 0:
+            raise MiError("Arguments must be numbers or '$' variables.")
+        first, last = int(match.group(1)), match.group(2)
+        if last is not None and (not last or int(last) < first):
+            raise MiError("inverted range")
+        numbers.update(range(first, int(last or first) + 1))
+    return numbers
+
+
+def _info_watchpoints(ctx: Context, text: str) -> None:
+    _info_breakpoints(ctx, text, watchpoints_only=True)
+
+
+def _info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False) -> None:
+    """gdb's breakpoint_1: the rows LIST names (all without one), only watchpoints for
+    `info watchpoints`; the address column sized by the rows shown."""
     table = ctx.session.breakpoints
-    entries = table.sorted()
+    args = text.strip()
+    entries = [bp for bp in table.sorted() if bp.is_watch or not watchpoints_only]
+    if entries and args:  # gdb reads the list only against a row it could show
+        listed = _listed(ctx, args)
+        entries = [bp for bp in entries if bp.number in listed]
     if not entries:
-        ctx.console("No breakpoints or watchpoints.\n")
+        if watchpoints_only:
+            ctx.console(f"No watchpoint matching '{args}'.\n" if args else "No watchpoints.\n")
+        else:
+            ctx.console(f"No breakpoint or watchpoint matching '{args}'.\n" if args
+                        else "No breakpoints or watchpoints.\n")  # fmt: skip
         return
-    width = 18 if table.any_address() else 10  # gdb's column for 64-bit addresses, or none
+    width = 18 if any(table.shows_address(bp) for bp in entries) else 10  # gdb's column for 64-bit addresses, or none
     addresses = ctx.session.settings.get("print address") != "off"  # off: gdb drops the column
     ctx.console("Num     Type           Disp Enb " + (f"{'Address':<{width}} " if addresses else "") + "What\n")
     for bp in entries:
@@ -195,7 +229,7 @@ def _info_display(ctx: Context, text: str) -> None:
 def _info(ctx: Context, text: str) -> Reply:
     word, _, rest = text.partition(" ")
     table = {
-        "breakpoints": _info_breakpoints, "watchpoints": _info_breakpoints,
+        "breakpoints": _info_breakpoints, "watchpoints": _info_watchpoints,
         "locals": lambda c, t: _info_variables(c, VariableScope.LOCALS, "No locals."),
         "args": lambda c, t: _info_variables(c, VariableScope.ARGUMENTS, "No arguments."),
         "frame": _info_frame, "registers": info_registers, "vector": info_vector,
