@@ -224,6 +224,7 @@ class Instruction:
     operands: str
     symbol: SymbolLocation | None = None  # where the instruction is (func+off)
     target: SymbolLocation | None = None  # resolved call/jump target, when direct
+    arch: str = "i386:x86-64"  # gdb's name of the architecture decoded: how to spell it
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from aliceserver.adapters.gdbcommands.disasm_arm64 import arm64_instruction_text
 from aliceserver.debuggers.model import Instruction
 
 # ` <symbol+offset>` for an address (empty when no symbol holds it), as print_address adds.
@@ -17,6 +18,8 @@ _ALWAYS = {"callq": "call", "retq": "ret", "leaveq": "leave", "jmpq": "jmp", "pu
 
 
 def instruction_text(insn: Instruction, label: Label | None = None) -> str:
+    if insn.arch == "aarch64":
+        return arm64_instruction_text(insn, label)
     mnemonic = insn.mnemonic
     operands = insn.operands.replace(", ", ",")
     # `push $0x1` too: objdump (binutils 2.40, gdb 13's) drops the suffix of an immediate push

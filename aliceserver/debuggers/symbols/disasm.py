@@ -94,20 +94,20 @@ class Disassembler:
         (an immediate target) the location of its target.
         """
         handle = self._handle(syntax)
-        x86 = self._x86
+        arch = self.arch.name
         limit = len(code) if count is None else max(0, count)
         result: list[Instruction] = []
         offset = 0
         while offset < len(code) and len(result) < limit:
             for insn in handle.disasm(code[offset:], address + offset):
-                result.append(_instruction(insn, resolve, x86))
+                result.append(_instruction(insn, resolve, arch))
                 offset += insn.size
                 if len(result) >= limit:
                     break
             else:
                 if offset < len(code):
                     width = self._bad_width
-                    result.append(_bad(code[offset : offset + width], address + offset, resolve))
+                    result.append(_bad(code[offset : offset + width], address + offset, resolve, arch))
                     offset += width
         return result
 
@@ -166,7 +166,8 @@ def _arm64_transfers_control(mnemonic: str) -> bool:
     return mnemonic in _ARM64_CONTROL or mnemonic.startswith("b.")
 
 
-def _instruction(insn: Any, resolve: Resolve | None, x86: bool = True) -> Instruction:
+def _instruction(insn: Any, resolve: Resolve | None, arch: str = X86_64_ARCH.name) -> Instruction:
+    x86 = arch == X86_64_ARCH.name
     address = int(insn.address)
     symbol = target = None
     if resolve is not None:
@@ -179,9 +180,10 @@ def _instruction(insn: Any, resolve: Resolve | None, x86: bool = True) -> Instru
         size=int(insn.size),
         raw=bytes(insn.bytes),
         mnemonic=str(insn.mnemonic),
-        operands=_SMALL_DECIMAL.sub(r"0x\1", str(insn.op_str)) if x86 else str(insn.op_str),
+        operands=_SMALL_DECIMAL.sub(r"0x\1", str(insn.op_str)) if x86 else str(insn.op_str).strip(),
         symbol=symbol,
         target=target,
+        arch=arch,
     )
 
 
@@ -207,10 +209,10 @@ def _arm64_direct_target(insn: Any) -> int | None:
     return int(immediates[-1].imm) & _ADDRESS_MASK if immediates else None
 
 
-def _bad(raw: bytes, address: int, resolve: Resolve | None) -> Instruction:
+def _bad(raw: bytes, address: int, resolve: Resolve | None, arch: str = X86_64_ARCH.name) -> Instruction:
     symbol = resolve(address) if resolve is not None else None
     return Instruction(
-        address=address, size=len(raw), raw=raw, mnemonic=BAD, operands="", symbol=symbol
+        address=address, size=len(raw), raw=raw, mnemonic=BAD, operands="", symbol=symbol, arch=arch
     )
 
 

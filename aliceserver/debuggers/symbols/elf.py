@@ -189,6 +189,8 @@ def _build_table(contents: ElfContents) -> SymbolTable:
     synthetic: list[Entry] = []
     if contents.machine == "EM_X86_64" and contents.little_endian:
         synthetic = plt_symbols(sections, raw) + got_plt_symbols(sections, raw)
+    elif contents.machine == "EM_AARCH64" and contents.little_endian:
+        synthetic = got_plt_symbols(sections, raw)  # gdb reads .rela.plt whatever the CPU
     return SymbolTable(entries, bounds, synthetic)
 
 

@@ -27,8 +27,9 @@ log = logging.getLogger(__name__)
 
 # 2: answers found later (inlined copies) in a second file; 3: LTO copies; 4: the symbol
 # table's address index; 5: legacy Rust names with `..` in their path demangled; 6: the
-# symbol table's `name@got.plt` slots; 7: the payload's length and CRC-32 in the header
-FORMAT_VERSION = 7
+# symbol table's `name@got.plt` slots; 7: the payload's length and CRC-32 in the header;
+# 8: aarch64's `name@got.plt` slots
+FORMAT_VERSION = 8
 _MAGIC = b"ALICEIDX"
 _HEADER = len(_MAGIC) + 4 + 8 + 4  # magic, version, payload length, payload CRC-32
 
