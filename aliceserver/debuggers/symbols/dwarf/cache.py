@@ -59,12 +59,12 @@ class IndexCache:
     (files are replaced atomically). One per debugger session: it warns once per kind of
     trouble and stops writing once the directory refused a write."""
 
-    def __init__(self, directory: str | None = None, limit: int | None = None) -> None:
+    def __init__(self, directory: str | None = None, limit: int | None = None,
+                 sweep_every: float = cachedir.SWEEP_EVERY) -> None:  # fmt: skip
         self.directory = directory if directory is not None else default_directory()
-        self.space = cachedir.CacheDirectory(self.directory, limit)
+        self.space = cachedir.CacheDirectory(self.directory, limit, sweep_every)
         self.writable = True  # False after a write failed: the session goes on without
         self._warned: set[str] = set()
-        self._unswept = -1  # bytes written since the last eviction (-1: none yet)
 
     @staticmethod
     def key_for(build_id: str | None, path: str, mtime_ns: int, size: int) -> str:
@@ -103,14 +103,8 @@ class IndexCache:
                                 "without storing what is built")  # fmt: skip
 
     def written(self, path: str, size: int) -> None:
-        """Keep the directory under its bound: swept after the first write and then after
-        every 1/32 of the bound written (not after each file: a sweep lists them all)."""
-        first = self._unswept < 0
-        self._unswept = max(self._unswept, 0) + size
-        if not first and self._unswept < self.space.limit // 32:
-            return
-        self._unswept = 0
-        self.space.evict(keep=path)
+        """`size` bytes were written at `path`: the directory is swept if due."""
+        self.space.note_written(path, size)
 
     def load(self, key: str, identity: Hashable) -> dict[str, Any] | None:
         """The payload stored for `key` if it was stored with `identity`, else None."""

@@ -20,6 +20,11 @@ ENV_DIRECTORY = "ALICESERVER_CACHE_DIR"
 ENV_LIMIT = "ALICESERVER_CACHE_SIZE"  # bytes, or with a K, M or G suffix
 DEFAULT_LIMIT = 1 << 30
 STALE_PARTIAL = 3600  # seconds after which a partly written file is a dead writer's
+# Seconds between sweeps of a directory by any process: a sweep lists every file (0.15 s
+# for 48,000), too much for each session's first write. A session that writes 1/32 of the
+# bound sweeps whenever it has.
+SWEEP_EVERY = 600.0
+_SWEPT = ".swept"  # its mtime: when the directory was last swept
 _ENTRY_FILE = re.compile(r"([bp]-[0-9a-z]+)[-.0-9a-z_]*\.v\d+\.(idx|rows)")
 _PARTIAL_FILE = re.compile(r"\.tmp-.*\.idx|[bp]-[0-9a-z]+.*\.rows\.\d+\.[0-9a-f]+\.tmp")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -70,9 +75,37 @@ class CacheUsage:
 
 
 class CacheDirectory:
-    def __init__(self, directory: str, limit: int | None = None) -> None:
+    def __init__(self, directory: str, limit: int | None = None, sweep_every: float = SWEEP_EVERY) -> None:
         self.directory = directory
         self.limit = limit if limit is not None else default_limit()
+        self.sweep_every = sweep_every
+        self._unswept = 0  # bytes this session wrote since it last swept
+        self._stamp_checked = False
+
+    def note_written(self, path: str, size: int) -> None:
+        """Sweep when this session wrote 1/32 of the bound since its last sweep, or, at its
+        first write, when no process swept within `sweep_every` seconds."""
+        self._unswept += size
+        if self._unswept < self.limit // 32:
+            if self._stamp_checked:
+                return
+            self._stamp_checked = True
+            try:
+                age = time.time() - os.stat(os.path.join(self.directory, _SWEPT)).st_mtime
+            except OSError:
+                age = float("inf")
+            if age < self.sweep_every:
+                return
+        self._unswept = 0
+        self._stamp_checked = True
+        self.evict(keep=path)
+        stamp = os.path.join(self.directory, _SWEPT)
+        try:
+            with open(stamp, "ab"):
+                pass
+            os.utime(stamp)
+        except OSError:
+            pass
 
     @property
     def rows_directory(self) -> str:
@@ -127,6 +160,7 @@ class CacheDirectory:
         for path, name, _stat in self._files():
             if _ENTRY_FILE.fullmatch(name) or _PARTIAL_FILE.fullmatch(name):
                 _unlink(path)
+        _unlink(os.path.join(self.directory, _SWEPT))
         try:
             os.rmdir(self.rows_directory)
         except OSError:

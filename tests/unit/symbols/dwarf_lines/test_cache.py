@@ -27,6 +27,11 @@ def _load(path: Path, cache: IndexCache) -> DebugInfo:
     return info
 
 
+def _cache_files(cache: IndexCache) -> list[str]:
+    """The cache's files (not its sweep stamp, .swept)."""
+    return [name for name in os.listdir(cache.directory) if not name.startswith(".")]
+
+
 def _forbid_building(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*_args: object) -> None:
         raise AssertionError("the index was rebuilt instead of read from the cache")
@@ -41,7 +46,7 @@ def test_second_load_is_served_from_disk(
     started = time.perf_counter()
     first = _load(program, cache)
     cold = time.perf_counter() - started
-    files = os.listdir(cache.directory)
+    files = _cache_files(cache)
     assert len(files) == 1
     assert stat.S_IMODE(os.stat(cache.directory).st_mode) == 0o700
     _forbid_building(monkeypatch)
@@ -86,7 +91,7 @@ def test_damaged_cache_file_is_ignored_and_rewritten(
 ) -> None:
     program = builder.build(C_SOURCES, ("-g", "-O0"))
     first = _load(program, cache)
-    (name,) = os.listdir(cache.directory)
+    (name,) = _cache_files(cache)
     path = os.path.join(cache.directory, name)
     with open(path, "wb") as stream:
         stream.write(garbage)

@@ -11,6 +11,7 @@ import pytest
 
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cachedir import (
+    SWEEP_EVERY,
     CacheDirectory,
     default_directory,
     default_limit,
@@ -106,3 +107,22 @@ def test_the_directory_and_bound_from_the_environment(monkeypatch: pytest.Monkey
     assert default_limit() == 64 << 20 and IndexCache().space.limit == 64 << 20
     monkeypatch.setenv("ALICESERVER_CACHE_SIZE", "lots")
     assert default_limit() == 1 << 30
+
+
+def test_sessions_sweep_at_most_every_ten_minutes(programs: list[Path], tmp_path: Path) -> None:
+    """A sweep lists every file of the directory: a session sweeps at its first write only
+    when no session did within SWEEP_EVERY (the stamp file's mtime), or once it has written
+    1/32 of the bound itself."""
+    directory = tmp_path / "cache"
+    _load(programs[0], IndexCache(str(directory)))  # swept: stamped
+    limit = 40 * CacheDirectory(str(directory)).usage().size  # a session writes under 1/32 of it
+    old = directory / "b-0123abcd.v1.idx"
+    old.write_bytes(b"x" * 2 * limit)
+    os.utime(old, (1, 1))
+    _load(programs[1], IndexCache(str(directory), limit))
+    assert old.exists()  # over the bound, but swept a moment ago
+    when = time.time() - SWEEP_EVERY - 1
+    os.utime(directory / ".swept", (when, when))
+    _load(programs[2], IndexCache(str(directory), limit))
+    assert not old.exists()
+    assert _keys(directory) == {_key(p) for p in programs}
