@@ -520,6 +520,8 @@ class SourceSymbols:
                 self._places.clear()
             found = self._places[key] = self._stack_frames(frame)
             return list(found)
+        if found[-1].level == frame.level and found[-1].cfa == frame.cfa:
+            return list(found)  # the same depth as before (the loop's next stop): frozen, shared
         return [replace(shown, level=frame.level, cfa=frame.cfa) for shown in found]
 
     def _stack_frames(self, frame: UnwoundFrame) -> list[StackFrame]:
