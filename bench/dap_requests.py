@@ -171,6 +171,8 @@ def gdb_session(program: Path, args: argparse.Namespace) -> Timings:
 
 def checkout_argv(root: str) -> list[str]:
     """Our adapter run from the checkout at `root` rather than this one."""
+    if not (Path(root) / "aliceserver" / "__main__.py").is_file():  # else this one would run
+        raise SystemExit(f"--also {root}: no aliceserver checkout there")
     start = ("import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
              "sys.argv[0] = 'aliceserver'; runpy.run_module('aliceserver', run_name='__main__')")  # fmt: skip
     return [sys.executable, "-c", start, str(Path(root).resolve()), "--adapter", "dap"]
