@@ -8,11 +8,14 @@ where the trap leaves it past (int3), as the ptrace engine does."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
 from aliceserver.debuggers.remote.memory import RemoteMemory
+
+log = logging.getLogger(__name__)
 
 # Z packet types: software and hardware breakpoints, write, read and access watchpoints.
 Z_SOFTWARE, Z_HARDWARE, Z_WRITE, Z_READ, Z_ACCESS = range(5)
@@ -83,13 +86,26 @@ class StubBreakpoints:
             if point.type == OWN_TRAP:
                 self.memory.write(point.address, self.trap)
             else:
-                self.send(b"Z", point.type, point.address, point.kind)
+                self._post(b"Z", point)
 
     def _out(self, point: StubBreakpoint) -> None:
         if point.type == OWN_TRAP:
             self.memory.write(point.address, point.saved)
         else:
-            self.send(b"z", point.type, point.address, point.kind)
+            self._post(b"z", point)
+
+    def _post(self, verb: bytes, point: StubBreakpoint) -> None:
+        """A step-over's z/Z, its reply read with the step's or the resume's (one round
+        trip for both). A breakpoint the stub would not put back is forgotten, as lost."""
+
+        def answered(reply: bytes) -> None:
+            if reply != b"OK":
+                log.warning("the stub answered %r to %s at %#x", reply[:40], verb.decode(), point.address)
+                if verb == b"Z" and self.inserted.get(point.address) == point:
+                    del self.inserted[point.address]
+
+        body = verb + b"%d,%x,%x" % (point.type, point.address, point.kind)
+        self.client.connection.post(body, answered)
 
     def watch(self, verb: bytes, address: int, length: int, access: str) -> None:
         if access not in WATCH_TYPES:

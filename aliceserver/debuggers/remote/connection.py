@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from typing import Protocol
+from typing import Callable, Protocol
 
 from aliceserver.debuggers.remote import packets
 from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError, RemoteTimeout
@@ -149,13 +149,17 @@ class Connection:
         self._pending: deque[packets.Received] = deque()
         self._send_lock = threading.Lock()
         self.closed = False
+        # Packets sent without waiting (post), whose replies come first, in order
+        self._owed: deque[tuple[bytes, Callable[[bytes], None]]] = deque()
+        self._unsent = b""  # posted packets, written with the next packet sent
 
     # --- sending ------------------------------------------------------------------
     def send(self, body: bytes) -> None:
         """Send one packet; in ack mode wait for its `+`, sending it again on `-`."""
         framed = packets.frame(body)
         with self._send_lock:
-            self._write(framed)
+            self._write(self._unsent + framed)  # posted packets go with it, in one write
+            self._unsent = b""
         if not self.acks:
             return
         for _ in range(RETRANSMITS):
@@ -167,6 +171,17 @@ class Connection:
             with self._send_lock:
                 self._write(framed)
         raise RemoteError("The stub refused the packet after three attempts.")
+
+    def post(self, body: bytes, on_reply: Callable[[bytes], None]) -> None:
+        """Send `body` and go on without its reply: the stub answers packets in order, so
+        the next `receive` takes it first and hands it to `on_reply` (which must not
+        raise). A packet and the resume after it then cost one round trip, not two. With
+        acks each packet waits for its `+` anyway: there the reply is taken at once."""
+        if self.acks:
+            on_reply(self.request(body))
+            return
+        self._unsent += packets.frame(body)
+        self._owed.append((body, on_reply))
 
     def interrupt(self) -> None:
         """`^C`: a running target stops and answers with a stop reply."""
@@ -182,7 +197,16 @@ class Connection:
     def receive(self, timeout: float | None = -1.0) -> bytes:
         """The next reply's body (run-length expanded, still escaped); `timeout` None waits
         for ever (a running program), the default is the connection's limit."""
-        limit = self.timeout if timeout is not None and timeout < 0 else timeout
+        if self._unsent:
+            with self._send_lock:
+                self._write(self._unsent)
+                self._unsent = b""
+        while self._owed:
+            _, on_reply = self._owed.popleft()
+            on_reply(self._receive(self.timeout))
+        return self._receive(self.timeout if timeout is not None and timeout < 0 else timeout)
+
+    def _receive(self, limit: float | None) -> bytes:
         while True:
             item = self._next(packets.Packet, limit)
             assert isinstance(item, packets.Packet)

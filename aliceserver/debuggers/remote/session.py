@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import queue
 import threading
 from dataclasses import dataclass
 from signal import SIGINT
@@ -90,6 +91,7 @@ class RemoteSession:
         self.watches = RemoteWatches(self._traps)
         self._libraries: list[str] = []
         self._waiting = False  # a waiter thread takes the stop replies
+        self._wake: queue.SimpleQueue[RemoteProcess | None] | None = None  # the waiter's work
         self._at_stop: Callable[[], None] | None = None  # kill or detach, once it stops
 
     def _call(self, fn: Callable[[], object]) -> object:
@@ -149,6 +151,7 @@ class RemoteSession:
     def _drop_connection(self) -> None:
         process, self.process, self.connection = self.process, None, None
         self.info = None
+        self._stop_waiter()
         self._drop_traps()
         if process is not None:
             process.close()
@@ -318,8 +321,20 @@ class RemoteSession:
         if self._waiting:
             return  # the waiter that handed us this stop goes on waiting
         self._waiting = True
-        threading.Thread(target=self._wait_loop, args=(process,), name="aliceserver-remote-wait",
-                         daemon=True).start()  # fmt: skip
+        if self._wake is None:  # one waiter thread per connection: a thread per resume cost 90 us
+            self._wake = queue.SimpleQueue()
+            threading.Thread(target=self._waiter, args=(self._wake,), name="aliceserver-remote-wait",
+                             daemon=True).start()  # fmt: skip
+        self._wake.put(process)
+
+    def _waiter(self, wake: queue.SimpleQueue[RemoteProcess | None]) -> None:
+        while (process := wake.get()) is not None:
+            self._wait_loop(process)
+
+    def _stop_waiter(self) -> None:
+        wake, self._wake = self._wake, None
+        if wake is not None:
+            wake.put(None)  # it ends once it has handed on what it waits for now
 
     def _wait_loop(self, process: RemoteProcess) -> None:
         """Off the engine's thread: block for each stop reply, handle it on the engine's."""

@@ -82,3 +82,22 @@ def test_a_closed_peer_is_a_connection_error_every_time_after() -> None:
         connection.request(b"?")
     with pytest.raises(RemoteConnectionError):
         connection.receive()
+
+
+def test_a_posted_packet_goes_with_the_next_one_and_its_reply_is_taken_first() -> None:
+    channel = ScriptedChannel([packets.frame(b"E01") + packets.frame(b"T05")])
+    connection = Connection(channel)
+    connection.acks = False
+    answers: list[bytes] = []
+    connection.post(b"Z0,1000,1", answers.append)
+    assert channel.written == []  # nothing written yet: it waits for the packet after it
+    assert connection.request(b"vCont;c") == b"T05"
+    assert answers == [b"E01"]
+    assert channel.written == [packets.frame(b"Z0,1000,1") + packets.frame(b"vCont;c")]
+
+
+def test_with_acks_a_posted_packet_is_answered_at_once() -> None:
+    channel = ScriptedChannel([b"+" + packets.frame(b"OK")])
+    answers: list[bytes] = []
+    Connection(channel).post(b"z0,1000,1", answers.append)
+    assert answers == [b"OK"]
