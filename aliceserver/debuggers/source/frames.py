@@ -120,8 +120,12 @@ class Frames:
         complete = unwinder.done if unwinder is not None else known is not None and len(known) not in (1, _FIRST_FRAMES)
         if known is not None and (len(known) >= levels or complete):
             return known  # enough, or the whole stack (through calls: it ended below its limit)
-        limit = 1 if levels <= 1 else _FIRST_FRAMES if levels <= _FIRST_FRAMES else max(levels, MAX_FRAMES)
-        if unwinder is not None and known is unwinder.frames:  # deeper: on from where it stopped
+        # Deeper than the first frames: as many as asked (the unwinding goes on later if need
+        # be), all of them (up to MAX_FRAMES) through calls left stopped.
+        through_calls = self._calls.pending()
+        deeper = max(levels, MAX_FRAMES) if through_calls else levels
+        limit = 1 if levels <= 1 else _FIRST_FRAMES if levels <= _FIRST_FRAMES else deeper
+        if unwinder is not None and known is unwinder.frames and not through_calls:  # on from where it stopped
             return unwinder.extend(limit)
         target = self._engine.stopped_target(thread_id)
         values = dict(target.general_registers(thread_id))

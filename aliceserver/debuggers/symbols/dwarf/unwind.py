@@ -84,10 +84,15 @@ class StackUnwinder:
         self._method = "first"
         self._undefined: frozenset[str] = frozenset()
         self._exact_pc = True  # frame 0 and the frame a signal interrupted: pc is no return address
+        # A recursion's frames share their pcs: each pc's CFI row and symbol looked up once.
+        self._rows: dict[int, UnwindRow | None] = {}
+        self._symbols_at: dict[tuple[int, bool, bool], SymbolLocation] = {}
 
     def extend(self, limit: int) -> list[UnwoundFrame]:
         """The frames, unwound to `limit` of them (or all there are)."""
-        frames, read, symbols, tables, arch = self.frames, self._read, self._symbols, self._tables, self._arch
+        frames, symbols, tables, arch = self.frames, self._symbols, self._tables, self._arch
+        read = _StackPages(self._read)  # memory is read for this call only: it may be written after
+        rows, symbols_at = self._rows, self._symbols_at
         regs, method, undefined, exact_pc = self._regs, self._method, self._undefined, self._exact_pc
         while not self.done and len(frames) < limit:
             if arch.pc not in regs:
@@ -95,7 +100,10 @@ class StackUnwinder:
                 break
             pc = regs[arch.pc]
             lookup_pc = pc if exact_pc else pc - 1
-            row = _row(symbols, tables, lookup_pc)
+            if lookup_pc in rows:
+                row = rows[lookup_pc]
+            else:
+                row = rows[lookup_pc] = _row(symbols, tables, lookup_pc)
             trampoline = row.signal_frame if row is not None else arch.is_signal_trampoline(read, pc)
             caller: dict[str, int] | None = None
             cfa: int | None = None
@@ -123,15 +131,17 @@ class StackUnwinder:
                           pc, cfa)  # fmt: skip
                 self.done = True
                 break
+            key = (pc, exact_pc, trampoline and arch.is_signal_trampoline(read, pc))
+            symbol = symbols_at.get(key)
+            if symbol is None:
+                symbol = symbols_at[key] = _symbol(symbols, *key)
             frames.append(
                 UnwoundFrame(
                     level=len(frames),
                     pc=pc,
                     cfa=cfa,
                     registers=regs,
-                    symbol=_symbol(
-                        symbols, pc, exact_pc, trampoline and arch.is_signal_trampoline(read, pc)
-                    ),
+                    symbol=symbol,
                     method=method,
                     signal_trampoline=trampoline,
                     undefined=undefined,
@@ -148,6 +158,34 @@ class StackUnwinder:
             method = "signal" if trampoline else ("cfi" if used_cfi else "frame-pointer")
         self._regs, self._method, self._undefined, self._exact_pc = regs, method, undefined, exact_pc
         return frames
+
+
+class _StackPages:
+    """Reads served from 4 KiB pages, each read once: a deep recursion's frames lie side by
+    side, and a read of its own per frame was a third of a frame's cost."""
+
+    _PAGE = 4096
+
+    def __init__(self, read: ReadMemory) -> None:
+        self._read = read
+        self._pages: dict[int, bytes | None] = {}  # None: unreadable as a whole
+
+    def __call__(self, address: int, size: int) -> bytes:
+        page = address & ~(self._PAGE - 1)
+        offset = address - page
+        if offset + size > self._PAGE:
+            return self._read(address, size)
+        if page in self._pages:
+            data = self._pages[page]
+        else:
+            try:
+                data = self._read(page, self._PAGE)
+            except TargetError:
+                data = None
+            self._pages[page] = data
+        if data is None or len(data) < offset + size:
+            return self._read(address, size)  # its own error, or the bytes it can read
+        return data[offset : offset + size]
 
 
 def saved_register_slots(
