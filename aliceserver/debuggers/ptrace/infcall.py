@@ -1,23 +1,11 @@
-"""Calling a function of the stopped program (gdb's infcall), by the System V x86-64 ABI.
+"""Calls into the program over ptrace: the execution side of calls/driver.py's FunctionCall
+(CallThread) on one thread of the live process, and the evaluator's caller over it.
 
-The calling thread's registers (general, x87/SSE/AVX) are saved; below its stack pointer
-the 128-byte red zone is skipped, then come the result buffer of a function returning in
-memory and the arguments passed on the stack; rsp is 16-aligned at the call, and the
-return address pushed is the program's entry point (AT_ENTRY), where the engine keeps a
-trap for as long as the call runs. Like gdb, which returns to the entry point too: it is
-code of the main executable, always mapped and executable, and it runs once, before main,
-so no thread of the program ever reaches it but the call returning. rax (al) holds how
-many vector registers carry arguments (varargs callees read it). Only the calling thread
-runs (gdb's scheduler-locking during calls): the others stay stopped.
-
-A call that hits a breakpoint, gets a signal or runs past the time limit stops there and
-says so in gdb's words; with `unwind_on_signal` (gdb's `set unwindonsignal on`) a signal
-restores the state before the call instead. The default is gdb's, off: the program stays
-where it stopped, and when the function returns, its trap restores the state before the
-call (gdb: "GDB will silently stop"). The time limit, which gdb 13 lacks (30 s,
-CallSettings.timeout), keeps a call that never returns from holding the engine forever; it
-stops the program where it was, as a breakpoint does, in the words of gdb 14's
-direct-call-timeout.
+The calling thread's general registers and its whole x87/SSE/AVX state (XSAVE, else
+FXSAVE) are saved and put back exactly; the plan's vector arguments go into the FXSAVE
+area. Only the calling thread runs (gdb's scheduler-locking during calls): statuses of the
+others wait their turn, and a thread the called function starts is held too. The time
+limit sends the process a SIGSTOP only the calling thread, running alone, can take.
 """
 
 from __future__ import annotations
@@ -27,42 +15,37 @@ import logging
 import os
 import signal as sig
 import threading
-from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
-from aliceserver.debuggers.events import CALL_LEFT_STOPPED, CALL_RETURNED, Stopped, StopReason
-from aliceserver.debuggers.model import Registers, VectorRegisters
+from aliceserver.debuggers.arch.base import Architecture
+from aliceserver.debuggers.arch.registry import X86_64_ARCH
+from aliceserver.debuggers.calls.driver import (
+    CallAbandoned,
+    CallSettings,
+    FunctionCall,
+    ProgramCaller,
+    SavedRegisters,
+    exited_message,
+)
+from aliceserver.debuggers.calls.plan import CallPlan, CallRequest
+from aliceserver.debuggers.events import CALL_RETURNED, Stopped, StopReason
+from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.ptrace import binding, registers
-from aliceserver.debuggers.ptrace.callabi import plan_arguments, returns_in_memory
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.tracee import AfterStep, Run, Tracee
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint
-from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
-from aliceserver.debuggers.source.retvalue import return_bytes
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, Type, VoidType, strip
+from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
+from aliceserver.debuggers.target import NO_PROCESS
 from aliceserver.errors import TargetError
+
+__all__ = ["CallSettings", "ProcessCaller", "PtraceCallThread", "SavedState", "save_state"]
 
 log = logging.getLogger(__name__)
 
-RED_ZONE = 128
-CALL_TIMEOUT = 30.0  # seconds; below the tracer's command patience (tracer.py)
 _WAIT_ALL = binding.WALL
 _XSTATE_MAX = 64 * 1024
-_MASK64 = (1 << 64) - 1
 _FX_XMM = 160  # offset of xmm0 in the FXSAVE area
-
-
-class CallAbandoned(EvaluationError):
-    """The call stopped before returning (a breakpoint, a signal, the time limit, an exit)."""
-
-
-@dataclass(frozen=True, slots=True)
-class CallRequest:
-    name: str  # as gdb names the function in its messages
-    address: int
-    arguments: tuple[tuple[Type, bytes], ...]  # each as its parameter's type holds it
-    returns: Type  # VoidType for none
 
 
 @dataclass(slots=True)
@@ -74,6 +57,9 @@ class SavedState:
     fp: bytes
     xstate: bytes | None
     pending_signal: int
+
+    def general_values(self) -> Mapping[str, int]:
+        return registers.general(self.regs).values
 
     def restore(self, inferior: Inferior, t: Tracee) -> None:
         ctypes.memmove(ctypes.addressof(t.regs), ctypes.addressof(self.regs), ctypes.sizeof(self.regs))
@@ -98,145 +84,91 @@ def save_state(inferior: Inferior, t: Tracee) -> SavedState:
     return SavedState(t.tid, regs, fp, xstate, t.pending_signal)
 
 
-@dataclass(slots=True)
-class CallSettings:
-    unwind_on_signal: bool = False  # gdb's default
-    may_call: bool = True  # gdb's may-call-functions
-    timeout: float = CALL_TIMEOUT
-    frames: list[int] = field(default_factory=list)  # return traps of calls left stopped
-    # The state before each call left stopped, by (pid, rsp after its return): the unwinder
-    # goes on from it past the call's frame (gdb's dummy frame, <function called from gdb>).
-    dummies: dict[tuple[int, int], SavedState] = field(default_factory=dict)
-    # By thread: the registers a call left stopped returned with, read before its dummy
-    # frame is popped, so a finish that ends there shows the value (as gdb's does).
-    returned: dict[int, tuple[Registers, VectorRegisters]] = field(default_factory=dict)
+class PtraceCallThread:
+    """A CallThread (calls/driver.py) over ptrace."""
 
-
-@dataclass(frozen=True, slots=True)
-class CallResult:
-    data: bytes  # the return value's bytes (empty for void)
-
-
-def _extend(t: Type, data: bytes) -> int:
-    """An integer argument's register value: small signed types sign-extended."""
-    s = strip(t)
-    value = int.from_bytes(data[:8], "little")
-    if isinstance(s, BaseType) and s.encoding is Encoding.SIGNED and 0 < len(data) < 8:
-        bits = 8 * len(data)
-        value = ((value ^ (1 << (bits - 1))) - (1 << (bits - 1))) & _MASK64
-    return value
-
-
-class FunctionCall:
-    """One call on one thread: set up, run, collect or abandon."""
-
-    def __init__(
-        self, inferior: Inferior, tid: int, return_address: int, settings: CallSettings, *, report: bool = True
-    ) -> None:
+    def __init__(self, inferior: Inferior, tid: int) -> None:
         self.inferior = inferior
-        # A stop ending the call early is reported here, except in a breakpoint's condition:
-        # there the breakpoint's own stop reports it, after the condition's error (gdb 13
-        # reports both, the call's stop first; one stop keeps every front end's run whole).
-        self.report = report
         self.t = inferior.thread(tid)
-        self.return_address = return_address
-        self.settings = settings
+        self._fp = b""  # the FXSAVE area before the call: the plan's vectors go into a copy
         self._timer_lock = threading.Lock()
         self._finished = False
         self._timed_out = False
 
-    def run(self, request: CallRequest) -> CallResult:
+    @property
+    def arch(self) -> Architecture:
+        return X86_64_ARCH
+
+    @property
+    def pid(self) -> int:
+        return self.inferior.pid
+
+    @property
+    def tid(self) -> int:
+        return self.t.tid
+
+    def general(self) -> Mapping[str, int]:
+        return registers.LiveRegisters(self.inferior.regs(self.t))
+
+    def vectors(self) -> VectorRegisters | None:
+        return registers.vector(self.inferior.libc, self.t.tid)
+
+    def floats(self) -> Mapping[int, bytes]:
+        return {}
+
+    def read_memory(self, address: int, size: int) -> bytes:
+        return self.inferior.memory.read(address, size)
+
+    def save(self) -> SavedState:
+        saved = save_state(self.inferior, self.t)
+        self._fp = saved.fp
+        return saved
+
+    def restore(self, saved: SavedRegisters) -> None:
+        assert isinstance(saved, SavedState)
+        saved.restore(self.inferior, self.inferior.threads[saved.tid])
+
+    def apply(self, plan: CallPlan) -> None:
         inferior, t = self.inferior, self.t
-        saved = save_state(inferior, t)
+        for address, data in plan.memory:
+            inferior.memory.write(address, data)
         regs = inferior.regs(t)
-        sp = (int(regs.rsp) - RED_ZONE) & ~0xF
-        result_address = None
-        if returns_in_memory(request.returns):
-            sp = (sp - strip(request.returns).size) & ~0xF
-            result_address = sp
-        params = [(f"arg{i}", t_) for i, (t_, _) in enumerate(request.arguments)]
-        slots = plan_arguments(params, request.returns)
-        stack_size = max(
-            ((s.stack_offset - 8 + (len(data) + 7) // 8 * 8) for s, (_, data) in zip(slots, request.arguments, strict=True)
-             if s.stack_offset is not None),
-            default=0,
-        )  # fmt: skip
-        call_sp = (sp - stack_size) & ~0xF  # rsp at the call instruction: 16-aligned
-        fx = bytearray(saved.fp)
-        sse_used = 0
-        for slot, (_, data) in zip(slots, request.arguments, strict=True):
-            if slot.stack_offset is not None:
-                inferior.memory.write(call_sp + slot.stack_offset - 8, data)
-                continue
-            padded = data.ljust(8 * len(slot.pieces), b"\0")
-            for i, (kind, where) in enumerate(slot.pieces):
-                piece = padded[8 * i : 8 * i + 8]
-                if kind == "int":
-                    value = _extend(slot.type, data) if len(slot.pieces) == 1 else int.from_bytes(piece, "little")
-                    registers.set_general(regs, str(where), value)
-                else:
-                    index = int(where)
-                    fx[_FX_XMM + 16 * index : _FX_XMM + 16 * index + 16] = piece.ljust(16, b"\0")
-                    sse_used = max(sse_used, index + 1)
-        if result_address is not None:
-            regs.rdi = result_address
-        entry_sp = call_sp - 8
-        inferior.memory.write(entry_sp, self.return_address.to_bytes(8, "little"))
-        regs.rsp = entry_sp
-        regs.rip = request.address
-        regs.rax = sse_used
-        regs.orig_rax = _MASK64  # -1: a syscall the thread was stopped in is not restarted now
+        for name, value in plan.general.items():
+            registers.set_general(regs, name, value)
         t.regs_dirty = True
         t.pending_signal = 0  # a signal it was about to get waits for the end of the call
+        fx = bytearray(self._fp)
+        for name, data in plan.vectors.items():
+            index = int(name.removeprefix("xmm"))
+            fx[_FX_XMM + 16 * index : _FX_XMM + 16 * index + 16] = data
         inferior.libc.set_regset(t.tid, binding.NT_PRFPREG, bytes(fx))
-        trap = self._plant_return_trap(entry_sp + 8, saved)
-        stop = self._run_until_return(entry_sp + 8, request.name)
-        if stop is None:
-            data = self._collect(request.returns, result_address)
-            self._drop_return_trap(trap)
-            saved.restore(inferior, t)
-            return CallResult(data)
-        return self._abandon(stop, request.name, trap, saved, entry_sp + 8)
+
+    def report(self, stop: Stopped) -> None:
+        self.inferior._report(stop)
 
     # --- the return trap ------------------------------------------------------------
-    def _plant_return_trap(self, sp_after_return: int, saved: SavedState) -> LogicalBreakpoint:
-        """The trap where the call returns. Left in place when the call stops early: when
-        the function returns later, it puts the thread's state back (gdb's dummy frame)."""
-        inferior, tid = self.inferior, self.t.tid
-
-        def ours(hit: int) -> bool:
-            return hit == tid and int(inferior.regs(inferior.threads[hit]).rsp) == sp_after_return
-
-        def finished(hit: int) -> None:  # a call left stopped has returned: silently undo it
-            self.settings.returned[hit] = (
-                registers.general(inferior.regs(inferior.threads[hit])), registers.vector(inferior.libc, hit))
-            saved.restore(inferior, inferior.threads[hit])
-            if bp.id in self.settings.frames:
-                self.settings.frames.remove(bp.id)
-            self.settings.dummies.pop((inferior.pid, sp_after_return), None)
-
+    def plant_return_trap(self, address: int, ours: Callable[[int], bool], on_hit: Callable[[int], None]) -> int:
+        inferior = self.inferior
         bp = LogicalBreakpoint(
-            inferior.traps.new_internal_id(), self.return_address, temporary=True, internal=True,
-            condition=ours, on_hit=finished, reports=StopReason.STEP,
-            note=CALL_RETURNED,
+            inferior.traps.new_internal_id(), address, temporary=True, internal=True,
+            condition=ours, on_hit=on_hit, reports=StopReason.STEP, note=CALL_RETURNED,
         )  # fmt: skip
         inferior.insert_trap(inferior.traps.add(bp, b""))
-        return bp
+        return bp.id
 
-    def _drop_return_trap(self, bp: LogicalBreakpoint) -> None:
+    def drop_return_trap(self, ident: int) -> None:
         traps = self.inferior.traps
-        if bp.id not in traps.by_id:
+        if ident not in traps.by_id:
             return
-        trap = traps.remove(bp.id)
+        trap = traps.remove(ident)
         if not trap.logical:
             self.inferior.remove_trap(trap)
             traps.drop_trap(trap.address)
 
     # --- running --------------------------------------------------------------------
-    def _run_until_return(self, sp_after_return: int, name: str) -> Stopped | None:
-        """None when the call returned; else the stop that ended it early."""
+    def run_until_return(self, plan: CallPlan, name: str, timeout: float) -> Stopped | None:
         inferior, t = self.inferior, self.t
-        timer = threading.Timer(self.settings.timeout, self._on_timeout)
+        timer = threading.Timer(timeout, self._on_timeout)
         timer.daemon = True
         timer.start()
         try:
@@ -248,16 +180,16 @@ class FunctionCall:
                 if tid != t.tid:
                     self._other_thread(tid, other, decoded)
                     if inferior.exit_event is not None:
-                        raise CallAbandoned(_exited(name))
+                        raise CallAbandoned(exited_message(name))
                     continue
                 if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
                     inferior._classify(t, decoded)
-                    raise CallAbandoned(_exited(name))
+                    raise CallAbandoned(exited_message(name))
                 if decoded.kind is WaitKind.SIGNAL_STOP and decoded.value == sig.SIGTRAP:
                     t.running = False
                     t.regs_valid = False
                     regs = inferior.regs(t)
-                    if int(regs.rip) - 1 == self.return_address and int(regs.rsp) == sp_after_return:
+                    if int(regs.rip) - 1 == plan.return_address and int(regs.rsp) == plan.sp_after_return:
                         return None
                 if decoded.kind is WaitKind.SIGNAL_STOP and decoded.value == sig.SIGSTOP and (
                     self._timed_out or inferior.wake_sent
@@ -307,12 +239,9 @@ class FunctionCall:
             return
         inferior._cont(t)
 
-    def _other_thread(self, tid: int, t: Tracee | None, decoded: object) -> None:
+    def _other_thread(self, tid: int, t: Tracee | None, decoded: WaitStatus) -> None:
         """A status of another thread: it stays stopped; what it says waits its turn."""
         inferior = self.inferior
-        from aliceserver.debuggers.ptrace.waitstatus import WaitStatus
-
-        assert isinstance(decoded, WaitStatus)
         if t is None:
             if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
                 return
@@ -321,73 +250,10 @@ class FunctionCall:
         if isinstance(stop, Stopped):
             inferior.pending.append(stop)
 
-    # --- ending ---------------------------------------------------------------------
-    def _collect(self, returns: Type, result_address: int | None) -> bytes:
-        inferior, t = self.inferior, self.t
-        if isinstance(strip(returns), VoidType):
-            return b""
-        if result_address is not None:
-            return inferior.memory.read(result_address, strip(returns).size)
-        vectors = registers.vector(inferior.libc, t.tid)
-        data, address = return_bytes(returns, registers.LiveRegisters(inferior.regs(t)), vectors)
-        if data is None and address is not None:
-            return inferior.memory.read(address, strip(returns).size)
-        return data or b""
 
-    def _abandon(
-        self, stop: Stopped, name: str, bp: LogicalBreakpoint, saved: SavedState, sp_after_return: int
-    ) -> CallResult:
-        inferior, t = self.inferior, self.t
-        signaled = stop.reason in (StopReason.SIGNAL, StopReason.CRASH)
-        if signaled and self.settings.unwind_on_signal:
-            self._drop_return_trap(bp)
-            saved.restore(inferior, t)
-            raise CallAbandoned(
-                "The program being debugged was signaled while in a function called from GDB.\n"
-                "GDB has restored the context to what it was before the call.\n"
-                'To change this behavior use "set unwindonsignal off".\n'
-                "Evaluation of the expression containing the function\n"
-                f"({name}) will be abandoned."
-            )
-        self.settings.frames.append(bp.id)
-        self.settings.dummies[(inferior.pid, sp_after_return)] = saved
-        if self.report:
-            inferior._report(stop)
-        if signaled:
-            raise CallAbandoned(
-                "The program being debugged was signaled while in a function called from GDB.\n"
-                "GDB remains in the frame where the signal was received.\n"
-                'To change this behavior use "set unwindonsignal on".\n'
-                "Evaluation of the expression containing the function\n"
-                f"({name}) will be abandoned.\n"
-                + CALL_LEFT_STOPPED
-            )
-        if stop.description == "timeout":
-            raise CallAbandoned(
-                "The program being debugged timed out while in a function called from GDB.\n"
-                "GDB remains in the frame where the timeout occurred.\n"
-                "Evaluation of the expression containing the function\n"
-                f"({name}) will be abandoned.\n"
-                + CALL_LEFT_STOPPED
-            )
-        raise CallAbandoned(
-            "The program being debugged stopped while in a function called from GDB.\n"
-            "Evaluation of the expression containing the function\n"
-            f"({name}) will be abandoned.\n"
-            + CALL_LEFT_STOPPED
-        )
-
-
-def _exited(name: str) -> str:
-    return (
-        "The program being debugged exited while in a function called from GDB.\n"
-        "Evaluation of the expression containing the function\n"
-        f"({name}) will be abandoned."
-    )
-
-
-class ProcessCaller:
-    """The evaluator's `calls` (expr/calls.py FunctionCaller) on one stopped thread."""
+class ProcessCaller(ProgramCaller):
+    """The evaluator's `calls` (expr/calls.py FunctionCaller) on one stopped thread of the
+    live process."""
 
     def __init__(
         self,
@@ -399,58 +265,24 @@ class ProcessCaller:
         address_of: Callable[[str], int | None],
         after_call: Callable[[], None],
     ) -> None:
+        super().__init__(settings, entry, symbol_at, address_of, inferior.memory.write, after_call)
         self._inferior = inferior
         self._tid = tid
-        self._settings = settings
-        self._entry = entry
-        self._symbol_at = symbol_at
-        self._address_of = address_of
-        self._after_call = after_call
 
-    def call(self, name: str, address: int, arguments: list[tuple[Type, bytes]], returns: Type) -> bytes:
-        if not self._settings.may_call:
-            raise EvaluationError("Cannot call functions in the program: may-call-functions is off.")
-        if self._entry is None:
-            raise TargetError("Cannot call functions: the program's entry point is unknown.")
-        if self._inferior.exit_event is not None or self._inferior.run is Run.EXITED:
-            raise TargetError("You can't do that without a process to debug.")
-        request = CallRequest(name, address, tuple(arguments), returns)
+    def _run(self, request: CallRequest, return_address: int) -> bytes:
         inferior = self._inferior
+        if inferior.exit_event is not None or inferior.run is Run.EXITED:
+            raise TargetError(NO_PROCESS)
         # A breakpoint's condition is judged while the other threads run: they are held for
         # the call (gdb's scheduler-locking during calls) and go on after it returns.
         in_condition = inferior.run is Run.RUNNING
         held = [t for t in inferior.threads.values() if t.tid != self._tid and t.running and not t.gone]
         if in_condition:
             inferior._stop_others(self._tid)
-        try:
-            call = FunctionCall(inferior, self._tid, self._entry, self._settings, report=not in_condition)
-            data = call.run(request).data
-        except OSError as error:  # memory or registers the kernel refused
-            raise EvaluationError(f"Cannot call {name}: {error.strerror}") from None
-        finally:
-            self._after_call()
+        call = FunctionCall(PtraceCallThread(inferior, self._tid), return_address, self._settings,
+                            report=not in_condition)  # fmt: skip
+        data = call.run(request)
         if in_condition:  # the tracer resumes them once the condition is judged (tracer.py)
             waiting = {stop.thread_id for stop in inferior.pending}
             inferior.parked.extend(t for t in held if not (t.gone or t.running or t.tid in waiting))
         return data
-
-    def allocate(self, data: bytes) -> int:
-        """gdb's allocate_space_in_inferior: the program's own malloc gives the memory."""
-        malloc = self._address_of("malloc")
-        if malloc is None:
-            raise TargetError('evaluation of this expression requires the program to have a function "malloc".')
-        size = BaseType("unsigned long", 8, Encoding.UNSIGNED)
-        pointer = BaseType("unsigned long", 8, Encoding.UNSIGNED)
-        raw = self.call("malloc", malloc, [(size, max(len(data), 1).to_bytes(8, "little"))], pointer)
-        address = int.from_bytes(raw[:8], "little")
-        if address == 0:
-            raise TargetError("No memory available to program: call to malloc failed")
-        self._inferior.memory.write(address, data)
-        return address
-
-    def address_of(self, symbol: str) -> int | None:
-        return self._address_of(symbol)
-
-    def name_of(self, address: int) -> str:
-        name = self._symbol_at(address)
-        return name if name is not None else f"at 0x{address:#x}"  # gdb's words, doubled 0x too
