@@ -37,6 +37,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.unwind import (
     StackUnwinder,
+    UnwindLookups,
     UnwoundFrame,
     frame_base,
     saved_register_slots,
@@ -86,6 +87,7 @@ class Frames:
         self._write_visible = engine.write_visible
         self._frames: dict[int, list[UnwoundFrame]] = {}  # a stopped thread's, until it moves
         self._unwinders: dict[int, StackUnwinder] = {}  # those of _frames that can go deeper
+        self._lookups = UnwindLookups()  # shared by the threads' unwindings of a stop
         # (thread, callee level, callee pc, its float registers' id) -> the caller's frame
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
@@ -98,6 +100,7 @@ class Frames:
         """The program moves: every thread's frames are unwound anew."""
         self._frames.clear()
         self._unwinders.clear()
+        self._lookups = UnwindLookups()
         self._callers.clear()
         self._hidden.clear()
 
@@ -130,7 +133,7 @@ class Frames:
         target = self._engine.stopped_target(thread_id)
         values = dict(target.general_registers(thread_id))
         unwinder = StackUnwinder(
-            values, self._read_visible, self._source.symbols, self._source.cfi, self._source.arch
+            values, self._read_visible, self._source.symbols, self._source.cfi, self._source.arch, self._lookups
         )
         frames = unwinder.extend(limit)
         self._unwinders[thread_id] = unwinder

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.arch import x86_64
@@ -69,13 +69,22 @@ def unwind_stack(
     return StackUnwinder(registers, read, symbols, tables, arch).extend(limit)
 
 
+@dataclass
+class UnwindLookups:
+    """Each pc's CFI row and symbol, looked up once for the unwindings that share them:
+    a recursion's frames, or 1,000 threads' stacks at one stop."""
+
+    rows: dict[int, UnwindRow | None] = field(default_factory=dict)
+    symbols: dict[tuple[int, bool, bool], SymbolLocation] = field(default_factory=dict)
+
+
 class StackUnwinder:
     """A thread's unwinding that goes on where it stopped: a page of frames 50,000 deep is
     unwound once, and a deeper page later goes on from there (no unwind from the top)."""
 
     def __init__(
         self, registers: Mapping[str, int], read: ReadMemory, symbols: ProcessSymbols,
-        tables: Tables, arch: Architecture = X86_64_ARCH,
+        tables: Tables, arch: Architecture = X86_64_ARCH, lookups: UnwindLookups | None = None,
     ) -> None:  # fmt: skip
         self._read, self._symbols, self._tables, self._arch = read, symbols, tables, arch
         self.frames: list[UnwoundFrame] = []  # grows in place as more are unwound
@@ -84,15 +93,13 @@ class StackUnwinder:
         self._method = "first"
         self._undefined: frozenset[str] = frozenset()
         self._exact_pc = True  # frame 0 and the frame a signal interrupted: pc is no return address
-        # A recursion's frames share their pcs: each pc's CFI row and symbol looked up once.
-        self._rows: dict[int, UnwindRow | None] = {}
-        self._symbols_at: dict[tuple[int, bool, bool], SymbolLocation] = {}
+        self._lookups = lookups if lookups is not None else UnwindLookups()
 
     def extend(self, limit: int) -> list[UnwoundFrame]:
         """The frames, unwound to `limit` of them (or all there are)."""
         frames, symbols, tables, arch = self.frames, self._symbols, self._tables, self._arch
         read = _StackPages(self._read)  # memory is read for this call only: it may be written after
-        rows, symbols_at = self._rows, self._symbols_at
+        rows, symbols_at = self._lookups.rows, self._lookups.symbols
         regs, method, undefined, exact_pc = self._regs, self._method, self._undefined, self._exact_pc
         while not self.done and len(frames) < limit:
             if arch.pc not in regs:
