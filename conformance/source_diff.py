@@ -1,13 +1,14 @@
 """Run one source-level scenario under gdb and under the ptrace engine; list the differences.
 
 A scenario is a program from tests/programs, one breakpoint location, and a list of actions
-after the first stop (`continue`, `next`, `step`, `finish`). At every stop both sides record
+after the first stop (`continue`, `next`, `step`, `finish`, `watch EXPR`). At every stop both sides record
 the stop position, the backtrace (function and line of each frame, up to `main`) and the
 values of the frame's arguments and locals; `diff` compares the two records.
 
     python -m conformance.source_diff            # every scenario, a summary table
     python -m conformance.source_diff -v         # ... and each difference
     python -m conformance.source_diff basic-deep # only the named scenarios
+    python -m conformance.source_diff --remote   # each side over its own gdbserver
 
 What counts as "the same" (see README.md): both sides show inlined calls as extra frames,
 and gdb also reconstructs tail calls from call-site DWARF. So both sides' frames are grouped
@@ -26,7 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from aliceserver.debuggers.events import Exited, Stopped
 from aliceserver.debuggers.model import (
@@ -36,6 +37,7 @@ from aliceserver.debuggers.model import (
     StdioMode,
     StepKind,
     VariableScope,
+    WatchKind,
 )
 from tests.support.build import Builder, find_compiler, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx, find_rustc
@@ -50,7 +52,7 @@ from tests.support.gdb import (
     run_gdb,
 )
 
-ACTIONS = ("continue", "next", "step", "finish")
+ACTIONS = ("continue", "next", "step", "finish", "watch EXPR")
 STOP_TIMEOUT = 20.0
 
 
@@ -68,6 +70,7 @@ class Scenario:
     # Locals read before they are assigned: stack left-overs of the loader and libc start-up,
     # which differ with the launch environment and the CPU; compared by presence only.
     unassigned: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()  # C programs built as shared libraries the program links
 
     @property
     def suffix(self) -> str:
@@ -220,22 +223,28 @@ def cut_at_main(engine: Sequence[FrameRecord], outermost: FrameRecord | None) ->
 _QUERIES = ("@frames", "info args", "info locals")
 
 
-def gdb_commands(scenario: Scenario, spec: str) -> list[str]:
-    commands = [
+def gdb_commands(scenario: Scenario, spec: str, target: str | None = None) -> list[str]:
+    """gdb's commands; with `target` (a gdbserver's HOST:PORT) it connects and continues
+    the program the stub started instead of running it."""
+    commands = [f"target remote {target}"] if target else []
+    commands += [
         f"handle {signal.Signals(sig).name} nostop noprint pass" for sig in scenario.quiet_signals
     ]
-    commands += [f"break {spec}", "run " + " ".join(scenario.args), *_QUERIES]
+    go = "continue" if target else "run " + " ".join(scenario.args)
+    commands += [f"break {spec}", go, *_QUERIES]
     for action in scenario.actions:
         commands += [action, *_QUERIES]
     return commands
 
 
 def gdb_stops(
-    scenario: Scenario, program: Path, spec: str, env: dict[str, str]
+    scenario: Scenario, program: Path, spec: str, env: dict[str, str], target: str | None = None
 ) -> list[StopRecord]:
-    commands = gdb_commands(scenario, spec)
-    replies = run_gdb(program, commands, env=env)
-    first = len(scenario.quiet_signals) + 1  # the `run`
+    commands = gdb_commands(scenario, spec, target)
+    # Over a stub both sides read the libraries from this machine (no "Reading ... from remote").
+    options = ("-iex", "set sysroot /") if target else ()
+    replies = run_gdb(program, commands, env=env, options=options)
+    first = commands.index(f"break {spec}") + 1  # the `run` (or `continue`)
     stops: list[StopRecord] = []
     for step in range(len(scenario.actions) + 1):
         at = first + step * (1 + len(_QUERIES))
@@ -268,16 +277,25 @@ def _new_engine() -> Any:
 
 
 def engine_stops(
-    scenario: Scenario, program: Path, spec: str, env: dict[str, str], engine: Any | None = None
+    scenario: Scenario,
+    program: Path,
+    spec: str,
+    env: dict[str, str],
+    engine: Any | None = None,
+    start: Callable[[Any], object] | None = None,
 ) -> list[StopRecord]:
-    """The stops of `scenario` under the engine (`engine`: a fresh PtraceDebugger to use)."""
+    """The stops of `scenario` under the engine (`engine`: a fresh PtraceDebugger to use;
+    `start`: how it gets the program, when not by launching it, such as connect_remote)."""
     dbg = engine if engine is not None else _new_engine()
     log = EventLog(dbg)
     stops: list[StopRecord] = []
     try:
-        dbg.launch(
-            LaunchConfig(program=str(program), args=scenario.args, env=env, stdio=StdioMode.PIPES)
-        )
+        if start is not None:
+            start(dbg)
+        else:
+            dbg.launch(
+                LaunchConfig(program=str(program), args=scenario.args, env=env, stdio=StdioMode.PIPES)
+            )
         for sig in scenario.quiet_signals:
             dbg.set_signal_policy(sig, SignalPolicy(stop=False, pass_to_program=True, print_=False))
         locations = dbg.resolve_location(spec)
@@ -294,6 +312,9 @@ def engine_stops(
             if step == len(scenario.actions):
                 break
             action = scenario.actions[step]
+            if action.startswith("watch "):  # sets a watchpoint: the same stop again
+                dbg.watch_expression(action[len("watch ") :], WatchKind.WRITE, stop.thread_id, 0)
+                continue
             if action == "continue":
                 dbg.resume()
             else:
@@ -398,6 +419,11 @@ class Builders:
         return None if tool else f"no compiler for {scenario.language}"
 
     def build(self, scenario: Scenario) -> Path:
+        if scenario.libraries:
+            assert self.c is not None and scenario.language == "c"
+            libraries = [self.c.build(name, extra=["-shared", "-fPIC"]) for name in scenario.libraries]
+            # --no-as-needed: linked by path, so the loader finds each without a search path
+            return self.c.build(scenario.program, extra=["-Wl,--no-as-needed", *map(str, libraries)])
         if scenario.language == "c":
             assert self.c is not None
             if scenario.flags:
@@ -412,15 +438,23 @@ class Builders:
         return self.more.build_rust(scenario.program)
 
 
-def diff(scenario: Scenario, builders: Builders, engine: Any | None = None) -> Outcome:
-    """Run `scenario` under both debuggers and compare (`engine`: a PtraceDebugger to use)."""
+def diff(
+    scenario: Scenario, builders: Builders, engine: Any | None = None, remote: bool = False
+) -> Outcome:
+    """Run `scenario` under both debuggers and compare (`engine`: a PtraceDebugger to use;
+    `remote`: each side debugs the program through a gdbserver of its own)."""
     started = time.monotonic()
     program = builders.build(scenario)
     programs_dir = builders.more.programs_dir
     spec = location_spec(scenario, programs_dir)
     env = gdb_env()
-    gdb = gdb_stops(scenario, program, spec, env)
-    ours = engine_stops(scenario, program, spec, env, engine)
+    if remote:
+        from conformance.source_remote import remote_stops
+
+        gdb, ours = remote_stops(scenario, program, spec, env, engine)
+    else:
+        gdb = gdb_stops(scenario, program, spec, env)
+        ours = engine_stops(scenario, program, spec, env, engine)
     outcome = compare(scenario, gdb, ours)
     outcome.seconds = time.monotonic() - started
     return outcome
@@ -470,6 +504,17 @@ SCENARIOS: tuple[Scenario, ...] = (
     # with; a row of line 24 inside twice() is followed by one in the inlined scale().
     Scenario("inline-O2-steps", "src_inline", "c", "main", ("step",) * 14,
              flags=("-g", "-O2"), compare_values=False),  # fmt: skip
+    # A second thread's breakpoint while main sleeps; a finish and a next on that thread.
+    Scenario("threads-worker", "src_threads", "c", "worker_hit", ("finish", "next", "continue")),
+    # A hardware watchpoint on a global: each write stops after the writing statement.
+    Scenario("watch-global", "watch", "c", "@counter",
+             ("watch global_counter", "continue", "continue", "next")),  # fmt: skip
+    # A step through the PLT into a shared library of the program's own, and out of it.
+    Scenario("solib-step", "solib_main", "c", "@first",
+             ("step", "next", "finish", "step", "step", "finish"), libraries=("lib_solib",)),  # fmt: skip
+    # libstdc++'s printers (vector and string arguments) and a finish back into main.
+    Scenario("cpp-printers", "cpp_printers", "c++", "show", ("next", "finish"),
+             flags=("-g", "-O0", "-fno-omit-frame-pointer", "-std=c++20")),  # fmt: skip
 )
 
 
@@ -486,6 +531,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("scenarios", nargs="*", help="names (default: all)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every difference")
     parser.add_argument("--cache", type=Path, help="build directory (default: a temporary one)")
+    parser.add_argument("--remote", action="store_true",
+                        help="debug each side's program through its own gdbserver")  # fmt: skip
     options = parser.parse_args(argv)
     chosen = by_name(options.scenarios) if options.scenarios else list(SCENARIOS)
     with tempfile.TemporaryDirectory(prefix="alice-conformance-") as tmp:
@@ -500,7 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rows.append((scenario.name, "-", "-", "-", f"skipped: {reason}"))
                 continue
             try:
-                outcome = diff(scenario, builders)
+                outcome = diff(scenario, builders, remote=options.remote)
             except Exception as error:  # one broken scenario must not hide the others
                 total_differences += 1
                 rows.append(

@@ -10,7 +10,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,15 +65,18 @@ def _read_until(
 
 @contextmanager
 def gdbserver(
-    program: Path | None, args: Sequence[str] = (), *, multi: bool = False
+    program: Path | None, args: Sequence[str] = (), *, multi: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[GdbServer]:
-    """`gdbserver 127.0.0.1:0 PROGRAM ARGS...` (or `--multi` without a program); on the way
-    out gdbserver and the program it started are killed, and the program must be gone."""
+    """`gdbserver 127.0.0.1:0 PROGRAM ARGS...` (or `--multi` without a program), in `env`
+    (the program's environment too); on the way out gdbserver and the program it started
+    are killed, and the program must be gone."""
     command = [gdbserver_path(), *(["--multi"] if multi else []), "127.0.0.1:0"]
     if program is not None:
         command += [str(program), *args]
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+                               stderr=subprocess.PIPE, start_new_session=True,
+                               env=dict(env) if env is not None else None)  # fmt: skip
     seen = bytearray()
     inferior: int | None = None
     try:
