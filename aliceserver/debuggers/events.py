@@ -80,6 +80,9 @@ class ProcessStarted:
     pid: int
     program: str
     attached: bool
+    # The thread the process starts with (gdb's thread 1) where it is not the pid: a
+    # stub's (qemu-user's pid is 1); the others come as ThreadStarted.
+    main_thread: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

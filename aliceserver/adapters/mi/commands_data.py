@@ -15,7 +15,7 @@ from aliceserver.adapters.mi.frames import (
 )
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
-from aliceserver.adapters.mi.registers import NAMES, format_value, read_raw
+from aliceserver.adapters.mi.registers import format_value, read_raw, register_names
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 from aliceserver.errors import AliceError
 
@@ -253,22 +253,23 @@ def _word(value: int, fmt: str, size: int) -> str:
 
 
 # --- registers -----------------------------------------------------------------------------
-def _selected(args: list[str], command: str) -> list[int]:
+def _selected(args: list[str], command: str, names: tuple[str, ...]) -> list[int]:
     numbers = []
     for arg in args:
         try:
             number = int(arg)
         except ValueError:
             raise MiError(f"-{command}: bad register number") from None
-        if not 0 <= number < len(NAMES):
+        if not 0 <= number < len(names):
             raise MiError("bad register number")
         numbers.append(number)
     return numbers
 
 
 def _register_names(ctx: Context, args: list[str]) -> Reply:
-    numbers = _selected(args, "data-list-register-names") or list(range(len(NAMES)))
-    return [("register-names", [NAMES[n] for n in numbers])]
+    names = register_names(ctx.session)
+    numbers = _selected(args, "data-list-register-names", names) or list(range(len(names)))
+    return [("register-names", [names[n] for n in numbers])]
 
 
 def _register_values(ctx: Context, args: list[str]) -> Reply:
@@ -282,10 +283,11 @@ def _register_values(ctx: Context, args: list[str]) -> Reply:
     if fmt not in ("x", "o", "t", "d", "r", "N", "z"):
         raise MiError(f"Unknown register format: {fmt}")
     values = read_raw(session, tid, level)
-    numbers = _selected(options.rest[1:], "data-list-register-values") or list(range(len(NAMES)))
+    names = register_names(session)
+    numbers = _selected(options.rest[1:], "data-list-register-values", names) or list(range(len(names)))
     out: list[Value] = []
     for number in numbers:
-        name = NAMES[number]
+        name = names[number]
         if name in values:
             raw = values[name]
             shown = "<not saved>" if raw is None else format_value(session, name, raw, fmt)
@@ -298,7 +300,7 @@ def _changed_registers(ctx: Context, args: list[str]) -> Reply:
     tid = session.require_stopped()
     values = {name: raw for name, raw in read_raw(session, tid).items() if raw is not None}  # frame 0's
     before = session.registers_before
-    changed = [str(n) for n, name in enumerate(NAMES)
+    changed = [str(n) for n, name in enumerate(register_names(session))
                if name in values and (before is None or before.get(name) != values[name])]
     session.registers_seen = values
     return [("changed-registers", changed)]

@@ -15,6 +15,7 @@ from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry,
 from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
 from aliceserver.adapters.mi.ui import Ui
+from aliceserver.debuggers.librarypaths import HasLibraryPaths
 from aliceserver.errors import AliceError
 
 FEATURES = ["frozen-varobjs", "pending-breakpoints", "thread-info", "data-read-memory-bytes",
@@ -94,6 +95,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         # gdb keeps a prompt's trailing blanks: `set prompt (banana) ` ends in a space
         value_text = text.lstrip()[len("prompt") :].lstrip() if text.lstrip().startswith("prompt") else value_text
     old = session.settings.get(name)
+    if name in _LIBRARY_PATHS:
+        value_text = _library_paths(session.debugger, name, value_text)
     value = session.settings.set(name, value_text)
     if name == "architecture":  # gdb's set hook tells what it is now, changed or not
         ctx.console(show_value(ctx, name)[1] + "\n")
@@ -115,6 +118,22 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         log_file.changed(ctx, name, from_tty=not from_mi)
     if value != old:  # gdb tells only a change
         _param_changed(ctx, name, session.settings.notified(name), from_mi)
+
+
+_LIBRARY_PATHS = ("sysroot", "solib-search-path")
+
+
+def _library_paths(debugger: object, name: str, text: str) -> str:
+    """gdb's set sysroot / solib-search-path: the engine reads libraries there from now
+    on (a stopped process's again at once); `~` expanded as gdb does for file names."""
+    if not isinstance(debugger, HasLibraryPaths):
+        raise MiError(f'The setting "{name}" is not supported by this debugger engine.')
+    value = ":".join(os.path.expanduser(part) for part in text.strip().split(":"))
+    if name == "sysroot":
+        debugger.set_library_paths(sysroot=value)
+    else:
+        debugger.set_library_paths(search_path=value)
+    return value
 
 
 def _deprecated_alias(ctx: Context, alias: str, command: str, use: str) -> None:

@@ -34,6 +34,7 @@ from aliceserver.adapters.mi.libraries import register_console as register_libra
 from aliceserver.adapters.mi.register_info import info_registers, info_vector
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.state import Inferior
+from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
 
@@ -153,8 +154,9 @@ def _info_frame(ctx: Context, text: str) -> None:
         callers = session.debugger.stack_trace(tid, real + 1, 1)
     except AliceError:
         callers = []
-    saved = f"; saved rip = {hex(callers[0].pc)}" if callers else ""
-    ctx.console(f" rip = {hex(frame.pc)}{where}{saved}\n")  # one console record a line, as gdb
+    arch = program_architecture(session.debugger)  # gdb names the pc as its CPU does
+    saved = f"; saved {arch.pc} = {hex(callers[0].pc)}" if callers else ""
+    ctx.console(f" {arch.pc} = {hex(frame.pc)}{where}{saved}\n")  # one console record a line, as gdb
     links = []
     if frame.inlined:
         links.append(f" inlined into frame {level + 1}")
@@ -173,7 +175,7 @@ def _info_frame(ctx: Context, text: str) -> None:
     if details.language is not None:
         ctx.console(f" source language {details.language}.\n")
     if frame.inlined:  # no frame base of its own; its sp is the one it is inlined into
-        ctx.console(" Arglist at unknown address.\n Locals at unknown address, Previous frame's sp in rsp\n")
+        ctx.console(f" Arglist at unknown address.\n Locals at unknown address, Previous frame's sp in {arch.sp}\n")
         return
     ctx.console(f" Arglist at {hex(base)}, args: {args}\n")
     ctx.console(f" Locals at {hex(base)}, Previous frame's sp is {hex(cfa)}\n")

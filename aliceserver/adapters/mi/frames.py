@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.adapters.mi.output import Value
+from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.model import StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
@@ -275,7 +276,7 @@ class Frames:
             out["line"] = str(frame.source.line)
         elif frame.module and self.library_of(frame):
             out["from"] = frame.module
-        out["arch"] = ARCH
+        out["arch"] = program_architecture(self.session.debugger).name
         return out
 
     def describe(self, frame: StackFrame, tid: int, *, with_pc: bool, what: str = "location",

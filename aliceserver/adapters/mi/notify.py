@@ -56,8 +56,8 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
             for tid in inferior.core_threads:
                 _thread_started(session, tid, core=True)
         else:
-            _thread_started(session, event.pid)  # the engine announces only the later threads
-        inferior.reported_tid = event.pid
+            _thread_started(session, event.main_thread or event.pid)  # the engine announces only the later threads
+        inferior.reported_tid = event.main_thread or event.pid
     elif isinstance(event, ev.ThreadStarted):
         _thread_started(session, event.thread_id, event.pointer)
     elif isinstance(event, ev.ThreadExited):

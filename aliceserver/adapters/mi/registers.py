@@ -1,9 +1,12 @@
-"""x86-64 registers with gdb's numbers and value formats (-data-list-register-*, info registers)."""
+"""Registers with gdb's numbers and value formats (-data-list-register-*, info registers):
+x86-64's, and aarch64's core and fpu features (gdb's numbers 0-67)."""
 
 from __future__ import annotations
 
 import struct
 from typing import TYPE_CHECKING
+
+from aliceserver.debuggers.arch.program import program_architecture
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
@@ -20,6 +23,15 @@ _FLAGS = [(0, "CF"), (2, "PF"), (4, "AF"), (6, "ZF"), (7, "SF"), (8, "TF"), (9, 
 _MXCSR = [(0, "IE"), (1, "DE"), (2, "ZE"), (3, "OE"), (4, "UE"), (5, "PE"), (6, "DAZ"), (7, "IM"),
           (8, "DM"), (9, "ZM"), (10, "OM"), (11, "UM"), (12, "PM"), (15, "FZ")]  # fmt: skip
 _POINTERS = {"rbp", "rsp"}
+AARCH64_NAMES: tuple[str, ...] = (
+    *(f"x{n}" for n in range(31)), "sp", "pc", "cpsr", *(f"v{n}" for n in range(32)), "fpsr", "fpcr"
+)
+_WORDS = ("cpsr", "fpsr", "fpcr")  # aarch64's 32-bit ones
+
+
+def register_names(session: MiSession) -> tuple[str, ...]:
+    """The program's registers in gdb's numbering."""
+    return AARCH64_NAMES if program_architecture(session.debugger).name == "aarch64" else NAMES
 
 
 def read_raw(session: MiSession, tid: int, level: int = 0) -> dict[str, int | bytes | None]:
@@ -107,13 +119,15 @@ def format_value(session: MiSession, name: str, raw: int | bytes, fmt: str) -> s
             return "0" if value == 0 else repr(value)
         return _vector(raw, fmt)
     if fmt == "N":
-        if name == "rip":
+        if name in _WORDS:
+            return str(raw - (1 << 32) if raw >> 31 else raw)
+        if name in ("rip", "pc"):
             symbol = session.debugger.lookup_address(raw)
             suffix = ""
             if symbol.name:
                 suffix = f" <{symbol.name}+{symbol.offset}>" if symbol.offset else f" <{symbol.name}>"
             return hex(raw) + suffix
-        if name in _POINTERS or name in ("fs_base", "gs_base"):
+        if name in _POINTERS or name in ("fs_base", "gs_base", "sp"):
             return hex(raw)
         if name == "eflags":
             return _bits(raw, _FLAGS)
@@ -122,5 +136,5 @@ def format_value(session: MiSession, name: str, raw: int | bytes, fmt: str) -> s
         if name in X87 or name in GENERAL[18:]:
             return str(raw)
         return str(raw - (1 << 64) if raw >> 63 else raw)
-    size = 4 if name in X87 or name in ("mxcsr", "eflags") or name in GENERAL[18:] else 8
+    size = 4 if name in X87 or name in ("mxcsr", "eflags", *_WORDS) or name in GENERAL[18:] else 8
     return _int_format(raw, fmt, size)

@@ -32,7 +32,8 @@ only the values we do, and refuses the others by name):
 | architecture | only auto and i386:x86-64: the engine debugs x86-64 programs (`show` says which auto stands for) |
 | startup-with-shell | launch_config: no shell is ever started; on splits `run`'s arguments as sh does (run_redirects.py), off at blanks as gdb's breakup_args |
 | step-mode, can-use-hw-watchpoints, auto-solib-add, stop-on-solib-events | only gdb's defaults |
-| language, charset, host-/target-/target-wide-charset, osabi, sysroot, solib-search-path | only gdb's defaults (auto, target:, empty) |
+| language, charset, host-/target-/target-wide-charset, osabi | only gdb's defaults (auto) |
+| sysroot, solib-search-path | the engine's LibraryPaths (debuggers/librarypaths.py): where every library file is read |
 | history size | any: aliceserver keeps no command history, so none is longer than the size |
 | history filename | kept and shown: with history save off (its only value) gdb writes no file either |
 | complaints | any: aliceserver makes no complaints about symbols, so none is over the limit |
@@ -120,7 +121,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",), "stop-on-solib-events": ("0",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
-    "sysroot": ("target:", "", "/"), "solib-search-path": ("",), "debuginfod enabled": ("off",),
+    "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",),
     "history save": ("off",), "annotate": ("0",),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),

@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 # DWARF for the Arm 64-bit Architecture (AADWARF64), table 2 -> gdb names (features/aarch64-
 # core.xml, aarch64-fpu.xml). 33-46 are ELR_mode, RA_SIGN_STATE, VG...: not tracked.
 CPSR = 0x1000  # no DWARF number: one of ours, so that `$cpsr` reads it as any register
+FPSR, FPCR = 0x1001, 0x1002  # the fpu feature's status and control words: ours too
 DWARF_REGISTERS: Mapping[int, str] = MappingProxyType({
     **{n: f"x{n}" for n in range(31)}, 31: "sp", 32: "pc",
-    **{64 + n: f"v{n}" for n in range(32)}, CPSR: "cpsr",
+    **{64 + n: f"v{n}" for n in range(32)}, CPSR: "cpsr", FPSR: "fpsr", FPCR: "fpcr",
 })  # fmt: skip
 V0 = 64
 # gdb's aarch64 unwinders leave a register no rule (or prologue) saves as it is in the
@@ -128,6 +129,45 @@ class AArch64(Architecture):
         from aliceserver.debuggers.arch.aapcs64 import return_location
 
         return return_location(value_type)
+
+
+_SUB_IMM64, _ADD_IMM64, _ADDSUB_MASK = 0xD1000000, 0x91000000, 0xFF800000
+_STP_PRE = ((0xA9800000, 8), (0x6D800000, 8), (0xAD800000, 16))  # x, d, q pairs: scale
+_STP_PRE_MASK = 0xFFC00000
+_STR_PRE64, _STR_PRE_MASK = 0xF8000C00, 0xFFE00C00
+_BRANCHES = ((0x14000000, 0x7C000000), (0x54000000, 0xFF000010), (0x34000000, 0x7E000000),
+             (0x36000000, 0x7E000000), (0xD6000000, 0xFE000000))  # b/bl, b.cond, cbz, tbz, br/blr/ret
+SP_NUMBER = 31
+
+
+def frame_size(code: bytes) -> int:
+    """How far below the caller's sp a function's frame base is, by the prologue code run
+    so far (`code`, from the function's start to the frame's pc): gdb's
+    aarch64_analyze_prologue as far as sp and x29 go. The base is where x29 was pointed
+    (add x29, sp, #N) once it was, else the sp the prologue left; the scan stops at the
+    first branch."""
+    sp = 0
+    fp: int | None = None
+    for index in range(0, len(code) - 3, 4):
+        word = int.from_bytes(code[index : index + 4], "little")
+        if any(word & mask == value for value, mask in _BRANCHES):
+            break
+        rd, rn = word & 0x1F, (word >> 5) & 0x1F
+        if word & _ADDSUB_MASK in (_SUB_IMM64, _ADD_IMM64) and rn == SP_NUMBER:
+            amount = ((word >> 10) & 0xFFF) << (12 if word >> 22 & 1 else 0)
+            amount = -amount if word & _ADDSUB_MASK == _SUB_IMM64 else amount
+            if rd == SP_NUMBER:
+                sp += amount
+            elif rd == 29:
+                fp = sp + amount
+        elif rn == SP_NUMBER and word & _STR_PRE_MASK == _STR_PRE64:
+            imm9 = (word >> 12) & 0x1FF
+            sp += imm9 - 0x200 if imm9 & 0x100 else imm9
+        elif rn == SP_NUMBER:
+            for value, scale in _STP_PRE:
+                if word & _STP_PRE_MASK == value:
+                    sp += _imm7(word) // 8 * scale
+    return -(fp if fp is not None else sp)
 
 
 def _imm7(word: int) -> int:

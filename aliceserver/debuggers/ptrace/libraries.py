@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
+from aliceserver.debuggers.librarypaths import LibraryPaths
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.symbols import auxv as auxv_module
 from aliceserver.debuggers.symbols.elf import ElfCache
@@ -39,8 +40,13 @@ class FileMapping(NamedTuple):
 
 
 class LibraryTracker:
-    def __init__(self, symbols: ProcessSymbols, cache: ElfCache, read: ReadMemory) -> None:
+    def __init__(self, symbols: ProcessSymbols, cache: ElfCache, read: ReadMemory,
+                 paths: LibraryPaths | None = None) -> None:  # fmt: skip
         self.symbols = symbols
+        self.paths = paths if paths is not None else LibraryPaths()
+        self._local_files = True  # the target's files are this machine's
+        self._found: dict[str, str] = {}  # a library's name -> the file read for it
+        self._found_version = -1
         self._cache = cache
         self._read = read
         self._r_debug: int | None = None
@@ -54,11 +60,15 @@ class LibraryTracker:
         self._file_mappings: Sequence[FileMapping] | None = None
 
     def start(self, pid: int, auxv: Mapping[int, int] | None = None, exe: str | None = None,
-              file_mappings: Sequence[FileMapping] | None = None) -> tuple[list[Module], int | None]:  # fmt: skip
+              file_mappings: Sequence[FileMapping] | None = None, *,
+              local_files: bool = True) -> tuple[list[Module], int | None]:  # fmt: skip
         """Load the executable and the dynamic loader; return them and r_brk if known.
         `auxv`, `exe` and `file_mappings` default to the live process's (a core file gives
-        its own: its pid may name another process by now)."""
+        its own: its pid may name another process by now). `local_files`: the target's
+        files are this machine's (False: a stub that transfers them)."""
         self.symbols.clear()
+        self._local_files = local_files
+        self._found.clear()
         self._r_debug = None
         self._pid = pid
         self._opened.clear()
@@ -79,11 +89,12 @@ class LibraryTracker:
         r_brk: int | None = None
         loader_base = auxv.get(auxv_module.AT_BASE, 0)
         if loader_base and image.interp:
-            loader = self.symbols.add_module(image.interp, loader_base)
+            interp = self.library_file(image.interp)
+            loader = self.symbols.add_module(interp, loader_base)
             if loader is not None:
                 loaded.append(loader)
-                r_brk = self._loader_symbol(image.interp, loader_base, "_dl_debug_state")
-                self._loader_r_debug = self._loader_symbol(image.interp, loader_base, "_r_debug")
+                r_brk = self._loader_symbol(interp, loader_base, "_dl_debug_state")
+                self._loader_r_debug = self._loader_symbol(interp, loader_base, "_r_debug")
         return loaded, r_brk
 
     def _loader_symbol(self, path: str, base: int, name: str) -> int | None:
@@ -124,7 +135,27 @@ class LibraryTracker:
         except TargetError as error:
             log.debug("reading the link map: %s", error)
             return [], []
-        return self.symbols.sync_link_map([self._opened_file(entry) for entry in entries])
+        return self.symbols.sync_link_map([self._found_file(self._opened_file(entry)) for entry in entries])
+
+    def library_file(self, name: str) -> str:
+        """The file read for the library the target names `name` (the sysroot and search
+        path applied, as gdb names the library after); where none is found, its path under
+        the sysroot, which is read no more than gdb reads it (no symbols)."""
+        if self._found_version != self.paths.version:
+            self._found.clear()
+            self._found_version = self.paths.version
+        found = self._found.get(name)
+        if found is None:
+            local = self._local_files
+            found = self.paths.find(name, local_target=local) or self.paths.joined(name, local_target=local)
+            self._found[name] = found
+        return found
+
+    def _found_file(self, entry: LinkMapEntry) -> LinkMapEntry:
+        if not entry.name:
+            return entry
+        path = self.library_file(entry.name)
+        return entry if path == entry.name else replace(entry, name=path)
 
     def _opened_file(self, entry: LinkMapEntry) -> LinkMapEntry:
         """`entry` naming the file the loader opened: a relative l_name (`-L. -lfoo` run

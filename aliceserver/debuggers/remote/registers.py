@@ -25,6 +25,10 @@ _CONTROL_WIDTH = {"fctrl": 2, "fstat": 2, "ftag": 2, "fop": 2, "fiseg": 4, "fiof
                   "foseg": 4, "fooff": 4, "mxcsr": 4}  # fmt: skip
 
 
+# aarch64's fpu status and control words: integers, read with the general registers.
+_STATUS_WORDS = ("fpsr", "fpcr")
+
+
 def _float_names(count: int, prefix: str) -> list[str]:
     return [f"{prefix}{i}" for i in range(count)]
 
@@ -43,7 +47,7 @@ class RegisterView:
             core = description.features[0] if description.features else ""
             self.general_names = tuple(
                 r.name for r in description.in_feature(core) if r.bitsize <= 64
-            )
+            ) + tuple(name for name in _STATUS_WORDS if name in description)
 
     def general(self, read: Read) -> Mapping[str, int]:
         return _LazyGeneral(self.general_names, read)

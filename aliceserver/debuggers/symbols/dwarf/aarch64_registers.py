@@ -8,7 +8,7 @@ convenience variable, as any name gdb does not know."""
 
 from __future__ import annotations
 
-from aliceserver.debuggers.arch.aarch64 import CPSR
+from aliceserver.debuggers.arch.aarch64 import CPSR, FPCR, FPSR
 from aliceserver.debuggers.symbols.dwarf.types import (
     BaseType,
     Encoding,
@@ -33,8 +33,9 @@ def lookup(name: str) -> RegisterSpec | None:
         return RegisterSpec(name, _SP, data_pointer)
     if name == "lr":
         return RegisterSpec(name, _LR, _long)
-    if name == "cpsr":
-        return RegisterSpec(name, CPSR, lambda: BaseType("int", 4, Encoding.SIGNED))
+    if name in ("cpsr", "fpsr", "fpcr"):  # gdb 13's descriptions give them no type: int
+        word = {"cpsr": CPSR, "fpsr": FPSR, "fpcr": FPCR}[name]
+        return RegisterSpec(name, word, lambda: BaseType("int", 4, Encoding.SIGNED))
     number = _number(name[1:])
     if name[:1] == "x" and number is not None:
         return RegisterSpec(name, number, _long)

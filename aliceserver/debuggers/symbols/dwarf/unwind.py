@@ -232,9 +232,15 @@ _ENDBR64 = bytes.fromhex("f30f1efa")
 _MOV_RSP_RBP = (bytes.fromhex("4889e5"), bytes.fromhex("488bec"))
 
 
+_PROLOGUE_READ = 1024  # bytes of a function read for aarch64's frame size (256 instructions)
+
+
 def frame_base(frame: UnwoundFrame, read: ReadMemory) -> int | None:
     """The frame's base as gdb's x86-64 prologue analysis finds it (`info frame`'s "Arglist
-    at"): rbp once `push %rbp; mov %rsp,%rbp` has run, else rsp - 8, or rsp after the push."""
+    at"): rbp once `push %rbp; mov %rsp,%rbp` has run, else rsp - 8, or rsp after the push.
+    On aarch64 the caller's sp (the CFA) less the frame size the prologue made."""
+    if frame.arch.name == "aarch64":
+        return _aarch64_frame_base(frame, read)
     rsp, rbp = frame.registers.get("rsp"), frame.registers.get("rbp")
     if rsp is None:
         return None
@@ -252,6 +258,19 @@ def frame_base(frame: UnwoundFrame, read: ReadMemory) -> int | None:
             if frame.pc > start + 1 and code[1:4] in _MOV_RSP_RBP and rbp is not None:
                 return rbp
     return (rsp + offset) & MASK64
+
+
+def _aarch64_frame_base(frame: UnwoundFrame, read: ReadMemory) -> int | None:
+    from aliceserver.debuggers.arch.aarch64 import frame_size
+
+    if frame.cfa is None or frame.symbol.name is None:
+        return None
+    start = frame.pc - frame.symbol.offset
+    try:
+        code = read(start, min(frame.symbol.offset, _PROLOGUE_READ))
+    except TargetError:
+        return None
+    return (frame.cfa - frame_size(code)) & MASK64
 
 
 def _row(symbols: ProcessSymbols, tables: Tables, pc: int) -> UnwindRow | None:

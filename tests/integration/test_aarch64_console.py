@@ -1,0 +1,68 @@
+"""aarch64 end to end through the console: `aliceserver -batch` and gdb-multiarch each
+debug a cross-compiled program under a qemu-aarch64 stub of their own (`set sysroot` to the
+cross libc, `target remote`), and print the same: the first stop in the dynamic loader read
+from the sysroot, breakpoints, backtraces, locals, steps, disassembly in binutils'
+spelling, registers by aarch64's names, finish with its value, the libraries and the sysroot
+setting. Only the stub's port and qemu's thread id (its host tid) are normalised."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import ex, ours
+from tests.support.build import Builder
+from tests.support.qemu import SYSROOT, cross_builder, qemu_stub, tool
+
+pytestmark = pytest.mark.timeout(300)
+
+PROGRAM = "aarch64_frames"
+
+
+def _normalized(text: str) -> str:
+    text = re.sub(r"Thread 1\.\d+", "Thread 1.T", text)
+    return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
+
+
+def _both(program: Path, commands: Sequence[str], cwd: Path, *, sysroot: str = str(SYSROOT)) -> tuple[str, str]:
+    """(gdb-multiarch's, ours) normalised stdout and stderr of `-batch` COMMANDS after
+    `set sysroot` and `target remote` to a fresh qemu stub running `program`."""
+    gdb = tool("gdb-multiarch")
+    said = []
+    for side in ("gdb", "ours"):
+        with qemu_stub(program) as stub:
+            args = ["-batch", "-nx", *ex(f"set sysroot {sysroot}", f"target remote {stub.address}", *commands),
+                    str(program)]  # fmt: skip
+            if side == "gdb":
+                done = subprocess.run([gdb, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                                      stdin=subprocess.DEVNULL)  # fmt: skip
+            else:
+                done = ours(args, cwd)
+        said.append(_normalized(done.stdout + "\n--stderr--\n" + done.stderr))
+    return said[0], said[1]
+
+
+@pytest.fixture
+def dynamic(builder: Builder) -> Path:
+    """Linked against the cross libc: its loader and libc come from the sysroot."""
+    return cross_builder(builder).build(PROGRAM, ("-g", "-O0"))
+
+
+def test_break_step_examine_finish_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
+    gdb, alice = _both(dynamic, ["break leaf", "continue", "bt", "info locals", "next", "x/3i $pc",
+                                 "info registers x0 pc", "finish"], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "from /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1" in alice
+    assert "\nBreakpoint 1, leaf (x=0, y=2)" in alice and "Value returned is $1 = 3" in alice
+
+
+def test_sysroot_names_the_libraries_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
+    gdb, alice = _both(dynamic, ["show sysroot", "info sharedlibrary", "break middle", "continue",
+                                 "info sharedlibrary", "info frame", "info registers x0 x29 x30 sp pc cpsr fpsr fpcr w1 lr",
+                                 "up", "info frame", "info registers pc sp x30"], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert f"{SYSROOT}/lib/libc.so.6" in alice
