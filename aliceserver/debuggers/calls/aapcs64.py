@@ -19,7 +19,15 @@ from aliceserver.debuggers.arch.sysv import scalars
 from aliceserver.debuggers.calls.plan import CallPlan, CallRequest
 from aliceserver.debuggers.calls.sysv import extend_integer
 from aliceserver.debuggers.symbols.dwarf.member_functions import pass_by_reference
-from aliceserver.debuggers.symbols.dwarf.types import ArrayType, BaseType, Encoding, StructType, Type, is_float, strip
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    BaseType,
+    Encoding,
+    StructType,
+    Type,
+    is_float,
+    strip,
+)
 
 _REGISTERS = 8  # x0-x7, v0-v7
 

@@ -19,8 +19,8 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Callable
 
-from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.base import BreakpointCondition, CallEntryHook, CallExitHook
+from aliceserver.debuggers.calls.driver import ProgramCaller
 from aliceserver.debuggers.events import (
     BreakpointChanged,
     ModuleLoaded,
@@ -29,7 +29,6 @@ from aliceserver.debuggers.events import (
     StopReason,
 )
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
-from aliceserver.debuggers.librarypaths import LibraryPaths
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
@@ -85,6 +84,7 @@ from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.tracer import Tracer
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
+from aliceserver.debuggers.remote.calls import RemoteCaller
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.session import RemoteHooks, RemoteSession
 from aliceserver.debuggers.signals import default_policy
@@ -146,8 +146,7 @@ class PtraceDebugger:
             forget_thread=lambda tid: self._frames.forget_thread(tid), forget_stop_state=self._forget_stop_state,
             process=lambda: self.process, remote=lambda: self._remote.live(),
         )  # fmt: skip
-        self.library_paths = LibraryPaths()  # the session's sysroot and solib-search-path
-        self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw, self.library_paths)
+        self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw)
         rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
         self._variables = VariableStore(self._access.symbolize, rtti)
         self._variables.printers = printer_host(lambda: self._source)
@@ -206,17 +205,22 @@ class PtraceDebugger:
         inferior = self._access.inferior
         return None if inferior is None else (inferior.pid, inferior.threads)
 
-    def _function_caller(self, tid: int) -> ProcessCaller | None:
-        """What runs `f(x)` in expressions on thread `tid` (infcall.py)."""
-        inferior = self._access.inferior
-        if inferior is None:  # none over a stub either: the evaluator refuses calls then
-            return None
+    def _function_caller(self, tid: int) -> ProgramCaller | None:
+        """What runs `f(x)` in expressions on thread `tid` (calls/driver.py), over ptrace
+        (infcall.py) or through a stub (remote/calls.py); None: no process, no calls."""
         def name_of(address: int) -> str | None:
             found = self._symbols.lookup_address(address)
             return found.name if found.name is not None and found.offset == 0 else None
 
-        return ProcessCaller(inferior, tid, self.call_settings, self._tracker.entry, name_of,
-                             self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
+        inferior = self._access.inferior
+        if inferior is not None:
+            return ProcessCaller(inferior, tid, self.call_settings, self._tracker.entry, name_of,
+                                 self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
+        remote = self._remote.live()
+        if remote is None:
+            return None
+        return RemoteCaller(self._remote, remote, tid, self.call_settings, self._tracker.entry, name_of,
+                            self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
 
     def _compiled_condition(self, tree: str | Expr, general: Callable[[int], bool]) -> BreakpointCondition:
         return ExpressionCondition(tree, general, self, self._expressions.eval_symbols, self._access.read_visible)
@@ -330,20 +334,6 @@ class PtraceDebugger:
         if loaded:
             self._breakpoints.arm_catchpoints()
             self._locations.bind_all()
-
-    def program_architecture(self) -> Architecture:
-        return self._source.arch
-
-    def set_library_paths(self, *, sysroot: str | None = None, search_path: str | None = None) -> None:
-        """gdb's `set sysroot` / `set solib-search-path`: the libraries of a stopped
-        process are looked up again at once (gdb's reload_shared_libraries), the others'
-        at their next load."""
-        if sysroot is not None:
-            self.library_paths.set_sysroot(sysroot)
-        if search_path is not None:
-            self.library_paths.set_search_path(search_path)
-        if self.process is not None and not self.is_running():
-            self._access.run_on_engine(lambda: self._on_library_event(0))
 
     def set_signal_policy(self, signal: int, policy: SignalPolicy) -> None:
         if not 0 < signal < 65:

@@ -197,6 +197,15 @@ class RemoteProcess(RemoteTarget):
         """The signal the last stop reported is not for the program (gdb's `handle nopass`)."""
         self._pending_signals.pop(tid, None)
 
+    def suspend_state(self) -> SuspendState:
+        """What a call into the program changes of the last stop (gdb's
+        infcall_suspend_state): the stop, its reply, the signals due to each thread."""
+        return SuspendState(self._last_stop, self.last_reply, dict(self._pending_signals))
+
+    def restore_suspend_state(self, state: SuspendState) -> None:
+        self._last_stop, self.last_reply = state.stop, state.reply
+        self._pending_signals = dict(state.pending_signals)
+
     def detach(self) -> None:
         """`D`: the program runs on without us; the stub (not --multi) ends."""
         self._check_live()
@@ -310,6 +319,13 @@ class RemoteProcess(RemoteTarget):
             self._pending_signals[thread.tid] = signals.from_host(event.signal)
         self._last_stop = event
         return event
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SuspendState:
+    stop: Stopped | None
+    reply: stops.SignalStop | None
+    pending_signals: dict[int, int]  # tid -> wire signal
 
 
 def _satisfies_the_protocol(process: RemoteProcess) -> LiveProcess:

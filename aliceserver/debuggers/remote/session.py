@@ -93,6 +93,7 @@ class RemoteSession:
         self._waiting = False  # a waiter thread takes the stop replies
         self._wake: queue.SimpleQueue[RemoteProcess | None] | None = None  # the waiter's work
         self._at_stop: Callable[[], None] | None = None  # kill or detach, once it stops
+        self.judging = False  # a stop's breakpoint conditions are being judged
 
     def _call(self, fn: Callable[[], object]) -> object:
         return self._hooks.run_on_engine(fn)
@@ -134,14 +135,9 @@ class RemoteSession:
         assert process is not None
         program = self._program or process.executable()
         self.info = ProcessInfo(process.pid, program, attached=attached)
-        threads = process.thread_ids()
-        stop = process.last_stop()
-        # gdb adds the stop's thread silently (the pid's, where the stub names it so) and
-        # announces the others
-        main = process.pid if process.pid in threads else stop.thread_id if stop is not None else threads[0]
-        self._events.put(ProcessStarted(process.pid, program, attached=attached, main_thread=main))
-        for tid in threads:
-            if tid != main:
+        self._events.put(ProcessStarted(process.pid, program, attached=attached))
+        for tid in process.thread_ids():
+            if tid != process.pid:
                 self._events.put(ThreadStarted(tid))
         self._libraries = self._hooks.new_process(process, self._program)
         self.watches.place_all(process)
@@ -379,16 +375,29 @@ class RemoteSession:
             if not process.extended:
                 self._drop_connection()
             return False
+        self.judging = True  # a condition's call into the program leaves the report to us
         try:
             report = self._judge(process, event)
         except (TargetError, OSError) as error:
             log.warning("remote stop at %s: %s", event.address, error)
             report = event
+        finally:
+            self.judging = False
         if report is None:
             return process.running
         self._waiting = False
         self._publish(process, report)
         return False
+
+    def publish_stop(self, process: RemoteProcess, stop: Stopped) -> None:
+        """A stop that ended a call into the program early (remote/calls.py)."""
+        self._publish(process, stop)
+
+    def process_exited(self, process: RemoteProcess, exited: Exited) -> None:
+        """The program ended during a call into it (remote/calls.py)."""
+        self._end_process(exited)
+        if not process.extended:
+            self._drop_connection()
 
     def _connection_lost(self, process: RemoteProcess, why: str) -> None:
         self._waiting = False
@@ -423,40 +432,40 @@ class RemoteSession:
     def _judge(self, process: RemoteProcess, stop: Stopped) -> Stopped | None:
         """What to report of `stop` (None: the program was resumed past it)."""
         plan = self._plan
-        pc = stop.address if stop.address is not None else 0
-        reply = process.last_reply
-        if stop.reason is StopReason.PAUSE and reply is not None and reply.signal == signals.GDB_SIGNAL_INT:
-            # our ^C, as gdb tells it over a stub (not passed on: it was ours)
-            stop = Stopped(StopReason.SIGNAL, stop.thread_id, signal=SIGINT, signal_name="SIGINT",
-                           description="Interrupt", address=stop.address)  # fmt: skip
-            return stop if plan is None else self._continue_plan(plan, stop)
-        trap = self._traps.by_address.get(pc)
-        if stop.reason is StopReason.BREAKPOINT and trap is not None:
-            hit = self.traps.hit(stop.thread_id, trap)
-            if hit is None:
-                self._issue(self._move)
-                return None
-            stop = hit
-        elif stop.reason is StopReason.STEP and trap is not None and plan is not None:
+        trap = self._traps.by_address.get(stop.address if stop.address is not None else 0)
+        if stop.reason is StopReason.STEP and trap is not None and plan is not None:
             hit = self.traps.hit(stop.thread_id, trap, user_only=True)
             if hit is not None:
                 return hit
-        elif stop.reason is StopReason.WATCHPOINT:
-            hit = self.watches.judge(process, stop)
-            if hit is None:
-                self._issue(self._move)
-                return None
-            stop = hit
-        elif stop.reason in (StopReason.SIGNAL, StopReason.CRASH) and stop.signal is not None:
+        told = self.told(process, stop)
+        if told is None:
+            self._issue(self._move)
+            return None
+        if plan is None:
+            return told
+        return self._continue_plan(plan, told)
+
+    def told(self, process: RemoteProcess, stop: Stopped) -> Stopped | None:
+        """`stop` judged: our ^C as gdb tells it, a breakpoint's conditions and counts, a
+        watchpoint's change, the signal's policy; None when the program is to go on (a
+        call into the program, remote/calls.py, judges its stops here too)."""
+        reply = process.last_reply
+        if stop.reason is StopReason.PAUSE and reply is not None and reply.signal == signals.GDB_SIGNAL_INT:
+            # our ^C, as gdb tells it over a stub (not passed on: it was ours)
+            return Stopped(StopReason.SIGNAL, stop.thread_id, signal=SIGINT, signal_name="SIGINT",
+                           description="Interrupt", address=stop.address)  # fmt: skip
+        trap = self._traps.by_address.get(stop.address if stop.address is not None else 0)
+        if stop.reason is StopReason.BREAKPOINT and trap is not None:
+            return self.traps.hit(stop.thread_id, trap)
+        if stop.reason is StopReason.WATCHPOINT:
+            return self.watches.judge(process, stop)
+        if stop.reason in (StopReason.SIGNAL, StopReason.CRASH) and stop.signal is not None:
             policy = self._hooks.policy(stop.signal)
             if not policy.stop:
                 if not policy.pass_to_program:
                     process.drop_pending_signal(stop.thread_id)
-                self._issue(self._move)
                 return None
-        if plan is None:
-            return stop
-        return self._continue_plan(plan, stop)
+        return stop
 
     def _continue_plan(self, plan: StepPlan, stop: Stopped) -> Stopped | None:
         self._drop_plan_traps()
