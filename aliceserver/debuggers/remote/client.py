@@ -87,14 +87,19 @@ class RemoteClient:
         if reply != b"OK":
             raise RemoteError(f"Unexpected reply to {body[:40]!r}: {reply[:80]!r}.")
 
-    def xfer_read(self, obj: str, annex: str = "") -> bytes:
-        """A whole qXfer object, in chunks the packet size allows (`m`: more, `l`: last)."""
+    def xfer_read(self, obj: str, annex: str = "", first: bytes | None = None) -> bytes:
+        """A whole qXfer object, in chunks the packet size allows (`m`: more, `l`: last);
+        `first`: the reply to the first chunk's request (xfer_request), asked already."""
         if not self.supports(f"qXfer:{obj}:read"):
             raise RemoteUnsupported(f"The stub offers no qXfer:{obj}:read.")
         data = bytearray()
-        chunk = max(self.packet_size - _XFER_HEADROOM, 64)
         while True:
-            reply = self.ask(f"qXfer:{obj}:read:{annex}:{len(data):x},{chunk:x}".encode())
+            body = self.xfer_request(obj, annex, len(data))
+            if first is None:
+                reply = self.ask(body)
+            else:
+                reply, first = first, None
+                check(body, reply)
             marker, body = reply[:1], packets.unescape(reply[1:])
             if marker not in (b"m", b"l"):
                 raise RemoteError(f"Unexpected qXfer reply: {reply[:80]!r}.")
@@ -102,12 +107,17 @@ class RemoteClient:
             if marker == b"l" or not body:
                 return bytes(data)
 
+    def xfer_request(self, obj: str, annex: str, offset: int) -> bytes:
+        chunk = max(self.packet_size - _XFER_HEADROOM, 64)
+        return f"qXfer:{obj}:read:{annex}:{offset:x},{chunk:x}".encode()
+
     # --- threads ------------------------------------------------------------------
-    def threads(self) -> list[ThreadInfo]:
-        """qXfer:threads:read where offered (names and cores), else qfThreadInfo/qsThreadInfo."""
+    def threads(self, first: bytes | None = None) -> list[ThreadInfo]:
+        """qXfer:threads:read where offered (names and cores), else qfThreadInfo/qsThreadInfo;
+        `first`: the reply to the list's first chunk, asked already."""
         if self.supports("qXfer:threads:read"):
             try:
-                root = ElementTree.fromstring(self.xfer_read("threads"))
+                root = ElementTree.fromstring(self.xfer_read("threads", first=first))
             except ElementTree.ParseError as error:
                 raise RemoteError(f"A bad thread list from the stub: {error}.") from None
             found = []

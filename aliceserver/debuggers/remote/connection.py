@@ -197,14 +197,22 @@ class Connection:
     def receive(self, timeout: float | None = -1.0) -> bytes:
         """The next reply's body (run-length expanded, still escaped); `timeout` None waits
         for ever (a running program), the default is the connection's limit."""
+        self.settle()
+        return self._receive(self.timeout if timeout is not None and timeout < 0 else timeout)
+
+    def flush(self) -> None:
+        """Posted packets out now, for the stub to work on while we do something else."""
         if self._unsent:
             with self._send_lock:
                 self._write(self._unsent)
                 self._unsent = b""
+
+    def settle(self) -> None:
+        """Every posted packet out and its reply handed on."""
+        self.flush()
         while self._owed:
             _, on_reply = self._owed.popleft()
             on_reply(self._receive(self.timeout))
-        return self._receive(self.timeout if timeout is not None and timeout < 0 else timeout)
 
     def _receive(self, limit: float | None) -> bytes:
         while True:

@@ -185,6 +185,12 @@ class RemoteProcess(RemoteTarget):
         reply, self._early = self._early, None
         return reply if reply is not None else self.client.wait_stop(timeout)
 
+    def prefetch_threads(self, reply: stops.StopReply) -> None:
+        """The waiter's thread, a stop reply just read: the thread list asked at once where
+        the stop may be reported (not one of our steps: a plan's steps take none)."""
+        if isinstance(reply, stops.SignalStop) and not self._stepping:
+            self.threads.prefetch()
+
     def take(self, reply: stops.StopReply) -> Stopped | Exited:
         """Record the stop `next_reply` returned, as the engine's event."""
         return self._take(reply)

@@ -348,6 +348,10 @@ class RemoteSession:
             except TargetError:
                 self._waiting = False
                 return
+            try:
+                process.prefetch_threads(reply)
+            except (RemoteConnectionError, OSError):
+                pass  # the next request tells the engine
             again = self._call(functools.partial(self._handled, process, reply))
             if not again:
                 return

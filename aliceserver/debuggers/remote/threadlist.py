@@ -15,14 +15,35 @@ class ThreadList:
         self.client = client
         self._refs: list[ThreadRef] | None = None
         self._names: dict[int, str] = {}
+        self._asked: bytes | None = None  # the reply to the list's prefetch, not read yet
+        self._generation = 0  # a resume makes a prefetch's late answer stale
 
     def forget(self) -> None:
         """On a resume: threads come and go while the program runs."""
         self._refs = None
+        self._asked = None
+        self._generation += 1
+
+    def prefetch(self) -> None:
+        """A stop just came: ask for the list now, so that the stub makes it while we hand
+        the stop on and judge it (a stop reported takes the list, as gdb's). Its answer is
+        read with the next reply and parsed only if the list is wanted."""
+        if self._refs is not None or not self.client.supports("qXfer:threads:read"):
+            return
+        generation = self._generation
+
+        def answered(reply: bytes) -> None:
+            if generation == self._generation:
+                self._asked = reply
+
+        self.client.connection.post(self.client.xfer_request("threads", "", 0), answered)
+        self.client.connection.flush()
 
     def refs(self) -> list[ThreadRef]:
         if self._refs is None:
-            infos = self.client.threads()
+            self.client.connection.settle()
+            first, self._asked = self._asked, None
+            infos = self.client.threads(first)
             self._refs = [info.ref for info in infos]
             self._names = {info.ref.tid: info.name for info in infos}
         return self._refs

@@ -80,3 +80,24 @@ def test_errors_and_unknown_requests() -> None:
         client.ask(b"qUnknownThing")
     with pytest.raises(RemoteUnsupported):
         client.xfer_read("auxv")
+
+
+def test_a_prefetched_thread_list_is_read_once_and_a_resume_makes_it_stale() -> None:
+    from aliceserver.debuggers.remote.threadlist import ThreadList
+
+    client, stub = _client()
+    threads = ThreadList(client)
+    threads.prefetch()  # asked at once, its answer not read yet
+    assert stub.requests[-1].startswith(b"qXfer:threads:read::0,")
+    asked = len(stub.requests)
+    assert [ref.tid for ref in threads.refs()] == list(range(16, 56))  # the rest in chunks
+    assert stub.requests[asked - 1 :].count(stub.requests[asked - 1]) == 1  # not asked again
+    threads.refs()
+    assert len([r for r in stub.requests if r.startswith(b"qXfer")]) == len(stub.requests[asked - 1 :])
+    threads.forget()
+    threads.prefetch()
+    threads.forget()  # a resume before the list was read: its late answer is dropped
+    client.ask(b"vCont?")  # reads that answer
+    before = len(stub.requests)
+    assert len(threads.refs()) == 40
+    assert stub.requests[before].startswith(b"qXfer:threads:read::0,")  # asked anew
