@@ -209,6 +209,13 @@ def _parameter(
 def _call_site(symbols: ModuleSymbols, return_pc: int) -> DIE | None:
     """The call site returning to link-time `return_pc` (looked up at return_pc - 1: a tail
     call's return pc may lie past its function)."""
+    if return_pc in symbols.call_site_at:
+        return symbols.call_site_at[return_pc]
+    found = symbols.call_site_at[return_pc] = _find_call_site(symbols, return_pc)
+    return found
+
+
+def _find_call_site(symbols: ModuleSymbols, return_pc: int) -> DIE | None:
     cu = symbols.units.cu_for_address(return_pc - 1)
     if cu is None:
         return None
@@ -299,7 +306,21 @@ def _unspecified_target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | N
 
 def _verify_no_self_tail_call(symbols: ModuleSymbols, function: int, ctx: FrameContext) -> None:
     """gdb trusts no entry value of a function that may reach itself by tail calls: its
-    DW_AT_call_tail_call sites, followed from function to function (link-time pcs)."""
+    DW_AT_call_tail_call sites, followed from function to function (link-time pcs). The
+    answer depends on the DWARF alone: kept, as each argument of each frame asks again."""
+    key = (function, ctx.load_bias)
+    if key not in symbols.tail_call_checks:
+        try:
+            _search_self_tail_call(symbols, function, ctx)
+            symbols.tail_call_checks[key] = None
+        except NoEntryValue as exc:
+            symbols.tail_call_checks[key] = str(exc)
+    problem = symbols.tail_call_checks[key]
+    if problem is not None:
+        raise NoEntryValue(problem)
+
+
+def _search_self_tail_call(symbols: ModuleSymbols, function: int, ctx: FrameContext) -> None:
     todo, seen = [function], {function}
     while todo and len(seen) < _TAIL_CALLS:
         address = todo.pop()

@@ -128,6 +128,10 @@ class ModuleSymbols:
         self._list_entries: dict[tuple[int, int, int, int | None, int | None], bytes | None] = {}
         # Call sites of a function (DIE offset) by return pc, filled by callsites.py.
         self.call_sites: dict[int, dict[int, DIE]] = {}
+        self.call_site_at: dict[int, DIE | None] = {}  # by return pc, from call_sites
+        # (function, load bias) -> why its entry values are not trusted (tail calls to itself)
+        self.tail_call_checks: dict[tuple[int, int], str | None] = {}
+        self._function_addresses: dict[tuple[bool, int], int | None] = {}  # by DIE
 
     @property
     def has_dwarf(self) -> bool:
@@ -338,6 +342,15 @@ class ModuleSymbols:
     def function_address(self, die: DIE) -> int | None:
         """The link-time entry of a function's DIE (gdb's block entry pc: its first range);
         a declaration's through the ELF symbol of its name."""
+        # Asked for each argument of each frame (twice for an entry value): kept by DIE
+        # (its section's offset: .debug_types has offsets of its own).
+        key = (isinstance(die.cu, TypeUnit), die.offset)
+        if key in self._function_addresses:
+            return self._function_addresses[key]
+        found = self._function_addresses[key] = self._function_address(die)
+        return found
+
+    def _function_address(self, die: DIE) -> int | None:
         ranges = self.units.die_ranges(die)
         if ranges:
             return ranges[0][0]
