@@ -19,6 +19,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Callable
 
+from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.base import BreakpointCondition, CallEntryHook, CallExitHook
 from aliceserver.debuggers.calls.driver import ProgramCaller
 from aliceserver.debuggers.events import (
@@ -29,6 +30,7 @@ from aliceserver.debuggers.events import (
     StopReason,
 )
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
+from aliceserver.debuggers.librarypaths import LibraryPaths
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
@@ -146,7 +148,8 @@ class PtraceDebugger:
             forget_thread=lambda tid: self._frames.forget_thread(tid), forget_stop_state=self._forget_stop_state,
             process=lambda: self.process, remote=lambda: self._remote.live(),
         )  # fmt: skip
-        self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw)
+        self.library_paths = LibraryPaths()  # the session's sysroot and solib-search-path
+        self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw, self.library_paths)
         rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
         self._variables = VariableStore(self._access.symbolize, rtti)
         self._variables.printers = printer_host(lambda: self._source)
@@ -334,6 +337,20 @@ class PtraceDebugger:
         if loaded:
             self._breakpoints.arm_catchpoints()
             self._locations.bind_all()
+
+    def program_architecture(self) -> Architecture:
+        return self._source.arch
+
+    def set_library_paths(self, *, sysroot: str | None = None, search_path: str | None = None) -> None:
+        """gdb's `set sysroot` / `set solib-search-path`: the libraries of a stopped
+        process are looked up again at once (gdb's reload_shared_libraries), the others'
+        at their next load."""
+        if sysroot is not None:
+            self.library_paths.set_sysroot(sysroot)
+        if search_path is not None:
+            self.library_paths.set_search_path(search_path)
+        if self.process is not None and not self.is_running():
+            self._access.run_on_engine(lambda: self._on_library_event(0))
 
     def set_signal_policy(self, signal: int, policy: SignalPolicy) -> None:
         if not 0 < signal < 65:

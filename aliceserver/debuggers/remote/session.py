@@ -135,9 +135,14 @@ class RemoteSession:
         assert process is not None
         program = self._program or process.executable()
         self.info = ProcessInfo(process.pid, program, attached=attached)
-        self._events.put(ProcessStarted(process.pid, program, attached=attached))
-        for tid in process.thread_ids():
-            if tid != process.pid:
+        threads = process.thread_ids()
+        stop = process.last_stop()
+        # gdb adds the stop's thread silently (the pid's, where the stub names it so) and
+        # announces the others
+        main = process.pid if process.pid in threads else stop.thread_id if stop is not None else threads[0]
+        self._events.put(ProcessStarted(process.pid, program, attached=attached, main_thread=main))
+        for tid in threads:
+            if tid != main:
                 self._events.put(ThreadStarted(tid))
         self._libraries = self._hooks.new_process(process, self._program)
         self.watches.place_all(process)
