@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 PT_TLS = 7
 _FUNCTION_CACHE = 4096  # addresses whose scope chain is remembered
 _UNIT_SCOPES_CACHE = 256  # units whose top-level scopes are remembered
+_RANGE_LISTS_KEPT = 1 << 16  # decoded DW_AT_ranges lists remembered
 _SCOPE_TAGS = frozenset(("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"))
 _DEFINITION_TAGS = frozenset(
     (
@@ -166,6 +167,7 @@ class DwarfUnits:
         self._unit_scopes: dict[int, ScopeIndex] = {}
         self._abbrevs: AbbrevCache | None = None  # .debug_abbrev's tables, for unit_scopes
         self._unit_bytes: tuple[int, bytes] | None = None  # the last unit scope_chain read
+        self._range_lists: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}  # (unit, list offset)
         self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
         self._names: dict[int, dict[str, list[DIE]]] = {}  # cu offset -> name -> DIEs
         self._all_cu_offsets: list[int] | None = None
@@ -344,20 +346,8 @@ class DwarfUnits:
             return int(info.get_addr(cu, index))
 
     def _range_list(self, die: DIE) -> list[tuple[int, int]]:
-        cu = die.cu
-        attr = die.attributes["DW_AT_ranges"]
-        version = cu.header.version
-        base = self.cu_base(cu)
-        if version < 5:
-            data = self.section(".debug_ranges")
-            if data is None:
-                return []
-            return v4_ranges(data, attr.value, base)
-        data = self.section(".debug_rnglists")
-        if data is None:
-            return []
         # pyelftools has resolved a DW_FORM_rnglistx index to its list's offset already.
-        return v5_ranges(data, attr.value, base, lambda i: self.addrx(cu, i))
+        return self._ranges_at(die.cu, die.attributes["DW_AT_ranges"].value)
 
     # --- scopes -----------------------------------------------------------------------
     @_corrupt_is_target_error
@@ -435,8 +425,18 @@ class DwarfUnits:
             log.debug("scopes at %#x read through pyelftools: %s", address, exc)
             return None
 
-    def _ranges_at(self, cu: CompileUnit, offset: int) -> list[tuple[int, int]]:
-        """_range_list of a DIE whose DW_AT_ranges is the section offset `offset`."""
+    def _ranges_at(self, cu: CompileUnit | TypeUnit, offset: int) -> list[tuple[int, int]]:
+        """_range_list of a DIE whose DW_AT_ranges is the section offset `offset`, decoded
+        once: each step through a -O2 function's scopes read some 50 of them again."""
+        key = (cu.cu_offset, offset)
+        found = self._range_lists.get(key)
+        if found is None:
+            if len(self._range_lists) >= _RANGE_LISTS_KEPT:
+                self._range_lists.clear()
+            found = self._range_lists[key] = tuple(self._decode_ranges(cu, offset))
+        return list(found)
+
+    def _decode_ranges(self, cu: CompileUnit | TypeUnit, offset: int) -> list[tuple[int, int]]:
         base = self.cu_base(cu)
         if cu.header.version < 5:
             data = self.section(".debug_ranges")
