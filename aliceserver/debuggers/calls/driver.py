@@ -131,9 +131,13 @@ class FunctionCall:
         """The bytes of the value returned (empty for void)."""
         thread = self.thread
         saved = thread.save()
-        plan = plan_call(thread.arch, request, thread.general(), self.return_address)
-        thread.apply(plan)
-        trap = self._plant_return_trap(plan, saved)
+        try:
+            plan = plan_call(thread.arch, request, thread.general(), self.return_address)
+            thread.apply(plan)
+            trap = self._plant_return_trap(plan, saved)
+        except BaseException:  # a register or memory refused: the thread as it was
+            thread.restore(saved)
+            raise
         stop = thread.run_until_return(plan, request.name, self.settings.timeout)
         if stop is None:
             data = returned_bytes(thread.arch, request.returns, plan, thread.general(), thread.vectors,

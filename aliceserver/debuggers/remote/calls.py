@@ -128,9 +128,8 @@ class RemoteCallThread:
             process.set_general_register(tid, name, value)
         ref = process.threads.ref(tid)
         for name, data in plan.vectors.items():
-            if name not in process.description:
-                raise TargetError(f"Invalid register `{name}'")
-            process.registers.write(ref, name, data[: process.description[name].size])
+            target = _vector_register(process, name)
+            process.registers.write(ref, target, data.ljust(process.description[target].size, b"\0"))
         process.drop_pending_signal(tid)  # a signal it was about to get waits for the end of the call
 
     # --- the return trap ------------------------------------------------------------
@@ -179,6 +178,17 @@ class RemoteCallThread:
                 return
             self._timed_out = True
             self.process.interrupt()  # ^C: the stub stops the program
+
+
+def _vector_register(process: RemoteProcess, name: str) -> str:
+    """The description's register for `name`: itself, or with SVE aarch64's z register
+    under v (a write to v clears the rest of z, as gdb's pseudo register write does)."""
+    if name in process.description:
+        return name
+    wide = "z" + name[1:]
+    if name.startswith("v") and wide in process.description:
+        return wide
+    raise TargetError(f"Invalid register `{name}'")
 
 
 class RemoteCaller(ProgramCaller):
