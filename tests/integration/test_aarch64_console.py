@@ -66,3 +66,26 @@ def test_sysroot_names_the_libraries_like_gdb_multiarch(dynamic: Path, tmp_path:
                                  "up", "info frame", "info registers pc sp x30"], tmp_path)  # fmt: skip
     assert alice == gdb
     assert f"{SYSROOT}/lib/libc.so.6" in alice
+
+
+def test_mi_frames_and_registers_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
+    """MI's frame tuples say arch="aarch64"; registers by gdb's aarch64 numbers (the core
+    feature's 0-33, fpsr 66 and fpcr 67: 34-65 are v or z by the stub's description)."""
+    numbers = "0 1 29 30 31 32 33 66 67"
+    gdb, alice = _both(dynamic, ["break leaf", "continue", 'interpreter-exec mi "-stack-list-frames"',
+                                 f'interpreter-exec mi "-data-list-register-names {numbers}"',
+                                 f'interpreter-exec mi "-data-list-register-values x {numbers}"',
+                                 f'interpreter-exec mi "-data-list-register-values N {numbers}"',
+                                 'interpreter-exec mi "-stack-info-frame"'], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert 'arch="aarch64"' in alice and '"fpsr","fpcr"' in alice
+
+
+def test_simd_views_and_the_frame_base_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
+    """$v0 and its lane views ($q0, $d0, $s0, $h0, $b0) as gdb's unions, make_quad's float
+    results left in s0-s3, and $fp as gdb's frame base in two frames."""
+    gdb, alice = _both(dynamic, ["break leaf", "continue", "p $v0", "p $q0", "p $d0", "p $s0", "p $h0", "p $b0",
+                                 "p $s3.f", "p/x $d4", "whatis $v0", "ptype $v0", "ptype $s0", "p $v32",
+                                 "p $fp", "info registers fp", "up", "p $fp", "p $s0"], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "$1 = {d = {f = {" in alice and "q = {u = {" in alice

@@ -26,7 +26,7 @@ from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols, evaluate_expression
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc
+from aliceserver.debuggers.symbols.dwarf.locexpr import ImplicitLoc
 from aliceserver.debuggers.symbols.dwarf.unwind import (
     UnwoundFrame,
     saved_register_slots,
@@ -285,12 +285,13 @@ def test_function_breakpoints_where_gdb_puts_them(program: Path, tmp_path: Path)
     ]
 
 
-REGISTERS = ("$pc", "$sp", "$lr", "$x1", "$w1", "$x29", "$cpsr")
+REGISTERS = ("$pc", "$sp", "$lr", "$x1", "$w1", "$x29", "$fp", "$cpsr")  # $fp: gdb's frame base
 
 
 def test_registers_by_gdbs_names_in_expressions(remote: Remote, program: Path) -> None:
-    """`$pc`, `$sp`, `$lr`, `$xN`, `$wN` and `$cpsr` as gdb's aarch64 names them, in
-    the frame of the stop and (but $cpsr, which no frame saves) in its caller's."""
+    """`$pc`, `$sp`, `$lr`, `$xN`, `$wN`, `$fp` (gdb's frame base) and `$cpsr` as gdb's
+    aarch64 names them, in the frame of the stop and (but $cpsr, which no frame saves) in
+    its caller's."""
     remote.process.insert_breakpoint(remote.breakpoint_address(), kind=4)
     remote.continue_to_stop()
     frames = remote.frames()
@@ -303,8 +304,6 @@ def test_registers_by_gdbs_names_in_expressions(remote: Remote, program: Path) -
         scope = FrameSymbols.at(symbols, _view(remote, frame))
         for name in names:
             ours.append(format_value(evaluate_expression(name, scope), FormatOptions(fmt="x")))
-        with pytest.raises(EvaluationError, match=r"\$fp is not supported on aarch64"):
-            evaluate_expression("$fp", scope)  # gdb's frame base: refused, never guessed
     commands = [f"p/x {name}" for name in REGISTERS] + ["up"]
     commands += [f"p/x {name}" for name in REGISTERS[:-1]]
     output = gdb_multiarch(

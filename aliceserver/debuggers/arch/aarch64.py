@@ -131,43 +131,22 @@ class AArch64(Architecture):
         return return_location(value_type)
 
 
-_SUB_IMM64, _ADD_IMM64, _ADDSUB_MASK = 0xD1000000, 0x91000000, 0xFF800000
-_STP_PRE = ((0xA9800000, 8), (0x6D800000, 8), (0xAD800000, 16))  # x, d, q pairs: scale
-_STP_PRE_MASK = 0xFFC00000
-_STR_PRE64, _STR_PRE_MASK = 0xF8000C00, 0xFFE00C00
 _BRANCHES = ((0x14000000, 0x7C000000), (0x54000000, 0xFF000010), (0x34000000, 0x7E000000),
              (0x36000000, 0x7E000000), (0xD6000000, 0xFE000000))  # b/bl, b.cond, cbz, tbz, br/blr/ret
-SP_NUMBER = 31
 
 
-def frame_size(code: bytes) -> int:
-    """How far below the caller's sp a function's frame base is, by the prologue code run
-    so far (`code`, from the function's start to the frame's pc): gdb's
-    aarch64_analyze_prologue as far as sp and x29 go. The base is where x29 was pointed
-    (add x29, sp, #N) once it was, else the sp the prologue left; the scan stops at the
-    first branch."""
-    sp = 0
-    fp: int | None = None
+def frame_register(code: bytes) -> str:
+    """The register that holds a frame's base, by its prologue code run so far (`code`,
+    from the function's start to the frame's pc): gdb's aarch64_analyze_prologue keeps
+    the frame at x29 once `add x29, sp, #N` (mov x29, sp) ran before any branch, else at
+    sp, and the base it gives (prev_sp - framesize) is that register's value."""
     for index in range(0, len(code) - 3, 4):
         word = int.from_bytes(code[index : index + 4], "little")
         if any(word & mask == value for value, mask in _BRANCHES):
             break
-        rd, rn = word & 0x1F, (word >> 5) & 0x1F
-        if word & _ADDSUB_MASK in (_SUB_IMM64, _ADD_IMM64) and rn == SP_NUMBER:
-            amount = ((word >> 10) & 0xFFF) << (12 if word >> 22 & 1 else 0)
-            amount = -amount if word & _ADDSUB_MASK == _SUB_IMM64 else amount
-            if rd == SP_NUMBER:
-                sp += amount
-            elif rd == 29:
-                fp = sp + amount
-        elif rn == SP_NUMBER and word & _STR_PRE_MASK == _STR_PRE64:
-            imm9 = (word >> 12) & 0x1FF
-            sp += imm9 - 0x200 if imm9 & 0x100 else imm9
-        elif rn == SP_NUMBER:
-            for value, scale in _STP_PRE:
-                if word & _STP_PRE_MASK == value:
-                    sp += _imm7(word) // 8 * scale
-    return -(fp if fp is not None else sp)
+        if word & _ADD_MASK == _ADD_FP_SP:
+            return "x29"
+    return "sp"
 
 
 def _imm7(word: int) -> int:

@@ -238,7 +238,7 @@ _PROLOGUE_READ = 1024  # bytes of a function read for aarch64's frame size (256 
 def frame_base(frame: UnwoundFrame, read: ReadMemory) -> int | None:
     """The frame's base as gdb's x86-64 prologue analysis finds it (`info frame`'s "Arglist
     at"): rbp once `push %rbp; mov %rsp,%rbp` has run, else rsp - 8, or rsp after the push.
-    On aarch64 the caller's sp (the CFA) less the frame size the prologue made."""
+    On aarch64 the frame's x29 once its prologue pointed it at the frame, else its sp."""
     if frame.arch.name == "aarch64":
         return _aarch64_frame_base(frame, read)
     rsp, rbp = frame.registers.get("rsp"), frame.registers.get("rbp")
@@ -261,16 +261,16 @@ def frame_base(frame: UnwoundFrame, read: ReadMemory) -> int | None:
 
 
 def _aarch64_frame_base(frame: UnwoundFrame, read: ReadMemory) -> int | None:
-    from aliceserver.debuggers.arch.aarch64 import frame_size
+    from aliceserver.debuggers.arch.aarch64 import frame_register
 
-    if frame.cfa is None or frame.symbol.name is None:
-        return None
-    start = frame.pc - frame.symbol.offset
-    try:
-        code = read(start, min(frame.symbol.offset, _PROLOGUE_READ))
-    except TargetError:
-        return None
-    return (frame.cfa - frame_size(code)) & MASK64
+    register = "sp"
+    if frame.symbol.name is not None:
+        start = frame.pc - frame.symbol.offset
+        try:
+            register = frame_register(read(start, min(frame.symbol.offset, _PROLOGUE_READ)))
+        except TargetError:
+            pass
+    return frame.registers.get(register)
 
 
 def _row(symbols: ProcessSymbols, tables: Tables, pc: int) -> UnwindRow | None:

@@ -316,7 +316,7 @@ class Evaluator:
         if getattr(getattr(frame, "arch", None), "name", "") == "aarch64":
             spec = aarch64_registers.lookup(name)
             if name == aarch64_registers.FRAME_BASE:  # gdb's frame base, not x29
-                raise EvaluationError("$fp is not supported on aarch64 yet: read $x29.")
+                return self._aarch64_frame_base()
         else:
             spec = x86_registers.lookup(name, lambda: has_avx512(self.ctx))
         if isinstance(self.symbols, NoProgramSymbols):  # gdb's i386 of no file
@@ -334,6 +334,17 @@ class Evaluator:
         if ctx.register(spec.regno) is None:
             raise EvaluationError(f"value is not available: ${name}")
         return Value(spec.make(), RegisterLoc(spec.regno, spec.offset), ctx)
+
+    def _aarch64_frame_base(self) -> Value:
+        """$fp on aarch64: gdb's frame base (unwind.frame_base: x29 once the prologue
+        pointed it at the frame, else sp), a data pointer that is no register."""
+        from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, frame_base
+
+        unwound = getattr(self.ctx, "frame", None)  # a FrameView's frame
+        base = frame_base(unwound, self.ctx.read_memory) if isinstance(unwound, UnwoundFrame) else None
+        if base is None:
+            raise EvaluationError("value is not available: $fp")
+        return Value.of_int(aarch64_registers.data_pointer(), base, self.ctx)
 
     def sizeof(self, t: Type) -> Value:
         s = strip(t)
