@@ -89,6 +89,7 @@ from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.remote.calls import RemoteCaller
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.session import RemoteHooks, RemoteSession
+from aliceserver.debuggers.remote.watches import scope_return_address
 from aliceserver.debuggers.signals import default_policy
 from aliceserver.debuggers.source.dollars import SessionDollars
 from aliceserver.debuggers.source.evaluation import Expressions
@@ -510,8 +511,10 @@ class PtraceDebugger:
 
     def insert_watchpoint(self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None) -> WatchpointInfo:
         if self._remote.connected:
+            # a watch on locals is guarded where its frame returns to (remote/watches.py)
+            returns = scope_return_address(self.stack_trace(scope.thread_id), scope) if scope else None
             return self._call(lambda: self._remote.watches.insert(self._remote.require_stopped(), address, size, kind,
-                                                                  scope))  # fmt: skip
+                                                                  scope, returns))  # fmt: skip
         return self._breakpoints.insert_watchpoint(address, size, kind, scope)
 
     def remove_watchpoint(self, watchpoint_id: int) -> None:

@@ -40,6 +40,7 @@ from aliceserver.debuggers.model import (
     ProcessInfo,
     Registers,
     SignalPolicy,
+    StepKind,
     ThreadInfo,
     ThreadState,
     VectorRegisters,
@@ -481,6 +482,11 @@ class RemoteSession:
         if stop.reason is not StopReason.STEP:
             self._plan = None  # a breakpoint, a signal...: it wins over the step
             return stop
+        if stop.watches_left and plan.kind is not StepKind.OUT:
+            # A watched frame returned here: gdb stops, and only `finish` (which ends here
+            # anyway) tells its own story beside it (as ptrace/step_plans.py).
+            self._plan = None
+            return dataclasses.replace(stop, reason=StopReason.WATCHPOINT_SCOPE, breakpoint_ids=stop.watches_left)
         try:
             result = plan.on_stop(stop)
         except Exception:  # a plan must never wedge the session: report where we are
@@ -489,6 +495,8 @@ class RemoteSession:
         if result is not None:
             self._drop_plan_traps()
             self._plan = None
+            if stop.watches_left:
+                result = dataclasses.replace(result, watches_left=stop.watches_left)
         return result
 
     def _drop_plan_traps(self) -> None:

@@ -96,13 +96,15 @@ class RemoteTraps:
 
     def hit(self, tid: int, trap: PhysicalTrap, *, user_only: bool = False) -> Stopped | None:
         """As ptrace's: conditions judged, hits counted, internal actions run, temporary
-        ones removed; the Stopped to report, None to go on."""
+        ones removed; the Stopped to report, None to go on. `user_only`: the user's
+        breakpoints and the watch scope guards (a step landed here)."""
         stop_ids: list[int] = []
         internal: StopReason | None = None
         note = ""
         finished: list[int] = []
+        left: list[int] = []  # watches whose frame returned here (remote/watches.py)
         for bp in list(trap.logical):
-            if not bp.enabled or (user_only and bp.internal):
+            if not bp.enabled or (user_only and bp.internal and bp.guards_watch is None):
                 continue
             if bp.internal:
                 if bp.condition is not None and not bp.condition(tid):
@@ -110,7 +112,9 @@ class RemoteTraps:
                 bp.hit_count += 1
                 if bp.on_hit is not None:
                     bp.on_hit(tid)
-                if bp.reports is not None:
+                if bp.guards_watch is not None:
+                    left.append(bp.guards_watch)
+                elif bp.reports is not None:
                     internal, note = bp.reports, bp.note
                 if bp.temporary:
                     finished.append(bp.id)
@@ -130,10 +134,15 @@ class RemoteTraps:
             self.remove_logical(ident)
             if not bp.internal:
                 self._events.put(BreakpointChanged(bp.info(False), removed=True))
+        gone = tuple(left)
         if stop_ids:
-            return Stopped(StopReason.BREAKPOINT, tid, breakpoint_ids=tuple(stop_ids), address=trap.address)
+            return Stopped(StopReason.BREAKPOINT, tid, breakpoint_ids=tuple(stop_ids), address=trap.address,
+                           watches_left=gone)  # fmt: skip
         if internal is not None:
-            return Stopped(internal, tid, address=trap.address, description=note)
+            return Stopped(internal, tid, address=trap.address, description=note, watches_left=gone)
+        if gone:
+            return Stopped(StopReason.WATCHPOINT_SCOPE, tid, breakpoint_ids=gone, address=trap.address,
+                           watches_left=gone)  # fmt: skip
         return None
 
     def drop_internal(self) -> None:
