@@ -101,6 +101,7 @@ class ThreadInfo:
     state: ThreadState
     pc: int | None  # None while running
     core: int | None = None  # the CPU it last ran on, when the system says
+    details: str = ""  # a stub's words on it (qThreadExtraInfo: qemu's "CPU#0 [running]")
 
 
 class CatchKind(enum.Enum):

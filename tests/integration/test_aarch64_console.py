@@ -63,9 +63,11 @@ def test_break_step_examine_finish_like_gdb_multiarch(dynamic: Path, tmp_path: P
 def test_sysroot_names_the_libraries_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
     gdb, alice = _both(dynamic, ["show sysroot", "info sharedlibrary", "break middle", "continue",
                                  "info sharedlibrary", "info frame", "info registers x0 x29 x30 sp pc cpsr fpsr fpcr w1 lr",
-                                 "up", "info frame", "info registers pc sp x30"], tmp_path)  # fmt: skip
+                                 "up", "info frame", "info registers pc sp x30", "info threads",
+                                 'interpreter-exec mi "-thread-info"', "thread"], tmp_path)  # fmt: skip
     assert alice == gdb
     assert f"{SYSROOT}/lib/libc.so.6" in alice
+    assert "* 1    Thread 1.T (CPU#0 [running]) middle" in alice  # qemu's qThreadExtraInfo
 
 
 def test_mi_frames_and_registers_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:

@@ -207,11 +207,15 @@ def thread_entry(ctx: Context, info: ThreadInfo, number: int) -> dict[str, Value
     session = ctx.session
     tid = info.tid
     entry: dict[str, Value] = {"id": str(number), "target-id": target_id(session, tid)}
+    if info.details:  # gdb's order: target-id, details, name
+        entry["details"] = info.details
     if info.name:  # a core records none: gdb gives no name then
         entry["name"] = info.name
     if info.state is ThreadState.STOPPED:
+        inferior = session.inferior  # gdb shows the current thread at its selected frame
+        level = inferior.selected_level if tid == inferior.selected_tid else 0
         try:
-            frame = session.frames.frame(tid, 0)
+            frame = session.frames.frame(tid, level)
             entry["frame"] = session.frames.tuple(frame, tid, args=True)
         except AliceError:
             pass

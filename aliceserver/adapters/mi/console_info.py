@@ -201,7 +201,9 @@ def _thread_rows(ctx: Context, text: str, current: Inferior) -> None:
         for info in sorted(session.debugger.threads(), key=lambda t: inferior.threads.get(t.tid, 0)):
             number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
             if wanted is None or wanted.wants(number):
-                shown.append((thread_label(session, info.tid), info, target_id(session, info.tid) + (f' "{info.name}"' if info.name else "")))  # a core: none
+                # gdb's thread_target_id_str: the name (a core has none), then the stub's details
+                label = target_id(session, info.tid) + (f' "{info.name}"' if info.name else "")
+                shown.append((thread_label(session, info.tid), info, label + (f" ({info.details})" if info.details else "")))
     if not shown:
         ctx.console("No threads.\n" if wanted is None else f"No threads match '{text}'.\n")
         return

@@ -559,7 +559,7 @@ class RemoteSession:
             return [ThreadInfo(tid, "", ThreadState.RUNNING, None) for tid in self._known_threads]
         core = process.last_reply.core if process.last_reply is not None else None
         return [ThreadInfo(tid, process.thread_name(tid), ThreadState.STOPPED,
-                           process.general_registers(tid)[process.arch.pc], core)
+                           process.general_registers(tid)[process.arch.pc], core, process.thread_details(tid))
                 for tid in process.thread_ids()]  # fmt: skip
 
 

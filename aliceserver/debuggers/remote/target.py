@@ -133,6 +133,17 @@ class RemoteTarget:
     def thread_name(self, tid: int) -> str:
         return self.threads.name(tid)
 
+    def thread_details(self, tid: int) -> str:
+        """A stub's words on a thread (gdb's extra_thread_info): qThreadExtraInfo where the
+        stub lists no threads in XML (whose own text gdbserver leaves empty)."""
+        if self.client.supports("qXfer:threads:read"):
+            return ""
+        try:
+            reply = self.client.ask(b"qThreadExtraInfo," + self._ref(tid).encode(self.client.multiprocess))
+            return bytes.fromhex(reply.decode("ascii")).decode(errors="replace") if reply else ""
+        except (TargetError, ValueError):
+            return ""  # gdb shows none where the stub gives none
+
     def last_stop(self) -> Stopped | None:
         return self._last_stop
 
