@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from aliceserver.debuggers.events import Output
+from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES, UserRegs
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
@@ -36,6 +37,7 @@ class ConditionEngine(Protocol):
     """What a condition needs of the engine (tracer thread only)."""
 
     _source: SourceSymbols
+    _events: EventSource
 
     def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]: ...
 
@@ -88,8 +90,8 @@ class ExpressionCondition:
         try:
             return self._general(tid)
         except AliceError as error:  # the breakpoint stops; gdb says why first
-            if stopped is not None:
-                stopped[0].events.put(Output("console", f"Error in testing breakpoint condition:\n{error}\n"))
+            # the engine's events: the live process's, or the stub's (no ptrace thread then)
+            self._engine._events.put(Output("console", f"Error in testing breakpoint condition:\n{error}\n"))
             raise
 
     def _ptrace_thread(self, tid: int) -> tuple[Inferior, Tracee] | None:
