@@ -18,7 +18,7 @@ from tests.support.gdbserver import gdbserver_path
 pytestmark = [pytest.mark.timeout(120)]
 
 NAMES = ("basic-into", "basic-signal", "lines-ternary", "inline-O2-steps", "cpp-method",
-         "threads-worker", "watch-global", "solib-step", "cpp-printers")  # fmt: skip
+         "threads-worker", "watch-global", "watch-local", "solib-step", "cpp-printers")  # fmt: skip
 
 
 @pytest.fixture(scope="module")
