@@ -203,3 +203,15 @@ def test_a_call_past_the_time_limit_over_the_stub(debugger: PtraceDebugger, even
             assert debugger.evaluate("add(1, 2)", stop.thread_id).value == "3"  # calls go on from there
         finally:
             debugger.kill()
+
+
+def test_finish_out_of_stopped_calls_like_gdb(program: Path, tmp_path: Path) -> None:
+    # each function returns into its call's frame, popped at once: the value is the one it
+    # returned (in rax or xmm0), read before the state before the call is put back
+    main, inside = marker_line("infcall.c", "main"), marker_line("infcall.c", "in_stops")
+    gdb, alice, _ = _both(program, [
+        f"break infcall.c:{main}", "continue", f"break infcall.c:{inside}", "break halve", "print stops(1)",
+        "print stops(5)", "print halve(3)", "finish", "finish", "finish", "bt 1", "kill",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "Value returned is $1 = 1.5" in alice and "Value returned is $3 = 2" in alice

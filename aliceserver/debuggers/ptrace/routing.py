@@ -140,8 +140,7 @@ class Execution:
             self._live.run_plan(plan, pc, alone=alone)
 
     def take_call_return(self, thread_id: int) -> tuple[Registers, VectorRegisters] | None:
-        if self._remote_held:
-            return self._remote.take_call_return(thread_id)
+        # kept by calls/driver.py in the CallSettings both backends share
         return self._live.take_call_return(thread_id)
 
 

@@ -38,12 +38,10 @@ from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import (
     LaunchConfig,
     ProcessInfo,
-    Registers,
     SignalPolicy,
     StepKind,
     ThreadInfo,
     ThreadState,
-    VectorRegisters,
 )
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.remote import signals
@@ -518,9 +516,6 @@ class RemoteSession:
             self._plan = None
             self._drop_plan_traps()
             self._events.put(immediate)
-
-    def take_call_return(self, thread_id: int) -> tuple[Registers, VectorRegisters] | None:
-        return None  # no calls into the program over a stub
 
     def single_step(self, tid: int) -> None:
         self._issue(("step", tid))
