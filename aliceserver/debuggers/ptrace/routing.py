@@ -59,9 +59,9 @@ class Execution:
         return self._remote.monitor(command)
 
     def refuse_over_remote(self) -> None:
-        """What the engine does only over ptrace (calls into the program, gcore, call
-        tracing, syscall/signal/library catchpoints), refused as gdb's tcomplain words a
-        target that lacks an operation."""
+        """What the engine does only over ptrace (gcore, call tracing, syscall/signal/
+        library catchpoints), refused as gdb's tcomplain words a target that lacks an
+        operation."""
         connection = self._remote.connection
         if connection is not None:
             kind = "extended-remote" if connection.extended else "remote"

@@ -20,4 +20,6 @@ a probe or any stub, as a backend of the process interface (debuggers/target.py)
                 execution, stop replies turned into events, step plans, a waiter thread
     traps       the engine's logical breakpoints placed with Z0 (AddressBreakpoints)
     watches     watchpoints with Z2/Z4, judged at each watch stop
+    calls       calls into the program (calls/driver.py's CallThread): the calling
+                thread alone (vCont;c:TID), a Z0 return trap, registers put back
 """
