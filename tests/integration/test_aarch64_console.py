@@ -72,15 +72,21 @@ def test_sysroot_names_the_libraries_like_gdb_multiarch(dynamic: Path, tmp_path:
 
 def test_mi_frames_and_registers_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
     """MI's frame tuples say arch="aarch64"; registers by gdb's aarch64 numbers (the core
-    feature's 0-33, fpsr 66 and fpcr 67: 34-65 are v or z by the stub's description)."""
-    numbers = "0 1 29 30 31 32 33 66 67"
+    feature's 0-33, SVE's z 34-65 under qemu, fpsr 66 and fpcr 67, then the rest of the
+    stub's description: SVE's predicates, vg, qemu's system registers)."""
+    numbers = "0 1 29 30 31 32 33 66 67 85 86 87"
     gdb, alice = _both(dynamic, ["break leaf", "continue", 'interpreter-exec mi "-stack-list-frames"',
                                  f'interpreter-exec mi "-data-list-register-names {numbers}"',
                                  f'interpreter-exec mi "-data-list-register-values x {numbers}"',
                                  f'interpreter-exec mi "-data-list-register-values N {numbers}"',
                                  'interpreter-exec mi "-stack-info-frame"'], tmp_path)  # fmt: skip
     assert alice == gdb
-    assert 'arch="aarch64"' in alice and '"fpsr","fpcr"' in alice
+    assert 'arch="aarch64"' in alice and '"fpsr","fpcr","vg","ID_MMFR5"' in alice
+    gdb, alice = _both(dynamic, ["break leaf", "continue", 'interpreter-exec mi "-data-list-register-names"'],
+                       tmp_path)  # fmt: skip
+    # gdb lists its pseudo registers (q0..., w0...) after the raw ones, which are all ours
+    raw = alice.split("register-names=[")[1].split("]")[0]
+    assert gdb.split("register-names=[")[1].startswith(raw) and '"z31","fpsr"' in raw
 
 
 def test_simd_views_and_the_frame_base_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
@@ -91,3 +97,14 @@ def test_simd_views_and_the_frame_base_like_gdb_multiarch(dynamic: Path, tmp_pat
                                  "p $fp", "info registers fp", "up", "p $fp", "p $s0"], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "$1 = {d = {f = {" in alice and "q = {u = {" in alice
+
+
+def test_info_registers_lists_the_stubs_registers_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
+    """The general group: the core and fpu registers, then SVE's vg and qemu's system
+    registers in the description's order, in two frames; pointer authentication keys
+    (random in each process) are left out of the comparison."""
+    gdb, alice = _both(dynamic, ["break leaf", "continue", "info registers", "info registers vg ID_MMFR5 x0",
+                                 "up", "info registers"], tmp_path)  # fmt: skip
+    keys = re.compile(r"^(AP[A-Z]+KEY(?:LO|HI)_EL1 +)\S+ +\S+$", re.MULTILINE)
+    assert keys.sub(r"\1KEY", alice) == keys.sub(r"\1KEY", gdb)
+    assert "\nvg             0x8                 8\nID_MMFR5 " in alice

@@ -15,7 +15,12 @@ from aliceserver.adapters.mi.frames import (
 )
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
-from aliceserver.adapters.mi.registers import format_value, read_raw, register_names
+from aliceserver.adapters.mi.registers import (
+    described_value,
+    format_value,
+    read_raw,
+    register_names,
+)
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 from aliceserver.errors import AliceError
 
@@ -292,6 +297,8 @@ def _register_values(ctx: Context, args: list[str]) -> Reply:
             raw = values[name]
             shown = "<not saved>" if raw is None else format_value(session, name, raw, fmt)
             out.append({"number": str(number), "value": shown})
+        elif (extra := described_value(session, tid, name)) is not None:  # the same in every frame
+            out.append({"number": str(number), "value": format_value(session, name, extra, fmt)})
     return [("register-values", out)]
 
 

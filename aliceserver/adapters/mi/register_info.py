@@ -7,18 +7,16 @@ its union alone, and `<not saved>` alone where the frame lost it. Every value co
 evaluator's `$name` in the selected frame, so outer frames show what their callers saved.
 Which registers make up a group follows amd64-linux-tdep.c and i386-tdep.c
 (i386_register_reggroup_p) for the machine's vector extension: AVX-512, AVX or SSE alone.
-On aarch64 the general group is the core feature's registers and the fpu's status words
-(the architecture's gdb_registers); a stub's further ones (qemu's system registers) and
-the other groups are not listed yet, and say so.
+Other CPUs (aarch64) are laid out by register_info_described.py.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from aliceserver.adapters.mi import register_info_described as described
 from aliceserver.adapters.mi.registers import GENERAL, X87, read_raw
 from aliceserver.adapters.mi.registry import Context, MiError
-from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.errors import AliceError
 
@@ -116,11 +114,7 @@ def info_registers(ctx: Context, text: str, print_all: bool = False) -> None:
     tid, level = session.selected_frame("The program has no registers now.")
     arch = program_architecture(session.debugger)
     if arch.name != "i386:x86-64":
-        for name in _other_names(arch, text, print_all):
-            line = _line(ctx, tid, level, name, None)
-            if line.startswith(name.ljust(_NAME_COLUMN - 1) + " $"):  # the evaluator's refusal
-                raise MiError(line[_NAME_COLUMN:].strip())
-            ctx.console(line)
+        described.info_registers(ctx, tid, arch, text, print_all, lambda name: _line(ctx, tid, level, name, None))
         return
     machine = _machine(ctx, tid)
     words = text.split()
@@ -144,31 +138,6 @@ def info_registers(ctx: Context, text: str, print_all: bool = False) -> None:
         if name in _FLOAT[:8] and raw is None:
             raw = read_raw(session, tid)  # st registers: the same value in every frame
         ctx.console(_line(ctx, tid, level, name, raw))
-
-
-def _other_names(arch: Architecture, text: str, print_all: bool) -> tuple[str, ...]:
-    """The registers `info registers TEXT` names on a CPU other than x86-64."""
-    words = text.split()
-    if print_all or not words:
-        if print_all:
-            raise MiError(f"info all-registers is not supported on {arch.name} yet: use info registers.")
-        return arch.gdb_registers
-    names: tuple[str, ...] = ()
-    for word in words:
-        name = word[1:] if word.startswith("$") else word
-        if not name:
-            raise MiError("Missing register name")
-        views = (f"w{n}" for n in range(31))  # the general registers' 32-bit halves
-        if name in arch.gdb_registers or name in views or name in ("lr", "fp"):
-            names += (name,)
-        elif any(group.startswith(name) for group in _GROUPS):
-            if "general".startswith(name):
-                names += arch.gdb_registers
-            else:
-                raise MiError(f"Register group `{name}' is not supported on {arch.name} yet.")
-        else:
-            raise MiError(f"Invalid register `{name}'")
-    return names
 
 
 def info_vector(ctx: Context, text: str) -> None:

@@ -7,6 +7,7 @@ import struct
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.arch.program import program_architecture
+from aliceserver.debuggers.targetregisters import HasTargetRegisters
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
@@ -30,8 +31,24 @@ _WORDS = ("cpsr", "fpsr", "fpcr")  # aarch64's 32-bit ones
 
 
 def register_names(session: MiSession) -> tuple[str, ...]:
-    """The program's registers in gdb's numbering."""
-    return AARCH64_NAMES if program_architecture(session.debugger).name == "aarch64" else NAMES
+    """The program's registers in gdb's numbering: on aarch64 the stub's description's
+    (gdb numbers its raw registers so: the core, fpu or SVE, then the rest in order)."""
+    if program_architecture(session.debugger).name != "aarch64":
+        return NAMES
+    debugger = session.debugger
+    described = debugger.target_registers() if isinstance(debugger, HasTargetRegisters) else ()
+    return tuple(register.name for register in described) or AARCH64_NAMES
+
+
+def described_value(session: MiSession, tid: int, name: str) -> int | None:
+    """An integer register the target's description adds (qemu's system registers), or
+    None where `name` is none of them."""
+    debugger = session.debugger
+    if not isinstance(debugger, HasTargetRegisters):
+        return None
+    if not any(r.name == name and r.integer for r in debugger.target_registers()):
+        return None
+    return int.from_bytes(debugger.read_target_register(tid, name), "little")
 
 
 def read_raw(session: MiSession, tid: int, level: int = 0) -> dict[str, int | bytes | None]:

@@ -111,6 +111,7 @@ from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import CoreOpened, RemoteConnected
+from aliceserver.debuggers.targetregisters import TargetRegister
 from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:
@@ -341,6 +342,21 @@ class PtraceDebugger:
 
     def program_architecture(self) -> Architecture:
         return self._source.arch
+
+    def target_registers(self) -> tuple[TargetRegister, ...]:
+        process = self._remote.live()  # a native process has its architecture's alone
+        if process is None:
+            return ()
+        return tuple(TargetRegister(r.name, r.bitsize, r.type, r.group) for r in process.description.registers)
+
+    def read_target_register(self, thread_id: int, name: str) -> bytes:
+        def read() -> bytes:
+            process = self._remote.live()
+            if process is None:
+                raise TargetError("No registers.")
+            return process.read_register(thread_id, name)
+
+        return self._access.run_on_engine(read)
 
     def set_library_paths(self, *, sysroot: str | None = None, search_path: str | None = None) -> None:
         """gdb's `set sysroot` / `set solib-search-path`: the libraries of a stopped

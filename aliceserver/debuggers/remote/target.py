@@ -133,6 +133,12 @@ class RemoteTarget:
     def thread_name(self, tid: int) -> str:
         return self.threads.name(tid)
 
+    def read_register(self, tid: int, name: str) -> bytes:
+        """Register `name` of the description, raw (target order), in thread `tid`."""
+        if name not in self.description:
+            raise TargetError(f"Invalid register `{name}'")
+        return self._reader(tid)(name)
+
     def thread_details(self, tid: int) -> str:
         """A stub's words on a thread (gdb's extra_thread_info): qThreadExtraInfo where the
         stub lists no threads in XML (whose own text gdbserver leaves empty)."""

@@ -1,0 +1,44 @@
+"""The registers a target describes beyond its architecture's own (a stub's target
+description: qemu's system registers, SVE's vg...), for the front ends that list them as
+gdb does (`info registers`, -data-list-register-*): their names in gdb's numbering order,
+types and groups, and their raw values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+# The description's predefined scalar types (gdb's target-descriptions.c): the rest are
+# floats, vectors, or the description's own unions and flags.
+_INTEGERS = frozenset(("int", "int8", "int16", "int32", "int64", "int128", "uint8", "uint16", "uint32",
+                       "uint64", "uint128", "long", "code_ptr", "data_ptr"))  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class TargetRegister:
+    name: str
+    bitsize: int
+    type: str  # the description's: int64, code_ptr, ieee_double, svev...
+    group: str  # the description's group, "" where it gives none
+
+    @property
+    def integer(self) -> bool:
+        return self.type in _INTEGERS
+
+    @property
+    def general(self) -> bool:
+        """In gdb's general group (default_register_reggroup_p: neither float nor vector;
+        a description's own type counts as neither only where it says `general`)."""
+        return self.group == "general" or self.integer
+
+
+@runtime_checkable
+class HasTargetRegisters(Protocol):
+    def target_registers(self) -> tuple[TargetRegister, ...]:
+        """The target description's registers in order; empty where there is none (a
+        native process: its architecture's own registers are all there are)."""
+        ...
+
+    def read_target_register(self, thread_id: int, name: str) -> bytes:
+        """A described register's raw bytes (target order) in thread `thread_id`."""
+        ...
