@@ -188,3 +188,19 @@ def test_casts_to_function_pointer_types_like_gdb(program: Path) -> None:
     got = kept(mine.stdout + mine.stderr)
     assert got == kept(gdbs.stdout + gdbs.stderr)
     assert "$1 = 1.5" in got
+
+
+def test_a_breakpoint_at_the_called_function_is_hit_like_gdb(program: Path) -> None:
+    # The call starts at the function's first instruction: a breakpoint there is hit (gdb
+    # proceeds to an address, no step over it), the first call's and the next one's alike
+    args = ["-batch", "-nx", *ex(f"break {at_main()}", "run", "break *add", "print add(1, 2)", "bt", "continue",
+                                 "print add(2, 2)", "bt"), str(program)]  # fmt: skip
+
+    def kept(text: str) -> list[str]:  # from the first call on: no thread's LWP
+        lines = normalized(text).splitlines()
+        return lines[next(i for i, line in enumerate(lines) if "hit Breakpoint 2," in line):]
+
+    mine, gdbs = ours(args, program.parent), theirs(args, program.parent)
+    got = kept(mine.stdout + mine.stderr)
+    assert got == kept(gdbs.stdout + gdbs.stderr)
+    assert got.count("The program being debugged stopped while in a function called from GDB.") == 2

@@ -215,3 +215,15 @@ def test_finish_out_of_stopped_calls_like_gdb(program: Path, tmp_path: Path) -> 
     ], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "Value returned is $1 = 1.5" in alice and "Value returned is $3 = 2" in alice
+
+
+def test_a_breakpoint_at_the_called_function_is_hit_like_gdb(program: Path, tmp_path: Path) -> None:
+    # the call starts at the function's first instruction: a breakpoint there is hit, not
+    # stepped over as at a resume from where the thread stopped
+    main = marker_line("infcall.c", "main")
+    gdb, alice, _ = _both(program, [
+        f"break infcall.c:{main}", "continue", "break *add", "print add(1, 2)", "bt", "continue",
+        "print add(2, 2)", "bt", "kill",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert alice.count("The program being debugged stopped while in a function called from GDB.") == 2

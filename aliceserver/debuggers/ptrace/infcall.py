@@ -172,7 +172,7 @@ class PtraceCallThread:
         timer.daemon = True
         timer.start()
         try:
-            self._resume_alone()
+            self._resume_alone(step_over=False)  # a breakpoint at the function is hit, as gdb's
             while True:
                 tid, status = inferior.libc.waitpid(-1, _WAIT_ALL)
                 decoded = decode(status)
@@ -229,11 +229,11 @@ class PtraceCallThread:
             except ProcessLookupError:
                 pass
 
-    def _resume_alone(self) -> None:
+    def _resume_alone(self, *, step_over: bool = True) -> None:
         inferior, t = self.inferior, self.t
         if t.running or t.gone:
             return
-        trap = inferior._trap_at_pc(t)
+        trap = inferior._trap_at_pc(t) if step_over else None
         if trap is not None and not inferior._emulate(t, trap):
             inferior._start_step_over(t, trap, AfterStep.CONTINUE_SELF)
             return

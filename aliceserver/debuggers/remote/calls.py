@@ -153,8 +153,10 @@ class RemoteCallThread:
         timer.daemon = True
         timer.start()
         try:
+            first = True
             while True:
-                process.resume(tid)
+                process.resume(tid, step_over=not first)  # a breakpoint at the function is hit
+                first = False
                 event = process.wait()
                 if isinstance(event, Exited):
                     self.session.process_exited(process, event)
