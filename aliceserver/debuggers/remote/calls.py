@@ -2,9 +2,9 @@
 FunctionCall (CallThread) on one thread of the process a RemoteSession debugs, and the
 evaluator's caller over it, as gdb makes them over gdbserver.
 
-Every register the target description names is saved (one `g`, `p` for the rest) and the
-ones the call changed are written back (`P`), with the last stop's state (gdb's
-infcall_suspend_state). Only the calling thread runs (`vCont;c:TID`: the others stay
+Every register of gdb's features in the target description is saved (one `g`, `p` for the
+rest) and the ones the call changed are written back (`P`), with the last stop's state
+(gdb's infcall_suspend_state). Only the calling thread runs (`vCont;c:TID`: the others stay
 stopped, gdb's scheduler-locking during calls) and its stop replies are taken on the
 engine's own thread, synchronously; each is judged as any stop (RemoteSession.told): a
 breakpoint's condition, a signal's policy. The return trap is a Z0 breakpoint at the
@@ -38,6 +38,8 @@ from aliceserver.debuggers.target import NO_PROCESS
 from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
+
+_STANDARD = "org.gnu.gdb."  # gdb's own features: every register a program can change
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,8 @@ class RemoteCallThread:
         ref = process.threads.ref(self._tid)
         raw: dict[str, bytes] = {}
         for register in process.description.registers:
+            if not register.feature.startswith(_STANDARD):
+                continue  # a stub's own (qemu's system registers): no call in user mode changes them
             try:
                 raw[register.name] = process.registers.read(ref, register.name)
             except RemoteError as error:  # one the stub does not give: nor does it change
