@@ -15,23 +15,29 @@ import os
 import sys
 from types import ModuleType
 
+from aliceserver import dataclass_code
+
 
 def import_quietly(name: str) -> ModuleType:
     """`importlib.import_module(name)` with the collector paused, then its objects frozen.
 
     A module imported already (or being imported by another thread, which import_module
     waits for) is not frozen again: in a long-running server (a session per connection)
-    that would keep every later session's garbage for ever."""
+    that would keep every later session's garbage for ever. Dataclasses' methods are
+    compiled once per interpreter (dataclass_code.py)."""
     if name in sys.modules:
         return importlib.import_module(name)
     was_enabled = gc.isenabled()
     gc.disable()
+    code_cache = dataclass_code.install()
     try:
         return importlib.import_module(name)
     finally:
         gc.freeze()
         if was_enabled:
             gc.enable()
+        if code_cache is not None:
+            code_cache.save()
 
 
 # What PEP 538 puts in LC_CTYPE when Python starts in the C locale (the first one available).

@@ -1,0 +1,150 @@
+"""Dataclasses' generated methods compiled once per interpreter, as Python keeps byte code.
+
+`@dataclass` writes the source of each class's `__init__`, `__repr__`, `__eq__`,
+`__hash__`, `__setattr__`... and compiles it, one `exec` per method: some 1,200 compiles,
+half of the engine's import time (80 of 160 ms). The code compiled depends on that source
+alone, so it is kept on disk, by source, beside the package's byte code (its `__pycache__`,
+else the user's cache directory when that is read-only), and later processes look it up
+instead of compiling again. Nothing else changes: the same source gives the same code,
+run with the same globals and locals, so classes, methods and their annotations are
+identical.
+
+It works through dataclasses' private `_create_fn` (Python 3.11 and 3.12); where that
+does not exist (3.13 compiles a class's methods in one go), nothing is installed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import marshal
+import os
+import sys
+import threading
+from collections.abc import Callable
+from types import CodeType
+from typing import Any
+
+_FILE_NAME = f"dataclass_methods.{sys.implementation.cache_tag}.codes"
+_MAX_ENTRIES = 16_000  # about 16 MB: a file grown past this (many versions' methods) restarts
+
+
+class DataclassCodeCache:
+    """Compiled `__create_fn__` wrappers by source, loaded from and saved to `paths`
+    (the first that can be written is written)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        self.codes: dict[str, CodeType] = {}
+        self.compiled = 0  # compiled in this process since the last save
+        self._lock = threading.Lock()
+        for path in paths:
+            loaded = _load(path)
+            if loaded is not None:
+                self.codes = loaded
+                break
+
+    def code_for(self, source: str) -> CodeType:
+        code = self.codes.get(source)
+        if code is None:
+            # As dataclasses' own exec: no __future__ flags inherited from this module
+            # (annotations stay objects, not strings).
+            code = compile(source, "<string>", "exec", dont_inherit=True)
+            with self._lock:
+                self.codes[source] = code
+                self.compiled += 1
+        return code
+
+    def save(self) -> None:
+        """Write what was compiled since the last save, with what the file held meanwhile
+        (another process's classes); nothing when nothing was compiled or byte code is not
+        to be written (PYTHONDONTWRITEBYTECODE)."""
+        if not self.compiled or sys.dont_write_bytecode:
+            return
+        with self._lock:
+            codes, self.compiled = dict(self.codes), 0
+        for path in self.paths:
+            on_disk = _load(path) or {}
+            if len(on_disk) + len(codes) > _MAX_ENTRIES:
+                on_disk = {}
+            try:
+                _write(path, {**on_disk, **codes})
+                return
+            except OSError:
+                continue
+
+    def create_fn(self, name: str, args: list[str], body: list[str], *,
+                  globals: dict[str, Any] | None = None, locals: dict[str, Any] | None = None,
+                  return_type: Any = dataclasses.MISSING) -> Any:  # fmt: skip
+        """dataclasses._create_fn (3.11, 3.12), its source compiled once."""
+        if locals is None:
+            locals = {}
+        return_annotation = ""
+        if return_type is not dataclasses.MISSING:
+            locals["_return_type"] = return_type
+            return_annotation = "->_return_type"
+        joined_args = ",".join(args)
+        joined_body = "\n".join(f"  {b}" for b in body)
+        text = f" def {name}({joined_args}){return_annotation}:\n{joined_body}"
+        local_vars = ", ".join(locals.keys())
+        text = f"def __create_fn__({local_vars}):\n{text}\n return {name}"
+        namespace: dict[str, Any] = {}
+        exec(self.code_for(text), globals, namespace)  # noqa: S102 - as dataclasses does
+        return namespace["__create_fn__"](**locals)
+
+
+def default_paths() -> list[str]:
+    """The package's `__pycache__` (or its place under sys.pycache_prefix), then
+    `$XDG_CACHE_HOME/aliceserver`."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    if sys.pycache_prefix:
+        beside_code = os.path.join(sys.pycache_prefix, package.lstrip(os.sep))
+    else:
+        beside_code = os.path.join(package, "__pycache__")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [os.path.join(beside_code, _FILE_NAME),
+            os.path.join(base, "aliceserver", _FILE_NAME)]  # fmt: skip
+
+
+def installed() -> DataclassCodeCache | None:
+    """The cache dataclasses use in this process, if one was installed."""
+    owner = getattr(getattr(dataclasses, "_create_fn", None), "__self__", None)
+    return owner if isinstance(owner, DataclassCodeCache) else None
+
+
+def install(paths: list[str] | None = None) -> DataclassCodeCache | None:
+    """Make dataclasses use a cache kept at `paths` (default_paths()) from now on in this
+    process, saved at exit too (for the classes of modules imported later); the cache
+    installed already if there is one; None where dataclasses has no `_create_fn`."""
+    cache = installed()
+    if cache is not None or not callable(getattr(dataclasses, "_create_fn", None)):
+        return cache
+    cache = DataclassCodeCache(default_paths() if paths is None else paths)
+    create_fn: Callable[..., Any] = cache.create_fn
+    dataclasses._create_fn = create_fn  # type: ignore[attr-defined]
+    atexit.register(cache.save)
+    return cache
+
+
+def _load(path: str) -> dict[str, CodeType] | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()  # marshal.load on the file would read it piecemeal
+        version, codes = marshal.loads(data)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if version != sys.version or not isinstance(codes, dict):
+        return None
+    return codes
+
+
+def _write(path: str, codes: dict[str, CodeType]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    partial = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(partial, "wb") as handle:
+            handle.write(marshal.dumps((sys.version, codes)))
+        os.replace(partial, path)  # readers see the old file or the new one, never half
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)

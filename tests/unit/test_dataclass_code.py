@@ -1,0 +1,119 @@
+"""dataclass_code: dataclasses' methods compiled once, kept on disk, identical to their own."""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aliceserver import dataclass_code
+from aliceserver.dataclass_code import DataclassCodeCache
+
+pytestmark = pytest.mark.skipif(not hasattr(dataclasses, "_create_fn"),
+                                reason="this Python compiles a class's methods in one go")  # fmt: skip
+
+
+def _make_classes() -> tuple[type[Any], type[Any]]:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Point:
+        x: int
+        y: int = 2
+        tags: tuple[str, ...] = ()
+
+    @dataclasses.dataclass(order=True)
+    class Box:
+        name: str
+        items: list[int] = dataclasses.field(default_factory=list)
+
+    return Point, Box
+
+
+def _methods(cls: type[Any]) -> dict[str, Any]:
+    names = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__")
+    return {name: vars(cls)[name] for name in names if callable(vars(cls).get(name))}
+
+
+def _with_cache(cache: DataclassCodeCache, monkeypatch: pytest.MonkeyPatch
+                ) -> tuple[type[Any], type[Any]]:  # fmt: skip
+    with monkeypatch.context() as patch:
+        patch.setattr(dataclasses, "_create_fn", cache.create_fn)
+        return _make_classes()
+
+
+def test_classes_made_through_the_cache_are_dataclasses_own(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    plain = _make_classes()
+    cache = DataclassCodeCache([str(tmp_path / "codes")])
+    for cached in (_with_cache(cache, monkeypatch), _with_cache(cache, monkeypatch)):
+        for ours, theirs in zip(cached, plain, strict=True):
+            ours_methods, their_methods = _methods(ours), _methods(theirs)
+            assert ours_methods.keys() == their_methods.keys()
+            for name, method in ours_methods.items():
+                expected = their_methods[name]
+                assert method.__code__.co_code == expected.__code__.co_code, name
+                assert method.__annotations__ == expected.__annotations__, name  # not strings
+                assert method.__qualname__ == expected.__qualname__, name
+    point_cls, box_cls = cached
+    point = point_cls(1, tags=("a",))
+    assert repr(point).endswith("Point(x=1, y=2, tags=('a',))")
+    assert point == point_cls(1, 2, ("a",)) and hash(point) == hash(point_cls(1, 2, ("a",)))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        point.x = 3
+    assert box_cls("a") < box_cls("b") and box_cls("a").items == []
+    assert cache.compiled > 0  # the first round compiled, the second found them
+
+
+def test_saved_codes_are_found_by_the_next_process(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "sub" / "codes"
+    first = DataclassCodeCache([str(path)])
+    _with_cache(first, monkeypatch)
+    first.save()
+    assert first.compiled == 0 and path.exists()
+    second = DataclassCodeCache([str(path)])
+    assert second.codes.keys() == first.codes.keys()
+    _with_cache(second, monkeypatch)
+    assert second.compiled == 0  # nothing compiled again
+    second.save()  # nothing new: the file is left as it is
+
+
+def test_an_unwritable_place_falls_back_to_the_next(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    fallback = tmp_path / "cache" / "codes"
+    cache = DataclassCodeCache([str(blocked / "codes"), str(fallback)])
+    _with_cache(cache, monkeypatch)
+    cache.save()
+    assert fallback.exists()
+    assert DataclassCodeCache([str(blocked / "codes"), str(fallback)]).codes
+
+
+def test_nothing_is_written_without_byte_code(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # PYTHONDONTWRITEBYTECODE
+    path = tmp_path / "codes"
+    cache = DataclassCodeCache([str(path)])
+    _with_cache(cache, monkeypatch)
+    cache.save()
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", marshal.dumps(("another python", {})),
+                                     marshal.dumps([1, 2])])  # fmt: skip
+def test_a_damaged_or_foreign_file_is_ignored(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "codes"
+    path.write_bytes(content)
+    assert DataclassCodeCache([str(path)]).codes == {}
+
+
+def test_install_is_once_per_process() -> None:
+    cache = dataclass_code.install()
+    assert cache is not None and dataclass_code.installed() is cache
+    assert dataclass_code.install() is cache
