@@ -170,6 +170,9 @@ class Module:
     high: int  # one past the highest mapped address
     is_main: bool = False
     text: tuple[int, int] | None = None  # runtime [start, end) of its .text section
+    # The name the target gives it where another file is read for it (`set sysroot`):
+    # gdb's MI target-name, `path` being its host-name
+    target_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.batch import ex, ours
 from tests.support.build import Builder
+from tests.support.mi_client import MiClient
 from tests.support.qemu import SYSROOT, cross_builder, qemu_stub, tool
 
 pytestmark = pytest.mark.timeout(300)
@@ -108,3 +109,35 @@ def test_info_registers_lists_the_stubs_registers_like_gdb_multiarch(dynamic: Pa
     keys = re.compile(r"^(AP[A-Z]+KEY(?:LO|HI)_EL1 +)\S+ +\S+$", re.MULTILINE)
     assert keys.sub(r"\1KEY", alice) == keys.sub(r"\1KEY", gdb)
     assert "\nvg             0x8                 8\nID_MMFR5 " in alice
+
+
+def _mi_session(program: Path, cwd: Path, *, gdb: bool) -> list[str]:
+    """An MI session over a qemu stub: connect, break, continue, step, finish,
+    disassemble; every line each command brought, normalised."""
+    seen: list[str] = []
+    with qemu_stub(program) as stub:
+        mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb, gdb_program=tool("gdb-multiarch"))
+        try:
+            mi.prompt()
+            for command in (f"-gdb-set sysroot {SYSROOT}", f"-target-select remote {stub.address}",
+                            "-break-insert leaf", "-exec-continue", "-stack-list-frames",
+                            "-stack-list-variables --all-values", "-exec-next", "-exec-finish",
+                            "-data-disassemble -s $pc -e $pc+8 -- 0", "-thread-info"):  # fmt: skip
+                _, lines = mi.command(command)
+                seen += lines
+                if command.startswith("-exec"):
+                    seen += mi.read_until(lambda line: line.startswith("*stopped"))
+        finally:
+            mi.close()
+    return [_normalized(line) for line in seen if line != "(gdb) "]
+
+
+def test_mi_session_over_the_stub_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
+    """=library-loaded names each library as the target does (target-name) and the file
+    read for it under the sysroot (host-name); stops, frames, variables and disassembly."""
+    gdb = _mi_session(dynamic, tmp_path, gdb=True)
+    alice = _mi_session(dynamic, tmp_path, gdb=False)
+    assert alice == gdb
+    assert ('=library-loaded,id="/lib/libc.so.6",target-name="/lib/libc.so.6",'
+            f'host-name="{SYSROOT}/lib/libc.so.6"') in "\n".join(alice)
+    assert any(line.startswith('*stopped,reason="function-finished"') for line in alice)

@@ -23,8 +23,9 @@ PATIENCE = 60.0
 
 class MiClient:
     def __init__(self, args: Sequence[str], *, cwd: Path | str | None = None, gdb: bool = False,
-                 env: dict[str, str] | None = None) -> None:
-        command = ["gdb", *args] if gdb else [sys.executable, "-m", "aliceserver", *args]
+                 env: dict[str, str] | None = None, gdb_program: str = "gdb") -> None:
+        """`gdb`: run `gdb_program` (gdb-multiarch...) with `args`, else us."""
+        command = [gdb_program, *args] if gdb else [sys.executable, "-m", "aliceserver", *args]
         environment = dict(os.environ if env is None else env)
         environment["PYTHONPATH"] = str(ROOT) + os.pathsep + environment.get("PYTHONPATH", "")
         self.process = subprocess.Popen(

@@ -38,6 +38,13 @@ def _matching(ctx: Context, pattern: str | None) -> list[Module]:
     return [module for module in libraries if found.search(module.path)]
 
 
+def library_names(module: Module) -> list[tuple[str, Value]]:
+    """gdb's id, target-name and host-name of a library: the target's name for it, and the
+    file read for it (another where `set sysroot` says so)."""
+    target = module.target_name or module.path
+    return [("id", target), ("target-name", target), ("host-name", module.path)]
+
+
 def relist(ctx: Context) -> None:
     """gdb's update_solib_list after `nosharedlibrary`: the libraries, still mapped, are
     announced again (their symbols not read)."""
@@ -46,9 +53,8 @@ def relist(ctx: Context) -> None:
         return
     inferior.libraries_forgotten = False
     for module in inferior.libraries:
-        path = module.path
         ctx.session.notify("library-loaded", [
-            ("id", path), ("target-name", path), ("host-name", path), ("symbols-loaded", "0"),
+            *library_names(module), ("symbols-loaded", "0"),
             ("thread-group", f"i{inferior.number}"), ("ranges", ranges(module)),
         ])  # fmt: skip
 
@@ -79,7 +85,7 @@ def _file_list_shared_libraries(ctx: Context, args: list[str]) -> Reply:
         raise MiError("Usage: -file-list-shared-libraries [REGEXP]")
     relist(ctx)
     libraries: list[Value] = [
-        {"id": module.path, "target-name": module.path, "host-name": module.path,
+        {**dict(library_names(module)),
          "symbols-loaded": "1" if ctx.session.debugger.symbols_loaded(module.path) else "0",
          "thread-group": "i1", "ranges": ranges(module)}
         for module in _matching(ctx, args[0] if args else None)
@@ -96,9 +102,7 @@ def _nosharedlibrary(ctx: Context, text: str) -> None:
         return
     dropped = session.debugger.unload_library_symbols()
     for module in session.inferior.libraries:
-        path = module.path
-        session.notify("library-unloaded", [("id", path), ("target-name", path), ("host-name", path),
-                                            ("thread-group", f"i{session.inferior.number}")])
+        session.notify("library-unloaded", [*library_names(module), ("thread-group", f"i{session.inferior.number}")])
     # gdb lists them again as the loader's list has them (the loader itself last)
     order = {module.path: index for index, module in enumerate(dropped)}
     session.inferior.libraries.sort(key=lambda module: order.get(module.path, len(order)))

@@ -70,15 +70,13 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
     elif isinstance(event, ev.ModuleLoaded):
         if not event.module.is_main and inferior.process is not None:
             inferior.libraries.append(event.module)
-            path = event.module.path
             session.notify("library-loaded", [
-                ("id", path), ("target-name", path), ("host-name", path), ("symbols-loaded", "0"),
+                *libraries.library_names(event.module), ("symbols-loaded", "0"),
                 ("thread-group", f"i{session.inferior.number}"), ("ranges", libraries.ranges(event.module)),
             ])
             _breakpoints_modified(session)
     elif isinstance(event, ev.ModuleUnloaded):
-        path = event.module.path
-        session.notify("library-unloaded", [("id", path), ("target-name", path), ("host-name", path),
+        session.notify("library-unloaded", [*libraries.library_names(event.module),
                                             ("thread-group", f"i{session.inferior.number}")])
     elif isinstance(event, ev.LocationBreakpointChanged):
         _breakpoints_modified(session)

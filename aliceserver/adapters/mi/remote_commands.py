@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.inferior_list import claim_engine
+from aliceserver.adapters.mi.libraries import library_names
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.registry import CliRegistry, Connected, Context, MiError, Reply
 from aliceserver.debuggers.target import CONNECTION_CLOSED, RemoteConnected, RemoteTargets
@@ -137,9 +138,7 @@ def disconnect(ctx: Context, *, quiet: bool = False) -> None:
     if not quiet and ctx.from_tty:
         ctx.console("Ending remote debugging.\n")
     for module in inferior.libraries:
-        path = module.path
-        session.notify("library-unloaded", [("id", path), ("target-name", path), ("host-name", path),
-                                            ("thread-group", f"i{inferior.number}")])  # fmt: skip
+        session.notify("library-unloaded", [*library_names(module), ("thread-group", f"i{inferior.number}")])
     inferior.forget_process()
     session.breakpoints.program_gone()
     session.varobjs.program_gone()

@@ -46,6 +46,7 @@ class LibraryTracker:
         self.paths = paths if paths is not None else LibraryPaths()
         self._local_files = True  # the target's files are this machine's
         self._found: dict[str, str] = {}  # a library's name -> the file read for it
+        self._target_names: dict[str, str] = {}  # and back, where they differ
         self._found_version = -1
         self._cache = cache
         self._read = read
@@ -69,6 +70,7 @@ class LibraryTracker:
         self.symbols.clear()
         self._local_files = local_files
         self._found.clear()
+        self._target_names.clear()
         self._r_debug = None
         self._pid = pid
         self._opened.clear()
@@ -95,7 +97,7 @@ class LibraryTracker:
                 loaded.append(loader)
                 r_brk = self._loader_symbol(interp, loader_base, "_dl_debug_state")
                 self._loader_r_debug = self._loader_symbol(interp, loader_base, "_r_debug")
-        return loaded, r_brk
+        return self._named(loaded), r_brk
 
     def _loader_symbol(self, path: str, base: int, name: str) -> int | None:
         image = self.symbols.image_of(path)
@@ -135,20 +137,28 @@ class LibraryTracker:
         except TargetError as error:
             log.debug("reading the link map: %s", error)
             return [], []
-        return self.symbols.sync_link_map([self._found_file(self._opened_file(entry)) for entry in entries])
+        loaded, unloaded = self.symbols.sync_link_map([self._found_file(self._opened_file(entry)) for entry in entries])
+        return self._named(loaded), self._named(unloaded)
+
+    def _named(self, modules: list[Module]) -> list[Module]:
+        """`modules` with the names the target gives them, where the sysroot made them others."""
+        return [replace(module, target_name=self._target_names[module.path])
+                if module.path in self._target_names else module for module in modules]  # fmt: skip
 
     def library_file(self, name: str) -> str:
         """The file read for the library the target names `name` (the sysroot and search
         path applied, as gdb names the library after); where none is found, its path under
         the sysroot, which is read no more than gdb reads it (no symbols)."""
         if self._found_version != self.paths.version:
-            self._found.clear()
+            self._found.clear()  # (a module keeps its target name: it names the same file)
             self._found_version = self.paths.version
         found = self._found.get(name)
         if found is None:
             local = self._local_files
             found = self.paths.find(name, local_target=local) or self.paths.joined(name, local_target=local)
             self._found[name] = found
+            if found != name:
+                self._target_names[found] = name
         return found
 
     def _found_file(self, entry: LinkMapEntry) -> LinkMapEntry:
