@@ -13,13 +13,20 @@ read or write only means "not cached".
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import struct
 import zlib
 from array import array
 from collections.abc import Hashable
+
+try:  # as random.py does: hashlib loads OpenSSL (2 ms, 3.4 MB resident) for sha256
+    from _sha2 import sha256  # type: ignore[import-not-found, unused-ignore]  # 3.12+
+except ImportError:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found, no-redef, unused-ignore]
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment, unused-ignore]
 
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache, read_cache_file
 from aliceserver.debuggers.symbols.dwarf.lines import LineRows
@@ -43,7 +50,7 @@ class RowCache:
         self.cache = cache
         self.directory = cache.rows_directory
         self._prefix = "".join(c for c in key if c.isalnum() or c in "-_")
-        self._digest = hashlib.sha256(repr(identity).encode()).digest()[:16]
+        self._digest = sha256(repr(identity).encode()).digest()[:16]
 
     def path_for(self, stmt: int) -> str:
         return os.path.join(self.directory, f"{self._prefix}-{stmt:x}.v{FORMAT_VERSION}.rows")
