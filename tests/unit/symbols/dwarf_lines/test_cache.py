@@ -247,3 +247,30 @@ def test_a_rebuilt_programs_debug_file_symbols_are_read_anew(
     info.adopt_debug_file_symbols(after)
     assert after.find_symbol("helper_two") is not None
     assert after.symbols() == ElfImage.load(info.debug_file).symbols()
+
+
+def test_remembered_answers_in_a_burst_are_written_together_and_kept(
+    builder: Builder, cache: IndexCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rbreak . on 10,000 functions remembers 10,000 answers: a write each (each one holding
+    # all so far) took 30 s; a burst is written at most twice a second, the rest later.
+    program = builder.build(C_SOURCES, ("-g", "-O0"))
+    info = _load(program, cache)
+    now = [1000.0]
+    monkeypatch.setattr(index_module.time, "monotonic", lambda: now[0])
+    writes: list[str] = []
+    real_store = cache.store
+
+    def counting(key: str, identity: Hashable, payload: dict[str, Any]) -> None:
+        writes.append(key)
+        real_store(key, identity, payload)
+
+    monkeypatch.setattr(cache, "store", counting)
+    for n in range(200):
+        info.remember("inline", f"f{n}", [n])
+    assert len(writes) == 1  # the first at once, the others within the same instant
+    now[0] += 1.0
+    assert info.remembered("inline", "f199") == [199]  # asked later: what is left is written
+    assert len(writes) == 2
+    again = _load(program, cache)
+    assert [again.remembered("inline", f"f{n}") for n in (0, 100, 199)] == [[0], [100], [199]]
