@@ -141,3 +141,15 @@ def test_mi_session_over_the_stub_like_gdb_multiarch(dynamic: Path, tmp_path: Pa
     assert ('=library-loaded,id="/lib/libc.so.6",target-name="/lib/libc.so.6",'
             f'host-name="{SYSROOT}/lib/libc.so.6"') in "\n".join(alice)
     assert any(line.startswith('*stopped,reason="function-finished"') for line in alice)
+
+
+def test_show_architecture_names_the_programs_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
+    """auto stands for aarch64 by the program's ELF header, before and after connecting."""
+    gdb, alice = _both(dynamic, ["show architecture"], tmp_path)
+    assert alice == gdb
+    assert '(currently "aarch64")' in alice
+    done = ours(["-batch", "-nx", *ex("show architecture", "set architecture i386:x86-64"), str(dynamic)], tmp_path)
+    assert done.stdout == 'The target architecture is set to "auto" (currently "aarch64").\n'
+    # another architecture than the program's is refused, never taken and ignored
+    assert done.stderr == ('The setting "architecture" is not supported by aliceserver except as auto '
+                           'or aarch64.\n')

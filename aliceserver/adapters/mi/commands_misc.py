@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from typing import TYPE_CHECKING
 
 from aliceserver import __version__
 from aliceserver.adapters.mi import completion, log_file, radix, settings_policy, source_paths
@@ -13,10 +14,15 @@ from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
 from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.remote_commands import remote_held
-from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
+from aliceserver.adapters.mi.settings import RANGE_WARNING, Settings, range_mismatch
 from aliceserver.adapters.mi.ui import Ui
+from aliceserver.debuggers.arch.program import program_architecture
+from aliceserver.debuggers.arch.registry import of_elf
 from aliceserver.debuggers.librarypaths import HasLibraryPaths
 from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
 
 FEATURES = ["frozen-varobjs", "pending-breakpoints", "thread-info", "data-read-memory-bytes",
             "breakpoint-notifications", "ada-task-info", "language-option", "info-gdb-mi-command",
@@ -95,6 +101,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         # gdb keeps a prompt's trailing blanks: `set prompt (banana) ` ends in a space
         value_text = text.lstrip()[len("prompt") :].lstrip() if text.lstrip().startswith("prompt") else value_text
     old = session.settings.get(name)
+    if name == "architecture":
+        _check_architecture(session, value_text)
     if name in _LIBRARY_PATHS:
         value_text = _library_paths(session.debugger, name, value_text)
     value = session.settings.set(name, value_text)
@@ -121,6 +129,26 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
 
 
 _LIBRARY_PATHS = ("sysroot", "solib-search-path")
+
+
+def _program_architecture(session: MiSession) -> str | None:
+    """gdb's name of the program's architecture, by its ELF header (the engine's where
+    the file cannot be read); None without a program."""
+    program = session.inferior.program
+    if not program:
+        return None
+    try:
+        return of_elf(program).name
+    except (OSError, AliceError):
+        return program_architecture(session.debugger).name
+
+
+def _check_architecture(session: MiSession, text: str) -> None:
+    """Only auto and the program's own architecture are debugged as they say."""
+    wanted = Settings().set("architecture", text)  # gdb's parse and errors, on a copy
+    current = _program_architecture(session) or "i386:x86-64"
+    if wanted not in ("auto", current):
+        raise MiError(f'The setting "architecture" is not supported by aliceserver except as auto or {current}.')
 
 
 def _library_paths(debugger: object, name: str, text: str) -> str:
@@ -192,8 +220,8 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
     if name == "directories":
         return source_paths.directories_sentence(ctx)
     if name in ("architecture", "arch") and session.settings.get("architecture") == "auto":
-        # gdb's default architecture is i386 until a program tells it (ours are x86-64)
-        current = "i386:x86-64" if inferior.program else "i386"
+        # gdb's default architecture is i386 until a program tells it (by its ELF header)
+        current = _program_architecture(session) or "i386"
         return "auto", f'The target architecture is set to "auto" (currently "{current}").'
     words = settings_policy.canonical(session.settings, name.split())
     found = session.settings.find(words)

@@ -29,7 +29,7 @@ only the values we do, and refuses the others by name):
 | scheduler-locking | on: continue and steps resume the selected thread alone (resume(thread)); step: steps only (set_scheduler_locking); replay: off, as gdb when not replaying |
 | unwindonsignal, may-call-functions | the engine's calls |
 | disassembly-flavor | only att |
-| architecture | only auto and i386:x86-64: the engine debugs x86-64 programs (`show` says which auto stands for) |
+| architecture | only auto (the program's own by its ELF header, aarch64 too: `show` says which) and i386:x86-64 for an x86-64 program (gdb's x86-64 build knows no other names) |
 | startup-with-shell | launch_config: no shell is ever started; on splits `run`'s arguments as sh does (run_redirects.py), off at blanks as gdb's breakup_args |
 | step-mode, can-use-hw-watchpoints, auto-solib-add, stop-on-solib-events | only gdb's defaults |
 | language, charset, host-/target-/target-wide-charset, osabi | only gdb's defaults (auto) |
