@@ -18,6 +18,7 @@ from tests.support.batch import ex, ours
 from tests.support.build import Builder
 from tests.support.mi_client import MiClient
 from tests.support.qemu import SYSROOT, cross_builder, qemu_stub, tool
+from tests.support.rsp_proxy import rsp_proxy
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -153,3 +154,26 @@ def test_show_architecture_names_the_programs_like_gdb_multiarch(dynamic: Path, 
     # another architecture than the program's is refused, never taken and ignored
     assert done.stderr == ('The setting "architecture" is not supported by aliceserver except as auto '
                            'or aarch64.\n')
+
+
+def _breakpoint_packets(program: Path, cwd: Path, *, gdb: bool) -> list[bytes]:
+    """The Z0/z0 packets a session sends to a qemu stub (through a recording proxy) that
+    breaks at leaf, continues to it, and deletes the breakpoint."""
+    commands = ["set sysroot " + str(SYSROOT), "{target}", "break leaf", "continue", "delete", "kill"]
+    with qemu_stub(program) as stub, rsp_proxy(stub.address) as proxy:
+        args = ["-batch", "-nx", *ex(*(c.replace("{target}", f"target remote {proxy.address}") for c in commands)),
+                str(program)]  # fmt: skip
+        if gdb:
+            subprocess.run([tool("gdb-multiarch"), *args], cwd=cwd, capture_output=True, timeout=120,
+                           stdin=subprocess.DEVNULL)  # fmt: skip
+        else:
+            ours(args, cwd)
+        return sorted(set(re.findall(rb"\$([zZ]0,[0-9a-f]+,[0-9a-f]+)", bytes(proxy.from_client))))
+
+
+def test_breakpoint_packets_name_the_brk_kind_as_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
+    """A Z0's kind is the length of aarch64's brk (4), where the stub needs it; x86's 1 was sent."""
+    gdb = _breakpoint_packets(dynamic, tmp_path, gdb=True)
+    alice = _breakpoint_packets(dynamic, tmp_path, gdb=False)
+    assert alice == gdb
+    assert gdb and all(packet.endswith(b",4") for packet in gdb)

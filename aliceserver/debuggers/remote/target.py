@@ -59,6 +59,7 @@ class RemoteTarget:
         self._pc = "rip" if "rip" in description else "pc"
         self.breakpoints.trap = self.arch.breakpoint
         self.breakpoints.pc_after_trap = self.arch.pc_after_trap
+        self.breakpoints.kind = self.arch.breakpoint_kind
 
     def _read_description(self) -> None:
         """The stub's target.xml, once it debugs a process (gdbserver 13 builds its x86
