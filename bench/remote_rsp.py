@@ -142,6 +142,74 @@ def gdb_hits(program: Path, hits: int, *, breakpoint: bool) -> tuple[float, int]
     return elapsed, int(found.group(1)) if found else 0
 
 
+STEP_KINDS = ("next", "stepi")
+
+
+def ours_steps(program: Path, count: int) -> dict[str, float]:
+    """Seconds per `next` (source level, main's loop) and per `stepi` through the engine
+    over gdbserver, from the request to its Stopped event and the frame shown there."""
+    from aliceserver.debuggers.events import Stopped
+    from aliceserver.debuggers.model import StepKind
+    from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+
+    with gdbserver(program, ["100000000"]) as (address, _):
+        debugger = PtraceDebugger()
+        events = debugger.subscribe()
+        try:
+            debugger.connect_remote(address, program=str(program))
+            debugger.insert_location_breakpoint("main")
+            debugger.resume()
+            stop = events.get(timeout=60)
+            while not isinstance(stop, Stopped):
+                stop = events.get(timeout=60)
+            tid = stop.thread_id
+            took = {}
+            for kind in STEP_KINDS:
+                start = time.perf_counter()
+                for _ in range(count):
+                    if kind == "next":
+                        debugger.step(tid, StepKind.OVER)
+                    else:
+                        debugger.step_instruction(tid)
+                    while not isinstance(events.get(timeout=60), Stopped):
+                        pass
+                    debugger.stack_trace(tid, 0, 1)  # the frame a front end shows, as gdb prints it
+                took[kind] = (time.perf_counter() - start) / count
+            return took
+        finally:
+            debugger.close()
+
+
+def gdb_steps(program: Path, count: int) -> dict[str, float]:
+    """The same steps in gdb over the same gdbserver, timed by gdb's Python around
+    gdb.execute (its line or frame printed into a string, not to the terminal)."""
+    timing = "".join(
+        f"python began = time.perf_counter()\n"
+        f"python [gdb.execute('{kind}', to_string=True) for _ in range({count})]\n"
+        f"python print('STEP {kind}', (time.perf_counter() - began) / {count})\n"
+        for kind in STEP_KINDS
+    )
+    with gdbserver(program, ["100000000"]) as (address, _):
+        _, said = gdb_session(address, program, "python import time\nbreak main\ncontinue\n" + timing)
+    found = dict(re.findall(r"STEP (\w+) ([0-9.e-]+)", said))
+    if set(found) != set(STEP_KINDS):
+        raise RuntimeError(f"gdb did not step: {said[-500:]}")
+    return {kind: float(found[kind]) for kind in STEP_KINDS}
+
+
+def steps_table(program: Path, count: int, repeat: int) -> None:
+    """Step round trips, ours and gdb's interleaved in each repeat; the best of each."""
+    best: dict[tuple[str, str], float] = {}
+    for _ in range(repeat):
+        for tool, run in (("engine-remote", ours_steps), ("gdb-remote", gdb_steps)):
+            for kind, seconds in run(program, count).items():
+                best[tool, kind] = min(best.get((tool, kind), float("inf")), seconds)
+    print(f"step round trips over gdbserver ({count} each, best of {repeat})")
+    for kind in STEP_KINDS:
+        ours, gdb = best["engine-remote", kind], best["gdb-remote", kind]
+        print(f"  {kind:<6} ours {ours * 1e6:8.0f} us   gdb {gdb * 1e6:8.0f} us   ours/gdb {ours / gdb:5.2f}")
+
+
 def libc_mapping(pid: int) -> tuple[int, int]:
     """The largest mapping of the C library in process `pid` (its code): (start, size)."""
     found = []

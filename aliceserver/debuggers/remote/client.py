@@ -139,6 +139,11 @@ class RemoteClient:
             self.ok(b"Hg" + ref.encode(self.multiprocess))
             self._general_thread = ref
 
+    def stopped_in(self, ref: ThreadRef) -> None:
+        """A stop reply named `ref`: an all-stop stub makes it the `Hg` thread (gdbserver's
+        prepare_resume_reply, qemu's stop), so its registers need no `Hg` first."""
+        self._general_thread = ref
+
     def forget_thread(self) -> None:
         """After a resume the stub's `Hg` thread may have changed (gdbserver sets it to the
         stopped thread): select again before the next register access."""

@@ -8,8 +8,14 @@ from aliceserver.debuggers.remote.client import RemoteClient, check
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
 from aliceserver.errors import TargetError
 
-_HEADROOM = 40
-_PAGE = 4096  # the request's own letters and numbers, within the packet size
+_HEADROOM = 40  # the request's own letters and numbers, within the packet size
+_PAGE = 4096
+# Small reads at a stop are served from lines of this size read whole, kept until the
+# program runs again (gdb's dcache): a step reads the code at the pc for one question and
+# then the rest of the line for another, the unwinder the same stack words again. A line
+# never crosses a page, so it is readable whole or not at all.
+LINE = 256
+_CACHED_AT_MOST = 4 * LINE  # bigger reads go straight to the stub (and fill the lines)
 
 
 class RemoteMemory:
@@ -18,10 +24,41 @@ class RemoteMemory:
         self.binary_reads = client.supports("binary-upload")
         self.binary_writes = True  # until the stub answers `X` with an empty reply
         self.packets = 0  # requests sent: for tests and the benchmark
+        self._lines: dict[int, bytes] = {}  # line address -> its bytes (short: unreadable after)
+
+    def forget(self) -> None:
+        """The program ran: what it holds may have changed."""
+        self._lines.clear()
 
     def read(self, address: int, size: int) -> bytes:
         """`size` bytes at `address`; TargetError (gdb's words) where none can be read, the
         bytes up to the first unreadable one where some can."""
+        if 0 < size <= _CACHED_AT_MOST:
+            data = self._read_lines(address, size)
+        else:
+            data = self._read_direct(address, size)
+            for line in range(-(-address // LINE) * LINE, address + len(data) - LINE + 1, LINE):
+                self._lines[line] = data[line - address : line - address + LINE]
+        if not data and size:
+            raise TargetError(f"Cannot access memory at address {address:#x}")
+        return data
+
+    def _read_lines(self, address: int, size: int) -> bytes:
+        out = bytearray()
+        end = address + size
+        line = address - address % LINE
+        while line < end:
+            data = self._lines.get(line)
+            if data is None:
+                data = self._lines[line] = self._read_direct(line, LINE)
+            out += data[max(address - line, 0) : end - line]
+            if len(data) < LINE:
+                break
+            line += LINE
+        return bytes(out)
+
+    def _read_direct(self, address: int, size: int) -> bytes:
+        """The bytes up to the first unreadable one (none: b"")."""
         out = bytearray()
         while len(out) < size:
             start = address + len(out)
@@ -38,11 +75,10 @@ class RemoteMemory:
             out += got
             if len(got) < want:
                 break
-        if not out and size:
-            raise TargetError(f"Cannot access memory at address {address:#x}")
         return bytes(out)
 
     def write(self, address: int, data: bytes) -> None:
+        self._lines.clear()  # rare at a stop: no need to find the lines it touches
         done = 0
         while done < len(data) or not data:
             chunk = data[done : done + self._write_chunk()]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from aliceserver.debuggers.events import Exited, Stopped
 from aliceserver.debuggers.remote import packets, signals, stops
 from aliceserver.debuggers.remote import resume as packets_to_resume
-from aliceserver.debuggers.remote.breakpoints import StubBreakpoint
+from aliceserver.debuggers.remote.breakpoints import X86_BREAKPOINT_KIND, StubBreakpoint
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.connection import DEFAULT_TIMEOUT, Connection, open_channel
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
@@ -71,6 +71,7 @@ class RemoteProcess(RemoteTarget):
     def _started(self, reply: bytes, *, attached: bool = False) -> Stopped:
         self._exited = None
         self.registers.clear()  # a new process: nothing of the last one holds
+        self.memory.forget()
         self.threads.forget()
         self.breakpoints.inserted.clear()
         event = self._take(stops.parse(reply), initial=True, attached=attached)
@@ -152,6 +153,7 @@ class RemoteProcess(RemoteTarget):
             self.client.ok(packet.select)
         reply = self.client.resume(packet.body, timeout=self.client.connection.timeout)
         self.registers.clear()
+        self.memory.forget()
         self._pending_signals.pop(tid, None)
         plain = isinstance(reply, stops.SignalStop) and reply.signal == signals.GDB_SIGNAL_TRAP
         if not isinstance(reply, stops.ProcessExit):
@@ -187,10 +189,10 @@ class RemoteProcess(RemoteTarget):
         reply, self._early = self._early, None
         return reply if reply is not None else self.client.wait_stop(timeout)
 
-    def prefetch_threads(self, reply: stops.StopReply) -> None:
+    def prefetch_threads(self, reply: stops.StopReply, *, planned: bool) -> None:
         """The waiter's thread, a stop reply just read: the thread list asked at once where
-        the stop may be reported (not one of our steps: a plan's steps take none)."""
-        if isinstance(reply, stops.SignalStop) and not self._stepping:
+        the stop may be reported (not a step of a plan, `planned`: those take none)."""
+        if isinstance(reply, stops.SignalStop) and not (planned and self._stepping):
             self.threads.prefetch()
 
     def take(self, reply: stops.StopReply) -> Stopped | Exited:
@@ -237,12 +239,12 @@ class RemoteProcess(RemoteTarget):
     # our own trap through write_memory where it does not). A thread stopped on one is
     # stepped past it by `resume` and `step`.
     def insert_breakpoint(self, address: int, *, hardware: bool = False,
-                          kind: int | None = None) -> None:  # fmt: skip
+                          kind: int = X86_BREAKPOINT_KIND) -> None:  # fmt: skip
         self._check_live()
         self.breakpoints.insert(address, hardware=hardware, kind=kind)
 
     def remove_breakpoint(self, address: int, *, hardware: bool = False,
-                          kind: int | None = None) -> None:  # fmt: skip
+                          kind: int = X86_BREAKPOINT_KIND) -> None:  # fmt: skip
         self._check_live()
         self.breakpoints.remove(address, hardware=hardware, kind=kind)
 
@@ -275,6 +277,7 @@ class RemoteProcess(RemoteTarget):
             raise
         self.client.forget_thread()
         self.registers.clear()
+        self.memory.forget()
         self.threads.forget()
         self._pending_signals.clear()
 
@@ -301,6 +304,9 @@ class RemoteProcess(RemoteTarget):
         elif not self._pid:
             self._pid = thread.tid
         self.last_reply = reply
+        self.threads.note(thread)
+        if reply.thread is not None:
+            self.client.stopped_in(reply.thread)
         self.registers.expedite(thread, reply.registers)
         pc = int.from_bytes(self.registers.read(thread, self._pc), "little")
         trap = (

@@ -86,6 +86,7 @@ class RemoteSession:
         self._plan: StepPlan | None = None
         self._plan_traps: list[int] = []
         self._move: tuple[str, int | None] = ("continue", None)  # the last resume, to repeat
+        self._range = (0, 0)  # the last range step's [start, end)
         self._known_threads: list[int] = []
         self.watches = RemoteWatches(self._traps)
         self._libraries: list[str] = []
@@ -318,6 +319,9 @@ class RemoteSession:
         if kind == "step":
             assert tid is not None
             process.step(tid)
+        elif kind == "range":
+            assert tid is not None
+            process.step_range(tid, *self._range)
         else:
             process.resume(tid)
         self._start_waiter(process)
@@ -353,7 +357,7 @@ class RemoteSession:
                 self._waiting = False
                 return
             try:
-                process.prefetch_threads(reply)
+                process.prefetch_threads(reply, planned=self._plan is not None)
             except (RemoteConnectionError, OSError):
                 pass  # the next request tells the engine
             again = self._call(functools.partial(self._handled, process, reply))
@@ -519,6 +523,16 @@ class RemoteSession:
 
     def single_step(self, tid: int) -> None:
         self._issue(("step", tid))
+
+    def step_range(self, tid: int, start: int, end: int) -> bool:
+        """RangeStepping (source/stepping.py): the stub steps `tid` while its pc stays in
+        [start, end) (vCont;r, gdb's range stepping): a line in one round trip."""
+        process = self._require_live()
+        if "r" not in process.client.vcont:
+            return False
+        self._range = (start, end)
+        self._issue(("range", tid))
+        return True
 
     def run_alone_to(self, tid: int, address: int) -> None:
         self._plan_trap(address, lambda hit: hit == tid)

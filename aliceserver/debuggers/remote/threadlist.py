@@ -15,12 +15,14 @@ class ThreadList:
         self.client = client
         self._refs: list[ThreadRef] | None = None
         self._names: dict[int, str] = {}
+        self._stopped: ThreadRef | None = None  # the thread the stop reply named
         self._asked: bytes | None = None  # the reply to the list's prefetch, not read yet
         self._generation = 0  # a resume makes a prefetch's late answer stale
 
     def forget(self) -> None:
         """On a resume: threads come and go while the program runs."""
         self._refs = None
+        self._stopped = None
         self._asked = None
         self._generation += 1
 
@@ -48,7 +50,14 @@ class ThreadList:
             self._names = {info.ref.tid: info.name for info in infos}
         return self._refs
 
+    def note(self, ref: ThreadRef) -> None:
+        """The thread a stop reply named: its registers need no list (a plan's steps
+        read them at every stop)."""
+        self._stopped = ref
+
     def ref(self, tid: int) -> ThreadRef:
+        if self._stopped is not None and self._stopped.tid == tid:
+            return self._stopped
         for ref in self.refs():
             if ref.tid == tid:
                 return ref

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, replace
-from typing import Callable, Protocol
+from typing import Callable, Protocol, runtime_checkable
 
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import StepKind, VariableInfo
@@ -118,6 +118,16 @@ class Control(Protocol):
     def sp(self, tid: int) -> int: ...
 
 
+@runtime_checkable
+class RangeStepping(Protocol):
+    """A Control that can also let a thread step through a range with one stop (a stub's
+    vCont;r): a `next` then costs a round trip a line, not one an instruction."""
+
+    def step_range(self, tid: int, start: int, end: int) -> bool:
+        """Step `tid` while its pc stays in [start, end); False: not here (single steps)."""
+        ...
+
+
 _THROUGH_STEPS = 20_000  # the first call through a PLT runs the resolver: a few thousand
 
 
@@ -156,6 +166,7 @@ class StepPlan:
     # pass the same address first; only a return with rsp back at that CFA is this frame's.
     out_of: tuple[int, int] | None = None
     anywhere: bool = False  # UNTIL: the targets count in any frame (gdb's advance)
+    ranged: bool = False  # the move under way steps a range, calls in it included
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
@@ -217,7 +228,15 @@ class StepPlan:
             self.control.run_to(self.tid, pc + call, self.control.sp(self.tid))
             return None
         self.phase = Phase.STEPPING
+        self.ranged = False
         if self.line is not None and self.line[0] <= pc < self.line[1]:
+            if (
+                self.kind in (StepKind.OVER, StepKind.UNTIL)
+                and isinstance(self.control, RangeStepping)
+                and self.control.step_range(self.tid, *self.line)
+            ):
+                self.ranged = True  # a call in the range is stepped into: _next_move returns
+                return None
             end = self.oracle.straight_run_end(pc, self.line[1])
             if end is not None:  # what single steps would do, with one stop instead of many
                 self.control.run_alone_to(self.tid, end)
@@ -262,6 +281,8 @@ class StepPlan:
         sp = self.control.sp(self.tid)
         called, self.calling = self.calling, False
         if self._deeper(pc, sp, called):
+            if self.ranged and self.kind in (StepKind.OVER, StepKind.UNTIL):
+                return self._back_from_call(pc)
             return self._entered(pc)
         returned = self._returned(sp)
         if not returned and self.line is not None and self.line[0] <= pc < self.line[1]:
@@ -347,6 +368,16 @@ class StepPlan:
     def _returned(self, sp: int) -> bool:
         """The stepping frame returned: rsp is back above its return address."""
         return sp >= self.frame_cfa if self.frame_cfa is not None else sp > self.frame_sp
+
+    def _back_from_call(self, pc: int) -> Stopped | None:
+        """A range step went into a call (gdb's step into subroutine): run to its return,
+        and step on from there, as `next` goes over calls."""
+        caller = self.oracle.caller(self.tid)
+        if caller is None:
+            return Stopped(StopReason.STEP, self.tid, address=pc)
+        self.phase = Phase.RETURNING
+        self.control.run_to(self.tid, caller[0], caller[1])
+        return None
 
     def _entered(self, pc: int) -> Stopped | None:
         sp = self.control.sp(self.tid)

@@ -98,3 +98,25 @@ def test_a_stub_without_z0_gets_our_own_trap() -> None:
     traps.remove(_BASE + 0x20)
     assert bytes(target.memory[0x20:0x21]) == before
     assert sum(r.startswith(b"Z0") for r in stub.requests) == 1  # asked once, then never
+
+
+def test_reads_at_one_stop_are_served_from_the_lines_read_until_the_program_runs() -> None:
+    memory, stub, target = _memory(False)
+    reads = lambda: sum(r[:1] == b"m" for r in stub.requests)  # noqa: E731
+    assert memory.read(_BASE + 0x10, 16) == bytes(target.memory[0x10:0x20])
+    first = reads()
+    assert memory.read(_BASE + 0x14, 0x24) == bytes(target.memory[0x14:0x38])  # the same line
+    assert reads() == first
+    target.memory[0x10] ^= 0xFF  # the program ran and changed it
+    memory.forget()
+    assert memory.read(_BASE + 0x10, 1) == bytes(target.memory[0x10:0x11])
+    memory.write(_BASE + 0x11, b"\x00")  # a write of ours is read back
+    assert memory.read(_BASE + 0x10, 2) == bytes(target.memory[0x10:0x12])
+
+
+def test_a_cached_read_stops_where_memory_ends_as_an_uncached_one() -> None:
+    memory, _, target = _memory(False)
+    end = _BASE + len(target.memory)
+    assert memory.read(end - 8, 64) == bytes(target.memory[-8:])
+    with pytest.raises(TargetError, match=f"Cannot access memory at address {end:#x}"):
+        memory.read(end, 8)

@@ -1,0 +1,89 @@
+"""What the engine asks of gdbserver at each stop, counted through a recording proxy: the
+packets of a breakpoint hit resumed (the step-over's z0/Z0 ride with the resumes, the
+thread list is the only question), a `next` over a call (a range step, gdb's vCont;r, not
+an instruction at a time) and a stepi (no `Hg`: the stop's thread is the stub's). A
+speed-up that regressed would show here as more packets, never as a timing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from aliceserver.debuggers.events import Event, Stopped
+from aliceserver.debuggers.eventsource import Subscription
+from aliceserver.debuggers.model import StepKind
+from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+from tests.support.build import Builder, marker_line
+from tests.support.gdbserver import gdbserver
+from tests.support.rsp_proxy import Proxy, rsp_proxy
+
+pytestmark = pytest.mark.timeout(120)
+_PACKET = re.compile(rb"\$([^#]*)#[0-9a-f]{2}")
+
+
+def _bodies(sent: bytes) -> list[bytes]:
+    return _PACKET.findall(sent)
+
+
+def _stop(events: Subscription) -> Stopped:
+    event: Event = events.get(timeout=30)
+    while not isinstance(event, Stopped):
+        event = events.get(timeout=30)
+    return event
+
+
+@contextmanager
+def _engine(program: Path) -> Iterator[tuple[PtraceDebugger, Subscription, Proxy]]:
+    with gdbserver(program) as server, rsp_proxy(server.address) as proxy:
+        debugger = PtraceDebugger()
+        events = debugger.subscribe()
+        try:
+            debugger.connect_remote(proxy.address, program=str(program))
+            yield debugger, events, proxy
+        finally:
+            debugger.close()
+
+
+def test_a_breakpoint_hit_resumed_costs_the_thread_list_and_the_step_over(builder: Builder) -> None:
+    program = builder.build("mi_prog")
+    with _engine(program) as (debugger, events, proxy):
+        debugger.insert_location_breakpoint("add")
+        debugger.resume()
+        _stop(events)  # the first hit: symbols and libraries read by now
+        hits = []
+        for _ in range(3):
+            before = len(proxy.from_client)
+            debugger.resume()
+            _stop(events)
+            hits.append(_bodies(bytes(proxy.from_client[before:])))
+    for sent in hits:
+        kinds = [re.split(rb"[,:]", body)[0] for body in sent]
+        # z0 + vCont;s in one write, Z0 + vCont;c in another, the thread list at the stop
+        assert kinds == [b"z0", b"vCont;s", b"Z0", b"vCont;c", b"qXfer"], sent
+
+
+def test_next_over_a_call_is_a_range_step_and_stepi_asks_no_thread(builder: Builder) -> None:
+    program = builder.build("mi_prog")
+    loop = marker_line("mi_prog.c", "loop")
+    with _engine(program) as (debugger, events, proxy):
+        debugger.insert_location_breakpoint(f"mi_prog.c:{loop}")
+        debugger.resume()
+        tid = _stop(events).thread_id
+        before = len(proxy.from_client)
+        debugger.step(tid, StepKind.OVER)
+        _stop(events)
+        source = debugger.stack_trace(tid, 0, 1)[0].source
+        stepped = _bodies(bytes(proxy.from_client[before:]))
+        before = len(proxy.from_client)
+        debugger.step_instruction(tid)
+        _stop(events)
+        debugger.stack_trace(tid, 0, 1)
+        stepi = _bodies(bytes(proxy.from_client[before:]))
+    assert source is not None and source.line == loop - 1  # the loop's `for`, as gdb's next
+    assert any(body.startswith(b"vCont;r") for body in stepped), stepped
+    assert not any(body.startswith(b"vCont;s") for body in stepped), stepped  # no step at a time
+    assert not any(body.startswith(b"Hg") for body in stepi), stepi
