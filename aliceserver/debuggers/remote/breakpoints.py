@@ -22,7 +22,6 @@ Z_SOFTWARE, Z_HARDWARE, Z_WRITE, Z_READ, Z_ACCESS = range(5)
 OWN_TRAP = -1  # a trap we wrote into memory, not one the stub keeps
 X86_TRAP = b"\xcc"  # int3: the pc stops one byte past it
 WATCH_TYPES = {"write": Z_WRITE, "read": Z_READ, "access": Z_ACCESS}
-X86_BREAKPOINT_KIND = 1  # the kind of a Z0/Z1 on x86: the size of int3
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +40,12 @@ class StubBreakpoints:
         self.stub_traps = True  # until the stub answers Z0 with an empty reply
         self.trap = X86_TRAP  # the architecture's, once the target description names it
         self.pc_after_trap = len(X86_TRAP)  # how far past its trap a thread stops
+        # A Z0/Z1's kind where none is named: the architecture's (gdb's breakpoint_kind_from_pc,
+        # 1 for int3, 4 for aarch64's brk), once the target description names it
+        self.kind = len(X86_TRAP)
 
-    def insert(
-        self, address: int, *, hardware: bool = False, kind: int = X86_BREAKPOINT_KIND
-    ) -> None:
+    def insert(self, address: int, *, hardware: bool = False, kind: int | None = None) -> None:
+        kind = self.kind if kind is None else kind
         point = StubBreakpoint(Z_HARDWARE if hardware else Z_SOFTWARE, address, kind)
         if hardware or self.stub_traps:
             try:
@@ -59,9 +60,8 @@ class StubBreakpoints:
         self.memory.write(address, self.trap)
         self.inserted[address] = StubBreakpoint(OWN_TRAP, address, kind, saved)
 
-    def remove(
-        self, address: int, *, hardware: bool = False, kind: int = X86_BREAKPOINT_KIND
-    ) -> None:
+    def remove(self, address: int, *, hardware: bool = False, kind: int | None = None) -> None:
+        kind = self.kind if kind is None else kind
         point = self.inserted.get(address)
         if point is not None and point.type == OWN_TRAP:
             self.memory.write(address, point.saved)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from aliceserver.debuggers.events import Exited, Stopped
 from aliceserver.debuggers.remote import packets, signals, stops
 from aliceserver.debuggers.remote import resume as packets_to_resume
-from aliceserver.debuggers.remote.breakpoints import X86_BREAKPOINT_KIND, StubBreakpoint
+from aliceserver.debuggers.remote.breakpoints import StubBreakpoint
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.connection import DEFAULT_TIMEOUT, Connection, open_channel
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
@@ -239,12 +239,12 @@ class RemoteProcess(RemoteTarget):
     # our own trap through write_memory where it does not). A thread stopped on one is
     # stepped past it by `resume` and `step`.
     def insert_breakpoint(self, address: int, *, hardware: bool = False,
-                          kind: int = X86_BREAKPOINT_KIND) -> None:  # fmt: skip
+                          kind: int | None = None) -> None:  # fmt: skip
         self._check_live()
         self.breakpoints.insert(address, hardware=hardware, kind=kind)
 
     def remove_breakpoint(self, address: int, *, hardware: bool = False,
-                          kind: int = X86_BREAKPOINT_KIND) -> None:  # fmt: skip
+                          kind: int | None = None) -> None:  # fmt: skip
         self._check_live()
         self.breakpoints.remove(address, hardware=hardware, kind=kind)
 
