@@ -106,6 +106,12 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     if name in _LIBRARY_PATHS:
         value_text = _library_paths(session.debugger, name, value_text)
     value = session.settings.set(name, value_text)
+    if name == "breakpoint condition-evaluation" and value == "target":
+        # gdb's set hook where the target evaluates no conditions (none does here): the mode stays
+        value = session.settings.set(name, old)
+        ctx.log("warning: Target does not support breakpoint condition evaluation.\n"
+                "Using host evaluation mode instead.")
+        ctx.log("\n")  # a record of its own in MI, as gdb's warning writes it
     if name == "architecture":  # gdb's set hook tells what it is now, changed or not
         ctx.console(show_value(ctx, name)[1] + "\n")
     elif name == "check range" and range_mismatch(session.settings):

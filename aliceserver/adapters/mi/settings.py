@@ -68,6 +68,10 @@ def _defaults() -> dict[str, _Setting]:
         "print inferior-events": s("on", "bool", "Printing of inferior events is {}."),
         "breakpoint pending": s("auto", "enum", "Debugger's behavior regarding pending breakpoints is {}.",
                                 ("on", "off", "auto")),
+        # auto is host: no target here evaluates conditions (settings_policy.py)
+        "breakpoint condition-evaluation": s("auto", "enum", "Breakpoint condition evaluation mode is {}.",
+                                             ("auto", "host", "target"), value_docs=(
+            ("auto", "Breakpoint condition evaluation mode is auto (currently host)."),)),
         "prompt": s("(gdb) ", "text", 'Gdb\'s prompt is "{}".'),
         "listsize": s("10", "int", "Number of source lines gdb will list by default is {}."),
         "disassembly-flavor": s("att", "enum", 'The disassembly flavor is "{}".', ("att", "intel")),

@@ -23,6 +23,7 @@ only the values we do, and refuses the others by name):
 | check range | kept and shown, as gdb (which checks no ranges in C, C++ or Rust): with its warning when on |
 | check type | the engine's C++ overload resolution (`set_call_options`): off takes a nonzero int for a pointer |
 | breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames |
+| breakpoint condition-evaluation | host (auto is host): aliceserver evaluates every condition, sending a stub no agent expressions; target gets gdb's warning for a target that evaluates none, and the mode stays |
 | prompt | `-gdb-show prompt`; MI's own prompt stays `(gdb) ` as in gdb |
 | disable-randomization, follow-fork-mode | the launch (follow-fork-mode: for the next run) |
 | detach-on-fork | only on: the engine detaches a child it does not follow |
@@ -99,7 +100,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "exec-direction", "record", "displaced-stepping", "may-write-registers", "may-write-memory",
         "may-insert-breakpoints", "may-insert-tracepoints", "may-insert-fast-tracepoints",
         "may-interrupt", "unwind-on-terminating-exception", "breakpoint always-inserted",
-        "breakpoint auto-hw", "breakpoint condition-evaluation", "backtrace past-entry",
+        "breakpoint auto-hw", "backtrace past-entry",
         "use-coredump-filter", "dump-excluded-mappings", "dprintf-function", "dprintf-channel",
         "disconnected-dprintf",
     ),

@@ -1,0 +1,40 @@
+"""Settings and listings of a session over a stub, beside gdb 13's over the same kind of
+gdbserver: where conditions are evaluated (`breakpoint condition-evaluation`), the
+program extended-remote's `run` starts (`remote exec-file`), and the connection an
+inferior is on (`info inferiors`, `info connections`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_remote_session import _both
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import Builder
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+def test_condition_evaluation_host_over_the_stub_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """host: conditions listed without `(host evals)`/`(target evals)`, as gdb lists them."""
+    program = builder.build("mi_prog")
+    gdb, alice = _both(program, [
+        "target remote {target}", "break add if a > 0", "set breakpoint condition-evaluation host",
+        "show breakpoint condition-evaluation", "continue", "info breakpoints", "kill",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "Breakpoint condition evaluation mode is host." in alice and "\tstop only if a > 0\n" in alice
+
+
+def test_condition_evaluation_target_refused_as_gdb_where_no_target_evaluates(
+    builder: Builder, tmp_path: Path
+) -> None:
+    """No target evaluates conditions here: gdb's warning for such a target, the mode kept."""
+    program = builder.build("mi_prog")
+    done = assert_like_gdb([*ex("show breakpoint condition-evaluation", "set breakpoint condition-evaluation target",
+                                "show breakpoint condition-evaluation", "set breakpoint condition-evaluation bogus",
+                                'interpreter-exec mi "-gdb-set breakpoint condition-evaluation target"'),
+                            str(program)], tmp_path)  # fmt: skip
+    assert "Breakpoint condition evaluation mode is auto (currently host)." in done.stdout
+    assert "Using host evaluation mode instead." in done.stderr
