@@ -183,7 +183,10 @@ def mi_breakpoints(tool: str, program: Path, args: argparse.Namespace) -> Figure
 
 
 def depths(args: argparse.Namespace) -> list[int]:
-    return sorted({0, 1000, args.depth // 2, args.depth - 20})
+    """Pages from the top down, as a client's "load more" asks: the page after a deep one
+    (middle + 20) shows what one more page costs once the frames above it are known."""
+    middle = args.depth // 2
+    return sorted({0, 20, 1000, middle, middle + 20, args.depth - 20})
 
 
 def mi_recursion(tool: str, program: Path, args: argparse.Namespace) -> Figures:
