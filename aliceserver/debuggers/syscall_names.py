@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from xml.etree import ElementTree
 
 _GDB_TABLES = ("/usr/share/gdb/syscalls/amd64-linux.xml", "/usr/local/share/gdb/syscalls/amd64-linux.xml")
 _HEADERS = ("/usr/include/x86_64-linux-gnu/asm/unistd_64.h", "/usr/include/asm/unistd_64.h")
@@ -27,6 +25,10 @@ class SyscallTable:
 
 
 def load_syscall_table() -> SyscallTable:
+    # Imported here: a session reads the table only for a syscall catchpoint, and the XML
+    # parser (with pathlib, which brought urllib and ipaddress) took 3 ms of every start.
+    from xml.etree import ElementTree
+
     table = SyscallTable()
     for path in _GDB_TABLES:
         try:
@@ -45,7 +47,8 @@ def load_syscall_table() -> SyscallTable:
         return table
     for path in _HEADERS:
         try:
-            text = Path(path).read_text()
+            with open(path) as handle:
+                text = handle.read()
         except OSError:
             continue
         for name, number in _DEFINE.findall(text):
