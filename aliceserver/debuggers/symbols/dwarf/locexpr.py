@@ -141,6 +141,8 @@ def _read_int(ctx: LocContext, address: int, size: int) -> int:
 def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
     """Evaluate a DWARF expression to a location. EvaluationError when it cannot be done
     (an unknown register, unreadable memory, an unsupported operation)."""
+    if len(expr) == 1 and 0x50 <= expr[0] <= 0x6F:  # DW_OP_regN alone: an optimized argument's
+        return RegisterLoc(expr[0] - 0x50)  # usual place, asked for each thread's frame
     try:
         return _evaluate(expr, ctx, env)
     except typed.TypedStackError as exc:
