@@ -38,3 +38,17 @@ def test_condition_evaluation_target_refused_as_gdb_where_no_target_evaluates(
                             str(program)], tmp_path)  # fmt: skip
     assert "Breakpoint condition evaluation mode is auto (currently host)." in done.stdout
     assert "Using host evaluation mode instead." in done.stderr
+
+
+def test_info_inferiors_and_connections_name_the_stub_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """The Connection column widens for `1 (remote HOST:PORT)`; an inferior added then is
+    on it too, and loses it with the stub (kill over `target remote` closes it)."""
+    program = builder.build("mi_prog")
+    gdb, alice = _both(program, [
+        "info connections", "target remote {target}", "info inferiors", "info connections", "info connections 2",
+        "add-inferior", "info inferiors", "info connections", "kill", "info inferiors", "info connections",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "* 1    remote 127.0.0.1:PORT  Remote target using gdb-specific protocol \n" in alice
+    assert "Added inferior 2 on connection 1 (remote 127.0.0.1:PORT)" in alice
+

@@ -11,6 +11,7 @@ from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
 from aliceserver.adapters.mi.commands_sources import info_sources_command
 from aliceserver.adapters.mi.commands_stack import target_id
+from aliceserver.adapters.mi.connections import info_connections
 from aliceserver.adapters.mi.console_disasm import disassemble_command
 from aliceserver.adapters.mi.console_print import laid_out
 from aliceserver.adapters.mi.console_probes import info_probes
@@ -244,6 +245,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "symbol": info_symbol_command, "functions": info_functions_command,
         "variables": info_variables_command, "types": info_types_command, "sources": info_sources_command,
         "inferiors": info_inferiors, "vtbl": info_vtbl, "probes": info_probes,
+        "connections": info_connections,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",

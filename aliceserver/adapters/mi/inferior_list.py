@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi import connections
 from aliceserver.adapters.mi.notify import exit_code_text
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.parser import getopt
@@ -23,7 +24,6 @@ from aliceserver.adapters.mi.state import Inferior
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
-_HEADER = "  Num  Description       Connection           Executable        \n"
 
 
 def find_inferior(session: MiSession, number: int) -> Inferior | None:
@@ -34,16 +34,16 @@ def description(inferior: Inferior) -> str:
     return f"process {inferior.process.pid}" if inferior.process is not None else "<null>"
 
 
-def process_connection(inferior: Inferior) -> str | None:
-    """gdb's connection of the inferior's process: `core` for a core file, else `native`."""
-    if inferior.process is None:
-        return None
-    return "core" if inferior.core is not None else "native"
-
-
-def connection(inferior: Inferior) -> str | None:
-    """gdb's connection of the inferior: its process's, or the one it was added on."""
-    return process_connection(inferior) or inferior.connection
+def connection(session: MiSession, inferior: Inferior) -> str:
+    """gdb's Connection column: the target the inferior is on, or the one it was added on."""
+    on = connections.field(connections.of_inferior(session, inferior))
+    added_on = inferior.connection
+    if on or added_on is None:
+        return on
+    held = connections.remote(session)
+    if added_on in ("native", "core") or (held is not None and held.what == added_on):
+        return f"{connections.NUMBER} ({added_on})"
+    return ""  # the stub it was added on is gone: gdb closed that target for every inferior
 
 
 def engine_inferior(session: MiSession) -> Inferior:
@@ -92,19 +92,20 @@ def info_inferiors(ctx: Context, text: str) -> None:
     if not shown:
         ctx.console("No inferiors.\n")
         return
-    lines = [_HEADER]
-    for inferior in shown:
+    fields = [connection(session, inferior) for inferior in shown]
+    width = max(20, *(len(field) for field in fields))  # gdb's connection_id_len
+    lines = [f"  Num  Description       {'Connection':<{width}} Executable        \n"]
+    for inferior, field in zip(shown, fields, strict=True):
         mark = "*" if inferior is session.inferior else " "
-        name = connection(inferior)
-        shown_connection = f"1 ({name})" if name else ""
-        lines.append(f"{mark} {inferior.number:<4} {description(inferior):<17} {shown_connection:<20} "
+        lines.append(f"{mark} {inferior.number:<4} {description(inferior):<17} {field:<{width}} "
                      f"{inferior.program or '':<17} \n")
     ctx.console("".join(lines))
 
 
 def _new_inferiors(ctx: Context, copies: int, program: str | None, connect: bool) -> list[Inferior]:
     session = ctx.session
-    on = process_connection(session.inferior) if connect else None
+    current = connections.of_inferior(session, session.inferior) if connect else None
+    on = current.what if current is not None else None
     added: list[Inferior] = []
     for _ in range(copies):
         number = max(inferior.number for inferior in session.inferiors) + 1

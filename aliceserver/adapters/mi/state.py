@@ -13,7 +13,7 @@ from aliceserver.session.runstate import RunPhase, RunState
 class Inferior:
     program: str | None
     number: int = 1  # gdb's inferior number (`inferior N`, thread ids N.T, group iN)
-    connection: str | None = None  # added on gdb's connection (`native`, `core`) of a process then
+    connection: str | None = None  # added on this connection (`native`, `remote HOST:PORT`)
     args: list[str] = field(default_factory=list)
     args_text: str | None = None  # `set args` / -exec-arguments as typed (shown by `show args`)
     tty: str | None = None
