@@ -50,6 +50,9 @@ class LaunchConfig:
     # the program's image shows at its link-time addresses, as gdb shows a PIE it has
     # not loaded (values, memory, symbols, disassembly).
     symbols_only: bool = False
+    # What an extended-remote stub starts (gdb's `remote exec-file`): a file on the stub's
+    # machine, "" the stub's default program; None: `program`
+    remote_program: str | None = None
 
     def unusable(self) -> str | None:
         """What no process can be given, naming its field (`'args[1]' ...`), or None."""

@@ -110,9 +110,9 @@ def test_extended_remote_runs_the_program_twice(builder: Builder, tmp_path: Path
     program = builder.build("mi_prog")
     line = marker_line("mi_prog.c", "end")
     gdb, alice = _both(program, [
-        "target extended-remote {target}", f"break mi_prog.c:{line}", "run", "print counter", "kill",
-        "run", "print counter", "continue",
-    ], tmp_path, multi=True, gdb_only=[f"set remote exec-file {program}"])  # fmt: skip
+        f"set remote exec-file {program}", "target extended-remote {target}", f"break mi_prog.c:{line}", "run",
+        "print counter", "kill", "run", "print counter", "continue",
+    ], tmp_path, multi=True)  # fmt: skip
     assert alice == gdb
     assert alice.count("Breakpoint 1, main") == 2
 

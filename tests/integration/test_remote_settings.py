@@ -5,6 +5,7 @@ inferior is on (`info inferiors`, `info connections`)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,28 @@ def test_info_inferiors_and_connections_name_the_stub_like_gdb(builder: Builder,
     assert "* 1    remote 127.0.0.1:PORT  Remote target using gdb-specific protocol \n" in alice
     assert "Added inferior 2 on connection 1 (remote 127.0.0.1:PORT)" in alice
 
+
+def test_extended_remote_connection_outlives_the_program_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("mi_prog")
+    gdb, alice = _both(program, [
+        "target extended-remote {target}", "info inferiors", f"set remote exec-file {program}", "run",
+        "info inferiors", "info connections",
+    ], tmp_path, multi=True)  # fmt: skip
+    assert alice == gdb
+    assert "1 (extended-remote 127.0.0.1:PORT)" in alice
+
+
+def test_remote_exec_file_is_what_extended_remote_runs_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """Unset, `run` asks the stub for its default program (none here: gdb's error, where the
+    local program's path was run); set, the file named (a copy, the same build) runs."""
+    program = builder.build("mi_prog")
+    copy = tmp_path / "stub_side_copy"
+    shutil.copy(program, copy)
+    gdb, alice = _both(program, [
+        "target extended-remote {target}", "show remote exec-file", "run", f"set remote exec-file {copy}",
+        "show remote exec-file", 'interpreter-exec mi "-gdb-show remote exec-file"', "break add", "run", "bt 1",
+        "info inferiors",
+    ], tmp_path, multi=True)  # fmt: skip
+    assert alice == gdb
+    assert 'Running the default executable on the remote target failed; try "set remote exec-file"?' in alice
+    assert f"\n{copy}\n" in alice and "Breakpoint 1, add (a=0, b=10)" in alice

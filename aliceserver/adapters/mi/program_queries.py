@@ -95,14 +95,16 @@ class ProgramQueries(Dispatcher):
             args, redirections = tuple(line.args), tuple(line.redirections)
         disable_aslr = self.settings.get("disable-randomization") == "on"
         follow = ForkFollow.CHILD if self.settings.get("follow-fork-mode") == "child" else ForkFollow.PARENT
+        remote_program = self.settings.get("remote exec-file")  # as gdb: never the local path
         if tty:
             return LaunchConfig(inferior.program, args, inferior.cwd, env, StdioMode.TTY, tty,
-                                disable_aslr=disable_aslr, follow_fork=follow, redirections=redirections)
+                                disable_aslr=disable_aslr, follow_fork=follow, redirections=redirections,
+                                remote_program=remote_program)
         mode = StdioMode.PIPES
         if self.config.own_stdio:  # gdb -batch reads no command from stdin: the program may
             mode = StdioMode.INHERIT if self.config.batch else StdioMode.INHERIT_OUTPUT
         return LaunchConfig(inferior.program, args, inferior.cwd, env, mode, disable_aslr=disable_aslr,
-                            follow_fork=follow, redirections=redirections)
+                            follow_fork=follow, redirections=redirections, remote_program=remote_program)
 
     def before_resume(self) -> None:
         """Write out what the UIs hold: the running program writes to the same stdout, after."""

@@ -139,6 +139,7 @@ def _defaults() -> dict[str, _Setting]:
         "trace-notes": s("", "text", 'The notes string to use for current and future trace runs is "{}".'),
         "trace-user": s("", "text", 'The user name to use for current and future trace runs is "{}".'),
         "trace-stop-notes": s("", "text", 'The notes string to use for future tstop commands is "{}".'),
+        "remote exec-file": s("", "text", "{}"),  # extended-remote's run: empty, the stub's default
     }
 
 

@@ -44,6 +44,7 @@ only the values we do, and refuses the others by name):
 | dprintf-style | only gdb (dprintf.py runs the printf itself) |
 | max-completions | completion.py (`-complete`) |
 | remotecache | nothing, as in gdb: '"remotecache" now does nothing and exists only for compatibility reasons' |
+| remote exec-file | extended-remote's `run` (launch_config's remote_program): the file the stub starts, empty its default program (gdb's empty vRun); the other `remote` settings are refused |
 | trace-notes, trace-user, trace-stop-notes | kept and shown; gdb's own warning that the target does not support trace notes (no target here has tracepoints) |
 | logging enabled, file, overwrite, redirect, debugredirect | log_file.py: a copy of the UI's output (debug output: aliceserver writes none) |
 | args, environment, cwd, inferior-tty, var | commands_misc.do_set |
@@ -133,8 +134,14 @@ _ONLY: dict[str, tuple[str, ...]] = {
 _KNOWN_PREFIXES = {"print": "print", "p": "print", "pr": "print", "check": "check", "ch": "check"}
 
 
+# Settings we implement under a prefix refused as a whole.
+_HONOURED_UNDER_REFUSED = frozenset(("remote exec-file",))
+
+
 def refused_name(words: list[str]) -> str | None:
     """The gdb setting we do not implement that `words` name (longest first), or None."""
+    if " ".join(words[:2]) in _HONOURED_UNDER_REFUSED:
+        return None
     for size in range(min(len(words), 3), 0, -1):
         name = " ".join(words[:size])
         if name in REFUSED:

@@ -60,7 +60,16 @@ class RemoteProcess(RemoteTarget):
             raise TargetError('The remote target does not support "run".')
         words = [program, *args]
         body = b"vRun;" + b";".join(packets.hex_bytes(word.encode()) for word in words)
-        return self._started(self.client.ask(body))
+        try:
+            reply = self.client.ask(body)
+        except RemoteUnsupported:
+            raise
+        except RemoteError:  # gdb's extended_remote_run
+            if not program:
+                raise TargetError('Running the default executable on the remote target failed; '
+                                  'try "set remote exec-file"?') from None
+            raise TargetError(f'Running "{program}" on the remote target failed') from None
+        return self._started(reply)
 
     def attach(self, pid: int) -> Stopped:
         """Extended remote: attach to process `pid` (`vAttach`)."""

@@ -195,7 +195,7 @@ class RemoteSession:
         if process.live:
             raise TargetError("a program is already being debugged; kill or detach it first")
         self._program = config.program
-        process.run(config.program, config.args)
+        process.run(config.program if config.remote_program is None else config.remote_program, config.args)
         self._start(attached=False)
         self._known_threads = process.thread_ids()
         assert self.info is not None
