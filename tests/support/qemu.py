@@ -76,14 +76,16 @@ def _listening(port: int) -> bool:
 
 
 @contextmanager
-def qemu_stub(program: Path, args: Sequence[str] = ()) -> Iterator[QemuStub]:
-    """`qemu-aarch64 -L SYSROOT -g PORT PROGRAM`, listening once this yields; qemu is
-    killed on the way out whatever happened."""
-    qemu = tool("qemu-aarch64")
+def qemu_stub(program: Path, args: Sequence[str] = (), *, emulator: str = "qemu-aarch64",
+              sysroot: Path | None = SYSROOT) -> Iterator[QemuStub]:  # fmt: skip
+    """`qemu-aarch64 -L SYSROOT -g PORT PROGRAM` (or `emulator`, and no -L without a
+    `sysroot`), listening once this yields; qemu is killed on the way out whatever happened."""
+    qemu = tool(emulator)
+    root = ["-L", str(sysroot)] if sysroot is not None else []
     for _attempt in range(3):  # another process may take the free port first
         port = _free_port()
         process = subprocess.Popen(
-            [qemu, "-L", str(SYSROOT), "-g", str(port), str(program), *args],
+            [qemu, *root, "-g", str(port), str(program), *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             start_new_session=True,
         )  # fmt: skip
@@ -91,7 +93,7 @@ def qemu_stub(program: Path, args: Sequence[str] = ()) -> Iterator[QemuStub]:
             deadline = time.monotonic() + _LISTEN_TIMEOUT
             while not _listening(port) and process.poll() is None:
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f"qemu-aarch64 did not listen on port {port}")
+                    raise TimeoutError(f"{emulator} did not listen on port {port}")
                 time.sleep(0.02)
             if process.poll() is None:
                 yield QemuStub(process, port)
@@ -102,7 +104,7 @@ def qemu_stub(program: Path, args: Sequence[str] = ()) -> Iterator[QemuStub]:
             process.wait()
             assert process.stderr is not None
             process.stderr.close()
-    raise RuntimeError("qemu-aarch64 could not listen on a free port")
+    raise RuntimeError(f"{emulator} could not listen on a free port")
 
 
 def gdb_multiarch(program: Path, commands: Sequence[str], args: Sequence[str] = ()) -> str:

@@ -294,14 +294,21 @@ class RemoteSession:
         process = self.process
         return process is not None and process.live and process.running
 
+    def _ready_to_run(self) -> RemoteProcess:
+        """Stopped, and the watches the stub would not take yet in (gdb inserts them as
+        the program resumes, and refuses the resume in its words where it cannot)."""
+        process = self.require_stopped()
+        self.watches.insert_pending(process)
+        return process
+
     def resume(self, thread_id: int | None) -> None:
-        self.require_stopped()
+        self._ready_to_run()
         self._hooks.forget_stop_state()
         self._events.put(Continued(thread_id, all_threads=thread_id is None))
         self._issue(("continue", thread_id))
 
     def step_instruction(self, thread_id: int) -> None:
-        self.require_stopped()
+        self._ready_to_run()
         self._hooks.forget_stop_state()
         self._events.put(Continued(thread_id, all_threads=False))
         self._issue(("step", thread_id))
@@ -509,7 +516,7 @@ class RemoteSession:
 
     # --- StepControl (source/steps.py) and the plan's Control (source/stepping.py) ------
     def plan_start(self, thread_id: int) -> tuple[Control, int]:
-        process = self.require_stopped()
+        process = self._ready_to_run()
         return self, process.general_registers(thread_id)[process.arch.pc]
 
     def run_plan(self, plan: StepPlan, pc: int, *, alone: bool) -> None:

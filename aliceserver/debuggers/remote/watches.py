@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import StackFrame, WatchKind, WatchpointInfo, WatchScope
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
+from aliceserver.debuggers.remote.errors import RemoteUnsupported
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.errors import TargetError
 
@@ -44,21 +45,43 @@ class RemoteWatches:
         self._traps = traps  # one numbering with the breakpoints
         self._watches: dict[int, WatchpointInfo] = {}
         self._scopes: dict[int, _Scope] = {}
+        self._pending: set[int] = set()  # not in the stub yet: tried again at each resume
 
     def insert(self, process: RemoteProcess, address: int, size: int, kind: WatchKind,
                scope: WatchScope | None, return_address: int | None = None) -> WatchpointInfo:  # fmt: skip
         """`scope` (with the frame's `return_address`, scope_return_address): the watch is
         deleted when that frame is left."""
         value = process.read_memory(address, size)
-        process.insert_watchpoint(address, size, _ACCESS[kind])
+        try:
+            process.insert_watchpoint(address, size, _ACCESS[kind])
+            pending = False
+        except RemoteUnsupported:  # qemu-user's stub has no Z2: gdb says so at the resume
+            pending = True
         info = WatchpointInfo(self._traps.new_id(), address, size, kind, True, 0, value)
         self._watches[info.id] = info
+        if pending:
+            self._pending.add(info.id)
         if scope is not None:
             guard = None
             if return_address is not None:
                 guard = self._guard(process, info.id, scope, return_address)
             self._scopes[info.id] = _Scope(scope, return_address, guard)
         return info
+
+    def insert_pending(self, process: RemoteProcess) -> None:
+        """Before a resume: the watches the stub would not take, asked again; where it
+        still will not, the resume is refused in gdb's words (insert_breakpoint_locations)."""
+        refused = []
+        for ident in sorted(self._pending):
+            info = self._watches[ident]
+            try:
+                process.insert_watchpoint(info.address, info.size, _ACCESS[info.kind])
+                self._pending.discard(ident)
+            except RemoteUnsupported:
+                refused.append(f"Could not insert hardware watchpoint {ident}.\n")
+        if refused:
+            raise TargetError("Warning:\n" + "".join(refused) + "Could not insert hardware breakpoints:\n"
+                              "You may have requested too many hardware breakpoints/watchpoints.\n\nCommand aborted.")  # fmt: skip
 
     def _guard(self, process: RemoteProcess, ident: int, scope: WatchScope, return_address: int) -> int:
         def frame_left(tid: int) -> bool:  # back in the caller with the frame popped
@@ -100,8 +123,9 @@ class RemoteWatches:
         scope = self._scopes.pop(ident, None)
         if scope is not None:
             self._drop_guard(process, scope)
-        if process is not None and process.live:
+        if process is not None and process.live and ident not in self._pending:
             process.remove_watchpoint(info.address, info.size, _ACCESS[info.kind])
+        self._pending.discard(ident)
 
     def all(self) -> list[WatchpointInfo]:
         return list(self._watches.values())
@@ -111,11 +135,16 @@ class RemoteWatches:
         for info in self._watches.values():
             try:
                 process.insert_watchpoint(info.address, info.size, _ACCESS[info.kind])
+                self._pending.discard(info.id)
+            except RemoteUnsupported:
+                self._pending.add(info.id)
             except TargetError as error:
                 log.warning("watchpoint %d: %s", info.id, error)
 
     def remove_all(self, process: RemoteProcess) -> None:
         for info in self._watches.values():
+            if info.id in self._pending:
+                continue
             try:
                 process.remove_watchpoint(info.address, info.size, _ACCESS[info.kind])
             except TargetError as error:
