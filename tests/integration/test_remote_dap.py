@@ -214,6 +214,29 @@ def test_a_stub_that_goes_away_ends_the_session(dap: DapClient, builder: Builder
         assert dap.request("threads", {})["success"]  # and the adapter serves on
 
 
+@pytest.mark.timeout(180)
+def test_a_stub_that_dies_as_the_program_starts_ends_the_session(builder: Builder, tmp_path: Path) -> None:
+    """SIGTERM to gdbserver at once after configurationDone: the loader's trap may be being
+    handled as the link breaks (a race: half of the runs once ended in a `stopped` event
+    with no breakpoint instead), yet every run ends with the connection closed."""
+    require_schema()
+    program = builder.build("longrun")
+    for attempt in range(12):
+        with gdbserver(program) as server:
+            client = DapClient.spawn(alice_argv(), validate=True, stderr=tmp_path / f"adapter{attempt}.log")
+            try:
+                _start(client, _remote_arguments("attach", program, server.address), wait_stop=False)
+                server.process.send_signal(signal.SIGTERM)
+                client.wait_event("terminated", timeout=15)
+                said = [e["body"]["output"] for e in client.events if e["event"] == "output"]
+                assert "Remote connection closed.\n" in said, (attempt, said)
+                assert not any(e["event"] == "stopped" for e in client.events), attempt
+                assert client.request("threads", {})["success"]
+            finally:
+                client.close()
+            client.assert_valid()
+
+
 def test_attach_with_a_pid_has_a_multi_gdbserver_attach_to_it(dap: DapClient, builder: Builder) -> None:
     program, source = builder.build("longrun"), builder.source("longrun")
     running = subprocess.Popen([str(program)], stdout=subprocess.DEVNULL)

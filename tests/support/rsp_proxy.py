@@ -1,6 +1,7 @@
-"""A fault-injecting TCP proxy between the remote backend and a real stub: it forwards
-bytes both ways and lets a test change what the stub says (corrupt a checksum, go silent,
-answer garbage) to see the client's errors and retries."""
+"""A fault-injecting TCP proxy between the remote backend and a real stub: it forwards the
+protocol's units (a packet `$...#cs` or notification `%...#cs`, an ack `+`/`-`, a `^C`)
+both ways and lets a test change each one (corrupt a checksum, drop, duplicate or delay
+it, answer garbage) or cut the link, to see the client's retries and errors."""
 
 from __future__ import annotations
 
@@ -10,7 +11,39 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-Mangle = Callable[[bytes], bytes]  # the stub's bytes -> what the client gets
+Mangle = Callable[[bytes], bytes]  # one unit -> what passes on (b"": dropped)
+
+
+def same(unit: bytes) -> bytes:
+    return unit
+
+
+def checksummed(body: bytes) -> bytes:
+    """`body` framed as a packet with a right checksum."""
+    return b"$%s#%02x" % (body, sum(body) & 0xFF)
+
+
+class Units:
+    """Splits a byte stream into the protocol's units, keeping a partial one for later."""
+
+    def __init__(self) -> None:
+        self._held = b""
+
+    def feed(self, data: bytes) -> list[bytes]:
+        data, self._held = self._held + data, b""
+        units = []
+        while data:
+            if data[:1] in (b"$", b"%"):
+                end = data.find(b"#")
+                if end < 0 or len(data) < end + 3:
+                    self._held = data
+                    break
+                units.append(data[: end + 3])
+                data = data[end + 3 :]
+            else:
+                units.append(data[:1])
+                data = data[1:]
+        return units
 
 
 @dataclass
@@ -18,22 +51,37 @@ class Proxy:
     port: int
     from_client: bytearray = field(default_factory=bytearray)
     from_stub: bytearray = field(default_factory=bytearray)
+    links: list[socket.socket] = field(default_factory=list)
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    def cut(self) -> None:
+        """Both links closed: to the client, the stub is gone."""
+        for each in self.links:
+            try:
+                each.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def sent(self, body: bytes) -> bool:
+        """Whether the client sent a packet whose body starts with `body`."""
+        return b"$" + body in self.from_client
+
 
 def _pump(source: socket.socket, sink: socket.socket, seen: bytearray, mangle: Mangle) -> None:
+    units = Units()
     try:
         while True:
             data = source.recv(65536)
             if not data:
                 break
             seen += data
-            changed = mangle(data)
-            if changed:
-                sink.sendall(changed)
+            for unit in units.feed(data):
+                changed = mangle(unit)
+                if changed:
+                    sink.sendall(changed)
     except OSError:
         pass
     finally:
@@ -45,42 +93,48 @@ def _pump(source: socket.socket, sink: socket.socket, seen: bytearray, mangle: M
 
 
 @contextmanager
-def rsp_proxy(upstream: str, mangle: Mangle = lambda data: data) -> Iterator[Proxy]:
-    """Listen on a loopback port; the first client is joined to `upstream` (HOST:PORT)."""
+def rsp_proxy(upstream: str, to_client: Mangle = same, to_stub: Mangle = same,
+              *, connections: int = 1) -> Iterator[Proxy]:  # fmt: skip
+    """Listen on a loopback port; each of the first `connections` clients is joined to
+    `upstream` (HOST:PORT). `to_client` changes what the stub says, `to_stub` what the
+    client says. Every socket and thread is gone when the block ends."""
     listener = socket.create_server(("127.0.0.1", 0))
     proxy = Proxy(listener.getsockname()[1])
-    sockets: list[socket.socket] = [listener]
     threads: list[threading.Thread] = []
 
     def accept() -> None:
-        try:
-            client, _ = listener.accept()
-        except OSError:
-            return
-        host, _, port = upstream.rpartition(":")
-        stub = socket.create_connection((host, int(port)))
-        sockets.extend((client, stub))
-        for source, sink, seen, change in ((client, stub, proxy.from_client, _same),
-                                           (stub, client, proxy.from_stub, mangle)):  # fmt: skip
-            pump = threading.Thread(target=_pump, args=(source, sink, seen, change), daemon=True)
-            pump.start()
-            threads.append(pump)
+        for _ in range(connections):
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            host, _, port = upstream.rpartition(":")
+            try:
+                stub = socket.create_connection((host, int(port)))
+            except OSError:
+                client.close()
+                continue
+            proxy.links.extend((client, stub))
+            for source, sink, seen, change in ((client, stub, proxy.from_client, to_stub),
+                                               (stub, client, proxy.from_stub, to_client)):  # fmt: skip
+                pump = threading.Thread(target=_pump, args=(source, sink, seen, change), daemon=True)
+                pump.start()
+                threads.append(pump)
 
     acceptor = threading.Thread(target=accept, daemon=True)
     acceptor.start()
     try:
         yield proxy
     finally:
-        for each in sockets:
-            try:
-                each.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            each.close()
+        try:
+            listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        listener.close()
+        proxy.cut()
         acceptor.join(timeout=5)
         for pump in threads:
             pump.join(timeout=5)
-
-
-def _same(data: bytes) -> bytes:
-    return data
+        for each in proxy.links:
+            each.close()
+        assert not acceptor.is_alive() and not any(pump.is_alive() for pump in threads)

@@ -206,6 +206,19 @@ class Dispatcher:
             else:
                 return
 
+    def take_queued_events(self) -> None:
+        """The engine's events queued by now, handled before the next command-line command
+        runs (a stub's loss that a `bt` ran into, told as gdb tells it at once)."""
+        while True:
+            try:
+                item = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, UiInput):
+                self._held.append(item)
+            elif not isinstance(item, str):
+                self._guard(functools.partial(self.handle_event, item))
+
     def wait_event(self, done: Callable[[ev.Event], bool]) -> bool:
         """Take events (holding input back) until one satisfies `done`; False on timeout."""
         while True:

@@ -140,6 +140,8 @@ def _startup_command(session: MiSession, ui: Ui, command: str) -> bool:
         logger.exception("startup command %r", command)
         ui.log(f"Internal error: {error}\n")
         return False
+    finally:
+        session.take_queued_events()
     if isinstance(reply, Exit):
         session.exit_requested = True
     return True

@@ -46,7 +46,9 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         if isinstance(event, ev.Exited) and event.pid == inferior.probe_pid:
             inferior.probe_pid = None
         return
-    if inferior.process is None and not isinstance(event, (ev.ProcessStarted, ev.Output)):
+    if inferior.process is None and not isinstance(event, (ev.ProcessStarted, ev.Output)) and not (
+        isinstance(event, ev.Exited) and event.signal_name == CONNECTION_CLOSED and inferior.threads
+    ):  # the stub's loss is told though it came before its process was taken in
         return  # the end of a process already given up (detached, killed and reported)
     if isinstance(event, ev.ProcessStarted):
         inferior.process = session.debugger.process

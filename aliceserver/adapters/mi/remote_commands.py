@@ -10,6 +10,7 @@ from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.libraries import library_names
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.registry import CliRegistry, Connected, Context, MiError, Reply
+from aliceserver.debuggers.events import Exited
 from aliceserver.debuggers.target import CONNECTION_CLOSED, RemoteConnected, RemoteTargets
 from aliceserver.errors import AliceError
 
@@ -65,12 +66,17 @@ def connect(ctx: Context, kind: str, target: str) -> RemoteConnected:
 
 
 def _take_stop(ctx: Context, connected: RemoteConnected) -> None:
-    """The engine's announcements handled; the stop the stub reported made the current one."""
+    """The engine's announcements handled; the stop the stub reported made the current one
+    (unless the stub went away meanwhile: its loss is told instead)."""
     session = ctx.session
     inferior = session.inferior
     threads, libraries = len(connected.thread_ids), len(connected.libraries)
-    session.wait_event(lambda event: inferior.process is not None and len(inferior.threads) >= threads
-                       and len(inferior.libraries) >= libraries)  # fmt: skip
+    session.wait_event(lambda event: isinstance(event, Exited) or (
+        inferior.process is not None and len(inferior.threads) >= threads
+        and len(inferior.libraries) >= libraries))  # fmt: skip
+    if inferior.process is None:
+        session.origin = None
+        return
     if not inferior.program and connected.process is not None:
         inferior.program = connected.process.program
     stop = connected.stop
@@ -96,9 +102,9 @@ def announce(ctx: Context, connected: RemoteConnected) -> None:
     from aliceserver.adapters.mi.notify import _location_text, _thread_info  # the stop's own
 
     stop = connected.stop
-    if stop is None:
-        return
     session = ctx.session
+    if stop is None or session.inferior.process is None:  # none, or the stub went away
+        return
     tid = stop.thread_id
     try:
         frame = session.frames.frame(tid, 0)
@@ -152,8 +158,8 @@ def connection_closed(session: MiSession) -> None:
     for number in sorted(inferior.threads.values()):
         session.notify("thread-exited", [("id", str(number)), ("group-id", f"i{inferior.number}")])
     session.notify("thread-group-exited", [("id", f"i{inferior.number}")])
-    for ui in session.uis:
-        if not ui.closed:
+    for ui in session.uis:  # once: the command that ran into it may have said it
+        if not ui.closed and ui.last_written != f"{CONNECTION_CLOSED}\n":
             ui.log(f"{CONNECTION_CLOSED}\n")
     inferior.run.forget()
     inferior.forget_process()

@@ -28,6 +28,7 @@ class Ui:
         self.name = name
         self._errors = errors  # a console's error stream (stderr); None: the same stream
         self.closed = False
+        self.last_written = ""  # a message the session would say twice in a row, said once
         self._lock = threading.Lock()
         self.pending_prompt = False  # a console waits for its command's stop to prompt again
         self._holding = 0  # hold() depth: while > 0, writes gather in _held
@@ -56,6 +57,7 @@ class Ui:
                 self._send(data, self.transport)
 
     def _write(self, data: str, errors: bool = False) -> None:
+        self.last_written = data
         target = self._errors if errors and self._errors is not None else self.transport
         with self._lock:
             if self._holding and target is self.transport:

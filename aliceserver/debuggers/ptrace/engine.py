@@ -183,7 +183,7 @@ class PtraceDebugger:
         self._stopped_thread = self._live.stopped_thread  # read by conditions at each hit
         self._remote = RemoteSession(RemoteHooks(
             access.run_on_engine, self._events, self._traps, self._new_remote_process, self._forget_stop_state,
-            self.signal_policy, self._dollars.record_exit,
+            self.signal_policy, self._dollars.record_exit, self._tracer.post,
         ))  # fmt: skip
         self._run = Execution(access, self._live, self._remote, self._cores)  # live or remote
         calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)

@@ -47,12 +47,14 @@ class Command:
         self.result: object = None
         self.error: BaseException | None = None
 
-    def run(self) -> None:
+    def run(self, then: Callable[[], None] = lambda: None) -> None:
+        """`fn()`, then `then()` (work it posted), and only then is its caller released."""
         try:
             self.result = self.fn()
         except BaseException as error:  # handed to the caller's thread
             self.error = error
         finally:
+            then()
             self.done.release()
 
 
@@ -82,6 +84,7 @@ class Tracer:
         self._commands: queue.SimpleQueue[Command | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._in_wait = False
+        self._posted: list[Callable[[], object]] = []  # on the tracer thread, by `post`
         self.inferior: Inferior | None = None
         self.closed = False
         self._on_exit: Callable[[Inferior], None] = lambda inferior: None
@@ -122,6 +125,23 @@ class Tracer:
             raise command.error
         return command.result  # type: ignore[return-value]
 
+    def post(self, fn: Callable[[], object]) -> None:
+        """`fn()` run on the tracer thread once the command it runs now is done, before
+        that command's caller goes on (from another thread: queued, not waited for). For
+        work that must not run in the middle of a command, as a stub's loss found there."""
+        if threading.current_thread() is self._thread:
+            self._posted.append(fn)
+        elif not self.closed:
+            self._commands.put(Command(fn))  # it wakes no running ptrace inferior: a stub's only
+
+    def _run_posted(self) -> None:
+        while self._posted:
+            fn = self._posted.pop(0)
+            try:
+                fn()
+            except Exception:
+                log.exception("work posted on the tracer thread")
+
     def _loop(self) -> None:
         pin_to_one_cpu()
         while True:
@@ -135,7 +155,7 @@ class Tracer:
                 command = self._commands.get() if not waiting else self._commands.get_nowait()
                 if command is None:
                     return
-                command.run()
+                command.run(self._run_posted)
                 continue
             try:
                 tid, status = self._libc.waitpid(-1, WAIT_ONE)
@@ -157,6 +177,7 @@ class Tracer:
                 log.exception("tracer: handling status %#x of %d", status, tid)
             if inferior.exit_event is not None and self.inferior is inferior:
                 self._on_exit(inferior)
+            self._run_posted()
 
     def _drain_commands(self) -> None:
         while True:
@@ -167,4 +188,4 @@ class Tracer:
             if command is None:
                 self._commands.put(None)  # close() asked: let the loop see it
                 return
-            command.run()
+            command.run(self._run_posted)

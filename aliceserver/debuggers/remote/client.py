@@ -22,6 +22,7 @@ OFFER = (b"qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;no-resumed
          b"xmlRegisters=i386")  # fmt: skip
 DEFAULT_PACKET_SIZE = 400  # what gdb assumes of a stub that names none
 _XFER_HEADROOM = 32  # the `m`/`l` and escapes of a qXfer reply, within the packet size
+_INVALID_STOP_REPLIES = 3  # passed over while a stop is awaited; more: the stub is broken
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,13 +153,21 @@ class RemoteClient:
     # --- stops ----------------------------------------------------------------------
     def wait_stop(self, timeout: float | None = None) -> stops.StopReply:
         """The stop reply of a resume (None: wait as long as the program runs); `O`
-        packets before it go to `on_output`."""
+        packets before it go to `on_output`. A reply that is no stop reply (a duplicate of
+        the last one, say) is passed over with gdb's warning, a few at most."""
+        invalid = 0
         while True:
             reply = self.connection.receive(timeout)
             if reply.startswith(b"O") and len(reply) > 1 and not reply.startswith(b"OK"):
                 self.on_output(packets.from_hex(reply[1:]).decode(errors="replace"))
                 continue
-            return stops.parse(reply)
+            try:
+                return stops.parse(reply)
+            except RemoteError:
+                invalid += 1
+                if invalid > _INVALID_STOP_REPLIES:
+                    raise
+                log.warning("Invalid remote reply: %r", reply[:80])
 
     def resume(self, body: bytes, timeout: float | None = None) -> stops.StopReply:
         self.connection.send(body)

@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from typing import Callable, Protocol
+from typing import Callable, NoReturn, Protocol
 
 from aliceserver.debuggers.remote import packets
 from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError, RemoteTimeout
@@ -23,6 +23,7 @@ wire = logging.getLogger("aliceserver.wire")
 
 DEFAULT_TIMEOUT = 10.0  # seconds for an answer to a request (gdb's `remotetimeout` is 2)
 RETRANSMITS = 3  # gdb tries a packet three times before it gives up
+COMMUNICATION_ERROR = "Remote communication error.  Target disconnected."  # gdb's, before strerror
 
 
 class Channel(Protocol):
@@ -49,7 +50,7 @@ class TcpChannel:
             self._socket.sendall(data)
         except OSError as error:
             raise RemoteConnectionError(
-                f"Remote communication error: {error.strerror or error}."
+                f"{COMMUNICATION_ERROR}: {error.strerror or error}."
             ) from None
 
     def read(self, timeout: float | None) -> bytes:
@@ -60,7 +61,7 @@ class TcpChannel:
             return b""
         except OSError as error:
             raise RemoteConnectionError(
-                f"Remote communication error: {error.strerror or error}."
+                f"{COMMUNICATION_ERROR}: {error.strerror or error}."
             ) from None
         if not data:
             raise RemoteConnectionError("Remote connection closed")
@@ -95,7 +96,7 @@ class PipeChannel:
             os.write(self._in, data)
         except OSError as error:  # BrokenPipeError: the command is gone
             raise RemoteConnectionError(
-                f"Remote communication error: {error.strerror or error}."
+                f"{COMMUNICATION_ERROR}: {error.strerror or error}."
             ) from None
 
     def read(self, timeout: float | None) -> bytes:
@@ -149,28 +150,44 @@ class Connection:
         self._pending: deque[packets.Received] = deque()
         self._send_lock = threading.Lock()
         self.closed = False
+        # Told once, with why, when the link breaks (closed, reset, silent past the limit):
+        # nothing more can be asked of the stub then.
+        self.on_closed: Callable[[str], None] | None = None
         # Packets sent without waiting (post), whose replies come first, in order
         self._owed: deque[tuple[bytes, Callable[[bytes], None]]] = deque()
         self._unsent = b""  # posted packets, written with the next packet sent
 
     # --- sending ------------------------------------------------------------------
     def send(self, body: bytes) -> None:
-        """Send one packet; in ack mode wait for its `+`, sending it again on `-`."""
+        """Send one packet; in ack mode wait for its `+`, sending it again on `-` or when
+        none comes in a third of the time limit (as gdb does)."""
         framed = packets.frame(body)
+        self._drop_stale()
         with self._send_lock:
             self._write(self._unsent + framed)  # posted packets go with it, in one write
             self._unsent = b""
         if not self.acks:
             return
-        for _ in range(RETRANSMITS):
-            item = self._next(packets.Ack, self.timeout)
-            assert isinstance(item, packets.Ack)
-            if item.positive:
+        item = None
+        for attempt in range(RETRANSMITS):
+            if attempt:
+                wire.debug("-> (again) %r", framed)
+                with self._send_lock:
+                    self._write(framed)
+            item = self._next(packets.Ack, self.timeout / RETRANSMITS, give_up=False)
+            if isinstance(item, packets.Ack) and item.positive:
                 return
-            wire.debug("-> (again) %r", framed)
-            with self._send_lock:
-                self._write(framed)
+        if item is None:
+            self._time_out(self.timeout)
         raise RemoteError("The stub refused the packet after three attempts.")
+
+    def _drop_stale(self) -> None:
+        """Replies no request is owed (a stub's duplicate, a late resend) would be taken
+        for the next request's: dropped before it goes."""
+        if self._owed or not any(isinstance(item, packets.Packet) for item in self._pending):
+            return
+        wire.debug("dropping stale replies: %r", [i for i in self._pending if isinstance(i, packets.Packet)])
+        self._pending = deque(item for item in self._pending if not isinstance(item, packets.Packet))
 
     def post(self, body: bytes, on_reply: Callable[[bytes], None]) -> None:
         """Send `body` and go on without its reply: the stub answers packets in order, so
@@ -180,6 +197,7 @@ class Connection:
         if self.acks:
             on_reply(self.request(body))
             return
+        self._drop_stale()
         self._unsent += packets.frame(body)
         self._owed.append((body, on_reply))
 
@@ -187,11 +205,20 @@ class Connection:
         """`^C`: a running target stops and answers with a stop reply."""
         with self._send_lock:
             wire.debug("-> ^C")
-            self.channel.write(packets.INTERRUPT)
+            self._channel_write(packets.INTERRUPT)
 
     def _write(self, framed: bytes) -> None:
         wire.debug("-> %r", framed)
-        self.channel.write(framed)
+        self._channel_write(framed)
+
+    def _channel_write(self, data: bytes) -> None:
+        if self.closed:
+            raise RemoteConnectionError("Remote connection closed")
+        try:
+            self.channel.write(data)
+        except RemoteConnectionError as error:
+            self._broken(str(error))
+            raise
 
     # --- receiving ----------------------------------------------------------------
     def receive(self, timeout: float | None = -1.0) -> bytes:
@@ -217,7 +244,7 @@ class Connection:
     def _receive(self, limit: float | None) -> bytes:
         while True:
             item = self._next(packets.Packet, limit)
-            assert isinstance(item, packets.Packet)
+            assert isinstance(item, packets.Packet)  # given up: never None
             if item.valid:
                 if self.acks:
                     self._raw(packets.ACK)
@@ -233,28 +260,33 @@ class Connection:
 
     def _raw(self, data: bytes) -> None:
         with self._send_lock:
-            self.channel.write(data)
+            self._channel_write(data)
 
     def _next(
-        self, want: type[packets.Ack] | type[packets.Packet], timeout: float | None
-    ) -> packets.Received:
+        self, want: type[packets.Ack] | type[packets.Packet], timeout: float | None, *, give_up: bool = True
+    ) -> packets.Received | None:
         """The first pending item of type `want`: acks no one waits for are dropped and
-        notifications queued; a reply that comes while an ack is awaited is taken as the
-        ack (the stub heard us) and kept for `receive`."""
+        notifications queued. A reply that comes while an ack is awaited is an old one the
+        stub sends again (it has not had our `+`, and resends for each byte it reads
+        instead): acknowledged and dropped, as gdb does; its `+` for our packet, or our
+        packet again, follows. None past `timeout` unless `give_up`."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             while self._pending:
                 item = self._pending[0]
                 if isinstance(item, want):
                     return self._pending.popleft()
-                if isinstance(item, packets.Packet):
-                    return packets.Ack(True)
+                if isinstance(item, packets.Packet) and item.valid:
+                    wire.debug("a reply instead of an ack: acknowledged and dropped")
+                    self._raw(packets.ACK)
                 self._pending.popleft()
                 if isinstance(item, packets.Notification):
                     self.notifications.append(item.body)
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
-                raise RemoteTimeout(f"The remote stub did not answer in {timeout:g} s.")
+                if not give_up:
+                    return None
+                self._time_out(timeout or 0.0)
             data = self._read(left)
             if data:
                 wire.debug("<- %r", data[:512])
@@ -265,9 +297,27 @@ class Connection:
             raise RemoteConnectionError("Remote connection closed")
         try:
             return self.channel.read(timeout)
-        except RemoteConnectionError:
-            self.closed = True
+        except RemoteConnectionError as error:
+            self._broken(str(error))
             raise
+
+    def abandon(self, why: str) -> None:
+        """The stub said what leaves its state unknown: nothing more is asked of it."""
+        self._broken(why)
+
+    def _time_out(self, limit: float) -> NoReturn:
+        # A late reply would be taken for the next request's: the link is done
+        why = f"The remote stub did not answer in {limit:g} s."
+        self._broken(why)
+        raise RemoteTimeout(why)
+
+    def _broken(self, why: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        wire.debug("link lost: %s", why)
+        if self.on_closed is not None:
+            self.on_closed(why)
 
     def close(self) -> None:
         if not self.closed:

@@ -71,6 +71,9 @@ class RemoteHooks:
     forget_stop_state: Callable[[], None]
     policy: Callable[[int], SignalPolicy]
     record_exit: Callable[[int | None], None]  # gdb's $_exitcode
+    # Work for the engine's thread after what it does now, not waited for (a broken link
+    # found in the middle of a command is told once that command is done)
+    post_on_engine: Callable[[Callable[[], object]], None] | None = None
 
 
 class RemoteSession:
@@ -114,6 +117,7 @@ class RemoteSession:
         process = RemoteProcess.connect(_channel_name(target), extended=extended)
         process.on_event = self._events.put
         self.process, self._program = process, program
+        process.client.connection.on_closed = functools.partial(self._link_broken, process)
         if not process.live:  # extended-remote and no process yet
             self.connection = RemoteConnected(target, extended, None, None)
             return self.connection
@@ -377,16 +381,22 @@ class RemoteSession:
         self._hooks.forget_stop_state()  # a condition or a plan reads this stop afresh
         try:
             event = process.take(reply)
-        except RemoteError as error:
+        except (RemoteError, ValueError) as error:
+            # No event to tell, and the stub's state unknown: the link is given up (its
+            # loss is told), never a front end left waiting for a stop
             log.warning("remote stop: %s", error)
             self._waiting = False
+            process.client.connection.abandon(f"A stop reply we cannot take: {error}")
             return False
         then, self._at_stop = self._at_stop, None
         if then is not None and isinstance(event, Stopped):  # kill or detach asked meanwhile
             self._waiting = False
             self._plan = None
             self._drop_plan_traps()
-            then()
+            try:
+                then()
+            except TargetError as error:  # the link broke: its loss is told instead
+                log.info("at the stop: %s", error)
             return False
         if isinstance(event, Exited):
             self._waiting = False
@@ -397,7 +407,7 @@ class RemoteSession:
         self.judging = True  # a condition's call into the program leaves the report to us
         try:
             report = self._judge(process, event)
-        except (TargetError, OSError) as error:
+        except Exception as error:  # a reply read wrong (TargetError, ValueError...): the stop as it came
             log.warning("remote stop at %s: %s", event.address, error)
             report = event
         finally:
@@ -405,6 +415,8 @@ class RemoteSession:
         if report is None:
             return process.running
         self._waiting = False
+        if process.client.connection.closed:
+            return False  # the link broke as the stop was judged: its loss is told instead
         self._publish(process, report)
         return False
 
@@ -417,6 +429,16 @@ class RemoteSession:
         self._end_process(exited)
         if not process.extended:
             self._drop_connection()
+
+    def _link_broken(self, process: RemoteProcess, why: str) -> None:
+        """The link to `process`'s stub broke (on any thread, maybe in the middle of a
+        command): the session ends its process once that command is done."""
+        lost = functools.partial(self._connection_lost, process, why)
+        post = self._hooks.post_on_engine
+        if post is not None:
+            post(lost)
+        else:
+            threading.Thread(target=self._call, args=(lost,), name="aliceserver-remote-lost", daemon=True).start()
 
     def _connection_lost(self, process: RemoteProcess, why: str) -> None:
         self._waiting = False
