@@ -70,10 +70,4 @@ def stale(differences: Sequence[Explainable], *tables: Sequence[Explained]) -> l
 
 
 # source_diff.py's known bugs (subject: the scenario's name, path: `stop N`, kind: the aspect).
-SOURCE_KNOWN_BUGS: tuple[Explained, ...] = (
-    Explained("glibc's __pthread_kill_implementation (inlined, -O2) at a SIGUSR1 stop: gdb takes "
-              "no_tid from its DW_OP_entry_value at the caller's call site (no_tid@entry=0) and "
-              "lists both `ret`s (the function's and a nested block's); the engine says "
-              "<optimized out> and lists one. The same live and over a stub.",
-              kind="^(arguments|locals)$", subject="^basic-signal-stop$", path="^stop 0$"),  # fmt: skip
-)
+SOURCE_KNOWN_BUGS: tuple[Explained, ...] = ()

@@ -54,7 +54,10 @@ def crash_details(debugger: IDebugger, stop: Stopped) -> dict[str, Any]:
         for scope in (VariableScope.ARGUMENTS, VariableScope.LOCALS):
             try:
                 variables = debugger.frame_variables(tid, frame.level, scope)
-                details[scope.value] = {v.name: v.value for v in variables}
+                named: dict[str, str] = {}
+                for v in variables:  # a shadowed local comes after the one hiding it
+                    named.setdefault(v.name, v.value)
+                details[scope.value] = named
             except AliceError as error:
                 details[f"{scope.value}_error"] = str(error)
     return details

@@ -170,7 +170,15 @@ def _scope_variables(
         returned = session.state.return_value.get(frame.thread_id)
         if returned is not None:
             result.append((VariableInfo(_RETURN_VALUE, returned.type, returned.value), None))
+    named: set[str] = set()
     for info in infos:
+        # A local hidden by an inner one of its name (listed after it, as gdb's info
+        # locals): no expression names it, so it gets none.
+        shadowed = ref.scope is VariableScope.LOCALS and info.name in named
+        named.add(info.name)
+        if shadowed:
+            result.append((info, None))
+            continue
         if hex_format and not info.error:
             try:
                 info = debugger.evaluate(info.name, frame.thread_id, frame.level, "x",

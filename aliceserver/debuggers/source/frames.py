@@ -15,6 +15,7 @@ from aliceserver.debuggers.events import StopReason
 from aliceserver.debuggers.model import (
     DynamicTypes,
     FrameDetails,
+    Module,
     StackFrame,
     VariableInfo,
     VariableScope,
@@ -35,6 +36,7 @@ from aliceserver.debuggers.source.variables import (
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.tailcalls import tail_call_frames
 from aliceserver.debuggers.symbols.dwarf.unwind import (
     StackUnwinder,
     UnwindLookups,
@@ -66,6 +68,10 @@ class CallFrames(Protocol):
     def through_calls(
         self, frames: list[UnwoundFrame], pid: int, unwind: Unwind, limit: int
     ) -> list[UnwoundFrame]: ...
+
+
+def _same(caller: CallerFrame) -> CallerFrame:
+    return caller
 
 
 def dummy_stack_frame(frame: UnwoundFrame) -> StackFrame:
@@ -303,7 +309,40 @@ class Frames:
         merged = replace(frame, registers={**callee.registers, **frame.registers})
         view = FrameView(merged, module.base, self._read_visible, self._write_visible, None, 0,
                          partial(self._caller_frame, thread_id, frame, floats), floats)  # fmt: skip
-        return CallerFrame(view, symbols)
+        return self._through_tail_calls(CallerFrame(view, symbols), callee, merged, module, floats)
+
+    def _through_tail_calls(
+        self, caller: CallerFrame, callee: UnwoundFrame, frame: UnwoundFrame, module: Module,
+        floats: FloatRegisters | None,
+    ) -> CallerFrame:  # fmt: skip
+        """The caller as gdb's dwarf2 tail-call frames make it: where the caller's call
+        site reaches `callee`'s function through tail calls (tailcalls.py), a virtual frame
+        for each, the nearest first. They keep the caller's registers but the pc (their
+        call site's return) and the stack pointer (the callee's entry one, as if each
+        call had pushed its return address), and share the callee's CFA."""
+        if frame.method != "cfi" or callee.cfa is None or callee.signal_trampoline:
+            return caller
+        in_block = callee.pc if callee.level == 0 or callee.method == "signal" else callee.pc - 1
+        if self._source.symbols.module_at(in_block) is not module:
+            return caller  # gdb could follow a tail call into another module; rare, not done
+        symbols = caller.symbols
+        cu = symbols.units.cu_for_address(in_block - module.base)
+        at = None if cu is None else symbols.units.function_die_at(cu, in_block - module.base)
+        function = None if at is None else symbols.function_address(at.subprogram)
+        if function is None:
+            return caller
+        pcs = tail_call_frames(symbols, frame.pc - module.base, function)
+        arch = frame.arch
+        sp_name, entry_offset = arch.entry_cfa()
+        for pc in reversed(pcs):  # the outermost first: each is the caller of the next one
+            registers = {**frame.registers, arch.pc: pc + module.base}
+            if sp_name == arch.sp:
+                registers[sp_name] = callee.cfa - entry_offset
+            virtual = replace(frame, pc=pc + module.base, cfa=callee.cfa, registers=registers, method="tailcall")
+            view = FrameView(virtual, module.base, self._read_visible, self._write_visible, None, 0,
+                             partial(_same, caller), floats)  # fmt: skip
+            caller = CallerFrame(view, symbols)
+        return caller
 
     def physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
         """Shown frame `level` as (physical frame index, inlined calls out from its innermost)."""

@@ -459,8 +459,8 @@ def scope_values(
         return []
     if scope is VariableScope.ARGUMENTS:
         variables = frame_scope.arguments()
-    elif scope is VariableScope.LOCALS:
-        variables = frame_scope.locals()
+    elif scope is VariableScope.LOCALS:  # as gdb's info locals: shadowed names too
+        variables = frame_scope.locals(include_shadowed=True)
     else:
         variables = []
         for name in _cu_global_names(frame_scope.cu):

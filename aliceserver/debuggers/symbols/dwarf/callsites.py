@@ -186,11 +186,11 @@ def _parameter(
     caller: CallerFrame, function_pc: int, slot: EntrySlot, callee: ModuleSymbols | None, callee_ctx: FrameContext
 ) -> DIE:
     symbols, ctx = caller.symbols, caller.ctx
-    site = _call_site(symbols, ctx.pc - ctx.load_bias)
+    site = call_site(symbols, ctx.pc - ctx.load_bias)
     if site is None:
         raise NoEntryValue(f"DW_OP_entry_value resolving cannot find DW_TAG_call_site {ctx.pc:#x} "
                            f"in {symbol_name(symbols, ctx, ctx.pc)}")
-    target = _target(symbols, site, ctx)
+    target = call_target(symbols, site, ctx)
     if target != function_pc:
         raise NoEntryValue(
             f"DW_OP_entry_value resolving expects callee {symbol_name(symbols, ctx, target)} at {target:#x} "
@@ -206,20 +206,20 @@ def _parameter(
                        f"at {symbol_name(symbols, ctx, ctx.pc)}")
 
 
-def _call_site(symbols: ModuleSymbols, return_pc: int) -> DIE | None:
-    """The call site returning to link-time `return_pc` (looked up at return_pc - 1: a tail
+def call_site(symbols: ModuleSymbols, returns_to: int) -> DIE | None:
+    """The call site returning to link-time `returns_to` (looked up at returns_to - 1: a tail
     call's return pc may lie past its function)."""
-    if return_pc in symbols.call_site_at:
-        return symbols.call_site_at[return_pc]
-    found = symbols.call_site_at[return_pc] = _find_call_site(symbols, return_pc)
+    if returns_to in symbols.call_site_at:
+        return symbols.call_site_at[returns_to]
+    found = symbols.call_site_at[returns_to] = _find_call_site(symbols, returns_to)
     return found
 
 
-def _find_call_site(symbols: ModuleSymbols, return_pc: int) -> DIE | None:
-    cu = symbols.units.cu_for_address(return_pc - 1)
+def _find_call_site(symbols: ModuleSymbols, returns_to: int) -> DIE | None:
+    cu = symbols.units.cu_for_address(returns_to - 1)
     if cu is None:
         return None
-    at = symbols.units.function_die_at(cu, return_pc - 1)
+    at = symbols.units.function_die_at(cu, returns_to - 1)
     if at is None:
         return None
     # Every frame blocked in the same call asks again (1,000 threads in one futex wait):
@@ -227,23 +227,23 @@ def _find_call_site(symbols: ModuleSymbols, return_pc: int) -> DIE | None:
     sites = symbols.call_sites.get(at.subprogram.offset)
     if sites is None:
         sites = {}
-        for site in _sites_under(at.subprogram):
-            site_return = _return_pc(site)
+        for site in sites_under(at.subprogram):
+            site_return = return_pc(site)
             if site_return is not None:
                 sites.setdefault(site_return, site)
         symbols.call_sites[at.subprogram.offset] = sites
-    return sites.get(return_pc)
+    return sites.get(returns_to)
 
 
-def _sites_under(die: DIE) -> Iterator[DIE]:
+def sites_under(die: DIE) -> Iterator[DIE]:
     for child in children(die):
         if child.tag in _CALL_SITES:
             yield child
         elif child.tag in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"):
-            yield from _sites_under(child)
+            yield from sites_under(child)
 
 
-def _return_pc(site: DIE) -> int | None:
+def return_pc(site: DIE) -> int | None:
     value = attr_value(site, "DW_AT_call_return_pc")
     if value is None:
         value = attr_value(site, "DW_AT_low_pc")  # DW_TAG_GNU_call_site
@@ -258,7 +258,7 @@ def _attr_block(die: DIE, *names: str) -> bytes | None:
     return None
 
 
-def _target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> int:
+def call_target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> int:
     """The runtime address the call site calls; `ctx` None: a direct call's only (gdb
     reads an indirect target only in an unwound caller frame)."""
     for name in ("DW_AT_call_origin", "DW_AT_abstract_origin"):
@@ -300,7 +300,7 @@ def _origin_address(symbols: ModuleSymbols, site: DIE, origin: DIE, ctx: FrameCo
 def _unspecified_target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> NoEntryValue:
     if ctx is None:
         return NoEntryValue("DW_AT_call_target is not specified at DW_TAG_call_site")
-    pc = (_return_pc(site) or 0) + ctx.load_bias
+    pc = (return_pc(site) or 0) + ctx.load_bias
     return NoEntryValue(f"DW_AT_call_target is not specified at {pc:#x} in {symbol_name(symbols, ctx, pc)}")
 
 
@@ -328,10 +328,10 @@ def _search_self_tail_call(symbols: ModuleSymbols, function: int, ctx: FrameCont
         at = None if cu is None else symbols.units.function_die_at(cu, address)
         if at is None:
             continue
-        for site in _sites_under(at.subprogram):
+        for site in sites_under(at.subprogram):
             if not (attr_value(site, "DW_AT_call_tail_call") or attr_value(site, "DW_AT_GNU_tail_call")):
                 continue
-            target = _target(symbols, site, None)
+            target = call_target(symbols, site, None)
             if target == function:
                 pc = function + ctx.load_bias
                 raise NoEntryValue(f'DW_OP_entry_value resolving has found function "{symbol_name(symbols, ctx, pc)}" '

@@ -131,6 +131,8 @@ class ModuleSymbols:
         self.call_site_at: dict[int, DIE | None] = {}  # by return pc, from call_sites
         # (function, load bias) -> why its entry values are not trusted (tail calls to itself)
         self.tail_call_checks: dict[tuple[int, int], str | None] = {}
+        # (caller's return pc, callee) -> pcs of the tail calls between them (tailcalls.py)
+        self.tail_chains: dict[tuple[int, int], tuple[int, ...]] = {}
         self._function_addresses: dict[tuple[bool, int], int | None] = {}  # by DIE
 
     @property
