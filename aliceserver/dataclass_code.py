@@ -26,6 +26,9 @@ from types import CodeType
 from typing import Any
 
 _FILE_NAME = f"dataclass_methods.{sys.implementation.cache_tag}.codes"
+# The local through which the generated source names the return type, as each version's
+# dataclasses calls it (the same source, so the same code as dataclasses' own).
+_RETURN_TYPE = "_return_type" if sys.version_info < (3, 12) else "__dataclass_return_type__"
 _MAX_ENTRIES = 16_000  # about 16 MB: a file grown past this (many versions' methods) restarts
 
 
@@ -81,8 +84,8 @@ class DataclassCodeCache:
             locals = {}
         return_annotation = ""
         if return_type is not dataclasses.MISSING:
-            locals["_return_type"] = return_type
-            return_annotation = "->_return_type"
+            locals[_RETURN_TYPE] = return_type
+            return_annotation = f"->{_RETURN_TYPE}"
         joined_args = ",".join(args)
         joined_body = "\n".join(f"  {b}" for b in body)
         text = f" def {name}({joined_args}){return_annotation}:\n{joined_body}"
