@@ -2,7 +2,7 @@
 
 - `info locals` (and MI's lists of locals) show every enclosing block's locals, the
   innermost first, a name hidden by an inner one of the same name too;
-- an entry value read through tail calls: `raise` calls __pthread_kill, which jumps to
+- entry values read through tail calls (tail_entry.c, and glibc's): `raise` calls __pthread_kill, which jumps to
   __pthread_kill_implementation (DW_AT_call_tail_call), so gdb takes no_tid@entry=0 from
   __pthread_kill's call site (its virtual tail-call frame), and signo@entry through it from
   raise's. That needs glibc's debug file (libc6-dbg): skipped where gdb finds no such frame.
@@ -42,6 +42,16 @@ def test_mi_lists_shadowed_locals_like_gdb(builder: Builder, tmp_path: Path) -> 
     assert _mi_locals(program, tmp_path, gdb=False) == _mi_locals(program, tmp_path, gdb=True)
 
 
+def test_entry_values_through_tail_calls_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """middle jumps to impl: impl's entry values come from middle's call site (a=a@entry=5,
+    where a is dead); choose reaches impl directly and through relay: no entry values."""
+    program = builder.build("tail_entry", ("-g", "-O2"))
+    impl = marker_line("tail_entry.c", "impl")
+    got = assert_like_gdb([*ex(f"break tail_entry.c:{impl}", "run", "frame", "info args", "continue", "frame",
+                               "info args"), str(program)], tmp_path)  # fmt: skip
+    assert "a=a@entry=5" in got.stdout
+
+
 def _signal_frame(program: Path, cwd: Path, *, gdb: bool) -> list[object]:
     """At the SIGUSR1 stop: frame 0's function and arguments, then its variables (entry
     values and locals) as MI lists them."""
@@ -52,16 +62,24 @@ def _signal_frame(program: Path, cwd: Path, *, gdb: bool) -> list[object]:
         frame = mi.stopped().results["frame"]
         assert isinstance(frame, Tuple)
         seen: list[object] = [frame.get("func"), frame.get("args")]
-        for command in ("-stack-list-variables 1", "-stack-list-arguments 1 0 0", "-stack-list-locals 1"):
+        for command in (
+            "-stack-list-variables 1",
+            "-stack-list-arguments 1 0 0",
+            "-stack-list-locals 1",
+        ):
             seen.append(mi.ok(command).results)
         return seen
     finally:
         mi.close()
 
 
-def test_libc_signal_frame_entry_values_and_locals_like_gdb(builder: Builder, tmp_path: Path) -> None:
+def test_libc_signal_frame_entry_values_and_locals_like_gdb(
+    builder: Builder, tmp_path: Path
+) -> None:
     program = builder.build("src_basic")
     expected = _signal_frame(program, tmp_path, gdb=True)
     if expected[0] != "__pthread_kill_implementation" or "no_tid@entry" not in repr(expected):
-        pytest.skip("gdb shows no tail-called __pthread_kill_implementation here (libc6-dbg, glibc 2.34+)")
+        pytest.skip(
+            "gdb shows no tail-called __pthread_kill_implementation here (libc6-dbg, glibc 2.34+)"
+        )
     assert _signal_frame(program, tmp_path, gdb=False) == expected

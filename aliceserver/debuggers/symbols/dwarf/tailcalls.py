@@ -116,7 +116,9 @@ def _tail_calls_of(symbols: ModuleSymbols, function: int) -> list[DIE]:
     cu = symbols.units.cu_for_address(function)
     at = None if cu is None else symbols.units.function_die_at(cu, function)
     if at is None or symbols.function_address(at.subprogram) != function:
-        raise NoEntryValue(f"DW_TAG_call_site resolving failed to find function name for address {function:#x}")
+        raise NoEntryValue(
+            f"DW_TAG_call_site resolving failed to find function name for address {function:#x}"
+        )
     sites = [
         site for site in sites_under(at.subprogram)
         if attr_value(site, "DW_AT_call_tail_call") or attr_value(site, "DW_AT_GNU_tail_call")
