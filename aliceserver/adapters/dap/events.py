@@ -165,9 +165,10 @@ class EventTranslator:
             self._send("terminated")
 
     def _process(self, event: ev.ProcessStarted) -> None:
+        remote = self.session.state.behind_stub  # a stub holds it: we attach to the stub
         self._send("process", {
-            "name": event.program, "systemProcessId": event.pid, "isLocalProcess": True,
-            "startMethod": "attach" if event.attached else "launch", "pointerSize": 64,
+            "name": event.program, "systemProcessId": event.pid, "isLocalProcess": not remote,
+            "startMethod": "attach" if event.attached or remote else "launch", "pointerSize": 64,
         })  # fmt: skip
 
     def _output(self, category: str, text: str) -> None:

@@ -60,7 +60,7 @@ def launch(session: DapSession, args: Arguments, address: str, config: LaunchCon
     debugger = _remote_debugger(session, "launch")
     extended = _extended(args, True)
     program = config.program if config is not None else None
-    connected = debugger.connect_remote(address, extended=extended, program=program)
+    connected = _connect(session, debugger, address, extended, program)
     if connected.process is not None:
         return connected  # gdbserver started it (cpptools' launch with miDebuggerServerAddress)
     try:
@@ -68,7 +68,7 @@ def launch(session: DapSession, args: Arguments, address: str, config: LaunchCon
             raise InvalidArguments(f"launch: the stub at {address} debugs no process: give 'program' to run one")
         session.debugger.launch(config)  # vRun, held at its first instruction
     except AliceError as error:
-        _let_go(debugger)
+        _let_go(session, debugger)
         if isinstance(error, InvalidArguments):
             raise
         raise TargetError(f"launch: the stub at {address} could not run {program}: {error}") from error
@@ -79,13 +79,13 @@ def attach(session: DapSession, args: Arguments, address: str, pid: int | None) 
     """Connect; debug what the stub holds (or, with `pid`, attach the stub to it)."""
     debugger = _remote_debugger(session, "attach")
     program = args.opt_string("program") or None
-    connected = debugger.connect_remote(address, extended=_extended(args, pid is not None), program=program)
+    connected = _connect(session, debugger, address, _extended(args, pid is not None), program)
     held = connected.process
     if held is not None and pid is not None and held.pid != pid:
-        _let_go(debugger)
+        _let_go(session, debugger)
         raise TargetError(f"attach: the stub at {address} debugs process {held.pid}, not {pid}")
     if held is None and pid is None:
-        _let_go(debugger)
+        _let_go(session, debugger)
         raise InvalidArguments(f"attach: the stub at {address} debugs no process: give 'pid' to attach "
                                "to one, or launch with 'program' to run one")  # fmt: skip
     if held is None and pid is not None:
@@ -94,12 +94,25 @@ def attach(session: DapSession, args: Arguments, address: str, pid: int | None) 
             session.debugger.attach(pid)
         except AliceError:
             session.state.swallow_attach_stop = False
-            _let_go(debugger)
+            _let_go(session, debugger)
             raise
     return connected
 
 
-def _let_go(debugger: RemoteTargets) -> None:
+def _connect(session: DapSession, debugger: RemoteTargets, address: str, extended: bool,
+             program: str | None) -> RemoteConnected:  # fmt: skip
+    """connect_remote, the session knowing first that its process is behind a stub (the
+    `process` event it causes says so)."""
+    session.state.behind_stub = True
+    try:
+        return debugger.connect_remote(address, extended=extended, program=program)
+    except BaseException:
+        session.state.behind_stub = False
+        raise
+
+
+def _let_go(session: DapSession, debugger: RemoteTargets) -> None:
+    session.state.behind_stub = False
     try:
         debugger.disconnect_remote()
     except AliceError as error:

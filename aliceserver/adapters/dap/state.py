@@ -67,6 +67,7 @@ class SessionState:
     stop_on_entry: bool = False  # attach (or launch on a stub): report where it stands instead of resuming
     pausing: bool = False  # a pause request waits for its stop
     entry_thread: int | None = None  # on a stub: the thread of the stop found on connecting
+    behind_stub: bool = False  # the process is a stub's (gdbserver...): not a local one
     # C++ pointers and references shown as their objects' dynamic types, as lldb-vscode
     # does; launch/attach `"dynamicTypes": false` turns it off (lldb-vscode has no such key).
     dynamic: DynamicTypes = DynamicTypes.POINTERS | DynamicTypes.MEMBERS
