@@ -67,7 +67,7 @@ def test_console_matches_gdb(program: Path, commands: list[str], backend: str, t
     expected = gdb_outputs(program, commands)
     assert expected[0].startswith("$1 = "), expected[0]  # the oracle ran
     got = console_at(program, LOCATION, commands, gdb_env(), core_of_stop(backend, tmp_path))
-    assert list(zip(commands, got)) == list(zip(commands, expected))
+    assert list(zip(commands, got, strict=False)) == list(zip(commands, expected, strict=False))
 
 
 def test_frame_variables_match_gdb(
@@ -78,7 +78,7 @@ def test_frame_variables_match_gdb(
         program, [f"break {LOCATION}", "run", "info locals", *[f"whatis {n}" for n in names]],
         env=gdb_env(),
     )  # fmt: skip
-    types = {n: r.output.strip().removeprefix("type = ") for n, r in zip(names, replies[3:])}
+    types = {n: r.output.strip().removeprefix("type = ") for n, r in zip(names, replies[3:], strict=True)}
     launch(debugger, program, env=gdb_env())
     [location] = debugger.resolve_location(LOCATION)
     debugger.insert_breakpoint(location.address)

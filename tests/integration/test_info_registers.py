@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, ex, normalized, ours, theirs, needs_gdb
+from tests.support.batch import assert_like_gdb, ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]

@@ -4,8 +4,6 @@ breakpoint table no addr column, and an argument whose value printed empty no va
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.integration.test_break_conditions import _mi_records
