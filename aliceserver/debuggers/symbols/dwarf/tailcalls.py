@@ -75,6 +75,7 @@ def find_chain(symbols: ModuleSymbols, caller_return: int, callee: int) -> TailC
     result: TailChain | None = None
     path: list[tuple[DIE, list[DIE]]] = []  # each tail call site taken, with its later siblings
     on_path: set[int] = set()  # gdb's addr_hash: the path's return pcs
+    tail_lists: dict[int, list[DIE]] = {}  # a function is visited by every path through it
     current, steps = site, 0
     while True:
         steps += 1
@@ -88,7 +89,9 @@ def find_chain(symbols: ModuleSymbols, caller_return: int, callee: int) -> TailC
             if result is None:
                 return None
         else:
-            options = _tail_calls_of(symbols, target)
+            if target not in tail_lists:
+                tail_lists[target] = _tail_calls_of(symbols, target)
+            options = tail_lists[target]
             if options:
                 candidate, rest = options[0], options[1:]
         while True:  # enter the candidate, else the next sibling of a site backed out of
