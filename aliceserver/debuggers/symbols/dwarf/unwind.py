@@ -37,6 +37,8 @@ GREG_NAMES = x86_64.GREG_NAMES
 
 _MAX_EXPRESSION_STEPS = 10_000  # DW_OP_bra can loop
 _BATCH_SPAN = 512  # saved registers within this many bytes are read with one read
+_PAGE = 4096  # the stack is read in pages for a backtrace...
+_SMALL_BLOCK = 256  # ...in smaller blocks for frame 0 alone (a stop's report)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,9 @@ class StackUnwinder:
     def extend(self, limit: int) -> list[UnwoundFrame]:
         """The frames, unwound to `limit` of them (or all there are)."""
         frames, symbols, tables, arch = self.frames, self._symbols, self._tables, self._arch
-        read = _StackPages(self._read)  # memory is read for this call only: it may be written after
+        # Memory is read for this call only (it may be written after); a stop's frame 0 alone
+        # needs a few words, and over a stub a page is 8 KiB of hex to decode at each stop.
+        read = _StackPages(self._read, _SMALL_BLOCK if limit <= 1 else _PAGE)
         rows, symbols_at = self._lookups.rows, self._lookups.symbols
         regs, method, undefined, exact_pc = self._regs, self._method, self._undefined, self._exact_pc
         while not self.done and len(frames) < limit:
@@ -168,25 +172,25 @@ class StackUnwinder:
 
 
 class _StackPages:
-    """Reads served from 4 KiB pages, each read once: a deep recursion's frames lie side by
-    side, and a read of its own per frame was a third of a frame's cost."""
+    """Reads served from aligned blocks (4 KiB pages, or smaller ones for a frame alone),
+    each read once: a deep recursion's frames lie side by side, and a read of its own per
+    frame was a third of a frame's cost."""
 
-    _PAGE = 4096
-
-    def __init__(self, read: ReadMemory) -> None:
+    def __init__(self, read: ReadMemory, block: int = _PAGE) -> None:
         self._read = read
+        self._block = block
         self._pages: dict[int, bytes | None] = {}  # None: unreadable as a whole
 
     def __call__(self, address: int, size: int) -> bytes:
-        page = address & ~(self._PAGE - 1)
+        page = address & ~(self._block - 1)
         offset = address - page
-        if offset + size > self._PAGE:
+        if offset + size > self._block:
             return self._read(address, size)
         if page in self._pages:
             data = self._pages[page]
         else:
             try:
-                data = self._read(page, self._PAGE)
+                data = self._read(page, self._block)
             except TargetError:
                 data = None
             self._pages[page] = data
