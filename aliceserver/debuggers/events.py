@@ -87,7 +87,9 @@ class ProcessStarted:
 
 @dataclass(frozen=True, slots=True)
 class Output:
-    category: str  # "stdout", "stderr" (the program) or "console" (the debugger)
+    # "stdout", "stderr" (the program), "console" or "warning" (the debugger's, with
+    # gdb's "warning: " before it)
+    category: str
     text: str
 
 

@@ -66,12 +66,13 @@ def _read_until(
 @contextmanager
 def gdbserver(
     program: Path | None, args: Sequence[str] = (), *, multi: bool = False,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str] | None = None, wrapper: Sequence[str] = (),
 ) -> Iterator[GdbServer]:
     """`gdbserver 127.0.0.1:0 PROGRAM ARGS...` (or `--multi` without a program), in `env`
-    (the program's environment too); on the way out gdbserver and the program it started
-    are killed, and the program must be gone."""
-    command = [gdbserver_path(), *(["--multi"] if multi else []), "127.0.0.1:0"]
+    (the program's environment too), run by `wrapper` (a command that ends in exec'ing
+    its arguments); on the way out gdbserver and the program it started are killed, and
+    the program must be gone."""
+    command = [*wrapper, gdbserver_path(), *(["--multi"] if multi else []), "127.0.0.1:0"]
     if program is not None:
         command += [str(program), *args]
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -27,6 +27,12 @@ def ranges(module: Module) -> list[Value]:
     return [{"from": hex16(low), "to": hex16(high)}]
 
 
+def range_field(module: Module) -> list[tuple[str, Value]]:
+    """MI's `ranges` of a library: none for one whose file was found nowhere (gdb knows
+    no addresses of it)."""
+    return [("ranges", ranges(module))] if module.high else []
+
+
 def _matching(ctx: Context, pattern: str | None) -> list[Module]:
     libraries = ctx.session.inferior.libraries
     if pattern is None:
@@ -55,7 +61,7 @@ def relist(ctx: Context) -> None:
     for module in inferior.libraries:
         ctx.session.notify("library-loaded", [
             *library_names(module), ("symbols-loaded", "0"),
-            ("thread-group", f"i{inferior.number}"), ("ranges", ranges(module)),
+            ("thread-group", f"i{inferior.number}"), *range_field(module),
         ])  # fmt: skip
 
 
@@ -75,7 +81,8 @@ def info_sharedlibrary(ctx: Context, text: str) -> None:
         debug = not read or debugger.has_debug_info(module.path)
         missing = missing or not debug
         shown_read = "No" if not read else "Yes" if debug else "Yes (*)"
-        ctx.console(f"{hex16(low)}  {hex16(high)}  {shown_read:<11} {module.path}\n")
+        where = f"{hex16(low)}  {hex16(high)}" if module.high else " " * 38  # no file: no addresses
+        ctx.console(f"{where}  {shown_read:<11} {module.path}\n")
     if missing:
         ctx.console(MISSING_DEBUG_INFO)
 
@@ -87,7 +94,7 @@ def _file_list_shared_libraries(ctx: Context, args: list[str]) -> Reply:
     libraries: list[Value] = [
         {**dict(library_names(module)),
          "symbols-loaded": "1" if ctx.session.debugger.symbols_loaded(module.path) else "0",
-         "thread-group": "i1", "ranges": ranges(module)}
+         "thread-group": "i1", **dict(range_field(module))}
         for module in _matching(ctx, args[0] if args else None)
     ]  # fmt: skip
     return [("shared-libraries", libraries)]

@@ -74,7 +74,7 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
             inferior.libraries.append(event.module)
             session.notify("library-loaded", [
                 *libraries.library_names(event.module), ("symbols-loaded", "0"),
-                ("thread-group", f"i{session.inferior.number}"), ("ranges", libraries.ranges(event.module)),
+                ("thread-group", f"i{session.inferior.number}"), *libraries.range_field(event.module),
             ])
             _breakpoints_modified(session)
     elif isinstance(event, ev.ModuleUnloaded):
@@ -91,6 +91,10 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
     elif isinstance(event, ev.Output):
         if event.category in ("stdout", "stderr"):
             session.program_output(event.text)
+        elif event.category == "warning":  # the debugger's, on gdb's stderr
+            for ui in session.uis:
+                if not ui.closed:
+                    ui.log(event.text)
         else:
             session.console_all(event.text)
     elif isinstance(event, ev.Stopped):

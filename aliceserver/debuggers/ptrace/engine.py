@@ -26,11 +26,12 @@ from aliceserver.debuggers.events import (
     BreakpointChanged,
     ModuleLoaded,
     ModuleUnloaded,
+    Output,
     Stopped,
     StopReason,
 )
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
-from aliceserver.debuggers.librarypaths import LibraryPaths
+from aliceserver.debuggers.librarypaths import TARGET_PREFIX, LibraryPaths
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
@@ -87,8 +88,10 @@ from aliceserver.debuggers.ptrace.tracer import Tracer
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.remote.calls import RemoteCaller
+from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.session import RemoteHooks, RemoteSession
+from aliceserver.debuggers.remote.targetfiles import TargetFiles, target_files
 from aliceserver.debuggers.remote.watches import scope_return_address
 from aliceserver.debuggers.signals import default_policy
 from aliceserver.debuggers.source.dollars import SessionDollars
@@ -151,7 +154,10 @@ class PtraceDebugger:
             process=lambda: self.process, remote=lambda: self._remote.live(),
         )  # fmt: skip
         self.library_paths = LibraryPaths()  # the session's sysroot and solib-search-path
+        self._remote_address = ""  # the stub's, as given (its files' part of the cache)
+        self._remote_files: tuple[RemoteClient, TargetFiles | None] | None = None
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw, self.library_paths)
+        self._tracker.warn = lambda text: self._events.put(Output("warning", f"warning: {text}\n"))
         rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
         self._variables = VariableStore(self._access.symbolize, rtti)
         self._variables.printers = printer_host(lambda: self._source)
@@ -591,6 +597,7 @@ class PtraceDebugger:
 
     # --- remote targets (remote/session.py, routing.py) -------------------------------
     def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None) -> RemoteConnected:
+        self._remote_address = target
         return self._run.connect_remote(target, extended, program)
 
     def disconnect_remote(self) -> None:
@@ -606,8 +613,10 @@ class PtraceDebugger:
         """A process behind the stub: its symbols, the loader's trap, the user's traps, as
         `_load_image` for a live one; the libraries announced."""
         self._new_source_symbols()
+        files = self._target_files(process)
         try:
-            loaded, r_brk = self._tracker.start(process.pid, process.auxv(), program or process.executable(), [])
+            exe = program or (TARGET_PREFIX if files is not None else "") + process.executable()
+            loaded, r_brk = self._tracker.start(process.pid, process.auxv(), exe, [], local_files=files is None)
             linked, _ = self._tracker.sync()  # attached to a running program: its libraries
         except (AliceError, OSError) as error:
             log.warning("no symbols for the remote process %d: %s", process.pid, error)
@@ -620,6 +629,19 @@ class PtraceDebugger:
         self._remote.traps.place_all()
         self._locations.bind_all(new_image=True)
         return [module.path for module in loaded + linked if not module.is_main]
+
+    def _target_files(self, process: RemoteProcess) -> TargetFiles | None:
+        """The stub's files read through it (gdb's sysroot `target:`), once per link; the
+        ELF cache reads `target:` paths from their copies."""
+        if self._remote_files is None or self._remote_files[0] is not process.client:
+            files = target_files(process.client, self.library_paths, self._index_cache.directory,
+                                 self._remote_address, self._events.put)  # fmt: skip
+            self._remote_files = (process.client, files)
+        files = self._remote_files[1]
+        if files is not None:
+            files.pid = process.pid
+        self._elf_cache.target_files = files.local_copy if files is not None else None
+        return files
 
     # --- call tracing (calltrace.py) -----------------------------------------------------
     def functions(self) -> list[FunctionSymbol]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -48,6 +48,8 @@ class LibraryTracker:
         self._found: dict[str, str] = {}  # a library's name -> the file read for it
         self._target_names: dict[str, str] = {}  # and back, where they differ
         self._found_version = -1
+        symbols.target_name = lambda path: self._target_names.get(path, path)
+        self.warn: Callable[[str], None] = lambda text: None  # gdb's warnings, without "warning: "
         self._cache = cache
         self._read = read
         self._r_debug: int | None = None
@@ -138,7 +140,18 @@ class LibraryTracker:
             log.debug("reading the link map: %s", error)
             return [], []
         loaded, unloaded = self.symbols.sync_link_map([self._found_file(self._opened_file(entry)) for entry in entries])
+        self._warn_missing([module for module in loaded if self.symbols.is_missing(module)])
         return self._named(loaded), self._named(unloaded)
+
+    def _warn_missing(self, missing: list[Module]) -> None:
+        """gdb's update_solib_list: one warning for the libraries of one change found nowhere."""
+        if len(missing) == 1:
+            self.warn(f"Could not load shared library symbols for {missing[0].path}.\n"
+                      'Do you need "set solib-search-path" or "set sysroot"?')  # fmt: skip
+        elif missing:
+            self.warn(f"Could not load shared library symbols for {len(missing)} libraries, e.g. {missing[0].path}.\n"
+                      'Use the "info sharedlibrary" command to see the complete listing.\n'
+                      'Do you need "set solib-search-path" or "set sysroot"?')  # fmt: skip
 
     def _named(self, modules: list[Module]) -> list[Module]:
         """`modules` with the names the target gives them, where the sysroot made them others."""

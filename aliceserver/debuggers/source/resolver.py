@@ -166,7 +166,7 @@ class LocationResolver:
         if module is None or hit is None or hit[0].kind != "func" or hit[1] != 0:
             return address
         try:
-            code = ElfSections(module.path).read_address(address - module.base, 64)
+            code = ElfSections(image.path).read_address(address - module.base, 64)  # (a `target:` file's copy)
         except (AliceError, OSError) as error:
             log.debug("no code of %s at %#x: %s", module.path, address, error)
             return address

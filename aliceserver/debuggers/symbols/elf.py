@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from aliceserver.debuggers.symbols._elfread import ElfContents, read_elf
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+TARGET_FILE = "target:"  # librarypaths.TARGET_PREFIX: a file the target holds
 
 
 class ElfImage:
@@ -204,15 +207,20 @@ class ElfCache:
         self._capacity = capacity
         self._images: OrderedDict[tuple[str, int, int], ElfImage] = OrderedDict()
         self._lock = threading.Lock()
+        # A `target:PATH` (gdb's sysroot for the target's own files) -> this machine's
+        # copy of it, None where the target has none; None: no such files are read
+        self.target_files: Callable[[str], str | None] | None = None
 
     def get(self, path: str) -> ElfImage:
-        """The image of `path`, loaded or reused; TargetError as for ElfImage.load."""
+        """The image of `path` (`target:PATH` read from its copy), loaded or reused;
+        TargetError as for ElfImage.load."""
+        shown, path = path, self._local(path)
         real = os.path.realpath(path)
         try:
             st = os.stat(real)
         except OSError as exc:
             raise TargetError(
-                f"cannot read {path}: {exc.strerror or exc}", errno=exc.errno
+                f"cannot read {shown}: {exc.strerror or exc}", errno=exc.errno
             ) from exc
         key = (real, st.st_mtime_ns, st.st_size)
         with self._lock:
@@ -230,6 +238,14 @@ class ElfCache:
                 self._images.popitem(last=False)
         log.debug("loaded %s (%d cached)", path, len(self._images))
         return image
+
+    def _local(self, path: str) -> str:
+        if not path.startswith(TARGET_FILE):
+            return path
+        copy = self.target_files(path[len(TARGET_FILE) :]) if self.target_files is not None else None
+        if copy is None:
+            raise TargetError(f"cannot read {path}: No such file or directory", errno=errno.ENOENT)
+        return copy
 
     def clear(self) -> None:
         with self._lock:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 from bisect import bisect_right
+from collections.abc import Callable
 
 from aliceserver.debuggers.model import Module, SymbolLocation
 from aliceserver.debuggers.symbols.elf import ElfCache, ElfImage
 from aliceserver.debuggers.symbols.linkmap import LinkMapEntry
-from aliceserver.errors import AliceError
+from aliceserver.errors import AliceError, TargetError
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,10 @@ class ProcessSymbols:
         # reads their call frame information (mapped_module_at, mapped_image_of).
         self._unread: dict[str, tuple[Module, ElfImage]] = {}
         self._link_order: list[str] = []  # the libraries as the loader's list has them
+        # Libraries the loader lists whose file is found nowhere (the sysroot, the search
+        # path): gdb lists them, symbols not read, at no addresses
+        self._missing: dict[str, Module] = {}  # by the file path looked for
+        self.target_name: Callable[[str], str] = lambda path: path  # (LibraryTracker's)
 
     # --- the module list --------------------------------------------------------------
     def set_main(self, path: str, bias: int) -> Module:
@@ -86,6 +92,7 @@ class ProcessSymbols:
             self._failed.clear()
             self._nodes.clear()
             self._unread.clear()
+            self._missing.clear()
             self._link_order = []
             self._reindex()
 
@@ -128,12 +135,17 @@ class ProcessSymbols:
     def mapped_modules(self) -> list[Module]:
         """Every module the process maps: those with symbols, then those without."""
         with self._lock:
-            return [m for m, _ in (*self._modules, *self._unread.values())]
+            return [*(m for m, _ in (*self._modules, *self._unread.values())), *self._missing.values()]
 
     def unread_libraries(self) -> list[Module]:
-        """The mapped libraries whose symbols were dropped, in load order."""
+        """The mapped libraries whose symbols are not read (dropped, or no file found)."""
         with self._lock:
-            return [module for module, _ in self._unread.values()]
+            return [*(module for module, _ in self._unread.values()), *self._missing.values()]
+
+    def is_missing(self, module: Module) -> bool:
+        """Whether `module` is a library listed without a file (gdb warns of it)."""
+        with self._lock:
+            return any(known is module for known in self._missing.values())
 
     def mapped_module_at(self, address: int) -> Module | None:
         """The module mapping `address`, its symbols read or not (for unwinding)."""
@@ -196,17 +208,35 @@ class ProcessSymbols:
                 if wanted.get(module.path) != module.base:
                     del self._unread[module.path]
                     unloaded.append(module)
+            for path, module in list(self._missing.items()):
+                if wanted.get(path) != module.base:
+                    del self._missing[path]
+                    unloaded.append(module)
             for path, bias in wanted.items():
-                if path in self._by_path or path in self._unread or (main is not None and path == main.path):
+                if path in self._by_path or path in self._unread or path in self._missing:
                     continue
-                if (path, bias) in self._failed:
+                if (main is not None and path == main.path) or (path, bias) in self._failed:
                     continue
                 added = self.add_module(path, bias)
-                if added is None:
-                    self._failed.add((path, bias))
-                else:
+                if added is not None:
                     loaded.append(added)
+                elif not self._file_exists(path):
+                    # gdb names it as the target does (the file looked for is none)
+                    self._missing[path] = added = Module(self.target_name(path), bias, 0, 0)
+                    loaded.append(added)
+                else:
+                    self._failed.add((path, bias))
         return loaded, unloaded
+
+    def _file_exists(self, path: str) -> bool:
+        """False where no file is found for `path` (another failure: a file we cannot read)."""
+        try:
+            self._cache.get(path)
+        except TargetError as error:
+            return error.errno != errno.ENOENT
+        except AliceError:
+            return True
+        return True
 
     # --- lookups -----------------------------------------------------------------------
     def lookup_address(self, address: int) -> SymbolLocation:

@@ -160,9 +160,15 @@ def test_sync_link_map(program_pie: Path, library: Path, ctools: Any, tmp_path: 
         LinkMapEntry(LIB_BIAS, str(library), 0),
         LinkMapEntry(0x7F10_0000_0000, gone, 0),
     ]
+    broken = tmp_path / "broken.so"
+    broken.write_bytes(b"no ELF")
+    first.append(LinkMapEntry(0x7F18_0000_0000, str(broken), 0))
     loaded, unloaded = symbols.sync_link_map(first)
-    assert [m.path for m in loaded] == [str(library)] and unloaded == []
-    assert symbols.modules() == [main, *loaded]
+    # A file found nowhere is listed as gdb lists it, symbols not read, at no addresses;
+    # one that is there but unreadable is not
+    assert [(m.path, m.high) for m in loaded] == [(str(library), loaded[0].high), (gone, 0)] and unloaded == []
+    assert loaded[0].high and symbols.is_missing(loaded[1]) and not symbols.is_missing(loaded[0])
+    assert symbols.modules() == [main, loaded[0]] and symbols.unread_libraries() == [loaded[1]]
     # Unchanged: nothing to do, and the unloadable file is not tried again.
     requests = len(cache.requests)
     assert symbols.sync_link_map(first) == ([], [])

@@ -1,0 +1,116 @@
+"""The target's own files on this machine, for a stub that transfers them: gdb's default
+sysroot `target:` reads the program and its libraries through the link (hostio.py). Each
+file read is kept in the session's cache directory, under the stub's address and the
+file's size and mtime (fstat), so that a later session with the same stub reads only those
+two round trips more; symbols are read from the copy while the target's name is shown.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tempfile
+from collections.abc import Callable
+
+from aliceserver.debuggers.events import Event, Output
+from aliceserver.debuggers.librarypaths import TARGET_PREFIX, LibraryPaths
+from aliceserver.debuggers.remote.client import RemoteClient
+from aliceserver.debuggers.remote.errors import RemoteUnsupported
+from aliceserver.debuggers.remote.hostio import HostIO, RemoteFileError
+from aliceserver.errors import TargetError
+
+log = logging.getLogger(__name__)
+
+SLOW_WARNING = 'File transfers from remote targets can be slow. Use "set sysroot" to access files locally instead.'
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class TargetFiles:
+    """`local_copy(PATH)`: where this machine holds the target's file PATH (read through
+    the stub once), None when the target has no such file."""
+
+    def __init__(self, hostio: HostIO, directory: str, *, say: Callable[[str], None],
+                 warn: Callable[[str], None]) -> None:  # fmt: skip
+        self._hostio = hostio
+        self._directory = directory  # this stub's part of the cache
+        self._say = say  # console text (gdb's "Reading ... from remote target...")
+        self._warn = warn  # a warning, once a session
+        self._warned = False
+        self._copies: dict[str, str | None] = {}  # target path -> its copy, this session
+        self.pid = 0  # whose filesystem (vFile:setfs): the process the stub debugs
+
+    @classmethod
+    def for_stub(cls, hostio: HostIO, cache_root: str, address: str, *, say: Callable[[str], None],
+                 warn: Callable[[str], None]) -> TargetFiles | None:  # fmt: skip
+        """The stub's files, or None when it transfers none (then they are this machine's,
+        as gdb assumes of a stub without vFile:open)."""
+        if not hostio.supported():
+            return None
+        name = _UNSAFE.sub("_", address.strip()).strip("_") or "stub"
+        return cls(hostio, os.path.join(cache_root, "target-files", name), say=say, warn=warn)
+
+    def local_copy(self, path: str) -> str | None:
+        if path not in self._copies:
+            self._copies[path] = self._fetch(path)
+        return self._copies[path]
+
+    def _fetch(self, path: str) -> str | None:
+        self._say(f"Reading {path} from remote target...\n")
+        if not self._warned:
+            self._warned = True
+            self._warn(SLOW_WARNING)
+        hostio = self._hostio
+        try:
+            hostio.setfs(self.pid)
+            fd = hostio.open(path)
+        except (RemoteFileError, RemoteUnsupported) as error:
+            log.info("target:%s: %s", path, error)
+            return None
+        try:
+            stat = hostio.fstat(fd)
+            copy = os.path.join(self._directory, f"{stat.size}-{stat.mtime}", path.lstrip("/"))
+            if _held(copy, stat.size):
+                return copy
+            _write(copy, hostio.read_all(fd, stat.size))
+            return copy
+        except (TargetError, OSError) as error:
+            log.warning("reading target:%s: %s", path, error)
+            return None
+        finally:
+            try:
+                hostio.close(fd)
+            except TargetError as error:
+                log.info("closing target:%s: %s", path, error)
+
+
+def _held(copy: str, size: int) -> bool:
+    try:
+        return os.path.getsize(copy) == size
+    except OSError:
+        return False
+
+
+def _write(copy: str, data: bytes) -> None:
+    """Whole or not at all: a session reading it meanwhile never sees a part."""
+    directory = os.path.dirname(copy)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    fd, partial = tempfile.mkstemp(dir=directory, prefix=".part-")
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+        os.replace(partial, copy)
+    except BaseException:
+        os.unlink(partial)
+        raise
+
+
+def target_files(client: RemoteClient, paths: LibraryPaths, cache_root: str, address: str,
+                 put: Callable[[Event], None]) -> TargetFiles | None:  # fmt: skip
+    """The files of the target behind `client` where the sysroot says `target:` and the
+    stub transfers them; None: the libraries and the program are this machine's files."""
+    if not paths.sysroot.startswith(TARGET_PREFIX):
+        return None
+    return TargetFiles.for_stub(HostIO(client), cache_root, address,
+                                say=lambda text: put(Output("console", text)),
+                                warn=lambda text: put(Output("warning", f"warning: {text}\n")))  # fmt: skip

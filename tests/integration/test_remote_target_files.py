@@ -1,0 +1,127 @@
+"""The target's files under gdb's default sysroot `target:`: over gdbserver the program's
+libraries are read through the stub (vFile), as gdb 13 reads them, when this machine
+cannot see them (gdbserver runs in a mount namespace of its own where the library's
+directory holds it; ours is empty). And libraries found nowhere under the sysroot are
+listed as gdb lists them (Syms Read No) with its warning, over a stub and natively."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.build import Builder
+from tests.support.gdbserver import gdbserver
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+# In a namespace of its own (user and mount), the stash is bound over the library's
+# directory, then gdbserver runs there: only the stub sees the library.
+_HIDING = ["unshare", "-rm", "sh", "-c", 'mount --bind "$1" "$2" && shift 2 && exec "$@"', "sh"]
+
+
+def _can_hide() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    done = subprocess.run(["unshare", "-rm", "true"], capture_output=True)
+    return done.returncode == 0
+
+
+@pytest.fixture(scope="module")
+def hidden(builder: Builder, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """(a program linked against a library this process cannot see, the wrapper that runs
+    gdbserver where it is seen)."""
+    if not _can_hide():
+        pytest.skip("no user and mount namespaces (unshare -rm) here")
+    root = tmp_path_factory.mktemp("target-files")
+    stash, shown = root / "stash", root / "libs"
+    stash.mkdir()
+    shown.mkdir()
+    library = shown / "lib_solib"
+    shutil.copy(builder.build("lib_solib", extra=["-shared", "-fPIC"]), library)
+    program = builder.build("solib_main", extra=["-Wl,--no-as-needed", str(library)])
+    shutil.move(str(library), str(stash / "lib_solib"))
+    return program, [*_HIDING, str(stash), str(shown)]
+
+
+def _normalized(text: str) -> str:
+    text = normalized(text)
+    text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
+    text = re.sub(r"/[^\s:]*/target-files\d*/", "ROOT/", text)
+    return re.sub(r"0x00007ff[0-9a-f]+", "0x00007ff...", text)
+
+
+def _both(program: Path, wrapper: Sequence[str], commands: Sequence[str], cwd: Path) -> tuple[str, str]:
+    """(gdb's, ours) stdout and stderr of `-batch` COMMANDS against a fresh gdbserver each
+    (`{target}` its address), both with gdb's default sysroot unless COMMANDS set one."""
+    said = []
+    for run in (theirs, ours):
+        with gdbserver(program, wrapper=wrapper) as server:
+            lines = [c.replace("{target}", server.address) for c in commands]
+            done = run(["-batch", "-nx", *ex(*lines), str(program)], cwd)
+            said.append(_normalized(done.stdout) + "\n--stderr--\n" + _normalized(done.stderr))
+    return said[0], said[1]
+
+
+def _gdb_only_lines(said: str) -> str:
+    """gdb's output without what it reads that we do not: the loader once more (its
+    shared-library breakpoint's look, then its list) and the vDSO's separate debug file."""
+    kept: list[str] = []
+    for line in said.splitlines():
+        if ".build-id/" in line or (kept and line == kept[-1] and line.startswith("Reading ")):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def test_libraries_read_through_the_stub_like_gdb(hidden: tuple[Path, list[str]], tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    program, wrapper = hidden
+    monkeypatch.setenv("ALICESERVER_CACHE_DIR", str(tmp_path / "cache"))
+    commands = ["target remote {target}", "info sharedlibrary", "break solib_step", "continue", "bt",
+                "info sharedlibrary", "print solib_counter", "kill"]  # fmt: skip
+    gdb, alice = _both(program, wrapper, commands, tmp_path)
+    assert alice == _gdb_only_lines(gdb), alice
+    assert "Reading ROOT/libs/lib_solib from remote target..." in alice
+    assert "Yes         target:ROOT/libs/lib_solib" in alice and "solib_step (x=" in alice
+    # the copies are kept under the session's cache directory, none elsewhere
+    copies = list((tmp_path / "cache" / "target-files").rglob("lib_solib"))
+    assert len(copies) == 1 and copies[0].read_bytes()[:4] == b"\x7fELF"
+
+
+def test_a_library_found_nowhere_is_listed_like_gdb(hidden: tuple[Path, list[str]], tmp_path: Path) -> None:
+    program, wrapper = hidden
+    commands = ["set sysroot /", "target remote {target}", "break main", "continue", "info sharedlibrary",
+                "bt", "kill"]  # fmt: skip
+    gdb, alice = _both(program, wrapper, commands, tmp_path)
+    assert alice == gdb
+    assert "                                        No          ROOT/libs/lib_solib" in alice
+    assert "warning: Could not load shared library symbols for ROOT/libs/lib_solib." in alice
+
+
+def test_libraries_missing_from_the_sysroot_are_listed_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """Natively: a sysroot holding the loader and libc alone."""
+    library = builder.build("lib_solib", extra=["-shared", "-fPIC"])
+    program = builder.build("solib_main", extra=["-Wl,--no-as-needed", str(library)])
+    listed = subprocess.run(["ldd", str(program)], capture_output=True, text=True).stdout
+    # the loader and libc by the names the loader gives them
+    kept = re.findall(r"^\s*(?:libc\.so\.6 => )?(/\S*(?:ld-linux\S*|libc\.so\.6)) \(", listed, re.MULTILINE)
+    if len(kept) != 2:
+        pytest.skip(f"no loader and libc to put in a sysroot: {listed}")
+    sysroot = tmp_path / "sysroot"
+    for path in kept:
+        place = sysroot / path.lstrip("/")
+        place.parent.mkdir(parents=True, exist_ok=True)
+        place.symlink_to(path)
+    commands = [f"set sysroot {sysroot}", "break main", "run", "info sharedlibrary", "kill"]
+    said = []
+    for run in (theirs, ours):
+        done = run(["-batch", "-nx", *ex(*commands), str(program)], tmp_path)
+        said.append(normalized(done.stdout) + "\n--stderr--\n" + normalized(done.stderr))
+    assert said[1] == said[0]
+    assert f"No          {library}" in said[1]
