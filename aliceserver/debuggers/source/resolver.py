@@ -163,7 +163,7 @@ class LocationResolver:
         module = self._source.symbols.module_at(address)
         image = self._source.symbols.image_of(module.path) if module is not None else None
         hit = image.symbol_at(address - module.base) if image and module else None
-        if module is None or hit is None or hit[0].kind != "func" or hit[1] != 0:
+        if module is None or image is None or hit is None or hit[0].kind != "func" or hit[1] != 0:
             return address
         try:
             code = ElfSections(image.path).read_address(address - module.base, 64)  # (a `target:` file's copy)
