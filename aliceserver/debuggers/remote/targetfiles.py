@@ -1,8 +1,9 @@
 """The target's own files on this machine, for a stub that transfers them: gdb's default
 sysroot `target:` reads the program and its libraries through the link (hostio.py). Each
-file read is kept in the session's cache directory, under the stub's address and the
-file's size and mtime (fstat), so that a later session with the same stub reads only those
-two round trips more; symbols are read from the copy while the target's name is shown.
+file read is kept in the session's cache directory, under the stub's host (its port
+changes from one gdbserver to the next; a pipe's stub runs here) and the file's size and
+mtime (fstat), so that a later session reads only those two round trips more; symbols are
+read from the copy while the target's name is shown.
 """
 
 from __future__ import annotations
@@ -47,8 +48,7 @@ class TargetFiles:
         as gdb assumes of a stub without vFile:open)."""
         if not hostio.supported():
             return None
-        name = _UNSAFE.sub("_", address.strip()).strip("_") or "stub"
-        return cls(hostio, os.path.join(cache_root, "target-files", name), say=say, warn=warn)
+        return cls(hostio, os.path.join(cache_root, "target-files", _host(address)), say=say, warn=warn)
 
     def local_copy(self, path: str) -> str | None:
         if path not in self._copies:
@@ -82,6 +82,17 @@ class TargetFiles:
                 hostio.close(fd)
             except TargetError as error:
                 log.info("closing target:%s: %s", path, error)
+
+
+def _host(address: str) -> str:
+    """The part of a stub's address that names its machine: HOST of `[tcp:]HOST:PORT`,
+    `pipe` for `| COMMAND`, a serial device's name as it is."""
+    address = address.strip().removeprefix("tcp:")
+    if address.startswith("|"):
+        return "pipe"
+    host, colon, port = address.rpartition(":")
+    name = host.strip("[]") if colon and port.isdigit() else address
+    return _UNSAFE.sub("_", name).strip("_") or "localhost"
 
 
 def _held(copy: str, size: int) -> bool:

@@ -1,6 +1,6 @@
 """gdb's host I/O (`vFile:`) over a fake stub: files read in escaped chunks, the File-I/O
 errors, a stub without it, and the copies kept in the cache and read again by a later
-session without a transfer."""
+session with the same host's stub without a transfer."""
 
 from __future__ import annotations
 
@@ -99,9 +99,10 @@ def test_copies_are_kept_and_reused_by_a_later_session(tmp_path: Path) -> None:
     assert files.local_copy("/lib/missing.so") is None
     assert said == ["Reading /lib/libx.so from remote target...\n", "Reading /lib/missing.so from remote target...\n"]
     assert warned == [SLOW_WARNING]
-    # A later session with the same stub: open and fstat, the bytes from the copy
+    # A later session with a stub on the same host (another port): open and fstat, the
+    # bytes from the copy
     stub.requests.clear()
-    again = TargetFiles.for_stub(_hostio(stub), str(tmp_path), "127.0.0.1:1234", say=said.append, warn=warned.append)
+    again = TargetFiles.for_stub(_hostio(stub), str(tmp_path), "127.0.0.1:5678", say=said.append, warn=warned.append)
     assert again is not None and again.local_copy("/lib/libx.so") == copy
     assert not [body for body in stub.requests if body.startswith(b"vFile:pread")]
     # The file changed on the target (its size): read again
