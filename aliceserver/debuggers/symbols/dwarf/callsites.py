@@ -196,14 +196,26 @@ def _parameter(
             f"DW_OP_entry_value resolving expects callee {symbol_name(symbols, ctx, target)} at {target:#x} "
             f"but the called frame is for {symbol_name(callee, callee_ctx, function_pc)} at {function_pc:#x}")
     _verify_no_self_tail_call(symbols, function_pc - ctx.load_bias, ctx)
+    # Each argument of each thread's frame asks its call site again: the parameter for a
+    # slot depends on the site alone (its DIEs parsed once, not 1,000 times).
+    key = (site.offset, slot)
+    if key not in symbols.site_parameters:
+        symbols.site_parameters[key] = _site_parameter(site, slot)
+    found = symbols.site_parameters[key]
+    if found is None:
+        raise NoEntryValue(f"Cannot find matching parameter at DW_TAG_call_site {ctx.pc:#x} "
+                           f"at {symbol_name(symbols, ctx, ctx.pc)}")
+    return found
+
+
+def _site_parameter(site: DIE, slot: EntrySlot) -> DIE | None:
     for child in children(site):
         if child.tag in _PARAMETERS:
             where = _attr_block(child, "DW_AT_location")
             has_value = _attr_block(child, "DW_AT_call_value", "DW_AT_GNU_call_site_value") is not None
             if where is not None and has_value and _matches(where, slot):
                 return child
-    raise NoEntryValue(f"Cannot find matching parameter at DW_TAG_call_site {ctx.pc:#x} "
-                       f"at {symbol_name(symbols, ctx, ctx.pc)}")
+    return None
 
 
 def call_site(symbols: ModuleSymbols, returns_to: int) -> DIE | None:

@@ -129,6 +129,9 @@ class ModuleSymbols:
         # Call sites of a function (DIE offset) by return pc, filled by callsites.py.
         self.call_sites: dict[int, dict[int, DIE]] = {}
         self.call_site_at: dict[int, DIE | None] = {}  # by return pc, from call_sites
+        # (call site DIE offset, EntrySlot) -> its parameter giving that slot's value
+        self.site_parameters: dict[tuple[int, object], DIE | None] = {}
+        self._site_functions: dict[int, DIE | None] = {}  # call_site_env's, by link-time pc
         # (function, load bias) -> why its entry values are not trusted (tail calls to itself)
         self.tail_call_checks: dict[tuple[int, int], str | None] = {}
         # (caller's return pc, callee) -> pcs of the tail calls between them (tailcalls.py)
@@ -337,9 +340,12 @@ class ModuleSymbols:
     def call_site_env(self, ctx: FrameContext, die: DIE) -> ExprEnv:
         """The environment of a call site's expressions in the caller's frame `ctx`: its
         function's frame base, its unit's .debug_addr, its own entry values."""
-        cu = self.units.cu_for_address(ctx.pc - ctx.load_bias - 1)
-        at = None if cu is None else self.units.function_die_at(cu, ctx.pc - ctx.load_bias - 1)
-        return self._env(ctx, None if at is None else at.subprogram, die.cu)
+        link = ctx.pc - ctx.load_bias - 1
+        if link not in self._site_functions:  # asked by each argument of each thread's frame
+            cu = self.units.cu_for_address(link)
+            at = None if cu is None else self.units.function_die_at(cu, link)
+            self._site_functions[link] = None if at is None else at.subprogram
+        return self._env(ctx, self._site_functions[link], die.cu)
 
     def function_address(self, die: DIE) -> int | None:
         """The link-time entry of a function's DIE (gdb's block entry pc: its first range);
