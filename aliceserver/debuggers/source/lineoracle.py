@@ -94,9 +94,7 @@ class LineOracle:
         return None if where is None else (where.path, where.line)
 
     def caller(self, tid: int) -> tuple[int, int] | None:
-        self._frames.forget_thread(tid)
-        frames = self._frames.unwound(tid, 2)
-        self._frames.forget_thread(tid)
+        frames = self._frames.caller_frames(tid)
         if len(frames) < 2 or frames[0].cfa is None:
             return None
         return frames[1].pc, frames[0].cfa
