@@ -80,8 +80,10 @@ from aliceserver.debuggers.ptrace.dummyframes import DummyFrames
 from aliceserver.debuggers.ptrace.gcore import CoreWriter
 from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.launcher import resolve_program
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.live import LiveSession
+from aliceserver.debuggers.ptrace.programfile import ProgramFile, cannot_start_here
 from aliceserver.debuggers.ptrace.routing import AddressTraps, Execution
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.tracer import Tracer
@@ -243,18 +245,53 @@ class PtraceDebugger:
 
     @property
     def process(self) -> ProcessInfo | None:
-        return self._run.process
+        running = self._run.process
+        if running is None and self._access.program_file is not None:  # held for its symbols, as a probe
+            return ProcessInfo(0, self._access.program_file.executable(), attached=False)
+        return running
 
     def launch(self, config: LaunchConfig) -> ProcessInfo:
+        if config.symbols_only:
+            held = self._access.run_on_engine(lambda: self._hold_program_file(config))
+            if held is not None:
+                return held
+        self._drop_program_file()
         return self._run.launch(config)
 
+    def _hold_program_file(self, config: LaunchConfig) -> ProcessInfo | None:
+        """A program this machine cannot start, read from its file for its symbols before
+        a run (programfile.py); None: it can be started (the engine holds a copy of it)."""
+        if self._access.inferior is not None or self._remote.live() is not None:
+            return None
+        try:
+            path = resolve_program(config.program, config.cwd)
+            image = self._elf_cache.get(path)
+        except (AliceError, OSError):
+            return None
+        if not cannot_start_here(image):
+            return None
+        self._drop_program_file()
+        self._new_source_symbols()
+        self._symbols.clear()
+        self._symbols.set_main(path, 0)  # its link-time addresses
+        self._access.program_file = ProgramFile(image)
+        self._locations.bind_all(new_image=True)
+        return ProcessInfo(0, path, attached=False)
+
+    def _drop_program_file(self) -> None:
+        held, self._access.program_file = self._access.program_file, None
+        if isinstance(held, ProgramFile):
+            held.close()
+
     def attach(self, pid: int) -> ProcessInfo:
+        self._drop_program_file()
         return self._run.attach(pid)
 
     def detach(self) -> None:
         self._run.detach()
 
     def kill(self) -> None:
+        self._drop_program_file()  # (the symbol probe of a program read from its file)
         self._run.kill()
 
     def close(self) -> None:
@@ -586,6 +623,7 @@ class PtraceDebugger:
 
     # --- core files (coretarget.py, gcore.py) ----------------------------------------
     def open_core(self, core: str, program: str | None = None) -> CoreOpened:
+        self._drop_program_file()
         return self._cores.open_core(core, program)
 
     def close_core(self) -> None:
@@ -598,6 +636,7 @@ class PtraceDebugger:
     # --- remote targets (remote/session.py, routing.py) -------------------------------
     def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None) -> RemoteConnected:
         self._remote_address = target
+        self._drop_program_file()
         return self._run.connect_remote(target, extended, program)
 
     def disconnect_remote(self) -> None:

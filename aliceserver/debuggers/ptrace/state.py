@@ -66,6 +66,9 @@ class ProcessAccess:
         self.inferior: Inferior | None = None  # the live process
         self.source = source  # the program's symbols (a new SourceSymbols at each image)
         self.launch_config: LaunchConfig | None = None
+        # The program's file alone, before a run, where it cannot be started here for its
+        # symbols (ptrace/programfile.py)
+        self.program_file: ProcessTarget | None = None
 
     # --- EngineServices ---------------------------------------------------------------
     def run_on_engine(self, fn: Callable[[], T]) -> T:
@@ -91,7 +94,8 @@ class ProcessAccess:
         return inferior
 
     def has_target(self) -> bool:
-        return self.inferior is not None or self._core() is not None or self._remote() is not None
+        return (self.inferior is not None or self._core() is not None or self._remote() is not None
+                or self.program_file is not None)  # fmt: skip
 
     def target(self) -> ProcessTarget:
         """The process the source level reads through: the live one, a core file, or the
@@ -104,6 +108,8 @@ class ProcessAccess:
         remote = self._remote()
         if remote is not None:
             return remote
+        if self.program_file is not None:
+            return self.program_file
         raise TargetError(NOT_RUNNING)
 
     def halted_target(self) -> ProcessTarget:
