@@ -198,8 +198,9 @@ class Connection:
             on_reply(self.request(body))
             return
         self._drop_stale()
-        self._unsent += packets.frame(body)
-        self._owed.append((body, on_reply))
+        with self._send_lock:  # the waiter's thread posts too (the thread list at a stop)
+            self._unsent += packets.frame(body)
+            self._owed.append((body, on_reply))
 
     def interrupt(self) -> None:
         """`^C`: a running target stops and answers with a stop reply."""
