@@ -23,6 +23,10 @@ pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 # In a namespace of its own (user and mount), the stash is bound over the library's
 # directory, then gdbserver runs there: only the stub sees the library.
 _HIDING = ["unshare", "-rm", "sh", "-c", 'mount --bind "$1" "$2" && shift 2 && exec "$@"', "sh"]
+# The same, the debug directory's files too (a library's separate debug file by build id)
+_HIDING_DEBUG = ["unshare", "-rm", "sh", "-c",
+                 'mount --bind "$1" "$2" && mount --bind "$3" "$4" && shift 4 && exec "$@"', "sh"]  # fmt: skip
+DEBUG_DIRECTORY = Path("/usr/lib/debug")  # gdb's debug-file-directory
 
 
 def _can_hide() -> bool:
@@ -49,6 +53,31 @@ def hidden(builder: Builder, tmp_path_factory: pytest.TempPathFactory) -> tuple[
     return program, [*_HIDING, str(stash), str(shown)]
 
 
+@pytest.fixture(scope="module")
+def hidden_debug(builder: Builder, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """As `hidden`, the library without its DWARF, which is in its separate debug file
+    under the target's debug directory, by its build id: only the stub sees either."""
+    if not _can_hide() or not DEBUG_DIRECTORY.is_dir():
+        pytest.skip("no user and mount namespaces (unshare -rm), or no /usr/lib/debug to bind over")
+    root = tmp_path_factory.mktemp("target-files")
+    stash, shown, debug = root / "stash", root / "libs", root / "debug"
+    for directory in (stash, shown, debug):
+        directory.mkdir()
+    library = shown / "lib_solib"
+    shutil.copy(builder.build("lib_solib", extra=["-shared", "-fPIC"]), library)
+    program = builder.build("solib_main", extra=["-Wl,--no-as-needed", str(library)])
+    notes = subprocess.run(["readelf", "-n", str(library)], capture_output=True, text=True).stdout
+    build_id = re.search(r"Build ID: ([0-9a-f]+)", notes)
+    if build_id is None:
+        pytest.skip("the linker gives no build id")
+    linked = debug / ".build-id" / build_id.group(1)[:2] / (build_id.group(1)[2:] + ".debug")
+    linked.parent.mkdir(parents=True)
+    subprocess.run(["objcopy", "--only-keep-debug", str(library), str(linked)], check=True)
+    subprocess.run(["strip", "--strip-debug", str(library)], check=True)
+    shutil.move(str(library), str(stash / "lib_solib"))
+    return program, [*_HIDING_DEBUG, str(stash), str(shown), str(debug), str(DEBUG_DIRECTORY)]
+
+
 def _normalized(text: str) -> str:
     text = normalized(text)
     text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
@@ -69,11 +98,14 @@ def _both(program: Path, wrapper: Sequence[str], commands: Sequence[str], cwd: P
 
 
 def _gdb_only_lines(said: str) -> str:
-    """gdb's output without what it reads that we do not: the loader once more (its
-    shared-library breakpoint's look, then its list) and the vDSO's separate debug file."""
+    """gdb's output without what it reads that we do not: a file once more (the loader for
+    its shared-library breakpoint and then its list, a debug file to check then to read)
+    and, on connecting, the vDSO's separate debug file (we read no symbols of the vDSO)."""
     kept: list[str] = []
+    connected = False
     for line in said.splitlines():
-        if ".build-id/" in line or (kept and line == kept[-1] and line.startswith("Reading ")):
+        connected = connected or line.startswith("0x0000")  # the frame `target remote` shows
+        if (".build-id/" in line and not connected) or (kept and line == kept[-1] and line.startswith("Reading ")):
             continue
         kept.append(line)
     return "\n".join(kept)
@@ -92,6 +124,20 @@ def test_libraries_read_through_the_stub_like_gdb(hidden: tuple[Path, list[str]]
     # the copies are kept under the session's cache directory, none elsewhere
     copies = list((tmp_path / "cache" / "target-files").rglob("lib_solib"))
     assert len(copies) == 1 and copies[0].read_bytes()[:4] == b"\x7fELF"
+
+
+def test_a_separate_debug_file_read_through_the_stub_like_gdb(hidden_debug: tuple[Path, list[str]],
+                                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """gdb looks for a library's debug file by build id in its debug directory, then in the
+    same under the sysroot: here the target's."""
+    program, wrapper = hidden_debug
+    monkeypatch.setenv("ALICESERVER_CACHE_DIR", str(tmp_path / "cache"))
+    commands = ["target remote {target}", "break solib_step", "continue", "bt", "info locals",
+                "info sharedlibrary", "kill"]  # fmt: skip
+    gdb, alice = _both(program, wrapper, commands, tmp_path)
+    assert alice == _gdb_only_lines(gdb), alice
+    assert re.search(r"Reading /usr/lib/debug/\.build-id/../\w+\.debug from remote target", alice)
+    assert "solib_step (x=" in alice and "at " in alice.split("solib_step (x=")[1].split("\n")[0]
 
 
 def test_a_library_found_nowhere_is_listed_like_gdb(hidden: tuple[Path, list[str]], tmp_path: Path) -> None:

@@ -83,6 +83,9 @@ class ElfImage:
         self._contents: ElfContents | None = contents
         self._table: SymbolTable | None = None
         self._packed: PackedTable | None = None  # a cached table, unpacked on first use
+        # A copy of the target's file (a stub's `target:`): how its other files are read
+        # (its separate debug file under the target's debug directory)
+        self.target_files: Callable[[str], str | None] | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -229,6 +232,8 @@ class ElfCache:
                 self._images.move_to_end(key)
                 return image
         image = ElfImage.load(path)  # outside the lock: loads of other files go on
+        if shown.startswith(TARGET_FILE):
+            image.target_files = self.target_files
         with self._lock:
             for old in [k for k in self._images if k[0] == real and k != key]:
                 del self._images[old]  # an older version of a rebuilt file

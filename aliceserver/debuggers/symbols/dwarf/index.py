@@ -76,7 +76,7 @@ class DebugInfo:
         or None when there is no DWARF line info. The index comes from `cache` when it
         holds one for this build, else it is built (and stored there)."""
         try:
-            opened = open_dwarf(image.path, image.build_id, debug_dirs)
+            opened = open_dwarf(image.path, image.build_id, debug_dirs, image.target_files)
         except Unsupported as exc:
             log.info("no usable DWARF in %s: %s", image.path, exc)
             return None

@@ -12,7 +12,7 @@ import os
 import struct
 import threading
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -253,18 +253,27 @@ def _has_dwarf(sections: ElfSections) -> bool:
     return sections.has(".debug_line") or sections.has(".debug_info")
 
 
+# The copy of a file the target holds (a stub's `target:` files), None where it has none
+TargetFetch = Callable[[str], str | None]
+
+
 def find_debug_file(
-    main: ElfSections, build_id: str | None, debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS
+    main: ElfSections, build_id: str | None, debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS,
+    target: TargetFetch | None = None,
 ) -> ElfSections | None:
     """The separate debug file of `main` by build id, then by .gnu_debuglink (CRC checked),
-    looked up the way gdb does; None when there is none with DWARF in it."""
+    looked up the way gdb does; None when there is none with DWARF in it. `target`: `main`
+    is the target's file, so gdb's sysroot `target:` is tried for its build id too."""
     dirs = list(debug_dirs)
     candidates: list[tuple[str, int | None]] = []
     if build_id and len(build_id) > 2:
         for d in dirs:
-            candidates.append(
-                (os.path.join(d, ".build-id", build_id[:2], build_id[2:] + ".debug"), None)
-            )
+            by_id = os.path.join(d, ".build-id", build_id[:2], build_id[2:] + ".debug")
+            candidates.append((by_id, None))
+            if target is not None and not os.path.isfile(by_id):  # gdb: then the sysroot's
+                copy = target(by_id)
+                if copy is not None:
+                    candidates.append((copy, None))
     link = debuglink(main)
     if link is not None:
         name, crc = link
@@ -292,13 +301,14 @@ def find_debug_file(
 
 
 def open_dwarf(
-    path: str, build_id: str | None, debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS
+    path: str, build_id: str | None, debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS,
+    target: TargetFetch | None = None,
 ) -> tuple[ElfSections, ElfSections] | None:
     """(main file's sections, the sections holding its DWARF), or None without DWARF."""
     main = ElfSections(path)
     if main.has(".debug_line") and main.has(".debug_info"):
         return main, main
-    separate = find_debug_file(main, build_id, debug_dirs)
+    separate = find_debug_file(main, build_id, debug_dirs, target)
     if separate is not None:
         return main, separate
     if _has_dwarf(main):
