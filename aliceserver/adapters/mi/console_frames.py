@@ -32,7 +32,7 @@ def frame_line(ctx: Context, tid: int, level: int, what: str = "location", argum
     if what == "source-line" and frame.source is not None and frame.source.line:
         return f"{hex16(frame.pc)}\t" if with_pc and session.settings.get("print address") == "on" else ""
     text = session.frames.describe(frame, tid, with_pc=with_pc, what=what, arguments=arguments)
-    return f"#{level:<3d}{text}\n"
+    return f"#{level:<2d} {text}\n"  # gdb's level field is 2 wide, then a space (#299 main)
 
 
 def _backtrace(ctx: Context, text: str) -> Reply:
@@ -49,9 +49,11 @@ def _backtrace(ctx: Context, text: str) -> Reply:
         full = full or word.endswith("full")  # gdb's qualifiers come before the count
     what = frame_what(ctx, "location", options.get("-frame-info"))
     counts = [_frame_count(ctx, " ".join(words))] if words else []
-    frames = session.frames.stack(tid)
-    if counts:
-        n = int(counts[0])
+    n = int(counts[0]) if counts else None
+    # `bt N` unwinds one frame past the N shown (to tell whether more follow), not the whole stack
+    frames = session.frames.stack(tid, 0, n + 1) if n is not None and n >= 0 else session.frames.stack(tid)
+    more = n is not None and n >= 0 and len(frames) > n
+    if n is not None:
         frames = frames[:n] if n >= 0 else frames[n:]
     for frame in frames:
         head = frame_line(ctx, tid, frame.level, what, options.get("-frame-arguments"))
@@ -67,7 +69,7 @@ def _backtrace(ctx: Context, text: str) -> Reply:
                 ctx.console(f"        {info.name} = {printed_value(info)}\n")
     # gdb tells only a person (from_tty: not -batch, not a script) that frames were left
     # out after the last shown; `bt -N` shows the outermost, so none follow.
-    if counts and ctx.from_tty and int(counts[0]) >= 0 and len(frames) < len(session.frames.stack(tid)):
+    if more and ctx.from_tty:
         ctx.console("(More stack frames follow...)\n")
     return None
 
@@ -131,8 +133,8 @@ def _up(ctx: Context, text: str) -> Reply:
     session = ctx.session
     tid = session.require_stopped("No stack.")
     count = _frame_count(ctx, text) if text else 1  # an expression, as gdb's parse_and_eval_long
-    depth = len(session.frames.stack(tid))
     level = session.inferior.selected_level + count
+    depth = len(session.frames.stack(tid, 0, max(level, session.inferior.selected_level) + 1))  # no deeper than needed
     if level >= depth:
         if session.inferior.selected_level == depth - 1:
             raise MiError("Initial frame selected; you cannot go up.")

@@ -211,7 +211,7 @@ class Frames:
         return name
 
     def stack(self, tid: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
-        frames = self.session.debugger.stack_trace(tid, 0, MAX_FRAMES if count is None else start + count)
+        frames = self.session.debugger.stack_trace(tid, 0, None if count is None else start + count)  # None: every frame, as gdb
         if self.session.settings.get("backtrace past-main") != "on":
             frames = frames_to_main(frames)
         end = len(frames) if count is None else start + count
