@@ -6,9 +6,11 @@ listed as gdb lists them (Syms Read No) with its warning, over a stub and native
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +18,9 @@ import pytest
 
 from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder
+from tests.support.gdb import gdb_path
 from tests.support.gdbserver import gdbserver
+from tests.support.mi_client import ROOT
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -150,12 +154,9 @@ def test_a_library_found_nowhere_is_listed_like_gdb(hidden: tuple[Path, list[str
     assert "warning: Could not load shared library symbols for ROOT/libs/lib_solib." in alice
 
 
-def test_libraries_missing_from_the_sysroot_are_listed_like_gdb(builder: Builder, tmp_path: Path) -> None:
-    """Natively: a sysroot holding the loader and libc alone."""
-    library = builder.build("lib_solib", extra=["-shared", "-fPIC"])
-    program = builder.build("solib_main", extra=["-Wl,--no-as-needed", str(library)])
+def _partial_sysroot(program: Path, tmp_path: Path) -> Path:
+    """A sysroot holding `program`'s loader and libc alone (by the names the loader gives)."""
     listed = subprocess.run(["ldd", str(program)], capture_output=True, text=True).stdout
-    # the loader and libc by the names the loader gives them
     kept = re.findall(r"^\s*(?:libc\.so\.6 => )?(/\S*(?:ld-linux\S*|libc\.so\.6)) \(", listed, re.MULTILINE)
     if len(kept) != 2:
         pytest.skip(f"no loader and libc to put in a sysroot: {listed}")
@@ -164,10 +165,49 @@ def test_libraries_missing_from_the_sysroot_are_listed_like_gdb(builder: Builder
         place = sysroot / path.lstrip("/")
         place.parent.mkdir(parents=True, exist_ok=True)
         place.symlink_to(path)
-    commands = [f"set sysroot {sysroot}", "break main", "run", "info sharedlibrary", "kill"]
+    return sysroot
+
+
+@pytest.fixture
+def linked(builder: Builder) -> tuple[Path, Path]:
+    """(a program, the library it is linked against by path)."""
+    library = builder.build("lib_solib", extra=["-shared", "-fPIC"])
+    return builder.build("solib_main", extra=["-Wl,--no-as-needed", str(library)]), library
+
+
+def test_libraries_missing_from_the_sysroot_are_listed_like_gdb(linked: tuple[Path, Path], tmp_path: Path) -> None:
+    """Natively: a sysroot holding the loader and libc alone."""
+    program, library = linked
+    commands = [f"set sysroot {_partial_sysroot(program, tmp_path)}", "break main", "run", "info sharedlibrary", "kill"]
     said = []
     for run in (theirs, ours):
         done = run(["-batch", "-nx", *ex(*commands), str(program)], tmp_path)
         said.append(normalized(done.stdout) + "\n--stderr--\n" + normalized(done.stderr))
     assert said[1] == said[0]
     assert f"No          {library}" in said[1]
+
+
+def test_mi_tells_of_a_missing_library_like_gdb(linked: tuple[Path, Path], tmp_path: Path) -> None:
+    """=library-loaded with an empty range, and the warning after the libraries' records."""
+    program, library = linked
+    script = (f"-gdb-set sysroot {_partial_sysroot(program, tmp_path)}\n-break-insert main\n-exec-run\n"
+              "-file-list-shared-libraries\n-gdb-exit\n")  # fmt: skip
+    said = []
+    for run in (theirs, ours):
+        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        done = subprocess.run([*run_command(run), "-nx", "-i=mi", str(program)], input=script, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+        kept = [line.removesuffix('\\n"').removesuffix('"') for line in done.stdout.splitlines()
+                if line.startswith(("=library-loaded", "&\"warning: Could not", "^done,shared-libraries"))]
+        said.append(kept)
+    assert said[1] == said[0]
+    assert any(f'id="{library}"' in line and 'ranges=[{}]' in line for line in said[1])
+
+
+def run_command(run: object) -> list[str]:
+    """The command line `theirs` or `ours` runs."""
+    if run is theirs:
+        gdb = gdb_path()
+        assert gdb is not None
+        return [gdb]
+    return [sys.executable, "-m", "aliceserver"]

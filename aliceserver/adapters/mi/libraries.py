@@ -28,9 +28,9 @@ def ranges(module: Module) -> list[Value]:
 
 
 def range_field(module: Module) -> list[tuple[str, Value]]:
-    """MI's `ranges` of a library: none for one whose file was found nowhere (gdb knows
-    no addresses of it)."""
-    return [("ranges", ranges(module))] if module.high else []
+    """MI's `ranges` of a library: an empty one for one whose file was found nowhere (gdb
+    knows no addresses of it)."""
+    return [("ranges", ranges(module) if module.high else [{}])]
 
 
 def _matching(ctx: Context, pattern: str | None) -> list[Module]:

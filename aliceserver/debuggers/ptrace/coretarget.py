@@ -85,6 +85,7 @@ class CoreFiles:
             loaded, _ = self._tracker.start(target.pid, target.auxv(), target.executable(), files)
             linked, _ = self._tracker.sync()  # the link map, read from the core's memory
             self._tracker.symbols.order_as_linked()  # as gdb lists a core's: the loader last
+            warnings += self._tracker.take_warnings()
         except (AliceError, OSError) as error:
             log.warning("no symbols for the core's program: %s", error)
             loaded, linked = [], []

@@ -159,7 +159,6 @@ class PtraceDebugger:
         self._remote_address = ""  # the stub's, as given (its files' part of the cache)
         self._remote_files: tuple[RemoteClient, TargetFiles | None] | None = None
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw, self.library_paths)
-        self._tracker.warn = lambda text: self._events.put(Output("warning", f"warning: {text}\n"))
         rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
         self._variables = VariableStore(self._access.symbolize, rtti)
         self._variables.printers = printer_host(lambda: self._source)
@@ -373,6 +372,7 @@ class PtraceDebugger:
         loaded, unloaded = self._tracker.sync()
         for module in loaded:
             self._events.put(ModuleLoaded(module))
+        self._tell_library_warnings()
         for module in unloaded:
             self._events.put(ModuleUnloaded(module))
             self._locations.unbind_module(module)
@@ -382,6 +382,10 @@ class PtraceDebugger:
         if loaded:
             self._breakpoints.arm_catchpoints()
             self._locations.bind_all()
+
+    def _tell_library_warnings(self) -> None:
+        for text in self._tracker.take_warnings():
+            self._events.put(Output("warning", f"warning: {text}\n"))
 
     def program_architecture(self) -> Architecture:
         return self._source.arch
@@ -662,6 +666,7 @@ class PtraceDebugger:
             loaded, linked, r_brk = [], [], None
         for module in loaded + linked:
             self._events.put(ModuleLoaded(module))
+        self._tell_library_warnings()
         r_brk = self._tracker.r_brk_from_memory() or r_brk
         if r_brk:
             self._remote.traps.add_internal(r_brk, on_hit=self._on_library_event)

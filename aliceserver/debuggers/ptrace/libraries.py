@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -49,7 +49,7 @@ class LibraryTracker:
         self._target_names: dict[str, str] = {}  # and back, where they differ
         self._found_version = -1
         symbols.target_name = lambda path: self._target_names.get(path, path)
-        self.warn: Callable[[str], None] = lambda text: None  # gdb's warnings, without "warning: "
+        self._warnings: list[str] = []  # gdb's, without "warning: ", to tell after the libraries
         self._cache = cache
         self._read = read
         self._r_debug: int | None = None
@@ -70,6 +70,7 @@ class LibraryTracker:
         its own: its pid may name another process by now). `local_files`: the target's
         files are this machine's (False: a stub that transfers them)."""
         self.symbols.clear()
+        self._warnings.clear()
         self._local_files = local_files
         self._found.clear()
         self._target_names.clear()
@@ -146,12 +147,18 @@ class LibraryTracker:
     def _warn_missing(self, missing: list[Module]) -> None:
         """gdb's update_solib_list: one warning for the libraries of one change found nowhere."""
         if len(missing) == 1:
-            self.warn(f"Could not load shared library symbols for {missing[0].path}.\n"
+            self._warnings.append(f"Could not load shared library symbols for {missing[0].path}.\n"
                       'Do you need "set solib-search-path" or "set sysroot"?')  # fmt: skip
         elif missing:
-            self.warn(f"Could not load shared library symbols for {len(missing)} libraries, e.g. {missing[0].path}.\n"
+            self._warnings.append(f"Could not load shared library symbols for {len(missing)} libraries, e.g. {missing[0].path}.\n"
                       'Use the "info sharedlibrary" command to see the complete listing.\n'
                       'Do you need "set solib-search-path" or "set sysroot"?')  # fmt: skip
+
+    def take_warnings(self) -> list[str]:
+        """What the last changes of the library list warn of (gdb's words, without
+        "warning: "), told once the libraries are announced, as gdb's are."""
+        warnings, self._warnings = self._warnings, []
+        return warnings
 
     def _named(self, modules: list[Module]) -> list[Module]:
         """`modules` with the names the target gives them, where the sysroot made them others."""
