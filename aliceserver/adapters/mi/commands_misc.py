@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from aliceserver import __version__
@@ -312,6 +314,27 @@ def _complete(ctx: Context, args: list[str]) -> Reply:
     return [*pairs, ("matches", list(found.matches)), ("max_completions_reached", "1" if found.max_reached else "0")]
 
 
+@contextlib.contextmanager
+def _selected_for_command(ctx: Context) -> Iterator[None]:
+    """The command's `--thread N` / `--frame N` select that thread and frame while it runs
+    and no longer (gdb's mi_cmd_execute, its user selection restored after)."""
+    inferior = ctx.session.inferior
+    if ctx.thread is None and ctx.frame is None:
+        yield
+        return
+    kept = inferior.selected_tid, inferior.selected_level
+    tid = ctx.session.thread_arg(ctx.thread)
+    if tid != inferior.selected_tid:
+        inferior.selected_tid, inferior.selected_level = tid, 0
+    if ctx.frame is not None:
+        ctx.session.frames.frame(tid, ctx.frame)  # gdb's error for a frame the stack lacks
+        inferior.selected_level = ctx.frame
+    try:
+        yield
+    finally:
+        inferior.selected_tid, inferior.selected_level = kept
+
+
 def _interpreter_exec(ctx: Context, args: list[str]) -> Reply:
     if len(args) < 2:
         raise MiError("-interpreter-exec: Usage: -interpreter-exec interp command")
@@ -320,8 +343,9 @@ def _interpreter_exec(ctx: Context, args: list[str]) -> Reply:
     if interpreter in ("console", "cli"):
         ctx.cli = True
         reply: Reply = None
-        for text in commands:
-            reply = session.run_cli(ctx, text)
+        with _selected_for_command(ctx):
+            for text in commands:
+                reply = session.run_cli(ctx, text)
         return reply
     if interpreter.startswith("mi"):
         for text in commands:

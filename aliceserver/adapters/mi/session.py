@@ -204,7 +204,7 @@ class MiSession(ProgramQueries):
             )
             ui.prompt()
             return
-        self._finish(ctx, lambda: handler(ctx, list(command.args)))
+        self._finish(ctx, lambda: _with_options_checked(ctx, lambda: handler(ctx, list(command.args))))
 
     def _finish(self, ctx: Context, run: Callable[[], Reply]) -> None:
         ui = ctx.ui
@@ -318,3 +318,10 @@ class MiSession(ProgramQueries):
 
 def _sentence(message: str) -> str:
     return message.rstrip("\n")
+
+
+def _with_options_checked(ctx: Context, run: Callable[[], Reply]) -> Reply:
+    """gdb's mi_cmd_execute refuses a frame given without its thread before the command runs."""
+    if ctx.frame is not None and ctx.thread is None:
+        raise MiError("Cannot specify --frame without --thread")
+    return run()
