@@ -12,7 +12,7 @@ values of the frame's arguments and locals; `diff` compares the two records.
 
 What counts as "the same" (see README.md): both sides show inlined calls as extra frames,
 and gdb also reconstructs tail calls from call-site DWARF. So both sides' frames are grouped
-by physical frame (inline frames belong to the next real frame; gdb's tail-call frames are
+by physical frame (inline frames belong to the next real frame; tail-call frames are
 dropped) and an engine group agrees with gdb's when their function names and lines meet.
 Paths compare by basename.
 """
@@ -206,6 +206,8 @@ def engine_groups(trace: Sequence[StackFrame]) -> list[FrameRecord]:
     names: list[str] = []
     positions: list[tuple[str, int]] = []
     for frame in trace:
+        if frame.tail_call:  # dropped on both sides, as gdb_groups drops gdb's
+            continue
         record = engine_record(frame)
         names += record.functions
         positions += record.positions

@@ -268,6 +268,10 @@ class SourcePosition:
     path: str  # absolute, as the debug info names it (normalised)
     line: int
     column: int = 0
+    # gdb's name for the file in this place's unit (symtab_files.py), where the unit's
+    # line table names it otherwise than `path` (`./nptl/pthread_kill.c`)
+    symtab: str | None = field(default=None, compare=False)
+    symtab_fullname: str | None = field(default=None, compare=False)  # gdb's while found nowhere
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +299,9 @@ class StackFrame:
     signal_trampoline: bool = False  # gdb's <signal handler called>
     called_from_debugger: bool = False  # a call into the program left stopped: <function called from gdb>
     inlined: bool = False  # an inlined call: shares pc and CFA with the frame after it
+    # A function that tail-called the frame before it (gdb's tail-call frame): its pc is
+    # the tail call's return pc, its CFA the callee's.
+    tail_call: bool = False
     # The program's main function (DW_AT_main_subprogram, as Rust's `crate::main`, else C's
     # `main`): gdb's backtraces end here unless `set backtrace past-main on`.
     program_main: bool = False

@@ -195,7 +195,8 @@ def test_signal_handler_frame_shows_the_trampoline(
     main = [f for f in trace if f.function == "main"]
     assert main and main[0].source is not None
     assert (os.path.basename(main[0].source.path), main[0].source.line) == groups[-1].positions[0]
-    assert [f.pc for f in trace[2 : len(groups)]] == [g.pc for g in groups[2:]]
+    untailed = [f for f in trace if not f.tail_call]  # as gdb_groups drops gdb's tail-call frames
+    assert [f.pc for f in untailed[2 : len(groups)]] == [g.pc for g in groups[2:]]
 
 
 @pytest.fixture(scope="module")

@@ -145,10 +145,11 @@ def _info_frame(ctx: Context, text: str) -> None:
     frame = frames[level]
     where = f" in {frame.function or '??'}"
     if frame.source is not None:
-        where += f" ({session.frames.file_name(frame.source.path)}:{frame.source.line})"
+        where += f" ({session.frames.file_name(frame.source.path, frame.source.symtab)}:{frame.source.line})"
     ctx.console(f"Stack level {level}, frame at {hex(frame.cfa or 0)}:\n")
     real = level  # an inlined call's registers are those of the function it is inlined into
-    while frame.inlined and real + 1 < len(frames) and frames[real].inlined:
+    # gdb's saved pc is that of the first frame out from here that is not inlined or a tail call
+    while (frame.inlined or frame.tail_call) and real + 1 < len(frames) and (frames[real].inlined or frames[real].tail_call):
         real += 1
         frames = session.frames.stack(tid, 0, real + 2)
     try:  # the caller's pc even past main, where the shown stack ends
@@ -159,7 +160,9 @@ def _info_frame(ctx: Context, text: str) -> None:
     saved = f"; saved {arch.pc} = {hex(callers[0].pc)}" if callers else ""
     ctx.console(f" {arch.pc} = {hex(frame.pc)}{where}{saved}\n")  # one console record a line, as gdb
     links = []
-    if frame.inlined:
+    if frame.tail_call:
+        links.append(" tail call frame")
+    elif frame.inlined:
         links.append(f" inlined into frame {level + 1}")
     elif len(frames) > level + 1:
         links.append(f" called by frame at {hex(frames[level + 1].cfa or 0)}")
@@ -175,7 +178,7 @@ def _info_frame(ctx: Context, text: str) -> None:
     base = details.base if details.base is not None else cfa - 16
     if details.language is not None:
         ctx.console(f" source language {details.language}.\n")
-    if frame.inlined:  # no frame base of its own; its sp is the one it is inlined into
+    if frame.inlined or frame.tail_call:  # no frame base of its own; its sp is the one it is inlined into
         ctx.console(f" Arglist at unknown address.\n Locals at unknown address, Previous frame's sp in {arch.sp}\n")
         return
     ctx.console(f" Arglist at {hex(base)}, args: {args}\n")

@@ -193,14 +193,17 @@ class Frames:
         # source` names it (`Located in`) from then on
         self.named_missing: set[str] = set()
 
-    def file_name(self, path: str) -> str:
+    def file_name(self, path: str, symtab: str | None = None) -> str:
         """A source file as gdb's `file=` and console lines name it (`set filename-display`):
-        by default as the debug info recorded it (relative when compiled so)."""
+        by default as the debug info recorded it (relative when compiled so); `symtab`: the
+        name a place's unit gives it (SourcePosition.symtab)."""
         display = self.session.settings.get("filename-display")
         if display == "absolute":
             return path
         if display == "basename":
             return os.path.basename(path)
+        if symtab is not None:
+            return symtab
         name = self._names.get(path)
         if name is None:
             try:
@@ -271,8 +274,8 @@ class Frames:
         if args:
             out["args"] = self.arg_pairs(tid, frame.level)
         if frame.source is not None and frame.source.line:
-            out["file"] = self.file_name(frame.source.path)
-            out["fullname"] = self.fullname(frame.source.path)
+            out["file"] = self.file_name(frame.source.path, frame.source.symtab)
+            out["fullname"] = self.fullname(frame.source.path, frame.source.symtab_fullname)
             out["line"] = str(frame.source.line)
         elif frame.module and self.library_of(frame):
             out["from"] = frame.module
@@ -300,7 +303,7 @@ class Frames:
         if what == "short-location":
             return text
         if frame.source is not None and frame.source.line:
-            text += f" at {self.file_name(frame.source.path)}:{frame.source.line}"
+            text += f" at {self.file_name(frame.source.path, frame.source.symtab)}:{frame.source.line}"
         elif self.library_of(frame):
             text += f" from {frame.module}"
         return text
@@ -327,33 +330,38 @@ class Frames:
             return SourceLine("")
         line = frame.source.line
         self.session.command_memory.listed = (frame.source.path, line)  # as gdb's print_source_lines
-        missing = self.missing_or(frame.source.path, line)
+        missing = self.missing_or(frame.source.path, line, frame.source.symtab)
         if missing is not None:
             return missing
         text = self.line_text(frame.source.path, line)
-        return SourceLine(f"{line}\tin {self.file_name(frame.source.path)}\n" if text is None else f"{line}\t{text}\n")
+        name = self.file_name(frame.source.path, frame.source.symtab)
+        return SourceLine(f"{line}\tin {name}\n" if text is None else f"{line}\t{text}\n")
 
     def forget_visited(self) -> None:
         """New symbols (a core opened): the next missing file says why again, as gdb's
         forget_cached_source_info."""
         self._last_visited = None
 
-    def missing_or(self, path: str, line: int) -> SourceLine | None:
+    def missing_or(self, path: str, line: int, symtab: str | None = None) -> SourceLine | None:
         """gdb's print_source_lines for a file that cannot be read (None: it can): only
         its first visit in a row says why, the later ones say `in FILE`."""
         first_visit = self._last_visited != path
         self._last_visited = path
         if self.file_lines(path) is not None:
             return None
-        name = self.file_name(path)
+        name = self.file_name(path, symtab)
         if first_visit:
             return SourceLine("", f"{line}\t{name}: No such file or directory.\n")
         self.named_missing.add(path)
         return SourceLine(f"{line}\tin {name}\n")
 
-    def fullname(self, path: str) -> str:
-        """gdb's fullname: where the file is here (substitute-path, source directories)."""
-        return self.session.debugger.source_paths.fullname(path)
+    def fullname(self, path: str, missing: str | None = None) -> str:
+        """gdb's fullname: where the file is here (substitute-path, source directories);
+        `missing`: gdb's for a place's file found nowhere (SourcePosition.symtab_fullname)."""
+        located = self.session.debugger.source_paths.locate(path)
+        if missing is not None and not located.found and not located.rewritten:
+            return missing
+        return located.fullname
 
     def line_text(self, path: str, line: int) -> str | None:
         lines = self.file_lines(path)

@@ -16,6 +16,7 @@ from aliceserver.debuggers.source.frames import MAX_FRAMES, Frames
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.source.stopcache import StopCache
+from aliceserver.debuggers.source.tailframes import TAIL_CALL
 from aliceserver.debuggers.source.variables import (
     ProcessEvalSymbols,
     VariableStore,
@@ -79,9 +80,12 @@ class Expressions:
         methods = printers.methods(view) if printers is not None else None  # C++ xmethods
         def frame_names() -> list[str]:
             """Also while a condition is tested (the program not halted for the user yet)."""
-            frames = self._frames.unwound(thread_id, MAX_FRAMES)
-            shown = [frame.function or "" for index in range(len(frames))
-                     for frame in self._stop_cache.shown_frames(thread_id, frames, index, self._source.stack_frames)]
+            frames = self._frames.with_tail_calls(thread_id, MAX_FRAMES)
+            shown: list[str] = []
+            for index, unwound in enumerate(frames):
+                made = self._stop_cache.shown_frames(thread_id, frames, index, self._source.stack_frames)
+                made = made[:1] if unwound.method == TAIL_CALL else made  # one frame, as in backtraces
+                shown += [frame.function or "" for frame in made]
             return shown[level:]
 
         return ProcessEvalSymbols(frame_symbols, others, view, self._values.rtti, methods=methods,

@@ -15,7 +15,6 @@ from aliceserver.debuggers.events import StopReason
 from aliceserver.debuggers.model import (
     DynamicTypes,
     FrameDetails,
-    Module,
     StackFrame,
     VariableInfo,
     VariableScope,
@@ -24,6 +23,7 @@ from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.source.stepping import InlineCall
 from aliceserver.debuggers.source.stopcache import StopCache
+from aliceserver.debuggers.source.tailframes import TAIL_CALL, TailCallStack
 from aliceserver.debuggers.source.variables import (
     FloatRegisters,
     FrameView,
@@ -36,7 +36,6 @@ from aliceserver.debuggers.source.variables import (
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.tailcalls import tail_call_frames
 from aliceserver.debuggers.symbols.dwarf.unwind import (
     StackUnwinder,
     UnwindLookups,
@@ -70,10 +69,6 @@ class CallFrames(Protocol):
     ) -> list[UnwoundFrame]: ...
 
 
-def _same(caller: CallerFrame) -> CallerFrame:
-    return caller
-
-
 def dummy_stack_frame(frame: UnwoundFrame) -> StackFrame:
     return StackFrame(
         level=frame.level, pc=frame.pc, cfa=frame.cfa, function=DUMMY_NAME, source=None, module=None,
@@ -97,6 +92,7 @@ class Frames:
         # (thread, callee level, callee pc, its float registers' id) -> the caller's frame
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
+        self._tail_stacks: dict[int, TailCallStack] = {}  # thread -> its frames with tail calls
 
     @property
     def _source(self) -> SourceSymbols:
@@ -109,6 +105,7 @@ class Frames:
         self._lookups = UnwindLookups()
         self._callers.clear()
         self._hidden.clear()
+        self._tail_stacks.clear()
 
     def forget_thread(self, thread_id: int) -> None:
         """The thread's registers changed (a new pc or stack pointer): unwind it again."""
@@ -166,6 +163,15 @@ class Frames:
         )
         return unwinder.extend(2)
 
+    def with_tail_calls(self, thread_id: int, levels: int) -> list[UnwoundFrame]:
+        """The frames as gdb numbers them: `unwound`'s with a virtual frame for each tail
+        call between a callee and its caller (tailframes.py), at least `levels` of them."""
+        physical = self.unwound(thread_id, levels)
+        stack = self._tail_stacks.get(thread_id)
+        if stack is None or stack.physical is not physical:  # unwound anew
+            stack = self._tail_stacks[thread_id] = TailCallStack(physical)
+        return stack.extend(self._source)
+
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
         key = (thread_id, start, count)
         known = self._stop_cache.known_stack(key)  # on the caller's thread: see StopCache
@@ -174,7 +180,7 @@ class Frames:
 
         def go() -> list[StackFrame]:
             wanted = MAX_FRAMES if count is None else start + count
-            frames = self.unwound(thread_id, wanted)
+            frames = self.with_tail_calls(thread_id, wanted)
             # The frames shown so far at this stop, kept: a page deep down the stack makes
             # only the frames below the last page's (a 100,000-frame recursion's pages).
             stack = self._stop_cache.shown_stack(thread_id, frames, self.hidden_inline(thread_id))
@@ -186,6 +192,8 @@ class Frames:
                 else:
                     made = self._stop_cache.shown_frames(thread_id, frames, stack.physical, self._source.stack_frames)
                     made, stack.hiding = made[stack.hidden if stack.hiding else 0 :], False
+                    if frame.method == TAIL_CALL:  # one frame, named as the innermost call there
+                        made = [replace(made[0], tail_call=True, inlined=False, program_main=False)]
                 # Most often the level is right already (dataclasses.replace: 5 us a frame)
                 shown += [each if each.level == len(shown) + n else replace(each, level=len(shown) + n)
                           for n, each in enumerate(made)]  # fmt: skip
@@ -196,11 +204,14 @@ class Frames:
 
     def frame_details(self, thread_id: int, level: int) -> FrameDetails:
         def go() -> FrameDetails:
-            frames = self.unwound(thread_id, level + 1)
+            frames = self.with_tail_calls(thread_id, level + 2)
             physical, _ = self.physical_level(frames, level + self.hidden_inline(thread_id))
             frame = frames[physical]
             lookup = lookup_pc(frame)
             slots = saved_register_slots(frame, self._read_visible, self._source.symbols, self._source.cfi)
+            if physical + 1 < len(frames) and frames[physical + 1].method == TAIL_CALL:
+                # gdb unwinds the pc into a tail-call frame by its chain, from no stack slot
+                slots = [(name, at) for name, at in slots if name != frame.arch.pc]
             base = frame_base(frame, self._read_visible)
             return FrameDetails(self._language_at(lookup), tuple(slots), base)
 
@@ -211,7 +222,7 @@ class Frames:
             values: dict[str, int | None] = dict(self._engine.stopped_target(thread_id).general_registers(thread_id))
             if level == 0:
                 return values
-            frames = self.unwound(thread_id, level + 1)
+            frames = self.with_tail_calls(thread_id, level + 1)
             frame = frames[self.physical_level(frames, level + self.hidden_inline(thread_id))[0]]
             values.update(frame.registers)
             values.update(dict.fromkeys(frame.undefined))
@@ -243,7 +254,7 @@ class Frames:
             live = self._engine.stopped_target(thread_id).general_registers(thread_id)
             frames = [self._source.innermost(live, self._read_visible)]
         else:
-            frames = self.unwound(thread_id, level + 1)
+            frames = self.with_tail_calls(thread_id, level + 1)
             level += self.hidden_inline(thread_id)
         physical, inline_outer = self.physical_level(frames, level)
         frame = frames[physical]
@@ -313,7 +324,9 @@ class Frames:
     def _make_caller_frame(
         self, thread_id: int, callee: UnwoundFrame, floats: FloatRegisters | None
     ) -> CallerFrame | None:
-        frames = self.unwound(thread_id, callee.level + 2)
+        # The caller as gdb numbers frames: a tail-call frame where the caller's call site
+        # reached the callee through tail calls (its call site gives the entry values).
+        frames = self.with_tail_calls(thread_id, callee.level + 2)
         if len(frames) <= callee.level + 1 or frames[callee.level].pc != callee.pc:
             return None
         frame = frames[callee.level + 1]
@@ -324,40 +337,7 @@ class Frames:
         merged = replace(frame, registers={**callee.registers, **frame.registers})
         view = FrameView(merged, module.base, self._read_visible, self._write_visible, None, 0,
                          partial(self._caller_frame, thread_id, frame, floats), floats)  # fmt: skip
-        return self._through_tail_calls(CallerFrame(view, symbols), callee, merged, module, floats)
-
-    def _through_tail_calls(
-        self, caller: CallerFrame, callee: UnwoundFrame, frame: UnwoundFrame, module: Module,
-        floats: FloatRegisters | None,
-    ) -> CallerFrame:  # fmt: skip
-        """The caller as gdb's dwarf2 tail-call frames make it: where the caller's call
-        site reaches `callee`'s function through tail calls (tailcalls.py), a virtual frame
-        for each, the nearest first. They keep the caller's registers but the pc (their
-        call site's return) and the stack pointer (the callee's entry one, as if each
-        call had pushed its return address), and share the callee's CFA."""
-        if frame.method != "cfi" or callee.cfa is None or callee.signal_trampoline:
-            return caller
-        in_block = callee.pc if callee.level == 0 or callee.method == "signal" else callee.pc - 1
-        if self._source.symbols.module_at(in_block) is not module:
-            return caller  # gdb could follow a tail call into another module; rare, not done
-        symbols = caller.symbols
-        cu = symbols.units.cu_for_address(in_block - module.base)
-        at = None if cu is None else symbols.units.function_die_at(cu, in_block - module.base)
-        function = None if at is None else symbols.function_address(at.subprogram)
-        if function is None:
-            return caller
-        pcs = tail_call_frames(symbols, frame.pc - module.base, function)
-        arch = frame.arch
-        sp_name, entry_offset = arch.entry_cfa()
-        for pc in reversed(pcs):  # the outermost first: each is the caller of the next one
-            registers = {**frame.registers, arch.pc: pc + module.base}
-            if sp_name == arch.sp:
-                registers[sp_name] = callee.cfa - entry_offset
-            virtual = replace(frame, pc=pc + module.base, cfa=callee.cfa, registers=registers, method="tailcall")
-            view = FrameView(virtual, module.base, self._read_visible, self._write_visible, None, 0,
-                             partial(_same, caller), floats)  # fmt: skip
-            caller = CallerFrame(view, symbols)
-        return caller
+        return CallerFrame(view, symbols)
 
     def physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
         """Shown frame `level` as (physical frame index, inlined calls out from its innermost)."""
@@ -365,7 +345,7 @@ class Frames:
         for index, frame in enumerate(frames):
             if level == shown:
                 return index, 0  # the innermost: no need to look the chain up
-            depth = len(self._source.inline_chain(frame))
+            depth = 0 if frame.method == TAIL_CALL else len(self._source.inline_chain(frame))
             if level <= shown + depth:
                 return index, level - shown
             shown += depth + 1

@@ -33,7 +33,7 @@ from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
-from aliceserver.debuggers.symbols.dwarf.physname import physname
+from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, physname
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
@@ -284,7 +284,12 @@ class SourceSymbols:
             return None
         module, info = found
         row = info.location_at(address - module.base)
-        return None if row is None else SourcePosition(row.file, row.line, row.column)
+        if row is None:
+            return None
+        symtab = info.symtab_name_at(address - module.base, row.file)
+        if symtab is None or (symtab.filename == row.file and symtab.missing_fullname == row.file):
+            return SourcePosition(row.file, row.line, row.column)
+        return SourcePosition(row.file, row.line, row.column, symtab.filename, symtab.missing_fullname)
 
     def function_name(self, address: int) -> str | None:
         found = self._info_at(address)
@@ -399,6 +404,11 @@ class SourceSymbols:
         return self._frame_names[key]
 
     def _frame_function(self, lookup: int) -> str | None:
+        if self._info_at(lookup):  # a C function: by its DWARF symbol's name, as gdb
+            found = self.function_die(lookup)
+            named = c_function_name(found) if found is not None else None
+            if named:
+                return named
         name = self.function_name(lookup) if self._info_at(lookup) else None
         # The debug file's symbol table before its DWARF: the same name for static functions
         # (libc's __libc_start_call_main), without decompressing and parsing its units. A
@@ -537,7 +547,8 @@ class SourceSymbols:
         source = physical.source
         for die in reversed(chain):
             shown.append(
-                replace(physical, function=die_name(die), source=source, inlined=True, program_main=False)
+                replace(physical, function=c_function_name(die) or die_name(die), source=source, inlined=True,
+                        program_main=False)
             )
             source = call_site_position(info, die)
         shown.append(replace(physical, source=source))

@@ -18,6 +18,7 @@ from aliceserver.debuggers.source.retvalue import return_bytes, return_value_of
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.stepping import Control, StepPlan
 from aliceserver.debuggers.source.stopcache import StopCache
+from aliceserver.debuggers.source.tailframes import TAIL_CALL
 from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
@@ -112,14 +113,18 @@ class Stepping:
     def _frame_exit(self, thread_id: int, level: int) -> tuple[int, int]:
         """(return address, CFA) of the function at unwound level `level` (inlined calls
         counted): where finishing it lands, and the rsp its return leaves."""
-        frames = self._frames.unwound(thread_id, level + 2)
+        frames = self._frames.with_tail_calls(thread_id, level + 2)
         physical, out = self._frames.physical_level(frames, level)
-        if out != len(self._engine.source_symbols.inline_chain(frames[physical])):
+        tail_call = frames[physical].method == TAIL_CALL  # returns where the chain's caller called
+        if not tail_call and out != len(self._engine.source_symbols.inline_chain(frames[physical])):
             raise Unsupported("finish out of an inlined call in an outer frame")
         cfa = frames[physical].cfa
-        if physical + 1 >= len(frames) or cfa is None:
+        caller = physical + 1
+        while caller < len(frames) and frames[caller].method == TAIL_CALL:  # gdb's skip_tailcall_frames
+            caller += 1
+        if caller >= len(frames) or cfa is None:
             raise ProtocolError('"finish" not meaningful in the outermost frame.')
-        return frames[physical + 1].pc, cfa
+        return frames[caller].pc, cfa
 
     def _return_value_reader(self, thread_id: int, level: int = 0) -> Callable[[], VariableInfo | None]:
         """Reads, once the function at `level` has returned, what it returned (by its DWARF type)."""

@@ -18,6 +18,7 @@ from aliceserver.debuggers.symbols.dwarf import names, prologue
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
 from aliceserver.debuggers.symbols.dwarf.linerows import LineIndex, Unit
+from aliceserver.debuggers.symbols.dwarf.lines import StringSections
 from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch, LineResolution, SourceLine
 from aliceserver.debuggers.symbols.dwarf.rowcache import RowCache
 from aliceserver.debuggers.symbols.dwarf.sections import (
@@ -26,6 +27,7 @@ from aliceserver.debuggers.symbols.dwarf.sections import (
     FileIdentity,
     open_dwarf,
 )
+from aliceserver.debuggers.symbols.dwarf.symtab_files import SymtabName, symtab_names
 from aliceserver.debuggers.symbols.dwarf.units import Progress, build_payload
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.symtab import is_packed_table
@@ -56,6 +58,8 @@ class DebugInfo:
         self._lock = threading.Lock()  # the extras
         self._functions = FunctionList(payload["functions"])
         self._source_names: dict[str, str] | None = None  # absolute path -> DW_AT_name
+        self._symtab_names: dict[str, SymtabName | None] = {}  # path -> gdb's name for it
+        self._unit_symtab_names: dict[int, dict[str, SymtabName]] = {}  # line table -> those
         # Answers found later by walking DIEs (inlined copies), cached beside the index.
         self._store: tuple[IndexCache, str, Any] | None = None
         self._extras: dict[str, Any] | None = None
@@ -139,10 +143,50 @@ class DebugInfo:
                     full = os.path.normpath(os.path.join(comp_dir, name)) if comp_dir else name
                     names_of.setdefault(full, name)
             self._source_names = names_of
+        symtab = self.symtab_name(path)
+        if symtab is not None:
+            return symtab.filename
         found = names_of.get(path)
         if found is not None:
             return found
         return path if self.match_file(path) else None
+
+    def symtab_name(self, path: str) -> SymtabName | None:
+        """gdb's names for the file at normalized `path` (symtab_files.py) in the first
+        unit whose line table names it; None: none does."""
+        if path in self._symtab_names:
+            return self._symtab_names[path]
+        found = None
+        path_id = next((i for i, p in enumerate(self._paths) if p == path), None)
+        for _offset, stmt, name, comp_dir, _producer in self._units if path_id is not None else ():
+            header = self._headers.get(stmt)
+            if header is not None and path_id in header[-1]:
+                found = self._names_in_unit(stmt, comp_dir, name).get(path)
+                break
+        self._symtab_names[path] = found
+        return found
+
+    def symtab_name_at(self, address: int, path: str) -> SymtabName | None:
+        """gdb's name for `path` in the symtab of the unit covering link-time `address`
+        (a header's name differs from unit to unit: `./libio/libioP.h`, `../libio/libioP.h`)."""
+        unit = self._lines.unit_at(address)
+        if unit is None:
+            return None
+        _offset, stmt, name, comp_dir, _producer = self._units[unit]
+        return self._names_in_unit(stmt, comp_dir, name).get(path) if stmt >= 0 else None
+
+    def _names_in_unit(self, stmt: int, comp_dir: str, name: str) -> dict[str, SymtabName]:
+        found = self._unit_symtab_names.get(stmt)
+        if found is None:
+            strings = StringSections(self._dwarf.get(".debug_line_str"), self._dwarf.get(".debug_str"),
+                                     self._dwarf.get(".debug_str_offsets"))  # fmt: skip
+            try:
+                found = symtab_names(self._dwarf.get(".debug_line"), stmt, comp_dir, name, strings)
+            except (TargetError, IndexError, ValueError) as error:  # as the index build: paths as they are
+                log.debug("no symtab names at line table %#x: %s", stmt, error)
+                found = {}
+            self._unit_symtab_names[stmt] = found
+        return found
 
     def resolve_line(
         self, file: str, line: int, block_of: Callable[[int], int] | None = None

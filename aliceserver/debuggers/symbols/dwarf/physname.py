@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from elftools.dwarf.die import DIE
 
-from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name, resolved_attr
 from aliceserver.debuggers.symbols.dwarf.dietree import children
+from aliceserver.debuggers.symbols.dwarf.languages import C
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust, qualified_name
 
 _SUFFIX = {
@@ -54,3 +55,17 @@ def _written(die: DIE, depth: int = 0) -> str | None:
                  "DW_TAG_union_type", "DW_TAG_enumeration_type"):  # fmt: skip
         return qualified_name(t) if die_name(t) else None
     return None
+
+
+def c_function_name(function: DIE) -> str | None:
+    """The name gdb gives a C function's frame (a subprogram or an inlined call): the name
+    of its DWARF symbol, which is its DW_AT_linkage_name where it has one (an assembler
+    name: glibc's hidden `__GI_raise` for raise, `f(void) __asm__("g")`), else its
+    DW_AT_name (`_IO_new_file_write`, whichever ELF symbols share its address). None
+    outside C units (other languages name theirs their own way)."""
+    if attr_value(function.cu.get_top_DIE(), "DW_AT_language") not in C:
+        return None
+    raw = resolved_attr(function, "DW_AT_linkage_name") or resolved_attr(function, "DW_AT_MIPS_linkage_name")
+    if raw is None:
+        return die_name(function)
+    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)

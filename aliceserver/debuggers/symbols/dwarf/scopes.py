@@ -388,8 +388,12 @@ class ModuleSymbols:
         attr, block = var.die.attributes.get("DW_AT_location"), parent_of(var.die)
         if not needs_frame(var.die) or attr is None or block is None:
             raise EvaluationError(f'@entry can be used only for function parameters, not for "{var.name}"')
-        entry = self.function_address(block)  # the inlined block's entry for an inline frame
+        # Read where the frame's real function starts (gdb's get_frame_func), an inline
+        # frame's too: its list seldom covers that pc, and then it has no entry value.
         start = None if var.frame_function is None else self.function_address(var.frame_function)
+        entry = start
+        if getattr(ctx, "entry_at_function", False):  # a tail-call frame (FrameView)
+            entry = start
         expr = None if entry is None or start is None else self._expression(var.die, attr, ctx, entry, start)
         if expr is None or start is None:
             return Value(var.type, OptimizedOut(), ctx)

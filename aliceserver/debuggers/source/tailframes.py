@@ -1,0 +1,81 @@
+"""gdb's tail-call frames (dwarf2/frame-tailcall.c) in a thread's stack: where a caller's
+call site reaches its callee's function only through tail calls (tailcalls.py finds the
+chain from the call-site DWARF), a virtual frame for each function on the way, between
+the callee and its caller. glibc's raise calls __pthread_kill, which jumps on to
+__pthread_kill_implementation: gdb shows __pthread_kill_internal between them.
+
+A virtual frame keeps its caller's registers but for the pc (its tail call's return pc,
+as gdb's pretend pc) and the stack pointer (the callee's entry one, as if each tail call
+had pushed a return address), and shares the callee's CFA (gdb's frame id for it).
+Stepping and `finish` go by the physical frames alone: a tail-called function returns to
+the caller of the chain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from aliceserver.debuggers.model import SymbolLocation
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
+from aliceserver.debuggers.symbols.dwarf.tailcalls import tail_call_frames
+from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
+from aliceserver.errors import AliceError
+
+TAIL_CALL = "tailcall"  # UnwoundFrame.method of a virtual tail-call frame
+
+
+@dataclass(slots=True)
+class TailCallStack:
+    """A thread's unwound frames with the tail-call frames put in, levels numbered anew;
+    made from the front of the unwinding, and made further as it goes deeper."""
+
+    physical: list[UnwoundFrame]  # the unwinding (it may grow in place)
+    frames: list[UnwoundFrame] = field(default_factory=list)
+    placed: int = 0  # physical[:placed] are in `frames`
+
+    def extend(self, source: SourceSymbols) -> list[UnwoundFrame]:
+        physical, frames = self.physical, self.frames
+        while self.placed < len(physical):
+            frame = physical[self.placed]
+            if self.placed:
+                for virtual in between(source, physical[self.placed - 1], frame):
+                    frames.append(replace(virtual, level=len(frames)))
+            # Most often no tail call came before: the frame as unwound (replace: 5 us a frame)
+            frames.append(frame if frame.level == len(frames) else replace(frame, level=len(frames)))
+            self.placed += 1
+        return frames
+
+
+def between(source: SourceSymbols, callee: UnwoundFrame, caller: UnwoundFrame) -> list[UnwoundFrame]:
+    """The virtual frames between physical `callee` and its `caller`, innermost first: none
+    unless the callee was unwound by its CFI (gdb's dwarf2 frames alone look for them)."""
+    if caller.method != "cfi" or callee.cfa is None or callee.signal_trampoline:
+        return []
+    in_block = lookup_pc(callee)
+    symbols_of = source.symbols
+    module = symbols_of.module_at(in_block)
+    if module is None or symbols_of.module_at(caller.pc - 1) is not module:
+        return []  # gdb could follow a tail call into another module; rare, not done
+    symbols = source.module_symbols(module)
+    if symbols is None:
+        return []
+    try:
+        cu = symbols.units.cu_for_address(in_block - module.base)
+        at = None if cu is None else symbols.units.function_die_at(cu, in_block - module.base)
+        function = None if at is None else symbols.function_address(at.subprogram)
+        pcs = () if function is None else tail_call_frames(symbols, caller.pc - module.base, function)
+    except (AliceError, ValueError, KeyError):  # odd DWARF: no chain, as gdb gives up
+        return []
+    arch = caller.arch
+    sp_name, entry_offset = arch.entry_cfa()
+    virtual = []
+    for link_pc in pcs:
+        pc = link_pc + module.base
+        # Registers the caller's CFI leaves unsaid keep the callee's (gdb's same value)
+        registers = {**callee.registers, **caller.registers, arch.pc: pc}
+        if sp_name == arch.sp:
+            registers[sp_name] = callee.cfa - entry_offset
+        location = symbols_of.lookup_address(pc - 1)  # a return pc: the call is before it
+        symbol = SymbolLocation(pc, location.name, location.offset + 1 if location.name else 0, location.module)
+        virtual.append(replace(caller, pc=pc, cfa=callee.cfa, registers=registers, symbol=symbol, method=TAIL_CALL))
+    return virtual
