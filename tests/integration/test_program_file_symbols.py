@@ -62,3 +62,15 @@ def test_a_program_whose_loader_is_missing_before_it_runs_like_gdb(builder: Buil
                           tmp_path)  # fmt: skip
     assert re.search(r"Breakpoint 1 at 0x[0-9a-f]{4}: file \S+, line \d+\.", got.stdout)
     assert "(int *) 0x4" in got.stdout
+
+
+def test_an_aarch64_program_under_the_default_sysroot_like_gdb_multiarch(builder: Builder, tmp_path: Path) -> None:
+    """Without `set sysroot` qemu's stub transfers no files, so its libraries are looked
+    for on this machine, where they are not: gdb warns of each step and lists them unread
+    at the next stop (the loader's breakpoint could not be placed)."""
+    program = cross_builder(builder).build("aarch64_frames", ("-g", "-O0"))
+    gdb, alice = _both_over_qemu(program, ["target remote {target}", "info sharedlibrary", "break leaf", "continue",
+                                           "info sharedlibrary", "bt", "continue"], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "warning: remote target does not support file transfer" in alice
+    assert re.search(r"\n {40}No {10}/\S+/libc\.so\.6\n", alice)

@@ -187,6 +187,19 @@ def test_libraries_missing_from_the_sysroot_are_listed_like_gdb(linked: tuple[Pa
     assert f"No          {library}" in said[1]
 
 
+def test_a_sysroot_without_the_loader_lists_the_libraries_like_gdb(linked: tuple[Path, Path], tmp_path: Path) -> None:
+    """No loader under the sysroot: no breakpoint of its to follow the libraries (gdb warns
+    so), which are listed unread at the next stop all the same."""
+    program, library = linked
+    commands = [f"set sysroot {tmp_path / 'nowhere'}", "break main", "run", "info sharedlibrary", "bt", "kill"]
+    said = []
+    for run in (theirs, ours):
+        done = run(["-batch", "-nx", *ex(*commands), str(program)], tmp_path)
+        said.append(normalized(done.stdout) + "\n--stderr--\n" + normalized(done.stderr))
+    assert said[1] == said[0]
+    assert "Unable to find dynamic linker breakpoint function." in said[1] and f"No          {library}" in said[1]
+
+
 def test_mi_tells_of_a_missing_library_like_gdb(linked: tuple[Path, Path], tmp_path: Path) -> None:
     """=library-loaded with an empty range, and the warning after the libraries' records."""
     program, library = linked

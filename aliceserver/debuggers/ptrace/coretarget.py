@@ -82,7 +82,7 @@ class CoreFiles:
         self._new_source_symbols()
         try:
             files = [FileMapping(f.start, f.end, f.path) for f in opened.mapped_files]
-            loaded, _ = self._tracker.start(target.pid, target.auxv(), target.executable(), files)
+            loaded, _ = self._tracker.start(target.pid, target.auxv(), target.executable(), files, live=False)
             linked, _ = self._tracker.sync()  # the link map, read from the core's memory
             self._tracker.symbols.order_as_linked()  # as gdb lists a core's: the loader last
             warnings += self._tracker.take_warnings()

@@ -90,10 +90,9 @@ from aliceserver.debuggers.ptrace.tracer import Tracer
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.remote.calls import RemoteCaller
-from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.session import RemoteHooks, RemoteSession
-from aliceserver.debuggers.remote.targetfiles import TargetFiles, target_files
+from aliceserver.debuggers.remote.targetfiles import StubFiles, TargetFiles
 from aliceserver.debuggers.remote.watches import scope_return_address
 from aliceserver.debuggers.signals import default_policy
 from aliceserver.debuggers.source.dollars import SessionDollars
@@ -157,7 +156,7 @@ class PtraceDebugger:
         )  # fmt: skip
         self.library_paths = LibraryPaths()  # the session's sysroot and solib-search-path
         self._remote_address = ""  # the stub's, as given (its files' part of the cache)
-        self._remote_files: tuple[RemoteClient, TargetFiles | None] | None = None
+        self._stub_files = StubFiles(self._index_cache.directory, self._events.put)
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw, self.library_paths)
         rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
         self._variables = VariableStore(self._access.symbolize, rtti)
@@ -345,6 +344,9 @@ class PtraceDebugger:
             self._on_library_event(0)
         if r_brk:
             self._breakpoints.add_internal(r_brk, on_hit=self._on_library_event)
+        elif self._tracker.loader_unseen and self._tracker.entry and not inferior.attached:
+            self._breakpoints.add_internal(self._tracker.entry, on_hit=self._at_entry_without_loader)
+        self._tell_library_warnings()
         config = self._access.launch_config
         if at_launch and config is not None and config.stop_on_entry and self._tracker.entry:
             self._breakpoints.add_internal(self._tracker.entry, reports=StopReason.ENTRY, temporary=True)
@@ -382,6 +384,18 @@ class PtraceDebugger:
         if loaded:
             self._breakpoints.arm_catchpoints()
             self._locations.bind_all()
+
+    def _at_entry_without_loader(self, tid: int) -> None:
+        """The program's entry, where the loader's breakpoint was not found (its file is not
+        under the sysroot): the loader has mapped the libraries the program was linked with
+        (gdb lists them at the next stop); its breakpoint, read from r_debug now, follows
+        the rest."""
+        self._on_library_event(tid)
+        r_brk = self._tracker.r_brk_from_memory()
+        if r_brk and self._remote.live() is not None:
+            self._remote.traps.add_internal(r_brk, on_hit=self._on_library_event)
+        elif r_brk:
+            self._breakpoints.add_internal(r_brk, on_hit=self._on_library_event)
 
     def _tell_library_warnings(self) -> None:
         for text in self._tracker.take_warnings():
@@ -670,6 +684,8 @@ class PtraceDebugger:
         r_brk = self._tracker.r_brk_from_memory() or r_brk
         if r_brk:
             self._remote.traps.add_internal(r_brk, on_hit=self._on_library_event)
+        elif self._tracker.loader_unseen and self._tracker.entry:
+            self._remote.traps.add_internal(self._tracker.entry, on_hit=self._at_entry_without_loader)
         self._remote.traps.place_all()
         self._locations.bind_all(new_image=True)
         return [module.path for module in loaded + linked if not module.is_main]
@@ -677,11 +693,7 @@ class PtraceDebugger:
     def _target_files(self, process: RemoteProcess) -> TargetFiles | None:
         """The stub's files read through it (gdb's sysroot `target:`), once per link; the
         ELF cache reads `target:` paths from their copies."""
-        if self._remote_files is None or self._remote_files[0] is not process.client:
-            files = target_files(process.client, self.library_paths, self._index_cache.directory,
-                                 self._remote_address, self._events.put)  # fmt: skip
-            self._remote_files = (process.client, files)
-        files = self._remote_files[1]
+        files = self._stub_files.for_link(process.client, self.library_paths, self._remote_address)
         if files is not None:
             files.pid = process.pid
         self._elf_cache.target_files = files.local_copy if files is not None else None

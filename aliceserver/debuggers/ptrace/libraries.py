@@ -31,6 +31,12 @@ from aliceserver.errors import TargetError
 log = logging.getLogger(__name__)
 
 
+# gdb's (svr4's enable_break), where the loader is not found or names no _dl_debug_state
+NO_LOADER_BREAKPOINT = ("Unable to find dynamic linker breakpoint function.\n"
+                        "GDB will be unable to debug shared library initializers\n"
+                        "and track explicitly loaded dynamic code.")  # fmt: skip
+
+
 class FileMapping(NamedTuple):
     """[start, end) of the address space maps the file `path` (a maps line, an NT_FILE entry)."""
 
@@ -50,6 +56,7 @@ class LibraryTracker:
         self._found_version = -1
         symbols.target_name = lambda path: self._target_names.get(path, path)
         self._warnings: list[str] = []  # gdb's, without "warning: ", to tell after the libraries
+        self.loader_unseen = False
         self._cache = cache
         self._read = read
         self._r_debug: int | None = None
@@ -64,13 +71,16 @@ class LibraryTracker:
 
     def start(self, pid: int, auxv: Mapping[int, int] | None = None, exe: str | None = None,
               file_mappings: Sequence[FileMapping] | None = None, *,
-              local_files: bool = True) -> tuple[list[Module], int | None]:  # fmt: skip
+              local_files: bool = True, live: bool = True) -> tuple[list[Module], int | None]:  # fmt: skip
         """Load the executable and the dynamic loader; return them and r_brk if known.
         `auxv`, `exe` and `file_mappings` default to the live process's (a core file gives
         its own: its pid may name another process by now). `local_files`: the target's
-        files are this machine's (False: a stub that transfers them)."""
+        files are this machine's (False: a stub that transfers them). `live`: a process
+        runs (not a core), whose libraries are followed from the loader's breakpoint."""
         self.symbols.clear()
         self._warnings.clear()
+        self._loader_r_debug = None
+        self.loader_unseen = False  # a dynamic program whose loader's breakpoint is not known
         self._local_files = local_files
         self._found.clear()
         self._target_names.clear()
@@ -100,6 +110,9 @@ class LibraryTracker:
                 loaded.append(loader)
                 r_brk = self._loader_symbol(interp, loader_base, "_dl_debug_state")
                 self._loader_r_debug = self._loader_symbol(interp, loader_base, "_r_debug")
+            self.loader_unseen = r_brk is None and live
+            if self.loader_unseen:
+                self._warnings.append(NO_LOADER_BREAKPOINT)
         return self._named(loaded), r_brk
 
     def _loader_symbol(self, path: str, base: int, name: str) -> int | None:

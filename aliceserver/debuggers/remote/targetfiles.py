@@ -23,6 +23,7 @@ from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
 
+NO_TRANSFERS = "remote target does not support file transfer, attempting to access files from local filesystem."
 SLOW_WARNING = 'File transfers from remote targets can be slow. Use "set sysroot" to access files locally instead.'
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -36,8 +37,7 @@ class TargetFiles:
         self._hostio = hostio
         self._directory = directory  # this stub's part of the cache
         self._say = say  # console text (gdb's "Reading ... from remote target...")
-        self._warn = warn  # a warning, once a session
-        self._warned = False
+        self._warn = warn  # a warning
         self._copies: dict[str, str | None] = {}  # target path -> its copy, this session
         self.pid = 0  # whose filesystem (vFile:setfs): the process the stub debugs
 
@@ -57,9 +57,7 @@ class TargetFiles:
 
     def _fetch(self, path: str) -> str | None:
         self._say(f"Reading {path} from remote target...\n")
-        if not self._warned:
-            self._warned = True
-            self._warn(SLOW_WARNING)
+        self._warn(SLOW_WARNING)
         hostio = self._hostio
         try:
             hostio.setfs(self.pid)
@@ -116,12 +114,30 @@ def _write(copy: str, data: bytes) -> None:
         raise
 
 
-def target_files(client: RemoteClient, paths: LibraryPaths, cache_root: str, address: str,
-                 put: Callable[[Event], None]) -> TargetFiles | None:  # fmt: skip
-    """The files of the target behind `client` where the sysroot says `target:` and the
-    stub transfers them; None: the libraries and the program are this machine's files."""
-    if not paths.sysroot.startswith(TARGET_PREFIX):
-        return None
-    return TargetFiles.for_stub(HostIO(client), cache_root, address,
-                                say=lambda text: put(Output("console", text)),
-                                warn=lambda text: put(Output("warning", f"warning: {text}\n")))  # fmt: skip
+class StubFiles:
+    """The engine's side: the TargetFiles of the link it holds (one per link), and gdb's
+    warnings about them, each once a session."""
+
+    def __init__(self, cache_root: str, put: Callable[[Event], None]) -> None:
+        self._cache_root = cache_root
+        self._put = put
+        self._held: tuple[RemoteClient, TargetFiles | None] | None = None
+        self._warned: set[str] = set()
+
+    def for_link(self, client: RemoteClient, paths: LibraryPaths, address: str) -> TargetFiles | None:
+        """The files of the target behind `client` where the sysroot says `target:` and the
+        stub transfers them; None: the program and its libraries are this machine's files."""
+        if self._held is None or self._held[0] is not client:
+            files = None
+            if paths.sysroot.startswith(TARGET_PREFIX):
+                files = TargetFiles.for_stub(HostIO(client), self._cache_root, address,
+                                             say=lambda text: self._put(Output("console", text)), warn=self._warn)
+                if files is None and paths.sysroot == TARGET_PREFIX:
+                    self._warn(NO_TRANSFERS)
+            self._held = (client, files)
+        return self._held[1]
+
+    def _warn(self, text: str) -> None:
+        if text not in self._warned:  # gdb's are static: once a session
+            self._warned.add(text)
+            self._put(Output("warning", f"warning: {text}\n"))

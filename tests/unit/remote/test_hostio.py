@@ -13,7 +13,9 @@ import pytest
 from aliceserver.debuggers.remote import packets
 from aliceserver.debuggers.remote.errors import RemoteUnsupported
 from aliceserver.debuggers.remote.hostio import HostIO, RemoteFileError
-from aliceserver.debuggers.remote.targetfiles import SLOW_WARNING, TargetFiles
+from aliceserver.debuggers.events import Event, Output
+from aliceserver.debuggers.librarypaths import LibraryPaths
+from aliceserver.debuggers.remote.targetfiles import NO_TRANSFERS, SLOW_WARNING, StubFiles, TargetFiles
 
 # Every byte value, the ones RSP escapes among them, and more than one packet's worth
 _CONTENT = bytes(range(256)) * 5 + b"#$}*" * 40
@@ -98,7 +100,7 @@ def test_copies_are_kept_and_reused_by_a_later_session(tmp_path: Path) -> None:
     assert copy is not None and Path(copy).read_bytes() == _CONTENT and copy.startswith(str(tmp_path))
     assert files.local_copy("/lib/missing.so") is None
     assert said == ["Reading /lib/libx.so from remote target...\n", "Reading /lib/missing.so from remote target...\n"]
-    assert warned == [SLOW_WARNING]
+    assert set(warned) == {SLOW_WARNING}
     # A later session with a stub on the same host (another port): open and fstat, the
     # bytes from the copy
     stub.requests.clear()
@@ -111,3 +113,23 @@ def test_copies_are_kept_and_reused_by_a_later_session(tmp_path: Path) -> None:
     assert third is not None
     changed = third.local_copy("/lib/libx.so")
     assert changed is not None and changed != copy and Path(changed).read_bytes() == _CONTENT + b"more"
+
+
+def test_the_engines_warnings_come_once_a_session(tmp_path: Path) -> None:
+    """gdb's: a stub that transfers no files under the sysroot `target:` (its files are
+    taken as this machine's), and the slowness of one that does."""
+    told: list[Event] = []
+    stub_files = StubFiles(str(tmp_path), told.append)
+    silent, paths = FakeFiles({}, supported=False), LibraryPaths()
+    assert stub_files.for_link(silent, paths, "127.0.0.1:1") is None  # type: ignore[arg-type]
+    assert stub_files.for_link(FakeFiles({}, supported=False), paths, "127.0.0.1:2") is None  # type: ignore[arg-type]
+    talking = FakeFiles({"/lib/libx.so": _CONTENT})
+    files = stub_files.for_link(talking, paths, "127.0.0.1:3")  # type: ignore[arg-type]
+    assert files is not None and stub_files.for_link(talking, paths, "127.0.0.1:3") is files
+    files.local_copy("/lib/libx.so")
+    files.local_copy("/lib/liby.so")
+    warnings = [event.text for event in told if isinstance(event, Output) and event.category == "warning"]
+    assert warnings == [f"warning: {NO_TRANSFERS}\n", f"warning: {SLOW_WARNING}\n"]
+    # Another sysroot: the stub is not asked
+    paths.set_sysroot("/")
+    assert stub_files.for_link(FakeFiles({"/lib/libx.so": b""}), paths, "127.0.0.1:4") is None  # type: ignore[arg-type]
