@@ -38,8 +38,15 @@ class TargetFiles:
         self._directory = directory  # this stub's part of the cache
         self._say = say  # console text (gdb's "Reading ... from remote target...")
         self._warn = warn  # a warning
-        self._copies: dict[str, str | None] = {}  # target path -> its copy, this session
-        self.pid = 0  # whose filesystem (vFile:setfs): the process the stub debugs
+        self._copies: dict[str, str | None] = {}  # target path -> its copy, for this process
+        self._pid = 0  # whose filesystem (vFile:setfs): the process the stub debugs
+
+    def debugging(self, pid: int) -> None:
+        """The stub debugs process `pid` now: its files are read as it sees them, afresh
+        for a new process (gdb reads them again at each start)."""
+        if pid != self._pid:
+            self._pid = pid
+            self._copies.clear()
 
     @classmethod
     def for_stub(cls, hostio: HostIO, cache_root: str, address: str, *, say: Callable[[str], None],
@@ -60,7 +67,7 @@ class TargetFiles:
         self._warn(SLOW_WARNING)
         hostio = self._hostio
         try:
-            hostio.setfs(self.pid)
+            hostio.setfs(self._pid)
             fd = hostio.open(path)
         except (RemoteFileError, RemoteUnsupported) as error:
             log.info("target:%s: %s", path, error)

@@ -10,12 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from aliceserver.debuggers.events import Event, Output
+from aliceserver.debuggers.librarypaths import LibraryPaths
 from aliceserver.debuggers.remote import packets
 from aliceserver.debuggers.remote.errors import RemoteUnsupported
 from aliceserver.debuggers.remote.hostio import HostIO, RemoteFileError
-from aliceserver.debuggers.events import Event, Output
-from aliceserver.debuggers.librarypaths import LibraryPaths
-from aliceserver.debuggers.remote.targetfiles import NO_TRANSFERS, SLOW_WARNING, StubFiles, TargetFiles
+from aliceserver.debuggers.remote.targetfiles import (
+    NO_TRANSFERS,
+    SLOW_WARNING,
+    StubFiles,
+    TargetFiles,
+)
 
 # Every byte value, the ones RSP escapes among them, and more than one packet's worth
 _CONTENT = bytes(range(256)) * 5 + b"#$}*" * 40
@@ -100,6 +105,11 @@ def test_copies_are_kept_and_reused_by_a_later_session(tmp_path: Path) -> None:
     assert copy is not None and Path(copy).read_bytes() == _CONTENT and copy.startswith(str(tmp_path))
     assert files.local_copy("/lib/missing.so") is None
     assert said == ["Reading /lib/libx.so from remote target...\n", "Reading /lib/missing.so from remote target...\n"]
+    # A new process: its files as it sees them (its mount namespace), read again
+    stub.requests.clear()
+    files.debugging(0x4D)
+    assert files.local_copy("/lib/libx.so") == copy and stub.requests[0] == b"vFile:setfs:4d"
+    assert said[-1] == "Reading /lib/libx.so from remote target...\n"
     assert set(warned) == {SLOW_WARNING}
     # A later session with a stub on the same host (another port): open and fstat, the
     # bytes from the copy
