@@ -388,13 +388,10 @@ class ModuleSymbols:
         attr, block = var.die.attributes.get("DW_AT_location"), parent_of(var.die)
         if not needs_frame(var.die) or attr is None or block is None:
             raise EvaluationError(f'@entry can be used only for function parameters, not for "{var.name}"')
-        # Read where the frame's real function starts (gdb's get_frame_func), an inline
-        # frame's too: its list seldom covers that pc, and then it has no entry value.
+        # Read where the frame's real function starts (gdb's get_frame_func), an inline or
+        # tail-call frame's too: an inlined call's list seldom covers that pc (no value then).
         start = None if var.frame_function is None else self.function_address(var.frame_function)
-        entry = start
-        if getattr(ctx, "entry_at_function", False):  # a tail-call frame (FrameView)
-            entry = start
-        expr = None if entry is None or start is None else self._expression(var.die, attr, ctx, entry, start)
+        expr = None if start is None else self._expression(var.die, attr, ctx, start, start)
         if expr is None or start is None:
             return Value(var.type, OptimizedOut(), ctx)
         loc, caller = entry_location(ctx, start + ctx.load_bias, entry_slot(expr), self)
