@@ -14,6 +14,9 @@ a probe or any stub, as a backend of the process interface (debuggers/target.py)
     breakpoints Z0-Z4, our own int3 where Z0 is missing, and what must be stepped over
     resume      the packets of a resume: vCont actions, or c/s with Hc
     libraries   qXfer:libraries-svr4:read
+    hostio      vFile: open/pread/fstat/close: the target's files (gdb's host I/O)
+    targetfiles the program's and libraries' files under the sysroot `target:`, copied
+                into the cache directory and read from there
     target      RemoteTarget: the read side (ProcessTarget)
     process     RemoteProcess: connect/run/attach and the live side (LiveProcess)
     session     RemoteSession: the engine's live process over a stub (RemoteTargets),
