@@ -25,10 +25,30 @@ class RemoteMemory:
         self.binary_writes = True  # until the stub answers `X` with an empty reply
         self.packets = 0  # requests sent: for tests and the benchmark
         self._lines: dict[int, bytes] = {}  # line address -> its bytes (short: unreadable after)
+        self._generation = 0  # a resume or a write makes a prefetch's late answer stale
 
     def forget(self) -> None:
         """The program ran: what it holds may have changed."""
         self._lines.clear()
+        self._generation += 1
+
+    def prefetch(self, address: int) -> None:
+        """The line holding `address` (a stop's stack pointer) asked at once, answered while
+        the stop is handed on: a reported stop's frame reads it."""
+        line = address - address % LINE
+        if line in self._lines or LINE > self._read_chunk():
+            return
+        generation = self._generation
+
+        def answered(reply: bytes) -> None:
+            if generation != self._generation or _is_error(reply) or not reply:
+                return
+            data = packets.unescape(reply[1:]) if self.binary_reads else packets.from_hex(reply)
+            if len(data) == LINE:
+                self._lines.setdefault(line, data)
+
+        verb = b"x" if self.binary_reads else b"m"
+        self.client.connection.post(verb + b"%x,%x" % (line, LINE), answered)
 
     def read(self, address: int, size: int) -> bytes:
         """`size` bytes at `address`; TargetError (gdb's words) where none can be read, the
@@ -49,6 +69,9 @@ class RemoteMemory:
         line = address - address % LINE
         while line < end:
             data = self._lines.get(line)
+            if data is None:
+                self.client.connection.settle()  # a prefetched line may be on its way
+                data = self._lines.get(line)
             if data is None:
                 data = self._lines[line] = self._read_direct(line, LINE)
             out += data[max(address - line, 0) : end - line]
@@ -78,7 +101,7 @@ class RemoteMemory:
         return bytes(out)
 
     def write(self, address: int, data: bytes) -> None:
-        self._lines.clear()  # rare at a stop: no need to find the lines it touches
+        self.forget()  # rare at a stop: no need to find the lines it touches
         done = 0
         while done < len(data) or not data:
             chunk = data[done : done + self._write_chunk()]

@@ -198,11 +198,20 @@ class RemoteProcess(RemoteTarget):
         reply, self._early = self._early, None
         return reply if reply is not None else self.client.wait_stop(timeout)
 
-    def prefetch_threads(self, reply: stops.StopReply, *, planned: bool) -> None:
-        """The waiter's thread, a stop reply just read: the thread list asked at once where
-        the stop may be reported (not a step of a plan, `planned`: those take none)."""
-        if isinstance(reply, stops.SignalStop) and not (planned and self._stepping):
-            self.threads.prefetch()
+    def prefetch_stop(self, reply: stops.StopReply, *, planned: bool) -> None:
+        """The waiter's thread, a stop reply just read: what a reported stop asks for
+        (the thread list, the stopped thread's registers) asked at once, in one write the
+        stub answers while the stop is handed on; not for a step of a plan (`planned`:
+        those take none), nor where acks make each packet wait."""
+        if not isinstance(reply, stops.SignalStop) or (planned and self._stepping) or self.client.connection.acks:
+            return
+        self.threads.prefetch()
+        if reply.thread is not None:  # the stub's Hg thread now (client.stopped_in)
+            self.registers.prefetch(reply.thread)
+        sp = self.description.get(self.arch.sp)
+        if sp is not None and sp.number in reply.registers:  # where frame 0's CFA is read
+            self.memory.prefetch(int.from_bytes(reply.registers[sp.number], "little"))
+        self.client.connection.flush()
 
     def take(self, reply: stops.StopReply) -> Stopped | Exited:
         """Record the stop `next_reply` returned, as the engine's event."""

@@ -1,5 +1,6 @@
-"""One stop's registers, per thread: the `g` reply read once, registers it lacks read
-with `p`, the ones a `T` stop reply carried taken from it; forgotten on every resume."""
+"""One stop's registers, per thread: the `g` reply read once (or asked for as the stop
+came, prefetch), registers it lacks read with `p`, the ones a `T` stop reply carried taken
+from it; forgotten on every resume."""
 
 from __future__ import annotations
 
@@ -16,12 +17,30 @@ class RegisterCache:
         self.description = description
         self._g: dict[ThreadRef, bytes] = {}
         self._single: dict[ThreadRef, dict[int, bytes]] = {}
+        self._asked: dict[ThreadRef, bytes] = {}  # prefetched `g` replies, not parsed yet
+        self._generation = 0  # a resume makes a prefetch's late answer stale
         self.reads = 0  # packets sent for registers: for tests and the benchmark
         self._p_works = True
 
     def clear(self) -> None:
         self._g.clear()
         self._single.clear()
+        self._asked.clear()
+        self._generation += 1
+
+    def prefetch(self, thread: ThreadRef) -> None:
+        """A stop reply named `thread`, the stub's `Hg` thread now: its `g` asked at once,
+        answered while the stop is handed on (a reported stop's frame needs it), read with
+        the next reply and parsed only if wanted."""
+        if thread in self._g or thread in self._asked:
+            return
+        generation = self._generation
+
+        def answered(reply: bytes) -> None:
+            if generation == self._generation:
+                self._asked[thread] = reply
+
+        self.client.connection.post(b"g", answered)
 
     def expedite(self, thread: ThreadRef, values: dict[int, bytes]) -> None:
         """Registers a stop reply carried: no packet needed for them at this stop."""
@@ -61,6 +80,12 @@ class RegisterCache:
                 self._g[thread] = bytes(whole)
 
     def _read_all(self, thread: ThreadRef) -> bytes:
+        self.client.connection.settle()
+        asked = self._asked.pop(thread, None)
+        if asked is not None and asked[:1] != b"E" and asked:
+            whole = packets.from_hex(asked)
+            self._g[thread] = whole
+            return whole
         self.client.select_thread(thread)
         self.reads += 1
         whole = packets.from_hex(self.client.ask(b"g"))

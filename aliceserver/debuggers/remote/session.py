@@ -368,7 +368,7 @@ class RemoteSession:
                 self._waiting = False
                 return
             try:
-                process.prefetch_threads(reply, planned=self._plan is not None)
+                process.prefetch_stop(reply, planned=self._plan is not None)
             except (RemoteConnectionError, OSError):
                 pass  # the next request tells the engine
             again = self._call(functools.partial(self._handled, process, reply))

@@ -38,8 +38,7 @@ class ThreadList:
             if generation == self._generation:
                 self._asked = reply
 
-        self.client.connection.post(self.client.xfer_request("threads", "", 0), answered)
-        self.client.connection.flush()
+        self.client.connection.post(self.client.xfer_request("threads", "", 0), answered)  # the caller flushes
 
     def refs(self) -> list[ThreadRef]:
         if self._refs is None:

@@ -88,6 +88,7 @@ def test_a_prefetched_thread_list_is_read_once_and_a_resume_makes_it_stale() -> 
     client, stub = _client()
     threads = ThreadList(client)
     threads.prefetch()  # asked at once, its answer not read yet
+    client.connection.flush()
     assert stub.requests[-1].startswith(b"qXfer:threads:read::0,")
     asked = len(stub.requests)
     assert [ref.tid for ref in threads.refs()] == list(range(16, 56))  # the rest in chunks
@@ -96,6 +97,7 @@ def test_a_prefetched_thread_list_is_read_once_and_a_resume_makes_it_stale() -> 
     assert len([r for r in stub.requests if r.startswith(b"qXfer")]) == len(stub.requests[asked - 1 :])
     threads.forget()
     threads.prefetch()
+    client.connection.flush()
     threads.forget()  # a resume before the list was read: its late answer is dropped
     client.ask(b"vCont?")  # reads that answer
     before = len(stub.requests)

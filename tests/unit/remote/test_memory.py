@@ -120,3 +120,22 @@ def test_a_cached_read_stops_where_memory_ends_as_an_uncached_one() -> None:
     assert memory.read(end - 8, 64) == bytes(target.memory[-8:])
     with pytest.raises(TargetError, match=f"Cannot access memory at address {end:#x}"):
         memory.read(end, 8)
+
+
+def test_a_prefetched_line_serves_the_stop_and_a_resume_before_its_answer_drops_it() -> None:
+    memory, stub, target = _memory(False)
+    memory.client.connection.acks = stub.acks = False  # posted packets wait for no `+`
+    memory.client.packet_size = 0x400  # a line fits a reply
+    reads = lambda: sum(r[:1] == b"m" for r in stub.requests)  # noqa: E731
+    memory.prefetch(_BASE + 0x123)
+    memory.client.connection.flush()
+    assert reads() == 1
+    assert memory.read(_BASE + 0x120, 8) == bytes(target.memory[0x120:0x128])
+    assert reads() == 1  # the prefetched line
+    memory.forget()
+    memory.prefetch(_BASE + 0x123)
+    memory.client.connection.flush()
+    memory.forget()  # the program ran before the answer was read
+    target.memory[0x120] ^= 0xFF
+    assert memory.read(_BASE + 0x120, 1) == bytes(target.memory[0x120:0x121])
+    assert reads() == 3
