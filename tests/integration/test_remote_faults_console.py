@@ -167,16 +167,59 @@ def test_a_stub_that_answers_garbage_is_an_error_and_the_session_serves_on(progr
     _again_ok(stdout)
 
 
-def test_duplicated_replies_are_dropped_and_the_session_is_a_clean_ones(program: Path, tmp_path: Path) -> None:
-    """A copy of a reply (stop replies and the replies of packets sent with a resume
-    included) would be taken for the next request's: it is dropped, or passed over with
-    gdb's "Invalid remote reply" while a stop is awaited."""
+def test_a_stub_that_turns_to_garbage_in_a_step_is_given_up_and_the_session_serves_on(
+    program: Path, tmp_path: Path
+) -> None:
+    """The stop reply of a step is garbage (no copy of the reply before it): the stub's
+    state is unknown, the link is given up and said closed, never a `next` waiting for ever."""
+    spoiled: list[bytes] = []
+
+    def spoil(unit: bytes) -> bytes:
+        return checksummed(b"nonsense!") if spoiled and unit[:1] == b"$" else unit
+
+    def watch(unit: bytes) -> bytes:
+        if unit.startswith(b"$vCont;r"):
+            spoiled.append(unit)
+        return unit
+
+    with gdbserver(program) as server, rsp_proxy(server.address, spoil, watch) as proxy:
+        started = time.monotonic()
+        stdout, stderr = _second_session(program, tmp_path, proxy.address,
+                                         ["break add", "continue", "next", "bt", "info threads"])  # fmt: skip
+        assert time.monotonic() - started < 60
+    assert spoiled
+    assert stderr.splitlines() == ["Remote connection closed", "No stack."], stderr
+    assert "No threads.\n" in stdout
+    _again_ok(stdout)
+
+
+def test_duplicated_replies_with_acks_are_dropped_and_the_session_is_a_clean_ones(
+    program: Path, tmp_path: Path
+) -> None:
+    """With acks (a link that can fail), a copy comes where our next `+` is awaited: it is
+    acknowledged and dropped, as gdb does; one that comes while a stop is awaited after a
+    packet sent with the resume is passed over with gdb's "Invalid remote reply"."""
     clean = _clean(program, tmp_path)
-    twice = EveryNth(3, lambda unit: unit + unit)
-    with gdbserver(program) as server, rsp_proxy(server.address, twice) as proxy:
+    twice = EveryNth(2, lambda unit: unit + unit)
+    with gdbserver(program) as server, rsp_proxy(server.address, _acks_kept(twice)) as proxy:
         said = _batch(program, tmp_path, proxy.address, SESSION)
     assert twice.changed > 10
     assert said == clean
+
+
+@pytest.mark.parametrize("every", [3, 5])
+def test_duplicated_replies_without_acks_never_hang(program: Path, tmp_path: Path, every: int) -> None:
+    """In no-ack mode (TCP, whose bytes come once) a copy of a reply is told apart only
+    where no other reply is owed (dropped before the next request); a copy among packets
+    sent together may be taken for the next one's reply, but the session still goes to
+    its end within the limit, the program killed."""
+    twice = EveryNth(every, lambda unit: unit + unit)
+    with gdbserver(program) as server, rsp_proxy(server.address, twice) as proxy:
+        started = time.monotonic()
+        stdout, _ = _batch(program, tmp_path, proxy.address, SESSION)
+        assert time.monotonic() - started < 60
+    assert twice.changed > 5
+    assert "[Inferior 1 (process N) killed]" in stdout, stdout
 
 
 def _kill_on(server: GdbServer, trigger: bytes, after: bytes = b"") -> Mangle:

@@ -153,8 +153,9 @@ class RemoteClient:
     # --- stops ----------------------------------------------------------------------
     def wait_stop(self, timeout: float | None = None) -> stops.StopReply:
         """The stop reply of a resume (None: wait as long as the program runs); `O`
-        packets before it go to `on_output`. A reply that is no stop reply (a duplicate of
-        the last one, say) is passed over with gdb's warning, a few at most."""
+        packets before it go to `on_output`. A copy of the reply before it that answers a
+        packet sent with the resume (`OK`, `E NN`: a duplicate) is passed over with gdb's
+        warning, a few at most; other garbage is an error."""
         invalid = 0
         while True:
             reply = self.connection.receive(timeout)
@@ -165,7 +166,8 @@ class RemoteClient:
                 return stops.parse(reply)
             except RemoteError:
                 invalid += 1
-                if invalid > _INVALID_STOP_REPLIES:
+                copy = reply == self.connection.previous_reply and (reply == b"OK" or reply[:1] == b"E")
+                if invalid > _INVALID_STOP_REPLIES or not copy:
                     raise
                 log.warning("Invalid remote reply: %r", reply[:80])
 

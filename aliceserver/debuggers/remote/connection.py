@@ -156,6 +156,8 @@ class Connection:
         # Packets sent without waiting (post), whose replies come first, in order
         self._owed: deque[tuple[bytes, Callable[[bytes], None]]] = deque()
         self._unsent = b""  # posted packets, written with the next packet sent
+        self._last_reply: bytes | None = None
+        self.previous_reply: bytes | None = None  # the one before the last: its copy is no reply
 
     # --- sending ------------------------------------------------------------------
     def send(self, body: bytes) -> None:
@@ -249,6 +251,7 @@ class Connection:
             if item.valid:
                 if self.acks:
                     self._raw(packets.ACK)
+                self.previous_reply, self._last_reply = self._last_reply, item.body
                 return item.body
             if not self.acks:
                 raise RemoteError(f"A reply with a bad checksum: {item.body[:64]!r}")

@@ -364,6 +364,11 @@ class RemoteSession:
             except (RemoteConnectionError, OSError) as error:
                 self._call(functools.partial(self._connection_lost, process, str(error)))
                 return
+            except RemoteError as error:  # stop replies we cannot read: the stub's state is unknown
+                log.warning("remote stop: %s", error)
+                process.client.connection.abandon(str(error))  # its loss is told: no front end waits on
+                self._call(functools.partial(self._connection_lost, process, str(error)))
+                return
             except TargetError:
                 self._waiting = False
                 return
