@@ -234,6 +234,12 @@ def _find_call_site(symbols: ModuleSymbols, returns_to: int) -> DIE | None:
     at = symbols.units.function_die_at(cu, returns_to - 1)
     if at is None:
         return None
+    # The function's call sites read from raw bytes (callsitewalk.py), pyelftools parsing
+    # only the one asked for; else its DIEs are walked.
+    offsets = symbols.units.call_site_offsets(cu, at.subprogram)
+    if offsets is not None:
+        offset = offsets.get(returns_to)
+        return None if offset is None else cu.get_DIE_from_refaddr(offset)
     # Every frame blocked in the same call asks again (1,000 threads in one futex wait):
     # each function's call sites are indexed by return pc once.
     sites = symbols.call_sites.get(at.subprogram.offset)

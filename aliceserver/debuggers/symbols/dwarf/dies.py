@@ -21,6 +21,7 @@ from elftools.dwarf.dwarfinfo import DWARFInfo
 from elftools.dwarf.typeunit import TypeUnit
 
 from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache
+from aliceserver.debuggers.symbols.dwarf.callsitewalk import call_sites_under
 from aliceserver.debuggers.symbols.dwarf.coderanges import (
     RawAranges,
     ScopeIndex,
@@ -45,6 +46,7 @@ PT_TLS = 7
 _FUNCTION_CACHE = 4096  # addresses whose scope chain is remembered
 _UNIT_SCOPES_CACHE = 256  # units whose top-level scopes are remembered
 _RANGE_LISTS_KEPT = 1 << 16  # decoded DW_AT_ranges lists remembered
+_CALL_SITE_FUNCTIONS_KEPT = 4096  # functions whose call sites' offsets are remembered
 _SCOPE_TAGS = frozenset(("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"))
 _DEFINITION_TAGS = frozenset(
     (
@@ -168,6 +170,8 @@ class DwarfUnits:
         self._abbrevs: AbbrevCache | None = None  # .debug_abbrev's tables, for unit_scopes
         self._unit_bytes: tuple[int, bytes] | None = None  # the last unit scope_chain read
         self._range_lists: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}  # (unit, list offset)
+        # function DIE offset -> {return pc: call site DIE offset} (callsitewalk.py)
+        self._call_sites: dict[int, dict[int, int]] = {}
         self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
         self._names: dict[int, dict[str, list[DIE]]] = {}  # cu offset -> name -> DIEs
         self._all_cu_offsets: list[int] | None = None
@@ -424,6 +428,35 @@ class DwarfUnits:
         except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
             log.debug("scopes at %#x read through pyelftools: %s", address, exc)
             return None
+
+    def call_site_offsets(self, cu: CompileUnit, function: DIE) -> dict[int, int] | None:
+        """{return pc: section offset of its DIE} of the call sites under `function` (the
+        first for each return pc, as callsites indexes them), read from the unit's bytes;
+        None where they cannot be (the caller walks the DIEs)."""
+        found = self._call_sites.get(function.offset)
+        if found is not None or self._raw is None:
+            return found
+        try:
+            held = self._unit_bytes
+            if held is None or held[0] != cu.cu_offset:
+                held = self._unit_bytes = (cu.cu_offset, self._raw.read(".debug_info", cu.cu_offset, cu.size))
+            if self._abbrevs is None:
+                self._abbrevs = AbbrevCache(self.section(".debug_abbrev") or b"")
+            addr = self.section(".debug_addr") or b""
+            sites = call_sites_under(held[1], cu.cu_offset, self._abbrevs, addr, function.offset - cu.cu_offset)
+        except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
+            log.debug("call sites of %#x read through pyelftools: %s", function.offset, exc)
+            return None
+        if sites is None:
+            return None
+        offsets: dict[int, int] = {}
+        for returns_to, offset in sites:
+            if returns_to is not None:
+                offsets.setdefault(returns_to, offset)
+        if len(self._call_sites) >= _CALL_SITE_FUNCTIONS_KEPT:
+            self._call_sites.clear()
+        self._call_sites[function.offset] = offsets
+        return offsets
 
     def _ranges_at(self, cu: CompileUnit | TypeUnit, offset: int) -> list[tuple[int, int]]:
         """_range_list of a DIE whose DW_AT_ranges is the section offset `offset`, decoded

@@ -1,0 +1,142 @@
+"""The call sites under a function, read from raw DWARF bytes.
+
+callsites indexes a caller's call sites by return pc to find the one a frame returns to
+(entry values, tail-call chains). Through pyelftools that parses every DIE under the
+function: about a thousand in the CPython function calling PyList_Append, most of the
+first stop's argument time. call_sites_under finds the same call sites by the same rules
+(through lexical blocks and inlined calls, not inside a call site) from the unit's bytes,
+reading only their return pcs and jumping over everything else (by DW_AT_sibling, or by
+abbreviation sizes); pyelftools then parses just the call site asked for. Where it meets
+what it does not read (a return pc in another form than an address, an address index
+without the unit's table) it answers None and the caller walks the DIEs as before.
+"""
+
+from __future__ import annotations
+
+from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
+
+from aliceserver.debuggers.symbols.dwarf import forms
+from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache, AbbrevTable, UnitShape
+from aliceserver.debuggers.symbols.dwarf.coderanges import _Walk
+from aliceserver.debuggers.symbols.dwarf.rawread import uleb, unit_header, unit_length
+
+_SITES = frozenset(ENUM_DW_TAG[name] for name in ("DW_TAG_call_site", "DW_TAG_GNU_call_site"))
+_NESTS = frozenset(ENUM_DW_TAG[name] for name in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"))
+_AT_SIBLING, _AT_RETURN_PC, _AT_LOW_PC, _AT_ADDR_BASE = (
+    ENUM_DW_AT["DW_AT_" + name] for name in ("sibling", "call_return_pc", "low_pc", "addr_base"))
+_SIBLING = frozenset({_AT_SIBLING})
+_SITE = frozenset({_AT_SIBLING, _AT_RETURN_PC, _AT_LOW_PC})
+_TOP = frozenset({_AT_SIBLING, _AT_ADDR_BASE})
+_ADDRESS_FORMS = frozenset({forms.ADDR, *forms.ADDRX_FORMS})
+
+# A call site found: (its return pc, None when it names none; its DIE's section offset).
+Site = tuple[int | None, int]
+
+
+class _Unknown(Exception):
+    """Something call_sites_under does not read: the caller walks the DIEs instead."""
+
+
+def call_sites_under(unit: bytes, cu_offset: int, abbrevs: AbbrevCache, addr: bytes,
+                     start: int) -> list[Site] | None:  # fmt: skip
+    """The call sites under the DIE at unit-relative `start` of the unit whose bytes are
+    `unit` (at `cu_offset` in .debug_info), in callsites.sites_under's order; `addr` is
+    .debug_addr. None where this cannot tell."""
+    _length, osize, pos = unit_length(unit, 0)
+    header = unit_header(unit, pos, osize)
+    if header is None:
+        return None
+    version, asize, abbrev_offset, pos = header
+    shape = UnitShape(0, len(unit), osize, asize, version)
+    table = abbrevs.table(abbrev_offset, shape)
+    walk = _Walk(unit, cu_offset, shape, addr, None)
+    code, pos = uleb(unit, pos)
+    top = table[code] if code else None
+    if top is None:
+        return None
+    values, _pos = walk.attributes(top, pos, _TOP)
+    base = values.get(_AT_ADDR_BASE)
+    walk.addr_base = base[1] if base is not None and base[1] >= 0 else None
+    code, pos = uleb(unit, start)
+    entry = table[code] if code else None
+    if entry is None:
+        return None
+    if not entry.children:
+        return []
+    _values, pos = walk.attributes(entry, pos, frozenset())
+    try:
+        return _sites(walk, table, pos)
+    except _Unknown:
+        return None
+
+
+def _sites(walk: _Walk, table: AbbrevTable, pos: int) -> list[Site]:
+    """The call sites among the children starting at `pos`, and under those that are
+    lexical blocks or inlined calls, depth first."""
+    data = walk.data
+    found: list[Site] = []
+    depth = 1  # open levels whose children are looked at
+    while depth:
+        if pos >= len(data):
+            raise _Unknown
+        start = pos
+        code, pos = uleb(data, pos)
+        if code == 0:
+            depth -= 1
+            continue
+        entry = table[code]
+        if entry.tag in _SITES:
+            values, pos = walk.attributes(entry, pos, _SITE)
+            found.append((_return_pc(walk, values), walk.cu_offset + start))
+            if entry.children:
+                pos = _past_children(walk, table, values, start, pos)
+        elif entry.tag in _NESTS:
+            _values, pos = walk.attributes(entry, pos, frozenset())
+            if entry.children:
+                depth += 1
+        elif not entry.children and entry.fixed >= 0:
+            pos += entry.fixed
+        else:
+            values, pos = walk.attributes(entry, pos, _SIBLING)
+            if entry.children:
+                pos = _past_children(walk, table, values, start, pos)
+    return found
+
+
+def _return_pc(walk: _Walk, values: dict[int, tuple[int, int]]) -> int | None:
+    """DW_AT_call_return_pc, else DW_AT_low_pc (DW_TAG_GNU_call_site), as callsites.return_pc."""
+    for attr in (_AT_RETURN_PC, _AT_LOW_PC):
+        found = values.get(attr)
+        if found is None:
+            continue
+        form, value = found
+        address = walk._address(form, value) if form in _ADDRESS_FORMS and value >= 0 else None
+        if address is None:
+            raise _Unknown
+        return address
+    return None
+
+
+def _past_children(walk: _Walk, table: AbbrevTable, values: dict[int, tuple[int, int]],
+                   start: int, pos: int) -> int:  # fmt: skip
+    """Where the DIE at `start` (its attributes read up to `pos`) ends, children and all."""
+    data = walk.data
+    sibling = values.get(_AT_SIBLING)
+    if sibling is not None and start < sibling[1] <= len(data):
+        return sibling[1]
+    depth = 1
+    while depth:
+        if pos >= len(data):
+            raise _Unknown
+        code, pos = uleb(data, pos)
+        if code == 0:
+            depth -= 1
+            continue
+        entry = table[code]
+        if entry.fixed >= 0:
+            pos += entry.fixed
+        else:
+            _values, pos = walk.attributes(entry, pos, frozenset())
+        if entry.children:
+            depth += 1
+    return pos
