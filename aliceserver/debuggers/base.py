@@ -349,12 +349,15 @@ class IDebugger(Protocol):
 
     def frame_variables(
         self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
-        dynamic: DynamicTypes = DynamicTypes.NONE,
+        dynamic: DynamicTypes = DynamicTypes.NONE, entry_values: bool = True,
     ) -> list[VariableInfo]:
         """The frame's variables of `scope`. `aggregate_values=False` leaves the value of
         structs, unions and arrays empty (MI's simple values, gdb's scalar frame
         arguments): formatting them is most of the cost, and those callers drop it.
-        `dynamic`: C++ pointers and references as their objects' dynamic types."""
+        `dynamic`: C++ pointers and references as their objects' dynamic types.
+        `entry_values=False`: the arguments without their values at the function's entry
+        (gdb's NAME@entry, which only gdb's front ends show; finding them costs a call
+        site's lookup and more reads); they may still come where already known."""
         ...
 
     def variable_children(

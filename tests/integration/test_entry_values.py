@@ -6,12 +6,16 @@ MI's frame args, -stack-list-arguments and -stack-list-variables list `x@entry` 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from aliceserver.debuggers.events import Stopped
+from aliceserver.debuggers.model import VariableScope
 from tests.support.batch import assert_like_gdb, needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.mi_client import MiClient
+from tests.support.session import launch
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -54,3 +58,21 @@ def test_mi_lists_entry_values_like_gdb(builder: Builder, tmp_path: Path) -> Non
     ours, gdb = _mi_lists(program, tmp_path, gdb=False), _mi_lists(program, tmp_path, gdb=True)
     assert ours == gdb
     assert "x@entry" in repr(ours)
+
+
+@pytest.mark.live_only
+def test_arguments_without_entry_values_as_dap_asks(debugger: Any, events: Any, builder: Builder) -> None:
+    """entry_values=False (DAP shows none) leaves them out; asked after, they come, and a
+    later answer without them may be that answer (entries are extra, never different)."""
+    launch(debugger, _program(builder))
+    [location] = debugger.resolve_location(f"entry_values.c:{marker_line('entry_values.c', 'changed')}")
+    debugger.insert_breakpoint(location.address)
+    debugger.resume()
+    stop = events.wait_for(Stopped, timeout=20)
+    bare = debugger.frame_variables(stop.thread_id, 0, VariableScope.ARGUMENTS, entry_values=False)
+    assert bare and all(info.entry is None for info in bare)
+    full = debugger.frame_variables(stop.thread_id, 0, VariableScope.ARGUMENTS)
+    assert [info.name for info in full] == [info.name for info in bare]
+    assert any(info.entry is not None for info in full)
+    again = debugger.frame_variables(stop.thread_id, 0, VariableScope.ARGUMENTS, entry_values=False)
+    assert [(info.name, info.value) for info in again] == [(info.name, info.value) for info in bare]

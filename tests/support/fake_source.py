@@ -127,7 +127,7 @@ class FakeSourceLevel:
 
     def frame_variables(
         self, thread_id: int, level: int, scope: m.VariableScope, *, aggregate_values: bool = True,
-        dynamic: m.DynamicTypes = m.DynamicTypes.NONE,
+        dynamic: m.DynamicTypes = m.DynamicTypes.NONE, entry_values: bool = True,
     ) -> list[m.VariableInfo]:
         if scope is not m.VariableScope.REGISTERS:
             return []

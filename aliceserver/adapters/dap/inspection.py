@@ -161,7 +161,9 @@ def _scope_variables(
 ) -> list[tuple[VariableInfo, str | None]]:
     frame = ref.frame
     debugger = session.debugger
-    infos = debugger.frame_variables(frame.thread_id, frame.level, ref.scope, dynamic=session.state.dynamic)
+    # DAP shows no NAME@entry values: not looked for
+    infos = debugger.frame_variables(frame.thread_id, frame.level, ref.scope, dynamic=session.state.dynamic,
+                                     entry_values=False)  # fmt: skip
     if ref.scope is VariableScope.REGISTERS:
         infos = sorted(infos, key=lambda info: _REGISTER_ORDER.get(info.name, len(_REGISTER_ORDER)))
         return [(info, f"${info.name}") for info in infos]

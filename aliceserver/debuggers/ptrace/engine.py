@@ -461,8 +461,9 @@ class PtraceDebugger:
         return self._frames.frame_registers(thread_id, level)
 
     def frame_variables(self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
-                        dynamic: DynamicTypes = DynamicTypes.NONE) -> list[VariableInfo]:  # fmt: skip
-        return self._frames.frame_variables(thread_id, level, scope, aggregate_values=aggregate_values, dynamic=dynamic)
+                        dynamic: DynamicTypes = DynamicTypes.NONE, entry_values: bool = True) -> list[VariableInfo]:  # fmt: skip
+        return self._frames.frame_variables(thread_id, level, scope, aggregate_values=aggregate_values, dynamic=dynamic,
+                                            entry_values=entry_values)  # fmt: skip
 
     def variable_children(self, reference: int, start: int = 0, count: int | None = None) -> list[VariableInfo]:
         return self._frames.variable_children(reference, start, count)

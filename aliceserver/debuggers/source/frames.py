@@ -382,17 +382,20 @@ class Frames:
 
     def frame_variables(
         self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
-        dynamic: DynamicTypes = DynamicTypes.NONE,
+        dynamic: DynamicTypes = DynamicTypes.NONE, entry_values: bool = True,
     ) -> list[VariableInfo]:
         # On the caller's thread first (see StopCache); the whole answer serves as well.
         shown = dynamic & DynamicTypes.POINTERS  # the only part that changes variables
+        entries = entry_values and scope is VariableScope.ARGUMENTS  # only arguments have them
         for with_aggregates in {aggregate_values, True}:
-            known = self._stop_cache.known_variables((thread_id, level, scope, with_aggregates, shown))
-            if known is not None:
-                return known
+            for with_entries in {entries, True}:
+                key = (thread_id, level, scope, with_aggregates, shown, with_entries)
+                known = self._stop_cache.known_variables(key)
+                if known is not None:
+                    return known
 
         def go() -> list[VariableInfo]:
-            return self._stop_cache.variables((thread_id, level, scope, aggregate_values, shown), compute)
+            return self._stop_cache.variables((thread_id, level, scope, aggregate_values, shown, entries), compute)
 
         def compute() -> list[VariableInfo]:
             view, symbols, lookup_pc = self.frame_view(thread_id, level)
@@ -401,15 +404,12 @@ class Frames:
             if symbols is None:
                 return []
             found = scope_values(symbols, view, scope, lookup_pc)
-            described = [
-                (self._values.describe(name, value, aggregate_value=aggregate_values, dynamic=shown),
-                 depth, locationless, position)
+            result = [
+                self._values.describe(name, value, aggregate_value=aggregate_values, dynamic=shown,
+                                      block_depth=depth, locationless=locationless, position=position)
                 for name, value, depth, locationless, position in found
-            ]
-            result = [replace(info, block_depth=depth, locationless=locationless, position=position)
-                      if depth or locationless or position else info
-                      for info, depth, locationless, position in described]
-            if scope is VariableScope.ARGUMENTS:
+            ]  # fmt: skip
+            if entries:
                 result = self._with_entry_values(result, found, symbols, view, lookup_pc, aggregate_values)
             return result
 

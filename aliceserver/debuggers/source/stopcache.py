@@ -27,8 +27,8 @@ from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 
 _MAX_DECODED = 4096  # distinct instruction encodings remembered for stepping
 
-# (thread, level, scope, with aggregate values, the dynamic types asked for)
-VariablesKey = tuple[int, int, VariableScope, bool, DynamicTypes]
+# (thread, level, scope, with aggregate values, the dynamic types asked for, with entry values)
+VariablesKey = tuple[int, int, VariableScope, bool, DynamicTypes, bool]
 
 
 @dataclass(slots=True)

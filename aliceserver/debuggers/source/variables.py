@@ -305,8 +305,11 @@ class VariableStore:
 
     def describe(
         self, name: str, value: Value, fmt: str | None = None, *, top: bool = False, aggregate_value: bool = True,
-        dynamic: DynamicTypes = DynamicTypes.NONE,
+        dynamic: DynamicTypes = DynamicTypes.NONE, block_depth: int = 0, locationless: bool = False,
+        position: int = 0,
     ) -> VariableInfo:  # fmt: skip
+        """`block_depth`, `locationless`, `position`: a frame variable's place (VariableInfo's),
+        given here since replacing them after costs as much as a small value's formatting."""
         declared: str | None = None
         prefix = ""
         if dynamic & (DynamicTypes.POINTERS | DynamicTypes.OBJECTS) and self.rtti is not None:
@@ -345,7 +348,7 @@ class VariableStore:
                 name=name, type=type_name(value.type), value=text, reference=reference,
                 named_children=0 if view.indexed else number, indexed_children=number if view.indexed else 0,
                 address=value.address, error=aborted, aggregate=aggregate, declared_type=declared, printer=view,
-                printer_errors=printer_errors,
+                printer_errors=printer_errors, block_depth=block_depth, locationless=locationless, position=position,
             )  # fmt: skip
         reference = self._reference(value, fmt, shown) if count else 0
         indexed = isinstance(strip(value.type), ArrayType)
@@ -356,7 +359,8 @@ class VariableStore:
             address=value.address, error=error, aggregate=aggregate, declared_type=declared,
             class_children=None if cplus is None else class_children(cplus),
             variant=self._active_variant(value, fmt, dynamic) if count else None,
-            printer_errors=printer_errors, printer_refused=refused,
+            printer_errors=printer_errors, printer_refused=refused, block_depth=block_depth,
+            locationless=locationless, position=position,
         )  # fmt: skip
 
     def _active_variant(self, value: Value, fmt: str | None, dynamic: DynamicTypes) -> VariableInfo | None:

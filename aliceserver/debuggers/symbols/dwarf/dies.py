@@ -242,10 +242,11 @@ class DwarfUnits:
                     return None
             return self._sections[name]
 
-    @property
+    @functools.cached_property
     def tls_block_offset(self) -> int | None:
         """For the executable, how far below the thread pointer its TLS block starts
-        (x86-64 variant II: the block ends at the thread pointer)."""
+        (x86-64 variant II: the block ends at the thread pointer). Kept: asked for each
+        variable's location, and the image's segments never change."""
         for seg in self.image.segments:
             if seg.type == PT_TLS:
                 align = max(seg.align, 1)

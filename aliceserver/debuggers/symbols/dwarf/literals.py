@@ -4,7 +4,9 @@ and double, half and bfloat16) and enum values (flag enums as `(A | B)`)."""
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 import struct
 
 from aliceserver.debuggers.symbols.dwarf.types import (
@@ -29,6 +31,17 @@ def _escape(byte: int, quote: str) -> str:
     if 32 <= byte < 127:
         return ch
     return f"\\{byte:03o}"
+
+
+# A string's bytes within double quotes: printable ASCII, the quote and backslash escaped.
+_QUOTED_ASCII = tuple(_escape(byte, '"') for byte in range(0x80))
+_PLAIN = re.compile(rb"[ !#-\[\]-~]*")  # printable ASCII but `"` and `\`: shown as they are
+
+
+@functools.lru_cache(maxsize=8)
+def _repeated(threshold: int) -> re.Pattern[bytes]:
+    """Finds a run of one byte longer than `threshold`."""
+    return re.compile(rb"(.)\1{%d}" % threshold, re.DOTALL)
 
 
 def char_literal(code: int, *, wide: bool = False) -> str:
@@ -94,7 +107,7 @@ def _quoted_run(data: bytes) -> str:
                 out.append(f"\\{byte:03o}")
                 i += 1
             continue
-        out.append(_escape(byte, '"'))
+        out.append(_QUOTED_ASCII[byte])
         i += 1
     return '"' + "".join(out) + '"'
 
@@ -103,6 +116,9 @@ def string_literal(data: bytes, threshold: int = 10) -> str:
     """gdb's string printing: runs longer than `threshold` as `'c' <repeats N times>`."""
     if not data:
         return '""'
+    # Most strings: plain text without a long run, shown as they are (a tenth of the time)
+    if _PLAIN.fullmatch(data) and 0 <= threshold and (len(data) <= threshold or not _repeated(threshold).search(data)):
+        return '"' + data.decode("ascii") + '"'
     segments: list[str] = []
     pending = bytearray()
     i = 0

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import struct
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aliceserver.debuggers.symbols.dwarf.format import (
     FormatOptions,
@@ -75,6 +79,40 @@ def test_string_literals_escape_and_collapse_repeats_like_gdb() -> None:
     assert string_literal(b"x" * 10) == '"xxxxxxxxxx"'
     assert string_literal("é€".encode()) == '"é€"'
     assert char_literal(0) == "'\\000'" and char_literal(39) == "'\\''"
+    assert string_literal(b"plain text", 0) == "'p' <repeats 1 times>, 'l' <repeats 1 times>, " + ", ".join(
+        f"'{c}' <repeats 1 times>" for c in "ain text"
+    )
+
+
+def _model_string(data: bytes, threshold: int) -> str:
+    """gdb's ASCII string printing, byte by byte: each run longer than `threshold` apart."""
+    segments, pending = [], ""
+    for byte, group in itertools.groupby(data):
+        run = len(list(group))
+        quoted = char_literal(byte)[1:-1].replace("\\'", "'").replace('"', '\\"')  # as within "..."
+        if run > threshold:
+            if pending:
+                segments.append(f'"{pending}"')
+                pending = ""
+            segments.append(f"'{quoted}' <repeats {run} times>")
+        else:
+            pending += quoted * run
+    if pending:
+        segments.append(f'"{pending}"')
+    return ", ".join(segments) or '""'
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.integers(0, 127), max_size=40).map(bytes),
+        st.lists(st.sampled_from(b"ab \"'~"), max_size=40).map(bytes),
+    ),
+    st.integers(0, 12),
+)
+def test_string_literal_of_ascii_matches_a_byte_by_byte_model(data: bytes, threshold: int) -> None:
+    """Plain text takes a shorter way than escaped text or runs: both read as gdb's."""
+    assert string_literal(data, threshold) == _model_string(data, threshold)
     assert char_literal(ord("a")) == "'a'" and char_literal(27) == "'\\033'"
 
 
