@@ -6,6 +6,7 @@
 - a C function's frame named by its DWARF symbol: the assembler name where it has one
   (`__GI_raise`, `__GI___libc_write`), else DW_AT_name (`_IO_new_file_write`), never the
   ELF alias the address also has (asm_names.c shows it without glibc's debug info);
+- `finish` from a tail-call frame returns where the chain's caller called (tail_entry.c);
 - a file named as the place's unit's line table names it (`./nptl/pthread_kill.c`,
   `../sysdeps/posix/raise.c`), MI's fullname DW_AT_comp_dir/NAME while found nowhere.
 
@@ -37,13 +38,13 @@ def _stack_free(text: str) -> str:
     return re.sub(r"0x7ffffff[0-9a-f]{5}", "0x7fff...", normalized(text))
 
 
-def _like_gdb(args: list[str], cwd: Path, wanted: str) -> str:
+def _like_gdb(args: list[str], cwd: Path, wanted: str, why: str = _NO_LIBC_DEBUG) -> str:
     """gdb's and our `-batch -nx ARGS` agree, stack addresses aside; skipped where gdb's
     output lacks `wanted` (no glibc debug info)."""
     args = ["-batch", "-nx", *args]
     expected = theirs(args, cwd)
     if wanted not in expected.stdout:
-        pytest.skip(_NO_LIBC_DEBUG)
+        pytest.skip(why)
     got = ours(args, cwd)
     assert _stack_free(got.stdout) == _stack_free(expected.stdout)
     assert _stack_free(got.stderr) == _stack_free(expected.stderr)
@@ -78,6 +79,20 @@ def test_asm_named_function_in_mi_like_gdb(builder: Builder, tmp_path: Path) -> 
     expected = seen(gdb=True)
     assert expected[0] == "internal_announce"
     assert seen(gdb=False) == expected
+
+
+def test_program_tail_call_frame_and_finish_from_it_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """tail_entry.c's middle jumps to impl: a frame of its own, and `finish` there returns
+    where main called middle, with no value (gdb looks the function up at the frame's pc,
+    past middle's end)."""
+    program = builder.build("tail_entry", ("-g", "-O2"))
+    stop = ex(f"break tail_entry.c:{marker_line('tail_entry.c', 'impl')}", "run")
+    _like_gdb([*stop, *ex("bt", "up", "info frame", "down", "frame 1", "down"), str(program)], tmp_path,
+              "tail call frame", "gcc made no tail call of middle here")  # fmt: skip
+    finish = ["-batch", "-nx", *stop, *ex("up", "finish", "info frame"), str(program)]
+    expected, got = theirs(finish, tmp_path), ours(finish, tmp_path)
+    assert ("Value returned" in got.stdout) == ("Value returned" in expected.stdout)
+    assert _stack_free(got.stdout).splitlines()[-7:] == _stack_free(expected.stdout).splitlines()[-7:]
 
 
 def test_tail_call_frame_in_bt_frame_and_info_frame_like_gdb(builder: Builder, tmp_path: Path) -> None:

@@ -130,6 +130,8 @@ class Stepping:
         """Reads, once the function at `level` has returned, what it returned (by its DWARF type)."""
         try:
             view, symbols, lookup_pc = self._frames.frame_view(thread_id, level)
+            if view.frame.method == TAIL_CALL:  # gdb's find_pc_function at the frame's pc: past
+                lookup_pc = view.frame.pc  # a function ending in its tail call, often none
             scope = symbols.frame_scope(view, lookup_pc=lookup_pc) if symbols else None
             function = scope.function if scope is not None else None
             name = scope.function_name if scope is not None else None
