@@ -122,12 +122,6 @@ class FrameView:
         frame = self.frame
         return frame.pc if frame.level == 0 or frame.method == "signal" else frame.pc - 1
 
-    @property
-    def entry_at_function(self) -> bool:
-        """A tail-call frame: gdb reads its arguments' entry values where its (physical)
-        function starts (get_frame_func), not where an inlined call around its pc does."""
-        return self.frame.method == "tailcall"
-
     def caller_frame(self) -> CallerFrame | None:
         return None if self.caller is None else self.caller()
 
