@@ -101,3 +101,51 @@ def test_with_acks_a_posted_packet_is_answered_at_once() -> None:
     answers: list[bytes] = []
     Connection(channel).post(b"z0,1000,1", answers.append)
     assert answers == [b"OK"]
+
+
+def test_a_reply_instead_of_an_ack_is_an_old_one_acknowledged_and_dropped() -> None:
+    """The stub sends its last reply again until it has our `+` (ours was lost): the copy
+    is acknowledged and dropped, then comes the `+` for our packet and its own reply."""
+    channel = ScriptedChannel([packets.frame(b"old") + b"+" + packets.frame(b"new")])
+    assert Connection(channel).request(b"qC") == b"new"
+    assert channel.written == [packets.frame(b"qC"), packets.ACK, packets.ACK]
+
+
+def test_a_packet_with_no_ack_is_sent_again() -> None:
+    channel = ScriptedChannel([b"", b"+" + packets.frame(b"OK")])
+    assert Connection(channel, timeout=0.3).request(b"Hg0") == b"OK"
+    assert channel.written == [packets.frame(b"Hg0"), packets.frame(b"Hg0"), packets.ACK]
+
+
+def test_a_copy_of_a_reply_no_request_is_owed_is_dropped() -> None:
+    channel = ScriptedChannel([packets.frame(b"1234") * 2, packets.frame(b"5678")])
+    connection = Connection(channel)
+    connection.acks = False
+    assert connection.request(b"m1000,2") == b"1234"
+    assert connection.request(b"m1002,2") == b"5678"  # not the copy of the first
+
+
+def test_a_broken_link_is_told_once_and_every_request_after_fails() -> None:
+    told: list[str] = []
+
+    class Broken(ScriptedChannel):
+        def write(self, data: bytes) -> None:
+            raise RemoteConnectionError("Remote communication error.  Target disconnected.: Broken pipe.")
+
+    connection = Connection(Broken([]))
+    connection.on_closed = told.append
+    with pytest.raises(RemoteConnectionError, match="Broken pipe"):
+        connection.request(b"?")
+    with pytest.raises(RemoteConnectionError, match="Remote connection closed"):
+        connection.request(b"?")
+    assert told == ["Remote communication error.  Target disconnected.: Broken pipe."]
+
+
+def test_a_silent_stub_closes_the_link() -> None:
+    told: list[str] = []
+    connection = Connection(ScriptedChannel([b""]), timeout=0.05)
+    connection.acks = False
+    connection.on_closed = told.append
+    with pytest.raises(RemoteTimeout):
+        connection.request(b"?")
+    assert connection.closed and told == ["The remote stub did not answer in 0.05 s."]
