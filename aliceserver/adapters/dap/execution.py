@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def threads(session: DapSession, args: Arguments) -> JsonObject:
-    found = session.debugger.threads()
+    found = session.debugger.threads(cores=False)  # DAP shows no cores
     return {"threads": [{"id": t.tid, "name": f"{t.name or 'thread'} [{t.tid}]"} for t in found]}
 
 

@@ -37,7 +37,7 @@ from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.output import OutputPump
-from aliceserver.debuggers.ptrace.procinfo import thread_name_and_core
+from aliceserver.debuggers.ptrace.procinfo import ThreadFiles
 from aliceserver.debuggers.ptrace.startup import seize_launched, seize_threads
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.tracee import Run, Tracee
@@ -83,9 +83,13 @@ class LiveSession:
         self._pump: OutputPump | None = None
         self._stdin: int | None = None
         self._strays: list[int] = []  # children we stopped tracing, not yet reaped
+        self._thread_files: ThreadFiles | None = None  # the inferior's threads' /proc files
 
     def _set_inferior(self, inferior: Inferior | None) -> None:
         self._tracer.inferior = self._access.inferior = inferior
+        if self._thread_files is not None:
+            self._thread_files.close()
+            self._thread_files = None
 
     @property
     def process(self) -> ProcessInfo | None:
@@ -331,10 +335,10 @@ class LiveSession:
             raise TargetError(f"Thread {thread_id} is running.")
         return inferior, t
 
-    def threads(self) -> list[ThreadInfo]:
+    def threads(self, *, cores: bool = True) -> list[ThreadInfo]:
         inferior = self._access.inferior
         if inferior is not None and inferior.run is Run.STOPPED:
-            known = self._stop_cache.known_threads(inferior)  # see StopCache: no handoff
+            known = self._stop_cache.known_threads(inferior, cores)  # see StopCache: no handoff
             if known is not None:
                 return known
 
@@ -342,16 +346,22 @@ class LiveSession:
             inferior = self._access.inferior
             if inferior is None:
                 return self._cores.threads()
+            files = self._thread_files
+            if files is None or files.pid != inferior.pid:  # a new process, or a fork's child followed
+                if files is not None:
+                    files.close()
+                files = self._thread_files = ThreadFiles(inferior.pid)
             result = []
             for t in sorted(inferior.threads.values(), key=lambda t: t.tid):
                 state = inferior.state_of(t)
                 if state is ThreadState.EXITED:
                     continue
                 pc = inferior.pc_or_none(t) if state is ThreadState.STOPPED else None
-                name, core = thread_name_and_core(inferior.pid, t.tid)
+                name, core = files.name_and_core(t.tid) if cores else (files.name(t.tid), None)
                 result.append(ThreadInfo(t.tid, name, state, pc, core))
+            files.keep_only({info.tid for info in result})
             if inferior.run is Run.STOPPED:
-                self._stop_cache.remember_threads(inferior, result)
+                self._stop_cache.remember_threads(inferior, result, cores)
             return result
 
         return self._tracer.call(go)
