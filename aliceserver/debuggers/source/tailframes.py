@@ -5,8 +5,8 @@ the callee and its caller. glibc's raise calls __pthread_kill, which jumps on to
 __pthread_kill_implementation: gdb shows __pthread_kill_internal between them.
 
 A virtual frame keeps its caller's registers but for the pc (its tail call's return pc,
-as gdb's pretend pc) and the stack pointer (the callee's entry one, as if each tail call
-had pushed a return address), and shares the callee's CFA (gdb's frame id for it).
+as gdb's pretend pc) and the stack pointer (the callee's CFA, as gdb 13 shows `$sp` there:
+the caller's once the callee returns), and shares the callee's CFA (gdb's frame id for it).
 Stepping and `finish` go by the physical frames alone: a tail-called function returns to
 the caller of the chain.
 """
@@ -67,14 +67,11 @@ def between(source: SourceSymbols, callee: UnwoundFrame, caller: UnwoundFrame) -
     except (AliceError, ValueError, KeyError):  # odd DWARF: no chain, as gdb gives up
         return []
     arch = caller.arch
-    sp_name, entry_offset = arch.entry_cfa()
     virtual = []
     for link_pc in pcs:
         pc = link_pc + module.base
         # Registers the caller's CFI leaves unsaid keep the callee's (gdb's same value)
-        registers = {**callee.registers, **caller.registers, arch.pc: pc}
-        if sp_name == arch.sp:
-            registers[sp_name] = callee.cfa - entry_offset
+        registers = {**callee.registers, **caller.registers, arch.pc: pc, arch.sp: callee.cfa}
         location = symbols_of.lookup_address(pc - 1)  # a return pc: the call is before it
         symbol = SymbolLocation(pc, location.name, location.offset + 1 if location.name else 0, location.module)
         virtual.append(replace(caller, pc=pc, cfa=callee.cfa, registers=registers, symbol=symbol, method=TAIL_CALL))
