@@ -154,9 +154,9 @@ class IDebugger(Protocol):
         """Stop a running process; a `Stopped(PAUSE)` event follows."""
         ...
 
-    def threads(self, *, cores: bool = True) -> list[ThreadInfo]:
-        """The process's threads; `cores=False` leaves out the CPU each last ran on (only
-        gdb's front ends show it, and reading it costs more than the name)."""
+    def threads(self, *, details: bool = True) -> list[ThreadInfo]:
+        """The process's threads; `details=False`: their ids, names and states only, no pc
+        (a register read each) and no core (a longer /proc file), as DAP lists them."""
         ...
 
     def set_signal_policy(self, signal: int, policy: SignalPolicy) -> None: ...

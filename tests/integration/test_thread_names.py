@@ -1,6 +1,6 @@
 """Thread names as /proc says at each stop: a thread that renames itself (PR_SET_NAME)
-between stops, one that starts and ends between them; DAP's list (no cores) and MI's
-(with cores) alike, though the engine keeps the threads' /proc files open between stops."""
+between stops, one that starts and ends between them; DAP's list (no pcs or cores) and
+MI's (with them) alike, though the engine keeps the threads' /proc files open between stops."""
 
 from __future__ import annotations
 
@@ -30,10 +30,10 @@ def test_names_follow_renames_and_new_threads(debugger: Any, events: Any, builde
     for _ in range(3):
         debugger.resume()
         stop = events.wait_for(Stopped, timeout=20)
-        bare = sorted(info.name for info in debugger.threads(cores=False))
+        bare = sorted(info.name for info in debugger.threads(details=False))
         full = debugger.threads()
         assert sorted(info.name for info in full) == bare
-        assert all(info.core is not None for info in full)
+        assert all(info.core is not None and info.pc is not None for info in full)
         assert stop.thread_id in {info.tid for info in full}
         seen.append(bare)
     assert seen == [

@@ -227,7 +227,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
             self._stop(ev.StopReason.PAUSE, thread)
 
     @_locked
-    def threads(self, *, cores: bool = True) -> list[m.ThreadInfo]:
+    def threads(self, *, details: bool = True) -> list[m.ThreadInfo]:
         if self._process is None:
             return []
         name = (self._process.program.rsplit("/", 1)[-1] or "fake")[:15]  # like /proc comm

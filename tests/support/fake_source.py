@@ -39,7 +39,7 @@ class FakeSourceLevel:
         def step_instruction(self, thread_id: int) -> None:
             raise NotImplementedError
 
-        def threads(self, *, cores: bool = True) -> list[m.ThreadInfo]:
+        def threads(self, *, details: bool = True) -> list[m.ThreadInfo]:
             raise NotImplementedError
 
     def resolve_location(self, spec: str) -> list[m.CodeLocation]:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def threads(session: DapSession, args: Arguments) -> JsonObject:
-    found = session.debugger.threads(cores=False)  # DAP shows no cores
+    found = session.debugger.threads(details=False)  # DAP shows ids and names alone
     return {"threads": [{"id": t.tid, "name": f"{t.name or 'thread'} [{t.tid}]"} for t in found]}
 
 

@@ -310,8 +310,8 @@ class PtraceDebugger:
     def interrupt(self) -> None:
         self._run.interrupt()
 
-    def threads(self, *, cores: bool = True) -> list[ThreadInfo]:
-        return self._run.threads(cores=cores)
+    def threads(self, *, details: bool = True) -> list[ThreadInfo]:
+        return self._run.threads(details=details)
 
     def _forget_stop_state(self) -> None:
         """Frames and variable references describe one stop only."""

@@ -335,10 +335,10 @@ class LiveSession:
             raise TargetError(f"Thread {thread_id} is running.")
         return inferior, t
 
-    def threads(self, *, cores: bool = True) -> list[ThreadInfo]:
+    def threads(self, *, details: bool = True) -> list[ThreadInfo]:
         inferior = self._access.inferior
         if inferior is not None and inferior.run is Run.STOPPED:
-            known = self._stop_cache.known_threads(inferior, cores)  # see StopCache: no handoff
+            known = self._stop_cache.known_threads(inferior, details)  # see StopCache: no handoff
             if known is not None:
                 return known
 
@@ -356,12 +356,12 @@ class LiveSession:
                 state = inferior.state_of(t)
                 if state is ThreadState.EXITED:
                     continue
-                pc = inferior.pc_or_none(t) if state is ThreadState.STOPPED else None
-                name, core = files.name_and_core(t.tid) if cores else (files.name(t.tid), None)
+                pc = inferior.pc_or_none(t) if state is ThreadState.STOPPED and details else None
+                name, core = files.name_and_core(t.tid) if details else (files.name(t.tid), None)
                 result.append(ThreadInfo(t.tid, name, state, pc, core))
             files.keep_only({info.tid for info in result})
             if inferior.run is Run.STOPPED:
-                self._stop_cache.remember_threads(inferior, result, cores)
+                self._stop_cache.remember_threads(inferior, result, details)
             return result
 
         return self._tracer.call(go)

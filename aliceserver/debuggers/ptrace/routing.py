@@ -120,12 +120,12 @@ class Execution:
         else:
             self._live.interrupt()
 
-    def threads(self, *, cores: bool = True) -> list[ThreadInfo]:
+    def threads(self, *, details: bool = True) -> list[ThreadInfo]:
         if self._remote_held:
             if self._remote.is_running():
                 return self._remote.threads()  # no packet: the stub takes only ^C now
             return self._call(self._remote.threads)
-        return self._live.threads(cores=cores)
+        return self._live.threads(details=details)
 
     # --- StepControl (source/steps.py) ------------------------------------------------
     def plan_start(self, thread_id: int) -> tuple[Control, int]:

@@ -48,7 +48,7 @@ class StopCache:
         self._on_values_changed = on_values_changed  # others' answers to drop with these
         # thread -> (the unwound frames the entries belong to, physical index -> frames shown)
         self._shown: dict[int, tuple[list[UnwoundFrame], dict[int, list[StackFrame]]]] = {}
-        self._threads: tuple[object, list[ThreadInfo], bool] | None = None  # (process, its threads, cores)
+        self._threads: tuple[object, list[ThreadInfo], bool] | None = None  # (process, its threads, details)
         self._shown_stacks: dict[int, ShownStack] = {}  # thread -> its frames shown so far
         self._places: dict[tuple[int, bool, bool, SymbolLocation], list[StackFrame]] = {}
         self._stacks: dict[tuple[int, int, int | None], list[StackFrame]] = {}  # stack_trace's
@@ -105,16 +105,16 @@ class StopCache:
             found = self._shown_stacks[thread_id] = ShownStack(frames, hidden)
         return found
 
-    def known_threads(self, process: object, cores: bool = True) -> list[ThreadInfo] | None:
+    def known_threads(self, process: object, details: bool = True) -> list[ThreadInfo] | None:
         """The threads listed at this stop, if `process` (the engine's inferior) is theirs
-        and their cores were read if `cores` are asked for."""
+        and they were listed with their pcs and cores if `details` are asked for."""
         found = self._threads
-        if found is None or found[0] is not process or (cores and not found[2]):
+        if found is None or found[0] is not process or (details and not found[2]):
             return None
         return list(found[1])
 
-    def remember_threads(self, process: object, threads: list[ThreadInfo], cores: bool = True) -> None:
-        self._threads = (process, list(threads), cores)
+    def remember_threads(self, process: object, threads: list[ThreadInfo], details: bool = True) -> None:
+        self._threads = (process, list(threads), details)
 
     def known_stack(self, key: tuple[int, int, int | None]) -> list[StackFrame] | None:
         found = self._stacks.get(key)

@@ -60,7 +60,7 @@ def test_bad_input_is_answered_and_the_session_goes_on(raw: RawPeer) -> None:
 
 
 def test_internal_errors_become_replies(raw: RawPeer, fake: FakeDebugger) -> None:
-    def broken() -> list[Any]:
+    def broken(**_: Any) -> list[Any]:
         raise RuntimeError("boom")
 
     fake.threads = broken  # type: ignore[method-assign]
