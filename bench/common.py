@@ -22,9 +22,10 @@ def bench_cache() -> Path:
     return Path(tempfile.gettempdir()) / f"aliceserver-bench-{checkout}"
 
 
-def build_program(name: str) -> Path:
-    """Compile `programs/<name>.c` with gcc, cached while source and flags match."""
-    source = PROGRAMS / f"{name}.c"
+def build_program(name: str, directory: Path = PROGRAMS) -> Path:
+    """Compile `<directory>/<name>.c` (bench/programs by default; a test's own program from
+    tests/programs) with gcc, cached while source and flags match."""
+    source = directory / f"{name}.c"
     key = source.read_bytes() + " ".join(CFLAGS).encode()
     cache = bench_cache()
     binary = cache / f"{name}-{hashlib.sha256(key).hexdigest()[:16]}"

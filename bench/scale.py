@@ -1,7 +1,7 @@
 """Scale in the program's state: many threads, many breakpoints, a deep stack. aliceserver's
 MI against `gdb -i=mi` and its DAP adapter against lldb-vscode-16, side by side in one run.
 
-- threads: bench/programs/many_threads.c starts `--threads` (1,000) threads that block, then
+- threads: tests/programs/blocked_threads.c starts `--threads` (1,000) threads that block, then
   calls `hit()` in a loop. At each stop (run, then `--rounds` continues): `-thread-info` and
   `-stack-list-frames --thread N` of every thread (DAP: `threads`, `stackTrace` 0-20 of
   every thread).
@@ -9,7 +9,7 @@ MI against `gdb -i=mi` and its DAP adapter against lldb-vscode-16, side by side 
   `run`, run to the first stop with all of them inserted, then `--rounds` continues. One
   session of ours runs first, not counted: our on-disk index cache is warm, as after any
   earlier session (gdb keeps none).
-- recursion: bench/programs/deep_recursion.c stopped `--depth` (100,000) frames deep;
+- recursion: tests/programs/deep_stack.c stopped `--depth` (100,000) frames deep;
   `-stack-info-depth` and `-stack-list-frames L L+19` at several depths (DAP: `stackTrace`
   pages of 20 at those depths), at two stops in a row.
 
@@ -33,6 +33,7 @@ from typing import TypeVar
 
 from bench.common import CFLAGS, bench_cache, build_program
 from tests.support import mi_client
+from tests.support.build import PROGRAMS_DIR
 from tests.support.dap_client import (
     DapClient,
     alice_argv,
@@ -192,7 +193,7 @@ def depths(args: argparse.Namespace) -> list[int]:
 def mi_recursion(tool: str, program: Path, args: argparse.Namespace) -> Figures:
     figures: Figures = {}
     with mi_session(tool, program) as client:
-        client.ok(f"-exec-arguments {args.depth}")
+        client.ok(f"-exec-arguments {args.depth} 2")  # two stops at the bottom
         client.ok("-break-insert bottom")
         mi_resume(client, "-exec-run")
         for stop in (1, 2):
@@ -215,7 +216,7 @@ def dap_recursion(tool: str, argv: list[str], program: Path, args: argparse.Name
     try:
         started = start_session(
             client, program, function_breakpoints=["bottom"], timeout=TIMEOUT,
-            launch=launch_arguments(program, args=[str(args.depth)]),
+            launch=launch_arguments(program, args=[str(args.depth), "2"]),
         )  # fmt: skip
         thread = started.thread_id
         for stop in (1, 2):
@@ -284,7 +285,7 @@ def main(argv: Sequence[str]) -> int:
         compare(f"DAP, {program.name}", calls, args.repeat)
 
     if "threads" in parts:
-        program = build_program("many_threads")
+        program = build_program("blocked_threads", PROGRAMS_DIR)
         mi(mi_threads, program)
         dap(dap_threads, program)
     if "breakpoints" in parts:
@@ -292,7 +293,7 @@ def main(argv: Sequence[str]) -> int:
         mi_breakpoints("aliceserver", program, args)  # not counted: our index cache made warm
         mi(mi_breakpoints, program)
     if "recursion" in parts:
-        program = build_program("deep_recursion")
+        program = build_program("deep_stack", PROGRAMS_DIR)
         mi(mi_recursion, program)
         dap(dap_recursion, program)
     return 0
