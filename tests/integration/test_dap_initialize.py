@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from aliceserver.adapters.dap.capabilities import REQUEST_CAPABILITIES
-from tests.support.dap_client import DapClient, alice_argv
+from tests.support.dap_client import DapClient, alice_session
 from tests.support.dap_schema import DapSchema, default_schema_path, require_schema
 
 # lldb-vscode-16 announces these and we do not: setExceptionBreakpoints takes filters,
@@ -26,12 +26,8 @@ NOT_LIKE_LLDB = {"supportsExceptionOptions", "supportsProgressReporting",
 @pytest.fixture
 def dap(tmp_path: Path) -> Iterator[DapClient]:
     require_schema()
-    client = DapClient.spawn(alice_argv(), validate=True, stderr=tmp_path / "adapter.log")
-    try:
+    with alice_session(stderr=tmp_path / "adapter.log") as client:
         yield client
-    finally:
-        client.close()
-    client.assert_valid()
 
 
 def _lldb_vscode_capabilities() -> dict[str, Any]:

@@ -13,7 +13,13 @@ from typing import Any
 import pytest
 
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
+from tests.support.dap_client import (
+    DapClient,
+    alice_argv,
+    alice_session,
+    launch_arguments,
+    start_session,
+)
 from tests.support.dap_schema import require_schema
 
 SRC = "src_basic"
@@ -22,12 +28,8 @@ SRC = "src_basic"
 @pytest.fixture
 def dap(tmp_path: Path) -> Iterator[DapClient]:
     require_schema()
-    client = DapClient.spawn(alice_argv(), validate=True, stderr=tmp_path / "adapter.log")
-    try:
+    with alice_session(stderr=tmp_path / "adapter.log") as client:
         yield client
-    finally:
-        client.close()
-    client.assert_valid()
 
 
 def _source(builder: Builder, name: str = SRC) -> str:

@@ -12,19 +12,15 @@ from typing import Any
 import pytest
 
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
+from tests.support.dap_client import DapClient, alice_session, launch_arguments, start_session
 from tests.support.dap_schema import require_schema
 
 
 @pytest.fixture
 def dap(tmp_path: Path) -> Iterator[DapClient]:
     require_schema()
-    client = DapClient.spawn(alice_argv(), validate=True, stderr=tmp_path / "adapter.log")
-    try:
+    with alice_session(stderr=tmp_path / "adapter.log") as client:
         yield client
-    finally:
-        client.close()
-    client.assert_valid()
 
 
 def test_attach_pause_and_detach_leaves_it_running(dap: DapClient, builder: Builder) -> None:

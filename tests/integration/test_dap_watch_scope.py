@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, start_session
+from tests.support.dap_client import DapClient, alice_session, start_session
 from tests.support.dap_schema import require_schema
 
 pytestmark = pytest.mark.timeout(120)
@@ -20,12 +20,8 @@ pytestmark = pytest.mark.timeout(120)
 @pytest.fixture
 def dap(tmp_path: Path) -> Iterator[DapClient]:
     require_schema()
-    client = DapClient.spawn(alice_argv(), validate=True, stderr=tmp_path / "adapter.log")
-    try:
+    with alice_session(stderr=tmp_path / "adapter.log") as client:
         yield client
-    finally:
-        client.close()
-    client.assert_valid()
 
 
 def test_data_breakpoint_on_a_local_is_removed_when_its_frame_returns(dap: DapClient, builder: Builder) -> None:

@@ -27,7 +27,14 @@ from conformance.dap_diff import (
     sides,
 )
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, RequestFailed, Session, alice_argv, start_session
+from tests.support.dap_client import (
+    DapClient,
+    RequestFailed,
+    Session,
+    alice_argv,
+    alice_session,
+    start_session,
+)
 from tests.support.dap_schema import require_schema
 from tests.support.gdbserver import GdbServer, assert_gone, gdbserver
 
@@ -37,12 +44,8 @@ pytestmark = pytest.mark.timeout(240)
 @pytest.fixture
 def dap(tmp_path: Path) -> Iterator[DapClient]:
     require_schema()
-    client = DapClient.spawn(alice_argv(), validate=True, stderr=tmp_path / "adapter.log")
-    try:
+    with alice_session(stderr=tmp_path / "adapter.log") as client:
         yield client
-    finally:
-        client.close()
-    client.assert_valid()
 
 
 def _remote_arguments(request: str, program: Path, address: str, key: str = "target", **extra: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import pytest
 from tests.integration.test_remote_dap import _remote_arguments, _start
 from tests.integration.test_remote_faults_console import EveryNth, _acks_kept, _corrupt, _kill_on
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv
+from tests.support.dap_client import DapClient, alice_argv, alice_session
 from tests.support.dap_schema import require_schema
 from tests.support.gdbserver import gdbserver
 from tests.support.rsp_proxy import checksummed, rsp_proxy
@@ -30,12 +30,8 @@ PATIENCE = 20.0
 @pytest.fixture
 def dap(tmp_path: Path) -> Iterator[DapClient]:
     require_schema()
-    client = DapClient.spawn(alice_argv(), validate=True, stderr=tmp_path / "adapter.log")
-    try:
+    with alice_session(stderr=tmp_path / "adapter.log") as client:
         yield client
-    finally:
-        client.close()
-    client.assert_valid()
 
 
 def _at_add(dap: DapClient, program: Path, source: Path, address: str) -> int:

@@ -841,14 +841,15 @@ def start_session(
 @contextlib.contextmanager
 def spawned(argv: Sequence[str], check: bool = False, **options: Any) -> Iterator[DapClient]:
     """`DapClient.spawn` as a context manager that always closes; with `check`, a schema
-    violation or sequence error seen during the session fails the block at its end."""
+    violation or sequence error seen during the session (its disconnect included) fails the
+    block at its end."""
     client = DapClient.spawn(argv, **options)
     try:
         yield client
-        if check:
-            client.assert_valid()
     finally:
         client.close()
+    if check:
+        client.assert_valid()
 
 
 @contextlib.contextmanager
