@@ -439,6 +439,7 @@ class LineRange:
     start: int
     end: int
     source: SourcePosition
+    is_stmt: bool = True  # a statement boundary: gdb shows a frame's pc where its row is not one
 
 
 @dataclass(frozen=True, slots=True)

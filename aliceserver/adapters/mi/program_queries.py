@@ -221,6 +221,15 @@ class ProgramQueries(Dispatcher):
     def at_line_start(self, frame: StackFrame) -> bool:
         if frame.source is None or not frame.source.line:
             return False
+        # gdb's frame_show_address: the pc is shown where its row is no statement boundary
+        # (-O2's `main` after `finish`), even where that row starts at the pc.
+        try:
+            row = self.debugger.line_range(frame.pc)
+        except AliceError:
+            row = None
+        same_line = row is not None and (row.source.path, row.source.line) == (frame.source.path, frame.source.line)
+        if row is not None and same_line and not row.is_stmt:  # not an inlined call's site
+            return False
         # gdb's sal.pc is the start of the line table row: a line may have several (a crash
         # at `*p = 1` stops where the store's row starts, which gdb shows without its pc).
         # Asked first: resolving the line finds every inlined copy of it, which for a line of

@@ -106,8 +106,8 @@ class SymbolQueries:
         row = self._source.line_row(self._engine.runtime_address(address))  # before run: a link-time one too
         if row is None:
             return None
-        start, end, where, _is_stmt = row
-        return LineRange(start, end, SourcePosition(where.path, where.line))
+        start, end, where, is_stmt = row
+        return LineRange(start, end, SourcePosition(where.path, where.line), is_stmt)
 
     def line_start(self, file: str, line: int) -> LineRange | None:
         def go() -> LineRange | None:

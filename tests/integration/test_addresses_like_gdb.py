@@ -1,0 +1,25 @@
+"""Small answers about addresses that once differed from gdb 13's, compared with gdb itself:
+
+- a frame stopped at a line-table row that is no statement boundary shows its pc
+  (gdb's frame_show_address: `sal.pc != pc || !sal.is_stmt`), as after `finish` into
+  -O2's `main` in tail_entry.c;
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import Builder, marker_line
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+def test_pc_shown_at_a_row_that_is_no_statement_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("tail_entry", ("-g", "-O2"))
+    impl = marker_line("tail_entry.c", "impl")
+    got = assert_like_gdb([*ex(f"break tail_entry.c:{impl}", "run", "finish", "frame", "p $pc"),
+                           str(program)], tmp_path)  # fmt: skip
+    assert " in main () at " in got.stdout  # the pc is shown
