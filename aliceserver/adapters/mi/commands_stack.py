@@ -21,6 +21,7 @@ from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.selection_events import after_change, selected
 from aliceserver.debuggers.model import ThreadInfo, ThreadState, VariableInfo, VariableScope
+from aliceserver.debuggers.threadframes import ThreadFramesAhead
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
@@ -239,7 +240,12 @@ def _thread_info(ctx: Context, args: list[str]) -> Reply:
         except ValueError:
             raise MiError(f"Invalid thread id: {args[0]}") from None
     threads: list[Value] = []
-    for info in session.debugger.threads():
+    listed = session.debugger.threads()
+    if wanted is None and len(listed) > 1 and isinstance(session.debugger, ThreadFramesAhead):
+        selected = inferior.selected_tid if inferior.selected_level else None  # its frame is another
+        stopped = [info.tid for info in listed if info.state is ThreadState.STOPPED and info.tid != selected]
+        session.debugger.prepare_thread_frames(stopped)
+    for info in listed:
         number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
         if wanted is not None and number != wanted:
             continue

@@ -16,7 +16,7 @@ from __future__ import annotations
 import atexit
 import gc
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.arch.base import Architecture
@@ -467,6 +467,19 @@ class PtraceDebugger:
 
     def variable_children(self, reference: int, start: int = 0, count: int | None = None) -> list[VariableInfo]:
         return self._frames.variable_children(reference, start, count)
+
+    def prepare_thread_frames(self, thread_ids: Sequence[int]) -> None:
+        """ThreadFramesAhead: the calls below, made on the tracer thread, are kept by the stop cache."""
+
+        def go() -> None:
+            for tid in thread_ids:
+                try:
+                    self._frames.stack_trace(tid, 0, 1)
+                    self._frames.frame_variables(tid, 0, VariableScope.ARGUMENTS, aggregate_values=False)
+                except AliceError:
+                    continue  # asked again by the caller, which sees the error
+
+        self._call(go)
 
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
