@@ -170,7 +170,7 @@ class Frames:
         stack = self._tail_stacks.get(thread_id)
         if stack is None or stack.physical is not physical:  # unwound anew
             stack = self._tail_stacks[thread_id] = TailCallStack(physical)
-        return stack.extend(self._source)
+        return stack.extend(self._source, levels)
 
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
         key = (thread_id, start, count)

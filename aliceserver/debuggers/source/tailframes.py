@@ -33,9 +33,12 @@ class TailCallStack:
     frames: list[UnwoundFrame] = field(default_factory=list)
     placed: int = 0  # physical[:placed] are in `frames`
 
-    def extend(self, source: SourceSymbols) -> list[UnwoundFrame]:
+    def extend(self, source: SourceSymbols, levels: int) -> list[UnwoundFrame]:
+        """At least `levels` frames (fewer where the unwinding has no more), ending at a
+        physical frame. Only as deep as asked: a chain below costs its module's DWARF (a
+        stop's arguments need their caller alone, not libc's __libc_start_main)."""
         physical, frames = self.physical, self.frames
-        while self.placed < len(physical):
+        while self.placed < len(physical) and len(frames) < levels:
             frame = physical[self.placed]
             if self.placed:
                 for virtual in between(source, physical[self.placed - 1], frame):
