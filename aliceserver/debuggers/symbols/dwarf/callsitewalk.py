@@ -16,25 +16,20 @@ from __future__ import annotations
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
 
 from aliceserver.debuggers.symbols.dwarf import forms
-from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache, AbbrevTable, UnitShape
-from aliceserver.debuggers.symbols.dwarf.coderanges import _Walk
-from aliceserver.debuggers.symbols.dwarf.rawread import uleb, unit_header, unit_length
+from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache, AbbrevTable
+from aliceserver.debuggers.symbols.dwarf.coderanges import Unreadable, _Walk, open_unit
+from aliceserver.debuggers.symbols.dwarf.rawread import uleb
 
 _SITES = frozenset(ENUM_DW_TAG[name] for name in ("DW_TAG_call_site", "DW_TAG_GNU_call_site"))
 _NESTS = frozenset(ENUM_DW_TAG[name] for name in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"))
-_AT_SIBLING, _AT_RETURN_PC, _AT_LOW_PC, _AT_ADDR_BASE = (
-    ENUM_DW_AT["DW_AT_" + name] for name in ("sibling", "call_return_pc", "low_pc", "addr_base"))
+_AT_SIBLING, _AT_RETURN_PC, _AT_LOW_PC = (
+    ENUM_DW_AT["DW_AT_" + name] for name in ("sibling", "call_return_pc", "low_pc"))
 _SIBLING = frozenset({_AT_SIBLING})
 _SITE = frozenset({_AT_SIBLING, _AT_RETURN_PC, _AT_LOW_PC})
-_TOP = frozenset({_AT_SIBLING, _AT_ADDR_BASE})
 _ADDRESS_FORMS = frozenset({forms.ADDR, *forms.ADDRX_FORMS})
 
 # A call site found: (its return pc, None when it names none; its DIE's section offset).
 Site = tuple[int | None, int]
-
-
-class _Unknown(Exception):
-    """Something call_sites_under does not read: the caller walks the DIEs instead."""
 
 
 def call_sites_under(unit: bytes, cu_offset: int, abbrevs: AbbrevCache, addr: bytes,
@@ -42,21 +37,10 @@ def call_sites_under(unit: bytes, cu_offset: int, abbrevs: AbbrevCache, addr: by
     """The call sites under the DIE at unit-relative `start` of the unit whose bytes are
     `unit` (at `cu_offset` in .debug_info), in callsites.sites_under's order; `addr` is
     .debug_addr. None where this cannot tell."""
-    _length, osize, pos = unit_length(unit, 0)
-    header = unit_header(unit, pos, osize)
-    if header is None:
+    opened = open_unit(unit, cu_offset, abbrevs, addr)
+    if opened is None:
         return None
-    version, asize, abbrev_offset, pos = header
-    shape = UnitShape(0, len(unit), osize, asize, version)
-    table = abbrevs.table(abbrev_offset, shape)
-    walk = _Walk(unit, cu_offset, shape, addr, None)
-    code, pos = uleb(unit, pos)
-    top = table[code] if code else None
-    if top is None:
-        return None
-    values, _pos = walk.attributes(top, pos, _TOP)
-    base = values.get(_AT_ADDR_BASE)
-    walk.addr_base = base[1] if base is not None and base[1] >= 0 else None
+    walk, table, _children = opened
     code, pos = uleb(unit, start)
     entry = table[code] if code else None
     if entry is None:
@@ -66,7 +50,7 @@ def call_sites_under(unit: bytes, cu_offset: int, abbrevs: AbbrevCache, addr: by
     _values, pos = walk.attributes(entry, pos, frozenset())
     try:
         return _sites(walk, table, pos)
-    except _Unknown:
+    except Unreadable:
         return None
 
 
@@ -78,7 +62,7 @@ def _sites(walk: _Walk, table: AbbrevTable, pos: int) -> list[Site]:
     depth = 1  # open levels whose children are looked at
     while depth:
         if pos >= len(data):
-            raise _Unknown
+            raise Unreadable
         start = pos
         code, pos = uleb(data, pos)
         if code == 0:
@@ -89,7 +73,7 @@ def _sites(walk: _Walk, table: AbbrevTable, pos: int) -> list[Site]:
             values, pos = walk.attributes(entry, pos, _SITE)
             found.append((_return_pc(walk, values), walk.cu_offset + start))
             if entry.children:
-                pos = _past_children(walk, table, values, start, pos)
+                pos = walk.past_children(table, values, start, pos)
         elif entry.tag in _NESTS:
             _values, pos = walk.attributes(entry, pos, frozenset())
             if entry.children:
@@ -99,7 +83,7 @@ def _sites(walk: _Walk, table: AbbrevTable, pos: int) -> list[Site]:
         else:
             values, pos = walk.attributes(entry, pos, _SIBLING)
             if entry.children:
-                pos = _past_children(walk, table, values, start, pos)
+                pos = walk.past_children(table, values, start, pos)
     return found
 
 
@@ -112,31 +96,6 @@ def _return_pc(walk: _Walk, values: dict[int, tuple[int, int]]) -> int | None:
         form, value = found
         address = walk._address(form, value) if form in _ADDRESS_FORMS and value >= 0 else None
         if address is None:
-            raise _Unknown
+            raise Unreadable
         return address
     return None
-
-
-def _past_children(walk: _Walk, table: AbbrevTable, values: dict[int, tuple[int, int]],
-                   start: int, pos: int) -> int:  # fmt: skip
-    """Where the DIE at `start` (its attributes read up to `pos`) ends, children and all."""
-    data = walk.data
-    sibling = values.get(_AT_SIBLING)
-    if sibling is not None and start < sibling[1] <= len(data):
-        return sibling[1]
-    depth = 1
-    while depth:
-        if pos >= len(data):
-            raise _Unknown
-        code, pos = uleb(data, pos)
-        if code == 0:
-            depth -= 1
-            continue
-        entry = table[code]
-        if entry.fixed >= 0:
-            pos += entry.fixed
-        else:
-            _values, pos = walk.attributes(entry, pos, frozenset())
-        if entry.children:
-            depth += 1
-    return pos

@@ -92,22 +92,13 @@ def unit_scopes(
     indexed addresses are read (without it their scopes' spans are None). `abbrev`: .debug_abbrev,
     or its AbbrevCache (kept by the caller: units share tables). Raises IndexError, KeyError,
     ValueError or TargetError on what it cannot read."""
-    _length, osize, pos = unit_length(unit, 0)
-    header = unit_header(unit, pos, osize)
-    if header is None:
-        return []  # a type unit holds no code
-    version, asize, abbrev_offset, pos = header
-    shape = UnitShape(0, len(unit), osize, asize, version)
     cache = abbrev if isinstance(abbrev, AbbrevCache) else AbbrevCache(abbrev)
-    table: AbbrevTable = cache.table(abbrev_offset, shape)
-    walk = _Walk(unit, cu_offset, shape, addr, None)
-    code, pos = uleb(unit, pos)
-    top = table[code] if code else None
-    if top is None or not top.children:
+    opened = open_unit(unit, cu_offset, cache, addr)
+    if opened is None:
+        return []  # a type unit holds no code
+    walk, table, pos = opened
+    if pos is None:
         return []
-    values, pos = walk.attributes(top, pos, _TOP)
-    base = values.get(_AT_ADDR_BASE)
-    walk.addr_base = base[1] if base is not None and base[1] >= 0 else None
     found: list[Scope] = []
     namespaces: list[int] = []
     levels = [True]  # per open level: whether its children are looked at
@@ -138,6 +129,36 @@ def unit_scopes(
         else:
             levels.append(False)
     return found
+
+
+class Unreadable(Exception):
+    """Something a walk of a unit's raw bytes does not read: its caller walks the DIEs
+    through pyelftools instead."""
+
+
+def open_unit(
+    unit: bytes, cu_offset: int, abbrevs: AbbrevCache, addr: bytes
+) -> tuple[_Walk, AbbrevTable, int | None] | None:
+    """The raw reading of the unit whose bytes are `unit` (at `cu_offset` in .debug_info;
+    `addr`: .debug_addr): its attribute reader (the top DIE's DW_AT_addr_base read), its
+    abbreviation table, and where the top DIE's children start (None: it has none). None
+    for a type unit, or a unit without a top DIE."""
+    _length, osize, pos = unit_length(unit, 0)
+    header = unit_header(unit, pos, osize)
+    if header is None:
+        return None
+    version, asize, abbrev_offset, pos = header
+    shape = UnitShape(0, len(unit), osize, asize, version)
+    table = abbrevs.table(abbrev_offset, shape)
+    walk = _Walk(unit, cu_offset, shape, addr, None)
+    code, pos = uleb(unit, pos)
+    top = table[code] if code else None
+    if top is None:
+        return None
+    values, pos = walk.attributes(top, pos, _TOP)
+    base = values.get(_AT_ADDR_BASE)
+    walk.addr_base = base[1] if base is not None and base[1] >= 0 else None
+    return walk, table, pos if top.children else None
 
 
 class _Walk:
@@ -181,6 +202,33 @@ class _Walk:
                 value = -1
             values[attr] = (form, value)
         return values, pos
+
+    def past_children(
+        self, table: AbbrevTable, values: dict[int, tuple[int, int]], start: int, pos: int
+    ) -> int:
+        """Where the DIE at `start` (its attributes `values` read up to `pos`) ends, children
+        and all: at its DW_AT_sibling, else past each child by its abbreviation's sizes.
+        Raises Unreadable where the unit ends first."""
+        data = self.data
+        sibling = values.get(_AT_SIBLING)
+        if sibling is not None and start < sibling[1] <= len(data):
+            return sibling[1]
+        depth = 1
+        while depth:
+            if pos >= len(data):
+                raise Unreadable
+            code, pos = uleb(data, pos)
+            if code == 0:
+                depth -= 1
+                continue
+            entry = table[code]
+            if entry.fixed >= 0:
+                pos += entry.fixed
+            else:
+                _values, pos = self.attributes(entry, pos, frozenset())
+            if entry.children:
+                depth += 1
+        return pos
 
     @staticmethod
     def has_code(values: dict[int, tuple[int, int]]) -> bool:

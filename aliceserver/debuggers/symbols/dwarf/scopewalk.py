@@ -17,18 +17,17 @@ from collections.abc import Callable
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
 
 from aliceserver.debuggers.symbols.dwarf import forms
-from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache, AbbrevTable, UnitShape
-from aliceserver.debuggers.symbols.dwarf.coderanges import _Walk
-from aliceserver.debuggers.symbols.dwarf.rawread import uleb, unit_header, unit_length
+from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache, AbbrevTable
+from aliceserver.debuggers.symbols.dwarf.coderanges import Unreadable, _Walk, open_unit
+from aliceserver.debuggers.symbols.dwarf.rawread import uleb
 
 _TAGS = {name: ENUM_DW_TAG["DW_TAG_" + name]
          for name in ("subprogram", "lexical_block", "inlined_subroutine", "namespace")}  # fmt: skip
 _SCOPES = frozenset((_TAGS["subprogram"], _TAGS["lexical_block"], _TAGS["inlined_subroutine"]))
 _AT = {name: ENUM_DW_AT["DW_AT_" + name]
-       for name in ("sibling", "low_pc", "high_pc", "ranges", "addr_base")}  # fmt: skip
+       for name in ("sibling", "low_pc", "high_pc", "ranges")}  # fmt: skip
 _CODE = frozenset((_AT["sibling"], _AT["low_pc"], _AT["high_pc"], _AT["ranges"]))
 _SIBLING = frozenset((_AT["sibling"],))
-_TOP = frozenset((_AT["sibling"], _AT["addr_base"]))
 _RANGE_FORMS = frozenset((forms.SEC_OFFSET, forms.DATA4, forms.DATA8))
 
 # (form, value) of DW_AT_ranges -> its [low, high) pairs; None: not readable here.
@@ -37,33 +36,18 @@ RangesOf = Callable[[int, int], list[tuple[int, int]] | None]
 Link = tuple[int, int]
 
 
-class _Unknown(Exception):
-    """Something scope_chain does not read: the caller walks the DIEs instead."""
-
-
 def scope_chain(unit: bytes, cu_offset: int, abbrevs: AbbrevCache, addr: bytes, start: int,
                 address: int, ranges_of: RangesOf) -> list[Link] | None:  # fmt: skip
     """The scopes _descend finds below the DIE at unit-relative `start` for `address`,
     outermost first, each with its parent; None where this cannot tell."""
-    _length, osize, pos = unit_length(unit, 0)
-    header = unit_header(unit, pos, osize)
-    if header is None:
+    opened = open_unit(unit, cu_offset, abbrevs, addr)
+    if opened is None:
         return None
-    version, asize, abbrev_offset, pos = header
-    shape = UnitShape(0, len(unit), osize, asize, version)
-    table = abbrevs.table(abbrev_offset, shape)
-    walk = _Walk(unit, cu_offset, shape, addr, None)
-    code, pos = uleb(unit, pos)
-    top = table[code] if code else None
-    if top is None:
-        return None
-    values, _pos = walk.attributes(top, pos, _TOP)
-    base = values.get(_AT["addr_base"])
-    walk.addr_base = base[1] if base is not None and base[1] >= 0 else None
+    walk, table, _children = opened
     finder = _Finder(walk, table, address, ranges_of)
     try:
         return finder.descend(start)
-    except _Unknown:
+    except Unreadable:
         return None
 
 
@@ -97,7 +81,7 @@ class _Finder:
         code, pos = uleb(data, parent)
         entry = self.table[code] if code else None
         if entry is None:
-            raise _Unknown
+            raise Unreadable
         if not entry.children:
             return None, None
         _values, pos = self.walk.attributes(entry, pos, frozenset())
@@ -119,15 +103,15 @@ class _Finder:
                 if nested:
                     return None, nested
             if entry.children:
-                pos = self._past_children(values, child, pos)
-        raise _Unknown
+                pos = self.walk.past_children(self.table, values, child, pos)
+        raise Unreadable
 
     def _holds(self, values: dict[int, tuple[int, int]]) -> bool:
         """dies.die_contains: low / high pc first, then DW_AT_ranges."""
         if _AT["low_pc"] in values and _AT["high_pc"] in values:
             span = self.walk.span(values)
             if span is None:
-                raise _Unknown
+                raise Unreadable
             return span[0] <= self.address < span[1]
         found = values.get(_AT["ranges"])
         if found is None:
@@ -135,27 +119,5 @@ class _Finder:
         form, value = found
         pairs = self.ranges_of(form, value) if form in _RANGE_FORMS and value >= 0 else None
         if pairs is None:
-            raise _Unknown
+            raise Unreadable
         return any(low <= self.address < high for low, high in pairs)
-
-    def _past_children(self, values: dict[int, tuple[int, int]], start: int, pos: int) -> int:
-        """Where the DIE at `start` (its attributes read up to `pos`) ends, children and all."""
-        sibling = values.get(_AT["sibling"])
-        if sibling is not None and start < sibling[1] <= len(self.data):
-            return sibling[1]
-        data, table, depth = self.data, self.table, 1
-        while depth:
-            if pos >= len(data):
-                raise _Unknown
-            code, pos = uleb(data, pos)
-            if code == 0:
-                depth -= 1
-                continue
-            entry = table[code]
-            if entry.fixed >= 0:
-                pos += entry.fixed
-            else:
-                _values, pos = self.walk.attributes(entry, pos, frozenset())
-            if entry.children:
-                depth += 1
-        return pos
