@@ -3,6 +3,9 @@
 - a frame stopped at a line-table row that is no statement boundary shows its pc
   (gdb's frame_show_address: `sal.pc != pc || !sal.is_stmt`), as after `finish` into
   -O2's `main` in tail_entry.c;
+- an address past a function's end (its padding, or the return address of a noreturn
+  call that is its last instruction) is named by no symbol: gdb's minimal symbols reach
+  no further than their size, in their own section (function_ends.c).
 """
 
 from __future__ import annotations
@@ -23,3 +26,12 @@ def test_pc_shown_at_a_row_that_is_no_statement_like_gdb(builder: Builder, tmp_p
     got = assert_like_gdb([*ex(f"break tail_entry.c:{impl}", "run", "finish", "frame", "p $pc"),
                            str(program)], tmp_path)  # fmt: skip
     assert " in main () at " in got.stdout  # the pc is shown
+
+
+def test_no_symbol_past_a_functions_end_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("function_ends", ("-g", "-O2"))
+    padding = "(char *) die + 12"  # die is a sub and a call: 9 bytes, padded to 16
+    got = assert_like_gdb([*ex("break die", "run", "up", "p $pc", "p/a $pc", "info symbol $pc", "output $pc",
+                               f"p/a {padding}", f"info symbol {padding}", f"info line *({padding})"),
+                           str(program)], tmp_path)  # fmt: skip
+    assert "No symbol matches $pc." in got.stdout

@@ -39,16 +39,13 @@ def address_symbol(
     source: SourceSymbols, address: int, demangle: Callable[[str], str] | None
 ) -> SymbolLocation:
     """The symbol gdb names `address` by; `demangle` None: the linkage names (x/a, x/i)."""
-    symbols = source.symbols
-    where = symbols.lookup_address(address)
+    where = source.symbols.lookup_address(address)
     if where.module is None:
         return where
-    name, offset = where.name, where.offset
-    debug = source.debug_symbol(address)
-    if debug is not None and (name is None or debug[2] < offset):
-        name, offset = debug[1].name, debug[2]
-    if name is None:
-        return where
+    found = _minimal_symbol(source, address)
+    if found is None:
+        return SymbolLocation(address, None, 0, where.module)
+    name, offset = found
     # Only gcc's local names (`calls.0`, `f.constprop.0`, `f.cold`) can differ from the
     # function's own name; looking for the DWARF function costs more than the rest.
     function = _function(source, address, demangle) if "." in name else None
@@ -59,6 +56,23 @@ def address_symbol(
         demangled = demangle(name)
         name = demangled if demangled != name else gdb_print_name(name)
     return SymbolLocation(address, name, offset, where.module)
+
+
+def _minimal_symbol(source: SourceSymbols, address: int) -> tuple[str, int] | None:
+    """gdb's lookup_minimal_symbol_by_pc_section, from the module's and its debug file's
+    symbols, the nearer: a sized symbol names only its own bytes (not the padding after a
+    function, nor the pc after a noreturn call at its end), a label (size 0) what follows
+    it in its section; build_address_symbolic drops a label outside code."""
+    module = source.symbols.module_at(address)
+    if module is None:
+        return None
+    link = address - module.base
+    hits: list[tuple[str, int]] = []
+    for image in (source.symbols.image_of(module.path), source.debug_image(module)):
+        hit = image.section_symbol(link) if image is not None else None
+        if image is not None and hit is not None and (hit[0].size or image.is_executable_address(link)):
+            hits.append((hit[0].name, hit[1]))
+    return min(hits, key=lambda hit: hit[1]) if hits else None
 
 
 def _function(
