@@ -14,14 +14,13 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
     Encoding,
-    FunctionType,
     Member,
     PointerType,
     StructType,
     Type,
     VoidType,
 )
-from aliceserver.debuggers.symbols.dwarf.x86_registers import RegisterSpec
+from aliceserver.debuggers.symbols.dwarf.x86_registers import RegisterSpec, code_pointer
 
 _PC, _SP, _LR = 32, 31, 30
 FRAME_BASE = "fp"  # gdb's user register: the frame's base address, not x29
@@ -30,9 +29,7 @@ FRAME_BASE = "fp"  # gdb's user register: the frame's base address, not x29
 def lookup(name: str) -> RegisterSpec | None:
     """`$name` on AArch64 Linux, or None (then it is a convenience variable)."""
     if name == "pc":
-        return RegisterSpec(
-            name, _PC, lambda: PointerType(FunctionType(VoidType(), prototyped=False))
-        )
+        return RegisterSpec(name, _PC, code_pointer)
     if name == "sp":
         return RegisterSpec(name, _SP, data_pointer)
     if name == "lr":
@@ -40,13 +37,13 @@ def lookup(name: str) -> RegisterSpec | None:
     if name in ("cpsr", "fpsr", "fpcr"):  # gdb 13's descriptions give them no type: int
         word = {"cpsr": CPSR, "fpsr": FPSR, "fpcr": FPCR}[name]
         return RegisterSpec(name, word, lambda: BaseType("int", 4, Encoding.SIGNED))
-    number = _number(name[1:])
+    number = _number(name[1:], 30)
     if name[:1] == "x" and number is not None:
         return RegisterSpec(name, number, _long)
     if name[:1] == "w" and number is not None:
         return RegisterSpec(name, number, lambda: BaseType("uint32_t", 4, Encoding.UNSIGNED))
     lane = _SIMD_VIEWS.get(name[:1])
-    vector = _vector_number(name[1:])
+    vector = _number(name[1:], 31)
     if lane is not None and vector is not None:
         if lane == 16 and name[0] == "v":
             return RegisterSpec(name, V0 + vector, _vnv)
@@ -92,22 +89,16 @@ def _vnv() -> Type:
     return _union("vnv", 16, lanes)
 
 
-def _vector_number(digits: str) -> int | None:
-    if not digits.isdigit() or (len(digits) > 1 and digits[0] == "0"):
-        return None
-    number = int(digits)
-    return number if number <= 31 else None
-
-
 def data_pointer() -> Type:
     return PointerType(VoidType())
 
 
-def _number(digits: str) -> int | None:
+def _number(digits: str, last: int) -> int | None:
+    """The register number `digits` spell (decimal, no leading zero), if at most `last`."""
     if not digits.isdigit() or (len(digits) > 1 and digits[0] == "0"):
         return None
     number = int(digits)
-    return number if number <= 30 else None
+    return number if number <= last else None
 
 
 def _long() -> Type:

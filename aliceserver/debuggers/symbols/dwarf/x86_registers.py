@@ -100,7 +100,7 @@ def lookup(name: str, avx512: Callable[[], bool]) -> RegisterSpec | None:
     variable). AVX-512's registers exist only where the machine has them (asked only for
     names that need it: it reads the XSAVE area), as in gdb."""
     if name in ("pc", "rip"):
-        return RegisterSpec(name, 16, _code_pointer)
+        return RegisterSpec(name, 16, code_pointer)
     if name in ("sp", "fp", "rsp", "rbp"):
         return RegisterSpec(name, 7 if name in ("sp", "rsp") else 6, lambda: PointerType(VoidType()))
     if name in _GENERAL:
@@ -173,7 +173,8 @@ def _int(name: str, size: int, signed: bool = True) -> BaseType:
     return BaseType(name, size, Encoding.SIGNED if signed else Encoding.UNSIGNED)
 
 
-def _code_pointer() -> Type:
+def code_pointer() -> Type:
+    """gdb's type of `$pc`, on every architecture: `void (*)()`."""
     return PointerType(FunctionType(VoidType(), prototyped=False))
 
 
