@@ -282,7 +282,7 @@ class StepPlan:
         called, self.calling = self.calling, False
         if self._deeper(pc, sp, called):
             if self.ranged and self.kind in (StepKind.OVER, StepKind.UNTIL):
-                return self._back_from_call(pc)
+                return self._run_to_return(pc)
             return self._entered(pc)
         returned = self._returned(sp)
         if not returned and self.line is not None and self.line[0] <= pc < self.line[1]:
@@ -369,9 +369,10 @@ class StepPlan:
         """The stepping frame returned: rsp is back above its return address."""
         return sp >= self.frame_cfa if self.frame_cfa is not None else sp > self.frame_sp
 
-    def _back_from_call(self, pc: int) -> Stopped | None:
-        """A range step went into a call (gdb's step into subroutine): run to its return,
-        and step on from there, as `next` goes over calls."""
+    def _run_to_return(self, pc: int) -> Stopped | None:
+        """Run to the return of the call the thread is in, and step on from there, as `next`
+        goes over calls: a call a range step went into (gdb's step into subroutine), or a
+        function without line info entered."""
         caller = self.oracle.caller(self.tid)
         if caller is None:
             return Stopped(StopReason.STEP, self.tid, address=pc)
@@ -394,12 +395,7 @@ class StepPlan:
             return None
         function = self.oracle.function_range(pc)
         if function is None:  # a function without line info: step over it
-            caller = self.oracle.caller(self.tid)
-            if caller is None:
-                return Stopped(StopReason.STEP, self.tid, address=pc)
-            self.phase = Phase.RETURNING
-            self.control.run_to(self.tid, caller[0], caller[1])
-            return None
+            return self._run_to_return(pc)
         after_prologue = function[2]
         if pc == after_prologue:
             return self._in_callee(pc)
