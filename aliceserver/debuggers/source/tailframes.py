@@ -13,12 +13,16 @@ the caller of the chain.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 
 from aliceserver.debuggers.model import SymbolLocation
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
-from aliceserver.debuggers.symbols.dwarf.tailcalls import tail_call_frames
+from aliceserver.debuggers.symbols.dwarf.cfi import CfiTable
+from aliceserver.debuggers.symbols.dwarf.tailcalls import names_its_callee, tail_call_frames
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
+from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.debuggers.symbols.elfheaders import SHT_NOBITS
 from aliceserver.errors import AliceError
 
 TAIL_CALL = "tailcall"  # UnwoundFrame.method of a virtual tail-call frame
@@ -62,7 +66,12 @@ def between(source: SourceSymbols, callee: UnwoundFrame, caller: UnwoundFrame) -
     symbols = source.module_symbols(module)
     if symbols is None:
         return []
+    code, cfi = symbols_of.image_of(module.path), source.cfi(module)
+    if code is not None and cfi is not None and _calls_entry(code, cfi, caller.pc - module.base, in_block - module.base):
+        return []  # the common case, told without the caller's call-site DWARF
     try:
+        if not names_its_callee(symbols, caller.pc - module.base):
+            return []  # a call through a register (as gdb: no chain), the callee not looked up
         cu = symbols.units.cu_for_address(in_block - module.base)
         at = None if cu is None else symbols.units.function_die_at(cu, in_block - module.base)
         function = None if at is None else symbols.function_address(at.subprogram)
@@ -79,3 +88,38 @@ def between(source: SourceSymbols, callee: UnwoundFrame, caller: UnwoundFrame) -
         symbol = SymbolLocation(pc, location.name, location.offset + 1 if location.name else 0, location.module)
         virtual.append(replace(caller, pc=pc, cfa=callee.cfa, registers=registers, symbol=symbol, method=TAIL_CALL))
     return virtual
+
+
+_CALL_REL32 = 0xE8
+_EXECINSTR = 0x4  # SHF_EXECINSTR
+
+
+def _calls_entry(code: ElfImage, cfi: CfiTable, call_return: int, callee_pc: int) -> bool:
+    """Whether the call returning to link-time `call_return` is a direct call (rel32) of
+    the start of the function (its FDE) holding link-time `callee_pc`. Then gdb finds no
+    tail call between: a call site's DWARF target is its instruction's (so for every direct
+    call of CPython's and libc's 62,000 call sites but through a PLT stub), and the chain
+    ends where it starts. Other calls (through a register: CPython's most) are looked up
+    in the DWARF."""
+    insn = _code_bytes(code, call_return - 7, 7)
+    if len(insn) != 7 or insn[2] != _CALL_REL32:
+        return False
+    if insn[0] == 0xFF and insn[1] & 0x38 == 0x10:  # an indirect call whose SIB byte is 0xe8
+        return False
+    target = (call_return + int.from_bytes(insn[3:], "little", signed=True)) & 0xFFFF_FFFF_FFFF_FFFF
+    function = cfi.find_fde(callee_pc)
+    return function is not None and function.low == target and function.low <= callee_pc < function.high
+
+
+def _code_bytes(image: ElfImage, address: int, size: int) -> bytes:
+    """`size` bytes of the file's code at link-time `address` (b"" where it has none): the
+    file's, not memory's, where a breakpoint may have put an int3."""
+    for section in image.sections:
+        if (section.flags & _EXECINSTR and section.type != SHT_NOBITS
+                and section.addr <= address and address + size <= section.addr + section.size):  # fmt: skip
+            try:
+                with open(image.path, "rb") as stream:
+                    return os.pread(stream.fileno(), size, section.offset + address - section.addr)
+            except OSError:
+                return b""
+    return b""

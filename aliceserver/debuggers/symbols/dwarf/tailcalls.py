@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 
 _STEPS = 4096  # call sites visited before giving up (a chain gdb would find is short)
+_ORIGINS = ("DW_AT_call_origin", "DW_AT_abstract_origin")  # as callsites.call_target reads them
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,14 @@ def tail_call_frames(symbols: ModuleSymbols, caller_return: int, callee: int) ->
             chain = None
         symbols.tail_chains[key] = () if chain is None else chain.frames()
     return symbols.tail_chains[key]
+
+
+def names_its_callee(symbols: ModuleSymbols, caller_return: int) -> bool:
+    """Whether the call site returning to link-time `caller_return` names the function it
+    calls: else its target (DW_AT_call_target) needs an unwound frame, and find_chain,
+    as gdb's, follows no chain from it whatever the callee."""
+    site = call_site(symbols, caller_return)
+    return site is not None and any(name in site.attributes for name in _ORIGINS)
 
 
 def find_chain(symbols: ModuleSymbols, caller_return: int, callee: int) -> TailChain | None:
