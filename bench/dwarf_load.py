@@ -78,11 +78,19 @@ def build(units: int, functions: int = 12, types: int = 400) -> Path:
     """The synthetic program, cached in the temp dir while its shape is unchanged."""
     key = hashlib.sha256(f"{units} {functions} {types} v1".encode()).hexdigest()[:12]
     root = Path(tempfile.gettempdir()) / "aliceserver-bench" / f"dwarf-{key}"
-    program = root / "bigprog"
+    return build_units(root / "bigprog", units, functions, types, "int main(void) { return 0; }\n")
+
+
+def build_units(program: Path, units: int, functions: int, types: int, main: str) -> Path:
+    """`program`, built in its directory (once: while it exists, it is kept) from the shared
+    header of `types` types, `units` units of `functions` functions and `main` (main.c's
+    source): compiled in parallel (an interrupted build resumes at the objects it has not
+    made), linked, then the objects removed (the program holds all of it)."""
     if program.exists():
         return program
     if shutil.which("gcc") is None:
         raise RuntimeError("gcc not found")
+    root = program.parent
     root.mkdir(parents=True, exist_ok=True)
     (root / "big.h").write_text(_header(types))
     sources = []
@@ -90,20 +98,24 @@ def build(units: int, functions: int = 12, types: int = 400) -> Path:
         path = root / f"unit_{i}.c"
         path.write_text(_unit(i, functions, types))
         sources.append(path)
-    main = root / "main.c"
-    main.write_text("int main(void) { return 0; }\n")
-    sources.append(main)
+    (root / "main.c").write_text(main)
+    sources.append(root / "main.c")
 
     def compile_one(source: Path) -> Path:
         obj = source.with_suffix(".o")
-        subprocess.run(["gcc", "-g", "-O0", "-c", source.name, "-o", obj.name], cwd=root,
-                       check=True)  # fmt: skip
+        if not obj.exists():  # an interrupted build resumes where it stopped
+            partial = obj.with_suffix(".o.tmp")
+            subprocess.run(["gcc", "-g", "-O0", "-c", source.name, "-o", partial.name],
+                           cwd=root, check=True)  # fmt: skip
+            os.replace(partial, obj)
         return obj
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         objects = list(pool.map(compile_one, sources))
-    partial = root / "bigprog.tmp"
+    partial = program.with_name(program.name + ".tmp")
     subprocess.run(["gcc", *[o.name for o in objects], "-o", partial.name], cwd=root, check=True)
+    for obj in objects:  # the objects would double the disk
+        obj.unlink()
     os.replace(partial, program)
     return program
 

@@ -24,11 +24,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench.common import bench_cache
-from bench.dwarf_load import _header, _section_size, _unit
+from bench.dwarf_load import _section_size, build_units
 
 UNITS = 2200
 FUNCTIONS = 12  # per unit
@@ -43,44 +42,14 @@ def target_function(units: int) -> str:
 def build(units: int = UNITS) -> Path:
     """The program, built once into the bench cache while its shape is unchanged."""
     root = bench_cache() / f"huge-{units}-{FUNCTIONS}-{TYPES}-v1"
-    program = root / "hugeprog"
-    if program.exists():
-        return program
-    if shutil.which("gcc") is None:
-        raise RuntimeError("gcc not found")
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "big.h").write_text(_header(TYPES))
-    sources = []
-    for i in range(units):
-        path = root / f"unit_{i}.c"
-        path.write_text(_unit(i, FUNCTIONS, TYPES))
-        sources.append(path)
     target = target_function(units)
     t = ((units - 5) * 7 + 3) % TYPES  # the argument's type, as _unit chooses it
-    (root / "main.c").write_text(
+    main = (
         f'#include "big.h"\nlong {target}(struct type_{t} *p, int n);\n'
         f"static struct type_{t} value;\n"
         f"int main(void) {{ value.f{t}_0 = 7; return (int)({target}(&value, 3) & 1); }}\n"
     )
-    sources.append(root / "main.c")
-
-    def compile_one(source: Path) -> Path:
-        obj = source.with_suffix(".o")
-        if not obj.exists():  # an interrupted build resumes where it stopped
-            partial = obj.with_suffix(".o.tmp")
-            subprocess.run(["gcc", "-g", "-O0", "-c", source.name, "-o", partial.name],
-                           cwd=root, check=True)  # fmt: skip
-            os.replace(partial, obj)
-        return obj
-
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        objects = list(pool.map(compile_one, sources))
-    partial = root / "hugeprog.tmp"
-    subprocess.run(["gcc", *[o.name for o in objects], "-o", partial.name], cwd=root, check=True)
-    for obj in objects:  # the program holds all of it; the objects would double the disk
-        obj.unlink()
-    os.replace(partial, program)
-    return program
+    return build_units(root / "hugeprog", units, FUNCTIONS, TYPES, main)
 
 
 def _run(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
