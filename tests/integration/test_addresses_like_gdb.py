@@ -5,7 +5,10 @@
   -O2's `main` in tail_entry.c;
 - an address past a function's end (its padding, or the return address of a noreturn
   call that is its last instruction) is named by no symbol: gdb's minimal symbols reach
-  no further than their size, in their own section (function_ends.c).
+  no further than their size, in their own section (function_ends.c);
+- instructions are spelled as binutils spells them (capstone decodes, gdb prints objdump's
+  text): -O2 padding (`data16 cs nopw 0x0(%rax,%rax,1)`, `xchg %ax,%ax`), suffixes, signed
+  immediates, string and x87 forms (att_spellings.c), and -O2 code around function ends.
 """
 
 from __future__ import annotations
@@ -35,3 +38,13 @@ def test_no_symbol_past_a_functions_end_like_gdb(builder: Builder, tmp_path: Pat
                                f"p/a {padding}", f"info symbol {padding}", f"info line *({padding})"),
                            str(program)], tmp_path)  # fmt: skip
     assert "No symbol matches $pc." in got.stdout
+
+
+def test_disassembly_spelled_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    spellings = builder.build("att_spellings", ("-g", "-O2"))
+    got = assert_like_gdb([*ex("disassemble spellings", "x/6i main"), str(spellings)], tmp_path)
+    assert "data16 cs nopw 0x0(%rax,%rax,1)" in got.stdout
+    program = builder.build("function_ends", ("-g", "-O2"))
+    assert_like_gdb([*ex("disassemble die", "disassemble after", "x/12i die", "x/8i last + 12"), str(program)],
+                    tmp_path)  # fmt: skip
+

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.arch.registry import X86_64_ARCH
 from aliceserver.debuggers.model import Instruction, SymbolLocation
+from aliceserver.debuggers.symbols.att_spelling import binutils_spelling
 from aliceserver.errors import ProtocolError
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ class Disassembler:
         offset = 0
         while offset < len(code) and len(result) < limit:
             for insn in handle.disasm(code[offset:], address + offset):
-                result.append(_instruction(insn, resolve, arch))
+                result.append(_instruction(insn, resolve, arch, att=syntax == "att"))
                 offset += insn.size
                 if len(result) >= limit:
                     break
@@ -166,7 +167,7 @@ def _arm64_transfers_control(mnemonic: str) -> bool:
     return mnemonic in _ARM64_CONTROL or mnemonic.startswith("b.")
 
 
-def _instruction(insn: Any, resolve: Resolve | None, arch: str = X86_64_ARCH.name) -> Instruction:
+def _instruction(insn: Any, resolve: Resolve | None, arch: str = X86_64_ARCH.name, *, att: bool = False) -> Instruction:
     x86 = arch == X86_64_ARCH.name
     address = int(insn.address)
     symbol = target = None
@@ -175,12 +176,16 @@ def _instruction(insn: Any, resolve: Resolve | None, arch: str = X86_64_ARCH.nam
         branch = _direct_target(insn) if x86 else _arm64_direct_target(insn)
         if branch is not None:
             target = resolve(branch)
+    mnemonic = str(insn.mnemonic)
+    operands = _SMALL_DECIMAL.sub(r"0x\1", str(insn.op_str)) if x86 else str(insn.op_str).strip()
+    if x86 and att:  # gdb's text is objdump's
+        mnemonic, operands = binutils_spelling(insn, operands)
     return Instruction(
         address=address,
         size=int(insn.size),
         raw=bytes(insn.bytes),
-        mnemonic=str(insn.mnemonic),
-        operands=_SMALL_DECIMAL.sub(r"0x\1", str(insn.op_str)) if x86 else str(insn.op_str).strip(),
+        mnemonic=mnemonic,
+        operands=operands,
         symbol=symbol,
         target=target,
         arch=arch,
