@@ -31,6 +31,9 @@ class CStringError(ValueError):
 
 def c_string(text: str | bytes) -> str:
     """`text` as an MI c-string, quotes included; str is encoded as UTF-8 first."""
+    # Most fields are plain text, written as they are (25,000 in a -thread-info of 1,000 threads)
+    if isinstance(text, str) and text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
     return '"' + "".join([_TABLE[b] for b in data]) + '"'
 
@@ -87,6 +90,8 @@ Value = Union[str, Mapping[str, "Value"], Sequence["Value"], Results]
 def value(item: Value) -> str:
     if isinstance(item, str):
         return c_string(item)
+    if isinstance(item, dict):  # the usual tuple, before Mapping's slower abstract check
+        return "{" + ",".join(f"{key}={value(v)}" for key, v in item.items()) + "}"
     if isinstance(item, Results):
         body = ",".join(f"{key}={value(v)}" if key else value(v) for key, v in item.items)
         text = f"[{body}]" if item.as_list else f"{{{body}}}"

@@ -32,6 +32,12 @@ def test_round_trip_of_any_bytes(data: bytes) -> None:
     assert parse_record("~" + text).kind == "console"
 
 
+@given(st.text(st.characters(max_codepoint=0x7F)) | st.text(st.characters(blacklist_categories=("Cs",))))
+def test_text_is_written_as_its_utf8_bytes(text: str) -> None:
+    """Plain ASCII text takes a shorter way than the byte table: both write the same."""
+    assert c_string(text) == c_string(text.encode("utf-8"))
+
+
 @given(st.text())
 def test_round_trip_of_any_text(text: str) -> None:
     decoded, _ = read_c_string(c_string(text))
