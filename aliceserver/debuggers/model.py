@@ -272,6 +272,9 @@ class SourcePosition:
     # line table names it otherwise than `path` (`./nptl/pthread_kill.c`)
     symtab: str | None = field(default=None, compare=False)
     symtab_fullname: str | None = field(default=None, compare=False)  # gdb's while found nowhere
+    # (module, unit offset) of the place: with the path, gdb's symtab (a header has one per
+    # unit including it), which gdb's "No such file" once per symtab in a row goes by
+    unit: tuple[str, int] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,10 @@
   no further than their size, in their own section (function_ends.c);
 - instructions are spelled as binutils spells them (capstone decodes, gdb prints objdump's
   text): -O2 padding (`data16 cs nopw 0x0(%rax,%rax,1)`, `xchg %ax,%ax`), suffixes, signed
-  immediates, string and x87 forms (att_spellings.c), and -O2 code around function ends.
+  immediates, string and x87 forms (att_spellings.c), and -O2 code around function ends;
+- a missing source file says so once per gdb symtab in a row, a file of one unit: frames of
+  glibc's libioP.h inlined into two units both say `No such file or directory.`, and
+  `list` goes on in the symtab shown (needs glibc's debug info, libc6-dbg).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.batch import assert_like_gdb, ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
@@ -48,3 +51,17 @@ def test_disassembly_spelled_like_gdb(builder: Builder, tmp_path: Path) -> None:
     assert_like_gdb([*ex("disassemble die", "disassemble after", "x/12i die", "x/8i last + 12"), str(program)],
                     tmp_path)  # fmt: skip
 
+
+def test_missing_header_reported_per_unit_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """The exit flush's write: new_do_write (fileops.c's unit) and _IO_flush_all_lockp
+    (genops.c's) are both at libioP.h:947, and fileops.c's frames share one symtab."""
+    program = builder.build("tail_entry", ("-g", "-O2"))
+    frames = [f"frame {level}" for level in (2, 4, 2, 3, 3, 1, 4)]
+    args = ["-batch", "-nx", *ex("break main", "run", "break write", "continue", *frames, "list", "frame 2"),
+            str(program)]  # fmt: skip
+    expected = theirs(args, tmp_path)
+    if expected.stderr.count("libioP.h: No such file or directory.") < 2:
+        pytest.skip("gdb shows no glibc frame in libioP.h here (glibc's debug info, libc6-dbg)")
+    got = ours(args, tmp_path)
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert normalized(got.stderr) == normalized(expected.stderr)

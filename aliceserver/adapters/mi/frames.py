@@ -142,6 +142,9 @@ def entirely_optimized_out(text: str) -> bool:
 
 
 _OPTIMIZED_OUT = "<optimized out>"
+# gdb's symtab as print_source_lines remembers it: (path, unit of SourcePosition, its name)
+_Unit = tuple[str, int]  # SourcePosition.unit: (module, unit offset)
+_Symtab = tuple[str, _Unit | None, str | None]
 
 
 def with_entry_values(infos: list[VariableInfo], mode: str, *, mi: bool) -> list[VariableInfo]:
@@ -188,7 +191,8 @@ class Frames:
         self.session = session
         self._lines: dict[str, list[str] | None] = {}
         self._names: dict[str, str] = {}
-        self._last_visited: str | None = None  # gdb's last_source_visited
+        # gdb's last_source_visited, a symtab: (path, unit, symtab name)
+        self._last_visited: _Symtab | None = None
         # missing files shown as `in FILE`: gdb resolved their fullname there, so `info
         # source` names it (`Located in`) from then on
         self.named_missing: set[str] = set()
@@ -330,7 +334,7 @@ class Frames:
             return SourceLine("")
         line = frame.source.line
         self.session.command_memory.listed = (frame.source.path, line)  # as gdb's print_source_lines
-        missing = self.missing_or(frame.source.path, line, frame.source.symtab)
+        missing = self.missing_or(frame.source.path, line, frame.source.symtab, frame.source.unit)
         if missing is not None:
             return missing
         text = self.line_text(frame.source.path, line)
@@ -342,11 +346,18 @@ class Frames:
         forget_cached_source_info."""
         self._last_visited = None
 
-    def missing_or(self, path: str, line: int, symtab: str | None = None) -> SourceLine | None:
+    def missing_or(
+        self, path: str, line: int, symtab: str | None = None, unit: _Unit | None = None
+    ) -> SourceLine | None:
         """gdb's print_source_lines for a file that cannot be read (None: it can): only
-        its first visit in a row says why, the later ones say `in FILE`."""
-        first_visit = self._last_visited != path
-        self._last_visited = path
+        its first visit in a row to a symtab (a file of one unit: a header is in several)
+        says why, the later ones say `in FILE`."""
+        last = self._last_visited
+        # A place of unknown unit (`list main`, before a stop there) is in the symtab shown.
+        first_visit = last is None or last[0] != path or (None not in (unit, last[1]) and last[1] != unit)
+        if not first_visit and last is not None:
+            unit, symtab = unit or last[1], symtab or last[2]
+        self._last_visited = (path, unit, symtab)
         if self.file_lines(path) is not None:
             return None
         name = self.file_name(path, symtab)

@@ -287,9 +287,11 @@ class SourceSymbols:
         if row is None:
             return None
         symtab = info.symtab_name_at(address - module.base, row.file)
+        offset = info.cu_offset_at(address - module.base)
+        unit = None if offset is None else (module.path, offset)
         if symtab is None or (symtab.filename == row.file and symtab.missing_fullname == row.file):
-            return SourcePosition(row.file, row.line, row.column)
-        return SourcePosition(row.file, row.line, row.column, symtab.filename, symtab.missing_fullname)
+            return SourcePosition(row.file, row.line, row.column, unit=unit)
+        return SourcePosition(row.file, row.line, row.column, symtab.filename, symtab.missing_fullname, unit)
 
     def function_name(self, address: int) -> str | None:
         found = self._info_at(address)
