@@ -10,7 +10,8 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ import pytest
 from aliceserver.debuggers.remote.targetfiles import SLOW_WARNING
 from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
-from tests.support.gdbserver import assert_gone, gdbserver, gdbserver_path
+from tests.support.gdbserver import GdbServer, assert_gone, gdbserver, gdbserver_path
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
@@ -165,33 +166,35 @@ def test_target_remote_while_connected_and_monitor_like_gdb(builder: Builder, tm
     assert f"Thread {second.inferior_pid}.{second.inferior_pid}" in done.stdout, done.stdout + done.stderr
 
 
-def _mi(program: Path, cwd: Path, *, gdb: bool) -> MiClient:
+@contextmanager
+def _mi_on(server: GdbServer, program: Path, cwd: Path, *, gdb: bool) -> Iterator[tuple[MiClient, list[str]]]:
+    """An MI session, gdb's or ours, connected to `server` by -target-select remote, and the
+    lines the connection printed; closed at the end."""
     mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
-    mi.prompt()
-    mi.ok("-gdb-set sysroot /")
-    mi.ok("-gdb-set mi-async on")  # commands are read while the program runs
-    return mi
+    try:
+        mi.prompt()
+        mi.ok("-gdb-set sysroot /")
+        mi.ok("-gdb-set mi-async on")  # commands are read while the program runs
+        result, lines = mi.command(f"-target-select remote {server.address}")
+        assert result.cls == "connected", lines
+        yield mi, lines
+    finally:
+        mi.close()
 
 
 def test_mi_target_select_and_interrupt_like_gdb(builder: Builder, tmp_path: Path) -> None:
     program = builder.build("longrun")
     seen = []
     for gdb in (True, False):
-        with gdbserver(program) as server:
-            mi = _mi(program, tmp_path, gdb=gdb)
-            try:
-                result, lines = mi.command(f"-target-select remote {server.address}")
-                assert result.cls == "connected", lines
-                first = [line for line in lines if line.startswith(("*stopped", "=thread-group-started"))]
-                mi.ok("-exec-continue")
-                time.sleep(0.3)
-                mi.ok("-exec-interrupt")
-                stop = mi.stopped()
-                result, _ = mi.command("-thread-info")
-                seen.append((len(first), stop.results.get("reason"), stop.results.get("signal-name"),
-                             result.results["current-thread-id"]))  # fmt: skip
-            finally:
-                mi.close()
+        with gdbserver(program) as server, _mi_on(server, program, tmp_path, gdb=gdb) as (mi, lines):
+            first = [line for line in lines if line.startswith(("*stopped", "=thread-group-started"))]
+            mi.ok("-exec-continue")
+            time.sleep(0.3)
+            mi.ok("-exec-interrupt")
+            stop = mi.stopped()
+            result, _ = mi.command("-thread-info")
+            seen.append((len(first), stop.results.get("reason"), stop.results.get("signal-name"),
+                         result.results["current-thread-id"]))  # fmt: skip
     assert seen[1] == seen[0]
     assert seen[1][1:3] == ("signal-received", "SIGINT")
 
@@ -201,10 +204,7 @@ def test_mi_stub_killed_mid_session_says_the_connection_closed(builder: Builder,
     said = []
     for gdb in (True, False):
         with gdbserver(program) as server:
-            mi = _mi(program, tmp_path, gdb=gdb)
-            try:
-                result, lines = mi.command(f"-target-select remote {server.address}")
-                assert result.cls == "connected", lines
+            with _mi_on(server, program, tmp_path, gdb=gdb) as (mi, _lines):
                 mi.ok("-exec-continue")
                 time.sleep(0.3)
                 server.process.send_signal(signal.SIGTERM)
@@ -213,8 +213,6 @@ def test_mi_stub_killed_mid_session_says_the_connection_closed(builder: Builder,
                 message = mi.error("-stack-list-frames")
                 result, _ = mi.command("-thread-info")
                 said.append((exits, message, result.results["threads"]))
-            finally:
-                mi.close()
             assert server.inferior_pid is not None
             assert_gone(server.inferior_pid)
     assert said[1] == said[0]
@@ -252,17 +250,12 @@ def test_mi_kill_and_detach_while_the_program_runs(builder: Builder, tmp_path: P
     program = builder.build("longrun")
     for command, said in (("kill", "killed]"), ("detach", "detached]")):
         with gdbserver(program) as server:
-            mi = _mi(program, tmp_path, gdb=False)
-            try:
-                result, _ = mi.command(f"-target-select remote {server.address}")
-                assert result.cls == "connected"
+            with _mi_on(server, program, tmp_path, gdb=False) as (mi, _lines):
                 mi.ok("-exec-continue")
                 time.sleep(0.2)
                 _, lines = mi.command(command)
                 assert any(said in line for line in lines), lines
                 assert any(line.startswith("=thread-group-exited") for line in lines), lines
-            finally:
-                mi.close()
             if command == "detach":  # it runs on without us, to its end
                 server.process.send_signal(signal.SIGTERM)
 
