@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -20,6 +21,7 @@ from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
 from aliceserver.debuggers.symbols.dwarf.linerows import LineIndex, Unit
 from aliceserver.debuggers.symbols.dwarf.lines import StringSections
 from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch, LineResolution, SourceLine
+from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
 from aliceserver.debuggers.symbols.dwarf.rowcache import RowCache
 from aliceserver.debuggers.symbols.dwarf.sections import (
     DEFAULT_DEBUG_DIRS,
@@ -60,6 +62,7 @@ class DebugInfo:
         self._source_names: dict[str, str] | None = None  # absolute path -> DW_AT_name
         self._symtab_names: dict[str, SymtabName | None] = {}  # path -> gdb's name for it
         self._unit_symtab_names: dict[int, dict[str, SymtabName]] = {}  # line table -> those
+        self._line_strings: StringSections | None = None  # read once for every unit's names
         # Answers found later by walking DIEs (inlined copies), cached beside the index.
         self._store: tuple[IndexCache, str, Any] | None = None
         self._extras: dict[str, Any] | None = None
@@ -178,15 +181,25 @@ class DebugInfo:
     def _names_in_unit(self, stmt: int, comp_dir: str, name: str) -> dict[str, SymtabName]:
         found = self._unit_symtab_names.get(stmt)
         if found is None:
-            strings = StringSections(self._dwarf.get(".debug_line_str"), self._dwarf.get(".debug_str"),
-                                     self._dwarf.get(".debug_str_offsets"))  # fmt: skip
+            strings = self._line_strings
+            if strings is None:
+                strings = self._line_strings = StringSections(
+                    self._dwarf.get(".debug_line_str"), self._dwarf.get(".debug_str"),
+                    self._dwarf.get(".debug_str_offsets"))  # fmt: skip
             try:
-                found = symtab_names(self._dwarf.get(".debug_line"), stmt, comp_dir, name, strings)
-            except (TargetError, IndexError, ValueError) as error:  # as the index build: paths as they are
+                found = symtab_names(self._line_table(stmt), 0, comp_dir, name, strings)
+            except (TargetError, IndexError, ValueError, struct.error) as error:  # as the index build
                 log.debug("no symtab names at line table %#x: %s", stmt, error)
                 found = {}
             self._unit_symtab_names[stmt] = found
         return found
+
+    def _line_table(self, stmt: int) -> bytes:
+        """The line table at `stmt` alone, not all of .debug_line: each frame of a stack in
+        another unit read CPython's whole 2.7 MB again to name its file."""
+        head = self._dwarf.read(".debug_line", stmt, 12)
+        length, _osize, start = unit_length(head, 0)
+        return self._dwarf.read(".debug_line", stmt, start + length)
 
     def resolve_line(
         self, file: str, line: int, block_of: Callable[[int], int] | None = None
