@@ -130,7 +130,9 @@ class Frames:
         # be), all of them (up to MAX_FRAMES) through calls left stopped.
         through_calls = self._calls.pending()
         deeper = max(levels, MAX_FRAMES) if through_calls else levels
-        limit = 1 if levels <= 1 else _FIRST_FRAMES if levels <= _FIRST_FRAMES else deeper
+        # Frame 0 and its caller alone for a stop's arguments (their entry values); else a
+        # first batch: the unwinding goes on from there when more are asked for.
+        limit = levels if levels <= 2 and not through_calls else _FIRST_FRAMES if levels <= _FIRST_FRAMES else deeper
         if unwinder is not None and known is unwinder.frames and not through_calls:  # on from where it stopped
             return unwinder.extend(limit)
         target = self._engine.stopped_target(thread_id)
