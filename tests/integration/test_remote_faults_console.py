@@ -74,6 +74,19 @@ class EveryNth:
         return self.change(unit)
 
 
+class FirstAckLost:
+    """Drop the first `+` (an ack) passed on; `lost` says it happened."""
+
+    def __init__(self) -> None:
+        self.lost = False
+
+    def __call__(self, unit: bytes) -> bytes:
+        if unit == b"+" and not self.lost:
+            self.lost = True
+            return b""
+        return unit
+
+
 def _corrupt(unit: bytes) -> bytes:
     return unit[:1] + bytes([unit[1] ^ 0x01]) + unit[2:]
 
@@ -103,17 +116,10 @@ def test_delayed_replies_and_dropped_stub_acks_change_nothing(program: Path, tmp
         assert _batch(program, tmp_path, proxy.address, SESSION) == clean
     # acks kept on and the stub's first `+` lost: its reply is taken for a resend, and
     # our packet is sent again when no `+` comes
-    lost: list[bytes] = []
-
-    def drop_first_ack(unit: bytes) -> bytes:
-        if unit == b"+" and not lost:
-            lost.append(unit)
-            return b""
-        return unit
-
+    drop_first_ack = FirstAckLost()
     with gdbserver(program) as server, rsp_proxy(server.address, _acks_kept(drop_first_ack)) as proxy:
         assert _batch(program, tmp_path, proxy.address, SESSION) == clean
-    assert lost and proxy.from_client.count(b"$qSupported") == 2
+    assert drop_first_ack.lost and proxy.from_client.count(b"$qSupported") == 2
 
 
 def test_our_lost_ack_has_the_stub_resend_and_the_session_goes_on(program: Path, tmp_path: Path) -> None:
@@ -121,17 +127,10 @@ def test_our_lost_ack_has_the_stub_resend_and_the_session_goes_on(program: Path,
     next packet): those copies are acknowledged and dropped, our packet is sent again when
     no `+` comes, and the session is a clean one's."""
     clean = _clean(program, tmp_path)
-    lost: list[bytes] = []
-
-    def drop_first_ack(unit: bytes) -> bytes:
-        if unit == b"+" and not lost:
-            lost.append(unit)
-            return b""
-        return unit
-
+    drop_first_ack = FirstAckLost()
     with gdbserver(program) as server, rsp_proxy(server.address, _acks_kept(), drop_first_ack) as proxy:
         assert _batch(program, tmp_path, proxy.address, SESSION) == clean
-    assert lost and proxy.from_stub.count(b"$" + proxy.from_stub.split(b"$")[1]) > 1  # it sent its reply again
+    assert drop_first_ack.lost and proxy.from_stub.count(b"$" + proxy.from_stub.split(b"$")[1]) > 1  # it sent its reply again
 
 
 def _second_session(program: Path, cwd: Path, first: str, commands: Sequence[str]) -> tuple[str, str]:
