@@ -214,6 +214,8 @@ class Recorder:
         names: list[tuple[str, str, int]] = []
         for frame in frames:
             source = frame.get("source") or {}
+            if source and frame.get("presentationHint") == "subtle" and frame.get("name") != "main":
+                continue  # gdb's inferred tail-call frames, which lldb-16 does not show
             file = os.path.basename(str(source.get("path") or source.get("name") or ""))
             names.append((str(frame.get("name")), file, int(frame.get("line", 0))))
             if frame.get("name") == "main":

@@ -173,3 +173,5 @@ def test_dap_stack_trace_through_tail_calls_like_gdb(builder: Builder, tmp_path:
     tail = stack[1]
     assert tail["source"]["name"] == "pthread_kill.c"
     assert tail["source"].get("presentationHint") == "deemphasize"
+    assert tail.get("presentationHint") == "subtle"  # inferred from call sites, as gdb's tail-call frames
+    assert "presentationHint" not in stack[0]  # a real frame is shown as one

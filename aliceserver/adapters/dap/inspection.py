@@ -75,7 +75,7 @@ def _frame_json(session: DapSession, thread: int, frame: StackFrame, runtime: bo
     if frame.signal_trampoline:
         body["name"] = "<signal handler called>"
         body["presentationHint"] = "label"
-    elif source is None or runtime:
+    elif source is None or runtime or frame.tail_call:  # a tail-call frame is inferred, as gdb's
         body["presentationHint"] = "subtle"
     return body
 
