@@ -159,15 +159,22 @@ def _can_mount(tmp_path: Path) -> bool:
     return done.returncode == 0
 
 
-def test_a_read_only_directory_is_read_and_not_written(program: Path, tmp_path: Path,
-                                                       expected: str) -> None:  # fmt: skip
+def _warning_on_a_mount(program: Path, tmp_path: Path, expected: str, mount: str) -> str:
+    """The one warning of a session (its output `expected`) whose cache is an empty
+    directory mounted with `mount` (mount's arguments before the directory)."""
     if not _can_mount(tmp_path):
         pytest.skip("no mount namespace here (unshare -rm)")
     empty = tmp_path / "empty"
     empty.mkdir()
     log = tmp_path / "empty.log"
-    assert _session(program, empty, log, mount="-t tmpfs -o ro tmpfs") == expected
+    assert _session(program, empty, log, mount=mount) == expected
     (warning,) = _warnings(log)
+    return warning
+
+
+def test_a_read_only_directory_is_read_and_not_written(program: Path, tmp_path: Path,
+                                                       expected: str) -> None:  # fmt: skip
+    warning = _warning_on_a_mount(program, tmp_path, expected, "-t tmpfs -o ro tmpfs")
     assert "cannot write the cache file" in warning and "Read-only file system" in warning
     cache = _filled(program, tmp_path, expected)  # a filled one mounted read-only: read
     log = tmp_path / "filled.log"
@@ -176,13 +183,7 @@ def test_a_read_only_directory_is_read_and_not_written(program: Path, tmp_path: 
 
 
 def test_a_full_disk_is_bypassed_with_one_warning(program: Path, tmp_path: Path, expected: str) -> None:
-    if not _can_mount(tmp_path):
-        pytest.skip("no mount namespace here (unshare -rm)")
-    cache = tmp_path / "small"
-    cache.mkdir()
-    log = tmp_path / "log"
-    assert _session(program, cache, log, mount="-t tmpfs -o size=4k tmpfs") == expected
-    (warning,) = _warnings(log)
+    warning = _warning_on_a_mount(program, tmp_path, expected, "-t tmpfs -o size=4k tmpfs")
     assert "cannot write the cache file" in warning and "No space left on device" in warning
     assert "going on without storing" in warning
 
