@@ -242,6 +242,16 @@ class DwarfUnits:
                     return None
             return self._sections[name]
 
+    def section_part(self, name: str, offset: int, size: int) -> bytes | None:
+        """`size` bytes at `offset` of a section (fewer at its end, b"" past it); None when
+        absent. Only those are read where the whole section is not held already."""
+        with self._lock:
+            held = name in self._sections
+        if not held and self._raw is not None and self.info is not None:
+            return self._raw.read(name, offset, size) if self._raw.header(name, exact=True) is not None else None
+        whole = self.section(name)
+        return None if whole is None else whole[offset : offset + size]
+
     @functools.cached_property
     def tls_block_offset(self) -> int | None:
         """For the executable, how far below the thread pointer its TLS block starts

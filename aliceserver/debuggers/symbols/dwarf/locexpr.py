@@ -382,6 +382,47 @@ def loclist_v4(data: bytes, offset: int, base: int, pc: int, entry_pc: int | Non
     return None
 
 
+def loclist_end(data: bytes, offset: int, version: int) -> int | None:
+    """Where the location list at `offset` of `data` (.debug_loc before DWARF 5, else
+    .debug_loclists) ends, past its end-of-list entry; None where `data` stops first (a
+    part of the section read: read more). An unknown entry kind ends the scan there, for
+    loclist_v5 to meet it as it would in the whole section."""
+    pos = offset
+    try:
+        while True:
+            if version < 5:
+                if pos + 16 > len(data):
+                    return None
+                begin, end = int.from_bytes(data[pos : pos + 8], "little"), int.from_bytes(data[pos + 8 : pos + 16], "little")
+                pos += 16
+                if begin == 0 and end == 0:
+                    return pos
+                if begin != MASK64:
+                    pos += 2 + int.from_bytes(data[pos : pos + 2], "little")
+                continue
+            kind = data[pos]
+            pos += 1
+            if kind == 0:
+                return pos
+            if kind in (1, 2, 3, 4):  # base_addressx, startx_endx, startx_length, offset_pair
+                pos = rawread.uleb(data, pos)[1]
+                if kind == 1:
+                    continue
+                pos = rawread.uleb(data, pos)[1]
+            elif kind in (6, 7, 8):  # base_address, start_end, start_length
+                pos += 8 if kind != 7 else 16
+                if kind == 6:
+                    continue
+                if kind == 8:
+                    pos = rawread.uleb(data, pos)[1]
+            elif kind != 5:  # default_location has an expression alone
+                return pos
+            length, pos = rawread.uleb(data, pos)
+            pos += length
+    except IndexError:  # a number cut off by the end of `data`
+        return None
+
+
 def loclist_v5(
     data: bytes, offset: int, base: int, pc: int, addrx: Callable[[int], int], entry_pc: int | None = None
 ) -> bytes | None:

@@ -40,6 +40,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     OptimizedOut,
     RegisterLoc,
     evaluate,
+    loclist_end,
     loclist_v4,
     loclist_v5,
 )
@@ -78,6 +79,7 @@ _TYPE_TAGS = {
 
 _SCOPE_CACHE = 1024
 _LIST_ENTRIES = 65536  # location lists' entries remembered
+_LIST_READ = 4096  # bytes read for a location list at first (16 times more while it goes on)
 
 
 _CALL_FRAME_CFA = bytes([0x9C])  # DW_OP_call_frame_cfa, the usual DW_AT_frame_base
@@ -460,14 +462,25 @@ class ModuleSymbols:
         base = self.units.cu_base(cu)
         if entry_pc is None and function is not None:
             entry_pc = self.function_address(function)
-        if cu.header.version < 5:
-            data = self.units.section(".debug_loc")
-            return None if data is None else loclist_v4(data, value, base, pc, entry_pc)
-        data = self.units.section(".debug_loclists")
+        version = cu.header.version
+        # pyelftools has resolved a DW_FORM_loclistx index to its list's offset already.
+        data = self._location_list(".debug_loc" if version < 5 else ".debug_loclists", value, version)
         if data is None:
             return None
-        # pyelftools has resolved a DW_FORM_loclistx index to its list's offset already.
-        return loclist_v5(data, value, base, pc, lambda i: self.units.addrx(cu, i), entry_pc)
+        if version < 5:
+            return loclist_v4(data, 0, base, pc, entry_pc)
+        return loclist_v5(data, 0, base, pc, lambda i: self.units.addrx(cu, i), entry_pc)
+
+    def _location_list(self, name: str, offset: int, version: int) -> bytes | None:
+        """The bytes of the location list at `offset` of section `name`, to its end (or the
+        section's): not the whole section (CPython's .debug_loclists: 4 MB for a stop's
+        arguments), a list being some tens of bytes."""
+        size = _LIST_READ
+        while True:
+            data = self.units.section_part(name, offset, size)
+            if data is None or len(data) < size or loclist_end(data, 0, version) is not None:
+                return data
+            size *= 16
 
 
 def is_constant(var: Variable) -> bool:

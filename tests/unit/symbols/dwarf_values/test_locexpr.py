@@ -16,6 +16,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     Piece,
     RegisterLoc,
     evaluate,
+    loclist_end,
     loclist_v4,
     loclist_v5,
 )
@@ -212,3 +213,21 @@ def test_truncated_and_unknown_operations_raise_the_typed_error() -> None:
     for bad in (b"\x03\x01", b"\x08", b"\x12", b"\x13", b"\xff", b"\x1b", b"\x30\x30\x1b"):
         with pytest.raises(EvaluationError):
             ev(bad)
+
+
+def test_a_location_list_ends_past_its_end_entry_and_a_cut_one_asks_for_more() -> None:
+    v4 = (struct.pack("<QQH", 0x10, 0x20, 1) + b"\x50" + struct.pack("<QQ", 2**64 - 1, 0x1000)
+          + struct.pack("<QQ", 0, 0))  # fmt: skip
+    first = (b"\x04" + uleb(0x10) + uleb(0x20) + b"\x01\x50" + b"\x06" + struct.pack("<Q", 0x2000)
+             + b"\x03" + uleb(300) + uleb(8) + b"\x02\x52\x53" + b"\x07" + struct.pack("<QQ", 1, 2) + b"\x01\x54"
+             + b"\x00")  # fmt: skip
+    v5 = first + b"\x08" + struct.pack("<Q", 3) + uleb(2) + b"\x00" + b"\x01" + uleb(1) + b"\x05\x01\x57" + b"\x00"
+    first_v5 = len(first)
+    assert loclist_end(v4 + b"\xff" * 8, 0, 4) == len(v4)
+    assert loclist_end(v5, 0, 5) == first_v5
+    assert loclist_end(v5, first_v5, 5) == len(v5)
+    for cut in range(len(v4)):
+        assert loclist_end(v4[:cut], 0, 4) is None
+    for cut in range(first_v5):
+        assert loclist_end(v5[:cut], 0, 5) is None
+    assert loclist_end(b"\x09\x00", 0, 5) == 1  # unknown kind: loclist_v5 raises there
