@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import re
 import struct
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from tests.support.batch import ex, ours
 from tests.support.build import Builder, marker_line
-from tests.support.qemu import SYSROOT, cross_builder, qemu_stub, tool
+from tests.support.qemu import both_batches, cross_builder
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -30,28 +28,11 @@ REGISTERS = "info registers " + " ".join(
 VECTORS = ("p $v0", "p $v1", "p $v2")
 
 
-def _normalized(text: str) -> str:
-    text = re.sub(r"Thread 1\.\d+", "Thread 1.T", text)
-    return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
-
-
 def _both(program: Path, commands: Sequence[str], cwd: Path) -> tuple[str, str, str]:
-    """(gdb-multiarch's, ours) normalised stdout and stderr of `-batch` COMMANDS after `set
-    sysroot` and `target remote` to a fresh qemu stub each, and our wire log."""
-    gdb = tool("gdb-multiarch")
-    said = []
+    """qemu.both_batches's (gdb-multiarch's, ours), and our wire log."""
     log = cwd / "wire.log"
-    for side in ("gdb", "ours"):
-        with qemu_stub(program) as stub:
-            args = ["-batch", "-nx", *ex(f"set sysroot {SYSROOT}", f"target remote {stub.address}", *commands),
-                    str(program)]  # fmt: skip
-            if side == "gdb":
-                done = subprocess.run([gdb, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                                      stdin=subprocess.DEVNULL)  # fmt: skip
-            else:
-                done = ours(["--log-file", str(log), "--log-level", "DEBUG", *args], cwd)
-        said.append(_normalized(done.stdout + "\n--stderr--\n" + done.stderr))
-    return said[0], said[1], log.read_text(errors="replace")
+    gdb, alice = both_batches(program, commands, cwd, our_options=["--log-file", str(log), "--log-level", "DEBUG"])
+    return gdb, alice, log.read_text(errors="replace")
 
 
 @pytest.fixture

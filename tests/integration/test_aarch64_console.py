@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -17,35 +16,12 @@ import pytest
 from tests.support.batch import ex, ours
 from tests.support.build import Builder
 from tests.support.mi_client import MiClient
-from tests.support.qemu import SYSROOT, cross_builder, qemu_stub, tool
+from tests.support.qemu import SYSROOT, both_batches, cross_builder, normalized, qemu_stub, tool
 from tests.support.rsp_proxy import rsp_proxy
 
 pytestmark = pytest.mark.timeout(300)
 
 PROGRAM = "aarch64_frames"
-
-
-def _normalized(text: str) -> str:
-    text = re.sub(r"Thread 1\.\d+", "Thread 1.T", text)
-    return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
-
-
-def _both(program: Path, commands: Sequence[str], cwd: Path, *, sysroot: str = str(SYSROOT)) -> tuple[str, str]:
-    """(gdb-multiarch's, ours) normalised stdout and stderr of `-batch` COMMANDS after
-    `set sysroot` and `target remote` to a fresh qemu stub running `program`."""
-    gdb = tool("gdb-multiarch")
-    said = []
-    for side in ("gdb", "ours"):
-        with qemu_stub(program) as stub:
-            args = ["-batch", "-nx", *ex(f"set sysroot {sysroot}", f"target remote {stub.address}", *commands),
-                    str(program)]  # fmt: skip
-            if side == "gdb":
-                done = subprocess.run([gdb, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                                      stdin=subprocess.DEVNULL)  # fmt: skip
-            else:
-                done = ours(args, cwd)
-        said.append(_normalized(done.stdout + "\n--stderr--\n" + done.stderr))
-    return said[0], said[1]
 
 
 @pytest.fixture
@@ -55,18 +31,18 @@ def dynamic(builder: Builder) -> Path:
 
 
 def test_break_step_examine_finish_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
-    gdb, alice = _both(dynamic, ["break leaf", "continue", "bt", "info locals", "next", "x/3i $pc",
-                                 "info registers x0 pc", "finish"], tmp_path)  # fmt: skip
+    gdb, alice = both_batches(dynamic, ["break leaf", "continue", "bt", "info locals", "next", "x/3i $pc",
+                                        "info registers x0 pc", "finish"], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "from /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1" in alice
     assert "\nBreakpoint 1, leaf (x=0, y=2)" in alice and "Value returned is $1 = 3" in alice
 
 
 def test_sysroot_names_the_libraries_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
-    gdb, alice = _both(dynamic, ["show sysroot", "info sharedlibrary", "break middle", "continue",
-                                 "info sharedlibrary", "info frame", "info registers x0 x29 x30 sp pc cpsr fpsr fpcr w1 lr",
-                                 "up", "info frame", "info registers pc sp x30", "info threads",
-                                 'interpreter-exec mi "-thread-info"', "thread"], tmp_path)  # fmt: skip
+    gdb, alice = both_batches(dynamic, ["show sysroot", "info sharedlibrary", "break middle", "continue",
+                                        "info sharedlibrary", "info frame", "info registers x0 x29 x30 sp pc cpsr fpsr fpcr w1 lr",
+                                        "up", "info frame", "info registers pc sp x30", "info threads",
+                                        'interpreter-exec mi "-thread-info"', "thread"], tmp_path)  # fmt: skip
     assert alice == gdb
     assert f"{SYSROOT}/lib/libc.so.6" in alice
     assert "* 1    Thread 1.T (CPU#0 [running]) middle" in alice  # qemu's qThreadExtraInfo
@@ -77,15 +53,15 @@ def test_mi_frames_and_registers_like_gdb_multiarch(dynamic: Path, tmp_path: Pat
     feature's 0-33, SVE's z 34-65 under qemu, fpsr 66 and fpcr 67, then the rest of the
     stub's description: SVE's predicates, vg, qemu's system registers)."""
     numbers = "0 1 29 30 31 32 33 66 67 85 86 87"
-    gdb, alice = _both(dynamic, ["break leaf", "continue", 'interpreter-exec mi "-stack-list-frames"',
-                                 f'interpreter-exec mi "-data-list-register-names {numbers}"',
-                                 f'interpreter-exec mi "-data-list-register-values x {numbers}"',
-                                 f'interpreter-exec mi "-data-list-register-values N {numbers}"',
-                                 'interpreter-exec mi "-stack-info-frame"'], tmp_path)  # fmt: skip
+    gdb, alice = both_batches(dynamic, ["break leaf", "continue", 'interpreter-exec mi "-stack-list-frames"',
+                                        f'interpreter-exec mi "-data-list-register-names {numbers}"',
+                                        f'interpreter-exec mi "-data-list-register-values x {numbers}"',
+                                        f'interpreter-exec mi "-data-list-register-values N {numbers}"',
+                                        'interpreter-exec mi "-stack-info-frame"'], tmp_path)  # fmt: skip
     assert alice == gdb
     assert 'arch="aarch64"' in alice and '"fpsr","fpcr","vg","ID_MMFR5"' in alice
-    gdb, alice = _both(dynamic, ["break leaf", "continue", 'interpreter-exec mi "-data-list-register-names"'],
-                       tmp_path)  # fmt: skip
+    gdb, alice = both_batches(dynamic, ["break leaf", "continue", 'interpreter-exec mi "-data-list-register-names"'],
+                              tmp_path)  # fmt: skip
     # gdb lists its pseudo registers (q0..., w0...) after the raw ones, which are all ours
     raw = alice.split("register-names=[")[1].split("]")[0]
     assert gdb.split("register-names=[")[1].startswith(raw) and '"z31","fpsr"' in raw
@@ -94,9 +70,9 @@ def test_mi_frames_and_registers_like_gdb_multiarch(dynamic: Path, tmp_path: Pat
 def test_simd_views_and_the_frame_base_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
     """$v0 and its lane views ($q0, $d0, $s0, $h0, $b0) as gdb's unions, make_quad's float
     results left in s0-s3, and $fp as gdb's frame base in two frames."""
-    gdb, alice = _both(dynamic, ["break leaf", "continue", "p $v0", "p $q0", "p $d0", "p $s0", "p $h0", "p $b0",
-                                 "p $s3.f", "p/x $d4", "whatis $v0", "ptype $v0", "ptype $s0", "p $v32",
-                                 "p $fp", "info registers fp", "up", "p $fp", "p $s0"], tmp_path)  # fmt: skip
+    gdb, alice = both_batches(dynamic, ["break leaf", "continue", "p $v0", "p $q0", "p $d0", "p $s0", "p $h0", "p $b0",
+                                        "p $s3.f", "p/x $d4", "whatis $v0", "ptype $v0", "ptype $s0", "p $v32",
+                                        "p $fp", "info registers fp", "up", "p $fp", "p $s0"], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "$1 = {d = {f = {" in alice and "q = {u = {" in alice
 
@@ -105,8 +81,8 @@ def test_info_registers_lists_the_stubs_registers_like_gdb_multiarch(dynamic: Pa
     """The general group: the core and fpu registers, then SVE's vg and qemu's system
     registers in the description's order, in two frames; pointer authentication keys
     (random in each process) are left out of the comparison."""
-    gdb, alice = _both(dynamic, ["break leaf", "continue", "info registers", "info registers vg ID_MMFR5 x0",
-                                 "up", "info registers"], tmp_path)  # fmt: skip
+    gdb, alice = both_batches(dynamic, ["break leaf", "continue", "info registers", "info registers vg ID_MMFR5 x0",
+                                        "up", "info registers"], tmp_path)  # fmt: skip
     keys = re.compile(r"^(AP[A-Z]+KEY(?:LO|HI)_EL1 +)\S+ +\S+$", re.MULTILINE)
     assert keys.sub(r"\1KEY", alice) == keys.sub(r"\1KEY", gdb)
     assert "\nvg             0x8                 8\nID_MMFR5 " in alice
@@ -130,7 +106,7 @@ def _mi_session(program: Path, cwd: Path, *, gdb: bool) -> list[str]:
                     seen += mi.read_until(lambda line: line.startswith("*stopped"))
         finally:
             mi.close()
-    return [_normalized(line) for line in seen if line != "(gdb) "]
+    return [normalized(line) for line in seen if line != "(gdb) "]
 
 
 def test_mi_session_over_the_stub_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
@@ -146,7 +122,7 @@ def test_mi_session_over_the_stub_like_gdb_multiarch(dynamic: Path, tmp_path: Pa
 
 def test_show_architecture_names_the_programs_like_gdb_multiarch(dynamic: Path, tmp_path: Path) -> None:
     """auto stands for aarch64 by the program's ELF header, before and after connecting."""
-    gdb, alice = _both(dynamic, ["show architecture"], tmp_path)
+    gdb, alice = both_batches(dynamic, ["show architecture"], tmp_path)
     assert alice == gdb
     assert '(currently "aarch64")' in alice
     done = ours(["-batch", "-nx", *ex("show architecture", "set architecture i386:x86-64"), str(dynamic)], tmp_path)

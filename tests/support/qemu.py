@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.batch import ex, ours
 from tests.support.build import Builder
 
 CROSS_GCC = "aarch64-linux-gnu-gcc"
@@ -120,6 +121,33 @@ def gdb_multiarch(program: Path, commands: Sequence[str], args: Sequence[str] = 
         argv.append(str(program))
         result = subprocess.run(argv, capture_output=True, text=True, timeout=_GDB_TIMEOUT)
     return result.stdout
+
+
+def normalized(text: str) -> str:
+    """`text` with what differs from run to run masked: qemu's thread id (its host tid) and
+    the stub's port."""
+    text = re.sub(r"Thread 1\.\d+", "Thread 1.T", text)
+    return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
+
+
+def both_batches(program: Path, commands: Sequence[str], cwd: Path,
+                 our_options: Sequence[str] = ()) -> tuple[str, str]:  # fmt: skip
+    """(gdb-multiarch's, ours) normalised stdout and stderr of `-batch` COMMANDS after
+    `set sysroot` and `target remote` to a fresh qemu stub each running `program`;
+    `our_options` go to ours alone (a log file)."""
+    gdb = tool("gdb-multiarch")
+    said = []
+    for side in ("gdb", "ours"):
+        with qemu_stub(program) as stub:
+            args = ["-batch", "-nx", *ex(f"set sysroot {SYSROOT}", f"target remote {stub.address}", *commands),
+                    str(program)]  # fmt: skip
+            if side == "gdb":
+                done = subprocess.run([gdb, *args], cwd=cwd, capture_output=True, text=True, timeout=_GDB_TIMEOUT,
+                                      stdin=subprocess.DEVNULL)  # fmt: skip
+            else:
+                done = ours([*our_options, *args], cwd)
+        said.append(normalized(done.stdout + "\n--stderr--\n" + done.stderr))
+    return said[0], said[1]
 
 
 def sections(output: str, marker: str = "@@") -> list[str]:
