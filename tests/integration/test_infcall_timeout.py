@@ -19,11 +19,10 @@ from tests.support.session import continue_to_stop, launch
 pytestmark = [pytest.mark.timeout(120)]
 
 
-def test_a_call_past_the_time_limit_stops_inside_it(
-    debugger: PtraceDebugger, events: EventLog, builder: Builder
-) -> None:
-    program = builder.build("infcall", flags=("-g", "-O0", "-pthread", "-no-pie"))
-    launch(debugger, program)
+def timed_out_call(debugger: PtraceDebugger, events: EventLog) -> tuple[Stopped, str]:
+    """`forever()` called at infcall.c's main marker with a time limit of 1 s: the stop at
+    the marker, and the error the call ended in (after 1 s, before 10) with the stop it
+    made (the breakpoint's was claimed: this one is the call's, told to every front end)."""
     address = debugger.resolve_location(f"infcall.c:{marker_line('infcall.c', 'main')}")[0].address
     debugger.insert_breakpoint(address)
     stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
@@ -32,15 +31,24 @@ def test_a_call_past_the_time_limit_stops_inside_it(
     with pytest.raises(AliceError) as raised:
         debugger.evaluate("forever()", stop.thread_id)
     assert 1.0 <= time.monotonic() - started < 10.0
-    assert str(raised.value) == (
+    stopped = events.wait_for(Stopped)
+    assert stopped.thread_id == stop.thread_id
+    return stop, str(raised.value)
+
+
+def test_a_call_past_the_time_limit_stops_inside_it(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    program = builder.build("infcall", flags=("-g", "-O0", "-pthread", "-no-pie"))
+    launch(debugger, program)
+    stop, error = timed_out_call(debugger, events)
+    assert error == (
         "The program being debugged timed out while in a function called from GDB.\n"
         "GDB remains in the frame where the timeout occurred.\n"
         "Evaluation of the expression containing the function\n"
         "(forever) will be abandoned.\n"
         "When the function is done executing, GDB will silently stop."
     )
-    stopped = events.wait_for(Stopped)  # the breakpoint's was claimed: this is the call's
-    assert stopped.thread_id == stop.thread_id
     frames = debugger.stack_trace(stop.thread_id)  # the call's frame, then the caller's (gdb's)
     assert frames[0].function == "forever" and frames[2].function == "main"
     assert frames[1].called_from_debugger and frames[1].function == "<function called from gdb>"

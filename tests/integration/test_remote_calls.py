@@ -9,21 +9,18 @@ from __future__ import annotations
 
 import re
 import struct
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
-from aliceserver.errors import AliceError
+from tests.integration.test_infcall_timeout import timed_out_call
 from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
 from tests.support.build_more import MoreBuilder
 from tests.support.events import EventLog
 from tests.support.gdbserver import gdbserver
-from tests.support.session import continue_to_stop
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -184,20 +181,11 @@ def test_a_call_past_the_time_limit_over_the_stub(debugger: PtraceDebugger, even
     with gdbserver(program) as server:
         debugger.connect_remote(server.address, program=str(program))
         try:
-            address = debugger.resolve_location(f"infcall.c:{marker_line('infcall.c', 'main')}")[0].address
-            debugger.insert_breakpoint(address)
-            stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
-            debugger.call_settings.timeout = 1.0
-            started = time.monotonic()
-            with pytest.raises(AliceError) as raised:
-                debugger.evaluate("forever()", stop.thread_id)
-            assert 1.0 <= time.monotonic() - started < 10.0
-            assert str(raised.value).startswith(
+            stop, error = timed_out_call(debugger, events)
+            assert error.startswith(
                 "The program being debugged timed out while in a function called from GDB.\n"
                 "GDB remains in the frame where the timeout occurred.\n"
             )
-            stopped = events.wait_for(Stopped)  # the call's, told to every front end
-            assert stopped.thread_id == stop.thread_id
             frames = debugger.stack_trace(stop.thread_id)
             assert [frame.function for frame in frames[:3]] == ["forever", "<function called from gdb>", "main"]
             assert debugger.evaluate("add(1, 2)", stop.thread_id).value == "3"  # calls go on from there
