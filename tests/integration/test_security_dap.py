@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.support.build import Builder
 from tests.support.dap_client import alice_argv, launch_arguments, spawned, start_session
 from tests.support.dap_server import DapServerProcess
+from tests.support.procs import listening_addresses
 
 HOSTILE = ["$HOME", "a;touch injected-1", "`touch injected-2`", "$(touch injected-3)", "*",
            "|touch injected-4", "&& touch injected-5", "'quoted'", ">injected-6"]  # fmt: skip
@@ -43,26 +44,10 @@ def test_args_as_one_string_are_split_not_interpreted(builder: Builder, tmp_path
     assert list(tmp_path.iterdir()) == []
 
 
-def _listening_addresses(port: int) -> list[str]:
-    """Local addresses of TCP sockets listening on `port` (IPv4 and IPv6), from /proc."""
-    found = []
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            address, hex_port = fields[1].split(":")
-            if int(hex_port, 16) == port and fields[3] == "0A":  # TCP_LISTEN
-                found.append(address)
-    return found
-
-
 def test_listener_binds_loopback_by_default(tmp_path: Path) -> None:
     server = DapServerProcess.start(tmp_path / "server.log")
     try:
-        assert _listening_addresses(server.port) == ["0100007F"]  # 127.0.0.1
+        assert listening_addresses(server.port) == ["0100007F"]  # 127.0.0.1
         assert "WARNING" not in (tmp_path / "server.log").read_text()
     finally:
         server.stop()

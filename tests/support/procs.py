@@ -1,4 +1,4 @@
-"""Process bookkeeping through /proc: our children, zombies, tracees, tracer checks."""
+"""Process bookkeeping through /proc: our children, zombies, tracees, tracer checks, listening sockets."""
 
 from __future__ import annotations
 
@@ -109,6 +109,23 @@ def proc_state(pid: int) -> str:
     except (FileNotFoundError, ProcessLookupError):
         return ""
     return text[text.rindex(")") + 2]
+
+
+def listening_addresses(port: int) -> list[str]:
+    """Local addresses (hex, as /proc writes them) of TCP sockets listening on `port`, IPv4
+    and IPv6: read from /proc, without a probing connection."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            address, hex_port = fields[1].split(":")
+            if int(hex_port, 16) == port and fields[3] == "0A":  # TCP_LISTEN
+                found.append(address)
+    return found
 
 
 def read_available(fd: int, timeout: float) -> bytes:

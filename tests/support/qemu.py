@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.batch import ex, ours
 from tests.support.build import Builder
+from tests.support.procs import listening_addresses
 
 CROSS_GCC = "aarch64-linux-gnu-gcc"
 SYSROOT = Path("/usr/aarch64-linux-gnu")  # Debian's libc6-arm64-cross, as gdb's sysroot
@@ -63,17 +64,7 @@ def _free_port() -> int:
 def _listening(port: int) -> bool:
     """Whether something listens on `port`, read from /proc: a probing connection would be
     the one connection qemu's stub takes."""
-    wanted = f":{port:04X}"
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if fields[1].endswith(wanted) and fields[3] == "0A":  # TCP_LISTEN
-                return True
-    return False
+    return bool(listening_addresses(port))
 
 
 @contextmanager
