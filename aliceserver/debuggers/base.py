@@ -400,6 +400,13 @@ class IDebugger(Protocol):
         stay stopped. (`on` for continue is resume(thread_id).)"""
         ...
 
+    def set_backtrace_past_main(self, on: bool) -> None:
+        """gdb's `set backtrace past-main` (off by default): off, main has no caller for
+        entry values (gdb's get_prev_frame stops there), so neither main's parameters nor
+        the call site values computed from them have NAME@entry. The stack traces' own
+        frames past main stay the front end's to show or not."""
+        ...
+
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10) -> None:

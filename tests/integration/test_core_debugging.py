@@ -100,14 +100,11 @@ def test_console_reads_a_kernel_core_as_gdb(builder: Builder, tmp_path: Path, mo
                 "info sharedlibrary", "thread 1", "disassemble $pc,+8"]  # fmt: skip
     ours = _sections(_alice_batch(program, core, _marked(commands)))
     gdbs = _sections(_gdb_batch(program, core, _marked(commands)))
-    # -O2: gdb finds no entry value of main's arguments in a core where we find them
-    # (argc=argc@entry=2): left to the entry-value work, the rest of each frame compared
-    optimized = "-O2" in flags
-    assert _frames(ours["0"], "core_dump.c", not optimized) == _frames(gdbs["0"], "core_dump.c", not optimized)
+    assert _frames(ours["0"], "core_dump.c") == _frames(gdbs["0"], "core_dump.c")
     assert len(_frames(ours["0"], "core_dump.c")) >= 3
     ids = r"^[* ] +\d+ +(?:Thread 0x[0-9a-f]+ \()?LWP \d+"
     assert re.findall(ids, ours["1"], re.M) == re.findall(ids, gdbs["1"], re.M)
-    for index in ("5", "7", "8", "9", "10") if optimized else ("3", "5", "7", "8", "9", "10"):  # args, locals, x
+    for index in ("3", "5", "7", "8", "9", "10"):  # args, locals, x
         assert ours[index].strip() == gdbs[index].strip(), (commands[int(index)], ours[index], gdbs[index])
     assert _registers(ours["6"]) == _registers(gdbs["6"])
     assert _libraries(ours["11"]) == _libraries(gdbs["11"]) and _libraries(ours["11"])

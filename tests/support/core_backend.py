@@ -51,7 +51,7 @@ READ_ONLY = frozenset({
 })  # fmt: skip
 # Settings of the session: both engines follow them.
 SETTINGS = frozenset({
-    "set_print_limits", "set_call_options", "set_scheduler_locking", "set_examined",
+    "set_print_limits", "set_call_options", "set_scheduler_locking", "set_backtrace_past_main", "set_examined",
     "unload_library_symbols", "load_library_symbols",
 })  # fmt: skip
 # Live-engine calls that leave the program as it was (no new core needed after them).

@@ -161,6 +161,9 @@ class FakeSourceLevel:
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:
         pass  # a simulated program has one thread
 
+    def set_backtrace_past_main(self, on: bool) -> None:
+        pass  # the simulated frames have no entry values
+
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10) -> None:

@@ -122,6 +122,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         ctx.log(f"warning: Target does not support trace notes, {_TRACE_NOTES[name]} ignored\n")
     if name == "unwindonsignal":  # the engine's, for every call (conditions' too)
         session.debugger.set_call_options(unwind_on_signal=value == "on")
+    elif name == "backtrace past-main":  # entry values read main's caller or not
+        session.debugger.set_backtrace_past_main(value == "on")
     elif name == "scheduler-locking":  # replay is off when not replaying (we never replay)
         session.debugger.set_scheduler_locking(steps_alone=value in ("on", "step"))
     elif name == "may-call-functions":

@@ -22,7 +22,7 @@ only the values we do, and refuses the others by name):
 | print sevenbit-strings, inferior-events | only gdb's defaults |
 | check range | kept and shown, as gdb (which checks no ranges in C, C++ or Rust): with its warning when on |
 | check type | the engine's C++ overload resolution (`set_call_options`): off takes a nonzero int for a pointer |
-| breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames |
+| breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames; past-main also the engine's entry values (`set_backtrace_past_main`) |
 | breakpoint condition-evaluation | host (auto is host): aliceserver evaluates every condition, sending a stub no agent expressions; target gets gdb's warning for a target that evaluates none, and the mode stays |
 | prompt | `-gdb-show prompt`; MI's own prompt stays `(gdb) ` as in gdb |
 | disable-randomization, follow-fork-mode | the launch (follow-fork-mode: for the next run) |

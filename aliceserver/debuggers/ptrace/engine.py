@@ -550,6 +550,13 @@ class PtraceDebugger:
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:
         self._stepping.steps_alone = steps_alone
 
+    def set_backtrace_past_main(self, on: bool) -> None:
+        def go() -> None:
+            self._frames.set_past_main(on)
+            self._stop_cache.forget()  # the variables shown with entry values or without
+
+        self._call(go)
+
     def watch_expression(self, expression: str, kind: WatchKind, thread_id: int | None = None,
                          level: int = 0) -> WatchpointInfo:  # fmt: skip
         """A hardware watchpoint on the lvalue an expression names (`x`, `p->next`, `a[3]`);

@@ -93,6 +93,7 @@ class Frames:
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
         self._tail_stacks: dict[int, TailCallStack] = {}  # thread -> its frames with tail calls
+        self._past_main = False  # gdb's `backtrace past-main` (set_past_main)
 
     @property
     def _source(self) -> SourceSymbols:
@@ -111,6 +112,12 @@ class Frames:
         """The thread's registers changed (a new pc or stack pointer): unwind it again."""
         self._frames.pop(thread_id, None)
         self._unwinders.pop(thread_id, None)
+        self._callers.clear()
+
+    def set_past_main(self, on: bool) -> None:
+        """gdb's `backtrace past-main`: whether the entry values of main's parameters (and
+        what they give deeper down) are read from main's caller."""
+        self._past_main = on
         self._callers.clear()
 
     def show_inline(self, thread_id: int, hidden: int) -> None:
@@ -326,6 +333,10 @@ class Frames:
     def _make_caller_frame(
         self, thread_id: int, callee: UnwoundFrame, floats: FloatRegisters | None
     ) -> CallerFrame | None:
+        # gdb asks for the caller with get_prev_frame, which stops at main unless `backtrace
+        # past-main` is on: no entry value reads main's caller, at whatever depth it is asked.
+        if not self._past_main and callee.method != TAIL_CALL and self._source.is_program_main(callee, callee.symbol.name):
+            return None
         # The caller as gdb numbers frames: a tail-call frame where the caller's call site
         # reached the callee through tail calls (its call site gives the entry values).
         frames = self.with_tail_calls(thread_id, callee.level + 2)
