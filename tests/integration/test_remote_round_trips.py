@@ -88,3 +88,5 @@ def test_next_over_a_call_is_a_range_step_and_stepi_asks_no_thread(builder: Buil
     assert any(body.startswith(b"vCont;r") for body in stepped), stepped
     assert not any(body.startswith(b"vCont;s") for body in stepped), stepped  # no step at a time
     assert not any(body.startswith(b"Hg") for body in stepi), stepi
+    # the step, then in one write all the stop's report reads (nothing asked after it)
+    assert [body[:1] for body in stepi] == [b"v", b"q", b"g", b"m"], stepi

@@ -38,7 +38,7 @@ GREG_NAMES = x86_64.GREG_NAMES
 _MAX_EXPRESSION_STEPS = 10_000  # DW_OP_bra can loop
 _BATCH_SPAN = 512  # saved registers within this many bytes are read with one read
 _PAGE = 4096  # the stack is read in pages for a backtrace...
-_SMALL_BLOCK = 256  # ...in smaller blocks for frame 0 alone (a stop's report)
+_SMALL_BLOCK = 256  # ...in smaller blocks for a frame or two (a stop's report, a step)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +101,9 @@ class StackUnwinder:
         """The frames, unwound to `limit` of them (or all there are)."""
         frames, symbols, tables, arch = self.frames, self._symbols, self._tables, self._arch
         # Memory is read for this call only (it may be written after); a stop's frame 0 alone
-        # needs a few words, and over a stub a page is 8 KiB of hex to decode at each stop.
-        read = _StackPages(self._read, _SMALL_BLOCK if limit <= 1 else _PAGE)
+        # or with its caller (a step's question) needs a few words, and over a stub a page
+        # is 8 KiB of hex to decode at each stop.
+        read = _StackPages(self._read, _SMALL_BLOCK if limit <= 2 else _PAGE)
         rows, symbols_at = self._lookups.rows, self._lookups.symbols
         regs, method, undefined, exact_pc = self._regs, self._method, self._undefined, self._exact_pc
         while not self.done and len(frames) < limit:
