@@ -29,6 +29,10 @@ def remote_stops(
             address = server.address
 
             def connect(debugger: Any) -> object:
+                # gdb_stops' `set sysroot /`: both sides read this machine's libraries (under
+                # the default `target:` gdb 13 auto-loads no script for a library it reads
+                # through the stub, so neither side would run libstdc++'s printers).
+                debugger.set_library_paths(sysroot="/")
                 return debugger.connect_remote(address, program=str(program))
 
             ours = engine_stops(scenario, program, spec, env, dbg, start=connect)

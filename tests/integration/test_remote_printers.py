@@ -47,11 +47,12 @@ def rust(builder: Builder) -> Path:
     return MoreBuilder(builder.cache_dir).build_rust("rust_printers")
 
 
-def _console(argv: Sequence[str], program: Path, location: str, commands: Sequence[str]) -> str:
+def _console(argv: Sequence[str], program: Path, location: str, commands: Sequence[str],
+             sysroot: str = "/") -> str:  # fmt: skip
     """stdout of `-batch`: connect to a fresh gdbserver, stop at `location`, run COMMANDS."""
     env = gdb_env()
     with gdbserver(program, env=env) as server:
-        lines = ["set sysroot /", f"target remote {server.address}", f"break {location}", "continue",
+        lines = [f"set sysroot {sysroot}", f"target remote {server.address}", f"break {location}", "continue",
                  "echo @@\\n", *commands, "kill"]  # fmt: skip
         args = [word for line in lines for word in ("-ex", line)]
         done = subprocess.run([*argv, "-batch", *args, str(program)], capture_output=True, text=True,
@@ -80,6 +81,16 @@ def test_cpp_print_and_info_locals_like_gdb(cpp: Path) -> None:
         pytest.skip(f"gdb prints no libstdc++ printers here: {expected[:200]}")
     assert _console(OURS, cpp, location, commands) == expected
     assert 'std::map with 2 elements = {["a"] = 1, ["b"] = 2}' in expected
+
+
+def test_cpp_libraries_read_through_the_stub_load_no_scripts_like_gdb(cpp: Path) -> None:
+    """Under the default sysroot `target:` the stub sends libstdc++: gdb 13 auto-loads no
+    script for a `target:` objfile (load_auto_scripts_for_objfile), so values are raw."""
+    commands = ["next", "print vi"]
+    location = _location("cpp_printers.cpp")
+    expected = _console(GDB, cpp, location, commands, sysroot="target:")
+    assert "_M_start" in expected and "std::vector of length" not in expected
+    assert _console(OURS, cpp, location, commands, sysroot="target:") == expected
 
 
 def test_cpp_var_objects_like_gdb(cpp: Path) -> None:
