@@ -7,8 +7,9 @@ end, and no relay thread delays a stop.
 
 The engine composes the rest as objects (no mixins): the source level's (debuggers/source:
 Frames, Expressions, Locations, Stepping, symbol queries...) over ProcessAccess (state.py),
-and the live backend's own (Breakpoints, CallTracer, CoreFiles, CoreWriter); it reacts to a
-new image or library itself. Each IDebugger method delegates to one object.
+the live backend's own (Breakpoints, CallTracer, CoreFiles, CoreWriter), ImageLoading for a
+new image or library (images.py), and the live-or-remote routing (routing.py). Each
+IDebugger method delegates to one object.
 """
 
 from __future__ import annotations
@@ -21,17 +22,9 @@ from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.base import BreakpointCondition, CallEntryHook, CallExitHook
-from aliceserver.debuggers.calls.driver import ProgramCaller
-from aliceserver.debuggers.events import (
-    BreakpointChanged,
-    ModuleLoaded,
-    ModuleUnloaded,
-    Output,
-    Stopped,
-    StopReason,
-)
+from aliceserver.debuggers.events import Stopped
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
-from aliceserver.debuggers.librarypaths import TARGET_PREFIX, LibraryPaths
+from aliceserver.debuggers.librarypaths import LibraryPaths
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
@@ -78,22 +71,22 @@ from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.coretarget import CoreFiles
 from aliceserver.debuggers.ptrace.dummyframes import DummyFrames
 from aliceserver.debuggers.ptrace.gcore import CoreWriter
-from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
-from aliceserver.debuggers.ptrace.inferior import Inferior
-from aliceserver.debuggers.ptrace.launcher import resolve_program
+from aliceserver.debuggers.ptrace.images import ImageLoading
+from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.live import LiveSession
-from aliceserver.debuggers.ptrace.programfile import ProgramFile, cannot_start_here
-from aliceserver.debuggers.ptrace.routing import AddressTraps, Execution
+from aliceserver.debuggers.ptrace.routing import (
+    AddressTraps,
+    Execution,
+    ProgramCallers,
+    UserBreakpoints,
+)
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.tracer import Tracer
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
-from aliceserver.debuggers.remote.calls import RemoteCaller
-from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.session import RemoteHooks, RemoteSession
-from aliceserver.debuggers.remote.targetfiles import StubFiles, TargetFiles
-from aliceserver.debuggers.remote.watches import scope_return_address
+from aliceserver.debuggers.remote.targetfiles import StubFiles
 from aliceserver.debuggers.signals import default_policy
 from aliceserver.debuggers.source.dollars import SessionDollars
 from aliceserver.debuggers.source.evaluation import Expressions
@@ -155,7 +148,6 @@ class PtraceDebugger:
             process=lambda: self.process, remote=lambda: self._remote.live(),
         )  # fmt: skip
         self.library_paths = LibraryPaths()  # the session's sysroot and solib-search-path
-        self._remote_address = ""  # the stub's, as given (its files' part of the cache)
         self._stub_files = StubFiles(self._index_cache.directory, self._events.put)
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw, self.library_paths)
         rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
@@ -167,12 +159,14 @@ class PtraceDebugger:
 
     def _compose_source_level(self) -> None:
         """The live session, the source level's objects (debuggers/source) over this
-        engine's services; and the core files read in place of a live process, and written
-        from it."""
+        engine's services; the core files read in place of a live process, and written
+        from it; last, ImageLoading, which reaches most of them."""
         access = self._access
+        def loader_trap_hit(tid: int) -> None:  # the one callable Breakpoints knows the loader's trap by
+            self._images.on_library_event(tid)
         self._breakpoints = Breakpoints(access, traps=self._traps, watches=self._watches, symbols=self._symbols,
                                         disassembler=self._disassembler, libc=self._libc,
-                                        library_event=self._on_library_event)  # fmt: skip
+                                        library_event=loader_trap_hit)  # fmt: skip
         self._cores = CoreFiles(access, self._events, self._tracker, live=lambda: access.inferior is not None,
                                 new_source_symbols=self._new_source_symbols)  # fmt: skip
         self._core_writer = CoreWriter(access, lambda: access.inferior, self._traps, self._libc)
@@ -183,20 +177,25 @@ class PtraceDebugger:
         self._live = LiveSession(
             self._tracer, access, libc=self._libc, events=self._events, traps=self._traps, watches=self._watches,
             breakpoints=self._breakpoints, cores=self._cores, dollars=self._dollars, stop_cache=self._stop_cache,
-            call_settings=self.call_settings, policy=self.signal_policy, load_image=self._load_image,
-            forget_stop_state=self._forget_stop_state,
+            call_settings=self.call_settings, policy=self.signal_policy, forget_stop_state=self._forget_stop_state,
+            load_image=lambda inferior, at_launch: self._images.load_image(inferior, at_launch),
         )  # fmt: skip
         self._stopped_thread = self._live.stopped_thread  # read by conditions at each hit
         self._remote = RemoteSession(RemoteHooks(
-            access.run_on_engine, self._events, self._traps, self._new_remote_process, self._forget_stop_state,
+            access.run_on_engine, self._events, self._traps,
+            lambda process, program: self._images.load_remote_process(process, program), self._forget_stop_state,
             self.signal_policy, self._dollars.record_exit, self._tracer.post,
         ))  # fmt: skip
         self._run = Execution(access, self._live, self._remote, self._cores)  # live or remote
+        callers = ProgramCallers(access, self._remote, self.call_settings, self._tracker, self._symbols,
+                                 self._forget_stop_state)  # f(x) in expressions, live or remote
         calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)
         self._frames = Frames(access, self._variables, self._stop_cache, calls)
+        self._user_breakpoints = UserBreakpoints(access, self._breakpoints, self._remote, self._run,
+                                                 lambda tid: self._frames.stack_trace(tid, 0, None))  # fmt: skip
         self._expressions = Expressions(
             access, self._frames, self._variables, self._stop_cache, self._dollars, self._events,
-            callers=self._function_caller, conditions=self._compiled_condition,
+            callers=callers.for_thread, conditions=self._compiled_condition,
         )  # fmt: skip
         self._locations = Locations(access, self._frames, self._expressions, self._events,
                                     AddressTraps(self._breakpoints, self._remote))  # fmt: skip
@@ -210,28 +209,18 @@ class PtraceDebugger:
             unbind_module=lambda module: self._locations.unbind_module(module, still_mapped=True),
             rebind_breakpoints=self._locations.bind_all, forget_stop_state=self._forget_stop_state,
         )  # fmt: skip
+        self._images = ImageLoading(
+            access, events=self._events, tracker=self._tracker, symbols=self._symbols, elf_cache=self._elf_cache,
+            library_paths=self.library_paths, stub_files=self._stub_files, traps=self._traps, watches=self._watches,
+            libc=self._libc, breakpoints=self._breakpoints, remote=self._remote, locations=self._locations,
+            library_symbols=self._library_symbols, new_source_symbols=self._new_source_symbols,
+            loader_trap_hit=loader_trap_hit,
+        )  # fmt: skip
 
     # --- what the composed objects ask of the engine ---------------------------------
     def _live_threads(self) -> tuple[int, Iterable[int]] | None:
         inferior = self._access.inferior
         return None if inferior is None else (inferior.pid, inferior.threads)
-
-    def _function_caller(self, tid: int) -> ProgramCaller | None:
-        """What runs `f(x)` in expressions on thread `tid` (calls/driver.py), over ptrace
-        (infcall.py) or through a stub (remote/calls.py); None: no process, no calls."""
-        def name_of(address: int) -> str | None:
-            found = self._symbols.lookup_address(address)
-            return found.name if found.name is not None and found.offset == 0 else None
-
-        inferior = self._access.inferior
-        if inferior is not None:
-            return ProcessCaller(inferior, tid, self.call_settings, self._tracker.entry, name_of,
-                                 self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
-        remote = self._remote.live()
-        if remote is None:
-            return None
-        return RemoteCaller(self._remote, remote, tid, self.call_settings, self._tracker.entry, name_of,
-                            self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
 
     def _compiled_condition(self, tree: str | Expr, general: Callable[[int], bool]) -> BreakpointCondition:
         return ExpressionCondition(tree, general, self, self._expressions.eval_symbols, self._access.read_visible)
@@ -250,46 +239,21 @@ class PtraceDebugger:
 
     def launch(self, config: LaunchConfig) -> ProcessInfo:
         if config.symbols_only:
-            held = self._access.run_on_engine(lambda: self._hold_program_file(config))
+            held = self._access.run_on_engine(lambda: self._images.hold_program_file(config))
             if held is not None:
                 return held
-        self._drop_program_file()
+        self._images.drop_program_file()
         return self._run.launch(config)
 
-    def _hold_program_file(self, config: LaunchConfig) -> ProcessInfo | None:
-        """A program this machine cannot start, read from its file for its symbols before
-        a run (programfile.py); None: it can be started (the engine holds a copy of it)."""
-        if self._access.inferior is not None or self._remote.live() is not None:
-            return None
-        try:
-            path = resolve_program(config.program, config.cwd)
-            image = self._elf_cache.get(path)
-        except (AliceError, OSError):
-            return None
-        if not cannot_start_here(image):
-            return None
-        self._drop_program_file()
-        self._new_source_symbols()
-        self._symbols.clear()
-        self._symbols.set_main(path, 0)  # its link-time addresses
-        self._access.program_file = ProgramFile(image)
-        self._locations.bind_all(new_image=True)
-        return ProcessInfo(0, path, attached=False)
-
-    def _drop_program_file(self) -> None:
-        held, self._access.program_file = self._access.program_file, None
-        if isinstance(held, ProgramFile):
-            held.close()
-
     def attach(self, pid: int) -> ProcessInfo:
-        self._drop_program_file()
+        self._images.drop_program_file()
         return self._run.attach(pid)
 
     def detach(self) -> None:
         self._run.detach()
 
     def kill(self) -> None:
-        self._drop_program_file()  # (the symbol probe of a program read from its file)
+        self._images.drop_program_file()  # (the symbol probe of a program read from its file)
         self._run.kill()
 
     def close(self) -> None:
@@ -329,106 +293,18 @@ class PtraceDebugger:
         # a new program's, with what the user gave the last one (gdb keeps it across run)
         self._variables.printers = printer_host(lambda: self._source, self._variables.printers)
 
-    def _load_image(self, inferior: Inferior, at_launch: bool) -> None:
-        """Symbols of the new image, the shared-library trap, and the user's traps."""
-        self._new_source_symbols()
-        try:
-            loaded, r_brk = self._tracker.start(inferior.pid)
-        except (AliceError, OSError) as error:
-            log.warning("no symbols for process %d: %s", inferior.pid, error)
-            loaded, r_brk = [], None
-        for module in loaded:
-            self._events.put(ModuleLoaded(module))
-        if inferior.attached:
-            r_brk = self._tracker.r_brk_from_memory() or r_brk
-            self._on_library_event(0)
-        if r_brk:
-            self._breakpoints.add_internal(r_brk, on_hit=self._on_library_event)
-        elif self._tracker.loader_unseen and self._tracker.entry and not inferior.attached:
-            self._breakpoints.add_internal(self._tracker.entry, on_hit=self._at_entry_without_loader)
-        self._tell_library_warnings()
-        config = self._access.launch_config
-        if at_launch and config is not None and config.stop_on_entry and self._tracker.entry:
-            self._breakpoints.add_internal(self._tracker.entry, reports=StopReason.ENTRY, temporary=True)
-        if at_launch or inferior.attached:
-            for trap in self._traps.by_address.values():
-                if trap.wanted:
-                    self._insert_or_warn(inferior, trap.address)
-        for tid in inferior.threads:
-            self._watches.apply(self._libc, tid)
-        self._breakpoints.armed.clear()  # the internal traps went with the old image
-        self._breakpoints.arm_catchpoints()
-        self._locations.bind_all(new_image=not at_launch)
-
-    def _insert_or_warn(self, inferior: Inferior, address: int) -> None:
-        trap = self._traps.by_address[address]
-        try:
-            inferior.insert_trap(trap)
-        except OSError:
-            log.warning("cannot insert a breakpoint at %#x", address)
-        for bp in trap.logical:
-            if not bp.internal:
-                self._events.put(BreakpointChanged(bp.info(trap.inserted)))
-
-    def _on_library_event(self, _tid: int) -> None:
-        loaded, unloaded = self._tracker.sync()
-        for module in loaded:
-            self._events.put(ModuleLoaded(module))
-        self._tell_library_warnings()
-        for module in unloaded:
-            self._events.put(ModuleUnloaded(module))
-            self._locations.unbind_module(module)
-        self._breakpoints.catch_library_change(loaded, unloaded)
-        # gdb's auto-solib-add: the loader's news bring back what `nosharedlibrary` dropped
-        self._library_symbols.read_library_symbols(None)
-        if loaded:
-            self._breakpoints.arm_catchpoints()
-            self._locations.bind_all()
-
-    def _at_entry_without_loader(self, tid: int) -> None:
-        """The program's entry, where the loader's breakpoint was not found (its file is not
-        under the sysroot): the loader has mapped the libraries the program was linked with
-        (gdb lists them at the next stop); its breakpoint, read from r_debug now, follows
-        the rest."""
-        self._on_library_event(tid)
-        r_brk = self._tracker.r_brk_from_memory()
-        if r_brk and self._remote.live() is not None:
-            self._remote.traps.add_internal(r_brk, on_hit=self._on_library_event)
-        elif r_brk:
-            self._breakpoints.add_internal(r_brk, on_hit=self._on_library_event)
-
-    def _tell_library_warnings(self) -> None:
-        for text in self._tracker.take_warnings():
-            self._events.put(Output("warning", f"warning: {text}\n"))
-
     def program_architecture(self) -> Architecture:
         return self._source.arch
 
     def target_registers(self) -> tuple[TargetRegister, ...]:
-        process = self._remote.live()  # a native process has its architecture's alone
-        if process is None:
-            return ()
-        return tuple(TargetRegister(r.name, r.bitsize, r.type, r.group) for r in process.description.registers)
+        return self._run.target_registers()
 
     def read_target_register(self, thread_id: int, name: str) -> bytes:
-        def read() -> bytes:
-            process = self._remote.live()
-            if process is None:
-                raise TargetError("No registers.")
-            return process.read_register(thread_id, name)
-
-        return self._access.run_on_engine(read)
+        return self._run.read_target_register(thread_id, name)
 
     def set_library_paths(self, *, sysroot: str | None = None, search_path: str | None = None) -> None:
-        """gdb's `set sysroot` / `set solib-search-path`: the libraries of a stopped
-        process are looked up again at once (gdb's reload_shared_libraries), the others'
-        at their next load."""
-        if sysroot is not None:
-            self.library_paths.set_sysroot(sysroot)
-        if search_path is not None:
-            self.library_paths.set_search_path(search_path)
-        if self.process is not None and not self.is_running():
-            self._access.run_on_engine(lambda: self._on_library_event(0))
+        self._images.set_library_paths(sysroot, search_path,
+                                       stopped=lambda: self.process is not None and not self.is_running())
 
     def set_signal_policy(self, signal: int, policy: SignalPolicy) -> None:
         if not 0 < signal < 65:
@@ -575,56 +451,35 @@ class PtraceDebugger:
     def set_examined(self, address: int, size: int, contents: bytes | None) -> None:
         self._dollars.set_examined(address, size, contents)
 
-    # --- breakpoints, watchpoints, catchpoints (breakpoints.py) --------------------------
+    # --- breakpoints, watchpoints, catchpoints (breakpoints.py, routing.py) --------------
     def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
-        if enabled:
-            self._run.refuse_over_remote()
-        self._breakpoints.set_catchpoint(kind, enabled)
+        self._user_breakpoints.set_catchpoint(kind, enabled)
 
     def set_catch_events(self, *, syscalls: frozenset[int] | None, signals: frozenset[int],
                          gate: Callable[[Stopped], bool] | None, libraries: bool = False) -> None:  # fmt: skip
-        if syscalls is not None or signals or libraries:
-            self._run.refuse_over_remote()
-        self._breakpoints.set_catch_events(syscalls=syscalls, signals=signals, gate=gate, libraries=libraries)
+        self._user_breakpoints.set_catch_events(syscalls=syscalls, signals=signals, gate=gate, libraries=libraries)
 
     def insert_breakpoint(self, address: int, *, temporary: bool = False, enabled: bool = True,
                           condition: BreakpointCondition | None = None) -> BreakpointInfo:  # fmt: skip
-        if self._remote.connected:
-            return self._call(lambda: self._remote.traps.insert_address_breakpoint(address, temporary, enabled, condition))
-        return self._breakpoints.insert_breakpoint(address, temporary=temporary, enabled=enabled, condition=condition)
+        return self._user_breakpoints.insert_breakpoint(address, temporary=temporary, enabled=enabled, condition=condition)
 
     def remove_breakpoint(self, breakpoint_id: int) -> None:
-        if self._remote.connected:
-            self._call(lambda: self._remote.traps.forget_address_breakpoint(breakpoint_id))
-        else:
-            self._breakpoints.remove_breakpoint(breakpoint_id)
+        self._user_breakpoints.remove_breakpoint(breakpoint_id)
 
     def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo:
-        if self._remote.connected:
-            return self._call(lambda: self._remote.traps.enable_breakpoint(breakpoint_id, enabled))
-        return self._breakpoints.enable_breakpoint(breakpoint_id, enabled)
+        return self._user_breakpoints.enable_breakpoint(breakpoint_id, enabled)
 
     def breakpoints(self) -> list[BreakpointInfo]:
         return self._breakpoints.breakpoints()
 
     def insert_watchpoint(self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None) -> WatchpointInfo:
-        if self._remote.connected:
-            # a watch on locals is guarded where its frame returns to (remote/watches.py)
-            returns = scope_return_address(self.stack_trace(scope.thread_id), scope) if scope else None
-            return self._call(lambda: self._remote.watches.insert(self._remote.require_stopped(), address, size, kind,
-                                                                  scope, returns))  # fmt: skip
-        return self._breakpoints.insert_watchpoint(address, size, kind, scope)
+        return self._user_breakpoints.insert_watchpoint(address, size, kind, scope)
 
     def remove_watchpoint(self, watchpoint_id: int) -> None:
-        if self._remote.connected:
-            self._call(lambda: self._remote.watches.remove(self._remote.live(), watchpoint_id))
-        else:
-            self._breakpoints.remove_watchpoint(watchpoint_id)
+        self._user_breakpoints.remove_watchpoint(watchpoint_id)
 
     def watchpoints(self) -> list[WatchpointInfo]:
-        if self._remote.connected:
-            return self._remote.watches.all()
-        return self._breakpoints.watchpoints()
+        return self._user_breakpoints.watchpoints()
 
     # --- registers, memory, ELF symbols (state.py) --------------------------------------
     def read_registers(self, thread_id: int) -> Registers:
@@ -662,7 +517,7 @@ class PtraceDebugger:
 
     # --- core files (coretarget.py, gcore.py) ----------------------------------------
     def open_core(self, core: str, program: str | None = None) -> CoreOpened:
-        self._drop_program_file()
+        self._images.drop_program_file()
         return self._cores.open_core(core, program)
 
     def close_core(self) -> None:
@@ -674,8 +529,8 @@ class PtraceDebugger:
 
     # --- remote targets (remote/session.py, routing.py) -------------------------------
     def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None) -> RemoteConnected:
-        self._remote_address = target
-        self._drop_program_file()
+        self._images.remote_address = target
+        self._images.drop_program_file()
         return self._run.connect_remote(target, extended, program)
 
     def disconnect_remote(self) -> None:
@@ -686,39 +541,6 @@ class PtraceDebugger:
 
     def monitor(self, command: str) -> str:
         return self._run.monitor(command)
-
-    def _new_remote_process(self, process: RemoteProcess, program: str | None) -> list[str]:
-        """A process behind the stub: its symbols, the loader's trap, the user's traps, as
-        `_load_image` for a live one; the libraries announced."""
-        self._new_source_symbols()
-        files = self._target_files(process)
-        try:
-            exe = program or (TARGET_PREFIX if files is not None else "") + process.executable()
-            loaded, r_brk = self._tracker.start(process.pid, process.auxv(), exe, [], local_files=files is None)
-            linked, _ = self._tracker.sync()  # attached to a running program: its libraries
-        except (AliceError, OSError) as error:
-            log.warning("no symbols for the remote process %d: %s", process.pid, error)
-            loaded, linked, r_brk = [], [], None
-        for module in loaded + linked:
-            self._events.put(ModuleLoaded(module))
-        self._tell_library_warnings()
-        r_brk = self._tracker.r_brk_from_memory() or r_brk
-        if r_brk:
-            self._remote.traps.add_internal(r_brk, on_hit=self._on_library_event)
-        elif self._tracker.loader_unseen and self._tracker.entry:
-            self._remote.traps.add_internal(self._tracker.entry, on_hit=self._at_entry_without_loader)
-        self._remote.traps.place_all()
-        self._locations.bind_all(new_image=True)
-        return [module.path for module in loaded + linked if not module.is_main]
-
-    def _target_files(self, process: RemoteProcess) -> TargetFiles | None:
-        """The stub's files read through it (gdb's sysroot `target:`), once per link; the
-        ELF cache reads `target:` paths from their copies."""
-        files = self._stub_files.for_link(process.client, self.library_paths, self._remote_address)
-        if files is not None:
-            files.debugging(process.pid)
-        self._elf_cache.target_files = files.local_copy if files is not None else None
-        return files
 
     # --- call tracing (calltrace.py) -----------------------------------------------------
     def functions(self) -> list[FunctionSymbol]:

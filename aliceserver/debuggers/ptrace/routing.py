@@ -1,27 +1,41 @@
 """Where the engine's execution control goes: the live process (live.py) or, while a
-stub is connected, the remote one (remote/session.py). The engine's IDebugger methods,
-the source level's Stepping (StepControl) and Locations (AddressBreakpoints) reach their
-backend through these, so neither backend knows of the other."""
+stub is connected, the remote one (remote/session.py). The engine's IDebugger methods
+(execution, user breakpoints and watchpoints), the source level's Stepping (StepControl)
+and Locations (AddressBreakpoints) reach their backend through these, so neither backend
+knows of the other."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.calls.driver import ProgramCaller
+from aliceserver.debuggers.events import Stopped
 from aliceserver.debuggers.model import (
     BreakpointInfo,
+    CatchKind,
     LaunchConfig,
     ProcessInfo,
     Registers,
+    StackFrame,
     ThreadInfo,
     VectorRegisters,
+    WatchKind,
+    WatchpointInfo,
+    WatchScope,
 )
 from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
 from aliceserver.debuggers.ptrace.coretarget import CoreFiles
+from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
+from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.live import LiveSession
 from aliceserver.debuggers.ptrace.state import ProcessAccess
+from aliceserver.debuggers.remote.calls import RemoteCaller
 from aliceserver.debuggers.remote.session import RemoteSession
+from aliceserver.debuggers.remote.watches import scope_return_address
+from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import RemoteConnected
+from aliceserver.debuggers.targetregisters import TargetRegister
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
@@ -57,6 +71,21 @@ class Execution:
 
     def monitor(self, command: str) -> str:
         return self._remote.monitor(command)
+
+    def target_registers(self) -> tuple[TargetRegister, ...]:
+        process = self._remote.live()  # a native process has its architecture's alone
+        if process is None:
+            return ()
+        return tuple(TargetRegister(r.name, r.bitsize, r.type, r.group) for r in process.description.registers)
+
+    def read_target_register(self, thread_id: int, name: str) -> bytes:
+        def read() -> bytes:
+            process = self._remote.live()
+            if process is None:
+                raise TargetError("No registers.")
+            return process.read_register(thread_id, name)
+
+        return self._access.run_on_engine(read)
 
     def refuse_over_remote(self) -> None:
         """What the engine does only over ptrace (gcore, call tracing, syscall/signal/
@@ -171,3 +200,94 @@ class AddressTraps:
             self._remote.traps.code_unmapped(address)
         else:
             self._breakpoints.code_unmapped(address)
+
+
+class UserBreakpoints:
+    """The user's breakpoints, watchpoints and catchpoints (IDebugger's) on the backend
+    held: the stub's traps and watches while one is connected, else the live Breakpoints;
+    what only ptrace can catch is refused over a stub."""
+
+    def __init__(self, access: ProcessAccess, breakpoints: Breakpoints, remote: RemoteSession, run: Execution,
+                 stack_trace: Callable[[int], list[StackFrame]]) -> None:  # fmt: skip
+        self._call = access.run_on_engine
+        self._breakpoints = breakpoints
+        self._remote = remote
+        self._run = run
+        self._stack_trace = stack_trace  # a thread's frames, for a watch on locals
+
+    def set_catchpoint(self, kind: CatchKind, enabled: bool) -> None:
+        if enabled:
+            self._run.refuse_over_remote()
+        self._breakpoints.set_catchpoint(kind, enabled)
+
+    def set_catch_events(self, *, syscalls: frozenset[int] | None, signals: frozenset[int],
+                         gate: Callable[[Stopped], bool] | None, libraries: bool = False) -> None:  # fmt: skip
+        if syscalls is not None or signals or libraries:
+            self._run.refuse_over_remote()
+        self._breakpoints.set_catch_events(syscalls=syscalls, signals=signals, gate=gate, libraries=libraries)
+
+    def insert_breakpoint(self, address: int, *, temporary: bool = False, enabled: bool = True,
+                          condition: BreakpointCondition | None = None) -> BreakpointInfo:  # fmt: skip
+        if self._remote.connected:
+            return self._call(lambda: self._remote.traps.insert_address_breakpoint(address, temporary, enabled, condition))
+        return self._breakpoints.insert_breakpoint(address, temporary=temporary, enabled=enabled, condition=condition)
+
+    def remove_breakpoint(self, breakpoint_id: int) -> None:
+        if self._remote.connected:
+            self._call(lambda: self._remote.traps.forget_address_breakpoint(breakpoint_id))
+        else:
+            self._breakpoints.remove_breakpoint(breakpoint_id)
+
+    def enable_breakpoint(self, breakpoint_id: int, enabled: bool) -> BreakpointInfo:
+        if self._remote.connected:
+            return self._call(lambda: self._remote.traps.enable_breakpoint(breakpoint_id, enabled))
+        return self._breakpoints.enable_breakpoint(breakpoint_id, enabled)
+
+    def insert_watchpoint(self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None) -> WatchpointInfo:
+        if self._remote.connected:
+            # a watch on locals is guarded where its frame returns to (remote/watches.py)
+            returns = scope_return_address(self._stack_trace(scope.thread_id), scope) if scope else None
+            return self._call(lambda: self._remote.watches.insert(self._remote.require_stopped(), address, size, kind,
+                                                                  scope, returns))  # fmt: skip
+        return self._breakpoints.insert_watchpoint(address, size, kind, scope)
+
+    def remove_watchpoint(self, watchpoint_id: int) -> None:
+        if self._remote.connected:
+            self._call(lambda: self._remote.watches.remove(self._remote.live(), watchpoint_id))
+        else:
+            self._breakpoints.remove_watchpoint(watchpoint_id)
+
+    def watchpoints(self) -> list[WatchpointInfo]:
+        if self._remote.connected:
+            return self._remote.watches.all()
+        return self._breakpoints.watchpoints()
+
+
+class ProgramCallers:
+    """What runs `f(x)` in expressions (calls/driver.py) on a thread of the backend held."""
+
+    def __init__(self, access: ProcessAccess, remote: RemoteSession, settings: CallSettings, tracker: LibraryTracker,
+                 symbols: ProcessSymbols, forget_stop_state: Callable[[], None]) -> None:  # fmt: skip
+        self._access = access
+        self._remote = remote
+        self._settings = settings
+        self._tracker = tracker
+        self._symbols = symbols
+        self._forget_stop_state = forget_stop_state
+
+    def for_thread(self, tid: int) -> ProgramCaller | None:
+        """Over ptrace (infcall.py) or through a stub (remote/calls.py); None: no process,
+        no calls."""
+        def name_of(address: int) -> str | None:
+            found = self._symbols.lookup_address(address)
+            return found.name if found.name is not None and found.offset == 0 else None
+
+        inferior = self._access.inferior
+        if inferior is not None:
+            return ProcessCaller(inferior, tid, self._settings, self._tracker.entry, name_of,
+                                 self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
+        remote = self._remote.live()
+        if remote is None:
+            return None
+        return RemoteCaller(self._remote, remote, tid, self._settings, self._tracker.entry, name_of,
+                            self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip

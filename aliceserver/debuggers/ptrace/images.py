@@ -1,0 +1,219 @@
+"""ImageLoading: what the engine does when an image appears or changes, an object the
+engine composes.
+
+A launched, attached or exec'd process (live.py's `load_image`), a process behind a stub
+(remote/session.py's `new_process`), a program read from its file for its symbols
+(programfile.py) and each library the loader maps or unmaps all need the same answer:
+new symbols, the loader's trap, the user's traps bound again, the libraries announced.
+Kept together, the live and the remote paths share one reaction to the loader's news.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from aliceserver.debuggers.events import (
+    BreakpointChanged,
+    ModuleLoaded,
+    ModuleUnloaded,
+    Output,
+    StopReason,
+)
+from aliceserver.debuggers.eventsource import EventSource
+from aliceserver.debuggers.librarypaths import TARGET_PREFIX, LibraryPaths
+from aliceserver.debuggers.model import LaunchConfig, ProcessInfo
+from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
+from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.launcher import resolve_program
+from aliceserver.debuggers.ptrace.libraries import LibraryTracker
+from aliceserver.debuggers.ptrace.programfile import ProgramFile, cannot_start_here
+from aliceserver.debuggers.ptrace.state import ProcessAccess
+from aliceserver.debuggers.ptrace.traps import TrapTable
+from aliceserver.debuggers.ptrace.watch import WatchSlots
+from aliceserver.debuggers.remote.process import RemoteProcess
+from aliceserver.debuggers.remote.session import RemoteSession
+from aliceserver.debuggers.remote.targetfiles import StubFiles, TargetFiles
+from aliceserver.debuggers.source.library_symbols import LibrarySymbolControl
+from aliceserver.debuggers.source.locations import Locations
+from aliceserver.debuggers.symbols.elf import ElfCache
+from aliceserver.debuggers.symbols.process import ProcessSymbols
+from aliceserver.errors import AliceError
+
+log = logging.getLogger(__name__)
+
+
+class ImageLoading:
+    """Symbols and traps for each new image or library, over ptrace or through a stub."""
+
+    def __init__(
+        self, access: ProcessAccess, *, events: EventSource, tracker: LibraryTracker, symbols: ProcessSymbols,
+        elf_cache: ElfCache, library_paths: LibraryPaths, stub_files: StubFiles, traps: TrapTable,
+        watches: WatchSlots, libc: binding.Libc, breakpoints: Breakpoints, remote: RemoteSession,
+        locations: Locations, library_symbols: LibrarySymbolControl, new_source_symbols: Callable[[], None],
+        loader_trap_hit: Callable[[int], None],
+    ) -> None:  # fmt: skip
+        self._access = access
+        self._events = events
+        self._tracker = tracker
+        self._symbols = symbols
+        self._elf_cache = elf_cache
+        self._library_paths = library_paths
+        self._stub_files = stub_files
+        self._traps = traps
+        self._watches = watches
+        self._libc = libc
+        self._breakpoints = breakpoints
+        self._remote = remote
+        self._locations = locations
+        self._library_symbols = library_symbols
+        self._new_source_symbols = new_source_symbols  # the engine's: it holds the source level's
+        # the loader's trap's on_hit, `on_library_event` under the one name Breakpoints knows
+        self._loader_trap_hit = loader_trap_hit
+        self.remote_address = ""  # the stub's, as given (its files' part of the cache)
+
+    # --- a program read from its file (programfile.py) ---------------------------------
+    def hold_program_file(self, config: LaunchConfig) -> ProcessInfo | None:
+        """A program this machine cannot start, read from its file for its symbols before
+        a run (programfile.py); None: it can be started (the engine holds a copy of it)."""
+        if self._access.inferior is not None or self._remote.live() is not None:
+            return None
+        try:
+            path = resolve_program(config.program, config.cwd)
+            image = self._elf_cache.get(path)
+        except (AliceError, OSError):
+            return None
+        if not cannot_start_here(image):
+            return None
+        self.drop_program_file()
+        self._new_source_symbols()
+        self._symbols.clear()
+        self._symbols.set_main(path, 0)  # its link-time addresses
+        self._access.program_file = ProgramFile(image)
+        self._locations.bind_all(new_image=True)
+        return ProcessInfo(0, path, attached=False)
+
+    def drop_program_file(self) -> None:
+        held, self._access.program_file = self._access.program_file, None
+        if isinstance(held, ProgramFile):
+            held.close()
+
+    # --- a live process (live.py) ------------------------------------------------------
+    def load_image(self, inferior: Inferior, at_launch: bool) -> None:
+        """Symbols of the new image, the shared-library trap, and the user's traps."""
+        self._new_source_symbols()
+        try:
+            loaded, r_brk = self._tracker.start(inferior.pid)
+        except (AliceError, OSError) as error:
+            log.warning("no symbols for process %d: %s", inferior.pid, error)
+            loaded, r_brk = [], None
+        for module in loaded:
+            self._events.put(ModuleLoaded(module))
+        if inferior.attached:
+            r_brk = self._tracker.r_brk_from_memory() or r_brk
+            self.on_library_event(0)
+        if r_brk:
+            self._breakpoints.add_internal(r_brk, on_hit=self._loader_trap_hit)
+        elif self._tracker.loader_unseen and self._tracker.entry and not inferior.attached:
+            self._breakpoints.add_internal(self._tracker.entry, on_hit=self._at_entry_without_loader)
+        self._tell_library_warnings()
+        config = self._access.launch_config
+        if at_launch and config is not None and config.stop_on_entry and self._tracker.entry:
+            self._breakpoints.add_internal(self._tracker.entry, reports=StopReason.ENTRY, temporary=True)
+        if at_launch or inferior.attached:
+            for trap in self._traps.by_address.values():
+                if trap.wanted:
+                    self._insert_or_warn(inferior, trap.address)
+        for tid in inferior.threads:
+            self._watches.apply(self._libc, tid)
+        self._breakpoints.armed.clear()  # the internal traps went with the old image
+        self._breakpoints.arm_catchpoints()
+        self._locations.bind_all(new_image=not at_launch)
+
+    def _insert_or_warn(self, inferior: Inferior, address: int) -> None:
+        trap = self._traps.by_address[address]
+        try:
+            inferior.insert_trap(trap)
+        except OSError:
+            log.warning("cannot insert a breakpoint at %#x", address)
+        for bp in trap.logical:
+            if not bp.internal:
+                self._events.put(BreakpointChanged(bp.info(trap.inserted)))
+
+    # --- a process behind a stub (remote/session.py) ---------------------------------
+    def load_remote_process(self, process: RemoteProcess, program: str | None) -> list[str]:
+        """A process behind the stub: its symbols, the loader's trap, the user's traps, as
+        `load_image` for a live one; the libraries announced."""
+        self._new_source_symbols()
+        files = self._target_files(process)
+        try:
+            exe = program or (TARGET_PREFIX if files is not None else "") + process.executable()
+            loaded, r_brk = self._tracker.start(process.pid, process.auxv(), exe, [], local_files=files is None)
+            linked, _ = self._tracker.sync()  # attached to a running program: its libraries
+        except (AliceError, OSError) as error:
+            log.warning("no symbols for the remote process %d: %s", process.pid, error)
+            loaded, linked, r_brk = [], [], None
+        for module in loaded + linked:
+            self._events.put(ModuleLoaded(module))
+        self._tell_library_warnings()
+        r_brk = self._tracker.r_brk_from_memory() or r_brk
+        if r_brk:
+            self._remote.traps.add_internal(r_brk, on_hit=self._loader_trap_hit)
+        elif self._tracker.loader_unseen and self._tracker.entry:
+            self._remote.traps.add_internal(self._tracker.entry, on_hit=self._at_entry_without_loader)
+        self._remote.traps.place_all()
+        self._locations.bind_all(new_image=True)
+        return [module.path for module in loaded + linked if not module.is_main]
+
+    def _target_files(self, process: RemoteProcess) -> TargetFiles | None:
+        """The stub's files read through it (gdb's sysroot `target:`), once per link; the
+        ELF cache reads `target:` paths from their copies."""
+        files = self._stub_files.for_link(process.client, self._library_paths, self.remote_address)
+        if files is not None:
+            files.debugging(process.pid)
+        self._elf_cache.target_files = files.local_copy if files is not None else None
+        return files
+
+    # --- the libraries' paths and the loader's news, from either backend ---------------
+    def set_library_paths(self, sysroot: str | None, search_path: str | None, stopped: Callable[[], bool]) -> None:
+        """gdb's `set sysroot` / `set solib-search-path`: the libraries of a stopped
+        process are looked up again at once (gdb's reload_shared_libraries), the others'
+        at their next load."""
+        if sysroot is not None:
+            self._library_paths.set_sysroot(sysroot)
+        if search_path is not None:
+            self._library_paths.set_search_path(search_path)
+        if stopped():
+            self._access.run_on_engine(lambda: self.on_library_event(0))
+
+    def on_library_event(self, _tid: int) -> None:
+        loaded, unloaded = self._tracker.sync()
+        for module in loaded:
+            self._events.put(ModuleLoaded(module))
+        self._tell_library_warnings()
+        for module in unloaded:
+            self._events.put(ModuleUnloaded(module))
+            self._locations.unbind_module(module)
+        self._breakpoints.catch_library_change(loaded, unloaded)
+        # gdb's auto-solib-add: the loader's news bring back what `nosharedlibrary` dropped
+        self._library_symbols.read_library_symbols(None)
+        if loaded:
+            self._breakpoints.arm_catchpoints()
+            self._locations.bind_all()
+
+    def _at_entry_without_loader(self, tid: int) -> None:
+        """The program's entry, where the loader's breakpoint was not found (its file is not
+        under the sysroot): the loader has mapped the libraries the program was linked with
+        (gdb lists them at the next stop); its breakpoint, read from r_debug now, follows
+        the rest."""
+        self.on_library_event(tid)
+        r_brk = self._tracker.r_brk_from_memory()
+        if r_brk and self._remote.live() is not None:
+            self._remote.traps.add_internal(r_brk, on_hit=self._loader_trap_hit)
+        elif r_brk:
+            self._breakpoints.add_internal(r_brk, on_hit=self._loader_trap_hit)
+
+    def _tell_library_warnings(self) -> None:
+        for text in self._tracker.take_warnings():
+            self._events.put(Output("warning", f"warning: {text}\n"))
