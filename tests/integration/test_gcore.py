@@ -82,6 +82,10 @@ def _normalized(text: str, drop_addresses: bool = False) -> str:
     tids = sorted({int(t) for t in re.findall(r"LWP (\d+)", text)})
     for index, tid in enumerate(tids):
         text = re.sub(rf"\b({tid}|{tid:#x})\b", f"TID{index}", text)
+    # `info threads` pads its Target Id column to the longest id: a run whose thread ids
+    # have another number of digits pads it otherwise
+    text = re.sub(r"(Target Id) +(Frame)", r"\1 \2", text)
+    text = re.sub(r"(\(LWP TID\d+\)) +", r"\1 ", text)
     drop = re.compile(r"^(k\d\s|\[New LWP|warning: |Saved corefile|\[Thread debugging|Using host"
                       r"|\s+unwind_buf = )")  # a jmp_buf's pointers are mangled with a per-process key
     lines = [line for line in text.splitlines() if line.strip() and not drop.match(line)]
