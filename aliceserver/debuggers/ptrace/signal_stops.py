@@ -15,7 +15,7 @@ from aliceserver.debuggers.model import FaultInfo, SignalPolicy
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.inferior_parts import InferiorParts
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Tracee, _Action
-from aliceserver.debuggers.ptrace.traps import PhysicalTrap, TrapTable
+from aliceserver.debuggers.ptrace.traps import PhysicalTrap, TrapTable, judge_trap_hit
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.ptrace.watchscope import frame_alive, retire
 from aliceserver.debuggers.signals import (
@@ -156,38 +156,9 @@ class SignalStops(InferiorParts):
     ) -> "Stopped | _Action":
         """`user_only`: the user's breakpoints and watch scope guards (a step landed here);
         `guards_only`: the scope guards alone."""
-        stop_ids: list[int] = []
-        internal_reason: StopReason | None = None
-        note = ""
-        finished: list[int] = []
-        left: list[int] = []  # watches whose frame returned here
-        for bp in list(trap.logical):
-            guard = bp.guards_watch is not None
-            if not bp.enabled or (user_only and bp.internal and not guard) or (guards_only and not guard):
-                continue
-            if bp.internal:
-                if bp.condition is not None and not bp.condition(t.tid):
-                    continue
-                bp.hit_count += 1
-                if bp.on_hit is not None:
-                    bp.on_hit(t.tid)
-                if bp.guards_watch is not None:
-                    left.append(bp.guards_watch)
-                elif bp.reports is not None:
-                    internal_reason, note = bp.reports, bp.note
-                if bp.temporary:
-                    finished.append(bp.id)
-                continue
-            bp.hit_count += 1
-            if bp.condition is not None:
-                try:
-                    if not bp.condition(t.tid):
-                        continue
-                except Exception:  # a broken condition stops, as in gdb, and says why
-                    log.exception("breakpoint %d condition failed", bp.id)
-            stop_ids.append(bp.id)
-            if bp.temporary:
-                finished.append(bp.id)
+        verdict = judge_trap_hit(trap, t.tid, user_only=user_only, guards_only=guards_only)
+        stop_ids, internal_reason, note = verdict.stop_ids, verdict.internal, verdict.note
+        finished, left = verdict.finished, verdict.left
         for ident in finished:
             bp = self.traps.by_id[ident]
             emptied = self.traps.remove(ident)

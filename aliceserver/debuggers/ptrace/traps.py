@@ -5,6 +5,7 @@ Pure bookkeeping (no ptrace): the engine decides when bytes are written.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -121,3 +122,54 @@ class TrapTable:
                     patched = bytearray(data)
                 patched[trap_address - address] = trap.original[0]
         return bytes(patched) if patched is not None else data
+
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass
+class TrapVerdict:
+    """What a thread's hit of a trap comes to, for either backend to act on."""
+
+    stop_ids: list[int] = field(default_factory=list)  # the user's breakpoints that stop
+    internal: StopReason | None = None  # an engine breakpoint's reason to stop
+    note: str = ""
+    finished: list[int] = field(default_factory=list)  # temporary ones to remove
+    left: list[int] = field(default_factory=list)  # watches whose frame returned here
+
+
+def judge_trap_hit(trap: PhysicalTrap, tid: int, *, user_only: bool = False,
+                   guards_only: bool = False) -> TrapVerdict:  # fmt: skip
+    """Each logical breakpoint of `trap` hit by `tid`: conditions judged, hits counted,
+    internal actions run (ptrace and remote alike). `user_only`: the user's breakpoints
+    and the watch scope guards (a step landed here); `guards_only`: the guards alone."""
+    verdict = TrapVerdict()
+    for bp in list(trap.logical):
+        guard = bp.guards_watch is not None
+        if not bp.enabled or (user_only and bp.internal and not guard) or (guards_only and not guard):
+            continue
+        if bp.internal:
+            if bp.condition is not None and not bp.condition(tid):
+                continue
+            bp.hit_count += 1
+            if bp.on_hit is not None:
+                bp.on_hit(tid)
+            if bp.guards_watch is not None:
+                verdict.left.append(bp.guards_watch)
+            elif bp.reports is not None:
+                verdict.internal, verdict.note = bp.reports, bp.note
+            if bp.temporary:
+                verdict.finished.append(bp.id)
+            continue
+        bp.hit_count += 1
+        if bp.condition is not None:
+            try:
+                if not bp.condition(tid):
+                    continue
+            except Exception:  # a broken condition stops, as in gdb, and says why
+                _log.exception("breakpoint %d condition failed", bp.id)
+        verdict.stop_ids.append(bp.id)
+        if bp.temporary:
+            verdict.finished.append(bp.id)
+    return verdict
+

@@ -14,7 +14,12 @@ from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import BreakpointChanged, Stopped, StopReason
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import BreakpointInfo
-from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap, TrapTable
+from aliceserver.debuggers.ptrace.traps import (
+    LogicalBreakpoint,
+    PhysicalTrap,
+    TrapTable,
+    judge_trap_hit,
+)
 from aliceserver.debuggers.remote.errors import RemoteError
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.errors import TargetError
@@ -98,37 +103,9 @@ class RemoteTraps:
         """As ptrace's: conditions judged, hits counted, internal actions run, temporary
         ones removed; the Stopped to report, None to go on. `user_only`: the user's
         breakpoints and the watch scope guards (a step landed here)."""
-        stop_ids: list[int] = []
-        internal: StopReason | None = None
-        note = ""
-        finished: list[int] = []
-        left: list[int] = []  # watches whose frame returned here (remote/watches.py)
-        for bp in list(trap.logical):
-            if not bp.enabled or (user_only and bp.internal and bp.guards_watch is None):
-                continue
-            if bp.internal:
-                if bp.condition is not None and not bp.condition(tid):
-                    continue
-                bp.hit_count += 1
-                if bp.on_hit is not None:
-                    bp.on_hit(tid)
-                if bp.guards_watch is not None:
-                    left.append(bp.guards_watch)
-                elif bp.reports is not None:
-                    internal, note = bp.reports, bp.note
-                if bp.temporary:
-                    finished.append(bp.id)
-                continue
-            bp.hit_count += 1
-            if bp.condition is not None:
-                try:
-                    if not bp.condition(tid):
-                        continue
-                except Exception:  # a broken condition stops, as in gdb
-                    log.exception("breakpoint %d condition failed", bp.id)
-            stop_ids.append(bp.id)
-            if bp.temporary:
-                finished.append(bp.id)
+        verdict = judge_trap_hit(trap, tid, user_only=user_only)
+        stop_ids, internal, note = verdict.stop_ids, verdict.internal, verdict.note
+        finished, left = verdict.finished, verdict.left
         for ident in finished:
             bp = self.table.by_id[ident]
             self.remove_logical(ident)
