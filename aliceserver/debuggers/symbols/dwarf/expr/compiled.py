@@ -2,8 +2,9 @@
 
 At a given pc the scope, each variable's location expression and type, the frame base and
 the CFA rule are all fixed, so `i == -1` comes down to "read 4 bytes at rsp + 16 - 20,
-compare with -1": no scope walk, no Value objects. The closures read the registers and
-memory afresh at every call (values change between hits; each thread has its own frame).
+compare with -1": no scope walk, no Value objects. The analysis here produces the small IR
+of condition_ir.py; its closures read the registers and memory afresh at every call (values
+change between hits; each thread has its own frame).
 
 Covered: integer, bool, enum and pointer variables (locals and parameters at a register +
 offset or in a register, globals and statics at a fixed address, members of structs in
@@ -16,12 +17,13 @@ judges every compiled closure that raises (and says what is wrong).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols, ast
+from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
+from aliceserver.debuggers.symbols.dwarf.expr.condition_ir import MASK64, ReadMemory
 from aliceserver.debuggers.symbols.dwarf.expr.convert import Builtins, common_type, promote
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.scopes import Variable, VarKind
@@ -37,16 +39,6 @@ from aliceserver.debuggers.symbols.dwarf.types import (
 )
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
 
-MASK64 = (1 << 64) - 1
-
-# Closures take the thread's register object: gdb-named attributes (the engine's UserRegs).
-Getter = Callable[[Any], int]
-ReadMemory = Callable[[int, int], bytes]
-
-_COMPARE: dict[str, Callable[[int, int], bool]] = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
-    ">": operator.gt, "<=": operator.le, ">=": operator.ge,
-}  # fmt: skip
 _NOT_NUMBERS = (Encoding.FLOAT, Encoding.COMPLEX)
 
 
@@ -63,22 +55,33 @@ class PcFrame:
 @dataclass(frozen=True, slots=True)
 class _Node:
     type: Type
-    value: Getter | None = None  # a scalar: the number, as convert.to_number gives it
-    const: int | None = None  # a scalar known now
-    address: Getter | None = None  # a struct in memory: where it starts
+    value: ir.Node | None = None  # a scalar: the number, as convert.to_number gives it
+    address: ir.Node | None = None  # a struct in memory: where it starts
 
 
 class _Unsupported(Exception):
     """This condition is for the general evaluator."""
 
 
-def compile_condition(tree: ast.Expr, frame: PcFrame) -> Callable[[Any], bool] | None:
-    """A closure telling from a thread's registers whether `tree` holds, or None."""
+def analyse_condition(tree: ast.Expr, frame: PcFrame) -> ir.Node | None:
+    """`tree` as IR whose value is non-zero when the condition holds, or None."""
+    return analyse_value(tree, frame)
+
+
+def analyse_value(tree: ast.Expr, frame: PcFrame) -> ir.Node | None:
+    """The scalar `tree` as IR (the number convert.to_number gives), or None."""
     try:
-        node = _Compiler(frame).scalar(tree)
+        return _Compiler(frame).scalar(tree).value
     except (_Unsupported, EvaluationError):  # unreadable DWARF too: the general evaluator
         return None
-    value = _getter(node)
+
+
+def compile_condition(tree: ast.Expr, frame: PcFrame) -> Callable[[Any], bool] | None:
+    """A closure telling from a thread's registers whether `tree` holds, or None."""
+    node = analyse_condition(tree, frame)
+    if node is None:
+        return None
+    value = ir.to_closure(node, frame.read)
     return lambda regs: value(regs) != 0
 
 
@@ -90,12 +93,9 @@ class _Compiler:
 
     # --- nodes ---------------------------------------------------------------------------
     def node(self, tree: ast.Expr) -> _Node:
-        if isinstance(tree, ast.IntLit):
+        if isinstance(tree, (ast.IntLit, ast.CharLit)):
             t = self.builtins.of(tree.type_name)
-            return _Node(t, const=_converter(t)(tree.value))
-        if isinstance(tree, ast.CharLit):
-            t = self.builtins.of(tree.type_name)
-            return _Node(t, const=_converter(t)(tree.value))
+            return _Node(t, value=_fold(_converted_ir(ir.Const(tree.value), t)))
         if isinstance(tree, ast.Name):
             return self.name(tree.name)
         if isinstance(tree, ast.Member):
@@ -106,18 +106,19 @@ class _Compiler:
             return self.cast(tree.type, self.scalar(tree.operand))
         if isinstance(tree, ast.Binary):
             if tree.op in ("&&", "||"):
-                return self.logical(tree.op, self.scalar(tree.left), self.scalar(tree.right))
+                left, right = self.scalar(tree.left), self.scalar(tree.right)
+                return self.truth(ir.Logical(tree.op, _value(left), _value(right)))
             return self.arith(tree.op, self.scalar(tree.left), self.scalar(tree.right))
         raise _Unsupported  # floats, strings, registers, calls, assignments, [], ?:, sizeof
 
     def scalar(self, tree: ast.Expr) -> _Node:
         node = self.node(tree)
-        if node.value is None and node.const is None:
+        if node.value is None:
             raise _Unsupported  # a struct where a number is wanted: the general error
         return node
 
-    def truth(self, fn: Callable[[Any], bool], *parts: _Node) -> _Node:
-        return _fold(self.truth_type, lambda regs: 1 if fn(regs) else 0, parts)
+    def truth(self, node: ir.Node) -> _Node:
+        return _Node(self.truth_type, value=_fold(node))
 
     # --- names -----------------------------------------------------------------------------
     def name(self, name: str) -> _Node:
@@ -136,20 +137,26 @@ class _Compiler:
         if var.kind is VarKind.CONSTANT or "DW_AT_const_value" in var.die.attributes:
             if not _is_scalar(t):
                 raise _Unsupported
-            return _Node(t, const=symbols.module.value_of(var, symbols.frame).as_int())
+            return _Node(t, value=ir.Const(symbols.module.value_of(var, symbols.frame).as_int()))
         register, offset, in_register = self.location(var)
         if in_register:
             if register is None or not _is_scalar(t):
                 raise _Unsupported
-            return _Node(t, value=_register_value(register, t))
-        return self.object_at(_address(register, offset), t)
+            # A variable in a register: its low bytes (values.Value of a RegisterLoc).
+            s = strip(t)
+            return _Node(
+                t, value=ir.Convert(ir.Register(register), 8 * s.size, is_scalar_signed(s))
+            )
+        if register is None:
+            return self.object_at(ir.Const(offset & MASK64), t)
+        return self.object_at(ir.Offset(ir.Register(register), offset), t)
 
-    def object_at(self, address: Getter, t: Type) -> _Node:
+    def object_at(self, address: ir.Node, t: Type) -> _Node:
         if isinstance(strip(t), StructType):
             return _Node(t, address=address)
         if not _is_scalar(t):
             raise _Unsupported
-        return _Node(t, value=_load(self.frame.read, address, t))
+        return _Node(t, value=ir.Load(address, strip(t).size, is_scalar_signed(t)))
 
     def location(self, var: Variable) -> tuple[str | None, int, bool]:
         """(register, offset, in_register): memory at register + offset (register None: a
@@ -223,58 +230,51 @@ class _Compiler:
         member = next((m for m in t.members if m.name == name and not m.is_base), None)
         if member is None or member.offset is None or member.bit_size:
             raise _Unsupported
-        start, offset = address, member.offset
-        return self.object_at(lambda regs: (start(regs) + offset) & MASK64, member.type)
+        return self.object_at(ir.Offset(address, member.offset), member.type)
 
     # --- operators ---------------------------------------------------------------------
     def unary(self, op: str, operand_tree: ast.Expr) -> _Node:
         if op not in ("-", "+", "~", "!"):
             raise _Unsupported  # * & sizeof ++ --
         operand = self.scalar(operand_tree)
-        value = _getter(operand)
+        value = _value(operand)
         if op == "!":
-            return self.truth(lambda regs: value(regs) == 0, operand)
+            return self.truth(ir.Truth(value, negate=True))
         if isinstance(strip(operand.type), PointerType):
             raise _Unsupported  # the general evaluator's error
         t = promote(operand.type, self.builtins)
-        to_t = _converter(t)
-        if op == "-":
-            return _fold(t, lambda regs: to_t(-value(regs)), (operand,))
-        if op == "~":
-            return _fold(t, lambda regs: to_t(~value(regs)), (operand,))
-        return _fold(t, lambda regs: to_t(value(regs)), (operand,))
+        if op == "+":
+            return _Node(t, value=_fold(_conversion(value, t)))
+        bits, signed = _width(t)
+        return _Node(t, value=_fold(ir.Unary(op, value, bits, signed)))
 
     def cast(self, target: ast.TypeName, operand: _Node) -> _Node:
         t = self.builtins.get(target.base)
         if target.pointers or target.array or t is None or not _is_scalar(t):
             raise _Unsupported  # typedefs, pointers, floats: the general evaluator
-        value, to_t = _getter(operand), _converter(t)
-        return _fold(t, lambda regs: to_t(value(regs)), (operand,))
-
-    def logical(self, op: str, left: _Node, right: _Node) -> _Node:
-        a, b = _getter(left), _getter(right)
-        if op == "&&":
-            return self.truth(lambda regs: a(regs) != 0 and b(regs) != 0, left, right)
-        return self.truth(lambda regs: a(regs) != 0 or b(regs) != 0, left, right)
+        return _Node(t, value=_fold(_conversion(_value(operand), t)))
 
     def arith(self, op: str, left: _Node, right: _Node) -> _Node:
         if isinstance(strip(left.type), PointerType) or isinstance(strip(right.type), PointerType):
-            if op not in _COMPARE:
+            if op not in ir.COMPARE:
                 raise _Unsupported  # pointer arithmetic
-            compare = _COMPARE[op]
-            a, b = _getter(left), _getter(right)  # pointers compare as raw numbers
-            return self.truth(lambda regs: compare(a(regs), b(regs)), left, right)
+            # Pointers compare as raw numbers, each side as its own type reads.
+            signs = is_scalar_signed(strip(left.type)), is_scalar_signed(strip(right.type))
+            return self.truth(ir.Compare(op, _value(left), _value(right), *signs))
         shift = op in ("<<", ">>")
-        t = promote(left.type, self.builtins) if shift else common_type(left.type, right.type, self.builtins)
+        t = (
+            promote(left.type, self.builtins)
+            if shift
+            else common_type(left.type, right.type, self.builtins)
+        )
         a = _converted(left, t)
-        b = _getter(right) if shift else _converted(right, t)  # a shift count keeps its value
-        if op in _COMPARE:
-            compare = _COMPARE[op]
-            return self.truth(lambda regs: compare(a(regs), b(regs)), left, right)
-        if op not in _ARITH:
+        b = _value(right) if shift else _converted(right, t)  # a shift count keeps its value
+        bits, signed = _width(t)
+        if op in ir.COMPARE:
+            return self.truth(ir.Compare(op, a, b, signed, signed))
+        if op not in ir.ARITH:
             raise _Unsupported
-        apply, to_t = _ARITH[op], _converter(t)
-        return _fold(t, lambda regs: to_t(apply(a(regs), b(regs))), (left, right))
+        return _Node(t, value=_fold(ir.Binary(op, a, b, bits, signed)))
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -292,18 +292,30 @@ def _is_scalar(t: Type) -> bool:
     return isinstance(s, (BaseType, EnumType)) and s.size in (1, 2, 4, 8)
 
 
-def _converter(t: Type) -> Callable[[int], int]:
-    """A number converted to `t` the C way (convert.make then to_number): wrapped."""
+def _is_bool(t: Type) -> bool:
+    s = strip(t)
+    return isinstance(s, BaseType) and s.encoding is Encoding.BOOL
+
+
+def _width(t: Type) -> tuple[int, bool]:
     s = strip(t)
     if not _is_scalar(s):
         raise _Unsupported
-    if isinstance(s, BaseType) and s.encoding is Encoding.BOOL:
-        return lambda number: 1 if number else 0
-    bits = 8 * s.size
-    mask, half = (1 << bits) - 1, 1 << (bits - 1)
-    if is_scalar_signed(s):
-        return lambda number: ((number + half) & mask) - half
-    return lambda number: number & mask
+    return 8 * s.size, is_scalar_signed(s)
+
+
+def _conversion(value: ir.Node, t: Type) -> ir.Node:
+    """A number converted to `t` the C way (convert.make then to_number): wrapped."""
+    if _is_bool(t):
+        return ir.Truth(value)
+    bits, signed = _width(t)
+    return ir.Convert(value, bits, signed)
+
+
+def _converted_ir(value: ir.Node, t: Type) -> ir.Node:
+    if not _is_scalar(t):
+        raise _Unsupported
+    return _conversion(value, t)
 
 
 def _fits(source: Type, target: Type) -> bool:
@@ -317,78 +329,39 @@ def _fits(source: Type, target: Type) -> bool:
     return s.size < t.size and (signed_t or not signed_s)
 
 
-def _getter(node: _Node) -> Getter:
-    if node.const is not None:
-        const = node.const
-        return lambda regs: const
+def _value(node: _Node) -> ir.Node:
     if node.value is None:
         raise _Unsupported
     return node.value
 
 
-def _converted(node: _Node, t: Type) -> Getter:
-    convert = _converter(t)
-    if node.const is not None:
-        const = convert(node.const)
-        return lambda regs: const
-    value = _getter(node)
+def _converted(node: _Node, t: Type) -> ir.Node:
+    value = _value(node)
+    if isinstance(value, ir.Const):
+        return _fold(_converted_ir(value, t))
+    _width(t)  # not a number type: the general evaluator
     if _fits(node.type, t):
         return value
-    return lambda regs: convert(value(regs))
+    return _conversion(value, t)
 
 
-def _fold(t: Type, fn: Getter, parts: tuple[_Node, ...]) -> _Node:
+def _fold(node: ir.Node) -> ir.Node:
     """Work out now what depends on no register or memory (`-1`, `(char)65`)."""
-    if all(part.const is not None for part in parts):
-        try:
-            return _Node(t, const=fn(None))
-        except (ArithmeticError, EvaluationError):
-            pass  # `1 / 0`: raised at each hit, where the general evaluator says why
-    return _Node(t, value=fn)
+    if isinstance(node, ir.Const) or not all(isinstance(part, ir.Const) for part in _parts(node)):
+        return node
+    try:
+        return ir.Const(ir.to_closure(node, _no_memory)(None))
+    except (ArithmeticError, EvaluationError):
+        return node  # `1 / 0`: raised at each hit, where the general evaluator says why
 
 
-def _address(register: str | None, offset: int) -> Getter:
-    if register is None:
-        fixed = offset & MASK64
-        return lambda regs: fixed
-    get = operator.attrgetter(register)
-    return lambda regs: (get(regs) + offset) & MASK64
+def _parts(node: ir.Node) -> tuple[ir.Node, ...]:
+    if isinstance(node, (ir.Binary, ir.Compare, ir.Logical)):
+        return node.left, node.right
+    if isinstance(node, (ir.Convert, ir.Truth, ir.Unary)):
+        return (node.operand,)
+    return (node,)  # registers, addresses and loads are never constant
 
 
-def _load(read: ReadMemory, address: Getter, t: Type) -> Getter:
-    size, signed = strip(t).size, is_scalar_signed(t)
-    from_bytes = int.from_bytes
-    return lambda regs: from_bytes(read(address(regs), size), "little", signed=signed)
-
-
-def _register_value(register: str, t: Type) -> Getter:
-    """A variable in a register: its low bytes (values.Value of a RegisterLoc)."""
-    get = operator.attrgetter(register)
-    bits = 8 * strip(t).size
-    mask, half = (1 << bits) - 1, 1 << (bits - 1)
-    if is_scalar_signed(t):
-        return lambda regs: ((get(regs) + half) & mask) - half
-    return lambda regs: get(regs) & mask
-
-
-def _divide(a: int, b: int) -> int:
-    if b == 0:
-        raise EvaluationError("Division by zero")
-    return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C truncates toward zero
-
-
-def _shift_left(a: int, b: int) -> int:
-    return a << b if 0 <= b < 128 else 0
-
-
-def _shift_right(a: int, b: int) -> int:
-    return a >> b if 0 <= b < 128 else (-1 if a < 0 else 0)
-
-
-# operators.apply for integers.
-_ARITH: dict[str, Callable[[int, int], int]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul,
-    "&": operator.and_, "|": operator.or_, "^": operator.xor,
-    "/": _divide, "%": lambda a, b: a - _divide(a, b) * b,
-    "<<": _shift_left, ">>": _shift_right,
-}  # fmt: skip
+def _no_memory(address: int, size: int) -> bytes:
+    raise EvaluationError("no memory while folding")
