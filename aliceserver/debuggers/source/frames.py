@@ -23,7 +23,7 @@ from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.source.stepping import InlineCall
 from aliceserver.debuggers.source.stopcache import StopCache
-from aliceserver.debuggers.source.tailframes import TAIL_CALL, TailCallStack
+from aliceserver.debuggers.source.tailframes import TAIL_CALL, TailCallLinks, TailCallStack
 from aliceserver.debuggers.source.variables import (
     FloatRegisters,
     FrameView,
@@ -93,6 +93,7 @@ class Frames:
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
         self._tail_stacks: dict[int, TailCallStack] = {}  # thread -> its frames with tail calls
+        self._tail_links = TailCallLinks()  # the chains found at call sites, kept across stops
         self._past_main = False  # gdb's `backtrace past-main` (set_past_main)
 
     @property
@@ -179,7 +180,7 @@ class Frames:
         stack = self._tail_stacks.get(thread_id)
         if stack is None or stack.physical is not physical:  # unwound anew
             stack = self._tail_stacks[thread_id] = TailCallStack(physical)
-        return stack.extend(self._source, levels)
+        return stack.extend(self._source, levels, self._tail_links)
 
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
         key = (thread_id, start, count)
