@@ -20,6 +20,7 @@ class TargetRegister:
     bitsize: int
     type: str  # the description's: int64, code_ptr, ieee_double, svev...
     group: str  # the description's group, "" where it gives none
+    feature: str = ""  # the description's feature holding it (org.gnu.gdb.i386.core...)
 
     @property
     def integer(self) -> bool:

@@ -18,8 +18,11 @@ from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registers import (
     described_value,
     format_value,
+    is_x86,
     read_raw,
     register_names,
+    x86_snapshot,
+    x86_values,
 )
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 from aliceserver.errors import AliceError
@@ -287,8 +290,11 @@ def _register_values(ctx: Context, args: list[str]) -> Reply:
     fmt = options.rest[0]
     if fmt not in ("x", "o", "t", "d", "r", "N", "z"):
         raise MiError(f"Unknown register format: {fmt}")
-    values = read_raw(session, tid, level)
     names = register_names(session)
+    if is_x86(session):
+        numbers = _selected(options.rest[1:], "data-list-register-values", names)
+        return [("register-values", list(x86_values(session, tid, level, fmt, numbers)))]
+    values = read_raw(session, tid, level)
     numbers = _selected(options.rest[1:], "data-list-register-values", names) or list(range(len(names)))
     out: list[Value] = []
     for number in numbers:
@@ -305,7 +311,10 @@ def _register_values(ctx: Context, args: list[str]) -> Reply:
 def _changed_registers(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     tid = session.require_stopped()
-    values = {name: raw for name, raw in read_raw(session, tid).items() if raw is not None}  # frame 0's
+    if is_x86(session):
+        values = x86_snapshot(session, tid)
+    else:
+        values = {name: raw for name, raw in read_raw(session, tid).items() if raw is not None}  # frame 0's
     before = session.registers_before
     changed = [str(n) for n, name in enumerate(register_names(session))
                if name in values and (before is None or before.get(name) != values[name])]

@@ -15,10 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from aliceserver.adapters.mi import register_info_described as described
-from aliceserver.adapters.mi.registers import GENERAL, X87, read_raw
+from aliceserver.adapters.mi.registers import (
+    GENERAL,
+    X87,
+    read_raw,
+    register_names,
+    vector_extensions,
+)
 from aliceserver.adapters.mi.registry import Context, MiError
 from aliceserver.debuggers.arch.program import program_architecture
-from aliceserver.errors import AliceError
 
 _NAME_COLUMN = 15
 _NATURAL_COLUMN = 35  # value_column_1 + "0x" + 16 hex digits + two spaces
@@ -68,17 +73,7 @@ class _Machine:
 
 
 def _machine(ctx: Context, tid: int) -> _Machine:
-    session = ctx.session
-    # The evaluator knows AVX-512's registers only where the machine has them ($k0 is
-    # otherwise an empty convenience variable); AVX shows in the kernel's xstate.
-    try:
-        avx512 = session.evaluate("$k0", tid=tid, level=0).type != "void"
-    except AliceError:
-        avx512 = False
-    try:
-        avx = bool(session.debugger.read_vector_registers(tid).ymm)
-    except AliceError:
-        avx = False
+    avx, avx512 = vector_extensions(ctx.session, tid)
     return _Machine(avx512, avx)
 
 
@@ -117,6 +112,7 @@ def info_registers(ctx: Context, text: str, print_all: bool = False) -> None:
         described.info_registers(ctx, tid, arch, text, print_all, lambda name: _line(ctx, tid, level, name, None))
         return
     machine = _machine(ctx, tid)
+    numbered = set(register_names(session)) - {""}  # the raw ymmNh, zmmNh... too
     words = text.split()
     if not words:
         names = machine.group("all" if print_all else "general")
@@ -126,7 +122,7 @@ def info_registers(ctx: Context, text: str, print_all: bool = False) -> None:
             name = word[1:] if word.startswith("$") else word
             if not name:
                 raise MiError("Missing register name")
-            if _known(machine, name):
+            if _known(machine, name) or name in numbered:
                 names += (name,)
                 continue
             group = next((g for g in _GROUPS if g.startswith(name)), None)

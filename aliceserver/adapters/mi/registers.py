@@ -1,13 +1,18 @@
 """Registers with gdb's numbers and value formats (-data-list-register-*, info registers):
-x86-64's, and aarch64's core and fpu features (gdb's numbers 0-67)."""
+x86-64's as gdb numbers a description's (arch/x86_64_numbering.py: the stub's, or the one
+gdb builds for the machine), their values as the evaluator prints `$name`; aarch64's core
+and fpu features (gdb's numbers 0-67) and what its description adds."""
 
 from __future__ import annotations
 
 import struct
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi.registry import MiError
+from aliceserver.debuggers.arch import x86_64_numbering as numbering
 from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.targetregisters import HasTargetRegisters
+from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
@@ -33,11 +38,76 @@ _WORDS = ("cpsr", "fpsr", "fpcr")  # aarch64's 32-bit ones
 def register_names(session: MiSession) -> tuple[str, ...]:
     """The program's registers in gdb's numbering: on aarch64 the stub's description's
     (gdb numbers its raw registers so: the core, fpu or SVE, then the rest in order)."""
-    if program_architecture(session.debugger).name != "aarch64":
+    name = program_architecture(session.debugger).name
+    if name == "i386:x86-64":
+        return _x86_names(session)
+    if name != "aarch64":
         return NAMES
     debugger = session.debugger
     described = debugger.target_registers() if isinstance(debugger, HasTargetRegisters) else ()
     return tuple(register.name for register in described) or AARCH64_NAMES
+
+
+def _x86_names(session: MiSession) -> tuple[str, ...]:
+    debugger = session.debugger
+    described = debugger.target_registers() if isinstance(debugger, HasTargetRegisters) else ()
+    if described:
+        return numbering.register_names(numbering.Described(r.name, r.feature) for r in described)
+    inferior = session.inferior
+    if inferior.process is None or inferior.running or inferior.selected_tid is None:
+        return numbering.machine_names(avx=False, avx512=False)  # gdb's before a process
+    return numbering.machine_names(*vector_extensions(session, inferior.selected_tid))
+
+
+def vector_extensions(session: MiSession, tid: int) -> tuple[bool, bool]:
+    """Whether thread `tid`'s machine has AVX and AVX-512 (as its description would say)."""
+    # The evaluator knows AVX-512's registers only where the machine has them ($k0 is
+    # otherwise an empty convenience variable); AVX shows in the kernel's xstate.
+    try:
+        avx512 = session.evaluate("$k0", tid=tid, level=0).type != "void"
+    except AliceError:
+        avx512 = False
+    try:
+        avx = bool(session.debugger.read_vector_registers(tid).ymm)
+    except AliceError:
+        avx = False
+    return avx, avx512
+
+
+def is_x86(session: MiSession) -> bool:
+    return program_architecture(session.debugger).name == "i386:x86-64"
+
+
+def evaluated(session: MiSession, tid: int, level: int, name: str, fmt: str) -> str:
+    """Register `name` in MI's format letter (x o t d z, r raw: z, N natural) as gdb's
+    output_register prints it: the value alone, no pointer type before it."""
+    letter = {"r": "z", "N": None}.get(fmt, fmt)
+    info = session.evaluate(f"${name}", letter, tid=tid, level=level)
+    prefix = f"({info.type}) "
+    return info.value[len(prefix) :] if info.value.startswith(prefix) else info.value
+
+
+def x86_values(session: MiSession, tid: int, level: int, fmt: str, numbers: list[int]) -> list[dict[str, str]]:
+    """-data-list-register-values over gdb's x86-64 numbers: every named one, or `numbers`
+    (a number without a register is gdb's `bad register number`)."""
+    names = register_names(session)
+    for number in numbers:
+        if not names[number]:
+            raise MiError("bad register number")
+    chosen = numbers or [number for number, name in enumerate(names) if name]
+    return [{"number": str(n), "value": evaluated(session, tid, level, names[n], fmt)} for n in chosen]
+
+
+def x86_snapshot(session: MiSession, tid: int) -> dict[str, int | bytes]:
+    """Every register of frame 0 as its raw hex (for -data-list-changed-registers)."""
+    found: dict[str, int | bytes] = {}
+    for name in register_names(session):
+        if name:
+            try:
+                found[name] = evaluated(session, tid, 0, name, "z").encode()
+            except AliceError:
+                continue  # unreadable now: not reported as changed
+    return found
 
 
 def described_value(session: MiSession, tid: int, name: str) -> int | None:

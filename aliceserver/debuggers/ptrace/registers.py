@@ -67,6 +67,8 @@ def set_vector(libc: binding.Libc, tid: int, name: str, data: bytes) -> None:
     elif name in _CONTROL_FIELDS:
         offset, size = _CONTROL_FIELDS[name]
         fx[offset : offset + size] = data[:size].ljust(size, b"\0")
+    elif kind in ("xmm", "ymm", "zmm", "k"):  # AVX-512's: not written over ptrace yet
+        raise TargetError(f"writing ${name} is not supported")
     else:
         raise TargetError(f"Invalid register `{name}'")
     if kind == "ymm":

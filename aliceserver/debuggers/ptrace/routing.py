@@ -76,7 +76,8 @@ class Execution:
         process = self._remote.live()  # a native process has its architecture's alone
         if process is None:
             return ()
-        return tuple(TargetRegister(r.name, r.bitsize, r.type, r.group) for r in process.description.registers)
+        return tuple(TargetRegister(r.name, r.bitsize, r.type, r.group, r.feature)
+                     for r in process.description.registers)
 
     def read_target_register(self, thread_id: int, name: str) -> bytes:
         def read() -> bytes:

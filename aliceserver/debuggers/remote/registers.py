@@ -125,16 +125,24 @@ class RegisterView:
         word) sets, with their bytes."""
         if not self.x86_64:
             raise TargetError(f"Invalid register `{name}'")
-        if name.startswith("ymm") and name[3:].isdigit():
-            low, high = f"xmm{name[3:]}", f"ymm{name[3:]}h"
-            if low in self.description and high in self.description:
-                if len(data) != 32:
-                    raise TargetError(f"{name} takes 32 bytes, not {len(data)}")
-                return [(low, data[:16]), (high, data[16:])]
+        kind, number = name[:3], name[3:]
+        if kind in ("ymm", "zmm") and number.isdigit():
+            # the description's pieces of it: xmmN, ymmNh and for zmmN zmmNh
+            pieces = [f"xmm{number}", f"ymm{number}h", f"zmm{number}h"][: 2 if kind == "ymm" else 3]
+            if all(piece in self.description for piece in pieces):
+                size = 32 if kind == "ymm" else 64
+                if len(data) != size:
+                    raise TargetError(f"{name} takes {size} bytes, not {len(data)}")
+                slices = ((0, 16), (16, 32), (32, 64))
+                return [
+                    (piece, data[start:end])
+                    for piece, (start, end) in zip(pieces, slices, strict=False)
+                ]
         register = self.description.get(name)
         if register is None or name not in (
             *_float_names(32, "xmm"),
             *_float_names(8, "st"),
+            *_float_names(8, "k"),
             *_CONTROL_WIDTH,
         ):
             raise TargetError(f"Invalid register `{name}'")

@@ -48,9 +48,9 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr.methods import Methods
 
 _MAX_REFERENCE = (1 << 31) - 1
-# What ptrace/registers.set_vector writes: the SSE/AVX registers but AVX-512's, st0-7 and
-# the control words FXSAVE holds as gdb shows them.
-_WRITABLE = re.compile(r"(xmm|ymm)([0-9]|1[0-5])|st[0-7]|fctrl|fstat|fop|mxcsr")
+# What a backend's set_vector_register may write: the SSE, AVX and AVX-512 registers, st0-7
+# and the control words FXSAVE holds as gdb shows them (the backend refuses what it cannot).
+_WRITABLE = re.compile(r"(xmm|ymm|zmm)([0-9]|[12][0-9]|3[01])|k[0-7]|st[0-7]|fctrl|fstat|fop|mxcsr")
 
 
 @dataclass(slots=True)

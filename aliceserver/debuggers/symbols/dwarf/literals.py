@@ -164,6 +164,8 @@ def format_short_float(data: bytes, *, bfloat16: bool) -> str:
     mantissa bits * log10 2): 4 digits for bfloat16 (8 bits), 5 for IEEE half (11)."""
     raw = int.from_bytes(data[:2], "little")
     if bfloat16:
+        if raw & 0x7F80 == 0x7F80 and raw & 0x7F:  # a NaN: its own 7 mantissa bits, as gdb
+            return f"{'-' if raw >> 15 else ''}nan({raw & 0x7F:#x})"
         return format_float((raw << 16).to_bytes(4, "little"), digits=4)
     number = float(struct.unpack("<e", data[:2])[0])
     if math.isnan(number):

@@ -125,6 +125,11 @@ def lookup(name: str, avx512: Callable[[], bool]) -> RegisterSpec | None:
         if 0 <= number < (32 if number < 16 or avx512() else 0):
             return RegisterSpec(name, YMM0 + number, lambda: _int("uint128_t", 16, signed=False), 16)
         return None
+    if name.startswith("zmm") and name.endswith("h"):  # gdb's raw zmmNh: zmmN's upper half
+        number = _numbered(name[:-1])[1]
+        if 0 <= number < 32 and avx512():
+            return RegisterSpec(name, ZMM0 + number, _v2ui128, 32)
+        return None
     kind, number = _numbered(name)
     if kind in ("xmm", "ymm", "zmm", "k") and (kind in ("zmm", "k") or number >= 16) and not avx512():
         return None
@@ -200,6 +205,11 @@ def _vec128() -> Type:
         members.append(Member(f"v{count}_{label}", vector, 0))
     members.append(Member("uint128", _int("uint128_t", 16, signed=False), 0))
     return _union("vec128", 16, members)
+
+
+def _v2ui128() -> Type:
+    """The type of gdb's zmmNh (features/i386/64bit-avx512.xml): two uint128."""
+    return TypedefType("v2ui128", ArrayType(_int("uint128_t", 16, signed=False), 2, vector=True))
 
 
 def _vec_wide(tag: str, size: int) -> Type:

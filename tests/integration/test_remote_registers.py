@@ -1,0 +1,72 @@
+"""Registers over gdbserver as gdb 13 shows them over the same kind of stub: the target
+description's registers and gdb's pseudo registers by gdb's numbers
+(-data-list-register-names: the raw ymmNh, zmmNh, k0-7, fs_base, orig_rax..., the al/ax/eax
+views, ymm and zmm), their values in each MI format (the vector unions with their bfloat16
+and half views), the groups of `info registers`, and writes to the SSE, AVX and AVX-512
+registers that read back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_remote_session import _both
+from tests.support.batch import needs_gdb
+from tests.support.build import Builder, marker_line
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+def _mi(command: str) -> str:
+    return f'interpreter-exec mi "{command}"'
+
+
+def _start(builder: Builder) -> tuple[Path, list[str]]:
+    program = builder.build("registers_expr")
+    line = marker_line("registers_expr.c", "callee")
+    return program, ["target remote {target}", f"break registers_expr.c:{line}", "continue"]
+
+
+def _avx512() -> bool:
+    return "avx512f" in Path("/proc/cpuinfo").read_text()
+
+
+def test_register_numbers_and_values_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program, start = _start(builder)
+    gdb, alice = _both(program, [
+        *start, _mi("-data-list-register-names"), _mi("-data-list-register-values x"),
+        _mi("-data-list-register-values N"), _mi("-data-list-register-values r 17 24 40 56 57"),
+        _mi("-data-list-register-values d 40 160 180 200"), _mi("-data-list-register-values t 17 56"),
+        _mi("-data-list-register-values o 17"), _mi("-data-list-register-values x 999"),
+        _mi("-data-list-changed-registers"), "stepi", _mi("-data-list-changed-registers"), "kill",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert '"fs_base","gs_base","orig_rax","al","bl"' in alice and "v8_bfloat16 = {" in alice
+    assert '"eax","ebx","ecx","edx","esi","edi","ebp","esp"' in alice
+
+
+def test_register_groups_and_raw_names_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program, start = _start(builder)
+    gdb, alice = _both(program, [
+        *start, "info all-registers", "info registers vector", "info registers system", "info registers sse",
+        "info registers ymm0h xmm15 orig_rax fs_base eax al", "kill",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "ymm0h          0x0" in alice
+
+
+def test_vector_register_writes_read_back_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    if not _avx512():
+        pytest.skip("this machine has no AVX-512: gdbserver describes no zmm, k or xmm16-31")
+    program, start = _start(builder)
+    gdb, alice = _both(program, [
+        *start, "set $xmm20.v4_int32[0] = 5", "p $xmm20.v4_int32", "p $zmm20.v16_int32",
+        "set $zmm3.v8_int64[7] = 77", "p $zmm3.v8_int64", "p $zmm3h", "ptype $zmm3h", "whatis $zmm3h",
+        "set $ymm21.v8_int32[7] = 44", "p $zmm21.v16_int32", "set $k1 = 3", "p $k1", "set $ymm5.v8_int32[6] = 9",
+        "p $ymm5.v8_int32", "info registers k1 zmm3h xmm20", "stepi", "p $zmm3.v8_int64", "p $k1",
+        _mi("-data-list-register-values x 112"), "kill",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "= {5, 0, 0, 0}" in alice and "k1             0x3" in alice and ", 77}" in alice
+    assert '{number="112",value="0x3"}' in alice
