@@ -19,6 +19,7 @@ from aliceserver.debuggers.model import (
     VariableInfo,
     VariableScope,
 )
+from aliceserver.debuggers.restamp import restamped
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.source.stepping import InlineCall
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 
 _FIRST_FRAMES = 32  # most questions are about the top of the stack: unwind that much first
 MAX_FRAMES = 4096
+_MAX_LOOKUPS = 65536  # pcs whose CFI row and symbol are kept across stops
 DUMMY = "dummy"  # UnwoundFrame.method of the frame of a call into the program left stopped
 DUMMY_NAME = "<function called from gdb>"
 
@@ -88,7 +90,8 @@ class Frames:
         self._write_visible = engine.write_visible
         self._frames: dict[int, list[UnwoundFrame]] = {}  # a stopped thread's, until it moves
         self._unwinders: dict[int, StackUnwinder] = {}  # those of _frames that can go deeper
-        self._lookups = UnwindLookups()  # shared by the threads' unwindings of a stop
+        self._lookups = UnwindLookups()  # shared by the threads' unwindings, kept across stops
+        self._lookups_of: tuple[object, int] | None = None  # the module lists they were made with
         # (thread, callee level, callee pc, its float registers' id) -> the caller's frame
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
@@ -104,10 +107,20 @@ class Frames:
         """The program moves: every thread's frames are unwound anew."""
         self._frames.clear()
         self._unwinders.clear()
-        self._lookups = UnwindLookups()
+        self._keep_lookups()
         self._callers.clear()
         self._hidden.clear()
         self._tail_stacks.clear()
+
+    def _keep_lookups(self) -> None:
+        """The pcs' CFI rows and symbols outlive the stop (a loop's next stop unwinds through
+        the same pcs) while no module was mapped, moved or dropped."""
+        symbols = self._source.symbols
+        known = self._lookups_of
+        stale = known is None or known[0] is not symbols or known[1] != symbols.generation
+        if stale or len(self._lookups.rows) > _MAX_LOOKUPS:
+            self._lookups = UnwindLookups()
+            self._lookups_of = (symbols, symbols.generation)
 
     def forget_thread(self, thread_id: int) -> None:
         """The thread's registers changed (a new pc or stack pointer): unwind it again."""
@@ -203,9 +216,11 @@ class Frames:
                     made = self._stop_cache.shown_frames(thread_id, frames, stack.physical, self._source.stack_frames)
                     made, stack.hiding = made[stack.hidden if stack.hiding else 0 :], False
                     if frame.method == TAIL_CALL:  # one frame, named as the innermost call there
-                        made = [replace(made[0], tail_call=True, inlined=False, program_main=False)]
-                # Most often the level is right already (dataclasses.replace: 5 us a frame)
-                shown += [each if each.level == len(shown) + n else replace(each, level=len(shown) + n)
+                        made = [restamped(made[0], tail_call=True, inlined=False, program_main=False)]
+                # A place's frames are shared by the threads there: each gets its level and CFA
+                cfa = frame.cfa
+                shown += [each if each.level == len(shown) + n and each.cfa == cfa
+                          else restamped(each, level=len(shown) + n, cfa=cfa)
                           for n, each in enumerate(made)]  # fmt: skip
                 stack.physical += 1
             return self._stop_cache.remember_stack(key, shown[start:wanted])

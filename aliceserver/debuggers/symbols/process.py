@@ -45,6 +45,9 @@ class ProcessSymbols:
         # path): gdb lists them, symbols not read, at no addresses
         self._missing: dict[str, Module] = {}  # by the file path looked for
         self.target_name: Callable[[str], str] = lambda path: path  # (LibraryTracker's)
+        # Bumped when an address may be looked up differently (a module mapped, moved or
+        # dropped): what was looked up before stays good while it is the same.
+        self.generation = 0
 
     # --- the module list --------------------------------------------------------------
     def set_main(self, path: str, bias: int) -> Module:
@@ -128,6 +131,7 @@ class ProcessSymbols:
             restored = []
             for path in wanted:
                 module, _image = self._unread.pop(path)
+                self.generation += 1
                 if self.add_module(path, module.base) is not None:
                     restored.append(module)
         return restored
@@ -208,6 +212,7 @@ class ProcessSymbols:
                 if wanted.get(module.path) != module.base:
                     del self._unread[module.path]
                     unloaded.append(module)
+                    self.generation += 1
             for path, module in list(self._missing.items()):
                 if wanted.get(path) != module.base:
                     del self._missing[path]
@@ -301,6 +306,12 @@ class ProcessSymbols:
         ranges = sorted(
             ((m.low, m.high, m, image) for m, image in self._modules), key=lambda r: r[0]
         )
+        old = self._ranges
+        same = len(ranges) == len(old) and all(
+            new[2] is was[2] and new[3] is was[3] for new, was in zip(ranges, old, strict=True)
+        )
+        if not same:
+            self.generation += 1
         self._ranges = ranges
         self._lows = [r[0] for r in ranges]
 

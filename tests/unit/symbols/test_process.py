@@ -215,6 +215,33 @@ def test_library_symbols_dropped_and_read_again(program_pie: Path, library: Path
     assert symbols.lookup_name("shared_only") == LIB_BIAS + shared.address
 
 
+def test_generation_moves_with_every_change_of_the_lookups(program_pie: Path, library: Path) -> None:
+    """What the unwinder keeps across stops (each pc's CFI row and symbol) is kept while
+    the generation stays: it must move whenever an address may be looked up differently."""
+    symbols = ProcessSymbols(ElfCache())
+    seen = [symbols.generation]
+
+    def moved() -> bool:
+        seen.append(symbols.generation)
+        return seen[-1] != seen[-2]
+
+    symbols.set_main(str(program_pie), BIAS)
+    assert moved()
+    entries = [LinkMapEntry(0, "", 0), LinkMapEntry(LIB_BIAS, str(library), 0)]
+    symbols.sync_link_map(entries)
+    assert moved()
+    symbols.sync_link_map(entries)  # the same list: the same lookups
+    assert not moved()
+    symbols.drop_library_symbols()
+    assert moved()
+    symbols.sync_link_map(entries[:1])  # a library without its symbols read goes away
+    assert moved()
+    symbols.sync_link_map(entries)
+    assert moved()
+    symbols.remove_module(str(library))
+    assert moved()
+
+
 def _own_link_map(memory: Any) -> tuple[str, int, list[LinkMapEntry]]:
     exe_path = os.readlink("/proc/self/exe")
     exe = ElfImage.load(exe_path)
