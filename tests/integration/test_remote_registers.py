@@ -70,3 +70,31 @@ def test_vector_register_writes_read_back_like_gdb(builder: Builder, tmp_path: P
     assert alice == gdb
     assert "= {5, 0, 0, 0}" in alice and "k1             0x3" in alice and ", 77}" in alice
     assert '{number="112",value="0x3"}' in alice
+
+
+def test_mi_register_writes_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """-data-write-register-values: each value sign-extended over the whole register (the
+    general ones, eflags, an SSE register, the al and eax views), and gdb's errors."""
+    program, start = _start(builder)
+    gdb, alice = _both(program, [
+        *start, _mi("-data-write-register-values x 0 5 17 0x246 40 -1 191 -2 155 0x41"),
+        _mi("-data-list-register-values x 0 17 40 191 155"), _mi("-data-write-register-values x 1 2 3"),
+        _mi("-data-write-register-values x"), _mi("-data-write-register-values"),
+        _mi("-data-write-register-values x 999 1"), _mi("-data-write-register-values x 1 nosuch"),
+        _mi("-data-write-register-values x 7 1"), _mi("-data-list-register-values x 7"), "kill",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert '{number="0",value="0xffffff41"}' in alice and "Regs and vals are not in pairs." in alice
+
+
+def test_mi_vector_register_writes_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    if not _avx512():
+        pytest.skip("this machine has no AVX-512: gdbserver describes no zmm, k or xmm16-31")
+    program, start = _start(builder)
+    gdb, alice = _both(program, [
+        *start, _mi("-data-write-register-values x 57 7 112 3 130 9 207 -1"), "p $ymm0.v4_int64",
+        _mi("-data-list-register-values x 57 112 130"), _mi("-data-write-register-values x 239 5"),
+        "p $zmm0.v8_int64", "kill",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "{-1, -1, -1, -1}" in alice and "{5, 0, 0, 0, 0, 0, 0, 0}" in alice

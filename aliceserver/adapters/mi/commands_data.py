@@ -15,6 +15,7 @@ from aliceserver.adapters.mi.frames import (
 )
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.parser import getopt
+from aliceserver.adapters.mi.register_writes import write_register_values
 from aliceserver.adapters.mi.registers import (
     described_value,
     format_value,
@@ -328,5 +329,6 @@ def register(registry: MiRegistry) -> None:
         "data-read-memory-bytes": _read_memory_bytes, "data-write-memory-bytes": _write_memory_bytes,
         "data-read-memory": _read_memory, "data-list-register-names": _register_names,
         "data-list-register-values": _register_values, "data-list-changed-registers": _changed_registers,
+        "data-write-register-values": write_register_values,
     }.items():  # fmt: skip
         registry.add(name, handler)
