@@ -22,6 +22,7 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.patches.install import PatchTable
 from aliceserver.debuggers.ptrace.process import PtraceProcess
 from aliceserver.debuggers.ptrace.tracee import Run
 from aliceserver.debuggers.ptrace.traps import TrapTable
@@ -54,6 +55,7 @@ class ProcessAccess:
         self._core = core  # a core file debugged in place of a live process
         self._remote = remote  # a process behind a stub (remote/session.py), when connected
         self._traps = traps
+        self.patches = PatchTable()  # jump patches: reads show their original bytes too
         self._symbols = symbols
         self._disassembler = disassembler
         self._libc = libc
@@ -171,7 +173,7 @@ class ProcessAccess:
 
     def read_visible(self, address: int, size: int) -> bytes:
         address = self.runtime_address(address)
-        return self._traps.mask(address, self.read_raw(address, size))
+        return self.patches.mask(address, self._traps.mask(address, self.read_raw(address, size)))
 
     def read_memory(self, address: int, size: int) -> bytes:
         if size < 0 or size > 1 << 28:
