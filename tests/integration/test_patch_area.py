@@ -295,3 +295,18 @@ def test_system_calls_borrow_the_pc_without_a_vdso_and_the_area_goes_away(
     assert area.data.closed
     assert all_registers(s) == registers and fd_table(s.pid) == fds
     assert s.finish() == 0
+
+
+def test_a_thread_at_a_system_calls_entry_keeps_its_call(session: Session) -> None:
+    s = session
+    s.debugger.set_catch_events(syscalls=frozenset({1}), signals=frozenset(), gate=None)  # write
+    s.debugger.resume()
+    while not isinstance(stop := s.events.get(timeout=10), Stopped):
+        pass
+    assert stop.reason is StopReason.SYSCALL_ENTRY and stop.thread_id == s.pid
+    registers = all_registers(s)
+    area: PatchArea = s.on_tracer(lambda inferior: map_patch_area(inferior, stop.address or 0))
+    assert all_registers(s) == registers
+    s.debugger.set_catch_events(syscalls=None, signals=frozenset(), gate=None)
+    assert s.finish() == 0  # the write reached the reader: the call was not lost
+    area.discard()

@@ -10,7 +10,9 @@ thread's pc for the duration and put back.
 orig_rax is set to -1 for the call, as gdb does for its calls: the kernel must not take
 the borrowed thread for one stopped inside an interrupted system call and restart it.
 The thread's own interrupted call, if any, is restarted as usual once its registers are
-back (the kernel looks at rax and orig_rax when the thread resumes).
+back (the kernel looks at rax and orig_rax when the thread resumes). A thread stopped at
+a system call's entry (catch syscall) is not borrowed: resumed, it would go on into its
+own call (skipped, with orig_rax -1, and that call lost).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ SYS_MEMFD_CREATE: Final = 319
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
 _ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "r10", "r8", "r9")
 _MAX_ERRNO = 4095
+_ENOSYS = -38 & ((1 << 64) - 1)  # rax at a system call's entry stop
 _MAX_ATTEMPTS = 16  # statuses other than the step's own before giving up
 
 
@@ -86,9 +89,13 @@ class SyscallInjector:
         candidates = [leader] if leader is not None else []
         candidates += [t for t in threads.values() if t is not leader]
         for t in candidates:
-            if t is not None and not t.gone and not t.new and not t.running:
-                return t
-        raise TargetError("no stopped thread to run system calls on")
+            if t is None or t.gone or t.new or t.running:
+                continue
+            regs = self._inferior.regs(t)
+            if regs.rax == _ENOSYS and regs.orig_rax < 1 << 63:
+                continue  # at a system call's entry (catch syscall): resuming runs that call
+            return t
+        raise TargetError("no thread is stopped where it can run system calls for the debugger")
 
     def __enter__(self) -> SyscallInjector:
         inferior, t = self._inferior, self._thread
