@@ -42,9 +42,12 @@ pytestmark = [
 ]
 
 SOURCE = r"""
+#include <pthread.h>
+int threshold = 37;
 __attribute__((naked, noinline)) long work(long n) {
     __asm__ volatile(
         "push %rbx\n"
+        "push %rdi\n"
         "mov $0x1111111111, %r8\n"
         "mov $0x2222, %r9\n"
         "mov $-3, %r10\n"
@@ -65,11 +68,24 @@ __attribute__((naked, noinline)) long work(long n) {
         ".globl after_loop\n"
         "after_loop:\n"
         "add %r9, %rax\n"
+        "pop %rdi\n"
         "pop %rbx\n"
         "ret\n");
 }
-int main(void) { return (int)(work(100) & 0x7f); }
+static void *worker(void *arg) { return (void *)work((long)arg); }
+__attribute__((noinline)) void threads_done(void) { __asm__ volatile(""); }
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        pthread_t threads[THREADS];
+        for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], 0, worker, (void *)100L);
+        for (int i = 0; i < THREADS; i++) pthread_join(threads[i], 0);
+        threads_done();
+        return 3;
+    }
+    return (int)(work(100) & 0x7f);
+}
 """
+THREADS = 4
 LOOPS = 100
 PAGE_HINT = 0x10000000  # within a jmp rel32 of a non-PIE program's code
 HITS, IGNORE, RING = 0x8000, 0x8008, 0x9000  # data offsets in the page
@@ -131,17 +147,16 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     directory = tmp_path_factory.mktemp("trampoline")
     (directory / "loop.c").write_text(SOURCE)
     binary = directory / "loop"
-    subprocess.run(
-        ["gcc", "-O0", "-no-pie", "-o", str(binary), str(directory / "loop.c")], check=True
-    )
+    flags = ["-O0", "-no-pie", "-pthread", f"-DTHREADS={THREADS}"]
+    subprocess.run(["gcc", *flags, "-o", str(binary), str(directory / "loop.c")], check=True)
     return binary, subprocess.run([str(binary)]).returncode
 
 
-def start(program: tuple[Path, int], *, page: bool = True) -> Run:
+def start(program: tuple[Path, int], *, page: bool = True, threads: bool = False) -> Run:
     binary, expected_exit = program
     debugger = PtraceDebugger()
     events = debugger.subscribe()
-    debugger.launch(LaunchConfig(str(binary)))
+    debugger.launch(LaunchConfig(str(binary), args=("threads",) if threads else ()))
     debugger.insert_breakpoint(debugger.lookup_symbol("main"), temporary=True)
     debugger.resume()
     tid = wait_stop(events).thread_id
@@ -280,3 +295,66 @@ def test_a_logpoint_fills_the_ring_and_counts_the_overflow(
     assert run.qword(HITS) == LOOPS
     run.debugger.resume()
     assert wait_exit(run.events) == run.expected_exit
+
+
+def test_conditions_read_the_stack_and_globals(program: tuple[Path, int], runs: list[Run]) -> None:
+    run = start(program)
+    runs.append(run)
+    threshold = ir.Load(ir.Const(run.debugger.lookup_symbol("threshold")), 4, True)
+    pushed_n = ir.Load(ir.Offset(reg("rsp"), 0), 8, True)  # work's argument, pushed last
+    twice = ir.Binary("*", reg("rcx"), ir.Const(2), 64, False)
+    condition = ir.Logical(
+        "||",
+        ir.Compare("==", reg("rcx"), threshold, False, True),
+        ir.Compare("==", twice, pushed_n, False, True),
+    )
+    trampoline = run.install(condition, ignore=0)
+    run.debugger.resume()
+    stop = wait_stop(run.events)
+    assert run.debugger.read_registers(stop.thread_id)["rip"] in (
+        trampoline.stop_trap,
+        trampoline.stop_trap + 1,
+    )
+    saved = run.saved_registers()
+    assert saved["rcx"] == LOOPS // 2  # the first true pass, counting down
+    run.set_qword(IGNORE, 1 << 62)
+    for name, value in saved.items():
+        run.debugger.write_register(stop.thread_id, name, value)
+    run.debugger.write_register(stop.thread_id, "rip", trampoline.displaced_entry)
+    run.debugger.insert_breakpoint(run.debugger.lookup_symbol("after_loop"))
+    run.debugger.resume()
+    wait_stop(run.events)
+    threshold_value = int.from_bytes(
+        run.debugger.read_memory(run.debugger.lookup_symbol("threshold"), 4), "little"
+    )
+    assert run.qword(HITS) == len({threshold_value, LOOPS // 2})
+    run.debugger.resume()
+    assert wait_exit(run.events) == run.expected_exit
+
+
+def test_threads_share_the_ring(program: tuple[Path, int], runs: list[Run]) -> None:
+    run = start(program, threads=True)
+    runs.append(run)
+    ring = RingBuffer(run.page + RING, capacity=256, values=1)
+    values = [compile_code(reg("rcx"), SAVED.offsets)]
+    run.install(None, ignore=0, logpoint=Logpoint(patch_id=7, values=values, ring=ring))
+    size = ring.RECORDS + ring.capacity * ring.record_size
+    run.debugger.write_memory(ring.address, bytes(size))
+    run.debugger.insert_breakpoint(run.debugger.lookup_symbol("threads_done"))
+    run.debugger.resume()
+    wait_stop(run.events)
+    memory = memoryview(bytearray(run.debugger.read_memory(ring.address, size)))
+    records = drain_ring(ring, memory, 1)
+    overflow = struct.unpack_from("<Q", memory, ring.OVERFLOW)[0]
+    assert run.qword(HITS) == THREADS * LOOPS
+    assert len(records) == ring.capacity and len(records) + overflow == THREADS * LOOPS
+    by_thread: dict[int, list[int]] = {}
+    for record in records:
+        assert record.patch_id == 7
+        by_thread.setdefault(record.thread_id, []).append(record.values[0])
+    assert run.tid not in by_thread  # the main thread only waits
+    for counts in by_thread.values():  # each thread's passes in its own order, none twice
+        assert counts == sorted(counts, reverse=True) and len(set(counts)) == len(counts)
+        assert set(counts) <= set(range(1, LOOPS + 1))
+    run.debugger.resume()
+    assert wait_exit(run.events) == 3
