@@ -25,8 +25,8 @@ from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import LaunchConfig
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.debuggers.ptrace.inferior import Inferior
-from aliceserver.debuggers.ptrace.patches import inject
-from aliceserver.debuggers.ptrace.patches.area import MEMFD_NAME, PatchArea, map_patch_area
+from aliceserver.debuggers.ptrace.patches import inject, shared_memory
+from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
 from aliceserver.debuggers.ptrace.patches.install import jump_bytes
 from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan, plan_site
 from aliceserver.errors import TargetError
@@ -191,7 +191,7 @@ def test_area_is_mapped_near_the_module_and_shared_with_the_server(session: Sess
     code, data = maps[area.code_address], maps[area.data_address]
     assert (code.end - code.start, code.permissions) == (area.code_size, "r-xp")
     assert (data.end - data.start, data.permissions) == (area.data_size, "rw-s")
-    assert data.path.startswith("/memfd:" + MEMFD_NAME.rstrip(b"\0").decode())
+    assert data.path.startswith("/memfd:" + shared_memory.MEMFD_NAME)
     # The server writes, the program reads, and the other way round.
     offset = area.alloc_data(16, 16)
     area.data[offset : offset + 8] = (0x1234_5678_9ABC).to_bytes(8, "little")
@@ -277,17 +277,22 @@ def test_install_refuses_a_span_a_thread_is_stopped_inside(session: Session) -> 
     area.discard()
 
 
-def test_system_calls_borrow_the_pc_without_a_vdso_and_the_area_goes_away(
+def test_without_a_vdso_or_memfd_create_and_the_area_goes_away(
     session: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     s = session
     stop = s.run_to("stop_here")
     monkeypatch.setattr(inject, "vdso_syscall", lambda pid, memory: None)
+    monkeypatch.setattr(shared_memory, "SYS_MEMFD_CREATE", 0x7FFF)  # no such call: ENOSYS
     pc = s.debugger.read_registers(stop.thread_id).values["rip"]
     code_at_pc, registers, fds = s.raw(pc, 16), all_registers(s), fd_table(s.pid)
     area: PatchArea = s.on_tracer(lambda inferior: map_patch_area(inferior, pc))
     assert s.raw(pc, 16) == code_at_pc  # the `syscall` written there is gone again
     assert all_registers(s) == registers and fd_table(s.pid) == fds
+    # The server's memfd, opened by the program: shared all the same.
+    offset = area.alloc_data(8)
+    area.data[offset : offset + 8] = (0x77).to_bytes(8, "little")
+    assert s.raw(area.data_address + offset, 8) == (0x77).to_bytes(8, "little")
     s.on_tracer(lambda inferior: area.unmap())
     with open(f"/proc/{s.pid}/maps", encoding="utf-8") as f:
         left = [m for m in parse_maps(f.read()) if m.start < area.data_address + area.data_size]

@@ -7,9 +7,10 @@ which judges the condition there and stops only when it must. The parts:
 
 - area.py: a patch area per module. Code: private anonymous memory mapped read+execute
   within a jmp rel32 of the module, written by the engine through /proc/PID/mem. Data: a
-  memfd mapped shared in the program and in the server, so the server reads hit counters
-  and ring buffers without stopping anything. Made by system calls the engine runs in the
-  stopped program (inject.py), registers put back exactly.
+  memfd mapped shared in the program and in the server (shared_memory.py; the server's
+  own memfd when the program may not make one), so the server reads hit counters and ring
+  buffers without stopping anything. Made by system calls the engine runs in the stopped
+  program (inject.py), registers put back exactly.
 - sites.py: plan_site, the span a patch displaces, or a Refusal the user can read (a
   branch lands inside the span, jump tables, a call returning inside it, the span leaves
   the function, an instruction that cannot be relocated).

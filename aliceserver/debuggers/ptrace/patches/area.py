@@ -4,9 +4,9 @@ The code region is private anonymous memory mapped read+execute within a `jmp re
 every address of the module it serves; the engine writes it through /proc/PID/mem, which
 writes read-only pages too. The data region, right after the code (so trampolines reach
 it RIP-relative), is a memfd the program maps shared read+write and the server maps as
-well, through /proc/PID/fd/N while the program still holds the fd: the server reads hit
-counters and ring buffers while the program runs, with no ptrace call. Both are made by
-system calls run in the program (inject.py), with every thread stopped.
+well (shared_memory.py): the server reads hit counters and ring buffers while the program
+runs, with no ptrace call. Both are made by system calls run in the program (inject.py),
+with every thread stopped.
 
 Placement: the highest page of a free gap that keeps the whole module in reach, gaps
 below the module first. The top of a gap, never its bottom: the heap grows up from the
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import mmap
-import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
@@ -25,13 +24,12 @@ from aliceserver.debuggers.core.procfs import parse_maps
 from aliceserver.debuggers.core.writer import MemoryMapping
 from aliceserver.debuggers.ptrace.patches.inject import (
     SYS_CLOSE,
-    SYS_FTRUNCATE,
-    SYS_MEMFD_CREATE,
     SYS_MMAP,
     SYS_MUNMAP,
     SyscallInjector,
     all_stopped,
 )
+from aliceserver.debuggers.ptrace.patches.shared_memory import shared_memory
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
@@ -44,10 +42,8 @@ DEFAULT_CODE_SIZE: Final = 64 * 1024
 DEFAULT_DATA_SIZE: Final = 64 * 1024
 # What a rel32 spans, less a margin for the instruction's own length.
 REACH: Final = (1 << 31) - 64
-MEMFD_NAME: Final = b"aliceserver-patches\0"
 _PROT_READ, _PROT_WRITE, _PROT_EXEC = 1, 2, 4
 _MAP_SHARED, _MAP_PRIVATE, _MAP_ANONYMOUS, _MAP_FIXED_NOREPLACE = 0x1, 0x2, 0x20, 0x100000
-_MFD_CLOEXEC = 1
 _STACK_ROOM: Final = 256 << 20  # left free under the stack for it to grow
 _USER_TOP_47: Final = (1 << 47) - PAGE
 _USER_TOP_56: Final = (1 << 56) - PAGE
@@ -104,8 +100,8 @@ class PatchArea:
         return max(high, self.data_address + self.data_size) - min(low, self.code_address) <= REACH
 
     def unmap(self) -> None:
-        """Take the area out of the program (every thread stopped, none inside the code)
-        and close the server's view."""
+        """Take the area out of the program (every thread stopped, none inside the code;
+        the patches jumping here removed first) and close the server's view."""
         if not self.mapped:
             return
         inferior = self.inferior
@@ -224,49 +220,17 @@ def _map_at(
 ) -> PatchArea:
     _mmap_fixed(inject, address, code_size, _PROT_READ | _PROT_EXEC, _MAP_PRIVATE | _MAP_ANONYMOUS)
     data_address = address + code_size
-    fd = -1
     try:
-        inferior.memory.write(address, MEMFD_NAME)  # memfd_create reads its name from the program
+        fd, view = shared_memory(inferior, inject, address, data_size)
         try:
-            fd = inject.call(SYS_MEMFD_CREATE, address, _MFD_CLOEXEC)
-            inject.call(SYS_FTRUNCATE, fd, data_size)
-        except OSError as error:
-            raise TargetError(
-                f"could not make the patch area's shared memory: {error.strerror}"
-            ) from None
-        finally:
-            inferior.memory.write(address, bytes(len(MEMFD_NAME)))
-        _mmap_fixed(inject, data_address, data_size, _PROT_READ | _PROT_WRITE, _MAP_SHARED, fd)
-        try:
-            view = _map_view(inferior.pid, fd, data_size)
+            _mmap_fixed(inject, data_address, data_size, _PROT_READ | _PROT_WRITE, _MAP_SHARED, fd)
         except BaseException:
-            inject.call(SYS_MUNMAP, data_address, data_size)
+            view.close()
             raise
+        finally:
+            inject.call(SYS_CLOSE, fd)
     except BaseException:
         inject.call(SYS_MUNMAP, address, code_size)
         raise
-    finally:
-        if fd >= 0:
-            inject.call(SYS_CLOSE, fd)
-    log.debug(
-        "patch area of process %d at %#x (+%#x code, +%#x data)",
-        inferior.pid,
-        address,
-        code_size,
-        data_size,
-    )
+    log.debug("patch area of process %d at %#x", inferior.pid, address)
     return PatchArea(inferior, address, code_size, data_address, data_size, view)
-
-
-def _map_view(pid: int, fd: int, size: int) -> mmap.mmap:
-    """The server's own mapping of the program's memfd, opened through /proc/PID/fd/N."""
-    try:
-        ours = os.open(f"/proc/{pid}/fd/{fd}", os.O_RDWR | os.O_CLOEXEC)
-    except OSError as error:
-        raise TargetError(
-            f"could not open the patch area's shared memory: {error.strerror}"
-        ) from None
-    try:
-        return mmap.mmap(ours, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-    finally:
-        os.close(ours)

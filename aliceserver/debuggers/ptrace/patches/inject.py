@@ -39,6 +39,7 @@ SYS_MMAP: Final = 9
 SYS_MUNMAP: Final = 11
 SYS_CLOSE: Final = 3
 SYS_FTRUNCATE: Final = 77
+SYS_OPENAT: Final = 257
 SYS_MEMFD_CREATE: Final = 319
 
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
