@@ -130,6 +130,7 @@ class Trampoline:
     code: bytes
     entry: int
     condition_range: tuple[int, int]  # a fault here: the condition's memory was unreadable
+    values_range: tuple[int, int]  # a fault here: a logpoint value's memory was unreadable
     condition_true: int
     stop_trap: int
     judge_trap: int
@@ -176,8 +177,10 @@ def build_trampoline(
     asm.mov_imm(RAX, ignore_count)
     asm.emit(0x48, 0x3B, 0x10)  # cmp rdx, [rax]
     asm.jcc("b", resume)  # ignored: the engine may change the count while the program runs
+    values_start = values_end = 0
     if logpoint is not None:
-        _log(asm, logpoint, log_judge)
+        values_start = len(asm.code)
+        values_end = _log(asm, logpoint, log_judge)
         asm.jmp(resume)
     positions = {}
     for name, label in (("stop", stop), ("judge", judge), ("log_judge", log_judge)):
@@ -202,6 +205,7 @@ def build_trampoline(
         code=code,
         entry=address,
         condition_range=(address + condition_start, address + condition_end),
+        values_range=(address + values_start, address + values_end),
         condition_true=address + condition_true,
         stop_trap=address + positions["stop"],
         judge_trap=address + positions["judge"],
@@ -219,7 +223,8 @@ def _branch_on_result(asm: Assembler, judge: Label, false: Label) -> None:
     asm.jcc("e", false)
 
 
-def _log(asm: Assembler, log: Logpoint, judge: Label) -> None:
+def _log(asm: Assembler, log: Logpoint, judge: Label) -> int:
+    """The record's code; answers where the values' code ends."""
     ring, full, retry, done = log.ring, Label(), Label(), Label()
     assert ring.capacity & (ring.capacity - 1) == 0 and len(log.values) <= ring.values
     for code in log.values:  # pushed in order: popped last first
@@ -227,6 +232,7 @@ def _log(asm: Assembler, log: Logpoint, judge: Label) -> None:
         asm.rr(b"\x85", RCX, RCX, wide=False)
         asm.jcc("ne", judge)
         asm.push(RAX)
+    values_end = len(asm.code)
     asm.mov_imm(RAX, 186)  # gettid (clobbers rcx and r11, saved)
     asm.emit(0x0F, 0x05)  # syscall
     asm.push(RAX)
@@ -259,3 +265,4 @@ def _log(asm: Assembler, log: Logpoint, judge: Label) -> None:
     asm.emit(0xF0)  # lock inc qword [r8+overflow]
     asm.mem(b"\xff", 0, R8, ring.OVERFLOW)
     asm.bind(done)
+    return values_end
