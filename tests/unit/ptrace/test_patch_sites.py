@@ -3,6 +3,8 @@ area may go in a made-up address space."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from aliceserver.debuggers.core.writer import MemoryMapping
@@ -16,8 +18,8 @@ MOV_EAX_1 = bytes.fromhex("b801000000")
 RET = b"\xc3"
 
 
-def refusal(code: bytes, at: int = BASE, **kw: int) -> str:
-    found = plan_site(code, BASE, at, **kw)
+def refusal(code: bytes, at: int = BASE, **options: Any) -> str:
+    found = plan_site(code, BASE, at, **options)
     assert isinstance(found, Refusal), found
     return found.reason
 
@@ -42,6 +44,19 @@ def test_a_branch_into_the_span_is_refused() -> None:
     loop = bytes.fromhex("31c048ffc04883f8037cf7c3")
     assert f"jumps to {BASE + 2:#x}" in refusal(loop)
     assert isinstance(plan_site(loop, BASE, BASE + 2), SitePlan)  # the target itself is fine
+
+
+def test_branches_from_the_functions_other_parts_and_landing_pads_count() -> None:
+    prologue = bytes.fromhex("554889e54883ec10") + RET
+    cold = 0x402000  # f.cold: jmp BASE+1, back into the middle of the span
+    back = b"\xe9" + (BASE + 1 - (cold + 5)).to_bytes(4, "little", signed=True)
+    assert isinstance(plan_site(prologue, BASE, BASE), SitePlan)
+    assert f"({cold:#x}" not in refusal(prologue, other_parts=[(cold, back)])
+    assert f"jumps to {BASE + 1:#x}" in refusal(prologue, other_parts=[(cold, back)])
+    assert "cannot be decoded" in refusal(prologue, other_parts=[(cold, b"\x06")])
+    pad = refusal(prologue, landing_points=[BASE + 4, BASE + 0x40])
+    assert pad.startswith(f"{BASE + 4:#x}, where the program lands without a jump")
+    assert isinstance(plan_site(prologue, BASE, BASE, landing_points=[BASE, BASE + 8]), SitePlan)
 
 
 def test_indirect_jumps_allow_only_single_instruction_spans() -> None:

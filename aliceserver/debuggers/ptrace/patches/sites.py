@@ -2,7 +2,8 @@
 
 A `jmp rel32` takes 5 bytes; the instructions covering them from the site are the span.
 Nothing may land strictly inside the span once the jump is there, so a site is refused
-when a direct branch of its function targets a byte inside it, when the function has
+when a direct branch of its function (its cold parts included, when the caller gives them)
+or a landing point the caller knows (an exception handler) is inside it, when the function has
 indirect jumps (a jump table may target anything) and the span is more than one
 instruction, when a call in it is not its last instruction (the callee returns inside
 the span), when the span runs past the end of the function or past a ret, jmp or ud2
@@ -12,6 +13,7 @@ it cannot run elsewhere (relocate.py says why). Pure: it reads only the bytes gi
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -91,22 +93,29 @@ def _classify(insn: Any) -> _Decoded:
 
 
 def plan_site(function_code: bytes, function_start: int, address: int, *,
-              displaced_near: int | None = None) -> SitePlan | Refusal:  # fmt: skip
+              displaced_near: int | None = None, other_parts: Sequence[tuple[int, bytes]] = (),
+              landing_points: Collection[int] = ()) -> SitePlan | Refusal:  # fmt: skip
     """The span of a patch at `address` in the function whose bytes (as the program has
     them, traps masked) start at `function_start`, or why there can be none.
     `displaced_near`: where the displaced instructions will run (a patch area), so that
-    relocation is checked with the distances it will have."""
+    relocation is checked with the distances it will have. `other_parts`: (address, bytes)
+    of the function's code elsewhere (gcc's `f.cold`, DWARF ranges), whose branches may
+    come back into it. `landing_points`: addresses reached without a branch instruction
+    (C++ exception landing pads, computed-goto labels)."""
     function_end = function_start + len(function_code)
     if not function_start <= address < function_end:
         return Refusal(
             f"{address:#x} is not inside the function at {function_start:#x}-{function_end:#x}"
         )
-    decoded = _decode(function_code, function_start)
-    decoded_end = decoded[-1].address + decoded[-1].size if decoded else function_start
-    if decoded_end < function_end:
-        return Refusal(
-            f"the instructions of the function at {function_start:#x} cannot be decoded at {decoded_end:#x}"
-        )
+    decoded = _decode_whole(function_code, function_start)
+    if isinstance(decoded, Refusal):
+        return decoded
+    branches = list(decoded)
+    for part_start, part_code in other_parts:
+        part = _decode_whole(part_code, part_start)
+        if isinstance(part, Refusal):
+            return part
+        branches += part
     first = next((i for i, insn in enumerate(decoded) if insn.address == address), None)
     if first is None:
         return Refusal(f"{address:#x} is not the start of an instruction")
@@ -125,7 +134,13 @@ def plan_site(function_code: bytes, function_start: int, address: int, *,
         return Refusal(
             f"the {JUMP_SIZE} bytes of a jump at {address:#x} would run past the end of its function at {function_end:#x}"
         )
-    problem = _landing_problem(decoded, span, address, end)
+    landing = next((at for at in sorted(landing_points) if address < at < end), None)
+    if landing is not None:
+        return Refusal(
+            f"{landing:#x}, where the program lands without a jump (an exception handler?), "
+            f"is inside the {end - address} bytes the patch at {address:#x} would replace"
+        )
+    problem = _landing_problem(branches, span, address, end)
     if problem is not None:
         return Refusal(problem)
     plan = SitePlan(
@@ -134,6 +149,16 @@ def plan_site(function_code: bytes, function_start: int, address: int, *,
         tuple(SiteInstruction(i.address, i.size, i.text) for i in span),
     )
     return _relocation_problem(plan, address if displaced_near is None else displaced_near) or plan
+
+
+def _decode_whole(code: bytes, start: int) -> list[_Decoded] | Refusal:
+    decoded = _decode(code, start)
+    decoded_end = decoded[-1].address + decoded[-1].size if decoded else start
+    if decoded_end < start + len(code):
+        return Refusal(
+            f"the instructions of the function at {start:#x} cannot be decoded at {decoded_end:#x}"
+        )
+    return decoded
 
 
 def _landing_problem(
