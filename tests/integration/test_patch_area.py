@@ -251,6 +251,8 @@ def test_a_jump_runs_code_in_the_area_and_comes_out_exactly(session: Session) ->
     s.on_tracer(lambda inferior: table.remove(inferior, start))
     assert s.raw(start, 16) == before
     assert len(table) == 0
+    s.on_tracer(lambda inferior: area.free_code(blob_address, 16))
+    assert s.raw(blob_address, 16) == b"\xcc" * 16 and area.alloc_code(16) == blob_address
     assert s.finish() == 0
     area.discard()
 

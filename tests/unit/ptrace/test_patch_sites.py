@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from aliceserver.debuggers.core.writer import MemoryMapping
-from aliceserver.debuggers.ptrace.patches.area import PAGE, REACH, free_gaps, placements
+from aliceserver.debuggers.ptrace.patches.area import PAGE, REACH, Room, free_gaps, placements
 from aliceserver.debuggers.ptrace.patches.install import InstalledPatch, PatchTable, jump_bytes
 from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan, plan_site
 from aliceserver.errors import TargetError
@@ -149,3 +149,15 @@ def test_gaps_skip_what_is_mapped() -> None:
     gaps = free_gaps(maps, 0x10_0000)
     assert gaps[:2] == [(0x10_0000, 0x20_0000), (0x40_0000, 0x50_0000)]
     assert gaps[2][0] == 0x60_0000
+
+
+def test_room_is_taken_fresh_then_from_what_was_given_back() -> None:
+    room = Room(64)
+    assert [room.take(16, 16), room.take(8, 8), room.take(16, 16)] == [0, 16, 32]
+    assert room.take(32, 16) is None  # 48..64 holds 16 at most
+    room.give_back(0, 16)
+    assert room.take(4, 8) == 0  # first fit, the rest of the block kept
+    assert room.take(8, 8) == 8
+    assert room.take(4, 4) == 4
+    assert room.take(16, 16) == 48
+    assert room.take(1, 1) is None

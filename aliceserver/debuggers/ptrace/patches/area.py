@@ -51,6 +51,33 @@ _MAX_TRIES: Final = 8
 
 
 @dataclass
+class Room:
+    """Allocation within a region of `size` bytes: fresh room first, then freed blocks
+    (first fit). Offsets from the region's start."""
+
+    size: int
+    used: int = 0
+    freed: list[tuple[int, int]] = field(default_factory=list)  # (offset, size)
+
+    def take(self, size: int, align: int) -> int | None:
+        for index, (offset, length) in enumerate(self.freed):
+            start = -(-offset // align) * align
+            if start + size <= offset + length:
+                del self.freed[index]
+                self.freed += [(o, n) for o, n in ((offset, start - offset),
+                               (start + size, offset + length - start - size)) if n > 0]  # fmt: skip
+                return start
+        start = -(-self.used // align) * align
+        if start + size > self.size:
+            return None
+        self.used = start + size
+        return start
+
+    def give_back(self, offset: int, size: int) -> None:
+        self.freed.append((offset, size))
+
+
+@dataclass
 class PatchArea:
     """One module's trampolines and counters. `data` is the server's view of the data
     region (data_address in the program): bytes written there are what the program reads."""
@@ -61,35 +88,47 @@ class PatchArea:
     data_address: int
     data_size: int
     data: mmap.mmap
-    code_used: int = 0
-    data_used: int = 0
+    code_room: Room = field(init=False)
+    data_room: Room = field(init=False)
     mapped: bool = field(default=True)
 
+    def __post_init__(self) -> None:
+        self.code_room, self.data_room = Room(self.code_size), Room(self.data_size)
+
     def alloc_code(self, size: int, align: int = 16) -> int:
-        """The program address of `size` fresh bytes of the code region."""
-        start = -(-self.code_used // align) * align
-        if start + size > self.code_size:
+        """The program address of `size` bytes of the code region no one else has."""
+        offset = self.code_room.take(size, align)
+        if offset is None:
             raise TargetError(
                 f"the patch area at {self.code_address:#x} has no room for {size} more bytes of code"
             )
-        self.code_used = start + size
-        return self.code_address + start
+        return self.code_address + offset
+
+    def free_code(self, address: int, size: int) -> None:
+        """Give back code no thread runs any more (every thread stopped, none inside it,
+        no patch jumping to it); it becomes int3 so that a stale jump stops loudly."""
+        self.inferior.memory.write(address, b"\xcc" * size)
+        self.code_room.give_back(address - self.code_address, size)
 
     def place_code(self, code: bytes, align: int = 16) -> int:
-        """`code` written into fresh room of the code region; its program address."""
+        """`code` written into room of the code region; its program address."""
         address = self.alloc_code(len(code), align)
         self.inferior.memory.write(address, code)
         return address
 
     def alloc_data(self, size: int, align: int = 8) -> int:
-        """The offset (in `data`, and from data_address) of `size` fresh zeroed bytes."""
-        start = -(-self.data_used // align) * align
-        if start + size > self.data_size:
+        """The offset (in `data`, and from data_address) of `size` zeroed bytes."""
+        offset = self.data_room.take(size, align)
+        if offset is None:
             raise TargetError(
                 f"the patch area at {self.code_address:#x} has no room for {size} more bytes of data"
             )
-        self.data_used = start + size
-        return start
+        return offset
+
+    def free_data(self, offset: int, size: int) -> None:
+        """Give back data no code reads any more; zeroed for its next owner."""
+        self.data[offset : offset + size] = bytes(size)
+        self.data_room.give_back(offset, size)
 
     def holds_code(self, address: int) -> bool:
         return self.code_address <= address < self.code_address + self.code_size
