@@ -25,6 +25,7 @@ from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import LaunchConfig
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.patches import area as area_module
 from aliceserver.debuggers.ptrace.patches import inject, shared_memory
 from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
 from aliceserver.debuggers.ptrace.patches.install import jump_bytes
@@ -287,9 +288,13 @@ def test_without_a_vdso_or_memfd_create_and_the_area_goes_away(
     monkeypatch.setattr(inject, "vdso_syscall", lambda pid, memory: None)
     monkeypatch.setattr(shared_memory, "SYS_MEMFD_CREATE", 0x7FFF)  # no such call: ENOSYS
     pc = s.debugger.read_registers(stop.thread_id).values["rip"]
+    # A place taken meanwhile (here: the program's own code) is passed over for the next.
+    placements = area_module.placements
+    monkeypatch.setattr(area_module, "placements", lambda *args: [pc & ~0xFFF, *placements(*args)])
     code_at_pc, registers, fds = s.raw(pc, 16), all_registers(s), fd_table(s.pid)
     area: PatchArea = s.on_tracer(lambda inferior: map_patch_area(inferior, pc))
     assert s.raw(pc, 16) == code_at_pc  # the `syscall` written there is gone again
+    assert area.code_address != pc & ~0xFFF
     assert all_registers(s) == registers and fd_table(s.pid) == fds
     # The server's memfd, opened by the program: shared all the same.
     offset = area.alloc_data(8)
