@@ -32,6 +32,7 @@ from aliceserver.debuggers.ptrace.patches.trampoline import (
     Trampoline,
     build_trampoline,
     drain_ring,
+    fs_base_readable,
     registers_from_saved_block,
 )
 from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
@@ -273,14 +274,19 @@ def test_an_undecidable_condition_reaches_judge_trap(
     assert wait_exit(run.events) == run.expected_exit
 
 
+@pytest.mark.parametrize("fs_base", [False, True], ids=["gettid", "rdfsbase"])
 def test_a_logpoint_fills_the_ring_and_counts_the_overflow(
-    program: tuple[Path, int], runs: list[Run]
+    program: tuple[Path, int], runs: list[Run], fs_base: bool
 ) -> None:
+    if fs_base and not fs_base_readable():
+        pytest.skip("this kernel does not let programs run rdfsbase (HWCAP2_FSGSBASE)")
     run = start(program)
     runs.append(run)
     ring = RingBuffer(run.page + RING, capacity=64, values=2)
     values = [compile_code(reg("rcx"), SAVED.offsets), compile_code(reg("r9"), SAVED.offsets)]
-    run.install(None, ignore=0, logpoint=Logpoint(patch_id=42, values=values, ring=ring))
+    logpoint = Logpoint(patch_id=42, values=values, ring=ring, thread_by_fs_base=fs_base)
+    run.install(None, ignore=0, logpoint=logpoint)
+    thread = run.debugger.read_registers(run.tid)["fs_base"] if fs_base else run.tid
     run.debugger.write_memory(ring.address, bytes(ring.RECORDS + ring.capacity * ring.record_size))
     run.debugger.insert_breakpoint(run.debugger.lookup_symbol("after_loop"))
     run.debugger.resume()
@@ -290,7 +296,7 @@ def test_a_logpoint_fills_the_ring_and_counts_the_overflow(
     )
     records = drain_ring(ring, memory, 2)
     assert [r.values[0] for r in records] == list(range(LOOPS, LOOPS - 64, -1))
-    assert {(r.patch_id, r.thread_id) for r in records} == {(42, run.tid)}
+    assert {(r.patch_id, r.thread_id) for r in records} == {(42, thread)}
     assert all(r.values[1] != 0 for r in records)
     assert struct.unpack_from("<Q", memory, ring.OVERFLOW)[0] == LOOPS - 64
     assert struct.unpack_from("<Q", memory, ring.TAIL)[0] == 64

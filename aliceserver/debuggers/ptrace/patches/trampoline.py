@@ -24,6 +24,7 @@ untouched; after log_judge_trap it writes the log itself and sets the pc to resu
 
 from __future__ import annotations
 
+import ctypes
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ RED_ZONE = 128
 # Pushed in this order after rflags: so the first is at the highest address.
 _PUSHED = ["rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi"] + [f"r{n}" for n in range(8, 16)]
 _PUSH_NUMBER = dict(zip(_PUSHED, range(16), strict=True))
+_AT_HWCAP2, _HWCAP2_FSGSBASE = 26, 1 << 1
 _INT3_UD2 = bytes([0xCC, 0x0F, 0x0B])  # a trap, and a fault should anything run past it
 
 
@@ -123,6 +125,18 @@ class Logpoint:
     patch_id: int
     values: Sequence[bytes]  # codegen.compile_code of each value
     ring: RingBuffer
+    # The record's thread: its fs base by rdfsbase (no system call: no syscall stop under
+    # catch syscall, nothing for seccomp to refuse) where the kernel allows the instruction
+    # (fs_base_readable), else its tid by gettid.
+    thread_by_fs_base: bool = False
+
+
+def fs_base_readable() -> bool:
+    """Whether programs may run rdfsbase here (the kernel sets HWCAP2_FSGSBASE for them)."""
+    libc = ctypes.CDLL(None)
+    libc.getauxval.restype = ctypes.c_ulong
+    libc.getauxval.argtypes = [ctypes.c_ulong]
+    return bool(libc.getauxval(_AT_HWCAP2) & _HWCAP2_FSGSBASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,8 +247,11 @@ def _log(asm: Assembler, log: Logpoint, judge: Label) -> int:
         asm.jcc("ne", judge)
         asm.push(RAX)
     values_end = len(asm.code)
-    asm.mov_imm(RAX, 186)  # gettid (clobbers rcx and r11, saved)
-    asm.emit(0x0F, 0x05)  # syscall
+    if log.thread_by_fs_base:
+        asm.emit(0xF3, 0x48, 0x0F, 0xAE, 0xC0)  # rdfsbase rax
+    else:
+        asm.mov_imm(RAX, 186)  # gettid (clobbers rcx and r11, saved)
+        asm.emit(0x0F, 0x05)  # syscall
     asm.push(RAX)
     asm.mov_imm(R8, ring.address)
     asm.mem(b"\x8b", RAX, R8, ring.HEAD)  # mov rax, [r8+head]
