@@ -240,6 +240,10 @@ def test_a_jump_runs_code_in_the_area_and_comes_out_exactly(session: Session) ->
     blob = b"\xb8\x29\x00\x00\x00" + jump_bytes(blob_address + 5, plan.end)
     s.debugger.write_memory(blob_address, blob)
     table = s.debugger._access.patches
+    trap = s.debugger.insert_breakpoint(start)
+    with pytest.raises(TargetError, match="breakpoint's trap"):
+        s.on_tracer(lambda inferior: table.install(inferior, plan, blob_address))
+    s.debugger.remove_breakpoint(trap.id)
     s.on_tracer(lambda inferior: table.install(inferior, plan, blob_address))
     assert s.raw(start, 5) == jump_bytes(start, blob_address)
     assert s.debugger.read_memory(start, 16) == before  # the engine shows the program's bytes

@@ -98,6 +98,8 @@ def test_the_jump_reaches_its_target_and_is_padded_with_int3() -> None:
     )
     with pytest.raises(TargetError, match="out of a jump's reach"):
         jump_bytes(0x1000, 0x1005 + (1 << 31))
+    with pytest.raises(TargetError, match="needs 5 bytes, not 4"):
+        jump_bytes(0x1000, 0x2000, 4)
 
 
 def test_reads_show_the_original_bytes_and_fork_children_get_them_back() -> None:

@@ -32,6 +32,8 @@ JMP_REL32: Final = b"\xe9"
 
 def jump_bytes(at: int, target: int, length: int = JUMP_SIZE) -> bytes:
     """`jmp target` written at `at`, padded with int3 to `length` bytes."""
+    if length < JUMP_SIZE:
+        raise TargetError(f"a jump at {at:#x} needs {JUMP_SIZE} bytes, not {length}")
     displacement = target - (at + JUMP_SIZE)
     if not -(1 << 31) <= displacement < 1 << 31:
         raise TargetError(f"{target:#x} is out of a jump's reach from {at:#x}")
