@@ -99,7 +99,11 @@ def leaf(draw: st.DrawFn, t: Type) -> ir.Node:
             ir.Convert(ir.Register(name), bits, signed) if t != (64, False) else ir.Register(name)
         )
     offset = draw(st.integers(0, BUFFER_SIZE - bits // 8))
-    return ir.Load(ir.Offset(ir.Register(BASE), offset), bits // 8, signed)
+    address: ir.Node = ir.Offset(ir.Register(BASE), offset)
+    detour = draw(st.sampled_from([0, -(1 << 40), 1 << 35, -0x1000, ir.MASK64]))
+    if detour:  # a member of a struct at a far address: 64-bit offsets that wrap
+        address = ir.Offset(ir.Offset(ir.Register(BASE), detour), offset - detour)
+    return ir.Load(address, bits // 8, signed)
 
 
 @st.composite
