@@ -248,6 +248,8 @@ def test_a_jump_runs_code_in_the_area_and_comes_out_exactly(session: Session) ->
     assert s.raw(start, 5) == jump_bytes(start, blob_address)
     assert s.debugger.read_memory(start, 16) == before  # the engine shows the program's bytes
     assert s.debugger.read_memory(start + 2, 2) == before[2:4]
+    with pytest.raises(TargetError, match="a jump patch at"):
+        s.debugger.write_memory(start + 4, b"\x90")
     s.run_to("done")
     assert (
         int.from_bytes(s.debugger.read_memory(s.debugger.lookup_symbol("result"), 8), "little")

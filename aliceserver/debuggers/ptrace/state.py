@@ -186,6 +186,9 @@ class ProcessAccess:
     def write_visible(self, address: int, data: bytes) -> None:
         """Write as the program would see it: our int3 bytes stay, their originals change."""
         target = self.target()
+        jumps = self.patches.overlapping(address, len(data))
+        if jumps:  # its displaced copy would still run the old instructions
+            raise TargetError(f"Cannot write to {address:#x}: a jump patch at {jumps[0].address:#x} holds those bytes")
         patched = bytearray(data)
         for trap in self._traps.by_address.values():
             offset = trap.address - address
