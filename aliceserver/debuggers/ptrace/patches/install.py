@@ -10,7 +10,9 @@ int3 traps). A fork child gets a copy of the patched code but no trampolines it 
 (its counters would be the parent's and its traps nobody's): `strip_child` puts the
 original bytes back in the child before it is let go. After a vfork the child shares the
 parent's memory until it execs: take the patches out (`remove_all`) and put them back
-when the vfork is done, as the engine does with its traps. After an exec: `forget_all`.
+when the vfork is done, as the engine does with its traps. Following the child instead,
+`strip_child` on the parent's memory before it is let go; the child keeps the patches and
+the areas (its data region is the same file). After an exec: `forget_all`.
 """
 
 from __future__ import annotations
