@@ -18,6 +18,8 @@ class HasProgramArchitecture(Protocol):
 
 def program_architecture(debugger: object) -> Architecture:
     """`debugger`'s program's architecture; x86-64 for an engine that cannot tell."""
-    if isinstance(debugger, HasProgramArchitecture):
-        return debugger.program_architecture()
-    return X86_64_ARCH
+    # Not isinstance(debugger, HasProgramArchitecture): a runtime protocol check costs 10 us,
+    # and MI asks once per frame it lists (10,000 frames of 1,000 threads: 0.1 s).
+    method = getattr(debugger, "program_architecture", None)
+    arch = method() if callable(method) else None
+    return arch if isinstance(arch, Architecture) else X86_64_ARCH

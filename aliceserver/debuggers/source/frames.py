@@ -19,6 +19,7 @@ from aliceserver.debuggers.model import (
     VariableInfo,
     VariableScope,
 )
+from aliceserver.debuggers.restamp import restamped
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.source.stepping import InlineCall
@@ -215,9 +216,11 @@ class Frames:
                     made = self._stop_cache.shown_frames(thread_id, frames, stack.physical, self._source.stack_frames)
                     made, stack.hiding = made[stack.hidden if stack.hiding else 0 :], False
                     if frame.method == TAIL_CALL:  # one frame, named as the innermost call there
-                        made = [replace(made[0], tail_call=True, inlined=False, program_main=False)]
-                # Most often the level is right already (dataclasses.replace: 5 us a frame)
-                shown += [each if each.level == len(shown) + n else replace(each, level=len(shown) + n)
+                        made = [restamped(made[0], tail_call=True, inlined=False, program_main=False)]
+                # A place's frames are shared by the threads there: each gets its level and CFA
+                cfa = frame.cfa
+                shown += [each if each.level == len(shown) + n and each.cfa == cfa
+                          else restamped(each, level=len(shown) + n, cfa=cfa)
                           for n, each in enumerate(made)]  # fmt: skip
                 stack.physical += 1
             return self._stop_cache.remember_stack(key, shown[start:wanted])
@@ -431,8 +434,11 @@ class Frames:
                 return []
             found = scope_values(symbols, view, scope, lookup_pc)
             result = [
-                self._values.describe(name, value, aggregate_value=aggregate_values, dynamic=shown,
-                                      block_depth=depth, locationless=locationless, position=position)
+                self._stop_cache.shared.describe(
+                    name, value, (aggregate_values, shown, depth, locationless, position),
+                    partial(self._values.describe, name, value, aggregate_value=aggregate_values, dynamic=shown,
+                            block_depth=depth, locationless=locationless, position=position),
+                )  # the same for each thread holding the same bytes there (sharedvalues.py)
                 for name, value, depth, locationless, position in found
             ]  # fmt: skip
             if entries:

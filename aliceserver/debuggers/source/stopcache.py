@@ -13,7 +13,7 @@ the cache before any resume returns, so a hit needs no handoff.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from aliceserver.debuggers.model import (
     DynamicTypes,
@@ -23,6 +23,7 @@ from aliceserver.debuggers.model import (
     VariableInfo,
     VariableScope,
 )
+from aliceserver.debuggers.source.sharedvalues import SharedDescriptions
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 
 _MAX_DECODED = 4096  # distinct instruction encodings remembered for stepping
@@ -58,6 +59,7 @@ class StopCache:
         # (None: not a call). Decoding depends on the bytes alone, so this outlives stops.
         self._calls: dict[bytes, int | None] = {}
         self._runs: dict[bytes, tuple[int, int]] = {}  # code -> Disassembler.straight_run
+        self.shared = SharedDescriptions()  # scalars described once for every thread
 
     def forget(self) -> None:
         """The program moved."""
@@ -67,6 +69,7 @@ class StopCache:
         self._threads = None
         self._stacks.clear()
         self._variables.clear()
+        self.shared.forget()
 
     def values_changed(self) -> None:
         """Memory or registers were written: values may differ, frames may too."""
@@ -90,14 +93,14 @@ class StopCache:
         self, frame: UnwoundFrame, compute: Callable[[UnwoundFrame], list[StackFrame]]
     ) -> list[StackFrame]:
         """What a frame shows depends on its place in the code but for its level and CFA: the
-        same for 1,000 threads blocked in the same call, made once per stop."""
+        same for 1,000 threads blocked in the same call, made once per stop. The frames keep
+        the level and CFA of the first thread seen there: the caller numbers them anyway."""
         exact = frame.level == 0 or frame.method == "signal"  # its pc is no return address
         key = (frame.pc, exact, frame.signal_trampoline, frame.symbol)
         found = self._places.get(key)
         if found is None:
             found = self._places[key] = compute(frame)
-            return found
-        return [replace(shown, level=frame.level, cfa=frame.cfa) for shown in found]
+        return found
 
     def shown_stack(self, thread_id: int, frames: list[UnwoundFrame], hidden: int) -> ShownStack:
         found = self._shown_stacks.get(thread_id)

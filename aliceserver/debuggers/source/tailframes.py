@@ -14,9 +14,10 @@ the caller of the chain.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from aliceserver.debuggers.model import Module, SymbolLocation
+from aliceserver.debuggers.restamp import restamped
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTable
 from aliceserver.debuggers.symbols.dwarf.tailcalls import names_its_callee, tail_call_frames
@@ -46,9 +47,9 @@ class TailCallStack:
             frame = physical[self.placed]
             if self.placed:
                 for virtual in between(source, physical[self.placed - 1], frame, links):
-                    frames.append(replace(virtual, level=len(frames)))
-            # Most often no tail call came before: the frame as unwound (replace: 5 us a frame)
-            frames.append(frame if frame.level == len(frames) else replace(frame, level=len(frames)))
+                    frames.append(restamped(virtual, level=len(frames)))
+            # Most often no tail call came before: the frame as unwound
+            frames.append(frame if frame.level == len(frames) else restamped(frame, level=len(frames)))
             self.placed += 1
         return frames
 
@@ -103,7 +104,7 @@ def between(
         registers = {**callee.registers, **caller.registers, arch.pc: pc, arch.sp: callee.cfa}
         location = symbols_of.lookup_address(pc - 1)  # a return pc: the call is before it
         symbol = SymbolLocation(pc, location.name, location.offset + 1 if location.name else 0, location.module)
-        virtual.append(replace(caller, pc=pc, cfa=callee.cfa, registers=registers, symbol=symbol, method=TAIL_CALL))
+        virtual.append(restamped(caller, pc=pc, cfa=callee.cfa, registers=registers, symbol=symbol, method=TAIL_CALL))
     return virtual
 
 
