@@ -78,6 +78,7 @@ class UnwindLookups:
 
     rows: dict[int, UnwindRow | None] = field(default_factory=dict)
     symbols: dict[tuple[int, bool, bool], SymbolLocation] = field(default_factory=dict)
+    undefined: dict[int, frozenset[str]] = field(default_factory=dict)  # by pc, as rows
 
 
 class StackUnwinder:
@@ -104,7 +105,7 @@ class StackUnwinder:
         # or with its caller (a step's question) needs a few words, and over a stub a page
         # is 8 KiB of hex to decode at each stop.
         read = _StackPages(self._read, _SMALL_BLOCK if limit <= 2 else _PAGE)
-        rows, symbols_at = self._lookups.rows, self._lookups.symbols
+        rows, symbols_at, undefined_at = self._lookups.rows, self._lookups.symbols, self._lookups.undefined
         regs, method, undefined, exact_pc = self._regs, self._method, self._undefined, self._exact_pc
         while not self.done and len(frames) < limit:
             if arch.pc not in regs:
@@ -125,7 +126,9 @@ class StackUnwinder:
                 if row is not None:
                     try:
                         cfa, caller = _step_cfi(row, regs, read, arch)
-                        caller_undefined = _undefined_rules(row, arch)
+                        if lookup_pc not in undefined_at:  # 3 us a frame, the same at every stop
+                            undefined_at[lookup_pc] = _undefined_rules(row, arch)
+                        caller_undefined = undefined_at[lookup_pc]
                     except TargetError as exc:
                         # A rule this frame cannot evaluate: frame pointers may still know more.
                         log.debug("CFI at %#x unusable (%s); trying the frame pointer", pc, exc)
