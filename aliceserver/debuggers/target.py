@@ -159,11 +159,12 @@ class RemoteTargets(Protocol):
     which `remote_connection()` tells (gdb prints it as the frame line after `target
     remote` and `attach`)."""
 
-    def connect_remote(self, target: str, *, extended: bool = False,
-                       program: str | None = None) -> RemoteConnected:  # fmt: skip
+    def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None,
+                       timeouts: RemoteTimeouts | None = None) -> RemoteConnected:  # fmt: skip
         """Connect to `HOST:PORT` (`tcp:HOST:PORT`) or `| COMMAND` (a stub on a pipe).
         `program`: the local copy of the program the stub debugs, for its symbols (else
-        the path the stub names). Refused with TargetError in gdb's words (`HOST:PORT:
+        the path the stub names); `timeouts`: gdb's (None: its defaults, but a refused
+        connection is not tried again). Refused with TargetError in gdb's words (`HOST:PORT:
         Connection refused.`, a process debugged already)."""
         ...
 
@@ -178,6 +179,16 @@ class RemoteTargets(Protocol):
     def monitor(self, command: str) -> str:
         """What the stub answers a `monitor COMMAND` (qRcmd), as text."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteTimeouts:
+    """gdb's `remotetimeout`, `tcp connect-timeout` and `tcp auto-retry`, in seconds (None:
+    unlimited). gdb waits `remotetimeout` for a reply three times before it gives up."""
+
+    reply: float | None = 2.0
+    connect: float | None = 15.0
+    auto_retry: bool = True  # a refused TCP connection is tried again until `connect` runs out
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,13 +54,13 @@ def test_follow_fork_mode_child_stops_in_the_child(builder: Builder, tmp_path: P
 
 def test_unimplemented_settings_refused_by_name(builder: Builder, tmp_path: Path) -> None:
     program = builder.build("print_limits")
-    commands = ["set remotetimeout 5", "show remotetimeout", "set history expansion on", "set debug infrun 1",
+    commands = ["set remotewritesize 5", "show remotewritesize", "set history expansion on", "set debug infrun 1",
                 "set detach-on-fork off", "set print null-stop on", "show print null-stop"]
     args = ["-batch", "-nx"] + [word for command in commands for word in ("-ex", command)] + [str(program)]
     got = ours(args, tmp_path)
     assert got.stderr.splitlines() == [
-        'The setting "remotetimeout" is not supported by aliceserver.',
-        'The setting "remotetimeout" is not supported by aliceserver.',
+        'The setting "remotewritesize" is not supported by aliceserver.',
+        'The setting "remotewritesize" is not supported by aliceserver.',
         'The setting "history expansion" is not supported by aliceserver.',
         'The setting "debug" is not supported by aliceserver.',
         'The setting "detach-on-fork" is not supported by aliceserver except as on.',
@@ -80,8 +80,8 @@ def test_mi_refusal_and_no_param_changed(tmp_path: Path) -> None:
     mi = MiClient(["-i=mi", "-q", "-nx"], cwd=tmp_path)
     try:
         mi.prompt()
-        _, lines = mi.command("-gdb-set remotetimeout 5", token=False)
-        assert '^error,msg="The setting \\"remotetimeout\\" is not supported by aliceserver."' in lines
+        _, lines = mi.command("-gdb-set remotewritesize 5", token=False)
+        assert '^error,msg="The setting \\"remotewritesize\\" is not supported by aliceserver."' in lines
         assert not any(line.startswith("=cmd-param-changed") for line in lines)
     finally:
         mi.close()

@@ -11,7 +11,12 @@ from aliceserver.adapters.mi.libraries import library_names
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.registry import CliRegistry, Connected, Context, MiError, Reply
 from aliceserver.debuggers.events import Exited
-from aliceserver.debuggers.target import CONNECTION_CLOSED, RemoteConnected, RemoteTargets
+from aliceserver.debuggers.target import (
+    CONNECTION_CLOSED,
+    RemoteConnected,
+    RemoteTargets,
+    RemoteTimeouts,
+)
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
@@ -20,6 +25,17 @@ if TYPE_CHECKING:
 KINDS = ("remote", "extended-remote")
 _NO_TARGET = ("To open a remote debug connection, you need to specify what\n"
               "serial device is attached to the remote system\n(e.g. /dev/ttyS0, /dev/ttya, COM1, etc.).")  # fmt: skip
+
+
+def _timeouts(session: MiSession) -> RemoteTimeouts:
+    """`remotetimeout`, `tcp connect-timeout` and `tcp auto-retry` as set."""
+
+    def seconds(name: str) -> float | None:
+        value = session.settings.get(name)
+        return None if value == "unlimited" else float(value)
+
+    return RemoteTimeouts(seconds("remotetimeout"), seconds("tcp connect-timeout"),
+                          session.settings.get("tcp auto-retry") == "on")  # fmt: skip
 
 
 def remote_held(session: MiSession) -> RemoteConnected | None:
@@ -56,7 +72,7 @@ def connect(ctx: Context, kind: str, target: str) -> RemoteConnected:
         ctx.console(f"Remote debugging using {target}\n")
     try:
         connected = debugger.connect_remote(target, extended=kind == "extended-remote",
-                                            program=session.inferior.program)  # fmt: skip
+                                            program=session.inferior.program, timeouts=_timeouts(session))  # fmt: skip
     except AliceError as error:
         raise MiError(str(error)) from None
     if connected.process is None:

@@ -140,6 +140,9 @@ def _defaults() -> dict[str, _Setting]:
         "trace-user": s("", "text", 'The user name to use for current and future trace runs is "{}".'),
         "trace-stop-notes": s("", "text", 'The notes string to use for future tstop commands is "{}".'),
         "remote exec-file": s("", "text", "{}"),  # extended-remote's run: empty, the stub's default
+        "remotetimeout": s("2", "int", "Timeout limit to wait for target to respond is {}."),
+        "tcp connect-timeout": s("15", "int", "Timeout limit in seconds for socket connection is {}."),
+        "tcp auto-retry": s("on", "bool", "Auto-retry on socket connect is {}."),
     }
 
 
@@ -149,9 +152,10 @@ _INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # 0 means unlimited t
 # gdb's kind of each number setting, which tells how =cmd-param-changed writes
 # `unlimited`: a uinteger's UINT_MAX, an integer's INT_MAX, a zuinteger_unlimited's -1 (0
 # being a number of its own there).
-_UINTEGER = frozenset(("height", "width", "print elements", "print repeats", "backtrace limit"))
+_UINTEGER = frozenset(("height", "width", "print elements", "print repeats", "backtrace limit",
+                       "tcp connect-timeout"))
 _INTEGER = frozenset(("listsize",))
-_ZUINTEGER = frozenset(("history size", "max-value-size", "max-completions"))
+_ZUINTEGER = frozenset(("history size", "max-value-size", "max-completions", "remotetimeout"))
 # gdb's zinteger settings: any int, none of them unlimited
 _ZINTEGER = frozenset(("complaints", "can-use-hw-watchpoints", "stop-on-solib-events", "annotate"))
 
@@ -206,6 +210,10 @@ class Settings:
                 value = "unlimited"
             elif name in _ZUINTEGER and text == "-1":
                 value = "unlimited"
+            elif name in _ZUINTEGER and text.startswith("-"):
+                raise MiError("only -1 is allowed to set as unlimited")
+            elif name in _ZUINTEGER and not text:
+                raise MiError('Argument required (integer to set it to, or "unlimited").')
             elif name in _ZINTEGER and not text:
                 raise MiError("Argument required (integer to set it to).")
             elif name in _ZINTEGER and text == "unlimited":  # gdb reads an expression there

@@ -45,6 +45,8 @@ only the values we do, and refuses the others by name):
 | max-completions | completion.py (`-complete`) |
 | remotecache | nothing, as in gdb: '"remotecache" now does nothing and exists only for compatibility reasons' |
 | remote exec-file | extended-remote's `run` (launch_config's remote_program): the file the stub starts, empty its default program (gdb's empty vRun); the other `remote` settings are refused |
+| remotetimeout | the remote connection's wait for a reply: gdb's three tries of it, then the link is given up (a late reply would be taken for the next request's); unlimited waits for ever; read on connecting |
+| tcp connect-timeout, tcp auto-retry | `target remote HOST:PORT`: a refused connection tried again (auto-retry on) until the timeout, as gdb |
 | trace-notes, trace-user, trace-stop-notes | kept and shown; gdb's own warning that the target does not support trace notes (no target here has tracepoints) |
 | logging enabled, file, overwrite, redirect, debugredirect | log_file.py: a copy of the UI's output (debug output: aliceserver writes none) |
 | args, environment, cwd, inferior-tty, var | commands_misc.do_set |
@@ -68,7 +70,7 @@ if TYPE_CHECKING:
 _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
     "remote targets": (
         "remote", "remoteaddresssize", "remotebreak", "remoteflow", "remotelogbase",
-        "remotelogfile", "remotetimeout", "remotewritesize", "serial", "tcp", "tdesc",
+        "remotelogfile", "remotewritesize", "serial", "tdesc",
         "target-file-system-kind", "trust-readonly-sections", "auto-connect-native-target", "watchdog",
         "agent", "range-stepping", "dcache", "code-cache", "stack-cache", "mem", "write",
     ),
@@ -131,7 +133,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 # Prefixes whose every setting we know: another name under them is gdb's "Undefined" error.
-_KNOWN_PREFIXES = {"print": "print", "p": "print", "pr": "print", "check": "check", "ch": "check"}
+_KNOWN_PREFIXES = {"print": "print", "p": "print", "pr": "print", "check": "check", "ch": "check", "tcp": "tcp"}
 
 
 # Settings we implement under a prefix refused as a whole.

@@ -107,7 +107,7 @@ from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.debuggers.target import CoreOpened, RemoteConnected
+from aliceserver.debuggers.target import CoreOpened, RemoteConnected, RemoteTimeouts
 from aliceserver.debuggers.targetregisters import TargetRegister
 from aliceserver.errors import AliceError, TargetError
 
@@ -528,10 +528,11 @@ class PtraceDebugger:
         return self._core_writer.write_core(path)
 
     # --- remote targets (remote/session.py, routing.py) -------------------------------
-    def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None) -> RemoteConnected:
+    def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None,
+                       timeouts: RemoteTimeouts | None = None) -> RemoteConnected:  # fmt: skip
         self._images.remote_address = target
         self._images.drop_program_file()
-        return self._run.connect_remote(target, extended, program)
+        return self._run.connect_remote(target, extended, program, timeouts or RemoteTimeouts(auto_retry=False))
 
     def disconnect_remote(self) -> None:
         self._run.disconnect_remote()

@@ -34,7 +34,7 @@ from aliceserver.debuggers.remote.calls import RemoteCaller
 from aliceserver.debuggers.remote.session import RemoteSession
 from aliceserver.debuggers.remote.watches import scope_return_address
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.debuggers.target import RemoteConnected
+from aliceserver.debuggers.target import RemoteConnected, RemoteTimeouts
 from aliceserver.debuggers.targetregisters import TargetRegister
 from aliceserver.errors import TargetError
 
@@ -57,12 +57,13 @@ class Execution:
         return self._remote.connected
 
     # --- RemoteTargets (debuggers/target.py) ------------------------------------------
-    def connect_remote(self, target: str, extended: bool, program: str | None) -> RemoteConnected:
+    def connect_remote(self, target: str, extended: bool, program: str | None,
+                       timeouts: RemoteTimeouts) -> RemoteConnected:  # fmt: skip
         def go() -> RemoteConnected:
             if self._access.inferior is not None:
                 raise TargetError("A program is being debugged already.")
             self._cores.close_core()
-            return self._remote.connect(target, extended, program)
+            return self._remote.connect(target, extended, program, timeouts)
 
         return self._call(go)
 

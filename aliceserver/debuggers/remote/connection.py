@@ -23,6 +23,7 @@ wire = logging.getLogger("aliceserver.wire")
 
 DEFAULT_TIMEOUT = 10.0  # seconds for an answer to a request (gdb's `remotetimeout` is 2)
 RETRANSMITS = 3  # gdb tries a packet three times before it gives up
+RETRY_PAUSE = 0.1  # between tries of a refused TCP connection (gdb polls ten times a second)
 COMMUNICATION_ERROR = "Remote communication error.  Target disconnected."  # gdb's, before strerror
 
 
@@ -38,11 +39,22 @@ class Channel(Protocol):
 
 
 class TcpChannel:
-    def __init__(self, host: str, port: int, timeout: float = DEFAULT_TIMEOUT) -> None:
-        try:
-            self._socket = socket.create_connection((host, port), timeout=timeout)
-        except OSError as error:
-            raise RemoteConnectionError(f"{host}:{port}: {error.strerror or error}.") from None
+    def __init__(self, host: str, port: int, timeout: float | None = DEFAULT_TIMEOUT, *,
+                 auto_retry: bool = False) -> None:  # fmt: skip
+        """Connect within `timeout` (None: no limit); with `auto_retry` a refused connection
+        is tried again until then, as gdb's `tcp auto-retry` (a stub still starting)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+            try:
+                self._socket = socket.create_connection((host, port), timeout=left)
+                break
+            except ConnectionRefusedError as error:
+                if not auto_retry or (deadline is not None and time.monotonic() + RETRY_PAUSE > deadline):
+                    raise RemoteConnectionError(f"{host}:{port}: {error.strerror or error}.") from None
+                time.sleep(RETRY_PAUSE)
+            except OSError as error:
+                raise RemoteConnectionError(f"{host}:{port}: {error.strerror or error}.") from None
         self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def write(self, data: bytes) -> None:
@@ -126,24 +138,25 @@ class PipeChannel:
             self.process.wait()
 
 
-def open_channel(target: str, timeout: float = DEFAULT_TIMEOUT) -> Channel:
-    """`HOST:PORT` (or `tcp:HOST:PORT`, `:PORT` for this machine) or `| COMMAND`."""
+def open_channel(target: str, timeout: float | None = DEFAULT_TIMEOUT, *, auto_retry: bool = False) -> Channel:
+    """`HOST:PORT` (or `tcp:HOST:PORT`, `:PORT` for this machine) or `| COMMAND`; a TCP
+    connection made within `timeout`, see TcpChannel."""
     if target.startswith("|"):
         return PipeChannel(target[1:].strip())
     spec = target.removeprefix("tcp:")
     host, sep, port = spec.rpartition(":")
     if not sep or not port.isdigit():
         raise RemoteConnectionError(f"{target}: not HOST:PORT nor | COMMAND.")
-    return TcpChannel(host.strip("[]") or "localhost", int(port), timeout)
+    return TcpChannel(host.strip("[]") or "localhost", int(port), timeout, auto_retry=auto_retry)
 
 
 class Connection:
     """Packets over a Channel. One thread at a time receives; `interrupt` may be called
     from another while it waits for a stop."""
 
-    def __init__(self, channel: Channel, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, channel: Channel, timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.channel = channel
-        self.timeout = timeout
+        self.timeout = timeout  # for a reply (None: for ever)
         self.acks = True  # until QStartNoAckMode is accepted
         self.notifications: deque[bytes] = deque()  # `%...` bodies, for a non-stop client
         self._decoder = packets.Decoder()
@@ -176,11 +189,12 @@ class Connection:
                 wire.debug("-> (again) %r", framed)
                 with self._send_lock:
                     self._write(framed)
-            item = self._next(packets.Ack, self.timeout / RETRANSMITS, give_up=False)
+            each = None if self.timeout is None else self.timeout / RETRANSMITS
+            item = self._next(packets.Ack, each, give_up=False)
             if isinstance(item, packets.Ack) and item.positive:
                 return
         if item is None:
-            self._time_out(self.timeout)
+            self._time_out(self.timeout or 0.0)
         raise RemoteError("The stub refused the packet after three attempts.")
 
     def _drop_stale(self) -> None:

@@ -34,10 +34,13 @@ class RemoteProcess(RemoteTarget):
     # --- making one -----------------------------------------------------------------
     @classmethod
     def connect(cls, target: str, *, extended: bool = False,
-                timeout: float = DEFAULT_TIMEOUT) -> RemoteProcess:  # fmt: skip
+                timeout: float | None = DEFAULT_TIMEOUT, connect_timeout: float | None = DEFAULT_TIMEOUT,
+                auto_retry: bool = False) -> RemoteProcess:  # fmt: skip
         """`HOST:PORT` or `| COMMAND`: negotiate, read the target description and, where
-        the stub debugs a process already, its stop (`?`)."""
-        connection = Connection(open_channel(target, timeout), timeout)
+        the stub debugs a process already, its stop (`?`). `timeout` for each reply (None:
+        for ever), `connect_timeout` and `auto_retry` for a TCP connection (TcpChannel)."""
+        channel = open_channel(target, connect_timeout, auto_retry=auto_retry)
+        connection = Connection(channel, timeout)
         try:
             client = RemoteClient(connection)
             client.negotiate()

@@ -45,11 +45,17 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.remote import signals
+from aliceserver.debuggers.remote.connection import RETRANSMITS
 from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.traps import RemoteTraps
 from aliceserver.debuggers.remote.watches import RemoteWatches
-from aliceserver.debuggers.target import CONNECTION_CLOSED, NOT_RUNNING, RemoteConnected
+from aliceserver.debuggers.target import (
+    CONNECTION_CLOSED,
+    NOT_RUNNING,
+    RemoteConnected,
+    RemoteTimeouts,
+)
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
@@ -111,10 +117,13 @@ class RemoteSession:
         process = self.process
         return process if process is not None and process.live else None
 
-    def connect(self, target: str, extended: bool, program: str | None) -> RemoteConnected:
+    def connect(self, target: str, extended: bool, program: str | None,
+                timeouts: RemoteTimeouts) -> RemoteConnected:  # fmt: skip
         if self.process is not None:
             raise TargetError("Already connected to a remote target; disconnect first.")
-        process = RemoteProcess.connect(_channel_name(target), extended=extended)
+        reply = None if timeouts.reply is None else timeouts.reply * RETRANSMITS  # gdb's tries
+        process = RemoteProcess.connect(_channel_name(target), extended=extended, timeout=reply,
+                                        connect_timeout=timeouts.connect, auto_retry=timeouts.auto_retry)
         process.on_event = self._events.put
         self.process, self._program = process, program
         process.client.connection.on_closed = functools.partial(self._link_broken, process)
