@@ -6,7 +6,10 @@ types and groups, and their raw values."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.types import Type
 
 # The description's predefined scalar types (gdb's target-descriptions.c): the rest are
 # floats, vectors, or the description's own unions and flags.
@@ -21,6 +24,7 @@ class TargetRegister:
     type: str  # the description's: int64, code_ptr, ieee_double, svev...
     group: str  # the description's group, "" where it gives none
     feature: str = ""  # the description's feature holding it (org.gnu.gdb.i386.core...)
+    kind: str = ""  # its type seen by gdb's groups: "float", "vector" or neither ("")
 
     @property
     def integer(self) -> bool:
@@ -32,6 +36,14 @@ class TargetRegister:
         a description's own type counts as neither only where it says `general`)."""
         return self.group == "general" or self.integer
 
+    def in_group(self, group: str) -> bool:
+        """gdb's tdesc_register_reggroup_p: the description's group, else by type."""
+        if group in ("all", self.group):
+            return True
+        if group in ("float", "vector"):
+            return self.kind == group
+        return group == "general" and not self.kind
+
 
 @runtime_checkable
 class HasTargetRegisters(Protocol):
@@ -42,4 +54,15 @@ class HasTargetRegisters(Protocol):
 
     def read_target_register(self, thread_id: int, name: str) -> bytes:
         """A described register's raw bytes (target order) in thread `thread_id`."""
+        ...
+
+
+@runtime_checkable
+class DescribedRegisters(Protocol):
+    """A process whose registers a target description types (a stub's)."""
+
+    def described_register(self, tid: int, name: str) -> tuple[Type, bytes] | None:
+        """Register `name` with the type gdb gives it from the description, and its raw
+        bytes in thread `tid`; None where the description has no such register (or types
+        it as gdb does not from the description alone)."""
         ...

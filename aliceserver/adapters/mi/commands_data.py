@@ -18,12 +18,12 @@ from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.register_writes import write_register_values
 from aliceserver.adapters.mi.registers import (
     described_value,
+    evaluates_registers,
     format_value,
-    is_x86,
+    numbered_snapshot,
+    numbered_values,
     read_raw,
     register_names,
-    x86_snapshot,
-    x86_values,
 )
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 from aliceserver.errors import AliceError
@@ -292,9 +292,9 @@ def _register_values(ctx: Context, args: list[str]) -> Reply:
     if fmt not in ("x", "o", "t", "d", "r", "N", "z"):
         raise MiError(f"Unknown register format: {fmt}")
     names = register_names(session)
-    if is_x86(session):
+    if evaluates_registers(session):
         numbers = _selected(options.rest[1:], "data-list-register-values", names)
-        return [("register-values", list(x86_values(session, tid, level, fmt, numbers)))]
+        return [("register-values", list(numbered_values(session, tid, level, fmt, numbers)))]
     values = read_raw(session, tid, level)
     numbers = _selected(options.rest[1:], "data-list-register-values", names) or list(range(len(names)))
     out: list[Value] = []
@@ -312,8 +312,8 @@ def _register_values(ctx: Context, args: list[str]) -> Reply:
 def _changed_registers(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     tid = session.require_stopped()
-    if is_x86(session):
-        values = x86_snapshot(session, tid)
+    if evaluates_registers(session):
+        values = numbered_snapshot(session, tid)
     else:
         values = {name: raw for name, raw in read_raw(session, tid).items() if raw is not None}  # frame 0's
     before = session.registers_before

@@ -151,14 +151,26 @@ def _line(ctx: Context, tid: int, level: int, name: str, raw: dict[str, int | by
             return line + number + "\n"
         return _pad(line + number) + f"(raw 0x{data[::-1].hex()})\n"
     hexed = session.evaluate(f"${name}", "x", tid=tid, level=level)
-    if hexed.error or hexed.value.startswith("<") or hexed.value.startswith("{"):
-        return line + hexed.value + "\n"  # lost in this frame, or a vector's union alone
+    if hexed.type == "void":  # a register the engine cannot present (qemu's SVE p0-p15)
+        return line + "<unavailable>\n"
+    if hexed.error or hexed.value.startswith("<") or _vector(hexed.value, hexed.type):
+        return line + hexed.value + "\n"  # lost in this frame, or a vector alone
     natural = session.evaluate(f"${name}", tid=tid, level=level)
     value = natural.value
     prefix = f"({natural.type}) "
     if value.startswith(prefix):  # gdb's print shows a pointer's type; this column does not
         value = value[len(prefix):]
     return _pad(line + hexed.value) + value + "\n"
+
+
+def _vector(text: str, type_name: str) -> bool:
+    """A vector's value, shown in hex alone: an array (`{0x0, 0x1}`), or a union with one
+    among its members (gdb flags a description's such union a vector). A union of scalars
+    (aarch64's $q0) shows its natural value too, as do aarch64-tdep.c's own unions
+    (`__gdb_builtin_type_vnv`: $v0 over SVE), which gdb does not flag."""
+    if not text.startswith("{") or "__gdb_builtin_type_" in type_name:
+        return False
+    return "{" in text[1:] or " = " not in text
 
 
 def _pad(text: str) -> str:

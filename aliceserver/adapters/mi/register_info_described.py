@@ -1,89 +1,71 @@
-"""`info registers` on a CPU other than x86-64 (aarch64): the architecture's general
-registers (its gdb_registers: the core feature and the fpu's status words), then those the
-target's description adds in gdb's general group (qemu's system registers, SVE's vg), in
-gdb's numbering order. Named registers may be any of these, their w views, `lr` and `fp`.
-Other groups and `info all-registers` are not listed yet, and say so."""
+"""`info registers` and `info all-registers` on a CPU other than x86-64 (aarch64), in gdb's
+numbering order (registers.register_names): the target description's registers, in the
+groups the description gives them or their types put them in (tdesc_register_reggroup_p:
+float, vector, general for the rest), then aarch64-tdep.c's pseudo registers (q, d, s, h
+and b views, v0-v31 over SVE's z registers, w0-w30) in the groups gdb gives them. Each
+line is the evaluator's `$name`, laid out by register_info.py."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from aliceserver.adapters.mi.registers import register_names
 from aliceserver.adapters.mi.registry import Context, MiError
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.targetregisters import HasTargetRegisters, TargetRegister
 
 # `info registers` group names, in the order a prefix is matched against them
 GROUPS = ("general", "float", "system", "vector", "all", "save", "restore")
-_NAME_COLUMN = 15
-_NATURAL_COLUMN = 35
+# aarch64_pseudo_register_reggroup_p: the groups of each pseudo register's letter
+_PSEUDO_GROUPS = {"q": ("vector",), "d": ("vector", "float"), "s": ("vector", "float"), "h": ("vector",),
+                  "b": ("vector",), "v": ("vector",), "w": ()}  # fmt: skip
 
-Line = Callable[[str], str]  # the architecture's own register's line, by the evaluator
-
-
-def info_registers(ctx: Context, tid: int, arch: Architecture, text: str, print_all: bool, line: Line) -> None:
-    described = _described(ctx, arch)
-    for name in _names(arch, described, text, print_all):
-        register = described.get(name)
-        if register is not None:
-            ctx.console(_described_line(ctx, tid, register))
-            continue
-        shown = line(name)
-        if shown.startswith(name.ljust(_NAME_COLUMN - 1) + " $"):  # the evaluator's refusal
-            raise MiError(shown[_NAME_COLUMN:].strip())
-        ctx.console(shown)
+Line = Callable[[str], str]  # a register's line, by the evaluator
 
 
-def _described(ctx: Context, arch: Architecture) -> dict[str, TargetRegister]:
-    """The description's registers beyond the architecture's own."""
+def info_registers(
+    ctx: Context, tid: int, arch: Architecture, text: str, print_all: bool, line: Line
+) -> None:
+    words = text.split()
+    for word in ["all" if print_all else "general"] if print_all or not words else words:
+        for name in _names(ctx, arch, word):  # each word's lines before the next's error, as gdb
+            ctx.console(line(name))
+
+
+def _described(ctx: Context) -> dict[str, TargetRegister]:
     debugger = ctx.session.debugger
     if not isinstance(debugger, HasTargetRegisters):
         return {}
-    return {r.name: r for r in debugger.target_registers() if r.name not in arch.gdb_registers}
+    return {r.name: r for r in debugger.target_registers()}
 
 
-def _names(arch: Architecture, described: dict[str, TargetRegister], text: str, print_all: bool) -> tuple[str, ...]:
-    general = arch.gdb_registers + tuple(name for name, r in described.items() if r.general)
-    words = text.split()
-    if print_all:
-        raise MiError(f"info all-registers is not supported on {arch.name} yet: use info registers.")
-    if not words:
-        return general
-    names: tuple[str, ...] = ()
-    for word in words:
-        name = word[1:] if word.startswith("$") else word
-        if not name:
-            raise MiError("Missing register name")
-        views = (f"w{n}" for n in range(31))  # the general registers' 32-bit halves
-        if name in arch.gdb_registers or name in views or name in ("lr", "fp"):
-            names += (name,)
-        elif name in described and described[name].integer:
-            names += (name,)
-        elif name in described:
-            raise MiError(f"info registers {name} is not supported on {arch.name} yet: its type is {described[name].type}.")
-        elif any(group.startswith(name) for group in GROUPS):
-            if not "general".startswith(name):
-                raise MiError(f"Register group `{name}' is not supported on {arch.name} yet.")
-            names += general
-        else:
-            raise MiError(f"Invalid register `{name}'")
-    return names
+def _in_group(
+    name: str, group: str, described: dict[str, TargetRegister], arch: Architecture
+) -> bool:
+    register = described.get(name)
+    if register is not None:
+        return register.in_group(group) or (group in ("save", "restore"))
+    if group == "all":
+        return True
+    letter, number = name[:1], name[1:]
+    if letter in _PSEUDO_GROUPS and number.isdigit() and name not in arch.gdb_registers:
+        return group in _PSEUDO_GROUPS[letter]
+    # the architecture's own, where no description names them
+    vector = letter == "v" and number.isdigit()
+    return group == ("vector" if vector else "general") or (group in ("save", "restore"))
 
 
-def _described_line(ctx: Context, tid: int, register: TargetRegister) -> str:
-    """gdb's line for an integer register of the description: hex, then its natural value
-    (signed for `int`, a symbol after a code pointer)."""
-    debugger = ctx.session.debugger
-    assert isinstance(debugger, HasTargetRegisters)
-    raw = int.from_bytes(debugger.read_target_register(tid, register.name), "little")
-    hexed = hex(raw)
-    if register.type == "code_ptr":
-        found = debugger.lookup_address(raw)
-        natural = hexed + (f" <{found.name}+{found.offset}>" if found.offset else f" <{found.name}>") if found.name else hexed
-    elif register.type == "data_ptr":
-        natural = hexed
-    elif register.type.startswith("uint"):
-        natural = str(raw)
-    else:
-        natural = str(raw - (1 << register.bitsize) if raw >> (register.bitsize - 1) & 1 else raw)
-    head = register.name.ljust(_NAME_COLUMN - 1) + " " + hexed
-    return head.ljust(_NATURAL_COLUMN - 1) + " " + natural + "\n"
+def _names(ctx: Context, arch: Architecture, word: str) -> tuple[str, ...]:
+    """The registers `word` names: one register, or a group (by a prefix of its name)."""
+    described = _described(ctx)
+    numbered = tuple(name for name in register_names(ctx.session) if name)
+    name = word[1:] if word.startswith("$") else word
+    if not name:
+        raise MiError("Missing register name")
+    if name in numbered or name in ("lr", "fp"):
+        return (name,)
+    groups = GROUPS + tuple(sorted({r.group for r in described.values() if r.group} - set(GROUPS)))
+    found = next((g for g in groups if g.startswith(name)), None)
+    if found is None:
+        raise MiError(f"Invalid register `{name}'")
+    return tuple(each for each in numbered if _in_group(each, found, described, arch))

@@ -45,7 +45,15 @@ def register_names(session: MiSession) -> tuple[str, ...]:
         return NAMES
     debugger = session.debugger
     described = debugger.target_registers() if isinstance(debugger, HasTargetRegisters) else ()
-    return tuple(register.name for register in described) or AARCH64_NAMES
+    raw = tuple(register.name for register in described) or AARCH64_NAMES
+    return raw + aarch64_pseudo_names(sve="z0" in raw)
+
+
+def aarch64_pseudo_names(sve: bool) -> tuple[str, ...]:
+    """aarch64-tdep.c's pseudo registers after the raw ones: the q, d, s, h and b views of
+    the SIMD registers, v0-v31 themselves where SVE's z registers hold them, w0-w30."""
+    views = tuple(f"{letter}{n}" for letter in "qdshb" + ("v" if sve else "") for n in range(32))
+    return views + tuple(f"w{n}" for n in range(31))
 
 
 def _x86_names(session: MiSession) -> tuple[str, ...]:
@@ -74,8 +82,10 @@ def vector_extensions(session: MiSession, tid: int) -> tuple[bool, bool]:
     return avx, avx512
 
 
-def is_x86(session: MiSession) -> bool:
-    return program_architecture(session.debugger).name == "i386:x86-64"
+def evaluates_registers(session: MiSession) -> bool:
+    """Whether registers are listed by gdb's numbers with their values as `$name` prints
+    them (x86-64 and aarch64)."""
+    return program_architecture(session.debugger).name in ("i386:x86-64", "aarch64")
 
 
 def evaluated(session: MiSession, tid: int, level: int, name: str, fmt: str) -> str:
@@ -83,12 +93,14 @@ def evaluated(session: MiSession, tid: int, level: int, name: str, fmt: str) -> 
     output_register prints it: the value alone, no pointer type before it."""
     letter = {"r": "z", "N": None}.get(fmt, fmt)
     info = session.evaluate(f"${name}", letter, tid=tid, level=level)
+    if info.type == "void":  # a register the engine cannot present (qemu's SVE p0-p15)
+        return "<unavailable>"
     prefix = f"({info.type}) "
     return info.value[len(prefix) :] if info.value.startswith(prefix) else info.value
 
 
-def x86_values(session: MiSession, tid: int, level: int, fmt: str, numbers: list[int]) -> list[dict[str, str]]:
-    """-data-list-register-values over gdb's x86-64 numbers: every named one, or `numbers`
+def numbered_values(session: MiSession, tid: int, level: int, fmt: str, numbers: list[int]) -> list[dict[str, str]]:
+    """-data-list-register-values over gdb's numbers: every named one, or `numbers`
     (a number without a register is gdb's `bad register number`)."""
     names = register_names(session)
     for number in numbers:
@@ -98,7 +110,7 @@ def x86_values(session: MiSession, tid: int, level: int, fmt: str, numbers: list
     return [{"number": str(n), "value": evaluated(session, tid, level, names[n], fmt)} for n in chosen]
 
 
-def x86_snapshot(session: MiSession, tid: int) -> dict[str, int | bytes]:
+def numbered_snapshot(session: MiSession, tid: int) -> dict[str, int | bytes]:
     """Every register of frame 0 as its raw hex (for -data-list-changed-registers)."""
     found: dict[str, int | bytes] = {}
     for name in register_names(session):

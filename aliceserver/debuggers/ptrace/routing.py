@@ -31,6 +31,7 @@ from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.live import LiveSession
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.remote.calls import RemoteCaller
+from aliceserver.debuggers.remote.regtypes import type_class
 from aliceserver.debuggers.remote.session import RemoteSession
 from aliceserver.debuggers.remote.watches import scope_return_address
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -77,8 +78,9 @@ class Execution:
         process = self._remote.live()  # a native process has its architecture's alone
         if process is None:
             return ()
-        return tuple(TargetRegister(r.name, r.bitsize, r.type, r.group, r.feature)
-                     for r in process.description.registers)
+        types = process.description.types
+        return tuple(TargetRegister(r.name, r.bitsize, r.type, r.group, r.feature, type_class(types, r.type))
+                     for r in process.description.registers)  # fmt: skip
 
     def read_target_register(self, thread_id: int, name: str) -> bytes:
         def read() -> bytes:

@@ -12,8 +12,10 @@ from collections.abc import Callable, Iterator, Mapping
 from aliceserver.debuggers.arch.aarch64 import V0
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES
+from aliceserver.debuggers.remote.regtypes import register_type
 from aliceserver.debuggers.remote.tdesc import TargetDescription
 from aliceserver.debuggers.symbols.dwarf import x86_registers as x86
+from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.errors import TargetError
 
 X86_64 = "i386:x86-64"
@@ -151,6 +153,18 @@ class RegisterView:
         if len(data) != register.size:
             raise TargetError(f"{name} takes {register.size} bytes, not {len(data)}")
         return [(name, data)]
+
+
+def described_register(description: TargetDescription, name: str, read: Read) -> tuple[Type, bytes] | None:
+    """Register `name` of the description with the type gdb gives it there, and its bytes;
+    None where it has no such register or a type gdb builds otherwise."""
+    register = description.get(name)
+    if register is None:
+        return None
+    found = register_type(description.types, register.type, register.bitsize)
+    if found is None or found.size != register.size:  # qemu's SVE p0-p15: 32 bytes typed as 256
+        return None
+    return found, read(name)
 
 
 class _LazyGeneral(Mapping[str, int]):

@@ -19,10 +19,11 @@ from aliceserver.debuggers.remote.libraries import SvrLibraries
 from aliceserver.debuggers.remote.libraries import parse as parse_libraries
 from aliceserver.debuggers.remote.memory import RemoteMemory
 from aliceserver.debuggers.remote.regcache import RegisterCache
-from aliceserver.debuggers.remote.registers import RegisterView
+from aliceserver.debuggers.remote.registers import RegisterView, described_register
 from aliceserver.debuggers.remote.threadids import ThreadRef
 from aliceserver.debuggers.remote.threadlist import ThreadList
 from aliceserver.debuggers.symbols.auxv import parse_auxv
+from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.target import NO_PROCESS, NOT_RUNNING, NotLive, ProcessTarget
 from aliceserver.errors import TargetError
 
@@ -139,6 +140,10 @@ class RemoteTarget:
         if name not in self.description:
             raise TargetError(f"Invalid register `{name}'")
         return self._reader(tid)(name)
+
+    def described_register(self, tid: int, name: str) -> tuple[Type, bytes] | None:
+        """Register `name` of the description, typed as gdb types it there (DescribedRegisters)."""
+        return described_register(self.description, name, self._reader(tid))
 
     def thread_details(self, tid: int) -> str:
         """A stub's words on a thread (gdb's extra_thread_info): qThreadExtraInfo where the

@@ -35,11 +35,23 @@ class RegisterInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class TypeInfo:
+    """A type the description defines (`<vector>`, `<union>`, `<flags>`, `<struct>`)."""
+
+    kind: str  # vector, union, flags, struct
+    element: str = ""  # a vector's element type
+    count: int = 0  # a vector's element count
+    size: int = 0  # flags' and structs' size in bytes (0 where not given)
+    fields: tuple[tuple[str, str, int, int], ...] = ()  # (name, type, start bit, end bit)
+
+
+@dataclass(frozen=True, slots=True)
 class TargetDescription:
     architecture: str  # "i386:x86-64", "aarch64"
     osabi: str
     registers: tuple[RegisterInfo, ...]  # by number
     features: tuple[str, ...]
+    types: dict[str, TypeInfo] = field(default_factory=dict, compare=False, repr=False)
     _by_name: dict[str, RegisterInfo] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -92,7 +104,7 @@ def parse(fetch: Callable[[str], bytes], annex: str = "target.xml") -> TargetDes
                                       reg.feature, offset))  # fmt: skip
         offset += (reg.bitsize + 7) // 8
     return TargetDescription(
-        state.architecture, state.osabi, tuple(registers), tuple(state.features)
+        state.architecture, state.osabi, tuple(registers), tuple(state.features), state.types
     )
 
 
@@ -103,6 +115,7 @@ class _Parse:
         self.osabi = ""
         self.features: list[str] = []
         self.regs: list[_Reg] = []
+        self.types: dict[str, TypeInfo] = {}
         self.next_number = 0
         self.includes = 0
 
@@ -133,6 +146,8 @@ class _Parse:
                 self.node(child, name)
         elif tag == "reg":
             self.register(node, feature)
+        elif tag in ("vector", "union", "flags", "struct") and node.get("id"):
+            self.types[node.get("id", "")] = _type(tag, node)
         elif tag == "target":
             for child in node:
                 self.node(child, feature)
@@ -148,6 +163,16 @@ class _Parse:
         self.next_number = number + 1
         group = node.get("group", "")
         self.regs.append(_Reg(name, number, int(bitsize), node.get("type", "int"), group, feature))
+
+
+def _type(kind: str, node: ElementTree.Element) -> TypeInfo:
+    def number(text: str | None) -> int:
+        return int(text) if text and text.isdigit() else -1
+
+    fields = tuple((f.get("name", ""), f.get("type", ""), number(f.get("start")), number(f.get("end")))
+                   for f in node if f.tag == "field")  # fmt: skip
+    return TypeInfo(kind, node.get("type", ""), max(number(node.get("count")), 0),
+                    max(number(node.get("size")), 0), fields)  # fmt: skip
 
 
 def _with_xinclude_namespace(document: bytes) -> bytes:

@@ -37,6 +37,7 @@ from aliceserver.debuggers.source.variables import (
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.unwind import (
     StackUnwinder,
     UnwindLookups,
@@ -45,6 +46,7 @@ from aliceserver.debuggers.symbols.dwarf.unwind import (
     saved_register_slots,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
+from aliceserver.debuggers.targetregisters import DescribedRegisters
 from aliceserver.errors import AliceError, ProtocolError, TargetError
 
 log = logging.getLogger(__name__)
@@ -324,7 +326,13 @@ class Frames:
         def read_extended() -> dict[int, bytes]:
             return self._engine.run_on_engine(lambda: self._engine.target().extended_registers(thread_id))
 
-        return FloatRegisters(read, write, read_extended)
+        def read_described(name: str) -> tuple[Type, bytes] | None:
+            target = self._engine.target()
+            if not isinstance(target, DescribedRegisters):
+                return None
+            return self._engine.run_on_engine(lambda: target.described_register(thread_id, name))
+
+        return FloatRegisters(read, write, read_extended, read_described)
 
     def _innermost_view(self, thread_id: int, floats: FloatRegisters) -> FrameView:
         """Frame 0 of the thread, sharing an outer frame's float registers: where `$rax` of

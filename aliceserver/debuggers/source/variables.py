@@ -64,6 +64,8 @@ class FloatRegisters:
     read: Callable[[], dict[int, bytes]]  # register number -> the register's bytes
     write: Callable[[str, bytes], None] | None  # (gdb name, bytes); None: cannot be written
     read_extended: Callable[[], dict[int, bytes]] | None = None  # ymm and AVX-512 (XSAVE)
+    # a stub's register typed by its target description (DescribedRegisters), by name
+    read_described: Callable[[str], tuple[Type, bytes] | None] | None = None
     _known: dict[int, bytes] | None = None
     _extended: dict[int, bytes] | None = None
 
@@ -84,6 +86,9 @@ class FloatRegisters:
     @property
     def has_avx512(self) -> bool:
         return self._bytes(x86_registers.K0) is not None
+
+    def described(self, name: str) -> tuple[Type, bytes] | None:
+        return None if self.read_described is None else self.read_described(name)
 
     def set(self, regno: int, value: int) -> None:
         current = self._bytes(regno)
@@ -161,6 +166,10 @@ class FrameView:
     @property
     def has_avx512(self) -> bool:
         return self.floats is not None and self.floats.has_avx512
+
+    def described_register(self, name: str) -> tuple[Type, bytes] | None:
+        """Register `name` as the target's description types it (the thread's, every frame)."""
+        return None if self.floats is None else self.floats.described(name)
 
     def cfa(self) -> int | None:
         return self.frame.cfa

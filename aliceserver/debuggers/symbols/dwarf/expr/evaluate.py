@@ -313,12 +313,16 @@ class Evaluator:
 
     def register(self, name: str) -> Value:
         frame = getattr(self.ctx, "frame", None)  # a FrameView: its frame knows its CPU
-        if getattr(getattr(frame, "arch", None), "name", "") == "aarch64":
+        aarch64 = getattr(getattr(frame, "arch", None), "name", "") == "aarch64"
+        if aarch64:
             spec = aarch64_registers.lookup(name)
             if name == aarch64_registers.FRAME_BASE:  # gdb's frame base, not x29
                 return self._aarch64_frame_base()
         else:
             spec = x86_registers.lookup(name, lambda: has_avx512(self.ctx))
+        described = self._described(name, spec is None or aarch64)
+        if described is not None and spec is None:  # the description's alone: read, not written
+            return Value(described[0], ImplicitLoc(described[1]), self.ctx)
         if isinstance(self.symbols, NoProgramSymbols):  # gdb's i386 of no file
             self.symbols.check_register(name)
             spec = None
@@ -333,7 +337,16 @@ class Evaluator:
             ctx = ctx.innermost()  # an outer frame's unsaved register: gdb's same value
         if ctx.register(spec.regno) is None:
             raise EvaluationError(f"value is not available: ${name}")
-        return Value(spec.make(), RegisterLoc(spec.regno, spec.offset), ctx)
+        # a raw register the description types (qemu's v0-v31 union): its type, our location
+        shown = described[0] if described is not None and not isinstance(described[0], BaseType) else spec.make()
+        return Value(shown, RegisterLoc(spec.regno, spec.offset), ctx)
+
+    def _described(self, name: str, wanted: bool) -> tuple[Type, bytes] | None:
+        """A stub's register `name` typed by its target description (the frame's
+        described_register), where no architecture table has it or, on aarch64, where
+        gdb types the raw register from the description."""
+        find = getattr(self.ctx, "described_register", None) if wanted else None
+        return find(name) if find is not None else None
 
     def _aarch64_frame_base(self) -> Value:
         """$fp on aarch64: gdb's frame base (unwind.frame_base: x29 once the prologue
