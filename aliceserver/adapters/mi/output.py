@@ -29,10 +29,15 @@ class CStringError(ValueError):
     """Text that is not a well-formed c-string."""
 
 
+def _plain(text: str) -> bool:
+    """Whether `text` is written as it is between the quotes."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
+
+
 def c_string(text: str | bytes) -> str:
     """`text` as an MI c-string, quotes included; str is encoded as UTF-8 first."""
     # Most fields are plain text, written as they are (25,000 in a -thread-info of 1,000 threads)
-    if isinstance(text, str) and text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+    if isinstance(text, str) and _plain(text):
         return f'"{text}"'
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
     return '"' + "".join([_TABLE[b] for b in data]) + '"'
@@ -91,9 +96,15 @@ def value(item: Value) -> str:
     if isinstance(item, str):
         return c_string(item)
     if isinstance(item, dict):  # the usual tuple, before Mapping's slower abstract check
-        return "{" + ",".join(f"{key}={value(v)}" for key, v in item.items()) + "}"
+        # A list joined, and plain text quoted here, not in two more calls: a frame's tuple
+        # in half the time (1,000 threads' frames are 10,000 of them).
+        fields = [
+            f'{key}="{v}"' if type(v) is str and _plain(v) else f"{key}={value(v)}"
+            for key, v in item.items()
+        ]
+        return "{" + ",".join(fields) + "}"
     if isinstance(item, Results):
-        body = ",".join(f"{key}={value(v)}" if key else value(v) for key, v in item.items)
+        body = ",".join([f"{key}={value(v)}" if key else value(v) for key, v in item.items])
         text = f"[{body}]" if item.as_list else f"{{{body}}}"
         return "".join([text, *("," + value(v) for v in item.trailing)])
     if isinstance(item, Mapping):

@@ -60,3 +60,11 @@ def test_values_tuples_lists_and_duplicate_keys() -> None:
     assert record("^", "done", [("value", "3")], "12") == '12^done,value="3"'
     assert record("*", "running", [("thread-id", "all")]) == '*running,thread-id="all"'
     assert stream("&", "x\n") == '&"x\\n"'
+
+
+@given(st.dictionaries(st.sampled_from(["func", "file", "value"]), st.text(), max_size=3))
+def test_a_tuples_text_fields_are_written_as_c_strings(fields: dict[str, str]) -> None:
+    """A tuple quotes plain text itself: any text comes out as c_string writes it."""
+    expected = ",".join(f"{key}={c_string(text)}" for key, text in fields.items())
+    assert value(fields) == "{" + expected + "}"
+    assert value({"frame": fields}) == "{frame={" + expected + "}}"
