@@ -72,6 +72,11 @@ class PrinterHost:
             self._session = PrinterSession()
         return self._session
 
+    @property
+    def started(self) -> bool:
+        """Whether printers may be loaded: until then none takes a scalar (a C program's)."""
+        return self._session is not None
+
     def carry_over(self, previous: PrinterHost) -> None:
         """A new program's printers keep what the user gave the last one's (a `source
         printer.py` before `run`); its images' scripts load anew."""

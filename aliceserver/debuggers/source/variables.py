@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
 from aliceserver.debuggers.regsets import REGISTER_NAMES
+from aliceserver.debuggers.source.scalarmemo import ScalarDescriptions, scalar_key
 from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.access import class_children, cplus_class
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
@@ -287,6 +288,7 @@ class VariableStore:
         self.array_indexes = False  # gdb's `print array-indexes`
         self.output_format: str | None = None  # gdb's `output-radix` 16 or 8: "x" or "o"
         self.input_radix = 10  # gdb's `input-radix`, for the expressions' numbers
+        self._scalars = ScalarDescriptions()  # kept across stops (scalarmemo.py)
 
     def _options(self, fmt: str | None, top: bool = False) -> FormatOptions:
         return FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize, max_elements=self.max_elements,
@@ -312,7 +314,25 @@ class VariableStore:
         position: int = 0,
     ) -> VariableInfo:  # fmt: skip
         """`block_depth`, `locationless`, `position`: a frame variable's place (VariableInfo's),
-        given here since replacing them after costs as much as a small value's formatting."""
+        given here since replacing them after costs as much as a small value's formatting.
+        A scalar described before with the same bytes is not described again (scalarmemo.py)."""
+        key = None
+        if self.printers is None or not self.printers.started:
+            how = (fmt, top, aggregate_value, dynamic, block_depth, locationless, position, self.max_elements,
+                   self.repeat_threshold, self.addresses, self.array_indexes, self.output_format)  # fmt: skip
+            key = scalar_key(name, value, how)
+            if key is not None:
+                found = self._scalars.find(key, value.address)
+                if found is not None:
+                    return found
+        info = self._describe_anew(name, value, fmt, top=top, aggregate_value=aggregate_value, dynamic=dynamic,
+                                   block_depth=block_depth, locationless=locationless, position=position)  # fmt: skip
+        return info if key is None else self._scalars.keep(key, info)
+
+    def _describe_anew(
+        self, name: str, value: Value, fmt: str | None, *, top: bool, aggregate_value: bool,
+        dynamic: DynamicTypes, block_depth: int, locationless: bool, position: int,
+    ) -> VariableInfo:  # fmt: skip
         declared: str | None = None
         prefix = ""
         # `dynamic` is most often NONE: tested first, as a flag operation costs a microsecond
