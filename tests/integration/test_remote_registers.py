@@ -98,3 +98,20 @@ def test_mi_vector_register_writes_like_gdb(builder: Builder, tmp_path: Path) ->
     ], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "{-1, -1, -1, -1}" in alice and "{5, 0, 0, 0, 0, 0, 0, 0}" in alice
+
+
+def test_qemu_description_registers_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """qemu-x86_64's description has no sse feature (its xmm0-15 and mxcsr come after gdb's
+    fixed numbers, with fs_base, k_gs_base, cr0-cr8 and efer) and its own flags types
+    (eflags with IOPL, cr3's PDBR and PCID fields): numbered, grouped and printed as gdb."""
+    from tests.integration.test_remote_qemu_x86 import _both as qemu_both
+
+    program = builder.build("registers_expr", extra=["-static"])
+    line = marker_line("registers_expr.c", "callee")
+    gdb, alice = qemu_both(program, [
+        f"break registers_expr.c:{line}", "continue", _mi("-data-list-register-names"), "info all-registers",
+        "info registers", "info registers vector", "info registers system", "p $cr3", "whatis $cr0",
+        _mi("-data-list-register-values N 17 155 158 160 164 180"),
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "[ IOPL=0 IF " in alice and "[ PDBR=0 PCID=0 ]" in alice

@@ -23,6 +23,7 @@ from aliceserver.adapters.mi.registers import (
     vector_extensions,
 )
 from aliceserver.adapters.mi.registry import Context, MiError
+from aliceserver.debuggers.arch import x86_64_numbering as numbering
 from aliceserver.debuggers.arch.program import program_architecture
 
 _NAME_COLUMN = 15
@@ -72,6 +73,27 @@ class _Machine:
         raise MiError(f"Invalid register `{name}'")  # save, restore: gdb's internal groups
 
 
+class _Described:
+    """A machine's groups over gdb's numbers from a description: only the registers it has
+    at gdb's fixed numbers, and those it adds beyond them (qemu's cr0, its xmm0-15 outside
+    an sse feature) in the general and all groups, where i386_register_reggroup_p puts
+    registers it does not know."""
+
+    def __init__(self, machine: _Machine, names: tuple[str, ...]) -> None:
+        self.machine = machine
+        pseudo = names.index(numbering.FIRST_PSEUDO) if numbering.FIRST_PSEUDO in names else len(names)
+        self.pseudo = set(names[pseudo:])
+        self.present = set(names[: numbering.FIXED_COUNT]) | self.pseudo
+        self.added = names[numbering.FIXED_COUNT : pseudo]
+
+    def group(self, name: str) -> tuple[str, ...]:
+        found = tuple(each for each in self.machine.group(name) if each in self.present)
+        if name not in ("general", "all") or not self.added:
+            return found
+        raw = tuple(each for each in found if each not in self.pseudo)
+        return raw + self.added + found[len(raw) :]
+
+
 def _machine(ctx: Context, tid: int) -> _Machine:
     avx, avx512 = vector_extensions(ctx.session, tid)
     return _Machine(avx512, avx)
@@ -111,7 +133,7 @@ def info_registers(ctx: Context, text: str, print_all: bool = False) -> None:
     if arch.name != "i386:x86-64":
         described.info_registers(ctx, tid, arch, text, print_all, lambda name: _line(ctx, tid, level, name, None))
         return
-    machine = _machine(ctx, tid)
+    machine = _Described(_machine(ctx, tid), register_names(session))
     numbered = set(register_names(session)) - {""}  # the raw ymmNh, zmmNh... too
     words = text.split()
     if not words:
@@ -122,7 +144,7 @@ def info_registers(ctx: Context, text: str, print_all: bool = False) -> None:
             name = word[1:] if word.startswith("$") else word
             if not name:
                 raise MiError("Missing register name")
-            if _known(machine, name) or name in numbered:
+            if _known(machine.machine, name) or name in numbered:
                 names += (name,)
                 continue
             group = next((g for g in _GROUPS if g.startswith(name)), None)

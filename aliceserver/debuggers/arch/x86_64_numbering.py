@@ -81,6 +81,10 @@ def register_names(described: Iterable[Described]) -> tuple[str, ...]:
     return tuple(names)
 
 
+FIXED_COUNT = sum(len(names) for _feature, names in _FIXED)  # gdb's amd64-linux num_regs
+FIRST_PSEUDO = _BYTES[0]
+
+
 def machine_names(avx: bool, avx512: bool) -> tuple[str, ...]:
     """gdb's numbering on a native x86-64 Linux process, whose description gdb builds from
     the machine's XSAVE features (amd64_linux_read_description): SSE, and AVX, AVX-512

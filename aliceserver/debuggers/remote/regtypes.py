@@ -108,11 +108,12 @@ def _union(builder: _Builder, name: str, info: TypeInfo, bitsize: int) -> Type |
 
 
 def _flags(builder: _Builder, name: str, info: TypeInfo, bitsize: int) -> Type | None:
-    # gdb prints a one-bit field by its name, a wider one as NAME=value: not shown here yet
-    if any(start < 0 or end not in (start, -1) for _field, _kind, start, end in info.fields):
+    # gdb prints a one-bit field by its name when set, a wider one as NAME=value
+    if any(start < 0 or end < start and end != -1 for _field, _kind, start, end in info.fields):
         return None
     bits = tuple((start, field) for field, _kind, start, _end in info.fields)
-    return FlagsType(name, info.size or bitsize // 8, bits)
+    widths = tuple(max(end - start + 1, 1) for _field, _kind, start, end in info.fields)
+    return FlagsType(name, info.size or bitsize // 8, bits, widths)
 
 
 def _none(builder: _Builder, name: str, info: TypeInfo, bitsize: int) -> Type | None:

@@ -63,14 +63,23 @@ class FlagsType(BaseType):
     """gdb's TYPE_CODE_FLAGS (i386_eflags, i386_mxcsr): an unsigned integer whose set bits
     print by name, `[ PF ZF IF ]`; arithmetic sees the integer."""
 
-    def __init__(self, name: str, size: int, flags: tuple[tuple[int, str], ...]) -> None:
+    def __init__(self, name: str, size: int, flags: tuple[tuple[int, str], ...],
+                 widths: tuple[int, ...] = ()) -> None:  # fmt: skip
         super().__init__(name, size, Encoding.UNSIGNED)
         self.flags = flags
+        self.widths = widths  # each flag's bits where some are wider than one (a description's)
 
     def describe(self, number: int) -> str:
-        """gdb's val_print_type_code_flags: the set bits' names; unnamed bits (eflags' bit
-        1) and bits no flag covers are not shown."""
-        return "[" + "".join(f" {name}" for bit, name in self.flags if name and number >> bit & 1) + " ]"
+        """gdb's val_print_type_code_flags: the set bits' names, a wider field as
+        NAME=value; unnamed bits (eflags' bit 1) and bits no flag covers are not shown."""
+        shown = []
+        for index, (bit, name) in enumerate(self.flags):
+            width = self.widths[index] if index < len(self.widths) else 1
+            if name and width > 1:
+                shown.append(f" {name}={number >> bit & ((1 << width) - 1)}")
+            elif name and number >> bit & 1:
+                shown.append(f" {name}")
+        return "[" + "".join(shown) + " ]"
 
 
 _EFLAGS = ((0, "CF"), (1, ""), (2, "PF"), (4, "AF"), (6, "ZF"), (7, "SF"), (8, "TF"), (9, "IF"),

@@ -61,6 +61,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
 )
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
 from aliceserver.debuggers.symbols.dwarf.values import Value
+from aliceserver.debuggers.symbols.dwarf.x86_registers import FlagsType
 
 log = logging.getLogger(__name__)
 
@@ -320,7 +321,7 @@ class Evaluator:
                 return self._aarch64_frame_base()
         else:
             spec = x86_registers.lookup(name, lambda: has_avx512(self.ctx))
-        described = self._described(name, spec is None or aarch64)
+        described = self._described(name)
         if described is not None and spec is None:  # the description's alone: read, not written
             return Value(described[0], ImplicitLoc(described[1]), self.ctx)
         if isinstance(self.symbols, NoProgramSymbols):  # gdb's i386 of no file
@@ -337,15 +338,17 @@ class Evaluator:
             ctx = ctx.innermost()  # an outer frame's unsaved register: gdb's same value
         if ctx.register(spec.regno) is None:
             raise EvaluationError(f"value is not available: ${name}")
-        # a raw register the description types (qemu's v0-v31 union): its type, our location
-        shown = described[0] if described is not None and not isinstance(described[0], BaseType) else spec.make()
+        # a raw register the description types (qemu's v0-v31 or vec128 unions, its eflags
+        # with IOPL): that type, over our location; its scalars are the architecture's own
+        shown = spec.make()
+        if described is not None and (isinstance(described[0], FlagsType) or not isinstance(described[0], BaseType)):
+            shown = described[0]
         return Value(shown, RegisterLoc(spec.regno, spec.offset), ctx)
 
-    def _described(self, name: str, wanted: bool) -> tuple[Type, bytes] | None:
+    def _described(self, name: str) -> tuple[Type, bytes] | None:
         """A stub's register `name` typed by its target description (the frame's
-        described_register), where no architecture table has it or, on aarch64, where
-        gdb types the raw register from the description."""
-        find = getattr(self.ctx, "described_register", None) if wanted else None
+        described_register), as gdb types raw registers."""
+        find = getattr(self.ctx, "described_register", None)
         return find(name) if find is not None else None
 
     def _aarch64_frame_base(self) -> Value:
