@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_remote_session import _both
-from tests.support.batch import needs_gdb
+from tests.integration.test_remote_session import _both, _normalized
+from tests.support.batch import ex, needs_gdb, ours, theirs
 from tests.support.build import Builder, marker_line
+from tests.support.gdbserver import gdbserver
+from tests.support.rsp_proxy import checksummed, rsp_proxy
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -115,3 +117,44 @@ def test_qemu_description_registers_like_gdb(builder: Builder, tmp_path: Path) -
     ], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "[ IOPL=0 IF " in alice and "[ PDBR=0 PCID=0 ]" in alice
+
+
+def _without_p(unit: bytes) -> bytes:
+    """A `P` packet turned into one gdbserver does not know: to the client, no `P`."""
+    return checksummed(b"vNoSuchPacket") if unit.startswith(b"$P") else unit
+
+
+def test_register_writes_through_g_where_the_stub_has_no_p_like_gdb(
+    builder: Builder, tmp_path: Path
+) -> None:
+    if not _avx512():
+        pytest.skip("this machine has no AVX-512: gdbserver describes no zmm, k or xmm16-31")
+    program, start = _start(builder)
+    commands = [
+        *start,
+        "set $rax = 77",
+        "set $xmm20.v4_int32[1] = 6",
+        "set $zmm3.v8_int64[6] = 66",
+        "set $k2 = 9",
+        "p $rax",
+        "p $xmm20.v4_int32",
+        "p $zmm3.v8_int64",
+        "p $k2",
+        "stepi",
+        "p $zmm3.v8_int64[6]",
+        "kill",
+    ]
+    said = []
+    for run in (theirs, ours):
+        with gdbserver(program) as server, rsp_proxy(server.address, to_stub=_without_p) as proxy:
+            lines = ["set sysroot /", *(c.replace("{target}", proxy.address) for c in commands)]
+            done = run(["-batch", "-nx", *ex(*lines), str(program)], tmp_path)
+            said.append(_normalized(done.stdout + "\n--stderr--\n" + done.stderr))
+            assert b"$G" in proxy.from_client  # the whole register file written back
+    assert said[1] == said[0]
+    assert (
+        "$1 = 77" in said[1]
+        and "{0, 6, 0, 0}" in said[1]
+        and "$4 = 9" in said[1]
+        and "$5 = 66" in said[1]
+    )
