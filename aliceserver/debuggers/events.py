@@ -73,6 +73,9 @@ class Exited:
     code: int | None
     signal: int | None = None
     signal_name: str | None = None
+    # A stub's link lost (signal_name "Remote connection closed") before a resume reached
+    # it: a command resuming then fails ("Command aborted.", as gdb's proceed)
+    before_resume: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,8 @@ NOT_RUNNING = "The program is not being run."
 NO_PROCESS = "You can't do that without a process to debug."
 # The signal_name of the Exited a remote session publishes when the stub goes away.
 CONNECTION_CLOSED = "Remote connection closed"
+# gdb's words for a stub's link that broke: closed, or an error of its socket or pipe
+LINK_LOST = (CONNECTION_CLOSED, "Remote communication error.")
 
 
 class NotLive(TargetError):

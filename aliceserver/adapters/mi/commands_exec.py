@@ -6,6 +6,7 @@ Shared by the MI commands (-exec-*) and the console commands (run, next, ...).
 from __future__ import annotations
 
 import shlex
+from typing import Callable
 
 from aliceserver.adapters.mi.breakpoints import MiBreakpoint
 from aliceserver.adapters.mi.inferior_list import claim_engine
@@ -15,7 +16,19 @@ from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.session import StepRepeat
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.model import StepKind, VariableScope
-from aliceserver.errors import AliceError, StartupExit
+from aliceserver.debuggers.target import LINK_LOST
+from aliceserver.errors import AliceError, StartupExit, TargetError
+
+
+def _resuming(start: Callable[[], None]) -> None:
+    """The engine's resume (`start`). A stub's link lost on the way is not its error: the
+    program's end it brings fails the start once announced (remote_commands's
+    connection_closed), as gdb's proceed says the loss, then "Command aborted."."""
+    try:
+        start()
+    except TargetError as error:
+        if not str(error).startswith(LINK_LOST):
+            raise
 
 
 def _running(ctx: Context, kind: str) -> Reply:
@@ -107,7 +120,7 @@ def resume(ctx: Context) -> Reply:
     if ctx.cli and ctx.from_tty:
         ctx.console("Continuing.\n")
     session.before_resume()
-    session.debugger.resume(session.locked_thread())
+    _resuming(lambda: session.debugger.resume(session.locked_thread()))
     return _running(ctx, "continue")
 
 
@@ -118,7 +131,7 @@ def step(ctx: Context, kind: StepKind, count: int = 1, name: str = "step") -> Re
         raise MiError("Argument must be positive.") if count < 0 else MiError("Invalid count.")
     session.step_repeat = StepRepeat(kind, count - 1) if count > 1 else None
     session.before_resume()
-    session.debugger.step(tid, kind)
+    _resuming(lambda: session.debugger.step(tid, kind))
     return _running(ctx, name)
 
 
@@ -133,7 +146,7 @@ def finish(ctx: Context) -> Reply:
         ctx.console("Run till exit from #%d  %s\n" % (level, session.frames.describe(
             frames[level], tid, with_pc=level > 0 or not session.at_line_start(frames[level]))))
     session.before_resume()
-    session.debugger.step(tid, StepKind.OUT, level)  # an outer frame: until it returns
+    _resuming(lambda: session.debugger.step(tid, StepKind.OUT, level))  # an outer frame: until it returns
     return _running(ctx, "finish")
 
 
@@ -164,7 +177,7 @@ def stepi(ctx: Context, over: bool, count: int = 1) -> Reply:
             session.debugger.run_until(tid, f"*{pc + insns[0].size:#x}")
             return _running(ctx, "stepi")
     session.step_repeat = StepRepeat(StepKind.INSTRUCTION, count - 1) if count > 1 else None
-    session.debugger.step_instruction(tid)
+    _resuming(lambda: session.debugger.step_instruction(tid))
     return _running(ctx, "stepi")
 
 

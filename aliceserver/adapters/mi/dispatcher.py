@@ -341,6 +341,17 @@ class Dispatcher:
         if self._awaiting is not None:
             self._announce_running()
 
+    def resume_failed(self) -> tuple[Ui, str | None, bool] | None:
+        """The start in flight, whose resume failed (the stub's link broke first): its ui,
+        the token to answer its error with (None: a start from the command line, never
+        answered) and whether it was a console command; announced as running first, as
+        gdb writes ^running before its resume fails."""
+        origin = self.origin
+        if origin is None:
+            return None
+        self.on_stopped_or_exited()
+        return origin.ui, origin.token if origin.answer else None, origin.cli
+
     # --- idle ------------------------------------------------------------------------
     def _prefetch_locals(self) -> None:
         """After a stop is written, while the client reads it: make the stopped frame's

@@ -419,7 +419,7 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
     if exited.signal is None and exited.signal_name == CONNECTION_CLOSED:  # the stub went away
         from aliceserver.adapters.mi.remote_commands import connection_closed
 
-        connection_closed(session)
+        connection_closed(session, aborting=exited.before_resume)
         return
     inferior = session.inferior
     session.step_repeat = None

@@ -166,10 +166,15 @@ def disconnect(ctx: Context, *, quiet: bool = False) -> None:
     session.varobjs.program_gone()
 
 
-def connection_closed(session: MiSession) -> None:
+COMMAND_ABORTED = "Command aborted."  # gdb's, when a resume fails in proceed
+
+
+def connection_closed(session: MiSession, *, aborting: bool = False) -> None:
     """The stub went away under us (gdb: the threads and the group exit, then
-    "Remote connection closed" on the error stream; no *stopped)."""
+    "Remote connection closed" on the error stream; no *stopped). `aborting`: before a
+    resume reached it, and the command that resumes fails (gdb's "Command aborted.")."""
     inferior = session.inferior
+    aborted = session.resume_failed() if aborting else None
     session.on_stopped_or_exited()
     for number in sorted(inferior.threads.values()):
         session.notify("thread-exited", [("id", str(number)), ("group-id", f"i{inferior.number}")])
@@ -177,6 +182,12 @@ def connection_closed(session: MiSession) -> None:
     for ui in session.uis:  # once: the command that ran into it may have said it
         if not ui.closed and ui.last_written != f"{CONNECTION_CLOSED}\n":
             ui.log(f"{CONNECTION_CLOSED}\n")
+    if aborted is not None:  # gdb's proceed, its resume failed: the command's own error
+        ui, token, cli = aborted
+        if cli or not ui.is_mi:
+            ui.log(f"{COMMAND_ABORTED}\n")
+        if token is not None:
+            ui.result(token, "error", [("msg", COMMAND_ABORTED)])
     inferior.run.forget()
     inferior.forget_process()
     session.breakpoints.program_gone()

@@ -447,14 +447,14 @@ class RemoteSession:
     def _link_broken(self, process: RemoteProcess, why: str) -> None:
         """The link to `process`'s stub broke (on any thread, maybe in the middle of a
         command): the session ends its process once that command is done."""
-        lost = functools.partial(self._connection_lost, process, why)
+        lost = functools.partial(self._connection_lost, process, why, not process.running)
         post = self._hooks.post_on_engine
         if post is not None:
             post(lost)
         else:
             threading.Thread(target=self._call, args=(lost,), name="aliceserver-remote-lost", daemon=True).start()
 
-    def _connection_lost(self, process: RemoteProcess, why: str) -> None:
+    def _connection_lost(self, process: RemoteProcess, why: str, stopped: bool = False) -> None:
         self._waiting = False
         if self.process is not process:
             return
@@ -462,7 +462,7 @@ class RemoteSession:
         pid = process.pid
         self._end_process(None)
         self._drop_connection()
-        self._events.put(Exited(pid, None, signal_name=CONNECTION_CLOSED))
+        self._events.put(Exited(pid, None, signal_name=CONNECTION_CLOSED, before_resume=stopped))
 
     def _publish(self, process: RemoteProcess, stop: Stopped) -> None:
         """A stop to report: the threads that came and went first, then the stop."""
