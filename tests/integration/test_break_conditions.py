@@ -15,9 +15,11 @@ import pytest
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder
 from tests.support.build_more import MoreBuilder, find_cxx
+from tests.support.jump_patches import jump_patches as jump_patches  # the fixture
 from tests.support.mi_client import MiClient
 
-pytestmark = [needs_gdb, pytest.mark.timeout(180)]
+# Each scenario with jump patches on and off: the same stops either way.
+pytestmark = [needs_gdb, pytest.mark.timeout(180), pytest.mark.usefixtures("jump_patches")]
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,11 @@ from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.ptrace import conditions
 from tests.support.build import Builder, marker_line
 from tests.support.events import EventLog
+from tests.support.jump_patches import jump_patches as jump_patches  # the fixture
 from tests.support.session import continue_to_exit, continue_to_stop, launch
 
-pytestmark = pytest.mark.timeout(120)
+# Each scenario with jump patches on and off: the same stops either way.
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("jump_patches")]
 
 SOURCE = "cond_types.c"
 BODY = marker_line(SOURCE, "body")

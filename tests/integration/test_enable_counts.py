@@ -10,8 +10,10 @@ import pytest
 
 from tests.integration.test_break_conditions import _mi_records, prog
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.jump_patches import jump_patches as jump_patches  # the fixture
 
-pytestmark = [needs_gdb, pytest.mark.timeout(180)]
+# Each scenario with jump patches on and off: the same stops either way.
+pytestmark = [needs_gdb, pytest.mark.timeout(180), pytest.mark.usefixtures("jump_patches")]
 __all__ = ["prog"]  # the fixture, shared
 
 

@@ -16,11 +16,13 @@ import pytest
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder
 from tests.support.gdb import gdb_env
+from tests.support.jump_patches import jump_patches as jump_patches  # the fixture
 from tests.support.mi_client import MiClient
 from tests.support.mi_console import mi_quote
 from tests.support.mi_grammar import List, Tuple, parse_record
 
-pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+# Each scenario with jump patches on and off: the same stops either way.
+pytestmark = [needs_gdb, pytest.mark.timeout(300), pytest.mark.usefixtures("jump_patches")]
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,20 @@ if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
 logger = logging.getLogger(__name__)
+class _Gate:
+    """A breakpoint's gate for the engine; `necessary` is the condition the gate is false
+    without, doing nothing else (an engine may judge it in the program: a jump patch)."""
+
+    def __init__(
+        self, judge: Callable[[int], bool], necessary: Callable[[], BreakpointCondition | None]
+    ) -> None:
+        self._judge = judge
+        self.necessary = necessary
+
+    def __call__(self, tid: int) -> bool:
+        return self._judge(tid)
+
+
 # the record lives in breakpoint_record; its callers import it from here too
 __all__ = ["BREAKPOINT", "DPRINTF", "TRACEPOINT", "WATCH_KEYS", "WATCH_TYPES", "BreakpointTable", "MiBreakpoint", "core_kind"]
 
@@ -204,7 +218,7 @@ class BreakpointTable:
                 bp.enabled = bp.enable_count > 0
             return True
 
-        return gate
+        return _Gate(gate, lambda: bp.condition_fn)
 
     def arm(self, bp: MiBreakpoint) -> None:
         if bp.is_watch or bp.catch is not None or bp.engine_id is not None:

@@ -126,6 +126,10 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         session.debugger.set_backtrace_past_main(value == "on")
     elif name == "scheduler-locking":  # replay is off when not replaying (we never replay)
         session.debugger.set_scheduler_locking(steps_alone=value in ("on", "step"))
+    elif name == "breakpoint jump-patches":  # aliceserver's own: the live engine's (ptrace)
+        patches = getattr(session.debugger, "jump_patches", None)
+        if patches is not None:
+            patches.enabled = value == "on"
     elif name == "may-call-functions":
         session.debugger.set_call_options(may_call=value == "on")
     elif name == "check type":

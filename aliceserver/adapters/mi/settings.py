@@ -72,6 +72,8 @@ def _defaults() -> dict[str, _Setting]:
         "breakpoint condition-evaluation": s("auto", "enum", "Breakpoint condition evaluation mode is {}.",
                                              ("auto", "host", "target"), value_docs=(
             ("auto", "Breakpoint condition evaluation mode is auto (currently host)."),)),
+        # aliceserver's own: conditions judged in the program (debuggers/ptrace/patched_breakpoints.py)
+        "breakpoint jump-patches": s("on", "bool", "Jump patches for conditional breakpoints are {}."),
         "prompt": s("(gdb) ", "text", 'Gdb\'s prompt is "{}".'),
         "listsize": s("10", "int", "Number of source lines gdb will list by default is {}."),
         "disassembly-flavor": s("att", "enum", 'The disassembly flavor is "{}".', ("att", "intel")),

@@ -24,6 +24,7 @@ only the values we do, and refuses the others by name):
 | check type | the engine's C++ overload resolution (`set_call_options`): off takes a nonzero int for a pointer |
 | breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames; past-main also the engine's entry values (`set_backtrace_past_main`) |
 | breakpoint condition-evaluation | host (auto is host): aliceserver evaluates every condition, sending a stub no agent expressions; target gets gdb's warning for a target that evaluates none, and the mode stays |
+| breakpoint jump-patches | aliceserver's own (on by default): the live engine judges a breakpoint's compiled condition in the program by a jump patch (debuggers/ptrace/patched_breakpoints.py); off: traps only |
 | prompt | `-gdb-show prompt`; MI's own prompt stays `(gdb) ` as in gdb |
 | disable-randomization, follow-fork-mode | the launch (follow-fork-mode: for the next run) |
 | detach-on-fork | only on: the engine detaches a child it does not follow |

@@ -24,6 +24,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.ptrace.watch import Watch, WatchSlots
@@ -74,6 +75,7 @@ class Breakpoints:
         self._catch_gate: Callable[[Stopped], bool] | None = None
         self._catch_libraries = False
         self._type_names: Demangler | None = None
+        self.jump_patches: JumpPatches | None = None  # set by the live session
 
     @property
     def _inferior(self) -> Inferior | None:
@@ -280,8 +282,11 @@ class Breakpoints:
 
     def breakpoints(self) -> list[BreakpointInfo]:
         def go() -> list[BreakpointInfo]:
+            patched = self.jump_patches.sites if self.jump_patches is not None else {}
+            if self.jump_patches is not None:
+                self.jump_patches.fold_counts()  # the hits the program counted itself
             return [
-                bp.info(self._traps.by_address[bp.address].inserted)
+                bp.info(self._traps.by_address[bp.address].inserted or bp.address in patched)
                 for bp in sorted(self._traps.user_breakpoints(), key=lambda b: b.id)
             ]
 

@@ -20,8 +20,13 @@ from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES, UserRegs
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
+from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
-from aliceserver.debuggers.symbols.dwarf.expr.compiled import PcFrame, compile_condition
+from aliceserver.debuggers.symbols.dwarf.expr.compiled import (
+    PcFrame,
+    analyse_condition,
+    compile_condition,
+)
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
 from aliceserver.errors import AliceError, TargetError
 
@@ -52,6 +57,7 @@ class EvalSymbolsAt(Protocol):
 class _Compiled:
     module: Module  # the module instance it was compiled for: a reload or re-run is another
     run: Callable[[Any], bool] | None  # None: not covered here
+    node: ir.Node | None = None  # its IR, for a jump patch's machine code (patches/codegen.py)
 
 
 class ExpressionCondition:
@@ -110,23 +116,33 @@ class ExpressionCondition:
             return None
         known = self._by_pc.get(pc)
         if known is None or known.module is not module:
-            known = _Compiled(module, self._compile(tid, pc, module, source))
+            known = self._compile(tid, pc, module, source)
             self._by_pc[pc] = known
         return known.run
 
-    def _compile(self, tid: int, pc: int, module: Module, source: SourceSymbols) -> Callable[[Any], bool] | None:
+    def machine_ir(self, pc: int) -> tuple[bool, ir.Node | None]:
+        """(whether the condition was compiled at `pc` yet, its IR there or None): what a
+        jump patch there would judge in the program (ptrace/patched_breakpoints.py)."""
+        known = self._by_pc.get(pc)
+        if known is None or self._source is not self._engine._source:
+            return False, None
+        return True, known.node
+
+    def _compile(self, tid: int, pc: int, module: Module, source: SourceSymbols) -> _Compiled:
         assert not isinstance(self._tree, str)
         try:
             frame = self._eval_symbols(tid, 0, innermost_only=True).frame_symbols
             if frame is None:
-                return None
+                return _Compiled(module, None)
             pc_frame = PcFrame(frame, _cfa_rule(source, module, pc), REGISTER_NAMES, self._read_visible)
-            return compile_condition(self._tree, pc_frame)
+            run = compile_condition(self._tree, pc_frame)
+            node = analyse_condition(self._tree, pc_frame) if run is not None else None
+            return _Compiled(module, run, node)
         except AliceError as error:
             log.debug("condition not compiled at %#x: %s", pc, error)
         except Exception:  # a bug here must not stop the program: the general path serves
             log.exception("compiling a condition at %#x", pc)
-        return None
+        return _Compiled(module, None)
 
 
 def _cfa_rule(source: SourceSymbols, module: Module, pc: int) -> tuple[str, int] | None:

@@ -181,6 +181,7 @@ class PtraceDebugger:
             load_image=lambda inferior, at_launch: self._images.load_image(inferior, at_launch),
         )  # fmt: skip
         self._stopped_thread = self._live.stopped_thread  # read by conditions at each hit
+        self.jump_patches = self._live.jump_patches  # `set breakpoint jump-patches`
         self._remote = RemoteSession(RemoteHooks(
             access.run_on_engine, self._events, self._traps,
             lambda process, program: self._images.load_remote_process(process, program), self._forget_stop_state,

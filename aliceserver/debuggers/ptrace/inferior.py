@@ -16,7 +16,7 @@ from __future__ import annotations
 import collections
 import logging
 import signal as sig
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.events import (
     Exited,
@@ -40,6 +40,9 @@ from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.signals import (
     signal_name,
 )
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +97,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         self.last_stop: Stopped | None = None  # the last stop reported to the client
         self.strays: list[int] = []
         self.moribund: set[int] = set()
+        self.jump_patches: JumpPatches | None = None  # patched breakpoints (patched_breakpoints.py)
         self._collecting = False  # inside _stop_others: breakpoint hits are deferred  # traps removed while threads ran (see remove_trap)  # our children we stopped tracing (a fork parent we left)
 
     # --- registers and memory -------------------------------------------------------
@@ -114,6 +118,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
     def insert_trap(self, trap: PhysicalTrap) -> None:
         if trap.inserted:
             return
+        if self.jump_patches is not None and self.jump_patches.serves(self, trap):
+            return  # a jump patch stands in for it
         code = b""
         for size in (16, 1):  # 16 bytes may run off the end of the mapping
             try:
@@ -128,6 +134,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         trap.inserted = True
 
     def remove_trap(self, trap: PhysicalTrap) -> None:
+        if not trap.inserted and self.jump_patches is not None:
+            self.jump_patches.trap_dropped(self, trap)
         if trap.inserted:
             self.memory.write(trap.address, trap.original)
             trap.inserted = False

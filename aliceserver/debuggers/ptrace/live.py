@@ -37,6 +37,7 @@ from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.output import OutputPump
+from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
 from aliceserver.debuggers.ptrace.procinfo import ThreadFiles
 from aliceserver.debuggers.ptrace.startup import seize_launched, seize_threads
 from aliceserver.debuggers.ptrace.state import ProcessAccess
@@ -78,6 +79,8 @@ class LiveSession:
         self._call_settings = call_settings
         self._policy = policy
         self._load_image = load_image  # the engine's reaction to a new image (at_launch)
+        self.jump_patches = JumpPatches(access)  # breakpoints judged in the program
+        breakpoints.jump_patches = self.jump_patches
         self._forget_stop_state = forget_stop_state
         self._process: ProcessInfo | None = None
         self._pump: OutputPump | None = None
@@ -145,6 +148,7 @@ class LiveSession:
             follow_child=bool(config and config.follow_fork is ForkFollow.CHILD),
         )  # fmt: skip
         inferior.catch = set(self._breakpoints.catch)
+        inferior.jump_patches = self.jump_patches
         self._set_inferior(inferior)
         return inferior
 
@@ -189,6 +193,7 @@ class LiveSession:
         self._forget_stop_state()
         if inferior.run is Run.RUNNING:
             inferior.stop_all()
+        self.jump_patches.lift_all(inferior)
         inferior.detach()
         # A SIGSTOP of ours (the command handoff) may still be pending: delivered after the
         # detach, it would leave the program stopped (state T) with nobody to resume it.
@@ -218,6 +223,7 @@ class LiveSession:
         if self._pump is not None:
             self._pump.flush()
         inferior.memory.close()
+        self.jump_patches.forget()
         for trap in self._traps.by_address.values():
             trap.inserted = False
         self._drop_internal_breakpoints()
@@ -303,6 +309,7 @@ class LiveSession:
                 inferior.thread(thread_id)
             inferior.locked = thread_id
             self._events.put(Continued(thread_id, all_threads=thread_id is None))
+            self.jump_patches.before_continue(inferior)
             inferior.resume(thread_id)
 
         self._tracer.call(go)
@@ -313,6 +320,7 @@ class LiveSession:
             inferior.thread(thread_id)
             self._forget_stop_state()
             self._events.put(Continued(thread_id, all_threads=False))
+            self.jump_patches.before_step(inferior)
             inferior.step(thread_id)
 
         self._tracer.call(go)
@@ -374,6 +382,7 @@ class LiveSession:
     def run_plan(self, plan: StepPlan, pc: int, *, alone: bool) -> None:
         inferior = self._access.require_stopped()
         inferior.locked = plan.tid if alone else None
+        self.jump_patches.before_step(inferior)
         inferior.start_plan(plan, pc)
 
     def take_call_return(self, thread_id: int) -> tuple[Registers, VectorRegisters] | None:

@@ -25,6 +25,7 @@ from aliceserver.debuggers.ptrace.watch import WatchSlots
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
+    from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ class ProcessEvents:
     exception_type: str | None
     follow_child: bool
     vfork_traps_removed: bool
+    jump_patches: "JumpPatches | None"
     strays: list[int]
     told_on_resume: list[Output]
     _on_exec: Callable[["Inferior"], None]
@@ -165,6 +167,8 @@ class ProcessEvents:
         """Stay with the parent: take our traps out of the child and let it run free."""
         try:
             self.libc.waitpid(child, _WAIT_ONE)  # its first stop (auto-attached)
+            if vfork and self.jump_patches is not None:
+                self.jump_patches.vfork_started(cast("Inferior", self))
             inserted = [trap for trap in self.traps.by_address.values() if trap.inserted]
             if vfork:  # the child shares our memory until it execs: take them out for both
                 for trap in inserted:
@@ -175,6 +179,8 @@ class ProcessEvents:
                 try:
                     for trap in inserted:
                         child_memory.write(trap.address, trap.original)
+                    if self.jump_patches is not None:  # the child goes with the original code
+                        self.jump_patches.strip(child_memory.write)
                 finally:
                     child_memory.close()
             self.libc.ptrace(binding.PTRACE_DETACH, child, 0, 0)
@@ -194,6 +200,8 @@ class ProcessEvents:
         for trap in self.traps.by_address.values():
             if trap.inserted:
                 self.memory.write(trap.address, trap.original)  # the child keeps its copy
+        if self.jump_patches is not None:  # so with the patches: the parent goes without them
+            self.jump_patches.strip(self.memory.write)
         for t in self.threads.values():
             if not t.gone:
                 try:
@@ -235,6 +243,8 @@ class ProcessEvents:
             if not trap.logical:
                 self.traps.drop_trap(trap.address)
         self.watches.forget_all()
+        if self.jump_patches is not None:
+            self.jump_patches.forget()
         try:
             path = os.readlink(f"/proc/{self.pid}/exe")
         except OSError:

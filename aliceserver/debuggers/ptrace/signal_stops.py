@@ -27,6 +27,7 @@ from aliceserver.debuggers.signals import (
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
+    from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ class SignalStops(InferiorParts):
     parked: list[Tracee]
     moribund: set[int]
     _collecting: bool
+    jump_patches: "JumpPatches | None"
     _policy: Callable[[int], SignalPolicy]
 
 
@@ -59,6 +61,10 @@ class SignalStops(InferiorParts):
             self.wake_sent = False
             self.parked.append(t)
             return _NONE
+        if signo in CRASH_SIGNALS and self.jump_patches is not None:
+            ours = self.jump_patches.fault(cast("Inferior", self), t, signo)  # a trampoline's fault
+            if ours is not None:
+                return ours
         if signo in self.catch_signals:
             if self._policy(signo).pass_to_program or signo in CRASH_SIGNALS:
                 t.pending_signal = signo
@@ -94,6 +100,10 @@ class SignalStops(InferiorParts):
             if info.code == TRAP_TRACE:
                 return self._step_done(t)
         regs = self.regs(t)
+        if self.jump_patches is not None:  # a trampoline's stop or judge trap
+            patched = self.jump_patches.trap_hit(cast("Inferior", self), t, regs.rip - 1)
+            if patched is not None:
+                return patched
         trap = self.traps.by_address.get(regs.rip - 1)
         if trap is not None and trap.inserted:
             regs.rip -= 1
@@ -101,7 +111,10 @@ class SignalStops(InferiorParts):
             if self._collecting:
                 t.deferred_hit = True  # counted and judged when its turn to report comes
                 return _RESUME
-            return self._breakpoint_hit(t, trap)
+            hit = self._breakpoint_hit(t, trap)
+            if hit is _RESUME and self.jump_patches is not None:  # a jump patch may take over
+                return self.jump_patches.after_trap_hit(cast("Inferior", self), t, trap)
+            return hit
         info = self.libc.get_siginfo(t.tid)
         if info.code == SI_KERNEL and regs.rip - 1 in self.moribund:
             regs.rip -= 1  # a hit of a trap removed meanwhile: run the real instruction

@@ -1,0 +1,488 @@
+"""Jump patches standing in for the int3 traps of user breakpoints whose condition is false
+most of the time (see patches/__init__.py for the parts).
+
+A breakpoint gets a patch when its condition compiles to machine code at its address: the
+trap's first hit compiles it (conditions.py keeps the IR), and the patch goes in at the
+next moment every thread is stopped (that hit, when the condition is false, stops the
+others for it; or the user's next continue). The trampoline is a filter only: it stops
+(stop_trap) when the compiled condition holds and hands over (judge_trap) when it cannot
+decide; either way the thread is put back at the site with the program's registers and the
+breakpoint is judged as at a trap (its full condition, thread, ignore count, hit count,
+log message: the front end's gate), so both paths give the same stops. A thread the
+judgement lets go, or one the user resumes from the site, runs the displaced instructions
+(displaced_entry). Steps lift every patch (the traps come back): a single step must never
+wander into a trampoline. A fault in the condition's code is the condition's error: the
+patch is removed, the thread put back at the site, and the trap judges that hit, so the
+general evaluator says "Cannot access memory..." as it does for traps.
+
+Fork children: a detached child gets the original bytes back; when the child is followed,
+the parent is let go with the original bytes and the child keeps the patches and areas.
+After an exec, patches and areas are forgotten. A site that cannot be patched keeps its
+trap and `refused` says why.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal as sig
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from aliceserver.debuggers.events import Output, Stopped
+from aliceserver.debuggers.hits import HitPolicy
+from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
+from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
+from aliceserver.debuggers.ptrace.patches.codegen import Uncompilable, compile_code
+from aliceserver.debuggers.ptrace.patches.inject import all_stopped
+from aliceserver.debuggers.ptrace.patches.install import PatchTable
+from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan, plan_site
+from aliceserver.debuggers.ptrace.patches.trampoline import (
+    SAVED,
+    Trampoline,
+    build_trampoline,
+    registers_from_saved_block,
+)
+from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, Tracee, _Action
+from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.inferior import Inferior
+    from aliceserver.debuggers.ptrace.state import ProcessAccess
+    from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap
+    from aliceserver.debuggers.symbols.process import ProcessSymbols
+
+log = logging.getLogger(__name__)
+
+# qwords in the data area: the trampoline's hit counter and ignore count (0: the engine
+# judges ignore counts at the stop), and the arrivals the count prefix adds up.
+_COUNTERS: Final = 24
+_ARRIVALS: Final = 16
+_SLACK: Final = 64  # room for the relocated instructions growing with the distance
+_FAULTS: Final = (sig.SIGSEGV, sig.SIGBUS)
+
+
+def count_prefix(at: int, counter: int) -> bytes:
+    """Code at `at` adding one to the qword at `counter`, flags kept, then falling through:
+    every arrival at the site counted, as a trap counts each hit, the condition's too."""
+    inc_end = at + 6 + 8  # lea rsp; pushfq; lock inc qword [rip+disp32]
+    return (b"\x48\x8d\x64\x24\x80" + b"\x9c" + b"\xf0\x48\xff\x05"
+            + struct.pack("<i", counter - inc_end) + b"\x9d" + b"\x48\x8d\xa4\x24\x80\x00\x00\x00")  # fmt: skip
+
+
+def necessary_condition(condition: object) -> ExpressionCondition | None:
+    """The expression condition a breakpoint's condition cannot hold without (the front
+    ends' gates judge it first and do nothing more when it is false), or None."""
+    for _ in range(4):  # gates wrap one another at most a few deep
+        if isinstance(condition, ExpressionCondition):
+            return condition
+        if isinstance(condition, HitPolicy):
+            condition = condition.condition
+            continue
+        necessary = getattr(condition, "necessary", None)  # the MI's gate (adapters/mi)
+        if not callable(necessary):
+            return None
+        condition = necessary()
+    return None
+
+
+@dataclass(eq=False)
+class PatchedSite:
+    trap: PhysicalTrap
+    condition: ExpressionCondition
+    node: ir.Node
+    plan: SitePlan
+    trampoline: Trampoline
+    area: PatchArea
+    data_offset: int
+    code_at: int  # the count prefix, then the trampoline
+    code_size: int  # what was allocated for both
+    breakpoint: LogicalBreakpoint
+    arrivals_seen: int = 0  # the arrivals counter when last folded into the hit counts
+    judged: int = 0  # arrivals since then that the engine judged itself (counted there)
+
+    def holds(self, pc: int) -> bool:
+        return self.code_at <= pc < self.trampoline.end
+
+
+class JumpPatches:
+    """The live process's patched breakpoints (tracer thread only)."""
+
+    enabled_at_start = True  # the setting's default (tests run the same scenario both ways)
+
+    def __init__(self, access: ProcessAccess) -> None:
+        self.enabled = self.enabled_at_start  # `set breakpoint jump-patches`
+        self._access = access
+        self._inferior: Inferior | None = None
+        self.sites: dict[int, PatchedSite] = {}
+        self._by_trap: dict[int, PatchedSite] = {}  # stop, judge and log traps' addresses
+        self._retired: list[PatchedSite] = []  # removed, their code kept while a thread is in it
+        self._areas: dict[tuple[str, int], PatchArea] = {}
+        self.refused: dict[int, tuple[ExpressionCondition, str]] = {}  # site -> why a trap
+        self._rerun: set[int] = set()  # threads put back at a site to run its jump again
+
+    # --- what breakpoints get -----------------------------------------------------------
+    def _table(self) -> PatchTable:
+        return self._access.patches
+
+    @property
+    def _symbols(self) -> ProcessSymbols:
+        return self._access.source.symbols
+
+    def _candidate(self, trap: PhysicalTrap) -> tuple[ExpressionCondition, ir.Node] | str | None:
+        """What a patch at `trap` would judge, why it cannot have one, or None (no reason
+        for a patch: unconditional, disabled, not compiled yet)."""
+        wanted = [bp for bp in trap.logical if bp.enabled]
+        if not self.enabled or not wanted or any(bp.internal for bp in wanted):
+            return None
+        condition = necessary_condition(wanted[0].condition)
+        if condition is None:
+            return None
+        if len(wanted) > 1:
+            return "several breakpoints share this address"
+        compiled, node = condition.machine_ir(trap.address)
+        if not compiled:
+            return None
+        return (
+            (condition, node)
+            if node is not None
+            else "the condition is not compiled to machine code here"
+        )
+
+    def refusal(self, address: int) -> str | None:
+        known = self.refused.get(address)
+        return None if known is None else known[1]
+
+    def _current(self, inferior: Inferior) -> None:
+        if inferior is not self._inferior:
+            self.forget()
+            self._inferior = inferior
+
+    def forget(self) -> None:
+        """The process exec'd or is gone: its patches and areas with it (their counts kept)."""
+        self.fold_counts()
+        for area in self._areas.values():
+            area.discard()
+        self._areas.clear()
+        self.sites.clear()
+        self._by_trap.clear()
+        self._retired.clear()
+        self.refused.clear()
+        self._rerun.clear()
+        self._table().forget_all()
+
+    # --- at a stop, before the program goes on --------------------------------------------
+    def before_continue(self, inferior: Inferior) -> None:
+        """The user's continue (every thread stopped): patches made, rebuilt or removed as
+        the breakpoints now say, and threads at a site sent through its displaced copy."""
+        self._current(inferior)
+        self._free_retired(inferior)
+        for site in list(self.sites.values()):
+            if self._candidate(site.trap) != (site.condition, site.node):
+                self._remove(inferior, site)
+        for trap in list(inferior.traps.by_address.values()):
+            if trap.address not in self.sites:
+                self._try(inferior, trap)
+        self.redirect(inferior)
+
+    def before_step(self, inferior: Inferior) -> None:
+        """A step: the traps come back in place of every patch."""
+        self._current(inferior)
+        for site in list(self.sites.values()):
+            self._remove(inferior, site)
+        for tid in self._rerun:
+            t = inferior.threads.get(tid)
+            if t is not None and not t.gone:
+                t.deferred_hit = True  # its hit is judged at the trap, as other deferred ones
+        self._rerun.clear()
+
+    def lift_all(self, inferior: Inferior) -> None:
+        """Original bytes back everywhere (a detach)."""
+        self.before_step(inferior)
+
+    def after_trap_hit(self, inferior: Inferior, t: Tracee, trap: PhysicalTrap) -> _Action:
+        """A trap hit the breakpoint let go: when a patch can now take the trap's place,
+        stop the other threads, patch, and let them all go on."""
+        candidate = self._candidate(trap)
+        if not isinstance(candidate, tuple) or self._refused_for(trap.address, candidate[0]):
+            return _RESUME
+        self._current(inferior)
+        inferior._stop_others(t.tid)
+        if inferior._report_pending():
+            return _NONE
+        self._try(inferior, trap)
+        self.redirect(inferior)
+        inferior.resume()
+        return _NONE
+
+    def redirect(self, inferior: Inferior) -> None:
+        """Threads at a patched site run its displaced copy, but those put back there to
+        run the jump again."""
+        for t in inferior.threads.values():
+            if t.gone or t.running or t.new:
+                continue
+            regs = inferior.regs(t)
+            site = self.sites.get(int(regs.rip))
+            if site is not None and t.tid not in self._rerun:
+                regs.rip = site.trampoline.displaced_entry
+                t.regs_dirty = True
+        self._rerun.clear()
+
+    def _refused_for(self, address: int, condition: ExpressionCondition) -> bool:
+        known = self.refused.get(address)
+        return known is not None and known[0] is condition
+
+    # --- making and removing patches ------------------------------------------------------
+    def _try(self, inferior: Inferior, trap: PhysicalTrap) -> None:
+        candidate = self._candidate(trap)
+        if candidate is None:
+            self.refused.pop(trap.address, None)
+            return
+        if isinstance(candidate, str):
+            condition = necessary_condition(trap.logical[0].condition)
+            assert condition is not None
+            self.refused[trap.address] = (condition, candidate)
+            return
+        if self._refused_for(trap.address, candidate[0]):
+            return
+        try:
+            problem = self._install(inferior, trap, *candidate)
+        except (AliceError, OSError, Uncompilable) as error:
+            problem = str(error)
+        if problem is None:
+            log.debug(
+                "breakpoint at %#x: jump patch to %#x",
+                trap.address,
+                self.sites[trap.address].code_at,
+            )
+            self.refused.pop(trap.address, None)
+        else:
+            log.info("breakpoint at %#x keeps its trap: %s", trap.address, problem)
+            self.refused[trap.address] = (candidate[0], problem)
+
+    def _install(self, inferior: Inferior, trap: PhysicalTrap, condition: ExpressionCondition,
+                 node: ir.Node) -> str | None:  # fmt: skip
+        """Patch `trap`'s site, or say why not."""
+        if not all_stopped(inferior):
+            return "the program's threads are not all stopped"
+        plan = self._plan(inferior, trap.address)
+        if isinstance(plan, Refusal):
+            return plan.reason
+        for t in inferior.threads.values():
+            if not t.gone and not t.new and plan.address < int(inferior.regs(t).rip) < plan.end:
+                return f"thread {t.tid} is stopped inside the instructions the jump would replace"
+        area = self._area(inferior, trap.address, plan.end)
+        code = compile_code(node, SAVED.offsets)
+        data = area.alloc_data(_COUNTERS)
+        counters = area.data_address + data
+
+        def build(at: int, displaced: bytes) -> Trampoline:
+            return build_trampoline(address=at, span_end=plan.end, displaced=displaced, condition=code,
+                                    hit_counter=counters, ignore_count=counters + 8)  # fmt: skip
+
+        sizing = build(area.code_address, plan.original)
+        prefix_size = len(count_prefix(0, 0))
+        size = prefix_size + len(sizing.code) + _SLACK
+        code_at = area.alloc_code(size)
+        entry = code_at + prefix_size
+        displaced_entry = entry + (sizing.displaced_entry - sizing.entry)
+        trampoline = build(entry, plan.relocated(displaced_entry))
+        assert (
+            trampoline.displaced_entry == displaced_entry
+            and prefix_size + len(trampoline.code) <= size
+        )
+        inferior.memory.write(
+            code_at, count_prefix(code_at, counters + _ARRIVALS) + trampoline.code
+        )
+        was_inserted = trap.inserted
+        if was_inserted:
+            inferior.remove_trap(trap)
+        try:
+            self._table().install(inferior, plan, code_at)
+        except AliceError:
+            area.free_code(code_at, size)
+            area.free_data(data, _COUNTERS)
+            if was_inserted:
+                inferior.insert_trap(trap)
+            raise
+        site = PatchedSite(trap, condition, node, plan, trampoline, area, data, code_at, size,
+                           next(bp for bp in trap.logical if bp.enabled))  # fmt: skip
+        self.sites[trap.address] = site
+        for at in (trampoline.stop_trap, trampoline.judge_trap, trampoline.log_judge_trap):
+            self._by_trap[at] = site
+        for (
+            t
+        ) in inferior.threads.values():  # hits waiting to be judged at the trap: run the jump again
+            if t.deferred_hit and not t.gone and int(inferior.regs(t).rip) == trap.address:
+                t.deferred_hit = False
+                self._rerun.add(t.tid)
+        return None
+
+    def _plan(self, inferior: Inferior, address: int) -> SitePlan | Refusal:
+        module = self._symbols.module_at(address)
+        image = self._symbols.image_of(module.path) if module is not None else None
+        hit = (
+            image.symbol_at(address - module.base)
+            if image is not None and module is not None
+            else None
+        )
+        if module is None or hit is None or hit[0].size <= 0:
+            return Refusal(f"no function with a known size holds {address:#x}")
+        symbol, offset = hit
+        start = address - offset
+        masked = self._table().mask(
+            start, inferior.traps.mask(start, inferior.memory.read(start, symbol.size))
+        )
+        parts: list[tuple[int, bytes]] = []
+        cold = image.find_symbol(symbol.name + ".cold") if image is not None else None
+        if cold is not None and cold.size > 0:
+            at = cold.address + module.base
+            parts.append((at, inferior.traps.mask(at, inferior.memory.read(at, cold.size))))
+        area = self._areas.get((module.path, module.base))
+        near = area.code_address if area is not None else None
+        return plan_site(masked, start, address, displaced_near=near, other_parts=parts)
+
+    def _area(self, inferior: Inferior, low: int, high: int) -> PatchArea:
+        module = self._symbols.module_at(low)
+        key = (module.path, module.base) if module is not None else ("", low & ~0xFFFFFFF)
+        area = self._areas.get(key)
+        if area is None or not area.reaches(low, high):
+            area = self._areas[key] = map_patch_area(inferior, low)
+        return area
+
+    def _remove(self, inferior: Inferior, site: PatchedSite) -> None:
+        """Take a patch out, the trap back in when its breakpoint still wants one."""
+        self._fold(site)
+        self._table().remove(inferior, site.plan.address)
+        del self.sites[site.plan.address]
+        site.area.free_data(site.data_offset, _COUNTERS)
+        self._retired.append(site)
+        self._free_retired(inferior)
+        if site.trap.wanted and site.trap.address in inferior.traps.by_address:
+            inferior.insert_trap(site.trap)
+
+    def _free_retired(self, inferior: Inferior) -> None:
+        if not all_stopped(inferior):
+            return
+        pcs = {
+            int(inferior.regs(t).rip) for t in inferior.threads.values() if not t.gone and not t.new
+        }
+        for site in list(self._retired):
+            if not any(site.holds(pc) for pc in pcs):
+                self._retired.remove(site)
+                trampoline = site.trampoline
+                for at in (trampoline.stop_trap, trampoline.judge_trap, trampoline.log_judge_trap):
+                    self._by_trap.pop(at, None)
+                site.area.free_code(site.code_at, site.code_size)
+
+    def _fold(self, site: PatchedSite) -> None:
+        """The arrivals the program counted since the last look, less those the engine
+        judged (and counted) itself, added to the breakpoint's hits and to its condition's
+        compiled evaluations (machine code is compiled code too)."""
+        if site.area.data.closed:
+            return
+        arrivals = struct.unpack_from("<Q", site.area.data, site.data_offset + _ARRIVALS)[0]
+        unjudged = arrivals - site.arrivals_seen - site.judged
+        site.arrivals_seen, site.judged = arrivals, 0
+        site.breakpoint.hit_count += unjudged
+        site.condition.compiled += unjudged
+
+    def fold_counts(self) -> None:
+        """Every patch's arrivals into its breakpoint's hit count (before they are shown)."""
+        for site in self.sites.values():
+            self._fold(site)
+
+    def serves(self, inferior: Inferior, trap: PhysicalTrap) -> bool:
+        """Before an int3 goes in: whether the patch at its address stands for it (no int3
+        then); a patch whose span it falls inside is removed first."""
+        for site in list(self.sites.values()):
+            if site.plan.address <= trap.address < site.plan.end:
+                if site.trap is trap and self._candidate(trap) == (site.condition, site.node):
+                    return True
+                if all_stopped(inferior):
+                    self._remove(inferior, site)
+        return False
+
+    def trap_dropped(self, inferior: Inferior, trap: PhysicalTrap) -> None:
+        """A trap taken out (disabled, deleted): its patch too, at once when every thread is
+        stopped (else at the next continue)."""
+        site = self.sites.get(trap.address)
+        if site is not None and not trap.wanted and all_stopped(inferior):
+            self._remove(inferior, site)
+
+    # --- stops in a trampoline --------------------------------------------------------------
+    def _put_back(self, inferior: Inferior, t: Tracee, site: PatchedSite) -> None:
+        """The thread at the site with the program's registers, from the saved block."""
+        regs = inferior.regs(t)
+        block = inferior.memory.read(int(regs.rbx), SAVED.size)
+        for name, value in registers_from_saved_block(block).items():
+            setattr(regs, name, value)
+        regs.rip = site.plan.address
+        t.regs_dirty = True
+
+    def trap_hit(self, inferior: Inferior, t: Tracee, pc: int) -> Stopped | _Action | None:
+        """An int3 of a trampoline at `pc` (stop or judge): the breakpoint judged as at its
+        trap; None when `pc` is none of ours."""
+        site = self._by_trap.get(pc)
+        if site is None:
+            return None
+        self._put_back(inferior, t, site)
+        site.judged += 1  # counted here, or when it runs the jump (or trap) again
+        self._fold(site)
+        if site.plan.address not in self.sites or inferior._collecting:
+            self._rerun.add(t.tid)
+            return _RESUME
+        hit = inferior._breakpoint_hit(t, site.trap)
+        if hit is _RESUME:
+            inferior.regs(t).rip = site.trampoline.displaced_entry
+        return hit
+
+    def fault(self, inferior: Inferior, t: Tracee, signo: int) -> Stopped | _Action | None:
+        """A SIGSEGV/SIGBUS: None when its pc is not in a trampoline; else the condition's
+        error (or ours) at the site, never the program's crash."""
+        if signo not in _FAULTS or not (self.sites or self._retired):
+            return None
+        pc = int(inferior.regs(t).rip)
+        site = next((s for s in [*self.sites.values(), *self._retired] if s.holds(pc)), None)
+        if site is None or pc >= site.trampoline.displaced_entry:
+            return None  # the program's own instructions (its displaced copy too): its crash
+        trampoline = site.trampoline
+        in_condition = any(
+            low <= pc < high for low, high in (trampoline.condition_range, trampoline.values_range)
+        )
+        if not in_condition:
+            inferior.events.put(Output("console", (
+                f"aliceserver: {sig.Signals(signo).name} at {pc:#x} in the jump patch of the breakpoint at "
+                f"{site.plan.address:#x}; the patch is removed and the breakpoint uses a trap\n")))  # fmt: skip
+        self._put_back(inferior, t, site)
+        site.judged += 1  # counted at the trap, or when it runs the jump again
+        if inferior._collecting:
+            self._rerun.add(t.tid)  # it faults again when it runs the jump, judged then
+            return _RESUME
+        inferior._stop_others(t.tid)
+        if site.plan.address in self.sites:
+            self.refused[site.plan.address] = (site.condition, f"its condition faulted at {pc:#x}")
+            self._remove(inferior, site)
+        hit = inferior._breakpoint_hit(t, site.trap) if site.trap.inserted else _RESUME
+        if isinstance(hit, Stopped):
+            return hit
+        inferior.resume()
+        return _NONE
+
+    # --- fork children ----------------------------------------------------------------------
+    def strip(self, write: Callable[[int, bytes], None]) -> None:
+        """Original bytes written through `write` (a fork child's or a left parent's memory)."""
+        self._table().strip_child(write)
+
+    def vfork_started(self, inferior: Inferior) -> None:
+        """A vfork child shares the memory until it execs: the patches come out (and the
+        traps in, which the vfork code then takes out as well)."""
+        for site in list(self.sites.values()):
+            inferior.memory.write(site.plan.address, site.plan.original)
+            self._table().by_address.pop(site.plan.address, None)
+            del self.sites[site.plan.address]
+            self._retired.append(site)
+            if site.trap.wanted:
+                inferior.insert_trap(site.trap)

@@ -1,0 +1,155 @@
+"""Conditional breakpoints judged in the program by jump patches (patched_breakpoints.py),
+each scenario run with `set breakpoint jump-patches` on and off: the same stops, values and
+hit counts either way; with patches, the program's code shows its own bytes to every read,
+and disabling or deleting puts the ELF file's bytes back exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from elftools.elf.elffile import ELFFile
+
+from aliceserver.debuggers.events import Output, StopReason
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import Builder, marker_line
+from tests.support.events import EventLog
+from tests.support.jump_patches import jump_patches as jump_patches  # the fixture
+from tests.support.session import continue_to_exit, continue_to_stop, launch
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("jump_patches")]
+SOURCE = "patch_sites.c"
+
+
+def place(debugger: Any, marker: str) -> int:
+    [found] = debugger.resolve_location(f"{SOURCE}:{marker_line(SOURCE, marker)}")
+    return int(found.address)
+
+
+def stop_line(debugger: Any, address: int) -> int:
+    return int(debugger.source_position(address).line)
+
+
+def hits(debugger: Any, ident: int) -> int:
+    return int(next(b.hit_count for b in debugger.breakpoints() if b.id == ident))
+
+
+def file_bytes(debugger: Any, address: int, size: int) -> bytes:
+    """The program file's bytes for a runtime address of its code."""
+    main = next(m for m in debugger.modules() if m.is_main)
+    wanted = address - main.base
+    with open(main.path, "rb") as f:
+        elf = ELFFile(f)
+        for segment in elf.iter_segments("PT_LOAD"):
+            start = segment["p_vaddr"]
+            if start <= wanted < start + segment["p_filesz"]:
+                f.seek(segment["p_offset"] + wanted - start)
+                return f.read(size)
+    raise AssertionError(f"{address:#x} is in no loaded segment")
+
+
+def raw_bytes(debugger: Any, address: int, size: int) -> bytes:
+    """What the program's memory holds, no debugger masking."""
+    with open(f"/proc/{debugger.process.pid}/mem", "rb") as mem:
+        mem.seek(address)
+        return mem.read(size)
+
+
+def test_a_condition_reading_a_bad_pointer_stops_with_the_evaluators_error(
+    debugger: Any, events: EventLog, builder: Builder, jump_patches: str
+) -> None:
+    launch(debugger, builder.build("patch_sites"))
+    site = place(debugger, "loop")
+    ident = debugger.insert_breakpoint(
+        site, condition=debugger.expression_condition("it->value == 8")
+    ).id
+    mark = events.mark()
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    assert stop.address == site and stop.breakpoint_ids == (ident,)
+    assert debugger.evaluate("i", stop.thread_id).value == "600"
+    said = "".join(e.text for e in events.since(mark, Output))
+    assert "Error in testing breakpoint condition:\nCannot access memory at address 0x0\n" in said
+    assert hits(debugger, ident) == 601
+    if jump_patches == "on":  # the patch judged i = 1..599 and faulted at 600: a trap now
+        assert "faulted" in (debugger.jump_patches.refusal(site) or "")
+    assert raw_bytes(debugger, site, 8) == b"\xcc" + file_bytes(debugger, site, 8)[1:]  # the trap's
+    assert continue_to_exit(debugger, events).code == 0
+    assert hits(debugger, ident) == 1000
+
+
+def test_four_threads_through_one_patched_site(
+    debugger: Any, events: EventLog, builder: Builder, jump_patches: str
+) -> None:
+    launch(debugger, builder.build("patch_sites"))
+    site = place(debugger, "spin")
+    ident = debugger.insert_breakpoint(
+        site, condition=debugger.expression_condition("id == 2 && n == 1500")
+    ).id
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    assert stop.address == site and stop.breakpoint_ids == (ident,)
+    assert (
+        debugger.evaluate("id", stop.thread_id).value,
+        debugger.evaluate("n", stop.thread_id).value,
+    ) == (
+        "2",
+        "1500",
+    )
+    assert int(debugger.read_registers(stop.thread_id).values["rip"]) == site
+    assert (site in debugger.jump_patches.sites) == (jump_patches == "on")
+    assert continue_to_exit(debugger, events).code == 0
+    assert hits(debugger, ident) == 4 * 2000  # every arrival, as a trap counts them
+
+
+def test_a_fork_child_runs_the_original_code(
+    debugger: Any, events: EventLog, builder: Builder
+) -> None:
+    # The condition holds in the child only: a patch left in it would stop it at a trap
+    # nobody traces (SIGTRAP kills it) and the parent would exit 3.
+    launch(debugger, builder.build("patch_sites"))
+    visit = place(debugger, "visit")
+    ident = debugger.insert_breakpoint(
+        visit, condition=debugger.expression_condition("in_child == 1")
+    ).id
+    assert continue_to_exit(debugger, events, timeout=30).code == 0
+    assert hits(debugger, ident) == 3
+
+
+def test_reads_show_the_program_and_removal_restores_the_file_bytes(
+    debugger: Any, events: EventLog, builder: Builder, jump_patches: str
+) -> None:
+    launch(debugger, builder.build("patch_sites"))
+    loop, visit = place(debugger, "loop"), place(debugger, "visit")
+    ident = debugger.insert_breakpoint(
+        loop, condition=debugger.expression_condition("i == 5000")
+    ).id
+    debugger.insert_breakpoint(visit)
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+    assert stop.address is not None
+    assert stop_line(debugger, stop.address) == marker_line(SOURCE, "visit")
+    original = file_bytes(debugger, loop, 16)
+    assert debugger.read_memory(loop, 16) == original
+    shown = debugger.disassemble(loop, 3)  # the program's instructions, not a jmp
+    assert b"".join(i.raw for i in shown) == original[: sum(i.size for i in shown)]
+    patched = raw_bytes(debugger, loop, 16)
+    assert (patched[0] == 0xE9) == (jump_patches == "on")
+    debugger.enable_breakpoint(ident, False)
+    assert raw_bytes(debugger, loop, 16) == original
+    debugger.enable_breakpoint(ident, True)
+    continue_to_stop(debugger, events, StopReason.BREAKPOINT)  # the next visit
+    assert debugger.read_memory(loop, 16) == original
+    assert (raw_bytes(debugger, loop, 16)[0] == 0xE9) == (jump_patches == "on")
+    debugger.remove_breakpoint(ident)
+    assert raw_bytes(debugger, loop, 16) == original
+    assert hits(debugger, 2) == 2
+
+
+@needs_gdb
+def test_ignore_counts_and_hit_counts_like_gdb(builder: Builder) -> None:
+    program = builder.build("patch_sites")
+    line = marker_line(SOURCE, "loop")
+    got = assert_like_gdb(ex(
+        f"break {SOURCE}:{line} if i % 100 == 0", "ignore 1 3", "run", "print i", "info breakpoints",
+        "condition 1 i % 250 == 0", "continue", "print i", "info breakpoints",
+    ) + [str(program)], Path(program).parent)  # fmt: skip
+    assert "$1 = 300" in got.stdout and "$2 = 500" in got.stdout
