@@ -15,6 +15,7 @@ from aliceserver.debuggers.model import CodeLocation, LocationBreakpointInfo, Mo
 from aliceserver.debuggers.source import linespec
 from aliceserver.debuggers.source.evaluation import Expressions
 from aliceserver.debuggers.source.frames import Frames
+from aliceserver.debuggers.source.pcanswers import PcAnswers
 from aliceserver.debuggers.source.services import AddressBreakpoints, EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.errors import AliceError, ProtocolError, TargetError
@@ -34,6 +35,7 @@ class Locations:
         self._breakpoints = breakpoints
         self._entries: dict[int, _LocationBreakpoint] = {}
         self._last_id = 0
+        self._positions: PcAnswers[SourcePosition | None] = PcAnswers(lambda: self._source, engine.run_on_engine)
 
     @property
     def _source(self) -> SourceSymbols:
@@ -75,7 +77,7 @@ class Locations:
         return linespec.value_address(info.value, info.type, info.address)
 
     def source_position(self, address: int) -> SourcePosition | None:
-        return self._engine.run_on_engine(lambda: self._source.position(address))
+        return self._positions.answer(address, lambda: self._source.position(address))  # pcanswers.py
 
     def source_files(self) -> list[str]:
         return self._engine.run_on_engine(self._source.source_files)

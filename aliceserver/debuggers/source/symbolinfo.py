@@ -20,6 +20,7 @@ from aliceserver.debuggers.model import (
     StorageKind,
     SymbolStorage,
 )
+from aliceserver.debuggers.source.pcanswers import PcAnswers
 from aliceserver.debuggers.source.services import EngineServices, FrameViews, LinkView
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, without_parameters
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
@@ -56,6 +57,7 @@ class SymbolQueries:
         self._call = engine.run_on_engine
         self._frame_view = frame_view
         self._link_view = link_view
+        self._line_ranges: PcAnswers[LineRange | None] = PcAnswers(lambda: self._source, engine.run_on_engine)
 
     @property
     def _source(self) -> SourceSymbols:
@@ -100,7 +102,7 @@ class SymbolQueries:
         return None
 
     def line_range(self, address: int) -> LineRange | None:
-        return self._call(lambda: self._line_range(address))
+        return self._line_ranges.answer(address, lambda: self._line_range(address))  # pcanswers.py
 
     def _line_range(self, address: int) -> LineRange | None:
         row = self._source.line_row(self._engine.runtime_address(address))  # before run: a link-time one too
