@@ -2,7 +2,9 @@
 
 Both tools put `break cond_loop.c:LINE if i == -1` on the body of a loop run N times (the
 condition is evaluated at every iteration and never true), and run once without it;
-evaluations/s = N / (t_breakpoint - t_baseline). Best of `--repeat` runs for each.
+evaluations/s = N / (t_breakpoint - t_baseline). Best of `--repeat` runs for each. The engine
+runs twice: with its traps alone (`set breakpoint jump-patches off`), and with a jump patch
+judging the condition in the program (on; more iterations, as each costs nanoseconds).
 """
 
 from __future__ import annotations
@@ -36,17 +38,22 @@ def gdb_seconds(gdb: str, program: Path, count: int, line: int, *, condition: bo
     commands += ["-ex", "run"]
     argv = [gdb, "-nx", "-batch", *commands, "--args", str(program), str(count)]
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60 + count / 500, check=False)
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=60 + count / 500, check=False
+    )
     elapsed = time.perf_counter() - start
     if "exited normally" not in done.stdout + done.stderr:
         raise RuntimeError(f"gdb run failed:\n{(done.stdout + done.stderr)[-2000:]}")
     return elapsed
 
 
-def engine_seconds(program: Path, count: int, line: int, *, condition: bool) -> tuple[float, int]:
+def engine_seconds(
+    program: Path, count: int, line: int, *, condition: bool, patches: bool = False
+) -> tuple[float, int]:
     debugger = load_engine()()
     events = debugger.subscribe()  # before the launch: its events are ours
     try:
+        debugger.jump_patches.enabled = patches
         debugger.launch(LaunchConfig(str(program), (str(count),), stdio=StdioMode.PIPES))
         ident = None
         if condition:
@@ -68,29 +75,47 @@ def engine_seconds(program: Path, count: int, line: int, *, condition: bool) -> 
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench --only cond_bp", description=__doc__)
     parser.add_argument("--evaluations", type=int, default=100_000)
-    parser.add_argument("--gdb-evaluations", type=int, default=20_000, help="fewer for gdb: it is slow")
+    parser.add_argument(
+        "--gdb-evaluations", type=int, default=20_000, help="fewer for gdb: it is slow"
+    )
+    parser.add_argument(
+        "--patched-evaluations", type=int, default=10_000_000, help="more for patches"
+    )
     parser.add_argument("--repeat", type=int, default=2)
     args, _ = parser.parse_known_args(argv)
     program = build_program("cond_loop")
     line = marker_line()
     rates: list[Rate] = []
-    best = min(engine_seconds(program, args.evaluations, line, condition=True)[0] for _ in range(args.repeat))
-    base = min(engine_seconds(program, args.evaluations, line, condition=False)[0] for _ in range(args.repeat))
-    hits = engine_seconds(program, 1000, line, condition=True)[1]
-    if hits != 1000:
-        raise RuntimeError(f"the engine evaluated the condition {hits} times, not 1000")
-    rates.append(Rate("engine", args.evaluations, best - base, base))
+    for tool, count, patches in (
+        ("engine", args.evaluations, False),
+        ("patched", args.patched_evaluations, True),
+    ):
+        runs = range(args.repeat)
+        best = min(
+            engine_seconds(program, count, line, condition=True, patches=patches)[0] for _ in runs
+        )
+        base = min(engine_seconds(program, count, line, condition=False)[0] for _ in runs)
+        hits = engine_seconds(program, 1000, line, condition=True, patches=patches)[1]
+        if hits != 1000:
+            raise RuntimeError(f"{tool}: the condition was evaluated {hits} times, not 1000")
+        rates.append(Rate(tool, count, best - base, base))
     gdb = shutil.which("gdb")
     if gdb is None:
         print("gdb: not found, skipped")
     else:
         count = args.gdb_evaluations
-        best = min(gdb_seconds(gdb, program, count, line, condition=True) for _ in range(args.repeat))
-        base = min(gdb_seconds(gdb, program, count, line, condition=False) for _ in range(args.repeat))
+        best = min(
+            gdb_seconds(gdb, program, count, line, condition=True) for _ in range(args.repeat)
+        )
+        base = min(
+            gdb_seconds(gdb, program, count, line, condition=False) for _ in range(args.repeat)
+        )
         rates.append(Rate("gdb", count, best - base, base))
     print_table(rates)
-    if len(rates) == 2:
-        print(f"conditional breakpoint ratio vs gdb: {rates[0].per_second / rates[1].per_second:.1f}")
+    if len(rates) == 3:
+        gdb_rate = rates[2].per_second
+        print(f"conditional breakpoint ratio vs gdb: {rates[0].per_second / gdb_rate:.1f}")
+        print(f"patched conditional breakpoint ratio vs gdb: {rates[1].per_second / gdb_rate:.1f}")
     else:
         print("conditional breakpoint ratio vs gdb: n/a")
     return 0
