@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from aliceserver.debuggers.model import LaunchConfig, StdioMode
 from bench.bp_hits import load_engine, wait_exit
@@ -53,7 +54,8 @@ def engine_seconds(
     debugger = load_engine()()
     events = debugger.subscribe()  # before the launch: its events are ours
     try:
-        debugger.jump_patches.enabled = patches
+        ptrace_engine: Any = debugger  # the setting is the live engine's own
+        ptrace_engine.jump_patches.enabled = patches
         debugger.launch(LaunchConfig(str(program), (str(count),), stdio=StdioMode.PIPES))
         ident = None
         if condition:
