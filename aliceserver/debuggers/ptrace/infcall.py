@@ -171,6 +171,7 @@ class PtraceCallThread:
         timer = threading.Timer(timeout, self._on_timeout)
         timer.daemon = True
         timer.start()
+        inferior.calls_running += 1  # only this thread runs: no jump patch goes in meanwhile
         try:
             self._resume_alone(step_over=False)  # a breakpoint at the function is hit, as gdb's
             while True:
@@ -213,6 +214,7 @@ class PtraceCallThread:
                 # (left stopped, no status would ever come, nor the time limit's SIGSTOP).
                 self._resume_alone()
         finally:
+            inferior.calls_running -= 1
             with self._timer_lock:
                 timer.cancel()
                 self._finished = True

@@ -98,6 +98,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         self.strays: list[int] = []
         self.moribund: set[int] = set()
         self.jump_patches: JumpPatches | None = None  # patched breakpoints (patched_breakpoints.py)
+        self.calls_running = 0  # functions the debugger is calling in the program (infcall.py)
         self._collecting = False  # inside _stop_others: breakpoint hits are deferred  # traps removed while threads ran (see remove_trap)  # our children we stopped tracing (a fork parent we left)
 
     # --- registers and memory -------------------------------------------------------

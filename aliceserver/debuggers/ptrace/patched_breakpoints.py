@@ -62,6 +62,12 @@ _COUNTERS: Final = 24
 _ARRIVALS: Final = 16
 _SLACK: Final = 64  # room for the relocated instructions growing with the distance
 _FAULTS: Final = (sig.SIGSEGV, sig.SIGBUS)
+_FOR_NOW: Final = "for now: "
+
+
+def _for_now(reason: str) -> str:
+    """A refusal that may not hold at the next stop."""
+    return _FOR_NOW + reason
 
 
 def count_prefix(at: int, counter: int) -> bytes:
@@ -120,7 +126,8 @@ class JumpPatches:
         self._by_trap: dict[int, PatchedSite] = {}  # stop, judge and log traps' addresses
         self._retired: list[PatchedSite] = []  # removed, their code kept while a thread is in it
         self._areas: dict[tuple[str, int], PatchArea] = {}
-        self.refused: dict[int, tuple[ExpressionCondition, str]] = {}  # site -> why a trap
+        # site -> why a trap, and for which condition (None: a passing reason, tried again)
+        self.refused: dict[int, tuple[ExpressionCondition | None, str]] = {}
         self._rerun: set[int] = set()  # threads put back at a site to run its jump again
 
     # --- what breakpoints get -----------------------------------------------------------
@@ -206,7 +213,11 @@ class JumpPatches:
         """A trap hit the breakpoint let go: when a patch can now take the trap's place,
         stop the other threads, patch, and let them all go on."""
         candidate = self._candidate(trap)
-        if not isinstance(candidate, tuple) or self._refused_for(trap.address, candidate[0]):
+        if (
+            not isinstance(candidate, tuple)
+            or trap.address in self.refused
+            or not self._may_stop_all(inferior)
+        ):
             return _RESUME
         self._current(inferior)
         inferior._stop_others(t.tid)
@@ -216,6 +227,19 @@ class JumpPatches:
         self.redirect(inferior)
         inferior.resume()
         return _NONE
+
+    @staticmethod
+    def _may_stop_all(inferior: Inferior) -> bool:
+        """Whether the program runs freely: no call of ours in it, no step in progress, no
+        scheduler locking (those resume threads their own way)."""
+        return (
+            inferior.calls_running == 0
+            and inferior.locked is None
+            and not any(
+                t.plan is not None or t.stepping or t.step_over is not None
+                for t in inferior.threads.values()
+            )
+        )
 
     def redirect(self, inferior: Inferior) -> None:
         """Threads at a patched site run its displaced copy, but those put back there to
@@ -240,10 +264,8 @@ class JumpPatches:
         if candidate is None:
             self.refused.pop(trap.address, None)
             return
-        if isinstance(candidate, str):
-            condition = necessary_condition(trap.logical[0].condition)
-            assert condition is not None
-            self.refused[trap.address] = (condition, candidate)
+        if isinstance(candidate, str):  # judged again at each continue
+            self.refused[trap.address] = (None, candidate)
             return
         if self._refused_for(trap.address, candidate[0]):
             return
@@ -251,7 +273,12 @@ class JumpPatches:
             problem = self._install(inferior, trap, *candidate)
         except (AliceError, OSError, Uncompilable) as error:
             problem = str(error)
-        if problem is None:
+        if problem is not None and problem.startswith(_FOR_NOW):
+            self.refused[trap.address] = (
+                None,
+                problem[len(_FOR_NOW) :],
+            )  # tried at the next continue
+        elif problem is None:
             log.debug(
                 "breakpoint at %#x: jump patch to %#x",
                 trap.address,
@@ -266,13 +293,15 @@ class JumpPatches:
                  node: ir.Node) -> str | None:  # fmt: skip
         """Patch `trap`'s site, or say why not."""
         if not all_stopped(inferior):
-            return "the program's threads are not all stopped"
+            return _for_now("the program's threads are not all stopped")
         plan = self._plan(inferior, trap.address)
         if isinstance(plan, Refusal):
             return plan.reason
         for t in inferior.threads.values():
             if not t.gone and not t.new and plan.address < int(inferior.regs(t).rip) < plan.end:
-                return f"thread {t.tid} is stopped inside the instructions the jump would replace"
+                return _for_now(
+                    f"thread {t.tid} is stopped inside the instructions the jump would replace"
+                )
         area = self._area(inferior, trap.address, plan.end)
         code = compile_code(node, SAVED.offsets)
         data = area.alloc_data(_COUNTERS)
