@@ -20,6 +20,7 @@ from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.selection_events import after_change, selected
+from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.model import ThreadInfo, ThreadState, VariableInfo, VariableScope
 from aliceserver.debuggers.threadframes import ThreadFramesAhead
 from aliceserver.errors import AliceError
@@ -106,7 +107,8 @@ def _stack_list_frames(ctx: Context, args: list[str]) -> Reply:
     frames = session.frames.stack(tid, low, None if high is None else high - low + 1)
     if rest and not frames:
         raise MiError("-stack-list-frames: Not enough frames in stack.")
-    return [("stack", Results([("frame", session.frames.tuple(f, tid)) for f in frames], as_list=True))]
+    arch = program_architecture(session.debugger).name  # the same for each frame
+    return [("stack", Results([("frame", session.frames.tuple(f, tid, arch=arch)) for f in frames], as_list=True))]
 
 
 def _stack_info_depth(ctx: Context, args: list[str]) -> Reply:
@@ -204,7 +206,7 @@ def target_id(session: MiSession, tid: int) -> str:
     return f"process {tid}" if tid == pid and len(inferior.threads) <= 1 else f"LWP {tid}"
 
 
-def thread_entry(ctx: Context, info: ThreadInfo, number: int) -> dict[str, Value]:
+def thread_entry(ctx: Context, info: ThreadInfo, number: int, arch: str | None = None) -> dict[str, Value]:
     session = ctx.session
     tid = info.tid
     entry: dict[str, Value] = {"id": str(number), "target-id": target_id(session, tid)}
@@ -217,7 +219,7 @@ def thread_entry(ctx: Context, info: ThreadInfo, number: int) -> dict[str, Value
         level = inferior.selected_level if tid == inferior.selected_tid else 0
         try:
             frame = session.frames.frame(tid, level)
-            entry["frame"] = session.frames.tuple(frame, tid, args=True)
+            entry["frame"] = session.frames.tuple(frame, tid, args=True, arch=arch)
         except AliceError:
             pass
         entry["state"] = "stopped"
@@ -245,11 +247,12 @@ def _thread_info(ctx: Context, args: list[str]) -> Reply:
         selected = inferior.selected_tid if inferior.selected_level else None  # its frame is another
         stopped = [info.tid for info in listed if info.state is ThreadState.STOPPED and info.tid != selected]
         session.debugger.prepare_thread_frames(stopped)
+    arch = program_architecture(session.debugger).name  # the same for each thread's frame
     for info in listed:
         number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
         if wanted is not None and number != wanted:
             continue
-        threads.append(thread_entry(ctx, info, number))
+        threads.append(thread_entry(ctx, info, number, arch))
     threads.sort(key=lambda t: int(t["id"]) if isinstance(t, dict) and isinstance(t["id"], str) else 0)
     pairs: list[tuple[str, Value]] = [("threads", threads)]
     if wanted is None and inferior.selected_tid in inferior.threads:

@@ -264,9 +264,11 @@ class Frames:
             result.append({"name": info.name, "value": value} if value else {"name": info.name})
         return result
 
-    def tuple(self, frame: StackFrame, tid: int, *, level: bool = True, args: bool = False) -> dict[str, Value]:
+    def tuple(self, frame: StackFrame, tid: int, *, level: bool = True, args: bool = False,
+              arch: str | None = None) -> dict[str, Value]:  # fmt: skip
         """gdb's frame={level,addr,func,args,file,fullname,line,arch} (or from= without source);
-        no addr under `print address off` (gdb's print_frame asks addressprint first)."""
+        no addr under `print address off` (gdb's print_frame asks addressprint first).
+        `arch`: the program's, when the caller knows it (one look for a whole stack)."""
         out: dict[str, Value] = {}
         if level:
             out["level"] = str(frame.level)
@@ -283,7 +285,7 @@ class Frames:
             out["line"] = str(frame.source.line)
         elif frame.module and self.library_of(frame):
             out["from"] = frame.module
-        out["arch"] = program_architecture(self.session.debugger).name
+        out["arch"] = arch if arch is not None else program_architecture(self.session.debugger).name
         return out
 
     def describe(self, frame: StackFrame, tid: int, *, with_pc: bool, what: str = "location",
