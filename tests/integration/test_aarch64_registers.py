@@ -86,3 +86,22 @@ def test_qemu_v_union_without_sve_like_gdb_multiarch(
     ], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "h = {u = {0, 0, 0, 0, 0, 0, 0, 0}, s = " in alice
+
+
+@pytest.mark.parametrize("cpu", ["max", "cortex-a72"])
+def test_register_writes_read_back_like_gdb_multiarch(
+    cpu: str, builder: Builder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writes to x, w (zero-extended into x), v and its lane views, fpcr, and with SVE the
+    z registers; -data-write-register-values sign-extends over a whole register."""
+    monkeypatch.setenv("QEMU_CPU", cpu)
+    program = build(builder, "registers_expr", "-O0")
+    sve = ["set $z3.d.u[1] = 4", "p $z3.d.u[1]", "p $v3.d.u[1]"] if cpu == "max" else []
+    gdb, alice = both_batches(program, [
+        "break callee", "continue", "set $x0 = 5", "p $x0", "set $v0.d.u[0] = 3", "p $v0.d.u[0]", "set $q1.u = 7",
+        "p $q1", "set $d2.f = 1.5", "p $d2.f", "set $w1 = -1", "p $x1", "set $fpcr = 0x2000000", "p $fpcr", *sve,
+        _mi("-data-write-register-values x 0 9 34 -1"), "p $x0", "p $v0.d.u", "p $w0",
+    ], tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "= {u = 7, s = 7}" in alice and "= 4294967295" in alice
+    assert "= {18446744073709551615, 18446744073709551615}" in alice

@@ -78,6 +78,14 @@ def _write(session: MiSession, tid: int, name: str, value: int) -> None:
     elif name.startswith("zmm") and name.endswith("h"):  # two uint128
         _assign(session, tid, f"${name}[0]", value & ((1 << 128) - 1))
         _assign(session, tid, f"${name}[1]", fill & ((1 << 128) - 1))
+    elif name[:1] == "v" and name[1:].isdigit():  # aarch64's vnv union: its 64-bit lanes
+        _assign(session, tid, f"${name}.d.u[0]", value)
+        _assign(session, tid, f"${name}.d.u[1]", fill)
+    elif name[:1] == "z" and name[1:].isdigit():  # SVE's svev union, as wide as the stub says
+        for lane in range(int(_evaluate(session, tid, f"sizeof(${name})")) // 8):
+            _assign(session, tid, f"${name}.d.u[{lane}]", value if lane == 0 else fill)
+    elif name[:1] in "qdshb" and name[1:].isdigit() and len(name) > 1:  # one lane's views
+        _assign(session, tid, f"${name}.u", value)
     elif name.startswith("st") and name[2:].isdigit():
         # gdb writes the integer's bytes into the 80-bit float; $stN takes only numbers
         raise MiError(f"writing ${name} is not supported")

@@ -55,10 +55,20 @@ class RegisterView:
         return _LazyGeneral(self.general_names, read)
 
     def encode_general(self, name: str, value: int) -> tuple[str, bytes]:
-        if name not in self.general_names:
+        if name not in self.general_names and not self._simd(name):
             raise TargetError(f"Invalid register `{name}'")
-        register = self.description[name]
-        return name, (value & ((1 << register.bitsize) - 1)).to_bytes(register.size, "little")
+        bits = 128 if self._simd(name) else self.description[name].bitsize
+        # over SVE, vN is zN's low 128 bits, the rest zeroed as gdb writes it (architectural)
+        target = name if name in self.description else f"z{name[1:]}"
+        size = self.description[target].size
+        return target, (value & ((1 << bits) - 1)).to_bytes(size, "little")
+
+    def _simd(self, name: str) -> bool:
+        """aarch64's vN: the description's own, or the low half of SVE's zN."""
+        number = name[1:]
+        if self.x86_64 or name[:1] != "v" or not number.isdigit():
+            return False
+        return name in self.description or f"z{number}" in self.description
 
     def float_registers(self, read: Read) -> dict[int, bytes]:
         """xmm0-15, st0-7 and the x87/SSE control words by DWARF number, as regsets.py."""
@@ -125,8 +135,11 @@ class RegisterView:
     def encode_vector(self, name: str, data: bytes) -> list[tuple[str, bytes]]:
         """The description's registers that writing `name` (xmmN, ymmN, stN, a control
         word) sets, with their bytes."""
-        if not self.x86_64:
-            raise TargetError(f"Invalid register `{name}'")
+        described = self.description.get(name)
+        if not self.x86_64:  # a register of the description, as it is (SVE's z0-31, vg)
+            if described is None:
+                raise TargetError(f"Invalid register `{name}'")
+            return [(name, data[: described.size].ljust(described.size, b"\0"))]
         kind, number = name[:3], name[3:]
         if kind in ("ymm", "zmm") and number.isdigit():
             # the description's pieces of it: xmmN, ymmNh and for zmmN zmmNh
@@ -147,6 +160,8 @@ class RegisterView:
             *_float_names(8, "k"),
             *_CONTROL_WIDTH,
         ):
+            if described is not None and x86.lookup(name, lambda: True) is None:  # qemu's cr0...
+                return [(name, data[: described.size].ljust(described.size, b"\0"))]
             raise TargetError(f"Invalid register `{name}'")
         if name in _CONTROL_WIDTH:
             return [(name, data[: register.size].ljust(register.size, b"\0"))]

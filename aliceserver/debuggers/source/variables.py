@@ -7,13 +7,13 @@ References handed out (`VariableInfo.reference`) stay valid until the program re
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
 from aliceserver.debuggers.regsets import REGISTER_NAMES
 from aliceserver.debuggers.source.scalarmemo import ScalarDescriptions, scalar_key
-from aliceserver.debuggers.symbols.dwarf import x86_registers
+from aliceserver.debuggers.symbols.dwarf import aarch64_registers, x86_registers
 from aliceserver.debuggers.symbols.dwarf.access import class_children, cplus_class
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 _MAX_REFERENCE = (1 << 31) - 1
 # What a backend's set_vector_register may write: the SSE, AVX and AVX-512 registers, st0-7
 # and the control words FXSAVE holds as gdb shows them (the backend refuses what it cannot).
+# Registers only a target description names (SVE's z0-31, qemu's system registers) are
+# numbered from here while a frame view lives (FloatRegisters.described_regno).
+DESCRIBED = 0x40000
 _WRITABLE = re.compile(r"(xmm|ymm|zmm)([0-9]|[12][0-9]|3[01])|k[0-7]|st[0-7]|fctrl|fstat|fop|mxcsr")
 
 
@@ -69,8 +72,18 @@ class FloatRegisters:
     read_described: Callable[[str], tuple[Type, bytes] | None] | None = None
     _known: dict[int, bytes] | None = None
     _extended: dict[int, bytes] | None = None
+    _described_names: list[str] = field(default_factory=list)  # by number from DESCRIBED
+
+    def described_regno(self, name: str) -> int:
+        """A number for register `name` of the description while this view lives."""
+        if name not in self._described_names:
+            self._described_names.append(name)
+        return DESCRIBED + self._described_names.index(name)
 
     def _bytes(self, regno: int) -> bytes | None:
+        if regno >= DESCRIBED:
+            found = self.described(self._described_names[regno - DESCRIBED])
+            return None if found is None else found[1]
         if self._known is None:
             self._known = self.read()
         data = self._known.get(regno)
@@ -95,8 +108,9 @@ class FloatRegisters:
         current = self._bytes(regno)
         if current is None or self.write is None:
             raise EvaluationError("registers of outer frames cannot be written")
-        name = x86_registers.name_of(regno) or str(regno)
-        if not _WRITABLE.fullmatch(name):
+        described = regno >= DESCRIBED
+        name = self._described_names[regno - DESCRIBED] if described else x86_registers.name_of(regno) or str(regno)
+        if not described and not _WRITABLE.fullmatch(name):
             raise EvaluationError(f"writing ${name} is not supported")
         data = (value & ((1 << (8 * len(current))) - 1)).to_bytes(len(current), "little")
         self.write(name, data)
@@ -142,7 +156,16 @@ class FrameView:
     def read_memory(self, address: int, size: int) -> bytes:
         return self.read(address, size)
 
+    def described_regno(self, name: str) -> int | None:
+        """The number `$name` of a described register reads and writes by (DESCRIBED up)."""
+        return None if self.floats is None else self.floats.described_regno(name)
+
     def register(self, regno: int) -> int | None:
+        if regno >= DESCRIBED:
+            return None if self.floats is None else self.floats.value(regno)
+        if aarch64_registers.W0 <= regno < aarch64_registers.W0 + 31:
+            whole = self.register(regno - aarch64_registers.W0)
+            return None if whole is None else whole & 0xFFFFFFFF
         arch = self.frame.arch
         name = arch.register_name(regno)
         if arch.dwarf_registers is not DWARF_REGISTERS:  # not x86-64: v0-v31 are the floats'
@@ -179,8 +202,11 @@ class FrameView:
         self.write(address, data)
 
     def write_register(self, regno: int, value: int) -> None:
+        if aarch64_registers.W0 <= regno < aarch64_registers.W0 + 31:  # zero-extended into x
+            self.write_register(regno - aarch64_registers.W0, value & 0xFFFFFFFF)
+            return
         x86 = self.frame.arch.dwarf_registers is DWARF_REGISTERS
-        if x86 and self.floats is not None and x86_registers.is_float_register(regno):
+        if self.floats is not None and (regno >= DESCRIBED or x86 and x86_registers.is_float_register(regno)):
             self.floats.set(regno, value)
             return
         name = (

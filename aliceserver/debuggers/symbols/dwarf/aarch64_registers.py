@@ -23,6 +23,9 @@ from aliceserver.debuggers.symbols.dwarf.types import (
 from aliceserver.debuggers.symbols.dwarf.x86_registers import RegisterSpec, code_pointer
 
 _PC, _SP, _LR = 32, 31, 30
+# w0-w30 by numbers of their own: read as x's low half, written zero-extended into x (as
+# aarch64-tdep.c's pseudo_write), where a view at x's offset 0 would keep x's upper half
+W0 = 0x30000
 FRAME_BASE = "fp"  # gdb's user register: the frame's base address, not x29
 
 
@@ -41,7 +44,7 @@ def lookup(name: str) -> RegisterSpec | None:
     if name[:1] == "x" and number is not None:
         return RegisterSpec(name, number, _long)
     if name[:1] == "w" and number is not None:
-        return RegisterSpec(name, number, lambda: BaseType("uint32_t", 4, Encoding.UNSIGNED))
+        return RegisterSpec(name, W0 + number, lambda: BaseType("uint32_t", 4, Encoding.UNSIGNED))
     lane = _SIMD_VIEWS.get(name[:1])
     vector = _number(name[1:], 31)
     if lane is not None and vector is not None:

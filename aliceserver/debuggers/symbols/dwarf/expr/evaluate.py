@@ -322,8 +322,12 @@ class Evaluator:
         else:
             spec = x86_registers.lookup(name, lambda: has_avx512(self.ctx))
         described = self._described(name)
-        if described is not None and spec is None:  # the description's alone: read, not written
-            return Value(described[0], ImplicitLoc(described[1]), self.ctx)
+        if described is not None and spec is None:  # the description's alone (SVE's z0)
+            number = getattr(self.ctx, "described_regno", None)
+            regno = number(name) if number is not None else None
+            if regno is None:
+                return Value(described[0], ImplicitLoc(described[1]), self.ctx)
+            return Value(described[0], RegisterLoc(regno), self.ctx)
         if isinstance(self.symbols, NoProgramSymbols):  # gdb's i386 of no file
             self.symbols.check_register(name)
             spec = None
