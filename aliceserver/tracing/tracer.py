@@ -6,10 +6,17 @@ hooks run on the engine's tracer thread and only queue rows. Calls of a hot func
 sampled: past `max_rate` calls per second, only one call in N is recorded (every call is
 still counted), and `status()` says so. The session feeds `observe` every engine event, so
 program output, crashes and the exit are recorded too.
+
+Where the engine offers it (`call_recorder`) and `patches` is on (the default), calls are
+recorded by jump patches into rings in the program's memory and drained into the store by
+drain.py, the program never stopping for them; a function the patches cannot serve (its
+entry, or values that need the program's memory) is traced with traps, and `status()`
+says which way each function is traced and why.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
@@ -19,10 +26,19 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from aliceserver.debuggers.base import CallEntry, CallExit, IDebugger
-from aliceserver.debuggers.events import Event, Exited, ModuleLoaded, Output, Stopped, StopReason
+from aliceserver.debuggers.events import (
+    Event,
+    Exited,
+    ModuleLoaded,
+    Output,
+    Stopped,
+    StopReason,
+    ThreadExited,
+)
 from aliceserver.debuggers.model import FunctionSymbol
 from aliceserver.errors import AliceError, ProtocolError
 from aliceserver.tracing.crash import crash_row
+from aliceserver.tracing.drain import RecordDrain, RecordedTrace
 from aliceserver.tracing.patterns import Pattern, matching, parse_pattern
 from aliceserver.tracing.store import TraceStore
 
@@ -43,6 +59,8 @@ class _Traced:
     sample_every: int = 1  # 1: every call recorded
     window_start: int = 0
     window_calls: int = 0
+    patch_number: int = 0  # recorded by jump patches under this number (0: not)
+    how: str = "trapped"  # "patched", or with traps and why
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +71,8 @@ class FunctionStatus:
     calls: int
     recorded: int
     sample_every: int  # > 1: hot, one call in this many recorded now
+    how: str = "trapped"  # "patched" (some rets may be trapped, said so), or trapped and why
+    overflow: int = 0  # records a full ring (or a thread with none) dropped
 
     @property
     def sampled(self) -> bool:
@@ -110,6 +130,7 @@ class Tracer:
         project_root: str | None = None,
         depth: int = 1,
         max_rate: float | None = DEFAULT_MAX_RATE,
+        patches: bool = True,
     ) -> None:
         self.debugger = debugger
         self.store = store
@@ -119,8 +140,10 @@ class Tracer:
         self._patterns: list[Pattern] = []
         self._traced: dict[int, _Traced] = {}  # by function address
         self._threads = _Threads()
-        self._next_call = 0
+        self._call_ids = itertools.count(1)
         self._lock = threading.Lock()  # add/remove/observe from several threads
+        self._recorder = getattr(debugger, "call_recorder", None) if patches else None
+        self._drain: RecordDrain | None = None
 
     # --- what is traced -------------------------------------------------------------
     def add(self, patterns: list[str]) -> TraceChange:
@@ -143,15 +166,52 @@ class Tracer:
                 continue
             traced = _Traced(function, window_start=self.store.now_ns())
             try:
-                traced.trace_id = self.debugger.trace_calls(
-                    function, self._entry_hook(traced), self._returned, depth=self.depth
-                )
+                if not self._record(traced):
+                    traced.trace_id = self.debugger.trace_calls(
+                        function, self._entry_hook(traced), self._returned, depth=self.depth
+                    )
             except AliceError as error:
                 failed.append(f"{function.name}: {error}")
                 continue
             self._traced[function.address] = traced
             added.append(function.name)
         return TraceChange(tuple(added), tuple(unmatched), tuple(failed))
+
+    def _record(self, traced: _Traced) -> bool:
+        """Trace by jump patches if the engine can (else `how` says why not)."""
+        recorder = self._recorder
+        why = recorder.unavailable() if recorder else "the engine records no calls by patches"
+        if recorder is None or why is not None:
+            traced.how = f"trapped: {why}"
+            return False
+        recorded = recorder.record(traced.function, self.depth)
+        if isinstance(recorded, str):
+            traced.how = f"trapped: {recorded}"
+            return False
+        if self._drain is None:
+            self._drain = RecordDrain(recorder, self.store, sampling=self.max_rate is not None,
+                                      next_call=self._new_call_id)  # fmt: skip
+        source = traced.function.source
+        path, line = (source.path, source.line) if source else (None, None)
+        self._drain.traces[recorded.id] = RecordedTrace(traced.function.name, path, line, recorded)
+        self._drain.start()
+        traced.trace_id = traced.patch_number = recorded.id
+        traced.how = "patched"
+        if recorded.trapped_returns:
+            traced.how += "; returns trapped: " + "; ".join(recorded.trapped_returns)
+        return True
+
+    def _new_call_id(self) -> int:
+        return next(self._call_ids)  # atomic: the drain's thread and the engine's both take ids
+
+    def _untrace(self, traced: _Traced) -> None:
+        if not traced.patch_number:
+            self.debugger.untrace_calls(traced.trace_id)
+            return
+        assert self._recorder is not None and self._drain is not None
+        self._recorder.unrecord(traced.patch_number)
+        self._drain.drain()  # its last records, while they can still be formatted
+        self._recorder.forget(traced.patch_number)
 
     def remove(self, patterns: list[str] | None = None) -> TraceChange:
         """Stop tracing what the patterns name (None: everything); recorded events stay."""
@@ -172,7 +232,7 @@ class Tracer:
                 del self._traced[traced.function.address]
                 if traced.trace_id:
                     try:
-                        self.debugger.untrace_calls(traced.trace_id)
+                        self._untrace(traced)
                     except AliceError as error:
                         log.debug("untracing %s: %s", traced.function.name, error)
                 removed.append(traced.function.name)
@@ -180,17 +240,30 @@ class Tracer:
 
     def status(self) -> TraceStatus:
         with self._lock:
-            functions = tuple(
-                FunctionStatus(
-                    t.function.name, t.function.source.path if t.function.source else None,
-                    t.function.source.line if t.function.source else None,
-                    t.calls, t.recorded, t.sample_every,
-                )  # fmt: skip
-                for t in sorted(self._traced.values(), key=lambda t: t.function.name)
-            )
+            ordered = sorted(self._traced.values(), key=lambda t: t.function.name)
+            functions = tuple(self._function_status(t) for t in ordered)
             patterns = tuple(p.text for p in self._patterns)
         sampling = any(f.sampled for f in functions)
         return TraceStatus(patterns, functions, self.store.counts[1], self.store.path, sampling)
+
+    def _function_status(self, t: _Traced) -> FunctionStatus:
+        source = t.function.source
+        calls, recorded, every, overflow = t.calls, t.recorded, t.sample_every, 0
+        drain = self._drain
+        entry = drain.traces.get(t.patch_number) if drain is not None and t.patch_number else None
+        if entry is not None and self._recorder is not None:
+            dropped = self._recorder.dropped(t.patch_number)
+            overflow = dropped.calls + dropped.returns
+            calls += entry.counts.calls + dropped.calls
+            recorded += entry.counts.recorded
+            every = entry.counts.sample_every
+        path, line = (source.path, source.line) if source else (None, None)
+        return FunctionStatus(t.function.name, path, line, calls, recorded, every, t.how, overflow)
+
+    def drain(self) -> None:
+        """Take the calls recorded by patches so far into the store."""
+        if self._drain is not None:
+            self._drain.drain()
 
     # --- the hooks (engine tracer thread) ---------------------------------------------
     def _sample(self, traced: _Traced, now: int) -> bool:
@@ -219,8 +292,7 @@ class Tracer:
         if not self._sample(traced, now):
             return False
         traced.recorded += 1
-        self._next_call += 1
-        call_id = self._next_call
+        call_id = self._new_call_id()
         parent = stack[-1].call_id if stack else None
         function = traced.function
         source = function.source
@@ -257,6 +329,8 @@ class Tracer:
     def observe(self, event: Event) -> None:
         """Feed every event of the session here (before acting on a stop: a crash is
         described while the program is still stopped at it)."""
+        if self._drain is not None and isinstance(event, (Stopped, Exited, ThreadExited)):
+            self._drain_at(event)
         if isinstance(event, Output) and event.category in ("stdout", "stderr"):
             self.store.append((event.category, self.store.now_ns(), None, None, None, None, None, None,
                                None, None, None, None, event.text, None))  # fmt: skip
@@ -274,6 +348,17 @@ class Tracer:
                 if self._patterns:
                     self._apply(self._patterns)  # a library brought more functions
 
+    def _drain_at(self, event: Stopped | Exited | ThreadExited) -> None:
+        """Records up to a stop, a thread's end or the exit, before it is recorded itself."""
+        assert self._recorder is not None and self._drain is not None
+        if isinstance(event, Exited):
+            self._recorder.process_gone()
+        elif isinstance(event, ThreadExited):
+            self._recorder.thread_exited(event.thread_id)
+        self._drain.drain()
+        if isinstance(event, ThreadExited):
+            self._drain.forget_thread(event.thread_id)
+
     def _open_call(self, event: Stopped) -> int | None:
         stack = self._threads.stacks.get(event.thread_id)
         return stack[-1].call_id if stack else None
@@ -282,4 +367,7 @@ class Tracer:
         """Untrace everything (if the program still runs); the store is the caller's."""
         if self.debugger.process is not None:
             self.remove()
+        if self._drain is not None:
+            self._drain.drain()
+            self._drain.close()
         self.store.flush()

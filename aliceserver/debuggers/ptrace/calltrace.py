@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.base import CallEntryHook, CallExitHook
 from aliceserver.debuggers.model import (
@@ -28,6 +28,7 @@ from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc, UserRegs
 from aliceserver.debuggers.ptrace.callabi import ArgumentSlot, fast_scalar, plan_arguments
 from aliceserver.debuggers.ptrace.inferior import Inferior
+from aliceserver.debuggers.ptrace.patches.install import PatchTable
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.source.retvalue import return_bytes
 from aliceserver.debuggers.source.services import EngineServices
@@ -41,6 +42,9 @@ from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError, TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.patched_calltrace import CallRecorder
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +148,7 @@ class CallTracer:
     def __init__(
         self, engine: EngineServices, *, inferior: Callable[[], Inferior | None], require: Callable[[], Inferior],
         traps: TrapTable, symbols: ProcessSymbols, disassembler: Disassembler, libc: Libc,
+        patches: PatchTable | None = None,
     ) -> None:  # fmt: skip
         self._engine = engine
         self._call = engine.run_on_engine
@@ -156,6 +161,15 @@ class CallTracer:
         self.read_visible = engine.read_visible
         self._call_traces: dict[int, _Trace] = {}
         self._function_lists: dict[tuple[str, int], list[FunctionSymbol]] = {}
+        # What calls recorded by jump patches (patched_calltrace.py) use of this one.
+        self.run_on_engine, self.require, self.current = engine.run_on_engine, require, inferior
+        self.symbols, self.traps, self.signature = symbols, traps, self._signature
+        self.patches = patches
+        self.recorder: CallRecorder | None = None
+        if patches is not None:
+            from aliceserver.debuggers.ptrace.patched_calltrace import CallRecorder
+
+            self.recorder = CallRecorder(self)
 
     @property
     def _source(self) -> SourceSymbols:

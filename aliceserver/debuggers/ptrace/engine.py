@@ -172,7 +172,8 @@ class PtraceDebugger:
         self._core_writer = CoreWriter(access, lambda: access.inferior, self._traps, self._libc)
         self._call_tracer = CallTracer(access, inferior=lambda: access.inferior, require=access.require,
                                        traps=self._traps, symbols=self._symbols, disassembler=self._disassembler,
-                                       libc=self._libc)  # fmt: skip
+                                       libc=self._libc, patches=access.patches)  # fmt: skip
+        self.call_recorder = self._call_tracer.recorder  # calls recorded by patches (patched_calltrace.py)
         self._dollars = SessionDollars(access, self._live_threads, self._libc.siginfo_bytes)
         self._live = LiveSession(
             self._tracer, access, libc=self._libc, events=self._events, traps=self._traps, watches=self._watches,

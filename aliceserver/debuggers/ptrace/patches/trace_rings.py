@@ -1,0 +1,183 @@
+"""Call records in rings of a patch area's data region: one ring per thread, no lock per record.
+
+The data region the tracing trampolines (trace_trampoline.py) write, as the server reads it:
+
+    header (64 bytes)
+    counters         TRACES x 2 qwords: records of trace N dropped (calls, returns)
+    claims           RINGS qwords: the key of the thread owning ring i (0: free)
+    ring 0 .. RINGS-1, each: head, tail, (unused), tid, in a 64-byte header, then
+                     `capacity` slots of 64 bytes and MAX_SLOTS - 1 slots of overhang
+
+A thread names itself by its fs base (the thread pointer, unique among live threads). On
+its first record (its key in no claim) it takes the first free claim by `lock cmpxchg` of
+its key, and writes its tid (one gettid) into the ring's header; from then on the ring has
+one producer and no
+atomic instruction is needed: the record is written, then `head` moves past it (x86 keeps
+the stores in order, so the server never sees a head ahead of its record). Threads beyond
+RINGS get no ring: their records are counted as dropped, as those of a full ring are. A
+full ring never blocks the program. When a thread has exited (and its ring is drained) the
+server writes RELEASED over its claim: a later thread given the same thread pointer by the
+C library (it reuses stacks) takes a ring of its own, with its own tid, and a released ring
+may be taken again.
+
+A record is 1 to MAX_SLOTS slots: a header qword (kind | slots << 8 | trace << 16), the
+timestamp (rdtsc), the CFA, then its values (argument or return registers, stack qwords).
+One whose slots run past the last slot goes on into the overhang, so that every record is
+contiguous; the next starts at slot 0 again. The server (`take`) copies the slots from tail
+to head through its own mapping while the program runs, moves tail, and decodes the copy
+later (`decode`).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Final
+
+SLOT: Final = 64
+MAX_SLOTS: Final = 4
+RECORD_VALUES: Final = MAX_SLOTS * 8 - 3  # values a record may hold
+HEADER: Final = 64
+RING_HEADER: Final = 64
+HEAD, TAIL, TID = 0, 8, 24  # in a ring's header
+CALL, RETURN = 1, 2  # record kinds
+RELEASED: Final = 1  # a claim whose thread has exited (no thread pointer is 1)
+_QWORD = struct.Struct("<Q")
+_SLOT_WORDS = struct.Struct("<8Q")
+
+
+@dataclass(frozen=True, slots=True)
+class RingLayout:
+    """Where everything is, in bytes from the start of the rings' block."""
+
+    rings: int = 16
+    capacity: int = 1 << 18  # slots per ring (16 MiB, touched as used), a power of two
+    traces: int = 1024  # trace numbers 1 .. traces - 1
+
+    def __post_init__(self) -> None:
+        assert self.capacity & (self.capacity - 1) == 0 and self.capacity >= MAX_SLOTS
+
+    @property
+    def counters(self) -> int:
+        return HEADER
+
+    @property
+    def claims(self) -> int:
+        return self.counters + 16 * self.traces
+
+    @property
+    def ring_bytes(self) -> int:
+        return RING_HEADER + SLOT * (self.capacity + MAX_SLOTS - 1)
+
+    @property
+    def first_ring(self) -> int:
+        return -(-(self.claims + 8 * self.rings) // SLOT) * SLOT
+
+    def ring(self, index: int) -> int:
+        return self.first_ring + index * self.ring_bytes
+
+    @property
+    def size(self) -> int:
+        return self.ring(self.rings)
+
+
+def header_word(kind: int, slots: int, trace: int) -> int:
+    return kind | slots << 8 | trace << 16
+
+
+def slots_for(values: int) -> int:
+    """How many slots a record of `values` values takes."""
+    return -(-(3 + values) // 8)
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    calls: int
+    returns: int
+
+
+def dropped(memory: memoryview, layout: RingLayout, trace: int) -> Dropped:
+    """Records of `trace` dropped so far (full rings, threads with no ring)."""
+    calls, returns = struct.unpack_from("<2Q", memory, layout.counters + 16 * trace)
+    return Dropped(calls, returns)
+
+
+def clear_counters(memory: memoryview, layout: RingLayout, trace: int) -> None:
+    struct.pack_into("<2Q", memory, layout.counters + 16 * trace, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A copy of one ring's records from `tail` to `head`: slots from index `first` on."""
+
+    tid: int
+    tail: int
+    head: int
+    first: int
+    data: bytes
+
+
+def take(memory: memoryview, layout: RingLayout) -> list[Chunk]:
+    """A copy of the records of each claimed ring holding any, the rings' tails moved past
+    them: a memory copy, so that the rings empty faster than records are decoded."""
+    chunks = []
+    last = layout.capacity + MAX_SLOTS - 1
+    for index in range(layout.rings):
+        (key,) = _QWORD.unpack_from(memory, layout.claims + 8 * index)
+        if key in (0, RELEASED):
+            continue
+        ring = layout.ring(index)
+        head, tail = struct.unpack_from("<2Q", memory, ring)
+        if head == tail:
+            continue
+        (tid,) = _QWORD.unpack_from(memory, ring + TID)
+        first = tail & (layout.capacity - 1)
+        end = first + head - tail
+        if end > layout.capacity:  # wrapped: the whole ring, overhang included
+            first, end = 0, last
+        slots = ring + RING_HEADER
+        data = bytes(memory[slots + SLOT * first : slots + SLOT * end])
+        _QWORD.pack_into(memory, ring + TAIL, head)
+        chunks.append(Chunk(tid, tail, head, first, data))
+    return chunks
+
+
+def decode(chunk: Chunk, capacity: int, single_slot: bool = False) -> list[tuple[int, ...]]:
+    """The records of a chunk, each its qwords, header first. `single_slot`: every record
+    takes one slot (then they are unpacked in one call)."""
+    mask = capacity - 1
+    data = chunk.data
+    if single_slot and chunk.first == chunk.tail & mask:  # no wrap: slots in position order
+        return list(_SLOT_WORDS.iter_unpack(data[: SLOT * (chunk.head - chunk.tail)]))
+    records: list[tuple[int, ...]] = []
+    append = records.append
+    position, head = chunk.tail, chunk.head
+    while position < head:
+        index = position & mask
+        run_end = min(head, position + capacity - index)  # records starting before the wrap
+        words = _SLOT_WORDS.iter_unpack(memoryview(data)[SLOT * (index - chunk.first) :])
+        while position < run_end:
+            record = next(words)
+            count = record[0] >> 8 & 0xFF
+            if count > 1:
+                for _ in range(count - 1):
+                    record += next(words)
+            elif count == 0:
+                raise ValueError(
+                    f"a record with no slots at {position} of thread {chunk.tid}'s ring"
+                )
+            append(record)
+            position += count
+    return records
+
+
+def release_thread(memory: memoryview, layout: RingLayout, tid: int) -> bool:
+    """The ring of exited thread `tid` given back (drain it first); False: it had none."""
+    for index in range(layout.rings):
+        ring = layout.ring(index)
+        (key,) = _QWORD.unpack_from(memory, layout.claims + 8 * index)
+        if key not in (0, RELEASED) and _QWORD.unpack_from(memory, ring + TID)[0] == tid:
+            _QWORD.pack_into(memory, ring + TID, 0)
+            _QWORD.pack_into(memory, layout.claims + 8 * index, RELEASED)
+            return True
+    return False
