@@ -131,6 +131,7 @@ class BreakpointInfo:
     temporary: bool
     hit_count: int
     inserted: bool  # the trap is in memory (False after exec wiped the image)
+    note: str = ""  # how it is in the program when not as a plain trap: its jump patch, or why none
 
 
 @dataclass(frozen=True, slots=True)

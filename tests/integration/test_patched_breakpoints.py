@@ -12,6 +12,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from aliceserver.debuggers.events import Output, StopReason
+from tests.support import batch
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.events import EventLog
@@ -153,3 +154,22 @@ def test_ignore_counts_and_hit_counts_like_gdb(builder: Builder) -> None:
         "condition 1 i % 250 == 0", "continue", "print i", "info breakpoints",
     ) + [str(program)], Path(program).parent)  # fmt: skip
     assert "$1 = 300" in got.stdout and "$2 = 500" in got.stdout
+
+
+def test_maint_info_breakpoints_says_what_each_breakpoint_became(
+    builder: Builder, jump_patches: str
+) -> None:
+    program = builder.build("patch_sites")
+    loop, spin = marker_line(SOURCE, "loop"), marker_line(SOURCE, "spin")
+    got = batch.ours(["-batch", "-nx", *ex(
+        f"break {SOURCE}:{loop} if i == 500", f"break {SOURCE}:{spin} if n == 7",
+        f"break {SOURCE}:{spin} if n == 9", "run", "continue", "maint info breakpoints", "info breakpoints",
+    ), str(program)], Path(program).parent)  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    maint, _, info = got.stdout.partition("Num ")[2].partition("Num ")
+    patched = "\tjump patch to 0x" in maint
+    assert patched == (jump_patches == "on")
+    assert maint.count("\tpatch refused: several breakpoints share this address\n") == (
+        2 if jump_patches == "on" else 0
+    )
+    assert "jump patch" not in info and "patch refused" not in info  # gdb's table, as gdb's

@@ -8,7 +8,14 @@ import subprocess
 
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.gdbcommands.values import show_convenience, show_values
-from aliceserver.adapters.mi import bpnumbers, core_commands, radix, source_paths, user_commands
+from aliceserver.adapters.mi import (
+    bpnumbers,
+    core_commands,
+    maint_info,
+    radix,
+    source_paths,
+    user_commands,
+)
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
@@ -579,6 +586,7 @@ def register_all(registry: CliRegistry) -> None:
     register_print(registry)
     register_frames(registry)
     register_info(registry)
+    maint_info.register(registry)
     register_workflow(registry)
     register_inferiors(registry)
     user_commands.register(registry)

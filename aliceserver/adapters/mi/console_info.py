@@ -4,6 +4,7 @@ locals and args, frame, threads."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from aliceserver.adapters.mi import bpnumbers
 from aliceserver.adapters.mi.breakpoint_commands import shown_commands
@@ -62,8 +63,14 @@ def _info_watchpoints(ctx: Context, text: str) -> None:
 
 
 def _info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False) -> None:
+    info_breakpoints(ctx, text, watchpoints_only=watchpoints_only)
+
+
+def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
+                     notes: Callable[[MiBreakpoint], list[str]] | None = None) -> None:  # fmt: skip
     """gdb's breakpoint_1: the rows LIST names (all without one), only watchpoints for
-    `info watchpoints`; the address column sized by the rows shown."""
+    `info watchpoints`; the address column sized by the rows shown. `notes`: lines under
+    each breakpoint (maint_info.py)."""
     table = ctx.session.breakpoints
     args = text.strip()
     entries = [bp for bp in table.sorted() if bp.is_watch or not watchpoints_only]
@@ -100,6 +107,8 @@ def _info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False
         if bp.enable_count > 1:
             ctx.console(f"\tdisable after {'additional' if bp.ignore else 'next'} {bp.enable_count} hits\n")
         ctx.console(shown_commands(ctx, bp))
+        for note in notes(bp) if notes is not None else ():
+            ctx.console(f"\t{note}\n")
         if bp.gdb_type == TRACEPOINT:  # never inserted here (tracepoints.py)
             ctx.console((f"\tpass count {bp.passcount} \n" if bp.passcount else "")
                         + ("\tnot installed on target\n" if len(bp.places) == 1 and not located else ""))

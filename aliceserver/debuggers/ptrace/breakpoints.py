@@ -9,6 +9,7 @@ bookkept in traps.py and written by the inferior.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Callable
 
 from aliceserver.debuggers.base import BreakpointCondition
@@ -282,11 +283,14 @@ class Breakpoints:
 
     def breakpoints(self) -> list[BreakpointInfo]:
         def go() -> list[BreakpointInfo]:
-            patched = self.jump_patches.sites if self.jump_patches is not None else {}
-            if self.jump_patches is not None:
-                self.jump_patches.fold_counts()  # the hits the program counted itself
+            patches = self.jump_patches
+            if patches is None:
+                return [bp.info(self._traps.by_address[bp.address].inserted)
+                        for bp in sorted(self._traps.user_breakpoints(), key=lambda b: b.id)]  # fmt: skip
+            patches.fold_counts()  # the hits the program counted itself
             return [
-                bp.info(self._traps.by_address[bp.address].inserted or bp.address in patched)
+                replace(bp.info(self._traps.by_address[bp.address].inserted or bp.address in patches.sites),
+                        note=patches.note(bp.address))  # fmt: skip
                 for bp in sorted(self._traps.user_breakpoints(), key=lambda b: b.id)
             ]
 

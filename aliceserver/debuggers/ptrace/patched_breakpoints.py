@@ -162,6 +162,14 @@ class JumpPatches:
         known = self.refused.get(address)
         return None if known is None else known[1]
 
+    def note(self, address: int) -> str:
+        """The breakpoint's state as `maint info breakpoints` and DAP tell it."""
+        site = self.sites.get(address)
+        if site is not None:
+            return f"jump patch to {site.code_at:#x}"
+        refusal = self.refusal(address)
+        return "" if refusal is None else f"patch refused: {refusal}"
+
     def _current(self, inferior: Inferior) -> None:
         if inferior is not self._inferior:
             self.forget()
