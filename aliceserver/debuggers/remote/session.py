@@ -103,6 +103,7 @@ class RemoteSession:
         self._wake: queue.SimpleQueue[RemoteProcess | None] | None = None  # the waiter's work
         self._at_stop: Callable[[], None] | None = None  # kill or detach, once it stops
         self.judging = False  # a stop's breakpoint conditions are being judged
+        self._resumed = False  # a resume went to the stub since the last stop reported
 
     def _call(self, fn: Callable[[], object]) -> object:
         return self._hooks.run_on_engine(fn)
@@ -335,6 +336,7 @@ class RemoteSession:
         """Resume as `move` says and have the waiter take the stop."""
         process = self._require_live()
         self._move = move
+        self._resumed = True
         kind, tid = move
         if kind == "step":
             assert tid is not None
@@ -447,14 +449,14 @@ class RemoteSession:
     def _link_broken(self, process: RemoteProcess, why: str) -> None:
         """The link to `process`'s stub broke (on any thread, maybe in the middle of a
         command): the session ends its process once that command is done."""
-        lost = functools.partial(self._connection_lost, process, why, not process.running)
+        lost = functools.partial(self._connection_lost, process, why, not self._resumed)
         post = self._hooks.post_on_engine
         if post is not None:
             post(lost)
         else:
             threading.Thread(target=self._call, args=(lost,), name="aliceserver-remote-lost", daemon=True).start()
 
-    def _connection_lost(self, process: RemoteProcess, why: str, stopped: bool = False) -> None:
+    def _connection_lost(self, process: RemoteProcess, why: str, before_resume: bool = False) -> None:
         self._waiting = False
         if self.process is not process:
             return
@@ -462,7 +464,7 @@ class RemoteSession:
         pid = process.pid
         self._end_process(None)
         self._drop_connection()
-        self._events.put(Exited(pid, None, signal_name=CONNECTION_CLOSED, before_resume=stopped))
+        self._events.put(Exited(pid, None, signal_name=CONNECTION_CLOSED, before_resume=before_resume))
 
     def _publish(self, process: RemoteProcess, stop: Stopped) -> None:
         """A stop to report: the threads that came and went first, then the stop."""
@@ -482,6 +484,7 @@ class RemoteSession:
         for event in events:
             self._events.put(event)
         self._events.put(stop)
+        self._resumed = False
 
     # --- a stop: report it, or go on -------------------------------------------------------
     def _judge(self, process: RemoteProcess, stop: Stopped) -> Stopped | None:
