@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-import queue
 import threading
 from dataclasses import dataclass
 from signal import SIGINT
@@ -46,9 +45,10 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.remote import signals
 from aliceserver.debuggers.remote.connection import RETRANSMITS
-from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError
+from aliceserver.debuggers.remote.errors import RemoteError
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.traps import RemoteTraps
+from aliceserver.debuggers.remote.waiter import StopWaiter
 from aliceserver.debuggers.remote.watches import RemoteWatches
 from aliceserver.debuggers.target import (
     CONNECTION_CLOSED,
@@ -99,8 +99,8 @@ class RemoteSession:
         self._known_threads: list[int] = []
         self.watches = RemoteWatches(self._traps)
         self._libraries: list[str] = []
-        self._waiting = False  # a waiter thread takes the stop replies
-        self._wake: queue.SimpleQueue[RemoteProcess | None] | None = None  # the waiter's work
+        # takes the stop replies while the program runs
+        self._waiter = StopWaiter(self._call, self._handled, self._connection_lost, lambda: self._plan is not None)
         self._at_stop: Callable[[], None] | None = None  # kill or detach, once it stops
         self.judging = False  # a stop's breakpoint conditions are being judged
         self._resumed = False  # a resume went to the stub since the last stop reported
@@ -171,7 +171,7 @@ class RemoteSession:
     def _drop_connection(self) -> None:
         process, self.process, self.connection = self.process, None, None
         self.info = None
-        self._stop_waiter()
+        self._waiter.stop()
         self._drop_traps()
         if process is not None:
             process.close()
@@ -346,50 +346,7 @@ class RemoteSession:
             process.step_range(tid, *self._range)
         else:
             process.resume(tid)
-        self._start_waiter(process)
-
-    def _start_waiter(self, process: RemoteProcess) -> None:
-        if self._waiting:
-            return  # the waiter that handed us this stop goes on waiting
-        self._waiting = True
-        if self._wake is None:  # one waiter thread per connection: a thread per resume cost 90 us
-            self._wake = queue.SimpleQueue()
-            threading.Thread(target=self._waiter, args=(self._wake,), name="aliceserver-remote-wait",
-                             daemon=True).start()  # fmt: skip
-        self._wake.put(process)
-
-    def _waiter(self, wake: queue.SimpleQueue[RemoteProcess | None]) -> None:
-        while (process := wake.get()) is not None:
-            self._wait_loop(process)
-
-    def _stop_waiter(self) -> None:
-        wake, self._wake = self._wake, None
-        if wake is not None:
-            wake.put(None)  # it ends once it has handed on what it waits for now
-
-    def _wait_loop(self, process: RemoteProcess) -> None:
-        """Off the engine's thread: block for each stop reply, handle it on the engine's."""
-        while True:
-            try:
-                reply = process.next_reply()
-            except (RemoteConnectionError, OSError) as error:
-                self._call(functools.partial(self._connection_lost, process, str(error)))
-                return
-            except RemoteError as error:  # stop replies we cannot read: the stub's state is unknown
-                log.warning("remote stop: %s", error)
-                process.client.connection.abandon(str(error))  # its loss is told: no front end waits on
-                self._call(functools.partial(self._connection_lost, process, str(error)))
-                return
-            except TargetError:
-                self._waiting = False
-                return
-            try:
-                process.prefetch_stop(reply, planned=self._plan is not None)
-            except (RemoteConnectionError, OSError):
-                pass  # the next request tells the engine
-            again = self._call(functools.partial(self._handled, process, reply))
-            if not again:
-                return
+        self._waiter.start(process)
 
     def _handled(self, process: RemoteProcess, reply: StopReply) -> bool:
         """On the engine's thread: the stop reply's event, reported or resumed past; True
@@ -401,12 +358,12 @@ class RemoteSession:
             # No event to tell, and the stub's state unknown: the link is given up (its
             # loss is told), never a front end left waiting for a stop
             log.warning("remote stop: %s", error)
-            self._waiting = False
+            self._waiter.waiting = False
             process.client.connection.abandon(f"A stop reply we cannot take: {error}")
             return False
         then, self._at_stop = self._at_stop, None
         if then is not None and isinstance(event, Stopped):  # kill or detach asked meanwhile
-            self._waiting = False
+            self._waiter.waiting = False
             self._plan = None
             self._drop_plan_traps()
             try:
@@ -415,7 +372,7 @@ class RemoteSession:
                 log.info("at the stop: %s", error)
             return False
         if isinstance(event, Exited):
-            self._waiting = False
+            self._waiter.waiting = False
             self._end_process(event)
             if not process.extended:
                 self._drop_connection()
@@ -430,7 +387,7 @@ class RemoteSession:
             self.judging = False
         if report is None:
             return process.running
-        self._waiting = False
+        self._waiter.waiting = False
         if process.client.connection.closed:
             return False  # the link broke as the stop was judged: its loss is told instead
         self._publish(process, report)
@@ -457,7 +414,7 @@ class RemoteSession:
             threading.Thread(target=self._call, args=(lost,), name="aliceserver-remote-lost", daemon=True).start()
 
     def _connection_lost(self, process: RemoteProcess, why: str, before_resume: bool = False) -> None:
-        self._waiting = False
+        self._waiter.waiting = False
         if self.process is not process:
             return
         log.info("remote connection lost: %s", why)
