@@ -1,7 +1,8 @@
 """What the engine asks of gdbserver at each stop, counted through a recording proxy: the
 packets of a breakpoint hit resumed (the step-over's z0/Z0 ride with the resumes; the
-thread list, registers and stack line a reported stop reads are asked at once), a `next` over a call (a range step, gdb's vCont;r, not
-an instruction at a time) and a stepi (no `Hg`: the stop's thread is the stub's). A
+thread list, registers and stack line a reported stop reads are asked at once), a `next`
+over a call (a range step, gdb's vCont;r, not an instruction at a time; its return trap's
+Z0 with the continue) and a stepi (no `Hg`: the stop's thread is the stub's). A
 speed-up that regressed would show here as more packets, never as a timing."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from aliceserver.debuggers.events import Event, Stopped
 from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import StepKind
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+from aliceserver.debuggers.remote.connection import TcpChannel
 from tests.support.build import Builder, marker_line
 from tests.support.gdbserver import gdbserver
 from tests.support.rsp_proxy import Proxy, rsp_proxy
@@ -90,3 +92,34 @@ def test_next_over_a_call_is_a_range_step_and_stepi_asks_no_thread(builder: Buil
     assert not any(body.startswith(b"Hg") for body in stepi), stepi
     # the step, then in one write all the stop's report reads (nothing asked after it)
     assert [body[:1] for body in stepi] == [b"v", b"q", b"g", b"m"], stepi
+
+
+def test_next_over_a_call_sends_its_return_trap_with_the_resumes(
+    builder: Builder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A next over a call stops in the callee (a range step), runs to the return address
+    and steps on: the return trap's Z0 goes in the continue's write and its z0 in the next
+    request's, no round trip of their own (gdb's next spends two on them)."""
+    writes: list[bytes] = []
+    write = TcpChannel.write
+
+    def recorded(channel: TcpChannel, data: bytes) -> None:
+        writes.append(data)
+        write(channel, data)
+
+    monkeypatch.setattr(TcpChannel, "write", recorded)
+    program = builder.build("mi_prog")
+    loop = marker_line("mi_prog.c", "loop")
+    with _engine(program) as (debugger, events, _):
+        debugger.insert_location_breakpoint(f"mi_prog.c:{loop}")
+        debugger.resume()
+        tid = _stop(events).thread_id
+        before = len(writes)
+        debugger.step(tid, StepKind.OVER)
+        _stop(events)
+        written = writes[before:]
+    sent = [[re.split(rb"[,:;]", body)[0] for body in _bodies(data)] for data in written]
+    trap = next(kinds for kinds in sent if b"vCont" in kinds and b"Z0" in kinds)
+    assert trap[-2:] == [b"Z0", b"vCont"], sent  # the return trap, then the continue
+    removal = next(kinds for kinds in sent[sent.index(trap) + 1 :] if b"z0" in kinds)
+    assert removal[0] == b"z0" and len(removal) > 1, sent  # with the request after it

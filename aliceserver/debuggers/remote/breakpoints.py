@@ -38,19 +38,28 @@ class StubBreakpoints:
         self.memory = memory
         self.inserted: dict[int, StubBreakpoint] = {}  # code breakpoints by address
         self.stub_traps = True  # until the stub answers Z0 with an empty reply
+        self.stub_traps_known = False  # the stub has taken a Z0: the next may ride with a resume
         self.trap = X86_TRAP  # the architecture's, once the target description names it
         self.pc_after_trap = len(X86_TRAP)  # how far past its trap a thread stops
         # A Z0/Z1's kind where none is named: the architecture's (gdb's breakpoint_kind_from_pc,
         # 1 for int3, 4 for aarch64's brk), once the target description names it
         self.kind = len(X86_TRAP)
 
-    def insert(self, address: int, *, hardware: bool = False, kind: int | None = None) -> None:
+    def insert(self, address: int, *, hardware: bool = False, kind: int | None = None,
+               posted: bool = False) -> None:  # fmt: skip
+        """`posted`: a Z0 of a step's own trap goes with the resume that follows (one round
+        trip for both) once the stub is known to take Z0; refused, it is forgotten as lost."""
         kind = self.kind if kind is None else kind
         point = StubBreakpoint(Z_HARDWARE if hardware else Z_SOFTWARE, address, kind)
+        if posted and not hardware and self.stub_traps_known:
+            self.inserted[address] = point
+            self._post(b"Z", point)
+            return
         if hardware or self.stub_traps:
             try:
                 self.send(b"Z", point.type, address, kind)
                 self.inserted[address] = point
+                self.stub_traps_known = self.stub_traps_known or not hardware
                 return
             except RemoteUnsupported:
                 if hardware:

@@ -169,6 +169,7 @@ class Connection:
         # Packets sent without waiting (post), whose replies come first, in order
         self._owed: deque[tuple[bytes, Callable[[bytes], None]]] = deque()
         self._unsent = b""  # posted packets, written with the next packet sent
+        self._owed_unsent = 0  # how many of _owed are in _unsent (the last ones)
         self._last_reply: bytes | None = None
         self.previous_reply: bytes | None = None  # the one before the last: its copy is no reply
 
@@ -180,7 +181,7 @@ class Connection:
         self._drop_stale()
         with self._send_lock:
             self._write(self._unsent + framed)  # posted packets go with it, in one write
-            self._unsent = b""
+            self._unsent, self._owed_unsent = b"", 0
         if not self.acks:
             return
         item = None
@@ -217,6 +218,7 @@ class Connection:
         with self._send_lock:  # the waiter's thread posts too (the thread list at a stop)
             self._unsent += packets.frame(body)
             self._owed.append((body, on_reply))
+            self._owed_unsent += 1
 
     def interrupt(self) -> None:
         """`^C`: a running target stops and answers with a stop reply."""
@@ -241,6 +243,7 @@ class Connection:
     def receive(self, timeout: float | None = -1.0) -> bytes:
         """The next reply's body (run-length expanded, still escaped); `timeout` None waits
         for ever (a running program), the default is the connection's limit."""
+        self.flush()
         self.settle()
         return self._receive(self.timeout if timeout is not None and timeout < 0 else timeout)
 
@@ -249,12 +252,12 @@ class Connection:
         if self._unsent:
             with self._send_lock:
                 self._write(self._unsent)
-                self._unsent = b""
+                self._unsent, self._owed_unsent = b"", 0
 
     def settle(self) -> None:
-        """Every posted packet out and its reply handed on."""
-        self.flush()
-        while self._owed:
+        """The reply of every posted packet written so far handed on; those posted since
+        (a breakpoint's removal) go with the next packet, no round trip of their own."""
+        while len(self._owed) > self._owed_unsent:
             _, on_reply = self._owed.popleft()
             on_reply(self._receive(self.timeout))
 

@@ -260,9 +260,9 @@ class RemoteProcess(RemoteTarget):
     # our own trap through write_memory where it does not). A thread stopped on one is
     # stepped past it by `resume` and `step`.
     def insert_breakpoint(self, address: int, *, hardware: bool = False,
-                          kind: int | None = None) -> None:  # fmt: skip
+                          kind: int | None = None, posted: bool = False) -> None:  # fmt: skip
         self._check_live()
-        self.breakpoints.insert(address, hardware=hardware, kind=kind)
+        self.breakpoints.insert(address, hardware=hardware, kind=kind, posted=posted)
 
     def remove_breakpoint(self, address: int, *, hardware: bool = False,
                           kind: int | None = None) -> None:  # fmt: skip

@@ -4,6 +4,8 @@ from it; forgotten on every resume."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from aliceserver.debuggers.remote import packets
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
@@ -18,6 +20,8 @@ class RegisterCache:
         self._g: dict[ThreadRef, bytes] = {}
         self._single: dict[ThreadRef, dict[int, bytes]] = {}
         self._asked: dict[ThreadRef, bytes] = {}  # prefetched `g` replies, not parsed yet
+        self._ints: dict[ThreadRef, dict[str, int]] = {}  # values decoded at this stop, by name
+        self._name_sets: dict[tuple[str, ...], frozenset[str]] = {}
         self._generation = 0  # a resume makes a prefetch's late answer stale
         self.reads = 0  # packets sent for registers: for tests and the benchmark
         self._p_works = True
@@ -26,6 +30,7 @@ class RegisterCache:
         self._g.clear()
         self._single.clear()
         self._asked.clear()
+        self._ints.clear()
         self._generation += 1
 
     def prefetch(self, thread: ThreadRef) -> None:
@@ -45,6 +50,7 @@ class RegisterCache:
     def expedite(self, thread: ThreadRef, values: dict[int, bytes]) -> None:
         """Registers a stop reply carried: no packet needed for them at this stop."""
         self._single.setdefault(thread, {}).update(values)
+        self._ints.pop(thread, None)
 
     def read(self, thread: ThreadRef, name: str) -> bytes:
         register = self.description[name]
@@ -73,6 +79,7 @@ class RegisterCache:
             whole[register.offset : register.offset + register.size] = data
             self.client.ok(b"G" + packets.hex_bytes(bytes(whole)))
         self._single.setdefault(thread, {})[register.number] = data
+        self._ints.pop(thread, None)
         if thread in self._g:
             whole = bytearray(self._g[thread])
             if register.offset + register.size <= len(whole):
@@ -104,3 +111,62 @@ class RegisterCache:
             raise RemoteError(f"The stub does not give register {register.name}.") from None
         self._single.setdefault(thread, {})[register.number] = data
         return data
+
+    def general(self, thread: ThreadRef, names: tuple[str, ...]) -> GeneralRegisters:
+        """`names` of `thread` as integers, each read when first asked (a stop reply's
+        registers need no `g`) and decoded once per stop."""
+        known = self._name_sets.get(names)
+        if known is None:
+            known = self._name_sets[names] = frozenset(names)
+        return GeneralRegisters(self, thread, names, known)
+
+    def decoded(self, thread: ThreadRef) -> dict[str, int]:
+        """The values of `thread` decoded at this stop (GeneralRegisters fills it)."""
+        values = self._ints.get(thread)
+        if values is None:
+            values = self._ints[thread] = {}
+        return values
+
+    def decode(self, thread: ThreadRef, name: str, names: tuple[str, ...]) -> int:
+        """Register `name` of `thread`: from the stop reply where it came there, else with
+        every one of `names` the `g` reply holds, decoded in one go."""
+        values = self.decoded(thread)
+        single = self._single.get(thread, {})
+        if self.description[name].number not in single:
+            whole = self._g.get(thread)
+            if whole is None:
+                whole = self._read_all(thread)
+            for each in names:
+                register = self.description[each]
+                start, end = register.offset, register.offset + register.size
+                if register.number in single:
+                    values[each] = int.from_bytes(single[register.number], "little")
+                elif end <= len(whole):
+                    values[each] = int.from_bytes(whole[start:end], "little")
+        value = values.get(name)
+        if value is None:
+            value = values[name] = int.from_bytes(self.read(thread, name), "little")
+        return value
+
+
+class GeneralRegisters(Mapping[str, int]):
+    """A stopped thread's general registers by name, read on demand: a step's unwinding
+    copies them all a few times at each stop, so each is decoded once."""
+
+    def __init__(self, cache: RegisterCache, thread: ThreadRef, names: tuple[str, ...],
+                 known: frozenset[str]) -> None:  # fmt: skip
+        self._cache, self._thread, self._names, self._known = cache, thread, names, known
+
+    def __getitem__(self, name: str) -> int:
+        value = self._cache.decoded(self._thread).get(name)
+        if value is None:
+            if name not in self._known:
+                raise KeyError(name)
+            value = self._cache.decode(self._thread, name, self._names)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)

@@ -559,7 +559,7 @@ class RemoteSession:
     def _plan_trap(self, address: int, arrived: Callable[[int], bool]) -> None:
         bp = LogicalBreakpoint(self._traps.new_internal_id(), address, temporary=True, internal=True,
                                condition=arrived, reports=StopReason.STEP)  # fmt: skip
-        self.traps.place(self._traps.add(bp, b""))
+        self.traps.place(self._traps.add(bp, b""), posted=True)  # with the resume that follows
         self._plan_traps.append(bp.id)
 
     # --- threads ------------------------------------------------------------------------

@@ -90,7 +90,8 @@ class RemoteTarget:
         self._ref(tid)
 
     def general_registers(self, tid: int) -> Mapping[str, int]:
-        return self.view.general(self._reader(tid))
+        self.check_stopped(tid)
+        return self.registers.general(self._ref(tid), self.view.general_names)
 
     def set_general_register(self, tid: int, name: str, value: int) -> None:
         self.check_stopped(tid)

@@ -17,6 +17,9 @@ class ThreadList:
         self._names: dict[int, str] = {}
         self._stopped: ThreadRef | None = None  # the thread the stop reply named
         self._asked: bytes | None = None  # the reply to the list's prefetch, not read yet
+        # The last whole list's reply and what it said: most stops' list is the last one's,
+        # and its XML costs more to read than to compare
+        self._last: tuple[bytes, list[threadids.ThreadRef], dict[int, str]] | None = None
         self._generation = 0  # a resume makes a prefetch's late answer stale
 
     def forget(self) -> None:
@@ -44,9 +47,15 @@ class ThreadList:
         if self._refs is None:
             self.client.connection.settle()
             first, self._asked = self._asked, None
+            if first is not None and self._last is not None and first == self._last[0]:
+                _, refs, names = self._last
+                self._refs, self._names = list(refs), dict(names)
+                return self._refs
             infos = self.client.threads(first)
             self._refs = [info.ref for info in infos]
             self._names = {info.ref.tid: info.name for info in infos}
+            if first is not None and first.startswith(b"l"):  # the whole list in that one reply
+                self._last = (first, list(self._refs), dict(self._names))
         return self._refs
 
     def note(self, ref: ThreadRef) -> None:

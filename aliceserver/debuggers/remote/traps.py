@@ -33,14 +33,15 @@ class RemoteTraps:
         self._events = events
         self._live = live  # the process the stub debugs, if any
 
-    def place(self, trap: PhysicalTrap) -> bool:
-        """Z0 in or out as the trap's breakpoints want it; True when it is in."""
+    def place(self, trap: PhysicalTrap, *, posted: bool = False) -> bool:
+        """Z0 in or out as the trap's breakpoints want it; True when it is in. `posted`:
+        a step's trap, its Z0 sent with the resume after it (StubBreakpoints.insert)."""
         process = self._live()
         if process is None:
             return False
         placed = trap.address in process.breakpoints.inserted
         if trap.wanted and not placed:
-            process.insert_breakpoint(trap.address)
+            process.insert_breakpoint(trap.address, posted=posted)
         elif not trap.wanted and placed:
             process.remove_breakpoint(trap.address)
         return trap.wanted
