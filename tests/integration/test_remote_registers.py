@@ -52,7 +52,7 @@ def test_register_groups_and_raw_names_like_gdb(builder: Builder, tmp_path: Path
     program, start = _start(builder)
     gdb, alice = _both(program, [
         *start, "info all-registers", "info registers vector", "info registers system", "info registers sse",
-        "info registers ymm0h xmm15 orig_rax fs_base eax al", "kill",
+        "info registers ymm0h xmm15 orig_rax fs_base eax al", "ptype $eflags", "ptype $mxcsr", "kill",
     ], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "ymm0h          0x0" in alice
@@ -112,11 +112,12 @@ def test_qemu_description_registers_like_gdb(builder: Builder, tmp_path: Path) -
     line = marker_line("registers_expr.c", "callee")
     gdb, alice = qemu_both(program, [
         f"break registers_expr.c:{line}", "continue", _mi("-data-list-register-names"), "info all-registers",
-        "info registers", "info registers vector", "info registers system", "p $cr3", "whatis $cr0",
+        "info registers", "info registers vector", "info registers system", "p $cr3", "whatis $cr0", "ptype $eflags", "ptype $cr3",
         _mi("-data-list-register-values N 17 155 158 160 164 180"),
     ], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "[ IOPL=0 IF " in alice and "[ PDBR=0 PCID=0 ]" in alice
+    assert "    uint32_t IOPL @12-13;\n" in alice
 
 
 def _without_p(unit: bytes) -> bytes:

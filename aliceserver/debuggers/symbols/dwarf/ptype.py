@@ -27,6 +27,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     declaration,
     type_name,
 )
+from aliceserver.debuggers.symbols.dwarf.x86_registers import FlagsType
 
 _INDENT = "    "
 
@@ -96,7 +97,21 @@ def _expanded(t: Type, show: int, depth: int) -> str | None:
         if show <= 0 and (t.tag is not None or show < 0):
             return None
         return _struct_body(t, show, depth)
+    if isinstance(t, FlagsType) and show > 0:
+        return _flags_body(t)
     return None
+
+
+def _flags_body(t: FlagsType) -> str:
+    """gdb's TYPE_CODE_FLAGS: a one-bit field as bool at its bit, a wider one as the
+    flags' unsigned type over its bits; unnamed fields too."""
+    lines = []
+    for index, (bit, name) in enumerate(t.flags):
+        width = t.widths[index] if index < len(t.widths) else 1
+        kind = "bool" if width == 1 else f"uint{8 * t.size}_t"
+        span = f"@{bit}" if width == 1 else f"@{bit}-{bit + width - 1}"
+        lines.append(f"{_INDENT}{kind} {name + ' ' if name else ''}{span};\n")
+    return f"flag {t.name} {{\n" + "".join(lines) + "}"
 
 
 def _enum_body(t: EnumType) -> str:
