@@ -22,6 +22,8 @@ class RegisterCache:
         self._asked: dict[ThreadRef, bytes] = {}  # prefetched `g` replies, not parsed yet
         self._ints: dict[ThreadRef, dict[str, int]] = {}  # values decoded at this stop, by name
         self._name_sets: dict[tuple[str, ...], frozenset[str]] = {}
+        # names -> (name, number, start, end) in the `g` reply, looked up once
+        self._layouts: dict[tuple[str, ...], list[tuple[str, int, int, int]]] = {}
         self._generation = 0  # a resume makes a prefetch's late answer stale
         self.reads = 0  # packets sent for registers: for tests and the benchmark
         self._p_works = True
@@ -136,17 +138,24 @@ class RegisterCache:
             whole = self._g.get(thread)
             if whole is None:
                 whole = self._read_all(thread)
-            for each in names:
-                register = self.description[each]
-                start, end = register.offset, register.offset + register.size
-                if register.number in single:
-                    values[each] = int.from_bytes(single[register.number], "little")
+            for each, number, start, end in self._layout(names):
+                if number in single:
+                    values[each] = int.from_bytes(single[number], "little")
                 elif end <= len(whole):
                     values[each] = int.from_bytes(whole[start:end], "little")
         value = values.get(name)
         if value is None:
             value = values[name] = int.from_bytes(self.read(thread, name), "little")
         return value
+
+    def _layout(self, names: tuple[str, ...]) -> list[tuple[str, int, int, int]]:
+        layout = self._layouts.get(names)
+        if layout is None:
+            registers = [self.description[name] for name in names]
+            layout = self._layouts[names] = [
+                (r.name, r.number, r.offset, r.offset + r.size) for r in registers
+            ]
+        return layout
 
 
 class GeneralRegisters(Mapping[str, int]):
