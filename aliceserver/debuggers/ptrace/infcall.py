@@ -29,12 +29,12 @@ from aliceserver.debuggers.calls.driver import (
     exited_message,
 )
 from aliceserver.debuggers.calls.plan import CallPlan, CallRequest
-from aliceserver.debuggers.events import CALL_RETURNED, Stopped, StopReason
+from aliceserver.debuggers.calls.returntrap import plant_return_trap
+from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.ptrace import binding, registers
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.tracee import AfterStep, Run, Tracee
-from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
 from aliceserver.debuggers.target import NO_PROCESS
 from aliceserver.errors import TargetError
@@ -148,13 +148,7 @@ class PtraceCallThread:
 
     # --- the return trap ------------------------------------------------------------
     def plant_return_trap(self, address: int, ours: Callable[[int], bool], on_hit: Callable[[int], None]) -> int:
-        inferior = self.inferior
-        bp = LogicalBreakpoint(
-            inferior.traps.new_internal_id(), address, temporary=True, internal=True,
-            condition=ours, on_hit=on_hit, reports=StopReason.STEP, note=CALL_RETURNED,
-        )  # fmt: skip
-        inferior.insert_trap(inferior.traps.add(bp, b""))
-        return bp.id
+        return plant_return_trap(self.inferior.traps, self.inferior.insert_trap, address, ours, on_hit)
 
     def drop_return_trap(self, ident: int) -> None:
         traps = self.inferior.traps

@@ -28,9 +28,9 @@ from aliceserver.debuggers.calls.driver import (
     exited_message,
 )
 from aliceserver.debuggers.calls.plan import CallPlan, CallRequest
-from aliceserver.debuggers.events import CALL_RETURNED, Exited, Stopped, StopReason
+from aliceserver.debuggers.calls.returntrap import plant_return_trap
+from aliceserver.debuggers.events import Exited, Stopped, StopReason
 from aliceserver.debuggers.model import VectorRegisters
-from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint
 from aliceserver.debuggers.remote.errors import RemoteError
 from aliceserver.debuggers.remote.process import RemoteProcess, SuspendState
 from aliceserver.debuggers.remote.session import RemoteSession
@@ -139,12 +139,7 @@ class RemoteCallThread:
     # --- the return trap ------------------------------------------------------------
     def plant_return_trap(self, address: int, ours: Callable[[int], bool], on_hit: Callable[[int], None]) -> int:
         traps = self.session.traps
-        bp = LogicalBreakpoint(
-            traps.table.new_internal_id(), address, temporary=True, internal=True,
-            condition=ours, on_hit=on_hit, reports=StopReason.STEP, note=CALL_RETURNED,
-        )  # fmt: skip
-        traps.place(traps.table.add(bp, b""))
-        return bp.id
+        return plant_return_trap(traps.table, traps.place, address, ours, on_hit)
 
     def drop_return_trap(self, ident: int) -> None:
         if ident in self.session.traps.table.by_id:
