@@ -298,31 +298,3 @@ def test_mi_over_a_corrupting_link_is_as_over_a_clean_one(program: Path, tmp_pat
     with gdbserver(program) as server, rsp_proxy(server.address, _acks_kept(corrupt)) as proxy:
         assert frames(proxy.address) == clean
     assert corrupt.changed > 10
-
-
-def test_mi_stub_killed_while_stopped_then_target_again(program: Path, tmp_path: Path) -> None:
-    mi = _mi(program, tmp_path)
-    try:
-        with gdbserver(program) as server:
-            assert mi.command(f"-target-select remote {server.address}")[0].cls == "connected"
-            mi.ok("-break-insert add")
-            mi.ok("-exec-continue")
-            mi.stopped()
-            server.process.send_signal(signal.SIGKILL)
-            server.process.wait()
-            mi.ok("-exec-next")  # ^running, as gdb: its resume fails after, with the loss said
-            said = mi.read_until(lambda line: "^error" in line)
-            assert said[-1].endswith('^error,msg="Command aborted."'), said
-            assert any(line.startswith('&"Remote') for line in said), said
-            mi.prompt()
-            assert mi.error("-exec-next") == "The program is not being run."
-            assert mi.error("-stack-list-frames") == "No registers."  # gdb's words there
-        with gdbserver(program) as second:
-            assert mi.command(f"-target-select remote {second.address}")[0].cls == "connected"
-            mi.ok("-exec-continue")
-            assert mi.stopped().results["reason"] == "breakpoint-hit"
-            mi.ok("-exec-next")
-            mi.stopped()
-            mi.command("kill")
-    finally:
-        mi.close()

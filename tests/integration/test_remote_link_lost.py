@@ -83,6 +83,8 @@ def test_next_after_the_stub_died_is_aborted_only_where_the_program_was_stopped_
 
 
 def _mi_next_after_kill(program: Path, cwd: Path, *, gdb: bool) -> list[str]:
+    """What `-exec-next`, `-exec-next` and `-stack-list-frames` say once the stub died
+    under the program stopped at add; ours then connects to a new stub and debugs on."""
     mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
     try:
         mi.prompt()
@@ -98,7 +100,16 @@ def _mi_next_after_kill(program: Path, cwd: Path, *, gdb: bool) -> list[str]:
             said = mi.read_until(lambda line: line.startswith("50^error"))
             said += mi.prompt()
             _, after = mi.command("-exec-next")
-        return [re.sub(r"^\d+\^", "N^", line) for line in said + after]
+            _, frames = mi.command("-stack-list-frames")
+        if not gdb:
+            with gdbserver(program) as second:
+                assert mi.command(f"-target-select remote {second.address}")[0].cls == "connected"
+                mi.ok("-exec-continue")
+                assert mi.stopped().results["reason"] == "breakpoint-hit"
+                mi.ok("-exec-next")
+                mi.stopped()
+                mi.command("kill")
+        return [re.sub(r"^\d+\^", "N^", line) for line in said + after + frames]
     finally:
         mi.close()
 
@@ -112,3 +123,4 @@ def test_mi_next_after_the_stub_died_runs_then_fails_like_gdb(
     normal = [line.replace(LOSS[1], LOSS[0]) for line in gdb]
     assert [line.replace(LOSS[1], LOSS[0]) for line in alice] == normal
     assert normal.index("N^running") < normal.index('N^error,msg="Command aborted."'), normal
+    assert normal[-2:] == ['N^error,msg="No registers."', "(gdb) "], normal
