@@ -12,11 +12,14 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from aliceserver.debuggers.events import Output, StopReason
+from aliceserver.debuggers.model import ForkFollow, LaunchConfig, StdioMode
 from tests.support import batch
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.events import EventLog
 from tests.support.jump_patches import jump_patches as jump_patches  # the fixture
+from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import List, Tuple
 from tests.support.session import continue_to_exit, continue_to_stop, launch
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("jump_patches")]
@@ -116,6 +119,46 @@ def test_a_fork_child_runs_the_original_code(
     assert hits(debugger, ident) == 3
 
 
+def test_a_followed_fork_child_keeps_the_patches(
+    debugger: Any, events: EventLog, builder: Builder, jump_patches: str
+) -> None:
+    program = builder.build("patch_sites")
+    config = LaunchConfig(str(program), stdio=StdioMode.PIPES, follow_fork=ForkFollow.CHILD)
+    parent = debugger.launch(config).pid
+    visit = place(debugger, "visit")
+    ident = debugger.insert_breakpoint(
+        visit, condition=debugger.expression_condition("in_child == 1 && round == 1")
+    ).id
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT, timeout=30)
+    assert debugger.process.pid != parent and stop.breakpoint_ids == (ident,)
+    assert debugger.evaluate("round", stop.thread_id).value == "1"
+    assert (visit in debugger.jump_patches.sites) == (jump_patches == "on")  # its copy
+    assert continue_to_exit(debugger, events, timeout=30).code == 0
+
+
+def test_after_an_exec_the_new_image_is_patched_afresh(
+    debugger: Any, events: EventLog, builder: Builder, jump_patches: str
+) -> None:
+    target = builder.build("patch_sites")
+    launch(debugger, builder.build("exec"), [str(target)])
+    before = debugger.insert_location_breakpoint(
+        f"exec.c:{marker_line('exec.c', 'before_exec')}",
+        condition=debugger.expression_condition("1 == 2"),
+    )
+    loop = debugger.insert_location_breakpoint(
+        f"{SOURCE}:{marker_line(SOURCE, 'loop')}",
+        condition=debugger.expression_condition("i == 700"),
+    )
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT, timeout=30)
+    assert stop.address is not None
+    assert stop_line(debugger, stop.address) == marker_line(SOURCE, "loop")
+    assert debugger.evaluate("i", stop.thread_id).value == "700"
+    assert (stop.address in debugger.jump_patches.sites) == (jump_patches == "on")
+    debugger.remove_location_breakpoint(before.id)
+    debugger.remove_location_breakpoint(loop.id)
+    assert continue_to_exit(debugger, events, timeout=30).code == 0
+
+
 def test_reads_show_the_program_and_removal_restores_the_file_bytes(
     debugger: Any, events: EventLog, builder: Builder, jump_patches: str
 ) -> None:
@@ -147,13 +190,60 @@ def test_reads_show_the_program_and_removal_restores_the_file_bytes(
 
 @needs_gdb
 def test_ignore_counts_and_hit_counts_like_gdb(builder: Builder) -> None:
+    # Ignore counts with a condition, changed while stopped, then alone (no condition).
     program = builder.build("patch_sites")
     line = marker_line(SOURCE, "loop")
     got = assert_like_gdb(ex(
         f"break {SOURCE}:{line} if i % 100 == 0", "ignore 1 3", "run", "print i", "info breakpoints",
-        "condition 1 i % 250 == 0", "continue", "print i", "info breakpoints",
+        "ignore 1 2", "continue", "print i", "condition 1", "ignore 1 50", "continue", "print i",
+        "info breakpoints",
     ) + [str(program)], Path(program).parent)  # fmt: skip
-    assert "$1 = 300" in got.stdout and "$2 = 500" in got.stdout
+    assert "$1 = 300" in got.stdout and "$2 = 600" in got.stdout and "$3 = 651" in got.stdout
+    assert "breakpoint already hit 58 times" in got.stdout
+
+
+def _mi_break_after(program: Path, *, gdb: bool) -> tuple[str, str, str]:
+    """-break-after on an unconditional breakpoint: where it stops, and -break-info's times."""
+    client = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    try:
+        client.prompt()
+        client.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, 'visit')}")
+        client.ok("-break-after 1 2")
+        client.command("-exec-run")
+        stop = client.stopped()
+        value = client.ok("-data-evaluate-expression round").results["value"]
+        table = client.ok("-break-info 1").results["BreakpointTable"]
+        assert isinstance(table, Tuple)
+        body = table["body"]
+        assert isinstance(body, List)
+        row = body.values[0]
+        assert isinstance(row, Tuple)
+        return str(stop.results["reason"]), str(value), str(row["times"])
+    finally:
+        client.close()
+
+
+@needs_gdb
+def test_mi_break_after_like_gdb(builder: Builder) -> None:
+    program = Path(builder.build("patch_sites"))
+    assert (
+        _mi_break_after(program, gdb=False)
+        == _mi_break_after(program, gdb=True)
+        == ("breakpoint-hit", "2", "3")
+    )
+
+
+def test_an_ignore_count_over_four_threads(builder: Builder, jump_patches: str) -> None:
+    # Each thread's n == 1000 holds once: the third of them stops, whichever thread it is.
+    program = builder.build("patch_sites")
+    spin = marker_line(SOURCE, "spin")
+    got = batch.ours(["-batch", "-nx", *ex(
+        f"break {SOURCE}:{spin} if n == 1000", "ignore 1 2", "run", "print n", "info breakpoints",
+        "maint info breakpoints",
+    ), str(program)], Path(program).parent)  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    assert "$1 = 1000" in got.stdout and "breakpoint already hit 3 times" in got.stdout
+    assert ("\tjump patch to 0x" in got.stdout) == (jump_patches == "on")
 
 
 def test_maint_info_breakpoints_says_what_each_breakpoint_became(

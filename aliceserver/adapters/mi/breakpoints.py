@@ -34,17 +34,29 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 class _Gate:
-    """A breakpoint's gate for the engine; `necessary` is the condition the gate is false
-    without, doing nothing else (an engine may judge it in the program: a jump patch)."""
+    """A breakpoint's gate for the engine. An engine may judge part of it in the program (a
+    jump patch): `necessary`, the condition the gate is false without, doing nothing else;
+    `ignored`, the hits after it to let go before stopping (gdb's ignore count), which the
+    engine counts itself and hands back with `skipped`."""
 
-    def __init__(
-        self, judge: Callable[[int], bool], necessary: Callable[[], BreakpointCondition | None]
-    ) -> None:
+    def __init__(self, judge: Callable[[int], bool], bp: MiBreakpoint) -> None:
         self._judge = judge
-        self.necessary = necessary
+        self._bp = bp
 
     def __call__(self, tid: int) -> bool:
         return self._judge(tid)
+
+    def necessary(self) -> BreakpointCondition | None:
+        return self._bp.condition_fn
+
+    def ignored(self) -> int:
+        bp = self._bp  # a thread's breakpoint counts that thread's hits alone: not in the program
+        return bp.ignore if bp.thread is None and bp.enabled and not bp.dead else 0
+
+    def skipped(self, count: int) -> None:
+        """`count` hits let go in the program: counted, and taken off the ignore count."""
+        self._bp.unseen_hits += count
+        self._bp.ignore = max(0, self._bp.ignore - count)
 
 
 # the record lives in breakpoint_record; its callers import it from here too
@@ -218,7 +230,7 @@ class BreakpointTable:
                 bp.enabled = bp.enable_count > 0
             return True
 
-        return _Gate(gate, lambda: bp.condition_fn)
+        return _Gate(gate, bp)
 
     def arm(self, bp: MiBreakpoint) -> None:
         if bp.is_watch or bp.catch is not None or bp.engine_id is not None:

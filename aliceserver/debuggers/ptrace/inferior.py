@@ -301,6 +301,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         self.moribund.clear()  # every thread's status is in: no stale hit is left
         if self.exit_event is not None:
             return
+        if self.jump_patches is not None:  # hits let go in the program, told to their gates
+            self.jump_patches.settle(self)
         self.run = Run.STOPPED
         self.last_stop = stop
         self._flush_output()

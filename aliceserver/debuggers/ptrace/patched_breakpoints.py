@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Final
 from aliceserver.debuggers.events import Output, Stopped
 from aliceserver.debuggers.hits import HitPolicy
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
+from aliceserver.debuggers.ptrace.patch_counts import IgnoreWindow, counting_gate, may_be_undecided
 from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
 from aliceserver.debuggers.ptrace.patches.codegen import Uncompilable, compile_code
 from aliceserver.debuggers.ptrace.patches.inject import all_stopped
@@ -56,13 +57,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# qwords in the data area: the trampoline's hit counter and ignore count (0: the engine
-# judges ignore counts at the stop), and the arrivals the count prefix adds up.
+# qwords in the data area: the trampoline's hit counter and ignore count (patch_counts.py),
+# and the arrivals the count prefix adds up.
 _COUNTERS: Final = 24
 _ARRIVALS: Final = 16
 _SLACK: Final = 64  # room for the relocated instructions growing with the distance
 _FAULTS: Final = (sig.SIGSEGV, sig.SIGBUS)
 _FOR_NOW: Final = "for now: "
+
+
+_Judged = tuple["ExpressionCondition | None", "ir.Node | None"]
 
 
 def _for_now(reason: str) -> str:
@@ -97,8 +101,8 @@ def necessary_condition(condition: object) -> ExpressionCondition | None:
 @dataclass(eq=False)
 class PatchedSite:
     trap: PhysicalTrap
-    condition: ExpressionCondition
-    node: ir.Node
+    condition: ExpressionCondition | None  # None: an ignore count alone
+    node: ir.Node | None
     plan: SitePlan
     trampoline: Trampoline
     area: PatchArea
@@ -106,6 +110,7 @@ class PatchedSite:
     code_at: int  # the count prefix, then the trampoline
     code_size: int  # what was allocated for both
     breakpoint: LogicalBreakpoint
+    window: IgnoreWindow
     arrivals_seen: int = 0  # the arrivals counter when last folded into the hit counts
     judged: int = 0  # arrivals since then that the engine judged itself (counted there)
 
@@ -138,17 +143,21 @@ class JumpPatches:
     def _symbols(self) -> ProcessSymbols:
         return self._access.source.symbols
 
-    def _candidate(self, trap: PhysicalTrap) -> tuple[ExpressionCondition, ir.Node] | str | None:
-        """What a patch at `trap` would judge, why it cannot have one, or None (no reason
-        for a patch: unconditional, disabled, not compiled yet)."""
+    def _candidate(self, trap: PhysicalTrap) -> _Judged | str | None:
+        """What a patch at `trap` would judge (its condition and IR, None for an ignore count
+        alone), why it cannot have one, or None (no reason for a patch: no condition nor
+        ignore count, disabled, not compiled yet)."""
         wanted = [bp for bp in trap.logical if bp.enabled]
         if not self.enabled or not wanted or any(bp.internal for bp in wanted):
             return None
         condition = necessary_condition(wanted[0].condition)
-        if condition is None:
+        counting = counting_gate(wanted[0].condition)
+        if condition is None and (counting is None or counting.ignored() == 0):
             return None
         if len(wanted) > 1:
             return "several breakpoints share this address"
+        if condition is None:
+            return None, None
         compiled, node = condition.machine_ir(trap.address)
         if not compiled:
             return None
@@ -178,6 +187,8 @@ class JumpPatches:
     def forget(self) -> None:
         """The process exec'd or is gone: its patches and areas with it (their counts kept)."""
         self.fold_counts()
+        for site in self.sites.values():
+            site.window.settle()
         for area in self._areas.values():
             area.discard()
         self._areas.clear()
@@ -197,10 +208,25 @@ class JumpPatches:
         for site in list(self.sites.values()):
             if self._candidate(site.trap) != (site.condition, site.node):
                 self._remove(inferior, site)
+            else:  # the ignore count as the gate has it now (`ignore` while stopped)
+                site.window.reopen(judging=self._counting_now(inferior, site))
         for trap in list(inferior.traps.by_address.values()):
             if trap.address not in self.sites:
                 self._try(inferior, trap)
         self.redirect(inferior)
+
+    def settle(self, inferior: Inferior) -> None:
+        """At a reported stop (every thread stopped): what the program let go, told."""
+        if inferior is self._inferior:
+            for site in self.sites.values():
+                site.window.settle()
+
+    @staticmethod
+    def _counting_now(inferior: Inferior, site: PatchedSite) -> bool:
+        """Whether a thread is between the trampoline's count and its compare."""
+        low, high = site.trampoline.condition_true, site.trampoline.stop_trap
+        return any(low <= int(inferior.regs(t).rip) < high
+                   for t in inferior.threads.values() if not t.gone and not t.new)  # fmt: skip
 
     def before_step(self, inferior: Inferior) -> None:
         """A step: the traps come back in place of every patch."""
@@ -262,9 +288,9 @@ class JumpPatches:
                 t.regs_dirty = True
         self._rerun.clear()
 
-    def _refused_for(self, address: int, condition: ExpressionCondition) -> bool:
-        known = self.refused.get(address)
-        return known is not None and known[0] is condition
+    def _refused_for(self, address: int, condition: ExpressionCondition | None) -> bool:
+        known = self.refused.get(address)  # (an ignore count alone is tried at each continue)
+        return known is not None and condition is not None and known[0] is condition
 
     # --- making and removing patches ------------------------------------------------------
     def _try(self, inferior: Inferior, trap: PhysicalTrap) -> None:
@@ -297,8 +323,8 @@ class JumpPatches:
             log.info("breakpoint at %#x keeps its trap: %s", trap.address, problem)
             self.refused[trap.address] = (candidate[0], problem)
 
-    def _install(self, inferior: Inferior, trap: PhysicalTrap, condition: ExpressionCondition,
-                 node: ir.Node) -> str | None:  # fmt: skip
+    def _install(self, inferior: Inferior, trap: PhysicalTrap, condition: ExpressionCondition | None,
+                 node: ir.Node | None) -> str | None:  # fmt: skip
         """Patch `trap`'s site, or say why not."""
         if not all_stopped(inferior):
             return _for_now("the program's threads are not all stopped")
@@ -311,7 +337,7 @@ class JumpPatches:
                     f"thread {t.tid} is stopped inside the instructions the jump would replace"
                 )
         area = self._area(inferior, trap.address, plan.end)
-        code = compile_code(node, SAVED.offsets)
+        code = compile_code(node, SAVED.offsets) if node is not None else None
         data = area.alloc_data(_COUNTERS)
         counters = area.data_address + data
 
@@ -344,8 +370,12 @@ class JumpPatches:
             if was_inserted:
                 inferior.insert_trap(trap)
             raise
+        breakpoint = next(bp for bp in trap.logical if bp.enabled)
+        # A condition the program may not decide is judged with the ignore count by the gate.
+        gate = None if may_be_undecided(node) else counting_gate(breakpoint.condition)
         site = PatchedSite(trap, condition, node, plan, trampoline, area, data, code_at, size,
-                           next(bp for bp in trap.logical if bp.enabled))  # fmt: skip
+                           breakpoint, IgnoreWindow(area.data, data, gate))  # fmt: skip
+        site.window.reopen(judging=False)
         self.sites[trap.address] = site
         for at in (trampoline.stop_trap, trampoline.judge_trap, trampoline.log_judge_trap):
             self._by_trap[at] = site
@@ -392,6 +422,7 @@ class JumpPatches:
     def _remove(self, inferior: Inferior, site: PatchedSite) -> None:
         """Take a patch out, the trap back in when its breakpoint still wants one."""
         self._fold(site)
+        site.window.settle()
         self._table().remove(inferior, site.plan.address)
         del self.sites[site.plan.address]
         site.area.free_data(site.data_offset, _COUNTERS)
@@ -424,7 +455,8 @@ class JumpPatches:
         unjudged = arrivals - site.arrivals_seen - site.judged
         site.arrivals_seen, site.judged = arrivals, 0
         site.breakpoint.hit_count += unjudged
-        site.condition.compiled += unjudged
+        if site.condition is not None:
+            site.condition.compiled += unjudged
 
     def fold_counts(self) -> None:
         """Every patch's arrivals into its breakpoint's hit count (before they are shown)."""
@@ -471,6 +503,8 @@ class JumpPatches:
         if site.plan.address not in self.sites or inferior._collecting:
             self._rerun.add(t.tid)
             return _RESUME
+        if pc == site.trampoline.stop_trap:  # every number of the window is taken by now
+            site.window.settle()
         hit = inferior._breakpoint_hit(t, site.trap)
         if hit is _RESUME:
             inferior.regs(t).rip = site.trampoline.displaced_entry
