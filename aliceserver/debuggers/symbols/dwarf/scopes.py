@@ -83,6 +83,24 @@ _LIST_READ = 4096  # bytes read for a location list at first (16 times more whil
 
 
 _CALL_FRAME_CFA = bytes([0x9C])  # DW_OP_call_frame_cfa, the usual DW_AT_frame_base
+_FBREG = 0x91  # DW_OP_fbreg
+_MASK64 = (1 << 64) - 1
+
+
+def _lone_fbreg(expr: bytes) -> int | None:
+    """N where `expr` is DW_OP_fbreg N and nothing more; None for any other expression."""
+    if len(expr) < 2 or expr[0] != _FBREG or len(expr) > 11:
+        return None
+    value = shift = 0
+    for index in range(1, len(expr)):
+        byte = expr[index]
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            if index != len(expr) - 1:
+                return None  # more operations follow
+            return value - (1 << shift) if byte & 0x40 else value
+    return None  # the number does not end
 
 class VarKind(enum.Enum):
     PARAMETER = "parameter"
@@ -306,6 +324,15 @@ class ModuleSymbols:
         expr = self._expression(die, attr, ctx, function=var.frame_function)
         if expr is None:
             return OptimizedOut()
+        offset = _lone_fbreg(expr) if var.frame_function is not None else None
+        if offset is not None and var.frame_function is not None:
+            # DW_OP_fbreg N alone (-O0's every variable): what the evaluator would give, without
+            # its environment's closures made for each variable of each stop
+            try:
+                return MemoryLoc((self.frame_base(var.frame_function, ctx) + offset) & _MASK64)
+            except EvaluationError as exc:
+                log.debug("location of %s: %s", var.name, exc)
+                return OptimizedOut(str(exc))
         env = self._env(ctx, var.frame_function, die.cu)
         try:
             return evaluate(expr, ctx, env)
