@@ -25,26 +25,19 @@ from __future__ import annotations
 
 import logging
 import signal as sig
-import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from aliceserver.debuggers.events import Output, Stopped
 from aliceserver.debuggers.hits import HitPolicy
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
-from aliceserver.debuggers.ptrace.patch_counts import IgnoreWindow, counting_gate, may_be_undecided
+from aliceserver.debuggers.ptrace.patch_counts import counting_gate
+from aliceserver.debuggers.ptrace.patched_sites import PatchedSite, build_site, plan_at, put_back
 from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
-from aliceserver.debuggers.ptrace.patches.codegen import Uncompilable, compile_code
+from aliceserver.debuggers.ptrace.patches.codegen import Uncompilable
 from aliceserver.debuggers.ptrace.patches.inject import all_stopped
 from aliceserver.debuggers.ptrace.patches.install import PatchTable
-from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan, plan_site
-from aliceserver.debuggers.ptrace.patches.trampoline import (
-    SAVED,
-    Trampoline,
-    build_trampoline,
-    registers_from_saved_block,
-)
+from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, Tracee, _Action
 from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 from aliceserver.errors import AliceError
@@ -52,16 +45,11 @@ from aliceserver.errors import AliceError
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.state import ProcessAccess
-    from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap
+    from aliceserver.debuggers.ptrace.traps import PhysicalTrap
     from aliceserver.debuggers.symbols.process import ProcessSymbols
 
 log = logging.getLogger(__name__)
 
-# qwords in the data area: the trampoline's hit counter and ignore count (patch_counts.py),
-# and the arrivals the count prefix adds up.
-_COUNTERS: Final = 24
-_ARRIVALS: Final = 16
-_SLACK: Final = 64  # room for the relocated instructions growing with the distance
 _FAULTS: Final = (sig.SIGSEGV, sig.SIGBUS)
 _FOR_NOW: Final = "for now: "
 
@@ -72,14 +60,6 @@ _Judged = tuple["ExpressionCondition | None", "ir.Node | None"]
 def _for_now(reason: str) -> str:
     """A refusal that may not hold at the next stop."""
     return _FOR_NOW + reason
-
-
-def count_prefix(at: int, counter: int) -> bytes:
-    """Code at `at` adding one to the qword at `counter`, flags kept, then falling through:
-    every arrival at the site counted, as a trap counts each hit, the condition's too."""
-    inc_end = at + 6 + 8  # lea rsp; pushfq; lock inc qword [rip+disp32]
-    return (b"\x48\x8d\x64\x24\x80" + b"\x9c" + b"\xf0\x48\xff\x05"
-            + struct.pack("<i", counter - inc_end) + b"\x9d" + b"\x48\x8d\xa4\x24\x80\x00\x00\x00")  # fmt: skip
 
 
 def necessary_condition(condition: object) -> ExpressionCondition | None:
@@ -96,26 +76,6 @@ def necessary_condition(condition: object) -> ExpressionCondition | None:
             return None
         condition = necessary()
     return None
-
-
-@dataclass(eq=False)
-class PatchedSite:
-    trap: PhysicalTrap
-    condition: ExpressionCondition | None  # None: an ignore count alone
-    node: ir.Node | None
-    plan: SitePlan
-    trampoline: Trampoline
-    area: PatchArea
-    data_offset: int
-    code_at: int  # the count prefix, then the trampoline
-    code_size: int  # what was allocated for both
-    breakpoint: LogicalBreakpoint
-    window: IgnoreWindow
-    arrivals_seen: int = 0  # the arrivals counter when last folded into the hit counts
-    judged: int = 0  # arrivals since then that the engine judged itself (counted there)
-
-    def holds(self, pc: int) -> bool:
-        return self.code_at <= pc < self.trampoline.end
 
 
 class JumpPatches:
@@ -337,51 +297,11 @@ class JumpPatches:
                     f"thread {t.tid} is stopped inside the instructions the jump would replace"
                 )
         area = self._area(inferior, trap.address, plan.end)
-        code = compile_code(node, SAVED.offsets) if node is not None else None
-        data = area.alloc_data(_COUNTERS)
-        counters = area.data_address + data
-
-        def build(at: int, displaced: bytes) -> Trampoline:
-            return build_trampoline(address=at, span_end=plan.end, displaced=displaced, condition=code,
-                                    hit_counter=counters, ignore_count=counters + 8)  # fmt: skip
-
-        sizing = build(area.code_address, plan.original)
-        prefix_size = len(count_prefix(0, 0))
-        size = prefix_size + len(sizing.code) + _SLACK
-        code_at = area.alloc_code(size)
-        entry = code_at + prefix_size
-        displaced_entry = entry + (sizing.displaced_entry - sizing.entry)
-        trampoline = build(entry, plan.relocated(displaced_entry))
-        assert (
-            trampoline.displaced_entry == displaced_entry
-            and prefix_size + len(trampoline.code) <= size
-        )
-        inferior.memory.write(
-            code_at, count_prefix(code_at, counters + _ARRIVALS) + trampoline.code
-        )
-        was_inserted = trap.inserted
-        if was_inserted:
-            inferior.remove_trap(trap)
-        try:
-            self._table().install(inferior, plan, code_at)
-        except AliceError:
-            area.free_code(code_at, size)
-            area.free_data(data, _COUNTERS)
-            if was_inserted:
-                inferior.insert_trap(trap)
-            raise
-        breakpoint = next(bp for bp in trap.logical if bp.enabled)
-        # A condition the program may not decide is judged with the ignore count by the gate.
-        gate = None if may_be_undecided(node) else counting_gate(breakpoint.condition)
-        site = PatchedSite(trap, condition, node, plan, trampoline, area, data, code_at, size,
-                           breakpoint, IgnoreWindow(area.data, data, gate))  # fmt: skip
-        site.window.reopen(judging=False)
+        site = build_site(inferior, self._table(), trap, condition, node, plan, area)
         self.sites[trap.address] = site
-        for at in (trampoline.stop_trap, trampoline.judge_trap, trampoline.log_judge_trap):
+        for at in site.trap_addresses():
             self._by_trap[at] = site
-        for (
-            t
-        ) in inferior.threads.values():  # hits waiting to be judged at the trap: run the jump again
+        for t in inferior.threads.values():  # hits waiting for the trap: run the jump instead
             if t.deferred_hit and not t.gone and int(inferior.regs(t).rip) == trap.address:
                 t.deferred_hit = False
                 self._rerun.add(t.tid)
@@ -389,27 +309,9 @@ class JumpPatches:
 
     def _plan(self, inferior: Inferior, address: int) -> SitePlan | Refusal:
         module = self._symbols.module_at(address)
-        image = self._symbols.image_of(module.path) if module is not None else None
-        hit = (
-            image.symbol_at(address - module.base)
-            if image is not None and module is not None
-            else None
-        )
-        if module is None or hit is None or hit[0].size <= 0:
-            return Refusal(f"no function with a known size holds {address:#x}")
-        symbol, offset = hit
-        start = address - offset
-        masked = self._table().mask(
-            start, inferior.traps.mask(start, inferior.memory.read(start, symbol.size))
-        )
-        parts: list[tuple[int, bytes]] = []
-        cold = image.find_symbol(symbol.name + ".cold") if image is not None else None
-        if cold is not None and cold.size > 0:
-            at = cold.address + module.base
-            parts.append((at, inferior.traps.mask(at, inferior.memory.read(at, cold.size))))
-        area = self._areas.get((module.path, module.base))
+        area = self._areas.get((module.path, module.base)) if module is not None else None
         near = area.code_address if area is not None else None
-        return plan_site(masked, start, address, displaced_near=near, other_parts=parts)
+        return plan_at(inferior, self._symbols, self._table(), address, near)
 
     def _area(self, inferior: Inferior, low: int, high: int) -> PatchArea:
         module = self._symbols.module_at(low)
@@ -421,11 +323,10 @@ class JumpPatches:
 
     def _remove(self, inferior: Inferior, site: PatchedSite) -> None:
         """Take a patch out, the trap back in when its breakpoint still wants one."""
-        self._fold(site)
+        site.fold()
         site.window.settle()
         self._table().remove(inferior, site.plan.address)
         del self.sites[site.plan.address]
-        site.area.free_data(site.data_offset, _COUNTERS)
         self._retired.append(site)
         self._free_retired(inferior)
         if site.trap.wanted and site.trap.address in inferior.traps.by_address:
@@ -440,28 +341,14 @@ class JumpPatches:
         for site in list(self._retired):
             if not any(site.holds(pc) for pc in pcs):
                 self._retired.remove(site)
-                trampoline = site.trampoline
-                for at in (trampoline.stop_trap, trampoline.judge_trap, trampoline.log_judge_trap):
+                for at in site.trap_addresses():
                     self._by_trap.pop(at, None)
-                site.area.free_code(site.code_at, site.code_size)
-
-    def _fold(self, site: PatchedSite) -> None:
-        """The arrivals the program counted since the last look, less those the engine
-        judged (and counted) itself, added to the breakpoint's hits and to its condition's
-        compiled evaluations (machine code is compiled code too)."""
-        if site.area.data.closed:
-            return
-        arrivals = struct.unpack_from("<Q", site.area.data, site.data_offset + _ARRIVALS)[0]
-        unjudged = arrivals - site.arrivals_seen - site.judged
-        site.arrivals_seen, site.judged = arrivals, 0
-        site.breakpoint.hit_count += unjudged
-        if site.condition is not None:
-            site.condition.compiled += unjudged
+                site.free()
 
     def fold_counts(self) -> None:
         """Every patch's arrivals into its breakpoint's hit count (before they are shown)."""
         for site in self.sites.values():
-            self._fold(site)
+            site.fold()
 
     def serves(self, inferior: Inferior, trap: PhysicalTrap) -> bool:
         """Before an int3 goes in: whether the patch at its address stands for it (no int3
@@ -482,24 +369,15 @@ class JumpPatches:
             self._remove(inferior, site)
 
     # --- stops in a trampoline --------------------------------------------------------------
-    def _put_back(self, inferior: Inferior, t: Tracee, site: PatchedSite) -> None:
-        """The thread at the site with the program's registers, from the saved block."""
-        regs = inferior.regs(t)
-        block = inferior.memory.read(int(regs.rbx), SAVED.size)
-        for name, value in registers_from_saved_block(block).items():
-            setattr(regs, name, value)
-        regs.rip = site.plan.address
-        t.regs_dirty = True
-
     def trap_hit(self, inferior: Inferior, t: Tracee, pc: int) -> Stopped | _Action | None:
         """An int3 of a trampoline at `pc` (stop or judge): the breakpoint judged as at its
         trap; None when `pc` is none of ours."""
         site = self._by_trap.get(pc)
         if site is None:
             return None
-        self._put_back(inferior, t, site)
+        put_back(inferior, t, site)
         site.judged += 1  # counted here, or when it runs the jump (or trap) again
-        self._fold(site)
+        site.fold()
         if site.plan.address not in self.sites or inferior._collecting:
             self._rerun.add(t.tid)
             return _RESUME
@@ -527,7 +405,7 @@ class JumpPatches:
             inferior.events.put(Output("console", (
                 f"aliceserver: {sig.Signals(signo).name} at {pc:#x} in the jump patch of the breakpoint at "
                 f"{site.plan.address:#x}; the patch is removed and the breakpoint uses a trap\n")))  # fmt: skip
-        self._put_back(inferior, t, site)
+        put_back(inferior, t, site)
         site.judged += 1  # counted at the trap, or when it runs the jump again
         if inferior._collecting:
             self._rerun.add(t.tid)  # it faults again when it runs the jump, judged then
@@ -551,6 +429,8 @@ class JumpPatches:
         """A vfork child shares the memory until it execs: the patches come out (and the
         traps in, which the vfork code then takes out as well)."""
         for site in list(self.sites.values()):
+            site.fold()
+            site.window.settle()
             inferior.memory.write(site.plan.address, site.plan.original)
             self._table().by_address.pop(site.plan.address, None)
             del self.sites[site.plan.address]
