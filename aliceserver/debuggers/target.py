@@ -162,11 +162,13 @@ class RemoteTargets(Protocol):
     remote` and `attach`)."""
 
     def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None,
-                       timeouts: RemoteTimeouts | None = None) -> RemoteConnected:  # fmt: skip
+                       timeouts: RemoteTimeouts | None = None, exec_file_mismatch: str = "ask",
+                       ) -> RemoteConnected:  # fmt: skip
         """Connect to `HOST:PORT` (`tcp:HOST:PORT`) or `| COMMAND` (a stub on a pipe).
         `program`: the local copy of the program the stub debugs, for its symbols (else
         the path the stub names); `timeouts`: gdb's (None: its defaults, but a refused
-        connection is not tried again). Refused with TargetError in gdb's words (`HOST:PORT:
+        connection is not tried again); `exec_file_mismatch`: gdb's setting (ask, warn, off)
+        for a `program` whose build id is not the stub's file's. Refused with TargetError in gdb's words (`HOST:PORT:
         Connection refused.`, a process debugged already)."""
         ...
 

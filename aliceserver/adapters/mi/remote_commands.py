@@ -72,7 +72,8 @@ def connect(ctx: Context, kind: str, target: str) -> RemoteConnected:
         ctx.console(f"Remote debugging using {target}\n")
     try:
         connected = debugger.connect_remote(target, extended=kind == "extended-remote",
-                                            program=session.inferior.program, timeouts=_timeouts(session))  # fmt: skip
+                                            program=session.inferior.program, timeouts=_timeouts(session),
+                                            exec_file_mismatch=session.settings.get("exec-file-mismatch"))  # fmt: skip
     except AliceError as error:
         raise MiError(str(error)) from None
     if connected.process is None:

@@ -145,6 +145,7 @@ def _defaults() -> dict[str, _Setting]:
         "remotetimeout": s("2", "int", "Timeout limit to wait for target to respond is {}."),
         "tcp connect-timeout": s("15", "int", "Timeout limit in seconds for socket connection is {}."),
         "tcp auto-retry": s("on", "bool", "Auto-retry on socket connect is {}."),
+        "exec-file-mismatch": s("ask", "enum", 'exec-file-mismatch handling is currently "{}".', ("ask", "warn", "off")),
     }
 
 

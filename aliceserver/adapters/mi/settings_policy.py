@@ -48,6 +48,7 @@ only the values we do, and refuses the others by name):
 | remote exec-file | extended-remote's `run` (launch_config's remote_program): the file the stub starts, empty its default program (gdb's empty vRun); the other `remote` settings are refused |
 | remotetimeout | the remote connection's wait for a reply: gdb's three tries of it, then the link is given up (a late reply would be taken for the next request's); unlimited waits for ever; read on connecting |
 | tcp connect-timeout, tcp auto-retry | `target remote HOST:PORT`: a refused connection tried again (auto-retry on) until the timeout, as gdb |
+| exec-file-mismatch | `target remote`: the program's build id compared with the stub's file's, gdb's warning on a mismatch; ask (answered yes: no terminal here) loads the stub's file's symbols instead |
 | trace-notes, trace-user, trace-stop-notes | kept and shown; gdb's own warning that the target does not support trace notes (no target here has tracepoints) |
 | logging enabled, file, overwrite, redirect, debugredirect | log_file.py: a copy of the UI's output (debug output: aliceserver writes none) |
 | args, environment, cwd, inferior-tty, var | commands_misc.do_set |
@@ -100,7 +101,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "print memory-tag-violations", "print nibbles",
     ),
     "execution": (
-        "schedule-multiple", "follow-exec-mode", "exec-wrapper", "exec-file-mismatch",
+        "schedule-multiple", "follow-exec-mode", "exec-wrapper",
         "exec-direction", "record", "displaced-stepping", "may-write-registers", "may-write-memory",
         "may-insert-breakpoints", "may-insert-tracepoints", "may-insert-fast-tracepoints",
         "may-interrupt", "unwind-on-terminating-exception", "breakpoint always-inserted",

@@ -531,8 +531,8 @@ class PtraceDebugger:
 
     # --- remote targets (remote/session.py, routing.py) -------------------------------
     def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None,
-                       timeouts: RemoteTimeouts | None = None) -> RemoteConnected:  # fmt: skip
-        self._images.remote_address = target
+                       timeouts: RemoteTimeouts | None = None, exec_file_mismatch: str = "ask") -> RemoteConnected:  # fmt: skip
+        self._images.remote_address, self._images.exec_file_mismatch = target, exec_file_mismatch
         self._images.drop_program_file()
         return self._run.connect_remote(target, extended, program, timeouts or RemoteTimeouts(auto_retry=False))
 

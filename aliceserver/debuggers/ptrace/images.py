@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
+from aliceserver.debuggers.core.buildid import file_build_id
 from aliceserver.debuggers.events import (
     BreakpointChanged,
     ModuleLoaded,
@@ -39,7 +40,7 @@ from aliceserver.debuggers.source.library_symbols import LibrarySymbolControl
 from aliceserver.debuggers.source.locations import Locations
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.errors import AliceError
+from aliceserver.errors import AliceError, TargetError
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class ImageLoading:
         # the loader's trap's on_hit, `on_library_event` under the one name Breakpoints knows
         self._loader_trap_hit = loader_trap_hit
         self.remote_address = ""  # the stub's, as given (its files' part of the cache)
+        self.exec_file_mismatch = "ask"  # gdb's setting: ask (loads the stub's file), warn or off
 
     # --- a program read from its file (programfile.py) ---------------------------------
     def hold_program_file(self, config: LaunchConfig) -> ProcessInfo | None:
@@ -148,7 +150,8 @@ class ImageLoading:
         self._new_source_symbols()
         files = self._target_files(process)
         try:
-            exe = program or (TARGET_PREFIX if files is not None else "") + process.executable()
+            exe = self._checked_program(process, program, files) if program else None
+            exe = exe or (TARGET_PREFIX if files is not None else "") + process.executable()
             loaded, r_brk = self._tracker.start(process.pid, process.auxv(), exe, [], local_files=files is None)
             linked, _ = self._tracker.sync()  # attached to a running program: its libraries
         except (AliceError, OSError) as error:
@@ -165,6 +168,34 @@ class ImageLoading:
         self._remote.traps.place_all()
         self._locations.bind_all(new_image=True)
         return [module.path for module in loaded + linked if not module.is_main]
+
+    def _checked_program(self, process: RemoteProcess, program: str, files: TargetFiles | None) -> str | None:
+        """gdb's validate_exec_file: the program named is compared by build id with the
+        one the stub runs; on a mismatch gdb's warning and, under `ask` (answered yes, no
+        terminal), None: the stub's file is loaded instead."""
+        mode = self.exec_file_mismatch
+        if mode == "off":
+            return program
+        try:
+            target = process.executable()
+        except TargetError:
+            return program
+        mine = file_build_id(program)
+        theirs = files.build_id(target) if files is not None else file_build_id(self._library_paths.joined(target))
+        if mine is None or theirs is None or mine == theirs:
+            return program
+        # gdb names the stub's file by its path alone (the program named is a local one),
+        # and writes its warning in three pieces (MI: three records), cut at the names
+        for piece in (f"warning: Build ID mismatch between current exec-file {program}\n"
+                      "and automatically determined exec-file ",
+                      f'{target}\nexec-file-mismatch handling is currently "', f'{mode}"\n'):
+            self._events.put(Output("warning", piece))  # fmt: skip
+        if mode != "ask":
+            return program
+        self._events.put(Output("console", f'Load new symbol table from "{target}"? (y or n) '
+                                           "[answered Y; input not from terminal]\n"
+                                           f"Reading symbols from {target}...\n"))  # fmt: skip
+        return None
 
     def _target_files(self, process: RemoteProcess) -> TargetFiles | None:
         """The stub's files read through it (gdb's sysroot `target:`), once per link; the

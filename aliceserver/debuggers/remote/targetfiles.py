@@ -14,6 +14,7 @@ import re
 import tempfile
 from collections.abc import Callable
 
+from aliceserver.debuggers.core.buildid import build_id
 from aliceserver.debuggers.events import Event, Output
 from aliceserver.debuggers.librarypaths import TARGET_PREFIX, LibraryPaths
 from aliceserver.debuggers.remote.client import RemoteClient
@@ -56,6 +57,23 @@ class TargetFiles:
         if not hostio.supported():
             return None
         return cls(hostio, os.path.join(cache_root, "target-files", _host(address)), say=say, warn=warn)
+
+    def build_id(self, path: str) -> str | None:
+        """The build id of the stub's file `path`, read through the link in the few bytes
+        its note takes (gdb's exec-file check reads no more, and says nothing)."""
+        hostio = self._hostio
+        try:
+            hostio.setfs(self._pid)
+            fd = hostio.open(path)
+        except TargetError:  # no such file, no transfers
+            return None
+        try:
+            return build_id(lambda offset, size: hostio.pread(fd, size, offset), 0, in_memory=False)
+        finally:
+            try:
+                hostio.close(fd)
+            except TargetError:
+                pass
 
     def local_copy(self, path: str) -> str | None:
         if path not in self._copies:
