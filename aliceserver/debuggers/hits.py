@@ -13,21 +13,46 @@ from aliceserver.errors import ProtocolError
 _HIT = re.compile(r"^\s*(==|=|>=|>|%)?\s*(\d+)\s*$")
 
 
-def parse_hit_condition(text: str) -> Callable[[int], bool]:
+_NEVER = 1 << 40  # hits to let go when no later one can stop
+
+
+@dataclass(frozen=True, slots=True)
+class HitCondition:
+    """A hit condition, called with the count of hits so far (this one's included)."""
+
+    operator: str  # "=", ">=", ">" or "%"
+    number: int
+
+    def __call__(self, count: int) -> bool:
+        if self.operator == "%":
+            return count % self.number == 0
+        if self.operator == ">=":
+            return count >= self.number
+        if self.operator == ">":
+            return count > self.number
+        return count == self.number
+
+    def to_let_go(self, passed: int) -> int:
+        """How many of the hits after `passed` it refuses before one it accepts (a jump
+        patch lets them go in the program: patch_counts.py)."""
+        if self.operator == "%":
+            return self.number - 1 - passed % self.number
+        if self.operator == ">=":
+            return max(0, self.number - 1 - passed)
+        if self.operator == ">":
+            return max(0, self.number - passed)
+        return self.number - 1 - passed if passed < self.number else _NEVER
+
+
+def parse_hit_condition(text: str) -> HitCondition:
     """`N`/`= N`: only the Nth hit; `>= N`: from the Nth on; `> N`; `% N`: every Nth."""
     match = _HIT.match(text)
     if match is None:
         raise ProtocolError(f"bad hit condition {text!r}: use N, = N, >= N, > N or % N")
     operator, number = match.group(1) or "=", int(match.group(2))
-    if operator == "%":
-        if number == 0:
-            raise ProtocolError("hit condition % 0 never stops")
-        return lambda count: count % number == 0
-    if operator == ">=":
-        return lambda count: count >= number
-    if operator == ">":
-        return lambda count: count > number
-    return lambda count: count == number
+    if operator == "%" and number == 0:
+        raise ProtocolError("hit condition % 0 never stops")
+    return HitCondition("=" if operator == "==" else operator, number)
 
 
 def split_log_message(text: str) -> list[tuple[str, bool]]:
@@ -77,3 +102,12 @@ class HitPolicy:
             self.emit(self.log(tid))
             return False  # a logpoint never stops
         return True
+
+    def ignored(self) -> int:
+        """The hits after its condition its hit condition refuses next (CountingGate)."""
+        hit = self.hit_condition
+        return hit.to_let_go(self.passed) if isinstance(hit, HitCondition) else 0
+
+    def skipped(self, count: int) -> None:
+        """`count` hits let go in the program: they count for the hit condition."""
+        self.passed += count

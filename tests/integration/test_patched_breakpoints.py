@@ -263,3 +263,29 @@ def test_maint_info_breakpoints_says_what_each_breakpoint_became(
         2 if jump_patches == "on" else 0
     )
     assert "jump patch" not in info and "patch refused" not in info  # gdb's table, as gdb's
+
+
+@pytest.mark.parametrize(
+    ("hit_condition", "stops"),
+    [
+        ("% 250", [249, 499, 749, 999]),
+        (">= 998", [997, 998, 999]),
+        ("10", [9]),
+        ("> 998", [998, 999]),
+    ],
+)
+def test_dap_hit_conditions_stop_at_the_same_hits(
+    debugger: Any, events: EventLog, builder: Builder, hit_condition: str, stops: list[int]
+) -> None:
+    launch(debugger, builder.build("patch_sites"))
+    site = place(debugger, "loop")
+    gate = debugger.breakpoint_condition(hit_condition=hit_condition)
+    ident = debugger.insert_breakpoint(site, condition=gate).id
+    seen = []
+    for _ in stops:
+        stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+        assert stop.breakpoint_ids == (ident,)
+        seen.append(int(debugger.evaluate("i", stop.thread_id).value))
+    assert seen == stops
+    assert continue_to_exit(debugger, events).code == 0
+    assert hits(debugger, ident) == 1000

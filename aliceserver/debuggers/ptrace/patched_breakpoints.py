@@ -40,7 +40,7 @@ from aliceserver.debuggers.ptrace.patches.install import PatchTable
 from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, Tracee, _Action
 from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
-from aliceserver.errors import AliceError
+from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
@@ -296,7 +296,10 @@ class JumpPatches:
                 return _for_now(
                     f"thread {t.tid} is stopped inside the instructions the jump would replace"
                 )
-        area = self._area(inferior, trap.address, plan.end)
+        try:
+            area = self._area(inferior, trap.address, plan.end)
+        except TargetError as error:  # (no thread able to run the mmap now, a full gap...)
+            return _for_now(str(error))
         site = build_site(inferior, self._table(), trap, condition, node, plan, area)
         self.sites[trap.address] = site
         for at in site.trap_addresses():
