@@ -1,14 +1,16 @@
 """Jump patches standing in for the int3 traps of user breakpoints whose condition is false
 most of the time (see patches/__init__.py for the parts).
 
-A breakpoint gets a patch when its condition compiles to machine code at its address: the
-trap's first hit compiles it (conditions.py keeps the IR), and the patch goes in at the
-next moment every thread is stopped (that hit, when the condition is false, stops the
-others for it; or the user's next continue). The trampoline is a filter only: it stops
-(stop_trap) when the compiled condition holds and hands over (judge_trap) when it cannot
-decide; either way the thread is put back at the site with the program's registers and the
-breakpoint is judged as at a trap (its full condition, thread, ignore count, hit count,
-log message: the front end's gate), so both paths give the same stops. A thread the
+A breakpoint gets a patch when its condition compiles to machine code at its address (the
+trap's first hit compiles it: conditions.py keeps the IR), or when its front end's gate
+has hits to let go (an ignore count, a DAP hit condition: patch_counts.py). The patch goes
+in at the next moment every thread is stopped (that hit, when the condition is false,
+stops the others for it; or the user's next continue). The trampoline filters: it lets
+false conditions and the hits to let go pass, stops (stop_trap) otherwise and hands over
+(judge_trap) when it cannot decide; either way the thread is put back at the site with the
+program's registers and the breakpoint is judged as at a trap (its full condition, thread,
+hit count, log message: the front end's gate), so both paths give the same stops. Every
+arrival is counted (patched_sites.py) for the hit counts a trap would give. A thread the
 judgement lets go, or one the user resumes from the site, runs the displaced instructions
 (displaced_entry). Steps lift every patch (the traps come back): a single step must never
 wander into a trampoline. A fault in the condition's code is the condition's error: the
@@ -108,8 +110,13 @@ class JumpPatches:
         alone), why it cannot have one, or None (no reason for a patch: no condition nor
         ignore count, disabled, not compiled yet)."""
         wanted = [bp for bp in trap.logical if bp.enabled]
-        if not self.enabled or not wanted or any(bp.internal for bp in wanted):
-            return None
+        if (
+            not self.enabled
+            or not wanted
+            or wanted[0].condition is None
+            or any(bp.internal for bp in wanted)
+        ):
+            return None  # (an unconditional one is best served by its trap)
         condition = necessary_condition(wanted[0].condition)
         counting = counting_gate(wanted[0].condition)
         if condition is None and (counting is None or counting.ignored() == 0):
