@@ -16,6 +16,8 @@ from aliceserver.debuggers.model import ForkFollow, LaunchConfig, StdioMode
 from tests.support import batch
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
+from tests.support.dap_client import alice_session, launch_arguments, start_session
+from tests.support.dap_schema import require_schema
 from tests.support.events import EventLog
 from tests.support.jump_patches import jump_patches as jump_patches  # the fixture
 from tests.support.mi_client import MiClient
@@ -289,3 +291,29 @@ def test_dap_hit_conditions_stop_at_the_same_hits(
     assert seen == stops
     assert continue_to_exit(debugger, events).code == 0
     assert hits(debugger, ident) == 1000
+
+
+def test_dap_tells_why_a_breakpoint_keeps_its_trap(
+    tmp_path: Path, builder: Builder, jump_patches: str
+) -> None:
+    if jump_patches == "off":
+        pytest.skip("the DAP server starts with its own default: jump patches on")
+    require_schema()
+    program = builder.build("patch_sites")
+    source = str(builder.source("patch_sites"))
+    loop, visit = marker_line(source, "loop"), marker_line(source, "visit")
+    with alice_session(stderr=tmp_path / "adapter.log") as dap:
+        launch = launch_arguments(program, stop_on_entry=True)
+        session = start_session(dap, program, launch=launch)
+        wanted = [{"line": visit}, {"line": loop, "condition": "(double) i > 1e9"},
+                  {"line": loop + 100}]  # fmt: skip
+        answer = dap.call("setBreakpoints", {"source": {"path": source}, "breakpoints": wanted})
+        assert "message" not in answer["breakpoints"][1]  # nothing known yet
+        thread = session.thread_id
+        dap.continue_(thread)  # at visit: the loop ran, its condition compiled (not to code)
+        dap.continue_(thread)  # the next visit: the continue between found no patch for it
+        answer = dap.call("setBreakpoints", {"source": {"path": source}, "breakpoints": wanted})
+        assert answer["breakpoints"][1]["verified"] is True
+        message = answer["breakpoints"][1]["message"]
+        assert message.startswith("patch refused: "), message
+        assert "No code" in answer["breakpoints"][2]["message"]

@@ -214,6 +214,11 @@ def breakpoint_json(session: DapSession, bp: DapBreakpoint) -> JsonObject:
         body["instructionReference"] = memory_reference(bp.address)
     if not bp.verified:
         body["message"] = bp.message or _pending_message(session, bp)
+    elif bp.condition or bp.hit_condition:  # why the engine keeps a trap (no jump patch)
+        refused = [info.note for info in session.debugger.breakpoints()
+                   if info.id in bp.address_ids and info.note.startswith("patch refused")]  # fmt: skip
+        if refused:
+            body["message"] = refused[0]
     return body
 
 
