@@ -317,3 +317,22 @@ def test_dap_tells_why_a_breakpoint_keeps_its_trap(
         message = answer["breakpoints"][1]["message"]
         assert message.startswith("patch refused: "), message
         assert "No code" in answer["breakpoints"][2]["message"]
+
+
+@needs_gdb
+def test_a_library_unloaded_and_loaded_again_is_patched_afresh_like_gdb(builder: Builder) -> None:
+    library = builder.build("lib_plugin", extra=["-shared", "-fPIC"])
+    program = builder.build("patch_reload", extra=["-ldl"])
+    line = marker_line("lib_plugin.c", "plugin")
+    args = ["-batch", "-nx", *ex(
+        "set breakpoint pending on", f"break lib_plugin.c:{line} if x == 1030", "run", "print x",
+        "info breakpoints",
+    ), "--args", str(program), str(library)]  # fmt: skip
+
+    def stops(output: str) -> list[str]:
+        kept = ("Breakpoint 1, ", "$1 = ", "\tbreakpoint already hit", "[Inferior 1")
+        return [line for line in output.splitlines() if line.startswith(kept)]
+
+    got = batch.ours(args, Path(program).parent)
+    assert stops(got.stdout) == stops(batch.theirs(args, Path(program).parent).stdout)
+    assert "$1 = 1030" in got.stdout and got.returncode == 0

@@ -364,3 +364,5 @@ class Breakpoints:
         trap = self._traps.by_address.get(address)
         if trap is not None:
             trap.inserted = False
+        if self.jump_patches is not None:
+            self.jump_patches.code_unmapped(address)

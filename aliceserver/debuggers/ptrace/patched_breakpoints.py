@@ -371,6 +371,18 @@ class JumpPatches:
                     self._remove(inferior, site)
         return False
 
+    def code_unmapped(self, address: int) -> None:
+        """The code at `address` went (a library unloaded): its patch with it, nothing to
+        write back; a new load of the library is patched afresh."""
+        site = self.sites.pop(address, None)
+        if site is None:
+            return
+        site.fold()
+        site.window.settle()
+        self._table().by_address.pop(address, None)
+        self._retired.append(site)  # its trampoline is freed once no thread is in it
+        self.refused.pop(address, None)
+
     def trap_dropped(self, inferior: Inferior, trap: PhysicalTrap) -> None:
         """A trap taken out (disabled, deleted): its patch too, at once when every thread is
         stopped (else at the next continue)."""
