@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from aliceserver.debuggers.model import VariableInfo
     from aliceserver.debuggers.symbols.dwarf.types import Type
 
 # The description's predefined scalar types (gdb's target-descriptions.c): the rest are
@@ -65,4 +68,17 @@ class DescribedRegisters(Protocol):
         """Register `name` with the type gdb gives it from the description, and its raw
         bytes in thread `tid`; None where the description has no such register (or types
         it as gdb does not from the description alone)."""
+        ...
+
+
+@runtime_checkable
+class RegisterListing(Protocol):
+    """Many registers of one frame in one request (an engine's `register_lists`)."""
+
+    def contents(self, thread_id: int | None, level: int, names: Sequence[str]) -> list[bytes | None]:
+        """Each register's raw bytes (a pseudo register's own), None where it has none."""
+        ...
+
+    def values(self, thread_id: int | None, level: int, names: Sequence[str], fmt: str | None) -> list[VariableInfo]:
+        """Each register as print/FMT shows `$name` (`fmt` None: natural)."""
         ...

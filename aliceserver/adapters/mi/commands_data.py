@@ -20,7 +20,7 @@ from aliceserver.adapters.mi.registers import (
     described_value,
     evaluates_registers,
     format_value,
-    numbered_snapshot,
+    numbered_contents,
     numbered_values,
     read_raw,
     register_names,
@@ -310,17 +310,30 @@ def _register_values(ctx: Context, args: list[str]) -> Reply:
 
 
 def _changed_registers(ctx: Context, args: list[str]) -> Reply:
+    """gdb's: the registers of the selected frame whose contents differ from those the
+    previous call saw (any thread, frame or stop; all of them at the first call)."""
     session = ctx.session
-    tid = session.require_stopped()
+    session.require_stopped()
+    tid, level = session.context_frame(ctx.thread, ctx.frame)
+    names = register_names(session)
     if evaluates_registers(session):
-        values = numbered_snapshot(session, tid)
+        contents = numbered_contents(session, tid, level, names)
     else:
-        values = {name: raw for name, raw in read_raw(session, tid).items() if raw is not None}  # frame 0's
-    before = session.registers_before
-    changed = [str(n) for n, name in enumerate(register_names(session))
-               if name in values and (before is None or before.get(name) != values[name])]
-    session.registers_seen = values
-    return [("changed-registers", changed)]
+        raw = read_raw(session, tid, level)
+        contents = [None if raw.get(name) is None else repr(raw[name]).encode() for name in names]
+    before, session.register_contents = session.register_contents, (names, contents)
+    asked = [_atoi(arg) for arg in args] or [n for n, name in enumerate(names) if name]
+    if any(not 0 <= n < len(names) or not names[n] for n in asked):
+        raise MiError("bad register number")
+    if before is None or before[0] != names:  # first call, or another architecture
+        return [("changed-registers", [str(n) for n in asked])]
+    return [("changed-registers", [str(n) for n in asked if before[1][n] != contents[n]])]
+
+
+def _atoi(text: str) -> int:
+    """C's atoi, as gdb reads these numbers: leading digits, else 0."""
+    found = re.match(r"\s*[-+]?\d+", text)
+    return int(found.group()) if found else 0
 
 
 def register(registry: MiRegistry) -> None:

@@ -43,8 +43,8 @@ class ProgramQueries(Dispatcher):
         super().__init__()
         self._last_stop: tuple[str | None, int | None] | None = None
         self._line_starts: dict[tuple[str, int], set[int]] = {}
-        self.registers_before: dict[str, int | bytes] | None = None  # at the previous stop
-        self.registers_seen: dict[str, int | bytes] | None = None  # read at this stop
+        # gdb's -data-list-changed-registers compares with what its previous call read
+        self.register_contents: tuple[tuple[str, ...], list[bytes | None]] | None = None
 
     def ensure_symbols(self) -> None:
         """Before the program runs, hold a copy of it at its first instruction so that
@@ -213,7 +213,6 @@ class ProgramQueries(Dispatcher):
 
     def remember_stop(self, frame: StackFrame | None) -> None:
         self._last_stop = None if frame is None else (frame.function, frame.cfa)
-        self.registers_before, self.registers_seen = self.registers_seen, None
 
     def same_function(self, frame: StackFrame | None) -> bool:
         return frame is not None and self._last_stop == (frame.function, frame.cfa)

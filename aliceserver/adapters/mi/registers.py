@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.arch import x86_64_numbering as numbering
 from aliceserver.debuggers.arch.program import program_architecture
-from aliceserver.debuggers.targetregisters import HasTargetRegisters
+from aliceserver.debuggers.targetregisters import HasTargetRegisters, RegisterListing
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.debuggers.model import VariableInfo
 
 GENERAL = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12",
            "r13", "r14", "r15", "rip", "eflags", "cs", "ss", "ds", "es", "fs", "gs")  # fmt: skip
@@ -91,12 +92,22 @@ def evaluates_registers(session: MiSession) -> bool:
 def evaluated(session: MiSession, tid: int, level: int, name: str, fmt: str) -> str:
     """Register `name` in MI's format letter (x o t d z, r raw: z, N natural) as gdb's
     output_register prints it: the value alone, no pointer type before it."""
-    letter = {"r": "z", "N": None}.get(fmt, fmt)
-    info = session.evaluate(f"${name}", letter, tid=tid, level=level)
+    return _shown(session.evaluate(f"${name}", _LETTERS.get(fmt, fmt), tid=tid, level=level))
+
+
+_LETTERS = {"r": "z", "N": None}  # MI's format letters as print's
+
+
+def _shown(info: VariableInfo) -> str:
     if info.type == "void":  # a register the engine cannot present (qemu's SVE p0-p15)
         return "<unavailable>"
     prefix = f"({info.type}) "
     return info.value[len(prefix) :] if info.value.startswith(prefix) else info.value
+
+
+def _listing(session: MiSession) -> RegisterListing | None:
+    lists = getattr(session.debugger, "register_lists", None)
+    return lists if isinstance(lists, RegisterListing) else None
 
 
 def numbered_values(session: MiSession, tid: int, level: int, fmt: str, numbers: list[int]) -> list[dict[str, str]]:
@@ -107,19 +118,30 @@ def numbered_values(session: MiSession, tid: int, level: int, fmt: str, numbers:
         if not names[number]:
             raise MiError("bad register number")
     chosen = numbers or [number for number, name in enumerate(names) if name]
-    return [{"number": str(n), "value": evaluated(session, tid, level, names[n], fmt)} for n in chosen]
+    listing = _listing(session)
+    if listing is None:
+        shown = [evaluated(session, tid, level, names[n], fmt) for n in chosen]
+    else:  # all in one request: the register sets read once
+        letter = _LETTERS.get(fmt, fmt)
+        shown = [_shown(info) for info in listing.values(tid, level, [names[n] for n in chosen], letter)]
+    return [{"number": str(n), "value": text} for n, text in zip(chosen, shown, strict=True)]
 
 
-def numbered_snapshot(session: MiSession, tid: int) -> dict[str, int | bytes]:
-    """Every register of frame 0 as its raw hex (for -data-list-changed-registers)."""
-    found: dict[str, int | bytes] = {}
-    for name in register_names(session):
-        if name:
-            try:
-                found[name] = evaluated(session, tid, 0, name, "z").encode()
-            except AliceError:
-                continue  # unreadable now: not reported as changed
-    return found
+def numbered_contents(session: MiSession, tid: int, level: int, names: tuple[str, ...]) -> list[bytes | None]:
+    """Each named register's raw bytes in frame `level` (for -data-list-changed-registers),
+    None for one without a name or a value."""
+    listing = _listing(session)
+    if listing is not None:
+        named = [name for name in names if name]
+        found = iter(listing.contents(tid, level, named))
+        return [next(found) if name else None for name in names]
+    contents: list[bytes | None] = []
+    for name in names:
+        try:
+            contents.append(evaluated(session, tid, level, name, "z").encode() if name else None)
+        except AliceError:
+            contents.append(None)  # unreadable now: as unreadable before
+    return contents
 
 
 def described_value(session: MiSession, tid: int, name: str) -> int | None:

@@ -199,6 +199,7 @@ class PtraceDebugger:
             access, self._frames, self._variables, self._stop_cache, self._dollars, self._events,
             callers=callers.for_thread, conditions=self._compiled_condition,
         )  # fmt: skip
+        self.register_lists = self._expressions.register_lists  # MI's lists of registers
         self._locations = Locations(access, self._frames, self._expressions, self._events,
                                     AddressTraps(self._breakpoints, self._remote))  # fmt: skip
         self._stepping = Stepping(access, self._frames, self._locations, self._variables, self._dollars,

@@ -13,6 +13,7 @@ from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log
 from aliceserver.debuggers.model import DynamicTypes, Module, VariableInfo, VtableInfo, WatchScope
 from aliceserver.debuggers.source.dollars import SessionDollars, recorded
 from aliceserver.debuggers.source.frames import MAX_FRAMES, Frames
+from aliceserver.debuggers.source.registerlists import RegisterLists
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.source.stopcache import StopCache
@@ -57,6 +58,7 @@ class Expressions:
         self._events = events
         self._callers = callers
         self._conditions = conditions
+        self.register_lists = RegisterLists(engine, frames, self, values, dollars)
 
     @property
     def _source(self) -> SourceSymbols:

@@ -104,6 +104,11 @@ def is_pseudo(name: str) -> bool:
     return name in _PSEUDO
 
 
+def pseudo_view(name: str) -> tuple[str, int, int] | None:
+    """(general register, first byte, size) of a view such as `$eax`, else None."""
+    return _PSEUDO.get(name)
+
+
 def lookup(name: str, avx512: Callable[[], bool]) -> RegisterSpec | None:
     """gdb's register `name` on x86-64 Linux, or None (then `$name` is a convenience
     variable). AVX-512's registers exist only where the machine has them (asked only for

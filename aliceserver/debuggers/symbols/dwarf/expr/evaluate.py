@@ -336,6 +336,8 @@ class Evaluator:
         if spec is None:  # not a register: a convenience variable, as gdb's $name
             return session_values(self).variable(name, self.ctx)
         ctx = self.ctx
+        if not aarch64 and x86_registers.is_pseudo(name) and isinstance(ctx, ThreadRegisters):
+            ctx = ctx.innermost()  # gdb 13 reads $eax, $al... of any frame from frame 0's rax
         if ctx.register(spec.regno) is None and isinstance(ctx, ThreadRegisters):
             if ctx.not_saved(spec.regno) and not x86_registers.is_pseudo(name):  # gdb's read 0
                 return Value(spec.make(), OptimizedOut(NOT_SAVED), ctx)

@@ -1,0 +1,147 @@
+"""Many registers of one frame at once, for the front ends that list them as gdb does
+(-data-list-register-values, -data-list-changed-registers): each `$name` is evaluated as
+print evaluates it, but in one call on the engine's thread over one frame view, so that a
+stop's register sets are read once (not once per register) and nothing is parsed twice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from aliceserver.debuggers.model import VariableInfo
+from aliceserver.debuggers.source.variables import evaluate
+from aliceserver.debuggers.symbols.dwarf import x86_registers
+from aliceserver.debuggers.symbols.dwarf.expr import parse_expression
+from aliceserver.debuggers.symbols.dwarf.types import ArrayType, StructType, strip, type_name
+from aliceserver.debuggers.symbols.dwarf.values import Value
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.source.dollars import SessionDollars
+    from aliceserver.debuggers.source.evaluation import Expressions
+    from aliceserver.debuggers.source.frames import Frames
+    from aliceserver.debuggers.source.services import EngineServices
+    from aliceserver.debuggers.source.variables import VariableStore
+    from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
+
+_MEMO_LIMIT = 8192  # descriptions kept, about 30 stops' worth of distinct registers
+
+
+class RegisterLists:
+    """Registers by name in frame `level` of a thread: their raw contents (what gdb's
+    register cache holds: a pseudo register's own bytes) or their values as print shows
+    them."""
+
+    def __init__(self, engine: EngineServices, frames: Frames, expressions: Expressions, values: VariableStore,
+                 dollars: SessionDollars) -> None:  # fmt: skip
+        self._engine = engine
+        self._frames = frames
+        self._expressions = expressions
+        self._values = values
+        self._dollars = dollars
+        self._trees: dict[str, Expr] = {}  # `$name` parsed once
+        self._memo: dict[tuple[object, ...], VariableInfo] = {}
+        self._memo_target: object = None
+
+    def _tree(self, name: str) -> Expr:
+        tree = self._trees.get(name)
+        if tree is None:
+            tree = self._trees[name] = parse_expression(f"${name}")
+        return tree
+
+    def _each(
+        self, thread_id: int | None, level: int, names: Sequence[str]
+    ) -> list[Value | AliceError]:
+        """On the engine's thread: each register's value, or why it has none."""
+        tid = self._frames.default_thread(thread_id)
+        symbols = self._expressions.eval_symbols(tid, level)
+        dollars = self._dollars.values(tid)
+        found: list[Value | AliceError] = []
+        for name in names:
+            try:
+                found.append(evaluate(self._tree(name), symbols, values=dollars))
+            except AliceError as error:
+                found.append(error)
+        return found
+
+    def contents(
+        self, thread_id: int | None, level: int, names: Sequence[str]
+    ) -> list[bytes | None]:
+        """Each register's bytes; None where the frame has no value for it (not saved,
+        unavailable), which compares equal only to another None."""
+
+        def go() -> list[bytes | None]:
+            # $eax... of an outer frame reads frame 0's rax (gdb 13), but gdb compares the
+            # frame's own views: those of its registers as the frame has them
+            views = {name: x86_registers.pseudo_view(name) for name in names} if level else {}
+            asked = (
+                [
+                    view[0] if view else name
+                    for name, view in zip(names, views.values(), strict=True)
+                ]
+                if views
+                else names
+            )
+            found: list[bytes | None] = []
+            for name, value in zip(names, self._each(thread_id, level, asked), strict=True):
+                try:
+                    data = None if isinstance(value, AliceError) else value.data()
+                except AliceError:
+                    data = None
+                view = views.get(name)
+                found.append(
+                    data[view[1] : view[1] + view[2]] if view and data is not None else data
+                )
+            return found
+
+        return self._engine.run_on_engine(go)
+
+    def values(
+        self, thread_id: int | None, level: int, names: Sequence[str], fmt: str | None
+    ) -> list[VariableInfo]:
+        """Each register as print/FMT shows it (`fmt` None: natural); AliceError as the
+        first register that cannot be evaluated fails, as print of it would."""
+
+        def go() -> list[VariableInfo]:
+            shown: list[VariableInfo] = []
+            for name, value in zip(names, self._each(thread_id, level, names), strict=True):
+                if isinstance(value, AliceError):
+                    raise value
+                shown.append(self._described(name, value, fmt))
+            return shown
+
+        return self._engine.run_on_engine(go)
+
+    def _described(self, name: str, value: Value, fmt: str | None) -> VariableInfo:
+        """`$name` described, or as described before with the same type, bytes and print
+        settings (most registers are unchanged from one stop to the next, or zero)."""
+        store = self._values
+        try:
+            data = value.data()
+        except AliceError:
+            return store.describe(f"${name}", value, fmt, top=True)
+        if store.printers is not None and store.printers.started:
+            return store.describe(f"${name}", _detached(value, data), fmt, top=True)
+        target = (self._engine.process, type(self._engine.target()))  # a new process or connection
+        if target != self._memo_target or len(self._memo) > _MEMO_LIMIT:
+            self._memo, self._memo_target = {}, target
+        settings = (store.max_elements, store.repeat_threshold, store.addresses, store.array_indexes,
+                    store.output_format)  # fmt: skip
+        # not by name: the zero zmm16-31 print alike (only `name` of the description differs)
+        key = (type(value.type), type_name(value.type), data, fmt, settings)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = store.describe(
+                f"${name}", _detached(value, data), fmt, top=True
+            )
+        return found if found.name == f"${name}" else replace(found, name=f"${name}")
+
+
+def _detached(value: Value, data: bytes) -> Value:
+    """A vector register's bytes as a value of its own, whose lanes are sliced from them:
+    each lane of a register value reads the whole register again (a zmm's 64 bytes for
+    each of its 200-odd lanes, as one union prints them)."""
+    if not isinstance(strip(value.type), (StructType, ArrayType)):
+        return value
+    return Value.of_bytes(value.type, data, value.ctx)
