@@ -45,6 +45,7 @@ class ProgramQueries(Dispatcher):
         self._line_starts: dict[tuple[str, int], set[int]] = {}
         # gdb's -data-list-changed-registers compares with what its previous call read
         self.register_contents: tuple[tuple[str, ...], list[bytes | None]] | None = None
+        self.machine_registers: tuple[object, tuple[str, ...]] | None = None  # (process, names)
 
     def ensure_symbols(self) -> None:
         """Before the program runs, hold a copy of it at its first instruction so that

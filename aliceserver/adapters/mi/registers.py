@@ -65,7 +65,11 @@ def _x86_names(session: MiSession) -> tuple[str, ...]:
     inferior = session.inferior
     if inferior.process is None or inferior.running or inferior.selected_tid is None:
         return numbering.machine_names(avx=False, avx512=False)  # gdb's before a process
-    return numbering.machine_names(*vector_extensions(session, inferior.selected_tid))
+    process = session.debugger.process  # its machine's names, asked once (two engine calls)
+    if session.machine_registers is None or session.machine_registers[0] != process:
+        names = numbering.machine_names(*vector_extensions(session, inferior.selected_tid))
+        session.machine_registers = (process, names)
+    return session.machine_registers[1]
 
 
 def vector_extensions(session: MiSession, tid: int) -> tuple[bool, bool]:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.source.evaluation import Expressions
     from aliceserver.debuggers.source.frames import Frames
     from aliceserver.debuggers.source.services import EngineServices
-    from aliceserver.debuggers.source.variables import VariableStore
+    from aliceserver.debuggers.source.variables import FrameView, VariableStore
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
 
 _MEMO_LIMIT = 8192  # descriptions kept, about 30 stops' worth of distinct registers
@@ -41,6 +41,8 @@ class RegisterLists:
         self._values = values
         self._dollars = dollars
         self._trees: dict[str, Expr] = {}  # `$name` parsed once
+        # (name, AVX-512): an x86 register's number, first byte, size and its number's size
+        self._places: dict[tuple[str, bool], tuple[int, int, int, int]] = {}
         self._memo: dict[tuple[object, ...], VariableInfo] = {}
         self._memo_target: object = None
 
@@ -72,30 +74,38 @@ class RegisterLists:
         unavailable), which compares equal only to another None."""
 
         def go() -> list[bytes | None]:
-            # $eax... of an outer frame reads frame 0's rax (gdb 13), but gdb compares the
-            # frame's own views: those of its registers as the frame has them
-            views = {name: x86_registers.pseudo_view(name) for name in names} if level else {}
-            asked = (
-                [
-                    view[0] if view else name
-                    for name, view in zip(names, views.values(), strict=True)
-                ]
-                if views
-                else names
-            )
-            found: list[bytes | None] = []
-            for name, value in zip(names, self._each(thread_id, level, asked), strict=True):
-                try:
-                    data = None if isinstance(value, AliceError) else value.data()
-                except AliceError:
-                    data = None
-                view = views.get(name)
-                found.append(
-                    data[view[1] : view[1] + view[2]] if view and data is not None else data
-                )
-            return found
+            tid = self._frames.default_thread(thread_id)
+            view = self._frames.frame_view(tid, level)[0]  # no scope: names are not looked up
+            if view.frame.arch.name == "aarch64":  # its own registers: through the evaluator
+                return [_bytes_of(value) for value in self._each(thread_id, level, names)]
+            avx512 = view.has_avx512
+            return [self._x86_contents(view, name, avx512) for name in names]
 
         return self._engine.run_on_engine(go)
+
+    def _x86_contents(self, view: FrameView, name: str, avx512: bool) -> bytes | None:
+        """Register `name` where `$name` reads it, without making its type (a vector
+        union's is most of the cost). $eax... of an outer frame are its own rax's bytes,
+        as gdb's register cache of the frame holds them ($eax itself reads frame 0's)."""
+        where = self._places.get((name, avx512))
+        if where is None:
+            spec = x86_registers.lookup(name, lambda: avx512)
+            if spec is None:
+                return None
+            size = strip(spec.make()).size
+            where = self._places[(name, avx512)] = (
+                spec.regno,
+                spec.offset,
+                size,
+                max(spec.offset + size, 8),
+            )
+        regno, offset, size, width = where
+        value = view.register(regno)
+        if value is None and not view.not_saved(regno):
+            value = view.innermost().register(regno)  # unsaved here: gdb's same value
+        if value is None:
+            return None
+        return (value & ((1 << 8 * width) - 1)).to_bytes(width, "little")[offset : offset + size]
 
     def values(
         self, thread_id: int | None, level: int, names: Sequence[str], fmt: str | None
@@ -145,3 +155,10 @@ def _detached(value: Value, data: bytes) -> Value:
     if not isinstance(strip(value.type), (StructType, ArrayType)):
         return value
     return Value.of_bytes(value.type, data, value.ctx)
+
+
+def _bytes_of(value: Value | AliceError) -> bytes | None:
+    try:
+        return None if isinstance(value, AliceError) else value.data()
+    except AliceError:
+        return None
