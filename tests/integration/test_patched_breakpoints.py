@@ -252,18 +252,19 @@ def test_maint_info_breakpoints_says_what_each_breakpoint_became(
     builder: Builder, jump_patches: str
 ) -> None:
     program = builder.build("patch_sites")
-    loop, spin = marker_line(SOURCE, "loop"), marker_line(SOURCE, "spin")
+    loop, spin, visit = (marker_line(SOURCE, name) for name in ("loop", "spin", "visit"))
     got = batch.ours(["-batch", "-nx", *ex(
-        f"break {SOURCE}:{loop} if i == 500", f"break {SOURCE}:{spin} if n == 7",
-        f"break {SOURCE}:{spin} if n == 9", "run", "continue", "maint info breakpoints", "info breakpoints",
+        f"break {SOURCE}:{loop} if i == 500", f"break {SOURCE}:{spin} if id == 1 && n == 7",
+        f"break {SOURCE}:{spin} if id == 2 && n == 9", f"break {SOURCE}:{visit} if (double) round > 1.5",
+        "run", "continue", "continue", "continue", "print round", "maint info breakpoints", "info breakpoints",
     ), str(program)], Path(program).parent)  # fmt: skip
     assert got.returncode == 0, got.stderr
+    assert "$1 = 2" in got.stdout
     maint, _, info = got.stdout.partition("Num ")[2].partition("Num ")
-    patched = "\tjump patch to 0x" in maint
-    assert patched == (jump_patches == "on")
-    assert maint.count("\tpatch refused: several breakpoints share this address\n") == (
-        2 if jump_patches == "on" else 0
-    )
+    on = jump_patches == "on"
+    assert maint.count("\tjump patch to 0x") == (3 if on else 0)  # two share the spin line's
+    refused = "\tpatch refused: the condition is not compiled to machine code here\n"
+    assert maint.count(refused) == (1 if on else 0)
     assert "jump patch" not in info and "patch refused" not in info  # gdb's table, as gdb's
 
 

@@ -25,6 +25,7 @@ trap and `refused` says why.
 
 from __future__ import annotations
 
+import functools
 import logging
 import signal as sig
 from collections.abc import Callable
@@ -56,7 +57,9 @@ _FAULTS: Final = (sig.SIGSEGV, sig.SIGBUS)
 _FOR_NOW: Final = "for now: "
 
 
-_Judged = tuple["ExpressionCondition | None", "ir.Node | None"]
+# What a patch judges: the breakpoints' conditions (none: an ignore count alone) and the IR
+# of their `||` (None: always true).
+_Judged = tuple[tuple[ExpressionCondition, ...], "ir.Node | None"]
 
 
 def _for_now(reason: str) -> str:
@@ -94,7 +97,7 @@ class JumpPatches:
         self._retired: list[PatchedSite] = []  # removed, their code kept while a thread is in it
         self._areas: dict[tuple[str, int], PatchArea] = {}
         # site -> why a trap, and for which condition (None: a passing reason, tried again)
-        self.refused: dict[int, tuple[ExpressionCondition | None, str]] = {}
+        self.refused: dict[int, tuple[tuple[ExpressionCondition, ...] | None, str]] = {}
         self._rerun: set[int] = set()  # threads put back at a site to run its jump again
 
     # --- what breakpoints get -----------------------------------------------------------
@@ -106,33 +109,32 @@ class JumpPatches:
         return self._access.source.symbols
 
     def _candidate(self, trap: PhysicalTrap) -> _Judged | str | None:
-        """What a patch at `trap` would judge (its condition and IR, None for an ignore count
-        alone), why it cannot have one, or None (no reason for a patch: no condition nor
-        ignore count, disabled, not compiled yet)."""
+        """What a patch at `trap` would judge, why it cannot have one, or None (no reason
+        for a patch: no condition nor ignore count, disabled, not compiled yet). Several
+        breakpoints here: the `||` of their conditions, each judged by its gate at a stop."""
         wanted = [bp for bp in trap.logical if bp.enabled]
         if (
             not self.enabled
             or not wanted
-            or wanted[0].condition is None
-            or any(bp.internal for bp in wanted)
+            or any(bp.internal or bp.condition is None for bp in wanted)
         ):
-            return None  # (an unconditional one is best served by its trap)
-        condition = necessary_condition(wanted[0].condition)
-        counting = counting_gate(wanted[0].condition)
-        if condition is None and (counting is None or counting.ignored() == 0):
-            return None
-        if len(wanted) > 1:
-            return "several breakpoints share this address"
-        if condition is None:
-            return None, None
-        compiled, node = condition.machine_ir(trap.address)
-        if not compiled:
-            return None
-        return (
-            (condition, node)
-            if node is not None
-            else "the condition is not compiled to machine code here"
-        )
+            return None  # (one that stops at every hit is best served by its trap)
+        conditions = [necessary_condition(bp.condition) for bp in wanted]
+        if len(wanted) == 1 and conditions[0] is None:
+            counting = counting_gate(wanted[0].condition)
+            return ((), None) if counting is not None and counting.ignored() > 0 else None
+        nodes = []
+        for condition in conditions:
+            if condition is None:
+                return None
+            compiled, node = condition.machine_ir(trap.address)
+            if not compiled:
+                return None
+            if node is None:
+                return "the condition is not compiled to machine code here"
+            nodes.append(node)
+        either = functools.reduce(lambda left, right: ir.Logical("||", left, right), nodes)
+        return tuple(c for c in conditions if c is not None), either
 
     def refusal(self, address: int) -> str | None:
         known = self.refused.get(address)
@@ -144,6 +146,10 @@ class JumpPatches:
         if site is not None:
             return f"jump patch to {site.code_at:#x}"
         refusal = self.refusal(address)
+        trap = self._inferior.traps.by_address.get(address) if self._inferior is not None else None
+        if refusal is None and trap is not None:  # not tried yet, but known already
+            candidate = self._candidate(trap)
+            refusal = candidate if isinstance(candidate, str) else None
         return "" if refusal is None else f"patch refused: {refusal}"
 
     def _current(self, inferior: Inferior) -> None:
@@ -173,7 +179,7 @@ class JumpPatches:
         self._current(inferior)
         self._free_retired(inferior)
         for site in list(self.sites.values()):
-            if self._candidate(site.trap) != (site.condition, site.node):
+            if self._candidate(site.trap) != (site.conditions, site.node):
                 self._remove(inferior, site)
             else:  # the ignore count as the gate has it now (`ignore` while stopped)
                 site.window.reopen(judging=self._counting_now(inferior, site))
@@ -255,9 +261,9 @@ class JumpPatches:
                 t.regs_dirty = True
         self._rerun.clear()
 
-    def _refused_for(self, address: int, condition: ExpressionCondition | None) -> bool:
+    def _refused_for(self, address: int, conditions: tuple[ExpressionCondition, ...]) -> bool:
         known = self.refused.get(address)  # (an ignore count alone is tried at each continue)
-        return known is not None and condition is not None and known[0] is condition
+        return known is not None and bool(conditions) and known[0] == conditions
 
     # --- making and removing patches ------------------------------------------------------
     def _try(self, inferior: Inferior, trap: PhysicalTrap) -> None:
@@ -290,7 +296,7 @@ class JumpPatches:
             log.info("breakpoint at %#x keeps its trap: %s", trap.address, problem)
             self.refused[trap.address] = (candidate[0], problem)
 
-    def _install(self, inferior: Inferior, trap: PhysicalTrap, condition: ExpressionCondition | None,
+    def _install(self, inferior: Inferior, trap: PhysicalTrap, conditions: tuple[ExpressionCondition, ...],
                  node: ir.Node | None) -> str | None:  # fmt: skip
         """Patch `trap`'s site, or say why not."""
         if not all_stopped(inferior):
@@ -307,7 +313,7 @@ class JumpPatches:
             area = self._area(inferior, trap.address, plan.end)
         except TargetError as error:  # (no thread able to run the mmap now, a full gap...)
             return _for_now(str(error))
-        site = build_site(inferior, self._table(), trap, condition, node, plan, area)
+        site = build_site(inferior, self._table(), trap, conditions, node, plan, area)
         self.sites[trap.address] = site
         for at in site.trap_addresses():
             self._by_trap[at] = site
@@ -335,7 +341,11 @@ class JumpPatches:
         """Take a patch out, the trap back in when its breakpoint still wants one."""
         site.fold()
         site.window.settle()
-        self._table().remove(inferior, site.plan.address)
+        try:
+            self._table().remove(inferior, site.plan.address)
+        except OSError as error:  # its code went without our hearing of it: nothing to restore
+            log.info("patch at %#x dropped: %s", site.plan.address, error)
+            self._table().by_address.pop(site.plan.address, None)
         del self.sites[site.plan.address]
         self._retired.append(site)
         self._free_retired(inferior)
@@ -365,7 +375,7 @@ class JumpPatches:
         then); a patch whose span it falls inside is removed first."""
         for site in list(self.sites.values()):
             if site.plan.address <= trap.address < site.plan.end:
-                if site.trap is trap and self._candidate(trap) == (site.condition, site.node):
+                if site.trap is trap and self._candidate(trap) == (site.conditions, site.node):
                     return True
                 if all_stopped(inferior):
                     self._remove(inferior, site)
@@ -434,7 +444,7 @@ class JumpPatches:
             return _RESUME
         inferior._stop_others(t.tid)
         if site.plan.address in self.sites:
-            self.refused[site.plan.address] = (site.condition, f"its condition faulted at {pc:#x}")
+            self.refused[site.plan.address] = (site.conditions, f"its condition faulted at {pc:#x}")
             self._remove(inferior, site)
         hit = inferior._breakpoint_hit(t, site.trap) if site.trap.inserted else _RESUME
         if isinstance(hit, Stopped):

@@ -47,7 +47,7 @@ def count_prefix(at: int, counter: int) -> bytes:
 @dataclass(eq=False)
 class PatchedSite:
     trap: PhysicalTrap
-    condition: ExpressionCondition | None  # None: an ignore count alone
+    conditions: tuple[ExpressionCondition, ...]  # its breakpoints' (none: an ignore count alone)
     node: ir.Node | None
     plan: SitePlan
     trampoline: Trampoline
@@ -55,7 +55,7 @@ class PatchedSite:
     data_offset: int
     code_at: int  # the count prefix, then the trampoline
     code_size: int  # what was allocated for both
-    breakpoint: LogicalBreakpoint
+    breakpoints: tuple[LogicalBreakpoint, ...]
     window: IgnoreWindow
     arrivals_seen: int = 0  # the arrivals counter when last folded into the hit counts
     judged: int = 0  # arrivals since then that the engine judged itself (counted there)
@@ -76,9 +76,10 @@ class PatchedSite:
         arrivals = struct.unpack_from("<Q", self.area.data, self.data_offset + _ARRIVALS)[0]
         unjudged = arrivals - self.arrivals_seen - self.judged
         self.arrivals_seen, self.judged = arrivals, 0
-        self.breakpoint.hit_count += unjudged
-        if self.condition is not None:
-            self.condition.compiled += unjudged
+        for breakpoint in self.breakpoints:
+            breakpoint.hit_count += unjudged
+        for condition in self.conditions:
+            condition.compiled += unjudged
 
     def free(self) -> None:
         """Its code and counters given back (no thread in it, no jump to it)."""
@@ -108,7 +109,7 @@ def plan_at(inferior: Inferior, symbols: ProcessSymbols, table: PatchTable, addr
     return plan_site(code, start, address, displaced_near=near, other_parts=parts)
 
 
-def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, condition: ExpressionCondition | None,
+def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, conditions: tuple[ExpressionCondition, ...],
                node: ir.Node | None, plan: SitePlan, area: PatchArea) -> PatchedSite:  # fmt: skip
     """The trampoline written in `area` and the jump over `plan`'s span (every thread
     stopped, none inside the span), the trap taken out; the trap back on a failure."""
@@ -141,13 +142,18 @@ def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, condit
         if was_inserted:
             inferior.insert_trap(trap)
         raise
-    breakpoint = next(bp for bp in trap.logical if bp.enabled)
-    # A condition the program may not decide is judged with the ignore count by the gate.
-    gate = None if may_be_undecided(node) else counting_gate(breakpoint.condition)
+    breakpoints = tuple(bp for bp in trap.logical if bp.enabled)
+    # A condition the program may not decide is judged with the ignore count by the gate;
+    # several breakpoints each keep their own count there too.
+    gate = (
+        None
+        if may_be_undecided(node) or len(breakpoints) > 1
+        else counting_gate(breakpoints[0].condition)
+    )
     window = IgnoreWindow(area.data, data, gate)
     window.reopen(judging=False)
     return PatchedSite(
-        trap, condition, node, plan, trampoline, area, data, code_at, size, breakpoint, window
+        trap, conditions, node, plan, trampoline, area, data, code_at, size, breakpoints, window
     )
 
 
