@@ -168,11 +168,11 @@ def python_binaries() -> list[Path]:
     return found
 
 
-def decode(code: bytes, address: int) -> Any:
-    """The first instruction of `code` at `address`, with capstone's details."""
+def decode_all(code: bytes, address: int) -> list[Any]:
+    """The instructions of `code` at `address`, with capstone's details."""
     decoder = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
     decoder.detail = True
-    return next(decoder.disasm(code, address))
+    return list(decoder.disasm(code, address))
 
 
 _LEGACY = {
@@ -205,4 +205,30 @@ def memory_operands(insn: Any) -> list[tuple[str, str, int, int, str]]:
         names = [full_register(insn.reg_name(reg)) if reg else "" for reg in (mem.base, mem.index)]
         segment = insn.reg_name(mem.segment) if mem.segment else ""
         found.append((names[0], names[1], mem.scale, mem.disp, segment))
+    return found
+
+
+def _needs_fixing(form: str) -> bool:
+    return (
+        "[rip]" in form or " rel" in form or form.startswith(("call", "bnd call", "notrack call"))
+    )
+
+
+def spans(paths: Iterable[Path], minimum: int = 5) -> dict[str, Instance]:
+    """One instance of every sequence of forms a `minimum`-byte jump displaces at the sites
+    of `paths` (whole instructions), among the sequences with something to fix up."""
+    decoder = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    decoder.detail = True
+    found: dict[str, Instance] = {}
+    for path in paths:
+        for kind, address, window in sites(path):
+            forms, size = [], 0
+            for insn in decoder.disasm(window, address):
+                forms.append(form_of(insn))
+                size += insn.size
+                if size >= minimum:
+                    break
+            key = " ; ".join(forms)
+            if size >= minimum and key not in found and any(map(_needs_fixing, forms)):
+                found[key] = Instance(key, window[:size], address, path.name, kind)
     return found

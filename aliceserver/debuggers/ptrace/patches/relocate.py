@@ -11,8 +11,9 @@ A branch to a later displaced instruction goes to its copy; a branch back to `ad
 itself goes to the site (the patch there runs the trampoline again, as the original would
 hit the breakpoint again). Known differences from the original, none visible to a correct
 program: the x87 last-instruction pointer (FIP) of a moved x87 instruction is its copy's,
-and a moved indirect call through a non-canonical pointer faults with its return address
-already pushed (rsp 8 lower in the crash report).
+and a moved indirect call whose memory operand or target faults (a bad function pointer)
+faults with its return address already pushed (rsp 8 lower in the crash report). A moved
+call leaves a CET user shadow stack unbalanced: with shadow stacks on, calls must stay put.
 """
 
 from __future__ import annotations
