@@ -11,7 +11,7 @@ Kept together, the live and the remote paths share one reaction to the loader's 
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.core.buildid import file_build_id
 from aliceserver.debuggers.events import (
@@ -33,7 +33,6 @@ from aliceserver.debuggers.ptrace.programfile import ProgramFile, cannot_start_h
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
-from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.session import RemoteSession
 from aliceserver.debuggers.remote.targetfiles import StubFiles, TargetFiles
 from aliceserver.debuggers.source.library_symbols import LibrarySymbolControl
@@ -41,6 +40,9 @@ from aliceserver.debuggers.source.locations import Locations
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError, TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.remote.process import RemoteProcess
 
 log = logging.getLogger(__name__)
 

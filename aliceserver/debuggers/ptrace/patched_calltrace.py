@@ -20,10 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING
-
-import capstone  # type: ignore[import-untyped, unused-ignore]
-import capstone.x86  # type: ignore[import-untyped, unused-ignore]
+from typing import TYPE_CHECKING, Any
 
 from aliceserver.debuggers.model import FunctionSymbol
 from aliceserver.debuggers.ptrace import registers as register_sets
@@ -443,7 +440,10 @@ class _Held:
         self._held.clear()
 
 
-def _decoder(detail: bool) -> capstone.Cs:
+def _decoder(detail: bool) -> Any:
+    # Imported here: capstone costs 7 MB and 60 ms, and a session may record no call.
+    import capstone  # type: ignore[import-untyped, unused-ignore]
+
     cs = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
     cs.detail = detail
     return cs
@@ -451,6 +451,8 @@ def _decoder(detail: bool) -> capstone.Cs:
 
 def _branch_targets(code: bytes, start: int) -> tuple[set[int], bool]:
     """The direct branch targets in the function, and whether it has an indirect jump."""
+    import capstone.x86  # type: ignore[import-untyped, unused-ignore]
+
     targets: set[int] = set()
     indirect = False
     for insn in _decoder(True).disasm(code, start):

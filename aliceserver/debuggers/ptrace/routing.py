@@ -30,7 +30,6 @@ from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.live import LiveSession
 from aliceserver.debuggers.ptrace.state import ProcessAccess
-from aliceserver.debuggers.remote.calls import RemoteCaller
 from aliceserver.debuggers.remote.regtypes import type_class
 from aliceserver.debuggers.remote.session import RemoteSession
 from aliceserver.debuggers.remote.watches import scope_return_address
@@ -293,5 +292,7 @@ class ProgramCallers:
         remote = self._remote.live()
         if remote is None:
             return None
+        from aliceserver.debuggers.remote.calls import RemoteCaller  # with the stub's client
+
         return RemoteCaller(self._remote, remote, tid, self._settings, self._tracker.entry, name_of,
                             self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip

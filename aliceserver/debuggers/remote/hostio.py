@@ -12,10 +12,13 @@ import errno as host_errno
 import os
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.remote import packets
-from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.remote.client import RemoteClient
 
 O_RDONLY = 0
 _HEADROOM = 32  # `F` + count + `;` and a little, within the packet size

@@ -44,9 +44,7 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.remote import signals
-from aliceserver.debuggers.remote.connection import RETRANSMITS
 from aliceserver.debuggers.remote.errors import RemoteError
-from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.remote.traps import RemoteTraps
 from aliceserver.debuggers.remote.waiter import StopWaiter
 from aliceserver.debuggers.remote.watches import RemoteWatches
@@ -59,6 +57,7 @@ from aliceserver.debuggers.target import (
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.remote.process import RemoteProcess
     from aliceserver.debuggers.remote.stops import StopReply
     from aliceserver.debuggers.source.stepping import Control, StepPlan
 
@@ -122,6 +121,10 @@ class RemoteSession:
                 timeouts: RemoteTimeouts) -> RemoteConnected:  # fmt: skip
         if self.process is not None:
             raise TargetError("Already connected to a remote target; disconnect first.")
+        # Imported here: the client and its sockets cost 3 MB in every session, most local.
+        from aliceserver.debuggers.remote.connection import RETRANSMITS
+        from aliceserver.debuggers.remote.process import RemoteProcess
+
         reply = None if timeouts.reply is None else timeouts.reply * RETRANSMITS  # gdb's tries
         process = RemoteProcess.connect(_channel_name(target), extended=extended, timeout=reply,
                                         connect_timeout=timeouts.connect, auto_retry=timeouts.auto_retry)

@@ -13,14 +13,17 @@ import os
 import re
 import tempfile
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.core.buildid import build_id
 from aliceserver.debuggers.events import Event, Output
 from aliceserver.debuggers.librarypaths import TARGET_PREFIX, LibraryPaths
-from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.errors import RemoteUnsupported
 from aliceserver.debuggers.remote.hostio import HostIO, RemoteFileError
 from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.remote.client import RemoteClient
 
 log = logging.getLogger(__name__)
 

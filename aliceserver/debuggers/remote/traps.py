@@ -8,7 +8,7 @@ reads, so there is nothing to mask."""
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.events import BreakpointChanged, Stopped, StopReason
@@ -21,8 +21,10 @@ from aliceserver.debuggers.ptrace.traps import (
     judge_trap_hit,
 )
 from aliceserver.debuggers.remote.errors import RemoteError
-from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.remote.process import RemoteProcess
 
 log = logging.getLogger(__name__)
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import StackFrame, WatchKind, WatchpointInfo, WatchScope
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.remote.errors import RemoteUnsupported
-from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.remote.process import RemoteProcess
 
 log = logging.getLogger(__name__)
 

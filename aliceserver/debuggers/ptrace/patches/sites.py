@@ -17,9 +17,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-import capstone  # type: ignore[import-untyped, unused-ignore]
-from capstone import x86  # type: ignore[import-untyped, unused-ignore]
-
 JUMP_SIZE: Final = 5  # jmp rel32
 _NO_FALL_THROUGH: Final = frozenset({"jmp", "ud2", "hlt", "int3", "ud1", "ud0"})
 
@@ -71,12 +68,18 @@ class _Decoded:
 
 
 def _decode(code: bytes, start: int) -> list[_Decoded]:
+    # Imported here: capstone costs 7 MB and 60 ms, and most sessions plan no patch.
+    import capstone  # type: ignore[import-untyped, unused-ignore]
+
     cs = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
     cs.detail = True
     return [_classify(insn) for insn in cs.disasm(code, start)]
 
 
 def _classify(insn: Any) -> _Decoded:
+    import capstone  # type: ignore[import-untyped, unused-ignore]
+    from capstone import x86  # type: ignore[import-untyped, unused-ignore]
+
     jump = insn.group(capstone.CS_GRP_JUMP)
     call = insn.group(capstone.CS_GRP_CALL)
     target: int | None = None
