@@ -19,7 +19,7 @@ import os
 import pickle
 import zlib
 from collections.abc import Hashable
-from typing import Any
+from typing import IO, Any
 
 from aliceserver.debuggers.symbols.dwarf import cachedir
 
@@ -28,8 +28,8 @@ log = logging.getLogger(__name__)
 # 2: answers found later (inlined copies) in a second file; 3: LTO copies; 4: the symbol
 # table's address index; 5: legacy Rust names with `..` in their path demangled; 6: the
 # symbol table's `name@got.plt` slots; 7: the payload's length and CRC-32 in the header;
-# 8: aarch64's `name@got.plt` slots
-FORMAT_VERSION = 8
+# 8: aarch64's `name@got.plt` slots; 9: the line part pickled on its own (lineparts.py)
+FORMAT_VERSION = 9
 _MAGIC = b"ALICEIDX"
 _HEADER = len(_MAGIC) + 4 + 8 + 4  # magic, version, payload length, payload CRC-32
 
@@ -49,6 +49,11 @@ def read_cache_file(path: str, what: str) -> bytes | None:
 class _PlainUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         raise pickle.UnpicklingError(f"refusing {module}.{name} in an index cache file")
+
+
+def plain_unpickler(stream: IO[bytes]) -> pickle.Unpickler:
+    """An unpickler of plain containers only, as for the cache files themselves."""
+    return _PlainUnpickler(stream)
 
 
 default_directory = cachedir.default_directory

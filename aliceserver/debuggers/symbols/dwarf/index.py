@@ -18,6 +18,11 @@ from typing import Any
 from aliceserver.debuggers.symbols.dwarf import names, prologue
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
+from aliceserver.debuggers.symbols.dwarf.lineparts import (
+    LineParts,
+    is_packed_or_whole,
+    packed_for_cache,
+)
 from aliceserver.debuggers.symbols.dwarf.linerows import LineIndex, Unit
 from aliceserver.debuggers.symbols.dwarf.lines import StringSections
 from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch, LineResolution, SourceLine
@@ -46,17 +51,19 @@ class DebugInfo:
     """Line tables and function lookups of one ELF image (thread-safe, lazily decoded)."""
 
     def __init__(self, image: ElfImage, main: ElfSections, dwarf: ElfSections,
-                 payload: dict[str, Any], stored_rows: RowCache | None = None) -> None:  # fmt: skip
+                 payload: dict[str, Any], stored_rows: RowCache | None = None,
+                 rebuild: Callable[[], dict[str, Any]] | None = None) -> None:  # fmt: skip
         self.image = image
         self.debug_file = dwarf.path  # where the DWARF was read from
         self._main = main
         self._dwarf = dwarf
-        self._units: list[Unit] = payload["units"]
-        self._paths: list[str] = payload["paths"]
-        self._headers: dict[int, tuple[Any, ...]] = payload["headers"]
+        # Decoded on the first query for lines: a library searched only for a name never is.
+        rebuild = rebuild or (lambda: build_payload(image, dwarf, None))
+        self._line_parts = LineParts(payload, rebuild)
+        self._stored_rows = stored_rows
+        self._line_index: LineIndex | None = None
+        self._line_index_lock = threading.Lock()
         self._demangled: dict[str, str] = payload["demangled"]
-        self._lines = LineIndex(dwarf, self._units, self._paths, self._headers, payload["ranges"],
-                                stored_rows)  # fmt: skip
         self._lock = threading.Lock()  # the extras
         self._functions = FunctionList(payload["functions"])
         self._source_names: dict[str, str] | None = None  # absolute path -> DW_AT_name
@@ -73,6 +80,30 @@ class DebugInfo:
         # `break NAME`'s answers: the binary's, so they hold for its life (an editor sends
         # every function breakpoint again at each change; each took 150 us)
         self._named: dict[str, tuple[FunctionMatch, ...]] = {}
+
+    @property
+    def _units(self) -> list[Unit]:
+        return self._line_parts.get()[0]
+
+    @property
+    def _paths(self) -> list[str]:
+        return self._line_parts.get()[1]
+
+    @property
+    def _headers(self) -> dict[int, tuple[Any, ...]]:
+        return self._line_parts.get()[2]
+
+    @property
+    def _lines(self) -> LineIndex:
+        lines = self._line_index
+        if lines is None:
+            with self._line_index_lock:
+                if self._line_index is None:
+                    units, paths, headers, ranges = self._line_parts.get()
+                    rows = self._stored_rows
+                    self._line_index = LineIndex(self._dwarf, units, paths, headers, ranges, rows)
+                lines = self._line_index
+        return lines
 
     # --- loading -----------------------------------------------------------------------
     @classmethod
@@ -105,12 +136,20 @@ class DebugInfo:
             payload = build_payload(image, dwarf, progress)
             log.debug("indexed %s in %.3f s", image.path, time.perf_counter() - started)
             if cache is not None:
-                cache.store(key, identity, payload)
+                cache.store(key, identity, packed_for_cache(payload))
         if progress is not None:
             progress(f"debug info of {os.path.basename(image.path)} loaded", 1.0)
         image.adopt_symbols(payload["symbols"])
         rows = RowCache(cache, key, identity) if cache is not None else None
-        info = cls(image, main, dwarf, payload, rows)
+
+        def rebuild() -> dict[str, Any]:  # the cached line part did not decode: never trusted
+            built = build_payload(image, dwarf, None)
+            if cache is not None:
+                cache.damaged(cache.path_for(key), "its line part is unreadable")
+                cache.store(key, identity, packed_for_cache(built))
+            return built
+
+        info = cls(image, main, dwarf, payload, rows, rebuild)
         if cache is not None:
             info._store = (cache, key + "-extra", identity)
             info._symbols_store = (cache, key + "-symbols", identity)
@@ -475,14 +514,10 @@ def _tuple(identity: FileIdentity) -> tuple[str, int, int]:
 def _valid_payload(payload: dict[str, Any]) -> bool:
     try:
         return (
-            isinstance(payload["units"], list)
-            and isinstance(payload["paths"], list)
-            and isinstance(payload["headers"], dict)
-            and isinstance(payload["ranges"], list)
+            is_packed_or_whole(payload)
             and isinstance(payload["demangled"], dict)
             and is_packed(payload["functions"])
             and is_packed_table(payload["symbols"])
-            and all(len(h) == 11 for h in payload["headers"].values())
         )
     except (KeyError, TypeError):
         return False
