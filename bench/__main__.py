@@ -23,6 +23,7 @@ BENCHMARKS = {
     "dap_load": "bench.dap_load",
     "trace_calls": "bench.trace_calls",
     "mi_next": "bench.mi_next",
+    "mi_registers": "bench.mi_registers",
     "printer_children": "bench.printer_children",
     "remote_rsp": "bench.remote_rsp",
     "big_inspect": "bench.big_inspect",

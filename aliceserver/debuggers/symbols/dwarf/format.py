@@ -410,15 +410,21 @@ class _Formatter:
         parts: list[str] = []
         printed = 0
         i = 0
+        keys = _element_bytes(value, count, elem_size)
         while i < count:
             if printed >= limit:
                 return "{" + ", ".join(parts) + "...}"
             elem = value.element(i)
             run = 1
-            key = _bytes_or_none(elem)
-            if key is not None and elem_size:
-                while i + run < count and _bytes_or_none(value.element(i + run)) == key:
+            if keys is not None:  # runs found on the bytes, no value made for each element
+                key: bytes | None = keys[i]
+                while i + run < count and keys[i + run] == key:
                     run += 1
+            else:
+                key = _bytes_or_none(elem)
+                if key is not None and elem_size:
+                    while i + run < count and _bytes_or_none(value.element(i + run)) == key:
+                        run += 1
             text = self.value(elem, depth + 1)
             if self.opts.array_indexes:  # gdb's maybe_print_array_index, before a run too
                 text = f"[{_index_text(i, self.opts.fmt or self.opts.output_format)}] = {text}"
@@ -489,6 +495,20 @@ def _limit_by_runs(data: bytes, limit: int) -> int:
             run += 1
         taken += run
     return taken
+
+
+def _element_bytes(value: Value, count: int, size: int) -> list[bytes] | None:
+    """Each element's bytes of an array whose bytes can be had at once (as _prefetch
+    reads them), else None (too large, partly unreadable or optimized out)."""
+    if not size or count * size > _PREFETCH_LIMIT or value.bit_size:
+        return None
+    try:
+        data = value.data()
+    except EvaluationError:
+        return None
+    if len(data) < count * size:
+        return None
+    return [data[i : i + size] for i in range(0, count * size, size)]
 
 
 def _bytes_or_none(value: Value) -> bytes | None:
