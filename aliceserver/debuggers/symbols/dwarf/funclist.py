@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate
 from operator import itemgetter
 
@@ -47,14 +47,15 @@ class FunctionList:
 
     def __init__(self, packed: Packed) -> None:
         self._packed: Packed | None = packed
-        self._names: list[str] = []
         self._spans: array[int] = array("Q")
         # The names joined and where each starts: str.find there is what a scan of
-        # `needle in name` per name was, 100x faster (20 names broke in 30 ms).
+        # `needle in name` per name was, 100x faster (20 names broke in 30 ms). A name is
+        # cut from them when found: a list of every name took 70 bytes each (libc's, asked
+        # for a name it does not have at each first stop).
         self._text = ""
-        self._starts: list[int] = []
+        self._starts: array[int] = array("Q")
         # The demangled names searched the same way, for the one mapping they come from.
-        self._demangled: tuple[Mapping[str, str], list[str], str, list[int]] | None = None
+        self._demangled: tuple[Mapping[str, str], list[str], str, array[int]] | None = None
         self._indexes_of: dict[str, list[int]] | None = None
 
     def _unpack(self) -> None:
@@ -63,11 +64,15 @@ class FunctionList:
             spans = array("Q", raw)
             if sys.byteorder != "little":
                 spans.byteswap()
-            self._names = text.split(_SEPARATOR) if spans else []
             self._spans = spans
             self._text = text if spans else ""
-            self._starts = _starts(self._names)
+            self._starts = _starts(text.split(_SEPARATOR) if spans else [])
             self._packed = None
+
+    def _name(self, i: int) -> str:
+        starts = self._starts
+        end = starts[i + 1] - 1 if i + 1 < len(starts) else len(self._text)
+        return self._text[starts[i] : end]
 
     def matching(
         self, needle: str, demangled: Mapping[str, str]
@@ -75,7 +80,6 @@ class FunctionList:
         """(linkage, demangled, low, size) of the functions whose linkage or demangled
         name contains `needle`, in list order."""
         self._unpack()
-        names = self._names
         spans = self._spans
         found = set(_containing(self._text, self._starts, needle))
         if demangled:
@@ -85,10 +89,10 @@ class FunctionList:
                 indexes_of = self._name_indexes()
                 found.update(i for name in also for i in indexes_of.get(name, ()))
         for i in sorted(found):
-            name = names[i]
+            name = self._name(i)
             yield name, demangled.get(name, name), spans[2 * i], spans[2 * i + 1]
 
-    def _demangled_search(self, demangled: Mapping[str, str]) -> tuple[list[str], str, list[int]]:
+    def _demangled_search(self, demangled: Mapping[str, str]) -> tuple[list[str], str, array[int]]:
         kept = self._demangled
         if kept is None or kept[0] is not demangled:
             keys = [name for name, text in demangled.items() if _SEPARATOR not in text]
@@ -99,18 +103,20 @@ class FunctionList:
     def _name_indexes(self) -> dict[str, list[int]]:
         if self._indexes_of is None:
             indexes_of: dict[str, list[int]] = {}
-            for i, name in enumerate(self._names):
+            for i, name in enumerate(self._text.split(_SEPARATOR) if self._starts else ()):
                 indexes_of.setdefault(name, []).append(i)
             self._indexes_of = indexes_of
         return self._indexes_of
 
 
-def _starts(names: list[str]) -> list[int]:
+def _starts(names: list[str]) -> array[int]:
     """Where each of `names` starts in their join with the separator."""
-    return list(accumulate((len(name) + 1 for name in names[:-1]), initial=0)) if names else []
+    if not names:
+        return array("Q")
+    return array("Q", accumulate((len(name) + 1 for name in names[:-1]), initial=0))
 
 
-def _containing(text: str, starts: list[int], needle: str) -> Iterator[int]:
+def _containing(text: str, starts: Sequence[int], needle: str) -> Iterator[int]:
     """The indexes of the joined names (`text`, each at `starts`) that contain `needle`."""
     if not needle:
         yield from range(len(starts))
