@@ -123,9 +123,9 @@ class ExpressionCondition:
     def machine_ir(self, pc: int) -> tuple[bool, ir.Node | None]:
         """(whether the condition was compiled at `pc` yet, its IR there or None): what a
         jump patch there would judge in the program (ptrace/patched_breakpoints.py)."""
-        known = self._by_pc.get(pc)
-        if known is None or self._source is not self._engine._source:
-            return False, None
+        known, source = self._by_pc.get(pc), self._engine._source
+        if known is None or self._source is not source or known.module is not source.symbols.module_at(pc):
+            return False, None  # (another run may load the module elsewhere: compiled anew)
         return True, known.node
 
     def _compile(self, tid: int, pc: int, module: Module, source: SourceSymbols) -> _Compiled:
