@@ -70,6 +70,17 @@ _PKRU_BIT, _PKRU_SIZE = 1 << 9, 8
 _XCR0_OFFSET = 464  # where Linux leaves XCR0 in FXSAVE's software-reserved bytes
 
 
+def avx512_offsets(xstate: bytes) -> tuple[int, int, int] | None:
+    """Where k0-7, zmm0-15's upper halves and zmm16-31 start in a standard-format XSAVE
+    area, or None where the machine has no AVX-512."""
+    xcr0 = int.from_bytes(xstate[_XCR0_OFFSET : _XCR0_OFFSET + 8], "little")
+    end = len(xstate) - (_PKRU_SIZE if xcr0 & _PKRU_BIT else 0)
+    if xcr0 & _AVX512_BITS != _AVX512_BITS or end - _AVX512_SIZE < _YMM_HIGH_OFFSET + 256:
+        return None
+    k_offset = end - _AVX512_SIZE
+    return k_offset, k_offset + 64, k_offset + 64 + 512
+
+
 def extended_registers(xstate: bytes) -> dict[int, bytes]:
     """ymm0-15 and, where the machine has AVX-512, k0-7, xmm16-31, ymm16-31 and zmm0-31,
     by the numbers of symbols/dwarf/x86_registers.py; empty without AVX."""
@@ -83,12 +94,10 @@ def extended_registers(xstate: bytes) -> dict[int, bytes]:
     xmm = [xstate[160 + 16 * i : 176 + 16 * i] for i in range(16)]
     ymm = [xmm[i] + part(2, _YMM_HIGH_OFFSET + 16 * i, 16) for i in range(16)]
     found = {x86.YMM0 + i: ymm[i] for i in range(16)}
-    xcr0 = int.from_bytes(xstate[_XCR0_OFFSET : _XCR0_OFFSET + 8], "little")
-    end = len(xstate) - (_PKRU_SIZE if xcr0 & _PKRU_BIT else 0)
-    if xcr0 & _AVX512_BITS != _AVX512_BITS or end - _AVX512_SIZE < _YMM_HIGH_OFFSET + 256:
+    offsets = avx512_offsets(xstate)
+    if offsets is None:
         return found
-    k_offset = end - _AVX512_SIZE
-    zmm_high_offset, hi16_offset = k_offset + 64, k_offset + 64 + 512
+    k_offset, zmm_high_offset, hi16_offset = offsets
     found.update({x86.K0 + i: part(5, k_offset + 8 * i, 8) for i in range(8)})
     found.update({x86.ZMM0 + i: ymm[i] + part(6, zmm_high_offset + 32 * i, 32) for i in range(16)})
     for i in range(16):

@@ -67,8 +67,9 @@ def set_vector(libc: binding.Libc, tid: int, name: str, data: bytes) -> None:
     elif name in _CONTROL_FIELDS:
         offset, size = _CONTROL_FIELDS[name]
         fx[offset : offset + size] = data[:size].ljust(size, b"\0")
-    elif kind in ("xmm", "ymm", "zmm", "k"):  # AVX-512's: not written over ptrace yet
-        raise TargetError(f"writing ${name} is not supported")
+    elif kind in ("xmm", "ymm", "zmm", "k") and 0 <= index < 32:  # AVX-512's: in the XSAVE area
+        _set_avx512(libc, tid, name, kind, index, data)
+        return
     else:
         raise TargetError(f"Invalid register `{name}'")
     if kind == "ymm":
@@ -132,3 +133,49 @@ def vector(libc: binding.Libc, tid: int) -> VectorRegisters:
     except OSError:
         xstate = b""
     return regsets.vector_registers(fx, xstate)
+
+
+# AVX-512's registers by kind: (XSTATE_BV bit, size of one) of the part in that component
+_SSE_BIT, _AVX_COMPONENT, _OPMASK_BIT, _ZMM_HIGH_BIT, _HI16_BIT = 1, 2, 5, 6, 7
+_WIDTHS = {"xmm": 16, "ymm": 32, "zmm": 64, "k": 8}
+
+
+def _set_avx512(libc: binding.Libc, tid: int, name: str, kind: str, index: int, data: bytes) -> None:
+    """Write k0-7, zmm0-31, or xmm16-31/ymm16-31 (zmm16-31's low bytes): the whole XSAVE
+    area read, the register's bytes put at their places, the area written back (the
+    kernel takes nothing less)."""
+    if kind == "k" and index >= 8 or kind in ("xmm", "ymm") and index < 16:
+        raise TargetError(f"Invalid register `{name}'")
+    if len(data) != _WIDTHS[kind]:
+        raise TargetError(f"{name} takes {_WIDTHS[kind]} bytes, not {len(data)}")
+    try:
+        xstate = bytearray(libc.get_regset(tid, binding.NT_X86_XSTATE, _XSTATE_MAX))
+    except OSError:
+        raise TargetError(f"writing ${name} is not supported: this machine has no AVX-512 state") from None
+    offsets = regsets.avx512_offsets(bytes(xstate))
+    if offsets is None:
+        raise TargetError(f"writing ${name} is not supported: this machine has no AVX-512 state")
+    k_offset, zmm_high_offset, hi16_offset = offsets
+    if kind == "k":
+        _put(xstate, _OPMASK_BIT, k_offset, 64, 8 * index, data)
+    elif index >= 16:  # xmm16-31, ymm16-31 and zmm16-31 share one 64-byte place
+        _put(xstate, _HI16_BIT, hi16_offset, 1024, 64 * (index - 16), data)
+    else:  # zmm0-15: xmm in the legacy area, the AVX upper half, AVX-512's upper 32 bytes
+        _put(xstate, _SSE_BIT, 160, 256, 16 * index, data[:16])
+        _put(xstate, _AVX_COMPONENT, _YMM_HIGH_OFFSET, 256, 16 * index, data[16:32])
+        _put(xstate, _ZMM_HIGH_BIT, zmm_high_offset, 512, 32 * index, data[32:])
+    try:
+        libc.set_regset(tid, binding.NT_X86_XSTATE, bytes(xstate))
+    except OSError as error:
+        raise TargetError(f"cannot write {name}: {error.strerror}") from None
+
+
+def _put(xstate: bytearray, bit: int, start: int, size: int, offset: int, data: bytes) -> None:
+    """`data` at `offset` into the component of XSTATE_BV `bit` at `start` (`size` bytes):
+    a component in its initial state (its bit clear, its bytes not meaningful) is zeroed
+    and marked in use first."""
+    bv = int.from_bytes(xstate[_XSTATE_BV_OFFSET : _XSTATE_BV_OFFSET + 8], "little")
+    if not bv >> bit & 1:
+        xstate[start : start + size] = bytes(size)
+        xstate[_XSTATE_BV_OFFSET : _XSTATE_BV_OFFSET + 8] = (bv | 1 << bit).to_bytes(8, "little")
+    xstate[start + offset : start + offset + len(data)] = data
