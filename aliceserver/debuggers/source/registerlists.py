@@ -5,7 +5,7 @@ stop's register sets are read once (not once per register) and nothing is parsed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -45,6 +45,7 @@ class RegisterLists:
         self._places: dict[tuple[str, bool], tuple[int, int, int, int]] = {}
         self._memo: dict[tuple[object, ...], VariableInfo] = {}
         self._memo_target: object = None
+        self._kinds: dict[str, tuple[object, str]] = {}  # each register's type, as the memo keys it
 
     def _tree(self, name: str) -> Expr:
         tree = self._trees.get(name)
@@ -83,10 +84,13 @@ class RegisterLists:
 
         return self._engine.run_on_engine(go)
 
-    def _x86_contents(self, view: FrameView, name: str, avx512: bool) -> bytes | None:
+    def _x86_contents(
+        self, view: FrameView, name: str, avx512: bool, *, as_print: bool = False
+    ) -> bytes | None:
         """Register `name` where `$name` reads it, without making its type (a vector
         union's is most of the cost). $eax... of an outer frame are its own rax's bytes,
-        as gdb's register cache of the frame holds them ($eax itself reads frame 0's)."""
+        as gdb's register cache of the frame holds them, or (`as_print`) frame 0's, as
+        `$eax` itself reads them in gdb 13."""
         where = self._places.get((name, avx512))
         if where is None:
             spec = x86_registers.lookup(name, lambda: avx512)
@@ -100,6 +104,8 @@ class RegisterLists:
                 max(spec.offset + size, 8),
             )
         regno, offset, size, width = where
+        if as_print and offset + size < 8 and x86_registers.is_pseudo(name):
+            view = view.innermost()
         value = view.register(regno)
         if value is None and not view.not_saved(regno):
             value = view.innermost().register(regno)  # unsaved here: gdb's same value
@@ -111,17 +117,68 @@ class RegisterLists:
         self, thread_id: int | None, level: int, names: Sequence[str], fmt: str | None
     ) -> list[VariableInfo]:
         """Each register as print/FMT shows it (`fmt` None: natural); AliceError as the
-        first register that cannot be evaluated fails, as print of it would."""
+        first register that cannot be evaluated fails, as print of it would. A register
+        described before with the same type and bytes is not evaluated again."""
 
         def go() -> list[VariableInfo]:
-            shown: list[VariableInfo] = []
-            for name, value in zip(names, self._each(thread_id, level, names), strict=True):
+            frame: list[tuple[FrameView, bool | None]] = []  # the frame, and AVX-512 (x86) or None
+
+            def where() -> tuple[FrameView, bool | None]:
+                if not frame:
+                    view = self._frames.frame_view(self._frames.default_thread(thread_id), level)[0]
+                    frame.append(
+                        (view, None if view.frame.arch.name == "aarch64" else view.has_avx512)
+                    )
+                return frame[0]
+
+            shown: list[VariableInfo | None] = [None] * len(names)
+            for index, name in enumerate(names):
+                key = self._known_key(where, name, fmt)
+                found = None if key is None else self._memo.get(key)
+                if found is not None:
+                    shown[index] = (
+                        found if found.name == f"${name}" else replace(found, name=f"${name}")
+                    )
+            missing = [index for index, info in enumerate(shown) if info is None]
+            evaluated = self._each(thread_id, level, [names[index] for index in missing])
+            for index, value in zip(missing, evaluated, strict=True):
                 if isinstance(value, AliceError):
                     raise value
-                shown.append(self._described(name, value, fmt))
-            return shown
+                shown[index] = self._described(names[index], value, fmt)
+            return [info for info in shown if info is not None]
 
         return self._engine.run_on_engine(go)
+
+    def _known_key(
+        self, where: Callable[[], tuple[FrameView, bool | None]], name: str, fmt: str | None
+    ) -> tuple[object, ...] | None:
+        """The memo's key of `$name` from its bytes alone, where its type is known from an
+        earlier description (x86: its bytes are read without the evaluator)."""
+        kind = self._kinds.get(name)
+        if kind is None or not self._memo_usable():
+            return None
+        view, avx512 = where()
+        data = None if avx512 is None else self._x86_contents(view, name, avx512, as_print=True)
+        return None if data is None else (*kind, data, fmt, self._settings())
+
+    def _memo_usable(self) -> bool:
+        store = self._values
+        if store.printers is not None and store.printers.started:
+            return False  # a printer may show these types
+        target = (self._engine.process, type(self._engine.target()))  # a new process or connection
+        if target != self._memo_target or len(self._memo) > _MEMO_LIMIT:
+            self._memo, self._kinds, self._memo_target = {}, {}, target
+        return True
+
+    def _settings(self) -> tuple[object, ...]:
+        store = self._values
+        return (
+            store.max_elements,
+            store.repeat_threshold,
+            store.addresses,
+            store.array_indexes,
+            store.output_format,
+        )
 
     def _described(self, name: str, value: Value, fmt: str | None) -> VariableInfo:
         """`$name` described, or as described before with the same type, bytes and print
@@ -131,15 +188,11 @@ class RegisterLists:
             data = value.data()
         except AliceError:
             return store.describe(f"${name}", value, fmt, top=True)
-        if store.printers is not None and store.printers.started:
+        if not self._memo_usable():
             return store.describe(f"${name}", _detached(value, data), fmt, top=True)
-        target = (self._engine.process, type(self._engine.target()))  # a new process or connection
-        if target != self._memo_target or len(self._memo) > _MEMO_LIMIT:
-            self._memo, self._memo_target = {}, target
-        settings = (store.max_elements, store.repeat_threshold, store.addresses, store.array_indexes,
-                    store.output_format)  # fmt: skip
         # not by name: the zero zmm16-31 print alike (only `name` of the description differs)
-        key = (type(value.type), type_name(value.type), data, fmt, settings)
+        kind = self._kinds[name] = (type(value.type), type_name(value.type))
+        key = (*kind, data, fmt, self._settings())
         found = self._memo.get(key)
         if found is None:
             found = self._memo[key] = store.describe(
