@@ -28,7 +28,7 @@ from aliceserver.tracing.store import Row, TraceStore
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.003
-BACKLOG = 500_000  # rows queued in the store beyond which calls are sampled
+BACKLOG = 100_000  # rows queued in the store (about a second of its work): calls sampled beyond
 
 
 class Formatter(Protocol):
@@ -74,6 +74,7 @@ class RecordDrain:
         self._next_call = next_call  # call ids shared with the trap path
         self.traces: dict[int, RecordedTrace] = {}  # by trace number
         self._stacks: dict[int, list[list[Any]]] = {}  # tid -> [cfa, call id, trace, start ns]
+        self._last_ns: dict[int, int] = {}  # each thread's last row time: rows stay in order
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -125,6 +126,7 @@ class RecordDrain:
         every = self._sample_every()
         append = rows.append
         next_call = self._next_call
+        last = self._last_ns.get(tid, 0)
         header, trace = -1, None
         for record in records:
             if record[0] != header:
@@ -145,6 +147,9 @@ class RecordDrain:
                 counts.recorded += 1
                 call_id = next_call()
                 now = base_ns + int((record[1] - base_ticks) * scale)
+                if now < last:
+                    now = last  # the clock's line was measured again since: never back
+                last = now
                 append(("call", now, tid, trace.name, trace.path, trace.line, call_id,
                         stack[-1][1] if stack else None, len(stack), trace.formatter.arguments_json(record),
                         None, None, None, None))  # fmt: skip
@@ -158,10 +163,15 @@ class RecordDrain:
             _, call_id, called, began = stack[index]
             del stack[index:]
             now = base_ns + int((record[1] - base_ticks) * scale)
+            if now < last:
+                now = last
+            last = now
             append(("return", now, tid, called.name, called.path, called.line, call_id,
                     stack[-1][1] if stack else None, len(stack), None, called.formatter.return_value(record),
                     now - began, None, None))  # fmt: skip
+        self._last_ns[tid] = last
 
     def forget_thread(self, tid: int) -> None:
         with self._lock:
             self._stacks.pop(tid, None)
+            self._last_ns.pop(tid, None)

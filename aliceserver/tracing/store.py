@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 DEFAULT_RETENTION = 7 * 24 * 3600.0  # seconds a kept trace stays before it is purged
 _SUFFIX = ".trace.sqlite"
 _BATCH_DELAY = 0.05  # seconds the writer lets rows gather (fewer, larger transactions)
+_MAX_BATCH = 20_000  # rows per transaction at most
 
 COLUMNS = (
     "kind", "ts_ns", "thread", "function", "file", "line", "call_id", "parent_id", "depth",
@@ -162,8 +163,8 @@ class TraceStore:
                 if not self._pending and self._closing:
                     return
             time.sleep(_BATCH_DELAY)  # let a burst gather into one transaction
-            with self._lock:
-                batch, self._pending = self._pending, []
+            with self._lock:  # a bounded batch: encoding it holds the GIL (tracing threads wait)
+                batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
             try:
                 self._db.execute("BEGIN")
                 self._insert(batch)

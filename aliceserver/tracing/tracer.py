@@ -60,6 +60,7 @@ class _Traced:
     window_start: int = 0
     window_calls: int = 0
     patch_number: int = 0  # recorded by jump patches under this number (0: not)
+    upgrade: bool = False  # traced by traps until patches can be made (the program has run)
     how: str = "trapped"  # "patched", or with traps and why
 
 
@@ -184,10 +185,13 @@ class Tracer:
         if recorder is None or why is not None:
             traced.how = f"trapped: {why}"
             return False
-        recorded = recorder.record(traced.function, self.depth)
-        if isinstance(recorded, str):
-            traced.how = f"trapped: {recorded}"
+        recorded = recorder.record(traced.function, self.depth, traced.trace_id if traced.upgrade else 0)
+        reason = getattr(recorded, "reason", None)  # refused (patched_calltrace.Refused)
+        if reason is not None:
+            traced.upgrade = recorded.transient
+            traced.how = f"trapped{' until the next stop' if traced.upgrade else ''}: {reason}"
             return False
+        traced.upgrade = False
         if self._drain is None:
             self._drain = RecordDrain(recorder, self.store, sampling=self.max_rate is not None,
                                       next_call=self._new_call_id)  # fmt: skip
@@ -331,6 +335,8 @@ class Tracer:
         described while the program is still stopped at it)."""
         if self._drain is not None and isinstance(event, (Stopped, Exited, ThreadExited)):
             self._drain_at(event)
+        if isinstance(event, Stopped) and any(t.upgrade for t in self._traced.values()):
+            self._upgrade()  # at a stop: no call is in flight through the change
         if isinstance(event, Output) and event.category in ("stdout", "stderr"):
             self.store.append((event.category, self.store.now_ns(), None, None, None, None, None, None,
                                None, None, None, None, event.text, None))  # fmt: skip
@@ -347,6 +353,17 @@ class Tracer:
             with self._lock:
                 if self._patterns:
                     self._apply(self._patterns)  # a library brought more functions
+
+    def _upgrade(self) -> None:
+        """Functions traced by traps at the program's first stop get their patches (at a
+        later stop: done while it runs, a call in flight could be lost between the two)."""
+        with self._lock:
+            for traced in [t for t in self._traced.values() if t.upgrade and t.trace_id]:
+                try:
+                    self._record(traced)
+                except AliceError as error:
+                    traced.upgrade = False
+                    log.warning("patching %s after the first stop: %s", traced.function.name, error)
 
     def _drain_at(self, event: Stopped | Exited | ThreadExited) -> None:
         """Records up to a stop, a thread's end or the exit, before it is recorded itself."""

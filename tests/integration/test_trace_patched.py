@@ -195,7 +195,7 @@ def test_removed_while_running_restores_the_bytes(
     feed = start(debugger, program, ("spin",))
     address = debugger.lookup_symbol("work")
     original = program_bytes(debugger, address, 32)
-    tracer = Tracer(debugger, store, project_root=str(PROGRAMS_DIR), max_rate=None)
+    tracer = Tracer(debugger, store, project_root=str(PROGRAMS_DIR))  # sampled when the store lags
     tracer.add(["work"])
     assert program_bytes(debugger, address, 1) == b"\xe9"  # the jump to the trampoline
     assert debugger.read_memory(address, 32) == original  # reads show the original bytes
@@ -236,3 +236,23 @@ def test_exec(debugger: Any, program: Path, store: TraceStore) -> None:
     assert exited.code == 0  # the new image runs its plain calls
     calls = [e for e in rows(store) if e.kind == "call" and e.function == "work"]
     assert calls[0].arguments == (("id", "9"), ("i", "1"))
+
+
+def test_added_at_the_first_stop(debugger: Any, program: Path, store: TraceStore) -> None:
+    """No thread can run the patch area's system calls at the exec stop: traps until the
+    next stop, then patches, with no call missed."""
+    feed = debugger.subscribe()
+    launch(debugger, program, ("threads",))
+    tracer = Tracer(debugger, store, project_root=str(PROGRAMS_DIR), max_rate=None)
+    tracer.add(["work"])
+    assert tracer.status().functions[0].how.startswith("trapped until the next stop: no patch area")
+    debugger.insert_breakpoint(debugger.lookup_symbol("worker"), temporary=True)
+    debugger.resume()
+    while not isinstance(event := feed.get(timeout=30), Stopped):
+        tracer.observe(event)
+    tracer.observe(event)
+    assert tracer.status().functions[0].how == "patched"
+    run_to_exit(debugger, feed, tracer)
+    work = tracer.status().functions[0]
+    assert (work.how, work.calls, work.recorded) == ("patched", 800, 800)
+    assert sum(e.kind == "return" for e in rows(store)) == 800

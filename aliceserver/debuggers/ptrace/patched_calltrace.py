@@ -58,6 +58,7 @@ from aliceserver.debuggers.ptrace.recorded_calls import (
     RETURN_SOURCES,
     Record,
     RecordedFunction,
+    Refused,
     Unpatchable,
     entry_sources,
     memory_needed,
@@ -72,7 +73,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _CODE_SIZE = 256 * 1024
+# inject.py's refusal at a program's first stop (the exec stop): it goes once the program runs.
+_NOT_YET = "no thread is stopped where it can run system calls"
 COPY_SECONDS = 0.001
+PENDING_SLOTS = 1 << 19  # copied but not drained (32 MiB): the copier waits beyond
 
 
 class CallRecorder:
@@ -87,6 +91,7 @@ class CallRecorder:
         self._pending: dict[int, list[Chunk | Record]] = {}  # tid -> taken in, not handed over
         self._dropped: dict[int, Dropped] = {}  # counted in areas since closed
         self._copier: threading.Thread | None = None
+        self._pending_slots = 0
         self._several_areas = False  # records of one thread in several rings: sorted by time
         self._single_slot = True  # no record takes more than one slot (decoded in bulk)
         self._lock = threading.Lock()
@@ -99,18 +104,22 @@ class CallRecorder:
         """Why no function can be recorded by patches here, or None."""
         return self._why_not
 
-    def record(self, function: FunctionSymbol, depth: int) -> RecordedFunction | str:
-        """The function's calls recorded from now on, or why patches cannot do it."""
+    def record(
+        self, function: FunctionSymbol, depth: int, replacing: int = 0
+    ) -> RecordedFunction | Refused:
+        """The function's calls recorded from now on, or why patches cannot do it.
+        `replacing`: the trap trace (calltrace.py) of the function, taken out in the same
+        stop as the patches go in (no call is missed between them)."""
 
-        def go() -> RecordedFunction | str:
+        def go() -> RecordedFunction | Refused:
             try:
-                return self._record(function, depth)
+                return self._record(function, depth, replacing)
             except Unpatchable as refusal:
-                return str(refusal)
+                return Refused(str(refusal), refusal.transient)
 
         return self._tracer.run_on_engine(go)
 
-    def _record(self, function: FunctionSymbol, depth: int) -> RecordedFunction:
+    def _record(self, function: FunctionSymbol, depth: int, replacing: int) -> RecordedFunction:
         if self._why_not is not None:
             raise Unpatchable(self._why_not)
         inferior = self._tracer.require()
@@ -129,13 +138,18 @@ class CallRecorder:
         recorded = RecordedFunction(number, function, trace, entry_sources(slots))
         self._single_slot = self._single_slot and slots_for(len(recorded.sources)) == 1
         code = self._tracer.read_visible(function.address, function.size)
+        entry = plan_site(code, function.address, function.address)
+        if isinstance(entry, Refusal):
+            raise Unpatchable(f"its entry cannot be patched: {entry.reason}")
         if self._clock is None:
             self._clock = tsc.TscClock()
         with _Held(inferior):
             try:
                 area = self._area(inferior, module.path, function.address)
             except TargetError as error:
-                raise Unpatchable(f"no patch area: {error}") from None
+                raise Unpatchable(f"no patch area: {error}", _NOT_YET in str(error)) from None
+            if replacing:
+                self._tracer.untrace_calls(replacing)  # on this thread: at once
             self._patch_entry(inferior, area, recorded, code)
             try:
                 self._patch_returns(inferior, area, recorded, code)
@@ -152,10 +166,13 @@ class CallRecorder:
 
     def _copy(self) -> None:
         """Empty the rings into the server's memory every millisecond while the program
-        lives: copying keeps up with any program, decoding (drain) need not."""
+        lives: copying keeps up with any program, decoding (drain) need not. Past
+        PENDING_SLOTS copied and not yet drained it waits: the rings fill and count what
+        they drop, rather than the server's memory growing without end."""
         while self._areas and self._tracer.current() is not None:
-            with self._lock:
-                self._take_in()
+            if self._pending_slots < PENDING_SLOTS:
+                with self._lock:
+                    self._take_in()
             time.sleep(COPY_SECONDS)
 
     def _area(self, inferior: Inferior, path: str, near: int) -> PatchArea:
@@ -338,7 +355,7 @@ class CallRecorder:
         """Every record written since the last drain, by thread, in the thread's order."""
         with self._lock:
             self._take_in()
-            taken, self._pending = self._pending, {}
+            taken, self._pending, self._pending_slots = self._pending, {}, 0
         if self._clock is not None and taken:
             self._clock.calibrate()
         capacity = self.layout.capacity
@@ -362,6 +379,7 @@ class CallRecorder:
             if not area.data.closed:
                 for chunk in take(memoryview(area.data), self.layout):
                     self._pending.setdefault(chunk.tid, []).append(chunk)
+                    self._pending_slots += chunk.head - chunk.tail
         for area in self._ended:
             if not area.data.closed:
                 for number in self._recorded:
@@ -417,15 +435,19 @@ class CallRecorder:
 
 
 class _Held:
-    """Every thread of a running program stopped for a patch change, and let go after it."""
+    """Every thread of a running program stopped for a patch change, and let go after it:
+    by the tracer thread when the command came by its wake-up (a thread is parked), else
+    here (the command was queued before the tracer waited: nothing else would resume them)."""
 
     def __init__(self, inferior: Inferior) -> None:
         self._inferior = inferior
         self._held: list[int] = []
+        self._woken = False
 
     def __enter__(self) -> None:
         inferior = self._inferior
         if not all_stopped(inferior):
+            self._woken = bool(inferior.parked)
             running = [t.tid for t in inferior.threads.values() if t.running and not t.gone]
             inferior._stop_others(0)
             waiting = {stop.thread_id for stop in inferior.pending}
@@ -436,7 +458,9 @@ class _Held:
         for tid in self._held:
             t = inferior.threads.get(tid)
             if t is not None and not (t.gone or t.running):
-                inferior.parked.append(t)  # the tracer resumes them after this command
+                inferior.parked.append(t)
+        if self._held and not self._woken:
+            inferior.unpark()
         self._held.clear()
 
 

@@ -43,7 +43,18 @@ Record = tuple[int, ...]  # header, rdtsc, CFA, values...
 
 
 class Unpatchable(AliceError):
-    """The function's calls cannot be recorded by patches; the message says why."""
+    """The function's calls cannot be recorded by patches; the message says why.
+    `transient`: not now, but once the program has run (no thread can run system calls yet)."""
+
+    def __init__(self, reason: str, transient: bool = False) -> None:
+        super().__init__(reason)
+        self.transient = transient
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    reason: str
+    transient: bool
 
 
 @dataclass

@@ -44,6 +44,7 @@ CALL, RETURN = 1, 2  # record kinds
 RELEASED: Final = 1  # a claim whose thread has exited (no thread pointer is 1)
 _QWORD = struct.Struct("<Q")
 _SLOT_WORDS = struct.Struct("<8Q")
+_PIECE = SLOT * 8192  # bytes unpacked in one call: other threads (the ring copier) run between
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +149,12 @@ def decode(chunk: Chunk, capacity: int, single_slot: bool = False) -> list[tuple
     mask = capacity - 1
     data = chunk.data
     if single_slot and chunk.first == chunk.tail & mask:  # no wrap: slots in position order
-        return list(_SLOT_WORDS.iter_unpack(data[: SLOT * (chunk.head - chunk.tail)]))
+        view, out = memoryview(data), list[tuple[int, ...]]()
+        for start in range(0, SLOT * (chunk.head - chunk.tail), _PIECE):  # the GIL let go between
+            out += _SLOT_WORDS.iter_unpack(
+                view[start : min(start + _PIECE, SLOT * (chunk.head - chunk.tail))]
+            )
+        return out
     records: list[tuple[int, ...]] = []
     append = records.append
     position, head = chunk.tail, chunk.head
