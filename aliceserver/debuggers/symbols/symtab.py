@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
+from aliceserver.debuggers.symbols.symtab_columns import PackedColumns
+
 SHN_UNDEF = 0
 SHN_LORESERVE = 0xFF00
 SHN_XINDEX = 0xFFFF
@@ -206,25 +208,41 @@ class SymbolTable:
         """`sections`: allocated section index -> (start, end); `synthetic`: `name@plt` stubs,
         found by their exact name only; `unique`: no two entries share name and address."""
         self._sections = sections
+        self._real: list[Entry] | None
         if unique:
-            self._entries = list(entries)
+            self._real = list(entries)
         else:
             first: dict[tuple[str, int], Entry] = {}
             for entry in entries:
                 first.setdefault((entry[2], entry[0]), entry)
-            self._entries = list(first.values())
+            self._real = list(first.values())
+        self._columns: PackedColumns | None = None  # from the index: entries made on demand
         self._synthetic = list(synthetic)
         self._by_name: dict[str, list[Entry]] | None = None
         self._scans = 0  # names looked up without the name index
-        self._index: tuple[list[int], list[Entry]] | None = None  # addresses, best entries
+        # addresses, best entries
+        self._index: tuple[Sequence[int], Sequence[Entry]] | None = None
         self._folded: frozenset[int] | None = None  # addresses of several function symbols
         self._all: list[ElfSymbol] | None = None
 
+    @property
+    def _entries(self) -> list[Entry]:
+        """The real symbols (not PLT stubs), made from the packed columns on first need."""
+        real = self._real
+        if real is None:
+            assert self._columns is not None
+            real = self._real = self._columns.entries(0, self._columns.count)
+        return real
+
     def __len__(self) -> int:
+        if self._real is None and self._columns is not None:
+            return len(self._columns)
         return len(self._entries) + len(self._synthetic)
 
     def packed(self) -> PackedTable:
         """The table as plain containers (for the on-disk index), for from_packed."""
+        if self._columns is not None:
+            return self._columns.packed
         everything = self._entries + self._synthetic
         words = array("Q", [v for e in everything for v in (e[0], e[1], e[5])])
         if sys.byteorder != "little":
@@ -244,18 +262,11 @@ class SymbolTable:
     @classmethod
     def from_packed(cls, packed: PackedTable) -> SymbolTable:
         """The table `packed()` gave (check it with is_packed_table first)."""
-        text, raw, flags, count, sections, order = packed
-        words = array("Q", raw)
-        if sys.byteorder != "little":
-            words.byteswap()
-        everything = list(zip(words[0::3], words[1::3], text.split("\0") if flags else [],
-                              [_KIND_NAMES[f & 3] for f in flags],
-                              [_BINDING_NAMES[f >> 2 & 3] for f in flags], words[2::3],
-                              [f >= 16 for f in flags], strict=True))  # fmt: skip
-        bounds = {i: (start, end) for i, start, end in sections}
-        table = cls(everything[:count], bounds, everything[count:], unique=True)
-        best = [everything[i] for i in _words32(order)]
-        table._index = ([e[0] for e in best], best)
+        columns = PackedColumns(packed, _KIND_NAMES, _BINDING_NAMES)
+        bounds = {i: (start, end) for i, start, end in packed[4]}
+        table = cls((), bounds, columns.entries(columns.count, len(columns)), unique=True)
+        table._real, table._columns = None, columns
+        table._index = columns.by_address()
         return table
 
     def symbols(self) -> Sequence[ElfSymbol]:
@@ -284,7 +295,9 @@ class SymbolTable:
         if self._by_name is not None or self._scans >= _SCANS_BEFORE_INDEX:
             return self._name_index().get(name, [])
         self._scans += 1
-        if "@" in name:  # only an entry of exactly that name (a base name has no @)
+        if self._real is None and self._columns is not None:
+            found = self._columns.named(name) if "\0" not in name else []
+        elif "@" in name:  # only an entry of exactly that name (a base name has no @)
             found = [e for e in self._entries if e[2] == name]
         else:  # that name, or it with a version (`memcpy@@GLIBC_2.14`)
             length = len(name)
@@ -342,7 +355,9 @@ class SymbolTable:
     def shared_by_functions(self, address: int) -> bool:
         """Whether several function symbols start at `address` (aliases, or functions gcc
         folded into one body: -fipa-icf)."""
-        if self._folded is None:
+        if self._folded is None and self._real is None and self._columns is not None:
+            self._folded = self._columns.function_starts_shared()
+        elif self._folded is None:
             starts = Counter(e[0] for e in self._entries if e[3] == "func")
             self._folded = frozenset(start for start, count in starts.items() if count > 1)
         return address in self._folded
@@ -365,7 +380,7 @@ class SymbolTable:
         self._by_name = by_name
         return by_name
 
-    def _address_index(self) -> tuple[list[int], list[Entry]]:
+    def _address_index(self) -> tuple[Sequence[int], Sequence[Entry]]:
         if self._index is not None:
             return self._index
         sections = self._sections

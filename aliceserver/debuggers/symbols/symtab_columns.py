@@ -1,0 +1,118 @@
+"""A symbol table read from the on-disk index, kept in its packed columns (symtab.py's
+PackedTable): an entry is made when a lookup reaches it.
+
+CPython's 14,000 symbols made into tuples took 3 MB at each first stop, which asks the
+table for the symbol at a few addresses and one or two names; the columns take a fifth.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Sequence
+from itertools import accumulate
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.symtab import Entry, PackedTable
+
+_SEPARATOR = "\0"
+
+
+class PackedColumns:
+    """The columns of a PackedTable (checked by is_packed_table), entries made on demand."""
+
+    def __init__(
+        self, packed: PackedTable, kind_names: Sequence[str], binding_names: Sequence[str]
+    ) -> None:
+        text, raw, flags, count, _sections, order = packed
+        self.packed = packed
+        self.count = count  # real symbols; the rest are PLT stubs
+        self._text = text
+        self._flags = flags
+        self._words = _array("Q", raw)
+        self._order = _array("I", order)
+        names = text.split(_SEPARATOR) if flags else []  # for their lengths only
+        self._starts = array("Q", accumulate((len(n) + 1 for n in names[:-1]), initial=0))
+        self._kinds = kind_names
+        self._bindings = binding_names
+
+    def __len__(self) -> int:
+        return len(self._flags)
+
+    def name(self, i: int) -> str:
+        starts = self._starts
+        end = starts[i + 1] - 1 if i + 1 < len(starts) else len(self._text)
+        return self._text[starts[i] : end]
+
+    def entry(self, i: int) -> Entry:
+        words, flag = self._words, self._flags[i]
+        return (words[3 * i], words[3 * i + 1], self.name(i), self._kinds[flag & 3],
+                self._bindings[flag >> 2 & 3], words[3 * i + 2], flag >= 16)  # fmt: skip
+
+    def entries(self, first: int, end: int) -> list[Entry]:
+        """Entries first..end-1, made in one pass (the whole table, when a query needs it)."""
+        words, flags = self._words, self._flags[first:end]
+        names = self._text.split(_SEPARATOR)[first:end] if self._flags else []
+        return list(zip(words[3 * first : 3 * end : 3], words[3 * first + 1 : 3 * end : 3], names,
+                        [self._kinds[f & 3] for f in flags], [self._bindings[f >> 2 & 3] for f in flags],
+                        words[3 * first + 2 : 3 * end : 3], [f >= 16 for f in flags], strict=True))  # fmt: skip
+
+    def by_address(self) -> tuple[array[int], Sequence[Entry]]:
+        """The address index as the packed table keeps it: addresses, and entries made when read."""
+        words = self._words
+        return array("Q", (words[3 * i] for i in self._order)), _OrderedEntries(self, self._order)
+
+    def named(self, name: str) -> list[Entry]:
+        """The real entries named `name`, or (a name without `@`) it with a version
+        (`memcpy@@GLIBC_2.14`), in table order: a scan of the joined names."""
+        text, starts, found = self._text, self._starts, []
+        exact = "@" in name
+        at = text.find(name)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            if i >= self.count:
+                break
+            after = at + len(name)
+            follows = text[after : after + 1]
+            if starts[i] == at and (follows in ("", _SEPARATOR) or (follows == "@" and not exact)):
+                found.append(self.entry(i))
+            at = text.find(name, starts[i + 1]) if i + 1 < len(starts) else -1
+        return found
+
+    def function_starts_shared(self) -> frozenset[int]:
+        """Addresses where several real function symbols start (kind 0 is "func")."""
+        words, flags = self._words, self._flags
+        starts = Counter(words[3 * i] for i in range(self.count) if flags[i] & 3 == 0)
+        return frozenset(start for start, count in starts.items() if count > 1)
+
+
+class _OrderedEntries(Sequence["Entry"]):
+    """Entries in address order, each made when read."""
+
+    def __init__(self, columns: PackedColumns, order: array[int]) -> None:
+        self._columns = columns
+        self._order = order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Entry]: ...
+
+    def __getitem__(self, index: int | slice) -> Entry | Sequence[Entry]:
+        if isinstance(index, slice):
+            return [self._columns.entry(i) for i in self._order[index]]
+        return self._columns.entry(self._order[index])
+
+
+def _array(code: str, data: bytes) -> array[int]:
+    words = array(code, data)
+    if sys.byteorder != "little":
+        words.byteswap()
+    return words

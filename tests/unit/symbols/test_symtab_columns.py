@@ -1,0 +1,55 @@
+"""A symbol table read back from the index answers from its packed columns as the table it
+was packed from does, making no list of every entry for lookups by address or by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from aliceserver.debuggers.symbols import symtab
+from aliceserver.debuggers.symbols.symtab import SymbolTable
+from tests.unit.symbols.test_symtab_find import NAMES, SECTIONS, STUBS
+
+ENTRIES = [
+    (0x1000, 16, "memcpy@GLIBC_2.2.5", "func", "global", 1, True),
+    (0x1100, 16, "memcpy@@GLIBC_2.14", "func", "global", 1, False),
+    (0x1100, 16, "__memcpy_impl", "func", "local", 1, False),  # an alias: folded
+    (0x1200, 8, "memcpy_chk", "func", "global", 1, False),
+    (0x1300, 8, "foo", "object", "weak", 1, False),
+    (0x1400, 8, "foo", "func", "local", 1, False),
+    (0x1500, 0, "foo@VER_1", "func", "global", 1, False),
+    (0x1600, 8, "bar@plt", "func", "global", 1, False),
+    (0x1700, 8, "a@b@c", "func", "global", 1, False),
+    (0x1800, 8, "fo", "func", "global", 1, False),
+    (0x9100, 8, "elsewhere", "object", "global", 2, False),
+]
+ADDRESSES = [0xFFF, 0x1000, 0x1008, 0x1010, 0x1104, 0x1250, 0x1304, 0x1500, 0x1540, 0x8000,
+             0x1FFF, 0x2000, 0x2018, 0x9000, 0x9104]  # fmt: skip
+
+
+def test_packed_columns_answer_as_the_table_they_came_from(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(symtab, "_SCANS_BEFORE_INDEX", len(NAMES) * 2)  # every find scans
+    sections = {**SECTIONS, 2: (0x9000, 0x9200)}
+    whole = SymbolTable(ENTRIES, sections, STUBS)
+    packed = SymbolTable.from_packed(whole.packed())
+    assert [packed.find(n) for n in NAMES] == [whole.find(n) for n in NAMES]
+    assert [packed.at(a) for a in ADDRESSES] == [whole.at(a) for a in ADDRESSES]
+    assert [packed.in_section(a) for a in ADDRESSES] == [whole.in_section(a) for a in ADDRESSES]
+    assert [packed.shared_by_functions(a) for a in ADDRESSES] == [
+        whole.shared_by_functions(a) for a in ADDRESSES
+    ]
+    assert packed.shared_by_functions(0x1100)
+    assert len(packed) == len(whole)
+    assert packed._real is None  # no entry list was made for any of those
+    assert packed.packed() == whole.packed()
+    assert packed.symbols() == whole.symbols()
+    assert sorted(packed.functions()) == sorted(whole.functions())
+
+
+def test_an_empty_table_packs_and_answers_nothing() -> None:
+    packed = SymbolTable.from_packed(SymbolTable([], {}).packed())
+    assert packed.find("main") is None
+    assert packed.find("") is None
+    assert packed.at(0x1000) is None
+    assert len(packed) == 0
