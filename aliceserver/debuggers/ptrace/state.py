@@ -38,6 +38,7 @@ from aliceserver.debuggers.target import NOT_RUNNING, ProcessTarget
 from aliceserver.errors import TargetError
 
 T = TypeVar("T")
+_MAX_NAMES = 4096  # symbolize's answers kept; all are dropped when there are more
 
 
 class RunOnEngine(Protocol):
@@ -64,6 +65,10 @@ class ProcessAccess:
         self.forget_stop_state = forget_stop_state
         self._process = process
         self._demangler: Demangler | None = None  # made on the first symbol a value shows
+        # symbolize's answers by (runtime address, demangled), for the modules and symbols of
+        # _named_with: each stop's pointers name the same addresses again
+        self._names: dict[tuple[int, bool], str | None] = {}
+        self._named_with: tuple[object, int] | None = None
         # Kept up to date by the engine:
         self.inferior: Inferior | None = None  # the live process
         self.source = source  # the program's symbols (a new SourceSymbols at each image)
@@ -254,13 +259,23 @@ class ProcessAccess:
     def symbolize(self, address: int, demangle: bool = True) -> str | None:
         """`<vtable for geo::Rect+16>`: values show symbols demangled, as gdb (`set print
         demangle on`); /a and disassembly keep them mangled (gdb's `asm-demangle off`)."""
+        runtime = self.runtime_address(address)
+        source = self.source
+        stamp = (source, source.symbols.generation)  # no module mapped, moved or dropped since
+        if self._named_with != stamp or len(self._names) > _MAX_NAMES:
+            self._names.clear()
+            self._named_with = stamp
+        key = (runtime, demangle)
+        if key in self._names:
+            return self._names[key]
         if self._demangler is None:
             self._demangler = Demangler()
-        where = address_symbol(self.source, self.runtime_address(address),
-                               self._demangler.demangle if demangle else None)
-        if where.name is None:
-            return None
-        return where.name if where.offset == 0 else f"{where.name}{where.offset:+d}"
+        where = address_symbol(source, runtime, self._demangler.demangle if demangle else None)
+        name = where.name
+        if name is not None and where.offset:
+            name = f"{name}{where.offset:+d}"
+        self._names[key] = name
+        return name
 
     def vtable_class(self, address: int) -> str | None:
         """`geo::Rect` when `address` is inside `vtable for geo::Rect` (dynamic types)."""
