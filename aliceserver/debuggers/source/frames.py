@@ -100,6 +100,7 @@ class Frames:
         self._tail_stacks: dict[int, TailCallStack] = {}  # thread -> its frames with tail calls
         self._tail_links = TailCallLinks()  # the chains found at call sites, kept across stops
         self._past_main = False  # gdb's `backtrace past-main` (set_past_main)
+        self._variable_threads: set[int] = set()  # those whose variables were shown at this stop
 
     @property
     def _source(self) -> SourceSymbols:
@@ -113,6 +114,7 @@ class Frames:
         self._callers.clear()
         self._hidden.clear()
         self._tail_stacks.clear()
+        self._variable_threads.clear()
 
     def _keep_lookups(self) -> None:
         """The pcs' CFI rows and symbols outlive the stop (a loop's next stop unwinds through
@@ -441,14 +443,23 @@ class Frames:
             if symbols is None:
                 return []
             found = scope_values(symbols, view, scope, lookup_pc)
-            result = [
-                self._stop_cache.shared.describe(
-                    name, value, (aggregate_values, shown, depth, locationless, position),
-                    partial(self._values.describe, name, value, aggregate_value=aggregate_values, dynamic=shown,
-                            block_depth=depth, locationless=locationless, position=position),
-                )  # the same for each thread holding the same bytes there (sharedvalues.py)
-                for name, value, depth, locationless, position in found
-            ]  # fmt: skip
+            # Sharing pays only where several threads are shown (its key costs 6 us a variable)
+            self._variable_threads.add(thread_id)
+            if len(self._variable_threads) == 1:
+                result = [
+                    self._values.describe(name, value, aggregate_value=aggregate_values, dynamic=shown,
+                                          block_depth=depth, locationless=locationless, position=position)
+                    for name, value, depth, locationless, position in found
+                ]  # fmt: skip
+            else:
+                result = [
+                    self._stop_cache.shared.describe(
+                        name, value, (aggregate_values, shown, depth, locationless, position),
+                        partial(self._values.describe, name, value, aggregate_value=aggregate_values,
+                                dynamic=shown, block_depth=depth, locationless=locationless, position=position),
+                    )  # the same for each thread holding the same bytes there (sharedvalues.py)
+                    for name, value, depth, locationless, position in found
+                ]  # fmt: skip
             if entries:
                 result = self._with_entry_values(result, found, symbols, view, lookup_pc, aggregate_values)
             return result
