@@ -145,6 +145,11 @@ class RemoteClient:
         prepare_resume_reply, qemu's stop), so its registers need no `Hg` first."""
         self._general_thread = ref
 
+    @property
+    def general_thread(self) -> ThreadRef | None:
+        """The `Hg` thread as far as we know (None: unknown since a resume)."""
+        return self._general_thread
+
     def forget_thread(self) -> None:
         """After a resume the stub's `Hg` thread may have changed (gdbserver sets it to the
         stopped thread): select again before the next register access."""

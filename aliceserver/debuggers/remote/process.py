@@ -22,6 +22,7 @@ from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.connection import DEFAULT_TIMEOUT, Connection, open_channel
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
 from aliceserver.debuggers.remote.target import RemoteTarget
+from aliceserver.debuggers.remote.threadids import ThreadRef
 from aliceserver.debuggers.target import LiveProcess
 from aliceserver.errors import TargetError
 
@@ -108,6 +109,7 @@ class RemoteProcess(RemoteTarget):
                     self.threads.forget()
                     with self._lock:
                         self._running, self._stepping, self._interrupted = True, False, False
+                        self._prefetched = False
                     return
         self._send_resume(
             packets_to_resume.continue_packet(
@@ -205,12 +207,30 @@ class RemoteProcess(RemoteTarget):
         """The waiter's thread, a stop reply just read: what a reported stop asks for
         (the thread list, the stopped thread's registers) asked at once, in one write the
         stub answers while the stop is handed on; not for a step of a plan (`planned`:
-        those take none), nor where acks make each packet wait."""
+        those take none, the engine asks once the plan ends), nor where acks make each
+        packet wait; once per stop."""
         if not isinstance(reply, stops.SignalStop) or (planned and self._stepping) or self.client.connection.acks:
             return
+        if self._prefetched:
+            return
+        self._prefetched = True
+        self._prefetch(reply, reply.thread)  # the stub's Hg thread now (client.stopped_in)
+
+    def prefetch_report(self) -> None:
+        """The engine's thread, a plan's last stop about to be reported: what
+        prefetch_stop asks at other stops, in one write, not three round trips."""
+        reply = self.last_reply
+        if reply is None or self._prefetched or self._running or self.client.connection.acks:
+            return
+        self._prefetched = True
+        # a bare `g` reads the Hg thread: only where judging the stop selected no other
+        held = reply.thread if reply.thread == self.client.general_thread else None
+        self._prefetch(reply, held)
+
+    def _prefetch(self, reply: stops.SignalStop, registers_of: ThreadRef | None) -> None:
         self.threads.prefetch()
-        if reply.thread is not None:  # the stub's Hg thread now (client.stopped_in)
-            self.registers.prefetch(reply.thread)
+        if registers_of is not None:
+            self.registers.prefetch(registers_of)
         sp = self.description.get(self.arch.sp)
         if sp is not None and sp.number in reply.registers:  # where frame 0's CFA is read
             self.memory.prefetch(int.from_bytes(reply.registers[sp.number], "little"))
@@ -290,6 +310,7 @@ class RemoteProcess(RemoteTarget):
         # Running before the packet goes: an interrupt from another thread meanwhile counts.
         with self._lock:
             self._running, self._stepping, self._interrupted = True, stepping, False
+            self._prefetched = False
         try:
             self.client.connection.send(packet.body)
         except BaseException:

@@ -393,6 +393,10 @@ class RemoteSession:
         self._waiter.waiting = False
         if process.client.connection.closed:
             return False  # the link broke as the stop was judged: its loss is told instead
+        try:
+            process.prefetch_report()  # a plan's stops asked for nothing: its last one now
+        except (TargetError, OSError):
+            pass  # the thread list's request tells the engine
         self._publish(process, report)
         return False
 
