@@ -38,7 +38,7 @@ from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.output import OutputPump
 from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
-from aliceserver.debuggers.ptrace.procinfo import ThreadFiles
+from aliceserver.debuggers.ptrace.procinfo import ThreadFiles, thread_name_and_core
 from aliceserver.debuggers.ptrace.startup import seize_launched, seize_threads
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.tracee import Run, Tracee
@@ -347,6 +347,8 @@ class LiveSession:
         inferior = self._access.inferior
         if inferior is not None and inferior.run is Run.STOPPED:
             known = self._stop_cache.known_threads(inferior, details)  # see StopCache: no handoff
+            if known is None and details:
+                known = _lone_thread(inferior)
             if known is not None:
                 return known
 
@@ -387,3 +389,17 @@ class LiveSession:
 
     def take_call_return(self, thread_id: int) -> tuple[Registers, VectorRegisters] | None:
         return self._call_settings.returned.pop(thread_id, None)
+
+
+def _lone_thread(inferior: Inferior) -> list[ThreadInfo] | None:
+    """The one thread of a stopped process whose registers are read, listed on the caller's
+    thread from its stat file: MI's *stopped asks for its core at each stop, and a handoff
+    to the tracer costs twice the read. None where the tracer must list them."""
+    try:
+        (t,) = inferior.threads.values()
+    except (ValueError, RuntimeError):  # several threads, or one added meanwhile
+        return None
+    if t.gone or t.running or not t.regs_valid:
+        return None
+    name, core = thread_name_and_core(inferior.pid, t.tid)
+    return [ThreadInfo(t.tid, name, ThreadState.STOPPED, int(t.regs.rip), core)]
