@@ -2,10 +2,15 @@
 
 The program calls `hit_target(i)` N times. The engine runs it untraced (baseline), then
 with `hit_target` traced by a Tracer recording every call (arguments, return value: two
-store rows per call), then with the default sampling of hot functions. Calls/s =
-N / (t_traced - t_baseline). gdb runs the same program with `dprintf hit_target,...`
-(which prints the argument at every call) for a ratio. The store is also measured alone:
-rows appended by one thread, committed by its writer.
+store rows per call) by traps, with the default sampling of hot functions (traps), and by
+jump patches (records in rings in the program, drained into the store by a server thread).
+Calls/s = N / (t_traced - t_baseline), t from the resume to the exit with every record
+handed to the store ("patched"), or to the program's exit alone ("patched-prog": the rings
+hold every record, the drain goes on after). The patched run uses one ring large enough for
+the whole run; a second run with the default rings shows what they drop (counted). The
+overhead with a pattern that matches nothing hot: `main` patched, many calls, program time
+against the untraced run. gdb runs the same program with `dprintf hit_target,...` for a
+ratio. The store is also measured alone: rows appended by one thread, committed by its writer.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from aliceserver.debuggers.events import Exited
-from aliceserver.debuggers.eventsource import Subscription
+from aliceserver.debuggers.events import Exited, Stopped
 from aliceserver.debuggers.model import LaunchConfig, StdioMode
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+from aliceserver.debuggers.ptrace.patches.trace_rings import RingLayout
 from aliceserver.tracing import QueryFilters, Tracer, TraceStore, query
 from aliceserver.tracing.tracer import DEFAULT_MAX_RATE
 from bench.common import Rate, build_program, print_table
@@ -35,44 +41,64 @@ GDB_SCRIPT = (
 )
 
 
-def wait_exit(events: Subscription, tracer: Tracer | None, timeout: float) -> Exited:
-    deadline = time.monotonic() + timeout
-    while True:
-        event = events.get(timeout=max(0.1, deadline - time.monotonic()))
-        if tracer is not None:
-            tracer.observe(event)
-        if isinstance(event, Exited):
-            return event
+@dataclass(frozen=True, slots=True)
+class Run:
+    elapsed: float  # resume to the exit, the last records drained into the store's queue
+    program: float  # resume to the Exited event (the program's own time)
+    recorded: int  # calls with a return row in the store
+    summary: str
+    final_rows: int = 0  # rows the drain at the exit handed over
+    final_seconds: float = 0.0
 
 
-def engine_run(program: Path, calls: int, mode: str, directory: str) -> tuple[float, int, str]:
-    """(seconds from resume to exit, calls recorded, status summary); mode: off/full/sampled."""
+def engine_run(program: Path, calls: int, mode: str, directory: str, ring_slots: int = 0) -> Run:
+    """One run under the engine; mode: off, traps (every call), sampled (traps, default
+    rate), patched (every call), cold (patches on `main` only: nothing hot traced)."""
     debugger = PtraceDebugger()
     events = debugger.subscribe()  # before the launch: its events are ours
     store = TraceStore(f"bench-{mode}", directory)
     tracer = None
     try:
         debugger.launch(LaunchConfig(str(program), args=(str(calls),), stdio=StdioMode.PIPES))
+        debugger.insert_breakpoint(debugger.lookup_symbol("main"), temporary=True)
+        debugger.resume()  # patches need a thread stopped where it can run system calls
+        while not isinstance(events.get(timeout=30), Stopped):
+            pass
+        recorder = debugger.call_recorder
+        if ring_slots and recorder is not None:  # a ring holding the whole run: nothing dropped
+            recorder.layout = RingLayout(rings=1, capacity=ring_slots)
         if mode != "off":
-            max_rate = None if mode == "full" else DEFAULT_MAX_RATE
-            tracer = Tracer(debugger, store, project_root=str(program.parent), max_rate=max_rate)
-            change = tracer.add([FUNCTION])
-            if change.added != (FUNCTION,):
-                raise RuntimeError(f"could not trace {FUNCTION}: {change}")
+            max_rate = DEFAULT_MAX_RATE if mode == "sampled" else None
+            tracer = Tracer(debugger, store, project_root=str(program.parent), max_rate=max_rate,
+                            patches=mode in ("patched", "cold"))  # fmt: skip
+            target = "main" if mode == "cold" else FUNCTION
+            change = tracer.add([target])
+            if change.added != (target,):
+                raise RuntimeError(f"could not trace {target}: {change}")
         start = time.perf_counter()
         debugger.resume()
-        exited = wait_exit(events, tracer, 60 + calls / 1000)
+        deadline = start + 60 + calls / 1000
+        while not isinstance(event := events.get(timeout=max(0.1, deadline - time.perf_counter())), Exited):
+            if tracer is not None:
+                tracer.observe(event)
+        program_time = time.perf_counter() - start
+        queued = store.counts[0]
+        if tracer is not None:
+            tracer.observe(event)  # the last records drained before the exit is recorded
         elapsed = time.perf_counter() - start
-        if exited.code != 0:
-            raise RuntimeError(f"the program failed under the engine: {exited}")
-        if tracer is None:
-            return elapsed, 0, ""
+        if event.code != 0:
+            raise RuntimeError(f"the program failed under the engine: {event}")
+        if tracer is None or mode == "cold":
+            return Run(elapsed, program_time, 0, tracer.status().summary() if tracer else "")
+        final_rows = store.counts[0] - queued - 1  # less the exit row
         status = tracer.status()
         seen = status.functions[0].calls if status.functions else 0
         if seen != calls:
             raise RuntimeError(f"{seen} calls counted, expected {calls}")
+        store.flush(timeout=600)
         recorded = query(store, QueryFilters(kinds=("return",), function=FUNCTION, limit=0)).total
-        return elapsed, recorded, status.summary()
+        summary = f"{status.summary()}; {status.functions[0].how}, overflow {status.functions[0].overflow}"
+        return Run(elapsed, program_time, recorded, summary, final_rows, elapsed - program_time)
     finally:
         debugger.close()
         store.close()
@@ -114,9 +140,23 @@ def store_rate(rows: int, directory: str) -> Rate:
         store.close()
 
 
+def best_run(program: Path, calls: int, mode: str, directory: str, repeat: int, ring_slots: int = 0) -> Run:
+    runs = []
+    for i in range(repeat):
+        run = engine_run(program, calls, mode, directory, ring_slots)
+        print(f"  engine {mode} run {i + 1}/{repeat}: {run.elapsed:.3f} s (program {run.program:.3f} s), "
+              f"{run.recorded} calls recorded")  # fmt: skip
+        runs.append(run)
+    best = min(runs, key=lambda r: r.elapsed)
+    print(f"  engine {mode}: {best.summary}")
+    return best
+
+
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="trace_calls", description=__doc__)
-    parser.add_argument("--calls", type=int, default=50_000, help="calls of the traced function")
+    parser.add_argument("--calls", type=int, default=50_000, help="calls of the traced function (traps)")
+    parser.add_argument("--patched-calls", type=int, default=1_000_000, help="the same, with patches")
+    parser.add_argument("--cold-calls", type=int, default=200_000_000, help="calls for the overhead run")
     parser.add_argument("--gdb-calls", type=int, help="calls under gdb (default: min(calls, 10000))")
     parser.add_argument("--repeat", type=int, default=2, help="runs per measurement (best kept)")
     parser.add_argument("--store-rows", type=int, default=200_000)
@@ -124,15 +164,26 @@ def main(argv: Sequence[str]) -> int:
     program = build_program("hits")
     rates: list[Rate] = []
     with tempfile.TemporaryDirectory(prefix="aliceserver-trace-bench-") as directory:
-        baseline = min(engine_run(program, args.calls, "off", directory)[0] for _ in range(args.repeat))
-        for mode in ("full", "sampled"):
-            best, recorded, summary = float("inf"), 0, ""
-            for i in range(args.repeat):
-                elapsed, recorded, summary = engine_run(program, args.calls, mode, directory)
-                best = min(best, elapsed)
-                print(f"  engine {mode} run {i + 1}/{args.repeat}: {elapsed:.3f} s, {recorded} calls recorded")
-            print(f"  engine {mode}: {summary}")
-            rates.append(Rate(f"engine-{mode}", args.calls, best - baseline, baseline))
+        def off(calls: int) -> float:
+            return min(engine_run(program, calls, "off", directory).elapsed for _ in range(args.repeat))
+
+        baseline, patched_baseline = off(args.calls), off(args.patched_calls)
+        # The overhead: untraced and `main` patched alternately (the machine's speed drifts).
+        cold_baseline, cold_time = float("inf"), float("inf")
+        for _ in range(args.repeat + 3):
+            cold_baseline = min(cold_baseline, engine_run(program, args.cold_calls, "off", directory).program)
+            cold_time = min(cold_time, engine_run(program, args.cold_calls, "cold", directory).program)
+        for mode in ("traps", "sampled"):
+            run = best_run(program, args.calls, mode, directory, args.repeat)
+            rates.append(Rate(f"engine-{mode}", args.calls, run.elapsed - baseline, baseline))
+        slots = 1 << (2 * args.patched_calls - 1).bit_length()
+        patched = best_run(program, args.patched_calls, "patched", directory, args.repeat, slots)
+        default_rings = best_run(program, args.patched_calls, "patched", directory, 1)
+        if patched.recorded != args.patched_calls:
+            print(f"  patched: only {patched.recorded} of {args.patched_calls} calls recorded (rings overflowed)")
+        rates.append(Rate("patched", patched.recorded, patched.elapsed - patched_baseline, patched_baseline))
+        program_rate = Rate("patched-prog", patched.recorded, patched.program - patched_baseline, patched_baseline)
+        rates.append(program_rate)
         store = store_rate(args.store_rows, directory)
     gdb = shutil.which("gdb")
     gdb_rate = None
@@ -146,9 +197,16 @@ def main(argv: Sequence[str]) -> int:
         rates.insert(0, gdb_rate)
     print_table(rates)
     print(f"store: {store.per_second:,.0f} events/s ({store.hits} rows in {store.seconds:.3f} s)")
-    full = rates[-2]
-    ratio = f"{full.per_second / gdb_rate.per_second:.1f}" if gdb_rate is not None else "n/a"
-    print(f"traced calls/s, every call recorded: {full.per_second:,.0f} (target 20,000); vs gdb dprintf: {ratio}")
+    drain = patched.final_rows / patched.final_seconds if patched.final_seconds > 0 else float("inf")
+    print(f"patched with a ring of {slots:,} records: every call recorded; with the default rings "
+          f"({default_rings.recorded:,} recorded): {default_rings.summary}")  # fmt: skip
+    print(f"drain at the exit: {patched.final_rows:,} rows in {patched.final_seconds:.3f} s ({drain:,.0f} rows/s)")
+    overhead = 100 * (cold_time - cold_baseline) / cold_baseline
+    print(f"overhead with nothing hot traced (main patched, {args.cold_calls:,} calls): {overhead:+.1f}% "
+          f"({cold_time:.3f} s vs {cold_baseline:.3f} s untraced, best of {args.repeat + 3} each)")  # fmt: skip
+    for name, rate in (("traps", rates[-4]), ("patched", rates[-2]), ("patched, program side", program_rate)):
+        ratio = f"{rate.per_second / gdb_rate.per_second:.1f}" if gdb_rate is not None else "n/a"
+        print(f"traced calls/s, every call recorded, {name}: {rate.per_second:,.0f}; vs gdb dprintf: {ratio}x")
     return 0
 
 

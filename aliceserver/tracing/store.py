@@ -162,7 +162,8 @@ class TraceStore:
                     self._wake.wait()
                 if not self._pending and self._closing:
                     return
-            time.sleep(_BATCH_DELAY)  # let a burst gather into one transaction
+            if len(self._pending) < _MAX_BATCH:
+                time.sleep(_BATCH_DELAY)  # let a burst gather into one transaction
             with self._lock:  # a bounded batch: encoding it holds the GIL (tracing threads wait)
                 batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
             try:
