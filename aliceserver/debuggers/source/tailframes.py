@@ -61,10 +61,11 @@ class TailCallLinks:
 
     def __init__(self) -> None:
         # (module path, load bias, caller's return pc, callee's lookup pc) -> (the module's
-        # image they were found in, the chain's link-time return pcs)
-        self._found: dict[tuple[str, int, int, int], tuple[ElfImage | None, tuple[int, ...]]] = {}
+        # image they were found in, the chain's return pcs with their symbols)
+        self._found: dict[tuple[str, int, int, int], tuple[ElfImage | None, tuple[SymbolLocation, ...]]] = {}
 
-    def chain(self, source: SourceSymbols, module: Module, caller_pc: int, in_block: int) -> tuple[int, ...]:
+    def chain(self, source: SourceSymbols, module: Module, caller_pc: int, in_block: int) -> tuple[SymbolLocation, ...]:
+        """The chain's return pcs with their symbols (as `_located`)."""
         key = (module.path, module.base, caller_pc, in_block)
         image = source.symbols.image_of(module.path)
         found = self._found.get(key)
@@ -72,9 +73,10 @@ class TailCallLinks:
             return found[1]
         if len(self._found) >= _MAX_LINKS:
             self._found.clear()
-        pcs = _chain(source, module, caller_pc, in_block)
-        self._found[key] = (image, pcs)
-        return pcs
+        # Their symbols too: 1,000 threads blocked alike show the same virtual frame
+        located = _located(source, module, _chain(source, module, caller_pc, in_block))
+        self._found[key] = (image, located)
+        return located
 
 
 _MAX_LINKS = 65536  # call sites remembered
@@ -93,19 +95,27 @@ def between(
     if module is None:
         return []
     if links is None:
-        pcs = _chain(source, module, caller.pc, in_block)
+        located = _located(source, module, _chain(source, module, caller.pc, in_block))
     else:
-        pcs = links.chain(source, module, caller.pc, in_block)
+        located = links.chain(source, module, caller.pc, in_block)
     arch = caller.arch
     virtual = []
-    for link_pc in pcs:
-        pc = link_pc + module.base
+    for symbol in located:
+        pc = symbol.address
         # Registers the caller's CFI leaves unsaid keep the callee's (gdb's same value)
         registers = {**callee.registers, **caller.registers, arch.pc: pc, arch.sp: callee.cfa}
-        location = symbols_of.lookup_address(pc - 1)  # a return pc: the call is before it
-        symbol = SymbolLocation(pc, location.name, location.offset + 1 if location.name else 0, location.module)
         virtual.append(restamped(caller, pc=pc, cfa=callee.cfa, registers=registers, symbol=symbol, method=TAIL_CALL))
     return virtual
+
+
+def _located(source: SourceSymbols, module: Module, link_pcs: tuple[int, ...]) -> tuple[SymbolLocation, ...]:
+    """Each link-time return pc of a chain at its address in `module`, with its symbol."""
+    located = []
+    for link_pc in link_pcs:
+        pc = link_pc + module.base
+        location = source.symbols.lookup_address(pc - 1)  # a return pc: the call is before it
+        located.append(SymbolLocation(pc, location.name, location.offset + 1 if location.name else 0, location.module))
+    return tuple(located)
 
 
 def _chain(source: SourceSymbols, module: Module, caller_pc: int, in_block: int) -> tuple[int, ...]:
