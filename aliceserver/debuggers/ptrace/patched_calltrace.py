@@ -177,6 +177,11 @@ class CallRecorder:
 
     def _area(self, inferior: Inferior, path: str, near: int) -> PatchArea:
         area = self._areas.get(path)
+        if area is not None and not _still_mapped(area):  # the program exec'd: a new image
+            with self._lock:
+                self._ended.append(area)  # its last records are drained, then it is closed
+            del self._areas[path]
+            area = None
         if area is None or area.inferior is not inferior or not area.mapped:
             area = map_patch_area(inferior, near, code_size=_CODE_SIZE, data_size=self.layout.size)
             self._areas[path] = area
@@ -487,3 +492,12 @@ def _branch_targets(code: bytes, start: int) -> tuple[set[int], bool]:
             else:
                 indirect = True
     return targets, indirect
+
+
+def _still_mapped(area: PatchArea) -> bool:
+    """Whether the program still maps the area's code (an exec takes it away)."""
+    try:
+        with open(f"/proc/{area.inferior.pid}/maps", encoding="ascii", errors="replace") as maps:
+            return any(line.startswith(f"{area.code_address:x}-") for line in maps)
+    except OSError:
+        return False

@@ -20,6 +20,11 @@ server writes RELEASED over its claim: a later thread given the same thread poin
 C library (it reuses stacks) takes a ring of its own, with its own tid, and a released ring
 may be taken again.
 
+One producer per ring assumes a thread does not record from a signal handler that
+interrupted its own record (the handler's record could be overwritten), and a vfork child,
+which runs on its parent's memory until it execs, records into its parent thread's ring
+(under that thread's id) while the parent waits.
+
 A record is 1 to MAX_SLOTS slots: a header qword (kind | slots << 8 | trace << 16), the
 timestamp (rdtsc), the CFA, then its values (argument or return registers, stack qwords).
 One whose slots run past the last slot goes on into the overhang, so that every record is
