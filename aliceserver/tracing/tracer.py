@@ -181,8 +181,10 @@ class Tracer:
     def _record(self, traced: _Traced) -> bool:
         """Trace by jump patches if the engine can (else `how` says why not)."""
         recorder = self._recorder
-        why = recorder.unavailable() if recorder else "the engine records no calls by patches"
-        if recorder is None or why is not None:
+        if recorder is None:
+            return False  # patches off, or an engine without them: plain "trapped"
+        why = recorder.unavailable()
+        if why is not None:
             traced.how = f"trapped: {why}"
             return False
         recorded = recorder.record(traced.function, self.depth, traced.trace_id if traced.upgrade else 0)

@@ -59,6 +59,10 @@ def status_reply(env: ToolEnv, status: TraceStatus, omissions: Omissions) -> dic
             entry["recorded"] = function.recorded
         if function.sample_every > 1:
             entry["sampled"] = f"1 in {function.sample_every}"
+        if function.how != "trapped":  # patched (calls recorded in the program), or why not
+            entry["traced_by"] = function.how
+        if function.overflow:
+            entry["dropped"] = f"{function.overflow} records: the rings were full"
         functions.append(entry)
     if len(status.functions) > env.budget.max_items:
         omissions.add(f"{len(status.functions) - env.budget.max_items} more traced functions", "")
