@@ -155,9 +155,10 @@ class Frames:
         # be), all of them (up to MAX_FRAMES) through calls left stopped.
         through_calls = self._calls.pending()
         deeper = max(levels, MAX_FRAMES) if through_calls else levels
-        # Frame 0 and its caller alone for a stop's arguments (their entry values); else a
-        # first batch: the unwinding goes on from there when more are asked for.
-        limit = levels if levels <= 2 and not through_calls else _FIRST_FRAMES if levels <= _FIRST_FRAMES else deeper
+        # Frame 0 and its caller alone for a stop's arguments (their entry values; 3 levels
+        # where a tail-call frame stands between them); else a first batch: the unwinding
+        # goes on from there when more are asked for.
+        limit = levels if levels <= 3 and not through_calls else _FIRST_FRAMES if levels <= _FIRST_FRAMES else deeper
         if unwinder is not None and known is unwinder.frames and not through_calls:  # on from where it stopped
             return unwinder.extend(limit)
         target = self._engine.stopped_target(thread_id)
@@ -373,7 +374,7 @@ class Frames:
         symbols = self._source.module_symbols(module) if module is not None else None
         if module is None or symbols is None:
             return None
-        merged = replace(frame, registers={**callee.registers, **frame.registers})
+        merged = restamped(frame, registers={**callee.registers, **frame.registers})
         view = FrameView(merged, module.base, self._read_visible, self._write_visible, None, 0,
                          partial(self._caller_frame, thread_id, frame, floats), floats)  # fmt: skip
         return CallerFrame(view, symbols)

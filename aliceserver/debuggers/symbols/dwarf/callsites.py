@@ -157,12 +157,21 @@ def entry_location(
     if caller is None:
         name = symbol_name(callee, ctx, function_pc)
         raise NoEntryValue(f"DW_OP_entry_value resolving requires caller of {function_pc:#x} ({name})")
-    parameter = _parameter(caller, function_pc, slot, callee, ctx)
-    value = _attr_block(parameter, "DW_AT_call_value", "DW_AT_GNU_call_site_value")
-    assert value is not None  # _parameter takes only those with one, as gdb reads them
-    symbols = caller.symbols
-    env = symbols.call_site_env(caller.ctx, parameter)
-    return evaluate(value + _STACK_VALUE, caller.ctx, env), caller.ctx
+    symbols, caller_ctx = caller.symbols, caller.ctx
+    # Threads blocked alike ask the same call site for the same slot: where the site names
+    # its callee (no register read for the target), its parameter is found once.
+    key = (caller_ctx.pc - caller_ctx.load_bias, function_pc - caller_ctx.load_bias, slot)
+    known = symbols.entry_sites.get(key)
+    if known is None:
+        parameter = _parameter(caller, function_pc, slot, callee, ctx)
+        value = _attr_block(parameter, "DW_AT_call_value", "DW_AT_GNU_call_site_value")
+        assert value is not None  # _parameter takes only those with one, as gdb reads them
+        known = (parameter, value + _STACK_VALUE)
+        site = call_site(symbols, key[0])
+        if site is not None and any(name in site.attributes for name in _STATIC_TARGETS):
+            symbols.entry_sites[key] = known
+    env = symbols.call_site_env(caller_ctx, known[0])
+    return evaluate(known[1], caller_ctx, env), caller_ctx
 
 
 def entry_register(ctx: FrameContext, function_pc: int, regno: int) -> Entry:
@@ -276,10 +285,13 @@ def _attr_block(die: DIE, *names: str) -> bytes | None:
     return None
 
 
+_STATIC_TARGETS = ("DW_AT_call_origin", "DW_AT_abstract_origin")  # a call site's callee by its DIE
+
+
 def call_target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> int:
     """The runtime address the call site calls; `ctx` None: a direct call's only (gdb
     reads an indirect target only in an unwound caller frame)."""
-    for name in ("DW_AT_call_origin", "DW_AT_abstract_origin"):
+    for name in _STATIC_TARGETS:
         if name in site.attributes:
             address = _origin_address(symbols, site, site.get_DIE_from_attribute(name), ctx)
             return address + (ctx.load_bias if ctx is not None else 0)
