@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 _T = TypeVar("_T")
 
 
-def restamped(value: _T, **changes: Any) -> _T:
+def restamped(value: _T, /, **changes: Any) -> _T:
     """A copy of `value` with `changes`: for a frozen dataclass with slots, no base class
     with fields of its own and no __post_init__ (its slots are then its fields)."""
     kind = type(value)

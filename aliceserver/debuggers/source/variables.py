@@ -7,12 +7,14 @@ References handed out (`VariableInfo.reference`) stay valid until the program re
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
 from aliceserver.debuggers.regsets import REGISTER_NAMES
 from aliceserver.debuggers.source.floatregs import DESCRIBED
 from aliceserver.debuggers.source.floatregs import FloatRegisters as FloatRegisters  # frames.py's
+from aliceserver.debuggers.source.pointermemo import PointerDescriptions, pointer_key
 from aliceserver.debuggers.source.scalarmemo import ScalarDescriptions, scalar_key
 from aliceserver.debuggers.symbols.dwarf import aarch64_registers, x86_registers
 from aliceserver.debuggers.symbols.dwarf.access import class_children, cplus_class
@@ -249,6 +251,7 @@ class VariableStore:
         self.output_format: str | None = None  # gdb's `output-radix` 16 or 8: "x" or "o"
         self.input_radix = 10  # gdb's `input-radix`, for the expressions' numbers
         self._scalars = ScalarDescriptions()  # kept across stops (scalarmemo.py)
+        self._pointers = PointerDescriptions()  # kept across stops (pointermemo.py)
         self._type_names: dict[Type, str] = {}  # _type_name's, kept across stops
 
     def _options(self, fmt: str | None, top: bool = False) -> FormatOptions:
@@ -286,6 +289,16 @@ class VariableStore:
                 found = self._scalars.find(key, value.address)
                 if found is not None:
                     return found
+            elif fmt is None and not dynamic and self.addresses:
+                pointer = pointer_key(name, value, how)
+                if pointer is not None:
+                    return self._pointers.describe(
+                        pointer, value, self._options(None, top), self._symbolize,
+                        partial(self._describe_anew, name, value, fmt, top=top, aggregate_value=aggregate_value,
+                                dynamic=dynamic, block_depth=block_depth, locationless=locationless,
+                                position=position),
+                        partial(self._reference, value, fmt, DynamicTypes.NONE),
+                    )  # fmt: skip
         info = self._describe_anew(name, value, fmt, top=top, aggregate_value=aggregate_value, dynamic=dynamic,
                                    block_depth=block_depth, locationless=locationless, position=position)  # fmt: skip
         return info if key is None else self._scalars.keep(key, info)

@@ -100,6 +100,11 @@ def format_value(value: Value, options: FormatOptions | None = None) -> str:
     return _Formatter(opts).top(value)
 
 
+def c_string(ctx: FrameContext, address: int, options: FormatOptions) -> str:
+    """The string a char * at `address` shows after its address, as format_value writes it."""
+    return _Formatter(options).c_string(ctx, address)
+
+
 _PREFETCH_LIMIT = 1 << 16
 
 

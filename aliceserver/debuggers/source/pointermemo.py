@@ -1,0 +1,119 @@
+"""Descriptions of pointer variables kept across stops, by their type and bytes.
+
+A loop's stop shows the same `char **argv`, `const char *text`, `PyObject *self` as the
+last one; describing one through the format layers (its type's name, its text, its
+children's count, the checks for printers, Rust enums and dynamic types) cost 25-45 us of
+a variables request. All of it but three parts follows from the pointer's type and bytes:
+its symbol (`<table+8>`, looked up again: the symbolizer keeps it while the modules stay),
+a char *'s string (read again at each stop: the program may have written it) and its
+children's reference (a new one at each stop). Pointers whose children or text depend on
+what they point to otherwise (a Rust enum's variant, a wide string, Rust's own formatting)
+are described anew. Not used where pretty printers are loaded: a printer may take any type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aliceserver.debuggers.model import VariableInfo
+from aliceserver.debuggers.restamp import restamped
+from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, c_string
+from aliceserver.debuggers.symbols.dwarf.literals import wide_prefix
+from aliceserver.debuggers.symbols.dwarf.locexpr import (
+    EvaluationError,
+    ImplicitLoc,
+    MemoryLoc,
+    RegisterLoc,
+)
+from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust
+from aliceserver.debuggers.symbols.dwarf.types import PointerType, StructType, strip
+from aliceserver.debuggers.symbols.dwarf.values import Value, is_char_type, is_rust_enum
+from aliceserver.errors import TargetError
+
+_MAX_KEPT = 4096  # shapes kept; all are dropped when there are more
+
+# (name, the declared type, the location's kind, the pointer's bytes, how it is described)
+PointerKey = tuple[str, object, type, bytes, tuple[object, ...]]
+
+
+def pointer_key(name: str, value: Value, how: tuple[object, ...]) -> PointerKey | None:
+    """What the description of pointer `value` depends on but its symbol, string, children's
+    reference and address; None for any other value or a pointer described anew."""
+    location = value.location
+    if value.bit_size or not isinstance(location, (MemoryLoc, RegisterLoc, ImplicitLoc)):
+        return None
+    t = strip(value.type)
+    if not isinstance(t, PointerType) or is_rust(value.type) or wide_prefix(t.target) is not None:
+        return None
+    target = strip(t.target)
+    if isinstance(target, StructType) and is_rust_enum(target):  # its variant is read through it
+        return None
+    try:
+        data = value.data()
+    except (EvaluationError, TargetError):
+        return None
+    return (name, value.type, type(location), data, how)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    info: VariableInfo  # as described at the first stop
+    prefix: str  # `(T *) ` before the address, where the description has one
+    string: bool  # a char *: its string follows the address
+
+    def text(self, address: int, value: Value, options: FormatOptions, symbolize: Symbolize) -> str:
+        """The value's text as format_value writes it, without the format layers."""
+        text = f"{self.prefix}{address:#x}"
+        name = symbolize(address, True) if address else None
+        if name:
+            text += f" <{name}>"
+        if self.string and address:
+            text += " " + c_string(value.ctx, address, options)
+        return text
+
+
+class PointerDescriptions:
+    """The shapes of the pointers described, by pointer_key; they outlive the stop."""
+
+    def __init__(self) -> None:
+        self._made: dict[PointerKey, _Shape] = {}
+
+    def describe(
+        self, key: PointerKey, value: Value, options: FormatOptions, symbolize: Symbolize,
+        make: Callable[[], VariableInfo], new_reference: Callable[[], int],
+    ) -> VariableInfo:  # fmt: skip
+        """`make()`'s description of `value`, or the one a shape kept for `key` gives."""
+        address = int.from_bytes(key[3], "little")
+        shape = self._made.get(key)
+        if shape is None:
+            info = make()
+            shape = _shape(info, address, value, options, symbolize)
+            if shape is not None:
+                if len(self._made) >= _MAX_KEPT:
+                    self._made.clear()
+                self._made[key] = shape
+            return info
+        return restamped(
+            shape.info, value=shape.text(address, value, options, symbolize),
+            reference=new_reference() if shape.info.reference else 0, address=value.address,
+        )  # fmt: skip
+
+    def clear(self) -> None:
+        self._made.clear()
+
+
+def _shape(
+    info: VariableInfo, address: int, value: Value, options: FormatOptions, symbolize: Symbolize
+) -> _Shape | None:
+    """The shape of `info`, if its text is the one the shape writes (else it is not kept)."""
+    if info.error or info.printer is not None or info.variant is not None:
+        return None
+    t = strip(value.type)
+    assert isinstance(t, PointerType)
+    hexadecimal = f"{address:#x}"
+    at = info.value.find(hexadecimal)
+    if at < 0:
+        return None
+    shape = _Shape(info, info.value[:at], is_char_type(strip(t.target)))
+    return shape if shape.text(address, value, options, symbolize) == info.value else None
