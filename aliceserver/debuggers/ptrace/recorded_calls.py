@@ -69,6 +69,9 @@ class RecordedFunction:
     _fast: list[tuple[str, Callable[[int], str], int]] | None = None
     _fast_return: Callable[[int], str] | None = None
     _template: str | None = None
+    # The drain's per-record calls, made for this function's types (see __post_init__).
+    arguments_json: Callable[[Record], str] = field(init=False)
+    return_value: Callable[[Record], str | None] = field(init=False)
 
     def __post_init__(self) -> None:
         slots = self.trace.slots
@@ -80,24 +83,31 @@ class RecordedFunction:
             pairs = ", ".join(f'[{json.dumps(s.name).replace("%", "%%")}, "%s"]' for s in slots)
             self._template = f"[{pairs}]"
         self._fast_return = fast_scalar(self.trace.returns)
+        self.arguments_json = self._json_of()
+        self.return_value = self._return_of()
 
-    def arguments_json(self, record: Record) -> str:
-        """`json.dumps(self.arguments(record))`, for scalars without the encoder's cost."""
-        if self._template is None or self._fast is None:
-            return json.dumps(self.arguments(record))
-        return self._template % tuple(fast(record[at]) for _, fast, at in self._fast)
+    def _json_of(self) -> Callable[[Record], str]:
+        """`json.dumps(self.arguments(record))`; for scalars, without the encoder's cost."""
+        template, fast = self._template, self._fast
+        if template is None or fast is None:
+            return lambda record: json.dumps(self.arguments(record))
+        if len(fast) == 1:
+            ((_, first, at),) = fast
+            return lambda record: template % first(record[at])
+        return lambda record: template % tuple(f(record[at]) for _, f, at in fast)
 
     def arguments(self, record: Record) -> list[tuple[str, str]]:
         if self._fast is not None:
             return [(name, fast(record[at])) for name, fast, at in self._fast]
         return _RecordedHit(self, record, self.sources).arguments()
 
-    def return_value(self, record: Record) -> str | None:
+    def _return_of(self) -> Callable[[Record], str | None]:
         if self.trace.returns is None:
-            return None
-        if self._fast_return is not None:
-            return self._fast_return(record[3])
-        return _RecordedHit(self, record, RETURN_SOURCES).return_value()
+            return lambda record: None
+        fast = self._fast_return
+        if fast is not None:
+            return lambda record: fast(record[3])
+        return lambda record: _RecordedHit(self, record, RETURN_SOURCES).return_value()
 
 
 class _Memory:
