@@ -46,6 +46,8 @@ class Recorder(Protocol):
 
     def clock_line(self) -> tuple[int, int, float]: ...
 
+    def active(self) -> bool: ...
+
 
 @dataclass(slots=True)
 class Counts:
@@ -80,7 +82,8 @@ class RecordDrain:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        if self._thread is None:
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
             self._thread = threading.Thread(
                 target=self._poll, name="aliceserver-trace-drain", daemon=True
             )
@@ -98,6 +101,8 @@ class RecordDrain:
                 self.drain()
             except Exception:  # the program goes on; the next poll tries again
                 log.exception("draining the trace rings")
+            if not self._recorder.active():
+                return  # no program: the stops and the exit drain what is left
 
     def drain(self) -> int:
         """Take every record written so far into the store; the rows written."""

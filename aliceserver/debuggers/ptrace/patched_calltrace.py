@@ -164,6 +164,10 @@ class CallRecorder:
             self._copier.start()
         return recorded
 
+    def active(self) -> bool:
+        """Whether a live program has rings (records may still come)."""
+        return bool(self._areas) and self._tracer.current() is not None
+
     def _copy(self) -> None:
         """Empty the rings into the server's memory every millisecond while the program
         lives: copying keeps up with any program, decoding (drain) need not. Past
