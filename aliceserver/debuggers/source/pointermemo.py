@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.restamp import restamped
+from aliceserver.debuggers.symbols.dwarf.dynamic import is_dynamic_class
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, c_string
 from aliceserver.debuggers.symbols.dwarf.literals import wide_prefix
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
@@ -37,9 +38,12 @@ _MAX_KEPT = 4096  # shapes kept; all are dropped when there are more
 PointerKey = tuple[str, object, type, bytes, tuple[object, ...]]
 
 
-def pointer_key(name: str, value: Value, how: tuple[object, ...]) -> PointerKey | None:
+def pointer_key(
+    name: str, value: Value, how: tuple[object, ...], *, dynamic: bool = False
+) -> PointerKey | None:
     """What the description of pointer `value` depends on but its symbol, string, children's
-    reference and address; None for any other value or a pointer described anew."""
+    reference and address; None for any other value or a pointer described anew. `dynamic`:
+    dynamic types are looked for, which only a pointer to a class with a vtable changes."""
     location = value.location
     if value.bit_size or not isinstance(location, (MemoryLoc, RegisterLoc, ImplicitLoc)):
         return None
@@ -48,6 +52,8 @@ def pointer_key(name: str, value: Value, how: tuple[object, ...]) -> PointerKey 
         return None
     target = strip(t.target)
     if isinstance(target, StructType) and is_rust_enum(target):  # its variant is read through it
+        return None
+    if dynamic and is_dynamic_class(target):  # its type is read through it
         return None
     try:
         data = value.data()

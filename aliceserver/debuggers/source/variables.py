@@ -289,15 +289,15 @@ class VariableStore:
                 found = self._scalars.find(key, value.address)
                 if found is not None:
                     return found
-            elif fmt is None and not dynamic and self.addresses:
-                pointer = pointer_key(name, value, how)
+            elif fmt is None and self.addresses:
+                pointer = pointer_key(name, value, how, dynamic=bool(dynamic))
                 if pointer is not None:
                     return self._pointers.describe(
                         pointer, value, self._options(None, top), self._symbolize,
                         partial(self._describe_anew, name, value, fmt, top=top, aggregate_value=aggregate_value,
                                 dynamic=dynamic, block_depth=block_depth, locationless=locationless,
                                 position=position),
-                        partial(self._reference, value, fmt, DynamicTypes.NONE),
+                        partial(self._reference, value, fmt, dynamic & DynamicTypes.POINTERS if dynamic else dynamic),
                     )  # fmt: skip
         info = self._describe_anew(name, value, fmt, top=top, aggregate_value=aggregate_value, dynamic=dynamic,
                                    block_depth=block_depth, locationless=locationless, position=position)  # fmt: skip

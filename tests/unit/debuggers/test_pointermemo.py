@@ -132,6 +132,7 @@ def test_a_pointer_names_its_symbol_and_gets_a_new_reference_each_stop(
 def test_only_pointers_shown_from_their_bytes_are_kept() -> None:
     frame = Frame()
     assert pointer_key("p", _pointer(INT_P, frame), ()) is not None
+    assert pointer_key("p", _pointer(INT_P, frame), (), dynamic=True) is not None  # no vtable there
     assert pointer_key("i", Value(INT, MemoryLoc(SLOT), frame), ()) is None  # not a pointer
     assert pointer_key("w", _pointer(WIDE_P, frame), ()) is None  # a wide string
     unreadable = Value(INT_P, MemoryLoc(0x9000), frame)
