@@ -54,6 +54,9 @@ log = logging.getLogger(__name__)
 _FIRST_FRAMES = 32  # most questions are about the top of the stack: unwind that much first
 MAX_FRAMES = 4096
 _MAX_LOOKUPS = 65536  # pcs whose CFI row and symbol are kept across stops
+# A front end asking for variables without entry values (DAP) shows a frame's locals and
+# arguments side by side: the other scope is made in the same handoff to the engine.
+_SHOWN_BESIDE = {VariableScope.LOCALS: VariableScope.ARGUMENTS, VariableScope.ARGUMENTS: VariableScope.LOCALS}
 DUMMY = "dummy"  # UnwoundFrame.method of the frame of a call into the program left stopped
 DUMMY_NAME = "<function called from gdb>"
 
@@ -439,9 +442,18 @@ class Frames:
                     return known
 
         def go() -> list[VariableInfo]:
-            return self._stop_cache.variables((thread_id, level, scope, aggregate_values, shown, entries), compute)
+            asked = self._stop_cache.variables((thread_id, level, scope, aggregate_values, shown, entries),
+                                               partial(compute, scope, entries))  # fmt: skip
+            other = _SHOWN_BESIDE.get(scope)
+            if other is not None and not entry_values:  # DAP's: both asked next, one handoff
+                try:
+                    self._stop_cache.variables((thread_id, level, other, aggregate_values, shown, False),
+                                               partial(compute, other, False))  # fmt: skip
+                except AliceError:
+                    pass  # told when that scope is asked for
+            return asked
 
-        def compute() -> list[VariableInfo]:
+        def compute(scope: VariableScope, entries: bool) -> list[VariableInfo]:
             view, symbols, lookup_pc = self.frame_view(thread_id, level)
             if scope is VariableScope.REGISTERS:
                 return register_variables(view.frame.registers)
