@@ -256,3 +256,14 @@ def test_added_at_the_first_stop(debugger: Any, program: Path, store: TraceStore
     work = tracer.status().functions[0]
     assert (work.how, work.calls, work.recorded) == ("patched", 800, 800)
     assert sum(e.kind == "return" for e in rows(store)) == 800
+
+
+def test_threads_named_by_the_thread_pointer_in_memory(
+    debugger: Any, program: Path, store: TraceStore
+) -> None:
+    """Where the kernel refuses rdfsbase, the trampoline reads the thread pointer at fs:0."""
+    debugger.call_recorder._by_fs_base = False
+    tracer, exited = traced_run(debugger, program, store, patches=True, args=("threads",))
+    work = next(f for f in tracer.status().functions if f.name == "work")
+    assert (exited.code, work.how, work.recorded, work.overflow) == (0, "patched", 800, 0)
+    assert sorted(len(seq) for seq in shape(rows(store)).values()) == [400] * 4
