@@ -186,7 +186,7 @@ class PtraceDebugger:
         self._remote = RemoteSession(RemoteHooks(
             access.run_on_engine, self._events, self._traps,
             lambda process, program: self._images.load_remote_process(process, program), self._forget_stop_state,
-            self.signal_policy, self._dollars.record_exit, self._tracer.post,
+            self.signal_policy, self._dollars.record_exit, self._tracer.post, library_event=loader_trap_hit,
         ))  # fmt: skip
         self._run = Execution(access, self._live, self._remote, self._cores)  # live or remote
         callers = ProgramCallers(access, self._remote, self.call_settings, self._tracker, self._symbols,

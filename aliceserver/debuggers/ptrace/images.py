@@ -23,7 +23,7 @@ from aliceserver.debuggers.events import (
 )
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.librarypaths import TARGET_PREFIX, LibraryPaths
-from aliceserver.debuggers.model import LaunchConfig, ProcessInfo
+from aliceserver.debuggers.model import LaunchConfig, Module, ProcessInfo
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
 from aliceserver.debuggers.ptrace.inferior import Inferior
@@ -33,6 +33,7 @@ from aliceserver.debuggers.ptrace.programfile import ProgramFile, cannot_start_h
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
+from aliceserver.debuggers.remote.libraries import lists_libraries, read_listed
 from aliceserver.debuggers.remote.session import RemoteSession
 from aliceserver.debuggers.remote.targetfiles import StubFiles, TargetFiles
 from aliceserver.debuggers.source.library_symbols import LibrarySymbolControl
@@ -154,15 +155,17 @@ class ImageLoading:
         try:
             exe = self._checked_program(process, program, files) if program else None
             exe = exe or (TARGET_PREFIX if files is not None else "") + process.executable()
-            loaded, r_brk = self._tracker.start(process.pid, process.auxv(), exe, [], local_files=files is None)
-            linked, _ = self._tracker.sync()  # attached to a running program: its libraries
+            listed = lists_libraries(process.client)  # no loader's trap: `library` stops tell
+            loaded, r_brk = self._tracker.start(process.pid, process.auxv(), exe, [], local_files=files is None,
+                                                with_loader=not listed)  # fmt: skip
+            linked, _ = self._synced_libraries()  # attached to a running program: its libraries
         except (AliceError, OSError) as error:
             log.warning("no symbols for the remote process %d: %s", process.pid, error)
-            loaded, linked, r_brk = [], [], None
+            loaded, linked, r_brk, listed = [], [], None, False
         for module in loaded + linked:
             self._events.put(ModuleLoaded(module))
         self._tell_library_warnings()
-        r_brk = self._tracker.r_brk_from_memory() or r_brk
+        r_brk = None if listed else self._tracker.r_brk_from_memory() or r_brk
         if r_brk:
             self._remote.traps.add_internal(r_brk, on_hit=self._loader_trap_hit)
         elif self._tracker.loader_unseen and self._tracker.entry:
@@ -221,7 +224,7 @@ class ImageLoading:
             self._access.run_on_engine(lambda: self.on_library_event(0))
 
     def on_library_event(self, _tid: int) -> None:
-        loaded, unloaded = self._tracker.sync()
+        loaded, unloaded = self._synced_libraries()
         for module in loaded:
             self._events.put(ModuleLoaded(module))
         self._tell_library_warnings()
@@ -234,6 +237,19 @@ class ImageLoading:
         if loaded:
             self._breakpoints.arm_catchpoints()
             self._locations.bind_all()
+
+    def _synced_libraries(self) -> tuple[list[Module], list[Module]]:
+        """The libraries loaded and unloaded since the last look: from the stub's own list
+        where it gives one instead of an SVR4 link map (gdb's solib-target), else from
+        the loader's link map."""
+        process = self._remote.live()
+        if process is None or not lists_libraries(process.client):
+            return self._tracker.sync()
+        try:
+            return self._tracker.sync_listed(read_listed(process.client))
+        except (AliceError, OSError) as error:
+            log.warning("reading the stub's library list: %s", error)
+            return [], []
 
     def _at_entry_without_loader(self, tid: int) -> None:
         """The program's entry, where the loader's breakpoint was not found (its file is not

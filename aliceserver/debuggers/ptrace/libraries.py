@@ -16,8 +16,10 @@ from typing import NamedTuple
 
 from aliceserver.debuggers.librarypaths import LibraryPaths
 from aliceserver.debuggers.model import Module
+from aliceserver.debuggers.remote.libraries import ListedLibrary
 from aliceserver.debuggers.symbols import auxv as auxv_module
 from aliceserver.debuggers.symbols.elf import ElfCache
+from aliceserver.debuggers.symbols.elfheaders import SHF_ALLOC
 from aliceserver.debuggers.symbols.linkmap import (
     LinkMapEntry,
     ReadMemory,
@@ -26,7 +28,7 @@ from aliceserver.debuggers.symbols.linkmap import (
     read_r_debug,
 )
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.errors import TargetError
+from aliceserver.errors import AliceError, TargetError
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +73,15 @@ class LibraryTracker:
 
     def start(self, pid: int, auxv: Mapping[int, int] | None = None, exe: str | None = None,
               file_mappings: Sequence[FileMapping] | None = None, *,
-              local_files: bool = True, live: bool = True) -> tuple[list[Module], int | None]:  # fmt: skip
+              local_files: bool = True, live: bool = True,
+              with_loader: bool = True) -> tuple[list[Module], int | None]:  # fmt: skip
         """Load the executable and the dynamic loader; return them and r_brk if known.
         `auxv`, `exe` and `file_mappings` default to the live process's (a core file gives
         its own: its pid may name another process by now). `local_files`: the target's
         files are this machine's (False: a stub that transfers them). `live`: a process
-        runs (not a core), whose libraries are followed from the loader's breakpoint."""
+        runs (not a core), whose libraries are followed from the loader's breakpoint.
+        `with_loader`: False where a stub lists the libraries itself (gdb's solib-target knows
+        no PT_INTERP: the loader is one of the libraries listed)."""
         self.symbols.clear()
         self._warnings.clear()
         self._loader_r_debug = None
@@ -103,7 +108,7 @@ class LibraryTracker:
             self._dynamic = image.dynamic_vaddr + bias
         r_brk: int | None = None
         loader_base = auxv.get(auxv_module.AT_BASE, 0)
-        if loader_base and image.interp:
+        if loader_base and image.interp and with_loader:
             interp = self.library_file(image.interp)
             loader = self.symbols.add_module(interp, loader_base)
             if loader is not None:
@@ -156,6 +161,31 @@ class LibraryTracker:
         loaded, unloaded = self.symbols.sync_link_map([self._found_file(self._opened_file(entry)) for entry in entries])
         self._warn_missing([module for module in loaded if self.symbols.is_missing(module)])
         return self._named(loaded), self._named(unloaded)
+
+    def sync_listed(self, listed: Sequence[ListedLibrary]) -> tuple[list[Module], list[Module]]:
+        """Bring the module list in line with the list a stub gives (qXfer:libraries:read)."""
+        entries = [LinkMapEntry(0, "", 0)]  # the main program's place, as in a link map
+        for library in listed:
+            path = self.library_file(library.name)
+            entries.append(LinkMapEntry(self._listed_bias(path, library), path, 0))
+        loaded, unloaded = self.symbols.sync_link_map(entries)
+        self._warn_missing([module for module in loaded if self.symbols.is_missing(module)])
+        # gdb's solib-target shows the segments' range, where svr4 shows .text's
+        return [replace(module, text=None) for module in self._named(loaded)], self._named(unloaded)
+
+    def _listed_bias(self, path: str, library: ListedLibrary) -> int:
+        """The load bias of a listed library: its first segment's (or allocated section's)
+        address less that segment's (section's) link-time address, as gdb relocates them."""
+        try:
+            image = self._cache.get(path)
+        except (AliceError, OSError):
+            image = None  # found nowhere: listed at the address given, without symbols
+        if library.segments:
+            return library.segments[0] - (image.load_low if image is not None else 0)
+        sections = image.sections if image is not None else ()
+        allocated = [section.addr for section in sections if section.flags & SHF_ALLOC]
+        base = library.sections[0] if library.sections else 0
+        return base - (allocated[0] if allocated else 0)
 
     def _warn_missing(self, missing: list[Module]) -> None:
         """gdb's update_solib_list: one warning for the libraries of one change found nowhere."""

@@ -1,12 +1,17 @@
-"""The shared libraries a stub lists (qXfer:libraries-svr4:read): the dynamic loader's
-link_map entries, read by the stub, so that no r_debug walk over the wire is needed."""
+"""The shared libraries a stub lists: qXfer:libraries-svr4:read, the dynamic loader's
+link_map entries read by the stub (no r_debug walk over the wire), and qXfer:libraries:read,
+the list of a stub whose target has no SVR4 loader (gdb's solib-target: Windows, embedded)."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.remote.errors import RemoteError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.remote.client import RemoteClient
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,3 +44,44 @@ def parse(document: bytes) -> SvrLibraries:
         except ValueError:
             raise RemoteError(f"A bad library entry from the stub: {node.attrib}.") from None
     return SvrLibraries(int(main, 16) if main else None, tuple(found))
+
+
+# --- gdb's solib-target: a stub with no SVR4 loader lists its libraries itself -----------
+@dataclass(frozen=True, slots=True)
+class ListedLibrary:
+    """One <library> of qXfer:libraries:read: where the stub says the file is loaded,
+    by its first loadable segment's address or by each allocated section's."""
+
+    name: str
+    segments: tuple[int, ...] = ()
+    sections: tuple[int, ...] = ()
+
+
+def lists_libraries(client: RemoteClient) -> bool:
+    """Whether the stub's own list is the one to read (gdb's solib-target): it offers
+    qXfer:libraries:read and no SVR4 list (so no link map of a loader to walk)."""
+    svr4 = client.supports("qXfer:libraries-svr4:read")
+    return client.supports("qXfer:libraries:read") and not svr4
+
+
+def read_listed(client: RemoteClient) -> tuple[ListedLibrary, ...]:
+    return parse_listed(client.xfer_read("libraries"))
+
+
+def parse_listed(document: bytes) -> tuple[ListedLibrary, ...]:
+    """gdb's library-list.dtd: <library name><segment address/>... or <section address/>..."""
+    try:
+        root = ElementTree.fromstring(document)
+    except ElementTree.ParseError as error:
+        raise RemoteError(f"A bad library list from the stub: {error}.") from None
+    found = []
+    for node in root.iter("library"):
+        try:
+            segments = tuple(int(part.get("address", ""), 0) for part in node.iter("segment"))
+            sections = tuple(int(part.get("address", ""), 0) for part in node.iter("section"))
+        except ValueError:
+            raise RemoteError(f"A bad library entry from the stub: {node.attrib}.") from None
+        if segments and sections:  # as gdb's library_list_start_segment/section refuse it
+            raise RemoteError("Library list with both segments and sections")
+        found.append(ListedLibrary(node.get("name", ""), segments, sections))
+    return tuple(found)

@@ -79,6 +79,8 @@ class RemoteHooks:
     # Work for the engine's thread after what it does now, not waited for (a broken link
     # found in the middle of a command is told once that command is done)
     post_on_engine: Callable[[Callable[[], object]], None] | None = None
+    # A stop reply's `library`: the libraries the stub lists are read again (gdb goes on)
+    library_event: Callable[[int], None] | None = None
 
 
 class RemoteSession:
@@ -481,6 +483,9 @@ class RemoteSession:
             return self.traps.hit(stop.thread_id, trap)
         if stop.reason is StopReason.WATCHPOINT:
             return self.watches.judge(process, stop)
+        if stop.reason is StopReason.LIBRARY and self._hooks.library_event is not None:
+            self._hooks.library_event(stop.thread_id)
+            return None
         if stop.reason in (StopReason.SIGNAL, StopReason.CRASH) and stop.signal is not None:
             policy = self._hooks.policy(stop.signal)
             if not policy.stop:
