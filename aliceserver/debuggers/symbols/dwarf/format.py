@@ -106,6 +106,7 @@ def c_string(ctx: FrameContext, address: int, options: FormatOptions) -> str:
 
 
 _PREFETCH_LIMIT = 1 << 16
+_PAGE = 4096  # the smallest page: a read that ends at a page's end runs into no other mapping
 
 
 def _prefetch(value: Value) -> None:
@@ -308,17 +309,22 @@ class _Formatter:
     def c_string(self, ctx: FrameContext, address: int) -> str:
         limit = self.opts.max_elements
         data = bytearray()
-        chunk = 64
+        paged = True
         while len(data) < limit:
+            # What the limit can show and one more (its NUL or not), in one read up to the
+            # page's end (where a process's mapping can end); memory mapped otherwise (a
+            # stub's board) is read byte by byte from where such a read fails
+            at = address + len(data)
+            size = min(limit + 1 - len(data), _PAGE - at % _PAGE) if paged else 1
             try:
-                part = read(ctx, address + len(data), chunk)
+                part = read(ctx, at, size)
             except EvaluationError:
-                if chunk == 1:
-                    if not data:
-                        return f"<error: Cannot access memory at address {address:#x}>"
-                    break
-                chunk = 1  # near the end of a mapping: go byte by byte
-                continue
+                if size > 1:
+                    paged = False
+                    continue
+                if not data:
+                    return f"<error: Cannot access memory at address {address:#x}>"
+                break
             data += part
             if 0 in part:
                 break
