@@ -102,9 +102,9 @@ class StackUnwinder:
         """The frames, unwound to `limit` of them (or all there are)."""
         frames, symbols, tables, arch = self.frames, self._symbols, self._tables, self._arch
         # Memory is read for this call only (it may be written after); a stop's frame 0 alone
-        # or with its caller (a step's question) needs a few words, and over a stub a page
-        # is 8 KiB of hex to decode at each stop.
-        read = _StackPages(self._read, _SMALL_BLOCK if limit <= 2 else _PAGE)
+        # or with its callers (a step's question, entry values through a tail call) needs a
+        # few words, and over a stub a page is 8 KiB of hex to decode at each stop.
+        read = _StackPages(self._read, _SMALL_BLOCK if limit <= 3 else _PAGE)
         rows, symbols_at, undefined_at = self._lookups.rows, self._lookups.symbols, self._lookups.undefined
         regs, method, undefined, exact_pc = self._regs, self._method, self._undefined, self._exact_pc
         while not self.done and len(frames) < limit:
