@@ -31,17 +31,21 @@ from aliceserver.session.breakpoints import BreakpointKind, BreakpointNumbers
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.debuggers.logpoints import LogSpec
 
 logger = logging.getLogger(__name__)
 class _Gate:
     """A breakpoint's gate for the engine. An engine may judge part of it in the program (a
     jump patch): `necessary`, the condition the gate is false without, doing nothing else;
     `ignored`, the hits after it to let go before stopping (gdb's ignore count), which the
-    engine counts itself and hands back with `skipped`."""
+    engine counts itself and hands back with `skipped`; `logged`, a dprintf the engine may
+    print from the program's records without stopping it (dprintf.py's log_spec)."""
 
-    def __init__(self, judge: Callable[[int], bool], bp: MiBreakpoint) -> None:
+    def __init__(self, judge: Callable[[int], bool], bp: MiBreakpoint,
+                 log: Callable[[], LogSpec | None] = lambda: None) -> None:  # fmt: skip
         self._judge = judge
         self._bp = bp
+        self.logged = log
 
     def __call__(self, tid: int) -> bool:
         return self._judge(tid)
@@ -230,7 +234,9 @@ class BreakpointTable:
                 bp.enabled = bp.enable_count > 0
             return True
 
-        return _Gate(gate, bp)
+        from aliceserver.adapters.mi.dprintf import logged_by  # (it imports this module)
+
+        return _Gate(gate, bp, logged_by(session, bp))
 
     def arm(self, bp: MiBreakpoint) -> None:
         if bp.is_watch or bp.catch is not None or bp.engine_id is not None:

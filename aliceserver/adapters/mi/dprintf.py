@@ -5,17 +5,22 @@ A dprintf is a breakpoint whose command list is its printf line (gdb's dprintf-s
 the only style here: `call` and `agent` are refused by settings_policy.py). As gdb's
 dprintf_after_condition_true, a hit that only dprintfs share prints each one's text and
 resumes without a stop record; the hit counts still go out as =breakpoint-modified.
+A dprintf whose conversions all take numbers may instead be printed from records of its
+values the program writes (log_spec, ptrace/patched_logs.py): no stop then, and no
+=breakpoint-modified per hit (its count comes with the next stop's table).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.printf_format import (
     DECIMAL_CLASSES,
     FLOAT_CLASSES,
+    INTEGER_CLASSES,
     ArgClass,
     ArgValue,
     DecimalArg,
@@ -33,6 +38,7 @@ from aliceserver.adapters.mi.locations import console_location, keywords
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
 from aliceserver.debuggers import events as ev
+from aliceserver.debuggers.logpoints import LogSpec
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
@@ -298,6 +304,52 @@ def printed_and_resumed(session: MiSession, stop: ev.Stopped) -> bool:
         logger.info("the program did not go on after a dprintf: %s", error)
         return False
     return True
+
+
+_NUMBERS = INTEGER_CLASSES | {ArgClass.PTR}
+
+
+def logged_by(session: MiSession, bp: MiBreakpoint) -> Callable[[], LogSpec | None]:
+    """The gate's `logged`: the spec of the dprintf's text as it is now, made once per text."""
+    made: list[tuple[str | None, LogSpec | None]] = []
+
+    def logged() -> LogSpec | None:
+        if bp.thread is not None or bp.disable_after:  # judged at each hit by the gate
+            return None
+        if not made or made[0][0] != bp.dprintf:
+            made[:] = [(bp.dprintf, log_spec(session, bp))]
+        return made[0][1]
+
+    return logged
+
+
+def log_spec(session: MiSession, bp: MiBreakpoint) -> LogSpec | None:
+    """A dprintf the engine may print from records of its values written in the program:
+    one whose conversions all take integers or pointers (a `%s` needs the string's bytes at
+    the hit, so it keeps its trap). Each value is `(long long)(ARG)`, as the trap's path
+    takes it."""
+    if bp.dprintf is None:
+        return None
+    try:
+        fmt, expressions = split_command(bp.dprintf)
+        pieces = parse_format(fmt)
+        if any(piece.arg is not None and piece.arg not in _NUMBERS for piece in pieces):
+            return None
+        if len(expressions) != sum(piece.arg is not None for piece in pieces):
+            return None
+        values = tuple(session.debugger.expression_condition(f"(long long)({e})") for e in expressions)
+    except AliceError:
+        return None
+
+    def text(numbers: tuple[int, ...]) -> str:
+        bp.unseen_hits += 1  # each record is one hit the program let go
+        return b"".join(render(pieces, list(numbers), _no_strings)).decode("utf-8", "replace")
+
+    return LogSpec(f"dprintf {bp.number}", values, text)
+
+
+def _no_strings(address: int) -> bytes:
+    raise MiError(f"Cannot access memory at address {address:#x}")  # (no %s reaches here)
 
 
 def register(registry: MiRegistry) -> None:

@@ -120,6 +120,12 @@ class ExpressionCondition:
             self._by_pc[pc] = known
         return known.run
 
+    def prepare(self, tid: int, pc: int) -> None:
+        """Compiled at `pc` from thread `tid`'s frame there, nothing judged (a logpoint's
+        values, which a jump patch computes in the program)."""
+        if not isinstance(self._tree, str):
+            self._compiled_at(tid, pc)
+
     def machine_ir(self, pc: int) -> tuple[bool, ir.Node | None]:
         """(whether the condition was compiled at `pc` yet, its IR there or None): what a
         jump patch there would judge in the program (ptrace/patched_breakpoints.py)."""

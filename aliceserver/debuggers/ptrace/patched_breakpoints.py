@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Final
 
 from aliceserver.debuggers.events import Output, Stopped
 from aliceserver.debuggers.hits import HitPolicy
+from aliceserver.debuggers.logpoints import LogSpec, log_spec
+from aliceserver.debuggers.ptrace import patched_logs as logs
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.patch_counts import counting_gate
 from aliceserver.debuggers.ptrace.patched_sites import PatchedSite, build_site, plan_at, put_back
@@ -57,9 +59,9 @@ _FAULTS: Final = (sig.SIGSEGV, sig.SIGBUS)
 _FOR_NOW: Final = "for now: "
 
 
-# What a patch judges: the breakpoints' conditions (none: an ignore count alone) and the IR
-# of their `||` (None: always true).
-_Judged = tuple[tuple[ExpressionCondition, ...], "ir.Node | None"]
+# What a patch judges: the breakpoints' conditions (none: an ignore count alone), the IR
+# of their `||` (None: always true), and a logpoint's spec (patched_logs.py).
+_Judged = tuple[tuple[ExpressionCondition, ...], "ir.Node | None", "LogSpec | None"]
 
 
 def _for_now(reason: str) -> str:
@@ -87,6 +89,7 @@ class JumpPatches:
     """The live process's patched breakpoints (tracer thread only)."""
 
     enabled_at_start = True  # the setting's default (tests run the same scenario both ways)
+    log_ring_records: int | None = None  # a logpoint ring's records, when fewer than it could hold
 
     def __init__(self, access: ProcessAccess) -> None:
         self.enabled = self.enabled_at_start  # `set breakpoint jump-patches`
@@ -99,6 +102,12 @@ class JumpPatches:
         # site -> why a trap, and for which condition (None: a passing reason, tried again)
         self.refused: dict[int, tuple[tuple[ExpressionCondition, ...] | None, str]] = {}
         self._rerun: set[int] = set()  # threads put back at a site to run its jump again
+        self.logs = logs.LogRings(self._tell)  # logpoints' rings, drained while it runs
+
+    def _tell(self, output: Output) -> None:
+        inferior = self._inferior  # (the drainer's thread too: the process's event queue)
+        if inferior is not None:
+            inferior.events.put(output)
 
     # --- what breakpoints get -----------------------------------------------------------
     def _table(self) -> PatchTable:
@@ -120,9 +129,16 @@ class JumpPatches:
         ):
             return None  # (one that stops at every hit is best served by its trap)
         conditions = [necessary_condition(bp.condition) for bp in wanted]
+        spec = log_spec(wanted[0].condition) if len(wanted) == 1 else None
+        if spec is not None:
+            values = logs.value_nodes(spec, trap.address)
+            if values is None or isinstance(values, str):
+                return values
         if len(wanted) == 1 and conditions[0] is None:
+            if spec is not None:
+                return (), None, spec
             counting = counting_gate(wanted[0].condition)
-            return ((), None) if counting is not None and counting.ignored() > 0 else None
+            return ((), None, None) if counting is not None and counting.ignored() > 0 else None
         nodes = []
         for condition in conditions:
             if condition is None:
@@ -134,7 +150,7 @@ class JumpPatches:
                 return "the condition is not compiled to machine code here"
             nodes.append(node)
         either = functools.reduce(lambda left, right: ir.Logical("||", left, right), nodes)
-        return tuple(c for c in conditions if c is not None), either
+        return tuple(c for c in conditions if c is not None), either, spec
 
     def refusal(self, address: int) -> str | None:
         known = self.refused.get(address)
@@ -158,8 +174,10 @@ class JumpPatches:
             self._inferior = inferior
 
     def forget(self) -> None:
-        """The process exec'd or is gone: its patches and areas with it (their counts kept)."""
+        """The process exec'd or is gone: its patches and areas with it (their counts kept,
+        their logpoints' last records told)."""
         self.fold_counts()
+        self.logs.close()
         for site in self.sites.values():
             site.window.settle()
         for area in self._areas.values():
@@ -179,7 +197,7 @@ class JumpPatches:
         self._current(inferior)
         self._free_retired(inferior)
         for site in list(self.sites.values()):
-            if self._candidate(site.trap) != (site.conditions, site.node):
+            if self._candidate(site.trap) != (site.conditions, site.node, site.log):
                 self._remove(inferior, site)
             else:  # the ignore count as the gate has it now (`ignore` while stopped)
                 site.window.reopen(judging=self._counting_now(inferior, site))
@@ -191,6 +209,7 @@ class JumpPatches:
     def settle(self, inferior: Inferior) -> None:
         """At a reported stop (every thread stopped): what the program let go, told."""
         if inferior is self._inferior:
+            self.logs.drain()  # the messages before the stop that follows them
             for site in self.sites.values():
                 site.window.settle()
 
@@ -219,6 +238,7 @@ class JumpPatches:
     def after_trap_hit(self, inferior: Inferior, t: Tracee, trap: PhysicalTrap) -> _Action:
         """A trap hit the breakpoint let go: when a patch can now take the trap's place,
         stop the other threads, patch, and let them all go on."""
+        self._prepare_log(inferior, trap)
         candidate = self._candidate(trap)
         if (
             not isinstance(candidate, tuple)
@@ -267,6 +287,7 @@ class JumpPatches:
 
     # --- making and removing patches ------------------------------------------------------
     def _try(self, inferior: Inferior, trap: PhysicalTrap) -> None:
+        self._prepare_log(inferior, trap)
         candidate = self._candidate(trap)
         if candidate is None:
             self.refused.pop(trap.address, None)
@@ -296,8 +317,24 @@ class JumpPatches:
             log.info("breakpoint at %#x keeps its trap: %s", trap.address, problem)
             self.refused[trap.address] = (candidate[0], problem)
 
+    def _prepare_log(self, inferior: Inferior, trap: PhysicalTrap) -> None:
+        """A logpoint's values compiled at its address, from a thread stopped there."""
+        wanted = [bp for bp in trap.logical if bp.enabled]
+        spec = log_spec(wanted[0].condition) if len(wanted) == 1 and self.enabled else None
+        if spec is None or logs.value_nodes(spec, trap.address) is not None:
+            return
+        for t in inferior.threads.values():
+            if (
+                not t.gone
+                and not t.new
+                and not t.running
+                and int(inferior.regs(t).rip) == trap.address
+            ):
+                logs.prepare_values(spec, t.tid, trap.address)
+                return
+
     def _install(self, inferior: Inferior, trap: PhysicalTrap, conditions: tuple[ExpressionCondition, ...],
-                 node: ir.Node | None) -> str | None:  # fmt: skip
+                 node: ir.Node | None, spec: LogSpec | None) -> str | None:  # fmt: skip
         """Patch `trap`'s site, or say why not."""
         if not all_stopped(inferior):
             return _for_now("the program's threads are not all stopped")
@@ -313,8 +350,19 @@ class JumpPatches:
             area = self._area(inferior, trap.address, plan.end)
         except TargetError as error:  # (no thread able to run the mmap now, a full gap...)
             return _for_now(str(error))
-        site = build_site(inferior, self._table(), trap, conditions, node, plan, area)
+        log = None
+        if spec is not None:
+            nodes = logs.value_nodes(spec, trap.address)
+            assert isinstance(nodes, list)
+            log = (
+                spec,
+                logs.logpoint_values(nodes),
+                logs.ring_capacity(len(nodes), self.log_ring_records),
+            )
+        site = build_site(inferior, self._table(), trap, conditions, node, plan, area, log)
         self.sites[trap.address] = site
+        if site.ring is not None and spec is not None:
+            self.logs.add(site.code_at, site.ring[2], area.data, site.ring[0], spec)
         for at in site.trap_addresses():
             self._by_trap[at] = site
         for t in inferior.threads.values():  # hits waiting for the trap: run the jump instead
@@ -334,7 +382,7 @@ class JumpPatches:
         key = (module.path, module.base) if module is not None else ("", low & ~0xFFFFFFF)
         area = self._areas.get(key)
         if area is None or not area.reaches(low, high):
-            area = self._areas[key] = map_patch_area(inferior, low)
+            area = self._areas[key] = map_patch_area(inferior, low, data_size=logs.DATA_SIZE)
         return area
 
     def _remove(self, inferior: Inferior, site: PatchedSite) -> None:
@@ -363,6 +411,7 @@ class JumpPatches:
                 self._retired.remove(site)
                 for at in site.trap_addresses():
                     self._by_trap.pop(at, None)
+                self.logs.drop(site.code_at)
                 site.free()
 
     def fold_counts(self) -> None:
@@ -375,7 +424,11 @@ class JumpPatches:
         then); a patch whose span it falls inside is removed first."""
         for site in list(self.sites.values()):
             if site.plan.address <= trap.address < site.plan.end:
-                if site.trap is trap and self._candidate(trap) == (site.conditions, site.node):
+                if site.trap is trap and self._candidate(trap) == (
+                    site.conditions,
+                    site.node,
+                    site.log,
+                ):
                     return True
                 if all_stopped(inferior):
                     self._remove(inferior, site)

@@ -15,6 +15,8 @@ from aliceserver.debuggers.ptrace.patches.install import PatchTable
 from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan, plan_site
 from aliceserver.debuggers.ptrace.patches.trampoline import (
     SAVED,
+    Logpoint,
+    RingBuffer,
     Trampoline,
     build_trampoline,
     registers_from_saved_block,
@@ -23,6 +25,7 @@ from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.logpoints import LogSpec
     from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
     from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.tracee import Tracee
@@ -57,6 +60,8 @@ class PatchedSite:
     code_size: int  # what was allocated for both
     breakpoints: tuple[LogicalBreakpoint, ...]
     window: IgnoreWindow
+    log: LogSpec | None = None  # a logpoint: its values go to `ring`
+    ring: tuple[int, int, RingBuffer] | None = None  # (data offset, bytes, ring)
     arrivals_seen: int = 0  # the arrivals counter when last folded into the hit counts
     judged: int = 0  # arrivals since then that the engine judged itself (counted there)
 
@@ -85,6 +90,8 @@ class PatchedSite:
         """Its code and counters given back (no thread in it, no jump to it)."""
         self.area.free_code(self.code_at, self.code_size)
         self.area.free_data(self.data_offset, _COUNTERS)
+        if self.ring is not None:
+            self.area.free_data(self.ring[0], self.ring[1])
 
 
 def plan_at(inferior: Inferior, symbols: ProcessSymbols, table: PatchTable, address: int,
@@ -110,16 +117,29 @@ def plan_at(inferior: Inferior, symbols: ProcessSymbols, table: PatchTable, addr
 
 
 def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, conditions: tuple[ExpressionCondition, ...],
-               node: ir.Node | None, plan: SitePlan, area: PatchArea) -> PatchedSite:  # fmt: skip
+               node: ir.Node | None, plan: SitePlan, area: PatchArea,
+               log: tuple[LogSpec, list[bytes], int] | None = None) -> PatchedSite:  # fmt: skip
     """The trampoline written in `area` and the jump over `plan`'s span (every thread
-    stopped, none inside the span), the trap taken out; the trap back on a failure."""
+    stopped, none inside the span), the trap taken out; the trap back on a failure.
+    `log`: a logpoint's spec, its values' code and its ring's capacity."""
     code = compile_code(node, SAVED.offsets) if node is not None else None
     data = area.alloc_data(_COUNTERS)
     counters = area.data_address + data
+    logpoint, ring = None, None
+    if log is not None:
+        spec, values, capacity = log
+        ring_size = RingBuffer.RECORDS + capacity * 8 * (3 + len(values))
+        try:
+            ring_at = area.alloc_data(ring_size, align=64)
+        except AliceError:
+            area.free_data(data, _COUNTERS)
+            raise
+        buffer = RingBuffer(area.data_address + ring_at, capacity, len(values))
+        logpoint, ring = Logpoint(plan.address, values, buffer), (ring_at, ring_size, buffer)
 
     def build(at: int, displaced: bytes) -> Trampoline:
         return build_trampoline(address=at, span_end=plan.end, displaced=displaced, condition=code,
-                                hit_counter=counters, ignore_count=counters + 8)  # fmt: skip
+                                hit_counter=counters, ignore_count=counters + 8, logpoint=logpoint)  # fmt: skip
 
     sizing = build(area.code_address, plan.original)
     prefix_size = len(count_prefix(0, 0))
@@ -139,6 +159,8 @@ def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, condit
     except AliceError:
         area.free_code(code_at, size)
         area.free_data(data, _COUNTERS)
+        if ring is not None:
+            area.free_data(ring[0], ring[1])
         if was_inserted:
             inferior.insert_trap(trap)
         raise
@@ -152,9 +174,8 @@ def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, condit
     )
     window = IgnoreWindow(area.data, data, gate)
     window.reopen(judging=False)
-    return PatchedSite(
-        trap, conditions, node, plan, trampoline, area, data, code_at, size, breakpoints, window
-    )
+    return PatchedSite(trap, conditions, node, plan, trampoline, area, data, code_at, size, breakpoints, window,
+                       log[0] if log is not None else None, ring)  # fmt: skip
 
 
 def put_back(inferior: Inferior, t: Tracee, site: PatchedSite) -> None:

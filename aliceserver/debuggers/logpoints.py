@@ -1,0 +1,33 @@
+"""Logpoints an engine may print from records the program writes, without stopping it.
+
+A front end's breakpoint gate offers one by `logged()`: the numbers its message needs (each
+an expression condition whose value is the number) and how one record's numbers become the
+message, in the front end's own formatting. An engine that cannot compile the values (or
+has no jump patches) keeps stopping at each hit and lets the gate print as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, eq=False)
+class LogSpec:
+    """A logpoint as its front end wants it: the numbers of its values, and its message."""
+
+    name: str  # how a warning names it ("dprintf 3")
+    values: tuple[object, ...]  # expression conditions (IDebugger.expression_condition)
+    render: Callable[[tuple[int, ...]], str]  # one record's message from its signed values
+
+
+@runtime_checkable
+class LoggingGate(Protocol):
+    """A breakpoint's gate that may be a logpoint judged in the program."""
+
+    def logged(self) -> LogSpec | None: ...
+
+
+def log_spec(condition: object) -> LogSpec | None:
+    return condition.logged() if isinstance(condition, LoggingGate) else None

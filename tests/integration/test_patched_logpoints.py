@@ -1,0 +1,123 @@
+"""Dynamic printf judged in the program (patched_logs.py): the values go to a ring in the
+patch's data area, the program does not stop, and the server prints each record as the
+trap's path prints that hit (`set breakpoint jump-patches off`), in the same order per
+thread, before the stop or exit that follows."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aliceserver.debuggers.events import Output
+from aliceserver.debuggers.logpoints import LogSpec
+from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
+from tests.support import batch
+from tests.support.batch import ex
+from tests.support.build import Builder, marker_line
+from tests.support.events import EventLog
+from tests.support.session import continue_to_exit, launch
+
+pytestmark = pytest.mark.timeout(180)
+SOURCE = "dprintf_loop.c"
+FORMAT = r'"i=%d square=%ld x=%#x c=%c id=%lu p=%p\n", i, square, i * 7, 65 + i % 26, id, i * 4096'
+_LOGGED = re.compile(r"^i=.*$", re.M)
+
+
+def _run(program: Path, patches: str, *commands: str) -> str:
+    got = batch.ours(["-batch", "-nx", "-iex", f"set breakpoint jump-patches {patches}", *ex(
+        f"dprintf {SOURCE}:{marker_line(SOURCE, 'log')},{FORMAT}", *commands,
+    ), str(program)], program.parent)  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    assert "messages lost" not in got.stderr
+    return got.stdout
+
+
+def _before(text: str, line: str) -> list[str]:
+    """The logged lines before `line` (which must be there)."""
+    at = text.index(line)
+    return _LOGGED.findall(text[:at])
+
+
+def test_a_dprintf_in_a_loop_prints_what_its_trap_prints(builder: Builder) -> None:
+    program = builder.build("dprintf_loop")
+    done = f"break {SOURCE}:{marker_line(SOURCE, 'done')}"
+    patched, trapped = (
+        _run(program, patches, done, "run", "maint info breakpoints", "continue")
+        for patches in ("on", "off")
+    )
+    assert "\tjump patch to 0x" in patched and "jump patch" not in trapped
+    logged = _LOGGED.findall(trapped)
+    assert len(logged) == 10000 and len(set(logged)) == 10000
+    assert _LOGGED.findall(patched) == logged
+    assert _before(patched, "Breakpoint 2, main") == logged  # every message before the stop
+    assert "breakpoint already hit 10000 times" in patched  # `maint info`'s table counts them
+
+
+def test_four_threads_log_in_order_per_thread(builder: Builder) -> None:
+    program = builder.build("dprintf_loop")
+    done = f"break {SOURCE}:{marker_line(SOURCE, 'done')}"
+    patched, trapped = (
+        _run(program, patches, done, "run 4", "maint info breakpoints", "continue")
+        for patches in ("on", "off")
+    )
+    assert "\tjump patch to 0x" in patched
+    exited = "exited normally]"
+
+    def per_thread(text: str) -> dict[str, list[str]]:
+        threads: dict[str, list[str]] = {}
+        for line in _before(text, exited):
+            threads.setdefault(line.split(" id=")[1].split()[0], []).append(line)
+        return threads
+
+    assert per_thread(patched) == per_thread(trapped)
+    assert sorted(len(lines) for lines in per_thread(patched).values()) == [2500] * 4
+
+
+def test_a_conditional_breakpoint_at_the_dprintf_keeps_the_trap_then_the_patch_comes(
+    builder: Builder,
+) -> None:
+    program = builder.build("dprintf_loop")
+    line = marker_line(SOURCE, "log")
+    commands = (f"break {SOURCE}:{line} if i == 5000", f"break {SOURCE}:{marker_line(SOURCE, 'done')}",
+                "run", "print i", "maint info breakpoints", "delete 2", "continue", "maint info breakpoints",
+                "continue")  # fmt: skip
+    patched, trapped = (_run(program, patches, *commands) for patches in ("on", "off"))
+    assert "$1 = 5000" in patched and "$1 = 5000" in trapped
+    shared, _, alone = patched.partition("Breakpoint 3, main")
+    assert "jump patch" not in shared.partition("$1 = 5000")[2]  # both judged at the trap
+    assert "\tjump patch to 0x" in alone  # the dprintf alone, once the breakpoint went
+    assert _before(patched, "$1 = 5000") == _before(trapped, "$1 = 5000")
+    assert _LOGGED.findall(patched) == _LOGGED.findall(trapped)
+    assert len(_LOGGED.findall(patched)) == 10000
+
+
+def test_a_full_ring_loses_records_and_says_how_many(
+    debugger: Any, events: EventLog, builder: Builder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(JumpPatches, "log_ring_records", 16)
+    launch(debugger, builder.build("dprintf_loop"))
+    [place] = debugger.resolve_location(f"{SOURCE}:{marker_line(SOURCE, 'log')}")
+    spec = LogSpec("logpoint 1", (debugger.expression_condition("(long long)(i)"),),
+                   lambda values: f"i={values[0]}\n")  # fmt: skip
+
+    logpoint = debugger.breakpoint_condition(log_message="i={i}")  # what the trap's path prints
+
+    class Gate:  # a front end's gate that the program's records may stand for
+        def __call__(self, tid: int) -> bool:
+            return bool(logpoint(tid))
+
+        def logged(self) -> LogSpec:
+            return spec
+
+    mark = events.mark()
+    debugger.insert_breakpoint(int(place.address), condition=Gate())
+    assert continue_to_exit(debugger, events).code == 0
+    said = events.since(mark, Output)
+    numbers = [int(e.text[2:]) for e in said if e.category == "console" and e.text.startswith("i=")]
+    [warning] = [e.text for e in said if e.category == "warning"]
+    lost = int(re.fullmatch(r"warning: logpoint 1: (\d+) messages lost\n", warning)[1])  # type: ignore[index]
+    assert lost > 0 and len(numbers) + lost == 10000
+    assert numbers == sorted(set(numbers)) and numbers[0] == 0  # in order, none twice
