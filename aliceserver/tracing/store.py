@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 DEFAULT_RETENTION = 7 * 24 * 3600.0  # seconds a kept trace stays before it is purged
 _SUFFIX = ".trace.sqlite"
 _BATCH_DELAY = 0.05  # seconds the writer lets rows gather (fewer, larger transactions)
-_MAX_BATCH = 20_000  # rows per transaction at most
+_MAX_BATCH = 100_000  # rows per transaction at most
 
 COLUMNS = (
     "kind", "ts_ns", "thread", "function", "file", "line", "call_id", "parent_id", "depth",
@@ -51,6 +51,10 @@ CREATE TABLE IF NOT EXISTS events (
     text TEXT,               -- program output, crash summary
     data TEXT                -- JSON details (crash: registers, backtrace, locals)
 );
+"""
+# Built when a query first reads (or a kept store closes), not while rows pour in: an
+# indexed table took rows at a third of a plain one's rate (5 indexes updated per row).
+_INDEXES = """
 CREATE INDEX IF NOT EXISTS events_kind ON events (kind, ts_ns);
 CREATE INDEX IF NOT EXISTS events_function ON events (function, kind);
 CREATE INDEX IF NOT EXISTS events_thread ON events (thread, ts_ns);
@@ -123,6 +127,8 @@ class TraceStore:
         self._queued = 0  # rows ever appended
         self._closing = False
         self._json = True
+        self._indexed = False  # the secondary indexes exist (then every insert updates them)
+        self._db_lock = threading.Lock()  # the writer's connection: a transaction or an index build
         self._db = self._connect()
         self._db.executescript(_SCHEMA)
         self._db.executemany(
@@ -135,7 +141,9 @@ class TraceStore:
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable enough for a trace, much faster
+        # A trace outlives no crash of the machine worth the fsyncs: OFF (NORMAL cost 10%).
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute("PRAGMA cache_size=-65536")  # 64 MiB: a burst's pages stay in memory
         return db
 
     def now_ns(self) -> int:
@@ -166,19 +174,23 @@ class TraceStore:
                 time.sleep(_BATCH_DELAY)  # let a burst gather into one transaction
             with self._lock:  # a bounded batch: encoding it holds the GIL (tracing threads wait)
                 batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
-            try:
-                self._db.execute("BEGIN")
-                self._insert(batch)
-                self._db.execute("COMMIT")
-            except sqlite3.Error:
-                log.exception("trace store: %d events lost", len(batch))
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+            with self._db_lock:
+                try:
+                    self._db.execute("BEGIN")
+                    self._insert(batch)
+                    self._db.execute("COMMIT")
+                except sqlite3.Error:
+                    log.exception("trace store: %d events lost", len(batch))
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
             with self._lock:
                 self._written += len(batch)
                 self._wake.notify_all()
 
     def _insert(self, batch: list[Row]) -> None:
+        if not self._indexed:  # a plain table: executemany measured 1.7x the JSON path's rate
+            self._db.executemany(_INSERT, batch)
+            return
         if self._json:
             try:
                 self._db.execute(_INSERT_JSON, (json.dumps(batch),))
@@ -205,8 +217,19 @@ class TraceStore:
             return self._queued, self._written
 
     # --- reading --------------------------------------------------------------------
+    def ensure_indexes(self) -> None:
+        """The secondary indexes built over the rows so far (kept up to date from then on)."""
+        if self._indexed:
+            return
+        with self._db_lock:
+            if not self._indexed:
+                self._db.executescript(_INDEXES)
+                self._indexed = True
+
     def reader(self) -> sqlite3.Connection:
-        """A connection for queries (WAL: it reads while the writer writes)."""
+        """A connection for queries (WAL: it reads while the writer writes); the indexes
+        are built first if they are not yet."""
+        self.ensure_indexes()
         db = sqlite3.connect(self.path, check_same_thread=False)
         db.execute("PRAGMA query_only=ON")
         return db
@@ -220,6 +243,8 @@ class TraceStore:
             self._closing = True
             self._wake.notify_all()
         self._writer.join(timeout=30)
+        if self.keep:
+            self.ensure_indexes()  # a kept file is queried later, maybe by another tool
         self._db.close()
         if not self.keep:
             for extra in ("", "-wal", "-shm"):

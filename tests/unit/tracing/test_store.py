@@ -58,3 +58,31 @@ def test_kept_stores_are_purged_after_the_retention_period(tmp_path: Path) -> No
 
 def test_purge_of_a_missing_directory_is_empty(tmp_path: Path) -> None:
     assert purge_old(str(tmp_path / "none")) == []
+
+
+def test_indexes_are_built_at_the_first_query_and_kept_files_have_them(tmp_path: Path) -> None:
+    def indexes(path: str) -> set[str]:
+        with sqlite3.connect(path) as db:
+            sql = "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'events_%'"
+            found = db.execute(sql)
+            return {name for (name,) in found}
+
+    store = TraceStore("s", str(tmp_path), keep=True)
+    try:
+        store.extend([(*ROW[:1], i, *ROW[2:]) for i in range(500)])
+        store.flush()
+        assert indexes(store.path) == set()  # rows pour in without index upkeep
+        reader = store.reader()
+        assert indexes(store.path) == {"events_kind", "events_function", "events_thread", "events_ts",
+                                       "events_duration"}  # fmt: skip
+        store.append((*ROW[:1], 500, *ROW[2:]))
+        store.flush()  # later rows go through the indexes
+        sql = "SELECT count(*) FROM events INDEXED BY events_ts WHERE ts_ns >= 499"
+        assert reader.execute(sql).fetchone() == (2,)
+        reader.close()
+    finally:
+        store.close()
+    unread = TraceStore("u", str(tmp_path), keep=True)
+    unread.append(ROW)
+    unread.close()
+    assert len(indexes(unread.path)) == 5  # a kept file is indexed for whoever opens it
