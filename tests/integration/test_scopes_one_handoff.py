@@ -1,6 +1,7 @@
 """A front end that shows no entry values (DAP) lists a frame's locals and its arguments
 side by side: asking for one scope makes the other in the same handoff to the engine, and
-the other is then answered as made; a front end with entry values (MI) gets only what it asked."""
+the other is then answered as made; a front end with entry values (MI) gets only what it asked.
+A top frame asked for alone is a frame line (MI's *stopped): its arguments come with it."""
 
 from __future__ import annotations
 
@@ -64,3 +65,15 @@ def test_with_entry_values_only_the_scope_asked_is_made(
     tid = stop_in_add(debugger, events, builder)
     debugger.frame_variables(tid, 0, VariableScope.ARGUMENTS)
     assert made == [VariableScope.ARGUMENTS]
+
+
+def test_a_top_frame_alone_brings_its_arguments(
+    debugger: Any, events: EventLog, builder: Builder, made: list[VariableScope]
+) -> None:
+    tid = stop_in_add(debugger, events, builder)
+    debugger.stack_trace(tid, 0, 20)  # a stack: no arguments made
+    assert made == []
+    debugger.stack_trace(tid, 0, 1)
+    assert made == [VariableScope.ARGUMENTS]
+    arguments = debugger.frame_variables(tid, 0, VariableScope.ARGUMENTS, aggregate_values=False)
+    assert [v.name for v in arguments] == ["a", "b"] and made == [VariableScope.ARGUMENTS]

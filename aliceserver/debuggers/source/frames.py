@@ -235,7 +235,13 @@ class Frames:
                           else restamped(each, level=len(shown) + n, cfa=cfa)
                           for n, each in enumerate(made)]  # fmt: skip
                 stack.physical += 1
-            return self._stop_cache.remember_stack(key, shown[start:wanted])
+            found = self._stop_cache.remember_stack(key, shown[start:wanted])
+            if start == 0 and count == 1 and found:  # a frame line (MI's *stopped): its arguments next
+                try:
+                    self.frame_variables(thread_id, 0, VariableScope.ARGUMENTS, aggregate_values=False)
+                except AliceError:
+                    pass  # told when they are asked for
+            return found
 
         return self._engine.run_on_engine(go)
 
