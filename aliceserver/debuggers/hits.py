@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.errors import ProtocolError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.logpoints import LogSpec
 
 _HIT = re.compile(r"^\s*(==|=|>=|>|%)?\s*(\d+)\s*$")
 
@@ -90,6 +93,7 @@ class HitPolicy:
     hit_condition: Callable[[int], bool] | None = None
     log: Callable[[int], str] | None = None  # renders the log message in the hit thread
     emit: Callable[[str], None] | None = None  # where log lines go
+    log_spec: Callable[[], LogSpec | None] | None = None  # the log as the program may record it
     passed: int = field(default=0)  # hits whose condition held: what hit conditions count
 
     def __call__(self, tid: int) -> bool:
@@ -102,6 +106,13 @@ class HitPolicy:
             self.emit(self.log(tid))
             return False  # a logpoint never stops
         return True
+
+    def logged(self) -> LogSpec | None:
+        """A logpoint an engine may print from the program's records (LoggingGate): one
+        without a hit condition (which counts hits the program would not tell)."""
+        if self.log_spec is None or self.emit is None or self.hit_condition is not None:
+            return None
+        return self.log_spec()
 
     def ignored(self) -> int:
         """The hits after its condition its hit condition refuses next (CountingGate)."""

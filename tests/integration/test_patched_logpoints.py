@@ -18,7 +18,7 @@ from tests.support import batch
 from tests.support.batch import ex
 from tests.support.build import Builder, marker_line
 from tests.support.events import EventLog
-from tests.support.session import continue_to_exit, launch
+from tests.support.session import continue_to_exit, continue_to_stop, launch
 
 pytestmark = pytest.mark.timeout(180)
 SOURCE = "dprintf_loop.c"
@@ -121,3 +121,37 @@ def test_a_full_ring_loses_records_and_says_how_many(
     lost = int(re.fullmatch(r"warning: logpoint 1: (\d+) messages lost\n", warning)[1])  # type: ignore[index]
     assert lost > 0 and len(numbers) + lost == 10000
     assert numbers == sorted(set(numbers)) and numbers[0] == 0  # in order, none twice
+
+
+def _dap_logpoint_run(debugger: Any, events: EventLog, program: Path, patched: bool) -> list[str]:
+    """A DAP logMessage over the 1,000 passes of patch_sites.c's loop: the console lines
+    before the next stop (and whether a patch stood for the logpoint there)."""
+    debugger.jump_patches.enabled = patched
+    launch(debugger, program)
+    places = [debugger.resolve_location(f"patch_sites.c:{marker_line('patch_sites.c', name)}")[0].address
+              for name in ("loop", "visit")]  # fmt: skip
+    gate = debugger.breakpoint_condition(log_message="pass {i}: sink={sink} {{i}}")
+    ids = [debugger.insert_breakpoint(places[0], condition=gate).id,
+           debugger.insert_breakpoint(places[1]).id]  # fmt: skip
+    mark = events.mark()
+    stop = continue_to_stop(debugger, events)
+    assert stop.address == places[1]
+    assert (places[0] in debugger.jump_patches.sites) == patched
+    said = [e.text for e in events.since(mark, Output) if e.category == "console"]
+    for ident in ids:
+        debugger.remove_breakpoint(ident)
+    assert continue_to_exit(debugger, events).code == 0
+    return said
+
+
+def test_a_dap_logpoint_prints_what_its_trap_prints(
+    debugger: Any, events: EventLog, builder: Builder
+) -> None:
+    program = builder.build("patch_sites")
+    trapped = _dap_logpoint_run(debugger, events, program, patched=False)
+    assert (
+        len(trapped) == 1000
+        and trapped[5].startswith("pass 5: sink=")
+        and trapped[5].endswith(" {i}\n")
+    )
+    assert _dap_logpoint_run(debugger, events, program, patched=True) == trapped

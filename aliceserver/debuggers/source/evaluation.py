@@ -13,6 +13,7 @@ from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log
 from aliceserver.debuggers.model import DynamicTypes, Module, VariableInfo, VtableInfo, WatchScope
 from aliceserver.debuggers.source.dollars import SessionDollars, recorded
 from aliceserver.debuggers.source.frames import MAX_FRAMES, Frames
+from aliceserver.debuggers.source.logmessages import LogMessage
 from aliceserver.debuggers.source.registerlists import RegisterLists
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
     from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller
+    from aliceserver.debuggers.symbols.dwarf.values import Value
 
 # What calls `f(x)` in expressions on a thread (None: no live process to call in).
 Callers = Callable[[int], "FunctionCaller | None"]
@@ -258,20 +260,13 @@ class Expressions:
                 if is_expression:
                     parse_condition(text)  # a typo is reported now
 
-            def render(tid: int) -> str:
-                pieces = []
-                for text, is_expression in parts:
-                    if not is_expression:
-                        pieces.append(text)
-                        continue
-                    try:
-                        value = evaluate(text, self.eval_symbols(tid, 0, innermost_only=True))
-                        pieces.append(self._values.describe(text, value).value)
-                    except EvaluationError as error:
-                        pieces.append(f"<{error}>")
-                return "".join(pieces) + "\n"
+            def shown(text: str, tid: int) -> tuple[Value, str]:
+                value = evaluate(text, self.eval_symbols(tid, 0, innermost_only=True))
+                return value, self._values.describe(text, value).value
 
-            policy.log = render
+            message = LogMessage(parts, shown, self.expression_condition)
+            policy.log = message.render
+            policy.log_spec = message.logged  # numbers the program may record (a jump patch)
             policy.emit = lambda line: self._events.put(Output("console", line))
         return policy
 
