@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.003
 BACKLOG = 100_000  # rows queued in the store (about a second of its work): calls sampled beyond
+PIECE = 50_000  # records made into rows before the rows go to the store
 
 
 class Formatter(Protocol):
@@ -111,11 +112,16 @@ class RecordDrain:
             if not taken:
                 return 0
             rows: list[Row] = []
+            written = 0
             for tid, records in taken.items():
-                self._thread_rows(tid, records, rows)
+                for start in range(0, len(records), PIECE):
+                    self._thread_rows(tid, records[start : start + PIECE], rows)
+                    if len(rows) >= PIECE:  # the store's writer commits while the rest is made
+                        self._store.extend(rows)
+                        written, rows = written + len(rows), []
             if rows:
                 self._store.extend(rows)
-            return len(rows)
+            return written + len(rows)
 
     def _sample_every(self) -> int:
         if not self._sampling:
@@ -133,14 +139,22 @@ class RecordDrain:
         next_call = self._next_call
         last = self._last_ns.get(tid, 0)
         header, trace = -1, None
+        name = path = line = None
+        arguments_json: Callable[[tuple[int, ...]], str] | None = None
+        is_call = False
         for record in records:
             if record[0] != header:
                 header = record[0]
                 trace = traces.get(header >> 16)
-            if trace is None:
+                if trace is None:
+                    continue
+                name, path, line = trace.name, trace.path, trace.line
+                arguments_json = trace.formatter.arguments_json
+                is_call = header & 0xFF == CALL
+            elif trace is None:
                 continue
             cfa = record[2]
-            if header & 0xFF == CALL:
+            if is_call:
                 while stack and stack[-1][0] <= cfa:
                     stack.pop()  # it left without returning through its ret (longjmp, tail call)
                 counts = trace.counts
@@ -155,16 +169,19 @@ class RecordDrain:
                 if now < last:
                     now = last  # the clock's line was measured again since: never back
                 last = now
-                append(("call", now, tid, trace.name, trace.path, trace.line, call_id,
-                        stack[-1][1] if stack else None, len(stack), trace.formatter.arguments_json(record),
+                append(("call", now, tid, name, path, line, call_id,
+                        stack[-1][1] if stack else None, len(stack), arguments_json(record),  # type: ignore[misc]
                         None, None, None, None))  # fmt: skip
                 stack.append([cfa, call_id, trace, now])
                 continue
-            for index in range(len(stack) - 1, -1, -1):
-                if stack[index][0] == cfa:
-                    break
+            if stack and stack[-1][0] == cfa:  # the usual case: the innermost open call
+                index = len(stack) - 1
             else:
-                continue  # its call was not recorded (sampled out, or before the trace)
+                for index in range(len(stack) - 1, -1, -1):
+                    if stack[index][0] == cfa:
+                        break
+                else:
+                    continue  # its call was not recorded (sampled out, or before the trace)
             _, call_id, called, began = stack[index]
             del stack[index:]
             now = base_ns + int((record[1] - base_ticks) * scale)

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.calltrace import CallTracer
 
 STACK_QWORDS = 8  # arguments passed in memory: at most this many qwords copied
+CACHED = 4096  # formatted values kept per recorded function and kind (call, return)
 RETURN_SOURCES: tuple[Source, ...] = (("int", "rax"), ("int", "rdx"), ("sse", 0), ("sse", 1))
 Record = tuple[int, ...]  # header, rdtsc, CFA, values...
 
@@ -93,7 +94,7 @@ class RecordedFunction:
             return lambda record: json.dumps(self.arguments(record))
         if len(fast) == 1:
             ((_, first, at),) = fast
-            return lambda record: template % first(record[at])
+            return _cached(lambda raw: template % first(raw), at)
         return lambda record: template % tuple(f(record[at]) for _, f, at in fast)
 
     def arguments(self, record: Record) -> list[tuple[str, str]]:
@@ -106,8 +107,25 @@ class RecordedFunction:
             return lambda record: None
         fast = self._fast_return
         if fast is not None:
-            return lambda record: fast(record[3])
+            return _cached(fast, 3)
         return lambda record: _RecordedHit(self, record, RETURN_SOURCES).return_value()
+
+
+def _cached(format_raw: Callable[[int], str], at: int) -> Callable[[Record], str]:
+    """`format_raw(record[at])`, each distinct value formatted once (a hot function is often
+    called with, or returns, few distinct values); the cache is emptied past CACHED values."""
+    cache: dict[int, str] = {}
+
+    def formatted(record: Record) -> str:
+        raw = record[at]
+        text = cache.get(raw)
+        if text is None:
+            if len(cache) >= CACHED:
+                cache.clear()
+            text = cache[raw] = format_raw(raw)
+        return text
+
+    return formatted
 
 
 class _Memory:
