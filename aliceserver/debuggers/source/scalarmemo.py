@@ -5,7 +5,8 @@ one whose bytes differ; describing one (its text, its type's name, its children'
 the checks for printers and dynamic types) costs 15-20 us of a variables request, reading
 its bytes about 2. An integer, floating-point, character, boolean or enum value's
 description follows from its type and its bytes alone (nothing it points to is read), so
-the bytes read again at a later stop find it when they are the same. Not used where
+the bytes read again at a later stop find it when they are the same; a value optimized
+out (an -O3 build's, at most stops; a pointer's too) by its type alone. Not used where
 pretty printers are loaded: a printer may take any type.
 """
 
@@ -18,9 +19,10 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ImplicitLoc,
     MemoryLoc,
+    OptimizedOut,
     RegisterLoc,
 )
-from aliceserver.debuggers.symbols.dwarf.types import BaseType, EnumType, strip
+from aliceserver.debuggers.symbols.dwarf.types import BaseType, EnumType, PointerType, strip
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.errors import TargetError
 
@@ -34,6 +36,10 @@ def scalar_key(name: str, value: Value, how: tuple[object, ...]) -> ScalarKey | 
     """What the description of `value` depends on but its address; None where it depends
     on more (not a scalar, a bitfield, a composite location, bytes that cannot be read)."""
     location = value.location
+    if isinstance(location, OptimizedOut):  # `<optimized out>`, no children: nothing is read
+        if not isinstance(strip(value.type), (BaseType, EnumType, PointerType)):
+            return None
+        return (name, value.type, OptimizedOut, location.reason.encode(), how)
     if value.bit_size or not isinstance(location, (MemoryLoc, RegisterLoc, ImplicitLoc)):
         return None
     if not isinstance(strip(value.type), (BaseType, EnumType)):

@@ -8,7 +8,7 @@ import pytest
 from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.source.scalarmemo import scalar_key
 from aliceserver.debuggers.source.variables import VariableStore
-from aliceserver.debuggers.symbols.dwarf.locexpr import MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.locexpr import NOT_SAVED, MemoryLoc, OptimizedOut
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, PointerType
 from aliceserver.debuggers.symbols.dwarf.values import Value
 
@@ -108,3 +108,14 @@ def test_only_scalars_whose_bytes_can_be_read_are_kept() -> None:
     assert scalar_key("p", Value(PointerType(INT, 8), MemoryLoc(BASE), memory), ()) is None  # what it points to
     assert scalar_key("b", Value(INT, MemoryLoc(BASE), memory, bit_offset=3, bit_size=2), ()) is None
     assert scalar_key("u", Value(INT, MemoryLoc(BASE + 4096), memory), ()) is None  # unreadable
+
+
+def test_a_value_optimized_out_is_described_once(described: tuple[VariableStore, list[str]]) -> None:
+    store, made = described
+    memory = Memory()
+    pointer = PointerType(INT, 8)
+    first = store.describe("x", Value(pointer, OptimizedOut(), memory))
+    again = store.describe("x", Value(pointer, OptimizedOut(), memory))  # the next stop
+    lost = store.describe("x", Value(pointer, OptimizedOut(NOT_SAVED), memory))  # an outer frame's
+    assert (first.value, again.value, again.reference, lost.value) == ("<optimized out>",) * 2 + (0, "<not saved>")
+    assert made == ["x", "x"]
