@@ -74,6 +74,45 @@ def engine_seconds(
         debugger.close()
 
 
+def dprintf_run(
+    argv: list[str], program: Path, count: int, line: int, *, printing: bool
+) -> tuple[float, int, str]:
+    """A batch run of `argv` (gdb, or this server with its setting) over the loop, with
+    `dprintf cond_loop.c:LINE,"i=%d\\n",i` when `printing`: seconds, lines printed, stderr."""
+    commands = ["-ex", f'dprintf cond_loop.c:{line},"i=%d\\n", i'] if printing else []
+    start = time.perf_counter()
+    done = subprocess.run([*argv, "-nx", "-batch", *commands, "-ex", "run", "--args", str(program), str(count)],
+                          capture_output=True, text=True, timeout=120 + count / 500, check=False)  # fmt: skip
+    elapsed = time.perf_counter() - start
+    if "exited normally" not in done.stdout:
+        raise RuntimeError(f"{argv[0]} run failed:\n{(done.stdout + done.stderr)[-2000:]}")
+    return elapsed, done.stdout.count("\ni=") + done.stdout.startswith("i="), done.stderr
+
+
+def dprintf_rates(
+    gdb: str | None, program: Path, line: int, count: int, gdb_count: int, repeat: int
+) -> None:
+    """Messages printed per second by a dprintf on the loop: ours with a jump patch (the
+    values recorded in the program, printed by the server) and with traps, and gdb's."""
+    ours = [sys.executable, "-m", "aliceserver"]
+    rows = []
+    for tool, argv, n in (("patched", [*ours, "-iex", "set breakpoint jump-patches on"], count),
+                          ("trapped", [*ours, "-iex", "set breakpoint jump-patches off"], gdb_count),
+                          ("gdb", [gdb] if gdb else [], gdb_count)):  # fmt: skip
+        if not argv:
+            continue
+        runs = [dprintf_run(argv, program, n, line, printing=True) for _ in range(repeat)]
+        base = min(dprintf_run(argv, program, n, line, printing=False)[0] for _ in range(repeat))
+        best, printed, said = min(runs)
+        lost = said.count("messages lost")
+        if printed != n:
+            print(f"dprintf {tool}: {printed} of {n} messages printed ({lost} loss warnings)")
+        rows.append(Rate(f"dprintf {tool}", printed, best - base, base))
+    print_table(rows)
+    if rows[-1].tool == "dprintf gdb":
+        print(f"patched dprintf ratio vs gdb: {rows[0].per_second / rows[-1].per_second:.1f}")
+
+
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench --only cond_bp", description=__doc__)
     parser.add_argument("--evaluations", type=int, default=100_000)
@@ -84,6 +123,8 @@ def main(argv: Sequence[str]) -> int:
         "--patched-evaluations", type=int, default=10_000_000, help="more for patches"
     )
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--dprintf-messages", type=int, default=50_000, help="within one ring")
+    parser.add_argument("--gdb-dprintf-messages", type=int, default=5_000)
     args, _ = parser.parse_known_args(argv)
     program = build_program("cond_loop")
     line = marker_line()
@@ -120,6 +161,7 @@ def main(argv: Sequence[str]) -> int:
         print(f"patched conditional breakpoint ratio vs gdb: {rates[1].per_second / gdb_rate:.1f}")
     else:
         print("conditional breakpoint ratio vs gdb: n/a")
+    dprintf_rates(gdb, program, line, args.dprintf_messages, args.gdb_dprintf_messages, args.repeat)
     return 0
 
 

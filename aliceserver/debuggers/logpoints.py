@@ -20,6 +20,7 @@ class LogSpec:
     name: str  # how a warning names it ("dprintf 3")
     values: tuple[object, ...]  # expression conditions (IDebugger.expression_condition)
     render: Callable[[tuple[int, ...]], str]  # one record's message from its signed values
+    batched: bool = False  # the messages of one drain in one Output (a console's text)
 
 
 @runtime_checkable

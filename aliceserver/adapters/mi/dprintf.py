@@ -345,7 +345,7 @@ def log_spec(session: MiSession, bp: MiBreakpoint) -> LogSpec | None:
         bp.unseen_hits += 1  # each record is one hit the program let go
         return b"".join(render(pieces, list(numbers), _no_strings)).decode("utf-8", "replace")
 
-    return LogSpec(f"dprintf {bp.number}", values, text)
+    return LogSpec(f"dprintf {bp.number}", values, text, batched=True)
 
 
 def _no_strings(address: int) -> bytes:

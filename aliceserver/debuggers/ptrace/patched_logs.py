@@ -150,12 +150,14 @@ class LogRings:
             lost = int.from_bytes(view[RingBuffer.OVERFLOW : RingBuffer.OVERFLOW + 8], "little")
         finally:
             view.release()
+        texts = []
         for record in records:
             try:
-                text = ring.spec.render(tuple(_signed(v) for v in record.values))
+                texts.append(ring.spec.render(tuple(_signed(v) for v in record.values)))
             except Exception as error:  # a message that cannot be made: said, the rest go on
                 log.exception("rendering a record of %s", ring.spec.name)
-                text = f"{error}\n"
+                texts.append(f"{error}\n")
+        for text in ["".join(texts)] if ring.spec.batched and texts else texts:
             self.emit(Output("console", text))
         if tell_losses and lost > ring.lost_told:
             self.emit(
