@@ -37,6 +37,7 @@ from aliceserver.debuggers.logpoints import LogSpec, log_spec
 from aliceserver.debuggers.ptrace import patched_logs as logs
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.patch_counts import counting_gate
+from aliceserver.debuggers.ptrace.patch_leaving import leave_trampolines
 from aliceserver.debuggers.ptrace.patched_sites import PatchedSite, build_site, plan_at, put_back
 from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
 from aliceserver.debuggers.ptrace.patches.codegen import Uncompilable
@@ -232,8 +233,11 @@ class JumpPatches:
         self._rerun.clear()
 
     def lift_all(self, inferior: Inferior) -> None:
-        """Original bytes back everywhere (a detach)."""
+        """Original bytes back everywhere, no thread left in a trampoline (a detach)."""
+        if inferior is self._inferior:
+            leave_trampolines(inferior, [*self.sites.values(), *self._retired])
         self.before_step(inferior)
+        self.logs.close()  # the last records told; none come once the jumps are gone
 
     def after_trap_hit(self, inferior: Inferior, t: Tracee, trap: PhysicalTrap) -> _Action:
         """A trap hit the breakpoint let go: when a patch can now take the trap's place,

@@ -1,0 +1,34 @@
+"""A detach while threads run through jump patches: each thread inside a trampoline is put
+back to the program state it stands for before the patches go (patch_leaving.py), so that
+no trampoline's int3 is met once nobody traces the program."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from aliceserver.debuggers.events import StopReason
+from tests.support.build import Builder, marker_line
+from tests.support.events import EventLog
+from tests.support.session import continue_to_stop, launch
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_a_detach_takes_every_thread_out_of_the_trampolines(
+    debugger: Any, events: EventLog, builder: Builder
+) -> None:
+    info = launch(debugger, builder.build("patch_sites"))
+    [spin] = debugger.resolve_location(f"patch_sites.c:{marker_line('patch_sites.c', 'spin')}")
+    site = int(spin.address)
+    debugger.insert_breakpoint(site, condition=debugger.expression_condition("n == 1500"))
+    stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)  # 4 threads in the loop
+    patch = debugger.jump_patches.sites[site]
+    # The stopped thread as if it had just taken the jump: its condition holds, so the
+    # trampoline would run into its stop trap, which kills an untraced program.
+    debugger.write_register(stop.thread_id, "rip", patch.trampoline.entry)
+    debugger.detach()
+    _, status = os.waitpid(info.pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
