@@ -13,6 +13,7 @@ import pytest
 
 from aliceserver.debuggers.events import Output
 from aliceserver.debuggers.logpoints import LogSpec
+from aliceserver.debuggers.ptrace import patched_logs
 from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
 from tests.support import batch
 from tests.support.batch import ex
@@ -155,3 +156,27 @@ def test_a_dap_logpoint_prints_what_its_trap_prints(
         and trapped[5].endswith(" {i}\n")
     )
     assert _dap_logpoint_run(debugger, events, program, patched=True) == trapped
+
+
+def test_logpoints_share_a_full_data_area_with_smaller_rings(
+    debugger: Any, events: EventLog, builder: Builder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(patched_logs, "DATA_SIZE", 3 * 1024 * 1024)  # room for one full ring
+    launch(debugger, builder.build("dprintf_loop"))
+    square, log, done = (
+        int(debugger.resolve_location(f"{SOURCE}:{marker_line(SOURCE, name)}")[0].address)
+        for name in ("square", "log", "done")
+    )
+    for name, place in (("a", square), ("b", log)):
+        logpoint = debugger.breakpoint_condition(log_message=name + " {i}")
+        debugger.insert_breakpoint(place, condition=logpoint)
+    stop_there = debugger.insert_breakpoint(done).id
+    mark = events.mark()
+    assert continue_to_stop(debugger, events).address == done
+    assert square in debugger.jump_patches.sites and log in debugger.jump_patches.sites
+    said = [e.text for e in events.since(mark, Output) if e.category == "console"]
+    passes = [f"{i}\n" for i in range(10000)]
+    assert [t[2:] for t in said if t.startswith("a ")] == passes
+    assert [t[2:] for t in said if t.startswith("b ")] == passes
+    debugger.remove_breakpoint(stop_there)
+    assert continue_to_exit(debugger, events).code == 0

@@ -7,7 +7,7 @@ static volatile long total;
 
 static void work(long id, int passes) {
     for (int i = 0; i < passes; i++) {
-        long square = (long)i * i - id;
+        long square = (long)i * i - id; /* @bp:square */
         total += square; /* @bp:log */
     }
 }

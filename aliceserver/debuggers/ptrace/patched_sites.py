@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 _COUNTERS: Final = 24
 _ARRIVALS: Final = 16
 _SLACK: Final = 64  # room for the relocated instructions growing with the distance
+_SMALLEST_RING: Final = 256  # records
 
 
 def count_prefix(at: int, counter: int) -> bytes:
@@ -128,12 +129,16 @@ def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, condit
     logpoint, ring = None, None
     if log is not None:
         spec, values, capacity = log
-        ring_size = RingBuffer.RECORDS + capacity * 8 * (3 + len(values))
-        try:
-            ring_at = area.alloc_data(ring_size, align=64)
-        except AliceError:
-            area.free_data(data, _COUNTERS)
-            raise
+        while True:  # a smaller ring where the data area has no room left for a full one
+            ring_size = RingBuffer.RECORDS + capacity * 8 * (3 + len(values))
+            try:
+                ring_at = area.alloc_data(ring_size, align=64)
+                break
+            except AliceError:
+                if capacity <= _SMALLEST_RING:
+                    area.free_data(data, _COUNTERS)
+                    raise
+                capacity //= 2
         buffer = RingBuffer(area.data_address + ring_at, capacity, len(values))
         logpoint, ring = Logpoint(plan.address, values, buffer), (ring_at, ring_size, buffer)
 
