@@ -180,3 +180,14 @@ def test_logpoints_share_a_full_data_area_with_smaller_rings(
     assert [t[2:] for t in said if t.startswith("b ")] == passes
     debugger.remove_breakpoint(stop_there)
     assert continue_to_exit(debugger, events).code == 0
+
+
+def test_two_dprintfs_in_one_loop_print_in_the_programs_order(builder: Builder) -> None:
+    program = builder.build("dprintf_loop")
+    commands = (f'dprintf {SOURCE}:{marker_line(SOURCE, "square")},"before %d\\n", i',
+                f"break {SOURCE}:{marker_line(SOURCE, 'done')}", "run", "maint info breakpoints", "continue")  # fmt: skip
+    patched, trapped = (_run(program, patches, *commands) for patches in ("on", "off"))
+    assert patched.count("\tjump patch to 0x") == 2
+    interleaved = re.compile(r"^(?:before|i=).*$", re.M)
+    assert interleaved.findall(patched) == interleaved.findall(trapped)
+    assert len(interleaved.findall(patched)) == 20000

@@ -44,6 +44,7 @@ from aliceserver.debuggers.ptrace.patches.codegen import Uncompilable
 from aliceserver.debuggers.ptrace.patches.inject import all_stopped
 from aliceserver.debuggers.ptrace.patches.install import PatchTable
 from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan
+from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, Tracee, _Action
 from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 from aliceserver.errors import AliceError, TargetError
@@ -358,15 +359,11 @@ class JumpPatches:
         if spec is not None:
             nodes = logs.value_nodes(spec, trap.address)
             assert isinstance(nodes, list)
-            log = (
-                spec,
-                logs.logpoint_values(nodes),
-                logs.ring_capacity(len(nodes), self.log_ring_records),
-            )
+            log = (spec, logs.logpoint_values(nodes), self._log_ring(area))
         site = build_site(inferior, self._table(), trap, conditions, node, plan, area, log)
         self.sites[trap.address] = site
-        if site.ring is not None and spec is not None:
-            self.logs.add(site.code_at, site.ring[2], area.data, site.ring[0], spec)
+        if spec is not None:
+            self.logs.add(area.data_address, trap.address, spec)
         for at in site.trap_addresses():
             self._by_trap[at] = site
         for t in inferior.threads.values():  # hits waiting for the trap: run the jump instead
@@ -374,6 +371,14 @@ class JumpPatches:
                 t.deferred_hit = False
                 self._rerun.add(t.tid)
         return None
+
+    def _log_ring(self, area: PatchArea) -> RingBuffer:
+        """The ring of `area`'s logpoints, made with the first of them."""
+        ring = self.logs.ring_of(area.data_address)
+        if ring is None:
+            ring, offset = logs.allocate_ring(area, self.log_ring_records)
+            self.logs.add_ring(area.data_address, ring, area.data, offset)
+        return ring
 
     def _plan(self, inferior: Inferior, address: int) -> SitePlan | Refusal:
         module = self._symbols.module_at(address)
@@ -415,7 +420,7 @@ class JumpPatches:
                 self._retired.remove(site)
                 for at in site.trap_addresses():
                     self._by_trap.pop(at, None)
-                self.logs.drop(site.code_at)
+                self.logs.drop(site.plan.address, site.log)
                 site.free()
 
     def fold_counts(self) -> None:

@@ -1,6 +1,8 @@
 """Logpoints judged in the program: a dprintf whose values all compile to machine code at
-its address writes them as a record to a ring in its patch's data area (trampoline.py's
-Logpoint and RingBuffer) and the program goes on without stopping.
+its address writes them as a record to the ring of its patch area's data (trampoline.py's
+Logpoint and RingBuffer: one ring per area, each record naming its patch, so that the
+messages of several logpoints keep the order the program wrote them in) and the program
+goes on without stopping.
 
 The server reads the rings through its own mapping of the data area: a drainer thread
 every few milliseconds while the program runs, and the tracer thread at every reported
@@ -22,26 +24,32 @@ import mmap
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from aliceserver.debuggers.events import Output
 from aliceserver.debuggers.logpoints import LogSpec
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer, drain_ring
 from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.patches.area import PatchArea
 
 log = logging.getLogger(__name__)
 
-RING_BYTES: Final = (
-    4 * 1024 * 1024
-)  # a ring's share of the data area (memfd pages: touched as used)
-DATA_SIZE: Final = 9 * 1024 * 1024  # a breakpoint patch area's data region: two rings and counters
+RING_BYTES: Final = 8 * 1024 * 1024  # an area's ring at most (memfd pages: touched as used)
+DATA_SIZE: Final = 9 * 1024 * 1024  # a breakpoint patch area's data region: its ring, counters
 POLL_SECONDS: Final = 0.003
+SLOTS: Final = 6  # values a record holds: a logpoint of more keeps its trap
+SMALLEST_RING: Final = 256  # records
 
 
 def value_nodes(spec: LogSpec, address: int) -> list[ir.Node] | str | None:
     """The values' IR at `address`; None when some are not compiled there yet, or why
     they cannot be."""
+    if len(spec.values) > SLOTS:
+        return f"a logpoint of more than {SLOTS} values is not recorded in the program"
     nodes = []
     for value in spec.values:
         if not isinstance(value, ExpressionCondition):
@@ -71,6 +79,20 @@ def ring_capacity(values: int, limit: int | None = None) -> int:
     return capacity if limit is None else min(capacity, limit)
 
 
+def allocate_ring(area: PatchArea, limit: int | None) -> tuple[RingBuffer, int]:
+    """A ring in `area`'s data (and its offset there): a smaller one where the area has no
+    room left for a full one, down to SMALLEST_RING records."""
+    capacity = ring_capacity(SLOTS, limit)
+    while True:
+        try:
+            offset = area.alloc_data(RingBuffer.RECORDS + capacity * 8 * (3 + SLOTS), align=64)
+            return RingBuffer(area.data_address + offset, capacity, SLOTS), offset
+        except AliceError:
+            if capacity <= SMALLEST_RING:
+                raise
+            capacity //= 2
+
+
 def _signed(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
@@ -80,7 +102,8 @@ class _Ring:
     ring: RingBuffer
     data: mmap.mmap  # the server's mapping of the data area
     offset: int  # the ring's offset in it
-    spec: LogSpec
+    specs: dict[int, LogSpec] = field(default_factory=dict)  # by patch id (the site's address)
+    names: list[str] = field(default_factory=list)  # every logpoint that wrote here
     lost_told: int = 0
 
     def view(self) -> memoryview:
@@ -90,17 +113,30 @@ class _Ring:
 
 @dataclass(eq=False)
 class LogRings:
-    """Every ring of the live process and the thread draining them while it runs."""
+    """The ring of each patch area (one per area: its logpoints' records in the order the
+    program wrote them) and the thread draining them while the program runs."""
 
     emit: Callable[[Output], None]
-    _rings: dict[int, _Ring] = field(default_factory=dict)  # by key (the site's address)
+    _rings: dict[int, _Ring] = field(default_factory=dict)  # by the data area's address
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _wake: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
-    def add(self, key: int, ring: RingBuffer, data: mmap.mmap, offset: int, spec: LogSpec) -> None:
+    def ring_of(self, area: int) -> RingBuffer | None:
+        known = self._rings.get(area)
+        return None if known is None else known.ring
+
+    def add_ring(self, area: int, ring: RingBuffer, data: mmap.mmap, offset: int) -> None:
         with self._lock:
-            self._rings[key] = _Ring(ring, data, offset, spec)
+            self._rings[area] = _Ring(ring, data, offset)
+
+    def add(self, area: int, patch_id: int, spec: LogSpec) -> None:
+        """A logpoint writing to `area`'s ring from now on."""
+        with self._lock:
+            ring = self._rings[area]
+            ring.specs[patch_id] = spec
+            if spec.name not in ring.names:
+                ring.names.append(spec.name)
             if self._thread is None or not self._thread.is_alive():
                 self._wake.clear()
                 self._thread = threading.Thread(
@@ -108,13 +144,13 @@ class LogRings:
                 )
                 self._thread.start()
 
-    def drop(self, key: int) -> None:
-        """The ring's last records told, then forgotten (no thread can write it any more)."""
+    def drop(self, patch_id: int, spec: LogSpec | None) -> None:
+        """A logpoint's last records told, then forgotten (no thread can write them now)."""
         with self._lock:
-            ring = self._rings.get(key)
-            if ring is not None:
-                self._drain(ring, tell_losses=True)
-                del self._rings[key]
+            for ring in self._rings.values():
+                if spec is not None and ring.specs.get(patch_id) is spec:
+                    self._drain(ring, tell_losses=True)
+                    del ring.specs[patch_id]
 
     def drain(self) -> None:
         """Every record so far told, and the losses since the last stop (a stop, an exit)."""
@@ -135,7 +171,7 @@ class LogRings:
     def _poll(self) -> None:
         while not self._wake.wait(POLL_SECONDS):
             with self._lock:
-                if not self._rings:
+                if not any(ring.specs for ring in self._rings.values()):
                     self._thread = None
                     return
                 for ring in self._rings.values():
@@ -146,25 +182,34 @@ class LogRings:
             return
         view = ring.view()
         try:
-            records = drain_ring(ring.ring, view, len(ring.spec.values))
+            records = drain_ring(ring.ring, view, ring.ring.values)
             lost = int.from_bytes(view[RingBuffer.OVERFLOW : RingBuffer.OVERFLOW + 8], "little")
         finally:
             view.release()
-        texts = []
+        batch: list[str] = []  # consecutive messages of batched logpoints: one Output
         for record in records:
+            spec = ring.specs.get(record.patch_id)
+            if spec is None:
+                continue  # (a logpoint gone meanwhile)
             try:
-                texts.append(ring.spec.render(tuple(_signed(v) for v in record.values)))
+                numbers = tuple(_signed(v) for v in record.values[: len(spec.values)])
+                text = spec.render(numbers)
             except Exception as error:  # a message that cannot be made: said, the rest go on
-                log.exception("rendering a record of %s", ring.spec.name)
-                texts.append(f"{error}\n")
-        for text in ["".join(texts)] if ring.spec.batched and texts else texts:
+                log.exception("rendering a record of %s", spec.name)
+                text = f"{error}\n"
+            if spec.batched:
+                batch.append(text)
+                continue
+            if batch:
+                self.emit(Output("console", "".join(batch)))
+                batch = []
             self.emit(Output("console", text))
+        if batch:
+            self.emit(Output("console", "".join(batch)))
         if tell_losses and lost > ring.lost_told:
-            self.emit(
-                Output(
-                    "warning", f"warning: {ring.spec.name}: {lost - ring.lost_told} messages lost\n"
-                )
-            )
+            names = ", ".join(ring.names)
+            told = f"warning: {names}: {lost - ring.lost_told} messages lost\n"
+            self.emit(Output("warning", told))
             ring.lost_told = lost
 
 

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 _COUNTERS: Final = 24
 _ARRIVALS: Final = 16
 _SLACK: Final = 64  # room for the relocated instructions growing with the distance
-_SMALLEST_RING: Final = 256  # records
 
 
 def count_prefix(at: int, counter: int) -> bytes:
@@ -62,7 +61,7 @@ class PatchedSite:
     breakpoints: tuple[LogicalBreakpoint, ...]
     window: IgnoreWindow
     log: LogSpec | None = None  # a logpoint: its values go to `ring`
-    ring: tuple[int, int, RingBuffer] | None = None  # (data offset, bytes, ring)
+    ring: RingBuffer | None = None  # its area's (patched_logs.py), which it does not own
     arrivals_seen: int = 0  # the arrivals counter when last folded into the hit counts
     judged: int = 0  # arrivals since then that the engine judged itself (counted there)
 
@@ -91,8 +90,6 @@ class PatchedSite:
         """Its code and counters given back (no thread in it, no jump to it)."""
         self.area.free_code(self.code_at, self.code_size)
         self.area.free_data(self.data_offset, _COUNTERS)
-        if self.ring is not None:
-            self.area.free_data(self.ring[0], self.ring[1])
 
 
 def plan_at(inferior: Inferior, symbols: ProcessSymbols, table: PatchTable, address: int,
@@ -119,28 +116,14 @@ def plan_at(inferior: Inferior, symbols: ProcessSymbols, table: PatchTable, addr
 
 def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, conditions: tuple[ExpressionCondition, ...],
                node: ir.Node | None, plan: SitePlan, area: PatchArea,
-               log: tuple[LogSpec, list[bytes], int] | None = None) -> PatchedSite:  # fmt: skip
+               log: tuple[LogSpec, list[bytes], RingBuffer] | None = None) -> PatchedSite:  # fmt: skip
     """The trampoline written in `area` and the jump over `plan`'s span (every thread
     stopped, none inside the span), the trap taken out; the trap back on a failure.
-    `log`: a logpoint's spec, its values' code and its ring's capacity."""
+    `log`: a logpoint's spec, its values' code and its area's ring."""
     code = compile_code(node, SAVED.offsets) if node is not None else None
     data = area.alloc_data(_COUNTERS)
     counters = area.data_address + data
-    logpoint, ring = None, None
-    if log is not None:
-        spec, values, capacity = log
-        while True:  # a smaller ring where the data area has no room left for a full one
-            ring_size = RingBuffer.RECORDS + capacity * 8 * (3 + len(values))
-            try:
-                ring_at = area.alloc_data(ring_size, align=64)
-                break
-            except AliceError:
-                if capacity <= _SMALLEST_RING:
-                    area.free_data(data, _COUNTERS)
-                    raise
-                capacity //= 2
-        buffer = RingBuffer(area.data_address + ring_at, capacity, len(values))
-        logpoint, ring = Logpoint(plan.address, values, buffer), (ring_at, ring_size, buffer)
+    logpoint = Logpoint(plan.address, log[1], log[2]) if log is not None else None
 
     def build(at: int, displaced: bytes) -> Trampoline:
         return build_trampoline(address=at, span_end=plan.end, displaced=displaced, condition=code,
@@ -164,8 +147,6 @@ def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, condit
     except AliceError:
         area.free_code(code_at, size)
         area.free_data(data, _COUNTERS)
-        if ring is not None:
-            area.free_data(ring[0], ring[1])
         if was_inserted:
             inferior.insert_trap(trap)
         raise
@@ -180,7 +161,7 @@ def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, condit
     window = IgnoreWindow(area.data, data, gate)
     window.reopen(judging=False)
     return PatchedSite(trap, conditions, node, plan, trampoline, area, data, code_at, size, breakpoints, window,
-                       log[0] if log is not None else None, ring)  # fmt: skip
+                       log[0] if log is not None else None, log[2] if log is not None else None)  # fmt: skip
 
 
 def put_back(inferior: Inferior, t: Tracee, site: PatchedSite) -> None:
