@@ -158,10 +158,10 @@ def test_a_dap_logpoint_prints_what_its_trap_prints(
     assert _dap_logpoint_run(debugger, events, program, patched=True) == trapped
 
 
-def test_logpoints_share_a_full_data_area_with_smaller_rings(
+def test_a_ring_shrinks_to_fit_a_small_data_area(
     debugger: Any, events: EventLog, builder: Builder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(patched_logs, "DATA_SIZE", 3 * 1024 * 1024)  # room for one full ring
+    monkeypatch.setattr(patched_logs, "DATA_SIZE", 3 * 1024 * 1024)  # less than a full ring
     launch(debugger, builder.build("dprintf_loop"))
     square, log, done = (
         int(debugger.resolve_location(f"{SOURCE}:{marker_line(SOURCE, name)}")[0].address)
