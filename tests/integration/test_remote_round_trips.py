@@ -151,3 +151,29 @@ def test_next_over_a_call_sends_its_return_trap_with_the_resumes(
     assert trap[-2:] == [b"Z0", b"vCont"], sent  # the return trap, then the continue
     removal = next(kinds for kinds in sent[sent.index(trap) + 1 :] if b"z0" in kinds)
     assert removal[0] == b"z0" and len(removal) > 1, sent  # with the request after it
+
+
+def test_a_next_reads_the_code_at_its_first_move_only_and_its_last_stops_reads_at_once(
+    builder: Builder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a call is stepped over, the rest of the line is range-stepped with no look at
+    the code at pc (a call there would be stepped into and returned from, as one further
+    in the line): the return trap's z0 goes with the range step. The plan's
+    last stop, whose stops before asked for nothing, asks what its report reads at once."""
+    writes = _recorded_writes(monkeypatch)
+    program = builder.build("mi_prog")
+    loop = marker_line("mi_prog.c", "loop")
+    with _engine(program) as (debugger, events, _):
+        debugger.insert_location_breakpoint(f"mi_prog.c:{loop}")
+        debugger.resume()
+        tid = _stop(events).thread_id
+        before = len(writes)
+        debugger.step(tid, StepKind.OVER)
+        _stop(events)
+        debugger.stack_trace(tid, 0, 1)
+        sent = _kinds(writes[before:])
+    trap = next(index for index, kinds in enumerate(sent) if kinds[-2:] == [b"Z0", b"vCont"])
+    removal = next(kinds for kinds in sent[trap + 1 :] if b"z0" in kinds)
+    assert removal == [b"z0", b"vCont"], sent
+    last_move = max(index for index, kinds in enumerate(sent) if b"vCont" in kinds)
+    assert _reads_at_stop(sent[last_move + 1 :]), sent

@@ -174,6 +174,7 @@ class StepPlan:
     out_of: tuple[int, int] | None = None
     anywhere: bool = False  # UNTIL: the targets count in any frame (gdb's advance)
     ranged: bool = False  # the move under way steps a range, calls in it included
+    stopped: bool = False  # a move has stopped: the stub has answered since the request
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
@@ -228,22 +229,23 @@ class StepPlan:
     def _step_from(self, pc: int) -> Stopped | None:
         """Issue the next move from `pc` inside the current line."""
         self.entry_sp = None
-        call = self.oracle.call_length(pc)
         self.calling = False
+        self.phase = Phase.STEPPING
+        self.ranged = False
+        if self.stopped and self._range_step(pc):
+            # A call in the range, even at pc, is stepped into and _next_move returns from
+            # it, as gdb: no read of the code at pc first (a round trip at each move). The
+            # first move still reads it: a stub gone under the stopped program is found
+            # before anything is resumed (gdb's "Command aborted." after it).
+            return None
+        call = self.oracle.call_length(pc)
         if call is not None and self.kind in (StepKind.OVER, StepKind.UNTIL):
             self.phase = Phase.RETURNING
             self.control.run_to(self.tid, pc + call, self.control.sp(self.tid))
             return None
-        self.phase = Phase.STEPPING
-        self.ranged = False
         if self.line is not None and self.line[0] <= pc < self.line[1]:
-            if (
-                self.kind in (StepKind.OVER, StepKind.UNTIL)
-                and (step_range := _range_stepper(self.control)) is not None
-                and step_range(self.tid, *self.line)
-            ):
-                self.ranged = True  # a call in the range is stepped into: _next_move returns
-                return None
+            if self._range_step(pc):
+                return None  # a call in the range is stepped into: _next_move returns
             end = self.oracle.straight_run_end(pc, self.line[1])
             if end is not None:  # what single steps would do, with one stop instead of many
                 self.control.run_alone_to(self.tid, end)
@@ -251,6 +253,16 @@ class StepPlan:
         self.calling = call is not None  # step into: the next stop is in the callee
         self.control.single_step(self.tid)
         return None
+
+    def _range_step(self, pc: int) -> bool:
+        """`next` and `until` step the line from `pc` in one move where the control can."""
+        if self.kind not in (StepKind.OVER, StepKind.UNTIL) or self.line is None:
+            return False
+        if not self.line[0] <= pc < self.line[1]:
+            return False
+        step_range = _range_stepper(self.control)
+        self.ranged = step_range is not None and step_range(self.tid, *self.line)
+        return self.ranged
 
     def on_stop(self, stop: Stopped) -> Stopped | None:
         """The plan's thread stopped for a step or its trap: go on, or say what to report."""
@@ -263,6 +275,7 @@ class StepPlan:
 
     def _next_move(self, stop: Stopped) -> Stopped | None:
         pc = stop.address if stop.address is not None else 0
+        self.stopped = True
         if self.kind is StepKind.UNTIL and self.targets:
             reached = "location reached" if pc in self.targets else "the frame returned"
             return Stopped(StopReason.STEP, self.tid, address=pc, description=reached)
@@ -370,7 +383,9 @@ class StepPlan:
             return True
         if sp >= self.frame_sp:
             return False
-        return self.function is None or not self.function[0] <= pc < self.function[1]
+        if self.function is None or not self.function[0] <= pc < self.function[1]:
+            return True
+        return self.ranged and pc == self.function[0]  # a range step into a recursive call
 
     def _returned(self, sp: int) -> bool:
         """The stepping frame returned: rsp is back above its return address."""
