@@ -108,17 +108,15 @@ class RecordDrain:
     def drain(self) -> int:
         """Take every record written so far into the store; the rows written."""
         with self._lock:
-            taken = self._recorder.drain()
-            if not taken:
-                return 0
             rows: list[Row] = []
             written = 0
-            for tid, records in taken.items():
-                for start in range(0, len(records), PIECE):
-                    self._thread_rows(tid, records[start : start + PIECE], rows)
-                    if len(rows) >= PIECE:  # the store's writer commits while the rest is made
-                        self._store.extend(rows)
-                        written, rows = written + len(rows), []
+            while taken := self._recorder.drain():  # a bounded part at each call
+                for tid, records in taken.items():
+                    for start in range(0, len(records), PIECE):
+                        self._thread_rows(tid, records[start : start + PIECE], rows)
+                        if len(rows) >= PIECE:  # the store's writer commits meanwhile
+                            self._store.extend(rows)
+                            written, rows = written + len(rows), []
             if rows:
                 self._store.extend(rows)
             return written + len(rows)

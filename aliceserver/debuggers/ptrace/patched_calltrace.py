@@ -77,6 +77,7 @@ _CODE_SIZE = 256 * 1024
 _NOT_YET = "no thread is stopped where it can run system calls"
 COPY_SECONDS = 0.001
 PENDING_SLOTS = 1 << 19  # copied but not drained (32 MiB): the copier waits beyond
+DRAIN_SLOTS = 1 << 18  # slots decoded at each call of drain (as tuples they take 4x the bytes)
 
 
 class CallRecorder:
@@ -89,6 +90,8 @@ class CallRecorder:
         self._ended: list[PatchArea] = []  # of a process gone, drained once more then closed
         self._recorded: dict[int, RecordedFunction] = {}
         self._pending: dict[int, list[Chunk | Record]] = {}  # tid -> taken in, not handed over
+        self._draining: dict[int, list[Chunk | Record]] = {}  # taken by a drain, not yet decoded
+        self._drain_open = False  # a drain has taken `_draining` and not yet answered {}
         self._dropped: dict[int, Dropped] = {}  # counted in areas since closed
         self._copier: threading.Thread | None = None
         self._pending_slots = 0
@@ -361,10 +364,16 @@ class CallRecorder:
 
     # --- records (any thread) ---------------------------------------------------------------
     def drain(self) -> dict[int, list[Record]]:
-        """Every record written since the last drain, by thread, in the thread's order."""
+        """Records written before the drain began, by thread, in the thread's order, about
+        DRAIN_SLOTS at a time: call again until it answers {} (the drain has ended; the
+        next call begins another)."""
         with self._lock:
-            self._take_in()
-            taken, self._pending, self._pending_slots = self._pending, {}, 0
+            if not self._drain_open:
+                self._take_in()
+                self._draining, self._pending, self._pending_slots = self._pending, {}, 0
+                self._drain_open = True
+            taken = self._take_part(DRAIN_SLOTS)
+            self._drain_open = bool(taken)
         if self._clock is not None and taken:
             self._clock.calibrate()
         capacity = self.layout.capacity
@@ -380,6 +389,25 @@ class CallRecorder:
                 mine.sort(key=lambda record: record[1])  # rdtsc: one thread's order
             records[tid] = mine
         return records
+
+    def _take_part(self, most: int) -> dict[int, list[Chunk | Record]]:
+        """The oldest items of each thread being drained, whole chunks, up to `most` slots."""
+        taken: dict[int, list[Chunk | Record]] = {}
+        left = most
+        for tid, items in list(self._draining.items()):
+            if left <= 0:
+                break
+            cut = 0
+            while cut < len(items) and left > 0:
+                item = items[cut]
+                left -= item.head - item.tail if isinstance(item, Chunk) else 1
+                cut += 1
+            taken[tid] = items[:cut]
+            if cut == len(items):
+                del self._draining[tid]
+            else:
+                self._draining[tid] = items[cut:]
+        return taken
 
     def _take_in(self) -> None:
         areas = [*self._areas.values(), *self._ended]
