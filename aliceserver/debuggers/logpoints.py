@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 class LogSpec:
     """A logpoint as its front end wants it: the numbers of its values, and its message."""
 
-    name: str  # how a warning names it ("dprintf 3")
+    name: str  # how the server's log names it ("dprintf 3")
     values: tuple[object, ...]  # expression conditions (IDebugger.expression_condition)
     render: Callable[[tuple[int, ...]], str]  # one record's message from its signed values
     batched: bool = False  # the messages of one drain in one Output (a console's text)

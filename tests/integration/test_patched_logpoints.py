@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from aliceserver.debuggers.events import Output
-from aliceserver.debuggers.logpoints import LogSpec
 from aliceserver.debuggers.ptrace import patched_logs
 from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
 from tests.support import batch
@@ -95,33 +94,46 @@ def test_a_conditional_breakpoint_at_the_dprintf_keeps_the_trap_then_the_patch_c
     assert len(_LOGGED.findall(patched)) == 10000
 
 
-def test_a_full_ring_loses_records_and_says_how_many(
-    debugger: Any, events: EventLog, builder: Builder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(JumpPatches, "log_ring_records", 16)
-    launch(debugger, builder.build("dprintf_loop"))
+def _tiny_ring_run(
+    debugger: Any, events: EventLog, program: Path, threads: str, patched: bool
+) -> list[str]:
+    """`i id` logged at every pass of dprintf_loop.c (`threads` of them): the console's
+    lines, with a ring of 16 records when patched."""
+    debugger.jump_patches.enabled = patched
+    launch(debugger, program, [threads])
     [place] = debugger.resolve_location(f"{SOURCE}:{marker_line(SOURCE, 'log')}")
-    spec = LogSpec("logpoint 1", (debugger.expression_condition("(long long)(i)"),),
-                   lambda values: f"i={values[0]}\n")  # fmt: skip
-
-    logpoint = debugger.breakpoint_condition(log_message="i={i}")  # what the trap's path prints
-
-    class Gate:  # a front end's gate that the program's records may stand for
-        def __call__(self, tid: int) -> bool:
-            return bool(logpoint(tid))
-
-        def logged(self) -> LogSpec:
-            return spec
-
+    logpoint = debugger.breakpoint_condition(log_message="i={i} id={id}")
+    done = debugger.resolve_location(f"{SOURCE}:{marker_line(SOURCE, 'done')}")[0].address
     mark = events.mark()
-    debugger.insert_breakpoint(int(place.address), condition=Gate())
+    ids = [debugger.insert_breakpoint(int(place.address), condition=logpoint).id,
+           debugger.insert_breakpoint(done).id]  # fmt: skip
+    assert continue_to_stop(debugger, events).address == done
+    assert (place.address in debugger.jump_patches.sites) == patched
+    for ident in ids:  # (breakpoints outlive the process)
+        debugger.remove_breakpoint(ident)
     assert continue_to_exit(debugger, events).code == 0
     said = events.since(mark, Output)
-    numbers = [int(e.text[2:]) for e in said if e.category == "console" and e.text.startswith("i=")]
-    [warning] = [e.text for e in said if e.category == "warning"]
-    lost = int(re.fullmatch(r"warning: logpoint 1: (\d+) messages lost\n", warning)[1])  # type: ignore[index]
-    assert lost > 0 and len(numbers) + lost == 10000
-    assert numbers == sorted(set(numbers)) and numbers[0] == 0  # in order, none twice
+    assert [e.text for e in said if e.category == "warning"] == []  # no loss to warn of
+    return "".join(e.text for e in said if e.category == "console").splitlines()
+
+
+@pytest.mark.parametrize("threads", ["0", "4"])
+def test_a_full_ring_makes_the_thread_wait_and_loses_nothing(
+    debugger: Any, events: EventLog, builder: Builder, monkeypatch: pytest.MonkeyPatch, threads: str
+) -> None:
+    monkeypatch.setattr(JumpPatches, "log_ring_records", 16)
+    program = builder.build("dprintf_loop")
+    trapped = _tiny_ring_run(debugger, events, program, threads, patched=False)
+    patched = _tiny_ring_run(debugger, events, program, threads, patched=True)
+    assert len(patched) == len(set(patched)) == 10000
+    if threads == "0":
+        assert patched == trapped == [f"i={i} id=-1" for i in range(10000)]
+    else:  # each thread's messages in its order (the threads' interleaving is the kernel's)
+        assert sorted(patched) == sorted(trapped)
+        for k in range(4):
+            assert [line for line in patched if line.endswith(f" id={k}")] == [
+                f"i={i} id={k}" for i in range(2500)
+            ]
 
 
 def _dap_logpoint_run(debugger: Any, events: EventLog, program: Path, patched: bool) -> list[str]:

@@ -236,6 +236,7 @@ class JumpPatches:
     def lift_all(self, inferior: Inferior) -> None:
         """Original bytes back everywhere, no thread left in a trampoline (a detach)."""
         if inferior is self._inferior:
+            self.logs.drain()  # room in the rings: a thread stepped out writes its record
             leave_trampolines(inferior, [*self.sites.values(), *self._retired])
         self.before_step(inferior)
         self.logs.close()  # the last records told; none come once the jumps are gone
@@ -465,10 +466,16 @@ class JumpPatches:
     # --- stops in a trampoline --------------------------------------------------------------
     def trap_hit(self, inferior: Inferior, t: Tracee, pc: int) -> Stopped | _Action | None:
         """An int3 of a trampoline at `pc` (stop or judge): the breakpoint judged as at its
-        trap; None when `pc` is none of ours."""
+        trap; None when `pc` is none of ours. A logpoint's full ring: drained, and the thread
+        reserves its record again (it waits for the server, as gdb's dprintf would)."""
         site = self._by_trap.get(pc)
         if site is None:
             return None
+        if pc == site.trampoline.ring_full:
+            self.logs.drain()
+            inferior.regs(t).rip = site.trampoline.ring_retry
+            t.regs_dirty = True
+            return _RESUME  # (while others are being stopped: it stays, and retries later)
         put_back(inferior, t, site)
         site.judged += 1  # counted here, or when it runs the jump (or trap) again
         site.fold()

@@ -9,8 +9,9 @@ every few milliseconds while the program runs, and the tracer thread at every re
 stop and before the process's exit is reported (patched_breakpoints.py calls `drain`), so
 every message reaches the front ends, in the order the program reserved the records, before
 the stop or exit that follows it. Each record is rendered by the front end's own formatting
-(LogSpec.render: gdb's printf for a dprintf). A full ring never makes the program wait:
-the record is counted as lost, and the loss told once per stop in gdb's words.
+(LogSpec.render: gdb's printf for a dprintf). No message is lost, as none is at gdb's
+dprintf: a thread finding the ring full traps (Trampoline.ring_full), the tracer drains the
+ring and the thread reserves its record again.
 
 A front end's gate offers a logpoint by `logged()` (adapters/mi: a dprintf of integer and
 pointer conversions only; a `%s` needs the string's bytes, which are gone by the time the
@@ -103,8 +104,6 @@ class _Ring:
     data: mmap.mmap  # the server's mapping of the data area
     offset: int  # the ring's offset in it
     specs: dict[int, LogSpec] = field(default_factory=dict)  # by patch id (the site's address)
-    names: list[str] = field(default_factory=list)  # every logpoint that wrote here
-    lost_told: int = 0
 
     def view(self) -> memoryview:
         size = RingBuffer.RECORDS + self.ring.capacity * self.ring.record_size
@@ -133,10 +132,7 @@ class LogRings:
     def add(self, area: int, patch_id: int, spec: LogSpec) -> None:
         """A logpoint writing to `area`'s ring from now on."""
         with self._lock:
-            ring = self._rings[area]
-            ring.specs[patch_id] = spec
-            if spec.name not in ring.names:
-                ring.names.append(spec.name)
+            self._rings[area].specs[patch_id] = spec
             if self._thread is None or not self._thread.is_alive():
                 self._wake.clear()
                 self._thread = threading.Thread(
@@ -149,14 +145,14 @@ class LogRings:
         with self._lock:
             for ring in self._rings.values():
                 if spec is not None and ring.specs.get(patch_id) is spec:
-                    self._drain(ring, tell_losses=True)
+                    self._drain(ring)
                     del ring.specs[patch_id]
 
     def drain(self) -> None:
-        """Every record so far told, and the losses since the last stop (a stop, an exit)."""
+        """Every record so far told (a stop, an exit, a full ring)."""
         with self._lock:
             for ring in self._rings.values():
-                self._drain(ring, tell_losses=True)
+                self._drain(ring)
 
     def close(self) -> None:
         """Every ring drained and forgotten, the thread ended (the process is gone)."""
@@ -175,15 +171,14 @@ class LogRings:
                     self._thread = None
                     return
                 for ring in self._rings.values():
-                    self._drain(ring, tell_losses=False)
+                    self._drain(ring)
 
-    def _drain(self, ring: _Ring, *, tell_losses: bool) -> None:
+    def _drain(self, ring: _Ring) -> None:
         if ring.data.closed:
             return
         view = ring.view()
         try:
             records = drain_ring(ring.ring, view, ring.ring.values)
-            lost = int.from_bytes(view[RingBuffer.OVERFLOW : RingBuffer.OVERFLOW + 8], "little")
         finally:
             view.release()
         batch: list[str] = []  # consecutive messages of batched logpoints: one Output
@@ -206,11 +201,6 @@ class LogRings:
             self.emit(Output("console", text))
         if batch:
             self.emit(Output("console", "".join(batch)))
-        if tell_losses and lost > ring.lost_told:
-            names = ", ".join(ring.names)
-            told = f"warning: {names}: {lost - ring.lost_told} messages lost\n"
-            self.emit(Output("warning", told))
-            ring.lost_told = lost
 
 
 def logpoint_values(nodes: Sequence[ir.Node]) -> list[bytes]:

@@ -68,9 +68,9 @@ class PatchedSite:
     def holds(self, pc: int) -> bool:
         return self.code_at <= pc < self.trampoline.end
 
-    def trap_addresses(self) -> tuple[int, int, int]:
+    def trap_addresses(self) -> tuple[int, int, int, int]:
         t = self.trampoline
-        return t.stop_trap, t.judge_trap, t.log_judge_trap
+        return t.stop_trap, t.judge_trap, t.log_judge_trap, t.ring_full
 
     def fold(self) -> None:
         """The arrivals the program counted since the last look, less those the engine

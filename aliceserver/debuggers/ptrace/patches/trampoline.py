@@ -9,17 +9,21 @@ Layout of the code built for one site (addresses in Trampoline):
                                                                  -> resume if false
     condition_true:  lock xadd the hit counter; hits so far < ignore count -> resume
                      [logpoint: evaluate the values (-> log_judge_trap if undecided),
-                      append a record to the ring buffer, -> resume]
+                      append a record to the ring buffer (-> ring_full if full), -> resume]
     stop_trap:       int3
     judge_trap:      int3
     log_judge_trap:  int3
+    ring_full:       int3
     resume:          rsp := rbx; pop the registers; popfq; lea rsp,[rsp+128]
     displaced_entry: the relocated displaced instructions; jmp site+span
 
 At any trap RBX holds the saved block's address. The engine resumes a stopped thread at
 displaced_entry with the program's registers (registers_from_saved_block, rip aside); after
 judging at judge_trap it sets the pc to condition_true (true) or resume (false), registers
-untouched; after log_judge_trap it writes the log itself and sets the pc to resume.
+untouched; after log_judge_trap it writes the log itself and sets the pc to resume; at
+ring_full it drains the ring and sets the pc to ring_retry, registers untouched (R8 holds
+the ring, the values are pushed), where the reservation is tried again: a message is never
+dropped, as none is at gdb's dprintf.
 """
 
 from __future__ import annotations
@@ -79,8 +83,9 @@ class RingBuffer:
     """A logpoint ring in the data area: a 64-byte header, then `capacity` records of
     (sequence, patch id, thread id, values...) qwords. A record is complete when its
     sequence holds its index + 1 (written last); producers reserve the head index with
-    lock cmpxchg while head - tail < capacity, and count an overflow otherwise; the server
-    reads records from tail and advances tail."""
+    lock cmpxchg while head - tail < capacity, and trap otherwise (Trampoline.ring_full)
+    until the server has read records; the server reads records from tail and advances
+    tail."""
 
     address: int  # in the program
     capacity: int  # a power of two
@@ -88,7 +93,6 @@ class RingBuffer:
 
     HEAD = 0
     TAIL = 8
-    OVERFLOW = 16
     RECORDS = 64
 
     @property
@@ -149,6 +153,8 @@ class Trampoline:
     stop_trap: int
     judge_trap: int
     log_judge_trap: int
+    ring_full: int  # a logpoint's full ring: drained by the engine, then ring_retry
+    ring_retry: int
     resume: int
     displaced_entry: int
     end: int
@@ -170,6 +176,7 @@ def build_trampoline(
     None (always true); hit_counter and ignore_count are addresses of qwords."""
     asm = Assembler()
     judge, log_judge, resume, stop = Label(), Label(), Label(), Label()
+    full, retry = Label(), Label()
     asm.lea_rsp(-RED_ZONE)
     asm.emit(0x9C)  # pushfq
     for name in _PUSHED:
@@ -194,10 +201,11 @@ def build_trampoline(
     values_start = values_end = 0
     if logpoint is not None:
         values_start = len(asm.code)
-        values_end = _log(asm, logpoint, log_judge)
+        values_end = _log(asm, logpoint, log_judge, full, retry)
         asm.jmp(resume)
     positions = {}
-    for name, label in (("stop", stop), ("judge", judge), ("log_judge", log_judge)):
+    traps = (("stop", stop), ("judge", judge), ("log_judge", log_judge), ("ring_full", full))
+    for name, label in traps:
         asm.bind(label)
         positions[name] = len(asm.code)
         asm.emit(_INT3_UD2)
@@ -224,6 +232,8 @@ def build_trampoline(
         stop_trap=address + positions["stop"],
         judge_trap=address + positions["judge"],
         log_judge_trap=address + positions["log_judge"],
+        ring_full=address + positions["ring_full"],
+        ring_retry=address + (positions["ring_full"] if retry.position is None else retry.position),
         resume=address + resume_at,
         displaced_entry=address + displaced_at,
         end=address + len(code),
@@ -237,9 +247,10 @@ def _branch_on_result(asm: Assembler, judge: Label, false: Label) -> None:
     asm.jcc("e", false)
 
 
-def _log(asm: Assembler, log: Logpoint, judge: Label) -> int:
-    """The record's code; answers where the values' code ends."""
-    ring, full, retry, done = log.ring, Label(), Label(), Label()
+def _log(asm: Assembler, log: Logpoint, judge: Label, full: Label, reserve: Label) -> int:
+    """The record's code (`reserve`: where a reservation starts, R8 the ring); answers
+    where the values' code ends."""
+    ring, retry = log.ring, Label()
     assert ring.capacity & (ring.capacity - 1) == 0 and len(log.values) <= ring.values
     for code in log.values:  # pushed in order: popped last first
         asm.emit(code)
@@ -254,12 +265,13 @@ def _log(asm: Assembler, log: Logpoint, judge: Label) -> int:
         asm.emit(0x0F, 0x05)  # syscall
     asm.push(RAX)
     asm.mov_imm(R8, ring.address)
+    asm.bind(reserve)  # (the head read again: the one seen before a trap is stale)
     asm.mem(b"\x8b", RAX, R8, ring.HEAD)  # mov rax, [r8+head]
     asm.bind(retry)
     asm.rr(b"\x8b", RDX, RAX)
     asm.mem(b"\x2b", RDX, R8, ring.TAIL)  # rdx = head - tail
     asm.emit(0x48, 0x81, 0xFA, struct.pack("<i", ring.capacity))  # cmp rdx, capacity
-    asm.jcc("ae", full)  # full: never wait for the server
+    asm.jcc("ae", full)  # full: the engine drains it (or head moved on since it was read)
     asm.emit(0x48, 0x8D, 0x50, 0x01)  # lea rdx, [rax+1]
     asm.emit(0xF0)  # lock cmpxchg [r8+head], rdx (rax: the head seen, reloaded on failure)
     asm.mem(b"\x0f\xb1", RDX, R8, ring.HEAD)
@@ -277,9 +289,4 @@ def _log(asm: Assembler, log: Logpoint, judge: Label) -> int:
         asm.mem(b"\x89", RCX, RDX, ring.RECORDS + 24 + 8 * slot)
     asm.emit(0x48, 0x8D, 0x48, 0x01)  # lea rcx, [rax+1]
     asm.mem(b"\x89", RCX, RDX, ring.RECORDS)  # the sequence last: the record is complete
-    asm.jmp(done)
-    asm.bind(full)
-    asm.emit(0xF0)  # lock inc qword [r8+overflow]
-    asm.mem(b"\xff", 0, R8, ring.OVERFLOW)
-    asm.bind(done)
     return values_end
