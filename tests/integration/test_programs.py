@@ -69,7 +69,11 @@ def test_exec_and_stdin_natively(builder: Builder) -> None:
 
 
 # Programs built with flags of their own, as their tests build them.
-_OWN_FLAGS = {"avx": ("-mavx",), "entry_past_main": ("-nostartfiles",)}
+_OWN_FLAGS = {
+    "avx": ("-mavx",),
+    "avx512_writes": ("-mavx512f", "-mavx512bw", "-mavx512vl"),
+    "entry_past_main": ("-nostartfiles",),
+}
 
 
 def test_every_program_builds_and_markers_are_unique(builder: Builder) -> None:
