@@ -74,16 +74,18 @@ class LocationResolver:
     def _resolve_line(self, file: str, line: int) -> list[CodeLocation]:
         found = self._resolve_line_in(file, line)
         if found or not os.path.isabs(file) or not self._source.source_paths.configured():
-            return found
+            return _best_lines(found)
         # A file where the source paths put a debug info's one (gdb compares fullnames too)
         for module, info in self._source.debug_infos():
             for path in self._source.source_paths.debug_paths_for(file, info.source_files()):
                 found += self._resolve_line_in(path, line, only=(module, info))
-        return found
+        return _best_lines(found)
 
     def _resolve_line_in(
         self, file: str, line: int, only: tuple[Module, DebugInfo] | None = None
-    ) -> list[CodeLocation]:
+    ) -> list[tuple[int, CodeLocation]]:
+        """Each place with the line it is bound to (the next line with code where `line`
+        has none in that file)."""
         locations = []
         for module, info in [only] if only is not None else self._source.debug_infos():
             resolved = info.resolve_line(file, line, partial(self._inline_copy, module))
@@ -98,13 +100,8 @@ class LocationResolver:
                 source = SourcePosition(resolved.file, resolved.line)
                 if chain and link_address in resolved.past_prologue:  # as for `break FUNCTION`
                     source = call_site_position(info, chain[0]) or source
-                locations.append(
-                    CodeLocation(
-                        address, name,
-                        source, module.path,
-                        requested_line=resolved.requested_line,
-                    )  # fmt: skip
-                )
+                place = CodeLocation(address, name, source, module.path, requested_line=resolved.requested_line)
+                locations.append((resolved.line, place))
         return locations
 
     def _resolve_function(self, name: str) -> list[CodeLocation]:
@@ -196,6 +193,17 @@ class LocationResolver:
             source = SourcePosition(row.file, row.line) if row is not None else None
             found.append(CodeLocation(link + module.base, site.name, source, module.path))
         return found
+
+
+def _best_lines(found: list[tuple[int, CodeLocation]]) -> list[CodeLocation]:
+    """gdb's choice across every file of that name (linespec.c): where some file has code
+    at the line asked, its places alone; else the nearest later line any file has. So a
+    library's own loop.c, with code from line 285 on, gives `break loop.c:6` nothing when
+    the program's loop.c has code at line 6."""
+    if not found:
+        return []
+    best = min(line for line, _place in found)
+    return [place for line, place in found if line == best]
 
 
 def call_site_position(info: DebugInfo | None, die: DIE) -> SourcePosition | None:
