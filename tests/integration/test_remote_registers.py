@@ -7,6 +7,7 @@ registers that read back."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,17 @@ def _start(builder: Builder) -> tuple[Path, list[str]]:
     program = builder.build("registers_expr")
     line = marker_line("registers_expr.c", "callee")
     return program, ["target remote {target}", f"break registers_expr.c:{line}", "continue"]
+
+
+def _deep(program: Path, tmp_path: Path) -> Path:
+    """`program` copied under a directory with a 200-character name. What the upper vector
+    registers hold at the breakpoint follows the program's path: glibc's EVEX string functions
+    work in ymm16-31, and with this path they leave its bytes in the xmm20 lanes a test does
+    not write, so a write must keep them (with a short path they happen to be zero)."""
+    deep = tmp_path / ("d" * 200) / program.name
+    deep.parent.mkdir()
+    shutil.copy2(program, deep)
+    return deep
 
 
 def _avx512() -> bool:
@@ -62,15 +74,15 @@ def test_vector_register_writes_read_back_like_gdb(builder: Builder, tmp_path: P
     if not _avx512():
         pytest.skip("this machine has no AVX-512: gdbserver describes no zmm, k or xmm16-31")
     program, start = _start(builder)
-    gdb, alice = _both(program, [
-        *start, "set $xmm20.v4_int32[0] = 5", "p $xmm20.v4_int32", "p $zmm20.v16_int32",
+    gdb, alice = _both(_deep(program, tmp_path), [
+        *start, "set $xmm20.v4_int32[0] = 5", "p $xmm20.v4_int32[0]", "p $xmm20.v4_int32", "p $zmm20.v16_int32",
         "set $zmm3.v8_int64[7] = 77", "p $zmm3.v8_int64", "p $zmm3h", "ptype $zmm3h", "whatis $zmm3h",
         "set $ymm21.v8_int32[7] = 44", "p $zmm21.v16_int32", "set $k1 = 3", "p $k1", "set $ymm5.v8_int32[6] = 9",
         "p $ymm5.v8_int32", "info registers k1 zmm3h xmm20", "stepi", "p $zmm3.v8_int64", "p $k1",
         _mi("-data-list-register-values x 112"), "kill",
     ], tmp_path)  # fmt: skip
     assert alice == gdb
-    assert "= {5, 0, 0, 0}" in alice and "k1             0x3" in alice and ", 77}" in alice
+    assert "$1 = 5\n" in alice and "k1             0x3" in alice and ", 77}" in alice
     assert '{number="112",value="0x3"}' in alice
 
 
@@ -131,6 +143,7 @@ def test_register_writes_through_g_where_the_stub_has_no_p_like_gdb(
     if not _avx512():
         pytest.skip("this machine has no AVX-512: gdbserver describes no zmm, k or xmm16-31")
     program, start = _start(builder)
+    program = _deep(program, tmp_path)
     commands = [
         *start,
         "set $rax = 77",
@@ -139,6 +152,7 @@ def test_register_writes_through_g_where_the_stub_has_no_p_like_gdb(
         "set $k2 = 9",
         "p $rax",
         "p $xmm20.v4_int32",
+        "p $xmm20.v4_int32[1]",
         "p $zmm3.v8_int64",
         "p $k2",
         "stepi",
@@ -155,7 +169,7 @@ def test_register_writes_through_g_where_the_stub_has_no_p_like_gdb(
     assert said[1] == said[0]
     assert (
         "$1 = 77" in said[1]
-        and "{0, 6, 0, 0}" in said[1]
-        and "$4 = 9" in said[1]
-        and "$5 = 66" in said[1]
+        and "$3 = 6\n" in said[1]
+        and "$5 = 9\n" in said[1]
+        and "$6 = 66\n" in said[1]
     )
