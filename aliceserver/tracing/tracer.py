@@ -379,8 +379,14 @@ class Tracer:
             self._drain.forget_thread(event.thread_id)
 
     def _open_call(self, event: Stopped) -> int | None:
+        """The innermost call open on the thread, trapped or recorded by patches (drained
+        up to this stop; drain.py keeps its stacks as [cfa, call id, ...])."""
         stack = self._threads.stacks.get(event.thread_id)
-        return stack[-1].call_id if stack else None
+        opened = [(stack[-1].cfa, stack[-1].call_id)] if stack else []
+        recorded = self._drain._stacks.get(event.thread_id) if self._drain is not None else None
+        if recorded:
+            opened.append((recorded[-1][0], recorded[-1][1]))
+        return min(opened)[1] if opened else None  # the lower frame is the inner call
 
     def close(self) -> None:
         """Untrace everything (if the program still runs); the store is the caller's."""

@@ -56,8 +56,8 @@ def test_trace_then_query_calls_returns_and_output(builder: Builder, in_memory: 
         await tools.fail("BAD_ARGUMENT", "debug_query", kinds=["nope"])
         status = await tools.call("debug_trace", action="status")
         assert "2 functions traced" in status["summary"]
-        # added at the exec stop, where no patch area can be made: traps (no later stop came)
-        assert all(f["traced_by"].startswith("trapped until the next stop") for f in status["functions"])
+        # added at the exec stop: patched at once (the thread leaves execve for the mmap)
+        assert all(f["traced_by"] == "patched" for f in status["functions"])
         await tools.call("debug_stop")
 
     in_memory(body)

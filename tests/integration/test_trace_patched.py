@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from aliceserver.debuggers.events import Exited, Stopped
+from aliceserver.debuggers.events import Exited, Stopped, StopReason
 from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.ptrace.patches.trace_rings import RingLayout
 from aliceserver.tracing import QueryFilters, Tracer, TraceStore, query
@@ -239,23 +239,54 @@ def test_exec(debugger: Any, program: Path, store: TraceStore) -> None:
 
 
 def test_added_at_the_first_stop(debugger: Any, program: Path, store: TraceStore) -> None:
-    """No thread can run the patch area's system calls at the exec stop: traps until the
-    next stop, then patches, with no call missed."""
+    """At the exec stop the thread is still inside execve: it is taken to the call's exit
+    to run the patch area's system calls, and the function is patched at once (no call
+    missed, the program's start untouched)."""
     feed = debugger.subscribe()
     launch(debugger, program, ("threads",))
     tracer = Tracer(debugger, store, project_root=str(PROGRAMS_DIR), max_rate=None)
     tracer.add(["work"])
-    assert tracer.status().functions[0].how.startswith("trapped until the next stop: no patch area")
-    debugger.insert_breakpoint(debugger.lookup_symbol("worker"), temporary=True)
-    debugger.resume()
-    while not isinstance(event := feed.get(timeout=30), Stopped):
-        tracer.observe(event)
-    tracer.observe(event)
     assert tracer.status().functions[0].how == "patched"
     run_to_exit(debugger, feed, tracer)
     work = tracer.status().functions[0]
     assert (work.how, work.calls, work.recorded) == ("patched", 800, 800)
     assert sum(e.kind == "return" for e in rows(store)) == 800
+
+
+def test_patched_at_the_first_stop_then_removed(debugger: Any, program: Path, store: TraceStore) -> None:
+    """Patched at the exec stop, then removed at a later stop: the original bytes come
+    back (the breakpoints' patches, first met at the resume, leave the trace's alone)."""
+    feed = debugger.subscribe()
+    launch(debugger, program)
+    tracer = Tracer(debugger, store, project_root=str(PROGRAMS_DIR), max_rate=None)
+    tracer.add(["fib"])
+    original = debugger.read_memory(debugger.lookup_symbol("fib"), 16)
+    debugger.insert_breakpoint(debugger.lookup_symbol("scale"), temporary=True)
+    debugger.resume()
+    while not isinstance(event := feed.get(timeout=30), Stopped):
+        tracer.observe(event)
+    tracer.observe(event)
+    tracer.remove(["fib"])
+    pid = debugger.process.pid
+    with open(f"/proc/{pid}/mem", "rb") as memory:
+        memory.seek(debugger.lookup_symbol("fib"))
+        assert memory.read(16) == original
+    assert run_to_exit(debugger, feed, tracer).code == 0
+    assert sum(e.kind == "return" and e.function == "fib" for e in rows(store)) == 25
+
+
+def test_added_at_a_catch_syscall_entry_of_exec(debugger: Any, program: Path, store: TraceStore) -> None:
+    """A thread stopped at execve's entry (catch syscall) is not borrowed: taking it to the
+    call's exit would run the exec. The old image's function stays on traps for now."""
+    feed = start(debugger, program, ("exec",))
+    debugger.set_catch_events(syscalls=frozenset({59}), signals=frozenset(), gate=None)
+    debugger.resume()
+    while not isinstance(stop := feed.get(timeout=30), Stopped):
+        pass
+    assert stop.reason is StopReason.SYSCALL_ENTRY, stop
+    tracer = Tracer(debugger, store, project_root=str(PROGRAMS_DIR), max_rate=None)
+    tracer.add(["work"])
+    assert tracer.status().functions[0].how.startswith("trapped until the next stop: no patch area")
 
 
 def test_threads_named_by_the_thread_pointer_in_memory(

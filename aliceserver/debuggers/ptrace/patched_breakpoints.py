@@ -172,12 +172,17 @@ class JumpPatches:
 
     def _current(self, inferior: Inferior) -> None:
         if inferior is not self._inferior:
-            self.forget()
+            # The shared table's other patches are the new process's (calls recorded from
+            # its exec stop): only ours go.
+            self.forget(others_too=False)
             self._inferior = inferior
 
-    def forget(self) -> None:
+    def forget(self, *, others_too: bool = True) -> None:
         """The process exec'd or is gone: its patches and areas with it (their counts kept,
-        their logpoints' last records told)."""
+        their logpoints' last records told); `others_too`: the call recorder's as well."""
+        table = self._table()
+        for address in [] if others_too else self.sites:
+            table.by_address.pop(address, None)
         self.fold_counts()
         self.logs.close()
         for site in self.sites.values():
@@ -190,7 +195,8 @@ class JumpPatches:
         self._retired.clear()
         self.refused.clear()
         self._rerun.clear()
-        self._table().forget_all()
+        if others_too:
+            table.forget_all()
 
     # --- at a stop, before the program goes on --------------------------------------------
     def before_continue(self, inferior: Inferior) -> None:
