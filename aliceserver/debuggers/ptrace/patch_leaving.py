@@ -15,9 +15,9 @@ import signal as sig
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.patched_sites import PatchedSite, put_back
-from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
+from aliceserver.debuggers.ptrace.patches.inject import step_alone
+from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_WAIT_ONE: Final = binding.WALL | binding.WNOTHREAD
 _MAX_STEPS: Final = 100_000  # a trampoline has no loop but its ring's retry
 
 
@@ -38,7 +37,7 @@ def leave_trampolines(inferior: Inferior, sites: Sequence[PatchedSite]) -> None:
         if not t.gone and not t.new and not t.running:
             try:
                 _leave(inferior, t, sites)
-            except OSError as error:  # (it went meanwhile: nothing left to move)
+            except (OSError, TargetError) as error:  # (it went meanwhile: nothing to move)
                 log.debug("thread %d left in a trampoline: %s", t.tid, error)
 
 
@@ -67,15 +66,11 @@ def _single_step(inferior: Inferior, t: Tracee) -> None:
     if t.regs_dirty:
         inferior.libc.set_regs(t.tid, t.regs)
         t.regs_dirty = False
-    inferior.libc.ptrace(binding.PTRACE_SINGLESTEP, t.tid, 0, 0)
-    _, status = inferior.libc.waitpid(t.tid, _WAIT_ONE)
-    decoded = decode(status)
-    if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
-        inferior._classify(t, decoded)
-        raise OSError(f"thread {t.tid} ended")
-    if decoded.kind is WaitKind.INTERRUPT:
-        t.interrupt_sent = False
-    elif decoded.kind is WaitKind.SIGNAL_STOP and decoded.value not in (sig.SIGTRAP, sig.SIGSTOP):
-        t.pending_signal = t.pending_signal or decoded.value  # delivered at its detach
+    step_alone(inferior, t, _keep_for_detach, "leaving a trampoline")
     inferior.libc.get_regs(t.tid, t.regs)
     t.regs_valid = True
+
+
+def _keep_for_detach(t: Tracee, signal: int) -> None:
+    if signal != sig.SIGSTOP:  # (a stop of ours; the detach resumes the thread anyway)
+        t.pending_signal = t.pending_signal or signal  # delivered at its detach

@@ -12,9 +12,7 @@ the borrowed thread for one stopped inside an interrupted system call and restar
 The thread's own interrupted call, if any, is restarted as usual once its registers are
 back (the kernel looks at rax and orig_rax when the thread resumes). A thread stopped at
 a system call's entry (catch syscall) is not borrowed: resumed, it would go on into its
-own call (skipped, with orig_rax -1, and that call lost). A thread at an exec's event stop
-(a launch's first stop) is still inside execve, whose return would overwrite rax: it is
-first taken to the call's exit stop (PTRACE_SYSCALL; its pc and the program do not move).
+own call (skipped, with orig_rax -1, and that call lost).
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ import os
 import signal as sig
 from types import TracebackType
 from typing import TYPE_CHECKING, Final
+from collections.abc import Callable
 
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
@@ -49,7 +48,6 @@ _ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "r10", "r8", "r9")
 _MAX_ERRNO = 4095
 _ENOSYS = -38 & ((1 << 64) - 1)  # rax at a system call's entry stop
 _MAX_ATTEMPTS = 16  # statuses other than the step's own before giving up
-_EXECS = (59, 322)  # execve, execveat: their event stop is inside the call
 
 
 def all_stopped(inferior: Inferior) -> bool:
@@ -97,43 +95,9 @@ class SyscallInjector:
                 continue
             regs = self._inferior.regs(t)
             if regs.rax == _ENOSYS and regs.orig_rax < 1 << 63:
-                if regs.orig_rax not in _EXECS or not self._leave_exec(t):
-                    continue  # at a system call's entry (catch syscall): resuming runs that call
+                continue  # at a system call's entry (catch syscall): resuming runs that call
             return t
         raise TargetError("no thread is stopped where it can run system calls for the debugger")
-
-    def _leave_exec(self, t: Tracee) -> bool:
-        """Take a thread at an exec's event stop (not a syscall stop) to the exec's exit
-        stop, where rax holds execve's 0 and registers we set stay; False elsewhere."""
-        libc = self._inferior.libc
-        try:
-            if libc.syscall_op(t.tid) != 0:  # 0: no syscall stop (an event stop)
-                return False
-        except OSError:
-            return False
-        for _ in range(_MAX_ATTEMPTS):
-            libc.ptrace(binding.PTRACE_SYSCALL, t.tid, 0, 0)
-            _, status = libc.waitpid(t.tid, _WAIT_ONE)
-            decoded = decode(status)
-            if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
-                self._inferior._classify(t, decoded)
-                raise TargetError(f"thread {t.tid} ended leaving its exec for the debugger")
-            if decoded.kind is WaitKind.SYSCALL:
-                fresh = binding.UserRegs()
-                libc.get_regs(t.tid, fresh)
-                if t.regs_dirty:  # the engine's changes stand, but for execve's result
-                    t.regs.rax = fresh.rax
-                else:
-                    ctypes.memmove(
-                        ctypes.addressof(t.regs), ctypes.addressof(fresh), ctypes.sizeof(fresh)
-                    )
-                    t.regs_valid = True
-                return True
-            if decoded.kind is WaitKind.INTERRUPT:
-                t.interrupt_sent = False
-            elif decoded.kind is WaitKind.SIGNAL_STOP:
-                self._keep_signal(t, decoded.value)
-        raise TargetError(f"thread {t.tid} never left its exec for the debugger")
 
     def __enter__(self) -> SyscallInjector:
         inferior, t = self._inferior, self._thread
@@ -194,16 +158,7 @@ class SyscallInjector:
         assert site is not None
         regs = binding.UserRegs()
         for _ in range(_MAX_ATTEMPTS):
-            inferior.libc.ptrace(binding.PTRACE_SINGLESTEP, t.tid, 0, 0)
-            _, status = inferior.libc.waitpid(t.tid, _WAIT_ONE)
-            decoded = decode(status)
-            if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
-                inferior._classify(t, decoded)
-                raise TargetError(f"thread {t.tid} ended during a system call the debugger ran")
-            if decoded.kind is WaitKind.INTERRUPT:
-                t.interrupt_sent = False  # the engine's interrupt, spent on this stop
-            elif decoded.kind is WaitKind.SIGNAL_STOP and decoded.value != sig.SIGTRAP:
-                self._keep_signal(t, decoded.value)
+            step_alone(inferior, t, self._keep_signal, "during a system call the debugger ran")
             inferior.libc.get_regs(t.tid, regs)
             if int(regs.rip) == site + len(SYSCALL):
                 return
@@ -221,6 +176,24 @@ class SyscallInjector:
             t.pending_signal = signal  # delivered when the engine resumes the thread
         else:
             _requeue(inferior.pid, t.tid, signal)
+
+
+def step_alone(inferior: Inferior, t: Tracee, keep: Callable[[Tracee, int], None],
+               doing: str) -> None:  # fmt: skip
+    """One single step of thread `t` alone, the others staying stopped: its own stop is
+    waited for, and an interrupt the engine left pending is spent on it. Any other signal
+    the thread stops for goes to `keep`, which decides its fate (kept for a detach, or for
+    the engine's next resume); TargetError when the thread ends (`doing`: during what)."""
+    inferior.libc.ptrace(binding.PTRACE_SINGLESTEP, t.tid, 0, 0)
+    _, status = inferior.libc.waitpid(t.tid, _WAIT_ONE)
+    decoded = decode(status)
+    if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
+        inferior._classify(t, decoded)
+        raise TargetError(f"thread {t.tid} ended {doing}")
+    if decoded.kind is WaitKind.INTERRUPT:
+        t.interrupt_sent = False  # the engine's interrupt, spent on this stop
+    elif decoded.kind is WaitKind.SIGNAL_STOP and decoded.value != sig.SIGTRAP:
+        keep(t, decoded.value)
 
 
 _SYS_TGKILL = 234
