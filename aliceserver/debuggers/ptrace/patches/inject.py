@@ -12,7 +12,9 @@ the borrowed thread for one stopped inside an interrupted system call and restar
 The thread's own interrupted call, if any, is restarted as usual once its registers are
 back (the kernel looks at rax and orig_rax when the thread resumes). A thread stopped at
 a system call's entry (catch syscall) is not borrowed: resumed, it would go on into its
-own call (skipped, with orig_rax -1, and that call lost).
+own call (skipped, with orig_rax -1, and that call lost). A thread at an exec's event stop
+(a launch's first stop) is still inside execve, whose return would overwrite rax: it is
+first taken to the call's exit stop (PTRACE_SYSCALL; its pc and the program do not move).
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ import ctypes
 import logging
 import os
 import signal as sig
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Final
-from collections.abc import Callable
 
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, decode
@@ -48,6 +50,7 @@ _ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "r10", "r8", "r9")
 _MAX_ERRNO = 4095
 _ENOSYS = -38 & ((1 << 64) - 1)  # rax at a system call's entry stop
 _MAX_ATTEMPTS = 16  # statuses other than the step's own before giving up
+_EXECS = (59, 322)  # execve, execveat: their event stop is inside the call
 
 
 def all_stopped(inferior: Inferior) -> bool:
@@ -95,9 +98,43 @@ class SyscallInjector:
                 continue
             regs = self._inferior.regs(t)
             if regs.rax == _ENOSYS and regs.orig_rax < 1 << 63:
-                continue  # at a system call's entry (catch syscall): resuming runs that call
+                if regs.orig_rax not in _EXECS or not self._leave_exec(t):
+                    continue  # at a system call's entry (catch syscall): resuming runs that call
             return t
         raise TargetError("no thread is stopped where it can run system calls for the debugger")
+
+    def _leave_exec(self, t: Tracee) -> bool:
+        """Take a thread at an exec's event stop (not a syscall stop) to the exec's exit
+        stop, where rax holds execve's 0 and registers we set stay; False elsewhere."""
+        libc = self._inferior.libc
+        try:
+            if libc.syscall_op(t.tid) != 0:  # 0: no syscall stop (an event stop)
+                return False
+        except OSError:
+            return False
+        for _ in range(_MAX_ATTEMPTS):
+            libc.ptrace(binding.PTRACE_SYSCALL, t.tid, 0, 0)
+            _, status = libc.waitpid(t.tid, _WAIT_ONE)
+            decoded = decode(status)
+            if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
+                self._inferior._classify(t, decoded)
+                raise TargetError(f"thread {t.tid} ended leaving its exec for the debugger")
+            if decoded.kind is WaitKind.SYSCALL:
+                fresh = binding.UserRegs()
+                libc.get_regs(t.tid, fresh)
+                if t.regs_dirty:  # the engine's changes stand, but for execve's result
+                    t.regs.rax = fresh.rax
+                else:
+                    ctypes.memmove(
+                        ctypes.addressof(t.regs), ctypes.addressof(fresh), ctypes.sizeof(fresh)
+                    )
+                    t.regs_valid = True
+                return True
+            if decoded.kind is WaitKind.INTERRUPT:
+                t.interrupt_sent = False
+            elif decoded.kind is WaitKind.SIGNAL_STOP:
+                self._keep_signal(t, decoded.value)
+        raise TargetError(f"thread {t.tid} never left its exec for the debugger")
 
     def __enter__(self) -> SyscallInjector:
         inferior, t = self._inferior, self._thread
