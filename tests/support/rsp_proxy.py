@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
 Mangle = Callable[[bytes], bytes]  # one unit -> what passes on (b"": dropped)
 
@@ -59,11 +60,7 @@ class Proxy:
 
     def cut(self) -> None:
         """Both links closed: to the client, the stub is gone."""
-        for each in self.links:
-            try:
-                each.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        shut(self.links)
 
     def sent(self, body: bytes) -> bool:
         """Whether the client sent a packet whose body starts with `body`."""
@@ -85,21 +82,28 @@ def _pump(source: socket.socket, sink: socket.socket, seen: bytearray, mangle: M
     except OSError:
         pass
     finally:
-        for end in (source, sink):
-            try:
-                end.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        shut((source, sink))
+
+
+Join = Callable[[socket.socket, socket.socket], Sequence[Callable[[], None]]]
+
+
+def shut(ends: Iterable[socket.socket]) -> None:
+    for end in ends:
+        try:
+            end.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 @contextmanager
-def rsp_proxy(upstream: str, to_client: Mangle = same, to_stub: Mangle = same,
-              *, connections: int = 1) -> Iterator[Proxy]:  # fmt: skip
-    """Listen on a loopback port; each of the first `connections` clients is joined to
-    `upstream` (HOST:PORT). `to_client` changes what the stub says, `to_stub` what the
-    client says. Every socket and thread is gone when the block ends."""
+def listening(upstream: str, join: Join, links: list[socket.socket],
+              *, connections: int = 1) -> Iterator[int]:  # fmt: skip
+    """A loopback port (yielded) whose first `connections` clients are each joined to
+    `upstream` (HOST:PORT): `join(client, stub)` gives the loops to run on threads of their
+    own; both ends go into `links`. When the block ends every socket is shut and closed and
+    every thread gone (the proxies of rsp_proxy and rsp_solib_target alike)."""
     listener = socket.create_server(("127.0.0.1", 0))
-    proxy = Proxy(listener.getsockname()[1])
     threads: list[threading.Thread] = []
 
     def accept() -> None:
@@ -114,27 +118,40 @@ def rsp_proxy(upstream: str, to_client: Mangle = same, to_stub: Mangle = same,
             except OSError:
                 client.close()
                 continue
-            proxy.links.extend((client, stub))
-            for source, sink, seen, change in ((client, stub, proxy.from_client, to_stub),
-                                               (stub, client, proxy.from_stub, to_client)):  # fmt: skip
-                pump = threading.Thread(target=_pump, args=(source, sink, seen, change), daemon=True)
-                pump.start()
-                threads.append(pump)
+            links.extend((client, stub))
+            for loop in join(client, stub):
+                thread = threading.Thread(target=loop, daemon=True)
+                thread.start()
+                threads.append(thread)
 
     acceptor = threading.Thread(target=accept, daemon=True)
     acceptor.start()
     try:
-        yield proxy
+        yield listener.getsockname()[1]
     finally:
-        try:
-            listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        shut([listener])
         listener.close()
-        proxy.cut()
+        shut(links)
         acceptor.join(timeout=5)
-        for pump in threads:
-            pump.join(timeout=5)
-        for each in proxy.links:
+        for thread in threads:
+            thread.join(timeout=5)
+        for each in links:
             each.close()
-        assert not acceptor.is_alive() and not any(pump.is_alive() for pump in threads)
+        assert not acceptor.is_alive() and not any(thread.is_alive() for thread in threads)
+
+
+@contextmanager
+def rsp_proxy(upstream: str, to_client: Mangle = same, to_stub: Mangle = same,
+              *, connections: int = 1) -> Iterator[Proxy]:  # fmt: skip
+    """Listen on a loopback port; each of the first `connections` clients is joined to
+    `upstream` (HOST:PORT). `to_client` changes what the stub says, `to_stub` what the
+    client says. Every socket and thread is gone when the block ends."""
+    proxy = Proxy(0)
+
+    def join(client: socket.socket, stub: socket.socket) -> list[Callable[[], None]]:
+        return [partial(_pump, client, stub, proxy.from_client, to_stub),
+                partial(_pump, stub, client, proxy.from_stub, to_client)]  # fmt: skip
+
+    with listening(upstream, join, proxy.links, connections=connections) as port:
+        proxy.port = port
+        yield proxy

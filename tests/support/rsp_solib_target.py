@@ -14,16 +14,17 @@ import socket
 import struct
 import threading
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 from elftools.elf.segments import InterpSegment
 
-from tests.support.rsp_proxy import Units, checksummed
+from tests.support.rsp_proxy import Units, checksummed, listening, shut
 
 AT_BASE = 7
 RESUMES = (b"vCont;c", b"vCont;s", b"vCont;r", b"c", b"s", b"C", b"S")
@@ -285,50 +286,20 @@ def _pump_stub(link: _Link, units: Units) -> None:
 
 
 def _shut(link: _Link) -> None:
-    for end in (link.client, link.stub):
-        try:
-            end.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+    shut((link.client, link.stub))
 
 
 @contextmanager
 def solib_target_proxy(upstream: str, program: Path) -> Iterator[SolibTargetProxy]:
     """Listen on a loopback port; the first client is joined to gdbserver at `upstream`
     (debugging `program`, a non-PIE executable) through the solib-target rewriting."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    proxy = SolibTargetProxy(listener.getsockname()[1])
-    threads: list[threading.Thread] = []
+    proxy = SolibTargetProxy(0)
 
-    def accept() -> None:
-        try:
-            client, _ = listener.accept()
-        except OSError:
-            return
-        host, _, port = upstream.rpartition(":")
-        link = _Link(client, socket.create_connection((host, int(port))), program)
+    def join(client: socket.socket, stub: socket.socket) -> list[Callable[[], None]]:
+        link = _Link(client, stub, program)
         proxy.links.append(link)
-        for pump in (_pump_client, _pump_stub):
-            thread = threading.Thread(target=pump, args=(link, Units()), daemon=True)
-            thread.start()
-            threads.append(thread)
+        return [partial(_pump_client, link, Units()), partial(_pump_stub, link, Units())]
 
-    acceptor = threading.Thread(target=accept, daemon=True)
-    acceptor.start()
-    try:
+    with listening(upstream, join, []) as port:
+        proxy.port = port
         yield proxy
-    finally:
-        try:
-            listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        listener.close()
-        for link in proxy.links:
-            _shut(link)
-        acceptor.join(timeout=5)
-        for thread in threads:
-            thread.join(timeout=5)
-        for link in proxy.links:
-            link.client.close()
-            link.stub.close()
-        assert not acceptor.is_alive() and not any(thread.is_alive() for thread in threads)
