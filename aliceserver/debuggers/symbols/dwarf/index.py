@@ -35,7 +35,7 @@ from aliceserver.debuggers.symbols.dwarf.sections import (
     open_dwarf,
 )
 from aliceserver.debuggers.symbols.dwarf.symtab_files import SymtabName, symtab_names
-from aliceserver.debuggers.symbols.dwarf.units import Progress, build_payload
+from aliceserver.debuggers.symbols.dwarf.units import Progress, build_line_part, build_name_part
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.symtab import is_packed_table
 from aliceserver.errors import TargetError, Unsupported
@@ -52,13 +52,13 @@ class DebugInfo:
 
     def __init__(self, image: ElfImage, main: ElfSections, dwarf: ElfSections,
                  payload: dict[str, Any], stored_rows: RowCache | None = None,
-                 rebuild: Callable[[], dict[str, Any]] | None = None) -> None:  # fmt: skip
+                 rebuild: Callable[[bool], dict[str, Any]] | None = None) -> None:  # fmt: skip
         self.image = image
         self.debug_file = dwarf.path  # where the DWARF was read from
         self._main = main
         self._dwarf = dwarf
         # Decoded on the first query for lines: a library searched only for a name never is.
-        rebuild = rebuild or (lambda: build_payload(image, dwarf, None))
+        rebuild = rebuild or (lambda _damaged: build_line_part(image, dwarf, None))
         self._line_parts = LineParts(payload, rebuild)
         self._stored_rows = stored_rows
         self._line_index: LineIndex | None = None
@@ -131,22 +131,27 @@ class DebugInfo:
         payload = cache.load(key, identity) if cache is not None else None
         if payload is not None and _valid_payload(payload):
             log.debug("index of %s read from the cache", image.path)
-        else:
+        else:  # the name part now; the line part when a query first needs lines
             started = time.perf_counter()
-            payload = build_payload(image, dwarf, progress)
-            log.debug("indexed %s in %.3f s", image.path, time.perf_counter() - started)
+            payload = build_name_part(image, progress)
+            log.debug("indexed the names of %s in %.3f s", image.path, time.perf_counter() - started)
             if cache is not None:
-                cache.store(key, identity, packed_for_cache(payload))
+                cache.store(key, identity, payload)
         if progress is not None:
             progress(f"debug info of {os.path.basename(image.path)} loaded", 1.0)
         image.adopt_symbols(payload["symbols"])
         rows = RowCache(cache, key, identity) if cache is not None else None
+        names = {k: payload[k] for k in ("demangled", "functions", "symbols")}
 
-        def rebuild() -> dict[str, Any]:  # the cached line part did not decode: never trusted
-            built = build_payload(image, dwarf, None)
+        def rebuild(damaged: bool) -> dict[str, Any]:  # none yet, or one never to trust
+            started = time.perf_counter()
+            built = build_line_part(image, dwarf, None)
+            log.debug("indexed the lines of %s in %.3f s", image.path, time.perf_counter() - started)
             if cache is not None:
-                cache.damaged(cache.path_for(key), "its line part is unreadable")
-                cache.store(key, identity, packed_for_cache(built))
+                if damaged:
+                    cache.damaged(cache.path_for(key), "its line part is unreadable")
+                cache.store(key, identity, packed_for_cache({**names, **built}))
+            names.clear()  # (called once: LineParts keeps what it gives)
             return built
 
         info = cls(image, main, dwarf, payload, rows, rebuild)

@@ -47,12 +47,14 @@ class InlineSite:
 
 
 def units_mentioning(
-    sections: ElfSections, unit_offsets: Sequence[int], text: str
+    sections: ElfSections, unit_offsets: Sequence[int] | Callable[[], Sequence[int]], text: str
 ) -> list[int] | None:
     """Offsets of the units whose .debug_info may name `text` (a superset: a byte search);
-    None when the name is too common to narrow (every unit may)."""
+    None when the name is too common to narrow (every unit may). `unit_offsets` may be
+    a callable, called only when some bytes match (the unit list of a library that never
+    names `text` is not built)."""
     needle = text.encode("utf-8", "surrogateescape")
-    if not needle or not unit_offsets:
+    if not needle:
         return []
     references: list[int] = []
     for section in (".debug_str", ".debug_line_str"):
@@ -186,7 +188,7 @@ def inline_sites(
             pass  # another shape: compute it again
     comps = names.split_qualified(key)
     leaf = names._strip_templates(comps[-1]) if comps else key
-    candidates = units_mentioning(info.sections, info.unit_offsets(), leaf)
+    candidates = units_mentioning(info.sections, info.unit_offsets, leaf)
     if candidates is None:
         candidates = info.unit_offsets()
     elif len(candidates) > 1:  # many units call it; only those defining it can inline it

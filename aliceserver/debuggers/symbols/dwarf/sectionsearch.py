@@ -39,16 +39,23 @@ def _finder(needle: bytes) -> Finder:
 
 
 def units_holding(
-    sections: ElfSections, name: str, needles: Iterable[bytes], unit_offsets: Sequence[int],
-    window: int = WINDOW,
+    sections: ElfSections, name: str, needles: Iterable[bytes],
+    unit_offsets: Sequence[int] | Callable[[], Sequence[int]], window: int = WINDOW,
 ) -> set[int]:  # fmt: skip
-    """The units (of those starting at `unit_offsets`) of section `name` whose bytes hold
-    any of `needles`; a hit before the first unit counts for none."""
+    """The units (of those starting at `unit_offsets`, or that it returns when called at
+    the first hit) of section `name` whose bytes hold any of `needles`; a hit before the
+    first unit counts for none."""
     wanted = [needle for needle in needles if needle]
-    ordered = sorted(unit_offsets)
     size = sections.size(name)
-    if not wanted or not ordered or size == 0:
+    if not wanted or size == 0:
         return set()
+    listed: list[list[int]] = []
+
+    def units() -> list[int]:
+        if not listed:
+            listed.append(sorted(unit_offsets() if callable(unit_offsets) else unit_offsets))
+        return listed[0]
+
     overlap = max(len(needle) for needle in wanted) - 1
     found: set[int] = set()
     finders = {needle: _finder(needle) for needle in wanted}
@@ -67,6 +74,7 @@ def units_holding(
                         at = end
                         break
                     position = start + hit
+                    ordered = units()
                     unit = bisect_right(ordered, position) - 1
                     if unit >= 0:
                         found.add(ordered[unit])

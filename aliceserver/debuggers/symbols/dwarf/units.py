@@ -327,9 +327,34 @@ def build_payload(
     image: ElfImage, dwarf: ElfSections, progress: Progress | None = None
 ) -> dict[str, Any]:
     """The cacheable index of `image` (whose DWARF `dwarf` holds), plain containers only:
-    units, the path table, line headers (file tables as path ids), address ranges -> unit,
-    demangled function names, the function list (funclist.py) and the ELF symbol table
-    (the image's: parsing it costs more than reading all the rest from the cache)."""
+    its line part (build_line_part) and its name part (build_name_part)."""
+    return {**build_line_part(image, dwarf, progress), **build_name_part(image, progress)}
+
+
+def build_name_part(image: ElfImage, progress: Progress | None = None) -> dict[str, Any]:
+    """What `break NAME` looks a library up by: demangled function names, the function
+    list (funclist.py) and the ELF symbol table (the image's: parsing it costs more than
+    reading all the rest from the cache). No DWARF is read."""
+    if progress is not None:
+        progress(f"demangling names of {os.path.basename(image.path)}", 0.8)
+    demangler = Demangler()
+    demangled = {}
+    functions = image.function_symbols()  # plain tuples: an ElfSymbol each costs more
+    for symbol_name, _address, _size in functions:
+        if symbol_name.startswith(("_Z", "_R")):
+            text = demangler.demangle(symbol_name)
+            if text != symbol_name:
+                demangled[symbol_name] = text
+    return {"demangled": demangled, "functions": pack_functions(functions),
+            "symbols": image.packed_symbols()}  # fmt: skip
+
+
+def build_line_part(
+    image: ElfImage, dwarf: ElfSections, progress: Progress | None = None
+) -> dict[str, Any]:
+    """The part of the index for lines and addresses: units, the path table, line headers
+    (file tables as path ids), address ranges -> unit. Built when a query first needs lines
+    of `image` (libc's took two thirds of its whole index: most first stops never ask)."""
     name = os.path.basename(image.path)
 
     def report(message: str, fraction: float | None) -> None:
@@ -389,21 +414,10 @@ def build_payload(
         ranges.extend((low, high, i) for low, high in unit_ranges)
     ranges.sort()
     del line_data
-    report(f"demangling names of {name}", 0.8)
-    demangler = Demangler()
-    demangled = {}
-    functions = image.function_symbols()  # plain tuples: an ElfSymbol each costs more
-    for symbol_name, _address, _size in functions:
-        if symbol_name.startswith(("_Z", "_R")):
-            text = demangler.demangle(symbol_name)
-            if text != symbol_name:
-                demangled[symbol_name] = text
     path_list = [""] * len(paths)
     for path, index in paths.items():
         path_list[index] = path
-    return {"units": units, "paths": path_list, "headers": headers, "ranges": ranges,
-            "demangled": demangled, "functions": pack_functions(functions),
-            "symbols": image.packed_symbols()}  # fmt: skip
+    return {"units": units, "paths": path_list, "headers": headers, "ranges": ranges}
 
 
 def _programs(data: bytes) -> list[int]:

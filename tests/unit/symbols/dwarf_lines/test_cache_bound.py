@@ -115,7 +115,7 @@ def test_sessions_sweep_at_most_every_ten_minutes(programs: list[Path], tmp_path
     1/32 of the bound itself."""
     directory = tmp_path / "cache"
     _load(programs[0], IndexCache(str(directory)))  # swept: stamped
-    limit = 40 * CacheDirectory(str(directory)).usage().size  # a session writes under 1/32 of it
+    limit = 80 * CacheDirectory(str(directory)).usage().size  # a session writes under 1/32 of it
     old = directory / "b-0123abcd.v1.idx"
     old.write_bytes(b"x" * 2 * limit)
     os.utime(old, (1, 1))

@@ -1,4 +1,5 @@
-"""The index's line part, kept pickled from the cache until a query needs lines."""
+"""The index's line part, kept pickled from the cache until a query needs lines; in a new
+index, built by the first query for lines."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import pytest
 
 from aliceserver.debuggers.symbols.dwarf import index as index_module
 from aliceserver.debuggers.symbols.dwarf import lineparts
+from aliceserver.debuggers.symbols.dwarf import units as units_module
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
-from aliceserver.debuggers.symbols.dwarf.units import build_payload
 from aliceserver.debuggers.symbols.elf import ElfImage
 from tests.unit.symbols.dwarf_lines.support import C_SOURCES, Builder
 
@@ -41,13 +42,14 @@ def test_a_name_not_there_is_answered_without_decoding_the_line_part(
 ) -> None:
     program = builder.build(C_SOURCES, ("-g", "-O0"))
     fresh = _load(program, cache)
+    line, files = fresh.resolve_line("a.c", 8), fresh.source_files()  # (the line part stored)
     decoded = _count_decodes(monkeypatch)
     cached = _load(program, cache)
     assert cached.functions_named("PyList_Append") == []  # as in each library, at each load
     assert decoded == []
     assert cached.functions_named("compute") == fresh.functions_named("compute")
-    assert cached.resolve_line("a.c", 8) == fresh.resolve_line("a.c", 8)
-    assert cached.source_files() == fresh.source_files()
+    assert cached.resolve_line("a.c", 8) == line
+    assert cached.source_files() == files
     assert decoded == [1]
 
 
@@ -56,6 +58,7 @@ def test_a_line_part_that_does_not_decode_is_rebuilt(
 ) -> None:
     program = builder.build(C_SOURCES, ("-g", "-O0"))
     fresh = _load(program, cache)
+    expected = fresh.resolve_line("a.c", 8)  # and the line part stored
     real_load = IndexCache.load
 
     def tampered(self: IndexCache, key: str, identity: Hashable) -> dict[str, Any] | None:
@@ -66,14 +69,47 @@ def test_a_line_part_that_does_not_decode_is_rebuilt(
 
     monkeypatch.setattr(IndexCache, "load", tampered)
     built: list[int] = []
-    real_build = build_payload
+    real_build = units_module.build_line_part
 
     def counting_build(*args: Any) -> dict[str, Any]:
         built.append(1)
         return real_build(*args)
 
-    monkeypatch.setattr(index_module, "build_payload", counting_build)
+    monkeypatch.setattr(index_module, "build_line_part", counting_build)
     cached = _load(program, cache)
     assert built == []
-    assert cached.resolve_line("a.c", 8) == fresh.resolve_line("a.c", 8)
+    assert cached.resolve_line("a.c", 8) == expected
     assert built == [1]
+
+
+def _count_headers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    parsed: list[int] = []
+    real = units_module.parse_header
+
+    def counting(*args: Any) -> Any:
+        parsed.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(units_module, "parse_header", counting)
+    return parsed
+
+
+def test_a_new_index_reads_no_line_header_until_a_query_needs_lines(
+    builder: Builder, cache: IndexCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first ever load of a library searched only for a name (libc at a first stop in
+    CPython): its line headers were read, two thirds of its index's cost."""
+    program = builder.build(C_SOURCES, ("-g", "-O0"))
+    parsed = _count_headers(monkeypatch)
+    fresh = _load(program, cache)
+    assert fresh.functions_named("PyList_Append") == []
+    assert parsed == []
+    line = fresh.resolve_line("a.c", 8)
+    assert line is not None and line.line == 8
+    assert parsed  # built for that query, and stored with the index
+    assert [f.name for f in fresh.functions_named("compute")] == ["compute"]
+    parsed.clear()
+    decoded = _count_decodes(monkeypatch)
+    again = _load(program, cache)
+    assert again.resolve_line("a.c", 8) == line
+    assert parsed == [] and decoded == [1]
