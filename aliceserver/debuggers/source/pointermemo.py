@@ -18,35 +18,21 @@ from dataclasses import dataclass
 
 from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.restamp import restamped
+from aliceserver.debuggers.source.memo import DescriptionKey, Memo, bytes_key
 from aliceserver.debuggers.symbols.dwarf.dynamic import is_dynamic_class
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, c_string
 from aliceserver.debuggers.symbols.dwarf.literals import wide_prefix
-from aliceserver.debuggers.symbols.dwarf.locexpr import (
-    EvaluationError,
-    ImplicitLoc,
-    MemoryLoc,
-    RegisterLoc,
-)
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust
 from aliceserver.debuggers.symbols.dwarf.types import PointerType, StructType, strip
 from aliceserver.debuggers.symbols.dwarf.values import Value, is_char_type, is_rust_enum
-from aliceserver.errors import TargetError
-
-_MAX_KEPT = 4096  # shapes kept; all are dropped when there are more
-
-# (name, the declared type, the location's kind, the pointer's bytes, how it is described)
-PointerKey = tuple[str, object, type, bytes, tuple[object, ...]]
 
 
 def pointer_key(
     name: str, value: Value, how: tuple[object, ...], *, dynamic: bool = False
-) -> PointerKey | None:
+) -> DescriptionKey | None:
     """What the description of pointer `value` depends on but its symbol, string, children's
     reference and address; None for any other value or a pointer described anew. `dynamic`:
     dynamic types are looked for, which only a pointer to a class with a vtable changes."""
-    location = value.location
-    if value.bit_size or not isinstance(location, (MemoryLoc, RegisterLoc, ImplicitLoc)):
-        return None
     t = strip(value.type)
     if not isinstance(t, PointerType) or is_rust(value.type) or wide_prefix(t.target) is not None:
         return None
@@ -55,11 +41,7 @@ def pointer_key(
         return None
     if dynamic and is_dynamic_class(target):  # its type is read through it
         return None
-    try:
-        data = value.data()
-    except (EvaluationError, TargetError):
-        return None
-    return (name, value.type, type(location), data, how)
+    return bytes_key(name, value, how)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,34 +61,26 @@ class _Shape:
         return text
 
 
-class PointerDescriptions:
-    """The shapes of the pointers described, by pointer_key; they outlive the stop."""
-
-    def __init__(self) -> None:
-        self._made: dict[PointerKey, _Shape] = {}
+class PointerDescriptions(Memo[_Shape]):
+    """The shapes of the pointers described, by pointer_key."""
 
     def describe(
-        self, key: PointerKey, value: Value, options: FormatOptions, symbolize: Symbolize,
+        self, key: DescriptionKey, value: Value, options: FormatOptions, symbolize: Symbolize,
         make: Callable[[], VariableInfo], new_reference: Callable[[], int],
     ) -> VariableInfo:  # fmt: skip
         """`make()`'s description of `value`, or the one a shape kept for `key` gives."""
         address = int.from_bytes(key[3], "little")
-        shape = self._made.get(key)
+        shape = self.get(key)
         if shape is None:
             info = make()
             shape = _shape(info, address, value, options, symbolize)
             if shape is not None:
-                if len(self._made) >= _MAX_KEPT:
-                    self._made.clear()
-                self._made[key] = shape
+                self.keep(key, shape)
             return info
         return restamped(
             shape.info, value=shape.text(address, value, options, symbolize),
             reference=new_reference() if shape.info.reference else 0, address=value.address,
         )  # fmt: skip
-
-    def clear(self) -> None:
-        self._made.clear()
 
 
 def _shape(

@@ -15,24 +15,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from aliceserver.debuggers.model import VariableInfo
-from aliceserver.debuggers.symbols.dwarf.locexpr import (
-    EvaluationError,
-    ImplicitLoc,
-    MemoryLoc,
-    OptimizedOut,
-    RegisterLoc,
-)
+from aliceserver.debuggers.source.memo import DescriptionKey, Memo, bytes_key
+from aliceserver.debuggers.symbols.dwarf.locexpr import OptimizedOut
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, EnumType, PointerType, strip
 from aliceserver.debuggers.symbols.dwarf.values import Value
-from aliceserver.errors import TargetError
-
-_MAX_KEPT = 4096  # descriptions kept; all are dropped when there are more
-
-# (name, the declared type, the location's kind, the bytes, how it is described)
-ScalarKey = tuple[str, object, type, bytes, tuple[object, ...]]
 
 
-def scalar_key(name: str, value: Value, how: tuple[object, ...]) -> ScalarKey | None:
+def scalar_key(name: str, value: Value, how: tuple[object, ...]) -> DescriptionKey | None:
     """What the description of `value` depends on but its address; None where it depends
     on more (not a scalar, a bitfield, a composite location, bytes that cannot be read)."""
     location = value.location
@@ -40,35 +29,16 @@ def scalar_key(name: str, value: Value, how: tuple[object, ...]) -> ScalarKey | 
         if not isinstance(strip(value.type), (BaseType, EnumType, PointerType)):
             return None
         return (name, value.type, OptimizedOut, location.reason.encode(), how)
-    if value.bit_size or not isinstance(location, (MemoryLoc, RegisterLoc, ImplicitLoc)):
-        return None
     if not isinstance(strip(value.type), (BaseType, EnumType)):
         return None
-    try:
-        data = value.data()
-    except (EvaluationError, TargetError):
-        return None
-    # The type object itself: the key keeps it alive, so no other type takes its place
-    return (name, value.type, type(location), data, how)
+    return bytes_key(name, value, how)
 
 
-class ScalarDescriptions:
-    """The descriptions made, by scalar_key; they outlive the stop."""
+class ScalarDescriptions(Memo[VariableInfo]):
+    """The descriptions made, by scalar_key."""
 
-    def __init__(self) -> None:
-        self._made: dict[ScalarKey, VariableInfo] = {}
-
-    def find(self, key: ScalarKey, address: int | None) -> VariableInfo | None:
-        found = self._made.get(key)
+    def find(self, key: DescriptionKey, address: int | None) -> VariableInfo | None:
+        found = self.get(key)
         if found is None or found.address == address:
             return found
         return replace(found, address=address)  # the same value in another place
-
-    def keep(self, key: ScalarKey, info: VariableInfo) -> VariableInfo:
-        if len(self._made) >= _MAX_KEPT:
-            self._made.clear()
-        self._made[key] = info
-        return info
-
-    def clear(self) -> None:
-        self._made.clear()
