@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,28 @@ def _recorded_writes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     return writes
 
 
+@dataclass
+class AtLoop:
+    debugger: PtraceDebugger
+    events: Subscription
+    proxy: Proxy
+    writes: list[bytes]  # what the engine wrote to the stub, a write at a time
+    tid: int  # the thread stopped at the loop's line
+    loop: int  # that line
+
+
+@pytest.fixture
+def at_loop(builder: Builder, monkeypatch: pytest.MonkeyPatch) -> Iterator[AtLoop]:
+    """mi_prog over gdbserver, through a recording proxy, stopped at its loop's line."""
+    writes = _recorded_writes(monkeypatch)
+    program = builder.build("mi_prog")
+    loop = marker_line("mi_prog.c", "loop")
+    with _engine(program) as (debugger, events, proxy):
+        debugger.insert_location_breakpoint(f"mi_prog.c:{loop}")
+        debugger.resume()
+        yield AtLoop(debugger, events, proxy, writes, _stop(events).thread_id, loop)
+
+
 def _kinds(writes: list[bytes]) -> list[list[bytes]]:
     """Each write's packets by their verb (`m` for a memory read, `qXfer`, `vCont`...)."""
     return [
@@ -101,27 +124,19 @@ def test_a_breakpoint_hit_resumed_costs_the_thread_list_and_the_step_over(
         assert _reads_at_stop(sent[2:]), sent
 
 
-def test_next_over_a_call_is_a_range_step_and_stepi_asks_no_thread(
-    builder: Builder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    writes = _recorded_writes(monkeypatch)
-    program = builder.build("mi_prog")
-    loop = marker_line("mi_prog.c", "loop")
-    with _engine(program) as (debugger, events, proxy):
-        debugger.insert_location_breakpoint(f"mi_prog.c:{loop}")
-        debugger.resume()
-        tid = _stop(events).thread_id
-        before = len(proxy.from_client)
-        debugger.step(tid, StepKind.OVER)
-        _stop(events)
-        source = debugger.stack_trace(tid, 0, 1)[0].source
-        stepped = _bodies(bytes(proxy.from_client[before:]))
-        before = len(writes)
-        debugger.step_instruction(tid)
-        _stop(events)
-        debugger.stack_trace(tid, 0, 1)
-        stepi = _kinds(writes[before:])
-    assert source is not None and source.line == loop - 1  # the loop's `for`, as gdb's next
+def test_next_over_a_call_is_a_range_step_and_stepi_asks_no_thread(at_loop: AtLoop) -> None:
+    debugger, events, tid = at_loop.debugger, at_loop.events, at_loop.tid
+    before = len(at_loop.proxy.from_client)
+    debugger.step(tid, StepKind.OVER)
+    _stop(events)
+    source = debugger.stack_trace(tid, 0, 1)[0].source
+    stepped = _bodies(bytes(at_loop.proxy.from_client[before:]))
+    before = len(at_loop.writes)
+    debugger.step_instruction(tid)
+    _stop(events)
+    debugger.stack_trace(tid, 0, 1)
+    stepi = _kinds(at_loop.writes[before:])
+    assert source is not None and source.line == at_loop.loop - 1  # the loop's `for`, as gdb's next
     assert any(body.startswith(b"vCont;r") for body in stepped), stepped
     assert not any(body.startswith(b"vCont;s") for body in stepped), stepped  # no step at a time
     # the step (no Hg: the stop's thread is the stub's), then in one write what the stop's
@@ -129,24 +144,14 @@ def test_next_over_a_call_is_a_range_step_and_stepi_asks_no_thread(
     assert stepi[0] == [b"vCont"] and _reads_at_stop(stepi[1:]), stepi
 
 
-def test_next_over_a_call_sends_its_return_trap_with_the_resumes(
-    builder: Builder, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_next_over_a_call_sends_its_return_trap_with_the_resumes(at_loop: AtLoop) -> None:
     """A next over a call stops in the callee (a range step), runs to the return address
     and steps on: the return trap's Z0 goes in the continue's write and its z0 in the next
     request's, no round trip of their own (gdb's next spends two on them)."""
-    writes = _recorded_writes(monkeypatch)
-    program = builder.build("mi_prog")
-    loop = marker_line("mi_prog.c", "loop")
-    with _engine(program) as (debugger, events, _):
-        debugger.insert_location_breakpoint(f"mi_prog.c:{loop}")
-        debugger.resume()
-        tid = _stop(events).thread_id
-        before = len(writes)
-        debugger.step(tid, StepKind.OVER)
-        _stop(events)
-        written = writes[before:]
-    sent = _kinds(written)
+    before = len(at_loop.writes)
+    at_loop.debugger.step(at_loop.tid, StepKind.OVER)
+    _stop(at_loop.events)
+    sent = _kinds(at_loop.writes[before:])
     trap = next(kinds for kinds in sent if b"vCont" in kinds and b"Z0" in kinds)
     assert trap[-2:] == [b"Z0", b"vCont"], sent  # the return trap, then the continue
     removal = next(kinds for kinds in sent[sent.index(trap) + 1 :] if b"z0" in kinds)
@@ -154,24 +159,17 @@ def test_next_over_a_call_sends_its_return_trap_with_the_resumes(
 
 
 def test_a_next_reads_the_code_at_its_first_move_only_and_its_last_stops_reads_at_once(
-    builder: Builder, monkeypatch: pytest.MonkeyPatch
+    at_loop: AtLoop,
 ) -> None:
     """After a call is stepped over, the rest of the line is range-stepped with no look at
     the code at pc (a call there would be stepped into and returned from, as one further
     in the line): the return trap's z0 goes with the range step. The plan's
     last stop, whose stops before asked for nothing, asks what its report reads at once."""
-    writes = _recorded_writes(monkeypatch)
-    program = builder.build("mi_prog")
-    loop = marker_line("mi_prog.c", "loop")
-    with _engine(program) as (debugger, events, _):
-        debugger.insert_location_breakpoint(f"mi_prog.c:{loop}")
-        debugger.resume()
-        tid = _stop(events).thread_id
-        before = len(writes)
-        debugger.step(tid, StepKind.OVER)
-        _stop(events)
-        debugger.stack_trace(tid, 0, 1)
-        sent = _kinds(writes[before:])
+    before = len(at_loop.writes)
+    at_loop.debugger.step(at_loop.tid, StepKind.OVER)
+    _stop(at_loop.events)
+    at_loop.debugger.stack_trace(at_loop.tid, 0, 1)
+    sent = _kinds(at_loop.writes[before:])
     trap = next(index for index, kinds in enumerate(sent) if kinds[-2:] == [b"Z0", b"vCont"])
     removal = next(kinds for kinds in sent[trap + 1 :] if b"z0" in kinds)
     assert removal == [b"z0", b"vCont"], sent
