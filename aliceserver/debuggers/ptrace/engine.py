@@ -7,9 +7,9 @@ end, and no relay thread delays a stop.
 
 The engine composes the rest as objects (no mixins): the source level's (debuggers/source:
 Frames, Expressions, Locations, Stepping, symbol queries...) over ProcessAccess (state.py),
-the live backend's own (Breakpoints, CallTracer, CoreFiles, CoreWriter), ImageLoading for a
-new image or library (images.py), and the live-or-remote routing (routing.py). Each
-IDebugger method delegates to one object.
+the live backend's own (Breakpoints, CoreFiles), the parts made on first use (engine_lazy.py:
+call tracing, gcore, symbol queries), ImageLoading for a new image or library (images.py),
+and the live-or-remote routing (routing.py). Each IDebugger method delegates to one object.
 """
 
 from __future__ import annotations
@@ -66,11 +66,10 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
-from aliceserver.debuggers.ptrace.calltrace import CallTracer
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.coretarget import CoreFiles
 from aliceserver.debuggers.ptrace.dummyframes import DummyFrames
-from aliceserver.debuggers.ptrace.gcore import CoreWriter
+from aliceserver.debuggers.ptrace.engine_lazy import LazyParts
 from aliceserver.debuggers.ptrace.images import ImageLoading
 from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
@@ -94,12 +93,9 @@ from aliceserver.debuggers.source.frames import Frames
 from aliceserver.debuggers.source.library_symbols import LibrarySymbolControl
 from aliceserver.debuggers.source.locations import Locations
 from aliceserver.debuggers.source.printing import printer_host
-from aliceserver.debuggers.source.sourcefiles import SourceFileListing
 from aliceserver.debuggers.source.sourcesymbols import DebugInfos, SourceSymbols
 from aliceserver.debuggers.source.steps import Stepping
 from aliceserver.debuggers.source.stopcache import StopCache
-from aliceserver.debuggers.source.symbolinfo import SymbolQueries
-from aliceserver.debuggers.source.symbolsearch import SymbolSearch
 from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.disasm import Disassembler
@@ -113,6 +109,7 @@ from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
+    from aliceserver.debuggers.ptrace.patched_calltrace import CallRecorder
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
 
 log = logging.getLogger(__name__)
@@ -169,11 +166,8 @@ class PtraceDebugger:
                                         library_event=loader_trap_hit)  # fmt: skip
         self._cores = CoreFiles(access, self._events, self._tracker, live=lambda: access.inferior is not None,
                                 new_source_symbols=self._new_source_symbols)  # fmt: skip
-        self._core_writer = CoreWriter(access, lambda: access.inferior, self._traps, self._libc)
-        self._call_tracer = CallTracer(access, inferior=lambda: access.inferior, require=access.require,
-                                       traps=self._traps, symbols=self._symbols, disassembler=self._disassembler,
-                                       libc=self._libc, patches=access.patches)  # fmt: skip
-        self.call_recorder = self._call_tracer.recorder  # calls recorded by patches (patched_calltrace.py)
+        self._lazy = LazyParts(access, traps=self._traps, symbols=self._symbols, disassembler=self._disassembler,
+                               libc=self._libc, frames=lambda: self._frames)  # fmt: skip
         self._dollars = SessionDollars(access, self._live_threads, self._libc.siginfo_bytes)
         self._live = LiveSession(
             self._tracer, access, libc=self._libc, events=self._events, traps=self._traps, watches=self._watches,
@@ -204,9 +198,6 @@ class PtraceDebugger:
                                     AddressTraps(self._breakpoints, self._remote))  # fmt: skip
         self._stepping = Stepping(access, self._frames, self._locations, self._variables, self._dollars,
                                   self._stop_cache, self._disassembler, self._events, self._run)  # fmt: skip
-        self._symbol_queries = SymbolQueries(access, self._frames.frame_view, access.link_view)
-        self._symbol_search = SymbolSearch(access)
-        self._source_files = SourceFileListing(access)
         self._library_symbols = LibrarySymbolControl(
             access, process_live=lambda: access.inferior is not None,
             unbind_module=lambda module: self._locations.unbind_module(module, still_mapped=True),
@@ -528,7 +519,7 @@ class PtraceDebugger:
 
     def write_core(self, path: str | None = None) -> CoreWritten:
         self._run.refuse_over_remote()
-        return self._core_writer.write_core(path)
+        return self._lazy.core_writer.write_core(path)
 
     # --- remote targets (remote/session.py, routing.py) -------------------------------
     def connect_remote(self, target: str, *, extended: bool = False, program: str | None = None,
@@ -547,50 +538,54 @@ class PtraceDebugger:
         return self._run.monitor(command)
 
     # --- call tracing (calltrace.py) -----------------------------------------------------
+    @property
+    def call_recorder(self) -> CallRecorder | None:
+        return self._lazy.call_recorder  # calls recorded by patches (patched_calltrace.py)
+
     def functions(self) -> list[FunctionSymbol]:
-        return self._call_tracer.functions()
+        return self._lazy.call_tracer.functions()
 
     def trace_calls(self, function: FunctionSymbol, on_entry: CallEntryHook, on_exit: CallExitHook, *,
                     depth: int = 1) -> int:  # fmt: skip
         self._run.refuse_over_remote()
-        return self._call_tracer.trace_calls(function, on_entry, on_exit, depth=depth)
+        return self._lazy.call_tracer.trace_calls(function, on_entry, on_exit, depth=depth)
 
     def untrace_calls(self, trace_id: int) -> None:
-        self._call_tracer.untrace_calls(trace_id)
+        self._lazy.call_tracer.untrace_calls(trace_id)
 
     # --- symbol and line-table queries (source/symbolinfo.py, symbolsearch.py, ...) ---
     def has_debug_info(self, module_path: str) -> bool:
-        return self._symbol_queries.has_debug_info(module_path)
+        return self._lazy.symbol_queries.has_debug_info(module_path)
 
     def static_probes(self) -> list[StaticProbe]:
-        return self._symbol_queries.static_probes()
+        return self._lazy.symbol_queries.static_probes()
 
     def compile_unit(self, path: str) -> CompileUnitInfo | None:
-        return self._symbol_queries.compile_unit(path)
+        return self._lazy.symbol_queries.compile_unit(path)
 
     def line_range(self, address: int) -> LineRange | None:
-        return self._symbol_queries.line_range(address)
+        return self._lazy.symbol_queries.line_range(address)
 
     def line_start(self, file: str, line: int) -> LineRange | None:
-        return self._symbol_queries.line_start(file, line)
+        return self._lazy.symbol_queries.line_start(file, line)
 
     def line_table(self, file: str) -> list[tuple[int, int]]:
-        return self._symbol_queries.line_table(file)
+        return self._lazy.symbol_queries.line_table(file)
 
     def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> SymbolStorage:
-        return self._symbol_queries.symbol_storage(name, thread_id, level)
+        return self._lazy.symbol_queries.symbol_storage(name, thread_id, level)
 
     def scope_storage(self, address: int) -> list[SymbolStorage]:
-        return self._symbol_queries.scope_storage(address)
+        return self._lazy.symbol_queries.scope_storage(address)
 
     def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
-        return self._symbol_queries.function_declarations(pattern)
+        return self._lazy.symbol_queries.function_declarations(pattern)
 
     def search_symbols(self, query: SymbolSearchQuery) -> SymbolSearchResult:
-        return self._symbol_search.search_symbols(query)
+        return self._lazy.symbol_search.search_symbols(query)
 
     def module_source_files(self, program_only: bool = False) -> list[ModuleSourceFiles]:
-        return self._source_files.module_source_files(program_only)
+        return self._lazy.source_files.module_source_files(program_only)
 
     def symbols_loaded(self, module_path: str) -> bool:
         return self._library_symbols.symbols_loaded(module_path)
