@@ -148,6 +148,7 @@ class HostedTable(BreakpointTable):
             known, watched = set(), set()
         for bp in [bp for bp in self.sorted() if not isinstance(bp, HostEntry)]:
             bp.hits = bp.unseen_hits = 0  # gdb's clear_breakpoint_hit_counts at a run
+            del bp.logged_hits[:]
             if bp.is_watch:
                 if bp.engine_id in watched:  # kept: its value is the new process's
                     self._watch_value(bp)

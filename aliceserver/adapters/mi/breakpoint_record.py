@@ -4,7 +4,7 @@ hits the gate counted on the tracer thread, enable counts, a catchpoint's or dpr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aliceserver.adapters.mi import catchpoints as catches
 from aliceserver.debuggers.base import BreakpointCondition
@@ -36,6 +36,9 @@ class MiBreakpoint(UserBreakpoint):
     # counted by the gate on the tracer thread, added to `hits` when the session takes the
     # next stop or exit: a notification of an earlier event shows gdb's count at that event
     unseen_hits: int = 0
+    # a patched dprintf's records, one item each, appended by the logpoint drainer's thread:
+    # list.append and `del [:n]` are atomic, where a `+=` racing the gate's would lose hits
+    logged_hits: list[None] = field(default_factory=list)
     places: tuple[CodeLocation, ...] = ()
     spec: str = ""  # what the engine is given (a bare line made file:line)
     old_value: str | None = None  # watchpoints: the value at the last stop

@@ -535,7 +535,9 @@ class BreakpointTable:
     def take_unseen_hits(self) -> None:
         """Count the hits the gate saw on the tracer thread (the program is stopped now)."""
         for bp in self.entries.values():
-            bp.hits, bp.unseen_hits = bp.hits + bp.unseen_hits, 0
+            logged = len(bp.logged_hits)  # (the drainer may append more meanwhile: kept)
+            del bp.logged_hits[:logged]
+            bp.hits, bp.unseen_hits = bp.hits + bp.unseen_hits + logged, 0
 
     def sorted(self) -> list[MiBreakpoint]:
         return [self.entries[n] for n in sorted(self.entries)]

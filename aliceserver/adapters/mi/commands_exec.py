@@ -54,6 +54,7 @@ def run(ctx: Context, start: bool = False) -> Reply:
         kill(ctx, quiet=True)
     for counted in session.breakpoints.sorted():  # gdb's clear_breakpoint_hit_counts at a run
         counted.hits = counted.unseen_hits = 0
+        del counted.logged_hits[:]
     session.drop_probe()
     try:
         session.debugger.launch(session.launch_config())

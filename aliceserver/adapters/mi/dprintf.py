@@ -342,7 +342,7 @@ def log_spec(session: MiSession, bp: MiBreakpoint) -> LogSpec | None:
         return None
 
     def text(numbers: tuple[int, ...]) -> str:
-        bp.unseen_hits += 1  # each record is one hit the program let go
+        bp.logged_hits.append(None)  # each record is one hit the program let go
         return b"".join(render(pieces, list(numbers), _no_strings)).decode("utf-8", "replace")
 
     return LogSpec(f"dprintf {bp.number}", values, text, batched=True)
