@@ -42,7 +42,6 @@ from aliceserver.debuggers.model import (
     SymbolLocation,
     SymbolSearchQuery,
     SymbolSearchResult,
-    SymbolStorage,
     ThreadInfo,
     VariableInfo,
     VariableScope,
@@ -52,6 +51,7 @@ from aliceserver.debuggers.model import (
     WatchpointInfo,
     WatchScope,
 )
+from aliceserver.debuggers.storage import SymbolStorage
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput

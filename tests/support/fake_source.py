@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers import model as m
 from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
+from aliceserver.debuggers.storage import SymbolStorage
 from aliceserver.errors import ProtocolError, TargetError, Unsupported
 
 if TYPE_CHECKING:
@@ -93,10 +94,10 @@ class FakeSourceLevel:
     def line_table(self, file: str) -> list[tuple[int, int]]:
         raise ProtocolError(f"No source file named {file}.")
 
-    def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> m.SymbolStorage:
+    def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> SymbolStorage:
         raise ProtocolError(f'No symbol "{name}" in current context.')
 
-    def scope_storage(self, address: int) -> list[m.SymbolStorage]:
+    def scope_storage(self, address: int) -> list[SymbolStorage]:
         return []
 
     def section_symbol(self, address: int) -> m.SectionSymbol | None:

@@ -1,13 +1,13 @@
 """A symbol's DWARF location in gdb's words (dwarf2/loc.c's locexpr_describe_location_1
 and disassemble_dwarf_expression): `a variable in $rdx`, `the constant 3`, or
 `a complex DWARF expression:` with one line per operation (`     0: DW_OP_fbreg -20`).
-The engine decodes the expression (model.DwarfExpression); this only words it."""
+The engine decodes the expression (storage.DwarfExpression); this only words it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from aliceserver.debuggers.model import DwarfExpression, DwarfOperation
+from aliceserver.debuggers.storage import DwarfExpression, DwarfOperation
 from aliceserver.errors import ProtocolError, Unsupported
 
 _PIECES = ("DW_OP_piece", "DW_OP_bit_piece")

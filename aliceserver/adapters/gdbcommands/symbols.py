@@ -11,7 +11,8 @@ from aliceserver.adapters.gdbcommands.examine import address_of
 from aliceserver.adapters.gdbcommands.quoting import unquoted
 from aliceserver.adapters.gdbcommands.selection import Selection, Shown, Write, same_address
 from aliceserver.debuggers.base import IDebugger
-from aliceserver.debuggers.model import FunctionDeclaration, StorageKind, SymbolStorage
+from aliceserver.debuggers.model import FunctionDeclaration
+from aliceserver.debuggers.storage import StorageKind, SymbolStorage
 from aliceserver.errors import ProtocolError
 
 _FILE_LINE = re.compile(r"^(?:(?P<file>.+):)?(?P<line>\d+)$")

@@ -54,7 +54,6 @@ from aliceserver.debuggers.model import (
     SymbolLocation,
     SymbolSearchQuery,
     SymbolSearchResult,
-    SymbolStorage,
     ThreadInfo,
     VariableInfo,
     VariableScope,
@@ -98,6 +97,7 @@ from aliceserver.debuggers.source.steps import Stepping
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.sourcepaths import SourcePaths
+from aliceserver.debuggers.storage import SymbolStorage
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti

@@ -11,18 +11,15 @@ from dataclasses import dataclass
 
 from aliceserver.debuggers.model import (
     CompileUnitInfo,
-    DwarfExpression,
     FunctionDeclaration,
     LineRange,
-    LocationEntry,
     SourcePosition,
     StaticProbe,
-    StorageKind,
-    SymbolStorage,
 )
 from aliceserver.debuggers.source.pcanswers import PcAnswers
 from aliceserver.debuggers.source.services import EngineServices, FrameViews, LinkView
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, without_parameters
+from aliceserver.debuggers.storage import DwarfExpression, LocationEntry, StorageKind, SymbolStorage
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.opdecode import decode_expression

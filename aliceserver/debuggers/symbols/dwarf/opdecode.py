@@ -8,7 +8,7 @@ import struct
 
 from elftools.dwarf.dwarf_expr import DW_OP_name2opcode
 
-from aliceserver.debuggers.model import DwarfExpression, DwarfOperation
+from aliceserver.debuggers.storage import DwarfExpression, DwarfOperation
 from aliceserver.debuggers.symbols.dwarf.expr.evaluate import register_name
 from aliceserver.debuggers.symbols.dwarf.rawread import RunawayLeb, sleb, uleb
 
