@@ -13,6 +13,7 @@ from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.symbols.dwarf.locexpr import MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, PointerType
 from aliceserver.debuggers.symbols.dwarf.values import Value
+from tests.support.memory_frame import MemoryOnlyFrame
 
 CHAR = BaseType("char", 1, Encoding.SIGNED_CHAR)
 INT = BaseType("int", 4, Encoding.SIGNED)
@@ -25,12 +26,8 @@ INT_P = PointerType(INT, 8)
 WIDE_P = PointerType(BaseType("wchar_t", 4, Encoding.SIGNED), 8)
 
 
-class Frame:
+class Frame(MemoryOnlyFrame):
     """Memory of one 'stop' made of mapped ranges, written by the test between stops."""
-
-    pc = 0
-    load_bias = 0
-    fs_base = None
 
     def __init__(self) -> None:
         self.ranges: dict[int, bytearray] = {
@@ -50,18 +47,6 @@ class Frame:
 
     def write(self, address: int, data: bytes) -> None:
         self.ranges[address][: len(data)] = data
-
-    def register(self, regno: int) -> int | None:
-        return None
-
-    def cfa(self) -> int | None:
-        return None
-
-    def write_memory(self, address: int, data: bytes) -> None:
-        raise OSError
-
-    def write_register(self, regno: int, value: int) -> None:
-        raise OSError
 
 
 class Symbols:

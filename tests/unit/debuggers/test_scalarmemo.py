@@ -11,17 +11,14 @@ from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.symbols.dwarf.locexpr import NOT_SAVED, MemoryLoc, OptimizedOut
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, PointerType
 from aliceserver.debuggers.symbols.dwarf.values import Value
+from tests.support.memory_frame import MemoryOnlyFrame
 
 INT = BaseType("int", 4, Encoding.SIGNED)
 BASE = 0x1000
 
 
-class Memory:
+class Memory(MemoryOnlyFrame):
     """A stopped frame's memory that the test writes between 'stops'."""
-
-    pc = 0
-    load_bias = 0
-    fs_base = None
 
     def __init__(self, size: int = 64) -> None:
         self.data = bytearray(size)
@@ -34,18 +31,6 @@ class Memory:
 
     def put(self, address: int, value: int) -> None:
         self.data[address - BASE : address - BASE + 4] = value.to_bytes(4, "little", signed=True)
-
-    def register(self, regno: int) -> int | None:
-        return None
-
-    def cfa(self) -> int | None:
-        return None
-
-    def write_memory(self, address: int, data: bytes) -> None:
-        raise OSError
-
-    def write_register(self, regno: int, value: int) -> None:
-        raise OSError
 
 
 def no_symbol(address: int, demangle: bool = True) -> str | None:

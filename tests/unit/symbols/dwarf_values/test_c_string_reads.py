@@ -6,16 +6,13 @@ from __future__ import annotations
 from aliceserver.debuggers.symbols.dwarf.format import format_value
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, PointerType
 from aliceserver.debuggers.symbols.dwarf.values import Value
+from tests.support.memory_frame import MemoryOnlyFrame
 
 CHAR_P = PointerType(BaseType("char", 1, Encoding.SIGNED_CHAR))
 
 
-class Reads:
+class Reads(MemoryOnlyFrame):
     """Memory from `base` (any length, not a page's multiple), counting the reads asked."""
-
-    pc = 0
-    load_bias = 0
-    fs_base = None
 
     def __init__(self, base: int, data: bytes) -> None:
         self.base, self.data = base, data
@@ -27,18 +24,6 @@ class Reads:
         if offset < 0 or offset + size > len(self.data):
             raise OSError("unmapped")
         return self.data[offset : offset + size]
-
-    def register(self, regno: int) -> int | None:
-        return None
-
-    def cfa(self) -> int | None:
-        return None
-
-    def write_memory(self, address: int, data: bytes) -> None:
-        raise OSError
-
-    def write_register(self, regno: int, value: int) -> None:
-        raise OSError
 
 
 def test_a_string_is_read_at_once() -> None:
