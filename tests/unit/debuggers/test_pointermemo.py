@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.source.pointermemo import pointer_key
 from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.symbols.dwarf.locexpr import MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, PointerType
 from aliceserver.debuggers.symbols.dwarf.values import Value
-from tests.support.memory_frame import MemoryOnlyFrame
+from tests.support.value_fakes import MemoryOnlyFrame, described_anew
 
 CHAR = BaseType("char", 1, Encoding.SIGNED_CHAR)
 INT = BaseType("int", 4, Encoding.SIGNED)
@@ -64,14 +63,7 @@ def store(monkeypatch: pytest.MonkeyPatch) -> tuple[VariableStore, Symbols, list
     """A store, its symbolizer and the names it described anew (not from a kept shape)."""
     symbols = Symbols()
     store = VariableStore(symbols)
-    made: list[str] = []
-    anew = store._describe_anew
-
-    def counting(name: str, value: Value, *args: object, **kwargs: object) -> VariableInfo:
-        made.append(name)
-        return anew(name, value, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(store, "_describe_anew", counting)
+    made = described_anew(store, monkeypatch)
     return store, symbols, made
 
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.source.scalarmemo import scalar_key
 from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.symbols.dwarf.locexpr import NOT_SAVED, MemoryLoc, OptimizedOut
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, PointerType
 from aliceserver.debuggers.symbols.dwarf.values import Value
-from tests.support.memory_frame import MemoryOnlyFrame
+from tests.support.value_fakes import MemoryOnlyFrame, described_anew
 
 INT = BaseType("int", 4, Encoding.SIGNED)
 BASE = 0x1000
@@ -41,14 +40,7 @@ def no_symbol(address: int, demangle: bool = True) -> str | None:
 def described(monkeypatch: pytest.MonkeyPatch) -> tuple[VariableStore, list[str]]:
     """A store and the names it described anew (not from the kept descriptions)."""
     store = VariableStore(no_symbol)
-    made: list[str] = []
-    anew = store._describe_anew
-
-    def counting(name: str, value: Value, *args: object, **kwargs: object) -> VariableInfo:
-        made.append(name)
-        return anew(name, value, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(store, "_describe_anew", counting)
+    made = described_anew(store, monkeypatch)
     return store, made
 
 

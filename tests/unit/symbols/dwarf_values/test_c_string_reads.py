@@ -6,7 +6,7 @@ from __future__ import annotations
 from aliceserver.debuggers.symbols.dwarf.format import format_value
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, PointerType
 from aliceserver.debuggers.symbols.dwarf.values import Value
-from tests.support.memory_frame import MemoryOnlyFrame
+from tests.support.value_fakes import MemoryOnlyFrame
 
 CHAR_P = PointerType(BaseType("char", 1, Encoding.SIGNED_CHAR))
 
