@@ -21,12 +21,6 @@ from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES, UserRegs
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
-from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
-from aliceserver.debuggers.symbols.dwarf.expr.compiled import (
-    PcFrame,
-    analyse_condition,
-    compile_condition,
-)
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
 from aliceserver.errors import AliceError, TargetError
 
@@ -34,8 +28,30 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.tracee import Tracee
     from aliceserver.debuggers.source.variables import ProcessEvalSymbols
+    from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
+    from aliceserver.debuggers.symbols.dwarf.expr.compiled import PcFrame
 
 log = logging.getLogger(__name__)
+
+
+# The condition compiler (expr/compiled.py) imports the evaluator, which a session without
+# conditions never runs: imported at the first condition compiled.
+def _pc_frame(*args: Any) -> PcFrame:
+    from aliceserver.debuggers.symbols.dwarf.expr.compiled import PcFrame
+
+    return PcFrame(*args)
+
+
+def compile_condition(tree: Expr, frame: PcFrame) -> Callable[[Any], bool] | None:
+    from aliceserver.debuggers.symbols.dwarf.expr import compiled
+
+    return compiled.compile_condition(tree, frame)
+
+
+def analyse_condition(tree: Expr, frame: PcFrame) -> ir.Node | None:
+    from aliceserver.debuggers.symbols.dwarf.expr import compiled
+
+    return compiled.analyse_condition(tree, frame)
 
 
 class ConditionEngine(Protocol):
@@ -140,7 +156,7 @@ class ExpressionCondition:
             frame = self._eval_symbols(tid, 0, innermost_only=True).frame_symbols
             if frame is None:
                 return _Compiled(module, None)
-            pc_frame = PcFrame(frame, _cfa_rule(source, module, pc), REGISTER_NAMES, self._read_visible)
+            pc_frame = _pc_frame(frame, _cfa_rule(source, module, pc), REGISTER_NAMES, self._read_visible)
             run = compile_condition(self._tree, pc_frame)
             node = analyse_condition(self._tree, pc_frame) if run is not None else None
             return _Compiled(module, run, node)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.source.variables import evaluate
 from aliceserver.debuggers.symbols.dwarf import x86_registers
-from aliceserver.debuggers.symbols.dwarf.expr import parse_expression
 from aliceserver.debuggers.symbols.dwarf.types import ArrayType, StructType, strip, type_name
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.errors import AliceError
@@ -49,7 +48,9 @@ class RegisterLists:
 
     def _tree(self, name: str) -> Expr:
         tree = self._trees.get(name)
-        if tree is None:
+        if tree is None:  # (the parser imported here: not every session lists registers)
+            from aliceserver.debuggers.symbols.dwarf.expr import parse_expression
+
             tree = self._trees[name] = parse_expression(f"${name}")
         return tree
 

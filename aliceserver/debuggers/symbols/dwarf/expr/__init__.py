@@ -1,34 +1,27 @@
-"""The C-like expression evaluator behind conditions, watches, hovers, print and set var."""
+"""The C-like expression evaluator behind conditions, watches, hovers, print and set var.
+
+Its entry points (entry.py) are imported on first use of their names here: importing the
+package for a light module of it (condition_ir, which jump patches compile, and whose
+importers every start imports) loaded the parser and the evaluator, a dozen modules a
+session to a first stop never runs.
+"""
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass, field
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from aliceserver.debuggers.symbols.dwarf.callsites import needs_frame
-from aliceserver.debuggers.symbols.dwarf.dies import die_name
-from aliceserver.debuggers.symbols.dwarf.dietree import parent_of
-from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
-from aliceserver.debuggers.symbols.dwarf.expr import ast
-from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
-from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import EvalSymbols
-from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
-from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
-from aliceserver.debuggers.symbols.dwarf.expr.rust_eval import RustEvaluator
-from aliceserver.debuggers.symbols.dwarf.expr.rust_parser import parse_rust
-from aliceserver.debuggers.symbols.dwarf.framescope import FrameScope
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.scopes import (
-    ModuleSymbols,
-    Variable,
-    VarKind,
-    is_constant,
-)
-from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust
-from aliceserver.debuggers.symbols.dwarf.types import QualifiedType, Type, TypedefType
-from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
-
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.expr import ast
+    from aliceserver.debuggers.symbols.dwarf.expr.entry import (
+        EvalSymbols,
+        EvaluationError,
+        FrameSymbols,
+        evaluate_expression,
+        parse,
+        parse_expression,
+        whatis_value,
+    )
 
 __all__ = [
     "EvalSymbols",
@@ -38,148 +31,13 @@ __all__ = [
     "evaluate_expression",
     "parse",
     "parse_expression",
+    "whatis_value",
 ]
 
-
-@dataclass
-class FrameSymbols:
-    """EvalSymbols over one module's DWARF at one frame (scope None: globals only)."""
-
-    module: ModuleSymbols
-    frame: FrameContext
-    scope: FrameScope | None = None
-    _types: dict[str, Type | None] = field(default_factory=dict)
-
-    @classmethod
-    def at(cls, module: ModuleSymbols, frame: FrameContext) -> FrameSymbols:
-        return cls(module, frame, module.frame_scope(frame))
-
-    @property
-    def cplus(self) -> bool:
-        if self.scope is None:
-            return False
-        return is_cplus(self.scope.cu.get_top_DIE())
-
-    @property
-    def rust_scope(self) -> str | None:
-        """The module path of the frame's function (`r::shapes`) when its unit is Rust."""
-        if self.scope is None or not is_rust(self.scope.cu.get_top_DIE()):
-            return None
-        parts = []
-        die = parent_of(self.scope.subprogram) if self.scope.subprogram is not None else None
-        while die is not None and die.tag == "DW_TAG_namespace":
-            parts.append(die_name(die) or "")
-            die = parent_of(die)
-        return "::".join(reversed(parts))
-
-    def lookup(self, name: str) -> Value | None:
-        if self.scope is not None:
-            var = self.scope.lookup(name)
-        else:
-            var = self.module.find_global(name)
-        return None if var is None else self.module.value_of(var, self.frame)
-
-    def functions(self, name: str) -> list[Value]:
-        """Every function called `name` with code in this module (C++ overloads)."""
-        cu = self.scope.cu if self.scope is not None else None
-        units = self.module.units
-        return [
-            self.module.value_of(Variable(name, VarKind.FUNCTION, die, self.module.function_type(die)), self.frame)
-            for die in units.find_dies(name, first_cu=cu)
-            if die.tag == "DW_TAG_subprogram" and units.die_ranges(die)
-        ]
-
-    def is_constant(self, name: str) -> bool:
-        var = self.scope.lookup(name) if self.scope is not None else self.module.find_global(name)
-        return var is not None and is_constant(var)
-
-    def entry_parameter(self, name: str) -> Variable:
-        """The parameter `name` has an entry value (NAME@entry): found in this scope with a
-        location; else gdb's error, which it gives while parsing."""
-        var = None if self.scope is None else self.scope.lookup(name)
-        if var is None or var.kind is not VarKind.PARAMETER or not needs_frame(var.die):
-            raise EvaluationError(f'@entry can be used only for function parameters, not for "{name}"')
-        return var
-
-    def entry_type(self, name: str) -> Type:
-        return self.entry_parameter(name).type
-
-    def entry_value(self, name: str) -> Value:
-        return self.module.read_entry_value(self.entry_parameter(name), self.frame)
-
-    def lookup_type(self, name: str) -> Type | None:
-        if name not in self._types:
-            cu = self.scope.cu if self.scope is not None else None
-            self._types[name] = self.module.find_type(name, cu)
-        return self._types[name]
+_ENTRY_POINTS = frozenset(__all__) - {"ast"}  # (ast is a submodule: imported as one)
 
 
-def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
-    """Parse `text`; EvaluationError (never anything else) on bad input. `symbols` tells
-    type names from variables (for casts); a variable of the same name wins, as in C."""
-
-    def is_type(name: str) -> bool:
-        assert symbols is not None
-        # The variable first: a local (the usual case, `(p)->x`) settles it without a
-        # search of every unit for a type of that name.
-        return symbols.lookup(name) is None and symbols.lookup_type(name) is not None
-
-    scope = _rust_scope(symbols)
-    try:
-        if scope is not None:
-            return parse_rust(text, scope)
-        radix: int = getattr(symbols, "input_radix", 10)  # gdb's input-radix, where the engine set one
-        return parse(text, is_type if symbols is not None else None, radix)
-    except EvaluationError:
-        raise
-    except RecursionError:
-        raise EvaluationError("Expression too deeply nested.") from None
-    except Exception as exc:  # a bug must still surface as the typed error
-        log.exception("parsing %r", text)
-        raise EvaluationError(f"internal error parsing the expression: {exc}") from exc
-
-
-def evaluate_expression(
-    text: str | ast.Expr, symbols: EvalSymbols, rtti: Rtti | None = None, *, type_only: bool = False,
-    values: SessionValues | None = None,
-) -> Value:
-    """Evaluate an expression (text or a parsed tree). Assignments write through the frame.
-    With `rtti`, `p->m` looks m up in *p's dynamic type (gdb's print object on). With
-    `type_only` (gdb's whatis and ptype), pointers are not followed and nothing is written:
-    the result's type is right, its value may be zeros. `values`: the session's value
-    history and convenience variables.
-
-    The result's bytes may still be fetched lazily: format it with format.format_value, which
-    turns unreadable parts into `<error: ...>`; call `.data()` to force a read."""
-    try:
-        tree = parse_expression(text, symbols) if isinstance(text, str) else text
-        scope = _rust_scope(symbols)
-        evaluator = Evaluator(symbols, rtti) if scope is None else RustEvaluator(symbols, scope)
-        evaluator.type_only = type_only
-        evaluator.dollars = values
-        return evaluator.run(tree)
-    except EvaluationError:
-        raise
-    except RecursionError:
-        raise EvaluationError("Expression too deeply nested.") from None
-    except Exception as exc:  # a bug must still surface as the typed error
-        log.exception("evaluating %r", text)
-        raise EvaluationError(f"internal error evaluating the expression: {exc}") from exc
-
-
-def whatis_value(text: str, value: Value, symbols: EvalSymbols) -> Value:
-    """gdb's whatis of a type named directly (OP_TYPE) shows its typedef's immediate target:
-    `whatis const myint` is `int`, the const being the typedef's own (ptype keeps it)."""
-    t = value.type
-    if not (isinstance(t, QualifiedType) and isinstance(t.target, TypedefType)):
-        return value
-    if not isinstance(parse_expression(text, symbols), ast.TypeExpr):
-        return value
-    return value.with_type(t.target.target)
-
-
-def _rust_scope(symbols: EvalSymbols | None) -> str | None:
-    """The frame's Rust module path, None when the frame is not Rust: its expressions are
-    read as Rust (symbol tables without the attribute, such as tests' fakes, are C)."""
-    scope = getattr(symbols, "rust_scope", None)
-    return scope if isinstance(scope, str) else None
+def __getattr__(name: str) -> Any:
+    if name in _ENTRY_POINTS:
+        return getattr(importlib.import_module(f"{__name__}.entry"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

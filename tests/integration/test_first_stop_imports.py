@@ -1,0 +1,65 @@
+"""What a session to its first stop imports: the parts it never runs are imported on first
+use (engine_lazy.py, the expression evaluator's package), since importing is most of a
+warm start's time (bench/first_stop.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.build import Builder
+
+pytestmark = pytest.mark.timeout(60)
+
+_CHILD = r"""
+import json, sys
+from aliceserver.startup import import_quietly
+PtraceDebugger = import_quietly("aliceserver.debuggers.ptrace.engine").PtraceDebugger
+from aliceserver.debuggers.events import Exited, Stopped
+from aliceserver.debuggers.model import LaunchConfig, VariableScope
+debugger = PtraceDebugger(cache_dir=sys.argv[2])
+events = debugger.subscribe()
+try:
+    debugger.launch(LaunchConfig(sys.argv[1], args=("3",)))
+    debugger.insert_location_breakpoint("add")
+    debugger.resume()
+    while not isinstance(event := events.get(timeout=30), (Stopped, Exited)):
+        pass
+    assert isinstance(event, Stopped), event
+    top = debugger.stack_trace(event.thread_id, 0, 1)[0]
+    args = debugger.frame_variables(event.thread_id, 0, VariableScope.ARGUMENTS)
+    print(json.dumps({"function": top.function, "args": [v.name for v in args],
+                      "modules": sorted(sys.modules)}))
+finally:
+    debugger.close()
+"""
+
+# Modules of parts a first stop never uses (each imported by one of them alone).
+_NOT_AT_A_FIRST_STOP = (
+    "aliceserver.debuggers.ptrace.calltrace",  # call tracing
+    "aliceserver.debuggers.ptrace.patched_calltrace",  # its jump patches' recorder
+    "aliceserver.debuggers.ptrace.gcore",  # gcore
+    "aliceserver.debuggers.source.symbolinfo",  # info scope, info line
+    "aliceserver.debuggers.source.symbolsearch",  # symbol search
+    "aliceserver.debuggers.symbols.dwarf.expr.parser",  # the expression evaluator
+    "aliceserver.debuggers.symbols.dwarf.expr.evaluate",
+    "aliceserver.debuggers.symbols.dwarf.expr.compiled",  # the condition compiler
+)
+
+
+def test_a_first_stop_imports_no_part_it_does_not_use(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("calls")
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(program), str(tmp_path / "cache")],
+                          capture_output=True, text=True, env=env, timeout=50)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    stop = json.loads(done.stdout.strip().splitlines()[-1])
+    assert stop["function"] == "add" and stop["args"] == ["a", "b"]
+    imported = set(stop["modules"])
+    assert [name for name in _NOT_AT_A_FIRST_STOP if name in imported] == []
