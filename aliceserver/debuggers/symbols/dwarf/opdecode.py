@@ -9,7 +9,6 @@ import struct
 from elftools.dwarf.dwarf_expr import DW_OP_name2opcode
 
 from aliceserver.debuggers.storage import DwarfExpression, DwarfOperation
-from aliceserver.debuggers.symbols.dwarf.expr.evaluate import register_name
 from aliceserver.debuggers.symbols.dwarf.rawread import RunawayLeb, sleb, uleb
 
 # lo_user / hi_user share their codes with real operations (DW_OP_GNU_push_tls_address).
@@ -80,6 +79,10 @@ def _decode(data: bytes, start: int, end: int) -> DwarfExpression:
 
 def _register(name: str, code: int, operands: list[int]) -> str:
     """The register an operation names, gdb's name for it; "" for other operations."""
+    # (the evaluator imported here: an MI session's first stop imports this module, to
+    # tell which libraries have debug info, and never decodes an expression)
+    from aliceserver.debuggers.symbols.dwarf.expr.evaluate import register_name
+
     if name in ("DW_OP_regx", "DW_OP_bregx"):
         return register_name(operands[0])
     if name.startswith(("DW_OP_reg", "DW_OP_breg")) and name[-1].isdigit():
