@@ -479,6 +479,10 @@ class JumpPatches:
             return None
         if pc == site.trampoline.ring_full:
             self.logs.drain()
+            if not inferior._collecting and logs.finish_records(
+                inferior, t, [s.trampoline for s in (*self.sites.values(), *self._retired)]
+            ):
+                self.logs.drain()  # their records, which held back the rest
             inferior.regs(t).rip = site.trampoline.ring_retry
             t.regs_dirty = True
             return _RESUME  # (while others are being stopped: it stays, and retries later)

@@ -11,7 +11,10 @@ every message reaches the front ends, in the order the program reserved the reco
 the stop or exit that follows it. Each record is rendered by the front end's own formatting
 (LogSpec.render: gdb's printf for a dprintf). No message is lost, as none is at gdb's
 dprintf: a thread finding the ring full traps (Trampoline.ring_full), the tracer drains the
-ring and the thread reserves its record again.
+ring and the thread reserves its record again. The drain stops at the first record still
+being written; its thread, if stopped (scheduler-locking resumes one thread alone), would
+hold the ring full for good and the trapping thread retry forever: such threads are
+single-stepped to the end of their record first (`finish_records`), inside our own code.
 
 A front end's gate offers a logpoint by `logged()` (adapters/mi: a dprintf of integer and
 pointer conversions only; a `%s` needs the string's bytes, which are gone by the time the
@@ -20,8 +23,10 @@ record is read, so such a dprintf keeps its trap).
 
 from __future__ import annotations
 
+import functools
 import logging
 import mmap
+import signal as sig
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +40,10 @@ from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.patches.area import PatchArea
+    from aliceserver.debuggers.ptrace.patches.trampoline import Trampoline
+    from aliceserver.debuggers.ptrace.tracee import Tracee
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +52,7 @@ DATA_SIZE: Final = 9 * 1024 * 1024  # a breakpoint patch area's data region: its
 POLL_SECONDS: Final = 0.003
 SLOTS: Final = 6  # values a record holds: a logpoint of more keeps its trap
 SMALLEST_RING: Final = 256  # records
+_RECORD_STEPS: Final = 64  # a record's writing is a few dozen instructions, with no loop
 
 
 def value_nodes(spec: LogSpec, address: int) -> list[ir.Node] | str | None:
@@ -201,6 +210,38 @@ class LogRings:
             self.emit(Output("console", text))
         if batch:
             self.emit(Output("console", "".join(batch)))
+
+
+def finish_records(inferior: Inferior, trapped: Tracee, trampolines: Sequence[Trampoline]) -> bool:
+    """Every other stopped thread whose pc is between a ring reservation and the end of its
+    record stepped, alone, past the record (a record under way blocks the ring's drain);
+    whether any was. Signals met are kept for the engine's next resume."""
+    from aliceserver.debuggers.ptrace.patches.inject import step_alone
+
+    stepped = False
+    for t in inferior.threads.values():
+        if t is trapped or t.gone or t.new or t.running:
+            continue
+        for _ in range(_RECORD_STEPS):
+            pc = int(inferior.regs(t).rip)
+            if not any(tr.ring_retry <= pc < tr.stop_trap for tr in trampolines):
+                break
+            if t.regs_dirty:
+                inferior.libc.set_regs(t.tid, t.regs)
+                t.regs_dirty = False
+            step_alone(inferior, t, functools.partial(_keep, inferior), "finishing a logpoint record")
+            inferior.libc.get_regs(t.tid, t.regs)
+            t.regs_valid = stepped = True
+    return stepped
+
+
+def _keep(inferior: Inferior, t: Tracee, signal: int) -> None:
+    if signal == sig.SIGSTOP and inferior.wake_sent:
+        inferior.wake_sent = False  # the engine's wake-up: the command it was for runs now
+    elif t.pending_signal == 0:
+        t.pending_signal = signal  # delivered when the engine resumes the thread
+    else:
+        log.warning("signal %d of thread %d lost while it finished a logpoint record", signal, t.tid)
 
 
 def logpoint_values(nodes: Sequence[ir.Node]) -> list[bytes]:
