@@ -490,8 +490,9 @@ def scope_values(
             if var is not None:
                 variables.append(var)
     if scope is VariableScope.ARGUMENTS:  # listed as declared, valued as gdb looks them up
-        return [(var.name, symbols.value_of(frame_scope.shown_argument(var), view), var.depth,
-                 "DW_AT_location" not in var.die.attributes, var.position) for var in variables]
+        return [(var.name, symbols.value_of(shown, view), var.depth,
+                 "DW_AT_location" not in var.die.attributes, var.position)
+                for var, shown in zip(variables, frame_scope.shown_arguments(), strict=True)]  # fmt: skip
     return [(var.name, symbols.value_of(var, view), var.depth,
              "DW_AT_location" not in var.die.attributes, var.position) for var in variables]
 
@@ -502,12 +503,15 @@ def entry_values(symbols: ModuleSymbols, view: FrameView, lookup_pc: int) -> lis
     frame_scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
     if frame_scope is None:
         return []
-    arguments = frame_scope.arguments()
-    # No caller frame (main's, or one not found): none has an entry value, told without
-    # looking each up (naming the missing caller for each: 50 us at each of main's stops)
-    if not arguments or view.caller_frame() is None:
+    arguments = frame_scope.shown_arguments()
+    candidates = frame_scope.entry_candidates(view)
+    # No caller frame (main's, or one not found), or no argument with a location at the
+    # entry: none has an entry value, told without looking each up (naming the missing
+    # caller for each: 50 us at each of main's stops; a caller unwound for nothing: 30 us)
+    if not any(candidates) or view.caller_frame() is None:
         return [None] * len(arguments)
-    return [symbols.entry_value_of(frame_scope.shown_argument(var), view) for var in arguments]
+    return [symbols.entry_value_of(var, view) if may else None
+            for var, may in zip(arguments, candidates, strict=True)]  # fmt: skip
 
 
 def same_as_entry(value: Value, entry: Value) -> bool:

@@ -37,6 +37,7 @@ _CALL_SITES = ("DW_TAG_call_site", "DW_TAG_GNU_call_site")
 _PARAMETERS = ("DW_TAG_call_site_parameter", "DW_TAG_GNU_call_site_parameter")
 _TAIL_CALLS = 64  # functions visited looking for a tail-call cycle
 _STACK_VALUE = b"\x9f"
+_LIT0, _LIT31 = 0x30, 0x4F
 
 
 class NoEntryValue(EvaluationError):
@@ -166,12 +167,21 @@ def entry_location(
         parameter = _parameter(caller, function_pc, slot, callee, ctx)
         value = _attr_block(parameter, "DW_AT_call_value", "DW_AT_GNU_call_site_value")
         assert value is not None  # _parameter takes only those with one, as gdb reads them
-        known = (parameter, value + _STACK_VALUE)
+        known = (parameter, value + _STACK_VALUE, _literal(value))
         site = call_site(symbols, key[0])
         if site is not None and any(name in site.attributes for name in _STATIC_TARGETS):
             symbols.entry_sites[key] = known
+    if known[2] is not None:  # a constant (gcc's DW_OP_lit1 for a flag): no frame to read
+        return known[2], caller_ctx
     env = symbols.call_site_env(caller_ctx, known[0])
     return evaluate(known[1], caller_ctx, env), caller_ctx
+
+
+def _literal(value: bytes) -> ImplicitLoc | None:
+    """What a DW_AT_call_value of a lone DW_OP_litN gives (as evaluate does), else None."""
+    if len(value) != 1 or not _LIT0 <= value[0] <= _LIT31:
+        return None
+    return ImplicitLoc((value[0] - _LIT0).to_bytes(8, "little"))
 
 
 def entry_register(ctx: FrameContext, function_pc: int, regno: int) -> Entry:

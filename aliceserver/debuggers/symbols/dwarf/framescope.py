@@ -44,6 +44,10 @@ class FrameScope:
         self._lookups: dict[str, Variable | None] = {}
         # The scope is cached per pc (ModuleSymbols.frame_scope): its variables, walked once.
         self._arguments: list[Variable] | None = None
+        # Asked for each thread's frame at this pc (1,000 at a -thread-info): found once.
+        self._shown: list[Variable] | None = None  # shown_argument of each argument
+        self._entry_candidates: list[bool] | None = None
+        self._outers: dict[int, FrameScope] = {}
         self._locals: dict[bool, list[Variable]] = {}
 
     @property
@@ -65,8 +69,12 @@ class FrameScope:
         cut = [i for i, d in enumerate(self.scopes) if d.tag == "DW_TAG_inlined_subroutine"]
         if count <= 0 or not cut:
             return self
-        end = cut[-min(count, len(cut))]
-        return FrameScope(self.symbols, self.cu, self.subprogram, self.scopes[:end], self.link_pc)
+        known = self._outers.get(count)
+        if known is None:
+            end = cut[-min(count, len(cut))]
+            known = self._outers[count] = FrameScope(self.symbols, self.cu, self.subprogram, self.scopes[:end],
+                                                     self.link_pc)  # fmt: skip
+        return known
 
     def _vars_of(self, die: DIE, params: bool) -> Iterator[Variable]:
         for position, child in enumerate(_children_with_inherited(die)):
@@ -101,6 +109,20 @@ class FrameScope:
             if other.name == var.name:
                 found = other
         return found
+
+    def shown_arguments(self) -> list[Variable]:
+        """shown_argument of each of arguments(), in their order."""
+        if self._shown is None:
+            self._shown = [self.shown_argument(var) for var in self.arguments()]
+        return list(self._shown)
+
+    def entry_candidates(self, ctx: FrameContext) -> list[bool]:
+        """For each of shown_arguments(): whether it may have an entry value (NAME@entry),
+        which needs a location at its function's entry; none at all spares the caller's
+        frame. The same for every frame at this pc."""
+        if self._entry_candidates is None:
+            self._entry_candidates = [self.symbols.has_entry_location(var, ctx) for var in self.shown_arguments()]
+        return self._entry_candidates
 
     def locals(self, include_shadowed: bool = False) -> list[Variable]:
         """Locals of the innermost block first, then the enclosing blocks up to the function;

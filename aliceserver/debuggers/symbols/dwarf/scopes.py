@@ -152,8 +152,9 @@ class ModuleSymbols:
         # (call site DIE offset, EntrySlot) -> its parameter giving that slot's value
         self.site_parameters: dict[tuple[int, object], DIE | None] = {}
         # (caller's return pc, callee, EntrySlot) -> the parameter and its value's expression
-        # where the site names its callee (callsites.entry_location)
-        self.entry_sites: dict[tuple[int, int, object], tuple[DIE, bytes]] = {}
+        # (and its location where that is a constant) where the site names its callee
+        # (callsites.entry_location)
+        self.entry_sites: dict[tuple[int, int, object], tuple[DIE, bytes, Location | None]] = {}
         self._site_functions: dict[int, DIE | None] = {}  # call_site_env's, by link-time pc
         # (function, load bias) -> why its entry values are not trusted (tail calls to itself)
         self.tail_call_checks: dict[tuple[int, int], str | None] = {}
@@ -419,6 +420,15 @@ class ModuleSymbols:
         except EvaluationError as exc:
             log.debug("entry value of %s: %s", var.name, exc)
             return None
+
+    def has_entry_location(self, var: Variable, ctx: FrameContext) -> bool:
+        """Whether read_entry_value may find a value: a parameter with a location at the
+        entry of its frame's function (it depends on the DIEs alone, not on `ctx`)."""
+        attr = var.die.attributes.get("DW_AT_location")
+        if not needs_frame(var.die) or attr is None or parent_of(var.die) is None:
+            return False
+        start = None if var.frame_function is None else self.function_address(var.frame_function)
+        return start is not None and self._expression(var.die, attr, ctx, start, start) is not None
 
     def read_entry_value(self, var: Variable, ctx: FrameContext) -> Value:
         """A parameter's value at its function's entry (gdb's NAME@entry), from the caller's
