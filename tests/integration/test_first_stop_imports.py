@@ -63,3 +63,20 @@ def test_a_first_stop_imports_no_part_it_does_not_use(builder: Builder, tmp_path
     assert stop["function"] == "add" and stop["args"] == ["a", "b"] and stop["symbols"]
     imported = set(stop["modules"])
     assert [name for name in _NOT_AT_A_FIRST_STOP if name in imported] == []
+
+
+def test_the_dap_adapter_imports_the_gdb_console_at_its_first_use() -> None:
+    """The debug console (MI's command language and its sessions, a hundred modules) is made
+    by the first `repl` evaluate; the adapter imported it at its start."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    listed = "print(sorted(m for m in sys.modules if m.startswith('aliceserver.adapters.')))"
+    started = f"import sys, aliceserver.adapters.dap; {listed}"
+    done = subprocess.run([sys.executable, "-c", started], capture_output=True, text=True, env=env, timeout=50)
+    assert done.returncode == 0, done.stderr
+    assert "aliceserver.adapters.dap.server" in done.stdout
+    assert "aliceserver.adapters.mi.session" not in done.stdout
+    assert "aliceserver.adapters.console.hosted" not in done.stdout
+    console = f"import sys, aliceserver.adapters.dap; from aliceserver.adapters.dap import repl; {listed}"
+    done = subprocess.run([sys.executable, "-c", console], capture_output=True, text=True, env=env, timeout=50)
+    assert "aliceserver.adapters.console.hosted" in done.stdout  # (imported by the repl)

@@ -14,7 +14,7 @@ import re
 import stat
 from typing import TYPE_CHECKING, TypeVar
 
-from aliceserver.adapters.dap import printed, repl
+from aliceserver.adapters.dap import printed
 from aliceserver.adapters.dap.events import STOP_REASONS, exception_id, stop_description
 from aliceserver.adapters.dap.handles import FrameRef, ScopeRef, TextRef, ValueRef
 from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject, WrongState
@@ -328,7 +328,9 @@ def evaluate(session: DapSession, args: Arguments) -> JsonObject:
     expression = args.string("expression")
     context = args.opt_string("context") or "repl"
     frame = _frame_of(session, args)
-    if context == "repl":
+    if context == "repl":  # gdb's console (with MI's command language): imported at its first use
+        from aliceserver.adapters.dap import repl
+
         return repl.run(session, expression, frame)
     if not expression.strip():
         raise InvalidArguments("evaluate: the expression is empty")
@@ -375,6 +377,8 @@ def completions(session: DapSession, args: Arguments) -> JsonObject:
             except AliceError:
                 continue
     if not before[: len(before) - len(prefix)].strip():
+        from aliceserver.adapters.dap import repl
+
         for word in repl.COMMANDS:
             names.setdefault(word, "keyword")
     targets = [

@@ -13,9 +13,9 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from aliceserver import affinity
-from aliceserver.adapters.console.hosted import HostedConsole
 from aliceserver.adapters.dap.breakpoints import BreakpointBook
 from aliceserver.adapters.dap.events import EventTranslator
 from aliceserver.adapters.dap.handles import Handles
@@ -36,6 +36,9 @@ from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.events import Event
 from aliceserver.errors import AliceError
 from aliceserver.transports.base import Transport, TransportClosed
+
+if TYPE_CHECKING:  # made by the first repl command (repl.py), with MI's command language
+    from aliceserver.adapters.console.hosted import HostedConsole
 
 log = logging.getLogger(__name__)
 
