@@ -10,6 +10,7 @@ judging the condition in the program (on; more iterations, as each costs nanosec
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -61,7 +62,7 @@ def engine_seconds(
         if condition:
             location = debugger.resolve_location(f"cond_loop.c:{line}")[0]
             check = debugger.expression_condition(CONDITION)
-            ident = debugger.insert_breakpoint(location.address, condition=check).id
+            ident = ptrace_engine.insert_breakpoint(location.address, condition=check).id
         start = time.perf_counter()
         debugger.resume()
         exited = wait_exit(events, timeout=60 + count / 500)
@@ -78,7 +79,8 @@ def dprintf_run(
     argv: list[str], program: Path, count: int, line: int, *, printing: bool
 ) -> tuple[float, int, str]:
     """A batch run of `argv` (gdb, or this server with its setting) over the loop, with
-    `dprintf cond_loop.c:LINE,"i=%d\\n",i` when `printing`: seconds, lines printed, stderr."""
+    `dprintf cond_loop.c:LINE,"i=%d\\n",i` when `printing`: seconds, messages (checked),
+    stdout."""
     commands = ["-ex", f'dprintf cond_loop.c:{line},"i=%d\\n", i'] if printing else []
     start = time.perf_counter()
     done = subprocess.run([*argv, "-nx", "-batch", *commands, "-ex", "run", "--args", str(program), str(count)],
@@ -86,7 +88,22 @@ def dprintf_run(
     elapsed = time.perf_counter() - start
     if "exited normally" not in done.stdout:
         raise RuntimeError(f"{argv[0]} run failed:\n{(done.stdout + done.stderr)[-2000:]}")
-    return elapsed, done.stdout.count("\ni=") + done.stdout.startswith("i="), done.stderr
+    return elapsed, checked_messages(done.stdout, printing), done.stdout
+
+
+def checked_messages(stdout: str, printing: bool) -> int:
+    """The messages printed, which must be `i=0` up to the program's own count of its
+    passes (printed at its end), each once and in order: else the run fails."""
+    passes = re.search(r"^passes=(\d+)$", stdout, re.M)
+    if passes is None:
+        raise RuntimeError(f"the program did not print its passes:\n{stdout[-1000:]}")
+    printed = [int(value) for value in re.findall(r"^i=(-?\d+)$", stdout, re.M)]
+    wanted = int(passes.group(1)) if printing else 0
+    if printed != list(range(wanted)):
+        missing = wanted - len(set(printed) & set(range(wanted)))
+        raise RuntimeError(f"{len(printed)} messages printed for {wanted} passes ({missing} missing, "
+                           f"order kept: {printed == sorted(printed)})")  # fmt: skip
+    return len(printed)
 
 
 def dprintf_rates(
@@ -103,10 +120,8 @@ def dprintf_rates(
             continue
         runs = [dprintf_run(argv, program, n, line, printing=True) for _ in range(repeat)]
         base = min(dprintf_run(argv, program, n, line, printing=False)[0] for _ in range(repeat))
-        best, printed, said = min(runs)
-        lost = said.count("messages lost")
-        if printed != n:
-            print(f"dprintf {tool}: {printed} of {n} messages printed ({lost} loss warnings)")
+        best, printed, _ = min(runs)
+        print(f"dprintf {tool}: each run printed i=0..{printed - 1}, once each and in order, as the program counted")
         rows.append(Rate(f"dprintf {tool}", printed, best - base, base))
     print_table(rows)
     if rows[-1].tool == "dprintf gdb":
