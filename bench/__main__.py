@@ -22,6 +22,7 @@ BENCHMARKS = {
     "dap_roundtrip": "bench.dap_roundtrip",
     "dap_load": "bench.dap_load",
     "trace_calls": "bench.trace_calls",
+    "trace_overhead": "bench.trace_overhead",
     "mi_next": "bench.mi_next",
     "mi_registers": "bench.mi_registers",
     "printer_children": "bench.printer_children",
