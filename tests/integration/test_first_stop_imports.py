@@ -49,6 +49,9 @@ _NOT_AT_A_FIRST_STOP = (
     "aliceserver.debuggers.symbols.dwarf.expr.parser",  # the expression evaluator
     "aliceserver.debuggers.symbols.dwarf.expr.evaluate",
     "aliceserver.debuggers.symbols.dwarf.expr.compiled",  # the condition compiler
+    "aliceserver.debuggers.remote.libraries",  # a remote stub's library list,
+    "xml.etree.ElementTree",  # read (and its target description) with an XML parser
+    "platform",  # (the host's machine: os.uname's)
 )
 
 

@@ -33,7 +33,6 @@ from aliceserver.debuggers.ptrace.programfile import ProgramFile, cannot_start_h
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
-from aliceserver.debuggers.remote.libraries import lists_libraries, read_listed
 from aliceserver.debuggers.remote.session import RemoteSession
 from aliceserver.debuggers.remote.targetfiles import StubFiles, TargetFiles
 from aliceserver.debuggers.source.library_symbols import LibrarySymbolControl
@@ -150,6 +149,9 @@ class ImageLoading:
     def load_remote_process(self, process: RemoteProcess, program: str | None) -> list[str]:
         """A process behind the stub: its symbols, the loader's trap, the user's traps, as
         `load_image` for a live one; the libraries announced."""
+        # (here: the stub's library list is read with an XML parser no live session needs)
+        from aliceserver.debuggers.remote.libraries import lists_libraries
+
         self._new_source_symbols()
         files = self._target_files(process)
         try:
@@ -243,7 +245,11 @@ class ImageLoading:
         where it gives one instead of an SVR4 link map (gdb's solib-target), else from
         the loader's link map."""
         process = self._remote.live()
-        if process is None or not lists_libraries(process.client):
+        if process is None:
+            return self._tracker.sync()
+        from aliceserver.debuggers.remote.libraries import lists_libraries, read_listed
+
+        if not lists_libraries(process.client):
             return self._tracker.sync()
         try:
             return self._tracker.sync_listed(read_listed(process.client))

@@ -12,11 +12,10 @@ import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from aliceserver.debuggers.librarypaths import LibraryPaths
 from aliceserver.debuggers.model import Module
-from aliceserver.debuggers.remote.libraries import ListedLibrary
 from aliceserver.debuggers.symbols import auxv as auxv_module
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.elfheaders import SHF_ALLOC
@@ -29,6 +28,9 @@ from aliceserver.debuggers.symbols.linkmap import (
 )
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError, TargetError
+
+if TYPE_CHECKING:  # (a remote stub's list, read with an XML parser no live session needs)
+    from aliceserver.debuggers.remote.libraries import ListedLibrary
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,6 @@ before a run comes from the front end's side, which has no process).
 from __future__ import annotations
 
 import os
-import platform
 from collections.abc import Iterator, Mapping
 
 from aliceserver.debuggers.arch.registry import by_e_machine
@@ -35,7 +34,7 @@ _HOST_MACHINES = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64"}
 def cannot_start_here(image: ElfImage) -> bool:
     """Whether this machine cannot start the program: another architecture, or a dynamic
     loader (PT_INTERP) that is not here."""
-    host = _HOST_MACHINES.get(platform.machine())
+    host = _HOST_MACHINES.get(os.uname().machine)  # (platform.machine()'s, without its import)
     if host is not None and image.machine != host:
         return True
     return image.interp is not None and not os.path.exists(image.interp)

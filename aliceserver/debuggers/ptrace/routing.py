@@ -30,7 +30,6 @@ from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.live import LiveSession
 from aliceserver.debuggers.ptrace.state import ProcessAccess
-from aliceserver.debuggers.remote.regtypes import type_class
 from aliceserver.debuggers.remote.session import RemoteSession
 from aliceserver.debuggers.remote.watches import scope_return_address
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -77,6 +76,9 @@ class Execution:
         process = self._remote.live()  # a native process has its architecture's alone
         if process is None:
             return ()
+        # (imported here: the register types' XML parser serves remote targets only)
+        from aliceserver.debuggers.remote.regtypes import type_class
+
         types = process.description.types
         return tuple(TargetRegister(r.name, r.bitsize, r.type, r.group, r.feature, type_class(types, r.type))
                      for r in process.description.registers)  # fmt: skip
