@@ -19,8 +19,12 @@ class LogSpec:
 
     name: str  # how the server's log names it ("dprintf 3")
     values: tuple[object, ...]  # expression conditions (IDebugger.expression_condition)
-    render: Callable[[tuple[int, ...]], str]  # one record's message from its signed values
+    # one record's message from its signed values and the bytes of its strings (in order)
+    render: Callable[[tuple[int, ...], tuple[bytes, ...]], str]
     batched: bool = False  # the messages of one drain in one Output (a console's text)
+    # the values that are C strings' addresses (a dprintf's %s): the engine copies their
+    # bytes up to the NUL with the record, or judges the hit at the trap when it cannot
+    strings: tuple[int, ...] = ()
 
 
 @runtime_checkable

@@ -325,31 +325,38 @@ def logged_by(session: MiSession, bp: MiBreakpoint) -> Callable[[], LogSpec | No
 
 def log_spec(session: MiSession, bp: MiBreakpoint) -> LogSpec | None:
     """A dprintf the engine may print from records of its values written in the program:
-    one whose conversions all take integers or pointers (a `%s` needs the string's bytes at
-    the hit, so it keeps its trap). Each value is `(long long)(ARG)`, as the trap's path
-    takes it."""
+    one whose conversions all take integers, pointers or C strings (`%s` of an expression:
+    the engine copies the string's bytes with the record, or has the hit printed at the
+    trap when the string is too long for that; a literal or a convenience variable keeps
+    the trap). Each value is `(long long)(ARG)`, as the trap's path takes it."""
     if bp.dprintf is None:
         return None
     try:
         fmt, expressions = split_command(bp.dprintf)
         pieces = parse_format(fmt)
-        if any(piece.arg is not None and piece.arg not in _NUMBERS for piece in pieces):
+        kinds = [piece.arg for piece in pieces if piece.arg is not None]
+        if any(kind not in _NUMBERS and kind is not ArgClass.STRING for kind in kinds):
             return None
-        if len(expressions) != sum(piece.arg is not None for piece in pieces):
+        if len(expressions) != len(kinds):
             return None
+        strings = tuple(i for i, kind in enumerate(kinds) if kind is ArgClass.STRING)
+        if any(expressions[i].startswith(('"', "$")) for i in strings):
+            return None  # its bytes are in no memory the program could copy
         values = tuple(session.debugger.expression_condition(f"(long long)({e})") for e in expressions)
     except AliceError:
         return None
 
-    def text(numbers: tuple[int, ...]) -> str:
+    def text(numbers: tuple[int, ...], copied: tuple[bytes, ...]) -> str:
         bp.logged_hits.append(None)  # each record is one hit the program let go
-        return b"".join(render(pieces, list(numbers), _no_strings)).decode("utf-8", "replace")
+        arguments: list[ArgValue] = list(numbers)
+        read: dict[int, bytes] = {}
+        for position, data in zip(strings, copied, strict=True):
+            address = numbers[position] & (1 << 64) - 1
+            arguments[position] = StringArg(address=address)
+            read[address] = data
+        return b"".join(render(pieces, arguments, read.__getitem__)).decode("utf-8", "replace")
 
-    return LogSpec(f"dprintf {bp.number}", values, text, batched=True)
-
-
-def _no_strings(address: int) -> bytes:
-    raise MiError(f"Cannot access memory at address {address:#x}")  # (no %s reaches here)
+    return LogSpec(f"dprintf {bp.number}", values, text, batched=True, strings=strings)
 
 
 def register(registry: MiRegistry) -> None:

@@ -162,7 +162,9 @@ class JumpPatches:
         """The breakpoint's state as `maint info breakpoints` and DAP tell it."""
         site = self.sites.get(address)
         if site is not None:
-            return f"jump patch to {site.code_at:#x}"
+            strings = site.log is not None and site.log.strings
+            longer = f"; a %s of {RingBuffer.STRING_BYTES} bytes or more is printed at a trap" if strings else ""
+            return f"jump patch to {site.code_at:#x}{longer}"
         refusal = self.refusal(address)
         trap = self._inferior.traps.by_address.get(address) if self._inferior is not None else None
         if refusal is None and trap is not None:  # not tried yet, but known already

@@ -16,9 +16,11 @@ being written; its thread, if stopped (scheduler-locking resumes one thread alon
 hold the ring full for good and the trapping thread retry forever: such threads are
 single-stepped to the end of their record first (`finish_records`), inside our own code.
 
-A front end's gate offers a logpoint by `logged()` (adapters/mi: a dprintf of integer and
-pointer conversions only; a `%s` needs the string's bytes, which are gone by the time the
-record is read, so such a dprintf keeps its trap).
+A front end's gate offers a logpoint by `logged()` (adapters/mi: a dprintf of integer,
+pointer and C string conversions). A `%s` needs the string's bytes, gone by the time the
+record is read: the trampoline copies them into the record's string slot (up to
+RingBuffer.STRING_BYTES with the NUL; a longer string has that hit printed at the trap,
+whole, as gdb's dprintf prints it; a null pointer copies nothing and prints "(null)").
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ RING_BYTES: Final = 8 * 1024 * 1024  # an area's ring at most (memfd pages: touc
 DATA_SIZE: Final = 9 * 1024 * 1024  # a breakpoint patch area's data region: its ring, counters
 POLL_SECONDS: Final = 0.003
 SLOTS: Final = 6  # values a record holds: a logpoint of more keeps its trap
+STRING_SLOTS: Final = 2  # C strings (%s) a record holds, RingBuffer.STRING_BYTES each
 SMALLEST_RING: Final = 256  # records
 _RECORD_STEPS: Final = 64  # a record's writing is a few dozen instructions, with no loop
 
@@ -60,6 +63,8 @@ def value_nodes(spec: LogSpec, address: int) -> list[ir.Node] | str | None:
     they cannot be."""
     if len(spec.values) > SLOTS:
         return f"a logpoint of more than {SLOTS} values is not recorded in the program"
+    if len(spec.strings) > STRING_SLOTS:
+        return f"a logpoint of more than {STRING_SLOTS} strings is not recorded in the program"
     nodes = []
     for value in spec.values:
         if not isinstance(value, ExpressionCondition):
@@ -82,7 +87,7 @@ def prepare_values(spec: LogSpec, tid: int, address: int) -> None:
 
 def ring_capacity(values: int, limit: int | None = None) -> int:
     """The records a ring of `values` values holds: a power of two within RING_BYTES."""
-    record = 8 * (3 + values)
+    record = RingBuffer(0, 1, values, STRING_SLOTS).record_size
     capacity = 1
     while RingBuffer.RECORDS + 2 * capacity * record <= RING_BYTES:
         capacity *= 2
@@ -95,8 +100,9 @@ def allocate_ring(area: PatchArea, limit: int | None) -> tuple[RingBuffer, int]:
     capacity = ring_capacity(SLOTS, limit)
     while True:
         try:
-            offset = area.alloc_data(RingBuffer.RECORDS + capacity * 8 * (3 + SLOTS), align=64)
-            return RingBuffer(area.data_address + offset, capacity, SLOTS), offset
+            ring = RingBuffer(area.data_address, capacity, SLOTS, STRING_SLOTS)
+            offset = area.alloc_data(RingBuffer.RECORDS + capacity * ring.record_size, align=64)
+            return RingBuffer(area.data_address + offset, capacity, SLOTS, STRING_SLOTS), offset
         except AliceError:
             if capacity <= SMALLEST_RING:
                 raise
@@ -187,7 +193,7 @@ class LogRings:
             return
         view = ring.view()
         try:
-            records = drain_ring(ring.ring, view, ring.ring.values)
+            records = drain_ring(ring.ring, view, ring.ring.values, lambda patch: _strings_of(ring, patch))
         finally:
             view.release()
         batch: list[str] = []  # consecutive messages of batched logpoints: one Output
@@ -197,7 +203,7 @@ class LogRings:
                 continue  # (a logpoint gone meanwhile)
             try:
                 numbers = tuple(_signed(v) for v in record.values[: len(spec.values)])
-                text = spec.render(numbers)
+                text = spec.render(numbers, record.strings)
             except Exception as error:  # a message that cannot be made: said, the rest go on
                 log.exception("rendering a record of %s", spec.name)
                 text = f"{error}\n"
@@ -242,6 +248,11 @@ def _keep(inferior: Inferior, t: Tracee, signal: int) -> None:
         t.pending_signal = signal  # delivered when the engine resumes the thread
     else:
         log.warning("signal %d of thread %d lost while it finished a logpoint record", signal, t.tid)
+
+
+def _strings_of(ring: _Ring, patch_id: int) -> int:
+    spec = ring.specs.get(patch_id)
+    return len(spec.strings) if spec is not None else 0
 
 
 def logpoint_values(nodes: Sequence[ir.Node]) -> list[bytes]:

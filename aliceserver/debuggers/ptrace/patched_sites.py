@@ -123,7 +123,7 @@ def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, condit
     code = compile_code(node, SAVED.offsets) if node is not None else None
     data = area.alloc_data(_COUNTERS)
     counters = area.data_address + data
-    logpoint = Logpoint(plan.address, log[1], log[2]) if log is not None else None
+    logpoint = Logpoint(plan.address, log[1], log[2], strings=log[0].strings) if log is not None else None
 
     def build(at: int, displaced: bytes) -> Trampoline:
         return build_trampoline(address=at, span_end=plan.end, displaced=displaced, condition=code,

@@ -61,7 +61,7 @@ class LogMessage:
             self._spec = LogSpec("logpoint", values, self._from_record)
         return self._spec
 
-    def _from_record(self, numbers: tuple[int, ...]) -> str:
+    def _from_record(self, numbers: tuple[int, ...], strings: tuple[bytes, ...] = ()) -> str:
         pieces, given = [], iter(numbers)
         for index, (text, is_expression) in enumerate(self.parts):
             seen = self._shown.get(index) if is_expression else None

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from aliceserver.debuggers.ptrace.patches.emitter import (
@@ -90,14 +90,16 @@ class RingBuffer:
     address: int  # in the program
     capacity: int  # a power of two
     values: int  # value slots per record
+    strings: int = 0  # string slots per record, after the values: STRING_BYTES each
 
     HEAD = 0
     TAIL = 8
     RECORDS = 64
+    STRING_BYTES = 200  # a C string of fewer bytes (its NUL in them) is copied whole
 
     @property
     def record_size(self) -> int:
-        return 8 * (3 + self.values)
+        return 8 * (3 + self.values) + self.strings * self.STRING_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,20 +107,28 @@ class LogRecord:
     patch_id: int
     thread_id: int
     values: tuple[int, ...]
+    strings: tuple[bytes, ...] = ()  # its string slots' bytes, up to their NUL
 
 
-def drain_ring(ring: RingBuffer, memory: memoryview, count: int) -> list[LogRecord]:
+def drain_ring(ring: RingBuffer, memory: memoryview, count: int,
+               strings_of: Callable[[int], int] = lambda patch_id: 0) -> list[LogRecord]:  # fmt: skip
     """The complete records from tail on, the tail advanced past them (the server's side,
-    the ring's bytes at `memory`); `count` values are taken from each."""
+    the ring's bytes at `memory`); `count` values are taken from each, and the strings
+    `strings_of(patch id)` says its logpoint wrote."""
     tail = struct.unpack_from("<Q", memory, ring.TAIL)[0]
     records = []
+    first_string = 24 + 8 * ring.values
     while True:
         at = ring.RECORDS + (tail % ring.capacity) * ring.record_size
         sequence, patch_id, thread_id = struct.unpack_from("<3Q", memory, at)
         if sequence != tail + 1:
             break  # not written yet (or still being written: its sequence comes last)
         values = struct.unpack_from(f"<{count}Q", memory, at + 24)
-        records.append(LogRecord(patch_id, thread_id, values))
+        texts: tuple[bytes, ...] = ()
+        if wanted := strings_of(patch_id):
+            starts = [at + first_string + k * ring.STRING_BYTES for k in range(wanted)]
+            texts = tuple(bytes(memory[a : a + ring.STRING_BYTES]).split(b"\0", 1)[0] for a in starts)
+        records.append(LogRecord(patch_id, thread_id, values, texts))
         tail += 1
     struct.pack_into("<Q", memory, ring.TAIL, tail)
     return records
@@ -133,6 +143,9 @@ class Logpoint:
     # catch syscall, nothing for seccomp to refuse) where the kernel allows the instruction
     # (fs_base_readable), else its tid by gettid.
     thread_by_fs_base: bool = False
+    # The values that are C strings' addresses: their bytes copied to the record's string
+    # slots in this order (a string of STRING_BYTES or more has the hit judged at the trap).
+    strings: Sequence[int] = ()
 
 
 def fs_base_readable() -> bool:
@@ -247,16 +260,44 @@ def _branch_on_result(asm: Assembler, judge: Label, false: Label) -> None:
     asm.jcc("e", false)
 
 
+_STRING_ROOM = 208  # stack bytes holding a string's copy until its record is reserved
+
+
+def _copy_string(asm: Assembler, ring: RingBuffer, judge: Label) -> None:
+    """The C string at RAX (just pushed) copied to the stack up to its NUL; none for a null
+    pointer (printed "(null)"); one with no NUL in STRING_BYTES goes to `judge` (the trap
+    prints it whole, as gdb's dprintf does). A fault reading it is the value's error."""
+    done, again = Label(), Label()
+    asm.emit(0x48, 0x81, 0xEC, struct.pack("<i", _STRING_ROOM))  # sub rsp, room
+    asm.rr(b"\x85", RAX, RAX)  # test rax, rax
+    asm.jcc("e", done)
+    asm.emit(0x48, 0x89, 0xC6)  # mov rsi, rax
+    asm.emit(0x48, 0x89, 0xE7)  # mov rdi, rsp
+    asm.emit(0xB9, struct.pack("<I", ring.STRING_BYTES))  # mov ecx, STRING_BYTES
+    asm.bind(again)
+    asm.emit(0x8A, 0x16, 0x88, 0x17)  # mov dl, [rsi]; mov [rdi], dl
+    asm.emit(0x84, 0xD2)  # test dl, dl
+    asm.jcc("e", done)
+    asm.emit(0x48, 0xFF, 0xC6, 0x48, 0xFF, 0xC7)  # inc rsi; inc rdi
+    asm.emit(0xFF, 0xC9)  # dec ecx
+    asm.jcc("ne", again)
+    asm.jmp(judge)
+    asm.bind(done)
+
+
 def _log(asm: Assembler, log: Logpoint, judge: Label, full: Label, reserve: Label) -> int:
     """The record's code (`reserve`: where a reservation starts, R8 the ring); answers
     where the values' code ends."""
     ring, retry = log.ring, Label()
     assert ring.capacity & (ring.capacity - 1) == 0 and len(log.values) <= ring.values
-    for code in log.values:  # pushed in order: popped last first
+    assert len(log.strings) <= ring.strings
+    for index, code in enumerate(log.values):  # pushed in order: popped last first
         asm.emit(code)
         asm.rr(b"\x85", RCX, RCX, wide=False)
         asm.jcc("ne", judge)
         asm.push(RAX)
+        if index in log.strings:
+            _copy_string(asm, ring, judge)
     values_end = len(asm.code)
     if log.thread_by_fs_base:
         asm.emit(0xF3, 0x48, 0x0F, 0xAE, 0xC0)  # rdfsbase rax
@@ -285,6 +326,13 @@ def _log(asm: Assembler, log: Logpoint, judge: Label, full: Label, reserve: Labe
     asm.mov_imm(RCX, log.patch_id)
     asm.mem(b"\x89", RCX, RDX, ring.RECORDS + 8)
     for slot in reversed(range(len(log.values))):
+        if slot in log.strings:  # its bytes, on the stack above its address
+            at = ring.RECORDS + 24 + 8 * ring.values + ring.STRING_BYTES * list(log.strings).index(slot)
+            asm.emit(0x48, 0x89, 0xE6)  # mov rsi, rsp
+            asm.emit(0x48, 0x8D, 0xBA, struct.pack("<i", at))  # lea rdi, [rdx+at]
+            asm.emit(0xB9, struct.pack("<I", ring.STRING_BYTES))  # mov ecx, STRING_BYTES
+            asm.emit(0xFC, 0xF3, 0xA4)  # cld; rep movsb (the flags are the program's again at resume)
+            asm.emit(0x48, 0x81, 0xC4, struct.pack("<i", _STRING_ROOM))  # add rsp, room
         asm.pop(RCX)
         asm.mem(b"\x89", RCX, RDX, ring.RECORDS + 24 + 8 * slot)
     asm.emit(0x48, 0x8D, 0x48, 0x01)  # lea rcx, [rax+1]

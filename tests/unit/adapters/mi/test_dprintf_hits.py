@@ -63,7 +63,7 @@ def test_records_and_gate_hits_all_counted(tiny_switch_interval: None) -> None:
 
     def drainer() -> None:
         for i in range(HITS):
-            spec.render((i,))
+            spec.render((i,), ())
 
     def engine() -> None:
         for _ in range(HITS):
