@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from aliceserver.debuggers.ptrace.patches.trace_rings import CALL
+from aliceserver.debuggers.ptrace.recorded_sql import SqlShape
+from aliceserver.tracing.drain_bulk import PIECE, BulkDrain, pieces
 from aliceserver.tracing.store import Row, TraceStore
 
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.003
 BACKLOG = 100_000  # rows queued in the store (about a second of its work): calls sampled beyond
-PIECE = 50_000  # records made into rows before the rows go to the store
 
 
 class Formatter(Protocol):
@@ -39,9 +40,12 @@ class Formatter(Protocol):
 
     def return_value(self, record: tuple[int, ...]) -> str | None: ...
 
+    @property
+    def sql(self) -> SqlShape | None: ...
+
 
 class Recorder(Protocol):
-    def drain(self) -> dict[int, list[tuple[int, ...]]]: ...
+    def drain(self, raw: bool = False) -> dict[int, list[tuple[int, ...] | bytes]]: ...
 
     def to_ns(self, ticks: int) -> int: ...
 
@@ -68,7 +72,7 @@ class RecordedTrace:
     counts: Counts = field(default_factory=Counts)
 
 
-class RecordDrain:
+class RecordDrain(BulkDrain):
     def __init__(self, recorder: Recorder, store: TraceStore, *, sampling: bool,
                  next_call: Callable[[], int]) -> None:  # fmt: skip
         self._recorder = recorder
@@ -110,10 +114,13 @@ class RecordDrain:
         with self._lock:
             rows: list[Row] = []
             written = 0
-            while taken := self._recorder.drain():  # a bounded part at each call
-                for tid, records in taken.items():
-                    for start in range(0, len(records), PIECE):
-                        self._thread_rows(tid, records[start : start + PIECE], rows)
+            while taken := self._recorder.drain(raw=True):  # a bounded part at each call
+                for tid, items in taken.items():
+                    for records in pieces(items):
+                        if isinstance(records, bytes):
+                            written += self._raw_part(tid, records, rows)
+                        else:
+                            written += self._thread_part(tid, records, rows)
                         if len(rows) >= PIECE:  # the store's writer commits meanwhile
                             self._store.extend(rows)
                             written, rows = written + len(rows), []
@@ -195,3 +202,4 @@ class RecordDrain:
         with self._lock:
             self._stacks.pop(tid, None)
             self._last_ns.pop(tid, None)
+

@@ -87,6 +87,7 @@ class TraceStatus:
     events: int  # rows written to the store so far
     store: str  # its file
     sampling: bool  # some function is (or was) sampled
+    ring_memory: str | None = None  # the patches' memory for records not yet stored
 
     def summary(self) -> str:
         calls = sum(f.calls for f in self.functions)
@@ -250,7 +251,17 @@ class Tracer:
             functions = tuple(self._function_status(t) for t in ordered)
             patterns = tuple(p.text for p in self._patterns)
         sampling = any(f.sampled for f in functions)
-        return TraceStatus(patterns, functions, self.store.counts[1], self.store.path, sampling)
+        memory = self._recorder.memory_text() if self._recorder is not None else None
+        return TraceStatus(patterns, functions, self.store.counts[1], self.store.path, sampling, memory)
+
+    def set_ring_memory(self, mib: int) -> None:
+        """MiB for records the patches wrote and the store has not taken yet (rings and
+        the server's copies): refused as gdb refuses a bad setting."""
+        if self._recorder is None:
+            raise ProtocolError("calls are not recorded by patches here: there are no rings")
+        if not 2 <= mib <= 2048:  # trace_rings.MIN_BUDGET, MAX_BUDGET
+            raise ProtocolError(f"integer {mib} out of range")
+        self._recorder.set_ring_memory(mib << 20)
 
     def _function_status(self, t: _Traced) -> FunctionStatus:
         source = t.function.source

@@ -15,7 +15,7 @@ from aliceserver.adapters.agent.common import SESSION, ToolEnv
 from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import DebugSession
-from aliceserver.errors import ProtocolError
+from aliceserver.errors import AliceError, ProtocolError
 from aliceserver.tracing import KINDS, QueryFilters, Tracer, TraceStatus, TraceStore, query
 
 DEFAULT_LIMIT = 50
@@ -49,6 +49,13 @@ def _require_tracer(session: DebugSession) -> Tracer:
     return session.tracer
 
 
+def _set_ring_memory(tracer: Tracer, mib: int) -> None:
+    try:
+        tracer.set_ring_memory(mib)
+    except AliceError as error:
+        raise bad_argument(str(error), "ring_memory_mib: 2 to 2048, set before calls are recorded") from error
+
+
 def status_reply(env: ToolEnv, status: TraceStatus, omissions: Omissions) -> dict[str, Any]:
     functions = []
     for function in status.functions[: env.budget.max_items]:
@@ -73,6 +80,8 @@ def status_reply(env: ToolEnv, status: TraceStatus, omissions: Omissions) -> dic
         "events": status.events,
         "store": status.store,
     }
+    if status.ring_memory is not None:
+        reply["ring_memory"] = status.ring_memory
     if status.sampling:
         reply["sampling"] = (
             "calls of hot functions are sampled: every call is counted, only some are "
@@ -94,7 +103,10 @@ def _trace(env: ToolEnv, args: Args) -> dict[str, Any]:
                     raise bad_argument("add needs patterns", _PATTERN_HINT)
                 session.require_process()
                 keep = args.flag("keep") if args.has("keep") else None
-                change = _tracer(env, session, keep).add(patterns)
+                tracer = _tracer(env, session, keep)
+                if args.has("ring_memory_mib"):
+                    _set_ring_memory(tracer, args.integer("ring_memory_mib") or 0)
+                change = tracer.add(patterns)
                 reply["traced"] = list(change.added)
             elif action == "remove":
                 change = _require_tracer(session).remove(patterns or None)
@@ -202,6 +214,8 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
                   "@file:GLOB, @usercode; remove without patterns removes all.", items="string"),
             Param("keep", "boolean", "Keep the trace file after the session ends (default: "
                   "deleted; kept files are purged after 7 days)."),
+            Param("ring_memory_mib", "integer", "add: MiB for calls recorded in the program and "
+                  "not yet stored (default 256): past it records are dropped and counted."),
         ),
         lambda a: _trace(env, a),
     ))

@@ -138,6 +138,8 @@ def _trace(o: argparse.Namespace) -> Plan:
         arguments["patterns"] = list(o.patterns)
     if o.keep:
         arguments["keep"] = True
+    if o.ring_memory is not None:
+        arguments["ring_memory_mib"] = o.ring_memory
     return Plan("call", "debug_trace", arguments)
 
 
@@ -310,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=("add", "remove", "status"))
     p.add_argument("patterns", nargs="*")
     p.add_argument("--keep", action="store_true", help="keep the trace file after the session")
+    p.add_argument("--ring-memory", type=int, metavar="MIB", help="memory for records not yet stored (256)")
     p = add("query", _query, "query the trace")
     p.add_argument("--kind", action="append", choices=("call", "return", "stdout", "stderr", "crash", "exit"))
     p.add_argument("--function")

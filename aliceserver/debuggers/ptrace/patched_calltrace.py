@@ -20,26 +20,36 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from aliceserver.debuggers.model import FunctionSymbol
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.callabi import plan_arguments
 from aliceserver.debuggers.ptrace.calltrace import _Trace
+from aliceserver.debuggers.ptrace.calltrace_patching import (
+    Held,
+    branch_targets,
+    decoder,
+    still_mapped,
+)
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.patches import tsc
 from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
-from aliceserver.debuggers.ptrace.patches.inject import all_stopped
 from aliceserver.debuggers.ptrace.patches.relocate import Unrelocatable, relocate
 from aliceserver.debuggers.ptrace.patches.sites import JUMP_SIZE, Refusal, plan_site
 from aliceserver.debuggers.ptrace.patches.trace_rings import (
+    MAX_BUDGET,
+    MIN_BUDGET,
     RETURN,
+    SLOT,
     Chunk,
     Dropped,
     RingLayout,
     decode,
     dropped,
     header_word,
+    in_order,
+    init_rings,
     release_thread,
     slots_for,
     take,
@@ -76,7 +86,9 @@ _CODE_SIZE = 256 * 1024
 # inject.py's refusal at a program's first stop (the exec stop): it goes once the program runs.
 _NOT_YET = "no thread is stopped where it can run system calls"
 COPY_SECONDS = 0.001
-PENDING_SLOTS = 1 << 19  # copied but not drained (32 MiB): the copier waits beyond
+# Records held (rings, and copies not yet decoded) at most: a burst of 1M calls of a one
+# -argument function is 2M records of 64 bytes, all held while the drain decodes them.
+DEFAULT_RING_MEMORY = 256 << 20
 DRAIN_SLOTS = 1 << 18  # slots decoded at each call of drain (as tuples they take 4x the bytes)
 
 
@@ -85,7 +97,8 @@ class CallRecorder:
         self._tracer = tracer
         assert tracer.patches is not None
         self._patches = tracer.patches  # the engine's: reads show the original bytes
-        self.layout = layout or RingLayout()
+        self.ring_memory = DEFAULT_RING_MEMORY  # bytes: rings and copies (set_ring_memory)
+        self.layout = layout or RingLayout.for_budget(self.ring_memory)
         self._areas: dict[str, PatchArea] = {}  # by module path, for the live process
         self._ended: list[PatchArea] = []  # of a process gone, drained once more then closed
         self._recorded: dict[int, RecordedFunction] = {}
@@ -94,13 +107,37 @@ class CallRecorder:
         self._drain_open = False  # a drain has taken `_draining` and not yet answered {}
         self._dropped: dict[int, Dropped] = {}  # counted in areas since closed
         self._copier: threading.Thread | None = None
-        self._pending_slots = 0
+        self._pending_slots = 0  # copied and not yet taken by a drain part (pending, draining)
         self._several_areas = False  # records of one thread in several rings: sorted by time
         self._single_slot = True  # no record takes more than one slot (decoded in bulk)
         self._lock = threading.Lock()
         self._clock: tsc.TscClock | None = None
         self._why_not = tsc.usable()
         self._by_fs_base = fs_base_readable()
+
+    # --- settings ----------------------------------------------------------------------------
+    def set_ring_memory(self, budget: int) -> None:
+        """Bytes for records not yet drained: half in the rings (16, each a power of two of
+        64-byte slots), half for the server's copies; refused (gdb's words) while rings
+        are mapped, since the trampolines write where the layout says."""
+        if not MIN_BUDGET <= budget <= MAX_BUDGET:
+            raise TargetError(f"integer {budget} out of range ({MIN_BUDGET} to {MAX_BUDGET} bytes)")
+        if self._areas or self._ended:
+            raise TargetError("Cannot change the trace buffer size while calls are recorded.")
+        self.ring_memory = budget
+        self.layout = RingLayout.for_budget(budget)
+
+    def memory_text(self) -> str:
+        """The budget as status shows it."""
+        layout = self.layout
+        return (f"{self.ring_memory >> 20} MiB: a ring of {_size(layout.first * SLOT)} (the first thread"
+                f" to record), {layout.rings - 1} of {_size(layout.capacity * SLOT)},"
+                f" {_size(self._copies_limit * SLOT)} of copies")  # fmt: skip
+
+    @property
+    def _copies_limit(self) -> int:
+        """Slots copied out of the rings and not yet decoded, at most."""
+        return max(0, self.ring_memory // SLOT - self.layout.slots)
 
     # --- what is recorded (engine thread) ---------------------------------------------------
     def unavailable(self) -> str | None:
@@ -146,7 +183,7 @@ class CallRecorder:
             raise Unpatchable(f"its entry cannot be patched: {entry.reason}")
         if self._clock is None:
             self._clock = tsc.TscClock()
-        with _Held(inferior):
+        with Held(inferior):
             try:
                 area = self._area(inferior, module.path, function.address)
             except TargetError as error:
@@ -173,24 +210,25 @@ class CallRecorder:
 
     def _copy(self) -> None:
         """Empty the rings into the server's memory every millisecond while the program
-        lives: copying keeps up with any program, decoding (drain) need not. Past
-        PENDING_SLOTS copied and not yet drained it waits: the rings fill and count what
+        lives: copying keeps up with any program, decoding (drain) need not. Past the
+        budget's copies (copied and not yet decoded) it waits: the rings fill and count what
         they drop, rather than the server's memory growing without end."""
         while self._areas and self._tracer.current() is not None:
-            if self._pending_slots < PENDING_SLOTS:
+            if self._pending_slots < self._copies_limit:
                 with self._lock:
                     self._take_in()
             time.sleep(COPY_SECONDS)
 
     def _area(self, inferior: Inferior, path: str, near: int) -> PatchArea:
         area = self._areas.get(path)
-        if area is not None and not _still_mapped(area):  # the program exec'd: a new image
+        if area is not None and not still_mapped(area):  # the program exec'd: a new image
             with self._lock:
                 self._ended.append(area)  # its last records are drained, then it is closed
             del self._areas[path]
             area = None
         if area is None or area.inferior is not inferior or not area.mapped:
             area = map_patch_area(inferior, near, code_size=_CODE_SIZE, data_size=self.layout.size)
+            init_rings(memoryview(area.data), self.layout)
             self._areas[path] = area
         return area
 
@@ -229,8 +267,8 @@ class CallRecorder:
         values = RETURN_SOURCES if recorded.trace.returns is not None else ()
         spec = return_record(recorded.id, values)
         starts: list[int] = []
-        targets, indirect = _branch_targets(code, start)
-        for at, size, mnemonic, _ in _decoder(False).disasm_lite(code, start):
+        targets, indirect = branch_targets(code, start)
+        for at, size, mnemonic, _ in decoder(False).disasm_lite(code, start):
             starts.append(at)
             if mnemonic.split()[-1] not in ("ret", "retq"):
                 continue
@@ -327,7 +365,7 @@ class CallRecorder:
             with self._lock:
                 self._take_in()  # its records, before the formatter goes
             area = self._areas.get(recorded.function.module or "")
-            with _Held(inferior):
+            with Held(inferior):
                 self._unpatch(inferior, area, recorded)
         recorded.patched.clear()
 
@@ -363,30 +401,35 @@ class CallRecorder:
         return self._recorded.get(number)
 
     # --- records (any thread) ---------------------------------------------------------------
-    def drain(self) -> dict[int, list[Record]]:
+    def drain(self, raw: bool = False) -> dict[int, list[Record | bytes]]:
         """Records written before the drain began, by thread, in the thread's order, about
         DRAIN_SLOTS at a time: call again until it answers {} (the drain has ended; the
-        next call begins another)."""
+        next call begins another). `raw`: where every record takes one slot, runs of them
+        come as their bytes (64 per record, in order), not decoded."""
         with self._lock:
             if not self._drain_open:
                 self._take_in()
-                self._draining, self._pending, self._pending_slots = self._pending, {}, 0
+                self._draining, self._pending = self._pending, {}
                 self._drain_open = True
             taken = self._take_part(DRAIN_SLOTS)
             self._drain_open = bool(taken)
         if self._clock is not None and taken:
             self._clock.calibrate()
         capacity = self.layout.capacity
-        records: dict[int, list[Record]] = {}
+        raw = raw and self._single_slot and not self._several_areas
+        records: dict[int, list[Record | bytes]] = {}
         for tid, items in taken.items():
-            mine: list[Record] = []
+            mine: list[Record | bytes] = []
             for item in items:
                 if isinstance(item, Chunk):
-                    mine += decode(item, capacity, self._single_slot)
+                    if raw:
+                        mine.append(in_order(item))
+                    else:
+                        mine += decode(item, capacity, self._single_slot)
                 else:
                     mine.append(item)
             if self._several_areas:
-                mine.sort(key=lambda record: record[1])  # rdtsc: one thread's order
+                mine.sort(key=lambda record: cast("Record", record)[1])  # rdtsc: one thread's order
             records[tid] = mine
         return records
 
@@ -407,6 +450,7 @@ class CallRecorder:
                 del self._draining[tid]
             else:
                 self._draining[tid] = items[cut:]
+        self._pending_slots = max(0, self._pending_slots - (most - left))
         return taken
 
     def _take_in(self) -> None:
@@ -471,65 +515,5 @@ class CallRecorder:
             self._patches.forget_all()
 
 
-class _Held:
-    """Every thread of a running program stopped for a patch change, and let go after it:
-    by the tracer thread when the command came by its wake-up (a thread is parked), else
-    here (the command was queued before the tracer waited: nothing else would resume them)."""
-
-    def __init__(self, inferior: Inferior) -> None:
-        self._inferior = inferior
-        self._held: list[int] = []
-        self._woken = False
-
-    def __enter__(self) -> None:
-        inferior = self._inferior
-        if not all_stopped(inferior):
-            self._woken = bool(inferior.parked)
-            running = [t.tid for t in inferior.threads.values() if t.running and not t.gone]
-            inferior._stop_others(0)
-            waiting = {stop.thread_id for stop in inferior.pending}
-            self._held = [tid for tid in running if tid not in waiting]
-
-    def __exit__(self, *exc: object) -> None:
-        inferior = self._inferior
-        for tid in self._held:
-            t = inferior.threads.get(tid)
-            if t is not None and not (t.gone or t.running):
-                inferior.parked.append(t)
-        if self._held and not self._woken:
-            inferior.unpark()
-        self._held.clear()
-
-
-def _decoder(detail: bool) -> Any:
-    # Imported here: capstone costs 7 MB and 60 ms, and a session may record no call.
-    import capstone  # type: ignore[import-untyped, unused-ignore]
-
-    cs = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-    cs.detail = detail
-    return cs
-
-
-def _branch_targets(code: bytes, start: int) -> tuple[set[int], bool]:
-    """The direct branch targets in the function, and whether it has an indirect jump."""
-    import capstone.x86  # type: ignore[import-untyped, unused-ignore]
-
-    targets: set[int] = set()
-    indirect = False
-    for insn in _decoder(True).disasm(code, start):
-        if insn.group(capstone.CS_GRP_JUMP):
-            operand = insn.operands[0] if len(insn.operands) == 1 else None
-            if operand is not None and operand.type == capstone.x86.X86_OP_IMM:
-                targets.add(operand.imm & ((1 << 64) - 1))
-            else:
-                indirect = True
-    return targets, indirect
-
-
-def _still_mapped(area: PatchArea) -> bool:
-    """Whether the program still maps the area's code (an exec takes it away)."""
-    try:
-        with open(f"/proc/{area.inferior.pid}/maps", encoding="ascii", errors="replace") as maps:
-            return any(line.startswith(f"{area.code_address:x}-") for line in maps)
-    except OSError:
-        return False
+def _size(size: int) -> str:
+    return f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"

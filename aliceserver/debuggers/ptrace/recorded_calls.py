@@ -21,6 +21,7 @@ from aliceserver.debuggers.ptrace.binding import UserRegs
 from aliceserver.debuggers.ptrace.callabi import ArgumentSlot, fast_scalar, returns_in_memory
 from aliceserver.debuggers.ptrace.calltrace import _Hit, _Trace
 from aliceserver.debuggers.ptrace.patches.trace_trampoline import Source
+from aliceserver.debuggers.ptrace.recorded_sql import SqlShape, sql_shape
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
@@ -73,6 +74,7 @@ class RecordedFunction:
     # The drain's per-record calls, made for this function's types (see __post_init__).
     arguments_json: Callable[[Record], str] = field(init=False)
     return_value: Callable[[Record], str | None] = field(init=False)
+    sql: SqlShape | None = field(init=False)  # the same in SQL, for bulk inserts (or None)
 
     def __post_init__(self) -> None:
         slots = self.trace.slots
@@ -86,6 +88,7 @@ class RecordedFunction:
         self._fast_return = fast_scalar(self.trace.returns)
         self.arguments_json = self._json_of()
         self.return_value = self._return_of()
+        self.sql = sql_shape(slots, self.trace.returns)
 
     def _json_of(self) -> Callable[[Record], str]:
         """`json.dumps(self.arguments(record))`; for scalars, without the encoder's cost."""

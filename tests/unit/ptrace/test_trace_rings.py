@@ -9,6 +9,8 @@ import struct
 from aliceserver.debuggers.ptrace.patches.trace_rings import (
     CALL,
     HEAD,
+    MASK,
+    MIN_BUDGET,
     RELEASED,
     RETURN,
     RING_HEADER,
@@ -17,6 +19,8 @@ from aliceserver.debuggers.ptrace.patches.trace_rings import (
     RingLayout,
     decode,
     header_word,
+    in_order,
+    init_rings,
     release_thread,
     slots_for,
     take,
@@ -79,3 +83,32 @@ def test_a_full_ring_drops_and_released_claims_are_skipped() -> None:
     assert release_thread(memoryview(memory), LAYOUT, 7)
     assert struct.unpack_from("<Q", memory, LAYOUT.claims)[0] == RELEASED
     assert list(drained(memory)) == [8]  # the released ring is not read
+
+
+def test_ring_zero_larger_and_one_slot_records_in_order_across_the_wrap() -> None:
+    """A budget's layout: ring 0 larger than the others, each ring's mask in its header for
+    the trampoline; `in_order` gives a wrapped ring's one-slot records as written."""
+    layout = RingLayout.for_budget(MIN_BUDGET * 4, rings=3)
+    assert layout.first == MIN_BUDGET * 4 // 2 // SLOT and layout.capacity_of(1) == MIN_BUDGET * 4 // 4 // 2 // SLOT
+    assert layout.ring(1) == layout.ring(0) + layout.first_ring_bytes
+    assert layout.ring(2) == layout.ring(1) + layout.ring_bytes and layout.size == layout.ring(3)
+    memory = bytearray(layout.size)
+    init_rings(memoryview(memory), layout)
+    assert [struct.unpack_from("<Q", memory, layout.ring(i) + MASK)[0] for i in range(3)] == [
+        layout.capacity_of(i) - 1 for i in range(3)
+    ]
+    ring, capacity = layout.ring(1), layout.capacity
+    struct.pack_into("<Q", memory, layout.claims + 8, 0x3000)
+    struct.pack_into("<Q", memory, ring + TID, 9)
+    sent: list[tuple[int, ...]] = []
+    for round_ in range(3):  # each round 3/4 of the ring: the second and third wrap
+        for n in range(capacity * 3 // 4):
+            head = struct.unpack_from("<Q", memory, ring + HEAD)[0]
+            record = (header_word(CALL, 1, 1), head, 0x7FFF0000, round_, n, 0, 0, 0)
+            struct.pack_into("<8Q", memory, ring + RING_HEADER + SLOT * (head & (capacity - 1)), *record)
+            struct.pack_into("<Q", memory, ring + HEAD, head + 1)
+            sent.append(record)
+        (chunk,) = take(memoryview(memory), layout)
+        data = in_order(chunk)
+        assert list(struct.iter_unpack("<8Q", data)) == decode(chunk, capacity) == sent
+        sent.clear()

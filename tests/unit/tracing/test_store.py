@@ -60,7 +60,7 @@ def test_purge_of_a_missing_directory_is_empty(tmp_path: Path) -> None:
     assert purge_old(str(tmp_path / "none")) == []
 
 
-def test_indexes_are_built_at_the_first_query_and_kept_files_have_them(tmp_path: Path) -> None:
+def test_indexes_are_built_after_the_first_query_and_kept_files_have_them(tmp_path: Path) -> None:
     def indexes(path: str) -> set[str]:
         with sqlite3.connect(path) as db:
             sql = "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'events_%'"
@@ -72,8 +72,8 @@ def test_indexes_are_built_at_the_first_query_and_kept_files_have_them(tmp_path:
         store.extend([(*ROW[:1], i, *ROW[2:]) for i in range(500)])
         store.flush()
         assert indexes(store.path) == set()  # rows pour in without index upkeep
-        reader = store.reader()
-        assert indexes(store.path) == {"events_kind", "events_function", "events_thread", "events_ts",
+        reader = store.reader()  # answers at once: the writer builds them meanwhile
+        assert store.wait_indexed() and indexes(store.path) == {"events_kind", "events_function", "events_thread", "events_ts",
                                        "events_duration"}  # fmt: skip
         store.append((*ROW[:1], 500, *ROW[2:]))
         store.flush()  # later rows go through the indexes

@@ -43,6 +43,7 @@ from aliceserver.debuggers.ptrace.patches.emitter import (
 from aliceserver.debuggers.ptrace.patches.trace_rings import (
     CALL,
     HEAD,
+    MASK,
     RELEASED,
     RETURN,
     RING_HEADER,
@@ -164,9 +165,11 @@ def _record(asm: Assembler, record: RecordSpec, rings: Rings) -> None:
     asm.mem(b"\x8b", RCX, R11, HEAD)
     asm.rr(b"\x8b", RDX, RCX)
     asm.mem(b"\x2b", RDX, R11, TAIL)  # rdx = head - tail: slots in use
-    asm.emit(0x48, 0x81, 0xFA, struct.pack("<i", layout.capacity - slots))
+    if slots > 1:
+        asm.emit(0x48, 0x83, 0xC2, slots - 1)  # add rdx, slots - 1
+    asm.mem(b"\x3b", RDX, R11, MASK)  # in use > capacity - slots: full
     asm.jcc("a", full)  # never wait for the server
-    asm.emit(0x81, 0xE1, struct.pack("<I", layout.capacity - 1))  # and ecx, capacity-1
+    asm.mem(b"\x23", RCX, R11, MASK)  # and rcx, [r11+mask] (the ring's own size)
     asm.emit(0x48, 0xC1, 0xE1, 0x06)  # shl rcx, 6 (a slot is 64 bytes)
     asm.emit(0x49, 0x8D, 0x4C, 0x0B, RING_HEADER)  # lea rcx, [r11+rcx+64]: the record
     asm.emit(0x48, 0xC7, 0x01, struct.pack("<I", header_word(record.kind, slots, record.trace)))
@@ -198,8 +201,13 @@ def _record(asm: Assembler, record: RecordSpec, rings: Rings) -> None:
 
 
 def _ring_address(asm: Assembler, layout: RingLayout) -> None:
-    """r11 (the claims) := ring number rcx."""
+    """r11 (the claims) := ring number rcx (ring 0 may be larger than the others)."""
+    first = Label()
+    asm.emit(0x85, 0xC9)  # test ecx, ecx
+    asm.jcc("e", first)
     asm.emit(0x48, 0x69, 0xC9, struct.pack("<i", layout.ring_bytes))  # imul rcx, rcx, size
+    asm.emit(0x48, 0x81, 0xC1, struct.pack("<i", layout.first_ring_bytes - layout.ring_bytes))
+    asm.bind(first)  # add rcx, ring 0's extra bytes; then r11 += rcx + the rings' offset
     asm.emit(0x4D, 0x8D, 0x9C, 0x0B, struct.pack("<i", layout.first_ring - layout.claims))
 
 

@@ -1,0 +1,61 @@
+"""The fast formatters of callabi.py as SQL expressions, for the drain's bulk inserts.
+
+A function whose arguments are all integers or data pointers in registers (and whose return
+value is one too, or void) has its rows' JSON arguments and return value made by SQLite
+from the raw register bits (call_batch.py), with text equal to what the fast formatters
+write in Python: `str` of the value, `hex` of a pointer. Register bits come as signed
+64-bit integers (SQLite's integer): an unsigned 64-bit value has no such expression.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from aliceserver.debuggers.ptrace.callabi import ArgumentSlot
+from aliceserver.debuggers.symbols.dwarf.types import (
+    BaseType,
+    Encoding,
+    EnumType,
+    PointerType,
+    StructType,
+    Type,
+    strip,
+)
+from aliceserver.debuggers.symbols.dwarf.values import is_char_type
+
+
+@dataclass(frozen=True, slots=True)
+class SqlShape:
+    template: str  # printf format of the arguments' JSON
+    arguments: tuple[str, ...]  # an expression of column v{i}: argument i (record value 3 + i)
+    returned: str  # an expression of column r (rax), or NULL (void)
+
+
+def sql_scalar(t: Type, column: str) -> str | None:
+    """callabi._fast_scalar's text of `column`'s bits, in SQL; None where there is none."""
+    if isinstance(t, BaseType) and t.encoding in (Encoding.SIGNED, Encoding.UNSIGNED) and t.size in (1, 2, 4, 8):
+        if t.size == 8:
+            return f"printf('%d', {column})" if t.encoding is Encoding.SIGNED else None
+        mask, sign = (1 << 8 * t.size) - 1, 1 << (8 * t.size - 1)
+        if t.encoding is Encoding.UNSIGNED:
+            return f"printf('%d', {column} & {mask})"
+        return f"printf('%d', ({column} & {mask}) - (({column} & {sign}) << 1))"
+    if isinstance(t, PointerType):
+        target = strip(t.target)
+        if is_char_type(target) or not isinstance(target, (BaseType, StructType, PointerType, EnumType)):
+            return None
+        return f"printf('0x%x', {column})"
+    return None
+
+
+def sql_shape(slots: list[ArgumentSlot], returns: Type | None) -> SqlShape | None:
+    """The function's arguments and return value in SQL, or None (formatted in Python)."""
+    if len(slots) > 6 or any(s.fast is None for s in slots):
+        return None
+    arguments = tuple(sql_scalar(strip(s.type), f"v{i}") for i, s in enumerate(slots))
+    returned = "NULL" if returns is None else sql_scalar(strip(returns), "r")
+    if returned is None or any(a is None for a in arguments):
+        return None
+    pairs = ", ".join(f'[{json.dumps(s.name).replace("%", "%%")}, "%s"]' for s in slots)
+    return SqlShape(f"[{pairs}]", tuple(a for a in arguments if a is not None), returned)
