@@ -12,6 +12,7 @@ from aliceserver.debuggers.ptrace.patch_counts import IgnoreWindow, counting_gat
 from aliceserver.debuggers.ptrace.patches.area import PatchArea
 from aliceserver.debuggers.ptrace.patches.codegen import compile_code
 from aliceserver.debuggers.ptrace.patches.install import PatchTable
+from aliceserver.debuggers.ptrace.patches.shadow_stack import moved_call_refusal, shadow_stack_on
 from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan, plan_site
 from aliceserver.debuggers.ptrace.patches.trampoline import (
     SAVED,
@@ -111,7 +112,10 @@ def plan_at(inferior: Inferior, symbols: ProcessSymbols, table: PatchTable, addr
     if cold is not None and cold.size > 0:
         at = cold.address + module.base
         parts.append((at, inferior.traps.mask(at, inferior.memory.read(at, cold.size))))
-    return plan_site(code, start, address, displaced_near=near, other_parts=parts)
+    plan = plan_site(code, start, address, displaced_near=near, other_parts=parts)
+    if isinstance(plan, Refusal):
+        return plan
+    return moved_call_refusal(plan, shadow_stack_on(inferior.pid)) or plan
 
 
 def build_site(inferior: Inferior, table: PatchTable, trap: PhysicalTrap, conditions: tuple[ExpressionCondition, ...],
