@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -49,11 +50,28 @@ Figures = dict[str, float]  # phase -> milliseconds
 T = TypeVar("T")
 
 
-def clock(figures: Figures, phase: str, action: Callable[[], T]) -> T:
-    begin = time.perf_counter()
+def clock(figures: Figures, phase: str, action: Callable[[], T], pid: int | None = None) -> T:
+    """`action()`, its wall time added to `phase`; with `pid`, the CPU time that process
+    spent meanwhile to `phase + CPU` (the server's threads all count; on a busy machine
+    a server pinned to one CPU waits for it, and this figure does not)."""
+    begin, spent = time.perf_counter(), process_cpu(pid)
     result = action()
     figures[phase] = figures.get(phase, 0.0) + (time.perf_counter() - begin) * 1000
+    if pid is not None:
+        figures[phase + CPU] = figures.get(phase + CPU, 0.0) + process_cpu(pid) - spent
     return result
+
+
+CPU = ", server CPU"
+
+
+def process_cpu(pid: int | None) -> float:
+    """User and system time of process `pid` so far, in milliseconds (0 without one)."""
+    if pid is None:
+        return 0.0
+    with open(f"/proc/{pid}/stat") as stat:  # fields after the command's closing paren
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 @contextmanager
@@ -101,17 +119,24 @@ def mi_threads(tool: str, program: Path, args: argparse.Namespace) -> Figures:
         client.ok(f"-exec-arguments {args.threads} 1000000")
         client.ok("-break-insert hit")
         clock(figures, "run to hit", lambda: mi_resume(client, "-exec-run"))
+        pid = client.process.pid
         for round_ in range(args.rounds + 1):
             if round_:
                 clock(figures, "continue", lambda: mi_resume(client, "-exec-continue"))
-            ids = clock(figures, "-thread-info", lambda: thread_ids(client))
+            ids = clock(figures, "-thread-info", lambda: thread_ids(client), pid)
             assert isinstance(ids, list) and len(ids) == args.threads + 1, len(ids)
+            spent = process_cpu(pid)
             for ident in ids:
                 clock(figures, "frames, all threads",
                       partial(client.ok, f"-stack-list-frames --thread {ident}"))  # fmt: skip
-    for phase in ("continue", "-thread-info", "frames, all threads"):
-        figures[phase] /= args.rounds if phase == "continue" else args.rounds + 1
-    return figures
+            figures["frames, all threads" + CPU] = figures.get("frames, all threads" + CPU, 0.0) + process_cpu(pid) - spent
+    return per_round(figures, args.rounds)
+
+
+def per_round(figures: Figures, rounds: int) -> Figures:
+    """Each phase's mean per stop: `continue` is timed `rounds` times, the rest once more."""
+    return {phase: value / (rounds if phase == "continue" else rounds + 1) if phase != "run to hit" else value
+            for phase, value in figures.items()}  # fmt: skip
 
 
 def dap_threads(tool: str, argv: list[str], program: Path, args: argparse.Namespace) -> Figures:
@@ -125,20 +150,23 @@ def dap_threads(tool: str, argv: list[str], program: Path, args: argparse.Namesp
         )  # fmt: skip
         figures["run to hit"] = (time.perf_counter() - begin) * 1000
         thread = started.thread_id
+        pid = client.adapter.pid if client.adapter is not None else None
         for round_ in range(args.rounds + 1):
             if round_:
                 event = clock(figures, "continue", lambda: client.continue_(thread, TIMEOUT))
                 assert isinstance(event, dict) and event.get("event") == "stopped", event
             threads = clock(figures, "threads", client.threads)
             assert isinstance(threads, list) and len(threads) == args.threads + 1, len(threads)
+            spent = process_cpu(pid)
             for entry in threads:
                 clock(figures, "stackTrace, all threads",
                       partial(client.stack_trace, int(entry["id"]), 0, 20))  # fmt: skip
+            if pid is not None:
+                phase = "stackTrace, all threads" + CPU
+                figures[phase] = figures.get(phase, 0.0) + process_cpu(pid) - spent
     finally:
         client.close()
-    for phase in ("continue", "threads", "stackTrace, all threads"):
-        figures[phase] /= args.rounds if phase == "continue" else args.rounds + 1
-    return figures
+    return per_round(figures, args.rounds)
 
 
 # --- 10,000 breakpoints -------------------------------------------------------------------
