@@ -95,12 +95,14 @@ def _kinds(writes: list[bytes]) -> list[list[bytes]]:
     ]
 
 
-def _reads_at_stop(writes: list[list[bytes]]) -> bool:
+def _reads_at_stop(writes: list[list[bytes]], *, code: bool = False) -> bool:
     """What a reported stop reads, asked in one write with its stop reply: the thread list,
-    the registers and the stack pointer's line; after it at most the next stack line, where
-    the frame's slots above the stack pointer cross into it (as the environment's size
-    puts the stack)."""
-    return writes[0] == [b"qXfer", b"g", b"m"] and writes[1:] in ([], [[b"m"]])
+    the registers and the stack pointer's line (after the pc's line, where a step ends: the
+    next step reads the code there); after it at most the next stack line, where the
+    frame's slots above the stack pointer cross into it (as the environment's size puts
+    the stack)."""
+    asked = [b"m", b"qXfer", b"g", b"m"] if code else [b"qXfer", b"g", b"m"]
+    return writes[0] == asked and writes[1:] in ([], [[b"m"]])
 
 
 def test_a_breakpoint_hit_resumed_costs_the_thread_list_and_the_step_over(
@@ -174,4 +176,26 @@ def test_a_next_reads_the_code_at_its_first_move_only_and_its_last_stops_reads_a
     removal = next(kinds for kinds in sent[trap + 1 :] if b"z0" in kinds)
     assert removal == [b"z0", b"vCont"], sent
     last_move = max(index for index, kinds in enumerate(sent) if b"vCont" in kinds)
-    assert _reads_at_stop(sent[last_move + 1 :]), sent
+    assert _reads_at_stop(sent[last_move + 1 :], code=True), sent
+
+
+def test_nexts_in_a_row_read_the_code_and_the_callees_frame_with_the_stop_replies(at_loop: AtLoop) -> None:
+    """A next's first move reads the code at the pc, which the stop before (a next's last)
+    asked for with its stop reply; a range step that stops in a callee asks for the
+    registers and the stack line its plan reads (the return address) with its stop reply
+    too: the return trap's Z0 and continue are the next write, no `g` or `m` of their own."""
+    debugger, events, tid = at_loop.debugger, at_loop.events, at_loop.tid
+    debugger.remove_breakpoint(1)  # the loop's next turn is stepped to
+    nexts = []
+    for _ in range(3):  # to the `for`, back to the loop's line, over its call
+        before = len(at_loop.writes)
+        debugger.step(tid, StepKind.OVER)
+        _stop(events)
+        debugger.stack_trace(tid, 0, 1)
+        nexts.append(_kinds(at_loop.writes[before:]))
+    for sent in nexts[1:]:
+        assert b"vCont" in sent[0], sent  # the code at the pc was read with the stop before
+    over_call = nexts[2]
+    trap = next(index for index, kinds in enumerate(over_call) if kinds[-2:] == [b"Z0", b"vCont"])
+    # between the range step into the callee and its return trap: its stop's reads only
+    assert over_call[1:trap] == [[b"m", b"qXfer", b"g", b"m"]], over_call

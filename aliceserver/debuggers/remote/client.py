@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aliceserver.debuggers.remote import packets, stops, threadids
+from aliceserver.debuggers.remote import packets, replyshape, stops, threadids
 from aliceserver.debuggers.remote.connection import Connection
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
 from aliceserver.debuggers.remote.threadids import ThreadRef
@@ -158,8 +158,8 @@ class RemoteClient:
     # --- stops ----------------------------------------------------------------------
     def wait_stop(self, timeout: float | None = None) -> stops.StopReply:
         """The stop reply of a resume (None: wait as long as the program runs); `O`
-        packets before it go to `on_output`. A copy of the reply before it that answers a
-        packet sent with the resume (`OK`, `E NN`: a duplicate) is passed over with gdb's
+        packets before it go to `on_output`. A copy of the reply before it (a duplicate of
+        the answer to a packet sent with the resume or before it) is passed over with gdb's
         warning, a few at most; other garbage is an error."""
         invalid = 0
         while True:
@@ -171,7 +171,7 @@ class RemoteClient:
                 return stops.parse(reply)
             except RemoteError:
                 invalid += 1
-                copy = reply == self.connection.previous_reply and (reply == b"OK" or reply[:1] == b"E")
+                copy = reply == self.connection.previous_reply and replyshape.some_answer(reply)
                 if invalid > _INVALID_STOP_REPLIES or not copy:
                     raise
                 log.warning("Invalid remote reply: %r", reply[:80])

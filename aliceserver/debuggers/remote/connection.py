@@ -16,7 +16,7 @@ import time
 from collections import deque
 from typing import Callable, NoReturn, Protocol
 
-from aliceserver.debuggers.remote import packets
+from aliceserver.debuggers.remote import packets, replyshape
 from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError, RemoteTimeout
 
 wire = logging.getLogger("aliceserver.wire")
@@ -258,8 +258,8 @@ class Connection:
         """The reply of every posted packet written so far handed on; those posted since
         (a breakpoint's removal) go with the next packet, no round trip of their own."""
         while len(self._owed) > self._owed_unsent:
-            _, on_reply = self._owed.popleft()
-            on_reply(self._receive(self.timeout))
+            body, on_reply = self._owed.popleft()
+            on_reply(self._answer(body, self.timeout))
 
     def _receive(self, limit: float | None) -> bytes:
         while True:
@@ -275,9 +275,22 @@ class Connection:
             wire.debug("bad checksum, asking again")
             self._raw(packets.NAK)
 
+    def _answer(self, body: bytes, limit: float | None) -> bytes:
+        """`body`'s reply: a copy of the reply before it (no acks: a stub's duplicate)
+        passed over, a few at most."""
+        reply = self._receive(limit)
+        for _ in range(RETRANSMITS):
+            if not replyshape.copy_of_previous(body, reply, self.previous_reply):
+                break
+            wire.debug("a copy of the reply before, dropped: %r", reply[:64])
+            reply = self._receive(limit)
+        return reply
+
     def request(self, body: bytes, timeout: float | None = -1.0) -> bytes:
         self.send(body)
-        return self.receive(timeout)
+        self.flush()
+        self.settle()
+        return self._answer(body, self.timeout if timeout is not None and timeout < 0 else timeout)
 
     def _raw(self, data: bytes) -> None:
         with self._send_lock:

@@ -131,7 +131,7 @@ class RemoteProcess(RemoteTarget):
         packet = packets_to_resume.range_packet(
             self.client.multiprocess, self._ref(tid), start, end
         )
-        self._send_resume(packet, stepping=True)
+        self._send_resume(packet, stepping=True, within=(start, end))
 
     def step(self, tid: int) -> None:
         """One instruction of thread `tid`; the others stay stopped. A breakpoint of ours
@@ -207,14 +207,25 @@ class RemoteProcess(RemoteTarget):
         """The waiter's thread, a stop reply just read: what a reported stop asks for
         (the thread list, the stopped thread's registers) asked at once, in one write the
         stub answers while the stop is handed on; not for a step of a plan (`planned`:
-        those take none, the engine asks once the plan ends), nor where acks make each
-        packet wait; once per stop."""
-        if not isinstance(reply, stops.SignalStop) or (planned and self._stepping) or self.client.connection.acks:
+        those take none, the engine asks once the plan ends) unless it left the range
+        stepped, nor where acks make each packet wait; once per stop."""
+        if not isinstance(reply, stops.SignalStop) or self._prefetched or self.client.connection.acks:
             return
-        if self._prefetched:
+        left = self._left_range(reply)
+        if planned and self._stepping and not left:
             return
         self._prefetched = True
-        self._prefetch(reply, reply.thread)  # the stub's Hg thread now (client.stopped_in)
+        self._prefetch(reply, reply.thread, code=left)  # the stub's Hg thread now (client.stopped_in)
+
+    def _left_range(self, reply: stops.SignalStop) -> bool:
+        """A range step that stopped outside its range: its plan reads this frame (a
+        call's return address), or reports a new line and steps from there; either way
+        what a reported stop asks for is asked now, not in round trips of their own."""
+        pc = self.description.get(self.arch.pc)
+        if self._range is None or pc is None or pc.number not in reply.registers:
+            return False
+        start, end = self._range
+        return not start <= int.from_bytes(reply.registers[pc.number], "little") < end
 
     def prefetch_report(self) -> None:
         """The engine's thread, a plan's last stop about to be reported: what
@@ -225,16 +236,24 @@ class RemoteProcess(RemoteTarget):
         self._prefetched = True
         # a bare `g` reads the Hg thread: only where judging the stop selected no other
         held = reply.thread if reply.thread == self.client.general_thread else None
-        self._prefetch(reply, held)
+        self._prefetch(reply, held, code=True)
 
-    def _prefetch(self, reply: stops.SignalStop, registers_of: ThreadRef | None) -> None:
+    def _prefetch(self, reply: stops.SignalStop, registers_of: ThreadRef | None, *, code: bool) -> None:
+        """Where a step ends or goes on (`code`), the code's line (the next step reads the
+        instruction at the pc); the thread list, the registers and the stack's line (frame
+        0's CFA). No two replies of one shape side by side: a stub's duplicate is told."""
+        if code:
+            self._prefetch_line(reply, self.arch.pc)
         self.threads.prefetch()
         if registers_of is not None:
             self.registers.prefetch(registers_of)
-        sp = self.description.get(self.arch.sp)
-        if sp is not None and sp.number in reply.registers:  # where frame 0's CFA is read
-            self.memory.prefetch(int.from_bytes(reply.registers[sp.number], "little"))
+        self._prefetch_line(reply, self.arch.sp)
         self.client.connection.flush()
+
+    def _prefetch_line(self, reply: stops.SignalStop, name: str) -> None:
+        register = self.description.get(name)
+        if register is not None and register.number in reply.registers:
+            self.memory.prefetch(int.from_bytes(reply.registers[register.number], "little"))
 
     def take(self, reply: stops.StopReply) -> Stopped | Exited:
         """Record the stop `next_reply` returned, as the engine's event."""
@@ -304,13 +323,14 @@ class RemoteProcess(RemoteTarget):
         if self._running:
             raise TargetError("The program is already running.")
 
-    def _send_resume(self, packet: packets_to_resume.Resume, *, stepping: bool) -> None:
+    def _send_resume(self, packet: packets_to_resume.Resume, *, stepping: bool,
+                     within: tuple[int, int] | None = None) -> None:  # fmt: skip
         if packet.select is not None:
             self.client.ok(packet.select)
         # Running before the packet goes: an interrupt from another thread meanwhile counts.
         with self._lock:
             self._running, self._stepping, self._interrupted = True, stepping, False
-            self._prefetched = False
+            self._prefetched, self._range = False, within
         try:
             self.client.connection.send(packet.body)
         except BaseException:

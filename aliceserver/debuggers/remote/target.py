@@ -48,6 +48,7 @@ class RemoteTarget:
         self._exited: Exited | None = None
         self._running = False
         self._stepping = False
+        self._range: tuple[int, int] | None = None  # the range a `vCont;r` steps in
         self._prefetched = False  # this stop's list, registers and stack line are asked
         self._interrupted = False
         self._pending_signals: dict[int, int] = {}  # tid -> wire signal to deliver on resume

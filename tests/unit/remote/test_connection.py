@@ -125,6 +125,33 @@ def test_a_copy_of_a_reply_no_request_is_owed_is_dropped() -> None:
     assert connection.request(b"m1002,2") == b"5678"  # not the copy of the first
 
 
+def test_a_copy_among_posted_replies_that_does_not_fit_the_next_is_dropped() -> None:
+    """A stop's reads posted together: a copy of the thread list's reply where the
+    registers' is awaited, and a copy of the registers' where a memory line's is, are the
+    stub's duplicates (not of the shape awaited), not the answers."""
+    threads, registers, line = b"l<threads/>", b"00" * 300, b"ab" * 256
+    channel = ScriptedChannel([b"".join(packets.frame(body) for body in
+                                        (threads, threads, registers, registers, line, b"OK"))])  # fmt: skip
+    connection = Connection(channel)
+    connection.acks = False
+    answers: list[bytes] = []
+    for body in (b"qXfer:threads:read::0,fff", b"g", b"m1000,100"):
+        connection.post(body, answers.append)
+    assert connection.request(b"Z0,2000,1") == b"OK"
+    assert answers == [threads, registers, line]
+
+
+def test_a_reply_that_fits_is_taken_even_as_the_same_as_the_one_before() -> None:
+    channel = ScriptedChannel([packets.frame(b"1234") + packets.frame(b"1234") + packets.frame(b"OK")])
+    connection = Connection(channel)
+    connection.acks = False
+    answers: list[bytes] = []
+    connection.post(b"m1000,2", answers.append)
+    connection.post(b"m2000,2", answers.append)  # the same bytes there
+    assert connection.request(b"z0,2000,1") == b"OK"
+    assert answers == [b"1234", b"1234"]
+
+
 def test_a_broken_link_is_told_once_and_every_request_after_fails() -> None:
     told: list[str] = []
 
