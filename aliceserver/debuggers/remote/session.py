@@ -42,9 +42,10 @@ from aliceserver.debuggers.model import (
     ThreadInfo,
     ThreadState,
 )
-from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
+from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.remote import signals
 from aliceserver.debuggers.remote.errors import RemoteError
+from aliceserver.debuggers.remote.plancontrol import Move, PlanControl
 from aliceserver.debuggers.remote.traps import RemoteTraps
 from aliceserver.debuggers.remote.waiter import StopWaiter
 from aliceserver.debuggers.remote.watches import RemoteWatches
@@ -94,11 +95,10 @@ class RemoteSession:
         self.info: ProcessInfo | None = None  # the process, as IDebugger.process tells it
         self._program: str | None = None  # the local copy the front end named
         self._plan: StepPlan | None = None
-        self._plan_traps: list[int] = []
-        self._move: tuple[str, int | None] = ("continue", None)  # the last resume, to repeat
-        self._range = (0, 0)  # the last range step's [start, end)
+        self._move: Move = ("continue", None)  # the last resume, to repeat
         self._known_threads: list[int] = []
         self.watches = RemoteWatches(self._traps)
+        self.control = PlanControl(self._issue, self._require_live, self._traps, self.traps)  # a plan's moves
         self._libraries: list[str] = []
         # takes the stop replies while the program runs
         self._waiter = StopWaiter(self._call, self._handled, self._connection_lost, lambda: self._plan is not None)
@@ -276,7 +276,7 @@ class RemoteSession:
     def _end_process(self, exited: Exited | None) -> None:
         """Forget the process (its traps, plan, threads); `exited`: report its end last."""
         self._plan = None
-        self._plan_traps = []
+        self.control.placed = []
         self.traps.drop_internal()
         self.info = None
         self._known_threads = []
@@ -337,7 +337,7 @@ class RemoteSession:
         if process is not None and process.running:
             process.interrupt()
 
-    def _issue(self, move: tuple[str, int | None]) -> None:
+    def _issue(self, move: Move) -> None:
         """Resume as `move` says and have the waiter take the stop."""
         process = self._require_live()
         self._move = move
@@ -348,7 +348,7 @@ class RemoteSession:
             process.step(tid)
         elif kind == "range":
             assert tid is not None
-            process.step_range(tid, *self._range)
+            process.step_range(tid, *self.control.range)
         else:
             process.resume(tid)
         self._waiter.start(process)
@@ -370,7 +370,7 @@ class RemoteSession:
         if then is not None and isinstance(event, Stopped):  # kill or detach asked meanwhile
             self._waiter.waiting = False
             self._plan = None
-            self._drop_plan_traps()
+            self.control.drop_traps()
             try:
                 then()
             except TargetError as error:  # the link broke: its loss is told instead
@@ -495,7 +495,7 @@ class RemoteSession:
         return stop
 
     def _continue_plan(self, plan: StepPlan, stop: Stopped) -> Stopped | None:
-        self._drop_plan_traps()
+        self.control.drop_traps()
         if stop.reason is not StopReason.STEP:
             self._plan = None  # a breakpoint, a signal...: it wins over the step
             return stop
@@ -510,22 +510,16 @@ class RemoteSession:
             log.exception("step plan failed")
             result = stop
         if result is not None:
-            self._drop_plan_traps()
+            self.control.drop_traps()
             self._plan = None
             if stop.watches_left:
                 result = dataclasses.replace(result, watches_left=stop.watches_left)
         return result
 
-    def _drop_plan_traps(self) -> None:
-        idents, self._plan_traps = self._plan_traps, []
-        for ident in idents:
-            if ident in self._traps.by_id:
-                self.traps.remove_logical(ident)
-
-    # --- StepControl (source/steps.py) and the plan's Control (source/stepping.py) ------
+    # --- StepControl (source/steps.py); the plan's Control is remote/plancontrol.py --------
     def plan_start(self, thread_id: int) -> tuple[Control, int]:
         process = self._ready_to_run()
-        return self, process.general_registers(thread_id)[process.arch.pc]
+        return self.control, process.general_registers(thread_id)[process.arch.pc]
 
     def run_plan(self, plan: StepPlan, pc: int, *, alone: bool) -> None:
         self.require_stopped()
@@ -533,46 +527,8 @@ class RemoteSession:
         immediate = plan.start(pc)
         if immediate is not None:
             self._plan = None
-            self._drop_plan_traps()
+            self.control.drop_traps()
             self._events.put(immediate)
-
-    def single_step(self, tid: int) -> None:
-        self._issue(("step", tid))
-
-    def step_range(self, tid: int, start: int, end: int) -> bool:
-        """RangeStepping (source/stepping.py): the stub steps `tid` while its pc stays in
-        [start, end) (vCont;r, gdb's range stepping): a line in one round trip."""
-        process = self._require_live()
-        if "r" not in process.client.vcont:
-            return False
-        self._range = (start, end)
-        self._issue(("range", tid))
-        return True
-
-    def run_alone_to(self, tid: int, address: int) -> None:
-        self._plan_trap(address, lambda hit: hit == tid)
-        self._issue(("continue", tid))
-
-    def run_to(self, tid: int, address: int, min_sp: int) -> None:
-        self.run_to_any(tid, [(address, min_sp)])
-
-    def run_to_any(self, tid: int, targets: list[tuple[int, int]]) -> None:
-        for address, min_sp in targets:
-            def arrived(hit: int, min_sp: int = min_sp) -> bool:
-                return hit == tid and self.sp(hit) >= min_sp
-
-            self._plan_trap(address, arrived)
-        self._issue(("continue", None))
-
-    def sp(self, tid: int) -> int:
-        process = self._require_live()
-        return process.general_registers(tid)[process.arch.sp]
-
-    def _plan_trap(self, address: int, arrived: Callable[[int], bool]) -> None:
-        bp = LogicalBreakpoint(self._traps.new_internal_id(), address, temporary=True, internal=True,
-                               condition=arrived, reports=StopReason.STEP)  # fmt: skip
-        self.traps.place(self._traps.add(bp, b""), posted=True)  # with the resume that follows
-        self._plan_traps.append(bp.id)
 
     # --- threads ------------------------------------------------------------------------
     def threads(self) -> list[ThreadInfo]:
