@@ -4,11 +4,11 @@ The program calls `hit_target(i)` N times. The engine runs it untraced (baseline
 with `hit_target` traced by a Tracer recording every call (arguments, return value: two
 store rows per call) by traps, with the default sampling of hot functions (traps), and by
 jump patches (records in rings in the program, drained into the store by a server thread).
-Calls/s = N / (t_traced - t_baseline), t from the resume to the exit with every record
-handed to the store ("patched"), or to the program's exit alone ("patched-prog": the rings
-hold every record, the drain goes on after). The patched run uses one ring large enough for
-the whole run; a second run with the default rings shows what they drop (counted). The
-overhead with a pattern that matches nothing hot: `main` patched, many calls, program time
+Calls/s = N / (t_traced - t_baseline), t from the resume to: the program's exit
+("patched-prog": the rings hold the records, the drain goes on after), every record handed
+to the store's queue ("patched"), every row committed ("patched-commit": queries see
+them), the first query's answer ("patched-query"). The patched runs use the default ring
+memory (settings as a user gets them) and report what the rings dropped. The overhead with a pattern that matches nothing hot: `main` patched, many calls, program time
 against the untraced run. gdb runs the same program with `dprintf hit_target,...` for a
 ratio. The store is also measured alone: rows appended by one thread, committed by its writer.
 """
@@ -49,7 +49,9 @@ class Run:
     summary: str
     final_rows: int = 0  # rows the drain at the exit handed over
     final_seconds: float = 0.0
-    queryable: float = 0.0  # resume to the first query's answer (rows committed, indexes built)
+    queryable: float = 0.0  # resume to the first query's answer
+    committed: float = 0.0  # resume to every row committed in the store
+    dropped: int = 0  # records the rings dropped (counted)
 
 
 def engine_run(program: Path, calls: int, mode: str, directory: str, ring_slots: int = 0) -> Run:
@@ -97,10 +99,13 @@ def engine_run(program: Path, calls: int, mode: str, directory: str, ring_slots:
         if seen != calls:
             raise RuntimeError(f"{seen} calls counted, expected {calls}")
         store.flush(timeout=600)
+        committed = time.perf_counter() - start
         recorded = query(store, QueryFilters(kinds=("return",), function=FUNCTION, limit=0)).total
         queryable = time.perf_counter() - start
-        summary = f"{status.summary()}; {status.functions[0].how}, overflow {status.functions[0].overflow}"
-        return Run(elapsed, program_time, recorded, summary, final_rows, elapsed - program_time, queryable)
+        traced = status.functions[0]
+        summary = f"{status.summary()}; {traced.how}, overflow {traced.overflow}; rings {status.ring_memory}"
+        return Run(elapsed, program_time, recorded, summary, final_rows, elapsed - program_time, queryable,
+                   committed, traced.overflow)  # fmt: skip
     finally:
         debugger.close()
         store.close()
@@ -178,14 +183,15 @@ def main(argv: Sequence[str]) -> int:
         for mode in ("traps", "sampled"):
             run = best_run(program, args.calls, mode, directory, args.repeat)
             rates.append(Rate(f"engine-{mode}", args.calls, run.elapsed - baseline, baseline))
-        slots = 1 << (2 * args.patched_calls - 1).bit_length()
-        patched = best_run(program, args.patched_calls, "patched", directory, args.repeat, slots)
-        default_rings = best_run(program, args.patched_calls, "patched", directory, 1)
+        patched = best_run(program, args.patched_calls, "patched", directory, args.repeat)
         if patched.recorded != args.patched_calls:
             print(f"  patched: only {patched.recorded} of {args.patched_calls} calls recorded (rings overflowed)")
-        rates.append(Rate("patched", patched.recorded, patched.elapsed - patched_baseline, patched_baseline))
-        program_rate = Rate("patched-prog", patched.recorded, patched.program - patched_baseline, patched_baseline)
-        rates.append(program_rate)
+        n, base = args.patched_calls, patched_baseline
+        program_rate = Rate("patched-prog", n, patched.program - base, base)
+        handed = Rate("patched", patched.recorded, patched.elapsed - base, base)
+        committed = Rate("patched-commit", patched.recorded, patched.committed - base, base)
+        queried = Rate("patched-query", patched.recorded, patched.queryable - base, base)
+        rates += [handed, program_rate, committed, queried]
         store = store_rate(args.store_rows, directory)
     gdb = shutil.which("gdb")
     gdb_rate = None
@@ -200,17 +206,16 @@ def main(argv: Sequence[str]) -> int:
     print_table(rates)
     print(f"store: {store.per_second:,.0f} events/s ({store.hits} rows in {store.seconds:.3f} s)")
     drain = patched.final_rows / patched.final_seconds if patched.final_seconds > 0 else float("inf")
-    print(f"patched with a ring of {slots:,} records: every call recorded; with the default rings "
-          f"({default_rings.recorded:,} recorded): {default_rings.summary}")  # fmt: skip
-    queried = Rate("patched-query", patched.recorded, patched.queryable - patched_baseline, patched_baseline)
-    ratio = f"{queried.per_second / gdb_rate.per_second:.1f}x gdb dprintf" if gdb_rate is not None else ""
-    print(f"patched until the first query answers (rows committed, indexes built): "
-          f"{patched.queryable:.3f} s, {queried.per_second:,.0f} calls/s {ratio}")  # fmt: skip
+    print(f"patched, default ring memory: {patched.recorded:,} of {args.patched_calls:,} calls recorded, "
+          f"{patched.dropped:,} records dropped ({patched.summary})")  # fmt: skip
     print(f"drain at the exit: {patched.final_rows:,} rows in {patched.final_seconds:.3f} s ({drain:,.0f} rows/s)")
     overhead = 100 * (cold_time - cold_baseline) / cold_baseline
     print(f"overhead with nothing hot traced (main patched, {args.cold_calls:,} calls): {overhead:+.1f}% "
           f"({cold_time:.3f} s vs {cold_baseline:.3f} s untraced, best of {args.repeat + 3} each)")  # fmt: skip
-    for name, rate in (("traps", rates[-4]), ("patched", rates[-2]), ("patched, program side", program_rate)):
+    for name, rate in (("traps", rates[-6]), ("patched, program side", program_rate),
+                       ("patched, until handed to the store", handed),
+                       ("patched, until every row is committed", committed),
+                       ("patched, until the first query answers", queried)):  # fmt: skip
         ratio = f"{rate.per_second / gdb_rate.per_second:.1f}" if gdb_rate is not None else "n/a"
         print(f"traced calls/s, every call recorded, {name}: {rate.per_second:,.0f}; vs gdb dprintf: {ratio}x")
     return 0

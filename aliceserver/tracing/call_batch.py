@@ -24,16 +24,18 @@ _PAIRS: Final = (  # statements, not a script: executescript would commit the tr
     "CREATE TEMP TABLE IF NOT EXISTS parts (part INTEGER PRIMARY KEY)",
     "INSERT OR IGNORE INTO temp.parts VALUES (0), (1)",
 )
-# ns = base + int((ticks - ticks0) * scale), never before the thread's last row (`last`).
-_NS: Final = "max(:last, :base + CAST(({} - :ticks) * :scale AS INTEGER))"
-_EXPAND: Final = f"""
+# ns = base + int((ticks - ticks0) * scale), never before the thread's last row (`last`:
+# stamps go up, so only where the first is before it).
+_NS: Final = ":base + CAST(({} - :ticks) * :scale AS INTEGER)"
+_NS_AFTER: Final = f"max(:last, {_NS})"
+_EXPAND: Final = """
 INSERT INTO events (kind, ts_ns, thread, function, file, line, call_id, parent_id, depth, args,
                     retval, duration_ns)
 SELECT CASE part WHEN 0 THEN 'call' ELSE 'return' END,
-       CASE part WHEN 0 THEN {_NS.format("cts")} ELSE {_NS.format("rts")} END,
+       CASE part WHEN 0 THEN {call} ELSE {ret} END,
        :thread, :function, :file, :line, call_id, :parent, :depth,
-       CASE part WHEN 0 THEN {{args}} END, CASE part WHEN 1 THEN {{retval}} END,
-       CASE part WHEN 1 THEN {_NS.format("rts")} - {_NS.format("cts")} END
+       CASE part WHEN 0 THEN {args} END, CASE part WHEN 1 THEN {retval} END,
+       CASE part WHEN 1 THEN {ret} - {call} END
 FROM temp.pairs CROSS JOIN temp.parts ORDER BY pairs.rowid, part
 """
 
@@ -88,5 +90,7 @@ class CallBatch:
         }  # fmt: skip
         if sql is not None:
             parameters["template"] = sql.template
-        db.execute(_EXPAND.format(args=args, retval=retval), parameters)
+        ns = _NS if base + int((self.call_ticks[0] - ticks) * scale) >= self.last_ns else _NS_AFTER
+        expand = _EXPAND.format(call=ns.format("cts"), ret=ns.format("rts"), args=args, retval=retval)
+        db.execute(expand, parameters)
         db.execute("DELETE FROM temp.pairs")

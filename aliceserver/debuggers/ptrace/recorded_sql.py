@@ -27,35 +27,51 @@ from aliceserver.debuggers.symbols.dwarf.values import is_char_type
 
 @dataclass(frozen=True, slots=True)
 class SqlShape:
-    template: str  # printf format of the arguments' JSON
-    arguments: tuple[str, ...]  # an expression of column v{i}: argument i (record value 3 + i)
-    returned: str  # an expression of column r (rax), or NULL (void)
+    template: str  # printf format of the arguments' JSON, each value's conversion in it
+    arguments: tuple[str, ...]  # integer expressions of columns v{i} (record value 3 + i)
+    returned: str  # a text expression of column r (rax), or NULL (void)
 
 
-def sql_scalar(t: Type, column: str) -> str | None:
-    """callabi._fast_scalar's text of `column`'s bits, in SQL; None where there is none."""
+def sql_value(t: Type, column: str) -> tuple[str, str] | None:
+    """callabi._fast_scalar's text of `column`'s bits as SQL: (a printf conversion, the
+    integer it converts); None where there is none (an unsigned 64-bit value)."""
     if isinstance(t, BaseType) and t.encoding in (Encoding.SIGNED, Encoding.UNSIGNED) and t.size in (1, 2, 4, 8):
         if t.size == 8:
-            return f"printf('%d', {column})" if t.encoding is Encoding.SIGNED else None
+            return ("%d", column) if t.encoding is Encoding.SIGNED else None
         mask, sign = (1 << 8 * t.size) - 1, 1 << (8 * t.size - 1)
         if t.encoding is Encoding.UNSIGNED:
-            return f"printf('%d', {column} & {mask})"
-        return f"printf('%d', ({column} & {mask}) - (({column} & {sign}) << 1))"
+            return "%d", f"({column} & {mask})"
+        return "%d", f"(({column} & {mask}) - (({column} & {sign}) << 1))"
     if isinstance(t, PointerType):
         target = strip(t.target)
         if is_char_type(target) or not isinstance(target, (BaseType, StructType, PointerType, EnumType)):
             return None
-        return f"printf('0x%x', {column})"
+        return "0x%x", column
     return None
 
 
+def sql_scalar(t: Type, column: str) -> str | None:
+    """The same as one text expression (a return value)."""
+    value = sql_value(t, column)
+    if value is None:
+        return None
+    conversion, expression = value
+    return f"CAST({expression} AS TEXT)" if conversion == "%d" else f"printf('{conversion}', {expression})"
+
+
 def sql_shape(slots: list[ArgumentSlot], returns: Type | None) -> SqlShape | None:
-    """The function's arguments and return value in SQL, or None (formatted in Python)."""
+    """The function's arguments and return value in SQL, or None (formatted in Python).
+    One printf makes the arguments' JSON (a printf per value cost a third more)."""
     if len(slots) > 6 or any(s.fast is None for s in slots):
         return None
-    arguments = tuple(sql_scalar(strip(s.type), f"v{i}") for i, s in enumerate(slots))
+    values = [sql_value(strip(s.type), f"v{i}") for i, s in enumerate(slots)]
     returned = "NULL" if returns is None else sql_scalar(strip(returns), "r")
-    if returned is None or any(a is None for a in arguments):
+    if returned is None:
         return None
-    pairs = ", ".join(f'[{json.dumps(s.name).replace("%", "%%")}, "%s"]' for s in slots)
-    return SqlShape(f"[{pairs}]", tuple(a for a in arguments if a is not None), returned)
+    pairs, arguments = [], []
+    for slot, value in zip(slots, values, strict=True):
+        if value is None:
+            return None
+        pairs.append(f'[{json.dumps(slot.name).replace("%", "%%")}, "{value[0]}"]')
+        arguments.append(value[1])
+    return SqlShape(f"[{', '.join(pairs)}]", tuple(arguments), returned)

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from aliceserver.debuggers.ptrace.callabi import _fast_scalar
-from aliceserver.debuggers.ptrace.recorded_sql import sql_scalar
+from aliceserver.debuggers.ptrace.recorded_sql import sql_scalar, sql_value
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, PointerType, Type
 
 BITS = [0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
@@ -31,6 +31,10 @@ def test_sql_text_is_the_fast_formatters(t: Type) -> None:
         signed = bits - (1 << 64) if bits >> 63 else bits  # as the ring's bytes cast to "q"
         (text,) = db.execute(f"SELECT {expression} FROM (SELECT ? AS v)", (signed,)).fetchone()
         assert text == fast(bits), (bits, text)
+        conversion, value = sql_value(t, "v") or ("", "")  # in an arguments' printf template
+        (text,) = db.execute(f"SELECT printf('[\"%s\", \"{conversion}\"]', 'x', {value}) FROM (SELECT ? AS v)",
+                             (signed,)).fetchone()  # fmt: skip
+        assert text == f'["x", "{fast(bits)}"]', (bits, text)
 
 
 def test_unsigned_long_has_no_sql_text() -> None:
