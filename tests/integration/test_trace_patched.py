@@ -15,6 +15,7 @@ import pytest
 
 from aliceserver.debuggers.events import Exited, Stopped, StopReason
 from aliceserver.debuggers.eventsource import Subscription
+from aliceserver.debuggers.model import CatchKind
 from aliceserver.debuggers.ptrace.patches.trace_rings import RingLayout
 from aliceserver.tracing import QueryFilters, Tracer, TraceStore, query
 from aliceserver.tracing.query import MAX_LIMIT, TraceEvent
@@ -287,6 +288,28 @@ def test_added_at_a_catch_syscall_entry_of_exec(debugger: Any, program: Path, st
     tracer = Tracer(debugger, store, project_root=str(PROGRAMS_DIR), max_rate=None)
     tracer.add(["work"])
     assert tracer.status().functions[0].how.startswith("trapped until the next stop: no patch area")
+
+
+def test_added_at_a_caught_exec_keeps_the_caught_return(debugger: Any, program: Path, store: TraceStore) -> None:
+    """At an exec's stop (catch exec) while `catch syscall execve` is on, the exit stop the
+    injector would take the thread to is the user's: it is left alone, the function stays
+    on traps for now, and execve's return is still reported."""
+    feed = start(debugger, program, ("exec",))
+    debugger.set_catchpoint(CatchKind.EXEC, True)
+    debugger.set_catch_events(syscalls=frozenset({59}), signals=frozenset(), gate=None)
+    reasons = []
+    while not reasons or reasons[-1] is not StopReason.EXEC:
+        debugger.resume()
+        while not isinstance(stop := feed.get(timeout=30), Stopped):
+            assert not isinstance(stop, Exited), stop
+        reasons.append(stop.reason)
+    tracer = Tracer(debugger, store, project_root=str(PROGRAMS_DIR), max_rate=None)
+    tracer.add(["work"])
+    assert tracer.status().functions[0].how.startswith("trapped until the next stop")
+    debugger.resume()
+    while not isinstance(stop := feed.get(timeout=30), Stopped):
+        assert not isinstance(stop, Exited), stop
+    assert (stop.reason, stop.syscall) == (StopReason.SYSCALL_RETURN, 59)
 
 
 def test_threads_named_by_the_thread_pointer_in_memory(

@@ -105,8 +105,11 @@ class SyscallInjector:
 
     def _leave_exec(self, t: Tracee) -> bool:
         """Take a thread at an exec's event stop (not a syscall stop) to the exec's exit
-        stop, where rax holds execve's 0 and registers we set stay; False elsewhere."""
-        libc = self._inferior.libc
+        stop, where rax holds execve's 0 and registers we set stay; False elsewhere, and
+        where `catch syscall` would report that exit stop (it is the user's)."""
+        libc, caught = self._inferior.libc, self._inferior.catch_syscalls
+        if caught is not None and (not caught or int(self._inferior.regs(t).orig_rax) in caught):
+            return False
         try:
             if libc.syscall_op(t.tid) != 0:  # 0: no syscall stop (an event stop)
                 return False
