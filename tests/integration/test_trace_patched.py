@@ -297,7 +297,7 @@ def test_added_at_a_caught_exec_keeps_the_caught_return(debugger: Any, program: 
     feed = start(debugger, program, ("exec",))
     debugger.set_catchpoint(CatchKind.EXEC, True)
     debugger.set_catch_events(syscalls=frozenset({59}), signals=frozenset(), gate=None)
-    reasons = []
+    reasons: list[StopReason] = []
     while not reasons or reasons[-1] is not StopReason.EXEC:
         debugger.resume()
         while not isinstance(stop := feed.get(timeout=30), Stopped):
