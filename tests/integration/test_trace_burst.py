@@ -12,11 +12,15 @@ from typing import Any
 
 import pytest
 
+from aliceserver.adapters.agent import build_tools
+from aliceserver.adapters.mcp.server import build_server
 from aliceserver.debuggers.events import Exited, Output, Stopped
 from aliceserver.errors import AliceError
+from aliceserver.serve import ptrace_debugger
 from aliceserver.tracing import QueryFilters, Tracer, TraceStore, query
 from aliceserver.tracing.call_batch import CallBatch
 from aliceserver.tracing.query import MAX_LIMIT
+from tests.support.agent_client import AgentClient, run_client
 from tests.support.build import PROGRAMS_DIR, Builder
 from tests.support.session import launch
 
@@ -158,3 +162,25 @@ def test_the_ring_memory_setting(debugger: Any, program: Path, store: TraceStore
     leaf = tracer.status().functions[0]
     assert leaf.calls == made and leaf.overflow > 0  # 600,000 records, 17,408 slots held
     assert count(store, "call", "leaf") == leaf.recorded < made
+
+
+def test_ring_memory_through_debug_trace(builder: Builder, tmp_path: Path) -> None:
+    """debug_trace's ring_memory_mib: refused out of range, else used and shown in status."""
+    program = str(builder.build("trace_burst"))
+    registry, sessions = build_tools(ptrace_debugger, trace_directory=str(tmp_path))
+
+    async def body(tools: AgentClient) -> None:
+        await tools.call("debug_launch", program=program, args=["1000"])
+        refused = await tools.fail("BAD_ARGUMENT", "debug_trace", action="add", patterns=["leaf"], ring_memory_mib=1)
+        assert "integer 1 out of range" in str(refused)
+        added = await tools.call("debug_trace", action="add", patterns=["leaf"], ring_memory_mib=64)
+        assert added["traced"] == ["leaf"]
+        assert added["ring_memory"].startswith("64 MiB: a ring of 32 MiB (the first thread to record), 15 of 1 MiB")
+        assert (await tools.call("debug_continue", timeout=60))["state"] == "exited"
+        assert (await tools.call("debug_query", kinds=["call"], function="leaf", limit=1))["total"] == 1000
+        await tools.call("debug_stop")
+
+    try:
+        run_client(build_server(registry), body)
+    finally:
+        sessions.close_all()
