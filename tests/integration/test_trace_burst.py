@@ -15,8 +15,8 @@ import pytest
 from aliceserver.adapters.agent import build_tools
 from aliceserver.adapters.mcp.server import build_server
 from aliceserver.debuggers.events import Exited, Output, Stopped
+from aliceserver.engines import ptrace_debugger
 from aliceserver.errors import AliceError
-from aliceserver.serve import ptrace_debugger
 from aliceserver.tracing import QueryFilters, Tracer, TraceStore, query
 from aliceserver.tracing.call_batch import CallBatch
 from aliceserver.tracing.query import MAX_LIMIT
