@@ -303,6 +303,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             return
         if self.jump_patches is not None:  # hits let go in the program, told to their gates
             self.jump_patches.settle(self)
+            stop = self.jump_patches.shown(self, stop)  # not inside a displaced copy
         self.run = Run.STOPPED
         self.last_stop = stop
         self._flush_output()

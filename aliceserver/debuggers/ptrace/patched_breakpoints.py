@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Final
 from aliceserver.debuggers.events import Output, Stopped
 from aliceserver.debuggers.hits import HitPolicy
 from aliceserver.debuggers.logpoints import LogSpec, log_spec
+from aliceserver.debuggers.ptrace import patch_displaced as displaced
 from aliceserver.debuggers.ptrace import patched_logs as logs
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.patch_counts import counting_gate
@@ -222,6 +223,17 @@ class JumpPatches:
             self.logs.drain()  # the messages before the stop that follows them
             for site in self.sites.values():
                 site.window.settle()
+
+    def shown(self, inferior: Inferior, stop: Stopped) -> Stopped:
+        """At a reported stop: threads in a displaced copy at their original instruction."""
+        if inferior is not self._inferior or not (self.sites or self._retired):
+            return stop
+
+        def remove(site: PatchedSite) -> None:
+            if self.sites.get(site.plan.address) is site:
+                self._remove(inferior, site)
+
+        return displaced.shown_stop(inferior, stop, [*self.sites.values(), *self._retired], remove)
 
     @staticmethod
     def _counting_now(inferior: Inferior, site: PatchedSite) -> bool:
