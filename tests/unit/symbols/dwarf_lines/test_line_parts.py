@@ -12,6 +12,7 @@ import pytest
 
 from aliceserver.debuggers.symbols.dwarf import index as index_module
 from aliceserver.debuggers.symbols.dwarf import lineparts
+from aliceserver.debuggers.symbols.dwarf import lines as lines_module
 from aliceserver.debuggers.symbols.dwarf import units as units_module
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
@@ -84,7 +85,7 @@ def test_a_line_part_that_does_not_decode_is_rebuilt(
 
 def _count_headers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     parsed: list[int] = []
-    real = units_module.parse_header
+    real = lines_module.parse_header  # as units.py imported it
 
     def counting(*args: Any) -> Any:
         parsed.append(1)
