@@ -259,7 +259,7 @@ def test_remembered_answers_in_a_burst_are_written_together_and_kept(
     program = builder.build(C_SOURCES, ("-g", "-O0"))
     info = _load(program, cache)
     now = [1000.0]
-    monkeypatch.setattr(index_module.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])  # (index.py's clock)
     writes: list[str] = []
     real_store = cache.store
 
