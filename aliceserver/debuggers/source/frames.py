@@ -20,6 +20,7 @@ from aliceserver.debuggers.model import (
     VariableScope,
 )
 from aliceserver.debuggers.restamp import restamped
+from aliceserver.debuggers.source.keptframes import KeptUnwindings
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.source.stepping import InlineCall
@@ -104,6 +105,7 @@ class Frames:
         self._tail_links = TailCallLinks()  # the chains found at call sites, kept across stops
         self._past_main = False  # gdb's `backtrace past-main` (set_past_main)
         self._variable_threads: set[int] = set()  # those whose variables were shown at this stop
+        self._kept = KeptUnwindings()  # unwindings kept across stops while nothing they read moved
 
     @property
     def _source(self) -> SourceSymbols:
@@ -114,6 +116,7 @@ class Frames:
         self._frames.clear()
         self._unwinders.clear()
         self._keep_lookups()
+        self._kept.next_stop()
         self._callers.clear()
         self._hidden.clear()
         self._tail_stacks.clear()
@@ -133,6 +136,7 @@ class Frames:
         """The thread's registers changed (a new pc or stack pointer): unwind it again."""
         self._frames.pop(thread_id, None)
         self._unwinders.pop(thread_id, None)
+        self._kept.forget(thread_id)
         self._callers.clear()
 
     def set_past_main(self, on: bool) -> None:
@@ -166,9 +170,16 @@ class Frames:
             return unwinder.extend(limit)
         target = self._engine.stopped_target(thread_id)
         values = dict(target.general_registers(thread_id))
-        unwinder = StackUnwinder(
-            values, self._read_visible, self._source.symbols, self._source.cfi, self._source.arch, self._lookups
-        )
+        source, lookups = self._source, self._lookups
+
+        def make(read: Callable[[int, int], bytes]) -> StackUnwinder:
+            return StackUnwinder(values, read, source.symbols, source.cfi, source.arch, lookups)
+
+        if through_calls:
+            self._kept.forget()
+            unwinder = make(self._read_visible)
+        else:  # the last stop's where the thread has not moved (keptframes.py)
+            unwinder = self._kept.unwinder(thread_id, values, lookups, self._read_visible, make)
         frames = unwinder.extend(limit)
         self._unwinders[thread_id] = unwinder
         if len(frames) > 1 and self._calls.pending():  # a call left stopped: past its frame
@@ -310,9 +321,7 @@ class Frames:
 
             def set_register(name: str, value: int) -> None:
                 target.set_general_register(thread_id, name, value)
-                self._frames.pop(thread_id, None)
-                self._unwinders.pop(thread_id, None)
-                self._callers.clear()
+                self.forget_thread(thread_id)
                 self._stop_cache.values_changed()
 
             setter = set_register
