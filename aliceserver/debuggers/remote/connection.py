@@ -254,12 +254,16 @@ class Connection:
                 self._write(self._unsent)
                 self._unsent, self._owed_unsent = b"", 0
 
-    def settle(self) -> None:
-        """The reply of every posted packet written so far handed on; those posted since
-        (a breakpoint's removal) go with the next packet, no round trip of their own."""
+    def settle(self, through: Callable[[bytes], None] | None = None) -> None:
+        """The reply of every posted packet written so far handed on (or only up to the
+        one `through` takes: a stop's thread list is told before its registers are read);
+        those posted since (a breakpoint's removal) go with the next packet, no round trip
+        of their own."""
         while len(self._owed) > self._owed_unsent:
             body, on_reply = self._owed.popleft()
             on_reply(self._answer(body, self.timeout))
+            if on_reply is through:
+                return
 
     def _receive(self, limit: float | None) -> bytes:
         while True:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from aliceserver.debuggers.remote import threadids
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.errors import RemoteError
@@ -21,6 +23,7 @@ class ThreadList:
         # and its XML costs more to read than to compare
         self._last: tuple[bytes, list[threadids.ThreadRef], dict[int, str]] | None = None
         self._generation = 0  # a resume makes a prefetch's late answer stale
+        self._taker: Callable[[bytes], None] | None = None  # takes the prefetch's answer
 
     def forget(self) -> None:
         """On a resume: threads come and go while the program runs."""
@@ -41,11 +44,12 @@ class ThreadList:
             if generation == self._generation:
                 self._asked = reply
 
+        self._taker = answered
         self.client.connection.post(self.client.xfer_request("threads", "", 0), answered)  # the caller flushes
 
     def refs(self) -> list[ThreadRef]:
         if self._refs is None:
-            self.client.connection.settle()
+            self.client.connection.settle(through=self._taker)  # not the replies asked after it
             first, self._asked = self._asked, None
             if first is not None and self._last is not None and first == self._last[0]:
                 _, refs, names = self._last

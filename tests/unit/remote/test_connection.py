@@ -152,6 +152,24 @@ def test_a_reply_that_fits_is_taken_even_as_the_same_as_the_one_before() -> None
     assert answers == [b"1234", b"1234"]
 
 
+def test_settling_through_one_posted_reply_leaves_those_after_it_to_the_next_request() -> None:
+    """A stop's thread list is read while the registers and the stack line asked after it
+    are still on their way: they are taken first by the next request, in order."""
+    channel = ScriptedChannel([b"".join(packets.frame(body) for body in (b"l<threads/>", b"00" * 8, b"OK"))])
+    connection = Connection(channel)
+    connection.acks = False
+    threads: list[bytes] = []
+    registers: list[bytes] = []
+    took_threads = threads.append  # the very callable posted
+    connection.post(b"qXfer:threads:read::0,fff", took_threads)
+    connection.post(b"g", registers.append)
+    connection.flush()
+    connection.settle(through=took_threads)
+    assert threads == [b"l<threads/>"] and registers == []
+    assert connection.request(b"Z0,2000,1") == b"OK"
+    assert registers == [b"00" * 8]
+
+
 def test_a_broken_link_is_told_once_and_every_request_after_fails() -> None:
     told: list[str] = []
 
