@@ -145,8 +145,10 @@ class DebugInfo:
 
         def rebuild(damaged: bool) -> dict[str, Any]:  # none yet, or one never to trust
             started = time.perf_counter()
-            built = build_line_part(image, dwarf, None)
+            built = build_line_part(image, dwarf, progress)  # (a long build is shown again)
             log.debug("indexed the lines of %s in %.3f s", image.path, time.perf_counter() - started)
+            if progress is not None:
+                progress(f"line tables of {os.path.basename(image.path)} read", 1.0)
             if cache is not None:
                 if damaged:
                     cache.damaged(cache.path_for(key), "its line part is unreadable")

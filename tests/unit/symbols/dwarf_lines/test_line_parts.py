@@ -114,3 +114,18 @@ def test_a_new_index_reads_no_line_header_until_a_query_needs_lines(
     again = _load(program, cache)
     assert again.resolve_line("a.c", 8) == line
     assert parsed == [] and decoded == [1]
+
+
+def test_a_line_part_built_on_first_use_reports_its_progress(builder: Builder, cache: IndexCache) -> None:
+    """Building a large program's line part is most of its index's time: a front end showing
+    the load's progress sees that build too, when the first query for lines makes it."""
+    program = builder.build(C_SOURCES, ("-g", "-O0"))
+    reported: list[tuple[str, float | None]] = []
+    info = DebugInfo.load(ElfImage.load(str(program)), cache=cache,
+                          progress=lambda message, fraction: reported.append((message, fraction)))  # fmt: skip
+    assert info is not None and reported[-1][1] == 1.0
+    loaded = len(reported)
+    assert info.resolve_line("a.c", 8) is not None
+    building = reported[loaded:]
+    assert any("line tables" in message for message, _fraction in building)
+    assert building[-1][1] == 1.0
