@@ -9,6 +9,7 @@ values of the frame's arguments and locals; `diff` compares the two records.
     python -m conformance.source_diff -v         # ... and each difference
     python -m conformance.source_diff basic-deep # only the named scenarios
     python -m conformance.source_diff --remote   # each side over its own gdbserver
+    python -m conformance.source_diff --patched  # breakpoints behind jump patches
 
 What counts as "the same" (see README.md): both sides show inlined calls as extra frames,
 and gdb also reconstructs tail calls from call-site DWARF. So both sides' frames are grouped
@@ -19,32 +20,36 @@ Paths compare by basename.
 
 from __future__ import annotations
 
-import argparse
-import os
 import signal
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from aliceserver.debuggers.events import Exited, Stopped
 from aliceserver.debuggers.model import (
     LaunchConfig,
     SignalPolicy,
-    StackFrame,
     StdioMode,
     StepKind,
     VariableScope,
     WatchKind,
 )
-from conformance.explained import SOURCE_KNOWN_BUGS, explained_by, stale, unexplained
+from conformance.explained import SOURCE_KNOWN_BUGS, explained_by, unexplained
+from conformance.source_frames import (
+    FrameRecord,
+    _base,
+    cut_at_main,
+    engine_groups,
+    frame_agrees,
+    gdb_groups,
+)
+from conformance.source_frames import normalize_function as normalize_function  # (importers)
 from tests.support.build import Builder, find_compiler, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx, find_rustc
 from tests.support.events import EventLog
 from tests.support.gdb import (
-    GdbFrame,
     GdbReply,
     frames,
     gdb_env,
@@ -54,6 +59,14 @@ from tests.support.gdb import (
 )
 
 ACTIONS = ("continue", "next", "step", "finish", "watch EXPR")
+
+
+class EngineProbe(Protocol):
+    """What a mode of the runner does on the engine's side (source_patched.py's patches)."""
+
+    def insert(self, dbg: Any, address: int) -> None: ...
+    def resumed(self, dbg: Any, action: str) -> None: ...
+    def stopped(self, dbg: Any, stop: Stopped) -> None: ...
 STOP_TIMEOUT = 20.0
 
 
@@ -76,23 +89,6 @@ class Scenario:
     @property
     def suffix(self) -> str:
         return {"c": ".c", "c++": ".cpp", "rust": ".rs"}[self.language]
-
-
-@dataclass(frozen=True)
-class FrameRecord:
-    """One physical frame: the names and positions gdb or the engine give it."""
-
-    functions: tuple[str, ...]
-    positions: tuple[tuple[str, int], ...]  # (basename, line)
-    pc: int | None
-    signal_trampoline: bool = False
-
-    def describe(self) -> str:
-        if self.signal_trampoline:
-            return "<signal handler called>"
-        name = "|".join(self.functions) or "??"
-        where = "|".join(f"{file}:{line}" for file, line in self.positions) or "-"
-        return f"{name}@{where}"
 
 
 @dataclass(frozen=True)
@@ -155,121 +151,40 @@ def location_spec(scenario: Scenario, programs_dir: Path) -> str:
     return scenario.location
 
 
-def normalize_function(name: str | None) -> str | None:
-    """glibc's internal aliases (`__GI___qsort_r`) name the same function as `qsort_r`."""
-    if name is None:
-        return None
-    for prefix in ("__GI_", "__libc_"):
-        if name.startswith(prefix):
-            name = name[len(prefix) :]
-    return name.lstrip("_") or name
-
-
-def _base(path: str | None) -> str | None:
-    return os.path.basename(path) if path else None
-
-
-def gdb_groups(gdb_frames: Sequence[GdbFrame]) -> list[FrameRecord]:
-    """gdb's frames grouped by physical frame (inline frames join the next real frame)."""
-    groups: list[FrameRecord] = []
-    names: list[str] = []
-    positions: list[tuple[str, int]] = []
-    for frame in gdb_frames:
-        if frame.kind == "tailcall":
-            continue
-        if frame.function:
-            names.append(frame.function)
-        file = _base(frame.file)
-        if file and frame.line:
-            positions.append((file, frame.line))
-        if frame.kind == "inline":
-            continue
-        groups.append(
-            FrameRecord(tuple(names), tuple(positions), frame.pc, frame.kind == "sigtramp")
-        )
-        names, positions = [], []
-    if names or positions:
-        groups.append(FrameRecord(tuple(names), tuple(positions), None))
-    return groups
-
-
-def engine_record(frame: StackFrame) -> FrameRecord:
-    names = (frame.function,) if frame.function else ()
-    file = _base(frame.source.path) if frame.source else None
-    positions = ((file, frame.source.line),) if frame.source and file else ()
-    return FrameRecord(names, positions, frame.pc, frame.signal_trampoline)
-
-
-def engine_groups(trace: Sequence[StackFrame]) -> list[FrameRecord]:
-    """The engine's frames grouped as gdb_groups does (inline frames join the next one)."""
-    groups: list[FrameRecord] = []
-    names: list[str] = []
-    positions: list[tuple[str, int]] = []
-    for frame in trace:
-        if frame.tail_call:  # dropped on both sides, as gdb_groups drops gdb's
-            continue
-        record = engine_record(frame)
-        names += record.functions
-        positions += record.positions
-        if frame.inlined:
-            continue
-        groups.append(FrameRecord(tuple(names), tuple(positions), frame.pc, frame.signal_trampoline))
-        names, positions = [], []
-    return groups
-
-
-def frame_agrees(gdb: FrameRecord, engine: FrameRecord) -> bool:
-    if gdb.signal_trampoline or engine.signal_trampoline:
-        # gdb prints no name for it (`<signal handler called>`): being one is what counts.
-        return gdb.signal_trampoline == engine.signal_trampoline and gdb.pc == engine.pc
-    if gdb.pc is not None and engine.pc is not None and gdb.pc != engine.pc:
-        return False
-    gdb_names = {normalize_function(n) for n in gdb.functions}
-    engine_names = {normalize_function(n) for n in engine.functions}
-    if gdb_names and not (engine_names & gdb_names):
-        return False
-    if gdb.positions and not set(engine.positions) & set(gdb.positions):
-        return False
-    return True
-
-
-def cut_at_main(engine: Sequence[FrameRecord], outermost: FrameRecord | None) -> list[FrameRecord]:
-    """The engine's frames up to the one gdb's backtrace ends with (gdb stops at main)."""
-    if outermost is None:
-        return list(engine)
-    for index, frame in enumerate(engine):
-        if frame_agrees(outermost, frame) and set(frame.functions) & set(outermost.functions):
-            return list(engine[: index + 1])
-    return list(engine)
-
-
 # --- gdb side -----------------------------------------------------------------------------
 
 _QUERIES = ("@frames", "info args", "info locals")
 
 
-def gdb_commands(scenario: Scenario, spec: str, target: str | None = None) -> list[str]:
+def break_command(spec: str, condition: str | None = None) -> str:
+    return f"break {spec}" + (f" if {condition}" if condition else "")
+
+
+def gdb_commands(
+    scenario: Scenario, spec: str, target: str | None = None, condition: str | None = None
+) -> list[str]:
     """gdb's commands; with `target` (a gdbserver's HOST:PORT) it connects and continues
-    the program the stub started instead of running it."""
+    the program the stub started instead of running it; `condition`: the breakpoint's."""
     commands = [f"target remote {target}"] if target else []
     commands += [
         f"handle {signal.Signals(sig).name} nostop noprint pass" for sig in scenario.quiet_signals
     ]
     go = "continue" if target else "run " + " ".join(scenario.args)
-    commands += [f"break {spec}", go, *_QUERIES]
+    commands += [break_command(spec, condition), go, *_QUERIES]
     for action in scenario.actions:
         commands += [action, *_QUERIES]
     return commands
 
 
 def gdb_stops(
-    scenario: Scenario, program: Path, spec: str, env: dict[str, str], target: str | None = None
+    scenario: Scenario, program: Path, spec: str, env: dict[str, str], target: str | None = None,
+    condition: str | None = None,
 ) -> list[StopRecord]:
-    commands = gdb_commands(scenario, spec, target)
+    commands = gdb_commands(scenario, spec, target, condition)
     # Over a stub both sides read the libraries from this machine (no "Reading ... from remote").
     options = ("-iex", "set sysroot /") if target else ()
     replies = run_gdb(program, commands, env=env, options=options)
-    first = commands.index(f"break {spec}") + 1  # the `run` (or `continue`)
+    first = commands.index(break_command(spec, condition)) + 1  # the `run` (or `continue`)
     stops: list[StopRecord] = []
     for step in range(len(scenario.actions) + 1):
         at = first + step * (1 + len(_QUERIES))
@@ -308,9 +223,11 @@ def engine_stops(
     env: dict[str, str],
     engine: Any | None = None,
     start: Callable[[Any], object] | None = None,
+    probe: EngineProbe | None = None,
 ) -> list[StopRecord]:
     """The stops of `scenario` under the engine (`engine`: a fresh PtraceDebugger to use;
-    `start`: how it gets the program, when not by launching it, such as connect_remote)."""
+    `start`: how it gets the program, when not by launching it, such as connect_remote;
+    `probe`: how the breakpoints go in, and what is looked at after each resume and stop)."""
     dbg = engine if engine is not None else _new_engine()
     log = EventLog(dbg)
     stops: list[StopRecord] = []
@@ -327,13 +244,18 @@ def engine_stops(
         if not locations:
             raise LookupError(f"the engine resolved {spec!r} to nothing")
         for location in locations:
-            dbg.insert_breakpoint(location.address)
+            if probe is None:
+                dbg.insert_breakpoint(location.address)
+            else:
+                probe.insert(dbg, location.address)
         dbg.resume()
         stop = _next_stop(log)
         for step in range(len(scenario.actions) + 1):
             if stop is None:
                 break
             stops.append(_engine_stop(dbg, stop, scenario.compare_values))
+            if probe is not None:
+                probe.stopped(dbg, stop)
             if step == len(scenario.actions):
                 break
             action = scenario.actions[step]
@@ -347,6 +269,8 @@ def engine_stops(
                     action
                 ]
                 dbg.step(stop.thread_id, kind)
+            if probe is not None:
+                probe.resumed(dbg, action)
             stop = _next_stop(log)
     finally:
         if engine is None:
@@ -546,6 +470,21 @@ SCENARIOS: tuple[Scenario, ...] = (
     # libstdc++'s printers (vector and string arguments) and a finish back into main.
     Scenario("cpp-printers", "cpp_printers", "c++", "show", ("next", "finish"),
              flags=("-g", "-O0", "-fno-omit-frame-pointer", "-std=c++20")),  # fmt: skip
+    # Breakpoints hit again and again, each action after a later hit (with --patched: stops
+    # presented from a trampoline, and resumes through its displaced copy of the site).
+    Scenario("again-qsort", "src_basic", "c", "@compare",
+             ("continue", "next", "continue", "step", "continue", "finish", "continue")),  # fmt: skip
+    Scenario("again-recursion", "src_basic", "c", "@fact_rec",
+             ("continue", "continue", "next", "continue", "finish", "finish")),  # fmt: skip
+    Scenario("again-watch", "watch", "c", "@counter",
+             ("continue", "watch global_counter", "continue", "continue", "continue", "next")),  # fmt: skip
+    # A site whose first instruction adds to a local (-O0) or to a global RIP-relative
+    # (-O2): run twice by a resume, the values at the next stop differ.
+    Scenario("again-rmw", "patched_resume", "c", "@total",
+             ("continue", "continue", "next", "step", "finish", "continue", "continue")),  # fmt: skip
+    Scenario("again-rmw-O2", "patched_resume", "c", "tick",
+             ("continue", "finish", "continue", "watch ticks", "continue", "continue", "continue"),
+             flags=("-g", "-O2")),  # fmt: skip
 )
 
 
@@ -558,61 +497,9 @@ def by_name(names: Sequence[str]) -> list[Scenario]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.source_diff", description=__doc__)
-    parser.add_argument("scenarios", nargs="*", help="names (default: all)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print every difference")
-    parser.add_argument("--cache", type=Path, help="build directory (default: a temporary one)")
-    parser.add_argument("--remote", action="store_true",
-                        help="debug each side's program through its own gdbserver")  # fmt: skip
-    options = parser.parse_args(argv)
-    chosen = by_name(options.scenarios) if options.scenarios else list(SCENARIOS)
-    with tempfile.TemporaryDirectory(prefix="alice-conformance-") as tmp:
-        cache = options.cache or Path(tmp)
-        cache.mkdir(parents=True, exist_ok=True)
-        builders = Builders.in_dir(cache)
-        rows: list[tuple[str, str, str, str, str]] = []
-        total_differences = 0
-        explained: list[Difference] = []
-        for scenario in chosen:
-            reason = builders.available(scenario)
-            if reason is not None:
-                rows.append((scenario.name, "-", "-", "-", f"skipped: {reason}"))
-                continue
-            try:
-                outcome = diff(scenario, builders, remote=options.remote)
-            except Exception as error:  # one broken scenario must not hide the others
-                total_differences += 1
-                rows.append(
-                    (scenario.name, "-", "-", "-", f"error: {type(error).__name__}: {error}")
-                )
-                continue
-            total_differences += len(outcome.differences)
-            explained += outcome.explained
-            aspects = sorted({d.aspect for d in outcome.differences})
-            rows.append(
-                (
-                    scenario.name,
-                    str(len(outcome.gdb)),
-                    str(outcome.agreements),
-                    str(len(outcome.differences)),
-                    (", ".join(aspects) if aspects else f"ok ({outcome.seconds:.1f}s)")
-                    + (f", {len(outcome.explained)} explained" if outcome.explained else ""),
-                )
-            )
-            if options.verbose:
-                for difference in outcome.differences:
-                    print(f"  {difference}")
-    header = ("scenario", "stops", "agree", "differ", "notes")
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        print(
-            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip()
-        )
-    print(f"{len(chosen)} scenarios, {total_differences} differences, {len(explained)} explained")
-    if not options.scenarios:
-        for entry in stale(explained, SOURCE_KNOWN_BUGS):
-            print(f"no longer needed (explained.py): {entry.reason}")
-    return 1 if total_differences else 0
+    from conformance.source_cli import main as run  # the table and the modes
+
+    return run(argv)
 
 
 if __name__ == "__main__":
