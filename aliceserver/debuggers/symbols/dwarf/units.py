@@ -328,15 +328,18 @@ def build_payload(
 ) -> dict[str, Any]:
     """The cacheable index of `image` (whose DWARF `dwarf` holds), plain containers only:
     its line part (build_line_part) and its name part (build_name_part)."""
-    return {**build_line_part(image, dwarf, progress), **build_name_part(image, progress)}
+    return {**build_line_part(image, dwarf, progress), **build_name_part(image, progress, 0.8)}
 
 
-def build_name_part(image: ElfImage, progress: Progress | None = None) -> dict[str, Any]:
+def build_name_part(
+    image: ElfImage, progress: Progress | None = None, start: float = 0.0
+) -> dict[str, Any]:
     """What `break NAME` looks a library up by: demangled function names, the function
     list (funclist.py) and the ELF symbol table (the image's: parsing it costs more than
-    reading all the rest from the cache). No DWARF is read."""
+    reading all the rest from the cache). No DWARF is read. Its progress starts at `start`:
+    0 when it is the whole job (a client's bar must not open at 80%)."""
     if progress is not None:
-        progress(f"demangling names of {os.path.basename(image.path)}", 0.8)
+        progress(f"demangling names of {os.path.basename(image.path)}", start)
     demangler = Demangler()
     demangled = {}
     functions = image.function_symbols()  # plain tuples: an ElfSymbol each costs more
