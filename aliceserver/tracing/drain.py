@@ -5,9 +5,10 @@ program runs; the Tracer also drains at every stop, thread exit and at the exit 
 records the exit), so nothing written is lost. Records come per thread in the order the
 thread wrote them; returns pair with calls by (thread, CFA) as the trap path does (a call
 left without its return, by longjmp or a tail call, is forgotten when a later call on its
-thread sits at or above its frame), and the rows are those the trap path writes, in one
-`extend` per drain. The pairing of recorded calls is kept apart from the trap path's: a
-recorded call's parent is the recorded call open around it.
+thread sits at or above its frame), and the rows are those the trap path writes. Runs of
+leaf calls (each call's return next) go to the store in bulk (drain_bulk.py), the rest one
+by one. The pairing of recorded calls is kept apart from the trap path's: a recorded
+call's parent is the recorded call open around it.
 
 When the store falls behind (more than BACKLOG rows queued, not yet written) and the
 tracer samples (max_rate), only one call in N is written, N growing with the backlog;

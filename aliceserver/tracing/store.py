@@ -1,8 +1,9 @@
 """TraceStore: one session's trace events in an SQLite file.
 
 Writes are batched: `append` only queues a row (it runs on the engine's tracer thread, at
-every traced call) and a writer thread inserts what has queued in one transaction, in
-WAL mode so that queries read while it writes. The file is deleted on `close` unless the
+every traced call), or a CallBatch of calls in bulk (call_batch.py), and a writer thread
+inserts what has queued in one transaction, in WAL mode so that queries read while it
+writes. The file is deleted on `close` unless the
 session asked to keep it; kept files older than the retention period are purged
 (`purge_old`, run when a store opens).
 """

@@ -11,8 +11,12 @@ program's memory (recorded_calls.memory_needed), is refused with the reason: the
 traces it with traps (calltrace.py).
 
 `drain()` (any thread, while the program runs) hands over the records written since, per
-thread in the order the thread wrote them, with `to_ns` for their rdtsc stamps. Patches go
-in and out with every thread stopped (held for the change when the program runs).
+thread in the order the thread wrote them, with `to_ns` for their rdtsc stamps. A copier
+thread empties the rings into the server's memory meanwhile; rings and copies take at most
+`ring_memory` bytes (set_ring_memory; 256 MiB by default, so that a burst of 1M calls is
+held whole: the copier, which needs the GIL, cannot be counted on to keep pace with the
+program). Patches go in and out with every thread stopped (held for the change when the
+program runs).
 """
 
 from __future__ import annotations
