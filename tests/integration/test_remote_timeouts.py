@@ -74,6 +74,19 @@ def test_a_reply_later_than_remotetimeout_gives_the_link_up_and_the_session_serv
     assert "Breakpoint 1, add (a=0, b=10)" in done.stdout and "killed]" in done.stdout, done.stdout
 
 
+def test_remotetimeout_set_while_connected_applies_to_the_next_wait(builder: Builder, tmp_path: Path) -> None:
+    """Set after `target remote` (connected with gdb's 2 s, three tries: 6 s), one second
+    applies from the next request on: the reply that comes in five gives the link up."""
+    program = builder.build("mi_prog")
+    late = LateReply(5.0)
+    with gdbserver(program) as server, rsp_proxy(server.address, late.to_client, late.to_stub) as proxy:
+        done = ours(["-batch", "-nx", *ex("set sysroot /", f"target remote {proxy.address}", "set remotetimeout 1",
+                                          "break add", "continue", "print sum"), str(program)], tmp_path)  # fmt: skip
+    assert late.delayed
+    assert done.stderr.splitlines()[:2] == ["Remote connection closed", 'No symbol "sum" in current context.'], \
+        done.stderr  # fmt: skip
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -120,7 +120,11 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         ctx.log(RANGE_WARNING)
     elif name in _TRACE_NOTES:  # gdb's set hook, on any target without tracepoints (ours)
         ctx.log(f"warning: Target does not support trace notes, {_TRACE_NOTES[name]} ignored\n")
-    if name == "unwindonsignal":  # the engine's, for every call (conditions' too)
+    if name == "remotetimeout":
+        from aliceserver.adapters.mi.remote_commands import apply_timeouts
+
+        apply_timeouts(session)
+    elif name == "unwindonsignal":  # the engine's, for every call (conditions' too)
         session.debugger.set_call_options(unwind_on_signal=value == "on")
     elif name == "backtrace past-main":  # entry values read main's caller or not
         session.debugger.set_backtrace_past_main(value == "on")

@@ -38,6 +38,13 @@ def _timeouts(session: MiSession) -> RemoteTimeouts:
                           session.settings.get("tcp auto-retry") == "on")  # fmt: skip
 
 
+def apply_timeouts(session: MiSession) -> None:
+    """`set remotetimeout` while connected: the link waits so from its next request on."""
+    setter = getattr(session.debugger, "set_remote_timeouts", None)
+    if setter is not None:
+        setter(_timeouts(session))
+
+
 def remote_held(session: MiSession) -> RemoteConnected | None:
     debugger = session.debugger
     return debugger.remote_connection() if isinstance(debugger, RemoteTargets) else None

@@ -46,7 +46,7 @@ only the values we do, and refuses the others by name):
 | max-completions | completion.py (`-complete`) |
 | remotecache | nothing, as in gdb: '"remotecache" now does nothing and exists only for compatibility reasons' |
 | remote exec-file | extended-remote's `run` (launch_config's remote_program): the file the stub starts, empty its default program (gdb's empty vRun); the other `remote` settings are refused |
-| remotetimeout | the remote connection's wait for a reply: gdb's three tries of it, then the link is given up (a late reply would be taken for the next request's); unlimited waits for ever; read on connecting |
+| remotetimeout | the remote connection's wait for a reply: gdb's three tries of it, then the link is given up (a late reply would be taken for the next request's); unlimited waits for ever; applies at once, connected or not |
 | tcp connect-timeout, tcp auto-retry | `target remote HOST:PORT`: a refused connection tried again (auto-retry on) until the timeout, as gdb |
 | exec-file-mismatch | `target remote`: the program's build id compared with the stub's file's, gdb's warning on a mismatch; ask (answered yes: no terminal here) loads the stub's file's symbols instead |
 | trace-notes, trace-user, trace-stop-notes | kept and shown; gdb's own warning that the target does not support trace notes (no target here has tracepoints) |

@@ -182,6 +182,7 @@ class PtraceDebugger:
             lambda process, program: self._images.load_remote_process(process, program), self._forget_stop_state,
             self.signal_policy, self._dollars.record_exit, self._tracer.post, library_event=loader_trap_hit,
         ))  # fmt: skip
+        self.set_remote_timeouts = self._remote.set_timeouts  # `set remotetimeout` mid-session
         self._run = Execution(access, self._live, self._remote, self._cores)  # live or remote
         callers = ProgramCallers(access, self._remote, self.call_settings, self._tracker, self._symbols,
                                  self._forget_stop_state)  # f(x) in expressions, live or remote

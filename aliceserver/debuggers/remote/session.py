@@ -124,11 +124,9 @@ class RemoteSession:
         if self.process is not None:
             raise TargetError("Already connected to a remote target; disconnect first.")
         # Imported here: the client and its sockets cost 3 MB in every session, most local.
-        from aliceserver.debuggers.remote.connection import RETRANSMITS
         from aliceserver.debuggers.remote.process import RemoteProcess
 
-        reply = None if timeouts.reply is None else timeouts.reply * RETRANSMITS  # gdb's tries
-        process = RemoteProcess.connect(_channel_name(target), extended=extended, timeout=reply,
+        process = RemoteProcess.connect(_channel_name(target), extended=extended, timeout=_reply_limit(timeouts),
                                         connect_timeout=timeouts.connect, auto_retry=timeouts.auto_retry)
         process.on_event = self._events.put
         self.process, self._program = process, program
@@ -165,6 +163,13 @@ class RemoteSession:
                 self._events.put(ThreadStarted(tid))
         self._libraries = self._hooks.new_process(process, self._program)
         self.watches.place_all(process)
+
+    def set_timeouts(self, timeouts: RemoteTimeouts) -> None:
+        """`set remotetimeout` while connected: each wait for a reply from now on (gdb
+        reads the setting at every wait, not only on connecting)."""
+        process = self.process
+        if process is not None:
+            process.client.connection.timeout = _reply_limit(timeouts)
 
     def disconnect(self) -> None:
         """gdb's `disconnect`: the stub keeps the program; we forget it."""
@@ -541,6 +546,13 @@ class RemoteSession:
         return [ThreadInfo(tid, process.thread_name(tid), ThreadState.STOPPED,
                            process.general_registers(tid)[process.arch.pc], core, process.thread_details(tid))
                 for tid in process.thread_ids()]  # fmt: skip
+
+
+def _reply_limit(timeouts: RemoteTimeouts) -> float | None:
+    """The link's wait for a reply: gdb's three tries of `remotetimeout` (None: for ever)."""
+    from aliceserver.debuggers.remote.connection import RETRANSMITS
+
+    return None if timeouts.reply is None else timeouts.reply * RETRANSMITS
 
 
 def _channel_name(target: str) -> str:
