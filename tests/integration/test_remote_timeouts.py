@@ -23,7 +23,7 @@ SETTINGS = ["show remotetimeout", "set remotetimeout 3", "show remotetimeout", "
             "show remotetimeout", "set remotetimeout -5", "set remotetimeout", "set remotetimeout -1",
             "show remotetimeout", "show tcp connect-timeout", "set tcp connect-timeout 0", "show tcp connect-timeout",
             "set tcp connect-timeout 4", "show tcp connect-timeout", "show tcp auto-retry", "set tcp auto-retry off",
-            "show tcp auto-retry", "show tcp nosuch"]  # fmt: skip
+            "show tcp auto-retry", "show tcp nosuch", "set tcp", "show tcp"]  # fmt: skip
 
 
 @needs_gdb

@@ -54,6 +54,11 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     if head in ("var", "variable"):
         assign(ctx, rest)
         return
+    if words == ["tcp"]:
+        from aliceserver.adapters.mi.remote_commands import set_tcp_help
+
+        ctx.console(set_tcp_help())
+        return
     if head in radix.NAMES:  # gdb's own parse (an expression) and messages
         radix.set_radix(ctx, head, rest, from_tty=ctx.from_tty and not from_mi)
         return
@@ -237,6 +242,10 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         return "auto", f'The current source language is "auto; currently {current_language(ctx)}".'
     if name == "directories":
         return source_paths.directories_sentence(ctx)
+    if name == "tcp":
+        from aliceserver.adapters.mi.remote_commands import show_tcp
+
+        return "", show_tcp(lambda each: show_value(ctx, each)[1])
     if name in ("architecture", "arch") and session.settings.get("architecture") == "auto":
         # gdb's default architecture is i386 until a program tells it (by its ELF header)
         current = _program_architecture(session) or "i386"

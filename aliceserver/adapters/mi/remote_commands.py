@@ -4,7 +4,7 @@ gdb 13 prints (with a local sysroot: the stub's files are read from this machine
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.libraries import library_names
@@ -36,6 +36,25 @@ def _timeouts(session: MiSession) -> RemoteTimeouts:
 
     return RemoteTimeouts(seconds("remotetimeout"), seconds("tcp connect-timeout"),
                           session.settings.get("tcp auto-retry") == "on")  # fmt: skip
+
+
+TCP_SUBCOMMANDS = {"auto-retry": "Set auto-retry on socket connect.",
+                   "connect-timeout": "Set timeout limit in seconds for socket connection."}  # fmt: skip
+
+
+def set_tcp_help() -> str:
+    """gdb's bare `set tcp`: its prefix's subcommands."""
+    rows = "".join(f"set tcp {name} -- {doc}\n" for name, doc in TCP_SUBCOMMANDS.items())
+    return (f"List of set tcp subcommands:\n\n{rows}\n"
+            'Type "help set tcp" followed by set tcp subcommand name for full documentation.\n'
+            'Type "apropos word" to search for commands related to "word".\n'
+            'Type "apropos -v word" for full documentation of commands related to "word".\n'
+            "Command name abbreviations are allowed if unambiguous.\n")  # fmt: skip
+
+
+def show_tcp(sentence: Callable[[str], str]) -> str:
+    """gdb's bare `show tcp`: each subcommand's sentence after its name."""
+    return "\n".join(f"tcp {name}:  {sentence(f'tcp {name}')}" for name in TCP_SUBCOMMANDS)
 
 
 def apply_timeouts(session: MiSession) -> None:
