@@ -19,17 +19,17 @@ read (CLIENTS.md part 2: frame fullname/line, breakpoint tables, locals, threads
 
 from __future__ import annotations
 
-import argparse
 import re
-import shutil
 import sys
-import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support.build import Builder, find_compiler, marker_line
+from conformance.mi_scenarios import PROG as PROG  # (importers of mi_diff)
+from conformance.mi_scenarios import SCENARIOS as SCENARIOS
+from conformance.mi_scenarios import MiScenario as MiScenario
+from tests.support.build import Builder, marker_line
 from tests.support.mi_client import MiClient
 from tests.support.mi_grammar import PROMPT, GrammarError, List, Record, Tuple, Value, parse_record
 
@@ -39,201 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 Norm = dict[str, "Norm"] | list["Norm"] | str
 
 
-@dataclass(frozen=True)
-class MiScenario:
-    name: str
-    program: str  # stem of a C file in tests/programs
-    commands: tuple[str, ...]  # MI (or CLI) commands; {marker} -> the line of @bp:marker
-    description: str = ""
-
-
-PROG = "mi_prog.c"
-
-SCENARIOS: tuple[MiScenario, ...] = (
-    MiScenario(
-        "emacs-init",
-        "mi_prog",
-        (
-            "-gdb-set height 0",
-            "-enable-pretty-printing",
-            "-enable-frame-filters",
-            "-file-list-exec-source-file",
-            "-gdb-show prompt",
-            "-stack-info-frame",
-            "-thread-info",
-            "-break-list",
-            "-gdb-set target-async 1",
-            "-list-target-features",
-            "-gdb-set non-stop 0",
-        ),
-        "what gdb-mi.el sends before the program runs",
-    ),
-    MiScenario(
-        "break-run-step",
-        "mi_prog",
-        (
-            f"-break-insert {PROG}:{{loop}}",
-            "-break-insert add",
-            "-break-list",
-            "-exec-run",
-            "-stack-info-frame --thread 1",
-            "-thread-info",
-            "-break-disable 2",
-            "-exec-next 1",
-            "-exec-next 1",
-            "-exec-step 1",
-            "-stack-info-frame --thread 1",
-            "-exec-finish ",
-            "-break-enable 2",
-            "-exec-continue ",
-            "-break-delete 2",
-            "-break-list",
-            "-exec-until " + PROG + ":{after_loop}",
-            "-stack-info-frame",
-            "-break-delete 1",
-            "-exec-continue ",
-        ),
-        "break, run, next, step, finish, continue, until, exit (Emacs's commands)",
-    ),
-    MiScenario(
-        "stack-locals",
-        "mi_prog",
-        (
-            "-break-insert add",
-            "-exec-run",
-            "-stack-list-frames --thread 1",
-            "-stack-info-depth",
-            "-stack-list-locals --thread 1 --simple-values",
-            "-stack-list-arguments --simple-values",
-            "-stack-list-variables --all-values",
-            "-stack-select-frame 1",
-            "-stack-info-frame",
-            "-stack-list-locals --simple-values",
-            "-stack-list-variables --simple-values",
-            "-stack-select-frame 0",
-            "-break-delete 1",
-            "-break-insert " + PROG + ":{print}",
-            "-exec-continue",
-            "-stack-list-locals --all-values",
-            "-stack-list-locals --simple-values",
-        ),
-        "frames, locals, arguments, frame selection",
-    ),
-    MiScenario(
-        "varobj-evaluate",
-        "mi_prog",
-        (
-            "-break-insert " + PROG + ":{print}",
-            "-exec-run",
-            "-data-evaluate-expression total",
-            "-data-evaluate-expression pt",
-            "-data-evaluate-expression pp->name",
-            '-data-evaluate-expression "arr[2] * 2"',
-            "-data-evaluate-expression msg",
-            '-data-evaluate-expression "*pp"',
-            "-data-evaluate-expression counter",
-            "-var-create - * pt",
-            "-var-list-children --all-values var1",
-            "-var-create - * total",
-            "-var-create - * arr",
-            "-var-list-children --all-values var3",
-            "-var-create - * msg",
-            "-var-update --all-values *",
-            "-gdb-set variable total = 7",
-            "-var-update --all-values *",
-            "-var-assign var2 9",
-            "-var-evaluate-expression var2",
-            "-var-set-format var2 hexadecimal",
-            "-var-evaluate-expression var2",
-            "-var-info-type var1",
-            "-var-delete var1",
-            "-var-update --all-values *",
-            '-interpreter-exec console "print total"',
-            '-interpreter-exec console "print/x arr"',
-        ),
-        "watch expressions, var objects, set variable",
-    ),
-    MiScenario(
-        "data",
-        "mi_prog",
-        (
-            "-break-insert " + PROG + ":{loop}",
-            "-exec-run",
-            '-data-disassemble -s $pc -e "$pc + 12" -- 0',
-            "-data-disassemble -f " + PROG + " -l {add_body} -n -1 -- 0",  # as Emacs asks
-            '-data-read-memory "arr" x 4 1 4',
-            "-data-read-memory-bytes arr 16",
-            "-data-list-register-values --thread 1 x 16",
-            "-data-list-changed-registers",
-            "-exec-next 1",
-            "-data-list-register-values x 16",
-            '-interpreter-exec console "x/4dw arr"',
-            '-interpreter-exec console "info frame"',
-        ),
-        "disassembly, memory, registers",
-    ),
-    MiScenario(
-        "registers",
-        "mi_prog",
-        (
-            "-data-list-register-names",
-            "-break-insert main",
-            "-exec-run",
-            "-data-list-register-names",
-            "-data-list-register-names 0 16 17",
-        ),
-        "register names before and after run",
-    ),
-    MiScenario(
-        "errors",
-        "mi_prog",
-        (
-            "-exec-next",
-            "-stack-info-frame",
-            "-stack-list-frames",
-            "-data-evaluate-expression total",
-            "-break-insert nosuchfunction",
-            "-no-such-command",
-            "-break-delete 99",
-            '-interpreter-exec console "frobnicate"',
-            "-break-insert main",
-            "-exec-run",
-            "-data-evaluate-expression nosuchvar",
-            '-data-evaluate-expression "1 +"',
-            "-var-create - * nosuchvar",
-            "-var-update --all-values nosuchvar",
-            "-exec-finish",
-        ),
-        "error messages (Emacs shows them in the minibuffer, termdebug echoes them)",
-    ),
-    MiScenario(
-        "exit-code",
-        "mi_prog",
-        (
-            "-exec-arguments fail",
-            "-exec-run",
-            "-thread-info",
-            "-stack-info-frame",
-            "-list-target-features",
-        ),
-        "a run to a non-zero exit code, and the state after it",
-    ),
-    MiScenario(
-        "cli-on-mi",
-        "mi_prog",
-        (
-            "break {add_body}",
-            "run",
-            "bt",
-            "info locals",
-            "up",
-            "disassemble $pc,+8",
-            "finish",
-            "continue",
-        ),
-        "CLI commands given directly on the MI channel (termdebug, users in *gud*)",
-    ),
-)
+AfterStep = Callable[[MiClient, "StepRecord"], None]
 
 # Keys of the records the clients read (CLIENTS.md part 2, section 3).
 CLIENT_KEYS = frozenset(
@@ -380,10 +186,13 @@ def expand(command: str, program: str) -> str:
 
 
 def run_session(
-    scenario: MiScenario, binary: Path, gdb: bool
+    scenario: MiScenario, binary: Path, gdb: bool, after: AfterStep | None = None,
+    options: Sequence[str] = (),
 ) -> tuple[list[StepRecord], list[str]]:
-    """Run the scenario's commands; the records of each step and the program's own output."""
-    args = ["-q", "-nx", "-iex", "set mi-async on", "-i=mi", str(binary)]
+    """Run the scenario's commands; the records of each step and the program's own output
+    (`after`: called after each step, its own commands' records not kept; `options`: the
+    server's command line options)."""
+    args = ["-q", "-nx", "-iex", "set mi-async on", *options, "-i=mi", str(binary)]
     client = MiClient(args, cwd=binary.parent, gdb=gdb)
     build_dir = str(binary.parent)
     steps: list[StepRecord] = []
@@ -395,6 +204,8 @@ def run_session(
             steps.append(step)
             if step.error:
                 break
+            if after is not None:
+                after(client, step)
     finally:
         client.close()
     return steps, output
@@ -560,12 +371,14 @@ def _last_key(names: list[str]) -> str:
     return names[-2] if last == "length" and len(names) > 1 else last
 
 
-def diff(scenario: MiScenario, builder: Builder) -> Outcome:
+def diff(scenario: MiScenario, builder: Builder, after: AfterStep | None = None,
+         our_options: Sequence[str] = ()) -> Outcome:  # fmt: skip
+    """`after`, `our_options`: our server's (mi_patched.py: its patches)."""
     start = time.perf_counter()
     binary = builder.build(scenario.program)
     outcome = Outcome(scenario)
     outcome.gdb, gdb_output = run_session(scenario, binary, gdb=True)
-    outcome.ours, our_output = run_session(scenario, binary, gdb=False)
+    outcome.ours, our_output = run_session(scenario, binary, gdb=False, after=after, options=our_options)
     for index in range(max(len(outcome.gdb), len(outcome.ours))):
         theirs = outcome.gdb[index] if index < len(outcome.gdb) else None
         mine = outcome.ours[index] if index < len(outcome.ours) else None
@@ -600,44 +413,9 @@ def by_name(names: Sequence[str]) -> list[MiScenario]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.mi_diff", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("scenarios", nargs="*", help="names (default: all)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print every difference")
-    parser.add_argument("--client-only", action="store_true",
-                        help="with -v: print only differences in fields the clients read")
-    parser.add_argument("--cache", type=Path, help="build directory (default: a temporary one)")
-    options = parser.parse_args(argv)
-    chosen = by_name(options.scenarios) if options.scenarios else list(SCENARIOS)
-    compiler = find_compiler()
-    if shutil.which("gdb") is None or compiler is None:
-        print(f"mi_diff: skipped, {'gdb' if compiler else 'gcc'} not found")
-        return 0
-    rows: list[tuple[str, str, str, str, str, str]] = []
-    client_total = 0
-    with tempfile.TemporaryDirectory(prefix="alice-mi-diff-") as tmp:
-        cache = options.cache or Path(tmp)
-        cache.mkdir(parents=True, exist_ok=True)
-        builder = Builder(cache, compiler)
-        for scenario in chosen:
-            outcome = diff(scenario, builder)
-            clients = len(outcome.client_differences)
-            others = len(outcome.differences) - clients
-            client_total += clients
-            broke = next((s.error for s in outcome.ours if s.error), "")
-            note = f"broke: {broke}" if broke else f"{outcome.seconds:.1f}s"
-            rows.append((scenario.name, str(len(outcome.gdb)), str(outcome.agreements),
-                         str(clients), str(others), note))
-            if options.verbose:
-                for difference in outcome.differences:
-                    if difference.client or not options.client_only:
-                        print(f"  {difference}")
-    header = ("scenario", "steps", "agree", "client", "other", "notes")
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-    print(f"differences in fields clients read: {client_total}")
-    return 1 if client_total else 0
+    from conformance.mi_cli import main as run  # the table and the modes
+
+    return run(argv)
 
 
 if __name__ == "__main__":
