@@ -102,6 +102,7 @@ class Frames:
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
         self._tail_stacks: dict[int, TailCallStack] = {}  # thread -> its frames with tail calls
+        self._tail_stacks_before: dict[int, TailCallStack] = {}  # the last stop's, for kept unwindings
         self._tail_links = TailCallLinks()  # the chains found at call sites, kept across stops
         self._past_main = False  # gdb's `backtrace past-main` (set_past_main)
         self._variable_threads: set[int] = set()  # those whose variables were shown at this stop
@@ -119,7 +120,7 @@ class Frames:
         self._kept.next_stop()
         self._callers.clear()
         self._hidden.clear()
-        self._tail_stacks.clear()
+        self._tail_stacks_before, self._tail_stacks = self._tail_stacks, {}
         self._variable_threads.clear()
 
     def _keep_lookups(self) -> None:
@@ -208,14 +209,15 @@ class Frames:
     def with_tail_calls(self, thread_id: int, levels: int) -> list[UnwoundFrame]:
         """The frames as gdb numbers them: `unwound`'s with a virtual frame for each tail
         call between a callee and its caller (tailframes.py), at least `levels` of them."""
-        stack = self._tail_stacks.get(thread_id)
+        stack = self._tail_stacks.get(thread_id) or self._tail_stacks_before.pop(thread_id, None)
         # Enough placed already: asking `unwound` for `levels` physical frames would unwind
         # one more for each virtual frame (an entry value through a tail call asks level 3)
         if stack is not None and len(stack.frames) >= levels and stack.physical is self._frames.get(thread_id):
             return stack.frames
         physical = self.unwound(thread_id, levels)
         if stack is None or stack.physical is not physical:  # unwound anew
-            stack = self._tail_stacks[thread_id] = TailCallStack(physical)
+            stack = TailCallStack(physical)
+        self._tail_stacks[thread_id] = stack  # the last stop's too, where its unwinding was kept
         return stack.extend(self._source, levels, self._tail_links)
 
     def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
