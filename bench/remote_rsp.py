@@ -10,8 +10,11 @@ end does); gdb does the same with `commands / silent / continue / end`. Each rat
 minus the same run without the breakpoint. Memory: the C library's mapping read whole,
 ours with `m` packets, gdb with `dump binary memory` timed by gdb's Python. Steps: `next`
 in main's loop (a call in the line) and `stepi`, each from the request to the stop and
-its frame (gdb: gdb.execute with the frame printed to a string). Each figure is the best
-of R runs, ours and gdb's run in turn in each.
+its frame (gdb: gdb.execute with the frame printed to a string, whose frame line names the
+arguments only where the function changed). MI steps: the same two steps as an MI front
+end sees them, `python -m aliceserver -i=mi` and `gdb -i=mi` each over its gdbserver, from
+-exec-next / -exec-step-instruction sent to its *stopped read (both frames with their
+arguments). Each figure is the best of R runs, ours and gdb's run in turn in each.
 """
 
 from __future__ import annotations
@@ -213,6 +216,55 @@ def steps_table(program: Path, count: int, repeat: int) -> None:
         print(f"  {kind:<6} ours {ours * 1e6:8.0f} us   gdb {gdb * 1e6:8.0f} us   ours/gdb {ours / gdb:5.2f}")
 
 
+MI_STEPS = {"next": "-exec-next", "stepi": "-exec-step-instruction"}
+
+
+def mi_steps(tool: str, program: Path, count: int) -> dict[str, float]:
+    """Seconds per `next` and `stepi` as an MI front end sees them over gdbserver: the
+    command sent to its `*stopped` read, whose frame carries the function's arguments in
+    both debuggers (gdb's CLI prints them only where the function changes)."""
+    from tests.support.mi_client import MiClient
+
+    took = {}
+    with gdbserver(program, ["100000000"]) as (address, _):
+        args = ["-q", "-nx", "-iex", "set mi-async on", "-i=mi", str(program)]
+        client = MiClient(args, cwd=program.parent, gdb=tool == "gdb")
+        try:
+            client.prompt()
+            client.ok("-gdb-set sysroot /")
+            if tool == "gdb":
+                client.ok("-gdb-set debuginfod enabled off")
+            connected, said = client.command(f"-target-select remote {address}")
+            if connected.cls != "connected":
+                raise RuntimeError(f"{tool} did not connect: {said[-3:]}")
+            client.ok("-break-insert main")
+            client.ok("-exec-continue")
+            client.stopped()
+            client.ok("-break-delete 1")
+            for kind, command in MI_STEPS.items():
+                start = time.perf_counter()
+                for _ in range(count):
+                    client.ok(command)
+                    client.stopped()
+                took[kind] = (time.perf_counter() - start) / count
+        finally:
+            client.close()
+    return took
+
+
+def mi_steps_table(program: Path, count: int, repeat: int) -> None:
+    """Ours and gdb's, in turn in each repeat; the best of each."""
+    best: dict[tuple[str, str], float] = {}
+    for _ in range(repeat):
+        for tool in ("aliceserver", "gdb"):
+            for kind, seconds in mi_steps(tool, program, count).items():
+                best[tool, kind] = min(best.get((tool, kind), float("inf")), seconds)
+    print(f"MI step round trips over gdbserver, command to *stopped ({count} each, best of {repeat})")
+    for kind in MI_STEPS:
+        ours, gdb = best["aliceserver", kind], best["gdb", kind]
+        print(f"  {kind:<6} ours {ours * 1e6:8.0f} us   gdb {gdb * 1e6:8.0f} us   ours/gdb {ours / gdb:5.2f}")
+
+
 def libc_mapping(pid: int) -> tuple[int, int]:
     """The largest mapping of the C library in process `pid` (its code): (start, size)."""
     found = []
@@ -298,6 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     program = build_program("hits")
     hits_table(program, args.hits, args.repeat)
     steps_table(program, args.steps, args.repeat)
+    mi_steps_table(program, args.steps, args.repeat)
     memory(program, args.repeat)
     return 0
 
