@@ -117,3 +117,29 @@ def test_install_is_once_per_process() -> None:
     cache = dataclass_code.install()
     assert cache is not None and dataclass_code.installed() is cache
     assert dataclass_code.install() is cache
+
+
+def _method(cache: DataclassCodeCache, module: str, body: str) -> Any:
+    return cache.create_fn("f", ["self"], [body], globals={"__name__": module})
+
+
+def test_a_save_drops_what_a_module_imported_here_no_longer_makes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = str(tmp_path / "codes")
+    first = DataclassCodeCache([path])
+    for module, body in (("a", "return 1"), ("a", "return 2"), ("b", "return 3")):
+        _method(first, module, body)
+    first.save()
+    # The next version of module a makes `return 1` and `return 4`, no more `return 2`;
+    # b is not imported by this process, so its entry is kept for the processes that do.
+    second = DataclassCodeCache([path])
+    assert len(second.codes) == 3
+    assert _method(second, "a", "return 1")(None) == 1 and second.compiled == 0
+    assert _method(second, "a", "return 4")(None) == 4 and second.compiled == 1
+    second.save()
+    kept = DataclassCodeCache([path])
+    assert len(kept.codes) == 3  # not 4
+    assert sorted(kept.owners.values()) == ["a", "a", "b"]
+    assert not any("return 2" in source for source in kept.codes)
+    assert _method(kept, "b", "return 3")(None) == 3 and kept.compiled == 0
