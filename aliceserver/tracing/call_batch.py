@@ -4,39 +4,67 @@ The drain (drain.py) meets most records as a call followed by its return (a leaf
 nothing recorded between them). A run of those becomes one CallBatch instead of two row
 tuples per call: the writer puts the varying columns (call id, rdtsc stamps, and either the
 formatted arguments and return value or, for integers and pointers, their raw register
-bits: recorded_sql.py) into a temporary table in one executemany, and SQLite makes the
-events rows (constant columns, times from the clock's line, durations, the values' text)
-in one INSERT ... SELECT: the rows the drain writes one by one, at several times the rate.
+bits: recorded_sql.py) into a temporary table in one executemany, and SQLite makes one row
+of the `calls` table per call (the call's and the return's columns side by side, times from
+the clock's line, the values' text) in one INSERT ... SELECT. The view `all_events`, which
+queries read, shows each as the two rows the drain writes one by one into `events` (ids
+`id` and `id + 1`, the return at `end_ns`): a third of the work of writing two rows.
+A kept store's calls are put into `events` as two rows each when it closes (UNFOLD), so
+that other tools reading the file find every event in one table.
 """
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from aliceserver.debuggers.ptrace.recorded_sql import SqlShape
 
+STAGED: Final = 64  # rows staged by one INSERT statement
 _VALUES: Final = tuple(f"v{i}" for i in range(6)) + ("r",)
 _PAIRS: Final = (  # statements, not a script: executescript would commit the transaction
     "CREATE TEMP TABLE IF NOT EXISTS pairs (call_id INTEGER, cts INTEGER, rts INTEGER,"
     f" args TEXT, retval TEXT, {', '.join(f'{v} INTEGER' for v in _VALUES)})",
-    "CREATE TEMP TABLE IF NOT EXISTS parts (part INTEGER PRIMARY KEY)",
-    "INSERT OR IGNORE INTO temp.parts VALUES (0), (1)",
+)
+_EVENT: Final = "thread, function, file, line, call_id, parent_id, depth"
+CALLS_SCHEMA: Final = f"""
+CREATE TABLE IF NOT EXISTS calls (  -- a call and its return, in one row
+    id INTEGER PRIMARY KEY,  -- the call's event id; the return's is id + 1
+    ts_ns INTEGER NOT NULL,  -- the call's time; the return's is end_ns
+    thread INTEGER, function TEXT, file TEXT, line INTEGER, call_id INTEGER, parent_id INTEGER,
+    depth INTEGER, args TEXT, retval TEXT, end_ns INTEGER NOT NULL
+);
+CREATE VIEW IF NOT EXISTS all_events AS
+SELECT id, kind, ts_ns, {_EVENT}, args, retval, duration_ns, text, data FROM events
+UNION ALL
+SELECT id, 'call', ts_ns, {_EVENT}, args, NULL, NULL, NULL, NULL FROM calls
+UNION ALL
+SELECT id + 1, 'return', end_ns, {_EVENT}, NULL, retval, end_ns - ts_ns, NULL, NULL FROM calls;
+"""
+CALLS_INDEXES: Final = """
+CREATE INDEX IF NOT EXISTS calls_function ON calls (function, ts_ns);
+CREATE INDEX IF NOT EXISTS calls_thread ON calls (thread, ts_ns);
+CREATE INDEX IF NOT EXISTS calls_ts ON calls (ts_ns);
+CREATE INDEX IF NOT EXISTS calls_end ON calls (end_ns);
+"""
+UNFOLD: Final = (
+    "INSERT INTO events (id, kind, ts_ns, thread, function, file, line, call_id, parent_id, depth, args,"
+    " retval, duration_ns) SELECT id, kind, ts_ns, thread, function, file, line, call_id, parent_id, depth,"
+    " args, retval, duration_ns FROM all_events WHERE id NOT IN (SELECT id FROM events)",
+    "DELETE FROM calls",
 )
 # ns = base + int((ticks - ticks0) * scale), never before the thread's last row (`last`:
 # stamps go up, so only where the first is before it).
 _NS: Final = ":base + CAST(({} - :ticks) * :scale AS INTEGER)"
 _NS_AFTER: Final = f"max(:last, {_NS})"
-_EXPAND: Final = """
-INSERT INTO events (kind, ts_ns, thread, function, file, line, call_id, parent_id, depth, args,
-                    retval, duration_ns)
-SELECT CASE part WHEN 0 THEN 'call' ELSE 'return' END,
-       CASE part WHEN 0 THEN {call} ELSE {ret} END,
-       :thread, :function, :file, :line, call_id, :parent, :depth,
-       CASE part WHEN 0 THEN {args} END, CASE part WHEN 1 THEN {retval} END,
-       CASE part WHEN 1 THEN {ret} - {call} END
-FROM temp.pairs CROSS JOIN temp.parts ORDER BY pairs.rowid, part
+_EXPAND: Final = f"""
+INSERT INTO calls (id, ts_ns, {_EVENT}, args, retval, end_ns)
+SELECT :first + 2 * k, {{call}}, :thread, :function, :file, :line, {{call_id}}, :parent, :depth,
+       {{args}}, {{retval}}, {{ret}}
+FROM (SELECT *, rowid - (SELECT min(rowid) FROM temp.pairs) AS k FROM temp.pairs)
 """
 
 
@@ -62,8 +90,9 @@ class CallBatch:
     def rows(self) -> int:
         return 2 * len(self.ids)
 
-    def insert(self, db: sqlite3.Connection) -> None:
-        """Its rows into `events` (in the caller's transaction)."""
+    def insert(self, db: sqlite3.Connection, first: int) -> None:
+        """Its calls into `calls`, the first with event id `first` (in the caller's
+        transaction): ids first .. first + rows - 1."""
         for statement in _PAIRS:
             db.execute(statement)
         sql = self.sql
@@ -77,20 +106,39 @@ class CallBatch:
             columns = self.values
             args = f"printf(:template{''.join(', ' + a for a in sql.arguments)})"
             retval = sql.returned
-        db.executemany(
-            f"INSERT INTO temp.pairs (call_id, cts, rts, {', '.join(names)})"
-            f" VALUES ({', '.join('?' * (3 + len(names)))})",
-            zip(self.ids, self.call_ticks, self.return_ticks, *columns, strict=True),
-        )
+        # Each bound value costs (the GIL held): the call ids, when they follow each other
+        # (no trapped call took one meanwhile), and the positions come from the row number.
+        ids = self.ids
+        serial = ids[-1] - ids[0] == len(ids) - 1
+        if not serial:
+            names, columns = ("call_id", *names), (ids, *columns)
+        _stage(db, f"INSERT INTO temp.pairs (cts, rts, {', '.join(names)}) VALUES ",
+               [self.call_ticks, self.return_ticks, *columns])
         ticks, base, scale = self.clock
         parameters = {
             "last": self.last_ns, "base": base, "ticks": ticks, "scale": scale,
             "thread": self.thread, "function": self.function, "file": self.file,
-            "line": self.line, "parent": self.parent, "depth": self.depth,
+            "line": self.line, "parent": self.parent, "depth": self.depth, "first": first,
+            "first_call": ids[0],
         }  # fmt: skip
         if sql is not None:
             parameters["template"] = sql.template
         ns = _NS if base + int((self.call_ticks[0] - ticks) * scale) >= self.last_ns else _NS_AFTER
-        expand = _EXPAND.format(call=ns.format("cts"), ret=ns.format("rts"), args=args, retval=retval)
+        expand = _EXPAND.format(call=ns.format("cts"), ret=ns.format("rts"), args=args, retval=retval,
+                                call_id=":first_call + k" if serial else "call_id")  # fmt: skip
         db.execute(expand, parameters)
         db.execute("DELETE FROM temp.pairs")
+
+
+def _stage(db: sqlite3.Connection, insert: str, columns: Sequence[Sequence[Any]]) -> None:
+    """`columns` as rows of temp.pairs, STAGED rows per statement: executemany's cost is
+    per row (binding, a step), a third of it with one statement per row."""
+    width, count = len(columns), len(columns[0])
+    values = "(" + ", ".join("?" * width) + ")"
+    flat = itertools.chain.from_iterable(zip(*columns, strict=True))
+    whole = count - count % STAGED
+    if whole:
+        rows = itertools.islice(flat, whole * width)
+        db.executemany(insert + ", ".join([values] * STAGED), zip(*[rows] * (STAGED * width), strict=True))
+    if count > whole:
+        db.execute(insert + ", ".join([values] * (count - whole)), tuple(flat))

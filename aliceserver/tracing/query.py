@@ -1,4 +1,5 @@
-"""Structured queries over a TraceStore: each filter is one SQL condition (all must hold)."""
+"""Structured queries over a TraceStore: each filter is one SQL condition (all must hold).
+They read the view all_events: the rows of `events` and those of `calls` (call_batch.py)."""
 
 from __future__ import annotations
 
@@ -118,15 +119,17 @@ def query(store: TraceStore, filters: QueryFilters, *, flush: bool = True) -> Qu
     try:
         cache: dict[str, re.Pattern[str]] = {}
 
-        def regexp(pattern: str, text: str) -> bool:
+        def regexp(pattern: str, text: str | None) -> bool:
+            if text is None:  # SQLite may call it before `function IS NOT NULL` (the view)
+                return False
             compiled = cache.get(pattern) or cache.setdefault(pattern, re.compile(pattern))
             return compiled.search(text) is not None
 
         db.create_function("regexp", 2, regexp, deterministic=True)
-        total = db.execute(f"SELECT count(*) FROM events{where}", params).fetchone()[0]
+        total = db.execute(f"SELECT count(*) FROM all_events{where}", params).fetchone()[0]
         rows = db.execute(
             f"SELECT id, kind, ts_ns, thread, function, file, line, call_id, parent_id, depth, args,"
-            f" retval, duration_ns, text, data FROM events{where} ORDER BY ts_ns, id LIMIT ? OFFSET ?",
+            f" retval, duration_ns, text, data FROM all_events{where} ORDER BY ts_ns, id LIMIT ? OFFSET ?",
             [*params, filters.limit, filters.offset],
         ).fetchall()
     except sqlite3.Error as error:

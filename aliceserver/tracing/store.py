@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, cast
 
-from aliceserver.tracing.call_batch import CallBatch
+from aliceserver.tracing.call_batch import CALLS_INDEXES, CALLS_SCHEMA, UNFOLD, CallBatch
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS events (
     text TEXT,               -- program output, crash summary
     data TEXT                -- JSON details (crash: registers, backtrace, locals)
 );
-"""
+""" + CALLS_SCHEMA  # runs of leaf calls, a row per call (call_batch.py); queries read all_events
 # Asked for by the first query (built when the writer is idle, else INDEX_WAIT seconds
 # later) or when a kept store closes, not while rows pour in: an indexed table took rows at a
 # third of a plain one's rate (5 indexes updated per row). The first query does not wait for
@@ -66,13 +66,14 @@ CREATE INDEX IF NOT EXISTS events_function ON events (function, kind);
 CREATE INDEX IF NOT EXISTS events_thread ON events (thread, ts_ns);
 CREATE INDEX IF NOT EXISTS events_ts ON events (ts_ns);
 CREATE INDEX IF NOT EXISTS events_duration ON events (duration_ns) WHERE duration_ns IS NOT NULL;
-"""
-_INSERT = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+""" + CALLS_INDEXES
+# Ids given here: a CallBatch's calls take theirs from the same count (`_next_id`).
+_INSERT = f"INSERT INTO events (id, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * (1 + len(COLUMNS)))})"
 # A whole batch as one JSON parameter: SQLite unpacks it in one statement, without the GIL,
 # where executemany takes and drops the GIL at every row and slows the tracer thread.
 _INSERT_JSON = (
-    f"INSERT INTO events ({', '.join(COLUMNS)}) SELECT "
-    + ", ".join(f"json_extract(value, '$[{i}]')" for i in range(len(COLUMNS)))
+    f"INSERT INTO events (id, {', '.join(COLUMNS)}) SELECT "
+    + ", ".join(f"json_extract(value, '$[{i}]')" for i in range(1 + len(COLUMNS)))
     + " FROM json_each(?)"
 )
 
@@ -135,6 +136,7 @@ class TraceStore:
         self._json = True
         self._indexed = False  # the secondary indexes exist (then every insert updates them)
         self._index_asked = 0.0  # monotonic time a query asked for them (0: not yet)
+        self._next_id = 1  # the next event id (rows and calls: call_batch.py)
         self._db_lock = threading.Lock()  # the writer's connection: a transaction or an index build
         self._db = self._connect()
         self._db.executescript(_SCHEMA)
@@ -213,22 +215,26 @@ class TraceStore:
             if isinstance(item, CallBatch):
                 if start < index:
                     self._insert_rows(cast("list[Row]", items[start:index]))
-                item.insert(self._db)
+                item.insert(self._db, self._next_id)
+                self._next_id += item.rows
                 start = index + 1
         if start < len(items):
             self._insert_rows(cast("list[Row]", items[start:]))
 
     def _insert_rows(self, batch: list[Row]) -> None:
+        first = self._next_id
+        self._next_id += len(batch)
+        rows = [(ident, *row) for ident, row in enumerate(batch, first)]
         if not self._indexed:  # a plain table: executemany measured 1.7x the JSON path's rate
-            self._db.executemany(_INSERT, batch)
+            self._db.executemany(_INSERT, rows)
             return
         if self._json:
             try:
-                self._db.execute(_INSERT_JSON, (json.dumps(batch),))
+                self._db.execute(_INSERT_JSON, (json.dumps(rows),))
                 return
             except sqlite3.OperationalError:  # an SQLite built without JSON
                 self._json = False
-        self._db.executemany(_INSERT, batch)
+        self._db.executemany(_INSERT, rows)
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every row appended so far is committed (queries see them then)."""
@@ -304,8 +310,11 @@ class TraceStore:
             self._closing = True
             self._wake.notify_all()
         self._writer.join(timeout=30)
-        if self.keep:
-            self.ensure_indexes()  # a kept file is queried later, maybe by another tool
+        if self.keep:  # a kept file is queried later, maybe by another tool: one table
+            with self._db_lock:
+                for statement in UNFOLD:
+                    self._db.execute(statement)
+            self.ensure_indexes()
         self._db.close()
         if not self.keep:
             for extra in ("", "-wal", "-shm"):

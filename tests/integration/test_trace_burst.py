@@ -111,9 +111,9 @@ def test_bulk_rows_are_the_trap_paths(
     batches: list[int] = []
     insert = CallBatch.insert
 
-    def counted(batch: CallBatch, db: Any) -> None:
+    def counted(batch: CallBatch, db: Any, first: int) -> None:
         batches.append(batch.rows)
-        insert(batch, db)
+        insert(batch, db, first)
 
     monkeypatch.setattr(CallBatch, "insert", counted)
     feed = started(debugger, program, 3000)

@@ -7,6 +7,10 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
+from aliceserver.tracing import QueryFilters, query
+from aliceserver.tracing.call_batch import CallBatch
 from aliceserver.tracing.store import TraceStore, purge_old
 
 ROW = ("stdout", 0, None, None, None, None, None, None, None, None, None, None, "hi\n", None)
@@ -86,3 +90,28 @@ def test_indexes_are_built_after_the_first_query_and_kept_files_have_them(tmp_pa
     unread.append(ROW)
     unread.close()
     assert len(indexes(unread.path)) == 5  # a kept file is indexed for whoever opens it
+
+
+@pytest.mark.parametrize("second", [42, 44])  # call ids in a row (given by position), or not
+def test_calls_in_bulk_read_as_two_events_each_and_a_kept_file_has_them_in_events(tmp_path: Path, second: int) -> None:
+    """A CallBatch's calls (one `calls` row each) come back through the queries' view as a
+    call and a return, ids in the order queued; closing a kept store puts them in events."""
+    store = TraceStore("s", str(tmp_path), keep=True)
+    store.append((*ROW[:1], 5, *ROW[2:]))
+    store.add_calls(CallBatch(9, "leaf", "/src/a.c", 3, None, 0, (0, 0, 1.0), 0, [41, second], [10, 20], [15, 26],
+                              ['[["i", "1"]]', '[["i", "2"]]'], ["-1", None]))  # fmt: skip
+    store.append((*ROW[:1], 30, *ROW[2:]))
+    store.flush()
+    seen = [(e.id, e.kind, e.time_ms * 1e6, e.call_id, e.arguments, e.return_value, e.duration_ms)
+            for e in query(store, QueryFilters(function="leaf")).events]  # fmt: skip
+    assert [(round(t), rest) for _, _, t, *rest in seen] == [
+        (10, [41, (("i", "1"),), None, None]), (15, [41, None, "-1", 5e-6]),
+        (20, [second, (("i", "2"),), None, None]), (26, [second, None, None, 6e-6]),
+    ]  # fmt: skip
+    assert [i for i, *_ in seen] == [2, 3, 4, 5] and [k for _, k, *_ in seen] == ["call", "return"] * 2
+    store.close()
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("SELECT count(*) FROM calls").fetchone() == (0,)
+        kinds = db.execute("SELECT id, kind, ts_ns FROM events ORDER BY id").fetchall()
+    assert kinds == [(1, "stdout", 5), (2, "call", 10), (3, "return", 15), (4, "call", 20), (5, "return", 26),
+                     (6, "stdout", 30)]  # fmt: skip
