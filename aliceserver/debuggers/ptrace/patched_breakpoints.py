@@ -296,16 +296,20 @@ class JumpPatches:
 
     def redirect(self, inferior: Inferior) -> None:
         """Threads at a patched site run its displaced copy, but those put back there to
-        run the jump again."""
+        run the jump again (still so at the next continue when another stop came before
+        they ran: their hit is not judged yet)."""
+        rerun = set()
         for t in inferior.threads.values():
             if t.gone or t.running or t.new:
                 continue
             regs = inferior.regs(t)
             site = self.sites.get(int(regs.rip))
-            if site is not None and t.tid not in self._rerun:
+            if site is not None and t.tid in self._rerun:
+                rerun.add(t.tid)
+            elif site is not None:
                 regs.rip = site.trampoline.displaced_entry
                 t.regs_dirty = True
-        self._rerun.clear()
+        self._rerun = rerun
 
     def _refused_for(self, address: int, conditions: tuple[ExpressionCondition, ...]) -> bool:
         known = self.refused.get(address)  # (an ignore count alone is tried at each continue)
@@ -506,6 +510,7 @@ class JumpPatches:
         if site.plan.address not in self.sites or inferior._collecting:
             self._rerun.add(t.tid)
             return _RESUME
+        self._rerun.discard(t.tid)  # its hit is judged now
         if pc == site.trampoline.stop_trap:  # every number of the window is taken by now
             site.window.settle()
         hit = inferior._breakpoint_hit(t, site.trap)
@@ -535,6 +540,7 @@ class JumpPatches:
         if inferior._collecting:
             self._rerun.add(t.tid)  # it faults again when it runs the jump, judged then
             return _RESUME
+        self._rerun.discard(t.tid)
         inferior._stop_others(t.tid)
         if site.plan.address in self.sites:
             self.refused[site.plan.address] = (site.conditions, f"its condition faulted at {pc:#x}")
