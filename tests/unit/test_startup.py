@@ -59,3 +59,21 @@ def test_a_module_another_thread_is_importing_comes_back_whole(tmp_path: Path) -
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("slow_to_import", None)
+
+
+def test_pdb_is_imported_only_when_used() -> None:
+    # pyelftools imports pdb for nothing we use; a start pays for it only if it is used.
+    script = (
+        "import sys\n"
+        "from aliceserver.startup import import_quietly\n"
+        "import_quietly('aliceserver.debuggers.symbols.dwarf.dies')\n"
+        "import elftools.construct.debug as debug\n"
+        "assert 'pdb' in sys.modules\n"
+        "print('bdb' in sys.modules, 'cmd' in sys.modules)\n"
+        "print(callable(debug.pdb.post_mortem), 'bdb' in sys.modules)\n"
+    )
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[2]).stdout  # fmt: skip
+    assert out.split() == ["False", "False", "True", "True"]
