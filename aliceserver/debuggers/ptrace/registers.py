@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from operator import attrgetter
 
 from aliceserver.debuggers import regsets
 from aliceserver.debuggers.model import Registers, VectorRegisters
@@ -11,6 +12,7 @@ from aliceserver.errors import TargetError
 
 _MASK64 = (1 << 64) - 1
 _NAMES = frozenset(binding.REGISTER_NAMES)
+_ALL = attrgetter(*binding.REGISTER_NAMES)  # a UserRegs' fields, read in one call
 _FXSAVE_SIZE = 512
 # Room for the whole XSAVE area: with AVX-512 and AMX tiles it passes 11 KiB, and the kernel
 # refuses (EFAULT) a SETREGSET of anything but the whole area.
@@ -36,6 +38,11 @@ class LiveRegisters(Mapping[str, int]):
 
     def __len__(self) -> int:
         return len(binding.REGISTER_NAMES)
+
+    def snapshot(self) -> dict[str, int]:
+        """All of them at once: dict(self) asks for each by name (9 us against 2.5 us, for
+        each of 1,000 threads unwound at a stop)."""
+        return dict(zip(binding.REGISTER_NAMES, _ALL(self._regs), strict=True))
 
 
 def general(regs: binding.UserRegs) -> Registers:

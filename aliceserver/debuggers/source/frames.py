@@ -77,6 +77,12 @@ class CallFrames(Protocol):
     ) -> list[UnwoundFrame]: ...
 
 
+def register_values(registers: Mapping[str, int]) -> dict[str, int]:
+    """A copy of a thread's registers (the live backend's snapshot reads them at once)."""
+    snapshot: Callable[[], dict[str, int]] | None = getattr(registers, "snapshot", None)
+    return snapshot() if snapshot is not None else dict(registers)
+
+
 def dummy_stack_frame(frame: UnwoundFrame) -> StackFrame:
     return StackFrame(
         level=frame.level, pc=frame.pc, cfa=frame.cfa, function=DUMMY_NAME, source=None, module=None,
@@ -170,7 +176,7 @@ class Frames:
         if unwinder is not None and known is unwinder.frames and not through_calls:  # on from where it stopped
             return unwinder.extend(limit)
         target = self._engine.stopped_target(thread_id)
-        values = dict(target.general_registers(thread_id))
+        values = register_values(target.general_registers(thread_id))
         source, lookups = self._source, self._lookups
 
         def make(read: Callable[[int, int], bytes]) -> StackUnwinder:
