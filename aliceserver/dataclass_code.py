@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
+import inspect
 import marshal
 import os
 import sys
 import threading
 from collections.abc import Callable
-from types import CodeType
+from types import CodeType, FunctionType, GenericAlias
 from typing import Any
 
 _FILE_NAME = f"dataclass_methods.{sys.implementation.cache_tag}.codes"
@@ -154,8 +155,65 @@ def install(paths: list[str] | None = None) -> DataclassCodeCache | None:
     cache = DataclassCodeCache(default_paths() if paths is None else paths)
     create_fn: Callable[..., Any] = cache.create_fn
     dataclasses._create_fn = create_fn  # type: ignore[attr-defined]
+    dataclasses.inspect = _DataclassInspect()  # type: ignore[attr-defined]
     atexit.register(cache.save)
     return cache
+
+
+class _DataclassInspect:
+    """inspect as dataclasses sees it: `signature` of a class without a docstring (its
+    __doc__ is made from it) read straight from the __init__ dataclasses generated.
+    inspect.signature takes 20-60 us a class (3-6 ms for the engine's 96), most of it
+    looking for the method that makes instances; the text is the same."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(inspect, name)
+
+    @staticmethod
+    def signature(obj: Any) -> Any:
+        text = generated_init_signature(obj)
+        return text if text is not None else inspect.signature(obj)
+
+
+def generated_init_signature(cls: Any) -> str | None:
+    """str(inspect.signature(cls)) for a class whose own __init__ dataclasses generated,
+    with no metaclass, __new__, __signature__ or wrapper to consider; else None."""
+    init = vars(cls).get("__init__") if type(cls) is type else None
+    if (not isinstance(init, FunctionType) or init.__code__.co_filename != "<string>"
+            or "__new__" in vars(cls) or hasattr(cls, "__signature__") or hasattr(cls, "__wrapped__")
+            or hasattr(cls, "_partialmethod") or hasattr(init, "__wrapped__")):  # fmt: skip
+        return None
+    code = init.__code__
+    if code.co_posonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return None
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    annotations = init.__annotations__
+    defaults = init.__defaults__ or ()
+    first_default = code.co_argcount - len(defaults)
+    kw_defaults = init.__kwdefaults__ or {}
+    parts: list[str] = []
+    for index, name in enumerate(names[1:], start=1):  # the first is self
+        if index == code.co_argcount:
+            parts.append("*")
+        has_default = name in kw_defaults if index >= code.co_argcount else index >= first_default
+        default = (kw_defaults.get(name) if index >= code.co_argcount
+                   else defaults[index - first_default] if has_default else None)  # fmt: skip
+        part = name
+        if name in annotations:
+            part = f"{name}: {_annotation(annotations[name])}"
+        if has_default:
+            part += f" = {default!r}" if name in annotations else f"={default!r}"
+        parts.append(part)
+    text = f"({', '.join(parts)})"
+    if "return" in annotations:
+        text += f" -> {_annotation(annotations['return'])}"
+    return text
+
+
+def _annotation(annotation: Any) -> str:
+    if getattr(annotation, "__module__", None) == "typing" or isinstance(annotation, (type, GenericAlias)):
+        return str(inspect.formatannotation(annotation))
+    return repr(annotation)  # a string: our modules' annotations are (PEP 563)
 
 
 def _load(path: str) -> tuple[dict[str, bytes], dict[str, str]] | None:

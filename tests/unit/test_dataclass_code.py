@@ -143,3 +143,77 @@ def test_a_save_drops_what_a_module_imported_here_no_longer_makes(
     assert sorted(kept.owners.values()) == ["a", "a", "b"]
     assert not any("return 2" in source for source in kept.codes)
     assert _method(kept, "b", "return 3")(None) == 3 and kept.compiled == 0
+
+
+def _sample_classes() -> list[type[Any]]:
+    import abc
+    import typing
+
+    @dataclasses.dataclass(kw_only=True)
+    class KeywordOnly:
+        a: int
+        b: list[int] = dataclasses.field(default_factory=list)
+
+    @dataclasses.dataclass
+    class Mixed:
+        self: int  # the generated __init__ names its own first argument otherwise
+        x: dataclasses.InitVar[int] = 3
+        _: dataclasses.KW_ONLY
+        y: str = "a -> None"
+
+    class WithNew:
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+            return super().__new__(cls)
+
+    @dataclasses.dataclass
+    class FromNew(WithNew):  # its own __init__ comes first in its MRO: inspect takes it
+        a: int = 1
+
+    @dataclasses.dataclass
+    class OwnNew(WithNew):  # its own __new__: inspect takes that
+        a: int = 1
+
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+            return super().__new__(cls)
+
+    @dataclasses.dataclass
+    class Abstract(abc.ABC):
+        a: int
+
+    made = dataclasses.make_dataclass(
+        "Made", [("a", int), ("b", typing.Optional[str], None), ("c", dict[str, int],  # noqa: UP007
+                 dataclasses.field(default_factory=dict)), ("d", "Made | None", None)])  # fmt: skip
+    return [KeywordOnly, Mixed, FromNew, OwnNew, Abstract, made, *_make_classes()]
+
+
+def test_a_generated_init_gives_the_text_of_inspect_signature() -> None:
+    import inspect
+
+    from aliceserver.startup import import_quietly
+
+    import_quietly("aliceserver.debuggers.ptrace.engine")
+    import_quietly("aliceserver.adapters.mi.session")
+    ours = [value for name, module in list(sys.modules.items()) if name.startswith("aliceserver")
+            for value in list(vars(module).values())
+            if isinstance(value, type) and dataclasses.is_dataclass(value)]  # fmt: skip
+    assert len(ours) > 300
+    read = 0
+    for cls in [*_sample_classes(), *ours]:
+        text = dataclass_code.generated_init_signature(cls)
+        if text is not None:
+            assert text == str(inspect.signature(cls)), cls
+            read += 1
+    assert read > 300
+    sample = {cls.__name__: cls for cls in _sample_classes()}
+    assert dataclass_code.generated_init_signature(sample["FromNew"]) == "(a: 'int' = 1) -> None"
+    assert dataclass_code.generated_init_signature(sample["OwnNew"]) is None  # __new__
+    assert dataclass_code.generated_init_signature(sample["Abstract"]) is None  # a metaclass
+
+
+def test_classes_without_a_docstring_get_dataclasses_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = {cls.__name__: cls.__doc__ for cls in _sample_classes()}
+    cache = dataclass_code.install()
+    assert cache is not None
+    assert isinstance(dataclasses.inspect, dataclass_code._DataclassInspect)  # type: ignore[attr-defined]
+    assert {cls.__name__: cls.__doc__ for cls in _sample_classes()} == plain
+    assert plain["Mixed"] == "Mixed(self: 'int', x: 'dataclasses.InitVar[int]' = 3, *, y: 'str' = 'a')"
