@@ -29,6 +29,7 @@ _SUFFIX = ".trace.sqlite"
 _BATCH_DELAY = 0.05  # seconds the writer lets rows gather (fewer, larger transactions)
 _MAX_BATCH = 100_000  # rows per transaction at most
 INDEX_WAIT = 2.0  # seconds the index build waits for the writer to be idle, at most
+INDEX_DELAY = 0.5  # seconds after the first query before the build (it would slow the queries)
 
 COLUMNS = (
     "kind", "ts_ns", "thread", "function", "file", "line", "call_id", "parent_id", "depth",
@@ -56,10 +57,11 @@ CREATE TABLE IF NOT EXISTS events (
     data TEXT                -- JSON details (crash: registers, backtrace, locals)
 );
 """ + CALLS_SCHEMA  # runs of leaf calls, a row per call (call_batch.py); queries read all_events
-# Asked for by the first query (built when the writer is idle, else INDEX_WAIT seconds
-# later) or when a kept store closes, not while rows pour in: an indexed table took rows at a
-# third of a plain one's rate (5 indexes updated per row). The first query does not wait for
-# them: it scans (0.2 s for 2M rows, where building them took 1.8 to 3.3 s).
+# Asked for by the first query (built once the writer has been idle INDEX_DELAY seconds,
+# else INDEX_WAIT seconds later) or when a kept store closes, not while rows pour in: an
+# indexed table took rows at a third of a plain one's rate (5 indexes updated per row). The
+# first query does not wait for them: it scans (0.2 s for 1M calls, where building them took
+# 1.8 to 3.3 s), and the queries right after it are not slowed by the build.
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS events_kind ON events (kind, ts_ns);
 CREATE INDEX IF NOT EXISTS events_function ON events (function, kind);
@@ -185,7 +187,7 @@ class TraceStore:
         while True:
             with self._lock:
                 while not self._pending and not self._closing and not self._index_due():
-                    self._wake.wait()
+                    self._wake.wait(INDEX_DELAY / 4 if self._index_asked and not self._indexed else None)
                 if not self._pending and self._closing:
                     return
             if self._index_due():
@@ -255,11 +257,12 @@ class TraceStore:
 
     # --- reading --------------------------------------------------------------------
     def _index_due(self) -> bool:
-        """Whether the writer builds the indexes now: asked for, and nothing to write or
-        asked INDEX_WAIT seconds ago."""
+        """Whether the writer builds the indexes now: asked for INDEX_DELAY seconds ago with
+        nothing to write, or INDEX_WAIT seconds ago."""
         asked = self._index_asked
+        waited = time.monotonic() - asked
         return (bool(asked) and not self._indexed and not self._closing
-                and (not self._pending or time.monotonic() - asked > INDEX_WAIT))  # fmt: skip
+                and (not self._pending and waited > INDEX_DELAY or waited > INDEX_WAIT))  # fmt: skip
 
     def _build_indexes(self) -> None:
         try:
