@@ -177,6 +177,9 @@ class Frames:
             return unwinder.extend(limit)
         target = self._engine.stopped_target(thread_id)
         values = register_values(target.general_registers(thread_id))
+        # Modules read or mapped at this stop (a library's symbols read when first shown):
+        # lookups true from now on, and kept with the unwindings made with them
+        self._keep_lookups()
         source, lookups = self._source, self._lookups
 
         def make(read: Callable[[int, int], bytes]) -> StackUnwinder:
