@@ -193,7 +193,7 @@ class TraceStore:
             if self._index_due():
                 self._build_indexes()
                 continue
-            if len(self._pending) < _MAX_BATCH:
+            if self._queued - self._written < _MAX_BATCH:  # rows waiting (a CallBatch holds many)
                 time.sleep(_BATCH_DELAY)  # let a burst gather into one transaction
             with self._lock:  # a bounded batch: encoding it holds the GIL (tracing threads wait)
                 batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
