@@ -6,7 +6,11 @@ first stop: a load from the frame or a register, not a constant), gdb the same c
 and jump patches are forced on. The condition compiles at the breakpoint's first hit (a
 trap, as in every mode: conditions.py), and the patch goes in at the next continue; so a
 scenario without a `continue` gets one at its end (on both sides) and runs through the
-patched code to the next hit or the exit. Every stop is compared as in the trap mode.
+patched code to the next hit or the exit. Every stop is compared with gdb's as in the trap
+mode; and the engine's general registers at each stop (27: rip, rsp, eflags, fs_base...)
+with the same stop of two runs through traps (patches off), but those that differ between
+the two trap runs by themselves (a pid, a pointer guard's mangling): a stop presented from
+a trampoline must be the trap's stop exactly.
 
 It is not vacuous: `PatchReport` says per scenario which sites were patched (the engine's
 breakpoint state, `maint info breakpoints`' note), how many stops were presented from a
@@ -25,6 +29,7 @@ from aliceserver.debuggers.events import Stopped, StopReason
 from conformance.explained import SOURCE_KNOWN_BUGS, explained_by, unexplained
 from conformance.source_diff import (
     Builders,
+    Difference,
     Outcome,
     Scenario,
     StopRecord,
@@ -75,15 +80,17 @@ class PatchReport:
 
 
 class PatchProbe:
-    """source_diff.EngineProbe: conditional breakpoints, jump patches on, their state read
-    after every resume and at every stop."""
+    """source_diff.EngineProbe: conditional breakpoints, jump patches on (`patches`), their
+    state read after every resume and at every stop, and the registers at every stop."""
 
-    def __init__(self, report: PatchReport) -> None:
+    def __init__(self, report: PatchReport, patches: bool = True) -> None:
         self.report = report
+        self.patches = patches
+        self.registers: list[dict[str, int]] = []
 
     def insert(self, dbg: Any, address: int) -> None:
         patches = dbg.jump_patches
-        patches.enabled = True  # `set breakpoint jump-patches on`
+        patches.enabled = self.patches  # `set breakpoint jump-patches on|off`
         condition = self.report.condition
         if condition is not None:
             problem = dbg.condition_problem(condition, address)
@@ -117,6 +124,7 @@ class PatchProbe:
         pass  # (the continue's patches are seen by _observe)
 
     def stopped(self, dbg: Any, stop: Stopped) -> None:
+        self.registers.append(dict(dbg.read_registers(stop.thread_id).values))
         notes = {b.address: b.note for b in dbg.breakpoints() if b.address in self.report.sites}
         self._record(notes)
         # While a site is patched its int3 is out of memory: a breakpoint stop there came
@@ -154,6 +162,27 @@ def patched_scenario(scenario: Scenario) -> Scenario:
     return replace(scenario, actions=(*scenario.actions, "continue"))
 
 
+Registers = list[dict[str, int]]
+
+
+def register_differences(name: str, traps: Registers, again: Registers, patches: Registers) -> list[Difference]:
+    """The registers at each stop with patches against the same stop with traps (the
+    `gdb` side of these Differences is the trap run), but those that differ between two
+    runs with traps (a pid, a pointer guard's mangling: each process its own)."""
+    found = []
+    for index, (trap, other, patch) in enumerate(zip(traps, again, patches, strict=False)):
+        changed = sorted(n for n in trap.keys() | patch.keys()
+                         if trap.get(n) != patch.get(n) and trap.get(n) == other.get(n))  # fmt: skip
+        if changed:
+            show = {n: (trap.get(n), patch.get(n)) for n in changed}
+            found.append(Difference(name, index, "registers (traps / patches)",
+                                    str({n: hex(v[0]) if v[0] is not None else None for n, v in show.items()}),
+                                    str({n: hex(v[1]) if v[1] is not None else None for n, v in show.items()})))  # fmt: skip
+    if len(traps) != len(patches):
+        found.append(Difference(name, -1, "stops (traps / patches)", str(len(traps)), str(len(patches))))
+    return found
+
+
 @dataclass
 class PatchedOutcome:
     outcome: Outcome
@@ -176,8 +205,13 @@ def patched_diff(scenario: Scenario, builders: Builders, engine: Any | None = No
         report.why_not = "no integer argument or local at the first stop for a condition"
     run = patched_scenario(scenario)
     gdb = gdb_stops(run, program, spec, env, condition=condition)
-    ours = engine_stops(run, program, spec, env, engine, probe=PatchProbe(report))
+    probe = PatchProbe(report)
+    ours = engine_stops(run, program, spec, env, engine, probe=probe)
+    traps = [PatchProbe(PatchReport(condition), patches=False) for _ in range(2)]
+    for trap_run in traps:  # the same stops through the traps, twice: what varies by itself
+        engine_stops(run, program, spec, env, probe=trap_run)
     outcome = compare(run, gdb, ours)
+    outcome.differences += register_differences(run.name, traps[0].registers, traps[1].registers, probe.registers)
     outcome.explained = explained_by(outcome.differences, SOURCE_KNOWN_BUGS)
     outcome.differences = unexplained(outcome.differences, SOURCE_KNOWN_BUGS)
     outcome.seconds = time.monotonic() - started
