@@ -485,6 +485,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("again-rmw-O2", "patched_resume", "c", "tick",
              ("continue", "finish", "continue", "watch ticks", "continue", "continue", "continue"),
              flags=("-g", "-O2")),  # fmt: skip
+    # A site whose first instruction faults at the third call: the SIGSEGV stop at it.
+    Scenario("again-fault-O2", "patched_fault", "c", "store", ("continue",) * 3, flags=("-g", "-O2")),
 )
 
 
