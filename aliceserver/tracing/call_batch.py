@@ -30,22 +30,34 @@ _PAIRS: Final = (  # statements, not a script: executescript would commit the tr
     f" args TEXT, retval TEXT, {', '.join(f'{v} INTEGER' for v in _VALUES)})",
 )
 _EVENT: Final = "thread, function, file, line, call_id, parent_id, depth"
+_CALL: Final = "c.thread, s.function, s.file, s.line, c.call_id, c.parent_id, c.depth"
+_ARGS: Final = f"printf(s.template, {', '.join(f'c.{v}' for v in _VALUES[:-1])})"
 CALLS_SCHEMA: Final = f"""
+CREATE TABLE IF NOT EXISTS shapes (  -- what the calls of a batch share
+    id INTEGER PRIMARY KEY, function TEXT, file TEXT, line INTEGER,
+    template TEXT,  -- printf of the arguments' JSON from v0..v5 (NULL: args holds it)
+    conversion TEXT  -- printf of the return value from r (NULL: retval holds it, or void)
+);
 CREATE TABLE IF NOT EXISTS calls (  -- a call and its return, in one row
     id INTEGER PRIMARY KEY,  -- the call's event id; the return's is id + 1
     ts_ns INTEGER NOT NULL,  -- the call's time; the return's is end_ns
-    thread INTEGER, function TEXT, file TEXT, line INTEGER, call_id INTEGER, parent_id INTEGER,
-    depth INTEGER, args TEXT, retval TEXT, end_ns INTEGER NOT NULL
+    end_ns INTEGER NOT NULL, thread INTEGER, shape INTEGER NOT NULL, call_id INTEGER,
+    parent_id INTEGER, depth INTEGER,
+    args TEXT, retval TEXT,  -- formatted here, or made from the values by the shape's printf
+    {', '.join(f'{v} INTEGER' for v in _VALUES)}  -- the values, as the formatters read them
 );
 CREATE VIEW IF NOT EXISTS all_events AS
 SELECT id, kind, ts_ns, {_EVENT}, args, retval, duration_ns, text, data FROM events
 UNION ALL
-SELECT id, 'call', ts_ns, {_EVENT}, args, NULL, NULL, NULL, NULL FROM calls
+SELECT c.id, 'call', c.ts_ns, {_CALL}, coalesce(c.args, {_ARGS}), NULL, NULL, NULL, NULL
+FROM calls AS c JOIN shapes AS s ON s.id = c.shape
 UNION ALL
-SELECT id + 1, 'return', end_ns, {_EVENT}, NULL, retval, end_ns - ts_ns, NULL, NULL FROM calls;
+SELECT c.id + 1, 'return', c.end_ns, {_CALL}, NULL, coalesce(c.retval, printf(s.conversion, c.r)),
+       c.end_ns - c.ts_ns, NULL, NULL
+FROM calls AS c JOIN shapes AS s ON s.id = c.shape;
 """
 CALLS_INDEXES: Final = """
-CREATE INDEX IF NOT EXISTS calls_function ON calls (function, ts_ns);
+CREATE INDEX IF NOT EXISTS calls_shape ON calls (shape, ts_ns);
 CREATE INDEX IF NOT EXISTS calls_thread ON calls (thread, ts_ns);
 CREATE INDEX IF NOT EXISTS calls_ts ON calls (ts_ns);
 CREATE INDEX IF NOT EXISTS calls_end ON calls (end_ns);
@@ -60,12 +72,15 @@ UNFOLD: Final = (
 # stamps go up, so only where the first is before it).
 _NS: Final = ":base + CAST(({} - :ticks) * :scale AS INTEGER)"
 _NS_AFTER: Final = f"max(:last, {_NS})"
-_EXPAND: Final = f"""
-INSERT INTO calls (id, ts_ns, {_EVENT}, args, retval, end_ns)
-SELECT :first + 2 * k, {{call}}, :thread, :function, :file, :line, {{call_id}}, :parent, :depth,
-       {{args}}, {{retval}}, {{ret}}
+_EXPAND: Final = """
+INSERT INTO calls (id, ts_ns, end_ns, thread, shape, call_id, parent_id, depth, {columns})
+SELECT :first + 2 * k, {call}, {ret}, :thread, :shape, {call_id}, :parent, :depth, {values}
 FROM (SELECT *, rowid - (SELECT min(rowid) FROM temp.pairs) AS k FROM temp.pairs)
 """
+_SHAPE: Final = (
+    "SELECT id FROM shapes WHERE function IS ? AND file IS ? AND line IS ? AND template IS ? AND conversion IS ?",
+    "INSERT INTO shapes (function, file, line, template, conversion) VALUES (?, ?, ?, ?, ?)",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,39 +111,38 @@ class CallBatch:
         for statement in _PAIRS:
             db.execute(statement)
         sql = self.sql
-        if sql is None:
+        if sql is None:  # the text made here
             names: tuple[str, ...] = ("args", "retval")
             columns: tuple[list[int] | list[str] | list[str | None], ...] = (
                 self.arguments or [], self.returned or [])  # fmt: skip
-            args, retval = "args", "retval"
-        else:
-            names = _VALUES[: len(sql.arguments)] + (("r",) if sql.returned != "NULL" else ())
+            values, template, conversion = "args, retval", None, None
+        else:  # the values kept (as the formatters read them), their text made by the view
+            returns = sql.return_value
+            names = _VALUES[: len(sql.arguments)] + (("r",) if returns is not None else ())
             columns = self.values
-            args = f"printf(:template{''.join(', ' + a for a in sql.arguments)})"
-            retval = sql.returned
+            values = ", ".join([*sql.arguments, *([returns[1]] if returns is not None else [])])
+            template, conversion = sql.template, returns[0] if returns is not None else None
+        shape = (self.function, self.file, self.line, template, conversion)
+        found = db.execute(_SHAPE[0], shape).fetchone()
+        shape_id = found[0] if found is not None else db.execute(_SHAPE[1], shape).lastrowid
         # Each bound value costs (the GIL held): the call ids, when they follow each other
         # (no trapped call took one meanwhile), and the positions come from the row number.
         ids = self.ids
         serial = ids[-1] - ids[0] == len(ids) - 1
-        if not serial:
-            names, columns = ("call_id", *names), (ids, *columns)
-        _stage(db, f"INSERT INTO temp.pairs (cts, rts, {', '.join(names)}) VALUES ",
-               [self.call_ticks, self.return_ticks, *columns])
+        staged = names if serial else ("call_id", *names)
+        _stage(db, f"INSERT INTO temp.pairs (cts, rts, {', '.join(staged)}) VALUES ",
+               [self.call_ticks, self.return_ticks, *([] if serial else [ids]), *columns])
         ticks, base, scale = self.clock
         parameters = {
-            "last": self.last_ns, "base": base, "ticks": ticks, "scale": scale,
-            "thread": self.thread, "function": self.function, "file": self.file,
-            "line": self.line, "parent": self.parent, "depth": self.depth, "first": first,
+            "last": self.last_ns, "base": base, "ticks": ticks, "scale": scale, "thread": self.thread,
+            "shape": shape_id, "parent": self.parent, "depth": self.depth, "first": first,
             "first_call": ids[0],
         }  # fmt: skip
-        if sql is not None:
-            parameters["template"] = sql.template
         ns = _NS if base + int((self.call_ticks[0] - ticks) * scale) >= self.last_ns else _NS_AFTER
-        expand = _EXPAND.format(call=ns.format("cts"), ret=ns.format("rts"), args=args, retval=retval,
-                                call_id=":first_call + k" if serial else "call_id")  # fmt: skip
+        expand = _EXPAND.format(call=ns.format("cts"), ret=ns.format("rts"), columns=", ".join(names),
+                                values=values, call_id=":first_call + k" if serial else "call_id")  # fmt: skip
         db.execute(expand, parameters)
         db.execute("DELETE FROM temp.pairs")
-
 
 def _stage(db: sqlite3.Connection, insert: str, columns: Sequence[Sequence[Any]]) -> None:
     """`columns` as rows of temp.pairs, STAGED rows per statement: executemany's cost is

@@ -30,6 +30,7 @@ class SqlShape:
     template: str  # printf format of the arguments' JSON, each value's conversion in it
     arguments: tuple[str, ...]  # integer expressions of columns v{i} (record value 3 + i)
     returned: str  # a text expression of column r (rax), or NULL (void)
+    return_value: tuple[str, str] | None = None  # (conversion, integer expression of r); None: void
 
 
 def sql_value(t: Type, column: str) -> tuple[str, str] | None:
@@ -74,4 +75,5 @@ def sql_shape(slots: list[ArgumentSlot], returns: Type | None) -> SqlShape | Non
             return None
         pairs.append(f'[{json.dumps(slot.name).replace("%", "%%")}, "{value[0]}"]')
         arguments.append(value[1])
-    return SqlShape(f"[{', '.join(pairs)}]", tuple(arguments), returned)
+    value = None if returns is None else sql_value(strip(returns), "r")
+    return SqlShape(f"[{', '.join(pairs)}]", tuple(arguments), returned, value)
