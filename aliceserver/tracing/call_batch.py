@@ -2,15 +2,17 @@
 
 The drain (drain.py) meets most records as a call followed by its return (a leaf function:
 nothing recorded between them). A run of those becomes one CallBatch instead of two row
-tuples per call: the writer puts the varying columns (call id, rdtsc stamps, and either the
-formatted arguments and return value or, for integers and pointers, their raw register
-bits: recorded_sql.py) into a temporary table in one executemany, and SQLite makes one row
-of the `calls` table per call (the call's and the return's columns side by side, times from
-the clock's line, the values' text) in one INSERT ... SELECT. The view `all_events`, which
-queries read, shows each as the two rows the drain writes one by one into `events` (ids
-`id` and `id + 1`, the return at `end_ns`): a third of the work of writing two rows.
-A kept store's calls are put into `events` as two rows each when it closes (UNFOLD), so
-that other tools reading the file find every event in one table.
+tuples per call: the writer stages the varying columns (rdtsc stamps, call ids unless they
+follow each other, and either the text formatted in Python or, for integers and pointers,
+the register bits: recorded_sql.py) in a temporary table, 64 rows per statement, and one
+INSERT ... SELECT makes a row of `calls` per call: both times, the values as the
+formatters read them, and a row of `shapes` for what the batch shares (function, file,
+line, the printf making the arguments' JSON and the return value's text). The view
+`all_events`, which queries read, shows each call as the two rows the drain writes one by
+one into `events` (ids `id` and `id + 1`, the return at `end_ns`), its text made as it is
+read: a row per call and no text to write, a sixth of the work of two rows. A kept store's
+calls go into `events` as two rows each when it closes (UNFOLD), so that other tools
+reading the file find every event in one table.
 """
 
 from __future__ import annotations
