@@ -123,7 +123,7 @@ class LiveSession:
         spawned = spawn_stopped(config, program)
         pipes = {"stdout": spawned.stdout, "stderr": spawned.stderr}
         try:
-            seize_launched(self._libc, spawned.pid, spawned.stderr)
+            seize_launched(self._libc, spawned.pid, spawned.stderr, spawned.execs)
         except BaseException:
             for fd in (spawned.stdin, spawned.stdout, spawned.stderr):
                 if fd is not None:

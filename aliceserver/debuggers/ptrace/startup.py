@@ -23,8 +23,9 @@ OPTIONS = (
 WAIT_ONE = binding.WALL | binding.WNOTHREAD
 
 
-def seize_launched(libc: binding.Libc, pid: int, stderr: int | None) -> None:
-    """Seize the stopped trampoline and let it run to the exec of the program."""
+def seize_launched(libc: binding.Libc, pid: int, stderr: int | None, execs: int = 1) -> None:
+    """Seize the stopped trampoline and let it run to the exec of the program (the
+    `execs`th exec)."""
     _, status = libc.waitpid(pid, binding.WUNTRACED | binding.WNOTHREAD)
     first = decode(status)
     if first.kind is not WaitKind.SIGNAL_STOP:
@@ -36,7 +37,9 @@ def seize_launched(libc: binding.Libc, pid: int, stderr: int | None) -> None:
             _, status = libc.waitpid(pid, WAIT_ONE)
             step = decode(status)
             if step.kind is WaitKind.EVENT and step.event == binding.PTRACE_EVENT_EXEC:
-                return
+                execs -= 1
+                if not execs:
+                    return
             if step.kind in (WaitKind.EXITED, WaitKind.KILLED):
                 raise _startup_failure(pid, step.kind is WaitKind.KILLED, step.value, stderr)
             libc.ptrace(binding.PTRACE_CONT, pid, 0, 0)
