@@ -175,3 +175,29 @@ def test_dap_stack_trace_through_tail_calls_like_gdb(builder: Builder, tmp_path:
     assert tail["source"].get("presentationHint") == "deemphasize"
     assert tail.get("presentationHint") == "subtle"  # inferred from call sites, as gdb's tail-call frames
     assert "presentationHint" not in stack[0]  # a real frame is shown as one
+
+
+def _parked_thread_stack(program: Path, cwd: Path, *, gdb: bool) -> list[object]:
+    mi = MiClient(["-i=mi", "-q", "-nx", "--args", str(program), "2", "2"], cwd=cwd, gdb=gdb)
+    try:
+        mi.prompt()
+        mi.ok("-break-insert hit")
+        mi.ok("-exec-run")  # at the first hit a thread may still be on its way to its wait:
+        mi.stopped()
+        mi.ok("-exec-continue")  # at the second (a stop later) both are parked in it
+        mi.stopped()
+        return [mi.ok(f"-stack-list-frames --thread {n}").results for n in (2, 3)]
+    finally:
+        mi.close()
+
+
+def test_mi_frames_of_inlined_libc_callers_named_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """A thread parked in a futex wait: its innermost frames are libc calls inlined into
+    each other, and the caller of an inlined call is placed at the call site, in the file
+    as its unit names it (`./nptl/futex-internal.c`, fullname `./nptl/./nptl/...` while
+    the file is found nowhere), as the frame the line table places."""
+    program = builder.build("blocked_threads")
+    expected = _parked_thread_stack(program, tmp_path, gdb=True)
+    if "__futex_abstimed_wait_common" not in repr(expected):
+        pytest.skip(_NO_LIBC_DEBUG)
+    assert repr(_parked_thread_stack(program, tmp_path, gdb=False)) == repr(expected)

@@ -286,12 +286,7 @@ class SourceSymbols:
         row = info.location_at(address - module.base)
         if row is None:
             return None
-        symtab = info.symtab_name_at(address - module.base, row.file)
-        offset = info.cu_offset_at(address - module.base)
-        unit = None if offset is None else (module.path, offset)
-        if symtab is None or (symtab.filename == row.file and symtab.missing_fullname == row.file):
-            return SourcePosition(row.file, row.line, row.column, unit=unit)
-        return SourcePosition(row.file, row.line, row.column, symtab.filename, symtab.missing_fullname, unit)
+        return _as_gdb_names(SourcePosition(row.file, row.line, row.column), module, info, address)
 
     def function_name(self, address: int) -> str | None:
         found = self._info_at(address)
@@ -498,7 +493,9 @@ class SourceSymbols:
     def call_site(self, address: int, die: DIE) -> SourcePosition | None:
         """Where the inlined call `die` (from the chain at `address`) was made."""
         module = self.symbols.module_at(address)
-        return call_site_position(self.debug_info(module) if module is not None else None, die)
+        info = self.debug_info(module) if module is not None else None
+        site = call_site_position(info, die)  # named as its unit names it, as frame 0's line
+        return site if site is None or info is None or module is None else _as_gdb_names(site, module, info, address)
 
     def inline_chain_at(self, lookup: int) -> tuple[DIE, ...]:
         """The DW_TAG_inlined_subroutine DIEs around runtime `lookup`, outermost first."""
@@ -543,8 +540,6 @@ class SourceSymbols:
         chain = self.inline_chain(frame)
         if not chain:
             return [physical]
-        module = self.symbols.module_at(lookup_pc(frame))
-        info = self.debug_info(module) if module is not None else None
         shown = []
         source = physical.source
         for die in reversed(chain):
@@ -552,7 +547,7 @@ class SourceSymbols:
                 replace(physical, function=c_function_name(die) or die_name(die), source=source, inlined=True,
                         program_main=False)
             )
-            source = call_site_position(info, die)
+            source = self.call_site(lookup_pc(frame), die)
         shown.append(replace(physical, source=source))
         return shown
 
@@ -592,3 +587,12 @@ def lookup_pc(frame: UnwoundFrame) -> int:
     """The pc to look a frame up by: a caller's pc is a return address, and the call is the
     instruction before it."""
     return frame.pc if frame.level == 0 or frame.method == "signal" else frame.pc - 1
+
+
+def _as_gdb_names(place: SourcePosition, module: Module, info: DebugInfo, address: int) -> SourcePosition:
+    """`place` at `address` with gdb's names from its unit's symtab (`./nptl/futex-internal.c`)."""
+    symtab = info.symtab_name_at(address - module.base, place.path)
+    unit = None if (offset := info.cu_offset_at(address - module.base)) is None else (module.path, offset)
+    if symtab is None or (symtab.filename == place.path and symtab.missing_fullname == place.path):
+        return replace(place, unit=unit)
+    return replace(place, symtab=symtab.filename, symtab_fullname=symtab.missing_fullname, unit=unit)
