@@ -57,6 +57,8 @@ def test_start_runs_where_the_command_runs_with_its_environment() -> None:
         (("catch", "throw", "--off"), ("debug_catch", {"kind": "throw", "enabled": False})),
         (("raw", "info", "locals"), ("debug_console", {"command": "info locals"})),
         (("trace", "add", "parse_*", "@usercode"), ("debug_trace", {"action": "add", "patterns": ["parse_*", "@usercode"]})),
+        (("trace", "add", "leaf", "--ring-memory", "64"),
+         ("debug_trace", {"action": "add", "patterns": ["leaf"], "ring_memory_mib": 64})),
         (("query", "--kind", "return", "--function", "fib", "--void"),
          ("debug_query", {"kinds": ["return"], "function": "fib", "return_is_null": True})),
         (("-s", "prog-2", "stop"), ("debug_stop", {"session": "prog-2"})),
