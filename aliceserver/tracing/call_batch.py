@@ -75,8 +75,8 @@ UNFOLD: Final = (
 _NS: Final = ":base + CAST(({} - :ticks) * :scale AS INTEGER)"
 _NS_AFTER: Final = f"max(:last, {_NS})"
 _EXPAND: Final = """
-INSERT INTO calls (id, ts_ns, end_ns, thread, shape, call_id, parent_id, depth, {columns})
-SELECT :first + 2 * k, {call}, {ret}, :thread, :shape, {call_id}, :parent, :depth, {values}
+INSERT INTO calls (id, ts_ns, end_ns, thread, shape, call_id, parent_id, depth{columns})
+SELECT :first + 2 * k, {call}, {ret}, :thread, :shape, {call_id}, :parent, :depth{values}
 FROM (SELECT *, rowid - (SELECT min(rowid) FROM temp.pairs) AS k FROM temp.pairs)
 """
 _SHAPE: Final = (
@@ -117,12 +117,12 @@ class CallBatch:
             names: tuple[str, ...] = ("args", "retval")
             columns: tuple[list[int] | list[str] | list[str | None], ...] = (
                 self.arguments or [], self.returned or [])  # fmt: skip
-            values, template, conversion = "args, retval", None, None
+            values, template, conversion = ", args, retval", None, None
         else:  # the values kept (as the formatters read them), their text made by the view
             returns = sql.return_value
             names = _VALUES[: len(sql.arguments)] + (("r",) if returns is not None else ())
             columns = self.values
-            values = ", ".join([*sql.arguments, *([returns[1]] if returns is not None else [])])
+            values = "".join(", " + v for v in [*sql.arguments, *([returns[1]] if returns is not None else [])])
             template, conversion = sql.template, returns[0] if returns is not None else None
         shape = (self.function, self.file, self.line, template, conversion)
         found = db.execute(_SHAPE[0], shape).fetchone()
@@ -132,7 +132,7 @@ class CallBatch:
         ids = self.ids
         serial = ids[-1] - ids[0] == len(ids) - 1
         staged = names if serial else ("call_id", *names)
-        _stage(db, f"INSERT INTO temp.pairs (cts, rts, {', '.join(staged)}) VALUES ",
+        _stage(db, f"INSERT INTO temp.pairs ({', '.join(('cts', 'rts', *staged))}) VALUES ",
                [self.call_ticks, self.return_ticks, *([] if serial else [ids]), *columns])
         ticks, base, scale = self.clock
         parameters = {
@@ -141,7 +141,7 @@ class CallBatch:
             "first_call": ids[0],
         }  # fmt: skip
         ns = _NS if base + int((self.call_ticks[0] - ticks) * scale) >= self.last_ns else _NS_AFTER
-        expand = _EXPAND.format(call=ns.format("cts"), ret=ns.format("rts"), columns=", ".join(names),
+        expand = _EXPAND.format(call=ns.format("cts"), ret=ns.format("rts"), columns="".join(", " + n for n in names),
                                 values=values, call_id=":first_call + k" if serial else "call_id")  # fmt: skip
         db.execute(expand, parameters)
         db.execute("DELETE FROM temp.pairs")

@@ -1,7 +1,8 @@
 /* A burst of calls of leaf functions for jump-patch tracing's bulk path: argv[1] calls of
  * leaf() (integers of each width and sign, a pointer or NULL, a negative return: text made
- * by SQLite) and of wide() (a double and a char: text made in Python), then one of quiet()
- * (another traced function after the run). Prints how many calls of leaf it made. */
+ * by SQLite), of wide() (a double and a char: text made in Python) and of tick() (no
+ * arguments, no value), then one of quiet() (another traced function after the runs).
+ * Prints how many calls of leaf it made. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +20,11 @@ __attribute__((noinline)) double wide(double d, char c)
     return d / 2;
 }
 
+__attribute__((noinline)) void tick(void)
+{
+    sink++;
+}
+
 __attribute__((noinline)) void quiet(long n)
 {
     sink += n;
@@ -34,6 +40,8 @@ int main(int argc, char **argv)
     }
     for (long i = 0; i < n; i++)
         wide(i * 0.25, (char)('a' + i % 26));
+    for (long i = 0; i < n; i++)
+        tick();
     quiet(n);
     printf("calls=%ld\n", calls);
     return 0;
