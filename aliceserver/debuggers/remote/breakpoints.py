@@ -124,9 +124,14 @@ class StubBreakpoints:
         self.send(verb, WATCH_TYPES[access], address, length)
 
     def send(self, verb: bytes, kind: int, address: int, length: int) -> None:
+        """A Z/z packet; a type the stub answered empty once is not asked again on this
+        connection (gdb's packet config Zn: auto -> disabled, remote_insert_watchpoint)."""
+        if f"Z{kind}" in self.client.refused:
+            raise RemoteUnsupported(f"The stub has no Z{kind} breakpoints.")
         body = verb + b"%d,%x,%x" % (kind, address, length)
         reply = self.client.request(body)
         if not reply:
+            self.client.refused.add(f"Z{kind}")
             raise RemoteUnsupported(f"The stub has no {verb.decode()}{kind} breakpoints.")
         if reply != b"OK":
             what = "watchpoint" if kind >= Z_WRITE else "breakpoint"

@@ -40,6 +40,9 @@ class RemoteClient:
         self.vcont: frozenset[str] = frozenset()  # vCont? actions: c C s S t r
         self.on_output: Callable[[str], None] = lambda text: None
         self._general_thread: ThreadRef | None = None
+        # optional packets the stub answered empty (P, p, Z0..Z4, qXfer:...): never sent
+        # again on this connection, as gdb's packet configs go from auto to disabled
+        self.refused: set[str] = set()
 
     # --- the handshake --------------------------------------------------------------
     def negotiate(self) -> None:
@@ -65,7 +68,7 @@ class RemoteClient:
             self.vcont = frozenset(a for a in reply.decode().split(";")[1:] if a)
 
     def supports(self, feature: str) -> bool:
-        return self.features.get(feature) == "+"
+        return self.features.get(feature) == "+" and feature not in self.refused
 
     @property
     def multiprocess(self) -> bool:
@@ -97,10 +100,12 @@ class RemoteClient:
         while True:
             body = self.xfer_request(obj, annex, len(data))
             if first is None:
-                reply = self.ask(body)
+                reply = self.request(body)
             else:
                 reply, first = first, None
-                check(body, reply)
+            if not reply:
+                self.refused.add(f"qXfer:{obj}:read")
+            check(body, reply)
             marker, body = reply[:1], packets.unescape(reply[1:])
             if marker not in (b"m", b"l"):
                 raise RemoteError(f"Unexpected qXfer reply: {reply[:80]!r}.")

@@ -26,7 +26,6 @@ class RegisterCache:
         self._layouts: dict[tuple[str, ...], list[tuple[str, int, int, int]]] = {}
         self._generation = 0  # a resume makes a prefetch's late answer stale
         self.reads = 0  # packets sent for registers: for tests and the benchmark
-        self._p_works = True
 
     def clear(self) -> None:
         self._g.clear()
@@ -71,13 +70,10 @@ class RegisterCache:
         if len(data) != register.size:
             raise RemoteError(f"{name} takes {register.size} bytes, not {len(data)}.")
         self.client.select_thread(thread)
-        body = b"P%x=" % register.number + packets.hex_bytes(data)
-        try:
-            self.client.ok(body)
-        except RemoteUnsupported:
+        if not self._write_one(register, data):
             whole = bytearray(self._g.get(thread) or self._read_all(thread))
             if register.offset + register.size > len(whole):
-                raise
+                raise RemoteError(f"The stub does not write register {name}.")
             whole[register.offset : register.offset + register.size] = data
             self.client.ok(b"G" + packets.hex_bytes(bytes(whole)))
         self._single.setdefault(thread, {})[register.number] = data
@@ -87,6 +83,18 @@ class RegisterCache:
             if register.offset + register.size <= len(whole):
                 whole[register.offset : register.offset + register.size] = data
                 self._g[thread] = bytes(whole)
+
+    def _write_one(self, register: RegisterInfo, data: bytes) -> bool:
+        """`P`; False where the stub has none (answered empty once: from then on every
+        write goes through `G`, as gdb's store_register_using_P disables the packet)."""
+        if "P" in self.client.refused:
+            return False
+        try:
+            self.client.ok(b"P%x=" % register.number + packets.hex_bytes(data))
+        except RemoteUnsupported:
+            self.client.refused.add("P")
+            return False
+        return True
 
     def _read_all(self, thread: ThreadRef) -> bytes:
         self.client.connection.settle()
@@ -102,14 +110,14 @@ class RegisterCache:
         return whole
 
     def _read_one(self, thread: ThreadRef, register: RegisterInfo) -> bytes:
-        if not self._p_works:
+        if "p" in self.client.refused:
             raise RemoteError(f"The stub does not give register {register.name}.")
         self.client.select_thread(thread)
         self.reads += 1
         try:
             data = packets.from_hex(self.client.ask(b"p%x" % register.number))
         except RemoteUnsupported:
-            self._p_works = False
+            self.client.refused.add("p")
             raise RemoteError(f"The stub does not give register {register.name}.") from None
         self._single.setdefault(thread, {})[register.number] = data
         return data

@@ -1,0 +1,63 @@
+"""Optional packets a stub answers empty (it does not know them) are not sent again on that
+connection, as gdb's packet configs go from auto to disabled at the first empty reply: a
+refused `P` makes every later register write a `G`, a refused `Z2` is not asked again at
+each resume (gdb's remote_insert_watchpoint fails at once). Counted through a proxy that
+turns the packet into one gdbserver does not know, ours against gdb 13 over the same stub."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_remote_session import _normalized
+from tests.support.batch import ex, needs_gdb, ours, theirs
+from tests.support.build import Builder, marker_line
+from tests.support.gdbserver import gdbserver
+from tests.support.rsp_proxy import checksummed, rsp_proxy
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+def _unknown(prefix: bytes) -> Callable[[bytes], bytes]:
+    """Packets starting with `prefix` turned into one gdbserver answers empty."""
+    return lambda unit: checksummed(b"vNoSuchPacket") if unit.startswith(b"$" + prefix) else unit
+
+
+def _counted(program: Path, commands: Sequence[str], cwd: Path, refused: bytes,
+             counted: Sequence[bytes]) -> list[tuple[str, dict[bytes, int]]]:  # fmt: skip
+    """gdb's then our output and how many packets of each `counted` kind we sent."""
+    said = []
+    for run in (theirs, ours):
+        with gdbserver(program) as server, rsp_proxy(server.address, to_stub=_unknown(refused)) as proxy:
+            lines = ["set sysroot /", *(c.replace("{target}", proxy.address) for c in commands)]
+            done = run(["-batch", "-nx", *ex(*lines), str(program)], cwd)
+            sent = bytes(proxy.from_client)
+            said.append((_normalized(done.stdout + "\n--stderr--\n" + done.stderr),
+                         {kind: sent.count(b"$" + kind) for kind in counted}))  # fmt: skip
+    return said
+
+
+def test_a_refused_p_is_not_sent_again_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("registers_expr")
+    line = marker_line("registers_expr.c", "callee")
+    commands = ["target remote {target}", f"break registers_expr.c:{line}", "continue",
+                "set $rax = 77", "set $rbx = 5", "set $rcx = 6", "set $rdx = 7",
+                "p $rax", "p $rbx", "p $rcx", "p $rdx", "stepi", "p $rbx", "kill"]  # fmt: skip
+    (gdb, gdb_sent), (alice, alice_sent) = _counted(program, commands, tmp_path, b"P", [b"P", b"G"])
+    assert alice == gdb
+    assert "$1 = 77" in alice and "$5 = 5" in alice
+    assert gdb_sent[b"P"] == 1 and alice_sent[b"P"] == 1  # then G for each write
+    assert alice_sent[b"G"] == gdb_sent[b"G"] == 4
+
+
+def test_a_refused_z2_is_not_sent_again_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("watch")
+    line = marker_line("watch.c", "counter")
+    commands = ["target remote {target}", f"break watch.c:{line}", "continue",
+                "watch global_counter", "continue", "continue", "continue", "delete", "kill"]  # fmt: skip
+    (gdb, gdb_sent), (alice, alice_sent) = _counted(program, commands, tmp_path, b"Z2", [b"Z2"])
+    assert alice == gdb
+    assert alice.count("Could not insert hardware watchpoint 2.") == 3
+    assert gdb_sent[b"Z2"] == 1 and alice_sent[b"Z2"] == 1
