@@ -83,6 +83,12 @@ def _first_load(path: str) -> int:
         )
 
 
+def _allocated(path: str) -> int:
+    """How many sections of the file are allocated (SHF_ALLOC)."""
+    with open(path, "rb") as file:
+        return sum(1 for s in ELFFile(file).iter_sections() if int(s["sh_flags"]) & 2)
+
+
 def _dynamic(path: str) -> tuple[int, int, str]:
     with open(path, "rb") as file:
         elf = ELFFile(file)
@@ -111,6 +117,7 @@ class _Link:
     pending: int = 0  # the client's requests gdbserver has not answered yet
     answered: threading.Condition = field(default_factory=threading.Condition)
     at_trap: bytes = b""  # the thread stopped at our trap, to step over it at its resume
+    sections: bool = False  # list each library by its allocated sections, not its segment
 
     # --- the proxy's own requests to gdbserver, while the client waits ------------------
     def settle(self) -> None:
@@ -169,8 +176,12 @@ class _Link:
             name = node.get("name", "")
             if not name.startswith("/") or not Path(name).is_file():
                 continue
-            segment = int(node.get("l_addr", "0"), 16) + _first_load(name)
-            out.append(f'<library name="{name}"><segment address="{segment:#x}"/></library>')
+            bias = int(node.get("l_addr", "0"), 16)
+            if self.sections:  # gdb's solib-target adds each to its section's link-time address
+                places = "".join(f'<section address="{bias:#x}"/>' for _ in range(_allocated(name)))
+            else:
+                places = f'<segment address="{bias + _first_load(name):#x}"/>'
+            out.append(f'<library name="{name}">{places}</library>')
         out.append("</library-list>")
         return "".join(out).encode()
 
@@ -290,13 +301,14 @@ def _shut(link: _Link) -> None:
 
 
 @contextmanager
-def solib_target_proxy(upstream: str, program: Path) -> Iterator[SolibTargetProxy]:
+def solib_target_proxy(upstream: str, program: Path, *, sections: bool = False) -> Iterator[SolibTargetProxy]:
     """Listen on a loopback port; the first client is joined to gdbserver at `upstream`
-    (debugging `program`, a non-PIE executable) through the solib-target rewriting."""
+    (debugging `program`, a non-PIE executable) through the solib-target rewriting;
+    `sections`: libraries listed by their allocated sections' places."""
     proxy = SolibTargetProxy(0)
 
     def join(client: socket.socket, stub: socket.socket) -> list[Callable[[], None]]:
-        link = _Link(client, stub, program)
+        link = _Link(client, stub, program, sections=sections)
         proxy.links.append(link)
         return [partial(_pump_client, link, Units()), partial(_pump_stub, link, Units())]
 

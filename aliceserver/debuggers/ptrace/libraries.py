@@ -18,7 +18,6 @@ from aliceserver.debuggers.librarypaths import LibraryPaths
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.symbols import auxv as auxv_module
 from aliceserver.debuggers.symbols.elf import ElfCache
-from aliceserver.debuggers.symbols.elfheaders import SHF_ALLOC
 from aliceserver.debuggers.symbols.linkmap import (
     LinkMapEntry,
     ReadMemory,
@@ -30,7 +29,7 @@ from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:  # (a remote stub's list, read with an XML parser no live session needs)
-    from aliceserver.debuggers.remote.libraries import ListedLibrary
+    from aliceserver.debuggers.remote.libraries import ListedLibrary, ListedPlace
 
 log = logging.getLogger(__name__)
 
@@ -166,28 +165,30 @@ class LibraryTracker:
 
     def sync_listed(self, listed: Sequence[ListedLibrary]) -> tuple[list[Module], list[Module]]:
         """Bring the module list in line with the list a stub gives (qXfer:libraries:read)."""
+        from aliceserver.debuggers.remote.libraries import listed_place
+
         entries = [LinkMapEntry(0, "", 0)]  # the main program's place, as in a link map
+        places: dict[str, ListedPlace] = {}
         for library in listed:
             path = self.library_file(library.name)
-            entries.append(LinkMapEntry(self._listed_bias(path, library), path, 0))
+            try:
+                image = self._cache.get(path)
+            except (AliceError, OSError):
+                image = None  # found nowhere: listed at the address given, without symbols
+            place = places[path] = listed_place(library, image)
+            self._warnings.extend(place.warnings)
+            entries.append(LinkMapEntry(place.bias, path, 0))
         loaded, unloaded = self.symbols.sync_link_map(entries)
         self._warn_missing([module for module in loaded if self.symbols.is_missing(module)])
-        # gdb's solib-target shows the segments' range, where svr4 shows .text's
-        return [replace(module, text=None) for module in self._named(loaded)], self._named(unloaded)
+        # gdb's solib-target shows the segments' (sections') range, where svr4 shows .text's
+        return [replace(module, text=self._listed_range(module, places.get(module.path)))
+                for module in self._named(loaded)], self._named(unloaded)  # fmt: skip
 
-    def _listed_bias(self, path: str, library: ListedLibrary) -> int:
-        """The load bias of a listed library: its first segment's (or allocated section's)
-        address less that segment's (section's) link-time address, as gdb relocates them."""
-        try:
-            image = self._cache.get(path)
-        except (AliceError, OSError):
-            image = None  # found nowhere: listed at the address given, without symbols
-        if library.segments:
-            return library.segments[0] - (image.load_low if image is not None else 0)
-        sections = image.sections if image is not None else ()
-        allocated = [section.addr for section in sections if section.flags & SHF_ALLOC]
-        base = library.sections[0] if library.sections else 0
-        return base - (allocated[0] if allocated else 0)
+    @staticmethod
+    def _listed_range(module: Module, place: ListedPlace | None) -> tuple[int, int] | None:
+        if place is None:
+            return None
+        return module.text if place.text_range else place.range
 
     def _warn_missing(self, missing: list[Module]) -> None:
         """gdb's update_solib_list: one warning for the libraries of one change found nowhere."""

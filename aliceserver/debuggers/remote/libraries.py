@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.remote.errors import RemoteError
+from aliceserver.debuggers.symbols.elfheaders import SHF_ALLOC, Section
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.remote.client import RemoteClient
+    from aliceserver.debuggers.symbols.elf import ElfImage
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,3 +87,38 @@ def parse_listed(document: bytes) -> tuple[ListedLibrary, ...]:
             raise RemoteError("Library list with both segments and sections")
         found.append(ListedLibrary(node.get("name", ""), segments, sections))
     return tuple(found)
+
+
+@dataclass(frozen=True, slots=True)
+class ListedPlace:
+    bias: int  # the load bias of its code
+    range: tuple[int, int] | None = None  # the range gdb shows, placed by sections (None: segments')
+    warnings: tuple[str, ...] = ()
+    text_range: bool = False  # not relocated: gdb shows its .text's range, as svr4 does
+
+
+def listed_place(library: ListedLibrary, image: ElfImage | None) -> ListedPlace:
+    """Where a listed library is loaded, from its file (None: found nowhere): by its first
+    segment's address less that segment's link-time one, or by its sections' (gdb's
+    solib_target_relocate_section_addresses)."""
+    if library.segments:
+        return ListedPlace(library.segments[0] - (image.load_low if image is not None else 0))
+    if image is None or not library.sections:
+        return ListedPlace(library.sections[0] if library.sections else 0)
+    return _sections_place(library, [s for s in image.sections if s.flags & SHF_ALLOC])
+
+
+def _sections_place(library: ListedLibrary, allocated: list[Section]) -> ListedPlace:
+    """gdb moves each allocated section by the address given for it (the link-time address
+    plus it: one bias here, .text's, for the code), refuses a count that differs from the
+    file's, and shows the range from the lowest address given to the end of the largest
+    section (inclusive), as its solib-target computes them."""
+    bases = library.sections
+    if len(bases) != len(allocated):
+        return ListedPlace(0, None, (f'Could not relocate shared library "{library.name}": '
+                                     "wrong number of ALLOC sections",), text_range=True)  # fmt: skip
+    text = next((k for k, section in enumerate(allocated) if section.name == ".text"), 0)
+    sized = [(base, section.size) for base, section in zip(bases, allocated, strict=True) if section.size]
+    if not sized:
+        return ListedPlace(bases[text])
+    return ListedPlace(bases[text], (min(b for b, _ in sized), max(b + size - 1 for b, size in sized)))
