@@ -30,6 +30,7 @@ from aliceserver.debuggers.symbols.dwarf.coderanges import (
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.dwarffile import MACHINES, dwarf_info
 from aliceserver.debuggers.symbols.dwarf.languages import language_name as language_name
+from aliceserver.debuggers.symbols.dwarf.leafspans import LeafSpans, leaf_span
 from aliceserver.debuggers.symbols.dwarf.names import split_qualified
 from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
 from aliceserver.debuggers.symbols.dwarf.scopewalk import Link, scope_chain
@@ -165,6 +166,7 @@ class DwarfUnits:
         self._aranges_failed = False
         self._aranges: Any = None
         self._functions: dict[tuple[int, int], FunctionAt | None] = {}
+        self._leaf_spans: LeafSpans[FunctionAt] = LeafSpans()  # by pc ranges: see leafspans.py
         # unit offset -> its top-level scopes with their code ranges (coderanges.py)
         self._unit_scopes: dict[int, ScopeIndex] = {}
         self._abbrevs: AbbrevCache | None = None  # .debug_abbrev's tables, for unit_scopes
@@ -374,7 +376,9 @@ class DwarfUnits:
         with self._lock:
             if key in self._functions:
                 return self._functions[key]
-            found = self._function_die_at(cu, address)
+            spanned, found = self._leaf_spans.at(cu.cu_offset, address)  # a pc near one seen
+            if not spanned:
+                found = self._function_die_at(cu, address)
             if len(self._functions) >= _FUNCTION_CACHE:
                 self._functions.pop(next(iter(self._functions)))
             self._functions[key] = found
@@ -390,7 +394,13 @@ class DwarfUnits:
             return None
         scopes = tuple(chain[sub_index:])
         inlined = tuple(d for d in scopes if d.tag == "DW_TAG_inlined_subroutine")
-        return FunctionAt(chain[sub_index], scopes, inlined)
+        found = FunctionAt(chain[sub_index], scopes, inlined)
+        leaf = chain[-1]
+        inner = (self.die_ranges(c) for c in children(leaf) if c.tag == "DW_TAG_subprogram" or c.tag in _SCOPE_TAGS)
+        span = leaf_span(address, self.die_ranges(leaf), inner)
+        if span is not None:
+            self._leaf_spans.remember(cu.cu_offset, span, found)
+        return found
 
     def _scopes_at(self, cu: CompileUnit, address: int) -> list[DIE]:
         """What _descend finds from the unit's top DIE; its top level found in the raw
