@@ -5,6 +5,8 @@ every function gets the chain a walk at that very pc finds."""
 from __future__ import annotations
 
 import pytest
+from elftools.dwarf.compileunit import CompileUnit
+from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.leafspans import LeafSpans, leaf_span
@@ -43,9 +45,14 @@ def test_each_byte_gets_its_own_chain_with_few_walks(
             expected[address] = [d.offset for d in found.scopes]
         fresh.close()
     units = DwarfUnits(image)
-    walks = []
+    walks: list[int] = []
     walk = units._scopes_at
-    monkeypatch.setattr(units, "_scopes_at", lambda cu, address: walks.append(address) or walk(cu, address))
+
+    def counted(cu: CompileUnit, address: int) -> list[DIE]:
+        walks.append(address)
+        return walk(cu, address)
+
+    monkeypatch.setattr(units, "_scopes_at", counted)
     for address in addresses:
         cu = units.cu_for_address(address)
         found = units.function_die_at(cu, address) if cu is not None else None
