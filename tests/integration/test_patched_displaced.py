@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from aliceserver.debuggers.events import StopReason
-from aliceserver.debuggers.model import LaunchConfig, WatchKind
+from aliceserver.debuggers.model import LaunchConfig, StdioMode, WatchKind
 from tests.support.build import Builder, marker_line
 from tests.support.events import EventLog
 from tests.support.session import continue_to_stop
@@ -74,3 +74,26 @@ def test_a_watch_inside_the_patched_span_takes_the_patch_out_and_stops_there(
     assert hit.address == site
     assert debugger.evaluate("round", hit.thread_id).value == "2"
     assert debugger.evaluate("total", hit.thread_id).value == "2"
+
+
+def test_a_signal_in_a_trampoline_is_delivered_in_the_program(
+    debugger: Any, events: EventLog, builder: Builder
+) -> None:
+    # A 2 ms timer interrupts the loop mostly inside work's trampoline (its condition is
+    # false): the handler's caller is work (or main), never a frame without a function,
+    # and no step of ours leaks a trap flag into the program (no stray stop).
+    debugger.jump_patches.enabled = True
+    debugger.launch(LaunchConfig(program=str(builder.build("patched_signal")), stdio=StdioMode.PIPES))
+    [site] = debugger.resolve_location(f"patched_signal.c:{marker_line('patched_signal.c', 'work')}")
+    debugger.insert_breakpoint(site.address, condition=debugger.expression_condition("i == -1"))
+    [handler] = debugger.resolve_location(f"patched_signal.c:{marker_line('patched_signal.c', 'handler')}")
+    debugger.insert_breakpoint(handler.address)
+    callers = []
+    for _ in range(40):
+        stop = continue_to_stop(debugger, events, StopReason.BREAKPOINT)
+        assert stop.address == handler.address
+        names = [frame.function for frame in debugger.stack_trace(stop.thread_id)]
+        assert names[:2] == ["on_alarm", "__restore_rt"], names
+        callers.append(names[2])
+    assert set(callers) <= {"work", "main"}, callers
+    assert patched_at(debugger, site.address).startswith("jump patch to ")

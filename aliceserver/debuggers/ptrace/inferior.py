@@ -146,6 +146,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
 
     # --- resuming -------------------------------------------------------------------
     def _cont(self, t: Tracee, request: int = binding.PTRACE_CONT) -> None:
+        if request == binding.PTRACE_CONT and t.pending_signal and self.jump_patches is not None:
+            self.jump_patches.before_signal(self, t)  # its handler must not return into a trampoline
         if self.told_on_resume:
             for told in self.told_on_resume:
                 self.events.put(told)

@@ -8,15 +8,24 @@ its registers are the program's there, as the copy runs with them. When that ins
 is inside the patched bytes (not the site itself, nor the first one after the span), the
 patch comes out first, so the original instructions are back under the pc (the engine's
 next continue patches the site again once no thread is inside it).
+
+A thread about to get a signal while its pc is in a patch's code is first moved out
+(`leave_for_signal`), as gdbserver moves threads out of its jump pads: the handler's frame
+then returns to the program (its backtrace shows the site's function, as with a trap),
+never into a trampoline, which has no symbol, line or unwind information.
 """
 
 from __future__ import annotations
 
+import functools
+import signal as sig
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.events import Stopped
+from aliceserver.debuggers.ptrace.patched_sites import put_back
+from aliceserver.debuggers.ptrace.patches.inject import _requeue, step_alone
 from aliceserver.debuggers.ptrace.patches.relocate import relocation
 
 if TYPE_CHECKING:
@@ -75,3 +84,53 @@ def shown_stop(
     if moved.get(stop.thread_id) != stop.address:
         return stop
     return replace(stop, address=int(inferior.regs(inferior.threads[stop.thread_id]).rip))
+
+
+_MAX_STEPS = 100_000  # a trampoline has no loop but a logpoint ring's retry
+_TRAP_FLAG = 0x100
+
+
+def leave_for_signal(inferior: Inferior, t: Tracee, sites: list[PatchedSite]) -> None:
+    """`t` (stopped, a signal to be delivered) out of any patch's code: at the trampoline's
+    entry or one of its traps it is put back at the site (to run the jump again after the
+    handler, its arrival counted once); elsewhere it is single-stepped, alone, until it is
+    at one of those or back in the program. Signals met meanwhile are sent again after."""
+    met: list[int] = []
+    stepped = False
+    try:
+        for _ in range(_MAX_STEPS):
+            regs = inferior.regs(t)
+            pc = int(regs.rip)
+            site = next((s for s in sites if s.holds(pc)), None)
+            if site is None:
+                if stepped:  # (out through the displaced copy: popfq ran before it)
+                    regs.eflags = int(regs.eflags) & ~_TRAP_FLAG
+                    t.regs_dirty = True
+                return
+            if pc == site.trampoline.entry or pc in site.trap_addresses():
+                if pc == site.trampoline.entry:  # the program's registers, as the jump left them
+                    regs.rip = site.plan.address
+                    t.regs_dirty = True
+                else:
+                    put_back(inferior, t, site)
+                if stepped:  # pushfq/popfq kept our steps' trap flag as the program's own
+                    regs.eflags = int(regs.eflags) & ~_TRAP_FLAG
+                site.judged += 1  # counted again when it runs the jump
+                return
+            if t.regs_dirty:
+                inferior.libc.set_regs(t.tid, t.regs)
+                t.regs_dirty = False
+            step_alone(inferior, t, functools.partial(_met, inferior, met), "leaving a trampoline")
+            stepped = True
+            inferior.libc.get_regs(t.tid, t.regs)
+            t.regs_valid = True
+    finally:
+        for signo in met:  # (sent during the steps, each would stop the next step again)
+            _requeue(inferior.pid, t.tid, signo)
+
+
+def _met(inferior: Inferior, met: list[int], t: Tracee, signo: int) -> None:
+    if signo == sig.SIGSTOP and inferior.wake_sent:
+        inferior.wake_sent = False  # the engine's wake-up: the command it was for runs now
+    else:
+        met.append(signo)

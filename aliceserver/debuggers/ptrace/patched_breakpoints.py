@@ -235,6 +235,11 @@ class JumpPatches:
 
         return displaced.shown_stop(inferior, stop, [*self.sites.values(), *self._retired], remove)
 
+    def before_signal(self, inferior: Inferior, t: Tracee) -> None:
+        """`t` gets a signal as it resumes: out of any patch's code first (patch_displaced)."""
+        if inferior is self._inferior and (self.sites or self._retired):
+            displaced.leave_for_signal(inferior, t, [*self.sites.values(), *self._retired])
+
     @staticmethod
     def _counting_now(inferior: Inferior, site: PatchedSite) -> bool:
         """Whether a thread is between the trampoline's count and its compare."""
