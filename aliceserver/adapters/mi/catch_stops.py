@@ -62,14 +62,21 @@ def sync(session: MiSession) -> None:
         every = any(not spec.syscalls for spec in syscall_specs)
         syscalls = frozenset() if every else frozenset(n for s in syscall_specs for _, n in s.syscalls)
     signals = frozenset(n for spec in live if spec.event == "signal" for n in cp.signal_numbers(spec))
-    libraries = bool(events & set(cp.LIBRARY_EVENTS))
-    debugger.set_catch_events(syscalls=syscalls, signals=signals, gate=lambda stop: _judge(table, stop),
-                              libraries=libraries)  # fmt: skip
+    every_event = stops_on_solib_events(session)
+    libraries = bool(events & set(cp.LIBRARY_EVENTS)) or every_event
+    debugger.set_catch_events(syscalls=syscalls, signals=signals, libraries=libraries,
+                              gate=lambda stop: _judge(table, stop, every_event))  # fmt: skip
 
 
-def _judge(table: BreakpointTable, stop: ev.Stopped) -> bool:
+def stops_on_solib_events(session: MiSession) -> bool:
+    """gdb's `set stop-on-solib-events N`: a nonzero N stops at every event of the loader."""
+    return session.settings.get("stop-on-solib-events") not in ("0", "")
+
+
+def _judge(table: BreakpointTable, stop: ev.Stopped, every_library_event: bool = False) -> bool:
     """On the tracer thread: count the hit of every catchpoint the stop matches (gdb's order:
-    condition, hit count, ignore count); stop when one of them says so."""
+    condition, hit count, ignore count); stop when one of them says so, or at any library
+    event under stop-on-solib-events."""
     chosen: MiBreakpoint | None = None
     for bp in sorted(list(table.entries.values()), key=lambda b: b.number):
         spec = bp.catch
@@ -88,7 +95,7 @@ def _judge(table: BreakpointTable, stop: ev.Stopped) -> bool:
         chosen = chosen or bp
     if chosen is not None:
         table.caught = [*table.caught[-15:], (stop, chosen)]
-    return chosen is not None
+    return chosen is not None or (every_library_event and stop.reason is ev.StopReason.LIBRARY)
 
 
 def _matches(spec: cp.CatchSpec, stop: ev.Stopped) -> bool:
@@ -115,6 +122,8 @@ def describe(session: MiSession, stop: ev.Stopped) -> CatchStop | None:
     table = session.breakpoints
     bp = next((bp for judged, bp in table.caught if judged is stop), None)
     table.caught = [(judged, other) for judged, other in table.caught if judged is not stop]
+    if (bp is None or bp.catch is None) and stop.reason is ev.StopReason.LIBRARY:
+        return _solib_event(stop)
     if bp is None or bp.catch is None:
         return None
     spec = bp.catch
@@ -153,6 +162,21 @@ def describe(session: MiSession, stop: ev.Stopped) -> CatchStop | None:
     spec.located = True  # the runtime's function is known now: shown with an address
     pairs = [("bkptno", number), ("reason", "breakpoint-hit"), ("disp", disp)]
     return CatchStop(f"\n{word} {number} (exception {_EXCEPTION_WORDS[spec.event]}), ", pairs, bp=bp)
+
+
+def _solib_event(stop: ev.Stopped) -> CatchStop:
+    """gdb's print_solib_event under stop-on-solib-events: the libraries that came and
+    went, no location (its *stopped has no frame)."""
+    pairs: list[tuple[str, Value]] = [("reason", "solib-event")]
+    if not stop.libraries_loaded and not stop.libraries_unloaded:
+        return CatchStop("Stopped due to shared library event (no libraries added or removed)\n", pairs)
+    text = "Stopped due to shared library event:\n"
+    for key, heading, paths in (("added", "loaded", stop.libraries_loaded),
+                                ("removed", "unloaded", stop.libraries_unloaded)):  # fmt: skip
+        if paths:
+            text += f"  Inferior {heading} " + "    ".join(f"{path}\n" for path in paths)
+            pairs.append((key, Results([("library", path) for path in paths], as_list=True)))
+    return CatchStop(text, pairs)
 
 
 # --- commands --------------------------------------------------------------------------------

@@ -133,6 +133,10 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         session.debugger.set_call_options(unwind_on_signal=value == "on")
     elif name == "backtrace past-main":  # entry values read main's caller or not
         session.debugger.set_backtrace_past_main(value == "on")
+    elif name == "stop-on-solib-events":  # the engine told to report every loader event
+        from aliceserver.adapters.mi.catch_stops import sync
+
+        sync(session)
     elif name == "scheduler-locking":  # replay is off when not replaying (we never replay)
         session.debugger.set_scheduler_locking(steps_alone=value in ("on", "step"))
     elif name == "breakpoint jump-patches":  # aliceserver's own: the live engine's (ptrace)

@@ -77,7 +77,8 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
                 ("thread-group", f"i{session.inferior.number}"), *libraries.range_field(event.module),
             ])
             _breakpoints_modified(session)
-    elif isinstance(event, ev.ModuleUnloaded):
+    elif isinstance(event, ev.ModuleUnloaded):  # gone from `info sharedlibrary` too, as in gdb
+        inferior.libraries[:] = [module for module in inferior.libraries if module.path != event.module.path]
         session.notify("library-unloaded", [*libraries.library_names(event.module),
                                             ("thread-group", f"i{session.inferior.number}")])
     elif isinstance(event, ev.LocationBreakpointChanged):
@@ -203,6 +204,8 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(caught.bp))])
         pairs, text, location_style = caught.pairs, caught.text, "with-pc"
         deleted = [caught.bp.number] if caught.bp.temporary else []
+    elif caught is not None:  # stop-on-solib-events: gdb shows no location, *stopped no frame
+        pairs, text, location_style = caught.pairs, caught.text, "none"
     elif reason is ev.StopReason.BREAKPOINT or reason is ev.StopReason.EXCEPTION:
         hit = session.breakpoints.for_address_ids(stop.breakpoint_ids)
         for bp in hit:
@@ -260,10 +263,11 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     # The stop's console text: always for a console's own command or an event the user
     # did not ask for (a breakpoint, a signal); an MI -exec-next prints nothing.
     # gdb's print_stop_event: the location, the displays, then what `finish` returned
-    location, missing = _location_text(session, frame, stop.thread_id, location_style)
+    shown = frame if location_style != "none" else None
+    location, missing = _location_text(session, shown, stop.thread_id, location_style)
     console = text + location + _displays(session)
-    if frame is not None:
-        pairs.append(("frame", frames.tuple(frame, stop.thread_id, level=False, args=True)))
+    if shown is not None:
+        pairs.append(("frame", frames.tuple(shown, stop.thread_id, level=False, args=True)))
     if reason is ev.StopReason.FUNCTION_FINISHED and stop.return_value is not None:
         number = stop.return_value.history  # the engine put it in the value history
         pairs += [("gdb-result-var", f"${number}"), ("return-value", session.display(stop.return_value))]

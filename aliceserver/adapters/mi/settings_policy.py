@@ -33,7 +33,8 @@ only the values we do, and refuses the others by name):
 | disassembly-flavor | only att |
 | architecture | only auto (the program's own by its ELF header, aarch64 too: `show` says which) and i386:x86-64 for an x86-64 program (gdb's x86-64 build knows no other names) |
 | startup-with-shell | launch_config: no shell is ever started; on splits `run`'s arguments as sh does (run_redirects.py), off at blanks as gdb's breakup_args |
-| step-mode, can-use-hw-watchpoints, auto-solib-add, stop-on-solib-events | only gdb's defaults |
+| stop-on-solib-events | catch_stops.py: nonzero stops at every event of the loader (the engine's library catch), told as gdb's print_solib_event |
+| step-mode, can-use-hw-watchpoints, auto-solib-add | only gdb's defaults |
 | language, charset, host-/target-/target-wide-charset, osabi | only gdb's defaults (auto) |
 | sysroot, solib-search-path | the engine's LibraryPaths (debuggers/librarypaths.py): where every library file is read |
 | history size | any: aliceserver keeps no command history, so none is longer than the size |
@@ -124,7 +125,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "detach-on-fork": ("on",),
     "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"),
     "step-mode": ("off",),
-    "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",), "stop-on-solib-events": ("0",),
+    "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
     "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "debuginfod enabled": ("off",),

@@ -76,6 +76,8 @@ class ImageLoading:
         self._loader_trap_hit = loader_trap_hit
         self.remote_address = ""  # the stub's, as given (its files' part of the cache)
         self.exec_file_mismatch = "ask"  # gdb's setting: ask (loads the stub's file), warn or off
+        # the loader's events seen, and the paths the last one loaded and unloaded (remote's library stops)
+        self.library_change: tuple[int, tuple[str, ...], tuple[str, ...]] = (0, (), ())
 
     # --- a program read from its file (programfile.py) ---------------------------------
     def hold_program_file(self, config: LaunchConfig) -> ProcessInfo | None:
@@ -227,6 +229,8 @@ class ImageLoading:
 
     def on_library_event(self, _tid: int) -> None:
         loaded, unloaded = self._synced_libraries()
+        self.library_change = (self.library_change[0] + 1, tuple(m.path for m in loaded),
+                               tuple(m.path for m in unloaded))  # fmt: skip
         for module in loaded:
             self._events.put(ModuleLoaded(module))
         self._tell_library_warnings()
@@ -249,8 +253,8 @@ class ImageLoading:
             return self._tracker.sync()
         from aliceserver.debuggers.remote.libraries import lists_libraries, read_listed
 
-        if not lists_libraries(process.client):
-            return self._tracker.sync()
+        if not lists_libraries(process.client):  # gdb reads gdbserver's svr4 list whatever r_state says
+            return self._tracker.sync(any_state=True)
         try:
             return self._tracker.sync_listed(read_listed(process.client))
         except (AliceError, OSError) as error:

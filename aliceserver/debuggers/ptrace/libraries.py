@@ -146,14 +146,15 @@ class LibraryTracker:
             self._r_debug = self._loader_r_debug
         return self._r_debug
 
-    def sync(self) -> tuple[list[Module], list[Module]]:
-        """Bring the module list in line with the loader's link map."""
+    def sync(self, *, any_state: bool = False) -> tuple[list[Module], list[Module]]:
+        """Bring the module list in line with the loader's link map (`any_state`: read it
+        while the loader changes it too, as gdb over a stub takes the stub's list then)."""
         address = self._find_r_debug()
         if address is None:
             return [], []
         try:
             r_debug = read_r_debug(self._read, address)
-            if r_debug.state != "consistent" or not r_debug.map_addr:
+            if (r_debug.state != "consistent" and not any_state) or not r_debug.map_addr:
                 return [], []
             entries = read_link_map(self._read, r_debug.map_addr)
         except TargetError as error:

@@ -227,8 +227,9 @@ class UserBreakpoints:
 
     def set_catch_events(self, *, syscalls: frozenset[int] | None, signals: frozenset[int],
                          gate: Callable[[Stopped], bool] | None, libraries: bool = False) -> None:  # fmt: skip
-        if syscalls is not None or signals or libraries:
+        if syscalls is not None or signals:
             self._run.refuse_over_remote()
+        self._call(lambda: self._remote.catch_libraries(libraries, gate))  # the loader's events, over a stub
         self._breakpoints.set_catch_events(syscalls=syscalls, signals=signals, gate=gate, libraries=libraries)
 
     def insert_breakpoint(self, address: int, *, temporary: bool = False, enabled: bool = True,

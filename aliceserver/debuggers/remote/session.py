@@ -46,6 +46,7 @@ from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.remote import signals
 from aliceserver.debuggers.remote.errors import RemoteError
 from aliceserver.debuggers.remote.plancontrol import Move, PlanControl
+from aliceserver.debuggers.remote.solibevents import LibraryChange, LibraryStops
 from aliceserver.debuggers.remote.traps import RemoteTraps
 from aliceserver.debuggers.remote.waiter import StopWaiter
 from aliceserver.debuggers.remote.watches import RemoteWatches
@@ -82,6 +83,7 @@ class RemoteHooks:
     post_on_engine: Callable[[Callable[[], object]], None] | None = None
     # A stop reply's `library`: the libraries the stub lists are read again (gdb goes on)
     library_event: Callable[[int], None] | None = None
+    library_change: Callable[[], LibraryChange] | None = None  # what the last event changed
 
 
 class RemoteSession:
@@ -98,6 +100,7 @@ class RemoteSession:
         self._move: Move = ("continue", None)  # the last resume, to repeat
         self._known_threads: list[int] = []
         self.watches = RemoteWatches(self._traps)
+        self.library_stops = LibraryStops(hooks.library_change)  # catch load, stop-on-solib-events
         self.control = PlanControl(self._issue, self._require_live, self._traps, self.traps)  # a plan's moves
         self._libraries: list[str] = []
         # takes the stop replies while the program runs
@@ -170,6 +173,10 @@ class RemoteSession:
         process = self.process
         if process is not None:
             process.client.connection.timeout = _reply_limit(timeouts)
+
+    def catch_libraries(self, wanted: bool, gate: Callable[[Stopped], bool] | None) -> None:
+        """Report the loader's events as library stops, each let through by `gate`."""
+        self.library_stops.wanted, self.library_stops.gate = wanted, gate
 
     def disconnect(self) -> None:
         """gdb's `disconnect`: the stub keeps the program; we forget it."""
@@ -484,13 +491,15 @@ class RemoteSession:
             return Stopped(StopReason.SIGNAL, stop.thread_id, signal=SIGINT, signal_name="SIGINT",
                            description="Interrupt", address=stop.address)  # fmt: skip
         trap = self._traps.by_address.get(stop.address if stop.address is not None else 0)
+        before = self.library_stops.seen()
         if stop.reason is StopReason.BREAKPOINT and trap is not None:
-            return self.traps.hit(stop.thread_id, trap)
+            hit = self.traps.hit(stop.thread_id, trap)  # the loader's trap runs its event
+            return hit or self.library_stops.stop(stop.thread_id, stop.address, before)
         if stop.reason is StopReason.WATCHPOINT:
             return self.watches.judge(process, stop)
         if stop.reason is StopReason.LIBRARY and self._hooks.library_event is not None:
             self._hooks.library_event(stop.thread_id)
-            return None
+            return self.library_stops.stop(stop.thread_id, stop.address, before)
         if stop.reason in (StopReason.SIGNAL, StopReason.CRASH) and stop.signal is not None:
             policy = self._hooks.policy(stop.signal)
             if not policy.stop:
