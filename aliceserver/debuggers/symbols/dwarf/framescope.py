@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
@@ -16,6 +17,16 @@ from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, 
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class ArgumentPlan:
+    """A function's arguments as its frames show them, the same at each of its pcs (the
+    DIEs alone decide them); their values are read at each stop."""
+
+    arguments: list[Variable] | None = None
+    shown: list[Variable] | None = None  # shown_argument of each argument
+    entry_candidates: list[bool] | None = None  # FrameScope.entry_candidates
 
 
 class FrameScope:
@@ -42,11 +53,10 @@ class FrameScope:
         ]
         self._function_index = inner[-1] if inner else 0
         self._lookups: dict[str, Variable | None] = {}
-        # The scope is cached per pc (ModuleSymbols.frame_scope): its variables, walked once.
-        self._arguments: list[Variable] | None = None
-        # Asked for each thread's frame at this pc (1,000 at a -thread-info): found once.
-        self._shown: list[Variable] | None = None  # shown_argument of each argument
-        self._entry_candidates: list[bool] | None = None
+        # The scope is cached per pc (ModuleSymbols.frame_scope); its function's arguments
+        # per function, shared by its pcs (each stepi's new pc walked them again: 70 us)
+        fn = self.function
+        self._plan = ArgumentPlan() if fn is None else symbols.argument_plan(fn.offset)
         self._outers: dict[int, FrameScope] = {}
         self._locals: dict[bool, list[Variable]] = {}
 
@@ -95,10 +105,11 @@ class FrameScope:
             )
 
     def arguments(self) -> list[Variable]:
-        if self._arguments is None:
+        plan = self._plan
+        if plan.arguments is None:
             fn = self.function
-            self._arguments = [] if fn is None else list(self._vars_of(fn, True))
-        return list(self._arguments)
+            plan.arguments = [] if fn is None else list(self._vars_of(fn, True))
+        return list(plan.arguments)
 
     def shown_argument(self, var: Variable) -> Variable:
         """The parameter whose value gdb shows for `var`: it looks each one up by name in
@@ -112,17 +123,19 @@ class FrameScope:
 
     def shown_arguments(self) -> list[Variable]:
         """shown_argument of each of arguments(), in their order."""
-        if self._shown is None:
-            self._shown = [self.shown_argument(var) for var in self.arguments()]
-        return list(self._shown)
+        plan = self._plan
+        if plan.shown is None:
+            plan.shown = [self.shown_argument(var) for var in self.arguments()]
+        return list(plan.shown)
 
     def entry_candidates(self, ctx: FrameContext) -> list[bool]:
         """For each of shown_arguments(): whether it may have an entry value (NAME@entry),
         which needs a location at its function's entry; none at all spares the caller's
         frame. The same for every frame at this pc."""
-        if self._entry_candidates is None:
-            self._entry_candidates = [self.symbols.has_entry_location(var, ctx) for var in self.shown_arguments()]
-        return self._entry_candidates
+        plan = self._plan
+        if plan.entry_candidates is None:
+            plan.entry_candidates = [self.symbols.has_entry_location(var, ctx) for var in self.shown_arguments()]
+        return plan.entry_candidates
 
     def locals(self, include_shadowed: bool = False) -> list[Variable]:
         """Locals of the innermost block first, then the enclosing blocks up to the function;

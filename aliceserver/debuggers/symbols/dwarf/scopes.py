@@ -55,7 +55,7 @@ from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
-    from aliceserver.debuggers.symbols.dwarf.framescope import FrameScope
+    from aliceserver.debuggers.symbols.dwarf.framescope import ArgumentPlan, FrameScope
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +139,7 @@ class ModuleSymbols:
         self.tls_block: Callable[[FrameContext], int] | None = None
         # Scopes by link-time pc; a FrameScope holds no frame state, only DIEs and names.
         self._scopes: dict[int, FrameScope | None] = {}
+        self._argument_plans: dict[int, ArgumentPlan] = {}  # by function DIE offset
         # The type-name index (set by the engine with its on-disk cache, else made here)
         # and find_type's answers, misses too: printers ask for the same names again.
         self.type_index: TypeNameIndex | None = None
@@ -184,6 +185,17 @@ class ModuleSymbols:
                 self._scopes.pop(next(iter(self._scopes)))
             self._scopes[link] = scope
         return scope.outer(inline_outer) if scope is not None and inline_outer else scope
+
+    def argument_plan(self, function: int) -> ArgumentPlan:
+        """The plan of the arguments of the function at DIE offset `function`, made once."""
+        from aliceserver.debuggers.symbols.dwarf.framescope import ArgumentPlan
+
+        found = self._argument_plans.get(function)
+        if found is None:
+            if len(self._argument_plans) >= _SCOPE_CACHE:
+                self._argument_plans.clear()
+            found = self._argument_plans[function] = ArgumentPlan()
+        return found
 
     def _frame_scope(self, link: int) -> FrameScope | None:
         # framescope builds on this module's Variable: imported here, not at the top.
