@@ -87,7 +87,11 @@ def _write(session: MiSession, tid: int, name: str, value: int) -> None:
     elif name[:1] in "qdshb" and name[1:].isdigit() and len(name) > 1:  # one lane's views
         _assign(session, tid, f"${name}.u", value)
     elif name.startswith("st") and name[2:].isdigit():
-        # gdb writes the integer's bytes into the 80-bit float; $stN takes only numbers
-        raise MiError(f"writing ${name} is not supported")
+        # gdb writes the integer's bytes, sign-extended, into the 80-bit float (no conversion:
+        # 1 is a denormal); the evaluator's $stN = converts, so the engine writes the bits
+        try:
+            session.debugger.write_register(tid, name, value & ((1 << 80) - 1))
+        except AliceError:  # the live engine writes only the general registers by name
+            raise MiError(f"writing ${name} is not supported") from None
     else:
         _assign(session, tid, f"${name}", value)  # truncated to the register's size

@@ -43,6 +43,9 @@ class PtraceProcess:
         return registers.LiveRegisters(self.inferior.regs(self.inferior.thread(tid)))
 
     def set_general_register(self, tid: int, name: str, value: int) -> None:
+        if name.startswith("st") and name[2:].isdigit():  # MI's raw write: the integer's 80 bits
+            registers.set_vector(self._libc, tid, name, (value & ((1 << 80) - 1)).to_bytes(10, "little"))
+            return
         t = self.inferior.thread(tid)
         registers.set_general(self.inferior.regs(t), name, value)
         t.regs_dirty = True

@@ -55,7 +55,8 @@ class RegisterView:
         return _LazyGeneral(self.general_names, read)
 
     def encode_general(self, name: str, value: int) -> tuple[str, bytes]:
-        if name not in self.general_names and not self._simd(name):
+        x87 = name in self.description and self.description[name].type == "i387_ext"
+        if name not in self.general_names and not self._simd(name) and not x87:
             raise TargetError(f"Invalid register `{name}'")
         bits = 128 if self._simd(name) else self.description[name].bitsize
         # over SVE, vN is zN's low 128 bits, the rest zeroed as gdb writes it (architectural)
