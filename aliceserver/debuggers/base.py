@@ -336,8 +336,12 @@ class IDebugger(Protocol):
         A regex that does not compile raises ProtocolError."""
         ...
 
-    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
-        """Frames `start` .. `start + count` (all when count is None), innermost first."""
+    def stack_trace(
+        self, thread_id: int, start: int = 0, count: int | None = None, *, arguments: bool = False
+    ) -> list[StackFrame]:
+        """Frames `start` .. `start + count` (all when count is None), innermost first.
+        `arguments`: frame 0's arguments (frame_variables' ARGUMENTS) will be asked for
+        next (MI's *stopped): made in the same handoff."""
         ...
 
     def frame_details(self, thread_id: int, level: int) -> FrameDetails:

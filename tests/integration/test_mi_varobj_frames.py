@@ -22,9 +22,9 @@ class CountingDebugger(PtraceDebugger):
         super().__init__()
         self.depths: list[int | None] = []
 
-    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> Any:
+    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None, *, arguments: bool = False) -> Any:
         self.depths.append(None if count is None else start + count)
-        return super().stack_trace(thread_id, start, count)
+        return super().stack_trace(thread_id, start, count, arguments=arguments)
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """A front end that shows no entry values (DAP) lists a frame's locals and its arguments
 side by side: asking for one scope makes the other in the same handoff to the engine, and
 the other is then answered as made; a front end with entry values (MI) gets only what it asked.
-A top frame asked for alone is a frame line (MI's *stopped): its arguments come with it."""
+A top frame asked for with its arguments (MI's *stopped) brings them in the same handoff;
+a top frame alone (a console step's line) makes none."""
 
 from __future__ import annotations
 
@@ -72,8 +73,9 @@ def test_a_top_frame_alone_brings_its_arguments(
 ) -> None:
     tid = stop_in_add(debugger, events, builder)
     debugger.stack_trace(tid, 0, 20)  # a stack: no arguments made
+    debugger.stack_trace(tid, 0, 1)  # a console step's line: nor here, nobody shows them
     assert made == []
-    debugger.stack_trace(tid, 0, 1)
+    debugger.stack_trace(tid, 0, 1, arguments=True)
     assert made == [VariableScope.ARGUMENTS]
     arguments = debugger.frame_variables(tid, 0, VariableScope.ARGUMENTS, aggregate_values=False)
     assert [v.name for v in arguments] == ["a", "b"] and made == [VariableScope.ARGUMENTS]

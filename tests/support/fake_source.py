@@ -112,7 +112,9 @@ class FakeSourceLevel:
     def search_symbols(self, query: m.SymbolSearchQuery) -> m.SymbolSearchResult:
         return m.SymbolSearchResult((), ())  # its functions have no debug info
 
-    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[m.StackFrame]:
+    def stack_trace(
+        self, thread_id: int, start: int = 0, count: int | None = None, *, arguments: bool = False
+    ) -> list[m.StackFrame]:
         frames = self.backtrace(thread_id)[start : None if count is None else start + count]
         return [
             m.StackFrame(f.level, f.pc, None, f.symbol.name, None, f.symbol.module, f.symbol,

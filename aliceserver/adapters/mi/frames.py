@@ -217,8 +217,10 @@ class Frames:
             self._names[path] = name
         return name
 
-    def stack(self, tid: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
-        frames = self.session.debugger.stack_trace(tid, 0, None if count is None else start + count)  # None: every frame, as gdb
+    def stack(self, tid: int, start: int = 0, count: int | None = None, *, arguments: bool = False) -> list[StackFrame]:
+        """`arguments`: frame 0's are shown next (a stop's frame), made in the same handoff."""
+        depth = None if count is None else start + count  # None: every frame, as gdb
+        frames = self.session.debugger.stack_trace(tid, 0, depth, arguments=arguments)
         if self.session.settings.get("backtrace past-main") != "on":
             frames = frames_to_main(frames)
         end = len(frames) if count is None else start + count
@@ -236,8 +238,8 @@ class Frames:
                 return found
             count *= 4
 
-    def frame(self, tid: int, level: int) -> StackFrame:
-        frames = self.stack(tid, level, 1)
+    def frame(self, tid: int, level: int, *, arguments: bool = False) -> StackFrame:
+        frames = self.stack(tid, level, 1, arguments=arguments and level == 0)
         if not frames:
             raise AliceError("No frame at level %d." % level)
         return frames[0]

@@ -189,7 +189,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     origin = session.origin
     frames = session.frames
     try:
-        frame = frames.frame(stop.thread_id, 0)
+        frame = frames.frame(stop.thread_id, 0, arguments=True)  # *stopped shows them
     except AliceError:
         frame = None
     pairs: list[tuple[str, Value]] = []

@@ -323,8 +323,10 @@ class PtraceDebugger:
     def source_name(self, path: str) -> str:
         return self._locations.source_name(path)
 
-    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
-        return self._frames.stack_trace(thread_id, start, count)
+    def stack_trace(
+        self, thread_id: int, start: int = 0, count: int | None = None, *, arguments: bool = False
+    ) -> list[StackFrame]:
+        return self._frames.stack_trace(thread_id, start, count, arguments=arguments)
 
     def frame_details(self, thread_id: int, level: int) -> FrameDetails:
         return self._frames.frame_details(thread_id, level)

@@ -229,36 +229,21 @@ class Frames:
         self._tail_stacks[thread_id] = stack  # the last stop's too, where its unwinding was kept
         return stack.extend(self._source, levels, self._tail_links)
 
-    def stack_trace(self, thread_id: int, start: int = 0, count: int | None = None) -> list[StackFrame]:
+    def stack_trace(
+        self, thread_id: int, start: int = 0, count: int | None = None, *, arguments: bool = False
+    ) -> list[StackFrame]:
         key = (thread_id, start, count)
         known = self._stop_cache.known_stack(key)  # on the caller's thread: see StopCache
-        if known is not None:
+        arguments = arguments and start == 0 and self._stop_cache.known_variables(
+            (thread_id, 0, VariableScope.ARGUMENTS, False, DynamicTypes.NONE, True)) is None  # fmt: skip
+        if known is not None and not arguments:
             return known
 
         def go() -> list[StackFrame]:
-            wanted = MAX_FRAMES if count is None else start + count
-            frames = self.with_tail_calls(thread_id, wanted)
-            # The frames shown so far at this stop, kept: a page deep down the stack makes
-            # only the frames below the last page's (a 100,000-frame recursion's pages).
-            stack = self._stop_cache.shown_stack(thread_id, frames, self.hidden_inline(thread_id))
-            shown = stack.shown
-            while len(shown) < wanted and stack.physical < len(frames):  # inlined calls add frames
-                frame = frames[stack.physical]
-                if frame.method == DUMMY:
-                    made = [dummy_stack_frame(frame)]
-                else:
-                    made = self._stop_cache.shown_frames(thread_id, frames, stack.physical, self._source.stack_frames)
-                    made, stack.hiding = made[stack.hidden if stack.hiding else 0 :], False
-                    if frame.method == TAIL_CALL:  # one frame, named as the innermost call there
-                        made = [restamped(made[0], tail_call=True, inlined=False, program_main=False)]
-                # A place's frames are shared by the threads there: each gets its level and CFA
-                cfa = frame.cfa
-                shown += [each if each.level == len(shown) + n and each.cfa == cfa
-                          else restamped(each, level=len(shown) + n, cfa=cfa)
-                          for n, each in enumerate(made)]  # fmt: skip
-                stack.physical += 1
-            found = self._stop_cache.remember_stack(key, shown[start:wanted])
-            if start == 0 and count == 1 and found:  # a frame line (MI's *stopped): its arguments next
+            found = known if known is not None else self._stack_frames(thread_id, start, count, key)
+            # MI's *stopped: its arguments next, in this handoff. Not unasked (a console
+            # step's line, DAP's stop: 40% of a stepi's frame work)
+            if arguments and found:
                 try:
                     self.frame_variables(thread_id, 0, VariableScope.ARGUMENTS, aggregate_values=False)
                 except AliceError:
@@ -266,6 +251,32 @@ class Frames:
             return found
 
         return self._engine.run_on_engine(go)
+
+    def _stack_frames(
+        self, thread_id: int, start: int, count: int | None, key: tuple[int, int, int | None]
+    ) -> list[StackFrame]:
+        wanted = MAX_FRAMES if count is None else start + count
+        frames = self.with_tail_calls(thread_id, wanted)
+        # The frames shown so far at this stop, kept: a page deep down the stack makes
+        # only the frames below the last page's (a 100,000-frame recursion's pages).
+        stack = self._stop_cache.shown_stack(thread_id, frames, self.hidden_inline(thread_id))
+        shown = stack.shown
+        while len(shown) < wanted and stack.physical < len(frames):  # inlined calls add frames
+            frame = frames[stack.physical]
+            if frame.method == DUMMY:
+                made = [dummy_stack_frame(frame)]
+            else:
+                made = self._stop_cache.shown_frames(thread_id, frames, stack.physical, self._source.stack_frames)
+                made, stack.hiding = made[stack.hidden if stack.hiding else 0 :], False
+                if frame.method == TAIL_CALL:  # one frame, named as the innermost call there
+                    made = [restamped(made[0], tail_call=True, inlined=False, program_main=False)]
+            # A place's frames are shared by the threads there: each gets its level and CFA
+            cfa = frame.cfa
+            shown += [each if each.level == len(shown) + n and each.cfa == cfa
+                      else restamped(each, level=len(shown) + n, cfa=cfa)
+                      for n, each in enumerate(made)]  # fmt: skip
+            stack.physical += 1
+        return self._stop_cache.remember_stack(key, shown[start:wanted])
 
     def frame_details(self, thread_id: int, level: int) -> FrameDetails:
         def go() -> FrameDetails:
