@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def threads(session: DapSession, args: Arguments) -> JsonObject:
     found = session.debugger.threads(details=False)  # DAP shows ids and names alone
-    return {"threads": [{"id": t.tid, "name": f"{t.name or 'thread'} [{t.tid}]"} for t in found]}
+    return session.state.thread_list.body(found)
 
 
 def _require_started(session: DapSession, command: str) -> None:

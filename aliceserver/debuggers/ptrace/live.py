@@ -361,6 +361,9 @@ class LiveSession:
                 if files is not None:
                     files.close()
                 files = self._thread_files = ThreadFiles(inferior.pid)
+            listed = None if details else self._stopped_listing(inferior, files)
+            if listed is not None:
+                return listed
             result = []
             for t in sorted(inferior.threads.values(), key=lambda t: t.tid):
                 state = inferior.state_of(t)
@@ -375,6 +378,16 @@ class LiveSession:
             return result
 
         return self._tracer.call(go)
+
+    def _stopped_listing(self, inferior: Inferior, files: ThreadFiles) -> list[ThreadInfo] | None:
+        """DAP's list at a stop, names alone, read in one pass (ThreadFiles.listing); None
+        while a thread runs (one resumed alone): go() gives each its state then."""
+        tracees = inferior.threads
+        if inferior.run is not Run.STOPPED or any(t.running for t in tracees.values()):
+            return None
+        result = files.listing([tid for tid in sorted(tracees) if not tracees[tid].gone])
+        self._stop_cache.remember_threads(inferior, result, False)
+        return result
 
     # --- StepControl (source/steps.py): a stepping plan run by the inferior ---------------
     def plan_start(self, thread_id: int) -> tuple[Control, int]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import resource
+from collections.abc import Sequence
+
+from aliceserver.debuggers.model import ThreadInfo, ThreadState
 
 
 def _read_proc(path: str) -> bytes:
@@ -63,6 +66,40 @@ class ThreadFiles:
         self.pid = pid
         self._budget = _file_budget() if budget is None else budget
         self._open: dict[tuple[int, str], int] = {}  # (tid, "comm" | "stat") -> fd
+        self._comm: dict[int, int] = {}  # tid -> its comm file's fd, also in _open
+        self._listed: dict[int, tuple[bytes, ThreadInfo]] = {}  # the last listing's
+
+    def listing(self, tids: Sequence[int]) -> list[ThreadInfo]:
+        """Stopped threads `tids`, names alone (DAP's `threads`): one pread of each kept comm
+        file, and the last listing's ThreadInfo again where the bytes read are the same, so
+        an unchanged thread costs no decoding and no new object (1,000 threads: about 0.6 ms
+        against 1.6 for name() and a new ThreadInfo each) and a client may keep what it made
+        of one. A rename (PR_SET_NAME, a write to comm) changes the bytes: a new ThreadInfo."""
+        comm, last, pread = self._comm, self._listed, os.pread
+        listed: dict[int, tuple[bytes, ThreadInfo]] = {}
+        result = []
+        for tid in tids:
+            fd = comm.get(tid)
+            try:
+                data = pread(fd, 64, 0) if fd is not None else self._read(tid, "comm")
+            except OSError:  # gone (ESRCH), or it cannot be opened: as name() has it
+                data = self._read_or_empty(tid)
+            known = last.get(tid)
+            if known is None or known[0] != data:
+                name = data.decode(errors="replace").strip()
+                known = (data, ThreadInfo(tid, name, ThreadState.STOPPED, None, None))
+            listed[tid] = known
+            result.append(known[1])
+        if listed.keys() != last.keys():  # threads came or went: close the files of those gone
+            self.keep_only(set(listed))
+        self._listed = listed
+        return result
+
+    def _read_or_empty(self, tid: int) -> bytes:
+        try:
+            return self._read(tid, "comm")
+        except OSError:
+            return b""
 
     def name(self, tid: int) -> str:
         try:
@@ -81,6 +118,8 @@ class ThreadFiles:
         """Close the files of threads that are gone (a new thread may reuse their tid)."""
         for key in [key for key in self._open if key[0] not in tids]:
             os.close(self._open.pop(key))
+            if key[1] == "comm":
+                del self._comm[key[0]]
 
     def close(self) -> None:
         self.keep_only(set())
@@ -92,6 +131,8 @@ class ThreadFiles:
                 return os.pread(fd, 4096, 0)
             except OSError:  # the thread of this file ended (ESRCH): its tid may be reused
                 os.close(self._open.pop((tid, name)))
+                if name == "comm":
+                    del self._comm[tid]
         path = f"/proc/{self.pid}/task/{tid}/{name}"
         if len(self._open) >= self._budget:
             return _read_proc(path)
@@ -102,6 +143,8 @@ class ThreadFiles:
             os.close(fd)
             raise
         self._open[(tid, name)] = fd
+        if name == "comm":
+            self._comm[tid] = fd
         return data
 
 
