@@ -118,6 +118,7 @@ class _Link:
     answered: threading.Condition = field(default_factory=threading.Condition)
     at_trap: bytes = b""  # the thread stopped at our trap, to step over it at its resume
     sections: bool = False  # list each library by its allocated sections, not its segment
+    svr4: bool = False  # the svr4 list still offered (and answered) beside the stub's own list
 
     # --- the proxy's own requests to gdbserver, while the client waits ------------------
     def settle(self) -> None:
@@ -204,7 +205,7 @@ class _Link:
             if any(address < end and start < address + size for start, end in self.blocked):
                 self.answer(b"E14")  # no loader's structures here
                 return
-        if body.startswith(RESUMES) and not self.armed:
+        if body.startswith(RESUMES) and not self.armed and not self.svr4:
             self.armed = True
             assert self.ask(b"Z0,%x,1" % self.learn()) == b"OK"
         elif body.startswith(RESUMES) and self.at_trap:
@@ -234,12 +235,12 @@ class _Link:
                 self.answered.notify_all()
         if self.asked.startswith(b"qSupported"):
             features = [
-                f for f in body.split(b";") if not f.startswith(b"qXfer:libraries-svr4:read")
+                f for f in body.split(b";") if self.svr4 or not f.startswith(b"qXfer:libraries-svr4:read")
             ]
             return checksummed(b";".join([*features, b"qXfer:libraries:read+"]))
         if self.asked == b"QStartNoAckMode" and body == b"OK":
             self.acks = False
-        if body[:1] == b"T" and self.r_brk is not None and self._pc(body) == self.r_brk:
+        if body[:1] == b"T" and self.r_brk is not None and self._pc(body) == self.r_brk and not self.svr4:
             self.library_stops += 1
             self.at_trap = self._thread(body)
             return checksummed(body.replace(b"swbreak:;", b"") + b"library:;")
@@ -301,14 +302,16 @@ def _shut(link: _Link) -> None:
 
 
 @contextmanager
-def solib_target_proxy(upstream: str, program: Path, *, sections: bool = False) -> Iterator[SolibTargetProxy]:
+def solib_target_proxy(upstream: str, program: Path, *, sections: bool = False,
+                       svr4: bool = False) -> Iterator[SolibTargetProxy]:  # fmt: skip
     """Listen on a loopback port; the first client is joined to gdbserver at `upstream`
     (debugging `program`, a non-PIE executable) through the solib-target rewriting;
-    `sections`: libraries listed by their allocated sections' places."""
+    `sections`: libraries listed by their allocated sections' places; `svr4`: gdbserver's
+    svr4 list offered too (a Linux stub whose loader's structures cannot be read)."""
     proxy = SolibTargetProxy(0)
 
     def join(client: socket.socket, stub: socket.socket) -> list[Callable[[], None]]:
-        link = _Link(client, stub, program, sections=sections)
+        link = _Link(client, stub, program, sections=sections, svr4=svr4)
         proxy.links.append(link)
         return [partial(_pump_client, link, Units()), partial(_pump_stub, link, Units())]
 

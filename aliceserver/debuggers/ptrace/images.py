@@ -251,10 +251,15 @@ class ImageLoading:
         process = self._remote.live()
         if process is None:
             return self._tracker.sync()
-        from aliceserver.debuggers.remote.libraries import lists_libraries, read_listed
+        from aliceserver.debuggers.remote.libraries import (
+            lists_libraries,
+            read_listed,
+            svr4_link_map,
+        )
 
-        if not lists_libraries(process.client):  # gdb reads gdbserver's svr4 list whatever r_state says
-            return self._tracker.sync(any_state=True)
+        if not lists_libraries(process.client):  # gdb's svr4: the stub's list where it gives one,
+            entries = svr4_link_map(process.client)  # whatever r_state says; else the link map
+            return self._tracker.sync(any_state=True) if entries is None else self._tracker.sync_entries(entries)
         try:
             return self._tracker.sync_listed(read_listed(process.client))
         except (AliceError, OSError) as error:

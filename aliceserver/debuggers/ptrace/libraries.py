@@ -131,7 +131,11 @@ class LibraryTracker:
         address = self._find_r_debug()
         if address is None:
             return None
-        brk = read_r_debug(self._read, address).brk
+        try:
+            brk = read_r_debug(self._read, address).brk
+        except TargetError as error:  # a stub that cannot read it: the loader's symbol serves
+            log.debug("reading r_debug: %s", error)
+            return None
         return brk or None
 
     def _find_r_debug(self) -> int | None:
@@ -160,6 +164,11 @@ class LibraryTracker:
         except TargetError as error:
             log.debug("reading the link map: %s", error)
             return [], []
+        return self.sync_entries(entries)
+
+    def sync_entries(self, entries: Sequence[LinkMapEntry]) -> tuple[list[Module], list[Module]]:
+        """Bring the module list in line with link map entries (the main program's first),
+        read from memory or given by a stub (qXfer:libraries-svr4:read)."""
         loaded, unloaded = self.symbols.sync_link_map([self._found_file(self._opened_file(entry)) for entry in entries])
         self._warn_missing([module for module in loaded if self.symbols.is_missing(module)])
         return self._named(loaded), self._named(unloaded)

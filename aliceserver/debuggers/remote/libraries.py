@@ -4,12 +4,16 @@ the list of a stub whose target has no SVR4 loader (gdb's solib-target: Windows,
 
 from __future__ import annotations
 
+import logging
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from aliceserver.debuggers.remote.errors import RemoteError
+from aliceserver.debuggers.remote.errors import RemoteConnectionError, RemoteError
 from aliceserver.debuggers.symbols.elfheaders import SHF_ALLOC, Section
+from aliceserver.debuggers.symbols.linkmap import LinkMapEntry
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.remote.client import RemoteClient
@@ -48,6 +52,26 @@ def parse(document: bytes) -> SvrLibraries:
     return SvrLibraries(int(main, 16) if main else None, tuple(found))
 
 
+def svr4_link_map(client: RemoteClient) -> list[LinkMapEntry] | None:
+    """The loader's link map as the stub reads it (main program first, as in memory), as
+    gdb's svr4_current_sos_via_xfer_libraries takes it; None where the stub offers no list
+    or fails to give one (gdb then walks the link map in memory itself; it never turns to
+    qXfer:libraries:read on an SVR4 target)."""
+    if not client.supports("qXfer:libraries-svr4:read"):
+        return None
+    try:
+        listed = parse(client.xfer_read("libraries-svr4"))
+    except RemoteConnectionError:
+        raise
+    except RemoteError as error:
+        log.debug("the stub's svr4 list: %s", error)
+        return None
+    if listed.main_lm is None and not listed.libraries:
+        return None  # the loader has not started its list yet: as in memory, nothing to tell
+    return [LinkMapEntry(0, "", 0, listed.main_lm or 0),
+            *(LinkMapEntry(lib.l_addr, lib.name, lib.l_ld, lib.lm) for lib in listed.libraries)]  # fmt: skip
+
+
 # --- gdb's solib-target: a stub with no SVR4 loader lists its libraries itself -----------
 @dataclass(frozen=True, slots=True)
 class ListedLibrary:
@@ -62,7 +86,7 @@ class ListedLibrary:
 def lists_libraries(client: RemoteClient) -> bool:
     """Whether the stub's own list is the one to read (gdb's solib-target): it offers
     qXfer:libraries:read and no SVR4 list (so no link map of a loader to walk)."""
-    svr4 = client.supports("qXfer:libraries-svr4:read")
+    svr4 = client.features.get("qXfer:libraries-svr4:read") == "+"  # offered (even if it fails since)
     return client.supports("qXfer:libraries:read") and not svr4
 
 
