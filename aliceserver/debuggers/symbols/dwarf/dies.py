@@ -27,6 +27,10 @@ from aliceserver.debuggers.symbols.dwarf.coderanges import (
     ScopeIndex,
     unit_scopes,
 )
+from aliceserver.debuggers.symbols.dwarf.dieattrs import attr_value as attr_value
+from aliceserver.debuggers.symbols.dwarf.dieattrs import die_name as die_name
+from aliceserver.debuggers.symbols.dwarf.dieattrs import origin_die as origin_die
+from aliceserver.debuggers.symbols.dwarf.dieattrs import resolved_attr as resolved_attr
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.dwarffile import MACHINES, dwarf_info
 from aliceserver.debuggers.symbols.dwarf.languages import language_name as language_name
@@ -94,58 +98,6 @@ class FunctionAt:
     subprogram: DIE  # DW_TAG_subprogram (out-of-line code holding the address)
     scopes: tuple[DIE, ...]  # subprogram, then nested lexical blocks / inlined subroutines
     inlined: tuple[DIE, ...]  # the DW_TAG_inlined_subroutine DIEs among `scopes`
-
-
-def attr_value(die: DIE, name: str) -> Any:
-    attr = die.attributes.get(name)
-    return None if attr is None else attr.value
-
-
-def die_name(die: DIE) -> str | None:
-    """DW_AT_name, following DW_AT_abstract_origin / DW_AT_specification."""
-    seen = 0
-    while die is not None and seen < 8:
-        raw = attr_value(die, "DW_AT_name")
-        if raw is not None:
-            return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        origin = None
-        for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
-            if ref in die.attributes:
-                origin = die.get_DIE_from_attribute(ref)
-                break
-        if origin is None:
-            return None
-        die = origin
-        seen += 1
-    return None
-
-
-def resolved_attr(die: DIE, name: str) -> Any:
-    """An attribute of `die` or of its abstract origin / specification (for inlined copies)."""
-    for _ in range(8):
-        if name in die.attributes:
-            return die.attributes[name].value
-        for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
-            if ref in die.attributes:
-                die = die.get_DIE_from_attribute(ref)
-                break
-        else:
-            return None
-    return None
-
-
-def origin_die(die: DIE, name: str) -> DIE | None:
-    """The DIE that carries attribute `name` (the DIE itself or its abstract origin chain)."""
-    for _ in range(8):
-        if name in die.attributes:
-            return die
-        for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
-            if ref in die.attributes:
-                die = die.get_DIE_from_attribute(ref)
-                break
-        else:
-            return None
-    return None
 
 
 class DwarfUnits:
