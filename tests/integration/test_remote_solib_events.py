@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_remote_session import _normalized
-from tests.support.batch import ex, needs_gdb, ours, theirs
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder
 from tests.support.gdb import gdb_path
 from tests.support.gdbserver import gdbserver
@@ -72,3 +72,13 @@ def test_mi_solib_event_stops_like_gdb(plugin: tuple[Path, Path], tmp_path: Path
                      if line.startswith(("*stopped", '~"Stopped due', '~"  Inferior'))])  # fmt: skip
     assert said[1] == said[0]
     assert sum('*stopped,reason="solib-event",added=[library=' in line for line in said[1]) == 2
+
+
+def test_stop_on_solib_events_in_a_live_process_like_gdb(plugin: tuple[Path, Path], tmp_path: Path) -> None:
+    """The live engine stops at the same events, the libraries read at each as gdb reads them."""
+    program, library = plugin
+    commands = ["set stop-on-solib-events 1", "run", *["bt 1", "info sharedlibrary", "continue"] * 6]
+    said = [normalized(run(["-batch", "-nx", *ex(*commands), "--args", str(program), str(library)], tmp_path).stdout)
+            for run in (theirs, ours)]  # fmt: skip
+    assert said[1] == said[0]
+    assert said[1].count("Stopped due to shared library event") == 6

@@ -183,12 +183,16 @@ class Breakpoints:
         shown = self._type_names.demangle("_ZTS" + raw.lstrip("*"))
         inferior.exception_type = shown[len(_TYPEINFO_NAME):] if shown.startswith(_TYPEINFO_NAME) else raw
 
+    @property
+    def catching_libraries(self) -> bool:
+        return self._catch_libraries
+
     def catch_library_change(self, loaded: list[Module], unloaded: list[Module]) -> None:
         """At the dynamic loader's trap: make it report this change when libraries are caught."""
         inferior = self._inferior
         if inferior is None:
             return
-        caught = self._catch_libraries and bool(loaded or unloaded)
+        caught = self._catch_libraries  # every event, as gdb: the gate lets through those wanted
         inferior.library_change = (tuple(m.path for m in loaded), tuple(m.path for m in unloaded))
         for bp in self._traps.by_id.values():
             if bp.internal and bp.on_hit is not None and bp.on_hit == self._library_event:

@@ -249,8 +249,8 @@ class ImageLoading:
         where it gives one instead of an SVR4 link map (gdb's solib-target), else from
         the loader's link map."""
         process = self._remote.live()
-        if process is None:
-            return self._tracker.sync()
+        if process is None:  # where library stops are asked for, gdb's reading at every event
+            return self._tracker.sync(any_state=self._breakpoints.catching_libraries)
         from aliceserver.debuggers.remote.libraries import (
             lists_libraries,
             read_listed,

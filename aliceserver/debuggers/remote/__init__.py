@@ -13,8 +13,10 @@ a probe or any stub, as a backend of the process interface (debuggers/target.py)
     threadids   `pPID.TID` thread ids; threadlist: the threads of one stop
     breakpoints Z0-Z4, our own int3 where Z0 is missing, and what must be stepped over
     resume      the packets of a resume: vCont actions, or c/s with Hc
-    libraries   qXfer:libraries-svr4:read, and qXfer:libraries:read where no SVR4 list is
-                offered (gdb's solib-target: re-read at each `library` stop reply)
+    libraries   qXfer:libraries-svr4:read (the memory walk where it fails, as gdb), and
+                qXfer:libraries:read where no SVR4 list is offered (gdb's solib-target:
+                re-read at each `library` stop reply; segments or sections)
+    solibevents the loader's events as library stops (catch load, stop-on-solib-events)
     hostio      vFile: open/pread/fstat/close: the target's files (gdb's host I/O)
     targetfiles the program's and libraries' files under the sysroot `target:`, copied
                 into the cache directory and read from there
