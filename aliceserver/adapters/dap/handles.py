@@ -87,6 +87,19 @@ class Handles:
                 self._frame_ids[ref] = found
             return found
 
+    def frame_ids(self, thread_id: int, levels: list[int]) -> list[int]:
+        """frame_id of each level, under one hold of the lock (a stackTrace's 20 frames)."""
+        with self._lock:
+            ids, found = self._frame_ids, []
+            for level in levels:
+                ref = FrameRef(thread_id, level)
+                ident = ids.get(ref)
+                if ident is None:
+                    ident = ids[ref] = self._new_id()
+                    self._frames[ident] = ref
+                found.append(ident)
+            return found
+
     def frame(self, frame_id: int) -> FrameRef:
         with self._lock:
             ref = self._frames.get(frame_id)

@@ -20,7 +20,6 @@ from aliceserver.adapters.dap.handles import FrameRef, ScopeRef, TextRef, ValueR
 from aliceserver.adapters.dap.messages import Arguments, InvalidArguments, JsonObject, WrongState
 from aliceserver.adapters.dap.shapes import (
     child_expression,
-    frame_source_json,
     is_pointer,
     memory_reference,
     module_json,
@@ -53,12 +52,12 @@ _T = TypeVar("_T")
 
 
 # --- frames ----------------------------------------------------------------------------------
-def _frame_json(session: DapSession, thread: int, frame: StackFrame, runtime: bool = False) -> JsonObject:
+def _frame_json(session: DapSession, ident: int, frame: StackFrame, runtime: bool = False) -> JsonObject:
     """A StackFrame; `runtime`: below the program's main (where gdb's bt ends), shown subtle."""
     state = session.state
     name = frame.function or frame.symbol.name or f"{frame.pc:#x}"
     body: JsonObject = {
-        "id": session.handles.frame_id(thread, frame.level),
+        "id": ident,
         "name": name,
         "line": 0,
         "column": 0,
@@ -68,7 +67,7 @@ def _frame_json(session: DapSession, thread: int, frame: StackFrame, runtime: bo
         body["moduleId"] = frame.module
     source = None
     if frame.source is not None and frame.source.line:
-        source = frame_source_json(frame.source, session.debugger.source_paths)
+        source = state.frame_sources.json(frame.source, session.debugger.source_paths)
         body["source"] = source
         body["line"] = state.line_out(frame.source.line)
         body["column"] = state.column_out(max(1, frame.source.column))
@@ -91,9 +90,9 @@ def stack_trace(session: DapSession, args: Arguments) -> JsonObject:
     frames = shown[start:]
     more = bool(levels) and len(frames) > levels
     frames = frames[:levels] if levels else frames
-    body: JsonObject = {
-        "stackFrames": [_frame_json(session, thread, f, f.level in runtime) for f in frames]
-    }
+    ids = session.handles.frame_ids(thread, [f.level for f in frames])
+    listed = [_frame_json(session, i, f, f.level in runtime) for i, f in zip(ids, frames, strict=True)]
+    body: JsonObject = {"stackFrames": listed}
     # A lower bound while more remain: the client asks again from where it got to.
     if frames or start == 0:
         body["totalFrames"] = start + len(frames) + (1 if more else 0)

@@ -7,6 +7,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from aliceserver.adapters.dap.shapes import FrameSources
 from aliceserver.adapters.dap.threadlist import ThreadList
 from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.debuggers.events import Stopped
@@ -80,6 +81,7 @@ class SessionState:
     expected_continues: int = 0  # Continued events our own requests caused (not reported)
     last_stop: dict[int, Stopped] = field(default_factory=dict)  # thread -> its last stop
     thread_list: ThreadList = field(default_factory=ThreadList)  # the last `threads` body
+    frame_sources: FrameSources = field(default_factory=FrameSources)  # frames' Source objects
     return_value: dict[int, VariableInfo] = field(default_factory=dict)  # thread -> after finish
     progress_started: set[str] = field(default_factory=set)
     goto_targets: list[tuple[int, str | None]] = field(default_factory=list)  # (address, function)
