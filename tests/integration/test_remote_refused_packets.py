@@ -61,3 +61,19 @@ def test_a_refused_z2_is_not_sent_again_like_gdb(builder: Builder, tmp_path: Pat
     assert alice == gdb
     assert alice.count("Could not insert hardware watchpoint 2.") == 3
     assert gdb_sent[b"Z2"] == 1 and alice_sent[b"Z2"] == 1
+
+
+def test_a_vector_register_is_written_back_in_one_g_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """A zmm register is three of the description's (xmmN, ymmNh, zmmNh): without `P`, gdb
+    writes them back in one `G`, as each value written."""
+    if "avx512f" not in Path("/proc/cpuinfo").read_text():
+        pytest.skip("this machine has no AVX-512: gdbserver describes no zmm")
+    program = builder.build("registers_expr")
+    line = marker_line("registers_expr.c", "callee")
+    commands = ["target remote {target}", f"break registers_expr.c:{line}", "continue", "set $rax = 77",
+                "set $zmm3.v8_int64[6] = 66", "set $ymm2.v4_int64[3] = 5", "p $zmm3.v8_int64", "p $ymm2.v4_int64",
+                "stepi", "p $zmm3.v8_int64[6]", "kill"]  # fmt: skip
+    (gdb, gdb_sent), (alice, alice_sent) = _counted(program, commands, tmp_path, b"P", [b"P", b"G"])
+    assert alice == gdb
+    assert "$3 = 66" in alice
+    assert alice_sent == gdb_sent == {b"P": 1, b"G": 3}

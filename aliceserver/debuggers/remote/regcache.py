@@ -4,7 +4,7 @@ from it; forgotten on every resume."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from aliceserver.debuggers.remote import packets
 from aliceserver.debuggers.remote.client import RemoteClient
@@ -66,16 +66,29 @@ class RegisterCache:
         return self._read_one(thread, register)
 
     def write(self, thread: ThreadRef, name: str, data: bytes) -> None:
-        register = self.description[name]
-        if len(data) != register.size:
-            raise RemoteError(f"{name} takes {register.size} bytes, not {len(data)}.")
+        self.write_many(thread, [(name, data)])
+
+    def write_many(self, thread: ThreadRef, parts: Sequence[tuple[str, bytes]]) -> None:
+        """Registers of one value (a zmm's xmm, ymmh and zmmh pieces): each with `P`, or,
+        where the stub has none, all of them in one `G` (gdb writes the register file once
+        per value written)."""
+        registers = [(self.description[name], data) for name, data in parts]
+        for register, data in registers:
+            if len(data) != register.size:
+                raise RemoteError(f"{register.name} takes {register.size} bytes, not {len(data)}.")
         self.client.select_thread(thread)
-        if not self._write_one(register, data):
+        pending = [(register, data) for register, data in registers if not self._write_one(register, data)]
+        if pending:
             whole = bytearray(self._g.get(thread) or self._read_all(thread))
-            if register.offset + register.size > len(whole):
-                raise RemoteError(f"The stub does not write register {name}.")
-            whole[register.offset : register.offset + register.size] = data
+            for register, data in pending:
+                if register.offset + register.size > len(whole):
+                    raise RemoteError(f"The stub does not write register {register.name}.")
+                whole[register.offset : register.offset + register.size] = data
             self.client.ok(b"G" + packets.hex_bytes(bytes(whole)))
+        for register, data in registers:
+            self._written(thread, register, data)
+
+    def _written(self, thread: ThreadRef, register: RegisterInfo, data: bytes) -> None:
         self._single.setdefault(thread, {})[register.number] = data
         self._ints.pop(thread, None)
         if thread in self._g:

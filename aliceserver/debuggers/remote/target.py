@@ -111,8 +111,7 @@ class RemoteTarget:
 
     def set_vector_register(self, tid: int, name: str, data: bytes) -> None:
         self.check_stopped(tid)
-        for target, part in self.view.encode_vector(name, data):
-            self.registers.write(self._ref(tid), target, part)
+        self.registers.write_many(self._ref(tid), self.view.encode_vector(name, data))
 
     def read_memory(self, address: int, size: int) -> bytes:
         self._check_live()
