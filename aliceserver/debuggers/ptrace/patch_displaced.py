@@ -24,8 +24,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.events import Stopped
-from aliceserver.debuggers.ptrace.patched_sites import put_back
-from aliceserver.debuggers.ptrace.patches.inject import _requeue, step_alone
+from aliceserver.debuggers.ptrace.patch_leaving import step_out
+from aliceserver.debuggers.ptrace.patches.inject import _requeue
 from aliceserver.debuggers.ptrace.patches.relocate import relocation
 
 if TYPE_CHECKING:
@@ -86,44 +86,15 @@ def shown_stop(
     return replace(stop, address=int(inferior.regs(inferior.threads[stop.thread_id]).rip))
 
 
-_MAX_STEPS = 100_000  # a trampoline has no loop but a logpoint ring's retry
-_TRAP_FLAG = 0x100
-
-
 def leave_for_signal(inferior: Inferior, t: Tracee, sites: list[PatchedSite]) -> None:
-    """`t` (stopped, a signal to be delivered) out of any patch's code: at the trampoline's
-    entry or one of its traps it is put back at the site (to run the jump again after the
-    handler, its arrival counted once); elsewhere it is single-stepped, alone, until it is
-    at one of those or back in the program. Signals met meanwhile are sent again after."""
+    """`t` (stopped, a signal to be delivered) out of any patch's code (patch_leaving's
+    step_out, our steps' trap flag cleared): put back at the site, it runs the jump again
+    after the handler, its arrival counted once. Signals met meanwhile are sent again after."""
     met: list[int] = []
-    stepped = False
     try:
-        for _ in range(_MAX_STEPS):
-            regs = inferior.regs(t)
-            pc = int(regs.rip)
-            site = next((s for s in sites if s.holds(pc)), None)
-            if site is None:
-                if stepped:  # (out through the displaced copy: popfq ran before it)
-                    regs.eflags = int(regs.eflags) & ~_TRAP_FLAG
-                    t.regs_dirty = True
-                return
-            if pc == site.trampoline.entry or pc in site.trap_addresses():
-                if pc == site.trampoline.entry:  # the program's registers, as the jump left them
-                    regs.rip = site.plan.address
-                    t.regs_dirty = True
-                else:
-                    put_back(inferior, t, site)
-                if stepped:  # pushfq/popfq kept our steps' trap flag as the program's own
-                    regs.eflags = int(regs.eflags) & ~_TRAP_FLAG
-                site.judged += 1  # counted again when it runs the jump
-                return
-            if t.regs_dirty:
-                inferior.libc.set_regs(t.tid, t.regs)
-                t.regs_dirty = False
-            step_alone(inferior, t, functools.partial(_met, inferior, met), "leaving a trampoline")
-            stepped = True
-            inferior.libc.get_regs(t.tid, t.regs)
-            t.regs_valid = True
+        site = step_out(inferior, t, sites, functools.partial(_met, inferior, met))
+        if site is not None:
+            site.judged += 1  # counted again when it runs the jump
     finally:
         for signo in met:  # (sent during the steps, each would stop the next step again)
             _requeue(inferior.pid, t.tid, signo)
