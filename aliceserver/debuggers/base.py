@@ -234,8 +234,9 @@ class IDebugger(Protocol):
         lookup_minimal_symbol_by_pc_section); None: no section or no symbol before it."""
         ...
 
-    def functions(self) -> list[FunctionSymbol]:
-        """Every function of the loaded modules that have line info (for trace patterns)."""
+    def functions(self, named: Callable[[str], bool] | None = None) -> list[FunctionSymbol]:
+        """Every function of the loaded modules that have line info (for trace patterns);
+        with `named`, only those whose name it accepts (no record made for the rest)."""
         ...
 
     def lookup_symbol(self, name: str) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -88,6 +89,15 @@ def matching(patterns: list[Pattern], functions: list[FunctionSymbol], project_r
         if function.address not in found and any(p.matches(function, root) for p in patterns):
             found[function.address] = function
     return list(found.values())
+
+
+def name_filter(patterns: list[Pattern]) -> Callable[[str], bool] | None:
+    """A test of names alone that accepts every function `patterns` name, or None where a
+    pattern needs the source file (the debugger then makes every function's record)."""
+    regexes = [p.regex for p in patterns if p.kind == "name" and p.regex is not None]
+    if len(regexes) != len(patterns):
+        return None
+    return lambda name: any(r.match(name) is not None for r in regexes)
 
 
 def _tails(path: str) -> list[str]:

@@ -39,7 +39,7 @@ from aliceserver.debuggers.model import FunctionSymbol
 from aliceserver.errors import AliceError, ProtocolError
 from aliceserver.tracing.crash import crash_row
 from aliceserver.tracing.drain import RecordDrain, RecordedTrace
-from aliceserver.tracing.patterns import Pattern, matching, parse_pattern
+from aliceserver.tracing.patterns import Pattern, matching, name_filter, parse_pattern
 from aliceserver.tracing.store import TraceStore
 
 log = logging.getLogger(__name__)
@@ -160,7 +160,7 @@ class Tracer:
             return self._apply(parsed)
 
     def _apply(self, patterns: list[Pattern]) -> TraceChange:
-        functions = self.debugger.functions()
+        functions = self.debugger.functions(name_filter(patterns))  # records only for names matched
         added, failed = [], []
         unmatched = [p.text for p in patterns if not matching([p], functions, self.project_root)]
         for function in matching(patterns, functions, self.project_root):

@@ -3,6 +3,7 @@ a call reports no arguments (the fake has none) and returns what is in rax."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aliceserver.debuggers import model as m
@@ -38,8 +39,8 @@ class FakeCallTracing:
     def _function_symbols(self) -> list[m.FunctionSymbol]:
         raise NotImplementedError  # provided by FakeDebugger
 
-    def functions(self) -> list[m.FunctionSymbol]:
-        return self._function_symbols()
+    def functions(self, named: Callable[[str], bool] | None = None) -> list[m.FunctionSymbol]:
+        return [f for f in self._function_symbols() if named is None or named(f.name)]
 
     def trace_calls(
         self, function: m.FunctionSymbol, on_entry: CallEntryHook, on_exit: CallExitHook, *, depth: int = 1

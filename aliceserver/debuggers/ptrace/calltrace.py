@@ -20,23 +20,24 @@ from typing import TYPE_CHECKING, Callable
 from aliceserver.debuggers.base import CallEntryHook, CallExitHook
 from aliceserver.debuggers.model import (
     FunctionSymbol,
-    SourcePosition,
     SymbolLocation,
     VectorRegisters,
 )
 from aliceserver.debuggers.ptrace import registers as register_sets
 from aliceserver.debuggers.ptrace.binding import Libc, UserRegs
 from aliceserver.debuggers.ptrace.callabi import ArgumentSlot, fast_scalar, plan_arguments
+from aliceserver.debuggers.ptrace.calltrace_functions import ModuleFunctions, NameFilter
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.patches.install import PatchTable
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
 from aliceserver.debuggers.source.retvalue import return_bytes
 from aliceserver.debuggers.source.services import EngineServices
-from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, without_parameters
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.source.variables import FrameView
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import ImplicitLoc, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.types import StructType, Type, is_float, strip
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.dwarf.values import Value
@@ -160,7 +161,8 @@ class CallTracer:
         self.libc = libc
         self.read_visible = engine.read_visible
         self._call_traces: dict[int, _Trace] = {}
-        self._function_lists: dict[tuple[str, int], list[FunctionSymbol]] = {}
+        self._function_lists: dict[tuple[str, int], ModuleFunctions | None] = {}
+        self._demangler: Demangler | None = None  # made at the first listing
         # What calls recorded by jump patches (patched_calltrace.py) use of this one.
         self.run_on_engine, self.require, self.current = engine.run_on_engine, require, inferior
         self.symbols, self.traps, self.signature = symbols, traps, self._signature
@@ -176,10 +178,10 @@ class CallTracer:
         return self._engine.source_symbols
 
     # --- functions ------------------------------------------------------------------
-    def functions(self) -> list[FunctionSymbol]:
-        return self._call(self._list_functions)
+    def functions(self, named: NameFilter | None = None) -> list[FunctionSymbol]:
+        return self._call(lambda: self._list_functions(named))
 
-    def _list_functions(self) -> list[FunctionSymbol]:
+    def _list_functions(self, named: NameFilter | None) -> list[FunctionSymbol]:
         if self._current() is None:
             return []
         found: list[FunctionSymbol] = []
@@ -187,17 +189,15 @@ class CallTracer:
             key = (module.path, module.base)
             if key not in self._function_lists:
                 info = self._source.debug_info(module)
-                listed: list[FunctionSymbol] = []
-                if info is not None and info.has_line_info():
-                    for _name, link, size in info.image.function_symbols():
-                        match = info.function_at(link)
-                        if match is None or match.file is None or match.low != link or not size:
-                            continue  # no line info: startup code, PLT stubs, .cold parts
-                        source = SourcePosition(match.file, match.line or 0)
-                        name = without_parameters(match.name)
-                        listed.append(FunctionSymbol(name, link + module.base, size, source, module.path))
-                self._function_lists[key] = listed
-            found += self._function_lists[key]
+                if info is None or not info.has_line_info():
+                    self._function_lists[key] = None
+                else:
+                    if self._demangler is None:
+                        self._demangler = Demangler()
+                    self._function_lists[key] = ModuleFunctions.of(info, module.base, module.path, self._demangler)
+            listing = self._function_lists[key]
+            if listing is not None:
+                found += listing.listed(named)
         return found
 
     # --- tracing --------------------------------------------------------------------

@@ -546,8 +546,8 @@ class PtraceDebugger:
     def call_recorder(self) -> CallRecorder | None:
         return self._lazy.call_recorder  # calls recorded by patches (patched_calltrace.py)
 
-    def functions(self) -> list[FunctionSymbol]:
-        return self._lazy.call_tracer.functions()
+    def functions(self, named: Callable[[str], bool] | None = None) -> list[FunctionSymbol]:
+        return self._lazy.call_tracer.functions(named)
 
     def trace_calls(self, function: FunctionSymbol, on_entry: CallEntryHook, on_exit: CallExitHook, *,
                     depth: int = 1) -> int:  # fmt: skip
