@@ -31,6 +31,7 @@ from aliceserver.tracing.store import Row, TraceStore
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.003
+IDLE_SECONDS = 0.05  # the longest wait with nothing to drain (copies wait in memory)
 BACKLOG = 100_000  # rows queued in the store (about a second of its work): calls sampled beyond
 
 
@@ -102,9 +103,12 @@ class RecordDrain(BulkDrain):
         self._thread = None
 
     def _poll(self) -> None:
-        while not self._stop.wait(POLL_SECONDS):
+        """Drain every POLL_SECONDS while records come; with none, the wait doubles up to
+        IDLE_SECONDS (the idle server's CPU), back to fast at the first record."""
+        wait = POLL_SECONDS
+        while not self._stop.wait(wait):
             try:
-                self.drain()
+                wait = POLL_SECONDS if self.drain() else min(wait * 2, IDLE_SECONDS)
             except Exception:  # the program goes on; the next poll tries again
                 log.exception("draining the trace rings")
             if not self._recorder.active():

@@ -90,6 +90,9 @@ _CODE_SIZE = 256 * 1024
 # inject.py's refusal at a program's first stop (the exec stop): it goes once the program runs.
 _NOT_YET = "no thread is stopped where it can run system calls"
 COPY_SECONDS = 0.001
+# The longest wait of an idle copier: a thread's burst after a quiet spell has its whole ring
+# for that long (a 4 MiB ring holds 65,536 records, ring 0 two million) before copying starts.
+COPY_IDLE_SECONDS = 0.016
 # Records held (rings, and copies not yet decoded) at most: a burst of 1M calls of a one
 # -argument function is 2M records of 64 bytes, all held while the drain decodes them.
 DEFAULT_RING_MEMORY = 256 << 20
@@ -214,14 +217,18 @@ class CallRecorder:
 
     def _copy(self) -> None:
         """Empty the rings into the server's memory every millisecond while the program
-        lives: copying keeps up with any program, decoding (drain) need not. Past the
-        budget's copies (copied and not yet decoded) it waits: the rings fill and count what
-        they drop, rather than the server's memory growing without end."""
+        writes records: copying keeps up with any program, decoding (drain) need not. With
+        the rings empty the wait doubles up to COPY_IDLE_SECONDS (polling every millisecond
+        cost the idle server CPU), back to 1 ms at the first record. Past the budget's copies
+        (copied and not yet decoded) it waits: the rings fill and count what they drop,
+        rather than the server's memory growing without end."""
+        wait = COPY_SECONDS
         while self._areas and self._tracer.current() is not None:
             if self._pending_slots < self._copies_limit:
                 with self._lock:
-                    self._take_in()
-            time.sleep(COPY_SECONDS)
+                    took = self._take_in()
+                wait = COPY_SECONDS if took else min(wait * 2, COPY_IDLE_SECONDS)
+            time.sleep(wait)
 
     def _area(self, inferior: Inferior, path: str, near: int) -> PatchArea:
         area = self._areas.get(path)
@@ -457,14 +464,17 @@ class CallRecorder:
         self._pending_slots = max(0, self._pending_slots - (most - left))
         return taken
 
-    def _take_in(self) -> None:
+    def _take_in(self) -> bool:
+        """Copy what the rings hold; whether there was anything."""
         areas = [*self._areas.values(), *self._ended]
         self._several_areas = self._several_areas or len(areas) > 1
+        took = False
         for area in areas:
             if not area.data.closed:
                 for chunk in take(memoryview(area.data), self.layout):
                     self._pending.setdefault(chunk.tid, []).append(chunk)
                     self._pending_slots += chunk.head - chunk.tail
+                    took = True
         for area in self._ended:
             if not area.data.closed:
                 for number in self._recorded:
@@ -477,6 +487,7 @@ class CallRecorder:
                     )
             area.discard()
         self._ended.clear()
+        return took
 
     def _dropped_in(self, area: PatchArea, number: int) -> Dropped:
         return dropped(memoryview(area.data), self.layout, number)
