@@ -1,5 +1,6 @@
 """Helpers of CallRecorder (patched_calltrace.py): every thread held for a patch change,
-a function's branch targets, and whether a patch area is still mapped."""
+a site's plan (refused as the breakpoints' are under CET shadow stacks), a function's
+branch targets, and whether a patch area is still mapped."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.patches.area import PatchArea
 from aliceserver.debuggers.ptrace.patches.inject import all_stopped
+from aliceserver.debuggers.ptrace.patches.shadow_stack import moved_call_refusal
+from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan, plan_site
 
 
 class Held:
@@ -38,6 +41,16 @@ class Held:
         if self._held and not self._woken:
             inferior.unpark()
         self._held.clear()
+
+
+def planned(code: bytes, start: int, site: int, shadow_stack: bool, near: int | None = None) -> SitePlan | Refusal:
+    """plan_site's plan for a jump at `site`, refused where it would move a call out of the
+    program's code while the program runs with a shadow stack (patches/shadow_stack.py):
+    the callee's ret would kill it. The entry or return keeps its trap, saying why."""
+    plan = plan_site(code, start, site, displaced_near=near)
+    if isinstance(plan, Refusal):
+        return plan
+    return moved_call_refusal(plan, shadow_stack) or plan
 
 
 def decoder(detail: bool) -> Any:

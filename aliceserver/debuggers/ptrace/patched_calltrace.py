@@ -34,13 +34,15 @@ from aliceserver.debuggers.ptrace.calltrace_patching import (
     Held,
     branch_targets,
     decoder,
+    planned,
     still_mapped,
 )
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.patches import tsc
 from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
 from aliceserver.debuggers.ptrace.patches.relocate import Unrelocatable, relocate
-from aliceserver.debuggers.ptrace.patches.sites import JUMP_SIZE, Refusal, plan_site
+from aliceserver.debuggers.ptrace.patches.shadow_stack import shadow_stack_on
+from aliceserver.debuggers.ptrace.patches.sites import JUMP_SIZE, Refusal
 from aliceserver.debuggers.ptrace.patches.trace_rings import (
     MAX_BUDGET,
     MIN_BUDGET,
@@ -121,6 +123,7 @@ class CallRecorder:
         self._clock: tsc.TscClock | None = None
         self._why_not = tsc.usable()
         self._by_fs_base = fs_base_readable()
+        self._shadow_stack = False  # the program's, read as each function is recorded
 
     # --- settings ----------------------------------------------------------------------------
     def set_ring_memory(self, budget: int) -> None:
@@ -185,7 +188,8 @@ class CallRecorder:
         recorded = RecordedFunction(number, function, trace, entry_sources(slots))
         self._single_slot = self._single_slot and slots_for(len(recorded.sources)) == 1
         code = self._tracer.read_visible(function.address, function.size)
-        entry = plan_site(code, function.address, function.address)
+        self._shadow_stack = shadow_stack_on(inferior.pid)  # read once per function
+        entry = planned(code, function.address, function.address, self._shadow_stack)
         if isinstance(entry, Refusal):
             raise Unpatchable(f"its entry cannot be patched: {entry.reason}")
         if self._clock is None:
@@ -250,7 +254,7 @@ class CallRecorder:
         self, inferior: Inferior, area: PatchArea, recorded: RecordedFunction, code: bytes
     ) -> None:
         start = recorded.function.address
-        plan = plan_site(code, start, start, displaced_near=area.code_address)
+        plan = planned(code, start, start, self._shadow_stack, area.code_address)
         if isinstance(plan, Refusal):
             raise Unpatchable(f"its entry cannot be patched: {plan.reason}")
         if any(i.text.split()[0] in ("ret", "retq", "jmp") for i in plan.instructions):
@@ -308,7 +312,7 @@ class CallRecorder:
         and the ret. Nothing may jump in after `site`, since the copy alone would run (the
         bytes after the jump's span stay, run by nothing). None, or why not."""
         site, ret, end = where
-        plan = plan_site(code, recorded.function.address, site, displaced_near=area.code_address)
+        plan = planned(code, recorded.function.address, site, self._shadow_stack, area.code_address)
         if isinstance(plan, Refusal):
             return plan.reason
         if reached:
