@@ -21,7 +21,7 @@ from tests.support.dap_schema import require_schema
 from tests.support.events import EventLog
 from tests.support.jump_patches import jump_patches as jump_patches  # the fixture
 from tests.support.mi_client import MiClient
-from tests.support.mi_grammar import List, Tuple
+from tests.support.mi_grammar import List, Tuple, parse_record
 from tests.support.session import continue_to_exit, continue_to_stop, launch
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("jump_patches")]
@@ -337,3 +337,36 @@ def test_a_library_unloaded_and_loaded_again_is_patched_afresh_like_gdb(builder:
     got = batch.ours(args, Path(program).parent)
     assert stops(got.stdout) == stops(batch.theirs(args, Path(program).parent).stdout)
     assert "$1 = 1030" in got.stdout and got.returncode == 0
+
+
+def _ignored_hits_told(program: Path, *, gdb: bool) -> list[list[tuple[str, str]]]:
+    """-break-after on a loop's breakpoint, twice: each continue's =breakpoint-modified
+    (times, ignore) in order, up to its *stopped."""
+    client = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    told = []
+    try:
+        client.prompt()
+        client.ok(f"-break-insert {SOURCE}:{marker_line(SOURCE, 'loop')}")
+        client.command("-exec-run")
+        client.stopped()
+        for count in (3, 2):
+            client.ok(f"-break-after 1 {count}")
+            client.ok("-exec-continue")
+            lines = client.read_until(lambda line: line.startswith("*stopped"))
+            rows = [parse_record(line).results["bkpt"] for line in lines if line.startswith("=breakpoint-modified")]
+            told.append([(str(row["times"]), str(row.get("ignore") or "-")) for row in rows if isinstance(row, Tuple)])
+        return told
+    finally:
+        client.close()
+
+
+@needs_gdb
+def test_mi_each_ignored_hit_is_told_like_gdb(builder: Builder) -> None:
+    # gdb notifies at every hit an ignore count lets go, with that hit's count and what is
+    # left of the ignore count; with jump patches the trampoline lets them go, told at the stop.
+    program = Path(builder.build("patch_sites"))
+    assert (
+        _ignored_hits_told(program, gdb=False)
+        == _ignored_hits_told(program, gdb=True)
+        == [[("2", "2"), ("3", "1"), ("4", "-"), ("5", "-")], [("6", "1"), ("7", "-"), ("8", "-")]]
+    )

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Callable
 
 from aliceserver.adapters.mi import catchpoints as catches
 from aliceserver.adapters.mi import locations
+from aliceserver.adapters.mi.breakpoint_gate import Gate as _Gate
+from aliceserver.adapters.mi.breakpoint_gate import IgnoredHits
 from aliceserver.adapters.mi.breakpoint_record import (
     BREAKPOINT,
     DPRINTF,
@@ -31,36 +33,8 @@ from aliceserver.session.breakpoints import BreakpointKind, BreakpointNumbers
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
-    from aliceserver.debuggers.logpoints import LogSpec
 
 logger = logging.getLogger(__name__)
-class _Gate:
-    """A breakpoint's gate for the engine. An engine may judge part of it in the program (a
-    jump patch): `necessary`, the condition the gate is false without, doing nothing else;
-    `ignored`, the hits after it to let go before stopping (gdb's ignore count), which the
-    engine counts itself and hands back with `skipped`; `logged`, a dprintf the engine may
-    print from the program's records without stopping it (dprintf.py's log_spec)."""
-
-    def __init__(self, judge: Callable[[int], bool], bp: MiBreakpoint,
-                 log: Callable[[], LogSpec | None] = lambda: None) -> None:  # fmt: skip
-        self._judge = judge
-        self._bp = bp
-        self.logged = log
-
-    def __call__(self, tid: int) -> bool:
-        return self._judge(tid)
-
-    def necessary(self) -> BreakpointCondition | None:
-        return self._bp.condition_fn
-
-    def ignored(self) -> int:
-        bp = self._bp  # a thread's breakpoint counts that thread's hits alone: not in the program
-        return bp.ignore if bp.thread is None and bp.enabled and not bp.dead else 0
-
-    def skipped(self, count: int) -> None:
-        """`count` hits let go in the program: counted, and taken off the ignore count."""
-        self._bp.unseen_hits += count
-        self._bp.ignore = max(0, self._bp.ignore - count)
 
 
 # the record lives in breakpoint_record; its callers import it from here too
@@ -91,6 +65,7 @@ class BreakpointTable:
     caught: list[tuple[object, MiBreakpoint]] = field(default_factory=list)
     trace_count: int = 0  # the number of the last tracepoint made (gdb's tracepoint_count)
     syscall_names: catches.SyscallNames = field(default_factory=catches.SyscallNames)
+    ignored_hits: IgnoredHits = field(default_factory=IgnoredHits)  # each told at the next stop
 
     @property
     def next_number(self) -> int:
@@ -228,6 +203,7 @@ class BreakpointTable:
             bp.unseen_hits += 1
             if bp.ignore > 0:
                 bp.ignore -= 1
+                self.ignored_hits.let_go(bp)
                 return False
             if bp.disable_after:  # its trap stays (a tracer-thread gate cannot remove it): unseen
                 bp.enable_count -= 1
@@ -236,7 +212,7 @@ class BreakpointTable:
 
         from aliceserver.adapters.mi.dprintf import logged_by  # (it imports this module)
 
-        return _Gate(gate, bp, logged_by(session, bp))
+        return _Gate(gate, bp, logged_by(session, bp), self.ignored_hits)
 
     def arm(self, bp: MiBreakpoint) -> None:
         if bp.is_watch or bp.catch is not None or bp.engine_id is not None:
@@ -533,7 +509,9 @@ class BreakpointTable:
         return bp.has_address and not (bp.is_watch and self.session.inferior.process is None)
 
     def take_unseen_hits(self) -> None:
-        """Count the hits the gate saw on the tracer thread (the program is stopped now)."""
+        """Count the hits the gate saw on the tracer thread (the program is stopped now),
+        those let go by ignore counts told first, one by one (breakpoint_gate)."""
+        self.ignored_hits.tell(self.session)
         for bp in self.entries.values():
             logged = len(bp.logged_hits)  # (the drainer may append more meanwhile: kept)
             del bp.logged_hits[:logged]
