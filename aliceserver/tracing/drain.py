@@ -203,6 +203,12 @@ class RecordDrain(BulkDrain):
                     now - began, None, None))  # fmt: skip
         self._last_ns[tid] = last
 
+    def open_call(self, tid: int) -> tuple[int, int] | None:
+        """(CFA, call id) of the innermost call recorded open on the thread, as drained so far."""
+        with self._lock:
+            stack = self._stacks.get(tid)
+            return (stack[-1][0], stack[-1][1]) if stack else None
+
     def forget_thread(self, tid: int) -> None:
         with self._lock:
             self._stacks.pop(tid, None)

@@ -60,7 +60,7 @@ class _Traced:
     window_start: int = 0
     window_calls: int = 0
     patch_number: int = 0  # recorded by jump patches under this number (0: not)
-    upgrade: bool = False  # traced by traps until patches can be made (the program has run)
+    upgrade: bool = False  # traced by traps until patches can be made (at a later stop)
     how: str = "trapped"  # "patched", or with traps and why
 
 
@@ -368,15 +368,17 @@ class Tracer:
                     self._apply(self._patterns)  # a library brought more functions
 
     def _upgrade(self) -> None:
-        """Functions traced by traps at the program's first stop get their patches (at a
-        later stop: done while it runs, a call in flight could be lost between the two)."""
+        """Functions left on traps because no thread could run the patch area's system
+        calls (inject.py: each at a caught system call's entry) get their patches at a later
+        stop (done while it runs, a call in flight could be lost between the two). A trace
+        added at the exec stop is patched at once: inject.py takes the thread past the exec."""
         with self._lock:
             for traced in [t for t in self._traced.values() if t.upgrade and t.trace_id]:
                 try:
                     self._record(traced)
                 except AliceError as error:
                     traced.upgrade = False
-                    log.warning("patching %s after the first stop: %s", traced.function.name, error)
+                    log.warning("patching %s at a later stop: %s", traced.function.name, error)
 
     def _drain_at(self, event: Stopped | Exited | ThreadExited) -> None:
         """Records up to a stop, a thread's end or the exit, before it is recorded itself."""
@@ -391,12 +393,12 @@ class Tracer:
 
     def _open_call(self, event: Stopped) -> int | None:
         """The innermost call open on the thread, trapped or recorded by patches (drained
-        up to this stop; drain.py keeps its stacks as [cfa, call id, ...])."""
+        up to this stop)."""
         stack = self._threads.stacks.get(event.thread_id)
         opened = [(stack[-1].cfa, stack[-1].call_id)] if stack else []
-        recorded = self._drain._stacks.get(event.thread_id) if self._drain is not None else None
-        if recorded:
-            opened.append((recorded[-1][0], recorded[-1][1]))
+        recorded = self._drain.open_call(event.thread_id) if self._drain is not None else None
+        if recorded is not None:
+            opened.append(recorded)
         return min(opened)[1] if opened else None  # the lower frame is the inner call
 
     def close(self) -> None:

@@ -89,7 +89,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _CODE_SIZE = 256 * 1024
-# inject.py's refusal at a program's first stop (the exec stop): it goes once the program runs.
+# inject.py's refusal where no thread can run system calls (each at a caught system call's
+# entry; the exec stop is not one now): transient, the function is on traps until a later stop.
 _NOT_YET = "no thread is stopped where it can run system calls"
 COPY_SECONDS = 0.001
 # The longest wait of an idle copier: a thread's burst after a quiet spell has its whole ring
