@@ -59,7 +59,7 @@ class Handles:
         self._lock = threading.Lock()
         self._next = 1
         self._frames: dict[int, FrameRef] = {}
-        self._frame_ids: dict[FrameRef, int] = {}
+        self._frame_ids: dict[tuple[int, int], int] = {}  # (thread, level): a tuple hashes in C
         self._variables: dict[int, VariableRef] = {}
         self._scope_ids: dict[ScopeRef, int] = {}
 
@@ -78,25 +78,17 @@ class Handles:
             self._scope_ids.clear()
 
     def frame_id(self, thread_id: int, level: int) -> int:
-        ref = FrameRef(thread_id, level)
-        with self._lock:
-            found = self._frame_ids.get(ref)
-            if found is None:
-                found = self._new_id()
-                self._frames[found] = ref
-                self._frame_ids[ref] = found
-            return found
+        return self.frame_ids(thread_id, [level])[0]
 
     def frame_ids(self, thread_id: int, levels: list[int]) -> list[int]:
         """frame_id of each level, under one hold of the lock (a stackTrace's 20 frames)."""
         with self._lock:
             ids, found = self._frame_ids, []
             for level in levels:
-                ref = FrameRef(thread_id, level)
-                ident = ids.get(ref)
+                ident = ids.get((thread_id, level))
                 if ident is None:
-                    ident = ids[ref] = self._new_id()
-                    self._frames[ident] = ref
+                    ident = ids[thread_id, level] = self._new_id()
+                    self._frames[ident] = FrameRef(thread_id, level)
                 found.append(ident)
             return found
 
