@@ -34,6 +34,18 @@ _PAIRS: Final = (  # statements, not a script: executescript would commit the tr
 _EVENT: Final = "thread, function, file, line, call_id, parent_id, depth"
 _CALL: Final = "c.thread, s.function, s.file, s.line, c.call_id, c.parent_id, c.depth"
 _ARGS: Final = f"printf(s.template, {', '.join(f'c.{v}' for v in _VALUES[:-1])})"
+# The view's parts: one per table, and a call row twice (its call, its return). A count
+# runs them one by one (query.py): on the view, SQLite reads every part of every row.
+EVENT_COLUMNS: Final = f"id, kind, ts_ns, {_EVENT}, args, retval, duration_ns, text, data"
+EVENT_PARTS: Final = (
+    f"SELECT {EVENT_COLUMNS} FROM events",
+    f"""SELECT c.id, 'call', c.ts_ns, {_CALL}, coalesce(c.args, {_ARGS}), NULL, NULL, NULL, NULL
+FROM calls AS c JOIN shapes AS s ON s.id = c.shape""",
+    f"""SELECT c.id + 1, 'return', c.end_ns, {_CALL}, NULL, coalesce(c.retval, printf(s.conversion, c.r)),
+       c.end_ns - c.ts_ns, NULL, NULL
+FROM calls AS c JOIN shapes AS s ON s.id = c.shape""",
+)
+_UNION: Final = "\nUNION ALL\n"
 CALLS_SCHEMA: Final = f"""
 CREATE TABLE IF NOT EXISTS shapes (  -- what the calls of a batch share
     id INTEGER PRIMARY KEY, function TEXT, file TEXT, line INTEGER,
@@ -49,14 +61,7 @@ CREATE TABLE IF NOT EXISTS calls (  -- a call and its return, in one row
     {', '.join(f'{v} INTEGER' for v in _VALUES)}  -- the values, as the formatters read them
 );
 CREATE VIEW IF NOT EXISTS all_events AS
-SELECT id, kind, ts_ns, {_EVENT}, args, retval, duration_ns, text, data FROM events
-UNION ALL
-SELECT c.id, 'call', c.ts_ns, {_CALL}, coalesce(c.args, {_ARGS}), NULL, NULL, NULL, NULL
-FROM calls AS c JOIN shapes AS s ON s.id = c.shape
-UNION ALL
-SELECT c.id + 1, 'return', c.end_ns, {_CALL}, NULL, coalesce(c.retval, printf(s.conversion, c.r)),
-       c.end_ns - c.ts_ns, NULL, NULL
-FROM calls AS c JOIN shapes AS s ON s.id = c.shape;
+{_UNION.join(EVENT_PARTS)};
 """
 CALLS_INDEXES: Final = """
 CREATE INDEX IF NOT EXISTS calls_shape ON calls (shape, ts_ns);

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aliceserver.errors import ProtocolError
+from aliceserver.tracing.call_batch import EVENT_COLUMNS, EVENT_PARTS
 from aliceserver.tracing.store import TraceStore
 
 KINDS = ("call", "return", "stdout", "stderr", "crash", "exit")
@@ -108,6 +109,14 @@ def _where(filters: QueryFilters) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
+def _count(where: str) -> str:
+    """The view's parts counted one by one: a part whose constant kind the filter excludes
+    is skipped whole, where the view (a co-routine) read every row of every part (1M calls:
+    0.28 -> 0.05 s for the calls' returns of one function)."""
+    counts = [f"(WITH v({EVENT_COLUMNS}) AS ({part}) SELECT count(*) FROM v{where})" for part in EVENT_PARTS]
+    return "SELECT " + " + ".join(counts)
+
+
 def query(store: TraceStore, filters: QueryFilters, *, flush: bool = True) -> QueryResult:
     """The events matching every filter, oldest first; `flush` first waits for the writer."""
     if not 0 <= filters.limit <= MAX_LIMIT or filters.offset < 0:
@@ -126,7 +135,7 @@ def query(store: TraceStore, filters: QueryFilters, *, flush: bool = True) -> Qu
             return compiled.search(text) is not None
 
         db.create_function("regexp", 2, regexp, deterministic=True)
-        total = db.execute(f"SELECT count(*) FROM all_events{where}", params).fetchone()[0]
+        total = db.execute(_count(where), params * len(EVENT_PARTS)).fetchone()[0]
         rows = db.execute(
             f"SELECT id, kind, ts_ns, thread, function, file, line, call_id, parent_id, depth, args,"
             f" retval, duration_ns, text, data FROM all_events{where} ORDER BY ts_ns, id LIMIT ? OFFSET ?",
