@@ -131,6 +131,11 @@ class AbbrevTable(dict[int, Abbrev]):
         self._shared = shared  # compiled entries by their bytes: units repeat the same shapes
         self._at = entry_positions(abbrev, offset)
 
+    def codes_of(self, tag: int) -> list[int]:
+        """The codes of the entries with `tag`, the others left uncompiled."""
+        data = self._abbrev
+        return [code for code, (start, _end) in self._at.items() if uleb(data, start)[0] == tag]
+
     def __missing__(self, code: int) -> Abbrev:
         where = self._at.get(code)
         if where is None:

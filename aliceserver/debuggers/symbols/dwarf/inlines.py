@@ -20,6 +20,8 @@ from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.symbols.dwarf import names
+from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache
+from aliceserver.debuggers.symbols.dwarf.definers import Undecided, may_define
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.globalnames import units_defining
@@ -56,11 +58,7 @@ def units_mentioning(
     needle = text.encode("utf-8", "surrogateescape")
     if not needle:
         return []
-    references: list[int] = []
-    for section in (".debug_str", ".debug_line_str"):
-        data = sections.get(section)
-        for end in (b"\0", b"<"):
-            references += _find_all(data, needle + end)
+    references = _string_offsets(sections, needle)
     if len(references) > _MAX_REFERENCES:
         return None
     if references and sections.has(".debug_str_offsets"):
@@ -69,6 +67,16 @@ def units_mentioning(
     # DW_FORM_strp: a 4-byte offset (8 in DWARF64, same prefix)
     needles += [offset.to_bytes(4, "little") for offset in references]
     return sorted(units_holding(sections, ".debug_info", needles, unit_offsets))
+
+
+def _string_offsets(sections: ElfSections, needle: bytes) -> list[int]:
+    """Where .debug_str and .debug_line_str hold `needle` as a string or a template's."""
+    references: list[int] = []
+    for section in (".debug_str", ".debug_line_str"):
+        data = sections.get(section)
+        for end in (b"\0", b"<"):
+            references += _find_all(data, needle + end)
+    return references
 
 
 def _find_all(data: bytes, needle: bytes) -> list[int]:
@@ -217,6 +225,11 @@ def _units_defining(sections: ElfSections, candidates: Sequence[int], leaf: str)
     strings = (sections.get(".debug_str"), sections.get(".debug_line_str"),
                sections.get(".debug_str_offsets"))  # fmt: skip
     abbrev = sections.get(".debug_abbrev")
+    # Most candidates only call it: their bytes tell that without a walk (definers.py)
+    needle = leaf.encode("utf-8", "surrogateescape")
+    needles = (needle + b"\0", needle + b"<")
+    offsets = frozenset(_string_offsets(sections, needle))
+    cache = AbbrevCache(abbrev)
     found = []
     for offset in candidates:
         try:
@@ -224,6 +237,11 @@ def _units_defining(sections: ElfSections, candidates: Sequence[int], leaf: str)
         except (TargetError, struct.error):
             return None
         unit = sections.read(".debug_info", offset, body + length)
+        try:
+            if not may_define(unit, cache, needles, offsets):
+                continue
+        except (Undecided, KeyError, IndexError, ValueError):
+            pass  # walked as before
         defining = units_defining(unit, abbrev, strings, [0], leaf)
         if defining is None:
             return None
