@@ -1,7 +1,7 @@
 """What the engine asks of gdbserver at each stop, counted through a recording proxy and
 a write at a time (each write one round trip at most): the packets of a breakpoint hit
-resumed (the step-over's z0/Z0 ride with the resumes; the thread list, registers and
-stack line a reported stop reads are asked at once), a `next`
+resumed (the step-over's z0/Z0 ride with the resumes; the thread list and stack line a
+reported stop reads are asked at once, its registers come with the stop reply), a `next`
 over a call (a range step, gdb's vCont;r, not an instruction at a time; its return trap's
 Z0 with the continue) and a stepi (no `Hg`: the stop's thread is the stub's). A
 speed-up that regressed would show here as more packets, never as a timing."""
@@ -96,12 +96,12 @@ def _kinds(writes: list[bytes]) -> list[list[bytes]]:
 
 
 def _reads_at_stop(writes: list[list[bytes]], *, code: bool = False) -> bool:
-    """What a reported stop reads, asked in one write with its stop reply: the thread list,
-    the registers and the stack pointer's line (after the pc's line, where a step ends: the
-    next step reads the code there); after it at most the next stack line, where the
-    frame's slots above the stack pointer cross into it (as the environment's size puts
-    the stack)."""
-    asked = [b"m", b"qXfer", b"g", b"m"] if code else [b"qXfer", b"g", b"m"]
+    """What a reported stop reads, asked in one write with its stop reply: the thread list
+    and the stack pointer's line (after the pc's line, where a step ends: the next step
+    reads the code there), no `g` (frame 0 unwinds from the registers the stop reply
+    carried); after it at most the next stack line, where the frame's slots above the
+    stack pointer cross into it (as the environment's size puts the stack)."""
+    asked = [b"m", b"qXfer", b"m"] if code else [b"qXfer", b"m"]
     return writes[0] == asked and writes[1:] in ([], [[b"m"]])
 
 
@@ -182,8 +182,9 @@ def test_a_next_reads_the_code_at_its_first_move_only_and_its_last_stops_reads_a
 def test_nexts_in_a_row_read_the_code_and_the_callees_frame_with_the_stop_replies(at_loop: AtLoop) -> None:
     """A next's first move reads the code at the pc, which the stop before (a next's last)
     asked for with its stop reply; a range step that stops in a callee asks for the
-    registers and the stack line its plan reads (the return address) with its stop reply
-    too: the return trap's Z0 and continue are the next write, no `g` or `m` of their own."""
+    stack line its plan reads (the return address) with its stop reply too, its registers
+    in the reply: the return trap's Z0 and continue are the next write, no `g` or `m` of
+    their own."""
     debugger, events, tid = at_loop.debugger, at_loop.events, at_loop.tid
     debugger.remove_breakpoint(1)  # the loop's next turn is stepped to
     nexts = []

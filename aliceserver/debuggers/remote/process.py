@@ -240,15 +240,23 @@ class RemoteProcess(RemoteTarget):
 
     def _prefetch(self, reply: stops.SignalStop, registers_of: ThreadRef | None, *, code: bool) -> None:
         """Where a step ends or goes on (`code`), the code's line (the next step reads the
-        instruction at the pc); the thread list, the registers and the stack's line (frame
-        0's CFA). No two replies of one shape side by side: a stub's duplicate is told."""
+        instruction at the pc); the thread list, the registers (where the reply lacks the
+        pc or stack pointer) and the stack's line (frame 0's CFA). No two replies of one
+        shape side by side: a stub's duplicate is told."""
         if code:
             self._prefetch_line(reply, self.arch.pc)
         self.threads.prefetch()
-        if registers_of is not None:
+        # no `g` where the reply carried the pc and stack pointer: frame 0's unwinding most
+        # often needs no more, and a register it lacks is read when first asked (regcache)
+        if registers_of is not None and not self._carries_frame(reply):
             self.registers.prefetch(registers_of)
         self._prefetch_line(reply, self.arch.sp)
         self.client.connection.flush()
+
+    def _carries_frame(self, reply: stops.SignalStop) -> bool:
+        names = (self.arch.pc, self.arch.sp)
+        registers = [self.description.get(name) for name in names]
+        return all(each is not None and each.number in reply.registers for each in registers)
 
     def _prefetch_line(self, reply: stops.SignalStop, name: str) -> None:
         register = self.description.get(name)

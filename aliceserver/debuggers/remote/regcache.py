@@ -183,6 +183,8 @@ class GeneralRegisters(Mapping[str, int]):
     """A stopped thread's general registers by name, read on demand: a step's unwinding
     copies them all a few times at each stop, so each is decoded once."""
 
+    on_demand = True  # each read may cost a packet: unwinding reads only those it needs
+
     def __init__(self, cache: RegisterCache, thread: ThreadRef, names: tuple[str, ...],
                  known: frozenset[str]) -> None:  # fmt: skip
         self._cache, self._thread, self._names, self._known = cache, thread, names, known
@@ -194,6 +196,9 @@ class GeneralRegisters(Mapping[str, int]):
                 raise KeyError(name)
             value = self._cache.decode(self._thread, name, self._names)
         return value
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._known  # no read (Mapping's would read it)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._names)

@@ -37,6 +37,7 @@ from aliceserver.debuggers.source.variables import (
 )
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
+from aliceserver.debuggers.symbols.dwarf.readregisters import ReadRegisters
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.unwind import (
@@ -77,8 +78,12 @@ class CallFrames(Protocol):
     ) -> list[UnwoundFrame]: ...
 
 
-def register_values(registers: Mapping[str, int]) -> dict[str, int]:
-    """A copy of a thread's registers (the live backend's snapshot reads them at once)."""
+def register_values(registers: Mapping[str, int]) -> Mapping[str, int]:
+    """A copy of a thread's registers (the live backend's snapshot reads them at once), or
+    where each costs a read (over a stub: `g` for those the stop reply did not carry),
+    a view that reads them when asked and records which (keptframes.py)."""
+    if getattr(registers, "on_demand", False):
+        return ReadRegisters(registers)
     snapshot: Callable[[], dict[str, int]] | None = getattr(registers, "snapshot", None)
     return snapshot() if snapshot is not None else dict(registers)
 
@@ -209,7 +214,7 @@ class Frames:
             frames = self.unwound(thread_id, 2)
             self.forget_thread(thread_id)
             return frames
-        registers = dict(self._engine.stopped_target(thread_id).general_registers(thread_id))
+        registers = register_values(self._engine.stopped_target(thread_id).general_registers(thread_id))
         unwinder = StackUnwinder(
             registers, self._read_visible, self._source.symbols, self._source.cfi, self._source.arch, self._lookups
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from aliceserver.debuggers.symbols.dwarf.readregisters import ReadRegisters
 from aliceserver.debuggers.symbols.dwarf.unwind import StackUnwinder, UnwindLookups
 from aliceserver.errors import TargetError
 
@@ -42,7 +43,7 @@ class RecordedReads:
 
 @dataclass(slots=True)
 class KeptUnwinding:
-    registers: dict[str, int]
+    registers: Mapping[str, int]  # a copy, or those read on demand (ReadRegisters)
     lookups: UnwindLookups
     reads: RecordedReads
     unwinder: StackUnwinder
@@ -75,9 +76,15 @@ class KeptUnwindings:
         """The thread's unwinding of an earlier stop where nothing it read has changed, else
         `make(read)`'s, its reads recorded."""
         kept = self._before.pop(thread_id, None)
-        values = dict(registers)
-        if kept is None or kept.lookups is not lookups or kept.registers != values or not kept.reads.unchanged():
+        values = registers if isinstance(registers, ReadRegisters) else dict(registers)
+        if kept is None or kept.lookups is not lookups or not _same(kept.registers, values) or not kept.reads.unchanged():
             reads = RecordedReads(read)
             kept = KeptUnwinding(values, lookups, reads, make(reads.read))
         self._now[thread_id] = kept
         return kept.unwinder
+
+
+def _same(kept: Mapping[str, int], now: Mapping[str, int]) -> bool:
+    """Registers read on demand: those the kept unwinding read (over a stub, most often
+    the ones its stop reply carried: no `g`); a copy: all of them."""
+    return kept.unchanged(now) if isinstance(kept, ReadRegisters) else kept == now

@@ -19,6 +19,7 @@ from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.arch.registry import X86_64_ARCH
 from aliceserver.debuggers.model import Module, SymbolLocation
 from aliceserver.debuggers.symbols.dwarf.cfa_program import MASK64, Reader, RuleKind, UnwindRow
+from aliceserver.debuggers.symbols.dwarf.readregisters import CallerRegisters, ReadRegisters
 from aliceserver.debuggers.symbols.dwarf.stackops import BINARY_OPS
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.debuggers.symbols.process import ProcessSymbols
@@ -92,7 +93,8 @@ class StackUnwinder:
         self._read, self._symbols, self._tables, self._arch = read, symbols, tables, arch
         self.frames: list[UnwoundFrame] = []  # grows in place as more are unwound
         self.done = False  # the outermost frame is known
-        self._regs: dict[str, int] = dict(registers)
+        # registers read on demand stay so (a stub's `g` only if a rule needs one it lacks)
+        self._regs: Mapping[str, int] = registers if isinstance(registers, ReadRegisters) else dict(registers)
         self._method = "first"
         self._undefined: frozenset[str] = frozenset()
         self._exact_pc = True  # frame 0 and the frame a signal interrupted: pc is no return address
@@ -118,7 +120,7 @@ class StackUnwinder:
             else:
                 row = rows[lookup_pc] = _row(symbols, tables, lookup_pc)
             trampoline = row.signal_frame if row is not None else arch.is_signal_trampoline(read, pc)
-            caller: dict[str, int] | None = None
+            caller: Mapping[str, int] | None = None
             cfa: int | None = None
             caller_undefined: frozenset[str] = frozenset()
             used_cfi = row is not None
@@ -337,14 +339,15 @@ def _dwarf_value(regs: Mapping[str, int], number: int, names: Mapping[int, str])
 
 def _step_cfi(
     row: UnwindRow, regs: Mapping[str, int], read: ReadMemory, arch: Architecture
-) -> tuple[int, dict[str, int] | None]:
+) -> tuple[int, Mapping[str, int] | None]:
     names = arch.dwarf_registers
     if row.cfa.expression is not None:
         cfa = evaluate(row.cfa.expression, regs, read, names=names)
     else:
         cfa = (_dwarf_value(regs, row.cfa.register, names) + row.cfa.offset) & MASK64
-    caller = {name: regs[name] for name in arch.same_value if name in regs}
-    caller[arch.sp] = cfa
+    # the kept (same value) registers are read from the callee when asked (CallerRegisters)
+    caller: dict[str, int] = {arch.sp: cfa}
+    lost: set[str] = set()
     saved = _read_saved(row, cfa, read)
     outermost = False
     for number, rule in row.rules:
@@ -381,8 +384,10 @@ def _step_cfi(
         for each in targets:
             if value is None:
                 caller.pop(each, None)
+                lost.add(each)
             else:
                 caller[each] = value
+                lost.discard(each)
     if outermost:
         return cfa, None
     if row.rule(row.return_column) is None:
@@ -391,7 +396,9 @@ def _step_cfi(
         if link is None or arch.link is None:
             raise TargetError("the CFI row has no rule for the return address")
         caller[arch.pc] = caller[arch.link] = link  # the link register keeps its value too
-    return cfa, caller
+        lost.discard(arch.link)
+    kept = [name for name in arch.same_value if name not in lost]
+    return cfa, CallerRegisters(caller, regs, kept, arch.same_value)
 
 
 def _undefined_rules(row: UnwindRow, arch: Architecture) -> frozenset[str]:
