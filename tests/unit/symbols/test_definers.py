@@ -2,7 +2,8 @@
 it. definers.may_define rules most callers out from where the name's bytes lie, without the
 top-level DIE walk (globalnames.units_defining); the answer must stay the walk's. Checked on
 real gcc builds at -O2 (C and C++, DWARF 4 and 5, -gstrict-dwarf), with names gcc writes
-inline in .debug_info (DW_FORM_string: up to 3 characters) and through .debug_str."""
+inline in .debug_info (DW_FORM_string: up to 3 characters) and through .debug_str. The same
+reading drops the units holding no abstract instance of NAME before pyelftools opens them."""
 
 from __future__ import annotations
 
@@ -15,14 +16,18 @@ import pytest
 
 from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache
 from aliceserver.debuggers.symbols.dwarf.definers import Undecided, may_define
+from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.globalnames import units_defining
 from aliceserver.debuggers.symbols.dwarf.inlines import (
+    InlineFinder,
     _string_offsets,
     _units_defining,
+    _units_with_abstract,
     units_mentioning,
 )
 from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+from aliceserver.debuggers.symbols.elf import ElfImage
 
 _HEADER = """
 static inline int ab(int x) { return x * 7 + 1; }
@@ -45,6 +50,7 @@ _CPP_CALLS = """#include "klass.h"
 int use_{i}(int x) {{ Klass k; return k.method(x + {i}) + k.mm(x); }}
 """
 _MAIN = "int main(void) { return 0; }\n"
+_INLINED = {"c": ("ab", "compute"), "cpp": ("method",)}  # copies at -O2 (by language)
 
 
 def _build(root: Path, compiler: str, suffix: str, sources: dict[str, str], flags: list[str]) -> Path:
@@ -150,3 +156,18 @@ def test_a_short_name_written_inline_is_found(program: tuple[str, Path]) -> None
     assert b"ab\0" in sections.get(".debug_info")
     answers = _decisions(sections, "ab")
     assert len(answers) == 5 and all(answers.values()), answers
+
+
+@pytest.mark.parametrize("leaf", _NAMES)
+def test_units_without_an_abstract_instance_are_dropped_alone(program: tuple[str, Path], leaf: str) -> None:
+    """Dropping the units with no abstract instance named `leaf` leaves break's inlined
+    copies as they were, and drops the units of a function never inlined."""
+    sections = ElfSections(str(program[1]))
+    candidates = units_mentioning(sections, _unit_offsets(sections), leaf) or []
+    kept = _units_with_abstract(sections, candidates, leaf)
+    finder = InlineFinder(DwarfUnits(ElfImage.load(str(program[1]))))
+    assert finder.sites(kept, leaf) == finder.sites(candidates, leaf)
+    if leaf in _INLINED[program[0].split("-")[0]]:
+        assert finder.sites(kept, leaf), "inlined at -O2"
+    if leaf.startswith("use_") or leaf == "main":  # called, never inlined: no abstract instance
+        assert kept == []

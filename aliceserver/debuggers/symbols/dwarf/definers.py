@@ -45,12 +45,17 @@ class Undecided(Exception):
 
 
 def may_define(
-    unit: bytes, cache: AbbrevCache, needles: Sequence[bytes], strings: frozenset[int]
+    unit: bytes,
+    cache: AbbrevCache,
+    needles: Sequence[bytes],
+    strings: frozenset[int],
+    abstract: bool = False,
 ) -> bool:
     """False when `unit` (one unit's bytes, header first) surely holds no subprogram
     definition named by `needles`: the name followed by NUL or '<' (inline strings), or a
-    string offset in `strings` (DW_FORM_strp / line_strp). Undecided when its bytes do not
-    tell."""
+    string offset in `strings` (DW_FORM_strp / line_strp). With `abstract`, no abstract
+    instance so named (what inlines._is_abstract_function accepts). Undecided when its
+    bytes do not tell."""
     try:
         _length, osize, pos = unit_length(unit, 0)
         header = unit_header(unit, pos, osize)
@@ -60,7 +65,7 @@ def may_define(
         return False  # a type unit: no functions
     version, asize, abbrev_offset, first = header
     shape = UnitShape(0, len(unit), osize, asize, version)
-    named, referring = _subprogram_shapes(cache.table(abbrev_offset, shape))
+    named, referring = _subprogram_shapes(cache.table(abbrev_offset, shape), abstract)
     places = _places(unit, first, needles, strings, osize)
     for at, form in places:
         for code, offset, name_form, definition in named:
@@ -76,18 +81,38 @@ Named = list[tuple[bytes, int, int, bool]]  # (code bytes, name offset, form, a 
 Referring = list[tuple[bytes, int, int]]  # (code bytes, reference offset, size)
 
 
-def _subprogram_shapes(table: AbbrevTable) -> tuple[Named, Referring]:
-    """Where the table's subprogram entries hold a name, and a reference to a named DIE."""
+def _subprogram_shapes(table: AbbrevTable, abstract: bool) -> tuple[Named, Referring]:
+    """Where the table's subprogram entries hold a name, and a reference to a named DIE.
+    With `abstract`, a named entry counts as a definition only if it can be an abstract
+    instance, and references only if some referring entry can be one (a chain of them
+    leads from it to the named DIE: any reference to that DIE is taken as its end)."""
     named: Named = []
     referring: Referring = []
+    abstract_referrer = False
     for number in table.codes_of(_SUBPROGRAM):
         entry = table[number]
         code = _uleb(number)
         where = _name_offset(entry)
+        defines = _abstract_shape(entry) if abstract else not entry.declares
         if where is not None:
-            named.append((code, where[0], where[1], not entry.declares))
-        referring += [(code, at, size) for at, size in _references(entry)]
-    return named, referring
+            named.append((code, where[0], where[1], defines))
+        references = _references(entry)
+        referring += [(code, at, size) for at, size in references]
+        abstract_referrer |= bool(references) and defines
+    return named, referring if abstract_referrer or not abstract else []
+
+
+_INLINE = ENUM_DW_AT["DW_AT_inline"]
+_NOT_ABSTRACT = frozenset(ENUM_DW_AT[name] for name in (
+    "DW_AT_low_pc", "DW_AT_ranges", "DW_AT_declaration", "DW_AT_specification",
+    "DW_AT_abstract_origin"))  # fmt: skip
+
+
+def _abstract_shape(entry: Abbrev) -> bool:
+    """inlines._is_abstract_function of every DIE of this abbreviation: marked inline, or
+    without code, declaration or reference of its own."""
+    attributes = {attr for attr, _form, _size, _implicit in entry.attrs}
+    return _INLINE in attributes or not attributes & _NOT_ABSTRACT
 
 
 def _name_offset(entry: Abbrev) -> tuple[int, int] | None:

@@ -3,8 +3,10 @@
 Finding the copies of NAME needs the DIE tree, which the location index never parses. So
 the units that can hold them are narrowed first by a byte search: a unit names a function
 through DW_AT_name, whose string lives inline in .debug_info or in a string section that
-.debug_info points into. Only those units are walked (pyelftools, code subtrees only), and
-the answer per name is kept in the index's on-disk cache, so a second session skips both.
+.debug_info points into; of those, the units whose bytes cannot hold a definition, then an
+abstract instance, of NAME are dropped (definers.py). Only the rest are walked (pyelftools,
+code subtrees only), and the answer per name is kept in the index's on-disk cache, so a
+second session skips both.
 Addresses are link-time.
 """
 
@@ -202,6 +204,10 @@ def inline_sites(
     elif len(candidates) > 1:  # many units call it; only those defining it can inline it
         defining = _units_defining(info.sections, candidates, leaf)
         candidates = candidates if defining is None else defining
+    if candidates and len(candidates) <= _MAX_REFERENCES:
+        # a unit without an abstract instance so named has nothing to copy: the DWARF is
+        # then not opened (CPython's PyList_Append: 14 ms of pyelftools' top-level parse)
+        candidates = _units_with_abstract(info.sections, candidates, leaf)
     made = finder() if candidates else None
     lto = _lto_units(info) if candidates else []
     sites = made.sites(candidates, key, lto) if made is not None else []
@@ -215,6 +221,28 @@ _LTO_UNIT_NAME = "<artificial>"  # DW_AT_name of the units gcc's link-time optim
 def _lto_units(info: DebugInfo) -> list[int]:
     """The units link-time optimization made (by their name, which the index keeps)."""
     return info.units_named(_LTO_UNIT_NAME)
+
+
+def _unit_bytes(sections: ElfSections, offset: int) -> bytes:
+    length, _osize, body = unit_length(sections.read(".debug_info", offset, 12), 0)
+    return sections.read(".debug_info", offset, body + length)
+
+
+def _units_with_abstract(sections: ElfSections, candidates: Sequence[int], leaf: str) -> list[int]:
+    """Those of `candidates` that may hold an abstract instance named `leaf` (definers.py)."""
+    needle = leaf.encode("utf-8", "surrogateescape")
+    offsets = frozenset(_string_offsets(sections, needle))
+    cache = AbbrevCache(sections.get(".debug_abbrev"))
+    kept = []
+    for offset in candidates:
+        try:
+            unit = _unit_bytes(sections, offset)
+            if not may_define(unit, cache, (needle + b"\0", needle + b"<"), offsets, abstract=True):
+                continue
+        except (Undecided, TargetError, KeyError, IndexError, ValueError, struct.error):
+            pass  # kept: InlineFinder looks
+        kept.append(offset)
+    return kept
 
 
 def _units_defining(sections: ElfSections, candidates: Sequence[int], leaf: str) -> list[int] | None:
@@ -233,10 +261,9 @@ def _units_defining(sections: ElfSections, candidates: Sequence[int], leaf: str)
     found = []
     for offset in candidates:
         try:
-            length, _osize, body = unit_length(sections.read(".debug_info", offset, 12), 0)
+            unit = _unit_bytes(sections, offset)
         except (TargetError, struct.error):
             return None
-        unit = sections.read(".debug_info", offset, body + length)
         try:
             if not may_define(unit, cache, needles, offsets):
                 continue
