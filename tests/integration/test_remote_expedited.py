@@ -89,3 +89,13 @@ def test_registers_the_stop_reply_lacks_are_read_once_and_true(at_loop: AtLoop) 
     registers = at_loop.debugger.read_registers(at_loop.tid)
     assert _full_reads(at_loop.proxy, before) == 1
     assert kept == (registers.values["rbx"], registers.values["r12"])
+
+
+
+def test_stepi_into_a_callee_with_its_arguments_sends_no_g(at_loop: AtLoop) -> None:
+    """In add(a, b), its arguments shown look for entry values at main's call site, with
+    main's registers over add's (those its CFI does not restore): each is asked for when
+    read, not copied whole (which cost a `g` at each stop in a callee)."""
+    shown = [at_loop.shown("stepi") for _ in range(30)]
+    assert any(frames.startswith("[('add'") for _, frames in shown), shown
+    assert all(reads == 0 for reads, _ in shown), shown

@@ -37,7 +37,7 @@ from aliceserver.debuggers.source.variables import (
 )
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
-from aliceserver.debuggers.symbols.dwarf.readregisters import ReadRegisters
+from aliceserver.debuggers.symbols.dwarf.readregisters import Overlaid, ReadRegisters
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.unwind import (
@@ -423,7 +423,7 @@ class Frames:
         symbols = self._source.module_symbols(module) if module is not None else None
         if module is None or symbols is None:
             return None
-        merged = restamped(frame, registers={**callee.registers, **frame.registers})
+        merged = restamped(frame, registers=Overlaid(frame.registers, callee.registers))  # read when asked
         view = FrameView(merged, module.base, self._read_visible, self._write_visible, None, 0,
                          partial(self._caller_frame, thread_id, frame, floats), floats)  # fmt: skip
         return CallerFrame(view, symbols)

@@ -80,3 +80,27 @@ class CallerRegisters(Mapping[str, int]):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+class Overlaid(Mapping[str, int]):
+    """`top`'s registers, else `under`'s (a caller's, else its callee's: those its CFI does
+    not restore), each looked up when asked: no copy that reads them all."""
+
+    __slots__ = ("_top", "_under")
+
+    def __init__(self, top: Mapping[str, int], under: Mapping[str, int]) -> None:
+        self._top, self._under = top, under
+
+    def __getitem__(self, name: str) -> int:
+        return self._top[name] if name in self._top else self._under[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._top or name in self._under
+
+    def __iter__(self) -> Iterator[str]:
+        """In the order of the copy this replaces ({**under, **top})."""
+        yield from self._under
+        yield from (name for name in self._top if name not in self._under)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
