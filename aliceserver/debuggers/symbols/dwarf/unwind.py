@@ -345,8 +345,10 @@ def _step_cfi(
         cfa = evaluate(row.cfa.expression, regs, read, names=names)
     else:
         cfa = (_dwarf_value(regs, row.cfa.register, names) + row.cfa.offset) & MASK64
-    # the kept (same value) registers are read from the callee when asked (CallerRegisters)
-    caller: dict[str, int] = {arch.sp: cfa}
+    # registers read on demand: the kept (same value) ones read from the callee when asked
+    lazy = isinstance(regs, (ReadRegisters, CallerRegisters))
+    caller = {} if lazy else {name: regs[name] for name in arch.same_value if name in regs}
+    caller[arch.sp] = cfa
     lost: set[str] = set()
     saved = _read_saved(row, cfa, read)
     outermost = False
@@ -397,8 +399,9 @@ def _step_cfi(
             raise TargetError("the CFI row has no rule for the return address")
         caller[arch.pc] = caller[arch.link] = link  # the link register keeps its value too
         lost.discard(arch.link)
-    kept = [name for name in arch.same_value if name not in lost]
-    return cfa, CallerRegisters(caller, regs, kept, arch.same_value)
+    if lazy:
+        return cfa, CallerRegisters(caller, regs, [n for n in arch.same_value if n not in lost], arch.same_value)
+    return cfa, caller
 
 
 def _undefined_rules(row: UnwindRow, arch: Architecture) -> frozenset[str]:
