@@ -105,7 +105,7 @@ from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import CoreOpened, RemoteConnected, RemoteTimeouts
 from aliceserver.debuggers.targetregisters import TargetRegister
-from aliceserver.errors import AliceError, TargetError
+from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
@@ -343,17 +343,8 @@ class PtraceDebugger:
         return self._frames.variable_children(reference, start, count)
 
     def prepare_thread_frames(self, thread_ids: Sequence[int]) -> None:
-        """ThreadFramesAhead: the calls below, made on the tracer thread, are kept by the stop cache."""
-
-        def go() -> None:
-            for tid in thread_ids:
-                try:
-                    self._frames.stack_trace(tid, 0, 1)
-                    self._frames.frame_variables(tid, 0, VariableScope.ARGUMENTS, aggregate_values=False)
-                except AliceError:
-                    continue  # asked again by the caller, which sees the error
-
-        self._call(go)
+        """ThreadFramesAhead: on the tracer thread, kept by the stop cache (Frames.prepare)."""
+        self._call(lambda: self._frames.prepare(thread_ids))
 
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,

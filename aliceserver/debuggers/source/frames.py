@@ -6,7 +6,7 @@ variables."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Callable, Protocol
@@ -468,6 +468,16 @@ class Frames:
                 hidden += 1
         self._hidden[thread_id] = hidden
         return hidden
+
+    def prepare(self, thread_ids: Sequence[int]) -> None:
+        """Each thread's top frame and its arguments, into the stop cache ahead of the
+        requests that will ask (-thread-info, DAP threads' frames); run on the tracer thread."""
+        for tid in thread_ids:
+            try:
+                self.stack_trace(tid, 0, 1)
+                self.frame_variables(tid, 0, VariableScope.ARGUMENTS, aggregate_values=False)
+            except AliceError:
+                continue  # asked again by the caller, which sees the error
 
     def frame_variables(
         self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
