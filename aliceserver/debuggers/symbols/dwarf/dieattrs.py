@@ -34,16 +34,8 @@ def die_name(die: DIE) -> str | None:
 
 def resolved_attr(die: DIE, name: str) -> Any:
     """An attribute of `die` or of its abstract origin / specification (for inlined copies)."""
-    for _ in range(8):
-        if name in die.attributes:
-            return die.attributes[name].value
-        for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
-            if ref in die.attributes:
-                die = die.get_DIE_from_attribute(ref)
-                break
-        else:
-            return None
-    return None
+    carrier = origin_die(die, name)
+    return None if carrier is None else carrier.attributes[name].value
 
 
 def origin_die(die: DIE, name: str) -> DIE | None:
