@@ -5,6 +5,7 @@ caller's frames."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 
 import pytest
@@ -53,3 +54,19 @@ def test_a_call_past_the_time_limit_stops_inside_it(
     assert frames[0].function == "forever" and frames[2].function == "main"
     assert frames[1].called_from_debugger and frames[1].function == "<function called from gdb>"
     assert debugger.evaluate("spins > 0", stop.thread_id).value == "1"
+
+
+def test_a_call_leaves_the_servers_other_children_alone(
+    debugger: PtraceDebugger, events: EventLog, builder: Builder
+) -> None:
+    """A child of the server that is no tracee (a helper process, another session's tool)
+    ending while a call runs keeps its exit status for whoever started it: the call's wait
+    is for the tracer thread's own tracees (__WNOTHREAD), as every other wait of the engine."""
+    program = builder.build("infcall", flags=("-g", "-O0", "-pthread", "-no-pie"))
+    launch(debugger, program)
+    helper = subprocess.Popen(["sh", "-c", "sleep 0.3; exit 7"])
+    try:
+        timed_out_call(debugger, events)  # runs 1 s: the helper ends meanwhile
+    finally:
+        code = helper.wait(timeout=30)
+    assert code == 7  # 0 when the call's waitpid(-1) had reaped it (Popen then sees ECHILD)

@@ -43,7 +43,7 @@ __all__ = ["CallSettings", "ProcessCaller", "PtraceCallThread", "SavedState", "s
 
 log = logging.getLogger(__name__)
 
-_WAIT_ALL = binding.WALL
+_WAIT_ALL = binding.WALL | binding.WNOTHREAD  # our tracees only, never the server's other children
 _XSTATE_MAX = 64 * 1024
 _FX_XMM = 160  # offset of xmm0 in the FXSAVE area
 
