@@ -237,3 +237,19 @@ def test_syscall_catchpoint_in_threads_leaves_none_stuck(builder: Builder) -> No
     assert len(caught) == 3, done.stdout
     assert all(line.startswith("[Switching to Thread 0x") for line in (lines[lines.index(c) - 2] for c in caught))
     assert lines[-1].startswith("[Inferior 1 (process ") and lines[-1].endswith(" exited normally]")
+
+
+def test_deleted_syscall_catchpoint_drops_the_stops_queued_for_it(builder: Builder) -> None:
+    """Threads stopped at a caught call while another's stop is reported keep their stops
+    queued; once the catchpoint is deleted, `continue` runs to the end, as in gdb (before:
+    a queued stop was still shown as `hit Catchpoint 1` after its `delete`)."""
+    prog = builder.build("syscall_spin")
+    # The first stops come as the threads leave the barrier; later ones while all spin.
+    args = ["-batch", "-nx", *ex("catch syscall getppid", "run", "c", "c", "c", "delete 1", "c"), str(prog)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-m", "aliceserver", *args], capture_output=True, text=True,
+                          timeout=60, cwd=prog.parent, env=env, stdin=subprocess.DEVNULL)  # fmt: skip
+    lines = done.stdout.splitlines()
+    assert sum(re.search(r" hit Catchpoint 1 \((call to|returned from) syscall getppid\), ", line) is not None
+               for line in lines) == 4, done.stdout  # fmt: skip
+    assert "spun" in lines and lines[-1].endswith(" exited normally]"), done.stdout

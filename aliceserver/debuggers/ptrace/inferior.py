@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
+_SYSCALL_STOPS = (StopReason.SYSCALL_ENTRY, StopReason.SYSCALL_RETURN)
 
 
 class Inferior(ProcessEvents, SignalStops, StepPlans):
@@ -340,6 +341,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
                 if not live:
                     continue  # removed or disabled since: drop the stale hit
                 stop = Stopped(stop.reason, stop.thread_id, breakpoint_ids=live, address=stop.address)
+            elif stop.reason in _SYSCALL_STOPS and not self._syscall_caught(stop.syscall):
+                continue  # its catchpoint went while the stop was queued: the thread goes on
             self.run = Run.STOPPED
             self._flush_output()
             self.events.put(stop)

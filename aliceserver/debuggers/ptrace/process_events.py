@@ -138,10 +138,16 @@ class ProcessEvents:
         except OSError:  # before Linux 5.3: the kernel sets rax to -ENOSYS at the entry
             entry = regs.rax == _ENOSYS
         number = int(regs.orig_rax)
-        if self.catch_syscalls and number not in self.catch_syscalls:
+        if not self._syscall_caught(number):
             return _RESUME
         reason = StopReason.SYSCALL_ENTRY if entry else StopReason.SYSCALL_RETURN
         return Stopped(reason, t.tid, address=int(regs.rip), syscall=number)
+
+    def _syscall_caught(self, number: int | None) -> bool:
+        """Whether a syscall catchpoint (still) wants `number`: also asked of a queued stop
+        when it is reported, as its catchpoint may have been deleted since (gdb drops it)."""
+        wanted = self.catch_syscalls
+        return wanted is not None and (not wanted or number in wanted)
 
     def _judge_catch(self, stop: Stopped) -> "Stopped | _Action":
         """A catch stop as it is reported (a library event with its libraries), or _RESUME
