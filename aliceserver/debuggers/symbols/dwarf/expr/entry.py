@@ -135,11 +135,8 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
         return parse(text, is_type if symbols is not None else None, radix)
     except EvaluationError:
         raise
-    except RecursionError:
-        raise EvaluationError("Expression too deeply nested.") from None
-    except Exception as exc:  # a bug must still surface as the typed error
-        log.exception("parsing %r", text)
-        raise EvaluationError(f"internal error parsing the expression: {exc}") from exc
+    except Exception as exc:
+        raise _typed(exc, "parsing", text) from (None if isinstance(exc, RecursionError) else exc)
 
 
 def evaluate_expression(
@@ -163,11 +160,17 @@ def evaluate_expression(
         return evaluator.run(tree)
     except EvaluationError:
         raise
-    except RecursionError:
-        raise EvaluationError("Expression too deeply nested.") from None
-    except Exception as exc:  # a bug must still surface as the typed error
-        log.exception("evaluating %r", text)
-        raise EvaluationError(f"internal error evaluating the expression: {exc}") from exc
+    except Exception as exc:
+        raise _typed(exc, "evaluating", text) from (None if isinstance(exc, RecursionError) else exc)
+
+
+def _typed(exc: Exception, doing: str, text: object) -> EvaluationError:
+    """The typed error an unexpected exception of a parse or an evaluation becomes: a too
+    deep tree in gdb's words, a bug still the typed error (logged with its traceback)."""
+    if isinstance(exc, RecursionError):
+        return EvaluationError("Expression too deeply nested.")
+    log.exception("%s %r", doing, text)
+    return EvaluationError(f"internal error {doing} the expression: {exc}")
 
 
 def whatis_value(text: str, value: Value, symbols: EvalSymbols) -> Value:
