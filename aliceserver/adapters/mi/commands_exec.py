@@ -36,7 +36,7 @@ def _running(ctx: Context, kind: str) -> Reply:
     return RUNNING
 
 
-def run(ctx: Context, start: bool = False) -> Reply:
+def run(ctx: Context, start: bool = False, first_instruction: bool = False) -> Reply:
     session = ctx.session
     inferior = session.inferior
     if not inferior.program:
@@ -71,7 +71,12 @@ def run(ctx: Context, start: bool = False) -> Reply:
         session.breakpoints.refresh()
         session.notify("breakpoint-created", [("bkpt", session.breakpoints.tuple(temporary))])
     session.before_resume()
-    session.debugger.resume()
+    if first_instruction:  # gdb's starti: stopped before the loader's first instruction
+        process = session.debugger.process
+        assert process is not None
+        session.report_held_stop(process.pid, session.debugger.read_registers(process.pid)["rip"])
+    else:
+        session.debugger.resume()
     return _running(ctx, "run")
 
 

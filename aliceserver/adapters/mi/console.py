@@ -238,7 +238,7 @@ def _watch(ctx: Context, text: str, mode: str) -> Reply:
 
 
 # --- execution -----------------------------------------------------------------------------
-def _run(ctx: Context, text: str, start: bool = False) -> Reply:
+def _run(ctx: Context, text: str, start: bool = False, first_instruction: bool = False) -> Reply:
     session = ctx.session
     if session.inferior.process is not None and ctx.from_tty:  # gdb's kill_if_already_running
         confirm(ctx, "The program being debugged has been started already.\nStart it from the beginning? ",
@@ -248,7 +248,7 @@ def _run(ctx: Context, text: str, start: bool = False) -> Reply:
     if session.inferior.program and ctx.from_tty:
         args = " ".join(session.inferior.args)
         ctx.console(f"Starting program: {session.inferior.program} {args}\n")
-    return execution.run(ctx, start=start)
+    return execution.run(ctx, start=start, first_instruction=first_instruction)
 
 
 def _step(kind: StepKind, name: str = "step"):  # type: ignore[no-untyped-def]
@@ -543,6 +543,7 @@ def register_all(registry: CliRegistry) -> None:
     add("awatch", lambda ctx, text: _watch(ctx, text, "a"))
     add("run", _run, "r")
     add("start", lambda ctx, text: _run(ctx, text, start=True))
+    add("starti", lambda ctx, text: _run(ctx, text, first_instruction=True))
     add("continue", _continue, "c", "cont", "fg")
     add("next", _step(StepKind.OVER), "n")
     add("step", _step(StepKind.INTO), "s")

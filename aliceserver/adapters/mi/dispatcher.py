@@ -292,6 +292,12 @@ class Dispatcher:
         self._awaiting = self.origin
         # The engine may have queued its Continued already: take events up to it now.
 
+    def report_held_stop(self, thread_id: int, address: int) -> None:
+        """A start that runs nothing (`starti`): its Continued and its stop at the first
+        instruction, queued behind the command's reply as the engine's own would be."""
+        self._inbox.put(ev.Continued(None, all_threads=True))
+        self._inbox.put(ev.Stopped(ev.StopReason.ENTRY, thread_id, address=address))
+
     def start_silently(self, ctx: Context) -> None:
         """A start by a command-line command (-ex run): *running, but no ^running."""
         self._start_awaiting(ctx)

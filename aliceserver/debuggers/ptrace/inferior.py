@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
 _SYSCALL_STOPS = (StopReason.SYSCALL_ENTRY, StopReason.SYSCALL_RETURN)
+_TRAP_BRKPT = 1  # si_code of the SIGTRAP a single-step out of a system call raises
 
 
 class Inferior(ProcessEvents, SignalStops, StepPlans):
@@ -410,6 +411,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             return _NONE
         t.running = False
         t.regs_valid = False
+        from_event, t.event_stop = t.event_stop, kind is WaitKind.EVENT
         if kind is WaitKind.INTERRUPT:
             t.interrupt_sent = False
             if t.new:
@@ -425,7 +427,26 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             return _RESUME
         if kind is WaitKind.EVENT:
             return self._ptrace_event(t, status.event)
+        if from_event and t.single_stepping and status.value == sig.SIGTRAP:
+            left = self._left_system_call(t)
+            if left is not None:
+                return left
+        t.launched = False
         return self._signal(t, status.value)
+
+    def _left_system_call(self, t: Tracee) -> "Stopped | _Action | None":
+        """A single-step from an event stop first reports the return from the system call
+        the event came in (si_code TRAP_BRKPT), before any instruction ran. After `catch
+        fork` (or exec) gdb tells that as the step, its pc unchanged; at the launch's exec
+        (`starti`), where gdb's startup holds the program by a plain SIGTRAP, its step is
+        one instruction: it steps again."""
+        if self.libc.get_siginfo(t.tid).code != _TRAP_BRKPT:
+            return None
+        if t.launched:
+            t.launched = False
+            self._cont(t, binding.PTRACE_SINGLESTEP)
+            return _NONE
+        return self._step_done(t) if t.stepping or t.step_over is not None else None
 
     def _thread_gone(self, t: Tracee, status: WaitStatus) -> None:
         t.gone = True

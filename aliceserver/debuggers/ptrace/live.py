@@ -134,6 +134,8 @@ class LiveSession:
         self._stdin = spawned.stdin  # PIPES and INHERIT_OUTPUT: held open, so reads wait
         self._access.launch_config = config
         inferior = self._new_inferior(spawned.pid, attached=False)
+        started = inferior.threads[spawned.pid]
+        started.event_stop = started.launched = True  # held at its exec's event stop
         self._process = ProcessInfo(spawned.pid, program, attached=False)
         self._events.put(ProcessStarted(spawned.pid, program, attached=False))
         self._load_image(inferior, True)

@@ -27,6 +27,9 @@ class Tracee:
     plan: StepPlan | None = None  # a source-line step in progress
     plan_traps: list[int] = field(default_factory=list)  # internal breakpoints the plan runs to
     gone: bool = False  # exited, or a zombie leader waiting for its threads
+    # Its last stop was a ptrace event's (exec, clone, fork): inside the system call still.
+    event_stop: bool = False
+    launched: bool = False  # that stop is the launch's exec, where gdb's startup holds it
 
 
 class Run(enum.Enum):
