@@ -4,6 +4,7 @@ file), after `list`, at a stop, and for a program whose source file has moved aw
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,12 @@ def test_info_source_of_a_moved_file_like_gdb(tmp_path: Path) -> None:
     got = assert_like_gdb(_args(moved.program, "list main", "info source", "break twice", "run",
                                 "info source"), moved.program.parent)  # fmt: skip
     assert "Producer is " in got.stdout
+
+
+def test_info_source_of_a_one_line_file_like_gdb(tmp_path: Path) -> None:
+    source = tmp_path / "one.c"
+    source.write_text("int main(void) { return 0; }\n")
+    program = tmp_path / "one"
+    subprocess.run(["gcc", "-g", "-O0", "-o", str(program), str(source)], check=True)
+    got = assert_like_gdb(_args(program, "break main", "run", "info source"), tmp_path)
+    assert "Contains 1 line.\n" in got.stdout  # gdb's singular

@@ -148,7 +148,7 @@ def info_source(ctx: Context) -> None:
         text += f"Located in {located.fullname}\n"
     lines = session.frames.file_lines(path)
     if lines is not None:
-        text += f"Contains {len(lines)} lines.\n"
+        text += f"Contains {len(lines)} line{'' if len(lines) == 1 else 's'}.\n"  # gdb's plural
     text += f"Source language is {unit.language if unit is not None else 'c'}.\n"
     if unit is not None:
         if unit.producer:
