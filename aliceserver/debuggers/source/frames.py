@@ -20,6 +20,7 @@ from aliceserver.debuggers.model import (
     VariableScope,
 )
 from aliceserver.debuggers.restamp import restamped
+from aliceserver.debuggers.source.keptarguments import KeptVariables, RecordingReader
 from aliceserver.debuggers.source.keptframes import KeptUnwindings
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
@@ -103,7 +104,7 @@ class Frames:
         self._values = values
         self._stop_cache = stop_cache
         self._calls = calls
-        self._read_visible = engine.read_visible
+        self._read_visible = RecordingReader(engine.read_visible)  # recorded for _kept_variables
         self._write_visible = engine.write_visible
         self._frames: dict[int, list[UnwoundFrame]] = {}  # a stopped thread's, until it moves
         self._unwinders: dict[int, StackUnwinder] = {}  # those of _frames that can go deeper
@@ -118,6 +119,7 @@ class Frames:
         self._past_main = False  # gdb's `backtrace past-main` (set_past_main)
         self._variable_threads: set[int] = set()  # those whose variables were shown at this stop
         self._kept = KeptUnwindings()  # unwindings kept across stops while nothing they read moved
+        self._kept_variables = KeptVariables(self._read_visible)  # frame 0's, on a kept unwinding
 
     @property
     def _source(self) -> SourceSymbols:
@@ -129,6 +131,7 @@ class Frames:
         self._unwinders.clear()
         self._keep_lookups()
         self._kept.next_stop()
+        self._kept_variables.next_stop()
         self._callers.clear()
         self._hidden.clear()
         self._tail_stacks_before, self._tail_stacks = self._tail_stacks, {}
@@ -365,7 +368,10 @@ class Frames:
         """The thread's xmm and st registers for the frames of one request, read only when a
         location names one (ptrace calls on the tracer thread: `_call`)."""
 
+        other = self._read_visible.read_other  # not to be kept with frame 0's variables
+
         def read() -> dict[int, bytes]:
+            other()
             return self._engine.run_on_engine(lambda: self._engine.target().float_registers(thread_id))
 
         def write(name: str, data: bytes) -> None:
@@ -376,9 +382,11 @@ class Frames:
             self._engine.run_on_engine(go)
 
         def read_extended() -> dict[int, bytes]:
+            other()
             return self._engine.run_on_engine(lambda: self._engine.target().extended_registers(thread_id))
 
         def read_described(name: str) -> tuple[Type, bytes] | None:
+            other()
             target = self._engine.target()
             if not isinstance(target, DescribedRegisters):
                 return None
@@ -495,15 +503,25 @@ class Frames:
 
         def go() -> list[VariableInfo]:
             asked = self._stop_cache.variables((thread_id, level, scope, aggregate_values, shown, entries),
-                                               partial(compute, scope, entries))  # fmt: skip
+                                               partial(made, scope, entries))  # fmt: skip
             other = _SHOWN_BESIDE.get(scope)
             if other is not None and not entry_values:  # DAP's: both asked next, one handoff
                 try:
                     self._stop_cache.variables((thread_id, level, other, aggregate_values, shown, False),
-                                               partial(compute, other, False))  # fmt: skip
+                                               partial(made, other, False))  # fmt: skip
                 except AliceError:
                     pass  # told when that scope is asked for
             return asked
+
+        def made(scope: VariableScope, entries: bool) -> list[VariableInfo]:
+            settings = self._values.print_settings()
+            if level or scope is VariableScope.REGISTERS or settings is None:
+                return compute(scope, entries)
+            return self._kept_variables.variables(
+                thread_id, (scope, aggregate_values, shown, entries), self._kept_unwinding(thread_id),
+                (self.hidden_inline(thread_id), self._past_main, settings), partial(compute, scope, entries),
+                self._values.referred, self._values.refer, self._kept.reads(thread_id),
+            )  # fmt: skip
 
         def compute(scope: VariableScope, entries: bool) -> list[VariableInfo]:
             view, symbols, lookup_pc = self.frame_view(thread_id, level)
@@ -534,6 +552,15 @@ class Frames:
             return result
 
         return self._engine.run_on_engine(go)
+
+    def _kept_unwinding(self, thread_id: int) -> object | None:
+        """The thread's unwinding, where its frame-0 variables may be kept with it (only
+        registers read as a whole are all compared: keptframes.py)."""
+        frames = self.with_tail_calls(thread_id, 1)
+        unwinder = self._unwinders.get(thread_id)
+        if unwinder is None or not frames or isinstance(frames[0].registers, ReadRegisters):
+            return None
+        return unwinder
 
     def _with_entry_values(
         self, infos: list[VariableInfo], found: list[tuple[str, Value, int, bool, int]], symbols: ModuleSymbols,

@@ -34,11 +34,23 @@ class RecordedReads:
         return data
 
     def unchanged(self) -> bool:
-        """Whether each read gives the same bytes now (an unreadable one: changed)."""
+        """Whether each read gives the same bytes now (an unreadable one: changed). Reads
+        side by side (a frame's stack block and its caller's) are compared in one read."""
         try:
-            return all(self.read_memory(address, size) == data for address, size, data in self.reads)
+            return all(self.read_memory(address, len(data)) == data for address, data in _spans(self.reads))
         except TargetError:
             return False
+
+
+def _spans(reads: list[tuple[int, int, bytes]]) -> list[tuple[int, bytes]]:
+    """The bytes read, joined where one read ends where the next begins."""
+    spans: list[tuple[int, bytes]] = []
+    for address, _, data in sorted(reads, key=lambda read: read[0]):
+        if spans and spans[-1][0] + len(spans[-1][1]) == address:
+            spans[-1] = (spans[-1][0], spans[-1][1] + data)
+        else:
+            spans.append((address, data))
+    return spans
 
 
 @dataclass(slots=True)
@@ -59,6 +71,11 @@ class KeptUnwindings:
     def next_stop(self) -> None:
         """The program moved: what this stop kept may serve at the next one."""
         self._before, self._now = self._now, {}
+
+    def reads(self, thread_id: int) -> list[tuple[int, int, bytes]]:
+        """The reads the thread's unwinding at this stop made, compared before it is kept."""
+        kept = self._now.get(thread_id)
+        return [] if kept is None else kept.reads.reads
 
     def forget(self, thread_id: int | None = None) -> None:
         """A thread's registers were written (None: every thread's)."""

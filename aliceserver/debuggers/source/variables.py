@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, cast
 
 from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
 from aliceserver.debuggers.regsets import REGISTER_NAMES
@@ -412,6 +412,22 @@ class VariableStore:
         raw_reference = self._reference(value, fmt, DynamicTypes.NONE) if count else 0
         raw = format_value(value, options) if full else ""  # options without printers
         return replace(view, raw_reference=raw_reference, raw_value=raw)
+
+    def print_settings(self) -> tuple[object, ...] | None:
+        """What a description depends on besides the value (None: pretty printers may run,
+        which read memory through calls of their own)."""
+        if self.printers is not None and self.printers.started:
+            return None
+        return (self.max_elements, self.repeat_threshold, self.addresses, self.array_indexes, self.output_format)
+
+    def referred(self, reference: int) -> object:
+        """What `reference` names at this stop (KeyError: nothing), for `refer` at a later one."""
+        return self._values[reference]
+
+    def refer(self, referred: object) -> int:
+        """A new reference to what `referred` gave (keptarguments.py)."""
+        value, fmt, dynamic, printed = cast("tuple[Value, str | None, DynamicTypes, bool]", referred)
+        return self._reference(value, fmt, dynamic, printed=printed)
 
     def _reference(self, value: Value, fmt: str | None, dynamic: DynamicTypes, *, printed: bool = False) -> int:
         reference = self._next

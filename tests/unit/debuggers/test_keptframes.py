@@ -17,9 +17,13 @@ class Stack:
         self.made = 0
 
     def read(self, address: int, size: int) -> bytes:
-        if address not in self.words:
-            raise TargetError(f"Cannot access memory at address {address:#x}")
-        return self.words[address][:size]
+        """Words side by side read as one (the kept unwinding compares them so)."""
+        data = b""
+        while len(data) < size:
+            if address + len(data) not in self.words:
+                raise TargetError(f"Cannot access memory at address {address + len(data):#x}")
+            data += self.words[address + len(data)]
+        return data[:size]
 
     def make(self, read: Read) -> StackUnwinder:
         self.made += 1
