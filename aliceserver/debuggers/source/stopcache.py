@@ -51,6 +51,7 @@ class StopCache:
         self._shown: dict[int, tuple[list[UnwoundFrame], dict[int, list[StackFrame]]]] = {}
         self._threads: tuple[object, list[ThreadInfo], bool] | None = None  # (process, its threads, details)
         self._shown_stacks: dict[int, ShownStack] = {}  # thread -> its frames shown so far
+        self._shown_before: dict[int, ShownStack] = {}  # the last stop's, for kept unwindings
         self._places: dict[tuple[int, bool, bool, SymbolLocation], list[StackFrame]] = {}
         self._stacks: dict[tuple[int, int, int | None], list[StackFrame]] = {}  # stack_trace's
         # (thread, level, scope, with aggregates' values) -> the frame's variables
@@ -64,7 +65,7 @@ class StopCache:
     def forget(self) -> None:
         """The program moved."""
         self._shown.clear()
-        self._shown_stacks.clear()
+        self._shown_before, self._shown_stacks = self._shown_stacks, {}
         self._places.clear()
         self._threads = None
         self._stacks.clear()
@@ -103,9 +104,14 @@ class StopCache:
         return found
 
     def shown_stack(self, thread_id: int, frames: list[UnwoundFrame], hidden: int) -> ShownStack:
-        found = self._shown_stacks.get(thread_id)
+        """The thread's frames shown so far at this stop; or at the last one where it was
+        shown from the same unwinding (kept: keptframes.py), the program's symbols unchanged
+        with it. What a place shows depends on the code alone (SourceSymbols.stack_frames):
+        1,000 parked threads' stacks are not made again at each stop."""
+        found = self._shown_stacks.get(thread_id) or self._shown_before.pop(thread_id, None)
         if found is None or found.frames is not frames or found.hidden != hidden:
-            found = self._shown_stacks[thread_id] = ShownStack(frames, hidden)
+            found = ShownStack(frames, hidden)
+        self._shown_stacks[thread_id] = found
         return found
 
     def known_threads(self, process: object, details: bool = True) -> list[ThreadInfo] | None:
