@@ -56,6 +56,7 @@ from aliceserver.debuggers.storage import SymbolStorage
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.sourcepaths import SourcePaths
+    from aliceserver.debuggers.stepskips import StepSkips
 
 # Decides on the tracer thread whether a hit stops; the argument is the thread id.
 # Returning False counts the hit and lets the program go on without a Stopped event.
@@ -403,6 +404,12 @@ class IDebugger(Protocol):
         """gdb's `set scheduler-locking step` (and `on`): True lets only the stepping
         thread run during source steps (step, next, finish, until, advance); the others
         stay stopped. (`on` for continue is resume(thread_id).)"""
+        ...
+
+    def set_step_skips(self, skips: StepSkips | None) -> None:
+        """gdb's skip list: a `step` (StepKind.INTO) entering a function the predicate
+        says True for steps over it instead, as gdb's step into a skipped function or file
+        (finish and until are unaffected). None: nothing is skipped."""
         ...
 
     def set_backtrace_past_main(self, on: bool) -> None:

@@ -13,6 +13,7 @@ from aliceserver.adapters.mi import (
     core_commands,
     maint_info,
     radix,
+    skips,
     source_paths,
     user_commands,
 )
@@ -591,3 +592,4 @@ def register_all(registry: CliRegistry) -> None:
     register_workflow(registry)
     register_inferiors(registry)
     user_commands.register(registry)
+    skips.register(registry)

@@ -35,6 +35,7 @@ from aliceserver.adapters.mi.libraries import info_sharedlibrary
 from aliceserver.adapters.mi.libraries import register_console as register_libraries
 from aliceserver.adapters.mi.register_info import info_registers, info_vector
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.skips import info_skip
 from aliceserver.adapters.mi.state import Inferior
 from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.model import VariableScope
@@ -257,7 +258,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "symbol": info_symbol_command, "functions": info_functions_command,
         "variables": info_variables_command, "types": info_types_command, "sources": info_sources_command,
         "inferiors": info_inferiors, "vtbl": info_vtbl, "probes": info_probes,
-        "connections": info_connections,
+        "connections": info_connections, "skip": info_skip,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",

@@ -33,6 +33,7 @@ from aliceserver.adapters.mi.registry import (
     Running,
 )
 from aliceserver.adapters.mi.settings import Settings
+from aliceserver.adapters.mi.skips import SkipList
 from aliceserver.adapters.mi.state import Inferior
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.adapters.mi.user_commands import UserCommands
@@ -102,6 +103,7 @@ class MiSession(ProgramQueries):
         self.displays = DisplayTable()
         self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
         self.user_commands = UserCommands()  # define, document, hooks
+        self.skips = SkipList()  # gdb's skip list (skips.py)
         self._events = self.subscribe_events()  # before the first run or attach
 
     # --- UIs ---------------------------------------------------------------------------

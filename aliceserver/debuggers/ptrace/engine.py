@@ -110,6 +110,7 @@ from aliceserver.errors import TargetError
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.ptrace.patched_calltrace import CallRecorder
+    from aliceserver.debuggers.stepskips import StepSkips
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
 
 log = logging.getLogger(__name__)
@@ -414,6 +415,9 @@ class PtraceDebugger:
 
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:
         self._stepping.steps_alone = steps_alone
+
+    def set_step_skips(self, skips: StepSkips | None) -> None:
+        self._stepping.skips = skips
 
     def set_backtrace_past_main(self, on: bool) -> None:
         def go() -> None:

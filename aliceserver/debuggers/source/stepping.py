@@ -175,6 +175,8 @@ class StepPlan:
     anywhere: bool = False  # UNTIL: the targets count in any frame (gdb's advance)
     ranged: bool = False  # the move under way steps a range, calls in it included
     stopped: bool = False  # a move has stopped: the stub has answered since the request
+    # gdb's skip list: True for a function entered (at its first pc) that `step` goes over.
+    skipped: Callable[[int], bool] | None = None
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
@@ -417,6 +419,8 @@ class StepPlan:
             return None
         function = self.oracle.function_range(pc)
         if function is None:  # a function without line info: step over it
+            return self._run_to_return(pc)
+        if self.skipped is not None and self.skipped(pc):  # as gdb's step into a skipped one
             return self._run_to_return(pc)
         after_prologue = function[2]
         if pc == after_prologue:

@@ -20,6 +20,7 @@ from aliceserver.debuggers.source.stepping import Control, StepPlan
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.tailframes import TAIL_CALL
 from aliceserver.debuggers.source.variables import VariableStore
+from aliceserver.debuggers.stepskips import SkipQuery, StepSkips
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.values import Value
@@ -49,6 +50,7 @@ class StepControl(Protocol):
 
 class Stepping:
     steps_alone = False  # gdb's scheduler-locking step (or on): see set_scheduler_locking
+    skips: StepSkips | None = None  # the front end's skip list (gdb's skip): see set_step_skips
 
     def __init__(
         self, engine: EngineServices, frames: Frames, locations: Locations, values: VariableStore,
@@ -80,6 +82,8 @@ class Stepping:
                 self._events.put(Stopped(StopReason.STEP, thread_id, address=pc))
                 return
             plan = StepPlan(kind, thread_id, self._oracle(thread_id), control, hidden=hidden)
+            if kind is StepKind.INTO and self.skips is not None:
+                plan.skipped = self._skipped
             if kind is StepKind.OUT:
                 plan.finish_value = self._return_value_reader(thread_id, level)
                 if level > 0:
@@ -100,6 +104,18 @@ class Stepping:
             self._start(plan, pc)
 
         self._engine.run_on_engine(go)
+
+    def _skipped(self, pc: int) -> bool:
+        """Whether the skip list names the function entered at pc: by its name, or by the
+        file of its first line (gdb's find_pc_line at stop_func_start)."""
+        skips = self.skips
+        if skips is None:
+            return False
+        symbols = self._engine.source_symbols
+        function = symbols.function_range(pc)
+        place = symbols.position(function[0] if function is not None else pc)
+        files = () if place is None else tuple(dict.fromkeys((place.symtab or place.path, place.path)))
+        return skips(SkipQuery(symbols.function_name(pc), files))
 
     def _oracle(self, thread_id: int) -> LineOracle:
         return LineOracle(self._engine, self._frames, self._stop_cache, self._disassembler, thread_id)
