@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -76,11 +76,12 @@ class RecordedTrace:
 
 class RecordDrain(BulkDrain):
     def __init__(self, recorder: Recorder, store: TraceStore, *, sampling: bool,
-                 next_call: Callable[[], int]) -> None:  # fmt: skip
+                 call_ids: Iterator[int]) -> None:  # fmt: skip
         self._recorder = recorder
         self._store = store
         self._sampling = sampling
-        self._next_call = next_call  # call ids shared with the trap path
+        self._call_ids = call_ids  # shared with the trap path (a run's ids taken in one C loop)
+        self._next_call = call_ids.__next__
         self.traces: dict[int, RecordedTrace] = {}  # by trace number
         self._stacks: dict[int, list[list[Any]]] = {}  # tid -> [cfa, call id, trace, start ns]
         self._last_ns: dict[int, int] = {}  # each thread's last row time: rows stay in order

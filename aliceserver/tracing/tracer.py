@@ -197,7 +197,7 @@ class Tracer:
         traced.upgrade = False
         if self._drain is None:
             self._drain = RecordDrain(recorder, self.store, sampling=self.max_rate is not None,
-                                      next_call=self._call_ids.__next__)  # fmt: skip
+                                      call_ids=self._call_ids)  # fmt: skip
         source = traced.function.source
         path, line = (source.path, source.line) if source else (None, None)
         self._drain.traces[recorded.id] = RecordedTrace(traced.function.name, path, line, recorded)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Literal
 
 from aliceserver.debuggers.ptrace.callabi import ArgumentSlot
 from aliceserver.debuggers.symbols.dwarf.types import (
@@ -24,6 +25,8 @@ from aliceserver.debuggers.symbols.dwarf.types import (
 )
 from aliceserver.debuggers.symbols.dwarf.values import is_char_type
 
+IntFormat = Literal["b", "B", "h", "H", "i", "I", "q"]
+
 
 @dataclass(frozen=True, slots=True)
 class SqlShape:
@@ -31,6 +34,9 @@ class SqlShape:
     arguments: tuple[str, ...]  # integer expressions of columns v{i} (record value 3 + i)
     returned: str  # a text expression of column r (rax), or NULL (void)
     return_value: tuple[str, str] | None = None  # (conversion, integer expression of r); None: void
+    # memoryview formats reading each value (the arguments', then the return value's) from
+    # the low bytes of its qword as the expressions make it: no expression left to evaluate.
+    formats: tuple[IntFormat, ...] = ()
 
 
 def sql_value(t: Type, column: str) -> tuple[str, str] | None:
@@ -49,6 +55,20 @@ def sql_value(t: Type, column: str) -> tuple[str, str] | None:
             return None
         return "0x%x", column
     return None
+
+
+# The expressions' integers as C types read them (little-endian: the low bytes come first).
+_FORMATS: dict[tuple[Encoding, int], IntFormat] = {(Encoding.SIGNED, 1): "b", (Encoding.SIGNED, 2): "h", (Encoding.SIGNED, 4): "i",
+            (Encoding.SIGNED, 8): "q", (Encoding.UNSIGNED, 1): "B", (Encoding.UNSIGNED, 2): "H",
+            (Encoding.UNSIGNED, 4): "I"}  # fmt: skip
+
+
+def sql_format(t: Type) -> IntFormat:
+    """The memoryview format whose item, at the start of the value's qword, is the integer
+    sql_value's expression makes of the qword (a pointer: the qword as is)."""
+    if isinstance(t, BaseType):
+        return _FORMATS[t.encoding, t.size]
+    return "q"
 
 
 def sql_scalar(t: Type, column: str) -> str | None:
@@ -76,4 +96,5 @@ def sql_shape(slots: list[ArgumentSlot], returns: Type | None) -> SqlShape | Non
         pairs.append(f'[{json.dumps(slot.name).replace("%", "%%")}, "{value[0]}"]')
         arguments.append(value[1])
     value = None if returns is None else sql_value(strip(returns), "r")
-    return SqlShape(f"[{', '.join(pairs)}]", tuple(arguments), returned, value)
+    formats = tuple(sql_format(strip(t)) for t in [*(slot.type for slot in slots), *([returns] if returns else [])])
+    return SqlShape(f"[{', '.join(pairs)}]", tuple(arguments), returned, value, formats)

@@ -4,11 +4,12 @@ insert and the one-by-one rows must read the same), for every width, sign and a 
 from __future__ import annotations
 
 import sqlite3
+import struct
 
 import pytest
 
 from aliceserver.debuggers.ptrace.callabi import _fast_scalar
-from aliceserver.debuggers.ptrace.recorded_sql import sql_scalar, sql_value
+from aliceserver.debuggers.ptrace.recorded_sql import sql_format, sql_scalar, sql_value
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, PointerType, Type
 
 BITS = [0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
@@ -39,3 +40,16 @@ def test_sql_text_is_the_fast_formatters(t: Type) -> None:
 
 def test_unsigned_long_has_no_sql_text() -> None:
     assert sql_scalar(BaseType("unsigned long", 8, Encoding.UNSIGNED), "v") is None
+
+
+@pytest.mark.parametrize("t", TYPES, ids=lambda t: getattr(t, "name", "long *"))
+def test_a_value_read_in_its_format_is_the_expressions_integer(t: Type) -> None:
+    """The bulk drain reads each value from the ring's bytes in sql_format's C type, in
+    place of the SQL expression: the same integer for every width and sign."""
+    _, expression = sql_value(t, "v") or ("", "")
+    db = sqlite3.connect(":memory:")
+    for bits in BITS:
+        qword = memoryview(struct.pack("<Q", bits))
+        read = qword.cast(sql_format(t))[0]
+        signed = bits - (1 << 64) if bits >> 63 else bits
+        assert read == db.execute(f"SELECT {expression} FROM (SELECT ? AS v)", (signed,)).fetchone()[0], bits
