@@ -33,6 +33,8 @@ _RETURN_TYPE = "_return_type" if sys.version_info < (3, 12) else "__dataclass_re
 # Python's version, and this file's layout (3: with each entry's module).
 _VERSION = f"{sys.version} 3"
 _MAX_ENTRIES = 16_000  # about 16 MB: a file grown past this (many versions' methods) restarts
+# inspect.CO_VARARGS | inspect.CO_VARKEYWORDS (inspect is imported on use: startup.py)
+_CO_VARIADIC = 0x04 | 0x08
 
 
 class DataclassCodeCache:
@@ -180,7 +182,7 @@ def generated_init_signature(cls: Any) -> str | None:
             or hasattr(cls, "_partialmethod") or hasattr(init, "__wrapped__")):  # fmt: skip
         return None
     code = init.__code__
-    if code.co_posonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+    if code.co_posonlyargcount or code.co_flags & _CO_VARIADIC:
         return None
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     annotations = init.__annotations__

@@ -16,8 +16,6 @@ import os
 import sys
 from types import ModuleType
 
-from aliceserver import dataclass_code
-
 
 def import_quietly(name: str) -> ModuleType:
     """`importlib.import_module(name)` with the collector paused, then its objects frozen.
@@ -29,8 +27,11 @@ def import_quietly(name: str) -> ModuleType:
     if name in sys.modules:
         return importlib.import_module(name)
     defer_import("pdb")
+    defer_import("inspect")  # before dataclasses imports it
     was_enabled = gc.isenabled()
     gc.disable()
+    from aliceserver import dataclass_code
+
     code_cache = dataclass_code.install()
     try:
         return importlib.import_module(name)
@@ -46,7 +47,9 @@ def defer_import(name: str) -> None:
     """Put in sys.modules a stand-in for the module `name` that imports it on the first
     use of one of its attributes, unless it is imported already. For pdb: pyelftools'
     construct imports it for a debugging aid we never use (pdb with cmd, bdb, code, glob,
-    pprint: 1.5-3.5 ms of each start). importlib's LazyLoader would not do: an `import`
+    pprint: 1.5-3.5 ms of each start). For inspect: dataclasses imports it for the
+    signatures dataclass_code.py reads from the generated __init__ (inspect with ast and
+    dis: about 3 ms). importlib's LazyLoader would not do: an `import`
     statement reads the module's __spec__, which makes it load."""
     if name in sys.modules:
         return

@@ -24,18 +24,42 @@ Warnings and errors carry gdb's text without its "warning: " prefix; the front e
 
 from __future__ import annotations
 
-from aliceserver.debuggers.core.errors import CoreFormatError, CoreMemoryError
-from aliceserver.debuggers.core.procfs import process_image
-from aliceserver.debuggers.core.reader import CoreFile, Segment, open_core
-from aliceserver.debuggers.core.records import MappedFile, PrPsInfo, PrStatus, SignalInfo
-from aliceserver.debuggers.core.threads import CoreThread
-from aliceserver.debuggers.core.writer import (
-    CoreImage,
-    MemoryMapping,
-    ThreadImage,
-    WrittenCore,
-    write_core,
-)
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.core.errors import CoreFormatError, CoreMemoryError
+    from aliceserver.debuggers.core.procfs import process_image
+    from aliceserver.debuggers.core.reader import CoreFile, Segment, open_core
+    from aliceserver.debuggers.core.records import MappedFile, PrPsInfo, PrStatus, SignalInfo
+    from aliceserver.debuggers.core.threads import CoreThread
+    from aliceserver.debuggers.core.writer import (
+        CoreImage,
+        MemoryMapping,
+        ThreadImage,
+        WrittenCore,
+        write_core,
+    )
+
+# Each name's module, imported when the name is first read: a live session imports this
+# package for a module or two (buildid.py, procfs.py), not the reader and writer.
+_HOMES = {
+    "CoreFormatError": "errors", "CoreMemoryError": "errors", "process_image": "procfs",
+    "CoreFile": "reader", "Segment": "reader", "open_core": "reader", "MappedFile": "records",
+    "PrPsInfo": "records", "PrStatus": "records", "SignalInfo": "records",
+    "CoreThread": "threads", "CoreImage": "writer", "MemoryMapping": "writer",
+    "ThreadImage": "writer", "WrittenCore": "writer", "write_core": "writer",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CoreFile",

@@ -20,7 +20,6 @@ from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.ptrace.binding import REGISTER_NAMES, UserRegs
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
-from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
 from aliceserver.errors import AliceError, TargetError
 
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.tracee import Tracee
     from aliceserver.debuggers.source.variables import ProcessEvalSymbols
+    from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
     from aliceserver.debuggers.symbols.dwarf.expr.compiled import PcFrame
 

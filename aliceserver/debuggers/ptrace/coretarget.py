@@ -9,9 +9,6 @@ import logging
 import os
 from typing import TYPE_CHECKING, Callable
 
-from aliceserver.debuggers.core import open_core
-from aliceserver.debuggers.core.process import CoreProcess
-from aliceserver.debuggers.core.reader import CoreFile
 from aliceserver.debuggers.events import (
     ModuleLoaded,
     ProcessStarted,
@@ -32,7 +29,9 @@ from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.target import CoreOpened
 from aliceserver.errors import AliceError, TargetError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the core reader is imported when a core is opened
+    from aliceserver.debuggers.core.process import CoreProcess
+    from aliceserver.debuggers.core.reader import CoreFile
     from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 
 log = logging.getLogger(__name__)
@@ -57,6 +56,8 @@ class CoreFiles:
     def _open_core(self, path: str, program: str | None) -> CoreOpened:
         if self._live():
             raise TargetError("A program is being debugged already.")
+        from aliceserver.debuggers.core.reader import open_core
+
         opened = open_core(path)
         try:
             return self._take_core(opened, program)
@@ -75,6 +76,8 @@ class CoreFiles:
             warnings += opened.executable_warnings(program)
         self.close_core()
         stop = _signal_stop(opened)
+        from aliceserver.debuggers.core.process import CoreProcess
+
         target = CoreProcess(opened, os.path.abspath(executable), stop)
         self._engine.forget_stop_state()
         self.current = target

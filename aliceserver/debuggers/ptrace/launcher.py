@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 import sys
 from collections.abc import Iterator
@@ -100,6 +99,8 @@ def resolve_program(program: str, cwd: str | None) -> str:
         raise TargetError("no program given")
     path = program
     if os.sep not in program:
+        import shutil  # (with bz2, lzma, fnmatch: for a bare name alone)
+
         found = shutil.which(program)
         path = found if found else program
     if not os.path.isabs(path):

@@ -34,26 +34,25 @@ from typing import TYPE_CHECKING, Final
 from aliceserver.debuggers.events import Output, Stopped
 from aliceserver.debuggers.hits import HitPolicy
 from aliceserver.debuggers.logpoints import LogSpec, log_spec
-from aliceserver.debuggers.ptrace import patch_displaced as displaced
 from aliceserver.debuggers.ptrace import patched_logs as logs
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
-from aliceserver.debuggers.ptrace.patch_counts import counting_gate
-from aliceserver.debuggers.ptrace.patch_leaving import leave_trampolines
-from aliceserver.debuggers.ptrace.patched_sites import PatchedSite, build_site, plan_at, put_back
-from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
-from aliceserver.debuggers.ptrace.patches.codegen import Uncompilable
 from aliceserver.debuggers.ptrace.patches.inject import all_stopped
 from aliceserver.debuggers.ptrace.patches.install import PatchTable
 from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan
-from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, Tracee, _Action
-from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 from aliceserver.errors import AliceError, TargetError
 
+# The parts that make, run and remove patches (code generation, trampolines, areas,
+# displaced copies) are imported when a breakpoint first has a candidate for a patch, or
+# a patch is there: a session whose breakpoints have no condition never uses them.
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
+    from aliceserver.debuggers.ptrace.patched_sites import PatchedSite
+    from aliceserver.debuggers.ptrace.patches.area import PatchArea
+    from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer
     from aliceserver.debuggers.ptrace.state import ProcessAccess
     from aliceserver.debuggers.ptrace.traps import PhysicalTrap
+    from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
     from aliceserver.debuggers.symbols.process import ProcessSymbols
 
 log = logging.getLogger(__name__)
@@ -140,6 +139,8 @@ class JumpPatches:
         if len(wanted) == 1 and conditions[0] is None:
             if spec is not None:
                 return (), None, spec
+            from aliceserver.debuggers.ptrace.patch_counts import counting_gate
+
             counting = counting_gate(wanted[0].condition)
             return ((), None, None) if counting is not None and counting.ignored() > 0 else None
         nodes = []
@@ -152,6 +153,8 @@ class JumpPatches:
             if node is None:
                 return "the condition is not compiled to machine code here"
             nodes.append(node)
+        from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
+
         either = functools.reduce(lambda left, right: ir.Logical("||", left, right), nodes)
         return tuple(c for c in conditions if c is not None), either, spec
 
@@ -163,6 +166,8 @@ class JumpPatches:
         """The breakpoint's state as `maint info breakpoints` and DAP tell it."""
         site = self.sites.get(address)
         if site is not None:
+            from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer
+
             strings = site.log is not None and site.log.strings
             longer = f"; a %s of {RingBuffer.STRING_BYTES} bytes or more is printed at a trap" if strings else ""
             return f"jump patch to {site.code_at:#x}{longer}"
@@ -233,11 +238,15 @@ class JumpPatches:
             if self.sites.get(site.plan.address) is site:
                 self._remove(inferior, site)
 
+        from aliceserver.debuggers.ptrace import patch_displaced as displaced
+
         return displaced.shown_stop(inferior, stop, [*self.sites.values(), *self._retired], remove)
 
     def before_signal(self, inferior: Inferior, t: Tracee) -> None:
         """`t` gets a signal as it resumes: out of any patch's code first (patch_displaced)."""
         if inferior is self._inferior and (self.sites or self._retired):
+            from aliceserver.debuggers.ptrace import patch_displaced as displaced
+
             displaced.leave_for_signal(inferior, t, [*self.sites.values(), *self._retired])
 
     @staticmethod
@@ -262,6 +271,8 @@ class JumpPatches:
         """Original bytes back everywhere, no thread left in a trampoline (a detach)."""
         if inferior is self._inferior:
             self.logs.drain()  # room in the rings: a thread stepped out writes its record
+            from aliceserver.debuggers.ptrace.patch_leaving import leave_trampolines
+
             leave_trampolines(inferior, [*self.sites.values(), *self._retired])
         self.before_step(inferior)
         self.logs.close()  # the last records told; none come once the jumps are gone
@@ -332,6 +343,8 @@ class JumpPatches:
             return
         if self._refused_for(trap.address, candidate[0]):
             return
+        from aliceserver.debuggers.ptrace.patches.codegen import Uncompilable
+
         try:
             problem = self._install(inferior, trap, *candidate)
         except (AliceError, OSError, Uncompilable) as error:
@@ -390,6 +403,8 @@ class JumpPatches:
             nodes = logs.value_nodes(spec, trap.address)
             assert isinstance(nodes, list)
             log = (spec, logs.logpoint_values(nodes), self._log_ring(area))
+        from aliceserver.debuggers.ptrace.patched_sites import build_site
+
         site = build_site(inferior, self._table(), trap, conditions, node, plan, area, log)
         self.sites[trap.address] = site
         if spec is not None:
@@ -414,6 +429,8 @@ class JumpPatches:
         module = self._symbols.module_at(address)
         area = self._areas.get((module.path, module.base)) if module is not None else None
         near = area.code_address if area is not None else None
+        from aliceserver.debuggers.ptrace.patched_sites import plan_at
+
         return plan_at(inferior, self._symbols, self._table(), address, near)
 
     def _area(self, inferior: Inferior, low: int, high: int) -> PatchArea:
@@ -421,6 +438,8 @@ class JumpPatches:
         key = (module.path, module.base) if module is not None else ("", low & ~0xFFFFFFF)
         area = self._areas.get(key)
         if area is None or not area.reaches(low, high):
+            from aliceserver.debuggers.ptrace.patches.area import map_patch_area
+
             area = self._areas[key] = map_patch_area(inferior, low, data_size=logs.DATA_SIZE)
         return area
 
@@ -509,6 +528,8 @@ class JumpPatches:
             inferior.regs(t).rip = site.trampoline.ring_retry
             t.regs_dirty = True
             return _RESUME  # (while others are being stopped: it stays, and retries later)
+        from aliceserver.debuggers.ptrace.patched_sites import put_back  # (a site: imported)
+
         put_back(inferior, t, site)
         site.judged += 1  # counted here, or when it runs the jump (or trap) again
         site.fold()
@@ -540,6 +561,8 @@ class JumpPatches:
             inferior.events.put(Output("console", (
                 f"aliceserver: {sig.Signals(signo).name} at {pc:#x} in the jump patch of the breakpoint at "
                 f"{site.plan.address:#x}; the patch is removed and the breakpoint uses a trap\n")))  # fmt: skip
+        from aliceserver.debuggers.ptrace.patched_sites import put_back
+
         put_back(inferior, t, site)
         site.judged += 1  # counted at the trap, or when it runs the jump again
         if inferior._collecting:

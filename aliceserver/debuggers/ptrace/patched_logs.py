@@ -37,15 +37,15 @@ from typing import TYPE_CHECKING, Final
 from aliceserver.debuggers.events import Output
 from aliceserver.debuggers.logpoints import LogSpec
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
-from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer, drain_ring
-from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 from aliceserver.errors import AliceError
 
+# The trampoline's ring (trampoline.py) is imported with the first logpoint's patch.
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.patches.area import PatchArea
-    from aliceserver.debuggers.ptrace.patches.trampoline import Trampoline
+    from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer, Trampoline
     from aliceserver.debuggers.ptrace.tracee import Tracee
+    from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +87,8 @@ def prepare_values(spec: LogSpec, tid: int, address: int) -> None:
 
 def ring_capacity(values: int, limit: int | None = None) -> int:
     """The records a ring of `values` values holds: a power of two within RING_BYTES."""
+    from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer
+
     record = RingBuffer(0, 1, values, STRING_SLOTS).record_size
     capacity = 1
     while RingBuffer.RECORDS + 2 * capacity * record <= RING_BYTES:
@@ -97,6 +99,8 @@ def ring_capacity(values: int, limit: int | None = None) -> int:
 def allocate_ring(area: PatchArea, limit: int | None) -> tuple[RingBuffer, int]:
     """A ring in `area`'s data (and its offset there): a smaller one where the area has no
     room left for a full one, down to SMALLEST_RING records."""
+    from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer
+
     capacity = ring_capacity(SLOTS, limit)
     while True:
         try:
@@ -121,6 +125,8 @@ class _Ring:
     specs: dict[int, LogSpec] = field(default_factory=dict)  # by patch id (the site's address)
 
     def view(self) -> memoryview:
+        from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer
+
         size = RingBuffer.RECORDS + self.ring.capacity * self.ring.record_size
         return memoryview(self.data)[self.offset : self.offset + size]
 
@@ -191,6 +197,8 @@ class LogRings:
     def _drain(self, ring: _Ring) -> None:
         if ring.data.closed:
             return
+        from aliceserver.debuggers.ptrace.patches.trampoline import drain_ring
+
         view = ring.view()
         try:
             records = drain_ring(ring.ring, view, ring.ring.values, lambda patch: _strings_of(ring, patch))

@@ -6,9 +6,8 @@ source level's objects are built with; the engine keeps `inferior`, `source` and
 
 from __future__ import annotations
 
-from typing import Callable, Protocol, TypeVar
+from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
-from aliceserver.debuggers.core.process import CoreProcess
 from aliceserver.debuggers.model import (
     Frame,
     Instruction,
@@ -36,6 +35,9 @@ from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import NOT_RUNNING, ProcessTarget
 from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:  # the core reader is imported when a core is opened
+    from aliceserver.debuggers.core.process import CoreProcess
 
 T = TypeVar("T")
 _MAX_NAMES = 4096  # symbolize's answers kept; all are dropped when there are more

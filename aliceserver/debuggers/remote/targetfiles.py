@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -132,6 +131,8 @@ def _write(copy: str, data: bytes) -> None:
     """Whole or not at all: a session reading it meanwhile never sees a part."""
     directory = os.path.dirname(copy)
     os.makedirs(directory, mode=0o700, exist_ok=True)
+    import tempfile  # (with random: imported at a stub's first file, not by every session)
+
     fd, partial = tempfile.mkstemp(dir=directory, prefix=".part-")
     try:
         with os.fdopen(fd, "wb") as stream:

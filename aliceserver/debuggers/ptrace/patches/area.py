@@ -20,8 +20,6 @@ import mmap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from aliceserver.debuggers.core.procfs import parse_maps
-from aliceserver.debuggers.core.writer import MemoryMapping
 from aliceserver.debuggers.ptrace.patches.inject import (
     SYS_CLOSE,
     SYS_MMAP,
@@ -33,6 +31,7 @@ from aliceserver.debuggers.ptrace.patches.shared_memory import shared_memory
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.core.writer import MemoryMapping
     from aliceserver.debuggers.ptrace.inferior import Inferior
 
 log = logging.getLogger(__name__)
@@ -181,6 +180,8 @@ def free_gaps(mappings: list[MemoryMapping], lowest: int) -> list[tuple[int, int
     ordered = [m for m in ordered if m.end <= top + PAGE]
     gaps: list[tuple[int, int]] = []
     previous_end = lowest
+    from aliceserver.debuggers.core.writer import MemoryMapping  # the core writer's, on use
+
     for m in [*ordered, MemoryMapping(top, top + PAGE, "---p", 0, 0, "")]:
         end = m.start - _STACK_ROOM if m.path == "[stack]" else m.start
         if end > previous_end:
@@ -219,6 +220,8 @@ def map_patch_area(inferior: Inferior, near: int, *, code_size: int = DEFAULT_CO
     """Map a patch area serving the module mapped at `near` (every thread stopped)."""
     code_size = -(-code_size // PAGE) * PAGE
     data_size = -(-data_size // PAGE) * PAGE
+    from aliceserver.debuggers.core.procfs import parse_maps  # with the core writer, on use
+
     with open(f"/proc/{inferior.pid}/maps", encoding="utf-8", errors="surrogateescape") as f:
         mappings = parse_maps(f.read())
     low, high = module_extent(mappings, near)

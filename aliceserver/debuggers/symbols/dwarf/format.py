@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from aliceserver.debuggers.symbols.dwarf import decfloat
 from aliceserver.debuggers.symbols.dwarf.literals import (
     char_literal,
     format_enum,
@@ -219,8 +218,11 @@ class _Formatter:
             return format_short_float(value.data(), bfloat16=t.name == "bfloat16")
         if t.encoding == Encoding.FLOAT:
             return format_float(value.data())
-        if t.encoding == Encoding.DECIMAL_FLOAT and t.size in decfloat.SIZES:
-            return decfloat.to_text(decfloat.decode(value.data()), t.size)
+        if t.encoding == Encoding.DECIMAL_FLOAT:
+            from aliceserver.debuggers.symbols.dwarf import decfloat  # (with decimal) on use
+
+            if t.size in decfloat.SIZES:
+                return decfloat.to_text(decfloat.decode(value.data()), t.size)
         if t.encoding == Encoding.COMPLEX:
             data = value.data()
             half = len(data) // 2

@@ -8,7 +8,10 @@ bits, so `-1e-5L` came out as the double `-1.00000000000000008e-05`.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_EVEN, Context, Decimal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # decimal is imported at the first long double shown
+    from decimal import Decimal
 
 PRECISION = 21  # significant digits, as gdb's %Lg for i387_ext
 _BIAS = 16383
@@ -28,12 +31,16 @@ def format_x87(data: bytes) -> str:
     if mantissa == 0:
         return f"{sign}0"
     power = max(exponent, 1) - _BIAS - 63  # the value is mantissa * 2**power, exactly
+    from decimal import Decimal
+
     exact = Decimal(mantissa << power) if power >= 0 else Decimal(mantissa * 5**-power).scaleb(power)
     return sign + c_general(exact, PRECISION)
 
 
 def c_general(value: Decimal, precision: int) -> str:
     """printf's %.{precision}g of a positive decimal (trailing zeros removed)."""
+    from decimal import ROUND_HALF_EVEN, Context
+
     rounded = Context(prec=precision, rounding=ROUND_HALF_EVEN).plus(value)
     digits = "".join(map(str, rounded.as_tuple().digits)).ljust(precision, "0")[:precision]
     leading = rounded.adjusted()
