@@ -202,9 +202,11 @@ class FakeSourceLevel:
         raise Unsupported("Python scripting is not supported in this copy of GDB.")
 
     def describe_type(
-        self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False
+        self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False,
+        offsets: bool = False, hex_offsets: bool = False,
     ) -> str:
-        return self.evaluate(expression, thread_id, level).type
+        described = self.evaluate(expression, thread_id, level).type
+        return f"type = {described}" if offsets else described
 
     def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
         return None

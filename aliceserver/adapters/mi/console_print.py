@@ -106,17 +106,29 @@ def _real_type(info: VariableInfo) -> str:
     return "" if info.declared_type is None else f"/* real type = {info.type} */\n"
 
 
-_TYPE_FLAGS = re.compile(r"/([a-zA-Z]+)\s+")
-
-
-def _type_flags(text: str) -> tuple[str, bool]:
-    """The expression and whether `/r` (raw: no type printers) came before it."""
-    match = _TYPE_FLAGS.match(text)
-    return (text[match.end() :], "r" in match.group(1)) if match else (text, False)
+def _type_flags(text: str) -> tuple[str, str]:
+    """The expression and gdb's type-printing flags before it (`/rmMtToxd`), refused in
+    gdb's words. Last wins between x and d; m, M, t, T change only C++ member functions
+    and typedefs, which ptype here does not write out."""
+    if not text.startswith("/"):
+        return text, ""
+    end = 1
+    while end < len(text) and not text[end].isspace():
+        if text[end] not in "rmMtToxd":
+            raise MiError(f"unrecognized flag '{text[end]}'")
+        end += 1
+    if end == 1 and end == len(text):
+        raise MiError("flag expected")
+    if end == len(text):
+        raise MiError("expected space after format")
+    flags = text[1:end]
+    hex_last = flags.rfind("x") > flags.rfind("d")
+    return text[end:].lstrip(), flags.replace("x", "").replace("d", "") + ("x" if hex_last else "")
 
 
 def _whatis(ctx: Context, text: str) -> Reply:
-    text, raw = _type_flags(text)
+    text, flags = _type_flags(text)
+    raw = "r" in flags
     session = ctx.session
     info = session.evaluate(text, shown=DynamicTypes.POINTERS, type_only=True)
     shown = info.declared_type or info.type
@@ -134,17 +146,23 @@ def _whatis(ctx: Context, text: str) -> Reply:
 
 def _ptype(ctx: Context, text: str) -> Reply:
     """whatis, with typedefs at the top resolved and struct/union/enum bodies written out."""
-    text, raw = _type_flags(text)
+    text, flags = _type_flags(text)
     session = ctx.session
     info = session.evaluate(text, shown=DynamicTypes.POINTERS, type_only=True)  # gdb's errors as well
     described = info.declared_type or info.type
     inferior = session.inferior
-    if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
-        try:
-            described = session.debugger.describe_type(text, inferior.selected_tid,
-                                                       inferior.selected_level, raw=raw)
+    offsets = "o" in flags
+    stopped = inferior.process is not None and not inferior.running and inferior.selected_tid is not None
+    if stopped or inferior.process is None:
+        try:  # before `run`: the program's types, as gdb reads them from the file
+            described = session.debugger.describe_type(
+                text, inferior.selected_tid if stopped else None, inferior.selected_level if stopped else 0,
+                raw="r" in flags, offsets=offsets, hex_offsets="x" in flags)
         except AliceError:
-            pass  # evaluate succeeded: keep its type name
+            offsets = False  # evaluate succeeded: keep its type name
+    if offsets:  # the whole line, gdb's offset header first where it has one
+        ctx.console(described + "\n")
+        return None
     ctx.console(f"type = {_real_type(info)}{described}\n")
     return None
 

@@ -364,8 +364,10 @@ class PtraceDebugger:
                    level: int = 0) -> ScriptOutput:  # fmt: skip
         return self._expressions.run_python(code, path, thread_id, level)
 
-    def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False) -> str:
-        return self._expressions.describe_type(expression, thread_id, level, raw=raw)
+    def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False,
+                      offsets: bool = False, hex_offsets: bool = False) -> str:  # fmt: skip
+        return self._expressions.describe_type(expression, thread_id, level, raw=raw, offsets=offsets,
+                                               hex_offsets=hex_offsets)  # fmt: skip
 
     def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
         return self._expressions.printed_type_name(expression, thread_id, level)

@@ -28,6 +28,7 @@ from aliceserver.debuggers.source.variables import (
 from aliceserver.debuggers.source.watchnames import NameRecorder
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text, resolved_base
+from aliceserver.debuggers.symbols.dwarf.ptype_offsets import names_typedef, offsets_text
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import Type, is_float, type_name
 from aliceserver.errors import ProtocolError, TargetError, Unsupported
@@ -186,12 +187,17 @@ class Expressions:
         return self._engine.run_on_engine(go)
 
     def describe_type(
-        self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False
+        self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False,
+        offsets: bool = False, hex_offsets: bool = False,
     ) -> str:
         def go() -> str:
             tid = self._frames.default_thread(thread_id)
             values = self._dollars.values(tid)  # `$x`, `$_siginfo`: the session's, as print's
-            t = evaluate(expression, self.eval_symbols(tid, level), type_only=True, values=values).type
+            symbols = self.eval_symbols(tid, level)
+            t = evaluate(expression, symbols, type_only=True, values=values).type
+            if offsets:  # ptype/o: the whole line, gdb's header and `type = ` included
+                header = not names_typedef(expression, symbols)
+                return offsets_text(t, hex_offsets, header) or "type = " + ptype_text(t)
             text = ptype_text(t)
             base = resolved_base(t)  # a C++ class keeps its name: the type printers' one
             shown = None if raw or base is None else self._type_printers_name(base, tid, level)
