@@ -20,6 +20,7 @@ from aliceserver.debuggers.model import (
     VariableScope,
 )
 from aliceserver.debuggers.restamp import restamped
+from aliceserver.debuggers.source.askedstacks import AskedStacks
 from aliceserver.debuggers.source.keptarguments import KeptVariables, RecordingReader
 from aliceserver.debuggers.source.keptframes import KeptUnwindings
 from aliceserver.debuggers.source.services import EngineServices
@@ -120,6 +121,7 @@ class Frames:
         self._variable_threads: set[int] = set()  # those whose variables were shown at this stop
         self._kept = KeptUnwindings()  # unwindings kept across stops while nothing they read moved
         self._kept_variables = KeptVariables(self._read_visible)  # frame 0's, on a kept unwinding
+        self._asked = AskedStacks()  # stack_trace's, made ahead at the next stop
 
     @property
     def _source(self) -> SourceSymbols:
@@ -132,6 +134,7 @@ class Frames:
         self._keep_lookups()
         self._kept.next_stop()
         self._kept_variables.next_stop()
+        self._asked.next_stop()
         self._callers.clear()
         self._hidden.clear()
         self._tail_stacks_before, self._tail_stacks = self._tail_stacks, {}
@@ -241,6 +244,7 @@ class Frames:
         self, thread_id: int, start: int = 0, count: int | None = None, *, arguments: bool = False
     ) -> list[StackFrame]:
         key = (thread_id, start, count)
+        self._asked.asked(key)
         known = self._stop_cache.known_stack(key)  # on the caller's thread: see StopCache
         arguments = arguments and start == 0 and self._stop_cache.known_variables(
             (thread_id, 0, VariableScope.ARGUMENTS, False, DynamicTypes.NONE, True)) is None  # fmt: skip
@@ -249,6 +253,7 @@ class Frames:
 
         def go() -> list[StackFrame]:
             found = known if known is not None else self._stack_frames(thread_id, start, count, key)
+            self._asked.make_ahead(key, self._stop_cache.known_stack, lambda k: self._stack_frames(*k, k))
             # MI's *stopped: its arguments next, in this handoff. Not unasked (a console
             # step's line, DAP's stop: 40% of a stepi's frame work)
             if arguments and found:
