@@ -10,15 +10,17 @@ from __future__ import annotations
 import sys
 from array import array
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, compress
+from operator import eq
 from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.symtab import Entry, PackedTable
 
 _SEPARATOR = "\0"
+# A flag byte -> 1 for a function symbol (kind 0), else 0: flags.translate(_IS_FUNCTION).
+_IS_FUNCTION = bytes(int(flag & 3 == 0) for flag in range(256))
 
 
 class PackedColumns:
@@ -62,8 +64,8 @@ class PackedColumns:
 
     def by_address(self) -> tuple[array[int], Sequence[Entry]]:
         """The address index as the packed table keeps it: addresses, and entries made when read."""
-        words = self._words
-        return array("Q", (words[3 * i] for i in self._order)), _OrderedEntries(self, self._order)
+        addresses = self._words[0::3]  # in table order; then in address order, in C:
+        return array("Q", map(addresses.__getitem__, self._order)), _OrderedEntries(self, self._order)
 
     def named(self, name: str) -> list[Entry]:
         """The real entries named `name`, or (a name without `@`) it with a version
@@ -84,9 +86,9 @@ class PackedColumns:
 
     def function_starts_shared(self) -> frozenset[int]:
         """Addresses where several real function symbols start (kind 0 is "func")."""
-        words, flags = self._words, self._flags
-        starts = Counter(words[3 * i] for i in range(self.count) if flags[i] & 3 == 0)
-        return frozenset(start for start, count in starts.items() if count > 1)
+        real = self.count  # (in C: the function symbols' addresses sorted, neighbours compared)
+        starts = sorted(compress(self._words[0 : 3 * real : 3], self._flags[:real].translate(_IS_FUNCTION)))
+        return frozenset(compress(starts[1:], map(eq, starts, starts[1:])))
 
 
 class _OrderedEntries(Sequence["Entry"]):
