@@ -10,6 +10,7 @@ from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.gdbcommands.values import show_convenience, show_values
 from aliceserver.adapters.mi import (
     bpnumbers,
+    console_more,
     core_commands,
     maint_info,
     radix,
@@ -593,3 +594,4 @@ def register_all(registry: CliRegistry) -> None:
     register_inferiors(registry)
     user_commands.register(registry)
     skips.register(registry)
+    console_more.register(registry)

@@ -1,0 +1,18 @@
+"""Where the console commands of the memory, target-information and refusal modules are
+registered (find, dump/append/restore, info auxv/files/float, the TUI's and others gdb has
+that cannot be served here), so the shared command tables take one line for all of them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from aliceserver.adapters.mi import console_dump, console_find
+from aliceserver.adapters.mi.registry import CliRegistry, Context
+
+# `info` subcommands, merged into console_info's table.
+INFO: dict[str, Callable[[Context, str], None]] = {}
+
+
+def register(registry: CliRegistry) -> None:
+    console_find.register(registry)
+    console_dump.register(registry)
