@@ -34,6 +34,9 @@ class SessionDollars:
         self._store: SessionValues | None = None
         self._thread_numbers: dict[int, int] | None = None  # tid -> gdb's number, this process's
         self._numbered_pid = 0
+        # The front end's integers ($bpnum...), kept until the store is next used: a breakpoint
+        # made costs a dict write, not a trip to the engine (rbreak makes thousands).
+        self._integers: dict[str, int] = {}
 
     def values(self, thread_id: int | None = None) -> SessionValues:
         """The session's store, `$_thread` and `$_siginfo` set for `thread_id` (engine's thread)."""
@@ -42,6 +45,8 @@ class SessionDollars:
 
             self._store = SessionValues()
         store = self._store
+        for name in list(self._integers):  # in the order set: the first one made is the oldest
+            store.set_integer(name, self._integers.pop(name))
         live, read = self._live_threads(), self._siginfo_bytes
         if live is None:  # a core's threads and the siginfo it recorded, if one is open
             live, read = self._core_threads() or (None, read)
@@ -79,6 +84,10 @@ class SessionDollars:
         """The program exited: `$_exitcode` is its code (a signal leaves it as it was)."""
         if code is not None:
             self.values().exited(code)
+
+    def set_integer(self, name: str, number: int) -> None:
+        """gdb's set_internalvar_integer from the front end (any thread)."""
+        self._integers[name] = number
 
     def history_count(self) -> int:
         return self._engine.run_on_engine(lambda: len(self.values().history))

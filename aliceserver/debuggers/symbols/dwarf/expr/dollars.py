@@ -101,12 +101,14 @@ class SessionValues:
         if name in ("_thread", "_gthread", "_inferior", "_siginfo"):
             raise EvaluationError("Left operand of assignment is not a modifiable lvalue.")
         stored = _snapshot(value, keep_address=False)
-        self.variables.pop(name, None)  # a new value makes it the newest, as gdb lists them
-        self.variables[name] = stored
+        self.variables[name] = stored  # where it was made: gdb lists them by creation, newest first
         return stored
 
+    def set_integer(self, name: str, number: int) -> None:
+        """`$name` an int (gdb's set_internalvar_integer: $bpnum, $_hit_bpnum...)."""
+        self.set_variable(name, _int(number, NoFrame()))
+
     def clear(self, name: str) -> None:
-        self.variables.pop(name, None)
         self.variables[name] = None
 
     def examined(self, found: Examined) -> None:
