@@ -434,6 +434,11 @@ class IDebugger(Protocol):
         """How many values the value history holds (evaluate's `record` adds them: `$N`)."""
         ...
 
+    def set_convenience(self, name: str, number: int) -> None:
+        """`$name` an int, set by the front end (gdb's $bpnum, $_hit_bpnum, $_hit_locno);
+        cheap: taken by the next evaluation."""
+        ...
+
     def convenience_names(self) -> list[str]:
         """The convenience variables (`$name`), newest first, as gdb's show convenience."""
         ...

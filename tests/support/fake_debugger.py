@@ -117,6 +117,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
 
     def __init__(self, program: FakeProgram | None = None) -> None:
         self.catchpoints: frozenset[m.CatchKind] = frozenset()
+        self.convenience: dict[str, int] = {}
         self._located: dict[int, m.LocationBreakpointInfo] = {}
         self.program = program or FakeProgram.default()
         self._events = EventSource()
@@ -247,6 +248,9 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
     def set_catchpoint(self, kind: m.CatchKind, enabled: bool) -> None:
         # The simulated program neither forks nor execs: remembered, never triggered.
         self.catchpoints = self.catchpoints | {kind} if enabled else self.catchpoints - {kind}
+
+    def set_convenience(self, name: str, number: int) -> None:
+        self.convenience[name] = number  # the front end's $bpnum...: no evaluator here
 
     def signal_policy(self, signal: int) -> m.SignalPolicy:
         self._check_signal(signal)

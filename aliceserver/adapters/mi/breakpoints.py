@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.adapters.mi import catchpoints as catches
-from aliceserver.adapters.mi import locations
+from aliceserver.adapters.mi import hit_numbers, locations
 from aliceserver.adapters.mi.breakpoint_gate import Gate as _Gate
 from aliceserver.adapters.mi.breakpoint_gate import IgnoredHits
 from aliceserver.adapters.mi.breakpoint_record import (
@@ -74,7 +74,10 @@ class BreakpointTable:
 
     @next_number.setter
     def next_number(self, value: int) -> None:
+        made = value > self.numbers.next
         self.numbers.next = value
+        if made:  # gdb's $bpnum: the last one made
+            hit_numbers.made(self.session, value - 1)
 
     # --- creation ----------------------------------------------------------------------
     def normalize(self, location: str) -> str:

@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 import aliceserver.debuggers.events as ev
-from aliceserver.adapters.mi import libraries
+from aliceserver.adapters.mi import hit_numbers, libraries
 from aliceserver.adapters.mi.frames import ARCH, hex16
 from aliceserver.adapters.mi.output import Results, Value, record
 from aliceserver.adapters.mi.user_commands import run_stop_hook
@@ -286,6 +286,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     if inferior.reported_tid not in (None, stop.thread_id):  # gdb's normal_stop, to every UI
         session.console_all(f"[Switching to {_target_id(session, stop.thread_id)}]\n")
     inferior.reported_tid = stop.thread_id
+    hit_numbers.hit(session, pairs, caught.bp if caught is not None else None)  # before its commands
     run_stop_hook(session)
     if on_stop(session, stop):  # `silent` first in a breakpoint's commands: not shown
         console = missing = ""

@@ -443,6 +443,9 @@ class PtraceDebugger:
     def convenience_names(self) -> list[str]:
         return self._dollars.convenience_names()
 
+    def set_convenience(self, name: str, number: int) -> None:
+        self._dollars.set_integer(name, number)
+
     def set_examined(self, address: int, size: int, contents: bytes | None) -> None:
         self._dollars.set_examined(address, size, contents)
 
