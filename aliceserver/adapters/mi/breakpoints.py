@@ -64,6 +64,7 @@ class BreakpointTable:
     # may be judged while the threads are being stopped, and told one by one later).
     caught: list[tuple[object, MiBreakpoint]] = field(default_factory=list)
     trace_count: int = 0  # the number of the last tracepoint made (gdb's tracepoint_count)
+    trace_variables: dict[str, int] = field(default_factory=dict)  # name -> initial (trace_variables.py)
     syscall_names: catches.SyscallNames = field(default_factory=catches.SyscallNames)
     ignored_hits: IgnoredHits = field(default_factory=IgnoredHits)  # each told at the next stop
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aliceserver.adapters.mi import (
+    ada,
     breakpoint_commands,
     catch_stops,
     commands_break,
@@ -15,6 +16,8 @@ from aliceserver.adapters.mi import (
     commands_var,
     core_commands,
     dprintf,
+    inferior_removal,
+    info_os,
     libraries,
     tracepoints,
 )
@@ -25,4 +28,6 @@ def register_all(registry: MiRegistry) -> None:
     for module in (commands_exec, commands_break, commands_stack, commands_data, commands_var, commands_misc,
                    catch_stops, dprintf, breakpoint_commands, libraries, commands_symbols, tracepoints,
                    commands_sources, core_commands):
+        module.register(registry)
+    for module in (ada, inferior_removal, info_os):  # gdb 13 commands we lacked
         module.register(registry)

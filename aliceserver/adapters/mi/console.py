@@ -16,6 +16,7 @@ from aliceserver.adapters.mi import (
     radix,
     skips,
     source_paths,
+    trace_variables,
     user_commands,
 )
 from aliceserver.adapters.mi import commands_break as breaks
@@ -166,6 +167,8 @@ def _delete(ctx: Context, text: str) -> Reply:
         words = words[1:]
     if words and words[0] in ("display",):
         return _undisplay(ctx, " ".join(words[1:]))
+    if words and len(words[0]) > 1 and "tvariable".startswith(words[0]):
+        return trace_variables.delete_tvariables(ctx, text.strip()[len(words[0]):])
     if not words and ctx.from_tty and ctx.session.breakpoints.sorted():  # gdb asks a person only
         if not query(ctx, "Delete all breakpoints? "):
             return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from aliceserver.adapters.mi import bpnumbers
+from aliceserver.adapters.mi import bpnumbers, info_os, trace_variables
 from aliceserver.adapters.mi.breakpoint_commands import shown_commands
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
@@ -259,6 +259,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "variables": info_variables_command, "types": info_types_command, "sources": info_sources_command,
         "inferiors": info_inferiors, "vtbl": info_vtbl, "probes": info_probes,
         "connections": info_connections, "skip": info_skip,
+        "tvariables": trace_variables.info_tvariables, "os": info_os.info_os,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",

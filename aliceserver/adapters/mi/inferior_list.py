@@ -108,7 +108,7 @@ def _new_inferiors(ctx: Context, copies: int, program: str | None, connect: bool
     on = current.what if current is not None else None
     added: list[Inferior] = []
     for _ in range(copies):
-        number = max(inferior.number for inferior in session.inferiors) + 1
+        session.highest_inferior = number = max(session.highest_inferior, *(i.number for i in session.inferiors)) + 1
         inferior = Inferior(program=None, number=number, cwd=session.inferior.cwd, connection=on)
         session.inferiors.append(inferior)
         added.append(inferior)
@@ -187,9 +187,17 @@ def remove_inferiors(ctx: Context, text: str) -> Reply:
         elif inferior.process is not None:
             ctx.log(f"warning: Can not remove active inferior {number}.\n")
         else:
-            session.inferiors.remove(inferior)
-            session.notify("thread-group-removed", [("id", f"i{number}")])
+            drop_inferior(session, inferior)
     return None
+
+
+def drop_inferior(session: MiSession, inferior: Inferior) -> None:
+    """`inferior` (no process of its own) leaves the list: its symbol probe ends."""
+    if inferior.probe_pid is not None:
+        with as_current(session, inferior):
+            session.drop_probe()
+    session.inferiors.remove(inferior)
+    session.notify("thread-group-removed", [("id", f"i{inferior.number}")])
 
 
 def thread_groups(session: MiSession) -> list[Value]:

@@ -90,6 +90,7 @@ class MiSession(ProgramQueries):
         self.inferior = Inferior(program=config.program, args=list(config.args), tty=config.tty)
         self.inferior.cwd = config.cwd or os.getcwd()
         self.inferiors = [self.inferior]  # gdb's inferior list (see inferior_list)
+        self.highest_inferior = 1  # gdb's highest_inferior_num: a removed one's number is not reused
         self.breakpoints = BreakpointTable(self)
         self.varobjs = VarobjStore(self)
         self.mi_commands = MiRegistry()

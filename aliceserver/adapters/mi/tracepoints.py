@@ -100,7 +100,7 @@ def _break_passcount(ctx: Context, args: list[str]) -> Reply:
     return None
 
 
-def _tstart(ctx: Context, text: str) -> Reply:
+def tstart(ctx: Context, text: str) -> Reply:
     """A trace experiment needs a target that runs one: gdb names this one's kind."""
     if not any(bp.gdb_type == TRACEPOINT for bp in ctx.session.breakpoints.entries.values()):
         raise MiError("No tracepoints defined, not starting trace")
@@ -109,15 +109,23 @@ def _tstart(ctx: Context, text: str) -> Reply:
 
 
 def register(registry: MiRegistry) -> None:
+    from aliceserver.adapters.mi import trace_frames, trace_variables  # they import this module
+
     registry.add("break-passcount", _break_passcount)
+    trace_variables.register(registry)
+    trace_frames.register(registry)
 
 
 def register_console(registry: CliRegistry) -> None:
     registry.add("trace", _trace, "tp", "tr", "tra", "trac")
     registry.add("passcount", _passcount)
-    registry.add("tstart", _tstart)
+    registry.add("tstart", tstart)
     registry.add("tstatus", lambda ctx, text: ctx.console("Trace can not be run on this target.\n"))
     registry.add("tstop", lambda ctx, text: _not_running())
+    from aliceserver.adapters.mi import trace_frames, trace_variables  # they import this module
+
+    trace_variables.register_console(registry)
+    trace_frames.register_console(registry)
 
 
 def _not_running() -> Reply:

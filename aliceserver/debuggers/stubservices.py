@@ -1,0 +1,34 @@
+"""What a connected stub of gdb's remote protocol offers besides debugging (an optional
+capability of an IDebugger, front-end neutral): its operating system's tables
+(`qXfer:osdata`, gdb's `info os`) and its files (`vFile:`, gdb's `remote get/put/delete`)."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+
+class StubServices(Protocol):
+    def osdata(self, kind: str) -> bytes:
+        """The stub's `<osdata>` XML for `kind` ("": the list of kinds); b"": it has none."""
+        ...
+
+    def read_file(self, path: str) -> bytes:
+        """The whole file at `path` on the stub's machine (TargetError in gdb's words)."""
+        ...
+
+    def write_file(self, path: str, data: bytes) -> None:
+        """Create or truncate `path` there (mode 0700, as gdb) and write `data`."""
+        ...
+
+    def delete_file(self, path: str) -> None: ...
+
+
+@runtime_checkable
+class HasStubServices(Protocol):
+    def stub_services(self) -> StubServices | None:
+        """The connected stub's services (None: no stub is connected)."""
+        ...
+
+
+def stub_services(debugger: object) -> StubServices | None:
+    return debugger.stub_services() if isinstance(debugger, HasStubServices) else None
