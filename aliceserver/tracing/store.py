@@ -28,6 +28,9 @@ DEFAULT_RETENTION = 7 * 24 * 3600.0  # seconds a kept trace stays before it is p
 _SUFFIX = ".trace.sqlite"
 _BATCH_DELAY = 0.05  # seconds the writer lets rows gather (fewer, larger transactions)
 _MAX_BATCH = 100_000  # rows per transaction at most
+# Fewer rows waiting: the writer lets more gather first. A CallBatch is a burst already
+# (25,000 calls): waiting after one left the writer idle 50 ms at the end of a burst.
+_GATHER = 10_000
 INDEX_WAIT = 2.0  # seconds the index build waits for the writer to be idle, at most
 INDEX_DELAY = 0.5  # seconds after the first query before the build (it would slow the queries)
 
@@ -151,12 +154,12 @@ class TraceStore:
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA page_size=16384")  # before WAL: 1M calls' rows 6% less CPU than with 4 KiB
         db.execute("PRAGMA journal_mode=WAL")
         # A trace outlives no crash of the machine worth the fsyncs: OFF (NORMAL cost 10%).
         db.execute("PRAGMA synchronous=OFF")
         db.execute("PRAGMA cache_size=-65536")  # 64 MiB: a burst's pages stay in memory
-        # call_batch.py's staging table in memory: on a temp file, 2M rows took 3.3 s, not 1.8.
-        db.execute("PRAGMA temp_store=MEMORY")
+        db.execute("PRAGMA temp_store=MEMORY")  # UNFOLD's and the index builds' sorting
         return db
 
     def now_ns(self) -> int:
@@ -193,7 +196,7 @@ class TraceStore:
             if self._index_due():
                 self._build_indexes()
                 continue
-            if self._queued - self._written < _MAX_BATCH:  # rows waiting (a CallBatch holds many)
+            if self._queued - self._written < _GATHER:  # rows waiting (a CallBatch holds many)
                 time.sleep(_BATCH_DELAY)  # let a burst gather into one transaction
             with self._lock:  # a bounded batch: encoding it holds the GIL (tracing threads wait)
                 batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
