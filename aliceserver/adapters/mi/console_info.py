@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from aliceserver.adapters.mi import bpnumbers, info_os, trace_variables
+from aliceserver.adapters.mi import bpnumbers, console_more, info_os, trace_variables
 from aliceserver.adapters.mi.breakpoint_commands import shown_commands
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
@@ -258,7 +258,7 @@ def _info(ctx: Context, text: str) -> Reply:
         "symbol": info_symbol_command, "functions": info_functions_command,
         "variables": info_variables_command, "types": info_types_command, "sources": info_sources_command,
         "inferiors": info_inferiors, "vtbl": info_vtbl, "probes": info_probes,
-        "connections": info_connections, "skip": info_skip,
+        **console_more.INFO, "connections": info_connections, "skip": info_skip,
         "tvariables": trace_variables.info_tvariables, "os": info_os.info_os,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from aliceserver.adapters.mi import console_dump, console_find
+from aliceserver.adapters.mi import console_auxv, console_dump, console_find, console_float
 from aliceserver.adapters.mi.registry import CliRegistry, Context
 
 # `info` subcommands, merged into console_info's table.
-INFO: dict[str, Callable[[Context, str], None]] = {}
+INFO: dict[str, Callable[[Context, str], None]] = {
+    "auxv": console_auxv.info_auxv,
+    "float": console_float.info_float,
+}
 
 
 def register(registry: CliRegistry) -> None:

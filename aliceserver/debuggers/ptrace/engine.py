@@ -69,6 +69,7 @@ from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.coretarget import CoreFiles
 from aliceserver.debuggers.ptrace.dummyframes import DummyFrames
 from aliceserver.debuggers.ptrace.engine_lazy import LazyParts
+from aliceserver.debuggers.ptrace.engine_queries import EngineQueries
 from aliceserver.debuggers.ptrace.images import ImageLoading
 from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
@@ -116,7 +117,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class PtraceDebugger:
+class PtraceDebugger(EngineQueries):
     def __init__(self, cache_dir: str | None = None) -> None:
         """`cache_dir`: where indexes are kept (`--cache-dir`; default cachedir.py's)."""
         # At exit, the collector would walk every object once more to free what the OS frees
