@@ -20,6 +20,7 @@ from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.selection_events import after_change, selected
+from aliceserver.adapters.mi.thread_names import named
 from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.model import ThreadInfo, ThreadState, VariableInfo, VariableScope
 from aliceserver.debuggers.threadframes import ThreadFramesAhead
@@ -209,6 +210,7 @@ def target_id(session: MiSession, tid: int) -> str:
 def thread_entry(ctx: Context, info: ThreadInfo, number: int, arch: str | None = None) -> dict[str, Value]:
     session = ctx.session
     tid = info.tid
+    info = named(session, info)  # gdb's name: `thread name`'s, else the system's
     entry: dict[str, Value] = {"id": str(number), "target-id": target_id(session, tid)}
     if info.details:  # gdb's order: target-id, details, name
         entry["details"] = info.details

@@ -16,6 +16,7 @@ from aliceserver.adapters.mi import (
     radix,
     skips,
     source_paths,
+    thread_names,
     trace_variables,
     user_commands,
 )
@@ -597,4 +598,5 @@ def register_all(registry: CliRegistry) -> None:
     register_inferiors(registry)
     user_commands.register(registry)
     skips.register(registry)
+    thread_names.register(registry)
     console_more.register(registry)

@@ -37,6 +37,7 @@ from aliceserver.adapters.mi.register_info import info_registers, info_vector
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.skips import info_skip
 from aliceserver.adapters.mi.state import Inferior
+from aliceserver.adapters.mi.thread_names import named
 from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
@@ -216,7 +217,8 @@ def _thread_rows(ctx: Context, text: str, current: Inferior) -> None:
             number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
             if wanted is None or wanted.wants(number):
                 # gdb's thread_target_id_str: the name (a core has none), then the stub's details
-                label = target_id(session, info.tid) + (f' "{info.name}"' if info.name else "")
+                name = named(session, info).name  # `thread name`'s, else the system's
+                label = target_id(session, info.tid) + (f' "{name}"' if name else "")
                 shown.append((thread_label(session, info.tid), info, label + (f" ({info.details})" if info.details else "")))
     if not shown:
         ctx.console("No threads.\n" if wanted is None else f"No threads match '{text}'.\n")

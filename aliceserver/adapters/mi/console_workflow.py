@@ -20,6 +20,7 @@ from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_frames import frame_line
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.thread_names import named
 from aliceserver.errors import AliceError
 
 
@@ -76,7 +77,7 @@ def _run_captured(ctx: Context, command: str, tid: int, level: int) -> str:
 def _apply_to_threads(ctx: Context, numbers: list[int], command: str, flags: ApplyFlags) -> None:
     session = ctx.session
     inferior = session.inferior
-    names = {info.tid: info.name for info in session.debugger.threads()} if inferior.process else {}
+    names = {info.tid: named(session, info).name for info in session.debugger.threads()} if inferior.process else {}
 
     def header(number: int) -> str:
         tid = inferior.tid_of(number)

@@ -9,6 +9,7 @@ import aliceserver.debuggers.events as ev
 from aliceserver.adapters.mi import hit_numbers, libraries
 from aliceserver.adapters.mi.frames import ARCH, hex16
 from aliceserver.adapters.mi.output import Results, Value, record
+from aliceserver.adapters.mi.thread_names import named
 from aliceserver.adapters.mi.user_commands import run_stop_hook
 from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
 from aliceserver.debuggers.target import CONNECTION_CLOSED
@@ -314,7 +315,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
 
 def _thread_info(session: MiSession, tid: int) -> ThreadInfo | None:
     try:
-        return next((t for t in session.debugger.threads() if t.tid == tid), None)
+        return next((named(session, t) for t in session.debugger.threads() if t.tid == tid), None)
     except AliceError:
         return None
 

@@ -27,6 +27,7 @@ class Inferior:
     probe_pid: int | None = None  # a process held at its first instruction, for symbols
     threads: dict[int, int] = field(default_factory=dict)  # tid -> gdb thread number
     thread_pointers: dict[int, int] = field(default_factory=dict)  # tid -> pthread_t (fs_base)
+    thread_names: dict[int, str] = field(default_factory=dict)  # tid -> `thread name` (thread_names.py)
     next_thread: int = 1
     selected_tid: int | None = None
     selected_level: int = 0
@@ -57,6 +58,7 @@ class Inferior:
 
     def remove_thread(self, tid: int) -> int | None:
         self.thread_pointers.pop(tid, None)
+        self.thread_names.pop(tid, None)
         return self.threads.pop(tid, None)
 
     def tid_of(self, number: int) -> int | None:
@@ -74,6 +76,7 @@ class Inferior:
         self.run.forget()
         self.threads.clear()
         self.thread_pointers.clear()
+        self.thread_names.clear()
         self.next_thread = 1
         self.selected_tid = None
         self.selected_level = 0
