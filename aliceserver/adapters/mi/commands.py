@@ -19,6 +19,7 @@ from aliceserver.adapters.mi import (
     inferior_removal,
     info_os,
     libraries,
+    target_files,
     tracepoints,
 )
 from aliceserver.adapters.mi.registry import MiRegistry
@@ -29,5 +30,5 @@ def register_all(registry: MiRegistry) -> None:
                    catch_stops, dprintf, breakpoint_commands, libraries, commands_symbols, tracepoints,
                    commands_sources, core_commands):
         module.register(registry)
-    for module in (ada, inferior_removal, info_os):  # gdb 13 commands we lacked
+    for module in (ada, inferior_removal, info_os, target_files):  # gdb 13 commands we lacked
         module.register(registry)

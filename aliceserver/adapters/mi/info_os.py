@@ -20,7 +20,7 @@ def _table(ctx: Context, kind: str) -> osdata.Table:
         table = osdata.parse(services.osdata(kind)) if services is not None else osdata.native(kind)
     except AliceError as error:
         raise MiError(str(error)) from None
-    if table is None or (not table and services is not None):
+    if table is None:
         ctx.log("warning: Empty data returned by target.  Wrong osdata type?\n")
         raise MiError("Can not fetch data now.")
     if not table and not kind:

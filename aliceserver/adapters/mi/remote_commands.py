@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from aliceserver.adapters.mi import target_files
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.libraries import library_names
 from aliceserver.adapters.mi.output import Value, record, stream
@@ -255,3 +256,4 @@ def _monitor(ctx: Context, text: str) -> Reply:
 def register_console(registry: CliRegistry) -> None:
     registry.add("disconnect", _disconnect)
     registry.add("monitor", _monitor)
+    target_files.register_console(registry)  # remote get, put, delete

@@ -112,6 +112,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.ptrace.patched_calltrace import CallRecorder
     from aliceserver.debuggers.stepskips import StepSkips
+    from aliceserver.debuggers.stubservices import StubServices
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
 
 log = logging.getLogger(__name__)
@@ -541,6 +542,9 @@ class PtraceDebugger(EngineQueries):
 
     def monitor(self, command: str) -> str:
         return self._run.monitor(command)
+
+    def stub_services(self) -> StubServices | None:  # info os, remote get/put/delete over a stub
+        return self._remote.stub_services()
 
     # --- call tracing (calltrace.py) -----------------------------------------------------
     @property

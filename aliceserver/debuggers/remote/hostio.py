@@ -1,6 +1,7 @@
 """gdb's host I/O over a stub (`vFile:` packets, remote.c's remote_hostio_*): the target's
 files opened, read and closed through the link, as gdb reads the program and its
-libraries under its default sysroot `target:`.
+libraries under its default sysroot `target:`; written and deleted for `remote put` and
+`remote delete` (stublink.py).
 
 A reply is `F RESULT [, ERRNO] [; ATTACHMENT]`: RESULT -1 with one of the File-I/O errno
 values (gdb's fileio_error) on failure; `pread` and `fstat` attach binary data, escaped.
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.remote.client import RemoteClient
 
 O_RDONLY = 0
+O_WRITE_NEW = 0x1 | 0x200 | 0x400  # File-I/O's O_WRONLY | O_CREAT | O_TRUNC
 _HEADROOM = 32  # `F` + count + `;` and a little, within the packet size
 # The File-I/O protocol's errno values that differ from Linux's (gdbsupport/fileio.h)
 _FILEIO_ERRNO = {91: host_errno.ENAMETOOLONG, 9999: 0}
@@ -87,6 +89,17 @@ class HostIO:
         fields = _FIO_STAT.unpack_from(data)
         return RemoteFileStat(size=fields[7], mtime=fields[11])
 
+    def pwrite(self, fd: int, data: bytes, offset: int) -> int:
+        """Bytes written (remote.c's remote_hostio_pwrite: the data escaped, cut to the packet)."""
+        head = b"vFile:pwrite:%x,%x," % (fd, offset)
+        room = max(self.client.packet_size - _HEADROOM - len(head), 16)
+        body = head + _escaped_within(data, room)
+        return _result(body, self.client.request(body))[0]
+
+    def unlink(self, path: str) -> None:
+        body = b"vFile:unlink:" + packets.hex_bytes(os.fsencode(path))
+        _result(body, self.client.request(body))
+
     def close(self, fd: int) -> None:
         body = b"vFile:close:%x" % fd
         _result(body, self.client.request(body))
@@ -104,6 +117,17 @@ class HostIO:
             if len(data) >= size:
                 break  # no round trip to learn what fstat told
         return bytes(data)
+
+
+def _escaped_within(data: bytes, room: int) -> bytes:
+    """As many of `data`'s first bytes as fit in `room` once escaped (the stub says how
+    many it wrote, as gdb's remote_escape_output leaves the rest for the next write)."""
+    count = min(len(data), room)
+    escaped = packets.escape(data[:count])
+    while len(escaped) > room:  # each byte dropped saves 1 or 2: drop half the excess, rounded up
+        count -= (len(escaped) - room + 1) // 2
+        escaped = packets.escape(data[:count])
+    return escaped
 
 
 def _result(body: bytes, reply: bytes) -> tuple[int, bytes]:

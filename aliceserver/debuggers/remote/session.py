@@ -61,6 +61,7 @@ from aliceserver.errors import TargetError
 if TYPE_CHECKING:
     from aliceserver.debuggers.remote.process import RemoteProcess
     from aliceserver.debuggers.remote.stops import StopReply
+    from aliceserver.debuggers.remote.stublink import StubLink
     from aliceserver.debuggers.source.stepping import Control, StepPlan
 
 log = logging.getLogger(__name__)
@@ -196,6 +197,12 @@ class RemoteSession:
     def monitor(self, command: str) -> str:
         process = self._require_connection()
         return str(self._call(lambda: process.client.monitor(command)))
+
+    def stub_services(self) -> StubLink | None:
+        """The stub's OS tables and files (gdb's info os, remote get/put/delete)."""
+        from aliceserver.debuggers.remote.stublink import StubLink
+
+        return None if self.process is None else StubLink(self.process.client, self._call)
 
     def _require_connection(self) -> RemoteProcess:
         if self.process is None:
