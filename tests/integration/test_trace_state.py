@@ -62,3 +62,19 @@ def test_trace_commands_answer_as_gdb(builder: Builder, tmp_path: Path, started:
     # gdb begins the trace file before the target refuses the rest: the same bytes
     for name in ("f", "g"):
         assert (tmp_path / "ours" / name).read_bytes() == (tmp_path / "gdb" / name).read_bytes()
+
+
+def test_finding_no_trace_frame_selects_frame_0_again_as_gdb(builder: Builder, tmp_path: Path) -> None:
+    """gdb's tfind_1 clears the frame cache and with it the selected frame, found or not
+    (an error before the search keeps it); from a script, no frame found is no error."""
+    prog = builder.build("cli_prog")
+    script = tmp_path / "finds.gdb"
+    script.write_text("tfind\ntfind 2\ntfind start\n")
+    commands = ["-break-insert add", "-exec-run"]
+    for step in ("-trace-find pc 0", "-trace-find none", "-trace-find frame-number", _console("tfind none"),
+                 _console("tfind 3"), _console(f"source {script}"), "-trace-find line add"):  # fmt: skip
+        commands += ["-stack-select-frame 1", step, "-stack-info-frame"]
+    got = transcript("ours", prog, commands, tmp_path)
+    assert got == transcript("gdb", prog, commands, tmp_path)
+    levels = [line[len('^done,frame={level="'):][0] for line in got if line.startswith("^done,frame={level=")]
+    assert levels == ["0", "0", "1", "0", "1", "0", "0"]

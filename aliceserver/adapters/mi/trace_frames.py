@@ -109,6 +109,13 @@ def _has_stack(ctx: Context) -> bool:
     return inferior.process is not None and not inferior.running and inferior.selected_tid is not None
 
 
+def _frames_forgotten(ctx: Context) -> None:
+    """gdb's tfind_1 clears its frame cache, and with it the frame selected: frame 0 of the
+    thread is selected again, with no notice (`frame 1`, then `tfind none`, is frame 0)."""
+    if _has_stack(ctx):
+        ctx.session.inferior.selected_level = 0
+
+
 def _shown_frame(ctx: Context) -> Pairs:
     """What gdb's print_stack_frame (LOC_AND_ADDRESS) adds to -trace-find's answer."""
     if not _has_stack(ctx):
@@ -140,6 +147,7 @@ def _find(ctx: Context, args: list[str]) -> Reply:
         raise MiError("trace selection mode is required")
     mode = args[0]
     if mode == "none":
+        _frames_forgotten(ctx)
         return [("found", "0")]
     if mode not in _ARITY:
         raise MiError(f"Invalid mode '{mode}'")
@@ -151,6 +159,7 @@ def _find(ctx: Context, args: list[str]) -> Reply:
             long_value(ctx, expression)  # gdb's parse_and_eval_address: its errors
     elif mode == "line":
         _line_found(ctx, args[1])
+    _frames_forgotten(ctx)
     return [("found", "0"), *_shown_frame(ctx)]
 
 
@@ -158,12 +167,14 @@ def _not_found(ctx: Context) -> Reply:
     """gdb's tfind_1 when no frame is found: an error when typed, words from a script."""
     if ctx.from_tty:
         raise MiError(NOT_FOUND)
+    _frames_forgotten(ctx)
     ctx.console("No trace frame found\n")
     return None
 
 
 def _left(ctx: Context) -> Reply:
     """`tfind none`: no trace frame was looked at; the program's frame is shown again."""
+    _frames_forgotten(ctx)
     ctx.console("No longer looking at any trace frame\n")
     if ctx.from_tty and _has_stack(ctx):
         tid, level = ctx.session.selected_frame()
