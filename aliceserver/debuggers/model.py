@@ -343,6 +343,10 @@ class VariableScope(enum.Enum):
     GLOBALS = "globals"  # of the frame's compilation unit: its globals and statics
     REGISTERS = "registers"
 
+    # Members are singletons compared by identity: Enum's own hash runs in Python, and the
+    # stop cache's keys hold a scope (13 hashes per thread of a -thread-info of 1,000)
+    __hash__ = object.__hash__
+
 
 @dataclass(frozen=True, slots=True)
 class PrinterView:
@@ -413,6 +417,8 @@ class DynamicTypes(enum.Flag):
     MEMBERS = enum.auto()  # `p->m` looks m up in *p's dynamic type (gdb's evaluator)
     POINTERS = enum.auto()  # pointers and references: their type, value and children
     OBJECTS = enum.auto()  # a class object printed at the top: `(geo::Rect) {...}`
+
+    __hash__ = object.__hash__  # as VariableScope's: each value is one member (combinations too)
 
 
 class StepKind(enum.Enum):

@@ -192,9 +192,10 @@ def target_id(session: MiSession, tid: int) -> str:
     inferior = session.inferior
     if remote_held(session) is not None and inferior.process is not None:
         return f"Thread {inferior.process.pid}.{tid}"  # gdbserver's multiprocess ids
-    pointer = inferior.thread_pointers.get(tid)
-    threaded = any(os.path.basename(m.path).startswith(("libc.so", "libpthread.so")) for m in inferior.libraries)
-    if pointer is None and threaded and not inferior.running:
+    pointer = inferior.thread_pointers.get(tid)  # known: no library looked at (1,000 threads)
+    if pointer is None and not inferior.running and any(
+        os.path.basename(m.path).startswith(("libc.so", "libpthread.so")) for m in inferior.libraries
+    ):
         try:
             pointer = session.debugger.read_registers(tid).values.get("fs_base") or None
         except AliceError:

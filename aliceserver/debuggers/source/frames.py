@@ -233,6 +233,7 @@ class Frames:
         # Enough placed already: asking `unwound` for `levels` physical frames would unwind
         # one more for each virtual frame (an entry value through a tail call asks level 3)
         if stack is not None and len(stack.frames) >= levels and stack.physical is self._frames.get(thread_id):
+            self._tail_stacks[thread_id] = stack  # (taken from the last stop's: kept for the next)
             return stack.frames
         physical = self.unwound(thread_id, levels)
         if stack is None or stack.physical is not physical:  # unwound anew
