@@ -114,6 +114,14 @@ def unit_scopes(
         if not scope and entry.fixed >= 0 and not entry.children:
             pos += entry.fixed
             continue
+        if not scope and entry.sibling is not None and not (levels[-1] and entry.tag == _TAG_NAMESPACE):
+            # Over a type, a variable...: to its sibling read in place (two thirds of the
+            # DIEs read in a unit of CPython's; each attribute's form looked at costs more)
+            at, size = entry.sibling
+            next_sibling = int.from_bytes(unit[pos + at : pos + at + size], "little")
+            if start < next_sibling <= len(unit):
+                pos = next_sibling
+                continue
         values, pos = walk.attributes(entry, pos, _CODE if scope else _SIBLING)
         if scope and walk.has_code(values):
             found.append(((*namespaces, start), walk.span(values)))
