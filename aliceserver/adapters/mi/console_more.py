@@ -6,16 +6,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from aliceserver.adapters.mi import console_auxv, console_dump, console_find, console_float
+from aliceserver.adapters.mi import (
+    console_auxv,
+    console_dump,
+    console_find,
+    console_float,
+    console_tui,
+)
+from aliceserver.adapters.mi import console_printer_lists as printer_lists
 from aliceserver.adapters.mi.registry import CliRegistry, Context
 
 # `info` subcommands, merged into console_info's table.
 INFO: dict[str, Callable[[Context, str], None]] = {
     "auxv": console_auxv.info_auxv,
     "float": console_float.info_float,
+    "pretty-printer": printer_lists.info_pretty_printer,
+    "type-printers": printer_lists.info_type_printers,
+    "frame-filter": printer_lists.info_frame_filter,
+    "win": console_tui.info_win,
+    "checkpoints": console_tui.info_checkpoints,
 }
 
 
 def register(registry: CliRegistry) -> None:
     console_find.register(registry)
     console_dump.register(registry)
+    console_tui.register(registry)
