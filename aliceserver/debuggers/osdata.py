@@ -305,6 +305,9 @@ def parse(xml: bytes) -> Table | None:
     """A stub's `<osdata>` document (None: empty, gdb's "Wrong osdata type?")."""
     if not xml.strip():
         return None
-    root = ElementTree.fromstring(xml)
+    try:
+        root = ElementTree.fromstring(xml)
+    except ElementTree.ParseError:
+        return None  # gdb warns that it could not parse it, then has no data
     return [[(column.get("name", ""), (column.text or "").strip()) for column in item.iter("column")]
             for item in root.iter("item")]  # fmt: skip

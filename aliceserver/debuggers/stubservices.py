@@ -8,8 +8,9 @@ from typing import Protocol, runtime_checkable
 
 
 class StubServices(Protocol):
-    def osdata(self, kind: str) -> bytes:
-        """The stub's `<osdata>` XML for `kind` ("": the list of kinds); b"": it has none."""
+    def osdata(self, kind: str) -> bytes | None:
+        """The stub's `<osdata>` XML for `kind` ("": the list of kinds); b"": it has none of
+        that kind; None: it offers no osdata."""
         ...
 
     def read_file(self, path: str) -> bytes:

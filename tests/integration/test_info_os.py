@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder
+from tests.support.cores import gdb_gcore
 from tests.support.mi_grammar import List, Tuple, parse_record
 from tests.support.mi_script import both
 
@@ -62,3 +63,15 @@ def test_each_type_has_gdbs_columns_and_our_rows_match(builder: Builder, tmp_pat
                             if kind != "files" or row[2] in ("0", "1", "2")), kind  # fmt: skip
     (_, their_cpus), (_, our_cpus) = tables["cpus"]
     assert [row[:2] for row in our_cpus] == [row[:2] for row in their_cpus]  # processor, vendor
+
+
+def test_a_core_files_target_has_no_os_data_as_in_gdb(builder: Builder, tmp_path: Path) -> None:
+    prog = builder.build("cli_prog")
+    core = tmp_path / "cli_prog.core"
+    gdb_gcore(prog, [], "add", core)
+    commands = [f'-interpreter-exec console "core-file {core}"', "-info-os", "-info-os processes",
+                '-interpreter-exec console "info os"']  # fmt: skip
+    expected, got = both(prog, commands, tmp_path)
+    answers = [line for line in got if line.startswith(("^", "&"))]
+    assert answers == [line for line in expected if line.startswith(("^", "&"))]
+    assert answers.count('^error,msg="Can not fetch data now."') == 3

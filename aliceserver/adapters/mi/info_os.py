@@ -15,9 +15,17 @@ _WIDTH = 10  # gdb's for every column
 
 
 def _table(ctx: Context, kind: str) -> osdata.Table:
+    if ctx.session.inferior.core is not None:  # a core file's target has no OS data: gdb's error alone
+        raise MiError("Can not fetch data now.")
     services = stub_services(ctx.session.debugger)
     try:
-        table = osdata.parse(services.osdata(kind)) if services is not None else osdata.native(kind)
+        if services is None:
+            table = osdata.native(kind)
+        else:
+            xml = services.osdata(kind)
+            if xml is None:  # a stub without osdata, as a core
+                raise MiError("Can not fetch data now.")
+            table = osdata.parse(xml)
     except AliceError as error:
         raise MiError(str(error)) from None
     if table is None:

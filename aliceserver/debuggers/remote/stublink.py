@@ -34,14 +34,14 @@ class StubLink:
 
         return cast(T, self._call(run))
 
-    def osdata(self, kind: str) -> bytes:
-        def read() -> bytes:
+    def osdata(self, kind: str) -> bytes | None:
+        def read() -> bytes | None:
             try:
                 return self._client.xfer_read("osdata", kind)
             except RemoteUnsupported:
-                return b""
+                return None
 
-        return cast(bytes, self._call(read))
+        return cast("bytes | None", self._call(read))
 
     def read_file(self, path: str) -> bytes:
         def get(hostio: HostIO) -> bytes:
