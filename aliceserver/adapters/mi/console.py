@@ -9,6 +9,7 @@ import subprocess
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.gdbcommands.values import show_convenience, show_values
 from aliceserver.adapters.mi import (
+    aliases,
     bpnumbers,
     console_more,
     core_commands,
@@ -19,6 +20,7 @@ from aliceserver.adapters.mi import (
     thread_names,
     trace_variables,
     user_commands,
+    with_command,
 )
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
@@ -599,4 +601,6 @@ def register_all(registry: CliRegistry) -> None:
     user_commands.register(registry)
     skips.register(registry)
     thread_names.register(registry)
+    with_command.register(registry)
+    aliases.register(registry)
     console_more.register(registry)

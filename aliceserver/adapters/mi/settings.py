@@ -217,6 +217,8 @@ class Settings:
                 raise MiError("only -1 is allowed to set as unlimited")
             elif name in _ZUINTEGER and not text:
                 raise MiError('Argument required (integer to set it to, or "unlimited").')
+            elif (name in _UINTEGER or name in _INTEGER) and not text:
+                raise MiError('Argument required (integer to set it to, or "unlimited").')
             elif name in _ZINTEGER and not text:
                 raise MiError("Argument required (integer to set it to).")
             elif name in _ZINTEGER and text == "unlimited":  # gdb reads an expression there
