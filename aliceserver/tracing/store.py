@@ -138,6 +138,8 @@ class TraceStore:
         self._written = 0  # rows committed
         self._queued = 0  # rows ever appended
         self._closing = False
+        self._flushing = 0  # threads waiting in flush(): the writer does not wait for more rows
+        self._hurry = threading.Condition(self._lock)  # a flush began
         self._json = True
         self._indexed = False  # the secondary indexes exist (then every insert updates them)
         self._index_asked = 0.0  # monotonic time a query asked for them (0: not yet)
@@ -196,8 +198,9 @@ class TraceStore:
             if self._index_due():
                 self._build_indexes()
                 continue
-            if self._queued - self._written < _GATHER:  # rows waiting (a CallBatch holds many)
-                time.sleep(_BATCH_DELAY)  # let a burst gather into one transaction
+            with self._lock:  # let a burst gather into one transaction, unless a flush waits
+                if self._queued - self._written < _GATHER and not self._flushing:  # a CallBatch: many rows
+                    self._hurry.wait(_BATCH_DELAY)
             with self._lock:  # a bounded batch: encoding it holds the GIL (tracing threads wait)
                 batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
             with self._db_lock:
@@ -246,11 +249,16 @@ class TraceStore:
         deadline = time.monotonic() + timeout
         with self._lock:
             target = self._queued
-            while self._written < target and self._writer.is_alive():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError("the trace store did not catch up")
-                self._wake.wait(left)
+            self._flushing += 1
+            self._hurry.notify()
+            try:
+                while self._written < target and self._writer.is_alive():
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise TimeoutError("the trace store did not catch up")
+                    self._wake.wait(left)
+            finally:
+                self._flushing -= 1
 
     @property
     def counts(self) -> tuple[int, int]:

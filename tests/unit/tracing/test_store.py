@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from aliceserver.tracing import QueryFilters, query
+from aliceserver.tracing import store as store_module
 from aliceserver.tracing.call_batch import CallBatch
 from aliceserver.tracing.store import TraceStore, purge_old
 
@@ -115,3 +116,16 @@ def test_calls_in_bulk_read_as_two_events_each_and_a_kept_file_has_them_in_event
         kinds = db.execute("SELECT id, kind, ts_ns FROM events ORDER BY id").fetchall()
     assert kinds == [(1, "stdout", 5), (2, "call", 10), (3, "return", 15), (4, "call", 20), (5, "return", 26),
                      (6, "stdout", 30)]  # fmt: skip
+
+
+def test_a_flush_does_not_wait_while_the_writer_lets_rows_gather(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer waits a little for rows to gather into one transaction; a flush (the last
+    rows of a burst, a query) has it write at once, whatever that wait is."""
+    monkeypatch.setattr(store_module, "_BATCH_DELAY", 3600.0)
+    store = TraceStore("s", str(tmp_path))
+    try:
+        store.append(ROW)
+        store.flush(timeout=10)
+        assert store.counts == (1, 1)
+    finally:
+        store.close()
