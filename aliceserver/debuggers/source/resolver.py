@@ -106,7 +106,9 @@ class LocationResolver:
 
     def _resolve_function(self, name: str) -> list[CodeLocation]:
         locations = []
-        for module, info in self._source.debug_infos():
+        infos = self._source.debug_infos()
+        self._prefetch(infos)
+        for module, info in infos:
             key = (module.path, module.base, name)
             known = self._function_places.get(key)
             if known is not None and known[0] is info:
@@ -124,6 +126,17 @@ class LocationResolver:
             stub = self._source.symbols.lookup_name(f"{name}@plt")
             return [] if stub is None else [self._source.location_of(stub)]
         return [self._source.location_of(self._past_frame_setup(fallback))]
+
+    def _prefetch(self, infos: list[tuple[Module, DebugInfo]]) -> None:
+        """Before the libraries load (only the program and its loader are), when a loaded
+        library was indexed just now (no session on this machine ran it before): the
+        libraries to come are likely as new, so their DWARF is inflated ahead, for the
+        search of inlined copies to come (sectionprefetch.py)."""
+        modules = self._source.symbols.modules()
+        main = next((m for m in modules if m.is_main), None)
+        image = self._source.symbols.image_of(main.path) if main is not None else None
+        if image is not None and len(modules) <= 2 and any(i.built and not m.is_main for m, i in infos):
+            self._source.prefetch.start(image, [m.path for m in modules], [i.sections for _m, i in infos if i.built])
 
     def _function_places_in(self, module: Module, info: DebugInfo, name: str) -> list[CodeLocation]:
         locations: list[CodeLocation] = []

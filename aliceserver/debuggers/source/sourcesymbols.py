@@ -35,6 +35,7 @@ from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, physname
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.sectionprefetch import SectionPrefetch
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame, unwind_stack
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext
@@ -103,6 +104,7 @@ class SourceSymbols:
         self._places: dict[tuple[str, int, int, bool, bool, SymbolLocation], list[StackFrame]] = {}
         # (debug file, module path) -> whether they are one file (the module has its own DWARF)
         self._own_debug_files: dict[tuple[str, str], bool] = {}
+        self.prefetch = SectionPrefetch(self._cache)  # libraries' DWARF inflated ahead
 
     def close(self) -> None:
         """Close the files the DWARF readers keep open (a new image, or the session ended);
@@ -111,8 +113,8 @@ class SourceSymbols:
             if values is not None:
                 values.units.close()
         self._values.clear()
-        self._all = []
-        self._all_key = ()
+        self._all, self._all_key = [], ()
+        self.prefetch.close()
 
     # --- per module -------------------------------------------------------------------
     def debug_info(self, module: Module) -> DebugInfo | None:
@@ -124,7 +126,8 @@ class SourceSymbols:
             return known[1]
         info = None
         try:
-            info = DebugInfo.load(image, cache=self._cache, progress=self._progress(module))
+            info = DebugInfo.load(image, cache=self._cache, progress=self._progress(module),
+                                  opened=self.prefetch.opened(module.path, image.build_id))
         except AliceError as error:
             log.warning("debug info of %s unusable: %s", module.path, error)
         self._debug[module.path] = (image, info)
@@ -231,9 +234,6 @@ class SourceSymbols:
 
     def debug_infos(self) -> list[tuple[Module, DebugInfo]]:
         """The loaded modules that have debug info, with it."""
-        return self._with_debug_info()
-
-    def _with_debug_info(self) -> list[tuple[Module, DebugInfo]]:
         found = []
         for module in self.symbols.modules():
             info = self.debug_info(module)
@@ -254,13 +254,13 @@ class SourceSymbols:
 
     def source_files(self) -> list[str]:
         files: set[str] = set()
-        for _module, info in self._with_debug_info():
+        for _module, info in self.debug_infos():
             files.update(info.source_files())
         return sorted(files)
 
     def source_name(self, path: str) -> str:
         """The name the debug info gives `path` (see DebugInfo.source_name), else `path`."""
-        for _module, info in self._with_debug_info():
+        for _module, info in self.debug_infos():
             name = info.source_name(path)
             if name is not None:
                 return name

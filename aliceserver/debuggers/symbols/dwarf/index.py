@@ -80,6 +80,7 @@ class DebugInfo:
         # `break NAME`'s answers: the binary's, so they hold for its life (an editor sends
         # every function breakpoint again at each change; each took 150 us)
         self._named: dict[str, tuple[FunctionMatch, ...]] = {}
+        self.built = False  # its names were indexed now (no earlier session's index)
 
     @property
     def _units(self) -> list[Unit]:
@@ -108,13 +109,14 @@ class DebugInfo:
     # --- loading -----------------------------------------------------------------------
     @classmethod
     def load(cls, image: ElfImage, *, cache: IndexCache | None = None,
-             progress: Progress | None = None,
-             debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS) -> DebugInfo | None:  # fmt: skip
+             progress: Progress | None = None, debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS,
+             opened: tuple[ElfSections, ElfSections] | None = None) -> DebugInfo | None:  # fmt: skip
         """The debug info of `image` (from a separate debug file when it has none itself),
         or None when there is no DWARF line info. The index comes from `cache` when it
-        holds one for this build, else it is built (and stored there)."""
+        holds one for this build, else it is built (and stored there). `opened`: open_dwarf's
+        answer for `image` already (sectionprefetch.py)."""
         try:
-            opened = open_dwarf(image.path, image.build_id, debug_dirs, image.target_files)
+            opened = opened or open_dwarf(image.path, image.build_id, debug_dirs, image.target_files)
         except Unsupported as exc:
             log.info("no usable DWARF in %s: %s", image.path, exc)
             return None
@@ -129,7 +131,8 @@ class DebugInfo:
         identity = (_tuple(ident_main), _tuple(ident_dwarf), image.build_id)
         key = IndexCache.key_for(image.build_id, main.path, ident_main.mtime_ns, ident_main.size)
         payload = cache.load(key, identity) if cache is not None else None
-        if payload is not None and _valid_payload(payload):
+        built = payload is None or not _valid_payload(payload)
+        if payload is not None and not built:
             log.debug("index of %s read from the cache", image.path)
         else:  # the name part now; the line part when a query first needs lines
             started = time.perf_counter()
@@ -157,6 +160,7 @@ class DebugInfo:
             return built
 
         info = cls(image, main, dwarf, payload, rows, rebuild)
+        info.built = built
         if cache is not None:
             info._store = (cache, key + "-extra", identity)
             info._symbols_store = (cache, key + "-symbols", identity)

@@ -94,6 +94,7 @@ class ElfSections:
         self._by_name = {h.name: h for h in self.headers}
         self._inflated: dict[str, bytes] = {}
         self._partial: dict[str, PartialInflate] = {}  # sections inflated so far only
+        self._ahead: dict[str, threading.Event] = {}  # being inflated by inflate_ahead
         self._lock = threading.Lock()
 
     def has(self, name: str) -> bool:
@@ -171,7 +172,41 @@ class ElfSections:
             raise TargetError(f"{self.path}: section data at {offset:#x} is truncated")
         return os.pread(fd, count, offset)
 
+    def inflate_ahead(self, names: Iterable[str]) -> int:
+        """Inflate the compressed ones of sections `names` now, each in one zlib call (it
+        releases the GIL: another thread's reads meanwhile wait for it rather than inflate
+        it again); the bytes inflated. For a thread working ahead of the session."""
+        headers = [h for h in map(self._find, names) if h is not None and _compressed(h)]
+        with self._lock:
+            headers = [h for h in headers if h.name not in self._inflated and h.name not in self._partial
+                       and h.name not in self._ahead]  # fmt: skip
+            for header in headers:
+                self._ahead[header.name] = threading.Event()
+        done = 0
+        for header in headers:
+            try:
+                stream, size = _zlib_stream(self.path, header, self._pread(header.offset, header.size))
+                data = zlib.decompress(stream, zlib.MAX_WBITS, size + 1)
+                if len(data) == size:  # else left to the reader, whose checks tell why
+                    with self._lock:
+                        self._inflated[header.name] = data
+                        self._partial.pop(header.name, None)  # a reader's, begun meanwhile
+                    done += len(data)
+            except (zlib.error, TargetError, Unsupported) as exc:
+                log.debug("%s: %s not inflated ahead: %s", self.path, header.name, exc)
+            finally:
+                with self._lock:
+                    self._ahead.pop(header.name).set()
+        return done
+
+    def _await_ahead(self, name: str) -> None:
+        """Wait while inflate_ahead works on section `name` (called without the lock)."""
+        event = self._ahead.get(name)
+        if event is not None:
+            event.wait()
+
     def _decompressed(self, header: SectionHeader) -> bytes:
+        self._await_ahead(header.name)
         with self._lock:
             cached = self._inflated.get(header.name)
             if cached is not None:
@@ -182,6 +217,7 @@ class ElfSections:
 
     def _inflated_range(self, header: SectionHeader, offset: int, size: int) -> bytes:
         """Bytes of a compressed section, inflated only up to their end (inflate.py)."""
+        self._await_ahead(header.name)
         with self._lock:
             whole = self._inflated.get(header.name)
             if whole is not None:
@@ -198,6 +234,10 @@ class ElfSections:
         raw = self._pread(header.offset, header.size)
         stream, size = _zlib_stream(self.path, header, raw)
         return PartialInflate(f"{self.path}: {header.name}", stream, size)
+
+
+def _compressed(header: SectionHeader) -> bool:
+    return bool(header.flags & SHF_COMPRESSED) or header.name.startswith(".zdebug")
 
 
 def _declared_size(header: SectionHeader, head: bytes) -> int | None:

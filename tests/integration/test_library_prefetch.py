@@ -1,0 +1,125 @@
+"""A first session on a machine inflates the DWARF of the libraries a program will load
+ahead, in a thread, while it builds the program's index (sectionprefetch.py), from the
+libraries foreseen in the program's file (needed.py).
+
+Real builds: a library with zlib-compressed DWARF (gcc -gz) holding a static inline
+function, found through the program's run path. Checked: what the loader maps is what is
+foreseen (against ldd), a section inflated ahead is the one read on demand, and a session
+with an empty cache hands the library's opened DWARF to its index (a later session, the
+library indexed, does not) with the same stop and backtrace as gdb's."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.debuggers.symbols.needed import needed_libraries
+from tests.support.batch import needs_gdb, normalized, theirs
+from tests.support.mi_client import ROOT
+
+_LIBRARY = """
+static inline int twice(int x)
+{
+    int s = 0;
+    for (int i = 0; i < x; i++)
+        s += i ^ (s >> 1);
+    return s;
+}
+int lib_entry(int v) { return twice(v) + 3 * twice(v + 3); }
+"""
+_MAIN = """
+#include <math.h>
+#include <stdio.h>
+int lib_entry(int v);
+int main(int argc, char **argv) { printf("%d %f\\n", lib_entry(argc + 3), sqrt((double)argc)); return 0; }
+"""
+_SESSION = ("-batch", "-ex", "set breakpoint pending on", "-ex", "break twice", "-ex", "run", "-ex", "bt")
+
+
+@pytest.fixture(scope="module", params=["runpath", "rpath"])
+def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    root = tmp_path_factory.mktemp(f"prefetch-{request.param}")
+    (root / "inl.c").write_text(_LIBRARY)
+    (root / "main.c").write_text(_MAIN)
+    (root / "lib").mkdir()
+    subprocess.run(["gcc", "-g", "-O2", "-gz=zlib", "-shared", "-fPIC", "inl.c", "-o", "lib/libinl.so"],
+                   cwd=root, check=True)  # fmt: skip
+    tags = "--enable-new-dtags" if request.param == "runpath" else "--disable-new-dtags"
+    subprocess.run(["gcc", "-g", "-O0", "main.c", "-Llib", "-linl", "-lm", f"-Wl,{tags}",
+                    "-Wl,-rpath,$ORIGIN/lib", "-o", "main"], cwd=root, check=True)  # fmt: skip
+    return root / "main"
+
+
+def _ldd(program: Path) -> set[str]:
+    out = subprocess.run(["ldd", str(program)], capture_output=True, text=True, check=True).stdout
+    paths = {m.group(1) for m in re.finditer(r"=> (/\S+)", out)}
+    paths |= {m.group(1) for m in re.finditer(r"^\s*(/\S+) \(", out, re.M)}  # the loader
+    return {os.path.realpath(p) for p in paths}
+
+
+def test_the_libraries_foreseen_are_those_the_loader_maps(program: Path) -> None:
+    if shutil.which("ldd") is None:
+        pytest.skip("ldd not found")
+    foreseen = needed_libraries(ElfImage.load(str(program)))
+    assert {os.path.realpath(p) for p in foreseen} == _ldd(program)
+    assert os.path.realpath(foreseen[0]) == os.path.realpath(program.parent / "lib" / "libinl.so")
+
+
+def test_a_section_inflated_ahead_is_the_one_read_on_demand(program: Path) -> None:
+    library = str(program.parent / "lib" / "libinl.so")
+    ahead = ElfSections(library)
+    names = (".debug_info", ".debug_abbrev", ".debug_str", ".debug_line")
+    assert ahead.inflate_ahead(names) > 0
+    assert ahead.inflate_ahead(names) == 0  # done once
+    for name in names:
+        assert ahead.read(name, 3, 40) == ElfSections(library).read(name, 3, 40)
+        assert ahead.get(name) == ElfSections(library).get(name)
+    assert not ahead._partial  # nothing inflated again on demand
+
+
+def _session(program: Path, cache: Path, log: Path) -> str:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               XDG_CACHE_HOME=str(cache.parent / "xdg"))  # fmt: skip
+    argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), "--log-file", str(log),
+            "--log-level", "DEBUG", *_SESSION, str(program)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env,
+                          cwd=program.parent, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _opened_ahead(log: Path) -> list[str]:
+    return [line for line in log.read_text().splitlines() if "opened ahead" in line]
+
+
+@needs_gdb
+def test_a_first_session_opens_the_library_ahead_and_stops_as_gdb(program: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = _session(program, cache, tmp_path / "first.log")
+    opened = _opened_ahead(tmp_path / "first.log")
+    assert any("libinl.so" in line for line in opened), opened
+    assert any("libm.so" in line or "libc.so" in line for line in opened) or not _has_debug_files(program)
+    again = _session(program, cache, tmp_path / "again.log")
+    assert not _opened_ahead(tmp_path / "again.log")  # indexed by the first session
+    gdb = theirs(["-nx", *_SESSION, str(program)], program.parent)
+    assert normalized(first) == normalized(again) == normalized(gdb.stdout)
+    assert "twice" in first
+
+
+def _has_debug_files(program: Path) -> bool:
+    """Whether the C library has a separate debug file (libc6-dbg) here."""
+    libc = next((p for p in needed_libraries(ElfImage.load(str(program))) if "libc.so" in p), None)
+    build_id = ElfImage.load(libc).build_id if libc else None
+    if not build_id:
+        return False
+    return os.path.exists(f"/usr/lib/debug/.build-id/{build_id[:2]}/{build_id[2:]}.debug")
