@@ -123,7 +123,7 @@ class RecordDrain(BulkDrain):
             while taken := self._recorder.drain(raw=True):  # a bounded part at each call
                 for tid, items in taken.items():
                     for records in pieces(items):
-                        if isinstance(records, bytes):
+                        if isinstance(records, memoryview):
                             written += self._raw_part(tid, records, rows)
                         else:
                             written += self._thread_part(tid, records, rows)

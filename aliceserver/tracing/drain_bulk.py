@@ -93,11 +93,11 @@ class BulkDrain:
             at += 2 * pairs
         return queued
 
-    def _raw_part(self, tid: int, data: bytes, rows: list[Row]) -> int:
+    def _raw_part(self, tid: int, data: memoryview, rows: list[Row]) -> int:
         """`_thread_part` of records still in their bytes (one slot each): runs of leaf
         calls of functions whose text SQLite makes, checked and taken column by column
         (strided memoryviews: an int made only for what is stored); the rest decoded."""
-        words = memoryview(data).cast("q")
+        words = data.cast("q")
         if self._sample_every() > 1 or not any(t.formatter.sql is not None for t in self.traces.values()):
             return self._thread_part(tid, _decoded(data), rows)
         ticks = words[1::8].tolist()
@@ -227,17 +227,18 @@ def _longest(most: int, leaf: Callable[[int], bool]) -> int:
     return good
 
 
-def pieces(items: list[tuple[int, ...] | bytes]) -> Iterator[Records | bytes]:
-    """A thread's items as runs of records (tuples) and raw bytes, each at most PIECE
-    records (the store's writer commits between them)."""
+def pieces(items: list[tuple[int, ...] | bytes]) -> Iterator[Records | memoryview]:
+    """A thread's items as runs of records (tuples) and raw bytes (views: no copy), each
+    at most PIECE records (the store's writer commits between them)."""
     run: Records = []
     for item in items:
         if isinstance(item, bytes):
             if run:
                 yield run
                 run = []
+            whole = memoryview(item)
             for start in range(0, len(item), SLOT * PIECE):
-                yield item[start : start + SLOT * PIECE]
+                yield whole[start : start + SLOT * PIECE]
         else:
             run.append(item)
             if len(run) == PIECE:
@@ -247,5 +248,5 @@ def pieces(items: list[tuple[int, ...] | bytes]) -> Iterator[Records | bytes]:
         yield run
 
 
-def _decoded(data: bytes) -> Records:
+def _decoded(data: bytes | memoryview) -> Records:
     return list(_SLOT_WORDS.iter_unpack(data))
