@@ -9,6 +9,7 @@ from collections.abc import Callable
 from aliceserver.adapters.mi import (
     console_auxv,
     console_dump,
+    console_files,
     console_find,
     console_float,
     console_tui,
@@ -19,6 +20,8 @@ from aliceserver.adapters.mi.registry import CliRegistry, Context
 # `info` subcommands, merged into console_info's table.
 INFO: dict[str, Callable[[Context, str], None]] = {
     "auxv": console_auxv.info_auxv,
+    "files": console_files.info_files,
+    "target": console_files.info_files,
     "float": console_float.info_float,
     "pretty-printer": printer_lists.info_pretty_printer,
     "type-printers": printer_lists.info_type_printers,

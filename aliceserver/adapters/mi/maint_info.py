@@ -17,6 +17,11 @@ def _maintenance(ctx: Context, text: str) -> Reply:
         raise MiError('"maintenance" must be followed by the name of a maintenance command.')
     if words[0] != "info":
         raise MiError(f'Undefined maintenance command: "{words[0]}".  Try "help maintenance".')
+    if len(words) > 1 and len(words[1]) > 1 and "sections".startswith(words[1]):
+        from aliceserver.adapters.mi.console_files import maint_info_sections
+
+        maint_info_sections(ctx, words[2] if len(words) > 2 else "")
+        return None
     if len(words) < 2 or not "breakpoints".startswith(words[1]):
         asked = words[1] if len(words) > 1 else ""
         raise MiError(
