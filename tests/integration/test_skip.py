@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.batch import PATIENCE, assert_like_gdb, ex, needs_gdb
+from tests.support.dap_client import DapClient, alice_argv, start_session
 from tests.support.gdb import gdb_path
 from tests.support.mi_client import ROOT
 
@@ -93,3 +94,17 @@ def test_mi_exec_step_honours_the_skip_list(prog: Path) -> None:
     expected = _mi_frames([gdb], prog)
     assert _mi_frames([sys.executable, "-m", "aliceserver"], prog) == expected
     assert expected[1:] == ['func="main" line="6"', 'func="square" line="3"', 'func="main" line="7"']
+
+
+def test_dap_step_in_honours_a_skip_typed_in_the_debug_console(prog: Path) -> None:
+    """The debug console's skip list is the engine's: DAP's stepIn goes over `twice`."""
+    with DapClient.spawn(alice_argv()) as client:
+        session = start_session(client, prog, function_breakpoints=["main"])
+        said = client.call("evaluate", {"expression": "skip twice", "context": "repl"})["result"]
+        assert said == "Function twice will be skipped when stepping.", said
+        client.resume("stepIn", session.thread_id)
+        top = client.stack_trace(session.thread_id, levels=1)[0]
+        assert (top["name"], top["line"]) == ("main", 6), top  # not twice (x=3) at line 2
+        client.resume("stepIn", session.thread_id)
+        top = client.stack_trace(session.thread_id, levels=1)[0]
+        assert top["name"].startswith("square"), top  # a function not skipped is entered
