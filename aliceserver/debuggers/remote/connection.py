@@ -122,6 +122,12 @@ class PipeChannel:
 
     def close(self) -> None:
         assert self.process.stdin is not None and self.process.stdout is not None
+        # As gdb's pipe_close, the command is told to end (SIGTERM), here before its input
+        # ends: `gdbserver --multi -` reopens stdio at the end of input and says so on the
+        # stderr we share, hundreds of thousands of times a second, until it is killed. The
+        # whole group: the shell may not have exec'd the command.
+        if self.process.poll() is None:
+            self._signal_group(signal.SIGTERM)
         for stream in (self.process.stdin, self.process.stdout):
             try:
                 stream.close()
@@ -130,12 +136,15 @@ class PipeChannel:
         try:
             self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
-            # The shell may not have exec'd the command: end its whole process group.
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            self._signal_group(signal.SIGKILL)
             self.process.wait()
+        self._signal_group(signal.SIGKILL)  # nothing of it outlives the link
+
+    def _signal_group(self, number: int) -> None:
+        try:
+            os.killpg(self.process.pid, number)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def open_channel(target: str, timeout: float | None = DEFAULT_TIMEOUT, *, auto_retry: bool = False) -> Channel:
