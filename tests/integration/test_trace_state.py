@@ -70,11 +70,14 @@ def test_finding_no_trace_frame_selects_frame_0_again_as_gdb(builder: Builder, t
     prog = builder.build("cli_prog")
     script = tmp_path / "finds.gdb"
     script.write_text("tfind\ntfind 2\ntfind start\n")
-    commands = ["-break-insert add", "-exec-run"]
+    commands = ["-data-evaluate-expression $trace_line", "-break-insert add", "-exec-run"]
     for step in ("-trace-find pc 0", "-trace-find none", "-trace-find frame-number", _console("tfind none"),
                  _console("tfind 3"), _console(f"source {script}"), "-trace-find line add"):  # fmt: skip
         commands += ["-stack-select-frame 1", step, "-stack-info-frame"]
+    commands.append("-data-evaluate-expression $trace_line")  # -1 once a search was made
     got = transcript("ours", prog, commands, tmp_path)
     assert got == transcript("gdb", prog, commands, tmp_path)
     levels = [line[len('^done,frame={level="'):][0] for line in got if line.startswith("^done,frame={level=")]
     assert levels == ["0", "0", "1", "0", "1", "0", "0"]
+    values = [line for line in got if line.startswith("^done,value=")]
+    assert values == ['^done,value="void"', '^done,value="-1"']

@@ -19,6 +19,7 @@ from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRe
 from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.trace_variables import long_value
 from aliceserver.adapters.mi.tracepoints import tstart
+from aliceserver.errors import AliceError
 
 NOT_FOUND = "Target failed to find requested trace frame."
 NO_FRAME = "No current trace frame."
@@ -110,10 +111,15 @@ def _has_stack(ctx: Context) -> bool:
 
 
 def _frames_forgotten(ctx: Context) -> None:
-    """gdb's tfind_1 clears its frame cache, and with it the frame selected: frame 0 of the
-    thread is selected again, with no notice (`frame 1`, then `tfind none`, is frame 0)."""
+    """What gdb's tfind_1 leaves when no frame is found: its frame cache cleared, and with
+    it the frame selected (frame 0 of the thread is selected again, with no notice), and
+    the trace frame's context variables: `$trace_line` -1."""
     if _has_stack(ctx):
         ctx.session.inferior.selected_level = 0
+    try:
+        ctx.session.debugger.evaluate("$trace_line = -1", calls=False)
+    except AliceError:
+        pass  # the program runs: the variable keeps its value until the next search
 
 
 def _shown_frame(ctx: Context) -> Pairs:
