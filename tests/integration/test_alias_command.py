@@ -37,7 +37,8 @@ def prog(tmp_path: Path) -> Path:
 def test_aliases_run_their_commands_like_gdb(prog: Path) -> None:
     commands = ex("alias fb = break", "alias -- p3 = print", "alias -a -- p4 = print", "alias pp2 = print /x",
                   "fb main", "p3 1+1", "pp2 255", "p4 3", "alias spi = set print", "spi elements 3",
-                  "show print elements", "alias ab = break twice", "ab", "alias p5 = p3", "p5 7", "run",
+                  "show print elements", "alias ab = break twice", "ab", "alias p5 = p3", "p5 7", "alias x.y = print",
+                  "x.y 8", "run",
                   "info breakpoints")
     got = assert_like_gdb([*commands, str(prog)], prog.parent)
     assert "$2 = 0xff\n" in got.stdout and "Breakpoint 2 at " in got.stdout

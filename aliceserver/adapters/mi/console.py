@@ -49,7 +49,7 @@ def run_console_command(ctx: Context, text: str) -> Reply:
         line = line[len("server ") :].strip()
     if not line or line.startswith("#"):
         return None
-    match = re.match(r"([A-Za-z_][\w-]*|[!|])(.*)", line, re.S)
+    match = re.match(r"([A-Za-z_][\w.-]*|[!|])(.*)", line, re.S)  # gdb's command chars: `alias x.y`
     if match is None:
         raise MiError(f'Undefined command: "{line.split()[0]}".  Try "help".')
     word, rest = match.group(1), match.group(2)
