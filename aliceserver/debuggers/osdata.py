@@ -243,7 +243,7 @@ def message_queues() -> Table:
             for f in _ipc("/proc/sysvipc/msg", 14) if len(f) == 14]  # fmt: skip
 
 
-def _address(family: int, text: str) -> str:
+def proc_net_address(family: int, text: str) -> str:
     """/proc/net's address: 32-bit words in hex, each in this machine's byte order."""
     words = [int(text[i:i + 8], 16) for i in range(0, len(text), 8)]
     return socket.inet_ntop(family, struct.pack(f"={len(words)}I", *words))
@@ -257,7 +257,7 @@ def _sockets_of(family: int, tcp: bool) -> Table:
         try:
             (local, lport), (remote, rport) = words[1].split(":"), words[2].split(":")
             state, uid = int(words[3], 16), int(words[7])
-            local, remote = _address(family, local), _address(family, remote)
+            local, remote = proc_net_address(family, local), proc_net_address(family, remote)
         except (IndexError, ValueError, OSError):
             continue
         table.append([("local address", local), ("local port", str(int(lport, 16))), ("remote address", remote),
