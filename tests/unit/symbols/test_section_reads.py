@@ -110,3 +110,24 @@ def test_inline_search_never_reads_the_whole_section(program: Path, monkeypatch:
     found = units_mentioning(sections, offsets, "helper_3")
     assert found is not None and len(found) == 1  # its own unit only
     assert units_mentioning(sections, offsets, "shared_name") == sorted(offsets)  # called or defined
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_reader_reads_as_read_does_through_one_descriptor(program: Path, tmp_path: Path,
+                                                            compressed: bool) -> None:  # fmt: skip
+    """ElfSections.reader: the unit heads' loop opened the file once per read (20 us each)."""
+    path = program
+    if compressed:
+        path = tmp_path / "prog-z"
+        subprocess.run(["objcopy", "--compress-debug-sections=zlib", str(program), str(path)], check=True)
+    sections = ElfSections(str(path))
+    size = sections.size(".debug_info")
+    places = [(0, 12), (5, 300), (size - 7, 20), (size, 4), (size + 9, 1), (size // 2, 2048)]
+    descriptors = len(list(Path("/proc/self/fd").iterdir()))
+    opened = []
+    with sections.reader(".debug_info") as read:
+        got = [read(offset, count) for offset, count in places]
+        opened.append(len(list(Path("/proc/self/fd").iterdir())))
+    assert got == [sections.read(".debug_info", offset, count) for offset, count in places]
+    assert opened == [descriptors + (0 if compressed else 1)]  # one, held for the block
+    assert len(list(Path("/proc/self/fd").iterdir())) == descriptors  # and closed after it

@@ -12,6 +12,7 @@ Addresses are link-time.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import struct
 from collections.abc import Callable, Iterable, Sequence
@@ -223,9 +224,10 @@ def _lto_units(info: DebugInfo) -> list[int]:
     return info.units_named(_LTO_UNIT_NAME)
 
 
-def _unit_bytes(sections: ElfSections, offset: int) -> bytes:
-    length, _osize, body = unit_length(sections.read(".debug_info", offset, 12), 0)
-    return sections.read(".debug_info", offset, body + length)
+def _unit_bytes(read: Callable[[int, int], bytes], offset: int) -> bytes:
+    """The unit at `offset` of .debug_info, by `read(offset, size)` (ElfSections.reader)."""
+    length, _osize, body = unit_length(read(offset, 12), 0)
+    return read(offset, body + length)
 
 
 def _units_with_abstract(sections: ElfSections, candidates: Sequence[int], leaf: str) -> list[int]:
@@ -234,15 +236,17 @@ def _units_with_abstract(sections: ElfSections, candidates: Sequence[int], leaf:
     offsets = frozenset(_string_offsets(sections, needle))
     cache = AbbrevCache(sections.get(".debug_abbrev"))
     kept = []
-    for offset in candidates:
-        try:
-            unit = _unit_bytes(sections, offset)
-            if not may_define(unit, cache, (needle + b"\0", needle + b"<"), offsets, abstract=True):
-                continue
-        except (Undecided, TargetError, KeyError, IndexError, ValueError, struct.error):
-            pass  # kept: InlineFinder looks
-        kept.append(offset)
-    return kept
+    with contextlib.suppress(TargetError), sections.reader(".debug_info") as read:
+        for offset in candidates:
+            try:
+                unit = _unit_bytes(read, offset)
+                if not may_define(unit, cache, (needle + b"\0", needle + b"<"), offsets, abstract=True):
+                    continue
+            except (Undecided, TargetError, KeyError, IndexError, ValueError, struct.error):
+                pass  # kept: InlineFinder looks
+            kept.append(offset)
+        return kept
+    return list(candidates)  # the section unreadable: InlineFinder looks
 
 
 def _units_defining(sections: ElfSections, candidates: Sequence[int], leaf: str) -> list[int] | None:
@@ -257,11 +261,20 @@ def _units_defining(sections: ElfSections, candidates: Sequence[int], leaf: str)
     needle = leaf.encode("utf-8", "surrogateescape")
     needles = (needle + b"\0", needle + b"<")
     offsets = frozenset(_string_offsets(sections, needle))
-    cache = AbbrevCache(abbrev)
+    try:
+        with sections.reader(".debug_info") as read:
+            return _defining(read, candidates, AbbrevCache(abbrev), needles, offsets, strings, leaf)
+    except TargetError:
+        return None
+
+
+def _defining(read: Callable[[int, int], bytes], candidates: Sequence[int], cache: AbbrevCache,
+              needles: tuple[bytes, bytes], offsets: frozenset[int], strings: tuple[bytes, bytes, bytes],
+              leaf: str) -> list[int] | None:  # fmt: skip
     found = []
     for offset in candidates:
         try:
-            unit = _unit_bytes(sections, offset)
+            unit = _unit_bytes(read, offset)
         except (TargetError, struct.error):
             return None
         try:
@@ -269,7 +282,7 @@ def _units_defining(sections: ElfSections, candidates: Sequence[int], leaf: str)
                 continue
         except (Undecided, KeyError, IndexError, ValueError):
             pass  # walked as before
-        defining = units_defining(unit, abbrev, strings, [0], leaf)
+        defining = units_defining(unit, cache.abbrev, strings, [0], leaf)
         if defining is None:
             return None
         if defining:

@@ -12,7 +12,8 @@ import os
 import struct
 import threading
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO
 
@@ -153,13 +154,42 @@ class ElfSections:
             header = self._by_name.get(".zdebug_" + name[len(".debug_") :])
         return header
 
-    def _pread(self, offset: int, count: int) -> bytes:
+    @contextmanager
+    def reader(self, name: str) -> Iterator[Callable[[int, int], bytes]]:
+        """`read(name, offset, size)` as a function of (offset, size), through a file
+        descriptor of its own for the `with` block where the section is stored plain:
+        a loop of small reads (each unit's first bytes) opened the file for each, 20 us."""
+        header = self._find(name)
+        if header is None or self._file is not None or _compressed(header) or header.type == SHT_NOBITS:
+            yield lambda offset, size: self.read(name, offset, size)
+            return
         try:
-            if self._file is not None:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise TargetError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+
+        def read(offset: int, size: int) -> bytes:
+            if offset >= header.size:
+                return b""
+            return self._pread(header.offset + offset, min(size, header.size - offset), fd)
+
+        try:
+            yield read
+        finally:
+            os.close(fd)
+
+    def _pread(self, offset: int, count: int, fd: int = -1) -> bytes:
+        try:
+            if fd >= 0:
+                data = self._pread_from(fd, offset, count)
+            elif self._file is not None:
                 data = self._pread_from(self._file.fileno(), offset, count)
             else:
-                with open(self.path, "rb") as stream:
-                    data = self._pread_from(stream.fileno(), offset, count)
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)  # (open(): twice the time)
+                try:
+                    data = self._pread_from(fd, offset, count)
+                finally:
+                    os.close(fd)
         except OSError as exc:
             raise TargetError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
         if len(data) != count:

@@ -372,16 +372,17 @@ def build_line_part(
     )
     aranges = read_aranges(dwarf.get(".debug_aranges"))
     covered = {cu for _low, _high, cu in aranges}
-    summaries = read_unit_heads(
-        lambda offset, count: dwarf.read(".debug_info", offset, count),
-        dwarf.size(".debug_info"),
-        dwarf.get(".debug_abbrev"),
-        strings,
-        lambda: RangeSections(
-            dwarf.get(".debug_addr"), dwarf.get(".debug_ranges"), dwarf.get(".debug_rnglists")
-        ),
-        covered,
-    )
+    with dwarf.reader(".debug_info") as read_info:
+        summaries = read_unit_heads(
+            read_info,
+            dwarf.size(".debug_info"),
+            dwarf.get(".debug_abbrev"),
+            strings,
+            lambda: RangeSections(
+                dwarf.get(".debug_addr"), dwarf.get(".debug_ranges"), dwarf.get(".debug_rnglists")
+            ),
+            covered,
+        )
     report(f"reading line tables of {name}", 0.3)
     line_data = dwarf.get(".debug_line")
     if not summaries:  # line tables without units: walk .debug_line itself
