@@ -1,5 +1,6 @@
 """What a debugger may answer about its target beyond IDebugger: the auxiliary vector
-(gdb's `info auxv`). A front end asks with isinstance, as for RemoteTargets."""
+(gdb's `info auxv`), a signal queued for a thread (`queue-signal`). A front end asks with
+isinstance, as for RemoteTargets."""
 
 from __future__ import annotations
 
@@ -12,4 +13,9 @@ class TargetQueries(Protocol):
         """The program's auxiliary vector in its order, (type, value) up to AT_NULL (not
         included): /proc/PID/auxv, a stub's qXfer:auxv:read, or a core's NT_AUXV note.
         TargetError with no program running."""
+        ...
+
+    def queue_signal(self, thread_id: int, signal: int) -> None:
+        """gdb's queue-signal: `signal` (this system's number, 0 for none) is delivered to
+        the stopped thread when it next resumes, in place of the one it stopped with."""
         ...

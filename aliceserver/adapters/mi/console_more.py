@@ -8,10 +8,12 @@ from collections.abc import Callable
 
 from aliceserver.adapters.mi import (
     console_auxv,
+    console_demangle,
     console_dump,
     console_files,
     console_find,
     console_float,
+    console_queue_signal,
     console_tui,
 )
 from aliceserver.adapters.mi import console_printer_lists as printer_lists
@@ -35,3 +37,5 @@ def register(registry: CliRegistry) -> None:
     console_find.register(registry)
     console_dump.register(registry)
     console_tui.register(registry)
+    console_demangle.register(registry)
+    console_queue_signal.register(registry)
