@@ -4,6 +4,7 @@ capability of an IDebugger, front-end neutral): its operating system's tables
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 
@@ -13,12 +14,15 @@ class StubServices(Protocol):
         that kind; None: it offers no osdata."""
         ...
 
-    def read_file(self, path: str) -> bytes:
-        """The whole file at `path` on the stub's machine (TargetError in gdb's words)."""
+    def read_file(self, path: str, opened: Callable[[], None], write: Callable[[bytes], None]) -> None:
+        """The file at `path` on the stub's machine: once it is open there `opened()` is
+        called (where gdb makes the local file), then `write` with its bytes in order
+        (TargetError in gdb's words; what the callables raise goes through)."""
         ...
 
-    def write_file(self, path: str, data: bytes) -> None:
-        """Create or truncate `path` there (mode 0700, as gdb) and write `data`."""
+    def write_file(self, path: str, read: Callable[[int], bytes]) -> None:
+        """Create or truncate `path` there (mode 0700, as gdb), then write what `read(N)`
+        gives (at most N bytes; nothing at the end)."""
         ...
 
     def delete_file(self, path: str) -> None: ...

@@ -43,6 +43,9 @@ def _transfers(here: Path, there: Path) -> list[str]:
         _console("remote put a"), _console("remote get a b c"), _console("remote delete a b"),
         _console("remote"), _console("remote nosuch"), _console("remote del"),
         "-info-os", "-info-os nosuch", "-info-os msg",  # the stub's osdata (qXfer:osdata) over a link
+        # directories: what fails where leaves what gdb leaves (an empty local or remote file)
+        f"-target-file-get {there} {here / 'got-dir'}", f"-target-file-put {here} {there / 'put-dir'}",
+        f"-target-file-put {here / 'payload'} {there}", f"-target-file-delete {there}",
     ]  # fmt: skip
 
 
@@ -60,7 +63,10 @@ def test_files_go_through_gdbserver_as_with_gdb(builder: Builder, tmp_path: Path
             # what connecting prints differs (gdb uploads gdbserver's trace state variables)
             runs[debugger] = [line.replace(f"/{debugger}/", "/D/") for line in lines[lines.index("^connected") + 1:]]
             assert (here / "got-mi").read_bytes() == _PAYLOAD and (here / "got-cli").read_bytes() == _PAYLOAD
-            assert not list(there.iterdir())  # deleted
+            # all deleted but what the failed directory transfers made, as gdb leaves them
+            assert [(path.name, path.stat().st_size, path.stat().st_mode & 0o777) for path in there.iterdir()] == [
+                ("put-dir", 0, 0o700)]
+            assert (here / "got-dir").stat().st_size == 0
     assert runs["ours"] == runs["gdb"]
     assert '~"Successfully sent file \\"' + str(tmp_path / "D" / "here" / "payload") + '\\".\\n"' in runs["ours"]
 

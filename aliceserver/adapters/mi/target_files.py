@@ -5,8 +5,11 @@ native target has no other machine ("command can only be used with remote target
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable
+from contextlib import ExitStack
+from typing import BinaryIO
 
 from aliceserver.adapters.mi.output import stream
 from aliceserver.adapters.mi.parser import getopt
@@ -31,30 +34,51 @@ def _local_error(path: str, error: OSError) -> MiError:
 
 
 def get(ctx: Context, remote: str, local: str) -> None:
-    """The remote file is read before the local one is made (gdb opens them in that order)."""
+    """remote_file_get: the local file is made once the remote one is open, and what was
+    read stays in it when the transfer fails."""
     services = _services(ctx)
-    try:
-        data = services.read_file(remote)
-    except AliceError as error:
-        raise MiError(str(error)) from None
-    try:
-        with open(local, "wb") as out:
-            out.write(data)
-    except OSError as error:
-        raise _local_error(local, error) from None
+    with ExitStack() as stack:
+        out: list[BinaryIO] = []
+
+        def opened() -> None:
+            try:
+                out.append(stack.enter_context(open(local, "wb")))
+            except OSError as error:
+                raise _local_error(local, error) from None
+
+        def write(data: bytes) -> None:
+            try:
+                out[0].write(data)
+            except OSError as error:
+                raise _local_error(local, error) from None
+
+        try:
+            services.read_file(remote, opened, write)
+        except AliceError as error:
+            raise MiError(str(error)) from None
 
 
 def put(ctx: Context, local: str, remote: str) -> None:
+    """remote_file_put: the local file is opened first (a directory opens: reading it is
+    the error), then the remote one made, then the bytes sent."""
     services = _services(ctx)
     try:
-        with open(local, "rb") as source:
-            data = source.read()
+        fd = os.open(local, os.O_RDONLY)
     except OSError as error:
         raise _local_error(local, error) from None
+
+    def read(count: int) -> bytes:
+        try:
+            return os.read(fd, count)
+        except OSError:
+            raise MiError(f"Error reading {local}.") from None
+
     try:
-        services.write_file(remote, data)
+        services.write_file(remote, read)
     except AliceError as error:
         raise MiError(str(error)) from None
+    finally:
+        os.close(fd)
 
 
 def delete(ctx: Context, remote: str) -> None:

@@ -4,6 +4,7 @@ writes taken up where they stopped, and the stub's errors in gdb's words."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 
 import pytest
@@ -57,10 +58,16 @@ def _direct(fn: Callable[[], object]) -> object:
     return fn()
 
 
+def _reader(data: bytes) -> Callable[[int], bytes]:
+    """A local file's reads: at most N bytes each, nothing at its end."""
+    stream = io.BytesIO(data)
+    return stream.read
+
+
 @pytest.mark.parametrize("take", [1000, 37])
 def test_a_file_is_written_whole_in_packets_that_fit(take: int) -> None:
     stub = FakeStub(take)
-    StubLink(stub, _direct).write_file("/there/f", _CONTENT)  # type: ignore[arg-type]
+    StubLink(stub, _direct).write_file("/there/f", _reader(_CONTENT))  # type: ignore[arg-type]
     assert bytes(stub.files["/there/f"]) == _CONTENT
     writes = [body for body in stub.bodies if body.startswith(b"vFile:pwrite:")]
     assert len(writes) > 3 and all(len(body) <= stub.packet_size for body in writes)
@@ -69,10 +76,10 @@ def test_a_file_is_written_whole_in_packets_that_fit(take: int) -> None:
 def test_delete_and_the_stubs_errors_in_gdbs_words() -> None:
     stub = FakeStub()
     link = StubLink(stub, _direct)  # type: ignore[arg-type]
-    link.write_file("/there/f", b"x")
+    link.write_file("/there/f", _reader(b"x"))
     link.delete_file("/there/f")
     assert stub.files == {}
     with pytest.raises(TargetError, match=r"^Remote I/O error: No such file or directory$"):
         link.delete_file("/there/f")
     with pytest.raises(TargetError, match=r"^Remote I/O error: No such file or directory$"):
-        link.write_file("/missing/f", b"x")
+        link.write_file("/missing/f", _reader(b"x"))
