@@ -108,3 +108,35 @@ def test_dap_step_in_honours_a_skip_typed_in_the_debug_console(prog: Path) -> No
         client.resume("stepIn", session.thread_id)
         top = client.stack_trace(session.thread_id, levels=1)[0]
         assert top["name"].startswith("square"), top  # a function not skipped is entered
+
+
+_INLINED = """\
+volatile int sink;
+static inline __attribute__((always_inline)) int bump(int x) {
+  sink = x;
+  return x + 1;
+}
+static inline __attribute__((always_inline)) int twice(int x) {
+  sink = 2 * x;
+  return 2 * x;
+}
+int main(void) {
+  int a = bump(1);
+  int b = twice(a);
+  int c = bump(b);
+  sink = a + b + c;
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize(("skip", "entered"), [("skip bump", False), ("skip -rfu ^b", False), ("skip twice", True),
+                                                ("skip -fu bump -fi inl.c", False)])
+def test_step_goes_through_skipped_inlined_calls_like_gdb(tmp_path: Path, skip: str, entered: bool) -> None:
+    """At -O2 the calls are inlined: a step at a skipped one's first instruction goes
+    through its code to the next line, as gdb's inline_frame_is_marked_for_skip."""
+    (tmp_path / "inl.c").write_text(_INLINED)
+    subprocess.run(["gcc", "-g", "-O2", "-o", "inl", "inl.c"], cwd=tmp_path, check=True)
+    commands = ex("break inl.c:12", "run", skip, "step", "step", "step", "step")
+    got = assert_like_gdb([*commands, str(tmp_path / "inl")], tmp_path)
+    assert ("bump (x=4)" in got.stdout) == entered

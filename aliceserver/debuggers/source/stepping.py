@@ -177,6 +177,8 @@ class StepPlan:
     stopped: bool = False  # a move has stopped: the stub has answered since the request
     # gdb's skip list: True for a function entered (at its first pc) that `step` goes over.
     skipped: Callable[[int], bool] | None = None
+    # The same for an inlined call (pc, its id): `step` goes through its code as `next` does.
+    skipped_inline: Callable[[int, int], bool] | None = None
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
@@ -328,13 +330,18 @@ class StepPlan:
             # `step` goes in.
             if entered[0].call_site != self.from_line:
                 return Stopped(StopReason.STEP, self.tid, address=pc)
-            if self.kind is StepKind.INTO:
+            if self.kind is StepKind.INTO and not self._inline_skipped(pc, entered):
                 self.oracle.show_inline(self.tid, _starting(self.oracle.inline_calls(pc)) - 1)
                 return Stopped(StopReason.STEP, self.tid, address=pc)
-        if entered and self.kind in (StepKind.OVER, StepKind.UNTIL):
+        if entered and (self.kind in (StepKind.OVER, StepKind.UNTIL) or self._inline_skipped(pc, entered)):
             self.line = (row.start, row.end)  # in an inlined call begun after the step: over it
             return self._step_from(pc)
         return self._new_row(pc, row, current, returned)
+
+    def _inline_skipped(self, pc: int, entered: list[InlineCall]) -> bool:
+        """A `step` in an inlined call the skip list names (gdb's inline_frame_is_marked_for_skip)."""
+        skipped = self.skipped_inline
+        return self.kind is StepKind.INTO and skipped is not None and any(skipped(pc, call.id) for call in entered)
 
     def _new_row(
         self, pc: int, row: LineRow, current: tuple[str, int] | None, returned: bool

@@ -74,7 +74,7 @@ class Stepping:
         def go() -> None:
             control, pc = self._control.plan_start(thread_id)
             hidden = self._frames.hidden_inline(thread_id)
-            if kind is StepKind.INTO and hidden:
+            if kind is StepKind.INTO and hidden and not self._skipped_hidden(thread_id, pc, hidden):
                 # As gdb: step at an inlined call's first instruction goes into it, no run.
                 self._engine.forget_stop_state()
                 self._frames.show_inline(thread_id, hidden - 1)
@@ -83,7 +83,7 @@ class Stepping:
                 return
             plan = StepPlan(kind, thread_id, self._oracle(thread_id), control, hidden=hidden)
             if kind is StepKind.INTO and self.skips is not None:
-                plan.skipped = self._skipped
+                plan.skipped, plan.skipped_inline = self._skipped, self._skipped_inline
             if kind is StepKind.OUT:
                 plan.finish_value = self._return_value_reader(thread_id, level)
                 if level > 0:
@@ -116,6 +116,28 @@ class Stepping:
         place = symbols.position(function[0] if function is not None else pc)
         files = () if place is None else tuple(dict.fromkeys((place.symtab or place.path, place.path)))
         return skips(SkipQuery(symbols.function_name(pc), files))
+
+    def _skipped_hidden(self, thread_id: int, pc: int, hidden: int) -> bool:
+        """At inlined calls' first instruction: whether the one a step would show is skipped."""
+        if self.skips is None:
+            return False
+        calls = self._frames.inline_calls(pc)
+        return len(calls) >= hidden and self._skipped_inline(pc, calls[len(calls) - hidden].id)
+
+    def _skipped_inline(self, pc: int, call: int) -> bool:
+        """Whether the skip list names the inlined call `call` (its DIE) around pc, by its
+        function's name or the file of the line at pc."""
+        from aliceserver.debuggers.symbols.dwarf.dies import die_name  # only with a skip list
+        from aliceserver.debuggers.symbols.dwarf.physname import c_function_name
+
+        skips = self.skips
+        symbols = self._engine.source_symbols
+        die = next((die for die in symbols.inline_chain_at(pc) if die.offset == call), None)
+        if skips is None or die is None:
+            return False
+        place = symbols.position(pc)
+        files = () if place is None else tuple(dict.fromkeys((place.symtab or place.path, place.path)))
+        return skips(SkipQuery(c_function_name(die) or die_name(die), files))
 
     def _oracle(self, thread_id: int) -> LineOracle:
         return LineOracle(self._engine, self._frames, self._stop_cache, self._disassembler, thread_id)
