@@ -75,6 +75,8 @@ def _variables(ctx: Context, scope: VariableScope, mode: int) -> list[VariableIn
     aggregates' values only when `mode` shows them (all values)."""
     tid, level = ctx.session.context_frame(ctx.thread, ctx.frame)
     ctx.session.frames.frame(tid, level)
+    if scope is VariableScope.LOCALS:
+        ctx.session.locals_listed = True  # made ahead at the next stop (dispatcher.py)
     found = ctx.session.debugger.frame_variables(tid, level, scope, aggregate_values=mode == 1)
     listed = [info for info in found if not info.locationless]
     for info in listed:  # gdb prints them as it reads each value it lists

@@ -78,6 +78,7 @@ class Dispatcher:
         self._held: deque[UiInput] = deque()  # commands waiting for the program to stop
         self._awaiting: _Origin | None = None  # a start waiting for Continued
         self._prefetch: int | None = None  # a stopped thread whose locals to make when idle
+        self.locals_listed = True  # the client listed a frame's locals since the last prefetch
         self._scripted = 0  # depth of command files and command-line commands being run
         self._readers: list[Ui] = []  # the UIs whose lines a reader thread queues
 
@@ -361,10 +362,16 @@ class Dispatcher:
     # --- idle ------------------------------------------------------------------------
     def _prefetch_locals(self) -> None:
         """After a stop is written, while the client reads it: make the stopped frame's
-        locals (what Emacs and most MI clients ask for next), unless input already waits.
+        locals (what Emacs and most MI clients ask for next, if it did at the stop before),
+        unless input already waits.
         The engine keeps them for the stop, so the request is answered at once."""
         tid, self._prefetch = self._prefetch, None
-        if tid is None or not self._inbox.empty() or self.inferior.running:
+        if tid is None:
+            return
+        # only for a client that lists them at each stop: one stepping with no locals shown
+        # waits for them on its next step (CPU the client and the stub share)
+        listed, self.locals_listed = self.locals_listed, False
+        if not listed or not self._inbox.empty() or self.inferior.running:
             return
         try:
             self.debugger.frame_variables(tid, 0, VariableScope.LOCALS, aggregate_values=False)

@@ -187,7 +187,7 @@ class PtraceDebugger(EngineQueries):
             library_change=lambda: self._images.library_change,
         ))  # fmt: skip
         self.set_remote_timeouts = self._remote.set_timeouts  # `set remotetimeout` mid-session
-        self._run = Execution(access, self._live, self._remote, self._cores)  # live or remote
+        self._run = Execution(access, self._live, self._remote, self._cores, self._stop_cache)  # live or remote
         callers = ProgramCallers(access, self._remote, self.call_settings, self._tracker, self._symbols,
                                  self._forget_stop_state)  # f(x) in expressions, live or remote
         calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)

@@ -39,13 +39,16 @@ from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.source.stepping import Control, StepPlan
+    from aliceserver.debuggers.source.stopcache import StopCache
 
 
 class Execution:
     """The live process's lifecycle and execution control, from either backend."""
 
-    def __init__(self, access: ProcessAccess, live: LiveSession, remote: RemoteSession, cores: CoreFiles) -> None:
+    def __init__(self, access: ProcessAccess, live: LiveSession, remote: RemoteSession, cores: CoreFiles,
+                 stop_cache: StopCache | None = None) -> None:  # fmt: skip
         self._access = access
+        self._stop_cache = stop_cache  # the remote stop's thread list, read without a handoff
         self._cores = cores
         self._call = access.run_on_engine
         self._live = live
@@ -158,8 +161,18 @@ class Execution:
         if self._remote_held:
             if self._remote.is_running():
                 return self._remote.threads()  # no packet: the stub takes only ^C now
-            return self._call(self._remote.threads)
+            cache, process = self._stop_cache, self._remote.process
+            known = None if cache is None else cache.known_threads(process)  # see StopCache
+            return known if known is not None else self._call(self._remote_threads)
         return self._live.threads(details=details)
+
+    def _remote_threads(self) -> list[ThreadInfo]:
+        """The stub's threads at this stop, kept for the stop (MI's *stopped asks, then
+        -thread-info: each a handoff to the tracer thread and back)."""
+        found = self._remote.threads()
+        if self._stop_cache is not None and not self._remote.is_running():
+            self._stop_cache.remember_threads(self._remote.process, found)
+        return found
 
     # --- StepControl (source/steps.py) ------------------------------------------------
     def plan_start(self, thread_id: int) -> tuple[Control, int]:

@@ -16,6 +16,7 @@ _PAGE = 4096
 # never crosses a page, so it is readable whole or not at all.
 LINE = 256
 _CACHED_AT_MOST = 4 * LINE  # bigger reads go straight to the stub (and fill the lines)
+STACK_LINES = 4  # at most this many lines from the stack pointer's, asked with a stop
 
 
 class RemoteMemory:
@@ -26,16 +27,28 @@ class RemoteMemory:
         self.packets = 0  # requests sent: for tests and the benchmark
         self._lines: dict[int, bytes] = {}  # line address -> its bytes (short: unreadable after)
         self._generation = 0  # a resume or a write makes a prefetch's late answer stale
+        # The stack pointer's line at this stop (prefetch_stack) and the lines read since:
+        # how many lines up the stack the next stop's prefetch asks for
+        self._stack_line: int | None = None
+        self._used: set[int] = set()
+        self.stack_lines = 1
 
     def forget(self) -> None:
         """The program ran: what it holds may have changed."""
         self._lines.clear()
         self._generation += 1
+        if self._stack_line is not None:  # the frames read this far up the stack: likely again
+            lines = 1
+            while lines < STACK_LINES and self._stack_line + lines * LINE in self._used:
+                lines += 1
+            self.stack_lines, self._stack_line = lines, None
+        self._used.clear()
 
-    def prefetch(self, address: int) -> None:
-        """The line holding `address` (a stop's stack pointer) asked at once, answered while
-        the stop is handed on: a reported stop's frame reads it."""
+    def prefetch(self, address: int, lines: int = 1) -> None:
+        """The line holding `address` (a stop's stack pointer) and `lines` - 1 after it asked
+        at once, answered while the stop is handed on: a reported stop's frame reads them."""
         line = address - address % LINE
+        lines = max(1, min(lines, self._read_chunk() // LINE, (_PAGE - line % _PAGE) // LINE))
         if line in self._lines or LINE > self._read_chunk():
             return
         generation = self._generation
@@ -44,11 +57,16 @@ class RemoteMemory:
             if generation != self._generation or _is_error(reply) or not reply:
                 return
             data = packets.unescape(reply[1:]) if self.binary_reads else packets.from_hex(reply)
-            if len(data) == LINE:
-                self._lines.setdefault(line, data)
+            for n in range(len(data) // LINE):
+                self._lines.setdefault(line + n * LINE, data[n * LINE : (n + 1) * LINE])
 
         verb = b"x" if self.binary_reads else b"m"
-        self.client.connection.post(verb + b"%x,%x" % (line, LINE), answered)
+        self.client.connection.post(verb + b"%x,%x" % (line, lines * LINE), answered)
+
+    def prefetch_stack(self, sp: int, lines: int) -> None:
+        """The stack pointer's line and the ones above it the last stop read (up to `lines`)."""
+        self._stack_line = sp - sp % LINE
+        self.prefetch(sp, min(lines, self.stack_lines))
 
     def read(self, address: int, size: int) -> bytes:
         """`size` bytes at `address`; TargetError (gdb's words) where none can be read, the
@@ -68,17 +86,33 @@ class RemoteMemory:
         end = address + size
         line = address - address % LINE
         while line < end:
+            self._used.add(line)
             data = self._lines.get(line)
             if data is None:
                 self.client.connection.settle()  # a prefetched line may be on its way
                 data = self._lines.get(line)
             if data is None:
-                data = self._lines[line] = self._read_direct(line, LINE)
+                data = self._fill_lines(line, end)
             out += data[max(address - line, 0) : end - line]
             if len(data) < LINE:
                 break
             line += LINE
         return bytes(out)
+
+    def _fill_lines(self, line: int, end: int) -> bytes:
+        """Line `line` and the missing ones after it up to `end`, in one request (a string
+        crossing a line: one round trip, not two); the first one's bytes."""
+        count = 1
+        while line + count * LINE < end and line + count * LINE not in self._lines:
+            count += 1
+        count = max(1, min(count, self._read_chunk() // LINE))
+        data = self._read_direct(line, count * LINE)
+        for n in range(count):
+            part = data[n * LINE : (n + 1) * LINE]
+            self._lines[line + n * LINE] = part
+            if len(part) < LINE:
+                break  # short: unreadable after, as one line's read tells
+        return data[:LINE]
 
     def _read_direct(self, address: int, size: int) -> bytes:
         """The bytes up to the first unreadable one (none: b"")."""

@@ -21,6 +21,7 @@ from aliceserver.debuggers.remote.breakpoints import StubBreakpoint
 from aliceserver.debuggers.remote.client import RemoteClient
 from aliceserver.debuggers.remote.connection import DEFAULT_TIMEOUT, Connection, open_channel
 from aliceserver.debuggers.remote.errors import RemoteError, RemoteUnsupported
+from aliceserver.debuggers.remote.memory import LINE, STACK_LINES
 from aliceserver.debuggers.remote.target import RemoteTarget
 from aliceserver.debuggers.remote.threadids import ThreadRef
 from aliceserver.debuggers.target import LiveProcess
@@ -247,10 +248,18 @@ class RemoteProcess(RemoteTarget):
             self._prefetch_line(reply, self.arch.pc)
         self.threads.prefetch()
         # no `g` where the reply carried the pc and stack pointer: frame 0's unwinding most
-        # often needs no more, and a register it lacks is read when first asked (regcache)
-        if registers_of is not None and not self._carries_frame(reply):
+        # often needs no more, and a register it lacks is read when first asked (regcache),
+        # unless the last stop read one (a step in code whose arguments live in registers)
+        wanted = self.registers.wanted_again()
+        whole = registers_of is not None and (wanted or not self._carries_frame(reply))
+        if whole and registers_of is not None:
             self.registers.prefetch(registers_of)
-        self._prefetch_line(reply, self.arch.sp)
+        register = self.description.get(self.arch.sp)
+        if register is not None and register.number in reply.registers:
+            # the stack's lines the last stop read; after a `g`, fewer bytes than its reply,
+            # so that a stub's copy of that reply is not taken for theirs (replyshape.py)
+            lines = (self.registers.whole_size - 1) // LINE if whole else STACK_LINES
+            self.memory.prefetch_stack(int.from_bytes(reply.registers[register.number], "little"), lines)
         self.client.connection.flush()
 
     def _carries_frame(self, reply: stops.SignalStop) -> bool:

@@ -26,6 +26,8 @@ class RegisterCache:
         self._layouts: dict[tuple[str, ...], list[tuple[str, int, int, int]]] = {}
         self._generation = 0  # a resume makes a prefetch's late answer stale
         self.reads = 0  # packets sent for registers: for tests and the benchmark
+        self.whole_read = False  # a `g` was wanted since the last stop's prefetch (wanted_again)
+        self.whole_size = 0  # the bytes of the last `g` reply read
 
     def clear(self) -> None:
         self._g.clear()
@@ -109,17 +111,24 @@ class RegisterCache:
             return False
         return True
 
+    def wanted_again(self) -> bool:
+        """Whether the last reported stop read a `g` (an argument in a register the stop
+        reply lacks): a step in the same code wants it again, asked with the stop's
+        prefetch, not in a round trip of its own. Asked once per stop."""
+        wanted, self.whole_read = self.whole_read, False
+        return wanted
+
     def _read_all(self, thread: ThreadRef) -> bytes:
+        self.whole_read = True
         self.client.connection.settle()
         asked = self._asked.pop(thread, None)
         if asked is not None and asked[:1] != b"E" and asked:
             whole = packets.from_hex(asked)
-            self._g[thread] = whole
-            return whole
-        self.client.select_thread(thread)
-        self.reads += 1
-        whole = packets.from_hex(self.client.ask(b"g"))
-        self._g[thread] = whole
+        else:
+            self.client.select_thread(thread)
+            self.reads += 1
+            whole = packets.from_hex(self.client.ask(b"g"))
+        self._g[thread], self.whole_size = whole, len(whole)
         return whole
 
     def _read_one(self, thread: ThreadRef, register: RegisterInfo) -> bytes:

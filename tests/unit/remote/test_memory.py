@@ -139,3 +139,36 @@ def test_a_prefetched_line_serves_the_stop_and_a_resume_before_its_answer_drops_
     target.memory[0x120] ^= 0xFF
     assert memory.read(_BASE + 0x120, 1) == bytes(target.memory[0x120:0x121])
     assert reads() == 3
+
+
+def test_a_read_across_lines_asks_for_the_missing_ones_at_once() -> None:
+    """A string crossing a line (a stop's char * argument) costs one round trip, not one a line."""
+    memory, stub, target = _memory(False)
+    memory.client.packet_size = 0x1000  # several lines fit a reply
+    reads = lambda: sum(r[:1] == b"m" for r in stub.requests)  # noqa: E731
+    assert memory.read(_BASE + 0xF0, 0x40) == bytes(target.memory[0xF0:0x130])
+    assert reads() == 1
+    assert memory.read(_BASE + 0x100, 0x100) == bytes(target.memory[0x100:0x200])  # both lines kept
+    assert reads() == 1
+    end = _BASE + len(target.memory)
+    assert memory.read(end - 0x120, 0x200) == bytes(target.memory[-0x120:])  # up to where memory ends
+    with pytest.raises(TargetError):
+        memory.read(end, 8)
+
+
+def test_the_stack_lines_a_stop_read_are_asked_with_the_next_stop() -> None:
+    memory, stub, target = _memory(False)
+    memory.client.connection.acks = stub.acks = False
+    memory.client.packet_size = 0x1000
+    reads = lambda: [r for r in stub.requests if r[:1] == b"m"]  # noqa: E731
+    sp = _BASE + 0x310
+    memory.prefetch_stack(sp, 4)
+    memory.client.connection.flush()
+    assert memory.read(sp, 0x200) == bytes(target.memory[0x310:0x510])  # the frames read two lines up
+    assert len(reads()) == 2
+    memory.forget()  # the program ran
+    memory.prefetch_stack(sp + 0x8, 4)
+    memory.client.connection.flush()
+    assert reads()[-1] == b"m%x,%x" % (_BASE + 0x300, 0x300)  # those lines, in the stop's request
+    assert memory.read(sp, 0x200) == bytes(target.memory[0x310:0x510])
+    assert len(reads()) == 3
