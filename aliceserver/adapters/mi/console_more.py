@@ -13,6 +13,7 @@ from aliceserver.adapters.mi import (
     console_files,
     console_find,
     console_float,
+    console_pipe,
     console_queue_signal,
     console_tui,
 )
@@ -39,3 +40,4 @@ def register(registry: CliRegistry) -> None:
     console_tui.register(registry)
     console_demangle.register(registry)
     console_queue_signal.register(registry)
+    console_pipe.register(registry)
