@@ -154,8 +154,6 @@ class IndexCache:
 
     def store(self, key: str, identity: Hashable, payload: dict[str, Any]) -> None:
         """Write `payload` for `key` (best effort: failures are logged, not raised)."""
-        import tempfile  # here: a warm start only reads (tempfile imports random, shutil)
-
         path = self.path_for(key)
         if not self.writable:
             return
@@ -166,7 +164,7 @@ class IndexCache:
             return
         try:
             _ensure_private_directory(self.directory)
-            fd, partial = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".idx")
+            fd, partial = _partial_file(self.directory)
             try:
                 with os.fdopen(fd, "wb") as stream:
                     stream.write(_MAGIC + FORMAT_VERSION.to_bytes(4, "little")
@@ -181,6 +179,18 @@ class IndexCache:
             self.write_failed(path, exc)
             return
         self.written(path, _HEADER + len(body))
+
+
+def _partial_file(directory: str) -> tuple[int, str]:
+    """A new file of a random name for a write to come, as tempfile.mkstemp makes one
+    (whose import, of random and shutil, took 5-7 ms of a cold start's first store)."""
+    for _attempt in range(100):
+        path = os.path.join(directory, f".tmp-{os.urandom(6).hex()}.idx")
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no new temporary file name in {directory}")
 
 
 def _ensure_private_directory(directory: str) -> None:
