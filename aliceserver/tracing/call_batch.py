@@ -44,12 +44,17 @@ FROM calls AS c JOIN shapes AS s ON s.id = c.shape""",
        c.end_ns - c.ts_ns, NULL, NULL
 FROM calls AS c JOIN shapes AS s ON s.id = c.shape""",
 )
+# The calls parts' counts where a filter reads only what a shape holds: its `calls`.
+COUNTED_COLUMNS: Final = "kind, function, file, n"
+COUNTED_PARTS: Final = (None, "SELECT 'call', function, file, calls FROM shapes",
+                        "SELECT 'return', function, file, calls FROM shapes")  # fmt: skip
 _UNION: Final = "\nUNION ALL\n"
 CALLS_SCHEMA: Final = f"""
 CREATE TABLE IF NOT EXISTS shapes (  -- what the calls of a batch share
     id INTEGER PRIMARY KEY, function TEXT, file TEXT, line INTEGER,
     template TEXT,  -- printf of the arguments' JSON from v0..v5 (NULL: args holds it)
-    conversion TEXT  -- printf of the return value from r (NULL: retval holds it, or void)
+    conversion TEXT,  -- printf of the return value from r (NULL: retval holds it, or void)
+    calls INTEGER DEFAULT 0  -- its rows in calls (a count by function need not read them)
 );
 CREATE TABLE IF NOT EXISTS calls (  -- a call and its return, in one row (none NULL where
     -- the writer puts a value: NOT NULL would cost a check per column and row, 5% more)
@@ -76,6 +81,7 @@ UNFOLD: Final = (
     " retval, duration_ns) SELECT id, kind, ts_ns, thread, function, file, line, call_id, parent_id, depth,"
     " args, retval, duration_ns FROM all_events WHERE id NOT IN (SELECT id FROM events)",
     "DELETE FROM calls",
+    "UPDATE shapes SET calls = 0",
 )
 # ns = base + int((ticks - ticks0) * scale), never before the thread's last row (`last`:
 # stamps go up, so only where the first is before it). ?N: the stamp's parameter.
@@ -85,6 +91,7 @@ _NS_AFTER: Final = "max(?6, ?3 + CAST((?{} - ?4) * ?5 AS INTEGER))"
 _SHAPE: Final = (
     "SELECT id FROM shapes WHERE function IS ? AND file IS ? AND line IS ? AND template IS ? AND conversion IS ?",
     "INSERT INTO shapes (function, file, line, template, conversion) VALUES (?, ?, ?, ?, ?)",
+    "UPDATE shapes SET calls = calls + ? WHERE id = ?",
 )
 
 
@@ -138,6 +145,7 @@ class CallBatch:
         shared = (base, ticks, scale, self.last_ns, self.thread, shape_id, self.parent, self.depth)
         per_row = [self.call_ticks, self.return_ticks, *([] if serial else [ids]), *columns]
         _insert_rows(db, (names, expressions, serial, after), shared, first, ids[0], per_row)
+        db.execute(_SHAPE[2], (len(ids), shape_id))
 
 
 def _insert_rows(db: sqlite3.Connection, form: tuple[tuple[str, ...], tuple[str, ...], bool, bool], shared: tuple[Any, ...],

@@ -6,11 +6,16 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aliceserver.errors import ProtocolError
-from aliceserver.tracing.call_batch import EVENT_COLUMNS, EVENT_PARTS
+from aliceserver.tracing.call_batch import (
+    COUNTED_COLUMNS,
+    COUNTED_PARTS,
+    EVENT_COLUMNS,
+    EVENT_PARTS,
+)
 from aliceserver.tracing.store import TraceStore
 
 KINDS = ("call", "return", "stdout", "stderr", "crash", "exit")
@@ -109,12 +114,23 @@ def _where(filters: QueryFilters) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def _count(where: str) -> str:
+def _count(where: str, by_shape: bool) -> str:
     """The view's parts counted one by one: a part whose constant kind the filter excludes
     is skipped whole, where the view (a co-routine) read every row of every part (1M calls:
-    0.28 -> 0.05 s for the calls' returns of one function)."""
-    counts = [f"(WITH v({EVENT_COLUMNS}) AS ({part}) SELECT count(*) FROM v{where})" for part in EVENT_PARTS]
+    0.28 -> 0.05 s for the calls' returns of one function). `by_shape`: the filter reads
+    only kinds, names and files, so the calls parts are counted from their shapes' counts
+    (0.05 s -> nothing, for the same count)."""
+    counts = [f"(WITH v({EVENT_COLUMNS}) AS ({part}) SELECT count(*) FROM v{where})"
+              if counted is None or not by_shape
+              else f"(WITH v({COUNTED_COLUMNS}) AS ({counted}) SELECT coalesce(sum(n), 0) FROM v{where})"
+              for part, counted in zip(EVENT_PARTS, COUNTED_PARTS, strict=True)]  # fmt: skip
     return "SELECT " + " + ".join(counts)
+
+
+def _by_shape(filters: QueryFilters) -> bool:
+    """Whether the filters read nothing but what a shape holds (kind, function, file)."""
+    shaped = replace(filters, kinds=(), function=None, function_contains=None, function_regex=None, file=None)
+    return replace(shaped, limit=0, offset=0) == QueryFilters(limit=0)
 
 
 def query(store: TraceStore, filters: QueryFilters, *, flush: bool = True) -> QueryResult:
@@ -135,7 +151,7 @@ def query(store: TraceStore, filters: QueryFilters, *, flush: bool = True) -> Qu
             return compiled.search(text) is not None
 
         db.create_function("regexp", 2, regexp, deterministic=True)
-        total = db.execute(_count(where), params * len(EVENT_PARTS)).fetchone()[0]
+        total = db.execute(_count(where, _by_shape(filters)), params * len(EVENT_PARTS)).fetchone()[0]
         rows = db.execute(
             f"SELECT id, kind, ts_ns, thread, function, file, line, call_id, parent_id, depth, args,"
             f" retval, duration_ns, text, data FROM all_events{where} ORDER BY ts_ns, id LIMIT ? OFFSET ?",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,30 @@ def test_a_flush_does_not_wait_while_the_writer_lets_rows_gather(tmp_path: Path,
         assert store.counts == (1, 1)
     finally:
         store.close()
+
+
+def test_totals_equal_the_events_whether_counted_by_shape_or_by_row(tmp_path: Path) -> None:
+    """A filter on kinds, names and files counts the calls of each shape (shapes.calls), any
+    other reads the rows: both equal the events the query lists, also once a kept store's
+    calls went into events (UNFOLD)."""
+    store = TraceStore("s", str(tmp_path), keep=True)
+    store.append((*ROW[:1], 5, *ROW[2:]))
+    for thread, function, count in ((7, "leaf", 3), (8, "leaf", 2), (7, "other", 4)):
+        ids = list(range(100 * thread + len(function), 100 * thread + len(function) + count))
+        ticks = list(range(10, 10 + 10 * count, 10))
+        store.add_calls(CallBatch(thread, function, "/src/a.c", 3, None, 0, (0, 0, 1.0), 0, ids, ticks,
+                                  [t + 5 for t in ticks], ['[["i", "1"]]'] * count, ["0"] * count))  # fmt: skip
+    filters = [QueryFilters(), QueryFilters(kinds=("return",)), QueryFilters(function="leaf"),
+               QueryFilters(kinds=("call",), function_regex="^o"), QueryFilters(file="a.c", function_contains="ea"),
+               QueryFilters(function="leaf", thread=7), QueryFilters(kinds=("stdout",))]  # fmt: skip
+    expected = [19, 9, 10, 4, 10, 6, 1]
+    try:
+        store.flush()
+        for f, want in zip(filters, expected, strict=True):
+            result = query(store, replace(f, limit=100))
+            assert (result.total, len(result.events)) == (want, want), f
+    finally:
+        store.close()
+    with sqlite3.connect(store.path) as db:  # kept: its calls in events, no shape counts any
+        assert db.execute("SELECT count(*), (SELECT sum(calls) FROM shapes) FROM calls").fetchone() == (0, 0)
+        assert db.execute("SELECT count(*) FROM all_events WHERE function = 'leaf'").fetchone() == (10,)
