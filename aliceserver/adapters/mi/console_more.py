@@ -13,6 +13,7 @@ from aliceserver.adapters.mi import (
     console_files,
     console_find,
     console_float,
+    console_macro,
     console_pipe,
     console_queue_signal,
     console_tui,
@@ -31,6 +32,8 @@ INFO: dict[str, Callable[[Context, str], None]] = {
     "frame-filter": printer_lists.info_frame_filter,
     "win": console_tui.info_win,
     "checkpoints": console_tui.info_checkpoints,
+    "macro": console_macro.info_macro,
+    "macros": console_macro.info_macros,
 }
 
 
@@ -41,3 +44,4 @@ def register(registry: CliRegistry) -> None:
     console_demangle.register(registry)
     console_queue_signal.register(registry)
     console_pipe.register(registry)
+    console_macro.register(registry)
