@@ -41,7 +41,9 @@ def test_refused_before_run_like_gdb(tmp_path: Path, command: str) -> None:
 def test_refused_at_a_stop_like_gdb(tmp_path: Path) -> None:
     program = _build(tmp_path, "plain.c", "int main(void) { return 0; }\n", "gcc")
     got = assert_like_gdb([*ex("break main", "run", "update", "restart 1", "restart x", "info checkpoints",
-                               "info win", "tui enable", "layout src"), str(program)], tmp_path)  # fmt: skip
+                               "info win", "tui enable", "layout src", "delete checkpoint", "delete checkpoint 1",
+                               "detach checkpoint 1", "detach checkpoint", "delete che 2", "delete checkpoint x"),
+                           str(program)], tmp_path)  # fmt: skip
     assert "Cannot enable the TUI when output is not a terminal" in got.stderr
 
 

@@ -12,6 +12,7 @@ from aliceserver.adapters.mi import (
     aliases,
     bpnumbers,
     console_more,
+    console_tui,
     core_commands,
     maint_info,
     radix,
@@ -170,6 +171,8 @@ def _delete(ctx: Context, text: str) -> Reply:
         words = words[1:]
     if words and words[0] in ("display",):
         return _undisplay(ctx, " ".join(words[1:]))
+    if words and len(words[0]) > 1 and "checkpoint".startswith(words[0]):
+        return console_tui.no_checkpoint(ctx, "delete", " ".join(words[1:]))
     if words and len(words[0]) > 1 and "tvariable".startswith(words[0]):
         return trace_variables.delete_tvariables(ctx, text.strip()[len(words[0]):])
     if not words and ctx.from_tty and ctx.session.breakpoints.sorted():  # gdb asks a person only
@@ -303,6 +306,9 @@ def _kill(ctx: Context, text: str) -> Reply:
 
 def _detach(ctx: Context, text: str) -> Reply:
     session = ctx.session
+    words = text.split()
+    if words and len(words[0]) > 1 and "checkpoint".startswith(words[0]):
+        return console_tui.no_checkpoint(ctx, "detach", " ".join(words[1:]))
     if core_commands.close_core(ctx):
         return None
     session.require_process()

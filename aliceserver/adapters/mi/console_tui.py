@@ -112,9 +112,7 @@ def _checkpoint(ctx: Context, text: str) -> Reply:
     raise MiError('"checkpoint" is not supported by aliceserver.')
 
 
-def _restart(ctx: Context, text: str) -> Reply:
-    if not text.strip():
-        raise MiError("Requires argument (checkpoint id to restart)")
+def _checkpoint_id(ctx: Context, text: str) -> str:
     session = ctx.session
     inferior = session.inferior
     stopped = inferior.process is not None and inferior.selected_tid is not None
@@ -122,7 +120,20 @@ def _restart(ctx: Context, text: str) -> Reply:
                                      inferior.selected_level if stopped else 0, calls=stopped)  # fmt: skip
     if info.error:
         raise MiError(info.value)
-    raise MiError(f"Not found: checkpoint id {info.value.split()[0]}")  # none is ever made
+    return info.value.split()[0]
+
+
+def _restart(ctx: Context, text: str) -> Reply:
+    if not text.strip():
+        raise MiError("Requires argument (checkpoint id to restart)")
+    raise MiError(f"Not found: checkpoint id {_checkpoint_id(ctx, text)}")  # none is ever made
+
+
+def no_checkpoint(ctx: Context, verb: str, text: str) -> Reply:
+    """`delete checkpoint N` / `detach checkpoint N`: no checkpoint is ever made."""
+    if not text.strip():
+        raise MiError(f"Requires argument (checkpoint id to {verb})")
+    raise MiError(f"No such checkpoint id, {_checkpoint_id(ctx, text)}")
 
 
 def info_checkpoints(ctx: Context, text: str) -> None:
