@@ -121,6 +121,7 @@ class Frames:
         self._variable_threads: set[int] = set()  # those whose variables were shown at this stop
         self._kept = KeptUnwindings()  # unwindings kept across stops while nothing they read moved
         self._kept_variables = KeptVariables(self._read_visible)  # frame 0's, on a kept unwinding
+        self._writes_at_stop = 0  # the stop cache's writes when the program last stopped
         self._asked = AskedStacks()  # stack_trace's, made ahead at the next stop
 
     @property
@@ -134,6 +135,7 @@ class Frames:
         self._keep_lookups()
         self._kept.next_stop()
         self._kept_variables.next_stop()
+        self._writes_at_stop = self._stop_cache.writes
         self._asked.next_stop()
         self._callers.clear()
         self._hidden.clear()
@@ -527,6 +529,7 @@ class Frames:
                 thread_id, (scope, aggregate_values, shown, entries), self._kept_unwinding(thread_id),
                 (self.hidden_inline(thread_id), self._past_main, settings), partial(compute, scope, entries),
                 self._values.referred, self._values.refer, self._kept.reads(thread_id),
+                self._stop_cache.writes == self._writes_at_stop,  # its reads compared, none written since
             )  # fmt: skip
 
         def compute(scope: VariableScope, entries: bool) -> list[VariableInfo]:
@@ -560,8 +563,7 @@ class Frames:
         return self._engine.run_on_engine(go)
 
     def _kept_unwinding(self, thread_id: int) -> object | None:
-        """The thread's unwinding, where its frame-0 variables may be kept with it (only
-        registers read as a whole are all compared: keptframes.py)."""
+        """The thread's unwinding to keep its frame-0 variables with (registers read whole)."""
         frames = self.with_tail_calls(thread_id, 1)
         unwinder = self._unwinders.get(thread_id)
         if unwinder is None or not frames or isinstance(frames[0].registers, ReadRegisters):

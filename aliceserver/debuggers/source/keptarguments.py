@@ -8,8 +8,9 @@ settings are the same and every read made for them gives the same bytes once mor
 child reference is made anew, as the store's references name one stop's values. Not kept
 where something else was read (float registers), a pretty printer may have run (it reads
 memory through its own calls) or the registers are read on demand (over a stub, only those
-the unwinding read are compared). At each later stop of 1,000 such threads: 6 arguments,
-their entry values and symbols made again cost 110 us a thread, a kept list 10 us.
+the unwinding read are compared). 1,000 threads in libc's futex wait, 6 arguments each
+with their entry values: made anew at a later stop, 110 us a thread; kept, 10 us (their
+reads compared in one or two reads of the stack, as near each other).
 """
 
 from __future__ import annotations
@@ -77,16 +78,19 @@ class KeptVariables:
 
     def variables(
         self, thread_id: int, scope: Hashable, made_on: object | None, how: Hashable,
-        make: Callable[[], list[VariableInfo]], referred: Referred, refer: Refer, covered: Sequence[tuple[int, int, bytes]] = (),
+        make: Callable[[], list[VariableInfo]], referred: Referred, refer: Refer,
+        covered: Sequence[tuple[int, int, bytes]] = (), verified: bool = False,
     ) -> list[VariableInfo]:  # fmt: skip
         """`make()`'s, or the last stop's where made on the same unwinding (`made_on`, None:
         none to keep) with the same `how` and the same bytes at each read made for them.
-        `covered`: the unwinding's own reads, compared before it is kept: a read inside one
-        of them (a stack slot of frame 0 or its caller) is not compared again."""
+        `covered`: that unwinding's reads, `verified` where compared at this stop with no
+        write since (`set var`): a read inside one of them (a stack slot of frame 0 or its
+        caller) is then not compared again; else they are compared with the others."""
         key = (thread_id, scope)
         kept = self._before.pop(key, None) or self._now.get(key)
         if made_on is not None and kept is not None and kept.made_on is made_on and kept.how == how:
-            if _unchanged(self._reader.read_unrecorded, kept.reads):
+            reads = kept.reads if verified else [*kept.reads, *covered]
+            if _unchanged(self._reader.read_unrecorded, reads):
                 self._now[key] = kept
                 return _renewed(kept.infos, kept.referred, refer)
         reader = self._reader
@@ -108,11 +112,35 @@ class KeptVariables:
         return infos
 
 
+_WINDOW = 512  # reads this close together, in one page, are compared in one read
+
+
 def _unchanged(read: Read, reads: Sequence[tuple[int, int, bytes]]) -> bool:
+    """Whether each read gives the same bytes now: reads near each other in the same page
+    (a frame's stack slots, the block its caller's unwinding read) in one read of them all."""
     try:
-        return all(read(address, size) == data for address, size, data in reads)
+        for start, end, group in _windows(reads):
+            now = read(start, end - start)
+            if any(now[address - start : address - start + size] != data for address, size, data in group):
+                return False
+        return True
     except TargetError:
         return False
+
+
+def _windows(reads: Sequence[tuple[int, int, bytes]]) -> list[tuple[int, int, Reads]]:
+    """The reads grouped by address into (start, end, reads) within _WINDOW and one page."""
+    windows: list[tuple[int, int, Reads]] = []
+    for read in sorted(reads):
+        address, size, _ = read
+        if windows:
+            start, end, group = windows[-1]
+            last = max(end, address + size)
+            if last - start <= _WINDOW and start >> 12 == (last - 1) >> 12:
+                windows[-1] = (start, last, [*group, read])
+                continue
+        windows.append((address, address + size, [read]))
+    return windows
 
 
 def _renewable(info: VariableInfo) -> bool:
@@ -125,9 +153,9 @@ def _renewable(info: VariableInfo) -> bool:
 def _uncovered(reads: Reads, covered: Sequence[tuple[int, int, bytes]]) -> Reads:
     """`reads` but those inside one of `covered` or made twice."""
     out: Reads = []
-    for read in reads:
+    for read in dict.fromkeys(reads):
         address, end = read[0], read[0] + read[1]
-        if read not in out and not any(at <= address and end <= at + size for at, size, _ in covered):
+        if not any(at <= address and end <= at + size for at, size, _ in covered):
             out.append(read)
     return out
 

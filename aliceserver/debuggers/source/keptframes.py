@@ -73,7 +73,7 @@ class KeptUnwindings:
         self._before, self._now = self._now, {}
 
     def reads(self, thread_id: int) -> list[tuple[int, int, bytes]]:
-        """The reads the thread's unwinding at this stop made, compared before it is kept."""
+        """The reads of the thread's unwinding at this stop, compared when it was kept."""
         kept = self._now.get(thread_id)
         return [] if kept is None else kept.reads.reads
 

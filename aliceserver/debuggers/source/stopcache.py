@@ -61,6 +61,7 @@ class StopCache:
         self._calls: dict[bytes, int | None] = {}
         self._runs: dict[bytes, tuple[int, int]] = {}  # code -> Disassembler.straight_run
         self.shared = SharedDescriptions()  # scalars described once for every thread
+        self.writes = 0  # values_changed's calls so far
 
     def forget(self) -> None:
         """The program moved."""
@@ -74,6 +75,7 @@ class StopCache:
 
     def values_changed(self) -> None:
         """Memory or registers were written: values may differ, frames may too."""
+        self.writes += 1
         self.forget()
         if self._on_values_changed is not None:
             self._on_values_changed()

@@ -55,6 +55,8 @@ def test_kept_while_the_unwinding_and_the_bytes_read_are_the_same() -> None:
     assert _ask(kept, reader, made, unwinding) == "2/0" and len(made) == 2
     kept.next_stop()
     assert _ask(kept, reader, made, object()) == "2/0" and len(made) == 3  # unwound anew
+    memory.bytes[0x1000] = b"\x03\x00\x00\x00"  # `set var` at the same stop
+    assert _ask(kept, reader, made, unwinding) == "3/0" and len(made) == 4
 
 
 def test_not_kept_where_float_registers_were_read() -> None:
