@@ -109,6 +109,7 @@ class RemoteSession:
         self._at_stop: Callable[[], None] | None = None  # kill or detach, once it stops
         self.judging = False  # a stop's breakpoint conditions are being judged
         self._resumed = False  # a resume went to the stub since the last stop reported
+        self._forgot = False  # a resume forgot the stop state: its stop need not again
 
     def _call(self, fn: Callable[[], object]) -> object:
         return self._hooks.run_on_engine(fn)
@@ -341,15 +342,21 @@ class RemoteSession:
 
     def resume(self, thread_id: int | None) -> None:
         self._ready_to_run()
-        self._hooks.forget_stop_state()
+        self._forget_stop_state()
         self._events.put(Continued(thread_id, all_threads=thread_id is None))
         self._issue(("continue", thread_id))
 
     def step_instruction(self, thread_id: int) -> None:
         self._ready_to_run()
-        self._hooks.forget_stop_state()
+        self._forget_stop_state()
         self._events.put(Continued(thread_id, all_threads=False))
         self._issue(("step", thread_id))
+
+    def _forget_stop_state(self) -> None:
+        """Once per move: forgetting again at its stop would also drop what the engine keeps
+        one stop more (unwindings and arguments, to be taken again where unchanged)."""
+        self._hooks.forget_stop_state()
+        self._forgot = True
 
     def interrupt(self) -> None:
         process = self.process
@@ -375,7 +382,9 @@ class RemoteSession:
     def _handled(self, process: RemoteProcess, reply: StopReply) -> bool:
         """On the engine's thread: the stop reply's event, reported or resumed past; True
         when the program runs again (the waiter goes on waiting)."""
-        self._hooks.forget_stop_state()  # a condition or a plan reads this stop afresh
+        if not self._forgot:  # a condition or a plan reads this stop afresh
+            self._hooks.forget_stop_state()
+        self._forgot = False
         try:
             event = process.take(reply)
         except (RemoteError, ValueError) as error:

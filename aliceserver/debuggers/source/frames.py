@@ -23,6 +23,7 @@ from aliceserver.debuggers.restamp import restamped
 from aliceserver.debuggers.source.askedstacks import AskedStacks
 from aliceserver.debuggers.source.keptarguments import KeptVariables, RecordingReader
 from aliceserver.debuggers.source.keptframes import KeptUnwindings
+from aliceserver.debuggers.source.keptsteps import SteppedFrames
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.source.stepping import InlineCall
@@ -121,7 +122,7 @@ class Frames:
         self._variable_threads: set[int] = set()  # those whose variables were shown at this stop
         self._kept = KeptUnwindings()  # unwindings kept across stops while nothing they read moved
         self._kept_variables = KeptVariables(self._read_visible)  # frame 0's, on a kept unwinding
-        self._writes_at_stop = 0  # the stop cache's writes when the program last stopped
+        self._stepped = SteppedFrames()  # or in a frame kept across steps, over a stub
         self._asked = AskedStacks()  # stack_trace's, made ahead at the next stop
 
     @property
@@ -135,7 +136,6 @@ class Frames:
         self._keep_lookups()
         self._kept.next_stop()
         self._kept_variables.next_stop()
-        self._writes_at_stop = self._stop_cache.writes
         self._asked.next_stop()
         self._callers.clear()
         self._hidden.clear()
@@ -365,10 +365,10 @@ class Frames:
             setter = set_register
         floats = self._float_registers(thread_id)
         innermost = None if level == 0 else partial(self._innermost_view, thread_id, floats)
-        view = FrameView(
+        view = self._stepped.view(level, FrameView(  # recorded where frame 0's arguments are made
             frame, module.base if module else 0, self._read_visible, self._write_visible, setter, inline_outer,
             partial(self._caller_frame, thread_id, frame, floats), floats, innermost,
-        )
+        ))
         symbols = self._source.module_symbols(module) if module is not None else None
         return view, symbols, lookup_pc
 
@@ -417,7 +417,7 @@ class Frames:
         gcc's DW_AT_call_value reads the argument registers so at the call's return pc."""
         # Asked once per argument's entry value: made once per frame and stop.
         key = (thread_id, callee.level, callee.pc, id(floats))  # floats: kept alive by the entry
-        if key in self._callers:
+        if key in self._callers and self._stepped.making is None:  # made anew to be recorded
             return self._callers[key]
         found = self._callers[key] = self._make_caller_frame(thread_id, callee, floats)
         return found
@@ -440,8 +440,9 @@ class Frames:
         if module is None or symbols is None:
             return None
         merged = restamped(frame, registers=Overlaid(frame.registers, callee.registers))  # read when asked
-        view = FrameView(merged, module.base, self._read_visible, self._write_visible, None, 0,
-                         partial(self._caller_frame, thread_id, frame, floats), floats)  # fmt: skip
+        view = self._stepped.caller_view(callee.level == 0 and frame.method != TAIL_CALL, FrameView(
+            merged, module.base, self._read_visible, self._write_visible, None, 0,
+            partial(self._caller_frame, thread_id, frame, floats), floats))  # fmt: skip
         return CallerFrame(view, symbols)
 
     def physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
@@ -525,12 +526,12 @@ class Frames:
             settings = self._values.print_settings()
             if level or scope is VariableScope.REGISTERS or settings is None:
                 return compute(scope, entries)
-            return self._kept_variables.variables(
-                thread_id, (scope, aggregate_values, shown, entries), self._kept_unwinding(thread_id),
-                (self.hidden_inline(thread_id), self._past_main, settings), partial(compute, scope, entries),
-                self._values.referred, self._values.refer, self._kept.reads(thread_id),
-                self._stop_cache.writes == self._writes_at_stop,  # its reads compared, none written since
-            )  # fmt: skip
+            on, covered, make = self._kept_unwinding(thread_id), self._kept.reads(thread_id), partial(compute, scope, entries)
+            if on is None and scope is VariableScope.ARGUMENTS:  # over a stub: kept across steps (keptsteps.py)
+                on, covered, make = self._stepped.arguments(thread_id, partial(self.with_tail_calls, thread_id, 2),
+                                                            partial(self.frame_view, thread_id, 0), self._lookups_of, make)
+            how, asked = (self.hidden_inline(thread_id), self._past_main, settings), (scope, aggregate_values, shown, entries)
+            return self._kept_variables.variables(thread_id, asked, on, how, make, self._values.referred, self._values.refer, covered)
 
         def compute(scope: VariableScope, entries: bool) -> list[VariableInfo]:
             view, symbols, lookup_pc = self.frame_view(thread_id, level)
@@ -563,7 +564,8 @@ class Frames:
         return self._engine.run_on_engine(go)
 
     def _kept_unwinding(self, thread_id: int) -> object | None:
-        """The thread's unwinding to keep its frame-0 variables with (registers read whole)."""
+        """The thread's unwinding, where its frame-0 variables may be kept with it (only
+        registers read as a whole are all compared: keptframes.py)."""
         frames = self.with_tail_calls(thread_id, 1)
         unwinder = self._unwinders.get(thread_id)
         if unwinder is None or not frames or isinstance(frames[0].registers, ReadRegisters):
@@ -586,7 +588,6 @@ class Frames:
 
     def variable_children(self, reference: int, start: int = 0, count: int | None = None) -> list[VariableInfo]:
         return self._engine.run_on_engine(lambda: self._values.children(reference, start, count))
-
 
     def default_thread(self, thread_id: int | None) -> int:
         target = self._engine.halted_target()

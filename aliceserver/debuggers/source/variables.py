@@ -67,6 +67,7 @@ class FrameView:
     floats: FloatRegisters | None = None  # the thread's xmm and st registers, read lazily
     # An outer frame: frame 0 of its thread, where gdb reads the registers it did not save.
     innermost_view: Callable[[], FrameView] | None = None
+    spans: list[tuple[int, int]] | None = None  # where the location lists read stay (keptsteps.py)
 
     @property
     def pc(self) -> int:

@@ -463,3 +463,56 @@ def loclist_v5(
         elif low is not None and high is not None and (low <= pc < high or _entry_record(low, high, pc, entry_pc)):
             return expr
     return default
+
+
+def loclist_bounds(data: bytes, version: int, base: int, addrx: Callable[[int], int]) -> list[int]:
+    """Where the entries of the list at the start of `data` begin and end (an empty one: its
+    pc and the next): between two neighbours the entries covering a pc are the same, and
+    so the expression loclist_v4/v5 find (keptsteps.py)."""
+    r = ByteReader(data, 0)
+    bounds: list[int] = []
+    while not r.at_end():
+        if version < 5:
+            if r.pos + 16 > len(data):
+                break
+            low, high = r.unsigned(8), r.unsigned(8)
+            if low == 0 and high == 0:
+                break
+            if low == MASK64:
+                base = high
+                continue
+            r.take(r.unsigned(2))
+            low, high = base + low, base + high
+        else:
+            kind = r.unsigned(1)
+            if kind == 0:
+                break
+            if kind in (1, 6):
+                base = addrx(r.uleb()) if kind == 1 else r.unsigned(8)
+                continue
+            found = _v5_range(r, kind, base, addrx)
+            r.take(r.uleb())
+            if found is None:
+                continue  # default_location: covers what no other entry does
+            low, high = found
+        bounds += [low, high] if low != high else [low, low + 1]
+    return bounds
+
+
+def _v5_range(r: ByteReader, kind: int, base: int, addrx: Callable[[int], int]) -> tuple[int, int] | None:
+    """A DW_LLE entry's [low, high), as loclist_v5 reads it (None: default_location)."""
+    if kind == 2:  # startx_endx
+        return addrx(r.uleb()), addrx(r.uleb())
+    if kind == 3:  # startx_length
+        low = addrx(r.uleb())
+        return low, low + r.uleb()
+    if kind == 4:  # offset_pair
+        return base + r.uleb(), base + r.uleb()
+    if kind == 7:  # start_end
+        return r.unsigned(8), r.unsigned(8)
+    if kind == 8:  # start_length
+        low = r.unsigned(8)
+        return low, low + r.uleb()
+    if kind != 5:
+        raise EvaluationError(f"unknown DW_LLE kind {kind}")
+    return None

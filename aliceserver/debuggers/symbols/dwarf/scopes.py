@@ -40,6 +40,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     OptimizedOut,
     RegisterLoc,
     evaluate,
+    loclist_bounds,
     loclist_end,
     loclist_v4,
     loclist_v5,
@@ -508,12 +509,28 @@ class ModuleSymbols:
         # The entry depends on the list and the pcs alone: 1,000 threads stopped in one
         # function read their arguments' lists at the same pc.
         key = (cu.cu_offset, value, pc, entry_pc, function.offset if function is not None else None)
+        spans: list[tuple[int, int]] | None = getattr(ctx, "spans", None)
+        if spans is not None and link_pc is None:  # where the entry found stays the one (keptsteps.py)
+            low, high = self._list_span(cu, value, pc)
+            spans.append((low + ctx.load_bias, high + ctx.load_bias))
         if key in self._list_entries:
             return self._list_entries[key]
         if len(self._list_entries) >= _LIST_ENTRIES:
             self._list_entries.pop(next(iter(self._list_entries)))
         found = self._list_entries[key] = self._list_entry(cu, value, pc, entry_pc, function)
         return found
+
+    def _list_span(self, cu: CompileUnit | TypeUnit, value: int, pc: int) -> tuple[int, int]:
+        """The link-time pcs around `pc` where the list's entries covering it are the same."""
+        version = cu.header.version
+        data = self._location_list(".debug_loc" if version < 5 else ".debug_loclists", value, version)
+        if data is None:
+            return pc, pc + 1
+        try:
+            bounds = loclist_bounds(data, version, self.units.cu_base(cu), lambda i: self.units.addrx(cu, i))
+        except (EvaluationError, IndexError, ValueError):  # a list loclist_v5 refuses too
+            return pc, pc + 1
+        return max((b for b in bounds if b <= pc), default=0), min((b for b in bounds if b > pc), default=1 << 64)
 
     def _list_entry(
         self, cu: CompileUnit | TypeUnit, value: int, pc: int, entry_pc: int | None, function: DIE | None

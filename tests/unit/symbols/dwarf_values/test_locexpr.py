@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 import pytest
 
@@ -16,6 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     Piece,
     RegisterLoc,
     evaluate,
+    loclist_bounds,
     loclist_end,
     loclist_v4,
     loclist_v5,
@@ -231,3 +233,31 @@ def test_a_location_list_ends_past_its_end_entry_and_a_cut_one_asks_for_more() -
     for cut in range(first_v5):
         assert loclist_end(v5[:cut], 0, 5) is None
     assert loclist_end(b"\x09\x00", 0, 5) == 1  # unknown kind: loclist_v5 raises there
+
+
+def _same_between_bounds(bounds: list[int], find: Callable[[int], bytes | None], pcs: range) -> None:
+    """Between two neighbouring bounds (keptsteps.py's span of a pc) each pc finds what the
+    first one does."""
+    for pc in pcs:
+        low = max((b for b in bounds if b <= pc), default=0)
+        assert find(pc) == find(low), hex(pc)
+
+
+def test_location_list_bounds_keep_the_entry_found_between_them() -> None:
+    e1, e2 = b"\x50", b"\x51"
+    v4 = (struct.pack("<QQH", 0x10, 0x20, 1) + e1 + struct.pack("<QQ", 2**64 - 1, 0x1000)
+          + struct.pack("<QQH", 0x0, 0x8, 1) + e2 + struct.pack("<QQH", 0x4, 0x4, 1) + e1
+          + struct.pack("<QQ", 0, 0))  # fmt: skip
+    assert loclist_bounds(v4, 4, 0x400, lambda i: i) == [0x410, 0x420, 0x1000, 0x1008, 0x1004, 0x1005]
+    for pcs in (range(0x400, 0x430), range(0xFF0, 0x1010)):
+        _same_between_bounds(loclist_bounds(v4, 4, 0x400, lambda i: i),
+                             lambda pc: loclist_v4(v4, 0, 0x400, pc, entry_pc=0x1004), pcs)  # fmt: skip
+    addrs = {0: 0x5000, 1: 0x5100}
+    v5 = (b"\x04" + uleb(0x10) + uleb(0x20) + b"\x01\x50" + b"\x06" + struct.pack("<Q", 0x2000)
+          + b"\x04" + uleb(0) + uleb(4) + b"\x01\x51" + b"\x03" + uleb(0) + uleb(8) + b"\x01\x52"
+          + b"\x02" + uleb(1) + uleb(1) + b"\x01\x53" + b"\x05\x01\x57"
+          + b"\x04" + uleb(2) + uleb(6) + b"\x01\x54" + b"\x00")  # fmt: skip
+    bounds = loclist_bounds(v5, 5, 0x400, addrs.__getitem__)
+    assert bounds == [0x410, 0x420, 0x2000, 0x2004, 0x5000, 0x5008, 0x5100, 0x5101, 0x2002, 0x2006]
+    for pcs in (range(0x400, 0x430), range(0x1FF0, 0x2010), range(0x4FF0, 0x5110)):
+        _same_between_bounds(bounds, lambda pc: loclist_v5(v5, 0, 0x400, pc, addrs.__getitem__), pcs)
