@@ -528,7 +528,7 @@ class Frames:
                 return compute(scope, entries)
             on, covered, make = self._kept_unwinding(thread_id), self._kept.reads(thread_id), partial(compute, scope, entries)
             if on is None and scope is VariableScope.ARGUMENTS:  # over a stub: kept across steps (keptsteps.py)
-                on, covered, make = self._stepped.arguments(thread_id, partial(self.with_tail_calls, thread_id, 2),
+                on, covered, make = self._stepped.arguments(thread_id, partial(self.with_tail_calls, thread_id),
                                                             partial(self.frame_view, thread_id, 0), self._lookups_of, make)
             how, asked = (self.hidden_inline(thread_id), self._past_main, settings), (scope, aggregate_values, shown, entries)
             return self._kept_variables.variables(thread_id, asked, on, how, make, self._values.referred, self._values.refer, covered)

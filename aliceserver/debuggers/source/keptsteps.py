@@ -43,10 +43,14 @@ class Frame:
     registers: dict[tuple[int, str], int | None] = field(default_factory=dict)  # (level, name): value
     spans: list[tuple[int, int]] = field(default_factory=list)  # runtime [low, high) of the pc
     keepable: bool = True
+    caller: Hashable | None = None  # the caller's place, where entry values read its frame
 
-    def holds(self, key: Hashable, pc: int, registers: Registers) -> bool:
-        """Whether the frame at `pc` with `registers` is this one."""
+    def holds(self, key: Hashable, pc: int, registers: Registers, caller: Callable[[], Hashable]) -> bool:
+        """Whether the frame at `pc` with `registers` (and `caller`, asked only where the
+        arguments read that frame: main's caller is never unwound for them) is this one."""
         if not self.keepable or self.key != key or not all(low <= pc < high for low, high in self.spans):
+            return False
+        if self.caller is not None and caller() != self.caller:
             return False
         for (level, name), value in self.registers.items():
             now = registers(level)
@@ -97,41 +101,46 @@ class SteppedFrames:
         self._kept: dict[int, Frame] = {}
         self.making: Frame | None = None  # the one arguments are made in now (Frames reads through it)
 
-    def frame(self, thread_id: int, key: Hashable | None, frames: list[UnwoundFrame]) -> Frame | None:
-        """The thread's last Frame where its frame 0 (`frames`: it and its caller) is that
-        one, else a new one (None: `key` None, nothing to keep)."""
-        if key is None or not frames:
+    def frame(self, thread_id: int, key: Hashable | None, frames: Callable[[int], list[UnwoundFrame]]) -> Frame | None:
+        """The thread's last Frame where its frame 0 (`frames(n)`: the first n frames) is
+        that one, else a new one (None: `key` None, nothing to keep)."""
+        if key is None:
             return None
         kept = self._kept.get(thread_id)
-        if kept is not None and kept.holds(key, frames[0].pc, partial(frame_registers, frames)):
+        pc = frames(1)[0].pc
+        if kept is not None and kept.holds(key, pc, partial(frame_registers, frames), partial(_caller, frames)):
             return kept
         return Frame(key)
 
-    def made_in(self, thread_id: int, frame: Frame, make: Callable[[], T]) -> T:
-        """`make()` with what it reads recorded in `frame`, kept as the thread's."""
+    def made_in(self, thread_id: int, frame: Frame, caller: Callable[[], Hashable], make: Callable[[], T]) -> T:
+        """`make()` with what it reads recorded in `frame`, kept as the thread's (with its
+        caller's place where it read the caller's frame)."""
         frame.registers.clear()
         frame.spans.clear()
-        frame.keepable = True
+        frame.keepable, frame.caller = True, None
         outer, self.making = self.making, frame
         try:
             return make()
         finally:
             self.making = outer
+            if frame.caller is not None:
+                frame.caller = caller()
             self._kept[thread_id] = frame
 
     def forget(self, thread_id: int) -> None:
         self._kept.pop(thread_id, None)
 
     def arguments(
-        self, thread_id: int, frames: Callable[[], list[UnwoundFrame]],
+        self, thread_id: int, frames: Callable[[int], list[UnwoundFrame]],
         view: Callable[[], tuple[FrameView, ModuleSymbols | None, int]], lookups: Hashable, make: partial[T],
     ) -> tuple[Frame | None, list[tuple[int, int, bytes]], partial[T]]:  # fmt: skip
         """For KeptVariables: the Frame frame 0's arguments are made in (`frames`: frame 0
         and its caller; `view`: frame 0's, its symbols and pc), no reads covered by it, and
         `make` recording in that Frame."""
-        found = frames()
-        frame = self.frame(thread_id, frame_key(*view(), found, lookups), found)
-        return frame, [], make if frame is None else partial(self.made_in, thread_id, frame, make)
+        frame = self.frame(thread_id, frame_key(*view(), frames(1), lookups), frames)
+        if frame is None:
+            return None, [], make
+        return frame, [], partial(self.made_in, thread_id, frame, partial(_caller, frames), make)
 
     def view(self, level: int, view: FrameView) -> FrameView:
         """Frame `level`'s `view`; frame 0's with its registers and location lists recorded
@@ -149,24 +158,31 @@ class SteppedFrames:
         if making is None:
             return view
         making.keepable &= of_frame_0
+        making.caller = True  # its place, once made (made_in)
         return replace(view, frame=restamped(view.frame, registers=making.watch(1, view.frame.registers)))
 
 
 def frame_key(view: FrameView, symbols: ModuleSymbols | None, lookup_pc: int, frames: list[UnwoundFrame],
               *how: Hashable) -> Hashable | None:  # fmt: skip
-    """What frame 0's arguments stay the same with but the pc and what they read: the
-    scope's blocks at the pc, the CFA, the caller's pc, CFA and how it was found."""
+    """What frame 0's arguments stay the same with but the pc, what they read and the
+    caller (Frame.caller): the scope's blocks at the pc and the CFA."""
     scope = None if symbols is None else symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
-    if scope is None or len(frames) < 2 or frames[0].pc != view.frame.pc:
+    if scope is None or not frames or frames[0].pc != view.frame.pc:
         return None
-    caller = frames[1]
     blocks = tuple(die.offset for die in scope.scopes)
-    return (symbols, view.bias, view.inline_outer, view.frame.cfa, blocks, caller.pc, caller.cfa, caller.method, *how)
+    return (symbols, view.bias, view.inline_outer, view.frame.cfa, blocks, *how)
 
 
-def frame_registers(frames: list[UnwoundFrame], level: int) -> Mapping[str, int] | None:
+def _caller(frames: Callable[[int], list[UnwoundFrame]]) -> Hashable:
+    """The caller's pc, CFA and how it was found (None: none)."""
+    found = frames(2)
+    return (found[1].pc, found[1].cfa, found[1].method) if len(found) > 1 else None
+
+
+def frame_registers(frames: Callable[[int], list[UnwoundFrame]], level: int) -> Mapping[str, int] | None:
     """Frame 0's registers, or its caller's as an entry value reads them (the callee's
     where its CFI restores none: _make_caller_frame's)."""
-    if level == 0 and frames:
-        return frames[0].registers
-    return Overlaid(frames[1].registers, frames[0].registers) if level == 1 and len(frames) > 1 else None
+    if level == 0:
+        return frames(1)[0].registers
+    found = frames(2) if level == 1 else []
+    return Overlaid(found[1].registers, found[0].registers) if len(found) > 1 else None
