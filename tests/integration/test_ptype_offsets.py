@@ -1,7 +1,9 @@
 """gdb's `ptype/o` (offsets, sizes, holes, padding, total sizes) and its other type flags,
 compared with gdb 13 on the same programs: C structs with holes, bitfields, nested and
 anonymous structs and unions, a typedef named alone, pointers, hex offsets (`/ox`); C++
-classes with bases, a vtable, statics, access labels and a class's own typedef. The
+classes with bases (virtual ones too), a vtable, statics, access labels, a class's own
+typedef, class templates (`[with T = int]`, members of a parameter's type named by it) and
+a std::string member written out. The
 flags gdb refuses are refused in its words."""
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ int main(void) { return stat("/", &st) + b.a + o.tag + u.i + v.a + gp.a; }
 """
 
 CXX_SOURCE = r"""
+#include <string>
 struct Base { virtual ~Base() {} int b; };
 struct Empty {};
 class Derived : public Base {
@@ -48,7 +51,17 @@ class Derived : public Base {
 };
 int Derived::count = 3;
 struct WithEmpty : Empty { char k; long m; };
-int main() { Derived d; WithEmpty w{}; return d.get() + w.k; }
+struct A { int a; virtual void f() {} };
+struct B : virtual A { char b; };
+struct C : virtual A { long c; };
+struct D : B, C { short d; };
+template <typename T> struct Box { T value; char tag; static const int k = 3; };
+class Named { std::string name; int id; protected: double w; };
+struct Outer { struct Inner { int x; char y; } in; int z; Box<double> box; Box<char> chars; };
+int main() {
+  Derived d; WithEmpty w{}; D dd; Box<int> bi{}; Named n; Outer o{};
+  return d.get() + w.k + dd.d + bi.value + o.z;
+}
 """
 
 
@@ -82,5 +95,7 @@ def test_ptype_flags_refused_like_gdb(tmp_path: Path, command: str) -> None:
 def test_ptype_offsets_of_cplus_classes_like_gdb(tmp_path: Path) -> None:
     program = _build(tmp_path, "classes.cc", CXX_SOURCE, "g++")
     got = assert_like_gdb([*ex("break main", "run", "ptype/o Derived", "ptype/o WithEmpty", "ptype/o Base",
-                               "ptype/o d"), str(program)], tmp_path)  # fmt: skip
+                               "ptype/o d", "ptype/o D", "ptype/o Box<int>", "ptype/o Named", "ptype/o Outer",
+                               "ptype/o &o", "ptype/ox Box<char>"), str(program)], tmp_path)  # fmt: skip
     assert "private:" in got.stdout
+    assert "struct Box<int> [with T = int] {" in got.stdout and "    T value;" in got.stdout

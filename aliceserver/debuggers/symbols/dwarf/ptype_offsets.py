@@ -101,8 +101,17 @@ def offsets_text(t: Type, hex_numbers: bool = False, header: bool = True) -> str
     return (HEADER if header and isinstance(direct, StructType) else "") + "type = " + text
 
 
+def _type_params(t: StructType) -> list[tuple[str, str]]:
+    """The class template's type parameters: (name, the type it stands for)."""
+    params = t.template_params() if t.template_params is not None else []
+    return [(p.name, type_name(p.type)) for p in params if p.value is None and p.name]
+
+
 def _head(t: StructType) -> str:
     head = f"{t.keyword} {t.tag}" if t.tag else t.keyword
+    params = _type_params(t)
+    if params:  # gdb's c_type_print_template_args
+        head += " [with " + ", ".join(f"{name} = {shown}" for name, shown in params) + "]"
     bases = [m for m in t.members if m.is_base]
     for index, base in enumerate(bases):
         virtual = " virtual" if base.offset is None or base.location is not None else ""
@@ -124,8 +133,11 @@ def _needs_labels(t: StructType) -> bool:
     return any(a != "public" for a in access)
 
 
-def _body(t: StructType, show: int, level: int, offsets: _Offsets) -> str:
-    """The struct's body from its head to its closing brace (no newline after it)."""
+def _body(t: StructType, show: int, level: int, offsets: _Offsets, outer: dict[str, str] | None = None) -> str:
+    """The struct's body from its head to its closing brace (no newline after it).
+    `outer`: the enclosing bodies' template parameters (type name -> parameter name),
+    which gdb's table of local typedefs passes down to a member's body."""
+    names = {**(outer or {}), **{shown: name for name, shown in _type_params(t)}}
     lines = [_head(t)]
     inner = _Offsets(offsets.hex)  # gdb's local_podata: shared by the fields' own bodies
     labels, section = _needs_labels(t), ""
@@ -135,7 +147,7 @@ def _body(t: StructType, show: int, level: int, offsets: _Offsets) -> str:
             section = item.access
             lines.append(" " * (_COLUMN + level + 2) + f"{section}:")
         if isinstance(item, StaticMember):
-            declared = _declaration(item.type, item.name, show - 1, level + 4, inner, t)
+            declared = _declaration(item.type, item.name, show - 1, level + 4, inner, t, names)
             lines.append(" " * (_COLUMN + level + 4) + "static " + declared + ";")
             continue
         comment = offsets.update(t, item, lines)
@@ -145,7 +157,7 @@ def _body(t: StructType, show: int, level: int, offsets: _Offsets) -> str:
             field_show = show
             inner.offset_bitpos = offsets.offset_bitpos + (item.offset or 0) * 8 + item.bit_offset
             inner.end_bitpos = (offsets.end_bitpos - direct.size * 8) % _WRAP
-        declared = _declaration(item.type, item.name or "", field_show, level + 4, inner, t)
+        declared = _declaration(item.type, item.name or "", field_show, level + 4, inner, t, names)
         bits = f" : {item.bit_size}" if item.bit_size else ""
         lines.append(comment + " " * (level + 4) + declared + bits + ";")
     if not shown:
@@ -167,18 +179,23 @@ def _local_name(declared: str, name: str, owner: StructType) -> str:
     return declared
 
 
-def _declaration(t: Type, name: str, show: int, level: int, offsets: _Offsets, owner: StructType) -> str:
-    """A field's declaration, a struct or union under it written out as gdb's show asks."""
+def _declaration(t: Type, name: str, show: int, level: int, offsets: _Offsets, owner: StructType,
+                 names: dict[str, str]) -> str:  # fmt: skip
+    """A field's declaration, a struct or union under it written out as gdb's show asks,
+    a type a template parameter stands for named by the parameter (`T value`)."""
     declared = declaration(t, name) if name else type_name(t)
     base = _innermost(t)
+    base_name = type_name(base)
+    if base_name in names and not (isinstance(base, StructType) and show > 0):
+        at = declared.find(base_name)
+        return declared if at < 0 else declared[:at] + names[base_name] + declared[at + len(base_name):]
     if isinstance(base, TypedefType):
         return _local_name(declared, base.name, owner)
     if isinstance(base, StructType) and not base.declaration:
-        body = _body(base, show, level, offsets) if show > 0 or (show == 0 and base.tag is None) else None
+        body = _body(base, show, level, offsets, names) if show > 0 or (show == 0 and base.tag is None) else None
     else:
         body = _expanded(base, show, level // 4)
     if body is None:
         return declared
-    base_name = type_name(base)
     at = declared.find(base_name)
     return declared if at < 0 else declared[:at] + body + declared[at + len(base_name):]

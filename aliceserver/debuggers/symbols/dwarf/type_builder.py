@@ -232,7 +232,7 @@ class TypeBuilder:
         params = []
         for child in children(die):
             if child.tag == "DW_TAG_template_type_param":
-                params.append(TemplateParam(self.of_die_attr(child)))
+                params.append(TemplateParam(self.of_die_attr(child), name=die_name(child) or ""))
             elif child.tag == "DW_TAG_template_value_param":
                 ptype = self.of_die_attr(child)
                 const = child.attributes.get("DW_AT_const_value")

@@ -218,6 +218,7 @@ class TemplateParam:
 
     type: Type
     value: int | None = None
+    name: str = ""  # the parameter's name (`T`): gdb's ptype writes `[with T = int]`
 
 
 @dataclass(eq=False, repr=False)
