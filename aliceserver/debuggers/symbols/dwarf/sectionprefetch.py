@@ -81,21 +81,19 @@ class SectionPrefetch:
 
     def _run(self, program: ElfImage, skip: set[str], now: list[ElfSections]) -> None:
         budget = _BOUND
-        todo: list[Opened] = []
-        try:
-            for sections in now:
-                budget -= sections.inflate_ahead(_SECTIONS)
+        todo = list(now)  # first: the loaded modules' (searched before any library loads)
+        try:  # (the plan first: a library's load waits for it)
             found = self._libraries(program, skip)
             with self._changed:
                 self._opened.update(found)
-                todo = [opened for opened, _build_id in found.values()]
+            todo += [opened[1] for opened, _build_id in found.values()]
         except Exception as error:  # noqa: BLE001 - the session opens them itself
             log.debug("no libraries foreseen: %s", error)
         finally:
             with self._changed:
                 self._planned = set(self._opened)
                 self._changed.notify_all()
-        for _main, dwarf in todo:
+        for dwarf in todo:
             if self._closed or budget <= 0:
                 break
             done = dwarf.inflate_ahead(_SECTIONS)
