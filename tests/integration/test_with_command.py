@@ -35,7 +35,8 @@ def test_with_sets_for_one_command_and_restores_like_gdb(prog: Path) -> None:
                   "with print pretty -- with print elements 2 -- p corner", "with pagination off -- p 2",
                   "with print elements 4 -- with print elements 2 -- show print elements",
                   "show print elements", "with height 5 -- show height", "show height",
-                  "with print elem 2 -- p arr", "with print elements unlimited -- p arr")
+                  "with print elem 2 -- p arr", "with print elements unlimited -- p arr",
+                  "with directories /nowhere -- show directories", "show directories")
     got = assert_like_gdb([*commands, str(prog)], prog.parent)
     assert got.stdout.startswith("$1 = {\n  x = 7,\n  y = 8\n}\n$2 = {x = 7, y = 8}\n$3 = {1, 2, 3...}\n")
     assert got.stdout.count("Limit on string chars or array elements to print is 200.") == 3

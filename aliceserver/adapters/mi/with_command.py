@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.settings_policy import canonical
+from aliceserver.adapters.mi.source_paths import directories_sentence
 from aliceserver.errors import AliceError
 
 # Settings `set` keeps outside the settings table: how to read each one's value back.
-_OWN_VALUES = ("args", "cwd")
+_OWN_VALUES = ("args", "cwd", "directories")
 
 
 def _current(ctx: Context, text: str) -> tuple[str, str]:
@@ -20,6 +21,8 @@ def _current(ctx: Context, text: str) -> tuple[str, str]:
     words = text.split()
     if words and words[0] in _OWN_VALUES:
         inferior = session.inferior
+        if words[0] == "directories":
+            return words[0], directories_sentence(ctx)[0]
         return words[0], (inferior.args_text or "") if words[0] == "args" else inferior.cwd
     found = session.settings.find(canonical(session.settings, words))
     if found is None:
