@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import PATIENCE, assert_like_gdb, ex, needs_gdb
+from tests.support.batch import PATIENCE, assert_like_gdb, ex, needs_gdb, ours, theirs
 from tests.support.dap_client import DapClient, alice_argv, start_session
 from tests.support.gdb import gdb_path
+from tests.support.gdbserver import gdbserver_path
 from tests.support.mi_client import ROOT
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
@@ -140,3 +141,19 @@ def test_step_goes_through_skipped_inlined_calls_like_gdb(tmp_path: Path, skip: 
     commands = ex("break inl.c:12", "run", skip, "step", "step", "step", "step")
     got = assert_like_gdb([*commands, str(tmp_path / "inl")], tmp_path)
     assert ("bump (x=4)" in got.stdout) == entered
+
+
+def test_step_over_skips_through_gdbserver_like_gdb(prog: Path) -> None:
+    """The remote backend steps through the same plans: the skip list holds there too."""
+    server = gdbserver_path()
+    commands = ex(f"target remote | {server} - ./prog", "break main", "continue", "skip twice",
+                  "skip file helper.c", "step", "step", "step", "kill")
+    args = ["-batch", "-nx", *commands, str(prog)]
+    expected, got = theirs(args, prog.parent), ours(args, prog.parent)
+
+    def shown(text: str) -> list[str]:  # gdb reads the loader's files from the stub: we need not
+        text = re.sub(r"(pid = |process )\d+", r"\1N", text)
+        return [line for line in text.splitlines() if not line.startswith("Reading ")]
+
+    assert shown(got.stdout + got.stderr) == shown(expected.stdout + expected.stderr)
+    assert "square (x=6) at main.c:3" in got.stdout
