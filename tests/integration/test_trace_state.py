@@ -28,7 +28,8 @@ _VARIABLES = [
     "-trace-define-variable $a-", "-trace-list-variables", "-trace-list-variables 1",
     _console("tvariable $d = 3"), _console("tvariable $d = 3"), _console("tvariable $d=4+1"),
     _console("tvariable"), _console("tvariable d"), _console("tvariable $"), _console("tvariable $1"),
-    _console("tvariable $e f"), _console("info tvariables"), _console("delete tvariable $a b $zz"),
+    _console("tvariable $e f"), "-trace-define-variable $f 0x10+'A'", _console("tvariable $g = add"),
+    _console("tvariable $h = -1.9"), _console("tvariable $i = (char) 66"), _console("info tvariables"), _console("delete tvariable $a b $zz"),
     "-trace-list-variables", _console("delete tvariable"), _console("info tvariables"), "-trace-list-variables",
 ]  # fmt: skip
 
@@ -41,7 +42,8 @@ _EXPERIMENT = [
     _console("tfind"), _console("tfind -"), _console("tfind start"), _console("tfind 3"), _console("tfind -5"),
     _console("tfind end"), _console("tfind none"), _console("tfind tracepoint"),
     _console("tfind range"), _console("tfind outside 1, 2"), _console("tfind line 99"), _console("tfind nosuch"),
-    _console("tsave"), _console("tsave -z f"), _console("tsave -r g"), _console("tdump"),
+    _console("tfind st"), _console("tfind e"), _console("tfind n"), _console("tfind t"), _console("tfind o 1,2"),
+    _console("tfind 1+1"), _console("tsave"), _console("tsave -z f"), _console("tsave -r g"), _console("tdump"),
 ]  # fmt: skip
 
 

@@ -191,10 +191,15 @@ def _left(ctx: Context) -> Reply:
     return None
 
 
+_TFIND_SUBCOMMANDS = ("end", "line", "none", "outside", "pc", "range", "start", "tracepoint")
+
+
 def _tfind(ctx: Context, text: str) -> Reply:
     """`tfind [N|-|-1]` and its subcommands start, end, none, pc, tracepoint, line, range, outside."""
     word, _, rest = text.strip().partition(" ")
     rest = rest.strip()
+    # a subcommand by any prefix (their first letters differ); other words are an expression
+    word = next((name for name in _TFIND_SUBCOMMANDS if word and name.startswith(word)), word)
     if word in ("end", "none"):
         return _left(ctx)
     if word == "start":

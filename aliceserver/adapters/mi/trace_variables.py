@@ -30,13 +30,20 @@ def _check_name(name: str) -> None:
 
 
 def long_value(ctx: Context, text: str) -> int:
-    """gdb's value_as_long (parse_and_eval EXPR)."""
-    info = ctx.session.evaluate(f"(long long)({text})")
+    """gdb's value_as_long (parse_and_eval EXPR): the expression's own errors, its value as
+    an integer (a pointer's address, a character's code, a float truncated)."""
+    info = ctx.session.evaluate(text)
     if info.error:
         raise MiError(info.value)
+    shown = re.sub(r"^(\([^)]*\)|\{[^}]*\}) ", "", info.value)  # `(int *) `, a function's `{int (int)} `
+    word = shown.split()[0] if shown.split() else ""
     try:
-        return int(info.value.split()[0], 0)
-    except (ValueError, IndexError):
+        if re.fullmatch(r"-?0[0-7]+", word):  # the output radix's octal
+            return int(word, 8)
+        if word in ("true", "false"):
+            return int(word == "true")
+        return int(word, 0) if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", word) else int(float(word))
+    except ValueError:
         raise MiError("Value can't be converted to integer.") from None
 
 
