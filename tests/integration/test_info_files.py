@@ -2,7 +2,7 @@
 programs: before run (link-time addresses), and at a stop (the program relocated, the
 native process line, the sections of the loader, the vDSO read from memory and each
 library, in gdb's order), for a C program, a C++ one with more libraries and a static
-one; section filters by name and flag."""
+one; section filters by name and flag; a core file (its segments first, the vDSO last)."""
 
 from __future__ import annotations
 
@@ -54,3 +54,20 @@ def test_info_files_like_gdb(tmp_path: Path, name: str, source: str, compiler: s
                   "info target", "maint info sections", "maint info sections .text .bss DATA")
     assert "is .text in system-supplied DSO at 0x" in shown
     assert "Native process:\n\tUsing the running image of child " in shown
+
+
+def test_info_files_of_a_core_like_gdb(tmp_path: Path) -> None:
+    program = _build(tmp_path, "files.cc", CXX_SOURCE, "g++")
+    theirs(["-batch", "-nx", *ex("break main", "run", "gcore core.files"), str(program)], tmp_path)
+    core = tmp_path / "core.files"
+    if not core.exists():
+        pytest.skip("gdb could not write a core here")
+    args = ["-batch", "-nx", *ex("info files", "queue-signal SIGUSR1"), str(program), str(core)]
+    expected, got = theirs(args, tmp_path), ours(args, tmp_path)
+
+    def kept(text: str) -> list[str]:  # the report's lines, not the core's opening chatter
+        return [line for line in normalized(text).splitlines() if line.startswith(("\t", "Symbols", "Local"))]
+
+    assert kept(got.stdout) == kept(expected.stdout)
+    assert "The program is not being run." in got.stderr and "The program is not being run." in expected.stderr
+    assert "is load1" in got.stdout

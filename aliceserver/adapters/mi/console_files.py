@@ -1,7 +1,8 @@
 """gdb's `info files` (`info target`) and `maint info sections`: the program's file and
 its sections as BFD reads them, for a live process relocated where they are loaded, with
 the section table of each shared library and of the vDSO (read from memory) after the
-program's, in the order gdb reads them (the loader, the vDSO, then the others)."""
+program's, in the order gdb reads them (the loader, the vDSO, then the others); for a core
+file its segments first, as BFD names them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ import os
 
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.connections import remote
-from aliceserver.adapters.mi.elf_sections import Section, entry_point, file_sections, read_sections
+from aliceserver.adapters.mi.elf_sections import (
+    Section,
+    core_segments,
+    entry_point,
+    file_sections,
+    read_sections,
+)
 from aliceserver.adapters.mi.registry import Context, MiError
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.target_queries import TargetQueries
@@ -66,9 +73,12 @@ def _rows(sections: list[Section], bias: int, where: str) -> str:
 
 
 def _libraries(ctx: Context) -> list[tuple[Module | None, str]]:
-    """The libraries in gdb's order: the loader first, the vDSO after it, then the rest."""
+    """The libraries in gdb's order: the loader first, the vDSO after it, then the rest;
+    for a core, the link map's order and the vDSO last."""
     libraries: list[tuple[Module | None, str]] = [(m, m.path) for m in ctx.session.inferior.libraries]
     vdso = (None, "vdso")
+    if ctx.session.inferior.core is not None:
+        return [*libraries, vdso]
     at = 1 if libraries and "/ld-" in libraries[0][1] else 0
     return [*libraries[:at], vdso, *libraries[at:]]
 
@@ -76,13 +86,17 @@ def _libraries(ctx: Context) -> list[tuple[Module | None, str]]:
 def info_files(ctx: Context, text: str) -> None:
     session = ctx.session
     inferior = session.inferior
-    if inferior.core is not None or remote(session) is not None:
-        raise MiError('"info files" of a core file or a remote target is not supported by aliceserver.')
+    if remote(session) is not None:
+        raise MiError('"info files" of a remote target is not supported by aliceserver.')
     path = _program(ctx)
     bias = _bias(ctx, path)
     out = [f'Symbols from "{path}".\n']
     live = inferior.process is not None and inferior.selected_tid is not None
-    if live and inferior.process is not None and inferior.selected_tid is not None:
+    if inferior.core is not None:  # gdb's core target: the file's segments
+        core = os.path.abspath(os.path.join(inferior.cwd, os.path.expanduser(inferior.core)))
+        out.append(f"Local core dump file:\n\t`{core}', file type elf64-x86-64.\n")
+        out.append(_rows(core_segments(core), 0, "") + "\tWhile running this, GDB does not access memory from...\n")
+    elif live and inferior.process is not None and inferior.selected_tid is not None:
         how = "attached" if inferior.process.attached else "child"
         out.append(f"Native process:\n\tUsing the running image of {how} {target_id(session, inferior.selected_tid)}.\n"
                    "\tWhile running this, GDB does not access memory from...\n")

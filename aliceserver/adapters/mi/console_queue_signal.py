@@ -29,7 +29,7 @@ def _signal(ctx: Context, text: str) -> int:
 def queue_signal(ctx: Context, text: str) -> Reply:
     session = ctx.session
     inferior = session.inferior
-    if inferior.process is None:
+    if inferior.process is None or inferior.core is not None:
         raise MiError("The program is not being run.")
     if inferior.running:
         raise MiError("Cannot execute this command while the selected thread is running.")

@@ -80,3 +80,30 @@ def entry_point(path: str) -> int | None:
     except OSError:
         return None
     return struct.unpack_from("<Q", head, 0x18)[0] if head[:4] == b"\x7fELF" and len(head) == 0x20 else None
+
+
+def core_segments(path: str) -> list[Section]:
+    """BFD's sections of a core file's PT_LOAD segments: `loadN` (N the segment's index
+    among the program headers), split into `loadNa` and `loadNb` where only part of the
+    segment is in the file."""
+    try:
+        with open(path, "rb") as image:
+            head = image.read(64)
+            if len(head) < 64 or head[:4] != b"\x7fELF":
+                return []
+            phoff, = struct.unpack_from("<Q", head, 0x20)
+            entsize, count = struct.unpack_from("<HH", head, 0x36)
+            image.seek(phoff)
+            table = image.read(entsize * count)
+    except (OSError, struct.error):
+        return []
+    found: list[Section] = []
+    for i in range(count):
+        kind, _flags, offset, vaddr, _paddr, filesz, memsz, _align = struct.unpack_from("<IIQQQQQQ", table, entsize * i)
+        if kind != 1 or not memsz:  # PT_LOAD
+            continue
+        parts = [(f"load{i}a", vaddr, filesz), (f"load{i}b", vaddr + filesz, memsz - filesz)] \
+            if 0 < filesz < memsz else [(f"load{i}", vaddr, memsz)]
+        for name, address, size in parts:
+            found.append(Section(len(found), name, address, size, offset, ("ALLOC",)))
+    return found
