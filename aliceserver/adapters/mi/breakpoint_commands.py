@@ -20,7 +20,7 @@ from aliceserver.adapters.gdbcommands.breakpoint_scripts import (
 )
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
-from aliceserver.adapters.mi.breakpoints import WATCH_TYPES, MiBreakpoint
+from aliceserver.adapters.mi.breakpoints import TRACEPOINT, WATCH_TYPES, MiBreakpoint
 from aliceserver.adapters.mi.registry import (
     CliRegistry,
     Context,
@@ -183,6 +183,9 @@ def run_actions(ctx: Context) -> None:
 def _recreate(bp: MiBreakpoint) -> str:
     if bp.is_watch:
         return f"{_WATCH_WORDS[bp.gdb_type]} {bp.location}"
+    if bp.gdb_type == TRACEPOINT:  # gdb's tracepoint::print_recreate: its passcount on the next line
+        thread = f" thread {bp.thread}" if bp.thread is not None else ""
+        return f"trace {bp.location}{thread}" + (f"\n  passcount {bp.passcount}" if bp.passcount else "")
     if bp.dprintf is not None:
         return f"dprintf {bp.location},{bp.dprintf}"
     command = "tbreak" if bp.temporary else "break"
@@ -217,18 +220,24 @@ def _save(ctx: Context, text: str) -> Reply:
         raise MiError("Argument required (file name in which to save)")
     session = ctx.session
     memory = session.command_memory
-    tracepoints = "tracepoints".startswith(word)  # there are none here
-    entries = [] if tracepoints else [
+    only_traces = "tracepoints".startswith(word) and not "breakpoints".startswith(word)
+    saved = [bp for bp in session.breakpoints.sorted()
+             if bp.catch is None and (bp.gdb_type == TRACEPOINT or not only_traces)]  # fmt: skip
+    entries = [
         SavedBreakpoint(_recreate(bp), bp.condition, bp.ignore,
                         () if bp.dprintf is not None else memory.breakpoint_commands.get(bp.number, ()), bp.enabled)
-        for bp in session.breakpoints.sorted() if bp.catch is None]
+        for bp in saved]
     if not entries:
         ctx.log("warning: Nothing to save.\n")
         return None
+    # with a tracepoint among them, gdb writes the trace state variables first
+    variables = session.breakpoints.trace_variables if any(bp.gdb_type == TRACEPOINT for bp in saved) else {}
+    head = "".join(f"tvariable ${name}" + (f" = {initial}" if initial else "") + "\n"
+                   for name, initial in variables.items())  # fmt: skip
     full = os.path.expanduser(path)
     try:
         with open(full, "w", encoding="utf-8") as handle:
-            handle.write(saved_text(entries))
+            handle.write(head + saved_text(entries))
     except OSError as error:
         raise MiError(f"Unable to open file '{full}' for saving ({error.strerror})") from None
     if ctx.from_tty:

@@ -100,8 +100,8 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
         what = "" if located else table.what(bp)
         ctx.console(f"{bp.number:<7} {bp.gdb_type:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                     + (f"{addr:<{width}} " if addresses else "") + f"{what}\n")  # gdb pads an empty address
-        if bp.condition:
-            ctx.console(f"\tstop only if {bp.condition}\n")
+        if bp.condition:  # gdb's words for a tracepoint's: `trace only if`
+            ctx.console(f"\t{'trace' if bp.gdb_type == TRACEPOINT else 'stop'} only if {bp.condition}\n")
         if bp.hits:
             ctx.console(f"\tbreakpoint already hit {bp.hits} time{'s' if bp.hits > 1 else ''}\n")
         if bp.ignore:
