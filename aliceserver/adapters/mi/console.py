@@ -19,7 +19,7 @@ from aliceserver.adapters.mi import (
     skips,
     source_paths,
     thread_names,
-    trace_variables,
+    tracepoints,
     user_commands,
     with_command,
 )
@@ -173,8 +173,8 @@ def _delete(ctx: Context, text: str) -> Reply:
         return _undisplay(ctx, " ".join(words[1:]))
     if words and len(words[0]) > 1 and "checkpoint".startswith(words[0]):
         return console_tui.no_checkpoint(ctx, "delete", " ".join(words[1:]))
-    if words and len(words[0]) > 1 and "tvariable".startswith(words[0]):
-        return trace_variables.delete_tvariables(ctx, text.strip()[len(words[0]):])
+    if words and len(words[0]) > 1 and ("tvariable".startswith(words[0]) or "tracepoints".startswith(words[0])):
+        return tracepoints.delete_subcommand(ctx, words[0], text.strip()[len(words[0]):])
     if not words and ctx.from_tty and ctx.session.breakpoints.sorted():  # gdb asks a person only
         if not query(ctx, "Delete all breakpoints? "):
             return None

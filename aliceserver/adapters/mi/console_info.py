@@ -64,24 +64,30 @@ def _info_watchpoints(ctx: Context, text: str) -> None:
     _info_breakpoints(ctx, text, watchpoints_only=True)
 
 
+def _info_tracepoints(ctx: Context, text: str) -> None:
+    info_breakpoints(ctx, text, tracepoints_only=True)
+
+
 def _info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False) -> None:
     info_breakpoints(ctx, text, watchpoints_only=watchpoints_only)
 
 
-def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
+def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False, tracepoints_only: bool = False,
                      notes: Callable[[MiBreakpoint], list[str]] | None = None) -> None:  # fmt: skip
     """gdb's breakpoint_1: the rows LIST names (all without one), only watchpoints for
     `info watchpoints`; the address column sized by the rows shown. `notes`: lines under
     each breakpoint (maint_info.py)."""
     table = ctx.session.breakpoints
     args = text.strip()
-    entries = [bp for bp in table.sorted() if bp.is_watch or not watchpoints_only]
+    entries = [bp for bp in table.sorted() if (bp.is_watch or not watchpoints_only)
+               and (bp.gdb_type == TRACEPOINT or not tracepoints_only)]  # fmt: skip
     if entries and args:  # gdb reads the list only against a row it could show
         listed = _listed(ctx, args)
         entries = [bp for bp in entries if bp.number in listed]
     if not entries:
-        if watchpoints_only:
-            ctx.console(f"No watchpoint matching '{args}'.\n" if args else "No watchpoints.\n")
+        if watchpoints_only or tracepoints_only:
+            kind = "watchpoint" if watchpoints_only else "tracepoint"
+            ctx.console(f"No {kind} matching '{args}'.\n" if args else f"No {kind}s.\n")
         else:
             ctx.console(f"No breakpoint or watchpoint matching '{args}'.\n" if args
                         else "No breakpoints or watchpoints.\n")  # fmt: skip
@@ -262,10 +268,11 @@ def _info(ctx: Context, text: str) -> Reply:
         "inferiors": info_inferiors, "vtbl": info_vtbl, "probes": info_probes,
         **console_more.INFO, "connections": info_connections, "skip": info_skip,
         "tvariables": trace_variables.info_tvariables, "os": info_os.info_os,
+        "tracepoints": _info_tracepoints,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",
-               "handle": "signals"}
+               "handle": "signals", "tp": "tracepoints"}
     if not word:
         raise MiError('"info" must be followed by the name of an info command.')
     name = aliases.get(word, word if word in table else None)

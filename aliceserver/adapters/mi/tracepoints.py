@@ -11,6 +11,7 @@ import re
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.locations import console_location, keywords
+from aliceserver.adapters.mi.queries import query
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
 from aliceserver.errors import AliceError
 
@@ -106,6 +107,24 @@ def tstart(ctx: Context, text: str) -> Reply:
         raise MiError("No tracepoints defined, not starting trace")
     target = "exec" if ctx.session.inferior.process is None else "multi-thread"
     raise MiError(f"You can't do that when your target is `{target}'")
+
+
+def delete_subcommand(ctx: Context, word: str, text: str) -> Reply:
+    """`delete tvariable ...` and `delete tracepoints [NUMBERS]` (gdb's delete_trace_command:
+    with numbers, any breakpoint as `delete` takes it; without, every tracepoint, after a
+    yes from a person)."""
+    from aliceserver.adapters.mi import trace_variables  # it imports this module
+
+    if "tvariable".startswith(word):
+        return trace_variables.delete_tvariables(ctx, text)
+    if text.strip():
+        found = ctx.session.cli_commands.lookup("delete")
+        assert found is not None
+        return found[1](ctx, text)
+    traces = [bp for bp in ctx.session.breakpoints.sorted() if bp.gdb_type == TRACEPOINT]
+    if traces and (not ctx.from_tty or query(ctx, "Delete all tracepoints? ")):
+        breaks.delete(ctx, [str(bp.number) for bp in traces])  # (no numbers would be all of them)
+    return None
 
 
 def register(registry: MiRegistry) -> None:
