@@ -85,6 +85,8 @@ class RemoteHooks:
     # A stop reply's `library`: the libraries the stub lists are read again (gdb goes on)
     library_event: Callable[[int], None] | None = None
     library_change: Callable[[], LibraryChange] | None = None  # what the last event changed
+    # At a stop told, what every front end asks next (its thread list): made in this handoff
+    reported: Callable[[], object] | None = None
 
 
 class RemoteSession:
@@ -477,6 +479,11 @@ class RemoteSession:
         self._known_threads = list(now)
         for event in events:
             self._events.put(event)
+        if self._hooks.reported is not None:
+            try:
+                self._hooks.reported()
+            except TargetError:
+                pass  # told when it is asked for
         self._events.put(stop)
         self._resumed = False
 
