@@ -32,3 +32,13 @@ def test_delete_tracepoints_over_mi(builder: Builder, tmp_path: Path) -> None:
     expected, got = both(prog, commands, tmp_path)
     assert got == expected
     assert '=breakpoint-deleted,id="3"' in got and '=breakpoint-deleted,id="2"' not in got
+
+
+def test_tstart_with_every_tracepoint_disabled(builder: Builder, tmp_path: Path) -> None:
+    """gdb's start_tracing refuses before it asks the target when no tracepoint is enabled
+    (a native target could not enable one later)."""
+    prog = builder.build("cli_prog")
+    got = assert_like_gdb([*ex("trace add", "disable 1", "tstart", "enable 1", "tstart", "break main", "run",
+                               "tstart", "disable 1", "tstart", "kill"), str(prog)], tmp_path)  # fmt: skip
+    assert got.stdout.count("No tracepoints enabled, not starting trace") + got.stderr.count(
+        "No tracepoints enabled, not starting trace") == 2

@@ -103,8 +103,11 @@ def _break_passcount(ctx: Context, args: list[str]) -> Reply:
 
 def tstart(ctx: Context, text: str) -> Reply:
     """A trace experiment needs a target that runs one: gdb names this one's kind."""
-    if not any(bp.gdb_type == TRACEPOINT for bp in ctx.session.breakpoints.entries.values()):
+    traces = [bp for bp in ctx.session.breakpoints.entries.values() if bp.gdb_type == TRACEPOINT]
+    if not traces:
         raise MiError("No tracepoints defined, not starting trace")
+    if not any(bp.enabled for bp in traces):  # a target that cannot enable them later: gdb's start_tracing
+        raise MiError("No tracepoints enabled, not starting trace")
     target = "exec" if ctx.session.inferior.process is None else "multi-thread"
     raise MiError(f"You can't do that when your target is `{target}'")
 
