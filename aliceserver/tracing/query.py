@@ -3,7 +3,10 @@ They read the view all_events: the rows of `events` and those of `calls` (call_b
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
+import operator
 import re
 import sqlite3
 from dataclasses import dataclass, replace
@@ -20,6 +23,7 @@ from aliceserver.tracing.store import TraceStore
 
 KINDS = ("call", "return", "stdout", "stderr", "crash", "exit")
 MAX_LIMIT = 10_000
+_ORDER = operator.itemgetter(2, 0)  # (ts_ns, id) of a row in EVENT_COLUMNS' order
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +137,19 @@ def _by_shape(filters: QueryFilters) -> bool:
     return replace(shaped, limit=0, offset=0) == QueryFilters(limit=0)
 
 
+def _page(db: sqlite3.Connection, where: str, params: list[Any], offset: int, limit: int) -> list[tuple[Any, ...]]:
+    """Rows offset .. offset + limit - 1 by (ts_ns, id) (unique: ids are), each part of the
+    view sorted and cut on its own, then merged: on the view, SQLite sorted every matching
+    row of every part (1M calls, one function's first 100 events: 0.9-2.1 s with the indexes
+    built; a part alone reads its index in order and stops)."""
+    if limit == 0:
+        return []
+    parts = [db.execute(f"WITH v({EVENT_COLUMNS}) AS ({part}) SELECT {EVENT_COLUMNS} FROM v{where}"
+                        " ORDER BY ts_ns, id LIMIT ?", [*params, offset + limit]).fetchall()
+             for part in EVENT_PARTS]  # fmt: skip
+    return list(itertools.islice(heapq.merge(*parts, key=_ORDER), offset, offset + limit))
+
+
 def query(store: TraceStore, filters: QueryFilters, *, flush: bool = True) -> QueryResult:
     """The events matching every filter, oldest first; `flush` first waits for the writer."""
     if not 0 <= filters.limit <= MAX_LIMIT or filters.offset < 0:
@@ -152,11 +169,7 @@ def query(store: TraceStore, filters: QueryFilters, *, flush: bool = True) -> Qu
 
         db.create_function("regexp", 2, regexp, deterministic=True)
         total = db.execute(_count(where, _by_shape(filters)), params * len(EVENT_PARTS)).fetchone()[0]
-        rows = db.execute(
-            f"SELECT id, kind, ts_ns, thread, function, file, line, call_id, parent_id, depth, args,"
-            f" retval, duration_ns, text, data FROM all_events{where} ORDER BY ts_ns, id LIMIT ? OFFSET ?",
-            [*params, filters.limit, filters.offset],
-        ).fetchall()
+        rows = _page(db, where, params, filters.offset, filters.limit)
     except sqlite3.Error as error:
         raise ProtocolError(f"trace query failed: {error}") from None
     finally:

@@ -152,6 +152,10 @@ def test_totals_equal_the_events_whether_counted_by_shape_or_by_row(tmp_path: Pa
         for f, want in zip(filters, expected, strict=True):
             result = query(store, replace(f, limit=100))
             assert (result.total, len(result.events)) == (want, want), f
+        everything = query(store, QueryFilters(limit=100)).events  # the parts merged by (time, id)
+        assert [(e.time_ms, e.id) for e in everything] == sorted((e.time_ms, e.id) for e in everything)
+        pages = [e for start in range(0, 19, 4) for e in query(store, QueryFilters(limit=4, offset=start)).events]
+        assert pages == list(everything)
     finally:
         store.close()
     with sqlite3.connect(store.path) as db:  # kept: its calls in events, no shape counts any
