@@ -24,6 +24,7 @@ from aliceserver.tracing.store import TraceStore
 KINDS = ("call", "return", "stdout", "stderr", "crash", "exit")
 MAX_LIMIT = 10_000
 _ORDER = operator.itemgetter(2, 0)  # (ts_ns, id) of a row in EVENT_COLUMNS' order
+MERGED_MOST = 20_000  # offset + limit up to which a page is merged from the parts' own pages
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,9 @@ def _page(db: sqlite3.Connection, where: str, params: list[Any], offset: int, li
     built; a part alone reads its index in order and stops)."""
     if limit == 0:
         return []
+    if offset + limit > MERGED_MOST:  # a page deep in: each part's rows would all come to Python
+        return db.execute(f"SELECT {EVENT_COLUMNS} FROM all_events{where} ORDER BY ts_ns, id LIMIT ? OFFSET ?",
+                          [*params, limit, offset]).fetchall()  # fmt: skip
     parts = [db.execute(f"WITH v({EVENT_COLUMNS}) AS ({part}) SELECT {EVENT_COLUMNS} FROM v{where}"
                         " ORDER BY ts_ns, id LIMIT ?", [*params, offset + limit]).fetchall()
              for part in EVENT_PARTS]  # fmt: skip
