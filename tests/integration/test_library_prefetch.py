@@ -123,3 +123,25 @@ def _has_debug_files(program: Path) -> bool:
     if not build_id:
         return False
     return os.path.exists(f"/usr/lib/debug/.build-id/{build_id[:2]}/{build_id[2:]}.debug")
+
+
+def test_a_session_through_a_stub_reading_the_targets_files_foresees_nothing(program: Path,
+                                                                            tmp_path: Path) -> None:  # fmt: skip
+    """Behind gdbserver with gdb's default sysroot (`target:`), the libraries are the stub's
+    files, read through it: this machine's own are not inflated for nothing."""
+    from tests.support.batch import ex, ours
+    from tests.support.gdbserver import gdbserver, gdbserver_path
+
+    try:
+        gdbserver_path()
+    except Exception:  # noqa: BLE001 - the helper's own way to say it is missing
+        pytest.skip("gdbserver not installed")
+    log = tmp_path / "remote.log"
+    with gdbserver(program) as server:
+        commands = ex(f"target remote {server.address}", "set breakpoint pending on", "break twice",
+                      "continue", "bt", "kill")  # fmt: skip
+        done = ours(["--cache-dir", str(tmp_path / "cache"), "--log-file", str(log), "--log-level", "DEBUG",
+                     "-batch", "-nx", *commands, str(program)], program.parent)  # fmt: skip
+    assert "twice (x=4) at " in done.stdout, done.stdout + done.stderr
+    assert "target:" in log.read_text()  # the stub's files
+    assert [line for line in log.read_text().splitlines() if " ahead" in line] == []

@@ -23,6 +23,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
 )
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+from aliceserver.debuggers.symbols.elf import TARGET_FILE
 from aliceserver.errors import AliceError, ProtocolError
 
 if TYPE_CHECKING:
@@ -135,7 +136,8 @@ class LocationResolver:
         modules = self._source.symbols.modules()
         main = next((m for m in modules if m.is_main), None)
         image = self._source.symbols.image_of(main.path) if main is not None else None
-        if image is not None and len(modules) <= 2 and any(i.built and not m.is_main for m, i in infos):
+        local = not any(m.path.startswith(TARGET_FILE) for m in modules)  # (not a stub's files)
+        if image is not None and local and len(modules) <= 2 and any(i.built and not m.is_main for m, i in infos):
             self._source.prefetch.start(image, [m.path for m in modules], [i.sections for _m, i in infos if i.built])
 
     def _function_places_in(self, module: Module, info: DebugInfo, name: str) -> list[CodeLocation]:
