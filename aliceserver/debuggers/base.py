@@ -459,13 +459,14 @@ class IDebugger(Protocol):
 
     def describe_type(
         self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False,
-        offsets: bool = False, hex_offsets: bool = False,
+        flags: str = "",
     ) -> str:
         """gdb's `ptype` text of the expression's type (what follows `type = `): typedefs at
         the top resolved, struct, union and enum bodies written out, a C++ class named as
-        the scripts' type printers name it unless `raw` (`ptype/r`). With `offsets`
-        (`ptype/o`, `/x`: `hex_offsets`) a struct or union is laid out with its offsets and
-        the whole line is returned, gdb's header and `type = ` included. Errors as evaluate."""
+        the scripts' type printers name it unless `raw` (`ptype/r`), else written out
+        (`flags`: gdb's m, M, t, T leave out or keep its methods and typedefs). With `o` in
+        `flags` (`x`: hex offsets) a struct or union is laid out with its offsets and the
+        whole line is returned, gdb's header and `type = ` included. Errors as evaluate."""
         ...
 
     def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:

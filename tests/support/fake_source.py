@@ -203,10 +203,10 @@ class FakeSourceLevel:
 
     def describe_type(
         self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False,
-        offsets: bool = False, hex_offsets: bool = False,
+        flags: str = "",
     ) -> str:
         described = self.evaluate(expression, thread_id, level).type
-        return f"type = {described}" if offsets else described
+        return f"type = {described}" if "o" in flags else described
 
     def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
         return None

@@ -157,7 +157,7 @@ def _ptype(ctx: Context, text: str) -> Reply:
         try:  # before `run`: the program's types, as gdb reads them from the file
             described = session.debugger.describe_type(
                 text, inferior.selected_tid if stopped else None, inferior.selected_level if stopped else 0,
-                raw="r" in flags, offsets=offsets, hex_offsets="x" in flags)
+                raw="r" in flags, flags=flags)
         except AliceError:
             offsets = False  # evaluate succeeded: keep its type name
     if offsets:  # the whole line, gdb's offset header first where it has one

@@ -367,9 +367,8 @@ class PtraceDebugger(EngineQueries):
         return self._expressions.run_python(code, path, thread_id, level)
 
     def describe_type(self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False,
-                      offsets: bool = False, hex_offsets: bool = False) -> str:  # fmt: skip
-        return self._expressions.describe_type(expression, thread_id, level, raw=raw, offsets=offsets,
-                                               hex_offsets=hex_offsets)  # fmt: skip
+                      flags: str = "") -> str:  # fmt: skip
+        return self._expressions.describe_type(expression, thread_id, level, raw=raw, flags=flags)
 
     def printed_type_name(self, expression: str, thread_id: int | None = None, level: int = 0) -> str | None:
         return self._expressions.printed_type_name(expression, thread_id, level)

@@ -28,6 +28,7 @@ from aliceserver.debuggers.source.variables import (
 from aliceserver.debuggers.source.watchnames import NameRecorder
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text, resolved_base
+from aliceserver.debuggers.symbols.dwarf.ptype_cplus import cplus_ptype
 from aliceserver.debuggers.symbols.dwarf.ptype_offsets import names_typedef, offsets_text
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import Type, is_float, type_name
@@ -188,19 +189,24 @@ class Expressions:
 
     def describe_type(
         self, expression: str, thread_id: int | None = None, level: int = 0, *, raw: bool = False,
-        offsets: bool = False, hex_offsets: bool = False,
+        flags: str = "",
     ) -> str:
         def go() -> str:
             tid = self._frames.default_thread(thread_id)
             values = self._dollars.values(tid)  # `$x`, `$_siginfo`: the session's, as print's
             symbols = self.eval_symbols(tid, level)
             t = evaluate(expression, symbols, type_only=True, values=values).type
-            if offsets:  # ptype/o: the whole line, gdb's header and `type = ` included
-                header = not names_typedef(expression, symbols)
-                return offsets_text(t, hex_offsets, header) or "type = " + ptype_text(t)
             text = ptype_text(t)
             base = resolved_base(t)  # a C++ class keeps its name: the type printers' one
             shown = None if raw or base is None else self._type_printers_name(base, tid, level)
+            if "o" in flags:  # ptype/o: the whole line, gdb's header and `type = ` included
+                laid = offsets_text(t, "x" in flags, not names_typedef(expression, symbols))
+                if laid is None or base is None or shown in (None, type_name(base)):
+                    return laid or "type = " + text
+                return laid[:laid.index("type = ")] + "type = " + text.replace(type_name(base), shown, 1)
+            if base is not None and shown in (None, type_name(base)):  # no type printer names it: its body
+                rename = (lambda u: self._type_printers_name(u, tid, level))  # noqa: E731
+                return cplus_ptype(t, flags + ("r" if raw else ""), rename) or text
             return text if base is None or shown is None else text.replace(type_name(base), shown, 1)
 
         return self._engine.run_on_engine(go)

@@ -12,6 +12,7 @@ first field after a C++ base class (or a vtable pointer) is never preceded by a 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -101,21 +102,34 @@ def offsets_text(t: Type, hex_numbers: bool = False, header: bool = True) -> str
     return (HEADER if header and isinstance(direct, StructType) else "") + "type = " + text
 
 
+def substitute(text: str, names: dict[str, str]) -> str:
+    """gdb's print_name_maybe_canonical: each type a local typedef or template parameter
+    stands for named by it wherever it appears (`Base<char*>` -> `Base<U*>`), longest
+    first, a `> >` left where a whole argument list closes."""
+    for shown in sorted(names, key=len, reverse=True):
+        pattern = rf"(?<![\w:]){re.escape(shown)}(?![\w])"
+        if re.search(pattern, text):
+            text = re.sub(pattern, names[shown], text)
+            text = re.sub(r"(?<=[^>\s]) >", ">", text)
+    return text
+
+
 def _type_params(t: StructType) -> list[tuple[str, str]]:
     """The class template's type parameters: (name, the type it stands for)."""
     params = t.template_params() if t.template_params is not None else []
     return [(p.name, type_name(p.type)) for p in params if p.value is None and p.name]
 
 
-def _head(t: StructType) -> str:
+def _head(t: StructType, raw: bool = False) -> str:
     head = f"{t.keyword} {t.tag}" if t.tag else t.keyword
-    params = _type_params(t)
+    params = [] if raw else _type_params(t)
     if params:  # gdb's c_type_print_template_args
         head += " [with " + ", ".join(f"{name} = {shown}" for name, shown in params) + "]"
+    names = {shown: name for name, shown in params}
     bases = [m for m in t.members if m.is_base]
     for index, base in enumerate(bases):
         virtual = " virtual" if base.offset is None or base.location is not None else ""
-        head += (" : " if index == 0 else ", ") + f"{base.access}{virtual} {type_name(base.type)}"
+        head += (" : " if index == 0 else ", ") + f"{base.access}{virtual} {substitute(type_name(base.type), names)}"
     return head + " {"
 
 
@@ -186,9 +200,10 @@ def _declaration(t: Type, name: str, show: int, level: int, offsets: _Offsets, o
     declared = declaration(t, name) if name else type_name(t)
     base = _innermost(t)
     base_name = type_name(base)
-    if base_name in names and not (isinstance(base, StructType) and show > 0):
-        at = declared.find(base_name)
-        return declared if at < 0 else declared[:at] + names[base_name] + declared[at + len(base_name):]
+    if not (isinstance(base, StructType) and show > 0 and not base.declaration):
+        renamed = substitute(declared, names)
+        if renamed != declared:
+            return renamed
     if isinstance(base, TypedefType):
         return _local_name(declared, base.name, owner)
     if isinstance(base, StructType) and not base.declaration:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from elftools.dwarf.die import DIE, AttributeValue
 from elftools.dwarf.typeunit import TypeUnit
 
+from aliceserver.debuggers.symbols.dwarf.class_decls import read_declarations
 from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_type_name
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
@@ -211,6 +212,7 @@ class TypeBuilder:
             methods=lambda name: _methods(die, name),
             virtual_method=lambda slot: self._virtual_method(st, die, slot),
             member_functions=lambda: read_member_functions(self, die),
+            declarations=lambda: read_declarations(self, die),
         )
         self._cache[_key(die)] = st
         return st

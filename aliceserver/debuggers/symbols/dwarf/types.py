@@ -11,6 +11,10 @@ import enum
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.class_decls import ClassDeclarations
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +166,8 @@ class StructType(Type):
     virtual_method: Callable[[int], str | None] | None = None
     # Every member function the class declares, typed (calls into the program: expr/cxxcalls.py).
     member_functions: Callable[[], list[MemberFunction]] | None = None
+    # Its methods and typedefs as ptype writes them out (class_decls.py).
+    declarations: Callable[[], ClassDeclarations] | None = None
 
     def _filled(self) -> StructType:
         fill, self.fill = self.fill, None  # first, so a member of this type's own type stops

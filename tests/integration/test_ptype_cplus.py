@@ -1,0 +1,72 @@
+"""gdb's `ptype` of a C++ class, which printed only the class's name: its body as gdb 13
+writes it, against gdb on the same program: access labels, statics, methods (constructors,
+a destructor, const, virtual, static, operators, a conversion, varargs), the typedefs the
+class declares named inside it, class templates (`[with T = int]`, `T item`, bases named
+through the parameters), the type printers' names of member types (std::string), the
+flags /m /M /t /T /r, pointers to classes, and std::vector's raw body (ptype/r)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+SOURCE = r"""
+#include <string>
+#include <vector>
+struct S { int a; void f(); static int g(int, char); };
+void S::f() {}
+int S::g(int, char) { return 0; }
+struct Base { virtual ~Base() {} int b; };
+class K : public Base {
+  int priv;
+ public:
+  typedef long size_type;
+  K() : priv(0) {}
+  K(int p) : priv(p) {}
+  ~K() {}
+  int get() const { return priv; }
+  virtual void v(double, ...) {}
+  operator bool() const { return priv != 0; }
+  K &operator=(const K &) = default;
+  bool operator==(const K &o) const { return priv == o.priv; }
+  static K make() { return K(); }
+  std::string name() const { return "k"; }
+  std::string label;
+ protected:
+  size_type n = 0;
+ private:
+  typedef char tiny;
+  tiny t = 0;
+};
+template <typename T> struct Holder { T item; T get() const { return item; } void set(T x) { item = x; } };
+template <typename T, typename U> struct Pair : Holder<T>, Holder<U *> { U u; };
+struct Empty {};
+int main() {
+  S s{}; s.f(); K k(1); Holder<int> h{}; h.set(2); Pair<int, char> p{}; Empty e; std::vector<int> v{1};
+  (void) e;
+  return k.get() + (bool) k + h.get() + S::g(1, 'a') + (k == k) + (int) k.name().size() + p.u + v[0];
+}
+"""
+
+
+def test_ptype_of_cplus_classes_like_gdb(tmp_path: Path) -> None:
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ not installed")
+    (tmp_path / "classes.cc").write_text(SOURCE)
+    program = tmp_path / "classes"
+    subprocess.run([gxx, "-g", "-O0", "-o", str(program), str(tmp_path / "classes.cc")], check=True)
+    got = assert_like_gdb([*ex("ptype struct S", "break main", "run", "ptype s", "ptype struct S", "ptype K",
+                               "ptype Base", "ptype/m K", "ptype/t K", "ptype/mM K", "ptype/tT K", "ptype/r K",
+                               "ptype k", "ptype &k", "ptype Holder<int>", "ptype p", "ptype/r p", "ptype Empty",
+                               "whatis k", "ptype v", "ptype/r v"), str(program)], tmp_path)  # fmt: skip
+    assert "    int get(void) const;" in got.stdout
+    assert "type = struct Pair<int, char> [with T = int, U = char] : public Holder<T>, public Holder<U*> {" \
+        in got.stdout
