@@ -75,8 +75,22 @@ def _set_commands(ctx: Context, rest: str, read: Callable[[], tuple[str, ...]]) 
     if found:
         lines = read()
         for bp in found:
+            refuse_trace_actions(bp, lines)
             ctx.session.command_memory.breakpoint_commands[bp.number] = lines
             ctx.session.notify("breakpoint-modified", [("bkpt", table.tuple(bp))])
+
+
+def refuse_trace_actions(bp: MiBreakpoint, lines: tuple[str, ...]) -> None:
+    """gdb's check_no_tracepoint_commands: a tracepoint's actions in another breakpoint's
+    list (`collect `, `teval ` at a line's start, a while-stepping block)."""
+    if bp.gdb_type == TRACEPOINT:
+        return
+    for line in (line.strip() for line in lines):
+        if line.split(" ", 1)[0] in ("while-stepping", "ws", "stepping"):
+            raise MiError("The 'while-stepping' command can only be used for tracepoints")
+        for action in ("collect", "teval"):
+            if line.startswith(action + " "):
+                raise MiError(f"The '{action}' command can only be used for tracepoints")
 
 
 _STRTOL = re.compile(r"\s*([-+]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))")
@@ -105,7 +119,9 @@ def _break_commands(ctx: Context, args: list[str]) -> Reply:
     if bp is None:
         raise MiError(f"breakpoint {number} not found.")
     lines = iter(args[1:])
-    ctx.session.command_memory.breakpoint_commands[bp.number] = read_block(lambda: next(lines, None))
+    script = read_block(lambda: next(lines, None))
+    refuse_trace_actions(bp, script)
+    ctx.session.command_memory.breakpoint_commands[bp.number] = script
     ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])
     return None
 

@@ -144,10 +144,18 @@ def register_console(registry: CliRegistry) -> None:
     registry.add("tstart", tstart)
     registry.add("tstatus", lambda ctx, text: ctx.console("Trace can not be run on this target.\n"))
     registry.add("tstop", lambda ctx, text: _not_running())
+    # ws and stepping as names of their own: gdb lists them among a prefix's matches (`ste`)
+    for action in ("collect", "teval", "while-stepping", "ws", "stepping"):
+        registry.add(action, lambda ctx, text: _action_only())
     from aliceserver.adapters.mi import trace_frames, trace_variables  # they import this module
 
     trace_variables.register_console(registry)
     trace_frames.register_console(registry)
+
+
+def _action_only() -> Reply:
+    """collect, teval and while-stepping typed alone: they belong in a tracepoint's list."""
+    raise MiError("This command can only be used in a tracepoint actions list.")
 
 
 def _not_running() -> Reply:
