@@ -22,6 +22,7 @@ import aliceserver.debuggers.model as m
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
 from aliceserver.debuggers.sourcepaths import SourcePaths
+from aliceserver.debuggers.stepskips import StepSkips
 from aliceserver.errors import TargetError
 from tests.support.fake_source import FakeSourceLevel
 from tests.support.fake_trace import FakeCallTracing
@@ -118,6 +119,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
     def __init__(self, program: FakeProgram | None = None) -> None:
         self.catchpoints: frozenset[m.CatchKind] = frozenset()
         self.convenience: dict[str, int] = {}
+        self.step_skips: StepSkips | None = None  # the front end's skip list (set_step_skips)
         self._located: dict[int, m.LocationBreakpointInfo] = {}
         self.program = program or FakeProgram.default()
         self._events = EventSource()
@@ -251,6 +253,9 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
 
     def set_convenience(self, name: str, number: int) -> None:
         self.convenience[name] = number  # the front end's $bpnum...: no evaluator here
+
+    def set_step_skips(self, skips: StepSkips | None) -> None:
+        self.step_skips = skips  # remembered: the simulated program's steps enter no function
 
     def signal_policy(self, signal: int) -> m.SignalPolicy:
         self._check_signal(signal)
