@@ -76,9 +76,7 @@ class CallFrames(Protocol):
         """Whether any call is left stopped (most often none: nothing to look for)."""
         ...
 
-    def through_calls(
-        self, frames: list[UnwoundFrame], pid: int, unwind: Unwind, limit: int
-    ) -> list[UnwoundFrame]: ...
+    def through_calls(self, frames: list[UnwoundFrame], pid: int, unwind: Unwind, limit: int) -> list[UnwoundFrame]: ...
 
 
 def register_values(registers: Mapping[str, int]) -> Mapping[str, int]:
@@ -122,6 +120,7 @@ class Frames:
         self._variable_threads: set[int] = set()  # those whose variables were shown at this stop
         self._kept = KeptUnwindings()  # unwindings kept across stops while nothing they read moved
         self._kept_variables = KeptVariables(self._read_visible)  # frame 0's, on a kept unwinding
+        self._writes_at_stop = 0  # the stop cache's writes when the program last stopped
         self._stepped = SteppedFrames()  # or in a frame kept across steps, over a stub
         self._asked = AskedStacks()  # stack_trace's, made ahead at the next stop
 
@@ -136,6 +135,7 @@ class Frames:
         self._keep_lookups()
         self._kept.next_stop()
         self._kept_variables.next_stop()
+        self._writes_at_stop = self._stop_cache.writes
         self._asked.next_stop()
         self._callers.clear()
         self._hidden.clear()
@@ -531,7 +531,8 @@ class Frames:
                 on, covered, make = self._stepped.arguments(thread_id, partial(self.with_tail_calls, thread_id),
                                                             partial(self.frame_view, thread_id, 0), self._lookups_of, make)
             how, asked = (self.hidden_inline(thread_id), self._past_main, settings), (scope, aggregate_values, shown, entries)
-            return self._kept_variables.variables(thread_id, asked, on, how, make, self._values.referred, self._values.refer, covered)
+            return self._kept_variables.variables(thread_id, asked, on, how, make, self._values.referred, self._values.refer,
+                                                  covered, self._stop_cache.writes == self._writes_at_stop)  # fmt: skip
 
         def compute(scope: VariableScope, entries: bool) -> list[VariableInfo]:
             view, symbols, lookup_pc = self.frame_view(thread_id, level)
@@ -564,8 +565,7 @@ class Frames:
         return self._engine.run_on_engine(go)
 
     def _kept_unwinding(self, thread_id: int) -> object | None:
-        """The thread's unwinding, where its frame-0 variables may be kept with it (only
-        registers read as a whole are all compared: keptframes.py)."""
+        """The thread's unwinding to keep its frame-0 variables with (registers read whole)."""
         frames = self.with_tail_calls(thread_id, 1)
         unwinder = self._unwinders.get(thread_id)
         if unwinder is None or not frames or isinstance(frames[0].registers, ReadRegisters):
