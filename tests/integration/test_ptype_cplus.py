@@ -3,7 +3,8 @@ writes it, against gdb on the same program: access labels, statics, methods (con
 a destructor, const, virtual, static, operators, a conversion, varargs), the typedefs the
 class declares named inside it, class templates (`[with T = int]`, `T item`, bases named
 through the parameters), the type printers' names of member types (std::string), the
-flags /m /M /t /T /r, pointers to classes, and std::vector's raw body (ptype/r)."""
+flags /m /M /t /T /r, pointers to classes, std::vector's raw body (ptype/r), and C++
+enums with their underlying type (`enum class Mode : unsigned char {Mode::A, Mode::B}`)."""
 
 from __future__ import annotations
 
@@ -48,10 +49,17 @@ class K : public Base {
 template <typename T> struct Holder { T item; T get() const { return item; } void set(T x) { item = x; } };
 template <typename T, typename U> struct Pair : Holder<T>, Holder<U *> { U u; };
 struct Empty {};
+enum Color { RED, GREEN = 5 };
+enum class Mode : unsigned char { A, B };
+union U2 { int i; float f; };
+struct Mixed { struct In { int q; } in; union { int ui; char uc; }; int (*fp)(int, char); unsigned bf : 3;
+               Color c; Mode m; Mixed *next; };
 int main() {
+  Mixed mixed{}; U2 u2{};
   S s{}; s.f(); K k(1); Holder<int> h{}; h.set(2); Pair<int, char> p{}; Empty e; std::vector<int> v{1};
   (void) e;
-  return k.get() + (bool) k + h.get() + S::g(1, 'a') + (k == k) + (int) k.name().size() + p.u + v[0];
+  return k.get() + (bool) k + h.get() + S::g(1, 'a') + (k == k) + (int) k.name().size() + p.u + v[0]
+         + mixed.in.q + u2.i;
 }
 """
 
@@ -66,7 +74,9 @@ def test_ptype_of_cplus_classes_like_gdb(tmp_path: Path) -> None:
     got = assert_like_gdb([*ex("ptype struct S", "break main", "run", "ptype s", "ptype struct S", "ptype K",
                                "ptype Base", "ptype/m K", "ptype/t K", "ptype/mM K", "ptype/tT K", "ptype/r K",
                                "ptype k", "ptype &k", "ptype Holder<int>", "ptype p", "ptype/r p", "ptype Empty",
-                               "whatis k", "ptype v", "ptype/r v"), str(program)], tmp_path)  # fmt: skip
+                               "whatis k", "ptype v", "ptype/r v", "ptype Color", "ptype Mode", "ptype mixed",
+                               "ptype union U2", "ptype Mixed::In", "ptype mixed.m"), str(program)],
+                          tmp_path)  # fmt: skip
     assert "    int get(void) const;" in got.stdout
     assert "type = struct Pair<int, char> [with T = int, U = char] : public Holder<T>, public Holder<U*> {" \
         in got.stdout

@@ -5,7 +5,8 @@ gdb prints the type with a "show" level of 1: the outermost struct/union/enum sh
 members; a member's named type shows only its name, an anonymous one its body (one level
 further, where anonymous types become `struct {...}`). An enum lists its enumerators and
 writes `= value` only where the value is not the previous one plus one (from 0). C++
-classes keep their name (gdb's class layout, access labels and methods are not done here).
+enums name their underlying type as gdb's do (`enum class Mode : unsigned char {...}`);
+C++ classes are written out by ptype_cplus.py.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def _resolve(t: Type) -> Type:
 
 def _expanded(t: Type, show: int, depth: int) -> str | None:
     """The body of a struct, union or enum when `show` asks for it (None: name only)."""
-    if isinstance(t, EnumType) and not t.cplus:
+    if isinstance(t, EnumType):
         if show <= 0 and (t.tag is not None or show < 0):
             return None
         return _enum_body(t)
@@ -119,7 +120,10 @@ def _enum_body(t: EnumType) -> str:
     for name, value in t.enumerators:
         parts.append(name if value == expected else f"{name} = {value}")
         expected = value + 1
-    head = f"enum {t.tag} " if t.tag else "enum "
+    head = "enum class " if t.scoped else "enum "
+    head += f"{t.tag} " if t.tag else ""
+    if t.cplus and t.underlying:  # gdb names it in C++, though the source may not have
+        head += f": {t.underlying} "
     return head + "{" + ", ".join(parts) + "}"
 
 

@@ -367,9 +367,17 @@ class TypeBuilder:
             else any(v < 0 for _, v in values)
         )
         size = int(attr_value(die, "DW_AT_byte_size") or (underlying.size if underlying else 4))
-        en = EnumType(_qualified_name(die, cplus), size, values, signed, cplus)
+        en = EnumType(_qualified_name(die, cplus), size, values, signed, cplus,
+                      underlying=_underlying_name(underlying), scoped=bool(attr_value(die, "DW_AT_enum_class")))
         self._cache[_key(die)] = en
         return en
+
+
+def _underlying_name(t: Type | None) -> str | None:
+    """gdb's name of an enum's underlying type (check_typedef'd), if it has one."""
+    while isinstance(t, TypedefType):
+        t = t.target
+    return t.name if isinstance(t, BaseType) else None
 
 
 def _key(die: DIE) -> int:

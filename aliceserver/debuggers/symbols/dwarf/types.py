@@ -262,6 +262,8 @@ class EnumType(Type):
     enumerators: list[tuple[str, int]]
     signed: bool = False
     cplus: bool = False
+    underlying: str | None = None  # the named type under it (C++ ptype: `: unsigned int`)
+    scoped: bool = False  # `enum class`
 
     @property
     def is_flag(self) -> bool:
