@@ -4,12 +4,32 @@ thread of the process the engine runs (delivered when it resumes)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 from aliceserver.debuggers.ptrace.state import ProcessAccess
-from aliceserver.errors import TargetError, Unsupported
+from aliceserver.errors import AliceError, TargetError, Unsupported
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.model import LineRange, SourcePosition
+    from aliceserver.debuggers.ptrace.routing import Execution
 
 
 class EngineQueries:
     _access: ProcessAccess
+    _run: Execution
+    line_range: Callable[[int], LineRange | None]
+    source_position: Callable[[int], SourcePosition | None]
+
+    def _stop_told(self, pc: int) -> None:
+        """A remote stop about to be told (remote/session.py's hook, on the tracer thread):
+        what MI's *stopped asks next made now, read from the stop cache and the pc answers
+        without a handoff each: the thread list, the pc's line table row, the line before."""
+        self._run.threads()
+        try:
+            self.line_range(pc)
+            self.source_position(pc - 1)
+        except AliceError:
+            pass  # told when asked for
 
     def auxiliary_vector(self) -> list[tuple[int, int]]:
         return self._access.run_on_engine(lambda: list(self._access.target().auxv().items()))

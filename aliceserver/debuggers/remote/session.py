@@ -85,8 +85,8 @@ class RemoteHooks:
     # A stop reply's `library`: the libraries the stub lists are read again (gdb goes on)
     library_event: Callable[[int], None] | None = None
     library_change: Callable[[], LibraryChange] | None = None  # what the last event changed
-    # At a stop told, what every front end asks next (its thread list): made in this handoff
-    reported: Callable[[], object] | None = None
+    # At a stop told (its thread's pc), what front ends ask next: made in this handoff
+    reported: Callable[[int], object] | None = None
 
 
 class RemoteSession:
@@ -481,7 +481,7 @@ class RemoteSession:
             self._events.put(event)
         if self._hooks.reported is not None:
             try:
-                self._hooks.reported()
+                self._hooks.reported(process.general_registers(stop.thread_id)[process.arch.pc])
             except TargetError:
                 pass  # told when it is asked for
         self._events.put(stop)
