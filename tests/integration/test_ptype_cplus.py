@@ -80,3 +80,17 @@ def test_ptype_of_cplus_classes_like_gdb(tmp_path: Path) -> None:
     assert "    int get(void) const;" in got.stdout
     assert "type = struct Pair<int, char> [with T = int, U = char] : public Holder<T>, public Holder<U*> {" \
         in got.stdout
+
+
+def test_a_class_of_the_frame_wins_over_a_static_elsewhere_like_gdb(tmp_path: Path) -> None:
+    """`S` names the program's class at its frame, not a static `S` of another module
+    (libm's has one in its debug info): gdb looks module by module."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ not installed")
+    (tmp_path / "classes.cc").write_text(SOURCE)
+    program = tmp_path / "classes"
+    subprocess.run([gxx, "-g", "-O0", "-o", str(program), str(tmp_path / "classes.cc")], check=True)
+    got = assert_like_gdb([*ex("break main", "run", "ptype S", "whatis S", "p sizeof(S)", "whatis (S*)0",
+                               "ptype U2", "p sizeof(U2)"), str(program)], tmp_path)  # fmt: skip
+    assert "type = struct S {" in got.stdout

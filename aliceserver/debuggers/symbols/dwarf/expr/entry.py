@@ -123,6 +123,11 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
 
     def is_type(name: str) -> bool:
         assert symbols is not None
+        # gdb's lookup goes module by module: a type of the frame's own module wins over a
+        # variable of another (the program's `struct S` over a static `S` of libm's).
+        own = getattr(symbols, "frame_symbols", None)
+        if own is not None and own.lookup(name) is None and own.lookup_type(name) is not None:
+            return True
         # The variable first: a local (the usual case, `(p)->x`) settles it without a
         # search of every unit for a type of that name.
         return symbols.lookup(name) is None and symbols.lookup_type(name) is not None
