@@ -15,6 +15,7 @@ the stub hides its own breakpoints from memory reads (nothing to mask).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import logging
@@ -56,7 +57,7 @@ from aliceserver.debuggers.target import (
     RemoteConnected,
     RemoteTimeouts,
 )
-from aliceserver.errors import TargetError
+from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.remote.process import RemoteProcess
@@ -355,8 +356,7 @@ class RemoteSession:
         self._issue(("step", thread_id))
 
     def _forget_stop_state(self) -> None:
-        """Once per move: forgetting again at its stop would also drop what the engine keeps
-        one stop more (unwindings and arguments, to be taken again where unchanged)."""
+        """Once per move: again at its stop would drop what the engine keeps one stop more."""
         self._hooks.forget_stop_state()
         self._forgot = True
 
@@ -479,11 +479,9 @@ class RemoteSession:
         self._known_threads = list(now)
         for event in events:
             self._events.put(event)
-        if self._hooks.reported is not None:
-            try:
+        if self._hooks.reported is not None:  # what fails here is told when it is asked for
+            with contextlib.suppress(AliceError):
                 self._hooks.reported(process.general_registers(stop.thread_id)[process.arch.pc])
-            except TargetError:
-                pass  # told when it is asked for
         self._events.put(stop)
         self._resumed = False
 
