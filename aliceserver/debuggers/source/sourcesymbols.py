@@ -31,6 +31,7 @@ from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.funcnames import frame_function_name
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, physname
@@ -401,9 +402,9 @@ class SourceSymbols:
         return self._frame_names[key]
 
     def _frame_function(self, lookup: int) -> str | None:
-        if self._info_at(lookup):  # a C function: by its DWARF symbol's name, as gdb
+        if self._info_at(lookup):  # a C (C++) function: by its DWARF symbol's name, as gdb
             found = self.function_die(lookup)
-            named = c_function_name(found) if found is not None else None
+            named = frame_function_name(found) if found is not None else None
             if named:
                 return named
         name = self.function_name(lookup) if self._info_at(lookup) else None

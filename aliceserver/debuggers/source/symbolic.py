@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.model import SymbolLocation
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.funcnames import is_cplus_unit, symbol_names
 from aliceserver.debuggers.symbols.dwarf.physname import physname
 from aliceserver.errors import AliceError
 
@@ -46,9 +47,10 @@ def address_symbol(
     if found is None:
         return SymbolLocation(address, None, 0, where.module)
     name, offset = found
-    # Only gcc's local names (`calls.0`, `f.constprop.0`, `f.cold`) can differ from the
-    # function's own name; looking for the DWARF function costs more than the rest.
-    function = _function(source, address, demangle) if "." in name else None
+    # In C only gcc's local names (`calls.0`, `f.constprop.0`, `f.cold`) can differ from
+    # the function's own name (looking for the DWARF function costs more than the rest);
+    # in C++ the DWARF symbol's name is written its own way (funcnames.py).
+    function = _function(source, address, demangle) if "." in name or _in_cplus(source, address) else None
     if function is not None and not (offset == 0 and function.entry != address):
         text = function.print_name if demangle is not None else function.linkage_name
         return SymbolLocation(address, text, address - function.entry, where.module)
@@ -91,6 +93,9 @@ def _function(
     name = die_name(die)
     if not ranges or name is None:
         return None
+    cplus = symbol_names(die, values.types, demangle or (lambda text: text))
+    if cplus is not None:
+        return _Function(ranges[0][0] + module.base, cplus[0], cplus[1])
     linkage = _linkage_name(die)
     if linkage is not None:
         demangled = demangle(linkage) if demangle is not None else linkage
@@ -98,6 +103,20 @@ def _function(
     else:
         printed = physname(die) or name
     return _Function(ranges[0][0] + module.base, printed, linkage or name)
+
+
+def _in_cplus(source: SourceSymbols, address: int) -> bool:
+    """Whether the unit whose code holds `address` is C++ (its DW_AT_language)."""
+    module = source.symbols.module_at(address)
+    values = source.module_symbols(module) if module is not None else None
+    if module is None or values is None:
+        return False
+    try:
+        cu = values.units.cu_for_address(address - module.base)
+    except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
+        log.debug("no unit at %#x: %s", address, error)
+        return False
+    return cu is not None and is_cplus_unit(cu.get_top_DIE())
 
 
 def _linkage_name(die: DIE) -> str | None:

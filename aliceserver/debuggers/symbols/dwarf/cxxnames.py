@@ -38,6 +38,98 @@ def canonical_type_name(name: str) -> str:
         return name
 
 
+def canonical_function_name(name: str) -> str | None:
+    """gdb's cp_canonicalize_string of a function's computed name (`main(void)` ->
+    `main()`, `f(const char *)` -> `f(char const*)`), or None where gdb's parser refuses
+    it (a lambda's `<lambda(int)>`): then gdb keeps the name as it wrote it."""
+    split = split_parameters(name)
+    if split is None or "<lambda" in name or "{lambda" in name:
+        return None
+    head, params, after = split
+    try:
+        parts = [_component(part) for part in _head_parts(head)]
+        parser = _Parser(f"void({params}){after}")
+        parser.take("void")
+        fn = parser.function(_Named(text="void"))
+        if parser.peek() is not None or not isinstance(fn, _Function):
+            return None
+    except (_Refused, IndexError, RecursionError):
+        return None
+    return "::".join(parts) + _render(fn, "")[len("void"):]
+
+
+def split_parameters(name: str) -> tuple[str, str, str] | None:
+    """`ns::f(int, char) const` -> (`ns::f`, `int, char`, ` const`): the last balanced
+    parenthesis group at the end, before trailing qualifiers."""
+    stripped = name.rstrip()
+    for word in (" const", " volatile", " &&", " &"):
+        while stripped.endswith(word):
+            stripped = stripped[: -len(word)].rstrip()
+    after_at = len(stripped)
+    if not stripped.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(stripped) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(stripped[i], 0)
+        if depth == 0:
+            return stripped[:i], stripped[i + 1 : -1], name[after_at:]
+    return None
+
+
+def _head_parts(head: str) -> list[str]:
+    """The `::` components of a function's name (an operator's own `::`-free spelling)."""
+    parts: list[str] = []
+    depth, start, i = 0, 0, 0
+    while i < len(head):
+        if head.startswith("operator", i) and (i == 0 or not head[i - 1].isalnum() and head[i - 1] != "_"):
+            parts.append(head[start:])
+            return parts
+        c = head[i]
+        depth += 1 if c in "<(" else -1 if c in ">)" else 0
+        if depth == 0 and head.startswith("::", i):
+            parts.append(head[start:i])
+            i += 2
+            start = i
+            continue
+        i += 1
+    parts.append(head[start:])
+    return parts
+
+
+_OPERATOR_CHARS = frozenset("+-*/%^&|~!=<>,[]")
+
+
+def _component(part: str) -> str:
+    """One component in libiberty's spelling: `Box<int>`, `~K`, `operator()`, a
+    conversion `operator int (*)(int)`."""
+    text = part.strip()
+    if text == "(anonymous namespace)" or text.isidentifier():
+        return text
+    if text.startswith("~") and text[1:].isidentifier():
+        return text
+    if text.startswith("operator"):
+        rest = text[len("operator"):].strip()
+        if rest in ("()", "[]") or (rest and set(rest) <= _OPERATOR_CHARS):
+            return "operator" + rest
+        if rest in ("new", "delete", "new[]", "delete[]", "new []", "delete []"):
+            return "operator " + rest.replace(" ", "")
+        if rest and not rest[0].isalpha():
+            raise _Refused(text)
+        parser = _Parser(rest)
+        node = parser.type_id()
+        if parser.peek() is not None:
+            raise _Refused(text)
+        return "operator " + _render(node, "")
+    parser = _Parser(text)
+    word = parser.take()
+    if not _starts_name(word) or parser.peek() != "<":
+        raise _Refused(text)
+    word += parser.template_args()
+    if parser.peek() is not None:
+        raise _Refused(text)
+    return word
+
+
 # --- the tree --------------------------------------------------------------------------
 @dataclass
 class _Node:

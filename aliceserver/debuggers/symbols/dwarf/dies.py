@@ -35,6 +35,7 @@ from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.dwarffile import MACHINES, dwarf_info
 from aliceserver.debuggers.symbols.dwarf.languages import language_name as language_name
 from aliceserver.debuggers.symbols.dwarf.leafspans import LeafSpans, leaf_span
+from aliceserver.debuggers.symbols.dwarf.localscopes import LocalScopes
 from aliceserver.debuggers.symbols.dwarf.names import split_qualified
 from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
 from aliceserver.debuggers.symbols.dwarf.scopewalk import Link, scope_chain
@@ -121,6 +122,7 @@ class DwarfUnits:
         self._leaf_spans: LeafSpans[FunctionAt] = LeafSpans()  # by pc ranges: see leafspans.py
         # unit offset -> its top-level scopes with their code ranges (coderanges.py)
         self._unit_scopes: dict[int, ScopeIndex] = {}
+        self._local = LocalScopes()  # where none holds a pc: local classes' methods
         self._abbrevs: AbbrevCache | None = None  # .debug_abbrev's tables, for unit_scopes
         self._unit_bytes: tuple[int, bytes] | None = None  # the last unit scope_chain read
         self._range_lists: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}  # (unit, list offset)
@@ -361,6 +363,12 @@ class DwarfUnits:
         paths = self._raw_scopes(cu, address)
         if paths is None:
             return self._descend(top, address)
+        addr = self.section(".debug_addr") or b""
+        return self._chain_of(cu, paths, address) or self._chain_of(
+            cu, self._local.paths_at(cu.cu_offset, cu.size, address, self._raw, self._abbrevs, addr), address)
+
+    def _chain_of(self, cu: CompileUnit, paths: list[tuple[int, ...]], address: int) -> list[DIE]:
+        top = cu.get_top_DIE()
         for path in paths:
             die = top
             for offset in path:

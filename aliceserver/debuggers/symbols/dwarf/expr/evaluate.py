@@ -101,7 +101,7 @@ class Evaluator:
             t = PointerType(t)
         if tname.function_pointers:
             params = [self.resolve_type(p) for p in tname.params or ()]
-            t = FunctionType(t, params, varargs=tname.varargs, prototyped=tname.params is not None)
+            t = FunctionType(t, params, varargs=tname.varargs, prototyped=tname.params is not None or self.symbols.cplus)
             for _ in range(tname.function_pointers):
                 t = PointerType(t)
         for count in reversed(tname.array):
@@ -347,6 +347,8 @@ class Evaluator:
         # a raw register the description types (qemu's v0-v31 or vec128 unions, its eflags
         # with IOPL): that type, over our location; its scalars are the architecture's own
         shown = spec.make()
+        if isinstance(shown, PointerType) and isinstance(shown.target, FunctionType) and self.symbols.cplus:
+            shown = PointerType(FunctionType(shown.target.return_type))  # C++ writes `void (*)(void)`
         if described is not None and (isinstance(described[0], FlagsType) or not isinstance(described[0], BaseType)):
             shown = described[0]
         return Value(shown, RegisterLoc(spec.regno, spec.offset), ctx)

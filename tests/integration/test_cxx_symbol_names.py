@@ -1,0 +1,53 @@
+"""A C++ code address named as gdb 13 names it: by the function's DWARF symbol, whose
+print name carries its parameters (`<main(int, char**)+16>`, `<ns::K::cget() const>`), a
+template's without its return type (`<tmpl<long, 2>(long)>`), and for a function without
+a linkage name the name gdb computes from the DIEs (`<Local::m(char const*)>`, a lambda's
+`<operator()(int) const>`, `std::function`'s manager written with gdb's type printer);
+`$pc`'s type in C++ is `void (*)(void)`. A C program keeps `<main+16>` and `void (*)()`
+(test_addresses_like_gdb.py and others).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.build_more import MoreBuilder
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+SOURCE = PROGRAMS_DIR / "cxx_symbol_names.cpp"
+STOPS = ("get", "cget", "over_int", "over_double", "anon", "infn", "ext", "stat", "tmpl", "twice", "local",
+         "lambda")  # fmt: skip
+AT_STOP = ("p $pc", "x/2i $pc", "info line *$pc", "frame", "up", "p $pc", "down")
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    return MoreBuilder(builder.cache_dir).build_cpp("cxx_symbol_names")
+
+
+def _line(marker: str) -> str:
+    return f"cxx_symbol_names.cpp:{marker_line(SOURCE, marker)}"
+
+
+def test_code_addresses_in_main_named_like_gdb(program: Path, tmp_path: Path) -> None:
+    got = assert_like_gdb([*ex(f"break {_line('calls')}", "run", "p $pc", "x/2i $pc", "info line *$pc",
+                               "whatis $pc", "ptype $pc", "p &main", "p main", "p fp", "p mp", "p twice",
+                               "p ns::infn", "p f._M_manager", "output $pc"), str(program)], tmp_path)  # fmt: skip
+    assert "(void (*)(void)) 0x" in got.stdout and "<main(int, char**)+" in got.stdout
+
+
+def test_each_kind_of_function_named_like_gdb(program: Path, tmp_path: Path) -> None:
+    """Methods (const, overloads), namespaces, an anonymous one, extern "C", static,
+    a template, a local class and a lambda: at a stop in each and in its caller."""
+    commands = ["set print frame-arguments none", *(f"break {_line(name)}" for name in STOPS), "run"]
+    for _ in STOPS:
+        commands += [*AT_STOP, "continue"]
+    got = assert_like_gdb([*ex(*commands), str(program)], tmp_path)
+    for shown in ("<Local::m(char const*)+", "<operator()(int) const+", "<tmpl<long, 2>(long)+",
+                  "<ns::(anonymous namespace)::anon(std::string const&)+", "<ext(char const*, int*)+"):  # fmt: skip
+        assert shown in got.stdout
