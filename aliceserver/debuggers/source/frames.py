@@ -21,6 +21,7 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.restamp import restamped
 from aliceserver.debuggers.source.askedstacks import AskedStacks
+from aliceserver.debuggers.source.inlinestops import hidden_calls
 from aliceserver.debuggers.source.keptarguments import KeptVariables, RecordingReader
 from aliceserver.debuggers.source.keptframes import KeptUnwindings
 from aliceserver.debuggers.source.keptsteps import SteppedFrames
@@ -113,6 +114,7 @@ class Frames:
         # (thread, callee level, callee pc, its float registers' id) -> the caller's frame
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
+        self.breakpoint_symbols: Callable[[tuple[int, ...], int], list[str | None]] = lambda ids, pc: [None]
         self._tail_stacks: dict[int, TailCallStack] = {}  # thread -> its frames with tail calls
         self._tail_stacks_before: dict[int, TailCallStack] = {}  # the last stop's, for kept unwindings
         self._tail_links = TailCallLinks()  # the chains found at call sites, kept across stops
@@ -467,22 +469,19 @@ class Frames:
         return tuple(calls)
 
     def hidden_inline(self, thread_id: int) -> int:
-        """How many inlined calls the thread's stop hides, as gdb's skip_inline_frames: at
-        the first instruction of inlined calls, the stop shows their caller at the call
-        site, unless a user breakpoint stopped it there (or a `step` went into them). A core
-        hides none: gdb skips inline frames only at a stop it made itself."""
+        """How many inlined calls the thread's stop hides, as gdb's skip_inline_frames
+        (inlinestops.py; a `step` into them sets it). A core hides none: gdb skips inline
+        frames only at a stop it made itself."""
         known = self._hidden.get(thread_id)
         if known is not None:
             return known
         target = self._engine.halted_target()
         stop = target.last_stop() if target.live else None
         hidden = 0
-        if stop is not None and stop.thread_id == thread_id and stop.reason is not StopReason.BREAKPOINT:
+        if stop is not None and stop.thread_id == thread_id:  # at a breakpoint: its locations' symbols
             pc = target.general_registers(thread_id)[self._source.arch.pc]
-            for call in reversed(self.inline_calls(pc)):
-                if not call.starts_here:
-                    break
-                hidden += 1
+            symbols = self.breakpoint_symbols(stop.breakpoint_ids, pc) if stop.reason is StopReason.BREAKPOINT else None
+            hidden = hidden_calls(self.inline_calls(pc), self._source.inline_chain_at(pc), symbols)
         self._hidden[thread_id] = hidden
         return hidden
 

@@ -15,6 +15,7 @@ from aliceserver.debuggers.model import CodeLocation, LocationBreakpointInfo, Mo
 from aliceserver.debuggers.source import linespec
 from aliceserver.debuggers.source.evaluation import Expressions
 from aliceserver.debuggers.source.frames import Frames
+from aliceserver.debuggers.source.inlinestops import location_symbol
 from aliceserver.debuggers.source.pcanswers import PcAnswers
 from aliceserver.debuggers.source.services import AddressBreakpoints, EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
@@ -36,6 +37,7 @@ class Locations:
         self._entries: dict[int, _LocationBreakpoint] = {}
         self._last_id = 0
         self._positions: PcAnswers[SourcePosition | None] = PcAnswers(lambda: self._source, engine.run_on_engine)
+        frames.breakpoint_symbols = self.breakpoint_symbols  # which inlined calls a stop here hides
 
     @property
     def _source(self) -> SourceSymbols:
@@ -166,6 +168,19 @@ class Locations:
                 self._breakpoints.forget_address_breakpoint(ident)
             if gone:
                 self._events.put(LocationBreakpointChanged(entry.info()))
+
+    def breakpoint_symbols(self, breakpoint_ids: tuple[int, ...], pc: int) -> list[str | None]:
+        """The symbols of the user breakpoint locations at `pc` among `breakpoint_ids`
+        (inlinestops.location_symbol); None for a breakpoint no location spec owns."""
+        found: list[str | None] = []
+        for ident in breakpoint_ids:
+            owner = next(((entry, place) for entry in self._entries.values()
+                          for place, owned in entry.bound.values() if owned == ident), None)  # fmt: skip
+            if owner is None or owner[1].address != pc:
+                found.append(None)
+            else:
+                found.append(location_symbol(owner[0].location, owner[1].function))
+        return found
 
     def remove_location_breakpoint(self, location_breakpoint_id: int) -> None:
         def go() -> None:

@@ -323,7 +323,12 @@ class StepPlan:
             if self.kind is StepKind.INTO and not self.oracle.has_name(pc):
                 return self._finish()
             return Stopped(StopReason.STEP, self.tid, address=pc)
-        entered = [call for call in self.oracle.inline_calls(pc) if call.id not in self.inlined]
+        calls = self.oracle.inline_calls(pc)
+        # gdb's "calls" to inlined functions are those inside the frame the step began in;
+        # from one inlined call into another one's code only the line tells (a sibling
+        # call on the line being stepped is gone through).
+        within = self.inlined == tuple(call.id for call in calls[: len(self.inlined)])
+        entered = [call for call in calls if call.id not in self.inlined] if within else []
         if entered and entered[0].starts_here:
             # At an inlined call's first instruction, as gdb: a call on another line stops
             # here (shown at its call site); on the same line, `next` goes over it and
