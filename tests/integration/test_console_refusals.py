@@ -56,3 +56,10 @@ def test_printer_lists_like_gdb(tmp_path: Path) -> None:
                                "info pretty-printer .*libstdc lib.*;std::vec.*", "info pretty-printer a b c d",
                                "info type-printers", "info frame-filter"), str(program)], tmp_path)  # fmt: skip
     assert "  libstdc++-v6\n    __gnu_cxx::_Slist_iterator" in got.stdout
+
+
+def test_ambiguous_info_commands_like_gdb(tmp_path: Path) -> None:
+    """`info fr` (frame, frame-filter) and `info ty` (type-printers, types) are ambiguous
+    in gdb's words, not undefined."""
+    program = _build(tmp_path, "plain.c", "int main(void) { return 0; }\n", "gcc")
+    assert_like_gdb([*ex("info fr", "info ty", "info zz"), str(program)], tmp_path)

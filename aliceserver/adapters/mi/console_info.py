@@ -278,7 +278,9 @@ def _info(ctx: Context, text: str) -> Reply:
     name = aliases.get(word, word if word in table else None)
     if name is None:
         matches = [n for n in table if n.startswith(word)]
-        if len(matches) != 1:
+        if len(matches) > 1:  # gdb's lookup_cmd names them (its own list is longer)
+            raise MiError(f'Ambiguous info command "{word}": {", ".join(sorted(matches))}.')
+        if not matches:
             raise MiError(f'Undefined info command: "{word}".  Try "help info".')
         name = matches[0]
     table[name](ctx, rest.strip())
