@@ -12,6 +12,7 @@ from aliceserver import __version__
 from aliceserver.adapters.mi import completion, log_file, radix, settings_policy, source_paths
 from aliceserver.adapters.mi.core_commands import close_core
 from aliceserver.adapters.mi.inferior_list import claim_engine
+from aliceserver.adapters.mi.intsettings import session_evaluator
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
 from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
@@ -95,7 +96,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         _deprecated_alias(ctx, f"set logging {words[1]}", "set logging enabled", f"set logging enabled {words[1]}")
         words, text = ["logging", "enabled", words[1]], f"logging enabled {words[1]}"
     words = settings_policy.canonical(session.settings, words)
-    settings_policy.check_set(session.settings, words, running=session.inferior.process is not None)
+    evaluate = session_evaluator(session)
+    settings_policy.check_set(session.settings, words, running=session.inferior.process is not None, evaluate=evaluate)
     found = session.settings.find(words)
     if found is None:
         if "=" in text:
@@ -112,7 +114,7 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         _check_architecture(session, value_text)
     if name in _LIBRARY_PATHS:
         value_text = _library_paths(session.debugger, name, value_text)
-    value = session.settings.set(name, value_text)
+    value = session.settings.set(name, value_text, evaluate)
     if name == "breakpoint condition-evaluation" and value == "target":
         # gdb's set hook where the target evaluates no conditions (none does here): the mode stays
         value = session.settings.set(name, old)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from aliceserver.adapters.mi.intsettings import Evaluator, parse_setting
 from aliceserver.adapters.mi.registry import MiError
 
 _BOOL = {"on": "on", "1": "on", "yes": "on", "enable": "on", "off": "off", "0": "off", "no": "off",
@@ -151,7 +152,6 @@ def _defaults() -> dict[str, _Setting]:
 
 _ALIASES = {"target-async": "mi-async", "print": "print", "p pretty": "print pretty", "lang": "language",
             "arch": "architecture"}
-_INT_WORDS = {"unlimited": "unlimited", "0": "unlimited"}  # 0 means unlimited too, except in _ZUINTEGER
 # gdb's kind of each number setting, which tells how =cmd-param-changed writes
 # `unlimited`: a uinteger's UINT_MAX, an integer's INT_MAX, a zuinteger_unlimited's -1 (0
 # being a number of its own there).
@@ -161,6 +161,16 @@ _INTEGER = frozenset(("listsize",))
 _ZUINTEGER = frozenset(("history size", "max-value-size", "max-completions", "remotetimeout"))
 # gdb's zinteger settings: any int, none of them unlimited
 _ZINTEGER = frozenset(("complaints", "can-use-hw-watchpoints", "stop-on-solib-events", "annotate"))
+_SQRT_INT_MAX = 32767  # gdb's sqrt_int_max, a page's largest height or width
+
+
+def _number_kind(name: str) -> str:
+    """gdb's var_types of a number setting (the radices are radix.py's)."""
+    if name in _UINTEGER:
+        return "uinteger"
+    if name in _INTEGER:
+        return "integer"
+    return "zuinteger_unlimited" if name in _ZUINTEGER else "zinteger"
 
 
 # gdb's warning when `check range` is on (or warn) for a language that checks no ranges:
@@ -198,8 +208,9 @@ class Settings:
                 return name, words[size:]
         return None
 
-    def set(self, name: str, text: str) -> str:
-        """Set `name` from `text`; returns the value as gdb shows it."""
+    def set(self, name: str, text: str, evaluate: Evaluator | None = None) -> str:
+        """Set `name` from `text`; returns the value as gdb shows it. `evaluate`: a number
+        setting's expression's value (without it, literal numbers only)."""
         setting = self._values[name]
         text = text.lstrip() if name == "prompt" else text.strip()
         if setting.kind == "bool":
@@ -209,27 +220,9 @@ class Settings:
                 raise MiError('"on" or "off" expected.')
             value = _BOOL[text.lower()]
         elif setting.kind == "int":
-            if (name in _UINTEGER or name in _INTEGER) and text in _INT_WORDS:
-                value = "unlimited"
-            elif name in _ZUINTEGER and text == "-1":
-                value = "unlimited"
-            elif name in _ZUINTEGER and text.startswith("-"):
-                raise MiError("only -1 is allowed to set as unlimited")
-            elif name in _ZUINTEGER and not text:
-                raise MiError('Argument required (integer to set it to, or "unlimited").')
-            elif (name in _UINTEGER or name in _INTEGER) and not text:
-                raise MiError('Argument required (integer to set it to, or "unlimited").')
-            elif name in _ZINTEGER and not text:
-                raise MiError("Argument required (integer to set it to).")
-            elif name in _ZINTEGER and text == "unlimited":  # gdb reads an expression there
-                raise MiError('No symbol "unlimited" in current context.')
-            elif text == "unlimited":
-                value = text
-            else:
-                try:
-                    value = str(int(text, 0))
-                except ValueError:
-                    raise MiError(f'integer {text} out of range' if text else "Argument required (integer to set it to.).") from None
+            value = parse_setting(_number_kind(name), text, evaluate)
+            if name in ("height", "width") and value != "unlimited" and int(value) > _SQRT_INT_MAX:
+                value = "unlimited"  # gdb's set_screen_size: past sqrt(INT_MAX) is unlimited
         elif setting.kind == "enum":
             matches = [c for c in setting.choices if c.startswith(text)] if text else []
             if text in setting.choices:

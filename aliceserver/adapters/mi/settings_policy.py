@@ -64,6 +64,7 @@ from aliceserver.adapters.mi.queries import query as query  # re-exported for it
 from aliceserver.adapters.mi.registry import MiError
 
 if TYPE_CHECKING:
+    from aliceserver.adapters.mi.intsettings import Evaluator
     from aliceserver.adapters.mi.session import MiSession
     from aliceserver.adapters.mi.settings import Settings
 
@@ -184,7 +185,7 @@ def canonical(settings: Settings, words: list[str]) -> list[str]:
     return out + words[len(out) :]
 
 
-def check_set(settings: Settings, words: list[str], *, running: bool) -> None:
+def check_set(settings: Settings, words: list[str], *, running: bool, evaluate: Evaluator | None = None) -> None:
     """Refuse `set WORDS` when it names a gdb setting we do not implement, a value of one we
     implement in part, or an unknown setting under `print` (gdb's own error there)."""
     found = settings.find(words)
@@ -200,7 +201,7 @@ def check_set(settings: Settings, words: list[str], *, running: bool) -> None:
     from aliceserver.adapters.mi.settings import Settings
 
     probe = Settings()  # gdb's parse (and its errors) first, on a copy
-    value = probe.set(name, " ".join(value_words))
+    value = probe.set(name, " ".join(value_words), evaluate)
     if value not in allowed:
         raise MiError(f'The setting "{name}" is not supported by aliceserver except as '
                       f'{" or ".join(a or chr(34) * 2 for a in allowed)}.')

@@ -1,0 +1,64 @@
+"""Console commands against gdb 13 on small programs built here: number settings parsed
+as gdb's expressions (cli-setshow.c), `set args` kept as typed, `show convenience`, a
+breakpoint set in another inferior's program, and catchpoint stops' frames."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+_SOURCE = """\
+struct pt { int x, y; };
+int glob = 5;
+int add(int a, int b) { return a + b; }
+int main(int argc, char **argv) {
+  struct pt p = {1, 2};
+  int arr[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  int s = 0;
+  for (int i = 0; i < 10; i++) s += arr[i];
+  s = add(s, p.x);
+  return s == 46 ? 0 : 1;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def prog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("conformance")
+    (where / "prog.c").write_text(_SOURCE)
+    subprocess.run(["gcc", "-g", "-O0", "-o", "prog", "prog.c"], cwd=where, check=True)
+    return where / "prog"
+
+
+def _set_show(*pairs: tuple[str, str]) -> list[str]:
+    return ex(*(command for set_text, name in pairs for command in (f"set {name} {set_text}", f"show {name}")))
+
+
+def test_number_settings_are_expressions_like_gdb(prog: Path) -> None:
+    """uinteger, integer, zinteger and zuinteger-unlimited settings: an expression, a
+    prefix of `unlimited` (not for a zinteger), 0 as unlimited, gdb's range errors."""
+    elements = "print elements"
+    commands = _set_show(("xx", elements), ("2+1", elements), ("", elements), ("u", elements),
+                         ("unl x", elements), ("-1", elements), ("4294967295", elements), ("0x10", elements),
+                         ("010", elements), ("2.7", elements), ("glob", elements), ("$foo", elements),
+                         ("'a'", elements), ("1==1", elements), ("5-5", "print repeats"),
+                         ("-5", "listsize"), ("0", "listsize"), ("", "listsize"), ("2147483647", "listsize"),
+                         ("0", "history size"), ("u", "history size"), ("2147483648", "history size"),
+                         ("-2", "history size"), ("", "complaints"), ("-5", "complaints"),
+                         ("unlimited", "complaints"), ("0", "height"), ("3*2", "max-completions"),
+                         ("1+1", "remotetimeout"), ("40000", "width"), ("30000", "width"),
+                         ("2-2", "backtrace limit"), ("1-1", "annotate"), ("65535+1", "max-value-size"))
+    assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+def test_number_setting_from_the_frame_like_gdb(prog: Path) -> None:
+    commands = ex("break 9", "run", "set print elements p", "set print elements s", "show print elements",
+                  "set print elements p.y+i", "show print elements", "set print elements -1.5",
+                  "set print elements 1.0/0", "set print elements (char)300", "show print elements")
+    assert_like_gdb([*commands, str(prog)], prog.parent)
