@@ -4,12 +4,16 @@ breakpoint set in another inferior's program, and catchpoint stops' frames."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.batch import PATIENCE, assert_like_gdb, ex, needs_gdb
+from tests.support.gdb import gdb_path
+from tests.support.mi_client import ROOT
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -62,3 +66,22 @@ def test_number_setting_from_the_frame_like_gdb(prog: Path) -> None:
                   "set print elements p.y+i", "show print elements", "set print elements -1.5",
                   "set print elements 1.0/0", "set print elements (char)300", "show print elements")
     assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+def test_set_args_keeps_trailing_blanks_like_gdb(prog: Path) -> None:
+    commands = ex("set args a b ", "show args", "set args   x  ", "show args", "set args", "show args")
+    assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+def _mi(command: list[str], prog: Path, lines: str) -> list[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.run([*command, "-nx", "-q", "-i=mi", str(prog)], input=lines, capture_output=True,
+                         text=True, cwd=prog.parent, env=env, timeout=PATIENCE)
+    return [line for line in run.stdout.splitlines() if line.startswith("^")]
+
+
+def test_mi_set_args_keeps_trailing_blanks_like_gdb(prog: Path) -> None:
+    lines = "-gdb-set args a b \n-gdb-show args\n-exec-arguments c d \n-gdb-show args\n-gdb-exit\n"
+    gdb = gdb_path()
+    assert gdb is not None
+    assert _mi([sys.executable, "-m", "aliceserver"], prog, lines) == _mi([gdb], prog, lines)

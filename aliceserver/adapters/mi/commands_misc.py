@@ -66,7 +66,7 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     if head == "args":
         from aliceserver.adapters.mi.commands_exec import set_args
 
-        set_args(ctx, rest)
+        set_args(ctx, text.lstrip()[len(head) :].lstrip())  # gdb keeps a set's trailing blanks
         return
     if head in ("environment", "env"):
         name, _, value = rest.partition("=") if "=" in rest else rest.partition(" ")

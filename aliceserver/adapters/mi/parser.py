@@ -65,7 +65,7 @@ def parse_line(line: str) -> MiCommand | CliCommand:
         args = split_args(raw)
     except CStringError:
         raise MiParseError(f"Problem parsing arguments: {name} {raw.strip()}", tok) from None
-    command = MiCommand(tok, name, args, raw.strip())
+    command = MiCommand(tok, name, args, raw.lstrip(" \t"))  # a set keeps trailing blanks (gdb)
     _take_global_options(command)
     return command
 
