@@ -51,3 +51,15 @@ def test_each_kind_of_function_named_like_gdb(program: Path, tmp_path: Path) -> 
     for shown in ("<Local::m(char const*)+", "<operator()(int) const+", "<tmpl<long, 2>(long)+",
                   "<ns::(anonymous namespace)::anon(std::string const&)+", "<ext(char const*, int*)+"):  # fmt: skip
         assert shown in got.stdout
+
+
+def test_inlined_calls_named_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """-O2: an inlined method's and template's frames by their own symbols (`ns::Acc::add`,
+    `sq<int>`, not `add`), the breakpoint's line with its pc (a row that is no statement,
+    gdb's frame_show_address), and `$pc` by the function holding the code."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cxx_inlined_names", ("-g", "-O2"))
+    got = assert_like_gdb([*ex("set print frame-arguments none", "set print entry-values no",
+                               "break ns::Acc::add", "break sq<int>", "run", "bt", "p $pc", "up", "p $pc",
+                               "continue", "bt", "frame", "x/i $pc"), str(program)], tmp_path)  # fmt: skip
+    assert " in ns::Acc::add (x=..., this=...) at " in got.stdout
+    assert "<work(std::vector<int, std::allocator<int> >&)+" in got.stdout

@@ -221,6 +221,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
                 pairs.append(("locno", locno[1:]))
             word = "Temporary breakpoint" if bp.temporary else "Breakpoint"
             text = f"\n{word} {bp.number}{locno}, "
+            location_style = "with-pc"  # gdb's frame_show_address: a row that is no statement
             deleted = [b.number for b in hit if b.temporary]
         else:
             pairs += [("reason", "breakpoint-hit"), ("disp", "keep"), ("bkptno", "0")]

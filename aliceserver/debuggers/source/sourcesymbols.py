@@ -34,7 +34,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.funcnames import frame_function_name
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
-from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, physname
+from aliceserver.debuggers.symbols.dwarf.physname import physname
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.sectionprefetch import SectionPrefetch
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
@@ -545,7 +545,7 @@ class SourceSymbols:
         source = physical.source
         for die in reversed(chain):
             shown.append(
-                replace(physical, function=c_function_name(die) or die_name(die), source=source, inlined=True,
+                replace(physical, function=frame_function_name(die, inlined=True) or die_name(die), source=source, inlined=True,
                         program_main=False)
             )
             source = self.call_site(lookup_pc(frame), die)

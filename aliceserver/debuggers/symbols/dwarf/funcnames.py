@@ -26,6 +26,7 @@ from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_function_name
 from aliceserver.debuggers.symbols.dwarf.dieattrs import attr_value, die_name, origin_die
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.languages import CPLUS
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name
 from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, qualified_name
 from aliceserver.debuggers.symbols.dwarf.types import PointerType, QualifiedType, Type, type_name
@@ -163,17 +164,26 @@ def _operator_at(head: str) -> int:
     return at
 
 
-def frame_function_name(function: DIE) -> str | None:
+def frame_function_name(function: DIE, inlined: bool = False) -> str | None:
     """The name a frame of `function` shows (gdb: its symbol's print name without the
     parameters): a C function's DWARF name (physname.c_function_name); a C++ function
     without a linkage name by its computed name (`Local::m`, a lambda's `operator()`),
     where the ELF symbol's demangled name reads `main::Local::m`, and in full where gdb's
     name parser refuses it (a lambda's type in a template's arguments). None: the ELF
-    symbol's."""
+    symbol's. `inlined`: an inlined call's DIE, named by its own symbol (`ns::Acc::add`)."""
     named = c_function_name(function)
-    if named is not None or not is_cplus_unit(function) or linkage_name(function) is not None:
+    if named is not None or not is_cplus_unit(function):
         return named
+    if linkage_name(function) is not None:  # an inlined call's: its demangled linkage name
+        names = symbol_names(function, TypeBuilder(), Demangler().demangle) if inlined else None
+        return _without_parameters(names[0]) if names is not None else None
     text = _computed_text(function, TypeBuilder())
     canonical = canonical_function_name(text) if text is not None else None
     split = split_parameters(canonical) if canonical is not None else None
     return split[0] if split is not None else text  # gdb's cp_remove_params refuses it too
+
+
+def _without_parameters(name: str) -> str:
+    """gdb's cp_remove_params: a name its parser refuses (a lambda's) stays whole."""
+    split = None if "{lambda" in name or "<lambda" in name else split_parameters(name)
+    return split[0] if split is not None else name
