@@ -85,3 +85,36 @@ def test_mi_set_args_keeps_trailing_blanks_like_gdb(prog: Path) -> None:
     gdb = gdb_path()
     assert gdb is not None
     assert _mi([sys.executable, "-m", "aliceserver"], prog, lines) == _mi([gdb], prog, lines)
+
+
+_BUILTINS = ("$_strlen", "$_gdb_setting", "$_creal", "$_gdb_major", "$_gdb_minor", "$_inferior_thread_count",
+             "$_sdata", "$_exception", "$_probe_arg0", "$_probe_argc", "$_exitcode", "$_exitsignal")
+
+
+def test_show_convenience_like_gdb(prog: Path) -> None:
+    """gdb 13's internal functions and variables, listed and read at startup, at a stop,
+    after the exit; storing into them refused in gdb's words."""
+    reads = [f"p {name}" for name in _BUILTINS]
+    stores = [f"set {name} = 2" for name in ("$_thread", "$_sdata", "$_strlen", "$_probe_arg1", "$_siginfo",
+                                              "$_inferior", "$_exception", "$_inferior_thread_count")]
+    commands = ex("show convenience", *reads, "whatis $_strlen", "output $_strlen", "p $_isvoid($_strlen)",
+                  "break add", "run", "show convenience", *reads, "p $x = 4", "set $_gdb_major = 3", *stores,
+                  "continue", "show convenience", *reads, "run", "kill", "show convenience")
+    assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+_SIGNALLED = """\
+#include <signal.h>
+#include <complex.h>
+double _Complex z = 1.5 + 2.5 * I;
+float _Complex zf = 3.0f - 1.0f * I;
+int main(void) { raise(SIGABRT); return 0; }
+"""
+
+
+def test_exit_signal_and_complex_parts_like_gdb(tmp_path: Path) -> None:
+    (tmp_path / "sig.c").write_text(_SIGNALLED)
+    subprocess.run(["gcc", "-g", "-o", "sig", "sig.c"], cwd=tmp_path, check=True)
+    commands = ex("p $_creal(z)", "p $_cimag(z)", "p $_creal(zf)", "p $_cimag(zf)", "whatis $_creal(zf)",
+                  "p $_creal(1)", "p $_creal()", "p $_cimag(z, z)", "run", "p $_exitsignal", "p $_exitcode")
+    assert_like_gdb([*commands, str(tmp_path / "sig")], tmp_path)

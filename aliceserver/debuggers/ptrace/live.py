@@ -218,9 +218,9 @@ class LiveSession:
         except ProcessLookupError:
             pass
         inferior.reap_all()
-        self.finish(inferior)
+        self.finish(inferior, killed=True)
 
-    def finish(self, inferior: Inferior) -> None:
+    def finish(self, inferior: Inferior, *, killed: bool = False) -> None:
         """The process is gone: report it and forget it (on the tracer thread)."""
         if self._pump is not None:
             self._pump.flush()
@@ -235,7 +235,8 @@ class LiveSession:
         # Reported last: a front end that hears of the exit finds no process (and may
         # start one at once, as the MI console does to read symbols for `print` after it).
         if inferior.exit_event is not None:
-            self._dollars.record_exit(inferior.exit_event.code)  # gdb's $_exitcode
+            if not killed:  # gdb's kill sets neither $_exitcode nor $_exitsignal
+                self._dollars.record_exit(inferior.exit_event.code, inferior.exit_event.signal)
             self._events.put(inferior.exit_event)
 
     def close(self) -> None:

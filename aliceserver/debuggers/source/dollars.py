@@ -37,6 +37,7 @@ class SessionDollars:
         # The front end's integers ($bpnum...), kept until the store is next used: a breakpoint
         # made costs a dict write, not a trip to the engine (rbreak makes thousands).
         self._integers: dict[str, int] = {}
+        self._probes: dict[str, set[int]] = {}  # a module's probes' link-time addresses
 
     def values(self, thread_id: int | None = None) -> SessionValues:
         """The session's store, `$_thread` and `$_siginfo` set for `thread_id` (engine's thread)."""
@@ -50,7 +51,12 @@ class SessionDollars:
         live, read = self._live_threads(), self._siginfo_bytes
         if live is None:  # a core's threads and the siginfo it recorded, if one is open
             live, read = self._core_threads() or (None, read)
+        if live is not None:
+            live = (live[0], list(live[1]))
+        store.probe_at = self._probe_at
         store.thread_number = self._thread_number(live, thread_id)
+        # the user's process's threads (none where no thread is: the symbol probe's are not)
+        store.thread_count = len(list(live[1])) if live is not None and store.thread_number else 0
         if store.thread_number and live is not None and thread_id is not None:
             tid = thread_id
             store.siginfo = lambda ctx: _siginfo_value(read, tid, ctx)
@@ -80,10 +86,21 @@ class SessionDollars:
             numbers.setdefault(tid, len(numbers) + 1)
         return numbers.get(thread_id, 0)
 
-    def record_exit(self, code: int | None) -> None:
-        """The program exited: `$_exitcode` is its code (a signal leaves it as it was)."""
-        if code is not None:
-            self.values().exited(code)
+    def _probe_at(self, pc: int) -> bool:
+        """Whether an SDT probe of a loaded module is at `pc` (read once per module)."""
+        from aliceserver.debuggers.symbols.sdt import read_probes
+
+        for module in self._engine.source_symbols.symbols.modules():
+            if module.path not in self._probes:
+                self._probes[module.path] = {probe.address for probe in read_probes(module.path)}
+            if pc - module.base in self._probes[module.path]:
+                return True
+        return False
+
+    def record_exit(self, code: int | None, signal: int | None = None) -> None:
+        """The program exited: `$_exitcode` is its code, or `$_exitsignal` the signal that
+        killed it (the other one void)."""
+        self.values().exited(code, signal)
 
     def set_integer(self, name: str, number: int) -> None:
         """gdb's set_internalvar_integer from the front end (any thread)."""

@@ -30,6 +30,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     Encoding,
     EnumType,
     FunctionType,
+    InternalFunctionType,
     MemberPointerType,
     PointerType,
     QualifiedType,
@@ -197,6 +198,8 @@ class _Formatter:
             return f"{{{type_name(value.type)}}} {self.address(addr)}"
         if isinstance(t, VoidType):
             return "void"
+        if isinstance(t, InternalFunctionType):
+            return f"<internal function {t.function}>"
         if isinstance(t, MemberPointerType):
             fmt = self.opts.fmt if self.opts.fmt in INT_FORMATS else None
             return format_member_pointer(value, t, self.address, fmt)

@@ -66,6 +66,14 @@ class VoidType(Type):
 
 
 @dataclass(eq=False, repr=False)
+class InternalFunctionType(Type):
+    """gdb's TYPE_CODE_INTERNAL_FUNCTION: the type of `$_strlen` and its kin as values."""
+
+    function: str = ""
+    size: int = 0
+
+
+@dataclass(eq=False, repr=False)
 class BaseType(Type):
     name: str
     size: int
@@ -370,6 +378,8 @@ def _simple_name(t: Type) -> str | None:
         return NODEBUG_TEXT
     if isinstance(t, VoidType):
         return "void"
+    if isinstance(t, InternalFunctionType):
+        return "<internal function>"
     if isinstance(t, BaseType):
         return t.name
     if isinstance(t, TypedefType):

@@ -13,6 +13,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr.builtin_vars import (
+    GDB_VERSION,
+    READ_ONLY,
+    STARTUP,
+    computed,
+)
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ImplicitLoc,
@@ -32,6 +38,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, OptimizedOutError, Value
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.expr.builtin_vars import ProbeAt
     from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
 
 MAX_VALUE_SIZE = 65536  # gdb's max-value-size: a bigger value is not fetched into the history
@@ -57,6 +64,8 @@ class SessionValues:
     variables: dict[str, Value | None] = field(default_factory=dict)  # None: void; creation order
     thread_number: int = 0
     siginfo: Callable[[FrameContext], Value | None] | None = None  # `$_siginfo` of the thread
+    thread_count: int = 0  # the live process's threads (`$_inferior_thread_count`)
+    probe_at: ProbeAt | None = None
 
     # --- the history ---------------------------------------------------------------------
     def record(self, value: Value) -> int:
@@ -92,14 +101,22 @@ class SessionValues:
             if self.thread_number and self.siginfo is None:
                 raise EvaluationError("Unable to read siginfo")
             found = self.siginfo(ctx) if self.siginfo is not None else None
-            return found if found is not None else void(ctx)
+            return _named(found, name) if found is not None else void(ctx)
+        made = computed(name, ctx, has_frame=self.thread_number != 0, thread_count=self.thread_count,
+                        probe_at=self.probe_at)
+        if made is not None:
+            return made if name in READ_ONLY or name == "_sdata" else _named(made, name)
+        if name in GDB_VERSION and name not in self.variables:
+            self.variables[name] = _int(GDB_VERSION[name], NoFrame())
         kept = self.variables.setdefault(name, None) or void(ctx)
         return ConvenienceValue(kept.type, kept.location, ctx, _data=kept._data, name=name)
 
     def set_variable(self, name: str, value: Value) -> Value:
         """`$name = value`: the variable takes value's type and a copy of its bytes."""
-        if name in ("_thread", "_gthread", "_inferior", "_siginfo"):
-            raise EvaluationError("Left operand of assignment is not a modifiable lvalue.")
+        if name == "_siginfo" and self.thread_number:  # gdb's siginfo_value_funcs' write
+            raise EvaluationError("Invalid cast.")
+        if name in READ_ONLY or name == "_siginfo":
+            raise EvaluationError("Left operand of assignment is not an lvalue.")
         stored = _snapshot(value, keep_address=False)
         self.variables[name] = stored  # where it was made: gdb lists them by creation, newest first
         return stored
@@ -121,12 +138,21 @@ class SessionValues:
         else:
             self.set_variable("__", Value.of_bytes(unit, found.contents, ctx))
 
-    def exited(self, code: int) -> None:
-        self.set_variable("_exitcode", _int(code, NoFrame()))
+    def exited(self, code: int | None, signal: int | None = None) -> None:
+        """gdb's clear_exit_convenience_vars (making both, in its order), then the one set;
+        neither known (a stub's kill or signal): both as they were."""
+        if code is None and signal is None:
+            return
+        self.clear("_exitsignal")
+        self.clear("_exitcode")
+        if signal is not None:
+            self.set_variable("_exitsignal", _int(signal, NoFrame()))
+        elif code is not None:
+            self.set_variable("_exitcode", _int(code, NoFrame()))
 
     def names(self) -> list[str]:
-        """The variables, newest first (gdb's show convenience), with the built-in ones."""
-        return [*reversed(self.variables), "_inferior", "_gthread", "_thread", "_siginfo"]
+        """The variables, newest first (gdb's show convenience), then gdb's built-in ones."""
+        return [*(name for name in reversed(self.variables) if name not in STARTUP), *STARTUP]
 
 
 class NoFrame:
@@ -151,6 +177,11 @@ class NoFrame:
 
     def write_register(self, regno: int, value: int) -> None:
         raise EvaluationError("No frame selected.")
+
+
+def _named(value: Value, name: str) -> Value:
+    """A computed built-in as `$name` in an expression (an internal function refuses a store)."""
+    return ConvenienceValue(value.type, value.location, value.ctx, _data=value._data, name=name)
 
 
 def void(ctx: FrameContext) -> Value:

@@ -49,7 +49,8 @@ _PYTHON_CLASSES = {  # gdb.Function classes, as a Python TypeError names them
     "_any_caller_matches": ("AnyCallerMatches", ("name",)),
 }
 _CALLER_OPTIONAL = ("nframes",)
-_C_FUNCTIONS = frozenset(("_isvoid", "_gdb_setting", "_gdb_setting_str"))
+_C_FUNCTIONS = frozenset(("_isvoid", "_gdb_setting", "_gdb_setting_str", "_creal", "_cimag",
+                          "_gdb_maint_setting", "_gdb_maint_setting_str"))
 NAMES = frozenset((*_PYTHON_CLASSES, *_C_FUNCTIONS))
 
 
@@ -82,6 +83,10 @@ def call_internal(ev: Evaluator, node: ast.Call) -> Value:
         return _int(ev, isinstance(strip(args[0].type), VoidType))
     if name in ("_gdb_setting", "_gdb_setting_str"):
         return _setting(ev, name, args)
+    if name in ("_creal", "_cimag"):
+        return _complex_part(ev, name, args)
+    if name in ("_gdb_maint_setting", "_gdb_maint_setting_str"):  # no maintenance settings here
+        raise EvaluationError(f"${name} is not supported by aliceserver.")
     _check_count(name, args)
     if name == "_streq":
         return _int(ev, read_string(args[0]) == read_string(args[1]))
@@ -97,6 +102,20 @@ def call_internal(ev: Evaluator, node: ast.Call) -> Value:
         as_text: Callable[[Value], str] = getattr(ev.symbols, "as_text", None) or format_value
         return _string(ev, as_text(args[0]))
     return _int(ev, _callers(ev, name, args))
+
+
+def _complex_part(ev: Evaluator, name: str, args: Sequence[Value]) -> Value:
+    """gdb's creal_internal_fn and cimag_internal_fn: a half of a _Complex value."""
+    if len(args) != 1:
+        raise EvaluationError(f"You must provide one argument for ${name}.")
+    t = strip(args[0].type)
+    if not isinstance(t, BaseType) or t.encoding is not Encoding.COMPLEX:
+        raise EvaluationError("expected a complex number")
+    half = t.size // 2
+    part = BaseType(t.name.replace("complex ", "").replace("_Complex", "").strip() or "double", half,
+                    Encoding.FLOAT)
+    data = args[0].data()
+    return Value.of_bytes(part, data[:half] if name == "_creal" else data[half : 2 * half], ev.ctx)
 
 
 def _check_count(name: str, args: Sequence[Value]) -> None:
