@@ -94,3 +94,21 @@ def test_a_class_of_the_frame_wins_over_a_static_elsewhere_like_gdb(tmp_path: Pa
     got = assert_like_gdb([*ex("break main", "run", "ptype S", "whatis S", "p sizeof(S)", "whatis (S*)0",
                                "ptype U2", "p sizeof(U2)"), str(program)], tmp_path)  # fmt: skip
     assert "type = struct S {" in got.stdout
+
+
+def test_incomplete_types_like_gdb(tmp_path: Path) -> None:
+    """A struct only declared in the program (C) and a class only declared where it is used
+    (std::cout's, C++) are written with gdb's `<incomplete type>`, not by name alone."""
+    gcc, gxx = shutil.which("gcc"), shutil.which("g++")
+    if gcc is None or gxx is None:
+        pytest.skip("gcc and g++ are needed")
+    (tmp_path / "opaque.c").write_text("struct opaque;\nstruct holder { struct opaque *p; int n; };\n"
+                                       "int main(void) { struct holder h = {0, 1}; return h.n; }\n")
+    (tmp_path / "out.cc").write_text("#include <iostream>\nint main() { std::cout << 1 << std::endl; return 0; }\n")
+    subprocess.run([gcc, "-g", "-O0", "-o", str(tmp_path / "opaque"), str(tmp_path / "opaque.c")], check=True)
+    subprocess.run([gxx, "-g", "-O0", "-o", str(tmp_path / "out"), str(tmp_path / "out.cc")], check=True)
+    got = assert_like_gdb([*ex("break main", "run", "ptype h.p", "ptype *h.p", "whatis h.p", "ptype struct holder"),
+                           str(tmp_path / "opaque")], tmp_path)  # fmt: skip
+    assert "<incomplete type>" in got.stdout
+    assert_like_gdb([*ex("break main", "run", "ptype/r std::cout", "ptype std::cout"), str(tmp_path / "out")],
+                    tmp_path)

@@ -94,6 +94,9 @@ def _expanded(t: Type, show: int, depth: int) -> str | None:
         if show <= 0 and (t.tag is not None or show < 0):
             return None
         return _enum_body(t)
+    if isinstance(t, StructType) and not t.cplus and t.declaration and show > 0:  # only declared here
+        head = f"{t.keyword} {t.tag} {{" if t.tag else f"{t.keyword} {{"
+        return f"{head}\n{_INDENT * (depth + 1)}<incomplete type>\n{_INDENT * depth}}}"
     if isinstance(t, StructType) and not t.cplus and not t.declaration:
         if show <= 0 and (t.tag is not None or show < 0):
             return None

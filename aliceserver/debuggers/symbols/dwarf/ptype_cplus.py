@@ -158,9 +158,13 @@ def cplus_ptype(t: Type, flags: str, rename: Rename) -> str | None:
     a C++ class (None otherwise)."""
     base = _innermost(t)
     shown = _resolve(base)
-    if not isinstance(shown, StructType) or not shown.cplus or shown.declaration or shown.rust:
+    if not isinstance(shown, StructType) or not shown.cplus or shown.rust:
         return None
-    body = _Printer(flags, rename).body(shown, 1, 0, {})
+    printer = _Printer(flags, rename)
+    if shown.declaration:  # only declared where it is used (std::cout's class)
+        body = f"{shown.keyword} {shown.tag} {{\n    <incomplete type>\n}}"  # gdb knows no more of it
+    else:
+        body = printer.body(shown, 1, 0, {})
     name, base_name = type_name(t), type_name(base)
     at = name.find(base_name)
     return body if base is t or at < 0 else name[:at] + body + name[at + len(base_name):]
