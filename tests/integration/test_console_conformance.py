@@ -118,3 +118,12 @@ def test_exit_signal_and_complex_parts_like_gdb(tmp_path: Path) -> None:
     commands = ex("p $_creal(z)", "p $_cimag(z)", "p $_creal(zf)", "p $_cimag(zf)", "whatis $_creal(zf)",
                   "p $_creal(1)", "p $_creal()", "p $_cimag(z, z)", "run", "p $_exitsignal", "p $_exitcode")
     assert_like_gdb([*commands, str(tmp_path / "sig")], tmp_path)
+
+
+def test_break_in_another_inferiors_program_like_gdb(prog: Path) -> None:
+    """gdb resolves a breakpoint in every inferior's program: set from an inferior without
+    one, it is in inferior 1's (`inf 1` in the listing), and inferior 2 has no symbols."""
+    commands = ex("break add", "add-inferior", "info breakpoints", "inferior 2", "tbreak main", "info breakpoints",
+                  "watch glob", "p glob", "p 1+2", "info breakpoints", "inferior 1", "p glob", "run",
+                  "info breakpoints", "continue", "info breakpoints")
+    assert_like_gdb([*commands, str(prog)], prog.parent)

@@ -40,6 +40,7 @@ class MiBreakpoint(UserBreakpoint):
     # list.append and `del [:n]` are atomic, where a `+=` racing the gate's would lose hits
     logged_hits: list[None] = field(default_factory=list)
     places: tuple[CodeLocation, ...] = ()
+    inferior: int = 1  # whose program the places are in (gdb's program space, `inf N`)
     spec: str = ""  # what the engine is given (a bare line made file:line)
     old_value: str | None = None  # watchpoints: the value at the last stop
     dead: bool = False

@@ -24,6 +24,7 @@ from aliceserver.adapters.mi.breakpoint_record import (
     core_kind,
 )
 from aliceserver.adapters.mi.frames import display_value, hex16
+from aliceserver.adapters.mi.inferior_list import engine_inferior
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.base import BreakpointCondition
@@ -67,6 +68,7 @@ class BreakpointTable:
     trace_variables: dict[str, int] = field(default_factory=dict)  # name -> initial (trace_variables.py)
     syscall_names: catches.SyscallNames = field(default_factory=catches.SyscallNames)
     ignored_hits: IgnoredHits = field(default_factory=IgnoredHits)  # each told at the next stop
+    _probe_image: tuple[int, int, int] | None = None  # the main image (low, high, base) in the probe
 
     @property
     def next_number(self) -> int:
@@ -105,10 +107,7 @@ class BreakpointTable:
         forced); the locations where it does not are disabled, each `warn`ed about."""
         spec = self.normalize(location)
         session = self.session
-        session.ensure_symbols()
-        places: list[CodeLocation] = []
-        if session.has_symbols():
-            places = session.debugger.resolve_location(spec)
+        places, program_of = locations.resolve_in_programs(session, spec)
         problem = None
         if not places:
             problem = locations.not_found(session, spec, location)
@@ -123,7 +122,7 @@ class BreakpointTable:
             original = f"{session.frames.file_name(spec.rpartition(':')[0])}:{original}"
         bp = MiBreakpoint(self.next_number, core_kind(kind, spec), original, condition, temporary=temporary,
                           enabled=enabled, condition_fn=condition_fn, ignore_count=ignore, thread=thread,
-                          spec=spec, places=tuple(places), gdb_type=kind)
+                          spec=spec, places=tuple(places), gdb_type=kind, inferior=program_of)
         bp.cond_disabled = frozenset(place.address for place, failure in zip(places, failures, strict=True) if failure)
         for index, failure in enumerate(failures, 1):
             if failure and warn is not None:  # gdb's, before the breakpoint has its number
@@ -223,6 +222,7 @@ class BreakpointTable:
             return
         if bp.gdb_type == TRACEPOINT:  # never inserted: placed anew by refresh (a start moves a PIE)
             return
+        self._probe_image = None if self.session.inferior.process is not None else self._probe_image
         info = self.session.debugger.insert_location_breakpoint(bp.spec or bp.location, condition=self._gate(bp))
         bp.engine_id = info.id
         old, bp.places = bp.places, info.locations
@@ -412,18 +412,20 @@ class BreakpointTable:
     # --- output ------------------------------------------------------------------------
     def shown_address(self, address: int) -> int:
         """As gdb before `run`: the program's link-time address (a PIE is not loaded yet;
-        ours is, in the symbol probe), relocated once the process runs."""
-        session = self.session
-        if session.inferior.process is not None or session.inferior.probe_pid is None:
+        ours is, in the symbol probe), relocated once the process runs: the process or
+        probe of the inferior whose program the engine holds."""
+        holder = engine_inferior(self.session)
+        if holder.process is not None:
+            self._probe_image = None
             return address
-        try:
-            modules = session.debugger.modules()
-        except AliceError:
-            return address
-        for module in modules:
-            if module.is_main and module.low <= address < module.high:
-                return address - module.base
-        return address
+        if holder.probe_pid is not None:
+            try:
+                modules = self.session.debugger.modules()
+            except AliceError:
+                return address
+            self._probe_image = next(((m.low, m.high, m.base) for m in modules if m.is_main), None)
+        image = self._probe_image  # kept where the probe ended (another inferior's `print`)
+        return address - image[2] if image is not None and image[0] <= address < image[1] else address
 
     def tuple(self, bp: MiBreakpoint) -> Results:
         items: list[tuple[str, Value]] = [

@@ -103,7 +103,7 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
         addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if located else (
             "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
         disp = bp.disposition
-        what = "" if located else table.what(bp)
+        what = "" if located else table.what(bp) + _inferiors(ctx, bp)
         ctx.console(f"{bp.number:<7} {bp.gdb_type:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                     + (f"{addr:<{width}} " if addresses else "") + f"{what}\n")  # gdb pads an empty address
         if bp.condition:  # gdb's words for a tracepoint's: `trace only if`
@@ -124,9 +124,16 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
             # gdb's location rows: N* where the condition does not parse, y- in a disabled one
             state = {"N": "N*", "n": "n"}.get(bp.location_state(place.address), "y" if bp.enabled else "y-")
             ctx.console(f"{f'{bp.number}.{index}':<28}{state:<4}{hex16(table.shown_address(place.address)):<18} "
-                        f"{table.place_what(place)}\n" + ("\tnot installed on target\n" if bp.gdb_type == TRACEPOINT else ""))
+                        f"{table.place_what(place)}{_inferiors(ctx, bp)}\n" + ("\tnot installed on target\n" if bp.gdb_type == TRACEPOINT else ""))
     if any(bp.cond_disabled for bp in entries):
         ctx.console("(*): Breakpoint condition is invalid at this location.\n")
+
+
+def _inferiors(ctx: Context, bp: MiBreakpoint) -> str:
+    """gdb's ` inf N` after a location, in the CLI only where there are several inferiors."""
+    if bp.pending or bp.is_watch or len(ctx.session.inferiors) < 2:
+        return ""
+    return f" inf {bp.inferior}"
 
 
 def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int) -> None:

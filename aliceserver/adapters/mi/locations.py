@@ -18,6 +18,7 @@ from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.debuggers.model import CodeLocation
 
 # gdb matches an option by the prefix typed, in this order (`-l` is -line).
 _OPTIONS = ("-source", "-function", "-qualified", "-line", "-label")
@@ -293,3 +294,19 @@ def console_location(text: str) -> tuple[str, str]:
         return location.text(), rest
     shown = split_keywords(re.sub(r"^\s*(?:-q[a-z]*\s+)+", "", text))[0]
     return (f"-qualified {shown}" if location.qualified and shown else shown), rest
+
+
+def resolve_in_programs(session: MiSession, spec: str) -> tuple[list[CodeLocation], int]:
+    """gdb resolves a breakpoint in every inferior's program: here, in the current one's,
+    or where it has no program, in the first other inferior's that has one (the engine
+    holds one program at a time). The places and that inferior's number."""
+    from aliceserver.adapters.mi.inferior_list import as_current
+
+    current = session.inferior
+    others = [other for other in session.inferiors if other is not current and other.program]
+    for inferior in [current] if current.program or not others else others:
+        with as_current(session, inferior):
+            session.ensure_symbols()
+            if session.has_symbols():
+                return session.debugger.resolve_location(spec), inferior.number
+    return [], current.number

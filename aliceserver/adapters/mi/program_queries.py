@@ -177,6 +177,10 @@ class ProgramQueries(Dispatcher):
             tid = inferior.selected_tid
             level = inferior.selected_level if level is None else level
         if tid is None:
+            if not inferior.program and inferior.process is None:  # not another inferior's symbols
+                from aliceserver.adapters.mi.inferior_list import claim_engine
+
+                claim_engine(self, starting=False)  # type: ignore[arg-type]
             self.ensure_symbols()
             if not self.has_symbols() and inferior.program:  # no file: the engine's literals and $ values
                 raise MiError(f'No symbol "{expression.strip()}" in current context.'
