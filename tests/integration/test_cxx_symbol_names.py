@@ -16,6 +16,7 @@ import pytest
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder
+from tests.support.mi_script import both
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -63,3 +64,19 @@ def test_inlined_calls_named_like_gdb(builder: Builder, tmp_path: Path) -> None:
                                "continue", "bt", "frame", "x/i $pc"), str(program)], tmp_path)  # fmt: skip
     assert " in ns::Acc::add (x=..., this=...) at " in got.stdout
     assert "<work(std::vector<int, std::allocator<int> >&)+" in got.stdout
+
+
+def test_mi_locations_and_frames_named_like_gdb(program: Path, tmp_path: Path) -> None:
+    """A breakpoint location's func is the symbol's print name (`Local::m(char const*)`,
+    `operator()(int) const`), a frame's is without parameters unless gdb's parser refuses
+    the name (a lambda in it, a function type as a template argument:
+    `std::function<int (int)>::operator()(int) const`)."""
+    commands = [f"-break-insert {_line('local')}", f"-break-insert {_line('lambda')}", "-exec-run",
+                "-stack-list-frames", "-break-list", "-exec-continue", "-stack-list-frames 0 1"]  # fmt: skip
+    theirs, ours = both(program, commands, tmp_path)
+
+    def answers(records: list[str]) -> list[str]:  # *stopped's arguments hold stack addresses
+        return [line for line in records if line.startswith("^")]
+
+    assert answers(ours) == answers(theirs)
+    assert any('func="std::function<int (int)>::operator()(int) const"' in line for line in ours)

@@ -28,13 +28,12 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.source.resolver import LocationResolver, call_site_position
 from aliceserver.debuggers.sourcepaths import SourcePaths
+from aliceserver.debuggers.symbols.dwarf import cxxnames, funcnames
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
-from aliceserver.debuggers.symbols.dwarf.funcnames import frame_function_name
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
-from aliceserver.debuggers.symbols.dwarf.physname import physname
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.sectionprefetch import SectionPrefetch
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
@@ -54,7 +53,7 @@ def without_parameters(name: str) -> str:
     for qualifier in (" const", " volatile", " &&", " &"):
         if text.endswith(qualifier):
             text = text[: -len(qualifier)]
-    if not text.endswith(")"):
+    if not text.endswith(")") or cxxnames.has_function_type_argument(text):  # gdb's parser refuses it
         return name
     depth = 0
     for index in range(len(text) - 1, -1, -1):
@@ -404,7 +403,7 @@ class SourceSymbols:
     def _frame_function(self, lookup: int) -> str | None:
         if self._info_at(lookup):  # a C (C++) function: by its DWARF symbol's name, as gdb
             found = self.function_die(lookup)
-            named = frame_function_name(found) if found is not None else None
+            named = funcnames.frame_function_name(found) if found is not None else None
             if named:
                 return named
         name = self.function_name(lookup) if self._info_at(lookup) else None
@@ -437,9 +436,9 @@ class SourceSymbols:
         whose code another one's name shares (folded: -fipa-icf), by its DWARF name."""
         if _CLONE_SUFFIX.search(symbol) or ("(" not in symbol and self._folded(address)):
             return self._dwarf_function(address) or symbol
-        if "(" not in symbol:  # C++ without a linkage name (main): gdb writes `main()`
+        if "(" not in symbol or "::" in symbol:  # C++ without a linkage name: `main()`, `Local::m()`
             found = self.function_die(address)
-            return (physname(found) if found is not None else None) or symbol
+            return (funcnames.unlinked_name(found) if found is not None else None) or symbol
         return symbol
 
     def _folded(self, address: int) -> bool:
@@ -545,7 +544,7 @@ class SourceSymbols:
         source = physical.source
         for die in reversed(chain):
             shown.append(
-                replace(physical, function=frame_function_name(die, inlined=True) or die_name(die), source=source, inlined=True,
+                replace(physical, function=funcnames.frame_function_name(die, inlined=True) or die_name(die), source=source, inlined=True,
                         program_main=False)
             )
             source = self.call_site(lookup_pc(frame), die)

@@ -43,7 +43,7 @@ def canonical_function_name(name: str) -> str | None:
     `main()`, `f(const char *)` -> `f(char const*)`), or None where gdb's parser refuses
     it (a lambda's `<lambda(int)>`): then gdb keeps the name as it wrote it."""
     split = split_parameters(name)
-    if split is None or "<lambda" in name or "{lambda" in name:
+    if split is None or "<lambda" in name or "{lambda" in name or has_function_type_argument(split[0]):
         return None
     head, params, after = split
     try:
@@ -56,6 +56,26 @@ def canonical_function_name(name: str) -> str | None:
     except (_Refused, IndexError, RecursionError):
         return None
     return "::".join(parts) + _render(fn, "")[len("void"):]
+
+
+def has_function_type_argument(name: str) -> bool:
+    """Whether a template argument in `name` is a function type (`function<int (int)>`,
+    not `P<int (*)(int)>`), which gdb's name parser refuses: a name holding one stays as
+    written, its parameters too (a frame's `std::function<int (int)>::operator()(int) const`)."""
+    opened: list[str] = []
+    previous = ""
+    for i, c in enumerate(name):
+        if c == "(" and opened and opened[-1] == "<" and previous != ")":
+            after = name[i + 1 :].lstrip()
+            if not after.startswith(("*", "&", "anonymous namespace)")):
+                return True
+        if c in "<({[":
+            opened.append(c)
+        elif c in ">)}]" and opened:
+            opened.pop()
+        if not c.isspace():
+            previous = c
+    return False
 
 
 def split_parameters(name: str) -> tuple[str, str, str] | None:

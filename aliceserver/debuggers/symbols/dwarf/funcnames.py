@@ -22,7 +22,11 @@ from typing import Callable
 
 from elftools.dwarf.die import DIE
 
-from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_function_name, split_parameters
+from aliceserver.debuggers.symbols.dwarf.cxxnames import (
+    canonical_function_name,
+    has_function_type_argument,
+    split_parameters,
+)
 from aliceserver.debuggers.symbols.dwarf.dieattrs import attr_value, die_name, origin_die
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.languages import CPLUS
@@ -185,5 +189,15 @@ def frame_function_name(function: DIE, inlined: bool = False) -> str | None:
 
 def _without_parameters(name: str) -> str:
     """gdb's cp_remove_params: a name its parser refuses (a lambda's) stays whole."""
-    split = None if "{lambda" in name or "<lambda" in name else split_parameters(name)
+    refused = "{lambda" in name or "<lambda" in name or has_function_type_argument(name)
+    split = None if refused else split_parameters(name)
     return split[0] if split is not None else name
+
+
+def unlinked_name(function: DIE) -> str | None:
+    """A C++ function's computed name where it has no linkage name (`main(int, char**)`,
+    `Local::m(char const*)`, a lambda's `operator()(int) const`): what gdb names its
+    breakpoint locations by; None for others (the ELF symbol's demangled name is gdb's)."""
+    if not is_cplus_unit(function) or linkage_name(function) is not None:
+        return None
+    return computed_name(function, TypeBuilder())
