@@ -14,6 +14,7 @@ from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.session import StepRepeat
+from aliceserver.adapters.mi.sigframes import FINISH_FROM_TRAMPOLINE
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.model import StepKind, VariableScope
 from aliceserver.debuggers.target import LINK_LOST
@@ -153,7 +154,8 @@ def finish(ctx: Context) -> Reply:
             frames[level], tid, with_pc=level > 0 or not session.at_line_start(frames[level]))))
     session.before_resume()
     _resuming(lambda: session.debugger.step(tid, StepKind.OUT, level))  # an outer frame: until it returns
-    return _running(ctx, "finish")
+    # gdb's finish out of a trampoline knows no function (find_pc_function): a plain stop
+    return _running(ctx, FINISH_FROM_TRAMPOLINE if frames[level].signal_trampoline else "finish")
 
 
 def until(ctx: Context, location: str | None, kind: str = "until-location", anywhere: bool = False) -> Reply:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from aliceserver.adapters.mi import sigframes
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_symbols import selected_frame_level
 from aliceserver.adapters.mi.frames import hex16, printed_value
@@ -25,7 +26,9 @@ def frame_line(ctx: Context, tid: int, level: int, what: str = "location", argum
     session = ctx.session
     frame = session.frames.frame(tid, level)
     callee = session.frames.frame(tid, level - 1) if level > 0 else None
-    if callee is None or callee.called_from_debugger:  # stopped at its pc: frame 0, or a call's caller
+    if frame.signal_trampoline:  # gdb's print_frame_info: the label alone, whatever print_what
+        return f"#{level:<2d} {sigframes.SIGNAL_HANDLER_CALLED}\n"
+    if callee is None or sigframes.is_label_frame(callee):  # at its pc: frame 0, a call's or signal's caller
         with_pc = not session.at_line_start(frame)
     else:  # a return address; none shown where an inlined call was made (its line is the call's)
         with_pc = not callee.inlined

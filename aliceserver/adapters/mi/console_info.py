@@ -35,6 +35,7 @@ from aliceserver.adapters.mi.libraries import info_sharedlibrary
 from aliceserver.adapters.mi.libraries import register_console as register_libraries
 from aliceserver.adapters.mi.register_info import info_registers, info_vector
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.sigframes import info_frame_tail
 from aliceserver.adapters.mi.skips import info_skip
 from aliceserver.adapters.mi.state import Inferior
 from aliceserver.adapters.mi.thread_names import named
@@ -154,6 +155,8 @@ def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
     session = ctx.session
     tid, level = session.selected_frame("No frame selected.")
     infos = session.debugger.frame_variables(tid, level, scope)
+    if not infos and scope is VariableScope.ARGUMENTS and session.frames.frame(tid, level).signal_trampoline:
+        empty = "No symbol table info available."  # gdb: the trampoline has no function symbol
     if not infos:
         ctx.console(empty + "\n")
     for info in infos:
@@ -202,6 +205,9 @@ def _info_frame(ctx: Context, text: str) -> None:
     base = details.base if details.base is not None else cfa - 16
     if details.language is not None:
         ctx.console(f" source language {details.language}.\n")
+    if frame.signal_trampoline:
+        ctx.console(info_frame_tail(frame, details, arch.sp))
+        return
     if frame.inlined or frame.tail_call:  # no frame base of its own; its sp is the one it is inlined into
         ctx.console(f" Arglist at unknown address.\n Locals at unknown address, Previous frame's sp in {arch.sp}\n")
         return

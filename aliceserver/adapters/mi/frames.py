@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.frames import frames_to_main
+from aliceserver.adapters.mi import sigframes
 from aliceserver.adapters.mi.output import Value
 from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.model import StackFrame, VariableInfo, VariableScope
@@ -276,8 +277,8 @@ class Frames:
             out["level"] = str(frame.level)
         if self.session.settings.get("print address") == "on":
             out["addr"] = hex16(frame.pc)
-        out["func"] = frame.function or "??"
-        if frame.called_from_debugger:  # gdb's dummy frame: nothing more to say
+        out["func"] = sigframes.label(frame)
+        if sigframes.is_label_frame(frame):  # gdb's dummy or sigtramp frame: nothing more to say
             return out
         if args:
             out["args"] = self.arg_pairs(tid, frame.level)
@@ -295,8 +296,8 @@ class Frames:
         """`0x... in func (a=1) at prog.c:13` as the console shows a frame: `what` is gdb's
         print_what (location-and-address: always the pc, short-location: no file), and
         `arguments` overrides `print frame-arguments` (bt -frame-arguments)."""
-        if frame.called_from_debugger:
-            return frame.function or "??"  # <function called from gdb>
+        if sigframes.is_label_frame(frame):
+            return sigframes.label(frame)  # <function called from gdb>, <signal handler called>
         mode = arguments or self.session.settings.get("print frame-arguments")
         infos = self.shown_args(tid, frame.level, mi=False, aggregate_values=mode == "all")
         if mode == "presence":

@@ -9,6 +9,7 @@ import aliceserver.debuggers.events as ev
 from aliceserver.adapters.mi import hit_numbers, libraries
 from aliceserver.adapters.mi.frames import ARCH, hex16
 from aliceserver.adapters.mi.output import Results, Value, record
+from aliceserver.adapters.mi.sigframes import FINISH_FROM_TRAMPOLINE
 from aliceserver.adapters.mi.thread_names import named
 from aliceserver.adapters.mi.user_commands import run_stop_hook
 from aliceserver.debuggers.gdb_signals import gdb_signal_description, gdb_signal_name
@@ -240,6 +241,9 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         pairs += [("reason", "signal-received"), ("signal-name", "0"), ("signal-meaning", "Signal 0")]
         text = "\nProgram stopped.\n"
         location_style = "with-pc"
+    elif reason is ev.StopReason.FUNCTION_FINISHED and origin is not None and origin.kind == FINISH_FROM_TRAMPOLINE:
+        reason = ev.StopReason.BREAKPOINT  # gdb's finish never finished (no function): its location, no reason
+        location_style = "with-pc"  # the interrupted pc, mid-line as often as not
     elif reason is ev.StopReason.FUNCTION_FINISHED:
         pairs.append(("reason", "function-finished"))
         location_style = "with-pc"

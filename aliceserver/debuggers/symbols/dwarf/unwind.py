@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from aliceserver.debuggers.arch import x86_64
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.arch.registry import X86_64_ARCH
+from aliceserver.debuggers.arch.sigframes import signal_frame_slots
 from aliceserver.debuggers.model import Module, SymbolLocation
 from aliceserver.debuggers.symbols.dwarf.cfa_program import MASK64, Reader, RuleKind, UnwindRow
 from aliceserver.debuggers.symbols.dwarf.readregisters import CallerRegisters, ReadRegisters
@@ -211,7 +212,9 @@ def saved_register_slots(
     """Where `frame` keeps its caller's registers in memory, in gdb's register order (gdb's
     `info frame` "Saved registers"): the CFI rules at the frame's pc that give an address;
     a frame without CFI saves rbp and rip below its CFA (the frame-pointer layout)."""
-    if frame.cfa is None or frame.signal_trampoline:
+    if frame.signal_trampoline:  # the interrupted registers, in the kernel's sigcontext
+        return signal_frame_slots(frame.arch, frame.registers)
+    if frame.cfa is None:
         return []
     exact = frame.level == 0 or frame.method == "signal"
     row = _row(symbols, tables, frame.pc if exact else frame.pc - 1)

@@ -1,0 +1,221 @@
+"""A signal handler's stack against gdb 13: the kernel's return trampoline between the
+handler and the frame the signal interrupted is gdb's SIGTRAMP_FRAME, shown as
+`<signal handler called>` (bt, frame, up, info frame with the sigcontext's slots, finish
+out of it, MI's frame tuples), and the interrupted frame's pc is exact: no `0x... in`
+where it starts a line, its line looked up at the pc itself. Programs built here: a
+raise() (SIGUSR1), a SIGSEGV and a SIGALRM handler, nested signals, a handler on an
+alternate stack, a handler in a second thread."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import PATIENCE, ex, needs_gdb, ours, theirs
+from tests.support.gdb import gdb_path
+from tests.support.mi_client import ROOT
+
+pytestmark = [needs_gdb, pytest.mark.timeout(600)]
+
+_SOURCE = r"""
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile int hits;
+static sigjmp_buf back;
+
+void handler(int s) {
+  hits += s;
+}
+
+void on_segv(int s) {
+  hits += s;
+  siglongjmp(back, 1);
+}
+
+void outer(int s) {
+  hits += s;
+  raise(SIGUSR2);
+}
+
+void on_alt(int s) {
+  int local = s * 2;
+  hits += local;
+}
+
+int crash(int *p) {
+  return *p + 1;
+}
+
+int work(int n) {
+  raise(SIGUSR1);
+  return n + hits;
+}
+
+void *worker(void *arg) {
+  raise(SIGUSR1);
+  return arg;
+}
+
+int main(int argc, char **argv) {
+  int mode = argc > 1 ? atoi(argv[1]) : 0;
+  if (mode == 0) {
+    signal(SIGUSR1, handler);
+    return work(3) > 100;
+  } else if (mode == 1) {
+    signal(SIGSEGV, on_segv);
+    if (!sigsetjmp(back, 1))
+      crash(0);
+  } else if (mode == 2) {
+    signal(SIGALRM, handler);
+    alarm(1);
+    while (!hits)
+      ;
+  } else if (mode == 3) {
+    signal(SIGUSR1, outer);
+    signal(SIGUSR2, handler);
+    raise(SIGUSR1);
+  } else if (mode == 4) {
+    stack_t ss;
+    ss.ss_sp = malloc(SIGSTKSZ);
+    ss.ss_size = SIGSTKSZ;
+    ss.ss_flags = 0;
+    sigaltstack(&ss, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alt;
+    sa.sa_flags = SA_ONSTACK;
+    sigaction(SIGUSR1, &sa, 0);
+    raise(SIGUSR1);
+  } else {
+    pthread_t t;
+    signal(SIGUSR1, handler);
+    pthread_create(&t, 0, worker, 0);
+    pthread_join(t, 0);
+  }
+  return hits == 0;
+}
+"""
+
+_QUIET = ex(*(f"handle {name} nostop noprint" for name in ("SIGUSR1", "SIGUSR2", "SIGALRM")))
+
+
+@pytest.fixture(scope="module")
+def sigs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("sigframes")
+    (where / "sigs.c").write_text(_SOURCE)
+    subprocess.run(["gcc", "-g", "-O0", "-pthread", "-o", "sigs", "sigs.c"], cwd=where, check=True)
+    return where / "sigs"
+
+
+def _normalized(text: str) -> str:
+    """What differs between gdb's run and ours: stack addresses (gdb adds LINES and COLUMNS
+    to the environment; the kernel aligns a signal frame on its own), pids and LWPs, and
+    gdb's libthread_db lines."""
+    lines = [line for line in text.splitlines() if "libthread_db" not in line]
+    text = "\n".join(lines)
+    text = re.sub(r"0x7ffffff[0-9a-f]{5}", "0xSTACK", text)
+    text = re.sub(r"argv=0x[0-9a-f]+", "argv=0x...", text)
+    text = re.sub(r"LWP \d+", "LWP N", text)
+    return re.sub(r"process \d+", "process N", text)
+
+
+def _like_gdb(sigs: Path, mode: int, *commands: str) -> str:
+    args = ["-batch", "-nx", *_QUIET, *ex(*commands), "--args", str(sigs), str(mode)]
+    expected, got = theirs(args, sigs.parent), ours(args, sigs.parent)
+    assert _normalized(got.stdout) == _normalized(expected.stdout)
+    assert _normalized(got.stderr) == _normalized(expected.stderr)
+    return got.stdout
+
+
+def test_raise_handler_frames_like_gdb(sigs: Path) -> None:
+    """bt (full, -frame-info), frame/up/down onto the trampoline and the interrupted frame,
+    info frame at both, info args and locals at the trampoline, frame function."""
+    out = _like_gdb(sigs, 0, "break handler", "run", "bt", "bt full", "bt -frame-info short-location",
+                    "bt -frame-info source-line", "bt -frame-info location-and-address", "frame 1",
+                    "info frame", "info args", "info locals", "up", "info frame", "down", "down",
+                    "frame function work", "frame function handler")
+    assert "#1  <signal handler called>\n" in out
+
+
+def test_finish_out_of_the_trampoline_like_gdb(sigs: Path) -> None:
+    """finish at the trampoline stops in the interrupted frame, with no value (gdb knows no
+    function there); finish from the interrupted frame returns as from any."""
+    _like_gdb(sigs, 0, "break handler", "run", "frame 1", "finish", "bt", "finish")
+
+
+def test_segv_and_alarm_handlers_like_gdb(sigs: Path) -> None:
+    """A fault's handler: the interrupted frame is the faulting one, shown with its pc
+    (mid-line); a SIGALRM in a busy loop: finish out of the trampoline stops mid-line."""
+    _like_gdb(sigs, 1, "break on_segv", "run", "continue", "bt full", "frame 1", "info frame", "frame 2",
+              "info frame", "finish")
+    _like_gdb(sigs, 2, "break handler", "run", "bt", "up", "up", "info frame", "frame 1", "finish")
+
+
+def test_nested_altstack_and_thread_handlers_like_gdb(sigs: Path) -> None:
+    """Two trampolines in one stack, one on a sigaltstack, one in a second thread."""
+    out = _like_gdb(sigs, 3, "break handler", "run", "bt", "frame 3", "info frame", "frame 1", "finish", "bt")
+    assert out.count("<signal handler called>") >= 2
+    _like_gdb(sigs, 4, "break on_alt", "run", "bt", "frame 1", "info frame", "up", "info frame", "info locals")
+    _like_gdb(sigs, 5, "break handler", "run", "bt", "frame 1", "info frame", "frame 2", "finish")
+
+
+_MI = """\
+-interpreter-exec console "handle SIGUSR1 nostop noprint"
+-break-insert handler
+-exec-run
+-stack-list-frames
+-stack-list-arguments 1
+-stack-list-arguments --simple-values 1 1
+-stack-list-locals --thread 1 --frame 1 1
+-stack-list-variables --thread 1 --frame 1 1
+-stack-list-variables --thread 1 --frame 2 1
+-stack-info-frame --thread 1 --frame 1
+-stack-select-frame 1
+-stack-info-frame
+-interpreter-exec console "frame"
+-interpreter-exec console "bt 3"
+-exec-finish
+-stack-list-frames
+-gdb-exit
+"""
+
+
+def _mi(command: list[str], sigs: Path) -> list[str]:
+    """The records after the run, as their commands answer them one at a time."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen([*command, "-nx", "-q", "-i=mi", "--args", str(sigs), "0"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=sigs.parent, env=env)
+    assert process.stdin is not None and process.stdout is not None
+    lines: list[str] = []
+    for command_line in _MI.splitlines():
+        process.stdin.write(command_line + "\n")
+        process.stdin.flush()
+        while not command_line.startswith("-gdb-exit"):  # up to its answer, or the stop after ^running
+            line = process.stdout.readline()
+            assert line, lines
+            lines.append(line.rstrip("\n"))
+            if line.startswith(("^done", "^error")) or line.startswith("*stopped"):
+                break
+    process.communicate(timeout=PATIENCE)
+    kept = [line for line in lines if line[:1] in "^*~&" and "libthread_db" not in line]
+    return [_normalized(line) for line in kept[kept.index("^running"):]]
+
+
+def test_mi_signal_frames_like_gdb(sigs: Path) -> None:
+    """frame={level="1",addr=...,func="<signal handler called>"} in every frame list, no
+    arguments or variables for it, and a finish out of it stops without a reason."""
+    gdb = gdb_path()
+    assert gdb is not None
+    got, expected = _mi([sys.executable, "-m", "aliceserver"], sigs), _mi([gdb], sigs)
+    assert got == expected
+    assert any('func="<signal handler called>"' in line for line in got)
