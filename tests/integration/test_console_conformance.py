@@ -127,3 +127,48 @@ def test_break_in_another_inferiors_program_like_gdb(prog: Path) -> None:
                   "watch glob", "p glob", "p 1+2", "info breakpoints", "inferior 1", "p glob", "run",
                   "info breakpoints", "continue", "info breakpoints")
     assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+_FORKS = """\
+#include <unistd.h>
+#include <sys/wait.h>
+int main(void) { pid_t p = fork(); if (p == 0) _exit(0); waitpid(p, 0, 0); return 0; }
+"""
+
+_LOOP = """\
+int arr[8];
+int sum(int n) {
+  int s = 0;
+  for (int i = 0; i < n; i++) s += arr[i] * (i & 1 ? 3 : 5);
+  return s;
+}
+int main(void) {
+  for (int i = 0; i < 8; i++) arr[i] = i;
+  int t = sum(8);
+  return t == 0;
+}
+"""
+
+
+def _built(where: Path, name: str, source: str, *flags: str) -> Path:
+    (where / f"{name}.c").write_text(source)
+    subprocess.run(["gcc", "-g", *flags, "-o", name, f"{name}.c"], cwd=where, check=True)
+    return where / name
+
+
+def test_pc_shown_where_gdb_shows_it_in_libc(tmp_path: Path) -> None:
+    """gdb's frame_show_address: no pc where it starts its line-table row (libc's inlined
+    arch_fork at a `catch fork` stop), and the row's line the statement one among the rows
+    at its address, the pc at its start or inside (exit.c's __run_exit_handlers)."""
+    forks = _built(tmp_path, "forks", _FORKS)
+    assert_like_gdb([*ex("catch fork", "run", "bt 1", "stepi", "stepi", "stepi", "kill"), str(forks)], tmp_path)
+    loop = _built(tmp_path, "loop", _LOOP, "-O0")
+    commands = ex("break main", "run", "break exit", "continue", *["stepi"] * 6, "info line *$pc", "bt 1")
+    assert_like_gdb([*commands, str(loop)], tmp_path)
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_stepi_through_rows_with_discriminators_like_gdb(tmp_path: Path, level: str) -> None:
+    loop = _built(tmp_path, "loop", _LOOP, level)
+    commands = ex("break sum" if level == "-O0" else "break main", "run", *["stepi"] * 60)
+    assert_like_gdb([*commands, str(loop)], tmp_path)

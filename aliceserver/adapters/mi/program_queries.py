@@ -42,7 +42,6 @@ class ProgramQueries(Dispatcher):
     def __init__(self) -> None:
         super().__init__()
         self._last_stop: tuple[str | None, int | None] | None = None
-        self._line_starts: dict[tuple[str, int], set[int]] = {}
         # gdb's -data-list-changed-registers compares with what its previous call read
         self.register_contents: tuple[tuple[str, ...], list[bytes | None]] | None = None
         self.machine_registers: tuple[object, tuple[str, ...]] | None = None  # (process, names)
@@ -223,35 +222,22 @@ class ProgramQueries(Dispatcher):
         return frame is not None and self._last_stop == (frame.function, frame.cfa)
 
     def at_line_start(self, frame: StackFrame) -> bool:
+        """Whether gdb's frame_show_address hides the pc: the pc is where its line-table row
+        starts (sal.pc, the last row at or before it as the reader keeps them: one per
+        DWARF row but a repeat of a line with a discriminator) and that row is a statement.
+        A frame whose line is not its pc's row's stands at an inlined call's site (gdb's
+        sal.pc 0 there): no pc either."""
         if frame.source is None or not frame.source.line:
             return False
-        # gdb's frame_show_address: the pc is shown where its row is no statement boundary
-        # (-O2's `main` after `finish`), even where that row starts at the pc.
         try:
             row = self.debugger.line_range(frame.pc)
         except AliceError:
             row = None
-        same_line = row is not None and (row.source.path, row.source.line) == (frame.source.path, frame.source.line)
-        if row is not None and same_line and not row.is_stmt:  # not an inlined call's site
+        if row is None:
             return False
-        # gdb's sal.pc is the start of the line table row: a line may have several (a crash
-        # at `*p = 1` stops where the store's row starts, which gdb shows without its pc).
-        # Asked first: resolving the line finds every inlined copy of it, which for a line of
-        # a header inlined everywhere (CPython's object.h) took 0.6 s at the first stop.
-        try:
-            before = self.debugger.source_position(frame.pc - 1)
-        except AliceError:
-            before = frame.source
-        if before != frame.source:
+        if (row.source.path, row.source.line) != (frame.source.path, frame.source.line):
             return True
-        key = (frame.source.path, frame.source.line)
-        if key not in self._line_starts:
-            try:
-                places = self.debugger.resolve_location(f"{key[0]}:{key[1]}")
-            except AliceError:
-                places = []
-            self._line_starts[key] = {p.address for p in places if p.requested_line in (None, key[1])}
-        return frame.pc in self._line_starts[key]
+        return row.start == frame.pc and row.is_stmt
 
     def locked_thread(self) -> int | None:
         """The thread a continue resumes alone (gdb's scheduler-locking on), else None."""

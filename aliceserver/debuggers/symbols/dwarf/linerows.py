@@ -260,8 +260,8 @@ class LineIndex:
         first, last = self._sequence_bounds(rows, i)
         while i > first and rows.address[i - 1] >= low:
             i -= 1
-        if i < last and rows.address[i] < low:
-            i += 1  # the row holding `low` starts before it
+        while i < last and rows.address[i] < low:
+            i += 1  # the rows holding `low` start before it
         # A sequence's rows are in address order, its END_SEQUENCE row (`last`) left out.
         return stmt, rows, i, max(i, bisect_left(rows.address, high, i, last))
 
@@ -335,11 +335,10 @@ class LineIndex:
             first, last, low, high = rows.sequences[k]
             if low <= address < high:
                 i = bisect_right(rows.address, address, first, last) - 1
-                # Several rows at one address: the last one, or an earlier is_stmt one.
+                # Several rows at the row's address: the last one, or an earlier is_stmt one
+                # (gdb's find_pc_sect_line, whether the pc is at the row's start or inside).
                 j = i
-                while not rows.flags[j] & IS_STMT and j > first:
-                    if rows.address[j - 1] != address or rows.address[j] != address:
-                        break
+                while not rows.flags[j] & IS_STMT and j > first and rows.address[j - 1] == rows.address[i]:
                     j -= 1
                 return stmt, rows, (j if rows.flags[j] & IS_STMT else i)
             k -= 1
