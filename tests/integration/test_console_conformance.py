@@ -5,13 +5,14 @@ breakpoint set in another inferior's program, and catchpoint stops' frames."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.batch import PATIENCE, assert_like_gdb, ex, needs_gdb
+from tests.support.batch import PATIENCE, assert_like_gdb, ex, needs_gdb, normalized, ours, theirs
 from tests.support.gdb import gdb_path
 from tests.support.mi_client import ROOT
 
@@ -172,3 +173,21 @@ def test_stepi_through_rows_with_discriminators_like_gdb(tmp_path: Path, level: 
     loop = _built(tmp_path, "loop", _LOOP, level)
     commands = ex("break sum" if level == "-O0" else "break main", "run", *["stepi"] * 60)
     assert_like_gdb([*commands, str(loop)], tmp_path)
+
+
+def _modulo_stack(text: str) -> str:
+    """Stack addresses differ by the environment (gdb adds LINES and COLUMNS)."""
+    return re.sub(r"0x7ff[0-9a-f]{9}\b", "0x7ff...", normalized(text))
+
+
+def test_info_frame_of_a_frame_spec_and_info_stack_like_gdb(prog: Path) -> None:
+    """`info frame 1` describes frame 1 ('Stack frame at', no level) where frame 0 was
+    described; `info stack` (`info s`) is backtrace; `info tasks` and
+    `info static-tracepoint-markers` answer as gdb's (so `info st` is ambiguous)."""
+    commands = ex("info tasks", "info static-tracepoint-markers", "break add", "run", "info frame 1",
+                  "info frame level 1", "info frame function main", "info frame 5", "info frame", "up",
+                  "info frame 0", "info stack", "info s 1", "info stack full 1", "info tasks", "info st")
+    args = ["-batch", "-nx", *commands, str(prog)]
+    expected, got = theirs(args, prog.parent), ours(args, prog.parent)
+    assert _modulo_stack(got.stdout) == _modulo_stack(expected.stdout)
+    assert _modulo_stack(got.stderr) == _modulo_stack(expected.stderr)

@@ -168,12 +168,18 @@ def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
 def _info_frame(ctx: Context, text: str) -> None:
     session = ctx.session
     tid, level = session.selected_frame("No stack.")
+    if text.strip():  # gdb's frame spec: `info frame 1`, `level 1`, `function main`...
+        from aliceserver.adapters.mi.console_symbols import selected_frame_level
+
+        level = selected_frame_level(ctx, text.strip())
     frames = session.frames.stack(tid, 0, level + 2)
     frame = frames[level]
     where = f" in {frame.function or '??'}"
     if frame.source is not None:
         where += f" ({session.frames.file_name(frame.source.path, frame.source.symtab)}:{frame.source.line})"
-    ctx.console(f"Stack level {level}, frame at {hex(frame.cfa or 0)}:\n")
+    # gdb names the level only of the selected frame (no frame spec given)
+    ctx.console(f"Stack frame at {hex(frame.cfa or 0)}:\n" if text.strip()
+                else f"Stack level {level}, frame at {hex(frame.cfa or 0)}:\n")
     real = level  # an inlined call's registers are those of the function it is inlined into
     # gdb's saved pc is that of the first frame out from here that is not inlined or a tail call
     while (frame.inlined or frame.tail_call) and real + 1 < len(frames) and (frames[real].inlined or frames[real].tail_call):
@@ -285,7 +291,7 @@ def _info(ctx: Context, text: str) -> Reply:
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",
-               "handle": "signals", "tp": "tracepoints"}
+               "handle": "signals", "tp": "tracepoints", "s": "stack"}
     if not word:
         raise MiError('"info" must be followed by the name of an info command.')
     name = aliases.get(word, word if word in table else None)

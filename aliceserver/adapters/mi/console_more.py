@@ -19,7 +19,8 @@ from aliceserver.adapters.mi import (
     console_tui,
 )
 from aliceserver.adapters.mi import console_printer_lists as printer_lists
-from aliceserver.adapters.mi.registry import CliRegistry, Context
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError
+from aliceserver.errors import AliceError
 
 # `info` subcommands, merged into console_info's table.
 INFO: dict[str, Callable[[Context, str], None]] = {
@@ -34,7 +35,37 @@ INFO: dict[str, Callable[[Context, str], None]] = {
     "checkpoints": console_tui.info_checkpoints,
     "macro": console_macro.info_macro,
     "macros": console_macro.info_macros,
+    "stack": lambda ctx, text: _run(ctx, "backtrace", text),  # gdb's alias of backtrace
+    "tasks": lambda ctx, text: _info_tasks(ctx),
+    "static-tracepoint-markers": lambda ctx, text: _static_markers(ctx),
 }
+
+
+def _static_markers(ctx: Context) -> None:
+    """No target here has static tracepoint markers (gdb lists the in-process agent's)."""
+    if ctx.session.inferior.process is None:
+        raise MiError("You can't do that when your target is `exec'")
+    raise MiError("info static-tracepoint-markers is not supported by aliceserver.")
+
+
+def _run(ctx: Context, command: str, text: str) -> None:
+    found = ctx.session.cli_commands.lookup(command)
+    assert found is not None
+    found[1](ctx, text)
+
+
+def _info_tasks(ctx: Context) -> None:
+    """gdb's info tasks in a program without Ada's tasking runtime; with it, refused."""
+    if ctx.session.inferior.process is None:
+        raise MiError("Cannot inspect Ada tasks when program is not running")
+    known = "system__tasking__debug__known_tasks"
+    try:
+        found = not ctx.session.evaluate(f"&{known}").error
+    except AliceError:
+        found = False
+    if found:
+        raise MiError("info tasks is not supported by aliceserver.")
+    ctx.console("Your application does not use any Ada tasks.\n")
 
 
 def register(registry: CliRegistry) -> None:
