@@ -263,9 +263,11 @@ def test_cli_gcore_asks_the_agent_tool_for_a_file_here(tmp_path: Path, monkeypat
 
 def test_refusals_in_gdbs_words(builder: Builder, tmp_path: Path, gdb_core: Path) -> None:
     program = _threads(builder)
-    for core in (None, gdb_core):  # no process; a core file is none either
-        ours = _ours(program, ["gcore x.core"], tmp_path, core)
-        theirs = _gdb(program, ["gcore x.core"], tmp_path, core)
+    # no process; a core file is none either; nor is what reads the program's symbols
+    # before run (a setting's expression evaluated)
+    for core, before in ((None, []), (gdb_core, []), (None, ["set print elements 2+1"])):
+        ours = _ours(program, [*before, "gcore x.core"], tmp_path, core)
+        theirs = _gdb(program, [*before, "gcore x.core"], tmp_path, core)
         refusal = "You can't do that without a process to debug."
         assert refusal in ours and refusal in theirs, (ours, theirs)
     assert not (tmp_path / "x.core").exists()

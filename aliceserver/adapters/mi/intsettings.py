@@ -70,6 +70,7 @@ def _literal(text: str) -> int:
 
 
 _NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+)")
+_DECIMAL = re.compile(r"-?(?:0|[1-9]\d*)")
 
 
 def value_as_long(value: str, type_name: str) -> int:
@@ -103,6 +104,8 @@ def session_evaluator(session: MiSession) -> Evaluator:
     """parse_and_eval_long in the session's current frame (or statically)."""
 
     def evaluate(text: str) -> int:
+        if _DECIMAL.fullmatch(text) and session.settings.get("input-radix") == "10":
+            return int(text)  # what gdb's parse gives, without the engine (no probe started)
         info = session.evaluate(text)
         if info.error:
             raise MiError(info.value)
