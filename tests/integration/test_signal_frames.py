@@ -18,6 +18,7 @@ import pytest
 
 from tests.support.batch import PATIENCE, ex, needs_gdb, ours, theirs
 from tests.support.gdb import gdb_path
+from tests.support.gdbserver import gdbserver
 from tests.support.mi_client import ROOT
 
 pytestmark = [needs_gdb, pytest.mark.timeout(600)]
@@ -126,6 +127,7 @@ def _normalized(text: str) -> str:
     text = re.sub(r"0x7ffffff[0-9a-f]{5}", "0xSTACK", text)
     text = re.sub(r"argv=0x[0-9a-f]+", "argv=0x...", text)
     text = re.sub(r"LWP \d+", "LWP N", text)
+    text = re.sub(r'core="\d+"', 'core="N"', text)
     return re.sub(r"process \d+", "process N", text)
 
 
@@ -153,6 +155,25 @@ def test_finish_out_of_the_trampoline_like_gdb(sigs: Path) -> None:
     _like_gdb(sigs, 0, "break handler", "run", "frame 1", "finish", "bt", "finish")
 
 
+def test_finish_out_of_the_handler_and_next_like_gdb(sigs: Path) -> None:
+    """finish from the handler stops at the trampoline (frame 0: `<signal handler called>`);
+    next there says gdb's 'Single stepping until exit from function __restore_rt' and
+    stops in the interrupted frame."""
+    _like_gdb(sigs, 0, "break handler", "run", "finish", "bt", "info frame", "frame", "next", "bt 2", "step")
+
+
+def test_next_in_a_function_without_lines_like_gdb(tmp_path: Path) -> None:
+    """The same note for any function without line info (an object built without -g)."""
+    (tmp_path / "nod.c").write_text("int nodebug(int x) { int y = x * 2; for (int i = 0; i < 3; i++) y += i; return y; }\n")
+    (tmp_path / "use.c").write_text("int nodebug(int x);\nint main(void) {\n  return nodebug(3) != 9;\n}\n")
+    subprocess.run(["gcc", "-O0", "-c", "nod.c"], cwd=tmp_path, check=True)
+    subprocess.run(["gcc", "-g", "-O0", "-o", "use", "use.c", "nod.o"], cwd=tmp_path, check=True)
+    args = ["-batch", "-nx", *ex("break nodebug", "run", "next", "bt", "next"), str(tmp_path / "use")]
+    expected, got = theirs(args, tmp_path), ours(args, tmp_path)
+    assert _normalized(got.stdout) == _normalized(expected.stdout)
+    assert "Single stepping until exit from function nodebug," in got.stdout
+
+
 def test_segv_and_alarm_handlers_like_gdb(sigs: Path) -> None:
     """A fault's handler: the interrupted frame is the faulting one, shown with its pc
     (mid-line); a SIGALRM in a busy loop: finish out of the trampoline stops mid-line."""
@@ -167,6 +188,21 @@ def test_nested_altstack_and_thread_handlers_like_gdb(sigs: Path) -> None:
     assert out.count("<signal handler called>") >= 2
     _like_gdb(sigs, 4, "break on_alt", "run", "bt", "frame 1", "info frame", "up", "info frame", "info locals")
     _like_gdb(sigs, 5, "break handler", "run", "bt", "frame 1", "info frame", "frame 2", "finish")
+
+
+def test_signal_frames_over_gdbserver_like_gdb(sigs: Path) -> None:
+    """The same frames, unwound from a stub's registers and memory."""
+    runs = []
+    for run in (theirs, ours):
+        with gdbserver(sigs, ["0"]) as server:
+            args = ["-batch", "-nx", *ex(f"target remote {server.address}"), *_QUIET,
+                    *ex("break handler", "continue", "bt", "frame 1", "info frame", "info args", "up", "finish",
+                        "bt 2"), str(sigs)]  # fmt: skip
+            runs.append(run(args, sigs.parent))
+    expected, got = ([line for line in _normalized(r.stdout + r.stderr).splitlines() if "from remote target" not in line
+                      and not line.startswith("warning: File transfers")] for r in runs)  # fmt: skip
+    assert got == expected
+    assert "#1  <signal handler called>" in got
 
 
 _MI = """\
@@ -189,15 +225,29 @@ _MI = """\
 -gdb-exit
 """
 
+_MI_OUT = """\
+-interpreter-exec console "handle SIGUSR1 nostop noprint"
+-break-insert handler
+-exec-run
+-exec-finish
+-stack-list-frames 0 1
+-stack-info-frame
+-stack-list-arguments 1 0 0
+-stack-list-locals 1
+-exec-next
+-stack-list-frames 0 1
+-gdb-exit
+"""
 
-def _mi(command: list[str], sigs: Path) -> list[str]:
+
+def _mi(command: list[str], sigs: Path, script: str) -> list[str]:
     """The records after the run, as their commands answer them one at a time."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.Popen([*command, "-nx", "-q", "-i=mi", "--args", str(sigs), "0"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=sigs.parent, env=env)
     assert process.stdin is not None and process.stdout is not None
     lines: list[str] = []
-    for command_line in _MI.splitlines():
+    for command_line in script.splitlines():
         process.stdin.write(command_line + "\n")
         process.stdin.flush()
         while not command_line.startswith("-gdb-exit"):  # up to its answer, or the stop after ^running
@@ -216,6 +266,7 @@ def test_mi_signal_frames_like_gdb(sigs: Path) -> None:
     arguments or variables for it, and a finish out of it stops without a reason."""
     gdb = gdb_path()
     assert gdb is not None
-    got, expected = _mi([sys.executable, "-m", "aliceserver"], sigs), _mi([gdb], sigs)
-    assert got == expected
-    assert any('func="<signal handler called>"' in line for line in got)
+    for script in (_MI, _MI_OUT):  # finish out of the trampoline; out of the handler, then next
+        got, expected = _mi([sys.executable, "-m", "aliceserver"], sigs, script), _mi([gdb], sigs, script)
+        assert got == expected
+        assert any('func="<signal handler called>"' in line for line in got)

@@ -15,6 +15,7 @@ from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegist
 from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.session import StepRepeat
 from aliceserver.adapters.mi.sigframes import FINISH_FROM_TRAMPOLINE
+from aliceserver.adapters.mi.step_notes import say_no_line
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.model import StepKind, VariableScope
 from aliceserver.debuggers.target import LINK_LOST
@@ -137,6 +138,8 @@ def step(ctx: Context, kind: StepKind, count: int = 1, name: str = "step") -> Re
     if count < 1:
         raise MiError("Argument must be positive.") if count < 0 else MiError("Invalid count.")
     session.step_repeat = StepRepeat(kind, count - 1) if count > 1 else None
+    if kind in (StepKind.OVER, StepKind.INTO):
+        say_no_line(ctx, tid)
     session.before_resume()
     _resuming(lambda: session.debugger.step(tid, kind))
     return _running(ctx, name)
