@@ -191,3 +191,13 @@ def test_info_frame_of_a_frame_spec_and_info_stack_like_gdb(prog: Path) -> None:
     expected, got = theirs(args, prog.parent), ours(args, prog.parent)
     assert _modulo_stack(got.stdout) == _modulo_stack(expected.stdout)
     assert _modulo_stack(got.stderr) == _modulo_stack(expected.stderr)
+
+
+def test_breakpoint_listing_sets_next_address_like_gdb(prog: Path) -> None:
+    """info breakpoints and info line leave `x` and `$_` at the last location (gdb's
+    set_next_address); the Type column widens for 'read watchpoint'; -batch's width is
+    unlimited."""
+    commands = ex("break add", "info breakpoints", "p $_", "x/i", "run", "info line main", "p $_", "x/i",
+                  "info breakpoints", "p $_", "x/2i", "watch glob", "rwatch glob", "info breakpoints",
+                  "catch fork", "info breakpoints", "show width")
+    assert_like_gdb([*commands, str(prog)], prog.parent)

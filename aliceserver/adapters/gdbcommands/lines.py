@@ -8,6 +8,7 @@ its code is the next line's), `info line *ADDRESS` the row holding the address; 
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from aliceserver.adapters.gdbcommands.examine import address_label, address_of
@@ -95,7 +96,7 @@ def _one_line(
         write(f'Line {line} of "{name}" is at address {start:#x}{at} but contains no code.\n')
     else:
         write(f'Line {line} of "{name}" starts at address {start:#x}{at} and ends at {end:#x}{to}.\n')
-    memory.examine.next_address = start  # `x/i` shows this line's code (before run: at its link-time address)
+    set_next_address(debugger, memory, start)  # `x/i` shows this line's code (before run: at its link-time address)
     if memory.listed is not None:  # a bare `info line` does the next line (of the current file)
         memory.info_line_next = (memory.listed, (memory.listed[0], line + 1))
 
@@ -135,3 +136,10 @@ def default_file(debugger: IDebugger, where: Selection, memory: CommandMemory) -
         return framed[0]
     places = [p for p in debugger.resolve_location("main") if p.source is not None]
     return places[0].source.path if places and places[0].source else None
+
+
+def set_next_address(debugger: IDebugger, memory: CommandMemory, address: int) -> None:
+    """gdb's set_next_address: where a bare `x` looks, and `$_` a `void *` to it."""
+    memory.examine.next_address = address
+    with contextlib.suppress(AliceError):
+        debugger.evaluate(f"$_ = (void *) {address:#x}", None, 0)

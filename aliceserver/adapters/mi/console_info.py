@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from aliceserver.adapters.gdbcommands.lines import set_next_address
 from aliceserver.adapters.mi import bpnumbers, console_more, info_os, trace_variables
 from aliceserver.adapters.mi.breakpoint_commands import shown_commands
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
@@ -95,17 +96,18 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
         return
     width = 18 if any(table.shows_address(bp) for bp in entries) else 10  # gdb's column for 64-bit addresses, or none
     addresses = ctx.session.settings.get("print address") != "off"  # off: gdb drops the column
-    ctx.console("Num     Type           Disp Enb " + (f"{'Address':<{width}} " if addresses else "") + "What\n")
+    type_width = max(14, *(len(bp.gdb_type) for bp in entries))  # gdb's print_type_col_width
+    ctx.console(f"Num     {'Type':<{type_width}} Disp Enb " + (f"{'Address':<{width}} " if addresses else "") + "What\n")
     for bp in entries:
         if bp.catch is not None:
-            _info_catchpoint(ctx, bp, width if addresses else -1)
+            _info_catchpoint(ctx, bp, width if addresses else -1, type_width)
             continue
         located = bp.located_apart  # gdb: a row each
         addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if located else (
             "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
         disp = bp.disposition
         what = "" if located else table.what(bp) + _inferiors(ctx, bp)
-        ctx.console(f"{bp.number:<7} {bp.gdb_type:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
+        ctx.console(f"{bp.number:<7} {bp.gdb_type:<{type_width}} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                     + (f"{addr:<{width}} " if addresses else "") + f"{what}\n")  # gdb pads an empty address
         if bp.condition:  # gdb's words for a tracepoint's: `trace only if`
             ctx.console(f"\t{'trace' if bp.gdb_type == TRACEPOINT else 'stop'} only if {bp.condition}\n")
@@ -128,6 +130,10 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
                         f"{table.place_what(place)}{_inferiors(ctx, bp)}\n" + ("\tnot installed on target\n" if bp.gdb_type == TRACEPOINT else ""))
     if any(bp.cond_disabled for bp in entries):
         ctx.console("(*): Breakpoint condition is invalid at this location.\n")
+    placed = [bp for bp in entries if bp.catch is None and not bp.is_watch and not bp.pending and bp.places]
+    if placed:  # gdb's breakpoint_1: `x` and `$_` go to the last one's (first) location
+        session = ctx.session
+        set_next_address(session.debugger, session.command_memory, table.shown_address(placed[-1].places[0].address))
 
 
 def _inferiors(ctx: Context, bp: MiBreakpoint) -> str:
@@ -137,11 +143,11 @@ def _inferiors(ctx: Context, bp: MiBreakpoint) -> str:
     return f" inf {bp.inferior}"
 
 
-def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int) -> None:
+def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int, kind: int = 14) -> None:
     assert bp.catch is not None
     disp = "del" if bp.temporary else "keep"
     column = f"{'':<{width}} " if width >= 0 else ""  # -1: print address off, no column
-    ctx.console(f"{bp.number:<7} {bp.gdb_type:<14} {disp:<4} {'y' if bp.enabled else 'n':<3} "
+    ctx.console(f"{bp.number:<7} {bp.gdb_type:<{kind}} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                 f"{column}{ctx.session.breakpoints.what(bp)}\n{catch_extra(bp.catch)}")
     if bp.condition:
         ctx.console(f"\tstop only if {bp.condition}\n")

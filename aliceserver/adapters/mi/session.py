@@ -85,7 +85,7 @@ class MiSession(ProgramQueries):
         self.config = config
         self.main_ui = main_ui
         self.uis: list[Ui] = [main_ui]
-        self.settings = Settings(mi_async=False)
+        self.settings = Settings(mi_async=False, batch=config.batch)
         main_ui.cli_prompt = self._cli_prompt
         self.inferior = Inferior(program=config.program, args=list(config.args), tty=config.tty)
         self.inferior.cwd = config.cwd or os.getcwd()

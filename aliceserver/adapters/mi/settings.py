@@ -183,8 +183,10 @@ def range_mismatch(settings: Settings) -> bool:
 
 
 class Settings:
-    def __init__(self, mi_async: bool = False) -> None:
+    def __init__(self, mi_async: bool = False, batch: bool = False) -> None:
         self._values = _defaults()
+        if batch:  # gdb's batch_flag: no terminal, lines as long as they come
+            self._values["width"].value = "unlimited"
         if mi_async:
             self._values["mi-async"].value = "on"
 
