@@ -176,10 +176,14 @@ def test_next_in_a_function_without_lines_like_gdb(tmp_path: Path) -> None:
 
 def test_segv_and_alarm_handlers_like_gdb(sigs: Path) -> None:
     """A fault's handler: the interrupted frame is the faulting one, shown with its pc
-    (mid-line); a SIGALRM in a busy loop: finish out of the trampoline stops mid-line."""
+    (mid-line), reached after the fault's stop or straight under `handle SIGSEGV nostop`
+    (which stopped at the fault before); a SIGALRM in a busy loop: finish out of the trampoline stops mid-line."""
     _like_gdb(sigs, 1, "break on_segv", "run", "continue", "bt full", "frame 1", "info frame", "frame 2",
               "info frame", "finish")
     _like_gdb(sigs, 2, "break handler", "run", "bt", "up", "up", "info frame", "frame 1", "finish")
+    for policy in ("nostop noprint", "nostop print"):  # the fault goes to its handler unreported
+        out = _like_gdb(sigs, 1, f"handle SIGSEGV {policy}", "break on_segv", "run", "bt", "continue")
+        assert "#1  <signal handler called>" in out
 
 
 def test_nested_altstack_and_thread_handlers_like_gdb(sigs: Path) -> None:

@@ -72,7 +72,7 @@ class SignalStops(InferiorParts):
                 StopReason.SIGNAL_CAUGHT, t.tid, signal=signo, signal_name=signal_name(signo),
                 description=signal_description(signo), address=int(self.regs(t).rip),
             )  # fmt: skip
-        if signo in CRASH_SIGNALS:
+        if signo in CRASH_SIGNALS and self._policy(signo).stop:  # else `handle SIGSEGV nostop`: as any signal
             info = self.libc.get_siginfo(t.tid)
             t.pending_signal = signo
             address = info.address if info.code > 0 else None
