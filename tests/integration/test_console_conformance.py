@@ -201,3 +201,32 @@ def test_breakpoint_listing_sets_next_address_like_gdb(prog: Path) -> None:
                   "info breakpoints", "p $_", "x/2i", "watch glob", "rwatch glob", "info breakpoints",
                   "catch fork", "info breakpoints", "show width")
     assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+_CXX = """\
+#include <string>
+#include <vector>
+struct Shape { virtual ~Shape() {} virtual double area() const { return 1; } int id = 7; };
+int process(const std::vector<int> &v, const std::string &s, Shape &sh, int k) {
+  return (int)v.size() + (int)s.size() + sh.id + k;
+}
+int main() {
+  std::vector<int> v{1, 2, 3};
+  std::string s = "alice";
+  Shape sh;
+  return process(v, s, sh, 4) == 0;
+}
+"""
+
+
+def test_info_frame_arguments_as_frames_show_them_like_gdb(tmp_path: Path) -> None:
+    """info frame's args as print_frame_args writes them under each `print frame-arguments`
+    (scalars: a class by reference '...', a printed container's elements '{...}')."""
+    (tmp_path / "x.cpp").write_text(_CXX)
+    subprocess.run(["g++", "-g", "-O0", "-o", "x", "x.cpp"], cwd=tmp_path, check=True)
+    commands = ex("break process", "run", "info frame", *(command for mode in ("all", "presence", "none") for
+                                                        command in (f"set print frame-arguments {mode}", "info frame")))
+    args = ["-batch", "-nx", *commands, str(tmp_path / "x")]
+    expected, got = theirs(args, tmp_path), ours(args, tmp_path)
+    assert _modulo_stack(got.stdout) == _modulo_stack(expected.stdout)
+    assert _modulo_stack(got.stderr) == _modulo_stack(expected.stderr)

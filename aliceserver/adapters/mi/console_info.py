@@ -29,7 +29,7 @@ from aliceserver.adapters.mi.console_symbols import (
     info_variables_command,
 )
 from aliceserver.adapters.mi.console_vtbl import info_vtbl
-from aliceserver.adapters.mi.frames import display_value, hex16, printer_errors
+from aliceserver.adapters.mi.frames import frame_arg_value, hex16, printer_errors
 from aliceserver.adapters.mi.inferior_list import as_current, engine_inferior, info_inferiors
 from aliceserver.adapters.mi.inferiors import thread_filter, thread_label
 from aliceserver.adapters.mi.libraries import info_sharedlibrary
@@ -210,9 +210,10 @@ def _info_frame(ctx: Context, text: str) -> None:
     if links:
         ctx.console(",".join(links) + "\n")
     details = session.debugger.frame_details(tid, level)
-    args = ", ".join(  # as frames show them (`print frame-arguments scalars`)
-        f"{a.name}={'...' if a.aggregate else display_value(a)}" for a in session.frames.shown_args(tid, level, mi=False)
-    )
+    mode = session.settings.get("print frame-arguments")  # as frames show them (print_frame_args)
+    infos = session.frames.shown_args(tid, level, mi=False, aggregate_values=mode == "all")
+    args = ("..." if infos else "") if mode == "presence" else ", ".join(
+        f"{a.name}={frame_arg_value(a, mode)}" for a in infos)
     cfa = frame.cfa or 16
     base = details.base if details.base is not None else cfa - 16
     if details.language is not None:
