@@ -42,3 +42,24 @@ def test_mi_stop_at_main_over_inlined_calls_like_gdb(program: Path, tmp_path: Pa
     theirs, ours = both(program, commands, tmp_path)
     assert ours == theirs
     assert any(line.startswith('*stopped,reason="breakpoint-hit"') and 'func="main"' in line for line in ours)
+
+
+@pytest.mark.parametrize("spec", ["main", "twice"])
+def test_stop_over_a_stub_like_gdb_over_its_own(program: Path, tmp_path: Path, spec: str) -> None:
+    """Over gdbserver the stop the session reports (its breakpoint's ids) decides what is
+    hidden, as natively: not the stub's bare stop reply."""
+    from tests.support.batch import normalized, ours, theirs
+    from tests.support.gdbserver import gdbserver, gdbserver_path
+
+    try:
+        gdbserver_path()
+    except Exception:  # noqa: BLE001 - the helper's own way to say it is missing
+        pytest.skip("gdbserver not installed")
+    shown = []
+    for run in (theirs, ours):
+        with gdbserver(program) as server:
+            commands = ex(f"target remote {server.address}", f"break {spec}", "continue", "bt", "kill")
+            output = run(["-batch", "-nx", *commands, str(program)], tmp_path).stdout
+        shown.append([line for line in normalized(output).splitlines() if line.startswith(("Breakpoint 1,", "#"))])
+    assert shown[1] == shown[0]
+    assert shown[1][0].startswith(f"Breakpoint 1, {spec} (")

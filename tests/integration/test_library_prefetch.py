@@ -142,6 +142,6 @@ def test_a_session_through_a_stub_reading_the_targets_files_foresees_nothing(pro
                       "continue", "bt", "kill")  # fmt: skip
         done = ours(["--cache-dir", str(tmp_path / "cache"), "--log-file", str(log), "--log-level", "DEBUG",
                      "-batch", "-nx", *commands, str(program)], program.parent)  # fmt: skip
-    assert "Breakpoint 1.1, " in done.stdout, done.stdout + done.stderr  # (the frame it shows: not this test's)
+    assert "Breakpoint 1.1, twice (x=4) at " in done.stdout, done.stdout + done.stderr
     assert "target:" in log.read_text()  # the stub's files
     assert [line for line in log.read_text().splitlines() if " ahead" in line] == []

@@ -284,6 +284,12 @@ class RemoteProcess(RemoteTarget):
         """The signal the last stop reported is not for the program (gdb's `handle nopass`)."""
         self._pending_signals.pop(tid, None)
 
+    def reported(self, stop: Stopped) -> None:
+        """`stop` is what the session reports of the last stop reply (a breakpoint's ids
+        judged, ...): the last stop from now on, as the live engine's (which inlined calls a
+        breakpoint stop hides depends on them)."""
+        self._last_stop = stop
+
     def suspend_state(self) -> SuspendState:
         """What a call into the program changes of the last stop (gdb's
         infcall_suspend_state): the stop, its reply, the signals due to each thread."""

@@ -464,18 +464,15 @@ class RemoteSession:
 
     def _publish(self, process: RemoteProcess, stop: Stopped) -> None:
         """A stop to report: the threads that came and went first, then the stop."""
-        events: list[Event] = []
+        process.reported(stop)  # the stop frames are made of, from now on
         try:
             now = process.thread_ids()
         except TargetError:
             now = self._known_threads
         # As gdb: the thread the stop names first (its stop reply adds it), then the list's.
-        for tid in sorted(now, key=lambda tid: tid != stop.thread_id):
-            if tid not in self._known_threads:
-                events.append(ThreadStarted(tid))
-        for tid in self._known_threads:
-            if tid not in now:
-                events.append(ThreadExited(tid))
+        events: list[Event] = [ThreadStarted(tid) for tid in sorted(now, key=lambda tid: tid != stop.thread_id)
+                               if tid not in self._known_threads]  # fmt: skip
+        events += [ThreadExited(tid) for tid in self._known_threads if tid not in now]
         self._known_threads = list(now)
         for event in events:
             self._events.put(event)
