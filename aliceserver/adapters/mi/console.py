@@ -11,6 +11,7 @@ from aliceserver.adapters.gdbcommands.values import show_convenience, show_value
 from aliceserver.adapters.mi import (
     aliases,
     bpnumbers,
+    console_exec,
     console_more,
     console_tui,
     core_commands,
@@ -24,7 +25,6 @@ from aliceserver.adapters.mi import (
     with_command,
 )
 from aliceserver.adapters.mi import commands_break as breaks
-from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.completion import console_complete
@@ -40,7 +40,6 @@ from aliceserver.adapters.mi.queries import confirm, query
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
 from aliceserver.adapters.mi.tracepoints import register_console as register_tracepoints
-from aliceserver.debuggers.model import StepKind
 from aliceserver.transports.tty import open_tty_transport
 
 
@@ -100,15 +99,6 @@ def parse_escapes(text: str) -> str:
         out += ch.encode("utf-8", "surrogateescape")
         i += 1
     return out.decode("utf-8", "surrogateescape")
-
-
-def _count(text: str, default: int = 1) -> int:
-    if not text:
-        return default
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise MiError(f'Invalid number "{text}".') from None
 
 
 # --- breakpoints ---------------------------------------------------------------------------
@@ -246,89 +236,6 @@ def _watch(ctx: Context, text: str, mode: str) -> Reply:
     ctx.console(ctx.session.breakpoints.announce(bp))
     breaks.created(ctx, bp, to_self=True)
     return None
-
-
-# --- execution -----------------------------------------------------------------------------
-def _run(ctx: Context, text: str, start: bool = False, first_instruction: bool = False) -> Reply:
-    session = ctx.session
-    if session.inferior.process is not None and ctx.from_tty:  # gdb's kill_if_already_running
-        confirm(ctx, "The program being debugged has been started already.\nStart it from the beginning? ",
-                "Program not restarted.")
-    if text:
-        execution.set_args(ctx, text)
-    if session.inferior.program and ctx.from_tty:
-        args = " ".join(session.inferior.args)
-        ctx.console(f"Starting program: {session.inferior.program} {args}\n")
-    return execution.run(ctx, start=start, first_instruction=first_instruction)
-
-
-def _step(kind: StepKind, name: str = "step"):  # type: ignore[no-untyped-def]
-    def handler(ctx: Context, text: str) -> Reply:
-        return execution.step(ctx, kind, _count(text), name)
-
-    return handler
-
-
-def _continue(ctx: Context, text: str) -> Reply:
-    if text:
-        number = ctx.session.inferior.selected_tid
-        hit = [bp for bp in ctx.session.breakpoints.sorted() if bp.hits]
-        if hit and number is not None:
-            hit[-1].ignore = max(0, _count(text) - 1)
-    return execution.resume(ctx)
-
-
-def _until(ctx: Context, text: str) -> Reply:
-    return execution.until(ctx, text or None)
-
-
-def _advance(ctx: Context, text: str) -> Reply:
-    if not text:
-        raise MiError("Argument required (a location).")
-    return execution.until(ctx, text, anywhere=True)  # gdb's advance stops in any frame
-
-
-def _jump(ctx: Context, text: str) -> Reply:
-    if not text:
-        raise MiError("Argument required (starting address).")
-    return execution.jump(ctx, text)
-
-
-def _kill(ctx: Context, text: str) -> Reply:
-    if ctx.session.inferior.core is not None:  # a core target has nothing to kill
-        confirm(ctx, "Kill the program being debugged? ")
-        raise MiError("You can't do that without a process to debug.")
-    ctx.session.require_process()
-    confirm(ctx, "Kill the program being debugged? ")
-    execution.kill(ctx)
-    return None
-
-
-def _detach(ctx: Context, text: str) -> Reply:
-    session = ctx.session
-    words = text.split()
-    if words and len(words[0]) > 1 and "checkpoint".startswith(words[0]):
-        return console_tui.no_checkpoint(ctx, "detach", " ".join(words[1:]))
-    if core_commands.close_core(ctx):
-        return None
-    session.require_process()
-    process = session.inferior.process
-    assert process is not None
-    if ctx.from_tty:
-        ctx.console(f"Detaching from program: {session.inferior.program or process.program}, process {process.pid}\n")
-    return misc.detach(ctx)
-
-
-def _attach(ctx: Context, text: str) -> Reply:
-    if not text:
-        raise MiError("Argument required (process-id to attach).")
-    if ctx.from_tty:
-        ctx.console(f"Attaching to process {text}\n")
-    return misc.attach(ctx, text)
-
-
-def _interrupt(ctx: Context, text: str) -> Reply:
-    return execution.interrupt(ctx)
 
 
 # --- settings and the rest ------------------------------------------------------------------
@@ -555,22 +462,7 @@ def register_all(registry: CliRegistry) -> None:
     add("watch", lambda ctx, text: _watch(ctx, text, ""))
     add("rwatch", lambda ctx, text: _watch(ctx, text, "r"))
     add("awatch", lambda ctx, text: _watch(ctx, text, "a"))
-    add("run", _run, "r")
-    add("start", lambda ctx, text: _run(ctx, text, start=True))
-    add("starti", lambda ctx, text: _run(ctx, text, first_instruction=True))
-    add("continue", _continue, "c", "cont", "fg")
-    add("next", _step(StepKind.OVER), "n")
-    add("step", _step(StepKind.INTO), "s")
-    add("finish", lambda ctx, text: execution.finish(ctx), "fin")
-    add("until", _until, "u")
-    add("advance", _advance)
-    add("jump", _jump, "j")
-    add("stepi", lambda ctx, text: execution.stepi(ctx, False, _count(text)), "si")
-    add("nexti", lambda ctx, text: execution.stepi(ctx, True, _count(text)), "ni")
-    add("kill", _kill, "k")
-    add("detach", _detach)
-    add("attach", _attach)
-    add("interrupt", _interrupt)
+    console_exec.register(registry)
     add("set", _set)
     add("show", _show)
     add("unset", _unset)
