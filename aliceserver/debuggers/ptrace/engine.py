@@ -29,31 +29,23 @@ from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
     CodeLocation,
-    CompileUnitInfo,
     CoreWritten,
     DynamicTypes,
     Frame,
     FrameDetails,
-    FunctionDeclaration,
     FunctionSymbol,
     Instruction,
     LaunchConfig,
-    LibrarySymbolsRead,
-    LineRange,
     LocationBreakpointInfo,
     Module,
-    ModuleSourceFiles,
     ProcessInfo,
     Registers,
     SectionSymbol,
     SignalPolicy,
     SourcePosition,
     StackFrame,
-    StaticProbe,
     StepKind,
     SymbolLocation,
-    SymbolSearchQuery,
-    SymbolSearchResult,
     ThreadInfo,
     VariableInfo,
     VariableScope,
@@ -70,6 +62,7 @@ from aliceserver.debuggers.ptrace.coretarget import CoreFiles
 from aliceserver.debuggers.ptrace.dummyframes import DummyFrames
 from aliceserver.debuggers.ptrace.engine_lazy import LazyParts
 from aliceserver.debuggers.ptrace.engine_queries import EngineQueries
+from aliceserver.debuggers.ptrace.engine_symbols import EngineSymbolQueries
 from aliceserver.debuggers.ptrace.images import ImageLoading
 from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
@@ -98,7 +91,6 @@ from aliceserver.debuggers.source.steps import Stepping
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.variables import VariableStore
 from aliceserver.debuggers.sourcepaths import SourcePaths
-from aliceserver.debuggers.storage import SymbolStorage
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
@@ -118,7 +110,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class PtraceDebugger(EngineQueries):
+class PtraceDebugger(EngineQueries, EngineSymbolQueries):
     def __init__(self, cache_dir: str | None = None) -> None:
         """`cache_dir`: where indexes are kept (`--cache-dir`; default cachedir.py's)."""
         # At exit, the collector would walk every object once more to free what the OS frees
@@ -560,46 +552,3 @@ class PtraceDebugger(EngineQueries):
 
     def untrace_calls(self, trace_id: int) -> None:
         self._lazy.call_tracer.untrace_calls(trace_id)
-
-    # --- symbol and line-table queries (source/symbolinfo.py, symbolsearch.py, ...) ---
-    def has_debug_info(self, module_path: str) -> bool:
-        return self._lazy.symbol_queries.has_debug_info(module_path)
-
-    def static_probes(self) -> list[StaticProbe]:
-        return self._lazy.symbol_queries.static_probes()
-
-    def compile_unit(self, path: str) -> CompileUnitInfo | None:
-        return self._lazy.symbol_queries.compile_unit(path)
-
-    def line_range(self, address: int) -> LineRange | None:
-        return self._lazy.symbol_queries.line_range(address)
-
-    def line_start(self, file: str, line: int) -> LineRange | None:
-        return self._lazy.symbol_queries.line_start(file, line)
-
-    def line_table(self, file: str) -> list[tuple[int, int]]:
-        return self._lazy.symbol_queries.line_table(file)
-
-    def symbol_storage(self, name: str, thread_id: int | None = None, level: int = 0) -> SymbolStorage:
-        return self._lazy.symbol_queries.symbol_storage(name, thread_id, level)
-
-    def scope_storage(self, address: int) -> list[SymbolStorage]:
-        return self._lazy.symbol_queries.scope_storage(address)
-
-    def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
-        return self._lazy.symbol_queries.function_declarations(pattern)
-
-    def search_symbols(self, query: SymbolSearchQuery) -> SymbolSearchResult:
-        return self._lazy.symbol_search.search_symbols(query)
-
-    def module_source_files(self, program_only: bool = False) -> list[ModuleSourceFiles]:
-        return self._lazy.source_files.module_source_files(program_only)
-
-    def symbols_loaded(self, module_path: str) -> bool:
-        return self._library_symbols.symbols_loaded(module_path)
-
-    def unload_library_symbols(self) -> list[Module]:
-        return self._library_symbols.unload_library_symbols()
-
-    def load_library_symbols(self, paths: list[str] | None = None) -> list[LibrarySymbolsRead]:
-        return self._library_symbols.load_library_symbols(paths)
