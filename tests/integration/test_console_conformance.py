@@ -230,3 +230,13 @@ def test_info_frame_arguments_as_frames_show_them_like_gdb(tmp_path: Path) -> No
     expected, got = theirs(args, tmp_path), ours(args, tmp_path)
     assert _modulo_stack(got.stdout) == _modulo_stack(expected.stdout)
     assert _modulo_stack(got.stderr) == _modulo_stack(expected.stderr)
+
+
+def test_ptype_writes_a_class_out_through_a_reference_like_gdb(tmp_path: Path) -> None:
+    """ptype of a reference (or pointer) to a class writes the class out, as gdb's show 1
+    reaches it through the declarator ('type = struct Shape {...} &')."""
+    (tmp_path / "x.cpp").write_text(_CXX)
+    subprocess.run(["g++", "-g", "-O0", "-o", "x", "x.cpp"], cwd=tmp_path, check=True)
+    commands = ex("break process", "run", "ptype sh", "whatis sh", "ptype &sh", "ptype const Shape &",
+                  "ptype Shape *", "ptype/o Shape &", "up", "ptype s")
+    assert_like_gdb([*commands, str(tmp_path / "x")], tmp_path)

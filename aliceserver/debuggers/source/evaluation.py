@@ -27,7 +27,7 @@ from aliceserver.debuggers.source.variables import (
 )
 from aliceserver.debuggers.source.watchnames import NameRecorder
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text, resolved_base
+from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text, resolved_base, under_declarator
 from aliceserver.debuggers.symbols.dwarf.ptype_cplus import cplus_ptype
 from aliceserver.debuggers.symbols.dwarf.ptype_offsets import names_typedef, offsets_text
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
@@ -198,7 +198,7 @@ class Expressions:
             t = evaluate(expression, symbols, type_only=True, values=values).type
             text = ptype_text(t)
             base = resolved_base(t)  # a C++ class keeps its name: the type printers' one
-            shown = None if raw or base is None else self._type_printers_name(base, tid, level)
+            shown = None if raw or base is None or under_declarator(t) else self._type_printers_name(base, tid, level)
             if "o" in flags:  # ptype/o: the whole line, gdb's header and `type = ` included
                 laid = offsets_text(t, "x" in flags, not names_typedef(expression, symbols))
                 if laid is None or base is None or shown in (None, type_name(base)):

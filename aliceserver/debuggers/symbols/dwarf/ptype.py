@@ -21,6 +21,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     NodebugFunctionType,
     PointerType,
     QualifiedType,
+    ReferenceType,
     StructType,
     Type,
     TypedefType,
@@ -59,6 +60,18 @@ def resolved_base(t: Type) -> StructType | None:
     return base if isinstance(base, StructType) and base.cplus and not is_rust(base) else None
 
 
+def under_declarator(t: Type) -> bool:
+    """Whether a pointer, reference or array is over the class: gdb's ptype then writes
+    the class out (show 1 reaches it), where a type printer names only the class itself."""
+    for _ in range(64):
+        if isinstance(t, (PointerType, ReferenceType, ArrayType)):
+            return True
+        if not isinstance(t, (QualifiedType, TypedefType)):
+            return False
+        t = t.target
+    return False
+
+
 def _unknown_signature(t: Type) -> Type:
     """`t` with the function known only by its ELF symbol as gdb's ptype spells it."""
     if isinstance(t, PointerType):
@@ -69,9 +82,10 @@ def _unknown_signature(t: Type) -> Type:
 
 
 def _innermost(t: Type) -> Type:
-    """The type under pointers, arrays and qualifiers: where a declaration's name starts."""
+    """The type under pointers, references, arrays and qualifiers: where a declaration's
+    name starts."""
     for _ in range(64):
-        if isinstance(t, (PointerType, QualifiedType)):
+        if isinstance(t, (PointerType, ReferenceType, QualifiedType)):
             t = t.target
         elif isinstance(t, ArrayType):
             t = t.element

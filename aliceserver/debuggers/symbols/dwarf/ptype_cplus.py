@@ -66,6 +66,9 @@ class _Printer:
             names.update({shown: name for name, shown in _type_params(t)})
             names.update({f"{t.tag}::{name}": name for name, _target, _access in decls.typedefs})
         lines = [_head(t, self.raw)]
+        renamed = None if self.raw or t.tag is None else self.rename(t)  # gdb's print_name_maybe_canonical
+        if renamed and t.tag and renamed != t.tag:
+            lines[0] = lines[0].replace(t.tag, renamed, 1)
         labels, section = _needs_labels(t, decls), ""
         fields = [f for f in t.fields_in_order() if not (isinstance(f, Member) and (f.is_base or f.artificial))]
         for item in fields:
