@@ -162,6 +162,13 @@ def test_finish_out_of_the_handler_and_next_like_gdb(sigs: Path) -> None:
     _like_gdb(sigs, 0, "break handler", "run", "finish", "bt", "info frame", "frame", "next", "bt 2", "step")
 
 
+def test_stepi_through_the_trampoline_like_gdb(sigs: Path) -> None:
+    """stepi in the trampoline keeps its name (__restore_rt+7 is no `sigaction`), and the
+    step over its rt_sigreturn `syscall` (a TRAP_BRKPT SIGTRAP) lands in the interrupted
+    frame, as any step over a system call (it said 'Program received signal SIGTRAP')."""
+    _like_gdb(sigs, 0, "break handler", "run", "finish", "stepi", "info frame", "bt 2", "stepi", "bt 2", "stepi")
+
+
 def test_next_in_a_function_without_lines_like_gdb(tmp_path: Path) -> None:
     """The same note for any function without line info (an object built without -g)."""
     (tmp_path / "nod.c").write_text("int nodebug(int x) { int y = x * 2; for (int i = 0; i < 3; i++) y += i; return y; }\n")

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TRAP_TRACE = 2
+TRAP_BRKPT = 1  # si_code of a single-step's SIGTRAP when the instruction was a system call
 TRAP_HWBKPT = 4
 SI_KERNEL = 0x80  # si_code of the SIGTRAP an int3 raises
 
@@ -97,7 +98,7 @@ class SignalStops(InferiorParts):
         """A SIGTRAP of ours (trap, step, watchpoint): what to do; None if it is a real signal."""
         if t.step_over is not None or t.stepping:
             info = self.libc.get_siginfo(t.tid)
-            if info.code == TRAP_TRACE:
+            if info.code in (TRAP_TRACE, TRAP_BRKPT):  # TRAP_BRKPT: the step ran a `syscall`
                 return self._step_done(t)
         regs = self.regs(t)
         if self.jump_patches is not None:  # a trampoline's stop or judge trap

@@ -388,8 +388,8 @@ class SourceSymbols:
     def frame_function(self, frame: UnwoundFrame, lookup: int) -> str | None:
         """The name gdb's `bt` shows: qualified, without the parameter list; a static
         function without a symbol is named from its DWARF subprogram."""
-        if frame.signal_trampoline and frame.symbol.name:
-            return frame.symbol.name  # __restore_rt, whatever alias shares its address
+        if frame.signal_trampoline:  # __restore_rt (the debug file's local symbol) at any pc of it, not pc - 1
+            return self._debug_symbol_name(frame.pc) or frame.symbol.name
         module = self.symbols.module_at(lookup)
         if module is None:
             return self._frame_function(lookup)
