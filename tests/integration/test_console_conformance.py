@@ -240,3 +240,11 @@ def test_ptype_writes_a_class_out_through_a_reference_like_gdb(tmp_path: Path) -
     commands = ex("break process", "run", "ptype sh", "whatis sh", "ptype &sh", "ptype const Shape &",
                   "ptype Shape *", "ptype/o Shape &", "up", "ptype s")
     assert_like_gdb([*commands, str(tmp_path / "x")], tmp_path)
+
+
+def test_list_with_an_offset_for_its_end_like_gdb(prog: Path) -> None:
+    """`list FIRST,+N` (and -N, +0 being +5, -0 -15) counts the end from FIRST, as gdb's
+    linespec offsets from its default line; an end before FIRST lists nothing."""
+    commands = ex("list add,+2", "list 3,+1", "list 5,-3", "list", "list 4,+0", "list", "list -", "list main,-1",
+                  "list 8,-0", "list")
+    assert_like_gdb([*commands, str(prog)], prog.parent)

@@ -79,6 +79,12 @@ def lines_to_list(
         return Lines(path, first, first + size)
     if not end_text:
         return Lines(path, line, line + size)
+    offset = re.fullmatch(r"([+-])(\d+)", end_text)
+    if offset:  # a linespec's offset counts from the first line (gdb's default line there)
+        # linespec.c's create_sals_line_offset: +0 is +5 and -0 is -15; an end before
+        # the first line lists nothing (the next `list` starts at the first line)
+        count = int(offset.group(2)) or (5 if offset.group(1) == "+" else 15)
+        return Lines(path, line, line + (count if offset.group(1) == "+" else -count) + 1)
     end_path, end_line = _location(debugger, where, memory, end_text, path, write)
     if end_path != path:
         raise ProtocolError("Specified first and last lines are in different files.")
