@@ -248,3 +248,9 @@ def test_list_with_an_offset_for_its_end_like_gdb(prog: Path) -> None:
     commands = ex("list add,+2", "list 3,+1", "list 5,-3", "list", "list 4,+0", "list", "list -", "list main,-1",
                   "list 8,-0", "list")
     assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+def test_info_scope_of_a_bare_line_like_gdb(prog: Path) -> None:
+    """`info scope 9` is line 9 of the current file (gdb's linespec), not a function '9'."""
+    commands = ex("info scope 9", "info scope 99", "info scope prog.c:6", "break add", "run", "info scope 8")
+    assert_like_gdb([*commands, str(prog)], prog.parent)

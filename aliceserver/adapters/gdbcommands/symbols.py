@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 from aliceserver.adapters.gdbcommands.dwarf_ops import describe_location
 from aliceserver.adapters.gdbcommands.examine import address_of
@@ -53,15 +54,20 @@ def info_symbol(debugger: IDebugger, where: Selection, argument: str, write: Wri
     write(f"{place} in section {found.section}{image}\n")
 
 
-def info_scope(debugger: IDebugger, argument: str, write: Write, shown: Shown = same_address) -> None:
+def info_scope(debugger: IDebugger, argument: str, write: Write, shown: Shown = same_address,
+               normalize: Callable[[str], str] = str) -> None:
+    """`normalize`: the engine's spec for a location in gdb's syntax (a bare line: the
+    current file's)."""
     spec = argument.strip()
     if not spec:
         raise ProtocolError("requires an argument (function, line or *addr) to define a scope")
-    places = debugger.resolve_location(spec)
+    places = debugger.resolve_location(normalize(spec))
     if not places:
         match = _FILE_LINE.match(spec)
         if match is not None and match["file"]:
             raise ProtocolError(f'No line {match["line"]} in file "{match["file"]}".')
+        if spec.isdigit():  # a bare line: the current file's
+            raise ProtocolError(f"No line {spec} in the current file.")
         raise ProtocolError(f'Function "{unquoted(spec)}" not defined.')
     symbols = debugger.scope_storage(places[0].address)
     if not symbols:

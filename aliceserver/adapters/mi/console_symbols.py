@@ -54,7 +54,8 @@ def info_symbol_command(ctx: Context, text: str) -> None:
 def info_scope_command(ctx: Context, text: str) -> None:
     lines = _lines(ctx)
     try:
-        info_scope(ctx.session.debugger, text, lines, ctx.session.breakpoints.shown_address)
+        info_scope(ctx.session.debugger, text, lines, ctx.session.breakpoints.shown_address,
+                   ctx.session.breakpoints.normalize)
     finally:
         lines.flush()
 
