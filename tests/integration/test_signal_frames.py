@@ -242,7 +242,10 @@ _MI_OUT = """\
 -exec-run
 -exec-finish
 -stack-list-frames 0 1
+-gdb-set print address off
+-stack-list-frames 0 1
 -stack-info-frame
+-gdb-set print address on
 -stack-list-arguments 1 0 0
 -stack-list-locals 1
 -exec-next
@@ -273,8 +276,9 @@ def _mi(command: list[str], sigs: Path, script: str) -> list[str]:
 
 
 def test_mi_signal_frames_like_gdb(sigs: Path) -> None:
-    """frame={level="1",addr=...,func="<signal handler called>"} in every frame list, no
-    arguments or variables for it, and a finish out of it stops without a reason."""
+    """frame={level="1",addr=...,func="<signal handler called>"} in every frame list (its
+    addr even under `print address off`), no arguments or variables for it, and a finish
+    out of it stops without a reason."""
     gdb = gdb_path()
     assert gdb is not None
     for script in (_MI, _MI_OUT):  # finish out of the trampoline; out of the handler, then next

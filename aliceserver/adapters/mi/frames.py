@@ -275,7 +275,8 @@ class Frames:
         out: dict[str, Value] = {}
         if level:
             out["level"] = str(frame.level)
-        if self.session.settings.get("print address") == "on":
+        # gdb's print_frame_info prints a label frame's pc (print_pc) whatever addressprint says
+        if self.session.settings.get("print address") == "on" or sigframes.is_label_frame(frame):
             out["addr"] = hex16(frame.pc)
         out["func"] = sigframes.label(frame)
         if sigframes.is_label_frame(frame):  # gdb's dummy or sigtramp frame: nothing more to say
