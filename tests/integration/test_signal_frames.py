@@ -153,6 +153,7 @@ def test_finish_out_of_the_trampoline_like_gdb(sigs: Path) -> None:
     """finish at the trampoline stops in the interrupted frame, with no value (gdb knows no
     function there); finish from the interrupted frame returns as from any."""
     _like_gdb(sigs, 0, "break handler", "run", "frame 1", "finish", "bt", "finish")
+    _like_gdb(sigs, 0, "break handler", "run", "finish", "finish", "p $", "bt 1")  # the trampoline as frame 0
 
 
 def test_finish_out_of_the_handler_and_next_like_gdb(sigs: Path) -> None:
