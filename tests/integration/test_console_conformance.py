@@ -254,3 +254,16 @@ def test_info_scope_of_a_bare_line_like_gdb(prog: Path) -> None:
     """`info scope 9` is line 9 of the current file (gdb's linespec), not a function '9'."""
     commands = ex("info scope 9", "info scope 99", "info scope prog.c:6", "break add", "run", "info scope 8")
     assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+@pytest.mark.parametrize("commands", [
+    ("break add", "run", "signal 0"),
+    ("break add", "run", "signal SIGUSR1"),
+    ("break add", "run", "handle SIGUSR1 nopass", "signal 10"),
+    ("signal 0",), ("break add", "run", "signal"), ("break add", "run", "signal 99"),
+    ("break add", "run", "signal SIGFOO"),
+])
+def test_signal_command_like_gdb(prog: Path, commands: tuple[str, ...]) -> None:
+    """gdb's `signal SIG`: the program resumes with the signal (0: none), whatever handle
+    says of it; gdb's errors. It was an undefined command."""
+    assert_like_gdb([*ex(*commands), str(prog)], prog.parent)

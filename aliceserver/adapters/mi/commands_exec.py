@@ -122,11 +122,12 @@ def _stopped_thread(ctx: Context) -> int:
     return session.thread_arg(ctx.thread)
 
 
-def resume(ctx: Context) -> Reply:
+def resume(ctx: Context, said: str = "Continuing.\n") -> Reply:
+    """`said`: what a person is told (gdb's signal command says which signal goes)."""
     session = ctx.session
     _stopped_thread(ctx)
     if ctx.cli and ctx.from_tty:
-        ctx.console("Continuing.\n")
+        ctx.console(said)
     session.before_resume()
     _resuming(lambda: session.debugger.resume(session.locked_thread()))
     return _running(ctx, "continue")

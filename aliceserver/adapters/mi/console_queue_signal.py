@@ -45,5 +45,31 @@ def queue_signal(ctx: Context, text: str) -> Reply:
     return None
 
 
+def signal_command(ctx: Context, text: str) -> Reply:
+    """gdb's signal_command: resume the program with the signal (0: with none, clearing
+    the one it stopped with), whatever `handle` says of it."""
+    session = ctx.session
+    inferior = session.inferior
+    if inferior.process is None or inferior.core is not None:
+        raise MiError("The program is not being run.")
+    if not text.strip():
+        raise MiError("Argument required (signal number).")
+    number = _signal(ctx, text.strip())
+    debugger = session.debugger
+    if not isinstance(debugger, TargetQueries) or inferior.selected_tid is None:
+        raise MiError('"signal" is not supported by aliceserver here.')
+    name = text.strip() if text.strip() in _linux_signals() else _name_of(number)
+    said = f"Continuing with signal {name}.\n" if number else "Continuing with no signal.\n"
+    debugger.queue_signal(inferior.selected_tid, number)
+    from aliceserver.adapters.mi.commands_exec import resume
+
+    return resume(ctx, said)
+
+
+def _name_of(number: int) -> str:
+    return next((name for name in _linux_signals() if _system_number(name) == number), str(number))
+
+
 def register(registry: CliRegistry) -> None:
     registry.add("queue-signal", queue_signal)
+    registry.add("signal", signal_command)
