@@ -267,3 +267,18 @@ def test_signal_command_like_gdb(prog: Path, commands: tuple[str, ...]) -> None:
     """gdb's `signal SIG`: the program resumes with the signal (0: none), whatever handle
     says of it; gdb's errors. It was an undefined command."""
     assert_like_gdb([*ex(*commands), str(prog)], prog.parent)
+
+
+@pytest.mark.parametrize("commands", [
+    ("info program",), ("break add", "run", "info program"), ("tbreak add", "run", "info program"),
+    ("break add", "run", "delete 1", "info program"), ("break main", "run", "next", "info program"),
+    ("break main", "run", "until 9", "info program"), ("break main", "run", "advance 9", "info program"),
+    ("break add", "run", "finish", "info program"), ("break add", "run", "kill", "info program"),
+])
+def test_info_program_like_gdb(prog: Path, commands: tuple[str, ...]) -> None:
+    """gdb's info program: the process, the stop's pc and why it stopped (a breakpoint, one
+    deleted since or momentary, a step); it was an undefined info command."""
+    args = ["-batch", "-nx", *ex(*commands), str(prog)]
+    expected, got = theirs(args, prog.parent), ours(args, prog.parent)
+    assert re.sub(r"LWP \d+", "LWP N", normalized(got.stdout)) == re.sub(r"LWP \d+", "LWP N", normalized(expected.stdout))
+    assert normalized(got.stderr) == normalized(expected.stderr)

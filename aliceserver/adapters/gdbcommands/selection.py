@@ -57,6 +57,7 @@ class CommandMemory:
     # gdb's stop_bpstat: the breakpoints the last stop was for (`continue N` sets their
     # ignore counts), and the command lists that stop has yet to run
     stop_breakpoints: tuple[int, ...] = ()
+    stop_momentary: bool = False  # at until/advance LOCATION's momentary breakpoint (gone since)
     actions: list[tuple[str, ...]] = field(default_factory=list)
 
 

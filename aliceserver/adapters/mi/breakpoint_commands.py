@@ -167,6 +167,7 @@ def on_stop(session: object, stop: ev.Stopped) -> bool:
         hit = table.for_watch_ids(stop.breakpoint_ids)
     memory = session.command_memory
     memory.stop_breakpoints = tuple(bp.number for bp in hit)
+    memory.stop_momentary = session.origin is not None and session.origin.kind == "until-location"
     lists = [memory.breakpoint_commands.get(bp.number, ()) for bp in hit]
     memory.actions = [to_run(lines) for lines in lists if to_run(lines)]
     return any(is_silent(lines) for lines in lists)

@@ -15,6 +15,7 @@ from aliceserver.adapters.mi import (
     console_float,
     console_macro,
     console_pipe,
+    console_program,
     console_queue_signal,
     console_tui,
 )
@@ -35,7 +36,8 @@ INFO: dict[str, Callable[[Context, str], None]] = {
     "checkpoints": console_tui.info_checkpoints,
     "macro": console_macro.info_macro,
     "macros": console_macro.info_macros,
-    "stack": lambda ctx, text: _run(ctx, "backtrace", text),  # gdb's alias of backtrace
+    "stack": lambda ctx, text: _run(ctx, "backtrace", text),
+    "program": console_program.info_program,  # gdb's alias of backtrace
     "tasks": lambda ctx, text: _info_tasks(ctx),
     "static-tracepoint-markers": lambda ctx, text: _static_markers(ctx),
 }
