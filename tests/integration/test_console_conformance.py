@@ -282,3 +282,13 @@ def test_info_program_like_gdb(prog: Path, commands: tuple[str, ...]) -> None:
     expected, got = theirs(args, prog.parent), ours(args, prog.parent)
     assert re.sub(r"LWP \d+", "LWP N", normalized(got.stdout)) == re.sub(r"LWP \d+", "LWP N", normalized(expected.stdout))
     assert normalized(got.stderr) == normalized(expected.stderr)
+
+
+def test_backtrace_past_main_option_like_gdb(prog: Path) -> None:
+    """bt's -past-main [on|off] applies to that backtrace only (gdb's backtrace options)."""
+    commands = ex("break add", "run", "bt -past-main on", "bt -past-main", "bt -past-main off", "bt -past-main on 2",
+                  "bt -past-entry off 1", "bt", "show backtrace past-main")
+    args = ["-batch", "-nx", *commands, str(prog)]
+    expected, got = theirs(args, prog.parent), ours(args, prog.parent)
+    assert _modulo_stack(got.stdout) == _modulo_stack(expected.stdout)
+    assert _modulo_stack(got.stderr) == _modulo_stack(expected.stderr)

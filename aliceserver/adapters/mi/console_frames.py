@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from aliceserver.adapters.mi import sigframes
+from aliceserver.adapters.mi.backtrace_options import past_main, past_option
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_symbols import selected_frame_level
 from aliceserver.adapters.mi.frames import hex16, printed_value
@@ -45,11 +46,22 @@ def _backtrace(ctx: Context, text: str) -> Reply:
     full = False
     options: dict[str, str] = {}
     while words and (words[0] in ("full", "-full", "no-filters", "-no-filters", "hide", "-hide")
-                     or words[0] in ("-frame-info", "-frame-arguments")):
+                     or words[0] in ("-frame-info", "-frame-arguments", "-past-main", "-past-entry")):
         word = words.pop(0)
         if word in ("-frame-info", "-frame-arguments"):  # gdb's frame print options
             options[word] = _option_value(ctx, word, words.pop(0) if words else "")
+        elif word in ("-past-main", "-past-entry"):  # boolean: a value only if one follows
+            value = words.pop(0) if words and words[0].lower() in _BOOLEAN_WORDS else "on"
+            options[word] = past_option(ctx, word, value)
         full = full or word.endswith("full")  # gdb's qualifiers come before the count
+    if "-past-main" in options:
+        with past_main(ctx.session, options["-past-main"] == "on"):
+            return _shown_backtrace(ctx, tid, words, full, options)
+    return _shown_backtrace(ctx, tid, words, full, options)
+
+
+def _shown_backtrace(ctx: Context, tid: int, words: list[str], full: bool, options: dict[str, str]) -> Reply:
+    session = ctx.session
     what = frame_what(ctx, "location", options.get("-frame-info"))
     counts = [_frame_count(ctx, " ".join(words))] if words else []
     n = int(counts[0]) if counts else None
@@ -75,6 +87,9 @@ def _backtrace(ctx: Context, text: str) -> Reply:
     if more and ctx.from_tty:
         ctx.console("(More stack frames follow...)\n")
     return None
+
+
+_BOOLEAN_WORDS = ("on", "off", "1", "0", "yes", "no", "enable", "disable")
 
 
 def _option_value(ctx: Context, option: str, text: str) -> str:
