@@ -292,3 +292,12 @@ def test_backtrace_past_main_option_like_gdb(prog: Path) -> None:
     expected, got = theirs(args, prog.parent), ours(args, prog.parent)
     assert _modulo_stack(got.stdout) == _modulo_stack(expected.stdout)
     assert _modulo_stack(got.stderr) == _modulo_stack(expected.stderr)
+
+
+def test_read_watchpoint_passes_writes_like_gdb(prog: Path) -> None:
+    """x86 traps every access for a read watchpoint: gdb takes a hit whose value changed
+    for a write and goes on (bpstat_check_watchpoint); a hit after the access shows its
+    pc mid-line ('0x... in main (...)')."""
+    commands = ex("break main", "run", "rwatch s", "continue", "continue", "continue", "info watchpoints",
+                  "delete", "awatch glob", "continue")
+    assert_like_gdb([*commands, str(prog)], prog.parent)

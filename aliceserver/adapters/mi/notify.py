@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
 import aliceserver.debuggers.events as ev
-from aliceserver.adapters.mi import hit_numbers, libraries
+from aliceserver.adapters.mi import hit_numbers, libraries, read_watches
 from aliceserver.adapters.mi.frames import ARCH, hex16
 from aliceserver.adapters.mi.output import Results, Value, record
 from aliceserver.adapters.mi.sigframes import FINISH_FROM_TRAMPOLINE
@@ -180,6 +181,10 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         except AliceError:
             pass
     session.step_repeat = None
+    if read_watches.written_only(session, stop):  # gdb goes on past a write (x86 traps every access)
+        with suppress(AliceError):
+            session.debugger.resume(session.locked_thread())
+            return
     session.on_stopped_or_exited()
     inferior.run.stopped_at(stop)
     inferior.selected_tid = stop.thread_id
@@ -229,6 +234,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
             text = "\n"
     elif reason is ev.StopReason.WATCHPOINT:
         text = _watch_stop(session, stop, pairs)
+        location_style = "with-pc"  # the pc after the access: shown mid-row (frame_show_address)
     elif reason is ev.StopReason.WATCHPOINT_SCOPE:
         location_style = "with-pc"  # the return address: mid-line, shown with its pc
     elif reason in (ev.StopReason.SIGNAL, ev.StopReason.CRASH):
