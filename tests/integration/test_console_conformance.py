@@ -301,3 +301,11 @@ def test_read_watchpoint_passes_writes_like_gdb(prog: Path) -> None:
     commands = ex("break main", "run", "rwatch s", "continue", "continue", "continue", "info watchpoints",
                   "delete", "awatch glob", "continue")
     assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+def test_show_cwd_like_gdb(prog: Path) -> None:
+    """`show cwd` says the inferior's directory is unset until `set cwd` (as typed, `~`
+    kept), and again after `set cwd` alone; $_gdb_setting_str("cwd") the same."""
+    commands = ex("show cwd", 'p $_gdb_setting_str("cwd")', "set cwd ~/x", "show cwd", 'p $_gdb_setting_str("cwd")',
+                  "set cwd", "show cwd", 'p $_gdb_setting("cwd")')
+    assert_like_gdb([*commands, str(prog)], prog.parent)

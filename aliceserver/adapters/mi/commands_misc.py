@@ -46,6 +46,10 @@ def banner() -> str:
 _TRACE_NOTES = {"trace-notes": "note", "trace-user": "user", "trace-stop-notes": "stop note"}
 
 
+_CWD_UNSET = ("You have not set the inferior's current working directory.\nThe inferior will inherit GDB's cwd "
+              "if native debugging, or the remote\nserver's cwd if remote debugging.")
+
+
 def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     session = ctx.session
     words = text.split()
@@ -82,6 +86,7 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         return
     if head == "cwd":
         session.inferior.cwd = os.path.expanduser(rest) if rest else os.getcwd()
+        session.inferior.cwd_setting = rest
         return
     if head == "directories":
         source_paths.set_directories(ctx, rest, from_mi=from_mi)
@@ -241,7 +246,8 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         value = inferior.tty or ""
         return value, f'Terminal for future runs of program being debugged is "{value}".'
     if name == "cwd":
-        return inferior.cwd, f'Current working directory that will be used when starting the inferior is "{inferior.cwd}".'
+        return inferior.cwd_setting, _CWD_UNSET if not inferior.cwd_setting else (
+            f'Current working directory that will be used when starting the inferior is "{inferior.cwd_setting}".')
     if name == "target-async":
         name = "mi-async"
     if name.split()[:1] in (["language"], ["lang"]):  # gdb shows it whatever follows

@@ -79,7 +79,7 @@ def _own_string(session: ProgramQueries, words: list[str]) -> str | None:
     if words == ["args"]:
         return inferior.args_text if inferior.args_text is not None else " ".join(inferior.args)
     if words == ["cwd"]:
-        return inferior.cwd
+        return inferior.cwd_setting
     if words in (["inferior-tty"], ["tty"]):
         return inferior.tty or ""
     if words[:1] in (["language"], ["lang"]):

@@ -18,6 +18,7 @@ class Inferior:
     args_text: str | None = None  # `set args` / -exec-arguments as typed (shown by `show args`)
     tty: str | None = None
     cwd: str = "."
+    cwd_setting: str = ""  # `set cwd` as typed ("": unset, the inferior starts in ours)
     env: dict[str, str | None] = field(default_factory=dict)  # set (str) or unset (None)
     process: ProcessInfo | None = None  # the user's process (never the symbol probe)
     core: str | None = None  # the core file `process` is read from (no live process then)
