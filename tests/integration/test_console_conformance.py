@@ -309,3 +309,15 @@ def test_show_cwd_like_gdb(prog: Path) -> None:
     commands = ex("show cwd", 'p $_gdb_setting_str("cwd")', "set cwd ~/x", "show cwd", 'p $_gdb_setting_str("cwd")',
                   "set cwd", "show cwd", 'p $_gdb_setting("cwd")')
     assert_like_gdb([*commands, str(prog)], prog.parent)
+
+
+def test_info_variables_nondebugging_cxx_symbols_like_gdb(tmp_path: Path) -> None:
+    """info variables matches and lists a C++ minimal symbol by its demangled name
+    ('typeinfo for Shape', not _ZTI5Shape), leaves out one the debug info defines (a
+    static member) and the @got.plt slots gdb does not list."""
+    source = _CXX.replace("struct Shape {", "struct Shape { static int total;") + "int Shape::total = 3;\n"
+    (tmp_path / "x.cpp").write_text(source)
+    subprocess.run(["g++", "-g", "-O0", "-o", "x", "x.cpp"], cwd=tmp_path, check=True)
+    commands = ex("info variables total", "info variables typeinfo", "info variables vtable", "info variables ^_Z",
+                  "info variables got.plt")
+    assert_like_gdb([*commands, str(tmp_path / "x")], tmp_path)

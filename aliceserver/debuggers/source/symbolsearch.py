@@ -142,14 +142,19 @@ class _Search:
                 is_code = symbol.kind == "func" or (symbol.kind == "other" and image.is_executable_address(symbol.address))
                 if is_code != functions:
                     continue
-                name = symbol.name
+                if symbol.name.endswith("@got.plt"):  # gdb's mst_slot_got_plt: listed as neither
+                    continue
+                name = self.demangler.demangle(symbol.name)  # gdb matches and shows the natural name
                 if symbol.binding == "local" and symbol.kind == "object":
                     name = _LOCAL_SUFFIX.sub("", name)
                 if self.names is not None and not self.names.search(name):
                     continue
                 if functions and info is not None and info.cu_offset_at(symbol.address) is not None:
                     continue
-                if not functions and defined is not None and name in defined:
+                # the index names a C++ class's static member or a namespace's variable by
+                # its own name (DW_AT_name): `Counter::total` is defined as `total`
+                if not functions and defined is not None and (name in defined or (
+                        name != symbol.name and " " not in name and name.rpartition("::")[2] in defined)):
                     continue
                 address = symbol.address + module.base
                 found.setdefault((address, name), NondebugSymbolEntry(address, name))
