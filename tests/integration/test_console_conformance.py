@@ -319,5 +319,5 @@ def test_info_variables_nondebugging_cxx_symbols_like_gdb(tmp_path: Path) -> Non
     (tmp_path / "x.cpp").write_text(source)
     subprocess.run(["g++", "-g", "-O0", "-o", "x", "x.cpp"], cwd=tmp_path, check=True)
     commands = ex("info variables total", "info variables typeinfo", "info variables vtable", "info variables ^_Z",
-                  "info variables got.plt")
+                  "info variables got.plt", "info functions @plt")
     assert_like_gdb([*commands, str(tmp_path / "x")], tmp_path)
