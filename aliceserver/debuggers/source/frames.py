@@ -25,6 +25,7 @@ from aliceserver.debuggers.source.inlinestops import hidden_calls
 from aliceserver.debuggers.source.keptarguments import KeptVariables, RecordingReader
 from aliceserver.debuggers.source.keptframes import KeptUnwindings
 from aliceserver.debuggers.source.keptsteps import SteppedFrames
+from aliceserver.debuggers.source.samevalues import same_value_frame
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.source.stepping import InlineCall
@@ -41,7 +42,7 @@ from aliceserver.debuggers.source.variables import (
 )
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
-from aliceserver.debuggers.symbols.dwarf.readregisters import Overlaid, ReadRegisters
+from aliceserver.debuggers.symbols.dwarf.readregisters import ReadRegisters
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.unwind import (
@@ -351,7 +352,7 @@ class Frames:
             frames = self.with_tail_calls(thread_id, level + 1)
             level += self.hidden_inline(thread_id)
         physical, inline_outer = self.physical_level(frames, level)
-        frame = frames[physical]
+        frame = same_value_frame(frames, physical)  # an outer one's registers as gdb's
         level = physical
         lookup_pc = frame.pc if level == 0 or frame.method == "signal" else frame.pc - 1
         module = self._source.symbols.module_at(lookup_pc)
@@ -436,16 +437,15 @@ class Frames:
         frames = self.with_tail_calls(thread_id, callee.level + 2)
         if len(frames) <= callee.level + 1 or frames[callee.level].pc != callee.pc:
             return None
-        frame = frames[callee.level + 1]
+        frame = same_value_frame(frames, callee.level + 1)  # registers read when asked
         module = self._source.symbols.module_at(frame.pc - 1)
         symbols = self._source.module_symbols(module) if module is not None else None
         if module is None or symbols is None:
             return None
-        merged = restamped(frame, registers=Overlaid(frame.registers, callee.registers))  # read when asked
         view = self._stepped.caller_view(callee.level == 0 and frame.method != TAIL_CALL, FrameView(
-            merged, module.base, self._read_visible, self._write_visible, None, 0,
+            frame, module.base, self._read_visible, self._write_visible, None, 0,
             partial(self._caller_frame, thread_id, frame, floats), floats))  # fmt: skip
-        return CallerFrame(view, symbols)
+        return CallerFrame(view, symbols, self._source.function_symbol)
 
     def physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
         """Shown frame `level` as (physical frame index, inlined calls out from its innermost)."""

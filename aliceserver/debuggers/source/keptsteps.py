@@ -24,7 +24,7 @@ from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from aliceserver.debuggers.restamp import restamped
-from aliceserver.debuggers.symbols.dwarf.readregisters import Overlaid
+from aliceserver.debuggers.source.samevalues import SameValues
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 
 if TYPE_CHECKING:
@@ -185,4 +185,4 @@ def frame_registers(frames: Callable[[int], list[UnwoundFrame]], level: int) -> 
     if level == 0:
         return frames(1)[0].registers
     found = frames(2) if level == 1 else []
-    return Overlaid(found[1].registers, found[0].registers) if len(found) > 1 else None
+    return SameValues(found, 1) if len(found) > 1 else None

@@ -15,6 +15,7 @@ from aliceserver.debuggers.regsets import REGISTER_NAMES
 from aliceserver.debuggers.source.floatregs import DESCRIBED
 from aliceserver.debuggers.source.floatregs import FloatRegisters as FloatRegisters  # frames.py's
 from aliceserver.debuggers.source.pointermemo import PointerDescriptions, pointer_key
+from aliceserver.debuggers.source.samevalues import same_value_writer
 from aliceserver.debuggers.source.scalarmemo import ScalarDescriptions, scalar_key
 from aliceserver.debuggers.symbols.dwarf import aarch64_registers, x86_registers
 from aliceserver.debuggers.symbols.dwarf.access import class_children, cplus_class
@@ -146,12 +147,11 @@ class FrameView:
         if self.floats is not None and (regno >= DESCRIBED or x86 and x86_registers.is_float_register(regno)):
             self.floats.set(regno, value)
             return
-        name = (
-            "orig_rax" if regno == x86_registers.ORIG_RAX else self.frame.arch.register_name(regno)
-        )
-        if self.set_register is None or name is None:
+        name = "orig_rax" if regno == x86_registers.ORIG_RAX else self.frame.arch.register_name(regno)
+        setter = self.set_register or same_value_writer(self.frame.registers, self.innermost_view)
+        if setter is None or name is None:
             raise EvaluationError("registers of outer frames cannot be written")
-        self.set_register(name, value)
+        setter(name, value)
 
 
 @dataclass(slots=True)

@@ -75,6 +75,9 @@ class CallerFrame:
 
     ctx: FrameContext
     symbols: ModuleSymbols
+    # A function's runtime address by its ELF symbol in any module (gdb's
+    # lookup_minimal_symbol): a declared callee defined in another module (main -> libs.so).
+    functions: Callable[[str], int | None] | None = None
 
 
 @runtime_checkable
@@ -209,7 +212,7 @@ def _parameter(
     if site is None:
         raise NoEntryValue(f"DW_OP_entry_value resolving cannot find DW_TAG_call_site {ctx.pc:#x} "
                            f"in {symbol_name(symbols, ctx, ctx.pc)}")
-    target = call_target(symbols, site, ctx)
+    target = call_target(symbols, site, ctx, caller.functions)
     if target != function_pc:
         raise NoEntryValue(
             f"DW_OP_entry_value resolving expects callee {symbol_name(symbols, ctx, target)} at {target:#x} "
@@ -298,13 +301,16 @@ def _attr_block(die: DIE, *names: str) -> bytes | None:
 _STATIC_TARGETS = ("DW_AT_call_origin", "DW_AT_abstract_origin")  # a call site's callee by its DIE
 
 
-def call_target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> int:
+def call_target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None,
+                functions: Callable[[str], int | None] | None = None) -> int:  # fmt: skip
     """The runtime address the call site calls; `ctx` None: a direct call's only (gdb
-    reads an indirect target only in an unwound caller frame)."""
+    reads an indirect target only in an unwound caller frame). `functions`: CallerFrame's."""
     for name in _STATIC_TARGETS:
         if name in site.attributes:
-            address = _origin_address(symbols, site, site.get_DIE_from_attribute(name), ctx)
-            return address + (ctx.load_bias if ctx is not None else 0)
+            origin = site.get_DIE_from_attribute(name)
+            bias = ctx.load_bias if ctx is not None else 0
+            elsewhere = _elsewhere(symbols, origin, functions)
+            return elsewhere if elsewhere is not None else _origin_address(symbols, site, origin, ctx) + bias
     expr = _attr_block(site, "DW_AT_call_target", "DW_AT_GNU_call_site_target")
     if expr is None or ctx is None:
         raise _unspecified_target(symbols, site, ctx)
@@ -320,11 +326,24 @@ def call_target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None) -> 
     raise NoEntryValue("DW_AT_call_target is unavailable")
 
 
+def _elsewhere(symbols: ModuleSymbols, origin: DIE, functions: Callable[[str], int | None] | None) -> int | None:
+    """A declared callee's runtime address in another module, where its own has no such
+    function (gdb looks the name up in every module, as lookup_minimal_symbol)."""
+    if functions is None or not _declaration(origin) or symbols.function_address(origin) is not None:
+        return None
+    name = attr_value(origin, "DW_AT_linkage_name") or attr_value(origin, "DW_AT_name")
+    return functions(name.decode(errors="replace")) if isinstance(name, bytes) else None
+
+
+def _declaration(origin: DIE) -> bool:
+    return bool(attr_value(origin, "DW_AT_declaration")) and "DW_AT_specification" not in origin.attributes
+
+
 def _origin_address(symbols: ModuleSymbols, site: DIE, origin: DIE, ctx: FrameContext | None) -> int:
     """The link-time entry of a call site's callee DIE, as gdb's read_call_site_scope: a
     declaration through the ELF symbol of its name; a definition by its code, and none when
     it has no code (a function gcc folded into another: its calls name no target)."""
-    if attr_value(origin, "DW_AT_declaration") and "DW_AT_specification" not in origin.attributes:
+    if _declaration(origin):
         address = symbols.function_address(origin)
         if address is None:
             name = attr_value(origin, "DW_AT_linkage_name") or attr_value(origin, "DW_AT_name")
