@@ -184,3 +184,22 @@ def test_a_refused_redefinition_keeps_the_old_command(prog: Path) -> None:
     assert 'Redefine command "greet"? (y or n) n\nCommand "greet" not redefined.\n' in gdb
     assert "Proceed? (y or n) n\nNot confirmed.\n" in gdb and "old\n" in gdb
     assert ours == gdb
+
+
+def test_pending_breakpoint_question_defaults_to_no(prog: Path) -> None:
+    """nquery: `(y or [n]) `, an empty line is its default N, y makes the breakpoint pending."""
+    pending = "(y or [n]) "
+
+    def session(terminal: Terminal) -> None:
+        terminal.type("break nosuch", pending)
+        terminal.type("")
+        terminal.type("break nosuch", pending)
+        terminal.type("maybe", pending)  # Please answer y or [n].
+        terminal.type("y")
+        terminal.type("tbreak nosuch2", pending)
+        terminal.type("n")
+        terminal.type("info breakpoints")
+
+    gdb, ours = _both(prog, session)
+    assert "Please answer y or [n].\n" in gdb and "Breakpoint 1 (nosuch) pending.\n" in gdb
+    assert ours == gdb

@@ -104,5 +104,5 @@ class MiBreakpoint(UserBreakpoint):
     @property
     def has_address(self) -> bool:
         """gdb's table shows 64-bit addresses once a breakpoint has one (a tracepoint's
-        location is of no kind gdb counts)."""
-        return self.gdb_type != TRACEPOINT and (self.catch is None or self.catch.has_location)
+        location is of no kind gdb counts; a pending one has no location yet)."""
+        return not self.pending and self.gdb_type != TRACEPOINT and (self.catch is None or self.catch.has_location)

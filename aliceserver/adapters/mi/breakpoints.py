@@ -26,6 +26,7 @@ from aliceserver.adapters.mi.breakpoint_record import (
 from aliceserver.adapters.mi.frames import display_value, hex16
 from aliceserver.adapters.mi.inferior_list import engine_inferior
 from aliceserver.adapters.mi.output import Results, Value
+from aliceserver.adapters.mi.pending_query import LocationNotFound
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.model import CodeLocation, WatchKind
@@ -112,7 +113,7 @@ class BreakpointTable:
         if not places:
             problem = locations.not_found(session, spec, location)
             if not pending_ok and session.has_symbols():
-                raise MiError(problem)
+                raise (MiError if spec.startswith("*") else LocationNotFound)(problem)
         condition_fn = session.debugger.expression_condition(condition) if condition else None
         failures = self._condition_failures(condition, places) if condition else [None] * len(places)
         if failures and all(failures) and not force_condition:
@@ -547,7 +548,8 @@ class BreakpointTable:
         if place.source is not None and self.session.settings.get("print address") == "off":
             at = ""
         if len(bp.places) > 1:
-            return f"{word} {bp.number}{at}: {bp.location}. ({len(bp.places)} locations)\n"
+            named = f": {bp.location}." if place.source is not None else ""  # gdb's say_where
+            return f"{word} {bp.number}{at}{named} ({len(bp.places)} locations)\n"
         if place.source is not None:
             return f"{word} {bp.number}{at}: file {self.session.frames.file_name(place.source.path)}, line {place.source.line}.\n"
         return f"{word} {bp.number} at {self.shown_address(place.address):#x}\n"

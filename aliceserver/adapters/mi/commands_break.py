@@ -65,7 +65,7 @@ def _break_insert(ctx: Context, args: list[str]) -> Reply:
         thread = _int(options.get("p") or "", "thread id")
         if session.inferior.tid_of(thread) is None:
             raise MiError(f"Unknown thread {thread}.")
-    pending_ok = options.has("f") or session.settings.get("breakpoint pending") == "on"
+    pending_ok = options.has("f")  # gdb's mi_cmd_break_insert_1: `set breakpoint pending` is the console's
     bp, problem = session.breakpoints.create(
         location, temporary=options.has("t"), condition=options.get("c"),
         ignore=_int(options.get("i") or "0", "ignore count"), enabled=not options.has("d"),

@@ -36,6 +36,7 @@ from aliceserver.adapters.mi.console_workflow import register_workflow
 from aliceserver.adapters.mi.inferiors import register_inferiors
 from aliceserver.adapters.mi.locations import console_location, keywords
 from aliceserver.adapters.mi.output import record
+from aliceserver.adapters.mi.pending_query import create_or_ask
 from aliceserver.adapters.mi.queries import confirm, query
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
@@ -112,12 +113,11 @@ def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = Tr
             raise MiError("No default breakpoint location now selected.")
         tid, level = session.selected_frame()
         location = f"*{session.frames.frame(tid, level).pc:#x}"
-    pending = session.settings.get("breakpoint pending") == "on"
-    bp, problem = session.breakpoints.create(location, temporary=temporary, condition=condition,
-                                             pending_ok=pending, thread=thread,
-                                             force_condition=given.force_condition, warn=ctx.log)
-    if problem and not pending:
-        ctx.console(problem + "\n")
+    bp = create_or_ask(ctx, lambda pending: session.breakpoints.create(
+        location, temporary=temporary, condition=condition, pending_ok=pending, thread=thread,
+        force_condition=given.force_condition, warn=ctx.log))
+    if bp is None:  # a pending one declined
+        return None
     # gdb's describe_other_breakpoints: only for a person typing (not -batch, -x, source)
     for other in session.breakpoints.sorted() if from_tty and ctx.from_tty else ():
         if other is not bp and not other.is_watch and bp.places and other.places and \

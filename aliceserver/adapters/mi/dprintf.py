@@ -261,7 +261,7 @@ def _dprintf_insert(ctx: Context, args: list[str]) -> Reply:
     thread = parse_int(options.get("p") or "", "thread id") if options.has("p") else None
     if thread is not None and session.inferior.tid_of(thread) is None:
         raise MiError(f"Unknown thread {thread}.")
-    pending_ok = options.has("f") or session.settings.get("breakpoint pending") == "on"
+    pending_ok = options.has("f")  # gdb's mi_cmd_break_insert_1: `set breakpoint pending` is the console's
     bp, problem = create(ctx, location, _mi_format(words), temporary=options.has("t"), condition=options.get("c"),
                          ignore=parse_int(options.get("i") or "0", "ignore count"), enabled=not options.has("d"),
                          pending_ok=pending_ok, thread=thread, force_condition=options.has("force-condition"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.quoting import unquoted
+from aliceserver.adapters.mi.pending_query import LocationNotFound
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.errors import AliceError
 
@@ -158,7 +159,7 @@ def for_engine(session: MiSession, location: Location) -> str:
     if location.label is not None:
         function = _current_function(session)
         if function is None:
-            raise MiError(f'No label "{location.label}" defined in current function.')
+            raise LocationNotFound(f'No label "{location.label}" defined in current function.')
         return f"{function}:{location.label}"
     if location.line is None:
         raise MiError("No default breakpoint address now.")
@@ -167,7 +168,7 @@ def for_engine(session: MiSession, location: Location) -> str:
     path, line = _default_line(session)
     number = line + int(location.line) if location.line[0] in "+-" else int(location.line)
     if number <= 0:
-        raise MiError(f"No line {number} in the current file.")
+        raise LocationNotFound(f"No line {number} in the current file.")
     return f"{path}:{number}"
 
 

@@ -1,0 +1,54 @@
+"""gdb 13's question before a pending breakpoint (breakpoint.c create_breakpoint): a
+console `break` whose location names no code prints the error on stderr, then, under
+`set breakpoint pending auto`, nquery's "Make breakpoint pending on future shared library
+load? (y or [n])" answered N where no person types (-batch, a pipe, MI's pipe); `on` makes
+it pending after the error, `off` is the error alone, `set confirm off` answers N without
+the question; -break-insert never asks and only its -f makes one pending."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import Builder
+from tests.support.mi_client import MiClient
+
+pytestmark = [needs_gdb, pytest.mark.timeout(180)]
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    return builder.build("locations")
+
+
+def test_batch_break_asks_then_answers_no(program: Path) -> None:
+    commands = ["break nosuch", "break locations.c:9999", "break nosuch.c:3", "set breakpoint pending on",
+                "break nosuch2", "set breakpoint pending off", "break nosuch3", "set breakpoint pending auto",
+                "set confirm off", "break nosuch4", "tbreak nosuch5", "info breakpoints"]  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert "Make breakpoint pending on future shared library load? (y or [n]) [answered N" in got.stdout
+
+
+def _transcript(program: Path, commands: list[str], *, gdb: bool) -> list[str]:
+    client = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    try:
+        client.prompt()
+        found = []
+        for command in commands:
+            _, seen = client.command(command, token=False)
+            found += [re.sub(r'thread-groups=\["i1"\],', "", line) for line in seen]
+        return found
+    finally:
+        client.close()
+
+
+def test_mi_console_break_asks_and_break_insert_does_not(program: Path) -> None:
+    commands = ['-interpreter-exec console "break nosuch"', "-break-insert nosuch", "break nosuch",
+                "-gdb-set breakpoint pending on", '-interpreter-exec console "break nosuch2"', "-break-insert nosuch3",
+                "-break-insert -f nosuch4", "-break-list", "info breakpoints"]  # fmt: skip
+    got = _transcript(program, commands, gdb=False)
+    assert got == _transcript(program, commands, gdb=True)
+    assert any(line.startswith('~"Make breakpoint pending') for line in got)
