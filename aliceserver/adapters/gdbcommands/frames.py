@@ -44,7 +44,7 @@ def frame_level(debugger: IDebugger, thread_id: int, level: int, argument: str) 
             raise ProtocolError(f'Function "{unquoted(rest)}" not defined.')
         entries = {_entry(debugger, place.address) for place in places}
         for frame in frames:
-            if frame.symbol.name and frame.symbol.address - frame.symbol.offset in entries:
+            if _frame_entry(debugger, frame) in entries:
                 return frame.level
         raise ProtocolError(f'No frame for function "{rest}".')
     if word == "address":
@@ -77,6 +77,15 @@ def _number(debugger: IDebugger, thread_id: int, level: int, expression: str) ->
         return int(text.split()[0], 0)
     except (ValueError, IndexError):
         raise ProtocolError("Invalid cast.") from None
+
+
+def _frame_entry(debugger: IDebugger, frame: StackFrame) -> int:
+    """The entry of the frame's function: its ELF symbol's, else (a static function only
+    the DWARF names, libc's __pthread_kill_implementation) the name lookup's at its pc."""
+    symbol = frame.symbol
+    if symbol.name:
+        return symbol.address - symbol.offset
+    return _entry(debugger, symbol.address)
 
 
 def _entry(debugger: IDebugger, address: int) -> int:

@@ -75,9 +75,13 @@ def info_line(
     for place in places:
         entry = _entry_of(debugger, place.address)
         found = debugger.line_range(entry)
-        if found is None or entry in seen:
+        if entry in seen:
             continue
         seen.add(entry)
+        if found is None:  # a function without line info (a debug file's symbol only)
+            label = address_label(debugger, entry)
+            write(f"No line number information available for address {shown(entry):#x}{label}\n")
+            continue
         # list mode: the entry's own row, the function's `{` line
         _one_line(debugger, memory, found.source.path, found.source.line, found, write, shown)
 

@@ -14,6 +14,7 @@ from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.model import CodeLocation, Module, SourcePosition
 from aliceserver.debuggers.source import linespec
+from aliceserver.debuggers.source.debugfilesyms import debug_file_symbols
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.inlines import (
@@ -21,6 +22,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
     breakpoint_address,
     inline_sites,
 )
+from aliceserver.debuggers.symbols.dwarf.outofline import defined_functions
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import TARGET_FILE
@@ -123,6 +125,8 @@ class LocationResolver:
         if locations:
             return locations
         fallback = self._source.symbols.lookup_name(name)  # a function without debug info (libc)
+        if fallback is None and (local := debug_file_symbols(self._source, name)):
+            return [self._debug_file_location(address, name) for address in local]
         if fallback is None:  # gdb's trampoline symbol: the stub calling a library not loaded yet
             stub = self._source.symbols.lookup_name(f"{name}@plt")
             return [] if stub is None else [self._source.location_of(stub)]
@@ -142,7 +146,11 @@ class LocationResolver:
 
     def _function_places_in(self, module: Module, info: DebugInfo, name: str) -> list[CodeLocation]:
         locations: list[CodeLocation] = []
-        for match in info.functions_named(name):
+        matches = info.functions_named(name)
+        if not matches:  # a static function the (debug file's) symbol table lacks
+            found = defined_functions(info, partial(self._inline_finder, module), name)
+            matches = [info.match_of(*entry) for entry in found]
+        for match in matches:
             address = match.breakpoint_address + module.base
             source = SourcePosition(match.file, match.line) if match.file and match.line else None
             chain = self._source.inline_chain_at(address) if address != match.low + module.base else ()
@@ -167,7 +175,18 @@ class LocationResolver:
                     continue
                 rank = "trampoline" if wanted != name else "global" if symbol.binding != "local" else "local"
                 found.setdefault(rank, symbol.address + module.base)
+        if "global" not in found and "local" not in found:  # the debug files' local names:
+            # the last module's, as gdb's found_minimal_symbols::maybe_collect keeps
+            local = debug_file_symbols(self._source, name)
+            if local:
+                found["local"] = local[-1]
         return next((found[rank] for rank in ("global", "local", "trampoline") if rank in found), None)
+
+    def _debug_file_location(self, address: int, name: str) -> CodeLocation:
+        """A place only a debug file's symbol names: by that name (the module's own
+        table would name the function before it)."""
+        module = self._source.symbols.module_at(address)
+        return CodeLocation(address, name, self._source.position(address), module.path if module else None)
 
     def _past_frame_setup(self, address: int) -> int:
         """A function without line info, as gdb's minimal symbols: past its `push %rbp;
@@ -190,19 +209,19 @@ class LocationResolver:
         chain = self._source.inline_chain_at(link + module.base)
         return chain[-1].offset if chain else 0
 
+    def _inline_finder(self, module: Module) -> InlineFinder | None:
+        """Made only when the index's cache has no answer for a name: opening a module's
+        DWARF (libc's is compressed) costs more than the whole lookup."""
+        if module.path not in self._inline_finders:
+            symbols = self._source.module_symbols(module)
+            self._inline_finders[module.path] = InlineFinder(symbols.units) if symbols else None
+        return self._inline_finders[module.path]
+
     def _inlined_copies(self, module: Module, info: DebugInfo, name: str) -> list[CodeLocation]:
         """`break NAME` also binds to every copy of NAME inlined into other functions."""
 
-        def finder() -> InlineFinder | None:
-            # Made only when the index's cache has no answer for this name: opening a
-            # module's DWARF (libc's is compressed) costs more than the whole lookup.
-            if module.path not in self._inline_finders:
-                symbols = self._source.module_symbols(module)
-                self._inline_finders[module.path] = InlineFinder(symbols.units) if symbols else None
-            return self._inline_finders[module.path]
-
         found = []
-        for site in inline_sites(info, finder, name):
+        for site in inline_sites(info, partial(self._inline_finder, module), name):
             link = breakpoint_address(info, site)
             row = info.location_at(link)
             source = SourcePosition(row.file, row.line) if row is not None else None

@@ -16,6 +16,7 @@ from aliceserver.debuggers.model import (
     SourcePosition,
     StaticProbe,
 )
+from aliceserver.debuggers.source.debugfilesyms import debug_file_symbols
 from aliceserver.debuggers.source.pcanswers import PcAnswers
 from aliceserver.debuggers.source.services import EngineServices, FrameViews, LinkView
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, without_parameters
@@ -151,6 +152,9 @@ class SymbolQueries:
                 if found is not None:
                     return _storage(symbols, found, module.base)
             address = self._source.symbols.lookup_name(name)
+            if address is None:  # a name only a separate debug file's table holds: the last
+                # module's, as gdb's found_minimal_symbols::maybe_collect keeps
+                address = next(reversed(debug_file_symbols(self._source, name, functions=False)), None)
             if address is not None:
                 return SymbolStorage(name, StorageKind.NO_DEBUG_INFO, address=address)
             raise ProtocolError(f'No symbol "{name}" in current context.')

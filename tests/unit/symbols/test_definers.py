@@ -21,8 +21,8 @@ from aliceserver.debuggers.symbols.dwarf.globalnames import units_defining
 from aliceserver.debuggers.symbols.dwarf.inlines import (
     InlineFinder,
     _string_offsets,
-    _units_defining,
     _units_with_abstract,
+    units_defining_leaf,
     units_mentioning,
 )
 from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
@@ -116,7 +116,7 @@ _NAMES = ("compute", "ab", "use_a", "use_1", "main", "method", "mm", "Klass", "x
 def test_defining_units_are_the_walks(program: tuple[str, Path], leaf: str) -> None:
     sections = ElfSections(str(program[1]))
     candidates = units_mentioning(sections, _unit_offsets(sections), leaf) or []
-    assert _units_defining(sections, candidates, leaf) == _walked(sections, candidates, leaf)
+    assert units_defining_leaf(sections, candidates, leaf) == _walked(sections, candidates, leaf)
 
 
 def _decisions(sections: ElfSections, leaf: str) -> dict[int, bool]:

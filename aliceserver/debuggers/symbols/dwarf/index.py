@@ -429,6 +429,10 @@ class DebugInfo:
         return self._lines.file_path(cu_offset, number)
 
     # --- functions ---------------------------------------------------------------------
+    def match_of(self, name: str, low: int, high: int) -> FunctionMatch:
+        """The match of a function the symbol table does not name (its DWARF's: outofline.py)."""
+        return self._function_match(name, name, low, high - low)
+
     def _function_match(self, linkage: str, demangled: str, low: int, size: int) -> FunctionMatch:
         high = low + size
         address = prologue.breakpoint_address(self, low, high) if size else low

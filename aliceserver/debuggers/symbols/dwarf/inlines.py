@@ -203,7 +203,7 @@ def inline_sites(
     if candidates is None:
         candidates = info.unit_offsets()
     elif len(candidates) > 1:  # many units call it; only those defining it can inline it
-        defining = _units_defining(info.sections, candidates, leaf)
+        defining = units_defining_leaf(info.sections, candidates, leaf)
         candidates = candidates if defining is None else defining
     if candidates and len(candidates) <= _MAX_REFERENCES:
         # a unit without an abstract instance so named has nothing to copy: the DWARF is
@@ -249,7 +249,7 @@ def _units_with_abstract(sections: ElfSections, candidates: Sequence[int], leaf:
     return list(candidates)  # the section unreadable: InlineFinder looks
 
 
-def _units_defining(sections: ElfSections, candidates: Sequence[int], leaf: str) -> list[int] | None:
+def units_defining_leaf(sections: ElfSections, candidates: Sequence[int], leaf: str) -> list[int] | None:
     """globalnames.units_defining over the candidate units, each read alone (not the whole
     .debug_info: it may be hundreds of MB for a few units). A unit is scanned as if at
     offset 0; only a cross-unit reference (DW_FORM_ref_addr, LTO's) could then be misread,

@@ -1,0 +1,89 @@
+"""Functions the DWARF defines with code that the ELF symbol table does not name.
+
+`break NAME` finds a library's functions in its symbol table (index.py). A stripped
+library's separate debug file (Debian's libc6-dbg) keeps in its .symtab only part of the
+static functions: `__pthread_kill_implementation` or `__libc_start_call_main` are in its
+DWARF alone, where gdb 13's full symbols find them. So when the table names no function
+NAME, the units that may define NAME (the byte search and definers.py, as for inlined
+copies) are walked for a subprogram so named with code of its own (a name of its own, or
+one reached by DW_AT_abstract_origin / DW_AT_specification). The answer per name is kept
+in the index's on-disk cache, as the inlined copies are: a second session reads no DWARF.
+Addresses are link-time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from aliceserver.debuggers.symbols.dwarf import names
+from aliceserver.debuggers.symbols.dwarf.inlines import (
+    InlineFinder,
+    units_defining_leaf,
+    units_mentioning,
+)
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
+
+log = logging.getLogger(__name__)
+
+Definition = tuple[str, int, int]  # (name as gdb shows it, low, high)
+
+
+def defined_functions(
+    info: DebugInfo, finder: Callable[[], InlineFinder | None], query: str
+) -> list[Definition]:
+    """Out-of-line definitions of `query` in `info`'s DWARF, sorted by address; `finder`
+    is asked for (and the DWARF opened) only when the cache has no answer and some unit
+    may define the name."""
+    key, _params = names.normalize_query(query)
+    if not key:
+        return []
+    remembered = info.remembered("defined", key)
+    if isinstance(remembered, list):
+        try:
+            return [(str(n), int(lo), int(hi)) for n, lo, hi in remembered]
+        except (TypeError, ValueError):
+            pass  # another shape: compute it again
+    found = _search(info, finder, key)
+    info.remember("defined", key, [list(entry) for entry in found])
+    return found
+
+
+def _search(info: DebugInfo, finder: Callable[[], InlineFinder | None], key: str) -> list[Definition]:
+    comps = names.split_qualified(key)
+    leaf = names._strip_templates(comps[-1]) if comps else key
+    candidates = units_mentioning(info.sections, info.unit_offsets, leaf)
+    if not candidates:  # None: too common a string to narrow; no walk of every unit
+        return []
+    defining = units_defining_leaf(info.sections, candidates, leaf)
+    defining = candidates if defining is None else defining
+    made = finder() if defining else None
+    if made is None:
+        return []
+    found: dict[int, Definition] = {}
+    for offset in defining:
+        try:
+            found.update(_in_unit(made, offset, key))
+        except Exception as exc:  # noqa: BLE001 - pyelftools on odd DWARF: none found
+            log.debug("definitions of %s in unit %#x: %s", key, offset, exc)
+    return sorted(found.values(), key=lambda entry: entry[1])
+
+
+def _in_unit(finder: InlineFinder, offset: int, key: str) -> dict[int, Definition]:
+    units = finder.units
+    out: dict[int, Definition] = {}
+    for qualified, dies in units.top_level_names(units.cu_at_offset(offset)).items():
+        if key not in qualified or key not in names.lookup_keys(qualified, qualified):
+            continue
+        for die in dies:
+            if die.tag != "DW_TAG_subprogram" or "DW_AT_declaration" in die.attributes:
+                continue
+            ranges = [r for r in units.die_ranges(die) if r[0] < r[1]]
+            if ranges:  # gdb's block: from its lowest address to its highest
+                low = min(lo for lo, _hi in ranges)
+                out[low] = (qualified, low, max(hi for _lo, hi in ranges))
+    return out
+
