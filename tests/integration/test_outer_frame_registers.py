@@ -61,6 +61,16 @@ def test_writes_up_the_stack_reach_frame_0s_registers_like_gdb(builder: Builder,
     assert_script_like_gdb(script, program, tmp_path, _kept)
 
 
+def test_no_entry_value_of_a_library_function_reaching_itself_by_tail_calls(builder: Builder, tmp_path: Path) -> None:
+    """The self tail call check reads the callee's module, not the caller's (main's)."""
+    library = builder.build("crosstail_lib", ("-g", "-O2"), extra=["-shared", "-fPIC"])
+    program = builder.build("crosstail_main", ("-g", "-O2"), extra=["-Wl,--no-as-needed", str(library)])
+    commands = ["break main", "run", "break hidden", "continue", "bt", "frame 1", "print n@entry", "info args"]
+    script = tmp_path / "commands.gdb"
+    script.write_text("\n".join(commands) + "\n")
+    assert_script_like_gdb(script, program, tmp_path, _kept)
+
+
 def _mi_lists(program: Path, cwd: Path, *, gdb: bool) -> list[object]:
     mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
     try:

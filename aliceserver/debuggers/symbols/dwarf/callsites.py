@@ -187,10 +187,10 @@ def _literal(value: bytes) -> ImplicitLoc | None:
     return ImplicitLoc((value[0] - _LIT0).to_bytes(8, "little"))
 
 
-def entry_register(ctx: FrameContext, function_pc: int, regno: int) -> Entry:
+def entry_register(ctx: FrameContext, function_pc: int, regno: int, callee: ModuleSymbols | None = None) -> Entry:
     """DW_OP_entry_value(DW_OP_regN): the value the caller's expression gives (of its base
     type where it is typed: a double in an xmm register)."""
-    loc, caller = entry_location(ctx, function_pc, EntrySlot(regno=regno))
+    loc, caller = entry_location(ctx, function_pc, EntrySlot(regno=regno), callee)
     if isinstance(loc, ImplicitLoc):
         if loc.typed is not None:
             return Typed(loc.typed, loc.data)
@@ -217,7 +217,9 @@ def _parameter(
         raise NoEntryValue(
             f"DW_OP_entry_value resolving expects callee {symbol_name(symbols, ctx, target)} at {target:#x} "
             f"but the called frame is for {symbol_name(callee, callee_ctx, function_pc)} at {function_pc:#x}")
-    _verify_no_self_tail_call(symbols, function_pc - ctx.load_bias, ctx)
+    # The callee's tail calls, in its own module (main's call into a library's function).
+    owner, owner_ctx = (callee, callee_ctx) if callee is not None else (symbols, ctx)
+    _verify_no_self_tail_call(owner, function_pc - owner_ctx.load_bias, owner_ctx)
     # Each argument of each thread's frame asks its call site again: the parameter for a
     # slot depends on the site alone (its DIEs parsed once, not 1,000 times).
     key = (site.offset, slot)
@@ -302,15 +304,16 @@ _STATIC_TARGETS = ("DW_AT_call_origin", "DW_AT_abstract_origin")  # a call site'
 
 
 def call_target(symbols: ModuleSymbols, site: DIE, ctx: FrameContext | None,
-                functions: Callable[[str], int | None] | None = None) -> int:  # fmt: skip
+                functions: Callable[[str], int | None] | None = None, place: FrameContext | None = None) -> int:  # fmt: skip
     """The runtime address the call site calls; `ctx` None: a direct call's only (gdb
-    reads an indirect target only in an unwound caller frame). `functions`: CallerFrame's."""
+    reads an indirect target only in an unwound caller frame). `functions`: CallerFrame's;
+    `place`: a frame of the site's module, to name a site without a target as gdb."""
     for name in _STATIC_TARGETS:
         if name in site.attributes:
             origin = site.get_DIE_from_attribute(name)
             bias = ctx.load_bias if ctx is not None else 0
             elsewhere = _elsewhere(symbols, origin, functions)
-            return elsewhere if elsewhere is not None else _origin_address(symbols, site, origin, ctx) + bias
+            return elsewhere if elsewhere is not None else _origin_address(symbols, site, origin, ctx or place) + bias
     expr = _attr_block(site, "DW_AT_call_target", "DW_AT_GNU_call_site_target")
     if expr is None or ctx is None:
         raise _unspecified_target(symbols, site, ctx)
@@ -390,7 +393,7 @@ def _search_self_tail_call(symbols: ModuleSymbols, function: int, ctx: FrameCont
         for site in sites_under(at.subprogram):
             if not (attr_value(site, "DW_AT_call_tail_call") or attr_value(site, "DW_AT_GNU_tail_call")):
                 continue
-            target = call_target(symbols, site, None)
+            target = call_target(symbols, site, None, place=ctx)
             if target == function:
                 pc = function + ctx.load_bias
                 raise NoEntryValue(f'DW_OP_entry_value resolving has found function "{symbol_name(symbols, ctx, pc)}" '

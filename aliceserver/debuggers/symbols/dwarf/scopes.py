@@ -376,7 +376,7 @@ class ModuleSymbols:
             start = None if function is None else self.function_address(function)
             if regno is None or start is None:  # gdb's other forms (DW_OP_bregN; deref)
                 raise NoEntryValue("DW_OP_entry_value is supported only for a DW_OP_reg*")
-            return entry_register(ctx, start + ctx.load_bias, regno)
+            return entry_register(ctx, start + ctx.load_bias, regno, self)
 
         env = ExprEnv(
             load_bias=ctx.load_bias,
