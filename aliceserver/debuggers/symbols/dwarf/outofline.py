@@ -1,13 +1,15 @@
 """Functions the DWARF defines with code that the ELF symbol table does not name.
 
-`break NAME` finds a library's functions in its symbol table (index.py). A stripped
-library's separate debug file (Debian's libc6-dbg) keeps in its .symtab only part of the
-static functions: `__pthread_kill_implementation` or `__libc_start_call_main` are in its
-DWARF alone, where gdb 13's full symbols find them. So when the table names no function
+`break NAME` finds a library's functions in its name index, built from the library's
+own ELF symbol table: a stripped one's .dynsym. Its static functions
+(`__pthread_kill_implementation`, `__libc_start_call_main`) are named by its separate
+debug file (Debian's libc6-dbg) alone, in its DWARF (and .symtab), where gdb 13's full
+symbols find them. So when the index names no function
 NAME, the units that may define NAME (the byte search and definers.py, as for inlined
 copies) are walked for a subprogram so named with code of its own (a name of its own, or
-one reached by DW_AT_abstract_origin / DW_AT_specification). The answer per name is kept
-in the index's on-disk cache, as the inlined copies are: a second session reads no DWARF.
+one reached by DW_AT_abstract_origin / DW_AT_specification): its line table places the
+breakpoint as gdb's. The answer per name is kept in the index's on-disk cache, as the
+inlined copies are: a second session reads no DWARF.
 Addresses are link-time.
 """
 
