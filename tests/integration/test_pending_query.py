@@ -32,8 +32,8 @@ def test_batch_break_asks_then_answers_no(program: Path) -> None:
     assert "Make breakpoint pending on future shared library load? (y or [n]) [answered N" in got.stdout
 
 
-def _transcript(program: Path, commands: list[str], *, gdb: bool) -> list[str]:
-    client = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+def _transcript(program: Path, commands: list[str], *, gdb: bool, file: bool = True) -> list[str]:
+    client = MiClient(["-i=mi", "-q", "-nx", *([str(program)] if file else [])], cwd=program.parent, gdb=gdb)
     try:
         client.prompt()
         found = []
@@ -52,3 +52,12 @@ def test_mi_console_break_asks_and_break_insert_does_not(program: Path) -> None:
     got = _transcript(program, commands, gdb=False)
     assert got == _transcript(program, commands, gdb=True)
     assert any(line.startswith('~"Make breakpoint pending') for line in got)
+
+
+def test_without_a_file_no_symbol_table_then_the_question(program: Path) -> None:
+    """No `file`: gdb's 'No symbol table is loaded.' is the not-found error that asks."""
+    commands = ["break nosuch", "set breakpoint pending on", "break nosuch", "break locations.c:3", "info breakpoints"]
+    got = assert_like_gdb(ex(*commands), program.parent)
+    assert 'No symbol table is loaded.  Use the "file" command.' in got.stderr
+    mi = ['-break-insert nosuch', '-interpreter-exec console "break nosuch"', "-break-insert -f nosuch"]
+    assert _transcript(program, mi, gdb=False, file=False) == _transcript(program, mi, gdb=True, file=False)

@@ -112,7 +112,10 @@ class BreakpointTable:
         problem = None
         if not places:
             problem = locations.not_found(session, spec, location)
-            if not pending_ok and session.has_symbols():
+            unread = not session.has_symbols()  # (a program's not probed yet: kept pending)
+            if unread and not session.inferior.program:  # no `file` yet
+                problem = 'No symbol table is loaded.  Use the "file" command.'
+            if not pending_ok and (not unread or not session.inferior.program):
                 raise (MiError if spec.startswith("*") else LocationNotFound)(problem)
         condition_fn = session.debugger.expression_condition(condition) if condition else None
         failures = self._condition_failures(condition, places) if condition else [None] * len(places)
