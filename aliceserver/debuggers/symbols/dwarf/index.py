@@ -368,13 +368,16 @@ class DebugInfo:
             self._write_extras()
             return self._load_extras().get(kind, {}).get(key)
 
-    def remember(self, kind: str, key: str, value: Any) -> None:
-        """Keep `value` (plain containers only) for (kind, key), on disk as well."""
+    def remember(self, kind: str, key: str, value: Any, write: bool = True) -> None:
+        """Keep `value` (plain containers only) for (kind, key), on disk as well; without
+        `write`, by the next remember's write (one due right after: a throttled write
+        would leave the later answer unwritten at the session's end)."""
         with self._lock:
             extras = self._load_extras()
             extras.setdefault(kind, {})[key] = value
             self._unwritten += 1
-            self._write_extras()
+            if write:
+                self._write_extras()
 
     def _write_extras(self) -> None:
         """Each write holds every answer so far: answers coming in a burst (rbreak . on
