@@ -74,6 +74,7 @@ class DebugInfo:
         self._store: tuple[IndexCache, str, Any] | None = None
         self._extras: dict[str, Any] | None = None
         self._unwritten = 0  # answers remembered since the last write
+        self._held = 0  # answers remembered without a write of their own (written with the next)
         self._written_at = -_EXTRAS_EVERY  # time.monotonic() of the last write
         self._symbols_store: tuple[IndexCache, str, Any] | None = None  # the debug file's symbols
         self._location_lists: dict[int, bool] = {}  # unit -> has a location list (gdb)
@@ -370,14 +371,17 @@ class DebugInfo:
 
     def remember(self, kind: str, key: str, value: Any, write: bool = True) -> None:
         """Keep `value` (plain containers only) for (kind, key), on disk as well; without
-        `write`, by the next remember's write (one due right after: a throttled write
-        would leave the later answer unwritten at the session's end)."""
+        `write`, on disk with the next remember's (one due right after: a throttled write
+        would leave the later answer of a pair unwritten at the session's end)."""
         with self._lock:
             extras = self._load_extras()
             extras.setdefault(kind, {})[key] = value
-            self._unwritten += 1
-            if write:
-                self._write_extras()
+            if not write:
+                self._held += 1
+                return
+            self._unwritten += 1 + self._held
+            self._held = 0
+            self._write_extras()
 
     def _write_extras(self) -> None:
         """Each write holds every answer so far: answers coming in a burst (rbreak . on

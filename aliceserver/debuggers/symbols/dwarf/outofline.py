@@ -50,8 +50,10 @@ def defined_functions(
         except (TypeError, ValueError):
             pass  # another shape: compute it again
     found = _search(info, finder, key)
-    # written with the inlined copies' answer, which `break` asks for next (inline_sites)
-    info.remember("defined", key, [list(entry) for entry in found], write=False)
+    # Written with the inlined copies' answer, which `break` computes next (inline_sites):
+    # one write for the pair (a second one within _EXTRAS_EVERY would be dropped).
+    known = info.remembered("inline", key) is not None
+    info.remember("defined", key, [list(entry) for entry in found], write=known)
     return found
 
 
