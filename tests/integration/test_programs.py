@@ -79,11 +79,12 @@ _OWN_FLAGS = {
 def test_every_program_builds_and_markers_are_unique(builder: Builder) -> None:
     for source in sorted(PROGRAMS_DIR.glob("*.c")):
         extra = list(_OWN_FLAGS.get(source.stem, ()))
-        if source.stem.startswith("lib_"):  # shared libraries, loaded by other programs
+        if source.stem.startswith("lib_") or source.stem.endswith("_lib"):  # shared libraries
             extra = ["-shared", "-fPIC"]
-        partner = PROGRAMS_DIR / f"lib_{source.stem.removesuffix('_main')}.c"
-        if source.stem.endswith("_main") and partner.is_file():  # linked with its library, built here
-            library = builder.build(partner.stem, extra=["-shared", "-fPIC"])
+        name = source.stem.removesuffix("_main")
+        partners = [p for p in (PROGRAMS_DIR / f"lib_{name}.c", PROGRAMS_DIR / f"{name}_lib.c") if p.is_file()]
+        if source.stem.endswith("_main") and partners:  # linked with its library, built here
+            library = builder.build(partners[0].stem, extra=["-shared", "-fPIC"])
             extra = ["-Wl,--no-as-needed", str(library), "-ldl"]
         part = PROGRAMS_DIR / f"{source.stem}_part.c"  # another unit of the same program
         if not source.stem.endswith("_part"):
