@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         from aliceserver.adapters.cli.main import main as cli_main
 
         return cli_main(argv[1:])
-    from aliceserver.adapters.mi.cli_args import looks_like_gdb
-
+    # Quietly (startup.py): its dataclasses are the first, and would import inspect.
+    looks_like_gdb = import_quietly("aliceserver.adapters.mi.cli_args").looks_like_gdb
     if looks_like_gdb(argv) and argv[:1] != ["cache"]:  # gdb's command line (-i=mi, -q, PROG...): the MI front end
         from aliceserver.engines import debugger_factory
 

@@ -88,6 +88,48 @@ def _first_stop_modules(program: Path, cache: Path) -> set[str]:
     return set(stop["modules"])
 
 
+# Through gdb's command line (`aliceserver -i=mi`), as an editor starts a session: the MI
+# front end's start imports none of these either (its command line's dataclasses were made
+# before import_quietly's stand-in for inspect, which imported ast and dis; info os, shell,
+# pipe and the ignore counts of jump patches imported their modules).
+_MI_CHILD = r"""
+import atexit, json, runpy, sys
+atexit.register(lambda: sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\n"))
+sys.argv = ["aliceserver", *sys.argv[1:]]
+runpy.run_module("aliceserver", run_name="__main__", alter_sys=True)
+"""
+_NOT_AT_AN_MI_FIRST_STOP = (
+    *_NOT_AT_A_FIRST_STOP,
+    "subprocess",  # shell and pipe commands
+    "socket",  # info os (osdata.py)
+)
+
+
+def test_the_mi_front_end_imports_no_part_a_first_stop_does_not_use(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("calls")
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    command = [sys.executable, "-c", _MI_CHILD, "-i=mi", "-q", "--cache-dir", str(tmp_path / "cache"),
+               "--args", str(program), "3"]  # fmt: skip
+    for run in ("cold", "warm"):
+        with open(tmp_path / run, "w") as err:  # a file: a pipe left unread could fill
+            proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                    text=True, env=env)  # fmt: skip
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("-break-insert add\n-exec-run\n")
+        proc.stdin.flush()
+        stop = next((line for line in proc.stdout if line.startswith("*stopped")), "")
+        proc.stdin.write("-stack-list-arguments 1 0 0\n-gdb-exit\n")
+        proc.stdin.close()
+        output = proc.stdout.read()
+        assert proc.wait(timeout=50) == 0
+        errors = (tmp_path / run).read_text()
+        assert 'func="add"' in stop and 'name="a"' in output, (stop, output)
+        listed = [line for line in errors.splitlines() if line.startswith("MODULES ")]
+        modules = set(json.loads(listed[-1][len("MODULES ") :]))
+        assert [name for name in _NOT_AT_AN_MI_FIRST_STOP if name in modules] == []
+
+
 def test_the_dap_adapter_imports_the_gdb_console_at_its_first_use() -> None:
     """The debug console (MI's command language and its sessions, a hundred modules) is made
     by the first `repl` evaluate; the adapter imported it at its start."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.gdbcommands.values import show_convenience, show_values
@@ -327,6 +326,8 @@ def _cd(ctx: Context, text: str) -> Reply:
 def _shell(ctx: Context, text: str) -> Reply:
     if not ctx.session.config.shell_enabled:
         raise MiError("Shell commands are disabled; start aliceserver with --enable-shell to allow them.")
+    import subprocess  # here: a session rarely runs one (subprocess with locale: 1.3 ms of a start)
+
     result = subprocess.run(text or "true", shell=True, capture_output=True, text=True,
                             cwd=ctx.session.inferior.cwd, check=False)
     ctx.console(result.stdout + result.stderr)

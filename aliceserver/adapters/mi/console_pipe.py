@@ -7,7 +7,6 @@ argument errors (gdb 13's pipe_command)."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 
@@ -47,6 +46,8 @@ def _split(text: str) -> tuple[str, str]:
 
 
 def pipe(ctx: Context, text: str) -> Reply:
+    import subprocess  # here: a session rarely pipes (subprocess with locale: 1.3 ms of a start)
+
     from aliceserver.adapters.mi.console import run_console_command  # it registers this command
 
     command, shell = _split(text.strip())

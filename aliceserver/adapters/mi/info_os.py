@@ -5,16 +5,22 @@ this machine's as gdb's Linux native target reads them from /proc, or the stub's
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
-from aliceserver.debuggers import osdata
 from aliceserver.debuggers.stubservices import stub_services
 from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:  # imported at the first use: it imports socket and an XML parser (3 ms)
+    from aliceserver.debuggers import osdata
 
 _WIDTH = 10  # gdb's for every column
 
 
 def _table(ctx: Context, kind: str) -> osdata.Table:
+    from aliceserver.debuggers import osdata
+
     if ctx.session.inferior.core is not None:  # a core file's target has no OS data: gdb's error alone
         raise MiError("Can not fetch data now.")
     services = stub_services(ctx.session.debugger)

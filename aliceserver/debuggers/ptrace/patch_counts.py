@@ -21,12 +21,11 @@ import dataclasses
 import mmap
 import struct
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
+if TYPE_CHECKING:  # imported where a condition is judged: every MI breakpoint asks counting_gate
+    from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 
-_NODES = (ir.Const, ir.Register, ir.Offset, ir.Load, ir.Convert, ir.Truth, ir.Unary, ir.Binary,
-          ir.Compare, ir.Logical)  # fmt: skip
 # qwords from the counters' offset: the trampoline's hit_counter and ignore_count
 _HITS, _IGNORE = 0, 8
 
@@ -46,6 +45,8 @@ def counting_gate(condition: object) -> CountingGate | None:
 
 def may_be_undecided(node: ir.Node | None) -> bool:
     """Whether machine code of `node` may hand a hit to the general evaluator."""
+    from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
+
     if node is None:
         return False
     if (
@@ -55,11 +56,15 @@ def may_be_undecided(node: ir.Node | None) -> bool:
     ):
         return True  # by zero: undecided
     children = (getattr(node, f.name) for f in dataclasses.fields(node))
-    return any(may_be_undecided(child) for child in children if isinstance(child, _NODES))
+    nodes = (ir.Const, ir.Register, ir.Offset, ir.Load, ir.Convert, ir.Truth, ir.Unary, ir.Binary,
+             ir.Compare, ir.Logical)  # fmt: skip
+    return any(may_be_undecided(child) for child in children if isinstance(child, nodes))
 
 
 def _nonzero(divisor: ir.Node, bits: int) -> bool:
     """Whether `divisor` is a constant that is not 0 in `bits` bits."""
+    from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
+
     while isinstance(divisor, ir.Convert):
         bits = min(bits, divisor.bits)
         divisor = divisor.operand
