@@ -35,6 +35,9 @@ command -v emacs >/dev/null 2>&1 || missing+=("emacs-nox")
 { command -v vim >/dev/null 2>&1 && vim --version 2>/dev/null | grep -q '+terminal'; } ||
     missing+=("vim")
 command -v tmux >/dev/null 2>&1 || missing+=("tmux")
+# dwz: tests/integration/test_dwz.py compresses its programs' DWARF as Debian's dh_dwz does
+# (partial units, a common alt file).
+command -v dwz >/dev/null 2>&1 || missing+=("dwz")
 # gdbserver: the remote backend's tests (tests/integration/test_remote_*) talk to it.
 command -v gdbserver >/dev/null 2>&1 || missing+=("gdbserver")
 # The second architecture (tests/integration/test_aarch64_qemu.py): aarch64 programs built

@@ -9,18 +9,23 @@ the end of the unit.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 from elftools.dwarf.die import DIE
 
+log = logging.getLogger(__name__)
+
+_IMPORT_DEPTH = 8  # partial units importing partial units: deeper is a loop (corrupt)
 _UNIT_REFS = frozenset(
     ("DW_FORM_ref1", "DW_FORM_ref2", "DW_FORM_ref4", "DW_FORM_ref8", "DW_FORM_ref_udata")
 )
 
 
-def children(die: DIE) -> Iterator[DIE]:
+def children(die: DIE, depth: int = 0) -> Iterator[DIE]:
     """The DIEs directly under `die`, in order (what `die.iter_children()` yields on sound
-    DWARF)."""
+    DWARF), with those of the units its DW_TAG_imported_unit children import in their
+    place (`depth`: imports followed so far)."""
     if not die.has_children:
         return
     cu = die.cu
@@ -32,8 +37,24 @@ def children(die: DIE) -> Iterator[DIE]:
             die._terminator = child  # as pyelftools records it: a later walk skips the subtree
             return
         child.set_parent(die)
-        yield child
+        if child.tag == "DW_TAG_imported_unit":  # dwz: a partial unit's DIEs count as ours
+            yield from _imported(child, depth)
+        else:
+            yield child
         offset = _past(child, end)
+
+
+def _imported(die: DIE, depth: int) -> Iterator[DIE]:
+    """The top-level DIEs of the partial unit `die` imports (in this file or, through
+    DW_FORM_GNU_ref_alt, in the alt file: altfile.py); none when it cannot be read."""
+    if depth >= _IMPORT_DEPTH:
+        return
+    try:
+        unit = die.get_DIE_from_attribute("DW_AT_import")
+    except Exception as exc:  # no alt file, a broken reference: pyelftools raises anything
+        log.debug("unit imported at %#x unreadable: %s", die.offset, exc)
+        return
+    yield from children(unit, depth + 1)
 
 
 def parent_of(die: DIE) -> DIE | None:
@@ -43,7 +64,7 @@ def parent_of(die: DIE) -> DIE | None:
     search = die.cu.get_top_DIE()
     while search.offset < die.offset:
         closest = None
-        for child in children(search):
+        for child in children(search, _IMPORT_DEPTH):  # this unit's own DIEs only
             if child.offset > die.offset:
                 break
             if child.offset == die.offset:

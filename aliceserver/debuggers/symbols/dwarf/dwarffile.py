@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import weakref
 from collections.abc import Callable
 from typing import IO, Any, cast
 
@@ -20,6 +21,7 @@ from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DwarfConfig, DWARFI
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_FORM, ENUM_DW_TAG
 
 from aliceserver.debuggers.symbols.dwarf.abbrevs import entry_positions, read_entry
+from aliceserver.debuggers.symbols.dwarf.altfile import alt_link, find_alt_file, shift_info
 from aliceserver.debuggers.symbols.dwarf.forms import IMPLICIT_CONST
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elfheaders import SHF_COMPRESSED, SHT_NOBITS
@@ -224,4 +226,16 @@ def dwarf_info(sections: ElfSections, file: IO[bytes], machine: str) -> DWARFInf
         descriptors[keyword] = DebugSectionDescriptor(stream, name, header.offset, size, header.addr)
     config = DwarfConfig(little_endian=True, machine_arch=MACHINES.get(machine, machine),
                          default_address_size=8)  # fmt: skip
-    return _DWARFInfo(lambda: sections.get(".debug_abbrev"), config=config, **descriptors)
+    info = _DWARFInfo(lambda: sections.get(".debug_abbrev"), config=config, **descriptors)
+    link = alt_link(sections)
+    alt = None if link is None else find_alt_file(sections.path, link)
+    if link is not None and alt is None:  # as gdb: no DWARF at all (altfile.alt_missing)
+        return None
+    if alt is not None:  # dwz's shared DIEs and strings (altfile.py)
+        alt_file = open(alt.path, "rb")  # noqa: SIM115 - closed with the debug file's info
+        alt = ElfSections(alt.path, file=alt_file)
+        info.supplementary_dwarfinfo = dwarf_info(alt, alt_file, machine)
+        if info.supplementary_dwarfinfo is not None:
+            shift_info(info.supplementary_dwarfinfo)
+        weakref.finalize(info, alt_file.close)
+    return info

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf import names, prologue
+from aliceserver.debuggers.symbols.dwarf.altfile import alt_missing
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
 from aliceserver.debuggers.symbols.dwarf.lineparts import (
@@ -124,6 +125,8 @@ class DebugInfo:
         if opened is None:
             return None
         main, dwarf = opened
+        if alt_missing(dwarf):  # dwz's alt file: gdb reads no DWARF without it
+            return None
         try:
             ident_main = FileIdentity.of(main.path)
             ident_dwarf = FileIdentity.of(dwarf.path) if dwarf is not main else ident_main

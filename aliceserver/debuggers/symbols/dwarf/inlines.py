@@ -24,6 +24,7 @@ from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.symbols.dwarf import names
 from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache
+from aliceserver.debuggers.symbols.dwarf.altfile import shares_units
 from aliceserver.debuggers.symbols.dwarf.definers import Undecided, may_define
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.dietree import children
@@ -122,7 +123,8 @@ class InlineFinder:
             except Exception as exc:  # noqa: BLE001
                 log.debug("inlined copies in unit %#x: %s", offset, exc)
         out = []
-        for qualified, die in abstract:
+        # dwz: units importing one partial unit find its abstract instance each
+        for qualified, die in {die.offset: (qualified, die) for qualified, die in abstract}.values():
             for copy in copies.get(die.offset, ()):
                 ranges = tuple(r for r in self.units.die_ranges(copy) if r[0] < r[1])
                 if ranges:  # gdb 13 ignores DW_AT_entry_pc: the first range it is
@@ -199,13 +201,15 @@ def inline_sites(
             pass  # another shape: compute it again
     comps = names.split_qualified(key)
     leaf = names._strip_templates(comps[-1]) if comps else key
-    candidates = units_mentioning(info.sections, info.unit_offsets, leaf)
+    # dwz: the name may be in a partial unit (or the alt file) that units import
+    shared = shares_units(info.sections)
+    candidates = None if shared else units_mentioning(info.sections, info.unit_offsets, leaf)
     if candidates is None:
         candidates = info.unit_offsets()
     elif len(candidates) > 1:  # many units call it; only those defining it can inline it
         defining = units_defining_leaf(info.sections, candidates, leaf)
         candidates = candidates if defining is None else defining
-    if candidates and len(candidates) <= _MAX_REFERENCES:
+    if candidates and len(candidates) <= _MAX_REFERENCES and not shared:
         # a unit without an abstract instance so named has nothing to copy: the DWARF is
         # then not opened (CPython's PyList_Append: 14 ms of pyelftools' top-level parse)
         candidates = _units_with_abstract(info.sections, candidates, leaf)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from elftools.dwarf.enums import ENUM_DW_AT
+from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
 
 from aliceserver.debuggers.symbols.dwarf import forms
 from aliceserver.debuggers.symbols.dwarf.abbrevs import Spec, read_entry, skip_specs
@@ -51,6 +51,7 @@ _WANTED = frozenset({_AT_NAME, _AT_STMT_LIST, _AT_LOW_PC, _AT_HIGH_PC, _AT_COMP_
                      _AT_PRODUCER, _AT_RANGES, _AT_STR_OFFSETS_BASE, _AT_ADDR_BASE,
                      _AT_RNGLISTS_BASE})  # fmt: skip
 _TOMBSTONE = (1 << 64) - 16
+_TAG_PARTIAL_UNIT = ENUM_DW_TAG["DW_TAG_partial_unit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,20 +144,21 @@ class _UnitAbbrevs:
         self.abbrev = abbrev
         # code -> the bytes of the last table read up to that entry, and the entry: units
         # of one program often have tables alike up to it, found so by one comparison
-        self._last: dict[int, tuple[bytes, list[Spec]]] = {}
+        self._last: dict[int, tuple[bytes, int, list[Spec]]] = {}
 
-    def first_entry(self, offset: int, code: int) -> list[Spec]:
+    def first_entry(self, offset: int, code: int) -> tuple[int, list[Spec]]:
+        """(tag, attribute specs) of entry `code` of the table at `offset`."""
         data = self.abbrev
         last = self._last.get(code)
         if last is not None and data.startswith(last[0], offset):
-            return last[1]
+            return last[1], last[2]
         pos = offset
         while True:
             at, pos = uleb(data, pos)
             if at == code:
-                _tag, _children, specs, end = read_entry(data, pos)
-                self._last[code] = (data[offset:end], specs)
-                return specs
+                tag, _children, specs, end = read_entry(data, pos)
+                self._last[code] = (data[offset:end], tag, specs)
+                return tag, specs
             if at == 0:
                 raise KeyError(f"abbreviation {code} not found")
             while data[pos] >= 0x80:  # the tag
@@ -177,7 +179,9 @@ def _read_unit(
     code, pos = uleb(info, pos)
     if code == 0:
         return None
-    specs = abbrevs.first_entry(abbrev_offset, code)
+    tag, specs = abbrevs.first_entry(abbrev_offset, code)
+    if tag == _TAG_PARTIAL_UNIT:  # dwz's DIEs shared by units that import them: no code
+        return None
     values: dict[int, tuple[int, int | str | None]] = {}
     for attr, form, implicit in specs:
         while form == forms.INDIRECT_FORM:

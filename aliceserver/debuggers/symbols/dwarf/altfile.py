@@ -1,0 +1,183 @@
+"""dwz's supplementary ("alt") file: DWARF that several debug files share.
+
+`dwz -m` moves DIEs and strings that several debug files have alike into one file named by
+each one's `.gnu_debugaltlink` (DWARF 5: `.debug_sup`): a path and the alt file's build-id.
+Their DIEs then say DW_FORM_GNU_ref_alt / DW_FORM_ref_sup4/8 (an offset into the alt
+file's .debug_info) and DW_FORM_GNU_strp_alt / DW_FORM_strp_sup (into its .debug_str).
+
+The alt file's DWARFInfo is pyelftools' `supplementary_dwarfinfo` of the debug file's, with
+its .debug_info seen at ALT_BASE and up: its DIE offsets never equal the debug file's, so
+every cache keyed by a DIE's offset (types, argument plans, scopes) holds both.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import struct
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from elftools.dwarf.compileunit import CompileUnit
+from elftools.dwarf.die import DIE
+from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DWARFInfo
+
+from aliceserver.debuggers.symbols.dwarf.abbrevs import read_entry
+from aliceserver.debuggers.symbols.dwarf.rawread import uleb
+from aliceserver.debuggers.symbols.dwarf.sections import DEFAULT_DEBUG_DIRS, ElfSections
+from aliceserver.errors import TargetError, Unsupported
+
+log = logging.getLogger(__name__)
+
+ALT_BASE = 1 << 40  # where the alt file's .debug_info is seen: past any real section
+_NT_GNU_BUILD_ID = 3
+_TAG_PARTIAL_UNIT, _TAG_IMPORTED_UNIT = 0x3C, 0x3D
+
+
+@dataclass(frozen=True, slots=True)
+class AltLink:
+    name: str  # as written: relative to the debug file's directory, or absolute
+    build_id: bytes
+
+
+def alt_link(sections: ElfSections) -> AltLink | None:
+    """The supplementary file a debug file names, None when it names none."""
+    data = sections.get(".gnu_debugaltlink")
+    end = data.find(b"\0")
+    if end > 0:
+        return AltLink(data[:end].decode("utf-8", "surrogateescape"), bytes(data[end + 1 :]))
+    sup = sections.get(".debug_sup")  # version(2), is_supplementary(1), name, id (uleb length)
+    if len(sup) > 4 and sup[2] == 0:
+        end = sup.find(b"\0", 3)
+        if end > 3:
+            size = sup[end + 1] if end + 1 < len(sup) else 0  # a build-id is shorter than 128
+            return AltLink(sup[3:end].decode("utf-8", "surrogateescape"),
+                           bytes(sup[end + 2 : end + 2 + size]))  # fmt: skip
+    return None
+
+
+def shares_units(sections: ElfSections) -> bool:
+    """Whether the file's units import others (dwz's partial units, here or in an alt
+    file): a unit's DIEs then are not all in its own bytes, and searches that narrow by
+    them must look at every unit."""
+    if alt_link(sections) is not None:
+        return True
+    data = sections.get(".debug_abbrev")
+    pos = 0
+    try:
+        while pos < len(data):
+            code, pos = uleb(data, pos)
+            if code == 0:  # a table's end
+                continue
+            tag, _children, _specs, pos = read_entry(data, pos)
+            if tag in (_TAG_PARTIAL_UNIT, _TAG_IMPORTED_UNIT):
+                return True
+    except (IndexError, ValueError):
+        return True  # unreadable: assume so (a slower search, never a missed one)
+    return False
+
+
+def missing_message(debug_path: str) -> str:
+    """gdb 13's words when it finds no alt file (dwarf2/read.c, dwz_file): it then reads no
+    DWARF of that file at all."""
+    return f"Could not find '.gnu_debugaltlink' file for {debug_path}"
+
+
+def build_id_of(sections: ElfSections) -> bytes | None:
+    """The NT_GNU_BUILD_ID of the file, from its note section."""
+    data = sections.get(".note.gnu.build-id")
+    pos = 0
+    while pos + 12 <= len(data):
+        namesz, descsz, kind = struct.unpack_from("<III", data, pos)
+        name_end = pos + 12 + (namesz + 3) // 4 * 4
+        if kind == _NT_GNU_BUILD_ID and data[pos + 12 : pos + 12 + namesz] == b"GNU\0":
+            return bytes(data[name_end : name_end + descsz])
+        pos = name_end + (descsz + 3) // 4 * 4
+    return None
+
+
+def find_alt_file(debug_path: str, link: AltLink,
+                  debug_dirs: Iterable[str] = DEFAULT_DEBUG_DIRS) -> ElfSections | None:  # fmt: skip
+    """The alt file `link` names, looked for as gdb does: its name (relative to the real
+    directory of the debug file), then DIR/.build-id/xx/rest.debug; its build-id must be
+    `link`'s. None when none is found."""
+    name = link.name
+    if not os.path.isabs(name):
+        name = os.path.join(os.path.dirname(os.path.realpath(debug_path)), name)
+    candidates = [name]
+    hexid = link.build_id.hex()
+    if len(hexid) > 2:
+        candidates += [os.path.join(d, ".build-id", hexid[:2], hexid[2:] + ".debug") for d in debug_dirs]
+    for path in candidates:
+        if not os.path.isfile(path):
+            continue
+        try:
+            found = ElfSections(path)
+            if build_id_of(found) == link.build_id and found.has(".debug_info"):
+                return found
+            log.info("ignoring alt file %s: its build-id is not %s", path, hexid)
+        except (OSError, TargetError, Unsupported) as exc:
+            log.info("ignoring alt file %s: %s", path, exc)
+    return None
+
+
+def alt_missing(sections: ElfSections) -> bool:
+    """Whether the file names an alt file that is not found: gdb then reads none of its
+    DWARF (its error, logged here), and so do we."""
+    link = alt_link(sections)
+    if link is None or find_alt_file(sections.path, link) is not None:
+        return False
+    log.warning("%s", missing_message(sections.path))
+    return True
+
+
+class _Shifted(io.RawIOBase):
+    """A section stream seen at ALT_BASE and up."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        super().__init__()
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1, /) -> bytes:
+        return self._stream.read(size)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_SET:
+            return self._stream.seek(max(offset - ALT_BASE, 0)) + ALT_BASE
+        return self._stream.seek(offset, whence) + ALT_BASE
+
+    def tell(self) -> int:
+        return self._stream.tell() + ALT_BASE
+
+
+def shift_info(info: DWARFInfo) -> None:
+    """Make `info` (an alt file's) see its .debug_info at ALT_BASE and up."""
+    sec = info.debug_info_sec
+    assert sec is not None
+    info.debug_info_sec = DebugSectionDescriptor(_Shifted(sec.stream), sec.name, sec.global_offset,  # type: ignore[arg-type]
+                                                 sec.size + ALT_BASE, sec.address)  # fmt: skip
+    plain_die = info.get_DIE_from_refaddr
+    plain_units = info._parse_CUs_iter
+
+    def get_die(refaddr: int, cu: CompileUnit | None = None) -> DIE:
+        # a GNU_ref_alt / ref_sup / the alt file's own ref_addr: relative to its section
+        return plain_die(refaddr + ALT_BASE if refaddr < ALT_BASE else refaddr, cu)
+
+    def units(offset: int = 0) -> Iterator[CompileUnit]:
+        return plain_units(max(offset, ALT_BASE))
+
+    info.get_DIE_from_refaddr = get_die  # type: ignore[method-assign]
+    info._parse_CUs_iter = units  # type: ignore[method-assign]

@@ -1,0 +1,117 @@
+"""Debug info compressed by dwz (Debian's dh_dwz runs it on most -dbgsym packages): types
+and an inline function's abstract instance moved to partial units that the units import
+(DW_TAG_imported_unit), with `dwz -m` to a common alt file that `.gnu_debugaltlink` names
+(DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt). `-batch` sessions of break by name and by
+file:line, run, bt with inlined frames, info args / locals, print and ptype of the shared
+structs print what gdb 13 prints on the same programs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import PATIENCE, normalized
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.gdb import gdb_env, gdb_path
+from tests.support.mi_client import ROOT
+
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.skipif(shutil.which("dwz") is None,
+                       reason="dwz not installed (scripts/setup.sh installs it): no dwz'd program to debug"),  # fmt: skip
+]
+
+HEADER = PROGRAMS_DIR / "dwz_shapes.h"
+PART = PROGRAMS_DIR / "dwz_shapes_part.c"
+ALT = ".dwz/shapes.debug"  # relative to the debug file's directory, as dh_dwz's are
+
+COMMANDS = [
+    "break shape_area", "break grow", f"break {HEADER.name}:{marker_line(HEADER, 'dwz_inline')}",
+    f"break {PART.name}:{marker_line(PART, 'dwz_grow')}",
+    "run", "bt", "info args", "info locals", "print *s", "print s->corner", "ptype s",
+    "ptype struct shape", "ptype shape_t", "whatis *s", "print sizeof(struct shape)",
+    "continue", "bt", "info locals", "print s->size", "up", "info locals", "print local",
+    # in area_of inlined into shape_area: its own locals are not set yet (stack bytes)
+    "continue", "bt", "info args", "print *s", "up", "info locals", "print g_shape",
+    "ptype g_shape",
+    "continue", "bt", "up", "info locals", "print where", "ptype where", "up", "info locals",
+    "ptype local", "continue",
+]  # fmt: skip
+# `break area_of` (an inline function whose abstract instance dwz moved): gdb 13 binds it to
+# one of its two copies when asked before the first run, to both after; asked after.
+AREA_COMMANDS = ["break grow", "run", "break area_of", "info breakpoints", "continue", "bt",
+                 "info args", "continue", "bt", "continue"]  # fmt: skip
+
+
+def _batch(command: list[str], commands: list[str], program: Path) -> str:
+    env = gdb_env()
+    env["PYTHONPATH"] = str(ROOT)
+    env["PWD"] = str(program.parent)  # gdb's shell exports its own
+    args = ["-batch", "-nx"]
+    for each in ("unset environment PYTHONPATH", "unset environment LINES",
+                 "unset environment COLUMNS", *commands):  # fmt: skip
+        args += ["-ex", each]
+    done = subprocess.run([*command, *args, str(program)], cwd=program.parent, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=PATIENCE, stdin=subprocess.DEVNULL)  # fmt: skip
+    return normalized(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def dwz_programs(builder: Builder, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """one, two: dwz -m'd with the alt file .dwz/shapes.debug; plain: dwz'd alone."""
+    built = builder.build("dwz_shapes", also=["dwz_shapes_part"])
+    where = tmp_path_factory.mktemp("dwz")
+    for name in ("one", "two", "plain"):
+        shutil.copy(built, where / name)
+    (where / ".dwz").mkdir()
+    subprocess.run(["dwz", "-m", ALT, "-M", ALT, "one", "two"], cwd=where, check=True, timeout=PATIENCE)
+    subprocess.run(["dwz", "plain"], cwd=where, check=True, timeout=PATIENCE)
+    assert (where / ALT).is_file()
+    return where
+
+
+def _readelf(program: Path, *args: str) -> str:
+    return subprocess.run(["readelf", *args, str(program)], stdout=subprocess.PIPE, text=True,
+                          check=True, timeout=PATIENCE).stdout  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["one", "two", "plain"])
+def test_a_dwz_program_prints_what_gdb_prints(dwz_programs: Path, name: str) -> None:
+    program = dwz_programs / name
+    sections = _readelf(program, "-S")
+    assert (".gnu_debugaltlink" in sections) == (name != "plain")  # dwz did its work
+    if name == "plain":
+        assert "DW_TAG_partial_unit" in _readelf(program, "--debug-dump=info")
+    expected = _batch([gdb_path() or "gdb"], COMMANDS, program)
+    assert "Breakpoint 3.1, area_of (s=" in expected and "exited normally" in expected  # the oracle ran
+    assert "#1  report (s=" in expected and "delta = {x = 2, y = 2}" in expected
+    got = _batch([sys.executable, "-m", "aliceserver"], COMMANDS, program)
+    assert got.splitlines() == expected.splitlines()
+
+
+@pytest.mark.parametrize("name", ["one", "plain"])
+def test_break_on_a_dwz_inline_function(dwz_programs: Path, name: str) -> None:
+    expected = _batch([gdb_path() or "gdb"], AREA_COMMANDS, dwz_programs / name)
+    assert "Breakpoint 2.1, area_of (" in expected and "Breakpoint 2.2, area_of (" in expected
+    got = _batch([sys.executable, "-m", "aliceserver"], AREA_COMMANDS, dwz_programs / name)
+    assert got.splitlines() == expected.splitlines()
+
+
+def test_without_its_alt_file_no_dwarf_is_read(dwz_programs: Path, tmp_path: Path) -> None:
+    """gdb reads none of a debug file's DWARF when the alt file it names is not found:
+    only the symbol table's names, no lines, no types."""
+    shutil.copy(dwz_programs / "one", tmp_path / "one")
+    commands = ["break grow", "run", "bt", "ptype struct shape", "continue"]
+    expected = _batch([gdb_path() or "gdb"], commands, tmp_path / "one")
+    # gdb's error, which aliceserver logs but does not print yet
+    message = f"could not find '.gnu_debugaltlink' file for {tmp_path / 'one'}"
+    lines = [line for line in expected.splitlines() if line.lower() != message]
+    assert len(lines) < len(expected.splitlines()) and "in grow ()" in expected
+    got = _batch([sys.executable, "-m", "aliceserver"], commands, tmp_path / "one")
+    assert got.splitlines() == lines
