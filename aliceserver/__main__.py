@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from aliceserver import __version__
-from aliceserver.startup import import_quietly, undo_locale_coercion
+from aliceserver.startup import import_quietly, leave, undo_locale_coercion
 
 if TYPE_CHECKING:  # imported when needed: gdb's command line (the MI path) does without it
     import argparse
@@ -69,6 +69,9 @@ def _run_demo(args: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line `argv` (None: the process's own, and then gdb's command line ends
+    the process when it is done, startup.leave)."""
+    own_process = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     undo_locale_coercion()  # the programs we run see the user's environment, as under gdb
     if argv[:1] == ["cli"]:  # before the gdb check, which would take `cli` for a program
@@ -81,8 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         from aliceserver.engines import debugger_factory
 
         gdb_main = import_quietly("aliceserver.adapters.mi.main").main
-        return cast("Callable[[list[str], Callable[[str | None], Callable[[], IDebugger]]], int]",
+        code = cast("Callable[[list[str], Callable[[str | None], Callable[[], IDebugger]]], int]",
                     gdb_main)(argv, debugger_factory)  # fmt: skip
+        if own_process:
+            leave(code)
+        return code
     parser = _parser()
     options, _ = parser.parse_known_args(argv)
     if options.command == "demo":

@@ -32,7 +32,7 @@ def test_imports_with_the_collector_paused_then_restores_it() -> None:
 def test_a_module_imported_already_is_not_frozen_again() -> None:
     # A server that starts an engine per connection must not freeze each session's garbage.
     import_quietly("aliceserver.errors")
-    session_objects = [[] for _ in range(100)]  # what a session made meanwhile
+    session_objects: list[list[int]] = [[] for _ in range(100)]  # what a session made meanwhile
     frozen_before = gc.get_freeze_count()
     assert import_quietly("aliceserver.errors") is sys.modules["aliceserver.errors"]
     assert gc.get_freeze_count() == frozen_before
@@ -77,3 +77,22 @@ def test_pdb_is_imported_only_when_used() -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parents[2]).stdout  # fmt: skip
     assert out.split() == ["False", "False", "True", "True"]
+
+
+def test_leave_ends_the_process_as_sys_exit_does() -> None:
+    """Its non-daemon threads finish first, then the atexit functions, buffered output is
+    written, and the status is the code given."""
+    import subprocess
+
+    child = (
+        "import atexit, sys, threading, time\n"
+        "from aliceserver.startup import leave\n"
+        "atexit.register(lambda: print('atexit'))\n"
+        "threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()\n"
+        "sys.stdout.write('buffered\\n')\n"
+        "leave(3)\n"
+        "print('never')\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, cwd=root, timeout=30)
+    assert (done.returncode, done.stdout.split(), done.stderr) == (3, ["buffered", "thread", "atexit"], "")
