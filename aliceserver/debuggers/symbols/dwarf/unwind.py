@@ -20,6 +20,7 @@ from aliceserver.debuggers.arch.registry import X86_64_ARCH
 from aliceserver.debuggers.arch.sigframes import signal_frame_slots
 from aliceserver.debuggers.model import Module, SymbolLocation
 from aliceserver.debuggers.symbols.dwarf.cfa_program import MASK64, Reader, RuleKind, UnwindRow
+from aliceserver.debuggers.symbols.dwarf.cfiplan import StepPlan, planned_step, step_plan
 from aliceserver.debuggers.symbols.dwarf.readregisters import CallerRegisters, ReadRegisters
 from aliceserver.debuggers.symbols.dwarf.stackops import BINARY_OPS
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
@@ -81,6 +82,7 @@ class UnwindLookups:
     rows: dict[int, UnwindRow | None] = field(default_factory=dict)
     symbols: dict[tuple[int, bool, bool], SymbolLocation] = field(default_factory=dict)
     undefined: dict[int, frozenset[str]] = field(default_factory=dict)  # by pc, as rows
+    plans: dict[int, StepPlan | None] = field(default_factory=dict)  # by pc, as rows (cfiplan.py)
 
 
 class StackUnwinder:
@@ -128,7 +130,7 @@ class StackUnwinder:
             try:
                 if row is not None:
                     try:
-                        cfa, caller = _step_cfi(row, regs, read, arch)
+                        cfa, caller = self._step_row(row, lookup_pc, regs, read)
                         if lookup_pc not in undefined_at:  # 3 us a frame, the same at every stop
                             undefined_at[lookup_pc] = _undefined_rules(row, arch)
                         caller_undefined = undefined_at[lookup_pc]
@@ -176,6 +178,19 @@ class StackUnwinder:
             method = "signal" if trampoline else ("cfi" if used_cfi else "frame-pointer")
         self._regs, self._method, self._undefined, self._exact_pc = regs, method, undefined, exact_pc
         return frames
+
+
+    def _step_row(
+        self, row: UnwindRow, lookup_pc: int, regs: Mapping[str, int], read: ReadMemory
+    ) -> tuple[int, Mapping[str, int] | None]:
+        """The CFI step: by the row's plan where it has one (cfiplan.py), else the general."""
+        plans = self._lookups.plans
+        plan = plans[lookup_pc] if lookup_pc in plans else plans.setdefault(lookup_pc, step_plan(row, self._arch))
+        if plan is not None and not isinstance(regs, (ReadRegisters, CallerRegisters)):
+            stepped = planned_step(plan, regs, read)
+            if stepped is not None:
+                return stepped
+        return _step_cfi(row, regs, read, self._arch)
 
 
 class _StackPages:
