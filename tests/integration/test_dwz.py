@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.batch import PATIENCE, normalized
-from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.build import PROGRAMS_DIR, Builder, compile_cached, marker_line
+from tests.support.build_more import CPP_FLAGS, find_cxx
 from tests.support.gdb import gdb_env, gdb_path
 from tests.support.mi_client import ROOT
 
@@ -46,6 +47,15 @@ COMMANDS = [
 # one of its two copies when asked before the first run, to both after; asked after.
 AREA_COMMANDS = ["break grow", "run", "break area_of", "info breakpoints", "continue", "bt",
                  "info args", "continue", "bt", "continue"]  # fmt: skip
+
+
+GEO = PROGRAMS_DIR / "dwz_geo.cpp"
+GEO_COMMANDS = [
+    "break geo::total", f"break {GEO.name}:{marker_line(GEO, 'dwz_geo_main')}", "run", "bt",
+    "info locals", "print all", "print all[0]", "print p", "ptype p", "ptype geo::Shape",
+    "whatis all", "continue", "bt", "info args", "info locals", "print all[0].name_",
+    "whatis all[0]", "up", "info locals", "continue",
+]  # fmt: skip
 
 
 def _batch(command: list[str], commands: list[str], program: Path) -> str:
@@ -93,6 +103,27 @@ def test_a_dwz_program_prints_what_gdb_prints(dwz_programs: Path, name: str) -> 
     assert "#1  report (s=" in expected and "delta = {x = 2, y = 2}" in expected
     got = _batch([sys.executable, "-m", "aliceserver"], COMMANDS, program)
     assert got.splitlines() == expected.splitlines()
+
+
+@pytest.mark.skipif(find_cxx() is None, reason="g++ not installed")
+def test_a_dwz_cplusplus_program_prints_what_gdb_prints(builder: Builder, tmp_path: Path) -> None:
+    """Its partial units have no DW_AT_language: C++ names (`geo::Point`, std::vector's
+    printer) need the importing units' language; the type-name index reads the alt file."""
+    compiler = find_cxx() or "g++"
+    version = subprocess.run([compiler, "--version"], stdout=subprocess.PIPE, text=True,
+                             check=True, timeout=PATIENCE).stdout  # fmt: skip
+    built = compile_cached(compiler, version, GEO, CPP_FLAGS, builder.cache_dir, {},
+                           [PROGRAMS_DIR / "dwz_geo_part.cpp"])  # fmt: skip
+    for name in ("one", "two", "plain"):
+        shutil.copy(built, tmp_path / name)
+    (tmp_path / ".dwz").mkdir()
+    subprocess.run(["dwz", "-m", ALT, "-M", ALT, "one", "two"], cwd=tmp_path, check=True, timeout=PATIENCE)
+    subprocess.run(["dwz", "plain"], cwd=tmp_path, check=True, timeout=PATIENCE)
+    for name in ("one", "plain"):
+        expected = _batch([gdb_path() or "gdb"], GEO_COMMANDS, tmp_path / name)
+        assert "std::vector of length 1" in expected and "class geo::Shape {" in expected
+        got = _batch([sys.executable, "-m", "aliceserver"], GEO_COMMANDS, tmp_path / name)
+        assert got.splitlines() == expected.splitlines(), name
 
 
 @pytest.mark.parametrize("name", ["one", "plain"])

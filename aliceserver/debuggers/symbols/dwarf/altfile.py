@@ -16,16 +16,16 @@ import io
 import logging
 import os
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
 from elftools.dwarf.compileunit import CompileUnit
-from elftools.dwarf.die import DIE
+from elftools.dwarf.die import DIE, AttributeValue
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DWARFInfo
 
-from aliceserver.debuggers.symbols.dwarf.abbrevs import read_entry
-from aliceserver.debuggers.symbols.dwarf.rawread import uleb
+from aliceserver.debuggers.symbols.dwarf.abbrevs import entry_positions
+from aliceserver.debuggers.symbols.dwarf.rawread import uleb, unit_header, unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import DEFAULT_DEBUG_DIRS, ElfSections
 from aliceserver.errors import TargetError, Unsupported
 
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 ALT_BASE = 1 << 40  # where the alt file's .debug_info is seen: past any real section
 _NT_GNU_BUILD_ID = 3
-_TAG_PARTIAL_UNIT, _TAG_IMPORTED_UNIT = 0x3C, 0x3D
+_TAG_PARTIAL_UNIT = 0x3C
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,22 +61,63 @@ def alt_link(sections: ElfSections) -> AltLink | None:
 def shares_units(sections: ElfSections) -> bool:
     """Whether the file's units import others (dwz's partial units, here or in an alt
     file): a unit's DIEs then are not all in its own bytes, and searches that narrow by
-    them must look at every unit."""
+    them must look at every unit. dwz writes its partial units first in .debug_info."""
     if alt_link(sections) is not None:
         return True
-    data = sections.get(".debug_abbrev")
-    pos = 0
     try:
-        while pos < len(data):
-            code, pos = uleb(data, pos)
-            if code == 0:  # a table's end
-                continue
-            tag, _children, _specs, pos = read_entry(data, pos)
-            if tag in (_TAG_PARTIAL_UNIT, _TAG_IMPORTED_UNIT):
-                return True
-    except (IndexError, ValueError):
-        return True  # unreadable: assume so (a slower search, never a missed one)
-    return False
+        head = sections.read(".debug_info", 0, 64)
+        _length, osize, body = unit_length(head, 0)
+        header = unit_header(head, body, osize)
+        if header is None:
+            return False
+        _version, _asize, abbrev_offset, pos = header
+        code, _ = uleb(head, pos)
+        abbrev = sections.get(".debug_abbrev")
+        found = entry_positions(abbrev, abbrev_offset).get(code)
+        return found is not None and uleb(abbrev, found[0])[0] == _TAG_PARTIAL_UNIT
+    except (IndexError, ValueError, struct.error, TargetError):
+        return False  # no units to share
+
+
+def lend_language(info: DWARFInfo, language: Callable[[], AttributeValue | None]) -> None:
+    """Give the partial units of `info` (dwz's: no DW_AT_language) the language `language`
+    finds, the debug file's units' (gdb takes the importing unit's): C++ types in them are
+    named `ns::T`, C++ printers find them."""
+    plain = info._parse_CU_at_offset
+
+    def parse(offset: int) -> CompileUnit:
+        cu = plain(offset)
+        top_of = cu.get_top_DIE
+
+        def top() -> DIE:
+            die = top_of()
+            if die.tag == "DW_TAG_partial_unit" and "DW_AT_language" not in die.attributes:
+                found = language()
+                if found is not None:
+                    die.attributes["DW_AT_language"] = found
+            return die
+
+        cu.get_top_DIE = top  # type: ignore[method-assign]
+        return cu
+
+    info._parse_CU_at_offset = parse  # type: ignore[method-assign]
+
+
+def first_language(info: DWARFInfo) -> Callable[[], AttributeValue | None]:
+    """The DW_AT_language of the first compile unit of `info` that has one, found once."""
+    found: list[AttributeValue | None] = []
+
+    def language() -> AttributeValue | None:
+        if not found:
+            found.append(None)  # asked again while looking (a partial unit's top): none
+            for cu in info.iter_CUs():
+                attr = cu.get_top_DIE().attributes.get("DW_AT_language")
+                if attr is not None:
+                    found[0] = attr
+                    break
+        return found[0]
+
+    return language
 
 
 def missing_message(debug_path: str) -> str:
@@ -121,6 +162,12 @@ def find_alt_file(debug_path: str, link: AltLink,
         except (OSError, TargetError, Unsupported) as exc:
             log.info("ignoring alt file %s: %s", path, exc)
     return None
+
+
+def open_alt(sections: ElfSections) -> ElfSections | None:
+    """The alt file `sections`' file names, if it names one and it is found."""
+    link = alt_link(sections)
+    return None if link is None else find_alt_file(sections.path, link)
 
 
 def alt_missing(sections: ElfSections) -> bool:
@@ -181,3 +228,14 @@ def shift_info(info: DWARFInfo) -> None:
 
     info.get_DIE_from_refaddr = get_die  # type: ignore[method-assign]
     info._parse_CUs_iter = units  # type: ignore[method-assign]
+
+
+def route_units(info: DWARFInfo, alt: DWARFInfo) -> None:
+    """Make `info.get_CU_at` answer the alt file's units (at ALT_BASE and up) too: the
+    name indexes list them beside the debug file's."""
+    plain = info.get_CU_at
+
+    def unit_at(offset: int) -> CompileUnit:
+        return alt.get_CU_at(offset) if offset >= ALT_BASE else plain(offset)
+
+    info.get_CU_at = unit_at  # type: ignore[method-assign]

@@ -21,7 +21,15 @@ from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DwarfConfig, DWARFI
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_FORM, ENUM_DW_TAG
 
 from aliceserver.debuggers.symbols.dwarf.abbrevs import entry_positions, read_entry
-from aliceserver.debuggers.symbols.dwarf.altfile import alt_link, find_alt_file, shift_info
+from aliceserver.debuggers.symbols.dwarf.altfile import (
+    alt_link,
+    find_alt_file,
+    first_language,
+    lend_language,
+    route_units,
+    shares_units,
+    shift_info,
+)
 from aliceserver.debuggers.symbols.dwarf.forms import IMPLICIT_CONST
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elfheaders import SHF_COMPRESSED, SHT_NOBITS
@@ -234,8 +242,12 @@ def dwarf_info(sections: ElfSections, file: IO[bytes], machine: str) -> DWARFInf
     if alt is not None:  # dwz's shared DIEs and strings (altfile.py)
         alt_file = open(alt.path, "rb")  # noqa: SIM115 - closed with the debug file's info
         alt = ElfSections(alt.path, file=alt_file)
-        info.supplementary_dwarfinfo = dwarf_info(alt, alt_file, machine)
-        if info.supplementary_dwarfinfo is not None:
-            shift_info(info.supplementary_dwarfinfo)
+        supplementary = info.supplementary_dwarfinfo = dwarf_info(alt, alt_file, machine)
+        if supplementary is not None:
+            shift_info(supplementary)
+            route_units(info, supplementary)
+            lend_language(supplementary, first_language(info))
         weakref.finalize(info, alt_file.close)
+    if link is not None or shares_units(sections):
+        lend_language(info, first_language(info))
     return info

@@ -16,7 +16,7 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 
-from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
+from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_FORM, ENUM_DW_TAG
 
 from aliceserver.debuggers.symbols.dwarf import forms
 from aliceserver.debuggers.symbols.dwarf.abbrevs import (
@@ -26,6 +26,7 @@ from aliceserver.debuggers.symbols.dwarf.abbrevs import (
     UnitShape,
     size_code,
 )
+from aliceserver.debuggers.symbols.dwarf.altfile import ALT_BASE, open_alt
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.forms import (
     CSTRING,
@@ -62,6 +63,7 @@ _TAG_NAMESPACE, _TAG_ENUMERATOR = _tags("namespace", "enumerator")
 _DEFINITIONS = frozenset({_TAG_VARIABLE, _TAG_SUBPROGRAM, _TAG_TYPEDEF, _TAG_STRUCT, _TAG_CLASS,
                           _TAG_UNION, _TAG_ENUM, _TAG_BASE})  # fmt: skip
 
+_ALT_STRINGS = frozenset(ENUM_DW_FORM["DW_FORM_" + name] for name in ("GNU_strp_alt", "strp_sup"))
 _AT_SIBLING, _AT_NAME, _AT_DECLARATION = _attributes("sibling", "name", "declaration")
 _AT_ABSTRACT_ORIGIN, _AT_SPECIFICATION, _AT_STR_OFFSETS_BASE = _attributes(
     "abstract_origin", "specification", "str_offsets_base")
@@ -94,6 +96,7 @@ class _Scanner:
         self._starts: list[int] = []
         self._ends: list[int] = []
         self._str_bases: dict[int, int] = {}  # unit offset -> DW_AT_str_offsets_base
+        self.alt_str = b""  # dwz's alt file's .debug_str (DW_FORM_GNU_strp_alt, strp_sup)
 
     def units(self) -> list[tuple[int, int]]:
         """(header offset, end) of every unit."""
@@ -250,6 +253,8 @@ class _Scanner:
                 section = self.str if form == forms.STRP else self.line_str
                 text = self._strings[form, offset] = _string(section, offset)
             return text, pos + size
+        if form in _ALT_STRINGS:
+            return _string(self.alt_str, int.from_bytes(info[pos : pos + size], "little")), pos + size
         if form in STRX_FORMS:
             if size == LEB:
                 index, pos = uleb(info, pos)
@@ -333,11 +338,14 @@ def scan_global_names(
     abbrev: bytes,
     strings: tuple[bytes, bytes, bytes],
     progress: Progress | None = None,
+    alt_str: bytes = b"",
 ) -> dict[str, list[int]]:
     """name -> offsets of the units defining it (definitions first, then units that only
     declare it), for every top-level or namespace-level variable, function, type and
-    enumerator. `strings`: (.debug_str, .debug_line_str, .debug_str_offsets)."""
+    enumerator. `strings`: (.debug_str, .debug_line_str, .debug_str_offsets); `alt_str`:
+    the alt file's .debug_str (dwz)."""
     scanner = _Scanner(info, abbrev, strings)
+    scanner.alt_str = alt_str
     try:
         units = scanner.units()
     except (TargetError, struct.error) as exc:
@@ -394,7 +402,7 @@ def units_defining(
     return sorted(found)
 
 
-_PAYLOAD_VERSION = 1
+_PAYLOAD_VERSION = 2  # 2: dwz's alt file's names too (units at altfile.ALT_BASE and up)
 _REPORT_ABOVE = 1 << 20  # bytes of .debug_info: smaller ones are indexed before anyone sees
 
 
@@ -456,7 +464,14 @@ class GlobalNameIndex:
             log.info("no names index for %s: %s", self.path, exc)
             return {}
         progress = self._progress if len(info) > _REPORT_ABOVE else None
-        names = scan_global_names(info, abbrev, strings, progress)
+        alt = open_alt(sections)
+        alt_str = alt.get(".debug_str") if alt is not None else b""
+        names = scan_global_names(info, abbrev, strings, progress, alt_str)
+        if alt is not None:  # its partial units' names: found in them (altfile.ALT_BASE)
+            alt_strings = (alt_str, alt.get(".debug_line_str"), alt.get(".debug_str_offsets"))
+            shared = scan_global_names(alt.get(".debug_info"), alt.get(".debug_abbrev"), alt_strings)
+            for name, offsets in shared.items():
+                names.setdefault(name, []).extend(ALT_BASE + offset for offset in offsets)
         if progress is not None:
             progress(f"global names of {os.path.basename(self.path)} indexed", 1.0)
         log.debug("names of %s indexed in %.3f s", self.path, time.perf_counter() - started)

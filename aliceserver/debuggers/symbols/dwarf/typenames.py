@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
 
 from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevTable, UnitShape
+from aliceserver.debuggers.symbols.dwarf.altfile import ALT_BASE, open_alt
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.globalnames import _Scanner
 from aliceserver.debuggers.symbols.dwarf.languages import MIPS_ASSEMBLER, QUALIFIED_TYPE_NAMES
@@ -31,6 +32,7 @@ from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
 
+_TAG_PARTIAL_UNIT = ENUM_DW_TAG["DW_TAG_partial_unit"]
 TAG_STRUCT, TAG_CLASS, TAG_UNION, TAG_ENUM, TAG_TYPEDEF, TAG_BASE, _TAG_NAMESPACE = (
     ENUM_DW_TAG["DW_TAG_" + name]
     for name in ("structure_type", "class_type", "union_type", "enumeration_type", "typedef",
@@ -93,6 +95,8 @@ class _TypeScanner(_Scanner):
         # type at the top, with DW_AT_specification to a declaration in its namespace.
         self._declared: dict[int, tuple[str, int]] = {}
         self._type_die = (-1, 0)  # a type unit's type: (its offset, the unit's signature)
+        self.language: int | None = None  # the first unit's DW_AT_language: dwz's partial units'
+        self.deferred: list[tuple[int, int]] = []  # partial units scanned once it is known
 
     def _open_unit(self, start: int, end: int) -> tuple[UnitShape, AbbrevTable, int, int | None] | None:
         """As _open, type units too: (unit, abbreviations, first DIE, type signature)."""
@@ -133,6 +137,13 @@ class _TypeScanner(_Scanner):
             return
         values, pos = self._attributes(top, pos)
         language = values.get(_AT_LANGUAGE)
+        if language is None and top.tag == _TAG_PARTIAL_UNIT:  # dwz's: its importers' language
+            if self.language is None:
+                self.deferred.append((start, end))  # dwz writes them first: known later
+                return
+            language = self.language
+        if self.language is None and language is not None:
+            self.language = int(language)
         if language not in QUALIFIED_TYPE_NAMES:  # C..., and most of a C library's units
             self.out.skipped += language != MIPS_ASSEMBLER  # gas's units define no types
             return
@@ -225,7 +236,9 @@ class _TypeScanner(_Scanner):
         return known
 
 
-def scan_type_names(sections: ElfSections) -> TypeNames:
+def scan_type_names(sections: ElfSections, language: int | None = None, alt_str: bytes = b"") -> TypeNames:
+    """The type names of `sections`' file; `language`: its partial units' when none of its
+    units has one (an alt file's); `alt_str`: its alt file's .debug_str."""
     out = TypeNames()
     strings = (sections.get(".debug_str"), sections.get(".debug_line_str"),
                sections.get(".debug_str_offsets"))  # fmt: skip
@@ -234,20 +247,43 @@ def scan_type_names(sections: ElfSections) -> TypeNames:
         if sections.header(name) is None:
             continue
         scanner = _TypeScanner(sections.get(name), abbrev, strings, out, flags)
+        scanner.language, scanner.alt_str = language, alt_str
         try:
             units = scanner.units()
         except (TargetError, struct.error) as exc:
             log.warning("unreadable %s: %s", name, exc)
             continue
         for start, end in units:
-            try:
-                scanner.scan_unit(start, end)
-            except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
-                log.debug("unit at %#x not indexed for types: %s", start, exc)
+            _scan(scanner, start, end)
+        if scanner.language is not None:
+            for start, end in scanner.deferred:
+                _scan(scanner, start, end)
+        language = language or scanner.language
+    alt = open_alt(sections)
+    if alt is not None:  # dwz's: its types at ALT_BASE and up, as altfile.py sees them
+        _add_shifted(out, scan_type_names(alt, language))
     return out
 
 
-_PAYLOAD_VERSION = 3  # 3: C++17/20 units indexed, C17 ones not
+def _scan(scanner: _TypeScanner, start: int, end: int) -> None:
+    try:
+        scanner.scan_unit(start, end)
+    except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
+        log.debug("unit at %#x not indexed for types: %s", start, exc)
+
+
+def _add_shifted(out: TypeNames, alt: TypeNames) -> None:
+    """The alt file's type names into `out`, their offsets seen at ALT_BASE and up."""
+    for key, places in alt.types.items():
+        out.types.setdefault(key, []).extend(
+            (at + ALT_BASE, unit + ALT_BASE, tag, flags, scope + ALT_BASE)
+            for at, unit, tag, flags, scope in places)  # fmt: skip
+    out.parents.update({scope + ALT_BASE: parent + ALT_BASE for scope, parent in alt.parents.items()})
+    out.units += alt.units
+    out.skipped += alt.skipped
+
+
+_PAYLOAD_VERSION = 4  # 3: C++17/20 units indexed, C17 ones not; 4: dwz's partial units, alt file
 _PAYLOAD = ("types", "parents", "units", "skipped", "signatures")  # TypeNames' fields, in order
 
 
@@ -315,7 +351,9 @@ class TypeNameIndex:
         started = time.perf_counter()
         self.scans += 1
         try:
-            names = scan_type_names(ElfSections(self.path))
+            sections = ElfSections(self.path)
+            alt = open_alt(sections)
+            names = scan_type_names(sections, alt_str=alt.get(".debug_str") if alt is not None else b"")
         except (TargetError, Unsupported) as exc:
             log.info("no type names index for %s: %s", self.path, exc)
             return TypeNames(complete=False)
