@@ -177,6 +177,7 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
             lambda process, program: self._images.load_remote_process(process, program), self._forget_stop_state,
             self.signal_policy, self._dollars.record_exit, self._tracer.post, library_event=loader_trap_hit,
             library_change=lambda: self._images.library_change, reported=self._stop_told,
+            idle_on_engine=self._tracer.idle_wait,
         ))  # fmt: skip
         self.set_remote_timeouts = self._remote.set_timeouts  # `set remotetimeout` mid-session
         self._run = Execution(access, self._live, self._remote, self._cores, self._stop_cache)  # live or remote

@@ -84,6 +84,13 @@ class Tracer:
         self._commands: queue.SimpleQueue[Command | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._in_wait = False
+        # While no ptrace tracee runs: a wait for a stub's replies (remote/waiter.py) the
+        # loop makes in place of blocking on the queue, so that a stop reply is taken on
+        # this thread, not read on another and handed here; a command wakes it by the pipe.
+        self._idle: Callable[[int], None] | None = None
+        self._in_idle = False
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_read, False)
         self._posted: list[Callable[[], object]] = []  # on the tracer thread, by `post`
         self.inferior: Inferior | None = None
         self.closed = False
@@ -98,7 +105,7 @@ class Tracer:
     def stop(self) -> None:
         """End the thread (after the commands already queued)."""
         self.closed = True
-        self._commands.put(None)
+        self._enqueue(None)
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout=10)
 
@@ -110,7 +117,7 @@ class Tracer:
             raise TargetError("the debugger session is closed")
         command = Command(fn)
         with self._lock:
-            self._commands.put(command)
+            self._enqueue(command)
             inferior = self.inferior
             if self._in_wait and inferior is not None and not inferior.wake_sent:
                 inferior.wake_sent = True
@@ -132,7 +139,43 @@ class Tracer:
         if threading.current_thread() is self._thread:
             self._posted.append(fn)
         elif not self.closed:
-            self._commands.put(Command(fn))  # it wakes no running ptrace inferior: a stub's only
+            self._enqueue(Command(fn))  # it wakes no running ptrace inferior: a stub's only
+
+    def idle_wait(self, wait: Callable[[int], None] | None) -> None:
+        """While no ptrace tracee runs and no command waits, the loop calls `wait(fd)`
+        instead of blocking on the queue: it waits for its own input or for `fd` (readable
+        once a command comes), and handles what came (None: the queue alone again)."""
+        self._idle = wait
+        if threading.current_thread() is not self._thread:
+            self._wake()
+
+    def _enqueue(self, command: Command | None) -> None:
+        self._commands.put(command)
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._in_idle:
+            try:
+                os.write(self._wake_write, b"!")
+            except OSError:
+                pass  # full: it is woken already
+
+    def _idle_once(self, wait: Callable[[int], None]) -> None:
+        with self._lock:
+            self._in_idle = self._commands.empty()
+        if self._in_idle:
+            try:
+                wait(self._wake_read)
+            except Exception:
+                log.exception("tracer: waiting for a stub")
+            finally:
+                with self._lock:
+                    self._in_idle = False
+                try:
+                    os.read(self._wake_read, 4096)  # the wake-ups sent till now
+                except BlockingIOError:
+                    pass
+        self._run_posted()
 
     def _run_posted(self) -> None:
         while self._posted:
@@ -151,9 +194,16 @@ class Tracer:
                     inferior is not None and inferior.run is Run.RUNNING and inferior.any_running()
                 )
                 self._in_wait = waiting and self._commands.empty()
+            idle = self._idle
+            if not waiting and idle is not None:
+                self._idle_once(idle)
+                if self._commands.empty():
+                    continue
             if not self._in_wait:
                 command = self._commands.get() if not waiting else self._commands.get_nowait()
                 if command is None:
+                    os.close(self._wake_read)  # nothing writes once the loop is not idle
+                    os.close(self._wake_write)
                     return
                 command.run(self._run_posted)
                 continue

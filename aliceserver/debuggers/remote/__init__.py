@@ -23,7 +23,8 @@ a probe or any stub, as a backend of the process interface (debuggers/target.py)
     target      RemoteTarget: the read side (ProcessTarget)
     process     RemoteProcess: connect/run/attach and the live side (LiveProcess)
     session     RemoteSession: the engine's live process over a stub (RemoteTargets),
-                execution, stop replies turned into events, step plans, a waiter thread
+                execution, stop replies turned into events, step plans
+    waiter      the wait for a stop reply, on the engine's thread between its commands
     traps       the engine's logical breakpoints placed with Z0 (AddressBreakpoints)
     watches     watchpoints with Z2/Z4, judged at each watch stop
     calls       calls into the program (calls/driver.py's CallThread): the calling

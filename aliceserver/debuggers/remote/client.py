@@ -169,7 +169,7 @@ class RemoteClient:
         invalid = 0
         while True:
             reply = self.connection.receive(timeout)
-            if reply.startswith(b"O") and len(reply) > 1 and not reply.startswith(b"OK"):
+            if _output(reply):
                 self.on_output(packets.from_hex(reply[1:]).decode(errors="replace"))
                 continue
             try:
@@ -180,6 +180,17 @@ class RemoteClient:
                 if invalid > _INVALID_STOP_REPLIES or not copy:
                     raise
                 log.warning("Invalid remote reply: %r", reply[:80])
+
+    def stop_arrived(self) -> bool:
+        """Whether the stop reply has come whole (`wait_stop` then takes it without
+        waiting); `O` packets before it handed on meanwhile."""
+        connection = self.connection
+        while (body := connection.first_reply()) is not None:
+            if not _output(body):
+                return True  # (a stub's copy of an earlier reply: wait_stop passes it over)
+            connection.receive()  # here already: no wait
+            self.on_output(packets.from_hex(body[1:]).decode(errors="replace"))
+        return False
 
     def resume(self, body: bytes, timeout: float | None = None) -> stops.StopReply:
         self.connection.send(body)
@@ -214,3 +225,8 @@ def check(body: bytes, reply: bytes) -> None:
             else f"error {reply[1:].decode()}"
         )
         raise RemoteError(f"The stub refused {body[:40].decode(errors='replace')}: {message}.")
+
+
+def _output(reply: bytes) -> bool:
+    """An `O` packet: the program's or the stub's console output."""
+    return reply.startswith(b"O") and len(reply) > 1 and not reply.startswith(b"OK")

@@ -79,6 +79,9 @@ class TcpChannel:
             raise RemoteConnectionError("Remote connection closed")
         return data
 
+    def fileno(self) -> int:
+        return self._socket.fileno()
+
     def close(self) -> None:
         try:
             self._socket.shutdown(socket.SHUT_RDWR)
@@ -119,6 +122,9 @@ class PipeChannel:
         if not data:
             raise RemoteConnectionError("Remote connection closed")
         return data
+
+    def fileno(self) -> int:
+        return self._out
 
     def close(self) -> None:
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -273,6 +279,28 @@ class Connection:
             on_reply(self._answer(body, self.timeout))
             if on_reply is through:
                 return
+
+    def fileno(self) -> int | None:
+        """The link's descriptor to wait on (select), where it has one."""
+        fileno = getattr(self.channel, "fileno", None)
+        return None if fileno is None or self.closed else int(fileno())
+
+    def pump(self) -> None:
+        """What the stub sent read (the link is readable: no wait) and decoded."""
+        data = self._read(None)
+        wire.debug("<- %r", data[:512])
+        self._pending.extend(self._decoder.feed(data))
+
+    def first_reply(self) -> bytes | None:
+        """The body of the first whole reply read and not taken (None: none yet), once
+        every posted packet's reply is taken: those come first."""
+        owed = len(self._owed) - self._owed_unsent
+        for item in self._pending:
+            if isinstance(item, packets.Packet):
+                if owed <= 0 or not item.valid:
+                    return item.body
+                owed -= 1
+        return None
 
     def _receive(self, limit: float | None) -> bytes:
         while True:

@@ -204,6 +204,10 @@ class RemoteProcess(RemoteTarget):
         reply, self._early = self._early, None
         return reply if reply is not None else self.client.wait_stop(timeout)
 
+    def stop_arrived(self) -> bool:
+        """Whether `next_reply` has the stop at hand (it would not wait)."""
+        return self._early is not None or self.client.stop_arrived()
+
     def prefetch_stop(self, reply: stops.StopReply, *, planned: bool) -> None:
         """The waiter's thread, a stop reply just read: what a reported stop asks for
         (the thread list, the stopped thread's registers) asked at once, in one write the

@@ -5,8 +5,8 @@ It connects and disconnects, runs and attaches through an extended stub, resumes
 and interrupts, and turns each stop reply into the engine's events: a user's breakpoint,
 a step plan's move (source/stepping.py), the dynamic loader's trap (the engine's reaction
 to a new library), a watchpoint. RSP is all-stop: while the program runs only ^C may be
-sent, so a waiter thread blocks for the stop reply and hands it to the engine's thread
-(`run_on_engine`), where every other packet goes, in order.
+sent; the engine's thread, where every other packet goes in order, waits for the stop
+reply between commands and takes it there (waiter.py; a waiter thread where it cannot).
 
 Breakpoints are the engine's logical ones (ptrace/traps.py's TrapTable, pure bookkeeping,
 one numbering for every backend) placed with Z0; a trap's `inserted` stays False, since
@@ -88,6 +88,8 @@ class RemoteHooks:
     library_change: Callable[[], LibraryChange] | None = None  # what the last event changed
     # At a stop told (its thread's pc), what front ends ask next: made in this handoff
     reported: Callable[[int], object] | None = None
+    # The engine thread's wait between commands (tracer.py idle_wait): stop replies read there
+    idle_on_engine: Callable[[Callable[[int], None] | None], None] | None = None
 
 
 class RemoteSession:
@@ -108,7 +110,8 @@ class RemoteSession:
         self.control = PlanControl(self._issue, self._require_live, self._traps, self.traps)  # a plan's moves
         self._libraries: list[str] = []
         # takes the stop replies while the program runs
-        self._waiter = StopWaiter(self._call, self._handled, self._connection_lost, lambda: self._plan is not None)
+        self._waiter = StopWaiter(self._call, self._handled, self._connection_lost, lambda: self._plan is not None,
+                                  hooks.idle_on_engine)
         self._at_stop: Callable[[], None] | None = None  # kill or detach, once it stops
         self.judging = False  # a stop's breakpoint conditions are being judged
         self._resumed = False  # a resume went to the stub since the last stop reported
