@@ -4,16 +4,16 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.errors import ProtocolError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.logpoints import LogSpec
 
-_HIT = re.compile(r"^\s*(==|=|>=|>|%)?\s*(\d+)\s*$")
+_HIT = compiled_later(r"^\s*(==|=|>=|>|%)?\s*(\d+)\s*$")
 
 
 _NEVER = 1 << 40  # hits to let go when no later one can stop
@@ -49,7 +49,7 @@ class HitCondition:
 
 def parse_hit_condition(text: str) -> HitCondition:
     """`N`/`= N`: only the Nth hit; `>= N`: from the Nth on; `> N`; `% N`: every Nth."""
-    match = _HIT.match(text)
+    match = _HIT().match(text)
     if match is None:
         raise ProtocolError(f"bad hit condition {text!r}: use N, = N, >= N, > N or % N")
     operator, number = match.group(1) or "=", int(match.group(2))

@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from aliceserver.regexes import compiled_later
+
 _GDB_TABLES = ("/usr/share/gdb/syscalls/amd64-linux.xml", "/usr/local/share/gdb/syscalls/amd64-linux.xml")
 _HEADERS = ("/usr/include/x86_64-linux-gnu/asm/unistd_64.h", "/usr/include/asm/unistd_64.h")
-_DEFINE = re.compile(r"^#define\s+__NR_(\w+)\s+(\d+)\s*$", re.MULTILINE)
+_DEFINE = compiled_later(r"^#define\s+__NR_(\w+)\s+(\d+)\s*$", re.MULTILINE)
 
 
 @dataclass
@@ -51,7 +53,7 @@ def load_syscall_table() -> SyscallTable:
                 text = handle.read()
         except OSError:
             continue
-        for name, number in _DEFINE.findall(text):
+        for name, number in _DEFINE().findall(text):
             table.by_name[name] = int(number)
             table.by_number[int(number)] = name
         break

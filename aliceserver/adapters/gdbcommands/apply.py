@@ -8,16 +8,16 @@ errors and empty output silently.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from aliceserver.adapters.gdbcommands.selection import Write
 from aliceserver.errors import AliceError, ProtocolError
+from aliceserver.regexes import compiled_later
 
 Target = TypeVar("Target")
-_ID_RANGE = re.compile(r"(?:(?P<inferior>\d+)\.)?(?P<first>\d+|\*)(?:-(?P<last>\d+))?(?=\s|$)")
+_ID_RANGE = compiled_later(r"(?:(?P<inferior>\d+)\.)?(?P<first>\d+|\*)(?:-(?P<last>\d+))?(?=\s|$)")
 
 
 @dataclass(slots=True)
@@ -62,7 +62,7 @@ def parse_thread_ids(text: str) -> tuple[list[tuple[int, int | None]], str]:
     ranges: list[tuple[int, int | None]] = []
     rest = text
     while True:
-        match = _ID_RANGE.match(rest)
+        match = _ID_RANGE().match(rest)
         if match is None:
             break
         if match["inferior"] is not None and match["inferior"] != "1":

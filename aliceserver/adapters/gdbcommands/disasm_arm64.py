@@ -6,10 +6,10 @@ as `%.18e`, and the comments naming a condition's SVE aliases (`b.lt ... // b.ts
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from aliceserver.debuggers.model import Instruction
+from aliceserver.regexes import compiled_later
 
 Label = Callable[[int], str]
 
@@ -31,10 +31,10 @@ _CONDITIONS = {
 }  # fmt: skip
 _CONDITIONAL = frozenset(("csel", "csinc", "csinv", "csneg", "cset", "csetm", "cinc", "cinv", "cneg",
                           "ccmp", "ccmn", "fcsel", "fccmp", "fccmpe"))  # fmt: skip
-_INTEGER = re.compile(r"#(-?(?:0x[0-9a-f]+|\d+))$")
-_IN_MEMORY = re.compile(r"#(-?(?:0x[0-9a-f]+|\d+))")
-_FLOAT = re.compile(r"#(-?\d+\.\d+(?:e[-+]\d+)?)$")
-_SHIFT = re.compile(r"^(lsl|lsr|asr|ror|msl|[su]xt[bhwx]) #(0x[0-9a-f]+|\d+)$")
+_INTEGER = compiled_later(r"#(-?(?:0x[0-9a-f]+|\d+))$")
+_IN_MEMORY = compiled_later(r"#(-?(?:0x[0-9a-f]+|\d+))")
+_FLOAT = compiled_later(r"#(-?\d+\.\d+(?:e[-+]\d+)?)$")
+_SHIFT = compiled_later(r"^(lsl|lsr|asr|ror|msl|[su]xt[bhwx]) #(0x[0-9a-f]+|\d+)$")
 _MOVE_COMMENT_COLUMN = 23  # binutils pads a move's immediate to this width before `// #N`
 
 
@@ -55,15 +55,15 @@ def arm64_instruction_text(insn: Instruction, label: Label | None = None) -> str
     after_memory = False
     for index, operand in enumerate(operands):
         last = index == len(operands) - 1
-        if last and mnemonic.split(".")[0] in _ADDRESSED and not after_memory and _INTEGER.match(operand):
-            operands[index] = _address(insn, int(_INTEGER.match(operand).group(1), 0), label)  # type: ignore[union-attr]
+        if last and mnemonic.split(".")[0] in _ADDRESSED and not after_memory and _INTEGER().match(operand):
+            operands[index] = _address(insn, int(_INTEGER().match(operand).group(1), 0), label)  # type: ignore[union-attr]
         elif operand.startswith("["):
-            operands[index] = _IN_MEMORY.sub(lambda m: f"#{int(m.group(1), 0)}", operand)
-        elif (shift := _SHIFT.match(operand)) is not None:
+            operands[index] = _IN_MEMORY().sub(lambda m: f"#{int(m.group(1), 0)}", operand)
+        elif (shift := _SHIFT().match(operand)) is not None:
             operands[index] = f"{shift.group(1)} #{int(shift.group(2), 0)}"
-        elif (floating := _FLOAT.match(operand)) is not None:
+        elif (floating := _FLOAT().match(operand)) is not None:
             operands[index] = f"#{float(floating.group(1)):.18e}"
-        elif (integer := _INTEGER.match(operand)) is not None:
+        elif (integer := _INTEGER().match(operand)) is not None:
             value = int(integer.group(1), 0)
             if mnemonic in _HEX_IMMEDIATES and not after_memory:
                 masked = value & ((1 << width) - 1) if mnemonic == "mov" else value

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from aliceserver.adapters.gdbcommands.disasm_arm64 import arm64_instruction_text
 from aliceserver.debuggers.model import Instruction
+from aliceserver.regexes import compiled_later
 
 # ` <symbol+offset>` for an address (empty when no symbol holds it), as print_address adds.
 Label = Callable[[int], str]
-_RIP_RELATIVE = re.compile(r"(-?0x[0-9a-f]+)\(%rip\)")
+_RIP_RELATIVE = compiled_later(r"(-?0x[0-9a-f]+)\(%rip\)")
 
 
 def instruction_text(insn: Instruction, label: Label | None = None) -> str:
@@ -28,7 +28,7 @@ def instruction_text(insn: Instruction, label: Label | None = None) -> str:
 def rip_comment(insn: Instruction, label: Label | None) -> str:
     """objdump's `        # 0x555555558020 <counter>` after a rip-relative operand: the
     address it reaches (from the end of the instruction), with its symbol when known."""
-    match = _RIP_RELATIVE.search(insn.operands)
+    match = _RIP_RELATIVE().search(insn.operands)
     if match is None:
         return ""
     target = (insn.address + insn.size + int(match.group(1), 16)) % (1 << 64)

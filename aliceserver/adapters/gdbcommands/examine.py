@@ -15,11 +15,12 @@ from aliceserver.adapters.gdbcommands.formats import PRINT_ELEMENTS, string_text
 from aliceserver.adapters.gdbcommands.selection import ExamineMemory, Selection, Write
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.errors import AliceError, ProtocolError, TargetError, Unsupported
+from aliceserver.regexes import compiled_later
 
 _SIZES = {"b": 1, "h": 2, "w": 4, "g": 8, "a": 8}
 _PER_LINE = {1: 8, 2: 8, 4: 4, 8: 2}
 _FORMATS = set("xduotacfsiz")
-_NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+)")
+_NUMBER = compiled_later(r"-?(?:0x[0-9a-fA-F]+|\d+)")
 _MAX_UNITS = 1 << 16  # a bound on one command's output
 
 
@@ -86,10 +87,10 @@ def address_of(debugger: IDebugger, where: Selection, expression: str) -> int:
     value = info.value
     if value.startswith("(") and ") " in value:  # `(int *) 0x...`: the value after the type
         value = value[value.index(") ") + 2 :]
-    number = _NUMBER.match(value.strip())
+    number = _NUMBER().match(value.strip())
     if number is None and (info.value.startswith("(") or info.type.rstrip().endswith("*")):
         # `print address off` shows `(int *) <v>` and a string alone: /x has the number
-        number = _NUMBER.match(debugger.evaluate(expression, where.thread_id, where.level, "x",
+        number = _NUMBER().match(debugger.evaluate(expression, where.thread_id, where.level, "x",
                                                  calls=where.thread_id is not None).value.strip())
     if number is None:
         raise ProtocolError("Invalid cast.")

@@ -9,7 +9,6 @@ its code is the next line's), `info line *ADDRESS` the row holding the address; 
 from __future__ import annotations
 
 import contextlib
-import re
 
 from aliceserver.adapters.gdbcommands.examine import address_label, address_of
 from aliceserver.adapters.gdbcommands.quoting import unquoted
@@ -23,8 +22,9 @@ from aliceserver.adapters.gdbcommands.selection import (
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import LineRange
 from aliceserver.errors import AliceError, ProtocolError
+from aliceserver.regexes import compiled_later
 
-_FILE_LINE = re.compile(r"^(?:(?P<file>.+):)?(?P<line>\d+)$")
+_FILE_LINE = compiled_later(r"^(?:(?P<file>.+):)?(?P<line>\d+)$")
 
 
 def info_line(
@@ -55,7 +55,7 @@ def info_line(
             return
         _one_line(debugger, memory, found.source.path, found.source.line, found, write, shown)
         return
-    match = _FILE_LINE.match(text)
+    match = _FILE_LINE().match(text)
     if match is not None:
         line = int(match["line"])
         file = match["file"] or default_file(debugger, where, memory)

@@ -20,8 +20,9 @@ from aliceserver.adapters.gdbcommands.quoting import unquoted
 from aliceserver.adapters.gdbcommands.selection import CommandMemory, Selection, Write
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.errors import AliceError, ProtocolError
+from aliceserver.regexes import compiled_later
 
-_FILE_LINE = re.compile(r"^(?:(?P<file>.+):)?(?P<line>\d+)$")
+_FILE_LINE = compiled_later(r"^(?:(?P<file>.+):)?(?P<line>\d+)$")
 ReadLines = Callable[[str], "list[str] | None"]
 
 
@@ -131,7 +132,7 @@ def _location(
     debugger: IDebugger, where: Selection, memory: CommandMemory, text: str, default: str | None, write: Write,
 ) -> tuple[str, int]:
     """A list-mode linespec: LINE, FILE:LINE, FUNCTION (its `{` line), *ADDRESS."""
-    match = _FILE_LINE.match(text)
+    match = _FILE_LINE().match(text)
     if match is not None:
         if match["file"] is not None:
             found = debugger.line_start(match["file"], 1)

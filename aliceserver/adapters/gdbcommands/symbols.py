@@ -15,8 +15,9 @@ from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import FunctionDeclaration
 from aliceserver.debuggers.storage import StorageKind, SymbolStorage
 from aliceserver.errors import ProtocolError
+from aliceserver.regexes import compiled_later
 
-_FILE_LINE = re.compile(r"^(?:(?P<file>.+):)?(?P<line>\d+)$")
+_FILE_LINE = compiled_later(r"^(?:(?P<file>.+):)?(?P<line>\d+)$")
 
 
 def info_address(
@@ -63,7 +64,7 @@ def info_scope(debugger: IDebugger, argument: str, write: Write, shown: Shown = 
         raise ProtocolError("requires an argument (function, line or *addr) to define a scope")
     places = debugger.resolve_location(normalize(spec))
     if not places:
-        match = _FILE_LINE.match(spec)
+        match = _FILE_LINE().match(spec)
         if match is not None and match["file"]:
             raise ProtocolError(f'No line {match["line"]} in file "{match["file"]}".')
         if spec.isdigit():  # a bare line: the current file's

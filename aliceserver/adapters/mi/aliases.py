@@ -4,13 +4,12 @@ main`). An alias of a subcommand (`alias set print el = set print elements`) is 
 
 from __future__ import annotations
 
-import re
-
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.user_commands import BUILTIN_PREFIXES
+from aliceserver.regexes import compiled_later
 
 _USAGE = "Usage: alias [-a] [--] ALIAS = COMMAND [DEFAULT-ARGS...]"
-_NAME = re.compile(r"[\w.-]+")  # gdb's valid_command_p
+_NAME = compiled_later(r"[\w.-]+")  # gdb's valid_command_p
 
 
 class UserAlias:
@@ -53,7 +52,7 @@ def alias_command(ctx: Context, text: str) -> Reply:
     if not command_words:
         raise MiError('Undefined command: "".  Try "help".')
     for index, word in enumerate(alias_words):
-        if _NAME.fullmatch(word) is None:
+        if _NAME().fullmatch(word) is None:
             raise MiError(f"Invalid command {'name' if index == 0 else 'element name'}: {word}")
     registry = ctx.session.cli_commands
     if command_words[0] not in registry.names():  # gdb's lookup_cmd_exact: no abbreviation

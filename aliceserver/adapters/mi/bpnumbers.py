@@ -7,8 +7,9 @@ import re
 
 from aliceserver.adapters.mi.registry import Context, MiError
 from aliceserver.errors import AliceError
+from aliceserver.regexes import compiled_later
 
-_HISTORY = re.compile(r"\$(\$?\d*)")  # $, $$, $N, $$N
+_HISTORY = compiled_later(r"\$(\$?\d*)")  # $, $$, $N, $$N
 
 
 def resolved(ctx: Context, words: list[str]) -> list[str]:
@@ -19,7 +20,7 @@ def resolved(ctx: Context, words: list[str]) -> list[str]:
 def _number(ctx: Context, word: str) -> str:
     if word == "$bpnum":  # gdb's number of the last breakpoint set (save breakpoints' files)
         return str(ctx.session.breakpoints.next_number - 1)
-    history = _HISTORY.fullmatch(word) is not None
+    history = _HISTORY().fullmatch(word) is not None
     if not history and not re.fullmatch(r"\$\w+", word):
         return word  # `$x-2` and the like: left for the caller to refuse
     try:

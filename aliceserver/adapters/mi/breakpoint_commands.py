@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Callable
 
 from aliceserver.adapters.gdbcommands.breakpoint_scripts import (
@@ -29,8 +28,9 @@ from aliceserver.adapters.mi.registry import (
     Reply,
 )
 from aliceserver.debuggers import events as ev
+from aliceserver.regexes import compiled_later
 
-_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+_RANGE = compiled_later(r"^(\d+)(?:-(\d+))?$")
 _WATCH_WORDS = {kind: word for word, kind in zip(("watch", "rwatch", "awatch"), WATCH_TYPES.values(), strict=True)}
 
 
@@ -45,7 +45,7 @@ def _numbers(ctx: Context, text: str) -> list[int]:
     for word in text.split():
         if word == "$bpnum":
             word = str(table.next_number - 1)
-        match = _RANGE.match(word)
+        match = _RANGE().match(word)
         if match is None:
             raise MiError("Convenience variable must have integer value.\nArgs must be numbers or '$' variables.")
         first = int(match.group(1))
@@ -93,12 +93,12 @@ def refuse_trace_actions(bp: MiBreakpoint, lines: tuple[str, ...]) -> None:
                 raise MiError(f"The '{action}' command can only be used for tracepoints")
 
 
-_STRTOL = re.compile(r"\s*([-+]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))")
+_STRTOL = compiled_later(r"\s*([-+]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))")
 
 
 def _strtol(text: str) -> int:
     """The breakpoint number as C's strtol(text, &end, 0) reads it, with gdb's errors."""
-    match = _STRTOL.match(text)
+    match = _STRTOL().match(text)
     if match is None:
         raise MiError(f'breakpoint number argument "{text}" is not a number.')
     if match.end() != len(text):

@@ -3,7 +3,6 @@ locals and args, frame, threads."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from aliceserver.adapters.gdbcommands.lines import set_next_address
@@ -43,8 +42,9 @@ from aliceserver.adapters.mi.thread_names import named
 from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
+from aliceserver.regexes import compiled_later
 
-_RANGE = re.compile(r"(\d+)(?:-(\d*))?")
+_RANGE = compiled_later(r"(\d+)(?:-(\d*))?")
 
 
 def _listed(ctx: Context, text: str) -> set[int]:
@@ -52,7 +52,7 @@ def _listed(ctx: Context, text: str) -> set[int]:
     gdb's number_or_range_parser errors."""
     numbers: set[int] = set()
     for word in bpnumbers.resolved(ctx, text.split()):
-        match = _RANGE.fullmatch(word)
+        match = _RANGE().fullmatch(word)
         if match is None or int(match.group(1)) == 0:
             raise MiError("Arguments must be numbers or '$' variables.")
         first, last = int(match.group(1)), match.group(2)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import overload
 
 from aliceserver.adapters.gdbcommands.examine import examine
@@ -18,8 +17,9 @@ from aliceserver.adapters.mi.print_options import print_options_applied, split_p
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo
 from aliceserver.errors import AliceError
+from aliceserver.regexes import compiled_later
 
-_FORMAT = re.compile(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
+_FORMAT = compiled_later(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
 
 
 def _print(ctx: Context, text: str) -> Reply:
@@ -43,7 +43,7 @@ def _call(ctx: Context, text: str) -> Reply:
 
 def _void_result(ctx: Context, text: str) -> bool:
     """Whether the expression's type is void, found without running anything (whatis's way)."""
-    match = _FORMAT.match(text)
+    match = _FORMAT().match(text)
     expression = text[match.end() :] if match else text
     if not expression.strip():
         return False
@@ -67,7 +67,7 @@ def _printed(ctx: Context, text: str, void_shown: bool = True, *, record: bool =
     `record`: the value goes into the value history (print, call; output records none)."""
     session = ctx.session
     fmt = None
-    match = _FORMAT.match(text)
+    match = _FORMAT().match(text)
     if match:
         fmt = match.group(2)[-1:] or None
         text = text[match.end() :]

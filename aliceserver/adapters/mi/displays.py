@@ -9,7 +9,6 @@ be evaluated in the current context". A display with a size or the i/s format
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,11 +18,12 @@ from aliceserver.adapters.mi.queries import query
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
-_FORMAT = re.compile(r"/(\d*)([a-z]*)\s*")
+_FORMAT = compiled_later(r"/(\d*)([a-z]*)\s*")
 _PRINT_FORMATS = set("xduotacfz")
 _SIZES = set("bhwg")
 # Names in an expression that are no variables: C's keywords and type words.
@@ -31,7 +31,7 @@ _NOT_VARIABLES = {
     "sizeof", "struct", "union", "enum", "unsigned", "signed", "int", "char", "long", "short", "float",
     "double", "void", "const", "volatile", "_Bool", "bool", "true", "false", "alignof", "_Alignof",
 }  # fmt: skip
-_NAME = re.compile(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|(->|\.|\$|::)?\s*([A-Za-z_]\w*)""")
+_NAME = compiled_later(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|(->|\.|\$|::)?\s*([A-Za-z_]\w*)""")
 
 
 @dataclass
@@ -64,7 +64,7 @@ class DisplayTable:
 
 def _parse_format(text: str) -> tuple[str, str, int, str]:
     """`/FMT EXPR` as gdb's display_command decodes it: (format, size, count, expression)."""
-    match = _FORMAT.match(text)
+    match = _FORMAT().match(text)
     if match is None:
         return "", "", 1, text
     letters = match.group(2)
@@ -86,7 +86,7 @@ def _parse_format(text: str) -> tuple[str, str, int, str]:
 def _variable_names(expression: str) -> set[str]:
     """The names an expression may read as variables (not members, registers, keywords)."""
     names = set()
-    for match in _NAME.finditer(expression):
+    for match in _NAME().finditer(expression):
         prefix, name = match.group(1), match.group(2)
         if name and not prefix and name not in _NOT_VARIABLES:
             names.add(name)

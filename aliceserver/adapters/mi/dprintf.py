@@ -40,6 +40,7 @@ from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRe
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.logpoints import LogSpec
 from aliceserver.errors import AliceError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
@@ -121,7 +122,7 @@ def _convenience_string(session: MiSession, expression: str, tid: int | None, le
     char16_t or char32_t one, as UTF-8): its characters up to the first NUL, as gdb's
     printf_c_string and printf_wide_c_string take them (they are in no memory to read)."""
     name = expression.strip()
-    if not _CONVENIENCE.fullmatch(name):
+    if not _CONVENIENCE().fullmatch(name):
         return None
     shown = (_WIDE_ARRAY if wide else _CHAR_ARRAY).fullmatch(session.evaluate(name, tid=tid, level=level).type)
     if shown is None:
@@ -135,7 +136,7 @@ def _convenience_string(session: MiSession, expression: str, tid: int | None, le
     return wide_text(codes) if wide else bytes(codes)
 
 
-_CONVENIENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
+_CONVENIENCE = compiled_later(r"\$[A-Za-z_][A-Za-z0-9_]*")
 _CHAR_ARRAY = re.compile(r"(?:const )?(?:unsigned |signed )?char \[(\d+)\]")
 _WIDE_ARRAY = re.compile(r"(?:const )?(?:wchar_t|char16_t|char32_t) \[(\d+)\]")
 _WCHAR_SIZE = 4  # gdb reads %ls as wchar_t, 4 bytes on Linux

@@ -4,7 +4,6 @@ inferior_list); `clone-inferior` is refused."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,20 +14,21 @@ from aliceserver.adapters.mi.inferior_list import (
     switch_inferior,
 )
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
     from aliceserver.adapters.mi.state import Inferior
 
 # gdb's thread id: THR or INF.THR (tid-parse.c), and in lists also ranges and `INF.*`.
-_THREAD_ID = re.compile(r"(?:(?P<inferior>\d+)\.)?(?P<thread>\d+)$")
-_LIST_ITEM = re.compile(r"(?:(?P<inferior>\d+)\.)?(?:(?P<star>\*)|(?P<first>\d+)(?:-(?P<last>\d+))?)$")
+_THREAD_ID = compiled_later(r"(?:(?P<inferior>\d+)\.)?(?P<thread>\d+)$")
+_LIST_ITEM = compiled_later(r"(?:(?P<inferior>\d+)\.)?(?:(?P<star>\*)|(?P<first>\d+)(?:-(?P<last>\d+))?)$")
 
 
 def parse_thread_id(session: MiSession, text: str) -> tuple[Inferior, int]:
     """The inferior and thread number `THR` or `INF.THR` names; gdb's errors for a malformed
     id, thread 0 or an inferior that does not exist."""
-    match = _THREAD_ID.match(text)
+    match = _THREAD_ID().match(text)
     if match is None or int(match["thread"]) == 0:
         raise MiError(f"Invalid thread ID: {text}")
     if match["inferior"] is None:
@@ -59,7 +59,7 @@ def thread_filter(text: str) -> ThreadFilter | None:
         return None
     ranges: list[tuple[int, int]] = []
     for i, word in enumerate(words):
-        match = _LIST_ITEM.match(word)
+        match = _LIST_ITEM().match(word)
         first = int(match["first"]) if match is not None and match["first"] else 1
         last = int(match["last"]) if match is not None and match["last"] else first
         inferior = match["inferior"] if match is not None else None

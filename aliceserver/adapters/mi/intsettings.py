@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.registry import MiError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
@@ -69,8 +70,8 @@ def _literal(text: str) -> int:
         raise MiError(f'No symbol "{text}" in current context.') from None
 
 
-_NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+)")
-_DECIMAL = re.compile(r"-?(?:0|[1-9]\d*)")
+_NUMBER = compiled_later(r"-?(?:0x[0-9a-fA-F]+|\d+)")
+_DECIMAL = compiled_later(r"-?(?:0|[1-9]\d*)")
 
 
 def value_as_long(value: str, type_name: str) -> int:
@@ -90,7 +91,7 @@ def value_as_long(value: str, type_name: str) -> int:
     word = value.split()[0] if value.split() else ""
     if re.fullmatch(r"-?\d+\.\d*(e[-+]?\d+)?|-?\d+e[-+]?\d+", word):
         return int(float(word))
-    if _NUMBER.fullmatch(word) is None:
+    if _NUMBER().fullmatch(word) is None:
         raise MiError(_NOT_INTEGER)
     digits = word.lstrip("-")
     if len(digits) > 1 and digits[0] == "0" and digits[1] in "01234567":
@@ -104,7 +105,7 @@ def session_evaluator(session: MiSession) -> Evaluator:
     """parse_and_eval_long in the session's current frame (or statically)."""
 
     def evaluate(text: str) -> int:
-        if _DECIMAL.fullmatch(text) and session.settings.get("input-radix") == "10":
+        if _DECIMAL().fullmatch(text) and session.settings.get("input-radix") == "10":
             return int(text)  # what gdb's parse gives, without the engine (no probe started)
         info = session.evaluate(text)
         if info.error:

@@ -11,18 +11,18 @@ which refuses it.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi import settings_policy
 from aliceserver.adapters.mi.registry import MiError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.program_queries import ProgramQueries
 
 # `$_gdb_setting("...")` with a string literal without escapes as its only argument, else a
 # string or character literal (left as it is)
-_CALL_OR_LITERAL = re.compile(r'\$(_gdb_setting(?:_str)?)\s*\(\s*"([^"\\]*)"\s*\)'
+_CALL_OR_LITERAL = compiled_later(r'\$(_gdb_setting(?:_str)?)\s*\(\s*"([^"\\]*)"\s*\)'
                               r'|"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 
 # gdb's kinds of number settings besides int: unsigned (uinteger, zuinteger), and those
@@ -38,7 +38,7 @@ def expand_setting_calls(session: ProgramQueries, expression: str) -> str:
     literal replaced by the setting's value as a literal."""
     if "_gdb_setting" not in expression:
         return expression
-    return _CALL_OR_LITERAL.sub(
+    return _CALL_OR_LITERAL().sub(
         lambda found: _literal(session, found.group(1), found.group(2)) if found.group(1) else found.group(0), expression)
 
 

@@ -57,11 +57,11 @@ only the values we do, and refuses the others by name):
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.queries import query as query  # re-exported for its callers
 from aliceserver.adapters.mi.registry import MiError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.intsettings import Evaluator
@@ -158,7 +158,7 @@ def refused_name(words: list[str]) -> str | None:
 # `set` subcommands commands_misc.do_set handles itself, besides the settings.
 _OWN_SET_NAMES = ("variable", "args", "environment", "cwd", "directories", "inferior-tty", "tty",
                   "substitute-path", "logging")
-_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_NAME = compiled_later(r"[A-Za-z0-9_-]+")
 
 
 def canonical(settings: Settings, words: list[str]) -> list[str]:
@@ -169,7 +169,7 @@ def canonical(settings: Settings, words: list[str]) -> list[str]:
     out: list[str] = []
     for index, word in enumerate(words[:3]):
         level = {name[index] for name in names if len(name) > index and name[:index] == out}
-        part = _NAME.match(word)
+        part = _NAME().match(word)
         head = part.group(0) if part else word
         starting = [name for name in level if name.startswith(head)] if index else []
         full = head if head in level else starting[0] if len(starting) == 1 else None

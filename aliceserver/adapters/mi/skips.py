@@ -13,10 +13,11 @@ from aliceserver.adapters.mi.posix_regex import RegexError, extended
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.debuggers.stepskips import SkipQuery
 from aliceserver.errors import AliceError
+from aliceserver.regexes import compiled_later
 
 _OPTIONS = {"-fi": "file", "-file": "file", "-gfi": "gfile", "-gfile": "gfile",
             "-fu": "function", "-function": "function", "-rfu": "rfunction", "-rfunction": "rfunction"}
-_RANGE = re.compile(r"(\d+|\$\w*)(?:-(\d*|\$\w*))?")
+_RANGE = compiled_later(r"(\d+|\$\w*)(?:-(\d*|\$\w*))?")
 
 
 @dataclass
@@ -185,7 +186,7 @@ def _in_list(ctx: Context, text: str, number: int) -> bool:
             return False
         if word.startswith("-"):
             raise MiError("negative value")
-        match = _RANGE.fullmatch(word)
+        match = _RANGE().fullmatch(word)
         first = _value(ctx, match.group(1)) if match is not None else 0
         if first == 0:
             raise MiError("Arguments must be numbers or '$' variables.")

@@ -21,13 +21,14 @@ from aliceserver.adapters.gdbcommands.control_flow import parse, run_list
 from aliceserver.adapters.mi.control_commands import SessionHooks, typed_block
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
 MAX_USER_CALL_DEPTH = 1024  # gdb's max-user-call-depth
 DEFAULT_DOC = "User-defined."
-_VALID_NAME_CHAR = re.compile(r"[\w\-.]")  # gdb's valid_cmd_char_p
+_VALID_NAME_CHAR = compiled_later(r"[\w\-.]")  # gdb's valid_cmd_char_p
 _HELP_TAIL = (
     'Type "apropos word" to search for commands related to "word".\n'
     'Type "apropos -v word" for full documentation of commands related to "word".\n'
@@ -97,7 +98,7 @@ def split_arguments(text: str) -> list[str]:
     return args
 
 
-_ARG = re.compile(r"\$arg(c|\d+)?")
+_ARG = compiled_later(r"\$arg(c|\d+)?")
 
 
 def insert_arguments(line: str, args: list[str]) -> str:
@@ -114,7 +115,7 @@ def insert_arguments(line: str, args: list[str]) -> str:
             raise MiError(f"Missing argument {number} in user function.")
         return args[number]
 
-    return _ARG.sub(substitute, line)
+    return _ARG().sub(substitute, line)
 
 
 class UserCommandHooks(SessionHooks):
@@ -257,7 +258,7 @@ def _place(ctx: Context, text: str) -> tuple[dict[str, UserCommand] | None, str,
         if owner.subcommands is None:
             raise MiError(f'"{prefix}" is not a prefix command.')
         subs, prefix_name = owner.subcommands, prefix + " "
-    junk = next((i for i, char in enumerate(name) if not _VALID_NAME_CHAR.match(char)), None)
+    junk = next((i for i, char in enumerate(name) if not _VALID_NAME_CHAR().match(char)), None)
     if junk is not None:
         raise MiError(f'Junk in argument list: "{name[junk:]}"')
     return subs, name, prefix_name

@@ -6,7 +6,6 @@ in its frame, found again by function and CFA; children are made on request.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -20,15 +19,16 @@ from aliceserver.adapters.mi.register_info import is_register_name
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
 # A name in an expression (not a member after . or ->, not a register after $).
-_NAME = re.compile(r"(?<![.$\w>])([A-Za-z_]\w*)")
-_DOLLAR = re.compile(r"\$([A-Za-z_]\w*)")
-_QUALIFIERS = re.compile(r"(\s*\b(const|volatile))+\s*$|\s+$")
-_OUTER_BOUND = re.compile(r"\[(\d+)\]")  # the first bound of `char [2][3]` is its count
+_NAME = compiled_later(r"(?<![.$\w>])([A-Za-z_]\w*)")
+_DOLLAR = compiled_later(r"\$([A-Za-z_]\w*)")
+_QUALIFIERS = compiled_later(r"(\s*\b(const|volatile))+\s*$|\s+$")
+_OUTER_BOUND = compiled_later(r"\[(\d+)\]")  # the first bound of `char [2][3]` is its count
 # With print object on, gdb's var objects of pointers and references take the dynamic type.
 _DYNAMIC = DynamicTypes.POINTERS
 ANONYMOUS = "<anonymous>"  # the engine's name for an anonymous struct/union member
@@ -153,9 +153,9 @@ class VarobjStore:
         """Whether the expression names an argument or local of the frame (not only globals),
         or one of its registers (gdb's INNERMOST_BLOCK_FOR_REGISTERS: `$pc` in frame 1 stays
         frame 1's)."""
-        if any(is_register_name(match.group(1)) for match in _DOLLAR.finditer(expression)):
+        if any(is_register_name(match.group(1)) for match in _DOLLAR().finditer(expression)):
             return True
-        names = {match.group(1) for match in _NAME.finditer(expression)}
+        names = {match.group(1) for match in _NAME().finditer(expression)}
         if not names:
             return False
         debugger = self.session.debugger
@@ -181,7 +181,7 @@ class VarobjStore:
               tid: int | None, key: tuple[str | None, int | None] | None) -> Varobj:
         info = self.through_reference(info)
         aggregate = is_aggregate(info)
-        bare = _QUALIFIERS.sub("", info.type)  # `T * const` (this) is a pointer too
+        bare = _QUALIFIERS().sub("", info.type)  # `T * const` (this) is a pointer too
         # int (*)[3] too, and Rust's pointers, references and boxes (gdb: `*mut T`)
         pointer = bare.endswith("*") or "(*)[" in info.type or info.type.startswith(("*mut ", "*const "))
         var = Varobj(name, exp, path, info.type, self._shown(info, aggregate), _numchild(info),
@@ -570,7 +570,7 @@ def _array_count(info: VariableInfo) -> int:
     """An array's element count, from its type when its memory could not be read."""
     if info.indexed_children or not info.error:
         return info.indexed_children
-    found = _OUTER_BOUND.search(info.type)
+    found = _OUTER_BOUND().search(info.type)
     return int(found.group(1)) if found else 0
 
 

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
+from aliceserver.regexes import compiled_later
+
 ACK = b"+"
 NAK = b"-"
 INTERRUPT = b"\x03"
@@ -73,7 +75,7 @@ def run_length_decode(body: bytes) -> bytes:
     as a loop of finds."""
     if _RUN not in body:
         return body
-    pieces = _RUN_MARKS.split(body)  # text, count, text, count, ..., text
+    pieces = _RUN_MARKS().split(body)  # text, count, text, count, ..., text
     if not pieces[0] or pieces[-1].endswith(b"*"):  # a mark first, or one without its count
         raise FramingError("a run-length mark with nothing to repeat")
     out = [pieces[0]]
@@ -87,7 +89,7 @@ def run_length_decode(body: bytes) -> bytes:
     return b"".join(out)
 
 
-_RUN_MARKS = re.compile(rb"\*(.)", re.DOTALL)
+_RUN_MARKS = compiled_later(rb"\*(.)", re.DOTALL)
 
 
 def run_length_encode(body: bytes) -> bytes:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ from aliceserver.debuggers.librarypaths import TARGET_PREFIX, LibraryPaths
 from aliceserver.debuggers.remote.errors import RemoteUnsupported
 from aliceserver.debuggers.remote.hostio import HostIO, RemoteFileError
 from aliceserver.errors import TargetError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.remote.client import RemoteClient
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 NO_TRANSFERS = "remote target does not support file transfer, attempting to access files from local filesystem."
 SLOW_WARNING = 'File transfers from remote targets can be slow. Use "set sysroot" to access files locally instead.'
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE = compiled_later(r"[^A-Za-z0-9._-]+")
 
 
 class TargetFiles:
@@ -117,7 +117,7 @@ def _host(address: str) -> str:
         return "pipe"
     host, colon, port = address.rpartition(":")
     name = host.strip("[]") if colon and port.isdigit() else address
-    return _UNSAFE.sub("_", name).strip("_") or "localhost"
+    return _UNSAFE().sub("_", name).strip("_") or "localhost"
 
 
 def _held(copy: str, size: int) -> bool:

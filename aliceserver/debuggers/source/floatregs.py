@@ -5,20 +5,20 @@ backend's set_vector_register."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Callable
 
 from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import Type
+from aliceserver.regexes import compiled_later
 
 # Registers only a target description names (SVE's z0-31, qemu's system registers) are
 # numbered from here while a frame view lives (FloatRegisters.described_regno).
 DESCRIBED = 0x40000
 # What a backend's set_vector_register may write: the SSE, AVX and AVX-512 registers, st0-7
 # and the control words FXSAVE holds as gdb shows them (the backend refuses what it cannot).
-_WRITABLE = re.compile(r"(xmm|ymm|zmm)([0-9]|[12][0-9]|3[01])|k[0-7]|st[0-7]|fctrl|fstat|fop|mxcsr")
+_WRITABLE = compiled_later(r"(xmm|ymm|zmm)([0-9]|[12][0-9]|3[01])|k[0-7]|st[0-7]|fctrl|fstat|fop|mxcsr")
 
 
 @dataclass(slots=True)
@@ -78,7 +78,7 @@ class FloatRegisters:
             if described
             else x86_registers.name_of(regno) or str(regno)
         )
-        if not described and not _WRITABLE.fullmatch(name):
+        if not described and not _WRITABLE().fullmatch(name):
             raise EvaluationError(f"writing ${name} is not supported")
         data = (value & ((1 << (8 * len(current))) - 1)).to_bytes(len(current), "little")
         self.write(name, data)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 from aliceserver.debuggers.model import CodeLocation, SourcePosition
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.errors import TargetError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from elftools.dwarf.die import DIE
@@ -72,7 +73,7 @@ def _labels(die: DIE) -> Iterator[DIE]:
             yield from _labels(child)
 
 
-_HEX = re.compile(r"0x[0-9a-fA-F]+")
+_HEX = compiled_later(r"0x[0-9a-fA-F]+")
 
 
 def address_expression(spec: str) -> str | None:
@@ -88,7 +89,7 @@ def value_address(value: str, type_name: str, address: int | None) -> int:
     if type_name.rstrip().endswith("]") and address is not None:
         return address  # an array decays to its address
     if value.startswith(("(", "{")):  # `(int *) 0x4010 <counter>`, `{int (void)} 0x1129 <f>`
-        found = _HEX.search(value)
+        found = _HEX().search(value)
         if found is not None:
             return int(found.group(), 16)
     words = value.split()

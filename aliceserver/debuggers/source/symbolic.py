@@ -11,7 +11,6 @@ linkage names (`asm-demangle off`).
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -20,6 +19,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.funcnames import is_cplus_unit, symbol_names
 from aliceserver.debuggers.symbols.dwarf.physname import physname
 from aliceserver.errors import AliceError
+from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from elftools.dwarf.die import DIE
@@ -132,8 +132,8 @@ def _linkage_name(die: DIE) -> str | None:
     return None
 
 
-_DIGITS_SUFFIX = re.compile(r"(\.\d+|___?\d+|\$\d+)$")
-_WORD_SUFFIX = re.compile(r"\.([a-z_]+)$")
+_DIGITS_SUFFIX = compiled_later(r"(\.\d+|___?\d+|\$\d+)$")
+_WORD_SUFFIX = compiled_later(r"\.([a-z_]+)$")
 
 
 def gdb_print_name(name: str) -> str:
@@ -143,8 +143,8 @@ def gdb_print_name(name: str) -> str:
     `.`; it gives up on names starting with `_` or holding capitals."""
     if not name or name[0] in "_<" or any(c.isupper() for c in name):
         return name
-    text, found = _DIGITS_SUFFIX.subn("", name)
+    text, found = _DIGITS_SUFFIX().subn("", name)
     if not found:
-        text = _WORD_SUFFIX.sub(r"[\1]", text)
+        text = _WORD_SUFFIX().sub(r"[\1]", text)
     text = text.replace("__", ".")
     return text if text else name

@@ -4,7 +4,6 @@ aarch64's ARM64 mode), annotated with symbols like gdb's `x/i`."""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +12,7 @@ from aliceserver.debuggers.arch.registry import X86_64_ARCH
 from aliceserver.debuggers.model import Instruction, SymbolLocation
 from aliceserver.debuggers.symbols.att_spelling import binutils_spelling
 from aliceserver.errors import ProtocolError
+from aliceserver.regexes import compiled_later
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ _ADDRESS_MASK = (1 << 64) - 1
 BAD = "(bad)"  # what gdb and objdump print for bytes that decode to no instruction
 # Capstone writes numbers below 10 in decimal and the rest in hex; gdb and objdump write all
 # in hex. A lone digit that is no register digit, scale (`*8`, `, 8)`) or x87 `st(1)`:
-_SMALL_DECIMAL = re.compile(r"(?<![\w*(,%.])(\d)(?![\w.)])")
+_SMALL_DECIMAL = compiled_later(r"(?<![\w*(,%.])(\d)(?![\w.)])")
 
 
 class Disassembler:
@@ -177,7 +177,7 @@ def _instruction(insn: Any, resolve: Resolve | None, arch: str = X86_64_ARCH.nam
         if branch is not None:
             target = resolve(branch)
     mnemonic = str(insn.mnemonic)
-    operands = _SMALL_DECIMAL.sub(r"0x\1", str(insn.op_str)) if x86 else str(insn.op_str).strip()
+    operands = _SMALL_DECIMAL().sub(r"0x\1", str(insn.op_str)) if x86 else str(insn.op_str).strip()
     if x86 and att:  # gdb's text is objdump's
         mnemonic, operands = binutils_spelling(insn, operands)
     return Instruction(

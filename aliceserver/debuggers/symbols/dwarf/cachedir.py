@@ -12,9 +12,10 @@ by mistake as one holding other files loses none of them.
 from __future__ import annotations
 
 import os
-import re
 import time
 from dataclasses import dataclass, field
+
+from aliceserver.regexes import compiled_later
 
 ENV_DIRECTORY = "ALICESERVER_CACHE_DIR"
 ENV_LIMIT = "ALICESERVER_CACHE_SIZE"  # bytes, or with a K, M or G suffix
@@ -25,8 +26,8 @@ STALE_PARTIAL = 3600  # seconds after which a partly written file is a dead writ
 # bound sweeps whenever it has.
 SWEEP_EVERY = 600.0
 _SWEPT = ".swept"  # its mtime: when the directory was last swept
-_ENTRY_FILE = re.compile(r"([bp]-[0-9a-z]+)[-.0-9a-z_]*\.v\d+\.(idx|rows)")
-_PARTIAL_FILE = re.compile(r"\.tmp-.*\.idx|[bp]-[0-9a-z]+.*\.rows\.\d+\.[0-9a-f]+\.tmp")
+_ENTRY_FILE = compiled_later(r"([bp]-[0-9a-z]+)[-.0-9a-z_]*\.v\d+\.(idx|rows)")
+_PARTIAL_FILE = compiled_later(r"\.tmp-.*\.idx|[bp]-[0-9a-z]+.*\.rows\.\d+\.[0-9a-f]+\.tmp")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
@@ -115,9 +116,9 @@ class CacheDirectory:
         entries: dict[str, CacheEntry] = {}
         partial = 0
         for path, name, stat in self._files():
-            matched = _ENTRY_FILE.fullmatch(name)
+            matched = _ENTRY_FILE().fullmatch(name)
             if matched is None:
-                partial += _PARTIAL_FILE.fullmatch(name) is not None
+                partial += _PARTIAL_FILE().fullmatch(name) is not None
                 continue
             entry = entries.setdefault(matched.group(1), CacheEntry(matched.group(1)))
             entry.size += stat.st_size
@@ -134,9 +135,9 @@ class CacheDirectory:
         files = []
         now = time.time_ns()
         for path, name, stat in self._files():
-            if _ENTRY_FILE.fullmatch(name):
+            if _ENTRY_FILE().fullmatch(name):
                 files.append((stat.st_mtime_ns, stat.st_size, path))
-            elif _PARTIAL_FILE.fullmatch(name) and now - stat.st_mtime_ns > STALE_PARTIAL * 10**9:
+            elif _PARTIAL_FILE().fullmatch(name) and now - stat.st_mtime_ns > STALE_PARTIAL * 10**9:
                 _unlink(path)
         total = sum(size for _mtime, size, _path in files)
         removed = 0
@@ -158,7 +159,7 @@ class CacheDirectory:
         """Remove every entry and partial file; what was removed."""
         usage = self.usage()
         for path, name, _stat in self._files():
-            if _ENTRY_FILE.fullmatch(name) or _PARTIAL_FILE.fullmatch(name):
+            if _ENTRY_FILE().fullmatch(name) or _PARTIAL_FILE().fullmatch(name):
                 _unlink(path)
         _unlink(os.path.join(self.directory, _SWEPT))
         try:

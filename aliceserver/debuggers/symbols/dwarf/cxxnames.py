@@ -11,10 +11,11 @@ C++ name parser gives it (cp_canonicalize_string, printed in libiberty's demangl
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 
-_TOKEN = re.compile(r"\s*(\(anonymous namespace\)|[A-Za-z_$][\w$]*|-?\d[\w.]*|'(?:\\.|[^'\\])+'|::|&&|\.\.\.|\S)")
+from aliceserver.regexes import compiled_later
+
+_TOKEN = compiled_later(r"\s*(\(anonymous namespace\)|[A-Za-z_$][\w$]*|-?\d[\w.]*|'(?:\\.|[^'\\])+'|::|&&|\.\.\.|\S)")
 _INTEGER_WORDS = frozenset(("signed", "unsigned", "short", "long", "int", "char", "__int128", "double"))
 _CV = ("const", "volatile")
 
@@ -433,7 +434,7 @@ def _tokens(text: str) -> list[str]:
     pos = 0
     text = text.rstrip()
     while pos < len(text):
-        found = _TOKEN.match(text, pos)
+        found = _TOKEN().match(text, pos)
         if found is None:
             raise _Refused(text[pos:])
         tokens.append(found.group(1))

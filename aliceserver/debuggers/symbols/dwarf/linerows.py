@@ -28,11 +28,12 @@ from aliceserver.debuggers.symbols.dwarf.rowcache import MIN_PROGRAM, RowCache
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.dwarf.symtab_lines import file_line_table
 from aliceserver.errors import TargetError
+from aliceserver.regexes import compiled_later
 
 log = logging.getLogger(__name__)
 
 # A flags byte with PROLOGUE_END set (flags are IS_STMT | PROLOGUE_END | END_SEQUENCE).
-_PROLOGUE_END_FLAGS = re.compile(b"[" + re.escape(bytes(f for f in range(8) if f & PROLOGUE_END)) + b"]")
+_PROLOGUE_END_FLAGS = compiled_later(b"[" + re.escape(bytes(f for f in range(8) if f & PROLOGUE_END)) + b"]")
 # A unit: (.debug_info offset, line program offset or -1, name, comp_dir, producer).
 Unit = tuple[int, int, str, str, str]
 # A file's statement rows by line: the lines in order, and line -> [(address, path id,
@@ -244,7 +245,7 @@ class LineIndex:
         if start >= end:
             return None
         entry_path = self._path_of(stmt, rows.file[start])
-        for match in _PROLOGUE_END_FLAGS.finditer(rows.flags[start:end].tobytes()):
+        for match in _PROLOGUE_END_FLAGS().finditer(rows.flags[start:end].tobytes()):
             at = start + match.start()
             if self._path_of(stmt, rows.file[at]) == entry_path:
                 return rows.address[at]

@@ -18,6 +18,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     TypedefType,
 )
 from aliceserver.debuggers.symbols.dwarf.x87 import format_x87
+from aliceserver.regexes import compiled_later
 
 _ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v", 27: "\\033"}
 
@@ -35,7 +36,7 @@ def _escape(byte: int, quote: str) -> str:
 
 # A string's bytes within double quotes: printable ASCII, the quote and backslash escaped.
 _QUOTED_ASCII = tuple(_escape(byte, '"') for byte in range(0x80))
-_PLAIN = re.compile(rb"[ !#-\[\]-~]*")  # printable ASCII but `"` and `\`: shown as they are
+_PLAIN = compiled_later(rb"[ !#-\[\]-~]*")  # printable ASCII but `"` and `\`: shown as they are
 
 
 @functools.lru_cache(maxsize=8)
@@ -117,7 +118,7 @@ def string_literal(data: bytes, threshold: int = 10) -> str:
     if not data:
         return '""'
     # Most strings: plain text without a long run, shown as they are (a tenth of the time)
-    if _PLAIN.fullmatch(data) and 0 <= threshold and (len(data) <= threshold or not _repeated(threshold).search(data)):
+    if _PLAIN().fullmatch(data) and 0 <= threshold and (len(data) <= threshold or not _repeated(threshold).search(data)):
         return '"' + data.decode("ascii") + '"'
     segments: list[str] = []
     pending = bytearray()

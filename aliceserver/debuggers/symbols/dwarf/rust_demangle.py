@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from aliceserver.errors import TargetError
+from aliceserver.regexes import compiled_later
 
 _BASIC = {
     "a": "i8", "b": "bool", "c": "char", "d": "f64", "e": "str", "f": "f32", "h": "u8",
@@ -17,7 +18,7 @@ _BASIC = {
 }  # fmt: skip
 _MAX_DEPTH = 200
 _BASE62 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_LEGACY_HASH = re.compile(r"17h[0-9a-f]{16}E(?:\.[^$]*)?$")
+_LEGACY_HASH = compiled_later(r"17h[0-9a-f]{16}E(?:\.[^$]*)?$")
 _LEGACY_ESCAPES = {
     "$SP$": "@", "$BP$": "*", "$RF$": "&", "$LT$": "<", "$GT$": ">", "$LP$": "(",
     "$RP$": ")", "$C$": ",",
@@ -258,7 +259,7 @@ def demangle_v0(symbol: str) -> str:
 
 
 def is_legacy_rust(symbol: str) -> bool:
-    return symbol.startswith("_ZN") and _LEGACY_HASH.search(symbol) is not None
+    return symbol.startswith("_ZN") and _LEGACY_HASH().search(symbol) is not None
 
 
 def demangle_legacy(symbol: str) -> str:

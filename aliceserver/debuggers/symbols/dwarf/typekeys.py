@@ -10,9 +10,9 @@ never shown.
 
 from __future__ import annotations
 
-import re
+from aliceserver.regexes import compiled_later
 
-_TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d[\w.']*|::|&&|->|\S")
+_TOKEN = compiled_later(r"[A-Za-z_$][\w$]*|\d[\w.']*|::|&&|->|\S")
 _INTEGER_WORDS = frozenset(("signed", "unsigned", "short", "long", "int", "char", "__int128"))
 _CV = frozenset(("const", "volatile"))
 _OPEN = frozenset(("<", "(", "["))
@@ -23,7 +23,7 @@ def type_key(name: str) -> str:
     """The normalised form of a type name: equal for the spellings of one type."""
     if name.isidentifier() and name not in _INTEGER_WORDS:  # a plain word: nothing to do
         return name
-    tokens = _integer_words(_TOKEN.findall(name))
+    tokens = _integer_words(_TOKEN().findall(name))
     tokens = _east_const(tokens)
     out: list[str] = []
     for token in tokens:
