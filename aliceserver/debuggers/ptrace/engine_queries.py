@@ -12,19 +12,28 @@ from aliceserver.errors import AliceError, TargetError, Unsupported
 if TYPE_CHECKING:
     from aliceserver.debuggers.model import LineRange, SourcePosition
     from aliceserver.debuggers.ptrace.routing import Execution
+    from aliceserver.debuggers.source.frames import Frames
 
 
 class EngineQueries:
     _access: ProcessAccess
     _run: Execution
+    _frames: Frames
     line_range: Callable[[int], LineRange | None]
     source_position: Callable[[int], SourcePosition | None]
 
-    def _stop_told(self, pc: int) -> None:
+    def _stop_told(self, thread_id: int, pc: int) -> None:
         """A remote stop about to be told (remote/session.py's hook, on the tracer thread):
         what MI's *stopped asks next made now, read from the stop cache and the pc answers
-        without a handoff each: the thread list, the pc's line table row, the line before."""
+        without a handoff each: the thread list, the pc's line table row, the line before,
+        the stopped thread's stacks the last stop asked for (askedstacks.py)."""
         self._run.threads()
+        with self._frames.asked.making():
+            for (_, start, count), arguments in self._frames.asked.last_asked(thread_id):
+                try:
+                    self._frames.stack_trace(thread_id, start, count, arguments=arguments)
+                except AliceError:
+                    pass  # told when asked for
         try:
             self.line_range(pc)
             self.source_position(pc - 1)

@@ -87,7 +87,7 @@ class RemoteHooks:
     library_event: Callable[[int], None] | None = None
     library_change: Callable[[], LibraryChange] | None = None  # what the last event changed
     # At a stop told (its thread's pc), what front ends ask next: made in this handoff
-    reported: Callable[[int], object] | None = None
+    reported: Callable[[int, int], object] | None = None  # (thread, pc)
     # The engine thread's wait between commands (tracer.py idle_wait): stop replies read there
     idle_on_engine: Callable[[Callable[[int], None] | None], None] | None = None
 
@@ -481,7 +481,7 @@ class RemoteSession:
             self._events.put(event)
         if self._hooks.reported is not None:  # what fails here is told when it is asked for
             with contextlib.suppress(AliceError):
-                self._hooks.reported(process.general_registers(stop.thread_id)[process.arch.pc])
+                self._hooks.reported(stop.thread_id, process.general_registers(stop.thread_id)[process.arch.pc])
         self._events.put(stop)
         self._resumed = False
 

@@ -8,11 +8,17 @@ client has asked for a second thread's stack, the others it asked for at the las
 are made with it in the same handoff (from kept unwindings where the threads stayed
 parked): its next requests are answered from the stop cache on its own thread. The first
 request of a stop (most often the stopped thread's alone) makes no more than before.
+
+A stop over a stub is told once the stacks the last stop that asked for any asked for of
+the stopped thread (MI's *stopped frame with its arguments) are made (`last_asked`), on
+the engine's thread with the stop: the front end then reads them from the stop cache on
+its own thread, no handoff to the engine and back (two wake-ups per step).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from aliceserver.errors import AliceError
 
@@ -24,13 +30,37 @@ class AskedStacks:
         self._now: set[StackKey] = set()
         self._threads: set[int] = set()  # those asked for at this stop
         self._before: set[StackKey] = set()  # the last stop's, until made ahead
+        self._arguments: set[StackKey] = set()  # of _now, those asked with frame 0's arguments
+        self._last: dict[StackKey, bool] = {}  # the last stop that asked: key -> arguments
+        self._making = False
 
     def next_stop(self) -> None:
-        self._before, self._now, self._threads = self._now, set(), set()
+        if self._now:  # a stop no one asked at (a step plan's) keeps the one before
+            self._last = {key: key in self._arguments for key in self._now}
+        self._before, self._now, self._threads, self._arguments = self._now, set(), set(), set()
 
-    def asked(self, key: StackKey) -> None:
+    def asked(self, key: StackKey, arguments: bool = False) -> None:
+        if self._making:
+            return  # made before anyone asks: not an ask
         self._now.add(key)
         self._threads.add(key[0])
+        if arguments:
+            self._arguments.add(key)
+
+    @contextmanager
+    def making(self) -> Iterator[None]:
+        """What stack_trace makes meanwhile (the stacks `last_asked` gave) counts as asked
+        by no one: only a front end's asks are made ahead at the next stop."""
+        self._making = True
+        try:
+            yield
+        finally:
+            self._making = False
+
+    def last_asked(self, thread_id: int) -> list[tuple[StackKey, bool]]:
+        """The stacks of `thread_id` the last stop that asked for any asked for, each with
+        whether frame 0's arguments were asked with it."""
+        return [(key, arguments) for key, arguments in self._last.items() if key[0] == thread_id]
 
     def make_ahead(
         self, key: StackKey, known: Callable[[StackKey], object | None], make: Callable[[StackKey], object]

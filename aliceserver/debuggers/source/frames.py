@@ -125,7 +125,7 @@ class Frames:
         self._kept_variables = KeptVariables(self._read_visible)  # frame 0's, on a kept unwinding
         self._writes_at_stop = 0  # the stop cache's writes when the program last stopped
         self._stepped = SteppedFrames()  # or in a frame kept across steps, over a stub
-        self._asked = AskedStacks()  # stack_trace's, made ahead at the next stop
+        self.asked = AskedStacks()  # stack_trace's, made ahead at the next stop
 
     @property
     def _source(self) -> SourceSymbols:
@@ -139,7 +139,7 @@ class Frames:
         self._kept.next_stop()
         self._kept_variables.next_stop()
         self._writes_at_stop = self._stop_cache.writes
-        self._asked.next_stop()
+        self.asked.next_stop()
         self._callers.clear()
         self._hidden.clear()
         self._tail_stacks_before, self._tail_stacks = self._tail_stacks, {}
@@ -250,7 +250,7 @@ class Frames:
         self, thread_id: int, start: int = 0, count: int | None = None, *, arguments: bool = False
     ) -> list[StackFrame]:
         key = (thread_id, start, count)
-        self._asked.asked(key)
+        self.asked.asked(key, arguments)
         known = self._stop_cache.known_stack(key)  # on the caller's thread: see StopCache
         arguments = arguments and start == 0 and self._stop_cache.known_variables(
             (thread_id, 0, VariableScope.ARGUMENTS, False, DynamicTypes.NONE, True)) is None  # fmt: skip
@@ -259,7 +259,7 @@ class Frames:
 
         def go() -> list[StackFrame]:
             found = known if known is not None else self._stack_frames(thread_id, start, count, key)
-            self._asked.make_ahead(key, self._stop_cache.known_stack, lambda k: self._stack_frames(*k, k))
+            self.asked.make_ahead(key, self._stop_cache.known_stack, lambda k: self._stack_frames(*k, k))
             # MI's *stopped: its arguments next, in this handoff. Not unasked (a console
             # step's line, DAP's stop: 40% of a stepi's frame work)
             if arguments and found:

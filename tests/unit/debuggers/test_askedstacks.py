@@ -54,3 +54,18 @@ def test_nothing_is_made_ahead_for_a_thread_the_last_stop_did_not_ask_for() -> N
     _ask(asked, (1, 0, 1), known, made)
     _ask(asked, (3, 0, 20), known, made)
     assert len(made) == 4
+
+
+def test_a_stop_is_told_with_the_stacks_the_last_asking_stop_asked_for_of_its_thread() -> None:
+    asked = AskedStacks()
+    asked.asked((1, 0, 1), arguments=True)  # MI's *stopped frame
+    asked.asked((2, 0, 20))
+    asked.next_stop()
+    asked.next_stop()  # a step plan's inner stop, where no one asked: the one before holds
+    assert asked.last_asked(1) == [((1, 0, 1), True)]
+    assert asked.last_asked(2) == [((2, 0, 20), False)]
+    with asked.making():
+        asked.asked((1, 0, 1), arguments=True)  # made before it is told: asked by no one
+    asked.asked((3, 0, 5))
+    asked.next_stop()
+    assert asked.last_asked(1) == [] and asked.last_asked(3) == [((3, 0, 5), False)]
