@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf import names, prologue
+from aliceserver.debuggers.symbols.dwarf.addresslines import AddressLineIndex, address_line_index
 from aliceserver.debuggers.symbols.dwarf.altfile import alt_missing
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
@@ -63,6 +64,8 @@ class DebugInfo:
         self._line_parts = LineParts(payload, rebuild)
         self._stored_rows = stored_rows
         self._line_index: LineIndex | None = None
+        # Before the whole line part is needed: the units addresses were asked about only
+        self._address_index: AddressLineIndex | None | bool = None  # False: none can be
         self._line_index_lock = threading.Lock()
         self._demangled: dict[str, str] = payload["demangled"]
         self._lock = threading.Lock()  # the extras
@@ -105,8 +108,23 @@ class DebugInfo:
                     units, paths, headers, ranges = self._line_parts.get()
                     rows = self._stored_rows
                     self._line_index = LineIndex(self._dwarf, units, paths, headers, ranges, rows)
+                    if isinstance(self._address_index, AddressLineIndex):  # its rows stay good
+                        self._line_index._rows.update(self._address_index.decoded_rows())
                 lines = self._line_index
         return lines
+
+    @property
+    def _at(self) -> LineIndex:
+        """The index for queries by address: the whole one when it is here (built, or in
+        the cache), else one that reads only the units asked about (addresslines.py)."""
+        lines = self._line_index
+        if lines is not None or self._line_parts.available():
+            return lines or self._lines
+        with self._line_index_lock:
+            if self._address_index is None:
+                self._address_index = address_line_index(self._dwarf, self._stored_rows) or False
+            partial = self._address_index
+        return partial if isinstance(partial, AddressLineIndex) else self._lines
 
     # --- loading -----------------------------------------------------------------------
     @classmethod
@@ -226,10 +244,11 @@ class DebugInfo:
     def symtab_name_at(self, address: int, path: str) -> SymtabName | None:
         """gdb's name for `path` in the symtab of the unit covering link-time `address`
         (a header's name differs from unit to unit: `./libio/libioP.h`, `../libio/libioP.h`)."""
-        unit = self._lines.unit_at(address)
+        lines = self._at
+        unit = lines.unit_at(address)
         if unit is None:
             return None
-        _offset, stmt, name, comp_dir, _producer = self._units[unit]
+        _offset, stmt, name, comp_dir, _producer = lines.unit(unit)
         return self._names_in_unit(stmt, comp_dir, name).get(path) if stmt >= 0 else None
 
     def _names_in_unit(self, stmt: int, comp_dir: str, name: str) -> dict[str, SymtabName]:
@@ -336,8 +355,9 @@ class DebugInfo:
 
     def cu_offset_at(self, address: int) -> int | None:
         """The .debug_info offset of the compilation unit covering `address`."""
-        unit = self._lines.unit_at(address)
-        offset = None if unit is None else self._units[unit][0]
+        lines = self._at
+        unit = lines.unit_at(address)
+        offset = None if unit is None else lines.unit(unit)[0]
         return offset if offset is not None and offset >= 0 else None
 
     # --- for the DIE-walking layers (inlined copies) ------------------------------------
@@ -347,6 +367,9 @@ class DebugInfo:
         return self._dwarf
 
     def unit_offsets(self) -> list[int]:
+        lines = self._at
+        if isinstance(lines, AddressLineIndex):  # (no need to build the line part)
+            return lines.unit_offsets()
         return [u[0] for u in self._units if u[0] >= 0]
 
     def units_named(self, name: str) -> list[int]:
@@ -421,22 +444,22 @@ class DebugInfo:
         return self._lines.line_table(file)
 
     def location_at(self, address: int) -> SourceLine | None:
-        return self._lines.location_at(address)
+        return self._at.location_at(address)
 
     def line_range_at(self, address: int) -> tuple[int, int] | None:
-        return self._lines.line_range_at(address)
+        return self._at.line_range_at(address)
 
     def row_range_at(self, address: int) -> tuple[int, int] | None:
-        return self._lines.row_range_at(address)
+        return self._at.row_range_at(address)
 
     def is_statement_start(self, address: int) -> bool:
-        return self._lines.is_statement_start(address)
+        return self._at.is_statement_start(address)
 
     def next_row_address(self, address: int) -> int | None:
-        return self._lines.next_row_address(address)
+        return self._at.next_row_address(address)
 
     def file_path(self, cu_offset: int, number: int) -> str | None:
-        return self._lines.file_path(cu_offset, number)
+        return self._at.file_path(cu_offset, number)
 
     # --- functions ---------------------------------------------------------------------
     def match_of(self, name: str, low: int, high: int) -> FunctionMatch:
@@ -460,24 +483,26 @@ class DebugInfo:
 
     # --- what the prologue rules read (prologue.FunctionLines) ---------------------------
     def row_span(self, address: int) -> tuple[int, int, int] | None:
-        return self._lines.row_span(address)
+        return self._at.row_span(address)
 
     def rows_between(self, low: int, high: int) -> list[prologue.LineRow]:
-        return self._lines.rows_between(low, high)
+        return self._at.rows_between(low, high)
 
     def prologue_end(self, low: int, high: int) -> int | None:
-        return self._lines.prologue_end(low, high)
+        return self._at.prologue_end(low, high)
 
     def read_code(self, address: int, size: int) -> bytes:
         return self._main.read_address(address, size)
 
     def producer_at(self, address: int) -> str:
-        unit = self._lines.unit_at(address)
-        return self._units[unit][4] if unit is not None else ""
+        lines = self._at
+        unit = lines.unit_at(address)
+        return lines.unit(unit)[4] if unit is not None else ""
 
     def has_location_lists_at(self, address: int) -> bool:
-        unit = self._lines.unit_at(address)
-        offset = self._units[unit][0] if unit is not None else -1
+        lines = self._at
+        unit = lines.unit_at(address)
+        offset = lines.unit(unit)[0] if unit is not None else -1
         if offset < 0:
             return False
         known = self._location_lists.get(offset)

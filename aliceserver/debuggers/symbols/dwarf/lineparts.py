@@ -75,6 +75,10 @@ class LineParts:
         self._rebuild = rebuild
         self._lock = threading.Lock()
 
+    def available(self) -> bool:
+        """Whether the part is here, decoded or packed (get() then builds nothing)."""
+        return self._parts is not None or self._packed is not None
+
     def get(self) -> Parts:
         parts = self._parts
         if parts is not None:

@@ -274,6 +274,10 @@ class LineIndex:
             return None
         return self._path_of(stmt, number) or None
 
+    def unit(self, index: int) -> Unit:
+        """The unit unit_at(...) named by `index`."""
+        return self._units[index]
+
     def unit_at(self, address: int) -> int | None:
         i = bisect_right(self._range_lows, address) - 1
         # Ranges may overlap a little (padding): look back a few for one that contains it.
