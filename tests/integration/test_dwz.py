@@ -7,16 +7,19 @@ structs print what gdb 13 prints on the same programs."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.batch import PATIENCE, normalized
 from tests.support.build import PROGRAMS_DIR, Builder, compile_cached, marker_line
 from tests.support.build_more import CPP_FLAGS, find_cxx
+from tests.support.dap_client import DapClient, alice_argv, start_session
 from tests.support.gdb import gdb_env, gdb_path
 from tests.support.mi_client import ROOT
 
@@ -146,3 +149,50 @@ def test_without_its_alt_file_no_dwarf_is_read(dwz_programs: Path, tmp_path: Pat
     assert len(lines) < len(expected.splitlines()) and "in grow ()" in expected
     got = _batch([sys.executable, "-m", "aliceserver"], commands, tmp_path / "one")
     assert got.splitlines() == lines
+
+
+def _shown(client: DapClient, variable: dict[str, Any]) -> str:
+    """A DAP variable as gdb prints it: a struct's children as `{x = 1, y = 2}`."""
+    reference = variable.get("variablesReference")
+    if not reference or str(variable["value"]).startswith("0x"):  # a pointer: its value
+        return str(variable["value"])
+    kids = client.variables(int(reference))
+    return "{" + ", ".join(f"{kid['name']} = {_shown(client, kid)}" for kid in kids) + "}"
+
+
+def test_dap_frames_and_variables_of_a_dwz_program(dwz_programs: Path) -> None:
+    """DAP's stack (with the inlined frame) and locals, their structs expanded, are gdb's
+    bt and info locals, in the alt-file program."""
+    program = dwz_programs / "one"
+    stops = {PART: marker_line(PART, "dwz_grow"), HEADER: marker_line(HEADER, "dwz_inline")}
+    gdb_commands = [f"break {source.name}:{line}" for source, line in stops.items()]
+    # in area_of's inlined copy its own locals are not set yet (stack bytes): its caller's
+    gdb_commands += ["run", "bt", "info locals", "up", "info locals", "continue", "bt", "up", "info locals"]
+    expected = _batch([gdb_path() or "gdb"], gdb_commands, program)
+    local_lines = [line for line in expected.splitlines() if re.match(r"\w+ = ", line)]
+    # bt's lines (`up` prints its frame's line too, after them): #0 starts each bt
+    frame_lines: list[list[str]] = []
+    for line in expected.splitlines():
+        if line.startswith("#0 "):
+            frame_lines.append([])
+        if line.startswith("#") and frame_lines and len(frame_lines[-1]) == int(line[1:].split()[0]):
+            frame_lines[-1].append(line.split(" (")[0].split()[-1])
+    frame_names = [name for names in frame_lines for name in names]
+    assert "delta = {x = 2, y = 2}" in local_lines and "total = 2" in local_lines  # the oracle ran
+    assert frame_names == ["grow", "main", "area_of", "shape_area", "main"]
+    got_locals: list[str] = []
+    got_frames: list[str] = []
+    with DapClient.spawn(alice_argv()) as client:
+        start_session(client, program, breakpoints={str(source): [line] for source, line in stops.items()})
+        for _stop in range(2):
+            thread = client.threads()[0]["id"]
+            frames = client.stack_trace(thread)
+            got_frames += [frame["name"] for frame in frames if frame["name"] != "__libc_start_call_main"]
+            for frame in frames[_stop : 2]:
+                scope = next(s for s in client.scopes(frame["id"]) if s["name"].startswith("Local"))
+                got_locals += [f"{v['name']} = {_shown(client, v)}" for v in client.variables(scope["variablesReference"])]
+            mark = client.mark()
+            client.call("continue", {"threadId": thread})
+            client.wait_event("stopped", since=mark)
+    assert got_locals == local_lines
+    assert [name.split("(")[0] for name in got_frames if "libc" not in name and name != "_start"] == frame_names
