@@ -187,12 +187,14 @@ def _stack_select_frame(ctx: Context, args: list[str]) -> Reply:
     return None
 
 
-def target_id(session: MiSession, tid: int) -> str:
+def target_id(session: MiSession, tid: int, remote: bool | None = None) -> str:
     """gdb's name of a thread: `Thread 0x... (LWP n)` once libthread_db knows the process
     (glibc's libc or libpthread loaded and the thread's pointer set), else `process n` for
-    a lone main thread and `LWP n`."""
+    a lone main thread and `LWP n`. `remote`: whether a stub is held, where the caller
+    knows (a list of 1,000 threads asks once: a protocol check costs 5 us)."""
     inferior = session.inferior
-    if remote_held(session) is not None and inferior.process is not None:
+    held = remote_held(session) is not None if remote is None else remote
+    if held and inferior.process is not None:
         return f"Thread {inferior.process.pid}.{tid}"  # gdbserver's multiprocess ids
     pointer = inferior.thread_pointers.get(tid)  # known: no library looked at (1,000 threads)
     if pointer is None and not inferior.running and any(
@@ -210,11 +212,13 @@ def target_id(session: MiSession, tid: int) -> str:
     return f"process {tid}" if tid == pid and len(inferior.threads) <= 1 else f"LWP {tid}"
 
 
-def thread_entry(ctx: Context, info: ThreadInfo, number: int, arch: str | None = None) -> dict[str, Value]:
+def thread_entry(
+    ctx: Context, info: ThreadInfo, number: int, arch: str | None = None, remote: bool | None = None
+) -> dict[str, Value]:
     session = ctx.session
     tid = info.tid
     info = named(session, info)  # gdb's name: `thread name`'s, else the system's
-    entry: dict[str, Value] = {"id": str(number), "target-id": target_id(session, tid)}
+    entry: dict[str, Value] = {"id": str(number), "target-id": target_id(session, tid, remote)}
     if info.details:  # gdb's order: target-id, details, name
         entry["details"] = info.details
     if info.name:  # a core records none: gdb gives no name then
@@ -253,11 +257,12 @@ def _thread_info(ctx: Context, args: list[str]) -> Reply:
         stopped = [info.tid for info in listed if info.state is ThreadState.STOPPED and info.tid != selected]
         session.debugger.prepare_thread_frames(stopped)
     arch = program_architecture(session.debugger).name  # the same for each thread's frame
+    remote = remote_held(session) is not None
     for info in listed:
         number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
         if wanted is not None and number != wanted:
             continue
-        threads.append(thread_entry(ctx, info, number, arch))
+        threads.append(thread_entry(ctx, info, number, arch, remote))
     threads.sort(key=lambda t: int(t["id"]) if isinstance(t, dict) and isinstance(t["id"], str) else 0)
     pairs: list[tuple[str, Value]] = [("threads", threads)]
     if wanted is None and inferior.selected_tid in inferior.threads:
