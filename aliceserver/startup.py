@@ -30,6 +30,7 @@ def import_quietly(name: str) -> ModuleType:
         return importlib.import_module(name)
     defer_import("pdb")
     defer_import("inspect")  # before dataclasses imports it
+    defer_import("traceback")  # before logging imports it
     was_enabled = gc.isenabled()
     gc.disable()
     from aliceserver import dataclass_code
@@ -51,8 +52,9 @@ def defer_import(name: str) -> None:
     construct imports it for a debugging aid we never use (pdb with cmd, bdb, code, glob,
     pprint: 1.5-3.5 ms of each start). For inspect: dataclasses imports it for the
     signatures dataclass_code.py reads from the generated __init__ (inspect with ast and
-    dis: about 3 ms). importlib's LazyLoader would not do: an `import`
-    statement reads the module's __spec__, which makes it load."""
+    dis: about 3 ms). For traceback: logging imports it to format an exception (with
+    linecache, tokenize and textwrap: about 1.5 ms). importlib's LazyLoader would not do:
+    an `import` statement reads the module's __spec__, which makes it load."""
     if name in sys.modules:
         return
     spec = importlib.util.find_spec(name)

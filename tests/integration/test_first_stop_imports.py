@@ -63,6 +63,9 @@ _NOT_AT_A_FIRST_STOP = (
     "tempfile",  # a remote stub's file copies
     "shutil",  # a program given by a bare name (`which`)
     "decimal",  # decimal floats' values, and long doubles'
+    "linecache",  # logging's traceback (import_quietly defers it: an exception logged
+    "tokenize",  # imports it, with these)
+    "textwrap",
 )
 # A new index is written through a temporary file of its own making (cache.py): a cold
 # start imports no more than a warm one (tempfile imported random and shutil: 5-7 ms).

@@ -96,3 +96,25 @@ def test_leave_ends_the_process_as_sys_exit_does() -> None:
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, cwd=root, timeout=30)
     assert (done.returncode, done.stdout.split(), done.stderr) == (3, ["buffered", "thread", "atexit"], "")
+
+
+def test_traceback_comes_when_logging_formats_an_exception() -> None:
+    """logging imports traceback (with linecache and tokenize) for exceptions alone."""
+    import subprocess
+
+    script = (
+        "import sys\n"
+        "from aliceserver.startup import import_quietly\n"
+        "import_quietly('aliceserver.debuggers.events')\n"
+        "import logging\n"
+        "print('tokenize' in sys.modules)\n"
+        "try:\n"
+        "    1 / 0\n"
+        "except ZeroDivisionError:\n"
+        "    logging.getLogger('x').exception('failed')\n"
+        "print('tokenize' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+    assert done.stdout.split() == ["False", "True"]
+    assert "Traceback (most recent call last)" in done.stderr and "ZeroDivisionError" in done.stderr
