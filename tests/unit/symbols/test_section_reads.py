@@ -131,3 +131,20 @@ def test_a_reader_reads_as_read_does_through_one_descriptor(program: Path, tmp_p
     assert got == [sections.read(".debug_info", offset, count) for offset, count in places]
     assert opened == [descriptors + (0 if compressed else 1)]  # one, held for the block
     assert len(list(Path("/proc/self/fd").iterdir())) == descriptors  # and closed after it
+
+
+def test_a_needle_with_followers_finds_each_of_its_endings(program: Path) -> None:
+    """(prefix, followers) finds, in one pass, what prefix+f for each f finds."""
+    sections = ElfSections(str(program))
+    offsets = [u.offset for u in _whole_reading(sections)]
+    info = sections.get(".debug_info")
+    common = info[40:48]  # (several misses, then `re`, when it recurs with other endings)
+    for prefix, followers in ((b"helper_3", b"\0<"), (b"func_", b"0123"), (b"shared_name", b"\0"),
+                              (b"x", b"\0"), (b"\0\0\0\0\0\0\0\0", b"\x01\x02"),
+                              (common, bytes(range(0, 256, 3))), (b"absent!", b"\0")):  # fmt: skip
+        for window in (7, 64, 1000, 1 << 24):
+            expected: set[int] = set()
+            for follower in followers:
+                expected |= units_holding(sections, ".debug_info", [prefix + bytes([follower])], offsets, window)
+            found = units_holding(sections, ".debug_info", [(prefix, followers)], offsets, window)
+            assert found == expected, (prefix, followers, window)

@@ -31,7 +31,7 @@ from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.globalnames import units_defining
 from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
-from aliceserver.debuggers.symbols.dwarf.sectionsearch import units_holding
+from aliceserver.debuggers.symbols.dwarf.sectionsearch import Needle, units_holding
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ def units_mentioning(
         return None
     if references and sections.has(".debug_str_offsets"):
         return None  # names through DW_FORM_strx: the unit is not found by bytes alone
-    needles = [needle + b"\0", needle + b"<"]  # DW_FORM_string; a template instance's name
+    # DW_FORM_string, ended by NUL, or a template instance's name (`<`)
+    needles: list[Needle] = [(needle, b"\0<")]
     # DW_FORM_strp: a 4-byte offset (8 in DWARF64, same prefix)
     needles += [offset.to_bytes(4, "little") for offset in references]
     return sorted(units_holding(sections, ".debug_info", needles, unit_offsets))
