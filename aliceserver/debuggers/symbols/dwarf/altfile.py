@@ -123,7 +123,7 @@ def first_language(info: DWARFInfo) -> Callable[[], AttributeValue | None]:
 def missing_message(debug_path: str) -> str:
     """gdb 13's words when it finds no alt file (dwarf2/read.c, dwz_file): it then reads no
     DWARF of that file at all."""
-    return f"Could not find '.gnu_debugaltlink' file for {debug_path}"
+    return f"could not find '.gnu_debugaltlink' file for {debug_path}"
 
 
 def build_id_of(sections: ElfSections) -> bytes | None:
@@ -170,14 +170,15 @@ def open_alt(sections: ElfSections) -> ElfSections | None:
     return None if link is None else find_alt_file(sections.path, link)
 
 
-def alt_missing(sections: ElfSections) -> bool:
-    """Whether the file names an alt file that is not found: gdb then reads none of its
-    DWARF (its error, logged here), and so do we."""
+class MissingAltFile(TargetError):
+    """The alt file a debug file names is not found: gdb then reads none of its DWARF."""
+
+
+def check_alt_file(sections: ElfSections) -> None:
+    """MissingAltFile, in gdb's words, when the file names an alt file not found."""
     link = alt_link(sections)
-    if link is None or find_alt_file(sections.path, link) is not None:
-        return False
-    log.warning("%s", missing_message(sections.path))
-    return True
+    if link is not None and find_alt_file(sections.path, link) is None:
+        raise MissingAltFile(missing_message(sections.path))
 
 
 class _Shifted(io.RawIOBase):

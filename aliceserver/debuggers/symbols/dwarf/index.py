@@ -17,7 +17,7 @@ from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf import names, prologue
 from aliceserver.debuggers.symbols.dwarf.addresslines import AddressLineIndex, address_line_index
-from aliceserver.debuggers.symbols.dwarf.altfile import alt_missing
+from aliceserver.debuggers.symbols.dwarf.altfile import check_alt_file
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
 from aliceserver.debuggers.symbols.dwarf.lineparts import (
@@ -143,8 +143,7 @@ class DebugInfo:
         if opened is None:
             return None
         main, dwarf = opened
-        if alt_missing(dwarf):  # dwz's alt file: gdb reads no DWARF without it
-            return None
+        check_alt_file(dwarf)  # dwz's alt file: gdb reads no DWARF without it
         try:
             ident_main = FileIdentity.of(main.path)
             ident_dwarf = FileIdentity.of(dwarf.path) if dwarf is not main else ident_main
