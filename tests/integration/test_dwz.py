@@ -108,6 +108,24 @@ def test_a_dwz_program_prints_what_gdb_prints(dwz_programs: Path, name: str) -> 
     assert got.splitlines() == expected.splitlines()
 
 
+def test_a_dwarf5_supplementary_file_is_read(builder: Builder, tmp_path: Path) -> None:
+    """dwz -5: DWARF 5's forms of the same (.debug_sup, DW_FORM_ref_sup4, strp_sup), which
+    gdb 13 cannot read ('Dwarf Error: Cannot handle DW_FORM_strp_sup'): the session prints
+    what gdb prints on the program before dwz."""
+    built = builder.build("dwz_shapes", also=["dwz_shapes_part"])
+    for where in ("sup", "org"):  # names alike: the same stack addresses
+        (tmp_path / where).mkdir()
+        shutil.copy(built, tmp_path / where / "one")
+    shutil.copy(built, tmp_path / "sup" / "two")
+    subprocess.run(["dwz", "-5", "-m", "shapes.sup", "-M", "shapes.sup", "one", "two"], cwd=tmp_path / "sup",
+                   check=True, timeout=PATIENCE)  # fmt: skip
+    assert ".debug_sup" in _readelf(tmp_path / "sup" / "one", "-S")
+    expected = _batch([gdb_path() or "gdb"], COMMANDS, tmp_path / "org" / "one")
+    assert "Breakpoint 3.1, area_of (s=" in expected and "exited normally" in expected
+    got = _batch([sys.executable, "-m", "aliceserver"], COMMANDS, tmp_path / "sup" / "one")
+    assert got.splitlines() == expected.splitlines()
+
+
 @pytest.mark.skipif(find_cxx() is None, reason="g++ not installed")
 def test_a_dwz_cplusplus_program_prints_what_gdb_prints(builder: Builder, tmp_path: Path) -> None:
     """Its partial units have no DW_AT_language: C++ names (`geo::Point`, std::vector's

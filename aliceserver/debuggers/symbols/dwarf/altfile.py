@@ -48,14 +48,19 @@ def alt_link(sections: ElfSections) -> AltLink | None:
     end = data.find(b"\0")
     if end > 0:
         return AltLink(data[:end].decode("utf-8", "surrogateescape"), bytes(data[end + 1 :]))
-    sup = sections.get(".debug_sup")  # version(2), is_supplementary(1), name, id (uleb length)
-    if len(sup) > 4 and sup[2] == 0:
-        end = sup.find(b"\0", 3)
-        if end > 3:
-            size = sup[end + 1] if end + 1 < len(sup) else 0  # a build-id is shorter than 128
-            return AltLink(sup[3:end].decode("utf-8", "surrogateescape"),
-                           bytes(sup[end + 2 : end + 2 + size]))  # fmt: skip
-    return None
+    sup = _debug_sup(sections)
+    return sup[1] if sup is not None and not sup[0] else None
+
+
+def _debug_sup(sections: ElfSections) -> tuple[bool, AltLink] | None:
+    """DWARF 5's .debug_sup: (is the supplementary file itself, its name and checksum)."""
+    sup = sections.get(".debug_sup")  # version(2), is_supplementary(1), name, checksum (uleb length)
+    end = sup.find(b"\0", 3)
+    if len(sup) < 5 or end < 3 or end + 1 >= len(sup) or sup[end + 1] >= 0x80:
+        return None
+    size = sup[end + 1]  # a checksum (a build-id) is shorter than 128
+    name = sup[3:end].decode("utf-8", "surrogateescape")
+    return bool(sup[2]), AltLink(name, bytes(sup[end + 2 : end + 2 + size]))
 
 
 def shares_units(sections: ElfSections) -> bool:
@@ -156,7 +161,9 @@ def find_alt_file(debug_path: str, link: AltLink,
             continue
         try:
             found = ElfSections(path)
-            if build_id_of(found) == link.build_id and found.has(".debug_info"):
+            sup = _debug_sup(found)  # DWARF 5's supplementary file has its checksum there
+            own = sup[1].build_id if sup is not None and sup[0] else build_id_of(found)
+            if own == link.build_id and found.has(".debug_info"):
                 return found
             log.info("ignoring alt file %s: its build-id is not %s", path, hexid)
         except (OSError, TargetError, Unsupported) as exc:
