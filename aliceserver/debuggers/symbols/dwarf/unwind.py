@@ -172,7 +172,10 @@ class StackUnwinder:
                 self.done = True  # outermost (rip undefined), pc 0, or nothing more known
                 break
             # Same value: what no rule of this frame gives stays as undefined as it was.
-            undefined = caller_undefined | frozenset(name for name in undefined if name not in caller)
+            if undefined:  # (most often none: 1 us a frame to find so)
+                undefined = caller_undefined | frozenset(name for name in undefined if name not in caller)
+            else:
+                undefined = caller_undefined
             regs = caller
             exact_pc = trampoline
             method = "signal" if trampoline else ("cfi" if used_cfi else "frame-pointer")
