@@ -34,7 +34,9 @@ HEADER = PROGRAMS_DIR / "dwz_shapes.h"
 PART = PROGRAMS_DIR / "dwz_shapes_part.c"
 ALT = ".dwz/shapes.debug"  # relative to the debug file's directory, as dh_dwz's are
 
-COMMANDS = [
+# a partial unit's symbols: its own symtab, "<unknown>" (it has no DW_AT_name), once
+INFO_COMMANDS = ["info types shape", "info types point", "info functions area", "info variables shape"]
+RUN_COMMANDS = [
     "break shape_area", "break grow", f"break {HEADER.name}:{marker_line(HEADER, 'dwz_inline')}",
     f"break {PART.name}:{marker_line(PART, 'dwz_grow')}",
     "run", "bt", "info args", "info locals", "print *s", "print s->corner", "ptype s",
@@ -46,6 +48,7 @@ COMMANDS = [
     "continue", "bt", "up", "info locals", "print where", "ptype where", "up", "info locals",
     "ptype local", "continue",
 ]  # fmt: skip
+COMMANDS = [*INFO_COMMANDS, *RUN_COMMANDS]
 # `break area_of` (an inline function whose abstract instance dwz moved): gdb 13 binds it to
 # one of its two copies when asked before the first run, to both after; asked after.
 AREA_COMMANDS = ["break grow", "run", "break area_of", "info breakpoints", "continue", "bt",
@@ -125,9 +128,9 @@ def test_a_dwarf5_supplementary_file_is_read(builder: Builder, tmp_path: Path) -
     subprocess.run(["dwz", "-5", "-m", "shapes.sup", "-M", "shapes.sup", "one", "two"], cwd=tmp_path / "sup",
                    check=True, timeout=PATIENCE)  # fmt: skip
     assert ".debug_sup" in _readelf(tmp_path / "sup" / "one", "-S")
-    expected = _batch([gdb_path() or "gdb"], COMMANDS, tmp_path / "org" / "one")
+    expected = _batch([gdb_path() or "gdb"], RUN_COMMANDS, tmp_path / "org" / "one")
     assert "Breakpoint 3.1, area_of (s=" in expected and "exited normally" in expected
-    got = _batch([sys.executable, "-m", "aliceserver"], COMMANDS, tmp_path / "sup" / "one")
+    got = _batch([sys.executable, "-m", "aliceserver"], RUN_COMMANDS, tmp_path / "sup" / "one")
     assert got.splitlines() == expected.splitlines()
 
 

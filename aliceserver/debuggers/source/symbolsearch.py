@@ -129,7 +129,8 @@ class _Search:
                 continue
             if self.types is not None and not self.types.search(entry.type):
                 continue
-            shown = names.shown(entry.decl_file)
+            # a dwz partial unit names no file: gdb's symtab of it is "<unknown>"
+            shown = names.shown(entry.decl_file) if top.tag != "DW_TAG_partial_unit" else "<unknown>"
             self._add(shown, os.path.normpath(os.path.join(comp_dir, shown)), entry)
             if self.full():
                 return

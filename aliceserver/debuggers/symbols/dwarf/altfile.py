@@ -247,3 +247,10 @@ def route_units(info: DWARFInfo, alt: DWARFInfo) -> None:
         return alt.get_CU_at(offset) if offset >= ALT_BASE else plain(offset)
 
     info.get_CU_at = unit_at  # type: ignore[method-assign]
+    own_units = info.iter_CUs
+
+    def every_unit() -> Iterator[CompileUnit]:  # `info types`' partial units, as gdb's
+        yield from own_units()
+        yield from alt.iter_CUs()
+
+    info.iter_CUs = every_unit  # type: ignore[method-assign]

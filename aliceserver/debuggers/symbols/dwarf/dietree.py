@@ -22,10 +22,12 @@ _UNIT_REFS = frozenset(
 )
 
 
-def children(die: DIE, depth: int = 0) -> Iterator[DIE]:
+def children(die: DIE, depth: int = 0, *, imports: bool = True) -> Iterator[DIE]:
     """The DIEs directly under `die`, in order (what `die.iter_children()` yields on sound
     DWARF), with those of the units its DW_TAG_imported_unit children import in their
-    place (`depth`: imports followed so far)."""
+    place (`depth`: imports followed so far; none without `imports`)."""
+    if not imports:
+        depth = _IMPORT_DEPTH
     if not die.has_children:
         return
     cu = die.cu
@@ -64,7 +66,7 @@ def parent_of(die: DIE) -> DIE | None:
     search = die.cu.get_top_DIE()
     while search.offset < die.offset:
         closest = None
-        for child in children(search, _IMPORT_DEPTH):  # this unit's own DIEs only
+        for child in children(search, imports=False):  # this unit's own DIEs
             if child.offset > die.offset:
                 break
             if child.offset == die.offset:

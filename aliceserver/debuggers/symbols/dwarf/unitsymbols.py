@@ -71,7 +71,7 @@ def _collect(
     demangle: Callable[[str], str],
     out: list[UnitSymbol],
 ) -> None:
-    for child in children(parent):
+    for child in children(parent, imports=False):  # dwz's partial units: listed as units of their own, as gdb
         tag = child.tag
         if tag == "DW_TAG_namespace":
             name = die_name(child)
