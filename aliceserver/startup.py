@@ -25,7 +25,8 @@ def import_quietly(name: str) -> ModuleType:
     A module imported already (or being imported by another thread, which import_module
     waits for) is not frozen again: in a long-running server (a session per connection)
     that would keep every later session's garbage for ever. Dataclasses' methods are
-    compiled once per interpreter (dataclass_code.py)."""
+    compiled once per interpreter (dataclass_code.py), and submodules come from one file
+    of their byte code (import_bundle.py)."""
     if name in sys.modules:
         return importlib.import_module(name)
     defer_import("pdb")
@@ -33,8 +34,9 @@ def import_quietly(name: str) -> ModuleType:
     defer_import("traceback")  # before logging imports it
     was_enabled = gc.isenabled()
     gc.disable()
-    from aliceserver import dataclass_code
+    from aliceserver import dataclass_code, import_bundle
 
+    import_bundle.install()
     code_cache = dataclass_code.install()
     try:
         return importlib.import_module(name)
