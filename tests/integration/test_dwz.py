@@ -222,3 +222,28 @@ def test_dap_frames_and_variables_of_a_dwz_program(dwz_programs: Path) -> None:
             client.wait_event("stopped", since=mark)
     assert got_locals == local_lines
     assert [name.split("(")[0] for name in got_frames if "libc" not in name and name != "_start"] == frame_names
+
+
+def test_an_alt_file_is_found_as_gdb_finds_it(builder: Builder, tmp_path: Path) -> None:
+    """An absolute `.dwz/` name not found where it says: under each debug directory (gdb's
+    dwz_search_other_debugdirs); a file there with another build-id is passed over."""
+    from aliceserver.debuggers.symbols.dwarf.altfile import alt_link, find_alt_file
+    from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+
+    built = builder.build("dwz_shapes", also=["dwz_shapes_part"])
+    for name in ("one", "two"):
+        shutil.copy(built, tmp_path / name)
+    named = "/usr/lib/debug/.dwz/aliceserver-tests/shapes.debug"  # not on this machine
+    subprocess.run(["dwz", "-m", "made.debug", "-M", named, "one", "two"], cwd=tmp_path, check=True,
+                   timeout=PATIENCE)  # fmt: skip
+    wrong, right = tmp_path / "wrong", tmp_path / "right"
+    for root in (wrong, right):
+        (root / ".dwz" / "aliceserver-tests").mkdir(parents=True)
+    shutil.copy(tmp_path / "made.debug", right / ".dwz" / "aliceserver-tests" / "shapes.debug")
+    shutil.copy(tmp_path / "one", wrong / ".dwz" / "aliceserver-tests" / "shapes.debug")
+    sections = ElfSections(str(tmp_path / "one"))
+    link = alt_link(sections)
+    assert link is not None and link.name == named and len(link.build_id) == 20
+    found = find_alt_file(sections.path, link, [str(wrong), str(right)])
+    assert found is not None and found.path == str(right / ".dwz" / "aliceserver-tests" / "shapes.debug")
+    assert find_alt_file(sections.path, link, [str(wrong)]) is None

@@ -149,13 +149,20 @@ def find_alt_file(debug_path: str, link: AltLink,
     """The alt file `link` names, looked for as gdb does: its name (relative to the real
     directory of the debug file), then DIR/.build-id/xx/rest.debug; its build-id must be
     `link`'s. None when none is found."""
+    dirs = list(debug_dirs)
     name = link.name
     if not os.path.isabs(name):
         name = os.path.join(os.path.dirname(os.path.realpath(debug_path)), name)
     candidates = [name]
     hexid = link.build_id.hex()
     if len(hexid) > 2:
-        candidates += [os.path.join(d, ".build-id", hexid[:2], hexid[2:] + ".debug") for d in debug_dirs]
+        candidates += [os.path.join(d, ".build-id", hexid[:2], hexid[2:] + ".debug") for d in dirs]
+    # then its `.dwz/...` part under each debug directory (a distribution's path, from
+    # another root), as gdb's dwz_search_other_debugdirs
+    at = name.find("/.dwz/")
+    if at >= 0:
+        candidates += [os.path.join(d, name[at + 1 :]) for d in dirs
+                       if d and not name.startswith(d.rstrip("/") + "/")]  # fmt: skip
     for path in candidates:
         if not os.path.isfile(path):
             continue
