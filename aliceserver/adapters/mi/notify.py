@@ -45,10 +45,12 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         _progress(session, event)
         return
     if inferior.process is None and inferior.probe_pid is not None:
-        # The symbol probe: nobody started it, nobody hears of it.
+        # The symbol probe: nobody started it, nobody hears of it; but of the symbols it
+        # reads (an unusable debug file), as gdb tells when it reads them.
         if isinstance(event, ev.Exited) and event.pid == inferior.probe_pid:
             inferior.probe_pid = None
-        return
+        if not (isinstance(event, ev.Output) and event.category == "warning"):
+            return
     if inferior.process is None and not isinstance(event, (ev.ProcessStarted, ev.Output)) and not (
         isinstance(event, ev.Exited) and event.signal_name == CONNECTION_CLOSED and inferior.threads
     ):  # the stub's loss is told though it came before its process was taken in

@@ -18,7 +18,7 @@ from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.arch.registry import X86_64_ARCH, by_e_machine
-from aliceserver.debuggers.events import Progress
+from aliceserver.debuggers.events import Output, Progress
 from aliceserver.debuggers.model import (
     CodeLocation,
     Module,
@@ -29,6 +29,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.source.resolver import LocationResolver, call_site_position
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.dwarf import cxxnames, funcnames
+from aliceserver.debuggers.symbols.dwarf.altfile import MissingAltFile
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
@@ -78,7 +79,7 @@ class SourceSymbols:
         self,
         symbols: ProcessSymbols,
         cache: IndexCache | None = None,
-        report: Callable[[Progress], None] | None = None,
+        report: Callable[[Progress | Output], None] | None = None,
         debug_infos: DebugInfos | None = None,
         source_paths: SourcePaths | None = None,
     ) -> None:
@@ -128,6 +129,9 @@ class SourceSymbols:
         try:
             info = DebugInfo.load(image, cache=self._cache, progress=self._progress(module),
                                   opened=self.prefetch.opened(module.path, image.build_id))
+        except MissingAltFile as error:  # gdb's error, once; then no DWARF of the module
+            if self._report is not None:
+                self._report(Output("warning", f"{error}\n"))
         except AliceError as error:
             log.warning("debug info of %s unusable: %s", module.path, error)
         self._debug[module.path] = (image, info)
