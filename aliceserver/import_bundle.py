@@ -5,11 +5,13 @@ directory for each of its suffixes, a stat of the source, an open and read of th
 check of its header. That is 30-40 us a module: 8 ms of the engine's import (250 modules
 of aliceserver and pyelftools), more for the MI front end. The bundle keeps the marshalled
 code of those modules in one file beside the package's byte code (its `__pycache__`, else
-the user's cache directory), mapped once; a module comes from it when its source has the
-size and mtime recorded (as a .pyc's header says) and its package's directory the mtime
-recorded (so a file added there, which would be found first, is not hidden): else it is
-imported as usual, and the bundle is written again at exit, from the .pyc files Python
-wrote. The modules are the same (same code, attributes, loader methods), only found faster.
+the user's cache directory), opened once, each module's code read at its import (a
+mapping of the file kept 3 MB more resident). A module comes from it when its source has
+the size and mtime recorded (as a .pyc's header says) and its package's directory the
+mtime recorded (so a file added there, which would be found first, is not hidden): else
+it is imported as usual, and the bundle is written again at exit, from the .pyc files
+Python wrote. The modules are the same (same code, attributes, loader methods), only
+found faster.
 
 Only submodules (a dotted name) are served, of aliceserver, pyelftools and the standard
 library (a test run's or a plugin's are none of its business): a top-level module's place
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import _imp
 import marshal
-import mmap
 import os
 import sys
 import threading
@@ -39,17 +40,27 @@ _HEADER = 8  # the index's length, then the index, then each module's marshalled
 Entry = tuple[str, int, int, bool, int, int, int]
 
 
+class _Codes:
+    """The bundle's codes: `length` bytes at `offset` after its index."""
+
+    def __init__(self, fd: int, start: int, size: int) -> None:
+        self.fd, self.start, self.size = fd, start, size
+
+    def read(self, offset: int, length: int) -> bytes:
+        return os.pread(self.fd, length, self.start + offset)
+
+
 class _BundleLoader(SourceFileLoader):
     """A SourceFileLoader whose code comes from the bundle (get_source, resources... as usual)."""
 
-    def __init__(self, fullname: str, path: str, code: memoryview) -> None:
+    def __init__(self, fullname: str, path: str, codes: _Codes, place: tuple[int, int]) -> None:
         super().__init__(fullname, path)
-        self._code = code
+        self._codes, self._place = codes, place
 
     def get_code(self, fullname: str) -> CodeType:
         try:
-            code = marshal.loads(self._code)
-        except (EOFError, ValueError, TypeError):
+            code = marshal.loads(self._codes.read(*self._place))
+        except (OSError, EOFError, ValueError, TypeError):
             code = None
         if not isinstance(code, CodeType):  # a damaged bundle: the .pyc or the source
             return super().get_code(fullname)  # type: ignore[return-value]
@@ -66,7 +77,7 @@ class BundleFinder:
         self.paths = paths
         self.packages = tuple(packages)
         self.index: dict[str, Entry] = {}
-        self._data: memoryview | None = None
+        self._data: _Codes | None = None
         self._dirs: dict[str, bool] = {}  # parent directory -> its mtime is the recorded one
         self._before = set(sys.modules)  # imported by other means: not written
         self._served: set[str] = set()
@@ -87,7 +98,7 @@ class BundleFinder:
         except (ValueError, TypeError):  # a damaged index: imported as usual
             return None
 
-    def _spec(self, name: str, path: Sequence[str], entry: Entry, data: memoryview) -> ModuleSpec | None:
+    def _spec(self, name: str, path: Sequence[str], entry: Entry, data: _Codes) -> ModuleSpec | None:
         source, mtime, size, package, offset, length, dir_mtime = entry
         parent = os.path.dirname(os.path.dirname(source) if package else source)
         if parent not in path or not self._dir_unchanged(parent, dir_mtime):
@@ -98,9 +109,9 @@ class BundleFinder:
             return None
         if stat.st_mtime_ns != mtime or stat.st_size != size:
             return None
-        if not 0 <= offset <= offset + length <= len(data):
+        if not 0 <= offset <= offset + length <= data.size:
             return None
-        loader = _BundleLoader(name, source, data[offset : offset + length])
+        loader = _BundleLoader(name, source, data, (offset, length))
         spec = ModuleSpec(name, loader, origin=source, is_package=package)
         spec.has_location = True
         if package:
@@ -137,7 +148,10 @@ class BundleFinder:
                 return  # every module that could be was served (or has no current .pyc)
             for name, entry in self.index.items():  # still valid, imported here or not
                 if name not in codes and self._data is not None and _valid(entry):
-                    codes[name] = (entry[0], bytes(self._data[entry[4] : entry[4] + entry[5]]))
+                    try:
+                        codes[name] = (entry[0], self._data.read(entry[4], entry[5]))
+                    except OSError:
+                        continue
         for path in self.paths:
             try:
                 _write(path, codes)
@@ -186,21 +200,23 @@ def _valid(entry: Entry) -> bool:
     return (stat.st_mtime_ns, stat.st_size, parent.st_mtime_ns) == (mtime, size, dir_mtime)
 
 
-def _load(path: str) -> tuple[dict[str, Entry], memoryview] | None:
+def _load(path: str) -> tuple[dict[str, Entry], _Codes] | None:
     try:
-        with open(path, "rb") as handle:
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # no file, or an empty one
+        fd = os.open(path, os.O_RDONLY)  # kept open (not inherited) for the later imports
+    except OSError:
         return None
-    data = memoryview(mapped)
     try:
-        length = int.from_bytes(data[:_HEADER], "little")
-        version, index = marshal.loads(data[_HEADER : _HEADER + length])
-    except (EOFError, ValueError, TypeError):
+        size = os.fstat(fd).st_size
+        length = int.from_bytes(os.pread(fd, _HEADER, 0), "little")
+        if length > size - _HEADER:
+            raise ValueError("no index")
+        version, index = marshal.loads(os.pread(fd, length, _HEADER))
+        if version != _VERSION or not isinstance(index, dict):
+            raise ValueError("another version")
+    except (OSError, EOFError, ValueError, TypeError):
+        os.close(fd)
         return None
-    if version != _VERSION or not isinstance(index, dict):
-        return None
-    return index, data[_HEADER + length :]  # the offsets count from the codes' start
+    return index, _Codes(fd, _HEADER + length, size - _HEADER - length)  # offsets from the codes' start
 
 
 def _write(path: str, codes: dict[str, tuple[str, bytes]]) -> None:
