@@ -13,6 +13,7 @@ by file (or one needing every unit) still builds it.
 
 from __future__ import annotations
 
+import struct
 import threading
 from bisect import bisect_right
 from typing import Any
@@ -35,22 +36,28 @@ _LOOK_BACK = 8  # ranges looked at below an address, as LineIndex.unit_at
 _UNCOVERED = 64  # units .debug_aranges may leave out (each read at once)
 
 
-def unit_starts(dwarf: ElfSections) -> list[int]:
+def unit_starts(dwarf: ElfSections, covered: frozenset[int] | None = None) -> list[int] | None:
     """The offset of each unit of .debug_info, as read_unit_heads walks them (up to the
-    first malformed length)."""
+    first malformed length); None once more than _UNCOVERED are not in `covered` (libc6-dbg
+    has 2,000 units, many of them not in its aranges: no need to walk them all)."""
     size = dwarf.size(".debug_info")
     starts = []
+    left = _UNCOVERED
     with dwarf.reader(".debug_info") as read:
         pos = 0
         while pos + 11 <= size:
             try:
                 length, _osize, body = unit_length(read(pos, 12), 0)
-            except (TargetError, ValueError):
+            except (TargetError, struct.error):
                 break
             end = pos + body + length
             if end > size or length < 7:
                 break
             starts.append(pos)
+            if covered is not None and pos not in covered:
+                left -= 1
+                if left < 0:
+                    return None
             pos = end
     return starts
 
@@ -61,9 +68,9 @@ def address_line_index(dwarf: ElfSections, stored: RowCache | None) -> AddressLi
     aranges = read_aranges(dwarf.get(".debug_aranges"))
     if not aranges:
         return None
-    starts = unit_starts(dwarf)
-    covered = {cu for _low, _high, cu in aranges}
-    if not covered <= set(starts) or len(starts) - len(covered) > _UNCOVERED:
+    covered = frozenset(cu for _low, _high, cu in aranges)
+    starts = unit_starts(dwarf, covered)
+    if starts is None or not covered <= set(starts):
         return None
     lines = AddressLineIndex(dwarf, aranges, starts, stored)
     lines.cover([offset for offset in starts if offset not in covered])
