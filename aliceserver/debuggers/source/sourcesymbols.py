@@ -29,12 +29,11 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.source.resolver import LocationResolver, call_site_position
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.dwarf import cxxnames, funcnames
-from aliceserver.debuggers.symbols.dwarf.altfile import MissingAltFile
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
-from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
+from aliceserver.debuggers.symbols.dwarf.index import DebugInfo, MissingAltFile
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.sectionprefetch import SectionPrefetch
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
@@ -78,8 +77,7 @@ class SourceSymbols:
     def __init__(
         self,
         symbols: ProcessSymbols,
-        cache: IndexCache | None = None,
-        report: Callable[[Progress | Output], None] | None = None,
+        cache: IndexCache | None = None, report: Callable[[Progress | Output], None] | None = None,
         debug_infos: DebugInfos | None = None,
         source_paths: SourcePaths | None = None,
     ) -> None:
@@ -125,15 +123,14 @@ class SourceSymbols:
         known = self._debug.get(module.path)
         if known is not None and known[0] is image:
             return known[1]
-        info = None
         try:
             info = DebugInfo.load(image, cache=self._cache, progress=self._progress(module),
                                   opened=self.prefetch.opened(module.path, image.build_id))
-        except MissingAltFile as error:  # gdb's error, once; then no DWARF of the module
-            if self._report is not None:
-                self._report(Output("warning", f"{error}\n"))
         except AliceError as error:
             log.warning("debug info of %s unusable: %s", module.path, error)
+            if isinstance(error, MissingAltFile) and self._report is not None:  # gdb's error, once
+                self._report(Output("warning", f"{error}\n"))
+            info = None
         self._debug[module.path] = (image, info)
         return info
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf import names, prologue
 from aliceserver.debuggers.symbols.dwarf.addresslines import AddressLineIndex, address_line_index
+from aliceserver.debuggers.symbols.dwarf.altfile import MissingAltFile as MissingAltFile
 from aliceserver.debuggers.symbols.dwarf.altfile import check_alt_file
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
