@@ -88,6 +88,7 @@ class RemoteProcess(RemoteTarget):
         self.memory.forget()
         self.threads.forget()
         self.breakpoints.inserted.clear()
+        self.step_overs.forget()
         event = self._take(stops.parse(reply), initial=True, attached=attached)
         if not isinstance(event, Stopped):
             raise TargetError("The program exited before it started.")
@@ -104,7 +105,8 @@ class RemoteProcess(RemoteTarget):
         stopped = self._last_stop.thread_id if self._last_stop is not None else None
         if stopped is not None and step_over and (only is None or only == stopped):
             point = self._breakpoint_under(stopped)
-            if point is not None:
+            if point is not None and (stopped in self._pending_signals
+                                      or not self.step_overs.over(self._ref(stopped), point)):  # fmt: skip
                 self._step_over(stopped, point)
                 if self._early is not None:  # the step stopped for something else: report it
                     self.threads.forget()
@@ -161,7 +163,7 @@ class RemoteProcess(RemoteTarget):
 
     def _step_over(self, tid: int, point: StubBreakpoint) -> None:
         """Out, one instruction, in again (gdb's way over gdbserver). A step that stops
-        for anything but its trap (a signal, an exit) is kept for `wait`."""
+        for anything but its trap (a signal, a watchpoint, an exit) is kept for `wait`."""
         self.breakpoints.lift(point.address)
         packet = self._step_packet(tid)
         if packet.select is not None:
@@ -170,7 +172,9 @@ class RemoteProcess(RemoteTarget):
         self.registers.clear()
         self.memory.forget()
         self._pending_signals.pop(tid, None)
-        plain = isinstance(reply, stops.SignalStop) and reply.signal == signals.GDB_SIGNAL_TRAP
+        # a watchpoint the stepped instruction hit is the stop to report, as gdb does
+        plain = (isinstance(reply, stops.SignalStop) and reply.signal == signals.GDB_SIGNAL_TRAP
+                 and reply.reason not in ("watch", "rwatch", "awatch"))  # fmt: skip
         if not isinstance(reply, stops.ProcessExit):
             self.breakpoints.restore(point)
         if not plain:
@@ -333,16 +337,19 @@ class RemoteProcess(RemoteTarget):
     def remove_breakpoint(self, address: int, *, hardware: bool = False,
                           kind: int | None = None) -> None:  # fmt: skip
         self._check_live()
+        self.step_overs.forget(address)
         self.breakpoints.remove(address, hardware=hardware, kind=kind)
 
     def insert_watchpoint(self, address: int, length: int, access: str = "write") -> None:
         """A hardware watchpoint on `length` bytes: `write`, `read` or `access`."""
         self._check_live()
         self.breakpoints.watch(b"Z", address, length, access)
+        self.step_overs.watches += 1
 
     def remove_watchpoint(self, address: int, length: int, access: str = "write") -> None:
         self._check_live()
         self.breakpoints.watch(b"z", address, length, access)
+        self.step_overs.watches -= 1
 
     # --- inside -----------------------------------------------------------------------
     def _check_resumable(self) -> None:

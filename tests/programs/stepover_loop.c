@@ -1,0 +1,20 @@
+/* Step-overs over a stub: test_remote_stepover.py puts a breakpoint on every instruction
+   of mix (pushes, moves, stores and loads the server emulates; arithmetic, pop and leave
+   it steps) and continues through every hit; the exit status is the loop's sum, as
+   without breakpoints. */
+#include <stdlib.h>
+
+__attribute__((noinline)) long mix(long a, int b)
+{
+    long c = a * 3 + b;
+    return c ^ (c >> 3);
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 5;
+    long sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += mix(sum + i, i);
+    return (int)(sum & 0x7f);
+}
