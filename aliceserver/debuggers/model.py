@@ -362,6 +362,11 @@ class PrinterView:
     raw_value: str = ""  # the value printed without printers
 
 
+# A variable gdb could not read at all (its location failed): `print` fails with the rest
+# of the text, frame lines show it whole, `info locals` as <error reading variable NAME (...)>.
+READ_ERROR = "<error reading variable: "
+
+
 @dataclass(frozen=True, slots=True)
 class VariableInfo:
     """A value as the front ends show it; `reference` > 0 names its children while stopped."""

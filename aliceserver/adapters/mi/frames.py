@@ -12,7 +12,7 @@ from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.adapters.mi import sigframes
 from aliceserver.adapters.mi.output import Value
 from aliceserver.debuggers.arch.program import program_architecture
-from aliceserver.debuggers.model import StackFrame, VariableInfo, VariableScope
+from aliceserver.debuggers.model import READ_ERROR, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
@@ -78,6 +78,8 @@ def evaluation_failure(info: VariableInfo) -> str | None:
     if not info.error or info.value == "<optimized out>":
         return None
     text = info.value
+    if text.startswith(READ_ERROR) and text.endswith(">"):
+        return text[len(READ_ERROR) : -1]
     if text.startswith("<error: ") and text.endswith(">"):
         text = text[len("<error: ") : -1]
     return text
@@ -127,6 +129,9 @@ def printed_value(info: VariableInfo) -> str:
     prints it, without the `(type *)` prefix of a pointer's value."""
     if info.value == f"({info.type}) <optimized out>" or entirely_optimized_out(info.value):
         return "<optimized out>"
+    failure = evaluation_failure(info) if info.value.startswith(READ_ERROR) else None
+    if failure is not None:  # gdb's print_variable_and_value (info locals, bt full) names it
+        return f"<error reading variable {info.name} ({failure})>"
     return info.value
 
 
@@ -154,20 +159,22 @@ def with_entry_values(infos: list[VariableInfo], mode: str, *, mi: bool) -> list
     folds an equal pair into one `x=x@entry=5` (a name that carries the fold), MI never."""
     out: list[VariableInfo] = []
     for info in infos:
-        entry = info.entry if mode != "no" else None
         lost = info.value == _OPTIMIZED_OUT
-        if mode == "if-needed" and not lost:
-            entry = None
+        missing = lost or info.value.startswith(READ_ERROR)  # gdb's !val || value_optimized_out (val)
+        entry = info.entry if mode != "no" and (mode != "if-needed" or missing) else None
+        failed = entry is not None and entry.value.startswith(READ_ERROR)  # gdb's entryval_error
+        if failed and mode in ("compact", "default") and entry is not None and entry.value == info.value:
+            entry, failed = None, False  # gdb drops an entry value's error the value has already
         val: VariableInfo | None = None if mode in ("only", "preferred") else info
         folded = False
         if mode in ("compact", "default") and val is not None and entry is not None and not mi and info.entry_same:
             folded, entry = True, None
-        if entry is None:
+        if entry is None or failed:  # gdb's entryval NULL
             if mode == "preferred":
                 val = info
-            if mode in ("only", "both") or (mode == "preferred" and lost):
-                entry = VariableInfo(f"{info.name}@entry", info.type, _OPTIMIZED_OUT, error=True)
-        if mode in ("compact", "if-needed", "preferred") and (val is None or lost) and entry is not None:
+            if mode in ("only", "both") or (mode == "preferred" and missing):
+                entry, failed = VariableInfo(f"{info.name}@entry", info.type, _OPTIMIZED_OUT, error=True), False
+        if mode in ("compact", "if-needed", "preferred") and (val is None or missing) and entry is not None and not failed:
             val = None
         if val is not None:
             out.append(replace(val, name=f"{info.name}={info.name}@entry") if folded else val)

@@ -6,10 +6,10 @@ variables."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from aliceserver.debuggers.events import StopReason
 from aliceserver.debuggers.model import (
@@ -114,6 +114,8 @@ class Frames:
         self._lookups_of: tuple[object, int] | None = None  # the module lists they were made with
         # (thread, callee level, callee pc, its float registers' id) -> the caller's frame
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
+        # (the stop cache's writes, the entry values found since: entrychain.py)
+        self._entry_answers: tuple[int, dict[Hashable, Any]] = (-1, {})
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
         self.breakpoint_symbols: Callable[[tuple[int, ...], int], list[str | None]] = lambda ids, pc: [None]
         self._tail_stacks: dict[int, TailCallStack] = {}  # thread -> its frames with tail calls
@@ -445,7 +447,10 @@ class Frames:
         view = self._stepped.caller_view(callee.level == 0 and frame.method != TAIL_CALL, FrameView(
             frame, module.base, self._read_visible, self._write_visible, None, 0,
             partial(self._caller_frame, thread_id, frame, floats), floats))  # fmt: skip
-        return CallerFrame(view, symbols, self._source.function_symbol)
+        writes = self._stop_cache.writes  # entry values found at this stop, while nothing was written
+        if self._entry_answers[0] != writes or not self._callers:
+            self._entry_answers = (writes, {})
+        return CallerFrame(view, symbols, self._source.function_symbol, self._entry_answers[1])
 
     def physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
         """Shown frame `level` as (physical frame index, inlined calls out from its innermost)."""

@@ -28,7 +28,7 @@ def scalar_key(name: str, value: Value, how: tuple[object, ...]) -> DescriptionK
     if isinstance(location, OptimizedOut):  # `<optimized out>`, no children: nothing is read
         if not isinstance(strip(value.type), (BaseType, EnumType, PointerType)):
             return None
-        return (name, value.type, OptimizedOut, location.reason.encode(), how)
+        return (name, value.type, OptimizedOut, location.reason.encode() + b"\0error" * location.error, how)
     if not isinstance(strip(value.type), (BaseType, EnumType)):
         return None
     return bytes_key(name, value, how)

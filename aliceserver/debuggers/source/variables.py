@@ -10,7 +10,13 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Mapping, cast
 
-from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
+from aliceserver.debuggers.model import (
+    READ_ERROR,
+    DynamicTypes,
+    PrinterView,
+    VariableInfo,
+    VariableScope,
+)
 from aliceserver.debuggers.regsets import REGISTER_NAMES
 from aliceserver.debuggers.source.floatregs import DESCRIBED
 from aliceserver.debuggers.source.floatregs import FloatRegisters as FloatRegisters  # frames.py's
@@ -23,7 +29,7 @@ from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, format_value
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc, OptimizedOut
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, is_constant
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
@@ -334,6 +340,8 @@ class VariableStore:
                 text = prefix + format_value(value, options)
         if _without_type_prefix(text).startswith("<error"):
             text = _without_type_prefix(text)  # a pointer unreadable itself: no `(T *) `
+        if isinstance(value.location, OptimizedOut) and value.location.error:  # gdb's read_var_value failed
+            text = f"{READ_ERROR}{value.location.reason}>"
         error = text.startswith("<error") or text == "<optimized out>"
         count = 0 if error else _safe_child_count(value)
         shown = dynamic & DynamicTypes.POINTERS if dynamic else DynamicTypes.NONE

@@ -10,9 +10,9 @@ an expression evaluated in the caller's frame. Anything short of that: no entry 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from elftools.dwarf.die import DIE
 
@@ -78,6 +78,8 @@ class CallerFrame:
     # A function's runtime address by its ELF symbol in any module (gdb's
     # lookup_minimal_symbol): a declared callee defined in another module (main -> libs.so).
     functions: Callable[[str], int | None] | None = None
+    # Entry values found at this stop (entrychain.py), shared by the frames' callers
+    answers: dict[Hashable, Any] | None = None
 
 
 @runtime_checkable
@@ -147,17 +149,36 @@ def _uleb(data: bytes, pos: int) -> tuple[int, int]:
         raise NoEntryValue("truncated DWARF data") from None
 
 
+# What a call site's parameter gives: its DIE, DW_AT_call_value + DW_OP_stack_value, and
+# the value itself when that is a lone DW_OP_litN
+CallValue = tuple[DIE, bytes, "Location | None"]
+
+
+def caller_of(ctx: FrameContext) -> CallerFrame | None:
+    # What isinstance(ctx, HasCaller) tells, without a runtime Protocol's check: 8 us
+    # each, for every argument of every thread's frame (24,000 at a -thread-info of 1,000).
+    caller_frame: Callable[[], CallerFrame | None] | None = getattr(ctx, "caller_frame", None)
+    return caller_frame() if caller_frame is not None else None
+
+
 def entry_location(
     ctx: FrameContext, function_pc: int, slot: EntrySlot, callee: ModuleSymbols | None = None
 ) -> tuple[Location, FrameContext]:
     """Where the value of `slot` at the entry of the function at runtime `function_pc` (in
     the module of `callee`) is known: DW_AT_call_value made a value (DW_OP_stack_value
-    after it, as gdb), evaluated in the caller's frame. NoEntryValue, in gdb's words, when
-    gdb would find none."""
-    # What isinstance(ctx, HasCaller) tells, without a runtime Protocol's check: 8 us
-    # each, for every argument of every thread's frame (24,000 at a -thread-info of 1,000).
-    caller_frame: Callable[[], CallerFrame | None] | None = getattr(ctx, "caller_frame", None)
-    caller = caller_frame() if caller_frame is not None else None
+    after it, as gdb), evaluated in the caller's frame (gdb's NAME@entry). NoEntryValue,
+    in gdb's words, when gdb would find none."""
+    caller = caller_of(ctx)
+    known = call_value(ctx, caller, function_pc, slot, callee)
+    assert caller is not None  # call_value found one
+    return evaluate_call_value(caller, known), caller.ctx
+
+
+def call_value(
+    ctx: FrameContext, caller: CallerFrame | None, function_pc: int, slot: EntrySlot, callee: ModuleSymbols | None
+) -> CallValue:
+    """The caller's call site parameter for `slot` of the function at `function_pc` called
+    from `caller` (ctx's caller); NoEntryValue, in gdb's words, when gdb would find none."""
     if caller is None:
         name = symbol_name(callee, ctx, function_pc)
         raise NoEntryValue(f"DW_OP_entry_value resolving requires caller of {function_pc:#x} ({name})")
@@ -174,10 +195,16 @@ def entry_location(
         site = call_site(symbols, key[0])
         if site is not None and any(name in site.attributes for name in _STATIC_TARGETS):
             symbols.entry_sites[key] = known
+    return known
+
+
+def evaluate_call_value(caller: CallerFrame, known: CallValue, resolve: Resolver | None = None) -> Location:
+    """The call value evaluated in the caller's frame; `resolve` gives its own entry values
+    (entrychain.resolve_entry's unless given)."""
     if known[2] is not None:  # a constant (gcc's DW_OP_lit1 for a flag): no frame to read
-        return known[2], caller_ctx
-    env = symbols.call_site_env(caller_ctx, known[0])
-    return evaluate(known[1], caller_ctx, env), caller_ctx
+        return known[2]
+    env = caller.symbols.call_site_env(caller.ctx, known[0], resolve)
+    return evaluate(known[1], caller.ctx, env)
 
 
 def _literal(value: bytes) -> ImplicitLoc | None:
@@ -187,10 +214,23 @@ def _literal(value: bytes) -> ImplicitLoc | None:
     return ImplicitLoc((value[0] - _LIT0).to_bytes(8, "little"))
 
 
-def entry_register(ctx: FrameContext, function_pc: int, regno: int, callee: ModuleSymbols | None = None) -> Entry:
-    """DW_OP_entry_value(DW_OP_regN): the value the caller's expression gives (of its base
-    type where it is typed: a double in an xmm register)."""
-    loc, caller = entry_location(ctx, function_pc, EntrySlot(regno=regno), callee)
+@dataclass(frozen=True, slots=True)
+class EntryRequest:
+    """DW_OP_entry_value(DW_OP_regN) asked in frame `ctx` of the function at runtime
+    `function_pc` (in the module of `callee`)."""
+
+    ctx: FrameContext
+    function_pc: int
+    regno: int
+    callee: ModuleSymbols | None = None
+
+
+Resolver = Callable[[EntryRequest], Entry]
+
+
+def register_entry(loc: Location, caller: FrameContext) -> Entry:
+    """DW_OP_entry_value(DW_OP_regN) of a call value evaluated to `loc` in frame `caller`
+    (of its base type where it is typed: a double in an xmm register)."""
     if isinstance(loc, ImplicitLoc):
         if loc.typed is not None:
             return Typed(loc.typed, loc.data)

@@ -28,6 +28,17 @@ class EvaluationError(ProtocolError):
     """An expression or a value cannot be evaluated; the message is gdb-like."""
 
 
+MAX_NESTING = 256  # gdb's max_recursion_depth: expressions evaluated one inside another
+
+
+class LoopDetected(EvaluationError):
+    """gdb's error for an expression evaluated inside more than MAX_NESTING others (a chain
+    of entry values through a deep recursion): an error, not an optimized-out value."""
+
+    def __init__(self, depth: int) -> None:
+        super().__init__(f"DWARF-2 expression error: Loop detected ({depth}).")
+
+
 class ByteReader(rawread.ByteReader):
     """The kit's byte cursor (rawread.py), failing as an expression does."""
 
@@ -60,6 +71,7 @@ class ImplicitLoc:
 @dataclass(frozen=True, slots=True)
 class OptimizedOut:
     reason: str = "optimized out"
+    error: bool = False  # no location for an error (`reason`): reading it fails with that
 
 
 NOT_SAVED = "not saved"  # OptimizedOut's reason for a register an outer frame lost (`<not saved>`)
@@ -292,6 +304,8 @@ def _evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
             try:
                 found = env.entry_value(block)
                 stack.append(found if isinstance(found, Typed) else found & MASK64)
+            except LoopDetected:  # not gdb's NO_ENTRY_VALUE_ERROR: the whole evaluation fails
+                raise
             except EvaluationError as exc:  # gdb's NO_ENTRY_VALUE_ERROR: optimized out
                 return OptimizedOut(str(exc))
         elif op in (0xA0, 0xF2):  # implicit_pointer: a pointer to an optimized-out object

@@ -16,9 +16,10 @@ from elftools.dwarf.die import DIE
 from elftools.dwarf.typeunit import TypeUnit
 
 from aliceserver.debuggers.symbols.dwarf.callsites import (
+    EntryRequest,
     NoEntryValue,
+    Resolver,
     entry_location,
-    entry_register,
     entry_slot,
     needs_frame,
     register_of,
@@ -31,11 +32,13 @@ from aliceserver.debuggers.symbols.dwarf.dies import (
     resolved_attr,
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
+from aliceserver.debuggers.symbols.dwarf.entrychain import resolve_entry
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ExprEnv,
     ImplicitLoc,
     Location,
+    LoopDetected,
     MemoryLoc,
     OptimizedOut,
     RegisterLoc,
@@ -356,15 +359,19 @@ class ModuleSymbols:
             return evaluate(expr, ctx, env)
         except EvaluationError as exc:
             log.debug("location of %s: %s", var.name, exc)
-            return OptimizedOut(str(exc))
+            return OptimizedOut(str(exc), error=isinstance(exc, LoopDetected))  # gdb's error, not a value
 
-    def _env(self, ctx: FrameContext, function: DIE | None, cu: CompileUnit | TypeUnit) -> ExprEnv:
+    def _env(
+        self, ctx: FrameContext, function: DIE | None, cu: CompileUnit | TypeUnit, resolve: Resolver | None = None
+    ) -> ExprEnv:
         """What evaluating an expression of a DIE of `cu` needs; DW_OP_addrx reads the
-        .debug_addr table of the DIE's own unit (a global has no function)."""
+        .debug_addr table of the DIE's own unit (a global has no function). `resolve`
+        answers its entry values (entrychain.resolve_entry's, unless a chain of them asks)."""
         # A frame's arguments ask in turn with the same three (6 closures each, 12 us)
         last = self._last_env
-        if last is not None and last[0] is ctx and last[1] is function and last[2] is cu:
+        if resolve is None and last is not None and last[0] is ctx and last[1] is function and last[2] is cu:
             return last[3]
+        resolver = resolve_entry if resolve is None else resolve
 
         def frame_base() -> int:
             if function is None:
@@ -376,7 +383,7 @@ class ModuleSymbols:
             start = None if function is None else self.function_address(function)
             if regno is None or start is None:  # gdb's other forms (DW_OP_bregN; deref)
                 raise NoEntryValue("DW_OP_entry_value is supported only for a DW_OP_reg*")
-            return entry_register(ctx, start + ctx.load_bias, regno, self)
+            return resolver(EntryRequest(ctx, start + ctx.load_bias, regno, self))
 
         env = ExprEnv(
             load_bias=ctx.load_bias,
@@ -387,10 +394,11 @@ class ModuleSymbols:
             entry_value=entry_value,
             base_type=partial(base_type_in, cu),
         )
-        self._last_env = (ctx, function, cu, env)  # holds ctx: its id is not taken meanwhile
+        if resolve is None:
+            self._last_env = (ctx, function, cu, env)  # holds ctx: its id is not taken meanwhile
         return env
 
-    def call_site_env(self, ctx: FrameContext, die: DIE) -> ExprEnv:
+    def call_site_env(self, ctx: FrameContext, die: DIE, resolve: Resolver | None = None) -> ExprEnv:
         """The environment of a call site's expressions in the caller's frame `ctx`: its
         function's frame base, its unit's .debug_addr, its own entry values."""
         link = ctx.pc - ctx.load_bias - 1
@@ -398,7 +406,7 @@ class ModuleSymbols:
             cu = self.units.cu_for_address(link)
             at = None if cu is None else self.units.function_die_at(cu, link)
             self._site_functions[link] = None if at is None else at.subprogram
-        return self._env(ctx, self._site_functions[link], die.cu)
+        return self._env(ctx, self._site_functions[link], die.cu, resolve)
 
     def function_address(self, die: DIE) -> int | None:
         """The link-time entry of a function's DIE (gdb's block entry pc: its first range);
@@ -430,6 +438,8 @@ class ModuleSymbols:
         try:
             value = self.read_entry_value(var, ctx)
             return None if value.optimized_out else value
+        except LoopDetected as exc:  # gdb shows this one: NAME@entry=<error reading variable: ...>
+            return Value(var.type, OptimizedOut(str(exc), error=True), ctx)
         except EvaluationError as exc:
             log.debug("entry value of %s: %s", var.name, exc)
             return None

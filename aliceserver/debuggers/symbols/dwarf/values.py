@@ -162,7 +162,7 @@ class Value:
     @property
     def optimized_out(self) -> bool:
         if isinstance(self.location, OptimizedOut):
-            return True
+            return not self.location.error
         if isinstance(self.location, CompositeLoc):
             try:
                 self.data()
@@ -195,6 +195,8 @@ class Value:
         if isinstance(loc, ImplicitLoc):
             return loc.data[:size].ljust(size, b"\0"), ()
         if isinstance(loc, OptimizedOut):
+            if loc.error:
+                raise EvaluationError(loc.reason)
             raise OptimizedOutError("register has not been saved in frame" if loc.reason == NOT_SAVED else
                                     "value has been optimized out")
         return _compose(loc, self.ctx, size)

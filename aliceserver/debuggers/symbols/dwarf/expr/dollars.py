@@ -196,6 +196,8 @@ def _snapshot(value: Value, *, keep_address: bool) -> Value:
     """`value` with its bytes read now. A value wholly or partly optimized out is kept so
     (gdb records `$1 = <optimized out>` too); memory that cannot be read is an error."""
     if isinstance(value.location, OptimizedOut):
+        if value.location.error:  # no value at all (gdb's read_var_value failed)
+            raise EvaluationError(value.location.reason)
         return Value(value.type, value.location, value.ctx, value.bit_offset, value.bit_size)
     try:
         data = value.data() if not isinstance(strip(value.type), VoidType) else b""
