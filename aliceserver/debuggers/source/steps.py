@@ -170,8 +170,11 @@ class Stepping:
             view, symbols, lookup_pc = self._frames.frame_view(thread_id, level)
             if view.frame.method == TAIL_CALL:  # gdb's find_pc_function at the frame's pc: past
                 lookup_pc = view.frame.pc  # a function ending in its tail call, often none
-            scope = symbols.frame_scope(view, lookup_pc=lookup_pc) if symbols else None
-            function = scope.function if scope is not None else None
+            # The shown frame's function (an inlined call a stop hides is not it); out of an
+            # inlined call gdb shows no value: "no way to locate it".
+            scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer) if symbols else None
+            inlined = scope is not None and scope.function is not None and scope.function.tag == "DW_TAG_inlined_subroutine"
+            function = scope.subprogram if scope is not None and not inlined else None
             name = scope.function_name if scope is not None else None
             returns = symbols.function_type(function).return_type if symbols and function else None
         except (EvaluationError, TargetError) as error:
