@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from aliceserver.debuggers.model import SymbolLocation
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.funcnames import is_cplus_unit, symbol_names
-from aliceserver.debuggers.symbols.dwarf.physname import physname
+from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, physname
 from aliceserver.errors import AliceError
 from aliceserver.regexes import compiled_later
 
@@ -47,10 +47,14 @@ def address_symbol(
     if found is None:
         return SymbolLocation(address, None, 0, where.module)
     name, offset = found
-    # In C only gcc's local names (`calls.0`, `f.constprop.0`, `f.cold`) can differ from
-    # the function's own name (looking for the DWARF function costs more than the rest);
-    # in C++ the DWARF symbol's name is written its own way (funcnames.py).
-    function = _function(source, address, demangle) if "." in name or _in_cplus(source, address) else None
+    # Code is named by its DWARF function where it has one: gcc's local names (`calls.0`,
+    # `f.cold`), C's assembler names (glibc's `__GI_raise` for the ELF symbol `raise`) and
+    # DW_AT_names the ELF aliases hide (`_IO_new_file_write`), C++'s written its own way
+    # (funcnames.py). Data needs no look (its DWARF is not opened for a pointer's name).
+    if "." in name or _in_cplus(source, address):
+        function = _function(source, address, demangle)
+    else:  # other languages' (assembler's) DWARF functions do not name code as gdb does
+        function = _function(source, address, demangle, c_only=True) if _in_code(source, address) else None
     if function is not None and not (offset == 0 and function.entry != address):
         text = function.print_name if demangle is not None else function.linkage_name
         return SymbolLocation(address, text, address - function.entry, where.module)
@@ -78,7 +82,7 @@ def _minimal_symbol(source: SourceSymbols, address: int) -> tuple[str, int] | No
 
 
 def _function(
-    source: SourceSymbols, address: int, demangle: Callable[[str], str] | None
+    source: SourceSymbols, address: int, demangle: Callable[[str], str] | None, *, c_only: bool = False
 ) -> _Function | None:
     die = source.function_die(address)
     module = source.symbols.module_at(address)
@@ -93,9 +97,12 @@ def _function(
     name = die_name(die)
     if not ranges or name is None:
         return None
-    cplus = symbol_names(die, values.types, demangle or (lambda text: text))
+    cplus = None if c_only else symbol_names(die, values.types, demangle or (lambda text: text))
     if cplus is not None:
         return _Function(ranges[0][0] + module.base, cplus[0], cplus[1])
+    c_name = c_function_name(die)  # gdb's C symbol: the linkage name, printed as it is
+    if c_name is not None or c_only:
+        return None if c_name is None else _Function(ranges[0][0] + module.base, c_name, c_name)
     linkage = _linkage_name(die)
     if linkage is not None:
         demangled = demangle(linkage) if demangle is not None else linkage
@@ -103,6 +110,13 @@ def _function(
     else:
         printed = physname(die) or name
     return _Function(ranges[0][0] + module.base, printed, linkage or name)
+
+
+def _in_code(source: SourceSymbols, address: int) -> bool:
+    """Whether `address` is in an executable section of its module."""
+    module = source.symbols.module_at(address)
+    image = source.symbols.image_of(module.path) if module is not None else None
+    return module is not None and image is not None and image.is_executable_address(address - module.base)
 
 
 def _in_cplus(source: SourceSymbols, address: int) -> bool:

@@ -24,6 +24,7 @@ from aliceserver.debuggers.storage import DwarfExpression, LocationEntry, Storag
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.opdecode import decode_expression
+from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, function_entered_at
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind
 from aliceserver.debuggers.symbols.dwarf.types import strip, type_name
 from aliceserver.debuggers.symbols.sdt import read_probes
@@ -145,21 +146,30 @@ class SymbolQueries:
                 scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer) \
                     if symbols is not None else None
                 found = scope.lookup(name) if scope is not None else None
-                if symbols is not None and found is not None:
+                if symbols is not None and found is not None and _called(found, name):
                     return _storage(symbols, found, view.load_bias)
             for module, symbols in self._source.all_module_symbols():
                 found = symbols.find_global(name)
-                if found is not None:
+                if found is not None and _called(found, name):
                     return _storage(symbols, found, module.base)
             address = self._source.symbols.lookup_name(name)
             if address is None:  # a name only a separate debug file's table holds: the last
                 # module's, as gdb's found_minimal_symbols::maybe_collect keeps
                 address = next(reversed(debug_file_symbols(self._source, name, functions=False)), None)
             if address is not None:
-                return SymbolStorage(name, StorageKind.NO_DEBUG_INFO, address=address)
+                return self._c_function(name, address) or SymbolStorage(name, StorageKind.NO_DEBUG_INFO, address=address)
             raise ProtocolError(f'No symbol "{name}" in current context.')
 
         return self._call(go)
+
+    def _c_function(self, name: str, address: int) -> SymbolStorage | None:
+        """A C function gdb knows by its assembler name (`__GI_raise`, the ELF `raise`)."""
+        module = self._source.symbols.module_at(address)
+        symbols = self._source.module_symbols(module) if module is not None else None
+        die = function_entered_at(symbols, address - module.base) if module and symbols else None
+        if module is None or symbols is None or die is None or c_function_name(die) != name:
+            return None
+        return _storage(symbols, Variable(name, VarKind.FUNCTION, die, symbols.function_type(die)), module.base)
 
     def scope_storage(self, address: int) -> list[SymbolStorage]:
         def go() -> list[SymbolStorage]:
@@ -227,6 +237,11 @@ def _declaration(symbols: ModuleSymbols | None, name: str, address: int, bias: i
     head = text[:paren].rstrip()
     joint = "" if head.endswith("*") else " "
     return f"{static}{head}{joint}{name}{text[paren:]};"
+
+
+def _called(var: Variable, name: str) -> bool:
+    """gdb's C function is called by its assembler name (`__GI_raise`) alone."""
+    return var.kind is not VarKind.FUNCTION or c_function_name(var.die) in (None, name)
 
 
 def _storage(symbols: ModuleSymbols, var: Variable, bias: int) -> SymbolStorage:

@@ -30,7 +30,8 @@ from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc, OptimizedOut
-from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, is_constant
+from aliceserver.debuggers.symbols.dwarf.physname import function_entered_at
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind, is_constant
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     NodebugFunctionType,
@@ -207,7 +208,15 @@ class ProcessEvalSymbols:
         """gdb's minimal symbol: a function known by its ELF symbol alone (no debug info),
         tried by the evaluators after every scope the debug info offers."""
         address = self.functions(name) if self.functions is not None else None
-        return None if address is None else Value(NodebugFunctionType(), MemoryLoc(address), self.view)
+        if address is None:
+            return None
+        own = [(self.view.bias, self.frame_symbols.module)] if self.frame_symbols is not None else []
+        for bias, module in own + self.others():  # an alias of a function with debug info
+            die = function_entered_at(module, address - bias)
+            if die is not None:
+                var = Variable(name, VarKind.FUNCTION, die, module.function_type(die))
+                return module.value_of(var, replace(self.view, bias=bias))
+        return Value(NodebugFunctionType(), MemoryLoc(address), self.view)
 
     def is_constant(self, name: str) -> bool:
         if self.frame_symbols is not None and self.frame_symbols.lookup(name) is not None:

@@ -4,12 +4,17 @@ types written as the demangler writes them (`main(int, char**)`, `f(char const*)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name, resolved_attr
 from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.languages import C
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust, qualified_name
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 
 _SUFFIX = {
     "DW_TAG_pointer_type": "*",
@@ -69,3 +74,14 @@ def c_function_name(function: DIE) -> str | None:
     if raw is None:
         return die_name(function)
     return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+
+def function_entered_at(module: ModuleSymbols, link: int) -> DIE | None:
+    """The DWARF function of `module` whose entry is link-time `link` (gdb's
+    find_function_alias_target: `print raise` or `print __GI_raise`, ELF symbols of
+    glibc's raise, show its debug info's type), else None."""
+    cu = module.units.cu_for_address(link)
+    found = module.units.function_die_at(cu, link) if cu is not None else None
+    if found is None or module.function_address(found.subprogram) != link:
+        return None
+    return found.subprogram
