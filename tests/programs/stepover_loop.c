@@ -1,7 +1,6 @@
-/* Step-overs over a stub: test_remote_stepover.py puts a breakpoint on every instruction
-   of mix (pushes, moves, stores and loads the server emulates; arithmetic, pop and leave
-   it steps) and continues through every hit; the exit status is the loop's sum, as
-   without breakpoints. */
+/* Step-overs over a stub: test_remote_stepover.py watches the stack slot mix's argument
+   is stored to, with a breakpoint on the store, and continues: the watchpoint stops it
+   there. The exit status is the loop's sum. */
 #include <stdlib.h>
 
 __attribute__((noinline)) long mix(long a, int b)

@@ -26,7 +26,6 @@ a probe or any stub, as a backend of the process interface (debuggers/target.py)
                 execution, stop replies turned into events, step plans
     waiter      the wait for a stop reply, on the engine's thread between its commands
     traps       the engine's logical breakpoints placed with Z0 (AddressBreakpoints)
-    stepover    past a breakpoint by emulating its instruction, not stepping it
     watches     watchpoints with Z2/Z4, judged at each watch stop
     calls       calls into the program (calls/driver.py's CallThread): the calling
                 thread alone (vCont;c:TID), a Z0 return trap, registers put back

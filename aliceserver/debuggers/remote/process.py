@@ -88,7 +88,6 @@ class RemoteProcess(RemoteTarget):
         self.memory.forget()
         self.threads.forget()
         self.breakpoints.inserted.clear()
-        self.step_overs.forget()
         event = self._take(stops.parse(reply), initial=True, attached=attached)
         if not isinstance(event, Stopped):
             raise TargetError("The program exited before it started.")
@@ -105,8 +104,7 @@ class RemoteProcess(RemoteTarget):
         stopped = self._last_stop.thread_id if self._last_stop is not None else None
         if stopped is not None and step_over and (only is None or only == stopped):
             point = self._breakpoint_under(stopped)
-            if point is not None and (stopped in self._pending_signals
-                                      or not self.step_overs.over(self._ref(stopped), point)):  # fmt: skip
+            if point is not None:
                 self._step_over(stopped, point)
                 if self._early is not None:  # the step stopped for something else: report it
                     self.threads.forget()
@@ -337,19 +335,16 @@ class RemoteProcess(RemoteTarget):
     def remove_breakpoint(self, address: int, *, hardware: bool = False,
                           kind: int | None = None) -> None:  # fmt: skip
         self._check_live()
-        self.step_overs.forget(address)
         self.breakpoints.remove(address, hardware=hardware, kind=kind)
 
     def insert_watchpoint(self, address: int, length: int, access: str = "write") -> None:
         """A hardware watchpoint on `length` bytes: `write`, `read` or `access`."""
         self._check_live()
         self.breakpoints.watch(b"Z", address, length, access)
-        self.step_overs.watches += 1
 
     def remove_watchpoint(self, address: int, length: int, access: str = "write") -> None:
         self._check_live()
         self.breakpoints.watch(b"z", address, length, access)
-        self.step_overs.watches -= 1
 
     # --- inside -----------------------------------------------------------------------
     def _check_resumable(self) -> None:

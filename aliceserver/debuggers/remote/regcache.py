@@ -111,10 +111,6 @@ class RegisterCache:
             return False
         return True
 
-    def whole(self, thread: ThreadRef) -> bytes:
-        """`thread`'s `g` block (read now unless this stop read or prefetched it)."""
-        return self._g.get(thread) or self._read_all(thread)
-
     def wanted_again(self) -> bool:
         """Whether the last reported stop read a `g` (an argument in a register the stop
         reply lacks): a step in the same code wants it again, asked with the stop's

@@ -20,7 +20,6 @@ from aliceserver.debuggers.remote.libraries import parse as parse_libraries
 from aliceserver.debuggers.remote.memory import RemoteMemory
 from aliceserver.debuggers.remote.regcache import RegisterCache
 from aliceserver.debuggers.remote.registers import RegisterView, described_register
-from aliceserver.debuggers.remote.stepover import StepOvers
 from aliceserver.debuggers.remote.threadids import ThreadRef
 from aliceserver.debuggers.remote.threadlist import ThreadList
 from aliceserver.debuggers.symbols.auxv import parse_auxv
@@ -37,7 +36,6 @@ class RemoteTarget:
         self.extended = extended
         self.memory = RemoteMemory(client)
         self.breakpoints = StubBreakpoints(client, self.memory)
-        self.step_overs = StepOvers(self)  # past a breakpoint by emulation, not a step
         self._describe(tdesc.TargetDescription("", "", (), ()))
         self._stepped_over: StubBreakpoint | None = None  # lifted for a step: back at its stop
         self._early: stops.StopReply | None = None  # a stop that came during a step-over
