@@ -49,10 +49,13 @@ class NoEntryValue(EvaluationError):
 class EntrySlot:
     """Where a parameter lives at its function's entry, as gdb matches it with the call
     site's parameters: a register, or an offset from the frame base (DW_OP_fbreg), which
-    on x86-64 is the caller's stack pointer at the call (a DW_OP_breg7 parameter)."""
+    on x86-64 is the caller's stack pointer at the call (a DW_OP_breg7 parameter); or the
+    unit offset of the parameter's DIE (DW_OP_GNU_parameter_ref: a call site parameter
+    naming it by DW_AT_call_parameter, without a location)."""
 
     regno: int | None = None
     fb_offset: int | None = None
+    param_offset: int | None = None
 
 
 def entry_slot(expr: bytes) -> EntrySlot:
@@ -162,15 +165,19 @@ def caller_of(ctx: FrameContext) -> CallerFrame | None:
 
 
 def entry_location(
-    ctx: FrameContext, function_pc: int, slot: EntrySlot, callee: ModuleSymbols | None = None
+    ctx: FrameContext, function_pc: int, slot: EntrySlot, callee: ModuleSymbols | None = None,
+    reference: bool = False,
 ) -> tuple[Location, FrameContext]:
     """Where the value of `slot` at the entry of the function at runtime `function_pc` (in
     the module of `callee`) is known: DW_AT_call_value made a value (DW_OP_stack_value
     after it, as gdb), evaluated in the caller's frame (gdb's NAME@entry). NoEntryValue,
-    in gdb's words, when gdb would find none."""
+    in gdb's words, when gdb would find none. `reference`: the parameter is a reference,
+    whose entry value gdb makes only with what it referred to (DW_AT_call_data_value)."""
     caller = caller_of(ctx)
     known = call_value(ctx, caller, function_pc, slot, callee)
     assert caller is not None  # call_value found one
+    if reference and _attr_block(known[0], "DW_AT_call_data_value", "DW_AT_GNU_call_site_data_value") is None:
+        raise NoEntryValue("Cannot resolve DW_AT_call_data_value")  # gdb's value_of_dwarf_reg_entry
     return evaluate_call_value(caller, known), caller.ctx
 
 
@@ -277,9 +284,37 @@ def _site_parameter(site: DIE, slot: EntrySlot) -> DIE | None:
         if child.tag in _PARAMETERS:
             where = _attr_block(child, "DW_AT_location")
             has_value = _attr_block(child, "DW_AT_call_value", "DW_AT_GNU_call_site_value") is not None
-            if where is not None and has_value and _matches(where, slot):
+            if slot.param_offset is not None:  # only a parameter without a location names one
+                found = where is None and _parameter_offset(child) == slot.param_offset
+            else:
+                found = where is not None and _matches(where, slot)
+            if has_value and found:
                 return child
     return None
+
+
+def _parameter_offset(parameter: DIE) -> int | None:
+    """The unit offset of the parameter a call site parameter names (gdb's read.c:
+    DW_AT_call_parameter, else DW_AT_abstract_origin, a reference in its unit)."""
+    for name in ("DW_AT_call_parameter", "DW_AT_abstract_origin"):
+        attr = parameter.attributes.get(name)
+        if attr is not None:
+            if attr.form not in ("DW_FORM_ref1", "DW_FORM_ref2", "DW_FORM_ref4", "DW_FORM_ref8", "DW_FORM_ref_udata"):
+                return None
+            return int(attr.value)
+    return None
+
+
+def parameter_entry(ctx: FrameContext, function: int | None, offset: int, callee: ModuleSymbols) -> Entry:
+    """DW_OP_GNU_parameter_ref `offset` in frame `ctx` of the function at link-time
+    `function`: the caller's call value for that parameter (gdb's
+    push_dwarf_reg_entry_value with CALL_SITE_PARAMETER_PARAM_OFFSET)."""
+    if function is None:
+        raise NoEntryValue("DW_OP_GNU_parameter_ref outside a function")
+    caller = caller_of(ctx)
+    known = call_value(ctx, caller, function + ctx.load_bias, EntrySlot(param_offset=offset), callee)
+    assert caller is not None  # call_value found one
+    return register_entry(evaluate_call_value(caller, known), caller.ctx)
 
 
 def call_site(symbols: ModuleSymbols, returns_to: int) -> DIE | None:

@@ -117,6 +117,8 @@ class ExprEnv:
     address_size: int = 8
     # DW_OP_entry_value's block -> the value it had at the function's entry (callsites.py)
     entry_value: Callable[[bytes], Entry] | None = None
+    # DW_OP_GNU_parameter_ref's unit offset -> the caller's value for that parameter
+    parameter_ref: Callable[[int], Entry] | None = None
     # A base type DIE's offset in the unit -> the type, for typed stack values (typedstack.py)
     base_type: Callable[[int], BaseType] | None = None
 
@@ -308,6 +310,17 @@ def _evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
                 raise
             except EvaluationError as exc:  # gdb's NO_ENTRY_VALUE_ERROR: optimized out
                 return OptimizedOut(str(exc))
+        elif op == 0xFA:  # GNU_parameter_ref: a parameter a clone lost, known at the call
+            offset = r.unsigned(4)
+            if env.parameter_ref is None:
+                return OptimizedOut("parameter reference unavailable")
+            try:
+                found = env.parameter_ref(offset)
+            except LoopDetected:
+                raise
+            except EvaluationError as exc:  # gdb's NO_ENTRY_VALUE_ERROR: optimized out
+                return OptimizedOut(str(exc))
+            stack.append(found if isinstance(found, Typed) else found & MASK64)
         elif op in (0xA0, 0xF2):  # implicit_pointer: a pointer to an optimized-out object
             r.take(4 if env.address_size == 8 else env.address_size)
             r.sleb()

@@ -22,6 +22,7 @@ from aliceserver.debuggers.symbols.dwarf.callsites import (
     entry_location,
     entry_slot,
     needs_frame,
+    parameter_entry,
     register_of,
 )
 from aliceserver.debuggers.symbols.dwarf.dies import (
@@ -53,7 +54,7 @@ from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_cpl
 from aliceserver.debuggers.symbols.dwarf.typedstack import Entry, base_type_in
 from aliceserver.debuggers.symbols.dwarf.typefind import IndexedTypes
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
-from aliceserver.debuggers.symbols.dwarf.types import FunctionType, Type, strip
+from aliceserver.debuggers.symbols.dwarf.types import FunctionType, ReferenceType, Type, strip
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.errors import TargetError
@@ -385,6 +386,9 @@ class ModuleSymbols:
                 raise NoEntryValue("DW_OP_entry_value is supported only for a DW_OP_reg*")
             return resolver(EntryRequest(ctx, start + ctx.load_bias, regno, self))
 
+        def parameter_ref(offset: int) -> Entry:
+            return parameter_entry(ctx, None if function is None else self.function_address(function), offset, self)
+
         env = ExprEnv(
             load_bias=ctx.load_bias,
             frame_base=frame_base,
@@ -392,6 +396,7 @@ class ModuleSymbols:
             tls_block=None if self.tls_block is None else partial(self.tls_block, ctx),
             addrx=lambda i: self.units.addrx(cu, i),
             entry_value=entry_value,
+            parameter_ref=parameter_ref,
             base_type=partial(base_type_in, cu),
         )
         if resolve is None:
@@ -466,7 +471,8 @@ class ModuleSymbols:
         expr = None if start is None else self._expression(var.die, attr, ctx, start, start)
         if expr is None or start is None:
             return Value(var.type, OptimizedOut(), ctx)
-        loc, caller = entry_location(ctx, start + ctx.load_bias, entry_slot(expr), self)
+        reference = isinstance(strip(var.type), ReferenceType)
+        loc, caller = entry_location(ctx, start + ctx.load_bias, entry_slot(expr), self, reference)
         if isinstance(loc, RegisterLoc):  # the caller's register as it is: a value, not an lvalue
             number = caller.register(loc.regno)
             size = max(strip(var.type).size, 1)
