@@ -79,7 +79,7 @@ class RemoteHooks:
     new_process: Callable[[RemoteProcess, str | None], list[str]]
     forget_stop_state: Callable[[], None]
     policy: Callable[[int], SignalPolicy]
-    record_exit: Callable[[int | None], None]  # gdb's $_exitcode
+    record_exit: Callable[[int | None, int | None], None]  # gdb's $_exitcode, $_exitsignal
     # Work for the engine's thread after what it does now, not waited for (a broken link
     # found in the middle of a command is told once that command is done)
     post_on_engine: Callable[[Callable[[], object]], None] | None = None
@@ -287,7 +287,7 @@ class RemoteSession:
             return
         self._hooks.forget_stop_state()
         process.kill()
-        self._end_process(process.exit_event)
+        self._end_process(process.exit_event, recorded=False)  # gdb's kill sets no $_exit*
         if not process.extended:
             self._drop_connection()
 
@@ -299,15 +299,17 @@ class RemoteSession:
         process.interrupt()
         return True
 
-    def _end_process(self, exited: Exited | None) -> None:
-        """Forget the process (its traps, plan, threads); `exited`: report its end last."""
+    def _end_process(self, exited: Exited | None, *, recorded: bool = True) -> None:
+        """Forget the process (its traps, plan, threads); `exited`: report its end last,
+        and (`recorded`) keep its code or the signal that killed it in gdb's $_exit*."""
         self._plan = None
         self.control.placed = []
         self.traps.drop_internal()
         self.info = None
         self._known_threads = []
         if exited is not None:
-            self._hooks.record_exit(exited.code)
+            if recorded:
+                self._hooks.record_exit(exited.code, exited.signal)
             self._events.put(exited)
 
     def _drop_traps(self) -> None:

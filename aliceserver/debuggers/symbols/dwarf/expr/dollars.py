@@ -140,7 +140,7 @@ class SessionValues:
 
     def exited(self, code: int | None, signal: int | None = None) -> None:
         """gdb's clear_exit_convenience_vars (making both, in its order), then the one set;
-        neither known (a stub's kill or signal): both as they were."""
+        neither known (a kill, a lost link): both as they were."""
         if code is None and signal is None:
             return
         self.clear("_exitsignal")
