@@ -93,6 +93,14 @@ CallExitHook = Callable[[CallExit], None]
 
 
 @runtime_checkable
+class FunctionRanges(Protocol):
+    """Optional: where the code of the function holding an address lies, its entry's range
+    first (DW_AT_ranges: gcc's f and its f.cold part), as gdb's disassemble lists them."""
+
+    def function_ranges(self, address: int) -> list[tuple[int, int]] | None: ...
+
+
+@runtime_checkable
 class IDebugger(Protocol):
     def subscribe(self, into: Inbox | None = None) -> Subscription:
         """The events published from now on, in the engine's order: in a queue of the

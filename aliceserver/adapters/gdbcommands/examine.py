@@ -127,7 +127,7 @@ def address_label(debugger: IDebugger, address: int) -> str:
         return ""
     if not symbol.name:
         return ""
-    return f" <{symbol.name}+{symbol.offset}>" if symbol.offset else f" <{symbol.name}>"
+    return f" <{symbol.name}{symbol.offset:+d}>" if symbol.offset else f" <{symbol.name}>"  # f.cold: <f-313>
 
 
 def _read(debugger: IDebugger, address: int, size: int) -> bytes:

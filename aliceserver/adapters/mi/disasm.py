@@ -75,7 +75,7 @@ def session_label(session: MiSession) -> Label:
             return ""
         if not symbol.name:
             return ""
-        return f" <{symbol.name}+{symbol.offset}>" if symbol.offset else f" <{symbol.name}>"
+        return f" <{symbol.name}{symbol.offset:+d}>" if symbol.offset else f" <{symbol.name}>"  # f.cold: <f-313>
 
     return label
 

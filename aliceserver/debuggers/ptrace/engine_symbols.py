@@ -51,6 +51,9 @@ class EngineSymbolQueries:
     def scope_storage(self, address: int) -> list[SymbolStorage]:
         return self._lazy.symbol_queries.scope_storage(address)
 
+    def function_ranges(self, address: int) -> list[tuple[int, int]] | None:
+        return self._lazy.symbol_queries.function_ranges(address)
+
     def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
         return self._lazy.symbol_queries.function_declarations(pattern)
 

@@ -171,6 +171,24 @@ class SymbolQueries:
             return None
         return _storage(symbols, Variable(name, VarKind.FUNCTION, die, symbols.function_type(die)), module.base)
 
+    def function_ranges(self, address: int) -> list[tuple[int, int]] | None:
+        """The runtime ranges of the DWARF function holding `address`, in DW_AT_ranges'
+        order (the entry's first); None where no function with debug info holds it."""
+
+        def go() -> list[tuple[int, int]] | None:
+            runtime = self._engine.runtime_address(address)  # before run: a link-time one too
+            module = self._source.symbols.module_at(runtime)
+            symbols = self._source.module_symbols(module) if module is not None else None
+            if module is None or symbols is None:
+                return None
+            cu = symbols.units.cu_for_address(runtime - module.base)
+            found = symbols.units.function_die_at(cu, runtime - module.base) if cu is not None else None
+            ranges = symbols.units.die_ranges(found.subprogram) if found is not None else []
+            base = module.base - (runtime - address)  # in the caller's addresses
+            return [(low + base, high + base) for low, high in ranges] or None
+
+        return self._call(go)
+
     def scope_storage(self, address: int) -> list[SymbolStorage]:
         def go() -> list[SymbolStorage]:
             module = self._source.symbols.module_at(address)

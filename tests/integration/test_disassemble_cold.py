@@ -1,0 +1,40 @@
+"""`disassemble` of a function gcc -O2 split in two (f and f.cold, tests/programs/
+cold_split.c) as gdb 13 prints it: an `Address range LOW to HIGH:` header before each of
+its block's ranges (the entry's first), each instruction named from the entry (`<-313>` in
+f.cold), the same for /r; `disassemble` inside f.cold names the function f; a label after
+an address before the entry is `<f-312>`, never `<f+-312>`."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.build import Builder, marker_line
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+def _program(builder: Builder) -> Path:
+    program = builder.build("cold_split", ("-g", "-O2"))
+    symbols = subprocess.run(["nm", str(program)], capture_output=True, text=True, check=True).stdout
+    if " f.cold" not in symbols:
+        pytest.skip("this gcc made no f.cold part")
+    return program
+
+
+def test_disassemble_prints_each_range(builder: Builder, tmp_path: Path) -> None:
+    program = _program(builder)
+    cold = marker_line("cold_split.c", "cold")
+    got = assert_like_gdb([*ex("disassemble f", "disassemble /r f", f"info line {cold}", "info line *'f.cold'+1",
+                               "disassemble 'f.cold'+1", "x/2i 'f.cold'", "disassemble 'f.cold',+6"), str(program)],
+                          tmp_path)  # fmt: skip
+    assert got.stdout.count("Address range ") == 6 and "<-" in got.stdout
+
+
+def test_disassemble_at_a_stop_in_the_function(builder: Builder, tmp_path: Path) -> None:
+    program = _program(builder)
+    got = assert_like_gdb([*ex("break f", "run", "disassemble", "disassemble /r", "x/3i $pc"), str(program)], tmp_path)
+    assert got.stdout.count("Address range ") == 4
