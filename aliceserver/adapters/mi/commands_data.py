@@ -43,9 +43,10 @@ def _evaluate_expression(ctx: Context, args: list[str]) -> Reply:
     failure = whole_value_failure(session, " ".join(args), info) or evaluation_failure(info)
     if failure is not None:
         raise MiError(failure)
-    for line in printer_errors(info):
+    unchecked = info.value == "<optimized out>" and info.printer_errors  # gdb's common_val_print:
+    for line in info.printer_errors if unchecked else printer_errors(info):  # the printer runs
         ctx.log(line)
-    shown = session.display(info)
+    shown = "" if unchecked else session.display(info)
     return [("value", shown)] if shown else []  # gdb's field_stream: an empty value is no field
 
 

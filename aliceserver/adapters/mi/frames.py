@@ -64,7 +64,10 @@ def display_value(info: VariableInfo) -> str:
 def printer_errors(info: VariableInfo, *, printed: bool = False) -> list[str]:
     """gdb's `Python Exception` lines of the printers that raised while the value was
     formatted, for its error stream. `printed`: print, output and call look the value's own
-    printer up twice (value_print, then common_val_print), so a refused one's line shows twice."""
+    printer up twice (value_print, then common_val_print), so a refused one's line shows twice.
+    None for a value wholly optimized out: gdb's value_check_printable runs no printer."""
+    if info.value == "<optimized out>":
+        return []
     lines = list(info.printer_errors)
     if printed and info.printer_refused and lines:
         lines.insert(0, lines[0])

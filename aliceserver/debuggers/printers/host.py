@@ -97,12 +97,15 @@ class PrinterHost:
 
         with entered(call):
             try:
-                return format_value(value, replace(options, pretty=render))
+                text = format_value(value, replace(options, pretty=render))
             except PrintAborted as exc:  # gdb's print fails with the reason; its children
                 self.aborted = True  # are still browsed (each an error), as gdb's var objects'
                 return f"<error: {exc}>"
             finally:
                 self.errors, self.refused = call.errors, call.refused
+        # gdb's value_check_printable (print, info locals, frame lines) runs no printer on a
+        # value wholly optimized out; the errors stay for what runs it (common_val_print)
+        return "<optimized out>" if self.errors and value.optimized_out else text
 
     def view(self, value: Value, options: FormatOptions, *, count: bool = True) -> PrinterView | None:
         """How the printer that takes `value` shows it (None: no printer takes it)."""
