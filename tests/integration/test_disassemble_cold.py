@@ -2,7 +2,9 @@
 cold_split.c) as gdb 13 prints it: an `Address range LOW to HIGH:` header before each of
 its block's ranges (the entry's first), each instruction named from the entry (`<-313>` in
 f.cold), the same for /r; `disassemble` inside f.cold names the function f; a label after
-an address before the entry is `<f-312>`, never `<f+-312>`."""
+an address before the entry is `<f-312>`, never `<f+-312>`. /s and /m list each range's
+source from the line table as gdb does at -O2: the lines of every entry at the range's
+first address (`{`, then the first statement's), before and after `run`."""
 
 from __future__ import annotations
 
@@ -29,12 +31,14 @@ def test_disassemble_prints_each_range(builder: Builder, tmp_path: Path) -> None
     program = _program(builder)
     cold = marker_line("cold_split.c", "cold")
     got = assert_like_gdb([*ex("disassemble f", "disassemble /r f", f"info line {cold}", "info line *'f.cold'+1",
-                               "disassemble 'f.cold'+1", "x/2i 'f.cold'", "disassemble 'f.cold',+6"), str(program)],
+                               "disassemble 'f.cold'+1", "x/2i 'f.cold'", "disassemble 'f.cold',+6", "disassemble /s f",
+                               "disassemble /m f", "disassemble /s main", "disassemble /m main"), str(program)],
                           tmp_path)  # fmt: skip
-    assert got.stdout.count("Address range ") == 6 and "<-" in got.stdout
+    assert got.stdout.count("Address range ") == 10 and "<-" in got.stdout
 
 
 def test_disassemble_at_a_stop_in_the_function(builder: Builder, tmp_path: Path) -> None:
     program = _program(builder)
-    got = assert_like_gdb([*ex("break f", "run", "disassemble", "disassemble /r", "x/3i $pc"), str(program)], tmp_path)
-    assert got.stdout.count("Address range ") == 4
+    got = assert_like_gdb([*ex("break f", "run", "disassemble", "disassemble /r", "x/3i $pc", "disassemble /s",
+                               "disassemble /m", "disassemble /s main"), str(program)], tmp_path)  # fmt: skip
+    assert got.stdout.count("Address range ") == 8

@@ -4,12 +4,13 @@ order (`/s`, MI modes 4 and 5, `--source`). MI and the console render the same g
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.disasm import Line, disassemble_range
-from aliceserver.debuggers.model import LineRange
+from aliceserver.debuggers.model import LineRange, SourcePosition
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
@@ -74,10 +75,44 @@ def _rows(session: MiSession, low: int, high: int) -> list[LineRange]:
     return rows
 
 
+def _table(session: MiSession, low: int) -> tuple[list[tuple[int, int]], int, str | None]:
+    """gdb's line table of the file of `low`'s line (every entry, several at one address:
+    gcc's 26, 27, 28 at main's first pc at -O2), the index of its first entry at `low` or
+    after, and the file; nothing when it has none."""
+    first = _line_range(session, low)
+    if first is None:
+        return [], 0, None
+    try:
+        table = session.debugger.line_table(first.source.path)
+    except AliceError:
+        return [], 0, None
+    return table, bisect_left([address for address, _ in table], low), first.source.path
+
+
+def _table_rows(session: MiSession, low: int, high: int) -> list[LineRange]:
+    """do_mixed_source_and_assembly_deprecated's entries in [low, high): one per line-table
+    entry to the next one's address (empty where several share an address), duplicates
+    and end markers left out; the last entry of the table ends where its line does."""
+    table, index, path = _table(session, low)
+    if path is None:
+        return _rows(session, low, high)
+    rows: list[LineRange] = []
+    while index < len(table) - 1 and table[index][0] < high:
+        (pc, line), following = table[index], table[index + 1]
+        if (pc, line) != following and line != 0:
+            rows.append(LineRange(pc, following[0], SourcePosition(path, line)))
+        index += 1
+    if index == len(table) - 1 and table[index][0] < high and table[index][1] != 0:
+        last = _line_range(session, table[index][0])
+        pc = table[index][0]
+        rows.append(LineRange(pc, last.end if last is not None else pc, SourcePosition(path, table[index][1])))
+    return rows
+
+
 def _source_order(session: MiSession, low: int, high: int, how_many: int) -> list[SourceGroup]:
     """do_mixed_source_and_assembly_deprecated: each row's whole code (not cut at `high`),
     sorted by line; lines skipped between two shown ones come as groups without code."""
-    rows = sorted(_rows(session, low, high), key=lambda row: (row.source.line, row.start))
+    rows = sorted(_table_rows(session, low, high), key=lambda row: (row.source.line, row.start))
     groups: list[SourceGroup] = []
     next_line = shown = 0
     for index, row in enumerate(rows):
@@ -114,8 +149,10 @@ def _address_order(session: MiSession, low: int, high: int, how_many: int) -> li
         row = row_at(insn.insn.address)
         if row is not None:
             with_code.add((row.source.path, row.source.line))
-    starts = _rows(session, low, high)
-    first_line = starts[0].source.line if starts else None
+    # gdb's first_le: the table's first entry at `low` or after (the `{` line gcc gives the
+    # same address as the first statement's)
+    table, first, _path = _table(session, low)
+    first_line = table[first][1] if first < len(table) and table[first][0] < high and table[first][1] else None
     groups: list[SourceGroup] = []
     last_path: str | None = None
     last_line = shown = 0

@@ -104,11 +104,13 @@ class SymbolQueries:
         return self._line_ranges.answer(address, lambda: self._line_range(address))  # pcanswers.py
 
     def _line_range(self, address: int) -> LineRange | None:
-        row = self._source.line_row(self._engine.runtime_address(address))  # before run: a link-time one too
+        runtime = self._engine.runtime_address(address)  # before run: a link-time one too
+        row = self._source.line_row(runtime)
         if row is None:
             return None
         start, end, where, is_stmt = row
-        return LineRange(start, end, SourcePosition(where.path, where.line), is_stmt)
+        moved = runtime - address  # the row in the caller's addresses (link-time ones before run)
+        return LineRange(start - moved, end - moved, SourcePosition(where.path, where.line), is_stmt)
 
     def line_start(self, file: str, line: int) -> LineRange | None:
         def go() -> LineRange | None:
