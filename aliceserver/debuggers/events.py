@@ -94,6 +94,9 @@ class Output:
     # gdb's "warning: " before it)
     category: str
     text: str
+    # Told while reading a program's symbols: heard even from the symbol probe, as gdb
+    # tells it when it reads the file.
+    of_symbols: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,7 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         # reads (an unusable debug file), as gdb tells when it reads them.
         if isinstance(event, ev.Exited) and event.pid == inferior.probe_pid:
             inferior.probe_pid = None
-        if not (isinstance(event, ev.Output) and event.category == "warning"):
+        if not (isinstance(event, ev.Output) and event.of_symbols):
             return
     if inferior.process is None and not isinstance(event, (ev.ProcessStarted, ev.Output)) and not (
         isinstance(event, ev.Exited) and event.signal_name == CONNECTION_CLOSED and inferior.threads

@@ -129,7 +129,7 @@ class SourceSymbols:
         except AliceError as error:
             log.warning("debug info of %s unusable: %s", module.path, error)
             if isinstance(error, MissingAltFile) and self._report is not None:  # gdb's error, once
-                self._report(Output("warning", f"{error}\n"))
+                self._report(Output("warning", f"{error}\n", of_symbols=True))
             info = None
         self._debug[module.path] = (image, info)
         return info
