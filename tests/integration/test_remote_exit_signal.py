@@ -1,7 +1,8 @@
 """The end of a program debugged over gdbserver (`target remote | gdbserver - PROG`), as
 gdb 13 tells it: killed by a signal, $_exitsignal is that signal and $_exitcode void; an
 exit, $_exitcode its status and $_exitsignal void; `info program` says the program is not
-being run."""
+being run. While it lives, $_thread is the thread's number and $_siginfo its last stop's
+siginfo_t, which gdb reads with qXfer:siginfo:read."""
 
 from __future__ import annotations
 
@@ -39,3 +40,10 @@ def test_killed_by_a_signal(builder: Builder, tmp_path: Path) -> None:
 def test_exit_status(builder: Builder, tmp_path: Path) -> None:
     got = _like_gdb(builder.build("dies_by_signal"), tmp_path, "continue", *_AFTER, argument="x")
     assert "exited with code 03" in got and "$1 = 3" in got
+
+
+def test_thread_and_siginfo_at_stops(builder: Builder, tmp_path: Path) -> None:
+    at_stop = ("p $_thread", "p $_gthread", "p $_siginfo.si_signo", "p $_siginfo.si_code", "p $_siginfo.si_errno")
+    got = _like_gdb(builder.build("dies_by_signal"), tmp_path, *at_stop, "ptype $_siginfo", "continue", *at_stop,
+                    "p $_siginfo._sifields._kill.si_uid")  # fmt: skip
+    assert "$3 = 5" in got and "$8 = 15" in got  # SIGTRAP at the first stop, then SIGTERM

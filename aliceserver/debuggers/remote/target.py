@@ -84,6 +84,16 @@ class RemoteTarget:
     def thread_ids(self) -> list[int]:
         return [ref.tid for ref in self._thread_refs()]
 
+    def siginfo(self, tid: int) -> bytes:
+        """The siginfo_t of the thread's last stop, as gdb reads `$_siginfo` over a stub
+        (qXfer:siginfo:read of the `Hg` thread); OSError where the stub gives none."""
+        self.check_stopped(tid)
+        try:
+            self.client.select_thread(self._ref(tid))
+            return self.client.xfer_read("siginfo")
+        except TargetError as error:  # no such object offered, or refused (E01: no signal)
+            raise OSError(str(error)) from None
+
     def check_stopped(self, tid: int) -> None:
         if not self.live:
             raise NotLive(NO_PROCESS)

@@ -65,14 +65,15 @@ class SessionDollars:
         return store
 
     def _core_threads(self) -> tuple[tuple[int, Iterable[int]], SiginfoBytes] | None:
-        """An open core's pid and threads in its order (gdb's numbers), and its NT_SIGINFO."""
+        """An open core's pid and threads in its order (gdb's numbers), and its NT_SIGINFO;
+        a stub's process's (remote), its threads and what qXfer:siginfo gives."""
         try:
             target = self._engine.target()
+            if not isinstance(target, RecordedSignals):
+                return None
+            return (target.pid, target.thread_ids()), target.siginfo
         except TargetError:
-            return None  # no process and no core
-        if target.live or not isinstance(target, RecordedSignals):
-            return None
-        return (target.pid, target.thread_ids()), target.siginfo
+            return None  # no process and no core, or a stub's program running
 
     def _thread_number(self, live: tuple[int, Iterable[int]] | None, thread_id: int | None) -> int:
         """gdb's thread number: threads counted in the order they appeared (0: none)."""
