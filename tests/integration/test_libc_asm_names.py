@@ -44,3 +44,16 @@ def test_libc_functions_by_their_dwarf_names(builder: Builder, tmp_path: Path) -
     assert _stack_free(got.stdout) == _stack_free(expected.stdout)
     assert _stack_free(got.stderr) == _stack_free(expected.stderr)
     assert "{int (int)} 0x" in got.stdout and "<__GI_raise+" in got.stdout
+
+
+def test_assembler_functions_are_prototyped(builder: Builder, tmp_path: Path) -> None:
+    """ld.so's strlen and memcpy have DWARF from assembler units (no DW_AT_prototyped):
+    gdb's prototyped_function_p takes only C's functions as unprototyped, so `(void)`."""
+    program = builder.build("raise_names", ("-g", "-O0"))
+    args = ["-batch", "-nx", *ex("break main", "run", "p strlen", "p memcpy", "ptype memcpy", "whatis memcpy"),
+            str(program)]  # fmt: skip
+    expected = theirs(args, tmp_path)
+    if "{void (void)}" not in expected.stdout:
+        pytest.skip("gdb shows no assembler function here (ld.so's debug info, libc6-dbg, is not installed)")
+    got = ours(args, tmp_path)
+    assert _stack_free(got.stdout) == _stack_free(expected.stdout)

@@ -24,6 +24,9 @@ RUST = ENUM_DW_LANG["DW_LANG_Rust"]
 # The languages whose types have qualified names (`ns::T`, `crate::m::T`).
 QUALIFIED_TYPE_NAMES = CPLUS | {RUST}
 MIPS_ASSEMBLER = ENUM_DW_LANG["DW_LANG_Mips_Assembler"]  # gas's units: no types
+# gdb's prototyped_function_p: only these have functions without a prototype; the others'
+# are prototyped with or without DW_AT_prototyped (an assembler unit's `{void (void)}`)
+UNPROTOTYPED = C | _codes("ObjC", "OpenCL")
 
 _GDB_NAMES: dict[str, frozenset[int]] = {
     "c": C,

@@ -50,7 +50,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     loclist_v5,
 )
 from aliceserver.debuggers.symbols.dwarf.rawread import uleb
-from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_cplus, is_rust
+from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_prototyped, is_rust
 from aliceserver.debuggers.symbols.dwarf.typedstack import Entry, base_type_in
 from aliceserver.debuggers.symbols.dwarf.typefind import IndexedTypes
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
@@ -311,7 +311,7 @@ class ModuleSymbols:
     def function_type(self, die: DIE) -> FunctionType:
         source = origin_die(die, "DW_AT_name") or die
         fn = FunctionType(self.types.of_die_attr(origin_die(die, "DW_AT_type") or die))
-        fn.prototyped = bool(resolved_attr(die, "DW_AT_prototyped")) or is_cplus(die)
+        fn.prototyped = bool(resolved_attr(die, "DW_AT_prototyped")) or is_prototyped(source)
         fn.rust = is_rust(die)
         for child in children(source):
             if child.tag == "DW_TAG_formal_parameter":

@@ -12,7 +12,7 @@ from aliceserver.debuggers.symbols.dwarf.class_decls import read_declarations
 from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_type_name
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
-from aliceserver.debuggers.symbols.dwarf.languages import CPLUS, RUST
+from aliceserver.debuggers.symbols.dwarf.languages import CPLUS, RUST, UNPROTOTYPED
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.member_functions import read_member_functions
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
@@ -176,7 +176,7 @@ class TypeBuilder:
         if tag == "DW_TAG_enumeration_type":
             return self._enum(die, cplus)
         if tag == "DW_TAG_subroutine_type":
-            fn = FunctionType(self.void, prototyped=bool(attr_value(die, "DW_AT_prototyped")))
+            fn = FunctionType(self.void, prototyped=is_prototyped(die))
             self._cache[key] = fn
             fn.return_type = self.of_die_attr(die)
             for child in children(die):
@@ -407,6 +407,14 @@ def _contains_itself(start: Type, inner: Type) -> bool:
 def is_cplus(die: DIE) -> bool:
     lang = attr_value(die.cu.get_top_DIE(), "DW_AT_language")
     return lang in CPLUS or lang == RUST
+
+
+def is_prototyped(die: DIE) -> bool:
+    """gdb's prototyped_function_p: DW_AT_prototyped, or a unit in a language whose
+    functions always have a prototype (not C's)."""
+    if attr_value(die, "DW_AT_prototyped"):
+        return True
+    return attr_value(die.cu.get_top_DIE(), "DW_AT_language") not in UNPROTOTYPED
 
 
 def is_rust(die: DIE) -> bool:
