@@ -158,8 +158,10 @@ def finish(ctx: Context) -> Reply:
             frames[level], tid, with_pc=level > 0 or not session.at_line_start(frames[level]))))
     session.before_resume()
     _resuming(lambda: session.debugger.step(tid, StepKind.OUT, level))  # an outer frame: until it returns
-    # gdb's finish out of a trampoline knows no function (find_pc_function): a plain stop
-    return _running(ctx, FINISH_FROM_TRAMPOLINE if frames[level].signal_trampoline else "finish")
+    # gdb's finish out of a trampoline, or code without debug info, knows no function
+    # (find_pc_function): a plain stop, no reason
+    unknown = frames[level].signal_trampoline or frames[level].source is None
+    return _running(ctx, FINISH_FROM_TRAMPOLINE if unknown else "finish")
 
 
 def until(ctx: Context, location: str | None, kind: str = "until-location", anywhere: bool = False) -> Reply:

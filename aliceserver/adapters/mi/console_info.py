@@ -161,8 +161,12 @@ def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
     session = ctx.session
     tid, level = session.selected_frame("No frame selected.")
     infos = session.debugger.frame_variables(tid, level, scope)
-    if not infos and scope is VariableScope.ARGUMENTS and session.frames.frame(tid, level).signal_trampoline:
-        empty = "No symbol table info available."  # gdb: the trampoline has no function symbol
+    frame = session.frames.frame(tid, level) if not infos else None
+    # gdb: no block there (code without debug info), or for args no function symbol (a
+    # trampoline, whose unit's block still has no locals)
+    args = scope is VariableScope.ARGUMENTS
+    if frame is not None and (frame.source is None and not frame.signal_trampoline or args and frame.signal_trampoline):
+        empty = "No symbol table info available."
     if not infos:
         ctx.console(empty + "\n")
     for info in infos:

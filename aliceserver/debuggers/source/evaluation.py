@@ -4,6 +4,7 @@ expressions, Python run in a frame, and the print settings."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.base import BreakpointCondition
@@ -11,6 +12,7 @@ from aliceserver.debuggers.events import Output
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
 from aliceserver.debuggers.model import DynamicTypes, Module, VariableInfo, VtableInfo, WatchScope
+from aliceserver.debuggers.source.datasymbols import data_symbol
 from aliceserver.debuggers.source.dollars import SessionDollars, recorded
 from aliceserver.debuggers.source.frames import MAX_FRAMES, Frames
 from aliceserver.debuggers.source.logmessages import LogMessage
@@ -97,6 +99,7 @@ class Expressions:
         return ProcessEvalSymbols(frame_symbols, others, view, self._values.rtti, methods=methods,
                                   calls=self._callers(thread_id), frame_names=frame_names,
                                   as_text=self._values.as_text, functions=self._source.function_symbol,
+                                  data=partial(data_symbol, self._source),
                                   input_radix=self._values.input_radix,
                                   strict_types=self.strict_types)  # fmt: skip
 
@@ -133,6 +136,7 @@ class Expressions:
                 others = symbols.others
                 symbols.others = lambda: [(0 if bias == held.base else bias, found) for bias, found in others()]
                 symbols.functions = lambda name: self._link_address(self._source.function_symbol(name), held)
+                symbols.data = lambda name: self._link_address(data_symbol(self._source, name), held)
             values = self._dollars.values(None if before_run else tid)
             value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)
             if type_only:

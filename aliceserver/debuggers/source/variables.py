@@ -180,6 +180,7 @@ class ProcessEvalSymbols:
     frame_names: Callable[[], list[str]] | None = None  # this frame's function and its callers' ($_caller_is)
     as_text: Callable[[Value], str] | None = None  # a value as print shows it ($_as_string)
     functions: Callable[[str], int | None] | None = None  # a function's ELF symbol: its runtime address
+    data: Callable[[str], int | None] | None = None  # a variable's ELF symbol (expr/nodebug.py)
 
     @property
     def frame(self) -> FrameView:

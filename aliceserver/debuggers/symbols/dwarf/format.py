@@ -25,6 +25,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
 from aliceserver.debuggers.symbols.dwarf.memberptr import format_member_pointer
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust
 from aliceserver.debuggers.symbols.dwarf.types import (
+    NODEBUG_DATA,
     ArrayType,
     BaseType,
     Encoding,
@@ -32,6 +33,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     FunctionType,
     InternalFunctionType,
     MemberPointerType,
+    NodebugDataType,
     PointerType,
     QualifiedType,
     ReferenceType,
@@ -198,6 +200,8 @@ class _Formatter:
             return f"{{{type_name(value.type)}}} {self.address(addr)}"
         if isinstance(t, VoidType):
             return "void"
+        if isinstance(t, NodebugDataType):  # gdb's TYPE_CODE_ERROR value (`*&var`): its name
+            return NODEBUG_DATA
         if isinstance(t, InternalFunctionType):
             return f"<internal function {t.function}>"
         if isinstance(t, MemberPointerType):

@@ -324,6 +324,18 @@ class NodebugFunctionType(FunctionType):
     prototyped: bool = False
 
 
+NODEBUG_DATA = "<data variable, no debug info>"
+
+
+@dataclass(eq=False, repr=False)
+class NodebugDataType(Type):
+    """gdb's type of a variable known only by its ELF symbol (TYPE_CODE_ERROR, no size):
+    shown by that name; reading the variable asks for a cast (expr/nodebug.py)."""
+
+    symbol: str = ""
+    size: int = 0
+
+
 def strip(t: Type) -> Type:
     """Without typedefs and cv-qualifiers."""
     for _ in range(64):
@@ -376,6 +388,8 @@ def declaration(t: Type, name: str) -> str:
 def _simple_name(t: Type) -> str | None:
     if isinstance(t, NodebugFunctionType):
         return NODEBUG_TEXT
+    if isinstance(t, NodebugDataType):
+        return NODEBUG_DATA
     if isinstance(t, VoidType):
         return "void"
     if isinstance(t, InternalFunctionType):

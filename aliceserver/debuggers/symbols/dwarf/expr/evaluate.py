@@ -33,6 +33,12 @@ from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import (
     minimal_function,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
+from aliceserver.debuggers.symbols.dwarf.expr.nodebug import (
+    checked,
+    is_nodebug,
+    minimal_data,
+    read_as,
+)
 from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
     NoProgramSymbols,
     no_symbol,
@@ -79,6 +85,7 @@ class Evaluator:
         # gdb's EVAL_AVOID_SIDE_EFFECTS (whatis, ptype, sizeof's operand): the type only, so
         # `*p`, `p[i]` and `p->m` read no pointer and assignments write nothing.
         self.type_only = False
+        self.outermost: ast.Expr | None = None  # the whole expression run (whatis of a name alone)
         self.dollars: SessionValues | None = None  # the session's $1 and $name values
 
     # --- helpers -------------------------------------------------------------------------
@@ -185,7 +192,11 @@ class Evaluator:
 
     def run(self, node: ast.Expr) -> Value:
         self.check_names(node)
-        return self.eval(node)
+        saved, self.outermost = self.outermost, node
+        try:
+            return self.eval(node)
+        finally:
+            self.outermost = saved
 
     def eval(self, node: ast.Expr) -> Value:
         if isinstance(node, ast.IntLit):
@@ -201,7 +212,7 @@ class Evaluator:
             data = node.value + bytes(element.size)
             return Value.of_bytes(ArrayType(element, len(data) // element.size), data, self.ctx)
         if isinstance(node, ast.Name):
-            return self.name(node.name)
+            return checked(self.name(node.name), whole_type_only=self.type_only and node is self.outermost)
         if isinstance(node, ast.Register):
             return self.register(node.name)
         if isinstance(node, ast.History):
@@ -224,8 +235,11 @@ class Evaluator:
             # The cast's type stands for the return type a function without debug info lacks.
             target = self.resolve_type(node.type)
             return c_cast(call_function(self, node.operand, target), target, self.builtins, self.classes)
-        if isinstance(node, ast.Cast):
-            operand, target = self.eval(node.operand), self.resolve_type(node.type)
+        if isinstance(node, ast.Cast):  # a variable without debug info read as the type cast to
+            operand = self.name(node.operand.name) if isinstance(node.operand, ast.Name) else self.eval(node.operand)
+            target = self.resolve_type(node.type)
+            if is_nodebug(operand):
+                return self.zero(target, in_memory=False) if self.type_only else read_as(operand, target)
             if isinstance(strip(target), PointerType):  # gdb's value_cast coerces an array first
                 operand = in_target(self, operand)
             return c_cast(operand, target, self.builtins, self.classes)
@@ -299,7 +313,7 @@ class Evaluator:
                     found = None
                 if found is not None:
                     return found
-        minimal = minimal_function(self.symbols, lookup)
+        minimal = minimal_function(self.symbols, lookup) or minimal_data(self.symbols, lookup)
         if minimal is not None:
             return minimal
         raise EvaluationError(no_symbol(self.symbols, lookup))
@@ -390,7 +404,7 @@ class Evaluator:
         if op == "&":
             operand_node = node.operand
             if isinstance(operand_node, ast.Name):
-                return self.address_of_name(operand_node.name, self.eval(operand_node))
+                return self.address_of_name(operand_node.name, self.name(operand_node.name))
             return self.address_of(self.eval(operand_node))
         operand = self.eval(node.operand)
         if op == "*":
