@@ -3,11 +3,14 @@ symbols of type <data variable, no debug info> ("'g_shape' has unknown type; cas
 its declared type" for a read, whatis and ptype of the name alone, `&g_shape`, `(int)
 g_shape` reading the bytes, sizeof failing); a frame there has "No symbol table info
 available." for info locals and info args; finish out of such a function tells no value,
-and MI's *stopped no reason (gdb's finish knows no function there). Console and MI,
-against gdb."""
+and MI's *stopped no reason (gdb's finish knows no function there). Stripped, with no
+debug info loaded at all (before run), a name not found is gdb's "No symbol table is
+loaded.  Use the \"file\" command.". Console and MI, against gdb."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,22 @@ READS = ["print g_shape", "ptype g_shape", "whatis g_shape", "print &g_shape", "
 @pytest.fixture(scope="module")
 def program(builder: Builder) -> Path:
     return builder.build("nodebug_shapes", ("-O0",))  # no -g
+
+
+@pytest.fixture(scope="module")
+def stripped(program: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    copy = tmp_path_factory.mktemp("stripped") / "nodebug_shapes"
+    shutil.copy(program, copy)
+    subprocess.run(["strip", str(copy)], check=True, timeout=60)
+    return copy
+
+
+def test_stripped_like_gdb(stripped: Path, tmp_path: Path) -> None:
+    got = assert_like_gdb([*ex(
+        "print g_shape", "print main", "whatis g_shape", "print &g_count", "print nosuch", "print sizeof(int)",
+        "starti", "print g_shape", "print main", "print nosuch", "print printf",
+    ), str(stripped)], tmp_path)  # fmt: skip
+    assert 'No symbol table is loaded.  Use the "file" command.' in got.stderr
 
 
 def test_console_like_gdb(program: Path, tmp_path: Path) -> None:
@@ -64,6 +83,22 @@ def _mi(program: Path, cwd: Path, *, gdb: bool) -> list[str]:
         return seen
     finally:
         mi.close()
+
+
+def _mi_stripped(program: Path, cwd: Path, *, gdb: bool) -> list[str]:
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
+    try:
+        mi.prompt()
+        return [repr(mi.command(command)[0].results.get("msg")) for command in (
+            "-data-evaluate-expression g_shape", "-data-evaluate-expression main", "-var-create - * g_count",
+            '-interpreter-exec console "starti"', "-data-evaluate-expression g_shape",
+            "-data-evaluate-expression main")]  # fmt: skip
+    finally:
+        mi.close()
+
+
+def test_mi_stripped_like_gdb(stripped: Path, tmp_path: Path) -> None:
+    assert _mi_stripped(stripped, tmp_path, gdb=False) == _mi_stripped(stripped, tmp_path, gdb=True)
 
 
 def test_mi_like_gdb(program: Path, tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from aliceserver.debuggers.source.variables import (
     parse_condition,
 )
 from aliceserver.debuggers.source.watchnames import NameRecorder
+from aliceserver.debuggers.symbols.dwarf.expr.noprogram import NO_SYMBOL_TABLE
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text, resolved_base, under_declarator
 from aliceserver.debuggers.symbols.dwarf.ptype_cplus import cplus_ptype
@@ -138,7 +139,12 @@ class Expressions:
                 symbols.functions = lambda name: self._link_address(self._source.function_symbol(name), held)
                 symbols.data = lambda name: self._link_address(data_symbol(self._source, name), held)
             values = self._dollars.values(None if before_run else tid)
-            value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)
+            try:
+                value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)
+            except EvaluationError as error:  # gdb's words for a name where no debug info is
+                if str(error).startswith('No symbol "') and not self._symbol_table(before_run):
+                    raise EvaluationError(NO_SYMBOL_TABLE) from None
+                raise
             if type_only:
                 from aliceserver.debuggers.symbols.dwarf.expr import whatis_value
 
@@ -158,6 +164,12 @@ class Expressions:
             return recorded(info, value, values) if record else info
 
         return self._engine.run_on_engine(go)
+
+    def _symbol_table(self, before_run: bool) -> bool:
+        """gdb's have_full_symbols: whether a loaded module has debug info (before `run`,
+        gdb has loaded the program alone)."""
+        found = self._source.all_module_symbols()
+        return any(module.is_main for module, _ in found) if before_run else bool(found)
 
     @staticmethod
     def _link_address(address: int | None, held: Module) -> int | None:
