@@ -72,7 +72,7 @@ def info_scope(debugger: IDebugger, argument: str, write: Write, shown: Shown = 
         raise ProtocolError(f'Function "{unquoted(spec)}" not defined.')
     symbols = debugger.scope_storage(places[0].address)
     if not symbols:
-        write(f"Scope for {spec}:\ncontains no locals or arguments.\n")
+        write(f"Scope for {spec} contains no locals or arguments.\n")  # gdb 13 tracepoint.c
         return
     write(f"Scope for {spec}:\n")
     for storage in symbols:
