@@ -54,7 +54,7 @@ def test_stripped_like_gdb(stripped: Path, tmp_path: Path) -> None:
 def test_console_like_gdb(program: Path, tmp_path: Path) -> None:
     got = assert_like_gdb([*ex(
         *READS, "info locals", "info scope area", "info scope twice", "break area", "run", *READS, "print (char *)g_name", "x/s &g_name",
-        "info locals", "info args", "bt", "finish", "info locals", "info args", "info symbol g_shape",
+        "info locals", "info args", "bt", "bt full", "finish", "info locals", "info args", "info symbol g_shape",
         "info address g_shape",
     ), str(program)], tmp_path)  # fmt: skip
     assert "'g_shape' has unknown type; cast it to its declared type" in got.stderr

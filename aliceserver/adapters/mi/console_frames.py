@@ -78,8 +78,9 @@ def _shown_backtrace(ctx: Context, tid: int, words: list[str], full: bool, optio
             ctx.console(head)
         if full:
             locals_ = session.debugger.frame_variables(tid, frame.level, VariableScope.LOCALS)
-            if not locals_:
-                ctx.console("No locals.\n")
+            if not locals_:  # gdb: no block at all where there is no debug info
+                nodebug = frame.source is None and not frame.signal_trampoline
+                ctx.console("No symbol table info available.\n" if nodebug else "No locals.\n")
             for info in locals_:
                 ctx.console(f"        {info.name} = {printed_value(info)}\n")
     # gdb tells only a person (from_tty: not -batch, not a script) that frames were left
