@@ -73,8 +73,9 @@ class Dispatcher:
         self.origin: _Origin | None = None
         # One queue of ours in arrival order: the engine's events, delivered into it by the
         # engine's own thread (a relay thread's handoff would delay every event), and the
-        # UIs' lines put beside them.
-        self._inbox: queue.Queue[UiInput | ev.Event | str] = queue.Queue()
+        # UIs' lines put beside them. A SimpleQueue: its get and put are one C call each,
+        # where a Queue's take a Condition's several locks in Python (3 items a step).
+        self._inbox: queue.SimpleQueue[UiInput | ev.Event | str] = queue.SimpleQueue()
         self._held: deque[UiInput] = deque()  # commands waiting for the program to stop
         self._awaiting: _Origin | None = None  # a start waiting for Continued
         self._prefetch: int | None = None  # a stopped thread whose locals to make when idle
