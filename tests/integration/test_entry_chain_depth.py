@@ -76,3 +76,17 @@ def test_mi_lists_show_gdbs_loop_error(builder: Builder, tmp_path: Path) -> None
     ours, gdb = _mi_lists(program, tmp_path, gdb=False), _mi_lists(program, tmp_path, gdb=True)
     assert ours == gdb
     assert "Loop detected (257)" in repr(ours)
+
+
+@pytest.mark.parametrize("arguments", ["none", "presence"])
+def test_frame_arguments_none_reads_no_entry_values(builder: Builder, tmp_path: Path, arguments: str) -> None:
+    """gdb's print_frame_args reads no argument under `print frame-arguments none` (nor
+    presence): `n=...`, never `n=n@entry=...` nor `n@entry=...`; bt -frame-arguments too."""
+    program = _program(builder)
+    args = ["-batch", "-nx", *ex(
+        f"set print frame-arguments {arguments}", f"break entry_chain.c:{marker_line('entry_chain.c', 'bottom')}",
+        "run", "bt 2", "bt -2", "frame 1", "info frame", "bt -frame-arguments scalars -2",
+        "bt -frame-arguments none 1"), str(program)]  # fmt: skip
+    expected, got = theirs(args, tmp_path), ours(args, tmp_path)
+    assert _stack_addresses(got.stdout) == _stack_addresses(expected.stdout)
+    assert "@entry=..." not in got.stdout and "n=n@entry=3000" in got.stdout  # the scalars bt's

@@ -215,7 +215,7 @@ def _info_frame(ctx: Context, text: str) -> None:
         ctx.console(",".join(links) + "\n")
     details = session.debugger.frame_details(tid, level)
     mode = session.settings.get("print frame-arguments")  # as frames show them (print_frame_args)
-    infos = session.frames.shown_args(tid, level, mi=False, aggregate_values=mode == "all")
+    infos = session.frames.shown_args(tid, level, mi=False, aggregate_values=mode == "all", arguments=mode)
     args = ("..." if infos else "") if mode == "presence" else ", ".join(
         f"{a.name}={frame_arg_value(a, mode)}" for a in infos)
     cfa = frame.cfa or 16

@@ -255,18 +255,23 @@ class Frames:
             raise AliceError("No frame at level %d." % level)
         return frames[0]
 
-    def args(self, tid: int, level: int, *, aggregate_values: bool = False) -> list[VariableInfo]:
+    def args(self, tid: int, level: int, *, aggregate_values: bool = False, entries: bool = True) -> list[VariableInfo]:
         """The frame's arguments; frames show aggregate ones as `...` (gdb's `print
         frame-arguments scalars`), so their values are only made when asked for."""
         try:
             return self.session.debugger.frame_variables(
-                tid, level, VariableScope.ARGUMENTS, aggregate_values=aggregate_values
+                tid, level, VariableScope.ARGUMENTS, aggregate_values=aggregate_values, entry_values=entries
             )
         except AliceError:
             return []
 
-    def shown_args(self, tid: int, level: int, *, mi: bool, aggregate_values: bool = False) -> list[VariableInfo]:
-        """The arguments with their NAME@entry values as frames list them (`print entry-values`)."""
+    def shown_args(
+        self, tid: int, level: int, *, mi: bool, aggregate_values: bool = False, arguments: str = "scalars"
+    ) -> list[VariableInfo]:
+        """The arguments with their NAME@entry values as frames list them (`print entry-values`);
+        none under `print frame-arguments` none or presence (gdb's print_args: not read)."""
+        if arguments in ("none", "presence"):
+            return self.args(tid, level, entries=False)
         mode = self.session.settings.get("print entry-values") or "default"
         return with_entry_values(self.args(tid, level, aggregate_values=aggregate_values), mode, mi=mi)
 
@@ -310,7 +315,7 @@ class Frames:
         if sigframes.is_label_frame(frame):
             return sigframes.label(frame)  # <function called from gdb>, <signal handler called>
         mode = arguments or self.session.settings.get("print frame-arguments")
-        infos = self.shown_args(tid, frame.level, mi=False, aggregate_values=mode == "all")
+        infos = self.shown_args(tid, frame.level, mi=False, aggregate_values=mode == "all", arguments=mode)
         if mode == "presence":
             args = "..." if infos else ""
         else:

@@ -27,6 +27,7 @@ from aliceserver.debuggers.source.keptframes import KeptUnwindings
 from aliceserver.debuggers.source.keptsteps import SteppedFrames
 from aliceserver.debuggers.source.samevalues import same_value_frame
 from aliceserver.debuggers.source.services import EngineServices
+from aliceserver.debuggers.source.shownlevels import ShownLevels
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.source.stepping import InlineCall
 from aliceserver.debuggers.source.stopcache import StopCache
@@ -54,7 +55,7 @@ from aliceserver.debuggers.symbols.dwarf.unwind import (
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.debuggers.targetregisters import DescribedRegisters
-from aliceserver.errors import AliceError, ProtocolError, TargetError
+from aliceserver.errors import AliceError, TargetError
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +117,7 @@ class Frames:
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         # (the stop cache's writes, the entry values found since: entrychain.py)
         self._entry_answers: tuple[int, dict[Hashable, Any]] = (-1, {})
+        self._levels = ShownLevels(self._inline_depth)  # shown levels -> physical frames, per unwinding
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
         self.breakpoint_symbols: Callable[[tuple[int, ...], int], list[str | None]] = lambda ids, pc: [None]
         self._tail_stacks: dict[int, TailCallStack] = {}  # thread -> its frames with tail calls
@@ -143,6 +145,7 @@ class Frames:
         self._writes_at_stop = self._stop_cache.writes
         self.asked.next_stop()
         self._callers.clear()
+        self._levels.forget()
         self._hidden.clear()
         self._tail_stacks_before, self._tail_stacks = self._tail_stacks, {}
         self._variable_threads.clear()
@@ -163,12 +166,14 @@ class Frames:
         self._unwinders.pop(thread_id, None)
         self._kept.forget(thread_id)
         self._callers.clear()
+        self._levels.forget()
 
     def set_past_main(self, on: bool) -> None:
         """gdb's `backtrace past-main`: whether the entry values of main's parameters (and
         what they give deeper down) are read from main's caller."""
         self._past_main = on
         self._callers.clear()
+        self._levels.forget()
 
     def show_inline(self, thread_id: int, hidden: int) -> None:
         """Hide only `hidden` of the inlined calls starting at the thread's stop."""
@@ -454,15 +459,10 @@ class Frames:
 
     def physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
         """Shown frame `level` as (physical frame index, inlined calls out from its innermost)."""
-        shown = 0
-        for index, frame in enumerate(frames):
-            if level == shown:
-                return index, 0  # the innermost: no need to look the chain up
-            depth = 0 if frame.method == TAIL_CALL else len(self._source.inline_chain(frame))
-            if level <= shown + depth:
-                return index, level - shown
-            shown += depth + 1
-        raise ProtocolError(f"no frame at level {level}")
+        return self._levels.physical_level(frames, level)
+
+    def _inline_depth(self, frame: UnwoundFrame) -> int:
+        return 0 if frame.method == TAIL_CALL else len(self._source.inline_chain(frame))
 
     def inline_calls(self, pc: int) -> tuple[InlineCall, ...]:
         calls = []
