@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
+from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -42,3 +43,30 @@ def test_disassemble_at_a_stop_in_the_function(builder: Builder, tmp_path: Path)
     got = assert_like_gdb([*ex("break f", "run", "disassemble", "disassemble /r", "x/3i $pc", "disassemble /s",
                                "disassemble /m", "disassemble /s main"), str(program)], tmp_path)  # fmt: skip
     assert got.stdout.count("Address range ") == 8
+
+
+def _mi_disassembly(program: Path, cwd: Path, *, gdb: bool, run: bool) -> list[object]:
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
+    try:
+        mi.prompt()
+        if run:
+            mi.ok("-break-insert f")
+            mi.ok("-exec-run")
+            mi.stopped()
+        cold = marker_line("cold_split.c", "cold")
+        return [mi.ok(command).results for command in (
+            "-data-disassemble -a f -- 0", f"-data-disassemble -f cold_split.c -l {cold} -- 0",
+            f"-data-disassemble -f cold_split.c -l {cold} -- 4", "-data-disassemble -a 'f.cold'+1 -- 1")]  # fmt: skip
+    finally:
+        mi.close()
+
+
+@pytest.mark.parametrize("run", [False, True])
+def test_mi_disassembles_the_piece_holding_the_address(builder: Builder, tmp_path: Path, run: bool) -> None:
+    """-data-disassemble -a / -f -l: the range holding the address (gdb's
+    find_pc_partial_function), f.cold's alone for an address in it; link-time addresses
+    before run."""
+    program = _program(builder)
+    ours, gdb = _mi_disassembly(program, tmp_path, gdb=False, run=run), _mi_disassembly(program, tmp_path, gdb=True, run=run)
+    assert ours == gdb
+    assert "f.cold" in repr(ours)

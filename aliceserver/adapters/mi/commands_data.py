@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from aliceserver.adapters.mi.disasm import Line, address_of, function_at
+from aliceserver.adapters.mi.commands_symbols import shown_address
+from aliceserver.adapters.mi.disasm import Line, address_of, function_at, range_holding
 from aliceserver.adapters.mi.disasm_source import SourceGroup, SourceMode, gdb_disassembly
 from aliceserver.adapters.mi.frames import (
     evaluation_failure,
@@ -110,13 +111,14 @@ def _data_disassemble(ctx: Context, args: list[str]) -> Reply:
             address = values["a"]
         else:
             address = _line_address(session, options.get("f") or "", _leading_int(options.get("l") or ""))
+        held = range_holding(session, address)  # of a function in pieces: that piece alone
         try:
-            lines = function_at(session, address)
+            lines = function_at(session, address) if held is None else []
         except MiError:
             lines = []
-        if not lines:
+        if not lines and held is None:
             raise MiError("-data-disassemble: No function contains specified address")
-        low, high = lines[0].insn.address, lines[-1].insn.address + lines[-1].insn.size
+        low, high = held or (lines[0].insn.address, lines[-1].insn.address + lines[-1].insn.size)
     shown = gdb_disassembly(session, low, high, how_many, source)
     groups = [group for group in shown if isinstance(group, SourceGroup)]
     if groups:
@@ -138,7 +140,7 @@ def _line_address(session: MiSession, file: str, line: int) -> int:
         raise MiError("-data-disassemble: Invalid filename.") from None
     if found is None:
         raise MiError("-data-disassemble: Invalid line number")
-    return found.start
+    return shown_address(session)(found.start)  # before run: its link-time address, as gdb
 
 
 # --- memory --------------------------------------------------------------------------------

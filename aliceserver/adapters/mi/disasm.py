@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.disasm_text import Label, instruction_text
 from aliceserver.adapters.mi.registry import MiError
+from aliceserver.debuggers.base import FunctionRanges
 from aliceserver.debuggers.model import Instruction, SourcePosition
 from aliceserver.errors import AliceError
 
@@ -42,6 +43,19 @@ def disassemble_range(session: MiSession, start: int, end: int) -> list[Line]:
 def disassemble_count(session: MiSession, start: int, count: int) -> list[Line]:
     insns = session.debugger.disassemble(start, count, syntax="att")
     return [Line(i, instruction_text(i, session_label(session))) for i in insns]
+
+
+def range_holding(session: MiSession, address: int) -> tuple[int, int] | None:
+    """The range holding `address` of a function in several (gcc's f and f.cold), as gdb's
+    find_pc_partial_function bounds it; None for a function in one piece."""
+    debugger = session.debugger
+    try:
+        ranges = debugger.function_ranges(address) if isinstance(debugger, FunctionRanges) else None
+    except AliceError:
+        return None
+    if ranges is None or len(ranges) < 2:
+        return None
+    return next(((low, high) for low, high in ranges if low <= address < high), None)
 
 
 def function_at(session: MiSession, address: int) -> list[Line]:
