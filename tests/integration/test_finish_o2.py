@@ -4,7 +4,8 @@ shown function, so its value is of that function's return type (gdb's find_pc_fu
 not of the hidden inlined callee's; a C++ member function defined out of its class has its
 type on the declaration. Values in registers (int, double, a small struct) and in memory
 (a class with a std::string, sret); the console's "Run till exit from" and "Value returned
-is $N", MI's *stopped gdb-result-var and return-value."""
+is $N", MI's *stopped gdb-result-var and return-value. An ABI-tagged function's frames are
+named in full (`label[abi:cxx11](int)`), as gdb's cp_remove_params leaves them."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
 FLAGS = ("-g", "-O2")
 C_FUNCTIONS = ("half_scaled", "make_pair", "twice")
-CPP_FUNCTIONS = ("geo::Shape::total", "geo::Shape::corner", "geo::Shape::named", "ratio")
+CPP_FUNCTIONS = ("geo::Shape::total", "geo::Shape::corner", "geo::Shape::named", "ratio", "label")
 # The program's environment differs (gdb adds LINES and COLUMNS): so do stack addresses
 STACK = re.compile(r"0x7ff[0-9a-f]{9}")
 
@@ -59,7 +60,8 @@ def test_finish_in_c_like_gdb(builder: Builder, tmp_path: Path) -> None:
 def test_finish_in_cpp_like_gdb(cpp_program: Path, tmp_path: Path) -> None:
     got = _like_gdb([*_session(CPP_FUNCTIONS), str(cpp_program)], tmp_path)
     assert got.count("Value returned is $") == len(CPP_FUNCTIONS)
-    assert '{text = "tri!!", size = 2}' in got
+    assert '{text = "tri!!", size = 2}' in got and 'Value returned is $5 = "xxx"' in got
+    assert "label[abi:cxx11](int) (n=n@entry=3)" in got  # gdb's frame name of a tagged function
 
 
 def _mi_finishes(program: Path, cwd: Path, functions: tuple[str, ...], *, gdb: bool) -> list[list[object]]:

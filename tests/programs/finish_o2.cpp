@@ -46,6 +46,14 @@ __attribute__((noinline)) static double ratio(int a, int b)
     return (double)a / b;
 }
 
+// An ABI-tagged function (it returns a std::string): gdb names its frames in full,
+// `label[abi:cxx11](int)`, its name parser refusing the tag
+__attribute__((noinline)) std::string label(int n)
+{
+    sink = n;
+    return std::string(n, 'x');
+}
+
 int main()
 {
     geo::Shape sh{{1, 2, 3}, "tri"};
@@ -53,6 +61,7 @@ int main()
     Point p = sh.corner(2);
     Named n = sh.named(2);
     double r = ratio(t, 4);
-    std::printf("%d %d %s %f\n", t, p.x, n.text.c_str(), r);
+    std::string l = label(3);
+    std::printf("%d %d %s %f %s\n", t, p.x, n.text.c_str(), r, l.c_str());
     return 0;
 }

@@ -178,9 +178,14 @@ def frame_function_name(function: DIE, inlined: bool = False) -> str | None:
     named = c_function_name(function)
     if named is not None or not is_cplus_unit(function):
         return named
-    if linkage_name(function) is not None:  # an inlined call's: its demangled linkage name
-        names = symbol_names(function, TypeBuilder(), Demangler().demangle) if inlined else None
-        return _without_parameters(names[0]) if names is not None else None
+    linkage = linkage_name(function)
+    if linkage is not None:  # an inlined call's: its demangled linkage name; an ABI-tagged
+        # one's too (`label[abi:cxx11](int)`: gdb's cp_remove_params refuses the tag)
+        tagged = "B" in linkage and not inlined
+        names = symbol_names(function, TypeBuilder(), Demangler().demangle) if inlined or tagged else None
+        if names is None or tagged and "[abi:" not in names[0]:
+            return None
+        return _without_parameters(names[0])
     text = _computed_text(function, TypeBuilder())
     canonical = canonical_function_name(text) if text is not None else None
     split = split_parameters(canonical) if canonical is not None else None
@@ -189,7 +194,7 @@ def frame_function_name(function: DIE, inlined: bool = False) -> str | None:
 
 def _without_parameters(name: str) -> str:
     """gdb's cp_remove_params: a name its parser refuses (a lambda's) stays whole."""
-    refused = "{lambda" in name or "<lambda" in name or has_function_type_argument(name)
+    refused = "{lambda" in name or "<lambda" in name or "[abi:" in name or has_function_type_argument(name)
     split = None if refused else split_parameters(name)
     return split[0] if split is not None else name
 
