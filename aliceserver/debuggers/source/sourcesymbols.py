@@ -438,7 +438,7 @@ class SourceSymbols:
         if _CLONE_SUFFIX.search(symbol) or ("(" not in symbol and self._folded(address)):
             return self._dwarf_function(address) or symbol
         if "(" not in symbol or "::" in symbol:  # C++ without a linkage name: `main()`, `Local::m()`
-            found = self.function_die(address)
+            found = self.function_die(address, cplus_only=True)
             return (funcnames.unlinked_name(found) if found is not None else None) or symbol
         return symbol
 
@@ -463,16 +463,16 @@ class SourceSymbols:
         return own
 
     def _dwarf_function(self, address: int) -> str | None:
-        found = self.function_die(address)
-        return die_name(found) if found is not None else None
+        return die_name(found) if (found := self.function_die(address)) is not None else None
 
-    def function_die(self, address: int) -> DIE | None:
+    def function_die(self, address: int, *, cplus_only: bool = False) -> DIE | None:
         module = self.symbols.module_at(address)
-        symbols = self.module_symbols(module) if module is not None else None
-        if module is None or symbols is None:
+        if module is None or (symbols := self.module_symbols(module)) is None:
             return None
         try:
             cu = symbols.units.cu_for_address(address - module.base)
+            if cu is not None and cplus_only and not funcnames.is_cplus_unit(cu.get_top_DIE()):
+                return None  # C: gdb shows the symbol's name; no walk of the unit (3-10 ms)
             found = symbols.units.function_die_at(cu, address - module.base) if cu else None
         except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
             log.debug("no DWARF function at %#x: %s", address, error)
