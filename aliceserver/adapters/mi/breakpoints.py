@@ -554,7 +554,7 @@ class BreakpointTable:
             named = f": {bp.location}." if place.source is not None else ""  # gdb's say_where
             return f"{word} {bp.number}{at}{named} ({len(bp.places)} locations)\n"
         if place.source is not None:
-            return f"{word} {bp.number}{at}: file {self.session.frames.file_name(place.source.path)}, line {place.source.line}.\n"
+            return f"{word} {bp.number}{at}: file {self.session.frames.file_name(place.source.path, place.source.symtab)}, line {place.source.line}.\n"
         return f"{word} {bp.number} at {self.shown_address(place.address):#x}\n"
 
     def what(self, bp: MiBreakpoint) -> str:
@@ -568,7 +568,7 @@ class BreakpointTable:
 
     def place_what(self, place: CodeLocation) -> str:
         if place.source is not None:
-            return f"in {place.function or '??'} at {self.session.frames.file_name(place.source.path)}:{place.source.line}"
+            return f"in {place.function or '??'} at {self.session.frames.file_name(place.source.path, place.source.symtab)}:{place.source.line}"
         return self.symbolic(place)
 
     def symbolic(self, place: CodeLocation) -> str:
@@ -581,11 +581,11 @@ class BreakpointTable:
 
 
 def _place_items(
-    place: CodeLocation, file_name: Callable[[str], str], fullname: Callable[[str], str],
+    place: CodeLocation, file_name: Callable[[str, str | None], str], fullname: Callable[[str], str],
     symbolic: Callable[[CodeLocation], str],
 ) -> list[tuple[str, Value]]:
     if place.source is None:  # gdb's print_breakpoint_location: the address's symbol only
         return [("at", symbolic(place))]
     items: list[tuple[str, Value]] = [("func", place.function)] if place.function else []
-    return items + [("file", file_name(place.source.path)), ("fullname", fullname(place.source.path)),
+    return items + [("file", file_name(place.source.path, place.source.symtab)), ("fullname", fullname(place.source.path)),
                     ("line", str(place.source.line))]

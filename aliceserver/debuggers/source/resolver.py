@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -103,7 +104,8 @@ class LocationResolver:
                 source = SourcePosition(resolved.file, resolved.line)
                 if chain and link_address in resolved.past_prologue:  # as for `break FUNCTION`
                     source = call_site_position(info, chain[0]) or source
-                place = CodeLocation(address, name, source, module.path, requested_line=resolved.requested_line)
+                place = CodeLocation(address, name, with_symtab(source, info, link_address), module.path,
+                                     requested_line=resolved.requested_line)  # fmt: skip
                 locations.append((resolved.line, place))
         return locations
 
@@ -157,7 +159,7 @@ class LocationResolver:
             if chain:  # past the prologue inside an inlined call: gdb shows the call's line
                 source = call_site_position(info, chain[0]) or source
             locations.append(CodeLocation(address, self._source.shown_name(match.name, address),
-                                          source, module.path))
+                                          with_symtab(source, info, match.breakpoint_address), module.path))
         bound = {location.address for location in locations}
         locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
         return locations
@@ -249,3 +251,11 @@ def call_site_position(info: DebugInfo | None, die: DIE) -> SourcePosition | Non
     path = info.file_path(die.cu.cu_offset, number)
     column = attr_value(die, "DW_AT_call_column")
     return SourcePosition(path, line, column if isinstance(column, int) else 0) if path else None
+
+
+def with_symtab(source: SourcePosition | None, info: DebugInfo, link: int) -> SourcePosition | None:
+    """`source` with gdb's name for its file in the symtab of the unit at link-time `link`,
+    as a breakpoint's message names it: asked by address, one unit's line header is read,
+    where a name asked by path (source_name) decodes every unit's (140 ms at 2,200 units)."""
+    symtab = info.symtab_name_at(link, source.path) if source is not None else None
+    return source if source is None or symtab is None else replace(source, symtab=symtab.filename)
