@@ -17,6 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.literals import (
     wide_prefix,
 )
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
+    IMPLICIT_POINTER,
     NOT_SAVED,
     EvaluationError,
     MemoryLoc,
@@ -144,8 +145,8 @@ class _Formatter:
             return pretty
         t = strip(value.type)
         prefix = ""
-        if isinstance(value.location, OptimizedOut):  # gdb's value_check_printable: no `(type) `
-            pass
+        if isinstance(value.location, OptimizedOut) and value.location != OptimizedOut(IMPLICIT_POINTER):
+            pass  # gdb's value_check_printable: no `(type) `
         elif self.opts.top_level and self.opts.fmt is None and is_rust(value.type):
             if isinstance(t, (PointerType, ReferenceType)):  # gdb's Rust value_print
                 prefix = f"({type_name(value.type)}) "
@@ -173,6 +174,8 @@ class _Formatter:
         try:
             return self._value(value, depth)
         except OptimizedOutError:
+            if value.location == OptimizedOut(IMPLICIT_POINTER) and isinstance(strip(value.type), PointerType):
+                return "<synthetic pointer>"  # gdb's: the object it points to has no address
             return "<not saved>" if value.location == OptimizedOut(NOT_SAVED) else "<optimized out>"
         except EvaluationError as exc:
             return f"<error: {exc}>"

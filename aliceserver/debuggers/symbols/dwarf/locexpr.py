@@ -75,6 +75,7 @@ class OptimizedOut:
 
 
 NOT_SAVED = "not saved"  # OptimizedOut's reason for a register an outer frame lost (`<not saved>`)
+IMPLICIT_POINTER = "implicit pointer"  # a pointer to an object with no address (`<synthetic pointer>`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +325,7 @@ def _evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
         elif op in (0xA0, 0xF2):  # implicit_pointer: a pointer to an optimized-out object
             r.take(4 if env.address_size == 8 else env.address_size)
             r.sleb()
-            return OptimizedOut("implicit pointer")
+            return OptimizedOut(IMPLICIT_POINTER)
         elif op in (0xA4, 0xF4):  # const_type: die, size, bytes
             t = base_type(r.uleb())
             data = r.take(r.unsigned(1))
