@@ -122,7 +122,10 @@ class IDebugger(Protocol):
         """Start the program and hold it stopped before its first instruction.
 
         Nothing runs until `resume`. With `config.stop_on_entry` the first resume stops
-        at the program's entry point with a `Stopped(ENTRY)` event.
+        at the program's entry point with a `Stopped(ENTRY)` event. A process held for its
+        symbols (`config.symbols_only`) that was launched with this very config otherwise,
+        and never ran, is taken as this start's, announced anew (ProcessStarted, its
+        modules); one launched otherwise is killed first.
         """
         ...
 

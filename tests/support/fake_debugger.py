@@ -138,6 +138,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
 
     def _reset(self) -> None:
         self._process: m.ProcessInfo | None = None
+        self._held: m.LaunchConfig | None = None  # how a process held for its symbols started
         self._threads: dict[int, _Thread] = {}
         self._memory: dict[int, bytearray] = {}
         self._breakpoints: dict[int, _Breakpoint] = {}
@@ -155,7 +156,13 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
     def launch(self, config: m.LaunchConfig) -> m.ProcessInfo:
         if self.program.path is not None and config.program != self.program.path:
             raise TargetError(f"{config.program}: No such file or directory.", errno=errno.ENOENT)
+        held, self._held = self._held, None
+        if self._process is not None and held is not None:  # a process held for its symbols
+            if replace(held, symbols_only=True) == replace(config, symbols_only=True) and not config.symbols_only:
+                return self._announce(self._process)  # taken as this start's (IDebugger.launch)
+            self.kill()
         info = self._start(m.ProcessInfo(self.program.pid, config.program, attached=False))
+        self._held = config if config.symbols_only else None
         self._entry_stop = config.stop_on_entry
         return info
 
@@ -431,6 +438,9 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
             regs.update(cs=0x33, ss=0x2B, orig_rax=2**64 - 1)
             self._threads[info.pid + n] = _Thread(info.pid + n, regs)
         self._process = info
+        return self._announce(info)
+
+    def _announce(self, info: m.ProcessInfo) -> m.ProcessInfo:
         self._post(ev.ProcessStarted(info.pid, info.program, info.attached))
         self._post(ev.ModuleLoaded(self._main_module(info)))
         for tid in self._threads:

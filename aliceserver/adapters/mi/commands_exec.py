@@ -57,9 +57,10 @@ def run(ctx: Context, start: bool = False, first_instruction: bool = False) -> R
     for counted in session.breakpoints.sorted():  # gdb's clear_breakpoint_hit_counts at a run
         counted.hits = counted.unseen_hits = 0
         del counted.logged_hits[:]
-    session.drop_probe()
+    config = session.launch_config()
+    session.drop_probe(start=config)  # the probe is this start's process if started alike
     try:
-        session.debugger.launch(session.launch_config())
+        session.debugger.launch(config)
     except StartupExit as error:  # it started and ended at its exec: gdb keeps the tbreak
         if temporary is not None:
             session.notify("breakpoint-created", [("bkpt", session.breakpoints.tuple(temporary))])

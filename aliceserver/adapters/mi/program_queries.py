@@ -3,6 +3,7 @@ launch, the selected thread and frame, evaluation, the current source, where a s
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from aliceserver.adapters.mi.dispatcher import Dispatcher
 from aliceserver.adapters.mi.frames import Frames, display_value
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registry import MiError
+from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.run_redirects import split_command_line
 from aliceserver.adapters.mi.setting_functions import expand_setting_calls
 from aliceserver.debuggers.model import (
@@ -54,20 +56,46 @@ class ProgramQueries(Dispatcher):
             return
         if self.debugger.process is not None:
             return
+        config = self._probe_config()
         try:
-            info = self.debugger.launch(LaunchConfig(inferior.program, cwd=inferior.cwd, symbols_only=True))
+            info = self.debugger.launch(config)
         except AliceError as error:
             logger.info("cannot load %s for its symbols: %s", inferior.program, error)
             return
-        inferior.probe_pid = info.pid
+        inferior.probe_pid, inferior.probe_config = info.pid, config
+
+    def _probe_config(self) -> LaunchConfig:
+        """The probe's start: the one `run` would make, so that `run` can take the probe as
+        its process where nothing changed meanwhile (drop_probe); the program alone where
+        `run` must start it itself: a terminal to take then, a redirection's file opened
+        only at `run`, a stub's run."""
+        inferior = self.inferior
+        assert inferior.program is not None
+        alone = LaunchConfig(inferior.program, cwd=inferior.cwd, symbols_only=True)
+        if remote_held(self) is not None:  # type: ignore[arg-type]
+            return alone
+        try:
+            config = self.launch_config()
+        except AliceError:  # arguments sh would refuse: said at `run`
+            return alone
+        if config.stdio is StdioMode.TTY or config.redirections:
+            return alone
+        return dataclasses.replace(config, symbols_only=True)
 
     def has_symbols(self) -> bool:
         return self.inferior.process is not None or self.inferior.probe_pid is not None
 
-    def drop_probe(self) -> None:
-        """End the symbol probe before a real start (its events are swallowed)."""
+    def drop_probe(self, start: LaunchConfig | None = None) -> None:
+        """End the symbol probe before a real start (its events are swallowed); or, where
+        it was started as `start` starts, hand it to the engine's launch, which takes it
+        as that start's process."""
         inferior = self.inferior
+        config, inferior.probe_config = inferior.probe_config, None
         if inferior.probe_pid is None or inferior.process is not None:
+            return
+        if start is not None and config == dataclasses.replace(start, symbols_only=True):
+            self.take_queued_events()  # the probe's, swallowed as such
+            inferior.probe_pid = None
             return
         try:
             self.debugger.kill()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aliceserver.debuggers.model import Module, ProcessInfo
+from aliceserver.debuggers.model import LaunchConfig, Module, ProcessInfo
 from aliceserver.session.runstate import RunPhase, RunState
 
 
@@ -26,6 +26,7 @@ class Inferior:
     # The session core's run state of `process`: running, stopped at its last stop...
     run: RunState = field(default_factory=RunState)
     probe_pid: int | None = None  # a process held at its first instruction, for symbols
+    probe_config: LaunchConfig | None = None  # how it was started (`run` takes it if the same)
     threads: dict[int, int] = field(default_factory=dict)  # tid -> gdb thread number
     thread_pointers: dict[int, int] = field(default_factory=dict)  # tid -> pthread_t (fs_base)
     thread_names: dict[int, str] = field(default_factory=dict)  # tid -> `thread name` (thread_names.py)

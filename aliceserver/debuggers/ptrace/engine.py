@@ -169,6 +169,7 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
             breakpoints=self._breakpoints, cores=self._cores, dollars=self._dollars, stop_cache=self._stop_cache,
             call_settings=self.call_settings, policy=self.signal_policy, forget_stop_state=self._forget_stop_state,
             load_image=lambda inferior, at_launch: self._images.load_image(inferior, at_launch),
+            announce_image=lambda: self._images.announce_image(),
         )  # fmt: skip
         self._stopped_thread = self._live.stopped_thread  # read by conditions at each hit
         self.jump_patches = self._live.jump_patches  # `set breakpoint jump-patches`

@@ -78,6 +78,8 @@ class ImageLoading:
         self.exec_file_mismatch = "ask"  # gdb's setting: ask (loads the stub's file), warn or off
         # the loader's events seen, and the paths the last one loaded and unloaded (remote's library stops)
         self.library_change: tuple[int, tuple[str, ...], tuple[str, ...]] = (0, (), ())
+        # what the last image's start told: its modules, the loader's warnings
+        self._image_news: tuple[ModuleLoaded | Output, ...] = ()
 
     # --- a program read from its file (programfile.py) ---------------------------------
     def hold_program_file(self, config: LaunchConfig) -> ProcessInfo | None:
@@ -114,8 +116,8 @@ class ImageLoading:
         except (AliceError, OSError) as error:
             log.warning("no symbols for process %d: %s", inferior.pid, error)
             loaded, r_brk = [], None
-        for module in loaded:
-            self._events.put(ModuleLoaded(module))
+        self._image_news = tuple(ModuleLoaded(module) for module in loaded)
+        self.announce_image()
         if inferior.attached:
             r_brk = self._tracker.r_brk_from_memory() or r_brk
             self.on_library_event(0)
@@ -123,7 +125,7 @@ class ImageLoading:
             self._breakpoints.add_internal(r_brk, on_hit=self._loader_trap_hit)
         elif self._tracker.loader_unseen and self._tracker.entry and not inferior.attached:
             self._breakpoints.add_internal(self._tracker.entry, on_hit=self._at_entry_without_loader)
-        self._tell_library_warnings()
+        self._image_news += self._tell_library_warnings()
         config = self._access.launch_config
         if at_launch and config is not None and config.stop_on_entry and self._tracker.entry:
             self._breakpoints.add_internal(self._tracker.entry, reports=StopReason.ENTRY, temporary=True)
@@ -136,6 +138,12 @@ class ImageLoading:
         self._breakpoints.armed.clear()  # the internal traps went with the old image
         self._breakpoints.arm_catchpoints()
         self._locations.bind_all(new_image=not at_launch)
+
+    def announce_image(self) -> None:
+        """What the last image's start told: its modules (and again, with the loader's
+        warnings, for a process held for its symbols taken as a fresh start: live.py)."""
+        for news in self._image_news:
+            self._events.put(news)
 
     def _insert_or_warn(self, inferior: Inferior, address: int) -> None:
         trap = self._traps.by_address[address]
@@ -278,6 +286,8 @@ class ImageLoading:
         elif r_brk:
             self._breakpoints.add_internal(r_brk, on_hit=self._loader_trap_hit)
 
-    def _tell_library_warnings(self) -> None:
-        for text in self._tracker.take_warnings():
-            self._events.put(Output("warning", f"warning: {text}\n"))
+    def _tell_library_warnings(self) -> tuple[Output, ...]:
+        told = tuple(Output("warning", f"warning: {text}\n") for text in self._tracker.take_warnings())
+        for warning in told:
+            self._events.put(warning)
+        return told

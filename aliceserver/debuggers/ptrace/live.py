@@ -55,6 +55,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def _file_identity(path: str) -> tuple[int, ...] | None:
+    """What tells a rebuilt program file from the one a process was started from."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
 class LiveSession:
     """The live process (`ProcessAccess.inferior`, mirrored in `Tracer.inferior` for the
     loop) from launch or attach to its end. It is also the StepControl (source/steps.py)
@@ -65,6 +74,7 @@ class LiveSession:
         watches: WatchSlots, breakpoints: Breakpoints, cores: CoreFiles, dollars: SessionDollars,
         stop_cache: StopCache, call_settings: CallSettings, policy: Callable[[int], SignalPolicy],
         load_image: Callable[[Inferior, bool], None], forget_stop_state: Callable[[], None],
+        announce_image: Callable[[], None] = lambda: None,
     ) -> None:  # fmt: skip
         self._tracer = tracer
         self._access = access
@@ -79,6 +89,8 @@ class LiveSession:
         self._call_settings = call_settings
         self._policy = policy
         self._load_image = load_image  # the engine's reaction to a new image (at_launch)
+        self._announce_image = announce_image  # its news of the image again (a held process taken)
+        self._held_file: tuple[int, ...] | None = None  # the program file a probe was started from
         self.jump_patches = JumpPatches(access)  # breakpoints judged in the program
         breakpoints.jump_patches = self.jump_patches
         self._forget_stop_state = forget_stop_state
@@ -110,6 +122,9 @@ class LiveSession:
         return self._tracer.call(lambda: self._launch(config))
 
     def _launch(self, config: LaunchConfig) -> ProcessInfo:
+        taken = self._take_held(config)
+        if taken is not None:
+            return taken
         if self._access.inferior is not None:
             raise TargetError("a program is already being debugged; kill or detach it first")
         self._cores.close_core()  # gdb's run: the live process replaces the core
@@ -137,9 +152,29 @@ class LiveSession:
         started = inferior.threads[spawned.pid]
         started.event_stop = started.launched = True  # held at its exec's event stop
         self._process = ProcessInfo(spawned.pid, program, attached=False)
+        self._held_file = _file_identity(program) if config.symbols_only else None
         self._events.put(ProcessStarted(spawned.pid, program, attached=False))
         self._load_image(inferior, True)
         return self._process
+
+    def _take_held(self, config: LaunchConfig) -> ProcessInfo | None:
+        """The process held for its symbols (LaunchConfig.symbols_only) as the one `config`
+        starts, where it was started with that very config from the same file and never
+        ran: announced as just started, with no second exec, kill or symbol read (the
+        MI's `break` then `run`). A held process that differs gives way to a fresh one."""
+        inferior, held, info = self._access.inferior, self._access.launch_config, self._process
+        if inferior is None or held is None or info is None or not held.symbols_only or config.symbols_only:
+            return None
+        first = inferior.threads.get(inferior.pid)
+        if (dataclasses.replace(held, symbols_only=False) != config or len(inferior.threads) != 1
+                or first is None or not first.launched or _file_identity(info.program) != self._held_file):
+            self._kill()  # its Exited: a probe's, which no front end tells
+            return None
+        self._access.launch_config, self._held_file = config, None  # no link-time view now
+        self._forget_stop_state()
+        self._events.put(ProcessStarted(inferior.pid, info.program, attached=False))
+        self._announce_image()
+        return info
 
     def _new_inferior(self, pid: int, *, attached: bool) -> Inferior:
         config = self._access.launch_config
