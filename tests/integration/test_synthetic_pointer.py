@@ -1,8 +1,8 @@
 """A pointer whose location is DW_OP_implicit_pointer (-O2 folded the array it points to):
 gdb 13 shows `<synthetic pointer>` (print with its `(T *) ` prefix, info locals, bt full,
-MI's lists and -data-evaluate-expression), where it read `<optimized out>`. Dereferencing
-it (gdb reads the object it points to) is not done here: that still says the value has
-been optimized out, so it is left out of the comparison."""
+MI's lists and -data-evaluate-expression), where it read `<optimized out>`; `*p`, `p[1]`
+and `*(p + 2)` read the object it points to, `p + 1` is a synthetic pointer again (gdb
+13 fails an internal check on arithmetic with what `*` reads there: left out)."""
 
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ def program(builder: Builder) -> Path:
 def test_console_like_gdb(program: Path, tmp_path: Path) -> None:
     got = assert_like_gdb([*ex(
         f"break {SOURCE}:{marker_line(SOURCE, 'here')}", "run", "info locals", "print p", "output p",
-        "whatis p", "bt full",
+        "whatis p", "bt full", "print *p", "print p[1]", "print p + 1", "print *(p + 2)",
     ), str(program)], tmp_path)  # fmt: skip
-    assert "p = <synthetic pointer>" in got.stdout
+    assert "p = <synthetic pointer>" in got.stdout and " = 8192\n" in got.stdout
 
 
 def _mi(program: Path, cwd: Path, *, gdb: bool) -> list[object]:
@@ -40,7 +40,8 @@ def _mi(program: Path, cwd: Path, *, gdb: bool) -> list[object]:
         mi.ok("-exec-run")
         mi.stopped()
         return [mi.ok(command).results for command in (
-            "-stack-list-locals 1", "-stack-list-variables 2", "-data-evaluate-expression p")]  # fmt: skip
+            "-stack-list-locals 1", "-stack-list-variables 2", "-data-evaluate-expression p",
+            "-data-evaluate-expression p[1]")]  # fmt: skip
     finally:
         mi.close()
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol
 
 from aliceserver.debuggers.symbols.dwarf import rawread
@@ -72,6 +73,8 @@ class ImplicitLoc:
 class OptimizedOut:
     reason: str = "optimized out"
     error: bool = False  # no location for an error (`reason`): reading it fails with that
+    # An implicit pointer's: where the object it points to is (implicitptr.py)
+    pointee: Callable[[], Location] | None = field(default=None, compare=False)
 
 
 NOT_SAVED = "not saved"  # OptimizedOut's reason for a register an outer frame lost (`<not saved>`)
@@ -118,6 +121,8 @@ class ExprEnv:
     address_size: int = 8
     # DW_OP_entry_value's block -> the value it had at the function's entry (callsites.py)
     entry_value: Callable[[bytes], Entry] | None = None
+    # DW_OP_implicit_pointer's DIE (section offset) and byte offset -> where that object is
+    implicit_pointer: Callable[[int, int], Location] | None = None
     # DW_OP_GNU_parameter_ref's unit offset -> the caller's value for that parameter
     parameter_ref: Callable[[int], Entry] | None = None
     # A base type DIE's offset in the unit -> the type, for typed stack values (typedstack.py)
@@ -323,9 +328,10 @@ def _evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
                 return OptimizedOut(str(exc))
             stack.append(found if isinstance(found, Typed) else found & MASK64)
         elif op in (0xA0, 0xF2):  # implicit_pointer: a pointer to an optimized-out object
-            r.take(4 if env.address_size == 8 else env.address_size)
-            r.sleb()
-            return OptimizedOut(IMPLICIT_POINTER)
+            ref = r.unsigned(4 if env.address_size == 8 else env.address_size)
+            offset = r.sleb()
+            at = None if env.implicit_pointer is None else partial(env.implicit_pointer, ref, offset)
+            return OptimizedOut(IMPLICIT_POINTER, pointee=at)
         elif op in (0xA4, 0xF4):  # const_type: die, size, bytes
             t = base_type(r.uleb())
             data = r.take(r.unsigned(1))

@@ -34,6 +34,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import (
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.entrychain import resolve_entry
+from aliceserver.debuggers.symbols.dwarf.implicitptr import pointee
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ExprEnv,
@@ -397,6 +398,7 @@ class ModuleSymbols:
             addrx=lambda i: self.units.addrx(cu, i),
             entry_value=entry_value,
             parameter_ref=parameter_ref,
+            implicit_pointer=partial(pointee, self, ctx, function),
             base_type=partial(base_type_in, cu),
         )
         if resolve is None:

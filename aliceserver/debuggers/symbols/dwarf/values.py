@@ -299,6 +299,9 @@ class Value:
         target = t.target
         if isinstance(strip(target), VoidType):
             raise EvaluationError("Attempt to take contents of a non-pointer value.")
+        location = self.location
+        if isinstance(location, OptimizedOut) and location.pointee is not None:  # a synthetic pointer
+            return Value(target, location.pointee(), self.ctx)
         return Value(target, MemoryLoc(self.as_int() & MASK64), self.ctx)
 
     def find_member(self, name: str) -> Value | None:

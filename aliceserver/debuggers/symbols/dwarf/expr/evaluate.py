@@ -44,6 +44,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
     no_symbol,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.unplaced import array_literal, in_target, memory_at
+from aliceserver.debuggers.symbols.dwarf.implicitptr import is_synthetic, moved
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     NOT_SAVED,
     EvaluationError,
@@ -534,6 +535,8 @@ class Evaluator:
         assert isinstance(t, PointerType)
         target = strip(t.target)
         size = 1 if isinstance(target, (VoidType, FunctionType)) else target.size
+        if is_synthetic(pointer):  # within the object it points to, as gdb's
+            return moved(pointer, count * size)
         return Value.of_int(pointer.type, pointer.as_int() + count * size, self.ctx)
 
     def binary(self, node: ast.Binary) -> Value:
