@@ -60,6 +60,33 @@ class LineTransport(StreamTransport):
                 buffer.clear()
                 return line
 
+    def fileno(self) -> int | None:
+        """The input's descriptor, for a reader that selects on it (None: none)."""
+        fileno = getattr(self._reader, "fileno", None)
+        try:
+            return fileno() if callable(fileno) else None
+        except (OSError, ValueError):
+            return None
+
+    def ready(self, read: bool) -> bool:
+        """Whether read_message answers now without waiting for input, after one read of
+        what is there if `read` (select saw the descriptor readable; it cannot see the
+        lines already buffered)."""
+        with self._read_lock:
+            if read and not self._fill():
+                return True  # the end: the last line, or None
+            buffer = self._buffer
+            if self._skip_lf and buffer:
+                if buffer[0] == _LF:
+                    del buffer[:1]
+                self._skip_lf = False
+            found = self._find_terminator() >= 0
+            if self._discarding and not found:  # the rest of an over-long line: dropped
+                buffer.clear()
+                self._scanned = 0
+                return self._eof
+            return found or self._eof or self._closed or len(buffer) > self._max_line
+
     def _find_terminator(self) -> int:
         buffer = self._buffer
         cr = buffer.find(b"\r", self._scanned)

@@ -1,8 +1,9 @@
 """The MI session's dispatcher: one thread takes the UIs' lines and the engine's events.
 
 Everything that touches state runs on the dispatcher thread (the caller of `serve`):
-reader threads queue input lines, the engine queues its events, and the dispatcher
-takes them in order. A command that sets the program running makes the dispatcher wait for
+reader threads queue input lines (the main MI channel's pipe is read by the dispatcher
+itself, select()ing on it and on the inbox's wake-up pipe), the engine queues its events,
+and the dispatcher takes them in order. A command that sets the program running makes the dispatcher wait for
 the engine's `Continued` (taking events, holding commands back) so that `^running` comes
 after what the start produced (=thread-group-started, =library-loaded) exactly as in gdb.
 """
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import queue
+import select
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -27,6 +30,7 @@ from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
+from aliceserver.transports.stdio import LineTransport
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.registry import Context
@@ -42,6 +46,51 @@ class UiInput:
 
     ui: Ui
     line: str | None  # None: the UI's input ended
+
+
+class _Inbox:
+    """The dispatcher's queue; a put from another thread also wakes the dispatcher when it
+    sleeps in select() on its main UI's input (which it reads itself, see _Direct)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[UiInput | ev.Event | str] = queue.SimpleQueue()
+        self.get = self._queue.get
+        self.get_nowait = self._queue.get_nowait
+        self.empty = self._queue.empty
+        self.qsize = self._queue.qsize
+        self.sleeping = False  # set before the queue is looked at for the last time
+        self.wake_fd = self._wake_write = -1
+
+    def open_wake(self) -> None:
+        """The pipe that wakes select(): one for the process's own stdin, kept to its end."""
+        self.wake_fd, self._wake_write = os.pipe()
+        os.set_blocking(self.wake_fd, False)
+        os.set_blocking(self._wake_write, False)
+
+    def put(self, item: UiInput | ev.Event | str) -> None:
+        self._queue.put(item)
+        if self.sleeping:
+            try:
+                os.write(self._wake_write, b"!")
+            except BlockingIOError:  # full: a wake-up is pending already
+                pass
+
+    def drain(self) -> None:
+        try:
+            while os.read(self.wake_fd, 512):
+                pass
+        except BlockingIOError:
+            pass
+
+
+@dataclass
+class _Direct:
+    """The main MI channel's input, a pipe or file read on the dispatcher's own thread: a
+    command line reaches it without a reader thread's handoff (one thread woken, not two)."""
+
+    ui: Ui
+    transport: LineTransport
+    fd: int
 
 
 @dataclass
@@ -75,7 +124,8 @@ class Dispatcher:
         # engine's own thread (a relay thread's handoff would delay every event), and the
         # UIs' lines put beside them. A SimpleQueue: its get and put are one C call each,
         # where a Queue's take a Condition's several locks in Python (3 items a step).
-        self._inbox: queue.SimpleQueue[UiInput | ev.Event | str] = queue.SimpleQueue()
+        self._inbox = _Inbox()
+        self._direct: _Direct | None = None  # the main UI's input, read on this thread
         self._held: deque[UiInput] = deque()  # commands waiting for the program to stop
         self._awaiting: _Origin | None = None  # a start waiting for Continued
         self._prefetch: int | None = None  # a stopped thread whose locals to make when idle
@@ -104,6 +154,13 @@ class Dispatcher:
                 ui.line(line)
 
     def add_reader(self, ui: Ui) -> None:
+        transport = ui.transport
+        if self._direct is None and ui.is_mi and isinstance(transport, LineTransport) and not transport.is_terminal():
+            fd = transport.fileno()
+            if fd is not None:
+                self._direct = _Direct(ui, transport, fd)
+                self._inbox.open_wake()
+                return
         self._readers.append(ui)
         self._start_reader(ui)
 
@@ -136,7 +193,8 @@ class Dispatcher:
     def serve(self) -> int:
         while not self.exit_requested:
             try:
-                item = self._inbox.get(timeout=_CONTINUE_PATIENCE if self._awaiting else None)
+                awaiting = self._awaiting is not None  # input would be held: left unread
+                item = self._next(_CONTINUE_PATIENCE if awaiting else None, read_input=not awaiting)
             except queue.Empty:
                 logger.warning("no Continued event from the engine; answering ^running anyway")
                 self._announce_running()
@@ -144,6 +202,42 @@ class Dispatcher:
                 continue
             self._take(item)
         return self.exit_code
+
+    def _next(self, timeout: float | None = None, read_input: bool = True) -> UiInput | ev.Event | str:
+        """The next item: queued, or a line of the main UI read here (`read_input`); with
+        `timeout`, queue.Empty after it (then nothing is read here)."""
+        direct = self._direct
+        if direct is None or not read_input:
+            return self._inbox.get(timeout=timeout)
+        readable = False
+        while True:
+            try:
+                return self._inbox.get_nowait()
+            except queue.Empty:
+                pass
+            if direct.transport.ready(readable):
+                return self._read_direct(direct)
+            inbox = self._inbox
+            inbox.sleeping = True
+            try:
+                if not inbox.empty():
+                    continue
+                ready, _, _ = select.select([direct.fd, inbox.wake_fd], [], [])
+            finally:
+                inbox.sleeping = False
+            inbox.drain()
+            readable = direct.fd in ready
+
+    def _read_direct(self, direct: _Direct) -> UiInput:
+        """The main UI's next line, which is there (as read_ui would queue it)."""
+        try:
+            data = direct.transport.read_message()
+        except AliceError as error:  # an over-long line: answer and go on
+            return UiInput(direct.ui, "\x00" + str(error))
+        if data is None:
+            self._direct = None  # its end: read no more
+            return UiInput(direct.ui, None)
+        return UiInput(direct.ui, data.decode("utf-8", "surrogateescape"))
 
     def _take(self, item: UiInput | ev.Event | str) -> None:
         held = [ui for ui in self.uis if not ui.closed]
@@ -246,7 +340,8 @@ class Dispatcher:
         the engine's events handled. None: the input ended."""
         for each in self.uis:
             each.flush()  # its prompt is seen before the line is waited for
-        if not any(reader is ui for reader in self._readers):  # -ex, before the reader runs
+        direct = self._direct is not None and self._direct.ui is ui
+        if not direct and not any(reader is ui for reader in self._readers):  # -ex, before the reader runs
             data = ui.transport.read_message()
             return None if data is None else data.decode("utf-8", "surrogateescape")
         for held in self._held:
@@ -256,7 +351,7 @@ class Dispatcher:
                     self._held.appendleft(held)  # the end is the session's to handle too
                 return held.line
         while True:
-            item = self._inbox.get()
+            item = self._next() if direct else self._inbox.get()
             if isinstance(item, UiInput):
                 if item.ui is not ui or item.line is None:
                     self._held.append(item)
@@ -361,6 +456,13 @@ class Dispatcher:
         return origin.ui, origin.token if origin.answer else None, origin.cli
 
     # --- idle ------------------------------------------------------------------------
+    def _input_waits(self) -> bool:
+        """Whether the main UI's input, read on this thread, has a line or more waiting."""
+        direct = self._direct
+        if direct is None:
+            return False
+        return direct.transport.ready(False) or bool(select.select([direct.fd], [], [], 0)[0])
+
     def _prefetch_locals(self) -> None:
         """After a stop is written, while the client reads it: make the stopped frame's
         locals (what Emacs and most MI clients ask for next, if it did at the stop before),
@@ -372,7 +474,7 @@ class Dispatcher:
         # only for a client that lists them at each stop: one stepping with no locals shown
         # waits for them on its next step (CPU the client and the stub share)
         listed, self.locals_listed = self.locals_listed, False
-        if not listed or not self._inbox.empty() or self.inferior.running:
+        if not listed or not self._inbox.empty() or self._input_waits() or self.inferior.running:
             return
         try:
             self.debugger.frame_variables(tid, 0, VariableScope.LOCALS, aggregate_values=False)
