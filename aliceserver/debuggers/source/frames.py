@@ -115,9 +115,8 @@ class Frames:
         self._lookups_of: tuple[object, int] | None = None  # the module lists they were made with
         # (thread, callee level, callee pc, its float registers' id) -> the caller's frame
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
-        # (the stop cache's writes, the entry values found since: entrychain.py)
-        self._entry_answers: tuple[int, dict[Hashable, Any]] = (-1, {})
-        self._levels = ShownLevels(self._inline_depth)  # shown levels -> physical frames, per unwinding
+        self._entry_answers: tuple[int, dict[Hashable, Any]] = (-1, {})  # (stop cache's writes, entrychain's)
+        self._levels = ShownLevels(lambda frame: 0 if frame.method == TAIL_CALL else len(self._source.inline_chain(frame)))
         self._hidden: dict[int, int] = {}  # thread -> inlined calls its stop hides (hidden_inline)
         self.breakpoint_symbols: Callable[[tuple[int, ...], int], list[str | None]] = lambda ids, pc: [None]
         self._tail_stacks: dict[int, TailCallStack] = {}  # thread -> its frames with tail calls
@@ -460,9 +459,6 @@ class Frames:
     def physical_level(self, frames: list[UnwoundFrame], level: int) -> tuple[int, int]:
         """Shown frame `level` as (physical frame index, inlined calls out from its innermost)."""
         return self._levels.physical_level(frames, level)
-
-    def _inline_depth(self, frame: UnwoundFrame) -> int:
-        return 0 if frame.method == TAIL_CALL else len(self._source.inline_chain(frame))
 
     def inline_calls(self, pc: int) -> tuple[InlineCall, ...]:
         calls = []

@@ -10,13 +10,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Mapping, cast
 
-from aliceserver.debuggers.model import (
-    READ_ERROR,
-    DynamicTypes,
-    PrinterView,
-    VariableInfo,
-    VariableScope,
-)
+from aliceserver.debuggers.model import DynamicTypes, PrinterView, VariableInfo, VariableScope
 from aliceserver.debuggers.regsets import REGISTER_NAMES
 from aliceserver.debuggers.source.floatregs import DESCRIBED
 from aliceserver.debuggers.source.floatregs import FloatRegisters as FloatRegisters  # frames.py's
@@ -30,8 +24,8 @@ from aliceserver.debuggers.symbols.dwarf.dietree import children as die_children
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc, OptimizedOut
-from aliceserver.debuggers.symbols.dwarf.physname import function_entered_at
-from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind, is_constant
+from aliceserver.debuggers.symbols.dwarf.physname import function_alias
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, is_constant
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     NodebugFunctionType,
@@ -212,12 +206,8 @@ class ProcessEvalSymbols:
         if address is None:
             return None
         own = [(self.view.bias, self.frame_symbols.module)] if self.frame_symbols is not None else []
-        for bias, module in own + self.others():  # an alias of a function with debug info
-            die = function_entered_at(module, address - bias)
-            if die is not None:
-                var = Variable(name, VarKind.FUNCTION, die, module.function_type(die))
-                return module.value_of(var, replace(self.view, bias=bias))
-        return Value(NodebugFunctionType(), MemoryLoc(address), self.view)
+        alias = function_alias(own + self.others(), address, name, lambda bias: replace(self.view, bias=bias))
+        return alias if alias is not None else Value(NodebugFunctionType(), MemoryLoc(address), self.view)
 
     def is_constant(self, name: str) -> bool:
         if self.frame_symbols is not None and self.frame_symbols.lookup(name) is not None:
@@ -351,7 +341,7 @@ class VariableStore:
         if _without_type_prefix(text).startswith("<error"):
             text = _without_type_prefix(text)  # a pointer unreadable itself: no `(T *) `
         if isinstance(value.location, OptimizedOut) and value.location.error:  # gdb's read_var_value failed
-            text = f"{READ_ERROR}{value.location.reason}>"
+            text = f"<error reading variable: {value.location.reason}>"  # model.READ_ERROR
         error = text.startswith("<error") or text == "<optimized out>"
         count = 0 if error else _safe_child_count(value)
         shown = dynamic & DynamicTypes.POINTERS if dynamic else DynamicTypes.NONE

@@ -14,7 +14,10 @@ from aliceserver.debuggers.symbols.dwarf.languages import C
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust, qualified_name
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+    from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 
 _SUFFIX = {
     "DW_TAG_pointer_type": "*",
@@ -85,3 +88,17 @@ def function_entered_at(module: ModuleSymbols, link: int) -> DIE | None:
     if found is None or module.function_address(found.subprogram) != link:
         return None
     return found.subprogram
+
+
+def function_alias(
+    modules: Iterable[tuple[int, ModuleSymbols]], address: int, name: str, at_bias: Callable[[int], FrameContext]
+) -> Value | None:
+    """`name`, an ELF symbol at runtime `address`, as the function with debug info entered
+    there (gdb's find_function_alias_target); `at_bias`: the frame in a module's bias."""
+    from aliceserver.debuggers.symbols.dwarf.scopes import Variable, VarKind
+
+    for bias, module in modules:
+        die = function_entered_at(module, address - bias)
+        if die is not None:
+            return module.value_of(Variable(name, VarKind.FUNCTION, die, module.function_type(die)), at_bias(bias))
+    return None

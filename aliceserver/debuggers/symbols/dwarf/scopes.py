@@ -15,6 +15,7 @@ from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
 from elftools.dwarf.typeunit import TypeUnit
 
+from aliceserver.debuggers.symbols.dwarf import type_builder
 from aliceserver.debuggers.symbols.dwarf.callsites import (
     EntryRequest,
     NoEntryValue,
@@ -314,6 +315,7 @@ class ModuleSymbols:
         fn = FunctionType(self.types.of_die_attr(origin_die(die, "DW_AT_type") or die))
         fn.prototyped = bool(resolved_attr(die, "DW_AT_prototyped")) or is_prototyped(source)
         fn.rust = is_rust(die)
+        fn.unknown_return = type_builder.returns_unknown(source)
         for child in children(source):
             if child.tag == "DW_TAG_formal_parameter":
                 if not attr_value(child, "DW_AT_artificial"):

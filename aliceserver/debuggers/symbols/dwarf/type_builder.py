@@ -417,6 +417,12 @@ def is_prototyped(die: DIE) -> bool:
     return attr_value(die.cu.get_top_DIE(), "DW_AT_language") not in UNPROTOTYPED
 
 
+def returns_unknown(die: DIE) -> bool:
+    """Returning a DW_TAG_unspecified_type (gas's functions): gdb's stub type, `void (void)`
+    printed, but a call asks for a cast ("has unknown return type")."""
+    return "DW_AT_type" in die.attributes and die.get_DIE_from_attribute("DW_AT_type").tag == "DW_TAG_unspecified_type"
+
+
 def is_rust(die: DIE) -> bool:
     return bool(attr_value(die.cu.get_top_DIE(), "DW_AT_language") == RUST)
 

@@ -309,6 +309,7 @@ class FunctionType(Type):
     varargs: bool = False
     prototyped: bool = True
     size: int = 1  # gdb: sizeof a function is 1
+    unknown_return: bool = False  # it returns a DW_TAG_unspecified_type: a call asks for a cast
 
 
 NODEBUG_TEXT = "<text variable, no debug info>"
