@@ -76,9 +76,9 @@ class _Inbox:
                 pass
 
     def drain(self) -> None:
+        """One read: what is left over wakes the next select() at once, to be read then."""
         try:
-            while os.read(self.wake_fd, 512):
-                pass
+            os.read(self.wake_fd, 512)
         except BlockingIOError:
             pass
 
@@ -209,15 +209,13 @@ class Dispatcher:
         direct = self._direct
         if direct is None or not read_input:
             return self._inbox.get(timeout=timeout)
+        inbox = self._inbox
         readable = False
         while True:
-            try:
-                return self._inbox.get_nowait()
-            except queue.Empty:
-                pass
+            if not inbox.empty():  # (only this thread takes from it)
+                return inbox.get_nowait()
             if direct.transport.ready(readable):
                 return self._read_direct(direct)
-            inbox = self._inbox
             inbox.sleeping = True
             try:
                 if not inbox.empty():
@@ -225,7 +223,8 @@ class Dispatcher:
                 ready, _, _ = select.select([direct.fd, inbox.wake_fd], [], [])
             finally:
                 inbox.sleeping = False
-            inbox.drain()
+            if inbox.wake_fd in ready:
+                inbox.drain()
             readable = direct.fd in ready
 
     def _read_direct(self, direct: _Direct) -> UiInput:
