@@ -13,8 +13,13 @@ from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_type_name
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.languages import CPLUS, RUST, UNPROTOTYPED
-from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
+from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader
 from aliceserver.debuggers.symbols.dwarf.member_functions import read_member_functions
+from aliceserver.debuggers.symbols.dwarf.member_layout import (
+    member_location,
+    member_offset,
+    place_bitfield,
+)
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.types import (
     ATE_ENCODINGS,
@@ -271,7 +276,7 @@ class TypeBuilder:
             member = Member(
                 die_name(child) if child.tag == "DW_TAG_member" else None,
                 mtype,
-                _member_offset(child),
+                member_offset(child),
                 is_base=child.tag == "DW_TAG_inheritance",
                 artificial=bool(attr_value(child, "DW_AT_artificial")),
                 access=_access(child, die),
@@ -279,8 +284,8 @@ class TypeBuilder:
             if member.is_base:
                 member.name = type_name(mtype)
                 if member.offset is None:
-                    member.location = _member_location(child)
-            _bitfield(child, member, mtype)
+                    member.location = member_location(child)
+            place_bitfield(child, member, mtype)
             st._members.append(member)
 
     def _variant_part(self, die: DIE) -> VariantPart:
@@ -306,8 +311,8 @@ class TypeBuilder:
 
     def _member(self, die: DIE) -> Member:
         mtype = self.of_die_attr(die)
-        member = Member(die_name(die), mtype, _member_offset(die))
-        _bitfield(die, member, mtype)
+        member = Member(die_name(die), mtype, member_offset(die))
+        place_bitfield(die, member, mtype)
         return member
 
     def _static(self, st: StructType, die: DIE) -> None:
@@ -496,60 +501,6 @@ def _qualified_name(die: DIE, cplus: bool, as_written: bool = False) -> str | No
         parts.append(spell(die_name(parent) or "(anonymous namespace)"))
         parent = parent_of(parent)
     return "::".join(reversed(parts))
-
-
-def _member_offset(die: DIE) -> int | None:
-    attr = die.attributes.get("DW_AT_data_member_location")
-    if attr is None:
-        return 0 if "DW_AT_data_bit_offset" not in die.attributes else None
-    value = attr.value
-    if isinstance(value, int):
-        return value
-    return _constant_offset(bytes(value))
-
-
-def _member_location(die: DIE) -> bytes | None:
-    attr = die.attributes.get("DW_AT_data_member_location")
-    return None if attr is None or isinstance(attr.value, int) else bytes(attr.value)
-
-
-def _constant_offset(expr: bytes) -> int | None:
-    # DWARF 2 style `DW_OP_plus_uconst N` (or constu N): an offset from the object start.
-    r = ByteReader(expr)
-    total = 0
-    try:
-        while not r.at_end():
-            op = r.unsigned(1)
-            if op in (0x23, 0x10):
-                total += r.uleb()
-            elif op == 0x11:
-                total += r.sleb()
-            else:
-                return None  # virtual base: the offset is read from the vtable at run time
-    except EvaluationError:
-        return None
-    return total
-
-
-def _bitfield(die: DIE, member: Member, mtype: Type) -> None:
-    bit_size = attr_value(die, "DW_AT_bit_size")
-    if not bit_size:
-        return
-    member.bit_size = int(bit_size)
-    data_bit = attr_value(die, "DW_AT_data_bit_offset")
-    if data_bit is not None:  # DWARF 4+: bits from the object start, little-endian numbering
-        base = member.offset or 0
-        total = base * 8 + int(data_bit)
-        member.offset = total // 8
-        member.bit_offset = total % 8
-        return
-    old = attr_value(die, "DW_AT_bit_offset")
-    if old is not None:  # DWARF 2/3: the MSB's distance from the storage unit's MSB
-        storage = int(attr_value(die, "DW_AT_byte_size") or mtype.size or 4)
-        lsb = storage * 8 - int(old) - member.bit_size
-        total = (member.offset or 0) * 8 + lsb
-        member.offset = total // 8
-        member.bit_offset = total % 8
 
 
 def _subrange_count(die: DIE, index_type: Type | None) -> int | None:
