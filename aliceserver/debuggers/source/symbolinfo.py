@@ -25,8 +25,9 @@ from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.opdecode import decode_expression
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, function_entered_at
-from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import strip, type_name
+from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 from aliceserver.debuggers.symbols.sdt import read_probes
 from aliceserver.errors import AliceError, ProtocolError
 

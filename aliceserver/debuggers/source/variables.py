@@ -25,7 +25,7 @@ from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, dynamic_value
 from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, Symbolize, format_value
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc, OptimizedOut
 from aliceserver.debuggers.symbols.dwarf.physname import function_alias
-from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, is_constant
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     NodebugFunctionType,
@@ -38,6 +38,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
 )
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS, UnwoundFrame
 from aliceserver.debuggers.symbols.dwarf.values import Value, child_count, children, is_rust_enum
+from aliceserver.debuggers.symbols.dwarf.variable import is_constant
 from aliceserver.errors import ProtocolError, TargetError
 
 if TYPE_CHECKING:

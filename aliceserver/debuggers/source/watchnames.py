@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aliceserver.debuggers.source.variables import FrameView, ProcessEvalSymbols
-from aliceserver.debuggers.symbols.dwarf.scopes import VarKind
 from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.values import Value
+from aliceserver.debuggers.symbols.dwarf.variable import VarKind
 
 _FRAME_KINDS = (VarKind.LOCAL, VarKind.PARAMETER)  # static locals need no frame
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from aliceserver.debuggers.symbols.dwarf.framescope import FrameScope
-from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.variable import Variable
 from aliceserver.debuggers.symbols.elf import ElfImage
 from tests.fuzz.symbols_worker import ZeroFrame
 from tests.support.build import Builder

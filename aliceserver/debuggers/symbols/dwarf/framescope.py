@@ -13,8 +13,9 @@ from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.symbols.dwarf.dies import die_name, origin_die
 from aliceserver.debuggers.symbols.dwarf.dietree import children
-from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols, Variable, VarKind
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 
 log = logging.getLogger(__name__)
 

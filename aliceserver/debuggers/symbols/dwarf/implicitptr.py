@@ -20,6 +20,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     OptimizedOut,
 )
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
 def pointee(symbols: ModuleSymbols, ctx: FrameContext, function: DIE | None, ref: int, offset: int) -> Location:
     """The location of the object at .debug_info offset `ref`, `offset` bytes in, in the
     frame of `function` (whose frame base its location may use)."""
-    from aliceserver.debuggers.symbols.dwarf.scopes import Variable, VarKind  # scopes imports us
-
     if function is None:
         raise EvaluationError("value has been optimized out")
     die = function.dwarfinfo.get_DIE_from_refaddr(ref)

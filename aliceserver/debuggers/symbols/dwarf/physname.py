@@ -12,6 +12,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name, resol
 from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.languages import C
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust, qualified_name
+from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -95,8 +96,6 @@ def function_alias(
 ) -> Value | None:
     """`name`, an ELF symbol at runtime `address`, as the function with debug info entered
     there (gdb's find_function_alias_target); `at_bias`: the frame in a module's bias."""
-    from aliceserver.debuggers.symbols.dwarf.scopes import Variable, VarKind
-
     for bias, module in modules:
         die = function_entered_at(module, address - bias)
         if die is not None:

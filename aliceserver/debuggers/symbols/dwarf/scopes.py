@@ -4,10 +4,8 @@ static locals), the CU's and the program's globals, thread-locals; and their val
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -58,6 +56,7 @@ from aliceserver.debuggers.symbols.dwarf.typefind import IndexedTypes
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
 from aliceserver.debuggers.symbols.dwarf.types import FunctionType, ReferenceType, Type, strip
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind, global_kind
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.errors import TargetError
 
@@ -66,7 +65,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FrameContext", "ModuleSymbols", "VarKind", "Variable"]
+__all__ = ["FrameContext", "ModuleSymbols"]
 
 _TYPE_TAGS = {
     "struct": ("DW_TAG_structure_type", "DW_TAG_class_type"),
@@ -108,29 +107,6 @@ def _lone_fbreg(expr: bytes) -> int | None:
                 return None  # more operations follow
             return value - (1 << shift) if byte & 0x40 else value
     return None  # the number does not end
-
-class VarKind(enum.Enum):
-    PARAMETER = "parameter"
-    LOCAL = "local"
-    STATIC_LOCAL = "static local"
-    GLOBAL = "global"
-    STATIC = "static"  # file-scope static
-    THREAD_LOCAL = "thread local"
-    FUNCTION = "function"
-    CONSTANT = "constant"  # an enumerator
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Variable:
-    name: str
-    kind: VarKind
-    die: DIE
-    type: Type
-    frame_function: DIE | None = None  # the DW_TAG_subprogram whose frame base applies
-    shadowed: bool = False
-    depth: int = 0  # of a local: lexical blocks between its declaration and the function
-    position: int = 0  # its place among its block's DIEs (inherited abstract ones last)
-
 
 class ModuleSymbols:
     """Variables and types of one image (executable or library) from its DWARF."""
@@ -240,7 +216,7 @@ class ModuleSymbols:
             if "DW_AT_location" in die.attributes or "DW_AT_const_value" in die.attributes:
                 return Variable(
                     name,
-                    _global_kind(die),
+                    global_kind(die),
                     die,
                     self.types.of_die_attr(origin_die(die, "DW_AT_type") or die),
                 )
@@ -577,19 +553,6 @@ class ModuleSymbols:
             if data is None or len(data) < size or loclist_end(data, 0, version) is not None:
                 return data
             size *= 16
-
-
-def is_constant(var: Variable) -> bool:
-    """gdb's LOC_CONST: an enumerator, or a variable with DW_AT_const_value (no place)."""
-    return var.kind is VarKind.CONSTANT or "DW_AT_const_value" in var.die.attributes
-
-
-def _global_kind(die: DIE) -> VarKind:
-    attr = die.attributes.get("DW_AT_location")
-    if attr is not None and isinstance(attr.value, list) and attr.value:
-        if attr.value[-1] in (0xE0, 0x9B):
-            return VarKind.THREAD_LOCAL
-    return VarKind.GLOBAL if resolved_attr(die, "DW_AT_external") else VarKind.STATIC
 
 
 def _const_location(value: object, size: int) -> Location:

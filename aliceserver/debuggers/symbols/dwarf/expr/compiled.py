@@ -26,7 +26,6 @@ from aliceserver.debuggers.symbols.dwarf.expr import condition_ir as ir
 from aliceserver.debuggers.symbols.dwarf.expr.condition_ir import MASK64, ReadMemory
 from aliceserver.debuggers.symbols.dwarf.expr.convert import Builtins, common_type, promote
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError, MemoryLoc
-from aliceserver.debuggers.symbols.dwarf.scopes import Variable, VarKind
 from aliceserver.debuggers.symbols.dwarf.types import (
     BaseType,
     Encoding,
@@ -38,6 +37,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     strip,
 )
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
+from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 
 _NOT_NUMBERS = (Encoding.FLOAT, Encoding.COMPLEX)
 

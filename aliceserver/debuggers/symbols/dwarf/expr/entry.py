@@ -21,15 +21,11 @@ from aliceserver.debuggers.symbols.dwarf.expr.rust_eval import RustEvaluator
 from aliceserver.debuggers.symbols.dwarf.expr.rust_parser import parse_rust
 from aliceserver.debuggers.symbols.dwarf.framescope import FrameScope
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.scopes import (
-    ModuleSymbols,
-    Variable,
-    VarKind,
-    is_constant,
-)
+from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust
 from aliceserver.debuggers.symbols.dwarf.types import QualifiedType, Type, TypedefType
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind, is_constant
 
 log = logging.getLogger(__name__)
 
