@@ -20,8 +20,9 @@ from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.debuggers.remote.process import RemoteProcess
 from aliceserver.debuggers.source.retvalue import return_value_of
+from aliceserver.debuggers.source.scopevalues import scope_values
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
-from aliceserver.debuggers.source.variables import FloatRegisters, FrameView, scope_values
+from aliceserver.debuggers.source.variables import FloatRegisters, FrameView
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols, evaluate_expression

@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.timeout(120)]
 def made(monkeypatch: pytest.MonkeyPatch) -> list[VariableScope]:
     """The scopes whose variables were looked up in the DWARF, in order."""
     looked: list[VariableScope] = []
-    scope_values = vars(frames)["scope_values"]  # imported there from variables.py
+    scope_values = vars(frames)["scope_values"]  # imported there from scopevalues.py
 
     def counting(symbols: Any, view: Any, scope: VariableScope, lookup_pc: int) -> Any:
         looked.append(scope)

@@ -26,6 +26,7 @@ from aliceserver.debuggers.source.keptarguments import KeptVariables, RecordingR
 from aliceserver.debuggers.source.keptframes import KeptUnwindings
 from aliceserver.debuggers.source.keptsteps import SteppedFrames
 from aliceserver.debuggers.source.samevalues import same_value_frame
+from aliceserver.debuggers.source.scopevalues import entry_values, same_as_entry, scope_values
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.shownlevels import ShownLevels
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
@@ -36,10 +37,7 @@ from aliceserver.debuggers.source.variables import (
     FloatRegisters,
     FrameView,
     VariableStore,
-    entry_values,
     register_variables,
-    same_as_entry,
-    scope_values,
 )
 from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name

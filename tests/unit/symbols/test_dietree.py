@@ -16,7 +16,7 @@ import pytest
 from elftools.dwarf.die import DIE
 from elftools.elf.elffile import ELFFile
 
-from aliceserver.debuggers.source.variables import _cu_global_names
+from aliceserver.debuggers.source.scopevalues import cu_global_names
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
@@ -134,7 +134,7 @@ def test_walks_end_on_a_sibling_link_pointing_back(builder: Builder, tmp_path: P
         assert [v.name for v in scope.locals()] == ["doubled"]
         blue = symbols.find_global("BLUE", cu)
         assert blue is not None and type_name(blue.type) == "enum color"  # through its parent
-        assert "global_counter" in _cu_global_names(cu)
+        assert "global_counter" in cu_global_names(cu)
         assert InlineFinder(units)._copies(cu) == {}  # no inlined code, walked to the end
         # The start-up index of global names reads the raw bytes, with the same care.
         names = GlobalNameIndex(str(path), image.build_id, None).names()
