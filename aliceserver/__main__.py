@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from aliceserver import __version__
-from aliceserver.startup import import_quietly, leave, undo_locale_coercion
+from aliceserver.startup import import_quietly, leave, reserve_descriptors, undo_locale_coercion
 
 if TYPE_CHECKING:  # imported when needed: gdb's command line (the MI path) does without it
     import argparse
@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     own_process = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     undo_locale_coercion()  # the programs we run see the user's environment, as under gdb
+    reserve_descriptors()  # while this process has one thread (see there)
     if argv[:1] == ["cli"]:  # before the gdb check, which would take `cli` for a program
         from aliceserver.adapters.cli.main import main as cli_main
 

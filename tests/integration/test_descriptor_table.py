@@ -1,0 +1,52 @@
+"""The server's file descriptor table is grown once, at start while it has one thread: in a
+process of several threads the kernel waits for an RCU grace period before each doubling
+of the table (5-15 ms each), and the first stop's `threads` opens a comm file per thread
+(startup.reserve_descriptors)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from aliceserver.startup import reserve_descriptors
+from tests.support.build import Builder
+from tests.support.dap_client import DapClient, alice_session, launch_arguments, start_session
+from tests.support.dap_schema import require_schema
+
+pytestmark = pytest.mark.timeout(120)
+
+THREADS = 600  # their comm files overflow the table of 256 slots the server starts with
+
+
+@pytest.fixture
+def dap(tmp_path: Path) -> Iterator[DapClient]:
+    require_schema()
+    with alice_session(stderr=tmp_path / "adapter.log") as client:
+        yield client
+
+
+def _table_size(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("FDSize:"))
+
+
+def test_first_stop_threads_does_not_grow_the_descriptor_table(dap: DapClient, builder: Builder) -> None:
+    program = builder.build("blocked_threads")
+    session = start_session(dap, program, function_breakpoints=["hit"],
+                            launch=launch_arguments(program, args=[str(THREADS), "2"]))  # fmt: skip
+    assert dap.adapter is not None
+    before = _table_size(dap.adapter.pid)
+    listed = dap.threads()
+    assert len(listed) == THREADS + 1
+    assert {entry["id"] for entry in listed} >= {session.thread_id}
+    assert _table_size(dap.adapter.pid) == before >= 1024
+
+
+def test_reserve_descriptors_grows_the_table_and_leaves_no_descriptor_open() -> None:
+    before = set(os.listdir("/proc/self/fd"))
+    reserve_descriptors(2048)
+    assert _table_size(os.getpid()) >= 2048
+    assert set(os.listdir("/proc/self/fd")) == before
