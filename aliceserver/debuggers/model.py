@@ -50,6 +50,9 @@ class LaunchConfig:
     # the program's image shows at its link-time addresses, as gdb shows a PIE it has
     # not loaded (values, memory, symbols, disassembly).
     symbols_only: bool = False
+    # A symbols_only start of a program that has run: shown at its load addresses, as gdb
+    # keeps a program's image relocated once it ran (until another `file`)
+    relocated: bool = False
     # What an extended-remote stub starts (gdb's `remote exec-file`): a file on the stub's
     # machine, "" the stub's default program; None: `program`
     remote_program: str | None = None

@@ -73,3 +73,27 @@ def test_breakpoints_at_address_expressions(builder: Builder, tmp_path: Path) ->
                   "break *$pc", "break *main+4", "tbreak *(char *)twice+4", "info breakpoints")  # fmt: skip
     got = assert_like_gdb([*commands, str(program)], tmp_path)
     assert "Breakpoint 1 at 0x1" in got.stdout and "Breakpoint 1, main ()" in got.stdout
+
+
+# After the program ran, gdb keeps its image relocated where that run loaded it: a
+# breakpoint, `print`, `x/i`, `disassemble`, `info line`, MI's -break-list. Ours went back to
+# the link-time view with the symbol probe a command starts once the process is gone
+# (`info breakpoints` then said 0x...1149 in twice). A new `file` shows link-time again.
+GONE = ("print &counter", "print twice", "info line twice", "x/i twice", "disassemble twice",
+        "info breakpoints", 'interpreter-exec mi "-break-list"', 'interpreter-exec mi "-data-evaluate-expression twice"')  # fmt: skip
+
+
+def test_a_pie_stays_at_its_load_addresses_after_it_ran(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("link_time")
+    commands = ex("break twice", "run", "continue", *GONE, "run", "info breakpoints", "kill", *GONE,
+                  f"file {program}", "print twice", "info breakpoints")  # fmt: skip
+    got = assert_like_gdb([*commands, str(program)], tmp_path)
+    assert "0x00005555" in got.stdout and "(int *) 0x5555" in got.stdout
+
+
+def test_after_a_run_a_shared_library_breakpoint_keeps_its_address(builder: Builder, tmp_path: Path) -> None:
+    library = builder.build("lib_solib", extra=["-shared", "-fPIC"])
+    program = builder.build("solib_main", extra=["-Wl,--no-as-needed", str(library)])
+    commands = ex("break solib_step", "break main", "run", "continue", "continue", "continue", "print main",
+                  "info breakpoints", 'interpreter-exec mi "-break-list"')  # fmt: skip
+    assert_like_gdb([*commands, str(program)], tmp_path)

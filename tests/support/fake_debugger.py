@@ -158,7 +158,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
             raise TargetError(f"{config.program}: No such file or directory.", errno=errno.ENOENT)
         held, self._held = self._held, None
         if self._process is not None and held is not None:  # a process held for its symbols
-            if replace(held, symbols_only=True) == replace(config, symbols_only=True) and not config.symbols_only:
+            if replace(held, symbols_only=True, relocated=False) == replace(config, symbols_only=True) and not config.symbols_only:
                 return self._announce(self._process)  # taken as this start's (IDebugger.launch)
             self.kill()
         info = self._start(m.ProcessInfo(self.program.pid, config.program, attached=False))

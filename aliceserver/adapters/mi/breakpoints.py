@@ -419,7 +419,7 @@ class BreakpointTable:
         ours is, in the symbol probe), relocated once the process runs: the process or
         probe of the inferior whose program the engine holds."""
         holder = engine_inferior(self.session)
-        if holder.process is not None:
+        if holder.process is not None or holder.ran:  # (a probe after a run: as that run's)
             self._probe_image = None
             return address
         if holder.probe_pid is not None:

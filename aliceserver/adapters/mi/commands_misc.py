@@ -441,6 +441,7 @@ def set_program(ctx: Context, path: str | None) -> None:
     if session.inferior.process is None:
         session.drop_probe()
     session.inferior.program = os.path.abspath(path) if path else None
+    session.inferior.ran = False  # gdb reads it anew: at its link-time addresses until it runs
 
 
 def _file_exec_and_symbols(ctx: Context, args: list[str]) -> Reply:

@@ -71,7 +71,7 @@ class ProgramQueries(Dispatcher):
         only at `run`, a stub's run."""
         inferior = self.inferior
         assert inferior.program is not None
-        alone = LaunchConfig(inferior.program, cwd=inferior.cwd, symbols_only=True)
+        alone = LaunchConfig(inferior.program, cwd=inferior.cwd, symbols_only=True, relocated=inferior.ran)
         if remote_held(self) is not None:  # type: ignore[arg-type]
             return alone
         try:
@@ -80,7 +80,7 @@ class ProgramQueries(Dispatcher):
             return alone
         if config.stdio is StdioMode.TTY or config.redirections:
             return alone
-        return dataclasses.replace(config, symbols_only=True)
+        return dataclasses.replace(config, symbols_only=True, relocated=inferior.ran)
 
     def has_symbols(self) -> bool:
         return self.inferior.process is not None or self.inferior.probe_pid is not None
@@ -93,7 +93,8 @@ class ProgramQueries(Dispatcher):
         config, inferior.probe_config = inferior.probe_config, None
         if inferior.probe_pid is None or inferior.process is not None:
             return
-        if start is not None and config == dataclasses.replace(start, symbols_only=True):
+        if start is not None and config is not None and config == dataclasses.replace(
+                start, symbols_only=True, relocated=config.relocated):  # (a probe after a run: relocated)
             self.take_queued_events()  # the probe's, swallowed as such
             inferior.probe_pid = None
             return

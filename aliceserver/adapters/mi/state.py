@@ -27,6 +27,7 @@ class Inferior:
     run: RunState = field(default_factory=RunState)
     probe_pid: int | None = None  # a process held at its first instruction, for symbols
     probe_config: LaunchConfig | None = None  # how it was started (`run` takes it if the same)
+    ran: bool = False  # its program ran: gdb keeps its image at the load addresses (probe's too)
     threads: dict[int, int] = field(default_factory=dict)  # tid -> gdb thread number
     thread_pointers: dict[int, int] = field(default_factory=dict)  # tid -> pthread_t (fs_base)
     thread_names: dict[int, str] = field(default_factory=dict)  # tid -> `thread name` (thread_names.py)
@@ -73,6 +74,7 @@ class Inferior:
         return self._tids.get(number)
 
     def forget_process(self) -> None:
+        self.ran = self.ran or self.process is not None
         self.process = None
         self.core = None
         self.run.forget()

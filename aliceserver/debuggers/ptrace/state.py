@@ -156,7 +156,7 @@ class ProcessAccess:
         """The PIE main program of a process held for its symbols (LaunchConfig.symbols_only),
         which shows at its link-time addresses; None otherwise."""
         config = self.launch_config
-        if config is None or not config.symbols_only or self.inferior is None:  # never a core
+        if config is None or not config.symbols_only or config.relocated or self.inferior is None:  # never a core
             return None
         main = next((module for module in self._symbols.modules() if module.is_main), None)
         return main if main is not None and main.base else None
