@@ -28,13 +28,9 @@ from pathlib import Path
 
 from bench import large_program, sqlite_program
 from bench.dap_requests import checkout_argv
-from tests.support.dap_client import (
-    DapClient,
-    alice_argv,
-    find_lldb_vscode,
-    launch_arguments,
-    start_session,
-)
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments, start_session
 
 TIMEOUT = 120.0
 SCRIPT = "sorted(range(400), key=lambda x: divmod(x, 7))"

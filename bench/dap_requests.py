@@ -24,13 +24,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench import sqlite_program
-from tests.support.dap_client import (
-    DapClient,
-    alice_argv,
-    find_lldb_vscode,
-    launch_arguments,
-    start_session,
-)
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments, start_session
 from tests.support.mi_client import MiClient
 from tests.support.mi_grammar import parse_record
 

@@ -19,13 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import PROGRAMS, build_program
-from tests.support.dap_client import (
-    DapClient,
-    alice_argv,
-    find_lldb_vscode,
-    launch_arguments,
-    start_session,
-)
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments, start_session
 
 TIMEOUT = 30.0
 

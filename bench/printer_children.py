@@ -18,15 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.common import bench_cache
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
 from tests.support.build import PROGRAMS_DIR, marker_line
 from tests.support.build_more import MoreBuilder
-from tests.support.dap_client import (
-    DapClient,
-    DapTimeout,
-    alice_argv,
-    find_lldb_vscode,
-    start_session,
-)
+from tests.support.dap_client import DapClient, DapTimeout
+from tests.support.dap_session import start_session
 
 SOURCE = PROGRAMS_DIR / "cpp_big_containers.cpp"
 CONTAINERS = {"big": 10_000_000, "tree": 1_000_000}  # name -> its size

@@ -35,14 +35,10 @@ from typing import TypeVar
 
 from bench.common import CFLAGS, bench_cache, build_program
 from tests.support import mi_client
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
 from tests.support.build import PROGRAMS_DIR
-from tests.support.dap_client import (
-    DapClient,
-    alice_argv,
-    find_lldb_vscode,
-    launch_arguments,
-    start_session,
-)
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments, start_session
 from tests.support.mi_client import MiClient
 from tests.support.mi_grammar import List, Record, Tuple
 

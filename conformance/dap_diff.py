@@ -32,15 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance.source_diff import normalize_function
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
 from tests.support.build import Builder, find_compiler, marker_line
-from tests.support.dap_client import (
-    DapClient,
-    DapError,
-    alice_argv,
-    find_lldb_vscode,
-    launch_arguments,
-    start_session,
-)
+from tests.support.dap_client import DapClient, DapError
+from tests.support.dap_session import launch_arguments, start_session
 
 ACTIONS = ("continue", "next", "stepIn", "stepOut")
 TIMEOUT = 30.0

@@ -32,15 +32,10 @@ from conformance.printers_diff import (
     Subject,
     program_env,
 )
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
 from tests.support.build import marker_line
-from tests.support.dap_client import (
-    DapClient,
-    DapError,
-    alice_argv,
-    find_lldb_vscode,
-    launch_arguments,
-    start_session,
-)
+from tests.support.dap_client import DapClient, DapError
+from tests.support.dap_session import launch_arguments, start_session
 
 TIMEOUT = 60.0
 DEPTH = 3  # levels of children read below each variable (lldb: map, pair, vector)

@@ -33,15 +33,11 @@ from aliceserver.transports.framed import FramedTransport
 from aliceserver.transports.tcp import SocketTransport
 from tests.fuzz.dap_cases import SOURCE, THREAD, Case, Owed, cases
 from tests.fuzz.wire import Message, RawWire
+from tests.support.adapter_process import AdapterProcess, alice_argv, free_port
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import (
-    AdapterProcess,
-    DapClient,
-    alice_argv,
-    free_port,
-    start_session,
-)
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import DapSchema
+from tests.support.dap_session import start_session
 from tests.support.fake_debugger import FakeDebugger, FakeProgram
 
 ALL_COMMANDS = tuple(default_registry().commands())

@@ -14,9 +14,10 @@ import pytest
 from mcp import StdioServerParameters
 
 from tests.integration.test_cli_daemon import WAIT, Cli, cli  # noqa: F401 - the fixture
+from tests.support.adapter_process import alice_argv
 from tests.support.agent_client import AgentClient, run_client, stdio_server_params
 from tests.support.build import Builder
-from tests.support.dap_client import alice_argv, spawned, start_session
+from tests.support.dap_session import spawned, start_session
 from tests.support.mi_client import ROOT
 
 

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.agent_client import AgentClient, Body, in_memory_server
 from tests.support.batch import ex, needs_gdb, theirs
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments, start_session
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.build import DEFAULT_FLAGS, Builder
 from tests.support.build_more import MoreBuilder, find_cxx
 from tests.support.cores import gdb_batch, kernel_core, require_gdb
-from tests.support.dap_client import DapClient, alice_argv
+from tests.support.dap_client import DapClient
 from tests.support.mi_client import MiClient
 from tests.support.mi_grammar import parse_record
 

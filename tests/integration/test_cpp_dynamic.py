@@ -11,16 +11,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx
 from tests.support.core_backend import core_of_stop
-from tests.support.dap_client import (
-    DapClient,
-    alice_argv,
-    find_lldb_vscode,
-    launch_arguments,
-    start_session,
-)
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments, start_session
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_console import console_at
 from tests.support.mi_grammar import parse_record

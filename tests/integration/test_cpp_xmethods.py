@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.batch import assert_like_gdb, ex
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx
 from tests.support.core_backend import core_of_stop
 from tests.support.cores import gdb_gcore
-from tests.support.dap_client import DapClient, alice_argv, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import start_session
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_console import console_at, mi_quote
 from tests.support.mi_grammar import parse_record

@@ -12,13 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.adapter_process import find_lldb_vscode, free_port
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import (
-    DapClient,
-    find_lldb_vscode,
-    free_port,
-    start_session,
-)
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import start_session
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from aliceserver.adapters.dap.capabilities import REQUEST_CAPABILITIES
-from tests.support.dap_client import DapClient, alice_session
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import DapSchema, default_schema_path, require_schema
+from tests.support.dap_session import alice_session
 
 # lldb-vscode-16 announces these and we do not: setExceptionBreakpoints takes filters,
 # not exceptionOptions; the other two are client capabilities the schema does not list.

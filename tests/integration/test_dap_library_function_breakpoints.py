@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
 from tests.support.build import Builder
-from tests.support.dap_client import DapClient, alice_argv, find_lldb_vscode, launch_arguments
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments
 
 pytestmark = pytest.mark.timeout(120)
 

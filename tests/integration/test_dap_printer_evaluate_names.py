@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx
-from tests.support.dap_client import DapClient, alice_argv, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import start_session
 from tests.support.gdb import gdb_path
 
 pytestmark = [

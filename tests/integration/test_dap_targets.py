@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_session, launch_arguments, start_session
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import require_schema
+from tests.support.dap_session import alice_session, launch_arguments, start_session
 
 
 @pytest.fixture

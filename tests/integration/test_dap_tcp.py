@@ -6,9 +6,11 @@ import os
 import time
 from pathlib import Path
 
+from tests.support.adapter_process import alice_argv, free_port
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, free_port, start_session
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import require_schema
+from tests.support.dap_session import start_session
 
 SRC = "src_basic"
 

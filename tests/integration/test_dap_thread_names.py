@@ -17,8 +17,9 @@ import pytest
 from aliceserver.debuggers.events import Stopped
 from aliceserver.debuggers.ptrace.procinfo import ThreadFiles
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_session, start_session
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import require_schema
+from tests.support.dap_session import alice_session, start_session
 from tests.support.session import launch
 
 pytestmark = pytest.mark.timeout(120)

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_session, start_session
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import require_schema
+from tests.support.dap_session import alice_session, start_session
 
 pytestmark = pytest.mark.timeout(120)
 

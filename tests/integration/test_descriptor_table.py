@@ -13,8 +13,9 @@ import pytest
 
 from aliceserver.startup import reserve_descriptors
 from tests.support.build import Builder
-from tests.support.dap_client import DapClient, alice_session, launch_arguments, start_session
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import require_schema
+from tests.support.dap_session import alice_session, launch_arguments, start_session
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.batch import assert_like_gdb, needs_gdb, ours
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import start_session
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]

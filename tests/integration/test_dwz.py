@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.batch import PATIENCE, normalized
 from tests.support.build import DEFAULT_FLAGS, PROGRAMS_DIR, Builder, compile_cached, marker_line
 from tests.support.build_more import CPP_FLAGS, find_cxx
-from tests.support.dap_client import DapClient, alice_argv, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import start_session
 from tests.support.gdb import gdb_env, gdb_path
 from tests.support.mi_client import ROOT
 

@@ -23,10 +23,12 @@ import pytest
 
 from tests.fuzz.dap_target import _prepare_live
 from tests.fuzz.wire import RawWire
+from tests.support.adapter_process import alice_argv
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import shared_schema
 from tests.support.dap_server import DapServerProcess
+from tests.support.dap_session import launch_arguments, start_session
 from tests.support.proc_audit import gone, running_untraced, wait_clean
 from tests.support.procs import read_status
 

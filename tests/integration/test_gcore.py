@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.agent_client import AgentClient, in_memory_server
 from tests.support.build import DEFAULT_FLAGS, PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx
 from tests.support.cores import require_gdb
-from tests.support.dap_client import DapClient, alice_argv
+from tests.support.dap_client import DapClient
 
 pytestmark = pytest.mark.timeout(240)
 

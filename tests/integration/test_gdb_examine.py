@@ -21,7 +21,7 @@ from aliceserver.debuggers.events import Stopped
 from aliceserver.errors import AliceError
 from aliceserver.serve import ptrace_debugger
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import repl_at
+from tests.support.dap_session import repl_at
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
 from tests.support.mi_client import MiClient
 from tests.support.session import launch

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapter_process import alice_argv, find_lldb_vscode
 from tests.support.agent_client import AgentClient, in_memory_server
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, find_lldb_vscode, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import start_session
 
 pytestmark = [pytest.mark.timeout(180)]
 

@@ -13,7 +13,7 @@ import pytest
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.core_backend import core_of_stop
-from tests.support.dap_client import repl_at
+from tests.support.dap_session import repl_at
 from tests.support.gdb import gdb_env, run_gdb
 from tests.support.mi_console import console_at
 

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder
-from tests.support.dap_client import DapClient, alice_argv, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import start_session
 from tests.support.mi_client import MiClient, mi_stopped_at
 from tests.support.mi_grammar import List, Tuple
 

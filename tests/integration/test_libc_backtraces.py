@@ -22,7 +22,7 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import alice_session, launch_arguments, start_session
+from tests.support.dap_session import alice_session, launch_arguments, start_session
 from tests.support.gdb import frames, run_gdb
 from tests.support.mi_client import MiClient
 from tests.support.mi_grammar import Tuple

@@ -12,15 +12,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapter_process import find_lldb_vscode
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
-from tests.support.dap_client import (
-    DapClient,
-    alice_session,
-    find_lldb_vscode,
-    launch_arguments,
-    spawned,
-    start_session,
-)
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import alice_session, launch_arguments, spawned, start_session
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.build import Builder
-from tests.support.dap_client import launch_arguments, start_session
 from tests.support.dap_server import DapServerProcess
+from tests.support.dap_session import launch_arguments, start_session
 from tests.support.load import Scenario, run_load
 from tests.support.proc_audit import audit
 

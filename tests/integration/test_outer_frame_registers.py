@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.batch import assert_script_like_gdb, ex, needs_gdb, theirs
 from tests.support.build import Builder
-from tests.support.dap_client import DapClient, alice_argv, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import start_session
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]

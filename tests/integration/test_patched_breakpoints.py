@@ -16,8 +16,8 @@ from aliceserver.debuggers.model import ForkFollow, LaunchConfig, StdioMode
 from tests.support import batch
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import alice_session, launch_arguments, start_session
 from tests.support.dap_schema import require_schema
+from tests.support.dap_session import alice_session, launch_arguments, start_session
 from tests.support.events import EventLog
 from tests.support.jump_patches import jump_patches as jump_patches  # the fixture
 from tests.support.mi_client import MiClient

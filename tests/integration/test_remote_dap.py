@@ -26,16 +26,11 @@ from conformance.dap_diff import (
     run_side,
     sides,
 )
+from tests.support.adapter_process import alice_argv
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import (
-    DapClient,
-    RequestFailed,
-    Session,
-    alice_argv,
-    alice_session,
-    start_session,
-)
+from tests.support.dap_client import DapClient, RequestFailed
 from tests.support.dap_schema import require_schema
+from tests.support.dap_session import Session, alice_session, start_session
 from tests.support.gdbserver import GdbServer, assert_gone, gdbserver
 
 pytestmark = pytest.mark.timeout(240)

@@ -17,9 +17,11 @@ import pytest
 
 from tests.integration.test_remote_dap import _remote_arguments, _start
 from tests.integration.test_remote_faults_console import EveryNth, _acks_kept, _corrupt, _kill_on
+from tests.support.adapter_process import alice_argv
 from tests.support.build import Builder, marker_line
-from tests.support.dap_client import DapClient, alice_argv, alice_session
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import require_schema
+from tests.support.dap_session import alice_session
 from tests.support.gdbserver import gdbserver
 from tests.support.rsp_proxy import checksummed, rsp_proxy
 

@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 
 from tests.integration.test_rust_enum_varobjs import at, build, gdb_variant_fields
+from tests.support.adapter_process import alice_argv
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import find_rustc
-from tests.support.dap_client import DapClient, alice_argv, launch_arguments, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments, start_session
 from tests.support.gdb import gdb_path
 
 pytestmark = [

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.adapter_process import alice_argv
 from tests.support.build import Builder
-from tests.support.dap_client import alice_argv, launch_arguments, spawned, start_session
 from tests.support.dap_server import DapServerProcess
+from tests.support.dap_session import launch_arguments, spawned, start_session
 from tests.support.procs import listening_addresses
 
 HOSTILE = ["$HOME", "a;touch injected-1", "`touch injected-2`", "$(touch injected-3)", "*",

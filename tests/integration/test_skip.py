@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.batch import PATIENCE, assert_like_gdb, ex, needs_gdb, ours, theirs
-from tests.support.dap_client import DapClient, alice_argv, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import start_session
 from tests.support.gdb import gdb_path
 from tests.support.gdbserver import gdbserver_path
 from tests.support.mi_client import ROOT

@@ -15,16 +15,11 @@ import pytest
 from aliceserver.adapters.agent import build_tools
 from aliceserver.adapters.mcp.server import build_server
 from aliceserver.serve import ptrace_debugger
+from tests.support.adapter_process import find_lldb_vscode
 from tests.support.agent_client import AgentClient, run_client
 from tests.support.build import marker_line
-from tests.support.dap_client import (
-    DapClient,
-    alice_session,
-    find_lldb_vscode,
-    launch_arguments,
-    spawned,
-    start_session,
-)
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import alice_session, launch_arguments, spawned, start_session
 from tests.support.moved import NAME, Moved, build_moved
 
 pytestmark = pytest.mark.timeout(180)

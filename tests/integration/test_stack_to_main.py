@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.adapter_process import alice_argv
 from tests.support.build import Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_rustc
-from tests.support.dap_client import DapClient, alice_argv, spawned, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import spawned, start_session
 from tests.support.gdb import backtrace, gdb_env, gdb_path, run_gdb
 from tests.support.mi_client import MiClient
 

@@ -6,6 +6,9 @@
         client.continue_(session.thread_id)
         client.wait_event("exited")
 
+(alice_argv and the adapter processes: adapter_process.py; start_session and the
+context managers that always close: dap_session.py.)
+
 One reader thread parses the `Content-Length` framed stream; responses are matched to
 requests by `request_seq`, events are kept in order (`events`) and `wait_event` hands each
 one out once. Reverse requests from the adapter (`runInTerminal`) are answered when a
@@ -23,19 +26,17 @@ import itertools
 import json
 import logging
 import os
-import shutil
-import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from tests.support.adapter_process import AdapterProcess
 from tests.support.dap_schema import DapSchema, Violation, shared_schema
 
 log = logging.getLogger(__name__)
@@ -84,145 +85,6 @@ class SeqError:
 
     def __str__(self) -> str:
         return f"{self.text}: {json.dumps(self.message)[:300]}"
-
-
-def alice_argv(*extra: str) -> list[str]:
-    """How to start our adapter over stdio with the interpreter running the tests."""
-    return [sys.executable, "-m", "aliceserver", "--adapter", "dap", *extra]
-
-
-def find_lldb_vscode() -> str | None:
-    """The reference adapter: $ALICESERVER_LLDB_VSCODE, else lldb-vscode-16 (Debian's lldb-16)."""
-    override = os.environ.get("ALICESERVER_LLDB_VSCODE")
-    if override:
-        return shutil.which(override)
-    for name in ("lldb-vscode-16", "lldb-vscode"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def free_port() -> int:
-    """A loopback TCP port free at the time of the call (the adapter binds it soon after)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _processes() -> list[tuple[int, int, int, str]]:
-    """(pid, ppid, session id, state) of every process, from /proc."""
-    found: list[tuple[int, int, int, str]] = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        found.append((int(entry), int(fields[1]), int(fields[3]), fields[0]))
-    return found
-
-
-def _descendants(root: int) -> list[int]:
-    """Live pids below `root` in the process tree, or in its session (the adapter is a
-    session leader): orphans reparented away still carry its session id."""
-    processes = [p for p in _processes() if p[3] != "Z"]
-    children: dict[int, list[int]] = {}
-    for pid, ppid, _, _ in processes:
-        children.setdefault(ppid, []).append(pid)
-    found = {pid for pid, _, sid, _ in processes if sid == root and pid != root}
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return sorted(found)
-
-
-@dataclass
-class AdapterProcess:
-    """An adapter subprocess in its own session (process group), killed with all it started."""
-
-    popen: subprocess.Popen[bytes]
-    stderr_path: Path | None = None
-
-    @classmethod
-    def start(
-        cls,
-        argv: Sequence[str],
-        *,
-        cwd: str | Path | None = None,
-        env: Mapping[str, str] | None = None,
-        stdio: bool = True,
-        stderr: Path | None = None,
-    ) -> AdapterProcess:
-        err: IO[bytes] | int = subprocess.DEVNULL
-        if stderr is not None:
-            err = stderr.open("wb")
-        try:
-            popen = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
-                stdout=subprocess.PIPE if stdio else subprocess.DEVNULL,
-                stderr=err,
-                cwd=cwd,
-                env=dict(env) if env is not None else None,
-                start_new_session=True,  # one group to kill: the adapter, lldb-server, the debuggee
-                bufsize=0,
-            )
-        finally:
-            if not isinstance(err, int):
-                err.close()
-        return cls(popen, stderr)
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
-    def stderr_text(self, limit: int = 4000) -> str:
-        if self.stderr_path is None or not self.stderr_path.exists():
-            return ""
-        return self.stderr_path.read_text(errors="replace")[-limit:]
-
-    def stop(self, grace: float = 3.0) -> int | None:
-        """Wait up to `grace` s for a voluntary exit, then kill the adapter and everything it
-        started (also what outlived it); reap it. Its exit code (None: it would not die)."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(timeout=grace)
-        return self.kill()
-
-    def kill(self) -> int | None:
-        # Collect the tree first: once the adapter dies its children are reparented away.
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            tree = _descendants(self.popen.pid)
-            if self.popen.poll() is not None and not tree:
-                break
-            if self.popen.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    self.popen.send_signal(sig)
-            for pid in tree:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, sig)
-            deadline = time.monotonic() + 2.0
-            while time.monotonic() < deadline:
-                if self.popen.poll() is not None and not any(_alive(p) for p in tree):
-                    break
-                time.sleep(0.02)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            return self.popen.wait(timeout=5.0)
-        return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return state[state.rindex(")") + 2] != "Z"
 
 
 @dataclass
@@ -728,146 +590,3 @@ class DapClient:
         )
         self.terminal_processes.append(process)
         return {"processId": process.pid}
-
-
-# --- the usual startup sequence -----------------------------------------------------------
-
-
-@dataclass
-class Session:
-    """What `start_session` saw."""
-
-    capabilities: dict[str, Any]
-    launch: Message
-    breakpoints: dict[str, list[dict[str, Any]]]  # source path -> setBreakpoints result
-    function_breakpoints: list[dict[str, Any]]
-    stop: Message | None  # the first stopped (or exited/terminated) event, if waited for
-
-    @property
-    def thread_id(self) -> int:
-        assert self.stop is not None and self.stop.get("event") == "stopped", self.stop
-        return int(self.stop["body"]["threadId"])
-
-
-def launch_arguments(
-    program: str | Path,
-    *,
-    args: Sequence[str] = (),
-    cwd: str | Path | None = None,
-    stop_on_entry: bool = False,
-    **extra: Any,
-) -> dict[str, Any]:
-    """The launch arguments both adapters understand (VS Code adds the config's other keys)."""
-    program = Path(program)
-    arguments: dict[str, Any] = {
-        "type": "alice",
-        "request": "launch",
-        "name": f"Launch {program.name}",
-        "program": str(program),
-        "args": list(args),
-        "cwd": str(cwd or program.parent),
-        "stopOnEntry": stop_on_entry,
-    }
-    arguments.update(extra)
-    return arguments
-
-
-def start_session(
-    client: DapClient,
-    program: str | Path,
-    *,
-    breakpoints: Mapping[str | Path, Sequence[int]] | None = None,
-    function_breakpoints: Sequence[str] = (),
-    launch: Mapping[str, Any] | None = None,
-    initialize: Mapping[str, Any] | None = None,
-    wait_stop: bool = True,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> Session:
-    """initialize -> launch -> initialized -> setBreakpoints... -> configurationDone -> stopped.
-
-    The order VS Code uses: launch is sent right after the initialize response without
-    waiting for its answer (adapters answer it before `initialized` or after
-    configurationDone), configuration follows the `initialized` event.
-    """
-    init_args: dict[str, Any] = {
-        "clientID": "alice-tests",
-        "clientName": "aliceserver tests",
-        "adapterID": "alice",
-        "pathFormat": "path",
-        "linesStartAt1": True,
-        "columnsStartAt1": True,
-        "supportsVariableType": True,
-        "supportsVariablePaging": True,
-        "locale": "en",
-    }
-    init_args.update(initialize or {})
-    capabilities = client.call("initialize", init_args, timeout)
-    launch_seq = client.send_request("launch", launch or launch_arguments(program))
-    client.wait_event("initialized", timeout=timeout)
-    results: dict[str, list[dict[str, Any]]] = {}
-    for source, lines in (breakpoints or {}).items():
-        path = str(source)
-        body = client.call(
-            "setBreakpoints",
-            {
-                "source": {"name": Path(path).name, "path": path},
-                "breakpoints": [{"line": line} for line in lines],
-                "lines": list(lines),
-                "sourceModified": False,
-            },
-            timeout,
-        )
-        results[path] = list(body.get("breakpoints", []))
-    functions: list[dict[str, Any]] = []
-    if function_breakpoints or capabilities.get("supportsFunctionBreakpoints"):
-        body = client.call(
-            "setFunctionBreakpoints",
-            {"breakpoints": [{"name": name} for name in function_breakpoints]},
-            timeout,
-        )
-        functions = list(body.get("breakpoints", []))
-    if capabilities.get("exceptionBreakpointFilters") is not None:
-        client.call("setExceptionBreakpoints", {"filters": []}, timeout)
-    since = client.mark()
-    if capabilities.get("supportsConfigurationDoneRequest"):
-        client.call("configurationDone", None, timeout)
-    launched = client.response(launch_seq, timeout)
-    if not launched.get("success"):
-        raise RequestFailed(launched)
-    stop = client.wait_stop_or_exit(since, timeout) if wait_stop else None
-    return Session(capabilities, launched, results, functions, stop)
-
-
-@contextlib.contextmanager
-def spawned(argv: Sequence[str], check: bool = False, **options: Any) -> Iterator[DapClient]:
-    """`DapClient.spawn` as a context manager that always closes; with `check`, a schema
-    violation or sequence error seen during the session (its disconnect included) fails the
-    block at its end."""
-    client = DapClient.spawn(argv, **options)
-    try:
-        yield client
-    finally:
-        client.close()
-    if check:
-        client.assert_valid()
-
-
-@contextlib.contextmanager
-def alice_session(*extra: str, **options: Any) -> Iterator[DapClient]:
-    """Our adapter over stdio, every message validated against the schema (when present)
-    and checked at the end: the default for tests of our own adapter."""
-    options.setdefault("validate", True)
-    with spawned(alice_argv(*extra), check=True, **options) as client:
-        yield client
-
-
-def repl_at(program: Path, source: str | Path, line: int, commands: Sequence[str], log: Path) -> list[str]:
-    """What our adapter's debug console answers to each command at the first stop at
-    source:line, the program launched from this directory as `run_gdb` runs it (the
-    adapter's stderr goes to `log`): the DAP counterpart of mi_console.console_at."""
-    with spawned(alice_argv(), stderr=log) as client:
-        session = start_session(client, program, breakpoints={str(source): [line]},
-                                launch=launch_arguments(program, cwd=os.getcwd()))
-        frame = client.stack_trace(session.thread_id, 0, 1)[0]
-        return [client.call("evaluate", {"expression": command, "frameId": frame["id"], "context": "repl"})["result"]
-                for command in commands]

@@ -7,7 +7,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support.dap_client import AdapterProcess, DapClient, alice_argv, free_port
+from tests.support.adapter_process import AdapterProcess, alice_argv, free_port
+from tests.support.dap_client import DapClient
 from tests.support.dap_schema import shared_schema
 from tests.support.proc_audit import fd_count, rss_kib, wait_clean
 

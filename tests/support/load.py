@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.support.build import marker_line
-from tests.support.dap_client import start_session
 from tests.support.dap_server import DapServerProcess
+from tests.support.dap_session import start_session
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ class OutputReport:
 def run_output(server: DapServerProcess, program: Path, megabytes: int) -> OutputReport:
     """tests/programs/faults.c `output MB` under a client that reads everything and asks
     `threads` meanwhile: how long, how much arrived, how far the server's memory rose."""
-    from tests.support.dap_client import launch_arguments
+    from tests.support.dap_session import launch_arguments
 
     report = OutputReport(megabytes)
     client = server.connect("output")

@@ -13,13 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.dap_client import (
-    DapClient,
-    DapClosed,
-    DapTimeout,
-    RequestFailed,
-    _alive,
-)
+from tests.support.adapter_process import _alive
+from tests.support.dap_client import DapClient, DapClosed, DapTimeout, RequestFailed
 from tests.support.dap_schema import require_schema
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from aliceserver.debuggers.model import CatchKind
-from tests.support.dap_client import DapClient, launch_arguments
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments
 from tests.support.fake_debugger import CODE_BASE, INSN_SIZE, FakeDebugger
 
 PROGRAM = "/bin/fake-program"

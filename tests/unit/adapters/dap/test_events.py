@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import aliceserver.debuggers.events as ev
 from aliceserver.debuggers.model import Module
-from tests.support.dap_client import DapClient, launch_arguments
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments
 from tests.support.fake_debugger import FakeDebugger
 
 PROGRAM = "/bin/fake-program"

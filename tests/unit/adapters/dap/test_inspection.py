@@ -6,7 +6,8 @@ import base64
 from typing import Any
 
 from aliceserver.adapters.dap.messages import ErrorId
-from tests.support.dap_client import DapClient, launch_arguments
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments
 from tests.support.fake_debugger import CODE_BASE, FakeDebugger
 
 PROGRAM = "/bin/fake-program"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from aliceserver.adapters.dap.messages import ErrorId
-from tests.support.dap_client import DapClient, launch_arguments, start_session
+from tests.support.dap_client import DapClient
+from tests.support.dap_session import launch_arguments, start_session
 from tests.support.fake_debugger import FakeDebugger
 from tests.unit.adapters.dap.conftest import RawPeer, Served
 
