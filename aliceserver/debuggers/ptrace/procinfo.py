@@ -75,6 +75,7 @@ class ThreadFiles:
         an unchanged thread costs no decoding and no new object (1,000 threads: about 0.6 ms
         against 1.6 for name() and a new ThreadInfo each) and a client may keep what it made
         of one. A rename (PR_SET_NAME, a write to comm) changes the bytes: a new ThreadInfo."""
+        self._open_comms(tids)
         comm, last, pread = self._comm, self._listed, os.pread
         listed: dict[int, tuple[bytes, ThreadInfo]] = {}
         result = []
@@ -94,6 +95,31 @@ class ThreadFiles:
             self.keep_only(set(listed))
         self._listed = listed
         return result
+
+    def _open_comms(self, tids: Sequence[int]) -> None:
+        """Open the comm files of the threads not seen yet (the first stop's 1,000) in one
+        pass, each relative to the process's task directory: a walk of two path components
+        instead of five, and none of _read's work per file (the first stop's listing of 1,000
+        threads: 9.3 ms of CPU -> 8.6, the opens 5.8 of it). One that cannot be opened is
+        left to listing's fallback, as one past the budget."""
+        comm = self._comm
+        new = [tid for tid in tids if tid not in comm][: max(0, self._budget - len(self._open))]
+        if not new:
+            return
+        try:
+            task = os.open(f"/proc/{self.pid}/task", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            return
+        opened, flags, open_ = self._open, os.O_RDONLY | os.O_CLOEXEC, os.open
+        try:
+            for tid in new:
+                try:
+                    fd = open_(f"{tid}/comm", flags, dir_fd=task)
+                except OSError:  # gone, or no descriptor left
+                    continue
+                opened[(tid, "comm")] = comm[tid] = fd
+        finally:
+            os.close(task)
 
     def _read_or_empty(self, tid: int) -> bytes:
         try:
