@@ -38,7 +38,8 @@ from tests.support.build import Builder, marker_line
 from tests.support.dap_client import DapClient
 from tests.support.dap_schema import DapSchema
 from tests.support.dap_session import start_session
-from tests.support.fake_debugger import FakeDebugger, FakeProgram
+from tests.support.fake_debugger import FakeDebugger
+from tests.support.fake_program import FakeProgram
 
 ALL_COMMANDS = tuple(default_registry().commands())
 # Live: no command that starts a program chosen by the input, attaches to a pid from it,

@@ -1,7 +1,7 @@
 """FakeDebugger: a scripted, in-memory IDebugger backend for adapter tests.
 
-It simulates a tiny program: instruction i sits at CODE_BASE + 4*i and may start a
-function, print, call, return, store to memory or wait. Execution is synchronous and
+It simulates a tiny program (fake_program.py): instruction i sits at CODE_BASE + 4*i and
+may start a function, print, call, return, store to memory or wait. Execution is synchronous and
 deterministic: `resume` runs to the next breakpoint, watchpoint, waiting instruction or the
 end before it returns, posting the events the real engine would post from its own thread.
 """
@@ -13,7 +13,7 @@ import functools
 import logging
 import signal as signal_module
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
@@ -24,17 +24,20 @@ from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.stepskips import StepSkips
 from aliceserver.errors import TargetError
+from tests.support.fake_program import (
+    CODE_BASE,
+    INSN_SIZE,
+    NOP4,
+    PAGE,
+    STACK_SIZE,
+    STACK_TOP,
+    FakeProgram,
+)
 from tests.support.fake_source import FakeSourceLevel
 from tests.support.fake_trace import FakeCallTracing
 
 logger = logging.getLogger(__name__)
 
-CODE_BASE = 0x401000
-INSN_SIZE = 4
-STACK_TOP = 0x7FFFFFFFF000
-STACK_SIZE = 0x21000
-PAGE = 0x1000
-NOP4 = bytes.fromhex("0f1f4000")  # nop dword ptr [rax]: the bytes of every fake instruction
 MAX_STEPS = 100_000  # a resume that runs longer is a program that keeps running
 _REGISTERS = (
     "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12",
@@ -45,41 +48,6 @@ _QUIET = frozenset(  # gdb's defaults: no stop, no print, pass
     {signal_module.SIGALRM, signal_module.SIGURG, signal_module.SIGCHLD, signal_module.SIGWINCH}
 )
 _F = TypeVar("_F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True, slots=True)
-class FakeInstruction:
-    function: str | None = None  # this instruction starts that function
-    output: str | None = None  # the program writes this to stdout
-    call: str | None = None  # call that function
-    ret: bool = False  # return (from the outermost function: the program exits)
-    store: tuple[int, bytes] | None = None  # write these bytes at that address
-    blocks: bool = False  # arriving here the program waits (like sleep) until interrupted
-    fault: bool = False  # executing it crashes with SIGSEGV (a null pointer dereference)
-
-
-@dataclass(frozen=True, slots=True)
-class FakeProgram:
-    instructions: tuple[FakeInstruction, ...]
-    exit_code: int = 0
-    threads: int = 1
-    pid: int = 4242
-    path: str | None = None  # when set, launching another path fails like a missing file
-    data: Mapping[int, bytes] = field(default_factory=dict)  # more mapped memory: base -> bytes
-    symbols: Mapping[str, int] = field(default_factory=dict)  # data symbols: name -> address
-
-    @staticmethod
-    def default() -> FakeProgram:
-        """main prints, calls helper (which stores to `counter`), waits once, returns 3."""
-        i = FakeInstruction
-        return FakeProgram(
-            instructions=(
-                i(function="main"), i(output="hello\n"), i(call="helper"), i(), i(blocks=True),
-                i(), i(ret=True),
-                i(function="helper"), i(store=(0x404000, b"\x01\x00\x00\x00")), i(ret=True),
-            ),
-            exit_code=3, data={0x404000: bytes(16)}, symbols={"counter": 0x404000},
-        )  # fmt: skip
 
 
 @dataclass(slots=True)

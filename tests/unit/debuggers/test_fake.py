@@ -12,13 +12,8 @@ from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.model import LaunchConfig, SignalPolicy, ThreadState, WatchKind
 from aliceserver.errors import TargetError
-from tests.support.fake_debugger import (
-    CODE_BASE,
-    NOP4,
-    FakeDebugger,
-    FakeInstruction,
-    FakeProgram,
-)
+from tests.support.fake_debugger import FakeDebugger
+from tests.support.fake_program import CODE_BASE, NOP4, FakeInstruction, FakeProgram
 
 I = FakeInstruction  # noqa: E741
 MAIN = CODE_BASE

@@ -15,7 +15,8 @@ from aliceserver.debuggers.model import FunctionSymbol, LaunchConfig, SourcePosi
 from aliceserver.errors import ProtocolError
 from aliceserver.tracing import QueryFilters, Tracer, TraceStore, query
 from aliceserver.tracing.tracer import _Traced
-from tests.support.fake_debugger import FakeDebugger, FakeInstruction, FakeProgram
+from tests.support.fake_debugger import FakeDebugger
+from tests.support.fake_program import FakeInstruction, FakeProgram
 
 i = FakeInstruction
 # main calls helper twice; helper calls leaf once.

@@ -8,7 +8,8 @@ The fake program: main prints "hello", calls helper (which stores 1 to `counter`
 from __future__ import annotations
 
 from aliceserver.adapters.agent import build_tools
-from tests.support.fake_debugger import FakeDebugger, FakeProgram
+from tests.support.fake_debugger import FakeDebugger
+from tests.support.fake_program import FakeProgram
 from tests.unit.adapters.agent.conftest import Tools
 
 PROGRAM = "/opt/fake/prog"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from aliceserver.debuggers.model import CatchKind
 from tests.support.dap_client import DapClient
 from tests.support.dap_session import launch_arguments
-from tests.support.fake_debugger import CODE_BASE, INSN_SIZE, FakeDebugger
+from tests.support.fake_debugger import FakeDebugger
+from tests.support.fake_program import CODE_BASE, INSN_SIZE
 
 PROGRAM = "/bin/fake-program"
 

@@ -8,7 +8,8 @@ from typing import Any
 from aliceserver.adapters.dap.messages import ErrorId
 from tests.support.dap_client import DapClient
 from tests.support.dap_session import launch_arguments
-from tests.support.fake_debugger import CODE_BASE, FakeDebugger
+from tests.support.fake_debugger import FakeDebugger
+from tests.support.fake_program import CODE_BASE
 
 PROGRAM = "/bin/fake-program"
 

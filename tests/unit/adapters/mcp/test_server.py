@@ -13,7 +13,8 @@ from mcp import Client, MCPError
 
 from aliceserver.adapters.agent import build_tools
 from aliceserver.adapters.mcp.server import build_server
-from tests.support.fake_debugger import FakeDebugger, FakeInstruction, FakeProgram
+from tests.support.fake_debugger import FakeDebugger
+from tests.support.fake_program import FakeInstruction, FakeProgram
 
 
 def run_with_client(body: Callable[[Client], Awaitable[None]], program: FakeProgram | None = None) -> None:
