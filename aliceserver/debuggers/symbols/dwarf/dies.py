@@ -25,6 +25,7 @@ from aliceserver.debuggers.symbols.dwarf.callsitewalk import call_sites_under
 from aliceserver.debuggers.symbols.dwarf.coderanges import (
     RawAranges,
     ScopeIndex,
+    unit_offsets,
     unit_scopes,
 )
 from aliceserver.debuggers.symbols.dwarf.dieattrs import attr_value as attr_value
@@ -262,14 +263,12 @@ class DwarfUnits:
         return RawAranges(raw.get(".debug_aranges"))
 
     def _scan_cu_ranges(self) -> list[tuple[int, int, int]]:
-        # Only CU top DIEs are parsed here; built once when aranges fail to answer.
+        # Built once, from the top DIEs of the units .debug_aranges does not list (a listed
+        # one is trusted, as the index does): all 2,200 of huge_program's took 0.2 s for _start.
         if self._cu_ranges is None:
-            found: list[tuple[int, int, int]] = []
-            for off in self.cu_offsets():
-                cu = self.cu_at_offset(off)
-                for low, high in self.die_ranges(cu.get_top_DIE()):
-                    found.append((low, high, off))
-            self._cu_ranges = found
+            listed = self._aranges.units if isinstance(self._aranges, RawAranges) else frozenset()
+            self._cu_ranges = [(low, high, off) for off in self.cu_offsets() if off not in listed
+                               for low, high in self.die_ranges(self.cu_at_offset(off).get_top_DIE())]  # fmt: skip
         return self._cu_ranges
 
     @_corrupt_is_target_error
@@ -280,7 +279,8 @@ class DwarfUnits:
             return []
         with self._lock:
             if self._all_cu_offsets is None:
-                self._all_cu_offsets = [cu.cu_offset for cu in info.iter_CUs()]
+                raw = None if info.supplementary_dwarfinfo else self._raw  # dwz's: altfile.py
+                self._all_cu_offsets = unit_offsets(raw) if raw else [cu.cu_offset for cu in info.iter_CUs()]
             return self._all_cu_offsets
 
     # --- ranges ----------------------------------------------------------------------
