@@ -1,7 +1,8 @@
-"""The server's file descriptor table is grown once, at start while it has one thread: in a
-process of several threads the kernel waits for an RCU grace period before each doubling
-of the table (5-15 ms each), and the first stop's `threads` opens a comm file per thread
-(startup.reserve_descriptors)."""
+"""What the first stop's DAP `threads` with many threads spends on descriptors: the server's
+table is grown once, at start while it has one thread (in a process of several threads the
+kernel waits for an RCU grace period before each doubling, 5-15 ms:
+startup.reserve_descriptors), and each thread's comm file is opened as the thread starts
+(procinfo.ThreadFiles.started), not by the request."""
 
 from __future__ import annotations
 
@@ -44,6 +45,29 @@ def test_first_stop_threads_does_not_grow_the_descriptor_table(dap: DapClient, b
     assert len(listed) == THREADS + 1
     assert {entry["id"] for entry in listed} >= {session.thread_id}
     assert _table_size(dap.adapter.pid) == before >= 1024
+
+
+def _comm_files(server: int, program: int) -> int:
+    """How many of `program`'s threads' comm files `server` holds open."""
+    prefix, count = f"/proc/{program}/task/", 0
+    for fd in os.listdir(f"/proc/{server}/fd"):
+        try:
+            target = os.readlink(f"/proc/{server}/fd/{fd}")
+        except OSError:
+            continue
+        count += target.startswith(prefix) and target.endswith("/comm")
+    return count
+
+
+def test_comm_files_are_opened_as_threads_start(dap: DapClient, builder: Builder) -> None:
+    program = builder.build("blocked_threads")
+    session = start_session(dap, program, function_breakpoints=["hit"],
+                            launch=launch_arguments(program, args=["50", "2"]))  # fmt: skip
+    assert dap.adapter is not None
+    pid = session.thread_id  # main() calls hit(): the stop is the process's first thread's
+    assert _comm_files(dap.adapter.pid, pid) == 50  # the workers', before any `threads`
+    assert len(dap.threads()) == 51
+    assert _comm_files(dap.adapter.pid, pid) == 51
 
 
 def test_reserve_descriptors_grows_the_table_and_leaves_no_descriptor_open() -> None:

@@ -31,6 +31,7 @@ from aliceserver.debuggers.model import CatchKind, SignalPolicy, ThreadState
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
 from aliceserver.debuggers.ptrace.process_events import CATCH_REASONS, ProcessEvents
+from aliceserver.debuggers.ptrace.procinfo import ThreadFiles
 from aliceserver.debuggers.ptrace.signal_stops import SignalStops
 from aliceserver.debuggers.ptrace.step_plans import StepPlans
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Run, Tracee, _Action
@@ -87,6 +88,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         self.exception_type: str | None = None  # the C++ type at the last exception probe
         self.memory = binding.ProcessMemory(pid)
         self.threads: dict[int, Tracee] = {pid: Tracee(pid)}
+        self.thread_files: ThreadFiles | None = None  # told of threads started and ended
         self.run = Run.STOPPED
         self.pending: collections.deque[Stopped] = collections.deque()
         self.wake_sent = False
@@ -401,6 +403,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
     def _add_thread(self, tid: int, pointer: int | None = None) -> Tracee:
         t = Tracee(tid, new=True)
         self.threads[tid] = t
+        if self.thread_files is not None:
+            self.thread_files.started(tid)
         self.events.put(ThreadStarted(tid, pointer))
         return t
 
@@ -453,6 +457,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         t.running = False
         if t.tid != self.pid:
             del self.threads[t.tid]
+            if self.thread_files is not None:
+                self.thread_files.ended(t.tid)
             self.events.put(ThreadExited(t.tid, status.value if status.kind is WaitKind.EXITED else None))
             return
         self._flush_output()

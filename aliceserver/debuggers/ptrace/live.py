@@ -105,6 +105,8 @@ class LiveSession:
         if self._thread_files is not None:
             self._thread_files.close()
             self._thread_files = None
+        if inferior is not None:  # its threads' comm files opened as they start (procinfo)
+            self._thread_files = inferior.thread_files = ThreadFiles(inferior.pid)
 
     @property
     def process(self) -> ProcessInfo | None:
@@ -398,7 +400,7 @@ class LiveSession:
             if files is None or files.pid != inferior.pid:  # a new process, or a fork's child followed
                 if files is not None:
                     files.close()
-                files = self._thread_files = ThreadFiles(inferior.pid)
+                files = self._thread_files = inferior.thread_files = ThreadFiles(inferior.pid)
             listed = None if details else self._stopped_listing(inferior, files)
             if listed is not None:
                 return listed

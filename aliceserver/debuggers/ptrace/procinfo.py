@@ -121,6 +121,25 @@ class ThreadFiles:
         finally:
             os.close(task)
 
+    def started(self, tid: int) -> None:
+        """A new thread (PTRACE_EVENT_CLONE, on the tracer thread): its comm file opened
+        now, 5-8 us of a clone's handling, rather than in the stop's `threads` after it (the
+        first stop's 1,000). Read at each listing still: a rename shows at the next stop."""
+        if tid not in self._comm and len(self._open) < self._budget:
+            try:
+                fd = os.open(f"/proc/{self.pid}/task/{tid}/comm", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:  # gone already, or no descriptor left: opened at the listing
+                return
+            self._open[(tid, "comm")] = self._comm[tid] = fd
+
+    def ended(self, tid: int) -> None:
+        """A thread is gone: its files closed (its tid may be reused)."""
+        for name in ("comm", "stat"):
+            fd = self._open.pop((tid, name), None)
+            if fd is not None:
+                os.close(fd)
+        self._comm.pop(tid, None)
+
     def _read_or_empty(self, tid: int) -> bytes:
         try:
             return self._read(tid, "comm")
