@@ -17,6 +17,7 @@ from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
 from aliceserver.adapters.mi.registry import EXIT, Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.remote_commands import remote_held
+from aliceserver.adapters.mi.screen_env import inferior_environment, set_variable
 from aliceserver.adapters.mi.settings import RANGE_WARNING, Settings, range_mismatch
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.debuggers.arch.program import program_architecture
@@ -76,7 +77,7 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         name, _, value = rest.partition("=") if "=" in rest else rest.partition(" ")
         if not name.strip():
             raise MiError("Argument required (environment variable and value).")
-        session.inferior.env[name.strip()] = value.strip()
+        set_variable(session.inferior.env, name.strip(), value.strip())
         return
     if head in ("inferior-tty", "tty"):
         old = session.inferior.tty
@@ -555,13 +556,13 @@ def _environment_pwd(ctx: Context, args: list[str]) -> Reply:
 def _environment_path(ctx: Context, args: list[str]) -> Reply:
     session = ctx.session
     options = getopt("environment-path", args, flags="r")
-    current = session.inferior.env.get("PATH") or os.environ.get("PATH", "")
+    current = inferior_environment(session.host_env, session.inferior.env).get("PATH", "")
     if options.has("r"):
-        current = os.environ.get("PATH", "")
+        current = session.host_env.get("PATH", "")
     if options.rest:
         current = ":".join(options.rest + ([current] if current else []))
     if options.rest or options.has("r"):
-        session.inferior.env["PATH"] = current
+        set_variable(session.inferior.env, "PATH", current)
     return [("path", current)]
 
 

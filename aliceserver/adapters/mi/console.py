@@ -38,6 +38,7 @@ from aliceserver.adapters.mi.output import record
 from aliceserver.adapters.mi.pending_query import create_or_ask
 from aliceserver.adapters.mi.queries import confirm, query
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.screen_env import inferior_environment, set_variable
 from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
 from aliceserver.adapters.mi.tracepoints import register_console as register_tracepoints
 from aliceserver.transports.tty import open_tty_transport
@@ -254,11 +255,8 @@ def _show(ctx: Context, text: str) -> Reply:
         ctx.console(misc.banner())
         return None
     if text in ("environment", "env") or text.startswith(("environment ", "env ")):
-        import os
-
         name = text.split(None, 1)[1] if " " in text else None
-        env = dict(os.environ)
-        env.update({k: v for k, v in ctx.session.inferior.env.items() if v is not None})
+        env = inferior_environment(ctx.session.host_env, ctx.session.inferior.env)
         if name:
             ctx.console(f"{name} = {env[name]}\n" if name in env else f"Environment variable \"{name}\" not defined.\n")
         else:
@@ -301,7 +299,7 @@ def _unset(ctx: Context, text: str) -> Reply:
         source_paths.unset_substitute_path(ctx, text.strip()[len(words[0]) :])
         return None
     if len(words) >= 2 and words[0] in ("environment", "env"):
-        ctx.session.inferior.env[words[1]] = None
+        set_variable(ctx.session.inferior.env, words[1], None)
         return None
     raise MiError('"unset" must be followed by the name of an unset subcommand.')
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 from typing import TYPE_CHECKING
 
 import aliceserver.debuggers.events as ev
@@ -16,6 +15,7 @@ from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.adapters.mi.remote_commands import remote_held
 from aliceserver.adapters.mi.run_redirects import split_command_line
+from aliceserver.adapters.mi.screen_env import inferior_environment
 from aliceserver.adapters.mi.setting_functions import expand_setting_calls
 from aliceserver.debuggers.model import (
     DynamicTypes,
@@ -40,6 +40,7 @@ class ProgramQueries(Dispatcher):
 
     config: SessionConfig
     frames: Frames
+    host_env: dict[str, str]  # gdb's own environment: what each inferior's starts from
 
     def __init__(self) -> None:
         super().__init__()
@@ -109,14 +110,7 @@ class ProgramQueries(Dispatcher):
     def launch_config(self) -> LaunchConfig:
         inferior = self.inferior
         assert inferior.program is not None
-        env: dict[str, str] | None = None
-        if inferior.env:
-            env = dict(os.environ)
-            for key, value in inferior.env.items():
-                if value is None:
-                    env.pop(key, None)
-                else:
-                    env[key] = value
+        env = inferior_environment(self.host_env, inferior.env)
         tty = inferior.tty
         args, redirections = tuple(inferior.args), tuple[Redirection, ...]()
         if inferior.args_text is not None:  # typed: what gdb's startup shell would see

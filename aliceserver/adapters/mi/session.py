@@ -32,6 +32,7 @@ from aliceserver.adapters.mi.registry import (
     Reply,
     Running,
 )
+from aliceserver.adapters.mi.screen_env import host_environment
 from aliceserver.adapters.mi.settings import Settings
 from aliceserver.adapters.mi.skips import SkipList
 from aliceserver.adapters.mi.state import Inferior
@@ -89,6 +90,7 @@ class MiSession(ProgramQueries):
         main_ui.cli_prompt = self._cli_prompt
         self.inferior = Inferior(program=config.program, args=list(config.args), tty=config.tty)
         self.inferior.cwd = config.cwd or os.getcwd()
+        self.host_env = host_environment(os.environ)  # gdb's own, LINES and COLUMNS set (screen_env)
         self.inferiors = [self.inferior]  # gdb's inferior list (see inferior_list)
         self.highest_inferior = 1  # gdb's highest_inferior_num: a removed one's number is not reused
         self.breakpoints = BreakpointTable(self)
