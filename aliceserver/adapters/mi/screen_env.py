@@ -2,14 +2,17 @@
 
 gdb's readline exports its screen size into gdb's own environment at start (LINES and
 COLUMNS), and each inferior's environment is a copy of that: a program run under gdb
-sees both, and its stack starts lower by their size. The size is that of the first of
-stdin, stdout and stderr that is a terminal; else the values already in the environment
-(as atoi reads them, when positive); else 24 lines of 80 columns. The DAP front end does
-not do this (lldb-vscode does not)."""
+sees both, and its stack starts lower by their size. Each of the two is readline's
+_rl_get_screen_size: stdin's terminal size; else the value already in the environment
+(as atoi reads it, when positive); else ncurses' (tgetnum): the size of stdout's
+terminal, or stderr's when stdout is none; else 24 lines of 80 columns. The DAP front
+end does not do this (lldb-vscode does not).
+"""
 
 from __future__ import annotations
 
 import fcntl
+import os
 import re
 import struct
 import termios
@@ -18,16 +21,19 @@ from collections.abc import Mapping
 DEFAULT_SIZE = (24, 80)  # readline's, with no terminal and no usable LINES/COLUMNS
 
 
-def terminal_size() -> tuple[int, int]:
-    """(rows, columns) of the first of fds 0, 1, 2 that is a terminal; (0, 0) if none is."""
-    for fd in (0, 1, 2):
-        try:
-            packed = fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8)
-        except OSError:
-            continue
-        rows, columns = struct.unpack("HHHH", packed)[:2]
-        return rows, columns
-    return 0, 0
+def _window_size(fd: int) -> tuple[int, int]:
+    """(rows, columns) of the terminal on `fd`; (0, 0) if it is none."""
+    try:
+        packed = fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8)
+    except OSError:
+        return 0, 0
+    rows, columns = struct.unpack("HHHH", packed)[:2]
+    return rows, columns
+
+
+def terminal_sizes() -> tuple[tuple[int, int], tuple[int, int]]:
+    """readline's (stdin's) and ncurses' (stdout's, else stderr's) terminal sizes."""
+    return _window_size(0), _window_size(1 if os.isatty(1) else 2)
 
 
 def _atoi(text: str | None) -> int:
@@ -36,14 +42,16 @@ def _atoi(text: str | None) -> int:
     return int(match.group(1)) if match else 0
 
 
-def host_environment(environ: Mapping[str, str], size: tuple[int, int] | None = None) -> dict[str, str]:
+def host_environment(environ: Mapping[str, str],
+                     sizes: tuple[tuple[int, int], tuple[int, int]] | None = None) -> dict[str, str]:
     """`environ` as gdb holds it once readline set LINES and COLUMNS: in place when
     present, else appended (LINES first)."""
-    rows, columns = terminal_size() if size is None else size
+    readline, ncurses = terminal_sizes() if sizes is None else sizes
     env = dict(environ)
-    for name, tty_value, default in (("LINES", rows, DEFAULT_SIZE[0]), ("COLUMNS", columns, DEFAULT_SIZE[1])):
-        value = tty_value if tty_value > 0 else _atoi(env.get(name))
-        env[name] = str(value if value > 0 else default)
+    for axis, name, default in ((0, "LINES", DEFAULT_SIZE[0]), (1, "COLUMNS", DEFAULT_SIZE[1])):
+        value = readline[axis] if readline[axis] > 0 else _atoi(env.get(name))
+        value = value if value > 0 else ncurses[axis]
+        env[name] = str(value if value > axis else default)  # readline: a width of 1 is 80
     return env
 
 
