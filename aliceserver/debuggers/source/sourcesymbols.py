@@ -26,6 +26,7 @@ from aliceserver.debuggers.model import (
     StackFrame,
     SymbolLocation,
 )
+from aliceserver.debuggers.source.bypc import by_pc
 from aliceserver.debuggers.source.resolver import LocationResolver, call_site_position
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.dwarf import cxxnames, funcnames
@@ -99,6 +100,7 @@ class SourceSymbols:
         # (module path, load bias, lookup pc) -> the name frames show there (asked at every stop)
         self._frame_names: dict[tuple[str, int, int], str | None] = {}
         self._function_ranges: dict[tuple[str, int, int], tuple[int, int, int] | None] = {}
+        self._inline_chains: dict[tuple[str, int, int], tuple[DIE, ...]] = {}
         # (module path, load bias, pc, pc exact, signal trampoline, symbol) -> the frames shown there
         self._places: dict[tuple[str, int, int, bool, bool, SymbolLocation], list[StackFrame]] = {}
         # (debug file, module path) -> whether they are one file (the module has its own DWARF)
@@ -316,11 +318,7 @@ class SourceSymbols:
         if module is None:
             return None
         key = (module.path, module.base, address)  # asked at every step
-        if key not in self._function_ranges:
-            if len(self._function_ranges) >= _FRAME_NAMES:
-                self._function_ranges.clear()
-            self._function_ranges[key] = self._function_range(address)
-        return self._function_ranges[key]
+        return by_pc(self._function_ranges, key, lambda: self._function_range(address), _FRAME_NAMES)
 
     def _function_range(self, address: int) -> tuple[int, int, int] | None:
         found = self._info_at(address)
@@ -394,12 +392,7 @@ class SourceSymbols:
         module = self.symbols.module_at(lookup)
         if module is None:
             return self._frame_function(lookup)
-        key = (module.path, module.base, lookup)
-        if key not in self._frame_names:
-            if len(self._frame_names) >= _FRAME_NAMES:
-                self._frame_names.clear()
-            self._frame_names[key] = self._frame_function(lookup)
-        return self._frame_names[key]
+        return by_pc(self._frame_names, (module.path, module.base, lookup), lambda: self._frame_function(lookup), _FRAME_NAMES)
 
     def _frame_function(self, lookup: int) -> str | None:
         if self._info_at(lookup):  # a C (C++) function: by its DWARF symbol's name, as gdb
@@ -499,12 +492,17 @@ class SourceSymbols:
         return site if site is None or info is None or module is None else _as_gdb_names(site, module, info, address)
 
     def inline_chain_at(self, lookup: int) -> tuple[DIE, ...]:
-        """The DW_TAG_inlined_subroutine DIEs around runtime `lookup`, outermost first."""
+        """The DW_TAG_inlined_subroutine DIEs around runtime `lookup`, outermost first: kept
+        by pc, as frame names (a next's stops come back to the same pcs: 4 asks a stop)."""
         module = self.symbols.module_at(lookup)
         symbols = self.module_symbols(module) if module is not None else None
         if module is None or symbols is None:
             return ()
-        link = lookup - module.base
+        return by_pc(self._inline_chains, (module.path, module.base, lookup),
+                     lambda: self._inline_chain(symbols, lookup - module.base, lookup), _FRAME_NAMES)  # fmt: skip
+
+    @staticmethod
+    def _inline_chain(symbols: ModuleSymbols, link: int, lookup: int) -> tuple[DIE, ...]:
         try:
             cu = symbols.units.cu_for_address(link)
             found = symbols.units.function_die_at(cu, link) if cu is not None else None
@@ -524,12 +522,7 @@ class SourceSymbols:
             return self._stack_frames(frame)
         key = (module.path, module.base, frame.pc, frame.level == 0 or frame.method == "signal",
                frame.signal_trampoline, frame.symbol)  # fmt: skip
-        found = self._places.get(key)
-        if found is None:
-            if len(self._places) >= _FRAME_NAMES:
-                self._places.clear()
-            found = self._places[key] = self._stack_frames(frame)
-            return list(found)
+        found = by_pc(self._places, key, lambda: self._stack_frames(frame), _FRAME_NAMES)
         if found[-1].level == frame.level and found[-1].cfa == frame.cfa:
             return list(found)  # the same depth as before (the loop's next stop): frozen, shared
         return [replace(shown, level=frame.level, cfa=frame.cfa) for shown in found]
@@ -597,3 +590,4 @@ def _as_gdb_names(place: SourcePosition, module: Module, info: DebugInfo, addres
     if symtab is None or (symtab.filename == place.path and symtab.missing_fullname == place.path):
         return replace(place, unit=unit)
     return replace(place, symtab=symtab.filename, symtab_fullname=symtab.missing_fullname, unit=unit)
+
