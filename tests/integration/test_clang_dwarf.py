@@ -7,7 +7,6 @@ print what gdb 13 prints on the same program (C at -O0 and -O2, C with -gdwarf-4
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,11 +14,10 @@ import pytest
 
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.elf import ElfImage
-from tests.support.batch import PATIENCE, normalized
+from tests.support.batch import batch_in_program_dir
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_clang
-from tests.support.gdb import gdb_env, gdb_path
-from tests.support.mi_client import ROOT
+from tests.support.gdb import gdb_path
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -80,18 +78,7 @@ _NOT_A_STATEMENT = re.compile(r"^0x[0-9a-f]{16} in ", re.M)
 
 
 def _batch(command: list[str], commands: list[str], program: Path) -> str:
-    env = gdb_env()
-    env["PYTHONPATH"] = str(ROOT)
-    env["PWD"] = str(program.parent)  # gdb's shell exports its own
-    args = ["-batch", "-nx"]
-    # The same environment for the program under both: the same stack addresses.
-    for each in ("unset environment PYTHONPATH", "unset environment LINES",
-                 "unset environment COLUMNS", *commands):  # fmt: skip
-        args += ["-ex", each]
-    done = subprocess.run([*command, *args, str(program)], cwd=program.parent, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=PATIENCE, stdin=subprocess.DEVNULL)  # fmt: skip
-    text = normalized(done.stdout)
+    text = batch_in_program_dir(command, commands, program)
     return _NOT_A_STATEMENT.sub("", _ENTRY_VALUE.sub(r"\1=", text))
 
 

@@ -17,13 +17,12 @@ from typing import Any
 import pytest
 
 from tests.support.adapter_process import alice_argv
-from tests.support.batch import PATIENCE, normalized
+from tests.support.batch import PATIENCE, batch_in_program_dir
 from tests.support.build import DEFAULT_FLAGS, PROGRAMS_DIR, Builder, compile_cached, marker_line
 from tests.support.build_more import CPP_FLAGS, find_cxx
 from tests.support.dap_client import DapClient
 from tests.support.dap_session import start_session
-from tests.support.gdb import gdb_env, gdb_path
-from tests.support.mi_client import ROOT
+from tests.support.gdb import gdb_path
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -66,20 +65,6 @@ GEO_COMMANDS = [
 ]  # fmt: skip
 
 
-def _batch(command: list[str], commands: list[str], program: Path) -> str:
-    env = gdb_env()
-    env["PYTHONPATH"] = str(ROOT)
-    env["PWD"] = str(program.parent)  # gdb's shell exports its own
-    args = ["-batch", "-nx"]
-    for each in ("unset environment PYTHONPATH", "unset environment LINES",
-                 "unset environment COLUMNS", *commands):  # fmt: skip
-        args += ["-ex", each]
-    done = subprocess.run([*command, *args, str(program)], cwd=program.parent, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=PATIENCE, stdin=subprocess.DEVNULL)  # fmt: skip
-    return normalized(done.stdout)
-
-
 @pytest.fixture(scope="module")
 def dwz_programs(builder: Builder, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """one, two: dwz -m'd with the alt file .dwz/shapes.debug; plain: dwz'd alone."""
@@ -111,10 +96,10 @@ def test_a_dwz_program_prints_what_gdb_prints(dwz_programs: Path, name: str) -> 
     assert (".gnu_debugaltlink" in sections) == (name in ("one", "two"))  # dwz did its work
     if name not in ("one", "two"):
         assert "DW_TAG_partial_unit" in _readelf(program, "--debug-dump=info")
-    expected = _batch([gdb_path() or "gdb"], COMMANDS, program)
+    expected = batch_in_program_dir([gdb_path() or "gdb"], COMMANDS, program)
     assert "Breakpoint 3.1, area_of (s=" in expected and "exited normally" in expected  # the oracle ran
     assert "#1  report (s=" in expected and "delta = {x = 2, y = 2}" in expected
-    got = _batch([sys.executable, "-m", "aliceserver"], COMMANDS, program)
+    got = batch_in_program_dir([sys.executable, "-m", "aliceserver"], COMMANDS, program)
     assert got.splitlines() == expected.splitlines()
 
 
@@ -130,9 +115,9 @@ def test_a_dwarf5_supplementary_file_is_read(builder: Builder, tmp_path: Path) -
     subprocess.run(["dwz", "-5", "-m", "shapes.sup", "-M", "shapes.sup", "one", "two"], cwd=tmp_path / "sup",
                    check=True, timeout=PATIENCE)  # fmt: skip
     assert ".debug_sup" in _readelf(tmp_path / "sup" / "one", "-S")
-    expected = _batch([gdb_path() or "gdb"], RUN_COMMANDS, tmp_path / "org" / "one")
+    expected = batch_in_program_dir([gdb_path() or "gdb"], RUN_COMMANDS, tmp_path / "org" / "one")
     assert "Breakpoint 3.1, area_of (s=" in expected and "exited normally" in expected
-    got = _batch([sys.executable, "-m", "aliceserver"], RUN_COMMANDS, tmp_path / "sup" / "one")
+    got = batch_in_program_dir([sys.executable, "-m", "aliceserver"], RUN_COMMANDS, tmp_path / "sup" / "one")
     assert got.splitlines() == expected.splitlines()
 
 
@@ -151,17 +136,17 @@ def test_a_dwz_cplusplus_program_prints_what_gdb_prints(builder: Builder, tmp_pa
     subprocess.run(["dwz", "-m", ALT, "-M", ALT, "one", "two"], cwd=tmp_path, check=True, timeout=PATIENCE)
     subprocess.run(["dwz", "plain"], cwd=tmp_path, check=True, timeout=PATIENCE)
     for name in ("one", "plain"):
-        expected = _batch([gdb_path() or "gdb"], GEO_COMMANDS, tmp_path / name)
+        expected = batch_in_program_dir([gdb_path() or "gdb"], GEO_COMMANDS, tmp_path / name)
         assert "std::vector of length 1" in expected and "class geo::Shape {" in expected
-        got = _batch([sys.executable, "-m", "aliceserver"], GEO_COMMANDS, tmp_path / name)
+        got = batch_in_program_dir([sys.executable, "-m", "aliceserver"], GEO_COMMANDS, tmp_path / name)
         assert got.splitlines() == expected.splitlines(), name
 
 
 @pytest.mark.parametrize("name", ["one", "plain"])
 def test_break_on_a_dwz_inline_function(dwz_programs: Path, name: str) -> None:
-    expected = _batch([gdb_path() or "gdb"], AREA_COMMANDS, dwz_programs / name)
+    expected = batch_in_program_dir([gdb_path() or "gdb"], AREA_COMMANDS, dwz_programs / name)
     assert "Breakpoint 2.1, area_of (" in expected and "Breakpoint 2.2, area_of (" in expected
-    got = _batch([sys.executable, "-m", "aliceserver"], AREA_COMMANDS, dwz_programs / name)
+    got = batch_in_program_dir([sys.executable, "-m", "aliceserver"], AREA_COMMANDS, dwz_programs / name)
     assert got.splitlines() == expected.splitlines()
 
 
@@ -170,10 +155,10 @@ def test_without_its_alt_file_no_dwarf_is_read(dwz_programs: Path, tmp_path: Pat
     only the symbol table's names, no lines, no types."""
     shutil.copy(dwz_programs / "one", tmp_path / "one")
     commands = ["break grow", "run", "bt", "ptype struct shape", "continue"]
-    expected = _batch([gdb_path() or "gdb"], commands, tmp_path / "one")
+    expected = batch_in_program_dir([gdb_path() or "gdb"], commands, tmp_path / "one")
     message = f"could not find '.gnu_debugaltlink' file for {tmp_path / 'one'}"
     assert expected.splitlines()[0].lower() == message and "in grow ()" in expected
-    got = _batch([sys.executable, "-m", "aliceserver"], commands, tmp_path / "one")
+    got = batch_in_program_dir([sys.executable, "-m", "aliceserver"], commands, tmp_path / "one")
     # gdb's error, once; told when the symbol probe reads the file: after the first
     # command's answer, where gdb tells it first
     assert got.splitlines().count(message) == 1
@@ -197,7 +182,7 @@ def test_dap_frames_and_variables_of_a_dwz_program(dwz_programs: Path) -> None:
     gdb_commands = [f"break {source.name}:{line}" for source, line in stops.items()]
     # in area_of's inlined copy its own locals are not set yet (stack bytes): its caller's
     gdb_commands += ["run", "bt", "info locals", "up", "info locals", "continue", "bt", "up", "info locals"]
-    expected = _batch([gdb_path() or "gdb"], gdb_commands, program)
+    expected = batch_in_program_dir([gdb_path() or "gdb"], gdb_commands, program)
     local_lines = [line for line in expected.splitlines() if re.match(r"\w+ = ", line)]
     # bt's lines (`up` prints its frame's line too, after them): #0 starts each bt
     frame_lines: list[list[str]] = []

@@ -6,12 +6,12 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
-from tests.support.gdb import gdb_path
+from tests.support.gdb import gdb_env, gdb_path
 from tests.support.mi_client import ROOT
 
 needs_gdb = pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle")
@@ -51,6 +51,23 @@ def assert_like_gdb(args: list[str], cwd: Path) -> subprocess.CompletedProcess[s
     assert (normalized(got.stdout), got.returncode) == (normalized(expected.stdout), expected.returncode)
     assert normalized(got.stderr) == normalized(expected.stderr)
     return got
+
+
+def batch_in_program_dir(command: list[str], commands: Sequence[str], program: Path) -> str:
+    """`COMMAND -batch -nx -ex C1 ... PROGRAM` in the program's directory, its output
+    (stdout and stderr together) normalized; the program's environment the same under
+    gdb and us (no PYTHONPATH), so that stack addresses are the same too."""
+    env = gdb_env()
+    env["PYTHONPATH"] = str(ROOT)
+    env["PWD"] = str(program.parent)  # gdb's shell exports its own
+    args = ["-batch", "-nx"]
+    for each in ("unset environment PYTHONPATH", "unset environment LINES",
+                 "unset environment COLUMNS", *commands):  # fmt: skip
+        args += ["-ex", each]
+    done = subprocess.run([*command, *args, str(program)], cwd=program.parent, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=PATIENCE, stdin=subprocess.DEVNULL)  # fmt: skip
+    return normalized(done.stdout)
 
 
 def ex(*commands: str) -> list[str]:
