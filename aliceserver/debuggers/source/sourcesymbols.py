@@ -27,6 +27,7 @@ from aliceserver.debuggers.model import (
     SymbolLocation,
 )
 from aliceserver.debuggers.source.bypc import by_pc
+from aliceserver.debuggers.source.inlinefree import FunctionScopes
 from aliceserver.debuggers.source.resolver import LocationResolver, call_site_position
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.dwarf import cxxnames, funcnames
@@ -101,6 +102,7 @@ class SourceSymbols:
         self._frame_names: dict[tuple[str, int, int], str | None] = {}
         self._function_ranges: dict[tuple[str, int, int], tuple[int, int, int] | None] = {}
         self._inline_chains: dict[tuple[str, int, int], tuple[DIE, ...]] = {}
+        self._function_scopes = FunctionScopes()  # a stepi's new pcs (inlinefree.py)
         # (module path, load bias, pc, pc exact, signal trampoline, symbol) -> the frames shown there
         self._places: dict[tuple[str, int, int, bool, bool, SymbolLocation], list[StackFrame]] = {}
         # (debug file, module path) -> whether they are one file (the module has its own DWARF)
@@ -498,14 +500,18 @@ class SourceSymbols:
         symbols = self.module_symbols(module) if module is not None else None
         if module is None or symbols is None:
             return ()
+        known = self._function_scopes.inline_chain((module.path, module.base), lookup - module.base)
+        if known is not None:
+            return known
         return by_pc(self._inline_chains, (module.path, module.base, lookup),
-                     lambda: self._inline_chain(symbols, lookup - module.base, lookup), _FRAME_NAMES)  # fmt: skip
+                     lambda: self._inline_chain(symbols, (module.path, module.base), lookup), _FRAME_NAMES)  # fmt: skip
 
-    @staticmethod
-    def _inline_chain(symbols: ModuleSymbols, link: int, lookup: int) -> tuple[DIE, ...]:
+    def _inline_chain(self, symbols: ModuleSymbols, module: tuple[str, int], lookup: int) -> tuple[DIE, ...]:
         try:
-            cu = symbols.units.cu_for_address(link)
-            found = symbols.units.function_die_at(cu, link) if cu is not None else None
+            cu = symbols.units.cu_for_address(lookup - module[1])
+            found = symbols.units.function_die_at(cu, lookup - module[1]) if cu is not None else None
+            if found is not None:
+                self._function_scopes.learn(module, found.subprogram, symbols.units.die_ranges)
         except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
             log.debug("no inlined calls at %#x: %s", lookup, error)
             return ()
