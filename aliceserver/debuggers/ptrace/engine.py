@@ -172,6 +172,7 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
             announce_image=lambda: self._images.announce_image(),
         )  # fmt: skip
         self._stopped_thread = self._live.stopped_thread  # read by conditions at each hit
+        self._live.before_report = lambda stop: self._make_asked_stacks(stop.thread_id)
         self.jump_patches = self._live.jump_patches  # `set breakpoint jump-patches`
         self._remote = RemoteSession(RemoteHooks(
             access.run_on_engine, self._events, self._traps,
@@ -333,6 +334,7 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
 
     def frame_variables(self, thread_id: int, level: int, scope: VariableScope, *, aggregate_values: bool = True,
                         dynamic: DynamicTypes = DynamicTypes.NONE, entry_values: bool = True) -> list[VariableInfo]:  # fmt: skip
+        self._frames.asked.asked_variables((thread_id, level, scope, aggregate_values, dynamic, entry_values))
         return self._frames.frame_variables(thread_id, level, scope, aggregate_values=aggregate_values, dynamic=dynamic,
                                             entry_values=entry_values)  # fmt: skip
 

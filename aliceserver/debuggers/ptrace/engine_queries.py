@@ -28,17 +28,30 @@ class EngineQueries:
         without a handoff each: the thread list, the pc's line table row, the line before,
         the stopped thread's stacks the last stop asked for (askedstacks.py)."""
         self._run.threads()
+        self._make_asked_stacks(thread_id)
+        try:
+            self.line_range(pc)
+            self.source_position(pc - 1)
+        except AliceError:
+            pass  # told when asked for
+
+    def _make_asked_stacks(self, thread_id: int) -> None:
+        """A stop about to be told (remote, or a live process's, on the tracer thread): the
+        stopped thread's stacks the last stop asked for made now, so that the front end
+        reads them from the stop cache on its own thread: no handoff to the engine and back
+        (DAP's stackTrace at each stop; MI's *stopped frame with its arguments)."""
         with self._frames.asked.making():
             for (_, start, count), arguments in self._frames.asked.last_asked(thread_id):
                 try:
                     self._frames.stack_trace(thread_id, start, count, arguments=arguments)
                 except AliceError:
                     pass  # told when asked for
-        try:
-            self.line_range(pc)
-            self.source_position(pc - 1)
-        except AliceError:
-            pass  # told when asked for
+            for _, level, scope, aggregates, dynamic, entries in self._frames.asked.last_asked_variables(thread_id):
+                try:
+                    self._frames.frame_variables(thread_id, level, scope, aggregate_values=aggregates,
+                                                 dynamic=dynamic, entry_values=entries)  # fmt: skip
+                except AliceError:
+                    pass  # told when asked for
 
     def auxiliary_vector(self) -> list[tuple[int, int]]:
         return self._access.run_on_engine(lambda: list(self._access.target().auxv().items()))

@@ -83,6 +83,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         self.catch_syscalls: frozenset[int] | None = None
         self.catch_signals: frozenset[int] = frozenset()
         self.catch_gate: Callable[[Stopped], bool] | None = None
+        # Told of each stop before the front end is (engine_queries.py: what it asks then)
+        self.before_report: Callable[[Stopped], None] = lambda stop: None
         self.told_on_resume: list[Output] = []  # console lines due when the program goes on
         self.library_change: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # loaded, unloaded
         self.exception_type: str | None = None  # the C++ type at the last exception probe
@@ -313,6 +315,10 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         self.run = Run.STOPPED
         self.last_stop = stop
         self._flush_output()
+        try:
+            self.before_report(stop)
+        except Exception:  # only work made ahead: the stop is told all the same
+            log.exception("before reporting %r", stop)
         self.events.put(stop)
 
     def _report_pending(self, only: int | None = None) -> bool:

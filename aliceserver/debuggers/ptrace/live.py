@@ -94,6 +94,7 @@ class LiveSession:
         self.jump_patches = JumpPatches(access)  # breakpoints judged in the program
         breakpoints.jump_patches = self.jump_patches
         self._forget_stop_state = forget_stop_state
+        self.before_report: Callable[[Stopped], None] = lambda stop: None  # each inferior's
         self._process: ProcessInfo | None = None
         self._pump: OutputPump | None = None
         self._stdin: int | None = None
@@ -188,6 +189,7 @@ class LiveSession:
         )  # fmt: skip
         inferior.catch = set(self._breakpoints.catch)
         inferior.jump_patches = self.jump_patches
+        inferior.before_report = self.before_report
         self._set_inferior(inferior)
         return inferior
 

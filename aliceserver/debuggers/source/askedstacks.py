@@ -12,7 +12,9 @@ request of a stop (most often the stopped thread's alone) makes no more than bef
 A stop over a stub is told once the stacks the last stop that asked for any asked for of
 the stopped thread (MI's *stopped frame with its arguments) are made (`last_asked`), on
 the engine's thread with the stop: the front end then reads them from the stop cache on
-its own thread, no handoff to the engine and back (two wake-ups per step).
+its own thread, no handoff to the engine and back (two wake-ups per step). A live
+process's stops as well; and the variables the last stop asked for of the stopped thread
+with them (DAP's locals and arguments of the top frame, at each stop).
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from aliceserver.debuggers.model import DynamicTypes, VariableScope
 from aliceserver.errors import AliceError
 
 StackKey = tuple[int, int, int | None]  # (thread, start, count) as stack_trace asks
+# (thread, level, scope, aggregate_values, dynamic, entry_values) as frame_variables asks
+VariablesKey = tuple[int, int, VariableScope, bool, DynamicTypes, bool]
 
 
 class AskedStacks:
@@ -33,10 +38,14 @@ class AskedStacks:
         self._arguments: set[StackKey] = set()  # of _now, those asked with frame 0's arguments
         self._last: dict[StackKey, bool] = {}  # the last stop that asked: key -> arguments
         self._making = False
+        self._variables_now: set[VariablesKey] = set()
+        self._variables_last: set[VariablesKey] = set()
 
     def next_stop(self) -> None:
         if self._now:  # a stop no one asked at (a step plan's) keeps the one before
             self._last = {key: key in self._arguments for key in self._now}
+        if self._variables_now:
+            self._variables_last, self._variables_now = self._variables_now, set()
         self._before, self._now, self._threads, self._arguments = self._now, set(), set(), set()
 
     def asked(self, key: StackKey, arguments: bool = False) -> None:
@@ -46,6 +55,14 @@ class AskedStacks:
         self._threads.add(key[0])
         if arguments:
             self._arguments.add(key)
+
+    def asked_variables(self, key: VariablesKey) -> None:
+        if not self._making:
+            self._variables_now.add(key)
+
+    def last_asked_variables(self, thread_id: int) -> list[VariablesKey]:
+        """The variables of `thread_id` the last stop that asked for any asked for."""
+        return [key for key in self._variables_last if key[0] == thread_id]
 
     @contextmanager
     def making(self) -> Iterator[None]:
