@@ -63,6 +63,10 @@ class TailCallLinks:
         # (module path, load bias, caller's return pc, callee's lookup pc) -> (the module's
         # image they were found in, the chain's return pcs with their symbols)
         self._found: dict[tuple[str, int, int, int], tuple[ElfImage | None, tuple[SymbolLocation, ...]]] = {}
+        # (module path, load bias, caller's return pc, callee's FDE range) -> the image where
+        # that call is a direct one of the FDE's start (no chain): a stepi's pcs are new at
+        # each stop, its function is not
+        self._direct: dict[tuple[str, int, int, int, int], ElfImage] = {}
 
     def chain(self, source: SourceSymbols, module: Module, caller_pc: int, in_block: int) -> tuple[SymbolLocation, ...]:
         """The chain's return pcs with their symbols (as `_located`)."""
@@ -73,10 +77,31 @@ class TailCallLinks:
             return found[1]
         if len(self._found) >= _MAX_LINKS:
             self._found.clear()
+        if self._calls_entry(source, module, image, caller_pc, in_block):
+            return ()  # what _chain finds first, without reading the call's code again
         # Their symbols too: 1,000 threads blocked alike show the same virtual frame
         located = _located(source, module, _chain(source, module, caller_pc, in_block))
         self._found[key] = (image, located)
         return located
+
+    def _calls_entry(self, source: SourceSymbols, module: Module, image: ElfImage | None, caller_pc: int,
+                     in_block: int) -> bool:  # fmt: skip
+        """_calls_entry's answer, kept by the callee's FDE (the same for each pc in it)."""
+        cfi = source.cfi(module)
+        if cfi is None or image is None:
+            return False
+        function = cfi.find_fde(in_block - module.base)
+        if function is None or not function.low <= in_block - module.base < function.high:
+            return False
+        key = (module.path, module.base, caller_pc, function.low, function.high)
+        if self._direct.get(key) is image:
+            return True
+        if not _calls_entry(image, cfi, caller_pc - module.base, in_block - module.base):
+            return False
+        if len(self._direct) >= _MAX_LINKS:
+            self._direct.clear()
+        self._direct[key] = image
+        return True
 
 
 _MAX_LINKS = 65536  # call sites remembered
