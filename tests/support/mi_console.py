@@ -24,8 +24,10 @@ def console_at(
     client = MiClient(["-i=mi", "-q", str(program)], env=dict(env))
     try:
         client.prompt()
-        # MiClient gives the server a PYTHONPATH; the program must not inherit it.
-        client.ok('-interpreter-exec console "unset environment PYTHONPATH"')
+        # MiClient gives the server a PYTHONPATH; the program must not inherit it, nor the
+        # LINES and COLUMNS gdb's front end adds, which run_gdb's gdb unsets too.
+        for name in ("PYTHONPATH", "LINES", "COLUMNS"):
+            client.ok(f'-interpreter-exec console "unset environment {name}"')
         client.ok(f"-break-insert {location}")
         client.ok("-exec-run")
         client.stopped()
