@@ -81,12 +81,17 @@ class FunctionScopes:
         except Exception as error:  # noqa: BLE001 - odd DWARF (pyelftools' own errors): not kept
             log.debug("scopes of the function at DIE %#x not kept: %s", subprogram.offset, error)
             return
-        kept = self._kept.setdefault(module, [])
+        kept, lows = self._kept.setdefault(module, []), self._lows.setdefault(module, [])
         if len(kept) >= _MOST:
             kept.clear()
-        kept.extend((low, high, root) for low, high in root.ranges if low < high)
-        kept.sort(key=lambda entry: entry[:2])
-        self._lows[module] = [low for low, _, _ in kept]
+            lows.clear()
+        for low, high in root.ranges:  # into place: a sort per function was quadratic (rbreak .)
+            if low < high:
+                at = bisect_right(lows, low)
+                while at > 0 and lows[at - 1] == low and kept[at - 1][1] > high:
+                    at -= 1  # by (low, high), after equal ones, as the stable sort put them
+                kept.insert(at, (low, high, root))
+                lows.insert(at, low)
 
 
 def _grow(node: _Scope, ranges: Ranges, walked: list[int]) -> None:
