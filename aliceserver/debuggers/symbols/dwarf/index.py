@@ -416,7 +416,17 @@ class DebugInfo:
         if self._store is None or not self._unwritten or time.monotonic() - self._written_at < _EXTRAS_EVERY:
             return
         cache, store_key, identity = self._store
-        cache.store(store_key, identity, {"extras": self._load_extras()})
+        extras = self._load_extras()
+        # Another session of this module (ld.so's: every session's) may have written since
+        # this one read the file: keep its answers, or the last writer's drops them all.
+        payload = cache.load(store_key, identity)
+        written = payload.get("extras") if payload is not None else None
+        for kind, answers in written.items() if isinstance(written, dict) else ():
+            if isinstance(answers, dict):
+                kept = extras.setdefault(kind, {})
+                for key, value in answers.items():
+                    kept.setdefault(key, value)
+        cache.store(store_key, identity, {"extras": extras})
         self._unwritten, self._written_at = 0, time.monotonic()
 
     def _load_extras(self) -> dict[str, Any]:

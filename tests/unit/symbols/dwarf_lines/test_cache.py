@@ -276,3 +276,16 @@ def test_remembered_answers_in_a_burst_are_written_together_and_kept(
     assert len(writes) == 2
     again = _load(program, cache)
     assert [again.remembered("inline", f"f{n}") for n in (0, 100, 199)] == [[0], [100], [199]]
+
+
+def test_remembered_answers_of_two_sessions_are_both_kept(builder: Builder, cache: IndexCache) -> None:
+    # Every session remembers answers of ld.so's: a write held only the writer's (those read
+    # at its start and its own), so a session's 10,000 rbreak answers were dropped by the
+    # next session's write, and rbreak . searched ld.so's DWARF for each name again.
+    program = builder.build(C_SOURCES, ("-g", "-O0"))
+    first, second = _load(program, cache), _load(program, cache)
+    assert second.remembered("inline", "f1") is None  # read before the first one writes
+    first.remember("inline", "f1", [1])
+    second.remember("inline", "f2", [2])
+    again = _load(program, cache)
+    assert [again.remembered("inline", n) for n in ("f1", "f2")] == [[1], [2]]
