@@ -500,11 +500,11 @@ class SourceSymbols:
         symbols = self.module_symbols(module) if module is not None else None
         if module is None or symbols is None:
             return ()
-        known = self._function_scopes.inline_chain((module.path, module.base), lookup - module.base)
-        if known is not None:
-            return known
-        return by_pc(self._inline_chains, (module.path, module.base, lookup),
-                     lambda: self._inline_chain(symbols, (module.path, module.base), lookup), _FRAME_NAMES)  # fmt: skip
+        key = (module.path, module.base, lookup)
+        known = self._inline_chains.get(key)  # a next's pcs come back; a stepi's are new (inlinefree.py)
+        if known is None:
+            known = self._function_scopes.inline_chain(key[:2], lookup - module.base)
+        return known if known is not None else by_pc(self._inline_chains, key, lambda: self._inline_chain(symbols, key[:2], lookup), _FRAME_NAMES)  # fmt: skip
 
     def _inline_chain(self, symbols: ModuleSymbols, module: tuple[str, int], lookup: int) -> tuple[DIE, ...]:
         try:

@@ -78,7 +78,8 @@ class TailCallLinks:
         if len(self._found) >= _MAX_LINKS:
             self._found.clear()
         if self._calls_entry(source, module, image, caller_pc, in_block):
-            return ()  # what _chain finds first, without reading the call's code again
+            self._found[key] = (image, ())  # what _chain finds first, the call's code not read again
+            return ()
         # Their symbols too: 1,000 threads blocked alike show the same virtual frame
         located = _located(source, module, _chain(source, module, caller_pc, in_block))
         self._found[key] = (image, located)
