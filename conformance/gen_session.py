@@ -113,9 +113,10 @@ class Session:
     def __init__(self, binary: Path, gdb: bool) -> None:
         environment = gdb_env()
         environment["PWD"] = str(binary.parent)  # both inferiors see the same environment
-        args = ["-q", "-nx"]
+        # gdb's front ends (theirs and ours) add LINES and COLUMNS to the program's environment;
+        # both unset them, as the harness has always compared stacks without them
+        args = ["-q", "-nx", "-iex", "unset environment LINES", "-iex", "unset environment COLUMNS"]
         if gdb:
-            args += ["-iex", "unset environment LINES", "-iex", "unset environment COLUMNS"]
             # gdb's shell (dash) reorders the environment; uninitialized -O2 values that read
             # the strings at the stack's top would differ by that alone
             args += ["-iex", "set startup-with-shell off"]

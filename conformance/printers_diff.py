@@ -258,12 +258,12 @@ class Lockstep:
         common = ["-q", "-nx", "-i=mi"]
         env = program_env(binary)
         self.build_dir = str(binary.parent)
-        # gdb's MI adds LINES and COLUMNS to the program's environment: its stack would
-        # start elsewhere, and what is left on it (a string's unused bytes) differ.
+        # gdb's front ends (theirs and ours) add LINES and COLUMNS to the program's
+        # environment; both unset them, as printers_dap's DAP side never has them.
         unset = ["-iex", "unset environment LINES", "-iex", "unset environment COLUMNS"]
         self.gdb = MiClient([*gdb_options(program), *unset, *common, str(binary)],
                             cwd=binary.parent, gdb=True, env=env)
-        self.ours = MiClient([*common, str(binary)], cwd=binary.parent, env=env)
+        self.ours = MiClient([*unset, *common, str(binary)], cwd=binary.parent, env=env)
         self.output: list[str] = []
         self.gdb.prompt()
         self.ours.prompt()
