@@ -27,7 +27,6 @@ from aliceserver.debuggers.model import (
     SymbolLocation,
 )
 from aliceserver.debuggers.source.bypc import by_pc
-from aliceserver.debuggers.source.inlinefree import FunctionScopes
 from aliceserver.debuggers.source.resolver import LocationResolver, call_site_position
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.symbols.dwarf import cxxnames, funcnames
@@ -102,7 +101,6 @@ class SourceSymbols:
         self._frame_names: dict[tuple[str, int, int], str | None] = {}
         self._function_ranges: dict[tuple[str, int, int], tuple[int, int, int] | None] = {}
         self._inline_chains: dict[tuple[str, int, int], tuple[DIE, ...]] = {}
-        self._function_scopes = FunctionScopes()  # a stepi's new pcs (inlinefree.py)
         # (module path, load bias, pc, pc exact, signal trampoline, symbol) -> the frames shown there
         self._places: dict[tuple[str, int, int, bool, bool, SymbolLocation], list[StackFrame]] = {}
         # (debug file, module path) -> whether they are one file (the module has its own DWARF)
@@ -500,18 +498,14 @@ class SourceSymbols:
         symbols = self.module_symbols(module) if module is not None else None
         if module is None or symbols is None:
             return ()
-        key = (module.path, module.base, lookup)
-        known = self._inline_chains.get(key)  # a next's pcs come back; a stepi's are new (inlinefree.py)
-        if known is None:
-            known = self._function_scopes.inline_chain(key[:2], lookup - module.base)
-        return known if known is not None else by_pc(self._inline_chains, key, lambda: self._inline_chain(symbols, key[:2], lookup), _FRAME_NAMES)  # fmt: skip
+        return by_pc(self._inline_chains, (module.path, module.base, lookup),
+                     lambda: self._inline_chain(symbols, lookup - module.base, lookup), _FRAME_NAMES)  # fmt: skip
 
-    def _inline_chain(self, symbols: ModuleSymbols, module: tuple[str, int], lookup: int) -> tuple[DIE, ...]:
+    @staticmethod
+    def _inline_chain(symbols: ModuleSymbols, link: int, lookup: int) -> tuple[DIE, ...]:
         try:
-            cu = symbols.units.cu_for_address(lookup - module[1])
-            found = symbols.units.function_die_at(cu, lookup - module[1]) if cu is not None else None
-            if found is not None:
-                self._function_scopes.learn(module, found.subprogram, symbols.units.die_ranges)
+            cu = symbols.units.cu_for_address(link)
+            found = symbols.units.function_die_at(cu, link) if cu is not None else None
         except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
             log.debug("no inlined calls at %#x: %s", lookup, error)
             return ()
