@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from aliceserver.debuggers.symbols.dwarf import addresslines
 from aliceserver.debuggers.symbols.dwarf import index as index_module
 from aliceserver.debuggers.symbols.dwarf import units as units_module
 from aliceserver.debuggers.symbols.dwarf.addresslines import AddressLineIndex, address_line_index
@@ -22,6 +23,26 @@ DATA_C = "const int table[4] = {1, 2, 3, 4};\n"
 SOURCES = {**C_SOURCES, "src/d.c": DATA_C}
 _QUERIES = ("location_at", "row_span", "line_range_at", "row_range_at", "next_row_address",
             "is_statement_start")  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _as_a_program_of_many_units(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """These small programs stand for big ones, which are read by address."""
+    if "few_units" not in request.node.name:
+        monkeypatch.setattr(addresslines, "_FEW_UNITS", 0)
+
+
+def test_a_program_of_few_units_builds_its_whole_line_part(builder: Builder, cache: IndexCache,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Its whole part is a few headers, kept with the index for later sessions (a program of
+    one big unit read its unit again in every session)."""
+    program = builder.build(SOURCES, ("-g", "-O0"))
+    whole = load(program)
+    expected = [whole.location_at(f.breakpoint_address) for f in whole.functions_named("helper")]
+    built = _count_builds(monkeypatch)
+    fresh = load(program, cache=cache)
+    assert [fresh.location_at(f.breakpoint_address) for f in fresh.functions_named("helper")] == expected
+    assert built == [1]
 
 
 def _count_builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
