@@ -81,8 +81,12 @@ def _normalized(text: str, drop_addresses: bool = False) -> str:
     gcore's at Intel's offsets, zeros on this layout), nor start_thread's jmp_buf, and when
     asked without addresses."""
     tids = sorted({int(t) for t in re.findall(r"LWP (\d+)", text)})
+    # eflags and r11 (eflags saved by syscall) hold flags, never a thread id: a run's low
+    # ids (a fresh machine's 582 = 0x246) would be taken for them
+    flags = re.compile(r"^\s*(eflags|r11)\s")
     for index, tid in enumerate(tids):
-        text = re.sub(rf"\b({tid}|{tid:#x})\b", f"TID{index}", text)
+        number = re.compile(rf"\b({tid}|{tid:#x})\b")
+        text = "\n".join(line if flags.match(line) else number.sub(f"TID{index}", line) for line in text.split("\n"))
     # `info threads` pads its Target Id column to the longest id: a run whose thread ids
     # have another number of digits pads it otherwise
     text = re.sub(r"(Target Id) +(Frame)", r"\1 \2", text)
