@@ -41,10 +41,12 @@ command -v dwz >/dev/null 2>&1 || missing+=("dwz")
 # gdbserver: the remote backend's tests (tests/integration/test_remote_*) talk to it.
 command -v gdbserver >/dev/null 2>&1 || missing+=("gdbserver")
 # The second architecture (tests/integration/test_aarch64_qemu.py): aarch64 programs built
-# with the cross compiler (its libc comes with it), run under qemu-user's gdb stub and
-# compared with gdb-multiarch.
+# with the cross compiler, run under qemu-user's gdb stub and compared with gdb-multiarch.
+# The cross libc's start files and headers are only a Recommends of the compiler, which
+# --no-install-recommends below leaves out: asked for by name.
 command -v qemu-aarch64 >/dev/null 2>&1 || missing+=("qemu-user")
 command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing+=("gcc-aarch64-linux-gnu")
+[ -f /usr/aarch64-linux-gnu/lib/crti.o ] || missing+=("libc6-dev-arm64-cross")
 command -v gdb-multiarch >/dev/null 2>&1 || missing+=("gdb-multiarch")
 # libc's separate debug file: its frames' source lines (DAP stack traces are checked
 # against gdb's bt of them); Debian/Ubuntu only, where dpkg is.
