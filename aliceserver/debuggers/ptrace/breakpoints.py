@@ -34,7 +34,6 @@ from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.debuggers.symbols.sdt import read_probes
 from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
@@ -202,6 +201,8 @@ class Breakpoints:
         name = _EXCEPTION_PROBES.get(kind)
         if name is None:
             return None
+        from aliceserver.debuggers.symbols.sdt import read_probes
+
         for module in self._symbols.modules():
             if "libstdc++" not in module.path:
                 continue

@@ -29,7 +29,6 @@ from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.launcher import resolve_program
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
-from aliceserver.debuggers.ptrace.programfile import ProgramFile, cannot_start_here
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.ptrace.traps import TrapTable
 from aliceserver.debuggers.ptrace.watch import WatchSlots
@@ -92,6 +91,8 @@ class ImageLoading:
             image = self._elf_cache.get(path)
         except (AliceError, OSError):
             return None
+        from aliceserver.debuggers.ptrace.programfile import ProgramFile, cannot_start_here
+
         if not cannot_start_here(image):
             return None
         self.drop_program_file()
@@ -104,8 +105,11 @@ class ImageLoading:
 
     def drop_program_file(self) -> None:
         held, self._access.program_file = self._access.program_file, None
-        if isinstance(held, ProgramFile):
-            held.close()
+        if held is not None:  # only hold_program_file sets it, which imported programfile
+            from aliceserver.debuggers.ptrace.programfile import ProgramFile
+
+            if isinstance(held, ProgramFile):
+                held.close()
 
     # --- a live process (live.py) ------------------------------------------------------
     def load_image(self, inferior: Inferior, at_launch: bool) -> None:

@@ -31,7 +31,6 @@ from aliceserver.debuggers.source.symbolic import address_symbol, gdb_print_name
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dynamic import vtable_class_name
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
-from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import NOT_RUNNING, ProcessTarget
 from aliceserver.errors import TargetError
@@ -250,6 +249,8 @@ class ProcessAccess:
         return self._call(go)
 
     def backtrace(self, thread_id: int, limit: int = 256) -> list[Frame]:
+        from aliceserver.debuggers.symbols.fpunwind import fp_backtrace
+
         def go() -> list[Frame]:
             regs = self.stopped_target(thread_id).general_registers(thread_id)
             return fp_backtrace(

@@ -12,10 +12,8 @@ from aliceserver.debuggers.events import Output
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.hits import HitPolicy, parse_hit_condition, split_log_message
 from aliceserver.debuggers.model import DynamicTypes, Module, VariableInfo, VtableInfo, WatchScope
-from aliceserver.debuggers.source.datasymbols import data_symbol
 from aliceserver.debuggers.source.dollars import SessionDollars, recorded
 from aliceserver.debuggers.source.frames import MAX_FRAMES, Frames
-from aliceserver.debuggers.source.logmessages import LogMessage
 from aliceserver.debuggers.source.registerlists import RegisterLists
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
@@ -27,12 +25,7 @@ from aliceserver.debuggers.source.variables import (
     evaluate,
     parse_condition,
 )
-from aliceserver.debuggers.source.watchnames import NameRecorder
-from aliceserver.debuggers.symbols.dwarf.expr.noprogram import NO_SYMBOL_TABLE
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.ptype import ptype_text, resolved_base, under_declarator
-from aliceserver.debuggers.symbols.dwarf.ptype_cplus import cplus_ptype
-from aliceserver.debuggers.symbols.dwarf.ptype_offsets import names_typedef, offsets_text
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import Type, is_float, type_name
 from aliceserver.errors import ProtocolError, TargetError, Unsupported
@@ -97,6 +90,8 @@ class Expressions:
                 shown += [frame.function or "" for frame in made]
             return shown[level:]
 
+        from aliceserver.debuggers.source.datasymbols import data_symbol
+
         return ProcessEvalSymbols(frame_symbols, others, view, self._values.rtti, methods=methods,
                                   calls=self._callers(thread_id), frame_names=frame_names,
                                   as_text=self._values.as_text, functions=self._source.function_symbol,
@@ -137,12 +132,16 @@ class Expressions:
                 others = symbols.others
                 symbols.others = lambda: [(0 if bias == held.base else bias, found) for bias, found in others()]
                 symbols.functions = lambda name: self._link_address(self._source.function_symbol(name), held)
+                from aliceserver.debuggers.source.datasymbols import data_symbol
+
                 symbols.data = lambda name: self._link_address(data_symbol(self._source, name), held)
             values = self._dollars.values(None if before_run else tid)
             try:
                 value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)
             except EvaluationError as error:  # gdb's words for a name where no debug info is
                 if str(error).startswith('No symbol "') and not self._symbol_table(before_run):
+                    from aliceserver.debuggers.symbols.dwarf.expr.noprogram import NO_SYMBOL_TABLE
+
                     raise EvaluationError(NO_SYMBOL_TABLE) from None
                 raise
             if type_only:
@@ -212,6 +211,18 @@ class Expressions:
             values = self._dollars.values(tid)  # `$x`, `$_siginfo`: the session's, as print's
             symbols = self.eval_symbols(tid, level)
             t = evaluate(expression, symbols, type_only=True, values=values).type
+            # ptype's modules: imported by the first ptype (a first stop shows no type)
+            from aliceserver.debuggers.symbols.dwarf.ptype import (
+                ptype_text,
+                resolved_base,
+                under_declarator,
+            )
+            from aliceserver.debuggers.symbols.dwarf.ptype_cplus import cplus_ptype
+            from aliceserver.debuggers.symbols.dwarf.ptype_offsets import (
+                names_typedef,
+                offsets_text,
+            )
+
             text = ptype_text(t)
             base = resolved_base(t)  # a C++ class keeps its name: the type printers' one
             shown = None if raw or base is None or under_declarator(t) else self._type_printers_name(base, tid, level)
@@ -292,6 +303,8 @@ class Expressions:
                 value = evaluate(text, self.eval_symbols(tid, 0, innermost_only=True))
                 return value, self._values.describe(text, value).value
 
+            from aliceserver.debuggers.source.logmessages import LogMessage
+
             message = LogMessage(parts, shown, self.expression_condition)
             policy.log = message.render
             policy.log_spec = message.logged  # numbers the program may record (a jump patch)
@@ -304,6 +317,8 @@ class Expressions:
 
     def watch_target(self, expression: str, thread_id: int | None, level: int) -> tuple[int, int, WatchScope | None]:
         tid = self._frames.default_thread(thread_id)
+        from aliceserver.debuggers.source.watchnames import NameRecorder
+
         symbols = NameRecorder(self.eval_symbols(tid, level))
         value = evaluate(expression, symbols)
         if value.address is None:

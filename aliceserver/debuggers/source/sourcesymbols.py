@@ -43,7 +43,6 @@ from aliceserver.debuggers.symbols.dwarf.values import FrameContext
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.debuggers.symbols.tls import ModuleTls, tls_segment
 from aliceserver.errors import AliceError
 
 log = logging.getLogger(__name__)
@@ -209,6 +208,8 @@ class SourceSymbols:
 
     def _tls_block(self, module: Module) -> Callable[[FrameContext], int] | None:
         """A library's thread-local block (the executable's is found without the loader)."""
+        from aliceserver.debuggers.symbols.tls import ModuleTls, tls_segment
+
         image = self.symbols.image_of(module.path)
         segment = tls_segment(image) if image is not None and not module.is_main else None
         if segment is None:

@@ -5,14 +5,13 @@ control a live backend offers (StepControl), and what `finish` shows returned.""
 from __future__ import annotations
 
 import logging
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from aliceserver.debuggers.events import Continued, Stopped, StopReason
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import Registers, StepKind, VariableInfo, VectorRegisters
 from aliceserver.debuggers.source.dollars import SessionDollars, recorded
 from aliceserver.debuggers.source.frames import Frames
-from aliceserver.debuggers.source.lineoracle import LineOracle
 from aliceserver.debuggers.source.locations import Locations
 from aliceserver.debuggers.source.retvalue import return_bytes, return_value_of
 from aliceserver.debuggers.source.services import EngineServices
@@ -20,11 +19,14 @@ from aliceserver.debuggers.source.stepping import Control, StepPlan
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.tailframes import TAIL_CALL
 from aliceserver.debuggers.source.variables import VariableStore
-from aliceserver.debuggers.stepskips import SkipQuery, StepSkips
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.errors import ProtocolError, TargetError, Unsupported
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.source.lineoracle import LineOracle
+    from aliceserver.debuggers.stepskips import StepSkips
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +117,8 @@ class Stepping:
         function = symbols.function_range(pc)
         place = symbols.position(function[0] if function is not None else pc)
         files = () if place is None else tuple(dict.fromkeys((place.symtab or place.path, place.path)))
+        from aliceserver.debuggers.stepskips import SkipQuery
+
         return skips(SkipQuery(symbols.function_name(pc), files))
 
     def _skipped_hidden(self, thread_id: int, pc: int, hidden: int) -> bool:
@@ -137,9 +141,13 @@ class Stepping:
             return False
         place = symbols.position(pc)
         files = () if place is None else tuple(dict.fromkeys((place.symtab or place.path, place.path)))
+        from aliceserver.debuggers.stepskips import SkipQuery
+
         return skips(SkipQuery(c_function_name(die) or die_name(die), files))
 
     def _oracle(self, thread_id: int) -> LineOracle:
+        from aliceserver.debuggers.source.lineoracle import LineOracle  # a step's, on its first
+
         return LineOracle(self._engine, self._frames, self._stop_cache, self._disassembler, thread_id)
 
     def _start(self, plan: StepPlan, pc: int) -> None:

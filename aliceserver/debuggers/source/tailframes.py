@@ -20,7 +20,6 @@ from aliceserver.debuggers.model import Module, SymbolLocation
 from aliceserver.debuggers.restamp import restamped
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTable
-from aliceserver.debuggers.symbols.dwarf.tailcalls import names_its_callee, tail_call_frames
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.debuggers.symbols.elfheaders import SHT_NOBITS
@@ -156,6 +155,8 @@ def _chain(source: SourceSymbols, module: Module, caller_pc: int, in_block: int)
     code, cfi = symbols_of.image_of(module.path), source.cfi(module)
     if code is not None and cfi is not None and _calls_entry(code, cfi, caller_pc - module.base, in_block - module.base):
         return ()  # the common case, told without the caller's call-site DWARF
+    from aliceserver.debuggers.symbols.dwarf.tailcalls import names_its_callee, tail_call_frames
+
     try:
         if not names_its_callee(symbols, caller_pc - module.base):
             return ()  # a call through a register (as gdb: no chain), the callee not looked up

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.arch.registry import X86_64_ARCH
 from aliceserver.debuggers.model import Instruction, SymbolLocation
-from aliceserver.debuggers.symbols.att_spelling import binutils_spelling
 from aliceserver.errors import ProtocolError
 from aliceserver.regexes import compiled_later
 
@@ -179,6 +178,8 @@ def _instruction(insn: Any, resolve: Resolve | None, arch: str = X86_64_ARCH.nam
     mnemonic = str(insn.mnemonic)
     operands = _SMALL_DECIMAL().sub(r"0x\1", str(insn.op_str)) if x86 else str(insn.op_str).strip()
     if x86 and att:  # gdb's text is objdump's
+        from aliceserver.debuggers.symbols.att_spelling import binutils_spelling
+
         mnemonic, operands = binutils_spelling(insn, operands)
     return Instruction(
         address=address,

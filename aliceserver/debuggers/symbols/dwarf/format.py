@@ -23,7 +23,6 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     MemoryLoc,
     OptimizedOut,
 )
-from aliceserver.debuggers.symbols.dwarf.memberptr import format_member_pointer
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_rust
 from aliceserver.debuggers.symbols.dwarf.types import (
     NODEBUG_DATA,
@@ -209,6 +208,8 @@ class _Formatter:
             return f"<internal function {t.function}>"
         if isinstance(t, MemberPointerType):
             fmt = self.opts.fmt if self.opts.fmt in INT_FORMATS else None
+            from aliceserver.debuggers.symbols.dwarf.memberptr import format_member_pointer
+
             return format_member_pointer(value, t, self.address, fmt)
         if self.opts.fmt is not None and self.opts.fmt in INT_FORMATS:
             return self.scalar_format(value, t)

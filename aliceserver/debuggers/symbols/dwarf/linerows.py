@@ -26,7 +26,6 @@ from aliceserver.debuggers.symbols.dwarf.lines import (
 from aliceserver.debuggers.symbols.dwarf.model import SourceLine
 from aliceserver.debuggers.symbols.dwarf.rowcache import MIN_PROGRAM, RowCache
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
-from aliceserver.debuggers.symbols.dwarf.symtab_lines import file_line_table
 from aliceserver.errors import TargetError
 from aliceserver.regexes import compiled_later
 
@@ -130,6 +129,8 @@ class LineIndex:
             log.warning("%s: %s", self.debug_file, exc)
             return []
         subfile_of = dict(enumerate(self._headers[stmt][-1]))
+        from aliceserver.debuggers.symbols.dwarf.symtab_lines import file_line_table
+
         return file_line_table(rows, subfile_of, wanted)
 
     def statement_rows(self, path_ids: set[int]) -> Iterator[tuple[int, int, int, int]]:

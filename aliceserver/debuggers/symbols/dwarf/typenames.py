@@ -27,7 +27,6 @@ from aliceserver.debuggers.symbols.dwarf.globalnames import _Scanner
 from aliceserver.debuggers.symbols.dwarf.languages import MIPS_ASSEMBLER, QUALIFIED_TYPE_NAMES
 from aliceserver.debuggers.symbols.dwarf.rawread import UT_SPLIT_TYPE, UT_TYPE, uleb, unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, FileIdentity
-from aliceserver.debuggers.symbols.dwarf.typekeys import type_key
 from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
@@ -232,6 +231,8 @@ class _TypeScanner(_Scanner):
         known = self._keys.get((prefix, name))
         if known is None:
             # The prefix's key is a prefix of the whole key: keys are made per part.
+            from aliceserver.debuggers.symbols.dwarf.typekeys import type_key
+
             known = self._keys[prefix, name] = type_key(prefix + name)
         return known
 
@@ -311,6 +312,8 @@ class TypeNameIndex:
         names = self.names()
         if not names.complete:
             return None
+        from aliceserver.debuggers.symbols.dwarf.typekeys import type_key
+
         found = names.types.get(type_key(name))
         if not found:
             return []
