@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
-from aliceserver.debuggers.symbols.dwarf.inflate import PartialInflate
+from aliceserver.debuggers.symbols.dwarf.inflate import PartialInflate, WindowInflate
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.errors import TargetError
@@ -55,6 +55,35 @@ def test_a_damaged_stream_is_refused() -> None:
     stream[len(stream) // 3 : len(stream) // 3 + 8] = b"\xff" * 8
     with pytest.raises(TargetError):
         PartialInflate("test", bytes(stream), len(DATA)).whole()
+
+
+def test_the_compressed_bytes_are_read_as_inflating_goes() -> None:
+    stream = zlib.compress(DATA)
+    asked: list[tuple[int, int]] = []
+
+    def read(offset: int, size: int) -> bytes:
+        asked.append((offset, size))
+        return stream[offset : offset + size]
+
+    partial = PartialInflate("test", read, len(DATA), len(stream))
+    assert bytes(partial.prefix(100)[:100]) == DATA[:100]
+    assert sum(size for _offset, size in asked) < len(stream) // 2
+    assert partial.whole() == DATA
+
+
+def test_windows_are_the_data_and_a_bad_stream_is_refused() -> None:
+    stream = zlib.compress(DATA)
+    windows = WindowInflate("test", stream, len(DATA))
+    for start in range(0, len(DATA), 300_000):
+        assert bytes(windows.read(start, 300_007)) == DATA[start : start + 300_007]
+    with pytest.raises(ValueError):
+        windows.read(0, 10)  # forward only
+    for bad in (WindowInflate("test", stream[: len(stream) // 2], len(DATA)),
+                WindowInflate("test", stream, len(DATA) + 10),
+                WindowInflate("test", stream, len(DATA) - 10)):  # fmt: skip
+        with pytest.raises(TargetError, match="decompresses to"):
+            for start in range(0, len(DATA) + 10, 300_000):
+                bad.read(start, 300_000)
 
 
 @pytest.fixture
