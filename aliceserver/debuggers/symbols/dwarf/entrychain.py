@@ -27,6 +27,7 @@ from aliceserver.debuggers.symbols.dwarf.callsites import (
     evaluate_call_value,
     register_entry,
 )
+from aliceserver.debuggers.symbols.dwarf.entryplans import planned
 from aliceserver.debuggers.symbols.dwarf.locexpr import MAX_NESTING, EvaluationError, LoopDetected
 from aliceserver.debuggers.symbols.dwarf.typedstack import Entry
 
@@ -94,7 +95,11 @@ class _Chain:
 
 def resolve_entry(request: EntryRequest) -> Entry:
     """DW_OP_entry_value(DW_OP_regN) asked by an expression evaluated at depth 0: the value
-    the caller's call value gives (evaluated at depth 1, its own entry values deeper)."""
+    the caller's call value gives (evaluated at depth 1, its own entry values deeper);
+    by the call value's plan where it has one (entryplans.py)."""
+    found = planned(request)
+    if found is not None:
+        return found
     chain = _Chain()
     answer = chain.kept(request)
     outcome = None if answer is None else answer.at(1)

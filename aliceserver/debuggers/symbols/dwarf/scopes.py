@@ -386,12 +386,22 @@ class ModuleSymbols:
     def call_site_env(self, ctx: FrameContext, die: DIE, resolve: Resolver | None = None) -> ExprEnv:
         """The environment of a call site's expressions in the caller's frame `ctx`: its
         function's frame base, its unit's .debug_addr, its own entry values."""
+        return self._env(ctx, self._site_function(ctx), die.cu, resolve)
+
+    def _site_function(self, ctx: FrameContext) -> DIE | None:
         link = ctx.pc - ctx.load_bias - 1
         if link not in self._site_functions:  # asked by each argument of each thread's frame
             cu = self.units.cu_for_address(link)
             at = None if cu is None else self.units.function_die_at(cu, link)
             self._site_functions[link] = None if at is None else at.subprogram
-        return self._env(ctx, self._site_functions[link], die.cu, resolve)
+        return self._site_functions[link]
+
+    def site_function_start(self, ctx: FrameContext) -> int | None:
+        """The runtime entry of the function holding the call site a caller frame `ctx` is
+        in: what its call values' own entry values ask for (as call_site_env's)."""
+        function = self._site_function(ctx)
+        start = None if function is None else self.function_address(function)
+        return None if start is None else start + ctx.load_bias
 
     def function_address(self, die: DIE) -> int | None:
         """The link-time entry of a function's DIE (gdb's block entry pc: its first range);
