@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO
 
-from aliceserver.debuggers.symbols.dwarf.inflate import PartialInflate
+from aliceserver.debuggers.symbols.dwarf.inflate import PartialInflate, WindowInflate
 from aliceserver.debuggers.symbols.elfheaders import (
     EHDR_SIZE,
     SHF_ALLOC,
@@ -96,6 +96,7 @@ class ElfSections:
         self._inflated: dict[str, bytes] = {}
         self._partial: dict[str, PartialInflate] = {}  # sections inflated so far only
         self._ahead: dict[str, threading.Event] = {}  # being inflated by inflate_ahead
+        self._windowed: set[str] = set()  # searched a window at a time once (window_reader)
         self._lock = threading.Lock()
 
     def has(self, name: str) -> bool:
@@ -261,9 +262,38 @@ class ElfSections:
         return self._decompressed(header)[offset : offset + size]
 
     def _inflater(self, header: SectionHeader) -> PartialInflate:
-        raw = self._pread(header.offset, header.size)
-        stream, size = _zlib_stream(self.path, header, raw)
-        return PartialInflate(f"{self.path}: {header.name}", stream, size)
+        read, length, size = self._stream_of(header)
+        return PartialInflate(f"{self.path}: {header.name}", read, size, length)
+
+    def window_reader(self, name: str) -> WindowInflate | None:
+        """For the first search of compressed section `name`: its bytes a window at a
+        time, none kept (libc's .debug_info is 5.8 MB inflated). None when it is stored
+        plain, is inflated already, or was searched so before: a section searched again is
+        inflated whole and kept (rbreak's thousands of names each search ld.so's)."""
+        header = self._find(name)
+        if header is None or header.type == SHT_NOBITS or not _compressed(header):
+            return None
+        self._await_ahead(header.name)
+        with self._lock:
+            if header.name in self._inflated or header.name in self._windowed:
+                return None
+            self._windowed.add(header.name)
+        read, length, size = self._stream_of(header)
+        return WindowInflate(f"{self.path}: {header.name}", read, size, length)
+
+    def _stream_of(self, header: SectionHeader) -> tuple[Callable[[int, int], bytes], int, int]:
+        """(read(offset, size) of a compressed section's zlib stream, the stream's length,
+        the inflated size it declares): the stream is read from the file as inflating
+        goes (libc's .debug_info: 2.3 MB of it, held whole for a 64-byte read before)."""
+        head = 12 if header.name.startswith(".zdebug") else _CHDR.size
+        raw = self._pread(header.offset, min(head, header.size))
+        _stream, size = _zlib_stream(self.path, header, raw)
+        start = header.offset + head
+
+        def read(offset: int, count: int) -> bytes:
+            return self._pread(start + offset, count)
+
+        return read, max(0, header.size - head), size
 
 
 def _compressed(header: SectionHeader) -> bool:
