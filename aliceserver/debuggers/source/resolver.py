@@ -22,6 +22,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
     InlineFinder,
     breakpoint_address,
     inline_sites,
+    query_leaf,
 )
 from aliceserver.debuggers.symbols.dwarf.outofline import defined_functions
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
@@ -112,7 +113,7 @@ class LocationResolver:
     def _resolve_function(self, name: str) -> list[CodeLocation]:
         locations = []
         infos = self._source.debug_infos()
-        self._prefetch(infos)
+        self._prefetch(infos, name)
         for module, info in infos:
             key = (module.path, module.base, name)
             known = self._function_places.get(key)
@@ -134,17 +135,18 @@ class LocationResolver:
             return [] if stub is None else [self._source.location_of(stub)]
         return [self._source.location_of(self._past_frame_setup(fallback))]
 
-    def _prefetch(self, infos: list[tuple[Module, DebugInfo]]) -> None:
+    def _prefetch(self, infos: list[tuple[Module, DebugInfo]], name: str) -> None:
         """Before the libraries load (only the program and its loader are), when a loaded
         library was indexed just now (no session on this machine ran it before): the
-        libraries to come are likely as new, so their DWARF is inflated ahead, for the
-        search of inlined copies to come (sectionprefetch.py)."""
+        libraries to come are likely as new, so their DWARF is searched for `name` ahead,
+        for the searches of its definitions and inlined copies to come (sectionprefetch.py)."""
         modules = self._source.symbols.modules()
         main = next((m for m in modules if m.is_main), None)
         image = self._source.symbols.image_of(main.path) if main is not None else None
         local = not any(m.path.startswith(TARGET_FILE) for m in modules)  # (not a stub's files)
         if image is not None and local and len(modules) <= 2 and any(i.built and not m.is_main for m, i in infos):
-            self._source.prefetch.start(image, [m.path for m in modules], [i.sections for _m, i in infos if i.built])
+            built = [i.sections for _m, i in infos if i.built]
+            self._source.prefetch.start(image, [m.path for m in modules], built, query_leaf(name))
 
     def _function_places_in(self, module: Module, info: DebugInfo, name: str) -> list[CodeLocation]:
         locations: list[CodeLocation] = []

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
 
-from aliceserver.debuggers.symbols.dwarf import names
+from aliceserver.debuggers.symbols.dwarf import mentions, names
 from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache
 from aliceserver.debuggers.symbols.dwarf.altfile import shares_units
 from aliceserver.debuggers.symbols.dwarf.definers import Undecided, may_define
@@ -31,7 +31,7 @@ from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.globalnames import units_defining
 from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
-from aliceserver.debuggers.symbols.dwarf.sectionsearch import Needle, units_holding
+from aliceserver.debuggers.symbols.dwarf.sectionsearch import Needle
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
@@ -59,6 +59,15 @@ def units_mentioning(
     None when the name is too common to narrow (every unit may). `unit_offsets` may be
     a callable, called only when some bytes match (the unit list of a library that never
     names `text` is not built)."""
+    needles = mention_needles(sections, text)
+    if needles is None:
+        return None
+    return sorted(mentions.holding(sections, needles, unit_offsets)) if needles else []
+
+
+def mention_needles(sections: ElfSections, text: str) -> list[Needle] | None:
+    """What .debug_info holds where a unit names `text` (the byte search's needles);
+    None when the name is too common to narrow."""
     needle = text.encode("utf-8", "surrogateescape")
     if not needle:
         return []
@@ -71,7 +80,15 @@ def units_mentioning(
     needles: list[Needle] = [(needle, b"\0<")]
     # DW_FORM_strp: a 4-byte offset (8 in DWARF64, same prefix)
     needles += [offset.to_bytes(4, "little") for offset in references]
-    return sorted(units_holding(sections, ".debug_info", needles, unit_offsets))
+    return needles
+
+
+def query_leaf(query: str) -> str:
+    """The name the byte search looks for, for `break QUERY`: its last component,
+    template arguments stripped."""
+    key, _params = names.normalize_query(query)
+    comps = names.split_qualified(key)
+    return names._strip_templates(comps[-1]) if comps else key
 
 
 def _string_offsets(sections: ElfSections, needle: bytes) -> list[int]:

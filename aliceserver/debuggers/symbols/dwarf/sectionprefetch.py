@@ -1,21 +1,24 @@
-"""The compressed DWARF of the libraries a program will load, inflated ahead in a thread.
+"""The compressed DWARF of the libraries a program will load, searched ahead in a thread.
 
 A first session on a machine builds libc's index when libc loads, and `break NAME` then
-searches libc's DWARF for inlined copies of NAME: Debian's debug files compress it, and
-inflating libc's .debug_info (5.8 MB) took 20-30 ms of a first stop on CPython while the
-program waited. zlib releases the GIL while it inflates, so a thread does it on the other
-core while the session builds the program's index and runs it: the libraries the program
-will load are foreseen from its file (needed.py), opened as DebugInfo.load opens them, and
-their sections inflated whole (ElfSections.inflate_ahead: a read of one meanwhile waits
-for it rather than inflate it again). DebugInfo.load of such a library takes those
-sections (`opened`). Only libraries without an index in the cache are done (a later
-session's search for a name the cache does not answer inflates on demand, as before),
-and at most _BOUND bytes. A foreseen library that does not load costs the thread's work
-and its memory until the session's image changes. Not a process: a forked child's
-copy-on-write faults slowed this process more than the child's work saved. The thread is
-started from the tracer thread, which is pinned to one CPU (affinity.py), and would inherit
-that: it unpins itself, else it inflated on the tracer's CPU (libc's 7 MB in 55 ms of the
-first stop's wall instead of beside it).
+searches libc's DWARF for NAME's out-of-line definitions and inlined copies: Debian's
+debug files compress it, and inflating libc's .debug_info (5.8 MB) took 20-30 ms of a first
+stop on CPython while the program waited. zlib releases the GIL while it inflates, so a
+thread does it on the other core while the session builds the program's index and runs it:
+the libraries the program will load are foreseen from its file (needed.py), opened as
+DebugInfo.load opens them, and their .debug_info searched, a window at a time, for the
+names the session asked for (mentions.py: a search of one meanwhile waits for it). Their
+sections were inflated whole and kept before: 9 MB of a first session's peak memory
+(libc's, libm's and the loader's). The names' needles are planned before the libraries
+are handed over (`opened`), so that the session's search waits for the thread's rather than
+do it again. DebugInfo.load of such a library takes its sections (`opened`). Only
+libraries without an index in the cache are done (a later session's search for a name
+the cache does not answer searches on demand, as before), and at most _BOUND bytes. A
+foreseen library that does not load costs the thread's work until the session's image
+changes. Not a process: a forked child's copy-on-write faults slowed this process more
+than the child's work saved. The thread is started from the tracer thread, which is pinned
+to one CPU (affinity.py), and would inherit that: it unpins itself, else it inflated on the
+tracer's CPU (libc's 7 MB in 55 ms of the first stop's wall instead of beside it).
 """
 
 from __future__ import annotations
@@ -27,17 +30,21 @@ import threading
 from collections.abc import Sequence
 
 from aliceserver.affinity import SERVER_CPUS
+from aliceserver.debuggers.symbols.dwarf import mentions
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, open_dwarf
+from aliceserver.debuggers.symbols.dwarf.sectionsearch import Needle
 from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.debuggers.symbols.elfheaders import SHF_COMPRESSED
 from aliceserver.debuggers.symbols.needed import needed_libraries
 from aliceserver.errors import AliceError
 
 log = logging.getLogger(__name__)
 
-# What building a library's index and searching it for a name read whole
-_SECTIONS = (".debug_info", ".debug_str", ".debug_line_str", ".debug_abbrev")
-_BOUND = 256 << 20  # bytes inflated ahead at most
+# What a name's needles are found in, read whole
+_STRINGS = (".debug_str", ".debug_line_str")
+_BOUND = 256 << 20  # bytes of .debug_info searched ahead at most
 
 Opened = tuple[ElfSections, ElfSections]  # open_dwarf's answer: the file's, its DWARF's
 
@@ -52,10 +59,16 @@ class SectionPrefetch:
         self._planned: set[str] | None = None  # real paths, once the thread has looked
         self._opened: dict[str, tuple[Opened, str | None]] = {}  # real path -> (sections, build id)
         self._closed = False
+        self._names: list[str] = []  # searched for (inlines.query_leaf's), in order asked
+        self._searched: dict[ElfSections, int] = {}  # names planned so far, per section
 
-    def start(self, program: ElfImage, loaded: Sequence[str], now: Sequence[ElfSections]) -> None:
-        """Inflate `now` (sections being searched soon), then the libraries `program`
-        needs beyond those `loaded` (once per session: later calls do nothing)."""
+    def start(
+        self, program: ElfImage, loaded: Sequence[str], now: Sequence[ElfSections], name: str
+    ) -> None:
+        """Search `now` (sections being searched soon), then the libraries `program`
+        needs beyond those `loaded`, for `name` and the names `want`ed later (once per
+        session: later calls want `name`)."""
+        self.want(name)
         if self._thread is not None:
             return
         skip = {os.path.realpath(path) for path in loaded}
@@ -78,8 +91,14 @@ class SectionPrefetch:
         log.debug("debug info of %s opened ahead", path)
         return found
 
+    def want(self, name: str) -> None:
+        """Search for `name` too (in the sections not searched yet)."""
+        with self._changed:
+            if name and name not in self._names:
+                self._names.append(name)
+
     def close(self) -> None:
-        """Stop after the section being inflated; drop what was not taken."""
+        """Stop after the section being searched; drop what was not taken."""
         with self._changed:
             self._closed = True
             self._opened.clear()
@@ -88,24 +107,47 @@ class SectionPrefetch:
         with contextlib.suppress(OSError):  # not only the tracer's CPU (a container may forbid it)
             os.sched_setaffinity(0, SERVER_CPUS)
         budget = _BOUND
-        todo = list(now)  # first: the loaded modules' (searched before any library loads)
+        todo = [dwarf for dwarf in now if _compressed(dwarf)]  # first: the loaded modules'
+        planned: dict[ElfSections, list[Needle]] = {}
         try:  # (the plan first: a library's load waits for it)
+            planned.update((dwarf, self._plan(dwarf)) for dwarf in todo)
             found = self._libraries(program, skip)
             with self._changed:
                 self._opened.update(found)
-            todo += [opened[1] for opened, _build_id in found.values()]
-        except Exception as error:  # noqa: BLE001 - the session opens them itself
+            todo += [opened[1] for opened, _build_id in found.values() if _compressed(opened[1])]
+            planned.update((dwarf, self._plan(dwarf)) for dwarf in todo if dwarf not in planned)
+        except Exception as error:  # noqa: BLE001 - the session opens and searches them itself
             log.debug("no libraries foreseen: %s", error)
         finally:
             with self._changed:
                 self._planned = set(self._opened)
                 self._changed.notify_all()
-        for dwarf in todo:
-            if self._closed or budget <= 0:
-                break
-            done = dwarf.inflate_ahead(_SECTIONS)
-            log.debug("inflated %d bytes of %s ahead", done, dwarf.path)
-            budget -= done
+        try:
+            for dwarf in todo:
+                if self._closed or budget <= 0:
+                    break
+                needles = planned.pop(dwarf, []) + self._plan(dwarf)  # (and names asked since)
+                mentions.search_ahead(dwarf, needles)
+                log.debug("searched %s ahead for %d needles", dwarf.path, len(needles))
+                budget -= dwarf.size(".debug_info")
+        finally:
+            for dwarf, needles in planned.items():  # not searched: their askers search
+                mentions.release(dwarf, needles)
+
+    def _plan(self, dwarf: ElfSections) -> list[Needle]:
+        """The needles of the names not planned in `dwarf` yet, planned (mentions.plan)."""
+        with self._changed:
+            names = self._names[self._searched.get(dwarf, 0) :]
+            self._searched[dwarf] = len(self._names)
+        if not names:
+            return []
+        try:
+            dwarf.inflate_ahead(_STRINGS)
+            needles = [n for name in names for n in mention_needles(dwarf, name) or ()]
+        except AliceError as error:
+            log.debug("%s not searched ahead: %s", dwarf.path, error)
+            return []
+        return mentions.plan(dwarf, needles)
 
     def _libraries(self, program: ElfImage, skip: set[str]) -> dict[str, tuple[Opened, str | None]]:
         """The needed libraries not `skip`ped and not indexed in the cache, opened."""
@@ -127,3 +169,12 @@ class SectionPrefetch:
             if opened is not None:
                 found[real] = (opened, image.build_id)
         return found
+
+
+def _compressed(dwarf: ElfSections) -> bool:
+    """Whether `dwarf`'s .debug_info is compressed (a plain one the session searches as
+    fast itself: nothing to inflate)."""
+    header = dwarf.header(".debug_info")
+    return header is not None and (
+        bool(header.flags & SHF_COMPRESSED) or header.name.startswith(".zdebug")
+    )

@@ -9,6 +9,8 @@ A needle of a few bytes (a 4-byte string offset, mostly NULs) is looked for by `
 was measured 2-3x faster there than bytes.find (slower for longer ones). A needle may be
 (prefix, followers): the prefix followed by any one byte of `followers`, found in one pass
 (a name ending in NUL or `<` was two needles: 33 ms more over a 240 MB .debug_info).
+A compressed section is inflated a window at a time as well the first time it is searched
+(ElfSections.window_reader), not inflated whole and kept (libc's .debug_info: 5.8 MB).
 """
 
 from __future__ import annotations
@@ -74,10 +76,12 @@ def _follower_finder(prefix: bytes, followers: bytes) -> Finder:
 def units_holding(
     sections: ElfSections, name: str, needles: Iterable[Needle],
     unit_offsets: Sequence[int] | Callable[[], Sequence[int]], window: int = WINDOW,
+    witnesses: dict[Needle, list[int]] | None = None,
 ) -> set[int]:  # fmt: skip
     """The units (of those starting at `unit_offsets`, or that it returns when called at
     the first hit) of section `name` whose bytes hold any of `needles`; a hit before the
-    first unit counts for none."""
+    first unit counts for none. `witnesses` gets, per needle, where it was found: a hit
+    in each unit holding it."""
     wanted = [n for n in needles if (n if isinstance(n, bytes) else n[0] and n[1])]
     size = sections.size(name)
     if not wanted or size == 0:
@@ -107,6 +111,8 @@ def units_holding(
                         at = end
                         break
                     position = start + hit
+                    if witnesses is not None:
+                        witnesses.setdefault(needle, []).append(position)
                     ordered = units()
                     unit = bisect_right(ordered, position) - 1
                     if unit >= 0:
@@ -121,8 +127,41 @@ def units_holding(
     return found
 
 
+def hit_positions(sections: ElfSections, name: str, needles: Iterable[Needle], cap: int,
+                  window: int = WINDOW) -> dict[Needle, list[int] | None]:  # fmt: skip
+    """Where each of `needles` is in section `name`: every position, with no unit list to
+    skip by; None for a needle found more than `cap` times."""
+    wanted = [n for n in needles if (n if isinstance(n, bytes) else n[0] and n[1])]
+    size = sections.size(name)
+    found: dict[Needle, list[int] | None] = {needle: [] for needle in wanted}
+    if not wanted or size == 0:
+        return found
+    overlap = max(_size(needle) for needle in wanted) - 1
+    finders = {needle: _finder(needle) for needle in wanted}
+    reader = _Windows(sections, name, window + overlap)
+    try:
+        for start in range(0, size, window):
+            end = min(size, start + window)
+            data = reader.read(start, end - start + overlap)
+            for needle in wanted:
+                positions = found[needle]
+                at = start
+                while positions is not None and at < end:
+                    hit = finders[needle](data, at - start, end - start + _size(needle) - 1)
+                    if hit < 0:
+                        break
+                    positions.append(start + hit)
+                    at = start + hit + 1
+                    if len(positions) > cap:
+                        positions = found[needle] = None
+    finally:
+        reader.close()
+    return found
+
+
 class _Windows:
-    """Reads of one section into one reused buffer (a compressed section: by ElfSections)."""
+    """Reads of one section into one reused buffer (a compressed section: by ElfSections,
+    a window at a time when it is first searched)."""
 
     def __init__(self, sections: ElfSections, name: str, largest: int) -> None:
         self._sections = sections
@@ -133,6 +172,7 @@ class _Windows:
         self._size = sections.size(name)
         self._buffer = bytearray(largest if self._plain else 0)
         self._fd = -1
+        self._stream = None if self._plain else sections.window_reader(name)
         if self._plain:
             try:
                 self._fd = os.open(sections.path, os.O_RDONLY | os.O_CLOEXEC)
@@ -140,6 +180,8 @@ class _Windows:
                 self._plain = False
 
     def read(self, offset: int, size: int) -> bytes | bytearray:
+        if self._stream is not None:
+            return self._stream.read(offset, size)
         if not self._plain:
             return self._sections.read(self._name, offset, size)
         size = min(size, self._size - offset)
