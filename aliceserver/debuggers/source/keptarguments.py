@@ -40,9 +40,14 @@ class RecordingReader:
     def __init__(self, read: Read) -> None:
         self._read = read
         self._recording: _Recording | None = None
+        # While frame 0's variables are made: the blocks its unwinding read at this stop, no
+        # write since (a stack argument's bytes are in them: one read fewer for each)
+        self._blocks: Sequence[tuple[int, int, bytes]] = ()
 
     def __call__(self, address: int, size: int) -> bytes:
-        data = self._read(address, size)
+        data = _within(self._blocks, address, size) if self._blocks else None
+        if data is None:
+            data = self._read(address, size)
         if self._recording is not None:
             self._recording.reads.append((address, size, data))
         return data
@@ -95,11 +100,12 @@ class KeptVariables:
                 return _renewed(kept.infos, kept.referred, refer)
         reader = self._reader
         outer, reader._recording = reader._recording, _Recording()
+        blocks, reader._blocks = reader._blocks, covered if verified else ()
         try:
             infos = make()
             recording = reader._recording
         finally:
-            reader._recording = outer
+            reader._recording, reader._blocks = outer, blocks
         if outer is not None:  # a caller's recording covers what this one read too
             outer.reads += recording.reads
             outer.other |= recording.other
@@ -110,6 +116,14 @@ class KeptVariables:
                 return infos
             self._now[key] = _Kept(made_on, how, _uncovered(recording.reads, covered), list(infos), targets)
         return infos
+
+
+def _within(blocks: Sequence[tuple[int, int, bytes]], address: int, size: int) -> bytes | None:
+    """The bytes at `address` where one of `blocks` holds them all."""
+    for start, length, data in blocks:
+        if start <= address and address + size <= start + length:
+            return data[address - start : address - start + size]
+    return None
 
 
 _WINDOW = 512  # reads this close together, in one page, are compared in one read
