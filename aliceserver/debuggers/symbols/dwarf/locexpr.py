@@ -163,10 +163,27 @@ def evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
     (an unknown register, unreadable memory, an unsupported operation)."""
     if len(expr) == 1 and 0x50 <= expr[0] <= 0x6F:  # DW_OP_regN alone: an optimized argument's
         return RegisterLoc(expr[0] - 0x50)  # usual place, asked for each thread's frame
+    if len(expr) == 4 and expr[0] in (0xA3, 0xF3) and expr[1] == 1 and 0x50 <= expr[2] <= 0x6F and expr[3] == 0x9F:
+        return _entry_register_value(expr[2:3], env)  # the other usual one: no stack machine
     try:
         return _evaluate(expr, ctx, env)
     except typed.TypedStackError as exc:
         raise EvaluationError(str(exc)) from None
+
+
+def _entry_register_value(block: bytes, env: ExprEnv) -> Location:
+    """DW_OP_entry_value(DW_OP_regN) DW_OP_stack_value alone, as _evaluate gives it."""
+    if env.entry_value is None:
+        return OptimizedOut("entry value unavailable")
+    try:
+        found = env.entry_value(block)
+    except LoopDetected:  # not gdb's NO_ENTRY_VALUE_ERROR: the whole evaluation fails
+        raise
+    except EvaluationError as exc:  # gdb's NO_ENTRY_VALUE_ERROR: optimized out
+        return OptimizedOut(str(exc))
+    if isinstance(found, Typed):
+        return ImplicitLoc(typed.stack_bytes(found), found.type)
+    return ImplicitLoc(typed.stack_bytes(found & MASK64), None)
 
 
 def _evaluate(expr: bytes, ctx: LocContext, env: ExprEnv) -> Location:
