@@ -66,6 +66,7 @@ _NOT_AT_A_FIRST_STOP = (
     "linecache",  # logging's traceback (import_quietly defers it: an exception logged
     "tokenize",  # imports it, with these)
     "textwrap",
+    "pickle",  # the index cache's pickles are read and written by its accelerator, _pickle
     # Parts of other commands, imported where they are first used: ptype and whatis,
     # log messages, watchpoints' names, a step's line oracle, disassembly's AT&T spelling,
     # member pointers, tail-call frames, a file's line table, backtraces by frame pointer.

@@ -12,8 +12,8 @@ for lines and then stored with it.
 
 from __future__ import annotations
 
+import _pickle as pickle  # pickle.py's accelerator, as cache.py
 import io
-import pickle
 import threading
 from collections.abc import Callable
 from typing import Any
