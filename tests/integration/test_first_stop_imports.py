@@ -84,14 +84,19 @@ _NOT_AT_A_FIRST_STOP = (
     "aliceserver.debuggers.symbols.dwarf.tailcalls",
     "aliceserver.debuggers.symbols.dwarf.symtab_lines",
     "aliceserver.debuggers.symbols.fpunwind",
+    "aliceserver.debuggers.symbols.dwarf.class_decls",  # a class's declarations (ptype)
+    "aliceserver.debuggers.remote.hostio",  # a stub's files (target: sysroot)
+    "aliceserver.debuggers.remote.packets",
 )
 # Imported by the MI front end's start (it holds the program's file before `run`; its
-# `skip` command reads the skip list), not by the engine's first stop.
+# `skip` command reads the skip list; its register commands format x87 values), not by
+# the engine's first stop.
 _NOT_AT_AN_ENGINE_FIRST_STOP = (
     *_NOT_AT_A_FIRST_STOP,
     "aliceserver.debuggers.ptrace.programfile",  # a program read from its file
     "aliceserver.debuggers.core.memory",
     "aliceserver.debuggers.stepskips",
+    "aliceserver.debuggers.symbols.dwarf.x87",  # long doubles' values (MI's registers)
 )
 # A new index is written through a temporary file of its own making (cache.py): a cold
 # start imports no more than a warm one (tempfile imported random and shutil: 5-7 ms).

@@ -17,12 +17,12 @@ from aliceserver.debuggers.core.buildid import build_id
 from aliceserver.debuggers.events import Event, Output
 from aliceserver.debuggers.librarypaths import TARGET_PREFIX, LibraryPaths
 from aliceserver.debuggers.remote.errors import RemoteUnsupported
-from aliceserver.debuggers.remote.hostio import HostIO, RemoteFileError
 from aliceserver.errors import TargetError
 from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.remote.client import RemoteClient
+    from aliceserver.debuggers.remote.hostio import HostIO
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,8 @@ class TargetFiles:
         return self._copies[path]
 
     def _fetch(self, path: str) -> str | None:
+        from aliceserver.debuggers.remote.hostio import RemoteFileError  # remote only
+
         self._say(f"Reading {path} from remote target...\n")
         self._warn(SLOW_WARNING)
         hostio = self._hostio
@@ -159,6 +161,8 @@ class StubFiles:
         if self._held is None or self._held[0] is not client:
             files = None
             if paths.sysroot.startswith(TARGET_PREFIX):
+                from aliceserver.debuggers.remote.hostio import HostIO
+
                 files = TargetFiles.for_stub(HostIO(client), self._cache_root, address,
                                              say=lambda text: self._put(Output("console", text)), warn=self._warn)
                 if files is None and paths.sysroot == TARGET_PREFIX:

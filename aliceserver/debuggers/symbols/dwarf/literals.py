@@ -17,7 +17,6 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     Type,
     TypedefType,
 )
-from aliceserver.debuggers.symbols.dwarf.x87 import format_x87
 from aliceserver.regexes import compiled_later
 
 _ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v", 27: "\\033"}
@@ -151,6 +150,8 @@ def format_float(data: bytes, digits: int = 9) -> str:
         number = float(struct.unpack("<d", data)[0])
         digits, mant_bits, raw = 17, 52, int.from_bytes(data, "little")
     else:
+        from aliceserver.debuggers.symbols.dwarf.x87 import format_x87  # long doubles: on the first
+
         return format_x87(data[:10])  # exactly: a Python float would keep 53 of its 64 bits
     if math.isnan(number):
         sign = "-" if raw >> (len(data) * 8 - 1) else ""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from elftools.dwarf.die import DIE, AttributeValue
 from elftools.dwarf.typeunit import TypeUnit
 
-from aliceserver.debuggers.symbols.dwarf.class_decls import read_declarations
 from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_type_name
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
@@ -46,6 +46,9 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     type_name,
 )
 from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.class_decls import ClassDeclarations
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +220,7 @@ class TypeBuilder:
             methods=lambda name: _methods(die, name),
             virtual_method=lambda slot: self._virtual_method(st, die, slot),
             member_functions=lambda: read_member_functions(self, die),
-            declarations=lambda: read_declarations(self, die),
+            declarations=lambda: _declarations(self, die),
         )
         self._cache[_key(die)] = st
         return st
@@ -430,6 +433,14 @@ def returns_unknown(die: DIE) -> bool:
 
 def is_rust(die: DIE) -> bool:
     return bool(attr_value(die.cu.get_top_DIE(), "DW_AT_language") == RUST)
+
+
+def _declarations(builder: TypeBuilder, die: DIE) -> ClassDeclarations:
+    """class_decls.read_declarations: imported when a class's declarations are first read
+    (ptype's), not with every type made."""
+    from aliceserver.debuggers.symbols.dwarf.class_decls import read_declarations
+
+    return read_declarations(builder, die)
 
 
 def _last_virtual_slot(die: DIE) -> int:
