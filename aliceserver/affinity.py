@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 # The CPUs this process was given, read before anything here pins a thread.
 SERVER_CPUS: frozenset[int] = frozenset(os.sched_getaffinity(0))
@@ -40,3 +44,23 @@ def pin_process() -> bool:
         return True  # pinned already (by us, or by whoever started us)
     return pin_current_thread(session_cpu())
 
+
+def run_unpinned(fn: Callable[[], T]) -> T:
+    """`fn()` with this thread free to run on any of the server's CPUs: for long work by one
+    thread alone, which gains nothing from one CPU (no handoffs) and would wait for that
+    CPU on a busy machine (rbreak . on 10,000 functions: 5x its CPU time in wall time at
+    load 5 on 2 CPUs, against gdb's 2.3x). Pinned as before after."""
+    pinned = os.sched_getaffinity(0)
+    if pinned == SERVER_CPUS:
+        return fn()
+    try:
+        os.sched_setaffinity(0, SERVER_CPUS)
+    except OSError:
+        return fn()
+    try:
+        return fn()
+    finally:
+        try:
+            os.sched_setaffinity(0, pinned)
+        except OSError:
+            pass  # as pin_current_thread: unpinned then

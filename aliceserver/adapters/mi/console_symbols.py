@@ -4,6 +4,8 @@ module."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from aliceserver.adapters.gdbcommands.frames import frame_level
 from aliceserver.adapters.gdbcommands.lines import info_line
 from aliceserver.adapters.gdbcommands.procinfo import info_proc
@@ -69,13 +71,29 @@ def info_proc_command(ctx: Context, text: str) -> None:
         lines.flush()
 
 
+_RBREAK_BATCH = 100  # breakpoints set per batch: each batch well under a second
+
+
 def rbreak(ctx: Context, text: str) -> Reply:
     from aliceserver.adapters.mi.console import break_at  # console registers this module's commands
 
-    ctx.session.ensure_symbols()
-    for function in rbreak_functions(ctx.session.debugger, text):
-        break_at(ctx, function.name)
-        ctx.console(function.declaration + "\n")
+    session = ctx.session
+    session.ensure_symbols()
+    functions = rbreak_functions(session.debugger, text)
+
+    def some(first: int) -> None:
+        for function in functions[first : first + _RBREAK_BATCH]:
+            break_at(ctx, function.name)
+            ctx.console(function.declaration + "\n")
+
+    # Each breakpoint asks the engine 4 things: in batches (IDebugger.batch), not handed
+    # over one by one, unless the program runs (then a batch could wait for it).
+    together = session.inferior.process is None or not session.inferior.running
+    for first in range(0, len(functions), _RBREAK_BATCH):
+        if together:
+            session.debugger.batch(partial(some, first))
+        else:
+            some(first)
     return None
 
 

@@ -4,8 +4,9 @@ thread of the process the engine runs (delivered when it resumes)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, TypeVar
 
+from aliceserver import affinity
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.errors import AliceError, TargetError, Unsupported
 
@@ -13,6 +14,8 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.model import LineRange, SourcePosition
     from aliceserver.debuggers.ptrace.routing import Execution
     from aliceserver.debuggers.source.frames import Frames
+
+T = TypeVar("T")
 
 
 class EngineQueries:
@@ -52,6 +55,10 @@ class EngineQueries:
                                                  dynamic=dynamic, entry_values=entries)  # fmt: skip
                 except AliceError:
                     pass  # told when asked for
+
+    def batch(self, fn: Callable[[], T]) -> T:
+        # its calls to the tracer made on it: no handoffs, so on any CPU (affinity.py)
+        return self._access.run_on_engine(lambda: affinity.run_unpinned(fn))
 
     def auxiliary_vector(self) -> list[tuple[int, int]]:
         return self._access.run_on_engine(lambda: list(self._access.target().auxv().items()))
