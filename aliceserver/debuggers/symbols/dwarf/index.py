@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 
 _ABBREV_WINDOW = 1 << 16  # bytes of .debug_abbrev read first for one unit's table
 _NAMED_KEPT = 4096  # functions_named answers kept
+_MATCHES_KEPT = 65536  # functions' matches kept (rbreak . asks each twice: by address, by name)
 _EXTRAS_EVERY = 0.5  # seconds between writes of remembered answers
 
 
@@ -86,6 +87,9 @@ class DebugInfo:
         # `break NAME`'s answers: the binary's, so they hold for its life (an editor sends
         # every function breakpoint again at each change; each took 150 us)
         self._named: dict[str, tuple[FunctionMatch, ...]] = {}
+        # each function's match: a prologue analysis and line lookups (150 us) asked again
+        # by name after by address (rbreak: its list, then `break NAME` on each)
+        self._matches: dict[tuple[str, str, int, int], FunctionMatch] = {}
         self.built = False  # its names were indexed now (no earlier session's index)
 
     @property
@@ -477,6 +481,15 @@ class DebugInfo:
         return self._function_match(name, name, low, high - low)
 
     def _function_match(self, linkage: str, demangled: str, low: int, size: int) -> FunctionMatch:
+        key = (linkage, demangled, low, size)
+        found = self._matches.get(key)
+        if found is None:
+            if len(self._matches) >= _MATCHES_KEPT:
+                self._matches.clear()
+            found = self._matches[key] = self._new_match(linkage, demangled, low, size)
+        return found
+
+    def _new_match(self, linkage: str, demangled: str, low: int, size: int) -> FunctionMatch:
         high = low + size
         address = prologue.breakpoint_address(self, low, high) if size else low
         where = self.location_at(address)

@@ -10,7 +10,9 @@ from collections.abc import Iterable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
-_SPANS_KEPT = 4096  # per reader; cleared whole past it (a new pc walks once more)
+# per reader; cleared whole past it (a new pc walks once more). rbreak . reads each
+# function's scopes at its entry, then at its breakpoint: 10,000 functions' spans kept.
+_SPANS_KEPT = 32768
 
 
 def leaf_span(
