@@ -51,7 +51,9 @@ class _Inflater:
         try:
             while len(data) < end:
                 chunk = self._inflater.unconsumed_tail or self._chunk(_STEP)
-                more = self._inflater.decompress(chunk, limit - len(data))  # (b"": a copy begun)
+                # 64 kB out at a time, appended: a window's worth at once was a 2 MB
+                # temporary each, which fragmented the heap (b"": a copy begun)
+                more = self._inflater.decompress(chunk, min(limit - len(data), _STEP))
                 if not chunk and not more:
                     break
                 data += more

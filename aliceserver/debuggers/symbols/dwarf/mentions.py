@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 _SECTION = ".debug_info"
 _CAP = 4096  # positions of one needle a search ahead keeps; more: the session searches
 _KEPT = 512  # answers kept per section (rbreak asks thousands of names once each)
+_WINDOW = 64 << 10  # bytes inflated at a time ahead
 
 
 @dataclass(slots=True)
@@ -68,7 +69,7 @@ def search_ahead(sections: ElfSections, needles: Sequence[Needle]) -> None:
     found: dict[Needle, list[int] | None] = {}
     try:
         if needles:
-            found = hit_positions(sections, _SECTION, needles, _CAP)
+            found = hit_positions(sections, _SECTION, needles, _CAP, _WINDOW)
     except (AliceError, OSError, ValueError) as error:
         log.debug("%s not searched ahead: %s", sections.path, error)
     finally:
