@@ -11,7 +11,7 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate, compress
+from itertools import compress
 from operator import eq
 from typing import TYPE_CHECKING, overload
 
@@ -29,15 +29,14 @@ class PackedColumns:
     def __init__(
         self, packed: PackedTable, kind_names: Sequence[str], binding_names: Sequence[str]
     ) -> None:
-        text, raw, flags, count, _sections, order = packed
+        text, raw, flags, count, _sections, order, starts = packed
         self.packed = packed
         self.count = count  # real symbols; the rest are PLT stubs
         self._text = text
         self._flags = flags
         self._words = _array("Q", raw)
         self._order = _array("I", order)
-        names = text.split(_SEPARATOR) if flags else []  # for their lengths only
-        self._starts = array("Q", accumulate((len(n) + 1 for n in names[:-1]), initial=0))
+        self._starts = _array("I", starts) if flags else array("I", [0])  # each name's in `text`
         self._kinds = kind_names
         self._bindings = binding_names
 
@@ -45,9 +44,12 @@ class PackedColumns:
         return len(self._flags)
 
     def name(self, i: int) -> str:
+        return self._text[self._starts[i] : self._end(i)]
+
+    def _end(self, i: int) -> int:
+        """Where name `i` ends in the joined names."""
         starts = self._starts
-        end = starts[i + 1] - 1 if i + 1 < len(starts) else len(self._text)
-        return self._text[starts[i] : end]
+        return starts[i + 1] - 1 if i + 1 < len(starts) else len(self._text)
 
     def entry(self, i: int) -> Entry:
         words, flag = self._words, self._flags[i]
@@ -57,7 +59,7 @@ class PackedColumns:
     def entries(self, first: int, end: int) -> list[Entry]:
         """Entries first..end-1, made in one pass (the whole table, when a query needs it)."""
         words, flags = self._words, self._flags[first:end]
-        names = self._text.split(_SEPARATOR)[first:end] if self._flags else []
+        names = self._text[self._starts[first] : self._end(end - 1)].split(_SEPARATOR) if first < end else []
         return list(zip(words[3 * first : 3 * end : 3], words[3 * first + 1 : 3 * end : 3], names,
                         [self._kinds[f & 3] for f in flags], [self._bindings[f >> 2 & 3] for f in flags],
                         words[3 * first + 2 : 3 * end : 3], [f >= 16 for f in flags], strict=True))  # fmt: skip

@@ -53,3 +53,16 @@ def test_an_empty_table_packs_and_answers_nothing() -> None:
     assert packed.find("") is None
     assert packed.at(0x1000) is None
     assert len(packed) == 0
+
+
+def test_the_packed_table_keeps_where_each_name_starts() -> None:
+    """The names' starts are stored with the table (not found again by splitting the names
+    at each start), and a table whose starts do not fit its names is not taken."""
+    table = SymbolTable(ENTRIES, SECTIONS, STUBS).packed()
+    text, starts = table[0], symtab._words32(table[6])
+    assert [text[start:].split("\0", 1)[0] for start in starts] == text.split("\0")
+    assert symtab.is_packed_table(table)
+    assert not symtab.is_packed_table((*table[:6], table[6][:-4]))  # one name short
+    assert not symtab.is_packed_table((*table[:6], b"\1\0\0\0" + table[6][4:]))  # not at 0
+    assert not symtab.is_packed_table((*table[:6], table[6][:-4] + (len(text) + 1).to_bytes(4, "little")))
+    assert not symtab.is_packed_table(table[:6])  # the format before: rebuilt
