@@ -91,6 +91,8 @@ class Demangler:
 
 def split_qualified(name: str) -> list[str]:
     """`ns::Foo<a::b>::bar` -> [`ns`, `Foo<a::b>`, `bar`]: `::` outside brackets only."""
+    if name.isidentifier() and "operator" not in name:  # a C name (rbreak: 10,000 of them)
+        return [name]
     parts: list[str] = []
     depth = 0
     start = 0
@@ -215,8 +217,18 @@ def _rust_impl(component: str) -> list[str]:
     return [inner]
 
 
+_CV_WORDS = ("const", "volatile", "noexcept")  # what _CV_SUFFIX takes off an identifier's end
+
+
+def _plain_c_name(name: str) -> bool:
+    """An identifier no rule of lookup_keys changes (rbreak . asks for 10,000 of them)."""
+    return name.isidentifier() and "operator" not in name and not name.endswith(_CV_WORDS)
+
+
 def lookup_keys(linkage_name: str, demangled: str) -> set[str]:
     """Every name under which `break NAME` should find this function."""
+    if linkage_name == demangled and _plain_c_name(linkage_name):  # its only key, as below
+        return {linkage_name}
     base = _CLONE.sub("", linkage_name.split("@", 1)[0])
     keys = {linkage_name, base}
     qualified, _params = strip_signature(demangled)
@@ -240,6 +252,8 @@ def lookup_keys(linkage_name: str, demangled: str) -> set[str]:
 def normalize_query(text: str) -> tuple[str, str | None]:
     """A user's function name -> (lookup key, parameter list or None), spaces normalized."""
     text = text.strip()
+    if text.isidentifier():  # a C name: as it is (no spaces, no signature)
+        return text, None
     if text.startswith("::"):
         text = text[2:]
     name, params = strip_signature(text) if "(" in text else (text, None)
