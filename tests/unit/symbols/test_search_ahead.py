@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from aliceserver.debuggers.symbols.dwarf import mentions, sectionsearch
+from aliceserver.debuggers.symbols.dwarf import altfile, mentions, sectionsearch
 from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles, units_mentioning
 from aliceserver.debuggers.symbols.dwarf.lines import StringSections
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
@@ -167,3 +167,25 @@ def test_windows_of_a_compressed_section_are_its_bytes(builds: tuple[Path, Path]
         ElfSections(str(packed)), ".debug_info", [needle], 1 << 20, 1000
     )
     assert found[needle] == every and every
+
+
+def test_the_dwz_check_reads_the_first_units_abbreviations_only(builds: tuple[Path, Path],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """altfile.shares_units looks at the first unit's abbreviation table: libc6-dbg's whole
+    .debug_abbrev (1 MB inflated) was kept for that one look."""
+    packed, _plain = builds
+    read: list[int | None] = []
+    whole_read = ElfSections.read
+
+    def counted(self: ElfSections, name: str, offset: int, size: int | None) -> bytes:
+        if name == ".debug_abbrev":
+            read.append(size)
+        return whole_read(self, name, offset, size)
+
+    monkeypatch.setattr(ElfSections, "read", counted)
+    assert not altfile.shares_units(ElfSections(str(packed)))
+    assert read and None not in read  # not the whole section (get's read(..., None))
+    assert read == [altfile._ABBREV_WINDOW]
+    monkeypatch.setattr(altfile, "_ABBREV_WINDOW", 3)  # the table runs past it: read whole
+    assert not altfile.shares_units(ElfSections(str(packed)))
+    assert read[1:] == [3, None]

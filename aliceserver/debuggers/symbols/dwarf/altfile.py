@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 ALT_BASE = 1 << 40  # where the alt file's .debug_info is seen: past any real section
 _NT_GNU_BUILD_ID = 3
 _TAG_PARTIAL_UNIT = 0x3C
+_ABBREV_WINDOW = 16 << 10  # bytes of .debug_abbrev read first for one unit's table
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +78,18 @@ def shares_units(sections: ElfSections) -> bool:
             return False
         _version, _asize, abbrev_offset, pos = header
         code, _ = uleb(head, pos)
-        abbrev = sections.get(".debug_abbrev")
-        found = entry_positions(abbrev, abbrev_offset).get(code)
-        return found is not None and uleb(abbrev, found[0])[0] == _TAG_PARTIAL_UNIT
+        # The first unit's table, most often within its first bytes: libc6-dbg's whole
+        # .debug_abbrev inflated (1 MB) was kept for the session for this one look.
+        for size in (_ABBREV_WINDOW, None):
+            abbrev = sections.read(".debug_abbrev", abbrev_offset, size)
+            try:
+                found = entry_positions(abbrev, 0).get(code)
+            except IndexError:
+                if size is None:
+                    raise
+                continue  # the table runs past the window
+            return found is not None and uleb(abbrev, found[0])[0] == _TAG_PARTIAL_UNIT
+        return False
     except (IndexError, ValueError, struct.error, TargetError):
         return False  # no units to share
 
