@@ -121,9 +121,10 @@ def holding(sections: ElfSections, needles: Sequence[Needle],
             answer = _Answer(units=tuple(listed[0]) if hits else None, positions=hits)
             answer.done.set()
             kept[needle] = answer
-        done = [needle for needle, answer in kept.items() if answer.done.is_set()]
-        for needle in done[: max(0, len(kept) - _KEPT)]:
-            del kept[needle]
+        if len(kept) > 2 * _KEPT:  # the oldest answers go, _KEPT at a time
+            done = [needle for needle, answer in kept.items() if answer.done.is_set()]
+            for needle in done[: len(kept) - _KEPT]:
+                del kept[needle]
     return found
 
 
