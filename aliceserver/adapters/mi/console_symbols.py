@@ -79,16 +79,18 @@ def rbreak(ctx: Context, text: str) -> Reply:
 
     session = ctx.session
     session.ensure_symbols()
-    functions = rbreak_functions(session.debugger, text)
+    # Each breakpoint asks the engine 4 things: in batches (IDebugger.batch), not handed
+    # over one by one, unless the program runs (then a batch could wait for it). The list
+    # is one call, made as a batch too: on any CPU (affinity.run_unpinned).
+    together = session.inferior.process is None or not session.inferior.running
+    find = partial(rbreak_functions, session.debugger, text)
+    functions = session.debugger.batch(find) if together else find()
 
     def some(first: int) -> None:
         for function in functions[first : first + _RBREAK_BATCH]:
             break_at(ctx, function.name)
             ctx.console(function.declaration + "\n")
 
-    # Each breakpoint asks the engine 4 things: in batches (IDebugger.batch), not handed
-    # over one by one, unless the program runs (then a batch could wait for it).
-    together = session.inferior.process is None or not session.inferior.running
     for first in range(0, len(functions), _RBREAK_BATCH):
         if together:
             session.debugger.batch(partial(some, first))

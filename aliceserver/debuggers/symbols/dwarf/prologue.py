@@ -104,9 +104,25 @@ def step_address(lines: FunctionLines, low: int, high: int) -> int:
     return pc
 
 
+# The last answer of arch_skip_prologue, with the lines it was read from (kept alive here,
+# so never another's at the same id): a function's match asks it twice in a row, for the
+# breakpoint's address and for step's (rbreak .: 10,000 matches).
+_last_skip: tuple[FunctionLines, int, int, int] | None = None
+
+
 def arch_skip_prologue(lines: FunctionLines, low: int, high: int) -> int:
     """gdb's amd64_skip_prologue: the address after the frame setup, or `low` if none
     (aarch64_skip_prologue for an AArch64 image)."""
+    global _last_skip
+    last = _last_skip
+    if last is not None and last[0] is lines and last[1] == low and last[2] == high:
+        return last[3]
+    found = _arch_skip_prologue(lines, low, high)
+    _last_skip = (lines, low, high, found)
+    return found
+
+
+def _arch_skip_prologue(lines: FunctionLines, low: int, high: int) -> int:
     # A DebugInfo knows its image; a FunctionLines without one is x86-64's.
     if getattr(getattr(lines, "image", None), "machine", "") == "EM_AARCH64":
         return _aarch64_skip_prologue(lines, low, high)
