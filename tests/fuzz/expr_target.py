@@ -249,6 +249,8 @@ class ConsoleTarget:
 
         self.wire = RawWire(ours.recv, ours.sendall, close, ctx.schema)
         self._seqs = itertools.count(1_000)
+        self.cases: list[str] = []  # the console lines sent, in order
+        self.last_answer: dict[str, Any] = {}
         self.thread = _prepare_live(self.wire, program, str(source), marker_line(source, "vars"))
         self.frames = [int(f["id"]) for f in self._call("stackTrace", {"threadId": self.thread})["stackFrames"]]
 
@@ -264,6 +266,7 @@ class ConsoleTarget:
             problems, self.wire.problems[:] = list(self.wire.problems), []
             raise FuzzFailure("invalid messages from the adapter:\n" + "\n".join(problems[:5]))
         self.stats["ok" if answer.get("success") else "error"] += 1
+        self.last_answer = answer  # the whole reply, error message included, for a failure's text
         body = answer.get("body")
         return body if isinstance(body, dict) and answer.get("success") else {}
 
@@ -272,6 +275,7 @@ class ConsoleTarget:
 
     def check(self, case: tuple[str, int]) -> None:
         line, level = case
+        self.cases.append(line)
         arguments: dict[str, Any] = {"expression": line, "context": "repl"}
         if level < len(self.frames) and level < 3:
             arguments["frameId"] = self.frames[level]
@@ -281,7 +285,7 @@ class ConsoleTarget:
         frame = self.frames[0]
         bt = self._call("evaluate", {"expression": "bt", "frameId": frame, "context": "repl"})
         if "show_values" not in bt.get("result", ""):
-            raise FuzzFailure(f"after fuzzing, bt says {bt!r}")
+            raise FuzzFailure(f"after fuzzing ({self.cases[-8:]!r} last), bt says {self.last_answer!r}"[:3000])
         # (The cases may have written anywhere in the program's memory: ask what none can.)
         size = self._call("evaluate", {"expression": "p sizeof(struct outer)", "frameId": frame,
                                        "context": "repl"})  # fmt: skip

@@ -107,7 +107,8 @@ def _tiny_ring_run(
     mark = events.mark()
     ids = [debugger.insert_breakpoint(int(place.address), condition=logpoint).id,
            debugger.insert_breakpoint(done).id]  # fmt: skip
-    assert continue_to_stop(debugger, events).address == done
+    # 10,000 trapped passes: about a second on a quiet machine, far longer on a loaded one
+    assert continue_to_stop(debugger, events, timeout=120).address == done
     assert (place.address in debugger.jump_patches.sites) == patched
     for ident in ids:  # (breakpoints outlive the process)
         debugger.remove_breakpoint(ident)
