@@ -57,10 +57,11 @@ Entry = tuple[int, int, str, str, str, int, bool]
 # sections as (index, start, end), and the address index (the entry that names each
 # address, in address order) as 32-bit entry numbers: sorting it anew took as long as
 # unpacking; and where each name starts in the joined names, 32-bit each (finding them
-# again split all the names: 1-2 ms of each start for CPython's 14,830). Plain containers
-# unpickle at memory speed. A change to what parse_symbols
+# again split all the names: 1-2 ms of each start for CPython's 14,830); and the addresses
+# where several function symbols start, 64-bit each (sorting every function's address to
+# find them took 1-2 ms at a first stop). Plain containers unpickle at memory speed. A change to what parse_symbols
 # keeps must bump cache.FORMAT_VERSION: cached tables are not re-parsed.
-PackedTable = tuple[str, bytes, bytes, int, tuple[tuple[int, int, int], ...], bytes, bytes]
+PackedTable = tuple[str, bytes, bytes, int, tuple[tuple[int, int, int], ...], bytes, bytes, bytes]
 _KIND_NAMES = ("func", "object", "other")
 _BINDING_NAMES = ("global", "weak", "local")
 _FLAG_VALUES = bytes(v for v in range(32) if v & 3 < 3 and v >> 2 & 3 < 3)
@@ -68,12 +69,13 @@ _FLAG_VALUES = bytes(v for v in range(32) if v & 3 < 3 and v >> 2 & 3 < 3)
 
 def is_packed_table(value: object) -> bool:
     """Whether `value` has the shape of a PackedTable (a damaged cache file is not one)."""
-    if not isinstance(value, tuple) or len(value) != 7:
+    if not isinstance(value, tuple) or len(value) != 8:
         return False
-    text, raw, flags, count, sections, order, starts = value
+    text, raw, flags, count, sections, order, starts, folded = value
     if not (isinstance(text, str) and isinstance(raw, bytes) and isinstance(flags, bytes)
             and isinstance(count, int) and isinstance(sections, tuple)
-            and isinstance(order, bytes) and isinstance(starts, bytes)):  # fmt: skip
+            and isinstance(order, bytes) and isinstance(starts, bytes)
+            and isinstance(folded, bytes) and len(folded) % 8 == 0):  # fmt: skip
         return False
     size = len(flags)
     if len(raw) != 24 * size or not 0 <= count <= size or flags.translate(None, _FLAG_VALUES):
@@ -82,7 +84,8 @@ def is_packed_table(value: object) -> bool:
         return False
     if (text.count("\0") + 1 if size else len(text)) != size:
         return False
-    if len(starts) != 4 * size or (size and (_words32(starts[:4])[0] or max(_words32(starts)) > len(text))):
+    # the first start and the last (the file's CRC-32 guards the others)
+    if len(starts) != 4 * size or (size and (_words32(starts[:4])[0] or _words32(starts[-4:])[0] > len(text))):
         return False
     return all(
         isinstance(s, tuple) and len(s) == 3 and all(isinstance(v, int) for v in s)
@@ -265,7 +268,11 @@ class SymbolTable:
         starts = array("I", accumulate((len(e[2]) + 1 for e in everything[:-1]), initial=0) if everything else ())
         if sys.byteorder != "little":
             starts.byteswap()
-        return names, words.tobytes(), flags, len(self._entries), sections, order.tobytes(), starts.tobytes()
+        folded = array("Q", sorted(self._shared_starts()))
+        if sys.byteorder != "little":
+            folded.byteswap()
+        return (names, words.tobytes(), flags, len(self._entries), sections, order.tobytes(), starts.tobytes(),
+                folded.tobytes())  # fmt: skip
 
     @classmethod
     def from_packed(cls, packed: PackedTable) -> SymbolTable:
@@ -275,6 +282,10 @@ class SymbolTable:
         table = cls((), bounds, columns.entries(columns.count, len(columns)), unique=True)
         table._real, table._columns = None, columns
         table._index = columns.by_address()
+        folded = array("Q", packed[7])
+        if sys.byteorder != "little":
+            folded.byteswap()
+        table._folded = frozenset(folded)
         return table
 
     def symbols(self) -> Sequence[ElfSymbol]:
@@ -363,12 +374,17 @@ class SymbolTable:
     def shared_by_functions(self, address: int) -> bool:
         """Whether several function symbols start at `address` (aliases, or functions gcc
         folded into one body: -fipa-icf)."""
-        if self._folded is None and self._real is None and self._columns is not None:
-            self._folded = self._columns.function_starts_shared()
-        elif self._folded is None:
-            starts = Counter(e[0] for e in self._entries if e[3] == "func")
-            self._folded = frozenset(start for start, count in starts.items() if count > 1)
+        if self._folded is None:
+            self._folded = self._shared_starts()
         return address in self._folded
+
+    def _shared_starts(self) -> frozenset[int]:
+        if self._folded is not None:
+            return self._folded
+        if self._real is None and self._columns is not None:
+            return self._columns.function_starts_shared()
+        starts = Counter(e[0] for e in self._entries if e[3] == "func")
+        return frozenset(start for start, count in starts.items() if count > 1)
 
     def _same_section(self, shndx: int, address: int) -> bool:
         bounds = self._sections.get(shndx)

@@ -29,7 +29,7 @@ class PackedColumns:
     def __init__(
         self, packed: PackedTable, kind_names: Sequence[str], binding_names: Sequence[str]
     ) -> None:
-        text, raw, flags, count, _sections, order, starts = packed
+        text, raw, flags, count, _sections, order, starts, _folded = packed
         self.packed = packed
         self.count = count  # real symbols; the rest are PLT stubs
         self._text = text

@@ -62,7 +62,20 @@ def test_the_packed_table_keeps_where_each_name_starts() -> None:
     text, starts = table[0], symtab._words32(table[6])
     assert [text[start:].split("\0", 1)[0] for start in starts] == text.split("\0")
     assert symtab.is_packed_table(table)
-    assert not symtab.is_packed_table((*table[:6], table[6][:-4]))  # one name short
-    assert not symtab.is_packed_table((*table[:6], b"\1\0\0\0" + table[6][4:]))  # not at 0
-    assert not symtab.is_packed_table((*table[:6], table[6][:-4] + (len(text) + 1).to_bytes(4, "little")))
+    assert not symtab.is_packed_table((*table[:6], table[6][:-4], table[7]))  # one name short
+    assert not symtab.is_packed_table((*table[:6], b"\1\0\0\0" + table[6][4:], table[7]))  # not at 0
+    past_the_end = table[6][:-4] + (len(text) + 1).to_bytes(4, "little")
+    assert not symtab.is_packed_table((*table[:6], past_the_end, table[7]))
     assert not symtab.is_packed_table(table[:6])  # the format before: rebuilt
+
+
+def test_the_packed_table_keeps_where_several_functions_start() -> None:
+    """The addresses several function symbols share are stored with the table, not found
+    again by sorting every function's address at the first question."""
+    whole = SymbolTable(ENTRIES, SECTIONS, STUBS)
+    table = whole.packed()
+    assert symtab._words32(table[7]).tolist() == [0x1100, 0]  # 64-bit little-endian: 0x1100
+    packed = SymbolTable.from_packed(table)
+    assert packed._folded == frozenset({0x1100})
+    assert [packed.shared_by_functions(a) for a in ADDRESSES] == [whole.shared_by_functions(a) for a in ADDRESSES]
+    assert not symtab.is_packed_table((*table[:7], table[7][:-1]))  # not whole 64-bit words
