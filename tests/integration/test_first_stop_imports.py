@@ -87,6 +87,7 @@ _NOT_AT_A_FIRST_STOP = (
     "aliceserver.debuggers.symbols.dwarf.class_decls",  # a class's declarations (ptype)
     "aliceserver.debuggers.remote.hostio",  # a stub's files (target: sysroot)
     "aliceserver.debuggers.remote.packets",
+    "elftools.elf.enums",  # the names of machines other than x86-64 and AArch64
 )
 # Imported by the MI front end's start (it holds the program's file before `run`; its
 # `skip` command reads the skip list; its register commands format x87 values), not by

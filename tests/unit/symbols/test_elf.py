@@ -338,3 +338,15 @@ def test_corrupt_files_raise_only_our_errors(
         image.symbol_at(image.entry)
     except (TargetError, Unsupported):
         pass
+
+
+def test_type_and_machine_names_are_pyelftools_ones() -> None:
+    """The ELF type and machine names are pyelftools' (the machines other than those
+    debugged here from its table, imported when one is met)."""
+    from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE
+
+    from aliceserver.debuggers.symbols import _elfread
+
+    assert _elfread._TYPES == {v: n for n, v in ENUM_E_TYPE.items() if not n.startswith("_")}
+    machines = {v: n for n, v in ENUM_E_MACHINE.items() if not n.startswith("_")}
+    assert [_elfread.machine_name(n) for n in range(400)] == [machines.get(n, str(n)) for n in range(400)]
