@@ -144,7 +144,7 @@ class SectionPrefetch:
         try:
             dwarf.inflate_ahead(_STRINGS)
             needles = [n for name in names for n in mention_needles(dwarf, name) or ()]
-        except AliceError as error:
+        except (AliceError, OSError, ValueError) as error:  # its askers search themselves
             log.debug("%s not searched ahead: %s", dwarf.path, error)
             return []
         return mentions.plan(dwarf, needles)
