@@ -222,7 +222,13 @@ class SymbolQueries:
             found = []
             for module, info in self._source.debug_infos():
                 symbols = self._source.module_symbols(module)
-                for _name, link, size in info.image.function_symbols():
+                listed = info.image.function_symbols()
+                made: dict[int, FunctionDeclaration] = {}
+                # By address: each function's DIEs are read in the order they are stored,
+                # which pyelftools' sorted cache of a unit's DIEs takes at its end (in the
+                # symbol table's order, rbreak . moved 30,000 entries' worth 30,000 times).
+                for index in sorted(range(len(listed)), key=lambda i: listed[i][1]):
+                    _name, link, size = listed[index]
                     match = info.function_at(link)
                     if match is None or match.file is None or match.low != link or not size:
                         continue  # no line info: startup code, PLT stubs, .cold parts
@@ -231,7 +237,8 @@ class SymbolQueries:
                         continue
                     declaration = _declaration(symbols, name, link + module.base, module.base)
                     source = SourcePosition(match.file, match.line or 0)
-                    found.append(FunctionDeclaration(name, link + module.base, declaration, source))
+                    made[index] = FunctionDeclaration(name, link + module.base, declaration, source)
+                found += [made[index] for index in sorted(made)]  # the table's order, as before
             found.sort(key=lambda f: (f.source.path if f.source else "", f.name))
             return found
 
