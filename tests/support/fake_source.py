@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers import model as m
@@ -17,6 +17,7 @@ from aliceserver.errors import ProtocolError, TargetError, Unsupported
 if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
 
+T = TypeVar("T")
 _TERM = re.compile(r"\s*(\$[a-z0-9]+|0x[0-9a-fA-F]+|\d+)\s*")
 
 
@@ -102,6 +103,9 @@ class FakeSourceLevel:
 
     def section_symbol(self, address: int) -> m.SectionSymbol | None:
         return None  # a simulated program has no ELF sections
+
+    def batch(self, fn: Callable[[], T]) -> T:
+        return fn()  # no engine thread to hand calls to
 
     def function_declarations(self, pattern: str) -> list[m.FunctionDeclaration]:
         return []  # its functions have no debug info
