@@ -62,6 +62,7 @@ KEEPS_STATE = frozenset({
     "insert_watchpoint", "remove_watchpoint", "watchpoints", "expression_condition",
     "breakpoint_condition", "condition_problem", "watch_expression", "watch_scope",
     "write_core", "source_paths", "trace_calls", "untrace_calls",
+    "batch",  # its calls are routed each on its own
 })  # fmt: skip
 
 # Variable references the live engine handed out (a call's or a write's value), told from
