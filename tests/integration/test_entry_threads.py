@@ -13,8 +13,8 @@ import pytest
 
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder
-from tests.support.mi_client import MiClient, mi_stopped_at
-from tests.support.mi_grammar import List, Tuple
+from tests.support.mi_client import MiClient, mi_stopped_at, thread_info_frames
+from tests.support.mi_grammar import List
 
 pytestmark = [
     pytest.mark.skipif(
@@ -32,17 +32,10 @@ def prog(builder: Builder) -> Path:
 def _spinning(mi: MiClient) -> list[tuple[str, ...]]:
     """Each thread in spin: its -thread-info arguments, then -stack-list-arguments' with
     entry values (gdb's NAME@entry), sorted."""
-    threads = mi.ok("-thread-info").results["threads"]
-    assert isinstance(threads, List)
     seen = []
-    for thread in threads.values:
-        assert isinstance(thread, Tuple)
-        frame = thread["frame"]
-        if not isinstance(frame, Tuple) or str(frame["func"]) != "spin":
+    for thread, frame, shown in thread_info_frames(mi):
+        if str(frame["func"]) != "spin":
             continue
-        args = frame["args"]
-        assert isinstance(args, List)
-        shown = [f"{a['name']}={a['value']}" for a in args.values if isinstance(a, Tuple)]
         listed = mi.ok(f"-stack-list-arguments --thread {thread['id']} 1 0 0").results["stack-args"]
         seen.append((*shown, str(listed.values) if isinstance(listed, List) else ""))
     return sorted(seen)

@@ -10,8 +10,7 @@ import pytest
 
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder
-from tests.support.mi_client import MiClient, mi_stopped_at
-from tests.support.mi_grammar import List, Tuple
+from tests.support.mi_client import MiClient, mi_stopped_at, thread_info_frames
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -23,16 +22,7 @@ def prog(builder: Builder) -> Path:
 
 def _arguments(mi: MiClient) -> list[str]:
     """Frame 0's arguments as -thread-info shows them, then -stack-list-arguments'."""
-    threads = mi.ok("-thread-info").results["threads"]
-    assert isinstance(threads, List)
-    seen = []
-    for thread in threads.values:
-        assert isinstance(thread, Tuple)
-        frame = thread["frame"]
-        assert isinstance(frame, Tuple)
-        args = frame["args"]
-        assert isinstance(args, List)
-        seen += [f"{a['name']}={a['value']}" for a in args.values if isinstance(a, Tuple)]
+    seen = [shown for _, _, args in thread_info_frames(mi) for shown in args]
     listed = mi.ok("-stack-list-arguments 1 0 0").results["stack-args"]
     return [*seen, str(listed)]
 

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from tests.support.mi_grammar import PROMPT, Record, check_transcript, parse_record
+from tests.support.mi_grammar import PROMPT, List, Record, Tuple, check_transcript, parse_record
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PATIENCE = 60.0
@@ -147,3 +147,19 @@ def mi_stopped_at(program: Path, location: str, cwd: Path, *, gdb: bool) -> Iter
         yield mi
     finally:
         mi.close()
+
+
+def thread_info_frames(mi: MiClient) -> list[tuple[Tuple, Tuple, list[str]]]:
+    """-thread-info's threads: each one's record, its frame, and the frame's arguments as
+    NAME=VALUE."""
+    threads = mi.ok("-thread-info").results["threads"]
+    assert isinstance(threads, List)
+    frames = []
+    for thread in threads.values:
+        assert isinstance(thread, Tuple)
+        frame = thread["frame"]
+        assert isinstance(frame, Tuple)
+        args = frame["args"]
+        assert isinstance(args, List)
+        frames.append((thread, frame, [f"{a['name']}={a['value']}" for a in args.values if isinstance(a, Tuple)]))
+    return frames
