@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from aliceserver.debuggers.arch import xsave_layout as layout
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.symbols.dwarf import x86_registers as x86
 
@@ -60,30 +61,19 @@ def x87_controls(fx: bytes) -> dict[int, bytes]:
             x86.MXCSR: fx[24:28]}  # fmt: skip
 
 
-# AVX-512's XSAVE components, contiguous and last but PKRU: opmask k0-7 (64 bytes), the
-# upper halves of zmm0-15 (512), zmm16-31 whole (1024). Where they start depends on the CPU
-# (Intel 1088 after MPX's, AMD Zen 4 832), so they are found from the area's end as gdb's
-# i387_guess_xsave_layout does.
-_AVX512_SIZE = 64 + 512 + 1024
-_AVX512_BITS = 0xE0
-_PKRU_BIT, _PKRU_SIZE = 1 << 9, 8
-_XCR0_OFFSET = 464  # where Linux leaves XCR0 in FXSAVE's software-reserved bytes
-
-
 def avx512_offsets(xstate: bytes) -> tuple[int, int, int] | None:
     """Where k0-7, zmm0-15's upper halves and zmm16-31 start in a standard-format XSAVE
-    area, or None where the machine has no AVX-512."""
-    xcr0 = int.from_bytes(xstate[_XCR0_OFFSET : _XCR0_OFFSET + 8], "little")
-    end = len(xstate) - (_PKRU_SIZE if xcr0 & _PKRU_BIT else 0)
-    if xcr0 & _AVX512_BITS != _AVX512_BITS or end - _AVX512_SIZE < _YMM_HIGH_OFFSET + 256:
+    area (arch/xsave_layout.py), or None where the machine has no AVX-512."""
+    found = layout.offsets(xstate)
+    if not all(bit in found for bit in (layout.OPMASK, layout.ZMM_HIGH, layout.HI16_ZMM)):
         return None
-    k_offset = end - _AVX512_SIZE
-    return k_offset, k_offset + 64, k_offset + 64 + 512
+    return found[layout.OPMASK], found[layout.ZMM_HIGH], found[layout.HI16_ZMM]
 
 
 def extended_registers(xstate: bytes) -> dict[int, bytes]:
-    """ymm0-15 and, where the machine has AVX-512, k0-7, xmm16-31, ymm16-31 and zmm0-31,
-    by the numbers of symbols/dwarf/x86_registers.py; empty without AVX."""
+    """ymm0-15, pkru where the machine has it and, where it has AVX-512, k0-7, xmm16-31,
+    ymm16-31 and zmm0-31, by the numbers of symbols/dwarf/x86_registers.py; empty without
+    AVX."""
     if len(xstate) < _YMM_HIGH_OFFSET + 256:
         return {}
     bv = int.from_bytes(xstate[_XSTATE_BV_OFFSET : _XSTATE_BV_OFFSET + 8], "little")
@@ -94,6 +84,9 @@ def extended_registers(xstate: bytes) -> dict[int, bytes]:
     xmm = [xstate[160 + 16 * i : 176 + 16 * i] for i in range(16)]
     ymm = [xmm[i] + part(2, _YMM_HIGH_OFFSET + 16 * i, 16) for i in range(16)]
     found = {x86.YMM0 + i: ymm[i] for i in range(16)}
+    places = layout.offsets(xstate)
+    if layout.PKRU in places:
+        found[x86.PKRU] = part(layout.PKRU, places[layout.PKRU], 4)
     offsets = avx512_offsets(xstate)
     if offsets is None:
         return found
@@ -104,7 +97,6 @@ def extended_registers(xstate: bytes) -> dict[int, bytes]:
         whole = part(7, hi16_offset + 64 * i, 64)
         found.update({x86.ZMM0 + 16 + i: whole, x86.YMM0 + 16 + i: whole[:32], x86.XMM16 + i: whole[:16]})
     return found
-
 
 
 def vector_registers(fx: bytes, xstate: bytes) -> VectorRegisters:

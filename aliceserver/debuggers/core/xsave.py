@@ -1,37 +1,41 @@
-"""The XSAVE area in its standard (Intel) format, the one gdb 13 expects in NT_X86_XSTATE.
+"""The XSAVE area in its standard (Intel) format and gdb 13's size, the one gdb 13 expects
+in NT_X86_XSTATE.
 
-Linux hands out a thread's XSAVE area in the CPU's own layout: on AMD Zen 4 the AVX-512
-components follow AVX directly (no MPX hole) and the area is 2432 bytes, where gdb 13 sizes
-it from XCR0 alone (2688 with AVX-512) and drops a shorter one ("Section `.reg-xstate/N' in
-core file too small"), losing fs_base, ymm and zmm. gdb's own gcore writes the standard
-format; so does this, finding the AVX-512 components from the area's end as the engine does
-(ptrace/registers.py, gdb's i387_guess_xsave_layout)."""
+Linux hands out a thread's XSAVE area in the CPU's own layout and size: on AMD Zen 4 the
+AVX-512 components follow AVX directly (no MPX hole) and the area is 2440 bytes; with AMX
+(Intel Sapphire Rapids) the tile state follows PKRU and the area is 11008 bytes, even for a
+process that never asked for AMX. gdb 13 sizes the note from XCR0's components it knows
+(X86_XSTATE_SIZE: 2696 with PKRU), drops a shorter one ("Section `.reg-xstate/N' in core
+file too small", losing fs_base, ymm and zmm) and warns of a longer one ("Unexpected size of
+section"). gdb's own gcore writes the standard format at that size with XCR0 masked to
+those components; so does this, finding each component where the CPU keeps it
+(arch/xsave_layout.py)."""
 
 from __future__ import annotations
 
-_XCR0_OFFSET = 464  # where Linux leaves XCR0 in FXSAVE's software-reserved bytes
-_AVX512_BITS = 0xE0  # opmask, ZMM_Hi256, Hi16_ZMM
-_PKRU_BIT = 1 << 9
-_AVX512_SIZE = 64 + 512 + 1024
-_AVX_END = 576 + 256
-_STANDARD_AVX512 = 1088  # opmask's offset in the standard format (after MPX's 128 bytes)
-_PKRU_SIZE = 8
+from aliceserver.debuggers.arch import xsave_layout as layout
+
+_GDB_KNOWN = 0x2FF  # x87, SSE, AVX, MPX's two, AVX-512's three, PKRU: X86_XSTATE_ALL_MASK
+_LEGACY_AND_HEADER = 576
+_MPX = (832, 1088)  # MPX's components (Intel only, so always at Intel's offsets)
+_XSTATE_BV = 512
 
 
 def standard_xstate(xstate: bytes) -> bytes:
-    """`xstate` with its AVX-512 and PKRU components moved to their standard offsets; as
-    given when it is already standard, has no AVX-512, or its layout cannot be told."""
-    if len(xstate) < _AVX_END:
+    """`xstate` with its components at their standard offsets, cut to gdb 13's size for
+    its XCR0 and that XCR0 and XSTATE_BV masked to what gdb knows; as given without XCR0
+    (a machine without XSAVE's software bytes)."""
+    if len(xstate) < _LEGACY_AND_HEADER or not layout.xcr0(xstate):
         return xstate
-    xcr0 = int.from_bytes(xstate[_XCR0_OFFSET : _XCR0_OFFSET + 8], "little")
-    if xcr0 & _AVX512_BITS != _AVX512_BITS:
-        return xstate
-    pkru = _PKRU_SIZE if xcr0 & _PKRU_BIT else 0
-    end = len(xstate) - pkru
-    avx512_at = end - _AVX512_SIZE
-    if avx512_at == _STANDARD_AVX512 or avx512_at < _AVX_END:
-        return xstate
-    standard = bytearray(xstate[:_AVX_END].ljust(_STANDARD_AVX512, b"\0"))
-    standard += xstate[avx512_at:end]
-    standard += xstate[end:]
+    enabled = layout.xcr0(xstate) & _GDB_KNOWN
+    places = layout.offsets(xstate)
+    standard = bytearray(xstate[:_LEGACY_AND_HEADER].ljust(layout.standard_size(enabled), b"\0"))
+    if enabled & 0x18 and len(xstate) >= _MPX[1]:
+        standard[_MPX[0] : _MPX[1]] = xstate[_MPX[0] : _MPX[1]]
+    for bit, offset in places.items():
+        size = layout.SIZES[bit]
+        standard[layout.INTEL[bit] : layout.INTEL[bit] + size] = xstate[offset : offset + size]
+    standard[layout.XCR0_OFFSET : layout.XCR0_OFFSET + 8] = enabled.to_bytes(8, "little")
+    bv = int.from_bytes(xstate[_XSTATE_BV : _XSTATE_BV + 8], "little") & _GDB_KNOWN
+    standard[_XSTATE_BV : _XSTATE_BV + 8] = bv.to_bytes(8, "little")
     return bytes(standard)

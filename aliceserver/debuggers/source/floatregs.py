@@ -65,6 +65,10 @@ class FloatRegisters:
     def has_avx512(self) -> bool:
         return self._bytes(x86_registers.K0) is not None
 
+    @property
+    def has_pkru(self) -> bool:
+        return self._bytes(x86_registers.PKRU) is not None
+
     def described(self, name: str) -> tuple[Type, bytes] | None:
         return None if self.read_described is None else self.read_described(name)
 

@@ -94,7 +94,7 @@ class RegisterLists:
         `$eax` itself reads them in gdb 13."""
         where = self._places.get((name, avx512))
         if where is None:
-            spec = x86_registers.lookup(name, lambda: avx512)
+            spec = x86_registers.lookup(name, lambda: avx512, lambda: True)  # no pkru: no bytes
             if spec is None:
                 return None
             size = strip(spec.make()).size

@@ -130,6 +130,10 @@ class FrameView:
     def has_avx512(self) -> bool:
         return self.floats is not None and self.floats.has_avx512
 
+    @property
+    def has_pkru(self) -> bool:
+        return self.floats is not None and self.floats.has_pkru
+
     def described_register(self, name: str) -> tuple[Type, bytes] | None:
         """Register `name` as the target's description types it (the thread's, every frame)."""
         return None if self.floats is None else self.floats.described(name)

@@ -28,7 +28,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
 
 XMM0, ST0, MXCSR, FCTRL, FSTAT, XMM16, K0 = 17, 33, 64, 65, 66, 67, 118  # DWARF numbers
 PRIVATE = 0x1000  # registers without a DWARF number
-ORIG_RAX, FTAG, FISEG, FIOFF, FOSEG, FOOFF, FOP = range(PRIVATE, PRIVATE + 7)
+ORIG_RAX, FTAG, FISEG, FIOFF, FOSEG, FOOFF, FOP, PKRU = range(PRIVATE, PRIVATE + 8)
 YMM0 = PRIVATE + 0x100  # ymm0-31: 32 bytes each
 ZMM0 = PRIVATE + 0x200  # zmm0-31: 64 bytes each
 
@@ -109,10 +109,12 @@ def pseudo_view(name: str) -> tuple[str, int, int] | None:
     return _PSEUDO.get(name)
 
 
-def lookup(name: str, avx512: Callable[[], bool]) -> RegisterSpec | None:
+def lookup(name: str, avx512: Callable[[], bool], pkru: Callable[[], bool] = lambda: False) -> RegisterSpec | None:
     """gdb's register `name` on x86-64 Linux, or None (then `$name` is a convenience
-    variable). AVX-512's registers exist only where the machine has them (asked only for
-    names that need it: it reads the XSAVE area), as in gdb."""
+    variable). AVX-512's registers and PKU's pkru exist only where the machine has them
+    (asked only for names that need it: it reads the XSAVE area), as in gdb."""
+    if name == "pkru":
+        return RegisterSpec(name, PKRU, lambda: _int("uint32_t", 4, signed=False)) if pkru() else None
     if name in ("pc", "rip"):
         return RegisterSpec(name, 16, code_pointer)
     if name in ("sp", "fp", "rsp", "rbp"):
@@ -169,7 +171,7 @@ def name_of(regno: int) -> str | None:
             return f"xmm{regno - XMM16 + 16}"
         if base <= regno < base + count:
             return f"{kind}{regno - base}"
-    named = {MXCSR: "mxcsr", ORIG_RAX: "orig_rax", **{v: k for k, v in _X87_CONTROL.items()}}
+    named = {MXCSR: "mxcsr", ORIG_RAX: "orig_rax", PKRU: "pkru", **{v: k for k, v in _X87_CONTROL.items()}}
     return named.get(regno)
 
 

@@ -69,3 +69,8 @@ class VectorExtensions(Protocol):
 
 def has_avx512(ctx: FrameContext) -> bool:
     return isinstance(ctx, VectorExtensions) and ctx.has_avx512
+
+
+def has_pkru(ctx: FrameContext) -> bool:
+    """The machine has PKU's pkru (its XSAVE area holds the component)."""
+    return bool(getattr(ctx, "has_pkru", False))

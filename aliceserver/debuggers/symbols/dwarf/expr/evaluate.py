@@ -30,6 +30,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import (
     KnowsConstants,
     ThreadRegisters,
     has_avx512,
+    has_pkru,
     minimal_function,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call, operator
@@ -335,7 +336,7 @@ class Evaluator:
             if name == aarch64_registers.FRAME_BASE:  # gdb's frame base, not x29
                 return self._aarch64_frame_base()
         else:
-            spec = x86_registers.lookup(name, lambda: has_avx512(self.ctx))
+            spec = x86_registers.lookup(name, lambda: has_avx512(self.ctx), lambda: has_pkru(self.ctx))
         described = self._described(name)
         if described is not None and spec is None:  # the description's alone (SVE's z0)
             number = getattr(self.ctx, "described_regno", None)
