@@ -41,6 +41,7 @@ class _Machine:
 
     avx512: bool
     avx: bool
+    pkru: bool = False
 
     def vectors(self) -> tuple[str, ...]:
         """The vector group's registers after mxcsr: the widest ones the machine has."""
@@ -63,7 +64,7 @@ class _Machine:
         if name == "vector":
             return (xmms[:16] if sse_only else ()) + ("mxcsr",) + (() if sse_only else self.vectors())
         if name == "all":
-            kmasks = tuple(f"k{i}" for i in range(8)) if self.avx512 else ()
+            kmasks = (tuple(f"k{i}" for i in range(8)) if self.avx512 else ()) + ("pkru",) * self.pkru
             return (GENERAL + _FLOAT + (xmms[:16] if sse_only else ()) + ("mxcsr",) + kmasks
                     + (() if sse_only else self.vectors()))  # fmt: skip
         if name == "sse":
@@ -95,12 +96,14 @@ class _Described:
 
 
 def _machine(ctx: Context, tid: int) -> _Machine:
-    avx, avx512 = vector_extensions(ctx.session, tid)
-    return _Machine(avx512, avx)
+    avx, avx512, pkru = vector_extensions(ctx.session, tid)
+    return _Machine(avx512, avx, pkru)
 
 
 def _known(machine: _Machine, name: str) -> bool:
-    if name in GENERAL or name in _FLOAT or name in _SYSTEM or name in _USER or name == "mxcsr":
+    if name in GENERAL or name in _FLOAT or name in _SYSTEM or name in _USER or name == "mxcsr" or (
+        name == "pkru" and machine.pkru
+    ):
         return True
     for prefix, count in (("xmm", 32 if machine.avx512 else 16), ("ymm", 32 if machine.avx512 else 16 if machine.avx else 0),
                           ("zmm", 32 if machine.avx512 else 0), ("k", 8 if machine.avx512 else 0)):  # fmt: skip
@@ -122,7 +125,7 @@ def _is_pseudo(name: str) -> bool:
 
 def is_register_name(name: str) -> bool:
     """`$name` reads a register on some x86-64 machine (not a convenience variable)."""
-    return _known(_Machine(avx512=True, avx=True), name)
+    return _known(_Machine(avx512=True, avx=True, pkru=True), name)
 
 
 def info_registers(ctx: Context, text: str, print_all: bool = False) -> None:

@@ -72,8 +72,9 @@ def _x86_names(session: MiSession) -> tuple[str, ...]:
     return session.machine_registers[1]
 
 
-def vector_extensions(session: MiSession, tid: int) -> tuple[bool, bool]:
-    """Whether thread `tid`'s machine has AVX and AVX-512 (as its description would say)."""
+def vector_extensions(session: MiSession, tid: int) -> tuple[bool, bool, bool]:
+    """Whether thread `tid`'s machine has AVX, AVX-512 and PKU's pkru (as its description
+    would say)."""
     # The evaluator knows AVX-512's registers only where the machine has them ($k0 is
     # otherwise an empty convenience variable); AVX shows in the kernel's xstate.
     try:
@@ -84,7 +85,11 @@ def vector_extensions(session: MiSession, tid: int) -> tuple[bool, bool]:
         avx = bool(session.debugger.read_vector_registers(tid).ymm)
     except AliceError:
         avx = False
-    return avx, avx512
+    try:
+        pkru = session.evaluate("$pkru", tid=tid, level=0).type != "void"
+    except AliceError:
+        pkru = False
+    return avx, avx512, pkru
 
 
 def evaluates_registers(session: MiSession) -> bool:

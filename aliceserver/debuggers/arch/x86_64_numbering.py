@@ -85,12 +85,12 @@ FIXED_COUNT = sum(len(names) for _feature, names in _FIXED)  # gdb's amd64-linux
 FIRST_PSEUDO = _BYTES[0]
 
 
-def machine_names(avx: bool, avx512: bool) -> tuple[str, ...]:
+def machine_names(avx: bool, avx512: bool, pkru: bool = False) -> tuple[str, ...]:
     """gdb's numbering on a native x86-64 Linux process, whose description gdb builds from
-    the machine's XSAVE features (amd64_linux_read_description): SSE, and AVX, AVX-512
-    where it has them."""
+    the machine's XSAVE features (amd64_linux_read_description): SSE, and AVX, AVX-512,
+    PKU's pkeys where it has them."""
     features = ["core", "sse", "segments", "linux"]
-    features += ["avx"] * avx + ["avx512"] * avx512
+    features += ["avx"] * avx + ["avx512"] * avx512 + ["pkeys"] * pkru
     return register_names(
         Described(name, _FEATURE + short)
         for short, fixed in _FIXED
