@@ -1,0 +1,26 @@
+"""Where gdb 13 cannot be the oracle of a register write.
+
+gdb 13.1 (and its gdbserver) writes a thread's x87, SSE and AVX registers back through
+PTRACE_SETREGSET NT_X86_XSTATE with a buffer of its own fixed size (2696 bytes: up to
+PKRU); on a CPU whose XSAVE area is larger (Intel AMX's XTILECFG and XTILEDATA: 11008
+bytes) the kernel refuses it (EFAULT) and the register keeps its value. gdb then prints
+`GDB_WRITE_ERROR`, gdbserver `GDBSERVER_WRITE_ERROR` on its stderr. There a test checks our
+output against the values the test wrote and the process then holds; wherever gdb's writes
+work it stays the oracle. Nothing here names a CPU: gdb's own error tells.
+"""
+
+from __future__ import annotations
+
+GDB_WRITE_ERROR = "Couldn't write extended state status: Bad address."
+GDBSERVER_WRITE_ERROR = "Warning: ptrace(regsets_store_inferior_registers): Bad address"
+
+
+def gdb_could_not_write(*texts: str) -> bool:
+    """Whether gdb printed its XSAVE write error (a register write refused) in any of TEXTS."""
+    return any(line == GDB_WRITE_ERROR for text in texts for line in text.splitlines())
+
+
+def gdbserver_could_not_write(stderr: bytes | str) -> bool:
+    """Whether gdbserver warned that it could not store the XSAVE registers."""
+    text = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
+    return GDBSERVER_WRITE_ERROR in text
