@@ -6,14 +6,16 @@ program's other thread stays stopped while it runs."""
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
-from tests.support.build import Builder, marker_line
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.gdb import gdb_env, run_gdb
+from tests.support.gdb_calls import expected_outputs, gdb_could_not_call
 from tests.support.mi_console import console_at
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
@@ -45,7 +47,12 @@ def test_argument_and_return_classes_like_gdb(program: Path) -> None:
         "print twice_ptr(4)", "print (*twice_ptr)(5)", "print abs(-3)", "print add(1, 2) + add(3, 4)",
         "whatis add(1, 2)", "print sizeof(make_big(1))", "print calls_made",
     ]  # fmt: skip
-    expected = gdb_outputs(program, at_main(), commands)
+    # What infcall.c's functions return, calls_made counting add's calls and bump's steps.
+    known = ["$1 = 22", "$2 = 3", "", "$3 = void", "$4 = 4", "$5 = 204", "$6 = 3", "$7 = 1.5", "$8 = 97 'a'",
+             "$9 = 120 'x'", "$10 = 0 '\\000'", "$11 = {a = 1, b = 2}", "$12 = {l = 7, d = 1.25}",
+             "$13 = {v = {5, 6, 7, 8}}", "$14 = 7", "$15 = 5.5", "$16 = 46", "$17 = 4", "$18 = 8", "$19 = 10",
+             "$20 = 3", "$21 = 10", "type = int", "$22 = 32", "$23 = 6"]  # fmt: skip
+    expected = expected_outputs(gdb_outputs(program, at_main(), commands), dict(enumerate(known)), whole=True)
     assert expected[0] == "$1 = 22" and expected[2] == ""  # the oracle ran: call of void prints nothing
     assert console_at(program, at_main(), commands, gdb_env()) == expected
 
@@ -55,7 +62,7 @@ def test_errors_like_gdb(program: Path) -> None:
     # before libc's IFUNC, so it asks for a cast; cast, the call runs.
     commands = ["print add(1)", "print x(1)", "print p(1)", "print (int)getpid() > 0", "print pair_sum(1)",
                 "print strlen(msg)", "print strlen(\"abc\")", "print (long)strlen(\"hello\")"]  # fmt: skip
-    expected = gdb_outputs(program, at_main(), commands)
+    expected = expected_outputs(gdb_outputs(program, at_main(), commands), {3: "$1 = 1", 7: "$2 = 5"})
     assert expected[0] == "Too few arguments in function call."
     assert console_at(program, at_main(), commands, gdb_env()) == expected
 
@@ -93,8 +100,14 @@ def test_a_call_that_stops_or_faults_like_gdb(program: Path) -> None:
     inside = f"{SOURCE}:{marker_line(SOURCE, 'in_stops')}"
     commands = [f"break {inside}", "print stops(1) + 1", "frame", "continue", "print x", "print crashes(0)",
                 "frame"]  # fmt: skip
-    expected = gdb_outputs(program, at_main(), commands)
+    gdbs = gdb_outputs(program, at_main(), commands)
+    line = marker_line(SOURCE, "in_stops")
+    known = {0: gdbs[0], 3: gdbs[3], 1: STOPPED.format("stops"), 2: frame_text("stops (x=1)", line), 4: "$1 = 20",
+             5: SIGNALED.format("crashes"), 6: frame_text("crashes (p=0x0)", line + 2)}  # fmt: skip
+    expected = expected_outputs(gdbs, known, whole=True)
     got = console_at(program, at_main(), commands, gdb_env())
+    if gdb_could_not_call(*gdbs):  # the faulting instruction's address is the compiler's
+        got[6] = re.sub(r"#0  0x[0-9a-f]{16} in ", "#0  ", got[6])
     assert "stopped while in a function called from GDB" in expected[1]
     assert "signaled while in a function called from GDB" in expected[5]
     # gdb's driver does not capture the stop's own lines; the console shows them first.
@@ -108,6 +121,28 @@ def test_a_call_that_stops_or_faults_like_gdb(program: Path) -> None:
 
 def _error_part(text: str) -> str:
     return text[text.index("The program being debugged") :]
+
+
+# gdb 13's words where a call stops (infcall.c's call_function_by_hand), for the hosts where
+# gdb cannot call (tests/support/gdb_calls.py).
+STOPPED = (
+    "The program being debugged stopped while in a function called from GDB.\n"
+    "Evaluation of the expression containing the function\n({}) will be abandoned.\n"
+    "When the function is done executing, GDB will silently stop."
+)
+SIGNALED = (
+    "The program being debugged was signaled while in a function called from GDB.\n"
+    "GDB remains in the frame where the signal was received.\n"
+    'To change this behavior use "set unwindonsignal on".\n'
+    "Evaluation of the expression containing the function\n({}) will be abandoned.\n"
+    "When the function is done executing, GDB will silently stop."
+)
+
+
+def frame_text(function: str, line: int) -> str:
+    """`frame`'s two lines for FUNCTION at infcall.c's LINE."""
+    path = PROGRAMS_DIR / SOURCE
+    return f"#0  {function} at {path}:{line}\n{line}\t{path.read_text().splitlines()[line - 1]}"
 
 
 
@@ -131,7 +166,17 @@ def test_unwindonsignal_and_may_call_functions_like_gdb(program: Path) -> None:
     commands = ["show unwindonsignal", "show may-call-functions", "set unwindonsignal on", "show unwindonsignal",
                 "print crashes(0)", "frame", "print add(1, 2)", "set may-call-functions off", "print add(1, 2)",
                 "call bump(1)", "print x", "set may-call-functions on", "print add(2, 2)"]  # fmt: skip
-    expected = gdb_outputs(program, at_main(), commands)
+    gdbs = gdb_outputs(program, at_main(), commands)
+    restored = (
+        "The program being debugged was signaled while in a function called from GDB.\n"
+        "GDB has restored the context to what it was before the call.\n"
+        'To change this behavior use "set unwindonsignal off".\n'
+        "Evaluation of the expression containing the function\n(crashes) will be abandoned."
+    )
+    known = {i: gdbs[i] for i in (0, 1, 2, 3, 7, 8, 9, 11)}  # no call: gdb's own
+    known |= {4: restored, 5: frame_text("main ()", marker_line(SOURCE, "main")), 6: "$1 = 3",
+              10: "$2 = 20", 12: "$3 = 4"}  # fmt: skip
+    expected = expected_outputs(gdbs, known, whole=True)
     assert expected[8] == "Cannot call functions in the program: may-call-functions is off."
     got = console_at(program, at_main(), commands, gdb_env())
     # gdb shows the signal's stop before unwinding (its driver keeps those lines apart).
