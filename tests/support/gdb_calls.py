@@ -15,12 +15,15 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-GDB_CALL_ERROR = "Couldn't write extended state status: Bad address."
+from tests.support.gdb_xstate import GDB_WRITE_ERROR as GDB_CALL_ERROR
+from tests.support.gdb_xstate import gdb_could_not_write
+
+__all__ = ["GDB_CALL_ERROR", "expected_outputs", "gdb_could_not_call"]
 
 
 def gdb_could_not_call(*texts: str) -> bool:
-    """Whether gdb printed its XSAVE write-back error (in place of a call) in any of TEXTS."""
-    return any(GDB_CALL_ERROR in text for text in texts)
+    """Whether gdb printed its XSAVE write-back error (a call's registers, gdb_xstate.py) in TEXTS."""
+    return gdb_could_not_write(*texts)
 
 
 def expected_outputs(gdbs: Sequence[str], known: Mapping[int, str], whole: bool = False) -> list[str]:
