@@ -15,9 +15,13 @@ GDB_WRITE_ERROR = "Couldn't write extended state status: Bad address."
 GDBSERVER_WRITE_ERROR = "Warning: ptrace(regsets_store_inferior_registers): Bad address"
 
 
+MI_WRITE_ERROR = f'^error,msg="{GDB_WRITE_ERROR}"'
+
+
 def gdb_could_not_write(*texts: str) -> bool:
-    """Whether gdb printed its XSAVE write error (a register write refused) in any of TEXTS."""
-    return any(line == GDB_WRITE_ERROR for text in texts for line in text.splitlines())
+    """Whether gdb printed its XSAVE write error (a register write refused), on the console
+    or as an MI result, in any of TEXTS."""
+    return any(line in (GDB_WRITE_ERROR, MI_WRITE_ERROR) for text in texts for line in text.splitlines())
 
 
 def gdbserver_could_not_write(stderr: bytes | str) -> bool:
