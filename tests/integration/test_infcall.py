@@ -211,7 +211,25 @@ def test_finish_out_of_a_stopped_call_like_gdb(program: Path) -> None:
         return lines[next(i for i, line in enumerate(lines) if "hit Breakpoint 2," in line):]
 
     got = kept(ours(args, program.parent).stdout)
-    assert got == kept(theirs(args, program.parent).stdout)
+    gdbs = theirs(args, program.parent)
+    if gdb_could_not_call(gdbs.stdout, gdbs.stderr):
+        # Each finish pops one frame: halve(3) returns 1.5 into stops(5)'s call, which
+        # returns 6 into stops(1)'s, which returns 2 into main (the value test's own check).
+        def hit(number: int, function: str, line: int) -> list[str]:
+            return ["", f'Thread 1 "infcall" hit Breakpoint {number}, ' + frame_text(function, line)[4:]]
+
+        def finished(function: str, line: int, value: str) -> list[str]:
+            return [*frame_text(function, line)[4:].splitlines(), f"Value returned is {value}"]
+
+        half = next(i for i, text in enumerate((PROGRAMS_DIR / SOURCE).read_text().splitlines(), 1) if " halve(" in text)
+        line, main = marker_line(SOURCE, "in_stops"), marker_line(SOURCE, "main")
+        text = [*hit(2, "stops (x=1)", line), *hit(2, "stops (x=5)", line), *hit(3, "halve (f=3)", half),
+                *finished("stops (x=5)", line, "$1 = 1.5"), *finished("stops (x=1)", line, "$2 = 6"),
+                *finished("main ()", main, "$3 = 2"), frame_text("main ()", main).splitlines()[0]]  # fmt: skip
+        expected = kept("\n".join(text))
+    else:
+        expected = kept(gdbs.stdout)
+    assert got == expected
     assert "Value returned is $3 = 2" in got
 
 
@@ -231,7 +249,16 @@ def test_casts_to_function_pointer_types_like_gdb(program: Path) -> None:
 
     mine, gdbs = ours(args, program.parent), theirs(args, program.parent)
     got = kept(mine.stdout + mine.stderr)
-    assert got == kept(gdbs.stdout + gdbs.stderr)
+    if gdb_could_not_call(gdbs.stdout, gdbs.stderr):
+        # halve(3), scale(2, 1.5), calls_made before any call, twice(4); gdb's other lines
+        # (no call) follow, its value numbers 4 on.
+        lines = normalized(gdbs.stdout + gdbs.stderr).splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("type = "))
+        rest = [re.sub(r"^\$(\d+) =", lambda m: f"${int(m[1]) + 4} =", line) for line in lines[start:]]
+        expected = ["$1 = 1.5", "$2 = 3", "$3 = 0", "$4 = 8", *(line for line in rest if not gdb_could_not_call(line))]
+    else:
+        expected = kept(gdbs.stdout + gdbs.stderr)
+    assert got == expected
     assert "$1 = 1.5" in got
 
 
@@ -247,5 +274,7 @@ def test_a_breakpoint_at_the_called_function_is_hit_like_gdb(program: Path) -> N
 
     mine, gdbs = ours(args, program.parent), theirs(args, program.parent)
     got = kept(mine.stdout + mine.stderr)
-    assert got == kept(gdbs.stdout + gdbs.stderr)
+    # Where gdb cannot write the registers back, its calls still run and stop at add: only
+    # `continue`, popping the first call's frame, fails with that error (silent where it works).
+    assert got == [line for line in kept(gdbs.stdout + gdbs.stderr) if not gdb_could_not_call(line)]
     assert got.count("The program being debugged stopped while in a function called from GDB.") == 2
