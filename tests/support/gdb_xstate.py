@@ -11,6 +11,11 @@ work it stays the oracle. Nothing here names a CPU: gdb's own error tells.
 
 from __future__ import annotations
 
+import os
+import select
+
+from tests.support.gdbserver import GdbServer
+
 GDB_WRITE_ERROR = "Couldn't write extended state status: Bad address."
 GDBSERVER_WRITE_ERROR = "Warning: ptrace(regsets_store_inferior_registers): Bad address"
 
@@ -24,7 +29,14 @@ def gdb_could_not_write(*texts: str) -> bool:
     return any(line in (GDB_WRITE_ERROR, MI_WRITE_ERROR) for text in texts for line in text.splitlines())
 
 
-def gdbserver_could_not_write(stderr: bytes | str) -> bool:
-    """Whether gdbserver warned that it could not store the XSAVE registers."""
-    text = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
-    return GDBSERVER_WRITE_ERROR in text
+def gdbserver_could_not_write(server: GdbServer) -> bool:
+    """Whether gdbserver has warned, so far, that it could not store the XSAVE registers
+    (what it printed since it started listening is read without waiting)."""
+    stderr = server.process.stderr
+    assert stderr is not None
+    while select.select([stderr], [], [], 0)[0]:
+        chunk = os.read(stderr.fileno(), 4096)
+        if not chunk:
+            break
+        server.stderr += chunk
+    return GDBSERVER_WRITE_ERROR.encode() in server.stderr
