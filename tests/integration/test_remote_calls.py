@@ -20,6 +20,7 @@ from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder, marker_line
 from tests.support.build_more import MoreBuilder
 from tests.support.events import EventLog
+from tests.support.gdb_xstate import GDBSERVER_WRITE_ERROR, gdbserver_could_not_write
 from tests.support.gdbserver import gdbserver
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
@@ -34,9 +35,12 @@ def _normalized(text: str) -> str:
     return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
 
 
-def _both(program: Path, commands: Sequence[str], cwd: Path) -> tuple[str, str, str]:
+def _both(
+    program: Path, commands: Sequence[str], cwd: Path, stub_failed: list[bool] | None = None
+) -> tuple[str, str, str]:
     """(gdb's, ours) normalized stdout + stderr of `-batch` COMMANDS after `target remote`
-    to a fresh gdbserver each, and our wire log."""
+    to a fresh gdbserver each, and our wire log; STUB_FAILED gets whether each gdbserver
+    could not store the XSAVE registers (gdb_xstate)."""
     said = []
     log = cwd / "wire.log"
     for run in (theirs, ours):
@@ -45,6 +49,8 @@ def _both(program: Path, commands: Sequence[str], cwd: Path) -> tuple[str, str, 
             logging = ["--log-file", str(log), "--log-level", "DEBUG"] if run is ours else []
             done = run([*logging, "-batch", "-nx", *ex(*lines), str(program)], cwd)
             said.append(_normalized(done.stdout + "\n--stderr--\n" + done.stderr))
+            if stub_failed is not None:
+                stub_failed.append(gdbserver_could_not_write(server))
     return said[0], said[1], log.read_text(errors="replace")
 
 
@@ -197,11 +203,14 @@ def test_finish_out_of_stopped_calls_like_gdb(program: Path, tmp_path: Path) -> 
     # each function returns into its call's frame, popped at once: the value is the one it
     # returned (in rax or xmm0), read before the state before the call is put back
     main, inside = marker_line("infcall.c", "main"), marker_line("infcall.c", "in_stops")
+    stub_failed: list[bool] = []
     gdb, alice, _ = _both(program, [
         f"break infcall.c:{main}", "continue", f"break infcall.c:{inside}", "break halve", "print stops(1)",
         "print stops(5)", "print halve(3)", "finish", "finish", "finish", "bt 1", "kill",
-    ], tmp_path)  # fmt: skip
+    ], tmp_path, stub_failed)  # fmt: skip
     assert alice == gdb
+    if stub_failed[-1]:  # halve's float argument (xmm0) never reached the program: f=0
+        pytest.skip(f"gdbserver cannot store the XSAVE registers on this host: {GDBSERVER_WRITE_ERROR}")
     assert "Value returned is $1 = 1.5" in alice and "Value returned is $3 = 2" in alice
 
 
