@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder
+from tests.support.gdb_calls import assert_like_gdb_calls
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
@@ -48,7 +49,8 @@ def test_print_a_stub_like_gdb(program: Path) -> None:
                 "p solib_step(1)", "p printf", "p 'ab'", "break main", "run", "p solib_step", "p 'solib_step@plt'",
                 "p 'solib_step@plt'(2)", "p (int)'solib_step@plt'(2)", "ptype 'solib_step@plt'",
                 "whatis &'solib_step@plt'", "ptype &'solib_step@plt'", "p 'solib_step@plt' + 1"]  # fmt: skip
-    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    # (int)'solib_step@plt'(2), the first call: the library's counter 2, doubled.
+    got = assert_like_gdb_calls([*ex(*commands), str(program)], program.parent, {8: "4"})
     assert "$1 = {<text variable, no debug info>} 0x" in got.stdout and "type = <unknown return type> ()" in got.stdout
 
 

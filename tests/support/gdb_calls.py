@@ -11,14 +11,18 @@ CPU: the error in gdb's own transcript is what tells.
 
 from __future__ import annotations
 
+import re
+import subprocess
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pytest
 
+from tests.support.batch import normalized, ours, theirs
 from tests.support.gdb_xstate import GDB_WRITE_ERROR as GDB_CALL_ERROR
 from tests.support.gdb_xstate import gdb_could_not_write
 
-__all__ = ["GDB_CALL_ERROR", "expected_outputs", "gdb_could_not_call"]
+__all__ = ["GDB_CALL_ERROR", "expected_outputs", "assert_like_gdb_calls", "gdb_could_not_call", "transcript_with_calls"]
 
 
 def gdb_could_not_call(*texts: str) -> bool:
@@ -40,3 +44,53 @@ def expected_outputs(gdbs: Sequence[str], known: Mapping[int, str], whole: bool 
     if missing:
         pytest.skip(f"gdb cannot call functions on this host: {GDB_CALL_ERROR} (no expectation for {missing})")
     return [known[index] if index in needed else text for index, text in enumerate(gdbs)]
+
+
+def transcript_with_calls(stdout: str, stderr: str, values: Mapping[int, str]) -> tuple[str, str]:
+    """gdb's batch (stdout, stderr) as its calls would have printed them: VALUES maps the
+    value number each failed call takes to the value the program establishes; it goes right
+    after gdb's value number n - 1 (value 1 before gdb's first), gdb's own value lines are
+    renumbered past it, and the error lines leave stderr. Each failed call needs one entry."""
+    errors = sum(1 for line in stderr.splitlines() if gdb_could_not_call(line))
+    assert errors == len(values), f"gdb failed {errors} calls, {len(values)} values given"
+    lines: list[str] = []
+    done: set[int] = set()
+
+    def follow(number: int) -> None:  # the calls' values that come right after NUMBER
+        while number + 1 in values:
+            number += 1
+            lines.append(f"${number} = {values[number]}")
+            done.add(number)
+
+    shift = 0
+    for line in stdout.splitlines():
+        match = re.match(r"\$(\d+) = ", line)
+        if match is None:
+            lines.append(line)
+            continue
+        if not done and 1 in values:
+            follow(0)
+            shift = len(done)
+        number = int(match[1]) + shift
+        lines.append(f"${number} = {line[match.end() :]}")
+        before = len(done)
+        follow(number)
+        shift += len(done) - before
+    assert len(done) == len(values), f"no place for values {sorted(set(values) - done)}"
+    kept = [line for line in stderr.splitlines() if not gdb_could_not_call(line)]
+    return "\n".join(lines), "\n".join(kept)
+
+
+def assert_like_gdb_calls(args: list[str], cwd: Path, values: Mapping[int, str]) -> subprocess.CompletedProcess[str]:
+    """batch.assert_like_gdb, where gdb could not call with VALUES in its calls' place
+    (transcript_with_calls); a last command that was such a call would have exited 0."""
+    args = ["-batch", "-nx", *args]
+    gdbs, got = theirs(args, cwd), ours(args, cwd)
+    stdout, stderr, status = normalized(gdbs.stdout), normalized(gdbs.stderr), gdbs.returncode
+    if gdb_could_not_call(gdbs.stderr):
+        if gdb_could_not_call(gdbs.stderr.rstrip("\n").rsplit("\n", 1)[-1]):
+            status = 0
+        stdout, stderr = transcript_with_calls(stdout, stderr, values)
+    assert (normalized(got.stdout), got.returncode) == (stdout, status)
+    assert normalized(got.stderr) == stderr
+    return got
