@@ -17,6 +17,7 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder
+from tests.support.gdb_calls import assert_like_gdb_calls
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
@@ -52,11 +53,12 @@ def test_stripped_like_gdb(stripped: Path, tmp_path: Path) -> None:
 
 
 def test_console_like_gdb(program: Path, tmp_path: Path) -> None:
-    got = assert_like_gdb([*ex(
+    # (int)twice(3), where gdb cannot call: 3 * 2 + 3 (sink = x), value 21.
+    got = assert_like_gdb_calls([*ex(
         *READS, "info locals", "info scope area", "info scope twice", "break area", "run", *READS, "print (char *)g_name", "x/s &g_name",
         "info locals", "info args", "bt", "bt full", "finish", "info locals", "info args", "info symbol g_shape",
         "info address g_shape",
-    ), str(program)], tmp_path)  # fmt: skip
+    ), str(program)], tmp_path, {21: "9"}, before_next=True)  # fmt: skip
     assert "'g_shape' has unknown type; cast it to its declared type" in got.stderr
     assert "type = <data variable, no debug info>" in got.stdout
 

@@ -46,42 +46,46 @@ def expected_outputs(gdbs: Sequence[str], known: Mapping[int, str], whole: bool 
     return [known[index] if index in needed else text for index, text in enumerate(gdbs)]
 
 
-def transcript_with_calls(stdout: str, stderr: str, values: Mapping[int, str]) -> tuple[str, str]:
+def transcript_with_calls(
+    stdout: str, stderr: str, values: Mapping[int, str], before_next: bool = False
+) -> tuple[str, str]:
     """gdb's batch (stdout, stderr) as its calls would have printed them: VALUES maps the
     value number each failed call takes to the value the program establishes; it goes right
-    after gdb's value number n - 1 (value 1 before gdb's first), gdb's own value lines are
-    renumbered past it, and the error lines leave stderr. Each failed call needs one entry."""
+    after gdb's value n - 1 (BEFORE_NEXT: right before gdb's value that becomes n + 1, as
+    when a line with no value comes between), gdb's value lines are renumbered past it, and
+    the error lines leave stderr. Each failed call needs one entry."""
     errors = sum(1 for line in stderr.splitlines() if gdb_could_not_call(line))
     assert errors == len(values), f"gdb failed {errors} calls, {len(values)} values given"
     lines: list[str] = []
-    done: set[int] = set()
-
-    def follow(number: int) -> None:  # the calls' values that come right after NUMBER
-        while number + 1 in values:
-            number += 1
-            lines.append(f"${number} = {values[number]}")
-            done.add(number)
-
     shift = 0
+
+    def insert(number: int) -> int:  # the calls' values from NUMBER on; how many
+        count = 0
+        while number + count in values:
+            lines.append(f"${number + count} = {values[number + count]}")
+            count += 1
+        return count
+
     for line in stdout.splitlines():
         match = re.match(r"\$(\d+) = ", line)
         if match is None:
             lines.append(line)
             continue
-        if not done and 1 in values:
-            follow(0)
-            shift = len(done)
+        if before_next or shift == 0:
+            shift += insert(int(match[1]) + shift)
         number = int(match[1]) + shift
         lines.append(f"${number} = {line[match.end() :]}")
-        before = len(done)
-        follow(number)
-        shift += len(done) - before
-    assert len(done) == len(values), f"no place for values {sorted(set(values) - done)}"
+        if not before_next:
+            shift += insert(number + 1)
+    placed = sum(1 for line in lines if any(line == f"${n} = {v}" for n, v in values.items()))
+    assert placed == len(values), f"no place for some of {dict(values)}"
     kept = [line for line in stderr.splitlines() if not gdb_could_not_call(line)]
     return "\n".join(lines), "\n".join(kept)
 
 
-def assert_like_gdb_calls(args: list[str], cwd: Path, values: Mapping[int, str]) -> subprocess.CompletedProcess[str]:
+def assert_like_gdb_calls(
+    args: list[str], cwd: Path, values: Mapping[int, str], before_next: bool = False
+) -> subprocess.CompletedProcess[str]:
     """batch.assert_like_gdb, where gdb could not call with VALUES in its calls' place
     (transcript_with_calls); a last command that was such a call would have exited 0."""
     args = ["-batch", "-nx", *args]
@@ -90,7 +94,7 @@ def assert_like_gdb_calls(args: list[str], cwd: Path, values: Mapping[int, str])
     if gdb_could_not_call(gdbs.stderr):
         if gdb_could_not_call(gdbs.stderr.rstrip("\n").rsplit("\n", 1)[-1]):
             status = 0
-        stdout, stderr = transcript_with_calls(stdout, stderr, values)
+        stdout, stderr = transcript_with_calls(stdout, stderr, values, before_next)
     assert (normalized(got.stdout), got.returncode) == (stdout, status)
     assert normalized(got.stderr) == stderr
     return got
