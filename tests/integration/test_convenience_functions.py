@@ -11,6 +11,7 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
 from tests.support.build import Builder, marker_line
+from tests.support.gdb_calls import assert_like_gdb_calls
 from tests.support.mi_client import MiClient
 
 pytestmark = needs_gdb
@@ -26,7 +27,9 @@ def _leaf() -> str:
 
 
 def test_string_functions_in_print_and_conditions(prog: Path) -> None:
-    got = assert_like_gdb([*ex(
+    # $_memeq(msg, "hx", 1) and (.., 2) copy "hx" into the program by its malloc; where gdb
+    # cannot call, their values are msg's ("hi"): 1 and 0.
+    got = assert_like_gdb_calls([*ex(
         "p $_isvoid($_exitcode)", "p $_strlen(\"abc\")", "whatis $_strlen(\"abc\")", "p $_streq(\"a\")",
         "p $_streq(\"a\", \"a\", 3)", "p $_memeq(buffer, \"hex\", 2)",
         f"break {_leaf()} if $_streq(msg, \"hi\")", "run",
@@ -37,7 +40,7 @@ def test_string_functions_in_print_and_conditions(prog: Path) -> None:
         "set $_streq = 5", "p $_isvoid($_exitcode)",
         "condition 1 $_strlen(msg) == 5", "continue", "p msg",
         "delete", "continue", "p $_isvoid($_exitcode)", "p $_exitcode",
-    ), str(prog)], prog.parent)
+    ), str(prog)], prog.parent, {5: "1", 6: "0"})
     assert "Breakpoint 1, leaf (msg=" in got.stdout and '"hi", n=1)' in got.stdout
     assert '"three"' in got.stdout
 

@@ -30,6 +30,20 @@ def gdb_could_not_call(*texts: str) -> bool:
     return gdb_could_not_write(*texts)
 
 
+def _failed_calls(stderr: str) -> int:
+    """How many calls gdb's STDERR says failed so: the error alone, or as the error of a
+    Python convenience function ($_memeq...), which gdb also reports as a Python exception."""
+    return sum(1 for line in stderr.splitlines() if line in (GDB_CALL_ERROR, f"Error occurred in Python: {GDB_CALL_ERROR}"))
+
+
+def _failed_call_line(line: str) -> bool:
+    return line.endswith(GDB_CALL_ERROR) and line in (
+        GDB_CALL_ERROR,
+        f"Error occurred in Python: {GDB_CALL_ERROR}",
+        f"Python Exception <class 'gdb.error'>: {GDB_CALL_ERROR}",
+    )
+
+
 def expected_outputs(gdbs: Sequence[str], known: Mapping[int, str], whole: bool = False) -> list[str]:
     """gdb's outputs, each one that is gdb's call error replaced by KNOWN's.
 
@@ -97,16 +111,16 @@ def assert_like_gdb_calls(
     args = ["-batch", "-nx", *args]
     gdbs, got = theirs(args, cwd), ours(args, cwd)
     stdout, stderr, status = normalized(gdbs.stdout), normalized(gdbs.stderr), gdbs.returncode
-    if gdb_could_not_call(gdbs.stderr):
-        if gdb_could_not_call(gdbs.stderr.rstrip("\n").rsplit("\n", 1)[-1]):
+    if _failed_calls(gdbs.stderr):
+        if _failed_calls(gdbs.stderr.rstrip("\n").rsplit("\n", 1)[-1]):
             status = 0
         for partial, whole in (replaced or {}).items():
             assert stdout.count(partial) == 1, partial
             stdout = stdout.replace(partial, whole)
-        failed = sum(1 for line in stderr.splitlines() if gdb_could_not_call(line))
+        failed = _failed_calls(stderr)
         assert failed == len(values) + len(replaced or {}), f"gdb failed {failed} calls"
-        stdout, stderr = transcript_with_calls(stdout, "", values, before_next)
-        stderr = "\n".join(line for line in normalized(gdbs.stderr).splitlines() if not gdb_could_not_call(line))
+        stdout, _ = transcript_with_calls(stdout, "", values, before_next)
+        stderr = "\n".join(line for line in stderr.splitlines() if not _failed_call_line(line))
     assert (normalized(got.stdout), got.returncode) == (stdout, status)
     assert normalized(got.stderr) == stderr
     return got
