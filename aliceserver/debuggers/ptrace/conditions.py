@@ -62,6 +62,8 @@ class ConditionEngine(Protocol):
 
     def _stopped_thread(self, thread_id: int) -> tuple[Inferior, Tracee]: ...
 
+    def _forget_stop_state(self) -> None: ...
+
 
 class EvalSymbolsAt(Protocol):
     """The source level's symbols of a thread's frame (source/evaluation.py)."""
@@ -110,11 +112,14 @@ class ExpressionCondition:
                     return result
         self.general += 1
         try:
-            return self._general(tid)
+            held = self._general(tid)
         except AliceError as error:  # the breakpoint stops; gdb says why first
             # the engine's events: the live process's, or the stub's (no ptrace thread then)
             self._engine._events.put(Output("console", f"Error in testing breakpoint condition:\n{error}\n"))
             raise
+        if not held:  # it resumes: the frames the test unwound ($_caller_is) are not the next stop's
+            self._engine._forget_stop_state()
+        return held
 
     def _ptrace_thread(self, tid: int) -> tuple[Inferior, Tracee] | None:
         try:
