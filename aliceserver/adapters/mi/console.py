@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shlex
 
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.gdbcommands.values import show_convenience, show_values
@@ -25,6 +24,7 @@ from aliceserver.adapters.mi import (
 )
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_misc as misc
+from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.completion import console_complete
 from aliceserver.adapters.mi.console_frames import register_frames
@@ -346,13 +346,8 @@ def _quit(ctx: Context, text: str) -> Reply:
 
 def _first_word(text: str) -> str | None:
     """The first shell word of `text`; an unclosed quote runs to the end, as in gdb's buildargv."""
-    for closing in ("", '"', "'"):
-        try:
-            words = shlex.split(text + closing)
-        except ValueError:
-            continue
-        return words[0] if words else None
-    return text.split()[0] if text.split() else None
+    words = build_argv(text)
+    return words[0] if words else None
 
 
 def _file(ctx: Context, text: str) -> Reply:

@@ -6,11 +6,11 @@ native target has no other machine ("command can only be used with remote target
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import BinaryIO
 
+from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.output import stream
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
@@ -125,7 +125,7 @@ def _remote(ctx: Context, text: str) -> Reply:
         raise MiError(f'Undefined remote command: "{word}".  Try "help remote".')
     if not rest.strip():
         raise MiError(f"Argument required (file to {name}).")
-    words = shlex.split(rest)
+    words = build_argv(rest)
     if len(words) != (1 if name == "delete" else 2):
         raise MiError(f"Invalid parameters to remote {name}")
     if name == "get":

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 
 from aliceserver.adapters.mi import displays
+from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.console_frames import print_frame_lines
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Pairs, Reply
@@ -78,7 +78,7 @@ def _save(ctx: Context, args: list[str]) -> Reply:
 
 def _tsave(ctx: Context, text: str) -> Reply:
     filename, target_saves, ctf = None, False, False
-    for word in shlex.split(text):
+    for word in build_argv(text):
         if word == "-r":
             target_saves = True
         elif word == "-ctf":

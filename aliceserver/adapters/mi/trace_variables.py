@@ -7,8 +7,8 @@ none has a current value (`<undefined>` in the console, no `current` field in MI
 from __future__ import annotations
 
 import re
-import shlex
 
+from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.output import Results, Value
 from aliceserver.adapters.mi.queries import query
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
@@ -96,7 +96,7 @@ def delete_tvariables(ctx: Context, text: str) -> Reply:
             table.clear()
         ctx.session.notify("tsv-deleted")
         return None
-    for word in shlex.split(text):
+    for word in build_argv(text):
         if not word.startswith("$"):
             ctx.log(f"warning: Name \"{word}\" not prefixed with '$', ignoring\n")
         elif word[1:] in table:
