@@ -216,8 +216,10 @@ class LiveDap:
         self.line = marker_line(self.source, "leaf")
         self.port = free_port()
         self.log = workdir / "fuzz-adapter.log"
+        # in the test's directory: a generated console line may be a `gcore` (gc, gcor...),
+        # whose core.PID goes to the server's working directory
         self.adapter = AdapterProcess.start(
-            alice_argv("--port", str(self.port)), stdio=False, stderr=self.log
+            alice_argv("--port", str(self.port)), cwd=workdir, stdio=False, stderr=self.log
         )
         self._sync = itertools.count(500_000_000)
         self._wire: RawWire | None = None

@@ -35,8 +35,10 @@ def fuzz(target: FuzzTarget, examples: int) -> None:
     ("name", "examples"), [("expr", 150), ("console", 100), ("symbols", 60)]
 )
 def test_generated_input_gets_only_typed_errors(
-    name: str, examples: int, builder: Builder, tmp_path: Path
+    name: str, examples: int, builder: Builder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the servers run in this process: a generated `gcore` writes core.PID to its directory
+    monkeypatch.chdir(tmp_path)
     target = TARGETS[name](FuzzContext(builder, tmp_path, shared_schema()))
     try:
         fuzz(target, examples)
