@@ -18,7 +18,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import mmap
-import platform
+import os
 
 XCR0_OFFSET = 464  # where Linux leaves XCR0 in FXSAVE's software-reserved bytes
 AVX, OPMASK, ZMM_HIGH, HI16_ZMM, PKRU = 2, 5, 6, 7, 9  # XCR0 bits of the components read here
@@ -39,7 +39,7 @@ def xcr0(xstate: bytes) -> int:
 def machine_layout() -> tuple[int, dict[int, int]]:
     """This CPU's XSAVE area size and the standard-format offset of each component read
     here that it supports; (0, {}) off x86-64 or where the code cannot run."""
-    if platform.machine() not in ("x86_64", "AMD64"):
+    if os.uname().machine != "x86_64":  # (os.uname, not platform: a first stop imports no platform)
         return 0, {}
     try:
         page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
