@@ -282,7 +282,10 @@ class ConsoleTarget:
         self._call("evaluate", arguments)
 
     def finish(self) -> None:
-        frame = self.frames[0]
+        # frame ids as of now: a generated call may have stopped in the called function (a
+        # signal, a breakpoint), a new stop whose frames replace the first one's
+        listed = self._call("stackTrace", {"threadId": self.thread}).get("stackFrames") or []
+        frame = int(listed[0]["id"]) if listed else self.frames[0]
         bt = self._call("evaluate", {"expression": "bt", "frameId": frame, "context": "repl"})
         if "show_values" not in bt.get("result", ""):
             raise FuzzFailure(f"after fuzzing ({self.cases[-8:]!r} last), bt says {self.last_answer!r}"[:3000])
