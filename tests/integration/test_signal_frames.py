@@ -131,11 +131,18 @@ def _normalized(text: str) -> str:
     return re.sub(r"process \d+", "process N", text)
 
 
-def _like_gdb(sigs: Path, mode: int, *commands: str) -> str:
+def _like_gdb(sigs: Path, mode: int, *commands: str, any_pc: bool = False) -> str:
+    """`any_pc`: the program's code addresses masked, where a signal interrupts a busy loop
+    at whichever of its instructions runs then (a race, in gdb's run as in ours)."""
     args = ["-batch", "-nx", *_QUIET, *ex(*commands), "--args", str(sigs), str(mode)]
     expected, got = theirs(args, sigs.parent), ours(args, sigs.parent)
-    assert _normalized(got.stdout) == _normalized(expected.stdout)
-    assert _normalized(got.stderr) == _normalized(expected.stderr)
+
+    def shown(text: str) -> str:
+        text = _normalized(text)
+        return re.sub(r"0x0*5555555[0-9a-f]{5}", "0xCODE", text) if any_pc else text
+
+    assert shown(got.stdout) == shown(expected.stdout)
+    assert shown(got.stderr) == shown(expected.stderr)
     return got.stdout
 
 
@@ -188,7 +195,7 @@ def test_segv_and_alarm_handlers_like_gdb(sigs: Path) -> None:
     (which stopped at the fault before); a SIGALRM in a busy loop: finish out of the trampoline stops mid-line."""
     _like_gdb(sigs, 1, "break on_segv", "run", "continue", "bt full", "frame 1", "info frame", "frame 2",
               "info frame", "finish")
-    _like_gdb(sigs, 2, "break handler", "run", "bt", "up", "up", "info frame", "frame 1", "finish")
+    _like_gdb(sigs, 2, "break handler", "run", "bt", "up", "up", "info frame", "frame 1", "finish", any_pc=True)
     for policy in ("nostop noprint", "nostop print"):  # the fault goes to its handler unreported
         out = _like_gdb(sigs, 1, f"handle SIGSEGV {policy}", "break on_segv", "run", "bt", "continue")
         assert "#1  <signal handler called>" in out
