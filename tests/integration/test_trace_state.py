@@ -45,7 +45,7 @@ _EXPERIMENT = [
     _console("tfind st"), _console("tfind e"), _console("tfind n"), _console("tfind t"), _console("tfind o 1,2"),
     _console("tfind 1+1"), _console("tsave"), _console("tsave -z f"), _console("tsave -r g"), _console("tdump"),
     # an unclosed quote runs to the end of the line (gdb's buildargv), not an error
-    _console('tsave "h'), _console('delete tvariable $zz "b'),
+    _console('tsave "h'), _console('delete tvariable $zz "b'), _console('interpreter-exec mi "-trace-status'),
 ]  # fmt: skip
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from aliceserver import __version__
 from aliceserver.adapters.mi import completion, log_file, radix, settings_policy, source_paths
+from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.core_commands import close_core
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.intsettings import session_evaluator
@@ -407,10 +407,7 @@ def _interpreter_exec(ctx: Context, args: list[str]) -> Reply:
 def interpreter_exec_console(ctx: Context, text: str) -> Reply:
     """The console's `interpreter-exec INTERPRETER COMMAND...`: MI's answers are written as
     MI records even on a console, as gdb does."""
-    try:
-        words = shlex.split(text)  # gdb_buildargv: quotes group, each word one command
-    except ValueError as error:
-        raise MiError(str(error)) from None
+    words = build_argv(text)  # gdb_buildargv: quotes group, each word one command
     if not words:
         raise MiError("Argument required (interpreter-exec command).")
     if len(words) < 2:
