@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import mmap
 import os
+
+from aliceserver.debuggers.arch.machinecode import callable_code
 
 XCR0_OFFSET = 464  # where Linux leaves XCR0 in FXSAVE's software-reserved bytes
 AVX, OPMASK, ZMM_HIGH, HI16_ZMM, PKRU = 2, 5, 6, 7, 9  # XCR0 bits of the components read here
@@ -42,13 +43,9 @@ def machine_layout() -> tuple[int, dict[int, int]]:
     if os.uname().machine != "x86_64":  # (os.uname, not platform: a first stop imports no platform)
         return 0, {}
     try:
-        page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        call, _page = callable_code(_CPUID, None, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p)
     except (OSError, ValueError):
         return 0, {}
-    page.write(_CPUID)
-    call = ctypes.CFUNCTYPE(None, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p)(
-        ctypes.addressof(ctypes.c_char.from_buffer(page))
-    )
     out = (ctypes.c_uint32 * 4)()
     call(0, 0, ctypes.addressof(out))
     if out[0] < 0xD:

@@ -11,9 +11,10 @@ more exact as the trace runs. It needs an invariant counter (`constant_tsc` and
 from __future__ import annotations
 
 import ctypes
-import mmap
 import threading
 import time
+
+from aliceserver.debuggers.arch.machinecode import callable_code
 
 _CODE = bytes(
     (0x0F, 0x31, 0x48, 0xC1, 0xE2, 0x20, 0x48, 0x09, 0xD0, 0xC3)
@@ -40,12 +41,7 @@ def usable() -> str | None:
 
 class TscClock:
     def __init__(self) -> None:
-        self._page = mmap.mmap(
-            -1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC
-        )
-        self._page.write(_CODE)
-        address = ctypes.addressof(ctypes.c_char.from_buffer(self._page))
-        self.read = ctypes.CFUNCTYPE(ctypes.c_uint64)(address)
+        self.read, self._page = callable_code(_CODE, ctypes.c_uint64)
         self._lock = threading.Lock()
         self._base = self._pair()
         time.sleep(0.002)
