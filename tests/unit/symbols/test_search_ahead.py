@@ -72,11 +72,16 @@ def _expected(plain: Path, offsets: list[int]) -> dict[str, list[int] | None]:
     return {name: units_mentioning(ElfSections(str(plain)), offsets, name) for name in _NAMES}
 
 
-def test_a_first_search_keeps_none_of_the_section_inflated(builds: tuple[Path, Path]) -> None:
+def _searched(builds: tuple[Path, Path]) -> tuple[ElfSections, list[int], dict[str, list[int] | None]]:
+    """The compressed build's sections (nothing read yet), the unit offsets, and each name's
+    units as the uncompressed build answers."""
     packed, plain = builds
-    sections = ElfSections(str(packed))
     offsets = _offsets(ElfSections(str(plain)))
-    expected = _expected(plain, offsets)
+    return ElfSections(str(packed)), offsets, _expected(plain, offsets)
+
+
+def test_a_first_search_keeps_none_of_the_section_inflated(builds: tuple[Path, Path]) -> None:
+    sections, offsets, expected = _searched(builds)
     assert units_mentioning(sections, offsets, "helper_3") == expected["helper_3"]
     assert ".debug_info" not in sections._inflated and ".debug_info" not in sections._partial
     # the same name again: the answer kept, nothing read
@@ -109,10 +114,7 @@ def test_a_few_bytes_read_only_the_compressed_bytes_they_need(builds: tuple[Path
 
 def test_the_search_ahead_answers_as_the_sessions_own(builds: tuple[Path, Path],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    packed, plain = builds
-    offsets = _offsets(ElfSections(str(plain)))
-    expected = _expected(plain, offsets)
-    sections = ElfSections(str(packed))
+    sections, offsets, expected = _searched(builds)
     needles = [n for name in _NAMES for n in mention_needles(sections, name) or ()]
     planned = mentions.plan(sections, needles)
     assert planned and mentions.plan(sections, needles) == []  # planned once
@@ -133,10 +135,7 @@ def test_the_search_ahead_answers_as_the_sessions_own(builds: tuple[Path, Path],
 
 def test_a_needle_found_too_often_ahead_is_searched_by_its_asker(builds: tuple[Path, Path],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    packed, plain = builds
-    offsets = _offsets(ElfSections(str(plain)))
-    expected = _expected(plain, offsets)
-    sections = ElfSections(str(packed))
+    sections, offsets, expected = _searched(builds)
     monkeypatch.setattr(mentions, "_CAP", 1)
     needles = mention_needles(sections, "shared_name") or []
     mentions.search_ahead(sections, mentions.plan(sections, needles))
