@@ -8,16 +8,19 @@ cost this process more than the child saved) as `python -m MODULE ARGS`, so it i
 only what that module needs; its standard output is the answer (its errors are not the
 user's: its standard error is /dev/null, its failure logged).
 
-The child (`child_started` first thing) leaves the CPU its parent's thread is pinned to,
-and dies with its parent (PR_SET_PDEATHSIG, which follows the spawning *thread*: spawn from
-a thread that lives as long as the work is wanted). Whoever spawns one reaps it: `answer`
-waits for it, `close` kills it first.
+The child (`child_started` first thing, from childstart.py: a child imports nothing more)
+dies with its parent (PR_SET_PDEATHSIG, which follows the spawning *thread*: spawn from a
+thread that lives as long as the work is wanted). It starts on the CPUs other than the one
+its parent's thread is pinned to (the spawning thread leaves that CPU first: the child's
+start, its interpreter and imports, does not take turns with the parent's thread), until
+`widen`ed to any of the server's once the parent waits for it: kept on the other CPU, it
+shared that one with another program's load while the parent's CPU idled.
+Whoever spawns one reaps it: `answer` waits for it, `close` kills it first.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import os
 import signal
@@ -26,12 +29,11 @@ import threading
 from collections.abc import Sequence
 
 from aliceserver.affinity import SERVER_CPUS
+from aliceserver.childstart import CPUS_VARIABLE, PARENT_VARIABLE, child_started
+
+__all__ = ["AheadChild", "child_started"]
 
 log = logging.getLogger(__name__)
-
-_PR_SET_PDEATHSIG = 1
-_CPUS_VARIABLE = "ALICESERVER_AHEAD_CPUS"  # the parent's CPUs, for the child to run on
-_PARENT_VARIABLE = "ALICESERVER_AHEAD_PARENT"  # its pid: gone already, the child ends
 
 
 class AheadChild:
@@ -44,6 +46,8 @@ class AheadChild:
         self.pid = 0
         self._answer: bytes | None = None
         self._spawned = threading.Event()
+        self._lock = threading.Lock()  # held while the child's pid is used or reaped
+        self._reaped = False
         self._thread = threading.Thread(target=self._run, args=(module, list(args)),
                                         daemon=True, name="aliceserver-ahead")  # fmt: skip
         self._thread.start()
@@ -60,20 +64,31 @@ class AheadChild:
         self._thread.join()
         return self._answer
 
+    def widen(self) -> None:
+        """Let the child run on any of the server's CPUs (its parent's thread waits for it
+        now: its CPU is free)."""
+        if self.started:
+            with self._lock, contextlib.suppress(OSError):
+                if not self._reaped:
+                    os.sched_setaffinity(self.pid, SERVER_CPUS)
+
     def close(self) -> None:
         """Kill the child if it still runs, and reap it."""
-        if self.started and self._thread.is_alive():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
+        if self.started:
+            with self._lock, contextlib.suppress(ProcessLookupError):
+                if not self._reaped:
+                    os.kill(self.pid, signal.SIGKILL)
         self._thread.join()
 
     def _run(self, module: str, args: list[str]) -> None:
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
         others = sorted(SERVER_CPUS - os.sched_getaffinity(0)) or sorted(SERVER_CPUS)
+        with contextlib.suppress(OSError):  # the child starts there, not beside the parent's thread
+            os.sched_setaffinity(0, others)
         env = {
             **os.environ,
-            _CPUS_VARIABLE: ",".join(map(str, others)),
-            _PARENT_VARIABLE: str(os.getpid()),
+            CPUS_VARIABLE: ",".join(map(str, others)),
+            PARENT_VARIABLE: str(os.getpid()),
         }
         try:
             self.pid = os.posix_spawn(
@@ -98,21 +113,12 @@ class AheadChild:
             log.debug("child %d: %s", self.pid, error)
         finally:
             os.close(read_end)
-        _pid, status = os.waitpid(self.pid, 0)
+        os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)  # (its pid still its own)
+        with self._lock:
+            _pid, status = os.waitpid(self.pid, 0)
+            self._reaped = True
         code = os.waitstatus_to_exitcode(status)
         if code == 0:
             self._answer = b"".join(chunks)
         else:
             log.debug("child %d (%s) ended with %d", self.pid, module, code)
-
-
-def child_started() -> None:
-    """First thing in a child's module: end with the parent, run beside it."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != int(os.environ.get(_PARENT_VARIABLE, "0") or 0):
-        os._exit(1)  # the parent died before the prctl
-    cpus = {int(cpu) for cpu in os.environ.get(_CPUS_VARIABLE, "").split(",") if cpu}
-    with contextlib.suppress(OSError):  # a container may forbid it
-        if cpus:
-            os.sched_setaffinity(0, cpus)

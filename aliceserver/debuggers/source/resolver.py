@@ -27,7 +27,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
 from aliceserver.debuggers.symbols.dwarf.outofline import defined_functions
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
-from aliceserver.debuggers.symbols.elf import TARGET_FILE
+from aliceserver.debuggers.symbols.elf import TARGET_FILE, ElfImage
 from aliceserver.errors import AliceError, ProtocolError
 
 if TYPE_CHECKING:
@@ -112,8 +112,17 @@ class LocationResolver:
 
     def _resolve_function(self, name: str) -> list[CodeLocation]:
         locations = []
+        modules = self._source.symbols.modules()
+        main = next((m for m in modules if m.is_main), None)
+        image = self._source.symbols.image_of(main.path) if main is not None else None
+        ahead = image is not None and len(modules) <= 2  # before the libraries load
+        ahead = ahead and not any(m.path.startswith(TARGET_FILE) for m in modules)  # (not a stub's)
+        if ahead and main is not None and image is not None:  # (its index may be built now)
+            self._source.prefetch.search_program(main.path, image, name)
         infos = self._source.debug_infos()
-        self._prefetch(infos, name)
+        if ahead and image is not None:
+            self._source.prefetch.program_indexed()
+            self._prefetch(image, modules, infos, name)
         for module, info in infos:
             key = (module.path, module.base, name)
             known = self._function_places.get(key)
@@ -135,16 +144,13 @@ class LocationResolver:
             return [] if stub is None else [self._source.location_of(stub)]
         return [self._source.location_of(self._past_frame_setup(fallback))]
 
-    def _prefetch(self, infos: list[tuple[Module, DebugInfo]], name: str) -> None:
+    def _prefetch(self, image: ElfImage, modules: list[Module], infos: list[tuple[Module, DebugInfo]],
+                  name: str) -> None:  # fmt: skip
         """Before the libraries load (only the program and its loader are), when a loaded
         library was indexed just now (no session on this machine ran it before): the
         libraries to come are likely as new, so their DWARF is searched for `name` ahead,
         for the searches of its definitions and inlined copies to come (sectionprefetch.py)."""
-        modules = self._source.symbols.modules()
-        main = next((m for m in modules if m.is_main), None)
-        image = self._source.symbols.image_of(main.path) if main is not None else None
-        local = not any(m.path.startswith(TARGET_FILE) for m in modules)  # (not a stub's files)
-        if image is not None and local and len(modules) <= 2 and any(i.built and not m.is_main for m, i in infos):
+        if any(i.built and not m.is_main for m, i in infos):
             built = [i.sections for _m, i in infos if i.built]
             self._source.prefetch.start(image, [m.path for m in modules], built, query_leaf(name))
 

@@ -64,6 +64,11 @@ def plan(sections: ElfSections, needles: Iterable[Needle]) -> list[Needle]:
         return planned
 
 
+def cap() -> int:
+    """How many positions of one needle a search ahead keeps (more: the session searches)."""
+    return _CAP
+
+
 def search_ahead(sections: ElfSections, needles: Sequence[Needle]) -> None:
     """Search `needles` (planned) in one pass; whatever happens, their askers are let go."""
     found: dict[Needle, list[int] | None] = {}
@@ -73,13 +78,20 @@ def search_ahead(sections: ElfSections, needles: Sequence[Needle]) -> None:
     except (AliceError, OSError, ValueError) as error:
         log.debug("%s not searched ahead: %s", sections.path, error)
     finally:
-        with _lock:
-            kept = _kept(sections)
-            for needle in needles:
-                answer = kept.get(needle)
-                if answer is not None:
-                    answer.positions = found.get(needle)
-                    answer.done.set()
+        answered(sections, needles, found)
+
+
+def answered(sections: ElfSections, needles: Sequence[Needle],
+             found: dict[Needle, list[int] | None]) -> None:  # fmt: skip
+    """Let the askers of `needles` (planned) go with what a search ahead `found`: every
+    position (hit_positions'); those it has none for (None) search themselves."""
+    with _lock:
+        kept = _kept(sections)
+        for needle in needles:
+            answer = kept.get(needle)
+            if answer is not None and not answer.done.is_set():
+                answer.positions = found.get(needle)
+                answer.done.set()
 
 
 def holding(sections: ElfSections, needles: Sequence[Needle],

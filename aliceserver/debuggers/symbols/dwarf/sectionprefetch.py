@@ -19,6 +19,8 @@ changes. Not a process: a forked child's copy-on-write faults slowed this proces
 than the child's work saved. The thread is started from the tracer thread, which is pinned
 to one CPU (affinity.py), and would inherit that: it unpins itself, else it inflated on the
 tracer's CPU (libc's 7 MB in 55 ms of the first stop's wall instead of beside it).
+A large program's own plain .debug_info is searched in a child process instead, while its
+index is built (programsearch.py: a byte search holds the GIL, zlib does not).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import threading
 from collections.abc import Sequence
 
 from aliceserver.affinity import SERVER_CPUS
-from aliceserver.debuggers.symbols.dwarf import mentions
+from aliceserver.debuggers.symbols.dwarf import mentions, programsearch
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, open_dwarf
@@ -61,6 +63,9 @@ class SectionPrefetch:
         self._closed = False
         self._names: list[str] = []  # searched for (inlines.query_leaf's), in order asked
         self._searched: dict[ElfSections, int] = {}  # names planned so far, per section
+        self._program: tuple[str, ElfImage, str] | None = None  # (path, image, name) to search
+        self._looked = False  # a module's sections were asked for: the program's index is made
+        self._program_search: programsearch.ProgramSearch | None = None
 
     def start(
         self, program: ElfImage, loaded: Sequence[str], now: Sequence[ElfSections], name: str
@@ -76,9 +81,28 @@ class SectionPrefetch:
                                         daemon=True, name="aliceserver-prefetch")  # fmt: skip
         self._thread.start()
 
+    def search_program(self, path: str, program: ElfImage, name: str) -> None:
+        """`break NAME` before the program at `path` has an index: when it is built, its
+        .debug_info is searched for NAME meanwhile, in a child (programsearch.py)."""
+        if not self._looked:
+            self._program = (path, program, name)
+
+    def program_indexed(self) -> None:
+        """The program's index is built (the session waits for its search now)."""
+        if self._program_search is not None:
+            self._program_search.hurry()
+
     def opened(self, path: str, build_id: str | None) -> Opened | None:
         """The sections of the library at `path` if the thread opened them, of this build
-        (waiting while it looks for it), None otherwise; each is given once."""
+        (waiting while it looks for it), or of the program being searched in a child; None
+        otherwise; each is given once."""
+        self._looked = True
+        program, self._program = self._program, None
+        if program is not None and program[0] == path and program[1].build_id == build_id:
+            started = programsearch.start(program[1], self._cache, program[2])
+            if started is not None:
+                ahead, self._program_search = started
+                return ahead
         if self._thread is None:
             return None
         real = os.path.realpath(path)
@@ -98,10 +122,13 @@ class SectionPrefetch:
                 self._names.append(name)
 
     def close(self) -> None:
-        """Stop after the section being searched; drop what was not taken."""
+        """Stop after the section being searched; drop what was not taken; a child
+        searching the program is killed and reaped."""
         with self._changed:
             self._closed = True
             self._opened.clear()
+        if self._program_search is not None:
+            self._program_search.close()
 
     def _run(self, program: ElfImage, skip: set[str], now: list[ElfSections]) -> None:
         with contextlib.suppress(OSError):  # not only the tracer's CPU (a container may forbid it)

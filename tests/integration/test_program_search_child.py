@@ -1,0 +1,247 @@
+"""`break NAME` before a large program's index is built searches its .debug_info for NAME's
+inlined copies in a child process meanwhile (programsearch.py, searchchild.py).
+
+Real builds: a program of three units, two of them calling a `static inline` function of a
+header (an inlined copy in each). The child is forced on this small program by the
+threshold's environment variable. Checked: the breakpoint's locations, the stop and the
+backtrace are the same with the child as without it (and as gdb's); a child that fails
+leaves the session to search itself, with the same answer; a child still searching when
+the session's image changes is killed and reaped, and its askers search themselves; no
+child of the server remains after a session; the child's answer is hit_positions'.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from aliceserver.aheadchild import AheadChild
+from aliceserver.debuggers.symbols.dwarf import mentions, programsearch, searchchild
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, open_dwarf
+from aliceserver.debuggers.symbols.dwarf.sectionsearch import hit_positions, units_holding
+from aliceserver.debuggers.symbols.elf import ElfImage
+from tests.support.batch import needs_gdb, normalized, theirs
+from tests.support.mi_client import ROOT, MiClient
+from tests.support.procs import all_pids, read_status
+
+_HEADER = """
+static inline int twice(int x)
+{
+    int s = 0;
+    for (int i = 0; i < x; i++)
+        s += i ^ (s >> 1);
+    return s;
+}
+"""
+_UNITS = {
+    "a.c": '#include "inl.h"\nint from_a(int v) { return twice(v) + 1; }\n',
+    "b.c": '#include "inl.h"\nint from_b(int v) { return twice(v * 3) - 2; }\n',
+    "main.c": "#include <stdio.h>\nint from_a(int v);\nint from_b(int v);\n"
+    'int main(int argc, char **argv) { printf("%d\\n", from_a(argc + 2) + from_b(argc)); return 0; }\n',
+}
+_SESSION = ("-batch", "-ex", "break twice", "-ex", "info breakpoints", "-ex", "run", "-ex", "bt")
+_CHILD = "aliceserver.debuggers.symbols.dwarf.searchchild"
+# Loaded by the child's interpreter (and the server's: it does nothing there): makes the
+# search child fail, or hang until killed, as SEARCH_CHILD_TEST says.
+_SITECUSTOMIZE = f"""
+import os, sys, time
+if {_CHILD!r} in sys.orig_argv:
+    if os.environ.get("SEARCH_CHILD_TEST") == "fail":
+        os._exit(1)
+    if os.environ.get("SEARCH_CHILD_TEST") == "hang":
+        time.sleep(600)
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    root = tmp_path_factory.mktemp("search-child")
+    (root / "inl.h").write_text(_HEADER)
+    for name, text in _UNITS.items():
+        (root / name).write_text(text)
+    subprocess.run(["gcc", "-g", "-O2", *_UNITS, "-o", "prog"], cwd=root, check=True)
+    (root / "custom").mkdir()
+    (root / "custom" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    return root / "prog"
+
+
+def _env(program: Path, least: int, test: str = "") -> dict[str, str]:
+    paths = [str(program.parent / "custom"), str(ROOT), os.environ.get("PYTHONPATH", "")]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p),
+                ALICESERVER_SEARCH_CHILD_LEAST=str(least), SEARCH_CHILD_TEST=test)  # fmt: skip
+
+
+def _session(
+    program: Path, tmp_path: Path, name: str, least: int, test: str = ""
+) -> tuple[str, str]:
+    """(stdout, log) of a session with an empty index cache."""
+    log = tmp_path / f"{name}.log"
+    argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / f"{name}-cache"),
+            "--log-file", str(log), "--log-level", "DEBUG", "-nx", *_SESSION, str(program)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=_env(program, least, test),
+                          cwd=program.parent, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout, log.read_text()
+
+
+def _children_searching(program: Path) -> list[int]:
+    """Search children (of anyone) still searching `program`."""
+    found = []
+    for pid in all_pids():
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if _CHILD.encode() in argv and str(program).encode() in argv:
+            found.append(pid)
+    return found
+
+
+def test_the_breakpoint_and_stop_are_the_same_with_the_child_as_without(
+    program: Path, tmp_path: Path
+) -> None:
+    with_child, log = _session(program, tmp_path, "child", 1)
+    assert "in a child for 2 needles" in log, log  # the name's and its string offset's
+    without, log_without = _session(program, tmp_path, "alone", 1 << 62)
+    assert " in a child" not in log_without
+    assert normalized(with_child) == normalized(without)
+    assert with_child.count(" in twice at ") == 2  # the copies inlined in from_a and from_b
+    assert "Breakpoint 1.1, twice (x=" in with_child
+    assert not _children_searching(program)
+
+
+@needs_gdb
+def test_the_child_session_stops_as_gdb(program: Path, tmp_path: Path) -> None:
+    ours, _log = _session(program, tmp_path, "child", 1)
+    gdb = theirs(["-nx", *_SESSION, str(program)], program.parent)
+    assert normalized(ours) == normalized(gdb.stdout)
+
+
+def test_a_child_that_fails_leaves_the_search_to_the_session(program: Path, tmp_path: Path) -> None:
+    failed, log = _session(program, tmp_path, "failed", 1, "fail")
+    assert "searching" in log and "not searched in a child: the session searches" in log, log
+    without, _log = _session(program, tmp_path, "alone", 1 << 62)
+    assert normalized(failed) == normalized(without)
+    assert failed.count(" in twice at ") == 2
+    assert not _children_searching(program)
+
+
+def test_no_child_of_the_server_remains(program: Path, tmp_path: Path) -> None:
+    """An MI session: after `break` (the child answered) and at the stop, the server's only
+    child is the program; after a new image and the session's end, no search child runs."""
+    args = ["-i=mi", "-q", "-nx", "--cache-dir", str(tmp_path / "cache"), str(program)]
+    mi = MiClient(args, cwd=program.parent, env=_env(program, 1))
+    try:
+        mi.prompt()
+        mi.ok("-break-insert twice")
+        server = mi.process.pid
+        mi.ok("-exec-run")
+        assert mi.stopped().results.get("reason") == "breakpoint-hit"
+        children = [s for s in map(read_status, all_pids()) if s is not None and s.ppid == server]
+        assert [s.name for s in children] == ["prog"], children  # no search child, no zombie
+        mi.ok("kill")
+        mi.ok(f"-file-exec-and-symbols {program}")  # a new image
+    finally:
+        assert mi.close() == 0
+    assert not _children_searching(program)
+
+
+def test_a_child_still_searching_is_killed_and_its_askers_search(program: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """As when the session's image changes (SourceSymbols.close) while the child runs."""
+    for key, value in _env(program, 1, "hang").items():
+        monkeypatch.setenv(key, value)
+    started = programsearch.start(
+        ElfImage.load(str(program)), IndexCache(str(tmp_path / "cache")), "twice"
+    )
+    assert started is not None
+    (_main, dwarf), search = started
+    pid = search._child.pid if search._child.started else 0
+    assert pid and read_status(pid) is not None and read_status(pid).ppid == os.getpid()  # type: ignore[union-attr]
+    time.sleep(0.2)  # (hanging in its sitecustomize)
+    search.close()
+    assert read_status(pid) is None  # killed and reaped
+    needles = mention_needles(dwarf, "twice")
+    assert needles
+    offsets = _unit_offsets(dwarf)
+    assert mentions.holding(dwarf, needles, offsets) == units_holding(
+        dwarf, ".debug_info", needles, offsets
+    )
+    assert len(mentions.holding(dwarf, needles, offsets)) == 2
+
+
+def test_the_childs_answer_is_the_sessions(program: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """searchchild's positions, read back, are hit_positions', over capped needles too."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    opened = open_dwarf(str(program), ElfImage.load(str(program)).build_id)
+    assert opened is not None
+    dwarf = opened[1]
+    header = dwarf.header(".debug_info")
+    assert header is not None
+    needles = [
+        *(mention_needles(dwarf, "twice") or ()),
+        (b"from_", b"ab"),
+        b"\x01",
+        b"int\x00",
+        b"zz\xffzz",
+    ]
+    for cap in (4096, 3):
+        arguments = searchchild.arguments(
+            dwarf.path, header.offset, dwarf.size(".debug_info"), cap, needles
+        )
+        child = AheadChild(_CHILD, arguments)
+        output = child.answer()
+        assert output is not None
+        assert searchchild.answer(output, needles) == hit_positions(
+            dwarf, ".debug_info", needles, cap
+        )
+    assert searchchild.answer(b"1 2\n", needles) is None  # not a whole answer
+
+
+def test_the_session_uses_the_childs_answer(
+    program: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The askers of the needles the child searched do not search again."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("ALICESERVER_SEARCH_CHILD_LEAST", "1")
+    started = programsearch.start(
+        ElfImage.load(str(program)), IndexCache(str(tmp_path / "cache")), "twice"
+    )
+    assert started is not None
+    (_main, dwarf), search = started
+    needles = mention_needles(dwarf, "twice")
+    assert needles
+    offsets = _unit_offsets(dwarf)
+    expected = units_holding(dwarf, ".debug_info", needles, offsets)
+
+    def no_search(*_args: object, **_kwargs: object) -> set[int]:
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(mentions, "units_holding", no_search)
+    try:
+        assert mentions.holding(dwarf, needles, offsets) == expected
+    finally:
+        search.close()
+    assert len(expected) == 2
+
+
+def _unit_offsets(dwarf: ElfSections) -> list[int]:
+    from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
+
+    data = dwarf.get(".debug_info")
+    offsets, at = [], 0
+    while at < len(data):
+        offsets.append(at)
+        length, _osize, body = unit_length(data, at)
+        at = body + length
+    return offsets
