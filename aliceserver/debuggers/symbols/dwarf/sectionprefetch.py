@@ -64,7 +64,7 @@ class SectionPrefetch:
         self._names: list[str] = []  # searched for (inlines.query_leaf's), in order asked
         self._searched: dict[ElfSections, int] = {}  # names planned so far, per section
         self._program: tuple[str, ElfImage, str] | None = None  # (path, image, name) to search
-        self._looked = False  # a module's sections were asked for: the program's index is made
+        self._looked = False  # the program's sections were asked for: its index is made
         self._program_search: programsearch.ProgramSearch | None = None
 
     def start(
@@ -96,10 +96,12 @@ class SectionPrefetch:
         """The sections of the library at `path` if the thread opened them, of this build
         (waiting while it looks for it), or of the program being searched in a child; None
         otherwise; each is given once."""
-        self._looked = True
-        program, self._program = self._program, None
-        if program is not None and program[0] == path and program[1].build_id == build_id:
-            started = programsearch.start(program[1], self._cache, program[2])
+        program = self._program
+        if program is not None and program[0] == path:  # (its index is made now)
+            self._program, self._looked = None, True
+            _path, image, name = program
+            same = image.build_id == build_id  # (the image loaded)
+            started = programsearch.start(image, self._cache, name) if same else None
             if started is not None:
                 ahead, self._program_search = started
                 return ahead
