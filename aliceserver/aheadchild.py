@@ -58,10 +58,10 @@ class AheadChild:
         self._spawned.wait()
         return self.pid != 0
 
-    def answer(self) -> bytes | None:
-        """The child's standard output once it ended well (waiting for it), else None
-        (it failed, was killed, or never started)."""
-        self._thread.join()
+    def answer(self, timeout: float | None = None) -> bytes | None:
+        """The child's standard output once it ended well (waiting for it, `timeout`
+        seconds at most), else None (it failed, was killed, never started, or runs still)."""
+        self._thread.join(timeout)
         return self._answer
 
     def widen(self) -> None:

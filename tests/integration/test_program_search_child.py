@@ -32,6 +32,8 @@ from tests.support.batch import needs_gdb, normalized, theirs
 from tests.support.mi_client import ROOT, MiClient
 from tests.support.procs import all_pids, read_status
 
+pytestmark = pytest.mark.timeout(120)
+
 _HEADER = """
 static inline int twice(int x)
 {
@@ -178,6 +180,27 @@ def test_a_child_still_searching_is_killed_and_its_askers_search(program: Path, 
         dwarf, ".debug_info", needles, offsets
     )
     assert len(mentions.holding(dwarf, needles, offsets)) == 2
+
+
+def test_a_child_stuck_is_killed_and_its_askers_search(
+    program: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child that does not answer in time is not waited for."""
+    for key, value in _env(program, 1, "hang").items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(programsearch, "_PATIENCE", 0.5)
+    started = programsearch.start(
+        ElfImage.load(str(program)), IndexCache(str(tmp_path / "cache")), "twice"
+    )
+    assert started is not None
+    (_main, dwarf), search = started
+    pid = search._child.pid if search._child.started else 0
+    needles = mention_needles(dwarf, "twice")
+    assert pid and needles
+    offsets = _unit_offsets(dwarf)
+    assert len(mentions.holding(dwarf, needles, offsets)) == 2  # (waits for the patience)
+    search.close()
+    assert read_status(pid) is None
 
 
 def test_the_childs_answer_is_the_sessions(program: Path, monkeypatch: pytest.MonkeyPatch) -> None:

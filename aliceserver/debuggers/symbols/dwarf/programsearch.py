@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 _SECTION = ".debug_info"
 _LEAST = 32 << 20  # bytes of .debug_info worth a child's start
 _LEAST_VARIABLE = "ALICESERVER_SEARCH_CHILD_LEAST"  # another _LEAST (tests: a small program)
+_PATIENCE = 30.0  # seconds a child may search (236 MB: 0.3 s); then the session searches
 
 Opened = tuple[ElfSections, ElfSections]  # open_dwarf's answer: the file's, its DWARF's
 
@@ -74,9 +75,10 @@ class ProgramSearch:
     def _wait(self) -> None:
         found = None
         try:
-            output = self._child.answer()
+            output = self._child.answer(_PATIENCE)
             found = searchchild.answer(output, self._needles) if output is not None else None
         finally:
+            self._child.close()  # (one stuck: killed, and the session searches)
             if found is None:
                 log.debug("%s not searched in a child: the session searches", self._dwarf.path)
                 mentions.release(self._dwarf, self._needles)
