@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from aliceserver.childstart import child_started
 from aliceserver.debuggers.symbols.dwarf.bytesearch import FileMap, Needle, positions
 
-MODULE = __name__ if __name__ != "__main__" else "aliceserver.debuggers.symbols.dwarf.searchchild"
+MODULE = "aliceserver.debuggers.symbols.dwarf.searchchild"  # (run as `python -m MODULE`)
 
 
 def arguments(path: str, offset: int, size: int, cap: int, needles: Sequence[Needle]) -> list[str]:
