@@ -182,6 +182,33 @@ def test_a_child_still_searching_is_killed_and_its_askers_search(program: Path, 
     assert len(mentions.holding(dwarf, needles, offsets)) == 2
 
 
+_LEAVING = """
+import sys
+from aliceserver.debuggers.symbols.dwarf import programsearch
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.startup import leave
+started = programsearch.start(ElfImage.load(sys.argv[1]), IndexCache(sys.argv[2]), "twice")
+assert started is not None and started[1]._child.started
+print(started[1]._child.pid, flush=True)
+leave(0)
+"""
+
+
+def test_a_child_still_searching_when_the_server_leaves_is_killed_and_reaped(
+    program: Path, tmp_path: Path
+) -> None:
+    """startup.leave ends with os._exit: the child (hanging before it could ask for the
+    parent-death signal) is not left running, nor to init to reap."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LEAVING, str(program), str(tmp_path / "cache")],
+        capture_output=True, text=True, timeout=60, env=_env(program, 1, "hang"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout)
+    assert read_status(pid) is None
+
+
 def test_a_child_stuck_is_killed_and_its_askers_search(
     program: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
