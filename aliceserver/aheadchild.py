@@ -26,7 +26,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from aliceserver.affinity import SERVER_CPUS
 from aliceserver.childstart import CPUS_VARIABLE, PARENT_VARIABLE, child_started
@@ -42,8 +42,12 @@ class AheadChild:
     __WNOTHREAD)), which must never be this one, and the parent-death signal follows the
     spawning thread, which lives here as long as the child."""
 
-    def __init__(self, module: str, args: Sequence[str]) -> None:
+    def __init__(self, module: str, args: Sequence[str],
+                 heard: Callable[[bytes], None] | None = None) -> None:  # fmt: skip
+        """`heard`: given each part of the child's output as it comes (on this object's
+        thread), for an answer given a piece at a time."""
         self.pid = 0
+        self._heard = heard
         self._answer: bytes | None = None
         self._spawned = threading.Event()
         self._lock = threading.Lock()  # held while the child's pid is used or reaped
@@ -109,6 +113,8 @@ class AheadChild:
         try:
             while chunk := os.read(read_end, 1 << 16):  # (releases the GIL)
                 chunks.append(chunk)
+                if self._heard is not None:
+                    self._heard(chunk)
         except OSError as error:
             log.debug("child %d: %s", self.pid, error)
         finally:

@@ -208,7 +208,7 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
             library_paths=self.library_paths, stub_files=self._stub_files, traps=self._traps, watches=self._watches,
             libc=self._libc, breakpoints=self._breakpoints, remote=self._remote, locations=self._locations,
             library_symbols=self._library_symbols, new_source_symbols=self._new_source_symbols,
-            loader_trap_hit=loader_trap_hit,
+            loader_trap_hit=loader_trap_hit, index_cache=self._index_cache,
         )  # fmt: skip
 
     # --- what the composed objects ask of the engine ---------------------------------

@@ -36,6 +36,8 @@ from aliceserver.debuggers.remote.session import RemoteSession
 from aliceserver.debuggers.remote.targetfiles import StubFiles, TargetFiles
 from aliceserver.debuggers.source.library_symbols import LibrarySymbolControl
 from aliceserver.debuggers.source.locations import Locations
+from aliceserver.debuggers.symbols.dwarf import indexahead
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.elf import ElfCache
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError, TargetError
@@ -54,7 +56,7 @@ class ImageLoading:
         elf_cache: ElfCache, library_paths: LibraryPaths, stub_files: StubFiles, traps: TrapTable,
         watches: WatchSlots, libc: binding.Libc, breakpoints: Breakpoints, remote: RemoteSession,
         locations: Locations, library_symbols: LibrarySymbolControl, new_source_symbols: Callable[[], None],
-        loader_trap_hit: Callable[[int], None],
+        loader_trap_hit: Callable[[int], None], index_cache: IndexCache,
     ) -> None:  # fmt: skip
         self._access = access
         self._events = events
@@ -73,6 +75,7 @@ class ImageLoading:
         self._new_source_symbols = new_source_symbols  # the engine's: it holds the source level's
         # the loader's trap's on_hit, `on_library_event` under the one name Breakpoints knows
         self._loader_trap_hit = loader_trap_hit
+        self._index_cache = index_cache  # the session's (libraries indexed ahead: indexahead.py)
         self.remote_address = ""  # the stub's, as given (its files' part of the cache)
         self.exec_file_mismatch = "ask"  # gdb's setting: ask (loads the stub's file), warn or off
         # the loader's events seen, and the paths the last one loaded and unloaded (remote's library stops)
@@ -120,6 +123,10 @@ class ImageLoading:
         except (AliceError, OSError) as error:
             log.warning("no symbols for process %d: %s", inferior.pid, error)
             loaded, r_brk = [], None
+        main = self._symbols.main()
+        program = self._symbols.image_of(main.path) if main is not None else None
+        if program is not None and not inferior.attached:  # its libraries are mapped later
+            indexahead.start(self._index_cache, program, [module.path for module in loaded])
         self._image_news = tuple(ModuleLoaded(module) for module in loaded)
         self.announce_image()
         if inferior.attached:

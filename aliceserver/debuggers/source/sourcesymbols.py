@@ -29,7 +29,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.source.bypc import by_pc
 from aliceserver.debuggers.source.resolver import LocationResolver, call_site_position
 from aliceserver.debuggers.sourcepaths import SourcePaths
-from aliceserver.debuggers.symbols.dwarf import cxxnames, funcnames
+from aliceserver.debuggers.symbols.dwarf import cxxnames, funcnames, indexahead
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
@@ -115,6 +115,7 @@ class SourceSymbols:
         self._values.clear()
         self._all, self._all_key = [], ()
         self.prefetch.close()
+        indexahead.close(self._cache)  # (a child indexing the libraries of this image)
 
     # --- per module -------------------------------------------------------------------
     def debug_info(self, module: Module) -> DebugInfo | None:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from aliceserver.debuggers.symbols.dwarf import names, prologue
+from aliceserver.debuggers.symbols.dwarf import indexahead, names, prologue
 from aliceserver.debuggers.symbols.dwarf.addresslines import AddressLineIndex, address_line_index
 from aliceserver.debuggers.symbols.dwarf.altfile import MissingAltFile as MissingAltFile
 from aliceserver.debuggers.symbols.dwarf.altfile import check_alt_file
@@ -29,16 +29,16 @@ from aliceserver.debuggers.symbols.dwarf.lineparts import (
 from aliceserver.debuggers.symbols.dwarf.linerows import LineIndex, Unit
 from aliceserver.debuggers.symbols.dwarf.lines import StringSections
 from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch, LineResolution, SourceLine
+from aliceserver.debuggers.symbols.dwarf.namepart import Progress, build_name_part, index_key
 from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
 from aliceserver.debuggers.symbols.dwarf.rowcache import RowCache
 from aliceserver.debuggers.symbols.dwarf.sections import (
     DEFAULT_DEBUG_DIRS,
     ElfSections,
-    FileIdentity,
     open_dwarf,
 )
 from aliceserver.debuggers.symbols.dwarf.symtab_files import SymtabName, symtab_names
-from aliceserver.debuggers.symbols.dwarf.units import Progress, build_line_part, build_name_part
+from aliceserver.debuggers.symbols.dwarf.units import build_line_part
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.symtab import is_packed_table
 from aliceserver.errors import TargetError, Unsupported
@@ -138,8 +138,9 @@ class DebugInfo:
              opened: tuple[ElfSections, ElfSections] | None = None) -> DebugInfo | None:  # fmt: skip
         """The debug info of `image` (from a separate debug file when it has none itself),
         or None when there is no DWARF line info. The index comes from `cache` when it
-        holds one for this build, else it is built (and stored there). `opened`: open_dwarf's
-        answer for `image` already (sectionprefetch.py)."""
+        holds one for this build (a child building it ahead is waited for: indexahead.py),
+        else it is built (and stored there). `opened`: open_dwarf's answer for `image`
+        already (sectionprefetch.py)."""
         try:
             opened = opened or open_dwarf(image.path, image.build_id, debug_dirs, image.target_files)
         except Unsupported as exc:
@@ -150,16 +151,15 @@ class DebugInfo:
         main, dwarf = opened
         check_alt_file(dwarf)  # dwz's alt file: gdb reads no DWARF without it
         try:
-            ident_main = FileIdentity.of(main.path)
-            ident_dwarf = FileIdentity.of(dwarf.path) if dwarf is not main else ident_main
+            key, identity = index_key(image.build_id, main.path, dwarf.path)
         except OSError as exc:
             raise TargetError(f"cannot stat {image.path}: {exc}") from exc
-        identity = (_tuple(ident_main), _tuple(ident_dwarf), image.build_id)
-        key = IndexCache.key_for(image.build_id, main.path, ident_main.mtime_ns, ident_main.size)
+        ahead = cache is not None and indexahead.built_ahead(cache, key)  # (waits for it)
         payload = cache.load(key, identity) if cache is not None else None
         built = payload is None or not _valid_payload(payload)
         if payload is not None and not built:
-            log.debug("index of %s read from the cache", image.path)
+            how = "built by this session's child" if ahead else "read from the cache"
+            log.debug("index of %s %s", image.path, how)
         else:  # the name part now; the line part when a query first needs lines
             started = time.perf_counter()
             payload = build_name_part(image, progress)
@@ -186,7 +186,7 @@ class DebugInfo:
             return built
 
         info = cls(image, main, dwarf, payload, rows, rebuild)
-        info.built = built
+        info.built = built or ahead  # (by this session's child)
         if cache is not None:
             info._store = (cache, key + "-extra", identity)
             info._symbols_store = (cache, key + "-symbols", identity)
@@ -578,10 +578,6 @@ class DebugInfo:
                     moved.append(address)
             result[group] = address
         return list(result.values()), moved
-
-
-def _tuple(identity: FileIdentity) -> tuple[str, int, int]:
-    return (identity.path, identity.mtime_ns, identity.size)
 
 
 def _valid_payload(payload: dict[str, Any]) -> bool:

@@ -17,14 +17,13 @@ from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
 
 from aliceserver.debuggers.symbols.dwarf import forms
 from aliceserver.debuggers.symbols.dwarf.abbrevs import Spec, read_entry, skip_specs
-from aliceserver.debuggers.symbols.dwarf.funclist import pack_functions
 from aliceserver.debuggers.symbols.dwarf.lines import (
     StringSections,
     decode_rows,
     header_from_tuple,
     parse_header,
 )
-from aliceserver.debuggers.symbols.dwarf.names import Demangler
+from aliceserver.debuggers.symbols.dwarf.namepart import Progress, build_name_part
 from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
 from aliceserver.debuggers.symbols.dwarf.rawread import (
     cstring,
@@ -40,7 +39,6 @@ from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[str, float | None], None]
 
 _AT_NAME, _AT_STMT_LIST, _AT_LOW_PC, _AT_HIGH_PC, _AT_COMP_DIR, _AT_PRODUCER, _AT_RANGES, \
     _AT_STR_OFFSETS_BASE, _AT_ADDR_BASE, _AT_RNGLISTS_BASE = (
@@ -333,27 +331,6 @@ def build_payload(
     """The cacheable index of `image` (whose DWARF `dwarf` holds), plain containers only:
     its line part (build_line_part) and its name part (build_name_part)."""
     return {**build_line_part(image, dwarf, progress), **build_name_part(image, progress, 0.8)}
-
-
-def build_name_part(
-    image: ElfImage, progress: Progress | None = None, start: float = 0.0
-) -> dict[str, Any]:
-    """What `break NAME` looks a library up by: demangled function names, the function
-    list (funclist.py) and the ELF symbol table (the image's: parsing it costs more than
-    reading all the rest from the cache). No DWARF is read. Its progress starts at `start`:
-    0 when it is the whole job (a client's bar must not open at 80%)."""
-    if progress is not None:
-        progress(f"demangling names of {os.path.basename(image.path)}", start)
-    demangler = Demangler()
-    demangled = {}
-    functions = image.function_symbols()  # plain tuples: an ElfSymbol each costs more
-    for symbol_name, _address, _size in functions:
-        if symbol_name.startswith(("_Z", "_R")):
-            text = demangler.demangle(symbol_name)
-            if text != symbol_name:
-                demangled[symbol_name] = text
-    return {"demangled": demangled, "functions": pack_functions(functions),
-            "symbols": image.packed_symbols()}  # fmt: skip
 
 
 def build_line_part(

@@ -1,0 +1,212 @@
+"""The indexes of the libraries a program will load, built ahead in a child process while
+the session builds the program's own.
+
+A first session on a machine builds libc's, libm's and the loader's index name parts
+(namepart.py) as they load, on the tracer thread, while the user waits for the first stop.
+When the program's image appears (ImageLoading.load_image), the libraries it needs are
+foreseen (needed.py) and those the cache has no index of, beyond those mapped already (the
+loader: the session needs it at once, and it is small), are handed to a child process
+(indexchild.py), which builds and stores them (cache.py writes a file whole or not at all,
+whoever else writes it) and says so a line at a time. DebugInfo.load of a library in the
+plan waits for the child's line on it, if the child has started its work, and then reads
+the cache; a child that failed, or was not planned for it, leaves it to the session, as
+before; one that has not yet imported its modules is killed (the libraries load together,
+and the session builds them sooner than the child would). Once the child has told of
+each planned library it is reaped (killed if it has not left yet: nothing is left to do).
+The child first stores, as `KEY-libraries`, the program's libraries and their keys: a later
+session whose libraries are all indexed checks that (a file read and a stat per library,
+not needed.py's 2 ms) and starts no child.
+Why a child process: the session's threads share one GIL and are pinned to one CPU
+(affinity.py), and an index build holds the GIL; the child runs on the other CPU. Measured
+(bench/first_stop.py, CPython, 2 CPUs at load 1.0-1.2, 20 interleaved rounds with the build
+before and gdb): libm's and libc's name parts took 20-30 ms of the tracer thread at their
+load in a first-ever session, reading them from the cache 1-2 ms; the first stop gained 15
+ms (paired median; ratio to gdb 1.09 -> 1.04), as the stop then waits for sectionprefetch.py's
+search of libc's DWARF, and the child's ~70 ms of CPU compete with that on a loaded machine.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+
+from aliceserver.aheadchild import AheadChild
+from aliceserver.debuggers.symbols.dwarf import indexchild
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.debuggers.symbols.needed import needed_libraries
+from aliceserver.errors import AliceError
+
+log = logging.getLogger(__name__)
+
+_PATIENCE = 30.0  # seconds a library's load waits for the child (it takes ~0.1 s in all)
+_MARKER = "-libraries"  # after the program's key: its libraries' list (indexchild.py)
+
+# The child of each session (by its cache: one per engine), until its image changes
+_running: weakref.WeakKeyDictionary[IndexCache, LibrariesAhead] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+class LibrariesAhead:
+    """One child building the indexes of the libraries whose cache keys are `planned`, and
+    what it said of each."""
+
+    def __init__(self, planned: set[str], args: list[str]) -> None:
+        self._planned = planned
+        self._said: dict[str, str] = {}  # key -> built, had, none or failed
+        self._ready = False  # its modules imported: it is at work
+        self._ended = False
+        self._hurried = False
+        self._heard_part = b""
+        self._changed = threading.Condition()
+        self._child = AheadChild(indexchild.MODULE, args, heard=self._heard)
+        self._waiter = threading.Thread(target=self._wait, daemon=True, name="aliceserver-indexes")
+        self._waiter.start()
+
+    def built(self, key: str) -> bool:
+        """Whether the child built the index of `key` (waiting for it if it is at work on
+        it, at most _PATIENCE seconds; then it is killed)."""
+        if key not in self._planned:
+            return False
+        with self._changed:
+            ready = self._ready or self._ended
+            hurry, self._hurried = not self._hurried, True
+        if not ready:  # still starting: the session indexes this library (and those loaded
+            log.debug("the indexing child is not at work yet: the session indexes")
+            self.close()  # with it) sooner than the child would
+            return False
+        if hurry:  # the session waits: its CPU is free for the child
+            self._child.widen()
+        deadline = time.monotonic() + _PATIENCE
+        with self._changed:
+            while key not in self._said and not self._ended and time.monotonic() < deadline:
+                self._changed.wait(deadline - time.monotonic())
+            said, ended, done = self._said.get(key), self._ended, self._said.keys() >= self._planned
+        if said is None and not ended:
+            log.debug("the indexing child took too long: the session indexes")
+        if done or (said is None and not ended):
+            self.close()  # (done: it has stored its list, and is leaving)
+        log.debug("index %s from the indexing child: %s", key, said)
+        return said == "built"
+
+    def close(self) -> None:
+        """Kill the child if it still runs; reap it."""
+        self._child.close()
+        self._waiter.join()
+
+    def _heard(self, chunk: bytes) -> None:
+        *lines, self._heard_part = (self._heard_part + chunk).split(b"\n")
+        with self._changed:
+            for line in lines:
+                what, _space, key = line.decode(errors="replace").partition(" ")
+                if what == "ready":
+                    self._ready = True
+                elif key in self._planned:
+                    self._said[key] = what
+            self._changed.notify_all()
+
+    def _wait(self) -> None:
+        try:
+            self._child.answer()
+        finally:
+            with self._changed:
+                self._ended = True
+                self._changed.notify_all()
+
+
+def start(cache: IndexCache, program: ElfImage, loaded: Sequence[str]) -> None:
+    """When the libraries `program` needs (beyond those `loaded`) are not all indexed in
+    `cache`, a child building their indexes (the session's earlier one is killed)."""
+    close(cache)
+    if not cache.writable:
+        return
+    try:
+        stat = os.stat(program.path)
+        identity = (os.path.realpath(program.path), stat.st_mtime_ns, stat.st_size)
+        key = IndexCache.key_for(program.build_id, program.path, stat.st_mtime_ns, stat.st_size)
+        if _all_indexed(cache, key + _MARKER, identity):
+            return
+        planned, entries, listed = _plan(cache, program, loaded)
+    except (AliceError, OSError, ValueError) as error:
+        log.debug("no libraries of %s indexed ahead: %s", program.path, error)
+        return
+    if not planned:  # all indexed (by sessions of other programs): listed for the next
+        if os.access(cache.directory, os.W_OK):  # (a read-only one is no trouble to warn of)
+            cache.store(key + _MARKER, identity, {"libraries": listed})
+        return
+    log.debug("%d libraries of %s to be indexed by a child process", len(planned), program.path)
+    args = indexchild.arguments(cache.directory, key + _MARKER, identity, entries)
+    with _lock:
+        if not _running:
+            atexit.register(_close_all)  # (a process ending through os._exit: startup.leave)
+        _running[cache] = LibrariesAhead(planned, args)
+
+
+def built_ahead(cache: IndexCache, key: str) -> bool:
+    """Whether this session's child built the index of `key` (waited for; see `built`)."""
+    ahead = _running.get(cache)
+    return ahead is not None and ahead.built(key)
+
+
+def close(cache: IndexCache) -> None:
+    """Kill and reap the child of the session of `cache`, if any."""
+    with _lock:
+        ahead = _running.pop(cache, None)
+    if ahead is not None:
+        ahead.close()
+
+
+def _close_all() -> None:
+    with _lock:
+        running = list(_running.values())
+        _running.clear()
+    for ahead in running:
+        ahead.close()
+
+
+def _all_indexed(cache: IndexCache, marker: str, identity: tuple[str, int, int]) -> bool:
+    """Whether the libraries listed under `marker` are the same files as then, and each
+    has an index in the cache (or had no DWARF)."""
+    payload = cache.load(marker, identity)
+    if payload is None:
+        return False
+    try:
+        for path, mtime_ns, size, key in payload["libraries"]:
+            stat = os.stat(path)
+            if (stat.st_mtime_ns, stat.st_size) != (mtime_ns, size):
+                return False
+            if key and not os.path.exists(cache.path_for(key)):
+                return False
+    except (OSError, KeyError, TypeError, ValueError):  # (not a list of ours: rebuilt)
+        return False
+    return True
+
+
+def _plan(
+    cache: IndexCache, program: ElfImage, loaded: Sequence[str]
+) -> tuple[set[str], list[tuple[bool, str]], list[tuple[str, int, int, str]]]:
+    """(the keys of the libraries to index, the child's entries: every library, in the
+    loader's order, each with whether it is to be indexed; the marker's list of them)."""
+    skip = {os.path.realpath(path) for path in loaded}
+    planned: set[str] = set()
+    entries = []
+    listed = []
+    for path in needed_libraries(program):
+        real = os.path.realpath(path)
+        try:
+            image = ElfImage.load(path)
+            stat = os.stat(real)
+        except (AliceError, OSError):
+            continue
+        key = IndexCache.key_for(image.build_id, path, stat.st_mtime_ns, stat.st_size)
+        wanted = real not in skip and not os.path.exists(cache.path_for(key))
+        if wanted:
+            planned.add(key)
+        entries.append((wanted, path))
+        listed.append((path, stat.st_mtime_ns, stat.st_size, key))
+    return planned, entries, listed

@@ -1,0 +1,57 @@
+"""A binary's index's name part (what `break NAME` looks a library up by), and the key and
+identity its index is cached under.
+
+Apart from units.py (and index.py) so that a child process building libraries' indexes
+ahead (indexchild.py) imports only this, the ELF reader and the cache: units.py's imports
+(pyelftools' tables, the line program reader) took 20 ms of that child's ~60 ms start.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.funclist import pack_functions
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
+from aliceserver.debuggers.symbols.dwarf.sections import FileIdentity
+from aliceserver.debuggers.symbols.elf import ElfImage
+
+Progress = Callable[[str, float | None], None]
+# (its file's realpath, mtime, size), its DWARF file's, its build id
+Identity = tuple[tuple[str, int, int], tuple[str, int, int], str | None]
+
+
+def build_name_part(
+    image: ElfImage, progress: Progress | None = None, start: float = 0.0
+) -> dict[str, Any]:
+    """What `break NAME` looks a library up by: demangled function names, the function
+    list (funclist.py) and the ELF symbol table (the image's: parsing it costs more than
+    reading all the rest from the cache). No DWARF is read. Its progress starts at `start`:
+    0 when it is the whole job (a client's bar must not open at 80%)."""
+    if progress is not None:
+        progress(f"demangling names of {os.path.basename(image.path)}", start)
+    demangler = Demangler()
+    demangled = {}
+    functions = image.function_symbols()  # plain tuples: an ElfSymbol each costs more
+    for symbol_name, _address, _size in functions:
+        if symbol_name.startswith(("_Z", "_R")):
+            text = demangler.demangle(symbol_name)
+            if text != symbol_name:
+                demangled[symbol_name] = text
+    return {"demangled": demangled, "functions": pack_functions(functions),
+            "symbols": image.packed_symbols()}  # fmt: skip
+
+
+def index_key(build_id: str | None, main: str, dwarf: str) -> tuple[str, Identity]:
+    """(cache key, identity) of the index of the binary at `main` whose DWARF is at `dwarf`
+    (OSError: one of them cannot be looked at)."""
+    ident_main = FileIdentity.of(main)
+    ident_dwarf = FileIdentity.of(dwarf) if dwarf != main else ident_main
+    identity = (_tuple(ident_main), _tuple(ident_dwarf), build_id)
+    return IndexCache.key_for(build_id, main, ident_main.mtime_ns, ident_main.size), identity
+
+
+def _tuple(identity: FileIdentity) -> tuple[str, int, int]:
+    return (identity.path, identity.mtime_ns, identity.size)

@@ -1,0 +1,146 @@
+"""A first session builds the indexes of the libraries its program will load in a child
+process, while it builds the program's own, and reads them from the cache when they load
+(indexahead.py, indexchild.py).
+
+Real builds: a shared library with DWARF, found through the program's run path. The
+session stops at the program's first instruction (`starti`) and waits there a second
+(`shell sleep 1`), so that the child has done its work when the loader maps the library:
+a session never waits for a child still starting (it builds the index itself sooner).
+Checked: the library's index is the child's, read from the cache, not built by the session
+whose cache was empty; the stop, backtrace and arguments are the same with the child as with a child
+that fails (whose session builds the index itself); a later session starts no child; no
+child remains after a session, even one stuck when the session ends.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.mi_client import ROOT
+from tests.support.procs import all_pids
+
+pytestmark = pytest.mark.timeout(120)
+
+_LIBRARY = """
+int scaled(int v, int k)
+{
+    int r = v * k;
+    return r + 1;
+}
+"""
+_MAIN = """
+#include <stdio.h>
+int scaled(int v, int k);
+int main(int argc, char **argv) { printf("%d\\n", scaled(argc + 6, 7)); return 0; }
+"""
+_SESSION = ("-batch", "-ex", "set breakpoint pending on", "-ex", "break scaled", "-ex", "starti",
+            "-ex", "shell sleep 1", "-ex", "continue", "-ex", "bt", "-ex", "info args")  # fmt: skip
+_CHILD = "aliceserver.debuggers.symbols.dwarf.indexchild"
+# Loaded by the child's interpreter (and the server's: it does nothing there): makes the
+# child fail, or hang until killed, as INDEX_CHILD_TEST says (4 letters each: the program's
+# environment, and so its stack addresses, stay the same).
+_SITECUSTOMIZE = f"""
+import os, sys, time
+if {_CHILD!r} in sys.orig_argv:
+    if os.environ.get("INDEX_CHILD_TEST") == "fail":
+        os._exit(1)
+    if os.environ.get("INDEX_CHILD_TEST") == "hang":
+        time.sleep(600)
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    root = tmp_path_factory.mktemp("index-child")
+    (root / "ahead.c").write_text(_LIBRARY)
+    (root / "main.c").write_text(_MAIN)
+    subprocess.run(["gcc", "-g", "-O0", "-shared", "-fPIC", "ahead.c", "-o", "libahead.so"],
+                   cwd=root, check=True)  # fmt: skip
+    subprocess.run(["gcc", "-g", "-O0", "main.c", "-L.", "-lahead", "-Wl,-rpath,$ORIGIN", "-o", "prog"],
+                   cwd=root, check=True)  # fmt: skip
+    (root / "custom").mkdir()
+    (root / "custom" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    return root / "prog"
+
+
+def _session(program: Path, cache: Path, log: Path, test: str = "none") -> str:
+    paths = [str(program.parent / "custom"), str(ROOT), os.environ.get("PYTHONPATH", "")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p), INDEX_CHILD_TEST=test)
+    argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), "--log-file", str(log),
+            "--log-level", "DEBUG", "--enable-shell", "-nx", *_SESSION, str(program)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env,
+                          cwd=program.parent, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _stop(output: str) -> str:
+    """The output from the breakpoint's stop on (the first instruction's address varies)."""
+    return output[output.index("Breakpoint 1, ") :]
+
+
+def _children(cache: Path) -> list[int]:
+    """Index children (of anyone) still running for the cache `cache`."""
+    found = []
+    for pid in all_pids():
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if _CHILD.encode() in argv and str(cache).encode() in argv:
+            found.append(pid)
+    return found
+
+
+def test_the_library_index_built_by_the_child_is_read_and_the_stop_is_the_same(
+    program: Path, tmp_path: Path
+) -> None:
+    library = str(program.parent / "libahead.so")
+    cache = tmp_path / "cache"
+    ahead = _session(program, cache, tmp_path / "ahead.log")
+    log = (tmp_path / "ahead.log").read_text()
+    assert "to be indexed by a child process" in log, log
+    assert f"index of {library} built by this session's child" in log, log  # an empty cache
+    assert f"indexed the names of {library}" not in log
+    alone = _session(program, tmp_path / "alone", tmp_path / "alone.log", "fail")
+    assert f"indexed the names of {library}" in (tmp_path / "alone.log").read_text()
+    assert _stop(ahead) == _stop(alone)
+    assert "Breakpoint 1, scaled (v=7, k=7) at ahead.c:4" in ahead
+    assert "#1  0x" in ahead and " in main (argc=1, argv=0x" in ahead and "v = 7\nk = 7" in ahead
+    assert not _children(cache)
+    again = _session(program, cache, tmp_path / "again.log")  # every library indexed now
+    assert "by a child process" not in (tmp_path / "again.log").read_text()
+    assert f"index of {library} read from the cache" in (tmp_path / "again.log").read_text()
+    assert _stop(again) == _stop(ahead)
+
+
+def test_a_child_that_fails_leaves_the_index_to_the_session(program: Path, tmp_path: Path) -> None:
+    library = str(program.parent / "libahead.so")
+    cache = tmp_path / "cache"
+    output = _session(program, cache, tmp_path / "failed.log", "fail")
+    log = (tmp_path / "failed.log").read_text()
+    assert "to be indexed by a child process" in log  # started, and failed
+    assert f"indexed the names of {library}" in log
+    assert "Breakpoint 1, scaled (v=7, k=7) at ahead.c:4" in output
+    assert not _children(cache)
+
+
+def test_a_child_stuck_when_the_session_ends_is_killed_and_reaped(
+    program: Path, tmp_path: Path
+) -> None:
+    library = str(program.parent / "libahead.so")
+    cache = tmp_path / "cache"
+    output = _session(program, cache, tmp_path / "stuck.log", "hang")
+    log = (tmp_path / "stuck.log").read_text()
+    assert "to be indexed by a child process" in log
+    assert f"indexed the names of {library}" in log  # not waited for: it never started its work
+    assert "Breakpoint 1, scaled (v=7, k=7) at ahead.c:4" in output
+    assert not _children(cache)
