@@ -33,11 +33,12 @@ from types import CodeType, ModuleType
 _FILE_NAME = f"import_bundle.{sys.implementation.cache_tag}.bin"
 _PACKAGES = ("aliceserver", "elftools")
 _STDLIB = os.path.dirname(os.__file__) + os.sep
-_VERSION = (sys.version, MAGIC_NUMBER, 1)  # 1: this file's layout
+_VERSION = (sys.version, MAGIC_NUMBER, 2)  # 2: this file's layout
 _HEADER = 8  # the index's length, then the index, then each module's marshalled code
 # name -> (source path, its mtime_ns, its size, is a package, offset and length of its code
-# after the index, mtime_ns of the directory it is found in)
-Entry = tuple[str, int, int, bool, int, int, int]
+# after the index, mtime_ns of the directory it is found in, that directory: kept, not
+# worked out at each import: a tenth of find_spec's time)
+Entry = tuple[str, int, int, bool, int, int, int, str]
 
 
 class _Codes:
@@ -91,25 +92,22 @@ class BundleFinder:
     def find_spec(self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
                   ) -> ModuleSpec | None:  # fmt: skip
         entry = self.index.get(name)
-        if entry is None or path is None or self._data is None:
+        data = self._data
+        if entry is None or path is None or data is None:
             return None
         try:
-            return self._spec(name, path, entry, self._data)
-        except (ValueError, TypeError):  # a damaged index: imported as usual
-            return None
-
-    def _spec(self, name: str, path: Sequence[str], entry: Entry, data: _Codes) -> ModuleSpec | None:
-        source, mtime, size, package, offset, length, dir_mtime = entry
-        parent = os.path.dirname(os.path.dirname(source) if package else source)
-        if parent not in path or not self._dir_unchanged(parent, dir_mtime):
-            return None
-        try:
+            source, mtime, size, package, offset, length, dir_mtime, parent = entry
+            if parent not in path:
+                return None
+            unchanged = self._dirs.get(parent)
+            if unchanged is None:
+                unchanged = self._dirs[parent] = _mtime_ns(parent) == dir_mtime
+            if not unchanged or not 0 <= offset <= offset + length <= data.size:
+                return None
             stat = os.stat(source)
-        except OSError:
-            return None
-        if stat.st_mtime_ns != mtime or stat.st_size != size:
-            return None
-        if not 0 <= offset <= offset + length <= data.size:
+            if stat.st_mtime_ns != mtime or stat.st_size != size:
+                return None
+        except (ValueError, TypeError, OSError):  # a damaged index, a source gone: as usual
             return None
         loader = _BundleLoader(name, source, data, (offset, length))
         spec = ModuleSpec(name, loader, origin=source, is_package=package)
@@ -118,16 +116,6 @@ class BundleFinder:
             spec.submodule_search_locations = [os.path.dirname(source)]
         self._served.add(name)
         return spec
-
-    def _dir_unchanged(self, directory: str, mtime: int) -> bool:
-        known = self._dirs.get(directory)
-        if known is None:
-            try:
-                known = os.stat(directory).st_mtime_ns == mtime
-            except OSError:
-                known = False
-            self._dirs[directory] = known
-        return known
 
     def save(self) -> None:
         """Write the bundle again when a submodule was imported without it: its entries
@@ -189,8 +177,15 @@ def _pyc_code(source: str) -> bytes | None:
     return data[16:]
 
 
+def _mtime_ns(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
 def _valid(entry: Entry) -> bool:
-    source, mtime, size, package, _offset, _length, dir_mtime = entry
+    source, mtime, size, package, _offset, _length, dir_mtime, _parent = entry
     try:
         stat = os.stat(source)
         parent = os.stat(os.path.dirname(os.path.dirname(source) if package else source))
@@ -229,15 +224,16 @@ def _write(path: str, codes: dict[str, tuple[str, bytes | tuple[int, int]]],
     for name, (source, code) in sorted(codes.items()):
         package = os.path.basename(source) == "__init__.py"
         length = code[1] if isinstance(code, tuple) else len(code)
+        directory = os.path.dirname(os.path.dirname(source) if package else source)
         try:
             stat = os.stat(source)
-            parent = os.stat(os.path.dirname(os.path.dirname(source) if package else source))
+            parent = os.stat(directory)
         except OSError:
             continue
         if isinstance(code, tuple) and data is None:
             continue
         index[name] = (source, stat.st_mtime_ns, stat.st_size, package, offset, length,
-                       parent.st_mtime_ns)  # fmt: skip
+                       parent.st_mtime_ns, directory)  # fmt: skip
         blobs.append(code)
         offset += length
     header = marshal.dumps((_VERSION, index))
