@@ -20,6 +20,7 @@ import dataclasses
 import inspect
 import marshal
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -30,52 +31,69 @@ _FILE_NAME = f"dataclass_methods.{sys.implementation.cache_tag}.codes"
 # The local through which the generated source names the return type, as each version's
 # dataclasses calls it (the same source, so the same code as dataclasses' own).
 _RETURN_TYPE = "_return_type" if sys.version_info < (3, 12) else "__dataclass_return_type__"
-# Python's version, and this file's layout (3: with each entry's module).
-_VERSION = f"{sys.version} 3"
+# Python's version, and this file's layout (4: each module's entries marshalled apart).
+_VERSION = f"{sys.version} 4"
 _MAX_ENTRIES = 16_000  # about 16 MB: a file grown past this (many versions' methods) restarts
 # inspect.CO_VARARGS | inspect.CO_VARKEYWORDS (inspect is imported on use: startup.py)
 _CO_VARIADIC = 0x04 | 0x08
+# A module's entries as the file keeps them: their count, and the marshalled {source: code}.
+Group = tuple[int, bytes]
 
 
 class DataclassCodeCache:
     """Compiled `__create_fn__` wrappers by source, loaded from and saved to `paths`
     (the first that can be written is written).
 
-    Each entry is kept with its class's module, so that a save drops the entries of a
+    The entries are kept by their class's module, so that a save drops the entries of a
     module imported in this process that it no longer makes (its classes changed): without
     that the file kept every version's methods (774 of 1,893), all unmarshalled at each
-    start. (Entries marshalled one by one, unmarshalled when looked up, cost more: 2.7 ms
+    start. A module's entries are unmarshalled when its first class is made: the file
+    holds the classes of every front end and test run this package served (1,590 entries,
+    8.7-9.2 ms to unmarshal at a process's start, against 5.2-5.5 for the engine's 949).
+    (Entries marshalled one by one, unmarshalled when looked up, cost more: 2.7 ms
     against 1.6 for the engine's 1,130 with the collector paused, as import_quietly has it.)"""
 
     def __init__(self, paths: list[str]) -> None:
         self.paths = paths
-        self.codes: dict[str, CodeType] = {}
-        self.owners: dict[str, str] = {}  # source -> module of its class
+        self.codes: dict[str, CodeType] = {}  # the entries unmarshalled or compiled here
         self.compiled = 0  # compiled in this process since the last save
-        self._used: set[str] = set()  # looked up or compiled in this process
-        self._modules: set[str] = set()  # modules whose classes came through here
+        self._groups: dict[str, Group] = {}  # module -> its entries, as read
+        self._opened: set[str] = set()  # modules whose entries are in `codes`
+        self._used: set[tuple[str, str]] = set()  # (module, source) looked up or compiled here
         self._lock = threading.Lock()
         for path in paths:
             loaded = _load(path)
             if loaded is not None:
-                self.codes, self.owners = loaded
+                self._groups = loaded
                 break
 
     def code_for(self, source: str, module: str = "") -> CodeType:
         code = self.codes.get(source)
+        if code is None and module in self._groups and module not in self._opened:
+            with self._lock:
+                if module not in self._opened:
+                    self._opened.add(module)
+                    self.codes.update(_entries(self._groups[module]))
+            code = self.codes.get(source)
         if code is None:
             # As dataclasses' own exec: no __future__ flags inherited from this module
             # (annotations stay objects, not strings).
             code = compile(source, "<string>", "exec", dont_inherit=True)
             with self._lock:
                 self.codes[source] = code
-                self.owners[source] = module
                 self.compiled += 1
-        if source not in self._used:
+        if (module, source) not in self._used:
             with self._lock:
-                self._used.add(source)
-                self._modules.add(module)
+                self._used.add((module, source))
         return code
+
+    def entries(self) -> dict[str, dict[str, CodeType]]:
+        """Every entry the file held at the start or this process added, by module."""
+        with self._lock:
+            by_module = {module: _entries(group) for module, group in self._groups.items()}
+            for module, source in self._used:
+                by_module.setdefault(module, {})[source] = self.codes[source]
+        return by_module
 
     def save(self) -> None:
         """Write what was compiled since the last save, with what the file held meanwhile
@@ -84,21 +102,24 @@ class DataclassCodeCache:
         (PYTHONDONTWRITEBYTECODE)."""
         if not self.compiled or sys.dont_write_bytecode:
             return
+        ours: dict[str, dict[str, CodeType]] = {}
         with self._lock:
-            codes, owners, self.compiled = dict(self.codes), dict(self.owners), 0
-            used, modules = set(self._used), self._modules - {""}
+            self.compiled = 0
+            for module, source in self._used:
+                ours.setdefault(module, {})[source] = self.codes[source]
         for path in self.paths:
-            on_disk_codes, on_disk_owners = _load(path) or ({}, {})
-            merged_codes = {**on_disk_codes, **codes}
-            merged_owners = {**on_disk_owners, **owners}
-            for source, module in merged_owners.items():
-                if module in modules and source not in used:
-                    merged_codes.pop(source, None)  # its module, imported here, no longer makes it
-            if len(merged_codes) > _MAX_ENTRIES:
-                merged_codes = {source: codes[source] for source in used}
-            merged_owners = {source: merged_owners.get(source, "") for source in merged_codes}
+            on_disk = _load(path) or {}
+            # A module imported here makes the entries it used, no more; the others' are
+            # kept as the file has them (written by the processes that import them).
+            groups = {module: group for module, group in on_disk.items() if module not in ours}
+            for module, entries in ours.items():
+                if not module and module in on_disk:  # no class's module: all kept
+                    entries = {**_entries(on_disk[module]), **entries}
+                groups[module] = (len(entries), marshal.dumps(entries))
+            if sum(count for count, _data in groups.values()) > _MAX_ENTRIES:
+                groups = {name: (len(kept), marshal.dumps(kept)) for name, kept in ours.items()}
             try:
-                _write(path, merged_codes, merged_owners)
+                _write(path, groups)
                 return
             except OSError:
                 continue
@@ -114,13 +135,19 @@ class DataclassCodeCache:
             locals[_RETURN_TYPE] = return_type
             return_annotation = f"->{_RETURN_TYPE}"
         joined_args = ",".join(args)
-        joined_body = "\n".join(f"  {b}" for b in body)
+        joined_body = "  " + "\n  ".join(body) if body else ""
         text = f" def {name}({joined_args}){return_annotation}:\n{joined_body}"
         local_vars = ", ".join(locals.keys())
         text = f"def __create_fn__({local_vars}):\n{text}\n return {name}"
-        namespace: dict[str, Any] = {}
         module = str(globals.get("__name__", "")) if globals else ""
-        exec(self.code_for(text, module), globals, namespace)  # noqa: S102 - as dataclasses
+        code = self.code_for(text, module)
+        maker = code.co_consts[0] if code.co_consts else None
+        if globals is not None and "__builtins__" in globals and type(maker) is CodeType:
+            # What the exec below makes, without running the module code that makes it
+            # (exec would also put __builtins__ in globals: there already).
+            return FunctionType(maker, globals)(**locals)
+        namespace: dict[str, Any] = {}
+        exec(code, globals, namespace)  # noqa: S102 - as dataclasses
         return namespace["__create_fn__"](**locals)
 
 
@@ -154,8 +181,38 @@ def install(paths: list[str] | None = None) -> DataclassCodeCache | None:
     create_fn: Callable[..., Any] = cache.create_fn
     dataclasses._create_fn = create_fn  # type: ignore[attr-defined]
     dataclasses.inspect = _DataclassInspect()  # type: ignore[attr-defined]
+    if isinstance(getattr(dataclasses, "_MODULE_IDENTIFIER_RE", None), re.Pattern):
+        dataclasses._is_type = is_type  # type: ignore[attr-defined]
     atexit.register(cache.save)
     return cache
+
+
+# A string annotation's leading `module.name` or `name` (None: neither), by its text.
+_IDENTIFIERS: dict[str, tuple[str | None, str] | None] = {}
+
+
+def is_type(annotation: str, cls: type, a_module: Any, a_type: Any,
+            is_type_predicate: Callable[[Any, Any], bool]) -> bool:  # fmt: skip
+    """dataclasses._is_type (3.11, 3.12): does a string annotation name `a_type` of
+    `a_module`? Each text matched once, not three times a field (ClassVar, InitVar,
+    KW_ONLY) and again for each class with a field so annotated: about 10% of making
+    a module of dataclasses."""
+    if annotation in _IDENTIFIERS:
+        parsed = _IDENTIFIERS[annotation]
+    else:
+        match = dataclasses._MODULE_IDENTIFIER_RE.match(annotation)  # type: ignore[attr-defined]
+        parsed = _IDENTIFIERS[annotation] = (match.group(1), match.group(2)) if match else None
+    if parsed is None:
+        return False
+    module_name, name = parsed
+    ns = None
+    if not module_name:  # as dataclasses': the class's module did `from typing import ClassVar`
+        ns = sys.modules.get(cls.__module__).__dict__
+    else:
+        module = sys.modules.get(cls.__module__)
+        if module and module.__dict__.get(module_name) is a_module:
+            ns = sys.modules.get(a_type.__module__).__dict__
+    return bool(ns and is_type_predicate(ns.get(name), a_module))
 
 
 class _DataclassInspect:
@@ -214,24 +271,32 @@ def _annotation(annotation: Any) -> str:
     return repr(annotation)  # a string: our modules' annotations are (PEP 563)
 
 
-def _load(path: str) -> tuple[dict[str, CodeType], dict[str, str]] | None:
+def _load(path: str) -> dict[str, Group] | None:
     try:
         with open(path, "rb") as handle:
             data = handle.read()  # marshal.load on the file would read it piecemeal
-        version, codes, owners = marshal.loads(data)
+        version, groups = marshal.loads(data)
     except (OSError, EOFError, ValueError, TypeError):
         return None
-    if version != _VERSION or not isinstance(codes, dict) or not isinstance(owners, dict):
+    if version != _VERSION or not isinstance(groups, dict):
         return None
-    return codes, owners
+    return groups
 
 
-def _write(path: str, codes: dict[str, CodeType], owners: dict[str, str]) -> None:
+def _entries(group: Group) -> dict[str, CodeType]:
+    try:
+        entries = marshal.loads(group[1])
+    except (EOFError, ValueError, TypeError, IndexError):
+        return {}
+    return entries if isinstance(entries, dict) else {}
+
+
+def _write(path: str, groups: dict[str, Group]) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     partial = f"{path}.{os.getpid()}.tmp"
     try:
         with open(partial, "wb") as handle:
-            handle.write(marshal.dumps((_VERSION, codes, owners)))
+            handle.write(marshal.dumps((_VERSION, groups)))
         os.replace(partial, path)  # readers see the old file or the new one, never half
     finally:
         if os.path.exists(partial):

@@ -37,6 +37,13 @@ def _methods(cls: type[Any]) -> dict[str, Any]:
     return {name: vars(cls)[name] for name in names if callable(vars(cls).get(name))}
 
 
+def _cells(function: Any) -> list[Any]:
+    """What a method's closure holds (a wrapped method: its code; its class: the name)."""
+    held = [cell.cell_contents for cell in function.__closure__ or ()]
+    return [value.__qualname__ if isinstance(value, type) else getattr(value, "__code__", value)
+            for value in held]  # fmt: skip
+
+
 def _with_cache(cache: DataclassCodeCache, monkeypatch: pytest.MonkeyPatch
                 ) -> tuple[type[Any], type[Any]]:  # fmt: skip
     with monkeypatch.context() as patch:
@@ -57,6 +64,11 @@ def test_classes_made_through_the_cache_are_dataclasses_own(tmp_path: Path,
                 assert method.__code__.co_code == expected.__code__.co_code, name
                 assert method.__annotations__ == expected.__annotations__, name  # not strings
                 assert method.__qualname__ == expected.__qualname__, name
+                assert method.__module__ == expected.__module__, name
+                assert method.__globals__ is expected.__globals__, name
+                assert method.__defaults__ == expected.__defaults__, name
+                assert method.__kwdefaults__ == expected.__kwdefaults__, name
+                assert _cells(method) == _cells(expected), name
     point_cls, box_cls = cached
     point = point_cls(1, tags=("a",))
     assert repr(point).endswith("Point(x=1, y=2, tags=('a',))")
@@ -76,7 +88,7 @@ def test_saved_codes_are_found_by_the_next_process(tmp_path: Path,
     first.save()
     assert first.compiled == 0 and path.exists()
     second = DataclassCodeCache([str(path)])
-    assert second.codes.keys() == first.codes.keys()
+    assert second.entries() == first.entries() and first.entries()
     _with_cache(second, monkeypatch)
     assert second.compiled == 0  # nothing compiled again
     second.save()  # nothing new: the file is left as it is
@@ -92,7 +104,7 @@ def test_an_unwritable_place_falls_back_to_the_next(tmp_path: Path,
     _with_cache(cache, monkeypatch)
     cache.save()
     assert fallback.exists()
-    assert DataclassCodeCache([str(blocked / "codes"), str(fallback)]).codes
+    assert DataclassCodeCache([str(blocked / "codes"), str(fallback)]).entries()
 
 
 def test_nothing_is_written_without_byte_code(tmp_path: Path,
@@ -110,7 +122,7 @@ def test_nothing_is_written_without_byte_code(tmp_path: Path,
 def test_a_damaged_or_foreign_file_is_ignored(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "codes"
     path.write_bytes(content)
-    assert DataclassCodeCache([str(path)]).codes == {}
+    assert DataclassCodeCache([str(path)]).entries() == {}
 
 
 def test_install_is_once_per_process() -> None:
@@ -134,15 +146,37 @@ def test_a_save_drops_what_a_module_imported_here_no_longer_makes(
     # The next version of module a makes `return 1` and `return 4`, no more `return 2`;
     # b is not imported by this process, so its entry is kept for the processes that do.
     second = DataclassCodeCache([path])
-    assert len(second.codes) == 3
+    assert _count(second) == 3
     assert _method(second, "a", "return 1")(None) == 1 and second.compiled == 0
     assert _method(second, "a", "return 4")(None) == 4 and second.compiled == 1
     second.save()
     kept = DataclassCodeCache([path])
-    assert len(kept.codes) == 3  # not 4
-    assert sorted(kept.owners.values()) == ["a", "a", "b"]
-    assert not any("return 2" in source for source in kept.codes)
+    assert _count(kept) == 3  # not 4
+    assert {module: len(entries) for module, entries in kept.entries().items()} == {"a": 2, "b": 1}
+    assert not any("return 2" in source for source in kept.entries()["a"])
     assert _method(kept, "b", "return 3")(None) == 3 and kept.compiled == 0
+
+
+def _count(cache: DataclassCodeCache) -> int:
+    return sum(len(entries) for entries in cache.entries().values())
+
+
+def test_a_modules_entries_are_read_when_its_first_class_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = str(tmp_path / "codes")
+    first = DataclassCodeCache([path])
+    for module, body in (("a", "return 1"), ("a", "return 2"), ("b", "return 3")):
+        _method(first, module, body)
+    first.save()
+    # The file holds the classes of every front end run; a process reads those it makes.
+    second = DataclassCodeCache([path])
+    assert second.codes == {}
+    assert _method(second, "a", "return 2")(None) == 2 and second.compiled == 0
+    assert sorted(body for source in second.codes for body in ("return 1", "return 2", "return 3")
+                  if body in source) == ["return 1", "return 2"]  # fmt: skip
+    assert _method(second, "b", "return 3")(None) == 3 and second.compiled == 0
+    assert len(second.codes) == 3
 
 
 def _sample_classes() -> list[type[Any]]:
@@ -217,3 +251,28 @@ def test_classes_without_a_docstring_get_dataclasses_own(monkeypatch: pytest.Mon
     assert isinstance(dataclasses.inspect, dataclass_code._DataclassInspect)  # type: ignore[attr-defined]
     assert {cls.__name__: cls.__doc__ for cls in _sample_classes()} == plain
     assert plain["Mixed"] == "Mixed(self: 'int', x: 'dataclasses.InitVar[int]' = 3, *, y: 'str' = 'a')"
+
+
+def test_is_type_answers_as_dataclasses_own() -> None:
+    import importlib.util
+    import typing
+
+    spec = importlib.util.spec_from_file_location("pristine_dataclasses", dataclasses.__file__)
+    assert spec is not None and spec.loader is not None
+    pristine = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pristine)
+
+    class Here:
+        pass
+
+    checks = [(typing, typing.ClassVar, dataclasses._is_classvar),  # type: ignore[attr-defined]
+              (dataclasses, dataclasses.InitVar, dataclasses._is_initvar),  # type: ignore[attr-defined]
+              (dataclasses, dataclasses.KW_ONLY, dataclasses._is_kw_only)]  # type: ignore[attr-defined]  # fmt: skip
+    texts = ["int", "typing.ClassVar[int]", "ClassVar", " typing . ClassVar", "dataclasses.InitVar[int]",
+             "dataclasses.KW_ONLY", "KW_ONLY", "Any", "pytest.ClassVar", "[int]", "", "t.ClassVar",
+             "int | None", "dataclasses.field"]  # fmt: skip
+    answers = [dataclass_code.is_type(text, Here, *check) for text in texts for check in checks]
+    assert answers == [pristine._is_type(text, Here, *check) for text in texts for check in checks]
+    again = [dataclass_code.is_type(text, Here, *check) for text in texts for check in checks]
+    assert again == answers  # the texts matched before
+    assert answers.count(True) == 2  # dataclasses.InitVar and .KW_ONLY (typing: not imported here)
