@@ -50,6 +50,7 @@ _MARKER = "-libraries"  # after the program's key: its libraries' list (indexchi
 # The child of each session (by its cache: one per engine), until its image changes
 _running: weakref.WeakKeyDictionary[IndexCache, LibrariesAhead] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
+_exit_hooked = False  # _close_all registered with atexit
 
 
 class LibrariesAhead:
@@ -141,9 +142,11 @@ def start(cache: IndexCache, program: ElfImage, loaded: Sequence[str]) -> None:
         return
     log.debug("%d libraries of %s to be indexed by a child process", len(planned), program.path)
     args = indexchild.arguments(cache.directory, key + _MARKER, identity, entries)
+    global _exit_hooked
     with _lock:
-        if not _running:
-            atexit.register(_close_all)  # (a process ending through os._exit: startup.leave)
+        if not _exit_hooked:  # (a process ending through os._exit: startup.leave)
+            _exit_hooked = True
+            atexit.register(_close_all)
         _running[cache] = LibrariesAhead(planned, args)
 
 
