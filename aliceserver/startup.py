@@ -35,10 +35,11 @@ def import_quietly(name: str) -> ModuleType:
     defer_import("traceback")  # before logging imports it
     was_enabled = gc.isenabled()
     gc.disable()
-    from aliceserver import dataclass_code, import_bundle
+    from aliceserver import dataclass_code, deferred_names, import_bundle
 
     import_bundle.install()
     code_cache = dataclass_code.install()
+    deferred_names.defer_names()  # pyelftools' readers of sections our own readers parse
     try:
         return importlib.import_module(name)
     finally:

@@ -88,6 +88,9 @@ _NOT_AT_A_FIRST_STOP = (
     "aliceserver.debuggers.remote.hostio",  # a stub's files (target: sysroot)
     "aliceserver.debuggers.remote.packets",
     "elftools.elf.enums",  # the names of machines other than x86-64 and AArch64
+    # pyelftools' DW_* constants, imported by DWARFInfo's line program and call frame
+    # readers, which ours replace (deferred_names.py: imported at their first call).
+    "elftools.dwarf.constants",
 )
 # Imported by the MI front end's start (it holds the program's file before `run`; its
 # `skip` command reads the skip list; its register commands format x87 values), not by
