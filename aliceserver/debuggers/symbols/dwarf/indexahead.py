@@ -17,12 +17,15 @@ The child first stores, as `KEY-libraries`, the program's libraries and their ke
 session whose libraries are all indexed checks that (a file read and a stat per library,
 not needed.py's 2 ms) and starts no child.
 Why a child process: the session's threads share one GIL and are pinned to one CPU
-(affinity.py), and an index build holds the GIL; the child runs on the other CPU. Measured
-(bench/first_stop.py, CPython, 2 CPUs at load 1.0-1.2, 20 interleaved rounds with the build
-before and gdb): libm's and libc's name parts took 20-30 ms of the tracer thread at their
-load in a first-ever session, reading them from the cache 1-2 ms; the first stop gained 15
-ms (paired median; ratio to gdb 1.09 -> 1.04), as the stop then waits for sectionprefetch.py's
-search of libc's DWARF, and the child's ~70 ms of CPU compete with that on a loaded machine.
+(affinity.py), and an index build holds the GIL; the child runs on the other CPU.
+Measured (bench/first_stop.py, CPython, first ever, 2 CPUs, interleaved rounds with the
+build before and gdb): libm's and libc's name parts took 20-30 ms of the tracer thread at
+their load, their reads from the cache take 1-2 ms, and the child's lines are there before
+the libraries load (the session does not wait); but the first stop's wall time moved by -15,
+-2 and +19 ms (paired medians of 20, 12 and 20 rounds at load 1.0-1.2, 1.0-1.2, 1.6-2.4:
+noise), since the stop then waits for sectionprefetch.py's thread searching libc's DWARF for
+the name (40-90 ms after libc's load), with which the child's ~80 ms of CPU (its start
+and imports, mostly) share the other CPU.
 """
 
 from __future__ import annotations
