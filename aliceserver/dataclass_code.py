@@ -57,8 +57,8 @@ class DataclassCodeCache:
         self.paths = paths
         self.codes: dict[str, CodeType] = {}  # the entries unmarshalled or compiled here
         self.compiled = 0  # compiled in this process since the last save
-        self._groups: dict[str, Group] = {}  # module -> its entries, as read
-        self._opened: set[str] = set()  # modules whose entries are in `codes`
+        self._groups: dict[str, Group] = {}  # module -> its entries, as read, until opened
+        self._opened: dict[str, dict[str, CodeType]] = {}  # module -> its entries read (in `codes`)
         self._used: set[tuple[str, str]] = set()  # (module, source) looked up or compiled here
         self._lock = threading.Lock()
         for path in paths:
@@ -69,11 +69,12 @@ class DataclassCodeCache:
 
     def code_for(self, source: str, module: str = "") -> CodeType:
         code = self.codes.get(source)
-        if code is None and module in self._groups and module not in self._opened:
+        if code is None and module in self._groups:
             with self._lock:
-                if module not in self._opened:
-                    self._opened.add(module)
-                    self.codes.update(_entries(self._groups[module]))
+                group = self._groups.pop(module, None)  # its bytes let go once read
+                if group is not None:
+                    self._opened[module] = _entries(group)
+                    self.codes.update(self._opened[module])
             code = self.codes.get(source)
         if code is None:
             # As dataclasses' own exec: no __future__ flags inherited from this module
@@ -91,6 +92,7 @@ class DataclassCodeCache:
         """Every entry the file held at the start or this process added, by module."""
         with self._lock:
             by_module = {module: _entries(group) for module, group in self._groups.items()}
+            by_module.update((module, dict(entries)) for module, entries in self._opened.items())
             for module, source in self._used:
                 by_module.setdefault(module, {})[source] = self.codes[source]
         return by_module
