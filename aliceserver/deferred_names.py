@@ -43,7 +43,10 @@ def defer_names(parts: dict[str, dict[str, tuple[str, ...]]] = DWARFINFO_PARTS) 
         if importer in sys.modules:
             continue
         for name, attributes in modules.items():
-            if name in sys.modules or importlib.util.find_spec(name) is None:
+            try:
+                if name in sys.modules or importlib.util.find_spec(name) is None:
+                    continue
+            except ImportError:  # its package is not there: nothing to defer
                 continue
             stand_in = _DeferredNames(name)
             stand_in._importer, stand_in._names = importer, attributes
