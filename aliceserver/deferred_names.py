@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Any
 
 # importer -> {module: the names it imports from it that it only calls}
-DWARFINFO_PARTS: dict[str, dict[str, tuple[str, ...]]] = {
+PARTS: dict[str, dict[str, tuple[str, ...]]] = {
     "elftools.dwarf.dwarfinfo": {
         "elftools.dwarf.lineprogram": ("LineProgram",),
         "elftools.dwarf.callframe": ("CallFrameInfo",),
@@ -32,11 +32,13 @@ DWARFINFO_PARTS: dict[str, dict[str, tuple[str, ...]]] = {
     },
     # construct's containers' repr, for a debugging aid (pprint: 0.3-0.5 ms)
     "elftools.construct.lib.container": {"pprint": ("pformat",)},
+    # PriorityQueue's (heapq with its C part: 0.3-0.5 ms); our queues are plain ones
+    "queue": {"heapq": ("heappush", "heappop")},
 }
 _lock = threading.Lock()
 
 
-def defer_names(parts: dict[str, dict[str, tuple[str, ...]]] = DWARFINFO_PARTS) -> None:
+def defer_names(parts: dict[str, dict[str, tuple[str, ...]]] = PARTS) -> None:
     """Put stand-ins in sys.modules for the modules of `parts` (importer -> {module:
     names}), unless the importer or the module is imported already."""
     for importer, modules in parts.items():

@@ -32,6 +32,7 @@ def import_quietly(name: str) -> ModuleType:
         return importlib.import_module(name)
     defer_import("pdb")
     defer_import("inspect")  # before dataclasses imports it
+    defer_import("copy")  # (dataclasses' asdict, astuple: deepcopy)
     defer_import("traceback")  # before logging imports it
     was_enabled = gc.isenabled()
     gc.disable()
@@ -39,7 +40,7 @@ def import_quietly(name: str) -> ModuleType:
 
     import_bundle.install()
     code_cache = dataclass_code.install()
-    deferred_names.defer_names()  # pyelftools' readers of sections our own readers parse
+    deferred_names.defer_names()  # e.g. pyelftools' readers of sections ours parse
     try:
         return importlib.import_module(name)
     finally:
@@ -57,7 +58,8 @@ def defer_import(name: str) -> None:
     pprint: 1.5-3.5 ms of each start). For inspect: dataclasses imports it for the
     signatures dataclass_code.py reads from the generated __init__ (inspect with ast and
     dis: about 3 ms). For traceback: logging imports it to format an exception (with
-    linecache, tokenize and textwrap: about 1.5 ms). importlib's LazyLoader would not do:
+    linecache, tokenize and textwrap: about 1.5 ms). For copy: dataclasses imports it for
+    asdict's and astuple's deepcopy (0.3 ms). importlib's LazyLoader would not do:
     an `import` statement reads the module's __spec__, which makes it load."""
     if name in sys.modules:
         return

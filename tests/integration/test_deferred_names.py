@@ -22,8 +22,13 @@ import json, sys
 if sys.argv[2] == "quietly":
     from aliceserver.startup import import_quietly
     import_quietly("aliceserver.debuggers.ptrace.engine")
-loaded_before = sorted(m for m in ("elftools.dwarf.constants", "elftools.dwarf.lineprogram")
+loaded_before = sorted(m for m in ("elftools.dwarf.constants", "elftools.dwarf.lineprogram", "heapq", "copy")
                        if m in sys.modules and hasattr(sys.modules[m], "__file__"))
+import copy, queue
+waiting = queue.PriorityQueue()
+for item in (3, 1, 2):
+    waiting.put(item)
+taken = [waiting.get() for _ in range(3)] + copy.deepcopy([[4]])
 import elftools.dwarf.ranges
 spelled = elftools.dwarf.ranges.RangeLists.__name__  # its package holds it as an import would
 from elftools.elf.elffile import ELFFile
@@ -45,7 +50,7 @@ with open(sys.argv[1], "rb") as handle:
         "real": [isinstance(program, LineProgram), dwarfinfo.LineProgram is LineProgram,
                  dwarfinfo.CallFrameInfo is CallFrameInfo,
                  type(sys.modules["elftools.dwarf.lineprogram"]).__name__],
-        "pformat": repr(cu.header)[:60], "spelled": spelled,
+        "pformat": repr(cu.header)[:60], "spelled": spelled, "taken": taken,
     }))
 """
 
@@ -68,4 +73,4 @@ def test_dwarfinfos_section_readers_are_imported_at_their_first_use(builder: Bui
     assert deferred["real"] == [True, True, True, "module"]
     assert {k: v for k, v in deferred.items() if k != "loaded_before"} == {
         k: v for k, v in plain.items() if k != "loaded_before"}  # fmt: skip
-    assert deferred["rows"] and deferred["frames"]
+    assert deferred["rows"] and deferred["frames"] and deferred["taken"] == [1, 2, 3, [4]]

@@ -91,6 +91,7 @@ _NOT_AT_A_FIRST_STOP = (
     # pyelftools' DW_* constants, imported by DWARFInfo's line program and call frame
     # readers, which ours replace (deferred_names.py: imported at their first call).
     "elftools.dwarf.constants",
+    "_heapq",  # PriorityQueue's heapq (queue's import of it: deferred_names.py)
 )
 # Imported by the MI front end's start (it holds the program's file before `run`; its
 # `skip` command reads the skip list; its register commands format x87 values), not by
