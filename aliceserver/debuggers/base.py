@@ -18,30 +18,23 @@ from aliceserver.debuggers.model import (
     BreakpointInfo,
     CatchKind,
     CodeLocation,
-    CompileUnitInfo,
     CoreWritten,
     DynamicTypes,
     FrameDetails,
-    FunctionDeclaration,
     FunctionSymbol,
     Instruction,
     LaunchConfig,
     LibrarySymbolsRead,
-    LineRange,
     LocationBreakpointInfo,
     Module,
-    ModuleSourceFiles,
     ProcessInfo,
     Registers,
     SectionSymbol,
     SignalPolicy,
     SourcePosition,
     StackFrame,
-    StaticProbe,
     StepKind,
     SymbolLocation,
-    SymbolSearchQuery,
-    SymbolSearchResult,
     ThreadInfo,
     VariableInfo,
     VariableScope,
@@ -54,6 +47,15 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.storage import SymbolStorage
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.model import (  # symbol queries': made at their first use
+        CompileUnitInfo,
+        FunctionDeclaration,
+        LineRange,
+        ModuleSourceFiles,
+        StaticProbe,
+        SymbolSearchQuery,
+        SymbolSearchResult,
+    )
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.sourcepaths import SourcePaths
     from aliceserver.debuggers.stepskips import StepSkips

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 
 class StdioMode(enum.Enum):
@@ -180,17 +180,6 @@ class Module:
     # The name the target gives it where another file is read for it (`set sysroot`):
     # gdb's MI target-name, `path` being its host-name
     target_name: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class StaticProbe:
-    """A SystemTap SDT probe of a loaded image (gdb's `info probes` row)."""
-
-    provider: str
-    name: str
-    address: int  # runtime address of the probe's instruction
-    semaphore: int  # link-time address of its enabling counter (gdb shows it so); 0: none
-    object_path: str  # the image it is in
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,37 +429,6 @@ class StepKind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class CompileUnitInfo:
-    """What gdb's `info source` tells of the compilation unit of a source file."""
-
-    comp_dir: str  # DW_AT_comp_dir ("" when absent)
-    producer: str  # DW_AT_producer ("" when absent)
-    dwarf_version: int
-    language: str  # gdb's name for DW_AT_language (`c`, `c++`, `rust`, `minimal`)
-    has_macros: bool  # DW_AT_macros / DW_AT_macro_info present
-
-
-@dataclass(frozen=True, slots=True)
-class LineRange:
-    """One row of a line table (gdb's find_pc_line): the code [start, end) of a line."""
-
-    start: int
-    end: int
-    source: SourcePosition
-    is_stmt: bool = True  # a statement boundary: gdb shows a frame's pc where its row is not one
-
-
-@dataclass(frozen=True, slots=True)
-class FunctionDeclaration:
-    """A function with debug info as gdb's `info functions` and `rbreak` list it."""
-
-    name: str
-    address: int  # runtime entry
-    declaration: str  # `int sq(int);`, `static int fold(int, int);`
-    source: SourcePosition | None
-
-
-@dataclass(frozen=True, slots=True)
 class FunctionSymbol:
     """A function of the program or a library with line info (what tracing patterns match)."""
 
@@ -482,15 +440,6 @@ class FunctionSymbol:
 
 
 @dataclass(frozen=True, slots=True)
-class VtableSlot:
-    """One virtual function pointer of a vtable: its address and symbol, or why not."""
-
-    address: int | None
-    symbol: str | None = None  # `geo::Rect::area() const`, with `+offset` when inside
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class VtableInfo:
     """One vtable of a C++ object (gdb's `info vtbl`): the primary and, under multiple
     inheritance, each base subobject's own."""
@@ -499,70 +448,6 @@ class VtableInfo:
     address: int  # where its virtual function pointers start (the vtable pointer)
     subobject: int
     slots: list[VtableSlot]
-
-
-class SymbolDomain(enum.Enum):
-    """What gdb's symbol search (`info functions`, `-symbol-info-variables`...) lists."""
-
-    FUNCTIONS = "functions"
-    VARIABLES = "variables"
-    TYPES = "types"
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolSearchQuery:
-    """gdb's global_symbol_searcher: regexes are POSIX basic ones, as gdb compiles them."""
-
-    domain: SymbolDomain
-    name_regex: str | None = None
-    type_regex: str | None = None  # matched against the type as `whatis` prints it
-    include_nondebug: bool = False  # ELF symbols without debug info (not for TYPES)
-    max_results: int | None = None
-    program_only: bool = False  # before `run` gdb has read the program's symbols, no library's
-
-
-@dataclass(frozen=True, slots=True)
-class DebugSymbolEntry:
-    """One symbol with debug info, as gdb's print_symbol_info and MI's output_debug_symbol
-    show it."""
-
-    file: str  # its symbol table's file name as gdb displays it
-    fullname: str  # absolute
-    line: int  # 0: none (base types)
-    name: str  # qualified, without parameters
-    type: str  # `int (another_int_t)`, `float`; "" for TYPES
-    description: str  # `static int f1(int, int);`, `typedef int my_int_t;`, `int`
-
-
-@dataclass(frozen=True, slots=True)
-class NondebugSymbolEntry:
-    """An ELF symbol of a function or datum that has no debug info (runtime address)."""
-
-    address: int
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolSearchResult:
-    debug: tuple[DebugSymbolEntry, ...]  # sorted as gdb sorts: file, global before static, name
-    nondebug: tuple[NondebugSymbolEntry, ...]  # by address
-
-
-@dataclass(frozen=True, slots=True)
-class SourceFileEntry:
-    """A source file of a module's debug info, as gdb's `info sources` lists it."""
-
-    file: str  # as the debug info names it (a unit's DW_AT_name for its own file)
-    fullname: str  # absolute
-    fully_read: bool  # whether its unit's debug info has been read in full (gdb's expanded symtab)
-
-
-@dataclass(frozen=True, slots=True)
-class ModuleSourceFiles:
-    objfile: str
-    has_debug_info: bool
-    fully_read: bool  # every unit read
-    files: tuple[SourceFileEntry, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,3 +467,35 @@ class CoreWritten:
     path: str  # as written to, `~` expanded: what gdb's "Saved corefile PATH" names
     size: int  # bytes of the file (sparse: all-zero pages take no disk)
     warnings: tuple[str, ...] = ()  # gdb's, without "warning: " (memory it could not read)
+
+
+# Made at their first use (model_symbols.py), still named from here.
+_SYMBOL_QUERIES = frozenset({
+    "CompileUnitInfo", "DebugSymbolEntry", "FunctionDeclaration", "LineRange",
+    "ModuleSourceFiles", "NondebugSymbolEntry", "SourceFileEntry", "StaticProbe",
+    "SymbolDomain", "SymbolSearchQuery", "SymbolSearchResult", "VtableSlot",
+})  # fmt: skip
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.model_symbols import CompileUnitInfo as CompileUnitInfo
+    from aliceserver.debuggers.model_symbols import DebugSymbolEntry as DebugSymbolEntry
+    from aliceserver.debuggers.model_symbols import FunctionDeclaration as FunctionDeclaration
+    from aliceserver.debuggers.model_symbols import LineRange as LineRange
+    from aliceserver.debuggers.model_symbols import ModuleSourceFiles as ModuleSourceFiles
+    from aliceserver.debuggers.model_symbols import NondebugSymbolEntry as NondebugSymbolEntry
+    from aliceserver.debuggers.model_symbols import SourceFileEntry as SourceFileEntry
+    from aliceserver.debuggers.model_symbols import StaticProbe as StaticProbe
+    from aliceserver.debuggers.model_symbols import SymbolDomain as SymbolDomain
+    from aliceserver.debuggers.model_symbols import SymbolSearchQuery as SymbolSearchQuery
+    from aliceserver.debuggers.model_symbols import SymbolSearchResult as SymbolSearchResult
+    from aliceserver.debuggers.model_symbols import VtableSlot as VtableSlot
+
+
+def __getattr__(name: str) -> object:
+    if name not in _SYMBOL_QUERIES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from aliceserver.debuggers import model_symbols
+
+    value = getattr(model_symbols, name)
+    globals()[name] = value
+    return value

@@ -34,8 +34,10 @@ try:
     top = debugger.stack_trace(event.thread_id, 0, 1)[0]
     args = debugger.frame_variables(event.thread_id, 0, VariableScope.ARGUMENTS)
     symbols = debugger.has_debug_info(sys.argv[1])  # as MI's =library-loaded records ask
+    made = [name for name in ("LineRange", "SymbolSearchQuery")  # the symbol queries' types
+            if name in vars(sys.modules["aliceserver.debuggers.model"])]
     print(json.dumps({"function": top.function, "args": [v.name for v in args],
-                      "symbols": symbols, "modules": sorted(sys.modules)}))
+                      "symbols": symbols, "modules": sorted(sys.modules), "made": made}))
 finally:
     debugger.close()
 """
@@ -102,6 +104,7 @@ _NOT_AT_AN_ENGINE_FIRST_STOP = (
     "aliceserver.debuggers.core.memory",
     "aliceserver.debuggers.stepskips",
     "aliceserver.debuggers.symbols.dwarf.x87",  # long doubles' values (MI's registers)
+    "aliceserver.debuggers.model_symbols",  # symbol queries' values (MI's commands name them)
 )
 # A new index is written through a temporary file of its own making (cache.py): a cold
 # start imports no more than a warm one (tempfile imported random and shutil: 5-7 ms).
@@ -124,6 +127,7 @@ def _first_stop_modules(program: Path, cache: Path) -> set[str]:
     assert done.returncode == 0, done.stderr
     stop = json.loads(done.stdout.strip().splitlines()[-1])
     assert stop["function"] == "add" and stop["args"] == ["a", "b"] and stop["symbols"]
+    assert stop["made"] == []  # model_symbols.py's classes: made at their first use
     return set(stop["modules"])
 
 

@@ -8,14 +8,9 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from aliceserver.debuggers.model import (
-    CompileUnitInfo,
-    FunctionDeclaration,
-    LineRange,
-    SourcePosition,
-    StaticProbe,
-)
+from aliceserver.debuggers.model import SourcePosition
 from aliceserver.debuggers.source.debugfilesyms import debug_file_symbols
 from aliceserver.debuggers.source.pcanswers import PcAnswers
 from aliceserver.debuggers.source.services import EngineServices, FrameViews, LinkView
@@ -30,6 +25,14 @@ from aliceserver.debuggers.symbols.dwarf.types import strip, type_name
 from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 from aliceserver.debuggers.symbols.sdt import read_probes
 from aliceserver.errors import AliceError, ProtocolError
+
+if TYPE_CHECKING:  # made here, imported where made (model_symbols.py: not at a first stop)
+    from aliceserver.debuggers.model_symbols import (
+        CompileUnitInfo,
+        FunctionDeclaration,
+        LineRange,
+        StaticProbe,
+    )
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +76,8 @@ class SymbolQueries:
 
     def static_probes(self) -> list[StaticProbe]:
         def go() -> list[StaticProbe]:
+            from aliceserver.debuggers.model_symbols import StaticProbe
+
             return [
                 StaticProbe(probe.provider, probe.name, module.base + probe.address, probe.semaphore, module.path)
                 for module in self._source.symbols.modules() for probe in read_probes(module.path)
@@ -84,6 +89,8 @@ class SymbolQueries:
         return self._call(lambda: self._compile_unit(path))
 
     def _compile_unit(self, path: str) -> CompileUnitInfo | None:
+        from aliceserver.debuggers.model_symbols import CompileUnitInfo
+
         for module, info in self._source.debug_infos():
             offset = info.unit_offset_of_file(path)
             symbols = self._source.module_symbols(module) if offset is not None else None
@@ -111,6 +118,8 @@ class SymbolQueries:
             return None
         start, end, where, is_stmt = row
         moved = runtime - address  # the row in the caller's addresses (link-time ones before run)
+        from aliceserver.debuggers.model_symbols import LineRange
+
         return LineRange(start - moved, end - moved, SourcePosition(where.path, where.line), is_stmt)
 
     def line_start(self, file: str, line: int) -> LineRange | None:
@@ -219,6 +228,8 @@ class SymbolQueries:
             raise ProtocolError(f"Invalid regexp: {error}") from None
 
         def go() -> list[FunctionDeclaration]:
+            from aliceserver.debuggers.model_symbols import FunctionDeclaration
+
             found = []
             for module, info in self._source.debug_infos():
                 symbols = self._source.module_symbols(module)
