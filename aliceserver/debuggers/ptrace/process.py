@@ -81,6 +81,21 @@ class PtraceProcess:
         except OSError:
             return ""
 
+    def writable_areas(self) -> list[tuple[int, int]]:
+        """The writable mappings [start, end) of /proc/PID/maps, each with the inaccessible
+        one right below it (a thread's stack and its guard: glibc's thread keeps the
+        start of both)."""
+        areas = []
+        guard = None  # the start of an inaccessible mapping ending where the next begins
+        with open(f"/proc/{self.inferior.pid}/maps", "rb") as maps:
+            for line in maps:
+                span, perms = line.split(b" ", 2)[:2]
+                low, high = (int(part, 16) for part in span.split(b"-"))
+                if perms[1:2] == b"w":
+                    areas.append((low if guard is None or guard[1] != low else guard[0], high))
+                guard = (low, high) if perms.startswith(b"---") else None
+        return areas
+
     def last_stop(self) -> Stopped | None:
         return self.inferior.last_stop
 

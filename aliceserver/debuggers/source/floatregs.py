@@ -6,12 +6,16 @@ backend's set_vector_register."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.symbols.dwarf import x86_registers
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import Type
+from aliceserver.debuggers.targetregisters import DescribedRegisters
 from aliceserver.regexes import compiled_later
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.source.services import EngineServices
 
 # Registers only a target description names (SVE's z0-31, qemu's system registers) are
 # numbered from here while a frame view lives (FloatRegisters.described_regno).
@@ -87,3 +91,35 @@ class FloatRegisters:
         data = (value & ((1 << (8 * len(current))) - 1)).to_bytes(len(current), "little")
         self.write(name, data)
         self._known, self._extended = None, None  # ymm shares xmm's bytes: read both again
+
+
+def thread_float_registers(
+    engine: EngineServices, thread_id: int, other: Callable[[], None], written: Callable[[], None]
+) -> FloatRegisters:
+    """The thread's xmm and st registers for the frames of one request, read only when a
+    location names one (ptrace calls on the tracer thread). `other`: told of each read
+    (not to be kept with frame 0's variables); `written`: of each write."""
+
+    def read() -> dict[int, bytes]:
+        other()
+        return engine.run_on_engine(lambda: engine.target().float_registers(thread_id))
+
+    def write(name: str, data: bytes) -> None:
+        def go() -> None:
+            engine.stopped_target(thread_id).set_vector_register(thread_id, name, data)
+            written()
+
+        engine.run_on_engine(go)
+
+    def read_extended() -> dict[int, bytes]:
+        other()
+        return engine.run_on_engine(lambda: engine.target().extended_registers(thread_id))
+
+    def read_described(name: str) -> tuple[Type, bytes] | None:
+        other()
+        target = engine.target()
+        if not isinstance(target, DescribedRegisters):
+            return None
+        return engine.run_on_engine(lambda: target.described_register(thread_id, name))
+
+    return FloatRegisters(read, write, read_extended, read_described)

@@ -21,6 +21,7 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.restamp import restamped
 from aliceserver.debuggers.source.askedstacks import AskedStacks
+from aliceserver.debuggers.source.floatregs import thread_float_registers
 from aliceserver.debuggers.source.inlinestops import hidden_calls
 from aliceserver.debuggers.source.keptarguments import KeptVariables, RecordingReader
 from aliceserver.debuggers.source.keptframes import KeptUnwindings
@@ -33,6 +34,7 @@ from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
 from aliceserver.debuggers.source.stepping import InlineCall
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.tailframes import TAIL_CALL, TailCallLinks, TailCallStack
+from aliceserver.debuggers.source.twinthreads import Twin, TwinThreads, stack_areas
 from aliceserver.debuggers.source.variables import (
     FloatRegisters,
     FrameView,
@@ -43,7 +45,6 @@ from aliceserver.debuggers.symbols.dwarf.callsites import CallerFrame
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.readregisters import ReadRegisters
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.types import Type
 from aliceserver.debuggers.symbols.dwarf.unwind import (
     StackUnwinder,
     UnwindLookups,
@@ -52,7 +53,6 @@ from aliceserver.debuggers.symbols.dwarf.unwind import (
     saved_register_slots,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
-from aliceserver.debuggers.targetregisters import DescribedRegisters
 from aliceserver.errors import AliceError, TargetError
 
 log = logging.getLogger(__name__)
@@ -124,6 +124,7 @@ class Frames:
         self._variable_threads: set[int] = set()  # those whose variables were shown at this stop
         self._kept = KeptUnwindings()  # unwindings kept across stops while nothing they read moved
         self._kept_variables = KeptVariables(self._read_visible)  # frame 0's, on a kept unwinding
+        self._twins = TwinThreads(lambda: stack_areas(self._engine.target()))  # or made for a thread parked alike
         self._writes_at_stop = 0  # the stop cache's writes when the program last stopped
         self._stepped = SteppedFrames()  # or in a frame kept across steps, over a stub
         self.asked = AskedStacks()  # stack_trace's, made ahead at the next stop
@@ -139,6 +140,7 @@ class Frames:
         self._keep_lookups()
         self._kept.next_stop()
         self._kept_variables.next_stop()
+        self._twins.next_stop()
         self._writes_at_stop = self._stop_cache.writes
         self.asked.next_stop()
         self._callers.clear()
@@ -370,7 +372,8 @@ class Frames:
                 self._stop_cache.values_changed()
 
             setter = set_register
-        floats = self._float_registers(thread_id)
+        floats = thread_float_registers(self._engine, thread_id, self._read_visible.read_other,
+                                        self._stop_cache.values_changed)  # fmt: skip
         innermost = None if level == 0 else partial(self._innermost_view, thread_id, floats)
         view = self._stepped.view(level, FrameView(  # recorded where frame 0's arguments are made
             frame, module.base if module else 0, self._read_visible, self._write_visible, setter, inline_outer,
@@ -378,36 +381,6 @@ class Frames:
         ))
         symbols = self._source.module_symbols(module) if module is not None else None
         return view, symbols, lookup_pc
-
-    def _float_registers(self, thread_id: int) -> FloatRegisters:
-        """The thread's xmm and st registers for the frames of one request, read only when a
-        location names one (ptrace calls on the tracer thread: `_call`)."""
-
-        other = self._read_visible.read_other  # not to be kept with frame 0's variables
-
-        def read() -> dict[int, bytes]:
-            other()
-            return self._engine.run_on_engine(lambda: self._engine.target().float_registers(thread_id))
-
-        def write(name: str, data: bytes) -> None:
-            def go() -> None:
-                self._engine.stopped_target(thread_id).set_vector_register(thread_id, name, data)
-                self._stop_cache.values_changed()
-
-            self._engine.run_on_engine(go)
-
-        def read_extended() -> dict[int, bytes]:
-            other()
-            return self._engine.run_on_engine(lambda: self._engine.target().extended_registers(thread_id))
-
-        def read_described(name: str) -> tuple[Type, bytes] | None:
-            other()
-            target = self._engine.target()
-            if not isinstance(target, DescribedRegisters):
-                return None
-            return self._engine.run_on_engine(lambda: target.described_register(thread_id, name))
-
-        return FloatRegisters(read, write, read_extended, read_described)
 
     def _innermost_view(self, thread_id: int, floats: FloatRegisters) -> FrameView:
         """Frame 0 of the thread, sharing an outer frame's float registers: where `$rax` of
@@ -529,8 +502,9 @@ class Frames:
                 on, covered, make = self._stepped.arguments(thread_id, partial(self.with_tail_calls, thread_id),
                                                             partial(self.frame_view, thread_id, 0), self._lookups_of, make)
             how, asked = (self.hidden_inline(thread_id), self._past_main, settings), (scope, aggregate_values, shown, entries)
+            verified = self._stop_cache.writes == self._writes_at_stop
             return self._kept_variables.variables(thread_id, asked, on, how, make, self._values.referred, self._values.refer,
-                                                  covered, self._stop_cache.writes == self._writes_at_stop)  # fmt: skip
+                                                  covered, verified, self._twin(thread_id, on, verified, (asked, how)))  # fmt: skip
 
         def compute(scope: VariableScope, entries: bool) -> list[VariableInfo]:
             view, symbols, lookup_pc = self.frame_view(thread_id, level)
@@ -561,6 +535,15 @@ class Frames:
             return result
 
         return self._engine.run_on_engine(go)
+
+    def _twin(self, thread_id: int, on: object | None, verified: bool, how: Hashable) -> Twin | None:
+        """The thread among those parked alike (twinthreads.py): its unwinding's reads all
+        recorded (kept, not through calls left stopped) and nothing written since."""
+        frames = self._frames.get(thread_id)
+        if on is None or not verified or not frames or self._calls.pending():
+            return None
+        frame, read = frames[0], self._read_visible.read_unrecorded
+        return self._twins.thread(frame.registers, frame.arch.sp, (how, id(self._lookups)), read)
 
     def _kept_unwinding(self, thread_id: int) -> object | None:
         """The thread's unwinding to keep its frame-0 variables with (registers read whole)."""

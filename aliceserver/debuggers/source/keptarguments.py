@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.restamp import restamped
+from aliceserver.debuggers.source.twinthreads import Twin
 from aliceserver.errors import TargetError
 
 Read = Callable[[int, int], bytes]
@@ -84,13 +85,15 @@ class KeptVariables:
     def variables(
         self, thread_id: int, scope: Hashable, made_on: object | None, how: Hashable,
         make: Callable[[], list[VariableInfo]], referred: Referred, refer: Refer,
-        covered: Sequence[tuple[int, int, bytes]] = (), verified: bool = False,
+        covered: Sequence[tuple[int, int, bytes]] = (), verified: bool = False, twin: Twin | None = None,
     ) -> list[VariableInfo]:  # fmt: skip
         """`make()`'s, or the last stop's where made on the same unwinding (`made_on`, None:
         none to keep) with the same `how` and the same bytes at each read made for them.
         `covered`: that unwinding's reads, `verified` where compared at this stop with no
         write since (`set var`): a read inside one of them (a stack slot of frame 0 or its
-        caller) is then not compared again; else they are compared with the others."""
+        caller) is then not compared again; else they are compared with the others.
+        `twin`: the thread among those parked alike at this stop (twinthreads.py), where
+        `covered` holds every read of the unwinding."""
         key = (thread_id, scope)
         kept = self._before.pop(key, None) or self._now.get(key)
         if made_on is not None and kept is not None and kept.made_on is made_on and kept.how == how:
@@ -98,6 +101,12 @@ class KeptVariables:
             if _unchanged(self._reader.read_unrecorded, reads):
                 self._now[key] = kept
                 return _renewed(kept.infos, kept.referred, refer)
+        outside = self._reader._recording is None  # no caller records what is read for them
+        shared = twin.shared() if twin is not None and made_on is not None and outside else None
+        if shared is not None:  # made for a thread parked alike: kept as this one's
+            infos, reads, targets = shared
+            self._now[key] = _Kept(made_on, how, _uncovered(reads, covered), infos, targets)
+            return list(infos)
         reader = self._reader
         outer, reader._recording = reader._recording, _Recording()
         blocks, reader._blocks = reader._blocks, covered if verified else ()
@@ -115,6 +124,8 @@ class KeptVariables:
             except KeyError:
                 return infos
             self._now[key] = _Kept(made_on, how, _uncovered(recording.reads, covered), list(infos), targets)
+            if twin is not None and outer is None:
+                twin.offer(recording.reads, covered, made_on, infos, targets)
         return infos
 
 

@@ -95,6 +95,7 @@ class StackUnwinder:
     ) -> None:  # fmt: skip
         self._read, self._symbols, self._tables, self._arch = read, symbols, tables, arch
         self.frames: list[UnwoundFrame] = []  # grows in place as more are unwound
+        self.used: list[tuple[int, int]] = []  # the (address, size) of each read it made (twinthreads.py)
         self.done = False  # the outermost frame is known
         # registers read on demand stay so (a stub's `g` only if a rule needs one it lacks)
         self._regs: Mapping[str, int] = registers if isinstance(registers, ReadRegisters) else dict(registers)
@@ -109,7 +110,7 @@ class StackUnwinder:
         # Memory is read for this call only (it may be written after); a stop's frame 0 alone
         # or with its callers (a step's question, entry values through a tail call) needs a
         # few words, and over a stub a page is 8 KiB of hex to decode at each stop.
-        read = _StackPages(self._read, _SMALL_BLOCK if limit <= 3 else _PAGE)
+        read = _StackPages(self._read, _SMALL_BLOCK if limit <= 3 else _PAGE, self.used)
         rows, symbols_at, undefined_at = self._lookups.rows, self._lookups.symbols, self._lookups.undefined
         regs, method, undefined, exact_pc = self._regs, self._method, self._undefined, self._exact_pc
         while not self.done and len(frames) < limit:
@@ -201,12 +202,15 @@ class _StackPages:
     each read once: a deep recursion's frames lie side by side, and a read of its own per
     frame was a third of a frame's cost."""
 
-    def __init__(self, read: ReadMemory, block: int = _PAGE) -> None:
+    def __init__(self, read: ReadMemory, block: int = _PAGE, used: list[tuple[int, int]] | None = None) -> None:
         self._read = read
         self._block = block
         self._pages: dict[int, bytes | None] = {}  # None: unreadable as a whole
+        self._used = used  # each read asked for (its block holds bytes never looked at)
 
     def __call__(self, address: int, size: int) -> bytes:
+        if self._used is not None:
+            self._used.append((address, size))
         page = address & ~(self._block - 1)
         offset = address - page
         if offset + size > self._block:
