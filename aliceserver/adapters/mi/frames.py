@@ -207,6 +207,7 @@ class Frames:
         # missing files shown as `in FILE`: gdb resolved their fullname there, so `info
         # source` names it (`Located in`) from then on
         self.named_missing: set[str] = set()
+        self._last_pairs: tuple[tuple[object, ...], list[VariableInfo], list[Value]] | None = None
 
     def file_name(self, path: str, symtab: str | None = None) -> str:
         """A source file as gdb's `file=` and console lines name it (`set filename-display`):
@@ -276,10 +277,18 @@ class Frames:
         return with_entry_values(self.args(tid, level, aggregate_values=aggregate_values), mode, mi=mi)
 
     def arg_pairs(self, tid: int, level: int) -> list[Value]:
+        infos = self.args(tid, level)
+        mode = self.session.settings.get("print entry-values") or "default"
+        # Threads parked alike are given the same descriptions (twinthreads.py): their
+        # pairs made once (the last ones kept, with the descriptions they are made from)
+        key = (mode, *map(id, infos))
+        if self._last_pairs is not None and self._last_pairs[0] == key:
+            return self._last_pairs[2]
         result: list[Value] = []
-        for info in self.shown_args(tid, level, mi=True):
+        for info in with_entry_values(infos, mode, mi=True):
             value = frame_arg_value(info)  # empty (a pointer under `print address off`): gdb's field_stream omits it
             result.append({"name": info.name, "value": value} if value else {"name": info.name})
+        self._last_pairs = (key, infos, result)
         return result
 
     def tuple(self, frame: StackFrame, tid: int, *, level: bool = True, args: bool = False,

@@ -42,6 +42,7 @@ class _Made:
     reads: Reads  # every read made for them, with the bytes it gave
     infos: list[VariableInfo]
     referred: dict[int, object]  # what their references name (keptarguments.py)
+    moving: bool = False  # whether an address of one is in the stack area (_moved)
 
 
 def stack_areas(target: object) -> Sequence[tuple[int, int]]:
@@ -112,7 +113,7 @@ class Twin:
         reads = _translated(made, delta, self._read)
         if reads is None:
             return None
-        infos = [_moved(info, made, delta) for info in made.infos]
+        infos = [_moved(info, made, delta) for info in made.infos] if made.moving else made.infos
         return infos, reads, made.referred
 
     def offer(
@@ -132,7 +133,9 @@ class Twin:
         if not all(_shareable(info, start, end) for info in infos):
             made[key] = None
             return
-        made[key] = _Made(start, self._size, used, list(infos), referred)
+        moving = any(_inside(info, start, end) or (info.entry is not None and _inside(info.entry, start, end))
+                     for info in infos)  # fmt: skip
+        made[key] = _Made(start, self._size, used, list(infos), referred, moving)
 
 
 def _used(
@@ -168,6 +171,10 @@ def _shareable(info: VariableInfo, start: int, end: int) -> bool:
         ):
             return False
     return info.entry is None or _shareable(info.entry, start, end)
+
+
+def _inside(info: VariableInfo, start: int, end: int) -> bool:
+    return info.address is not None and start <= info.address < end
 
 
 def _moved(info: VariableInfo, made: _Made, delta: int) -> VariableInfo:
