@@ -132,8 +132,14 @@ class ProcessAccess:
         return target
 
     def read_registers(self, thread_id: int) -> Registers:
+        known = self._stop_cache.known_registers(thread_id)  # on the caller's thread: see StopCache
+        if known is not None:
+            return Registers(known)
+
         def go() -> Registers:
-            return Registers(dict(self.stopped_target(thread_id).general_registers(thread_id)))
+            values = dict(self.stopped_target(thread_id).general_registers(thread_id))
+            self._stop_cache.remember_registers(thread_id, values)
+            return Registers(dict(values))
 
         return self._call(go)
 

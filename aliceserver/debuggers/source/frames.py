@@ -199,6 +199,8 @@ class Frames:
             return unwinder.extend(limit)
         target = self._engine.stopped_target(thread_id)
         values = register_values(target.general_registers(thread_id))
+        if type(values) is dict and target.live:  # for the front end's own reads of them
+            self._stop_cache.remember_registers(thread_id, values)
         # Modules read or mapped at this stop (a library's symbols read when first shown):
         # lookups true from now on, and kept with the unwindings made with them
         self._keep_lookups()

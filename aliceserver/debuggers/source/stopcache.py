@@ -61,6 +61,9 @@ class StopCache:
         self._calls: dict[bytes, int | None] = {}
         self._runs: dict[bytes, tuple[int, int]] = {}  # code -> Disassembler.straight_run
         self.shared = SharedDescriptions()  # scalars described once for every thread
+        # thread -> its general registers as read at this stop (MI's thread names ask for
+        # fs_base of each of 1,000 threads: one handoff to the tracer each)
+        self._registers: dict[int, dict[str, int]] = {}
         self.writes = 0  # values_changed's calls so far
 
     def forget(self) -> None:
@@ -71,6 +74,7 @@ class StopCache:
         self._threads = None
         self._stacks.clear()
         self._variables.clear()
+        self._registers.clear()
         self.shared.forget()
 
     def values_changed(self) -> None:
@@ -134,6 +138,13 @@ class StopCache:
     def remember_stack(self, key: tuple[int, int, int | None], frames: list[StackFrame]) -> list[StackFrame]:
         self._stacks[key] = list(frames)
         return frames
+
+    def known_registers(self, thread_id: int) -> dict[str, int] | None:
+        found = self._registers.get(thread_id)
+        return None if found is None else dict(found)
+
+    def remember_registers(self, thread_id: int, registers: dict[str, int]) -> None:
+        self._registers[thread_id] = dict(registers)
 
     def known_variables(self, key: VariablesKey) -> list[VariableInfo] | None:
         found = self._variables.get(key)
