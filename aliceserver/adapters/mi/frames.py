@@ -52,6 +52,16 @@ def refers_to_aggregate(info: VariableInfo) -> bool:
     return info.class_children is not None or "(&)[" in text or "(&&)[" in text
 
 
+def _shown(info: VariableInfo) -> tuple[object, ...]:
+    """What an argument's pair is made from (with_entry_values, frame_arg_value), by the
+    identity of its parts: not its address, nor its children's reference."""
+    entry = info.entry
+    own = (id(info.name), id(info.type), id(info.value), id(info.printer), info.aggregate, info.entry_same)
+    if entry is None:
+        return own
+    return (*own, id(entry.name), id(entry.type), id(entry.value), id(entry.printer), entry.aggregate)
+
+
 def display_value(info: VariableInfo) -> str:
     """A value as MI shows it: without `print`'s `(type *)` prefix on pointers."""
     value = info.value
@@ -279,9 +289,10 @@ class Frames:
     def arg_pairs(self, tid: int, level: int) -> list[Value]:
         infos = self.args(tid, level)
         mode = self.session.settings.get("print entry-values") or "default"
-        # Threads parked alike are given the same descriptions (twinthreads.py): their
-        # pairs made once (the last ones kept, with the descriptions they are made from)
-        key = (mode, *map(id, infos))
+        # Threads parked alike are given the same descriptions (twinthreads.py) but for an
+        # address in their own stack: their pairs made once (the last ones kept, with the
+        # descriptions they are made from, by what of them the pairs show)
+        key = (mode, *map(_shown, infos))
         if self._last_pairs is not None and self._last_pairs[0] == key:
             return self._last_pairs[2]
         result: list[Value] = []
