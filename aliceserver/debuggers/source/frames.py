@@ -11,6 +11,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, Callable, Protocol
 
+from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.events import StopReason
 from aliceserver.debuggers.model import (
     DynamicTypes,
@@ -111,6 +112,7 @@ class Frames:
         self._unwinders: dict[int, StackUnwinder] = {}  # those of _frames that can go deeper
         self._lookups = UnwindLookups()  # shared by the threads' unwindings, kept across stops
         self._lookups_of: tuple[object, int] | None = None  # the module lists they were made with
+        self._arch_of: tuple[UnwindLookups, Architecture] | None = None  # the program's, as the lookups
         # (thread, callee level, callee pc, its float registers' id) -> the caller's frame
         self._callers: dict[tuple[int, int, int, int], CallerFrame | None] = {}
         self._entry_answers: tuple[int, dict[Hashable, Any]] = (-1, {})  # (stop cache's writes, entrychain's)
@@ -205,9 +207,12 @@ class Frames:
         # lookups true from now on, and kept with the unwindings made with them
         self._keep_lookups()
         source, lookups = self._source, self._lookups
+        if self._arch_of is None or self._arch_of[0] is not lookups:  # 9 us a thread: kept with the lookups
+            self._arch_of = (lookups, source.arch)
+        arch = self._arch_of[1]
 
         def make(read: Callable[[int, int], bytes]) -> StackUnwinder:
-            return StackUnwinder(values, read, source.symbols, source.cfi, source.arch, lookups)
+            return StackUnwinder(values, read, source.symbols, source.cfi, arch, lookups)
 
         if through_calls:
             self._kept.forget()
