@@ -145,7 +145,7 @@ def _used(
     the words the unwinding asked for in them (a block's other bytes, stale locals of the
     thread, need not be alike). None where the unwinding does not tell."""
     asked: list[tuple[int, int]] | None = getattr(unwinding, "used", None)
-    if asked is None:
+    if asked is None or (asked and asked[-1][0] < 0):  # (more than it keeps: a deep unwinding)
         return None
     blocks = set(covered)
     out: Reads = [read for read in dict.fromkeys(reads) if read not in blocks]

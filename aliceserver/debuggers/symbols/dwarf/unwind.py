@@ -42,6 +42,7 @@ _MAX_EXPRESSION_STEPS = 10_000  # DW_OP_bra can loop
 _BATCH_SPAN = 512  # saved registers within this many bytes are read with one read
 _PAGE = 4096  # the stack is read in pages for a backtrace...
 _SMALL_BLOCK = 256  # ...in smaller blocks for a frame or two (a stop's report, a step)
+_USED_READS = 64  # the reads a stack's top frames ask for, kept (a deep recursion's are not)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,7 @@ class StackUnwinder:
     ) -> None:  # fmt: skip
         self._read, self._symbols, self._tables, self._arch = read, symbols, tables, arch
         self.frames: list[UnwoundFrame] = []  # grows in place as more are unwound
-        self.used: list[tuple[int, int]] = []  # the (address, size) of each read it made (twinthreads.py)
+        self.used: list[tuple[int, int]] = []  # the (address, size) of its first reads (twinthreads.py)
         self.done = False  # the outermost frame is known
         # registers read on demand stay so (a stub's `g` only if a rule needs one it lacks)
         self._regs: Mapping[str, int] = registers if isinstance(registers, ReadRegisters) else dict(registers)
@@ -209,8 +210,9 @@ class _StackPages:
         self._used = used  # each read asked for (its block holds bytes never looked at)
 
     def __call__(self, address: int, size: int) -> bytes:
-        if self._used is not None:
-            self._used.append((address, size))
+        used = self._used
+        if used is not None and len(used) <= _USED_READS:
+            used.append((address, size) if len(used) < _USED_READS else (-1, 0))  # (-1, 0): more, not kept
         page = address & ~(self._block - 1)
         offset = address - page
         if offset + size > self._block:
