@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.ahead_children import children_running, fault_hooks
 from tests.support.mi_client import ROOT
-from tests.support.procs import all_pids
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -42,17 +42,6 @@ int main(int argc, char **argv) { printf("%d\\n", scaled(argc + 6, 7)); return 0
 _SESSION = ("-batch", "-ex", "set breakpoint pending on", "-ex", "break scaled", "-ex", "starti",
             "-ex", "shell sleep 1", "-ex", "continue", "-ex", "bt", "-ex", "info args")  # fmt: skip
 _CHILD = "aliceserver.debuggers.symbols.dwarf.indexchild"
-# Loaded by the child's interpreter (and the server's: it does nothing there): makes the
-# child fail, or hang until killed, as INDEX_CHILD_TEST says (4 letters each: the program's
-# environment, and so its stack addresses, stay the same).
-_SITECUSTOMIZE = f"""
-import os, sys, time
-if {_CHILD!r} in sys.orig_argv:
-    if os.environ.get("INDEX_CHILD_TEST") == "fail":
-        os._exit(1)
-    if os.environ.get("INDEX_CHILD_TEST") == "hang":
-        time.sleep(600)
-"""
 
 
 @pytest.fixture(scope="module")
@@ -66,12 +55,13 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    cwd=root, check=True)  # fmt: skip
     subprocess.run(["gcc", "-g", "-O0", "main.c", "-L.", "-lahead", "-Wl,-rpath,$ORIGIN", "-o", "prog"],
                    cwd=root, check=True)  # fmt: skip
-    (root / "custom").mkdir()
-    (root / "custom" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    fault_hooks(root / "custom", _CHILD, "INDEX_CHILD_TEST")
     return root / "prog"
 
 
 def _session(program: Path, cache: Path, log: Path, test: str = "none") -> str:
+    # `test`: "none", "fail" or "hang", 4 letters each: the program's environment, and so
+    # its stack addresses, stay the same
     paths = [str(program.parent / "custom"), str(ROOT), os.environ.get("PYTHONPATH", "")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p), INDEX_CHILD_TEST=test)
     argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), "--log-file", str(log),
@@ -89,15 +79,7 @@ def _stop(output: str) -> str:
 
 def _children(cache: Path) -> list[int]:
     """Index children (of anyone) still running for the cache `cache`."""
-    found = []
-    for pid in all_pids():
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if _CHILD.encode() in argv and str(cache).encode() in argv:
-            found.append(pid)
-    return found
+    return children_running(_CHILD, str(cache))
 
 
 def test_the_library_index_built_by_the_child_is_read_and_the_stop_is_the_same(

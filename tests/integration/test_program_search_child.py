@@ -28,6 +28,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, open_dwarf
 from aliceserver.debuggers.symbols.dwarf.sectionsearch import hit_positions, units_holding
 from aliceserver.debuggers.symbols.elf import ElfImage
+from tests.support.ahead_children import children_running, fault_hooks
 from tests.support.batch import needs_gdb, normalized, theirs
 from tests.support.mi_client import ROOT, MiClient
 from tests.support.procs import all_pids, read_status
@@ -51,16 +52,6 @@ _UNITS = {
 }
 _SESSION = ("-batch", "-ex", "break twice", "-ex", "info breakpoints", "-ex", "run", "-ex", "bt")
 _CHILD = "aliceserver.debuggers.symbols.dwarf.searchchild"
-# Loaded by the child's interpreter (and the server's: it does nothing there): makes the
-# search child fail, or hang until killed, as SEARCH_CHILD_TEST says.
-_SITECUSTOMIZE = f"""
-import os, sys, time
-if {_CHILD!r} in sys.orig_argv:
-    if os.environ.get("SEARCH_CHILD_TEST") == "fail":
-        os._exit(1)
-    if os.environ.get("SEARCH_CHILD_TEST") == "hang":
-        time.sleep(600)
-"""
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +63,7 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, text in _UNITS.items():
         (root / name).write_text(text)
     subprocess.run(["gcc", "-g", "-O2", *_UNITS, "-o", "prog"], cwd=root, check=True)
-    (root / "custom").mkdir()
-    (root / "custom" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    fault_hooks(root / "custom", _CHILD, "SEARCH_CHILD_TEST")
     return root / "prog"
 
 
@@ -98,15 +88,7 @@ def _session(
 
 def _children_searching(program: Path) -> list[int]:
     """Search children (of anyone) still searching `program`."""
-    found = []
-    for pid in all_pids():
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if _CHILD.encode() in argv and str(program).encode() in argv:
-            found.append(pid)
-    return found
+    return children_running(_CHILD, str(program))
 
 
 def test_the_breakpoint_and_stop_are_the_same_with_the_child_as_without(
