@@ -137,12 +137,7 @@ def _method(cache: DataclassCodeCache, module: str, body: str) -> Any:
 
 def test_a_save_drops_what_a_module_imported_here_no_longer_makes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    path = str(tmp_path / "codes")
-    first = DataclassCodeCache([path])
-    for module, body in (("a", "return 1"), ("a", "return 2"), ("b", "return 3")):
-        _method(first, module, body)
-    first.save()
+    path = _saved_by_a_first_process(tmp_path, monkeypatch)
     # The next version of module a makes `return 1` and `return 4`, no more `return 2`;
     # b is not imported by this process, so its entry is kept for the processes that do.
     second = DataclassCodeCache([path])
@@ -157,18 +152,25 @@ def test_a_save_drops_what_a_module_imported_here_no_longer_makes(
     assert _method(kept, "b", "return 3")(None) == 3 and kept.compiled == 0
 
 
-def _count(cache: DataclassCodeCache) -> int:
-    return sum(len(entries) for entries in cache.entries().values())
-
-
-def test_a_modules_entries_are_read_when_its_first_class_is_made(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def _saved_by_a_first_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A methods file saved by a process whose module a made `return 1` and `return 2`
+    and b `return 3`."""
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     path = str(tmp_path / "codes")
     first = DataclassCodeCache([path])
     for module, body in (("a", "return 1"), ("a", "return 2"), ("b", "return 3")):
         _method(first, module, body)
     first.save()
+    return path
+
+
+def _count(cache: DataclassCodeCache) -> int:
+    return sum(len(entries) for entries in cache.entries().values())
+
+
+def test_a_modules_entries_are_read_when_its_first_class_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    path = _saved_by_a_first_process(tmp_path, monkeypatch)
     # The file holds the classes of every front end run; a process reads those it makes.
     second = DataclassCodeCache([path])
     assert second.codes == {}
