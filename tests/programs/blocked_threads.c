@@ -29,7 +29,7 @@ static void *worker(void *arg) {
 /* Once main has the lock again every worker is inside pthread_cond_wait, but maybe not yet
    in its futex wait (the lock released, the system call not made): a stop then showed a
    worker's frame 0 anywhere in glibc's wait, differently from run to run. So main waits
-   until every other thread is in the futex call (/proc/self/task/TID/syscall), 5 s at most. */
+   until every other thread is in a futex wait (/proc/self/task/TID/syscall), 5 s at most. */
 static int all_blocked(void) {
     DIR *tasks = opendir("/proc/self/task");
     if (tasks == NULL)
@@ -41,14 +41,16 @@ static int all_blocked(void) {
             continue;
         char path[300];
         long number = -1;
+        unsigned long word = 0, op = 0;
         snprintf(path, sizeof path, "/proc/self/task/%s/syscall", task->d_name);
         FILE *file = fopen(path, "r");
         if (file != NULL) {
-            if (fscanf(file, "%ld", &number) != 1)
-                number = -1;
+            if (fscanf(file, "%ld %lx %lx", &number, &word, &op) != 3)
+                number = -1;  /* "running" */
             fclose(file);
         }
-        blocked = number == SYS_futex;
+        /* a futex wait (FUTEX_WAIT or FUTEX_WAIT_BITSET), not the wake of a lock's release */
+        blocked = number == SYS_futex && ((op & 0x7f) == 0 || (op & 0x7f) == 9);
     }
     closedir(tasks);
     return blocked;
