@@ -15,17 +15,21 @@ its parent's thread is pinned to (the spawning thread leaves that CPU first: the
 start, its interpreter and imports, does not take turns with the parent's thread), until
 `widen`ed to any of the server's once the parent waits for it: kept on the other CPU, it
 shared that one with another program's load while the parent's CPU idled.
-Whoever spawns one reaps it: `answer` waits for it, `close` kills it first.
+Whoever spawns one reaps it: `answer` waits for it, `close` kills it first; a child still
+running when the server ends (startup.leave runs atexit's hooks before os._exit) is killed
+and reaped here, not left to the parent-death signal and init.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
 import signal
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 
 from aliceserver.affinity import SERVER_CPUS
@@ -34,6 +38,8 @@ from aliceserver.childstart import CPUS_VARIABLE, PARENT_VARIABLE, child_started
 __all__ = ["AheadChild", "child_started"]
 
 log = logging.getLogger(__name__)
+
+_living: weakref.WeakSet[AheadChild] = weakref.WeakSet()  # spawned, not closed yet
 
 
 class AheadChild:
@@ -52,6 +58,7 @@ class AheadChild:
         self._spawned = threading.Event()
         self._lock = threading.Lock()  # held while the child's pid is used or reaped
         self._reaped = False
+        _living.add(self)
         self._thread = threading.Thread(target=self._run, args=(module, list(args)),
                                         daemon=True, name="aliceserver-ahead")  # fmt: skip
         self._thread.start()
@@ -83,6 +90,7 @@ class AheadChild:
                 if not self._reaped:
                     os.kill(self.pid, signal.SIGKILL)
         self._thread.join()
+        _living.discard(self)
 
     def _run(self, module: str, args: list[str]) -> None:
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
@@ -128,3 +136,9 @@ class AheadChild:
             self._answer = b"".join(chunks)
         else:
             log.debug("child %d (%s) ended with %d", self.pid, module, code)
+
+
+@atexit.register
+def _close_all() -> None:
+    for child in list(_living):
+        child.close()

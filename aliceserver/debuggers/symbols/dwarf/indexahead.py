@@ -30,7 +30,6 @@ and imports, mostly) share the other CPU.
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import threading
@@ -53,7 +52,6 @@ _MARKER = "-libraries"  # after the program's key: its libraries' list (indexchi
 # The child of each session (by its cache: one per engine), until its image changes
 _running: weakref.WeakKeyDictionary[IndexCache, LibrariesAhead] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
-_exit_hooked = False  # _close_all registered with atexit
 
 
 class LibrariesAhead:
@@ -145,11 +143,7 @@ def start(cache: IndexCache, program: ElfImage, loaded: Sequence[str]) -> None:
         return
     log.debug("%d libraries of %s to be indexed by a child process", len(planned), program.path)
     args = indexchild.arguments(cache.directory, key + _MARKER, identity, entries)
-    global _exit_hooked
-    with _lock:
-        if not _exit_hooked:  # (a process ending through os._exit: startup.leave)
-            _exit_hooked = True
-            atexit.register(_close_all)
+    with _lock:  # (a child left at the server's end: aheadchild's exit hook)
         _running[cache] = LibrariesAhead(planned, args)
 
 
@@ -164,14 +158,6 @@ def close(cache: IndexCache) -> None:
     with _lock:
         ahead = _running.pop(cache, None)
     if ahead is not None:
-        ahead.close()
-
-
-def _close_all() -> None:
-    with _lock:
-        running = list(_running.values())
-        _running.clear()
-    for ahead in running:
         ahead.close()
 
 

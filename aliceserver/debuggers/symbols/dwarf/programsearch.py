@@ -24,11 +24,9 @@ stop median 0.93 s before, 0.73 s after, gdb 0.87 s (ratio to gdb 1.07 -> 0.84).
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import threading
-import weakref
 
 from aliceserver.aheadchild import AheadChild
 from aliceserver.debuggers.symbols.dwarf import mentions, searchchild
@@ -55,7 +53,6 @@ class ProgramSearch:
     """One child searching one program's .debug_info, and the thread that waits for it."""
 
     def __init__(self, dwarf: ElfSections, needles: list[Needle], offset: int, size: int) -> None:
-        _searching.add(self)
         self._dwarf = dwarf
         self._needles = needles
         self._child = AheadChild(
@@ -74,7 +71,6 @@ class ProgramSearch:
         """Kill the child if it still runs (its askers then search themselves); reap it."""
         self._child.close()
         self._waiter.join()
-        _searching.discard(self)
 
     def _wait(self) -> None:
         found = None
@@ -119,17 +115,6 @@ def start(image: ElfImage, cache: IndexCache, name: str) -> tuple[Opened, Progra
         return None
     log.debug("searching %s in a child for %s", dwarf.path, name)
     return opened, ProgramSearch(dwarf, planned, header.offset, size)
-
-
-_searching: weakref.WeakSet[ProgramSearch] = weakref.WeakSet()
-
-
-@atexit.register
-def _close_all() -> None:
-    """At the server's end (startup.leave runs this before os._exit): a child still
-    searching is killed and reaped here, not left to the parent-death signal and init."""
-    for search in list(_searching):
-        search.close()
 
 
 def _least() -> int:
