@@ -60,7 +60,8 @@ Entry = tuple[int, int, str, str, str, int, bool]
 # again split all the names: 1-2 ms of each start for CPython's 14,830); and the addresses
 # where several function symbols start, 64-bit each (sorting every function's address to
 # find them took 1-2 ms at a first stop). Plain containers unpickle at memory speed. A change to what parse_symbols
-# keeps must bump cache.FORMAT_VERSION: cached tables are not re-parsed.
+# keeps must bump cache.FORMAT_VERSION: cached tables are not re-parsed; and symtab_pack.py, which packs
+# the same table from the section bytes, must change with it.
 PackedTable = tuple[str, bytes, bytes, int, tuple[tuple[int, int, int], ...], bytes, bytes, bytes]
 _KIND_NAMES = ("func", "object", "other")
 _BINDING_NAMES = ("global", "weak", "local")

@@ -34,14 +34,19 @@ def build_name_part(
         progress(f"demangling names of {os.path.basename(image.path)}", start)
     demangler = Demangler()
     demangled = {}
-    functions = image.function_symbols()  # plain tuples: an ElfSymbol each costs more
-    for symbol_name, _address, _size in functions:
-        if symbol_name.startswith(("_Z", "_R")):
-            text = demangler.demangle(symbol_name)
-            if text != symbol_name:
-                demangled[symbol_name] = text
-    return {"demangled": demangled, "functions": pack_functions(functions),
-            "symbols": image.packed_symbols()}  # fmt: skip
+    fast = image.packed_name_part()  # (from the section bytes: symtab_pack.py)
+    if fast is not None:
+        symbols, (functions, mangled) = fast
+    else:
+        listed = image.function_symbols()  # plain tuples: an ElfSymbol each costs more
+        functions = pack_functions(listed)
+        mangled = [name for name, _address, _size in listed if name.startswith(("_Z", "_R"))]
+        symbols = image.packed_symbols()
+    for symbol_name in mangled:
+        text = demangler.demangle(symbol_name)
+        if text != symbol_name:
+            demangled[symbol_name] = text
+    return {"demangled": demangled, "functions": functions, "symbols": symbols}
 
 
 def index_key(build_id: str | None, main: str, dwarf: str) -> tuple[str, Identity]:
