@@ -277,3 +277,27 @@ def _unit_offsets(dwarf: ElfSections) -> list[int]:
         length, _osize, body = unit_length(data, at)
         at = body + length
     return offsets
+
+
+def test_no_search_for_copies_remembered_beside_a_lost_index(program: Path, tmp_path: Path) -> None:
+    """The program's index gone but the answers kept beside it (its `-extra` file, as the
+    benchmark's cold set-up leaves them): NAME's inlined copies are known, and no child
+    searches for them; the session stops as with an empty cache."""
+    first, _log = _session(program, tmp_path, "kept", 1)
+    image = ElfImage.load(str(program))
+    stat = program.stat()
+    cache = IndexCache(str(tmp_path / "kept-cache"))
+    index = Path(
+        cache.path_for(
+            IndexCache.key_for(image.build_id, str(program), stat.st_mtime_ns, stat.st_size)
+        )
+    )
+    assert index.exists() and any(
+        p.name.startswith(index.name.split(".")[0] + "-extra") for p in index.parent.iterdir()
+    )
+    index.unlink()
+    (tmp_path / "kept.log").unlink()  # (the second session's alone)
+    again, log = _session(program, tmp_path, "kept", 1)
+    assert "indexed the names of" in log and " in a child" not in log, log
+    assert normalized(again) == normalized(first)
+    assert again.count(" in twice at ") == 2

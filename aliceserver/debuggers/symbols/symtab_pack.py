@@ -23,7 +23,7 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from itertools import accumulate, compress, filterfalse, repeat
+from itertools import accumulate, compress, repeat
 from itertools import count as count_from
 from operator import eq, is_
 
@@ -137,33 +137,47 @@ class _Sorted:
     def first_of_each(self, columns: _Columns) -> _Columns:
         """The columns without a later symbol of a name and address seen before
         (SymbolTable's deduplication: .dynsym repeats .symtab): among the ties alone."""
-        names = columns[0]
-        mask = bytearray()
-        for first, end in _runs(self.ties):
-            seen = set()
-            for i in self.ranked[first:end]:
-                if names[i] in seen:
-                    mask = mask or bytearray([1]) * len(names)
-                    mask[i] = 0
-                seen.add(names[i])
-        if not mask:
-            return columns
-        number = list(accumulate(mask, initial=-1))[1:]  # an old number -> its new one
-        self.ranked = list(
-            map(number.__getitem__, compress(self.ranked, map(mask.__getitem__, self.ranked)))
+        names, ranked, ties = columns[0], self.ranked, self.ties
+        later = list(map(ranked.__getitem__, ties))  # each tie and the symbol before it
+        before = list(map(ranked.__getitem__, map((-1).__add__, ties)))
+        dropped = set(
+            compress(later, map(eq, map(names.__getitem__, later), map(names.__getitem__, before)))
         )
-        columns = _compressed(columns, mask)
-        self._at(columns[1])
-        return columns
+        for first, end in _runs(ties):  # (three or more at one address: each pair)
+            if end - first > 2:
+                seen = set()
+                for i in ranked[first:end]:
+                    if names[i] in seen:
+                        dropped.add(i)
+                    seen.add(names[i])
+        if not dropped:
+            return columns
+        mask = bytearray([1]) * len(names)
+        for i in dropped:
+            mask[i] = 0
+        number = list(accumulate(mask, initial=-1))[1:]  # an old number -> its new one
+        kept = bytes(map(mask.__getitem__, ranked))
+        self.ranked = list(map(number.__getitem__, compress(ranked, kept)))
+        self.at = list(compress(self.at, kept))
+        self.ties = list(compress(range(1, len(self.at)), map(eq, self.at[1:], self.at)))
+        return _compressed(columns, mask)
 
     def extend(self, addresses: array[int], count: int) -> None:
-        """Take in the symbols from number `count` on (the PLT's): after the others at
-        their address, as their numbers are."""
-        if count < len(addresses):
-            self.ranked = sorted(
-                self.ranked + list(range(count, len(addresses))), key=addresses.__getitem__
-            )
-            self._at(addresses)
+        """Take in the symbols from number `count` on (the PLT's, a few): after the others
+        at their address, as their numbers are."""
+        if count == len(addresses):
+            return
+        ranked, at, old_ranked, old_at, done = [], [], self.ranked, self.at, 0
+        for i in sorted(range(count, len(addresses)), key=addresses.__getitem__):
+            address = addresses[i]
+            cut = bisect_right(old_at, address, done)
+            ranked += old_ranked[done:cut]
+            at += old_at[done:cut]
+            ranked.append(i)
+            at.append(address)
+            done = cut
+        self.ranked, self.at = ranked + old_ranked[done:], at + old_at[done:]
+        self.ties = list(compress(range(1, len(self.at)), map(eq, self.at[1:], self.at)))
 
 
 def _parse(data: bytes, strtab: bytes, versym: bytes | None) -> _Columns | None:
@@ -317,12 +331,11 @@ def _function_part(
     and `.cold` parts left out), and their names starting `_Z` or `_R` in table order."""
     names, addresses, sizes, _homes, flags = columns
     is_function = flags.translate(_IS_FUNCTION)
-    functions = list(compress(by_address.ranked, map(is_function.__getitem__, by_address.ranked)))
-    left_out = {i for i in _named_like(text, starts, "@plt\0") if names[i].endswith("@plt")}
-    left_out.update(_named_like(text, starts, ".cold"))
-    if left_out:
-        functions = list(filterfalse(left_out.__contains__, functions))
-    at = list(map(addresses.__getitem__, functions))
+    listed = bytearray(is_function)
+    for i in _named_like(text, starts, "@plt\0") | _named_like(text, starts, ".cold"):
+        listed[i] = 0 if names[i].endswith("@plt") or ".cold" in names[i] else listed[i]
+    chosen = bytes(map(listed.__getitem__, by_address.ranked))
+    functions, at = list(compress(by_address.ranked, chosen)), list(compress(by_address.at, chosen))
     for first, end in _runs(list(compress(range(1, len(at)), map(eq, at[1:], at)))):
         functions[first:end] = sorted(
             functions[first:end], key=names.__getitem__

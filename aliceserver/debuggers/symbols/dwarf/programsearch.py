@@ -33,6 +33,8 @@ from aliceserver.debuggers.symbols.dwarf import mentions, searchchild
 from aliceserver.debuggers.symbols.dwarf.altfile import shares_units
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles, query_leaf
+from aliceserver.debuggers.symbols.dwarf.namepart import index_key
+from aliceserver.debuggers.symbols.dwarf.names import normalize_query
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, open_dwarf
 from aliceserver.debuggers.symbols.dwarf.sectionsearch import Needle
 from aliceserver.debuggers.symbols.elf import ElfImage
@@ -97,7 +99,7 @@ def start(image: ElfImage, cache: IndexCache, name: str) -> tuple[Opened, Progra
         if os.path.exists(cache.path_for(key)):
             return None  # indexed by an earlier session: no build to search beside
         opened = open_dwarf(image.path, image.build_id)
-        if opened is None:
+        if opened is None or _remembered(cache, image, opened, name):
             return None
         dwarf = opened[1]
         header = dwarf.header(_SECTION)
@@ -115,6 +117,17 @@ def start(image: ElfImage, cache: IndexCache, name: str) -> tuple[Opened, Progra
         return None
     log.debug("searching %s in a child for %s", dwarf.path, name)
     return opened, ProgramSearch(dwarf, planned, header.offset, size)
+
+
+def _remembered(cache: IndexCache, image: ElfImage, opened: Opened, name: str) -> bool:
+    """Whether NAME's inlined copies are remembered beside the program's index (index.py's
+    extras: kept when the index itself was not, as after the benchmark's cold set-up):
+    nothing to search then."""
+    key, identity = index_key(image.build_id, opened[0].path, opened[1].path)
+    payload = cache.load(key + "-extra", identity)
+    extras = payload.get("extras") if payload is not None else None
+    inline = extras.get("inline") if isinstance(extras, dict) else None
+    return isinstance(inline, dict) and isinstance(inline.get(normalize_query(name)[0]), list)
 
 
 def _least() -> int:
