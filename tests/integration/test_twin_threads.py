@@ -3,7 +3,8 @@ only where each register and each word read is the same or the same place in the
 own stack. Here seven threads park in wait_twin(): three alike, one with another `count`
 in its stack slot, one called from elsewhere, two passing a pointer into their own stack,
 and before the second stop main writes one alike thread's `count`. -thread-info must show
-each thread's own values, as gdb does."""
+each thread's own values, as gdb does; and text they all point to outside their stacks,
+read once for them all, as it is after the debugger writes it."""
 
 from __future__ import annotations
 
@@ -67,3 +68,14 @@ def test_threads_parked_alike_show_their_own_arguments(prog: Path) -> None:
 @needs_gdb
 def test_threads_parked_alike_as_gdb_shows_them(prog: Path) -> None:
     assert _session(prog, gdb=False) == _session(prog, gdb=True)
+
+
+def test_text_outside_the_stacks_written_at_a_stop(prog: Path) -> None:
+    """Text every thread points to outside its stack is described once for them all
+    (sharedvalues.py) and not read again for the threads alike (twinthreads.py): after a
+    write at the stop each shows it as it is now, as gdb does. The threads given another's
+    description kept the old text (their kept arguments had not recorded its read)."""
+    with mi_stopped_at(prog, "stopped", prog.parent, gdb=False) as mi:
+        assert [args["tag"].rsplit(" ", 1)[1] for args in _parked(mi)] == ['"alike"'] * 7
+        mi.ok("-interpreter-exec console \"set var tag_text[0] = 'X'\"")
+        assert [args["tag"].rsplit(" ", 1)[1] for args in _parked(mi)] == ['"Xlike"'] * 7

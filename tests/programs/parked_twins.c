@@ -3,7 +3,7 @@
    from call_a); thread 3 has count 8; thread 4 comes from call_b; threads 5 and 6 (from
    call_own) pass a pointer to a local of their own stack. Before the second stop at
    stopped(), main writes thread 1's `count` in its stack slot: its registers stay the
-   same. */
+   same. Each passes `tag`, text outside the stacks (the debugger writes it at a stop). */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,9 +18,10 @@ static volatile int parked;    /* how many have parked */
 static volatile int tids[THREADS];
 static long *volatile count_slots[THREADS];
 static long shared_cell = 42;
+static char tag_text[8] = "alike";
 volatile int stops;
 
-__attribute__((noinline)) void wait_twin(long count, long *cell, long kind) {
+__attribute__((noinline)) void wait_twin(long count, long *cell, long kind, const char *tag) {
     int me = __atomic_load_n(&parked, __ATOMIC_SEQ_CST);
     count_slots[me] = &count;
     tids[me] = (int)syscall(SYS_gettid);
@@ -32,23 +33,23 @@ __attribute__((noinline)) void wait_twin(long count, long *cell, long kind) {
                          "d"(0L), "r"(timeout) : "rcx", "r11", "memory");
         (void)result;
     }
-    (void)cell, (void)kind;
+    (void)cell, (void)kind, (void)tag;
 }
 
 __attribute__((noinline)) void call_a(long count) {
-    wait_twin(count, &shared_cell, 1);
+    wait_twin(count, &shared_cell, 1, tag_text);
 }
 
 /* Its frame is larger than call_a's: threads 5 and 6 are alike among themselves alone. */
 __attribute__((noinline)) void call_own(long count) {
     volatile long pad[4] = {0};
     long local = count * 100;
-    wait_twin(count, &local, 1);
+    wait_twin(count, &local, 1, tag_text);
     (void)pad[0];
 }
 
 __attribute__((noinline)) void call_b(long count) {
-    wait_twin(count, &shared_cell, 1);
+    wait_twin(count, &shared_cell, 1, tag_text);
 }
 
 static void *run(void *arg) {

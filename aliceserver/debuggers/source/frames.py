@@ -534,6 +534,7 @@ class Frames:
                         name, value, (aggregate_values, shown, depth, locationless, position),
                         partial(self._values.describe, name, value, aggregate_value=aggregate_values,
                                 dynamic=shown, block_depth=depth, locationless=locationless, position=position),
+                        self._read_visible,
                     )  # the same for each thread holding the same bytes there (sharedvalues.py)
                     for name, value, depth, locationless, position in found
                 ]  # fmt: skip

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.restamp import restamped
+from aliceserver.debuggers.source.sharedvalues import Recorded
 from aliceserver.debuggers.source.twinthreads import Twin
 from aliceserver.errors import TargetError
 
@@ -55,6 +56,29 @@ class RecordingReader:
 
     def read_unrecorded(self, address: int, size: int) -> bytes:
         return self._read(address, size)
+
+    def recorded(self, make: Callable[[], VariableInfo]) -> tuple[VariableInfo, Recorded | None]:
+        """`make()`, with what it read where reads are recorded (sharedvalues.py)."""
+        recording = self._recording
+        if recording is None:
+            return make(), None
+        count, other = len(recording.reads), recording.other
+        recording.other = False
+        try:
+            made = make()
+        finally:
+            read_other, recording.other = recording.other, other or recording.other
+        return made, (recording.reads[count:], read_other)
+
+    def replay(self, recorded: Recorded) -> None:
+        """A shared description's reads, as this thread's."""
+        recording = self._recording
+        if recording is not None:
+            recording.reads += recorded[0]
+            recording.other |= recorded[1]
+
+    def recording(self) -> bool:
+        return self._recording is not None
 
     def read_other(self) -> None:
         """Something the recording cannot compare later was read."""
