@@ -204,7 +204,10 @@ def _uncovered(reads: Reads, covered: Sequence[tuple[int, int, bytes]]) -> Reads
     out: Reads = []
     for read in dict.fromkeys(reads):
         address, end = read[0], read[0] + read[1]
-        if not any(at <= address and end <= at + size for at, size, _ in covered):
+        for at, size, _ in covered:  # (a loop, not any(): 10 reads a thread of 1,000)
+            if at <= address and end <= at + size:
+                break
+        else:
             out.append(read)
     return out
 

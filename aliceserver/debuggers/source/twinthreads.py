@@ -6,10 +6,11 @@ debug info and the print settings (keptarguments.py keeps them across stops on t
 threads parked in the same call differ in where their stacks are: each register and each
 word read is either the same or the other thread's stack address at the same offset in its
 own stack area (the writable mapping its stack pointer is in; `areas`). Such a thread's
-variables are the first one's, made once: the memory they read is compared at the same
-addresses (outside the stack area) or at the same offsets (inside it), a word that is an
-address in the first thread's stack area allowed to be one at the same offset in the
-other's. Not shared where a value or an address of one is in the first thread's stack area
+variables are the first one's, made once: the memory they read in the stack area is
+compared at the same offsets (in spans planned once), a word that is an address in the
+first thread's stack area allowed to be one at the same offset in the other's; outside it
+the same memory at the same stop, nothing written since, gives the same bytes (not read
+again). Not shared where a value or an address of one is in the first thread's stack area
 (a pointer to a local, an argument on the stack: its text would differ), where something
 not recorded was read (float registers, a printer) or an aggregate is shown (its children
 read the first thread's stack). 1,000 threads in libc's futex wait, 6 arguments each with
@@ -22,6 +23,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from struct import unpack_from
 
 from aliceserver.debuggers.model import VariableInfo
 from aliceserver.debuggers.restamp import restamped
@@ -42,7 +44,14 @@ class _Made:
     reads: Reads  # every read made for them, with the bytes it gave
     infos: list[VariableInfo]
     referred: dict[int, object]  # what their references name (keptarguments.py)
-    moving: bool = False  # whether an address of one is in the stack area (_moved)
+    moving: list[int]  # those with an address in the stack area (_moved), by index
+    # `reads` in the stack area as spans read at once (_spans), made at the first share
+    spans: list[_Span] | None = None
+
+
+# (offset of its first byte in the stack area, its length, each read in it as (offset in
+# the span, size, the first thread's bytes, their address))
+_Span = tuple[int, int, list[tuple[int, int, bytes, int]]]
 
 
 def stack_areas(target: object) -> Sequence[tuple[int, int]]:
@@ -74,7 +83,7 @@ class TwinThreads:
         start, end = area
         # each register: its value, or (as a negative number) its offset in the stack area
         shape = tuple(
-            start - value - 1 if start <= value < end else value for value in registers.values()
+            [start - value - 1 if start <= value < end else value for value in registers.values()]
         )
         return Twin(self, (how, end - start, tuple(registers), shape), start, end - start, read)
 
@@ -113,7 +122,11 @@ class Twin:
         reads = _translated(made, delta, self._read)
         if reads is None:
             return None
-        infos = [_moved(info, made, delta) for info in made.infos] if made.moving else made.infos
+        infos = made.infos
+        if made.moving:
+            infos = list(infos)
+            for index in made.moving:
+                infos[index] = _moved(infos[index], made, delta)
         return infos, reads, made.referred
 
     def offer(
@@ -133,8 +146,8 @@ class Twin:
         if not all(_shareable(info, start, end) for info in infos):
             made[key] = None
             return
-        moving = any(_inside(info, start, end) or (info.entry is not None and _inside(info.entry, start, end))
-                     for info in infos)  # fmt: skip
+        moving = [index for index, info in enumerate(infos)
+                  if _inside(info, start, end) or (info.entry is not None and _inside(info.entry, start, end))]  # fmt: skip
         made[key] = _Made(start, self._size, used, list(infos), referred, moving)
 
 
@@ -194,33 +207,48 @@ def _moved(info: VariableInfo, made: _Made, delta: int) -> VariableInfo:
 
 def _translated(made: _Made, delta: int, read: Read) -> Reads | None:
     """This thread's bytes for each of the first thread's reads (moved by `delta` in the
-    stack area), None where one differs but for stack addresses moved alike."""
+    stack area), None where one differs but for stack addresses moved alike. A read outside
+    the stack area is of the same memory at the same stop (nothing written since: `_twin`):
+    the same bytes, not read again."""
     start, end = made.start, made.start + made.size
-    wanted = sorted((address + delta if start <= address < end else address, size, data, address)
-                    for address, size, data in made.reads)  # fmt: skip
-    out: Reads = []
-    index = 0
+    spans = made.spans
+    if spans is None:
+        spans = made.spans = _spans(made.reads, start, end)
+    out: Reads = [read for read in made.reads if not start <= read[0] < end]
     try:
-        while index < len(wanted):
-            first = wanted[index][0]
-            last = index
-            top = first + wanted[index][1]
-            while (
-                last + 1 < len(wanted)
-                and wanted[last + 1][0] + wanted[last + 1][1] - first <= _SPAN
-            ):
-                last += 1
-                top = max(top, wanted[last][0] + wanted[last][1])
-            now = read(first, top - first)
-            for address, size, data, theirs in wanted[index : last + 1]:
-                mine = now[address - first : address - first + size]
+        for offset, length, items in spans:
+            first = start + delta + offset
+            now = read(first, length)
+            for at, size, data, theirs in items:
+                mine = now[at : at + size]
                 if mine != data and not _moved_alike(theirs, data, mine, start, end, delta):
                     return None
-                out.append((address, size, mine))
-            index = last + 1
+                out.append((first + at, size, mine))
     except TargetError:
         return None
     return out
+
+
+def _spans(reads: Reads, start: int, end: int) -> list[_Span]:
+    """The reads in the stack area [start, end), those this close together in one span."""
+    inside = sorted(
+        (address, size, data) for address, size, data in reads if start <= address < end
+    )
+    spans: list[_Span] = []
+    index = 0
+    while index < len(inside):
+        first = inside[index][0]
+        last, top = index, first + inside[index][1]
+        while last + 1 < len(inside) and inside[last + 1][0] + inside[last + 1][1] - first <= _SPAN:
+            last += 1
+            top = max(top, inside[last][0] + inside[last][1])
+        items = [
+            (address - first, size, data, address)
+            for address, size, data in inside[index : last + 1]
+        ]
+        spans.append((first - start, top - first, items))
+        index = last + 1
+    return spans
 
 
 def _moved_alike(address: int, data: bytes, mine: bytes, start: int, end: int, delta: int) -> bool:
@@ -230,15 +258,16 @@ def _moved_alike(address: int, data: bytes, mine: bytes, start: int, end: int, d
     if len(data) != len(mine):
         return False
     skip = -address % 8
-    if data[:skip] != mine[:skip]:
+    words = max(len(data) - skip, 0) // 8
+    tail = skip + 8 * words
+    if data[:skip] != mine[:skip] or data[tail:] != mine[tail:]:
         return False
-    for at in range(skip, len(data), 8):
-        theirs, ours = data[at : at + 8], mine[at : at + 8]
-        if theirs == ours:
-            continue
-        if len(theirs) < 8:
-            return False
-        word = int.from_bytes(theirs, "little")
-        if not start <= word < end or int.from_bytes(ours, "little") != word + delta:
+    if not words:
+        return True
+    shape = f"<{words}Q"
+    for theirs, ours in zip(
+        unpack_from(shape, data, skip), unpack_from(shape, mine, skip), strict=True
+    ):
+        if theirs != ours and (not start <= theirs < end or ours != theirs + delta):
             return False
     return True
