@@ -280,8 +280,8 @@ def _unit_offsets(dwarf: ElfSections) -> list[int]:
 
 
 def test_no_search_for_copies_remembered_beside_a_lost_index(program: Path, tmp_path: Path) -> None:
-    """The program's index gone but the answers kept beside it (its `-extra` file, as the
-    benchmark's cold set-up leaves them): NAME's inlined copies are known, and no child
+    """The program's index gone but the answers kept beside it (its `-extra` file, as a
+    deleted index file leaves them): NAME's inlined copies are known, and no child
     searches for them; the session stops as with an empty cache."""
     first, _log = _session(program, tmp_path, "kept", 1)
     image = ElfImage.load(str(program))

@@ -121,7 +121,7 @@ def start(image: ElfImage, cache: IndexCache, name: str) -> tuple[Opened, Progra
 
 def _remembered(cache: IndexCache, image: ElfImage, opened: Opened, name: str) -> bool:
     """Whether NAME's inlined copies are remembered beside the program's index (index.py's
-    extras: kept when the index itself was not, as after the benchmark's cold set-up):
+    extras: kept when the index file alone was deleted, as first_stop's cold set-up does):
     nothing to search then."""
     key, identity = index_key(image.build_id, opened[0].path, opened[1].path)
     payload = cache.load(key + "-extra", identity)
