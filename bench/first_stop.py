@@ -6,8 +6,10 @@ runs to it and shows the stop as gdb does (function, arguments, file:line). Figu
 best of `--repeat` runs, as whole-process wall time and peak RSS:
 
 - ours first ever: no index cached at all (the program's, libc's and the loader's are built);
-- ours cold: the program's index not cached, the system libraries' cached (as after any
-  earlier session on this machine: their index is kept by build id);
+- ours cold: a program never seen (no file of its cache entry), the system libraries'
+  indexes cached as after an earlier session on this machine that debugged another program
+  (their index is kept by build id; their answers for the breakpoint's name are dropped:
+  another program's session asked other names);
 - ours warm: everything cached;
 - gdb, and gdb with its own index cache;
 - ours warm and gdb through the MI front end (`-i=mi`), as an editor starts a session.
@@ -106,16 +108,27 @@ def _dwarf_megabytes(program: Path) -> float:
     return total / 1e6
 
 
-def _program_cache_entry(cache_home: str, program: Path) -> Path:
-    """The index cache file of `program` in a cache rooted at `cache_home`."""
-    from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+def _forget_program(cache_home: str, program: Path, function: str) -> None:
+    """Make the cache rooted at `cache_home` one that never saw `program`: every file of its
+    entry removed (its index, and the answers kept beside it), and the libraries' remembered
+    answers for `function` (`break`'s search of their DWARF) dropped from their extras."""
+    from aliceserver.debuggers.symbols.dwarf.cache import IndexCache, read_cache_file
     from aliceserver.debuggers.symbols.elf import ElfImage
 
     image = ElfImage.load(str(program))
     stat = program.stat()
     cache = IndexCache(os.path.join(cache_home, "aliceserver", "index"))
-    return Path(cache.path_for(IndexCache.key_for(image.build_id, str(program),
-                                                  stat.st_mtime_ns, stat.st_size)))  # fmt: skip
+    cache.space.remove(IndexCache.key_for(image.build_id, str(program), stat.st_mtime_ns, stat.st_size))
+    for path in Path(cache.directory).glob("*-extra.v*.idx"):
+        data = read_cache_file(str(path), "index cache")
+        payload = cache._decode(str(path), data) if data is not None else None  # noqa: SLF001
+        extras = payload.get("extras") if payload is not None else None
+        if payload is None or not isinstance(extras, dict):
+            continue
+        kept = {kind: {k: v for k, v in answers.items() if k != function}
+                for kind, answers in extras.items()}  # fmt: skip
+        if kept != extras:
+            cache.store(path.name.split(".v")[0], payload["identity"], {"extras": kept})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -151,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for i in range(args.repeat):
             first_env = {**env, "XDG_CACHE_HOME": os.path.join(scratch, f"f{i}")}
             runs.setdefault("ours first ever", []).append(_run(ours, first_env))
-            _program_cache_entry(cache_home, program).unlink(missing_ok=True)
+            _forget_program(cache_home, program, function)
             runs.setdefault("ours cold", []).append(_run(ours, warm_env))
             runs.setdefault("ours warm", []).append(_run(ours, warm_env))
             runs.setdefault("ours warm, MI", []).append(_run(ours_mi, warm_env, function))
