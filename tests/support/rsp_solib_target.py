@@ -210,9 +210,9 @@ class _Link:
             assert self.ask(b"Z0,%x,1" % self.learn()) == b"OK"
         elif body.startswith(RESUMES) and self.at_trap:
             # gdbserver leaves a client's breakpoint to the client to step over: ours
-            assert self.ask(b"z0,%x,1" % self.learn()) == b"OK"
-            assert self.ask(b"vCont;s:" + self.at_trap)[:1] == b"T"
-            assert self.ask(b"Z0,%x,1" % self.learn()) == b"OK"
+            assert (reply := self.ask(b"z0,%x,1" % self.learn())) == b"OK", reply
+            assert (reply := self.ask(b"vCont;s:" + self.at_trap))[:1] == b"T", reply
+            assert (reply := self.ask(b"Z0,%x,1" % self.learn())) == b"OK", reply
             self.at_trap = b""
         self.asked = body
         with self.answered:
@@ -235,24 +235,29 @@ class _Link:
                 self.answered.notify_all()
         if self.asked.startswith(b"qSupported"):
             features = [
-                f for f in body.split(b";") if self.svr4 or not f.startswith(b"qXfer:libraries-svr4:read")
+                f
+                for f in body.split(b";")
+                if self.svr4 or not f.startswith(b"qXfer:libraries-svr4:read")
             ]
             return checksummed(b";".join([*features, b"qXfer:libraries:read+"]))
         if self.asked == b"QStartNoAckMode" and body == b"OK":
             self.acks = False
-        if body[:1] == b"T" and self.r_brk is not None and self._pc(body) == self.r_brk and not self.svr4:
+        # gdbserver run-length encodes its replies: a pid such as 0x1111 comes as `p1* .1* `
+        plain = _expanded(body)
+        trap = plain[:1] == b"T" and self.r_brk is not None and self._pc(plain) == self.r_brk
+        if trap and not self.svr4:
             self.library_stops += 1
-            self.at_trap = self._thread(body)
-            return checksummed(body.replace(b"swbreak:;", b"") + b"library:;")
+            self.at_trap = self._thread(plain)
+            return checksummed(plain.replace(b"swbreak:;", b"") + b"library:;")
         return unit
 
     @staticmethod
-    def _thread(body: bytes) -> bytes:
-        return next(pair[7:] for pair in body.split(b";") if pair.startswith(b"thread:"))
+    def _thread(plain: bytes) -> bytes:
+        return next(pair[7:] for pair in plain.split(b";") if pair.startswith(b"thread:"))
 
     @staticmethod
-    def _pc(body: bytes) -> int | None:
-        for pair in _expanded(body)[3:].split(b";"):
+    def _pc(plain: bytes) -> int | None:
+        for pair in plain[3:].split(b";"):
             key, _, value = pair.partition(b":")
             if key == b"10":  # rip, as gdbserver expedites it on x86-64
                 return int.from_bytes(bytes.fromhex(value.decode()), "little")
