@@ -10,6 +10,15 @@ MI against `gdb -i=mi` and its DAP adapter against lldb-vscode-16, side by side 
   `run`, run to the first stop with all of them inserted, then `--rounds` continues. One
   session of ours runs first, not counted: our on-disk index cache is warm, as after any
   earlier session (gdb keeps none).
+- cpython: `rbreak .` on CPython (bench/large_program: built from Debian's source with -g)
+  before `run`, then `run -c pass` to the first stop with all of them inserted, `--rounds`
+  continues, delete all; the server's CPU beside each phase. The breakpoint counts, the
+  functions only one tool chose and each tool's stops are printed after the table. They
+  differ: before `run` gdb matches the program's functions alone, the ones without debug
+  information (PLT entries, crt's) too, and sets each spec again in every library as it
+  loads (its first stop: ld.so's `_start`); ours matches the dynamic loader's functions too
+  (read before `run`: its first stop is in ld.so's tunables), and a function's .part /
+  .constprop clones by their symbol names.
 - recursion: tests/programs/deep_stack.c stopped `--depth` (100,000) frames deep;
   `-stack-info-depth` and `-stack-list-frames L L+19` at several depths (DAP: `stackTrace`
   pages of 20 at those depths), at two stops in a row.
@@ -27,12 +36,14 @@ import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
+from bench import large_program
 from bench.common import CFLAGS, bench_cache, build_program
 from tests.support import mi_client
 from tests.support.adapter_process import alice_argv, find_lldb_vscode
@@ -208,6 +219,69 @@ def mi_breakpoints(tool: str, program: Path, args: argparse.Namespace) -> Figure
     return figures
 
 
+# --- rbreak . on CPython -------------------------------------------------------------------
+
+_SEEN: dict[str, tuple[list[str], list[str]]] = {}  # tool -> first counted session's names, stops
+
+
+def spec_name(spec: str) -> str:
+    """The function a breakpoint's original location names: gdb's rbreak writes
+    `-qualified FILE:'NAME'` (or `-source FILE -function NAME`), ours the name."""
+    name = spec.split(" -function ")[-1].rsplit(":", 1)[-1]
+    return name.removeprefix("-qualified ").strip("'")
+
+
+def stop_where(stop: Record) -> str:
+    frame = stop.results.get("frame")
+    assert isinstance(frame, Tuple)
+    return f"{frame.get('func')} in {frame.get('file') or frame.get('from')}"
+
+
+def mi_cpython(tool: str, program: Path, args: argparse.Namespace) -> Figures:
+    figures: Figures = {}
+    with mi_session(tool, program) as client:
+        pid = client.process.pid
+        client.ok("-exec-arguments " + " ".join(large_program.ARGS))
+        clock(figures, "rbreak .", lambda: client.ok('-interpreter-exec console "rbreak ."'), pid)
+        table = client.ok("-break-list").results["BreakpointTable"]
+        assert isinstance(table, Tuple) and isinstance(body := table["body"], List)
+        names = [spec_name(str(b.get("original-location") or b.get("what") or b.get("func")))
+                 for b in body.values if isinstance(b, Tuple)]  # fmt: skip
+        run = partial(mi_stop, client, "-exec-run")
+        stops = [stop_where(clock(figures, "run to stop", run, pid))]
+        for _ in range(args.rounds):
+            resume = partial(mi_stop, client, "-exec-continue")
+            stops.append(stop_where(clock(figures, "continue", resume, pid)))
+        figures["continue"] /= args.rounds
+        figures["continue" + CPU] /= args.rounds
+        clock(figures, "delete all", lambda: client.ok("-break-delete"), pid)
+        figures["breakpoints"] = len(names)
+        _SEEN.setdefault(tool, (names, stops))
+    return figures
+
+
+def mi_stop(client: MiClient, command: str) -> Record:
+    client.ok(command)
+    stop = client.stopped()
+    if stop.results.get("reason") != "breakpoint-hit":
+        raise RuntimeError(f"{command} stopped with {stop.results.items}")
+    return stop
+
+
+def show_choices() -> None:
+    """How the tools' breakpoints and stops differ (their first counted sessions)."""
+    for tool, (_names, stops) in _SEEN.items():
+        print(f"  {tool}: stops at " + "; ".join(stops))
+    if len(_SEEN) != 2:
+        return
+    (one, (first, _)), (other, (second, _)) = _SEEN.items()
+    mine, theirs = Counter(first), Counter(second)
+    for tool, only in ((one, mine - theirs), (other, theirs - mine)):
+        names = sorted(only.elements())
+        more = ", ..." if len(names) > 12 else ""
+        print(f"  only {tool}'s ({len(names)}): " + ", ".join(names[:12]) + more)
+
+
 # --- 100,000 frames -----------------------------------------------------------------------
 
 
@@ -285,7 +359,8 @@ def compare(title: str, runs: Mapping[str, Callable[[], Figures]], repeat: int) 
 
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench --only scale", description=__doc__)
-    parser.add_argument("--part", choices=("threads", "breakpoints", "recursion"), action="append")
+    parts = ("threads", "breakpoints", "cpython", "recursion")
+    parser.add_argument("--part", choices=parts, action="append")
     parser.add_argument("--threads", type=int, default=1000)
     parser.add_argument("--functions", type=int, default=10000)
     parser.add_argument("--depth", type=int, default=100000)
@@ -293,7 +368,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--no-dap", action="store_true", help="MI against gdb only")
     args, _ = parser.parse_known_args(argv)
-    parts = args.part or ["threads", "breakpoints", "recursion"]
+    parts = args.part or parts
     gdb = shutil.which("gdb") is not None
     lldb = None if args.no_dap else find_lldb_vscode()
 
@@ -320,6 +395,12 @@ def main(argv: Sequence[str]) -> int:
         program = many_functions(args.functions)
         mi_breakpoints("aliceserver", program, args)  # not counted: our index cache made warm
         mi(mi_breakpoints, program)
+    if "cpython" in parts:
+        program = large_program.build()
+        mi_cpython("aliceserver", program, args)  # not counted: our index cache made warm
+        _SEEN.clear()
+        mi(mi_cpython, program)
+        show_choices()
     if "recursion" in parts:
         program = build_program("deep_stack", PROGRAMS_DIR)
         mi(mi_recursion, program)
