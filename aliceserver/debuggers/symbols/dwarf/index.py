@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from aliceserver.debuggers.symbols.dwarf import indexahead, names, prologue
+from aliceserver.debuggers.symbols.dwarf import indexahead, inflatedcache, names, prologue
 from aliceserver.debuggers.symbols.dwarf.addresslines import AddressLineIndex, address_line_index
 from aliceserver.debuggers.symbols.dwarf.altfile import MissingAltFile as MissingAltFile
 from aliceserver.debuggers.symbols.dwarf.altfile import check_alt_file
@@ -154,6 +154,8 @@ class DebugInfo:
             key, identity = index_key(image.build_id, main.path, dwarf.path)
         except OSError as exc:
             raise TargetError(f"cannot stat {image.path}: {exc}") from exc
+        if cache is not None:  # (its compressed sections are kept inflated there)
+            inflatedcache.remember(dwarf, cache, key)
         ahead = cache is not None and indexahead.built_ahead(cache, key)  # (waits for it)
         payload = cache.load(key, identity) if cache is not None else None
         built = payload is None or not _valid_payload(payload)

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Sequence
 
 from aliceserver.affinity import SERVER_CPUS
-from aliceserver.debuggers.symbols.dwarf import mentions, programsearch
+from aliceserver.debuggers.symbols.dwarf import inflatedcache, mentions, programsearch
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections, open_dwarf
@@ -196,6 +196,7 @@ class SectionPrefetch:
                 log.debug("%s not prefetched: %s", path, error)
                 continue
             if opened is not None:
+                inflatedcache.remember(opened[1], self._cache, key)  # (for later sessions)
                 found[real] = (opened, image.build_id)
         return found
 

@@ -7,7 +7,8 @@ needle is looked for in it. The searches ask which units hold a needle, so after
 rest of that unit is not searched.
 The search itself is bytesearch.py's, which a child process runs as well (searchchild.py).
 A compressed section is inflated a window at a time as well the first time it is searched
-(ElfSections.window_reader), not inflated whole and kept (libc's .debug_info: 5.8 MB).
+(ElfSections.window_reader), not inflated whole and kept (libc's .debug_info: 5.8 MB),
+and written to the cache for later sessions, which search those bytes (inflatedcache.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 
+from aliceserver.debuggers.symbols.dwarf import inflatedcache
 from aliceserver.debuggers.symbols.dwarf.bytesearch import (
     WINDOW,
     FileWindows,
@@ -112,14 +114,18 @@ class _Windows:
         plain = plain and header is not None and not header.name.startswith(".zdebug")
         self._size = sections.size(name)
         self._file: FileWindows | None = None
+        self._kept = None if plain else inflatedcache.kept(sections, name)
         if plain and header is not None:
             try:
                 self._file = FileWindows(sections.path, header.offset, self._size, largest)
             except OSError:
                 plain = False
-        self._stream = None if plain else sections.window_reader(name)
+        stream = None if plain or self._kept is not None else sections.window_reader(name)
+        self._stream = stream and inflatedcache.keeping(sections, name, stream)
 
     def read(self, offset: int, size: int) -> bytes | bytearray:
+        if self._kept is not None:  # (inflated by an earlier session)
+            return self._kept.read(offset, size)
         if self._stream is not None:
             return self._stream.read(offset, size)
         if self._file is None:
@@ -132,3 +138,7 @@ class _Windows:
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
+        if self._kept is not None:
+            self._kept.close()
+        if isinstance(self._stream, inflatedcache.KeepingInflate):
+            self._stream.close()

@@ -1,0 +1,199 @@
+"""A library's compressed .debug_info kept inflated in the cache, for the next search.
+
+`break NAME` searches the .debug_info of each library whose symbol table lacks NAME for
+its mentions (mentions.py), once per name and library. Debian's debug files compress it:
+a session of a program never seen (libc's index cached, but no answer kept for NAME)
+inflated libc's 2.3 MB into 5.8 MB for that search on the tracer thread, 45-55 ms of its
+first stop, almost all zlib's. The first search of a section inflates it a window at a
+time as before and writes each window to a partial file of the cache directory, renamed
+at its end to `KEY-inflated_debug_info.vN.idx` (KEY: the library's cache key, so the file
+is part of its entry: counted under the bound, evicted and cleared with it). Later
+searches map that file and search its bytes (3 ms for libc's CRC check).
+
+Trust: a header with magic, version, the inflated size, the compressed section's size and
+the CRC-32 of the bytes; a file short, damaged, of another version or whose sizes differ
+from the section's is ignored (logged), and the section inflated as before. Writing is
+best effort: a directory that refuses it leaves the search as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import mmap
+import os
+import weakref
+import zlib
+
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache, _partial_file
+from aliceserver.debuggers.symbols.dwarf.inflate import WindowInflate
+from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+
+log = logging.getLogger(__name__)
+
+_MAGIC = b"ALICEINF"
+_VERSION = 1
+# magic, version, inflated size, the section's stored size, the file's size and mtime (ns),
+# the CRC-32 of the inflated bytes
+_HEADER = len(_MAGIC) + 4 + 8 + 8 + 8 + 8 + 4
+_KEPT_SECTIONS = frozenset((".debug_info",))  # what the name searches read whole
+
+_keys: weakref.WeakKeyDictionary[ElfSections, tuple[IndexCache, str]] = weakref.WeakKeyDictionary()
+
+
+def remember(sections: ElfSections, cache: IndexCache, key: str) -> None:
+    """`sections` are the DWARF of the binary whose cache key is `key` in `cache`."""
+    _keys[sections] = (cache, key)
+
+
+def path_for(cache: IndexCache, key: str, name: str) -> str:
+    """Where section `name` of the binary of `key` is kept inflated."""
+    return cache.path_for(f"{key}-inflated{name.replace('.', '_')}")
+
+
+def _identity(sections: ElfSections, name: str) -> bytes:
+    """What the header holds of the file read (the section's stored size, the file's size
+    and mtime): a kept file of another file of this key is not trusted."""
+    header = sections.header(name)
+    stat = os.stat(sections.path)
+    stored = header.size if header is not None else 0
+    return b"".join(
+        n.to_bytes(8, "little", signed=True) for n in (stored, stat.st_size, stat.st_mtime_ns)
+    )
+
+
+class KeptSection:
+    """The inflated bytes of a section in a kept file, mapped (read in place: reading
+    libc's whole file took 5 ms more than mapping it). Files are replaced by rename and
+    removed by unlink, never written in place, so the mapping stays whole."""
+
+    def __init__(self, mapped: mmap.mmap, size: int) -> None:
+        self._mapped = mapped
+        self._size = size
+
+    def read(self, offset: int, size: int) -> bytes:
+        """The bytes [offset, offset + size) of the section (fewer at its end)."""
+        end = min(offset + size, self._size)
+        return self._mapped[_HEADER + offset : _HEADER + end]
+
+    def close(self) -> None:
+        self._mapped.close()
+
+
+def kept(sections: ElfSections, name: str) -> KeptSection | None:
+    """The inflated bytes of compressed section `name` kept by an earlier search, checked;
+    None when there are none to trust."""
+    found = _keys.get(sections)
+    if found is None or name not in _KEPT_SECTIONS:
+        return None
+    cache, key = found
+    path = path_for(cache, key, name)
+    try:
+        size, identity = sections.size(name), _identity(sections, name)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        length = os.fstat(fd).st_size
+        mapped = mmap.mmap(fd, length, prot=mmap.PROT_READ) if length >= _HEADER else None
+    except (OSError, ValueError) as exc:
+        log.info("cannot read inflated section %s: %s", path, exc)
+        return None
+    finally:
+        os.close(fd)
+    head = mapped[:_HEADER] if mapped is not None else b""
+    trusted = (mapped is not None and head.startswith(_MAGIC)
+               and int.from_bytes(head[8:12], "little") == _VERSION
+               and int.from_bytes(head[12:20], "little") == size == length - _HEADER
+               and head[20:44] == identity)  # fmt: skip
+    if trusted and mapped is not None:
+        with memoryview(mapped) as view:
+            trusted = zlib.crc32(view[_HEADER:]) == int.from_bytes(head[44:48], "little")
+    if not trusted or mapped is None:
+        if mapped is not None:
+            mapped.close()
+        cache.damaged(path, "not the inflated section it names")
+        return None
+    try:
+        os.utime(path)  # read lately: evicted last
+    except OSError:
+        pass
+    log.debug("%s: %s read inflated from the cache", sections.path, name)
+    return KeptSection(mapped, size)
+
+
+class KeepingInflate:
+    """A WindowInflate whose windows are written to the cache as they are read; whole
+    (read to the end, in order), the file is renamed into place at `close`."""
+
+    def __init__(self, stream: WindowInflate, cache: IndexCache, path: str, size: int,
+                 identity: bytes, fd: int, partial: str) -> None:  # fmt: skip
+        self._stream = stream
+        self._cache = cache
+        self._path = path
+        self._size = size
+        self._identity = identity
+        self._fd = fd
+        self._partial = partial
+        self._done = 0  # inflated bytes written
+        self._crc = 0
+
+    def read(self, offset: int, size: int) -> bytearray:
+        data = self._stream.read(offset, size)
+        if self._fd >= 0 and offset <= self._done < offset + len(data):
+            try:
+                more = memoryview(data)[self._done - offset :]
+                os.pwrite(self._fd, more, _HEADER + self._done)
+                self._crc = zlib.crc32(more, self._crc)
+                self._done += len(more)
+            except OSError as exc:
+                log.debug("cannot keep %s: %s", self._path, exc)
+                self._drop()
+        return data
+
+    def close(self) -> None:
+        if self._fd < 0:
+            return
+        if self._done != self._size:  # not read whole (an error, or the search stopped)
+            self._drop()
+            return
+        try:
+            head = (_MAGIC + _VERSION.to_bytes(4, "little") + self._size.to_bytes(8, "little")
+                    + self._identity + self._crc.to_bytes(4, "little"))  # fmt: skip
+            os.pwrite(self._fd, head, 0)
+            os.close(self._fd)
+            self._fd = -1
+            os.replace(self._partial, self._path)  # whole or not at all, whoever else writes it
+        except OSError as exc:
+            log.debug("cannot keep %s: %s", self._path, exc)
+            self._drop()
+            return
+        self._cache.written(self._path, _HEADER + self._size)
+
+    def _drop(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        try:
+            os.unlink(self._partial)
+        except OSError:
+            pass
+
+
+def keeping(
+    sections: ElfSections, name: str, stream: WindowInflate
+) -> WindowInflate | KeepingInflate:
+    """`stream` (the first search's windows of `name`), writing them to the cache as well
+    where the binary's key is known and the directory takes them."""
+    found = _keys.get(sections)
+    if found is None or name not in _KEPT_SECTIONS or not found[0].writable:
+        return stream
+    cache, key = found
+    try:
+        size, identity = sections.size(name), _identity(sections, name)
+        os.makedirs(cache.directory, mode=0o700, exist_ok=True)
+        fd, partial = _partial_file(cache.directory)
+    except OSError as exc:
+        log.debug("cannot keep %s of %s inflated: %s", name, sections.path, exc)
+        return stream
+    path = path_for(cache, key, name)
+    return KeepingInflate(stream, cache, path, size, identity, fd, partial)
