@@ -55,6 +55,16 @@ if os.environ.get("INFLATE_TEST") == "fail":
             raise TargetError("inflated in the test")
         return _read(self, offset, size)
     inflate.WindowInflate.read = read
+if os.environ.get("INFLATE_TEST") == "cut":  # another process cuts the kept file once trusted
+    from aliceserver.debuggers.symbols.dwarf import inflatedcache
+    _kept = inflatedcache.kept
+    def kept(sections, name, *rest):
+        found = _kept(sections, name, *rest)
+        if found is not None and "libinl" in sections.path:
+            cache, key = inflatedcache._keys[sections]
+            os.truncate(inflatedcache.path_for(cache, key, name), 64)
+        return found
+    inflatedcache.kept = kept
 """
 
 
@@ -75,12 +85,12 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "main"
 
 
-def _session(program: Path, cache: Path, log: Path, fail: bool = False) -> str:
+def _session(program: Path, cache: Path, log: Path, fail: bool = False, test: str = "") -> str:
     path = os.pathsep.join(
         [str(program.parent / "custom"), str(ROOT), os.environ.get("PYTHONPATH", "")]
     )
     env = dict(os.environ, PYTHONPATH=path, XDG_CACHE_HOME=str(cache.parent / "xdg"),
-               INFLATE_TEST="fail" if fail else "")  # fmt: skip
+               INFLATE_TEST="fail" if fail else test)  # fmt: skip
     argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), "--log-file", str(log),
             "--log-level", "DEBUG", *_SESSION, str(program)]  # fmt: skip
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env,
@@ -140,6 +150,23 @@ def test_a_later_session_searches_the_kept_bytes_and_ignores_a_damaged_file(prog
     short = _session(program, cache, tmp_path / "short.log")
     assert normalized(short) == gdb
     assert "ignoring the cache file" in (tmp_path / "short.log").read_text()
+
+
+@needs_gdb
+def test_a_kept_file_cut_short_while_searched_leaves_the_answer_to_the_section(
+    program: Path, tmp_path: Path
+) -> None:
+    """Another process cuts the kept file short once it was checked: the search goes on
+    in the section's own bytes, and finds what gdb finds (read a window at a time, not
+    mapped: under a map, the pages gone would end the session)."""
+    gdb = normalized(theirs(["-nx", *_SESSION, str(program)], program.parent).stdout)
+    cache = tmp_path / "cache"
+    _session(program, cache, tmp_path / "first.log")
+    _kept_file(program, cache)
+    _forget_answers(cache)
+    cut = _session(program, cache, tmp_path / "cut.log", test="cut")
+    assert normalized(cut) == gdb
+    assert "the kept inflated .debug_info was cut short" in (tmp_path / "cut.log").read_text()
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes to a read-only directory")

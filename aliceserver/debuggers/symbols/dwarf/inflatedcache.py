@@ -8,7 +8,8 @@ first stop, almost all zlib's. The first search of a section inflates it a windo
 time as before and writes each window to a partial file of the cache directory, renamed
 at its end to `KEY-inflated_debug_info.vN.idx` (KEY: the library's cache key, so the file
 is part of its entry: counted under the bound, evicted and cleared with it). Later
-searches map that file and search its bytes (3 ms for libc's CRC check).
+searches read that file a window at a time and search its bytes (3 ms for libc's CRC
+check).
 
 Trust: a header with magic, version, the inflated size, the compressed section's size and
 the CRC-32 of the bytes; a file short, damaged, of another version or whose sizes differ
@@ -19,11 +20,11 @@ best effort: a directory that refuses it leaves the search as it was.
 from __future__ import annotations
 
 import logging
-import mmap
 import os
 import weakref
 import zlib
 
+from aliceserver.debuggers.symbols.dwarf.bytesearch import FileWindows
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache, _partial_file
 from aliceserver.debuggers.symbols.dwarf.inflate import WindowInflate
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
@@ -62,63 +63,71 @@ def _identity(sections: ElfSections, name: str) -> bytes:
 
 
 class KeptSection:
-    """The inflated bytes of a section in a kept file, mapped (read in place: reading
-    libc's whole file took 5 ms more than mapping it). Files are replaced by rename and
-    removed by unlink, never written in place, so the mapping stays whole."""
+    """The inflated bytes of a section in a kept file, read a window at a time into one
+    reused buffer (bytesearch.FileWindows), as a section stored plain is: mapped, a file
+    cut short under the map would end the session (SIGBUS), and the pages read (libc's
+    5.8 MB) stayed in the session's peak memory."""
 
-    def __init__(self, mapped: mmap.mmap, size: int) -> None:
-        self._mapped = mapped
+    def __init__(self, windows: FileWindows, size: int) -> None:
+        self._windows = windows
         self._size = size
 
-    def read(self, offset: int, size: int) -> bytes:
-        """The bytes [offset, offset + size) of the section (fewer at its end)."""
-        end = min(offset + size, self._size)
-        return self._mapped[_HEADER + offset : _HEADER + end]
+    def read(self, offset: int, size: int) -> bytes | bytearray:
+        """The bytes [offset, offset + size) of the section (fewer at its end); valid
+        until the next read."""
+        return self._windows.bytes_at(_HEADER + offset, min(size, self._size - offset))
 
     def close(self) -> None:
-        self._mapped.close()
+        self._windows.close()
 
 
-def kept(sections: ElfSections, name: str) -> KeptSection | None:
-    """The inflated bytes of compressed section `name` kept by an earlier search, checked;
-    None when there are none to trust."""
+def kept(sections: ElfSections, name: str, largest: int) -> KeptSection | None:
+    """The inflated bytes of compressed section `name` kept by an earlier search, checked,
+    to be read `largest` bytes at most at a time; None when there are none to trust."""
     found = _keys.get(sections)
     if found is None or name not in _KEPT_SECTIONS:
         return None
     cache, key = found
     path = path_for(cache, key, name)
+    windows = None
     try:
         size, identity = sections.size(name), _identity(sections, name)
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
+        length = os.stat(path).st_size
+        chunk = max(largest, _HEADER)
+        windows = FileWindows(path, 0, length, chunk)
+        trusted = length >= _HEADER and _trusted(windows, chunk, length, size, identity)
+    except FileNotFoundError:
         return None
-    try:
-        length = os.fstat(fd).st_size
-        mapped = mmap.mmap(fd, length, prot=mmap.PROT_READ) if length >= _HEADER else None
-    except (OSError, ValueError) as exc:
+    except (OSError, EOFError) as exc:
         log.info("cannot read inflated section %s: %s", path, exc)
-        return None
-    finally:
-        os.close(fd)
-    head = mapped[:_HEADER] if mapped is not None else b""
-    trusted = (mapped is not None and head.startswith(_MAGIC)
-               and int.from_bytes(head[8:12], "little") == _VERSION
-               and int.from_bytes(head[12:20], "little") == size == length - _HEADER
-               and head[20:44] == identity)  # fmt: skip
-    if trusted and mapped is not None:
-        with memoryview(mapped) as view:
-            trusted = zlib.crc32(view[_HEADER:]) == int.from_bytes(head[44:48], "little")
-    if not trusted or mapped is None:
-        if mapped is not None:
-            mapped.close()
+        trusted = False
+    if not trusted:
+        if windows is not None:
+            windows.close()
         cache.damaged(path, "not the inflated section it names")
         return None
+    assert windows is not None
     try:
         os.utime(path)  # read lately: evicted last
     except OSError:
         pass
     log.debug("%s: %s read inflated from the cache", sections.path, name)
-    return KeptSection(mapped, size)
+    return KeptSection(windows, size)
+
+
+def _trusted(windows: FileWindows, chunk: int, length: int, size: int, identity: bytes) -> bool:
+    """Whether the file read by `windows` (`length` bytes, `chunk` at a time) holds the
+    `size` inflated bytes of the section `identity` names, whole: its header, then the
+    CRC-32 of its bytes."""
+    head = bytes(windows.bytes_at(0, _HEADER))
+    if not (head.startswith(_MAGIC) and int.from_bytes(head[8:12], "little") == _VERSION
+            and int.from_bytes(head[12:20], "little") == size == length - _HEADER
+            and head[20:44] == identity):  # fmt: skip
+        return False
+    crc = 0
+    for start in range(_HEADER, length, chunk):
+        crc = zlib.crc32(windows.bytes_at(start, chunk), crc)
+    return crc == int.from_bytes(head[44:48], "little")
 
 
 class KeepingInflate:

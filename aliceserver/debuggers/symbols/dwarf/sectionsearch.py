@@ -13,6 +13,7 @@ and written to the cache for later sessions, which search those bytes (inflatedc
 
 from __future__ import annotations
 
+import logging
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 
@@ -29,6 +30,8 @@ from aliceserver.debuggers.symbols.dwarf.bytesearch import (
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elfheaders import SHF_COMPRESSED
 from aliceserver.errors import TargetError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["WINDOW", "Needle", "hit_positions", "units_holding"]
 
@@ -114,7 +117,7 @@ class _Windows:
         plain = plain and header is not None and not header.name.startswith(".zdebug")
         self._size = sections.size(name)
         self._file: FileWindows | None = None
-        self._kept = None if plain else inflatedcache.kept(sections, name)
+        self._kept = None if plain else inflatedcache.kept(sections, name, largest)
         if plain and header is not None:
             try:
                 self._file = FileWindows(sections.path, header.offset, self._size, largest)
@@ -124,16 +127,24 @@ class _Windows:
         self._stream = stream and inflatedcache.keeping(sections, name, stream)
 
     def read(self, offset: int, size: int) -> bytes | bytearray:
-        if self._kept is not None:  # (inflated by an earlier session)
-            return self._kept.read(offset, size)
         if self._stream is not None:
             return self._stream.read(offset, size)
-        if self._file is None:
+        if self._file is None and self._kept is None:
             return self._sections.read(self._name, offset, size)
         try:
+            if self._kept is not None:  # (inflated by an earlier session)
+                return self._kept.read(offset, size)
+            assert self._file is not None
             return self._file.bytes_at(offset, size)
-        except EOFError:
-            raise TargetError(f"{self._sections.path}: section {self._name} is truncated") from None
+        except EOFError:  # (cut short since it was opened)
+            if self._kept is None:
+                raise TargetError(f"{self._sections.path}: section {self._name} is truncated") from None
+        # the cache's copy was: the section's own bytes then, as if none were kept
+        log.info("%s: the kept inflated %s was cut short; inflating it", self._sections.path, self._name)
+        self._kept.close()
+        self._kept = None
+        self._stream = self._sections.window_reader(self._name)
+        return self.read(offset, size)
 
     def close(self) -> None:
         if self._file is not None:
