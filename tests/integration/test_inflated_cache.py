@@ -21,20 +21,11 @@ import pytest
 
 from aliceserver.debuggers.symbols.dwarf.cachedir import CacheDirectory
 from tests.support.batch import needs_gdb, normalized, theirs
+from tests.support.build import PROGRAMS_DIR
 from tests.support.mi_client import ROOT
 
 pytestmark = pytest.mark.timeout(180)
 
-_LIBRARY = """
-static inline int twice(int x)
-{
-    int s = 0;
-    for (int i = 0; i < x; i++)
-        s += i ^ (s >> 1);
-    return s;
-}
-int lib_entry(int v) { return twice(v) + 3 * twice(v + 3); }
-"""
 _MAIN = """
 #include <stdio.h>
 int lib_entry(int v);
@@ -73,7 +64,7 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("gcc") is None:
         pytest.skip("gcc not found")
     root = tmp_path_factory.mktemp("inflated")
-    (root / "inl.c").write_text(_LIBRARY)
+    (root / "inl.c").write_text((PROGRAMS_DIR / "lib_inlined_twice.c").read_text())
     (root / "main.c").write_text(_MAIN)
     (root / "lib").mkdir()
     subprocess.run(["gcc", "-g", "-O2", "-gz=zlib", "-shared", "-fPIC", "inl.c", "-o", "lib/libinl.so"],

@@ -23,18 +23,9 @@ from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.debuggers.symbols.needed import needed_libraries
 from tests.support.batch import needs_gdb, normalized, theirs
+from tests.support.build import PROGRAMS_DIR
 from tests.support.mi_client import ROOT
 
-_LIBRARY = """
-static inline int twice(int x)
-{
-    int s = 0;
-    for (int i = 0; i < x; i++)
-        s += i ^ (s >> 1);
-    return s;
-}
-int lib_entry(int v) { return twice(v) + 3 * twice(v + 3); }
-"""
 _MAIN = """
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +40,7 @@ def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     if shutil.which("gcc") is None:
         pytest.skip("gcc not found")
     root = tmp_path_factory.mktemp(f"prefetch-{request.param}")
-    (root / "inl.c").write_text(_LIBRARY)
+    (root / "inl.c").write_text((PROGRAMS_DIR / "lib_inlined_twice.c").read_text())
     (root / "main.c").write_text(_MAIN)
     (root / "lib").mkdir()
     subprocess.run(["gcc", "-g", "-O2", "-gz=zlib", "-shared", "-fPIC", "inl.c", "-o", "lib/libinl.so"],
