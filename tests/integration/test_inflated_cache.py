@@ -14,15 +14,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from aliceserver.debuggers.symbols.dwarf.cachedir import CacheDirectory
-from tests.support.batch import needs_gdb, normalized, theirs
+from tests.support.batch import needs_gdb, normalized, ours_cached, theirs
 from tests.support.build import PROGRAMS_DIR
-from tests.support.mi_client import ROOT
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -77,17 +75,8 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _session(program: Path, cache: Path, log: Path, fail: bool = False, test: str = "") -> str:
-    path = os.pathsep.join(
-        [str(program.parent / "custom"), str(ROOT), os.environ.get("PYTHONPATH", "")]
-    )
-    env = dict(os.environ, PYTHONPATH=path, XDG_CACHE_HOME=str(cache.parent / "xdg"),
-               INFLATE_TEST="fail" if fail else test)  # fmt: skip
-    argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), "--log-file", str(log),
-            "--log-level", "DEBUG", *_SESSION, str(program)]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env,
-                          cwd=program.parent, stdin=subprocess.DEVNULL)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    env = {"XDG_CACHE_HOME": str(cache.parent / "xdg"), "INFLATE_TEST": "fail" if fail else test}
+    return ours_cached(program, _SESSION, cache, log, program.parent / "custom", env)
 
 
 def _forget_answers(cache: Path) -> None:

@@ -14,16 +14,14 @@ child remains after a session, even one stuck when the session ends.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.ahead_children import children_running, fault_hooks
-from tests.support.mi_client import ROOT
+from tests.support.batch import ours_cached
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -62,14 +60,8 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _session(program: Path, cache: Path, log: Path, test: str = "none") -> str:
     # `test`: "none", "fail" or "hang", 4 letters each: the program's environment, and so
     # its stack addresses, stay the same
-    paths = [str(program.parent / "custom"), str(ROOT), os.environ.get("PYTHONPATH", "")]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p), INDEX_CHILD_TEST=test)
-    argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), "--log-file", str(log),
-            "--log-level", "DEBUG", "--enable-shell", "-nx", *_SESSION, str(program)]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env,
-                          cwd=program.parent, stdin=subprocess.DEVNULL)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    session = ("--enable-shell", "-nx", *_SESSION)
+    return ours_cached(program, session, cache, log, program.parent / "custom", {"INDEX_CHILD_TEST": test})
 
 
 def _stop(output: str) -> str:

@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,9 +21,8 @@ import pytest
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.debuggers.symbols.needed import needed_libraries
-from tests.support.batch import needs_gdb, normalized, theirs
+from tests.support.batch import needs_gdb, normalized, ours_cached, theirs
 from tests.support.build import PROGRAMS_DIR
-from tests.support.mi_client import ROOT
 
 _MAIN = """
 #include <math.h>
@@ -79,14 +77,7 @@ def test_a_section_inflated_ahead_is_the_one_read_on_demand(program: Path) -> No
 
 
 def _session(program: Path, cache: Path, log: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               XDG_CACHE_HOME=str(cache.parent / "xdg"))  # fmt: skip
-    argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), "--log-file", str(log),
-            "--log-level", "DEBUG", *_SESSION, str(program)]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env,
-                          cwd=program.parent, stdin=subprocess.DEVNULL)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return ours_cached(program, _SESSION, cache, log, env={"XDG_CACHE_HOME": str(cache.parent / "xdg")})
 
 
 def _opened_ahead(log: Path) -> list[str]:

@@ -10,10 +10,8 @@ two versions of a symbol (`ver_pick@VER_1`, `ver_pick@@VER_2`: .dynsym's hidden 
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,7 +23,7 @@ from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.namepart import index_key
 from aliceserver.debuggers.symbols.elf import ElfImage, _build_table
 from aliceserver.debuggers.symbols.symtab_pack import pack
-from tests.support.mi_client import ROOT
+from tests.support.batch import ours_cached
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -139,13 +137,7 @@ def test_a_cold_index_uses_the_packed_table(program: Path, tmp_path: Path) -> No
 
 
 def _session(program: Path, cache: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               XDG_CACHE_HOME=str(cache.parent / "xdg"))  # fmt: skip
-    done = subprocess.run([sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), *_SESSION,
-                           str(program)], capture_output=True, text=True, timeout=100, env=env,
-                          cwd=program.parent)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return ours_cached(program, _SESSION, cache, env={"XDG_CACHE_HOME": str(cache.parent / "xdg")})
 
 
 def test_a_cold_session_answers_as_a_warm_one(program: Path, tmp_path: Path) -> None:

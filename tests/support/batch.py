@@ -6,7 +6,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,21 @@ def ours(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "aliceserver", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=PATIENCE, stdin=subprocess.DEVNULL)
+
+
+def ours_cached(program: Path, session: Sequence[str], cache: Path, log: Path | None = None,
+                hooks: Path | None = None, env: Mapping[str, str] | None = None) -> str:  # fmt: skip
+    """The output of our SESSION (command-line options) on `program`, run in its directory
+    with the index cache `cache`, a DEBUG log at `log`, the directory `hooks` first on
+    PYTHONPATH (a sitecustomize.py of faults) and `env` added; it must exit 0."""
+    paths = [str(hooks) if hooks is not None else "", str(ROOT), os.environ.get("PYTHONPATH", "")]
+    full = dict(os.environ, **(env or {}), PYTHONPATH=os.pathsep.join(p for p in paths if p))
+    logging = ["--log-file", str(log), "--log-level", "DEBUG"] if log is not None else []
+    done = subprocess.run([sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), *logging,
+                           *session, str(program)], capture_output=True, text=True, timeout=PATIENCE,
+                          env=full, cwd=program.parent, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def theirs(args: list[str], cwd: Path, shell: str | None = None) -> subprocess.CompletedProcess[str]:
