@@ -156,6 +156,12 @@ class IndexCache:
             return None
         return payload
 
+    def partial_file(self) -> tuple[int, str]:
+        """A new file of the directory (made, private, where missing) for a write to come,
+        renamed into place once whole: (its descriptor, its path)."""
+        _ensure_private_directory(self.directory)
+        return _partial_file(self.directory)
+
     def store(self, key: str, identity: Hashable, payload: dict[str, Any]) -> None:
         """Write `payload` for `key` (best effort: failures are logged, not raised)."""
         path = self.path_for(key)
@@ -167,8 +173,7 @@ class IndexCache:
             log.info("cannot write index cache %s: %s", path, exc)
             return
         try:
-            _ensure_private_directory(self.directory)
-            fd, partial = _partial_file(self.directory)
+            fd, partial = self.partial_file()
             try:
                 with os.fdopen(fd, "wb") as stream:
                     stream.write(_MAGIC + FORMAT_VERSION.to_bytes(4, "little")

@@ -25,7 +25,7 @@ import weakref
 import zlib
 
 from aliceserver.debuggers.symbols.dwarf.bytesearch import FileWindows
-from aliceserver.debuggers.symbols.dwarf.cache import IndexCache, _partial_file
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.inflate import WindowInflate
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 
@@ -199,8 +199,7 @@ def keeping(
     cache, key = found
     try:
         size, identity = sections.size(name), _identity(sections, name)
-        os.makedirs(cache.directory, mode=0o700, exist_ok=True)
-        fd, partial = _partial_file(cache.directory)
+        fd, partial = cache.partial_file()
     except OSError as exc:
         log.debug("cannot keep %s of %s inflated: %s", name, sections.path, exc)
         return stream
