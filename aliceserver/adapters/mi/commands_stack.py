@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.frames import (
+    WrittenFrames,
     display_value,
     is_aggregate,
     printer_errors,
@@ -213,8 +214,14 @@ def target_id(session: MiSession, tid: int, remote: bool | None = None) -> str:
 
 
 def thread_entry(
-    ctx: Context, info: ThreadInfo, number: int, arch: str | None = None, remote: bool | None = None
+    ctx: Context,
+    info: ThreadInfo,
+    number: int,
+    arch: str | None = None,
+    remote: bool | None = None,
+    written: WrittenFrames | None = None,
 ) -> dict[str, Value]:
+    """`written`: a listing's frame tuples, each written once for the threads showing it."""
     session = ctx.session
     tid = info.tid
     info = named(session, info)  # gdb's name: `thread name`'s, else the system's
@@ -228,7 +235,10 @@ def thread_entry(
         level = inferior.selected_level if tid == inferior.selected_tid else 0
         try:
             frame = session.frames.frame(tid, level)
-            entry["frame"] = session.frames.tuple(frame, tid, args=True, arch=arch)
+            if written is not None and arch is not None:
+                entry["frame"] = session.frames.written_tuple(frame, tid, arch, written)
+            else:
+                entry["frame"] = session.frames.tuple(frame, tid, args=True, arch=arch)
         except AliceError:
             pass
         entry["state"] = "stopped"
@@ -258,11 +268,12 @@ def _thread_info(ctx: Context, args: list[str]) -> Reply:
         session.debugger.prepare_thread_frames(stopped)
     arch = program_architecture(session.debugger).name  # the same for each thread's frame
     remote = remote_held(session) is not None
+    written: WrittenFrames = {}
     for info in listed:
         number = inferior.threads.get(info.tid) or inferior.add_thread(info.tid)
         if wanted is not None and number != wanted:
             continue
-        threads.append(thread_entry(ctx, info, number, arch, remote))
+        threads.append(thread_entry(ctx, info, number, arch, remote, written))
     threads.sort(key=lambda t: int(t["id"]) if isinstance(t, dict) and isinstance(t["id"], str) else 0)
     pairs: list[tuple[str, Value]] = [("threads", threads)]
     if wanted is None and inferior.selected_tid in inferior.threads:

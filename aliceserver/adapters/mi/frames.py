@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.frames import frames_to_main
 from aliceserver.adapters.mi import sigframes
-from aliceserver.adapters.mi.output import Value
+from aliceserver.adapters.mi.output import Value, Written
+from aliceserver.adapters.mi.output import value as mi_text
 from aliceserver.debuggers.arch.program import program_architecture
 from aliceserver.debuggers.model import READ_ERROR, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
 ARCH = "i386:x86-64"
+# one listing's frame tuples written so far: (what makes one) -> (its text, what the key names)
+WrittenFrames = dict[tuple[object, ...], tuple[Written, object]]
 MAX_FRAMES = 256
 
 
@@ -303,10 +306,11 @@ class Frames:
         return result
 
     def tuple(self, frame: StackFrame, tid: int, *, level: bool = True, args: bool = False,
-              arch: str | None = None) -> dict[str, Value]:  # fmt: skip
+              arch: str | None = None, pairs: list[Value] | None = None) -> dict[str, Value]:  # fmt: skip
         """gdb's frame={level,addr,func,args,file,fullname,line,arch} (or from= without source);
         no addr under `print address off` (gdb's print_frame asks addressprint first).
-        `arch`: the program's, when the caller knows it (one look for a whole stack)."""
+        `arch`: the program's, when the caller knows it (one look for a whole stack);
+        `pairs`: its arguments' (arg_pairs), where the caller has them."""
         out: dict[str, Value] = {}
         if level:
             out["level"] = str(frame.level)
@@ -317,7 +321,7 @@ class Frames:
         if sigframes.is_label_frame(frame):  # gdb's dummy or sigtramp frame: nothing more to say
             return out
         if args:
-            out["args"] = self.arg_pairs(tid, frame.level)
+            out["args"] = self.arg_pairs(tid, frame.level) if pairs is None else pairs
         if frame.source is not None and frame.source.line:
             out["file"] = self.file_name(frame.source.path, frame.source.symtab)
             out["fullname"] = self.fullname(frame.source.path, frame.source.symtab_fullname)
@@ -326,6 +330,24 @@ class Frames:
             out["from"] = frame.module
         out["arch"] = arch if arch is not None else program_architecture(self.session.debugger).name
         return out
+
+    def written_tuple(self, frame: StackFrame, tid: int, arch: str, seen: WrittenFrames) -> Value:
+        """`tuple(frame, tid, args=True, arch=arch)` written as MI text once for the threads
+        that show the same frame (`seen`: one listing's): 1,000 threads parked alike differ
+        in their ids and names, not in their frame 0's text (its building and writing were
+        half of -thread-info's own time). The same place (the StackFrame's fields the tuple
+        shows, its source position itself) and the same arguments' pairs (arg_pairs gives
+        threads whose descriptions are shared the same list) make the same text."""
+        if sigframes.is_label_frame(frame):
+            return self.tuple(frame, tid, args=True, arch=arch)
+        pairs = self.arg_pairs(tid, frame.level)
+        key = (frame.level, frame.pc, frame.function, id(frame.source), frame.module, id(pairs))
+        known = seen.get(key)
+        if known is not None:
+            return known[0]
+        text = Written(mi_text(self.tuple(frame, tid, args=True, arch=arch, pairs=pairs)))
+        seen[key] = (text, (frame.source, pairs))  # held: their ids stay theirs meanwhile
+        return text
 
     def describe(self, frame: StackFrame, tid: int, *, with_pc: bool, what: str = "location",
                  arguments: str | None = None) -> str:

@@ -92,12 +92,19 @@ class Results:
     trailing: Sequence["Value"] = ()
 
 
+class Written(str):
+    """A value already in MI's text, written as it is: a frame's tuple written once for the
+    threads that show the same one (1,000 threads parked alike in -thread-info)."""
+
+    __slots__ = ()
+
+
 Value = Union[str, Mapping[str, "Value"], Sequence["Value"], Results]
 
 
 def value(item: Value) -> str:
     if isinstance(item, str):
-        return c_string(item)
+        return item if type(item) is Written else c_string(item)
     if isinstance(item, dict):  # the usual tuple, before Mapping's slower abstract check
         # A list joined, and plain text quoted here, not in two more calls: a frame's tuple
         # in half the time (1,000 threads' frames are 10,000 of them).

@@ -45,8 +45,10 @@ class _Made:
     infos: list[VariableInfo]
     referred: dict[int, object]  # what their references name (keptarguments.py)
     moving: list[int]  # those with an address in the stack area (_moved), by index
-    # `reads` in the stack area as spans read at once (_spans), made at the first share
+    # `reads` in the stack area as spans read at once (_spans), made at the first share,
+    # and those outside it (each thread's own as they are)
     spans: list[_Span] | None = None
+    outside: Reads | None = None
 
 
 # (offset of its first byte in the stack area, its length, each read in it as (offset in
@@ -191,18 +193,16 @@ def _inside(info: VariableInfo, start: int, end: int) -> bool:
 
 
 def _moved(info: VariableInfo, made: _Made, delta: int) -> VariableInfo:
-    """`info` with an address in the first thread's stack area at its place in this one's."""
-    address = info.address
-    if address is not None and made.start <= address < made.start + made.size:
-        info = restamped(info, address=address + delta)
-    entry = info.entry
-    if (
-        entry is not None
-        and entry.address is not None
-        and made.start <= entry.address < made.start + made.size
-    ):
-        info = restamped(info, entry=restamped(entry, address=entry.address + delta))
-    return info
+    """`info` with an address in the first thread's stack area at its place in this one's
+    (one copy of it: 1,000 threads' 3 arguments each in a futex wait)."""
+    start, end = made.start, made.start + made.size
+    changes: dict[str, object] = {}
+    address, entry = info.address, info.entry
+    if address is not None and start <= address < end:
+        changes["address"] = address + delta
+    if entry is not None and entry.address is not None and start <= entry.address < end:
+        changes["entry"] = restamped(entry, address=entry.address + delta)
+    return restamped(info, **changes) if changes else info
 
 
 def _translated(made: _Made, delta: int, read: Read) -> Reads | None:
@@ -211,10 +211,11 @@ def _translated(made: _Made, delta: int, read: Read) -> Reads | None:
     the stack area is of the same memory at the same stop (nothing written since: `_twin`):
     the same bytes, not read again."""
     start, end = made.start, made.start + made.size
-    spans = made.spans
-    if spans is None:
+    spans, outside = made.spans, made.outside
+    if spans is None or outside is None:
         spans = made.spans = _spans(made.reads, start, end)
-    out: Reads = [read for read in made.reads if not start <= read[0] < end]
+        outside = made.outside = [read for read in made.reads if not start <= read[0] < end]
+    out: Reads = outside.copy()
     try:
         for offset, length, items in spans:
             first = start + delta + offset
