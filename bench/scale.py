@@ -18,7 +18,8 @@ MI against `gdb -i=mi` and its DAP adapter against lldb-vscode-16, side by side 
   information (PLT entries, crt's) too, and sets each spec again in every library as it
   loads (its first stop: ld.so's `_start`); ours matches the dynamic loader's functions too
   (read before `run`: its first stop is in ld.so's tunables), and a function's .part /
-  .constprop clones by their symbol names.
+  .constprop clones by their symbol names. Then `rbreak .` alone in a first-ever session: our
+  index cache directory a new, empty one (gdb keeps none: its sessions are all alike).
 - recursion: tests/programs/deep_stack.c stopped `--depth` (100,000) frames deep;
   `-stack-info-depth` and `-stack-list-frames L L+19` at several depths (DAP: `stackTrace`
   pages of 20 at those depths), at two stops in a row.
@@ -35,6 +36,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -83,12 +85,14 @@ def process_cpu(pid: int | None) -> float:
 
 
 @contextmanager
-def mi_session(tool: str, program: Path) -> Iterator[MiClient]:
+def mi_session(tool: str, program: Path, cache: Path | None = None) -> Iterator[MiClient]:
+    """`cache`: our index cache directory (else the user's)."""
     # A command's output comes when it ends: rbreak . on 10,000 functions can take longer
     # than the client's usual patience on a busy machine.
     mi_client.PATIENCE = max(mi_client.PATIENCE, TIMEOUT)
     args = ["-q", "-nx", "-iex", "set mi-async on", "-i=mi", str(program)]
-    client = MiClient(args, cwd=program.parent, gdb=tool == "gdb")
+    env = dict(os.environ, ALICESERVER_CACHE_DIR=str(cache)) if cache is not None else None
+    client = MiClient(args, cwd=program.parent, gdb=tool == "gdb", env=env)
     try:
         client.prompt()
         client.ok("-gdb-set confirm off")
@@ -260,6 +264,19 @@ def mi_cpython(tool: str, program: Path, args: argparse.Namespace) -> Figures:
     return figures
 
 
+def mi_cpython_first(tool: str, program: Path, args: argparse.Namespace) -> Figures:
+    """`rbreak .` in a first-ever session: our index cache directory new and empty."""
+    figures: Figures = {}
+    with tempfile.TemporaryDirectory(prefix="aliceserver-first-") as cache:
+        with mi_session(tool, program, Path(cache)) as client:
+            rbreak = partial(client.ok, '-interpreter-exec console "rbreak ."')
+            clock(figures, "rbreak . (first-ever)", rbreak, client.process.pid)
+            table = client.ok("-break-list").results["BreakpointTable"]
+            assert isinstance(table, Tuple) and isinstance(body := table["body"], List)
+            figures["breakpoints"] = len(body.values)
+    return figures
+
+
 def mi_stop(client: MiClient, command: str) -> Record:
     client.ok(command)
     stop = client.stopped()
@@ -401,6 +418,9 @@ def main(argv: Sequence[str]) -> int:
         _SEEN.clear()
         mi(mi_cpython, program)
         show_choices()
+        tools = ["aliceserver"] + (["gdb"] if gdb else [])
+        first = {t: partial(mi_cpython_first, t, program, args) for t in tools}
+        compare(f"MI, {program.name}, first-ever session (no index cached)", first, args.repeat)
     if "recursion" in parts:
         program = build_program("deep_stack", PROGRAMS_DIR)
         mi(mi_recursion, program)

@@ -4,6 +4,7 @@ module."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import partial
 
 from aliceserver.adapters.gdbcommands.frames import frame_level
@@ -20,6 +21,7 @@ from aliceserver.adapters.gdbcommands.symbols import (
 from aliceserver.adapters.mi.commands_symbols import shown_address
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
 from aliceserver.debuggers.model import SymbolDomain
+from aliceserver.debuggers.symbols.dwarf import inlinemap
 
 
 def _lines(ctx: Context) -> LineBuffer:
@@ -86,10 +88,14 @@ def rbreak(ctx: Context, text: str) -> Reply:
     find = partial(rbreak_functions, session.debugger, text)
     functions = session.debugger.batch(find) if together else find()
 
+    many = len(functions) >= inlinemap.MANY
+
     def some(first: int) -> None:
-        for function in functions[first : first + _RBREAK_BATCH]:
-            break_at(ctx, function.name)
-            ctx.console(function.declaration + "\n")
+        # many names: their inlined copies are found by one walk, not a search each
+        with inlinemap.many_names() if many else nullcontext():
+            for function in functions[first : first + _RBREAK_BATCH]:
+                break_at(ctx, function.name)
+                ctx.console(function.declaration + "\n")
 
     for first in range(0, len(functions), _RBREAK_BATCH):
         if together:

@@ -16,14 +16,19 @@ from elftools.dwarf.die import DIE
 from aliceserver.debuggers.model import CodeLocation, Module, SourcePosition
 from aliceserver.debuggers.source import linespec
 from aliceserver.debuggers.source.debugfilesyms import debug_file_symbols
+from aliceserver.debuggers.symbols.dwarf import inlinemap
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
+from aliceserver.debuggers.symbols.dwarf.inlinemap import InlineMap
 from aliceserver.debuggers.symbols.dwarf.inlines import (
     InlineFinder,
+    InlineSite,
+    _lto_units,
     breakpoint_address,
     inline_sites,
     query_leaf,
 )
+from aliceserver.debuggers.symbols.dwarf.names import normalize_query
 from aliceserver.debuggers.symbols.dwarf.outofline import defined_functions
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
@@ -43,6 +48,7 @@ class LocationResolver:
     def __init__(self, source: SourceSymbols) -> None:
         self._source = source
         self._inline_finders: dict[str, InlineFinder | None] = {}  # by module path
+        self._inline_maps: dict[str, tuple[DebugInfo, InlineMap | None]] = {}  # by module path
         # A function's places in one module, by (module path, base, name), with the debug
         # info they were read from: 10,000 breakpoints are resolved again at each run and
         # each library load, and each costs an index lookup and a prologue analysis.
@@ -231,12 +237,39 @@ class LocationResolver:
         """`break NAME` also binds to every copy of NAME inlined into other functions."""
 
         found = []
-        for site in inline_sites(info, partial(self._inline_finder, module), name):
+        for site in self._inline_sites(module, info, name):
             link = breakpoint_address(info, site)
             row = info.location_at(link)
             source = SourcePosition(row.file, row.line) if row is not None else None
             found.append(CodeLocation(link + module.base, site.name, source, module.path))
         return found
+
+    def _inline_sites(self, module: Module, info: DebugInfo, name: str) -> list[InlineSite]:
+        """inline_sites; while many names are set together (rbreak), a name whose answer
+        is not remembered yet takes it from one walk of the module's units (inlinemap.py),
+        remembered as inline_sites would."""
+        if inlinemap.wanted():
+            key, _params = normalize_query(name)
+            if key and not isinstance(info.remembered("inline", key), list):
+                mapped = self._inline_map(module, info)
+                if mapped is not None:
+                    sites = mapped.sites(name)
+                    info.remember("inline", key, [(s.name, s.entry, list(s.ranges)) for s in sites])
+                    return sites
+        return inline_sites(info, partial(self._inline_finder, module), name)
+
+    def _inline_map(self, module: Module, info: DebugInfo) -> InlineMap | None:
+        held = self._inline_maps.get(module.path)
+        if held is None or held[0] is not info:
+
+            def name_of(unit: int, offset: int, spaces: tuple[int, ...]) -> tuple[str, str] | None:
+                finder = self._inline_finder(module)  # pyelftools: C++'s qualified names
+                named = inlinemap.names_by(finder.units) if finder else None
+                return named(unit, offset, spaces) if named else None
+
+            built = inlinemap.build(info.sections, _lto_units(info), name_of)
+            held = self._inline_maps[module.path] = (info, built)
+        return held[1]
 
 
 def _best_lines(found: list[tuple[int, CodeLocation]]) -> list[CodeLocation]:
