@@ -134,7 +134,9 @@ class AbbrevTable(dict[int, Abbrev]):
     def codes_of(self, tag: int) -> list[int]:
         """The codes of the entries with `tag`, the others left uncompiled."""
         data = self._abbrev
-        return [code for code, (start, _end) in self._at.items() if uleb(data, start)[0] == tag]
+        # (a one-byte tag compared as it is: a uleb call for each entry cost more)
+        return [code for code, (start, _end) in self._at.items()
+                if data[start] == tag < 0x80 or (data[start] >= 0x80 and uleb(data, start)[0] == tag)]  # fmt: skip
 
     def __missing__(self, code: int) -> Abbrev:
         where = self._at.get(code)
@@ -147,7 +149,9 @@ class AbbrevTable(dict[int, Abbrev]):
             self[code] = known
             return known
         tag, children, specs, _end = read_entry(data, where[0])
-        attrs = [(attr, form, size_code(form, self._unit), implicit) for attr, form, implicit in specs]
+        attrs = [
+            (attr, form, size_code(form, self._unit), implicit) for attr, form, implicit in specs
+        ]
         sizes = [a[2] for a in attrs]
         fixed = sum(sizes) if all(size >= 0 for size in sizes) else -1
         declares = any(a[0] == _AT_DECLARATION and a[1] == forms.FLAG_PRESENT for a in attrs)

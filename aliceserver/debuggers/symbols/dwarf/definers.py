@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_TAG
 
@@ -50,12 +50,15 @@ def may_define(
     needles: Sequence[bytes],
     strings: frozenset[int],
     abstract: bool = False,
+    starts: Mapping[bytes | int, int] | None = None,
 ) -> bool:
     """False when `unit` (one unit's bytes, header first) surely holds no subprogram
     definition named by `needles`: the name followed by NUL or '<' (inline strings), or a
     string offset in `strings` (DW_FORM_strp / line_strp). With `abstract`, no abstract
     instance so named (what inlines._is_abstract_function accepts). Undecided when its
-    bytes do not tell."""
+    bytes do not tell. `starts`: where in `unit` each needle (a string offset by its
+    value) is first, as the search that chose the unit found it; one missing is not in
+    the unit."""
     try:
         _length, osize, pos = unit_length(unit, 0)
         header = unit_header(unit, pos, osize)
@@ -66,7 +69,7 @@ def may_define(
     version, asize, abbrev_offset, first = header
     shape = UnitShape(0, len(unit), osize, asize, version)
     named, referring = _subprogram_shapes(cache.table(abbrev_offset, shape), abstract)
-    places = _places(unit, first, needles, strings, osize)
+    places = _places(unit, first, needles, strings, osize, starts)
     for at, form in places:
         for code, offset, name_form, definition in named:
             start = at - offset - len(code)
@@ -147,14 +150,19 @@ def _references(entry: Abbrev) -> list[tuple[int, int]]:
 
 
 def _places(
-    unit: bytes, first: int, needles: Sequence[bytes], strings: frozenset[int], osize: int
-) -> list[tuple[int, int]]:
+    unit: bytes, first: int, needles: Sequence[bytes], strings: frozenset[int], osize: int,
+    starts: Mapping[bytes | int, int] | None = None,
+) -> list[tuple[int, int]]:  # fmt: skip
     """(position, form) of each occurrence after the header of the name written inline,
     or of an offset in `strings` (strp and line_strp alike: its bytes do not tell which
-    section it points into)."""
-    found = [(at, forms.STRING) for needle in needles for at in _positions(unit, needle, first)]
+    section it points into); from `starts` on where given (may_define's)."""
+
+    def since(key: bytes | int) -> int:
+        return first if starts is None else max(first, starts.get(key, len(unit)))
+
+    found = [(at, forms.STRING) for n in needles for at in _positions(unit, n, since(n))]
     for offset in strings:
-        for at in _positions(unit, offset.to_bytes(osize, "little"), first):
+        for at in _positions(unit, offset.to_bytes(osize, "little"), since(offset)):
             found += [(at, forms.STRP), (at, forms.LINE_STRP)]
     return found
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import struct
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -92,13 +93,26 @@ def query_leaf(query: str) -> str:
 
 
 def _string_offsets(sections: ElfSections, needle: bytes) -> list[int]:
-    """Where .debug_str and .debug_line_str hold `needle` as a string or a template's."""
-    references: list[int] = []
-    for section in (".debug_str", ".debug_line_str"):
-        data = sections.get(section)
-        for end in (b"\0", b"<"):
-            references += _find_all(data, needle + end)
-    return references
+    """Where .debug_str and .debug_line_str hold `needle` as a string or a template's
+    (kept for the last names asked: `break` asks for each image's 2-3 times)."""
+    kept = _offsets_kept.get(sections)
+    if kept is None or len(kept) > _OFFSETS_KEPT:  # (rbreak asks thousands once each)
+        kept = _offsets_kept[sections] = {}
+    references = kept.get(needle)
+    if references is None:
+        references = []
+        for section in (".debug_str", ".debug_line_str"):
+            data = sections.get(section)
+            for end in (b"\0", b"<"):
+                references += _find_all(data, needle + end)
+        kept[needle] = references
+    return list(references)
+
+
+_OFFSETS_KEPT = 16
+_offsets_kept: weakref.WeakKeyDictionary[ElfSections, dict[bytes, list[int]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _find_all(data: bytes, needle: bytes) -> list[int]:
@@ -142,7 +156,9 @@ class InlineFinder:
                 log.debug("inlined copies in unit %#x: %s", offset, exc)
         out = []
         # dwz: units importing one partial unit find its abstract instance each
-        for qualified, die in {die.offset: (qualified, die) for qualified, die in abstract}.values():
+        for qualified, die in {
+            die.offset: (qualified, die) for qualified, die in abstract
+        }.values():
             for copy in copies.get(die.offset, ()):
                 ranges = tuple(r for r in self.units.die_ranges(copy) if r[0] < r[1])
                 if ranges:  # gdb 13 ignores DW_AT_entry_pc: the first range it is
@@ -222,15 +238,16 @@ def inline_sites(
     # dwz: the name may be in a partial unit (or the alt file) that units import
     shared = shares_units(info.sections)
     candidates = None if shared else units_mentioning(info.sections, info.unit_offsets, leaf)
+    narrowing = _Narrowing.of(info.sections, leaf, candidates) if candidates else None
     if candidates is None:
         candidates = info.unit_offsets()
     elif len(candidates) > 1:  # many units call it; only those defining it can inline it
-        defining = units_defining_leaf(info.sections, candidates, leaf)
+        defining = units_defining_leaf(info.sections, candidates, leaf, narrowing)
         candidates = candidates if defining is None else defining
     if candidates and len(candidates) <= _MAX_REFERENCES and not shared:
         # a unit without an abstract instance so named has nothing to copy: the DWARF is
         # then not opened (CPython's PyList_Append: 14 ms of pyelftools' top-level parse)
-        candidates = _units_with_abstract(info.sections, candidates, leaf)
+        candidates = _units_with_abstract(info.sections, candidates, leaf, narrowing)
     made = finder() if candidates else None
     lto = _lto_units(info) if candidates else []
     sites = made.sites(candidates, key, lto) if made is not None else []
@@ -252,17 +269,59 @@ def _unit_bytes(read: Callable[[int, int], bytes], offset: int) -> bytes:
     return read(offset, body + length)
 
 
-def _units_with_abstract(sections: ElfSections, candidates: Sequence[int], leaf: str) -> list[int]:
+@dataclass(slots=True)
+class _Narrowing:
+    """What narrowing `candidates` to those defining `leaf` needs, read once for both
+    steps: the name's bytes, its string offsets, the abbreviation tables, and where the
+    byte search found each needle first in each unit (mentions.first_hits: the narrowing
+    searches on from there, and not for a needle its unit lacks)."""
+
+    needle: bytes
+    offsets: frozenset[int]
+    cache: AbbrevCache
+    hits: dict[Needle, dict[int, int]] | None
+
+    @classmethod
+    def of(cls, sections: ElfSections, leaf: str, candidates: Sequence[int] = ()) -> _Narrowing:
+        needle = leaf.encode("utf-8", "surrogateescape")
+        references = _string_offsets(sections, needle)
+        hits = None
+        if candidates and len(references) <= _MAX_REFERENCES:
+            searched: list[Needle] = [(needle, b"\0<"), *(o.to_bytes(4, "little") for o in references)]  # fmt: skip
+            hits = mentions.first_hits(sections, searched, candidates)
+        return cls(needle, frozenset(references), AbbrevCache(sections.get(".debug_abbrev")), hits)
+
+    @property
+    def needles(self) -> tuple[bytes, bytes]:
+        return (self.needle + b"\0", self.needle + b"<")
+
+    def starts(self, offset: int, size: int) -> dict[bytes | int, int] | None:
+        """Where each needle is first in the `size` bytes of the unit at `offset`; None
+        when not known."""
+        if self.hits is None:
+            return None
+        starts: dict[bytes | int, int] = {}
+        named = self.hits.get((self.needle, b"\0<"), {}).get(offset)
+        if named is not None:
+            starts[self.needles[0]] = starts[self.needles[1]] = named - offset
+        for string in self.offsets:
+            at = self.hits.get(string.to_bytes(4, "little"), {}).get(offset)
+            if at is not None:
+                starts[string] = at - offset
+        return starts if all(0 <= at < size for at in starts.values()) else None
+
+
+def _units_with_abstract(sections: ElfSections, candidates: Sequence[int], leaf: str,
+                         narrowing: _Narrowing | None = None) -> list[int]:  # fmt: skip
     """Those of `candidates` that may hold an abstract instance named `leaf` (definers.py)."""
-    needle = leaf.encode("utf-8", "surrogateescape")
-    offsets = frozenset(_string_offsets(sections, needle))
-    cache = AbbrevCache(sections.get(".debug_abbrev"))
+    known = narrowing or _Narrowing.of(sections, leaf)
     kept = []
     with contextlib.suppress(TargetError), sections.reader(".debug_info") as read:
         for offset in candidates:
             try:
                 unit = _unit_bytes(read, offset)
-                if not may_define(unit, cache, (needle + b"\0", needle + b"<"), offsets, abstract=True):
+                starts = known.starts(offset, len(unit))
+                if not may_define(unit, known.cache, known.needles, known.offsets, True, starts):
                     continue
             except (Undecided, TargetError, KeyError, IndexError, ValueError, struct.error):
                 pass  # kept: InlineFinder looks
@@ -271,28 +330,25 @@ def _units_with_abstract(sections: ElfSections, candidates: Sequence[int], leaf:
     return list(candidates)  # the section unreadable: InlineFinder looks
 
 
-def units_defining_leaf(sections: ElfSections, candidates: Sequence[int], leaf: str) -> list[int] | None:
-    """globalnames.units_defining over the candidate units, each read alone (not the whole
-    .debug_info: it may be hundreds of MB for a few units). A unit is scanned as if at
-    offset 0; only a cross-unit reference (DW_FORM_ref_addr, LTO's) could then be misread,
-    and LTO units are searched whatever this says."""
+def units_defining_leaf(sections: ElfSections, candidates: Sequence[int], leaf: str,
+                        narrowing: _Narrowing | None = None) -> list[int] | None:  # fmt: skip
+    """globalnames.units_defining over the candidate units (units_mentioning's), each read
+    alone (not the whole .debug_info: it may be hundreds of MB for a few units). A unit is
+    scanned as if at offset 0; only a cross-unit reference (DW_FORM_ref_addr, LTO's) could
+    then be misread, and LTO units are searched whatever this says."""
     strings = (sections.get(".debug_str"), sections.get(".debug_line_str"),
                sections.get(".debug_str_offsets"))  # fmt: skip
-    abbrev = sections.get(".debug_abbrev")
     # Most candidates only call it: their bytes tell that without a walk (definers.py)
-    needle = leaf.encode("utf-8", "surrogateescape")
-    needles = (needle + b"\0", needle + b"<")
-    offsets = frozenset(_string_offsets(sections, needle))
+    known = narrowing or _Narrowing.of(sections, leaf, candidates)
     try:
         with sections.reader(".debug_info") as read:
-            return _defining(read, candidates, AbbrevCache(abbrev), needles, offsets, strings, leaf)
+            return _defining(read, candidates, known, strings, leaf)
     except TargetError:
         return None
 
 
-def _defining(read: Callable[[int, int], bytes], candidates: Sequence[int], cache: AbbrevCache,
-              needles: tuple[bytes, bytes], offsets: frozenset[int], strings: tuple[bytes, bytes, bytes],
-              leaf: str) -> list[int] | None:  # fmt: skip
+def _defining(read: Callable[[int, int], bytes], candidates: Sequence[int], known: _Narrowing,
+              strings: tuple[bytes, bytes, bytes], leaf: str) -> list[int] | None:  # fmt: skip
     found = []
     for offset in candidates:
         try:
@@ -300,11 +356,12 @@ def _defining(read: Callable[[int, int], bytes], candidates: Sequence[int], cach
         except (TargetError, struct.error):
             return None
         try:
-            if not may_define(unit, cache, needles, offsets):
+            if not may_define(unit, known.cache, known.needles, known.offsets, False,
+                              known.starts(offset, len(unit))):  # fmt: skip
                 continue
         except (Undecided, KeyError, IndexError, ValueError):
             pass  # walked as before
-        defining = units_defining(unit, cache.abbrev, strings, [0], leaf)
+        defining = units_defining(unit, known.cache.abbrev, strings, [0], leaf)
         if defining is None:
             return None
         if defining:

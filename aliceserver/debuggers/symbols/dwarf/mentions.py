@@ -140,6 +140,31 @@ def holding(sections: ElfSections, needles: Sequence[Needle],
     return found
 
 
+def first_hits(sections: ElfSections, needles: Sequence[Needle],
+               units: Sequence[int]) -> dict[Needle, dict[int, int]] | None:  # fmt: skip
+    """Per needle, each of `units` (sorted: those `holding` found holding some of
+    `needles`) that holds it -> where it is first there, from the answers kept; None when
+    one is not known. The narrowing after the search (definers.py) starts there, and
+    skips a needle its unit lacks."""
+    with _lock:
+        kept = _kept(sections)
+        answers = [kept.get(needle) for needle in needles]
+    listed = frozenset(units)
+    out: dict[Needle, dict[int, int]] = {}
+    for needle, answer in zip(needles, answers, strict=True):
+        if answer is None or not answer.done.is_set() or answer.positions is None:
+            return None
+        if answer.units is not None and not listed <= frozenset(answer.units):
+            return None  # found with another unit list: its first hits may not be these
+        firsts: dict[int, int] = {}
+        for position in answer.positions:
+            index = bisect_right(units, position) - 1
+            if index >= 0 and position < firsts.get(units[index], position + 1):
+                firsts[units[index]] = position
+        out[needle] = firsts
+    return out
+
+
 def release(sections: ElfSections, needles: Sequence[Needle]) -> None:
     """Let the askers of `needles` (planned, not to be searched ahead) search themselves."""
     with _lock:
