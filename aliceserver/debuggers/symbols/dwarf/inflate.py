@@ -79,6 +79,11 @@ class PartialInflate(_Inflater):
     def complete(self) -> bool:
         return len(self._data) >= self._size
 
+    @property
+    def inflated(self) -> int:
+        """How many bytes are inflated so far."""
+        return len(self._data)
+
     def prefix(self, end: int) -> bytearray:
         """At least the first min(end, size) inflated bytes (the buffer itself, not a copy)."""
         end = min(end, self._size)

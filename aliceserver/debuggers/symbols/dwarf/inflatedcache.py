@@ -9,7 +9,8 @@ time as before and writes each window to a partial file of the cache directory, 
 at its end to `KEY-inflated_debug_info.vN.idx` (KEY: the library's cache key, so the file
 is part of its entry: counted under the bound, evicted and cleared with it). Later
 searches read that file a window at a time and search its bytes (3 ms for libc's CRC
-check).
+check). The session's reads of a unit far into the section read it there too, rather than
+inflate the section up to it (sections.py: a first stop in libc's futex wait, 1.9 MB).
 
 Trust: a header with magic, version, the inflated size, the compressed section's size and
 the CRC-32 of the bytes; a file short, damaged, of another version or whose sizes differ
@@ -39,11 +40,14 @@ _HEADER = len(_MAGIC) + 4 + 8 + 8 + 8 + 8 + 4
 _KEPT_SECTIONS = frozenset((".debug_info",))  # what the name searches read whole
 
 _keys: weakref.WeakKeyDictionary[ElfSections, tuple[IndexCache, str]] = weakref.WeakKeyDictionary()
+# The same by the file's path, for its other readers (dies.py opens its own ElfSections):
+# a kept file's header names the file it was inflated from (_identity), not only its path
+_by_path: dict[str, tuple[IndexCache, str]] = {}
 
 
 def remember(sections: ElfSections, cache: IndexCache, key: str) -> None:
     """`sections` are the DWARF of the binary whose cache key is `key` in `cache`."""
-    _keys[sections] = (cache, key)
+    _keys[sections] = _by_path[sections.path] = (cache, key)
 
 
 def path_for(cache: IndexCache, key: str, name: str) -> str:
@@ -84,7 +88,7 @@ class KeptSection:
 def kept(sections: ElfSections, name: str, largest: int) -> KeptSection | None:
     """The inflated bytes of compressed section `name` kept by an earlier search, checked,
     to be read `largest` bytes at most at a time; None when there are none to trust."""
-    found = _keys.get(sections)
+    found = _keys.get(sections) or _by_path.get(sections.path)
     if found is None or name not in _KEPT_SECTIONS:
         return None
     cache, key = found

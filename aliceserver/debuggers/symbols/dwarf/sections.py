@@ -11,11 +11,12 @@ import logging
 import os
 import struct
 import threading
+import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from aliceserver.debuggers.symbols.dwarf.inflate import PartialInflate, WindowInflate
 from aliceserver.debuggers.symbols.elfheaders import (
@@ -32,6 +33,9 @@ from aliceserver.debuggers.symbols.elfheaders import (
 )
 from aliceserver.errors import TargetError, Unsupported
 
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.inflatedcache import KeptSection
+
 log = logging.getLogger(__name__)
 
 ELFCOMPRESS_ZLIB = 1
@@ -43,6 +47,12 @@ DEFAULT_DEBUG_DIRS: tuple[str, ...] = ("/usr/lib/debug",)
 # on 10,000 functions read 80,000 times).
 _CODE_BLOCK = 1 << 14
 _CODE_BLOCKS_KEPT = 64
+# A compressed section an earlier session kept inflated (inflatedcache.py) is read from
+# there once a read would inflate more than this (checking libc's 5.8 MB kept .debug_info
+# takes 2-7 ms, inflating the 1.9 MB before a futex wait's unit 25-35), in reads of at most
+# _KEPT_WINDOW bytes.
+_KEPT_OVER = 256 << 10
+_KEPT_WINDOW = 64 << 10
 
 
 SectionHeader = Section  # the one section header type, from elfheaders
@@ -102,6 +112,7 @@ class ElfSections:
         self._partial: dict[str, PartialInflate] = {}  # sections inflated so far only
         self._ahead: dict[str, threading.Event] = {}  # being inflated by inflate_ahead
         self._windowed: set[str] = set()  # searched a window at a time once (window_reader)
+        self._kept: dict[str, tuple[KeptSection, int] | None] = {}  # (its size); None: none
         self._lock = threading.Lock()
         self._code: dict[int, bytes] = {}  # file offset -> _CODE_BLOCK bytes there
 
@@ -273,8 +284,14 @@ class ElfSections:
             return data
 
     def _inflated_range(self, header: SectionHeader, offset: int, size: int) -> bytes:
-        """Bytes of a compressed section, inflated only up to their end (inflate.py)."""
+        """Bytes of a compressed section, inflated only up to their end (inflate.py), or
+        read from where an earlier session kept it inflated."""
         self._await_ahead(header.name)
+        kept = self._kept_for(header.name, offset + size)
+        if kept is not None:
+            read = self._read_kept(header.name, kept, offset, size)
+            if read is not None:
+                return read
         with self._lock:
             whole = self._inflated.get(header.name)
             if whole is not None:
@@ -286,6 +303,51 @@ class ElfSections:
             if not partial.complete:
                 return bytes(memoryview(data)[offset : offset + size])
         return self._decompressed(header)[offset : offset + size]
+
+    def _kept_for(self, name: str, end: int) -> tuple[KeptSection, int] | None:
+        """Section `name` kept inflated by an earlier session, checked, with its size:
+        looked for once a read up to `end` would inflate more than _KEPT_OVER bytes (a
+        first stop in libc's futex wait read 1.9 MB of its .debug_info, 25-35 ms of zlib)."""
+        if name in self._kept:
+            return self._kept[name]
+        with self._lock:
+            if name in self._inflated:
+                return None
+            partial = self._partial.get(name)
+            if end - (partial.inflated if partial is not None else 0) <= _KEPT_OVER:
+                return None  # (inflated as before; a read further on may look)
+        from aliceserver.debuggers.symbols.dwarf import inflatedcache  # (it imports this module)
+
+        found = inflatedcache.kept(self, name, _KEPT_WINDOW)
+        kept = None if found is None else (found, self.size(name))
+        with self._lock:
+            if name in self._kept:  # another thread's meanwhile
+                if found is not None:
+                    found.close()
+                return self._kept[name]
+            self._kept[name] = kept
+        if found is not None:
+            weakref.finalize(self, found.close)
+        return kept
+
+    def _read_kept(
+        self, name: str, kept: tuple[KeptSection, int], offset: int, size: int
+    ) -> bytes | None:
+        """`size` bytes at `offset` (fewer at the end) of section `name` from its kept file;
+        None where the file was cut short since its check (then inflated as before)."""
+        section, total = kept
+        end = min(offset + size, total)
+        parts = []
+        with self._lock:  # (one buffer, reused by each read)
+            try:
+                for at in range(offset, end, _KEPT_WINDOW):
+                    parts.append(bytes(section.read(at, min(_KEPT_WINDOW, end - at))))
+            except (EOFError, OSError) as exc:
+                log.info("%s: %s kept inflated no longer readable: %s", self.path, name, exc)
+                self._kept[name] = None
+                section.close()
+                return None
+        return b"".join(parts)
 
     def _inflater(self, header: SectionHeader) -> PartialInflate:
         read, length, size = self._stream_of(header)
