@@ -5,7 +5,7 @@ first in the unit, and not at all in a unit that lacks it (mentions.first_hits);
 it searched each unit whole again for every needle (CPython's 35 units for
 PyList_Append: 4.6 MB, three needles).
 
-Real build: `target` defined in one unit and called from five (each a caller with a
+Real build: `narrowed` defined in one unit and called from five (each a caller with a
 declaration naming it), a two-letter static inline function `ab` (its name written in
 .debug_info itself, DW_FORM_string) inlined in two. Checked: every search of the
 narrowing starts at its needle, or past the unit's end; the breakpoints, stop and
@@ -26,7 +26,7 @@ from tests.support.batch import needs_gdb, normalized, ours_cached, theirs
 pytestmark = pytest.mark.timeout(120)
 
 _HEADER = """
-int target(int v);
+int narrowed(int v);
 static inline int ab(int x)
 {
     int s = 0;
@@ -37,16 +37,16 @@ static inline int ab(int x)
 """
 _CALLERS = 5
 _UNITS = {
-    "target.c": '#include "t.h"\nint target(int v) { return v * 7 + 1; }\n',
-    **{f"c{n}.c": f'#include "t.h"\nint call{n}(int v) {{ return target(v + {n}) + ab(v); }}\n'
+    "narrowed.c": '#include "t.h"\nint narrowed(int v) { return v * 7 + 1; }\n',
+    **{f"c{n}.c": f'#include "t.h"\nint call{n}(int v) {{ return narrowed(v + {n}) + ab(v); }}\n'
        for n in range(_CALLERS)},
     "main.c": '#include <stdio.h>\n#include "t.h"\n'
     + "".join(f"int call{n}(int v);\n" for n in range(_CALLERS))
-    + "int main(int argc, char **argv) { int s = target(argc);\n"
+    + "int main(int argc, char **argv) { int s = narrowed(argc);\n"
     + "".join(f"  s += call{n}(argc);\n" for n in range(_CALLERS))
     + '  printf("%d\\n", s); return 0; }\n',
 }  # fmt: skip
-_SESSION = ("-batch", "-nx", "-ex", "break target", "-ex", "break ab", "-ex", "info breakpoints",
+_SESSION = ("-batch", "-nx", "-ex", "break narrowed", "-ex", "break ab", "-ex", "info breakpoints",
             "-ex", "run", "-ex", "bt")  # fmt: skip
 
 # Each search of definers._places, as (needle, where it starts, the unit's size, whether
@@ -55,10 +55,11 @@ _SESSION = ("-batch", "-nx", "-ex", "break target", "-ex", "break ab", "-ex", "i
 _SITECUSTOMIZE = """
 import atexit, json, os
 
-from aliceserver.debuggers.symbols.dwarf import definers  # (before the import bundle's finder)
+from aliceserver.debuggers.symbols.dwarf import definers, inlines  # (before the bundle's finder)
 
 searches = []
-places, positions = definers._places, definers._positions
+walks = []
+places, positions, walk = definers._places, definers._positions, inlines.units_defining
 
 
 def logged(unit, needle, start):
@@ -77,8 +78,14 @@ def traced(*args, **kwargs):
         definers._positions = positions
 
 
+def walked(unit, abbrev, strings, offsets, leaf):
+    walks.append(leaf)
+    return walk(unit, abbrev, strings, offsets, leaf)
+
+
 definers._places = traced
-atexit.register(lambda: open(os.environ["NARROWING_LOG"], "w").write(json.dumps(searches)))
+inlines.units_defining = walked
+atexit.register(lambda: open(os.environ["NARROWING_LOG"], "w").write(json.dumps([searches, walks])))
 """
 
 
@@ -98,18 +105,22 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "prog"
 
 
-def _session(program: Path, tmp_path: Path) -> tuple[str, list[tuple[str, int, int, bool]]]:
-    """(stdout, the narrowing's searches) of a first session (an empty index cache)."""
+def _session(
+    program: Path, tmp_path: Path
+) -> tuple[str, list[tuple[str, int, int, bool]], list[str]]:
+    """(stdout, the narrowing's searches, the names whose units it walked) of a first
+    session (an empty index cache)."""
     log = tmp_path / "searches.json"
     out = ours_cached(program, _SESSION, tmp_path / "cache", hooks=program.parent / "custom",
                       env={"NARROWING_LOG": str(log), "XDG_CACHE_HOME": str(tmp_path / "xdg")})  # fmt: skip
-    return out, [tuple(entry) for entry in json.loads(log.read_text())]
+    searches, walks = json.loads(log.read_text())
+    return out, [tuple(entry) for entry in searches], walks
 
 
 def test_the_narrowing_searches_from_the_needles_first_place(program: Path, tmp_path: Path) -> None:
-    out, searches = _session(program, tmp_path)
-    assert "Breakpoint 1, target (v=" in out, out
-    # the callers' units and the defining one, each searched for `target`'s string offset
+    out, searches, _walks = _session(program, tmp_path)
+    assert "Breakpoint 1, narrowed (v=" in out, out
+    # the callers' units and the defining one, each searched for `narrowed`'s string offset
     offsets = [s for s in searches if len(s[0]) == 8 and s[1] < s[2]]
     assert len(offsets) >= _CALLERS + 1, searches
     # each from its needle on (before: from the unit's header on), or not at all
@@ -121,6 +132,17 @@ def test_the_narrowing_searches_from_the_needles_first_place(program: Path, tmp_
 
 @needs_gdb
 def test_the_breakpoints_and_stop_are_gdbs(program: Path, tmp_path: Path) -> None:
-    ours, _searches = _session(program, tmp_path)
+    ours, _searches, _walks = _session(program, tmp_path)
     gdb = theirs(list(_SESSION) + [str(program)], program.parent)
     assert normalized(ours) == normalized(gdb.stdout)
+
+
+def test_a_function_never_inlined_is_told_without_a_walk(program: Path, tmp_path: Path) -> None:
+    """No unit holds an abstract instance of `narrowed`: the narrowing tells that from the
+    units' bytes first, and walks none of them for its definitions (before: the defining
+    unit's top-level DIEs were walked, then dropped for want of an abstract instance).
+    `ab`'s units, each inlining it, are walked as before."""
+    out, _searches, walks = _session(program, tmp_path)
+    assert "Breakpoint 2 at " in out and "(5 locations)" in out, out
+    assert "narrowed" not in walks, walks
+    assert walks.count("ab") >= _CALLERS, walks  # (and in libc, whose units name `ab` too)

@@ -239,14 +239,22 @@ def inline_sites(
     shared = shares_units(info.sections)
     candidates = None if shared else units_mentioning(info.sections, info.unit_offsets, leaf)
     narrowing = _Narrowing.of(info.sections, leaf, candidates) if candidates else None
+    # Two filters, unit by unit, so in either order: only units defining it can inline it
+    # (many only call it), and a unit without an abstract instance so named has nothing
+    # to copy (the DWARF is then not opened: CPython's PyList_Append, 14 ms of pyelftools'
+    # top-level parse). The second first where both run: most names are never inlined,
+    # and it tells that without looking for references to the callers' declarations.
+    abstract = candidates is not None and 1 < len(candidates) <= _MAX_REFERENCES
     if candidates is None:
         candidates = info.unit_offsets()
-    elif len(candidates) > 1:  # many units call it; only those defining it can inline it
-        defining = units_defining_leaf(info.sections, candidates, leaf, narrowing)
+    elif len(candidates) > 1:
+        if abstract:
+            candidates = _units_with_abstract(info.sections, candidates, leaf, narrowing)
+        defining = (
+            units_defining_leaf(info.sections, candidates, leaf, narrowing) if candidates else []
+        )
         candidates = candidates if defining is None else defining
-    if candidates and len(candidates) <= _MAX_REFERENCES and not shared:
-        # a unit without an abstract instance so named has nothing to copy: the DWARF is
-        # then not opened (CPython's PyList_Append: 14 ms of pyelftools' top-level parse)
+    if not abstract and candidates and len(candidates) <= _MAX_REFERENCES and not shared:
         candidates = _units_with_abstract(info.sections, candidates, leaf, narrowing)
     made = finder() if candidates else None
     lto = _lto_units(info) if candidates else []
