@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-import re
+from collections import Counter
 from collections.abc import Callable
 
 from aliceserver.adapters.gdbcommands.dwarf_ops import describe_location
@@ -12,7 +12,13 @@ from aliceserver.adapters.gdbcommands.examine import address_of
 from aliceserver.adapters.gdbcommands.quoting import unquoted
 from aliceserver.adapters.gdbcommands.selection import Selection, Shown, Write, same_address
 from aliceserver.debuggers.base import IDebugger
-from aliceserver.debuggers.model import FunctionDeclaration
+from aliceserver.debuggers.model import (
+    DebugSymbolEntry,
+    FunctionDeclaration,
+    SourcePosition,
+    SymbolDomain,
+    SymbolSearchQuery,
+)
 from aliceserver.debuggers.storage import StorageKind, SymbolStorage
 from aliceserver.errors import ProtocolError
 from aliceserver.regexes import compiled_later
@@ -107,15 +113,71 @@ def _computed(storage: SymbolStorage, shown: Shown) -> str:
     return "".join(lines)
 
 
-def rbreak_functions(debugger: IDebugger, argument: str) -> list[FunctionDeclaration]:
-    """The functions gdb's `rbreak [FILE:]REGEX` sets breakpoints on, in its order."""
-    text = argument.strip()
-    file = None
-    colon = re.search(r"(?<!:):(?!:)", text)
-    if colon is not None:
-        file, text = text[: colon.start()].strip(), text[colon.end() :].strip()
-    found = debugger.function_declarations(text)
-    if file is None:
-        return found
-    parts = [p for p in os.path.normpath(file).split("/") if p not in ("", ".")]
-    return [f for f in found if f.source is not None and f.source.path.split("/")[-len(parts) :] == parts]
+def rbreak_functions(
+    debugger: IDebugger, argument: str, program_only: bool | None = None
+) -> list[FunctionDeclaration]:
+    """The breakpoints gdb 13's `rbreak [FILE:]REGEX` sets (symtab.c rbreak_command), in its
+    order: `info functions`' search (global_symbol_searcher), the functions with debug info
+    sorted by file, global before static, name, then those without it by address (none
+    with a FILE). Each one's `name` is the location broken at, `FULLNAME:NAME` (that
+    file's units alone: a static function of a header included twice is one breakpoint at
+    both copies) or `'NAME'`, and `declaration` the line printed after the breakpoint's
+    (`address` is 0 for one with debug info: its breakpoint finds it). `program_only`:
+    before `run` (gdb has read the program's symbols alone); None: unless a process other
+    than one held for the program's symbols was started."""
+    text, file = argument.strip(), None
+    colon = text.find(":")
+    if colon >= 0 and text[colon + 1 : colon + 2] != ":":  # the first colon, not `::`
+        file, text = text[:colon].rstrip(), text[colon + 1 :].strip()
+    if program_only is None:
+        process = debugger.process  # pid 0: the program read from its file before `run`
+        program_only = process is None or not process.pid
+    query = SymbolSearchQuery(
+        SymbolDomain.FUNCTIONS,
+        name_regex=text or None,
+        include_nondebug=file is None,
+        program_only=program_only,
+    )
+    found = debugger.search_symbols(query)
+    debug = [e for e in found.debug if file is None or _file_matches(e.file, e.fullname, file)]
+    names = Counter((e.file, e.name) for e in debug)
+    listed = []
+    for e in debug:
+        where = SourcePosition(e.file, e.line)
+        location = _location(e, names[e.file, e.name] > 1)
+        listed.append(FunctionDeclaration(location, 0, e.description, where))
+    for symbol in found.nondebug:
+        shown = f"<function, no debug info> {symbol.name};"
+        listed.append(FunctionDeclaration(f"'{symbol.name}'", symbol.address, shown, None))
+    return listed
+
+
+def _location(entry: DebugSymbolEntry, overloaded: bool) -> str:
+    """`FULLNAME:NAME`, as gdb's rbreak breaks at `FULLNAME:'LINKAGE-NAME'`: one overload
+    of a C++ name by its parameters; the file as the debug info names it where its unit's
+    directory is relative (gdb's full name is then no path to the file)."""
+    name = entry.name
+    at = entry.description.find(name + "(")
+    if overloaded and at >= 0:
+        name = entry.description[at:].rstrip(";")
+    full = entry.fullname
+    return f"{full if full.startswith('/') else os.path.normpath(entry.file)}:{name}"
+
+
+def _file_matches(shown: str, fullname: str, wanted: str) -> bool:
+    """gdb's test of a symbol's file against rbreak's FILE: the name its symbol table
+    shows, else (the same base name) its full name, ends with FILE at a directory."""
+    if _ends_with(shown, wanted):
+        return True
+    same_base = _ends_with(shown.rsplit("/", 1)[-1], wanted.rsplit("/", 1)[-1])
+    return same_base and _ends_with(fullname, wanted)
+
+
+def _ends_with(name: str, wanted: str) -> bool:
+    """gdb's compare_filenames_for_search: `wanted` the whole of `name` or its last
+    components (an absolute `wanted` only the whole)."""
+    if not name.endswith(wanted):
+        return False
+    if len(name) == len(wanted):
+        return True
+    return not wanted.startswith("/") and name[-len(wanted) - 1] == "/"

@@ -15,7 +15,8 @@ log = logging.getLogger(__name__)
 
 _CLONE = re.compile(r"\.(?:constprop|isra|part|lto_priv|localalias)(?:\.\d+)*")
 _CLONE_TEXT = re.compile(r"( \[clone [^\]]*\])+$")
-_CV_SUFFIX = re.compile(r"\s*(?:const|volatile|&&|&|noexcept)$")
+# a word, not an identifier's end: C's `compiler_add_const` keeps its name
+_CV_SUFFIX = re.compile(r"\s*(?:(?<![\w$])(?:const|volatile|noexcept)|&&|&)$")
 _PUNCT_SPACE = re.compile(r"\s*([,<>()*&:\[\]])\s*")
 
 

@@ -41,7 +41,7 @@ def defined_functions(
     is asked for (and the DWARF opened) only when the cache has no answer and some unit
     may define the name."""
     key, _params = names.normalize_query(query)
-    if not key:
+    if not key or "@" in key:  # `printf@plt` (rbreak's thousands): a symbol's, never DWARF's
         return []
     remembered = info.remembered("defined", key)
     if isinstance(remembered, list):
