@@ -1,4 +1,4 @@
-"""Every function's inlined copies at once: one walk of a program's units for many names.
+"""Every function's inlined copies (and definitions) at once: one walk for many names.
 
 `break NAME` finds NAME's copies by a byte search of .debug_info for the name, then a walk
 of the few units that may define it (inlines.py): some 40 ms a name on CPython, so
@@ -14,7 +14,10 @@ their units and in LTO units, ranges and entry read as DwarfUnits.die_ranges doe
 no abstract instance matches has none, so the map answers every name: compared with
 inline_sites name by name, the same answers for CPython's 8,506 names, libc's 3,671,
 ld.so's 231 and the C++ and LTO programs tried (0.9-1.2 s for CPython's walk, where the
-searches took 157 s of CPU). The walk reads only code
+searches took 157 s of CPU). The same walk answers outofline.py's search for definitions
+the symbol table lacks (each of a program's names is searched for in ld.so's debug file):
+each top-level or namespace-level subprogram with code and no DW_AT_declaration, named
+from its own unit. The walk reads only code
 subtrees' DIEs (subprograms, lexical blocks, inlined calls, namespaces) and jumps over the
 rest by DW_AT_sibling or abbreviation sizes. Where it meets what it does not read (dwz's
 imported units, indexed strings or range lists, references into another file) it gives
@@ -53,7 +56,7 @@ from aliceserver.debuggers.symbols.dwarf.forms import (
     addrx,
     skip,
 )
-from aliceserver.debuggers.symbols.dwarf.inlines import InlineSite, query_leaf
+from aliceserver.debuggers.symbols.dwarf.inlines import InlineSite, mention_needles, query_leaf
 from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
 from aliceserver.debuggers.symbols.dwarf.rawread import uleb, unit_header, unit_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
@@ -92,7 +95,9 @@ _NOT_ABSTRACT = frozenset(
 )
 _BY_NAME_ONLY = frozenset((_at("specification"), _ORIGIN))  # then named by pyelftools
 _COPY_WANTED = frozenset((_ORIGIN, _LOW, _HIGH, _RANGES))
-_SUBPROGRAM_WANTED = frozenset((_ORIGIN, _NAME))
+_SPECIFICATION = _at("specification")
+_SUBPROGRAM_WANTED = frozenset((_ORIGIN, _NAME, _SPECIFICATION, _LOW, _HIGH, _RANGES))
+_DECLARATION = _at("declaration")
 _SIBLING_ONLY = frozenset((_SIBLING,))
 _NOTHING: frozenset[int] = frozenset()
 _UNIT_WANTED = frozenset((_LOW, _ADDR_BASE))
@@ -119,16 +124,31 @@ class _Abstract:
     namespaces: tuple[int, ...]
 
 
-class InlineMap:
-    """Every name's inlined copies in one file (link-time addresses)."""
+Definition = tuple[str, int, int]  # outofline.Definition: (name as gdb shows it, low, high)
 
-    def __init__(self, by_key: dict[str, list[InlineSite]]) -> None:
+
+class InlineMap:
+    """Every name's inlined copies in one file, and its definitions with code that
+    outofline.py looks for (link-time addresses)."""
+
+    def __init__(self, sections: ElfSections, by_key: dict[str, list[InlineSite]],
+                 defined: dict[str, list[Definition]]) -> None:  # fmt: skip
+        self._sections = sections
         self._by_key = by_key
+        self._defined = defined
 
     def sites(self, query: str) -> list[InlineSite]:
         """InlineFinder's answer for `break QUERY` (inlines.inline_sites, uncached)."""
         key, _params = names.normalize_query(query)
         return list(self._by_key.get(key, ())) if key else []
+
+    def definitions(self, query: str) -> list[Definition]:
+        """outofline.defined_functions' answer for QUERY (uncached), sorted by address."""
+        key, _params = names.normalize_query(query)
+        found = self._defined.get(key, []) if key else []
+        if found and mention_needles(self._sections, query_leaf(key)) is None:
+            return []  # too common a string for outofline's search: it looks nowhere
+        return list(found)
 
 
 def build(sections: ElfSections, lto_units: list[int], name_of: NameOf) -> InlineMap | None:
@@ -139,7 +159,8 @@ def build(sections: ElfSections, lto_units: list[int], name_of: NameOf) -> Inlin
         walk = _Walker(sections)
         for offset in unit_offsets(sections):
             walk.unit(offset)
-        return InlineMap(walk.answers(frozenset(lto_units), name_of))
+        lto = frozenset(lto_units)
+        return InlineMap(sections, walk.answers(lto, name_of), walk.definitions(name_of))
     except (Unreadable, TargetError, IndexError, KeyError, ValueError, struct.error) as exc:
         log.debug("inlined copies not mapped in one walk: %s", exc)
         return None
@@ -155,9 +176,12 @@ class _Walker:
         self._lists: dict[str, bytes] = {}
         self.abbrevs = AbbrevCache(sections.get(".debug_abbrev"))
         self.abstract: list[_Abstract] = []
+        self.defined: list[tuple[_Abstract, int, int]] = []  # definitions with code, low, high
+        self._simple: dict[int, str] = {}  # abstract instances' names, as _name gives them
         self.origin_of: dict[int, int] = {}  # a walked DIE's abstract origin
         # (the copy's own abstract origin, unit of the copy, its ranges), in walk order
         self.copies: list[tuple[int, int, Ranges]] = []
+        self._origin_named: dict[int, int] = {}  # a definition -> its abstract origin
         self.shape = UnitShape(0, 0, 4, 8, 4)
         self.offset = 0
         self.base = 0
@@ -227,9 +251,8 @@ class _Walker:
                 origin = self._reference(values.get(_ORIGIN))
                 if origin is not None:
                     self.origin_of[start] = origin
-                if named and _abstract_shape(entry):
-                    name = self._name(entry, values)
-                    self.abstract.append(_Abstract(self.offset, start, name, tuple(namespaces)))
+                if named:
+                    self._subprogram(entry, start, values, namespaces)
             else:
                 _values, pos = self._attributes(entry, pos, _NOTHING)
             if entry.children:
@@ -238,6 +261,28 @@ class _Walker:
                     namespaces.append(start)
                 levels.append((True, namespace, namespace))
                 walked, named = True, namespace
+
+    def _subprogram(self, entry: Abbrev, start: int, values: dict[int, tuple[int, int]],
+                    namespaces: list[int]) -> None:  # fmt: skip
+        """A top-level or namespace-level subprogram: an abstract instance, or a definition
+        with code (outofline._in_unit's: no DW_AT_declaration)."""
+        name = self._name(entry, values)
+        if _abstract_shape(entry):
+            self.abstract.append(_Abstract(self.offset, start, name, tuple(namespaces)))
+            if name is not None:
+                self._simple[start] = name
+        if any(attr == _DECLARATION for attr, _f, _s, _i in entry.attrs):
+            return
+        ranges = self._ranges(values)
+        if not ranges:
+            return
+        targets = [self._reference(values.get(attr)) for attr in (_ORIGIN, _SPECIFICATION)]
+        if any(t is not None and not self.offset <= t < self.shape.end for t in targets):
+            return  # named from another unit: outofline's search by the name's bytes misses it
+        low, high = min(lo for lo, _hi in ranges), max(hi for _lo, hi in ranges)
+        self.defined.append((_Abstract(self.offset, start, name, tuple(namespaces)), low, high))
+        if name is None and targets[0] is not None and targets[1] is None and _NAME not in values:
+            self._origin_named[start] = targets[0]  # named by its origin's name (once walked)
 
     def _skip(
         self, entry: Abbrev, start: int, pos: int, end: int, levels: list[tuple[bool, bool, bool]]
@@ -409,6 +454,27 @@ class _Walker:
                 ]
             out[key] = sites
         return out
+
+    def definitions(self, name_of: NameOf) -> dict[str, list[Definition]]:
+        """key -> outofline.defined_functions' answer for the key (its _search)."""
+        by_key: dict[str, dict[int, Definition]] = {}
+        for defined, low, high in self.defined:
+            named = (defined.name, defined.name) if defined.name else None
+            origin = self._origin_named.get(defined.offset)
+            if named is None and origin is not None and origin in self._simple:
+                named = (self._simple[origin], self._simple[origin])
+            if named is None or defined.namespaces:
+                named = name_of(defined.unit, defined.offset, defined.namespaces)
+            if named is None or not named[0]:
+                continue
+            name, own = named
+            for key in names.lookup_keys(name, name):
+                leaf = query_leaf(key)
+                if key in name and (own == leaf or own.startswith(leaf + "<")):
+                    by_key.setdefault(key, {})[low] = (name, low, high)  # a later unit's wins
+        return {
+            key: sorted(found.values(), key=lambda entry: entry[1]) for key, found in by_key.items()
+        }
 
     def _by_end(self) -> dict[int, list[tuple[int, Ranges]]]:
         """The copies by the end of their origin chain (inlines._abstract_origin: 4 links)."""
