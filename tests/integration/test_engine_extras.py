@@ -17,6 +17,7 @@ from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.errors import AliceError, TargetError
 from tests.support.build import Builder
 from tests.support.events import EventLog
+from tests.support.procs import read_until_seen
 from tests.support.session import continue_to_exit, continue_to_stop, launch
 
 pytestmark = pytest.mark.timeout(60)
@@ -30,7 +31,7 @@ def test_program_on_a_terminal(debugger: PtraceDebugger, events: EventLog, build
         )
         debugger.launch(config)
         assert continue_to_exit(debugger, events).code == 0
-        assert b"isatty 1 1 1" in os.read(master, 256)
+        assert b"isatty 1 1 1" in read_until_seen(master, b"isatty 1 1 1", 30)
         assert not events.of_type(Output) or "isatty" not in events.output()
     finally:
         os.close(master)
@@ -79,7 +80,7 @@ def test_interrupt_while_blocked_in_a_system_call(
         # It is still inside read: the interrupted call restarts when it runs on.
         os.write(master, b"hello\n")
         assert continue_to_exit(debugger, events).code == 0
-        assert b"read 6" in os.read(master, 256)
+        assert b"read 6" in read_until_seen(master, b"read 6", 30)
     finally:
         os.close(master)
         os.close(slave)

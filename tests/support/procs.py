@@ -145,3 +145,18 @@ def read_available(fd: int, timeout: float) -> bytes:
         if not ready:
             break
     return b"".join(chunks)
+
+
+def read_until_seen(fd: int, wanted: bytes, timeout: float) -> bytes:
+    """What `fd` yields until `wanted` is among it, end of file, or `timeout` seconds.
+    A pty's master gets the slave's writes from a kernel work queue, not within the write:
+    what a program wrote before it exited may come after the terminal's echo of input."""
+    data = b""
+    deadline = time.monotonic() + timeout
+    while wanted not in data and (left := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([fd], [], [], left)
+        chunk = os.read(fd, 65536) if ready else b""
+        if not chunk:
+            break
+        data += chunk
+    return data
