@@ -322,7 +322,7 @@ class _Narrowing:
 def _units_with_abstract(sections: ElfSections, candidates: Sequence[int], leaf: str,
                          narrowing: _Narrowing | None = None) -> list[int]:  # fmt: skip
     """Those of `candidates` that may hold an abstract instance named `leaf` (definers.py)."""
-    known = narrowing or _Narrowing.of(sections, leaf)
+    known = narrowing or _Narrowing.of(sections, leaf, candidates)
     kept = []
     with contextlib.suppress(TargetError), sections.reader(".debug_info") as read:
         for offset in candidates:

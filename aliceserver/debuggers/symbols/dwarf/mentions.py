@@ -142,13 +142,15 @@ def holding(sections: ElfSections, needles: Sequence[Needle],
 
 def first_hits(sections: ElfSections, needles: Sequence[Needle],
                units: Sequence[int]) -> dict[Needle, dict[int, int]] | None:  # fmt: skip
-    """Per needle, each of `units` (sorted: those `holding` found holding some of
-    `needles`) that holds it -> where it is first there, from the answers kept; None when
-    one is not known. The narrowing after the search (definers.py) starts there, and
-    skips a needle its unit lacks."""
+    """Per needle, each of `units` (those `holding` found holding some of `needles`)
+    that holds it -> where it is first there, from the answers kept; None when one is not
+    known. The narrowing after the search (definers.py) starts there, and skips a needle
+    its unit lacks. (Given only some of those units, a unit left out's hits count for
+    the one before it, past that one's end: its caller checks.)"""
     with _lock:
         kept = _kept(sections)
         answers = [kept.get(needle) for needle in needles]
+    units = sorted(units)  # (bisected)
     listed = frozenset(units)
     out: dict[Needle, dict[int, int]] = {}
     for needle, answer in zip(needles, answers, strict=True):
