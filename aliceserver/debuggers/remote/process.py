@@ -305,6 +305,15 @@ class RemoteProcess(RemoteTarget):
         self._last_stop, self.last_reply = state.stop, state.reply
         self._pending_signals = dict(state.pending_signals)
 
+    def stub_attached(self) -> bool:
+        """Whether the stub attached to its process (`qAttached`: 1) or started it (0, or no
+        answer): gdb detaches from the one and kills the other when the session ends."""
+        try:
+            return self.client.ask(b"qAttached:%x" % self._pid if self.client.multiprocess
+                                   else b"qAttached") == b"1"  # fmt: skip
+        except TargetError:
+            return False
+
     def detach(self) -> None:
         """`D`: the program runs on without us; the stub (not --multi) ends."""
         self._check_live()

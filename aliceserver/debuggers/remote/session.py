@@ -137,7 +137,7 @@ class RemoteSession:
         # Imported here: the client and its sockets cost 3 MB in every session, most local.
         from aliceserver.debuggers.remote.process import RemoteProcess
 
-        process = RemoteProcess.connect(_channel_name(target), extended=extended, timeout=_reply_limit(timeouts),
+        process = RemoteProcess.connect(target, extended=extended, timeout=_reply_limit(timeouts),
                                         connect_timeout=timeouts.connect, auto_retry=timeouts.auto_retry)
         process.on_event = self._events.put
         self.process, self._program = process, program
@@ -147,7 +147,7 @@ class RemoteSession:
             return self.connection
         try:
             stop = process.last_stop()
-            self._start(attached=_attached(process))
+            self._start(attached=process.stub_attached())
         except BaseException:
             self._drop_connection()
             raise
@@ -585,18 +585,3 @@ def _reply_limit(timeouts: RemoteTimeouts) -> float | None:
     from aliceserver.debuggers.remote.connection import RETRANSMITS
 
     return None if timeouts.reply is None else timeouts.reply * RETRANSMITS
-
-
-def _channel_name(target: str) -> str:
-    """gdb's `tcp:HOST:PORT` is HOST:PORT."""
-    return target[4:] if target.startswith("tcp:") else target
-
-
-def _attached(process: RemoteProcess) -> bool:
-    """Whether the stub attached to its process (`qAttached`: 1) or started it (0, or no
-    answer): gdb detaches from the one and kills the other when the session ends."""
-    try:
-        return process.client.ask(b"qAttached:%x" % process.pid if process.client.multiprocess
-                                  else b"qAttached") == b"1"  # fmt: skip
-    except TargetError:
-        return False
