@@ -146,3 +146,28 @@ def test_a_function_never_inlined_is_told_without_a_walk(program: Path, tmp_path
     assert "Breakpoint 2 at " in out and "(5 locations)" in out, out
     assert "narrowed" not in walks, walks
     assert walks.count("ab") >= _CALLERS, walks  # (and in libc, whose units name `ab` too)
+
+
+def test_first_hits_take_the_units_in_any_order(program: Path) -> None:
+    """mentions.first_hits bisects the units: given out of order, the same first places
+    (before: a unit's hits could count for another one, its first one lost)."""
+    from aliceserver.debuggers.symbols.dwarf import mentions
+    from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles, units_mentioning
+    from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
+    from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+
+    sections = ElfSections(str(program))
+    info = sections.get(".debug_info")
+    offsets, pos = [], 0
+    while pos < len(info):
+        length, _osize, body = unit_length(info, pos)
+        offsets.append(pos)
+        pos = body + length
+    units = units_mentioning(sections, offsets, "narrowed") or []
+    needles = mention_needles(sections, "narrowed") or []
+    assert len(units) == _CALLERS + 2 and needles  # the callers, main and the definition
+    ordered = mentions.first_hits(sections, needles, units)
+    assert ordered is not None and all(
+        len(firsts) in (0, len(units)) for firsts in ordered.values()
+    )
+    assert mentions.first_hits(sections, needles, units[::-1]) == ordered
