@@ -49,7 +49,6 @@ from aliceserver.debuggers.storage import SymbolStorage
 if TYPE_CHECKING:
     from aliceserver.debuggers.model import (  # symbol queries': made at their first use
         CompileUnitInfo,
-        FunctionDeclaration,
         LineRange,
         ModuleSourceFiles,
         StaticProbe,
@@ -342,11 +341,6 @@ class IDebugger(Protocol):
         functions made 40,000 handoffs, each a wake-up of the other thread, slow on a
         busy machine). Only while the program is stopped or not started; `fn` must not
         wait for the program, and should take well under a second."""
-        ...
-
-    def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
-        """The functions with debug info whose names `pattern` (a regex) finds, with their
-        declarations, sorted by file and name (gdb's search_symbols)."""
         ...
 
     def module_source_files(self, program_only: bool = False) -> list[ModuleSourceFiles]:

@@ -47,10 +47,10 @@ class LineRange:
 
 @dataclass(frozen=True, slots=True)
 class FunctionDeclaration:
-    """A function with debug info as gdb's `info functions` and `rbreak` list it."""
+    """One breakpoint of gdb's `rbreak` (gdbcommands/symbols.py rbreak_functions)."""
 
-    name: str
-    address: int  # runtime entry
+    name: str  # the location broken at: `FULLNAME:NAME`, `'NAME'` without debug info
+    address: int  # runtime entry; 0 for one with debug info (its breakpoint finds it)
     declaration: str  # `int sq(int);`, `static int fold(int, int);`
     source: SourcePosition | None
 

@@ -45,7 +45,7 @@ READ_ONLY = frozenset({
     "describe_type", "printed_type_name", "vtables", "read_registers",
     "read_vector_registers", "read_memory", "disassemble", "lookup_address", "section_symbol",
     "lookup_symbol", "modules", "functions", "source_position", "source_files", "source_name",
-    "line_range", "line_start", "line_table", "compile_unit", "function_declarations",
+    "line_range", "line_start", "line_table", "compile_unit",
     "module_source_files", "search_symbols", "static_probes", "symbol_storage", "scope_storage",
     "has_debug_info", "symbols_loaded", "history_count", "convenience_names", "resolve_location",
 })  # fmt: skip

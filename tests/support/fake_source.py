@@ -107,9 +107,6 @@ class FakeSourceLevel:
     def batch(self, fn: Callable[[], T]) -> T:
         return fn()  # no engine thread to hand calls to
 
-    def function_declarations(self, pattern: str) -> list[m.FunctionDeclaration]:
-        return []  # its functions have no debug info
-
     def module_source_files(self, program_only: bool = False) -> list[m.ModuleSourceFiles]:
         return []  # its program has no debug info
 

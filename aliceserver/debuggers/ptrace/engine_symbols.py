@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from aliceserver.debuggers.model import (
         CompileUnitInfo,
-        FunctionDeclaration,
         LibrarySymbolsRead,
         LineRange,
         Module,
@@ -53,9 +52,6 @@ class EngineSymbolQueries:
 
     def function_ranges(self, address: int) -> list[tuple[int, int]] | None:
         return self._lazy.symbol_queries.function_ranges(address)
-
-    def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
-        return self._lazy.symbol_queries.function_declarations(pattern)
 
     def search_symbols(self, query: SymbolSearchQuery) -> SymbolSearchResult:
         return self._lazy.symbol_search.search_symbols(query)

@@ -1,12 +1,12 @@
 """Symbol and line-table queries (an object the engine composes): where a line's
-code starts and ends, where a symbol is stored, the symbols of a scope, and the functions
-a regex names. They answer gdb's `info line`, `info address`, `info scope` and `rbreak`.
+code starts and ends, where a symbol is stored and the symbols of a scope. They answer
+gdb's `info line`, `info address` and `info scope` (`rbreak` lists `info functions`'
+search: symbolsearch.py).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -14,14 +14,14 @@ from aliceserver.debuggers.model import SourcePosition
 from aliceserver.debuggers.source.debugfilesyms import debug_file_symbols
 from aliceserver.debuggers.source.pcanswers import PcAnswers
 from aliceserver.debuggers.source.services import EngineServices, FrameViews, LinkView
-from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, without_parameters
+from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.storage import DwarfExpression, LocationEntry, StorageKind, SymbolStorage
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
 from aliceserver.debuggers.symbols.dwarf.opdecode import decode_expression
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, function_entered_at
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.types import strip, type_name
+from aliceserver.debuggers.symbols.dwarf.types import strip
 from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 from aliceserver.debuggers.symbols.sdt import read_probes
 from aliceserver.errors import AliceError, ProtocolError
@@ -29,7 +29,6 @@ from aliceserver.errors import AliceError, ProtocolError
 if TYPE_CHECKING:  # made here, imported where made (model_symbols.py: not at a first stop)
     from aliceserver.debuggers.model_symbols import (
         CompileUnitInfo,
-        FunctionDeclaration,
         LineRange,
         StaticProbe,
     )
@@ -220,62 +219,6 @@ class SymbolQueries:
             return found
 
         return self._call(go)
-
-    def function_declarations(self, pattern: str) -> list[FunctionDeclaration]:
-        try:
-            wanted = re.compile(pattern)
-        except re.error as error:
-            raise ProtocolError(f"Invalid regexp: {error}") from None
-
-        def go() -> list[FunctionDeclaration]:
-            from aliceserver.debuggers.model_symbols import FunctionDeclaration
-
-            found = []
-            for module, info in self._source.debug_infos():
-                symbols = self._source.module_symbols(module)
-                listed = info.image.function_symbols()
-                made: dict[int, FunctionDeclaration] = {}
-                # By address: each function's DIEs are read in the order they are stored,
-                # which pyelftools' sorted cache of a unit's DIEs takes at its end (in the
-                # symbol table's order, rbreak . moved 30,000 entries' worth 30,000 times).
-                for index in sorted(range(len(listed)), key=lambda i: listed[i][1]):
-                    _name, link, size = listed[index]
-                    match = info.function_at(link)
-                    if match is None or match.file is None or match.low != link or not size:
-                        continue  # no line info: startup code, PLT stubs, .cold parts
-                    name = without_parameters(match.name)
-                    if not wanted.search(name):
-                        continue
-                    declaration = _declaration(symbols, name, link + module.base, module.base)
-                    source = SourcePosition(match.file, match.line or 0)
-                    made[index] = FunctionDeclaration(name, link + module.base, declaration, source)
-                found += [made[index] for index in sorted(made)]  # the table's order, as before
-            found.sort(key=lambda f: (f.source.path if f.source else "", f.name))
-            return found
-
-        return self._call(go)
-
-
-def _declaration(symbols: ModuleSymbols | None, name: str, address: int, bias: int) -> str:
-    """`int sq(int);` as gdb's print_symbol_info, `static ` first for a file's own."""
-    if symbols is None:
-        return f"{name};"
-    try:
-        scope = symbols.frame_scope(_Link(address, bias), lookup_pc=address)  # type: ignore[arg-type]
-        function = scope.function if scope is not None else None
-        if scope is None or function is None:
-            return f"{name};"
-        text = type_name(symbols.function_type(function))
-        static = "" if attr_value(function, "DW_AT_external") else "static "
-    except (AliceError, ValueError, KeyError) as error:
-        log.debug("no declaration of %s: %s", name, error)
-        return f"{name};"
-    paren = text.find("(")
-    if paren < 0:
-        return f"{static}{text} {name};"
-    head = text[:paren].rstrip()
-    joint = "" if head.endswith("*") else " "
-    return f"{static}{head}{joint}{name}{text[paren:]};"
 
 
 def _called(var: Variable, name: str) -> bool:
