@@ -9,7 +9,9 @@ a session never waits for a child still starting (it builds the index itself soo
 Checked: the library's index is the child's, read from the cache, not built by the session
 whose cache was empty; the stop, backtrace and arguments are the same with the child as with a child
 that fails (whose session builds the index itself); a later session starts no child; no
-child remains after a session, even one stuck when the session ends.
+child remains after a session, even one stuck when the session ends. The sessions see the
+load average the test says (an idle machine unless told): on a busy one no child is
+started, and the session builds the index itself.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ int main(int argc, char **argv) { printf("%d\\n", scaled(argc + 6, 7)); return 0
 _SESSION = ("-batch", "-ex", "set breakpoint pending on", "-ex", "break scaled", "-ex", "starti",
             "-ex", "shell sleep 1", "-ex", "continue", "-ex", "bt", "-ex", "info args")  # fmt: skip
 _CHILD = "aliceserver.debuggers.symbols.dwarf.indexchild"
+# Appended to the fault hooks: the load average the session sees, as AHEAD_LOAD_TEST says
+_LOAD_HOOK = """
+if os.environ.get("AHEAD_LOAD_TEST"):
+    _load = float(os.environ["AHEAD_LOAD_TEST"])
+    os.getloadavg = lambda: (_load, _load, _load)
+"""
+_IDLE, _BUSY = "0.00", "9.00"  # (of one length: the program's environment stays the same)
 
 
 @pytest.fixture(scope="module")
@@ -53,15 +62,18 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    cwd=root, check=True)  # fmt: skip
     subprocess.run(["gcc", "-g", "-O0", "main.c", "-L.", "-lahead", "-Wl,-rpath,$ORIGIN", "-o", "prog"],
                    cwd=root, check=True)  # fmt: skip
-    fault_hooks(root / "custom", _CHILD, "INDEX_CHILD_TEST")
+    hooks = fault_hooks(root / "custom", _CHILD, "INDEX_CHILD_TEST")
+    with (hooks / "sitecustomize.py").open("a") as sitecustomize:
+        sitecustomize.write(_LOAD_HOOK)
     return root / "prog"
 
 
-def _session(program: Path, cache: Path, log: Path, test: str = "none") -> str:
+def _session(program: Path, cache: Path, log: Path, test: str = "none", load: str = _IDLE) -> str:
     # `test`: "none", "fail" or "hang", 4 letters each: the program's environment, and so
     # its stack addresses, stay the same
     session = ("--enable-shell", "-nx", *_SESSION)
-    return ours_cached(program, session, cache, log, program.parent / "custom", {"INDEX_CHILD_TEST": test})
+    env = {"INDEX_CHILD_TEST": test, "AHEAD_LOAD_TEST": load}
+    return ours_cached(program, session, cache, log, program.parent / "custom", env)
 
 
 def _stop(output: str) -> str:
@@ -118,3 +130,24 @@ def test_a_child_stuck_when_the_session_ends_is_killed_and_reaped(
     assert f"indexed the names of {library}" in log  # not waited for: it never started its work
     assert "Breakpoint 1, scaled (v=7, k=7) at ahead.c:4" in output
     assert not _children(cache)
+
+
+def test_on_a_busy_machine_no_child_is_started_and_the_session_indexes(
+    program: Path, tmp_path: Path
+) -> None:
+    library = str(program.parent / "libahead.so")
+    cache = tmp_path / "cache"
+    busy = _session(program, cache, tmp_path / "busy.log", load=_BUSY)
+    log = (tmp_path / "busy.log").read_text()
+    assert "by a child process" not in log, log
+    assert "from the indexing child" not in log
+    assert f"indexed the names of {library}" in log  # by the session, as it loaded
+    assert not _children(cache)
+    ahead = _session(program, tmp_path / "ahead", tmp_path / "ahead.log")
+    assert "to be indexed by a child process" in (tmp_path / "ahead.log").read_text()
+    assert _stop(busy) == _stop(ahead)
+    assert "Breakpoint 1, scaled (v=7, k=7) at ahead.c:4" in busy
+    assert " in main (argc=1, argv=0x" in busy and "v = 7\nk = 7" in busy
+    again = _session(program, cache, tmp_path / "again.log", load=_BUSY)  # cached now
+    assert f"index of {library} read from the cache" in (tmp_path / "again.log").read_text()
+    assert _stop(again) == _stop(busy)

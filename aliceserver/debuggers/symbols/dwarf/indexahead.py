@@ -17,7 +17,12 @@ The child first stores, as `KEY-libraries`, the program's libraries and their ke
 session whose libraries are all indexed checks that (a file read and a stat per library,
 not needed.py's 2 ms) and starts no child.
 Why a child process: the session's threads share one GIL and are pinned to one CPU
-(affinity.py), and an index build holds the GIL; the child runs on the other CPU.
+(affinity.py), and an index build holds the GIL; the child runs on the other CPU. So it
+is started only when the load average leaves a CPU idle (`_spare_cpu`): on a busy
+machine its start and imports cost the first stop more than they spare it (first ever
+on CPython, 2 CPUs, paired medians of 12-16 interleaved rounds without the child against
+the build with it: wall 0.87x, 0.80x and 0.89x, CPU 0.79x, 0.79x and 0.83x at load 4.7-5,
+3.3-4.7 and 5.2-6.6; at load 2.6-2.8, CPU 0.85x, wall 1.05x).
 Measured (bench/first_stop.py, CPython, first ever, 2 CPUs, interleaved rounds with the
 build before and gdb): libm's and libc's name parts took 20-30 ms of the tracer thread at
 their load, their reads from the cache take 1-2 ms, and the child's lines are there before
@@ -37,6 +42,7 @@ import time
 import weakref
 from collections.abc import Sequence
 
+from aliceserver.affinity import SERVER_CPUS
 from aliceserver.aheadchild import AheadChild
 from aliceserver.debuggers.symbols.dwarf import indexchild
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
@@ -125,7 +131,7 @@ def start(cache: IndexCache, program: ElfImage, loaded: Sequence[str]) -> None:
     """When the libraries `program` needs (beyond those `loaded`) are not all indexed in
     `cache`, a child building their indexes (the session's earlier one is killed)."""
     close(cache)
-    if not cache.writable:
+    if not cache.writable or not _spare_cpu():
         return
     try:
         stat = os.stat(program.path)
@@ -145,6 +151,16 @@ def start(cache: IndexCache, program: ElfImage, loaded: Sequence[str]) -> None:
     args = indexchild.arguments(cache.directory, key + _MARKER, identity, entries)
     with _lock:  # (a child left at the server's end: aheadchild's exit hook)
         _running[cache] = LibrariesAhead(planned, args)
+
+
+def _spare_cpu() -> bool:
+    """Whether a CPU of the session's is idle for the child: the last minute's load
+    average leaves one. On a busy machine the child's start and imports (~80 ms of CPU
+    under load) take more than the 20-30 ms of name parts they spare the tracer thread."""
+    try:
+        return os.getloadavg()[0] + 1 <= len(SERVER_CPUS)
+    except OSError:  # (no load average known: as on an idle machine)
+        return True
 
 
 def built_ahead(cache: IndexCache, key: str) -> bool:
