@@ -99,6 +99,24 @@ def test_rbreak_before_run(program: Path) -> None:
     assert "hdr.h:helper. (2 locations)" in got.stdout
 
 
+CXX = """namespace ns {
+int over(int x) { return x + 1; }
+int over(double x) { return (int)x * 2; }
+struct K { int m(int v) const { return v * 3; } };
+}
+static int lone(int x) { return x - 1; }
+int main() { ns::K k; return ns::over(1) + ns::over(2.0) + k.m(4) + lone(3); }
+"""
+
+
+def test_rbreak_cplus_overloads(tmp_path: Path) -> None:
+    """Each overload its own breakpoint, at that overload alone (a POSIX `\\|` too)."""
+    (tmp_path / "c.cc").write_text(CXX)
+    subprocess.run(["g++", "-g", "-O0", "-o", "cprog", "c.cc"], cwd=tmp_path, check=True, timeout=120)
+    got = assert_like_gdb([*ex(r"rbreak ^ns::\|^lone", "info breakpoints"), "cprog"], tmp_path)
+    assert "int ns::over(double);" in got.stdout and "<MULTIPLE>" not in got.stdout
+
+
 def _rows(mi: MiClient) -> list[tuple[object, ...]]:
     """-break-list's breakpoints and their locations: number, address, function, file, line."""
     table = mi.ok("-break-list").results["BreakpointTable"]
