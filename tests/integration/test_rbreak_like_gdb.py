@@ -117,6 +117,39 @@ def test_rbreak_cplus_overloads(tmp_path: Path) -> None:
     assert "int ns::over(double);" in got.stdout and "<MULTIPLE>" not in got.stdout
 
 
+CLONED = """#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static __attribute__((noinline)) char *mk(const char *s, long n)
+{
+  if (n < 0)
+    return 0;
+  char *p = malloc(n + 1);
+  if (s)
+    memcpy(p, s, n);
+  p[n] = 0;
+  printf("%ld\\n", n);
+  return p;
+}
+
+int main(int c, char **v)
+{
+  return mk(0, c)[0] + mk(0, c + 1)[0] + mk(0, c + 2)[0];
+}
+"""
+
+
+def test_clone_parameters_in_its_order(tmp_path: Path) -> None:
+    """gcc's mk.constprop.0 (s always 0) lists n first, then the constant s: gdb's type
+    of the function is that copy's parameters in their order (read_subroutine_type)."""
+    (tmp_path / "m.c").write_text(CLONED)
+    subprocess.run(["gcc", "-g", "-O2", "-o", "m", "m.c"], cwd=tmp_path, check=True, timeout=120)
+    commands = ["info functions ^mk$", "rbreak ^mk$", "whatis mk", "print mk"]
+    got = assert_like_gdb([*ex(*commands), "m"], tmp_path)
+    assert "static char *mk(long, const char *);" in got.stdout
+
+
 def _rows(mi: MiClient) -> list[tuple[object, ...]]:
     """-break-list's breakpoints and their locations: number, address, function, file, line."""
     table = mi.ok("-break-list").results["BreakpointTable"]

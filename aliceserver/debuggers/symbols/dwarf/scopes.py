@@ -65,6 +65,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_PARAMETER_TAGS = ("DW_TAG_formal_parameter", "DW_TAG_unspecified_parameters")
+
 __all__ = ["FrameContext", "ModuleSymbols"]
 
 _TYPE_TAGS = {
@@ -292,10 +294,13 @@ class ModuleSymbols:
         fn.prototyped = bool(resolved_attr(die, "DW_AT_prototyped")) or is_prototyped(source)
         fn.rust = is_rust(die)
         fn.unknown_return = type_builder.returns_unknown(source)
-        for child in children(source):
+        # gdb's read_subroutine_type reads the DIE's own parameters: an out-of-line copy's
+        # (DW_AT_abstract_origin) in its order, `PyBytes_FromStringAndSize(Py_ssize_t, const char *)`
+        own = "DW_AT_abstract_origin" in die.attributes and any(c.tag in _PARAMETER_TAGS for c in children(die))
+        for child in children(die if own else source):
             if child.tag == "DW_TAG_formal_parameter":
-                if not attr_value(child, "DW_AT_artificial"):
-                    fn.params.append(self.types.of_die_attr(child))
+                if not resolved_attr(child, "DW_AT_artificial"):
+                    fn.params.append(self.types.of_die_attr(origin_die(child, "DW_AT_type") or child))
             elif child.tag == "DW_TAG_unspecified_parameters":
                 fn.varargs = True
         return fn
