@@ -150,6 +150,14 @@ def test_clone_parameters_in_its_order(tmp_path: Path) -> None:
     assert "static char *mk(long, const char *);" in got.stdout
 
 
+def test_bad_regexes_in_gdbs_words(program: Path) -> None:
+    """gdb 13's regcomp (libiberty's): its messages, and `\\{` an interval, never a brace."""
+    commands = ["rbreak \\(", "rbreak \\)", "rbreak [", "rbreak a\\{", "rbreak x\\{a\\}"]
+    commands.append("info functions ^ma\\{0,2\\}in$")
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert "Unmatched [ or [^" in got.stderr and "Unmatched \\{" in got.stderr
+
+
 def _rows(mi: MiClient) -> list[tuple[object, ...]]:
     """-break-list's breakpoints and their locations: number, address, function, file, line."""
     table = mi.ok("-break-list").results["BreakpointTable"]

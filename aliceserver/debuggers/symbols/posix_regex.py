@@ -15,6 +15,7 @@ _CLASSES = {
     "space": r" \t\n\r\f\v", "blank": r" \t", "punct": r"!-/:-@\[-`{-~", "xdigit": "0-9A-Fa-f",
     "cntrl": r"\x00-\x1f\x7f", "print": r"\x20-\x7e", "graph": r"\x21-\x7e",
 }  # fmt: skip
+_INTERVAL = re.compile(r"\d+(?:,\d*)?")
 _OPERATORS = {"(": "(", ")": ")", "{": "{", "}": "}", "|": "|", "+": "+", "?": "?"}
 _GNU_ESCAPES = {"<": r"\b(?=\w)", ">": r"\b(?<=\w)", "`": r"\A", "'": r"\Z",
                 "w": r"\w", "W": r"\W", "s": r"\s", "S": r"\S", "b": r"\b", "B": r"\B"}  # fmt: skip
@@ -28,9 +29,10 @@ def compile_basic(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]
     """`pattern` (a GNU basic regular expression) as a compiled Python pattern."""
     try:
         return re.compile(translate_basic(pattern), re.IGNORECASE if ignore_case else 0)
-    except re.error as error:
-        message = "Unmatched ( or \\(" if "parenthesis" in str(error) else str(error)
-        raise RegexError(message) from None
+    except re.error as error:  # gdb 13 (libiberty regex): one message for `\\(` and `\\)`
+        text = str(error)
+        paren = "parenthesis" in text or "missing )" in text or "subpattern" in text
+        raise RegexError("Unmatched ( or \\(" if paren else text) from None
 
 
 def translate_basic(pattern: str) -> str:
@@ -42,6 +44,8 @@ def translate_basic(pattern: str) -> str:
         if c == "\\" and i + 1 < n:
             nxt = pattern[i + 1]
             i += 2
+            if nxt == "{":  # an interval: `\\{M,N\\}`, no literal brace as in Python
+                _interval(pattern, i)
             if nxt in _OPERATORS:
                 out.append(_OPERATORS[nxt])
                 at_start = nxt in "(|"
@@ -97,4 +101,13 @@ def _bracket(pattern: str, i: int) -> tuple[str, int]:
             continue
         parts.append("\\" + c if c in "\\[]^" else c)  # backslash is literal in brackets
         i += 1
-    raise RegexError("Unmatched [, [^, [:, [., or [=")
+    raise RegexError("Unmatched [ or [^")  # gdb 13's regex (libiberty's), not glibc 2.36's
+
+
+def _interval(pattern: str, i: int) -> None:
+    """Refuse the interval whose `\\{` ends before `i` as regcomp does."""
+    end = pattern.find("\\}", i)
+    if end < 0:
+        raise RegexError("Unmatched \\{")
+    if not _INTERVAL.fullmatch(pattern[i:end]):
+        raise RegexError("Invalid content of \\{\\}")
