@@ -99,6 +99,13 @@ def test_rbreak_before_run(program: Path) -> None:
     assert "hdr.h:helper. (2 locations)" in got.stdout
 
 
+def test_rbreak_everything_before_run(program: Path) -> None:
+    """`rbreak .` before `run`: the program's functions alone, as gdb has read no other
+    file's symbols yet (ours hold the dynamic loader's, read from the symbol probe)."""
+    got = assert_like_gdb([*ex("rbreak .", "info breakpoints"), str(program)], program.parent)
+    assert "nodebug_static;" in got.stdout and "_dl_start" not in got.stdout
+
+
 CXX = """namespace ns {
 int over(int x) { return x + 1; }
 int over(double x) { return (int)x * 2; }

@@ -85,7 +85,9 @@ def rbreak(ctx: Context, text: str) -> Reply:
     # over one by one, unless the program runs (then a batch could wait for it). The list
     # is one call, made as a batch too: on any CPU (affinity.run_unpinned).
     together = session.inferior.process is None or not session.inferior.running
-    find = partial(rbreak_functions, session.debugger, text)
+    # before the program ran gdb has read its symbols alone (ours: the symbol probe's too)
+    program_only = session.inferior.process is None and not session.inferior.ran
+    find = partial(rbreak_functions, session.debugger, text, program_only)
     functions = session.debugger.batch(find) if together else find()
 
     many = len(functions) >= inlinemap.MANY
