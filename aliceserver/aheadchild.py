@@ -10,11 +10,16 @@ user's: its standard error is /dev/null, its failure logged).
 
 The child (`child_started` first thing, from childstart.py: a child imports nothing more)
 dies with its parent (PR_SET_PDEATHSIG, which follows the spawning *thread*: spawn from a
-thread that lives as long as the work is wanted). It starts on the CPUs other than the one
-its parent's thread is pinned to (the spawning thread leaves that CPU first: the child's
-start, its interpreter and imports, does not take turns with the parent's thread), until
-`widen`ed to any of the server's once the parent waits for it: kept on the other CPU, it
-shared that one with another program's load while the parent's CPU idled.
+thread that lives as long as the work is wanted), not with a ^C typed at the server's
+terminal, which signals the terminal's whole foreground process group: it starts with SIGINT
+blocked, so that a ^C reaches the server alone (a killed child's work was lost: the session
+redid it). It stays in its parent's group, which a SIGTERM or SIGHUP sent to the group still
+ends at once (in a group of its own, the parent's SIGTERM handler waited for it). It starts
+on the CPUs other than the one its parent's thread is pinned to (the spawning thread leaves
+that CPU first: the child's start, its interpreter and imports, does not take turns with the
+parent's thread), until `widen`ed to any of the server's once the parent waits for it: kept
+on the other CPU, it shared that one with another program's load while the parent's CPU
+idled.
 Whoever spawns one reaps it: `answer` waits for it, `close` kills it first; a child still
 running when the server ends (startup.leave runs atexit's hooks before os._exit) is killed
 and reaped here, not left to the parent-death signal and init.
@@ -109,6 +114,7 @@ class AheadChild:
                               (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                               (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)],
                 setsigdef=(signal.SIGINT, signal.SIGTERM, signal.SIGPIPE),
+                setsigmask={signal.SIGINT},  # (kept blocked by exec and Python's start)
             )  # fmt: skip
         except OSError as error:
             log.debug("no child for %s: %s", module, error)

@@ -1,0 +1,181 @@
+"""A ^C typed at the terminal while `break NAME` waits for a child working ahead (the
+program's search child, the libraries' index child: aheadchild.py) reaches the server, not
+the child: the terminal signals its whole foreground process group, and the children start
+with SIGINT blocked.
+
+Real builds: a program of three units, two of them calling a `static inline` function of a
+header (an inlined copy in each), debugged by `python -m aliceserver` (gdb's command line)
+on a pseudo-terminal, its cache empty. A sitecustomize holds the child at its start until
+the test has typed ^C, then lets it go. Checked: the child ends well and its answer is the
+session's (the search's positions, the library's index: not redone by the session); the
+breakpoint's two locations, the stop and the backtrace are gdb's (test_program_search_child
+compares them whole); no traceback is printed; no child remains after the session. (The
+program's output goes to `tty /dev/null`: the copy of the program held for its symbols
+shares the server's process group and gets the ^C too, so `run` must start another.)
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.ahead_children import children_running
+from tests.support.mi_client import ROOT
+
+pytestmark = pytest.mark.timeout(120)
+
+_HEADER = """
+static inline int twice(int x)
+{
+    int s = 0;
+    for (int i = 0; i < x; i++)
+        s += i ^ (s >> 1);
+    return s;
+}
+"""
+_UNITS = {
+    "a.c": '#include "inl.h"\nint from_a(int v) { return twice(v) + 1; }\n',
+    "b.c": '#include "inl.h"\nint from_b(int v) { return twice(v * 3) - 2; }\n',
+    "main.c": "#include <stdio.h>\nint from_a(int v);\nint from_b(int v);\n"
+    'int main(int argc, char **argv) { printf("%d\\n", from_a(argc + 2) + from_b(argc)); return 0; }\n',
+}
+_PACKAGE = "aliceserver.debuggers.symbols.dwarf."
+_SEARCH, _INDEX = _PACKAGE + "searchchild", _PACKAGE + "indexchild"
+# The child running HOLD_MODULE says it started (HOLD_DIR/held), then waits for HOLD_DIR/go;
+# the sessions see an idle machine (indexahead.py starts its child only then)
+_SITECUSTOMIZE = """
+import os, sys, time
+os.getloadavg = lambda: (0.0, 0.0, 0.0)
+if os.environ.get("HOLD_MODULE") in sys.orig_argv:
+    open(os.path.join(os.environ["HOLD_DIR"], "held"), "w").close()
+    while not os.path.exists(os.path.join(os.environ["HOLD_DIR"], "go")):
+        time.sleep(0.01)
+"""
+_PROMPT = b"(gdb) "
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    root = tmp_path_factory.mktemp("sigint-children")
+    (root / "inl.h").write_text(_HEADER)
+    for name, text in _UNITS.items():
+        (root / name).write_text(text)
+    subprocess.run(["gcc", "-g", "-O2", *_UNITS, "-o", "prog"], cwd=root, check=True)
+    (root / "custom").mkdir()
+    (root / "custom" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    return root / "prog"
+
+
+class _Terminal:
+    """The server on a pseudo-terminal of its own (its controlling terminal, its process
+    group the foreground one), as a user's shell starts it."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # (the child: exec at once)
+            try:
+                os.chdir(cwd)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        self.output = b""
+
+    def read_until(self, wanted: bytes, seconds: float = 60.0) -> bytes:
+        """The output up to `wanted`'s next appearance (taken from the output read)."""
+        end = time.monotonic() + seconds
+        while wanted not in self.output:
+            assert time.monotonic() < end, self.output.decode(errors="replace")
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 1 << 16)
+                except OSError:  # (the server is gone)
+                    chunk = b""
+                assert chunk, self.output.decode(errors="replace")
+                self.output += chunk
+        said, _, self.output = self.output.partition(wanted)
+        return said + wanted
+
+    def command(self, line: str) -> str:
+        os.write(self.fd, line.encode() + b"\n")
+        return self.read_until(_PROMPT).decode(errors="replace")
+
+    def close(self) -> int:
+        """Wait for the server to end; its exit status."""
+        with_output = b""
+        while True:  # (drain: a full terminal would block its last writes)
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with_output += chunk
+        os.close(self.fd)
+        _pid, status = os.waitpid(self.pid, 0)
+        self.output += with_output
+        return os.waitstatus_to_exitcode(status)
+
+
+@pytest.mark.parametrize("held", [_SEARCH, _INDEX], ids=["search-child", "index-child"])
+def test_ctrl_c_during_break_does_not_reach_the_child(
+    program: Path, tmp_path: Path, held: str
+) -> None:
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    log = tmp_path / "log"
+    paths = [str(program.parent / "custom"), str(ROOT), os.environ.get("PYTHONPATH", "")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p),
+               ALICESERVER_SEARCH_CHILD_LEAST="1", HOLD_MODULE=held, HOLD_DIR=str(hold),
+               TERM="dumb")  # fmt: skip
+    argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / "cache"),
+            "--log-file", str(log), "--log-level", "DEBUG", "-nx", "-q",
+            "-ex", "set confirm off", "-ex", "tty /dev/null", str(program)]  # fmt: skip
+    mark = str(program) if held == _SEARCH else str(tmp_path / "cache")  # in its arguments
+    terminal = _Terminal(argv, env, program.parent)
+    try:
+        terminal.read_until(_PROMPT)
+        server = terminal.pid
+        os.write(terminal.fd, b"break twice\n")
+        end = time.monotonic() + 60
+        while not (hold / "held").exists():
+            assert time.monotonic() < end, "the child never started"
+            time.sleep(0.01)
+        assert os.tcgetpgrp(terminal.fd) == os.getpgid(server)  # the ^C's receivers
+        os.write(terminal.fd, b"\x03")  # the terminal's ^C: SIGINT to its foreground group
+        time.sleep(0.3)  # (the signals delivered; a child in the group has died by now)
+        (hold / "go").touch()
+        answer = terminal.read_until(_PROMPT).decode(errors="replace")
+        assert "Breakpoint 1 at 0x" in answer and ": twice. (2 locations)" in answer, answer
+        while children_running(held, mark):  # its work done (the index child's: not waited for)
+            assert time.monotonic() < end, "the child never ended"
+            time.sleep(0.05)
+        listing = terminal.command("info breakpoints")
+        assert listing.count(" in twice at ") == 2, listing
+        stop = terminal.command("run")
+        assert "Breakpoint 1.1, twice (x=" in stop and "SIGINT" not in stop, stop
+        backtrace = terminal.command("bt")
+        assert "#1  from_a (v=" in backtrace or " in from_a (v=" in backtrace, backtrace
+        os.write(terminal.fd, b"quit\n")
+    finally:
+        status = terminal.close()
+    assert status == 0
+    said = log.read_text()
+    assert "Traceback" not in terminal.output.decode(errors="replace")
+    assert " ended with " not in said, said  # the child's status: no SIGINT, no failure
+    if held == _SEARCH:
+        assert "in a child for 2 needles" in said, said  # its answer, not the session's search
+    else:
+        by_session = [line for line in said.splitlines() if "indexed the names of" in line]
+        assert not [line for line in by_session if "/libc.so" in line], said  # the child's, cached
+    assert not children_running(held, mark)
