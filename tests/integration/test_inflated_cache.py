@@ -44,6 +44,15 @@ if os.environ.get("INFLATE_TEST") == "fail":
             raise TargetError("inflated in the test")
         return _read(self, offset, size)
     inflate.WindowInflate.read = read
+if os.environ.get("INFLATE_TEST") == "search":  # only a search's own inflating raises
+    from aliceserver.debuggers.symbols.dwarf import inflate
+    from aliceserver.errors import TargetError
+    _read = inflate.WindowInflate.read
+    def read(self, offset, size):
+        if "libinl" in self._where and getattr(self, "_step", 64 << 10) == 64 << 10:
+            raise TargetError("inflated in the test")
+        return _read(self, offset, size)
+    inflate.WindowInflate.read = read
 if os.environ.get("INFLATE_TEST") == "cut":  # another process cuts the kept file once trusted
     from aliceserver.debuggers.symbols.dwarf import inflatedcache
     _kept = inflatedcache.kept
@@ -130,6 +139,24 @@ def test_a_later_session_searches_the_kept_bytes_and_ignores_a_damaged_file(prog
     short = _session(program, cache, tmp_path / "short.log")
     assert normalized(short) == gdb
     assert "ignoring the cache file" in (tmp_path / "short.log").read_text()
+
+
+@needs_gdb
+def test_a_first_session_inflates_the_library_ahead_and_searches_the_kept_bytes(
+    program: Path, tmp_path: Path
+) -> None:
+    """The library's .debug_info is inflated into the cache by a thread as the program
+    loads (indexahead.py), before the session searches it: the search, whose own
+    inflating fails here, reads the kept file and finds gdb's two inlined copies."""
+    gdb = normalized(theirs(["-nx", *_SESSION, str(program)], program.parent).stdout)
+    cache = tmp_path / "cache"
+    first = _session(program, cache, tmp_path / "first.log", test="search")
+    log = (tmp_path / "first.log").read_text()
+    library = program.parent / "lib" / "libinl.so"
+    assert f"debug info of {library} inflated ahead" in log, log
+    assert "libinl.so: .debug_info read inflated from the cache" in log
+    assert normalized(first) == gdb
+    _kept_file(program, cache)
 
 
 @needs_gdb

@@ -35,6 +35,14 @@ class _Inflater:
         self._fed = 0
         self._size = size
         self._inflater = zlib.decompressobj()
+        self._step = self._feed = _STEP
+
+    def widen(self, step: int, feed: int) -> None:
+        """Inflate `step` bytes at a time, from `feed` compressed bytes read at a time:
+        each read and zlib call releases the GIL, and a thread taking it back from a busy
+        one waits up to its switch interval (5 ms): a thread inflating ahead
+        (indexahead.py) does few of them."""
+        self._step, self._feed = step, feed
 
     def _chunk(self, size: int) -> bytes:
         """The next `size` compressed bytes (fewer at the stream's end)."""
@@ -50,10 +58,10 @@ class _Inflater:
         at most that many bytes in all (a longer stream shows as one byte too many)."""
         try:
             while len(data) < end:
-                chunk = self._inflater.unconsumed_tail or self._chunk(_STEP)
+                chunk = self._inflater.unconsumed_tail or self._chunk(self._feed)
                 # 64 kB out at a time, appended: a window's worth at once was a 2 MB
                 # temporary each, which fragmented the heap (b"": a copy begun)
-                more = self._inflater.decompress(chunk, min(limit - len(data), _STEP))
+                more = self._inflater.decompress(chunk, min(limit - len(data), self._step))
                 if not chunk and not more:
                     break
                 data += more
