@@ -166,6 +166,12 @@ class ProcessAccess:
         main = next((module for module in self._symbols.modules() if module.is_main), None)
         return main if main is not None and main.base else None
 
+    def program_only(self) -> bool:
+        """A process held for its symbols before any run: gdb has read the program's
+        symbols alone then (ours: its loader's too)."""
+        config = self.launch_config
+        return config is not None and config.symbols_only and not config.relocated
+
     def runtime_address(self, address: int) -> int:
         """Where a link-time address of the held program's image is loaded (a link-time
         range is never mapped: a PIE is loaded far above it); any other address as is."""

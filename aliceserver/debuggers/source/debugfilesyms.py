@@ -22,13 +22,14 @@ def debug_file_symbols(source: SourceSymbols, name: str, functions: bool = True)
     files, in load order (one per module); `functions`: function symbols only."""
     found = []
     for module in source.symbols.modules():
-        symbol = _symbol(source, module, name)
+        symbol = debug_file_symbol(source, module, name)
         if symbol is not None and (symbol.kind == "func" or not functions):
             found.append(symbol.address + module.base)
     return found
 
 
-def _symbol(source: SourceSymbols, module: Module, name: str) -> ElfSymbol | None:
+def debug_file_symbol(source: SourceSymbols, module: Module, name: str) -> ElfSymbol | None:
+    """The symbol called `name` in the module's separate debug file (None: it has none)."""
     own = source.symbols.image_of(module.path)
     image = source.debug_image(module)
     if image is None or image is own:

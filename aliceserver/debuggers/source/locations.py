@@ -53,7 +53,7 @@ class Locations:
         before `run` the program's link-time one, at the held copy's load address."""
         expression = linespec.address_expression(spec)
         if expression is None:
-            return self._source.resolve(spec)
+            return self._source.resolve(spec, self._engine.program_only())
         if not expression:
             raise ProtocolError("Argument required (expression to compute).")
         try:

@@ -15,7 +15,7 @@ from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.model import CodeLocation, Module, SourcePosition
 from aliceserver.debuggers.source import linespec
-from aliceserver.debuggers.source.debugfilesyms import debug_file_symbols
+from aliceserver.debuggers.source.debugfilesyms import debug_file_symbol, debug_file_symbols
 from aliceserver.debuggers.symbols.dwarf import inlinemap
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
@@ -32,7 +32,7 @@ from aliceserver.debuggers.symbols.dwarf.names import normalize_query
 from aliceserver.debuggers.symbols.dwarf.outofline import Definition, defined_functions
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
-from aliceserver.debuggers.symbols.elf import TARGET_FILE, ElfImage
+from aliceserver.debuggers.symbols.elf import TARGET_FILE, ElfImage, ElfSymbol
 from aliceserver.errors import AliceError, ProtocolError
 
 if TYPE_CHECKING:
@@ -54,8 +54,9 @@ class LocationResolver:
         # each library load, and each costs an index lookup and a prologue analysis.
         self._function_places: dict[tuple[str, int, str], tuple[DebugInfo, list[CodeLocation]]] = {}
 
-    def resolve(self, spec: str) -> list[CodeLocation]:
-        """`file:line`, `function` or `*address` -> runtime locations (empty: none yet)."""
+    def resolve(self, spec: str, program_only: bool = False) -> list[CodeLocation]:
+        """`file:line`, `function` or `*address` -> runtime locations (empty: none yet);
+        `program_only`: before `run`, when gdb has read no library's symbols."""
         text = spec.strip()
         if not text:
             raise ProtocolError("empty location")
@@ -69,11 +70,11 @@ class LocationResolver:
         if match is not None:
             return self._resolve_line(match["file"].strip('"'), int(match["line"]))
         if len(text) > 2 and text[0] == text[-1] == "'" and "'" not in text[1:-1]:
-            return self._resolve_function(text[1:-1])  # gdb's quoting: 'solib_step@plt'
+            return self._resolve_function(text[1:-1], program_only)  # gdb's quoting: 'solib_step@plt'
         parts = linespec.scopes(text)
         if len(parts) > 1:  # FILE:FUNCTION, FUNCTION:LABEL
             return linespec.resolve_scoped(self._source, parts)
-        return self._resolve_function(text)
+        return self._resolve_function(text, program_only)
 
     def functions_in_file(self, name: str, file: str | None) -> list[CodeLocation]:
         """`break FILE:FUNCTION`: the function's locations whose source is FILE."""
@@ -116,7 +117,10 @@ class LocationResolver:
                 locations.append((resolved.line, place))
         return locations
 
-    def _resolve_function(self, name: str) -> list[CodeLocation]:
+    def _resolve_function(self, name: str, program_only: bool | None = None) -> list[CodeLocation]:
+        """`program_only` None: FILE:FUNCTION's search (the function's own copies alone);
+        else a plain NAME, set at each module's function symbol too (the program's alone
+        before `run`)."""
         locations = []
         modules = self._source.symbols.modules()
         main = next((m for m in modules if m.is_main), None)
@@ -140,6 +144,8 @@ class LocationResolver:
                 self._function_places.pop(next(iter(self._function_places)))
             self._function_places[key] = (info, found)
             locations += found
+        if program_only is not None:
+            locations += self._symbol_places(name, locations, program_only)
         if locations:
             return locations
         fallback = self._source.symbols.lookup_name(name)  # a function without debug info (libc)
@@ -177,6 +183,31 @@ class LocationResolver:
         bound = {location.address for location in locations}
         locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
         return locations
+
+    def _symbol_places(self, name: str, found: list[CodeLocation], program_only: bool) -> list[CodeLocation]:
+        """gdb's minimal symbols of `name` (linespec.c search_minsyms_for_name): every
+        module's function symbol so named, its own table's or its debug file's (ld.so's
+        `_start`), as a function without line info; none whose function holds a place
+        found already (the function its debug info names: a copy of the same place)."""
+        places: list[CodeLocation] = []
+        for module in self._source.symbols.modules():
+            if program_only and not module.is_main:
+                continue
+            image = self._source.symbols.image_of(module.path)
+            if image is None:
+                continue
+            symbol, own = image.find_symbol(name), True
+            if symbol is None or not _in_code(image, symbol):
+                symbol, own = debug_file_symbol(self._source, module, name), False
+            if symbol is None or not _in_code(image, symbol):
+                continue
+            low = symbol.address + module.base
+            if any(low <= place.address < low + max(symbol.size, 1) for place in (*found, *places)):
+                continue
+            place = self._source.location_of(self._past_frame_setup(low))
+            # (one only the debug file names is shown by that name, as gdb's minimal symbol)
+            places.append(place if own and place.function else self._debug_file_location(place.address, name))
+        return places
 
     def function_symbol(self, name: str) -> int | None:
         """gdb's lookup_minimal_symbol for a function without debug info: a global one in
@@ -283,6 +314,12 @@ class LocationResolver:
             built = inlinemap.build(info.sections, _lto_units(info), name_of)
             held = self._inline_maps[module.path] = (info, built)
         return held[1]
+
+
+def _in_code(image: ElfImage, symbol: ElfSymbol) -> bool:
+    """gdb's text minimal symbol: a function, or a label of no type in code (ld.so's
+    `_start`, an assembly entry)."""
+    return symbol.kind == "func" or (symbol.kind == "other" and image.is_executable_address(symbol.address))
 
 
 def _best_lines(found: list[tuple[int, CodeLocation]]) -> list[CodeLocation]:

@@ -56,6 +56,10 @@ class EngineServices(Protocol):
         """Before run: the program held for its symbols, at its link-time addresses."""
         ...
 
+    def program_only(self) -> bool:
+        """Before run: gdb has read the program's symbols alone (ours hold the loader's too)."""
+        ...
+
     def runtime_address(self, address: int) -> int:
         """Where a link-time address of the held program is loaded; others as they are."""
         ...
