@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from aliceserver.debuggers.model import SymbolLocation
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.funcnames import is_cplus_unit, symbol_names
+from aliceserver.debuggers.symbols.dwarf.languages import MIPS_ASSEMBLER
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, physname
 from aliceserver.errors import AliceError
 from aliceserver.regexes import compiled_later
@@ -58,7 +59,7 @@ def address_symbol(
         function = None
     elif "." in name or _in_cplus(source, address):
         function = _function(source, address, demangle)
-    else:  # other languages' (assembler's) DWARF functions do not name code as gdb does
+    else:  # other languages' DWARF functions do not name code as gdb does; gas's do
         function = _function(source, address, demangle, c_only=True) if code else None
     if function is not None and not (offset == 0 and function.entry != address):
         text = function.print_name if demangle is not None else function.linkage_name
@@ -106,6 +107,8 @@ def _function(
     if cplus is not None:
         return _Function(ranges[0][0] + module.base, cplus[0], cplus[1])
     c_name = c_function_name(die)  # gdb's C symbol: the linkage name, printed as it is
+    if c_name is None and c_only and _in_assembler(die):
+        c_name = die_name(_last_at_entry(die))  # (an assembler's: named as written)
     if c_name is not None or c_only:
         return None if c_name is None else _Function(ranges[0][0] + module.base, c_name, c_name)
     linkage = _linkage_name(die)
@@ -115,6 +118,26 @@ def _function(
     else:
         printed = physname(die) or name
     return _Function(ranges[0][0] + module.base, printed, linkage or name)
+
+
+def _in_assembler(die: DIE) -> bool:
+    return bool(attr_value(die.cu.get_top_DIE(), "DW_AT_language") == MIPS_ASSEMBLER)
+
+
+def _last_at_entry(die: DIE) -> DIE:
+    """Of the functions an assembler unit gives one body (glibc's `memmove` and `memcpy`:
+    gas writes a DW_TAG_subprogram per ELF symbol), the last in the unit: gdb's blockvector
+    keeps those of one start in DIE order, and find_block_in_blockvector takes the last."""
+    parent, low = die.get_parent(), attr_value(die, "DW_AT_low_pc")
+    high = attr_value(die, "DW_AT_high_pc")
+    if parent is None or low is None:
+        return die
+    last = die
+    for child in parent.iter_children():
+        if (child.offset > die.offset and child.tag == "DW_TAG_subprogram"
+                and attr_value(child, "DW_AT_low_pc") == low and attr_value(child, "DW_AT_high_pc") == high):  # fmt: skip
+            last = child
+    return last
 
 
 def _in_code(source: SourceSymbols, address: int) -> bool | None:

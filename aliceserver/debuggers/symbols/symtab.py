@@ -7,7 +7,7 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import itemgetter
@@ -181,8 +181,8 @@ def _name_rank(entry: Entry) -> tuple[bool, int, bool, bool, int]:
 
 
 def _address_rank(entry: Entry) -> tuple[int, bool, int, int, bool, int, str]:
-    # Among aliases at one address, name the function with the plainest public name:
-    # `malloc` rather than `__libc_malloc`, `puts` rather than `_IO_puts`.
+    # The address index's one entry per address (kept as cached indexes have it): the
+    # plainest public name. The name shown is gdb's pick among them all (_gdb_pick).
     _address, size, name, kind, binding, _shndx, hidden = entry
     return (
         _KIND_RANK[kind],
@@ -193,6 +193,49 @@ def _address_rank(entry: Entry) -> tuple[int, bool, int, int, bool, int, str]:
         len(name),
         name,
     )
+
+
+def _gdb_order(entry: Entry) -> bytes:
+    # gdb sorts the minimal symbols at one address by strcmp of their names
+    return entry[2].encode("utf-8", "surrogateescape")
+
+
+def _is_text(entry: Entry) -> bool:
+    """gdb's mst_text (what lookup_minimal_symbol_by_pc_section prefers): a global or
+    weak symbol in code, where a local one is mst_file_text."""
+    return entry[3] == "func" and entry[4] != "local"
+
+
+def _gdb_pick(descending: Iterator[Entry], pc: int, section: int | None) -> Entry | None:
+    """gdb 13's lookup_minimal_symbol_by_pc_section over the symbols at or before `pc` in
+    its order backwards (by address, then name, from the last): symbols of another section
+    skipped; a non-mst_text one yields to an mst_text one just before it of the same
+    address, size and section; a label (size 0) is kept aside (the first met) while a sized
+    one is looked for; past a sized one's end, one before it still holding `pc` is taken.
+    So among aliases, the greatest name wins: `zz_weak` over `plain_target`, `write`
+    over `__libc_write`."""
+    label: Entry | None = None
+    current = next(descending, None)
+    while current is not None:
+        before = next(descending, None)  # gdb's msymbol[hi - 1]
+        if section is not None and current[5] != section:
+            current = before
+            continue
+        if (before is not None and not _is_text(current) and _is_text(before)
+                and before[:2] == current[:2] and before[5] == current[5]):  # fmt: skip
+            current = before
+            continue
+        if current[1] == 0:
+            label = label or current
+            current = before
+            continue
+        if before is not None and current[0] + current[1] <= pc < before[0] + before[1]:
+            current = before
+            continue
+        break
+    if current is None or current[1] == 0 or pc >= current[0] + current[1]:
+        return label
+    return current
 
 
 def _symbol(entry: Entry) -> ElfSymbol:
@@ -232,6 +275,9 @@ class SymbolTable:
         # addresses, best entries
         self._index: tuple[Sequence[int], Sequence[Entry]] | None = None
         self._folded: frozenset[int] | None = None  # addresses of several function symbols
+        # address -> its symbols in gdb's order, where there are several
+        self._aliases: dict[int, list[Entry]] = {}
+        self._alias_scans = 0  # addresses whose aliases were searched for one by one
         self._all: list[ElfSymbol] | None = None
 
     @property
@@ -334,8 +380,8 @@ class SymbolTable:
         for j in range(i, max(-1, i - _CONTAIN_SCAN), -1):
             start, size = best[j][0], best[j][1]
             if size and address < start + size:
-                return _symbol(best[j]), address - start
-        entry = best[i]
+                return _symbol(self._gdb_alias(best[j], address)), address - start
+        entry = self._gdb_alias(best[i], address)
         start, size, _name, kind, _binding, shndx, _hidden = entry
         if kind == "object":
             return None  # data is only named from inside the object
@@ -348,29 +394,62 @@ class SymbolTable:
         return _symbol(entry), address - start
 
     def in_section(self, address: int) -> tuple[ElfSymbol, int, int] | None:
-        """gdb's lookup_minimal_symbol_by_pc_section (`info symbol`): the last symbol at or
-        before `address` in the allocated section holding it, a sized one before labels
-        (size 0) after it, unless `address` is past its end, where the nearest label wins
-        or nothing does; (symbol, offset, section index)."""
-        section = next(((i, low) for i, (low, high) in self._sections.items() if low <= address < high), None)
+        """gdb's lookup_minimal_symbol_by_pc_section (`info symbol`; _gdb_pick) in the
+        allocated section holding `address`: (symbol, offset, section index)."""
+        sections = self._sections.items()
+        section = next(((i, low) for i, (low, high) in sections if low <= address < high), None)
         if section is None:
             return None
         index, low = section
+        found = _gdb_pick(self._descending(address, low), address, index)
+        return None if found is None else (_symbol(found), address - found[0], index)
+
+    def _descending(self, address: int, low: int) -> Iterator[Entry]:
+        """The symbols from `address` down to `low` in gdb's order backwards."""
         addrs, best = self._address_index()
-        label: Entry | None = None
         for i in range(bisect_right(addrs, address) - 1, -1, -1):
             entry = best[i]
             if entry[0] < low:
-                break
-            if entry[5] != index:
-                continue
-            if entry[1] == 0:
-                label = label or entry
-                continue
-            if address < entry[0] + entry[1]:
-                return _symbol(entry), address - entry[0], index
-            break
-        return None if label is None else (_symbol(label), address - label[0], index)
+                return
+            yield from reversed(self._at_address(entry))
+
+    def _gdb_alias(self, entry: Entry, pc: int) -> Entry:
+        """The symbol gdb names `pc` by among those at `entry`'s address (`entry`: the
+        address index's one there)."""
+        group = self._at_address(entry)
+        if len(group) == 1:
+            return entry
+        if entry[1] and pc >= entry[0] + entry[1]:
+            pc = entry[0]  # (past its end, as at() reaches: as from inside)
+        return _gdb_pick(reversed(group), pc, entry[5]) or entry
+
+    def _at_address(self, entry: Entry) -> list[Entry]:
+        """The symbols at `entry`'s address in gdb's order (by name)."""
+        group = self._aliases.get(entry[0])
+        if group is not None:
+            return group
+        columns = self._columns
+        if columns is None:
+            return [entry]  # (the address index put every shared address in _aliases)
+        if entry[3] == "func":
+            if entry[0] not in self._shared_starts():  # (a label or object beside it is not sought)
+                return [entry]
+            self._alias_scans += 1
+            if self._alias_scans > _SCANS_BEFORE_INDEX:  # all functions' aliases at once
+                shared: dict[int, list[Entry]] = {}
+                for each in columns.at_addresses(self._shared_starts()):
+                    shared.setdefault(each[0], []).append(each)
+                for address, found in shared.items():
+                    self._aliases.setdefault(address, self._gdb_group(found))
+                return self._aliases.get(entry[0], [entry])
+        group = self._gdb_group(columns.at_address(entry[0])) or [entry]
+        self._aliases[entry[0]] = group
+        return group
+
+    def _gdb_group(self, found: list[Entry]) -> list[Entry]:
+        """Those of `found` (the symbols at one address) in an addressable section, by name."""
+        sections = self._sections
+        return sorted((e for e in found if e[5] in sections or e[5] == SHN_XINDEX), key=_gdb_order)
 
     def shared_by_functions(self, address: int) -> bool:
         """Whether several function symbols start at `address` (aliases, or functions gcc
@@ -419,7 +498,11 @@ class SymbolTable:
             j = i + 1
             while j < n and addressable[j][0] == addressable[i][0]:
                 j += 1
-            best.append(addressable[i] if j == i + 1 else min(addressable[i:j], key=_address_rank))
+            if j == i + 1:
+                best.append(addressable[i])
+            else:
+                best.append(min(addressable[i:j], key=_address_rank))
+                self._aliases[addressable[i][0]] = sorted(addressable[i:j], key=_gdb_order)
             i = j
         self._index = ([e[0] for e in best], best)
         return self._index
