@@ -19,8 +19,6 @@ from __future__ import annotations
 import os
 import pty
 import select
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,25 +26,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.ahead_children import children_running
+from tests.support.inlined_twice import build_inlined_twice
 from tests.support.mi_client import ROOT
 
 pytestmark = pytest.mark.timeout(120)
 
-_HEADER = """
-static inline int twice(int x)
-{
-    int s = 0;
-    for (int i = 0; i < x; i++)
-        s += i ^ (s >> 1);
-    return s;
-}
-"""
-_UNITS = {
-    "a.c": '#include "inl.h"\nint from_a(int v) { return twice(v) + 1; }\n',
-    "b.c": '#include "inl.h"\nint from_b(int v) { return twice(v * 3) - 2; }\n',
-    "main.c": "#include <stdio.h>\nint from_a(int v);\nint from_b(int v);\n"
-    'int main(int argc, char **argv) { printf("%d\\n", from_a(argc + 2) + from_b(argc)); return 0; }\n',
-}
 _PACKAGE = "aliceserver.debuggers.symbols.dwarf."
 _SEARCH, _INDEX = _PACKAGE + "searchchild", _PACKAGE + "indexchild"
 # The child running HOLD_MODULE says it started (HOLD_DIR/held), then waits for HOLD_DIR/go;
@@ -64,13 +48,8 @@ _PROMPT = b"(gdb) "
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not found")
     root = tmp_path_factory.mktemp("sigint-children")
-    (root / "inl.h").write_text(_HEADER)
-    for name, text in _UNITS.items():
-        (root / name).write_text(text)
-    subprocess.run(["gcc", "-g", "-O2", *_UNITS, "-o", "prog"], cwd=root, check=True)
+    build_inlined_twice(root)
     (root / "custom").mkdir()
     (root / "custom" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
     return root / "prog"

@@ -13,7 +13,6 @@ child of the server remains after a session; the child's answer is hit_positions
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -30,39 +29,20 @@ from aliceserver.debuggers.symbols.dwarf.sectionsearch import hit_positions, uni
 from aliceserver.debuggers.symbols.elf import ElfImage
 from tests.support.ahead_children import children_running, fault_hooks
 from tests.support.batch import needs_gdb, normalized, theirs
+from tests.support.inlined_twice import build_inlined_twice
 from tests.support.mi_client import ROOT, MiClient
 from tests.support.procs import all_pids, read_status
 
 pytestmark = pytest.mark.timeout(120)
 
-_HEADER = """
-static inline int twice(int x)
-{
-    int s = 0;
-    for (int i = 0; i < x; i++)
-        s += i ^ (s >> 1);
-    return s;
-}
-"""
-_UNITS = {
-    "a.c": '#include "inl.h"\nint from_a(int v) { return twice(v) + 1; }\n',
-    "b.c": '#include "inl.h"\nint from_b(int v) { return twice(v * 3) - 2; }\n',
-    "main.c": "#include <stdio.h>\nint from_a(int v);\nint from_b(int v);\n"
-    'int main(int argc, char **argv) { printf("%d\\n", from_a(argc + 2) + from_b(argc)); return 0; }\n',
-}
 _SESSION = ("-batch", "-ex", "break twice", "-ex", "info breakpoints", "-ex", "run", "-ex", "bt")
 _CHILD = "aliceserver.debuggers.symbols.dwarf.searchchild"
 
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not found")
     root = tmp_path_factory.mktemp("search-child")
-    (root / "inl.h").write_text(_HEADER)
-    for name, text in _UNITS.items():
-        (root / name).write_text(text)
-    subprocess.run(["gcc", "-g", "-O2", *_UNITS, "-o", "prog"], cwd=root, check=True)
+    build_inlined_twice(root)
     fault_hooks(root / "custom", _CHILD, "SEARCH_CHILD_TEST")
     return root / "prog"
 
