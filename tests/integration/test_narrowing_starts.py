@@ -152,17 +152,12 @@ def test_first_hits_take_the_units_in_any_order(program: Path) -> None:
     """mentions.first_hits bisects the units: given out of order, the same first places
     (before: a unit's hits could count for another one, its first one lost)."""
     from aliceserver.debuggers.symbols.dwarf import mentions
+    from aliceserver.debuggers.symbols.dwarf.coderanges import unit_offsets
     from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles, units_mentioning
-    from aliceserver.debuggers.symbols.dwarf.rawread import unit_length
     from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 
     sections = ElfSections(str(program))
-    info = sections.get(".debug_info")
-    offsets, pos = [], 0
-    while pos < len(info):
-        length, _osize, body = unit_length(info, pos)
-        offsets.append(pos)
-        pos = body + length
+    offsets = unit_offsets(sections)
     units = units_mentioning(sections, offsets, "narrowed") or []
     needles = mention_needles(sections, "narrowed") or []
     assert len(units) == _CALLERS + 2 and needles  # the callers, main and the definition

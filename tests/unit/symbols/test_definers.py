@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache
+from aliceserver.debuggers.symbols.dwarf.coderanges import unit_offsets
 from aliceserver.debuggers.symbols.dwarf.definers import Undecided, may_define
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.globalnames import units_defining
@@ -84,16 +85,6 @@ def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     return request.param, _build(root, compiler, suffix, sources, flags)
 
 
-def _unit_offsets(sections: ElfSections) -> list[int]:
-    info = sections.get(".debug_info")
-    offsets, pos = [], 0
-    while pos < len(info):
-        length, _osize, body = unit_length(info, pos)
-        offsets.append(pos)
-        pos = body + length
-    return offsets
-
-
 def _walked(sections: ElfSections, candidates: list[int], leaf: str) -> list[int]:
     """The answer of the top-level walk alone, unit by unit (as before may_define)."""
     strings = (sections.get(".debug_str"), sections.get(".debug_line_str"),
@@ -115,7 +106,7 @@ _NAMES = ("compute", "ab", "use_a", "use_1", "main", "method", "mm", "Klass", "x
 @pytest.mark.parametrize("leaf", _NAMES)
 def test_defining_units_are_the_walks(program: tuple[str, Path], leaf: str) -> None:
     sections = ElfSections(str(program[1]))
-    candidates = units_mentioning(sections, _unit_offsets(sections), leaf) or []
+    candidates = units_mentioning(sections, unit_offsets(sections), leaf) or []
     assert units_defining_leaf(sections, candidates, leaf) == _walked(sections, candidates, leaf)
 
 
@@ -125,7 +116,7 @@ def _decisions(sections: ElfSections, leaf: str) -> dict[int, bool]:
     offsets = frozenset(_string_offsets(sections, needle))
     cache = AbbrevCache(sections.get(".debug_abbrev"))
     answers = {}
-    for offset in units_mentioning(sections, _unit_offsets(sections), leaf) or []:
+    for offset in units_mentioning(sections, unit_offsets(sections), leaf) or []:
         length, _osize, body = unit_length(sections.read(".debug_info", offset, 12), 0)
         unit = sections.read(".debug_info", offset, body + length)
         try:
@@ -163,7 +154,7 @@ def test_units_without_an_abstract_instance_are_dropped_alone(program: tuple[str
     """Dropping the units with no abstract instance named `leaf` leaves break's inlined
     copies as they were, and drops the units of a function never inlined."""
     sections = ElfSections(str(program[1]))
-    candidates = units_mentioning(sections, _unit_offsets(sections), leaf) or []
+    candidates = units_mentioning(sections, unit_offsets(sections), leaf) or []
     kept = _units_with_abstract(sections, candidates, leaf)
     finder = InlineFinder(DwarfUnits(ElfImage.load(str(program[1]))))
     assert finder.sites(kept, leaf) == finder.sites(candidates, leaf)
