@@ -106,6 +106,16 @@ def test_rbreak_everything_before_run(program: Path) -> None:
     assert "nodebug_static;" in got.stdout and "_dl_start" not in got.stdout
 
 
+def test_after_exit_the_libraries_kept(program: Path) -> None:
+    """After the program ran and exited gdb keeps the libraries' symbols: `info functions`,
+    `info variables` and rbreak find the dynamic loader's (ours: before, the program's alone
+    for the info commands). Names only ld.so has (ours hold no other library's after exit)."""
+    commands = ["run", "info functions ^_dl_sysdep_start$", "info variables ^_rtld_global_ro$",
+                "rbreak ^_dl_sysdep_start$", "info breakpoints"]  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert "struct rtld_global_ro _rtld_global_ro;" in got.stdout
+
+
 CXX = """namespace ns {
 int over(int x) { return x + 1; }
 int over(double x) { return (int)x * 2; }

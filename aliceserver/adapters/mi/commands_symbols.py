@@ -47,7 +47,7 @@ def _search(ctx: Context, command: str, args: list[str], domain: SymbolDomain) -
         type_regex=options.get("type"),
         include_nondebug=options.has("include-nondebug"),
         max_results=_max_results(options.get("max-results")),
-        program_only=ctx.session.inferior.process is None,
+        program_only=ctx.session.inferior.process is None and not ctx.session.inferior.ran,  # (see _info_symbols)
     )
     session = ctx.session
     session.ensure_symbols()

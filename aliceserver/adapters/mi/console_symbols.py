@@ -125,7 +125,9 @@ def selected_frame_level(ctx: Context, text: str) -> int:
 
 def _info_symbols(ctx: Context, domain: SymbolDomain, text: str) -> None:
     session = ctx.session
-    query, quiet = parse_info_symbols(domain, text, program_only=session.inferior.process is None)
+    # before the program ran gdb has read its symbols alone; after a run it keeps the libraries'
+    program_only = session.inferior.process is None and not session.inferior.ran
+    query, quiet = parse_info_symbols(domain, text, program_only=program_only)
     lines = _lines(ctx)
     try:
         info_symbols(session.debugger, query, quiet, lines, shown_address(session))
