@@ -45,7 +45,7 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_modules_symbol(program: Path) -> None:
-    commands = ["start", "break '_start'", "break _start", "break twice", "break 'hidden'", "break mixed",
+    commands = ["start", "break '_start'", "break _start", "break twice", "break 'hidden'", "break mixed", "break 'mixed'",
                 "info breakpoints"]  # fmt: skip
     got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
     assert "<hidden+4>" in got.stdout and "2.2 " in got.stdout

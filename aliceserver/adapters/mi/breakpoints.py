@@ -551,7 +551,10 @@ class BreakpointTable:
         if place.source is not None and self.session.settings.get("print address") == "off":
             at = ""
         if len(bp.places) > 1:
-            named = f": {bp.location}." if place.source is not None else ""  # gdb's say_where
+            shown = bp.location
+            if len(shown) > 2 and shown[0] == shown[-1] == "'" and "'" not in shown[1:-1]:
+                shown = shown[1:-1]  # gdb's location string: a quoted name without its quotes
+            named = f": {shown}." if place.source is not None else ""  # gdb's say_where
             return f"{word} {bp.number}{at}{named} ({len(bp.places)} locations)\n"
         if place.source is not None:
             return f"{word} {bp.number}{at}: file {self.session.frames.file_name(place.source.path, place.source.symtab)}, line {place.source.line}.\n"
