@@ -10,15 +10,13 @@ the test has typed ^C, then lets it go. Checked: the child ends well and its ans
 session's (the search's positions, the library's index: not redone by the session); the
 breakpoint's two locations, the stop and the backtrace are gdb's (test_program_search_child
 compares them whole); no traceback is printed; no child remains after the session. (The
-program's output goes to `tty /dev/null`: the copy of the program held for its symbols
-shares the server's process group and gets the ^C too, so `run` must start another.)
+program's output goes to `tty /dev/null`, so `run` starts another process than the copy
+held for its symbols, which gets the ^C too: test_ctrl_c_while_stopped covers that one.)
 """
 
 from __future__ import annotations
 
 import os
-import pty
-import select
 import sys
 import time
 from pathlib import Path
@@ -28,6 +26,7 @@ import pytest
 from tests.support.ahead_children import children_running
 from tests.support.inlined_twice import build_inlined_twice
 from tests.support.mi_client import ROOT
+from tests.support.terminal import PROMPT, Terminal
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -43,7 +42,6 @@ if os.environ.get("HOLD_MODULE") in sys.orig_argv:
     while not os.path.exists(os.path.join(os.environ["HOLD_DIR"], "go")):
         time.sleep(0.01)
 """
-_PROMPT = b"(gdb) "
 
 
 @pytest.fixture(scope="module")
@@ -53,57 +51,6 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "custom").mkdir()
     (root / "custom" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
     return root / "prog"
-
-
-class _Terminal:
-    """The server on a pseudo-terminal of its own (its controlling terminal, its process
-    group the foreground one), as a user's shell starts it."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # (the child: exec at once)
-            try:
-                os.chdir(cwd)
-                os.execve(argv[0], argv, env)
-            finally:
-                os._exit(127)
-        self.output = b""
-
-    def read_until(self, wanted: bytes, seconds: float = 60.0) -> bytes:
-        """The output up to `wanted`'s next appearance (taken from the output read)."""
-        end = time.monotonic() + seconds
-        while wanted not in self.output:
-            assert time.monotonic() < end, self.output.decode(errors="replace")
-            ready, _, _ = select.select([self.fd], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(self.fd, 1 << 16)
-                except OSError:  # (the server is gone)
-                    chunk = b""
-                assert chunk, self.output.decode(errors="replace")
-                self.output += chunk
-        said, _, self.output = self.output.partition(wanted)
-        return said + wanted
-
-    def command(self, line: str) -> str:
-        os.write(self.fd, line.encode() + b"\n")
-        return self.read_until(_PROMPT).decode(errors="replace")
-
-    def close(self) -> int:
-        """Wait for the server to end; its exit status."""
-        with_output = b""
-        while True:  # (drain: a full terminal would block its last writes)
-            try:
-                chunk = os.read(self.fd, 1 << 16)
-            except OSError:
-                break
-            if not chunk:
-                break
-            with_output += chunk
-        os.close(self.fd)
-        _pid, status = os.waitpid(self.pid, 0)
-        self.output += with_output
-        return os.waitstatus_to_exitcode(status)
 
 
 @pytest.mark.parametrize("held", [_SEARCH, _INDEX], ids=["search-child", "index-child"])
@@ -121,9 +68,9 @@ def test_ctrl_c_during_break_does_not_reach_the_child(
             "--log-file", str(log), "--log-level", "DEBUG", "-nx", "-q",
             "-ex", "set confirm off", "-ex", "tty /dev/null", str(program)]  # fmt: skip
     mark = str(program) if held == _SEARCH else str(tmp_path / "cache")  # in its arguments
-    terminal = _Terminal(argv, env, program.parent)
+    terminal = Terminal(argv, env, program.parent)
     try:
-        terminal.read_until(_PROMPT)
+        terminal.read_until(PROMPT)
         server = terminal.pid
         os.write(terminal.fd, b"break twice\n")
         end = time.monotonic() + 60
@@ -131,10 +78,10 @@ def test_ctrl_c_during_break_does_not_reach_the_child(
             assert time.monotonic() < end, "the child never started"
             time.sleep(0.01)
         assert os.tcgetpgrp(terminal.fd) == os.getpgid(server)  # the ^C's receivers
-        os.write(terminal.fd, b"\x03")  # the terminal's ^C: SIGINT to its foreground group
+        terminal.type_ctrl_c()
         time.sleep(0.3)  # (the signals delivered; a child in the group has died by now)
         (hold / "go").touch()
-        answer = terminal.read_until(_PROMPT).decode(errors="replace")
+        answer = terminal.read_until(PROMPT).decode(errors="replace")
         assert "Breakpoint 1 at 0x" in answer and ": twice. (2 locations)" in answer, answer
         while children_running(held, mark):  # its work done (the index child's: not waited for)
             assert time.monotonic() < end, "the child never ended"

@@ -29,6 +29,7 @@ from aliceserver.adapters.mi.ui import Ui
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.debuggers.eventsource import Subscription
 from aliceserver.debuggers.model import VariableScope
+from aliceserver.debuggers.target_queries import TerminalInterrupts
 from aliceserver.errors import AliceError
 from aliceserver.transports.stdio import LineTransport
 
@@ -132,6 +133,7 @@ class Dispatcher:
         self.locals_listed = True  # the client listed a frame's locals since the last prefetch
         self._scripted = 0  # depth of command files and command-line commands being run
         self._readers: list[Ui] = []  # the UIs whose lines a reader thread queues
+        self._busy = True  # a command runs (the command line's, until serve)
 
     def _input(self, item: UiInput) -> None:
         raise NotImplementedError
@@ -181,16 +183,27 @@ class Dispatcher:
             self._inbox.put(UiInput(ui, data.decode("utf-8", "surrogateescape")))
 
     def request_interrupt(self) -> None:
-        """From a signal handler (SIGINT): interrupt the program from the dispatcher."""
-        threading.Thread(target=self._inbox.put, args=("interrupt",), daemon=True).start()
+        """From a signal handler (SIGINT, on the dispatcher's thread): interrupt the
+        program from the dispatcher; "at-prompt": no command was running then."""
+        item = "interrupt" if self._busy else "at-prompt"
+        threading.Thread(target=self._inbox.put, args=(item,), daemon=True).start()
 
     def _signalled(self, item: str) -> None:
         """What request_interrupt queued: interrupt the program if it still runs."""
-        if item == "interrupt" and self.inferior.running:
+        if self.inferior.running:
             self._guard(self.debugger.interrupt)
+            return
+        # The terminal's ^C reached the stopped program too (it is in our process group)
+        debugger = self.debugger
+        if isinstance(debugger, TerminalInterrupts):
+            self._guard(debugger.drop_terminal_interrupt)
+        if item == "at-prompt" and not self.exit_requested:
+            self.main_ui.log("Quit\n")  # gdb's, for a ^C at its prompt
+            self.main_ui.prompt()
 
     # --- the dispatcher ----------------------------------------------------------------
     def serve(self) -> int:
+        self._busy = False
         while not self.exit_requested:
             try:
                 awaiting = self._awaiting is not None  # input would be held: left unread
@@ -259,10 +272,17 @@ class Dispatcher:
             if self._must_hold(item):
                 self._held.append(item)
             else:
-                self._input(item)
+                self._command(item)
             return
         self._guard(lambda: self.handle_event(item))
         self._release_held()
+
+    def _command(self, item: UiInput) -> None:
+        busy, self._busy = self._busy, True
+        try:
+            self._input(item)
+        finally:
+            self._busy = busy
 
     def _must_hold(self, item: UiInput) -> bool:
         if self._awaiting is not None or any(held.ui is item.ui for held in self._held):
@@ -296,7 +316,7 @@ class Dispatcher:
                     waiting.append(item.ui)
                     continue
                 self._held.remove(item)
-                self._input(item)
+                self._command(item)
                 break
             else:
                 return

@@ -1,6 +1,7 @@
 """The engine's answers to debuggers/target_queries.py, kept out of engine.py: read through
 whatever target the engine holds (a live process, a core, a stub); a signal queued for a
-thread of the process the engine runs (delivered when it resumes)."""
+thread of the process the engine runs (delivered when it resumes); a terminal's ^C the
+stopped process got, dropped."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from aliceserver import affinity
 from aliceserver.debuggers.ptrace.state import ProcessAccess
+from aliceserver.debuggers.ptrace.tracee import Run
 from aliceserver.errors import AliceError, TargetError, Unsupported
 
 if TYPE_CHECKING:
@@ -76,6 +78,15 @@ class EngineQueries:
             tracee.pending_signal = signal  # replaces the one it stopped with, as gdb's
 
         self._access.run_on_engine(go)
+
+    def drop_terminal_interrupt(self) -> bool:
+        def go() -> bool:
+            inferior = self._access.inferior  # the program, or the copy held for its symbols
+            if inferior is None or inferior.run is not Run.STOPPED:
+                return False
+            return inferior.drop_terminal_sigint()
+
+        return self._access.run_on_engine(go)
 
 
 def _collected_after(fn: Callable[[], T]) -> T:

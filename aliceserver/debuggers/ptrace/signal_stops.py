@@ -51,9 +51,25 @@ class SignalStops(InferiorParts):
     _collecting: bool
     jump_patches: "JumpPatches | None"
     _policy: Callable[[int], SignalPolicy]
+    pid: int
+    # A terminal's ^C queued in the stopped program (it shares the server's process group):
+    # its next SIGINT stop is that one, dropped (drop_terminal_sigint)
+    stale_sigint: bool = False
 
+    def drop_terminal_sigint(self) -> bool:
+        """The server got a ^C while the program was stopped: when a SIGINT is pending in
+        the process now, it is the terminal's (gdb gives the program a process group of
+        its own, so it never gets one): not delivered, its stop not reported."""
+        if not sigint_pending(self.pid):
+            return False
+        self.stale_sigint = True
+        return True
 
     def _signal(self, t: Tracee, signo: int) -> "Stopped | _Action":
+        if signo == sig.SIGINT and self.stale_sigint:
+            self.stale_sigint = False
+            log.debug("thread %d: the terminal's SIGINT, queued while stopped, dropped", t.tid)
+            return _RESUME
         if signo == sig.SIGTRAP:
             handled = self._sigtrap(t)
             if handled is not None:
@@ -219,3 +235,16 @@ class SignalStops(InferiorParts):
                 address=int(self.regs(t).rip), watch_old=old, watch_new=new,
             )  # fmt: skip
         return None
+
+
+def sigint_pending(pid: int) -> bool:
+    """Whether a SIGINT waits in `pid`'s shared pending set (a signal sent to the process,
+    as the terminal's to its process group); False when it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"ShdPnd:"):
+                    return bool(int(line.split()[1], 16) >> (sig.SIGINT - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False

@@ -1,0 +1,75 @@
+"""A debugger on a pseudo-terminal of its own, as a user's shell starts it: the terminal
+is its controlling terminal and its process group the foreground one, so a ^C typed
+(`type_ctrl_c`) is the terminal's SIGINT to that whole group."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import time
+from pathlib import Path
+
+PROMPT = b"(gdb) "
+
+
+class Terminal:
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # (the child: exec at once)
+            try:
+                os.chdir(cwd)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        self.output = b""
+
+    def read_until(self, wanted: bytes, seconds: float = 60.0) -> bytes:
+        """The output up to `wanted`'s next appearance (taken from the output read)."""
+        end = time.monotonic() + seconds
+        while wanted not in self.output:
+            assert time.monotonic() < end, self.output.decode(errors="replace")
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 1 << 16)
+                except OSError:  # (the server is gone)
+                    chunk = b""
+                assert chunk, self.output.decode(errors="replace")
+                self.output += chunk
+        said, _, self.output = self.output.partition(wanted)
+        return said + wanted
+
+    def command(self, line: str) -> str:
+        """What `line` printed, up to the next prompt."""
+        os.write(self.fd, line.encode() + b"\n")
+        return self.read_until(PROMPT).decode(errors="replace")
+
+    def type_ctrl_c(self) -> None:
+        os.write(self.fd, b"\x03")  # the terminal's ^C: SIGINT to its foreground group
+
+    def close(self, seconds: float = 60.0) -> int:
+        """Wait for the server to end; its exit status. Past `seconds` (a failed test
+        left it waiting), its process group is killed (the server's session: the
+        program it debugs too)."""
+        with_output = b""
+        end = time.monotonic() + seconds
+        while True:  # (drain: a full terminal would block its last writes)
+            if time.monotonic() > end:
+                os.killpg(self.pid, signal.SIGKILL)
+                end = float("inf")
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with_output += chunk
+        os.close(self.fd)
+        _pid, status = os.waitpid(self.pid, 0)
+        self.output += with_output
+        return os.waitstatus_to_exitcode(status)
