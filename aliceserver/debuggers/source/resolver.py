@@ -7,9 +7,10 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from elftools.dwarf.die import DIE
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 
 log = logging.getLogger(__name__)
+_Answer = TypeVar("_Answer")  # what a module's one walk answers for a name
 
 _FUNCTION_PLACES = 65536  # functions' places remembered
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
@@ -279,28 +281,33 @@ class LocationResolver:
         """inline_sites; while many names are set together (rbreak), a name whose answer
         is not remembered yet takes it from one walk of the module's units (inlinemap.py),
         remembered as inline_sites would."""
-        if inlinemap.wanted():
-            key, _params = normalize_query(name)
-            if key and not isinstance(info.remembered("inline", key), list):
-                mapped = self._inline_map(module, info)
-                if mapped is not None:
-                    sites = mapped.sites(name)
-                    info.remember("inline", key, [(s.name, s.entry, list(s.ranges)) for s in sites])
-                    return sites
-        return inline_sites(info, partial(self._inline_finder, module), name)
+        sites = self._from_one_walk(module, info, "inline", name, lambda walk: walk.sites(name),
+                                    lambda s: (s.name, s.entry, list(s.ranges)))  # fmt: skip
+        return inline_sites(info, partial(self._inline_finder, module), name) if sites is None else sites
 
     def _defined_functions(self, module: Module, info: DebugInfo, name: str) -> list[Definition]:
         """defined_functions; while many names are set together, from the one walk as
         _inline_sites (the ld.so of a program: each of its 5,400 names searched for)."""
-        if inlinemap.wanted():
-            key, _params = normalize_query(name)
-            if key and not isinstance(info.remembered("defined", key), list):
-                mapped = self._inline_map(module, info)
-                if mapped is not None:
-                    found = mapped.definitions(name)
-                    info.remember("defined", key, [list(entry) for entry in found])
-                    return found
-        return defined_functions(info, partial(self._inline_finder, module), name)
+        found = self._from_one_walk(module, info, "defined", name, lambda walk: walk.definitions(name), list)
+        return defined_functions(info, partial(self._inline_finder, module), name) if found is None else found
+
+    def _from_one_walk(self, module: Module, info: DebugInfo, kind: str, name: str,
+                       answer: Callable[[InlineMap], list[_Answer]],
+                       stored: Callable[[_Answer], object]) -> list[_Answer] | None:  # fmt: skip
+        """`answer` from the module's one walk, remembered as `kind` for the name (each
+        entry as `stored`), while rbreak sets many names and none is remembered yet; None:
+        the name's own search answers."""
+        if not inlinemap.wanted():
+            return None
+        key, _params = normalize_query(name)
+        if not key or isinstance(info.remembered(kind, key), list):
+            return None
+        walk = self._inline_map(module, info)
+        if walk is None:
+            return None
+        found = answer(walk)
+        info.remember(kind, key, [stored(entry) for entry in found])
+        return found
 
     def _inline_map(self, module: Module, info: DebugInfo) -> InlineMap | None:
         held = self._inline_maps.get(module.path)
