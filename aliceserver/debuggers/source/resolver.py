@@ -55,6 +55,9 @@ class LocationResolver:
         # info they were read from: 10,000 breakpoints are resolved again at each run and
         # each library load, and each costs an index lookup and a prologue analysis.
         self._function_places: dict[tuple[str, int, str], tuple[DebugInfo, list[CodeLocation]]] = {}
+        # Each module's code symbol of a name, the same way (a scan of its table per name:
+        # past a few, the table builds its whole name index, 5-7 MB for CPython's)
+        self._code_symbols: dict[tuple[str, int, str], tuple[ElfImage, ElfSymbol | None, bool]] = {}
 
     def resolve(self, spec: str, program_only: bool = False) -> list[CodeLocation]:
         """`file:line`, `function` or `*address` -> runtime locations (empty: none yet);
@@ -198,10 +201,15 @@ class LocationResolver:
             image = self._source.symbols.image_of(module.path)
             if image is None:
                 continue
-            symbol, own = image.find_symbol(name), True
-            if symbol is None or not _in_code(image, symbol):
-                symbol, own = debug_file_symbol(self._source, module, name), False
-            if symbol is None or not _in_code(image, symbol):
+            key = (module.path, module.base, name)
+            known = self._code_symbols.get(key)
+            if known is None or known[0] is not image:
+                known = (image, *self._code_symbol(module, image, name))
+                if len(self._code_symbols) >= _FUNCTION_PLACES:
+                    self._code_symbols.pop(next(iter(self._code_symbols)))
+                self._code_symbols[key] = known
+            _image, symbol, own = known
+            if symbol is None:
                 continue
             low = symbol.address + module.base
             if any(low <= place.address < low + max(symbol.size, 1) for place in (*found, *places)):
@@ -210,6 +218,14 @@ class LocationResolver:
             # (one only the debug file names is shown by that name, as gdb's minimal symbol)
             places.append(place if own and place.function else self._debug_file_location(place.address, name))
         return places
+
+    def _code_symbol(self, module: Module, image: ElfImage, name: str) -> tuple[ElfSymbol | None, bool]:
+        """(the module's code symbol called `name` or None, whether its own table's)."""
+        symbol = image.find_symbol(name)
+        if symbol is not None and _in_code(image, symbol):
+            return symbol, True
+        symbol = debug_file_symbol(self._source, module, name)
+        return (symbol, False) if symbol is not None and _in_code(image, symbol) else (None, False)
 
     def function_symbol(self, name: str) -> int | None:
         """gdb's lookup_minimal_symbol for a function without debug info: a global one in
