@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Union
 
 from aliceserver.debuggers.model import (
@@ -97,6 +98,39 @@ class Output:
     # Told while reading a program's symbols: heard even from the symbol probe, as gdb
     # tells it when it reads the file.
     of_symbols: bool = False
+    # Set by `EventSource.put_written`: the engine waits for it before it resumes the
+    # program (gdb writes a `nostop print` signal's line first).
+    written: Written | None = field(default=None, compare=False)
+
+
+class Written:
+    """A countdown of the front ends that write where the program writes (a console sharing
+    its terminal): each says `done` once it wrote the event; the engine `wait`s, bounded."""
+
+    __slots__ = ("_left", "_lock", "_all")
+
+    def __init__(self) -> None:
+        self._left = 0
+        self._lock = threading.Lock()
+        self._all = threading.Event()
+
+    def expect(self, count: int) -> None:
+        self._left = count
+        if count <= 0:
+            self._all.set()
+
+    def done(self) -> None:
+        with self._lock:
+            self._left -= 1
+            if self._left <= 0:
+                self._all.set()
+
+    def abandon(self) -> None:
+        """Stop the wait (a front end waits for the engine: it cannot write meanwhile)."""
+        self._all.set()
+
+    def wait(self, timeout: float) -> bool:
+        return self._all.wait(timeout)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,11 @@ delivers into an inbox its front end owns and also fills with its own items (MI'
 reads its UIs' lines and the engine's events from one queue, in arrival order).
 `Subscription.close` ends deliveries and wakes a reader waiting on its own queue; the
 front end closes it (closing the debugger does not: its last events are still to read).
+
+A front end that writes where the program writes (a console on the program's terminal)
+sets `confirms_output`: it says `Written.done` once it wrote an Output published by
+`put_written`, which the engine waits for before resuming the program, as gdb writes
+its line before it resumes.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Final, Protocol
 
-from aliceserver.debuggers.events import Event
+from aliceserver.debuggers.events import Event, Output, Written
 
 
 class Inbox(Protocol):
@@ -59,6 +64,7 @@ class Subscription:
             self.deliver = inbox.put
             self._backlog = inbox.qsize
         self._ended = False  # the reader has seen the end marker
+        self.confirms_output = False  # it says Written.done for an Output's `written`
 
     def get(self, timeout: float | None = None) -> Event:
         """The next event; `queue.Empty` after `timeout` seconds; `SubscriptionClosed` once
@@ -130,6 +136,17 @@ class EventSource:
         with self._lock:  # one order for every subscriber, and none delivered after a close
             for subscription in self._subscriptions:
                 subscription.deliver(event)
+
+    def put_written(self, category: str, text: str) -> Written:
+        """Publish an Output that the front ends writing where the program writes confirm:
+        wait on what is returned before the program runs on."""
+        written = Written()
+        with self._lock:
+            written.expect(sum(1 for each in self._subscriptions if each.confirms_output))
+            event = Output(category, text, written=written)
+            for subscription in self._subscriptions:
+                subscription.deliver(event)
+        return written
 
     def backlog(self) -> int:
         """The most events any one subscriber has yet to read (the output pump waits while

@@ -58,3 +58,16 @@ def test_handle_through_mi(prog: Path) -> None:
 ])  # fmt: skip
 def test_handle_like_gdb(prog: Path, commands: list[str]) -> None:
     assert_like_gdb([word for command in commands for word in ("-ex", command)] + [str(prog)], prog.parent)
+
+
+def test_nostop_print_message_comes_before_what_the_program_writes_next(builder: Builder) -> None:
+    # gdb writes the message before it resumes the program: the program's next line (a
+    # write right after the signal, 40 times) never comes before it, nor the exit.
+    prog = builder.build("signal_writes")
+    message = "Program received signal SIGUSR1, User defined signal 1."
+    for _ in range(3):
+        args = ["-batch", "-nx", "-ex", "handle SIGUSR1 nostop print", "-ex", "run", str(prog)]
+        done = ours(args, prog.parent)
+        told = [line for line in done.stdout.splitlines() if line]
+        assert told[:-1] == [line for i in range(40) for line in (message, f"after {i}")], done
+        assert told[-1].endswith("exited normally]"), done

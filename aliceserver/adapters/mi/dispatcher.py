@@ -143,7 +143,9 @@ class Dispatcher:
 
     def subscribe_events(self) -> Subscription | None:
         """The engine's events into our inbox (None: they come some other way)."""
-        return self.debugger.subscribe(into=self._inbox)
+        subscription = self.debugger.subscribe(into=self._inbox)
+        subscription.confirms_output = True  # the program may write on our UIs' terminal
+        return subscription
 
     # --- UIs ---------------------------------------------------------------------------
     def mi_uis(self) -> list[Ui]:

@@ -284,6 +284,15 @@ class MiSession(ProgramQueries):
             ui.log(_sentence(str(error)) + "\n")
 
     def handle_event(self, event: ev.Event) -> None:
+        try:
+            self._handle_event(event)
+        finally:
+            if isinstance(event, ev.Output) and event.written is not None:
+                for ui in self.uis:
+                    ui.flush()  # out before the engine lets the program write more
+                event.written.done()
+
+    def _handle_event(self, event: ev.Event) -> None:
         from aliceserver.adapters.mi.dprintf import printed_and_resumed
         from aliceserver.adapters.mi.inferior_list import as_current, engine_inferior
         from aliceserver.adapters.mi.notify import handle_event

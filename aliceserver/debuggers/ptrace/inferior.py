@@ -25,6 +25,7 @@ from aliceserver.debuggers.events import (
     StopReason,
     ThreadExited,
     ThreadStarted,
+    Written,
 )
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import CatchKind, SignalPolicy, ThreadState
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
 _SYSCALL_STOPS = (StopReason.SYSCALL_ENTRY, StopReason.SYSCALL_RETURN)
 _TRAP_BRKPT = 1  # si_code of the SIGTRAP a single-step out of a system call raises
+WRITE_PATIENCE = 1.0  # seconds a signal's line may take to be written before the thread runs on
 
 
 class Inferior(ProcessEvents, SignalStops, StepPlans):
@@ -386,6 +388,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
                 return  # a thread that went away at exec or that we already dropped
             t = self._add_thread(tid)
+        self.unwritten = None
         stop: Stopped | _Action | None = self._classify(t, decoded)
         if isinstance(stop, Stopped) and t.plan is not None:
             stop = self._continue_plan(t, stop)
@@ -396,11 +399,21 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         if isinstance(stop, Stopped):
             self._report(stop)
         elif stop is _RESUME:
+            if self.unwritten is not None:
+                self._await_written(self.unwritten)
             self._resume_thread(t)
         if self.run is Run.RUNNING and not self.parked and not self.any_running():
             # The only threads resumed are gone (e.g. resume(one) and it exited): the rest
             # were stopped all along, so the process is stopped, with nothing to report.
             self.run = Run.STOPPED
+
+    def _await_written(self, written: Written) -> None:
+        """Before the program runs on: the consoles wrote the signal's line (else the
+        program's next output could come first); bounded, and a front end that waits for
+        a command of its own ends the wait (Tracer.call)."""
+        if not written.wait(WRITE_PATIENCE):
+            log.debug("a console did not write a signal's line within %s s", WRITE_PATIENCE)
+        self.unwritten = None
 
     def any_running(self) -> bool:
         """Whether some thread may still produce a wait status (new threads will)."""

@@ -9,7 +9,7 @@ import logging
 import signal as sig
 from typing import TYPE_CHECKING, Callable, cast
 
-from aliceserver.debuggers.events import BreakpointChanged, Output, Stopped, StopReason
+from aliceserver.debuggers.events import BreakpointChanged, Stopped, StopReason, Written
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import FaultInfo, SignalPolicy
 from aliceserver.debuggers.ptrace import binding
@@ -55,6 +55,9 @@ class SignalStops(InferiorParts):
     # A terminal's ^C queued in the stopped program (it shares the server's process group):
     # its next SIGINT stop is that one, dropped (drop_terminal_sigint)
     stale_sigint: bool = False
+    # A `nostop print` signal's line, published: handle() waits (bounded) for the consoles
+    # to have written it before the thread runs on, as gdb writes it first
+    unwritten: Written | None = None
 
     def drop_terminal_sigint(self) -> bool:
         """The server got a ^C while the program was stopped: when a SIGINT is pending in
@@ -103,7 +106,9 @@ class SignalStops(InferiorParts):
             t.pending_signal = signo
         if not policy.stop:
             if policy.print_:
-                self.events.put(Output("console", f"\nProgram received signal {signal_name(signo)}, {signal_description(signo)}.\n"))
+                name, meaning = signal_name(signo), signal_description(signo)
+                said = f"\nProgram received signal {name}, {meaning}.\n"
+                self.unwritten = self.events.put_written("console", said)
             return _RESUME
         return Stopped(
             StopReason.SIGNAL, t.tid, signal=signo, signal_name=signal_name(signo),

@@ -119,6 +119,8 @@ class Tracer:
         with self._lock:
             self._enqueue(command)
             inferior = self.inferior
+            if inferior is not None and inferior.unwritten is not None:
+                inferior.unwritten.abandon()  # our caller may be the console it waits for
             if self._in_wait and inferior is not None and not inferior.wake_sent:
                 inferior.wake_sent = True
                 try:
