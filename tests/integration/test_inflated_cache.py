@@ -59,7 +59,7 @@ if os.environ.get("INFLATE_TEST") == "cut":  # another process cuts the kept fil
     def kept(sections, name, *rest):
         found = _kept(sections, name, *rest)
         if found is not None and "libinl" in sections.path:
-            cache, key = inflatedcache._keys[sections]
+            cache, key = inflatedcache._keys.get(sections) or inflatedcache._by_path[sections.path]
             os.truncate(inflatedcache.path_for(cache, key, name), 64)
         return found
     inflatedcache.kept = kept

@@ -2,7 +2,9 @@
 search (inflatedcache.py) serves the session's own reads of its units too: a stop in a
 function whose unit lies far into the section reads its DIEs from the kept file rather
 than inflate the section up to there (libc's futex wait: 1.9 MB, 25-35 ms of the first
--thread-info of a program's threads).
+-thread-info of a program's threads). Its other compressed sections (line programs,
+abbreviations, strings) are kept whole by the first session that reads them, and read from
+there by the next (libc's: 25-30 ms more of that -thread-info).
 
 Real builds: a library with zlib-compressed DWARF (gcc -gz) whose last unit, after a
 generated one of many types, holds deep() and the static inline twice() that the first
@@ -52,6 +54,15 @@ if os.environ.get("INFLATE_TEST") == "fail":
             raise TargetError("inflated in the test")
         return _prefix(self, end)
     inflate.PartialInflate.prefix = prefix
+if os.environ.get("INFLATE_TEST") == "others":  # any section of the library but .debug_info
+    from aliceserver.debuggers.symbols.dwarf import inflate
+    from aliceserver.errors import TargetError
+    _grow = inflate._Inflater._grow
+    def grow(self, data, end, limit):
+        if "libdeep" in self._where and ".debug_info" not in self._where:
+            raise TargetError("inflated in the test")
+        return _grow(self, data, end, limit)
+    inflate._Inflater._grow = grow
 if os.environ.get("INFLATE_TEST") == "cut":  # another process cuts the kept file once trusted
     from aliceserver.debuggers.symbols.dwarf import inflatedcache
     _kept = inflatedcache.kept
@@ -125,3 +136,23 @@ def test_a_kept_file_cut_short_leaves_the_reads_to_the_section(
                       {**env, "INFLATE_TEST": "cut"})  # fmt: skip
     assert normalized(cut) == gdb
     assert "libdeep.so: .debug_info kept inflated no longer readable" in log.read_text()
+
+
+@needs_gdb
+def test_the_other_sections_are_kept_whole_by_the_first_session_that_reads_them(
+    program: Path, tmp_path: Path
+) -> None:
+    gdb = normalized(theirs(["-nx", *_SECOND, str(program)], program.parent).stdout)
+    assert "deep (first=1, second=7) at deep.c:" in gdb
+    cache = tmp_path / "cache"
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    first = ours_cached(program, _SECOND, cache, tmp_path / "first.log", program.parent / "custom",
+                        env)  # fmt: skip
+    assert normalized(first) == gdb
+    for section in ("line", "abbrev", "str"):  # (read whole, or as far as the stop needed)
+        assert list(cache.glob(f"b-*-inflated_debug_{section}.v*.idx")), section
+    log = tmp_path / "second.log"
+    second = ours_cached(program, _SECOND, cache, log, program.parent / "custom",
+                         {**env, "INFLATE_TEST": "others"})  # fmt: skip
+    assert normalized(second) == gdb
+    assert "libdeep.so: .debug_line read inflated from the cache" in log.read_text()

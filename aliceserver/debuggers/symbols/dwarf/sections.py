@@ -113,6 +113,8 @@ class ElfSections:
         self._ahead: dict[str, threading.Event] = {}  # being inflated by inflate_ahead
         self._windowed: set[str] = set()  # searched a window at a time once (window_reader)
         self._kept: dict[str, tuple[KeptSection, int] | None] = {}  # (its size); None: none
+        self._keeps: dict[str, bool] = {}  # kept whole in the cache, or to be (_keeps_whole)
+        self._written: set[str] = set()  # inflated whole here, kept (or tried) once
         self._lock = threading.Lock()
         self._code: dict[int, bytes] = {}  # file offset -> _CODE_BLOCK bytes there
 
@@ -275,13 +277,44 @@ class ElfSections:
 
     def _decompressed(self, header: SectionHeader) -> bytes:
         self._await_ahead(header.name)
+        name = header.name
         with self._lock:
-            cached = self._inflated.get(header.name)
+            cached = self._inflated.get(name)
             if cached is not None:
                 return cached
-            partial = self._partial.pop(header.name, None) or self._inflater(header)
-            data = self._inflated[header.name] = partial.whole()
-            return data
+        keep = self._keeps_whole(name)
+        if keep:  # kept whole by an earlier session, or to be (inflatedcache.py)
+            kept = self._kept_for(name, 0)
+            data = None if kept is None else self._read_kept(name, kept, 0, kept[1])
+            if data is not None:
+                with self._lock:
+                    return self._inflated.setdefault(name, data)
+        with self._lock:
+            cached = self._inflated.get(name)
+            if cached is not None:
+                return cached
+            partial = self._partial.pop(name, None) or self._inflater(header)
+            data = self._inflated[name] = partial.whole()
+            keep = keep and self._kept.get(name) is None and name not in self._written
+            self._written.add(name)
+        from aliceserver.debuggers.symbols.dwarf import inflatedcache  # (it imports this module)
+
+        if keep and inflatedcache.can_keep(self, name):
+            inflatedcache.keep_whole(self, name, data)
+        return data
+
+    def _keeps_whole(self, name: str) -> bool:
+        """Whether section `name` is kept whole in the cache (read from there, or inflated
+        whole and written there): known once per section."""
+        keeps = self._keeps.get(name)
+        if keeps is not None:
+            return keeps
+        from aliceserver.debuggers.symbols.dwarf import inflatedcache  # (it imports this module)
+
+        keeps = self._keeps[name] = inflatedcache.keeps_whole(name) and (
+            self._kept_for(name, 0) is not None or inflatedcache.can_keep(self, name)
+        )
+        return keeps
 
     def _inflated_range(self, header: SectionHeader, offset: int, size: int) -> bytes:
         """Bytes of a compressed section, inflated only up to their end (inflate.py), or
@@ -292,6 +325,8 @@ class ElfSections:
             read = self._read_kept(header.name, kept, offset, size)
             if read is not None:
                 return read
+        if self._keeps_whole(header.name):  # none kept yet: inflated whole, and kept
+            return self._decompressed(header)[offset : offset + size]
         with self._lock:
             whole = self._inflated.get(header.name)
             if whole is not None:
@@ -310,13 +345,15 @@ class ElfSections:
         first stop in libc's futex wait read 1.9 MB of its .debug_info, 25-35 ms of zlib)."""
         if name in self._kept:
             return self._kept[name]
+        from aliceserver.debuggers.symbols.dwarf import inflatedcache  # (it imports this module)
+
+        whole = inflatedcache.keeps_whole(name)  # (looked for at its first read)
         with self._lock:
             if name in self._inflated:
                 return None
             partial = self._partial.get(name)
-            if end - (partial.inflated if partial is not None else 0) <= _KEPT_OVER:
+            if not whole and end - (partial.inflated if partial is not None else 0) <= _KEPT_OVER:
                 return None  # (inflated as before; a read further on may look)
-        from aliceserver.debuggers.symbols.dwarf import inflatedcache  # (it imports this module)
 
         found = inflatedcache.kept(self, name, _KEPT_WINDOW)
         kept = None if found is None else (found, self.size(name))
