@@ -7,8 +7,8 @@ them apart again and sorted them by tuple keys, and the session then answered fr
 tuples (sorting them again for its address index): 200-250 ms of the tracer thread for the
 55,000 symbols of bench/huge_program, 40-65 ms for CPython's 14,830. Here the columns are
 array slices of the raw Elf64_Sym array, the symbols kept are chosen by a byte per symbol
-seen as one integer's bits (bytes.translate, &, ~), the names come from one split of the
-string table, and one sort by address serves the deduplication (equal pairs are neighbours
+seen as one integer's bits (bytes.translate, &, ~), the names are cut from the string table at
+their offsets, and one sort by address serves the deduplication (equal pairs are neighbours
 there), the address index and the function list; Python runs per symbol only where the
 slow form did something rare (aliases at one address, versioned names). The result is
 byte for byte what the slow form packs (SymbolTable.packed, funclist.pack_functions: the
@@ -23,9 +23,9 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress
 from itertools import count as count_from
-from operator import eq, is_
+from operator import eq, ne
 
 from aliceserver.debuggers.symbols._elfread import ElfContents
 from aliceserver.debuggers.symbols.elfheaders import (
@@ -87,7 +87,7 @@ def pack(contents: ElfContents) -> tuple[PackedTable, FunctionPart] | None:
             if parsed is None:
                 return None
             parts.append(parsed)
-    columns = _joined(parts)
+    columns = _joined([part if i == 0 else _new_in(part, parts[0]) for i, part in enumerate(parts)])
     by_address = _Sorted(columns[1])  # (once: dedup, address index and function list use it)
     columns = by_address.first_of_each(columns)
     names, addresses, sizes, homes, flags = columns
@@ -233,19 +233,12 @@ def _parse(data: bytes, strtab: bytes, versym: bytes | None) -> _Columns | None:
 
 
 def _names(text: str, offsets: array[int]) -> list[str]:
-    """The string at each of `offsets` in `text`: the table's strings by where they start
-    (one split), a name that is the tail of another (a linker shares it) cut out alone."""
-    strings = text.split("\0")
-    by_start = dict(
-        zip(accumulate(map((1).__add__, map(len, strings)), initial=0), strings, strict=False)
-    )
-    names: list[str | None] = list(map(by_start.get, offsets))
-    if None in names:
-        for j in compress(count_from(0), map(is_, names, repeat(None))):
-            offset = offsets[j]
-            end = text.find("\0", offset)
-            names[j] = text[offset : end if end >= 0 else None]
-    return names  # type: ignore[return-value]  # (None replaced)
+    """The string at each of `offsets` in `text` (each below its length): to the next NUL,
+    or the text's end (a NUL put after it). A name may be the tail of another (a linker
+    shares it). Per offset, its end found in C: a split of the whole table and a dict of
+    every string by its start took half as long again."""
+    text += "\0"
+    return [text[offset : text.index("\0", offset)] for offset in offsets]
 
 
 def _bits(column: bytes, table: bytes) -> int:
@@ -264,7 +257,17 @@ def _joined(parts: list[_Columns]) -> _Columns:
     return names, addresses, sizes, homes, flags
 
 
-def _compressed(columns: _Columns, mask: bytearray) -> _Columns:
+def _new_in(part: _Columns, first: _Columns) -> _Columns:
+    """`part` without its symbols of a name and address `first` has (.dynsym repeats most
+    of .symtab's globals): first_of_each would drop them (a symbol of a name and address
+    seen before, whatever it says else), at the cost of compressing every column after."""
+    names, addresses = part[0], part[1]
+    address_of = dict(zip(first[0], first[1], strict=True))  # (a name twice: its last; the
+    kept = bytes(map(ne, map(address_of.get, names), addresses))  # others first_of_each drops)
+    return part if all(kept) else _compressed(part, kept)
+
+
+def _compressed(columns: _Columns, mask: bytes | bytearray) -> _Columns:
     if all(mask):
         return columns
     names, addresses, sizes, homes, flags = columns
