@@ -56,6 +56,9 @@ class LaunchConfig:
     # What an extended-remote stub starts (gdb's `remote exec-file`): a file on the stub's
     # machine, "" the stub's default program; None: `program`
     remote_program: str | None = None
+    # The program shares the server's terminal (its stdin, INHERIT): it starts in a process
+    # group of its own, which holds the terminal while it runs (foreground.py), as in gdb
+    shares_terminal: bool = False
 
     def unusable(self) -> str | None:
         """What no process can be given, naming its field (`'args[1]' ...`), or None."""

@@ -25,7 +25,8 @@ class TargetQueries(Protocol):
 class TerminalInterrupts(Protocol):
     def drop_terminal_interrupt(self) -> bool:
         """The front end got a terminal's ^C while the program was stopped (or held before
-        `run`): the SIGINT the terminal queued in it too (its process group is ours) is
-        not delivered, and its stop not reported, when it resumes (gdb's program has its
-        own group). True when one was pending."""
+        `run`): the SIGINT the terminal queued in it too (where its process group is ours:
+        our stdin is no terminal) is not delivered, and its stop not reported, when it
+        resumes (gdb's program has its own group, as ours on a terminal). True when one
+        was pending."""
         ...

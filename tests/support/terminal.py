@@ -1,6 +1,12 @@
 """A debugger on a pseudo-terminal of its own, as a user's shell starts it: the terminal
 is its controlling terminal and its process group the foreground one, so a ^C typed
-(`type_ctrl_c`) is the terminal's SIGINT to that whole group."""
+(`type_ctrl_c`) is the terminal's SIGINT to that whole group.
+
+With `job_control`, a small shell of ours leads the terminal's session and runs the
+debugger as a job (a process group of its own, the foreground one), as bash does: a
+Ctrl-Z that reaches the debugger suspends it then (a session leader's own group is
+orphaned, and the kernel lets no terminal stop it), which the shell tells as
+`[suspended]` before it kills the job."""
 
 from __future__ import annotations
 
@@ -8,14 +14,39 @@ import os
 import pty
 import select
 import signal
+import sys
 import time
 from pathlib import Path
 
 PROMPT = b"(gdb) "
+SUSPENDED = b"[suspended]"
+
+_SHELL = r"""
+import os, signal, sys
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+job = os.fork()
+if job == 0:
+    os.setpgid(0, 0)
+    os.tcsetpgrp(0, os.getpid())
+    signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+    os.execve(sys.argv[1], sys.argv[1:], os.environ)
+while True:
+    _, status = os.waitpid(job, os.WUNTRACED)
+    if os.WIFSTOPPED(status):
+        os.tcsetpgrp(0, os.getpgrp())
+        os.write(1, b"\r\n[suspended]\r\n")
+        os.kill(job, signal.SIGKILL)
+        continue
+    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+"""
 
 
 class Terminal:
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+    def __init__(
+        self, argv: list[str], env: dict[str, str], cwd: Path, job_control: bool = False
+    ) -> None:
+        if job_control:
+            argv = [sys.executable, "-c", _SHELL, *argv]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # (the child: exec at once)
             try:
@@ -49,6 +80,10 @@ class Terminal:
     def type_ctrl_c(self) -> None:
         os.write(self.fd, b"\x03")  # the terminal's ^C: SIGINT to its foreground group
 
+    def type_key(self, key: bytes) -> None:
+        """A key the terminal signals by: ^Z (SIGTSTP), ^\\ (SIGQUIT), ^C (SIGINT)."""
+        os.write(self.fd, key)
+
     def close(self, seconds: float = 60.0) -> int:
         """Wait for the server to end; its exit status. Past `seconds` (a failed test
         left it waiting), its process group is killed (the server's session: the
@@ -57,7 +92,7 @@ class Terminal:
         end = time.monotonic() + seconds
         while True:  # (drain: a full terminal would block its last writes)
             if time.monotonic() > end:
-                os.killpg(self.pid, signal.SIGKILL)
+                _kill_session(self.pid)
                 end = float("inf")
             ready, _, _ = select.select([self.fd], [], [], 0.1)
             if not ready:
@@ -73,3 +108,15 @@ class Terminal:
         _pid, status = os.waitpid(self.pid, 0)
         self.output += with_output
         return os.waitstatus_to_exitcode(status)
+
+
+def _kill_session(sid: int) -> None:
+    """Kill every process of the terminal's session (the shell's jobs are process groups
+    of their own)."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getsid(int(entry)) == sid:
+                    os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass  # gone, or not ours to ask

@@ -195,7 +195,8 @@ class Dispatcher:
         if self.inferior.running:
             self._guard(self.debugger.interrupt)
             return
-        # The terminal's ^C reached the stopped program too (it is in our process group)
+        # The terminal's ^C reached the stopped program too where it is in our process
+        # group (our stdin is no terminal; on one it has its own: foreground.py)
         debugger = self.debugger
         if isinstance(debugger, TerminalInterrupts):
             self._guard(debugger.drop_terminal_interrupt)

@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from aliceserver import __version__, affinity
+from aliceserver import __version__, affinity, foreground
 from aliceserver.adapters.mi import cli_args
 from aliceserver.adapters.mi.commands_misc import banner
 from aliceserver.adapters.mi.output import record
@@ -19,6 +19,7 @@ from aliceserver.adapters.mi.session import MiSession, SessionConfig
 from aliceserver.adapters.mi.ui import Ui
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.errors import AliceError
+from aliceserver.foreground import GatedReader
 from aliceserver.transports.base import Transport
 from aliceserver.transports.stdio import LineTransport
 
@@ -50,7 +51,9 @@ def main(argv: list[str], factory_for: Callable[[str | None], DebuggerFactory]) 
         after=([f"core-file {options.core}"] if options.core else []) + options.after,  # gdb's order
         shell_enabled=options.enable_shell, batch=options.batch, own_stdio=True,
     )
-    stdin = LineTransport(os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0), sys.stdout.buffer)
+    raw = os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0)
+    terminal = foreground.install(raw.fileno())  # the program holds it while it runs
+    stdin = LineTransport(raw if terminal is None else GatedReader(raw, terminal), sys.stdout.buffer)
     errors = LineTransport(open(os.devnull, "rb"), sys.stderr.buffer)
     return serve(config, stdin, factory_for(options.cache_dir), errors=errors)
 

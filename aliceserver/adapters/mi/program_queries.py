@@ -8,6 +8,7 @@ import logging
 from typing import TYPE_CHECKING
 
 import aliceserver.debuggers.events as ev
+from aliceserver import foreground
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.mi.dispatcher import Dispatcher
 from aliceserver.adapters.mi.frames import Frames, display_value
@@ -123,11 +124,16 @@ class ProgramQueries(Dispatcher):
             return LaunchConfig(inferior.program, args, inferior.cwd, env, StdioMode.TTY, tty,
                                 disable_aslr=disable_aslr, follow_fork=follow, redirections=redirections,
                                 remote_program=remote_program)
-        mode = StdioMode.PIPES
+        mode, shared = StdioMode.PIPES, False
         if self.config.own_stdio:  # gdb -batch reads no command from stdin: the program may
             mode = StdioMode.INHERIT if self.config.batch else StdioMode.INHERIT_OUTPUT
+            # On a terminal, the program reads it while it runs (the server's reads wait),
+            # as gdb's: it holds the terminal then (foreground.py)
+            shared = foreground.installed() is not None
+            mode = StdioMode.INHERIT if shared else mode
         return LaunchConfig(inferior.program, args, inferior.cwd, env, mode, disable_aslr=disable_aslr,
-                            follow_fork=follow, redirections=redirections, remote_program=remote_program)
+                            follow_fork=follow, redirections=redirections, remote_program=remote_program,
+                            shares_terminal=shared)
 
     def before_resume(self) -> None:
         """Write out what the UIs hold: the running program writes to the same stdout, after."""

@@ -45,6 +45,7 @@ from aliceserver.debuggers.signals import (
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
+    from aliceserver.foreground import Foreground
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,9 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         self.moribund: set[int] = set()
         self.jump_patches: JumpPatches | None = None  # patched breakpoints (patched_breakpoints.py)
         self.calls_running = 0  # functions the debugger is calling in the program (infcall.py)
+        # The server's terminal, which the program's group (its first pid) holds while it runs
+        self.terminal: Foreground | None = None
+        self.terminal_group = 0
         self._collecting = False  # inside _stop_others: breakpoint hits are deferred  # traps removed while threads ran (see remove_trap)  # our children we stopped tracing (a fork parent we left)
 
     # --- registers and memory -------------------------------------------------------
@@ -203,6 +207,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
     def resume(self, only: int | None = None) -> None:
         """Resume all threads (or only one): deliver a pending report instead, if any."""
         self.run = Run.RUNNING
+        if self.terminal is not None:
+            self.terminal.give(self.terminal_group)
         if only is None:
             only = self.locked
         if self._report_pending(only):
@@ -223,6 +229,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         t = self.thread(tid)
         t.deferred_hit = False  # stepping it on is the client's explicit wish
         self.run = Run.RUNNING
+        if self.terminal is not None:
+            self.terminal.give(self.terminal_group)
         t.stepping = True
         trap = self._trap_at_pc(t)
         if trap is not None:
@@ -316,6 +324,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             stop = self.jump_patches.shown(self, stop)  # not inside a displaced copy
         self.run = Run.STOPPED
         self.last_stop = stop
+        if self.terminal is not None:  # the prompt's: before the stop is told
+            self.terminal.take()
         self._flush_output()
         try:
             self.before_report(stop)

@@ -211,7 +211,10 @@ def spawn_stopped(config: LaunchConfig, program: str) -> Spawned:
             argv, spawned.execs = shell, 2
             actions.pop(0)  # the environment is in its arguments
         with _personality(ADDR_NO_RANDOMIZE if config.disable_aslr else 0):
-            spawned.pid = os.posix_spawn(argv[0], argv, {}, file_actions=actions)
+            if config.shares_terminal:  # a process group of its own (foreground.py)
+                spawned.pid = os.posix_spawn(argv[0], argv, {}, file_actions=actions, setpgroup=0)
+            else:
+                spawned.pid = os.posix_spawn(argv[0], argv, {}, file_actions=actions)
     except BaseException:
         for fd in ours:
             os.close(fd)

@@ -17,6 +17,7 @@ import signal as sig
 import time
 from typing import TYPE_CHECKING, Callable
 
+from aliceserver import foreground
 from aliceserver.debuggers.events import Continued, ProcessStarted, Stopped, StopReason
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import (
@@ -188,6 +189,8 @@ class LiveSession:
             follow_child=bool(config and config.follow_fork is ForkFollow.CHILD),
         )  # fmt: skip
         inferior.catch = set(self._breakpoints.catch)
+        if config is not None and config.shares_terminal and not attached:
+            inferior.terminal, inferior.terminal_group = foreground.installed(), pid
         inferior.jump_patches = self.jump_patches
         inferior.before_report = self.before_report
         self._set_inferior(inferior)
@@ -236,6 +239,8 @@ class LiveSession:
             inferior.stop_all()
         self.jump_patches.lift_all(inferior)
         inferior.detach()
+        if inferior.terminal is not None:  # it runs on in the background, as gdb leaves it
+            inferior.terminal.take()
         # A SIGSTOP of ours (the command handoff) may still be pending: delivered after the
         # detach, it would leave the program stopped (state T) with nobody to resume it.
         with contextlib.suppress(ProcessLookupError):
@@ -263,6 +268,8 @@ class LiveSession:
         """The process is gone: report it and forget it (on the tracer thread)."""
         if self._pump is not None:
             self._pump.flush()
+        if inferior.terminal is not None:
+            inferior.terminal.take()
         inferior.memory.close()
         self.jump_patches.forget()
         for trap in self._traps.by_address.values():

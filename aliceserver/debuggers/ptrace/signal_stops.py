@@ -28,6 +28,7 @@ from aliceserver.debuggers.signals import (
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.patched_breakpoints import JumpPatches
+    from aliceserver.foreground import Foreground
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +53,10 @@ class SignalStops(InferiorParts):
     jump_patches: "JumpPatches | None"
     _policy: Callable[[int], SignalPolicy]
     pid: int
-    # A terminal's ^C queued in the stopped program (it shares the server's process group):
-    # its next SIGINT stop is that one, dropped (drop_terminal_sigint)
+    # A terminal's ^C queued in the stopped program (where it shares the server's process
+    # group: the server's stdin is no terminal): its next SIGINT stop is that one, dropped
     stale_sigint: bool = False
+    terminal: "Foreground | None"  # set: the program has a process group of its own
     # A `nostop print` signal's line, published: handle() waits (bounded) for the consoles
     # to have written it before the thread runs on, as gdb writes it first
     unwritten: Written | None = None
@@ -62,8 +64,9 @@ class SignalStops(InferiorParts):
     def drop_terminal_sigint(self) -> bool:
         """The server got a ^C while the program was stopped: when a SIGINT is pending in
         the process now, it is the terminal's (gdb gives the program a process group of
-        its own, so it never gets one): not delivered, its stop not reported."""
-        if not sigint_pending(self.pid):
+        its own, so it never gets one): not delivered, its stop not reported. Where ours
+        has one too (foreground.py), a SIGINT pending in it is not the terminal's."""
+        if self.terminal is not None or not sigint_pending(self.pid):
             return False
         self.stale_sigint = True
         return True

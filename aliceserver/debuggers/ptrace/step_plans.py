@@ -16,6 +16,9 @@ from aliceserver.debuggers.ptrace.tracee import AfterStep, Run, Tracee
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap, TrapTable
 from aliceserver.debuggers.source.stepping import StepPlan
 
+if TYPE_CHECKING:
+    from aliceserver.foreground import Foreground
+
 log = logging.getLogger(__name__)
 
 
@@ -24,6 +27,8 @@ class StepPlans(InferiorParts):
     traps: TrapTable
     threads: dict[int, Tracee]
     run: Run
+    terminal: "Foreground | None"
+    terminal_group: int
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
         def thread(self, tid: int) -> Tracee:
@@ -39,6 +44,8 @@ class StepPlans(InferiorParts):
         t = self.thread(plan.tid)
         t.plan = plan
         self.run = Run.RUNNING
+        if self.terminal is not None:
+            self.terminal.give(self.terminal_group)
         immediate = plan.start(pc)
         if immediate is not None:
             self._end_plan(t)

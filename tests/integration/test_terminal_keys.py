@@ -1,0 +1,150 @@
+"""The terminal as gdb 13 shares it with the program it started: the program runs in a
+process group of its own that holds the terminal while it runs, and the debugger takes
+the terminal back at each stop. So Ctrl-Z while it runs stops the program with SIGTSTP
+(the debugger is not suspended by the shell), Ctrl-\\ gives the program SIGQUIT (the
+debugger does not die of it), the program reads what is typed while it runs, and after
+`kill` or the exit a ^C at the prompt is the debugger's Quit.
+
+Real builds (gcc), `python -m aliceserver` and gdb 13 each run as a job of a small
+job-control shell on a pseudo-terminal of their own (tests/support/terminal.py), the same
+keys typed to both, the same outcome asserted of both.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.mi_client import ROOT
+from tests.support.terminal import PROMPT, SUSPENDED, Terminal
+
+pytestmark = pytest.mark.timeout(180)
+
+_SOURCE = r"""
+#include <stdio.h>
+#include <unistd.h>
+volatile int spin = 1;
+int main(int argc, char **argv)
+{
+    char line[100];
+    printf("started\n");
+    fflush(stdout);
+    if (argc > 1 && argv[1][0] == 'i' && fgets(line, sizeof line, stdin))
+        printf("read: %s", line);
+    while (argc > 1 && argv[1][0] == 's' && spin)
+        usleep(1000); /* until a key stops it and it is told spin = 0 */
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    root = tmp_path_factory.mktemp("terminal-keys")
+    (root / "prog.c").write_text(_SOURCE)
+    subprocess.run(["gcc", "-g", "-O0", "prog.c", "-o", "prog"], cwd=root, check=True, timeout=120)
+    return root / "prog"
+
+
+def _debuggers() -> list[str]:
+    return ["aliceserver"] + (["gdb"] if shutil.which("gdb") else [])
+
+
+def _start(which: str, program: Path, tmp_path: Path) -> Terminal:
+    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    env["TERM"] = "dumb"
+    if which == "gdb":
+        argv = [str(shutil.which("gdb"))]
+    else:
+        paths = [str(ROOT), os.environ.get("PYTHONPATH", "")]
+        env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+        argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / "cache")]
+    argv += ["-nx", "-q", "-ex", "set confirm off", "-ex", "set pagination off", str(program)]
+    terminal = Terminal(argv, env, program.parent, job_control=True)
+    terminal.read_until(PROMPT)
+    return terminal
+
+
+def _until_prompt(terminal: Terminal) -> str:
+    """Up to the next prompt, or all there is once the shell says the debugger was
+    suspended (or it died)."""
+    end = time.monotonic() + 20
+    while PROMPT not in terminal.output and SUSPENDED not in terminal.output:
+        assert time.monotonic() < end, terminal.output.decode(errors="replace")
+        ready, _, _ = select.select([terminal.fd], [], [], 0.1)
+        try:
+            chunk = os.read(terminal.fd, 1 << 16) if ready else b""
+        except OSError:  # (the debugger is gone)
+            break
+        terminal.output += chunk
+        if ready and not chunk:
+            break
+    if PROMPT in terminal.output:
+        return terminal.read_until(PROMPT).decode(errors="replace")
+    said, terminal.output = terminal.output, b""
+    return said.decode(errors="replace")
+
+
+def _ctrl_c_at_prompt(terminal: Terminal) -> None:
+    terminal.type_ctrl_c()
+    terminal.read_until(b"Quit")
+    terminal.read_until(PROMPT)
+
+
+def _end(terminal: Terminal) -> None:
+    os.write(terminal.fd, b"quit\n")
+    assert terminal.close() == 0, terminal.output.decode(errors="replace")
+    assert "Traceback" not in terminal.output.decode(errors="replace")
+
+
+@pytest.mark.parametrize(("key", "received"), [
+    (b"\x1a", "Program received signal SIGTSTP, Stopped (user)."),
+    (b"\x1c", "Program received signal SIGQUIT, Quit."),
+    (b"\x03", "Program received signal SIGINT, Interrupt."),
+], ids=["ctrl-z", "ctrl-backslash", "ctrl-c"])  # fmt: skip
+@pytest.mark.parametrize("which", _debuggers())
+def test_key_while_running_reaches_the_program(
+    program: Path, tmp_path: Path, which: str, key: bytes, received: str
+) -> None:
+    terminal = _start(which, program, tmp_path)
+    try:
+        os.write(terminal.fd, b"run s\n")  # (no prompt until it stops)
+        terminal.read_until(b"started")
+        time.sleep(0.2)  # (running its loop)
+        terminal.type_key(key)
+        stop = _until_prompt(terminal)
+        assert received in stop and "[suspended]" not in stop, stop
+        terminal.command("print spin = 0")
+        _ctrl_c_at_prompt(terminal)  # the terminal is the debugger's again
+        assert "killed]" in terminal.command("kill")
+        _ctrl_c_at_prompt(terminal)  # and stays so once the program is gone
+    finally:
+        _end(terminal)
+
+
+@pytest.mark.parametrize("which", _debuggers())
+def test_program_reads_the_terminal_while_it_runs(
+    program: Path, tmp_path: Path, which: str
+) -> None:
+    terminal = _start(which, program, tmp_path)
+    try:
+        assert "Breakpoint 1 at " in terminal.command("break main")
+        assert "Breakpoint 1, main" in terminal.command("run i")
+        os.write(terminal.fd, b"continue\n")
+        terminal.read_until(b"started", 20)
+        time.sleep(0.2)  # (waiting in its read)
+        os.write(terminal.fd, b"typed while it runs\n")
+        went_on = terminal.read_until(PROMPT, 20).decode(errors="replace")
+        assert "read: typed while it runs" in went_on and "exited normally]" in went_on, went_on
+        _ctrl_c_at_prompt(terminal)  # the exit gave the terminal back
+    finally:
+        _end(terminal)
