@@ -21,6 +21,7 @@ import select
 import signal
 import termios
 import threading
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 _Modes = list[Any]  # termios.tcgetattr's list
@@ -38,12 +39,15 @@ class Foreground:
         self._their_group = 0  # the foreground group found at the program's last stop
         self._their_modes: _Modes | None = None
         self._our_modes: _Modes | None = None
+        # The server keeps the terminal while the program runs (MI's mi-async: it reads
+        # commands meanwhile, and gdb runs the program in the background then)
+        self.kept: Callable[[], bool] = lambda: False
 
     def give(self, program: int) -> None:
         """The terminal to the group `program` (the program about to run), when it is the
         server's now: a server run in the background leaves the shell's terminal alone."""
         with self._cond:
-            if self._given is not None:
+            if self._given is not None or self.kept():
                 return
             if program != self._program:  # a new process: nothing kept of the last one
                 self._program, self._their_group, self._their_modes = program, program, None

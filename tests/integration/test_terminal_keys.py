@@ -148,3 +148,34 @@ def test_program_reads_the_terminal_while_it_runs(
         _ctrl_c_at_prompt(terminal)  # the exit gave the terminal back
     finally:
         _end(terminal)
+
+
+@pytest.mark.parametrize("which", _debuggers())
+def test_mi_async_keeps_the_terminal(program: Path, tmp_path: Path, which: str) -> None:
+    """With mi-async the program runs in the background, as in gdb: the debugger reads
+    its commands from the terminal meanwhile (-exec-interrupt stops the program)."""
+    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    env["TERM"] = "dumb"
+    if which == "gdb":
+        argv = [str(shutil.which("gdb"))]
+    else:
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
+        )
+        argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / "cache")]
+    prompt = b"(gdb) \r\n"
+    terminal = Terminal(
+        [*argv, "-i=mi", "-nx", "-q", str(program)], env, program.parent, job_control=True
+    )
+    try:
+        terminal.read_until(prompt)
+        for line in ("-gdb-set mi-async on", "-exec-arguments s", "-exec-run"):
+            os.write(terminal.fd, line.encode() + b"\n")
+            assert b"^" in terminal.read_until(prompt, 20)
+        terminal.read_until(b"started", 20)
+        time.sleep(0.2)  # (running its loop)
+        os.write(terminal.fd, b"-exec-interrupt\n")
+        terminal.read_until(b"*stopped", 20)
+    finally:
+        os.write(terminal.fd, b"-gdb-exit\n")
+        assert terminal.close(20) == 0

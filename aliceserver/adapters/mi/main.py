@@ -69,6 +69,9 @@ def serve(config: SessionConfig, transport: Transport, factory: DebuggerFactory,
             ui.log(f"{config.cwd}: {error.strerror}.\n")
     debugger = factory()
     session = MiSession(debugger, config, ui)
+    terminal = foreground.installed() if config.own_stdio else None
+    if terminal is not None:  # mi-async reads commands while the program runs: kept
+        terminal.kept = lambda: session.settings.mi_async
     previous = None
     if install_signals:
         previous = signal.signal(signal.SIGINT, lambda number, frame: session.request_interrupt())
