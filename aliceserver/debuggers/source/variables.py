@@ -237,8 +237,9 @@ class ProcessEvalSymbols:
             found = self.frame_symbols.lookup_type(name)
             if found is not None:
                 return found
+        c_names = self.frame_symbols is not None and self.frame_symbols.c_names
         for _bias, module in self.others():
-            found = module.find_type(name)
+            found = module.find_type(name, c_names=c_names)
             if found is not None:
                 return found
         return None

@@ -82,6 +82,7 @@ _TYPE_TAGS = {
         "DW_TAG_union_type",
         "DW_TAG_enumeration_type",
     ),
+    "ordinary": ("DW_TAG_typedef", "DW_TAG_base_type"),  # C's bare name (typefind.py)
 }
 
 
@@ -129,7 +130,7 @@ class ModuleSymbols:
         # and find_type's answers, misses too: printers ask for the same names again.
         self.type_index: TypeNameIndex | None = None
         self._indexed: IndexedTypes | None = None
-        self._found_types: dict[tuple[str, int | None], Type | None] = {}
+        self._found_types: dict[tuple[str, int | None, bool], Type | None] = {}
         # Location lists' entries by (unit, list offset, pc, entry pc, function DIE offset).
         self._list_entries: dict[tuple[int, int, int, int | None, int | None], bytes | None] = {}
         # Call sites of a function (DIE offset) by return pc, filled by callsites.py.
@@ -257,21 +258,22 @@ class ModuleSymbols:
             self._indexed = IndexedTypes(self.units, self.type_index)
         return self._indexed
 
-    def find_type(self, name: str, cu: CompileUnit | None = None) -> Type | None:
+    def find_type(self, name: str, cu: CompileUnit | None = None, *, c_names: bool = False) -> Type | None:
         """A named type: `point`, `struct point`, `union u`, `enum color`, a typedef,
-        `ns::outer<int>::inner` (any spelling: see typekeys.py)."""
+        `ns::outer<int>::inner` (any spelling: see typekeys.py). With `c_names` (C's rules),
+        a bare `point` is only a typedef or a base type, never `struct point`."""
         if not self.has_dwarf:
             return None
-        key = (name, cu.cu_offset if cu is not None else None)
+        key = (name, cu.cu_offset if cu is not None else None, c_names)
         if key in self._found_types:
             return self._found_types[key]
-        found = self._found_types[key] = self._find_type(name, cu)
+        found = self._found_types[key] = self._find_type(name, cu, c_names)
         return found
 
-    def _find_type(self, name: str, cu: CompileUnit | None) -> Type | None:
+    def _find_type(self, name: str, cu: CompileUnit | None, c_names: bool) -> Type | None:
         keyword, _, bare = name.partition(" ")
         if keyword not in ("struct", "class", "union", "enum"):
-            keyword, bare = "", name
+            keyword, bare = ("ordinary" if c_names else ""), name
         bare = bare.strip()
         indexed = self.indexed_types()
         known, die = indexed.find(bare, keyword, cu)

@@ -29,13 +29,16 @@ from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
 
-# `struct X`, `class X`, `union X`, `enum X`, or a bare name: the tags each may name.
+# `struct X`, `class X`, `union X`, `enum X`, or a bare name: the tags each may name. In C
+# a tag is not an ordinary identifier (gdb's STRUCT_DOMAIN): a bare name there names only a
+# typedef or a base type ("ordinary").
 KEYWORD_TAGS = {
     "struct": frozenset((TAG_STRUCT, TAG_CLASS)),
     "class": frozenset((TAG_CLASS, TAG_STRUCT)),
     "union": frozenset((TAG_UNION,)),
     "enum": frozenset((TAG_ENUM,)),
     "": frozenset((TAG_STRUCT, TAG_CLASS, TAG_UNION, TAG_ENUM, TAG_TYPEDEF, TAG_BASE)),
+    "ordinary": frozenset((TAG_TYPEDEF, TAG_BASE)),
 }
 
 

@@ -82,7 +82,9 @@ def test_assignment_writes_through(symbols: FakeSymbols) -> None:
         ("&r", 'Address requested for identifier "r" which is in register $rax'),
         ("(struct nope *)0", "No struct type named nope."),
         ("i +", "A syntax error in expression, near `'."),
-        ("i )", "A syntax error in expression, near `)'."),
+        ("i )", "Junk after end of expression."),  # gdb 13's lexer ends at an unmatched `)`
+        ("i 1", "A syntax error in expression, near `1'."),
+        ("nope )", 'No symbol "nope" in current context.'),  # looked up as parsed, before the junk
         ("", "Empty expression."),
         ("'ab'", "Invalid character constant."),
         ('"abc', "Unterminated string in expression."),

@@ -9,6 +9,7 @@ import logging
 from dataclasses import dataclass, field
 
 from aliceserver.debuggers.symbols.dwarf.callsites import needs_frame
+from aliceserver.debuggers.symbols.dwarf.dieattrs import attr_value
 from aliceserver.debuggers.symbols.dwarf.dies import die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import parent_of
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
@@ -16,10 +17,11 @@ from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
 from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import EvalSymbols
 from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
-from aliceserver.debuggers.symbols.dwarf.expr.parser import parse
+from aliceserver.debuggers.symbols.dwarf.expr.parser import SyntaxNear, parse
 from aliceserver.debuggers.symbols.dwarf.expr.rust_eval import RustEvaluator
 from aliceserver.debuggers.symbols.dwarf.expr.rust_parser import parse_rust
 from aliceserver.debuggers.symbols.dwarf.framescope import FrameScope
+from aliceserver.debuggers.symbols.dwarf.languages import C
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust
@@ -58,6 +60,11 @@ class FrameSymbols:
         if self.scope is None:
             return False
         return is_cplus(self.scope.cu.get_top_DIE())
+
+    @property
+    def c_names(self) -> bool:
+        """The frame's unit is C: a struct, union or enum tag is no bare type name there."""
+        return self.scope is not None and attr_value(self.scope.cu.get_top_DIE(), "DW_AT_language") in C
 
     @property
     def rust_scope(self) -> str | None:
@@ -109,7 +116,7 @@ class FrameSymbols:
     def lookup_type(self, name: str) -> Type | None:
         if name not in self._types:
             cu = self.scope.cu if self.scope is not None else None
-            self._types[name] = self.module.find_type(name, cu)
+            self._types[name] = self.module.find_type(name, cu, c_names=self.c_names)
         return self._types[name]
 
 
@@ -134,6 +141,12 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
             return parse_rust(text, scope)
         radix: int = getattr(symbols, "input_radix", 10)  # gdb's input-radix, where the engine set one
         return parse(text, is_type if symbols is not None else None, radix)
+    except SyntaxNear as exc:
+        if symbols is not None:  # `print nosuch )`: gdb's No symbol "nosuch", met first
+            evaluator = Evaluator(symbols)
+            for name in exc.names:
+                evaluator.name(name)
+        raise
     except EvaluationError:
         raise
     except Exception as exc:

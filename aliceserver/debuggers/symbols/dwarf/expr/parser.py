@@ -11,6 +11,15 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 
 MAX_DEPTH = 200  # nesting limit: deeper input is refused rather than overflowing the stack
 
+
+class SyntaxNear(EvaluationError):
+    """gdb's syntax error, with the names parsed before it: gdb looks each name up as it
+    parses it, so an unknown one among them is the error it gives (entry.py)."""
+
+    def __init__(self, message: str, names: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.names = names
+
 # gdb's c-exp.y puts the artificial array's `@` between the shifts and `+`.
 _BINARY_PRECEDENCE = {
     "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
@@ -24,6 +33,7 @@ _TYPE_WORDS = frozenset(
 )
 _QUALIFIERS = frozenset(("const", "volatile", "restrict"))
 _TAGS = frozenset(("struct", "union", "enum", "class"))
+_KEYWORDS = _TYPE_WORDS | _QUALIFIERS | _TAGS
 _NAMED_CASTS = frozenset(("dynamic_cast", "static_cast", "reinterpret_cast", "const_cast"))
 
 
@@ -77,13 +87,13 @@ class _Parser(TokenCursor):
         super().__init__(tokens)
         self.is_type = is_type
         self.text = text
+        self.names: list[str] = []  # the names parsed so far, in order
 
     def error(self) -> EvaluationError:
         """gdb's words, with the rest of the input from the token it stopped at."""
         tok = self.tok
-        if tok.kind == "end":
-            return EvaluationError("A syntax error in expression, near `'.")
-        return EvaluationError(f"A syntax error in expression, near `{self.text[tok.pos:]}'.")
+        near = "" if tok.kind == "end" else self.text[tok.pos:]
+        return SyntaxNear(f"A syntax error in expression, near `{near}'.", tuple(self.names))
 
     # --- grammar ------------------------------------------------------------------------
     def parse_all(self) -> ast.Expr:
@@ -93,9 +103,15 @@ class _Parser(TokenCursor):
         if whole_type is not None:
             return whole_type
         expr = self.comma()
+        self.expect_end()
+        return expr
+
+    def expect_end(self) -> None:
+        """gdb's lexer ends the expression at a `)` it has no `(` for: what follows is junk."""
+        if self.at_op(")"):
+            raise SyntaxNear("Junk after end of expression.", tuple(self.names))
         if self.tok.kind != "end":
             raise self.error()
-        return expr
 
     def whole_type(self) -> ast.TypeExpr | None:
         """The text as one type name (gdb's grammar takes a type as an expression, for
@@ -107,7 +123,8 @@ class _Parser(TokenCursor):
             tname = self.type_name()
         except EvaluationError:
             tname = None
-        if tname is not None and self.tok.kind == "end":
+        if tname is not None and (self.tok.kind == "end" or self.at_op(")")):
+            self.expect_end()
             return ast.TypeExpr(tname)
         self.pos = start
         return None
@@ -378,10 +395,13 @@ class _Parser(TokenCursor):
             if self.tok.kind == "entry" and "::" not in name:  # gdb: name_not_typename ENTRY
                 self.next()
                 return ast.EntryValue(name)
+            if name not in _KEYWORDS:  # (`const m`: gdb's syntax error, no lookup)
+                self.names.append(name)
             return ast.Name(name)
         if self.at_op("::") and self.peek().kind == "ident":
             self.next()
-            return ast.Name("::" + self.scoped_ident())
+            self.names.append("::" + self.scoped_ident())
+            return ast.Name(self.names[-1])
         if self.at_op("("):
             self.next()
             inner = self.comma()
