@@ -31,6 +31,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
 )
 from aliceserver.debuggers.symbols.dwarf.names import normalize_query
 from aliceserver.debuggers.symbols.dwarf.outofline import Definition, defined_functions
+from aliceserver.debuggers.symbols.dwarf.physname import c_function_name
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import TARGET_FILE, ElfImage, ElfSymbol
@@ -183,11 +184,30 @@ class LocationResolver:
             chain = self._source.inline_chain_at(address) if address != match.low + module.base else ()
             if chain:  # past the prologue inside an inlined call: gdb shows the call's line
                 source = call_site_position(info, chain[0]) or source
-            locations.append(CodeLocation(address, self._source.shown_name(match.name, address),
+            shown = self._symbol_name(module, info, name, match.low, address) if source else None
+            locations.append(CodeLocation(address, shown or self._source.shown_name(match.name, address),
                                           with_symtab(source, info, match.breakpoint_address), module.path))
         bound = {location.address for location in locations}
         locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
         return locations
+
+    def _symbol_name(self, module: Module, info: DebugInfo, name: str, low: int, address: int) -> str | None:
+        """gdb's name of a place of C code `break NAME` found (its location's symbol): the
+        function whose DWARF symbol is called NAME (linkage name, else DW_AT_name), else,
+        found by an ELF symbol (linespec.c minsym_found), the function, inlined or not,
+        holding the place (find_function_start_sal): `break sigaction` is libc's
+        `__GI___sigaction`, ld.so's `__sigaction`. None: the ELF symbol's name stands.
+        Looked up only where an ELF name may be another than the DWARF one: a module with
+        a separate debug file (glibc's hidden `__GI_` names), or several names at `low`."""
+        image = self._source.symbols.image_of(module.path)
+        if info.debug_file == module.path and (image is None or not image.shared_by_functions(low)):
+            return None
+        die = self._source.function_die(address)
+        named = c_function_name(die) if die is not None else None
+        if named is None or named == name:
+            return named
+        chain = self._source.inline_chain_at(address)
+        return (c_function_name(chain[-1]) or die_name(chain[-1])) if chain else named
 
     def _symbol_places(self, name: str, found: list[CodeLocation], program_only: bool) -> list[CodeLocation]:
         """gdb's minimal symbols of `name` (linespec.c search_minsyms_for_name): every
@@ -215,8 +235,12 @@ class LocationResolver:
             if any(low <= place.address < low + max(symbol.size, 1) for place in (*found, *places)):
                 continue
             place = self._source.location_of(self._past_frame_setup(low))
-            # (one only the debug file names is shown by that name, as gdb's minimal symbol)
-            places.append(place if own and place.function else self._debug_file_location(place.address, name))
+            info = self._source.debug_info(module) if place.source is not None else None
+            shown = self._symbol_name(module, info, name, low, place.address) if info is not None else None
+            if shown is not None:
+                places.append(replace(place, function=shown))
+            else:  # (one only the debug file names is shown by that name, as gdb's minimal symbol)
+                places.append(place if own and place.function else self._debug_file_location(place.address, name))
         return places
 
     def _code_symbol(self, module: Module, image: ElfImage, name: str) -> tuple[ElfSymbol | None, bool]:
