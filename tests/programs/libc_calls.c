@@ -1,0 +1,22 @@
+/* Calls into libc through the program's PLT: sigaction (an ELF alias of glibc's
+   __GI___sigaction, and a copy in ld.so), memset and strlen (ifuncs in libc, plain
+   functions in ld.so). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static char buffer[64];
+
+static void on_usr1(int sig) { buffer[0] = (char)sig; }
+
+int main(int argc, char **argv) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action); /* first call */
+    action.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &action, NULL);
+    size_t n = strlen(argv[0]);
+    memset(buffer, 'x', 8); /* resolved */
+    n += strlen(buffer);
+    printf("%zu %d\n", n, argc);
+    return 0;
+}
