@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from aliceserver.affinity import SERVER_CPUS
 from aliceserver.childstart import CPUS_VARIABLE, PARENT_VARIABLE, child_started
 
-__all__ = ["AheadChild", "child_started"]
+__all__ = ["AheadChild", "child_started", "close_all"]
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +145,8 @@ class AheadChild:
 
 
 @atexit.register
-def _close_all() -> None:
+def close_all() -> None:
+    """Kill and reap every child still running (the server ends: whoever waits for one
+    then goes on without its answer)."""
     for child in list(_living):
         child.close()

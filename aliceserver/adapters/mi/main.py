@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from aliceserver import __version__, affinity, foreground
+from aliceserver import __version__, affinity, aheadchild, foreground
 from aliceserver.adapters.mi import cli_args
 from aliceserver.adapters.mi.commands_misc import banner
 from aliceserver.adapters.mi.output import record
@@ -25,6 +25,7 @@ from aliceserver.transports.stdio import LineTransport
 
 logger = logging.getLogger(__name__)
 DebuggerFactory = Callable[[], IDebugger]
+_CLOSE_PATIENCE = 5.0  # seconds a SIGTERM waits for the session's end before leaving
 
 
 def main(argv: list[str], factory_for: Callable[[str | None], DebuggerFactory]) -> int:
@@ -77,7 +78,12 @@ def serve(config: SessionConfig, transport: Transport, factory: DebuggerFactory,
         previous = signal.signal(signal.SIGINT, lambda number, frame: session.request_interrupt())
 
         def finish() -> None:
-            session.close()  # kills a launched program, detaches an attached one
+            aheadchild.close_all()  # a session waiting for one (30 s if stuck) goes on now
+            # It kills a launched program and detaches an attached one; past the bound (the
+            # engine busy with a long command), the kernel kills a launched one (EXITKILL).
+            closing = threading.Thread(target=session.close, name="aliceserver-close", daemon=True)
+            closing.start()
+            closing.join(_CLOSE_PATIENCE)
             os._exit(143)  # the reader may still be blocked reading its input
 
         # SIGTERM: clean up, then end (SIGINT interrupts the program, as in gdb). The
