@@ -1,7 +1,8 @@
 """`break NAME` on libc's functions, compared with gdb 13 (libc6-dbg's debug info): a
 place found by an ELF symbol (linespec.c minsym_found) is named by the function holding
 it, by its DWARF symbol's name (`sigaction` is libc's `__GI___sigaction` and ld.so's
-`__sigaction`, `raise` is `__GI_raise`), in `info breakpoints` and MI's func.
+`__sigaction`, `raise` is `__GI_raise`), in `info breakpoints` and MI's func; an ifunc
+(strlen, memset) at the function it resolved to, else at its resolver as a minimal symbol.
 
 Skipped where gdb shows no `__GI___sigaction` (libc6-dbg is not installed)."""
 
@@ -13,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
-from tests.support.build import Builder
+from tests.support.build import Builder, marker_line
+from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import Record, Tuple
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -40,3 +43,68 @@ def test_libc_aliases_named_by_their_function(builder: Builder) -> None:
                               "break gsignal", "break write", "break _IO_file_write", "break signal",
                               "info breakpoints", "continue", "bt 1"], "__GI___sigaction")  # fmt: skip
     assert " in __sigaction at " in got and " in __GI_raise at " in got
+
+
+def test_unresolved_ifuncs_like_gdb(builder: Builder) -> None:
+    """libc's memset and strlen are ifuncs not resolved yet at main (lazy binding): their
+    place is the resolver's entry, a minimal symbol's (`<strlen_ifunc>`, no line, no name in
+    `break`'s message), and the stop there shows the inlined selector (no symbol to stop
+    "in"); ld.so's own copies are plain functions."""
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _like_gdb(program, ["break main", "run", "break sigaction", "break memset", "break strlen",
+                              "info breakpoints", "continue", "bt 3", "continue", "bt 3", "continue", "bt 3"],
+                    "<strlen_ifunc>")  # fmt: skip
+    assert " (2 locations)\n" in got and "Breakpoint 4.1, strlen_ifunc_selector () at " in got
+
+
+def test_resolved_ifuncs_like_gdb(builder: Builder) -> None:
+    """Once the program's `strlen@got.plt` holds the function the ifunc chose, `break
+    strlen` is set there (elfread.c elf_gnu_ifunc_resolve_by_got), named by its symbol."""
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    line = marker_line("libc_calls.c", "resolved")
+    got = _like_gdb(program, [f"break {line}", "run", "break strlen", "break memset", "info breakpoints",
+                              "continue", "bt 1", "continue", "bt 1"], "__memset_")  # fmt: skip
+    assert "_ifunc" not in got
+
+
+def _mi_ifunc(program: Path, *, gdb: bool) -> list[str]:
+    """-break-insert on ifuncs at main (unresolved) and after their first calls (resolved),
+    and the *stopped records of the stops in them."""
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    seen: list[str] = []
+    try:
+        mi.prompt()
+        mi.ok("-break-insert main")
+        mi.ok(f"-break-insert libc_calls.c:{marker_line('libc_calls.c', 'resolved')}")
+        mi.ok("-exec-run")
+        mi.stopped()
+        seen += _results(mi.command("-break-insert memset")[1])
+        mi.ok("-exec-continue")
+        seen.append(_frame_of(mi.stopped()))
+        mi.ok("-exec-continue")
+        mi.stopped()  # (libc_calls.c's resolved line)
+        seen += _results(mi.command("-break-insert strlen")[1])
+        mi.ok("-exec-continue")
+        seen.append(_frame_of(mi.stopped()))
+        return seen
+    finally:
+        mi.close()
+
+
+def _results(lines: list[str]) -> list[str]:
+    return [re.sub(r'thread-groups=\[[^]]*\],', "", line) for line in lines
+            if line.lstrip("0123456789").startswith(("^", "=breakpoint"))]  # fmt: skip
+
+
+def _frame_of(record: Record) -> str:
+    frame = record.results.get("frame")
+    assert isinstance(frame, Tuple)
+    return " ".join(f"{key}={frame.get(key)}" for key in ("addr", "func", "file", "line"))
+
+
+def test_mi_ifunc_records_like_gdb(builder: Builder) -> None:
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    expected = _mi_ifunc(program, gdb=True)
+    if not any("<memset_ifunc>" in line for line in expected):
+        pytest.skip("gdb shows no <memset_ifunc> here (libc6-dbg is not installed)")
+    assert _mi_ifunc(program, gdb=False) == expected

@@ -15,7 +15,7 @@ int main(int argc, char **argv) {
     action.sa_handler = on_usr1;
     sigaction(SIGUSR1, &action, NULL);
     size_t n = strlen(argv[0]);
-    memset(buffer, 'x', 8); /* resolved */
+    memset(buffer, 'x', 8); /* @bp:resolved (both resolved by now) */
     n += strlen(buffer);
     printf("%zu %d\n", n, argc);
     return 0;

@@ -584,11 +584,11 @@ class BreakpointTable:
 
 
 def _place_items(
-    place: CodeLocation, file_name: Callable[[str, str | None], str], fullname: Callable[[str], str],
+    place: CodeLocation, file_name: Callable[[str, str | None], str], fullname: Callable[[str, str | None], str],
     symbolic: Callable[[CodeLocation], str],
 ) -> list[tuple[str, Value]]:
     if place.source is None:  # gdb's print_breakpoint_location: the address's symbol only
         return [("at", symbolic(place))]
     items: list[tuple[str, Value]] = [("func", place.function)] if place.function else []
-    return items + [("file", file_name(place.source.path, place.source.symtab)), ("fullname", fullname(place.source.path)),
+    return items + [("file", file_name(place.source.path, place.source.symtab)), ("fullname", fullname(place.source.path, place.source.symtab_fullname)),
                     ("line", str(place.source.line))]

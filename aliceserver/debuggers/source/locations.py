@@ -53,7 +53,8 @@ class Locations:
         before `run` the program's link-time one, at the held copy's load address."""
         expression = linespec.address_expression(spec)
         if expression is None:
-            return self._source.resolve(spec, self._engine.program_only())
+            read = self._engine.read_visible if self._engine.process is not None else None
+            return self._source.resolve(spec, self._engine.program_only(), read)
         if not expression:
             raise ProtocolError("Argument required (expression to compute).")
         try:
@@ -176,8 +177,8 @@ class Locations:
         for ident in breakpoint_ids:
             owner = next(((entry, place) for entry in self._entries.values()
                           for place, owned in entry.bound.values() if owned == ident), None)  # fmt: skip
-            if owner is None or owner[1].address != pc:
-                found.append(None)
+            if owner is None or owner[1].address != pc or owner[1].source is None:
+                found.append(None)  # (a minimal symbol's place, as an ifunc resolver's: no symbol)
             else:
                 found.append(location_symbol(owner[0].location, owner[1].function))
         return found

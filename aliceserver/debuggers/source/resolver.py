@@ -17,6 +17,7 @@ from elftools.dwarf.die import DIE
 from aliceserver.debuggers.model import CodeLocation, Module, SourcePosition
 from aliceserver.debuggers.source import linespec
 from aliceserver.debuggers.source.debugfilesyms import debug_file_symbol, debug_file_symbols
+from aliceserver.debuggers.source.ifuncs import Ifuncs, resolved_target
 from aliceserver.debuggers.symbols.dwarf import inlinemap
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
@@ -29,12 +30,14 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
     inline_sites,
     query_leaf,
 )
+from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch
 from aliceserver.debuggers.symbols.dwarf.names import normalize_query
 from aliceserver.debuggers.symbols.dwarf.outofline import Definition, defined_functions
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import TARGET_FILE, ElfImage, ElfSymbol
+from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.errors import AliceError, ProtocolError
 
 if TYPE_CHECKING:
@@ -59,10 +62,13 @@ class LocationResolver:
         # Each module's code symbol of a name, the same way (a scan of its table per name:
         # past a few, the table builds its whole name index, 5-7 MB for CPython's)
         self._code_symbols: dict[tuple[str, int, str], tuple[ElfImage, ElfSymbol | None, bool]] = {}
+        self._ifuncs = Ifuncs()
+        self._ifunc_sites: dict[int, str] = {}  # an ifunc's resolver place -> its symbol's name
 
-    def resolve(self, spec: str, program_only: bool = False) -> list[CodeLocation]:
+    def resolve(self, spec: str, program_only: bool = False, read: ReadMemory | None = None) -> list[CodeLocation]:
         """`file:line`, `function` or `*address` -> runtime locations (empty: none yet);
-        `program_only`: before `run`, when gdb has read no library's symbols."""
+        `program_only`: before `run`, when gdb has read no library's symbols; `read`: the
+        process's memory (where an ifunc resolved to, ifuncs.py)."""
         text = spec.strip()
         if not text:
             raise ProtocolError("empty location")
@@ -76,11 +82,11 @@ class LocationResolver:
         if match is not None:
             return self._resolve_line(match["file"].strip('"'), int(match["line"]))
         if len(text) > 2 and text[0] == text[-1] == "'" and "'" not in text[1:-1]:
-            return self._resolve_function(text[1:-1], program_only)  # gdb's quoting: 'solib_step@plt'
+            return self._resolve_function(text[1:-1], program_only, read)  # gdb's quoting: 'solib_step@plt'
         parts = linespec.scopes(text)
         if len(parts) > 1:  # FILE:FUNCTION, FUNCTION:LABEL
             return linespec.resolve_scoped(self._source, parts)
-        return self._resolve_function(text, program_only)
+        return self._resolve_function(text, program_only, read)
 
     def functions_in_file(self, name: str, file: str | None) -> list[CodeLocation]:
         """`break FILE:FUNCTION`: the function's locations whose source is FILE."""
@@ -123,7 +129,8 @@ class LocationResolver:
                 locations.append((resolved.line, place))
         return locations
 
-    def _resolve_function(self, name: str, program_only: bool | None = None) -> list[CodeLocation]:
+    def _resolve_function(self, name: str, program_only: bool | None = None,
+                          read: ReadMemory | None = None) -> list[CodeLocation]:  # fmt: skip
         """`program_only` None: FILE:FUNCTION's search (the function's own copies alone);
         else a plain NAME, set at each module's function symbol too (the program's alone
         before `run`)."""
@@ -152,6 +159,8 @@ class LocationResolver:
             locations += found
         if program_only is not None:
             locations += self._symbol_places(name, locations, program_only)
+        if self._ifunc_sites and any(place.address in self._ifunc_sites for place in locations):
+            locations = self._ifunc_targets(locations, read)
         if locations:
             return locations
         fallback = self._source.symbols.lookup_name(name)  # a function without debug info (libc)
@@ -178,18 +187,66 @@ class LocationResolver:
         if not matches:  # a static function the (debug file's) symbol table lacks
             found = self._defined_functions(module, info, name)
             matches = [info.match_of(*entry) for entry in found]
+        image = self._source.symbols.image_of(module.path)
         for match in matches:
-            address = match.breakpoint_address + module.base
-            source = SourcePosition(match.file, match.line) if match.file and match.line else None
-            chain = self._source.inline_chain_at(address) if address != match.low + module.base else ()
-            if chain:  # past the prologue inside an inlined call: gdb shows the call's line
-                source = call_site_position(info, chain[0]) or source
-            shown = self._symbol_name(module, info, name, match.low, address) if source else None
-            locations.append(CodeLocation(address, shown or self._source.shown_name(match.name, address),
-                                          with_symtab(source, info, match.breakpoint_address), module.path))
+            if image is not None and self._ifuncs.is_ifunc(image, match.low):
+                locations.append(self._ifunc_site(module, match))
+                continue
+            locations.append(self._match_place(module, info, name, match))
         bound = {location.address for location in locations}
         locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
         return locations
+
+    def _match_place(self, module: Module, info: DebugInfo, name: str, match: FunctionMatch) -> CodeLocation:
+        """The place of a function `break NAME` found, past its prologue."""
+        address = match.breakpoint_address + module.base
+        source = SourcePosition(match.file, match.line) if match.file and match.line else None
+        chain = self._source.inline_chain_at(address) if address != match.low + module.base else ()
+        if chain:  # past the prologue inside an inlined call: gdb shows the call's line
+            source = call_site_position(info, chain[0]) or source
+        shown = self._symbol_name(module, info, name, match.low, address) if source else None
+        return CodeLocation(address, shown or self._source.shown_name(match.name, address),
+                            with_symtab(source, info, match.breakpoint_address), module.path)  # fmt: skip
+
+    def _ifunc_site(self, module: Module, match: FunctionMatch) -> CodeLocation:
+        """An ifunc's resolver entry, a minimal symbol's place (no line, named as gdb's
+        `<strlen_ifunc>`: the function there), remembered for _ifunc_targets."""
+        address = match.low + module.base
+        die = self._source.function_die(address)
+        shown = (c_function_name(die) or die_name(die)) if die is not None else None
+        self._ifunc_sites[address] = match.linkage_name
+        return CodeLocation(address, shown or match.name, None, module.path)
+
+    def _ifunc_targets(self, places: list[CodeLocation], read: ReadMemory | None) -> list[CodeLocation]:
+        """Each ifunc's resolver place moved to the function it resolved to, where that is
+        known now (ifuncs.resolved_target; asked at each resolution, as gdb at each re-set)."""
+        moved: list[CodeLocation] = []
+        for place in places:
+            symbol = self._ifunc_sites.get(place.address) if place.source is None else None
+            target = resolved_target(self._source, symbol, read) if symbol is not None else None
+            if target is not None:
+                place = self._target_place(target)
+            if all(place.address != other.address for other in moved):
+                moved.append(place)
+        return moved
+
+    def _target_place(self, target: int) -> CodeLocation:
+        """The start of the function at runtime `target`, as gdb's find_function_start_sal."""
+        module = self._source.symbols.module_at(target)
+        info = self._source.debug_info(module) if module is not None else None
+        if module is None or info is None:
+            return self._source.location_of(target)
+        link = target - module.base
+        match = info.function_at(link)
+        if match is not None and match.low == link:
+            return self._match_place(module, info, "", match)
+        # libc's __strlen_evex, its debug file's symbol only: an assembler function, entered
+        # at its start, named by its DWARF symbol
+        place = self._source.location_of(target)
+        die = self._source.function_die(target)
+        found = self._source.debug_symbol(target)
+        shown = (c_function_name(die) or die_name(die)) if die is not None else None
+        return replace(place, function=shown or (found[1].name if found is not None else place.function))
 
     def _symbol_name(self, module: Module, info: DebugInfo, name: str, low: int, address: int) -> str | None:
         """gdb's name of a place of C code `break NAME` found (its location's symbol): the
@@ -396,4 +453,6 @@ def with_symtab(source: SourcePosition | None, info: DebugInfo, link: int) -> So
     as a breakpoint's message names it: asked by address, one unit's line header is read,
     where a name asked by path (source_name) decodes every unit's (140 ms at 2,200 units)."""
     symtab = info.symtab_name_at(link, source.path) if source is not None else None
-    return source if source is None or symtab is None else replace(source, symtab=symtab.filename)
+    if source is None or symtab is None:
+        return source
+    return replace(source, symtab=symtab.filename, symtab_fullname=symtab.missing_fullname)

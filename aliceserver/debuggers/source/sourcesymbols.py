@@ -247,9 +247,9 @@ class SourceSymbols:
         return found
 
     # --- locations (resolver.py) -----------------------------------------------------
-    def resolve(self, spec: str, program_only: bool = False) -> list[CodeLocation]:
+    def resolve(self, spec: str, program_only: bool = False, read: ReadMemory | None = None) -> list[CodeLocation]:
         """`file:line`, `function` or `*address` -> runtime locations (empty: none yet)."""
-        return self._resolver.resolve(spec, program_only)
+        return self._resolver.resolve(spec, program_only, read)
 
     def functions_in_file(self, name: str, file: str | None) -> list[CodeLocation]:
         return self._resolver.functions_in_file(name, file)
