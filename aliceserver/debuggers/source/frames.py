@@ -551,7 +551,8 @@ class Frames:
         if on is None or not verified or not frames or self._calls.pending():
             return None
         frame, read = frames[0], self._read_visible.read_unrecorded
-        return self._twins.thread(frame.registers, frame.arch.sp, (how, id(self._lookups)), read)
+        return self._twins.thread(frame.registers, frame.arch.sp, (how, id(self._lookups)), read,
+                                  self._kept.reads(thread_id))  # fmt: skip
 
     def _kept_unwinding(self, thread_id: int) -> object | None:
         """The thread's unwinding to keep its frame-0 variables with (registers read whole)."""

@@ -75,10 +75,13 @@ class TwinThreads:
         self._made.clear()
 
     def thread(
-        self, registers: Mapping[str, int], sp: str, how: Hashable, read: Read
-    ) -> Twin | None:
+        self, registers: Mapping[str, int], sp: str, how: Hashable, read: Read,
+        blocks: Sequence[tuple[int, int, bytes]] = (),
+    ) -> Twin | None:  # fmt: skip
         """The thread whose frame 0 has `registers`, for its variables made as `how`
-        says; None where its stack area is not known (a core, a stub)."""
+        says; None where its stack area is not known (a core, a stub). `blocks`: what its
+        unwinding read at this stop (nothing written since), whose bytes serve the share
+        check's reads they hold."""
         area = self._area(registers.get(sp))
         if area is None:
             return None
@@ -87,7 +90,8 @@ class TwinThreads:
         shape = tuple(
             [start - value - 1 if start <= value < end else value for value in registers.values()]
         )
-        return Twin(self, (how, end - start, tuple(registers), shape), start, end - start, read)
+        key = (how, end - start, tuple(registers), shape)
+        return Twin(self, key, start, end - start, read, blocks)
 
     def _area(self, address: int | None) -> tuple[int, int] | None:
         if address is None:
@@ -108,12 +112,14 @@ class TwinThreads:
 class Twin:
     """One thread's side: the variables of a thread parked alike, or its own offered."""
 
-    __slots__ = ("_twins", "_key", "_start", "_size", "_read")
+    __slots__ = ("_twins", "_key", "_start", "_size", "_read", "_blocks")
 
     def __init__(
-        self, twins: TwinThreads, key: Hashable, start: int, size: int, read: Read
-    ) -> None:
+        self, twins: TwinThreads, key: Hashable, start: int, size: int, read: Read,
+        blocks: Sequence[tuple[int, int, bytes]] = (),
+    ) -> None:  # fmt: skip
         self._twins, self._key, self._start, self._size, self._read = twins, key, start, size, read
+        self._blocks = blocks
 
     def shared(self) -> tuple[list[VariableInfo], Reads, dict[int, object]] | None:
         """The variables made for a thread parked alike, with this thread's reads for them."""
@@ -121,7 +127,7 @@ class Twin:
         if made is None:
             return None
         delta = self._start - made.start
-        reads = _translated(made, delta, self._read)
+        reads = _translated(made, delta, self._read, self._blocks)
         if reads is None:
             return None
         infos = made.infos
@@ -205,11 +211,14 @@ def _moved(info: VariableInfo, made: _Made, delta: int) -> VariableInfo:
     return restamped(info, **changes) if changes else info
 
 
-def _translated(made: _Made, delta: int, read: Read) -> Reads | None:
+def _translated(
+    made: _Made, delta: int, read: Read, blocks: Sequence[tuple[int, int, bytes]] = ()
+) -> Reads | None:
     """This thread's bytes for each of the first thread's reads (moved by `delta` in the
     stack area), None where one differs but for stack addresses moved alike. A read outside
     the stack area is of the same memory at the same stop (nothing written since: `_twin`):
-    the same bytes, not read again."""
+    the same bytes, not read again; nor is a span inside one of `blocks` (read at this stop
+    by the thread's unwinding: a parked thread's frame-0 block holds its whole span)."""
     start, end = made.start, made.start + made.size
     spans, outside = made.spans, made.outside
     if spans is None or outside is None:
@@ -219,7 +228,12 @@ def _translated(made: _Made, delta: int, read: Read) -> Reads | None:
     try:
         for offset, length, items in spans:
             first = start + delta + offset
-            now = read(first, length)
+            for at_block, size_block, data_block in blocks:
+                if at_block <= first and first + length <= at_block + size_block:
+                    now = data_block[first - at_block : first - at_block + length]
+                    break
+            else:
+                now = read(first, length)
             for at, size, data, theirs in items:
                 mine = now[at : at + size]
                 if mine != data and not _moved_alike(theirs, data, mine, start, end, delta):

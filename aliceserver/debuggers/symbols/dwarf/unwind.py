@@ -41,7 +41,9 @@ GREG_NAMES = x86_64.GREG_NAMES
 _MAX_EXPRESSION_STEPS = 10_000  # DW_OP_bra can loop
 _BATCH_SPAN = 512  # saved registers within this many bytes are read with one read
 _PAGE = 4096  # the stack is read in pages for a backtrace...
-_SMALL_BLOCK = 256  # ...in smaller blocks for a frame or two (a stop's report, a step)
+# ...in smaller blocks for a frame or two (a stop's report, a step): a kilobyte holds the
+# reads of a parked thread's frame-0 arguments too (twinthreads.py: not read again)
+_SMALL_BLOCK = 1024
 _USED_READS = 64  # the reads a stack's top frames ask for, kept (a deep recursion's are not)
 
 
