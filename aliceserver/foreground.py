@@ -16,6 +16,7 @@ checks the reader's process group only when a read begins.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -55,12 +56,18 @@ class Foreground:
                 if os.tcgetpgrp(self.fd) != self._ours:
                     return
                 self._our_modes = termios.tcgetattr(self.fd)
-                if self._their_modes is not None and self._their_modes != self._our_modes:
-                    termios.tcsetattr(self.fd, termios.TCSANOW, self._their_modes)
-                _set_foreground(self.fd, self._their_group)
             except (OSError, termios.error):
-                return  # its group is gone (it exited meanwhile): the terminal stays ours
-            self._given = self._their_group
+                return
+            # The group that held it at the last stop, else the program's own (that one
+            # gone); neither: it exited meanwhile, and the terminal stays ours.
+            group = _handed(self.fd, self._their_group) or _handed(self.fd, program)
+            if group is None:
+                return
+            modes = self._their_modes
+            if modes is not None and modes != self._our_modes:
+                with contextlib.suppress(OSError, termios.error):
+                    _quietly(lambda: termios.tcsetattr(self.fd, termios.TCSANOW, modes))
+            self._given = group
 
     def take(self) -> None:
         """The terminal back to the server (the program stopped, ended or was left)."""
@@ -75,7 +82,7 @@ class Foreground:
                     # that group the terminal back when the program runs on.
                     self._their_group = holder if holder > 0 else self._program
                     self._their_modes = termios.tcgetattr(self.fd)
-                    _set_foreground(self.fd, self._ours)
+                    _quietly(lambda: os.tcsetpgrp(self.fd, self._ours))
                 if self._our_modes is not None and self._their_modes != self._our_modes:
                     termios.tcsetattr(self.fd, termios.TCSANOW, self._our_modes)
             except (OSError, termios.error):
@@ -94,12 +101,21 @@ class Foreground:
             return raw.read(size) if ready else None
 
 
-def _set_foreground(fd: int, group: int) -> None:
-    """tcsetpgrp from either side: a background group's call raises SIGTTOU, which would
-    stop the server; blocked in this thread, the call is allowed (gdb ignores it too)."""
+def _handed(fd: int, group: int) -> int | None:
+    """`group` once it holds the terminal; None if it cannot (gone)."""
+    try:
+        _quietly(lambda: os.tcsetpgrp(fd, group))
+    except OSError:
+        return None
+    return group
+
+
+def _quietly(change: Callable[[], None]) -> None:
+    """A change of the terminal from either side: a background group's raises SIGTTOU,
+    which would stop the server; blocked in this thread, it is allowed (gdb ignores it)."""
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU})
     try:
-        os.tcsetpgrp(fd, group)
+        change()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 

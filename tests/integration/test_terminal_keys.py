@@ -28,12 +28,27 @@ from tests.support.terminal import PROMPT, SUSPENDED, Terminal
 pytestmark = pytest.mark.timeout(180)
 
 _SOURCE = r"""
+#include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 volatile int spin = 1;
+void stop_here(void) {}
 int main(int argc, char **argv)
 {
     char line[100];
+    if (argc > 1 && argv[1][0] == 'h') { /* a child takes the terminal, and leaves */
+        pid_t child = fork();
+        if (child == 0) {
+            setpgid(0, 0);
+            signal(SIGTTOU, SIG_IGN);
+            tcsetpgrp(0, getpid());
+            _exit(0);
+        }
+        waitpid(child, NULL, 0);
+        stop_here();
+        argv[1] = "i";
+    }
     printf("started\n");
     fflush(stdout);
     if (argc > 1 && argv[1][0] == 'i' && fgets(line, sizeof line, stdin))
@@ -146,6 +161,28 @@ def test_program_reads_the_terminal_while_it_runs(
         went_on = terminal.read_until(PROMPT, 20).decode(errors="replace")
         assert "read: typed while it runs" in went_on and "exited normally]" in went_on, went_on
         _ctrl_c_at_prompt(terminal)  # the exit gave the terminal back
+    finally:
+        _end(terminal)
+
+
+@pytest.mark.parametrize("which", _debuggers())
+def test_the_terminal_goes_back_to_the_program_when_its_holder_left(
+    program: Path, tmp_path: Path, which: str
+) -> None:
+    """The program's child took the terminal and ended before the stop: the program gets
+    it back when it runs on, and reads it (not stopped by SIGTTIN)."""
+    terminal = _start(which, program, tmp_path)
+    try:
+        assert "Breakpoint 1 at " in terminal.command("break stop_here")
+        assert "Breakpoint 1, stop_here" in terminal.command("run h")
+        os.write(terminal.fd, b"continue\n")
+        terminal.read_until(b"started", 20)
+        time.sleep(0.2)  # (waiting in its read)
+        os.write(terminal.fd, b"typed after the hand-off\n")
+        went_on = terminal.read_until(PROMPT, 20).decode(errors="replace")
+        assert "read: typed after the hand-off" in went_on and "exited normally]" in went_on, (
+            went_on
+        )
     finally:
         _end(terminal)
 
