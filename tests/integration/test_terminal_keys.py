@@ -147,6 +147,28 @@ def test_key_while_running_reaches_the_program(
 
 
 @pytest.mark.parametrize("which", _debuggers())
+def test_ctrl_z_then_continue_stops_in_the_group_stop(
+    program: Path, tmp_path: Path, which: str
+) -> None:
+    """`continue` passes SIGTSTP on: the program's stop by it is told once more, as gdb
+    tells it, and the next `continue` runs it on."""
+    terminal = _start(which, program, tmp_path)
+    try:
+        os.write(terminal.fd, b"run s\n")
+        terminal.read_until(b"started")
+        time.sleep(0.2)  # (running its loop)
+        terminal.type_key(b"\x1a")
+        assert "Program received signal SIGTSTP, Stopped (user)." in _until_prompt(terminal)
+        terminal.command("print spin = 0")
+        again = terminal.command("continue")
+        assert "Program received signal SIGTSTP, Stopped (user)." in again, again
+        went_on = terminal.command("continue")
+        assert "exited normally]" in went_on and "SIGTSTP" not in went_on, went_on
+    finally:
+        _end(terminal)
+
+
+@pytest.mark.parametrize("which", _debuggers())
 def test_program_reads_the_terminal_while_it_runs(
     program: Path, tmp_path: Path, which: str
 ) -> None:

@@ -40,6 +40,7 @@ from aliceserver.debuggers.ptrace.traps import INT3, PhysicalTrap, TrapTable
 from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 from aliceserver.debuggers.signals import (
+    signal_description,
     signal_name,
 )
 
@@ -52,6 +53,7 @@ log = logging.getLogger(__name__)
 _WAIT_ONE = binding.WALL | binding.WNOTHREAD
 _SYSCALL_STOPS = (StopReason.SYSCALL_ENTRY, StopReason.SYSCALL_RETURN)
 _TRAP_BRKPT = 1  # si_code of the SIGTRAP a single-step out of a system call raises
+_JOB_STOPS = frozenset({sig.SIGSTOP, sig.SIGTSTP, sig.SIGTTIN, sig.SIGTTOU})
 WRITE_PATIENCE = 1.0  # seconds a signal's line may take to be written before the thread runs on
 
 
@@ -170,6 +172,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         t.regs_valid = False
         signal_to_deliver = t.pending_signal if request == binding.PTRACE_CONT else 0
         t.pending_signal = 0 if request == binding.PTRACE_CONT else t.pending_signal
+        if signal_to_deliver:
+            t.passed_stop = signal_to_deliver if signal_to_deliver in _JOB_STOPS else 0
         if request == binding.PTRACE_CONT and self.catch_syscalls is not None:
             request = binding.PTRACE_SYSCALL  # only while a syscall catchpoint exists
         try:
@@ -456,6 +460,13 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             # interrupt is spent: it is stopped, which is all the interrupt was for.
             t.interrupt_sent = False
             return self._syscall_stop(t)
+        if kind is WaitKind.GROUP_STOP and t.passed_stop == status.value and not self._collecting:
+            t.passed_stop = 0  # the stop signal it was given took effect: told, not passed again
+            if self._policy(status.value).stop:
+                return Stopped(
+                    StopReason.SIGNAL, t.tid, signal=status.value, signal_name=signal_name(status.value),
+                    description=signal_description(status.value), address=int(self.regs(t).rip),
+                )  # fmt: skip
         if kind in (WaitKind.GROUP_STOP, WaitKind.CONTINUED):
             return _RESUME
         if kind is WaitKind.EVENT:

@@ -30,6 +30,9 @@ class Tracee:
     # Its last stop was a ptrace event's (exec, clone, fork): inside the system call still.
     event_stop: bool = False
     launched: bool = False  # that stop is the launch's exec, where gdb's startup holds it
+    # A job-control stop signal it was resumed with (passed on): its group-stop is told
+    # once, as gdb tells it (Program received signal SIGTSTP again at the continue)
+    passed_stop: int = 0
 
 
 class Run(enum.Enum):
