@@ -270,24 +270,26 @@ class LocationResolver:
         """gdb's minimal symbols of `name` (linespec.c search_minsyms_for_name): every
         module's function symbol so named, its own table's or its debug file's (ld.so's
         `_start`), as a function without line info; none whose function holds a place
-        found already (the function its debug info names: a copy of the same place)."""
+        found already (the function its debug info names: a copy of the same place). And
+        a module's PLT stub of `name` (its trampoline symbol, `<strlen@plt>`) unless some
+        other symbol of `name` is global or weak (the function it calls: libc's strlen, not
+        ld.so's local one) or another module's stub, as search_minsyms_for_name keeps them."""
         places: list[CodeLocation] = []
+        stubs: list[int] = []
+        exported = False
         for module in self._source.symbols.modules():
             if program_only and not module.is_main:
                 continue
             image = self._source.symbols.image_of(module.path)
             if image is None:
                 continue
-            key = (module.path, module.base, name)
-            known = self._code_symbols.get(key)
-            if known is None or known[0] is not image:
-                known = (image, *self._code_symbol(module, image, name))
-                if len(self._code_symbols) >= _FUNCTION_PLACES:
-                    self._code_symbols.pop(next(iter(self._code_symbols)))
-                self._code_symbols[key] = known
-            _image, symbol, own = known
+            stub = self._module_symbol(module, image, f"{name}@plt")[0]
+            if stub is not None:
+                stubs.append(stub.address + module.base)
+            symbol, own = self._module_symbol(module, image, name)
             if symbol is None:
                 continue
+            exported = exported or symbol.binding != "local"
             low = symbol.address + module.base
             if any(low <= place.address < low + max(symbol.size, 1) for place in (*found, *places)):
                 continue
@@ -298,7 +300,24 @@ class LocationResolver:
                 places.append(replace(place, function=shown))
             else:  # (one only the debug file names is shown by that name, as gdb's minimal symbol)
                 places.append(place if own and place.function else self._debug_file_location(place.address, name))
+        if len(stubs) == 1 and not exported:
+            places.append(self._source.location_of(stubs[0]))
         return places
+
+    def _module_symbol(self, module: Module, image: ElfImage, name: str) -> tuple[ElfSymbol | None, bool]:
+        """_code_symbol, remembered (a stub's, `NAME@plt`, from the module's own table)."""
+        key = (module.path, module.base, name)
+        known = self._code_symbols.get(key)
+        if known is None or known[0] is not image:
+            if name.endswith("@plt"):
+                stub = image.find_symbol(name)
+                known = (image, stub if stub is not None and stub.kind == "func" else None, True)
+            else:
+                known = (image, *self._code_symbol(module, image, name))
+            if len(self._code_symbols) >= _FUNCTION_PLACES:
+                self._code_symbols.pop(next(iter(self._code_symbols)))
+            self._code_symbols[key] = known
+        return known[1], known[2]
 
     def _code_symbol(self, module: Module, image: ElfImage, name: str) -> tuple[ElfSymbol | None, bool]:
         """(the module's code symbol called `name` or None, whether its own table's)."""
