@@ -108,3 +108,16 @@ def test_mi_ifunc_records_like_gdb(builder: Builder) -> None:
     if not any("<memset_ifunc>" in line for line in expected):
         pytest.skip("gdb shows no <memset_ifunc> here (libc6-dbg is not installed)")
     assert _mi_ifunc(program, gdb=False) == expected
+
+
+def test_stubs_kept_beside_local_functions_like_gdb(builder: Builder) -> None:
+    """After `starti` (the program and ld.so loaded), `break strlen` is at the program's
+    PLT stub and at ld.so's strlen: gdb's search_minsyms_for_name drops a stub only for a
+    global or weak symbol of the name, and ld.so's own copies are local. Once libc loads
+    (its global strlen), the stubs go."""
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _like_gdb(program, ["starti", "break sigaction", "break memset", "break strlen", "info breakpoints",
+                              "continue", "info breakpoints", "bt 3", "condition 2 0", "condition 3 0",
+                              "tbreak main", "continue", "info breakpoints", "continue", "bt 1"],
+                    "<strlen_ifunc>")  # fmt: skip
+    assert "<strlen@plt>" in got and "Breakpoint 3.2, strlen () at " in got
