@@ -62,8 +62,11 @@ class Ui:
         with self._lock:
             if self._holding and target is self.transport:
                 self._held.append(data)
-            else:
-                self._send(data, target)
+                return
+            if self._held and target is not self.transport:  # (stderr) what was said first
+                held, self._held = "".join(self._held), []
+                self._send(held, self.transport)
+            self._send(data, target)
 
     def _send(self, data: str, target: Transport) -> None:
         """Write now (the lock held: lines from several threads never interleave)."""
