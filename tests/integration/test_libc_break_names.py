@@ -121,3 +121,35 @@ def test_stubs_kept_beside_local_functions_like_gdb(builder: Builder) -> None:
                               "tbreak main", "continue", "info breakpoints", "continue", "bt 1"],
                     "<strlen_ifunc>")  # fmt: skip
     assert "<strlen@plt>" in got and "Breakpoint 3.2, strlen () at " in got
+
+
+def test_before_run_the_program_alone_like_gdb(builder: Builder) -> None:
+    """Before `run` gdb has read the program's symbols alone (ours hold ld.so's too, in the
+    symbol probe): `break strlen` is the program's stub, `break strchr` (ld.so's only, never
+    called by the program) not defined; once the program runs, ld.so's places join."""
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _like_gdb(program, ["break strchr", "break raise", "set breakpoint pending on", "break sigaction",
+                              "break memset", "break strlen", "break strchr", "info breakpoints", "run",
+                              "info breakpoints", "bt 3", "continue", "bt 3"], "__sigaction")  # fmt: skip
+    assert 'Function "strchr" not defined.' in got or "Breakpoint 4 (strchr) pending." in got
+    assert "Breakpoint 3 at 0x1040\n" in got
+
+
+def _mi_before_run(program: Path, *, gdb: bool) -> list[str]:
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    try:
+        mi.prompt()
+        return [
+            line
+            for name in ("strlen", "strchr")
+            for line in _results(mi.command(f"-break-insert {name}")[1])
+        ]
+    finally:
+        mi.close()
+
+
+def test_mi_before_run_like_gdb(builder: Builder) -> None:
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _mi_before_run(program, gdb=False)
+    assert got == _mi_before_run(program, gdb=True)
+    assert 'at="<strlen@plt>"' in got[0] and 'Function \\"strchr\\" not defined.' in got[1]

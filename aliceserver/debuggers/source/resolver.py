@@ -147,6 +147,8 @@ class LocationResolver:
             self._source.prefetch.program_indexed()
             self._prefetch(image, modules, infos, name)
         for module, info in infos:
+            if program_only and not module.is_main:
+                continue  # (gdb has read no library's symbols, ld.so's neither)
             key = (module.path, module.base, name)
             known = self._function_places.get(key)
             if known is not None and known[0] is info:
@@ -161,7 +163,7 @@ class LocationResolver:
             locations += self._symbol_places(name, locations, program_only)
         if self._ifunc_sites and any(place.address in self._ifunc_sites for place in locations):
             locations = self._ifunc_targets(locations, read)
-        if locations:
+        if locations or program_only:
             return locations
         fallback = self._source.symbols.lookup_name(name)  # a function without debug info (libc)
         if fallback is None and (local := debug_file_symbols(self._source, name)):
