@@ -95,6 +95,7 @@ class DebugSymbolEntry:
     name: str  # qualified, without parameters
     type: str  # `int (another_int_t)`, `float`; "" for TYPES
     description: str  # `static int f1(int, int);`, `typedef int my_int_t;`, `int`
+    search_name: str = ""  # what gdb's regex searches where not `name`: `ns::f(char const*)`
 
 
 @dataclass(frozen=True, slots=True)

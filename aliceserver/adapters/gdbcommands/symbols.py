@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Callable
 
 from aliceserver.adapters.gdbcommands.dwarf_ops import describe_location
@@ -140,11 +139,10 @@ def rbreak_functions(
     )
     found = debugger.search_symbols(query)
     debug = [e for e in found.debug if file is None or _file_matches(e.file, e.fullname, file)]
-    names = Counter((e.file, e.name) for e in debug)
     listed = []
     for e in debug:
         where = SourcePosition(e.file, e.line)
-        location = _location(e, names[e.file, e.name] > 1)
+        location = _location(e)
         listed.append(FunctionDeclaration(location, 0, e.description, where))
     for symbol in found.nondebug:
         shown = f"<function, no debug info> {symbol.name};"
@@ -152,14 +150,12 @@ def rbreak_functions(
     return listed
 
 
-def _location(entry: DebugSymbolEntry, overloaded: bool) -> str:
-    """`FULLNAME:NAME`, as gdb's rbreak breaks at `FULLNAME:'LINKAGE-NAME'`: one overload
-    of a C++ name by its parameters; the file as the debug info names it where its unit's
-    directory is relative (gdb's full name is then no path to the file)."""
-    name = entry.name
-    at = entry.description.find(name + "(")
-    if overloaded and at >= 0:
-        name = entry.description[at:].rstrip(";")
+def _location(entry: DebugSymbolEntry) -> str:
+    """`FULLNAME:NAME`, as gdb's rbreak breaks at `FULLNAME:'LINKAGE-NAME'`: a C++ function
+    by its parameters (that overload alone, also where the regex found only it); the file
+    as the debug info names it where its unit's directory is relative (gdb's full name is
+    then no path to the file)."""
+    name = entry.search_name or entry.name
     full = entry.fullname
     return f"{full if full.startswith('/') else os.path.normpath(entry.file)}:{name}"
 

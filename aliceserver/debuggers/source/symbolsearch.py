@@ -113,7 +113,8 @@ class _Search:
             return offsets
         wanted = {offset for name, units in names.items() if self.names.search(name) for offset in units}
         pattern = self.query.name_regex or ""
-        if "::" in pattern.replace("\\", "") or pattern.startswith("^"):
+        if "::" in pattern.replace("\\", "") or any(c in pattern for c in "^$()<>,*& "):  # C++'s may match after
+            # the last component: its qualifiers, parameters, template arguments
             wanted.update(o for o in offsets if is_cplus(symbols.units.cu_at_offset(o).get_top_DIE()))
         return [offset for offset in offsets if offset in wanted]
 
@@ -125,7 +126,8 @@ class _Search:
         names = _FileNames(symbols, cu, primary, comp_dir)
         entries = unit_symbols(symbols, cu, self.query.domain, self.demangler.demangle)
         for entry in [e for e in entries if e.is_global] + [e for e in entries if not e.is_global]:
-            if self.names is not None and not self.names.search(entry.name):
+            # gdb's search name: a C++ function's with its parameters (`ns::foo(int)`)
+            if self.names is not None and not self.names.search(entry.sort_name or entry.name):
                 continue
             if self.types is not None and not self.types.search(entry.type):
                 continue
@@ -138,7 +140,8 @@ class _Search:
     def _add(self, shown: str, full: str, entry: UnitSymbol) -> None:
         key = (shown, 0 if entry.is_global else 1, entry.sort_name or entry.name)
         if key not in self.found:
-            self.found[key] = DebugSymbolEntry(shown, full, entry.line, entry.name, entry.type, entry.description)
+            self.found[key] = DebugSymbolEntry(shown, full, entry.line, entry.name, entry.type, entry.description,
+                                               entry.sort_name)  # fmt: skip
 
     def _nondebug(self) -> list[NondebugSymbolEntry]:
         """gdb's minimal symbols of the domain that no debug symbol stands for: functions

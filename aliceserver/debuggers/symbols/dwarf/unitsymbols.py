@@ -13,6 +13,7 @@ from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.model import SymbolDomain
+from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_function_name
 from aliceserver.debuggers.symbols.dwarf.dies import (
     _CORRUPT,
     _scope_of_spec,
@@ -123,30 +124,37 @@ def _function(
     qualified = _scope_of_spec(die, prefix) + name
     function_type = symbols.function_type(die)
     text = declaration(function_type, qualified)
+    search = ""  # C++'s search name: its parameters tell overloads apart
     if cplus:
-        text = _cplus_declaration(die, function_type, text, demangle)
+        text, search = _cplus_declaration(die, function_type, text, demangle, qualified)
     elif _is_const_method(die):
         text += " const"
     external = _is_external(die)
     file, line = _place(die)
     static = "" if external else "static "
-    overload = text[text.find(qualified) :] if cplus and qualified in text else ""  # the parameters tell overloads apart
-    return UnitSymbol(qualified, external, file, line, type_name(function_type), f"{static}{text};", overload)
+    return UnitSymbol(qualified, external, file, line, type_name(function_type), f"{static}{text};", search)
 
 
-def _cplus_declaration(die: DIE, function_type: FunctionType, text: str, demangle: Callable[[str], str]) -> str:
-    """gdb names a C++ function by its demangled linkage name, parameters as the demangler
-    writes them (`push_back(long const&)`), after its return type; without a linkage name
-    (main, extern "C") an empty list is `()`."""
+def _cplus_declaration(
+    die: DIE, function_type: FunctionType, text: str, demangle: Callable[[str], str], qualified: str
+) -> tuple[str, str]:
+    """(declaration, search name): gdb names a C++ function by its demangled linkage name,
+    parameters as the demangler writes them (`push_back(long const&)`), after its return
+    type; without a linkage name (main, extern "C") an empty list is `()`."""
     source = origin_die(die, "DW_AT_linkage_name") or origin_die(die, "DW_AT_MIPS_linkage_name") or die
     linkage = attr_value(source, "DW_AT_linkage_name") or attr_value(source, "DW_AT_MIPS_linkage_name")
     demangled = demangle(linkage.decode() if isinstance(linkage, bytes) else str(linkage or ""))
     if not linkage or demangled.startswith("_Z"):
         text = text[: -len("(void)")] + "()" if text.endswith("(void)") else text
-        return text + " const" if _is_const_method(die) else text
+        # gdb's computed name, put through its C++ name parser: `sfoo(char const*, int)`
+        at = text.find(qualified + "(") if text.endswith(")") else -1
+        canonical = canonical_function_name(text[at:]) if at > 0 and text[at - 1] in " *&" else None
+        text = text[:at] + canonical if canonical is not None else text
+        text += " const" if _is_const_method(die) else ""
+        return text, text[text.find(qualified) :] if qualified in text else ""
     name, params = strip_signature(demangled)
-    suffix = " const" if demangled.endswith(" const") else ""
-    return declaration(function_type.return_type, f"{name}{params or '()'}{suffix}")
+    search = f"{name}{params or '()'}{' const' if demangled.endswith(' const') else ''}"
+    return declaration(function_type.return_type, search), search
 
 
 def _is_const_method(die: DIE) -> bool:
