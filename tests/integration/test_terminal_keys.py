@@ -209,6 +209,55 @@ def test_the_terminal_goes_back_to_the_program_when_its_holder_left(
         _end(terminal)
 
 
+_THREADS = r"""
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+static pthread_barrier_t together;
+int hits;
+static void handler(int sig) { (void)sig; __atomic_fetch_add(&hits, 1, __ATOMIC_RELAXED); }
+static void *run(void *unused)
+{
+    (void)unused;
+    pthread_barrier_wait(&together);
+    for (int i = 0; i < 5; i++)
+        raise(SIGUSR1);
+    return NULL;
+}
+int main(void)
+{
+    pthread_t threads[4];
+    signal(SIGUSR1, handler);
+    pthread_barrier_init(&together, NULL, 4);
+    for (int i = 0; i < 4; i++)
+        pthread_create(&threads[i], NULL, run, NULL);
+    for (int i = 0; i < 4; i++)
+        pthread_join(threads[i], NULL);
+    printf("hits %d\n", hits);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("which", _debuggers())
+def test_the_terminal_comes_back_at_each_stop_of_many_threads(tmp_path: Path, which: str) -> None:
+    """Threads raising SIGUSR1 together: a stop told at a continue from those queued
+    meanwhile gives the terminal back too (the next command is read)."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    (tmp_path / "threads.c").write_text(_THREADS)
+    subprocess.run(["gcc", "-g", "-O0", "-pthread", "threads.c", "-o", "threads"], cwd=tmp_path, check=True,
+                   timeout=120)  # fmt: skip
+    terminal = _start(which, tmp_path / "threads", tmp_path)
+    try:
+        assert "received signal SIGUSR1" in terminal.command("run")
+        for _ in range(12):
+            assert "received signal SIGUSR1" in terminal.command("continue")
+            assert "$" in terminal.command("print hits")  # read: the terminal is ours
+    finally:
+        _end(terminal)
+
+
 @pytest.mark.parametrize("which", _debuggers())
 def test_mi_async_keeps_the_terminal(program: Path, tmp_path: Path, which: str) -> None:
     """With mi-async the program runs in the background, as in gdb: the debugger reads

@@ -211,12 +211,12 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
     def resume(self, only: int | None = None) -> None:
         """Resume all threads (or only one): deliver a pending report instead, if any."""
         self.run = Run.RUNNING
-        if self.terminal is not None:
-            self.terminal.give(self.terminal_group)
         if only is None:
             only = self.locked
         if self._report_pending(only):
             return
+        if self.terminal is not None:
+            self.terminal.give(self.terminal_group)
         targets = [t for t in self.threads.values() if not t.gone and not t.running and not t.new]
         if only is not None:
             targets = [t for t in targets if t.tid == only]
@@ -369,6 +369,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             elif stop.reason in _SYSCALL_STOPS and not self._syscall_caught(stop.syscall):
                 continue  # its catchpoint went while the stop was queued: the thread goes on
             self.run = Run.STOPPED
+            if self.terminal is not None:  # (a stop found while it ran: the prompt's again)
+                self.terminal.take()
             self._flush_output()
             self.events.put(stop)
             return True
