@@ -277,7 +277,7 @@ class LocationResolver:
         other symbol of `name` is global or weak (the function it calls: libc's strlen, not
         ld.so's local one) or another module's stub, as search_minsyms_for_name keeps them."""
         places: list[CodeLocation] = []
-        stubs: list[int] = []
+        searched: list[tuple[Module, ElfImage]] = []
         exported = False
         for module in self._source.symbols.modules():
             if program_only and not module.is_main:
@@ -285,9 +285,7 @@ class LocationResolver:
             image = self._source.symbols.image_of(module.path)
             if image is None:
                 continue
-            stub = self._module_symbol(module, image, f"{name}@plt")[0]
-            if stub is not None:
-                stubs.append(stub.address + module.base)
+            searched.append((module, image))
             symbol, own = self._module_symbol(module, image, name)
             if symbol is None:
                 continue
@@ -302,8 +300,11 @@ class LocationResolver:
                 places.append(replace(place, function=shown))
             else:  # (one only the debug file names is shown by that name, as gdb's minimal symbol)
                 places.append(place if own and place.function else self._debug_file_location(place.address, name))
-        if len(stubs) == 1 and not exported:
-            places.append(self._source.location_of(stubs[0]))
+        if exported:  # (a program's own function: no stub to look for)
+            return places
+        stubs = [(m, s) for m, image in searched if (s := self._module_symbol(m, image, f"{name}@plt")[0])]
+        if len(stubs) == 1:
+            places.append(self._source.location_of(stubs[0][1].address + stubs[0][0].base))
         return places
 
     def _module_symbol(self, module: Module, image: ElfImage, name: str) -> tuple[ElfSymbol | None, bool]:
