@@ -282,6 +282,7 @@ class CodeLocation:
     source: SourcePosition | None
     module: str | None
     requested_line: int | None = None  # for file:line specs that moved to the next line with code
+    ifunc: bool = False  # an STT_GNU_IFUNC's resolver, its target not known yet (source/ifuncs.py)
 
 
 @dataclass(frozen=True, slots=True)

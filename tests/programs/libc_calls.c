@@ -1,6 +1,6 @@
 /* Calls into libc through the program's PLT: sigaction (an ELF alias of glibc's
    __GI___sigaction, and a copy in ld.so), memset and strlen (ifuncs in libc, plain
-   functions in ld.so). */
+   functions in ld.so) and strcpy (an ifunc of libc's alone). */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +17,9 @@ int main(int argc, char **argv) {
     size_t n = strlen(argv[0]);
     memset(buffer, 'x', 8); /* @bp:resolved (both resolved by now) */
     n += strlen(buffer);
-    printf("%zu %d\n", n, argc);
+    const char *which = argc > 5 ? "many" : "few";
+    char copy[8];
+    strcpy(copy, which); /* an ifunc ld.so has no copy of */
+    printf("%zu %d %s\n", n, argc, copy); /* @bp:printed */
     return 0;
 }

@@ -14,7 +14,12 @@ from aliceserver.session.breakpoints import BreakpointKind, UserBreakpoint, kind
 BREAKPOINT = "breakpoint"
 DPRINTF = "dprintf"  # a breakpoint that prints and goes on (dprintf.py)
 TRACEPOINT = "tracepoint"  # made and listed, never inserted here (tracepoints.py)
-_LOCATED = (BREAKPOINT, DPRINTF, TRACEPOINT)
+# A breakpoint whose one location is an ifunc's resolver, its target not known yet (gdb's
+# bp_gnu_ifunc_resolver): its hits are counted and never stop (BPSTAT_WHAT_SINGLE; gdb 13's
+# breakpoint at the resolver's return is set in the inlined selector's caller, at the same
+# pc, and so is never hit: it stays so)
+IFUNC_RESOLVER = "STT_GNU_IFUNC resolver"
+_LOCATED = (BREAKPOINT, DPRINTF, TRACEPOINT, IFUNC_RESOLVER)
 WATCH_TYPES = {"": "hw watchpoint", "r": "read watchpoint", "a": "acc watchpoint"}
 WATCH_KEYS = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}
 
@@ -98,6 +103,10 @@ class MiBreakpoint(UserBreakpoint):
         return self.gdb_type not in (*_LOCATED, catches.CATCHPOINT)
 
     @property
+    def is_resolver(self) -> bool:
+        return self.gdb_type == IFUNC_RESOLVER
+
+    @property
     def pending(self) -> bool:
         return self.gdb_type in _LOCATED and not self.places
 
@@ -106,3 +115,11 @@ class MiBreakpoint(UserBreakpoint):
         """gdb's table shows 64-bit addresses once a breakpoint has one (a tracepoint's
         location is of no kind gdb counts; a pending one has no location yet)."""
         return not self.pending and self.gdb_type != TRACEPOINT and (self.catch is None or self.catch.has_location)
+
+
+def resolver_type(bp: MiBreakpoint) -> None:
+    """gdb's set_breakpoint_location_function: a breakpoint (not a dprintf, tracepoint or
+    hardware one) whose only location is an ifunc's unresolved resolver becomes of type
+    bp_gnu_ifunc_resolver, for good."""
+    if bp.gdb_type == BREAKPOINT and len(bp.places) == 1 and bp.places[0].ifunc:
+        bp.gdb_type = IFUNC_RESOLVER

@@ -22,6 +22,7 @@ from aliceserver.adapters.mi.breakpoint_record import (
     WATCH_TYPES,
     MiBreakpoint,
     core_kind,
+    resolver_type,
 )
 from aliceserver.adapters.mi.frames import display_value, hex16
 from aliceserver.adapters.mi.inferior_list import engine_inferior
@@ -128,6 +129,7 @@ class BreakpointTable:
                           enabled=enabled, condition_fn=condition_fn, ignore_count=ignore, thread=thread,
                           spec=spec, places=tuple(places), gdb_type=kind, inferior=program_of)
         bp.cond_disabled = frozenset(place.address for place, failure in zip(places, failures, strict=True) if failure)
+        resolver_type(bp)
         for index, failure in enumerate(failures, 1):
             if failure and warn is not None:  # gdb's, before the breakpoint has its number
                 warn(f"warning: failed to validate condition at location {index}, disabling:\n  ")
@@ -208,8 +210,8 @@ class BreakpointTable:
                 bp.unseen_hits += 1
                 raise
             bp.unseen_hits += 1
-            if bp.ignore > 0:
-                bp.ignore -= 1
+            if bp.ignore > 0 or bp.is_resolver:  # (a resolver's: counted, never a stop)
+                bp.ignore = max(bp.ignore - 1, 0)
                 self.ignored_hits.let_go(bp)
                 return False
             if bp.disable_after:  # its trap stays (a tracer-thread gate cannot remove it): unseen
@@ -263,6 +265,7 @@ class BreakpointTable:
             )
         bp.loc_disabled &= {place.address for place in bp.places}
         self._apply_cond_disabled(bp, bp.cond_disabled | bp.loc_disabled)
+        resolver_type(bp)
 
     def _apply_cond_disabled(self, bp: MiBreakpoint, changed: frozenset[int]) -> None:
         """Set the engine's traps of the locations at `changed` as their states say."""
@@ -503,8 +506,9 @@ class BreakpointTable:
         # gdb sizes the address column for 64-bit addresses once a row has an address.
         wide = any(self.shows_address(bp) for bp in rows)
         addresses = self.session.settings.get("print address") == "on"  # off: gdb has no Address column
+        typed = str(max(14, *(len(bp.gdb_type) for bp in rows))) if rows else "14"  # print_type_col_width
         hdr: list[Value] = [
-            {"width": "10" if n == "addr" and not wide else w, "alignment": a, "col_name": n, "colhdr": h}
+            {"width": "10" if n == "addr" and not wide else typed if n == "type" else w, "alignment": a, "col_name": n, "colhdr": h}
             for w, a, n, h in _HDR if addresses or n != "addr"
         ]
         body = Results([("bkpt", self.tuple(bp)) for bp in rows], as_list=True)
@@ -558,7 +562,7 @@ class BreakpointTable:
             return f"{word} {bp.number}{at}{named} ({len(bp.places)} locations)\n"
         if place.source is not None:
             return f"{word} {bp.number}{at}: file {self.session.frames.file_name(place.source.path, place.source.symtab)}, line {place.source.line}.\n"
-        return f"{word} {bp.number} at {self.shown_address(place.address):#x}\n"
+        return f"{word} {bp.number}{' at gnu-indirect-function resolver' if bp.is_resolver else ''} at {self.shown_address(place.address):#x}\n"
 
     def what(self, bp: MiBreakpoint) -> str:
         if bp.catch is not None:

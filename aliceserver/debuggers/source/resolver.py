@@ -217,7 +217,7 @@ class LocationResolver:
         die = self._source.function_die(address)
         shown = (c_function_name(die) or die_name(die)) if die is not None else None
         self._ifunc_sites[address] = match.linkage_name
-        return CodeLocation(address, shown or match.name, None, module.path)
+        return CodeLocation(address, shown or match.name, None, module.path, ifunc=True)
 
     def _ifunc_targets(self, places: list[CodeLocation], read: ReadMemory | None) -> list[CodeLocation]:
         """Each ifunc's resolver place moved to the function it resolved to, where that is
