@@ -44,30 +44,32 @@ class Foreground:
         # commands meanwhile, and gdb runs the program in the background then)
         self.kept: Callable[[], bool] = lambda: False
 
-    def give(self, program: int) -> None:
+    def give(self, program: int) -> bool:
         """The terminal to the group `program` (the program about to run), when it is the
-        server's now: a server run in the background leaves the shell's terminal alone."""
+        server's now: a server run in the background leaves the shell's terminal alone.
+        True when this call handed it over."""
         with self._cond:
             if self._given is not None or self.kept():
-                return
+                return False
             if program != self._program:  # a new process: nothing kept of the last one
                 self._program, self._their_group, self._their_modes = program, program, None
             try:
                 if os.tcgetpgrp(self.fd) != self._ours:
-                    return
+                    return False
                 self._our_modes = termios.tcgetattr(self.fd)
             except (OSError, termios.error):
-                return
+                return False
             # The group that held it at the last stop, else the program's own (that one
             # gone); neither: it exited meanwhile, and the terminal stays ours.
             group = _handed(self.fd, self._their_group) or _handed(self.fd, program)
             if group is None:
-                return
+                return False
             modes = self._their_modes
             if modes is not None and modes != self._our_modes:
                 with contextlib.suppress(OSError, termios.error):
                     _quietly(lambda: termios.tcsetattr(self.fd, termios.TCSANOW, modes))
             self._given = group
+            return True
 
     def take(self) -> None:
         """The terminal back to the server (the program stopped, ended or was left)."""

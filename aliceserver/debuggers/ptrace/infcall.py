@@ -166,6 +166,8 @@ class PtraceCallThread:
         timer.daemon = True
         timer.start()
         inferior.calls_running += 1  # only this thread runs: no jump patch goes in meanwhile
+        terminal = inferior.terminal  # the function may read it, as under gdb (given back
+        lent = terminal is not None and terminal.give(inferior.terminal_group)  # unless it was)
         try:
             self._resume_alone(step_over=False)  # a breakpoint at the function is hit, as gdb's
             while True:
@@ -209,6 +211,8 @@ class PtraceCallThread:
                 self._resume_alone()
         finally:
             inferior.calls_running -= 1
+            if lent and terminal is not None:
+                terminal.take()
             with self._timer_lock:
                 timer.cancel()
                 self._finished = True
