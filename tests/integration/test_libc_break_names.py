@@ -195,3 +195,13 @@ def test_mi_ifunc_resolver_breakpoint_like_gdb(builder: Builder) -> None:
             "gdb sets no STT_GNU_IFUNC resolver breakpoint here (libc6-dbg is not installed)"
         )
     assert _mi_resolver(program, gdb=False) == expected
+
+
+def test_resolver_place_moves_at_a_library_load_like_gdb(builder: Builder) -> None:
+    """An ifunc's resolver place, set before the program called it, moves to the function
+    it resolved to when a later library load sets the breakpoints anew (gdb's re-set)."""
+    program = builder.build("ifunc_reset", ("-g", "-O0"), extra=["-ldl"])
+    line = marker_line("ifunc_reset.c", "after")
+    got = _like_gdb(program, ["break main", "run", "break strlen", "condition 2 0", f"break ifunc_reset.c:{line}",
+                              "info breakpoints", "continue", "info breakpoints"], "<strlen_ifunc>")  # fmt: skip
+    assert got.count("<strlen_ifunc>") == 1

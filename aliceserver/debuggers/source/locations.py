@@ -114,7 +114,7 @@ class Locations:
         """Give `entry` an address breakpoint at each new place it resolves to (`places`:
         just resolved); a PLT stub it no longer resolves to (its library's function has
         loaded) goes, as gdb re-sets a breakpoint on a trampoline symbol to the function
-        once there is one."""
+        once there is one, and so does an ifunc's resolver once its target is known."""
         try:
             if places is None:
                 places = self.resolve(entry.location)
@@ -124,7 +124,7 @@ class Locations:
         changed = False
         wanted = {place.address for place in places}
         for address, (bound, ident) in list(entry.bound.items()):
-            if address not in wanted and (bound.function or "").endswith("@plt"):
+            if address not in wanted and (bound.ifunc or (bound.function or "").endswith("@plt")):
                 del entry.bound[address]
                 self._breakpoints.forget_address_breakpoint(ident)
                 changed = True
