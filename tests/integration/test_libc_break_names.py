@@ -205,3 +205,22 @@ def test_resolver_place_moves_at_a_library_load_like_gdb(builder: Builder) -> No
     got = _like_gdb(program, ["break main", "run", "break strlen", "condition 2 0", f"break ifunc_reset.c:{line}",
                               "info breakpoints", "continue", "info breakpoints"], "<strlen_ifunc>")  # fmt: skip
     assert got.count("<strlen_ifunc>") == 1
+
+
+def test_address_locations_named_by_their_function_like_gdb(builder: Builder) -> None:
+    """`break *ADDRESS` is named by the function holding the address (linespec.c
+    convert_address_location_to_sals): libc's `__GI___sigaction` for `*sigaction`, an
+    assembler function by its DWARF name (ld.so's strlen, libc's __strlen_evex)."""
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _like_gdb(program, ["break main", "run", "break *sigaction", "break *strlen", "break *__strlen_evex",
+                              "break *memset", "info breakpoints"], "__GI___sigaction")  # fmt: skip
+    assert " in ?? " not in got and " in __strlen_evex at " in got
+
+
+def test_address_in_an_inlined_call_like_gdb(builder: Builder) -> None:
+    """`break *ADDRESS` inside an inlined call's code is in the inlined function."""
+    program = builder.build("inlined_address", ("-g", "-O0"))
+    line = marker_line("inlined_address.c", "inside")
+    got = _like_gdb(program, ["break main", "run", f"info line inlined_address.c:{line}", "break *$_",
+                              "info breakpoints", "continue", "bt"], "Breakpoint 2 at")  # fmt: skip
+    assert " in twice at " in got

@@ -61,7 +61,7 @@ class Locations:
             address = int(expression, 0)
         except ValueError:
             address = self._address_of(expression)
-        return [self._source.location_of(self._engine.runtime_address(address))]
+        return [self._source.address_place(self._engine.runtime_address(address))]
 
     def _address_of(self, expression: str) -> int:
         """`expression`'s value as an address: in the program held for its symbols at its

@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 _Answer = TypeVar("_Answer")  # what a module's one walk answers for a name
 
 _FUNCTION_PLACES = 65536  # functions' places remembered
+_DW_LANG_MIPS_ASSEMBLER = 0x8001  # what gas writes for a `.S` file's unit
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
 
@@ -77,7 +78,7 @@ class LocationResolver:
                 address = int(text[1:].strip(), 0)
             except ValueError:
                 raise ProtocolError(f"bad address in location {spec!r}") from None
-            return [self._source.location_of(address)]
+            return [self.address_place(address)]
         match = _FILE_LINE.match(text)
         if match is not None:
             return self._resolve_line(match["file"].strip('"'), int(match["line"]))
@@ -87,6 +88,21 @@ class LocationResolver:
         if len(parts) > 1:  # FILE:FUNCTION, FUNCTION:LABEL
             return linespec.resolve_scoped(self._source, parts)
         return self._resolve_function(text, program_only, read)
+
+    def address_place(self, address: int) -> CodeLocation:
+        """`*ADDRESS`'s place, named as gdb's sal.symbol there (linespec.c
+        convert_address_location_to_sals: find_pc_sect_containing_function): the function
+        holding it, inlined or not, by its DWARF symbol's name where it is C's (`twice` for
+        an address in its inlined copy in main, libc's `__GI___sigaction` for sigaction's)."""
+        place = self._source.location_of(address)
+        if place.source is None:
+            return place
+        chain = self._source.inline_chain_at(address)
+        die = chain[-1] if chain else self._source.function_die(address)
+        if die is None:
+            return place
+        named = c_function_name(die) or (die_name(die) if chain or _assembler(die) else None)
+        return place if named is None or named == place.function else replace(place, function=named)
 
     def functions_in_file(self, name: str, file: str | None) -> list[CodeLocation]:
         """`break FILE:FUNCTION`: the function's locations whose source is FILE."""
@@ -446,6 +462,11 @@ def _in_code(image: ElfImage, symbol: ElfSymbol) -> bool:
     """gdb's text minimal symbol: a function, or a label of no type in code (ld.so's
     `_start`, an assembly entry)."""
     return symbol.kind == "func" or (symbol.kind == "other" and image.is_executable_address(symbol.address))
+
+
+def _assembler(die: DIE) -> bool:
+    """Whether `die` is of an assembler unit (glibc's strlen-sse2.S: named by its DW_AT_name)."""
+    return bool(attr_value(die.cu.get_top_DIE(), "DW_AT_language") == _DW_LANG_MIPS_ASSEMBLER)
 
 
 def _best_lines(found: list[tuple[int, CodeLocation]]) -> list[CodeLocation]:

@@ -254,6 +254,9 @@ class SourceSymbols:
     def functions_in_file(self, name: str, file: str | None) -> list[CodeLocation]:
         return self._resolver.functions_in_file(name, file)
 
+    def address_place(self, address: int) -> CodeLocation:
+        return self._resolver.address_place(address)
+
     def function_symbol(self, name: str) -> int | None:
         return self._resolver.function_symbol(name)
 
