@@ -224,3 +224,12 @@ def test_address_in_an_inlined_call_like_gdb(builder: Builder) -> None:
     got = _like_gdb(program, ["break main", "run", f"info line inlined_address.c:{line}", "break *$_",
                               "info breakpoints", "continue", "bt"], "Breakpoint 2 at")  # fmt: skip
     assert " in twice at " in got
+
+
+def test_line_locations_named_by_their_function_like_gdb(builder: Builder) -> None:
+    """`break FILE:LINE` in libc likewise (linespec.c create_sals_line_offset: the block's
+    function): sigaction.c's line in libc's `__GI___sigaction` and ld.so's `__sigaction`."""
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _like_gdb(program, ["break main", "run", "break sigaction.c:27", "break raise.c:26",
+                              "break fileops.c:1173", "info breakpoints"], "__GI___sigaction")  # fmt: skip
+    assert " in __sigaction at " in got and " in _IO_new_file_write at " in got

@@ -95,14 +95,17 @@ class LocationResolver:
         holding it, inlined or not, by its DWARF symbol's name where it is C's (`twice` for
         an address in its inlined copy in main, libc's `__GI___sigaction` for sigaction's)."""
         place = self._source.location_of(address)
-        if place.source is None:
-            return place
-        chain = self._source.inline_chain_at(address)
+        named = self._dwarf_name(address, self._source.inline_chain_at(address)) if place.source else None
+        return place if named is None or named == place.function else replace(place, function=named)
+
+    def _dwarf_name(self, address: int, chain: tuple[DIE, ...]) -> str | None:
+        """The name of the function holding `address`, inlined or not (`chain`: the inlined
+        calls there), by its DWARF symbol where gdb's is that: C's (c_function_name), an
+        inlined call's or an assembler unit's DW_AT_name; None for other languages'."""
         die = chain[-1] if chain else self._source.function_die(address)
         if die is None:
-            return place
-        named = c_function_name(die) or (die_name(die) if chain or _assembler(die) else None)
-        return place if named is None or named == place.function else replace(place, function=named)
+            return None
+        return c_function_name(die) or (die_name(die) if chain or _assembler(die) else None)
 
     def functions_in_file(self, name: str, file: str | None) -> list[CodeLocation]:
         """`break FILE:FUNCTION`: the function's locations whose source is FILE."""
@@ -137,6 +140,10 @@ class LocationResolver:
                 chain = self._source.inline_chain_at(address)  # as gdb: the innermost, inlined or not
                 name = die_name(chain[-1]) if chain else (
                     self._source.shown_name(function.name, address) if function else None)
+                image = self._source.symbols.image_of(module.path)
+                if chain or function is None or info.debug_file != module.path or (
+                        image is not None and image.shared_by_functions(function.low)):  # (may differ)
+                    name = self._dwarf_name(address, chain) or name  # gdb's create_sals_line_offset
                 source = SourcePosition(resolved.file, resolved.line)
                 if chain and link_address in resolved.past_prologue:  # as for `break FUNCTION`
                     source = call_site_position(info, chain[0]) or source
