@@ -20,11 +20,16 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.elf import ElfSymbol
 
 
-def debug_file_symbols(source: SourceSymbols, name: str, functions: bool = True) -> list[int]:
+def debug_file_symbols(
+    source: SourceSymbols, name: str, functions: bool = True, program_only: bool = False
+) -> list[int]:
     """Runtime addresses of the symbols called `name` in the modules' separate debug
-    files, in load order (one per module); `functions`: function symbols only."""
+    files, in load order (one per module); `functions`: function symbols only;
+    `program_only`: the main program's alone (before `run`)."""
     found = []
     for module in source.symbols.modules():
+        if program_only and not module.is_main:
+            continue
         symbol = debug_file_symbol(source, module, name)
         if symbol is not None and (symbol.kind == "func" or not functions):
             found.append(symbol.address + module.base)

@@ -31,6 +31,8 @@ from aliceserver.debuggers.symbols.dwarf.types import Type, is_float, type_name
 from aliceserver.errors import ProtocolError, TargetError, Unsupported
 
 if TYPE_CHECKING:
+    from elftools.dwarf.die import DIE
+
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.symbols.dwarf.expr.ast import Expr
     from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller
@@ -70,13 +72,18 @@ class Expressions:
         view, symbols, lookup_pc = self._frames.frame_view(thread_id, level, innermost_only=innermost_only)
         from aliceserver.debuggers.symbols.dwarf.expr import FrameSymbols  # see variables.py
 
+        # Before `run` gdb has read the program's symbols alone and has no frame: the held
+        # process's frame (in ld.so) and ld.so's names are none of the user's.
+        program_only = self._engine.program_only()
         frame_symbols = None
-        if symbols is not None:
+        if symbols is not None and not program_only:
             scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
             frame_symbols = FrameSymbols(symbols, view, scope)
+        own = symbols if frame_symbols is not None else None
         def others() -> list[tuple[int, ModuleSymbols]]:
             found = self._source.all_module_symbols()
-            return [(module.base, candidate) for module, candidate in found if candidate is not symbols]
+            return [(module.base, candidate) for module, candidate in found
+                    if candidate is not own and (module.is_main or not program_only)]  # fmt: skip
 
         printers = self._values.printers
         methods = printers.methods(view) if printers is not None else None  # C++ xmethods
@@ -94,10 +101,22 @@ class Expressions:
 
         return ProcessEvalSymbols(frame_symbols, others, view, self._values.rtti, methods=methods,
                                   calls=self._callers(thread_id), frame_names=frame_names,
-                                  as_text=self._values.as_text, functions=self._source.function_symbol,
-                                  data=partial(data_symbol, self._source),
-                                  input_radix=self._values.input_radix,
-                                  strict_types=self.strict_types)  # fmt: skip
+                                  as_text=self._values.as_text,
+                                  functions=partial(self._source.function_symbol, program_only=program_only),
+                                  data=partial(data_symbol, self._source, program_only=program_only),
+                                  input_radix=self._values.input_radix, strict_types=self.strict_types,
+                                  unit=self._program_unit() if program_only else None)  # fmt: skip
+
+    def _program_unit(self) -> DIE | None:
+        """The unit holding the program's `main` (gdb's default symtab without a frame)."""
+        main = next((module for module in self._source.symbols.modules() if module.is_main), None)
+        image = self._source.symbols.image_of(main.path) if main is not None else None
+        symbols = self._source.module_symbols(main) if main is not None else None
+        entry = image.find_symbol("main") if image is not None else None
+        if symbols is None or entry is None:
+            return None
+        unit = symbols.units.cu_for_address(entry.address)
+        return unit.get_top_DIE() if unit is not None else None
 
 
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
@@ -131,10 +150,11 @@ class Expressions:
             if held is not None:  # the program's globals and functions at link-time addresses
                 others = symbols.others
                 symbols.others = lambda: [(0 if bias == held.base else bias, found) for bias, found in others()]
-                symbols.functions = lambda name: self._link_address(self._source.function_symbol(name), held)
-                from aliceserver.debuggers.source.datasymbols import data_symbol
-
-                symbols.data = lambda name: self._link_address(data_symbol(self._source, name), held)
+                functions, data = symbols.functions, symbols.data
+                if functions is not None:
+                    symbols.functions = lambda name: self._link_address(functions(name), held)
+                if data is not None:
+                    symbols.data = lambda name: self._link_address(data(name), held)
             values = self._dollars.values(None if before_run else tid)
             try:
                 value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)

@@ -353,12 +353,15 @@ class LocationResolver:
         symbol = debug_file_symbol(self._source, module, name)
         return (symbol, False) if symbol is not None and _in_code(image, symbol) else (None, False)
 
-    def function_symbol(self, name: str) -> int | None:
+    def function_symbol(self, name: str, program_only: bool = False) -> int | None:
         """gdb's lookup_minimal_symbol for a function without debug info: a global one in
         load order, else a local one, else the PLT stub that calls it (its trampoline
-        symbol, `NAME@plt`); the runtime address, None for no function of that name."""
+        symbol, `NAME@plt`); the runtime address, None for no function of that name.
+        `program_only`: before `run` (gdb has read the program's symbols alone)."""
         found: dict[str, int] = {}
         for module in self._source.symbols.modules():
+            if program_only and not module.is_main:
+                continue
             image = self._source.symbols.image_of(module.path)
             for wanted in (name, f"{name}@plt"):
                 symbol = image.find_symbol(wanted) if image is not None else None
@@ -368,7 +371,7 @@ class LocationResolver:
                 found.setdefault(rank, symbol.address + module.base)
         if "global" not in found and "local" not in found:  # the debug files' local names:
             # the last module's, as gdb's found_minimal_symbols::maybe_collect keeps
-            local = debug_file_symbols(self._source, name)
+            local = debug_file_symbols(self._source, name, program_only=program_only)
             if local:
                 found["local"] = local[-1]
         return next((found[rank] for rank in ("global", "local", "trampoline") if rank in found), None)

@@ -257,8 +257,8 @@ class SourceSymbols:
     def address_place(self, address: int) -> CodeLocation:
         return self._resolver.address_place(address)
 
-    def function_symbol(self, name: str) -> int | None:
-        return self._resolver.function_symbol(name)
+    def function_symbol(self, name: str, program_only: bool = False) -> int | None:
+        return self._resolver.function_symbol(name, program_only)
 
     def source_files(self) -> list[str]:
         files: set[str] = set()

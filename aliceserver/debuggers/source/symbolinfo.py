@@ -159,14 +159,21 @@ class SymbolQueries:
                 found = scope.lookup(name) if scope is not None else None
                 if symbols is not None and found is not None and _called(found, name):
                     return _storage(symbols, found, view.load_bias)
+            program_only = self._engine.program_only()  # before `run`: the program's names alone
             for module, symbols in self._source.all_module_symbols():
-                found = symbols.find_global(name)
+                found = symbols.find_global(name) if module.is_main or not program_only else None
                 if found is not None and _called(found, name):
                     return _storage(symbols, found, module.base)
-            address = self._source.symbols.lookup_name(name)
+            if program_only:  # its own symbol, else its PLT stub (gdb's trampoline symbol)
+                address = self._source.symbols.lookup_name(name, main_only=True)
+                if address is None:
+                    address = self._source.function_symbol(name, True)
+            else:
+                address = self._source.symbols.lookup_name(name)
             if address is None:  # a name only a separate debug file's table holds: the last
                 # module's, as gdb's found_minimal_symbols::maybe_collect keeps
-                address = next(reversed(debug_file_symbols(self._source, name, functions=False)), None)
+                local = debug_file_symbols(self._source, name, False, program_only)
+                address = next(reversed(local), None)
             if address is not None:
                 return self._c_function(name, address) or SymbolStorage(name, StorageKind.NO_DEBUG_INFO, address=address)
             raise ProtocolError(f'No symbol "{name}" in current context.')

@@ -41,6 +41,8 @@ from aliceserver.debuggers.symbols.dwarf.variable import is_constant
 from aliceserver.errors import ProtocolError, TargetError
 
 if TYPE_CHECKING:
+    from elftools.dwarf.die import DIE
+
     from aliceserver.debuggers.printers.children import Child
     from aliceserver.debuggers.printers.host import PrinterHost
 
@@ -179,6 +181,8 @@ class ProcessEvalSymbols:
     as_text: Callable[[Value], str] | None = None  # a value as print shows it ($_as_string)
     functions: Callable[[str], int | None] | None = None  # a function's ELF symbol: its runtime address
     data: Callable[[str], int | None] | None = None  # a variable's ELF symbol (expr/nodebug.py)
+    # Without a frame (before `run`): main's unit, whose language is gdb's ("auto")
+    unit: DIE | None = None
 
     @property
     def frame(self) -> FrameView:
@@ -186,7 +190,11 @@ class ProcessEvalSymbols:
 
     @property
     def cplus(self) -> bool:
-        return self.frame_symbols.cplus if self.frame_symbols is not None else False
+        if self.frame_symbols is None:
+            from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus
+
+            return self.unit is not None and is_cplus(self.unit)
+        return self.frame_symbols.cplus
 
     @property
     def rust_scope(self) -> str | None:  # see expr/__init__.py
@@ -237,7 +245,13 @@ class ProcessEvalSymbols:
             found = self.frame_symbols.lookup_type(name)
             if found is not None:
                 return found
-        c_names = self.frame_symbols is not None and self.frame_symbols.c_names
+        if self.frame_symbols is not None:
+            c_names = self.frame_symbols.c_names
+        else:  # (a struct tag is no type name in C)
+            from aliceserver.debuggers.symbols.dwarf.dieattrs import attr_value
+            from aliceserver.debuggers.symbols.dwarf.languages import C
+
+            c_names = self.unit is not None and attr_value(self.unit, "DW_AT_language") in C
         for _bias, module in self.others():
             found = module.find_type(name, c_names=c_names)
             if found is not None:

@@ -258,14 +258,15 @@ class ProcessSymbols:
         symbol, offset = hit
         return SymbolLocation(address=address, name=symbol.name, offset=offset, module=module.path)
 
-    def lookup_name(self, name: str) -> int | None:
-        """Runtime address of `name`: the main program first, then libraries in load order.
+    def lookup_name(self, name: str, main_only: bool = False) -> int | None:
+        """Runtime address of `name`: the main program first, then libraries in load order
+        (`main_only`: the main program's alone).
 
         A function with a size anywhere beats a sizeless or data symbol found earlier, so
         `puts` names libc's function rather than some alias or marker of the same name.
         """
         with self._lock:
-            order = list(self._modules)
+            order = [pair for pair in self._modules if pair[0].is_main or not main_only]
         fallback: int | None = None
         for module, image in order:
             symbol = image.find_symbol(name)

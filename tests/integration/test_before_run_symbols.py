@@ -1,0 +1,93 @@
+"""Before `run` gdb 13 has read the program's symbols alone; ours hold the program in a
+symbol probe (stopped at its first instruction, ld.so mapped), whose loader the user's
+expressions and symbol queries must not see: `print sigaction` is the program's PLT stub
+(`<sigaction@plt>` at its link-time address), `_dl_start` no symbol. After `starti` and
+`run` ld.so's and libc's names are seen, as gdb's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.build import Builder
+from tests.support.build_more import MoreBuilder, find_cxx
+from tests.support.mi_client import MiClient
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+_QUERIES = [
+    "info symbol sigaction", "info symbol strlen", "info symbol _dl_start", "info symbol main",
+    "info address sigaction", "info address strlen", "info address _dl_start", "info address main",
+    "print sigaction", "print strlen", "print _dl_start", "print main", "print &buffer",
+    "output sigaction", "echo \\n", "whatis sigaction", "ptype sigaction", "whatis _dl_start",
+    "ptype _dl_start", "ptype struct sigaction", "ptype struct link_map", "info line sigaction",
+    "info line _dl_start", "break *strlen", "break *_dl_start", "x/i sigaction", "x/i _dl_start",
+    "list _dl_start", "print _r_debug", "print &_r_debug", "print environ", "print sizeof(sigaction)",
+]  # fmt: skip
+
+
+def _like_gdb(program: Path, commands: list[str]) -> str:
+    args = ["-batch", "-nx", *ex(*commands), str(program)]
+    expected, got = theirs(args, program.parent), ours(args, program.parent)
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert normalized(got.stderr) == normalized(expected.stderr)
+    return got.stdout + got.stderr
+
+
+def test_before_run_names_are_the_programs_like_gdb(builder: Builder) -> None:
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _like_gdb(program, _QUERIES)
+    assert "$1 = {<text variable, no debug info>} 0x" in got and "<sigaction@plt>" in got
+    assert 'No symbol "_dl_start" in current context.' in got
+
+
+def test_before_run_the_programs_language_like_gdb(builder: Builder) -> None:
+    """Without a frame gdb reads names in the language of main's unit: C++'s `geo::Rect`."""
+    if find_cxx() is None:
+        pytest.skip("no C++ compiler")
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_values")
+    got = _like_gdb(program, ["print ns::twice", "print geo::Counted::count", "print sizeof(geo::Rect)",
+                              "ptype geo::Shape", "whatis ns::twice", "print &measure", "print printf",
+                              "info symbol ns::twice", "print Shape", "show language"])  # fmt: skip
+    assert re.search(r"^\$3 = \d+$", got, re.M) and "type = struct geo::Shape {" in got
+
+
+def test_after_starti_the_loader_is_seen_like_gdb(builder: Builder) -> None:
+    """`starti` loads the program and ld.so (gdb reads ld.so's symbols then)."""
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _like_gdb(program, ["starti", "info symbol sigaction", "info address sigaction", "print sigaction",
+                              "print _dl_start", "x/i _dl_start", "print &_r_debug"])  # fmt: skip
+    assert re.search(r"^\$\d+ = \{.*\} 0x7[0-9a-f]+ <_dl_start>$", got, re.M)
+
+
+def test_at_main_libc_is_seen_like_gdb(builder: Builder) -> None:
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _like_gdb(program, ["break main", "run", "info symbol sigaction", "info symbol strlen", "print sigaction",
+                              "x/i sigaction", "print &_r_debug", "kill", "print main"])  # fmt: skip
+    assert "sigaction in section .text of " in got
+
+
+def _mi_before_run(program: Path, *, gdb: bool) -> list[str]:
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    try:
+        mi.prompt()
+        seen = []
+        for command in ("-data-evaluate-expression sigaction", "-data-evaluate-expression _dl_start",
+                        "-data-evaluate-expression &_r_debug", "-var-create - * sigaction",
+                        "-var-create - * _dl_start", "-var-create - * buffer"):  # fmt: skip
+            seen += [
+                line for line in mi.command(command)[1] if line.lstrip("0123456789").startswith("^")
+            ]
+        return seen
+    finally:
+        mi.close()
+
+
+def test_mi_before_run_names_like_gdb(builder: Builder) -> None:
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    got = _mi_before_run(program, gdb=False)
+    assert got == _mi_before_run(program, gdb=True)
+    assert any("<sigaction@plt>" in line for line in got)
