@@ -198,3 +198,6 @@ Event = Union[
 CALL_LEFT_STOPPED = "When the function is done executing, GDB will silently stop."
 # The description of the stop when such a call returns at last (the state before it is back).
 CALL_RETURNED = "the function called from GDB returned"
+# The description of the Stopped(PAUSE) that ends an attach (gdb tells the frame alone);
+# any other PAUSE but an infcall's "timeout" is the client's interrupt.
+ATTACHED = "attached"

@@ -245,6 +245,14 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         pairs += [("reason", "signal-received"), ("signal-name", name), ("signal-meaning", meaning)]
         text = f"\nProgram received signal {name}, {meaning}.\n"
         location_style = "with-pc"
+    elif reason is ev.StopReason.PAUSE and stop.description == ev.ATTACHED:
+        pass  # gdb's attach: the frame alone, no reason
+    elif reason is ev.StopReason.PAUSE and stop.description != "timeout":
+        # our interrupt: gdb's all-stop interrupt sends the program SIGINT (inf_ptrace's
+        # interrupt), told as such and not passed on (SIGINT's nopass)
+        pairs += [("reason", "signal-received"), ("signal-name", "SIGINT"), ("signal-meaning", "Interrupt")]
+        text = "\nProgram received signal SIGINT, Interrupt.\n"
+        location_style = "with-pc"
     elif reason is ev.StopReason.PAUSE or reason is ev.StopReason.ENTRY:
         pairs += [("reason", "signal-received"), ("signal-name", "0"), ("signal-meaning", "Signal 0")]
         text = "\nProgram stopped.\n"

@@ -18,7 +18,7 @@ import time
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver import foreground
-from aliceserver.debuggers.events import Continued, ProcessStarted, Stopped, StopReason
+from aliceserver.debuggers.events import ATTACHED, Continued, ProcessStarted, Stopped, StopReason
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import (
     ForkFollow,
@@ -225,7 +225,7 @@ class LiveSession:
         self._load_image(inferior, False)
         leader = inferior.threads.get(pid)  # absent when the leader is a zombie
         address = inferior.pc_or_none(leader) if leader is not None else None
-        self._events.put(Stopped(StopReason.PAUSE, pid, address=address))
+        self._events.put(Stopped(StopReason.PAUSE, pid, address=address, description=ATTACHED))
         return self._process
 
     # --- end --------------------------------------------------------------------------

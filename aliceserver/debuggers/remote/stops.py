@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from aliceserver.debuggers import gdb_signals
-from aliceserver.debuggers.events import Exited, Stopped, StopReason
+from aliceserver.debuggers.events import ATTACHED, Exited, Stopped, StopReason
 from aliceserver.debuggers.remote import signals, threadids
 from aliceserver.debuggers.remote.errors import RemoteError
 from aliceserver.debuggers.remote.packets import from_hex
@@ -164,7 +164,7 @@ def stopped_event(
         return Stopped(kind, tid, address=pc, syscall=stop.syscall)
     quiet = (0, signals.GDB_SIGNAL_TRAP, signals.GDB_SIGNAL_INT, signals.GDB_SIGNAL_STOP)
     if attached and stop.signal in quiet:
-        return Stopped(StopReason.PAUSE, tid, address=pc)
+        return Stopped(StopReason.PAUSE, tid, address=pc, description=ATTACHED)
     if initial and stop.signal in (0, signals.GDB_SIGNAL_TRAP):
         return Stopped(StopReason.ENTRY, tid, address=pc)
     if initial and stop.signal in (signals.GDB_SIGNAL_INT, signals.GDB_SIGNAL_STOP):
