@@ -576,7 +576,7 @@ class BreakpointTable:
     def place_what(self, place: CodeLocation) -> str:
         if place.source is not None:
             return f"in {place.function or '??'} at {self.session.frames.file_name(place.source.path, place.source.symtab)}:{place.source.line}"
-        return self.symbolic(place)
+        return self.symbolic(place) if place.function is not None else ""  # (no symbol: none)
 
     def symbolic(self, place: CodeLocation) -> str:
         """`<solib_step@plt>`, `<puts+4>`: a place without line info as gdb names it."""
