@@ -55,6 +55,23 @@ def test_before_run_the_programs_language_like_gdb(builder: Builder) -> None:
     assert re.search(r"^\$3 = \d+$", got, re.M) and "type = struct geo::Shape {" in got
 
 
+def test_before_run_no_memory_or_symbol_outside_the_program_like_gdb(builder: Builder) -> None:
+    """An address in ld.so (where `starti` finds `_dl_start`) before `run`: gdb has no
+    symbol, line or memory there; the held process's are not shown."""
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    started = theirs(
+        ["-batch", "-nx", *ex("starti", "output/x &_dl_start"), str(program)], program.parent
+    )
+    found = re.search(r"0x7[0-9a-f]+$", started.stdout.strip())
+    if found is None:
+        pytest.skip(f"gdb finds no _dl_start after starti here: {started.stdout[-200:]}")
+    address = found.group(0)
+    got = _like_gdb(program, [f"info symbol {address}", f"print (void *) {address}", f"print (char *) {address}",
+                              f"x/2x {address}", f"print *(int *) {address}", f"output (void (*)()) {address}",
+                              "echo \\n", f"info line *{address}", f"break *{address}", "info breakpoints"])  # fmt: skip
+    assert f"No symbol matches {address}." in got and "_dl_start" not in got
+
+
 def test_after_starti_the_loader_is_seen_like_gdb(builder: Builder) -> None:
     """`starti` loads the program and ld.so (gdb reads ld.so's symbols then)."""
     program = builder.build("libc_calls", ("-g", "-O0"))

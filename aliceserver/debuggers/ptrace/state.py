@@ -172,6 +172,19 @@ class ProcessAccess:
         config = self.launch_config
         return config is not None and config.symbols_only and not config.relocated
 
+    def hidden(self, address: int) -> bool:
+        """Before run, an address outside the program's image: gdb has read its file alone,
+        so it has no symbol or memory there (the held process's loader and stack are none
+        of the user's). The image is seen at its link-time addresses and, as the places
+        found for it are, at the held copy's."""
+        if not self.program_only():
+            return False
+        main = next((module for module in self._symbols.modules() if module.is_main), None)
+        if main is None:
+            return True
+        link = address + main.base  # (a link-time address's runtime one)
+        return not (main.low <= address < main.high or main.low <= link < main.high)
+
     def runtime_address(self, address: int) -> int:
         """Where a link-time address of the held program's image is loaded (a link-time
         range is never mapped: a PIE is loaded far above it); any other address as is."""
@@ -196,7 +209,13 @@ class ProcessAccess:
     def read_memory(self, address: int, size: int) -> bytes:
         if size < 0 or size > 1 << 28:
             raise TargetError(f"cannot read {size} bytes at once")
-        return self._call(lambda: self.read_visible(address, size))
+
+        def go() -> bytes:
+            if self.hidden(address):
+                raise TargetError(f"Cannot access memory at address {address:#x}")
+            return self.read_visible(address, size)
+
+        return self._call(go)
 
     def write_memory(self, address: int, data: bytes) -> None:
         self._call(lambda: self.write_visible(address, data))
@@ -226,10 +245,17 @@ class ProcessAccess:
 
     def lookup_address(self, address: int) -> SymbolLocation:
         """The symbol x/a and disassembly show (linkage names: gdb's `asm-demangle off`)."""
-        return self._call(lambda: address_symbol(self.source, self.runtime_address(address), None))
+        return self._call(lambda: self._address_symbol(address))
+
+    def _address_symbol(self, address: int) -> SymbolLocation:
+        if self.hidden(address):
+            return SymbolLocation(address=address, name=None, offset=0, module=None)
+        return address_symbol(self.source, self.runtime_address(address), None)
 
     def section_symbol(self, address: int) -> SectionSymbol | None:
         def go() -> SectionSymbol | None:
+            if self.hidden(address):
+                return None
             runtime = self.runtime_address(address)
             module = self._symbols.module_at(runtime)
             if module is None:
@@ -274,6 +300,8 @@ class ProcessAccess:
     def symbolize(self, address: int, demangle: bool = True) -> str | None:
         """`<vtable for geo::Rect+16>`: values show symbols demangled, as gdb (`set print
         demangle on`); /a and disassembly keep them mangled (gdb's `asm-demangle off`)."""
+        if self.hidden(address):
+            return None
         runtime = self.runtime_address(address)
         source = self.source
         stamp = (source, source.symbols.generation)  # no module mapped, moved or dropped since
@@ -303,6 +331,8 @@ class ProcessAccess:
 
     def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]:
         def go() -> list[Instruction]:
+            if self.hidden(address):
+                raise TargetError(f"Cannot access memory at address {address:#x}")
             code = b""
             size = max(count, 1) * 15
             while size > 0 and not code:
@@ -314,7 +344,7 @@ class ProcessAccess:
                     size //= 2  # the range runs off the mapping: take what is there
             return self._disassembler.disassemble(
                 code, address, count, syntax=syntax,
-                resolve=lambda target: address_symbol(self.source, self.runtime_address(target), None),
+                resolve=self._address_symbol,
             )
 
         return self._call(go)

@@ -4,6 +4,7 @@ expressions, Python run in a frame, and the print settings."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Callable
 
@@ -75,6 +76,8 @@ class Expressions:
         # Before `run` gdb has read the program's symbols alone and has no frame: the held
         # process's frame (in ld.so) and ld.so's names are none of the user's.
         program_only = self._engine.program_only()
+        if program_only:  # (and no memory but the program's image)
+            view = replace(view, read=partial(self._program_read, view.read))
         frame_symbols = None
         if symbols is not None and not program_only:
             scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
@@ -106,6 +109,11 @@ class Expressions:
                                   data=partial(data_symbol, self._source, program_only=program_only),
                                   input_radix=self._values.input_radix, strict_types=self.strict_types,
                                   unit=self._program_unit() if program_only else None)  # fmt: skip
+
+    def _program_read(self, read: Callable[[int, int], bytes], address: int, size: int) -> bytes:
+        if self._engine.hidden(address):
+            raise TargetError(f"Cannot access memory at address {address:#x}")
+        return read(address, size)
 
     def _program_unit(self) -> DIE | None:
         """The unit holding the program's `main` (gdb's default symtab without a frame)."""

@@ -61,6 +61,8 @@ class Locations:
             address = int(expression, 0)
         except ValueError:
             address = self._address_of(expression)
+        if self._engine.hidden(address):  # before run: no symbol there for gdb
+            return [CodeLocation(address, None, None, None)]
         return [self._source.address_place(self._engine.runtime_address(address))]
 
     def _address_of(self, expression: str) -> int:

@@ -60,6 +60,10 @@ class EngineServices(Protocol):
         """Before run: gdb has read the program's symbols alone (ours hold the loader's too)."""
         ...
 
+    def hidden(self, address: int) -> bool:
+        """Before run: an address outside the program's image (no symbol, no memory)."""
+        ...
+
     def runtime_address(self, address: int) -> int:
         """Where a link-time address of the held program is loaded; others as they are."""
         ...

@@ -108,6 +108,8 @@ class SymbolQueries:
         return None
 
     def line_range(self, address: int) -> LineRange | None:
+        if self._engine.hidden(address):  # before run: not the program's
+            return None
         return self._line_ranges.answer(address, lambda: self._line_range(address))  # pcanswers.py
 
     def _line_range(self, address: int) -> LineRange | None:
@@ -194,6 +196,8 @@ class SymbolQueries:
         order (the entry's first); None where no function with debug info holds it."""
 
         def go() -> list[tuple[int, int]] | None:
+            if self._engine.hidden(address):
+                return None
             runtime = self._engine.runtime_address(address)  # before run: a link-time one too
             module = self._source.symbols.module_at(runtime)
             symbols = self._source.module_symbols(module) if module is not None else None
