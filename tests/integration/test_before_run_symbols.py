@@ -108,3 +108,32 @@ def test_mi_before_run_names_like_gdb(builder: Builder) -> None:
     got = _mi_before_run(program, gdb=False)
     assert got == _mi_before_run(program, gdb=True)
     assert any("<sigaction@plt>" in line for line in got)
+
+
+def _mi_outside(program: Path, address: str, *, gdb: bool) -> list[str]:
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    try:
+        mi.prompt()
+        seen = []
+        for command in (f"-data-read-memory-bytes {address} 4", "-data-read-memory-bytes &buffer 2",
+                        f"-data-disassemble -s {address} -e {address}+4 -- 0",
+                        f"-data-evaluate-expression (char)*(char*){address}"):  # fmt: skip
+            seen += [
+                line for line in mi.command(command)[1] if line.lstrip("0123456789").startswith("^")
+            ]
+        return seen
+    finally:
+        mi.close()
+
+
+def test_mi_before_run_no_memory_outside_the_program_like_gdb(builder: Builder) -> None:
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    started = theirs(
+        ["-batch", "-nx", *ex("starti", "output/x &_dl_start"), str(program)], program.parent
+    )
+    found = re.search(r"0x7[0-9a-f]+$", started.stdout.strip())
+    if found is None:
+        pytest.skip(f"gdb finds no _dl_start after starti here: {started.stdout[-200:]}")
+    got = _mi_outside(program, found.group(0), gdb=False)
+    assert got == _mi_outside(program, found.group(0), gdb=True)
+    assert got[0].endswith('^error,msg="Unable to read memory."')
