@@ -67,7 +67,7 @@ def test_before_run_no_memory_or_symbol_outside_the_program_like_gdb(builder: Bu
         pytest.skip(f"gdb finds no _dl_start after starti here: {started.stdout[-200:]}")
     address = found.group(0)
     got = _like_gdb(program, [f"info symbol {address}", f"print (void *) {address}", f"print (char *) {address}",
-                              f"x/2x {address}", f"print *(int *) {address}", f"output (void (*)()) {address}",
+                              f"x/2x {address}", f"x/i {address}", f"print *(int *) {address}", f"output (void (*)()) {address}",
                               "echo \\n", f"info line *{address}", f"break *{address}", "info breakpoints"])  # fmt: skip
     assert f"No symbol matches {address}." in got and "_dl_start" not in got
 
@@ -83,7 +83,7 @@ def test_after_starti_the_loader_is_seen_like_gdb(builder: Builder) -> None:
 def test_at_main_libc_is_seen_like_gdb(builder: Builder) -> None:
     program = builder.build("libc_calls", ("-g", "-O0"))
     got = _like_gdb(program, ["break main", "run", "info symbol sigaction", "info symbol strlen", "print sigaction",
-                              "x/i sigaction", "print &_r_debug", "kill", "print main"])  # fmt: skip
+                              "x/i sigaction", "print &_r_debug", "x/2i 0", "kill", "print main"])  # fmt: skip
     assert "sigaction in section .text of " in got
 
 

@@ -208,8 +208,14 @@ def _instructions(
             pc = frames[0].pc if frames else None
         except AliceError:
             pc = None
-    insns = debugger.disassemble(address, count, syntax="att") if count > 0 else []
-    if count > 0 and not insns:
+    try:
+        insns = debugger.disassemble(address, count, syntax="att") if count > 0 else []
+    except TargetError as error:
+        if not str(error).startswith("Cannot access memory"):
+            raise
+        insns = []
+    if count > 0 and not insns:  # gdb writes the address, then fails to read there
+        write(f"{'=> ' if address == pc else '   '}{address:#x}{address_label(debugger, address)}:\t")
         raise TargetError(f"Cannot access memory at address {address:#x}")
     for insn in insns[:count]:
         mark = "=> " if insn.address == pc else "   "
