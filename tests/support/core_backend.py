@@ -59,6 +59,7 @@ KEEPS_STATE = frozenset({
     "subscribe", "process", "is_running", "signal_policy", "set_signal_policy", "set_catchpoint",
     "insert_breakpoint", "remove_breakpoint", "enable_breakpoint", "breakpoints",
     "insert_location_breakpoint", "remove_location_breakpoint", "location_breakpoints",
+    "enable_location_breakpoint",
     "insert_watchpoint", "remove_watchpoint", "watchpoints", "expression_condition",
     "breakpoint_condition", "condition_problem", "watch_expression", "watch_scope",
     "write_core", "source_paths", "trace_calls", "untrace_calls",

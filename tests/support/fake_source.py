@@ -4,6 +4,7 @@ position, and expressions are integers and `$registers` compared or added."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Callable, TypeVar
@@ -292,6 +293,10 @@ class FakeSourceLevel:
             raise TargetError(f"no location breakpoint number {location_breakpoint_id}")
         for ident in info.breakpoint_ids:
             self.remove_breakpoint(ident)
+
+    def enable_location_breakpoint(self, location_breakpoint_id: int, enabled: bool) -> None:
+        info = self._located[location_breakpoint_id]  # (no library loads here: nothing binds later)
+        self._located[location_breakpoint_id] = dataclasses.replace(info, enabled=enabled)
 
     def location_breakpoints(self) -> list[m.LocationBreakpointInfo]:
         return list(self._located.values())

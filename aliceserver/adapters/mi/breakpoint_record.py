@@ -111,6 +111,12 @@ class MiBreakpoint(UserBreakpoint):
         return self.gdb_type in _LOCATED and not self.places
 
     @property
+    def bound_disabled(self) -> bool:
+        """Bound in the engine while disabled, untrapped: its places follow starts and library
+        loads as gdb's breakpoint_re_set re-sets disabled breakpoints too."""
+        return self.gdb_type in (BREAKPOINT, IFUNC_RESOLVER) and self.catch is None
+
+    @property
     def has_address(self) -> bool:
         """gdb's table shows 64-bit addresses once a breakpoint has one (a tracepoint's
         location is of no kind gdb counts; a pending one has no location yet)."""

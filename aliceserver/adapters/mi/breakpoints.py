@@ -136,7 +136,7 @@ class BreakpointTable:
                 warn(f"{failure}\n")
         self.next_number += 1
         self.entries[bp.number] = bp
-        if enabled:
+        if enabled or bp.bound_disabled:
             self.arm(bp)
         return bp, None if quiet_pending else problem
 
@@ -229,7 +229,7 @@ class BreakpointTable:
         if bp.gdb_type == TRACEPOINT:  # never inserted: placed anew by refresh (a start moves a PIE)
             return
         self._probe_image = None if self.session.inferior.process is not None else self._probe_image
-        info = self.session.debugger.insert_location_breakpoint(bp.spec or bp.location, condition=self._gate(bp))
+        info = self.session.debugger.insert_location_breakpoint(bp.spec or bp.location, condition=self._gate(bp), enabled=bp.enabled)
         bp.engine_id = info.id
         old, bp.places = bp.places, info.locations
         bp.address_ids = info.breakpoint_ids
@@ -273,7 +273,7 @@ class BreakpointTable:
         for place, ident in zip(bp.places, bp.address_ids, strict=False):
             if place.address in changed:
                 try:
-                    self.session.debugger.enable_breakpoint(ident, place.address not in off)
+                    self.session.debugger.enable_breakpoint(ident, bp.enabled and place.address not in off)
                 except AliceError as error:
                     logger.info("location %#x of breakpoint %d not updated: %s", place.address, bp.number, error)
 
@@ -333,10 +333,11 @@ class BreakpointTable:
             self._sync_catches()
         if bp.is_watch or bp.catch is not None:
             return
-        if enabled:
-            self.arm(bp)
+        if bp.bound_disabled and bp.engine_id is not None:  # gdb's enable re-sets no location
+            self.session.debugger.enable_location_breakpoint(bp.engine_id, enabled)
+            self._apply_cond_disabled(bp, frozenset(place.address for place in bp.places))
         else:
-            self.disarm(bp)
+            (self.arm if enabled else self.disarm)(bp)
 
     def set_condition(self, bp: MiBreakpoint, condition: str, *, force: bool = False,
                       say: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None) -> None:
@@ -393,7 +394,7 @@ class BreakpointTable:
                 self._arm_watch(bp)
             elif not bp.is_watch:
                 self.disarm(bp)
-                if bp.enabled:
+                if bp.enabled or bp.bound_disabled:
                     try:
                         self.arm(bp)
                     except AliceError:

@@ -393,6 +393,9 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
     def remove_location_breakpoint(self, location_breakpoint_id: int) -> None:
         self._locations.remove_location_breakpoint(location_breakpoint_id)
 
+    def enable_location_breakpoint(self, location_breakpoint_id: int, enabled: bool) -> None:
+        self._locations.enable_location_breakpoint(location_breakpoint_id, enabled)
+
     def location_breakpoints(self) -> list[LocationBreakpointInfo]:
         return self._locations.location_breakpoints()
 

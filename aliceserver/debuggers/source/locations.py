@@ -195,6 +195,18 @@ class Locations:
 
         self._engine.run_on_engine(go)
 
+    def enable_location_breakpoint(self, location_breakpoint_id: int, enabled: bool) -> None:
+        """How its later places bind (trapped or not); the caller sets its bound ones'
+        (enable_breakpoint: a location may be disabled on its own)."""
+
+        def go() -> None:
+            entry = self._entries.get(location_breakpoint_id)
+            if entry is None:
+                raise TargetError(f"no location breakpoint number {location_breakpoint_id}")
+            entry.enabled = enabled
+
+        self._engine.run_on_engine(go)
+
     def location_breakpoints(self) -> list[LocationBreakpointInfo]:
         return self._engine.run_on_engine(lambda: [entry.info() for entry in self._entries.values()])
 
