@@ -12,13 +12,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.mi_client import ROOT
-from tests.support.terminal import PROMPT, Terminal
+from tests.support.terminal import PROMPT, Terminal, debugger_command, debuggers
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -39,23 +37,11 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "prog"
 
 
-def _debuggers() -> list[str]:
-    return ["aliceserver"] + (["gdb"] if shutil.which("gdb") else [])
-
-
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_the_error_stream_comes_after_what_was_said_before(
     program: Path, tmp_path: Path, which: str
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
-    env["TERM"] = "dumb"
-    if which == "gdb":
-        argv = [str(shutil.which("gdb"))]
-    else:
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
-        )
-        argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / "cache")]
+    argv, env = debugger_command(which, tmp_path)
     argv += ["-nx", "-q", "-ex", "set confirm off", str(program)]
     terminal = Terminal(argv, env, program.parent)
     try:

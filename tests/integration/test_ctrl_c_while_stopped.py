@@ -15,14 +15,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.support.mi_client import ROOT
-from tests.support.terminal import PROMPT, Terminal
+from tests.support.terminal import PROMPT, Terminal, debugger_command, debuggers
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -55,19 +53,8 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "prog"
 
 
-def _debuggers() -> list[str]:
-    return ["aliceserver"] + (["gdb"] if shutil.which("gdb") else [])
-
-
 def _start(which: str, program: Path, tmp_path: Path) -> Terminal:
-    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
-    env["TERM"] = "dumb"
-    if which == "gdb":
-        argv = [str(shutil.which("gdb"))]
-    else:
-        paths = [str(ROOT), os.environ.get("PYTHONPATH", "")]
-        env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
-        argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / "cache")]
+    argv, env = debugger_command(which, tmp_path)
     argv += ["-nx", "-q", "-ex", "set confirm off", "-ex", "set pagination off", str(program)]
     terminal = Terminal(argv, env, program.parent)
     terminal.read_until(PROMPT)
@@ -87,7 +74,7 @@ def _end(terminal: Terminal) -> None:
     assert "Traceback" not in terminal.output.decode(errors="replace")
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_ctrl_c_at_a_breakpoint_stop(program: Path, tmp_path: Path, which: str) -> None:
     terminal = _start(which, program, tmp_path)
     try:
@@ -101,7 +88,7 @@ def test_ctrl_c_at_a_breakpoint_stop(program: Path, tmp_path: Path, which: str) 
         _end(terminal)
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_ctrl_c_before_run(program: Path, tmp_path: Path, which: str) -> None:
     terminal = _start(which, program, tmp_path)
     try:
@@ -114,7 +101,7 @@ def test_ctrl_c_before_run(program: Path, tmp_path: Path, which: str) -> None:
         _end(terminal)
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_own_sigint_after_ctrl_c(program: Path, tmp_path: Path, which: str) -> None:
     """The ^C's SIGINT dropped once only: the one the program raises stops it."""
     terminal = _start(which, program, tmp_path)
@@ -133,7 +120,7 @@ def test_own_sigint_after_ctrl_c(program: Path, tmp_path: Path, which: str) -> N
         _end(terminal)
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_ctrl_c_while_running(program: Path, tmp_path: Path, which: str) -> None:
     terminal = _start(which, program, tmp_path)
     try:

@@ -16,14 +16,12 @@ import os
 import select
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.support.mi_client import ROOT
-from tests.support.terminal import PROMPT, SUSPENDED, Terminal
+from tests.support.terminal import PROMPT, SUSPENDED, Terminal, debugger_command, debuggers
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -70,19 +68,8 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "prog"
 
 
-def _debuggers() -> list[str]:
-    return ["aliceserver"] + (["gdb"] if shutil.which("gdb") else [])
-
-
 def _start(which: str, program: Path, tmp_path: Path) -> Terminal:
-    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
-    env["TERM"] = "dumb"
-    if which == "gdb":
-        argv = [str(shutil.which("gdb"))]
-    else:
-        paths = [str(ROOT), os.environ.get("PYTHONPATH", "")]
-        env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
-        argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / "cache")]
+    argv, env = debugger_command(which, tmp_path)
     argv += ["-nx", "-q", "-ex", "set confirm off", "-ex", "set pagination off", str(program)]
     terminal = Terminal(argv, env, program.parent, job_control=True)
     terminal.read_until(PROMPT)
@@ -143,7 +130,7 @@ def _end(terminal: Terminal) -> None:
     (b"\x1c", "Program received signal SIGQUIT, Quit."),
     (b"\x03", "Program received signal SIGINT, Interrupt."),
 ], ids=["ctrl-z", "ctrl-backslash", "ctrl-c"])  # fmt: skip
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_key_while_running_reaches_the_program(
     program: Path, tmp_path: Path, which: str, key: bytes, received: str
 ) -> None:
@@ -163,7 +150,7 @@ def test_key_while_running_reaches_the_program(
         _end(terminal)
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_ctrl_z_then_continue_stops_in_the_group_stop(
     program: Path, tmp_path: Path, which: str
 ) -> None:
@@ -185,7 +172,7 @@ def test_ctrl_z_then_continue_stops_in_the_group_stop(
         _end(terminal)
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_program_reads_the_terminal_while_it_runs(
     program: Path, tmp_path: Path, which: str
 ) -> None:
@@ -204,7 +191,7 @@ def test_program_reads_the_terminal_while_it_runs(
         _end(terminal)
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_the_terminal_goes_back_to_the_program_when_its_holder_left(
     program: Path, tmp_path: Path, which: str
 ) -> None:
@@ -226,7 +213,7 @@ def test_the_terminal_goes_back_to_the_program_when_its_holder_left(
         _end(terminal)
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_a_function_called_reads_the_terminal(program: Path, tmp_path: Path, which: str) -> None:
     """A function the debugger calls holds the terminal too (gdb's run_inferior_call):
     getchar() reads the line typed, not stopped by SIGTTIN. (gdb 13 on these machines then
@@ -277,7 +264,7 @@ int main(void)
 """
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_the_terminal_comes_back_at_each_stop_of_many_threads(tmp_path: Path, which: str) -> None:
     """Threads raising SIGUSR1 together: a stop told at a continue from those queued
     meanwhile gives the terminal back too (the next command is read)."""
@@ -296,19 +283,11 @@ def test_the_terminal_comes_back_at_each_stop_of_many_threads(tmp_path: Path, wh
         _end(terminal)
 
 
-@pytest.mark.parametrize("which", _debuggers())
+@pytest.mark.parametrize("which", debuggers())
 def test_mi_async_keeps_the_terminal(program: Path, tmp_path: Path, which: str) -> None:
     """With mi-async the program runs in the background, as in gdb: the debugger reads
     its commands from the terminal meanwhile (-exec-interrupt stops the program)."""
-    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
-    env["TERM"] = "dumb"
-    if which == "gdb":
-        argv = [str(shutil.which("gdb"))]
-    else:
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
-        )
-        argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / "cache")]
+    argv, env = debugger_command(which, tmp_path)
     prompt = b"(gdb) \r\n"
     terminal = Terminal(
         [*argv, "-i=mi", "-nx", "-q", str(program)], env, program.parent, job_control=True

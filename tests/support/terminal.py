@@ -13,10 +13,13 @@ from __future__ import annotations
 import os
 import pty
 import select
+import shutil
 import signal
 import sys
 import time
 from pathlib import Path
+
+from tests.support.mi_client import ROOT
 
 PROMPT = b"(gdb) "
 SUSPENDED = b"[suspended]"
@@ -39,6 +42,22 @@ while True:
         continue
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 """
+
+
+def debuggers() -> list[str]:
+    """Ours, and gdb 13 where it is installed (the oracle the tests compare with)."""
+    return ["aliceserver"] + (["gdb"] if shutil.which("gdb") else [])
+
+
+def debugger_command(which: str, tmp_path: Path) -> tuple[list[str], dict[str, str]]:
+    """The command line (options to add) and environment that start `which` ("gdb", or
+    ours with a cache directory of its own under `tmp_path`) as a user's shell would."""
+    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    env["TERM"] = "dumb"
+    if which == "gdb":
+        return [str(shutil.which("gdb"))], env
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    return [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / "cache")], env
 
 
 class Terminal:
