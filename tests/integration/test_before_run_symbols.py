@@ -87,20 +87,25 @@ def test_at_main_libc_is_seen_like_gdb(builder: Builder) -> None:
     assert "sigaction in section .text of " in got
 
 
-def _mi_before_run(program: Path, *, gdb: bool) -> list[str]:
+def _results(program: Path, commands: tuple[str, ...], *, gdb: bool) -> list[str]:
+    """The result records of `commands` in an MI session of `program` before `run`."""
     mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
     try:
         mi.prompt()
         seen = []
-        for command in ("-data-evaluate-expression sigaction", "-data-evaluate-expression _dl_start",
-                        "-data-evaluate-expression &_r_debug", "-var-create - * sigaction",
-                        "-var-create - * _dl_start", "-var-create - * buffer"):  # fmt: skip
+        for command in commands:
             seen += [
                 line for line in mi.command(command)[1] if line.lstrip("0123456789").startswith("^")
             ]
         return seen
     finally:
         mi.close()
+
+
+def _mi_before_run(program: Path, *, gdb: bool) -> list[str]:
+    return _results(program, ("-data-evaluate-expression sigaction", "-data-evaluate-expression _dl_start",
+                              "-data-evaluate-expression &_r_debug", "-var-create - * sigaction",
+                              "-var-create - * _dl_start", "-var-create - * buffer"), gdb=gdb)  # fmt: skip
 
 
 def test_mi_before_run_names_like_gdb(builder: Builder) -> None:
@@ -111,19 +116,9 @@ def test_mi_before_run_names_like_gdb(builder: Builder) -> None:
 
 
 def _mi_outside(program: Path, address: str, *, gdb: bool) -> list[str]:
-    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
-    try:
-        mi.prompt()
-        seen = []
-        for command in (f"-data-read-memory-bytes {address} 4", "-data-read-memory-bytes &buffer 2",
-                        f"-data-disassemble -s {address} -e {address}+4 -- 0",
-                        f"-data-evaluate-expression (char)*(char*){address}"):  # fmt: skip
-            seen += [
-                line for line in mi.command(command)[1] if line.lstrip("0123456789").startswith("^")
-            ]
-        return seen
-    finally:
-        mi.close()
+    return _results(program, (f"-data-read-memory-bytes {address} 4", "-data-read-memory-bytes &buffer 2",
+                              f"-data-disassemble -s {address} -e {address}+4 -- 0",
+                              f"-data-evaluate-expression (char)*(char*){address}"), gdb=gdb)  # fmt: skip
 
 
 def test_mi_before_run_no_memory_outside_the_program_like_gdb(builder: Builder) -> None:
