@@ -53,6 +53,9 @@ class LaunchConfig:
     # A symbols_only start of a program that has run: shown at its load addresses, as gdb
     # keeps a program's image relocated once it ran (until another `file`)
     relocated: bool = False
+    # A relocated start's libraries of the run that ended, (path, bias): gdb keeps their
+    # symbols until the next run reads the loader's list (unmapped: read from their files)
+    kept_libraries: tuple[tuple[str, int], ...] = ()
     # What an extended-remote stub starts (gdb's `remote exec-file`): a file on the stub's
     # machine, "" the stub's default program; None: `program`
     remote_program: str | None = None

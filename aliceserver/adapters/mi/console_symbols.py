@@ -50,7 +50,7 @@ def info_symbol_command(ctx: Context, text: str) -> None:
     lines = _lines(ctx)
     try:
         info_symbol(ctx.session.debugger, ctx.session.console_selection(), text, lines,
-                    started=ctx.session.inferior.process is not None)
+                    started=ctx.session.inferior.process is not None or ctx.session.inferior.ran)
     finally:
         lines.flush()
 

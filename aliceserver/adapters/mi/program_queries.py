@@ -73,7 +73,9 @@ class ProgramQueries(Dispatcher):
         only at `run`, a stub's run."""
         inferior = self.inferior
         assert inferior.program is not None
-        alone = LaunchConfig(inferior.program, cwd=inferior.cwd, symbols_only=True, relocated=inferior.ran)
+        kept = inferior.kept_libraries if inferior.ran else ()  # (`file` reads the program anew)
+        alone = LaunchConfig(inferior.program, cwd=inferior.cwd, symbols_only=True, relocated=inferior.ran,
+                             kept_libraries=kept)  # fmt: skip
         if remote_held(self) is not None:  # type: ignore[arg-type]
             return alone
         try:
@@ -82,7 +84,7 @@ class ProgramQueries(Dispatcher):
             return alone
         if config.stdio is StdioMode.TTY or config.redirections:
             return alone
-        return dataclasses.replace(config, symbols_only=True, relocated=inferior.ran)
+        return dataclasses.replace(config, symbols_only=True, relocated=inferior.ran, kept_libraries=kept)
 
     def has_symbols(self) -> bool:
         return self.inferior.process is not None or self.inferior.probe_pid is not None
@@ -96,7 +98,8 @@ class ProgramQueries(Dispatcher):
         if inferior.probe_pid is None or inferior.process is not None:
             return
         if start is not None and config is not None and config == dataclasses.replace(
-                start, symbols_only=True, relocated=config.relocated):  # (a probe after a run: relocated)
+                start, symbols_only=True, relocated=config.relocated, kept_libraries=config.kept_libraries):
+            # (a probe after a run: relocated, with the ended run's libraries)
             self.take_queued_events()  # the probe's, swallowed as such
             inferior.probe_pid = None
             return

@@ -40,6 +40,9 @@ class Inferior:
     killing_quietly: bool = False  # run's kill of the old process: gdb prints nothing for it
     detaching: bool = False
     libraries: list[Module] = field(default_factory=list)
+    # The libraries of the process that ended, (path, bias): gdb 13 keeps their symbols
+    # until the next run (the symbol probe's LaunchConfig.kept_libraries)
+    kept_libraries: tuple[tuple[str, int], ...] = ()
     # `nosharedlibrary` emptied gdb's list (=library-unloaded): the next look at the
     # loader's list (`info sharedlibrary`, `sharedlibrary`) announces them again
     libraries_forgotten: bool = False
@@ -74,6 +77,8 @@ class Inferior:
         return self._tids.get(number)
 
     def forget_process(self) -> None:
+        if self.process is not None:
+            self.kept_libraries = tuple((module.path, module.base) for module in self.libraries if not module.is_main)
         self.ran = self.ran or self.process is not None
         self.process = None
         self.core = None

@@ -236,6 +236,8 @@ class Breakpoints:
             try:
                 inferior.insert_trap(trap)
             except OSError:
+                if self._access.kept_library_at(address) is not None:  # bound, inserted as it loads
+                    return bp.info(False)
                 self.remove_logical(bp.id)
                 raise TargetError(
                     f"Cannot insert breakpoint {bp.id}. Cannot access memory at address {address:#x}"

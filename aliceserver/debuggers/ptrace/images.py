@@ -82,6 +82,7 @@ class ImageLoading:
         self.library_change: tuple[int, tuple[str, ...], tuple[str, ...]] = (0, (), ())
         # what the last image's start told: its modules, the loader's warnings
         self._image_news: tuple[ModuleLoaded | Output, ...] = ()
+        self._kept: list[Module] = []  # a probe's libraries of the run that ended (_keep_libraries)
 
     # --- a program read from its file (programfile.py) ---------------------------------
     def hold_program_file(self, config: LaunchConfig) -> ProcessInfo | None:
@@ -117,12 +118,15 @@ class ImageLoading:
     # --- a live process (live.py) ------------------------------------------------------
     def load_image(self, inferior: Inferior, at_launch: bool) -> None:
         """Symbols of the new image, the shared-library trap, and the user's traps."""
+        self._drop_kept()
         self._new_source_symbols()
         try:
             loaded, r_brk = self._tracker.start(inferior.pid)
         except (AliceError, OSError) as error:
             log.warning("no symbols for process %d: %s", inferior.pid, error)
             loaded, r_brk = [], None
+        if at_launch and loaded:
+            self._keep_libraries()
         main = self._symbols.main()
         program = self._symbols.image_of(main.path) if main is not None else None
         if program is not None and not inferior.attached:  # its libraries are mapped later
@@ -153,8 +157,33 @@ class ImageLoading:
     def announce_image(self) -> None:
         """What the last image's start told: its modules (and again, with the loader's
         warnings, for a process held for its symbols taken as a fresh start: live.py)."""
+        config = self._access.launch_config
+        if self._kept and (config is None or not config.symbols_only):  # the run reads the loader's list
+            self._drop_kept()
+            self._new_source_symbols()
         for news in self._image_news:
             self._events.put(news)
+
+    def _keep_libraries(self) -> None:
+        """A probe after a run (LaunchConfig.kept_libraries): the libraries of the run that
+        ended keep their symbols at the biases they had, as gdb 13 keeps their objfiles until
+        the next run re-reads the loader's list; unmapped here: their bytes are their files'
+        (ProcessAccess.kept_library_at), their traps inserted as they load."""
+        config = self._access.launch_config
+        if config is None or not config.symbols_only:
+            return
+        for path, bias in config.kept_libraries:
+            module = self._symbols.add_module(path, bias) if self._symbols.image_of(path) is None else None
+            if module is not None:
+                self._kept.append(module)
+
+    def _drop_kept(self) -> None:
+        """A run starts: the kept libraries go, and the breakpoints' places in them with
+        their traps (never inserted: nothing is mapped there), bound again as they load."""
+        kept, self._kept = self._kept, []
+        for module in kept:
+            self._locations.unbind_module(module)
+            self._symbols.remove_module(module.path)
 
     def _insert_or_warn(self, inferior: Inferior, address: int) -> None:
         trap = self._traps.by_address[address]

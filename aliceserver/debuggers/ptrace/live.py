@@ -170,7 +170,7 @@ class LiveSession:
         if inferior is None or held is None or info is None or not held.symbols_only or config.symbols_only:
             return None
         first = inferior.threads.get(inferior.pid)
-        if (dataclasses.replace(held, symbols_only=False, relocated=False) != config or len(inferior.threads) != 1
+        if (dataclasses.replace(held, symbols_only=False, relocated=False, kept_libraries=()) != config or len(inferior.threads) != 1
                 or first is None or not first.launched or _file_identity(info.program) != self._held_file):
             self._kill()  # its Exited: a probe's, which no front end tells
             return None

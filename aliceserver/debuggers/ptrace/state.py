@@ -200,7 +200,31 @@ class ProcessAccess:
         try:
             return target.read_memory(address, size)
         except (OSError, OverflowError):
-            raise TargetError(f"Cannot access memory at address {address:#x}") from None
+            kept = self._kept_bytes(address, size)
+            if kept is None:
+                raise TargetError(f"Cannot access memory at address {address:#x}") from None
+            return kept
+
+    def kept_library_at(self, address: int) -> Module | None:
+        """A probe after a run: the library of the ended run holding `address`, whose
+        symbols gdb keeps (LaunchConfig.kept_libraries); nothing is mapped there."""
+        config = self.launch_config
+        if config is None or not config.symbols_only or not config.kept_libraries:
+            return None
+        module = self._symbols.module_at(address)
+        if module is None or module.is_main or (module.path, module.base) not in config.kept_libraries:
+            return None
+        return module
+
+    def _kept_bytes(self, address: int, size: int) -> bytes | None:
+        """A kept library's bytes, read from its file as gdb reads its sections (kept_files.py)."""
+        module = self.kept_library_at(address)
+        image = self._symbols.image_of(module.path) if module is not None else None
+        if module is None or image is None:
+            return None
+        from aliceserver.debuggers.ptrace.kept_files import file_bytes
+
+        return file_bytes(image, address - module.base, size)
 
     def read_visible(self, address: int, size: int) -> bytes:
         address = self.runtime_address(address)
