@@ -3,12 +3,17 @@ continue, next/step/finish/until/advance/jump, stepi/nexti, kill, detach, attach
 
 from __future__ import annotations
 
+import logging
+
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
 from aliceserver.adapters.mi import console_tui, core_commands
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.debuggers.model import StepKind
+from aliceserver.errors import AliceError
+
+logger = logging.getLogger(__name__)
 
 
 def _count(text: str, default: int = 1) -> int:
@@ -101,6 +106,22 @@ def _attach(ctx: Context, text: str) -> Reply:
 
 def _interrupt(ctx: Context, text: str) -> Reply:
     return execution.interrupt(ctx)
+
+
+def end_program(ctx: Context) -> None:
+    """gdb's quit_force (kill_or_detach), after -gdb-exit's ^exit, `quit` or the end of
+    -batch: a program still alive is killed, quietly, an attached one detached, each told
+    as the console's `kill` and `detach` tell them (=thread-exited, =thread-group-exited)."""
+    process = ctx.session.inferior.process
+    if process is None or ctx.session.inferior.core is not None:
+        return
+    try:
+        if process.attached:
+            _detach(ctx, "")
+        else:
+            execution.kill(ctx, quiet=True)
+    except AliceError as error:  # (closing the debugger ends it anyway)
+        logger.info("program not ended at exit: %s", error)
 
 
 def register(registry: CliRegistry) -> None:

@@ -155,7 +155,7 @@ def _startup_command(session: MiSession, ui: Ui, command: str) -> bool:
     finally:
         session.take_queued_events()
     if isinstance(reply, Exit):
-        session.exit_requested = True
+        session.exit_requested, session.exit_context = True, ctx
     return True
 
 

@@ -465,7 +465,7 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
     else:
         name = signal_name(exited.signal, exited.signal_name)
         text = f"\nProgram terminated with signal {name}, {signal_meaning(name)}.\nThe program no longer exists.\n"
-    if not killed:
+    if not killed and not detached:
         session.console_all(text)
     for number in sorted(inferior.threads.values()):
         session.notify("thread-exited", [("id", str(number)), ("group-id", f"i{session.inferior.number}")])
@@ -473,7 +473,7 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
     if exited.code is not None and not killed and not detached:
         group.append(("exit-code", exit_code_text(exited.code)))
     session.notify("thread-group-exited", group)
-    if killed and not inferior.killing_quietly:
+    if detached or (killed and not inferior.killing_quietly):  # gdb's: after the group's end
         session.console_all(text)
     inferior.run.apply(exited)
     inferior.forget_process()

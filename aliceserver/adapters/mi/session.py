@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import aliceserver.debuggers.events as ev
 from aliceserver.adapters.gdbcommands.selection import CommandMemory
@@ -107,6 +107,7 @@ class MiSession(ProgramQueries):
         self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
         self.user_commands = UserCommands()  # define, document, hooks
         self.skips = SkipList()  # gdb's skip list (skips.py)
+        self.exit_context: Context | None = None  # the command that ended the session (close)
         self._events = self.subscribe_events()  # before the first run or attach
 
     # --- UIs ---------------------------------------------------------------------------
@@ -189,7 +190,7 @@ class MiSession(ProgramQueries):
             ui.log(f"Internal error: {error}\n")
             reply = None
         if isinstance(reply, Exit):
-            self.exit_requested = True
+            self.exit_requested, self.exit_context = True, ctx
             return
         if isinstance(reply, Running):
             self._start_awaiting(ctx)
@@ -226,8 +227,9 @@ class MiSession(ProgramQueries):
             self._error(ctx, f"Internal error: {error}")
             return
         if isinstance(reply, Exit):
-            ui.result(ctx.token, "exit")
-            self.exit_requested = True
+            if not ctx.cli:  # gdb's `quit` ends the process with no result record
+                ui.result(ctx.token, "exit")
+            self.exit_requested, self.exit_context = True, ctx
             return
         if isinstance(reply, Running):
             self._start_awaiting(ctx)
@@ -313,6 +315,11 @@ class MiSession(ProgramQueries):
 
     # --- the end -----------------------------------------------------------------------
     def close(self) -> None:
+        from aliceserver.adapters.mi.console_exec import end_program
+
+        if self.exit_requested:  # (not at SIGTERM: from another thread, events unread)
+            ending = self.exit_context or Context(self, self.main_ui, cli=True, from_tty=False)
+            end_program(replace(ending, from_tty=ending.cli and ending.from_tty))  # -gdb-exit: not a person's
         try:
             self.debugger.close()
         except AliceError as error:
