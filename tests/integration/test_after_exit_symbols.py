@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.batch import needs_gdb, output_like_gdb
 from tests.support.build import Builder
 from tests.support.mi_client import MiClient
 
@@ -23,23 +23,15 @@ _QUERIES = [
 ]  # fmt: skip
 
 
-def _like_gdb(program: Path, commands: list[str]) -> str:
-    args = ["-batch", "-nx", *ex(*commands), str(program)]
-    expected, got = theirs(args, program.parent), ours(args, program.parent)
-    assert normalized(got.stdout) == normalized(expected.stdout)
-    assert normalized(got.stderr) == normalized(expected.stderr)
-    return got.stdout + got.stderr
-
-
 def test_after_exit_the_libraries_symbols_like_gdb(builder: Builder) -> None:
     program = builder.build("libc_calls", ("-g", "-O0"))
-    got = _like_gdb(program, ["run", *_QUERIES])
+    got = output_like_gdb(program, ["run", *_QUERIES])
     assert "sigaction in section .text of " in got and "libc.so" in got
 
 
 def test_after_kill_the_libraries_symbols_like_gdb(builder: Builder) -> None:
     program = builder.build("libc_calls", ("-g", "-O0"))
-    got = _like_gdb(program, ["break main", "run", "kill", *_QUERIES])
+    got = output_like_gdb(program, ["break main", "run", "kill", *_QUERIES])
     assert "sigaction in section .text of " in got
 
 
@@ -47,7 +39,7 @@ def test_after_exit_break_in_libc_then_run_like_gdb(builder: Builder) -> None:
     """`break printf` after the exit is set at libc's printf, and the next run stops there;
     `break strlen` at libc's ifunc and ld.so's copy, as gdb's."""
     program = builder.build("libc_calls", ("-g", "-O0"))
-    got = _like_gdb(program, ["run", "break printf", "break strlen", "info breakpoints", "run", "bt 1",
+    got = output_like_gdb(program, ["run", "break printf", "break strlen", "info breakpoints", "run", "bt 1",
                               "info breakpoints", "kill", "break sigaction", "info breakpoints"])  # fmt: skip
     assert "<strlen_ifunc>" in got
 

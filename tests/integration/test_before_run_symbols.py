@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.batch import ex, needs_gdb, output_like_gdb, theirs
 from tests.support.build import Builder
 from tests.support.build_more import MoreBuilder, find_cxx
 from tests.support.mi_client import MiClient
@@ -29,17 +29,9 @@ _QUERIES = [
 ]  # fmt: skip
 
 
-def _like_gdb(program: Path, commands: list[str]) -> str:
-    args = ["-batch", "-nx", *ex(*commands), str(program)]
-    expected, got = theirs(args, program.parent), ours(args, program.parent)
-    assert normalized(got.stdout) == normalized(expected.stdout)
-    assert normalized(got.stderr) == normalized(expected.stderr)
-    return got.stdout + got.stderr
-
-
 def test_before_run_names_are_the_programs_like_gdb(builder: Builder) -> None:
     program = builder.build("libc_calls", ("-g", "-O0"))
-    got = _like_gdb(program, _QUERIES)
+    got = output_like_gdb(program, _QUERIES)
     assert "$1 = {<text variable, no debug info>} 0x" in got and "<sigaction@plt>" in got
     assert 'No symbol "_dl_start" in current context.' in got
 
@@ -49,24 +41,30 @@ def test_before_run_the_programs_language_like_gdb(builder: Builder) -> None:
     if find_cxx() is None:
         pytest.skip("no C++ compiler")
     program = MoreBuilder(builder.cache_dir).build_cpp("cpp_values")
-    got = _like_gdb(program, ["print ns::twice", "print geo::Counted::count", "print sizeof(geo::Rect)",
+    got = output_like_gdb(program, ["print ns::twice", "print geo::Counted::count", "print sizeof(geo::Rect)",
                               "ptype geo::Shape", "whatis ns::twice", "print &measure", "print printf",
                               "info symbol ns::twice", "print Shape", "show language"])  # fmt: skip
     assert re.search(r"^\$3 = \d+$", got, re.M) and "type = struct geo::Shape {" in got
 
 
-def test_before_run_no_memory_or_symbol_outside_the_program_like_gdb(builder: Builder) -> None:
-    """An address in ld.so (where `starti` finds `_dl_start`) before `run`: gdb has no
-    symbol, line or memory there; the held process's are not shown."""
-    program = builder.build("libc_calls", ("-g", "-O0"))
+def _loader_address(program: Path) -> str:
+    """ld.so's `_dl_start` as gdb finds it after `starti` (the test skipped where it does not)."""
     started = theirs(
         ["-batch", "-nx", *ex("starti", "output/x &_dl_start"), str(program)], program.parent
     )
     found = re.search(r"0x7[0-9a-f]+$", started.stdout.strip())
     if found is None:
         pytest.skip(f"gdb finds no _dl_start after starti here: {started.stdout[-200:]}")
-    address = found.group(0)
-    got = _like_gdb(program, [f"info symbol {address}", f"print (void *) {address}", f"print (char *) {address}",
+    return found.group(0)
+
+
+def test_before_run_no_memory_or_symbol_outside_the_program_like_gdb(builder: Builder) -> None:
+    """An address in ld.so (where `starti` finds `_dl_start`) before `run`: gdb has no
+    symbol, line or memory there; the held process's are not shown."""
+    program = builder.build("libc_calls", ("-g", "-O0"))
+    found = _loader_address(program)
+    address = found
+    got = output_like_gdb(program, [f"info symbol {address}", f"print (void *) {address}", f"print (char *) {address}",
                               f"x/2x {address}", f"x/i {address}", f"print *(int *) {address}", f"output (void (*)()) {address}",
                               "echo \\n", f"info line *{address}", f"break *{address}", "info breakpoints"])  # fmt: skip
     assert f"No symbol matches {address}." in got and "_dl_start" not in got
@@ -75,14 +73,14 @@ def test_before_run_no_memory_or_symbol_outside_the_program_like_gdb(builder: Bu
 def test_after_starti_the_loader_is_seen_like_gdb(builder: Builder) -> None:
     """`starti` loads the program and ld.so (gdb reads ld.so's symbols then)."""
     program = builder.build("libc_calls", ("-g", "-O0"))
-    got = _like_gdb(program, ["starti", "info symbol sigaction", "info address sigaction", "print sigaction",
+    got = output_like_gdb(program, ["starti", "info symbol sigaction", "info address sigaction", "print sigaction",
                               "print _dl_start", "x/i _dl_start", "print &_r_debug"])  # fmt: skip
     assert re.search(r"^\$\d+ = \{.*\} 0x7[0-9a-f]+ <_dl_start>$", got, re.M)
 
 
 def test_at_main_libc_is_seen_like_gdb(builder: Builder) -> None:
     program = builder.build("libc_calls", ("-g", "-O0"))
-    got = _like_gdb(program, ["break main", "run", "info symbol sigaction", "info symbol strlen", "print sigaction",
+    got = output_like_gdb(program, ["break main", "run", "info symbol sigaction", "info symbol strlen", "print sigaction",
                               "x/i sigaction", "print &_r_debug", "x/2i 0", "kill", "print main"])  # fmt: skip
     assert "sigaction in section .text of " in got
 
@@ -123,12 +121,7 @@ def _mi_outside(program: Path, address: str, *, gdb: bool) -> list[str]:
 
 def test_mi_before_run_no_memory_outside_the_program_like_gdb(builder: Builder) -> None:
     program = builder.build("libc_calls", ("-g", "-O0"))
-    started = theirs(
-        ["-batch", "-nx", *ex("starti", "output/x &_dl_start"), str(program)], program.parent
-    )
-    found = re.search(r"0x7[0-9a-f]+$", started.stdout.strip())
-    if found is None:
-        pytest.skip(f"gdb finds no _dl_start after starti here: {started.stdout[-200:]}")
-    got = _mi_outside(program, found.group(0), gdb=False)
-    assert got == _mi_outside(program, found.group(0), gdb=True)
+    found = _loader_address(program)
+    got = _mi_outside(program, found, gdb=False)
+    assert got == _mi_outside(program, found, gdb=True)
     assert got[0].endswith('^error,msg="Unable to read memory."')

@@ -68,6 +68,16 @@ def assert_like_gdb(args: list[str], cwd: Path) -> subprocess.CompletedProcess[s
     return got
 
 
+def output_like_gdb(program: Path, commands: Sequence[str]) -> str:
+    """`-batch -nx -ex C1 ... PROGRAM` under both, in the program's directory: the same
+    stdout and stderr (the exit status not compared); ours, stdout then stderr."""
+    args = ["-batch", "-nx", *ex(*commands), str(program)]
+    expected, got = theirs(args, program.parent), ours(args, program.parent)
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert normalized(got.stderr) == normalized(expected.stderr)
+    return got.stdout + got.stderr
+
+
 def batch_in_program_dir(command: list[str], commands: Sequence[str], program: Path) -> str:
     """`COMMAND -batch -nx -ex C1 ... PROGRAM` in the program's directory, its output
     (stdout and stderr together) normalized; the program's environment the same under
