@@ -20,7 +20,7 @@ from aliceserver.errors import AliceError
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.breakpoints import MiBreakpoint
     from aliceserver.adapters.mi.session import MiSession
-    from aliceserver.debuggers.model import ThreadInfo
+    from aliceserver.debuggers.model import Module, ThreadInfo
 
 
 def signal_name(number: int | None, name: str | None) -> str:
@@ -84,8 +84,11 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
             _breakpoints_modified(session)
     elif isinstance(event, ev.ModuleUnloaded):  # gone from `info sharedlibrary` too, as in gdb
         inferior.libraries[:] = [module for module in inferior.libraries if module.path != event.module.path]
+        warned = _has_places_in(session, event.module)
         session.notify("library-unloaded", [*libraries.library_names(event.module),
                                             ("thread-group", f"i{session.inferior.number}")])
+        if warned:
+            _unloaded_with_breakpoints(session, event.module)
     elif isinstance(event, ev.LocationBreakpointChanged):
         _breakpoints_modified(session)
     elif isinstance(event, ev.Continued):
@@ -98,9 +101,7 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         if event.category in ("stdout", "stderr"):
             session.program_output(event.text)
         elif event.category == "warning":  # the debugger's, on gdb's stderr
-            for ui in session.uis:
-                if not ui.closed:
-                    ui.log(event.text)
+            _warn(session, event.text)
         else:
             session.console_all(event.text)
     elif isinstance(event, ev.Stopped):
@@ -165,6 +166,40 @@ def _thread_started(session: MiSession, tid: int, pointer: int | None = None, *,
         for bp in session.breakpoints.sorted():
             if not bp.is_watch and not bp.pending and bp.catch is None:
                 session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
+
+
+def _has_places_in(session: MiSession, module: Module) -> bool:
+    """gdb's disable_breakpoints_in_unloaded_shlib warns for a breakpoint (enabled or not)
+    or tracepoint with a place in the library; not for a dprintf or a catchpoint."""
+    # (imported here: breakpoint_record's imports come back to this module)
+    from aliceserver.adapters.mi.breakpoint_record import BREAKPOINT, TRACEPOINT
+
+    return any(bp.gdb_type in (BREAKPOINT, TRACEPOINT) and bp.catch is None
+               and any(module.low <= place.address < module.high for place in bp.places)
+               for bp in session.breakpoints.entries.values())  # fmt: skip
+
+
+_DISABLING = "Temporarily disabling breakpoints"
+
+
+def _unloaded_with_breakpoints(session: MiSession, module: Module) -> None:
+    """The places gone (the engine unbound them in the same turn as it sent the unload, so
+    the table read now has them pending), told as gdb: =breakpoint-modified for the first,
+    its warning on stderr (MI: &), then the others."""
+    changed = session.breakpoints.refresh()
+    text = f'warning: {_DISABLING} for unloaded shared library "{module.path}"\n'
+    for index, bp in enumerate(changed):
+        session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
+        if index == 0:
+            _warn(session, text)
+    if not changed:
+        _warn(session, text)
+
+
+def _warn(session: MiSession, text: str) -> None:
+    for ui in session.uis:
+        if not ui.closed:
+            ui.log(text)
 
 
 def _breakpoints_modified(session: MiSession) -> None:
