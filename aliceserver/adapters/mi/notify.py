@@ -69,7 +69,7 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
         _thread_started(session, event.thread_id, event.pointer)
     elif isinstance(event, ev.ThreadExited):
         if inferior.process is not None and event.thread_id != inferior.process.pid:
-            if event.thread_id in inferior.threads:
+            if event.thread_id in inferior.threads and not inferior.killing:  # (gdb's kill: no line)
                 _thread_event_line(session, "[{} exited]\n", event.thread_id)
             number = inferior.remove_thread(event.thread_id)
             if number is not None:
