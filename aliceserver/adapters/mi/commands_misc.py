@@ -8,7 +8,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from aliceserver import __version__
-from aliceserver.adapters.mi import completion, log_file, radix, settings_policy, source_paths
+from aliceserver.adapters.mi import (
+    completion,
+    libraries,
+    log_file,
+    radix,
+    settings_policy,
+    source_paths,
+)
 from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.core_commands import close_core
 from aliceserver.adapters.mi.inferior_list import claim_engine
@@ -489,7 +496,8 @@ def attach(ctx: Context, pid_text: str) -> Reply:
     return None
 
 
-def detach(ctx: Context) -> Reply:
+def detach(ctx: Context, *, quitting: bool = False) -> Reply:
+    """gdb's detach_command (then no_shared_libraries), or quit's (kill_or_detach)."""
     session = ctx.session
     session.require_process()
     from aliceserver.adapters.mi.notify import handle_event
@@ -502,7 +510,10 @@ def detach(ctx: Context) -> Reply:
         session.wait_event(lambda event: not session.inferior.running)
     session.debugger.detach()
     session.inferior.detaching = True
+    loaded = list(session.inferior.libraries)
     handle_event(session, Exited(process.pid, None))
+    if not quitting:
+        libraries.forget_detached(session, loaded)
     return None
 
 

@@ -81,7 +81,7 @@ def _kill(ctx: Context, text: str) -> Reply:
     return None
 
 
-def _detach(ctx: Context, text: str) -> Reply:
+def _detach(ctx: Context, text: str, *, quitting: bool = False) -> Reply:
     session = ctx.session
     words = text.split()
     if words and len(words[0]) > 1 and "checkpoint".startswith(words[0]):
@@ -93,7 +93,7 @@ def _detach(ctx: Context, text: str) -> Reply:
     assert process is not None
     if ctx.from_tty:
         ctx.console(f"Detaching from program: {session.inferior.program or process.program}, process {process.pid}\n")
-    return misc.detach(ctx)
+    return misc.detach(ctx, quitting=quitting)
 
 
 def _attach(ctx: Context, text: str) -> Reply:
@@ -117,7 +117,7 @@ def end_program(ctx: Context) -> None:
         return
     try:
         if process.attached:
-            _detach(ctx, "")
+            _detach(ctx, "", quitting=True)
         else:
             execution.kill(ctx, quiet=True)
     except AliceError as error:  # (closing the debugger ends it anyway)

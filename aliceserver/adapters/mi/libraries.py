@@ -7,12 +7,16 @@ symbols while the program keeps them mapped."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.frames import hex16
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
 from aliceserver.debuggers.model import Module
 from aliceserver.debuggers.symbols.posix_regex import RegexError, compile_basic
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
 
 MISSING_DEBUG_INFO = "(*): Shared library is missing debugging information.\n"
 
@@ -115,6 +119,15 @@ def _nosharedlibrary(ctx: Context, text: str) -> None:
     session.inferior.libraries.sort(key=lambda module: order.get(module.path, len(order)))
     session.breakpoints.refresh()  # pending again, silently as in gdb
     session.inferior.libraries_forgotten = True
+
+
+def forget_detached(session: MiSession, loaded: list[Module]) -> None:
+    """After the console's detach and -target-detach (not quit's), gdb's detach_command
+    runs no_shared_libraries: =library-unloaded for each library, in its list's order, and
+    their symbols gone (none kept for the symbol view, unlike after an exit)."""
+    for module in loaded:
+        session.notify("library-unloaded", [*library_names(module), ("thread-group", f"i{session.inferior.number}")])
+    session.inferior.kept_libraries = ()
 
 
 def _sharedlibrary(ctx: Context, text: str) -> None:

@@ -1,0 +1,79 @@
+"""gdb 13's detach_command runs no_shared_libraries after the detach: MI's -target-detach
+and the console's `detach` end with =library-unloaded for each library in gdb's list's
+order, after '[Inferior 1 (process N) detached]'; quit's detach (kill_or_detach) does not.
+Side by side with gdb, for a launched program and an attached one."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import needs_gdb, normalized
+from tests.support.build import Builder, marker_line
+from tests.support.mi_client import MiClient
+
+pytestmark = [needs_gdb, pytest.mark.timeout(180)]
+
+
+@pytest.fixture
+def longrun(builder: Builder) -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen(
+        [str(builder.build("longrun"))], stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+    )
+    try:
+        time.sleep(0.3)  # running
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def _detached(
+    args: list[str], start: list[str], leave: str, *, gdb: bool, pid: int | None = None
+) -> list[str]:
+    """The records from `leave` to its answer, then -file-list-shared-libraries's."""
+    mi = MiClient(["-i=mi", "-q", "-nx", "--args", *args], cwd=Path(args[0]).parent, gdb=gdb)
+    try:
+        mi.prompt()
+        for command in start:
+            mi.ok(command)
+            started = command == "-exec-run" or command.startswith("-target-attach")
+            if started and not any(line.startswith("*stopped") for line in mi.lines):  # (gdb's
+                mi.stopped()  # attach stop may come before its prompt)
+        _, lines = mi.command(leave)
+        lines += mi.command("-file-list-shared-libraries")[1]
+    finally:
+        mi.close()
+    kept = [line for line in lines if line != "(gdb) " and not line.startswith("&")]
+    return [normalized(line if pid is None else line.replace(str(pid), "N")) for line in kept]
+
+
+@pytest.mark.parametrize("leave", ["-target-detach", '-interpreter-exec console "detach"'])
+def test_detach_unloads_libraries_like_gdb(builder: Builder, leave: str) -> None:
+    """A launched program that ends by itself once detached (its output is the client's)."""
+    library = builder.build("lib_plugin", flags=("-O0",), extra=["-shared", "-fPIC"])
+    args = [str(builder.build("dlopen_main", extra=["-ldl"])), str(library)]
+    start = [
+        "-inferior-tty-set /dev/null",  # (its output would cut into the records)
+        f"-break-insert dlopen_main.c:{marker_line('dlopen_main.c', 'loaded')}",
+        "-exec-run",
+    ]
+    got = _detached(args, start, leave, gdb=False)
+    assert got == _detached(args, start, leave, gdb=True)
+    assert any(line.startswith(f'=library-unloaded,id="{library}"') for line in got)
+
+
+def test_detach_from_attached_unloads_libraries_like_gdb(builder: Builder,
+                                                         longrun: subprocess.Popen[bytes]) -> None:  # fmt: skip
+    program = builder.build("longrun")
+    start = [f"-target-attach {longrun.pid}"]
+    got = _detached([str(program)], start, "-target-detach", gdb=False, pid=longrun.pid)
+    expected = _detached([str(program)], start, "-target-detach", gdb=True, pid=longrun.pid)
+    # (sorted: gdb lists an attached process's libraries in the link map's order, the
+    # loader last, in =library-loaded as here; ours has the loader first in both)
+    assert sorted(got) == sorted(expected)
+    assert sum(line.startswith("=library-unloaded") for line in got) >= 2
