@@ -31,6 +31,8 @@ from aliceserver.errors import TargetError
 class RemoteTarget:
     """What every stopped process behind a stub offers; RemoteProcess drives it."""
 
+    stack_block = 0x100  # a stop's frame read in one memory cache line (unwind.stack_block)
+
     def __init__(self, client: RemoteClient, *, extended: bool = False) -> None:
         self.client = client
         self.extended = extended

@@ -52,6 +52,7 @@ from aliceserver.debuggers.symbols.dwarf.unwind import (
     UnwoundFrame,
     frame_base,
     saved_register_slots,
+    stack_block,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
 from aliceserver.errors import AliceError, TargetError
@@ -211,8 +212,10 @@ class Frames:
             self._arch_of = (lookups, source.arch)
         arch = self._arch_of[1]
 
+        block = stack_block(target)
+
         def make(read: Callable[[int, int], bytes]) -> StackUnwinder:
-            return StackUnwinder(values, read, source.symbols, source.cfi, arch, lookups)
+            return StackUnwinder(values, read, source.symbols, source.cfi, arch, lookups, block)
 
         if through_calls:
             self._kept.forget()
@@ -238,9 +241,11 @@ class Frames:
             frames = self.unwound(thread_id, 2)
             self.forget_thread(thread_id)
             return frames
-        registers = register_values(self._engine.stopped_target(thread_id).general_registers(thread_id))
+        target = self._engine.stopped_target(thread_id)
+        registers = register_values(target.general_registers(thread_id))
         unwinder = StackUnwinder(
-            registers, self._read_visible, self._source.symbols, self._source.cfi, self._source.arch, self._lookups
+            registers, self._read_visible, self._source.symbols, self._source.cfi, self._source.arch, self._lookups,
+            stack_block(target),
         )
         return unwinder.extend(2)
 

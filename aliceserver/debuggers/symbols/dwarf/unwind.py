@@ -44,6 +44,13 @@ _PAGE = 4096  # the stack is read in pages for a backtrace...
 # ...in smaller blocks for a frame or two (a stop's report, a step): a kilobyte holds the
 # reads of a parked thread's frame-0 arguments too (twinthreads.py: not read again)
 _SMALL_BLOCK = 1024
+
+
+def stack_block(target: object) -> int:
+    """The block a stop's frame or two are read in: a kilobyte, or what the target asks
+    (a stub's memory cache line: a kilobyte there is three round trips, not one read)."""
+    block = getattr(target, "stack_block", None)
+    return block if isinstance(block, int) else _SMALL_BLOCK
 _USED_READS = 64  # the reads a stack's top frames ask for, kept (a deep recursion's are not)
 
 
@@ -95,8 +102,10 @@ class StackUnwinder:
     def __init__(
         self, registers: Mapping[str, int], read: ReadMemory, symbols: ProcessSymbols,
         tables: Tables, arch: Architecture = X86_64_ARCH, lookups: UnwindLookups | None = None,
+        small_block: int = _SMALL_BLOCK,
     ) -> None:  # fmt: skip
         self._read, self._symbols, self._tables, self._arch = read, symbols, tables, arch
+        self._small_block = small_block
         self.frames: list[UnwoundFrame] = []  # grows in place as more are unwound
         self.used: list[tuple[int, int]] = []  # the (address, size) of its first reads (twinthreads.py)
         self.done = False  # the outermost frame is known
@@ -113,7 +122,7 @@ class StackUnwinder:
         # Memory is read for this call only (it may be written after); a stop's frame 0 alone
         # or with its callers (a step's question, entry values through a tail call) needs a
         # few words, and over a stub a page is 8 KiB of hex to decode at each stop.
-        read = _StackPages(self._read, _SMALL_BLOCK if limit <= 3 else _PAGE, self.used)
+        read = _StackPages(self._read, self._small_block if limit <= 3 else _PAGE, self.used)
         rows, symbols_at, undefined_at = self._lookups.rows, self._lookups.symbols, self._lookups.undefined
         regs, method, undefined, exact_pc = self._regs, self._method, self._undefined, self._exact_pc
         while not self.done and len(frames) < limit:
