@@ -238,7 +238,7 @@ class LocationResolver:
         `<strlen_ifunc>`: the function there), remembered for _ifunc_targets."""
         address = match.low + module.base
         die = self._source.function_die(address)
-        shown = (c_function_name(die) or die_name(die)) if die is not None else None
+        shown = _function_name(die) if die is not None else None
         self._ifunc_sites[address] = match.linkage_name
         return CodeLocation(address, shown or match.name, None, module.path, ifunc=True)
 
@@ -270,7 +270,7 @@ class LocationResolver:
         place = self._source.location_of(target)
         die = self._source.function_die(target)
         found = self._source.debug_symbol(target)
-        shown = (c_function_name(die) or die_name(die)) if die is not None else None
+        shown = _function_name(die) if die is not None else None
         return replace(place, function=shown or (found[1].name if found is not None else place.function))
 
     def _symbol_name(self, module: Module, info: DebugInfo, name: str, low: int, address: int) -> str | None:
@@ -289,7 +289,7 @@ class LocationResolver:
         if named is None or named == name:
             return named
         chain = self._source.inline_chain_at(address)
-        return (c_function_name(chain[-1]) or die_name(chain[-1])) if chain else named
+        return _function_name(chain[-1]) if chain else named
 
     def _symbol_places(self, name: str, found: list[CodeLocation], program_only: bool) -> list[CodeLocation]:
         """gdb's minimal symbols of `name` (linespec.c search_minsyms_for_name): every
@@ -509,3 +509,9 @@ def with_symtab(source: SourcePosition | None, info: DebugInfo, link: int) -> So
     if source is None or symtab is None:
         return source
     return replace(source, symtab=symtab.filename, symtab_fullname=symtab.missing_fullname)
+
+
+def _function_name(die: DIE) -> str | None:
+    """A function's name as gdb shows a place in it: its C symbol's (c_function_name),
+    else its DW_AT_name (an inlined call's, an assembler unit's)."""
+    return c_function_name(die) or die_name(die)
