@@ -1,7 +1,8 @@
 """gdb 13's detach_command runs no_shared_libraries after the detach: MI's -target-detach
 and the console's `detach` end with =library-unloaded for each library in gdb's list's
 order, after '[Inferior 1 (process N) detached]'; quit's detach (kill_or_detach) does not.
-Side by side with gdb, for a launched program and an attached one."""
+Its clear_solib marks the places of breakpoints in the libraries first: <PENDING> in the
+table. Side by side with gdb, for a launched program and an attached one."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import needs_gdb, normalized
+from tests.support.batch import assert_like_gdb, ex, needs_gdb, normalized
 from tests.support.build import Builder, marker_line
 from tests.support.mi_client import MiClient
 
@@ -32,10 +33,9 @@ def longrun(builder: Builder) -> Iterator[subprocess.Popen[bytes]]:
         proc.wait(timeout=10)
 
 
-def _detached(
-    args: list[str], start: list[str], leave: str, *, gdb: bool, pid: int | None = None
-) -> list[str]:
-    """The records from `leave` to its answer, then -file-list-shared-libraries's."""
+def _detached(args: list[str], start: list[str], leave: str, *, gdb: bool, pid: int | None = None,
+              then: str = "-file-list-shared-libraries") -> list[str]:  # fmt: skip
+    """The records from `leave` to its answer, then `then`'s."""
     mi = MiClient(["-i=mi", "-q", "-nx", "--args", *args], cwd=Path(args[0]).parent, gdb=gdb)
     try:
         mi.prompt()
@@ -45,7 +45,7 @@ def _detached(
             if started and not any(line.startswith("*stopped") for line in mi.lines):  # (gdb's
                 mi.stopped()  # attach stop may come before its prompt)
         _, lines = mi.command(leave)
-        lines += mi.command("-file-list-shared-libraries")[1]
+        lines += mi.command(then)[1]
     finally:
         mi.close()
     kept = [line for line in lines if line != "(gdb) " and not line.startswith("&")]
@@ -77,3 +77,34 @@ def test_detach_from_attached_unloads_libraries_like_gdb(builder: Builder,
     # loader last, in =library-loaded as here; ours has the loader first in both)
     assert sorted(got) == sorted(expected)
     assert sum(line.startswith("=library-unloaded") for line in got) >= 2
+
+
+# strlen: two places (libc's ifunc, ld.so's), a dprintf's place kept (gdb's
+# disable_breakpoints_in_shlibs skips dprintfs), with no symbol to name it
+_IN_LIBRARIES = [
+    "break strlen",
+    "break plugin_work",
+    "disable 3",
+    'dprintf plugin_work,"hi\\n"',
+    "tbreak plugin_work",
+]
+
+
+def test_detach_leaves_library_breakpoints_pending_like_gdb(builder: Builder) -> None:
+    library = builder.build("lib_plugin", flags=("-O0",), extra=["-shared", "-fPIC"])
+    program = builder.build("dlopen_main", extra=["-ldl"])
+    commands = [f"break {marker_line('dlopen_main.c', 'loaded')}", f"run {library} > /dev/null", *_IN_LIBRARIES, "detach",
+                "info breakpoints", "break main", "info breakpoints"]  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert "3       breakpoint     keep n   <PENDING>          plugin_work\n" in got.stdout
+
+
+def test_mi_detach_leaves_library_breakpoints_pending_like_gdb(builder: Builder) -> None:
+    library = builder.build("lib_plugin", flags=("-O0",), extra=["-shared", "-fPIC"])
+    args = [str(builder.build("dlopen_main", extra=["-ldl"])), str(library)]
+    start = ["-inferior-tty-set /dev/null", f"-break-insert dlopen_main.c:{marker_line('dlopen_main.c', 'loaded')}",
+             "-exec-run", "-break-insert strlen", "-break-insert plugin_work", "-break-disable 3",
+             '-dprintf-insert plugin_work "hi\\n"', "-break-insert -t plugin_work"]  # fmt: skip
+    got = _detached(args, start, "-target-detach", gdb=False, then="-break-list")
+    assert got == _detached(args, start, "-target-detach", gdb=True, then="-break-list")
+    assert 'addr="<PENDING>",pending="plugin_work"' in "".join(got)

@@ -4,9 +4,11 @@ hits the gate counted on the tracer thread, enable counts, a catchpoint's or dpr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aliceserver.adapters.mi import catchpoints as catches
+from aliceserver.adapters.mi.output import Value
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.model import CodeLocation
 from aliceserver.session.breakpoints import BreakpointKind, UserBreakpoint, kind_of_spec
@@ -63,6 +65,9 @@ class MiBreakpoint(UserBreakpoint):
     # Pending again since its library was unloaded: gdb keeps the location (shlib_disabled),
     # whose thread group it still shows.
     unloaded: bool = False
+    # Its places in the libraries a detach forgot (gdb's shlib_disabled locations, kept
+    # until the next re-set): shown <PENDING> with the spec.
+    shlib_disabled: frozenset[int] = frozenset()
 
     @property
     def ignore(self) -> int:
@@ -111,6 +116,11 @@ class MiBreakpoint(UserBreakpoint):
         return self.gdb_type in _LOCATED and not self.places
 
     @property
+    def shown_pending(self) -> bool:
+        """<PENDING> in the table: no place, or its one place forgotten by a detach."""
+        return self.pending or (len(self.places) == 1 and not self.located_apart and self.places[0].address in self.shlib_disabled)
+
+    @property
     def bound_disabled(self) -> bool:
         """Bound in the engine while disabled, untrapped: its places follow starts and library
         loads as gdb's breakpoint_re_set re-sets disabled breakpoints too."""
@@ -129,3 +139,16 @@ def resolver_type(bp: MiBreakpoint) -> None:
     bp_gnu_ifunc_resolver, for good."""
     if bp.gdb_type == BREAKPOINT and len(bp.places) == 1 and bp.places[0].ifunc:
         bp.gdb_type = IFUNC_RESOLVER
+
+
+def place_items(
+    place: CodeLocation, file_name: Callable[[str, str | None], str], fullname: Callable[[str, str | None], str],
+    symbolic: Callable[[CodeLocation], str],
+) -> list[tuple[str, Value]]:
+    """A place's fields in MI: gdb's print_breakpoint_location, the address's symbol alone
+    where there is no line info (no `at` where no symbol has it, as an empty stream)."""
+    if place.source is None:
+        return [("at", symbolic(place))] if place.function is not None else []
+    items: list[tuple[str, Value]] = [("func", place.function)] if place.function else []
+    return items + [("file", file_name(place.source.path, place.source.symtab)), ("fullname", fullname(place.source.path, place.source.symtab_fullname)),
+                    ("line", str(place.source.line))]

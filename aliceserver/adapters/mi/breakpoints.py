@@ -22,6 +22,7 @@ from aliceserver.adapters.mi.breakpoint_record import (
     WATCH_TYPES,
     MiBreakpoint,
     core_kind,
+    place_items,
     resolver_type,
 )
 from aliceserver.adapters.mi.frames import display_value, hex16
@@ -264,6 +265,7 @@ class BreakpointTable:
                 | {place.address for place, failure in zip(fresh, failures, strict=True) if failure}
             )
         bp.loc_disabled &= {place.address for place in bp.places}
+        bp.shlib_disabled = frozenset()
         self._apply_cond_disabled(bp, bp.cond_disabled | bp.loc_disabled)
         resolver_type(bp)
 
@@ -446,10 +448,10 @@ class BreakpointTable:
             return Results(items + catches.mi_items(bp, bp.catch))
         if bp.is_watch:
             items.append(("what", bp.location))
-        elif bp.pending:
+        elif bp.shown_pending:
             items += self.addr_item("<PENDING>") + [("pending", bp.location)]
         elif len(bp.places) == 1 and not bp.located_apart:
-            items += self.addr_item(hex16(self.shown_address(bp.places[0].address))) + _place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname, self.symbolic)
+            items += self.addr_item(hex16(self.shown_address(bp.places[0].address))) + place_items(bp.places[0], self.session.frames.file_name, self.session.frames.fullname, self.symbolic)
         else:
             items += self.addr_item("<MULTIPLE>")
         if (bp.unloaded or not bp.pending) and not bp.is_watch and not bp.located_apart:  # gdb: its locations' only
@@ -477,11 +479,13 @@ class BreakpointTable:
             locations: list[Value] = []
             for index, place in enumerate(bp.places, 1):
                 # a location's own state: its breakpoint's is the row's (gdb's MI)
+                gone = place.address in bp.shlib_disabled  # (a detach forgot its library)
                 entry: list[tuple[str, Value]] = [
                     ("number", f"{bp.number}.{index}"), ("enabled", bp.location_state(place.address)),
-                    *self.addr_item(hex16(self.shown_address(place.address))),
+                    *self.addr_item("<PENDING>" if gone else hex16(self.shown_address(place.address))),
                 ]
-                entry += _place_items(place, self.session.frames.file_name, self.session.frames.fullname, self.symbolic) + [("thread-groups", ["i1"])]
+                entry += [("pending", bp.location)] if gone else place_items(place, self.session.frames.file_name, self.session.frames.fullname, self.symbolic)
+                entry.append(("thread-groups", ["i1"]))
                 if bp.gdb_type == TRACEPOINT:
                     entry.append(("installed", "n"))
                 locations.append(Results(entry))
@@ -570,7 +574,7 @@ class BreakpointTable:
             return catches.info_what(bp.catch)
         if bp.is_watch:
             return bp.location
-        if bp.pending:
+        if bp.shown_pending:
             return bp.location
         return self.place_what(bp.places[0])
 
@@ -587,13 +591,3 @@ class BreakpointTable:
             offset = 0
         return f"<{place.function or '??'}{f'+{offset}' if offset else ''}>"
 
-
-def _place_items(
-    place: CodeLocation, file_name: Callable[[str, str | None], str], fullname: Callable[[str, str | None], str],
-    symbolic: Callable[[CodeLocation], str],
-) -> list[tuple[str, Value]]:
-    if place.source is None:  # gdb's print_breakpoint_location: the address's symbol only
-        return [("at", symbolic(place))]
-    items: list[tuple[str, Value]] = [("func", place.function)] if place.function else []
-    return items + [("file", file_name(place.source.path, place.source.symtab)), ("fullname", fullname(place.source.path, place.source.symtab_fullname)),
-                    ("line", str(place.source.line))]

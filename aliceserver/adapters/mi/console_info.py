@@ -103,7 +103,7 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
             _info_catchpoint(ctx, bp, width if addresses else -1, type_width)
             continue
         located = bp.located_apart  # gdb: a row each
-        addr = "<PENDING>" if bp.pending else "<MULTIPLE>" if located else (
+        addr = "<PENDING>" if bp.shown_pending else "<MULTIPLE>" if located else (
             "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
         disp = bp.disposition
         what = "" if located else table.what(bp) + _inferiors(ctx, bp)
@@ -126,8 +126,10 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
         for index, place in enumerate(bp.places if located else (), 1):
             # gdb's location rows: N* where the condition does not parse, y- in a disabled one
             state = {"N": "N*", "n": "n"}.get(bp.location_state(place.address), "y" if bp.enabled else "y-")
-            ctx.console(f"{f'{bp.number}.{index}':<28}{state:<4}{hex16(table.shown_address(place.address)):<18} "
-                        f"{table.place_what(place)}{_inferiors(ctx, bp)}\n" + ("\tnot installed on target\n" if bp.gdb_type == TRACEPOINT else ""))
+            gone = place.address in bp.shlib_disabled  # (a detach forgot its library)
+            ctx.console(f"{f'{bp.number}.{index}':<28}{state:<4}"
+                        + (f"{'<PENDING>':<18} {bp.location}\n" if gone else f"{hex16(table.shown_address(place.address)):<18} "
+                        f"{table.place_what(place)}{_inferiors(ctx, bp)}\n") + ("\tnot installed on target\n" if bp.gdb_type == TRACEPOINT else ""))
     if any(bp.cond_disabled for bp in entries):
         ctx.console("(*): Breakpoint condition is invalid at this location.\n")
     placed = [bp for bp in entries if bp.catch is None and not bp.is_watch and not bp.pending and bp.places]

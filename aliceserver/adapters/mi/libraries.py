@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi.breakpoint_record import BREAKPOINT, TRACEPOINT
 from aliceserver.adapters.mi.frames import hex16
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
-from aliceserver.debuggers.model import Module
+from aliceserver.debuggers.model import CodeLocation, Module
 from aliceserver.debuggers.symbols.posix_regex import RegexError, compile_basic
 
 if TYPE_CHECKING:
@@ -128,6 +129,21 @@ def forget_detached(session: MiSession, loaded: list[Module]) -> None:
     for module in loaded:
         session.notify("library-unloaded", [*library_names(module), ("thread-group", f"i{session.inferior.number}")])
     session.inferior.kept_libraries = ()
+    _forget_places(session, [(module.low, module.high) for module in loaded if not module.is_main])
+
+
+def _forget_places(session: MiSession, spans: list[tuple[int, int]]) -> None:
+    """gdb's clear_solib: disable_breakpoints_in_shlibs marks a breakpoint's or tracepoint's
+    places in those libraries (<PENDING>, its spec, silently); a dprintf's stay, their
+    objfile's symbols gone (its address alone)."""
+    for bp in session.breakpoints.entries.values():
+        gone = frozenset(place.address for place in bp.places if any(low <= place.address < high for low, high in spans))
+        if not gone or bp.catch is not None or bp.is_watch:
+            continue
+        if bp.gdb_type in (BREAKPOINT, TRACEPOINT):
+            bp.shlib_disabled = gone
+        else:
+            bp.places = tuple(CodeLocation(p.address, None, None, None) if p.address in gone else p for p in bp.places)
 
 
 def _sharedlibrary(ctx: Context, text: str) -> None:
