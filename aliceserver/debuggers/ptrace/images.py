@@ -11,6 +11,7 @@ Kept together, the live and the remote paths share one reaction to the loader's 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.core.buildid import file_build_id
@@ -131,11 +132,12 @@ class ImageLoading:
         program = self._symbols.image_of(main.path) if main is not None else None
         if program is not None and not inferior.attached:  # its libraries are mapped later
             indexahead.start(self._index_cache, program, [module.path for module in loaded])
-        self._image_news = tuple(ModuleLoaded(module) for module in loaded)
+        # (attached: the loader is told with the libraries, as the loader's list has it)
+        self._image_news = tuple(ModuleLoaded(module) for module in (loaded[:1] if inferior.attached else loaded))
         self.announce_image()
         if inferior.attached:
             r_brk = self._tracker.r_brk_from_memory() or r_brk
-            self.on_library_event(0)
+            self.on_library_event(0, known=loaded[1:])
         if r_brk:
             self._breakpoints.add_internal(r_brk, on_hit=self._loader_trap_hit)
         elif self._tracker.loader_unseen and self._tracker.entry and not inferior.attached:
@@ -275,11 +277,20 @@ class ImageLoading:
         if stopped():
             self._access.run_on_engine(lambda: self.on_library_event(0))
 
-    def on_library_event(self, _tid: int) -> None:
+    def on_library_event(self, _tid: int, known: Sequence[Module] = ()) -> None:
+        """The loader's news; `known`: those read before (the loader, at an attach), told
+        with the others in the loader's list's order, as gdb reads an attached process's
+        whole list at once (the loader after the libraries the program was linked with)."""
         loaded, unloaded = self._synced_libraries()
         self.library_change = (self.library_change[0] + 1, tuple(m.path for m in loaded),
                                tuple(m.path for m in unloaded))  # fmt: skip
-        for module in loaded:
+        told = loaded
+        if known:
+            symbols = self._tracker.symbols
+            symbols.order_as_linked()
+            order = {module.path: index for index, module in enumerate(symbols.mapped_modules())}
+            told = sorted([*known, *loaded], key=lambda module: order.get(module.path, len(order)))
+        for module in told:
             self._events.put(ModuleLoaded(module))
         self._tell_library_warnings()
         for module in unloaded:
