@@ -27,6 +27,7 @@ from aliceserver.adapters.mi.registers import (
     register_names,
 )
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
+from aliceserver.debuggers.target import NOT_RUNNING
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
@@ -189,21 +190,38 @@ def _number(session: object, text: str) -> int:
 def _write_memory_bytes(ctx: Context, args: list[str]) -> Reply:
     if len(args) not in (2, 3):
         raise MiError("Usage: ADDR DATA [COUNT].")
-    session = ctx.session
-    session.require_process()
-    address = address_of(session, args[0])
-    try:
-        data = bytes.fromhex(args[1])
-    except ValueError:
-        raise MiError("Invalid argument: hex data expected") from None
+    session = ctx.session  # (before a run the engine refuses in gdb's words: the file's
+    address = address_of(session, args[0])  # sections are read only, as gdb's `set write off`)
+    data = _hex_bytes(args[1])
     if len(args) == 3:
         count = int(args[2], 0)
         if count > len(data) and data:
             data = (data * (count // len(data) + 1))[:count]
-    session.debugger.write_memory(address, data)
-    session.notify("memory-changed", [("thread-group", "i1"), ("addr", hex16(address)),
-                                      ("len", hex(len(data)))])
+    if not data:
+        return None  # (gdb writes nothing)
+    try:  # (no =memory-changed: gdb suppresses it for this command, mi_suppress_notification)
+        session.debugger.write_memory(address, data)
+    except AliceError as error:  # no program at all: no memory there either
+        raise MiError(f"Cannot access memory at address {address:#x}" if str(error) == NOT_RUNNING else str(error)) from None
     return None
+
+
+_HEX_BYTE = re.compile(r"\s*([+-]?)([0-9a-fA-F]{1,2})")
+
+
+def _hex_bytes(text: str) -> bytes:
+    """gdb's reading of the DATA of -data-write-memory-bytes: two characters a byte, each
+    pair read with sscanf's %02x (blanks, a sign, then what hex digits there are)."""
+    if len(text) % 2:
+        raise MiError(f"Hex-encoded '{text}' must represent an integral number of addressable memory units.")
+    data = bytearray()
+    for index in range(0, len(text), 2):
+        found = _HEX_BYTE.match(text[index : index + 2])
+        if found is None:
+            raise MiError("Invalid argument")
+        value = int(found.group(2), 16)
+        data.append(-value & 0xFF if found.group(1) == "-" else value)
+    return bytes(data)
 
 
 def _read_memory(ctx: Context, args: list[str]) -> Reply:

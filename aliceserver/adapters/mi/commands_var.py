@@ -118,20 +118,31 @@ def _var_update(ctx: Context, args: list[str]) -> Reply:
     return [("changelist", changes)]
 
 
+# gdb's parse_exp_1 errors, which -var-assign passes on; an error in evaluating or storing
+# the value is its own "Could not assign" (varobj_set_value's false)
+_PARSE_ERRORS = ("No symbol ", "A syntax error in expression", "No struct type named", "No union type named",
+                 "No enum type named", "Invalid number", "Invalid character", "Unmatched", "Unterminated")  # fmt: skip
+
+
 def _var_assign(ctx: Context, args: list[str]) -> Reply:
-    if len(args) < 2:
+    if len(args) != 2:
         raise MiError("-var-assign: Usage: NAME EXPRESSION.")
     session = ctx.session
     store = session.varobjs
     var = store.get(args[0])
-    if var.aggregate or var.group is not None:
+    # (gdb's varobj_editable_p: nor one whose value could not be read)
+    if var.aggregate or var.group is not None or not var.value:
         raise MiError("-var-assign: Variable object is not editable")
     where = store._frame_level(var)
     tid, level = where if where is not None else (None, 0)
     try:
-        session.evaluate(f"{var.path} = {' '.join(args[1:])}", tid=tid, level=level)
+        session.evaluate(f"{var.path} = {args[1]}", tid=tid, level=level)
     except AliceError as error:
-        raise MiError(str(error)) from None
+        if str(error).startswith(_PARSE_ERRORS):
+            raise MiError(str(error)) from None
+        if str(error) == "Left operand of assignment is not an lvalue.":  # (gdb: no lval, not editable)
+            raise MiError("-var-assign: Variable object is not editable") from None
+        raise MiError("-var-assign: Could not assign expression to variable object") from None
     var.stale = False
     before, var.value = var.value, store.value_of(var)
     var.assigned = var.value != before  # gdb lists it in the next -var-update's changelist if changed
