@@ -44,7 +44,6 @@ from aliceserver.debuggers.model import (
     WatchpointInfo,
     WatchScope,
 )
-from aliceserver.debuggers.storage import SymbolStorage
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.model import (  # symbol queries': made at their first use
@@ -58,6 +57,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.sourcepaths import SourcePaths
     from aliceserver.debuggers.stepskips import StepSkips
+    from aliceserver.debuggers.storage import SymbolStorage  # info scope's (symbolinfo.py)
 
 # Decides on the tracer thread whether a hit stops; the argument is the thread id.
 # Returning False counts the hit and lets the program go on without a Stopped event.

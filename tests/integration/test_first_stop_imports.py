@@ -87,6 +87,12 @@ _NOT_AT_A_FIRST_STOP = (
     "aliceserver.debuggers.symbols.dwarf.symtab_lines",
     "aliceserver.debuggers.symbols.fpunwind",
     "aliceserver.debuggers.symbols.dwarf.class_decls",  # a class's declarations (ptype)
+    "aliceserver.debuggers.source.stepping",  # a step's plan (source/steps.py)
+    "aliceserver.debuggers.symbols.dwarf.cxxnames",  # C++ names' parser (a C program's: none)
+    "aliceserver.debuggers.symbols.dwarf.entrychain",  # DW_OP_entry_value's evaluation
+    "aliceserver.debuggers.calls.driver",  # calls into the program (f(x) in an expression),
+    "aliceserver.debuggers.calls.plan",  # their ABI's plan and the ptrace backend's caller
+    "aliceserver.debuggers.ptrace.infcall",
     "aliceserver.debuggers.remote.hostio",  # a stub's files (target: sysroot)
     "aliceserver.debuggers.remote.packets",
     "elftools.elf.enums",  # the names of machines other than x86-64 and AArch64
@@ -105,10 +111,13 @@ _NOT_AT_AN_ENGINE_FIRST_STOP = (
     "aliceserver.debuggers.stepskips",
     "aliceserver.debuggers.symbols.dwarf.x87",  # long doubles' values (MI's registers)
     "aliceserver.debuggers.model_symbols",  # symbol queries' values (MI's commands name them)
+    "aliceserver.debuggers.symbols.symtab_pack",  # the symbol table packed for a new index
+    "aliceserver.debuggers.symbols.dwarf.rust_demangle",  # Rust's names (MI's demangle command)
 )
 # A new index is written through a temporary file of its own making (cache.py): a cold
-# start imports no more than a warm one (tempfile imported random and shutil: 5-7 ms).
-_INDEXING: tuple[str, ...] = ()
+# start imports no more than a warm one (tempfile imported random and shutil: 5-7 ms) but
+# the packing of the program's symbol table for its index.
+_INDEXING: tuple[str, ...] = ("aliceserver.debuggers.symbols.symtab_pack",)
 
 
 def test_a_first_stop_imports_no_part_it_does_not_use(builder: Builder, tmp_path: Path) -> None:

@@ -22,44 +22,20 @@ direct-call-timeout.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import NoReturn, Protocol
 
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.calls.plan import CallPlan, CallRequest, plan_call, returned_bytes
+from aliceserver.debuggers.calls.settings import CallSettings, SavedRegisters
 from aliceserver.debuggers.events import CALL_LEFT_STOPPED, Stopped, StopReason
 from aliceserver.debuggers.model import Registers, VectorRegisters
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import BaseType, Encoding, Type
 from aliceserver.errors import TargetError
 
-CALL_TIMEOUT = 30.0  # seconds; below the tracer's command patience (ptrace/tracer.py)
-
 
 class CallAbandoned(EvaluationError):
     """The call stopped before returning (a breakpoint, a signal, the time limit, an exit)."""
-
-
-class SavedRegisters(Protocol):
-    """The calling thread's state before a call, as a backend keeps it."""
-
-    def general_values(self) -> Mapping[str, int]:
-        """The general registers by gdb name: where the unwinder goes on past the call."""
-        ...
-
-
-@dataclass(slots=True)
-class CallSettings:
-    unwind_on_signal: bool = False  # gdb's default
-    may_call: bool = True  # gdb's may-call-functions
-    timeout: float = CALL_TIMEOUT
-    frames: list[int] = field(default_factory=list)  # return traps of calls left stopped
-    # The state before each call left stopped, by (pid, sp after its return): the unwinder
-    # goes on from it past the call's frame (gdb's dummy frame, <function called from gdb>).
-    dummies: dict[tuple[int, int], SavedRegisters] = field(default_factory=dict)
-    # By thread: the registers a call left stopped returned with, read before its dummy
-    # frame is popped, so a finish that ends there shows the value (as gdb's does).
-    returned: dict[int, tuple[Registers, VectorRegisters]] = field(default_factory=dict)
 
 
 class CallThread(Protocol):

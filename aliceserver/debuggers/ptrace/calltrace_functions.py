@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aliceserver.debuggers.model import FunctionSymbol, SourcePosition
-from aliceserver.debuggers.source.sourcesymbols import without_parameters
+from aliceserver.debuggers.symbols.dwarf.funcnames import without_parameters
 from aliceserver.debuggers.symbols.dwarf.names import Demangler, display_name
 
 NameFilter = Callable[[str], bool]

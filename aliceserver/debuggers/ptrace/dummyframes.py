@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Callable
 
-from aliceserver.debuggers.calls.driver import CallSettings, SavedRegisters
+from aliceserver.debuggers.calls.settings import CallSettings, SavedRegisters
 from aliceserver.debuggers.model import SymbolLocation
 from aliceserver.debuggers.source.frames import DUMMY, DUMMY_NAME, Unwind
 from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.base import BreakpointCondition, CallEntryHook, CallExitHook
+from aliceserver.debuggers.calls.settings import CallSettings
 from aliceserver.debuggers.events import Stopped
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
 from aliceserver.debuggers.librarypaths import LibraryPaths
@@ -64,7 +65,6 @@ from aliceserver.debuggers.ptrace.engine_lazy import LazyParts
 from aliceserver.debuggers.ptrace.engine_queries import EngineQueries
 from aliceserver.debuggers.ptrace.engine_symbols import EngineSymbolQueries
 from aliceserver.debuggers.ptrace.images import ImageLoading
-from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.live import LiveSession
 from aliceserver.debuggers.ptrace.routing import (

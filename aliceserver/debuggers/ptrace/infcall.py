@@ -22,14 +22,13 @@ from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.arch.registry import X86_64_ARCH
 from aliceserver.debuggers.calls.driver import (
     CallAbandoned,
-    CallSettings,
     FunctionCall,
     ProgramCaller,
-    SavedRegisters,
     exited_message,
 )
 from aliceserver.debuggers.calls.plan import CallPlan, CallRequest
 from aliceserver.debuggers.calls.returntrap import plant_return_trap
+from aliceserver.debuggers.calls.settings import CallSettings, SavedRegisters
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.ptrace import binding, registers
@@ -39,7 +38,7 @@ from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
 from aliceserver.debuggers.target import NO_PROCESS
 from aliceserver.errors import TargetError
 
-__all__ = ["CallSettings", "ProcessCaller", "PtraceCallThread", "SavedState", "save_state"]
+__all__ = ["ProcessCaller", "PtraceCallThread", "SavedState", "save_state"]
 
 log = logging.getLogger(__name__)
 

@@ -18,6 +18,7 @@ import time
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver import foreground
+from aliceserver.debuggers.calls.settings import CallSettings
 from aliceserver.debuggers.events import ATTACHED, Continued, ProcessStarted, Stopped, StopReason
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import (
@@ -34,7 +35,6 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
 from aliceserver.debuggers.ptrace.coretarget import CoreFiles
-from aliceserver.debuggers.ptrace.infcall import CallSettings
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.launcher import resolve_program, spawn_stopped
 from aliceserver.debuggers.ptrace.output import OutputPump

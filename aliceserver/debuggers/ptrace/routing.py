@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.base import BreakpointCondition
-from aliceserver.debuggers.calls.driver import ProgramCaller
+from aliceserver.debuggers.calls.settings import CallSettings
 from aliceserver.debuggers.events import Stopped
 from aliceserver.debuggers.model import (
     BreakpointInfo,
@@ -26,7 +26,6 @@ from aliceserver.debuggers.model import (
 )
 from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
 from aliceserver.debuggers.ptrace.coretarget import CoreFiles
-from aliceserver.debuggers.ptrace.infcall import CallSettings, ProcessCaller
 from aliceserver.debuggers.ptrace.libraries import LibraryTracker
 from aliceserver.debuggers.ptrace.live import LiveSession
 from aliceserver.debuggers.ptrace.state import ProcessAccess
@@ -38,6 +37,7 @@ from aliceserver.debuggers.targetregisters import TargetRegister
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.calls.driver import ProgramCaller
     from aliceserver.debuggers.source.stepping import Control, StepPlan
     from aliceserver.debuggers.source.stopcache import StopCache
 
@@ -303,6 +303,9 @@ class ProgramCallers:
 
         inferior = self._access.inferior
         if inferior is not None:
+            # infcall.py (with calls/driver.py and the ABI's plan): imported by a first call
+            from aliceserver.debuggers.ptrace.infcall import ProcessCaller
+
             return ProcessCaller(inferior, tid, self._settings, self._tracker.entry, name_of,
                                  self._symbols.lookup_name, self._forget_stop_state)  # fmt: skip
         remote = self._remote.live()

@@ -14,9 +14,9 @@ from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.inferior_parts import InferiorParts
 from aliceserver.debuggers.ptrace.tracee import AfterStep, Run, Tracee
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, PhysicalTrap, TrapTable
-from aliceserver.debuggers.source.stepping import StepPlan
 
 if TYPE_CHECKING:
+    from aliceserver.debuggers.source.stepping import StepPlan
     from aliceserver.foreground import Foreground
 
 log = logging.getLogger(__name__)

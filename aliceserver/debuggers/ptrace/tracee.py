@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.ptrace import binding
-from aliceserver.debuggers.source.stepping import StepPlan
+
+if TYPE_CHECKING:  # stepping.py is imported by a step's first plan (source/steps.py)
+    from aliceserver.debuggers.source.stepping import StepPlan
 
 
 @dataclass(slots=True)

@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.calls.driver import (
     CallAbandoned,
-    CallSettings,
     FunctionCall,
     ProgramCaller,
-    SavedRegisters,
     exited_message,
 )
 from aliceserver.debuggers.calls.plan import CallPlan, CallRequest
 from aliceserver.debuggers.calls.returntrap import plant_return_trap
+from aliceserver.debuggers.calls.settings import CallSettings, SavedRegisters
 from aliceserver.debuggers.events import Exited, Stopped, StopReason
 from aliceserver.debuggers.model import VectorRegisters
 from aliceserver.debuggers.remote.errors import RemoteError

@@ -23,7 +23,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.restamp import restamped
 from aliceserver.debuggers.source.askedstacks import AskedStacks
 from aliceserver.debuggers.source.floatregs import thread_float_registers
-from aliceserver.debuggers.source.inlinestops import hidden_calls
+from aliceserver.debuggers.source.inlinestops import InlineCall, hidden_calls
 from aliceserver.debuggers.source.keptarguments import KeptVariables, RecordingReader
 from aliceserver.debuggers.source.keptframes import KeptUnwindings
 from aliceserver.debuggers.source.keptsteps import SteppedFrames
@@ -32,7 +32,6 @@ from aliceserver.debuggers.source.scopevalues import entry_values, same_as_entry
 from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.shownlevels import ShownLevels
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols, lookup_pc
-from aliceserver.debuggers.source.stepping import InlineCall
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.tailframes import TAIL_CALL, TailCallLinks, TailCallStack
 from aliceserver.debuggers.source.twinthreads import Twin, TwinThreads, stack_areas

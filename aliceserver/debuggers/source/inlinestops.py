@@ -13,14 +13,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from elftools.dwarf.die import DIE
 
-from aliceserver.debuggers.source.stepping import InlineCall
 from aliceserver.debuggers.symbols.dwarf.dieattrs import die_name
 
 _SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
 _LINE = re.compile(r"[+-]?\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class InlineCall:
+    """One inlined call around a pc."""
+
+    id: int  # stable for the copy (its DIE offset)
+    ranges: tuple[tuple[int, int], ...]  # runtime [low, high) of its code
+    starts_here: bool  # the pc enters its code (gdb's block_starting_point_at)
+    call_site: tuple[str, int] | None  # (file, line) of the call
 
 
 def hidden_calls(

@@ -7,8 +7,9 @@ import logging
 import os
 
 from aliceserver.debuggers.source.frames import Frames
+from aliceserver.debuggers.source.inlinestops import InlineCall
 from aliceserver.debuggers.source.services import EngineServices
-from aliceserver.debuggers.source.stepping import InlineCall, LineRow
+from aliceserver.debuggers.source.stepping import LineRow
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.errors import AliceError, TargetError

@@ -29,7 +29,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.debuggers.source.bypc import by_pc
 from aliceserver.debuggers.source.resolver import LocationResolver, call_site_position
 from aliceserver.debuggers.sourcepaths import SourcePaths
-from aliceserver.debuggers.symbols.dwarf import cxxnames, funcnames, indexahead
+from aliceserver.debuggers.symbols.dwarf import funcnames, indexahead
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
@@ -46,22 +46,6 @@ from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError
 
 log = logging.getLogger(__name__)
-
-def without_parameters(name: str) -> str:
-    """`ns::Counter::add(int) const` -> `ns::Counter::add`; `operator()(int)` keeps `()`."""
-    text = name
-    for qualifier in (" const", " volatile", " &&", " &"):
-        if text.endswith(qualifier):
-            text = text[: -len(qualifier)]
-    if not text.endswith(")") or cxxnames.has_function_type_argument(text):  # gdb's parser refuses it
-        return name
-    depth = 0
-    for index in range(len(text) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(text[index], 0)
-        if depth == 0:
-            return text[:index] if index > 0 else name
-    return name
-
 
 _FRAME_NAMES = 65536  # frame names (and function ranges) remembered by pc
 # The suffixes gcc gives the copies it makes of a function (constant propagation, IPA-SRA,
@@ -414,7 +398,7 @@ class SourceSymbols:
             symbol_name = self._dwarf_function(lookup) or symbol_name
         name = name or symbol_name or self._dwarf_function(lookup)
         name = name or self.function_name(lookup)
-        return without_parameters(name) if name else None
+        return funcnames.without_parameters(name) if name else None
 
     def debug_symbol(self, address: int) -> tuple[Module, ElfSymbol, int] | None:
         """The debug file's own symbol at `address` (it keeps the local ones a stripped

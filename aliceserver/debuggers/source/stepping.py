@@ -25,6 +25,7 @@ from typing import Callable, Protocol, runtime_checkable
 
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import StepKind, VariableInfo
+from aliceserver.debuggers.source.inlinestops import InlineCall
 
 
 class LineOracle(Protocol):
@@ -86,16 +87,6 @@ class LineRow:
     end: int
     position: tuple[str, int]
     is_stmt: bool
-
-
-@dataclass(frozen=True, slots=True)
-class InlineCall:
-    """One inlined call around a pc."""
-
-    id: int  # stable for the copy (its DIE offset)
-    ranges: tuple[tuple[int, int], ...]  # runtime [low, high) of its code
-    starts_here: bool  # the pc enters its code (gdb's block_starting_point_at)
-    call_site: tuple[str, int] | None  # (file, line) of the call
 
 
 class Control(Protocol):

@@ -15,7 +15,6 @@ from aliceserver.debuggers.source.frames import Frames
 from aliceserver.debuggers.source.locations import Locations
 from aliceserver.debuggers.source.retvalue import return_bytes, return_value_of
 from aliceserver.debuggers.source.services import EngineServices
-from aliceserver.debuggers.source.stepping import Control, StepPlan
 from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.tailframes import TAIL_CALL
 from aliceserver.debuggers.source.variables import VariableStore
@@ -26,6 +25,7 @@ from aliceserver.errors import ProtocolError, TargetError, Unsupported
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.source.lineoracle import LineOracle
+    from aliceserver.debuggers.source.stepping import Control, StepPlan
     from aliceserver.debuggers.stepskips import StepSkips
 
 log = logging.getLogger(__name__)
@@ -83,6 +83,8 @@ class Stepping:
                 self._events.put(Continued(thread_id, all_threads=True))
                 self._events.put(Stopped(StopReason.STEP, thread_id, address=pc))
                 return
+            from aliceserver.debuggers.source.stepping import StepPlan  # (a first stop takes none)
+
             plan = StepPlan(kind, thread_id, self._oracle(thread_id), control, hidden=hidden)
             if kind is StepKind.INTO and self.skips is not None:
                 plan.skipped, plan.skipped_inline = self._skipped, self._skipped_inline
@@ -100,6 +102,8 @@ class Stepping:
             places = self._locations.resolve(location)
             if not places:
                 raise ProtocolError(f'No location "{location}" in the program.')
+            from aliceserver.debuggers.source.stepping import StepPlan
+
             plan = StepPlan(StepKind.UNTIL, thread_id, self._oracle(thread_id), control)
             plan.targets = tuple(place.address for place in places)
             plan.anywhere = anywhere

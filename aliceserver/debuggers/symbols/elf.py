@@ -8,9 +8,8 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from aliceserver.debuggers.symbols import symtab_pack
 from aliceserver.debuggers.symbols._elfread import ElfContents, read_elf
 from aliceserver.debuggers.symbols.elfheaders import (
     PF_X,
@@ -35,8 +34,10 @@ from aliceserver.debuggers.symbols.symtab import (
     SymbolTable,
     parse_symbols,
 )
-from aliceserver.debuggers.symbols.symtab_pack import FunctionPart
 from aliceserver.errors import TargetError
+
+if TYPE_CHECKING:  # symtab_pack.py: imported by an index's build (a warm start has none)
+    from aliceserver.debuggers.symbols.symtab_pack import FunctionPart
 
 __all__ = [
     "PF_X",
@@ -140,6 +141,8 @@ class ElfImage:
         with self._lock:
             if self._table is not None or self._contents is None:
                 return None
+            from aliceserver.debuggers.symbols import symtab_pack
+
             fast = symtab_pack.pack(self._contents)
             if fast is not None:
                 self._packed, self._contents = fast[0], None

@@ -22,11 +22,6 @@ from typing import Callable
 
 from elftools.dwarf.die import DIE
 
-from aliceserver.debuggers.symbols.dwarf.cxxnames import (
-    canonical_function_name,
-    has_function_type_argument,
-    split_parameters,
-)
 from aliceserver.debuggers.symbols.dwarf.dieattrs import attr_value, die_name, origin_die
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.languages import CPLUS
@@ -68,6 +63,9 @@ def linkage_name(die: DIE) -> str | None:
 
 def computed_name(function: DIE, types: TypeBuilder) -> str | None:
     """gdb's dwarf2_compute_name with its physname: scopes, name, parameters, canonical."""
+    # cxxnames.py: imported by the first C++ name (a C program's stop reads none)
+    from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_function_name
+
     text = _computed_text(function, types)
     canonical = canonical_function_name(text) if text is not None else None
     return canonical if canonical is not None else text
@@ -142,6 +140,8 @@ def without_return_type(demangled: str) -> str:
     """The demangled name as gdb_demangle's DMGL_RET_DROP gives it: a template function's
     return type (`int tmpl<int>(int)`, `std::iterator_traits<int const*>::difference_type
     std::distance<...>(...)`) left out."""
+    from aliceserver.debuggers.symbols.dwarf.cxxnames import split_parameters
+
     split = split_parameters(demangled)
     if split is None:
         return demangled
@@ -186,14 +186,44 @@ def frame_function_name(function: DIE, inlined: bool = False) -> str | None:
         if names is None or tagged and "[abi:" not in names[0]:
             return None
         return _without_parameters(names[0])
+    from aliceserver.debuggers.symbols.dwarf.cxxnames import (
+        canonical_function_name,
+        split_parameters,
+    )
+
     text = _computed_text(function, TypeBuilder())
     canonical = canonical_function_name(text) if text is not None else None
     split = split_parameters(canonical) if canonical is not None else None
     return split[0] if split is not None else text  # gdb's cp_remove_params refuses it too
 
 
+def without_parameters(name: str) -> str:
+    """`ns::Counter::add(int) const` -> `ns::Counter::add`; `operator()(int)` keeps `()`."""
+    text = name
+    for qualifier in (" const", " volatile", " &&", " &"):
+        if text.endswith(qualifier):
+            text = text[: -len(qualifier)]
+    if not text.endswith(")"):
+        return name
+    from aliceserver.debuggers.symbols.dwarf.cxxnames import has_function_type_argument
+
+    if has_function_type_argument(text):  # gdb's parser refuses it
+        return name
+    depth = 0
+    for index in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[:index] if index > 0 else name
+    return name
+
+
 def _without_parameters(name: str) -> str:
     """gdb's cp_remove_params: a name its parser refuses (a lambda's) stays whole."""
+    from aliceserver.debuggers.symbols.dwarf.cxxnames import (
+        has_function_type_argument,
+        split_parameters,
+    )
+
     refused = "{lambda" in name or "<lambda" in name or "[abi:" in name or has_function_type_argument(name)
     split = None if refused else split_parameters(name)
     return split[0] if split is not None else name

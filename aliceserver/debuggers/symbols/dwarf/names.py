@@ -8,7 +8,6 @@ import ctypes
 import logging
 import re
 
-from aliceserver.debuggers.symbols.dwarf import rust_demangle
 from aliceserver.errors import TargetError
 
 log = logging.getLogger(__name__)
@@ -59,12 +58,16 @@ class Demangler:
     def demangle(self, name: str) -> str:
         """The demangled form of `name`, or `name` itself when it is not mangled."""
         if name.startswith("_R"):
+            from aliceserver.debuggers.symbols.dwarf import rust_demangle  # (Rust's names alone)
+
             try:
                 return rust_demangle.demangle_v0(name)
             except TargetError:
                 return name
         if not name.startswith("_Z"):
             return name
+        from aliceserver.debuggers.symbols.dwarf import rust_demangle
+
         if rust_demangle.is_legacy_rust(name):
             try:
                 # Whole: it stops at the hash, so `..` in a path stays and `.llvm.N` is dropped.

@@ -32,7 +32,6 @@ from aliceserver.debuggers.symbols.dwarf.dies import (
     resolved_attr,
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
-from aliceserver.debuggers.symbols.dwarf.entrychain import resolve_entry
 from aliceserver.debuggers.symbols.dwarf.implicitptr import pointee
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
@@ -358,7 +357,7 @@ class ModuleSymbols:
         last = self._last_env
         if resolve is None and last is not None and last[0] is ctx and last[1] is function and last[2] is cu:
             return last[3]
-        resolver = resolve_entry if resolve is None else resolve
+        resolver = _resolve_entry if resolve is None else resolve
 
         def frame_base() -> int:
             if function is None:
@@ -579,3 +578,11 @@ def _const_location(value: object, size: int) -> Location:
     if isinstance(value, (list, bytes)):
         return ImplicitLoc(bytes(value))
     return OptimizedOut()
+
+
+def _resolve_entry(request: EntryRequest) -> Entry:
+    """entrychain.resolve_entry, imported at a DW_OP_entry_value's first evaluation (a
+    frame's arguments in registers, as at a first stop, read none)."""
+    from aliceserver.debuggers.symbols.dwarf.entrychain import resolve_entry
+
+    return resolve_entry(request)

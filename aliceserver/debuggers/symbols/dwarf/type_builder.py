@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from elftools.dwarf.die import DIE, AttributeValue
 from elftools.dwarf.typeunit import TypeUnit
 
-from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_type_name
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.languages import CPLUS, RUST, UNPROTOTYPED
@@ -500,6 +499,8 @@ def _qualified_name(die: DIE, cplus: bool, as_written: bool = False) -> str | No
     if name is None or not cplus:
         return name
     # gdb canonicalises each C++ name it reads (`pair<const int, int>` -> `pair<int const, int>`)
+    from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_type_name
+
     spell = (lambda part: part) if as_written or is_rust(die) else canonical_type_name
     parts = [spell(name)]
     parent = parent_of(die)

@@ -13,7 +13,6 @@ from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.model import SymbolDomain
-from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_function_name
 from aliceserver.debuggers.symbols.dwarf.dies import (
     _CORRUPT,
     _scope_of_spec,
@@ -148,6 +147,8 @@ def _cplus_declaration(
         text = text[: -len("(void)")] + "()" if text.endswith("(void)") else text
         # gdb's computed name, put through its C++ name parser: `sfoo(char const*, int)`
         at = text.find(qualified + "(") if text.endswith(")") else -1
+        from aliceserver.debuggers.symbols.dwarf.cxxnames import canonical_function_name
+
         canonical = canonical_function_name(text[at:]) if at > 0 and text[at - 1] in " *&" else None
         text = text[:at] + canonical if canonical is not None else text
         text += " const" if _is_const_method(die) else ""
