@@ -62,6 +62,8 @@ try:
           f"to stop {done - imported:.3f} s")
 finally:
     debugger.close()
+from aliceserver.startup import leave  # as our gdb command line (-batch) ends: no teardown
+leave(0)
 """
 
 
