@@ -57,6 +57,7 @@ _NOT_AT_A_FIRST_STOP = (
     "aliceserver.debuggers.ptrace.patched_sites",  # jump patches: made for a condition
     "aliceserver.debuggers.ptrace.patches.trampoline",  # or an ignore count, with their
     "aliceserver.debuggers.ptrace.patches.codegen",  # code, trampolines and areas
+    "aliceserver.debuggers.ptrace.patches.sites",  # (a site's plan: its instructions decoded)
     "aliceserver.debuggers.symbols.dwarf.expr.condition_ir",
     "aliceserver.debuggers.core.reader",  # a core file's reader
     "aliceserver.debuggers.core.writer",  # gcore's writer

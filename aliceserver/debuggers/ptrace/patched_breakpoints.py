@@ -38,7 +38,6 @@ from aliceserver.debuggers.ptrace import patched_logs as logs
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.patches.inject import all_stopped
 from aliceserver.debuggers.ptrace.patches.install import PatchTable
-from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, Tracee, _Action
 from aliceserver.errors import AliceError, TargetError
 
@@ -49,6 +48,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
     from aliceserver.debuggers.ptrace.patched_sites import PatchedSite
     from aliceserver.debuggers.ptrace.patches.area import PatchArea
+    from aliceserver.debuggers.ptrace.patches.sites import Refusal, SitePlan
     from aliceserver.debuggers.ptrace.patches.trampoline import RingBuffer
     from aliceserver.debuggers.ptrace.state import ProcessAccess
     from aliceserver.debuggers.ptrace.traps import PhysicalTrap
@@ -386,6 +386,8 @@ class JumpPatches:
         """Patch `trap`'s site, or say why not."""
         if not all_stopped(inferior):
             return _for_now("the program's threads are not all stopped")
+        from aliceserver.debuggers.ptrace.patches.sites import Refusal  # a first patch's
+
         plan = self._plan(inferior, trap.address)
         if isinstance(plan, Refusal):
             return plan.reason

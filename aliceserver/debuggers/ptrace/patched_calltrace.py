@@ -40,9 +40,10 @@ from aliceserver.debuggers.ptrace.calltrace_patching import (
 from aliceserver.debuggers.ptrace.inferior import Inferior
 from aliceserver.debuggers.ptrace.patches import tsc
 from aliceserver.debuggers.ptrace.patches.area import PatchArea, map_patch_area
+from aliceserver.debuggers.ptrace.patches.install import JUMP_SIZE
 from aliceserver.debuggers.ptrace.patches.relocate import Unrelocatable, relocate
 from aliceserver.debuggers.ptrace.patches.shadow_stack import shadow_stack_on
-from aliceserver.debuggers.ptrace.patches.sites import JUMP_SIZE, Refusal
+from aliceserver.debuggers.ptrace.patches.sites import Refusal
 from aliceserver.debuggers.ptrace.patches.trace_rings import (
     MAX_BUDGET,
     MIN_BUDGET,

@@ -22,14 +22,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from aliceserver.debuggers.ptrace.patches.inject import all_stopped
-from aliceserver.debuggers.ptrace.patches.sites import JUMP_SIZE, SitePlan
 from aliceserver.debuggers.ptrace.traps import INT3
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
     from aliceserver.debuggers.ptrace.inferior import Inferior
+    from aliceserver.debuggers.ptrace.patches.sites import SitePlan
 
 JMP_REL32: Final = b"\xe9"
+JUMP_SIZE: Final = 5  # jmp rel32
 
 
 def jump_bytes(at: int, target: int, length: int = JUMP_SIZE) -> bytes:
@@ -116,6 +117,8 @@ class PatchTable:
         return removed
 
     def reinstall(self, inferior: Inferior, patches: list[InstalledPatch]) -> None:
+        from aliceserver.debuggers.ptrace.patches.sites import SitePlan  # (patches made: imported)
+
         for patch in patches:
             self.install(inferior, SitePlan(patch.address, patch.original), patch.target)
 

@@ -17,7 +17,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-JUMP_SIZE: Final = 5  # jmp rel32
+from aliceserver.debuggers.ptrace.patches.install import JUMP_SIZE
+
 _NO_FALL_THROUGH: Final = frozenset({"jmp", "ud2", "hlt", "int3", "ud1", "ud0"})
 
 
