@@ -3,7 +3,10 @@ without `set write on`, so a write there fails with 'Cannot access memory at add
 (the console's `set var` and `print x = 3`, MI's -data-write-memory-bytes), and
 -var-assign says its own 'Could not assign expression to variable object' for a value it
 could not store or evaluate, passing on the expression's parse errors. Side by side with
-gdb, before the run and in it."""
+gdb, before the run and in it. Reads too: gdb reads the file's allocated sections alone,
+not the ELF header or the gaps between sections (the held copy maps them), and names the
+first byte it could not read; `x` goes on past a unit it could not read, `disassemble` shows
+the address it failed at."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import needs_gdb
+from tests.support.batch import needs_gdb, output_like_gdb
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
@@ -38,6 +41,9 @@ _BEFORE_RUN = [
     "-var-assign v 1+",
     "-var-assign v 2 3",
     "-var-evaluate-expression v",
+    "-var-create d * *(int*)8",
+    "-var-assign d 3",
+    "-data-disassemble -s main -e main+64 -- 0",
     '-interpreter-exec console "set var global = 3"',
     '-interpreter-exec console "print counter = 1"',
     "-data-evaluate-expression global=3",
@@ -76,13 +82,28 @@ def _answers(program: Path, *, gdb: bool) -> list[str]:
     return [re.sub(r"0x0000555555[0-9a-f]+", "A", line) for line in seen if line != "(gdb) "]
 
 
+def _program(where: Path) -> Path:
+    (where / "writes.c").write_text(_SOURCE)
+    subprocess.run(["gcc", "-g", "-O0", "-o", "writes", "writes.c"], cwd=where, check=True)
+    return where / "writes"
+
+
 def test_writes_before_run_like_gdb(tmp_path: Path) -> None:
-    (tmp_path / "writes.c").write_text(_SOURCE)
-    subprocess.run(["gcc", "-g", "-O0", "-o", "writes", "writes.c"], cwd=tmp_path, check=True)
-    program = tmp_path / "writes"
+    program = _program(tmp_path)
     got = _answers(program, gdb=False)
     assert got == _answers(program, gdb=True)
     assert got[1].startswith('101^error,msg="Cannot access memory at address 0x')
     assert got[got.index("-var-assign v 9") + 1].endswith(
         'msg="-var-assign: Could not assign expression to variable object"'
     )
+
+
+def test_reads_before_run_like_gdb(tmp_path: Path) -> None:
+    """main is the last function of .text: reading on from it runs into the gap before .fini."""
+    program = _program(tmp_path)
+    reads = ["x/2x 8", "x/x", "print *(int*)8", "output *(char*)8", "x/20i main", "x/i",
+             "disassemble main", "disassemble main,+64", "x/4x &global", "print counter"]  # fmt: skip
+    got = output_like_gdb(
+        program, [*reads, "break main", "run", "disassemble 0,4", "x/2x 0", "x/x"]
+    )
+    assert "Cannot access memory at address 0x8" in got

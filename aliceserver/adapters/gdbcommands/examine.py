@@ -133,8 +133,9 @@ def address_label(debugger: IDebugger, address: int) -> str:
 def _read(debugger: IDebugger, address: int, size: int) -> bytes:
     try:
         return debugger.read_memory(address, size)
-    except AliceError:
-        raise TargetError(f"Cannot access memory at address {address:#x}") from None
+    except AliceError as error:  # (the engine's names the first byte it could not read)
+        known = str(error).startswith("Cannot access memory at address ")
+        raise TargetError(str(error) if known else f"Cannot access memory at address {address:#x}") from None
 
 
 def _units(
@@ -150,13 +151,12 @@ def _units(
         write(f"{at:#x}{label(at)}:")
         for index in range(row, min(count, row + per_line)):
             here = address + index * size
-            memory.next_address = here
+            memory.next_address = here + size  # (gdb's do_examine: past it, read or not)
             write("\t")  # gdb's line shows as far as memory could be read
             data = _read(debugger, here, size)
             value = int.from_bytes(data, "little")
             write(unit_text(value, size, fmt, label))
             memory.last_unit = (here, size, data)
-            memory.next_address = here + size
         write("\n")
 
 
@@ -216,9 +216,15 @@ def _instructions(
         insns = []
     if count > 0 and not insns:  # gdb writes the address, then fails to read there
         write(f"{'=> ' if address == pc else '   '}{address:#x}{address_label(debugger, address)}:\t")
+        memory.next_address = address + 1  # (gdb's next unit: a byte on)
         raise TargetError(f"Cannot access memory at address {address:#x}")
     for insn in insns[:count]:
         mark = "=> " if insn.address == pc else "   "
         write(f"{mark}{insn.address:#x}{address_label(debugger, insn.address)}:\t{instruction_text(insn, lambda at: address_label(debugger, at))}\n")
         memory.next_address = insn.address + insn.size
         memory.last_unit = (insn.address, 1, None)
+    if 0 < len(insns) < count:  # the memory ended before them all: gdb fails at the next
+        at = insns[-1].address + insns[-1].size
+        write(f"{'=> ' if at == pc else '   '}{at:#x}{address_label(debugger, at)}:\t")
+        memory.next_address = at + 1
+        raise TargetError(f"Cannot access memory at address {at:#x}")

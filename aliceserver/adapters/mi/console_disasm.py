@@ -3,7 +3,7 @@ disassemble_command prints it: /r and /b raw bytes, /m source order, /s address 
 
 from __future__ import annotations
 
-from aliceserver.adapters.mi.disasm import Line, address_of, function_at
+from aliceserver.adapters.mi.disasm import Line, PartialDisassembly, address_of, function_at
 from aliceserver.adapters.mi.disasm_source import SourceGroup, SourceMode, gdb_disassembly
 from aliceserver.adapters.mi.frames import hex16
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
@@ -79,7 +79,16 @@ def _print_range(
     ctx: Context, low: int, high: int, mode: SourceMode, pc: int | None, raw: bool, omit_name: bool,
     entry: int | None = None,
 ) -> None:
-    for item in gdb_disassembly(ctx.session, low, high, -1, mode):
+    try:
+        items = gdb_disassembly(ctx.session, low, high, -1, mode)
+    except PartialDisassembly as failed:
+        if mode is not SourceMode.NONE and failed.lines:  # (the source groups: not shown)
+            raise
+        for line in failed.lines:  # gdb's dump_insns shows them, then the address it failed at
+            ctx.console(_insn_line(line, pc, raw, omit_name, entry))
+        ctx.console(f"{'=> ' if failed.address == pc else '   '}0x{failed.address:016x}:\t\n")
+        raise
+    for item in items:
         if isinstance(item, SourceGroup):
             _print_group(ctx, item, pc, raw, omit_name, entry)
         else:

@@ -10,7 +10,7 @@ from aliceserver.adapters.gdbcommands.disasm_text import Label, instruction_text
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.base import FunctionRanges
 from aliceserver.debuggers.model import Instruction, SourcePosition
-from aliceserver.errors import AliceError
+from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
@@ -32,12 +32,29 @@ class Line:
         return self.insn.symbol.offset if self.insn.symbol is not None else 0
 
 
+class PartialDisassembly(TargetError):
+    """The memory ended in the range (before run: its section's end): gdb fails there, its
+    console having shown the instructions before (`lines`) and the address (`address`)."""
+
+    def __init__(self, lines: list[Line], address: int) -> None:
+        super().__init__(f"Cannot access memory at address {address:#x}")
+        self.lines = lines
+        self.address = address
+
+
 def disassemble_range(session: MiSession, start: int, end: int) -> list[Line]:
     if end <= start:
         return []
     count = max(1, end - start)
-    insns = session.debugger.disassemble(start, count, syntax="att")
-    return [Line(i, instruction_text(i, session_label(session))) for i in insns if i.address < end]
+    try:
+        insns = session.debugger.disassemble(start, count, syntax="att")
+    except TargetError as error:
+        raise (PartialDisassembly([], start) if str(error).startswith("Cannot access memory") else error) from None
+    lines = [Line(i, instruction_text(i, session_label(session))) for i in insns if i.address < end]
+    reached = insns[-1].address + insns[-1].size if insns else start
+    if reached < end:
+        raise PartialDisassembly(lines, reached)
+    return lines
 
 
 def disassemble_count(session: MiSession, start: int, count: int) -> list[Line]:
@@ -68,7 +85,12 @@ def function_at(session: MiSession, address: int) -> list[Line]:
     at = start
     label = session_label(session)
     while len(lines) < _MAX_FUNCTION:
-        insns = session.debugger.disassemble(at, 256, syntax="att")
+        try:
+            insns = session.debugger.disassemble(at, 256, syntax="att")
+        except TargetError:
+            if not lines:
+                raise
+            break  # its section ends with it (before run, nothing is read past it)
         if not insns:
             break
         for insn in insns:

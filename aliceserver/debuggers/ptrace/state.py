@@ -31,6 +31,7 @@ from aliceserver.debuggers.source.symbolic import address_symbol, gdb_print_name
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dynamic import vtable_class_name
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
+from aliceserver.debuggers.symbols.elfheaders import SHF_ALLOC, SHF_TLS
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import NOT_RUNNING, ProcessTarget
 from aliceserver.errors import TargetError
@@ -69,6 +70,7 @@ class ProcessAccess:
         # symbolize's answers by (runtime address, demangled), for the modules and symbols of
         # _named_with: each stop's pointers name the same addresses again
         self._names: dict[tuple[int, bool], str | None] = {}
+        self._section_spans: tuple[object, list[tuple[int, int]]] | None = None  # program_gap's
         self._named_with: tuple[object, int] | None = None
         # Kept up to date by the engine:
         self.inferior: Inferior | None = None  # the live process
@@ -185,6 +187,31 @@ class ProcessAccess:
         link = address + main.base  # (a link-time address's runtime one)
         return not (main.low <= address < main.high or main.low <= link < main.high)
 
+    def program_gap(self, address: int, size: int) -> int | None:
+        """Before run, the first address of [address, address + size) outside the program's
+        allocated sections: gdb reads its file's sections alone (not the ELF header nor the
+        gaps between them, which the held copy maps), seen at link-time addresses or the
+        held copy's. None where all of it is there, or after a start."""
+        if not self.program_only():
+            return None
+        main = next((module for module in self._symbols.modules() if module.is_main), None)
+        image = self._symbols.image_of(main.path) if main is not None else None
+        if main is None or image is None:
+            return address
+        shift = main.base if main.low <= address < main.high else 0
+        held = self._section_spans
+        if held is None or held[0] is not image:  # (a program read anew: its own)
+            held = self._section_spans = (image, sorted((s.addr, s.addr + s.size) for s in image.sections
+                                                        if s.flags & SHF_ALLOC and not s.flags & SHF_TLS and s.size))  # fmt: skip
+        spans = held[1]
+        at, end = address, address + max(size, 1)
+        for low, high in spans:
+            if low + shift <= at < high + shift:
+                at = high + shift
+                if at >= end:
+                    return None
+        return at
+
     def runtime_address(self, address: int) -> int:
         """Where a link-time address of the held program's image is loaded (a link-time
         range is never mapped: a PIE is loaded far above it); any other address as is."""
@@ -235,8 +262,9 @@ class ProcessAccess:
             raise TargetError(f"cannot read {size} bytes at once")
 
         def go() -> bytes:
-            if self.hidden(address):
-                raise TargetError(f"Cannot access memory at address {address:#x}")
+            gap = self.program_gap(address, size)
+            if gap is not None:
+                raise TargetError(f"Cannot access memory at address {gap:#x}")
             return self.read_visible(address, size)
 
         return self._call(go)
@@ -355,10 +383,12 @@ class ProcessAccess:
 
     def disassemble(self, address: int, count: int, *, syntax: str = "intel") -> list[Instruction]:
         def go() -> list[Instruction]:
-            if self.hidden(address):
+            if self.program_gap(address, 1) is not None:
                 raise TargetError(f"Cannot access memory at address {address:#x}")
             code = b""
             size = max(count, 1) * 15
+            gap = self.program_gap(address, size)  # (before run: up to the section's end)
+            size = size if gap is None else gap - address
             while size > 0 and not code:
                 try:
                     code = self.read_visible(address, size)

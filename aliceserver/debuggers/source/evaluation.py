@@ -111,8 +111,9 @@ class Expressions:
                                   unit=self._program_unit() if program_only else None)  # fmt: skip
 
     def _program_read(self, read: Callable[[int, int], bytes], address: int, size: int) -> bytes:
-        if self._engine.hidden(address):
-            raise TargetError(f"Cannot access memory at address {address:#x}")
+        gap = self._engine.program_gap(address, size)
+        if gap is not None:
+            raise TargetError(f"Cannot access memory at address {gap:#x}")
         return read(address, size)
 
     def _program_unit(self) -> DIE | None:

@@ -64,6 +64,10 @@ class EngineServices(Protocol):
         """Before run: an address outside the program's image (no symbol, no memory)."""
         ...
 
+    def program_gap(self, address: int, size: int) -> int | None:
+        """Before run: the first address of the range outside the program's sections."""
+        ...
+
     def runtime_address(self, address: int) -> int:
         """Where a link-time address of the held program is loaded; others as they are."""
         ...

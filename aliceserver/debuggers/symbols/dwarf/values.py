@@ -100,10 +100,24 @@ def read(ctx: FrameContext, address: int, size: int) -> bytes:
     try:
         data = ctx.read_memory(address & MASK64, size)
     except Exception as exc:  # TargetError from the engine, OSError from test readers
-        raise MemoryError_(address) from exc
+        raise MemoryError_(_failed_at(str(exc), address & MASK64, size)) from exc
     if len(data) != size:
         raise MemoryError_(address)
     return data
+
+
+def _failed_at(message: str, address: int, size: int) -> int:
+    """The first byte the engine could not read, where its error names one in the range
+    (gdb's memory_error names it: 0x4020 of a long at 0x401c), else the first."""
+    prefix = "Cannot access memory at address 0x"
+    if message.startswith(prefix):
+        try:
+            failed = int(message[len(prefix) :].split()[0], 16)
+        except (ValueError, IndexError):
+            return address
+        if address <= failed < address + size:
+            return failed
+    return address
 
 
 @dataclass(eq=False)
