@@ -3,7 +3,10 @@ console `break` whose location names no code prints the error on stderr, then, u
 `set breakpoint pending auto`, nquery's "Make breakpoint pending on future shared library
 load? (y or [n])" answered N where no person types (-batch, a pipe, MI's pipe); `on` makes
 it pending after the error, `off` is the error alone, `set confirm off` answers N without
-the question; -break-insert never asks and only its -f makes one pending."""
+the question; -break-insert never asks and only its -f makes one pending. `dprintf` and
+`trace` ask it with their kind's name ("Make dprintf pending..."); a dprintf that has never
+had a place shows its arguments after its location (`nosuch,"x\\n"`) and no printf line
+yet (gdb makes its command list once it is placed)."""
 
 from __future__ import annotations
 
@@ -61,3 +64,18 @@ def test_without_a_file_no_symbol_table_then_the_question(program: Path) -> None
     assert 'No symbol table is loaded.  Use the "file" command.' in got.stderr
     mi = ['-break-insert nosuch', '-interpreter-exec console "break nosuch"', "-break-insert -f nosuch"]
     assert _transcript(program, mi, gdb=False, file=False) == _transcript(program, mi, gdb=True, file=False)
+
+
+def test_dprintf_and_trace_ask_like_gdb(program: Path) -> None:
+    commands = ['dprintf nosuch,"x\\n"', "trace nosuch", "set breakpoint pending on", 'dprintf nosuch,"y %d\\n",5',
+                "trace nosuch", "info breakpoints", "set breakpoint pending off", 'dprintf nosuch,"z\\n"']  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), str(program)], program.parent)
+    assert "Make dprintf pending on future shared library load? (y or [n])" in got.stdout
+
+
+def test_mi_pending_dprintf_like_gdb(program: Path) -> None:
+    commands = ['-dprintf-insert -f nosuch "x\\n"', '-dprintf-insert -f nosuch "y %d\\n" 5', "-break-list",
+                '-interpreter-exec console "info breakpoints"']  # fmt: skip
+    got = _transcript(program, commands, gdb=False)
+    assert got == _transcript(program, commands, gdb=True)
+    assert not any("script=" in line for line in got)

@@ -501,8 +501,8 @@ class BreakpointTable:
 
     def script(self, bp: MiBreakpoint) -> list[str]:
         """Its command list: a dprintf's is its printf line (gdb's dprintf-style gdb)."""
-        if bp.dprintf is not None:
-            return [f"printf {bp.dprintf}"]
+        if bp.dprintf is not None:  # (gdb makes it once the dprintf has had a place)
+            return [f"printf {bp.dprintf}"] if bp.places or bp.unloaded else []
         return list(self.session.command_memory.breakpoint_commands.get(bp.number, ()))
 
     def table(self, rows: list[MiBreakpoint] | None = None) -> Results:
@@ -553,7 +553,7 @@ class BreakpointTable:
                      "acc watchpoint": "Hardware access (read/write) watchpoint"}[bp.gdb_type]
             return f"{label} {bp.number}: {bp.location}\n"
         if bp.pending:
-            return f"{word} {bp.number} ({bp.location}) pending.\n"
+            return f"{word} {bp.number} ({self.what(bp)}) pending.\n"
         place = bp.places[0]
         # gdb's say_where: no address under `print address off` when the source says where
         at = f" at {self.shown_address(place.address):#x}"
@@ -574,8 +574,8 @@ class BreakpointTable:
             return catches.info_what(bp.catch)
         if bp.is_watch:
             return bp.location
-        if bp.shown_pending:
-            return bp.location
+        if bp.shown_pending:  # a dprintf's with its arguments (gdb: `,` and its extra_string)
+            return bp.location if bp.dprintf is None else f"{bp.location},{bp.dprintf}"
         return self.place_what(bp.places[0])
 
     def place_what(self, place: CodeLocation) -> str:

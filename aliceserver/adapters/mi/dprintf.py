@@ -36,6 +36,7 @@ from aliceserver.adapters.mi.breakpoints import DPRINTF, MiBreakpoint
 from aliceserver.adapters.mi.commands_break import explicit_location, parse_int
 from aliceserver.adapters.mi.locations import console_location, keywords
 from aliceserver.adapters.mi.parser import getopt
+from aliceserver.adapters.mi.pending_query import create_or_ask
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
 from aliceserver.debuggers import events as ev
 from aliceserver.debuggers.logpoints import LogSpec
@@ -220,11 +221,11 @@ def _dprintf(ctx: Context, text: str) -> Reply:
         raise MiError("Format string required")
     location, rest = console_location(where)
     given = keywords(session, rest)
-    pending = session.settings.get("breakpoint pending") == "on"
-    bp, problem = create(ctx, location, args, condition=given.condition, thread=given.thread, pending_ok=pending,
-                         force_condition=given.force_condition)
-    if problem and not pending:
-        ctx.console(problem + "\n")
+    bp = create_or_ask(ctx, lambda pending: create(ctx, location, args, condition=given.condition, thread=given.thread,
+                                                   pending_ok=pending, force_condition=given.force_condition),
+                       kind="dprintf")  # fmt: skip
+    if bp is None:  # a pending one declined
+        return None
     others = [other.number for other in session.breakpoints.sorted()
               if other is not bp and not other.is_watch and other.catch is None and bp.places and other.places
               and other.places[0].address == bp.places[0].address] if ctx.from_tty else []

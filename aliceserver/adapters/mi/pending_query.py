@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from aliceserver.adapters.mi.breakpoints import MiBreakpoint
     from aliceserver.adapters.mi.registry import Context
 
-QUESTION = "Make breakpoint pending on future shared library load? "
+QUESTION = "Make {} pending on future shared library load? "  # the kind's name: bptype_string
 
 
 class LocationNotFound(MiError):
@@ -30,9 +30,9 @@ class LocationNotFound(MiError):
 Create = Callable[[bool], "tuple[MiBreakpoint, str | None]"]
 
 
-def create_or_ask(ctx: Context, create: Create) -> MiBreakpoint | None:
-    """`create(pending_ok)`'s breakpoint as gdb's console `break` makes it; None when the
-    user (or the default answer) declined a pending one."""
+def create_or_ask(ctx: Context, create: Create, kind: str = "breakpoint") -> MiBreakpoint | None:
+    """`create(pending_ok)`'s breakpoint as gdb's console `break` (`dprintf`, `trace`:
+    `kind`) makes it; None when the user (or the default answer) declined a pending one."""
     setting = ctx.session.settings.get("breakpoint pending")
     try:
         bp, problem = create(setting == "on")
@@ -40,7 +40,7 @@ def create_or_ask(ctx: Context, create: Create) -> MiBreakpoint | None:
         if setting != "auto":
             raise
         ctx.log(f"{error}\n")  # gdb's exception_print, then the question
-        if not query(ctx, QUESTION, default=False):
+        if not query(ctx, QUESTION.format(kind), default=False):
             return None
         bp, _problem = create(True)
         return bp

@@ -11,6 +11,7 @@ import re
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.locations import console_location, keywords
+from aliceserver.adapters.mi.pending_query import create_or_ask
 from aliceserver.adapters.mi.queries import query
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
 from aliceserver.errors import AliceError
@@ -32,12 +33,11 @@ def _trace(ctx: Context, text: str) -> Reply:
     given = keywords(session, rest)
     if not location.strip():
         raise MiError("No default breakpoint location now selected.")
-    pending = session.settings.get("breakpoint pending") == "on"
-    bp, problem = session.breakpoints.create(location, condition=given.condition, pending_ok=pending,
-                                             thread=given.thread, force_condition=given.force_condition,
-                                             warn=ctx.log, kind=TRACEPOINT)
-    if problem and not pending:
-        ctx.console(problem + "\n")
+    bp = create_or_ask(ctx, lambda pending: session.breakpoints.create(
+        location, condition=given.condition, pending_ok=pending, thread=given.thread,
+        force_condition=given.force_condition, warn=ctx.log, kind=TRACEPOINT), kind="tracepoint")
+    if bp is None:  # a pending one declined
+        return None
     created(ctx, bp)
     ctx.console(session.breakpoints.announce(bp))
     breaks.created(ctx, bp, to_self=True)
