@@ -1,6 +1,7 @@
 """Writes before `run`: gdb 13 reads the program's file (its sections), opened read only
 without `set write on`, so a write there fails with 'Cannot access memory at address A'
-(the console's `set var` and `print x = 3`, MI's -data-write-memory-bytes), and
+(the console's `set var` and `print x = 3`, MI's -data-write-memory-bytes and the
+deprecated -data-write-memory), and
 -var-assign says its own 'Could not assign expression to variable object' for a value it
 could not store or evaluate, passing on the expression's parse errors. Side by side with
 gdb, before the run and in it. Reads too: gdb reads the file's allocated sections alone,
@@ -44,6 +45,9 @@ _BEFORE_RUN = [
     "-var-create d * *(int*)8",
     "-var-assign d 3",
     "-data-disassemble -s main -e main+64 -- 0",
+    "-data-write-memory &global x 4 3",
+    "-data-write-memory &global x 4",
+    "-data-evaluate-expression/x global",
     '-interpreter-exec console "set var global = 3"',
     '-interpreter-exec console "print counter = 1"',
     "-data-evaluate-expression global=3",
@@ -52,6 +56,10 @@ _IN_THE_RUN = [
     "-var-update *",  # (without it gdb's v would still write at the file's address)
     "-data-write-memory-bytes &global 0x",
     "-data-write-memory-bytes &global 020304 6",
+    "-data-read-memory-bytes &global 8",
+    "-data-write-memory -o 1 &global x 4 0x1234",
+    "-data-write-memory &global d 2 0x10002",
+    "-data-write-memory -o 2 8 x 4 1",
     "-data-read-memory-bytes &global 8",
     "-var-assign v 1/0",
     "-var-assign v *(int*)8",

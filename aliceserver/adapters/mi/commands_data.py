@@ -197,12 +197,45 @@ def _write_memory_bytes(ctx: Context, args: list[str]) -> Reply:
         count = int(args[2], 0)
         if count > len(data) and data:
             data = (data * (count // len(data) + 1))[:count]
+    _write(session, address, data)
+    return None
+
+
+def _write(session: MiSession, address: int, data: bytes) -> None:
+    """(No =memory-changed: gdb suppresses it for the MI writes, mi_suppress_notification.)"""
     if not data:
-        return None  # (gdb writes nothing)
-    try:  # (no =memory-changed: gdb suppresses it for this command, mi_suppress_notification)
+        return  # (gdb writes nothing)
+    try:
         session.debugger.write_memory(address, data)
     except AliceError as error:  # no program at all: no memory there either
         raise MiError(f"Cannot access memory at address {address:#x}" if str(error) == NOT_RUNNING else str(error)) from None
+
+
+_ATOL = re.compile(r"\s*[+-]?\d*")
+
+
+def _atol(text: str) -> int:
+    """C's atol: the leading decimal number, 0 where there is none."""
+    digits = _ATOL.match(text)
+    try:
+        return int(digits.group(0)) if digits is not None else 0
+    except ValueError:
+        return 0
+
+
+def _write_memory(ctx: Context, args: list[str]) -> Reply:
+    """gdb's deprecated -data-write-memory [-o COLUMN_OFFSET] ADDR FORMAT WORD-SIZE VALUE: VALUE
+    (an expression) stored in WORD-SIZE bytes at ADDR + COLUMN_OFFSET words; FORMAT unused."""
+    options = getopt("data-write-memory", args, valued="o")
+    rest = options.rest
+    if len(rest) != 4:
+        raise MiError("-data-write-memory: Usage: [-o COLUMN_OFFSET] ADDR FORMAT WORD-SIZE VALUE.")
+    session = ctx.session
+    address = address_of(session, rest[0])
+    size = _atol(rest[2])
+    address += _atol(options.get("o") or "0") * size
+    value = address_of(session, rest[3])
+    _write(session, address, (value & ((1 << 8 * size) - 1)).to_bytes(size, "little") if size > 0 else b"")
     return None
 
 
@@ -361,6 +394,7 @@ def register(registry: MiRegistry) -> None:
     for name, handler in {
         "data-evaluate-expression": _evaluate_expression, "data-disassemble": _data_disassemble,
         "data-read-memory-bytes": _read_memory_bytes, "data-write-memory-bytes": _write_memory_bytes,
+        "data-write-memory": _write_memory,
         "data-read-memory": _read_memory, "data-list-register-names": _register_names,
         "data-list-register-values": _register_values, "data-list-changed-registers": _changed_registers,
         "data-write-register-values": write_register_values,

@@ -15,7 +15,7 @@ from aliceserver.adapters.mi.output import CStringError, read_c_string
 from aliceserver.errors import ProtocolError
 
 _TOKEN = re.compile(r"[0-9]*")
-_NAME = re.compile(r"[A-Za-z0-9_-]*")
+_NAME = re.compile(r"[^ \t\n\v\f\r]*")  # gdb's mi_parse: the name runs to a blank
 
 
 class MiParseError(ProtocolError):
@@ -59,8 +59,6 @@ def parse_line(line: str) -> MiCommand | CliCommand:
     assert name_match is not None
     name = name_match.group()
     raw = rest[name_match.end() :]
-    if not name:
-        raise MiParseError("Undefined MI command: " + rest[1:].split(" ", 1)[0], tok)
     try:
         args = split_args(raw)
     except CStringError:
