@@ -82,7 +82,7 @@ def names_typedef(expression: str, symbols: EvalSymbols) -> bool:
     if not isinstance(tree, ast.TypeExpr):
         return False
     name = tree.type
-    if name.pointers or name.array or name.reference or name.function_pointers:
+    if name.pointers or name.array or name.reference or name.function_pointers or name.array_pointers:
         return False
     return isinstance(symbols.lookup_type(name.base), TypedefType)
 

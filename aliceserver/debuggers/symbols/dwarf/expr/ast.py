@@ -79,6 +79,7 @@ class TypeName:
     function_pointers: int = 0
     params: tuple[TypeName, ...] | None = None
     varargs: bool = False
+    array_pointers: int = 0  # `(*)[3]`: this many `*` point to the array above (int (*)[3])
 
 
 @dataclass(frozen=True, slots=True)

@@ -250,7 +250,7 @@ class _Compiler:
 
     def cast(self, target: ast.TypeName, operand: _Node) -> _Node:
         t = self.builtins.get(target.base)
-        if target.pointers or target.array or t is None or not _is_scalar(t):
+        if target.pointers or target.array or target.function_pointers or t is None or not _is_scalar(t):
             raise _Unsupported  # typedefs, pointers, floats: the general evaluator
         return _Node(t, value=_fold(_conversion(_value(operand), t)))
 

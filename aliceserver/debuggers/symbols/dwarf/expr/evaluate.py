@@ -115,6 +115,8 @@ class Evaluator:
                 t = PointerType(t)
         for count in reversed(tname.array):
             t = ArrayType(t, count)
+        for _ in range(tname.array_pointers):
+            t = PointerType(t)
         if tname.reference:
             t = ReferenceType(t, rvalue=tname.reference == "&&")
         return t

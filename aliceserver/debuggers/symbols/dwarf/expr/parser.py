@@ -261,29 +261,43 @@ class _Parser(TokenCursor):
         if self.at_op("(") and self.peek().kind == "op" and self.peek().text == "*":
             return self.function_pointer(ast.TypeName(_canonical(words), pointers, (), const))
         reference = self.next().text if self.at_op("&", "&&") else ""
+        return ast.TypeName(_canonical(words), pointers, self.dims(), const, reference)
+
+    def dims(self) -> tuple[int | None, ...]:
+        """`[3][]` array declarators (None: an unknown bound)."""
         dims: list[int | None] = []
         while self.at_op("["):
             self.next()
-            if self.at_op("]"):  # an unknown bound
+            if self.at_op("]"):
                 self.next()
                 dims.append(None)
                 continue
-            tok = self.next()
-            if tok.kind != "int":
+            if self.tok.kind != "int":  # (gdb's error is at it)
                 raise self.error()
+            tok = self.next()
             assert isinstance(tok.value, tuple)
             dims.append(int(tok.value[0]))
             self.expect("]")
-        return ast.TypeName(_canonical(words), pointers, tuple(dims), const, reference)
+        return tuple(dims)
 
-    def function_pointer(self, returns: ast.TypeName) -> ast.TypeName:
-        """`(*)(float, float)` after the type a function returns: a pointer to it."""
+    def stars(self) -> int:
+        """`(*)`, `(*(*))`: the `*` of a parenthesized abstract declarator."""
         self.expect("(")
         count = 0
         while self.at_op("*"):
             self.next()
             count += 1
+        if self.at_op("("):
+            count += self.stars()
         self.expect(")")
+        return count
+
+    def function_pointer(self, returns: ast.TypeName) -> ast.TypeName:
+        """`(*)(float, float)` after the type a function returns: a pointer to it; `(*)[3]`
+        after an array's element type: a pointer to the array."""
+        count = self.stars()
+        if self.at_op("["):
+            return replace(returns, array=self.dims(), array_pointers=count)
         if not self.at_op("("):  # `int (*)`: a parenthesized pointer, as gdb reads it
             return replace(returns, pointers=returns.pointers + count)
         self.next()
