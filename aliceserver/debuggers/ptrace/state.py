@@ -34,7 +34,7 @@ from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.elfheaders import SHF_ALLOC, SHF_TLS
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import NOT_RUNNING, ProcessTarget
-from aliceserver.errors import TargetError
+from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:  # the core reader is imported when a core is opened
     from aliceserver.debuggers.core.process import CoreProcess
@@ -229,7 +229,7 @@ class ProcessAccess:
         except (OSError, OverflowError):
             kept = self._kept_bytes(address, size)
             if kept is None:
-                raise TargetError(f"Cannot access memory at address {address:#x}") from None
+                raise TargetError(f"Cannot access memory at address {_first_unreadable(target, address, size):#x}") from None
             return kept
 
     def kept_library_at(self, address: int) -> Module | None:
@@ -402,3 +402,17 @@ class ProcessAccess:
             )
 
         return self._call(go)
+
+
+def _first_unreadable(target: ProcessTarget, address: int, size: int) -> int:
+    """The first page of a failed read that cannot be read (gdb's memory_error names the
+    first byte it could not read: a long at 0x...ffc before an unmapped page, 0x...000)."""
+    at, end = address, address + size
+    while at < end:
+        page_end = min((at | 0xFFF) + 1, end)
+        try:
+            target.read_memory(at, page_end - at)
+        except (OSError, OverflowError, AliceError):
+            return at
+        at = page_end
+    return address
