@@ -107,6 +107,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         self.exit_event: Exited | None = None
         self.last_stop: Stopped | None = None  # the last stop reported to the client
         self.strays: list[int] = []
+        self.first_stops: dict[int, int] = {}  # fork children's, come before their fork events
         self.moribund: set[int] = set()
         self.jump_patches: JumpPatches | None = None  # patched breakpoints (patched_breakpoints.py)
         self.calls_running = 0  # functions the debugger is calling in the program (infcall.py)
@@ -280,9 +281,11 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
 
     # --- stopping -------------------------------------------------------------------
     def _stop_others(self, tid: int) -> None:
-        """Interrupt every running thread but `tid` and wait until each is in a ptrace-stop."""
+        """Interrupt every running thread but `tid` and wait until each is in a ptrace-stop.
+        Those interrupted before too: any ptrace-stop since (a trap, a clone or vfork-done
+        event) may have spent it; one still pending makes one stop all the same."""
         for t in self.threads.values():
-            if t.tid != tid and t.running and not t.gone and not t.interrupt_sent:
+            if t.tid != tid and t.running and not t.gone:
                 try:
                     self.libc.ptrace(binding.PTRACE_INTERRUPT, t.tid)
                     t.interrupt_sent = True
@@ -295,17 +298,22 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             self._collecting = False
 
     def _collect_stops(self, tid: int) -> None:
+        """Wait until every thread but `tid` that runs (or is new) has stopped or gone,
+        queueing what each says. The leader last, and not by its tid: a killed process's
+        leader is a zombie whose status waits until its other threads are reaped, a wait
+        on it alone never ends (wait_thread). The others by tid: waitpid(-1) scans every
+        tracee (3x the CPU of a 1,000-thread stop), and a thread's exit is never held."""
         while True:
             waiting = [t for t in self.threads.values() if t.tid != tid and (t.running or t.new) and not t.gone]
             if not waiting or self.exit_event is not None:
                 return
+            leader = self.threads.get(self.pid)
             for t in waiting:
+                if t is leader:
+                    continue
                 try:
                     _, status = self.libc.waitpid(t.tid, _WAIT_ONE)
-                except ChildProcessError:
-                    t.gone = True
-                    continue
-                except OSError:
+                except OSError:  # ChildProcessError too: gone under us
                     t.gone = True
                     continue
                 stop = self._classify(t, decode(status))
@@ -313,6 +321,43 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
                     stop = self._judge_catch(stop)
                 if isinstance(stop, Stopped):
                     self.pending.append(stop)
+            leader = self.threads.get(self.pid)  # (an exec's thread may be it now)
+            if leader is not None and leader.tid != tid and self.exit_event is None:
+                if (leader.running or leader.new) and not leader.gone:
+                    self._take_status(self.pid, self.wait_thread(leader))
+
+    def wait_thread(self, t: Tracee) -> int:
+        """The next status of `t` while the others are stopped. For the leader waitpid(-1),
+        the others' statuses meanwhile (their exits, the process killed) taken, as the
+        kernel holds the leader's exit until they are reaped (delay_group_leader)."""
+        if t.tid != self.pid:
+            return self.libc.waitpid(t.tid, _WAIT_ONE)[1]
+        got, status = self.libc.waitpid(t.tid, _WAIT_ONE | binding.WNOHANG)  # mostly there
+        if got == t.tid:
+            return status
+        while True:
+            try:
+                got, status = self.libc.waitpid(-1, _WAIT_ONE)
+            except ChildProcessError:  # no tracee left: told as a kill
+                return sig.SIGKILL  # the status of a process killed by it
+            if got == t.tid:
+                return status
+            self._take_status(got, status)
+
+    def _take_status(self, tid: int, status: int) -> None:
+        """A status of a thread other than the reporting one: its stop queued."""
+        decoded = decode(status)
+        t = self.threads.get(tid)
+        if t is None:
+            ended = decoded.kind in (WaitKind.EXITED, WaitKind.KILLED)
+            if ended or self._early_fork_child(tid, status):
+                return  # a thread dropped at exec, a child we left, a fork child's first stop
+            t = self._add_thread(tid)
+        stop = self._classify(t, decoded)
+        if isinstance(stop, Stopped) and stop.reason in CATCH_REASONS:
+            stop = self._judge_catch(stop)
+        if isinstance(stop, Stopped):
+            self.pending.append(stop)
 
     # --- reporting (step plans: step_plans.py) -----------------------------------------
     def _report(self, stop: Stopped) -> None:
@@ -401,8 +446,9 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         t = self.threads.get(tid)
         decoded = decode(status)
         if t is None:
-            if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
-                return  # a thread that went away at exec or that we already dropped
+            ended = decoded.kind in (WaitKind.EXITED, WaitKind.KILLED)
+            if ended or self._early_fork_child(tid, status):
+                return  # a thread gone at exec or already dropped, or a fork child's first stop
             t = self._add_thread(tid)
         self.unwritten = None
         stop: Stopped | _Action | None = self._classify(t, decoded)

@@ -61,6 +61,7 @@ class ProcessEvents:
     vfork_traps_removed: bool
     jump_patches: "JumpPatches | None"
     strays: list[int]
+    first_stops: dict[int, int]
     told_on_resume: list[Output]
     _on_exec: Callable[["Inferior"], None]
 
@@ -169,10 +170,22 @@ class ProcessEvents:
             log.exception("catchpoint gate failed")
             return True
 
+    def _early_fork_child(self, tid: int, status: int) -> bool:
+        """Whether an unknown tid's stop is a fork child's first, come before its parent's
+        fork event (no thread of ours): kept for that event, which would wait for it."""
+        if os.path.exists(f"/proc/{self.pid}/task/{tid}"):
+            return False  # a new thread's, come before its clone event
+        self.first_stops[tid] = status
+        return True
+
+    def _first_stop(self, child: int) -> None:
+        if self.first_stops.pop(child, None) is None:  # not taken by a wait for any tid
+            self.libc.waitpid(child, _WAIT_ONE)
+
     def _detach_fork_child(self, child: int, vfork: bool, tell_later: bool = False) -> None:
         """Stay with the parent: take our traps out of the child and let it run free."""
         try:
-            self.libc.waitpid(child, _WAIT_ONE)  # its first stop (auto-attached)
+            self._first_stop(child)  # (auto-attached)
             if vfork and self.jump_patches is not None:
                 self.jump_patches.vfork_started(cast("Inferior", self))
             inserted = [trap for trap in self.traps.by_address.values() if trap.inserted]
@@ -200,7 +213,7 @@ class ProcessEvents:
 
     def _follow_fork_child(self, parent: Tracee, child: int) -> None:
         """Leave the parent running untraced and debug the child from here on."""
-        self.libc.waitpid(child, _WAIT_ONE)  # the child's first stop
+        self._first_stop(child)
         self._stop_others(parent.tid)
         old_pid = self.pid
         for trap in self.traps.by_address.values():

@@ -25,7 +25,7 @@ class Tracee:
     stepping: bool = False  # a client's instruction step is in flight
     step_over: int | None = None  # address of the trap being stepped over (byte removed)
     after_step_over: "AfterStep" = field(default_factory=lambda: AfterStep.REPORT)
-    interrupt_sent: bool = False
+    interrupt_sent: bool = False  # maybe pending still: any other ptrace-stop spends it
     deferred_hit: bool = False  # hit a trap while others were being stopped: judged on resume
     plan: StepPlan | None = None  # a source-line step in progress
     plan_traps: list[int] = field(default_factory=list)  # internal breakpoints the plan runs to

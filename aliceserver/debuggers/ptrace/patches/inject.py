@@ -45,7 +45,6 @@ SYS_FTRUNCATE: Final = 77
 SYS_OPENAT: Final = 257
 SYS_MEMFD_CREATE: Final = 319
 
-_WAIT_ONE = binding.WALL | binding.WNOTHREAD
 _ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "r10", "r8", "r9")
 _MAX_ERRNO = 4095
 _ENOSYS = -38 & ((1 << 64) - 1)  # rax at a system call's entry stop
@@ -117,7 +116,7 @@ class SyscallInjector:
             return False
         for _ in range(_MAX_ATTEMPTS):
             libc.ptrace(binding.PTRACE_SYSCALL, t.tid, 0, 0)
-            _, status = libc.waitpid(t.tid, _WAIT_ONE)
+            status = self._inferior.wait_thread(t)
             decoded = decode(status)
             if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
                 self._inferior._classify(t, decoded)
@@ -225,7 +224,7 @@ def step_alone(inferior: Inferior, t: Tracee, keep: Callable[[Tracee, int], None
     the thread stops for goes to `keep`, which decides its fate (kept for a detach, or for
     the engine's next resume); TargetError when the thread ends (`doing`: during what)."""
     inferior.libc.ptrace(binding.PTRACE_SINGLESTEP, t.tid, 0, 0)
-    _, status = inferior.libc.waitpid(t.tid, _WAIT_ONE)
+    status = inferior.wait_thread(t)  # not waitpid(t.tid): see Inferior._collect_stops
     decoded = decode(status)
     if decoded.kind in (WaitKind.EXITED, WaitKind.KILLED):
         inferior._classify(t, decoded)
