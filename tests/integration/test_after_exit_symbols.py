@@ -65,3 +65,14 @@ def test_mi_after_exit_like_gdb(builder: Builder) -> None:
     got = _mi_after_exit(program, gdb=False)
     assert got == _mi_after_exit(program, gdb=True)
     assert any("__GI___sigaction" in line for line in got)
+
+
+def test_library_source_missing_again_at_each_run_like_gdb(builder: Builder) -> None:
+    """gdb's run drops the last run's libraries (target_pre_inferior): a stop in libc's
+    printf, whose source is not here, says 'No such file or directory.' at each run, where
+    the program's own missing file would say `in FILE` the second time."""
+    library = builder.build("lib_plugin", flags=("-O0",), extra=["-shared", "-fPIC"])
+    program = builder.build("dlopen_main", extra=["-ldl"])
+    runs = ["break printf", f"run {library} > /dev/null", "run", "kill", "run", "up", "down"]
+    got = output_like_gdb(program, runs)
+    assert got.count("Breakpoint 1, ") == 3

@@ -57,6 +57,8 @@ def run(ctx: Context, start: bool = False, first_instruction: bool = False) -> R
     for counted in session.breakpoints.sorted():  # gdb's clear_breakpoint_hit_counts at a run
         counted.hits = counted.unseen_hits = 0
         del counted.logged_hits[:]
+    # gdb's target_pre_inferior drops the last run's libraries (the program's stay)
+    session.frames.forget_visited_in({path for path, _ in inferior.kept_libraries})
     config = session.launch_config()
     session.drop_probe(start=config)  # the probe is this start's process if started alike
     try:

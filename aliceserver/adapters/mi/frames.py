@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -408,6 +408,13 @@ class Frames:
         """New symbols (a core opened): the next missing file says why again, as gdb's
         forget_cached_source_info."""
         self._last_visited = None
+
+    def forget_visited_in(self, modules: Collection[str]) -> None:
+        """Those libraries' symbols go (gdb frees their objfiles at a detach and at a run's
+        start): a missing file of theirs visited last says why again, in a new symtab."""
+        last = self._last_visited
+        if last is not None and last[1] is not None and last[1][0] in modules:
+            self._last_visited = None
 
     def missing_or(
         self, path: str, line: int, symtab: str | None = None, unit: _Unit | None = None

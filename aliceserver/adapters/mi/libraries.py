@@ -130,6 +130,7 @@ def forget_detached(session: MiSession, loaded: list[Module]) -> None:
         session.notify("library-unloaded", [*library_names(module), ("thread-group", f"i{session.inferior.number}")])
     session.inferior.kept_libraries = ()
     _forget_places(session, [(module.low, module.high) for module in loaded if not module.is_main])
+    session.frames.forget_visited_in({module.path for module in loaded if not module.is_main})
 
 
 def _forget_places(session: MiSession, spans: list[tuple[int, int]]) -> None:

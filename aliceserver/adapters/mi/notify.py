@@ -281,7 +281,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         text = f"\nProgram received signal {name}, {meaning}.\n"
         location_style = "with-pc"
     elif reason is ev.StopReason.PAUSE and stop.description == ev.ATTACHED:
-        pass  # gdb's attach: the frame alone, no reason
+        location_style = "with-pc"  # gdb's attach: the frame alone (its pc mid-line), no reason
     elif reason is ev.StopReason.PAUSE and stop.description != "timeout":
         # our interrupt: gdb's all-stop interrupt sends the program SIGINT (inf_ptrace's
         # interrupt), told as such and not passed on (SIGINT's nopass)

@@ -211,6 +211,9 @@ class LiveSession:
         if pid == os.getpid():
             raise TargetError("cannot attach to the debugger's own process", pid=pid)
         self._cores.close_core()
+        held = self._access.launch_config
+        if held is not None and held.symbols_only:  # a symbol probe's: this is no held copy, whose
+            self._access.launch_config = None  # lookups see the program alone (gdb before run)
         seized = seize_threads(self._libc, pid)
         inferior = self._new_inferior(pid, attached=True)
         inferior.threads = {tid: Tracee(tid, running=True) for tid in seized}
