@@ -18,7 +18,7 @@ from aliceserver.adapters.mi import (
 )
 from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.core_commands import close_core
-from aliceserver.adapters.mi.inferior_list import claim_engine
+from aliceserver.adapters.mi.inferior_list import as_current, claim_engine, detach_target
 from aliceserver.adapters.mi.intsettings import session_evaluator
 from aliceserver.adapters.mi.output import Value, record, stream
 from aliceserver.adapters.mi.parser import MiCommand, getopt, parse_line
@@ -524,9 +524,11 @@ def _target_attach(ctx: Context, args: list[str]) -> Reply:
 
 
 def _target_detach(ctx: Context, args: list[str]) -> Reply:
+    target = detach_target(ctx.session, args)  # (its argument's errors first, as gdb's)
     if close_core(ctx):
         return None
-    return detach(ctx)
+    with as_current(ctx.session, target):
+        return detach(ctx)
 
 
 def _inferior_tty_set(ctx: Context, args: list[str]) -> Reply:

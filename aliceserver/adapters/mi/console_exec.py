@@ -4,10 +4,12 @@ continue, next/step/finish/until/advance/jump, stepi/nexti, kill, detach, attach
 from __future__ import annotations
 
 import logging
+import re
 
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi import commands_misc as misc
 from aliceserver.adapters.mi import console_tui, core_commands
+from aliceserver.adapters.mi.inferior_list import as_current, find_inferior
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.debuggers.model import StepKind
@@ -86,6 +88,8 @@ def _detach(ctx: Context, text: str, *, quitting: bool = False) -> Reply:
     words = text.split()
     if words and len(words[0]) > 1 and "checkpoint".startswith(words[0]):
         return console_tui.no_checkpoint(ctx, "detach", " ".join(words[1:]))
+    if words and "inferiors".startswith(words[0]):
+        return _detach_inferiors(ctx, words[1:])
     if core_commands.close_core(ctx):
         return None
     session.require_process()
@@ -96,11 +100,34 @@ def _detach(ctx: Context, text: str, *, quitting: bool = False) -> Reply:
     return misc.detach(ctx, quitting=quitting)
 
 
+def _detach_inferiors(ctx: Context, words: list[str]) -> Reply:
+    """gdb's `detach inferiors ID...`: each one with a process detached, a warning for
+    each other one (its current inferior kept)."""
+    if not words:
+        raise MiError("Requires argument (inferior id(s) to detach)")
+    numbers: list[int] = []
+    for word in words:
+        found = re.fullmatch(r"(\d+)(?:-(\d+))?", word)
+        if found is None:  # (gdb's number_or_range_parser ends there, silently)
+            break
+        numbers += range(int(found.group(1)), int(found.group(2) or found.group(1)) + 1)
+    for number in numbers:
+        inferior = find_inferior(ctx.session, number)
+        if inferior is None or inferior.process is None:
+            ctx.log(f"warning: Inferior ID {number} {'not known' if inferior is None else 'is not running'}.\n")
+            continue
+        with as_current(ctx.session, inferior):
+            _detach(ctx, "")
+    return None
+
+
 def _attach(ctx: Context, text: str) -> Reply:
     if not text:
         raise MiError("Argument required (process-id to attach).")
-    if ctx.from_tty:
-        ctx.console(f"Attaching to process {text}\n")
+    program = ctx.session.inferior.program
+    if ctx.from_tty and text.strip().isdigit():  # gdb's target_announce_attach
+        where = f"process {int(text)}"
+        ctx.console(f"Attaching to program: {program}, {where}\n" if program else f"Attaching to {where}\n")
     return misc.attach(ctx, text)
 
 

@@ -9,6 +9,7 @@ inferior has a live process (gdb's own words say which one holds it)."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -70,6 +71,34 @@ def claim_engine(session: MiSession, starting: bool) -> None:
         if other.probe_pid is not None:
             with as_current(session, other):
                 session.drop_probe()
+
+
+def detach_target(session: MiSession, args: list[str]) -> Inferior:
+    """gdb's mi_cmd_target_detach: the inferior whose process `[pid | thread-group]` names
+    (without one, the current inferior), in gdb's words where it names none."""
+    if len(args) > 1:
+        raise MiError("Usage: -target-detach [pid | thread-group]")
+    if not args:
+        return session.inferior
+    text = args[0]
+    if text.startswith("i"):  # a thread group's id (strtoul's, base 0)
+        try:
+            number = int(text[1:] or "0", 0)
+        except ValueError:
+            raise MiError(f"Invalid syntax of thread-group id '{text}'") from None
+        named = find_inferior(session, number)
+        if named is None:
+            raise MiError(f"Non-existent thread-group id '{number}'")
+        pid = named.process.pid if named.process is not None else 0
+    else:  # a pid (strtol's, base 10)
+        found = re.fullmatch(r"\s*([+-]?\d*)", text)
+        if found is None:
+            raise MiError(f"Invalid identifier '{text}'")
+        pid = int(found.group(1)) if found.group(1).lstrip("+-") else 0
+    for inferior in session.inferiors:
+        if inferior.process is not None and inferior.process.pid == pid and inferior.threads:
+            return inferior
+    raise MiError("Thread group is empty")
 
 
 @contextmanager

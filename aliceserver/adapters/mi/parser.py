@@ -123,6 +123,8 @@ def _take_global_options(command: MiCommand) -> None:
             value = args[1]
             del args[:2]
             if option == "--thread-group":
+                if not value.startswith("i"):  # gdb's mi_parse
+                    raise MiParseError("Invalid thread group id", command.token)
                 command.thread_group = value
             elif option == "--language":
                 if value not in _LANGUAGE_NAMES:  # gdb's language_enum; auto is no language

@@ -342,7 +342,11 @@ def _sentence(message: str) -> str:
 
 
 def _with_options_checked(ctx: Context, run: Callable[[], Reply]) -> Reply:
-    """gdb's mi_cmd_execute refuses a frame given without its thread before the command runs."""
+    """gdb's mi_cmd_execute refuses a frame given without its thread, and a thread group
+    that is none, before the command runs."""
     if ctx.frame is not None and ctx.thread is None:
         raise MiError("Cannot specify --frame without --thread")
+    group = ctx.command.thread_group if ctx.command is not None else None
+    if group is not None and all(f"i{inferior.number}" != group for inferior in ctx.session.inferiors):
+        raise MiError("Invalid thread group for the --thread-group option")
     return run()

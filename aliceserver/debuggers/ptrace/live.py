@@ -207,9 +207,9 @@ class LiveSession:
         if self._access.inferior is not None:
             raise TargetError("a program is already being debugged; kill or detach it first")
         if pid <= 0 or not os.path.isdir(f"/proc/{pid}/task"):
-            raise TargetError(f"ptrace: No such process (pid {pid}).", pid=pid)
+            raise TargetError("ptrace: No such process.", pid=pid)  # (gdb's words)
         if pid == os.getpid():
-            raise TargetError("cannot attach to the debugger's own process", pid=pid)
+            raise TargetError("I refuse to debug myself!", pid=pid)
         self._cores.close_core()
         held = self._access.launch_config
         if held is not None and held.symbols_only:  # a symbol probe's: this is no held copy, whose

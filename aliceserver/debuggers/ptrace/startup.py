@@ -70,7 +70,8 @@ def seize_threads(libc: binding.Libc, pid: int) -> list[int]:
     except OSError as error:
         for tid in seized:
             _quiet_detach(libc, tid)
-        raise TargetError(f"ptrace: {error.strerror} (pid {pid}).", errno=error.errno, pid=pid) from None
+        # gdb's words: the error's own (not our call's description), as perror_with_name's
+        raise TargetError(f"ptrace: {os.strerror(error.errno or 0)}.", errno=error.errno, pid=pid) from None
 
 
 def kill_and_reap(libc: binding.Libc, pid: int) -> None:
