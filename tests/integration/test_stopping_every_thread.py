@@ -1,13 +1,15 @@
-"""All-stop's wait for every thread (Inferior._stop_others), where a thread cannot stop at
-once: the leader waits in vfork (vfork_stops.c) while another thread stops for SIGUSR1.
+"""All-stop's wait for every thread (Inferior._stop_others) where the leader does not stop
+at once, or ever; a hang fails a test and its cleanup frees the engine (no zombie left).
 
-- The interrupt sent to the leader then is spent by the vfork-done event it stops at
-  first (any ptrace-stop spends one); the engine took it for pending still and never
-  interrupted the leader again: at the next stop it waited for it forever.
-- The program is killed meanwhile: the leader is then a zombie whose status the kernel
-  holds back while another thread is unreaped, and the engine waited for it by its tid
-  alone, forever (the tracer and the program's zombies stuck for good, SIGKILL or not).
-A hang fails the test and its cleanup frees the engine (no zombie left behind)."""
+- The leader waits in vfork (vfork_stops.c) as another thread stops for SIGUSR1: the
+  interrupt sent to it is spent by the vfork-done event it stops at first (any ptrace-stop
+  spends one); the engine took it for pending still and never interrupted the leader
+  again: at the next stop it waited for it forever.
+- The program is killed meanwhile: the leader is a zombie whose status the kernel holds
+  back while another thread is unreaped, and the engine waited for it by its tid alone,
+  forever (the tracer and the program's zombies stuck for good, SIGKILL or not).
+- The leader exited alone (pthread_exit, leader_exits.c): a zombie, it makes no stop, and
+  the engine waited for one forever."""
 
 from __future__ import annotations
 
@@ -48,6 +50,18 @@ def test_a_program_killed_while_its_threads_are_stopped_exits(
     debugger.resume()  # the child kills it while the engine waits for the leader
     exited = _next(events, Exited, pid)
     assert (exited.code, exited.signal) == (None, signal.SIGKILL)
+
+
+def test_a_stop_after_the_leader_exited_alone(
+    debugger: Any, events: EventLog, builder: Builder
+) -> None:
+    # The leader's pthread_exit leaves it a zombie that tells nothing while its threads live.
+    pid = launch(debugger, builder.build("leader_exits")).pid
+    debugger.resume()
+    stop = _next(events, Stopped, pid)
+    assert (stop.reason, stop.signal) == (StopReason.SIGNAL, signal.SIGUSR1)
+    debugger.resume()
+    assert _next(events, Exited, pid).code == 0
 
 
 def _next(events: EventLog, kind: type[Stopped] | type[Exited], pid: int) -> Any:

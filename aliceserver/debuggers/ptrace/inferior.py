@@ -32,7 +32,7 @@ from aliceserver.debuggers.model import CatchKind, SignalPolicy, ThreadState
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.emulate import plan_for
 from aliceserver.debuggers.ptrace.process_events import CATCH_REASONS, ProcessEvents
-from aliceserver.debuggers.ptrace.procinfo import ThreadFiles
+from aliceserver.debuggers.ptrace.procinfo import ThreadFiles, exited_alone
 from aliceserver.debuggers.ptrace.signal_stops import SignalStops
 from aliceserver.debuggers.ptrace.step_plans import StepPlans
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, AfterStep, Run, Tracee, _Action
@@ -324,7 +324,11 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             leader = self.threads.get(self.pid)  # (an exec's thread may be it now)
             if leader is not None and leader.tid != tid and self.exit_event is None:
                 if (leader.running or leader.new) and not leader.gone:
-                    self._take_status(self.pid, self.wait_thread(leader))
+                    last = self._wait_leader(leader)
+                    if last is None:  # it exited alone: nothing to stop
+                        leader.gone, leader.running = True, False
+                    else:
+                        self._take_status(self.pid, last)
 
     def wait_thread(self, t: Tracee) -> int:
         """The next status of `t` while the others are stopped. For the leader waitpid(-1),
@@ -332,32 +336,23 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         kernel holds the leader's exit until they are reaped (delay_group_leader)."""
         if t.tid != self.pid:
             return self.libc.waitpid(t.tid, _WAIT_ONE)[1]
+        status = self._wait_leader(t)
+        return int(sig.SIGKILL) if status is None else status  # (a stopped leader is alive)
+
+    def _wait_leader(self, t: Tracee) -> int | None:
+        """The leader's next status; None when it exited alone (pthread_exit): a zombie
+        whose other threads are all stopped, it tells nothing until they end."""
         got, status = self.libc.waitpid(t.tid, _WAIT_ONE | binding.WNOHANG)  # mostly there
-        if got == t.tid:
-            return status
-        while True:
+        while got != t.tid:
+            if got:
+                self._take_status(got, status)
+            elif exited_alone(self.pid):
+                return None
             try:
                 got, status = self.libc.waitpid(-1, _WAIT_ONE)
             except ChildProcessError:  # no tracee left: told as a kill
-                return sig.SIGKILL  # the status of a process killed by it
-            if got == t.tid:
-                return status
-            self._take_status(got, status)
-
-    def _take_status(self, tid: int, status: int) -> None:
-        """A status of a thread other than the reporting one: its stop queued."""
-        decoded = decode(status)
-        t = self.threads.get(tid)
-        if t is None:
-            ended = decoded.kind in (WaitKind.EXITED, WaitKind.KILLED)
-            if ended or self._early_fork_child(tid, status):
-                return  # a thread dropped at exec, a child we left, a fork child's first stop
-            t = self._add_thread(tid)
-        stop = self._classify(t, decoded)
-        if isinstance(stop, Stopped) and stop.reason in CATCH_REASONS:
-            stop = self._judge_catch(stop)
-        if isinstance(stop, Stopped):
-            self.pending.append(stop)
+                return int(sig.SIGKILL)  # the status of a process killed by it
+        return status
 
     # --- reporting (step plans: step_plans.py) -----------------------------------------
     def _report(self, stop: Stopped) -> None:
@@ -548,6 +543,9 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             if self.thread_files is not None:
                 self.thread_files.ended(t.tid)
             self.events.put(ThreadExited(t.tid, status.value if status.kind is WaitKind.EXITED else None))
+            leader = self.threads.get(self.pid)
+            if leader is not None and leader.gone and len(self.threads) == 1:  # it exited alone
+                self._thread_gone(leader, decode(self.wait_thread(leader)))  # the process's end
             return
         self._flush_output()
         if status.kind is WaitKind.EXITED:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import collections
 import logging
 import os
 from dataclasses import replace
@@ -21,6 +22,7 @@ from aliceserver.debuggers.model import CatchKind
 from aliceserver.debuggers.ptrace import binding
 from aliceserver.debuggers.ptrace.tracee import _NONE, _RESUME, Tracee, _Action
 from aliceserver.debuggers.ptrace.traps import PhysicalTrap, TrapTable
+from aliceserver.debuggers.ptrace.waitstatus import WaitKind, WaitStatus, decode
 from aliceserver.debuggers.ptrace.watch import WatchSlots
 
 if TYPE_CHECKING:
@@ -62,6 +64,7 @@ class ProcessEvents:
     jump_patches: "JumpPatches | None"
     strays: list[int]
     first_stops: dict[int, int]
+    pending: collections.deque[Stopped]
     told_on_resume: list[Output]
     _on_exec: Callable[["Inferior"], None]
 
@@ -79,6 +82,9 @@ class ProcessEvents:
             raise NotImplementedError
 
         def _stop_others(self, tid: int) -> None:
+            raise NotImplementedError
+
+        def _classify(self, t: Tracee, status: WaitStatus) -> "Stopped | _Action":
             raise NotImplementedError
 
         def _resume_thread(self, t: Tracee) -> None:
@@ -169,6 +175,21 @@ class ProcessEvents:
         except Exception:  # a broken gate stops, as a broken condition does
             log.exception("catchpoint gate failed")
             return True
+
+    def _take_status(self, tid: int, status: int) -> None:
+        """A status of a thread other than the reporting one: its stop queued."""
+        decoded = decode(status)
+        t = self.threads.get(tid)
+        if t is None:
+            ended = decoded.kind in (WaitKind.EXITED, WaitKind.KILLED)
+            if ended or self._early_fork_child(tid, status):
+                return  # a thread dropped at exec, a child we left, a fork child's first stop
+            t = self._add_thread(tid)
+        stop = self._classify(t, decoded)
+        if isinstance(stop, Stopped) and stop.reason in CATCH_REASONS:
+            stop = self._judge_catch(stop)
+        if isinstance(stop, Stopped):
+            self.pending.append(stop)
 
     def _early_fork_child(self, tid: int, status: int) -> bool:
         """Whether an unknown tid's stop is a fork child's first, come before its parent's

@@ -34,6 +34,25 @@ def thread_core(pid: int, tid: int) -> int | None:
         return None
 
 
+def _state(pid: int, tid: int) -> bytes:
+    try:
+        return _read_proc(f"/proc/{pid}/task/{tid}/stat").rsplit(b")", 1)[1][1:2]
+    except (OSError, IndexError):
+        return b"X"  # gone
+
+
+def exited_alone(pid: int) -> bool:
+    """Whether the process's leader exited alone (pthread_exit): a zombie ('Z') whose other
+    threads are all in a ptrace-stop ('t'), not dying with it (a kill, exit_group)."""
+    if _state(pid, pid) != b"Z":
+        return False
+    try:
+        others = [int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid]
+    except OSError:
+        return False
+    return bool(others) and all(_state(pid, tid) == b"t" for tid in others)
+
+
 def thread_name_and_core(pid: int, tid: int) -> tuple[str, int | None]:
     """thread_name and thread_core from one read of /proc/PID/task/TID/stat, whose second
     field is the name in parentheses (the comm file's text): the threads of a stop, 1,000
