@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from aliceserver.adapters.mi.breakpoint_record import BREAKPOINT, TRACEPOINT
 from aliceserver.adapters.mi.frames import hex16
 from aliceserver.adapters.mi.output import Value
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
@@ -137,6 +136,10 @@ def _forget_places(session: MiSession, spans: list[tuple[int, int]]) -> None:
     """gdb's clear_solib: disable_breakpoints_in_shlibs marks a breakpoint's or tracepoint's
     places in those libraries (<PENDING>, its spec, silently); a dprintf's stay, their
     objfile's symbols gone (its address alone)."""
+    # Here, not at the top: breakpoint_record's imports lead back to notify.py, which
+    # imports this module (a cycle that broke importing commands_stack first).
+    from aliceserver.adapters.mi.breakpoint_record import BREAKPOINT, TRACEPOINT
+
     for bp in session.breakpoints.entries.values():
         gone = frozenset(place.address for place in bp.places if any(low <= place.address < high for low, high in spans))
         if not gone or bp.catch is not None or bp.is_watch:
