@@ -199,6 +199,21 @@ def test_mi_target_select_and_interrupt_like_gdb(builder: Builder, tmp_path: Pat
     assert seen[1][1:3] == ("signal-received", "SIGINT")
 
 
+def _wait_ticking(pid: int, switches: int = 15) -> None:
+    """Until longrun has ticked a while: each tick sleeps (a voluntary context switch; its
+    stops at the loader's events are a few), so its libraries are loaded and their symbols
+    read. gdb 13 killed in that reading by the stub's end crashes (Fatal signal:
+    Segmentation fault): 0.3 s did not always cover it under load."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        status = Path(f"/proc/{pid}/status").read_text()
+        found = re.search(r"^voluntary_ctxt_switches:\s+(\d+)", status, re.M)
+        if found and int(found.group(1)) >= switches:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"program {pid} did not run on: {status}")
+
+
 def test_mi_stub_killed_mid_session_says_the_connection_closed(builder: Builder, tmp_path: Path) -> None:
     program = builder.build("longrun")
     said = []
@@ -206,7 +221,8 @@ def test_mi_stub_killed_mid_session_says_the_connection_closed(builder: Builder,
         with gdbserver(program) as server:
             with _mi_on(server, program, tmp_path, gdb=gdb) as (mi, _lines):
                 mi.ok("-exec-continue")
-                time.sleep(0.3)
+                assert server.inferior_pid is not None
+                _wait_ticking(server.inferior_pid)
                 server.process.send_signal(signal.SIGTERM)
                 lines = mi.read_until(lambda line: "Remote connection closed" in line)
                 exits = [line for line in lines if line.startswith(("=thread-exited", "=thread-group-exited"))]
