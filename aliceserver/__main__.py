@@ -68,6 +68,21 @@ def _run_demo(args: list[str]) -> int:
     return demo_main(args) or 0
 
 
+def _program_ahead(argv: list[str]) -> None:
+    """The program's index built by a child while this process imports the front end and
+    the engine, when the command line names a program to run (programahead.py)."""
+    from aliceserver import programahead
+    from aliceserver.adapters.mi.cli_args import UsageError, parse
+
+    try:
+        gdb_args = parse(argv)
+    except UsageError:
+        return  # (the front end says so)
+    elsewhere = gdb_args.pid is not None or gdb_args.core is not None or gdb_args.cwd is not None
+    if not (elsewhere or gdb_args.version or gdb_args.help):  # (a process, a core: no run)
+        programahead.start(gdb_args.program, gdb_args.cache_dir)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line `argv` (None: the process's own, and then gdb's command line ends
     the process when it is done, startup.leave)."""
@@ -82,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     # Quietly (startup.py): its dataclasses are the first, and would import inspect.
     looks_like_gdb = import_quietly("aliceserver.adapters.mi.cli_args").looks_like_gdb
     if looks_like_gdb(argv) and argv[:1] != ["cache"]:  # gdb's command line (-i=mi, -q, PROG...): the MI front end
+        _program_ahead(argv)  # before the front end's imports, which its child overlaps
         from aliceserver.engines import debugger_factory
 
         gdb_main = import_quietly("aliceserver.adapters.mi.main").main

@@ -32,13 +32,12 @@ import contextlib
 import logging
 import os
 import signal
-import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
 
 from aliceserver.affinity import SERVER_CPUS
-from aliceserver.childstart import CPUS_VARIABLE, PARENT_VARIABLE, child_started
+from aliceserver.childstart import child_started, spawn
 
 __all__ = ["AheadChild", "child_started", "close_all"]
 
@@ -54,9 +53,12 @@ class AheadChild:
     spawning thread, which lives here as long as the child."""
 
     def __init__(self, module: str, args: Sequence[str],
-                 heard: Callable[[bytes], None] | None = None) -> None:  # fmt: skip
+                 heard: Callable[[bytes], None] | None = None,
+                 spawned: tuple[int, int] | None = None) -> None:  # fmt: skip
         """`heard`: given each part of the child's output as it comes (on this object's
-        thread), for an answer given a piece at a time."""
+        thread), for an answer given a piece at a time. `spawned`: (pid, read end of its
+        output) of a child spawned already (`spawn`, by a thread that lives as long as it),
+        to be read and reaped here (childstart.spawn)."""
         self.pid = 0
         self._heard = heard
         self._answer: bytes | None = None
@@ -64,7 +66,7 @@ class AheadChild:
         self._lock = threading.Lock()  # held while the child's pid is used or reaped
         self._reaped = False
         _living.add(self)
-        self._thread = threading.Thread(target=self._run, args=(module, list(args)),
+        self._thread = threading.Thread(target=self._run, args=(module, list(args), spawned),
                                         daemon=True, name="aliceserver-ahead")  # fmt: skip
         self._thread.start()
 
@@ -97,32 +99,19 @@ class AheadChild:
         self._thread.join()
         _living.discard(self)
 
-    def _run(self, module: str, args: list[str]) -> None:
-        read_end, write_end = os.pipe2(os.O_CLOEXEC)
-        others = sorted(SERVER_CPUS - os.sched_getaffinity(0)) or sorted(SERVER_CPUS)
-        with contextlib.suppress(OSError):  # the child starts there, not beside the parent's thread
-            os.sched_setaffinity(0, others)
-        env = {
-            **os.environ,
-            CPUS_VARIABLE: ",".join(map(str, others)),
-            PARENT_VARIABLE: str(os.getpid()),
-        }
-        try:
-            self.pid = os.posix_spawn(
-                sys.executable, [sys.executable, "-m", module, *args], env,
-                file_actions=[(os.POSIX_SPAWN_DUP2, write_end, 1),
-                              (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                              (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)],
-                setsigdef=(signal.SIGINT, signal.SIGTERM, signal.SIGPIPE),
-                setsigmask={signal.SIGINT},  # (kept blocked by exec and Python's start)
-            )  # fmt: skip
-        except OSError as error:
-            log.debug("no child for %s: %s", module, error)
-            os.close(read_end)
-            return
-        finally:
-            os.close(write_end)
-            self._spawned.set()
+    def _run(self, module: str, args: list[str], spawned: tuple[int, int] | None) -> None:
+        if spawned is None:
+            others = sorted(SERVER_CPUS - os.sched_getaffinity(0)) or sorted(SERVER_CPUS)
+            with contextlib.suppress(OSError):  # the child starts there, not beside our thread
+                os.sched_setaffinity(0, others)
+            try:
+                spawned = spawn(module, args, others)
+            except OSError as error:
+                log.debug("no child for %s: %s", module, error)
+                self._spawned.set()
+                return
+        self.pid, read_end = spawned
+        self._spawned.set()
         chunks = []
         try:
             while chunk := os.read(read_end, 1 << 16):  # (releases the GIL)

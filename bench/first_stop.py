@@ -38,6 +38,8 @@ from bench import large_program
 _CHILD = r"""
 import sys, time
 started = time.perf_counter()
+from aliceserver import programahead  # as gdb's command line does with its program:
+programahead.start(sys.argv[1])  # its index built by a child while this imports
 from aliceserver.startup import import_quietly  # as the front ends start
 PtraceDebugger = import_quietly("aliceserver.debuggers.ptrace.engine").PtraceDebugger
 from aliceserver.debuggers.events import Exited, Stopped

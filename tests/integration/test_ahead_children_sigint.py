@@ -11,7 +11,9 @@ session's (the search's positions, the library's index: not redone by the sessio
 breakpoint's two locations, the stop and the backtrace are gdb's (test_program_search_child
 compares them whole); no traceback is printed; no child remains after the session. (The
 program's output goes to `tty /dev/null`, so `run` starts another process than the copy
-held for its symbols, which gets the ^C too: test_ctrl_c_while_stopped covers that one.)
+held for its symbols, which gets the ^C too: test_ctrl_c_while_stopped covers that one.
+The program is named by `file`: on the command line, the server would start a child
+indexing it at once, test_program_index_child.py.)
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def test_ctrl_c_during_break_does_not_reach_the_child(
                TERM="dumb")  # fmt: skip
     argv = [sys.executable, "-m", "aliceserver", "--cache-dir", str(tmp_path / "cache"),
             "--log-file", str(log), "--log-level", "DEBUG", "-nx", "-q",
-            "-ex", "set confirm off", "-ex", "tty /dev/null", str(program)]  # fmt: skip
+            "-ex", f"file {program}", "-ex", "set confirm off", "-ex", "tty /dev/null"]  # fmt: skip
     mark = str(program) if held == _SEARCH else str(tmp_path / "cache")  # in its arguments
     terminal = Terminal(argv, env, program.parent)
     try:

@@ -73,7 +73,9 @@ def _session(program: Path, cache: Path, log: Path, test: str = "none", load: st
     # its stack addresses, stay the same
     session = ("--enable-shell", "-nx", *_SESSION)
     env = {"INDEX_CHILD_TEST": test, "AHEAD_LOAD_TEST": load}
-    return ours_cached(program, session, cache, log, program.parent / "custom", env)
+    # (the program named by `file`: on the command line, the child the server starts for
+    # it would index the libraries too: test_program_index_child.py)
+    return ours_cached(program, session, cache, log, program.parent / "custom", env, True)
 
 
 def _stop(output: str) -> str:

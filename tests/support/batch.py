@@ -26,15 +26,19 @@ def ours(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def ours_cached(program: Path, session: Sequence[str], cache: Path, log: Path | None = None,
-                hooks: Path | None = None, env: Mapping[str, str] | None = None) -> str:  # fmt: skip
+                hooks: Path | None = None, env: Mapping[str, str] | None = None,
+                by_file_command: bool = False) -> str:  # fmt: skip
     """The output of our SESSION (command-line options) on `program`, run in its directory
     with the index cache `cache`, a DEBUG log at `log`, the directory `hooks` first on
-    PYTHONPATH (a sitecustomize.py of faults) and `env` added; it must exit 0."""
+    PYTHONPATH (a sitecustomize.py of faults) and `env` added; it must exit 0.
+    `by_file_command`: the program is given by a first `-ex 'file PROGRAM'`, not on the
+    command line (where the server starts indexing it before its imports: programahead.py)."""
     paths = [str(hooks) if hooks is not None else "", str(ROOT), os.environ.get("PYTHONPATH", "")]
     full = dict(os.environ, **(env or {}), PYTHONPATH=os.pathsep.join(p for p in paths if p))
     logging = ["--log-file", str(log), "--log-level", "DEBUG"] if log is not None else []
     done = subprocess.run([sys.executable, "-m", "aliceserver", "--cache-dir", str(cache), *logging,
-                           *session, str(program)], capture_output=True, text=True, timeout=PATIENCE,
+                           *(["-ex", f"file {program}", *session] if by_file_command
+                             else [*session, str(program)])], capture_output=True, text=True, timeout=PATIENCE,
                           env=full, cwd=program.parent, stdin=subprocess.DEVNULL)  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -16,6 +16,10 @@ each planned library it is reaped (killed if it has not left yet: nothing is lef
 The child first stores, as `KEY-libraries`, the program's libraries and their keys: a later
 session whose libraries are all indexed checks that (a file read and a stat per library,
 not needed.py's 2 ms) and starts no child.
+Where the program was named on the command line, the child started with the server
+(programahead.py) indexes the program first and then these libraries (`plan`: their keys):
+the session claims it (`_claim`) and starts no other; the libraries it planned are
+inflated ahead as below, even when it has indexed them all already.
 Meanwhile a thread inflates the compressed .debug_info of the same libraries into the
 cache (`_inflate_ahead`, inflatedcache.py), which the session's search of them for the
 breakpoint's name (sectionprefetch.py) then reads: libc's 2.3 -> 5.8 MB, 40-50 ms of zlib,
@@ -47,6 +51,7 @@ import time
 import weakref
 from collections.abc import Sequence
 
+from aliceserver import programahead
 from aliceserver.affinity import SERVER_CPUS
 from aliceserver.aheadchild import AheadChild
 from aliceserver.debuggers.symbols.dwarf import indexchild, inflatedcache
@@ -70,24 +75,41 @@ class LibrariesAhead:
     """One child building the indexes of the libraries whose cache keys are `planned`, and
     what it said of each."""
 
-    def __init__(self, planned: set[str], args: list[str]) -> None:
-        self._planned = planned
+    def __init__(self, planned: set[str], args: list[str],
+                 spawned: tuple[int, int] | None = None, program: str | None = None) -> None:  # fmt: skip
+        """`spawned`, `program`: the child started with the server (programahead.py), its
+        pid and output, and the key of the program it indexes first; it plans the libraries
+        itself (its `plan` line)."""
+        self.program = program
+        self._planned = planned if program is None else {program}
+        self._planning = program is not None  # its plan to come
         self._said: dict[str, str] = {}  # key -> built, had, none or failed
         self._ready = False  # its modules imported: it is at work
         self._ended = False
         self._hurried = False
         self._heard_part = b""
         self._changed = threading.Condition()
-        self._child = AheadChild(indexchild.MODULE, args, heard=self._heard)
+        self._child = AheadChild(indexchild.MODULE, args, heard=self._heard, spawned=spawned)
         self._waiter = threading.Thread(target=self._wait, daemon=True, name="aliceserver-indexes")
         self._waiter.start()
+
+    def plans(self, key: str) -> bool:
+        """Whether the child has `key` in its plan (told, or given)."""
+        with self._changed:
+            return key in self._planned
+
+    @property
+    def failed(self) -> bool:
+        """Whether the child ended without a word on its program."""
+        with self._changed:
+            return self._ended and self.program not in self._said
 
     def built(self, key: str) -> bool:
         """Whether the child built the index of `key` (waiting for it if it is at work on
         it, at most _PATIENCE seconds; then it is killed)."""
-        if key not in self._planned:
-            return False
         with self._changed:
+            if key not in self._planned and not self._planning:
+                return False
             ready = self._ready or self._ended
             hurry, self._hurried = not self._hurried, True
         if not ready:  # still starting: the session indexes this library (and those loaded
@@ -98,12 +120,15 @@ class LibrariesAhead:
             self._child.widen()
         deadline = time.monotonic() + _PATIENCE
         with self._changed:
-            while key not in self._said and not self._ended and time.monotonic() < deadline:
+            while (key not in self._said and not self._ended and time.monotonic() < deadline
+                   and (self._planning or key in self._planned)):  # fmt: skip
                 self._changed.wait(deadline - time.monotonic())
-            said, ended, done = self._said.get(key), self._ended, self._said.keys() >= self._planned
-        if said is None and not ended:
+            said, ended = self._said.get(key), self._ended
+            slow = said is None and not ended and (self._planning or key in self._planned)
+            done = not self._planning and self._said.keys() >= self._planned
+        if slow:
             log.debug("the indexing child took too long: the session indexes")
-        if done or (said is None and not ended):
+        if done or slow:
             self.close()  # (done: it has stored its list, and is leaving)
         log.debug("index %s from the indexing child: %s", key, said)
         return said == "built"
@@ -120,6 +145,9 @@ class LibrariesAhead:
                 what, _space, key = line.decode(errors="replace").partition(" ")
                 if what == "ready":
                     self._ready = True
+                elif what == "plan":
+                    self._planned.update(key.split())
+                    self._planning = False
                 elif key in self._planned:
                     self._said[key] = what
             self._changed.notify_all()
@@ -130,30 +158,44 @@ class LibrariesAhead:
         finally:
             with self._changed:
                 self._ended = True
+                self._planning = False
                 self._changed.notify_all()
 
 
 def start(cache: IndexCache, program: ElfImage, loaded: Sequence[str]) -> None:
     """When the libraries `program` needs (beyond those `loaded`) are not all indexed in
-    `cache`, a child building their indexes (the session's earlier one is killed)."""
-    close(cache)
-    if not cache.writable:
-        return
+    `cache`, a child building their indexes (the session's earlier one is killed; the one
+    started with the server for `program` goes on: it indexes them)."""
+    early = _running.get(cache) or _claim(cache)
     try:
         stat = os.stat(program.path)
         identity = (os.path.realpath(program.path), stat.st_mtime_ns, stat.st_size)
         key = IndexCache.key_for(program.build_id, program.path, stat.st_mtime_ns, stat.st_size)
-        if _all_indexed(cache, key + _MARKER, identity):
+    except OSError as error:
+        log.debug("no libraries of %s indexed ahead: %s", program.path, error)
+        close(cache)
+        return
+    if early is None or early.program != key or early.failed:
+        close(cache)
+        early = None
+    if not cache.writable:
+        return
+    try:  # (the libraries the program's child indexes this session are inflated ahead too)
+        if early is None and _all_indexed(cache, key + _MARKER, identity):
             return
-        planned, entries, listed = _plan(cache, program, loaded)
+        planned, entries, listed = _plan(cache, program, loaded, early)
     except (AliceError, OSError, ValueError) as error:
         log.debug("no libraries of %s indexed ahead: %s", program.path, error)
         return
     if not planned:  # all indexed (by sessions of other programs): listed for the next
-        if os.access(cache.directory, os.W_OK):  # (a read-only one is no trouble to warn of)
+        if early is None and os.access(cache.directory, os.W_OK):  # (read-only: no trouble)
             cache.store(key + _MARKER, identity, {"libraries": listed})
         return
     _inflate_ahead(cache, [path for wanted, path in entries if wanted])
+    if early is not None:
+        log.debug("%d libraries of %s to be indexed by a child process (started with the server)",
+                  len(planned), program.path)  # fmt: skip
+        return
     if not _spare_cpu():
         return
     log.debug("%d libraries of %s to be indexed by a child process", len(planned), program.path)
@@ -217,8 +259,28 @@ def _spare_cpu() -> bool:
 
 def built_ahead(cache: IndexCache, key: str) -> bool:
     """Whether this session's child built the index of `key` (waited for; see `built`)."""
-    ahead = _running.get(cache)
+    ahead = _running.get(cache) or _claim(cache)
     return ahead is not None and ahead.built(key)
+
+
+def program_ahead(cache: IndexCache, key: str) -> bool:
+    """Whether the child started with the server indexes (or indexed) the program of `key`
+    for this session: a program this session is the first to see."""
+    ahead = _running.get(cache) or _claim(cache)
+    return ahead is not None and ahead.program == key
+
+
+def _claim(cache: IndexCache) -> LibrariesAhead | None:
+    """The child started with the server for this cache (programahead.py), now this
+    session's."""
+    claimed = programahead.claim(cache.directory)
+    if claimed is None:
+        return None
+    pid, read_end, key = claimed
+    log.debug("the index of %s comes from the child started with the server", key)
+    with _lock:
+        ahead = _running[cache] = LibrariesAhead(set(), [], (pid, read_end), key)
+    return ahead
 
 
 def close(cache: IndexCache) -> None:
@@ -248,10 +310,11 @@ def _all_indexed(cache: IndexCache, marker: str, identity: tuple[str, int, int])
 
 
 def _plan(
-    cache: IndexCache, program: ElfImage, loaded: Sequence[str]
+    cache: IndexCache, program: ElfImage, loaded: Sequence[str], early: LibrariesAhead | None
 ) -> tuple[set[str], list[tuple[bool, str]], list[tuple[str, int, int, str]]]:
     """(the keys of the libraries to index, the child's entries: every library, in the
-    loader's order, each with whether it is to be indexed; the marker's list of them)."""
+    loader's order, each with whether it is to be indexed; the marker's list of them).
+    `early`: the program's child, whose planned libraries are to index (it may have)."""
     skip = {os.path.realpath(path) for path in loaded}
     planned: set[str] = set()
     entries = []
@@ -264,7 +327,9 @@ def _plan(
         except (AliceError, OSError):
             continue
         key = IndexCache.key_for(image.build_id, path, stat.st_mtime_ns, stat.st_size)
-        wanted = real not in skip and not os.path.exists(cache.path_for(key))
+        wanted = real not in skip and (
+            not os.path.exists(cache.path_for(key)) or (early is not None and early.plans(key))
+        )
         if wanted:
             planned.add(key)
         entries.append((wanted, path))

@@ -10,6 +10,12 @@ KEY`; KEY is the cache key DebugInfo.load reads it by. Before those it stores MA
 list of the program's libraries and their keys, for the next session's check
 (indexahead.py). It imports only childstart.py, the ELF reader, the cache and namepart.py
 (no engine).
+
+`... indexchild --program CACHE_DIR PROGRAM`: the child started with the server
+(programahead.py), before the program runs: it prints `ready`, builds and stores the
+program's index (its line as above), then plans its libraries itself (needed.py: the
+loader first, whose index the session wants first), prints `plan KEY...` (those it will
+index) and goes on as above.
 """
 
 from __future__ import annotations
@@ -19,11 +25,19 @@ import sys
 from collections.abc import Sequence
 
 from aliceserver.childstart import child_started
-from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
-from aliceserver.debuggers.symbols.dwarf.namepart import build_name_part, index_key
-from aliceserver.debuggers.symbols.dwarf.sections import open_dwarf
-from aliceserver.debuggers.symbols.elf import ElfImage
-from aliceserver.errors import AliceError
+
+if __name__ == "__main__":  # the child: ends with its parent; imports as the server does
+    child_started()  # (startup.py: byte code bundled, collector paused; 45 -> 30 ms of CPU)
+    from aliceserver.startup import import_quietly
+
+    import_quietly("aliceserver.debuggers.symbols.dwarf.sections")
+    import_quietly("aliceserver.debuggers.symbols.dwarf.namepart")
+
+from aliceserver.debuggers.symbols.dwarf.cache import IndexCache  # noqa: E402
+from aliceserver.debuggers.symbols.dwarf.namepart import build_name_part, index_key  # noqa: E402
+from aliceserver.debuggers.symbols.dwarf.sections import open_dwarf  # noqa: E402
+from aliceserver.debuggers.symbols.elf import ElfImage  # noqa: E402
+from aliceserver.errors import AliceError  # noqa: E402
 
 MODULE = "aliceserver.debuggers.symbols.dwarf.indexchild"
 
@@ -56,38 +70,81 @@ def _key(path: str) -> tuple[str, tuple[str, int, int, str], object]:
 
 
 def main(argv: Sequence[str]) -> None:
+    if argv[0] == "--program":
+        _program(*argv[1:])
+        return
     directory, marker, program, mtime_ns, size, *entries = argv
     _say("ready")
-    cache = IndexCache(directory)
-    todo = []
-    listed = []
+    known = []
     for entry in entries:
         try:
-            key, listing, identity = _key(entry[1:])
+            known.append((entry[0] == "+", entry[1:], *_key(entry[1:])))
         except (AliceError, OSError, ValueError) as error:
             if entry[0] == "+":
                 _say(f"failed {entry[1:]} {error}")
+    _libraries(IndexCache(directory), marker, (program, int(mtime_ns), int(size)), known)
+
+
+def _program(directory: str, path: str) -> None:
+    _say("ready")
+    cache = IndexCache(directory)
+    try:
+        key, _listing, identity = _key(path)
+    except (AliceError, OSError, ValueError):
+        return  # (the session sees the child end: it builds the index itself)
+    _build(cache, path, key, identity)
+    from aliceserver.debuggers.symbols.needed import needed_libraries  # (after: it can wait)
+
+    try:
+        image = ElfImage.load(path)
+        stat = os.stat(path)
+        libraries = needed_libraries(image)
+    except (AliceError, OSError):
+        return
+    loader = os.path.realpath(image.interp) if image.interp else None
+    libraries.sort(key=lambda library: os.path.realpath(library) != loader)  # (stable)
+    known = []
+    for library in libraries:
+        try:
+            library_key, listing, library_identity = _key(library)
+        except (AliceError, OSError, ValueError):
             continue
-        listed.append(listing)
-        if entry[0] == "+":
-            todo.append((entry[1:], key, identity))
+        wanted = library_identity is not None and not os.path.exists(cache.path_for(library_key))
+        known.append((wanted, library, library_key, listing, library_identity))
+    program = (os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
+    _libraries(cache, key + "-libraries", program, known, plan=True)
+
+
+def _libraries(cache: IndexCache, marker: str, program: tuple[str, int, int],
+               known: Sequence[tuple[bool, str, str, tuple[str, int, int, str], object]],
+               plan: bool = False) -> None:  # fmt: skip
+    """Store `marker`, the list of the program's libraries, then index those `known` as
+    wanted: (wanted, path, key, marker entry, identity) each (`plan`: say their keys first)."""
     # First: the session may kill this child once it has heard of each library it waits for
-    cache.store(marker, (program, int(mtime_ns), int(size)), {"libraries": listed})
-    for path, key, identity in todo:
-        if identity is None:
-            _say(f"none {key}")
-        elif os.path.exists(cache.path_for(key)):
-            _say(f"had {key}")
-        else:
-            try:
-                cache.store(key, identity, build_name_part(ElfImage.load(path)))
-            except (AliceError, OSError, ValueError):
-                _say(f"failed {key}")
-                continue
-            _say(f"{'built' if cache.writable else 'failed'} {key}")
+    cache.store(marker, program, {"libraries": [entry[3] for entry in known]})
+    if plan:
+        planned = (key for wanted, _path, key, _listing, _identity in known if wanted)
+        _say(" ".join(["plan", *planned]))
+    for wanted, path, key, _listing, identity in known:
+        if wanted:
+            _build(cache, path, key, identity)
+
+
+def _build(cache: IndexCache, path: str, key: str, identity: object) -> None:
+    """Index the binary at `path` under `key`, unless it is indexed; say how it went."""
+    if identity is None:
+        _say(f"none {key}")
+    elif os.path.exists(cache.path_for(key)):
+        _say(f"had {key}")
+    else:
+        try:
+            cache.store(key, identity, build_name_part(ElfImage.load(path)))
+        except (AliceError, OSError, ValueError):
+            _say(f"failed {key}")
+            return
+        _say(f"{'built' if cache.writable else 'failed'} {key}")
 
 
 if __name__ == "__main__":
-    child_started()
     main(sys.argv[1:])
     os._exit(0)  # (the interpreter's teardown is nobody's business)

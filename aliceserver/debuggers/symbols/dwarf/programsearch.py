@@ -29,7 +29,7 @@ import os
 import threading
 
 from aliceserver.aheadchild import AheadChild
-from aliceserver.debuggers.symbols.dwarf import mentions, searchchild
+from aliceserver.debuggers.symbols.dwarf import indexahead, mentions, searchchild
 from aliceserver.debuggers.symbols.dwarf.altfile import shares_units
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.inlines import mention_needles, query_leaf
@@ -90,13 +90,14 @@ class ProgramSearch:
 
 
 def start(image: ElfImage, cache: IndexCache, name: str) -> tuple[Opened, ProgramSearch] | None:
-    """When the program `image`'s index is not in `cache` (it is about to be built) and
+    """When the program `image`'s index is not in `cache` (it is about to be built, or is
+    being built by the child started with the server: the session's search is its own) and
     its .debug_info is plain and large: its DWARF opened (for DebugInfo.load), with a
     search of that section for `break NAME`'s needles started in a child; else None."""
     try:
         stat = os.stat(image.path)
         key = IndexCache.key_for(image.build_id, image.path, stat.st_mtime_ns, stat.st_size)
-        if os.path.exists(cache.path_for(key)):
+        if os.path.exists(cache.path_for(key)) and not indexahead.program_ahead(cache, key):
             return None  # indexed by an earlier session: no build to search beside
         opened = open_dwarf(image.path, image.build_id)
         if opened is None or _remembered(cache, image, opened, name):
