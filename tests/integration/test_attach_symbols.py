@@ -7,7 +7,6 @@ attach, gdb's objfiles for it being new. Side by side with gdb."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,38 +14,15 @@ import pytest
 
 from tests.support.batch import needs_gdb, output_like_gdb
 from tests.support.build import Builder
+from tests.support.dlopen_wait import dlopen_waiting
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
 
-_DLWAIT = """\
-#include <dlfcn.h>
-#include <stdio.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-  if (argc < 2 || !dlopen(argv[1], RTLD_NOW)) return 3;
-  puts("loaded");
-  fflush(stdout);
-  for (int i = 0; i < 1200; i++) usleep(100000);
-  return 0;
-}
-"""
-
-
 @pytest.fixture
-def waiting(builder: Builder, tmp_path: Path) -> Iterator[tuple[Path, int]]:
+def waiting(builder: Builder) -> Iterator[tuple[Path, int]]:
     library = builder.build("lib_plugin", flags=("-O0",), extra=["-shared", "-fPIC"])
-    (tmp_path / "dlwait.c").write_text(_DLWAIT)
-    subprocess.run(["gcc", "-g", "-o", "dlwait", "dlwait.c", "-ldl"], cwd=tmp_path, check=True)
-    program = tmp_path / "dlwait"
-    proc = subprocess.Popen(
-        [str(program), str(library)], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
-    )
-    try:
-        assert proc.stdout is not None and proc.stdout.readline() == b"loaded\n"
-        yield program, proc.pid
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
+    with dlopen_waiting(builder, library) as started:
+        yield started
 
 
 def test_attach_after_the_program_alone_like_gdb(waiting: tuple[Path, int]) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.batch import assert_like_gdb, ex, needs_gdb, normalized
 from tests.support.build import Builder, marker_line
+from tests.support.dlopen_wait import dlopen_waiting
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
@@ -109,20 +110,6 @@ def test_mi_detach_leaves_library_breakpoints_pending_like_gdb(builder: Builder)
     assert 'addr="<PENDING>",pending="plugin_work"' in "".join(got)
 
 
-_DLWAIT = """\
-#include <dlfcn.h>
-#include <stdio.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-  if (argc < 2 || !dlopen(argv[1], RTLD_NOW)) return 3;
-  puts("loaded");
-  fflush(stdout);
-  for (int i = 0; i < 1200; i++) usleep(100000);
-  return 0;
-}
-"""
-
-
 def _attached_libraries(program: Path, pid: int, *, gdb: bool) -> list[str]:
     """The library records and lists of an attach to `pid`, then of its detach."""
     mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
@@ -144,23 +131,13 @@ def _attached_libraries(program: Path, pid: int, *, gdb: bool) -> list[str]:
     ]
 
 
-def test_attached_libraries_in_link_map_order_like_gdb(builder: Builder, tmp_path: Path) -> None:
+def test_attached_libraries_in_link_map_order_like_gdb(builder: Builder) -> None:
     """gdb reads an attached process's loader's list at once: its libraries in the list's
     order, the loader after those the program was linked with and before one it dlopened."""
     # (with -g: gdb's MI attach marks no library (*), missing debugging information)
     library = builder.build("lib_plugin", extra=["-shared", "-fPIC"])
-    (tmp_path / "dlwait.c").write_text(_DLWAIT)
-    subprocess.run(["gcc", "-g", "-o", "dlwait", "dlwait.c", "-ldl"], cwd=tmp_path, check=True)
-    program = tmp_path / "dlwait"
-    proc = subprocess.Popen(
-        [str(program), str(library)], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
-    )
-    try:
-        assert proc.stdout is not None and proc.stdout.readline() == b"loaded\n"
-        got = _attached_libraries(program, proc.pid, gdb=False)
-        assert got == _attached_libraries(program, proc.pid, gdb=True)
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
+    with dlopen_waiting(builder, library) as (program, pid):
+        got = _attached_libraries(program, pid, gdb=False)
+        assert got == _attached_libraries(program, pid, gdb=True)
     loaded = [line.split('"')[1] for line in got if line.startswith("=library-loaded")]
     assert "ld-linux" in loaded[-2] and loaded[-1] == str(library)
