@@ -17,23 +17,21 @@ started, and the session builds the index itself.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.support.ahead_children import children_running, fault_hooks
+from tests.support.ahead_children import (
+    BUSY,
+    IDLE,
+    index_children,
+    program_with_library,
+    stop_onwards,
+)
 from tests.support.batch import ours_cached
 
 pytestmark = pytest.mark.timeout(120)
 
-_LIBRARY = """
-int scaled(int v, int k)
-{
-    int r = v * k;
-    return r + 1;
-}
-"""
 _MAIN = """
 #include <stdio.h>
 int scaled(int v, int k);
@@ -41,14 +39,6 @@ int main(int argc, char **argv) { printf("%d\\n", scaled(argc + 6, 7)); return 0
 """
 _SESSION = ("-batch", "-ex", "set breakpoint pending on", "-ex", "break scaled", "-ex", "starti",
             "-ex", "shell sleep 1", "-ex", "continue", "-ex", "bt", "-ex", "info args")  # fmt: skip
-_CHILD = "aliceserver.debuggers.symbols.dwarf.indexchild"
-# Appended to the fault hooks: the load average the session sees, as AHEAD_LOAD_TEST says
-_LOAD_HOOK = """
-if os.environ.get("AHEAD_LOAD_TEST"):
-    _load = float(os.environ["AHEAD_LOAD_TEST"])
-    os.getloadavg = lambda: (_load, _load, _load)
-"""
-_IDLE, _BUSY = "0.00", "9.00"  # (of one length: the program's environment stays the same)
 
 
 @pytest.fixture(scope="module")
@@ -56,19 +46,10 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("gcc") is None:
         pytest.skip("gcc not found")
     root = tmp_path_factory.mktemp("index-child")
-    (root / "ahead.c").write_text(_LIBRARY)
-    (root / "main.c").write_text(_MAIN)
-    subprocess.run(["gcc", "-g", "-O0", "-shared", "-fPIC", "ahead.c", "-o", "libahead.so"],
-                   cwd=root, check=True)  # fmt: skip
-    subprocess.run(["gcc", "-g", "-O0", "main.c", "-L.", "-lahead", "-Wl,-rpath,$ORIGIN", "-o", "prog"],
-                   cwd=root, check=True)  # fmt: skip
-    hooks = fault_hooks(root / "custom", _CHILD, "INDEX_CHILD_TEST")
-    with (hooks / "sitecustomize.py").open("a") as sitecustomize:
-        sitecustomize.write(_LOAD_HOOK)
-    return root / "prog"
+    return program_with_library(root, _MAIN, "INDEX_CHILD_TEST")
 
 
-def _session(program: Path, cache: Path, log: Path, test: str = "none", load: str = _IDLE) -> str:
+def _session(program: Path, cache: Path, log: Path, test: str = "none", load: str = IDLE) -> str:
     # `test`: "none", "fail" or "hang", 4 letters each: the program's environment, and so
     # its stack addresses, stay the same
     session = ("--enable-shell", "-nx", *_SESSION)
@@ -78,14 +59,6 @@ def _session(program: Path, cache: Path, log: Path, test: str = "none", load: st
     return ours_cached(program, session, cache, log, program.parent / "custom", env, True)
 
 
-def _stop(output: str) -> str:
-    """The output from the breakpoint's stop on (the first instruction's address varies)."""
-    return output[output.index("Breakpoint 1, ") :]
-
-
-def _children(cache: Path) -> list[int]:
-    """Index children (of anyone) still running for the cache `cache`."""
-    return children_running(_CHILD, str(cache))
 
 
 def test_the_library_index_built_by_the_child_is_read_and_the_stop_is_the_same(
@@ -100,14 +73,14 @@ def test_the_library_index_built_by_the_child_is_read_and_the_stop_is_the_same(
     assert f"indexed the names of {library}" not in log
     alone = _session(program, tmp_path / "alone", tmp_path / "alone.log", "fail")
     assert f"indexed the names of {library}" in (tmp_path / "alone.log").read_text()
-    assert _stop(ahead) == _stop(alone)
+    assert stop_onwards(ahead) == stop_onwards(alone)
     assert "Breakpoint 1, scaled (v=7, k=7) at ahead.c:4" in ahead
     assert "#1  0x" in ahead and " in main (argc=1, argv=0x" in ahead and "v = 7\nk = 7" in ahead
-    assert not _children(cache)
+    assert not index_children(cache)
     again = _session(program, cache, tmp_path / "again.log")  # every library indexed now
     assert "by a child process" not in (tmp_path / "again.log").read_text()
     assert f"index of {library} read from the cache" in (tmp_path / "again.log").read_text()
-    assert _stop(again) == _stop(ahead)
+    assert stop_onwards(again) == stop_onwards(ahead)
 
 
 def test_a_child_that_fails_leaves_the_index_to_the_session(program: Path, tmp_path: Path) -> None:
@@ -118,7 +91,7 @@ def test_a_child_that_fails_leaves_the_index_to_the_session(program: Path, tmp_p
     assert "to be indexed by a child process" in log  # started, and failed
     assert f"indexed the names of {library}" in log
     assert "Breakpoint 1, scaled (v=7, k=7) at ahead.c:4" in output
-    assert not _children(cache)
+    assert not index_children(cache)
 
 
 def test_a_child_stuck_when_the_session_ends_is_killed_and_reaped(
@@ -131,7 +104,7 @@ def test_a_child_stuck_when_the_session_ends_is_killed_and_reaped(
     assert "to be indexed by a child process" in log
     assert f"indexed the names of {library}" in log  # not waited for: it never started its work
     assert "Breakpoint 1, scaled (v=7, k=7) at ahead.c:4" in output
-    assert not _children(cache)
+    assert not index_children(cache)
 
 
 def test_on_a_busy_machine_no_child_is_started_and_the_session_indexes(
@@ -139,17 +112,17 @@ def test_on_a_busy_machine_no_child_is_started_and_the_session_indexes(
 ) -> None:
     library = str(program.parent / "libahead.so")
     cache = tmp_path / "cache"
-    busy = _session(program, cache, tmp_path / "busy.log", load=_BUSY)
+    busy = _session(program, cache, tmp_path / "busy.log", load=BUSY)
     log = (tmp_path / "busy.log").read_text()
     assert "by a child process" not in log, log
     assert "from the indexing child" not in log
     assert f"indexed the names of {library}" in log  # by the session, as it loaded
-    assert not _children(cache)
+    assert not index_children(cache)
     ahead = _session(program, tmp_path / "ahead", tmp_path / "ahead.log")
     assert "to be indexed by a child process" in (tmp_path / "ahead.log").read_text()
-    assert _stop(busy) == _stop(ahead)
+    assert stop_onwards(busy) == stop_onwards(ahead)
     assert "Breakpoint 1, scaled (v=7, k=7) at ahead.c:4" in busy
     assert " in main (argc=1, argv=0x" in busy and "v = 7\nk = 7" in busy
-    again = _session(program, cache, tmp_path / "again.log", load=_BUSY)  # cached now
+    again = _session(program, cache, tmp_path / "again.log", load=BUSY)  # cached now
     assert f"index of {library} read from the cache" in (tmp_path / "again.log").read_text()
-    assert _stop(again) == _stop(busy)
+    assert stop_onwards(again) == stop_onwards(busy)

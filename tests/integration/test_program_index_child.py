@@ -14,23 +14,21 @@ starts no child; no child remains after any session; on a busy machine none is s
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.support.ahead_children import children_running, fault_hooks
+from tests.support.ahead_children import (
+    BUSY,
+    IDLE,
+    index_children,
+    program_with_library,
+    stop_onwards,
+)
 from tests.support.batch import ours_cached
 
 pytestmark = pytest.mark.timeout(120)
 
-_LIBRARY = """
-int scaled(int v, int k)
-{
-    int r = v * k;
-    return r + 1;
-}
-"""
 _MAIN = """
 #include <stdio.h>
 int scaled(int v, int k);
@@ -39,14 +37,6 @@ int main(int argc, char **argv) { printf("%d\\n", twice(argc + 6)); return 0; }
 """
 _SESSION = ("-batch", "-ex", "shell sleep 1", "-ex", "break twice", "-ex", "run", "-ex", "bt",
             "-ex", "info args")  # fmt: skip
-_CHILD = "aliceserver.debuggers.symbols.dwarf.indexchild"
-# Appended to the fault hooks: the load average the server sees, as AHEAD_LOAD_TEST says
-_LOAD_HOOK = """
-if os.environ.get("AHEAD_LOAD_TEST"):
-    _load = float(os.environ["AHEAD_LOAD_TEST"])
-    os.getloadavg = lambda: (_load, _load, _load)
-"""
-_IDLE, _BUSY = "0.00", "9.00"  # (of one length: the program's environment stays the same)
 
 
 @pytest.fixture(scope="module")
@@ -54,19 +44,10 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("gcc") is None:
         pytest.skip("gcc not found")
     root = tmp_path_factory.mktemp("program-child")
-    (root / "ahead.c").write_text(_LIBRARY)
-    (root / "main.c").write_text(_MAIN)
-    subprocess.run(["gcc", "-g", "-O0", "-shared", "-fPIC", "ahead.c", "-o", "libahead.so"],
-                   cwd=root, check=True)  # fmt: skip
-    subprocess.run(["gcc", "-g", "-O0", "main.c", "-L.", "-lahead", "-Wl,-rpath,$ORIGIN", "-o", "prog"],
-                   cwd=root, check=True)  # fmt: skip
-    hooks = fault_hooks(root / "custom", _CHILD, "PROGRAM_CHILD_TEST")
-    with (hooks / "sitecustomize.py").open("a") as sitecustomize:
-        sitecustomize.write(_LOAD_HOOK)
-    return root / "prog"
+    return program_with_library(root, _MAIN, "PROGRAM_CHILD_TEST")
 
 
-def _session(program: Path, cache: Path, log: Path, test: str = "none", load: str = _IDLE) -> str:
+def _session(program: Path, cache: Path, log: Path, test: str = "none", load: str = IDLE) -> str:
     # `test`: "none", "fail" or "hang" (4 letters each: the program's environment, and so
     # its stack addresses, stay the same)
     env = {"PROGRAM_CHILD_TEST": test, "AHEAD_LOAD_TEST": load}
@@ -74,13 +55,6 @@ def _session(program: Path, cache: Path, log: Path, test: str = "none", load: st
     return ours_cached(program, session, cache, log, program.parent / "custom", env)
 
 
-def _stop(output: str) -> str:
-    return output[output.index("Breakpoint 1, ") :]
-
-
-def _children(cache: Path) -> list[int]:
-    """Index children (of anyone) still running for the cache `cache`."""
-    return children_running(_CHILD, str(cache))
 
 
 def test_the_program_index_built_by_the_child_started_with_the_server_is_read(
@@ -96,16 +70,16 @@ def test_the_program_index_built_by_the_child_started_with_the_server_is_read(
     assert f"index of {library} built by this session's child" in log, log
     assert "Breakpoint 1, twice (v=7) at main.c:4" in ahead, ahead
     assert " in main (argc=1, argv=0x" in ahead and "v = 7" in ahead
-    assert not _children(cache)
+    assert not index_children(cache)
     alone = _session(program, tmp_path / "alone", tmp_path / "alone.log", "fail")
     assert f"indexed the names of {program}" in (tmp_path / "alone.log").read_text()
-    assert _stop(ahead) == _stop(alone)
+    assert stop_onwards(ahead) == stop_onwards(alone)
     again = _session(program, cache, tmp_path / "again.log")  # indexed: no child started
     log = (tmp_path / "again.log").read_text()
     assert "started with the server" not in log and "from the indexing child" not in log, log
     assert f"index of {program} read from the cache" in log, log
-    assert _stop(again) == _stop(ahead)
-    assert not _children(cache)
+    assert stop_onwards(again) == stop_onwards(ahead)
+    assert not index_children(cache)
 
 
 @pytest.mark.parametrize("test", ["fail", "hang"])
@@ -119,17 +93,17 @@ def test_a_child_that_fails_or_hangs_leaves_the_index_to_the_session(
     assert f"indexed the names of {program}" in log, log  # not waited for, or gone
     assert "built by this session's child" not in log
     assert "Breakpoint 1, twice (v=7) at main.c:4" in output, output
-    assert not _children(cache)  # (the hanging one killed and reaped)
+    assert not index_children(cache)  # (the hanging one killed and reaped)
     again = _session(program, cache, tmp_path / "again.log", test)  # the session stored it
     assert f"index of {program} read from the cache" in (tmp_path / "again.log").read_text()
-    assert _stop(again) == _stop(output)
+    assert stop_onwards(again) == stop_onwards(output)
 
 
 def test_on_a_busy_machine_no_child_is_started(program: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    busy = _session(program, cache, tmp_path / "busy.log", load=_BUSY)
+    busy = _session(program, cache, tmp_path / "busy.log", load=BUSY)
     log = (tmp_path / "busy.log").read_text()
     assert "started with the server" not in log and "from the indexing child" not in log, log
     assert f"indexed the names of {program}" in log
     assert "Breakpoint 1, twice (v=7) at main.c:4" in busy
-    assert not _children(cache)
+    assert not index_children(cache)
