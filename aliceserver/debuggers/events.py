@@ -143,6 +143,7 @@ class ThreadStarted:
 class ThreadExited:
     thread_id: int
     code: int | None = None
+    pointer: int | None = None  # a leader exited alone: its thread pointer, last known
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ static void *raiser(void *arg) {
     (void)arg;
     struct timespec wait = {0, 300 * 1000 * 1000};
     nanosleep(&wait, NULL);
-    raise(SIGUSR1); /* the leader is a zombie by now */
+    raise(SIGUSR1); /* the leader is a zombie by now @bp:zombie */
     return NULL;
 }
 

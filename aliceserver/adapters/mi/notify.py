@@ -68,7 +68,12 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
     elif isinstance(event, ev.ThreadStarted):
         _thread_started(session, event.thread_id, event.pointer)
     elif isinstance(event, ev.ThreadExited):
-        if inferior.process is not None and event.thread_id != inferior.process.pid:
+        leader = inferior.process is not None and event.thread_id == inferior.process.pid
+        if leader and event.thread_id in inferior.threads and not inferior.killing:
+            inferior.leader_exited = True  # it exited alone, the process lives on
+            if event.pointer is not None:  # (its registers cannot be read now)
+                inferior.thread_pointers.setdefault(event.thread_id, event.pointer)
+        if inferior.process is not None and (not leader or inferior.leader_exited):
             if event.thread_id in inferior.threads and not inferior.killing:  # (gdb's kill: no line)
                 _thread_event_line(session, "[{} exited]\n", event.thread_id)
             number = inferior.remove_thread(event.thread_id)
@@ -500,6 +505,12 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
     else:
         name = signal_name(exited.signal, exited.signal_name)
         text = f"\nProgram terminated with signal {name}, {signal_meaning(name)}.\nThe program no longer exists.\n"
+    if inferior.leader_exited and not killed and not detached:  # gdb's linux-nat adds it back
+        number = inferior.add_thread(pid)  # for its exit status: "process N", its one thread
+        group_id = f"i{session.inferior.number}"
+        session.notify("thread-created", [("id", str(number)), ("group-id", group_id)])
+        if session.settings.get("print thread-events") == "on":
+            session.console_all(f"[New process {pid}]\n")
     if not killed and not detached:
         session.console_all(text)
     for number in sorted(inferior.threads.values()):

@@ -39,6 +39,7 @@ class Inferior:
     killing: bool = False  # `kill` waits for its Exited: print "killed", no *stopped
     killing_quietly: bool = False  # run's kill of the old process: gdb prints nothing for it
     detaching: bool = False
+    leader_exited: bool = False  # told exited alone (pthread_exit): gdb adds it back at the end
     libraries: list[Module] = field(default_factory=list)
     # The libraries of the process that ended, (path, bias): gdb 13 keeps their symbols
     # until the next run (the symbol probe's LaunchConfig.kept_libraries)
@@ -83,6 +84,7 @@ class Inferior:
         self.process = None
         self.core = None
         self.run.forget()
+        self.leader_exited = False
         self.threads.clear()
         self.thread_pointers.clear()
         self.thread_names.clear()

@@ -325,8 +325,9 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             if leader is not None and leader.tid != tid and self.exit_event is None:
                 if (leader.running or leader.new) and not leader.gone:
                     last = self._wait_leader(leader)
-                    if last is None:  # it exited alone: nothing to stop
-                        leader.gone, leader.running = True, False
+                    if last is None:  # it exited alone: nothing to stop, told as gdb's
+                        leader.gone, leader.running = True, False  # check_zombie_leaders
+                        self.events.put(ThreadExited(self.pid, pointer=leader.regs.fs_base or None))
                     else:
                         self._take_status(self.pid, last)
 
