@@ -7,7 +7,6 @@ table. Side by side with gdb, for a launched program and an attached one."""
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 from tests.support.batch import assert_like_gdb, ex, needs_gdb, normalized
 from tests.support.build import Builder, marker_line
 from tests.support.dlopen_wait import dlopen_waiting
+from tests.support.longrun import running_longrun
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
@@ -23,15 +23,8 @@ pytestmark = [needs_gdb, pytest.mark.timeout(180)]
 
 @pytest.fixture
 def longrun(builder: Builder) -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen(
-        [str(builder.build("longrun"))], stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL
-    )
-    try:
-        time.sleep(0.3)  # running
+    with running_longrun(builder) as proc:
         yield proc
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
 
 
 def _detached(args: list[str], start: list[str], leave: str, *, gdb: bool, pid: int | None = None,

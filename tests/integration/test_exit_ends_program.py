@@ -7,7 +7,6 @@ for a person); `-batch -p PID` ends with the detached line. Side by side with gd
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from tests.support.batch import needs_gdb, normalized, ours, theirs
 from tests.support.build import Builder
+from tests.support.longrun import running_longrun
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
@@ -22,13 +22,8 @@ pytestmark = [needs_gdb, pytest.mark.timeout(180)]
 
 @pytest.fixture
 def longrun(builder: Builder) -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen([str(builder.build("longrun"))], stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    try:
-        time.sleep(0.3)  # running
+    with running_longrun(builder) as proc:
         yield proc
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
 
 
 def _after_exit(program: Path, start: list[str], leave: str, *, gdb: bool, pid: int | None = None) -> list[str]:
