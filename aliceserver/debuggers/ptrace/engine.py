@@ -255,6 +255,10 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
             self._run.close()
             self._live.close()
             self._source.close()
+            for _image, info in self._debug_infos.values():  # (kept from one image to the next)
+                if info is not None:
+                    info.sections.close()
+            self._debug_infos.clear()
 
     def is_running(self) -> bool:
         return self._run.is_running()

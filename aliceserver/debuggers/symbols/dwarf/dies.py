@@ -176,10 +176,9 @@ class DwarfUnits:
         with self._lock:
             if self._file is not None:
                 self._file.close()
-            self._file = None
-            self._info = None
-            self._elf = None
-            self._raw = None
+            if self._raw is not None:
+                self._raw.close()
+            self._file = self._info = self._elf = self._raw = None
             self._abbrevs = None
             self._unit_bytes = None
 

@@ -128,6 +128,8 @@ class SectionPrefetch:
         searching the program is killed and reaped."""
         with self._changed:
             self._closed = True
+            for (_main, dwarf), _built in self._opened.values():  # (their kept files)
+                dwarf.close()
             self._opened.clear()
         if self._program_search is not None:
             self._program_search.close()

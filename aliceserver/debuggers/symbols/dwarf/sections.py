@@ -115,6 +115,7 @@ class ElfSections:
         self._kept: dict[str, tuple[KeptSection, int] | None] = {}  # (its size); None: none
         self._keeps: dict[str, bool] = {}  # kept whole in the cache, or to be (_keeps_whole)
         self._written: set[str] = set()  # inflated whole here, kept (or tried) once
+        self._closed = False  # its kept files closed (`close`)
         self._lock = threading.Lock()
         self._code: dict[int, bytes] = {}  # file offset -> _CODE_BLOCK bytes there
 
@@ -358,14 +359,25 @@ class ElfSections:
         found = inflatedcache.kept(self, name, _KEPT_WINDOW)
         kept = None if found is None else (found, self.size(name))
         with self._lock:
-            if name in self._kept:  # another thread's meanwhile
+            if name in self._kept or self._closed:  # another thread's meanwhile, or closed
                 if found is not None:
                     found.close()
-                return self._kept[name]
+                return self._kept.setdefault(name, None)
             self._kept[name] = kept
         if found is not None:
             weakref.finalize(self, found.close)
         return kept
+
+    def close(self) -> None:
+        """Close the kept files it reads (its session is over; a later read inflates):
+        a long-lived server's sessions otherwise left them open until the garbage collector
+        found these sections, which an idle server's may never do."""
+        with self._lock:  # (not in the middle of a read: `_read_kept`)
+            self._closed = True
+            for name, kept in self._kept.items():
+                if kept is not None:
+                    kept[0].close()
+                    self._kept[name] = None
 
     def _read_kept(
         self, name: str, kept: tuple[KeptSection, int], offset: int, size: int
