@@ -77,7 +77,10 @@ def test_a_section_inflated_ahead_is_the_one_read_on_demand(program: Path) -> No
 
 
 def _session(program: Path, cache: Path, log: Path) -> str:
-    return ours_cached(program, _SESSION, cache, log, env={"XDG_CACHE_HOME": str(cache.parent / "xdg")})
+    """Our session; the program given by `file` (on the command line, a child would index
+    it and its libraries before the session, where the load leaves a CPU idle)."""
+    return ours_cached(program, _SESSION, cache, log, env={"XDG_CACHE_HOME": str(cache.parent / "xdg")},
+                       by_file_command=True)  # fmt: skip
 
 
 def _opened_ahead(log: Path) -> list[str]:
