@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.adapters.mi import catchpoints as catches
-from aliceserver.adapters.mi import hit_numbers, locations
+from aliceserver.adapters.mi import hit_numbers, locations, watch_enable
 from aliceserver.adapters.mi.breakpoint_gate import Gate as _Gate
 from aliceserver.adapters.mi.breakpoint_gate import IgnoredHits
 from aliceserver.adapters.mi.breakpoint_record import (
@@ -333,6 +333,8 @@ class BreakpointTable:
         bp.enabled = enabled
         if bp.catch is not None:
             self._sync_catches()
+        if bp.is_watch:  # out of the debug registers while disabled
+            watch_enable.set_enabled(self, bp, enabled)
         if bp.is_watch or bp.catch is not None:
             return
         if bp.bound_disabled and bp.engine_id is not None:  # gdb's enable re-sets no location
