@@ -19,6 +19,29 @@ def created(ctx: Context, bp: MiBreakpoint, *, to_self: bool) -> None:
     ctx.session.broadcast(text, except_ui=None if to_self else ctx.ui)
 
 
+def note_others(ctx: Context, bp: MiBreakpoint) -> None:
+    """gdb's describe_other_breakpoints, for each location of a breakpoint a person just
+    set: every other user breakpoint with a location at that pc, its thread and state."""
+    for place in bp.places:
+        others = [other for other in ctx.session.breakpoints.sorted()
+                  if other is not bp and not other.is_watch and other.catch is None
+                  and any(p.address == place.address for p in other.places)]  # fmt: skip
+        if not others:
+            continue
+        words = []
+        for i, other in enumerate(others):
+            word = str(other.number)
+            if other.thread is None and bp.thread is not None:
+                word += " (all threads)"
+            elif other.thread is not None:
+                word += f" (thread {other.thread})"
+            word += " (disabled)" if not other.enabled else ""
+            left = len(others) - 1 - i
+            words.append(word + ("," if left > 1 else " and" if left == 1 else ""))
+        noun = "breakpoint" if len(others) == 1 else "breakpoints"
+        ctx.console(f"Note: {noun} {' '.join(words)} also set at pc {place.address:#x}.\n")
+
+
 def parse_int(text: str, what: str) -> int:
     try:
         return int(text, 0)

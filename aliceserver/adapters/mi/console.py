@@ -24,6 +24,7 @@ from aliceserver.adapters.mi import (
 )
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_misc as misc
+from aliceserver.adapters.mi.break_keywords import keywords
 from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.completion import console_complete
@@ -33,7 +34,7 @@ from aliceserver.adapters.mi.console_print import register_print
 from aliceserver.adapters.mi.console_symbols import rbreak
 from aliceserver.adapters.mi.console_workflow import register_workflow
 from aliceserver.adapters.mi.inferiors import register_inferiors
-from aliceserver.adapters.mi.locations import console_location, keywords
+from aliceserver.adapters.mi.locations import console_location
 from aliceserver.adapters.mi.output import record
 from aliceserver.adapters.mi.pending_query import create_or_ask
 from aliceserver.adapters.mi.queries import confirm, query
@@ -119,11 +120,8 @@ def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = Tr
     if bp is None:  # a pending one declined
         return None
     # gdb's describe_other_breakpoints: only for a person typing (not -batch, -x, source)
-    for other in session.breakpoints.sorted() if from_tty and ctx.from_tty else ():
-        if other is not bp and not other.is_watch and bp.places and other.places and \
-                other.places[0].address == bp.places[0].address:
-            ctx.console(f"Note: breakpoint {other.number} also set at pc {bp.places[0].address:#x}.\n")
-            break
+    if from_tty and ctx.from_tty:
+        breaks.note_others(ctx, bp)
     ctx.console(session.breakpoints.announce(bp))
     breaks.created(ctx, bp, to_self=True)
     return None
@@ -138,15 +136,21 @@ def break_at(ctx: Context, location: str) -> Reply:
 def _clear(ctx: Context, text: str) -> Reply:
     session = ctx.session
     spec = session.breakpoints.normalize(text) if text else None
-    if spec is None:
+    line: tuple[str, int] | None = None
+    if spec is None:  # gdb's default_match: the frame's pc, or any place on its line
         tid, level = session.selected_frame()
-        addresses = {session.frames.frame(tid, level).pc}
+        frame = session.frames.frame(tid, level)
+        if frame.source is None:
+            raise MiError("No source file specified.")
+        addresses, line = {frame.pc}, (frame.source.path, frame.source.line)
     else:
         addresses = {p.address for p in session.debugger.resolve_location(spec)}
     found = [bp for bp in session.breakpoints.sorted()
-             if not bp.is_watch and (any(p.address in addresses for p in bp.places) or bp.location == text)]
+             if not bp.is_watch and (any(p.address in addresses or (line is not None and p.source is not None
+                                         and (p.source.path, p.source.line) == line) for p in bp.places)
+                                     or bp.location == text)]  # fmt: skip
     if not found:
-        raise MiError(f"No breakpoint at {text}.")
+        raise MiError(f"No breakpoint at {text}." if text else "No breakpoint at this line.")
     numbers = " ".join(str(bp.number) for bp in found)
     ctx.console(f"Deleted breakpoint{'s' if len(found) > 1 else ''} {numbers} \n")
     for bp in found:

@@ -57,6 +57,15 @@ def _continue(ctx: Context, text: str) -> Reply:
     return execution.resume(ctx)
 
 
+def _finish(ctx: Context, text: str) -> Reply:
+    if text:  # after gdb's checks of the program and its thread
+        ctx.session.require_process()
+        if ctx.session.inferior.running:
+            raise MiError("Cannot execute this command while the selected thread is running.")
+        raise MiError('The "finish" command does not take any arguments.')
+    return execution.finish(ctx)
+
+
 def _until(ctx: Context, text: str) -> Reply:
     return execution.until(ctx, text or None)
 
@@ -159,7 +168,7 @@ def register(registry: CliRegistry) -> None:
     add("continue", _continue, "c", "cont", "fg")
     add("next", _step(StepKind.OVER), "n")
     add("step", _step(StepKind.INTO), "s")
-    add("finish", lambda ctx, text: execution.finish(ctx), "fin")
+    add("finish", _finish, "fin")
     add("until", _until, "u")
     add("advance", _advance)
     add("jump", _jump, "j")

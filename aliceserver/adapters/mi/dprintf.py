@@ -32,9 +32,10 @@ from aliceserver.adapters.gdbcommands.printf_format import (
     wide_text,
 )
 from aliceserver.adapters.mi import commands_break as breaks
+from aliceserver.adapters.mi.break_keywords import keywords
 from aliceserver.adapters.mi.breakpoints import DPRINTF, MiBreakpoint
 from aliceserver.adapters.mi.commands_break import explicit_location, parse_int
-from aliceserver.adapters.mi.locations import console_location, keywords
+from aliceserver.adapters.mi.locations import console_location
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.pending_query import create_or_ask
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply
@@ -226,13 +227,8 @@ def _dprintf(ctx: Context, text: str) -> Reply:
                        kind="dprintf")  # fmt: skip
     if bp is None:  # a pending one declined
         return None
-    others = [other.number for other in session.breakpoints.sorted()
-              if other is not bp and not other.is_watch and other.catch is None and bp.places and other.places
-              and other.places[0].address == bp.places[0].address] if ctx.from_tty else []
-    if others:  # gdb's describe_other_breakpoints
-        listed = ", ".join(str(n) for n in others[:-1]) + (" and " if len(others) > 1 else "") + str(others[-1])
-        word = "breakpoints" if len(others) > 1 else "breakpoint"
-        ctx.console(f"Note: {word} {listed} also set at pc {bp.places[0].address:#x}.\n")
+    if ctx.from_tty:
+        breaks.note_others(ctx, bp)
     ctx.console(session.breakpoints.announce(bp))
     breaks.created(ctx, bp, to_self=True)
     return None

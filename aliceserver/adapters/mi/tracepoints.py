@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 
 from aliceserver.adapters.mi import commands_break as breaks
+from aliceserver.adapters.mi.break_keywords import keywords
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
-from aliceserver.adapters.mi.locations import console_location, keywords
+from aliceserver.adapters.mi.locations import console_location
 from aliceserver.adapters.mi.pending_query import create_or_ask
 from aliceserver.adapters.mi.queries import query
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Reply

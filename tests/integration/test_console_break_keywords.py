@@ -1,0 +1,93 @@
+"""`break` and its keywords against gdb 13 on one program (daily_flow.c): the note of the
+breakpoints already at a pc (every one of them, their thread, when typed), `clear` with no
+argument (the frame's line), `thread`/`task` abbreviated after a condition (which ends
+there), a malformed thread id, and `finish` refusing arguments."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.build import Builder, marker_line
+from tests.support.gdb import gdb_path
+from tests.support.mi_client import ROOT
+
+pytestmark = needs_gdb
+
+
+@pytest.fixture(scope="module")
+def prog(builder: Builder) -> Path:
+    return builder.build("daily_flow")
+
+
+def _typed(prog: Path, tmp_path: Path, lines: list[str]) -> tuple[str, str]:
+    """The lines typed to both (stdin: gdb's from_tty, its notes shown); gdb's output and
+    ours (errors in their place), up to the kill that ends the session."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               XDG_CACHE_HOME=str(tmp_path))  # fmt: skip
+    runs = [
+        [str(gdb_path()), "-nx", "-q", str(prog)],
+        [sys.executable, "-m", "aliceserver", "-nx", "-q", str(prog)],
+    ]
+    expected, got = (
+        subprocess.run(
+            argv,
+            input="\n".join(lines) + "\n",
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=120,
+            cwd=prog.parent,
+            env=env,
+        ).stdout  # fmt: skip
+        for argv in runs
+    )
+
+    def kept(text: str) -> str:
+        return normalized(text.split("\n", 1)[-1]).split("Kill the program being debugged?")[0]
+
+    return kept(expected), kept(got)
+
+
+def test_typed_break_notes_every_breakpoint_at_the_pc_and_clear_takes_the_line(
+    prog: Path, tmp_path: Path
+) -> None:
+    loop = marker_line("daily_flow.c", "loop")
+    expected, got = _typed(prog, tmp_path, [
+        "break main", "run", "break", "break", "break", "break if (1)", "clear",
+        f"tbreak {loop}", f"break {loop} thread 1", f"break {loop}", "disable 8", f"break {loop}",
+        "continue", "clear", "clear", "finish 123", "kill",
+    ])  # fmt: skip
+    assert got == expected
+    assert "Note: breakpoints 1, 2, 3 and 4 also set at pc" in got
+    assert "Note: breakpoints 6, 7 (thread 1) and 8 (disabled) also set at pc" in got
+    assert (
+        "No breakpoint at this line." in got
+        and 'The "finish" command does not take any arguments.' in got
+    )
+
+
+def test_condition_ends_at_an_abbreviated_thread_or_task(prog: Path) -> None:
+    add = marker_line("daily_flow.c", "add")
+    args = ["-batch", "-nx", *ex(
+        "break main", "run",
+        "break *main if (1==1) thread 999", "break *main if (1==1) t 999", "break *main if (1==1) th 999",
+        "break *main if (1==1) ta 999", "break main if (1==1) task 999", "break -q main thread 999 if (1==1)",
+        f"break {add} thread foo", f"break {add} thread foo if 1", f"break {add} thread 0",
+        f"break {add} thread 1.999", f"break {add} thread 2.1", f"break {add} task foo",
+        f"break {add} if  value == 1  if value == 2", f"break {add} if value == 3", "info breakpoints",
+        "finish 1",
+    ), str(prog)]  # fmt: skip
+    expected, got = theirs(args, prog.parent), ours(args, prog.parent)
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert normalized(got.stderr) == normalized(expected.stderr)
+    assert (
+        "Unknown thread 999.\nUnknown thread 999.\nUnknown thread 999.\nUnknown task 999."
+        in got.stderr
+    )
+    assert "Invalid thread ID: foo if 1\n" in got.stderr
