@@ -257,37 +257,6 @@ def _default_line(session: MiSession) -> tuple[str, int]:
     return path, max(line - (size - 1), 1)
 
 
-@dataclass(frozen=True)
-class Keywords:
-    condition: str | None = None
-    thread: int | None = None
-    force_condition: bool = False
-
-
-def keywords(session: MiSession, text: str) -> Keywords:
-    """`if COND`, `thread N`, `task N` and `-force-condition` after a console location."""
-    condition, thread, force = None, None, False
-    rest = text.strip()
-    while rest:
-        word, _, after = rest.partition(" ")
-        if word == "-force-condition":
-            force, rest = True, after.strip()
-        elif word == "if" or rest.startswith("if("):
-            condition, rest = rest[2:].strip(), ""
-        elif word in ("thread", "task"):
-            number, _, rest = after.strip().partition(" ")
-            if word == "task":
-                if session.inferior.process is None:
-                    raise MiError("Cannot inspect Ada tasks when program is not running")
-                raise MiError(f"Unknown task {number}.")
-            if not number.isdigit() or session.inferior.tid_of(int(number)) is None:
-                raise MiError(f"Unknown thread {number}.")
-            thread = int(number)
-        else:
-            raise MiError(f"Garbage '{rest}' at end of command")
-    return Keywords(condition, thread, force)
-
-
 def console_location(text: str) -> tuple[str, str]:
     """A console command's location as it is kept (original-location) and its keywords."""
     location, rest = parse(text)
