@@ -18,6 +18,7 @@ from aliceserver.adapters.gdbcommands.examine import address_of
 from aliceserver.adapters.gdbcommands.lines import default_file, list_mode_line
 from aliceserver.adapters.gdbcommands.quoting import unquoted
 from aliceserver.adapters.gdbcommands.selection import CommandMemory, Selection, Write
+from aliceserver.adapters.gdbcommands.sourcetext import shown_line
 from aliceserver.debuggers.base import IDebugger
 from aliceserver.errors import AliceError, ProtocolError
 from aliceserver.regexes import compiled_later
@@ -103,7 +104,7 @@ def print_lines(debugger: IDebugger, memory: CommandMemory, lines: Lines, text: 
         raise ProtocolError(f"Line number {lines.first} out of range; {name} has {len(text)} lines.")
     last = min(lines.end - 1, len(text))
     for number in range(lines.first, last + 1):
-        write(f"{number}\t{text[number - 1]}\n")
+        write(f"{number}\t{shown_line(text[number - 1])}\n")
     _moved(memory, lines.path, last + 1, lines.first)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.frames import frames_to_main
+from aliceserver.adapters.gdbcommands.sourcetext import shown_line, source_lines
 from aliceserver.adapters.mi import sigframes
 from aliceserver.adapters.mi.output import Value, Written
 from aliceserver.adapters.mi.output import value as mi_text
@@ -448,7 +449,7 @@ class Frames:
         lines = self.file_lines(path)
         if lines is None or not 1 <= line <= len(lines):
             return None
-        return lines[line - 1]
+        return shown_line(lines[line - 1])
 
     def file_lines(self, path: str) -> list[str] | None:
         """The lines of the debug info's file `path`, read where it is here."""
@@ -460,7 +461,7 @@ class Frames:
             try:
                 with open(where, "rb") as handle:
                     data = handle.read()
-                self._lines[where] = data.decode("utf-8", "surrogateescape").splitlines()
+                self._lines[where] = source_lines(data.decode("utf-8", "surrogateescape"))
             except OSError:
                 self._lines[where] = None
         return self._lines[where]
