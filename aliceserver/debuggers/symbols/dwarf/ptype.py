@@ -40,6 +40,7 @@ def ptype_text(t: Type) -> str:
         return rust_ptype(t)
     if isinstance(_innermost(t), NodebugFunctionType):  # its ELF symbol says nothing of its type
         return type_name(_unknown_signature(t))  # gdb's `<unknown return type> (*)()`
+    t = _declarator_resolved(t)
     base = _innermost(t)
     shown = _resolve(base)
     name = type_name(t)
@@ -79,6 +80,34 @@ def _unknown_signature(t: Type) -> Type:
     if isinstance(t, QualifiedType):
         return replace(t, target=_unknown_signature(t.target))
     return FunctionType(TypedefType("<unknown return type>", VoidType()), prototyped=False)
+
+
+def _declarator_resolved(t: Type, depth: int = 0, top: bool = True) -> Type:
+    """`t` with the typedefs of its declarator resolved (under pointers, references, arrays,
+    qualifiers and a function's return type), as gdb's ptype (show 1) does: `char (*)[]`
+    for a pointer to `typedef char t[]`. A function's parameters keep their names. Below
+    the top, gdb loses a qualifier of a typedef that names a pointer, array or function
+    (`const intp *` is `int **`)."""
+    if depth > 64:
+        return t
+    if isinstance(t, TypedefType):
+        return _declarator_resolved(t.target, depth + 1, top)
+    if (
+        isinstance(t, QualifiedType)
+        and not top
+        and isinstance(t.target, TypedefType)
+        and isinstance(_resolve(t.target), (PointerType, ReferenceType, ArrayType, FunctionType))
+    ):
+        return _declarator_resolved(t.target, depth + 1, top)
+    if isinstance(t, (PointerType, ReferenceType)):
+        return replace(t, target=_declarator_resolved(t.target, depth + 1, False))
+    if isinstance(t, QualifiedType):
+        return replace(t, target=_declarator_resolved(t.target, depth + 1, top))
+    if isinstance(t, ArrayType):
+        return replace(t, element=_declarator_resolved(t.element, depth + 1, False))
+    if isinstance(t, FunctionType) and not isinstance(t, NodebugFunctionType):
+        return replace(t, return_type=_declarator_resolved(t.return_type, depth + 1, False))
+    return t
 
 
 def _innermost(t: Type) -> Type:
