@@ -275,6 +275,9 @@ class VariableStore:
         self.addresses = True  # gdb's `print address`
         self.array_indexes = False  # gdb's `print array-indexes`
         self.output_format: str | None = None  # gdb's `output-radix` 16 or 8: "x" or "o"
+        self.nibbles = ""  # gdb's `print nibbles` on: /t's digit separator
+        self.symbols = True  # gdb's `print symbol`
+        self.null_stop = False  # gdb's `print null-stop`
         self.input_radix = 10  # gdb's `input-radix`, for the expressions' numbers
         self._scalars = ScalarDescriptions()  # kept across stops (scalarmemo.py)
         self._pointers = PointerDescriptions()  # kept across stops (pointermemo.py)
@@ -283,7 +286,8 @@ class VariableStore:
     def _options(self, fmt: str | None, top: bool = False) -> FormatOptions:
         return FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize, max_elements=self.max_elements,
                              repeat_threshold=self.repeat_threshold, addresses=self.addresses,
-                             array_indexes=self.array_indexes, output_format=self.output_format)
+                             array_indexes=self.array_indexes, output_format=self.output_format,
+                             nibbles=self.nibbles, symbols=self.symbols, null_stop=self.null_stop)
 
     def as_text(self, value: Value) -> str:
         """The value as print shows it, its symbols named (gdb's str() of a gdb.Value)."""
@@ -309,13 +313,14 @@ class VariableStore:
         key = None
         if self.printers is None or not self.printers.started:
             how = (fmt, top, aggregate_value, dynamic, block_depth, locationless, position, self.max_elements,
-                   self.repeat_threshold, self.addresses, self.array_indexes, self.output_format)  # fmt: skip
+                   self.repeat_threshold, self.addresses, self.array_indexes, self.output_format, self.nibbles,
+                   self.symbols, self.null_stop)  # fmt: skip
             key = scalar_key(name, value, how)
             if key is not None:
                 found = self._scalars.find(key, value.address)
                 if found is not None:
                     return found
-            elif fmt is None and self.addresses:
+            elif fmt is None and self.addresses and self.symbols:
                 pointer = pointer_key(name, value, how, dynamic=bool(dynamic))
                 if pointer is not None:
                     return self._pointers.describe(
