@@ -442,13 +442,18 @@ class IDebugger(Protocol):
 
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
-                         input_radix: int = 10) -> None:
+                         input_radix: int = 10, nibbles: str = "", symbols: bool = True,
+                         null_stop: bool = False) -> None:
         """gdb's `print elements` (string chars and array elements shown), `print repeats`
         (a run of equal elements at least this long shows as `<repeats N times>`) and
         `print address` (False: a pointer shows as its `<symbol+offset>` alone) and
         `print array-indexes` (each element as `[I] = V`) and `output-radix` (8, 10 or 16:
         integers, characters and booleans shown in that base unless a print format says);
-        `input_radix` (gdb's, at least 2) is the base of the numbers expressions are given."""
+        `input_radix` (gdb's, at least 2) is the base of the numbers expressions are given;
+        `nibbles` (`print nibbles` on) /t's separator of groups of four digits, the current
+        language's (" ", C++'s "'", Rust's "_"); `symbols` gdb's `print symbol` (off: a data
+        pointer shows no <symbol>); `null_stop` gdb's `print null-stop` (a char array's
+        string ends at its first NUL)."""
         ...
 
     def history_count(self) -> int:
