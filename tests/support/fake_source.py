@@ -171,7 +171,8 @@ class FakeSourceLevel:
 
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
-                         input_radix: int = 10) -> None:
+                         input_radix: int = 10, nibbles: str = "", symbols: bool = True,
+                         null_stop: bool = False) -> None:
         pass  # the simulated values are short numbers: no limit shortens them
 
     def evaluate(
