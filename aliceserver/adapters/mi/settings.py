@@ -64,6 +64,7 @@ def _defaults() -> dict[str, _Setting]:
         "print symbol": s("on", "bool", "Printing of symbols when printing pointers is {}."),
         "print repeats": s("10", "int", "Threshold for repeated print elements is {}."),
         "print null-stop": s("off", "bool", "Printing of char arrays to stop at first null char is {}."),
+        "print nibbles": s("off", "bool", "Printing binary values in groups is {}."),
         "print sevenbit-strings": s("off", "bool", "Printing of 8-bit characters in strings as \\nnn is {}."),
         "print thread-events": s("on", "bool", "Printing of thread events is {}."),
         "print inferior-events": s("on", "bool", "Printing of inferior events is {}."),
