@@ -52,8 +52,11 @@ def decode_format(text: str, last_format: str, last_size: str) -> tuple[ExamineF
     return ExamineFormat(count, fmt, size), text[match.end() :]
 
 
-def examine(debugger: IDebugger, where: Selection, memory: ExamineMemory, argument: str, write: Write) -> None:
-    """Run `x` with `argument` (what follows `x`: `/4xw buf`, `buf`, or nothing)."""
+def examine(
+    debugger: IDebugger, where: Selection, memory: ExamineMemory, argument: str, write: Write, nibbles: str = ""
+) -> None:
+    """Run `x` with `argument` (what follows `x`: `/4xw buf`, `buf`, or nothing); `nibbles`:
+    /t's separator of groups of four digits under `print nibbles on`."""
     text = argument.strip()
     fmt = ExamineFormat(memory.count if not text and memory.count > 0 else 1, memory.format or "x", memory.size)
     if text.startswith("/"):
@@ -66,7 +69,7 @@ def examine(debugger: IDebugger, where: Selection, memory: ExamineMemory, argume
         raise ProtocolError("Argument required (starting display address).")
     memory.last_unit = None
     try:
-        _examine(debugger, where, memory, fmt, write)
+        _examine(debugger, where, memory, fmt, write, nibbles)
     finally:  # gdb remembers the format even when memory ran out on the way
         memory.size = "b" if fmt.format == "s" else fmt.size
         memory.format, memory.count = fmt.format, fmt.count
@@ -97,7 +100,9 @@ def address_of(debugger: IDebugger, where: Selection, expression: str) -> int:
     return int(number.group(), 0) % (1 << 64)
 
 
-def _examine(debugger: IDebugger, where: Selection, memory: ExamineMemory, fmt: ExamineFormat, write: Write) -> None:
+def _examine(
+    debugger: IDebugger, where: Selection, memory: ExamineMemory, fmt: ExamineFormat, write: Write, nibbles: str
+) -> None:
     address = memory.next_address
     assert address is not None
     count = fmt.count
@@ -113,10 +118,10 @@ def _examine(debugger: IDebugger, where: Selection, memory: ExamineMemory, fmt: 
         size = _SIZES[fmt.size or "b"]
         if count < 0:  # backwards: the units before the address, shown forwards
             address, count = address - size * -count, -count
-            _units(debugger, memory, address, count, size, fmt.format, write)
+            _units(debugger, memory, address, count, size, fmt.format, write, nibbles)
             memory.next_address = address
         else:
-            _units(debugger, memory, address, count, size, fmt.format, write)
+            _units(debugger, memory, address, count, size, fmt.format, write, nibbles)
 
 
 def address_label(debugger: IDebugger, address: int) -> str:
@@ -139,7 +144,8 @@ def _read(debugger: IDebugger, address: int, size: int) -> bytes:
 
 
 def _units(
-    debugger: IDebugger, memory: ExamineMemory, address: int, count: int, size: int, fmt: str, write: Write
+    debugger: IDebugger, memory: ExamineMemory, address: int, count: int, size: int, fmt: str, write: Write,
+    nibbles: str = "",
 ) -> None:
     per_line = _PER_LINE[size]
 
@@ -155,7 +161,7 @@ def _units(
             write("\t")  # gdb's line shows as far as memory could be read
             data = _read(debugger, here, size)
             value = int.from_bytes(data, "little")
-            write(unit_text(value, size, fmt, label))
+            write(unit_text(value, size, fmt, label, nibbles))
             memory.last_unit = (here, size, data)
         write("\n")
 

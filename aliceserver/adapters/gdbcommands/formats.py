@@ -6,6 +6,8 @@ import math
 import struct
 from collections.abc import Callable
 
+from aliceserver.debuggers.symbols.dwarf.literals import binary_text
+
 # gdb's C escapes for a char or a string element
 _ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 27: "\\033"}
 REPEAT_THRESHOLD = 10  # gdb's `set print repeats`: longer runs print as <repeats N times>
@@ -17,9 +19,10 @@ def signed(value: int, size: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
-def unit_text(value: int, size: int, fmt: str, label: Callable[[int], str]) -> str:
+def unit_text(value: int, size: int, fmt: str, label: Callable[[int], str], nibbles: str = "") -> str:
     """One unit of `size` bytes (unsigned `value`) in format `fmt`; "" is natural.
-    `label` gives ` <symbol+offset>` for an address, or ""."""
+    `label` gives ` <symbol+offset>` for an address, or ""; `nibbles` /t's separator
+    under `print nibbles on`."""
     if fmt in ("x", "z"):
         return f"0x{value:0{2 * size}x}"
     if fmt == "u":
@@ -27,7 +30,7 @@ def unit_text(value: int, size: int, fmt: str, label: Callable[[int], str]) -> s
     if fmt == "o":
         return f"0{value:o}" if value else "0"
     if fmt == "t":
-        return f"{value:0{8 * size}b}"
+        return binary_text(value, size, nibbles, zero_pad=True)
     if fmt == "a":
         return f"{value:#x}{label(value)}"
     if fmt == "c":

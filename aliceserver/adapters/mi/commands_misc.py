@@ -162,7 +162,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         session.debugger.set_call_options(may_call=value == "on")
     elif name == "check type":
         session.debugger.set_call_options(strict_types=value == "on")
-    elif name in ("print elements", "print repeats", "print address", "print array-indexes"):
+    elif name in ("print elements", "print repeats", "print address", "print array-indexes", "print nibbles",
+                  "print symbol", "print null-stop"):
         settings_policy.apply_print_limits(session)
     elif name in log_file.SETTINGS:
         log_file.changed(ctx, name, from_tty=not from_mi)
@@ -281,19 +282,7 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
 def current_language(ctx: Context) -> str:
     """The language `set language auto` stands for (gdb's current_language): the selected
     frame's, else that of main's unit, else c."""
-    session = ctx.session
-    where = session.console_selection()
-    try:
-        if where.thread_id is not None:
-            language = session.debugger.frame_details(where.thread_id, where.level).language
-            if language:
-                return language
-        session.ensure_symbols()
-        places = [p for p in session.debugger.resolve_location("main") if p.source is not None]
-        unit = session.debugger.compile_unit(places[0].source.path) if places and places[0].source else None
-    except AliceError:
-        return "c"
-    return unit.language if unit is not None and unit.language != "minimal" else "c"
+    return ctx.session.current_language()
 
 
 # --- MI commands ---------------------------------------------------------------------------

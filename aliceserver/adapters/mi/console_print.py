@@ -15,6 +15,7 @@ from aliceserver.adapters.mi.frames import (
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.print_options import print_options_applied, split_print_options
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.settings_policy import nibbles_separator, refresh_nibbles
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo
 from aliceserver.errors import AliceError
 from aliceserver.regexes import compiled_later
@@ -75,6 +76,7 @@ def _printed(ctx: Context, text: str, void_shown: bool = True, *, record: bool =
         if not record:
             raise MiError("Argument required (expression to compute).")
         text = "$"  # gdb's print alone: the last value again
+    refresh_nibbles(session)
     info = session.evaluate(text, fmt, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS, record=record)
     recorded = f"${info.history}" if info.history else text  # `$` names another value now
     failure = whole_value_failure(session, recorded, info) or evaluation_failure(info)
@@ -176,7 +178,7 @@ def _x(ctx: Context, text: str) -> Reply:
         session.ensure_symbols()  # before `run`, x reads the program's image, as in gdb
     lines = LineBuffer(ctx.console)
     try:
-        examine(session.debugger, where, session.command_memory.examine, text, lines)
+        examine(session.debugger, where, session.command_memory.examine, text, lines, nibbles_separator(session))
     finally:
         lines.flush()
     return None

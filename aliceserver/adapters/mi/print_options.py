@@ -23,7 +23,8 @@ _NAMES = tuple(sorted(_BOOLEANS + _NUMBERS))
 _TRUTHS = {"on": "on", "yes": "on", "enable": "on", "1": "on", "off": "off", "no": "off", "disable": "off",
            "0": "off"}  # fmt: skip
 # settings the engine's formatter takes through apply_print_limits
-_LIMITS = frozenset(("print elements", "print repeats", "print address", "print array-indexes"))
+_LIMITS = frozenset(("print elements", "print repeats", "print address", "print array-indexes", "print nibbles",
+                     "print symbol", "print null-stop"))
 
 
 def split_print_options(text: str) -> tuple[list[tuple[str, str]], str]:

@@ -178,6 +178,22 @@ class ProgramQueries(Dispatcher):
             return Selection(None)
         return Selection(*self.selected_frame())
 
+    def current_language(self) -> str:
+        """The language `set language auto` stands for (gdb's current_language): the selected
+        frame's, else that of main's unit, else c."""
+        where = self.console_selection()
+        try:
+            if where.thread_id is not None:
+                language = self.debugger.frame_details(where.thread_id, where.level).language
+                if language:
+                    return language
+            self.ensure_symbols()
+            places = [p for p in self.debugger.resolve_location("main") if p.source is not None]
+            unit = self.debugger.compile_unit(places[0].source.path) if places and places[0].source else None
+        except AliceError:
+            return "c"
+        return unit.language if unit is not None and unit.language != "minimal" else "c"
+
     def context_frame(self, thread: int | None, frame: int | None) -> tuple[int, int]:
         tid = self.thread_arg(thread)
         level = frame if frame is not None else (

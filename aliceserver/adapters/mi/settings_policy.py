@@ -15,7 +15,8 @@ only the values we do, and refuses the others by name):
 | mi-async, non-stop | session (non-stop on: gdb's "No symbol" answer, for Emacs) |
 | print pretty, print object, print entry-values | the MI session's values, frames.py |
 | print elements, print repeats, print address, print array-indexes | the engine's formatter (`apply_print_limits`); address also frames.py |
-| print null-stop, symbol, static-members | only gdb's defaults (the engine's formatter has no switch for others yet) |
+| print nibbles, print symbol, print null-stop | the engine's formatter (`apply_print_limits`); nibbles also x (examine.py), its separator the current language's |
+| print static-members | only gdb's default (the engine's formatter has no switch for others yet) |
 | print frame-arguments, print frame-info | frames.py, console_frames.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
 | output-radix, input-radix, radix | radix.py: the engine's formatter and expression reader (`apply_print_limits`) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
@@ -58,6 +59,7 @@ only the values we do, and refuses the others by name):
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from aliceserver.adapters.mi.queries import query as query  # re-exported for its callers
 from aliceserver.adapters.mi.registry import MiError
@@ -100,7 +102,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "print array", "print finish", "print max-symbolic-offset",
         "print pascal_static-members", "print raw-frame-arguments", "print raw-values",
         "print symbol-filename", "print symbol-loading", "print type",
-        "print memory-tag-violations", "print nibbles",
+        "print memory-tag-violations",
     ),
     "execution": (
         "schedule-multiple", "follow-exec-mode", "exec-wrapper",
@@ -119,8 +121,7 @@ REFUSED: frozenset[str] = frozenset(name for names in _REFUSED_GROUPS.values() f
 
 # Settings honoured for some values only: the values aliceserver behaves as.
 _ONLY: dict[str, tuple[str, ...]] = {
-    "print null-stop": ("off",),
-    "print symbol": ("on",), "print static-members": ("on",),
+    "print static-members": ("on",),
     "print sevenbit-strings": ("off",),
     "print inferior-events": ("on",),
     "detach-on-fork": ("on",),
@@ -224,17 +225,44 @@ def _refuse_unknown(verb: str, words: list[str]) -> None:
         raise MiError(f'Undefined {verb} {prefix} command: "{rest}".  Try "help {verb} {prefix}".')
 
 
+def nibbles_separator(session: MiSession) -> str:
+    """/t's separator of nibbles under `print nibbles on` (else ""): the current language's
+    (gdb's get_digit_separator: C++'s ', Rust's _, a blank in the others)."""
+    if session.settings.get("print nibbles") != "on":
+        return ""
+    return {"c++": "'", "rust": "_"}.get(session.current_language(), " ")
+
+
+# The separator each session's engine was last given: the current language is the selected
+# frame's, so a print under `print nibbles on` gives it again when it changed.
+_SEPARATORS: WeakKeyDictionary[MiSession, str] = WeakKeyDictionary()
+
+
+def refresh_nibbles(session: MiSession) -> None:
+    """Before a value is printed: the engine's nibble separator, the current language's."""
+    if session.settings.get("print nibbles") == "on" and _SEPARATORS.get(session) != nibbles_separator(session):
+        apply_print_limits(session)
+
+
 def apply_print_limits(session: MiSession) -> None:
     """Tell the engine `print elements`, `print repeats` (unlimited: no limit), `print address`
-    `print array-indexes` and `output-radix`."""
+    `print array-indexes`, `output-radix`, `print nibbles` (with the current language's
+    separator), `print symbol` and `print null-stop`."""
     unlimited = 2**31 - 1
+
+    def on(name: str) -> bool:
+        return session.settings.get(name) == "on"
 
     def number(name: str) -> int:
         value = session.settings.get(name)
         return unlimited if value == "unlimited" else int(value)
 
+    _SEPARATORS[session] = separator = nibbles_separator(session)
+
     session.debugger.set_print_limits(elements=number("print elements"), repeats=number("print repeats"),
                                       addresses=session.settings.get("print address") == "on",
                                       array_indexes=session.settings.get("print array-indexes") == "on",
                                       output_radix=int(session.settings.get("output-radix")),
-                                      input_radix=int(session.settings.get("input-radix")))
+                                      input_radix=int(session.settings.get("input-radix")),
+                                      nibbles=separator, symbols=on("print symbol"),
+                                      null_stop=on("print null-stop"))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from aliceserver.debuggers.symbols.dwarf.literals import (
+    binary_text,
     char_literal,
     format_enum,
     format_float,
@@ -90,6 +91,9 @@ class FormatOptions:
     addresses: bool = True  # gdb's `print address`: off names a pointer by its <symbol> alone
     array_indexes: bool = False  # gdb's `print array-indexes`: `{[0] = 1, [1] = 2}`
     output_format: str | None = None  # gdb's `output-radix` 16 or 8 ("x", "o"): integers' default
+    nibbles: str = ""  # gdb's `print nibbles` on: /t's digit separator (the language's), else ""
+    symbols: bool = True  # gdb's `print symbol`: off, a data pointer shows no <symbol>
+    null_stop: bool = False  # gdb's `print null-stop`: a char array ends at its first NUL
     max_depth: int = 20
     symbolize: Symbolize | None = None
     pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
@@ -199,7 +203,7 @@ class _Formatter:
             return at + self.value(target, depth + 1)
         if isinstance(t, FunctionType):
             addr = value.address or 0
-            return f"{{{type_name(value.type)}}} {self.address(addr)}"
+            return f"{{{type_name(value.type)}}} {self.address(addr, code=True)}"
         if isinstance(t, VoidType):
             return "void"
         if isinstance(t, NodebugDataType):  # gdb's TYPE_CODE_ERROR value (`*&var`): its name
@@ -268,7 +272,7 @@ class _Formatter:
         if fmt == "o":
             return f"0{unsigned:o}" if unsigned else "0"
         if fmt == "t":
-            return format(unsigned, "b")
+            return binary_text(unsigned, max((bits + 7) // 8, 1), self.opts.nibbles)
         if fmt == "d":
             signed = unsigned - (1 << bits) if bits and unsigned >> (bits - 1) else unsigned
             return str(signed)
@@ -282,10 +286,13 @@ class _Formatter:
             return self.address(unsigned, demangle=False, always=True)
         return str(number)
 
-    def address(self, address: int, demangle: bool = True, *, always: bool = False) -> str:
+    def address(self, address: int, demangle: bool = True, *, always: bool = False, code: bool = False) -> str:
+        """`always`: /a's address and symbol; `code`: a function's, whose <symbol> shows
+        whatever `print symbol` says (gdb's print_function_pointer_address)."""
         shown = always or self.opts.addresses
         text = f"{address & MASK64:#x}" if shown else ""
-        if self.opts.symbolize is not None and address:
+        named = always or code or self.opts.symbols
+        if named and self.opts.symbolize is not None and address:
             sym = self.opts.symbolize(address, demangle)
             if sym:
                 text += f" <{sym}>" if shown else f"<{sym}>"
@@ -294,7 +301,7 @@ class _Formatter:
     def pointer(self, value: Value, t: PointerType) -> str:
         address = value.as_int() & MASK64
         target = strip(t.target)
-        text = self.address(address)
+        text = self.address(address, code=isinstance(target, FunctionType))
         space = " " if text else ""  # no address shown (`print address off`), no blank
         if is_char_type(target) and address:
             return f"{text}{space}{self.c_string(value.ctx, address)}"
@@ -451,7 +458,7 @@ class _Formatter:
                         run += 1
             text = self.value(elem, depth + 1)
             if self.opts.array_indexes:  # gdb's maybe_print_array_index, before a run too
-                text = f"[{_index_text(i, self.opts.fmt or self.opts.output_format)}] = {text}"
+                text = f"[{_index_text(i, self.opts.fmt or self.opts.output_format, self.opts.nibbles)}] = {text}"
             if run > threshold:
                 parts.append(f"{text} <repeats {run} times>")
                 printed += threshold
@@ -478,6 +485,8 @@ class _Formatter:
 
     def char_array(self, value: Value, count: int) -> str:
         data = value.data()[:count]
+        if self.opts.null_stop and b"\0" in data:  # gdb's c_value_print_array: up to the NUL
+            data = data[: data.index(b"\0")]
         if data.endswith(b"\0"):  # gdb drops one trailing NUL (the terminator)
             data = data[:-1]
         shown = _limit_by_runs(data, self.opts.max_elements)
@@ -492,7 +501,7 @@ def _truncated(number: float) -> int:
     return int(number) if -(2.0**63) <= number < 2.0**63 else (-(2**63) if number < 0 else 2**63 - 1)
 
 
-def _index_text(index: int, fmt: str | None) -> str:
+def _index_text(index: int, fmt: str | None, nibbles: str = "") -> str:
     """An array index under `print array-indexes`: gdb prints it as a value of the array's
     8-byte unsigned index type, in the print's format (`p/x`: `[0xa] = ...`)."""
     if fmt in ("x", "a"):
@@ -502,7 +511,7 @@ def _index_text(index: int, fmt: str | None) -> str:
     if fmt == "o":
         return f"0{index:o}" if index else "0"
     if fmt == "t":
-        return format(index, "b")
+        return binary_text(index, 8, nibbles)
     if fmt == "c":
         return f"{index} {char_literal(index & 0xFF)}"
     return str(index)

@@ -59,6 +59,26 @@ def wide_escape(code: int, quote: str = '"') -> str:
     return f"\\{code:o}"
 
 
+def binary_text(number: int, size: int, separator: str = "", *, zero_pad: bool = False) -> str:
+    """`number` (unsigned, of `size` bytes) in binary as gdb's print_binary_chars: with a
+    `separator` (`print nibbles`: the language's, " " or C++'s "'" or Rust's "_") every
+    nibble from the first one shows whole, and groups of four are separated after the
+    first one digit (x/t's zero-padded digits before it stay together, as in gdb)."""
+    if not separator:
+        return f"{number:0{8 * size}b}" if zero_pad else format(number, "b")
+    digits = f"{number:0{8 * size}b}"
+    out: list[str] = []
+    seen_one = False
+    for i in range(0, len(digits), 4):
+        nibble = digits[i : i + 4]
+        if seen_one:
+            out.append(separator)
+        if zero_pad or seen_one or "1" in nibble:
+            out.append(nibble)
+        seen_one = seen_one or "1" in nibble
+    return "".join(out) if seen_one or zero_pad else "0"
+
+
 _WIDE_NAMES = {"wchar_t": "L", "char16_t": "u", "char32_t": "U"}
 
 

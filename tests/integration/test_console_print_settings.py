@@ -1,0 +1,93 @@
+"""`set print nibbles`, `set print symbol` and `set print null-stop` against gdb 13 on the
+same programs: they were refused (printcmds.exp's 50 nibbles tests among them). Nibbles
+group /t's digits by four (print, output, array indexes, x) with the current language's
+separator (C++'s ' in a C++ frame, a blank in a C one); symbol off drops a data pointer's
+<symbol> (a function's and /a's stay); null-stop ends a char array at its first NUL."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_like_gdb, ex, needs_gdb
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+C_SOURCE = r"""
+int three = 3;
+int gi = 0x70f;
+unsigned char arr[8] = {0x30, 0xff, 1, 0, 0x0f, 0xf0, 0x70, 0};
+char a2[8] = "ab\0cd";
+char big[6] = "abcdef";
+struct s { int x; char name[8]; } gs = {0x30, "xy\0z"};
+int *pi = &three;
+char *str = "hello";
+int (*fp)(void);
+int cfunc(int x) { return x + gs.x; }
+int main(void) { fp = (int (*)(void))main; return cfunc(a2[0]); }
+"""
+
+CXX_SOURCE = r"""
+extern "C" int cfunc(int);
+int g = 0x30;
+int main() { return cfunc(g); }
+"""
+
+
+def _compile(tmp_path: Path, compiler: str, name: str, source: str) -> Path:
+    path = shutil.which(compiler)
+    if path is None:
+        pytest.skip(f"{compiler} not installed")
+    (tmp_path / name).write_text(source)
+    subprocess.run(
+        [path, "-g", "-O0", "-c", "-o", str(tmp_path / f"{name}.o"), str(tmp_path / name)],
+        check=True,
+    )
+    return tmp_path / f"{name}.o"
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> Path:
+    c_object = _compile(tmp_path, "gcc", "settings.c", C_SOURCE)
+    subprocess.run(["gcc", "-o", str(tmp_path / "settings"), str(c_object)], check=True)
+    return tmp_path / "settings"
+
+
+NIBBLES = ["p/t 0x70f", "p/t gi", "p/t arr", "x/4tb arr", "x/tw arr", "p/t -1", "p/t (char)1", "output/t 0x30",
+           "echo \\n", "p/t gs", "p/t 1.5", "p/t 0", "show print nibbles", 'p $_gdb_setting_str("print nibbles")',
+           "set print array-indexes on", "p/t arr", "set print array-indexes off"]  # fmt: skip
+
+
+def test_nibbles_like_gdb(program: Path, tmp_path: Path) -> None:
+    got = assert_like_gdb([*ex(
+        "show print nibbles", "set print nibbles on", *NIBBLES, "break cfunc", "run", "p/t x",
+        "set print nibbles off", "p/t 0x30", "x/2tb arr", "p -nibbles on -- /t 0x30", "p -nibbles -- /t 0xf0f",
+        "p/t 0x30"), str(program)], tmp_path)  # fmt: skip
+    assert "$1 = 0111 0000 1111" in got.stdout
+
+
+def test_nibbles_take_the_frames_language(tmp_path: Path) -> None:
+    c_object = _compile(tmp_path, "gcc", "cpart.c", "int cfunc(int x) { return x + 1; }\n")
+    cxx_object = _compile(tmp_path, "g++", "main.cc", CXX_SOURCE)
+    gxx = shutil.which("g++")
+    assert gxx is not None
+    subprocess.run([gxx, "-o", str(tmp_path / "mixed"), str(cxx_object), str(c_object)], check=True)
+    got = assert_like_gdb([*ex(
+        "set print nibbles on", "p/t g", "break cfunc", "run", "p/t x", "up", "p/t g", "x/tw &g", "down",
+        "p/t x", "output/t x"), str(tmp_path / "mixed")], tmp_path)  # fmt: skip
+    assert "$1 = 0011'0000" in got.stdout and "$2 = 0011 0000" in got.stdout
+
+
+def test_symbol_and_null_stop_like_gdb(program: Path, tmp_path: Path) -> None:
+    commands = ["p a2", "p big", "p gs", "p pi", "p &three", "p str", "p fp", "p main", "p/a pi", "p &gs",
+                "output pi", "echo \\n", "p &gs.name"]  # fmt: skip
+    got = assert_like_gdb([*ex(
+        "set print null-stop on", "p a2", "p big", "p gs", "set print elements 4", "p big", "p a2",
+        "set print elements 200", "set print null-stop off", "p a2", "p -null-stop -- a2", "show print null-stop",
+        "set print symbol off", *commands, "break cfunc", "run", "p pi", "p &three", "p fp", "frame",
+        "show print symbol", "set print address off", *commands, "set print symbol on", *commands,
+        "p -symbol off -- pi", "p pi"), str(program)], tmp_path)  # fmt: skip
+    assert '$1 = "ab"' in got.stdout and "<three>" in got.stdout
