@@ -41,6 +41,7 @@ from aliceserver.debuggers.symbols.dwarf.variable import is_constant
 from aliceserver.errors import ProtocolError, TargetError
 
 if TYPE_CHECKING:
+    from elftools.dwarf.compileunit import CompileUnit
     from elftools.dwarf.die import DIE
 
     from aliceserver.debuggers.printers.children import Child
@@ -183,6 +184,11 @@ class ProcessEvalSymbols:
     data: Callable[[str], int | None] | None = None  # a variable's ELF symbol (expr/nodebug.py)
     # Without a frame (before `run`): main's unit, whose language is gdb's ("auto")
     unit: DIE | None = None
+    # Without a frame: the unit of gdb's current source file (`list`'s), searched first
+    home: tuple[ModuleSymbols, CompileUnit] | None = None
+
+    def _first_unit(self, module: ModuleSymbols) -> CompileUnit | None:
+        return self.home[1] if self.home is not None and self.home[0] is module else None
 
     @property
     def frame(self) -> FrameView:
@@ -206,7 +212,7 @@ class ProcessEvalSymbols:
             if value is not None:
                 return value
         for bias, module in self.others():
-            var = module.find_global(name)
+            var = module.find_global(name, self._first_unit(module))
             if var is not None:  # its addresses are relative to its own module's base
                 return module.value_of(var, replace(self.view, bias=bias))
         return None
@@ -225,7 +231,7 @@ class ProcessEvalSymbols:
         if self.frame_symbols is not None and self.frame_symbols.lookup(name) is not None:
             return self.frame_symbols.is_constant(name)
         for _bias, module in self.others():
-            var = module.find_global(name)
+            var = module.find_global(name, self._first_unit(module))
             if var is not None:
                 return is_constant(var)
         return False
@@ -253,7 +259,7 @@ class ProcessEvalSymbols:
 
             c_names = self.unit is not None and attr_value(self.unit, "DW_AT_language") in C
         for _bias, module in self.others():
-            found = module.find_type(name, c_names=c_names)
+            found = module.find_type(name, self._first_unit(module), c_names=c_names)
             if found is not None:
                 return found
         return None
