@@ -32,6 +32,7 @@ from aliceserver.debuggers.symbols.dwarf.types import Type, is_float, type_name
 from aliceserver.errors import ProtocolError, TargetError, Unsupported
 
 if TYPE_CHECKING:
+    from elftools.dwarf.compileunit import CompileUnit
     from elftools.dwarf.die import DIE
 
     from aliceserver.debuggers.printers.commands import ScriptOutput
@@ -48,6 +49,7 @@ Conditions = Callable[["str | Expr", Callable[[int], bool]], BreakpointCondition
 
 class Expressions:
     strict_types = True  # gdb's check type: see set_call_options
+    default_source: Callable[[], str | None] | None = None  # see IDebugger.set_default_source
 
     def __init__(
         self, engine: EngineServices, frames: Frames, values: VariableStore, stop_cache: StopCache,
@@ -108,7 +110,22 @@ class Expressions:
                                   functions=partial(self._source.function_symbol, program_only=program_only),
                                   data=partial(data_symbol, self._source, program_only=program_only),
                                   input_radix=self._values.input_radix, strict_types=self.strict_types,
-                                  unit=self._program_unit() if program_only else None)  # fmt: skip
+                                  unit=self._program_unit() if program_only else None,
+                                  home=self._home_unit() if frame_symbols is None else None)  # fmt: skip
+
+    def _home_unit(self) -> tuple[ModuleSymbols, CompileUnit] | None:
+        """The program's unit of gdb's current source file (`list`'s), whose statics and
+        types come first without a frame; None before a file is listed."""
+        path = self.default_source() if self.default_source is not None else None
+        if path is None:
+            return None
+        main = next((module for module in self._source.symbols.modules() if module.is_main), None)
+        info = self._source.debug_info(main) if main is not None else None
+        offset = info.unit_offset_of_file(path) if info is not None else None
+        symbols = self._source.module_symbols(main) if main is not None and offset is not None else None
+        if symbols is None or offset is None:
+            return None
+        return symbols, symbols.units.cu_at_offset(offset)
 
     def _program_read(self, read: Callable[[int, int], bytes], address: int, size: int) -> bytes:
         gap = self._engine.program_gap(address, size)
