@@ -421,6 +421,9 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
         if strict_types is not None:
             self._expressions.strict_types = strict_types
 
+    def set_default_source(self, source: Callable[[], str | None]) -> None:
+        self._expressions.default_source = source
+
     def set_scheduler_locking(self, *, steps_alone: bool) -> None:
         self._stepping.steps_alone = steps_alone
 
