@@ -440,6 +440,12 @@ class IDebugger(Protocol):
         frames past main stay the front end's to show or not."""
         ...
 
+    def set_default_source(self, source: Callable[[], str | None]) -> None:
+        """gdb's current source file for expressions without a frame (before `run`): its
+        unit's statics and types come first, as the static block of gdb's default symtab
+        (`ptype foo` after `list charfoo`). `source` gives its path, None: none yet."""
+        ...
+
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10, nibbles: str = "", symbols: bool = True,
