@@ -175,6 +175,9 @@ class FakeSourceLevel:
                          null_stop: bool = False) -> None:
         pass  # the simulated values are short numbers: no limit shortens them
 
+    def set_default_source(self, source: Callable[[], str | None]) -> None:
+        pass  # the simulated program has one unit: no file's names come first
+
     def evaluate(
         self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None,
         *, dynamic: m.DynamicTypes = m.DynamicTypes.NONE, type_only: bool = False, calls: bool = True,
