@@ -105,10 +105,16 @@ class MiSession(ProgramQueries):
         self.progress_shown: dict[str, float | None] = {}
         self.displays = DisplayTable()
         self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
+        debugger.set_default_source(self._listed_source)
         self.user_commands = UserCommands()  # define, document, hooks
         self.skips = SkipList()  # gdb's skip list (skips.py)
         self.exit_context: Context | None = None  # the command that ended the session (close)
         self._events = self.subscribe_events()  # before the first run or attach
+
+    def _listed_source(self) -> str | None:
+        """gdb's current source file: the one a stop or `list` last showed."""
+        listed = self.command_memory.listed
+        return listed[0] if listed is not None else None
 
     # --- UIs ---------------------------------------------------------------------------
     def notify(self, cls: str, pairs: Sequence[tuple[str, Value]] = ()) -> None:
