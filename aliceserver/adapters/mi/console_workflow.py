@@ -12,40 +12,15 @@ from aliceserver.adapters.gdbcommands.apply import (
     parse_thread_ids,
     thread_header,
 )
-from aliceserver.adapters.gdbcommands.listing import lines_to_list, print_lines, skip_unreadable
-from aliceserver.adapters.gdbcommands.selection import LineBuffer
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi.breakpoint_commands import register_breakpoint_commands
 from aliceserver.adapters.mi.commands_stack import target_id
 from aliceserver.adapters.mi.console_frames import frame_line
+from aliceserver.adapters.mi.console_list import register_list
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.thread_names import named
 from aliceserver.errors import AliceError
-
-
-def _list(ctx: Context, text: str) -> Reply:
-    session = ctx.session
-    session.ensure_symbols()
-    listsize = session.settings.get("listsize")
-    size = int(listsize) if listsize.isdigit() and int(listsize) > 0 else 10
-    memory = session.command_memory
-    write = LineBuffer(ctx.console)
-    try:
-        lines = lines_to_list(session.debugger, session.console_selection(), memory, text, size, write)
-        content = session.frames.file_lines(lines.path)
-        missing = session.frames.missing_or(lines.path, lines.first)
-        if content is None or missing is not None:
-            if missing is not None:  # gdb's print_source_lines: said, not an error
-                write.flush()
-                ctx.console(missing.text)
-                ctx.log(missing.error)
-            skip_unreadable(memory, lines)
-            return None
-        print_lines(session.debugger, memory, lines, content, write)
-    finally:
-        write.flush()
-    return None
 
 
 @dataclasses.dataclass
@@ -264,7 +239,7 @@ def _return(ctx: Context, text: str) -> Reply:
 
 def register_workflow(registry: CliRegistry) -> None:
     """Registered after the commands they extend (`thread`, `frame`, `list`)."""
-    registry.add("list", _list, "l")
+    register_list(registry)
     for name, apply in (("thread", _thread_apply_command), ("frame", _frame_apply)):
         found = registry.lookup(name)
         assert found is not None, name

@@ -1,0 +1,167 @@
+"""The console's `list` and `forward-search` / `search` / `reverse-search` (gdb 13's
+cli-cmds.c list_command, source.c search_command_helper).
+
+`list` takes what gdb's string_to_location_spec takes: explicit locations (`-source F
+-line N`, `-function F`, `-qualified`, an unknown `-WORD` refused in gdb's words), a whole
+linespec in quotes (`'list0.c:main'`) and FILE:FUNCTION with gdb's errors when the file or
+the function is not there; then adapters/gdbcommands/listing.py says which lines. A
+`listsize` of 0 (unlimited) lists the whole file.
+
+The searches go from gdb's last_line_listed (the first line the last `list` printed, or the
+line a stop showed: print_source_lines_base sets it so) one line on (or back), print the first line matching the GNU basic regular expression (re_comp:
+an empty one is the previous one), put its number in `$_`, and centre the next `list` on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import weakref
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.gdbcommands.lines import default_file
+from aliceserver.adapters.gdbcommands.listing import (
+    Lines,
+    ListPosition,
+    lines_to_list,
+    print_lines,
+    skip_unreadable,
+)
+from aliceserver.adapters.gdbcommands.selection import LineBuffer
+from aliceserver.adapters.mi.locations import Location, not_found, parse
+from aliceserver.adapters.mi.posix_regex import RegexError, basic
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.errors import AliceError, ProtocolError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.session import MiSession
+
+_UNLIMITED = 2**31 - 1  # gdb's listsize 0 / unlimited is INT_MAX lines
+_EXPLICIT = re.compile(r"-[A-Za-z]")
+_QUOTED = re.compile(r"""(['"])([^'"]*:[^'"]*)\1""")
+
+
+def list_size(ctx: Context) -> int:
+    listsize = ctx.session.settings.get("listsize")
+    if listsize in ("0", "unlimited"):
+        return _UNLIMITED
+    return int(listsize) if listsize.isdigit() and int(listsize) > 0 else 10
+
+
+def _linespec(text: str) -> str:
+    """The list-mode linespec ARGUMENT stands for: explicit options turned into one, a
+    quoted FILE:FUNCTION unquoted."""
+    stripped = text.strip()
+    if _EXPLICIT.match(stripped):
+        location, rest = parse(stripped)  # gdb's errors for an unknown or incomplete option
+        if location.explicit:
+            return _explicit(location)
+        # `-qualified SPEC`: a linespec after the flag (no function of another scope here)
+        stripped = re.sub(r"^(?:\s*-[A-Za-z][\w-]*)+\s*", "", stripped)
+        del rest
+    quoted = _QUOTED.fullmatch(stripped)
+    return quoted.group(2) if quoted else stripped
+
+
+def _explicit(location: Location) -> str:
+    if location.label is not None:
+        raise MiError("No label given to list")  # gdb lists no label alone either
+    if location.function is not None:
+        spec = location.function
+        return f"{location.source}:{spec}" if location.source else spec
+    assert location.line is not None
+    return f"{location.source}:{location.line}" if location.source else location.line
+
+
+def _list(ctx: Context, text: str) -> Reply:
+    session = ctx.session
+    session.ensure_symbols()
+    size = list_size(ctx)
+    memory = session.command_memory
+    write = LineBuffer(ctx.console)
+    spec = _linespec(text) if text.strip() not in ("", "+", "-") else text
+    try:
+        try:
+            lines = lines_to_list(
+                session.debugger, session.console_selection(), memory, spec, size, write
+            )
+        except ProtocolError as error:
+            if "," not in spec and ":" in spec and str(error).startswith('Function "'):
+                raise MiError(not_found(session, spec)) from None
+            raise
+        _print(ctx, lines, write)
+    finally:
+        write.flush()
+    return None
+
+
+def _print(ctx: Context, lines: Lines, write: LineBuffer) -> None:
+    session = ctx.session
+    memory = session.command_memory
+    content = session.frames.file_lines(lines.path)
+    missing = session.frames.missing_or(lines.path, lines.first)
+    if content is None or missing is not None:
+        if missing is not None:  # gdb's print_source_lines: said, not an error
+            write.flush()
+            ctx.console(missing.text)
+            ctx.log(missing.error)
+        skip_unreadable(memory, lines)
+        return
+    print_lines(session.debugger, memory, lines, content, write)
+
+
+# re_comp's previous expression, for an empty one (gdb's is one per process)
+_previous: weakref.WeakKeyDictionary[MiSession, re.Pattern[str]] = weakref.WeakKeyDictionary()
+
+
+def _search(ctx: Context, text: str, forward: bool) -> Reply:
+    session = ctx.session
+    pattern = text.strip()
+    if pattern:
+        try:
+            _previous[session] = basic(pattern)
+        except RegexError as error:
+            raise MiError(str(error)) from None
+    elif session not in _previous:
+        raise MiError("No previous regular expression")
+    regex = _previous[session]
+    session.ensure_symbols()
+    memory = session.command_memory
+    if memory.listed is not None:  # gdb's last_line_listed: the first line the last listing printed
+        path, last = memory.listed
+    else:
+        found = default_file(session.debugger, session.console_selection(), memory)
+        if found is None:
+            raise MiError('No symbol table is loaded.  Use the "file" command.')
+        path, last = found, 0
+    content = session.frames.file_lines(path)
+    if content is None:
+        raise MiError(f"{session.debugger.source_name(path)}: No such file or directory.")
+    line = last + 1 if forward else last - 1
+    if line < 1 or line > len(content):
+        raise MiError("Expression not found")
+    numbers = range(line, len(content) + 1) if forward else range(line, 0, -1)
+    for number in numbers:
+        if regex.search(content[number - 1]):
+            write = LineBuffer(ctx.console)
+            try:
+                print_lines(
+                    session.debugger, memory, Lines(path, number, number + 1), content, write
+                )
+            finally:
+                write.flush()
+            with contextlib.suppress(AliceError):
+                session.debugger.evaluate(f"$_ = {number}", None, 0)
+            # gdb centres the next `list` on the match
+            assert memory.listed is not None
+            centre = max(number - list_size(ctx) // 2, 1)
+            memory.list_position = ListPosition(path, centre, number, memory.listed)
+            return None
+    ctx.console("Expression not found\n")
+    return None
+
+
+def register_list(registry: CliRegistry) -> None:
+    registry.add("list", _list, "l")
+    registry.add("forward-search", lambda ctx, text: _search(ctx, text, True), "search", "fo")
+    registry.add("reverse-search", lambda ctx, text: _search(ctx, text, False), "rev")

@@ -1,0 +1,102 @@
+"""`list` with what gdb 13's list_command takes and the searches from the listed lines,
+side by side with gdb on a program of two files and a header with code
+(gdb.base/list.exp): explicit locations (`list -q main`, `-source F -line N`,
+`-function F`, an unknown option refused as `invalid explicit location argument`), a quoted
+'FILE:FUNCTION', FILE:FUNCTION whose file or function is not there in gdb's words, `set
+listsize 0` listing the whole file, `forward-search`/`search`/`reverse-search` (their
+`Expression not found`, the previous expression again, `$_`, the next `list` centred on the
+match)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import needs_gdb, output_like_gdb
+
+pytestmark = [needs_gdb, pytest.mark.timeout(180)]
+
+_HEADER = """\
+/* A header with code in it */
+static int twice (int x)
+{
+  return 2 * x;
+}
+"""
+
+_FIRST = """\
+#include "twice.h"
+int helper (int);
+
+int main (void)
+{
+  int x = 0;
+  x = twice (x + 1);
+  x = helper (x);
+  return x - 4;
+}
+"""
+
+_SECOND = """\
+#include <stdio.h>
+
+int helper (int a)
+{
+  int b = a + 1;  /* 4321 is not here */
+  printf ("%d\\n", b);
+  b = b * 6789;
+  b = b / 67;
+  return b;
+}
+""" + "".join(f"/* filler {i} */\n" for i in range(15))
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("listing")
+    (where / "twice.h").write_text(_HEADER)
+    (where / "first.c").write_text(_FIRST)
+    (where / "second.c").write_text(_SECOND)
+    subprocess.run(
+        ["gcc", "-g", "-O0", "-o", "listed", "first.c", "second.c"], cwd=where, check=True
+    )
+    return where / "listed"
+
+
+def test_explicit_and_quoted_locations(program: Path) -> None:
+    got = output_like_gdb(program, [
+        "list -q main", "list -INVALID", "list -qualified helper", "list -source second.c -line 8",
+        "list -function twice", "list -source first.c -function main", "list -line 3",
+        "list 'first.c:main'", "list nosuch.c:main", "list twice.h:nosuch", "list -source second.c",
+    ])  # fmt: skip
+    assert 'invalid explicit location argument, "-INVALID"' in got
+    assert (
+        "No source file named nosuch.c." in got
+        and 'Function "nosuch" not defined in "twice.h".' in got
+    )
+
+
+def test_unlimited_listsize_lists_the_whole_file(program: Path) -> None:
+    got = output_like_gdb(
+        program,
+        [
+            "set listsize 0",
+            "list 1",
+            "list second.c:1",
+            "list helper",
+            "set listsize unlimited",
+            "list 3,",
+        ],
+    )
+    assert "10\t}" in got and "25\t/* filler 14 */" in got
+
+
+def test_searches_go_on_from_the_listed_lines(program: Path) -> None:
+    got = output_like_gdb(program, [
+        "set listsize 4", "list helper", "search 4321", "search 6789", "print $_", "forward-search 6789",
+        "reverse-search 6789", "reverse-search 67", "list", "search", "fo b =", "rev printf", "list -",
+        "search \\(b\\) [*/]", "reverse-search [", "search a\\{1,\\}", "list 1,2", "reverse-search include",
+    ])  # fmt: skip
+    assert "Expression not found" in got and "7\t  b = b * 6789;" in got
