@@ -17,6 +17,7 @@ from aliceserver.adapters.mi import (
     radix,
     skips,
     source_paths,
+    subcommands,
     thread_names,
     tracepoints,
     user_commands,
@@ -61,7 +62,8 @@ def run_console_command(ctx: Context, text: str) -> Reply:
     name, handler = found
     if rest and not rest[0].isspace() and rest[0] != "/" and name not in ("!", "|"):
         raise MiError(f'Undefined command: "{word + rest.split()[0]}".  Try "help".')
-    if name == "set":  # gdb keeps a set command's trailing blanks: a prompt may end in one
+    if name in ("set", "complete"):  # gdb keeps their trailing blanks: a prompt may end in one,
+        # and `complete set language ` completes the value
         body = text.rstrip("\r\n")
         argument = rest.strip() + body[len(body.rstrip(" \t")) :]
     else:  # echo keeps its trailing blanks and newlines; other commands do not care.
@@ -160,15 +162,14 @@ def _clear(ctx: Context, text: str) -> Reply:
 
 
 def _delete(ctx: Context, text: str) -> Reply:
-    words = text.split()
-    if words and words[0] in ("breakpoints", "break", "br"):
-        words = words[1:]
-    if words and words[0] in ("display",):
-        return _undisplay(ctx, " ".join(words[1:]))
-    if words and len(words[0]) > 1 and "checkpoint".startswith(words[0]):
-        return console_tui.no_checkpoint(ctx, "delete", " ".join(words[1:]))
-    if words and len(words[0]) > 1 and ("tvariable".startswith(words[0]) or "tracepoints".startswith(words[0])):
-        return tracepoints.delete_subcommand(ctx, words[0], text.strip()[len(words[0]):])
+    sub, rest = subcommands.resolve("delete", text)
+    if sub == "display":
+        return _undisplay(ctx, rest)
+    words = rest.split() if sub == "breakpoints" else text.split()
+    if sub == "checkpoint":
+        return console_tui.no_checkpoint(ctx, "delete", rest)
+    if sub in ("tvariable", "tracepoints"):
+        return tracepoints.delete_subcommand(ctx, sub, rest)
     if not words and ctx.from_tty and ctx.session.breakpoints.sorted():  # gdb asks a person only
         if not query(ctx, "Delete all breakpoints? "):
             return None
@@ -188,13 +189,14 @@ def _ranges(ctx: Context, words: list[str]) -> list[str]:
 
 
 def _enable(ctx: Context, text: str, enabled: bool) -> Reply:
-    words = text.split()
-    if words and words[0] in ("breakpoints", "break", "br"):
-        words = words[1:]
-    if words and words[0] == "display":
+    sub, rest = subcommands.resolve("enable" if enabled else "disable", text)
+    if sub == "display":
         from aliceserver.adapters.mi import displays
 
-        return displays.enable(ctx, " ".join(words[1:]), enabled)
+        return displays.enable(ctx, rest, enabled)
+    words = rest.split() if sub == "breakpoints" else text.split()
+    if sub in ("once", "count", "delete"):  # `enable o 2`: gdb's `enable once 2`
+        words = [sub, *rest.split()]
     if enabled:
         breaks.enable_command(ctx, _ranges(ctx, words))
     else:

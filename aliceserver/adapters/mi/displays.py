@@ -9,11 +9,13 @@ be evaluated in the current context". A display with a size or the i/s format
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.gdbcommands.examine import examine
 from aliceserver.adapters.gdbcommands.selection import ExamineMemory, Selection
+from aliceserver.adapters.mi import number_ranges
 from aliceserver.adapters.mi.queries import query
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
 from aliceserver.debuggers.model import VariableScope
@@ -152,39 +154,35 @@ def add(ctx: Context, text: str) -> Reply:
     return None
 
 
-def _numbers(text: str) -> list[int]:
-    numbers: list[int] = []
-    for word in text.split():
-        low, dash, high = word.partition("-")
-        if not low.isdigit() or (dash and not high.isdigit()):
-            raise MiError("Arguments must be display numbers.")
-        numbers += range(int(low), int(high or low) + 1)
-    return numbers
+def _each(ctx: Context, text: str) -> Iterator[Display]:
+    """The displays `text` names (gdb's map_display_numbers), saying which it lacks."""
+    table = ctx.session.displays
+    for number, at in number_ranges.numbers(ctx, text):
+        if number == 0:
+            ctx.log(f"warning: bad display number at or near '{at}'\n")
+        elif number not in table.entries:
+            ctx.console(f"No display number {number}.\n")
+        else:
+            yield table.entries[number]
 
 
 def remove(ctx: Context, text: str) -> Reply:
     """`undisplay [N...]` (also `delete display`): gdb only says which numbers it lacks."""
     table = ctx.session.displays
-    if not text:
+    if not text.strip():
         if query(ctx, "Delete all auto-display expressions? "):
             table.entries.clear()
         return None
-    for number in _numbers(text):
-        if table.entries.pop(number, None) is None:
-            ctx.console(f"No display number {number}.\n")
+    for display in _each(ctx, text):
+        table.entries.pop(display.number, None)
     return None
 
 
 def enable(ctx: Context, text: str, enabled: bool) -> Reply:
     """`enable display [N...]`, `disable display [N...]`."""
     table = ctx.session.displays
-    numbers = _numbers(text) if text.strip() else list(table.entries)
-    for number in numbers:
-        display = table.entries.get(number)
-        if display is None:
-            ctx.console(f"No display number {number}.\n")
-        else:
-            display.enabled = enabled
+    for display in _each(ctx, text) if text.strip() else list(table.entries.values()):
+        display.enabled = enabled
     return None
 
 
