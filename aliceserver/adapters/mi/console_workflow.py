@@ -19,6 +19,7 @@ from aliceserver.adapters.mi.console_frames import frame_line
 from aliceserver.adapters.mi.console_list import register_list
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.return_values import float_returned
 from aliceserver.adapters.mi.thread_names import named
 from aliceserver.errors import AliceError
 
@@ -190,7 +191,7 @@ def _jump(ctx: Context, text: str) -> Reply:
     session = ctx.session
     inferior = session.inferior
     if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
-        places = session.debugger.resolve_location(session.breakpoints.normalize(text))
+        places = session.debugger.resolve_location(session.breakpoints.normalize(text, last_displayed=True))
         if places:
             here = _function_at(ctx, session.frames.frame(inferior.selected_tid, 0).pc)
             there = places[0]
@@ -210,6 +211,7 @@ def _return(ctx: Context, text: str) -> Reply:
     frame = session.frames.frame(tid, level)
     function = _function_at(ctx, frame.pc)
     result: int | None = None
+    in_xmm0: str | None = None
     if text:
         returns = session.evaluate(function, type_only=True).type.partition(" (")[0] if function else ""
         if not returns:
@@ -217,7 +219,9 @@ def _return(ctx: Context, text: str) -> Reply:
                           "Please use an explicit cast of the value to return.")
         if returns == "void":
             session.evaluate(text)  # for its side effects, as gdb does
-        elif returns in ("float", "double", "long double"):
+        elif returns in ("float", "double"):
+            in_xmm0 = float_returned(session, returns, text)
+        elif returns == "long double":
             raise MiError(f"Returning a {returns} value is not supported by aliceserver.")
         else:
             shown = session.display(session.evaluate(f"({returns})({text})")).split()
@@ -231,6 +235,8 @@ def _return(ctx: Context, text: str) -> Reply:
     execution.force_return(ctx)
     if result is not None:
         session.debugger.write_register(tid, "rax", result)
+    if in_xmm0 is not None:
+        session.evaluate(in_xmm0, tid=tid, level=0)
     if ctx.from_tty:
         top = session.frames.frame(tid, 0)
         ctx.console(frame_line(ctx, tid, 0) + session.frames.source_line(top))
