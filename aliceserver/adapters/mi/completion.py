@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from aliceserver.adapters.mi.completion_fields import member_completions
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers.model import SymbolDomain, SymbolSearchQuery
 from aliceserver.errors import AliceError
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 _LISTED_ALIASES = frozenset(("bt", "where", "ni", "si"))
 _LOCATION_COMMANDS = frozenset(("break", "tbreak", "until", "advance", "jump", "clear", "dprintf"))
 _SETTING_COMMANDS = frozenset(("set", "show"))
+# Those whose argument is an expression gdb completes (its expression_completer).
+_EXPRESSION_COMMANDS = frozenset(("print", "inspect", "call", "ptype", "whatis"))
+_LINE_NUMBER = re.compile(r"-\d+")
 _CPLUS_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".C", ".hh", ".hpp", ".hxx", ".h++")
 
 
@@ -45,7 +49,7 @@ def complete(session: MiSession, line: str) -> Completion:
         prefix, word = "", words[0] if words else ""
         candidates = [(name, 0) for name in _command_names(session) if name.startswith(word)]
     else:
-        found = session.cli_commands.lookup(words[0]) if words else None
+        found = session.cli_commands.lookup(words[0].split("/")[0]) if words else None
         command = found[0] if found is not None else ""
         argument = line[len(line) - len(line.lstrip()) + len(words[0]) :].lstrip()
         prefix = line[: len(line) - len(argument)]
@@ -53,8 +57,16 @@ def complete(session: MiSession, line: str) -> Completion:
             candidates = [(name, 0) for name in session.settings.names() if name.startswith(argument)]
         elif command in _LOCATION_COMMANDS and argument and " " not in argument:
             candidates = _functions(session, argument)
+        elif command == "condition":
+            start, names = _condition(session, argument)
+            prefix, candidates = prefix + argument[:start], [(name, 0) for name in names]
+        elif command in _EXPRESSION_COMMANDS or (command in ("display", "x") and "/" in words[0] + argument[:1]):
+            # (gdb's display and x complete an expression only after a /FMT)
+            start, names = _expression(session, _after_print_options(words[0], argument))
+            cut = len(line) - len(argument) + start if names else len(line)
+            prefix, candidates = line[:cut], [(name, 0) for name in names]
         else:
-            candidates = []  # expressions and other arguments: not completed here
+            candidates = []  # other arguments: not completed here
     candidates = sorted(set(candidates))
     result = Completion()
     if limit is not None and len(candidates) >= limit:  # gdb stops looking at the limit
@@ -76,6 +88,67 @@ def console_complete(ctx: Context, text: str) -> Reply:
     if found.max_reached:
         ctx.console(f"{text} *** List may be truncated, max-completions reached. ***\n")
     return None
+
+
+def _condition(session: MiSession, text: str) -> tuple[int, list[str]]:
+    """gdb's condition_completer on `text` (after `condition `): its `-force` option, a
+    breakpoint number (or a `$` variable holding one), then the condition's members.
+    Where the completed word starts in `text`, and its completions."""
+    pos = 0
+    while True:  # gdb's complete_options: -force, any number of times, or `--`
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        end = pos
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        word = text[pos:end]
+        if not word.startswith("-") or _LINE_NUMBER.fullmatch(word):
+            break
+        if end == len(text):  # completing the option's name
+            return pos, ["-force"] if "-force".startswith(word) else []
+        if word == "--":
+            pos = end
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            break
+        if not "-force".startswith(word) or len(word) < 2:
+            return pos, []  # gdb: an unknown option is an error
+        pos = end
+    rest = text[pos:]
+    if not rest or not any(ch.isspace() for ch in rest):  # the breakpoint's number
+        if rest.startswith("$"):
+            if rest[1:2].isdigit():
+                return pos + 1, []  # (no completion of history numbers)
+            return pos + 1, [name for name in session.debugger.convenience_names() if name.startswith(rest[1:])]
+        numbers = [str(bp.number) for bp in session.breakpoints.sorted() if str(bp.number).startswith(rest)]
+        return pos, (["-force"] if not text else []) + numbers
+    space = pos + next(i for i, ch in enumerate(rest) if ch.isspace())
+    while space < len(text) and text[space].isspace():
+        space += 1
+    start, names = _expression(session, text[space:])
+    return space + start, names
+
+
+def _expression(session: MiSession, text: str) -> tuple[int, list[str]]:
+    found = member_completions(session, text)
+    return found if found is not None else (len(text), [])
+
+
+def _after_print_options(command_word: str, text: str) -> str:
+    """The expression of print & co after gdb's `/FMT` and its `-OPTION ... --`; the text
+    past the end when options go unended (not completed here)."""
+    if "/" in command_word:
+        return text
+    if text.startswith("/"):
+        ended = re.search(r"\s|$", text)
+        assert ended is not None
+        return " " * ended.end() + text[ended.end() :]
+    if text.startswith("-"):
+        ended = re.search(r"(?:^|\s)--(?:\s|$)", text)
+        if ended is None:
+            return ""
+        return " " * ended.end() + text[ended.end() :]
+    return text
 
 
 def _command_names(session: MiSession) -> list[str]:
