@@ -27,6 +27,11 @@ FRAME_INFO = ("auto", "source-line", "location", "source-and-location", "locatio
               "short-location")
 
 
+# gdb 13's languages, in its order (`set language` lists them so when one is missing).
+LANGUAGES = ("auto", "local", "unknown", "ada", "asm", "c", "c++", "d", "fortran", "go", "minimal", "modula-2",
+             "objective-c", "opencl", "pascal", "rust")
+
+
 def _history_file() -> str:
     """gdb's default history file: $GDBHISTFILE, else .gdb_history where it started."""
     return _absolute(os.environ.get("GDBHISTFILE") or ".gdb_history")
@@ -94,7 +99,7 @@ def _defaults() -> dict[str, _Setting]:
         "can-use-hw-watchpoints": s("1", "int", "Debugger's willingness to use watchpoint hardware is {}."),
         "auto-solib-add": s("on", "bool", "Autoloading of shared library symbols is {}."),
         "stop-on-solib-events": s("0", "int", "Stopping for shared library events is {}."),
-        "language": s("auto", "text", 'The current source language is "{}".'),
+        "language": s("auto", "enum", 'The current source language is "{}".', LANGUAGES),
         "charset": s("auto", "text", 'The host character set is "{}".'),
         "host-charset": s("auto", "text", 'The host character set is "{}".'),
         "target-charset": s("auto", "text", 'The target character set is "{}".'),
@@ -248,6 +253,18 @@ class Settings:
         if value != "unlimited":
             return value
         return "4294967295" if name in _UINTEGER else "2147483647" if name in _INTEGER else "-1"
+
+    def value_choices(self, name: str) -> tuple[str, ...]:
+        """What gdb's completer offers for `set NAME VALUE`: a bool's off and on, an enum's
+        values, NUMBER and unlimited for a number that may be unlimited; nothing for the others."""
+        setting = self._values[name]
+        if setting.kind == "bool":
+            return ("off", "on")
+        if setting.kind == "enum":
+            return setting.choices
+        if setting.kind == "int" and name not in _ZINTEGER and name not in ("input-radix", "output-radix"):
+            return ("NUMBER", "unlimited")
+        return ()
 
     def show_text(self, name: str) -> str:
         setting = self._values[name]
