@@ -53,7 +53,10 @@ def complete(session: MiSession, line: str) -> Completion:
         command = found[0] if found is not None else ""
         argument = line[len(line) - len(line.lstrip()) + len(words[0]) :].lstrip()
         prefix = line[: len(line) - len(argument)]
-        if command in _SETTING_COMMANDS:
+        values = _setting_values(session, argument) if command == "set" else None
+        if values is not None:
+            candidates = values
+        elif command in _SETTING_COMMANDS:
             candidates = [(name, 0) for name in session.settings.names() if name.startswith(argument)]
         elif command in _LOCATION_COMMANDS and argument and " " not in argument:
             candidates = _functions(session, argument)
@@ -77,6 +80,17 @@ def complete(session: MiSession, line: str) -> Completion:
     # a single match is given as the line it completes to
     result.matches = [prefix + name for name, _ in candidates] if len(candidates) != 1 else [result.completion or ""]
     return result
+
+
+def _setting_values(session: MiSession, argument: str) -> list[tuple[str, int]] | None:
+    """The values of the setting `argument` names before its last word that the word
+    starts (None: it names no setting there). gdb offers NUMBER only for no word at all."""
+    head, space, word = argument.rpartition(" ")
+    found = session.settings.find(head.split()) if space else None
+    if found is None or found[1]:
+        return None
+    choices = session.settings.value_choices(found[0])
+    return [(f"{head} {choice}", 0) for choice in choices if choice.startswith(word) and (choice != "NUMBER" or not word)]
 
 
 def console_complete(ctx: Context, text: str) -> Reply:
