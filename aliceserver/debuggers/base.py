@@ -449,7 +449,7 @@ class IDebugger(Protocol):
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10, nibbles: str = "", symbols: bool = True,
-                         null_stop: bool = False) -> None:
+                         null_stop: bool = False, ascii: bool = False) -> None:
         """gdb's `print elements` (string chars and array elements shown), `print repeats`
         (a run of equal elements at least this long shows as `<repeats N times>`) and
         `print address` (False: a pointer shows as its `<symbol+offset>` alone) and
@@ -459,7 +459,8 @@ class IDebugger(Protocol):
         `nibbles` (`print nibbles` on) /t's separator of groups of four digits, the current
         language's (" ", C++'s "'", Rust's "_"); `symbols` gdb's `print symbol` (off: a data
         pointer shows no <symbol>); `null_stop` gdb's `print null-stop` (a char array's
-        string ends at its first NUL)."""
+        string ends at its first NUL); `ascii` gdb's `set target-charset ASCII` (a string's
+        bytes past 127 in octal, UTF-8 or not)."""
         ...
 
     def history_count(self) -> int:

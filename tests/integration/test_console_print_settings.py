@@ -91,3 +91,56 @@ def test_symbol_and_null_stop_like_gdb(program: Path, tmp_path: Path) -> None:
         "show print symbol", "set print address off", *commands, "set print symbol on", *commands,
         "p -symbol off -- pi", "p pi"), str(program)], tmp_path)  # fmt: skip
     assert '$1 = "ab"' in got.stdout and "<three>" in got.stdout
+
+
+UTF8_SOURCE = r"""
+char u[] = "h\303\251llo\377";
+char *us = "\303\251t\303\251 \342\202\254";
+char reps[24] = "\303\251xxxxxxxxxxxxxxxxxxx";
+char c = (char)0xe9;
+int main(void) { return u[0] + us[0] + reps[0] + c; }
+"""
+
+
+@pytest.fixture
+def utf8_program(tmp_path: Path) -> Path:
+    c_object = _compile(tmp_path, "gcc", "utf8.c", UTF8_SOURCE)
+    subprocess.run(["gcc", "-o", str(tmp_path / "utf8"), str(c_object)], check=True)
+    return tmp_path / "utf8"
+
+
+STRINGS = [
+    "p u",
+    "p us",
+    "p reps",
+    "p c",
+    "x/s u",
+    "x/s us",
+    "x/2s reps",
+    "output u",
+    "echo \\n",
+    "p/x u",
+]
+
+
+def test_target_charset_ascii_like_gdb(utf8_program: Path, tmp_path: Path) -> None:
+    """gdb's with_target_charset (charset.exp, printcmds.exp): bytes past 127 in octal, UTF-8
+    or not, until the charset is auto again."""
+    got = assert_like_gdb([*ex(
+        "set target-charset ASCII", "show target-charset", 'p $_gdb_setting_str("target-charset")', *STRINGS,
+        "break main", "run", *STRINGS, "set target-charset auto", "set target-charset ASCII", "p us",
+    ), str(utf8_program)], tmp_path)  # fmt: skip
+    assert '"h\\303\\251llo\\377"' in got.stdout
+
+
+def test_utf8_strings_like_gdb(
+    utf8_program: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a UTF-8 host (auto, or a UTF-8 target charset) valid UTF-8 shows as text, x/s's
+    too (it split a character's bytes, showing them in octal)."""
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    got = assert_like_gdb(
+        [*ex(*STRINGS, "set target-charset UTF-8", *STRINGS), str(utf8_program)], tmp_path
+    )
+    assert '"héllo\\377"' in got.stdout

@@ -172,7 +172,7 @@ class FakeSourceLevel:
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10, nibbles: str = "", symbols: bool = True,
-                         null_stop: bool = False) -> None:
+                         null_stop: bool = False, ascii: bool = False) -> None:
         pass  # the simulated values are short numbers: no limit shortens them
 
     def set_default_source(self, source: Callable[[], str | None]) -> None:

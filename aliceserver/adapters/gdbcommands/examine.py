@@ -53,10 +53,12 @@ def decode_format(text: str, last_format: str, last_size: str) -> tuple[ExamineF
 
 
 def examine(
-    debugger: IDebugger, where: Selection, memory: ExamineMemory, argument: str, write: Write, nibbles: str = ""
+    debugger: IDebugger, where: Selection, memory: ExamineMemory, argument: str, write: Write, nibbles: str = "",
+    ascii: bool = False,
 ) -> None:
     """Run `x` with `argument` (what follows `x`: `/4xw buf`, `buf`, or nothing); `nibbles`:
-    /t's separator of groups of four digits under `print nibbles on`."""
+    /t's separator of groups of four digits under `print nibbles on`; `ascii`: x/s under
+    `set target-charset ASCII`, bytes past 127 in octal."""
     text = argument.strip()
     fmt = ExamineFormat(memory.count if not text and memory.count > 0 else 1, memory.format or "x", memory.size)
     if text.startswith("/"):
@@ -69,7 +71,7 @@ def examine(
         raise ProtocolError("Argument required (starting display address).")
     memory.last_unit = None
     try:
-        _examine(debugger, where, memory, fmt, write, nibbles)
+        _examine(debugger, where, memory, fmt, write, nibbles, ascii)
     finally:  # gdb remembers the format even when memory ran out on the way
         memory.size = "b" if fmt.format == "s" else fmt.size
         memory.format, memory.count = fmt.format, fmt.count
@@ -101,7 +103,8 @@ def address_of(debugger: IDebugger, where: Selection, expression: str) -> int:
 
 
 def _examine(
-    debugger: IDebugger, where: Selection, memory: ExamineMemory, fmt: ExamineFormat, write: Write, nibbles: str
+    debugger: IDebugger, where: Selection, memory: ExamineMemory, fmt: ExamineFormat, write: Write, nibbles: str,
+    ascii: bool,
 ) -> None:
     address = memory.next_address
     assert address is not None
@@ -113,7 +116,7 @@ def _examine(
     if fmt.format == "i":
         _instructions(debugger, where, memory, address, count, write)
     elif fmt.format == "s":
-        _strings(debugger, memory, address, count, fmt.size, write)
+        _strings(debugger, memory, address, count, fmt.size, write, ascii)
     else:
         size = _SIZES[fmt.size or "b"]
         if count < 0:  # backwards: the units before the address, shown forwards
@@ -166,7 +169,9 @@ def _units(
         write("\n")
 
 
-def _strings(debugger: IDebugger, memory: ExamineMemory, address: int, count: int, size: str, write: Write) -> None:
+def _strings(
+    debugger: IDebugger, memory: ExamineMemory, address: int, count: int, size: str, write: Write, ascii: bool = False
+) -> None:
     if size in ("h", "w"):
         raise Unsupported(f'"x/s{size}" (strings of wide characters) is not supported by aliceserver.')
     if size == "g":
@@ -188,7 +193,7 @@ def _strings(debugger: IDebugger, memory: ExamineMemory, address: int, count: in
         if not data and not complete:  # gdb shows the failure as the string's value
             write(f"<error: Cannot access memory at address {address:#x}>\n")  # and stays
         else:
-            write(string_text(bytes(data), complete) + "\n")
+            write(string_text(bytes(data), complete, ascii) + "\n")
             memory.last_unit = (address, 1, None)  # gdb reads no value for $__ here
             address += len(data) + (1 if complete else 0)
         memory.next_address = address

@@ -68,11 +68,12 @@ def char_escape(byte: int, quote: int) -> str:
     return f"\\{byte:03o}"
 
 
-def string_text(data: bytes, complete: bool) -> str:
+def string_text(data: bytes, complete: bool, ascii: bool = False) -> str:
     """A C string (without its NUL) as `x/s` shows it: runs of more than REPEAT_THRESHOLD
-    equal bytes as `'c' <repeats N times>`, `...` after it when it was cut short."""
+    equal bytes as `'c' <repeats N times>`, `...` after it when it was cut short; `ascii`
+    (`set target-charset ASCII`): bytes past 127 in octal."""
     pieces: list[str] = []
-    quoted = ""
+    quoted = bytearray()  # decoded together: a UTF-8 character's bytes are runs of their own
     i = 0
     while i < len(data):
         run = 1
@@ -80,21 +81,21 @@ def string_text(data: bytes, complete: bool) -> str:
             run += 1
         if run > REPEAT_THRESHOLD:
             if quoted:
-                pieces.append(f'"{quoted}"')
-                quoted = ""
+                pieces.append(f'"{_string_chars(bytes(quoted), ascii)}"')
+                quoted.clear()
             pieces.append(f"'{char_escape(data[i], quote=39)}' <repeats {run} times>")
             i += run
             continue
-        quoted += _string_chars(data[i : i + run])
+        quoted += data[i : i + run]
         i += run
     if quoted or not pieces:
-        pieces.append(f'"{quoted}"')
+        pieces.append(f'"{_string_chars(bytes(quoted), ascii)}"')
     return ", ".join(pieces) + ("" if complete else "...")
 
 
-def _string_chars(chunk: bytes) -> str:
+def _string_chars(chunk: bytes, ascii: bool) -> str:
     """Bytes of a string: valid UTF-8 beyond ASCII kept as text, as gdb on a UTF-8 host."""
-    text = chunk.decode("utf-8", "surrogateescape")
+    text = chunk.decode("ascii" if ascii else "utf-8", "surrogateescape")
     out = []
     for ch in text:
         code = ord(ch)

@@ -178,7 +178,8 @@ def _x(ctx: Context, text: str) -> Reply:
         session.ensure_symbols()  # before `run`, x reads the program's image, as in gdb
     lines = LineBuffer(ctx.console)
     try:
-        examine(session.debugger, where, session.command_memory.examine, text, lines, nibbles_separator(session))
+        examine(session.debugger, where, session.command_memory.examine, text, lines, nibbles_separator(session),
+                session.settings.get("target-charset") == "ASCII")
     finally:
         lines.flush()
     return None

@@ -36,7 +36,8 @@ only the values we do, and refuses the others by name):
 | startup-with-shell | launch_config: no shell is ever started; on splits `run`'s arguments as sh does (run_redirects.py), off at blanks as gdb's breakup_args |
 | stop-on-solib-events | catch_stops.py: nonzero stops at every event of the loader (the engine's library catch), told as gdb's print_solib_event |
 | step-mode, can-use-hw-watchpoints, auto-solib-add | only gdb's defaults |
-| language, charset, host-/target-/target-wide-charset, osabi | only gdb's defaults (auto) |
+| language, charset, host-/target-wide-charset, osabi | only gdb's defaults (auto) |
+| target-charset | auto and UTF-8 (strings' valid UTF-8 shown as text, as gdb on a UTF-8 host); ASCII: the engine's formatter and x/s show bytes past 127 in octal |
 | sysroot, solib-search-path | the engine's LibraryPaths (debuggers/librarypaths.py): where every library file is read |
 | history size | any: aliceserver keeps no command history, so none is longer than the size |
 | history filename | kept and shown: with history save off (its only value) gdb writes no file either |
@@ -129,7 +130,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "step-mode": ("off",),
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
-    "target-charset": ("auto",), "target-wide-charset": ("auto",), "osabi": ("auto",),
+    "target-charset": ("auto", "ASCII", "UTF-8"), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",),
     "history save": ("off",), "annotate": ("0",),
@@ -247,7 +248,7 @@ def refresh_nibbles(session: MiSession) -> None:
 def apply_print_limits(session: MiSession) -> None:
     """Tell the engine `print elements`, `print repeats` (unlimited: no limit), `print address`
     `print array-indexes`, `output-radix`, `print nibbles` (with the current language's
-    separator), `print symbol` and `print null-stop`."""
+    separator), `print symbol`, `print null-stop` and `target-charset` (ASCII or not)."""
     unlimited = 2**31 - 1
 
     def on(name: str) -> bool:
@@ -265,4 +266,5 @@ def apply_print_limits(session: MiSession) -> None:
                                       output_radix=int(session.settings.get("output-radix")),
                                       input_radix=int(session.settings.get("input-radix")),
                                       nibbles=separator, symbols=on("print symbol"),
-                                      null_stop=on("print null-stop"))
+                                      null_stop=on("print null-stop"),
+                                      ascii=session.settings.get("target-charset") == "ASCII")

@@ -94,6 +94,7 @@ class FormatOptions:
     nibbles: str = ""  # gdb's `print nibbles` on: /t's digit separator (the language's), else ""
     symbols: bool = True  # gdb's `print symbol`: off, a data pointer shows no <symbol>
     null_stop: bool = False  # gdb's `print null-stop`: a char array ends at its first NUL
+    ascii: bool = False  # gdb's `set target-charset ASCII`: a string's bytes past 127 in octal
     max_depth: int = 20
     symbolize: Symbolize | None = None
     pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
@@ -351,7 +352,7 @@ class _Formatter:
         end = data.find(0)
         truncated = end < 0 or end > limit
         text = bytes(data[:end] if end >= 0 else data)[:limit]
-        out = string_literal(text, self.opts.repeat_threshold)
+        out = string_literal(text, self.opts.repeat_threshold, self.opts.ascii)
         return out + ("..." if truncated and len(text) >= limit else "")
 
     # --- aggregates -------------------------------------------------------------------
@@ -490,7 +491,7 @@ class _Formatter:
         if data.endswith(b"\0"):  # gdb drops one trailing NUL (the terminator)
             data = data[:-1]
         shown = _limit_by_runs(data, self.opts.max_elements)
-        text = string_literal(data[:shown], self.opts.repeat_threshold)
+        text = string_literal(data[:shown], self.opts.repeat_threshold, self.opts.ascii)
         return text + ("..." if shown < len(data) else "")
 
 

@@ -111,15 +111,16 @@ def _utf8_character(data: bytes) -> str | None:
     return text if len(text) == 1 and text.isprintable() else None
 
 
-def _quoted_run(data: bytes) -> str:
+def _quoted_run(data: bytes, ascii: bool = False) -> str:
     out: list[str] = []
     i = 0
     while i < len(data):
         byte = data[i]
         if byte >= 0x80:
             # Valid UTF-8 shows as text (gdb does the same with a UTF-8 host charset): one
-            # character of the width its lead byte says, never the ASCII bytes after it.
-            text = _utf8_character(data[i : i + _utf8_width(byte)])
+            # character of the width its lead byte says, never the ASCII bytes after it;
+            # under `set target-charset ASCII` no byte past 127 is a character.
+            text = None if ascii else _utf8_character(data[i : i + _utf8_width(byte)])
             if text is not None:
                 out.append(text)
                 i += len(text.encode("utf-8"))
@@ -132,8 +133,9 @@ def _quoted_run(data: bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
-def string_literal(data: bytes, threshold: int = 10) -> str:
-    """gdb's string printing: runs longer than `threshold` as `'c' <repeats N times>`."""
+def string_literal(data: bytes, threshold: int = 10, ascii: bool = False) -> str:
+    """gdb's string printing: runs longer than `threshold` as `'c' <repeats N times>`;
+    `ascii` (`set target-charset ASCII`): bytes past 127 in octal, UTF-8 or not."""
     if not data:
         return '""'
     # Most strings: plain text without a long run, shown as they are (a tenth of the time)
@@ -148,7 +150,7 @@ def string_literal(data: bytes, threshold: int = 10) -> str:
             run += 1
         if run > threshold:
             if pending:
-                segments.append(_quoted_run(bytes(pending)))
+                segments.append(_quoted_run(bytes(pending), ascii))
                 pending.clear()
             # gdb quotes a repeated character with the string's quoter: ''', not '\''
             segments.append("'" + _escape(data[i], '"') + f"' <repeats {run} times>")
@@ -156,7 +158,7 @@ def string_literal(data: bytes, threshold: int = 10) -> str:
             pending += data[i : i + run]
         i += run
     if pending:
-        segments.append(_quoted_run(bytes(pending)))
+        segments.append(_quoted_run(bytes(pending), ascii))
     return ", ".join(segments)
 
 
