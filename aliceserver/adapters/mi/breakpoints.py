@@ -86,9 +86,9 @@ class BreakpointTable:
             hit_numbers.made(self.session, value - 1)
 
     # --- creation ----------------------------------------------------------------------
-    def normalize(self, location: str) -> str:
+    def normalize(self, location: str, last_displayed: bool = False) -> str:
         """The engine's spec for a location in gdb's syntax (locations.py)."""
-        return locations.spec_of(self.session, location)
+        return locations.spec_of(self.session, location, last_displayed)
 
     def create(
         self,
