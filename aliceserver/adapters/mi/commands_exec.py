@@ -174,7 +174,7 @@ def until(ctx: Context, location: str | None, kind: str = "until-location", anyw
         session.before_resume()
         session.debugger.step(tid, StepKind.UNTIL)
         return _running(ctx, "step")
-    spec = session.breakpoints.normalize(location)
+    spec = session.breakpoints.normalize(location, last_displayed=True)  # the frame's file for N
     if not session.debugger.resolve_location(spec):
         raise MiError(session.breakpoints.not_found(spec))
     session.before_resume()
@@ -208,7 +208,7 @@ def interrupt(ctx: Context) -> Reply:
 def jump(ctx: Context, location: str) -> Reply:
     session = ctx.session
     tid = _stopped_thread(ctx)
-    spec = session.breakpoints.normalize(location)
+    spec = session.breakpoints.normalize(location, last_displayed=True)  # the frame's file for N
     places = session.debugger.resolve_location(spec)
     if not places:
         raise MiError(session.breakpoints.not_found(spec))
