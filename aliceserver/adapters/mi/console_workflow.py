@@ -191,7 +191,7 @@ def _jump(ctx: Context, text: str) -> Reply:
     session = ctx.session
     inferior = session.inferior
     if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
-        places = session.debugger.resolve_location(session.breakpoints.normalize(text))
+        places = session.debugger.resolve_location(session.breakpoints.normalize(text, last_displayed=True))
         if places:
             here = _function_at(ctx, session.frames.frame(inferior.selected_tid, 0).pc)
             there = places[0]
