@@ -1,11 +1,12 @@
 """`list` with what gdb 13's list_command takes and the searches from the listed lines,
 side by side with gdb on a program of two files and a header with code
-(gdb.base/list.exp): explicit locations (`list -q main`, `-source F -line N`,
+(gdb.base/list.exp, break.exp): explicit locations (`list -q main`, `-source F -line N`,
 `-function F`, an unknown option refused as `invalid explicit location argument`), a quoted
 'FILE:FUNCTION', FILE:FUNCTION whose file or function is not there in gdb's words, `set
 listsize 0` listing the whole file, `forward-search`/`search`/`reverse-search` (their
 `Expression not found`, the previous expression again, `$_`, the next `list` centred on the
-match)."""
+match), and `break N` in the file `list` showed last though the program stopped in another
+(`until N`, `advance N` and `jump N` in the stopped frame's)."""
 
 from __future__ import annotations
 
@@ -100,3 +101,19 @@ def test_searches_go_on_from_the_listed_lines(program: Path) -> None:
         "search \\(b\\) [*/]", "reverse-search [", "search a\\{1,\\}", "list 1,2", "reverse-search include",
     ])  # fmt: skip
     assert "Expression not found" in got and "7\t  b = b * 6789;" in got
+
+
+def test_break_line_in_the_file_listed_last(program: Path) -> None:
+    output_like_gdb(
+        program, ["list 5,6", "break +2", "list helper", "break 8", "break +1", "info breakpoints"]
+    )
+    # stopped in first.c: `break N` takes the listed file, `break +N` the frame's line
+    got = output_like_gdb(
+        program, ["break main", "run", "list helper", "break 9", "break +1", "info breakpoints"]
+    )
+    assert "Breakpoint 2 at " in got and "file second.c, line 9." in got
+    # until, advance and jump count in the stopped frame's file (decode_line_with_last_displayed)
+    got = output_like_gdb(program, [
+        "break main", "run", "list helper", "advance 8", "list helper", "until 9", "list helper", "jump 9",
+    ])  # fmt: skip
+    assert "main () at first.c:9" in got

@@ -145,8 +145,9 @@ def _single_quoted(name: str) -> str:
     return name
 
 
-def for_engine(session: MiSession, location: Location) -> str:
-    """The spec the engine resolves."""
+def for_engine(session: MiSession, location: Location, last_displayed: bool = False) -> str:
+    """The spec the engine resolves; `last_displayed`: a line counts in the stopped frame's
+    file (until, advance, jump: gdb's decode_line_with_last_displayed)."""
     if location.address is not None:
         return f"*{location.address}"
     if location.function is not None and location.label is None and re.fullmatch(r"\$\w+", location.function):
@@ -165,7 +166,7 @@ def for_engine(session: MiSession, location: Location) -> str:
         raise MiError("No default breakpoint address now.")
     if location.source is not None:
         return f"{location.source}:{int(location.line)}"
-    path, line = _default_line(session)
+    path, line = _default_line(session, last_displayed or location.line[0] in "+-")
     number = line + int(location.line) if location.line[0] in "+-" else int(location.line)
     if number <= 0:
         raise LocationNotFound(f"No line {number} in the current file.")
@@ -184,13 +185,13 @@ def _variable_line(session: MiSession, name: str) -> str | None:
         raise MiError("Convenience variables used in line specs must have integer values.") from None
 
 
-def spec_of(session: MiSession, text: str) -> str:
+def spec_of(session: MiSession, text: str, last_displayed: bool = False) -> str:
     """The engine's spec for a location given alone (MI, until, advance): nothing may
     follow it."""
     location, rest = parse(text.strip())
     if rest:
         raise MiError(f"Garbage '{rest}' at end of location")
-    return for_engine(session, location)
+    return for_engine(session, location, last_displayed)
 
 
 def not_found(session: MiSession, spec: str, given: str = "") -> str:
@@ -236,10 +237,18 @@ def _current_function(session: MiSession) -> str | None:
         return None
 
 
-def _default_line(session: MiSession) -> tuple[str, int]:
-    """gdb's default line for `break N`/`+N`: where the program stopped, else a listing's
+def _default_line(session: MiSession, framed: bool) -> tuple[str, int]:
+    """gdb's default line for `break N`/`+N` (parse_breakpoint_sals): `framed` (`+N`/`-N`,
+    until's N) counts from where the program stopped; otherwise gdb's current source line,
+    the file a `list` or a shown frame left (the line after a listing), else a listing's
     first line around main."""
     inferior = session.inferior
+    memory = session.command_memory
+    listed, position = memory.listed, memory.list_position
+    if listed is not None and not (framed and inferior.process is not None and not inferior.running):
+        if position is not None and position.marker is listed:
+            return position.path, position.next_line
+        return listed
     if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
         try:
             frame = session.frames.frame(inferior.selected_tid, inferior.selected_level)
