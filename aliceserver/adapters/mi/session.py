@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import aliceserver.debuggers.events as ev
 from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.adapters.mi.breakpoints import BreakpointTable
+from aliceserver.adapters.mi.command_history import CommandHistory
 from aliceserver.adapters.mi.dispatcher import UiInput
 from aliceserver.adapters.mi.displays import DisplayTable
 from aliceserver.adapters.mi.frames import Frames
@@ -32,6 +33,7 @@ from aliceserver.adapters.mi.registry import (
     Reply,
     Running,
 )
+from aliceserver.adapters.mi.repeat import CommandRepeat
 from aliceserver.adapters.mi.screen_env import host_environment
 from aliceserver.adapters.mi.settings import Settings
 from aliceserver.adapters.mi.skips import SkipList
@@ -105,7 +107,9 @@ class MiSession(ProgramQueries):
         self.progress_shown: dict[str, float | None] = {}
         self.displays = DisplayTable()
         self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
+        self.repeat = CommandRepeat()  # what a console's empty line runs again
         debugger.set_default_source(self._listed_source)
+        self.history = CommandHistory()  # the lines typed at a terminal (show commands, history save)
         self.user_commands = UserCommands()  # define, document, hooks
         self.skips = SkipList()  # gdb's skip list (skips.py)
         self.exit_context: Context | None = None  # the command that ended the session (close)
@@ -168,6 +172,8 @@ class MiSession(ProgramQueries):
     def execute_line(self, ui: Ui, line: str, *, echo: bool = True) -> None:
         line = line.rstrip("\r\n")
         if not ui.is_mi:
+            if ui is self.main_ui:
+                self.history.add(line, self.settings)
             self._execute_cli_ui(ui, line)
             return
         try:
@@ -186,8 +192,11 @@ class MiSession(ProgramQueries):
 
     def _execute_cli_ui(self, ui: Ui, line: str) -> None:
         ctx = Context(self, ui, "", None, cli=True)
+        line = self.repeat.line_to_run(line)
+        succeeded = False
         try:
             reply = self.run_cli(ctx, line)
+            succeeded = True
         except AliceError as error:
             ui.log(_sentence(str(error)) + "\n")
             reply = None
@@ -195,6 +204,8 @@ class MiSession(ProgramQueries):
             logger.exception("internal error in %r", line)
             ui.log(f"Internal error: {error}\n")
             reply = None
+        finally:
+            self.repeat.after(self.cli_commands, line, succeeded)
         if isinstance(reply, Exit):
             self.exit_requested, self.exit_context = True, ctx
             return
