@@ -27,7 +27,7 @@ def prog(builder: Builder) -> Path:
 
 def _typed(prog: Path, tmp_path: Path, lines: list[str]) -> tuple[str, str]:
     """The lines typed to both (stdin: gdb's from_tty, its notes shown); gdb's output and
-    ours (errors in their place), up to the kill that ends the session."""
+    ours (errors in their place)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                XDG_CACHE_HOME=str(tmp_path))  # fmt: skip
     runs = [
@@ -37,7 +37,7 @@ def _typed(prog: Path, tmp_path: Path, lines: list[str]) -> tuple[str, str]:
     expected, got = (
         subprocess.run(
             argv,
-            input="\n".join(lines) + "\n",
+            input="\n".join(["set width 0", *lines]) + "\n",
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -49,7 +49,9 @@ def _typed(prog: Path, tmp_path: Path, lines: list[str]) -> tuple[str, str]:
     )
 
     def kept(text: str) -> str:
-        return normalized(text.split("\n", 1)[-1]).split("Kill the program being debugged?")[0]
+        """From the first prompt (gdb names the program as given) to the session's end
+        (our `quit` echoed where gdb's stdin ends)."""
+        return normalized(text.split("\n", 1)[-1]).removesuffix("(gdb) quit").removesuffix("(gdb) ")
 
     return kept(expected), kept(got)
 
@@ -91,3 +93,22 @@ def test_condition_ends_at_an_abbreviated_thread_or_task(prog: Path) -> None:
         in got.stderr
     )
     assert "Invalid thread ID: foo if 1\n" in got.stderr
+
+
+def test_thread_specific_breakpoints_shown_and_deleted_with_their_thread(
+    prog: Path, tmp_path: Path
+) -> None:
+    """info breakpoints' ` thread N` and `stop only in thread N`; the breakpoint deleted,
+    in gdb's words, when its thread goes: at the program's exit, a restart (before the new
+    `Starting program:`) and a kill; `start` tells its temporary breakpoint first."""
+    add, square = marker_line("daily_flow.c", "add"), marker_line("daily_flow.c", "square")
+    expected, got = _typed(prog, tmp_path, [
+        "break main", "run", f"break {add} thread 1", f"break {square} if x > 1 thread 1", "info breakpoints",
+        "continue", "continue", "info breakpoints", "delete 2", "continue",
+        f"break {add} thread 1", "run", "info breakpoints", f"break {add} thread 1", "start", "info breakpoints",
+        f"break {add} thread 1", "kill", "info breakpoints",
+    ])  # fmt: skip
+    assert got == expected
+    assert "in add at " in got and f"daily_flow.c:{add} thread 1\n\tstop only in thread 1\n" in got
+    assert "\tstop only if x > 1 \n\tstop only in thread 1\n" in got
+    assert "Thread-specific breakpoint 3 deleted - thread 1 no longer in the thread list." in got

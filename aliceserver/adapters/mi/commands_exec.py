@@ -38,7 +38,9 @@ def _running(ctx: Context, kind: str) -> Reply:
     return RUNNING
 
 
-def run(ctx: Context, start: bool = False, first_instruction: bool = False) -> Reply:
+def run(ctx: Context, start: bool = False, first_instruction: bool = False,
+        announce: Callable[[], None] | None = None) -> Reply:
+    """`announce`: the console's `Starting program: ...`, once the old process is gone."""
     session = ctx.session
     inferior = session.inferior
     if not inferior.program:
@@ -50,10 +52,12 @@ def run(ctx: Context, start: bool = False, first_instruction: bool = False) -> R
     temporary: MiBreakpoint | None = None
     if start:  # as gdb, before the old process goes (its address then) or the probe does
         temporary, _ = session.breakpoints.create("main", temporary=True, pending_ok=True)
-        if ctx.cli:
-            ctx.console(session.breakpoints.announce(temporary))
     if inferior.process is not None:
         kill(ctx, quiet=True)
+    if temporary is not None and ctx.cli:  # told after the old process's end, as gdb
+        ctx.console(session.breakpoints.announce(temporary))
+    if announce is not None:
+        announce()
     for counted in session.breakpoints.sorted():  # gdb's clear_breakpoint_hit_counts at a run
         counted.hits = counted.unseen_hits = 0
         del counted.logged_hits[:]

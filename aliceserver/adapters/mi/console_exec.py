@@ -35,10 +35,13 @@ def _run(ctx: Context, text: str, start: bool = False, first_instruction: bool =
                 "Program not restarted.")
     if text:
         execution.set_args(ctx, text)
-    if session.inferior.program and ctx.from_tty:
-        args = " ".join(session.inferior.args)
-        ctx.console(f"Starting program: {session.inferior.program} {args}\n")
-    return execution.run(ctx, start=start, first_instruction=first_instruction)
+
+    def announce() -> None:  # after the old process's end (gdb's kill_if_already_running)
+        if session.inferior.program and ctx.from_tty:
+            args = " ".join(session.inferior.args)
+            ctx.console(f"Starting program: {session.inferior.program} {args}\n")
+
+    return execution.run(ctx, start=start, first_instruction=first_instruction, announce=announce)
 
 
 def _step(kind: StepKind, name: str = "step"):  # type: ignore[no-untyped-def]

@@ -79,6 +79,7 @@ def handle_event(session: MiSession, event: ev.Event) -> None:
             number = inferior.remove_thread(event.thread_id)
             if number is not None:
                 session.notify("thread-exited", [("id", str(number)), ("group-id", f"i{session.inferior.number}")])
+                _drop_thread_breakpoints(session, number)
     elif isinstance(event, ev.ModuleLoaded):
         if not event.module.is_main and inferior.process is not None:
             inferior.libraries.append(event.module)
@@ -515,6 +516,7 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
         session.console_all(text)
     for number in sorted(inferior.threads.values()):
         session.notify("thread-exited", [("id", str(number)), ("group-id", f"i{session.inferior.number}")])
+        _drop_thread_breakpoints(session, number)
     group: list[tuple[str, Value]] = [("id", f"i{session.inferior.number}")]
     if exited.code is not None and not killed and not detached:
         group.append(("exit-code", exit_code_text(exited.code)))
@@ -540,6 +542,18 @@ def _exited(session: MiSession, exited: ev.Exited) -> None:
     run_stop_hook(session)
     session.broadcast(record("*", "stopped", pairs))
     session.after_stop()
+
+
+def _drop_thread_breakpoints(session: MiSession, number: int) -> None:
+    """gdb's remove_threaded_breakpoints: a breakpoint for a thread that is gone goes too
+    (after its =thread-exited; gdb sends no =breakpoint-deleted for it)."""
+    qualified = len(session.inferiors) > 1 or session.inferior.number != 1
+    for bp in session.breakpoints.sorted():
+        if bp.thread == number and bp.inferior == session.inferior.number:
+            thread = f"{bp.inferior}.{bp.thread}" if qualified else str(bp.thread)
+            session.console_all(f"Thread-specific breakpoint {bp.number} deleted - thread {thread} "
+                                "no longer in the thread list.\n")  # fmt: skip
+            session.breakpoints.delete(bp)
 
 
 __all__ = ["handle_event", "ARCH"]
