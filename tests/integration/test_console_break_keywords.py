@@ -1,11 +1,13 @@
 """`break` and its keywords against gdb 13 on one program (daily_flow.c): the note of the
-breakpoints already at a pc (every one of them, their thread, when typed), `clear` with no
+breakpoints already at a pc (every one of them, their thread, when typed), `break` with no
+argument (the shown line's sal: no function in info breakpoints), `clear` with no
 argument (the frame's line), `thread`/`task` abbreviated after a condition (which ends
 there), a malformed thread id, and `finish` refusing arguments."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,12 +63,15 @@ def test_typed_break_notes_every_breakpoint_at_the_pc_and_clear_takes_the_line(
 ) -> None:
     loop = marker_line("daily_flow.c", "loop")
     expected, got = _typed(prog, tmp_path, [
-        "break main", "run", "break", "break", "break", "break if (1)", "clear",
+        "break main", "run", "break", "break", "break", "break if (1)", "info breakpoints", "clear",
         f"tbreak {loop}", f"break {loop} thread 1", f"break {loop}", "disable 8", f"break {loop}",
         "continue", "clear", "clear", "finish 123", "kill",
     ])  # fmt: skip
     assert got == expected
     assert "Note: breakpoints 1, 2, 3 and 4 also set at pc" in got
+    assert re.search(
+        r"\n2 +breakpoint +keep y +0x[0-9a-f]+ /\S+/daily_flow\.c:\d+\n", got
+    )  # no `in main at`
     assert "Note: breakpoints 6, 7 (thread 1) and 8 (disabled) also set at pc" in got
     assert (
         "No breakpoint at this line." in got

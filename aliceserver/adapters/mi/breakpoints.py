@@ -582,7 +582,8 @@ class BreakpointTable:
 
     def place_what(self, place: CodeLocation) -> str:
         if place.source is not None:
-            return f"in {place.function or '??'} at {self.session.frames.file_name(place.source.path, place.source.symtab)}:{place.source.line}"
+            within = f"in {place.function} at " if place.function else ""  # gdb: a sal without a symbol
+            return f"{within}{self.session.frames.file_name(place.source.path, place.source.symtab)}:{place.source.line}"
         return self.symbolic(place) if place.function is not None else ""  # (no symbol: none)
 
     def symbolic(self, place: CodeLocation) -> str:
