@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.gdbcommands.values import show_convenience, show_values
@@ -111,16 +112,19 @@ def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = Tr
     location, rest = console_location(text)  # gdb's syntax and errors
     given = keywords(session, rest)
     condition, thread = given.condition, given.thread
-    if not location.strip():
+    default = not location.strip()
+    if default:
         if session.inferior.process is None or session.inferior.running:
             raise MiError("No default breakpoint location now selected.")
         tid, level = session.selected_frame()
-        location = f"*{session.frames.frame(tid, level).pc:#x}"
+        location = f"*0x{session.frames.frame(tid, level).pc:016x}"  # as gdb writes it back
     bp = create_or_ask(ctx, lambda pending: session.breakpoints.create(
         location, temporary=temporary, condition=condition, pending_ok=pending, thread=thread,
         force_condition=given.force_condition, warn=ctx.log))
     if bp is None:  # a pending one declined
         return None
+    if default:  # gdb's default location: the last shown line's sal, no function (until a re-set)
+        bp.places = tuple(replace(place, function=None) for place in bp.places)
     # gdb's describe_other_breakpoints: only for a person typing (not -batch, -x, source)
     if from_tty and ctx.from_tty:
         breaks.note_others(ctx, bp)
