@@ -97,8 +97,12 @@ def serve(config: SessionConfig, transport: Transport, factory: DebuggerFactory,
             # gdb -batch: the status of its last command (1 when it failed); the program
             # still alive is killed on the way out (close).
             return session.exit_code if succeeded or not config.batch else 1
+        if not ui.is_mi and ui.reads_terminal():  # gdb's init_history, after -ex and -x
+            session.history.start(session)
         session.add_reader(ui)
-        return session.serve()
+        code = session.serve()
+        session.history.save(session.settings, ui.log)  # gdb's quit_force, with history save on
+        return code
     finally:
         if install_signals and previous is not None:
             signal.signal(signal.SIGINT, previous)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import aliceserver.debuggers.events as ev
 from aliceserver.adapters.gdbcommands.selection import CommandMemory
 from aliceserver.adapters.mi.breakpoints import BreakpointTable
+from aliceserver.adapters.mi.command_history import CommandHistory
 from aliceserver.adapters.mi.dispatcher import UiInput
 from aliceserver.adapters.mi.displays import DisplayTable
 from aliceserver.adapters.mi.frames import Frames
@@ -108,6 +109,7 @@ class MiSession(ProgramQueries):
         self.command_memory = CommandMemory()  # what `x` and the other gdb commands remember
         self.repeat = CommandRepeat()  # what a console's empty line runs again
         debugger.set_default_source(self._listed_source)
+        self.history = CommandHistory()  # the lines typed at a terminal (show commands, history save)
         self.user_commands = UserCommands()  # define, document, hooks
         self.skips = SkipList()  # gdb's skip list (skips.py)
         self.exit_context: Context | None = None  # the command that ended the session (close)
@@ -170,6 +172,8 @@ class MiSession(ProgramQueries):
     def execute_line(self, ui: Ui, line: str, *, echo: bool = True) -> None:
         line = line.rstrip("\r\n")
         if not ui.is_mi:
+            if ui is self.main_ui:
+                self.history.add(line, self.settings)
             self._execute_cli_ui(ui, line)
             return
         try:

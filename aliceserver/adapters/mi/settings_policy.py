@@ -39,10 +39,9 @@ only the values we do, and refuses the others by name):
 | language, charset, host-/target-wide-charset, osabi | only gdb's defaults (auto) |
 | target-charset | auto and UTF-8 (strings' valid UTF-8 shown as text, as gdb on a UTF-8 host); ASCII: the engine's formatter and x/s show bytes past 127 in octal |
 | sysroot, solib-search-path | the engine's LibraryPaths (debuggers/librarypaths.py): where every library file is read |
-| history size | any: aliceserver keeps no command history, so none is longer than the size |
-| history filename | kept and shown: with history save off (its only value) gdb writes no file either |
+| history size, history filename, history save | command_history.py: the lines typed at a terminal, read from the file at the start, written back at the end with save on |
 | complaints | any: aliceserver makes no complaints about symbols, so none is over the limit |
-| debuginfod enabled, python print-stack, verbose, history save, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
+| debuginfod enabled, python print-stack, verbose, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
 | annotate | only 0: aliceserver writes no annotations |
 | dprintf-style | only gdb (dprintf.py runs the printf itself) |
@@ -133,7 +132,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "target-charset": ("auto", "ASCII", "UTF-8"), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",),
-    "history save": ("off",), "annotate": ("0",),
+    "annotate": ("0",),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
     "trace-commands": ("off",), "dprintf-style": ("gdb",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
 }  # fmt: skip
