@@ -44,6 +44,7 @@ class CommandMemory:
     """One session's memory of its gdb commands."""
 
     examine: ExamineMemory = field(default_factory=ExamineMemory)
+    print_format: str = ""  # gdb's last_format: print's and call's /r or / alone take it again
     values_shown: int = 1  # where `show values +` goes on from
     # gdb's current source file and last_line_listed: where a bare `info line` looks (set
     # by a stop's source line and `list`'s first line).

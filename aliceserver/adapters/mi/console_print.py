@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import overload
 
 from aliceserver.adapters.gdbcommands.examine import examine
+from aliceserver.adapters.gdbcommands.print_format import KNOWN, PrintFormat, decode_print_format
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi.frames import (
     evaluation_failure,
@@ -18,15 +19,30 @@ from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Repl
 from aliceserver.adapters.mi.settings_policy import nibbles_separator, refresh_nibbles
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo
 from aliceserver.errors import AliceError
-from aliceserver.regexes import compiled_later
 
-_FORMAT = compiled_later(r"/(\d*)([xduotacfsizr]*)([bhwg]?)\s*")
+
+class _UndefinedFormat(MiError):
+    """A format letter gdb knows none of: its error follows print's `$N = `."""
+
+
+def _format(ctx: Context, text: str, command: str) -> PrintFormat:
+    """print's and call's /FMT, the last format kept for the next one without a letter."""
+    memory = ctx.session.command_memory
+    fmt = decode_print_format(text, command, memory.print_format)
+    if text.startswith("/"):
+        memory.print_format = fmt.letter
+    return fmt
 
 
 def _print(ctx: Context, text: str) -> Reply:
     options, text = split_print_options(text)
-    with print_options_applied(ctx, options):
-        value = _printed(ctx, text, record=True)  # the engine's value history, shared by front ends
+    fmt = _format(ctx, text, "print")
+    try:
+        with print_options_applied(ctx, options):
+            value = _printed(ctx, fmt, record=True)  # the engine's value history, shared by front ends
+    except _UndefinedFormat:
+        ctx.console(f"${ctx.session.debugger.history_count()} = ")
+        raise
     ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
     return None
 
@@ -35,17 +51,20 @@ def _call(ctx: Context, text: str) -> Reply:
     """gdb's call: print's, except that a void result prints nothing and, unlike print's
     `$N = void`, does not enter the value history."""
     options, text = split_print_options(text)
-    with print_options_applied(ctx, options):
-        value = _printed(ctx, text, void_shown=False, record=not _void_result(ctx, text))
+    fmt = _format(ctx, text, "print")  # gdb's call is print_command_1: print's words
+    try:
+        with print_options_applied(ctx, options):
+            value = _printed(ctx, fmt, void_shown=False, record=not _void_result(ctx, fmt.expression))
+    except _UndefinedFormat:
+        ctx.console(f"${ctx.session.debugger.history_count()} = ")
+        raise
     if value is not None:
         ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
     return None
 
 
-def _void_result(ctx: Context, text: str) -> bool:
+def _void_result(ctx: Context, expression: str) -> bool:
     """Whether the expression's type is void, found without running anything (whatis's way)."""
-    match = _FORMAT().match(text)
-    expression = text[match.end() :] if match else text
     if not expression.strip():
         return False
     try:
@@ -55,29 +74,28 @@ def _void_result(ctx: Context, text: str) -> bool:
 
 
 @overload
-def _printed(ctx: Context, text: str, *, record: bool = False) -> str: ...
+def _printed(ctx: Context, fmt: PrintFormat, *, record: bool = False) -> str: ...
 
 
 @overload
-def _printed(ctx: Context, text: str, void_shown: bool, *, record: bool = False) -> str | None: ...
+def _printed(ctx: Context, fmt: PrintFormat, void_shown: bool, *, record: bool = False) -> str | None: ...
 
 
-def _printed(ctx: Context, text: str, void_shown: bool = True, *, record: bool = False) -> str | None:
-    """print's text of `/FMT expression`, or its error (output's too: a value too big or
-    unreadable is an error there as well). None for a void value unless `void_shown`.
+def _printed(ctx: Context, fmt: PrintFormat, void_shown: bool = True, *, record: bool = False) -> str | None:
+    """print's text of an expression in a format, or its error (output's too: a value too
+    big or unreadable is an error there as well). None for a void value unless `void_shown`.
     `record`: the value goes into the value history (print, call; output records none)."""
     session = ctx.session
-    fmt = None
-    match = _FORMAT().match(text)
-    if match:
-        fmt = match.group(2)[-1:] or None
-        text = text[match.end() :]
+    text = fmt.expression
+    # One letter for the engine: a format, else r (raw); pretty printers stay with /xr.
+    # /s is print's natural format in C (char arrays are strings already).
+    letter = fmt.letter if fmt.letter in KNOWN and fmt.letter != "s" else "r" if fmt.raw else None
     if not text.strip():
         if not record:
             raise MiError("Argument required (expression to compute).")
         text = "$"  # gdb's print alone: the last value again
     refresh_nibbles(session)
-    info = session.evaluate(text, fmt, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS, record=record)
+    info = session.evaluate(text, letter, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS, record=record)
     recorded = f"${info.history}" if info.history else text  # `$` names another value now
     failure = whole_value_failure(session, recorded, info) or evaluation_failure(info)
     if failure is not None:
@@ -86,6 +104,8 @@ def _printed(ctx: Context, text: str, void_shown: bool = True, *, record: bool =
         ctx.log(line)
     if not void_shown and info.type == "void":
         return None
+    if fmt.letter and fmt.letter not in KNOWN:  # gdb fails as it prints the value
+        raise _UndefinedFormat(f'Undefined output format "{fmt.letter}".')
     return laid_out(ctx, info)
 
 
@@ -98,7 +118,7 @@ def laid_out(ctx: Context, info: VariableInfo) -> str:
 
 
 def _output(ctx: Context, text: str) -> Reply:
-    ctx.console(_printed(ctx, text))  # gdb's output records no history value
+    ctx.console(_printed(ctx, decode_print_format(text, "output")))  # gdb's output records no history value
     return None
 
 

@@ -216,6 +216,10 @@ class _Formatter:
             from aliceserver.debuggers.symbols.dwarf.memberptr import format_member_pointer
 
             return format_member_pointer(value, t, self.address, fmt)
+        if self.opts.fmt == "f" and _float_sized(t):  # gdb 13: the bits read as a float that long
+            return format_float(value.data()[: t.size])
+        if self.opts.fmt == "f" and isinstance(t, BaseType) and t.encoding != Encoding.FLOAT:
+            return str(value.as_int())  # no float that long: the number alone (a char's too)
         if self.opts.fmt is not None and self.opts.fmt in INT_FORMATS:
             return self.scalar_format(value, t)
         if isinstance(t, PointerType):
@@ -425,13 +429,13 @@ class _Formatter:
             if value.address is None:
                 return "<optimized out>"
             text = self.address(value.address)  # with <symbol+offset>
-            if is_char_type(t.element) and self.opts.fmt is None:
+            if is_char_type(t.element) and self.opts.fmt in (None, "s"):
                 return f"{text}{' ' if text else ''}{self.c_string(value.ctx, value.address)}"
             return text
         count = t.count
-        if is_char_type(t.element) and self.opts.fmt is None:
+        if is_char_type(t.element) and self.opts.fmt in (None, "s"):  # /s: a string too
             return self.char_array(value, count)
-        wide = wide_prefix(t.element) if self.opts.fmt is None else None
+        wide = wide_prefix(t.element) if self.opts.fmt in (None, "s") else None
         if wide is not None:
             return self.wide_array(value, t, count, wide)
         if depth >= self.opts.max_depth:
@@ -493,6 +497,14 @@ class _Formatter:
         shown = _limit_by_runs(data, self.opts.max_elements)
         text = string_literal(data[:shown], self.opts.repeat_threshold, self.opts.ascii)
         return text + ("..." if shown < len(data) else "")
+
+
+def _float_sized(t: Type) -> bool:
+    """Whether print/f shows `t`'s bits as a float (printcmd.c's float_type_from_length):
+    a scalar but a float (a complex too) as long as a float, a double or a long double."""
+    if isinstance(t, BaseType) and t.encoding == Encoding.FLOAT:
+        return False
+    return isinstance(t, (BaseType, EnumType, PointerType)) and t.size in (4, 8, 16)
 
 
 def _truncated(number: float) -> int:
