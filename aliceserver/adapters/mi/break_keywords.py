@@ -35,7 +35,7 @@ def _names(word: str, name: str) -> bool:
     return 0 < len(word) <= len(name) and name.startswith(word)
 
 
-def _condition_end(text: str, start: int) -> int:
+def condition_end(text: str, start: int) -> int:
     """Where gdb's expression lexer stops reading a condition that begins at `start`."""
     pos = start
     while pos < len(text):
@@ -54,18 +54,24 @@ def _condition_end(text: str, start: int) -> int:
 def _thread(session: MiSession, text: str) -> tuple[int, str]:
     """gdb's parse_thread_id on what follows `thread`: the number and the text after it."""
     word = text.split(None, 1)[0] if text.strip() and not text[0].isspace() else ""
+    return thread_number(session, word, text), text[len(word) :]
+
+
+def thread_number(session: MiSession, word: str, named: str | None = None) -> int:
+    """The thread `word` names (THR or INF.THR), with gdb's errors; `named`: what its
+    "Invalid thread ID" names (break's: all that follows `thread`)."""
     try:
         owner, number = parse_thread_id(session, word)
     except MiError as error:
-        if str(error).startswith("Invalid thread ID"):  # gdb names all that follows
-            raise MiError(f"Invalid thread ID: {text}") from None
+        if str(error).startswith("Invalid thread ID"):
+            raise MiError(f"Invalid thread ID: {word if named is None else named}") from None
         raise
     if owner.tid_of(number) is None:
         qualified = "." in word or len(session.inferiors) > 1 or session.inferior.number != 1
         raise MiError(
             f"Unknown thread {owner.number}.{number}." if qualified else f"Unknown thread {number}."
         )
-    return number, text[len(word) :]
+    return number
 
 
 def _task(session: MiSession, text: str) -> str:
@@ -93,7 +99,7 @@ def keywords(session: MiSession, text: str) -> Keywords:
         word = text[pos:end]
         if _names(word, "if") or word.startswith("if("):
             start = pos + 2 if word.startswith("if(") else end + 1
-            pos = _condition_end(text, start)
+            pos = condition_end(text, start)
             condition = text[start:pos]  # with its blanks, as gdb keeps it (`stop only if  a `)
         elif _names(word, "-force-condition"):
             force, pos = True, end

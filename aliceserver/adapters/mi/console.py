@@ -44,6 +44,7 @@ from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError
 from aliceserver.adapters.mi.screen_env import inferior_environment, set_variable
 from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
 from aliceserver.adapters.mi.tracepoints import register_console as register_tracepoints
+from aliceserver.adapters.mi.watch_gate import watch_keywords
 from aliceserver.transports.tty import open_tty_transport
 
 
@@ -242,7 +243,12 @@ def _watch(ctx: Context, text: str, mode: str) -> Reply:
         text = rest.strip()
     if not text:
         raise MiError("Argument required (expression to compute).")
-    bp = breaks.watch(ctx, text, mode, location=location)
+    expression, given = watch_keywords(ctx.session, text)  # thread N, if COND
+    if given.condition is not None:  # gdb parses it first: its unknown symbols are errors
+        where = ctx.session.console_selection()
+        ctx.session.debugger.evaluate(given.condition, where.thread_id, where.level, type_only=True)
+    bp = breaks.watch(ctx, expression, mode, location=location)
+    bp.condition, bp.thread = given.condition, given.thread
     ctx.console(ctx.session.breakpoints.announce(bp))
     breaks.created(ctx, bp, to_self=True)
     return None

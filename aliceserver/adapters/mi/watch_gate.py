@@ -1,0 +1,124 @@
+"""Whether a watchpoint's trap stops the program, as gdb's bpstat_stop_status decides it
+for a write or access watchpoint (read watchpoints' writes: read_watches.py): a write
+watchpoint whose value did not change does not stop (x86 traps every write); then its
+thread (`watch X thread N`), its condition (`watch X if COND`, `condition N COND`) and
+its ignore count, each in gdb's order. The value it keeps is the new one either way.
+
+And gdb's `watch EXPR [thread N] [task N] [mask M] [if COND]` (watch_command_1): the
+`PARAMETER VALUE` pairs read from the end, then the expression up to its `if`."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from aliceserver.adapters.mi.break_keywords import Keywords, condition_end, thread_number
+from aliceserver.adapters.mi.frames import display_value
+from aliceserver.adapters.mi.registry import MiError
+from aliceserver.debuggers import events as ev
+from aliceserver.errors import AliceError
+
+if TYPE_CHECKING:
+    from aliceserver.adapters.mi.breakpoint_record import MiBreakpoint
+    from aliceserver.adapters.mi.session import MiSession
+
+_WRITE = "hw watchpoint"  # breakpoint_record.WATCH_TYPES[""]
+
+
+def stopping(session: MiSession, stop: ev.Stopped) -> list[MiBreakpoint] | None:
+    """The watchpoints this watch stop stops for, in number order (empty: go on); None
+    when it is no watchpoint's trap this module judges."""
+    if stop.reason is not ev.StopReason.WATCHPOINT or stop.watches_left:
+        return None
+    found = session.breakpoints.for_watch_ids(
+        stop.breakpoint_ids + _sharing(session, stop.breakpoint_ids)
+    )
+    if not found:
+        return None
+    return [bp for bp in sorted(found, key=lambda bp: bp.number) if _stops(session, stop, bp)]
+
+
+def _sharing(session: MiSession, ids: tuple[int, ...]) -> tuple[int, ...]:
+    """The engine's other watchpoints on the memory of those that trapped: gdb checks
+    every watchpoint whose address the trap names (two on `a` both tell their change)."""
+    try:
+        watches = session.debugger.watchpoints()
+    except AliceError:
+        return ()
+    hit = [(w.address, w.address + w.size) for w in watches if w.id in ids]
+    return tuple(w.id for w in watches if w.id not in ids and w.enabled
+                 and any(w.address < end and start < w.address + w.size for start, end in hit))  # fmt: skip
+
+
+def _stops(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint) -> bool:
+    if bp.gdb_type == _WRITE:
+        try:
+            new = display_value(
+                session.evaluate(bp.spec or bp.location, tid=stop.thread_id, level=0)
+            )
+        except AliceError:
+            new = None
+        if new is not None and new == bp.old_value:
+            return False  # gdb's WP_VALUE_NOT_CHANGED
+    if bp.thread is not None and session.inferior.threads.get(stop.thread_id) != bp.thread:
+        return False
+    if bp.condition:
+        try:
+            value = session.debugger.evaluate(f"({bp.condition}) != 0", stop.thread_id, 0).value
+        except AliceError as error:  # gdb stops, and says why
+            session.console_all(f"Error in testing breakpoint condition:\n{error}\n")
+            return True
+        if value.strip() in ("0", "false"):
+            _keep_value(session, stop, bp)
+            return False
+    if bp.ignore > 0:
+        bp.ignore -= 1
+        bp.hits += 1  # gdb counts an ignored hit
+        _keep_value(session, stop, bp)
+        return False
+    return True
+
+
+def _keep_value(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint) -> None:
+    """A write watchpoint that did not stop keeps the value it changed to (the next
+    trap compares with it, as gdb's watchpoint_check)."""
+    if bp.gdb_type != _WRITE:
+        return
+    try:
+        bp.old_value = display_value(
+            session.evaluate(bp.spec or bp.location, tid=stop.thread_id, level=0)
+        )
+    except AliceError:
+        pass
+
+
+def watch_keywords(session: MiSession, text: str) -> tuple[str, Keywords]:
+    """The expression of `watch TEXT` and its thread and condition, with gdb's errors."""
+    thread: int | None = None
+    rest = text.rstrip()
+    while True:  # `thread N`, `task N`, `mask M` from the end, each a whole word
+        found = re.search(r"(?:^|[ \t])(thread|task|mask)[ \t]+(\S+)$", rest)
+        if found is None or not rest[: found.start()].strip():
+            break
+        word, value = found.group(1), found.group(2)
+        if word == "thread":
+            thread = thread_number(session, value)
+        elif word == "task":
+            if not re.fullmatch(r"[+-]?\d+", value):
+                raise MiError(f"Invalid task ID: {value}")
+            raise MiError(f"Unknown task {int(value)}.")
+        else:
+            raise MiError("This target does not support masked watchpoints.")
+        rest = rest[: found.start()].rstrip()
+    end = condition_end(rest, 0)
+    expression, tail = rest[:end].strip(), rest[end:].strip()
+    condition = None
+    if tail:
+        word, _, after = tail.partition(" ")
+        if not ("if".startswith(word) and word):
+            raise MiError("Junk at end of command.")
+        end = condition_end(after, 0)
+        condition, tail = after[:end], after[end:].strip()
+        if tail:
+            raise MiError("Junk at end of command.")
+    return expression, Keywords(condition, thread)
