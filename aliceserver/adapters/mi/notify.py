@@ -228,6 +228,14 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         with suppress(AliceError):
             session.debugger.resume(session.locked_thread())
             return
+    # (imported here: it imports inferiors, which import this module)
+    from aliceserver.adapters.mi import watch_gate
+
+    watchers = watch_gate.stopping(session, stop)  # an unchanged value, a condition, a thread...
+    if watchers == []:
+        with suppress(AliceError):
+            session.debugger.resume(session.locked_thread())
+            return
     session.on_stopped_or_exited()
     inferior.run.stopped_at(stop)
     inferior.selected_tid = stop.thread_id
@@ -276,7 +284,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
             pairs += [("reason", "breakpoint-hit"), ("disp", "keep"), ("bkptno", "0")]
             text = "\n"
     elif reason is ev.StopReason.WATCHPOINT:
-        text = _watch_stop(session, stop, pairs)
+        text = _watch_stop(session, stop, pairs, watchers)
         location_style = "with-pc"  # the pc after the access: shown mid-row (frame_show_address)
     elif reason is ev.StopReason.WATCHPOINT_SCOPE:
         location_style = "with-pc"  # the return address: mid-line, shown with its pc
@@ -412,12 +420,16 @@ def _displays(session: MiSession) -> str:
     return stop_text(session)
 
 
-def _watch_stop(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, Value]]) -> str:
-    found = session.breakpoints.for_watch_ids(stop.breakpoint_ids)
+def _watch_stop(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, Value]],
+                watchers: list[MiBreakpoint] | None) -> str:
+    found = watchers or session.breakpoints.for_watch_ids(stop.breakpoint_ids)
     if not found:
         pairs.append(("reason", "watchpoint-trigger"))
         return "\n"
-    bp = found[0]
+    return "".join(_watch_told(session, bp, pairs) for bp in found)  # gdb: each that stops
+
+
+def _watch_told(session: MiSession, bp: MiBreakpoint, pairs: list[tuple[str, Value]]) -> str:
     try:
         new = session.evaluate_display(bp.spec or bp.location)  # spec: what `watch -location` watches
     except AliceError:
