@@ -25,7 +25,7 @@ from aliceserver.regexes import compiled_later
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
-_FORMAT = compiled_later(r"/(\d*)([a-z]*)\s*")
+_FORMAT = compiled_later(r"/(-?)(\d*)([a-z]*)\s*")
 _PRINT_FORMATS = set("xduotacfz")
 _SIZES = set("bhwg")
 # Names in an expression that are no variables: C's keywords and type words.
@@ -46,6 +46,7 @@ class Display:
     function: str | None = None  # the function whose locals it names; None: anywhere
     names: frozenset[str] = frozenset()  # those locals (a nested block may end before the function)
     enabled: bool = True
+    raw: bool = False  # /r: no pretty printer (not shown, as in gdb)
 
     @property
     def examines(self) -> bool:
@@ -64,25 +65,30 @@ class DisplayTable:
     next_number: int = 1
 
 
-def _parse_format(text: str) -> tuple[str, str, int, str]:
-    """`/FMT EXPR` as gdb's display_command decodes it: (format, size, count, expression)."""
+def _parse_format(text: str) -> tuple[str, str, int, bool, str]:
+    """`/FMT EXPR` as gdb's display_command decodes it (decode_format: a count, then size
+    letters, `r` and any other lowercase letter as the format, the last one winning; a
+    letter no format knows is its error at each display): (format, size, count, raw,
+    expression)."""
     match = _FORMAT().match(text)
     if match is None:
-        return "", "", 1, text
-    letters = match.group(2)
+        return "", "", 1, False, text
+    sign, digits, letters = match.groups()
+    count = (-1 if sign else 1) * (int(digits) if digits else 1)
     fmt = size = ""
+    raw = False
     for letter in letters:
         if letter in _SIZES:
             size = letter
-        elif letter in _PRINT_FORMATS or letter in "is":
-            fmt = letter
+        elif letter == "r":
+            raw = True
         else:
-            raise MiError(f'Undefined output format "{letter}".')
+            fmt = letter
     if size and not fmt:
         fmt = "x"
     if fmt in ("i", "s"):
         size = "b"
-    return fmt, size, int(match.group(1) or "1"), text[match.end() :]
+    return fmt, size, count, raw, text[match.end() :]
 
 
 def _variable_names(expression: str) -> set[str]:
@@ -131,8 +137,10 @@ def add(ctx: Context, text: str) -> Reply:
     if not text:
         ctx.console(stop_text(session))
         return None
-    fmt, size, count, expression = _parse_format(text)
-    display = Display(0, expression, fmt, size, count)
+    fmt, size, count, raw, expression = _parse_format(text)
+    if not expression.strip():
+        raise MiError("Argument required (expression to compute).")
+    display = Display(0, expression, fmt, size, count, raw=raw)
     where = _frame_names(session)
     try:  # gdb parses it now: a name that is nowhere refuses the display
         session.evaluate(expression)
@@ -148,8 +156,9 @@ def add(ctx: Context, text: str) -> Reply:
     display.number = table.next_number
     table.next_number += 1
     table.entries[display.number] = display
-    stopped = session.inferior.process is not None and not session.inferior.running
-    if ctx.from_tty and stopped:  # gdb shows a new display at once only to a person
+    # gdb shows a new display at once only to a person, before `run` too (a static's value
+    # from the file, `<error: No registers.>` for $pc)
+    if ctx.from_tty and not session.inferior.running:
         ctx.console(one_text(session, display))
     return None
 
@@ -216,7 +225,9 @@ def one_text(session: MiSession, display: Display) -> str:
     if not display.examines:
         fmt = f"/{display.format} " if display.format else ""
         try:
-            value = session.evaluate(display.expression, display.format or None).value
+            if display.format and display.format not in _PRINT_FORMATS:  # gdb's print_scalar_formatted
+                raise MiError(f'Undefined output format "{display.format}".')
+            value = session.evaluate(display.expression, display.format or ("r" if display.raw else None)).value
         except AliceError as error:
             value = f"<error: {error}>"
         return f"{head}{fmt}{display.expression} = {value}\n"
