@@ -54,14 +54,35 @@ int helper (int a)
 """ + "".join(f"/* filler {i} */\n" for i in range(15))
 
 
+_THIRD = """\
+int counted (int n)
+{
+  int s = 0;
+ again:
+  s += n;
+  if (--n > 0)
+    goto again;
+  return s;
+}
+
+__attribute__ ((constructor)) static void early (void)
+{
+  counted (2);
+}
+"""
+
+
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("listing")
     (where / "twice.h").write_text(_HEADER)
     (where / "first.c").write_text(_FIRST)
     (where / "second.c").write_text(_SECOND)
+    (where / "third.c").write_text(_THIRD)
     subprocess.run(
-        ["gcc", "-g", "-O0", "-o", "listed", "first.c", "second.c"], cwd=where, check=True
+        ["gcc", "-g", "-O0", "-o", "listed", "first.c", "second.c", "third.c"],
+        cwd=where,
+        check=True,
     )
     return where / "listed"
 
@@ -117,3 +138,18 @@ def test_break_line_in_the_file_listed_last(program: Path) -> None:
         "break main", "run", "list helper", "advance 8", "list helper", "until 9", "list helper", "jump 9",
     ])  # fmt: skip
     assert "main () at first.c:9" in got
+
+
+def test_offsets_labels_quoted_files_and_character_classes(program: Path) -> None:
+    got = output_like_gdb(program, [
+        "list -3", "list +3", "list main,+3", "list -3", "list +2", "list -line +2", "list -f",
+        "list -label again", "list -function counted -label again", "list -source third.c -function counted -label again",
+        "list 'second.c':5", "list \"third.c\":2,4", "search [[:digit:]]\\+", "search [[:upper:]]",
+        "search [[:nosuch:]]", "reverse-search []a]", "reverse-search [[:punct:]][[:space:]]*$",
+        "break counted", "run", "list -label again", "list -label nosuch", "list -2",
+    ])  # fmt: skip
+    assert (
+        'missing argument for "-f"' in got
+        and 'No label "nosuch" defined in current function.' in got
+    )
+    assert "Breakpoint 1, counted (n=2) at third.c:3" in got and "4\t again:" in got

@@ -73,9 +73,9 @@ def lines_to_list(
     if comma and not start_text and not end_text:
         raise ProtocolError("Two empty args do not say what lines to list.")
     if not start_text:
-        path, line = _location(debugger, where, memory, end_text, None, write)
+        path, line = _location(debugger, where, memory, end_text, None, write, size)
         return Lines(path, max(line + 1 - size, 1), line + 1)
-    path, line = _location(debugger, where, memory, start_text, None, write)
+    path, line = _location(debugger, where, memory, start_text, None, write, size)
     if not comma:
         first = max(line - size // 2, 1)
         return Lines(path, first, first + size)
@@ -87,7 +87,7 @@ def lines_to_list(
         # the first line lists nothing (the next `list` starts at the first line)
         count = int(offset.group(2)) or (5 if offset.group(1) == "+" else 15)
         return Lines(path, line, line + (count if offset.group(1) == "+" else -count) + 1)
-    end_path, end_line = _location(debugger, where, memory, end_text, path, write)
+    end_path, end_line = _location(debugger, where, memory, end_text, path, write, size)
     if end_path != path:
         raise ProtocolError("Specified first and last lines are in different files.")
     return Lines(path, line, end_line + 1)
@@ -131,8 +131,14 @@ def _current_line(debugger: IDebugger, where: Selection, memory: CommandMemory, 
 
 def _location(
     debugger: IDebugger, where: Selection, memory: CommandMemory, text: str, default: str | None, write: Write,
+    size: int,
 ) -> tuple[str, int]:
-    """A list-mode linespec: LINE, FILE:LINE, FUNCTION (its `{` line), *ADDRESS."""
+    """A list-mode linespec: LINE, +OFFSET, -OFFSET, FILE:LINE, FUNCTION (its `{` line), *ADDRESS."""
+    offset = re.fullmatch(r"([+-])\s*(\d+)", text)
+    if offset is not None and default is None:  # from gdb's current source line
+        path, base = _current_source_line(debugger, where, memory, size)
+        moved = base + int(offset.group(2)) if offset.group(1) == "+" else base - int(offset.group(2))
+        return path, max(moved, 1)
     match = _FILE_LINE().match(text)
     if match is not None:
         if match["file"] is not None:
@@ -164,6 +170,17 @@ def _location(
     if line is None:
         raise ProtocolError(f"No line number known for {text}.")
     return line
+
+
+def _current_source_line(
+    debugger: IDebugger, where: Selection, memory: CommandMemory, size: int
+) -> tuple[str, int]:
+    """gdb's current source line: after a listing the line after it, else the line a frame
+    showed, else near main's."""
+    position = memory.list_position
+    if position is not None and position.marker is memory.listed:
+        return position.path, position.next_line
+    return _current_line(debugger, where, memory, size)
 
 
 def _default_path(debugger: IDebugger, where: Selection, memory: CommandMemory) -> str:

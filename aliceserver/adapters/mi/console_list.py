@@ -28,7 +28,7 @@ from aliceserver.adapters.gdbcommands.listing import (
     skip_unreadable,
 )
 from aliceserver.adapters.gdbcommands.selection import LineBuffer
-from aliceserver.adapters.mi.locations import Location, not_found, parse
+from aliceserver.adapters.mi.locations import Location, for_engine, not_found, parse
 from aliceserver.adapters.mi.posix_regex import RegexError, basic
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.errors import AliceError, ProtocolError
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 _UNLIMITED = 2**31 - 1  # gdb's listsize 0 / unlimited is INT_MAX lines
 _EXPLICIT = re.compile(r"-[A-Za-z]")
 _QUOTED = re.compile(r"""(['"])([^'"]*:[^'"]*)\1""")
+_QUOTED_FILE = re.compile(r"""(['"])([^'"]+)\1(:.*)""", re.S)
 
 
 def list_size(ctx: Context) -> int:
@@ -48,27 +49,33 @@ def list_size(ctx: Context) -> int:
     return int(listsize) if listsize.isdigit() and int(listsize) > 0 else 10
 
 
-def _linespec(text: str) -> str:
+def _linespec(ctx: Context, text: str) -> str:
     """The list-mode linespec ARGUMENT stands for: explicit options turned into one, a
     quoted FILE:FUNCTION unquoted."""
     stripped = text.strip()
     if _EXPLICIT.match(stripped):
         location, rest = parse(stripped)  # gdb's errors for an unknown or incomplete option
         if location.explicit:
-            return _explicit(location)
+            return _explicit(ctx, location)
         # `-qualified SPEC`: a linespec after the flag (no function of another scope here)
         stripped = re.sub(r"^(?:\s*-[A-Za-z][\w-]*)+\s*", "", stripped)
         del rest
     quoted = _QUOTED.fullmatch(stripped)
-    return quoted.group(2) if quoted else stripped
+    if quoted:
+        return quoted.group(2)
+    named = _QUOTED_FILE.fullmatch(stripped)  # 'FILE':LINE
+    return named.group(2) + named.group(3) if named else stripped
 
 
-def _explicit(location: Location) -> str:
-    if location.label is not None:
-        raise MiError("No label given to list")  # gdb lists no label alone either
+def _explicit(ctx: Context, location: Location) -> str:
     if location.function is not None:
-        spec = location.function
-        return f"{location.source}:{spec}" if location.source else spec
+        parts = (location.source, location.function, location.label)
+        return ":".join(part for part in parts if part)
+    if location.label is not None:  # the selected frame's function's label
+        spec = for_engine(ctx.session, location)
+        if not ctx.session.debugger.resolve_location(spec):
+            raise MiError(f'No label "{location.label}" defined in current function.')
+        return spec
     assert location.line is not None
     return f"{location.source}:{location.line}" if location.source else location.line
 
@@ -79,7 +86,7 @@ def _list(ctx: Context, text: str) -> Reply:
     size = list_size(ctx)
     memory = session.command_memory
     write = LineBuffer(ctx.console)
-    spec = _linespec(text) if text.strip() not in ("", "+", "-") else text
+    spec = _linespec(ctx, text) if text.strip() not in ("", "+", "-") else text
     try:
         try:
             lines = lines_to_list(

@@ -56,13 +56,13 @@ def split_keywords(text: str) -> tuple[str, str]:
     return text[: found.start()].strip(), text[found.start() :].strip()
 
 
-def _value(text: str, pos: int, option: str) -> tuple[str, int]:
+def _value(text: str, pos: int, option: str, typed: str) -> tuple[str, int]:
     """An option's argument from `pos`: quoted, a function name up to the next option or
-    keyword, or one word."""
+    keyword, or one word; gdb's error names the option as `typed`."""
     while pos < len(text) and text[pos].isspace():
         pos += 1
     if pos >= len(text) or (text[pos] == "-" and not _LINE.match(text, pos)):
-        raise MiError(f'missing argument for "{option}"')
+        raise MiError(f'missing argument for "{typed}"')
     if text[pos] in "\"'":
         end = text.find(text[pos], pos + 1)
         end = len(text) if end < 0 else end
@@ -94,7 +94,7 @@ def parse(text: str) -> tuple[Location, str]:
         if option == "-qualified":
             qualified = True
         else:
-            values[option], pos = _value(text, pos, option)
+            values[option], pos = _value(text, pos, option, word)
     rest = text[pos:].strip()
     if values:
         if set(values) == {"-source"}:

@@ -41,7 +41,7 @@ def basic(pattern: str) -> re.Pattern[str]:
             continue
         if ch == "[":
             end = _bracket_end(pattern, i)
-            out.append(pattern[i:end])
+            out.append(_bracket(pattern[i:end]))
             i = end
             continue
         if ch in _BRE_OPERATORS or (ch == "*" and (not out or out[-1] in ("(", "|", "^"))):
@@ -52,6 +52,42 @@ def basic(pattern: str) -> re.Pattern[str]:
     return _compiled("".join(out))
 
 
+# POSIX character classes, as Python's set syntax writes them
+_CLASSES = {
+    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "0-9A-Za-z", "upper": "A-Z", "lower": "a-z",
+    "space": " \\t\\n\\r\\f\\v", "blank": " \\t", "xdigit": "0-9A-Fa-f", "cntrl": "\\x00-\\x1f\\x7f",
+    "print": "\\x20-\\x7e", "graph": "\\x21-\\x7e", "punct": "!-/:-@\\[-`{-~",
+}  # fmt: skip
+
+
+def _bracket(expression: str) -> str:
+    """A POSIX bracket expression in Python's syntax: `[:digit:]` and the other classes
+    expanded, a backslash and a `[` literal there (not an escape, not a nested set)."""
+    if not expression.endswith("]") or len(expression) < 2:
+        return expression  # unterminated: re reports it
+    body, out = expression[1:-1], ["["]
+    i = 0
+    if body.startswith("^"):
+        out.append("^")
+        i = 1
+    if body[i : i + 1] == "]":  # a `]` first is a member
+        out.append("\\]")
+        i += 1
+    while i < len(body):
+        if body.startswith("[:", i) and ":]" in body[i + 2 :]:
+            end = body.index(":]", i + 2)
+            name = body[i + 2 : end]
+            if name not in _CLASSES:
+                raise RegexError("Invalid character class name")
+            out.append(_CLASSES[name])
+            i = end + 2
+            continue
+        ch = body[i]
+        out.append("\\" + ch if ch in "\\[" else ch)
+        i += 1
+    return "".join(out) + "]"
+
+
 def _bracket_end(pattern: str, start: int) -> int:
     """Past the `]` closing the bracket expression at `start` (`[]a]`, `[^]a]` hold a `]`)."""
     i = start + 1
@@ -60,6 +96,8 @@ def _bracket_end(pattern: str, start: int) -> int:
     if i < len(pattern) and pattern[i] == "]":
         i += 1
     while i < len(pattern) and pattern[i] != "]":
+        if pattern.startswith("[:", i) and ":]" in pattern[i + 2 :]:  # a class's `]` ends no set
+            i = pattern.index(":]", i + 2) + 1
         i += 1
     return min(i + 1, len(pattern))
 
@@ -77,7 +115,7 @@ def _lone_closers(pattern: str) -> str:
             continue
         if ch == "[":
             end = _bracket_end(pattern, i)
-            out.append(pattern[i:end])
+            out.append(_bracket(pattern[i:end]))
             i = end
             continue
         if ch == "(":
