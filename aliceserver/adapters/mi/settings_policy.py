@@ -20,7 +20,8 @@ only the values we do, and refuses the others by name):
 | print frame-arguments, print frame-info | frames.py, console_frames.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
 | output-radix, input-radix, radix | radix.py: the engine's formatter and expression reader (`apply_print_limits`) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
-| print sevenbit-strings, inferior-events | only gdb's defaults |
+| print sevenbit-strings | settings.py: `show` of gdb's string settings (prompt, trace-notes...) writes bytes past 127 in octal; MI strings always do |
+| print inferior-events | only gdb's default |
 | check range | kept and shown, as gdb (which checks no ranges in C, C++ or Rust): with its warning when on |
 | check type | the engine's C++ overload resolution (`set_call_options`): off takes a nonzero int for a pointer |
 | breakpoint pending, listsize, filename-display, backtrace past-main | console, locations, frames; past-main also the engine's entry values (`set_backtrace_past_main`) |
@@ -122,7 +123,6 @@ REFUSED: frozenset[str] = frozenset(name for names in _REFUSED_GROUPS.values() f
 # Settings honoured for some values only: the values aliceserver behaves as.
 _ONLY: dict[str, tuple[str, ...]] = {
     "print static-members": ("on",),
-    "print sevenbit-strings": ("off",),
     "print inferior-events": ("on",),
     "detach-on-fork": ("on",),
     "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"),
