@@ -144,3 +144,16 @@ def test_utf8_strings_like_gdb(
         [*ex(*STRINGS, "set target-charset UTF-8", *STRINGS), str(utf8_program)], tmp_path
     )
     assert '"héllo\\377"' in got.stdout
+
+
+def test_sevenbit_strings_like_gdb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`set print sevenbit-strings` was refused: on, `show` of gdb's string settings writes
+    their bytes past 127 in octal (gdb's printchar); their values stay as they were."""
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    got = assert_like_gdb(ex(
+        "set prompt é(x) ", "show prompt", "set print sevenbit-strings", "show prompt", "show print sevenbit-strings",
+        'p $_gdb_setting_str("prompt")', 'p $_gdb_setting("print sevenbit-strings")', "set trace-user ü",
+        "show trace-user", "set print sevenbit-strings off", "show prompt", "show trace-user",
+    ), tmp_path)  # fmt: skip
+    assert 'Gdb\'s prompt is "\\303\\251(x) ".' in got.stdout

@@ -37,6 +37,17 @@ def _history_file() -> str:
     return _absolute(os.environ.get("GDBHISTFILE") or ".gdb_history")
 
 
+# gdb's var_string settings among ours: `show` writes them through its printchar, where
+# `print sevenbit-strings on` turns each byte past 127 into octal.
+_STRINGS = frozenset(("prompt", "trace-notes", "trace-user", "trace-stop-notes"))
+
+
+def _sevenbit(text: str) -> str:
+    """`text` with the bytes of its characters past ASCII as `\\nnn`."""
+    return "".join(ch if ord(ch) < 0x80 else "".join(f"\\{b:03o}" for b in ch.encode("utf-8", "surrogateescape"))
+                   for ch in text)
+
+
 def _absolute(path: str) -> str:
     """gdb's tilde_expand and gdb_abspath: a relative name joins the working directory as is."""
     path = os.path.expanduser(path)
@@ -268,7 +279,10 @@ class Settings:
 
     def show_text(self, name: str) -> str:
         setting = self._values[name]
-        return dict(setting.value_docs).get(setting.value) or setting.doc.format(setting.value)
+        value = setting.value
+        if name in _STRINGS and self._values["print sevenbit-strings"].value == "on":
+            value = _sevenbit(value)
+        return dict(setting.value_docs).get(setting.value) or setting.doc.format(value)
 
     def names(self) -> list[str]:
         return list(self._values)
