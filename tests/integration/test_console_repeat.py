@@ -1,8 +1,8 @@
 """A console's empty line runs the last command again, as gdb 13's does (gdb.base/list.exp
 test_repeat_list_command): `list FILE:N` repeated goes on with the next lines (repeated
-without its argument), `x/2dw ADDR` with the next words, `next` and `print` run again, while
-`run` and `info line N` (gdb's dont_repeat) leave nothing to repeat. Typed on stdin to
-gdb and to us, the outputs compared whole."""
+without its argument), `list -` further back, `x/2dw ADDR` with the next words, `next` and
+`print` run again, while `run` and `info line N` (gdb's dont_repeat) leave nothing to
+repeat. Typed on stdin to gdb and to us, the outputs compared whole."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def _typed(tmp_path: Path, lines: list[str]) -> tuple[str, str]:
 
 def test_empty_line_repeats_the_last_command(tmp_path: Path) -> None:
     expected, got = _typed(tmp_path, [
-        "set width 0", "list again.c:10", "", " ", "\t", "list 1,3", "", "x/2dw table", "", "", "info line 8", "",
+        "set width 0", "list again.c:10", "", " ", "\t", "list 1,3", "", "x/2dw table", "", "", "list 30", "list -", "", "", "info line 8", "",
         "break 12", "run", "", "next", "", "", "print x", "", "continue", "",
     ])  # fmt: skip
     assert got == expected

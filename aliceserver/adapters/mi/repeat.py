@@ -67,7 +67,8 @@ class CommandRepeat:
 
 
 def _has_argument(name: str, rest: str) -> bool:
-    """Whether the command was given its location (`x/FMT` alone has no address)."""
+    """Whether the command was given its location (`x/FMT` alone has no address; `list -`
+    and `list +` repeat as they are, going on backwards or forwards)."""
     if name == "x" and rest.startswith("/"):
         rest = rest.partition(" ")[2].strip()
-    return bool(rest)
+    return bool(rest) and not (name == "list" and rest in ("+", "-"))
