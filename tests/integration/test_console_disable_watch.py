@@ -54,3 +54,10 @@ def test_watchpoint_disabled_at_its_stop_like_gdb(prog: Path) -> None:
     """display.exp's `disab 3` right after that watchpoint stopped the program."""
     output_like_gdb(prog, ["break main", "run", "watch g", "break 17", "continue", "disable 2", "continue",
                            "info breakpoints"])  # fmt: skip
+
+
+def test_watchpoint_disabled_in_an_earlier_run_like_gdb(prog: Path) -> None:
+    """Enabled in a new process (its globals elsewhere, the address space randomized): the
+    watch is set afresh, as at a start, not on the old process's address."""
+    output_like_gdb(prog, ["set disable-randomization off", "break main", "run", "watch g", "disable 2", "run",
+                           "enable 2", "continue", "info watchpoints"])  # fmt: skip

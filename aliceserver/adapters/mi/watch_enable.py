@@ -19,8 +19,10 @@ from aliceserver.errors import AliceError
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.breakpoints import BreakpointTable
 
-# What each disabled watchpoint watched in the engine (gone with the breakpoint).
-_parked: weakref.WeakKeyDictionary[MiBreakpoint, WatchpointInfo] = weakref.WeakKeyDictionary()
+# What each disabled watchpoint watched in the engine, in which process (gone with the
+# breakpoint; in another process, a watch on globals is set afresh as at a start).
+_Parked = tuple[object, WatchpointInfo]
+_parked: weakref.WeakKeyDictionary[MiBreakpoint, _Parked] = weakref.WeakKeyDictionary()
 
 
 def set_enabled(table: BreakpointTable, bp: MiBreakpoint, enabled: bool) -> None:
@@ -30,13 +32,13 @@ def set_enabled(table: BreakpointTable, bp: MiBreakpoint, enabled: bool) -> None
         if bp.engine_id is not None:
             found = [info for info in debugger.watchpoints() if info.id == bp.engine_id]
             if found:
-                _parked[bp] = found[0]
+                _parked[bp] = (table.session.inferior.process, found[0])
             table.disarm(bp)
         return
-    held = _parked.pop(bp, None)
+    process, held = _parked.pop(bp, (None, None))
     if bp.engine_id is not None or table.session.inferior.process is None:
         return  # enabled already, or set when the program starts (rearm_all)
-    if held is None:  # made or disabled before this process: on globals
+    if held is None or process is not table.session.inferior.process:  # not in this process
         table._arm_watch(bp)
         return
     try:
