@@ -9,6 +9,7 @@ its code is the next line's), `info line *ADDRESS` the row holding the address; 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from aliceserver.adapters.gdbcommands.examine import address_label, address_of
 from aliceserver.adapters.gdbcommands.quoting import unquoted
@@ -25,14 +26,16 @@ from aliceserver.errors import AliceError, ProtocolError
 from aliceserver.regexes import compiled_later
 
 _FILE_LINE = compiled_later(r"^(?:(?P<file>.+):)?(?P<line>\d+)$")
+Annotate = Callable[[str, int, int], None]
 
 
 def info_line(
     debugger: IDebugger, where: Selection, memory: CommandMemory, argument: str, write: Write,
-    shown: Shown = same_address,
+    shown: Shown = same_address, annotate: Annotate | None = None,
 ) -> None:
     """Run `info line ARGUMENT`; `where` gives the default file when nothing was listed,
-    `shown` the address printed for a runtime address."""
+    `shown` the address printed for a runtime address, `annotate` (gdb's `set annotate 1`)
+    the annotation of a line (file, line, start) for a single place's."""
     text = argument.strip()
     if not text:
         following = memory.info_line_next
@@ -41,7 +44,8 @@ def info_line(
         if listed is None:
             write("No line number information available.\n")
             return
-        _one_line(debugger, memory, listed[0], listed[1], debugger.line_start(listed[0], listed[1]), write, shown)
+        _one_line(debugger, memory, listed[0], listed[1], debugger.line_start(listed[0], listed[1]), write, shown,
+                  annotate)
         return
     if text.startswith("*"):
         address = address_of(debugger, where, text[1:].strip())
@@ -53,7 +57,7 @@ def info_line(
             label = address_label(debugger, address)
             write(f"No line number information available for address {shown(address):#x}{label}\n")
             return
-        _one_line(debugger, memory, found.source.path, found.source.line, found, write, shown)
+        _one_line(debugger, memory, found.source.path, found.source.line, found, write, shown, annotate)
         return
     match = _FILE_LINE().match(text)
     if match is not None:
@@ -66,7 +70,7 @@ def info_line(
             name = debugger.source_name(file) if match["file"] is None else match["file"]
             write(f'Line number {line} is out of range for "{name}".\n')
             return
-        _one_line(debugger, memory, found.source.path, line, found, write, shown)
+        _one_line(debugger, memory, found.source.path, line, found, write, shown, annotate)
         return
     places = debugger.resolve_location(text)
     if not places:
@@ -83,12 +87,13 @@ def info_line(
             write(f"No line number information available for address {shown(entry):#x}{label}\n")
             continue
         # list mode: the entry's own row, the function's `{` line
-        _one_line(debugger, memory, found.source.path, found.source.line, found, write, shown)
+        _one_line(debugger, memory, found.source.path, found.source.line, found, write, shown,
+                  annotate if len(places) == 1 else None)
 
 
 def _one_line(
     debugger: IDebugger, memory: CommandMemory, path: str, line: int, found: LineRange | None, write: Write,
-    shown: Shown,
+    shown: Shown, annotate: Annotate | None = None,
 ) -> None:
     name = debugger.source_name(path)
     if found is None:
@@ -103,6 +108,8 @@ def _one_line(
     set_next_address(debugger, memory, start)  # `x/i` shows this line's code (before run: at its link-time address)
     if memory.listed is not None:  # a bare `info line` does the next line (of the current file)
         memory.info_line_next = (memory.listed, (memory.listed[0], line + 1))
+    if annotate is not None:
+        annotate(path, line, start)
 
 
 def _entry_of(debugger: IDebugger, address: int) -> int:

@@ -44,6 +44,7 @@ class GdbArgs:
     help: bool = False
     batch: bool = False
     enable_shell: bool = False
+    fullname: bool = False  # -fullname (-f): gdb's annotation level 1, for Emacs
     log_file: str | None = None
     log_level: str | None = None
     cache_dir: str | None = None  # where the indexes are kept (no gdb option: gdb's is a setting)
@@ -133,7 +134,9 @@ def _flag(result: GdbArgs, flag: str) -> None:
         result.batch = result.quiet = True
     elif flag == "enable-shell":
         result.enable_shell = True
-    # -nx, -nh, -fullname, -readnow, -nw, -write...: accepted; nothing to do here.
+    elif flag == "fullname":
+        result.fullname = True
+    # -nx, -nh, -readnow, -nw, -write...: accepted; nothing to do here.
 
 
 def _valued(result: GdbArgs, option: str, value: str) -> None:

@@ -33,9 +33,19 @@ def info_line_command(ctx: Context, text: str) -> None:
     lines = _lines(ctx)
     try:
         info_line(ctx.session.debugger, ctx.session.console_selection(), ctx.session.command_memory, text, lines,
-                  ctx.session.breakpoints.shown_address)
+                  ctx.session.breakpoints.shown_address, partial(_annotate_line, ctx, lines))
     finally:
         lines.flush()
+
+
+def _annotate_line(ctx: Context, lines: LineBuffer, path: str, line: int, start: int) -> None:
+    """`info line`'s annotation under `set annotate 1` (annotations.py)."""
+    from aliceserver.adapters.mi.annotations import source_annotation
+
+    annotation = source_annotation(ctx.session, path, line, start)
+    if annotation is not None:
+        lines(annotation)
+        ctx.session.command_memory.listed = (path, line)  # gdb's annotate_source_line sets the current line
 
 
 def info_address_command(ctx: Context, text: str) -> None:

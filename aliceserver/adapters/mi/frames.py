@@ -206,6 +206,7 @@ class SourceLine:
 
     text: str
     error: str = ""
+    annotated: bool = False  # the text is gdb's level-1 annotation of the line (annotations.py)
 
 
 class Frames:
@@ -390,10 +391,11 @@ class Frames:
         """`LINE\\tTEXT\\n` of the frame's line, or gdb's words for a missing file."""
         return self.source_report(frame).text
 
-    def source_report(self, frame: StackFrame) -> SourceLine:
+    def source_report(self, frame: StackFrame, *, mid: bool = False) -> SourceLine:
         """The frame's source line as gdb prints it at a stop or for `frame`: its text, or
         for a missing file `LINE\\tin FILE` (console), except the first time in a row that
-        file is visited, when it is an error `LINE\\tFILE: No such file or directory.`."""
+        file is visited, when it is an error `LINE\\tFILE: No such file or directory.`.
+        Under `set annotate 1` its annotation instead (`mid`: a stop mid-line's)."""
         if frame.source is None or not frame.source.line:
             return SourceLine("")
         line = frame.source.line
@@ -401,6 +403,11 @@ class Frames:
         missing = self.missing_or(frame.source.path, line, frame.source.symtab, frame.source.unit)
         if missing is not None:
             return missing
+        from aliceserver.adapters.mi.annotations import source_annotation
+
+        annotation = source_annotation(self.session, frame.source.path, line, frame.pc, mid=mid)
+        if annotation is not None:
+            return SourceLine(annotation, annotated=True)
         text = self.line_text(frame.source.path, line)
         name = self.file_name(frame.source.path, frame.source.symtab)
         return SourceLine(f"{line}\tin {name}\n" if text is None else f"{line}\t{text}\n")

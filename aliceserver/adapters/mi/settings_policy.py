@@ -44,7 +44,7 @@ only the values we do, and refuses the others by name):
 | complaints | any: aliceserver makes no complaints about symbols, so none is over the limit |
 | debuginfod enabled, python print-stack, verbose, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
-| annotate | only 0: aliceserver writes no annotations |
+| annotate | 0 and 1 (annotations.py: the source lines of frames, and info line's); 2's annotations of prompts, frames and values are not written |
 | dprintf-style | only gdb (dprintf.py runs the printf itself) |
 | max-completions | completion.py (`-complete`) |
 | remotecache | nothing, as in gdb: '"remotecache" now does nothing and exists only for compatibility reasons' |
@@ -132,7 +132,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "target-charset": ("auto", "ASCII", "UTF-8"), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",),
-    "annotate": ("0",),
+    "annotate": ("0", "1"),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
     "trace-commands": ("off",), "dprintf-style": ("gdb",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
 }  # fmt: skip
