@@ -485,9 +485,10 @@ def _location_text(session: MiSession, frame: object, tid: int, style: str) -> t
         style = "pc-and-line" if mid else "source-line"
     elif what != "auto" and what != "source-and-location":
         return frames.describe(frame, tid, with_pc=mid, what=what) + "\n", ""
-    report = frames.source_report(frame)
+    line_alone = style in ("source-line", "pc-and-line")
+    report = frames.source_report(frame, mid=line_alone and not session.at_line_start(frame))
     source = report.text
-    if style == "source-line" and (source or report.error):
+    if (style == "source-line" or report.annotated and line_alone) and (source or report.error):
         return source, report.error
     if style == "pc-and-line" and source:
         return f"{hex16(frame.pc)}\t{source}", report.error
