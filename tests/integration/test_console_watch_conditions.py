@@ -38,3 +38,24 @@ def test_condition_on_a_watchpoint(prog: Path) -> None:
         "break main", "run", "watch total", "condition 2 total >= 6", "continue", "continue", "kill",
     ])  # fmt: skip
     assert "Old value = 3\nNew value = 6\n" in out and "Old value = 0\nNew value = 1" not in out
+
+
+def test_a_condition_on_locals_is_tested_in_the_watchpoints_frame(prog: Path) -> None:
+    """`watch total if i > 3` set in main traps in add: gdb tests i in main's frame; a
+    condition on add's argument, given in add, in add's frame (the innermost of it)."""
+    out = output_like_gdb(prog, [
+        "break main", "run", "watch total if i > 3", "continue", "delete 2",
+        "watch total", "condition 3 value > 1", "continue", "kill",
+    ])  # fmt: skip
+    assert "Old value = 6\nNew value = 10\n" in out
+    assert "Old value = 10\nNew value = 15\n" in out
+
+
+def test_read_and_write_watchpoints_on_one_variable(prog: Path) -> None:
+    """x86 traps both for a write: only the write watchpoint tells a changed value; a
+    read watchpoint stops for a read (gdb's bpstat_check_watchpoint)."""
+    out = output_like_gdb(prog, [
+        "break add", "run", "delete 1", "rwatch total", "watch total", "continue", "continue", "continue",
+        "info watchpoints", "kill",
+    ])  # fmt: skip
+    assert "Hardware read watchpoint 2: total\n\nValue = 0\n" in out

@@ -58,6 +58,11 @@ class MiBreakpoint(UserBreakpoint):
     cond_disabled: frozenset[int] = frozenset()
     loc_disabled: frozenset[int] = frozenset()  # addresses of the locations disabled by `disable N.M`
     passcount: int = 0  # a tracepoint's (0: none)
+    # A watchpoint's frame (function, CFA) when its expression reads locals: gdb reads it
+    # there (watchpoint_frame), wherever the trap comes. The function whose locals its
+    # condition reads: tested in the innermost frame of it (cond_exp_valid_block).
+    watch_frame: tuple[str | None, int | None] | None = None
+    cond_function: str | None = None
     # gdb's disp_disable (`enable once`, `enable count N`): disabled once `enable_count`
     # stops have counted down.
     disable_after: bool = False

@@ -192,6 +192,11 @@ def condition(ctx: Context, number: str, expression: str, *, force: bool = False
     table = ctx.session.breakpoints
     bp = table.get(number)
     table.set_condition(bp, expression, force=force, say=ctx.console, warn=ctx.log)
+    if bp.is_watch:
+        # (imported here: it imports this module's users)
+        from aliceserver.adapters.mi.watch_gate import condition_changed
+
+        condition_changed(ctx.session, bp)
     if ctx.cli and ctx.from_tty and not expression.strip():
         ctx.console(f"Breakpoint {bp.number} now unconditional.\n")
     ctx.session.notify_except(ctx, "breakpoint-modified", [("bkpt", table.tuple(bp))])

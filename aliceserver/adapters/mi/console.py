@@ -44,7 +44,7 @@ from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError
 from aliceserver.adapters.mi.screen_env import inferior_environment, set_variable
 from aliceserver.adapters.mi.settings import RANGE_WARNING, range_mismatch
 from aliceserver.adapters.mi.tracepoints import register_console as register_tracepoints
-from aliceserver.adapters.mi.watch_gate import watch_keywords
+from aliceserver.adapters.mi.watch_gate import remember_frame, watch_keywords
 from aliceserver.transports.tty import open_tty_transport
 
 
@@ -249,6 +249,7 @@ def _watch(ctx: Context, text: str, mode: str) -> Reply:
         ctx.session.debugger.evaluate(given.condition, where.thread_id, where.level, type_only=True)
     bp = breaks.watch(ctx, expression, mode, location=location)
     bp.condition, bp.thread = given.condition, given.thread
+    remember_frame(ctx.session, bp)
     ctx.console(ctx.session.breakpoints.announce(bp))
     breaks.created(ctx, bp, to_self=True)
     return None

@@ -7,7 +7,7 @@ from contextlib import suppress
 from typing import TYPE_CHECKING
 
 import aliceserver.debuggers.events as ev
-from aliceserver.adapters.mi import hit_numbers, libraries, read_watches
+from aliceserver.adapters.mi import hit_numbers, libraries
 from aliceserver.adapters.mi.frames import ARCH, hex16
 from aliceserver.adapters.mi.output import Results, Value, record
 from aliceserver.adapters.mi.sigframes import FINISH_FROM_TRAMPOLINE
@@ -224,14 +224,12 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         except AliceError:
             pass
     session.step_repeat = None
-    if read_watches.written_only(session, stop):  # gdb goes on past a write (x86 traps every access)
-        with suppress(AliceError):
-            session.debugger.resume(session.locked_thread())
-            return
     # (imported here: it imports inferiors, which import this module)
     from aliceserver.adapters.mi import watch_gate
 
-    watchers = watch_gate.stopping(session, stop)  # an unchanged value, a condition, a thread...
+    # gdb goes on past a write of the same value, a read watchpoint's write (x86 traps every
+    # access), a condition that fails, another thread's, an ignored hit
+    watchers = watch_gate.stopping(session, stop)
     if watchers == []:
         with suppress(AliceError):
             session.debugger.resume(session.locked_thread())
@@ -426,14 +424,13 @@ def _watch_stop(session: MiSession, stop: ev.Stopped, pairs: list[tuple[str, Val
     if not found:
         pairs.append(("reason", "watchpoint-trigger"))
         return "\n"
-    return "".join(_watch_told(session, bp, pairs) for bp in found)  # gdb: each that stops
+    return "".join(_watch_told(session, stop, bp, pairs) for bp in found)  # gdb: each that stops
 
 
-def _watch_told(session: MiSession, bp: MiBreakpoint, pairs: list[tuple[str, Value]]) -> str:
-    try:
-        new = session.evaluate_display(bp.spec or bp.location)  # spec: what `watch -location` watches
-    except AliceError:
-        new = "<unreadable>"
+def _watch_told(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint, pairs: list[tuple[str, Value]]) -> str:
+    from aliceserver.adapters.mi.watch_gate import value_now  # (see _stopped)
+
+    new = value_now(session, stop.thread_id, bp) or "<unreadable>"  # in the watchpoint's frame
     old, bp.old_value = bp.old_value, new
     bp.hits += 1
     key = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}[bp.gdb_type]

@@ -1,6 +1,6 @@
 """Whether a watchpoint's trap stops the program, as gdb's bpstat_stop_status decides it
-for a write or access watchpoint (read watchpoints' writes: read_watches.py): a write
-watchpoint whose value did not change does not stop (x86 traps every write); then its
+(bpstat_check_watchpoint): a write watchpoint whose value did not change does not stop
+(x86 traps every write), nor a read one whose value did (x86 traps its writes); then its
 thread (`watch X thread N`), its condition (`watch X if COND`, `condition N COND`) and
 its ignore count, each in gdb's order. The value it keeps is the new one either way.
 
@@ -10,19 +10,23 @@ And gdb's `watch EXPR [thread N] [task N] [mask M] [if COND]` (watch_command_1):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.break_keywords import Keywords, condition_end, thread_number
 from aliceserver.adapters.mi.frames import display_value
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers import events as ev
+from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.breakpoint_record import MiBreakpoint
     from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.debuggers.model import StackFrame
 
 _WRITE = "hw watchpoint"  # breakpoint_record.WATCH_TYPES[""]
+_READ = "read watchpoint"
 
 
 def stopping(session: MiSession, stop: ev.Stopped) -> list[MiBreakpoint] | None:
@@ -50,21 +54,96 @@ def _sharing(session: MiSession, ids: tuple[int, ...]) -> tuple[int, ...]:
                  and any(w.address < end and start < w.address + w.size for start, end in hit))  # fmt: skip
 
 
-def _stops(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint) -> bool:
-    if bp.gdb_type == _WRITE:
+def remember_frame(session: MiSession, bp: MiBreakpoint) -> None:
+    """Keep the selected frame for a watchpoint whose expression reads its locals, and its
+    function for a condition that does."""
+    where = session.console_selection()
+    if where.thread_id is None:
+        return
+    frame = session.frames.frame(where.thread_id, where.level)
+    if _reads_locals(session, bp.spec or bp.location):
+        bp.watch_frame = (frame.function, frame.cfa)
+    condition_changed(session, bp)
+
+
+def condition_changed(session: MiSession, bp: MiBreakpoint) -> None:
+    """A watchpoint's new condition: the function whose locals it reads, if any (gdb's
+    cond_exp_valid_block), from the selected frame."""
+    bp.cond_function = None
+    where = session.console_selection()
+    if where.thread_id is not None and _reads_locals(session, bp.condition):
+        bp.cond_function = session.frames.frame(where.thread_id, where.level).function or ""
+
+
+def watch_level(session: MiSession, tid: int, bp: MiBreakpoint) -> int | None:
+    """The level of the watchpoint's frame in the thread's stack now (0 for one that has
+    none); None when that frame is not on the stack."""
+    if bp.watch_frame is None:
+        return 0
+    return _level(session, tid, lambda f: (f.function, f.cfa) == bp.watch_frame)
+
+
+def _level(session: MiSession, tid: int, wanted: Callable[[StackFrame], bool]) -> int | None:
+    try:
+        frames = session.frames.stack(tid)
+    except AliceError:
+        return None
+    return next((f.level for f in frames if wanted(f)), None)
+
+
+def value_now(session: MiSession, tid: int, bp: MiBreakpoint) -> str | None:
+    """The watched value as the stop shows it, read in the watchpoint's frame."""
+    level = watch_level(session, tid, bp)
+    try:
+        return display_value(session.evaluate(bp.spec or bp.location, tid=tid, level=level or 0))
+    except AliceError:
+        return None
+
+
+def _reads_locals(session: MiSession, text: str | None) -> bool:
+    """Whether `text` names a local or an argument of the selected frame (gdb's innermost
+    block of the expression is a function's)."""
+    where = session.console_selection()
+    if not text or where.thread_id is None:
+        return False
+    names: set[str] = set()
+    for scope in (VariableScope.LOCALS, VariableScope.ARGUMENTS):
         try:
-            new = display_value(
-                session.evaluate(bp.spec or bp.location, tid=stop.thread_id, level=0)
-            )
+            names |= {
+                info.name
+                for info in session.debugger.frame_variables(where.thread_id, where.level, scope)
+            }
         except AliceError:
-            new = None
+            continue
+    return bool(names & set(re.findall(r"(?<![\w.$>])[A-Za-z_]\w*", text)))
+
+
+def _stops(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint) -> bool:
+    if bp.gdb_type == _READ:  # x86 traps its writes too: a changed value was written
+        new = value_now(session, stop.thread_id, bp)
+        if new is not None and new != bp.old_value:
+            bp.old_value = new
+            return False
+    if bp.gdb_type == _WRITE:
+        new = value_now(session, stop.thread_id, bp)
         if new is not None and new == bp.old_value:
             return False  # gdb's WP_VALUE_NOT_CHANGED
     if bp.thread is not None and session.inferior.threads.get(stop.thread_id) != bp.thread:
         return False
     if bp.condition:
+        # gdb: the innermost frame of the function whose locals the condition reads
+        level = (
+            0
+            if bp.cond_function is None
+            else _level(session, stop.thread_id, lambda f: f.function == bp.cond_function)
+        )
+        if level is None:  # gdb stops, and says why
+            for ui in session.uis:
+                if not ui.closed:
+                    ui.log("warning: Watchpoint condition cannot be tested in the current scope\n")
+            return True
         try:
-            value = session.debugger.evaluate(f"({bp.condition}) != 0", stop.thread_id, 0).value
+            value = session.debugger.evaluate(f"({bp.condition}) != 0", stop.thread_id, level).value
         except AliceError as error:  # gdb stops, and says why
             session.console_all(f"Error in testing breakpoint condition:\n{error}\n")
             return True
@@ -82,14 +161,9 @@ def _stops(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint) -> bool:
 def _keep_value(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint) -> None:
     """A write watchpoint that did not stop keeps the value it changed to (the next
     trap compares with it, as gdb's watchpoint_check)."""
-    if bp.gdb_type != _WRITE:
-        return
-    try:
-        bp.old_value = display_value(
-            session.evaluate(bp.spec or bp.location, tid=stop.thread_id, level=0)
-        )
-    except AliceError:
-        pass
+    if bp.gdb_type == _WRITE:
+        new = value_now(session, stop.thread_id, bp)
+        bp.old_value = new if new is not None else bp.old_value
 
 
 def watch_keywords(session: MiSession, text: str) -> tuple[str, Keywords]:
