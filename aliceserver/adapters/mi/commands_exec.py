@@ -322,14 +322,15 @@ def force_return(ctx: Context) -> None:
     session = ctx.session
     tid = _stopped_thread(ctx)
     level = session.inferior.selected_level
-    frames = session.frames.stack(tid, 0, level + 2)
+    # gdb's get_prev_frame_always: main pops into libc whatever `backtrace past-main` says
+    frames = session.debugger.stack_trace(tid, 0, level + 2)
     if len(frames) <= level + 1:
-        raise MiError("Can not force return from the outermost frame.")
+        raise MiError("Cannot pop the initial frame.")
     frame, caller = frames[level], frames[level + 1]
     if frame.inlined:
         raise MiError("Can not force return from an inlined function.")
     if frame.cfa is None:
-        raise MiError("Cannot find the caller's frame.")
+        raise MiError("Cannot find the caller frame.")
     # The caller's registers as the unwinder restored them (CFI: saved where the callee
     # saved them, with or without a frame pointer); the callee-saved ones are the caller's.
     restored = {

@@ -15,7 +15,7 @@ from aliceserver.adapters.gdbcommands.apply import (
 from aliceserver.adapters.mi import commands_exec as execution
 from aliceserver.adapters.mi.breakpoint_commands import register_breakpoint_commands
 from aliceserver.adapters.mi.commands_stack import target_id
-from aliceserver.adapters.mi.console_frames import frame_line
+from aliceserver.adapters.mi.console_frames import frame_line, print_frame
 from aliceserver.adapters.mi.console_list import register_list
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
@@ -239,7 +239,7 @@ def _return(ctx: Context, text: str) -> Reply:
         session.evaluate(in_xmm0, tid=tid, level=0)
     if ctx.from_tty:
         top = session.frames.frame(tid, 0)
-        ctx.console(frame_line(ctx, tid, 0) + session.frames.source_line(top))
+        print_frame(ctx, frame_line(ctx, tid, 0), top)  # a missing file: gdb's error
     return None
 
 
