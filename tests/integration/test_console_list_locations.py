@@ -10,12 +10,16 @@ match), and `break N` in the file `list` showed last though the program stopped 
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import needs_gdb, output_like_gdb
+from tests.support.gdb import gdb_path
+from tests.support.mi_client import ROOT
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
 
@@ -153,3 +157,35 @@ def test_offsets_labels_quoted_files_and_character_classes(program: Path) -> Non
         and 'No label "nosuch" defined in current function.' in got
     )
     assert "Breakpoint 1, counted (n=2) at third.c:3" in got and "4\t again:" in got
+
+
+def test_current_source_file_is_the_one_listed_last(program: Path) -> None:
+    """`info source` and MI's -file-list-exec-source-file name gdb's current source file and
+    line: the file a listing or a stop showed last (the line after a listing)."""
+    output_like_gdb(program, [
+        "break counted", "run", "info source", "list helper", "info source", "up", "info source",
+    ])  # fmt: skip
+    commands = [
+        "-file-list-exec-source-file", '-interpreter-exec console "list helper"', "-file-list-exec-source-file",
+        "-break-insert 8", "-exec-run", "-file-list-exec-source-file", '-interpreter-exec console "list counted"',
+        "-file-list-exec-source-file", "-gdb-exit",
+    ]  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    runs = [[str(gdb_path())], [sys.executable, "-m", "aliceserver"]]
+    expected, got = (
+        [
+            line
+            for line in subprocess.run(
+                [*argv, "-nx", "-q", "-i=mi", str(program)], input="\n".join(commands) + "\n",
+                capture_output=True, text=True, timeout=120, cwd=program.parent, env=env,
+            ).stdout.splitlines()
+            if line.startswith("^done,line=")
+        ]
+        for argv in runs
+    )  # fmt: skip
+    assert got == expected
+    assert (
+        len(got) == 4
+        and 'line="11",file="second.c"' in got[1]
+        and 'line="8",file="second.c"' in got[2]
+    )

@@ -448,13 +448,19 @@ def source_file(ctx: Context) -> list[tuple[str, Value]]:
     session.ensure_symbols()
     if not session.has_symbols():
         raise MiError('No symbol table is loaded.  Use the "file" command.')
-    places = [p for p in session.debugger.resolve_location("main") if p.source is not None]
-    if not places or places[0].source is None:
-        raise MiError("No symbol table is loaded.  Use the \"file\" command.")
-    source = places[0].source
-    # gdb's default source line: `list` centred on main, 10 lines to a screen
-    return [("line", str(max(source.line - 9, 1))), ("file", session.frames.file_name(source.path)),
-            ("fullname", session.frames.fullname(source.path)), ("macro-info", "0")]
+    memory = session.command_memory
+    listed, position = memory.listed, memory.list_position
+    if listed is not None:  # gdb's current source line: after a listing the next line, a stop's line
+        path, line = (position.path, position.next_line) if position is not None and position.marker is listed \
+            else listed
+    else:
+        places = [p for p in session.debugger.resolve_location("main") if p.source is not None]
+        if not places or places[0].source is None:
+            raise MiError("No symbol table is loaded.  Use the \"file\" command.")
+        # gdb's default source line: `list` centred on main, 10 lines to a screen
+        path, line = places[0].source.path, max(places[0].source.line - 9, 1)
+    return [("line", str(line)), ("file", session.frames.file_name(path)),
+            ("fullname", session.frames.fullname(path)), ("macro-info", "0")]
 
 
 def _file_list_exec_source_file(ctx: Context, args: list[str]) -> Reply:

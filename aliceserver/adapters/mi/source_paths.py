@@ -118,9 +118,12 @@ def environment_directory(ctx: Context, reset: bool, names: list[str]) -> Reply:
 
 
 def _current_source(ctx: Context) -> str | None:
-    """gdb's current source file: the selected frame's, else the one a stop or `list` last
-    showed; none before either (`info source` does not default to main's file)."""
+    """gdb's current source file: the one a stop, a shown frame or `list` last showed, else
+    the selected frame's; none before either (`info source` does not default to main's file)."""
     session = ctx.session
+    listed = session.command_memory.listed
+    if listed is not None:
+        return listed[0]
     inferior = session.inferior
     if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
         try:
@@ -129,8 +132,7 @@ def _current_source(ctx: Context) -> str | None:
             frame = None
         if frame is not None and frame.source is not None:
             return frame.source.path
-    listed = session.command_memory.listed
-    return listed[0] if listed is not None else None
+    return None
 
 
 def info_source(ctx: Context) -> None:
