@@ -339,8 +339,11 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         pairs.append(("frame", frames.tuple(shown, stop.thread_id, level=False, args=True)))
     if reason is ev.StopReason.FUNCTION_FINISHED and stop.return_value is not None:
         number = stop.return_value.history  # the engine put it in the value history
-        pairs += [("gdb-result-var", f"${number}"), ("return-value", session.display(stop.return_value))]
-        console += f"Value returned is ${number} = {session.display(stop.return_value)}\n"
+        # `set print finish off`: recorded all the same, its value not shown
+        finish = session.settings.get("print finish") != "off"
+        returned = session.display(stop.return_value) if finish else "<not displayed>"
+        pairs += [("gdb-result-var", f"${number}"), ("return-value", returned)]
+        console += f"Value returned is ${number} = {returned}\n"
     number = inferior.threads.get(stop.thread_id) or inferior.add_thread(stop.thread_id)
     pairs += [("thread-id", str(number)), ("stopped-threads", "all")]
     if thread is not None and thread.core is not None:

@@ -83,6 +83,7 @@ def _defaults() -> dict[str, _Setting]:
         "print nibbles": s("off", "bool", "Printing binary values in groups is {}."),
         "print sevenbit-strings": s("off", "bool", "Printing of 8-bit characters in strings as \\nnn is {}."),
         "print thread-events": s("on", "bool", "Printing of thread events is {}."),
+        "print finish": s("on", "bool", "Printing of return value after `finish' is {}."),
         "print inferior-events": s("on", "bool", "Printing of inferior events is {}."),
         "breakpoint pending": s("auto", "enum", "Debugger's behavior regarding pending breakpoints is {}.",
                                 ("on", "off", "auto")),

@@ -20,6 +20,7 @@ only the values we do, and refuses the others by name):
 | print frame-arguments, print frame-info | frames.py, console_frames.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
 | output-radix, input-radix, radix | radix.py: the engine's formatter and expression reader (`apply_print_limits`) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
+| print finish | notify.py: off shows finish's value as `<not displayed>` (still recorded as $N) |
 | print sevenbit-strings | settings.py: `show` of gdb's string settings (prompt, trace-notes...) writes bytes past 127 in octal; MI strings always do |
 | print inferior-events | only gdb's default |
 | check range | kept and shown, as gdb (which checks no ranges in C, C++ or Rust): with its warning when on |
@@ -100,7 +101,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "printing": (
         "print max-depth", "print vtbl", "print demangle", "print asm-demangle", "print union",
-        "print array", "print finish", "print max-symbolic-offset",
+        "print array", "print max-symbolic-offset",
         "print pascal_static-members", "print raw-frame-arguments", "print raw-values",
         "print symbol-filename", "print symbol-loading", "print type",
         "print memory-tag-violations",

@@ -1,0 +1,76 @@
+"""`set print finish off` as gdb 13 does it (gdb.base/finish.exp): finish still records
+the value in the history ($N, `print $` shows it) but shows it as `<not displayed>`, on
+the console and in MI's return-value; `show print finish` in gdb's words."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import parse_record
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+SOURCE = """int
+twice (int x)
+{
+  return 2 * x;
+}
+
+int
+main (void)
+{
+  return twice (3) + twice (4) - 14;
+}
+"""
+
+
+@pytest.fixture()
+def program(tmp_path: Path) -> Path:
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc not installed")
+    (tmp_path / "fin.c").write_text(SOURCE)
+    subprocess.run(
+        [gcc, "-g", "-O0", "-o", str(tmp_path / "fin"), str(tmp_path / "fin.c")], check=True
+    )
+    return tmp_path / "fin"
+
+
+def test_print_finish_off_like_gdb(program: Path) -> None:
+    session = ex("show print finish", "set print finish off", "show print finish", "break twice")
+    session += ex("run", "finish", "print $", "set print finish on", "continue", "finish")
+    args = ["-batch", "-nx", *session, str(program)]
+    expected, got = theirs(args, program.parent), ours(args, program.parent)
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert normalized(got.stderr) == normalized(expected.stderr)
+    assert "Value returned is $1 = <not displayed>\n$2 = 6\n" in got.stdout
+    assert "Value returned is $3 = 8\n" in got.stdout
+
+
+def _mi_finish(program: Path, *, gdb: bool) -> list[object]:
+    """-exec-finish's *stopped under print finish off: what it tells of the value."""
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    try:
+        mi.prompt()
+        mi.ok('-interpreter-exec console "set print finish off"')
+        mi.ok("-break-insert twice")
+        mi.ok("-exec-run")
+        mi.stopped()
+        _, lines = mi.command("-exec-finish")
+        lines += mi.read_until(lambda line: line.startswith("*stopped"))
+        results = parse_record(lines[-1]).results
+        return [results.get(key) for key in ("reason", "gdb-result-var", "return-value")]
+    finally:
+        mi.close()
+
+
+def test_mi_print_finish_off_like_gdb(program: Path) -> None:
+    got = _mi_finish(program, gdb=False)
+    assert got == _mi_finish(program, gdb=True)
+    assert got == ["function-finished", "$1", "<not displayed>"]
