@@ -13,6 +13,7 @@ from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.remote_commands import remote_held
+from aliceserver.adapters.mi.return_values import return_value
 from aliceserver.adapters.mi.session import StepRepeat
 from aliceserver.adapters.mi.sigframes import FINISH_FROM_TRAMPOLINE
 from aliceserver.adapters.mi.step_notes import say_no_line
@@ -301,17 +302,19 @@ _CALLEE_SAVED = ("rbx", "rbp", "r12", "r13", "r14", "r15")  # the x86-64 SysV AB
 
 
 def _exec_return(ctx: Context, args: list[str]) -> Reply:
+    """gdb's mi_cmd_exec_return: return_command with its first argument, not from a tty."""
     session = ctx.session
     tid = _stopped_thread(ctx)
+    write = None
     if args:
-        value = session.evaluate(" ".join(args))
         try:
-            returned = int(session.display(value).split()[0], 0) % 2**64
-        except ValueError:
-            raise MiError("Can only return scalar values.") from None
+            symbol = session.debugger.lookup_address(session.frames.frame(tid, session.inferior.selected_level).pc)
+        except AliceError:
+            symbol = None
+        write = return_value(session, symbol.name or "" if symbol is not None else "", args[0])
     force_return(ctx)
-    if args:
-        session.debugger.write_register(tid, "rax", returned)
+    if write is not None:
+        write(tid)
     top = session.frames.frame(tid, 0)
     return [("frame", session.frames.tuple(top, tid, args=True))]
 

@@ -19,7 +19,7 @@ from aliceserver.adapters.mi.console_frames import frame_line, print_frame
 from aliceserver.adapters.mi.console_list import register_list
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
-from aliceserver.adapters.mi.return_values import float_returned
+from aliceserver.adapters.mi.return_values import return_value
 from aliceserver.adapters.mi.thread_names import named
 from aliceserver.errors import AliceError
 
@@ -210,33 +210,13 @@ def _return(ctx: Context, text: str) -> Reply:
     level = session.inferior.selected_level
     frame = session.frames.frame(tid, level)
     function = _function_at(ctx, frame.pc)
-    result: int | None = None
-    in_xmm0: str | None = None
-    if text:
-        returns = session.evaluate(function, type_only=True).type.partition(" (")[0] if function else ""
-        if not returns:
-            raise MiError("Return value type not available for selected stack frame.\n"
-                          "Please use an explicit cast of the value to return.")
-        if returns == "void":
-            session.evaluate(text)  # for its side effects, as gdb does
-        elif returns in ("float", "double"):
-            in_xmm0 = float_returned(session, returns, text)
-        elif returns == "long double":
-            raise MiError(f"Returning a {returns} value is not supported by aliceserver.")
-        else:
-            shown = session.display(session.evaluate(f"({returns})({text})")).split()
-            try:
-                result = int(shown[-1] if shown[-1].startswith("0x") else shown[0], 0) % 2**64
-            except (ValueError, IndexError):
-                raise MiError(f"Returning a {returns} value is not supported by aliceserver.") from None
+    write = return_value(session, function, text) if text else None
     if ctx.from_tty:
         asked = f"Make {function} return now? " if function else "Make selected stack frame return now? "
         confirm(ctx, asked, "Not confirmed")  # gdb's words here, with no period
     execution.force_return(ctx)
-    if result is not None:
-        session.debugger.write_register(tid, "rax", result)
-    if in_xmm0 is not None:
-        session.evaluate(in_xmm0, tid=tid, level=0)
+    if write is not None:
+        write(tid)
     if ctx.from_tty:
         top = session.frames.frame(tid, 0)
         print_frame(ctx, frame_line(ctx, tid, 0), top)  # a missing file: gdb's error

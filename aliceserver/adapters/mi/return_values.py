@@ -1,32 +1,98 @@
-"""`return VALUE` from a float or double function (gdb's return_command through
-amd64_return_value): the value, cast to the function's return type, goes in the low 4 or
-8 bytes of xmm0, the rest of xmm0 left as it was. The value is computed in the selected
-frame before it is popped and written after; a long double (st0) is still refused."""
+"""The value of `return VALUE` and MI's -exec-return VALUE (gdb's return_command, which
+mi_cmd_exec_return calls): computed once in the selected frame before it is popped, cast
+to the function's return type, then put where the caller looks (amd64_return_value): an
+integer, char, bool, enum or pointer in rax; a float or double in the low 4 or 8 bytes of
+xmm0, the rest of xmm0 left as it was. A long double (st0), a 128-bit integer (rax:rdx)
+and a struct are refused in our words."""
 
 from __future__ import annotations
 
 import math
 import re
 import struct
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.registry import MiError
+from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
 # the return type: (struct format, xmm0's lane of that size as an integer, its bits)
 _LANES = {"float": ("<f", "v4_int32", 32), "double": ("<d", "v2_int64", 64)}
+# returned in st0 or xmm0 as a whole (not done): not to be taken for an integer in rax
+_UNWRITTEN = frozenset(
+    ("long double", "_Float128", "__float128", "_Float64x", "__int128", "unsigned __int128")
+)
 _NAN = re.compile(r"(-?)nan\(0x([0-9a-f]+)\)")
 
 
-def float_returned(session: MiSession, returns: str, text: str) -> str | None:
-    """For a float or double function, the assignment that puts TEXT (cast to RETURNS,
-    as gdb's value_cast) in xmm0, to evaluate once the frame is popped; None for another
-    type."""
-    lane = _LANES.get(returns)
-    if lane is None:
+def return_value(session: MiSession, function: str, text: str) -> Callable[[int], None] | None:
+    """gdb's return_command's value, for the console's return and MI's -exec-return: TEXT
+    computed in the selected frame and cast to FUNCTION's return type before the frame is
+    popped; what puts it where the caller looks (rax, xmm0) once it is, given the thread;
+    None: nothing to put (a void function's value is computed for its side effects)."""
+    returns = _returned_type(session.evaluate(function, type_only=True).type) if function else ""
+    if not returns:
+        raise MiError("Return value type not available for selected stack frame.\n"
+                      "Please use an explicit cast of the value to return.")  # fmt: skip
+    if returns == "void":
+        session.evaluate(text)
         return None
+    if returns in _LANES:
+        assignment = float_returned(session, returns, text)
+
+        def to_xmm0(tid: int) -> None:
+            session.evaluate(assignment, tid=tid, level=0)
+
+        return to_xmm0
+    if returns in _UNWRITTEN or "complex" in returns.split():
+        raise MiError(f"Returning a {returns} value is not supported by aliceserver.")
+    value = session.evaluate(f"({returns})({text})")  # once: TEXT may have side effects
+    result = None if value.aggregate else _integer(session, session.display(value))
+    if result is None:
+        raise MiError(f"Returning a {returns} value is not supported by aliceserver.")
+    return lambda tid: session.debugger.write_register(tid, "rax", result)
+
+
+def _returned_type(function_type: str) -> str:
+    """`int *` of `int *(void)`: the type before the function's parameter list."""
+    if not function_type.endswith(")"):
+        return function_type
+    depth = 0
+    for index in range(len(function_type) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(function_type[index], 0)
+        if depth == 0:
+            return function_type[:index].rstrip()
+    return function_type
+
+
+def _integer(session: MiSession, shown: str) -> int | None:
+    """The bits in rax of a value shown as SHOWN: an integer or char (`66 'B'`), a pointer
+    (`(int *) 0x4010 <g>`), an enum's or bool's name read back as a number."""
+    words = shown.split()
+    try:
+        return int(words[0], 0) % 2**64
+    except (ValueError, IndexError):
+        pass
+    if words[0] in ("true", "false"):  # a bool
+        return int(words[0] == "true")
+    address = next((word for word in words if word.startswith("0x")), None)
+    if address is not None:
+        return int(address, 16)
+    try:
+        return int(
+            session.display(session.evaluate(f"(unsigned long long)({shown})")).split()[0], 0
+        )
+    except (AliceError, ValueError, IndexError):
+        return None
+
+
+def float_returned(session: MiSession, returns: str, text: str) -> str:
+    """For a float or double function, the assignment that puts TEXT (cast to RETURNS,
+    as gdb's value_cast) in xmm0, to evaluate once the frame is popped."""
+    lane = _LANES[returns]
     shown = session.display(session.evaluate(f"({returns})({text})"))
     bits = _bits(shown, returns)
     if bits is None:

@@ -1,0 +1,96 @@
+"""`return VALUE` (and MI's -exec-return VALUE, gdb's mi_cmd_exec_return: the same
+return_command) as gdb 13 does it: VALUE is computed once in the popped frame (`return
+counter++` adds one), cast to the function's return type (300 as an unsigned char is 44;
+an enum's name, a bool, a pointer `&g`: the return type read off `int *(void)`), and is
+what the caller gets in rax."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.mi_client import MiClient
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+SOURCE = r"""#include <stdio.h>
+#include <stdbool.h>
+
+enum color { RED, GREEN, BLUE = 7 };
+int counter = 10;
+int g = 42;
+
+enum color f_enum (void) { return RED; }
+bool f_bool (void) { return false; }
+int *f_ptr (void) { return 0; }
+int f_int (void) { return 0; }
+unsigned char f_uchar (void) { return 0; }
+
+int
+main (void)
+{
+  enum color c = f_enum ();
+  bool b = f_bool ();
+  int *p = f_ptr ();
+  int i = f_int ();
+  unsigned char u = f_uchar ();
+  printf ("c=%d b=%d p=%d i=%d u=%d counter=%d\n", c, b, p == &g, i, u, counter);
+  return 0;
+}
+"""
+FUNCTIONS = ("f_enum", "f_bool", "f_ptr", "f_int", "f_uchar")
+VALUES = ("BLUE", "1", "&g", "counter++", "300")
+EXPECTED = "c=7 b=1 p=1 i=10 u=44 counter=11"
+
+
+@pytest.fixture()
+def program(tmp_path: Path) -> Path:
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc not installed")
+    (tmp_path / "kinds.c").write_text(SOURCE)
+    subprocess.run(
+        [gcc, "-g", "-O0", "-o", str(tmp_path / "kinds"), str(tmp_path / "kinds.c")], check=True
+    )
+    return tmp_path / "kinds"
+
+
+def test_return_values_like_gdb(program: Path) -> None:
+    session = ex(*(f"break {name}" for name in FUNCTIONS), "run")
+    session += ex(*(command for value in VALUES for command in (f"return {value}", "continue")))
+    args = ["-batch", "-nx", *session, str(program)]
+    expected, got = theirs(args, program.parent), ours(args, program.parent)
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert normalized(got.stderr) == normalized(expected.stderr)
+    assert EXPECTED in got.stdout
+
+
+def _mi_returns(program: Path, *, gdb: bool) -> list[object]:
+    """-exec-return VALUE at each function: the frame it gives, and what the program printed."""
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=program.parent, gdb=gdb)
+    seen: list[object] = []
+    try:
+        mi.prompt()
+        for name in FUNCTIONS:
+            mi.ok(f"-break-insert {name}")
+        mi.ok("-exec-run")
+        for value in VALUES:
+            mi.stopped()
+            frame = mi.ok(f"-exec-return {value}").results["frame"]
+            seen.append(frame)
+            mi.ok("-exec-continue")
+        mi.read_until(lambda line: line.startswith("*stopped"))
+        seen.append([line for line in mi.lines if line.startswith("c=")])
+        return seen
+    finally:
+        mi.close()
+
+
+def test_mi_return_values_like_gdb(program: Path) -> None:
+    got = _mi_returns(program, gdb=False)
+    assert got == _mi_returns(program, gdb=True)
+    assert got[-1] == [EXPECTED]
