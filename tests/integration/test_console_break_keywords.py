@@ -117,3 +117,16 @@ def test_thread_specific_breakpoints_shown_and_deleted_with_their_thread(
     assert "in add at " in got and f"daily_flow.c:{add} thread 1\n\tstop only in thread 1\n" in got
     assert "\tstop only if x > 1 \n\tstop only in thread 1\n" in got
     assert "Thread-specific breakpoint 3 deleted - thread 1 no longer in the thread list." in got
+
+
+def test_condition_command_refuses_junk_after_its_expression(prog: Path) -> None:
+    """gdb's lexer ends a condition at `if` or `thread N`: what follows is junk (after the
+    unknown symbols of what came first)."""
+    args = ["-batch", "-nx", *ex(
+        "break main", "run", "cond 1 i == 10 if", "cond 1 i == 10 thread 1", "cond 1 nosuch if",
+        'cond 1 "if" == 0', "cond 1 iff == 2", "cond 1 i == 1", "info breakpoints",
+    ), str(prog)]  # fmt: skip
+    expected, got = theirs(args, prog.parent), ours(args, prog.parent)
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert normalized(got.stderr) == normalized(expected.stderr)
+    assert 'Junk at end of expression\nJunk at end of expression\nNo symbol "nosuch"' in got.stderr

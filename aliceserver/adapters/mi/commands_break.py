@@ -8,6 +8,7 @@ from aliceserver.adapters.mi.breakpoints import BREAKPOINT, TRACEPOINT, MiBreakp
 from aliceserver.adapters.mi.locations import Location
 from aliceserver.adapters.mi.parser import Options, getopt
 from aliceserver.adapters.mi.registry import Context, MiError, MiRegistry, Reply
+from aliceserver.errors import AliceError
 
 
 def created(ctx: Context, bp: MiBreakpoint, *, to_self: bool) -> None:
@@ -189,8 +190,20 @@ def enable(ctx: Context, args: list[str], enabled: bool) -> None:
 
 
 def condition(ctx: Context, number: str, expression: str, *, force: bool = False) -> None:
+    # (imported here: it imports this module's users)
+    from aliceserver.adapters.mi.break_keywords import condition_end
+
     table = ctx.session.breakpoints
     bp = table.get(number)
+    end = condition_end(expression, 0)  # gdb's lexer ends it at `if` or `thread N`
+    if expression.strip() and end < len(expression.rstrip()):
+        where = ctx.session.console_selection()
+        try:  # what gdb parsed first: its unknown symbols
+            ctx.session.debugger.evaluate(expression[:end], where.thread_id, where.level, type_only=True)
+        except AliceError as error:
+            if str(error).startswith("No symbol"):
+                raise MiError(str(error)) from None
+        raise MiError("Junk at end of expression")
     table.set_condition(bp, expression, force=force, say=ctx.console, warn=ctx.log)
     if bp.is_watch:
         # (imported here: it imports this module's users)
