@@ -172,6 +172,20 @@ def _location(
     return line
 
 
+def location_line(
+    debugger: IDebugger, where: Selection, memory: CommandMemory, text: str, size: int, write: Write,
+) -> tuple[str, int]:
+    """The (file, line) a list-mode linespec names (`edit LOCATION`)."""
+    return _location(debugger, where, memory, text.strip(), None, write, size)
+
+
+def current_source_line(
+    debugger: IDebugger, where: Selection, memory: CommandMemory, size: int
+) -> tuple[str, int]:
+    """gdb's current source line (a bare `edit`)."""
+    return _current_source_line(debugger, where, memory, size)
+
+
 def _current_source_line(
     debugger: IDebugger, where: Selection, memory: CommandMemory, size: int
 ) -> tuple[str, int]:

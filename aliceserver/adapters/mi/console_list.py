@@ -10,11 +10,14 @@ the function is not there; then adapters/gdbcommands/listing.py says which lines
 The searches go from gdb's last_line_listed (the first line the last `list` printed, or the
 line a stop showed: print_source_lines_base sets it so) one line on (or back), print the first line matching the GNU basic regular expression (re_comp:
 an empty one is the previous one), put its number in `$_`, and centre the next `list` on it.
+A name of several places (list_places.py) is listed around each; `edit` runs `$EDITOR +LINE
+"FILE"` through `shell`, under its policy.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import weakref
 from typing import TYPE_CHECKING
@@ -23,11 +26,14 @@ from aliceserver.adapters.gdbcommands.lines import default_file
 from aliceserver.adapters.gdbcommands.listing import (
     Lines,
     ListPosition,
+    current_source_line,
     lines_to_list,
+    location_line,
     print_lines,
     skip_unreadable,
 )
 from aliceserver.adapters.gdbcommands.selection import LineBuffer
+from aliceserver.adapters.mi.list_places import places_of
 from aliceserver.adapters.mi.locations import Location, for_engine, not_found, parse
 from aliceserver.adapters.mi.posix_regex import RegexError, basic
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
@@ -88,6 +94,10 @@ def _list(ctx: Context, text: str) -> Reply:
     write = LineBuffer(ctx.console)
     spec = _linespec(ctx, text) if text.strip() not in ("", "+", "-") else text
     try:
+        named = _ambiguous_or(ctx, spec, size, write)
+        if named is None:
+            return None
+        spec = named
         try:
             lines = lines_to_list(
                 session.debugger, session.console_selection(), memory, spec, size, write
@@ -100,6 +110,30 @@ def _list(ctx: Context, text: str) -> Reply:
     finally:
         write.flush()
     return None
+
+
+def _ambiguous_or(ctx: Context, spec: str, size: int, write: LineBuffer) -> str | None:
+    """SPEC with a variable's name made its FILE:LINE; None once a name standing for more
+    than one place was dealt with (listed around each, or gdb's error for a range's end)."""
+    first, comma, last = spec.partition(",")
+    sides = []
+    for text, which in ((first, "first"), (last, "last")):
+        found = places_of(ctx.session, text) if text.strip() not in ("", "+", "-") else []
+        if len(found) > 1:
+            if comma:
+                write(f"Specified {which} line '{text.strip()}' is ambiguous:\n")
+                for place in found:
+                    write(place.header())
+                return None
+            for place in found:
+                write(place.header())
+                start = max(place.line - size // 2, 1)
+                _print(ctx, Lines(place.path, start, start + size), write)
+            return None
+        sides.append(
+            f"{found[0].path}:{found[0].line}" if len(found) == 1 and found[0].variable else text
+        )
+    return f"{sides[0]},{sides[1]}" if comma else sides[0]
 
 
 def _print(ctx: Context, lines: Lines, write: LineBuffer) -> None:
@@ -168,7 +202,38 @@ def _search(ctx: Context, text: str, forward: bool) -> Reply:
     return None
 
 
+def _edit(ctx: Context, text: str) -> Reply:
+    """gdb's edit_command: `$EDITOR +LINE "FILE"` through `shell` (its policy and words)."""
+    from aliceserver.adapters.mi.console import run_console_command  # it registers this command
+
+    session = ctx.session
+    session.ensure_symbols()
+    size, memory, selection = list_size(ctx), session.command_memory, session.console_selection()
+    write = LineBuffer(ctx.console)
+    try:
+        if not text.strip():
+            path, line = current_source_line(session.debugger, selection, memory, size)
+            line += size // 2
+        else:
+            spec = _linespec(ctx, text)
+            found = places_of(session, spec)
+            if len(found) > 1:
+                write("Specified line is ambiguous:\n")
+                for place in found:
+                    write(place.header())
+                return None
+            if found:
+                path, line = found[0].path, found[0].line
+            else:
+                path, line = location_line(session.debugger, selection, memory, spec, size, write)
+    finally:
+        write.flush()
+    editor = os.environ.get("EDITOR", "/bin/ex")
+    return run_console_command(ctx, f'shell {editor} +{line} "{session.frames.fullname(path)}"')
+
+
 def register_list(registry: CliRegistry) -> None:
+    registry.add("edit", _edit)
     registry.add("list", _list, "l")
     registry.add("forward-search", lambda ctx, text: _search(ctx, text, True), "search", "fo")
     registry.add("reverse-search", lambda ctx, text: _search(ctx, text, False), "rev")
