@@ -4,7 +4,9 @@ from .gdb_history when the session starts (GDBHISTSIZE its size), and `set histo
 on` writing the session's lines back at the end (appended, the file cut to `history
 size`; the whole history into a file not there yet). Ours kept no history: `show
 commands` was an error and `set history save on` was refused (gdb.base/setshow.exp
-"set history save on", "show history save (on)"). Nothing is kept in -batch, as in gdb."""
+"set history save on", "show history save (on)"). Nothing is kept in -batch, as in gdb.
+`set history expansion on` (refused before: setshow.exp "set history expansion on")
+expands `!` as readline does."""
 
 from __future__ import annotations
 
@@ -27,6 +29,15 @@ _SECOND = ["show commands", "set history filename saved", "set history save on",
            "show commands", "show commands 7", "show commands +", "show commands 1+1", "set history size 2",
            "show commands", "set history size 0", "print 7", "show commands", "set history size 3", "print 8",
            "show commands"]  # fmt: skip
+
+
+# `set history expansion on`: readline's expansions, gdb printing each expanded line; an
+# expansion's error printed and the line run as typed.
+_EXPANDED = ["set history expansion on", "show history expansion", "print 1", "!!", "!pr", "!-2", "!2",
+             "print 5 != 3", "print !0", "echo hi!\\n", "print 2+3", "!!:0", "!!:$", "!?5 !?", "print 'a!'",
+             "!!:p", "print 10 + 20", "^20^30^", "!!:s/10/11/", "!!:gs/1/2/", 'print "!x"', "echo !!:q\\n",
+             "echo dir/file.ext\\n", "echo !!:1:t", "echo !-2:1:h", "echo !e:1:r", "echo !-4:1:e", "print 4 + 5",
+             "!!:1-2", "!p:*", "!p:^", "echo !?+ 5?:%\\n", "print 6 + !#", "echo !!:9", "echo !!:z", "show commands"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +72,7 @@ def _session(
         (False, _FIRST, {}),
         (True, _SECOND, {}),
         (True, ["show commands", "show history size"], {"GDBHISTSIZE": "3"}),
+        (False, _EXPANDED, {}),
     ],
 )
 def test_history_like_gdb(
@@ -82,5 +94,5 @@ def test_history_like_gdb(
 def test_no_history_in_batch(program: Path) -> None:
     saved = program.parent / "batch_saved"
     got = output_like_gdb(program, ["show commands", f"set history filename {saved}", "set history save on",
-                                    "show commands", "show history save"])  # fmt: skip
+                                    "show commands", "show history save", "show history expansion on", "show confirm off"])  # fmt: skip
     assert "is on." in got and not saved.exists()

@@ -48,13 +48,13 @@ def test_complaints_like_gdb(builder: Builder, tmp_path: Path) -> None:
 
 
 def test_annotate_level_zero_like_gdb(builder: Builder, tmp_path: Path) -> None:
-    """`annotate` (setshow.exp) at its only level here, 0: no annotations; another level is
-    refused by name."""
+    """`annotate` (setshow.exp) at 0: no annotations; level 2 (annotations of prompts,
+    frames and values) is refused by name (level 1: test_annotate_level1.py)."""
     program = builder.build("print_limits")
     commands = ex("show annotate", "set annotate 0", "show annotate", "set annotate",
                   'p $_gdb_setting("annotate")', 'p $_gdb_setting_str("annotate")')
     got = assert_like_gdb([*commands, str(program)], tmp_path)
     assert "Annotation_level is 0." in got.stdout
     refused = ours(["-batch", "-nx", *ex("set annotate 2", "show annotate"), str(program)], tmp_path)
-    assert 'The setting "annotate" is not supported by aliceserver except as 0.' in refused.stderr
+    assert 'The setting "annotate" is not supported by aliceserver except as 0 or 1.' in refused.stderr
     assert "Annotation_level is 0." in refused.stdout

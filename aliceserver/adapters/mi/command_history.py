@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Callable
 
+from aliceserver.adapters.mi.history_expand import ExpansionError, ExpansionState, history_expand
 from aliceserver.adapters.mi.registry import MiError
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class CommandHistory:
         self._added = 0  # lines typed in this session (gdb's command_count)
         self._next_shown = 0  # where `show commands +` goes on (an index into _lines)
         self._limit: int | None = None  # the size the history was last cut to (None: unlimited)
+        self._expansion = ExpansionState()  # readline's last search and substitution
 
     def start(self, session: MiSession) -> None:
         """gdb's init_history, for a console on a terminal: GDBHISTSIZE, then the file."""
@@ -54,6 +56,23 @@ class CommandHistory:
         for line in lines:
             self._append(line, settings)
         self._added = 0
+
+    def typed(self, line: str, settings: Settings, console: Callable[[str], None]) -> str:
+        """A line typed at the console: history-expanded under `set history expansion on`
+        (the expansion printed, as gdb's handle_line_of_input; an expansion's error printed
+        and the line run as typed, kept out of the history), then added. The line to run."""
+        if self.interactive and settings.get("history expansion") == "on":
+            self._trim(settings)
+            try:
+                expanded, text = history_expand(line, self._lines, self._base, self._expansion)
+            except ExpansionError as error:
+                console(f"{error}\n")
+                return line
+            if expanded:
+                console(text + "\n")
+                line = text
+        self.add(line, settings)
+        return line
 
     def add(self, line: str, settings: Settings) -> None:
         """A line typed at the console (gdb's gdb_add_history): none when it is empty or

@@ -273,7 +273,7 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         return "auto", f'The target architecture is set to "auto" (currently "{current}").'
     words = settings_policy.canonical(session.settings, name.split())
     found = session.settings.find(words)
-    if found is None or found[1]:
+    if found is None:  # (gdb's show of a setting takes no arguments: it ignores any)
         settings_policy.check_show(words)
         raise MiError(f'Undefined show command: "{name}".  Try "help show".')
     return session.settings.get(found[0]), session.settings.show_text(found[0])

@@ -173,7 +173,7 @@ class MiSession(ProgramQueries):
         line = line.rstrip("\r\n")
         if not ui.is_mi:
             if ui is self.main_ui:
-                self.history.add(line, self.settings)
+                line = self.history.typed(line, self.settings, ui.console)
             self._execute_cli_ui(ui, line)
             return
         try:

@@ -128,6 +128,7 @@ def _defaults() -> dict[str, _Setting]:
         "complaints": s("0", "int", "Max number of complaints about incorrect symbols is {}."),
         "annotate": s("0", "int", "Annotation_level is {}."),
         "history save": s("off", "bool", "Saving of the history record on exit is {}."),
+        "history expansion": s("off", "bool", "History expansion on command input is {}."),
         "history size": s("256", "int", "The size of the command history is {}."),
         "history filename": s(_history_file(), "file", 'The filename in which to record the command history is "{}".',
                               value_docs=(("", "There is no filename currently set for recording the command "
