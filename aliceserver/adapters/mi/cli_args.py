@@ -45,6 +45,7 @@ class GdbArgs:
     batch: bool = False
     enable_shell: bool = False
     fullname: bool = False  # -fullname (-f): gdb's annotation level 1, for Emacs
+    write: bool = False  # -write: gdb's `set write on` (refused: see settings_policy)
     log_file: str | None = None
     log_level: str | None = None
     cache_dir: str | None = None  # where the indexes are kept (no gdb option: gdb's is a setting)
@@ -136,7 +137,9 @@ def _flag(result: GdbArgs, flag: str) -> None:
         result.enable_shell = True
     elif flag == "fullname":
         result.fullname = True
-    # -nx, -nh, -readnow, -nw, -write...: accepted; nothing to do here.
+    elif flag == "write":
+        result.write = True
+    # -nx, -nh, -readnow, -nw...: accepted; nothing to do here.
 
 
 def _valued(result: GdbArgs, option: str, value: str) -> None:

@@ -48,7 +48,8 @@ def main(argv: list[str], factory_for: Callable[[str | None], DebuggerFactory]) 
         program=options.program, args=options.args, pid=options.pid, tty=options.tty,
         quiet=options.quiet, mi=options.interpreter not in (None, "console", "cli"),
         mi_version={"mi1": 2, "mi2": 2, "mi3": 3}.get(options.interpreter or "", 4),
-        before=(["set annotate 1"] if options.fullname else []) + options.before, cwd=options.cwd,  # -fullname first
+        before=(["set annotate 1"] if options.fullname else []) + (["set write on"] if options.write else [])
+        + options.before, cwd=options.cwd,  # -fullname and -write: their settings first
         after=([f"core-file {options.core}"] if options.core else []) + options.after,  # gdb's order
         shell_enabled=options.enable_shell, batch=options.batch, own_stdio=True,
     )
