@@ -94,3 +94,39 @@ def test_mi_return_values_like_gdb(program: Path) -> None:
     got = _mi_returns(program, gdb=False)
     assert got == _mi_returns(program, gdb=True)
     assert got[-1] == [EXPECTED]
+
+
+NODEBUG_MAIN = r"""#include <stdio.h>
+long func (void);
+
+int
+main (void)
+{
+  long t = func ();
+  printf ("t=%ld\n", t);
+  return 0;
+}
+"""
+NODEBUG_FUNC = "long func (void) { return 0; }\n"
+
+
+def test_return_without_debug_info_like_gdb(tmp_path: Path) -> None:
+    """A function without debug info has no return type: a value without a cast is gdb's
+    error, with one it is that type's; the query is of the "selected stack frame"."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc not installed")
+    (tmp_path / "main.c").write_text(NODEBUG_MAIN)
+    (tmp_path / "func.c").write_text(NODEBUG_FUNC)
+    subprocess.run(
+        [gcc, "-c", "-O0", "-o", str(tmp_path / "func.o"), str(tmp_path / "func.c")], check=True
+    )
+    subprocess.run([gcc, "-g", "-O0", "-o", str(tmp_path / "nodebug"), str(tmp_path / "main.c"),
+                    str(tmp_path / "func.o")], check=True)  # fmt: skip
+    session = ["-nx", "-q", "-iex", "set width 0"]
+    session += ex("break func", "run", "return -1", "return (long) -1", "next", "continue", "quit")
+    args = [*session, str(tmp_path / "nodebug")]
+    expected, got = theirs(args, tmp_path), ours(args, tmp_path)
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert normalized(got.stderr) == normalized(expected.stderr)
+    assert "Make selected stack frame return now? (y or n)" in got.stdout and "t=-1\n" in got.stdout

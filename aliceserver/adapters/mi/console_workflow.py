@@ -19,7 +19,7 @@ from aliceserver.adapters.mi.console_frames import frame_line, print_frame
 from aliceserver.adapters.mi.console_list import register_list
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
-from aliceserver.adapters.mi.return_values import return_value
+from aliceserver.adapters.mi.return_values import debug_function, return_value
 from aliceserver.adapters.mi.thread_names import named
 from aliceserver.errors import AliceError
 
@@ -209,7 +209,7 @@ def _return(ctx: Context, text: str) -> Reply:
     tid = session.require_stopped("No selected frame.")
     level = session.inferior.selected_level
     frame = session.frames.frame(tid, level)
-    function = _function_at(ctx, frame.pc)
+    function = debug_function(session, _function_at(ctx, frame.pc))
     write = return_value(session, function, text) if text else None
     if ctx.from_tty:
         asked = f"Make {function} return now? " if function else "Make selected stack frame return now? "

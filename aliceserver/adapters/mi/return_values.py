@@ -25,6 +25,7 @@ _LANES = {"float": ("<f", "v4_int32", 32), "double": ("<d", "v2_int64", 64)}
 _UNWRITTEN = frozenset(
     ("long double", "_Float128", "__float128", "_Float64x", "__int128", "unsigned __int128")
 )
+_CAST = re.compile(r"\s*\(([^()]+)\)\s*[^\s)]")
 _NAN = re.compile(r"(-?)nan\(0x([0-9a-f]+)\)")
 
 
@@ -34,6 +35,7 @@ def return_value(session: MiSession, function: str, text: str) -> Callable[[int]
     popped; what puts it where the caller looks (rax, xmm0) once it is, given the thread;
     None: nothing to put (a void function's value is computed for its side effects)."""
     returns = _returned_type(session.evaluate(function, type_only=True).type) if function else ""
+    returns = returns or _cast_type(session, text)  # no debug info: an explicit cast's type
     if not returns:
         raise MiError("Return value type not available for selected stack frame.\n"
                       "Please use an explicit cast of the value to return.")  # fmt: skip
@@ -54,6 +56,32 @@ def return_value(session: MiSession, function: str, text: str) -> Callable[[int]
     if result is None:
         raise MiError(f"Returning a {returns} value is not supported by aliceserver.")
     return lambda tid: session.debugger.write_register(tid, "rax", result)
+
+
+def debug_function(session: MiSession, function: str) -> str:
+    """FUNCTION if it has debug info (gdb's get_frame_function), else "": a function known
+    by its ELF symbol alone has no return type, and `return` asks of the "selected stack
+    frame"."""
+    if not function:
+        return ""
+    try:
+        typed = session.evaluate(function, type_only=True).type
+    except AliceError:
+        return ""
+    return "" if typed.startswith("<") else function  # `<text variable, no debug info>`
+
+
+def _cast_type(session: MiSession, text: str) -> str:
+    """The type of TEXT's outermost cast `(TYPE) ...`, as gdb's return_command takes when
+    the function has none; "" if TEXT does not start with one."""
+    match = _CAST.match(text)
+    if match is None:
+        return ""
+    try:  # a type, not a parenthesized variable
+        session.evaluate(f"({match.group(1)} *) 0", type_only=True)
+    except AliceError:
+        return ""
+    return match.group(1).strip()
 
 
 def _returned_type(function_type: str) -> str:
