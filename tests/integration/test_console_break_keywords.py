@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.batch import ex, needs_gdb, normalized, ours, output_like_gdb, theirs
 from tests.support.build import Builder, marker_line
 from tests.support.gdb import gdb_path
 from tests.support.mi_client import ROOT
@@ -130,3 +130,14 @@ def test_condition_command_refuses_junk_after_its_expression(prog: Path) -> None
     assert normalized(got.stdout) == normalized(expected.stdout)
     assert normalized(got.stderr) == normalized(expected.stderr)
     assert 'Junk at end of expression\nJunk at end of expression\nNo symbol "nosuch"' in got.stderr
+
+
+def test_a_pending_breakpoint_keeps_its_keywords_unparsed(prog: Path) -> None:
+    """gdb keeps what follows a pending location as it was typed (extra_string): shown after
+    the location when set and in info breakpoints, with no `stop only if` line yet."""
+    out = output_like_gdb(prog, [
+        "set breakpoint pending on", "break nosuchfile.c:22 if x > 3", "break nosuchfunc if  y",
+        "tbreak nosuch2 -force-condition if z", "break add if value > 3", "info breakpoints",
+    ])  # fmt: skip
+    assert "Breakpoint 1 (nosuchfile.c:22 if x > 3) pending." in out
+    assert "<PENDING>          nosuchfunc if  y\n" in out and "\tstop only if value > 3\n" in out

@@ -63,6 +63,9 @@ class MiBreakpoint(UserBreakpoint):
     # condition reads: tested in the innermost frame of it (cond_exp_valid_block).
     watch_frame: tuple[str | None, int | None] | None = None
     cond_function: str | None = None
+    # The keywords after a console breakpoint's location made pending (`if x > 3`): gdb
+    # keeps them unparsed until the location resolves, shown after it.
+    pending_extra: str | None = None
     # gdb's disp_disable (`enable once`, `enable count N`): disabled once `enable_count`
     # stops have counted down.
     disable_after: bool = False

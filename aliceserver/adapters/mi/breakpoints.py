@@ -576,8 +576,9 @@ class BreakpointTable:
             return catches.info_what(bp.catch)
         if bp.is_watch:
             return bp.location
-        if bp.shown_pending:  # a dprintf's with its arguments (gdb: `,` and its extra_string)
-            return bp.location if bp.dprintf is None else f"{bp.location},{bp.dprintf}"
+        if bp.shown_pending:  # gdb's extra_string: a dprintf's arguments, a console one's keywords
+            extra = f",{bp.dprintf}" if bp.dprintf is not None else f" {bp.pending_extra}" if bp.pending_extra else ""
+            return bp.location + extra
         return self.place_what(bp.places[0])
 
     def place_what(self, place: CodeLocation) -> str:

@@ -124,6 +124,8 @@ def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = Tr
         force_condition=given.force_condition, warn=ctx.log))
     if bp is None:  # a pending one declined
         return None
+    if bp.pending and rest.strip():
+        bp.pending_extra = rest.strip()
     if default:  # gdb's default location: the last shown line's sal, no function (until a re-set)
         bp.places = tuple(replace(place, function=None) for place in bp.places)
     # gdb's describe_other_breakpoints: only for a person typing (not -batch, -x, source)

@@ -106,12 +106,13 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
         addr = "<PENDING>" if bp.shown_pending else "<MULTIPLE>" if located else (
             "" if bp.is_watch else hex16(table.shown_address(bp.places[0].address)))
         disp = bp.disposition
-        what = ("" if located else table.what(bp) + _inferiors(ctx, bp)) + _thread(bp)
+        unparsed = bp.shown_pending and bp.pending_extra is not None  # (shown in What)
+        what = ("" if located else table.what(bp) + _inferiors(ctx, bp)) + ("" if unparsed else _thread(bp))
         ctx.console(f"{bp.number:<7} {bp.gdb_type:<{type_width}} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                     + (f"{addr:<{width}} " if addresses else "") + f"{what}\n")  # gdb pads an empty address
-        if bp.condition:  # gdb's words for a tracepoint's: `trace only if`
+        if bp.condition and not unparsed:  # gdb's words for a tracepoint's: `trace only if`
             ctx.console(f"\t{'trace' if bp.gdb_type == TRACEPOINT else 'stop'} only if {bp.condition}\n")
-        if bp.thread is not None:  # gdb's print_thread_id: N, or INF.N with several inferiors
+        if bp.thread is not None and not unparsed:  # gdb's print_thread_id: N, or INF.N with several inferiors
             qualified = len(ctx.session.inferiors) > 1 or ctx.session.inferior.number != 1
             ctx.console(f"\tstop only in thread {f'{bp.inferior}.' if qualified else ''}{bp.thread}\n")
         if bp.hits:
