@@ -145,6 +145,9 @@ class LocationResolver:
                         image is not None and image.shared_by_functions(function.low)):  # (may differ)
                     name = self._dwarf_name(address, chain) or name  # gdb's create_sals_line_offset
                 source = SourcePosition(resolved.file, resolved.line)
+                row = info.location_at(link_address) if link_address in resolved.past_prologue else None
+                if row is not None:  # gdb: the prologue skip's line, in its file (an #include's)
+                    source = SourcePosition(row.file, row.line)
                 if chain and link_address in resolved.past_prologue:  # as for `break FUNCTION`
                     source = call_site_position(info, chain[0]) or source
                 place = CodeLocation(address, name, with_symtab(source, info, link_address), module.path,
