@@ -130,3 +130,30 @@ def test_return_without_debug_info_like_gdb(tmp_path: Path) -> None:
     assert normalized(got.stdout) == normalized(expected.stdout)
     assert normalized(got.stderr) == normalized(expected.stderr)
     assert "Make selected stack frame return now? (y or n)" in got.stdout and "t=-1\n" in got.stdout
+
+
+CALLED = "int add (int a, int b) { return a + b; }\nint main (void) { return add (1, 2) - 3; }\n"
+REFUSED = "Returning from a function called from GDB is not supported by aliceserver."
+
+
+def test_return_from_a_called_function_refused(tmp_path: Path) -> None:
+    """gdb pops a function called from GDB (stopped at a breakpoint) and its dummy frame,
+    back in main; we cannot pop that frame yet: refused, in our words, before the query,
+    and the session is as before (gdb's backtrace, and finish still ends in main)."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc not installed")
+    (tmp_path / "called.c").write_text(CALLED)
+    subprocess.run(
+        [gcc, "-g", "-O0", "-o", str(tmp_path / "called"), str(tmp_path / "called.c")], check=True
+    )
+    before = ex("break main", "run", "break add", "print add(4,5)", "bt")
+    program = str(tmp_path / "called")
+    expected = normalized(theirs(["-batch", "-nx", *before, program], tmp_path).stdout)
+    after = ex("return 7", "bt", "finish", "bt")
+    got = ours(["-batch", "-nx", *before, *after, program], tmp_path)
+    assert normalized(got.stdout).startswith(expected)
+    assert REFUSED in got.stderr
+    rest = normalized(got.stdout)[len(expected) :]
+    assert "#1  <function called from gdb>" in rest and "Value returned is $1 = 9" in rest
+    assert rest.rstrip().splitlines()[-1].startswith("#0  main () at ")

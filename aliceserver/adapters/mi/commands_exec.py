@@ -320,6 +320,21 @@ def _exec_return(ctx: Context, args: list[str]) -> Reply:
     return [("frame", session.frames.tuple(top, tid, args=True))]
 
 
+_INTO_CALL = "Returning from a function called from GDB is not supported by aliceserver."
+
+
+def refuse_return_into_call(ctx: Context) -> None:
+    """gdb pops a function called from GDB and then its dummy frame, the registers back
+    as before the call; the engine cannot pop that frame yet: refused before asking, never
+    left in the dummy frame's return address (the entry point)."""
+    session = ctx.session
+    tid = _stopped_thread(ctx)
+    level = session.inferior.selected_level
+    frames = session.debugger.stack_trace(tid, 0, level + 2)
+    if len(frames) > level + 1 and frames[level + 1].called_from_debugger:
+        raise MiError(_INTO_CALL)
+
+
 def force_return(ctx: Context) -> None:
     """Pop the selected frame and those inner to it (gdb's frame_pop): the caller's
     registers restored, its pc and stack pointer as the call left them."""
@@ -331,6 +346,8 @@ def force_return(ctx: Context) -> None:
     if len(frames) <= level + 1:
         raise MiError("Cannot pop the initial frame.")
     frame, caller = frames[level], frames[level + 1]
+    if caller.called_from_debugger:
+        raise MiError(_INTO_CALL)
     if frame.inlined:
         raise MiError("Can not force return from an inlined function.")
     if frame.cfa is None:

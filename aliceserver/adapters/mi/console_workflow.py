@@ -211,6 +211,7 @@ def _return(ctx: Context, text: str) -> Reply:
     frame = session.frames.frame(tid, level)
     function = debug_function(session, _function_at(ctx, frame.pc))
     write = return_value(session, function, text) if text else None
+    execution.refuse_return_into_call(ctx)
     if ctx.from_tty:
         asked = f"Make {function} return now? " if function else "Make selected stack frame return now? "
         confirm(ctx, asked, "Not confirmed")  # gdb's words here, with no period
