@@ -2,7 +2,8 @@
 test_repeat_list_command): `list FILE:N` repeated goes on with the next lines (repeated
 without its argument), `list -` further back, `x/2dw ADDR` with the next words, `next` and
 `print` run again, while `run` and `info line N` (gdb's dont_repeat) leave nothing to
-repeat. Typed on stdin to gdb and to us, the outputs compared whole."""
+repeat, nor a user command whose body says `dont-repeat`. Typed on stdin to gdb and to us,
+the outputs compared whole."""
 
 from __future__ import annotations
 
@@ -62,3 +63,12 @@ def test_empty_line_repeats_the_last_command(tmp_path: Path) -> None:
     ])  # fmt: skip
     assert got == expected
     assert "25\t  x += table[3];" in got and "$2 = " in got
+
+
+def test_dont_repeat_in_a_user_command(tmp_path: Path) -> None:
+    expected, got = _typed(tmp_path, [
+        "define twice", "print 2", "dont-repeat", "end", "define thrice", "print 3", "end",
+        "twice", "", "thrice", "", "print 4", "dont-repeat", "",
+    ])  # fmt: skip
+    assert got == expected
+    assert got.count("$1 = 2") == 1 and "$3 = 3" in got

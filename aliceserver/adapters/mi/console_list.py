@@ -37,6 +37,7 @@ from aliceserver.adapters.mi.list_places import places_of
 from aliceserver.adapters.mi.locations import Location, for_engine, not_found, parse
 from aliceserver.adapters.mi.posix_regex import RegexError, basic
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.repeat import dont_repeat
 from aliceserver.errors import AliceError, ProtocolError
 
 if TYPE_CHECKING:
@@ -234,6 +235,7 @@ def _edit(ctx: Context, text: str) -> Reply:
 
 def register_list(registry: CliRegistry) -> None:
     registry.add("edit", _edit)
+    registry.add("dont-repeat", dont_repeat)  # it is about the repeated lines, as `list` is
     registry.add("list", _list, "l")
     registry.add("forward-search", lambda ctx, text: _search(ctx, text, True), "search", "fo")
     registry.add("reverse-search", lambda ctx, text: _search(ctx, text, False), "rev")

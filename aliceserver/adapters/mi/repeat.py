@@ -5,8 +5,9 @@ The commands gdb keeps from repeating (those calling dont_repeat: `run`, `delete
 `display`, `file`, ...) leave nothing to repeat, even when they fail; `list` and `x` with
 arguments repeat without them (set_repeat_arguments ("")) once they succeed, so a repeated
 `list FILE:N` goes on with the next lines and a repeated `x/4x ADDR` with the next words.
-Lines with the `server ` prefix are not kept. Only a console's typed lines repeat: a
-command file, `-ex`, MI and `-interpreter-exec` never do.
+Lines with the `server ` prefix are not kept; `dont-repeat` (in a user command's body)
+forgets the line. Only a console's typed lines repeat: a command file, `-ex`, MI and
+`-interpreter-exec` never do.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aliceserver.adapters.mi.registry import CliRegistry
+    from aliceserver.adapters.mi.registry import CliRegistry, Context, Reply
 
 # gdb 13's commands calling dont_repeat, as this registry names them
 _NEVER = frozenset((
@@ -72,3 +73,10 @@ def _has_argument(name: str, rest: str) -> bool:
     if name == "x" and rest.startswith("/"):
         rest = rest.partition(" ")[2].strip()
     return bool(rest) and not (name == "list" and rest in ("+", "-"))
+
+
+def dont_repeat(ctx: Context, text: str) -> Reply:
+    """gdb's `dont-repeat` (for a user-defined command's body): nothing to repeat now."""
+    del text
+    ctx.session.repeat.saved = ""
+    return None
