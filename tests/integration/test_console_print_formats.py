@@ -6,6 +6,7 @@ of its length, /s as print's natural format (display.exp's print/k, print/0, pri
 
 from __future__ import annotations
 
+import platform
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,7 +36,9 @@ _Complex double cd = 1.0 + 2.0i;
 int *pi = &gi;
 char *str = "hello";
 struct { int x; char n[4]; } st = {0x40490fdb, "ab"};
-int main(void) { return 0; }
+unsigned char units[8] = {0x10, 0x80, 0xff, 0x7f, 0, 0x80, 0, 0x80};
+int g(void) { return 1; }
+int main(void) { return g(); }
 """
 
 
@@ -45,8 +48,12 @@ def program(tmp_path: Path) -> Path:
     if gcc is None:
         pytest.skip("gcc not installed")
     (tmp_path / "formats.c").write_text(SOURCE)
+    cet = (
+        ["-fcf-protection"] if platform.machine() == "x86_64" else []
+    )  # functions start with endbr64: 0xf3
     subprocess.run(
-        [gcc, "-g", "-O0", "-o", str(tmp_path / "formats"), str(tmp_path / "formats.c")], check=True
+        [gcc, "-g", "-O0", *cet, "-o", str(tmp_path / "formats"), str(tmp_path / "formats.c")],
+        check=True,
     )
     return tmp_path / "formats"
 
@@ -74,3 +81,25 @@ def test_float_and_string_formats_like_gdb(program: Path, tmp_path: Path) -> Non
         [*ex(*commands, "break main", "run", *commands[:8]), str(program)], tmp_path
     )
     assert "= 3.14159274" in got.stdout
+
+
+FUNCTIONS = [f"print/{letter} main" for letter in "xdacfstzuo"] + [
+    "output/x main",
+    "output/a main",
+    "p/x *main",
+    "p/x g",
+    "p main",
+    "p/x &main",
+    "p $",
+]
+EXAMINE_PRINTF = ["x/2ab units", "x/2ah units", "x/2aw units", "x/ag units", 'printf "%s|\\n", str',
+                  'printf "%#o %#x %#X %#5x|%#-5o|%#x|%#o\\n", 0, 0, 0, 0, 0, 10, 10']  # fmt: skip
+
+
+def test_functions_units_and_printf_like_gdb(program: Path, tmp_path: Path) -> None:
+    """print/x of a function is its first byte (gdb's value of a function type, one byte
+    long; /a and /c its error after `$N = `); x/a of a unit smaller than an address is
+    signed; printf's %#x of 0 is 0; printf reads a string from the program before run."""
+    commands = [*FUNCTIONS, *EXAMINE_PRINTF]
+    got = assert_like_gdb([*ex(*commands, "break g", "run", *commands), str(program)], tmp_path)
+    assert "$3 = " in got.stdout and "hello|" in got.stdout

@@ -31,7 +31,8 @@ def unit_text(value: int, size: int, fmt: str, label: Callable[[int], str], nibb
         return f"0{value:o}" if value else "0"
     if fmt == "t":
         return binary_text(value, size, nibbles, zero_pad=True)
-    if fmt == "a":
+    if fmt == "a":  # gdb reads a unit smaller than an address as a signed integer
+        value = signed(value, size) & ((1 << 64) - 1)
         return f"{value:#x}{label(value)}"
     if fmt == "c":
         byte = value & 0xFF  # gdb makes a char of it: the low byte, signed

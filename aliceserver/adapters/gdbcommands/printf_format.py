@@ -268,6 +268,8 @@ def render(pieces: list[Piece], values: list[ArgValue], read_string: Callable[[i
             number = _integer(piece, number)
             if spec[-1] == "o" and "#" in spec and number:  # C's alternate octal: a leading 0
                 yield ((spec.replace("#", "")[:-1] + "s") % ("0" + format(number, "o"))).encode()
+            elif spec[-1] in "xX" and not number:  # C's %#x of 0 is 0, without 0x
+                yield spec.replace("#", "").encode() % number
             else:
                 yield (spec.replace("#", "") if spec[-1] == "o" else spec).replace("u", "d").encode() % number
 

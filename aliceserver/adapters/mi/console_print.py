@@ -20,9 +20,12 @@ from aliceserver.adapters.mi.settings_policy import nibbles_separator, refresh_n
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo
 from aliceserver.errors import AliceError
 
+_NOT_INTEGER = "Value can't be converted to integer."  # /a or /c of a function
 
-class _UndefinedFormat(MiError):
-    """A format letter gdb knows none of: its error follows print's `$N = `."""
+
+class _PrintingError(MiError):
+    """An error gdb meets as it prints the value (a format letter it knows none of, /a of
+    a function): it follows print's `$N = `."""
 
 
 def _format(ctx: Context, text: str, command: str) -> PrintFormat:
@@ -40,7 +43,7 @@ def _print(ctx: Context, text: str) -> Reply:
     try:
         with print_options_applied(ctx, options):
             value = _printed(ctx, fmt, record=True)  # the engine's value history, shared by front ends
-    except _UndefinedFormat:
+    except _PrintingError:
         ctx.console(f"${ctx.session.debugger.history_count()} = ")
         raise
     ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
@@ -55,7 +58,7 @@ def _call(ctx: Context, text: str) -> Reply:
     try:
         with print_options_applied(ctx, options):
             value = _printed(ctx, fmt, void_shown=False, record=not _void_result(ctx, fmt.expression))
-    except _UndefinedFormat:
+    except _PrintingError:
         ctx.console(f"${ctx.session.debugger.history_count()} = ")
         raise
     if value is not None:
@@ -98,6 +101,8 @@ def _printed(ctx: Context, fmt: PrintFormat, void_shown: bool = True, *, record:
     info = session.evaluate(text, letter, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS, record=record)
     recorded = f"${info.history}" if info.history else text  # `$` names another value now
     failure = whole_value_failure(session, recorded, info) or evaluation_failure(info)
+    if failure == _NOT_INTEGER and fmt.letter in ("a", "c"):
+        raise _PrintingError(failure)
     if failure is not None:
         raise MiError(failure)
     for line in printer_errors(info, printed=True):  # on gdb's error stream, before the value
@@ -105,7 +110,7 @@ def _printed(ctx: Context, fmt: PrintFormat, void_shown: bool = True, *, record:
     if not void_shown and info.type == "void":
         return None
     if fmt.letter and fmt.letter not in KNOWN:  # gdb fails as it prints the value
-        raise _UndefinedFormat(f'Undefined output format "{fmt.letter}".')
+        raise _PrintingError(f'Undefined output format "{fmt.letter}".')
     return laid_out(ctx, info)
 
 

@@ -164,11 +164,15 @@ def _read_string(session: MiSession, address: int) -> bytes:
     """The C string at `address` (gdb reads it whole, up to its NUL)."""
     out = bytearray()
     at = address
+    bytewise = False  # before `run` the image's sections end inside a page: read on a byte at a time
     while True:
-        size = min(_STRING_CHUNK, 4096 - at % 4096)
+        size = 1 if bytewise else min(_STRING_CHUNK, 4096 - at % 4096)
         try:
             chunk = session.debugger.read_memory(at, size)
         except AliceError:
+            if size > 1:
+                bytewise = True
+                continue
             raise MiError(f"Cannot access memory at address {at:#x}") from None
         end = chunk.find(b"\0")
         if end >= 0:
@@ -178,6 +182,8 @@ def _read_string(session: MiSession, address: int) -> bytes:
 
 
 def _printf(ctx: Context, text: str) -> Reply:
+    if ctx.session.inferior.process is None:
+        ctx.session.ensure_symbols()  # before `run`, a string is read from the program's image, as in gdb
     try:
         ctx.console(printf_text(ctx.session, text))
     except _Partial as partial:

@@ -204,6 +204,10 @@ class _Formatter:
             return at + self.value(target, depth + 1)
         if isinstance(t, FunctionType):
             addr = value.address or 0
+            if self.opts.fmt in ("x", "d", "u", "o", "t", "z", "f"):  # gdb: a function is 1 byte long
+                return self.function_byte(value, addr)
+            if self.opts.fmt in ("a", "c"):
+                raise EvaluationError("Value can't be converted to integer.")
             return f"{{{type_name(value.type)}}} {self.address(addr, code=True)}"
         if isinstance(t, VoidType):
             return "void"
@@ -290,6 +294,19 @@ class _Formatter:
         if fmt == "a":  # gdb's /a shows the address whatever `print address` says
             return self.address(unsigned, demangle=False, always=True)
         return str(number)
+
+    def function_byte(self, value: Value, address: int) -> str:
+        """print/x of a function: gdb's value of its type, one byte (the code's first), signed."""
+        byte = read(value.ctx, address, 1)[0]
+        if self.opts.fmt in ("d", "f"):
+            return str(byte - 256 if byte >= 128 else byte)
+        if self.opts.fmt == "t":
+            return binary_text(byte, 1, self.opts.nibbles)
+        if self.opts.fmt == "o":
+            return f"0{byte:o}" if byte else "0"
+        if self.opts.fmt == "u":
+            return str(byte)
+        return f"0x{byte:02x}" if self.opts.fmt == "z" else f"{byte:#x}"
 
     def address(self, address: int, demangle: bool = True, *, always: bool = False, code: bool = False) -> str:
         """`always`: /a's address and symbol; `code`: a function's, whose <symbol> shows
