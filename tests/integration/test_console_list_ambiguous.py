@@ -4,7 +4,8 @@ variable `ambv`. `list amb` lists around each after gdb's `file: "F", line numbe
 symbol: "amb"`; as the first or last line of a range it is `Specified first line 'amb' is
 ambiguous:` (or last) with those lines; a variable's name lists around its declaration;
 `edit` says `Specified line is ambiguous:`, else runs `$EDITOR +LINE "FILE"` (through
-`shell`, so only with --enable-shell here)."""
+`shell`, so only with --enable-shell here). A variable declared in a header with no code
+lists there too."""
 
 from __future__ import annotations
 
@@ -33,7 +34,10 @@ _SECOND = """\
 static void __attribute__ ((used)) amb (void) {}
 static int __attribute__ ((used)) ambv;
 int other (void) { return 0; }
+#include "counter.h"
 """
+
+_HEADER = "/* a header with a variable and no code */\n\n\nint counter;\n"
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +45,7 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("ambiguous")
     (where / "amb0.c").write_text(_FIRST)
     (where / "amb1.c").write_text(_SECOND)
+    (where / "counter.h").write_text(_HEADER)
     subprocess.run(["gcc", "-g", "-O0", "-o", "amb", "amb0.c", "amb1.c"], cwd=where, check=True)
     return where / "amb"
 
@@ -68,3 +73,9 @@ def test_edit_runs_the_editor_at_the_line(program: Path, monkeypatch: pytest.Mon
     assert normalized(got.stdout) == normalized(expected.stdout)
     assert normalized(got.stderr) == normalized(expected.stderr)
     assert f"+5 {program.parent / 'amb0.c'}" in got.stdout
+
+
+def test_list_a_variable_of_a_header_without_code(program: Path) -> None:
+    """gdb.base/included.exp: the variable's header has no line table of its own."""
+    got = output_like_gdb(program, ["list counter", "list counter,", "list ,counter"])
+    assert got.count("4\tint counter;") == 3

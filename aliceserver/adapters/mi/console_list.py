@@ -131,9 +131,25 @@ def _ambiguous_or(ctx: Context, spec: str, size: int, write: LineBuffer) -> str 
                 start = max(place.line - size // 2, 1)
                 _print(ctx, Lines(place.path, start, start + size), write)
             return None
-        sides.append(
-            f"{found[0].path}:{found[0].line}" if len(found) == 1 and found[0].variable else text
+        lone = found[0] if len(found) == 1 and found[0].variable else None
+        # a variable's file may have no code (a header): its lines, not FILE:LINE
+        alone = (
+            not comma
+            or (which == "first" and not last.strip())
+            or (which == "last" and not first.strip())
         )
+        if lone is not None and alone:
+            start = (
+                max(lone.line - size // 2, 1)
+                if not comma
+                else lone.line
+                if which == "first"
+                else max(lone.line + 1 - size, 1)
+            )
+            end = lone.line + 1 if comma and which == "last" else start + size
+            _print(ctx, Lines(lone.path, start, end), write)
+            return None
+        sides.append(f"{lone.path}:{lone.line}" if lone is not None else text)
     return f"{sides[0]},{sides[1]}" if comma else sides[0]
 
 
