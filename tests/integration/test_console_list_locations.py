@@ -189,3 +189,15 @@ def test_current_source_file_is_the_one_listed_last(program: Path) -> None:
         and 'line="11",file="second.c"' in got[1]
         and 'line="8",file="second.c"' in got[2]
     )
+
+
+def test_list_a_file_without_code(tmp_path: Path) -> None:
+    """gdb.base/include-main.exp: a unit's own file that only includes the code is in no
+    line table row, and gdb finds it by the unit's name."""
+    (tmp_path / "body.c").write_text("int\nmain (void)\n{\n  return 0;\n}\n")
+    (tmp_path / "whole.c").write_text('/* one */\n/* two */\n#include "body.c"\n')
+    subprocess.run(["gcc", "-g", "-O0", "-o", "whole", "whole.c"], cwd=tmp_path, check=True)
+    got = output_like_gdb(
+        tmp_path / "whole", ["list whole.c:3", "list whole.c:1,2", "list body.c:2"]
+    )
+    assert '3\t#include "body.c"' in got

@@ -143,9 +143,10 @@ def _location(
     if match is not None:
         if match["file"] is not None:
             found = debugger.line_start(match["file"], 1)
-            if found is None:
+            named = found.source.path if found is not None else _named_file(debugger, match["file"])
+            if named is None:
                 raise ProtocolError(f'No source file named {match["file"]}.')
-            return found.source.path, int(match["line"])
+            return named, int(match["line"])
         path = default or _default_path(debugger, where, memory)
         return path, int(match["line"])
     if text.startswith("*"):
@@ -195,6 +196,16 @@ def _current_source_line(
     if position is not None and position.marker is memory.listed:
         return position.path, position.next_line
     return _current_line(debugger, where, memory, size)
+
+
+def _named_file(debugger: IDebugger, name: str) -> str | None:
+    """A file the debug info names that has no code (a unit's own file that only
+    includes others: gdb finds it by the unit's DW_AT_name)."""
+    try:
+        files = debugger.source_files()
+    except AliceError:
+        return None
+    return next((path for path in files if path == name or path.endswith("/" + name.lstrip("./"))), None)
 
 
 def _default_path(debugger: IDebugger, where: Selection, memory: CommandMemory) -> str:
