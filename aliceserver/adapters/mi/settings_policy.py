@@ -65,6 +65,7 @@ from weakref import WeakKeyDictionary
 
 from aliceserver.adapters.mi.queries import query as query  # re-exported for its callers
 from aliceserver.adapters.mi.registry import MiError
+from aliceserver.errors import AliceError
 from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
@@ -226,12 +227,19 @@ def _refuse_unknown(verb: str, words: list[str]) -> None:
         raise MiError(f'Undefined {verb} {prefix} command: "{rest}".  Try "help {verb} {prefix}".')
 
 
-def nibbles_separator(session: MiSession) -> str:
+def nibbles_separator(session: MiSession, tid: int | None = None, level: int = 0) -> str:
     """/t's separator of nibbles under `print nibbles on` (else ""): the current language's
-    (gdb's get_digit_separator: C++'s ', Rust's _, a blank in the others)."""
+    (gdb's get_digit_separator: C++'s ', Rust's _, a blank in the others); with `tid`, the
+    language of that thread's frame at `level` (where a value is evaluated)."""
     if session.settings.get("print nibbles") != "on":
         return ""
-    return {"c++": "'", "rust": "_"}.get(session.current_language(), " ")
+    language = None
+    if tid is not None:
+        try:
+            language = session.debugger.frame_details(tid, level).language
+        except AliceError:
+            pass
+    return {"c++": "'", "rust": "_"}.get(language or session.current_language(), " ")
 
 
 # The separator each session's engine was last given: the current language is the selected
@@ -239,16 +247,21 @@ def nibbles_separator(session: MiSession) -> str:
 _SEPARATORS: WeakKeyDictionary[MiSession, str] = WeakKeyDictionary()
 
 
-def refresh_nibbles(session: MiSession) -> None:
-    """Before a value is printed: the engine's nibble separator, the current language's."""
-    if session.settings.get("print nibbles") == "on" and _SEPARATORS.get(session) != nibbles_separator(session):
-        apply_print_limits(session)
+def refresh_nibbles(session: MiSession, tid: int | None = None, level: int = 0) -> None:
+    """Before a value is evaluated: the engine's nibble separator, the language's of the
+    frame it is evaluated in (nibbles_separator)."""
+    if session.settings.get("print nibbles") != "on":
+        return
+    separator = nibbles_separator(session, tid, level)
+    if _SEPARATORS.get(session) != separator:
+        apply_print_limits(session, separator)
 
 
-def apply_print_limits(session: MiSession) -> None:
+def apply_print_limits(session: MiSession, separator: str | None = None) -> None:
     """Tell the engine `print elements`, `print repeats` (unlimited: no limit), `print address`
     `print array-indexes`, `output-radix`, `print nibbles` (with the current language's
-    separator), `print symbol`, `print null-stop` and `target-charset` (ASCII or not)."""
+    separator, unless `separator` gives it), `print symbol`, `print null-stop` and
+    `target-charset` (ASCII or not)."""
     unlimited = 2**31 - 1
 
     def on(name: str) -> bool:
@@ -258,7 +271,9 @@ def apply_print_limits(session: MiSession) -> None:
         value = session.settings.get(name)
         return unlimited if value == "unlimited" else int(value)
 
-    _SEPARATORS[session] = separator = nibbles_separator(session)
+    if separator is None:
+        separator = nibbles_separator(session)
+    _SEPARATORS[session] = separator
 
     session.debugger.set_print_limits(elements=number("print elements"), repeats=number("print repeats"),
                                       addresses=session.settings.get("print address") == "on",
