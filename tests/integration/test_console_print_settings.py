@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.batch import assert_like_gdb, ex, needs_gdb
+from tests.support.mi_script import both
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -69,16 +70,37 @@ def test_nibbles_like_gdb(program: Path, tmp_path: Path) -> None:
     assert "$1 = 0111 0000 1111" in got.stdout
 
 
-def test_nibbles_take_the_frames_language(tmp_path: Path) -> None:
+def _mixed(tmp_path: Path) -> Path:
+    """A C++ main calling a C function."""
     c_object = _compile(tmp_path, "gcc", "cpart.c", "int cfunc(int x) { return x + 1; }\n")
     cxx_object = _compile(tmp_path, "g++", "main.cc", CXX_SOURCE)
     gxx = shutil.which("g++")
     assert gxx is not None
     subprocess.run([gxx, "-o", str(tmp_path / "mixed"), str(cxx_object), str(c_object)], check=True)
+    return tmp_path / "mixed"
+
+
+def test_nibbles_take_the_frames_language(tmp_path: Path) -> None:
+    _mixed(tmp_path)
     got = assert_like_gdb([*ex(
         "set print nibbles on", "p/t g", "break cfunc", "run", "p/t x", "up", "p/t g", "x/tw &g", "down",
         "p/t x", "output/t x"), str(tmp_path / "mixed")], tmp_path)  # fmt: skip
     assert "$1 = 0011'0000" in got.stdout and "$2 = 0011 0000" in got.stdout
+
+
+def test_nibbles_over_mi_take_the_evaluation_frames_language(tmp_path: Path) -> None:
+    """A variable object is evaluated in its own frame: its separator is that frame's
+    language's, whichever frame is selected."""
+    program = _mixed(tmp_path)
+    commands = ["-gdb-set print nibbles on", "-break-insert cfunc", "-exec-run", "-var-create a * x",
+                "-var-set-format a binary", "-stack-select-frame 1", "-var-create v * g", "-var-set-format v binary",
+                "-var-evaluate-expression a", "-var-evaluate-expression v", '-interpreter-exec console "output/t g"',
+                "-stack-select-frame 0", '-interpreter-exec console "output/t x"']  # fmt: skip
+    expected, got = both(program, commands, tmp_path)
+    assert (
+        got[2:] == expected[2:]
+    )  # (after `Reading symbols from`, which names the program as given)
+    assert '^done,value="0011 0000"' in got and '~"0011\'0000"' in got
 
 
 def test_symbol_and_null_stop_like_gdb(program: Path, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from aliceserver.adapters.mi.frames import (
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.print_options import print_options_applied, split_print_options
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
-from aliceserver.adapters.mi.settings_policy import nibbles_separator, refresh_nibbles
+from aliceserver.adapters.mi.settings_policy import nibbles_separator
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo
 from aliceserver.errors import AliceError
 
@@ -97,7 +97,6 @@ def _printed(ctx: Context, fmt: PrintFormat, void_shown: bool = True, *, record:
         if not record:
             raise MiError("Argument required (expression to compute).")
         text = "$"  # gdb's print alone: the last value again
-    refresh_nibbles(session)
     info = session.evaluate(text, letter, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS, record=record)
     recorded = f"${info.history}" if info.history else text  # `$` names another value now
     failure = whole_value_failure(session, recorded, info) or evaluation_failure(info)

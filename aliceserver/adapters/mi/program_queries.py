@@ -234,6 +234,9 @@ class ProgramQueries(Dispatcher):
                               if expression.strip().isidentifier() else "No symbol table is loaded.  Use the \"file\" command.")
         if not type_only:  # whatis and ptype: the engine's int, as gdb's
             expression = expand_setting_calls(self, expression)
+            from aliceserver.adapters.mi.settings_policy import refresh_nibbles
+
+            refresh_nibbles(self, tid, level or 0)  # type: ignore[arg-type]  # this frame's language's separator
         try:
             return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown),
                                           type_only=type_only, calls=tid is not None, record=record)  # fmt: skip
