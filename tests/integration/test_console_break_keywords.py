@@ -141,3 +141,15 @@ def test_a_pending_breakpoint_keeps_its_keywords_unparsed(prog: Path) -> None:
     ])  # fmt: skip
     assert "Breakpoint 1 (nosuchfile.c:22 if x > 3) pending." in out
     assert "<PENDING>          nosuchfunc if  y\n" in out and "\tstop only if value > 3\n" in out
+
+
+def test_enable_disable_and_ignore_say_what_is_wrong_as_gdb(prog: Path) -> None:
+    """gdb's extract_bp_num and ignore_command errors: a missing number list after once,
+    count or delete, a word, a negative number, a bad location number, a range with a
+    location; ignore's missing or bad arguments, and its count as an expression."""
+    out = output_like_gdb(prog, [
+        "break main", "break add", "enable count 2", "enable once", "enable delete", "disable 1 fooo.1",
+        "disable fooo", "enable 1.x", "ignore", "ignore 1", "ignore foo 1", "ignore 1 1 + 1", "disable -1",
+        "enable 9", "enable 2.-1", "disable 1-2.1", "disable 1x.2", "info breakpoints",
+    ])  # fmt: skip
+    assert "Bad breakpoint number 'fooo.1'\n" in out and "\tignore next 2 hits\n" in out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Callable
 
 from aliceserver.adapters.gdbcommands.breakpoint_scripts import (
@@ -28,6 +29,7 @@ from aliceserver.adapters.mi.registry import (
     Reply,
 )
 from aliceserver.debuggers import events as ev
+from aliceserver.errors import AliceError
 from aliceserver.regexes import compiled_later
 
 _RANGE = compiled_later(r"^(\d+)(?:-(\d+))?$")
@@ -292,11 +294,25 @@ def _continue(ctx: Context, text: str) -> Reply:
 
 
 def _ignore(ctx: Context, text: str) -> Reply:
-    """`ignore N COUNT`: its message only for a person (gdb's from_tty)."""
-    words = text.split()
-    if len(words) != 2:
+    """`ignore N COUNT`: its message only for a person (gdb's from_tty); COUNT is an
+    expression, the errors gdb's ignore_command's."""
+    words = text.split(None, 1)
+    if not words:
         raise MiError("Argument required (a breakpoint number).")
-    breaks.after(ctx if ctx.from_tty else dataclasses.replace(ctx, cli=False), words[0], words[1])
+    number = words[0]
+    if number.startswith("$"):  # gdb's get_number: a convenience variable's value
+        try:
+            number = str(int(ctx.session.evaluate(number).value.split()[0], 0))
+        except (AliceError, ValueError, IndexError):
+            number = "0"
+    if not number.isdigit() or int(number) == 0:
+        raise MiError(f"bad breakpoint number: '{text.strip()}'")
+    if len(words) < 2:
+        raise MiError("Second argument (specified ignore-count) is missing.")
+    count = words[1].strip()
+    if not re.fullmatch(r"-?\d+", count):  # gdb evaluates it
+        count = ctx.session.evaluate(count).value.split()[0]
+    breaks.after(ctx if ctx.from_tty else dataclasses.replace(ctx, cli=False), number, count)
     return None
 
 

@@ -135,6 +135,8 @@ def enable_command(ctx: Context, words: list[str]) -> None:
             if not words:
                 raise MiError("Argument required (hit count).")
             count, words = parse_int(words[0], "count"), words[1:]
+        if not words:  # gdb's map_breakpoint_numbers
+            raise MiError("Argument required (one or more breakpoint numbers).")
         targets = _numbers(ctx, words)
         for bp in targets:
             if form == "delete":
@@ -177,7 +179,26 @@ def _location_args(ctx: Context, args: list[str], enabled: bool) -> list[str]:
     return rest
 
 
+def _bad_number(arg: str) -> str | None:
+    """gdb's extract_bp_num errors for an argument of enable/disable (None: well formed)."""
+    if re.fullmatch(r"\d+(?:-\d+)?|\d+\.\d+(?:-\d+)?", arg):
+        return None
+    head, dot, tail = arg.partition(".")
+    if head.startswith("-") and head[1:].isdigit():
+        return f"Negative breakpoint number '{head}'"
+    if not head.isdigit():  # get_number_trailer: a word from a digit to the dot, else all of it
+        return f"Bad breakpoint number '{head if head[:1].isdigit() else arg}'"
+    if tail.startswith("-") and tail[1:].isdigit():
+        return f"Negative breakpoint location number '{tail}'"
+    return f"Bad breakpoint location number '{tail}'"
+
+
 def enable(ctx: Context, args: list[str], enabled: bool) -> None:
+    bad = next(((i, problem) for i, arg in enumerate(args) if (problem := _bad_number(arg))), None)
+    if bad is not None:  # gdb goes through them in order: those before are done
+        if bad[0]:
+            enable(ctx, args[: bad[0]], enabled)
+        raise MiError(bad[1])
     table = ctx.session.breakpoints
     if args:
         args = _location_args(ctx, args, enabled)
