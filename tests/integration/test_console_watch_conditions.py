@@ -59,3 +59,14 @@ def test_read_and_write_watchpoints_on_one_variable(prog: Path) -> None:
         "info watchpoints", "kill",
     ])  # fmt: skip
     assert "Hardware read watchpoint 2: total\n\nValue = 0\n" in out
+
+
+def test_mi_watch_on_a_local_is_read_in_its_frame(builder: Builder) -> None:
+    """-break-watch on main's local, with a condition, trapping in a callee: its value read
+    in main's frame (not `<unreadable>` in func's), the condition tested there."""
+    prog = builder.build("watch_local_callee")
+    out = output_like_gdb(prog, [
+        "break main", "run", 'interpreter-exec mi "-break-watch q"', 'interpreter-exec mi "-break-condition 2 q > 1"',
+        "continue", "kill",
+    ])  # fmt: skip
+    assert "Old value = 1\nNew value = 2\n" in out

@@ -251,8 +251,12 @@ def after(ctx: Context, number: str, count: str) -> None:
 
 
 def watch(ctx: Context, expression: str, mode: str, *, location: bool = False) -> MiBreakpoint:
+    # (imported here: it imports this module's users)
+    from aliceserver.adapters.mi.watch_gate import remember_frame
+
     session = ctx.session
     bp = session.breakpoints.create_watch(expression, mode, location=location)
+    remember_frame(session, bp)  # a watch on locals is read in its frame (gdb's watchpoint_frame)
     return bp
 
 
