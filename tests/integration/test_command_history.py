@@ -40,6 +40,14 @@ _EXPANDED = ["set history expansion on", "show history expansion", "print 1", "!
              "!!:1-2", "!p:*", "!p:^", "echo !?+ 5?:%\\n", "print 6 + !#", "echo !!:9", "echo !!:z", "show commands"]  # fmt: skip
 
 
+# `set history remove-duplicates N`: a line typed again drops its copy among the last N
+# (never one from before the session beyond the lines typed in it).
+_DUPLICATES = ["set history remove-duplicates 2", "show history remove-duplicates", "print 1", "print 2", "print 1",
+               "print 3", "print 1", "show commands", "set history remove-duplicates unlimited", "print 2",
+               "show commands", "show commands", "set history remove-duplicates -1", "set history remove-duplicates",
+               "show history remove-duplicates", "show commands"]  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("history")
@@ -73,6 +81,7 @@ def _session(
         (True, _SECOND, {}),
         (True, ["show commands", "show history size"], {"GDBHISTSIZE": "3"}),
         (False, _EXPANDED, {}),
+        (True, _DUPLICATES, {}),
     ],
 )
 def test_history_like_gdb(

@@ -55,14 +55,14 @@ def test_follow_fork_mode_child_stops_in_the_child(builder: Builder, tmp_path: P
 
 def test_unimplemented_settings_refused_by_name(builder: Builder, tmp_path: Path) -> None:
     program = builder.build("print_limits")
-    commands = ["set remotewritesize 5", "show remotewritesize", "set history remove-duplicates 1", "set debug infrun 1",
+    commands = ["set remotewritesize 5", "show remotewritesize", "set max-user-call-depth 5", "set debug infrun 1",
                 "set detach-on-fork off", "set print static-members off", "show print static-members"]
     args = ["-batch", "-nx"] + [word for command in commands for word in ("-ex", command)] + [str(program)]
     got = ours(args, tmp_path)
     assert got.stderr.splitlines() == [
         'The setting "remotewritesize" is not supported by aliceserver.',
         'The setting "remotewritesize" is not supported by aliceserver.',
-        'The setting "history remove-duplicates" is not supported by aliceserver.',
+        'The setting "max-user-call-depth" is not supported by aliceserver.',
         'The setting "debug" is not supported by aliceserver.',
         'The setting "detach-on-fork" is not supported by aliceserver except as on.',
         'The setting "print static-members" is not supported by aliceserver except as on.',

@@ -79,8 +79,21 @@ class CommandHistory:
         starts with `server `."""
         if not self.interactive or not line.strip() or line.startswith("server "):
             return
-        self._append(line, settings)
         self._added += 1
+        self._remove_duplicate(line, settings.get("history remove-duplicates"))
+        self._append(line, settings)
+
+    def _remove_duplicate(self, line: str, lookback: str) -> None:
+        """gdb's gdb_add_history under `history remove-duplicates N`: the same line among
+        the last N (unlimited: all), but never one from before this session, goes."""
+        if lookback == "0":
+            return
+        limit = self._added if lookback == "unlimited" else min(int(lookback), self._added)
+        for back in range(1, min(limit, len(self._lines)) + 1):
+            if self._lines[-back] == line:
+                del self._lines[-back]
+                self._added -= 1
+                return
 
     def _append(self, line: str, settings: Settings) -> None:
         """readline's add_history: a full stifled history drops its oldest line first."""

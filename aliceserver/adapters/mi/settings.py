@@ -130,6 +130,7 @@ def _defaults() -> dict[str, _Setting]:
         "history save": s("off", "bool", "Saving of the history record on exit is {}."),
         "history expansion": s("off", "bool", "History expansion on command input is {}."),
         "history size": s("256", "int", "The size of the command history is {}."),
+        "history remove-duplicates": s("0", "int", "The number of history entries to look back at for duplicates is {}."),
         "history filename": s(_history_file(), "file", 'The filename in which to record the command history is "{}".',
                               value_docs=(("", "There is no filename currently set for recording the command "
                                                 "history in."),)),
@@ -177,7 +178,8 @@ _ALIASES = {"target-async": "mi-async", "print": "print", "p pretty": "print pre
 _UINTEGER = frozenset(("height", "width", "print elements", "print repeats", "backtrace limit",
                        "tcp connect-timeout"))
 _INTEGER = frozenset(("listsize",))
-_ZUINTEGER = frozenset(("history size", "max-value-size", "max-completions", "remotetimeout"))
+_ZUINTEGER = frozenset(("history size", "history remove-duplicates", "max-value-size", "max-completions",
+                        "remotetimeout"))
 # gdb's zinteger settings: any int, none of them unlimited
 _ZINTEGER = frozenset(("complaints", "can-use-hw-watchpoints", "stop-on-solib-events", "annotate"))
 _SQRT_INT_MAX = 32767  # gdb's sqrt_int_max, a page's largest height or width

@@ -41,7 +41,7 @@ only the values we do, and refuses the others by name):
 | language, charset, host-/target-wide-charset, osabi | only gdb's defaults (auto) |
 | target-charset | auto and UTF-8 (strings' valid UTF-8 shown as text, as gdb on a UTF-8 host); ASCII: the engine's formatter and x/s show bytes past 127 in octal |
 | sysroot, solib-search-path | the engine's LibraryPaths (debuggers/librarypaths.py): where every library file is read |
-| history size, history filename, history save, history expansion | command_history.py: the lines typed at a terminal, read from the file at the start, written back at the end with save on, expanded (history_expand.py) with expansion on |
+| history size, history filename, history save, history expansion, history remove-duplicates | command_history.py: the lines typed at a terminal, read from the file at the start, written back at the end with save on, expanded (history_expand.py) with expansion on |
 | complaints | any: aliceserver makes no complaints about symbols, so none is over the limit |
 | debuginfod enabled, python print-stack, verbose, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
@@ -84,7 +84,6 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "agent", "range-stepping", "dcache", "code-cache", "stack-cache", "mem", "write",
     ),
     "command line and interface": (
-        "history remove-duplicates",
         "tui", "suppress-cli-notifications", "max-user-call-depth", "interactive-mode",
         "extended-prompt", "script-extension", "source", "startup-quietly", "style",
         "debug", "observer",
