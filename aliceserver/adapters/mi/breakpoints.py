@@ -355,10 +355,11 @@ class BreakpointTable:
         if failures and all(failures) and not force:
             raise MiError(str(failures[-1]))
         for index, (place, failure) in enumerate(zip(bp.places, failures, strict=True), 1):
-            if failure and warn is not None:
+            mine = place.address not in bp.loc_disabled  # gdb tells only of a location enabled by hand
+            if failure and warn is not None and mine:
                 warn(f"warning: failed to validate condition at location {bp.number}.{index}, disabling:\n  ")
                 warn(f"{failure}\n")
-            elif not failure and place.address in bp.cond_disabled and say is not None:
+            elif not failure and place.address in bp.cond_disabled and say is not None and mine:
                 say(f"Breakpoint {bp.number}'s condition is now valid at location {index}, enabling.\n")
         was = bp.cond_disabled
         bp.cond_disabled = frozenset(place.address for place, failure in zip(bp.places, failures, strict=True) if failure)

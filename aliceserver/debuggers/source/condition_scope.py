@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from aliceserver.debuggers.symbols.dwarf import types
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 
 if TYPE_CHECKING:
@@ -51,10 +52,13 @@ def unknown_name(source: SourceSymbols, tree: ast.Expr, address: int) -> str | N
     scope: FrameScope | None = None
     if module is not None and symbols is not None:
         scope = symbols.frame_scope(_Link(address, module.base), lookup_pc=address)  # type: ignore[arg-type]
-    # In a C++ method a bare name may be a member of `this`: left to the evaluation.
-    has_this = scope is not None and scope.lookup("this") is not None
+    # In a C++ method a bare name may be a member of `this`'s class (or of a base), as
+    # gdb's parser finds it; an object whose class is not known leaves it to the evaluation.
+    this = scope.lookup("this") if scope is not None else None
     for name in used_names(tree):
-        if has_this or (scope is not None and scope.lookup(name) is not None):
+        if this is not None and _class_knows(this.type, name):
+            continue
+        if scope is not None and scope.lookup(name) is not None:
             continue
         if any(other.find_global(name) is not None for _, other in source.all_module_symbols()):
             continue
@@ -64,3 +68,21 @@ def unknown_name(source: SourceSymbols, tree: ast.Expr, address: int) -> str | N
             continue  # a type name the parser took for a variable (`sizeof(T)`)
         return f'No symbol "{name}" in current context.'
     return None
+
+
+def _class_knows(this_type: types.Type, name: str) -> bool:
+    """Whether `name` is a member, static member or method of the class `this` points
+    to or of one of its bases (True where the class cannot be read: not refused)."""
+    target = types.strip(this_type)
+    cls = types.strip(target.target) if isinstance(target, types.PointerType) else None
+    return cls is None or _has_member(cls, name, 0)
+
+
+def _has_member(cls: types.Type, name: str, depth: int) -> bool:
+    if not isinstance(cls, types.StructType) or depth > 16:
+        return not isinstance(cls, types.StructType)  # (unreadable: left to the evaluation)
+    if any(m.name == name for m in cls.members if not m.is_base) or any(s.name == name for s in cls.statics):
+        return True
+    if cls.methods is not None and cls.methods(name):
+        return True
+    return any(_has_member(types.strip(m.type), name, depth + 1) for m in cls.members if m.is_base)
