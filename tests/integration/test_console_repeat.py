@@ -72,3 +72,15 @@ def test_dont_repeat_in_a_user_command(tmp_path: Path) -> None:
     ])  # fmt: skip
     assert got == expected
     assert got.count("$1 = 2") == 1 and "$3 = 3" in got
+
+
+def test_an_ambiguous_word_leaves_the_session_going(tmp_path: Path) -> None:
+    """An ambiguous first word ('a/b': add-inferior, advance, alias...) is refused, and the
+    server goes on: its repeat bookkeeping looked the word up again and died there."""
+    expected, got = _typed(tmp_path, ["a/b", "print 4", ""])
+
+    def others(text: str) -> str:  # (gdb 13 lists no command names for "a/b")
+        return "\n".join(line for line in text.split("\n") if "Ambiguous command" not in line)
+
+    assert "Ambiguous command" in got and "$2 = 4" in got
+    assert others(got) == others(expected)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from aliceserver.errors import ProtocolError
+
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.registry import CliRegistry, Context, Reply
 
@@ -56,7 +58,10 @@ class CommandRepeat:
         if line is not self.saved and line != self.saved:
             return
         match = _COMMAND.match(line)
-        found = registry.lookup(match.group(1)) if match else None
+        try:
+            found = registry.lookup(match.group(1)) if match else None
+        except ProtocolError:  # (an ambiguous word: the command said so, nothing to repeat)
+            found = None
         if match is None or found is None:
             return
         name, rest = found[0], match.group(2).strip()
