@@ -161,8 +161,10 @@ class MiSession(ProgramQueries):
 
     def _ui_ended(self, ui: Ui) -> None:
         if ui is self.main_ui:
-            if not ui.is_mi:
-                ui.console("quit\n")
+            if not ui.is_mi:  # gdb: readline prints `quit` at a terminal's end of input, and
+                if ui.reads_terminal():  # the command runs (its query for a live program)
+                    ui.console("quit\n")
+                self._execute_cli_ui(ui, "quit")
             self.exit_requested = True
             return
         ui.closed = True
