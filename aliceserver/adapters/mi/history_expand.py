@@ -8,6 +8,7 @@ or the line's end is no expansion, and quotes do not stop one (a backslash does)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _NO_EXPAND = " \t\n\r="  # history_no_expand_chars
@@ -329,9 +330,8 @@ def _arg_extract(first: int | str, last: int | str, line: str) -> str | None:
     return " ".join(words[low:high])
 
 
-def tokenize(line: str) -> list[str]:
-    """readline's history_tokenize: the line's words, shell-like."""
-    words: list[str] = []
+def _word_spans(line: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each of the line's words, shell-like (readline's history_tokenize_internal)."""
     i = 0
     while i < len(line):
         while i < len(line) and line[i] in " \t":
@@ -344,26 +344,19 @@ def tokenize(line: str) -> list[str]:
             i += 1
             while i < len(line) and line[i] in _WORD_DELIMITERS:
                 i += 1
-        words.append(line[start:i])
-    return words
+        yield start, i
+
+
+def tokenize(line: str) -> list[str]:
+    """readline's history_tokenize: the line's words, shell-like."""
+    return [line[start:end] for start, end in _word_spans(line)]
 
 
 def _word_at(line: str, at: int) -> str | None:
     """readline's history_find_word: the word of the line holding index `at`."""
-    i = 0
-    while i < len(line):
-        while i < len(line) and line[i] in " \t":
-            i += 1
-        if i >= len(line):
-            break
-        start = i
-        i = _tokenize_word(line, start)
-        if i == start:
-            i += 1
-            while i < len(line) and line[i] in _WORD_DELIMITERS:
-                i += 1
-        if start <= at < i or (at >= i and i >= len(line)):
-            return line[start:i]
+    for start, end in _word_spans(line):
+        if start <= at < end or (at >= end and end >= len(line)):
+            return line[start:end]
     return None
 
 
