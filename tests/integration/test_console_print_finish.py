@@ -4,13 +4,12 @@ the console and in MI's return-value; `show print finish` in gdb's words."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.build import gcc_program
 from tests.support.mi_client import MiClient
 from tests.support.mi_grammar import parse_record
 
@@ -32,14 +31,7 @@ main (void)
 
 @pytest.fixture()
 def program(tmp_path: Path) -> Path:
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc not installed")
-    (tmp_path / "fin.c").write_text(SOURCE)
-    subprocess.run(
-        [gcc, "-g", "-O0", "-o", str(tmp_path / "fin"), str(tmp_path / "fin.c")], check=True
-    )
-    return tmp_path / "fin"
+    return gcc_program(tmp_path, "fin", SOURCE)
 
 
 def test_print_finish_off_like_gdb(program: Path) -> None:

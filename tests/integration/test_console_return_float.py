@@ -8,13 +8,12 @@ gdb's output, and there the values the caller got are checked against C's, not g
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.build import gcc_program
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -46,14 +45,7 @@ GDB_XSAVE_BUG = "Couldn't write extended state status: Bad address."
 
 @pytest.fixture()
 def program(tmp_path: Path) -> Path:
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc not installed")
-    (tmp_path / "ret.c").write_text(SOURCE)
-    subprocess.run(
-        [gcc, "-g", "-O0", "-o", str(tmp_path / "ret"), str(tmp_path / "ret.c")], check=True
-    )
-    return tmp_path / "ret"
+    return gcc_program(tmp_path, "ret", SOURCE)
 
 
 def _kept(text: str, values: bool) -> str:

@@ -6,13 +6,12 @@ value returned."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.build import gcc_program
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
 
@@ -34,14 +33,7 @@ STACK = re.compile(r"0x7ff[0-9a-f]{9}")
 
 @pytest.fixture()
 def program(tmp_path: Path) -> Path:
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc not installed")
-    (tmp_path / "fin.c").write_text(SOURCE)
-    subprocess.run(
-        [gcc, "-g", "-O0", "-o", str(tmp_path / "fin"), str(tmp_path / "fin.c")], check=True
-    )
-    return tmp_path / "fin"
+    return gcc_program(tmp_path, "fin", SOURCE)
 
 
 def _same(text: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.batch import ex, needs_gdb, normalized, ours, theirs
+from tests.support.build import gcc_program
 from tests.support.mi_client import MiClient
 
 pytestmark = [needs_gdb, pytest.mark.timeout(300)]
@@ -49,14 +50,7 @@ EXPECTED = "c=7 b=1 p=1 i=10 u=44 counter=11"
 
 @pytest.fixture()
 def program(tmp_path: Path) -> Path:
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc not installed")
-    (tmp_path / "kinds.c").write_text(SOURCE)
-    subprocess.run(
-        [gcc, "-g", "-O0", "-o", str(tmp_path / "kinds"), str(tmp_path / "kinds.c")], check=True
-    )
-    return tmp_path / "kinds"
+    return gcc_program(tmp_path, "kinds", SOURCE)
 
 
 def test_return_values_like_gdb(program: Path) -> None:

@@ -118,3 +118,16 @@ def compile_cached(
         os.replace(tmp, target)
     built[key] = target
     return target
+
+
+def gcc_program(directory: Path, name: str, source: str) -> Path:
+    """`source` written to DIRECTORY/NAME.c and built there by gcc, -g -O0 (the test is
+    skipped where there is no gcc): the program's path."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        import pytest  # (here: bench/ imports this module too)
+
+        pytest.skip("gcc not installed")
+    (directory / f"{name}.c").write_text(source)
+    subprocess.run([gcc, "-g", "-O0", "-o", str(directory / name), str(directory / f"{name}.c")], check=True)
+    return directory / name
