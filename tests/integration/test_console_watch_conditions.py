@@ -1,7 +1,9 @@
 """Watchpoints with gdb 13's keywords and stop rules on one program (daily_flow.c):
 `watch EXPR if COND`, `watch EXPR thread N` (and its errors: an unknown or invalid thread,
 a task, a mask, junk), `condition N` and `ignore N` on a watchpoint, a write of an
-unchanged value passed over, and two watchpoints on the same memory both told."""
+unchanged value passed over, and two watchpoints on the same memory both told; a
+`finish`, `next`, `until` or `advance` that meets a trap the rules pass over goes on to
+its own end."""
 
 from __future__ import annotations
 
@@ -31,6 +33,20 @@ def test_watch_conditions_threads_and_ignore_counts_decide_the_stop(prog: Path) 
     ])  # fmt: skip
     assert "\tstop only if total > 3\n" in out and "\tstop only in thread 1\n" in out
     assert "Hardware watchpoint 2: total\n\nOld value = 3\nNew value = 6\n" in out
+
+
+def test_steps_go_on_past_a_trap_the_watch_rules_pass_over(prog: Path) -> None:
+    """gdb judges the trap inside the step: a false condition or an ignored hit lets the
+    `finish` return and the `next` end its line; a true one stops it, and a trap that
+    leaves the thread on a breakpoint it has not run yet is that breakpoint's hit."""
+    out = output_like_gdb(prog, [
+        "break add", "run", "continue", "continue", "watch total if total > 5",
+        "finish", "next", "next", "next", "ignore 2 1", "finish", "next", "next", "next", "next",
+        "info breakpoints", "delete", "watch total if total > 100", "until", "until", "advance 29", "kill",
+    ])  # fmt: skip
+    assert "Hardware watchpoint 2: total\nmain () at " in out  # the finish returned, total 1 -> 3
+    assert out.count("Old value = 3\nNew value = 6\n") == 1 and "New value = 10\n" not in out
+    assert "Breakpoint 1, add (value=4)" in out and "Breakpoint 1, add (value=5)" not in out
 
 
 def test_condition_on_a_watchpoint(prog: Path) -> None:

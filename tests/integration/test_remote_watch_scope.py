@@ -64,3 +64,16 @@ def test_finish_out_of_a_watched_frame_says_both(program: Path, tmp_path: Path) 
                                  "info watchpoints", "next"], tmp_path)  # fmt: skip
     assert alice == gdb
     assert "left the block" in alice and "Value returned is $1 = 6" in alice and "No watchpoints." in alice
+
+
+def test_steps_over_a_stub_go_on_past_a_trap_the_watch_rules_pass_over(builder: Builder, tmp_path: Path) -> None:
+    """A false condition or an ignored hit lets a `finish` or `next` go on; a trap that
+    leaves the thread where the step's range ends (the next line) ends the step there, as
+    gdb's over the same stub (repeating the move would run past it)."""
+    program = builder.build("daily_flow")
+    gdb, alice = _both(program, ["break add", *["continue"] * 3, "watch total if total > 5", "finish",
+                                 *["next"] * 3, "ignore 2 1", "finish", *["next"] * 4, "info breakpoints"],
+                       tmp_path)  # fmt: skip
+    assert alice == gdb
+    assert "Old value = 3\nNew value = 6\n" in alice and "New value = 10\n" not in alice
+    assert "Breakpoint 1, add (value=4)" in alice and "add (value=5)" not in alice

@@ -37,6 +37,7 @@ from aliceserver.session.breakpoints import BreakpointKind, BreakpointNumbers
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.adapters.mi.watch_gate import Verdict as WatchVerdict
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +68,9 @@ class BreakpointTable:
     # The catchpoint each catch stop was judged for, until the stop is told (several stops
     # may be judged while the threads are being stopped, and told one by one later).
     caught: list[tuple[object, MiBreakpoint]] = field(default_factory=list)
+    # watch_gate's verdicts at the engine's traps, by thread, until the stop is told
+    watch_verdicts: dict[int, WatchVerdict] = field(default_factory=dict)
+    watch_gate_installed: bool = False
     trace_count: int = 0  # the number of the last tracepoint made (gdb's tracepoint_count)
     trace_variables: dict[str, int] = field(default_factory=dict)  # name -> initial (trace_variables.py)
     syscall_names: catches.SyscallNames = field(default_factory=catches.SyscallNames)
@@ -155,6 +159,13 @@ class BreakpointTable:
         gdb's `watch -location`, on the memory the expression names now, with no frame to
         die with (a watch on locals otherwise ends when their frame returns)."""
         session = self.session
+        if not self.watch_gate_installed:
+            from aliceserver.adapters.mi import (
+                watch_gate,  # (a session without watchpoints never imports it)
+            )
+
+            watch_gate.install(session)
+            self.watch_gate_installed = True
         watched = self._location_of(expression) if location else expression
         shown = f"-location {expression}" if location else expression
         bp = MiBreakpoint(self.next_number, BreakpointKind.DATA_WATCH, shown, gdb_type=WATCH_TYPES[mode],

@@ -228,8 +228,12 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
     from aliceserver.adapters.mi import watch_gate
 
     # gdb goes on past a write of the same value, a read watchpoint's write (x86 traps every
-    # access), a condition that fails, another thread's, an ignored hit
-    watchers = watch_gate.stopping(session, stop)
+    # access), a condition that fails, another thread's, an ignored hit (judged at the trap
+    # where the engine asks, a step under way going on; else here, the program continued)
+    verdict = watch_gate.verdict(session, stop)
+    if verdict is not None:
+        verdict.tell(session)
+    watchers = verdict.watchers if verdict is not None else None
     if watchers == []:
         with suppress(AliceError):
             session.debugger.resume(session.locked_thread())

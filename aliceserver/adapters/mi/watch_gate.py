@@ -3,6 +3,9 @@
 (x86 traps every write), nor a read one whose value did (x86 traps its writes); then its
 thread (`watch X thread N`), its condition (`watch X if COND`, `condition N COND`) and
 its ignore count, each in gdb's order. The value it keeps is the new one either way.
+The engine asks it at the trap, on its own thread (`judge`), so a trap it passes over
+lets a `next` or `finish` under way go on as gdb's does; the stop's verdict and what it
+had to say are kept for the stop's report (`verdict`).
 
 And gdb's `watch EXPR [thread N] [task N] [mask M] [if COND]` (watch_command_1): the
 `PARAMETER VALUE` pairs read from the end, then the expression up to its `if`."""
@@ -11,12 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aliceserver.adapters.mi.break_keywords import Keywords, condition_end, thread_number
 from aliceserver.adapters.mi.frames import display_value
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.debuggers import events as ev
+from aliceserver.debuggers.catch_events import WatchGate
 from aliceserver.debuggers.model import VariableScope
 from aliceserver.errors import AliceError
 
@@ -29,9 +34,55 @@ _WRITE = "hw watchpoint"  # breakpoint_record.WATCH_TYPES[""]
 _READ = "read watchpoint"
 
 
-def stopping(session: MiSession, stop: ev.Stopped) -> list[MiBreakpoint] | None:
-    """The watchpoints this watch stop stops for, in number order (empty: go on); None
-    when it is no watchpoint's trap this module judges."""
+@dataclass
+class Verdict:
+    """The watchpoints a trap stops for, in number order (empty: go on), and what gdb
+    says while it judges them (a condition that cannot be tested), told with the stop."""
+
+    watchers: list[MiBreakpoint]
+    logs: list[str] = field(default_factory=list)  # to every UI's log stream
+    consoles: list[str] = field(default_factory=list)  # to every console
+    trapped: tuple[int, ...] = ()  # the engine's watches the trap named, judged at the trap
+
+    def tell(self, session: MiSession) -> None:
+        for text in self.logs:
+            for ui in session.uis:
+                if not ui.closed:
+                    ui.log(text)
+        for text in self.consoles:
+            session.console_all(text)
+
+
+def install(session: MiSession) -> None:
+    """Let the engine ask `judge` at each trap, where it can (catch_events.WatchGate)."""
+    debugger = session.debugger
+    if isinstance(debugger, WatchGate):
+        debugger.set_watch_gate(lambda stop: judge(session, stop))
+
+
+def judge(session: MiSession, stop: ev.Stopped) -> bool:
+    """On the engine's thread: whether the trap stops; its verdict kept for the stop."""
+    found = stopping(session, stop)
+    if found is None:
+        return True
+    if found.watchers or found.logs or found.consoles:
+        found.trapped = stop.breakpoint_ids
+        session.breakpoints.watch_verdicts[stop.thread_id] = found
+    return bool(found.watchers)
+
+
+def verdict(session: MiSession, stop: ev.Stopped) -> Verdict | None:
+    """The verdict on a watch stop: the one the engine asked for at its trap, else judged
+    now (an engine that does not ask); None when it is no watchpoint's trap judged here."""
+    kept = session.breakpoints.watch_verdicts.pop(stop.thread_id, None)
+    if stop.reason is not ev.StopReason.WATCHPOINT or stop.watches_left:
+        return None
+    return kept if kept is not None and kept.trapped == stop.breakpoint_ids else stopping(session, stop)
+
+
+def stopping(session: MiSession, stop: ev.Stopped) -> Verdict | None:
+    """The verdict on this watch stop; None when it is no watchpoint's trap this module
+    judges."""
     if stop.reason is not ev.StopReason.WATCHPOINT or stop.watches_left:
         return None
     found = session.breakpoints.for_watch_ids(
@@ -39,7 +90,9 @@ def stopping(session: MiSession, stop: ev.Stopped) -> list[MiBreakpoint] | None:
     )
     if not found:
         return None
-    return [bp for bp in sorted(found, key=lambda bp: bp.number) if _stops(session, stop, bp)]
+    told = Verdict([])
+    told.watchers = [bp for bp in sorted(found, key=lambda bp: bp.number) if _stops(session, stop, bp, told)]
+    return told
 
 
 def _sharing(session: MiSession, ids: tuple[int, ...]) -> tuple[int, ...]:
@@ -118,7 +171,7 @@ def _reads_locals(session: MiSession, text: str | None) -> bool:
     return bool(names & set(re.findall(r"(?<![\w.$>])[A-Za-z_]\w*", text)))
 
 
-def _stops(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint) -> bool:
+def _stops(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint, told: Verdict) -> bool:
     if bp.gdb_type == _READ:  # x86 traps its writes too: a changed value was written
         new = value_now(session, stop.thread_id, bp)
         if new is not None and new != bp.old_value:
@@ -138,14 +191,12 @@ def _stops(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint) -> bool:
             else _level(session, stop.thread_id, lambda f: f.function == bp.cond_function)
         )
         if level is None:  # gdb stops, and says why
-            for ui in session.uis:
-                if not ui.closed:
-                    ui.log("warning: Watchpoint condition cannot be tested in the current scope\n")
+            told.logs.append("warning: Watchpoint condition cannot be tested in the current scope\n")
             return True
         try:
             value = session.debugger.evaluate(f"({bp.condition}) != 0", stop.thread_id, level).value
         except AliceError as error:  # gdb stops, and says why
-            session.console_all(f"Error in testing breakpoint condition:\n{error}\n")
+            told.consoles.append(f"Error in testing breakpoint condition:\n{error}\n")
             return True
         if value.strip() in ("0", "false"):
             _keep_value(session, stop, bp)

@@ -466,6 +466,22 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
                          gate: Callable[[Stopped], bool] | None, libraries: bool = False) -> None:  # fmt: skip
         self._user_breakpoints.set_catch_events(syscalls=syscalls, signals=signals, gate=gate, libraries=libraries)
 
+    def set_watch_gate(self, gate: Callable[[Stopped], bool] | None) -> None:
+        def judged(stop: Stopped) -> bool:
+            assert gate is not None
+            self._access.judging_trap = True
+            try:
+                return gate(stop)
+            finally:
+                self._access.judging_trap = False
+                # what it read while the other threads ran is not the next stop's
+                self._forget_stop_state()
+
+        def go() -> None:
+            self._watches.gate = self._remote.watches.gate = judged if gate is not None else None
+
+        self._call(go)
+
     def insert_breakpoint(self, address: int, *, temporary: bool = False, enabled: bool = True,
                           condition: BreakpointCondition | None = None) -> BreakpointInfo:  # fmt: skip
         return self._user_breakpoints.insert_breakpoint(address, temporary=temporary, enabled=enabled, condition=condition)

@@ -9,6 +9,7 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, cast
 
+from aliceserver.debuggers.catch_events import gate_wants
 from aliceserver.debuggers.events import (
     BreakpointChanged,
     Output,
@@ -167,14 +168,7 @@ class ProcessEvents:
         return stop if self._catch_wanted(stop) else _RESUME
 
     def _catch_wanted(self, stop: Stopped) -> bool:
-        gate = self.catch_gate
-        if gate is None:
-            return True
-        try:
-            return gate(stop)
-        except Exception:  # a broken gate stops, as a broken condition does
-            log.exception("catchpoint gate failed")
-            return True
+        return gate_wants(self.catch_gate, stop)
 
     def _take_status(self, tid: int, status: int) -> None:
         """A status of a thread other than the reporting one: its stop queued."""

@@ -9,6 +9,7 @@ import logging
 import signal as sig
 from typing import TYPE_CHECKING, Callable, cast
 
+from aliceserver.debuggers.catch_events import gate_wants
 from aliceserver.debuggers.events import BreakpointChanged, Stopped, StopReason, Written
 from aliceserver.debuggers.eventsource import EventSource
 from aliceserver.debuggers.model import FaultInfo, SignalPolicy
@@ -146,7 +147,7 @@ class SignalStops(InferiorParts):
             t.regs_dirty = True
             return _RESUME
         if info.code == TRAP_HWBKPT:
-            return self._watch_hit(t) or _RESUME
+            return self._watch_hit(t) or self._landed(t)
         if info.code == TRAP_TRACE:
             return Stopped(StopReason.STEP, t.tid, address=int(regs.rip))
         return None
@@ -221,6 +222,18 @@ class SignalStops(InferiorParts):
             )  # fmt: skip
         return _RESUME
 
+    def _landed(self, t: Tracee) -> "Stopped | _Action":
+        """A thread going on after a data trap, which fires after its instruction: on a
+        trap it has not run yet (the end of a step's run, a breakpoint), that is a hit
+        now, as gdb's bpstat finds it; resumed, the trap would be stepped over."""
+        landed = self._trap_at_pc(t)
+        if landed is None:
+            return _RESUME
+        if self._collecting:
+            t.deferred_hit = True  # judged when its turn to report comes
+            return _RESUME
+        return self._breakpoint_hit(t, landed)
+
     def _watch_hit(self, t: Tracee) -> Stopped | None:
         fired = self.watches.take_fired(self.libc, t.tid)
         for watch in fired:
@@ -238,10 +251,12 @@ class SignalStops(InferiorParts):
                 continue  # written with the same value: gdb does not stop either
             watch.value = new
             watch.hit_count += 1
-            return Stopped(
+            stop = Stopped(
                 StopReason.WATCHPOINT, t.tid, breakpoint_ids=(watch.id,),
                 address=int(self.regs(t).rip), watch_old=old, watch_new=new,
             )  # fmt: skip
+            if gate_wants(self.watches.gate, stop):
+                return stop
         return None
 
 

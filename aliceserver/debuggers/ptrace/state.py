@@ -79,6 +79,9 @@ class ProcessAccess:
         # The program's file alone, before a run, where it cannot be started here for its
         # symbols (ptrace/programfile.py)
         self.program_file: ProcessTarget | None = None
+        # A front end's watch gate judging a trap (engine.set_watch_gate): the program runs,
+        # the trapped thread is stopped, and reads of it are the gate's to make.
+        self.judging_trap = False
 
     # --- EngineServices ---------------------------------------------------------------
     def run_on_engine(self, fn: Callable[[], T]) -> T:
@@ -125,7 +128,8 @@ class ProcessAccess:
     def halted_target(self) -> ProcessTarget:
         """The process with no thread running: the live one stopped, or a core."""
         if self.inferior is not None:
-            return PtraceProcess(self.require_stopped(), self._libc)
+            held = self.inferior if self.judging_trap else self.require_stopped()
+            return PtraceProcess(held, self._libc)
         return self.target()
 
     def stopped_target(self, thread_id: int) -> ProcessTarget:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Callable
 
+from aliceserver.debuggers.events import Stopped
 from aliceserver.debuggers.model import WatchKind, WatchpointInfo, WatchScope
 from aliceserver.debuggers.ptrace import binding, debugregs
 from aliceserver.errors import TargetError
@@ -48,6 +50,9 @@ class WatchSlots:
         # registers are clear (new threads, exec and fork children start so), and the five
         # writes per thread that `apply` makes, each costly in the kernel, are skipped.
         self._ever_set = False
+        # The front end's judge of each trap that changed a value (catch_events.WatchGate);
+        # False: the program goes on, a step or finish under way with it.
+        self.gate: Callable[[Stopped], bool] | None = None
 
     def active(self) -> bool:
         return any(w is not None and w.enabled for w in self.slots)

@@ -497,12 +497,30 @@ class RemoteSession:
             if hit is not None:
                 return hit
         told = self.told(process, stop)
+        if told is None and stop.reason is StopReason.WATCHPOINT:
+            landed = self._landed(stop)
+            if landed is not None and landed.reason is StopReason.STEP:
+                return self._judge(process, landed)
+            told = landed
         if told is None:
             self._issue(self._move)
             return None
         if plan is None:
             return told
         return self._continue_plan(plan, told)
+
+    def _landed(self, stop: Stopped) -> Stopped | None:
+        """A data trap passed over (a value written unchanged, the front end's gate) fires
+        after its instruction: where that instruction ended the move (a single step, a
+        range left, a trap it has not run yet), that is the move's stop, as gdb's; None:
+        the move goes on (repeated, a trap at the pc would be stepped over)."""
+        kind, _ = self._move
+        pc = stop.address if stop.address is not None else 0
+        start, end = self.control.range
+        if kind == "step" or (kind == "range" and not start <= pc < end):
+            return Stopped(StopReason.STEP, stop.thread_id, address=pc)
+        trap = self._traps.by_address.get(pc)
+        return self.traps.hit(stop.thread_id, trap) if trap is not None else None
 
     def told(self, process: RemoteProcess, stop: Stopped) -> Stopped | None:
         """`stop` judged: our ^C as gdb tells it, a breakpoint's conditions and counts, a

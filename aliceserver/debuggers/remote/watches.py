@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
+from aliceserver.debuggers.catch_events import gate_wants
 from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import StackFrame, WatchKind, WatchpointInfo, WatchScope
 from aliceserver.debuggers.ptrace.traps import LogicalBreakpoint, TrapTable
@@ -49,6 +50,7 @@ class RemoteWatches:
         self._watches: dict[int, WatchpointInfo] = {}
         self._scopes: dict[int, _Scope] = {}
         self._pending: set[int] = set()  # not in the stub yet: tried again at each resume
+        self.gate: Callable[[Stopped], bool] | None = None  # as ptrace/watch.py's WatchSlots
 
     def insert(self, process: RemoteProcess, address: int, size: int, kind: WatchKind,
                scope: WatchScope | None, return_address: int | None = None) -> WatchpointInfo:  # fmt: skip
@@ -172,8 +174,9 @@ class RemoteWatches:
             if info.kind is WatchKind.WRITE and new == old:
                 return None
             self._watches[info.id] = dataclasses.replace(info, value=new, hit_count=info.hit_count + 1)
-            return dataclasses.replace(stop, reason=StopReason.WATCHPOINT, breakpoint_ids=(info.id,),
+            told = dataclasses.replace(stop, reason=StopReason.WATCHPOINT, breakpoint_ids=(info.id,),
                                        watch_old=old, watch_new=new, description="")  # fmt: skip
+            return told if gate_wants(self.gate, told) else None
         return None
 
 
