@@ -90,3 +90,35 @@ def test_watch_location_has_no_scope(builder: Builder) -> None:
     done = assert_like_gdb(["-ex", f"break {SOURCE}:{at}", "-ex", "run", "-ex", "watch -l acc", "-ex", "delete 1",
                             *["-ex", "continue"] * 4, str(program)], program.parent)
     assert "Hardware watchpoint 2: -location acc" in done.stdout and "deleted because" not in done.stdout
+
+
+def _watch_records(program: Path, *, gdb: bool) -> list[str]:
+    """A global's watchpoint set at a breakpoint, triggered twice, then -break-list: the
+    records each trigger sends and the table."""
+    client = MiClient(["-i=mi", "-q", "-nx", str(program)] if gdb else ["-i=mi", "-q", str(program)],
+                      cwd=program.parent, gdb=gdb)
+    try:
+        client.prompt()
+        client.ok("-break-insert compute")
+        client.ok("-exec-run")
+        client.stopped()
+        client.ok("-break-watch global_total")
+        client.ok("-break-delete 1")
+        mark = len(client.lines)
+        for _ in range(2):
+            client.ok("-exec-continue")
+            client.stopped()
+        client.ok("-break-list")
+        wanted = ("=breakpoint-modified", "*stopped", "^done")
+        return [re.sub(r',core="\d+"', "", line) for line in client.lines[mark:] if line.startswith(wanted)]
+    finally:
+        client.close()
+
+
+def test_a_watchpoint_trigger_tells_its_count_and_its_location(builder: Builder) -> None:
+    """gdb notifies each trigger (=breakpoint-modified, times N) before *stopped, and a
+    watchpoint set in the running program shows its thread group in the table."""
+    program = builder.build("watch_scope")
+    theirs, ours = _watch_records(program, gdb=True), _watch_records(program, gdb=False)
+    assert ours == theirs
+    assert sum('type="hw watchpoint"' in line and line.startswith("=breakpoint-modified") for line in ours) == 2

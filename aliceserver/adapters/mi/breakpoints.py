@@ -470,6 +470,8 @@ class BreakpointTable:
             items += self.addr_item("<MULTIPLE>")
         if (bp.unloaded or not bp.pending) and not bp.is_watch and not bp.located_apart:  # gdb: its locations' only
             items.append(("thread-groups", ["i1"]))
+        elif bp.is_watch and bp.engine_id is not None and self.session.inferior.process is not None:
+            items.append(("thread-groups", ["i1"]))  # a watchpoint's location: set in the live process
         if bp.thread is not None:
             items.append(("thread", str(bp.thread)))
         if bp.condition:

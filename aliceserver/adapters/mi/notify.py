@@ -440,6 +440,7 @@ def _watch_told(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint, pairs: l
     new = value_now(session, stop.thread_id, bp) or "<unreadable>"  # in the watchpoint's frame
     old, bp.old_value = bp.old_value, new
     bp.hits += 1
+    session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])  # gdb's, with its count
     key = {"hw watchpoint": "wpt", "read watchpoint": "hw-rwpt", "acc watchpoint": "hw-awpt"}[bp.gdb_type]
     reason = {"wpt": "watchpoint-trigger", "hw-rwpt": "read-watchpoint-trigger",
               "hw-awpt": "access-watchpoint-trigger"}[key]
