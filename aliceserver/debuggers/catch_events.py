@@ -28,11 +28,14 @@ class CatchEvents(Protocol):
 
 @runtime_checkable
 class WatchGate(Protocol):
-    def set_watch_gate(self, gate: Callable[[Stopped], bool] | None) -> None:
+    def set_watch_gate(self, gate: Callable[[Stopped], bool] | None, owner: str = "") -> None:
         """`gate` is called on the engine's thread with each watchpoint trap that changed
         its value (or read it) and a False lets the program go on unseen, as a false
         breakpoint condition does: a `next` or `finish` under way goes on with its plan
-        (gdb's bpstat_check_watchpoint and condition, judged before the step is ended)."""
+        (gdb's bpstat_check_watchpoint and condition, judged before the step is ended).
+        One gate per `owner` (a front end and the console it hosts each judge their own
+        watchpoints, True for the others'); the trap stops when every gate says so; None
+        takes the owner's gate away."""
         ...
 
 

@@ -65,3 +65,28 @@ def test_data_breakpoint_on_a_local_is_removed_when_its_frame_returns(dap: DapCl
     dap.call("setDataBreakpoints", {"breakpoints": [{"dataId": shared["dataId"], "accessType": "write"}]})
     dap.call("setDataBreakpoints", {"breakpoints": []})
     assert dap.continue_(thread)["event"] == "exited"
+
+
+def test_a_data_breakpoints_condition_lets_a_next_go_on(dap: DapClient, builder: Builder) -> None:
+    """A data breakpoint with a condition (DataBreakpoint.condition) stops only where it
+    holds; a `next` over a write it refuses ends its line as if nothing trapped; a typo is
+    refused at once, the breakpoint unverified with the evaluator's message."""
+    program = builder.build("watch_scope")
+    source = str(builder.source("watch_scope"))
+    session = start_session(dap, program, breakpoints={source: [marker_line(source, "acc")]})
+    thread = session.thread_id
+    frame = dap.stack_trace(thread, 0, 1)[0]
+    local = dap.call("dataBreakpointInfo", {"name": "acc", "frameId": frame["id"]})["dataId"]
+    dap.call("setBreakpoints", {"source": {"path": source}, "breakpoints": []})
+    bad = dap.call("setDataBreakpoints", {"breakpoints": [{"dataId": local, "condition": "acc >"}]})
+    assert not bad["breakpoints"][0]["verified"] and bad["breakpoints"][0]["message"]
+    good = dap.call("setDataBreakpoints", {"breakpoints": [{"dataId": local, "condition": "acc > 2"}]})
+    assert good["breakpoints"][0]["verified"], good
+    stepped = dap.resume("next", thread)  # acc: 0 -> 1, refused: the line ends
+    assert stepped["body"]["reason"] == "step", stepped
+    assert dap.scope_variables(dap.stack_trace(thread, 0, 1)[0]["id"])["acc"] == "1"
+    stop = dap.continue_(thread)  # acc: 1 -> 3, held
+    assert stop["body"]["reason"] == "data breakpoint" and stop["body"]["hitBreakpointIds"] == [good["breakpoints"][0]["id"]]
+    assert dap.scope_variables(dap.stack_trace(thread, 0, 1)[0]["id"])["acc"] == "3"
+    dap.call("setDataBreakpoints", {"breakpoints": []})
+    assert dap.continue_(thread)["event"] == "exited"

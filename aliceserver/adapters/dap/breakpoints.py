@@ -23,7 +23,9 @@ from aliceserver.adapters.dap.shapes import (
     parse_memory_reference,
     source_json,
 )
-from aliceserver.debuggers.events import StopReason
+from aliceserver.debuggers.base import BreakpointCondition
+from aliceserver.debuggers.catch_events import WatchGate
+from aliceserver.debuggers.events import Stopped, StopReason
 from aliceserver.debuggers.model import (
     BreakpointInfo,
     CodeLocation,
@@ -68,6 +70,7 @@ class DapBreakpoint(UserBreakpoint):
     path: str | None = None
     address: int | None = None  # instruction / data breakpoints
     reported: bool | None = None  # the verified state the client last heard
+    judge: BreakpointCondition | None = None  # a data breakpoint's condition and hit condition
 
     @property
     def dap_id(self) -> int:
@@ -104,6 +107,7 @@ class BreakpointBook:
     functions: list[DapBreakpoint] = field(default_factory=list)
     instructions: list[DapBreakpoint] = field(default_factory=list)
     data: list[DapBreakpoint] = field(default_factory=list)
+    data_gate_installed: bool = False
     quiet_signals: dict[int, SignalPolicy] = field(default_factory=dict)  # saved policies
 
     @property
@@ -447,19 +451,43 @@ def set_data_breakpoints(session: DapSession, args: Arguments) -> JsonObject:
             return bp
         if access == "read":
             bp.message = "x86 cannot watch reads alone: use 'readWrite'."
-        elif condition or hit:
-            bp.message = "Conditions on data breakpoints are not supported."
-        else:
+            return bp
+        try:
+            if condition or hit:
+                bp.judge = _data_judge(session, condition, hit)
             kind = WatchKind.READ_WRITE if access == "readWrite" else WatchKind.WRITE
-            try:
-                bp.watch_id = session.debugger.insert_watchpoint(bp.address, size, kind, scope).id
-            except AliceError as error:
-                bp.message = str(error)
+            bp.watch_id = session.debugger.insert_watchpoint(bp.address, size, kind, scope).id
+        except AliceError as error:
+            bp.message = str(error)
         return bp
 
     book = session.breakpoints
     book.data = _replace_all(session, book.data, wanted, make)
     return {"breakpoints": [breakpoint_json(session, bp) for bp in book.data]}
+
+
+def _data_judge(session: DapSession, condition: str | None, hit: str | None) -> BreakpointCondition:
+    """A data breakpoint's condition and hit condition, judged by the engine at each trap
+    (a `next` under way goes on past a trap they refuse); the gate put in once."""
+    debugger = session.debugger
+    if not isinstance(debugger, WatchGate):
+        raise AliceError("Conditions on data breakpoints are not supported by this debugger.")
+    judge = debugger.breakpoint_condition(condition or None, hit or None)  # a typo: refused now
+    book = session.breakpoints
+    if not book.data_gate_installed:
+        debugger.set_watch_gate(lambda stop: _data_trap_stops(book, stop), owner="dap")
+        book.data_gate_installed = True
+    return judge
+
+
+def _data_trap_stops(book: BreakpointBook, stop: Stopped) -> bool:
+    """On the engine's thread: whether a watch trap stops for the client's data
+    breakpoint (its condition in the trapping thread's frame, then its hit count); True
+    for a trap that is not one of theirs."""
+    for bp in list(book.data):
+        if bp.watch_id is not None and bp.watch_id in stop.breakpoint_ids and bp.judge is not None:
+            return bp.judge(stop.thread_id)
+    return True
 
 
 def set_exception_breakpoints(session: DapSession, args: Arguments) -> JsonObject:

@@ -57,7 +57,7 @@ def install(session: MiSession) -> None:
     """Let the engine ask `judge` at each trap, where it can (catch_events.WatchGate)."""
     debugger = session.debugger
     if isinstance(debugger, WatchGate):
-        debugger.set_watch_gate(lambda stop: judge(session, stop))
+        debugger.set_watch_gate(lambda stop: judge(session, stop), owner="mi")
 
 
 def judge(session: MiSession, stop: ev.Stopped) -> bool:

@@ -120,6 +120,7 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
         self._events = EventSource()  # front ends subscribe; only the engine publishes
         self._traps = TrapTable()
         self._watches = WatchSlots()
+        self._watch_gates: dict[str, Callable[[Stopped], bool]] = {}  # set_watch_gate's, by front end
         self._policies: dict[int, SignalPolicy] = {}
         self._elf_cache = ElfCache()
         self._symbols = ProcessSymbols(self._elf_cache)
@@ -466,19 +467,22 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
                          gate: Callable[[Stopped], bool] | None, libraries: bool = False) -> None:  # fmt: skip
         self._user_breakpoints.set_catch_events(syscalls=syscalls, signals=signals, gate=gate, libraries=libraries)
 
-    def set_watch_gate(self, gate: Callable[[Stopped], bool] | None) -> None:
+    def set_watch_gate(self, gate: Callable[[Stopped], bool] | None, owner: str = "") -> None:
         def judged(stop: Stopped) -> bool:
-            assert gate is not None
             self._access.judging_trap = True
             try:
-                return gate(stop)
+                return all(each(stop) for each in list(self._watch_gates.values()))
             finally:
                 self._access.judging_trap = False
                 # what it read while the other threads ran is not the next stop's
                 self._forget_stop_state()
 
         def go() -> None:
-            self._watches.gate = self._remote.watches.gate = judged if gate is not None else None
+            if gate is None:
+                self._watch_gates.pop(owner, None)
+            else:
+                self._watch_gates[owner] = gate
+            self._watches.gate = self._remote.watches.gate = judged if self._watch_gates else None
 
         self._call(go)
 
