@@ -156,7 +156,7 @@ class WatchScope:
 class WatchpointInfo:
     id: int
     address: int
-    size: int  # 1, 2, 4 or 8
+    size: int  # bytes watched (x86-64: up to 32, over its four debug registers)
     kind: WatchKind
     enabled: bool
     hit_count: int

@@ -415,11 +415,11 @@ def data_breakpoint_info(session: DapSession, args: Arguments) -> JsonObject:
         scope = session.debugger.watch_scope(expression, tid, level)
     except AliceError as error:
         return {"dataId": None, "description": f"{name} cannot be watched: {error}"}
-    if size not in (1, 2, 4, 8) or value.address % size:
+    if not 0 < size <= _WATCHED_BYTES:  # (an unaligned one may need a register more: told when set)
         return {
             "dataId": None,
-            "description": f"{name} cannot be watched: a hardware watchpoint covers 1, 2, 4 or 8 "
-            f"aligned bytes, and it has {size} at {value.address:#x}",
+            "description": f"{name} cannot be watched: the hardware watchpoints cover {_WATCHED_BYTES} "
+            f"bytes at most, and it has {size} at {value.address:#x}",
         }
     in_frame = f"@{scope.thread_id}/{scope.frame_cfa:#x}" if scope is not None else ""
     return {
@@ -428,6 +428,9 @@ def data_breakpoint_info(session: DapSession, args: Arguments) -> JsonObject:
         "accessTypes": ["write", "readWrite"],
         "canPersist": False,
     }
+
+
+_WATCHED_BYTES = 32  # x86-64's four debug registers of 8 bytes each, one watch split over them
 
 
 def set_data_breakpoints(session: DapSession, args: Arguments) -> JsonObject:

@@ -202,8 +202,9 @@ class BreakpointTable:
             watched = bp.spec or bp.location
             bp.engine_id = session.debugger.watch_expression(watched, _watch_kind(bp), tid, 0).id
             bp.old_value = display_value(session.evaluate(watched, tid=tid, level=0))
-        except AliceError as error:
+        except AliceError as error:  # told: a watchpoint that watches nothing is no silent matter
             logger.info("watchpoint %d stays unset in the new process: %s", bp.number, error)
+            session.console_all(f"warning: watchpoint {bp.number} is not set in this process: {error}\n")
 
     def _gate(self, bp: MiBreakpoint) -> BreakpointCondition:
         session = self.session

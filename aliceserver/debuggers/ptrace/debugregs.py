@@ -10,11 +10,27 @@ _RW_BITS = {WatchKind.WRITE: 0b01, WatchKind.READ_WRITE: 0b11}
 _LEN_BITS = {1: 0b00, 2: 0b01, 8: 0b10, 4: 0b11}
 
 
-def check_watch(address: int, size: int) -> None:
-    if size not in _LEN_BITS:
-        raise TargetError(f"a hardware watchpoint covers 1, 2, 4 or 8 bytes, not {size}")
-    if address % size:
-        raise TargetError(f"a {size}-byte hardware watchpoint needs an address aligned to {size}")
+MAX_BYTES = SLOTS * 8  # what the four registers cover together
+
+
+def pieces(address: int, size: int) -> list[tuple[int, int]]:
+    """The aligned 1, 2, 4 and 8-byte pieces that cover [address, address + size) exactly,
+    one register each, as gdb's x86 debug-register code splits a watch (a struct, an
+    array, an unaligned int); TargetError when they are more than the registers."""
+    if size <= 0:
+        raise TargetError("a watchpoint needs at least one byte")
+    out: list[tuple[int, int]] = []
+    at, end = address, address + size
+    while at < end and len(out) <= SLOTS:
+        piece = next(n for n in (8, 4, 2, 1) if at % n == 0 and at + n <= end)
+        out.append((at, piece))
+        at += piece
+    if len(out) > SLOTS:
+        raise TargetError(
+            f"{size} bytes at {address:#x} need more than the {SLOTS} debug registers "
+            "(software watchpoints are not supported)"
+        )
+    return out
 
 
 def dr7_value(slots: list[tuple[int, int, WatchKind] | None]) -> int:

@@ -56,7 +56,7 @@ from aliceserver.debuggers.model import (
     WatchpointInfo,
     WatchScope,
 )
-from aliceserver.debuggers.ptrace import binding
+from aliceserver.debuggers.ptrace import binding, debugregs
 from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
 from aliceserver.debuggers.ptrace.coretarget import CoreFiles
@@ -443,8 +443,10 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
         """A hardware watchpoint on the lvalue an expression names (`x`, `p->next`, `a[3]`);
         one that reads the frame's locals dies with the frame (see watchscope.py)."""
         address, size, scope = self._call(lambda: self._expressions.watch_target(expression, thread_id, level))
-        if size not in (1, 2, 4, 8):
-            raise TargetError(f"cannot watch {expression!r}: {size} bytes; a hardware watchpoint covers 1, 2, 4 or 8")
+        try:
+            debugregs.pieces(address, size)
+        except TargetError as error:
+            raise TargetError(f"cannot watch {expression!r}: {error}") from None
         return self.insert_watchpoint(address, size, kind, scope)
 
     def history_count(self) -> int:

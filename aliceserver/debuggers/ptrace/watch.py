@@ -46,6 +46,9 @@ def _debugreg(index: int) -> int:
 class WatchSlots:
     def __init__(self) -> None:
         self.slots: list[Watch | None] = [None] * debugregs.SLOTS
+        # Each slot's piece of its watch (address, size): a watch wider than 8 bytes, or
+        # unaligned, takes several (debugregs.pieces).
+        self.pieces: list[tuple[int, int]] = [(0, 0)] * debugregs.SLOTS
         # Whether any slot was ever set in this image: until then every thread's debug
         # registers are clear (new threads, exec and fork children start so), and the five
         # writes per thread that `apply` makes, each costly in the kernel, are skipped.
@@ -58,7 +61,7 @@ class WatchSlots:
         return any(w is not None and w.enabled for w in self.slots)
 
     def all(self) -> list[Watch]:
-        return [w for w in self.slots if w is not None]
+        return list({id(w): w for w in self.slots if w is not None}.values())
 
     def move_thread(self, old: int, new: int) -> None:
         """A fork child followed: the forking thread's frames go on in the child's thread."""
@@ -66,23 +69,29 @@ class WatchSlots:
             if watch.thread == old:
                 watch.thread = new
 
-    def add(self, watch: Watch) -> int:
-        debugregs.check_watch(watch.address, watch.size)
-        for index, slot in enumerate(self.slots):
-            if slot is None:
-                self.slots[index] = watch
-                self._ever_set = True
-                return index
-        raise TargetError(
-            f"all {debugregs.SLOTS} hardware watchpoint slots are in use; remove one first"
-        )
+    def add(self, watch: Watch) -> None:
+        wanted = debugregs.pieces(watch.address, watch.size)
+        free = [index for index, slot in enumerate(self.slots) if slot is None]
+        if len(wanted) > len(free):
+            raise TargetError(
+                f"all {debugregs.SLOTS} hardware watchpoint slots are in use; remove one first"
+                if not free or len(wanted) == 1
+                else f"{watch.size} bytes need {len(wanted)} of the {debugregs.SLOTS} debug registers, "
+                f"{len(free)} are free; remove a watchpoint first"
+            )
+        for index, piece in zip(free, wanted, strict=False):  # (more free slots than pieces)
+            self.slots[index], self.pieces[index] = watch, piece
+        self._ever_set = True
 
     def remove(self, ident: int) -> Watch:
-        for index, slot in enumerate(self.slots):
-            if slot is not None and slot.id == ident:
-                self.slots[index] = None
-                return slot
-        raise TargetError(f"no watchpoint number {ident}")
+        found = [index for index, slot in enumerate(self.slots) if slot is not None and slot.id == ident]
+        if not found:
+            raise TargetError(f"no watchpoint number {ident}")
+        watch = self.slots[found[0]]
+        assert watch is not None
+        for index in found:
+            self.slots[index] = None
+        return watch
 
     def forget_all(self) -> None:
         """exec clears the debug registers, and the addresses mean nothing in the new image."""
@@ -96,8 +105,9 @@ class WatchSlots:
         shape: list[tuple[int, int, WatchKind] | None] = []
         for index, slot in enumerate(self.slots):
             live = slot if slot is not None and slot.watches(tid) else None
-            shape.append((live.address, live.size, live.kind) if live else None)
-            libc.poke_user(tid, _debugreg(index), live.address if live else 0)
+            address, size = self.pieces[index]
+            shape.append((address, size, live.kind) if live else None)
+            libc.poke_user(tid, _debugreg(index), address if live else 0)
         libc.poke_user(tid, _debugreg(7), debugregs.dr7_value(shape))
 
     def clear_thread(self, libc: binding.Libc, tid: int) -> None:
@@ -109,4 +119,5 @@ class WatchSlots:
         dr6 = libc.peek_user(tid, _debugreg(6))
         if dr6 & 0xF:
             libc.poke_user(tid, _debugreg(6), 0)
-        return [w for i in debugregs.fired_slots(dr6) if (w := self.slots[i]) is not None]
+        fired = [w for i in debugregs.fired_slots(dr6) if (w := self.slots[i]) is not None]
+        return list({id(w): w for w in fired}.values())  # a watch of several pieces once

@@ -25,7 +25,21 @@ def test_fired_slots_from_dr6() -> None:
     assert debugregs.fired_slots(0x4000) == []  # BS (single step) only
 
 
-@pytest.mark.parametrize("address,size", [(0x1001, 4), (0x1000, 3), (0x1004, 8)])
-def test_bad_shapes_are_refused(address: int, size: int) -> None:
+@pytest.mark.parametrize("address,size,expected", [
+    (0x1000, 4, [(0x1000, 4)]),
+    (0x1000, 16, [(0x1000, 8), (0x1008, 8)]),  # a struct of two longs
+    (0x1000, 12, [(0x1000, 8), (0x1008, 4)]),  # int[3]
+    (0x1001, 4, [(0x1001, 1), (0x1002, 2), (0x1004, 1)]),  # an unaligned int
+    (0x1000, 3, [(0x1000, 2), (0x1002, 1)]),
+    (0x1004, 8, [(0x1004, 4), (0x1008, 4)]),
+    (0x1000, 32, [(0x1000, 8), (0x1008, 8), (0x1010, 8), (0x1018, 8)]),
+])  # fmt: skip
+def test_a_watch_is_split_into_aligned_pieces_one_register_each(address: int, size: int,
+                                                                expected: list[tuple[int, int]]) -> None:  # fmt: skip
+    assert debugregs.pieces(address, size) == expected
+
+
+@pytest.mark.parametrize("address,size", [(0x1000, 33), (0x1001, 32), (0x1000, 0)])
+def test_more_than_four_pieces_are_refused(address: int, size: int) -> None:
     with pytest.raises(TargetError):
-        debugregs.check_watch(address, size)
+        debugregs.pieces(address, size)

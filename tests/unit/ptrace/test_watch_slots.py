@@ -43,3 +43,13 @@ def test_a_followed_fork_child_takes_the_forking_threads_watches() -> None:
     slots.move_thread(10, 20)
     slots.apply(log, 20)  # type: ignore[arg-type]
     assert log.registers[(20, DR1)] == 0x7FF0
+
+
+def test_a_wide_watch_takes_a_register_per_piece_and_is_told_once() -> None:
+    slots, log = WatchSlots(), PokeLog()
+    slots.add(Watch(1, 0x4000, 16, WatchKind.WRITE, b"\0" * 16))
+    slots.apply(log, 10)  # type: ignore[arg-type]
+    assert (log.registers[(10, DR0)], log.registers[(10, DR1)]) == (0x4000, 0x4008)
+    assert [w.id for w in slots.all()] == [1]
+    slots.remove(1)
+    assert slots.all() == [] and not slots.active()

@@ -1,0 +1,44 @@
+"""Watchpoints wider than one x86 debug register, as gdb 13 sets them: a 16-byte struct,
+a 12-byte array and an unaligned int each split over several registers (at most four in
+all), their whole value told at each change; one wider than the four together is refused
+in our words (gdb falls back to a software watchpoint, which we do not have), and one set
+before the run that cannot be set in the process says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import ex, needs_gdb, ours, output_like_gdb
+from tests.support.build import Builder
+
+pytestmark = needs_gdb
+
+
+@pytest.fixture(scope="module")
+def prog(builder: Builder) -> Path:
+    return builder.build("watch_wide")
+
+
+def test_a_struct_an_array_and_an_unaligned_int_are_watched_whole(prog: Path) -> None:
+    out = output_like_gdb(prog, [
+        "break main", "run", "watch where", "watch triple", "continue", "continue", "continue",
+        "delete", "watch rec.count", "continue", "info watchpoints", "kill",
+    ])  # fmt: skip
+    assert "Old value = {x = 0, y = 0}\nNew value = {x = 0, y = 1}\n" in out
+    assert "Old value = {0, 0, 0}\nNew value = {0, 0, 1}\n" in out
+    assert "Hardware watchpoint 4: rec.count\n\nOld value = 1\nNew value = 2\n" in out
+
+
+def _ours(prog: Path, commands: list[str]) -> str:
+    done = ours(["-batch", "-nx", *ex(*commands), str(prog)], prog.parent)
+    return done.stdout + done.stderr
+
+
+def test_a_watch_wider_than_the_registers_is_refused(prog: Path) -> None:
+    running = _ours(prog, ["break main", "run", "watch wide", "info watchpoints", "kill"])
+    assert "cannot watch 'wide': 100 bytes" in running and "software watchpoints are not supported" in running
+    assert "No watchpoints." in running
+    before = _ours(prog, ["watch wide", "run"])
+    assert "warning: watchpoint 1 is not set in this process: cannot watch 'wide': 100 bytes" in before

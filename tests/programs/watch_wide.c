@@ -1,0 +1,26 @@
+/* Watchpoints wider than one debug register: a struct, an array, an unaligned int. */
+struct point {
+    long x, y;
+};
+struct __attribute__((packed)) record {
+    char tag;
+    int count; /* at offset 1: unaligned */
+};
+
+struct point where;
+int triple[3];
+struct record rec;
+char wide[100];
+
+void touch(int i) {
+    where.y = i; /* @bp:touch */
+    triple[2] = i;
+    rec.count = i;
+    wide[50] = (char)i;
+}
+
+int main(void) {
+    for (int i = 1; i < 4; i++)
+        touch(i);
+    return 0;
+}
