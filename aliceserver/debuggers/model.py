@@ -378,6 +378,7 @@ class VariableInfo:
     indexed_children: int = 0  # array elements (paged)
     address: int | None = None
     error: bool = False  # `value` is an error message (optimized out, unreadable)
+    bits: tuple[int, int] | None = None  # a bit-field's (bit offset from `address`, bit size)
     block_depth: int = 0  # of a local: lexical blocks between its declaration and the function
     aggregate: bool = False  # a struct, union, class or array (its value reads `{...}`)
     # A frame variable without a location of its own (a DW_AT_const_value, or none at all):

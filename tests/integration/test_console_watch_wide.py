@@ -31,6 +31,17 @@ def test_a_struct_an_array_and_an_unaligned_int_are_watched_whole(prog: Path) ->
     assert "Hardware watchpoint 4: rec.count\n\nOld value = 1\nNew value = 2\n" in out
 
 
+def test_watch_location_of_a_bit_field_tells_its_bits(prog: Path) -> None:
+    """`watch -location flags.c` watches the bytes holding it and tells the field's own
+    value, passing over writes of its neighbours in those bytes (gdb's bit-field lvalue)."""
+    out = output_like_gdb(prog, [
+        "break touch", "run", "delete 1", "watch -location flags.c", "watch -location flags.a",
+        "continue", "continue", "continue", "continue", "info watchpoints", "kill",
+    ])  # fmt: skip
+    assert "Hardware watchpoint 2: -location flags.c\n\nOld value = 0\nNew value = -1\n" in out
+    assert "Old value = -1\nNew value = -2\n" in out
+
+
 def _ours(prog: Path, commands: list[str]) -> str:
     done = ours(["-batch", "-nx", *ex(*commands), str(prog)], prog.parent)
     return done.stdout + done.stderr

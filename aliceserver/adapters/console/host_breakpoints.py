@@ -125,7 +125,7 @@ class HostedTable(BreakpointTable):
         try:
             threads = self.session.debugger.threads()
             if threads:
-                bp.old_value = display_value(self.session.evaluate(bp.spec or bp.location, tid=threads[0].tid, level=0))
+                bp.old_value = display_value(self.session.evaluate(bp.value_expression, tid=threads[0].tid, level=0))
         except AliceError:
             bp.old_value = None
 

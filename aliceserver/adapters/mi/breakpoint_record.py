@@ -50,6 +50,9 @@ class MiBreakpoint(UserBreakpoint):
     inferior: int = 1  # whose program the places are in (gdb's program space, `inf N`)
     spec: str = ""  # what the engine is given (a bare line made file:line)
     old_value: str | None = None  # watchpoints: the value at the last stop
+    # The expression a watchpoint's value is shown by, where it is not what is watched
+    # (`watch -location` of a bit-field: its bits, out of the bytes watched)
+    shown_spec: str = ""
     dead: bool = False
     catch: catches.CatchSpec | None = None  # a catchpoint's event (catchpoints.py)
     dprintf: str | None = None  # a dprintf's `"FORMAT",ARGS` (what its printf line prints)
@@ -76,6 +79,11 @@ class MiBreakpoint(UserBreakpoint):
     # Its places in the libraries a detach forgot (gdb's shlib_disabled locations, kept
     # until the next re-set): shown <PENDING> with the spec.
     shlib_disabled: frozenset[int] = frozenset()
+
+    @property
+    def value_expression(self) -> str:
+        """What a watchpoint's value is read by (old and new values, conditions aside)."""
+        return self.shown_spec or self.spec or self.location
 
     @property
     def ignore(self) -> int:

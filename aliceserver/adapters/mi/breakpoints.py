@@ -54,6 +54,19 @@ _HDR: list[tuple[str, str, str, str]] = [
 _Field = tuple[str, Value]  # one name=value of a record (the class below has a method named tuple)
 
 
+def bitfield_location(address: int, bit_offset: int, bit_size: int, type_name: str) -> tuple[str, str]:
+    """The bytes holding a bit-field (1, 2, 4 or 8 from the byte of its first bit) as an
+    lvalue to watch, and its value out of them: shifted left to drop the bits above it,
+    then right (arithmetic for a signed type) to drop those below, as its type."""
+    first, shift = address + bit_offset // 8, bit_offset % 8
+    width = next(n for n in (1, 2, 4, 8) if shift + bit_size <= n * 8)
+    container = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}[width]
+    watched = f"* ({container} *) {first:#x}"
+    wide = "long long" if not type_name.startswith("unsigned") and "bool" not in type_name else "unsigned long long"
+    value = f"({type_name}) (({wide}) ((unsigned long long) {watched} << {64 - shift - bit_size}) >> {64 - bit_size})"
+    return watched, value
+
+
 def _watch_kind(bp: MiBreakpoint) -> WatchKind:
     return WatchKind.WRITE if bp.gdb_type == WATCH_TYPES[""] else WatchKind.READ_WRITE
 
@@ -166,10 +179,10 @@ class BreakpointTable:
 
             watch_gate.install(session)
             self.watch_gate_installed = True
-        watched = self._location_of(expression) if location else expression
+        watched, bits = self._location_of(expression) if location else (expression, "")
         shown = f"-location {expression}" if location else expression
         bp = MiBreakpoint(self.next_number, BreakpointKind.DATA_WATCH, shown, gdb_type=WATCH_TYPES[mode],
-                          spec=watched if location else "")
+                          spec=watched if location else "", shown_spec=bits)
         if session.inferior.process is not None:
             tid, level = session.selected_frame()
             bp.engine_id = session.debugger.watch_expression(watched, _watch_kind(bp), tid, level).id
@@ -177,19 +190,22 @@ class BreakpointTable:
             session.ensure_symbols()
             session.evaluate_display(watched)  # `No symbol "x" in current context.`
         try:
-            bp.old_value = session.evaluate_display(watched)
+            bp.old_value = session.evaluate_display(bp.value_expression)
         except AliceError:
             bp.old_value = None
         self.next_number += 1
         self.entries[bp.number] = bp
         return bp
 
-    def _location_of(self, expression: str) -> str:
-        """What `watch -location EXPR` watches: `*(TYPE *) ADDRESS`, as gdb spells it."""
+    def _location_of(self, expression: str) -> tuple[str, str]:
+        """What `watch -location EXPR` watches: `*(TYPE *) ADDRESS`, as gdb spells it; and
+        for a bit-field, the expression of its bits in those bytes (else "")."""
         found = self.session.evaluate(expression)
         if found.address is None:
             raise MiError("Attempt to take address of value not located in memory.")
-        return f"* ({found.type} *) {found.address:#x}"
+        if found.bits is None:
+            return f"* ({found.type} *) {found.address:#x}", ""
+        return bitfield_location(found.address, *found.bits, found.type)
 
     def _arm_watch(self, bp: MiBreakpoint) -> None:
         """Set a watchpoint made before this process started, in its first thread."""

@@ -49,7 +49,7 @@ def set_enabled(table: BreakpointTable, bp: MiBreakpoint, enabled: bool) -> None
         _left_scope(table, bp)
         return
     try:
-        bp.old_value = table.session.evaluate_display(bp.spec or bp.location)
+        bp.old_value = table.session.evaluate_display(bp.value_expression)
     except AliceError:
         pass  # a watch on locals from another frame: the value it had
 

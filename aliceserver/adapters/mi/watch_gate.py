@@ -148,7 +148,7 @@ def value_now(session: MiSession, tid: int, bp: MiBreakpoint) -> str | None:
     """The watched value as the stop shows it, read in the watchpoint's frame."""
     level = watch_level(session, tid, bp)
     try:
-        return display_value(session.evaluate(bp.spec or bp.location, tid=tid, level=level or 0))
+        return display_value(session.evaluate(bp.value_expression, tid=tid, level=level or 0))
     except AliceError:
         return None
 

@@ -397,6 +397,7 @@ class VariableStore:
             name=name, type=self._type_name(value.type), value=text, reference=reference,
             named_children=0 if indexed else count, indexed_children=count if indexed else 0,
             address=value.address, error=error, aggregate=aggregate, declared_type=declared,
+            bits=(value.bit_offset, value.bit_size) if value.bit_size else None,
             class_children=None if cplus is None else class_children(cplus),
             variant=self._active_variant(value, fmt, dynamic) if count else None,
             printer_errors=printer_errors, printer_refused=refused, block_depth=block_depth,
