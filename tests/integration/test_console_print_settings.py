@@ -179,3 +179,21 @@ def test_sevenbit_strings_like_gdb(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         "show trace-user", "set print sevenbit-strings off", "show prompt", "show trace-user",
     ), tmp_path)  # fmt: skip
     assert 'Gdb\'s prompt is "\\303\\251(x) ".' in got.stdout
+
+
+@pytest.mark.parametrize("lang", ["C.UTF-8", "C"])
+def test_character_set_shows_say_what_auto_stands_for(
+    utf8_program: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str
+) -> None:
+    """gdb's `show charset` (host, target and target wide), each `auto` with what it is
+    now: the locale's character set (ANSI_X3.4-1968 in the C locale), UTF-32 for wide."""
+    monkeypatch.setenv("LANG", lang)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_CTYPE", raising=False)
+    got = assert_like_gdb([*ex(
+        "show charset", "show host-charset", "show target-charset", "show target-wide-charset",
+        "set target-charset ASCII", "show charset",
+    ), str(utf8_program)], tmp_path)  # fmt: skip
+    expected = "UTF-8" if lang == "C.UTF-8" else "ANSI_X3.4-1968"
+    assert f'The target character set is "auto; currently {expected}".' in got.stdout
+    assert 'The target wide character set is "auto; currently UTF-32".' in got.stdout
