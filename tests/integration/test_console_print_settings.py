@@ -197,3 +197,13 @@ def test_character_set_shows_say_what_auto_stands_for(
     expected = "UTF-8" if lang == "C.UTF-8" else "ANSI_X3.4-1968"
     assert f'The target character set is "auto; currently {expected}".' in got.stdout
     assert 'The target wide character set is "auto; currently UTF-32".' in got.stdout
+
+
+def test_endian_is_shown_and_set_as_gdb_does(utf8_program: Path, tmp_path: Path) -> None:
+    """`show endian` on x86-64 (automatic, little), `set endian little` and `auto` with
+    gdb's lines and errors; `set endian big` is refused in our words (x86-64 only)."""
+    commands = ["show endian", "set endian little", "show endian", "set endian auto", "show endian",
+                "set endian foo", "set endian"]  # fmt: skip
+    got = assert_like_gdb([*ex(*commands), str(utf8_program)], tmp_path)
+    assert "The target endianness is set automatically (currently little endian).\n" in got.stdout
+    assert "The target is set to little endian.\n" in got.stdout

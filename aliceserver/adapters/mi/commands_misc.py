@@ -134,7 +134,7 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         ctx.log("warning: Target does not support breakpoint condition evaluation.\n"
                 "Using host evaluation mode instead.")
         ctx.log("\n")  # a record of its own in MI, as gdb's warning writes it
-    if name == "architecture":  # gdb's set hook tells what it is now, changed or not
+    if name in ("architecture", "endian"):  # gdb's set hook tells what it is now, changed or not
         ctx.console(show_value(ctx, name)[1] + "\n")
     elif name == "check range" and range_mismatch(session.settings):
         ctx.log(RANGE_WARNING)
@@ -269,6 +269,8 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         from aliceserver.adapters.mi.remote_commands import show_tcp
 
         return "", show_tcp(lambda each: show_value(ctx, each)[1])
+    if name == "endian" and session.settings.get("endian") == "auto":  # x86-64's, the one we debug
+        return "auto", "The target endianness is set automatically (currently little endian)."
     if name in ("architecture", "arch") and session.settings.get("architecture") == "auto":
         # gdb's default architecture is i386 until a program tells it (by its ELF header)
         current = _program_architecture(session) or "i386"

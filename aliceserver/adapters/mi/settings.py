@@ -96,6 +96,7 @@ def _defaults() -> dict[str, _Setting]:
         "prompt": s("(gdb) ", "text", 'Gdb\'s prompt is "{}".'),
         "listsize": s("10", "int", "Number of source lines gdb will list by default is {}."),
         "disassembly-flavor": s("att", "enum", 'The disassembly flavor is "{}".', ("att", "intel")),
+        "endian": s("auto", "enum", "The target is set to {} endian.", ("big", "little", "auto")),
         "architecture": s("auto", "enum", 'The target architecture is set to "{}".',
                           ("i386", "i386:x86-64", "i386:x64-32", "i8086", "i386:intel", "i386:x86-64:intel",
                            "i386:x64-32:intel", "auto")),

@@ -89,7 +89,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "debug", "observer",
     ),
     "architecture and ABI": (
-        "endian", "cp-abi", "struct-convention", "coerce-float-to-double",
+        "cp-abi", "struct-convention", "coerce-float-to-double",
         "mpx", "disassembler-options", "disassemble-next-line",
     ),
     "symbols and languages": (
@@ -126,7 +126,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "print static-members": ("on",),
     "print inferior-events": ("on",),
     "detach-on-fork": ("on",),
-    "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"),
+    "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"), "endian": ("auto", "little"),
     "step-mode": ("off",),
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
