@@ -1,5 +1,6 @@
 """Signals as gdb's signals.exp meets them, side by side with gdb 13: calling an
-unprototyped `static void func1 ()` (no DW_AT_type: void, not an unknown return type)."""
+unprototyped `static void func1 ()` (no DW_AT_type: void, not an unknown return type);
+`condition $var` naming the breakpoint by a convenience variable's value."""
 
 from __future__ import annotations
 
@@ -23,3 +24,10 @@ def test_call_unprototyped_void_function_like_gdb(prog: Path) -> None:
     got = output_like_gdb(prog, [f"break {line}", "run", "print func1 ()", "print count", "call func2 ()",
                                  "print count", "kill"])  # fmt: skip
     assert "$1 = void" in got
+
+
+def test_condition_by_convenience_variable_like_gdb(prog: Path) -> None:
+    got = output_like_gdb(prog, ["break handler if 0", "set $h = $bpnum", "condition $h",
+                                 "condition $h count > 1", "info breakpoints", "condition $nosuch",
+                                 "set $f = 1.5", "condition $f", "condition $1 count"])  # fmt: skip
+    assert "stop only if count > 1" in got
