@@ -1,6 +1,8 @@
 """Signals as gdb's signals.exp meets them, side by side with gdb 13: calling an
 unprototyped `static void func1 ()` (no DW_AT_type: void, not an unknown return type);
-`condition $var` naming the breakpoint by a convenience variable's value."""
+`condition $var` naming the breakpoint by a convenience variable's value; `info signals`
+and `handle` over gdb's whole table in gdb's order (SIGEMT, SIGLOST, SIG127, EXC_*...,
+which Linux has not), glibc's SIG32 and SIG33 nostop noprint once a program runs."""
 
 from __future__ import annotations
 
@@ -31,3 +33,11 @@ def test_condition_by_convenience_variable_like_gdb(prog: Path) -> None:
                                  "condition $h count > 1", "info breakpoints", "condition $nosuch",
                                  "set $f = 1.5", "condition $f", "condition $1 count"])  # fmt: skip
     assert "stop only if count > 1" in got
+
+
+def test_signal_table_like_gdb(prog: Path) -> None:
+    got = output_like_gdb(prog, ["info signals", "handle SIG63 print SIGILL", "handle SIGEMT nostop",
+                                 "info signals 7", "info signals SIGEMT", "handle 7-8 nopass",
+                                 "handle a nopass", "info signals", "handle al pass", "break main", "run",
+                                 "info signals SIG32", "info signals", "kill"])  # fmt: skip
+    assert "EXC_BREAKPOINT Yes\tYes\tNo\t\tBreakpoint" in got
