@@ -2,7 +2,9 @@
 unprototyped `static void func1 ()` (no DW_AT_type: void, not an unknown return type);
 `condition $var` naming the breakpoint by a convenience variable's value; `info signals`
 and `handle` over gdb's whole table in gdb's order (SIGEMT, SIGLOST, SIG127, EXC_*...,
-which Linux has not), glibc's SIG32 and SIG33 nostop noprint once a program runs."""
+which Linux has not), glibc's SIG32 and SIG33 nostop noprint once a program runs; `step`
+and `next` out of a handler go through the signal trampoline back to the interrupted
+code's next line (ours stopped at `<signal handler called>`)."""
 
 from __future__ import annotations
 
@@ -41,3 +43,11 @@ def test_signal_table_like_gdb(prog: Path) -> None:
                                  "handle a nopass", "info signals", "handle al pass", "break main", "run",
                                  "info signals SIG32", "info signals", "kill"])  # fmt: skip
     assert "EXC_BREAKPOINT Yes\tYes\tNo\t\tBreakpoint" in got
+
+
+@pytest.mark.parametrize("command", ["step", "next"])
+def test_step_out_of_handler_like_gdb(builder: Builder, command: str) -> None:
+    spin = builder.build("vtalrm_spin")
+    got = output_like_gdb(spin, ["break handler", "run", command, command, command, "bt", "kill"])
+    assert "<signal handler called>" not in got
+    assert "return 0;" in got  # back in main, after the loop the handler ended
