@@ -20,9 +20,18 @@ def resolved(ctx: Context, words: list[str]) -> list[str]:
 def _number(ctx: Context, word: str) -> str:
     if word == "$bpnum":  # gdb's number of the last breakpoint set (save breakpoints' files)
         return str(ctx.session.breakpoints.next_number - 1)
-    history = _HISTORY().fullmatch(word) is not None
-    if not history and not re.fullmatch(r"\$\w+", word):
+    if _HISTORY().fullmatch(word) is None and not re.fullmatch(r"\$\w+", word):
         return word  # `$x-2` and the like: left for the caller to refuse
+    number = value_of(ctx, word)
+    if not number:
+        raise MiError(f"Bad breakpoint number '{word}'")
+    return str(number)
+
+
+def value_of(ctx: Context, word: str) -> int:
+    """gdb's get_number of `$...`: the integer it holds, 0 (after gdb's note) when it
+    holds none."""
+    history = _HISTORY().fullmatch(word) is not None
     try:
         info = ctx.session.evaluate(word)
     except AliceError as error:
@@ -36,6 +45,4 @@ def _number(ctx: Context, word: str) -> str:
     if number is None:
         ctx.console("History value must have integer type.\n" if history
                     else "Convenience variable must have integer value.\n")  # fmt: skip
-    if not number:
-        raise MiError(f"Bad breakpoint number '{word}'")
-    return str(number)
+    return number or 0

@@ -56,6 +56,7 @@ class MiBreakpoint(UserBreakpoint):
     dead: bool = False
     catch: catches.CatchSpec | None = None  # a catchpoint's event (catchpoints.py)
     dprintf: str | None = None  # a dprintf's `"FORMAT",ARGS` (what its printf line prints)
+    dprintf_line: str = ""  # its command, as the dprintf settings made it (dprintf.command_line)
     # Addresses of the locations its condition names something unknown at (gdb's
     # disabled_by_cond): they never stop, and show enabled="N".
     cond_disabled: frozenset[int] = frozenset()

@@ -533,9 +533,9 @@ class BreakpointTable:
         return [("addr", text)] if self.session.settings.get("print address") == "on" else []
 
     def script(self, bp: MiBreakpoint) -> list[str]:
-        """Its command list: a dprintf's is its printf line (gdb's dprintf-style gdb)."""
+        """Its command list: a dprintf's is its printf line (or its call, dprintf.py)."""
         if bp.dprintf is not None:  # (gdb makes it once the dprintf has had a place)
-            return [f"printf {bp.dprintf}"] if bp.places or bp.unloaded else []
+            return [bp.dprintf_line or f"printf {bp.dprintf}"] if bp.places or bp.unloaded else []
         return list(self.session.command_memory.breakpoint_commands.get(bp.number, ()))
 
     def table(self, rows: list[MiBreakpoint] | None = None) -> Results:

@@ -167,6 +167,10 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         settings_policy.apply_print_limits(session)
     elif name in log_file.SETTINGS:
         log_file.changed(ctx, name, from_tty=not from_mi)
+    elif name in ("dprintf-style", "dprintf-function", "dprintf-channel"):
+        from aliceserver.adapters.mi.dprintf import restyle
+
+        restyle(ctx)
     if value != old:  # gdb tells only a change
         _param_changed(ctx, name, session.settings.notified(name), from_mi)
 

@@ -226,6 +226,13 @@ def _condition(ctx: Context, text: str) -> Reply:
         force, words = True, words[1].split(None, 1) if len(words) > 1 else []
     if not words:
         raise MiError(f"Bad breakpoint argument: '{text.strip()}'")
+    if words[0].startswith("$") and words[0] != "$bpnum":  # get_number: the variable's value
+        from aliceserver.adapters.mi.bpnumbers import value_of
+
+        number = value_of(ctx, words[0])
+        if not number:
+            raise MiError(f"Bad breakpoint argument: '{text.strip()}'")
+        words[0] = str(number)
     breaks.condition(ctx, words[0], words[1] if len(words) > 1 else "", force=force)
     return None
 

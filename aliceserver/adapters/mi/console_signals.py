@@ -14,6 +14,7 @@ import signal as signal_module
 from aliceserver.adapters.mi.notify import signal_meaning
 from aliceserver.adapters.mi.queries import query
 from aliceserver.adapters.mi.registry import Context, MiError, Reply
+from aliceserver.debuggers.gdb_signals import gdb_signal_table
 from aliceserver.debuggers.model import SignalPolicy
 from aliceserver.errors import Unsupported
 
@@ -29,6 +30,8 @@ _ACTIONS: tuple[tuple[str, int, tuple[bool | None, bool | None, bool | None]], .
     ("pass", 2, (None, None, True)), ("nostop", 3, (False, None, None)), ("noignore", 3, (None, None, True)),
     ("noprint", 4, (False, False, None)), ("nopass", 4, (None, None, False)),
 )  # fmt: skip
+# gdb's nostop noprint signals that Linux has not (infrun's defaults); Linux's are the engine's
+_QUIET_ELSEWHERE = ("SIGPOLL", "SIGWAITING", "SIGLWP", "SIGCANCEL", "SIGPRIO", "SIGLIBRT")
 _NUMERIC_ONLY = 'Only signals 1-15 are valid as numeric signals.\nUse "info signals" for a list of symbolic signals.'
 
 
@@ -52,9 +55,22 @@ def _system_number(name: str) -> int:
     return number
 
 
-def row(ctx: Context, number: int, name: str) -> str:
+def policy_of(ctx: Context, name: str) -> SignalPolicy:
+    """What `handle` set for the signal gdb calls `name`: the engine's for one of this
+    system's, else the session's (SIGEMT and the like: shown, never met)."""
+    number = _linux_signals().get(name)
+    if number is not None:
+        return ctx.session.debugger.signal_policy(number)
+    kept = ctx.session.foreign_signals.get(name)
+    if kept is not None:
+        return kept
+    quiet = name in _QUIET_ELSEWHERE
+    return SignalPolicy(stop=not quiet, pass_to_program=True, print_=not quiet)
+
+
+def row(ctx: Context, name: str) -> str:
     """One line of gdb's table: the name padded to 13, then tab-separated columns."""
-    policy = ctx.session.debugger.signal_policy(number)
+    policy = policy_of(ctx, name)
     yes = {True: "Yes", False: "No"}
     return (f"{name:<13} {yes[policy.stop]}\t{yes[policy.print_]}\t{yes[policy.pass_to_program]}\t\t"
             f"{signal_meaning(name)}\n")
@@ -63,18 +79,17 @@ def row(ctx: Context, number: int, name: str) -> str:
 def info_signals(ctx: Context, text: str) -> None:
     """`info signals` (`info handle`): the whole table, or one signal's line."""
     word = text.strip()
-    known = _linux_signals()
+    table = gdb_signal_table()
     if not word:
-        rows = "".join(row(ctx, number, name) for name, number in known.items())
-        ctx.console(HEADER + "\n" + rows + FOOTER)
+        ctx.console(HEADER + "\n" + "".join(row(ctx, name) for name in table) + FOOTER)
         return
-    if word in known:
+    if word in table:
         name = word
     elif re.fullmatch(r"\d+", word):
         name = _by_gdb_number(int(word))
     else:  # gdb evaluates anything else as an expression giving a number
         raise MiError(f'No symbol "{word}" in current context.')
-    ctx.console(HEADER + row(ctx, _system_number(name), name))
+    ctx.console(HEADER + row(ctx, name))
 
 
 def handle(ctx: Context, text: str) -> Reply:
@@ -82,53 +97,54 @@ def handle(ctx: Context, text: str) -> Reply:
     words = text.split()
     if not words:
         raise MiError("Argument required (signal to handle).")
-    known = _linux_signals()
+    table = gdb_signal_table()
     chosen: list[str] = []
     for word in words:
         action = next((sets for name, least, sets in _ACTIONS
                        if len(word) >= least and name.startswith(word)), None)
         if action is not None:
             for name in chosen:
-                _apply(ctx, known[name], action)
+                _apply(ctx, name, action)
             continue
-        named = _signals_named(word, known)
+        named = _signals_named(word, table)
         for name in named:
             if name in chosen:
                 continue
             if name in _DEBUGGER_OWN:
-                if word == "all":
+                if "all".startswith(word):
                     continue
                 if not query(ctx, f"{name} is used by the debugger.\nAre you sure you want to change it? "):
                     ctx.console("Not confirmed, unchanged.\n")
                     continue
             chosen.append(name)
-    if chosen and ctx.from_tty:
-        ctx.console(HEADER + "".join(row(ctx, known[name], name) for name in chosen))
+    if chosen and ctx.from_tty:  # in gdb's order, not the order they were named in
+        ctx.console(HEADER + "".join(row(ctx, name) for name in table if name in chosen))
     return None
 
 
-def _signals_named(word: str, known: dict[str, int]) -> list[str]:
-    if word == "all":
-        return list(known)
+def _signals_named(word: str, table: tuple[str, ...]) -> list[str]:
+    if "all".startswith(word):
+        return list(table)
     match = re.fullmatch(r"(\d+)(?:-(\d+))?", word)
     if match:
         first, last = int(match.group(1)), int(match.group(2) or match.group(1))
         first, last = min(first, last), max(first, last)
-        names = [_by_gdb_number(n) for n in range(first, last + 1)]
-        for name in names:
-            _system_number(name)
-        return names
-    if word in known:
+        return [_by_gdb_number(n) for n in range(first, last + 1)]
+    if word in table:
         return [word]
     raise MiError(f'Unrecognized or ambiguous flag word: "{word}".')
 
 
-def _apply(ctx: Context, number: int, sets: tuple[bool | None, bool | None, bool | None]) -> None:
-    debugger = ctx.session.debugger
-    policy = debugger.signal_policy(number)
+def _apply(ctx: Context, name: str, sets: tuple[bool | None, bool | None, bool | None]) -> None:
+    policy = policy_of(ctx, name)
     stop, print_, pass_ = sets
-    debugger.set_signal_policy(number, SignalPolicy(
+    changed = SignalPolicy(
         stop=policy.stop if stop is None else stop,
         pass_to_program=policy.pass_to_program if pass_ is None else pass_,
         print_=policy.print_ if print_ is None else print_,
-    ))
+    )
+    number = _linux_signals().get(name)
+    if number is None:
+        ctx.session.foreign_signals[name] = changed
+    else:
+        ctx.session.debugger.set_signal_policy(number, changed)

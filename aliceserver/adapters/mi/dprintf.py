@@ -1,8 +1,11 @@
 """gdb's printf and dynamic printf: `printf "FORMAT", ARGS`, `dprintf LOCATION,"FORMAT",ARGS`,
 MI's -dprintf-insert, and a dprintf's hit (it prints, then the program goes on unseen).
 
-A dprintf is a breakpoint whose command list is its printf line (gdb's dprintf-style gdb,
-the only style here: `call` and `agent` are refused by settings_policy.py). As gdb's
+A dprintf is a breakpoint whose command list is its printf line (gdb's dprintf-style gdb),
+or under dprintf-style call a call of dprintf-function (printf) in the program, its
+dprintf-channel first when set; agent falls back to gdb's printf, as gdb does on a target
+that runs no breakpoint commands (none here does). The line is made when the dprintf is
+and again when one of those settings is set (gdb's update_dprintf_commands). As gdb's
 dprintf_after_condition_true, a hit that only dprintfs share prints each one's text and
 resumes without a stop record; the hit counts still go out as =breakpoint-modified.
 A dprintf whose conversions all take numbers may instead be printed from records of its
@@ -49,6 +52,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+_AGENT_FALLBACK = "warning: Target cannot run dprintf commands, falling back to GDB printf\n"
+_CALL = "call "
 _FLOAT_TYPES = ("float", "double", "long double", "_Float32", "_Float64", "_Float128")
 _STRING_CHUNK = 256
 
@@ -200,11 +205,37 @@ def create(ctx: Context, location: str, args: str, *, temporary: bool = False, c
     args = args.strip()
     if not args.startswith('"'):
         raise MiError("Bad format string, missing '\"'.")
+    line = command_line(ctx.session, args, ctx.log)
     bp, problem = ctx.session.breakpoints.create(location, temporary=temporary, condition=condition, ignore=ignore,
                                                  enabled=enabled, pending_ok=pending_ok, thread=thread,
                                                  force_condition=force_condition, warn=ctx.log)
-    bp.gdb_type, bp.dprintf = DPRINTF, args
+    bp.gdb_type, bp.dprintf, bp.dprintf_line = DPRINTF, args, line
     return bp, problem
+
+
+def command_line(session: MiSession, args: str, warn: Callable[[str], None]) -> str:
+    """gdb's update_dprintf_command_list: the command the dprintf settings make of `args`."""
+    settings = session.settings
+    style = settings.get("dprintf-style")
+    if style == "call":
+        function = settings.get("dprintf-function")
+        if not function:
+            raise MiError("No function supplied for dprintf call")
+        channel = settings.get("dprintf-channel")
+        return f"{_CALL}(void) {function} ({channel},{args})" if channel else f"{_CALL}(void) {function} ({args})"
+    if style == "agent":  # no target here runs a breakpoint's commands itself
+        warn(_AGENT_FALLBACK)
+    return f"printf {args}"
+
+
+def restyle(ctx: Context) -> None:
+    """The set hook of STYLE_SETTINGS: every dprintf's line made anew (an error keeps the
+    old line, the setting changed all the same, as gdb)."""
+    session = ctx.session
+    for bp in session.breakpoints.sorted():
+        if bp.dprintf is not None:
+            bp.dprintf_line = command_line(session, bp.dprintf, ctx.log)
+            session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
 
 
 def _split_at_comma(text: str) -> tuple[str, str | None]:
@@ -291,7 +322,12 @@ def printed_and_resumed(session: MiSession, stop: ev.Stopped) -> bool:
         if only:  # gdb's order: each one's hit count, then its text
             session.notify("breakpoint-modified", [("bkpt", session.breakpoints.tuple(bp))])
         try:
-            session.console_all(printf_text(session, bp.dprintf or "", tid=stop.thread_id, level=0))
+            if bp.dprintf_line.startswith(_CALL):  # the program prints, on its own stream
+                called = session.evaluate(bp.dprintf_line[len(_CALL):], tid=stop.thread_id, level=0)
+                if called.error:
+                    raise MiError(called.value)
+            else:
+                session.console_all(printf_text(session, bp.dprintf or "", tid=stop.thread_id, level=0))
         except AliceError as error:
             if isinstance(error, _Partial):
                 session.console_all(error.text)
@@ -319,6 +355,8 @@ def logged_by(session: MiSession, bp: MiBreakpoint) -> Callable[[], LogSpec | No
 
     def logged() -> LogSpec | None:
         if bp.thread is not None or bp.disable_after:  # judged at each hit by the gate
+            return None
+        if bp.dprintf_line.startswith(_CALL):  # a call runs in the program, at the trap
             return None
         if not made or made[0][0] != bp.dprintf:
             made[:] = [(bp.dprintf, log_spec(session, bp))]

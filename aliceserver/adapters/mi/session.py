@@ -42,7 +42,7 @@ from aliceserver.adapters.mi.ui import Ui
 from aliceserver.adapters.mi.user_commands import UserCommands
 from aliceserver.adapters.mi.varobj import VarobjStore
 from aliceserver.debuggers.base import IDebugger
-from aliceserver.debuggers.model import StepKind
+from aliceserver.debuggers.model import SignalPolicy, StepKind
 from aliceserver.errors import AliceError
 
 logger = logging.getLogger(__name__)
@@ -112,6 +112,7 @@ class MiSession(ProgramQueries):
         self.history = CommandHistory()  # the lines typed at a terminal (show commands, history save)
         self.user_commands = UserCommands()  # define, document, hooks
         self.skips = SkipList()  # gdb's skip list (skips.py)
+        self.foreign_signals: dict[str, SignalPolicy] = {}  # `handle` of SIGEMT and others Linux has not
         self.exit_context: Context | None = None  # the command that ended the session (close)
         self._events = self.subscribe_events()  # before the first run or attach
 

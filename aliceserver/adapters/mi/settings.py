@@ -158,6 +158,8 @@ def _defaults() -> dict[str, _Setting]:
         "exec-done-display": s("off", "bool", "Notification of completion for asynchronous execution commands is {}."),
         "trace-commands": s("off", "bool", "State of GDB CLI command tracing is {}."),
         "dprintf-style": s("gdb", "enum", 'The style of usage for dynamic printf is "{}".', ("gdb", "call", "agent")),
+        "dprintf-function": s("printf", "text", 'The function to use for dynamic printf is "{}".'),
+        "dprintf-channel": s("", "text", 'The channel to use for dynamic printf is "{}".'),
         "max-completions": s("200", "int", "Maximum number of completion candidates is {}."),
         "remotecache": s("off", "bool", "Deprecated remotecache flag is {}."),
         "trace-notes": s("", "text", 'The notes string to use for current and future trace runs is "{}".'),

@@ -46,7 +46,7 @@ only the values we do, and refuses the others by name):
 | debuginfod enabled, python print-stack, verbose, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
 | annotate | 0 and 1 (annotations.py: the source lines of frames, and info line's); 2's annotations of prompts, frames and values are not written |
-| dprintf-style | only gdb (dprintf.py runs the printf itself) |
+| dprintf-style, dprintf-function, dprintf-channel | dprintf.py: gdb's printf line, or call's `call (void) FUNCTION ([CHANNEL,]ARGS)` run in the program; agent falls back to gdb's printf with gdb's warning (no target here runs breakpoint commands) |
 | max-completions | completion.py (`-complete`) |
 | remotecache | nothing, as in gdb: '"remotecache" now does nothing and exists only for compatibility reasons' |
 | remote exec-file | extended-remote's `run` (launch_config's remote_program): the file the stub starts, empty its default program (gdb's empty vRun); the other `remote` settings are refused |
@@ -112,7 +112,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "may-insert-breakpoints", "may-insert-tracepoints", "may-insert-fast-tracepoints",
         "may-interrupt", "unwind-on-terminating-exception", "breakpoint always-inserted",
         "breakpoint auto-hw", "backtrace past-entry",
-        "use-coredump-filter", "dump-excluded-mappings", "dprintf-function", "dprintf-channel",
+        "use-coredump-filter", "dump-excluded-mappings",
         "disconnected-dprintf",
     ),
     "tracepoints": (
@@ -135,7 +135,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "python print-stack": ("message",), "verbose": ("off",),
     "annotate": ("0", "1"),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
-    "trace-commands": ("off",), "dprintf-style": ("gdb",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
+    "trace-commands": ("off",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
 }  # fmt: skip
 
 # Prefixes whose every setting we know: another name under them is gdb's "Undefined" error.

@@ -18,6 +18,7 @@ import atexit
 import gc
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from aliceserver.debuggers.arch.base import Architecture
@@ -122,6 +123,7 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
         self._watches = WatchSlots()
         self._watch_gates: dict[str, Callable[[Stopped], bool]] = {}  # set_watch_gate's, by front end
         self._policies: dict[int, SignalPolicy] = {}
+        self._thread_signals_quiet = False  # (see _quiet_thread_signals)
         self._elf_cache = ElfCache()
         self._symbols = ProcessSymbols(self._elf_cache)
         self._disassembler = Disassembler(follow=lambda: self._source.arch)  # the program's
@@ -238,11 +240,24 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
             if held is not None:
                 return held
         self._images.drop_program_file()
-        return self._run.launch(config)
+        started = self._run.launch(config)
+        self._quiet_thread_signals()
+        return started
 
     def attach(self, pid: int) -> ProcessInfo:
         self._images.drop_program_file()
-        return self._run.attach(pid)
+        attached = self._run.attach(pid)
+        self._quiet_thread_signals()
+        return attached
+
+    def _quiet_thread_signals(self) -> None:
+        """gdb's check_thread_signals: with the first process, glibc's own signals (32, 33:
+        cancellation, setxid) become nostop noprint, whatever `handle` said before; once."""
+        if self._thread_signals_quiet:
+            return
+        self._thread_signals_quiet = True
+        for signo in (32, 33):
+            self._policies[signo] = replace(self.signal_policy(signo), stop=False, print_=False)
 
     def detach(self) -> None:
         self._run.detach()

@@ -84,6 +84,9 @@ class LineOracle:
         module = symbols.module_at(pc)
         return module is not None and os.path.basename(module.path).startswith("ld-linux")
 
+    def is_signal_trampoline(self, pc: int) -> bool:
+        return self._engine.source_symbols.arch.is_signal_trampoline(self._engine.read_visible, pc)
+
     def inline_calls(self, pc: int) -> tuple[InlineCall, ...]:
         return self._frames.inline_calls(pc)
 

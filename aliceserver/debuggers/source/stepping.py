@@ -65,6 +65,10 @@ class LineOracle(Protocol):
         library function passes through on its way to the function."""
         ...
 
+    def is_signal_trampoline(self, pc: int) -> bool:
+        """The kernel's return from a signal handler (`<signal handler called>`) is at pc."""
+        ...
+
     def inline_calls(self, pc: int) -> tuple[InlineCall, ...]:
         """The inlined calls whose code holds pc, outermost first (empty: none)."""
         ...
@@ -126,6 +130,7 @@ def _range_stepper(control: object) -> Callable[[int, int, int], bool] | None:
     return found if callable(found) else None
 
 
+_TRAMPOLINE_BYTES = 16  # x86-64's is 9: `mov $15, %rax; syscall`
 _THROUGH_STEPS = 20_000  # the first call through a PLT runs the resolver: a few thousand
 
 
@@ -170,6 +175,7 @@ class StepPlan:
     skipped: Callable[[int], bool] | None = None
     # The same for an inlined call (pc, its id): `step` goes through its code as `next` does.
     skipped_inline: Callable[[int, int], bool] | None = None
+    trampoline: int | None = None  # the signal return trampoline being stepped through
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
@@ -304,6 +310,11 @@ class StepPlan:
             return self._step_from(pc)
         if not returned and any(low <= pc < high for low, high in self.leave):
             return self._step_from(pc)  # still in the inlined call being finished
+        if self._through_trampoline(pc):
+            # gdb's "stepped into signal trampoline": a handler's return steps on through
+            # the sigreturn, back into the code the signal interrupted.
+            self.control.single_step(self.tid)
+            return None
         current = self.from_line  # gdb's current_line: what a row's line is compared with
         if returned:  # returned from the stepping frame into its caller
             self.frame_sp = sp
@@ -333,6 +344,16 @@ class StepPlan:
             self.line = (row.start, row.end)  # in an inlined call begun after the step: over it
             return self._step_from(pc)
         return self._new_row(pc, row, current, returned)
+
+    def _through_trampoline(self, pc: int) -> bool:
+        """At the signal return trampoline's start, or a few bytes on (its syscall); never
+        in the function being stepped (asked only when the pc leaves it: a read each)."""
+        start = self.trampoline
+        if start is not None and 0 < pc - start < _TRAMPOLINE_BYTES:
+            return True
+        inside = self.function is not None and self.function[0] <= pc < self.function[1]
+        self.trampoline = pc if not inside and self.oracle.is_signal_trampoline(pc) else None
+        return self.trampoline is not None
 
     def _inline_skipped(self, pc: int, entered: list[InlineCall]) -> bool:
         """A `step` in an inlined call the skip list names (gdb's inline_frame_is_marked_for_skip)."""

@@ -69,9 +69,10 @@ def caller_of(symbols: object) -> FunctionCaller | None:
 
 
 def _unknown_return(t: FunctionType) -> bool:
-    """An assembler function's DIE (no DW_AT_type, no prototype) says nothing of what it
-    returns: gdb asks for a cast, as for a function without debug info."""
-    return t.unknown_return or not t.prototyped and isinstance(strip(t.return_type), VoidType)
+    """A function returning a DW_TAG_unspecified_type (gas's) says nothing of what it
+    returns: gdb asks for a cast, as for a function without debug info. One without
+    DW_AT_type returns void, prototyped or not (C's `void f ()`)."""
+    return t.unknown_return
 
 
 def call_function(ev: Evaluator, node: ast.Call, cast_to: Type | None = None) -> Value:

@@ -1,0 +1,53 @@
+"""Signals as gdb's signals.exp meets them, side by side with gdb 13: calling an
+unprototyped `static void func1 ()` (no DW_AT_type: void, not an unknown return type);
+`condition $var` naming the breakpoint by a convenience variable's value; `info signals`
+and `handle` over gdb's whole table in gdb's order (SIGEMT, SIGLOST, SIG127, EXC_*...,
+which Linux has not), glibc's SIG32 and SIG33 nostop noprint once a program runs; `step`
+and `next` out of a handler go through the signal trampoline back to the interrupted
+code's next line (ours stopped at `<signal handler called>`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import needs_gdb, output_like_gdb
+from tests.support.build import Builder, marker_line
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+
+@pytest.fixture(scope="module")
+def prog(builder: Builder) -> Path:
+    return builder.build("alarm_handler")
+
+
+def test_call_unprototyped_void_function_like_gdb(prog: Path) -> None:
+    line = marker_line("alarm_handler.c", "first")
+    got = output_like_gdb(prog, [f"break {line}", "run", "print func1 ()", "print count", "call func2 ()",
+                                 "print count", "kill"])  # fmt: skip
+    assert "$1 = void" in got
+
+
+def test_condition_by_convenience_variable_like_gdb(prog: Path) -> None:
+    got = output_like_gdb(prog, ["break handler if 0", "set $h = $bpnum", "condition $h",
+                                 "condition $h count > 1", "info breakpoints", "condition $nosuch",
+                                 "set $f = 1.5", "condition $f", "condition $1 count"])  # fmt: skip
+    assert "stop only if count > 1" in got
+
+
+def test_signal_table_like_gdb(prog: Path) -> None:
+    got = output_like_gdb(prog, ["info signals", "handle SIG63 print SIGILL", "handle SIGEMT nostop",
+                                 "info signals 7", "info signals SIGEMT", "handle 7-8 nopass",
+                                 "handle a nopass", "info signals", "handle al pass", "break main", "run",
+                                 "info signals SIG32", "info signals", "kill"])  # fmt: skip
+    assert "EXC_BREAKPOINT Yes\tYes\tNo\t\tBreakpoint" in got
+
+
+@pytest.mark.parametrize("command", ["step", "next"])
+def test_step_out_of_handler_like_gdb(builder: Builder, command: str) -> None:
+    spin = builder.build("vtalrm_spin")
+    got = output_like_gdb(spin, ["break handler", "run", command, command, command, "bt", "kill"])
+    assert "<signal handler called>" not in got
+    assert "return 0;" in got  # back in main, after the loop the handler ended
