@@ -17,6 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     to_number,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import store as convenience_store
+from aliceserver.debuggers.symbols.dwarf.expr.unplaced import fitted
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, RegisterLoc
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
@@ -113,9 +114,10 @@ def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
             raise EvaluationError("Invalid cast.")
         data = value.data()
     else:
-        data = cast(value, target.type, ev.builtins).data()
-        if target.bit_size:
-            data = data[: target.byte_size].ljust(target.byte_size, b"\0")
+        converted = cast(value, target.type, ev.builtins)
+        data = converted.data()
+        if target.bit_size:  # the field's bits, unshifted (gdb's modify_field)
+            data = fitted(ev, converted.as_int(), target.bit_size).to_bytes(target.byte_size, "little")
     target.assign_bytes(data)
     # The bytes written, in target's frame (an outer frame's $rax is frame 0's): a frame's
     # registers are a snapshot, read again they would be the old ones.
