@@ -1,7 +1,10 @@
 """gdb's `{a, b, c}` where a struct or an array is wanted (assigned, or cast to): the
 fields or elements in order, each converted to its type, the rest zero; and a value too
 big for a bitfield stored truncated after gdb's "Value does not fit in N bits." warning,
-which gdb's error stream shows before the value printed (gdb.base/setvar.exp)."""
+which gdb's error stream shows before the value printed (gdb.base/setvar.exp). Casts and
+assignments of structs and arrays as gdb's value_cast: an array cast stands for its
+address (a literal's copied into the program), another type is read in place where the
+value is in memory."""
 
 from __future__ import annotations
 
@@ -34,6 +37,18 @@ def test_brace_lists_fill_structs_and_arrays_like_gdb(program: Path) -> None:
         "whatis o = {1}", "print $v = {1, 2}", "print $v", "print un = {1}", "print o.arr += {1}",
     ])  # fmt: skip
     assert "t = {c = 104 'h', s = 1, i = 2, l = 3, f = 4, d = 5}, c = 37 '%'" in got
+
+
+def test_casts_and_assignments_of_arrays_and_structs_like_gdb(program: Path) -> None:
+    got = output_like_gdb(program, [*_START,
+        "print (long){1, 2} != 0", "print (long)\"ab\" != 0", "print (long)a3 == (long)&a3",
+        "print (struct inner)a3", "print (int[3])a3", "print (char[12])a3", "print (int[3])o",
+        "print (int[2])o.l", "print (char[8])o.l", "print (struct inner)o", "print (struct inner)5",
+        "print o.t = o", "print a3 = o.arr", "print o.arr = a3", "print o.t = 5", "print o.t = a3",
+        "print a3 = 5", "print a3 = o", "set variable o.l = a3", "print o.l == (long)&a3", "print $x = o", "print o.t = $x",
+        "print o = {1, {2}, 3, 4, a3}", "print o.arr = {1, {2}, 3}", "print o.arr[1] != 2",
+    ])  # fmt: skip
+    assert "Invalid cast." in got
 
 
 def test_a_value_too_big_for_a_bitfield_like_gdb(program: Path) -> None:

@@ -54,6 +54,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.unplaced import (
     in_target,
     memory_at,
     typed_literal,
+    value_cast,
 )
 from aliceserver.debuggers.symbols.dwarf.implicitptr import is_synthetic, moved
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
@@ -254,9 +255,7 @@ class Evaluator:
             operand = self.name(node.operand.name) if isinstance(node.operand, ast.Name) else self.eval_for(node.operand, target)
             if is_nodebug(operand):
                 return self.zero(target, in_memory=False) if self.type_only else read_as(operand, target)
-            if isinstance(strip(target), PointerType):  # gdb's value_cast coerces an array first
-                operand = in_target(self, operand)
-            return c_cast(operand, target, self.builtins, self.classes)
+            return value_cast(self, operand, target)
         if isinstance(node, ast.NamedCast):
             operand, target = self.eval(node.operand), self.resolve_type(node.type)
             if node.kind == "dynamic_cast":

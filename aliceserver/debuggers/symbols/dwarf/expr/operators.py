@@ -17,7 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     to_number,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import store as convenience_store
-from aliceserver.debuggers.symbols.dwarf.expr.unplaced import fitted
+from aliceserver.debuggers.symbols.dwarf.expr.unplaced import fitted, same_type, value_cast
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, RegisterLoc
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
@@ -110,8 +110,8 @@ def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
         raise EvaluationError("Left operand of assignment is not an lvalue.")
     tt = strip(target.type)
     if isinstance(tt, (StructType, ArrayType)):
-        if strip(value.type) is not tt:
-            raise EvaluationError("Invalid cast.")
+        if not same_type(value.type, tt):  # gdb's value_cast: read as tt where it is in memory
+            value = value_cast(ev, value, target.type)
         data = value.data()
     else:
         converted = cast(value, target.type, ev.builtins)

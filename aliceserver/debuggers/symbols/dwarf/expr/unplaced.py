@@ -19,6 +19,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     StructType,
     Type,
     strip,
+    type_name,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
 
@@ -75,9 +76,27 @@ def typed_literal(ev: Evaluator, node: ast.ArrayLit, expect: Type) -> Value | No
     return None
 
 
+def value_cast(ev: Evaluator, value: Value, target: Type) -> Value:
+    """gdb's value_cast in C: an array (not a vector) cast to anything but a reference
+    stands for its address, a literal's copied into the program for it."""
+    if value.type is target:  # a brace list made for the cast
+        return value
+    source, to = strip(value.type), strip(target)
+    if isinstance(source, ArrayType) and not source.vector and not isinstance(to, ReferenceType):
+        value = decay(in_target(ev, value), ev.builtins)
+    return c_cast(value, target, ev.builtins, ev.classes)
+
+
+def same_type(value_type: Type, t: Type) -> bool:
+    """Whether a value of `value_type` is a `t` as it is (gdb's types from the one DIE: the
+    same name, as `struct s` or `int [3]`, and size)."""
+    v, s = strip(value_type), strip(t)
+    return v is s or (type(v) is type(s) and v.size == s.size and type_name(v) == type_name(s))
+
+
 def _converted(ev: Evaluator, element: ast.Expr, t: Type) -> Value:
     value = ev.eval_for(element, t)
-    return value if value.type is t else c_cast(value, t, ev.builtins, ev.classes)
+    return value if same_type(value.type, t) else value_cast(ev, value, t)
 
 
 def _struct_tuple(ev: Evaluator, node: ast.ArrayLit, expect: Type, t: StructType) -> Value:
