@@ -198,9 +198,12 @@ class Expressions:
             if type_only:
                 from aliceserver.debuggers.symbols.dwarf.expr import whatis_value
 
-                return self._values.describe_type_only(expression, whatis_value(expression, value, symbols), dynamic)
-            info = self._values.describe(expression, value, fmt, top=True, dynamic=dynamic)
+                info = self._values.describe_type_only(expression, whatis_value(expression, value, symbols), dynamic)
+            else:
+                info = self._values.describe(expression, value, fmt, top=True, dynamic=dynamic)
             info = replace(info, warnings=tuple(warnings)) if warnings else info
+            if type_only:
+                return info
             return recorded(info, value, values) if record else info
 
         def without_program() -> VariableInfo:

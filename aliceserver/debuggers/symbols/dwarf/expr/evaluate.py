@@ -102,6 +102,12 @@ class Evaluator:
         self.dollars: SessionValues | None = None  # the session's $1 and $name values
 
     # --- helpers -------------------------------------------------------------------------
+    def warn(self, text: str) -> None:
+        """gdb's warning (without "warning: "), told where the symbols take them."""
+        told = getattr(self.symbols, "warn", None)
+        if told is not None:
+            told(text)
+
     def truth_type(self) -> Type:
         return self.builtins.of("bool" if self.symbols.cplus else "int")
 

@@ -24,6 +24,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     PointerType,
     ReferenceType,
     StructType,
+    is_scalar_signed,
     strip,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
 
 COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
+INTEGER_ONLY = "Integer-only operation on floating point number."  # gdb's target_float_binop
 
 
 def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
@@ -48,8 +50,8 @@ def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
         found = decimal_ops.arith(ev.builtins, op, left, right)
         return ev.truth(found) if isinstance(found, bool) else found
     if op in ("<<", ">>"):
-        if is_floating(rt):  # `1 >> 1.5`: the count must be an integer, as in C
-            raise EvaluationError("Integer only operation.")
+        if is_floating(lt) or is_floating(rt):  # `1 >> 1.5`: gdb's floating-point path
+            raise EvaluationError(INTEGER_ONLY)
         result_t = promote(lt, ev.builtins)
     else:
         result_t = common_type(lt, rt, ev.builtins)
@@ -60,7 +62,22 @@ def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
         b = 1  # gdb divides by one: only the result's type is wanted
     if op in COMPARE:
         return ev.truth(compare(op, a, b))
+    if op in ("<<", ">>") and not valid_shift(ev, op, int(b), is_scalar_signed(rt), 8 * result_t.size):
+        return make(result_t, 0, ev.ctx)
     return make(result_t, apply(op, a, b, is_floating(result_t)), ev.ctx)
+
+
+def valid_shift(ev: Evaluator, op: str, count: int, signed: bool, width: int) -> bool:
+    """gdb's check of a shift's count: a negative one or one past the result's width is
+    warned about, and the result is zero."""
+    side = "right" if op == ">>" else "left"
+    if signed and count < 0:
+        ev.warn(f"{side} shift count is negative")
+        return False
+    if count % (1 << 64) >= width:  # gdb's count is a ULONGEST
+        ev.warn(f"{side} shift count >= width of type")
+        return False
+    return True
 
 
 def pointer_arith(ev: Evaluator, op: str, left: Value, right: Value, lp: bool, rp: bool) -> Value:
@@ -147,19 +164,19 @@ def apply(op: str, a: int | float, b: int | float, floating: bool) -> int | floa
     if op == "*":
         return a * b
     if op in ("/", "%"):
+        if floating and op == "%":  # gdb's floating-point path has no `%`, zero or not
+            raise EvaluationError(INTEGER_ONLY)
         if b == 0:
             if floating and op == "/":  # IEEE: inf or nan, as gdb prints
                 return float("nan") if a == 0 else (float("inf") if a > 0 else float("-inf"))
             raise EvaluationError("Division by zero")
         if floating:
-            if op == "%":
-                raise EvaluationError("Integer only operation %.")
             return a / b
         assert isinstance(a, int) and isinstance(b, int)
         q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C truncates toward zero
         return q if op == "/" else a - q * b
     if floating:
-        raise EvaluationError("Integer only operation.")
+        raise EvaluationError(INTEGER_ONLY)
     assert isinstance(a, int) and isinstance(b, int)
     if op == "&":
         return a & b

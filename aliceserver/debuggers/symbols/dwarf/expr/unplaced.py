@@ -139,8 +139,6 @@ def fitted(ev: Evaluator, value: int, bit_size: int) -> int:
     if (~value & ~(mask >> 1)) == 0:
         value &= mask
     if value & ~mask:
-        warn = getattr(ev.symbols, "warn", None)
-        if warn is not None:
-            warn(f"Value does not fit in {bit_size} bits.")
+        ev.warn(f"Value does not fit in {bit_size} bits.")
         value &= mask
     return value
