@@ -412,6 +412,9 @@ class VariableInfo:
     # whether the value's own printer raised when made (its value is raw, its var object refused).
     printer_errors: tuple[str, ...] = ()
     printer_refused: bool = False
+    # gdb's warnings while the expression was evaluated (a value too big for a bitfield),
+    # without "warning: ": its error stream shows them before the value.
+    warnings: tuple[str, ...] = ()
 
 
 class DynamicTypes(enum.Flag):

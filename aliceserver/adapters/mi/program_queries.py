@@ -238,7 +238,7 @@ class ProgramQueries(Dispatcher):
 
             refresh_nibbles(self, tid, level or 0)  # type: ignore[arg-type]  # this frame's language's separator
         try:
-            return self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown),
+            info = self.debugger.evaluate(expression, tid, level or 0, fmt, dynamic=self.dynamic_types(shown),
                                           type_only=type_only, calls=tid is not None, record=record)  # fmt: skip
         except AliceError as error:
             if str(error).endswith(ev.CALL_LEFT_STOPPED):
@@ -246,6 +246,11 @@ class ProgramQueries(Dispatcher):
                 # before the error. The engine queued it before raising.
                 self.wait_event(lambda event: isinstance(event, ev.Stopped))
             raise
+        for ui in self.uis:  # gdb's, on its error stream as they happen: before the value
+            for warning in info.warnings:
+                if not ui.closed:
+                    ui.log(f"warning: {warning}\n")
+        return info
 
     def evaluate_display(self, expression: str, fmt: str | None = None) -> str:
         return display_value(self.evaluate(expression, fmt))

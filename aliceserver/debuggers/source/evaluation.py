@@ -185,6 +185,8 @@ class Expressions:
                 if data is not None:
                     symbols.data = lambda name: self._link_address(data(name), held)
             values = self._dollars.values(None if before_run else tid)
+            warnings: list[str] = []
+            symbols.warn = warnings.append
             try:
                 value = evaluate(expression, symbols, rtti, type_only=type_only, values=values)
             except EvaluationError as error:  # gdb's words for a name where no debug info is
@@ -196,8 +198,12 @@ class Expressions:
             if type_only:
                 from aliceserver.debuggers.symbols.dwarf.expr import whatis_value
 
-                return self._values.describe_type_only(expression, whatis_value(expression, value, symbols), dynamic)
-            info = self._values.describe(expression, value, fmt, top=True, dynamic=dynamic)
+                info = self._values.describe_type_only(expression, whatis_value(expression, value, symbols), dynamic)
+            else:
+                info = self._values.describe(expression, value, fmt, top=True, dynamic=dynamic)
+            info = replace(info, warnings=tuple(warnings)) if warnings else info
+            if type_only:
+                return info
             return recorded(info, value, values) if record else info
 
         def without_program() -> VariableInfo:

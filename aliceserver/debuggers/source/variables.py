@@ -186,6 +186,7 @@ class ProcessEvalSymbols:
     unit: DIE | None = None
     # Without a frame: the unit of gdb's current source file (`list`'s), searched first
     home: tuple[ModuleSymbols, CompileUnit] | None = None
+    warn: Callable[[str], None] | None = None  # gdb's warning (its text, without "warning: ")
 
     def _first_unit(self, module: ModuleSymbols) -> CompileUnit | None:
         return self.home[1] if self.home is not None and self.home[0] is module else None

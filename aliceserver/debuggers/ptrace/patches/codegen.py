@@ -140,7 +140,7 @@ class _Generator:
         elif node.op in ("/", "%"):
             self.divide(node.op == "%", node.signed)
         else:
-            self.shift(node.op == "<<", node.signed)
+            self.shift(node.op == "<<", node.signed, node.bits)
         self.convert(node.bits, node.signed)
 
     def divide(self, remainder: bool, signed: bool) -> None:
@@ -166,18 +166,14 @@ class _Generator:
             asm.rr(b"\x8b", RAX, RDX)
         asm.bind(done)
 
-    def shift(self, left: bool, signed: bool) -> None:
-        # The general evaluator shifts by any count below 128 and gives 0 (or the sign,
-        # shifting right) beyond: counts of 64 and more (negative ones read as huge) give
-        # those, below 64 the CPU's 64-bit shift of the operand is exact.
+    def shift(self, left: bool, signed: bool, bits: int) -> None:
+        # As gdb (and the general evaluator): a count past the result's width, or negative
+        # (read as huge), gives 0; within it the CPU's 64-bit shift of the operand is exact.
         asm, in_range, done = self.asm, Label(), Label()
-        asm.emit(0x48, 0x83, 0xF9, 63)  # cmp rcx, 63
+        asm.emit(0x48, 0x83, 0xF9, bits - 1)  # cmp rcx, bits - 1
         asm.jcc("be", in_range)
-        if left or not signed:
-            asm.rr(b"\x33", RAX, RAX, wide=False)
-            asm.jmp(done)
-        else:
-            asm.mov_imm(RCX, 63)  # sar by 63: the sign
+        asm.rr(b"\x33", RAX, RAX, wide=False)  # xor eax, eax
+        asm.jmp(done)
         asm.bind(in_range)
         asm.rr(b"\xd3", 4 if left else 7 if signed else 5, RAX)  # shl / sar / shr rax, cl
         asm.bind(done)

@@ -89,7 +89,7 @@ def test_assignment_writes_through(symbols: FakeSymbols) -> None:
         ("'ab'", "Invalid character constant."),
         ('"abc', "Unterminated string in expression."),
         ("09", 'Invalid number "09".'),
-        ("1.5 % 2", "Integer only operation %."),
+        ("1.5 % 2", "Integer-only operation on floating point number."),
         ("$nosuch + 1", "Argument to arithmetic operation not a number or boolean."),  # void
         ("pt + 1", "Structure has no component named operator+."),
         ("(" * 500 + "1" + ")" * 500, "Expression too deeply nested."),

@@ -19,6 +19,7 @@ from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti, rtti_type
 from aliceserver.debuggers.symbols.dwarf.expr.convert import Builtins, cast, decay, make
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
     BaseType,
     Encoding,
     PointerType,
@@ -190,11 +191,12 @@ def c_cast(value: Value, target: Type, builtins: Builtins, rtti: Rtti | None) ->
     try:
         return cast(value, target, builtins)
     except EvaluationError:
-        # gdb reads a class object (or reads into one) in place when it is in memory, or
-        # takes its bytes when the sizes agree: `(Holder) *s`, `(int) holder`.
-        if not isinstance(ts, StructType) and not isinstance(ss, StructType):
+        # gdb reads a class object or an array (or reads into one) in place when it is in
+        # memory, or takes its bytes when the sizes agree: `(Holder) *s`, `(int) holder`.
+        classes = isinstance(ts, StructType) or isinstance(ss, StructType)
+        if not classes and not isinstance(ts, ArrayType):
             raise
-        if (value.address is None or value.bit_size) and ts.size != ss.size:
+        if (value.address is None or value.bit_size) and (not classes or ts.size != ss.size):
             raise
         return value.with_type(target)
 

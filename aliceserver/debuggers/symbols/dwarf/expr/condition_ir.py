@@ -140,11 +140,11 @@ def divide(a: int, b: int) -> int:
 
 
 def _shift_left(a: int, b: int) -> int:
-    return a << b if 0 <= b < 128 else 0
+    return a << b  # the count checked by to_closure
 
 
 def _shift_right(a: int, b: int) -> int:
-    return a >> b if 0 <= b < 128 else (-1 if a < 0 else 0)
+    return a >> b
 
 
 # operators.apply for integers.
@@ -184,6 +184,8 @@ def to_closure(node: Node, read: ReadMemory) -> Getter:
     if isinstance(node, Binary):
         a, b = to_closure(node.left, read), to_closure(node.right, read)
         apply, bits, signed = ARITH[node.op], node.bits, node.signed
+        if node.op in ("<<", ">>"):  # gdb: a count negative or past the width gives zero
+            return lambda regs: wrap(apply(a(regs), count), bits, signed) if 0 <= (count := b(regs)) < bits else 0
         return lambda regs: wrap(apply(a(regs), b(regs)), bits, signed)
     if isinstance(node, Compare):
         a, b, compare = to_closure(node.left, read), to_closure(node.right, read), COMPARE[node.op]

@@ -23,7 +23,12 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     unary_promote,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import scoped_class
-from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues, repeat, session_values
+from aliceserver.debuggers.symbols.dwarf.expr.dollars import (
+    ConvenienceValue,
+    SessionValues,
+    repeat,
+    session_values,
+)
 from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import (
     EntryValues,
     EvalSymbols,
@@ -44,7 +49,13 @@ from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
     NoProgramSymbols,
     no_symbol,
 )
-from aliceserver.debuggers.symbols.dwarf.expr.unplaced import array_literal, in_target, memory_at
+from aliceserver.debuggers.symbols.dwarf.expr.unplaced import (
+    array_literal,
+    in_target,
+    memory_at,
+    typed_literal,
+    value_cast,
+)
 from aliceserver.debuggers.symbols.dwarf.implicitptr import is_synthetic, moved
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     NOT_SAVED,
@@ -91,6 +102,12 @@ class Evaluator:
         self.dollars: SessionValues | None = None  # the session's $1 and $name values
 
     # --- helpers -------------------------------------------------------------------------
+    def warn(self, text: str) -> None:
+        """gdb's warning (without "warning: "), told where the symbols take them."""
+        told = getattr(self.symbols, "warn", None)
+        if told is not None:
+            told(text)
+
     def truth_type(self) -> Type:
         return self.builtins.of("bool" if self.symbols.cplus else "int")
 
@@ -240,13 +257,11 @@ class Evaluator:
             target = self.resolve_type(node.type)
             return c_cast(call_function(self, node.operand, target), target, self.builtins, self.classes)
         if isinstance(node, ast.Cast):  # a variable without debug info read as the type cast to
-            operand = self.name(node.operand.name) if isinstance(node.operand, ast.Name) else self.eval(node.operand)
             target = self.resolve_type(node.type)
+            operand = self.name(node.operand.name) if isinstance(node.operand, ast.Name) else self.eval_for(node.operand, target)
             if is_nodebug(operand):
                 return self.zero(target, in_memory=False) if self.type_only else read_as(operand, target)
-            if isinstance(strip(target), PointerType):  # gdb's value_cast coerces an array first
-                operand = in_target(self, operand)
-            return c_cast(operand, target, self.builtins, self.classes)
+            return value_cast(self, operand, target)
         if isinstance(node, ast.NamedCast):
             operand, target = self.eval(node.operand), self.resolve_type(node.type)
             if node.kind == "dynamic_cast":
@@ -572,7 +587,19 @@ class Evaluator:
         return old
 
     def assign(self, node: ast.Assign) -> Value:
-        return self.store(self.eval(node.target), node.op, self.eval(node.value))
+        target = self.eval(node.target)
+        if node.op == "=" and not isinstance(target, ConvenienceValue):  # as gdb, not for $var
+            return self.store(target, node.op, self.eval_for(node.value, target.type))
+        return self.store(target, node.op, self.eval(node.value))
+
+    def eval_for(self, node: ast.Expr, expect: Type) -> Value:
+        """`node` where a value of type `expect` is wanted (gdb's expect_type): a brace
+        list then makes that struct or array."""
+        if isinstance(node, ast.ArrayLit):
+            made = typed_literal(self, node, expect)
+            if made is not None:
+                return made
+        return self.eval(node)
 
     def store(self, target: Value, op: str, value: Value) -> Value:
         """`target op value` for = += -= ...: written through target's location."""

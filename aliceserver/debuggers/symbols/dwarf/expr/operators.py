@@ -17,12 +17,14 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     to_number,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import store as convenience_store
+from aliceserver.debuggers.symbols.dwarf.expr.unplaced import fitted, same_type, value_cast
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, RegisterLoc
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     PointerType,
     ReferenceType,
     StructType,
+    is_scalar_signed,
     strip,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
 
 COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
+INTEGER_ONLY = "Integer-only operation on floating point number."  # gdb's target_float_binop
 
 
 def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
@@ -47,8 +50,8 @@ def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
         found = decimal_ops.arith(ev.builtins, op, left, right)
         return ev.truth(found) if isinstance(found, bool) else found
     if op in ("<<", ">>"):
-        if is_floating(rt):  # `1 >> 1.5`: the count must be an integer, as in C
-            raise EvaluationError("Integer only operation.")
+        if is_floating(lt) or is_floating(rt):  # `1 >> 1.5`: gdb's floating-point path
+            raise EvaluationError(INTEGER_ONLY)
         result_t = promote(lt, ev.builtins)
     else:
         result_t = common_type(lt, rt, ev.builtins)
@@ -59,7 +62,22 @@ def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
         b = 1  # gdb divides by one: only the result's type is wanted
     if op in COMPARE:
         return ev.truth(compare(op, a, b))
+    if op in ("<<", ">>") and not valid_shift(ev, op, int(b), is_scalar_signed(rt), 8 * result_t.size):
+        return make(result_t, 0, ev.ctx)
     return make(result_t, apply(op, a, b, is_floating(result_t)), ev.ctx)
+
+
+def valid_shift(ev: Evaluator, op: str, count: int, signed: bool, width: int) -> bool:
+    """gdb's check of a shift's count: a negative one or one past the result's width is
+    warned about, and the result is zero."""
+    side = "right" if op == ">>" else "left"
+    if signed and count < 0:
+        ev.warn(f"{side} shift count is negative")
+        return False
+    if count % (1 << 64) >= width:  # gdb's count is a ULONGEST
+        ev.warn(f"{side} shift count >= width of type")
+        return False
+    return True
 
 
 def pointer_arith(ev: Evaluator, op: str, left: Value, right: Value, lp: bool, rp: bool) -> Value:
@@ -109,13 +127,14 @@ def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
         raise EvaluationError("Left operand of assignment is not an lvalue.")
     tt = strip(target.type)
     if isinstance(tt, (StructType, ArrayType)):
-        if strip(value.type) is not tt:
-            raise EvaluationError("Invalid cast.")
+        if not same_type(value.type, tt):  # gdb's value_cast: read as tt where it is in memory
+            value = value_cast(ev, value, target.type)
         data = value.data()
     else:
-        data = cast(value, target.type, ev.builtins).data()
-        if target.bit_size:
-            data = data[: target.byte_size].ljust(target.byte_size, b"\0")
+        converted = cast(value, target.type, ev.builtins)
+        data = converted.data()
+        if target.bit_size:  # the field's bits, unshifted (gdb's modify_field)
+            data = fitted(ev, converted.as_int(), target.bit_size).to_bytes(target.byte_size, "little")
     target.assign_bytes(data)
     # The bytes written, in target's frame (an outer frame's $rax is frame 0's): a frame's
     # registers are a snapshot, read again they would be the old ones.
@@ -145,19 +164,19 @@ def apply(op: str, a: int | float, b: int | float, floating: bool) -> int | floa
     if op == "*":
         return a * b
     if op in ("/", "%"):
+        if floating and op == "%":  # gdb's floating-point path has no `%`, zero or not
+            raise EvaluationError(INTEGER_ONLY)
         if b == 0:
             if floating and op == "/":  # IEEE: inf or nan, as gdb prints
                 return float("nan") if a == 0 else (float("inf") if a > 0 else float("-inf"))
             raise EvaluationError("Division by zero")
         if floating:
-            if op == "%":
-                raise EvaluationError("Integer only operation %.")
             return a / b
         assert isinstance(a, int) and isinstance(b, int)
         q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C truncates toward zero
         return q if op == "/" else a - q * b
     if floating:
-        raise EvaluationError("Integer only operation.")
+        raise EvaluationError(INTEGER_ONLY)
     assert isinstance(a, int) and isinstance(b, int)
     if op == "&":
         return a & b
