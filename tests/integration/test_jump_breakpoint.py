@@ -1,7 +1,8 @@
 """`jump` to a line with a breakpoint reports that breakpoint at once (ours stepped over
 it, as a continue does, and ran on to the program's exit); jumping to the breakpoint the
 program stopped at hits it again, while `set var $pc = $pc` and `continue` steps over it.
-Compared with gdb, natively and through a gdbserver (gdb.base/jump.exp's cases)."""
+Compared with gdb, natively and through a gdbserver (gdb.base/jump.exp's cases), and
+gdb's error for a number after the line (`jump 16 100`)."""
 
 from __future__ import annotations
 
@@ -50,3 +51,11 @@ def test_jump_to_a_breakpoint_over_gdbserver(program: Path, tmp_path: Path) -> N
     alice = console(ours)
     assert alice == console(theirs)
     assert alice.count("Breakpoint 2, main ()") == 3
+
+
+def test_a_number_after_the_line_is_named_a_number(program: Path) -> None:
+    # gdb's linespec lexer: a number token (ours called every trailing word a string)
+    call = marker_line(SOURCE, "call")
+    got = output_like_gdb(program, ["break main", "run", f"jump {call} 100", f"break {call} -5, 2", f"break {call} 100x",
+                                    f"break {call} 1.5", f"tbreak {SOURCE}:{call} 7 8"])  # fmt: skip
+    assert 'unexpected number, "100"' in got and 'unexpected string, "100x"' in got
