@@ -156,8 +156,9 @@ class IDebugger(Protocol):
     # --- execution ------------------------------------------------------------------
     def is_running(self) -> bool: ...
 
-    def resume(self, thread_id: int | None = None) -> None:
-        """Resume every thread (all-stop), or only `thread_id` while the others stay stopped."""
+    def resume(self, thread_id: int | None = None, *, jumped: int | None = None) -> None:
+        """Resume every thread (all-stop), or only `thread_id` while the others stay stopped.
+        `jumped`: a thread whose pc a jump set; a breakpoint there is hit, not stepped over."""
         ...
 
     def step_instruction(self, thread_id: int) -> None:

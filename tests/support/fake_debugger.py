@@ -170,7 +170,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
         return self._running_tid is not None
 
     @_locked
-    def resume(self, thread_id: int | None = None) -> None:
+    def resume(self, thread_id: int | None = None, *, jumped: int | None = None) -> None:
         process = self._require_stopped()
         thread = self._thread(process.pid if thread_id is None else thread_id)
         self._post(ev.Continued(thread_id, all_threads=thread_id is None))

@@ -327,7 +327,7 @@ class FakeSourceLevel:
         self.resume()
 
     if TYPE_CHECKING:  # provided by the class this is mixed into
-        def resume(self, thread_id: int | None = None) -> None:
+        def resume(self, thread_id: int | None = None, *, jumped: int | None = None) -> None:
             raise NotImplementedError
 
     def step(self, thread_id: int, kind: m.StepKind, level: int = 0) -> None:

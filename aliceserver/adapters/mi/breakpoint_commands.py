@@ -207,7 +207,7 @@ def _recreate(bp: MiBreakpoint) -> str:
         return f"trace {bp.location}{thread}" + (f"\n  passcount {bp.passcount}" if bp.passcount else "")
     if bp.dprintf is not None:
         return f"dprintf {bp.location},{bp.dprintf}"
-    command = "tbreak" if bp.temporary else "break"
+    command = ("t" if bp.temporary else "") + ("hbreak" if bp.hardware else "break")
     return f"{command} {bp.location}" + (f" thread {bp.thread}" if bp.thread is not None else "")
 
 

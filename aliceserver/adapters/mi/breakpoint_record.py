@@ -62,6 +62,7 @@ class MiBreakpoint(UserBreakpoint):
     cond_disabled: frozenset[int] = frozenset()
     loc_disabled: frozenset[int] = frozenset()  # addresses of the locations disabled by `disable N.M`
     passcount: int = 0  # a tracepoint's (0: none)
+    hardware: bool = False  # hbreak's: gdb's "hw breakpoint" (debug_registers.py)
     # A watchpoint's frame (function, CFA) when its expression reads locals: gdb reads it
     # there (watchpoint_frame), wherever the trap comes. The function whose locals its
     # condition reads: tested in the innermost frame of it (cond_exp_valid_block).
@@ -123,6 +124,11 @@ class MiBreakpoint(UserBreakpoint):
     @property
     def is_watch(self) -> bool:
         return self.gdb_type not in (*_LOCATED, catches.CATCHPOINT)
+
+    @property
+    def shown_type(self) -> str:
+        """gdb's Type column (and MI's type field)."""
+        return "hw breakpoint" if self.hardware else self.gdb_type
 
     @property
     def is_resolver(self) -> bool:

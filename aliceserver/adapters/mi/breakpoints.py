@@ -25,6 +25,7 @@ from aliceserver.adapters.mi.breakpoint_record import (
     place_items,
     resolver_type,
 )
+from aliceserver.adapters.mi.debug_registers import NO_HARDWARE
 from aliceserver.adapters.mi.frames import display_value, hex16
 from aliceserver.adapters.mi.inferior_list import engine_inferior
 from aliceserver.adapters.mi.output import Results, Value
@@ -121,10 +122,12 @@ class BreakpointTable:
         force_condition: bool = False,
         warn: Callable[[str], None] | None = None,
         kind: str = BREAKPOINT,
+        hardware: bool = False,
     ) -> tuple[MiBreakpoint, str | None]:
         """A new breakpoint; the second item is the not-found message for a pending one.
         As gdb, a condition must make sense at one of its locations at least (unless
-        forced); the locations where it does not are disabled, each `warn`ed about."""
+        forced); the locations where it does not are disabled, each `warn`ed about.
+        `hardware`: gdb's hbreak, which needs a live process (debug_registers.py)."""
         spec = self.normalize(location)
         session = self.session
         places, program_of = locations.resolve_in_programs(session, spec)
@@ -136,6 +139,8 @@ class BreakpointTable:
                 problem = 'No symbol table is loaded.  Use the "file" command.'
             if not pending_ok and (not unread or not session.inferior.program):
                 raise (MiError if spec.startswith("*") else LocationNotFound)(problem)
+        if hardware and session.inferior.process is None:  # gdb's exec target has no debug registers
+            raise MiError(NO_HARDWARE)
         condition_fn = session.debugger.expression_condition(condition) if condition else None
         failures = self._condition_failures(condition, places) if condition else [None] * len(places)
         if failures and all(failures) and not force_condition:
@@ -145,7 +150,8 @@ class BreakpointTable:
             original = f"{session.frames.file_name(spec.rpartition(':')[0])}:{original}"
         bp = MiBreakpoint(self.next_number, core_kind(kind, spec), original, condition, temporary=temporary,
                           enabled=enabled, condition_fn=condition_fn, ignore_count=ignore, thread=thread,
-                          spec=spec, places=tuple(places), gdb_type=kind, inferior=program_of)
+                          spec=spec, places=tuple(places), gdb_type=kind, inferior=program_of,
+                          hardware=hardware)
         bp.cond_disabled = frozenset(place.address for place, failure in zip(places, failures, strict=True) if failure)
         resolver_type(bp)
         for index, failure in enumerate(failures, 1):
@@ -471,7 +477,7 @@ class BreakpointTable:
     def tuple(self, bp: MiBreakpoint) -> Results:
         items: list[tuple[str, Value]] = [
             ("number", str(bp.number)),
-            ("type", bp.gdb_type),
+            ("type", bp.shown_type),
             ("disp", bp.disposition),
             ("enabled", "y" if bp.enabled else "n"),
         ]
@@ -544,7 +550,7 @@ class BreakpointTable:
         # gdb sizes the address column for 64-bit addresses once a row has an address.
         wide = any(self.shows_address(bp) for bp in rows)
         addresses = self.session.settings.get("print address") == "on"  # off: gdb has no Address column
-        typed = str(max(14, *(len(bp.gdb_type) for bp in rows))) if rows else "14"  # print_type_col_width
+        typed = str(max(14, *(len(bp.shown_type) for bp in rows))) if rows else "14"  # print_type_col_width
         hdr: list[Value] = [
             {"width": "10" if n == "addr" and not wide else typed if n == "type" else w, "alignment": a, "col_name": n, "colhdr": h}
             for w, a, n, h in _HDR if addresses or n != "addr"
@@ -579,6 +585,8 @@ class BreakpointTable:
             word = "Dprintf"
         if bp.gdb_type == TRACEPOINT:
             word = "Tracepoint"
+        if bp.hardware:
+            word = "Hardware assisted breakpoint"  # temporary or not, as gdb's say_where
         if bp.catch is not None:
             return catches.mention(bp, bp.catch)
         if bp.is_watch:

@@ -94,7 +94,7 @@ def _break_insert(ctx: Context, args: list[str]) -> Reply:
         location, temporary=options.has("t"), condition=options.get("c"),
         ignore=_int(options.get("i") or "0", "ignore count"), enabled=not options.has("d"),
         pending_ok=pending_ok, thread=thread, force_condition=options.has("force-condition"), warn=ctx.log,
-        kind=TRACEPOINT if options.has("a") else BREAKPOINT,
+        kind=TRACEPOINT if options.has("a") else BREAKPOINT, hardware=options.has("h"),
     )
     if problem and options.has("f"):
         ctx.log(problem + "\n")

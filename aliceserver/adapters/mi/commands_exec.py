@@ -222,7 +222,7 @@ def jump(ctx: Context, location: str) -> Reply:
     if ctx.cli and ctx.from_tty:
         ctx.console(f"Continuing at {address:#x}.\n")
     session.before_resume()
-    session.debugger.resume(session.locked_thread())
+    session.debugger.resume(session.locked_thread(), jumped=tid)  # a breakpoint there is hit
     return _running(ctx, "continue")
 
 

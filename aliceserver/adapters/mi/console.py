@@ -108,7 +108,7 @@ def parse_escapes(text: str) -> str:
 
 
 # --- breakpoints ---------------------------------------------------------------------------
-def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = True) -> Reply:
+def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = True, hardware: bool = False) -> Reply:
     session = ctx.session
     location, rest = console_location(text)  # gdb's syntax and errors
     given = keywords(session, rest)
@@ -121,7 +121,7 @@ def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = Tr
         location = f"*0x{session.frames.frame(tid, level).pc:016x}"  # as gdb writes it back
     bp = create_or_ask(ctx, lambda pending: session.breakpoints.create(
         location, temporary=temporary, condition=condition, pending_ok=pending, thread=thread,
-        force_condition=given.force_condition, warn=ctx.log))
+        force_condition=given.force_condition, warn=ctx.log, hardware=hardware), "hw breakpoint" if hardware else "breakpoint")
     if bp is None:  # a pending one declined
         return None
     if bp.pending and rest.strip():
@@ -475,6 +475,8 @@ def register_all(registry: CliRegistry) -> None:
     add = registry.add
     add("break", _break, "b", "br", "bre", "brea")
     add("tbreak", lambda ctx, text: _break(ctx, text, temporary=True), "tb")
+    add("hbreak", lambda ctx, text: _break(ctx, text, hardware=True))
+    add("thbreak", lambda ctx, text: _break(ctx, text, temporary=True, hardware=True))
     add("rbreak", rbreak)
     add("clear", _clear)
     add("delete", _delete, "d")

@@ -96,7 +96,7 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
         return
     width = 18 if any(table.shows_address(bp) for bp in entries) else 10  # gdb's column for 64-bit addresses, or none
     addresses = ctx.session.settings.get("print address") != "off"  # off: gdb drops the column
-    type_width = max(14, *(len(bp.gdb_type) for bp in entries))  # gdb's print_type_col_width
+    type_width = max(14, *(len(bp.shown_type) for bp in entries))  # gdb's print_type_col_width
     ctx.console(f"Num     {'Type':<{type_width}} Disp Enb " + (f"{'Address':<{width}} " if addresses else "") + "What\n")
     for bp in entries:
         if bp.catch is not None:
@@ -108,7 +108,7 @@ def info_breakpoints(ctx: Context, text: str, *, watchpoints_only: bool = False,
         disp = bp.disposition
         unparsed = bp.shown_pending and bp.pending_extra is not None  # (shown in What)
         what = ("" if located else table.what(bp) + _inferiors(ctx, bp)) + ("" if unparsed else _thread(bp))
-        ctx.console(f"{bp.number:<7} {bp.gdb_type:<{type_width}} {disp:<4} {'y' if bp.enabled else 'n':<3} "
+        ctx.console(f"{bp.number:<7} {bp.shown_type:<{type_width}} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                     + (f"{addr:<{width}} " if addresses else "") + f"{what}\n")  # gdb pads an empty address
         if bp.condition and not unparsed:  # gdb's words for a tracepoint's: `trace only if`
             ctx.console(f"\t{'trace' if bp.gdb_type == TRACEPOINT else 'stop'} only if {bp.condition}\n")
@@ -158,7 +158,7 @@ def _info_catchpoint(ctx: Context, bp: MiBreakpoint, width: int, kind: int = 14)
     assert bp.catch is not None
     disp = "del" if bp.temporary else "keep"
     column = f"{'':<{width}} " if width >= 0 else ""  # -1: print address off, no column
-    ctx.console(f"{bp.number:<7} {bp.gdb_type:<{kind}} {disp:<4} {'y' if bp.enabled else 'n':<3} "
+    ctx.console(f"{bp.number:<7} {bp.shown_type:<{kind}} {disp:<4} {'y' if bp.enabled else 'n':<3} "
                 f"{column}{ctx.session.breakpoints.what(bp)}\n{catch_extra(bp.catch)}")
     if bp.condition:
         ctx.console(f"\tstop only if {bp.condition}\n")

@@ -26,6 +26,7 @@ _OPTIONS = ("-source", "-function", "-qualified", "-line", "-label")
 _KEYWORD = re.compile(r"\s(?:if|thread|task|-force-condition)(?=\s)|\sif(?=\()")
 _SCOPE_COLON = re.compile(r"(?<!:):(?!:)")
 _LINE = re.compile(r"[+-]?[0-9]+")
+_NUMBER_TOKEN = re.compile(r"([+-]?[0-9]+)(?:[\s,]|$)")
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,15 @@ def parse(text: str) -> tuple[Location, str]:
     return _linespec(spec, qualified), keywords
 
 
+def _unexpected(garbage: str) -> str:
+    """gdb's error at what follows a line number: its lexer's first token, a number where
+    it is one (a sign and digits ending at a blank), else the rest as one string."""
+    number = _NUMBER_TOKEN.match(garbage)
+    if number is not None:
+        return f'malformed linespec error: unexpected number, "{number.group(1)}"'
+    return f'malformed linespec error: unexpected string, "{garbage}"'
+
+
 def _linespec(spec: str, qualified: bool) -> Location:
     if not spec:
         return Location(qualified=qualified)
@@ -117,7 +127,7 @@ def _linespec(spec: str, qualified: bool) -> Location:
     last = parts[-1]
     head, _, garbage = last.partition(" ")
     if _LINE.fullmatch(head) and garbage.strip() and len(parts) <= 2:
-        raise MiError(f'malformed linespec error: unexpected string, "{garbage.strip()}"')
+        raise MiError(_unexpected(garbage.strip()))
     if len(parts) > 3 or (len(parts) == 3 and " " in last):
         if not last:  # `a:b:c:`: ends with its colon
             raise MiError("malformed linespec error: unexpected end of input")

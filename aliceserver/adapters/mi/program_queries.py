@@ -30,6 +30,7 @@ from aliceserver.debuggers.model import (
 from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
+    from aliceserver.adapters.mi.breakpoints import BreakpointTable
     from aliceserver.adapters.mi.session import SessionConfig
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ class ProgramQueries(Dispatcher):
 
     config: SessionConfig
     frames: Frames
+    breakpoints: BreakpointTable
     host_env: dict[str, str]  # gdb's own environment: what each inferior's starts from
 
     def __init__(self) -> None:
@@ -139,7 +141,11 @@ class ProgramQueries(Dispatcher):
                             shares_terminal=shared)
 
     def before_resume(self) -> None:
-        """Write out what the UIs hold: the running program writes to the same stdout, after."""
+        """Refuse a resume with more hardware breakpoints than debug registers, as gdb
+        does; write out what the UIs hold: the running program writes to the same stdout."""
+        from aliceserver.adapters.mi.debug_registers import check_room
+
+        check_room(self.breakpoints)
         for ui in self.uis:
             ui.flush()
 

@@ -279,8 +279,8 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
     def is_running(self) -> bool:
         return self._run.is_running()
 
-    def resume(self, thread_id: int | None = None) -> None:
-        self._run.resume(thread_id)
+    def resume(self, thread_id: int | None = None, *, jumped: int | None = None) -> None:
+        self._run.resume(thread_id, jumped=jumped)
 
     def step_instruction(self, thread_id: int) -> None:
         self._run.step_instruction(thread_id)

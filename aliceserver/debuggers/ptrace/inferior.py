@@ -183,6 +183,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             if error.errno != 3:  # ESRCH: it died under us; its exit status follows
                 raise
         t.running = True
+        t.jumped = False
         t.single_stepping = request == binding.PTRACE_SINGLESTEP
 
     def _emulate(self, t: Tracee, trap: PhysicalTrap) -> bool:
@@ -201,6 +202,10 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
     def _trap_at_pc(self, t: Tracee) -> PhysicalTrap | None:
         trap = self.traps.by_address.get(self.regs(t).rip)
         return trap if trap is not None and trap.inserted else None
+
+    def _trap_to_pass(self, t: Tracee) -> PhysicalTrap | None:
+        """The trap a resume steps `t` over first: none where a jump put it."""
+        return None if t.jumped else self._trap_at_pc(t)
 
     def _start_step_over(self, t: Tracee, trap: PhysicalTrap, then: "AfterStep") -> None:
         """Single-step `t` over `trap` with its byte removed (every other thread is stopped)."""
@@ -222,7 +227,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         if only is not None:
             targets = [t for t in targets if t.tid == only]
         for t in targets:
-            trap = self._trap_at_pc(t)
+            trap = self._trap_to_pass(t)
             if trap is not None and not self._emulate(t, trap):
                 then = AfterStep.RESUME_ALL if only is None else AfterStep.CONTINUE_SELF
                 self._start_step_over(t, trap, then)
@@ -253,7 +258,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             return
         if self._step_again(t):
             return
-        trap = self._trap_at_pc(t)
+        trap = self._trap_to_pass(t)
         if trap is None or self._emulate(t, trap):
             self._cont(t)
             return

@@ -353,12 +353,15 @@ class LiveSession:
         inferior = self._access.inferior
         return inferior is not None and inferior.run is Run.RUNNING
 
-    def resume(self, thread_id: int | None = None) -> None:
+    def resume(self, thread_id: int | None = None, *, jumped: int | None = None) -> None:
         def go() -> None:
             inferior = self._access.require_stopped()
             self._forget_stop_state()
             if thread_id is not None:
                 inferior.thread(thread_id)
+            if jumped is not None:
+                moved = inferior.thread(jumped)
+                moved.jumped, moved.deferred_hit = True, False
             inferior.locked = thread_id
             self._events.put(Continued(thread_id, all_threads=thread_id is None))
             self.jump_patches.before_continue(inferior)

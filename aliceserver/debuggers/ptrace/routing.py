@@ -139,11 +139,11 @@ class Execution:
     def is_running(self) -> bool:
         return self._remote.is_running() if self._remote_held else self._live.is_running()
 
-    def resume(self, thread_id: int | None = None) -> None:
+    def resume(self, thread_id: int | None = None, *, jumped: int | None = None) -> None:
         if self._remote_held:
-            self._call(lambda: self._remote.resume(thread_id))
+            self._call(lambda: self._remote.resume(thread_id, jumped=jumped))
         else:
-            self._live.resume(thread_id)
+            self._live.resume(thread_id, jumped=jumped)
 
     def step_instruction(self, thread_id: int) -> None:
         if self._remote_held:

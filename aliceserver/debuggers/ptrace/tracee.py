@@ -27,6 +27,8 @@ class Tracee:
     after_step_over: "AfterStep" = field(default_factory=lambda: AfterStep.REPORT)
     interrupt_sent: bool = False  # maybe pending still: any other ptrace-stop spends it
     deferred_hit: bool = False  # hit a trap while others were being stopped: judged on resume
+    # A jump set its pc: a trap there is hit, not stepped over, as gdb's proceed to an address
+    jumped: bool = False
     plan: StepPlan | None = None  # a source-line step in progress
     plan_traps: list[int] = field(default_factory=list)  # internal breakpoints the plan runs to
     gone: bool = False  # exited, or a zombie leader waiting for its threads

@@ -94,14 +94,16 @@ class RemoteProcess(RemoteTarget):
         return event
 
     # --- the live side --------------------------------------------------------------
-    def resume(self, only: int | None = None, *, step_over: bool = True) -> None:
+    def resume(self, only: int | None = None, *, step_over: bool = True, jumped: int | None = None) -> None:
         """Every thread (`vCont;c`), or only thread `only`; a signal the last stop
         reported (not a trap, not our ^C) goes to the program, as ptrace passes it. The
         thread stopped on one of our breakpoints is stepped past it first, unless
         `step_over` is False (a call into the program starts at a function's first
-        instruction: a breakpoint there is hit, as gdb's proceed to an address)."""
+        instruction: a breakpoint there is hit, as gdb's proceed to an address), or it is
+        thread `jumped`, whose pc a jump set."""
         self._check_resumable()
         stopped = self._last_stop.thread_id if self._last_stop is not None else None
+        step_over = step_over and stopped != jumped
         if stopped is not None and step_over and (only is None or only == stopped):
             point = self._breakpoint_under(stopped)
             if point is not None:

@@ -348,11 +348,11 @@ class RemoteSession:
         self.watches.insert_pending(process)
         return process
 
-    def resume(self, thread_id: int | None) -> None:
+    def resume(self, thread_id: int | None, *, jumped: int | None = None) -> None:
         self._ready_to_run()
         self._forget_stop_state()
         self._events.put(Continued(thread_id, all_threads=thread_id is None))
-        self._issue(("continue", thread_id))
+        self._issue(("continue", thread_id), jumped=jumped)
 
     def step_instruction(self, thread_id: int) -> None:
         self._ready_to_run()
@@ -370,8 +370,9 @@ class RemoteSession:
         if process is not None and process.running:
             process.interrupt()
 
-    def _issue(self, move: Move) -> None:
-        """Resume as `move` says and have the waiter take the stop."""
+    def _issue(self, move: Move, *, jumped: int | None = None) -> None:
+        """Resume as `move` says and have the waiter take the stop (`jumped`: a thread a
+        jump moved, whose breakpoint at the pc is hit, not stepped over; once)."""
         process = self._require_live()
         self._move = move
         self._resumed = True
@@ -383,7 +384,7 @@ class RemoteSession:
             assert tid is not None
             process.step_range(tid, *self.control.range)
         else:
-            process.resume(tid)
+            process.resume(tid, jumped=jumped)
         self._waiter.start(process)
 
     def _handled(self, process: RemoteProcess, reply: StopReply) -> bool:
