@@ -12,6 +12,7 @@ from aliceserver.adapters.mi import (
     bpnumbers,
     console_exec,
     console_more,
+    console_targets,
     console_tui,
     core_commands,
     maint_info,
@@ -27,7 +28,6 @@ from aliceserver.adapters.mi import (
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_misc as misc
 from aliceserver.adapters.mi.break_keywords import keywords
-from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.completion import console_complete
 from aliceserver.adapters.mi.console_frames import register_frames
@@ -116,7 +116,7 @@ def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = Tr
     default = not location.strip()
     if default:
         if session.inferior.process is None or session.inferior.running:
-            raise MiError("No default breakpoint location now selected.")
+            raise MiError("No default breakpoint address now.")
         tid, level = session.selected_frame()
         location = f"*0x{session.frames.frame(tid, level).pc:016x}"  # as gdb writes it back
     bp = create_or_ask(ctx, lambda pending: session.breakpoints.create(
@@ -147,7 +147,7 @@ def _clear(ctx: Context, text: str) -> Reply:
     spec = session.breakpoints.normalize(text) if text else None
     line: tuple[str, int] | None = None
     if spec is None:  # gdb's default_match: the frame's pc, or any place on its line
-        tid, level = session.selected_frame()
+        tid, level = session.selected_frame("No source file specified.")  # no frame shown yet
         frame = session.frames.frame(tid, level)
         if frame.source is None:
             raise MiError("No source file specified.")
@@ -282,6 +282,10 @@ def _show(ctx: Context, text: str) -> Reply:
             ctx.console("".join(f"{k}={v}\n" for k, v in env.items()))
         return None
     word, _, rest = text.partition(" ")
+    if word == "paths":  # the PATH the program is given
+        path = inferior_environment(ctx.session.host_env, ctx.session.inferior.env).get("PATH", "")
+        ctx.console(f"Executable and object file path: {path}\n")
+        return None
     if word == "substitute-path":
         source_paths.show_substitute_path(ctx, rest)
         return None
@@ -316,6 +320,8 @@ def _show_values(ctx: Context, word: str, rest: str) -> None:
 
 
 def _unset(ctx: Context, text: str) -> Reply:
+    if console_targets.unset(ctx, text):
+        return None
     words = text.split()
     if words and words[0] == "substitute-path":
         source_paths.unset_substitute_path(ctx, text.strip()[len(words[0]) :])
@@ -364,20 +370,6 @@ def _quit(ctx: Context, text: str) -> Reply:
         )
         confirm(ctx, f"A debugging session is active.\n\n{fates}\nQuit anyway? ")
     return EXIT
-
-
-def _first_word(text: str) -> str | None:
-    """The first shell word of `text`; an unclosed quote runs to the end, as in gdb's buildargv."""
-    words = build_argv(text)
-    return words[0] if words else None
-
-
-def _file(ctx: Context, text: str) -> Reply:
-    path = _first_word(text)
-    misc.set_program(ctx, path)
-    if path and ctx.from_tty:
-        ctx.console(f"Reading symbols from {path}...\n")
-    return None
 
 
 def _tty(ctx: Context, text: str) -> Reply:
@@ -487,8 +479,8 @@ def register_all(registry: CliRegistry) -> None:
     add("cd", _cd)
     add("shell", _shell, "!")
     add("quit", _quit, "q", "exit")
-    add("file", _file)
-    add("exec-file", _file)
+    add("file", lambda ctx, text: console_targets.exec_file(ctx, text, symbols=True))
+    add("exec-file", console_targets.exec_file)
     add("tty", _tty)
     add("new-ui", _new_ui)
     add("help", _help, "h")

@@ -80,6 +80,8 @@ def _advance(ctx: Context, text: str) -> Reply:
 
 
 def _jump(ctx: Context, text: str) -> Reply:
+    if ctx.session.inferior.process is None:  # gdb asks for a process before an argument
+        raise MiError("The program is not being run.")
     if not text:
         raise MiError("Argument required (starting address).")
     return execution.jump(ctx, text)
