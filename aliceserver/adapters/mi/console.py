@@ -17,6 +17,7 @@ from aliceserver.adapters.mi import (
     core_commands,
     maint_info,
     radix,
+    show_lists,
     skips,
     source_paths,
     subcommands,
@@ -263,13 +264,15 @@ def _set(ctx: Context, text: str) -> Reply:
     if word == "substitute-path":
         source_paths.set_substitute_path(ctx, rest)
         return None
+    if show_lists.set_prefix(ctx, text):
+        return None
     misc.do_set(ctx, text, from_mi=False)
     return None
 
 
 def _show(ctx: Context, text: str) -> Reply:
-    if not text:
-        raise MiError("Argument required (show what?).")
+    if show_lists.show_prefix(ctx, text, ctx.session.settings.names(), _show):
+        return None
     if text == "version":
         ctx.console(misc.banner())
         return None
