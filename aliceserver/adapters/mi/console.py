@@ -404,12 +404,10 @@ def _new_ui(ctx: Context, text: str) -> Reply:
 
 
 def _help(ctx: Context, text: str) -> Reply:
+    from aliceserver.adapters.mi.help_command import help_text
+
     user_help = user_commands.help_text(ctx, text)
-    if user_help is not None:
-        ctx.console(user_help)
-        return None
-    names = ", ".join(n for n in ctx.session.cli_commands.names() if len(n) > 2)
-    ctx.console(f"aliceserver understands these gdb commands: {names}.\n")
+    ctx.console(user_help if user_help is not None else help_text(ctx, text))
     return None
 
 

@@ -163,3 +163,21 @@ ROWS: dict[str, tuple[str, ...]] = {
         'info xmethod -- GDB command to list registered xmethod matchers.',
     ),
 }  # fmt: skip
+
+# gdb 13's `help PREFIX` before its list: the prefix's names and its documentation.
+HEADS: dict[str, str] = {
+    'set backtrace': 'Set backtrace specific variables.\nConfigure backtrace variables such as the backtrace limit\n\n',
+    'set breakpoint': 'Breakpoint specific settings.\nConfigure various breakpoint-specific variables such as\npending breakpoint behavior.\n\n',
+    'set check': 'set check, set ch, set c\nSet the status of the type/range checker.\n\n',
+    'set debuginfod': 'Set debuginfod options.\n\n',
+    'set history': 'Generic command for setting command history parameters.\n\n',
+    'set logging': 'Set logging options.\n\n',
+    'set print': 'set print, set pr, set p\nGeneric command for setting how things print.\n\n',
+    'set python': 'Prefix command for python preference settings.\n\n',
+    'set style': 'Style-specific settings.\nConfigure various style-related variables, such as colors\n\n',
+    'set tcp': 'TCP protocol specific variables.\nConfigure variables specific to remote TCP connections.\n\n',
+    'info': 'info, inf, i\nGeneric command for showing things about the program being debugged.\n\n',
+    'target': "Connect to a target machine or process.\nThe first argument is the type or protocol of the target machine.\nRemaining arguments are interpreted by the target protocol.  For more\ninformation on the arguments for a particular protocol, type\n`help target ' followed by the protocol name.\n\n",
+    'unset': 'Complement to certain "set" commands.\n\n',
+    'overlay': 'overlay, ov, ovly\nCommands for debugging overlays.\n\n',
+}  # fmt: skip

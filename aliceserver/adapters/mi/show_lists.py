@@ -26,11 +26,14 @@ def help_list(prefix: str) -> str:
             f'Type "help {prefix}" followed by {prefix} subcommand name for full documentation.\n{_HELP_TAIL}')
 
 
+def prefix_name(word: str) -> str:
+    """The prefix of settings `word` names, by gdb's aliases too."""
+    return _ALIASES.get(word, word)
+
+
 def _prefix(words: list[str]) -> str | None:
-    """The prefix of settings `words` (one word) names, gdb's aliases too; None: another."""
-    if len(words) != 1:
-        return None
-    return _ALIASES.get(words[0], words[0])
+    """The prefix of settings `words` (one word) names; None: another."""
+    return prefix_name(words[0]) if len(words) == 1 else None
 
 
 def set_prefix(ctx: Context, text: str) -> bool:
