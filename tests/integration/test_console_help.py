@@ -3,13 +3,15 @@ classes; a name that is no command, gdb's error (`help gotcha`, `help info
 bogus-gdb-command`); the prefixes whose lists we hold (`help info`, `help set print`,
 `help target`...), gdb's text and list. gdb's full documentation of a command or a class,
 which aliceserver does not hold, is refused by name (it printed a list of every command
-name for any `help` before)."""
+name for any `help` before); a user's alias documented (`document mybt`) has its help."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.support.batch import ex, needs_gdb, ours, output_like_gdb
+from tests.support.batch import assert_script_like_gdb, ex, needs_gdb, ours, output_like_gdb
 from tests.support.build import Builder
 
 pytestmark = [needs_gdb, pytest.mark.timeout(180)]
@@ -31,3 +33,36 @@ def test_help_of_a_command_refused_by_name(builder: Builder) -> None:
     assert got.stderr.splitlines() == [
         f'"help {name}" is not supported by aliceserver (gdb\'s manual has it).'
         for name in ("break", "running", "info frame")]
+
+
+_ALIASES = """alias mybt = backtrace
+alias mybt10 = backtrace 10
+alias mywhere = bt
+document mybt
+An alias of command backtrace without any args.
+end
+document mybt10
+An alias of command backtrace with arg 10.
+end
+document mywhere
+Two
+lines.
+end
+help mybt
+help mybt10
+help mywhere
+document {last}
+x
+end
+"""
+
+
+@pytest.mark.parametrize("last", ["where", "bt", "nosuch"])
+def test_documented_aliases_like_gdb(builder: Builder, tmp_path: Path, last: str) -> None:
+    """`document ALIAS` of a user's alias, and its help (help.exp's mybt, mybt10); a
+    built-in alias is gdb's error. Ours said every alias was a built-in command."""
+    prog = builder.build("mi_prog", flags=("-g", "-O0"))
+    script = tmp_path / "aliases.gdb"
+    script.write_text(_ALIASES.format(last=last))
+    out = assert_script_like_gdb(script, prog, tmp_path, lambda text: text)
+    assert "  alias mybt10 = backtrace 10\nAn alias of command backtrace with arg 10.\n" in out

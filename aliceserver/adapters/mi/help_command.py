@@ -7,6 +7,7 @@ and the list of their subcommands. aliceserver holds none of gdb's full document
 from __future__ import annotations
 
 from aliceserver.adapters.mi import console_targets, show_lists
+from aliceserver.adapters.mi.aliases import UserAlias
 from aliceserver.adapters.mi.prefix_lists import HEADS, ROWS
 from aliceserver.adapters.mi.registry import Context, MiError
 
@@ -61,6 +62,10 @@ def help_text(ctx: Context, text: str) -> str:
         raise MiError(f'"help {text.strip()}" is not supported by aliceserver (gdb\'s manual has it).')
     if found is None:
         raise MiError(f'Undefined command: "{first}".  Try "help".')
+    if len(words) == 1 and isinstance(found[1], UserAlias):
+        documented = found[1].help_text(ctx, first)
+        if documented is not None:
+            return documented
     if found[0] in ("info", "show") and len(words) > 1:
         _subcommand(ctx, found[0], words[1])
     raise MiError(f'"help {text.strip()}" is not supported by aliceserver (gdb\'s manual has it).')
