@@ -22,5 +22,5 @@ def test_write_option_refused_by_name(tmp_path: Path) -> None:
     assert "Writing into executable and core files is on." in theirs([*args[:-1], "-ex", "show write", args[-1]],
                                                                      tmp_path).stdout  # fmt: skip
     got = ours(args, tmp_path)
-    assert got.stderr.splitlines() == ['The setting "write" is not supported by aliceserver.']
+    assert got.stderr.splitlines() == ['The setting "write" is not supported by aliceserver except as off.']
     assert got.stdout == "$1 = 5\n"

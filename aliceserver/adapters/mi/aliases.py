@@ -18,6 +18,16 @@ class UserAlias:
     def __init__(self, command: str, default_args: bool) -> None:
         self.command = command
         self.default_args = default_args
+        self.doc: str | None = None  # `document ALIAS`'s text (else help shows the command's)
+
+    def help_text(self, ctx: Context, name: str) -> str | None:
+        """gdb's help of a documented alias: what it stands for, then its text."""
+        if self.doc is None:
+            return None
+        word, _, args = self.command.partition(" ")
+        found = ctx.session.cli_commands.lookup(word)
+        full = found[0] if found is not None else word
+        return f"  alias {name} = {full} {args.strip()}\n{self.doc}\n"
 
     def __call__(self, ctx: Context, text: str) -> Reply:
         from aliceserver.adapters.mi.console import run_console_command

@@ -41,7 +41,7 @@ def _numbers(ctx: Context, text: str) -> list[int]:
     table = ctx.session.breakpoints
     if not text.strip():
         if table.next_number == 1:
-            raise MiError("No breakpoints specified.")
+            raise MiError("Argument required (one or more breakpoint numbers).")
         return [table.next_number - 1]
     numbers: list[int] = []
     for word in text.split():

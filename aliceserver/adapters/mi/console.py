@@ -12,10 +12,12 @@ from aliceserver.adapters.mi import (
     bpnumbers,
     console_exec,
     console_more,
+    console_targets,
     console_tui,
     core_commands,
     maint_info,
     radix,
+    show_lists,
     skips,
     source_paths,
     subcommands,
@@ -27,7 +29,6 @@ from aliceserver.adapters.mi import (
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_misc as misc
 from aliceserver.adapters.mi.break_keywords import keywords
-from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.catch_stops import register_console as register_catch
 from aliceserver.adapters.mi.completion import console_complete
 from aliceserver.adapters.mi.console_frames import register_frames
@@ -116,7 +117,7 @@ def _break(ctx: Context, text: str, temporary: bool = False, from_tty: bool = Tr
     default = not location.strip()
     if default:
         if session.inferior.process is None or session.inferior.running:
-            raise MiError("No default breakpoint location now selected.")
+            raise MiError("No default breakpoint address now.")
         tid, level = session.selected_frame()
         location = f"*0x{session.frames.frame(tid, level).pc:016x}"  # as gdb writes it back
     bp = create_or_ask(ctx, lambda pending: session.breakpoints.create(
@@ -147,7 +148,7 @@ def _clear(ctx: Context, text: str) -> Reply:
     spec = session.breakpoints.normalize(text) if text else None
     line: tuple[str, int] | None = None
     if spec is None:  # gdb's default_match: the frame's pc, or any place on its line
-        tid, level = session.selected_frame()
+        tid, level = session.selected_frame("No source file specified.")  # no frame shown yet
         frame = session.frames.frame(tid, level)
         if frame.source is None:
             raise MiError("No source file specified.")
@@ -270,13 +271,15 @@ def _set(ctx: Context, text: str) -> Reply:
     if word == "substitute-path":
         source_paths.set_substitute_path(ctx, rest)
         return None
+    if show_lists.set_prefix(ctx, text):
+        return None
     misc.do_set(ctx, text, from_mi=False)
     return None
 
 
 def _show(ctx: Context, text: str) -> Reply:
-    if not text:
-        raise MiError("Argument required (show what?).")
+    if show_lists.show_prefix(ctx, text, ctx.session.settings.names(), _show):
+        return None
     if text == "version":
         ctx.console(misc.banner())
         return None
@@ -289,6 +292,10 @@ def _show(ctx: Context, text: str) -> Reply:
             ctx.console("".join(f"{k}={v}\n" for k, v in env.items()))
         return None
     word, _, rest = text.partition(" ")
+    if word == "paths":  # the PATH the program is given
+        path = inferior_environment(ctx.session.host_env, ctx.session.inferior.env).get("PATH", "")
+        ctx.console(f"Executable and object file path: {path}\n")
+        return None
     if word == "substitute-path":
         source_paths.show_substitute_path(ctx, rest)
         return None
@@ -323,6 +330,8 @@ def _show_values(ctx: Context, word: str, rest: str) -> None:
 
 
 def _unset(ctx: Context, text: str) -> Reply:
+    if console_targets.unset(ctx, text):
+        return None
     words = text.split()
     if words and words[0] == "substitute-path":
         source_paths.unset_substitute_path(ctx, text.strip()[len(words[0]) :])
@@ -373,20 +382,6 @@ def _quit(ctx: Context, text: str) -> Reply:
     return EXIT
 
 
-def _first_word(text: str) -> str | None:
-    """The first shell word of `text`; an unclosed quote runs to the end, as in gdb's buildargv."""
-    words = build_argv(text)
-    return words[0] if words else None
-
-
-def _file(ctx: Context, text: str) -> Reply:
-    path = _first_word(text)
-    misc.set_program(ctx, path)
-    if path and ctx.from_tty:
-        ctx.console(f"Reading symbols from {path}...\n")
-    return None
-
-
 def _tty(ctx: Context, text: str) -> Reply:
     misc.do_set(ctx, f"inferior-tty {text}", from_mi=False)
     return None
@@ -416,12 +411,10 @@ def _new_ui(ctx: Context, text: str) -> Reply:
 
 
 def _help(ctx: Context, text: str) -> Reply:
+    from aliceserver.adapters.mi.help_command import help_text
+
     user_help = user_commands.help_text(ctx, text)
-    if user_help is not None:
-        ctx.console(user_help)
-        return None
-    names = ", ".join(n for n in ctx.session.cli_commands.names() if len(n) > 2)
-    ctx.console(f"aliceserver understands these gdb commands: {names}.\n")
+    ctx.console(user_help if user_help is not None else help_text(ctx, text))
     return None
 
 
@@ -496,8 +489,8 @@ def register_all(registry: CliRegistry) -> None:
     add("cd", _cd)
     add("shell", _shell, "!")
     add("quit", _quit, "q", "exit")
-    add("file", _file)
-    add("exec-file", _file)
+    add("file", lambda ctx, text: console_targets.exec_file(ctx, text, symbols=True))
+    add("exec-file", console_targets.exec_file)
     add("tty", _tty)
     add("new-ui", _new_ui)
     add("help", _help, "h")

@@ -182,9 +182,9 @@ def _restore_arguments(ctx: Context, text: str) -> tuple[str, bool, int, int, in
 
 
 def _restore(ctx: Context, text: str) -> Reply:
-    name, binary, offset, start, end = _restore_arguments(ctx, text.strip())
-    if ctx.session.inferior.process is None:
+    if ctx.session.inferior.process is None:  # gdb asks for a process before the arguments
         raise MiError("You can't do that without a process to debug.")
+    name, binary, offset, start, end = _restore_arguments(ctx, text.strip())
     path = _path(ctx, name)
     try:
         with open(path, "rb") as source:

@@ -35,6 +35,11 @@ def _run(ctx: Context, text: str, start: bool = False, first_instruction: bool =
                 "Program not restarted.")
     if text:
         execution.set_args(ctx, text)
+    if not session.inferior.program:  # gdb's start sets its tbreak on main first
+        if start:
+            raise MiError('No symbol table loaded.  Use the "file" command.')
+        if ctx.from_tty:
+            ctx.console("Starting program:  \n")  # gdb says it before it finds no program
 
     def announce() -> None:  # after the old process's end (gdb's kill_if_already_running)
         if session.inferior.program and ctx.from_tty:
@@ -80,6 +85,8 @@ def _advance(ctx: Context, text: str) -> Reply:
 
 
 def _jump(ctx: Context, text: str) -> Reply:
+    if ctx.session.inferior.process is None:  # gdb asks for a process before an argument
+        raise MiError("The program is not being run.")
     if not text:
         raise MiError("Argument required (starting address).")
     return execution.jump(ctx, text)

@@ -88,6 +88,8 @@ def info_files(ctx: Context, text: str) -> None:
     inferior = session.inferior
     if remote(session) is not None:
         raise MiError('"info files" of a remote target is not supported by aliceserver.')
+    if not inferior.program and inferior.core is None:
+        return  # gdb's: no target has files to tell of
     path = _program(ctx)
     bias = _bias(ctx, path)
     out = [f'Symbols from "{path}".\n']

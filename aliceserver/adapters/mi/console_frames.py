@@ -148,7 +148,7 @@ def print_frame_lines(ctx: Context, tid: int, level: int) -> None:
         ctx.console(head)
 
 
-def _up(ctx: Context, text: str) -> Reply:
+def _up(ctx: Context, text: str, silent: bool = False) -> Reply:
     session = ctx.session
     tid = session.require_stopped("No stack.")
     count = _frame_count(ctx, text) if text else 1  # an expression, as gdb's parse_and_eval_long
@@ -158,11 +158,20 @@ def _up(ctx: Context, text: str) -> Reply:
         if session.inferior.selected_level == depth - 1:
             raise MiError("Initial frame selected; you cannot go up.")
         level = depth - 1
-    _select(ctx, max(level, 0))
+    _move(ctx, max(level, 0), silent)
     return None
 
 
-def _down(ctx: Context, text: str) -> Reply:
+def _move(ctx: Context, level: int, silent: bool) -> None:
+    """up's and down's selection; their -silently forms print nothing and tell no one (gdb
+    notifies only from up and down themselves)."""
+    if silent:
+        ctx.session.inferior.selected_level = level
+    else:
+        _select(ctx, level)
+
+
+def _down(ctx: Context, text: str, silent: bool = False) -> Reply:
     session = ctx.session
     session.require_stopped("No stack.")
     count = _frame_count(ctx, text) if text else 1  # an expression, as gdb's parse_and_eval_long
@@ -171,7 +180,7 @@ def _down(ctx: Context, text: str) -> Reply:
         if session.inferior.selected_level == 0:
             raise MiError("Bottom (innermost) frame selected; you cannot go down.")
         level = 0
-    _select(ctx, level)
+    _move(ctx, level, silent)
     return None
 
 
@@ -213,6 +222,8 @@ def register_frames(registry: CliRegistry) -> None:
     add("backtrace", _backtrace, "bt", "where")
     add("frame", _frame, "f")
     add("up", _up)
+    add("up-silently", lambda ctx, text: _up(ctx, text, silent=True))
     add("select-frame", _select_frame)
-    add("down", _down)
+    add("down", _down, "do", "dow")
+    add("down-silently", lambda ctx, text: _down(ctx, text, silent=True))
     add("thread", switch_thread)

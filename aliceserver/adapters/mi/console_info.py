@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from aliceserver.adapters.gdbcommands.lines import set_next_address
-from aliceserver.adapters.mi import bpnumbers, console_more, info_os, trace_variables
+from aliceserver.adapters.mi import bpnumbers, console_more, info_os, show_lists, trace_variables
 from aliceserver.adapters.mi.breakpoint_commands import shown_commands
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
@@ -293,6 +293,13 @@ def _info_display(ctx: Context, text: str) -> None:
     displays.info(ctx)
 
 
+def _show_everything(ctx: Context, text: str) -> None:
+    """`info set`: gdb's `show` alone, whatever follows."""
+    found = ctx.session.cli_commands.lookup("show")
+    assert found is not None
+    found[1](ctx, "")
+
+
 def _info(ctx: Context, text: str) -> Reply:
     word, _, rest = text.partition(" ")
     table = {
@@ -310,12 +317,14 @@ def _info(ctx: Context, text: str) -> Reply:
         **console_more.INFO, "connections": info_connections, "skip": info_skip,
         "tvariables": trace_variables.info_tvariables, "os": info_os.info_os,
         "tracepoints": _info_tracepoints,
+        "set": _show_everything,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",
                "handle": "signals", "tp": "tracepoints", "s": "stack"}
     if not word:
-        raise MiError('"info" must be followed by the name of an info command.')
+        show_lists.info_alone(ctx)
+        return None
     name = aliases.get(word, word if word in table else None)
     if name is None:
         matches = [n for n in table if n.startswith(word)]

@@ -17,6 +17,7 @@ from aliceserver.adapters.mi import (
     console_pipe,
     console_program,
     console_queue_signal,
+    console_targets,
     console_tui,
 )
 from aliceserver.adapters.mi import console_printer_lists as printer_lists
@@ -40,6 +41,7 @@ INFO: dict[str, Callable[[Context, str], None]] = {
     "program": console_program.info_program,  # gdb's alias of backtrace
     "tasks": lambda ctx, text: _info_tasks(ctx),
     "static-tracepoint-markers": lambda ctx, text: _static_markers(ctx),
+    "terminal": console_targets.info_terminal,
 }
 
 
@@ -78,3 +80,4 @@ def register(registry: CliRegistry) -> None:
     console_queue_signal.register(registry)
     console_pipe.register(registry)
     console_macro.register(registry)
+    console_targets.register(registry)

@@ -154,6 +154,7 @@ def _type_flags(text: str) -> tuple[str, str]:
 
 def _whatis(ctx: Context, text: str) -> Reply:
     text, flags = _type_flags(text)
+    text = text.strip() or "$"  # gdb's: no expression is the last value in the history
     raw = "r" in flags
     session = ctx.session
     info = session.evaluate(text, shown=DynamicTypes.POINTERS, type_only=True)
@@ -173,6 +174,7 @@ def _whatis(ctx: Context, text: str) -> Reply:
 def _ptype(ctx: Context, text: str) -> Reply:
     """whatis, with typedefs at the top resolved and struct/union/enum bodies written out."""
     text, flags = _type_flags(text)
+    text = text.strip() or "$"  # gdb's: no expression is the last value in the history
     session = ctx.session
     info = session.evaluate(text, shown=DynamicTypes.POINTERS, type_only=True)  # gdb's errors as well
     described = info.declared_type or info.type

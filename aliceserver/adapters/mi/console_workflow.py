@@ -186,10 +186,12 @@ def _function_at(ctx: Context, address: int) -> str:
 def _jump(ctx: Context, text: str) -> Reply:
     """gdb's jump_command: asks before jumping into another function, then continues
     there."""
-    if not text:
-        raise MiError("Argument required (starting address).")
     session = ctx.session
     inferior = session.inferior
+    if inferior.process is None:  # gdb asks for a process before an argument
+        raise MiError("The program is not being run.")
+    if not text:
+        raise MiError("Argument required (starting address).")
     if inferior.process is not None and not inferior.running and inferior.selected_tid is not None:
         places = session.debugger.resolve_location(session.breakpoints.normalize(text, last_displayed=True))
         if places:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from aliceserver.adapters.mi import gcore_commands, remote_commands
+from aliceserver.adapters.mi import console_targets, gcore_commands, remote_commands
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.registry import (
     CliRegistry,
@@ -113,6 +113,13 @@ def _target(ctx: Context, text: str) -> Reply:
     kind, _, rest = text.strip().partition(" ")
     if kind in remote_commands.KINDS:
         return remote_commands.target(ctx, kind, rest)
+    if not kind:
+        ctx.console(console_targets.subcommand_list("target"))
+        return None
+    if kind == "exec":
+        return console_targets.exec_file(ctx, rest)
+    if kind == "native":
+        return console_targets.target_native(ctx)
     if kind != "core":
         raise MiError(f'"target {kind}" is not supported by aliceserver.')
     if not rest.strip():

@@ -48,6 +48,13 @@ def _sevenbit(text: str) -> str:
                    for ch in text)
 
 
+def _host_charset() -> str:
+    """gdb's auto host charset: the locale's codeset (nl_langinfo), as Python set it up."""
+    import locale
+
+    return locale.nl_langinfo(locale.CODESET) or "ANSI_X3.4-1968"
+
+
 def _absolute(path: str) -> str:
     """gdb's tilde_expand and gdb_abspath: a relative name joins the working directory as is."""
     path = os.path.expanduser(path)
@@ -117,12 +124,19 @@ def _defaults() -> dict[str, _Setting]:
         "host-charset": s("auto", "text", 'The host character set is "{}".'),
         "target-charset": s("auto", "text", 'The target character set is "{}".'),
         "target-wide-charset": s("auto", "text", 'The target wide character set is "{}".'),
-        "osabi": s("auto", "text", 'The current OS ABI is "{}".'),
+        "osabi": s("auto", "text", 'The current OS ABI is "{}".', value_docs=(
+            ("auto", 'The current OS ABI is "auto" (currently "GNU/Linux").\nThe default OS ABI is "GNU/Linux".'),)),
         "sysroot": s("target:", "text", 'The current system root is "{}".'),
-        "solib-search-path": s("", "text", 'The search path for loading non-absolute shared library symbol files is "{}".'),
+        "solib-search-path": s("", "text", 'The search path for loading non-absolute shared library symbol files is {}.'),
         "debuginfod enabled": s("off", "text", 'Debuginfod functionality is currently set to "{}".'),
         "python print-stack": s("message", "text", 'The mode of Python stack printing on error is "{}".'),
         "verbose": s("off", "bool", "Verbosity is {}."),
+        "print demangle": s("on", "bool", "Demangling of encoded C++/ObjC names when displaying symbols is {}."),
+        "print asm-demangle": s("off", "bool", "Demangling of C++/ObjC names in disassembly listings is {}."),
+        "print union": s("on", "bool", "Printing of unions interior to structures is {}."),
+        "print array": s("off", "bool", "Pretty formatting of arrays is {}."),
+        "print vtbl": s("off", "bool", "Printing of C++ virtual function tables is {}."),
+        "write": s("off", "bool", "Writing into executable and core files is {}."),
         "check range": s("auto", "enum", 'Range checking is "{}".', ("on", "warn", "off", "auto"),
                          value_docs=(("auto", 'Range checking is "auto; currently off".'),)),
         "check type": s("on", "bool", "Strict type checking is {}."),
@@ -151,7 +165,8 @@ def _defaults() -> dict[str, _Setting]:
         "backtrace limit": s("unlimited", "int", "An upper bound on the number of backtrace levels is {}."),
         "backtrace past-main": s("off", "bool", "Whether backtraces should continue past \"main\" is {}."),
         "editing": s("off", "bool", "Editing of command lines as they are typed is {}."),
-        "style enabled": s("off", "bool", "CLI output styling is {}."),
+        "style enabled": s("off", "bool", "", value_docs=(("on", "CLI output styling is enabled."),
+                                                          ("off", "CLI output styling is disabled."))),
         "max-value-size": s("65536", "int", "Maximum value size is {} bytes."),
         "filename-display": s("relative", "enum", 'Filenames are displayed as "{}".',
                               ("basename", "relative", "absolute")),
@@ -285,8 +300,13 @@ class Settings:
         return ()
 
     def show_text(self, name: str) -> str:
+        if name == "charset":  # gdb's show charset: the three of them
+            return "\n".join(self.show_text(each) for each in ("host-charset", "target-charset", "target-wide-charset"))
         setting = self._values[name]
         value = setting.value
+        if value == "auto" and name in ("host-charset", "target-charset", "target-wide-charset"):
+            current = "UTF-32" if name == "target-wide-charset" else _host_charset()
+            return setting.doc.format(f"auto; currently {current}")
         if name in _STRINGS and self._values["print sevenbit-strings"].value == "on":
             value = _sevenbit(value)
         return dict(setting.value_docs).get(setting.value) or setting.doc.format(value)

@@ -45,6 +45,7 @@ only the values we do, and refuses the others by name):
 | complaints | any: aliceserver makes no complaints about symbols, so none is over the limit |
 | debuginfod enabled, python print-stack, verbose, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
+| print demangle, print asm-demangle, print union, print array, print vtbl, write | only gdb's defaults: the engine's formatter and disassembler write names and values as gdb does by default; no file is opened for writing |
 | annotate | 0 and 1 (annotations.py: the source lines of frames, and info line's); 2's annotations of prompts, frames and values are not written |
 | dprintf-style, dprintf-function, dprintf-channel | dprintf.py: gdb's printf line, or call's `call (void) FUNCTION ([CHANNEL,]ARGS)` run in the program; agent falls back to gdb's printf with gdb's warning (no target here runs breakpoint commands) |
 | max-completions | completion.py (`-complete`) |
@@ -81,7 +82,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "remote", "remoteaddresssize", "remotebreak", "remoteflow", "remotelogbase",
         "remotelogfile", "remotewritesize", "serial", "tdesc",
         "target-file-system-kind", "trust-readonly-sections", "auto-connect-native-target", "watchdog",
-        "agent", "range-stepping", "dcache", "code-cache", "stack-cache", "mem", "write",
+        "agent", "range-stepping", "dcache", "code-cache", "stack-cache", "mem",
     ),
     "command line and interface": (
         "tui", "suppress-cli-notifications", "max-user-call-depth", "interactive-mode",
@@ -100,8 +101,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "debuginfod verbose", "python ignore-environment", "python dont-write-bytecode",
     ),
     "printing": (
-        "print max-depth", "print vtbl", "print demangle", "print asm-demangle", "print union",
-        "print array", "print max-symbolic-offset",
+        "print max-depth", "print max-symbolic-offset",
         "print pascal_static-members", "print raw-frame-arguments", "print raw-values",
         "print symbol-filename", "print symbol-loading", "print type",
         "print memory-tag-violations",
@@ -133,6 +133,8 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "target-charset": ("auto", "ASCII", "UTF-8"), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",),
+    "print demangle": ("on",), "print asm-demangle": ("off",), "print union": ("on",), "print array": ("off",),
+    "print vtbl": ("off",), "write": ("off",),
     "annotate": ("0", "1"),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
     "trace-commands": ("off",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),

@@ -350,14 +350,31 @@ def _find(ctx: Context, text: str) -> UserCommand | None:
     return None if command is not None and command.builtin else command
 
 
+def _document_alias(ctx: Context, name: str, handler: object, body: Callable[[], tuple[str, ...]]) -> bool:
+    """`document ALIAS` (True): a user's alias takes the text, a built-in one is gdb's error."""
+    from aliceserver.adapters.mi.aliases import UserAlias
+
+    if ctx.session.cli_commands.is_alias(name):
+        raise MiError(f'Alias "{name}" is built-in.')
+    if not isinstance(handler, UserAlias):
+        return False
+    if ctx.from_tty and ctx.ui.reads_terminal():  # gdb's input_interactive_p
+        ctx.console(f'Type documentation for "{name}".\nEnd with a line saying just "end".\n')
+    handler.doc = "\n".join(body())
+    return True
+
+
 def document(ctx: Context, text: str, body: Callable[[], tuple[str, ...]]) -> None:
     name = text.strip()
     if not name:
         raise MiError("Argument required (name of command to define).")
     _place(ctx, name)
     words = name.split()
-    if ctx.session.cli_commands.lookup(words[0]) is None:
+    found = ctx.session.cli_commands.lookup(words[0])
+    if found is None:
         raise MiError(f'Undefined command: "{words[0]}".')
+    if len(words) == 1 and _document_alias(ctx, name, found[1], body):
+        return
     command = _find(ctx, name)
     if command is None:
         raise MiError(f'Command "{name}" is built-in.')
