@@ -265,8 +265,6 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         name = "mi-async"
     if name.split()[:1] in (["language"], ["lang"]):  # gdb shows it whatever follows
         return "auto", f'The current source language is "auto; currently {current_language(ctx)}".'
-    if name in _CHARSET_SHOWS:
-        return _show_charsets(ctx, _CHARSET_SHOWS[name])
     if name == "directories":
         return source_paths.directories_sentence(ctx)
     if name == "tcp":
@@ -285,58 +283,6 @@ def show_value(ctx: Context, name: str) -> tuple[str, str]:
         settings_policy.check_show(words)
         raise MiError(f'Undefined show command: "{name}".  Try "help show".')
     return session.settings.get(found[0]), session.settings.show_text(found[0])
-
-
-# gdb's show of each character set setting; `show charset` shows three (show_charset)
-_CHARSET_SHOWS = {"charset": ("host-charset", "target-charset", "target-wide-charset"),
-                  "host-charset": ("host-charset",), "target-charset": ("target-charset",),
-                  "target-wide-charset": ("target-wide-charset",)}  # fmt: skip
-_CHARSET_WORDS = {"host-charset": "host character set", "target-charset": "target character set",
-                  "target-wide-charset": "target wide character set"}  # fmt: skip
-
-
-def _show_charsets(ctx: Context, names: tuple[str, ...]) -> tuple[str, str]:
-    """gdb's lines for character sets: `auto` says what it stands for now (the host's is
-    the locale's, as gdb's setlocale gives it; the target's follows the host's; the wide
-    one is UTF-32)."""
-    settings = ctx.session.settings
-    lines = []
-    for name in names:
-        value = settings.get(name)
-        if value == "auto":
-            value = f"auto; currently {_auto_charset(ctx, name)}"
-        lines.append(f'The {_CHARSET_WORDS[name]} is "{value}".')
-    return settings.get(names[0]), "\n".join(lines)
-
-
-def _auto_charset(ctx: Context, name: str) -> str:
-    if name == "target-wide-charset":
-        return "UTF-32"
-    if name == "target-charset" and ctx.session.settings.get("host-charset") != "auto":
-        return ctx.session.settings.get("host-charset")
-    return host_codeset()
-
-
-def host_codeset() -> str:
-    """The locale's character set as the C library gives it to gdb (setlocale(LC_CTYPE,
-    "") from the environment, "C" where that locale is not installed). Python's own
-    locale may be coerced to UTF-8 (PEP 538: it sets LC_CTYPE=C.UTF-8 over a C locale),
-    so the environment is read as the C library read it before that."""
-    import locale
-
-    value = next((v for v in map(os.environ.get, ("LC_ALL", "LC_CTYPE", "LANG")) if v), "C")
-    coerced = value == "C.UTF-8" and not os.environ.get("LC_ALL") and "LC_CTYPE" in os.environ \
-        and os.environ.get("LANG", "C") in ("C", "POSIX", "")
-    if coerced or value in ("C", "POSIX"):
-        return "ANSI_X3.4-1968"
-    previous = locale.setlocale(locale.LC_CTYPE)
-    try:
-        locale.setlocale(locale.LC_CTYPE, value)
-        return locale.nl_langinfo(locale.CODESET)
-    except locale.Error:  # not installed: the C library stays in "C"
-        return "ANSI_X3.4-1968"
-    finally:
-        locale.setlocale(locale.LC_CTYPE, previous)
 
 
 def current_language(ctx: Context) -> str:

@@ -49,10 +49,26 @@ def _sevenbit(text: str) -> str:
 
 
 def _host_charset() -> str:
-    """gdb's auto host charset: the locale's codeset (nl_langinfo), as Python set it up."""
+    """gdb's auto host charset: the locale's character set as the C library gives it to
+    gdb (setlocale(LC_CTYPE, "") from the environment, "C" where that locale is not
+    installed). Python's own locale may be coerced to UTF-8 (PEP 538: it sets
+    LC_CTYPE=C.UTF-8 over a C locale), so the environment is read as the C library read
+    it before that."""
     import locale
 
-    return locale.nl_langinfo(locale.CODESET) or "ANSI_X3.4-1968"
+    value = next((v for v in map(os.environ.get, ("LC_ALL", "LC_CTYPE", "LANG")) if v), "C")
+    coerced = value == "C.UTF-8" and not os.environ.get("LC_ALL") and "LC_CTYPE" in os.environ \
+        and os.environ.get("LANG", "C") in ("C", "POSIX", "")
+    if coerced or value in ("C", "POSIX"):
+        return "ANSI_X3.4-1968"
+    previous = locale.setlocale(locale.LC_CTYPE)
+    try:
+        locale.setlocale(locale.LC_CTYPE, value)
+        return locale.nl_langinfo(locale.CODESET)
+    except locale.Error:  # not installed: the C library stays in "C"
+        return "ANSI_X3.4-1968"
+    finally:
+        locale.setlocale(locale.LC_CTYPE, previous)
 
 
 def _absolute(path: str) -> str:
@@ -305,7 +321,9 @@ class Settings:
         setting = self._values[name]
         value = setting.value
         if value == "auto" and name in ("host-charset", "target-charset", "target-wide-charset"):
-            current = "UTF-32" if name == "target-wide-charset" else _host_charset()
+            host = self._values["host-charset"].value
+            current = ("UTF-32" if name == "target-wide-charset"
+                       else host if name == "target-charset" and host != "auto" else _host_charset())  # fmt: skip
             return setting.doc.format(f"auto; currently {current}")
         if name in _STRINGS and self._values["print sevenbit-strings"].value == "on":
             value = _sevenbit(value)
