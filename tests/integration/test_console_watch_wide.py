@@ -53,3 +53,27 @@ def test_a_watch_wider_than_the_registers_is_refused(prog: Path) -> None:
     assert "No watchpoints." in running
     before = _ours(prog, ["watch wide", "run"])
     assert "warning: watchpoint 1 is not set in this process: cannot watch 'wide': 100 bytes" in before
+
+
+def test_a_watch_on_an_expression_watches_what_it_reads(builder: Builder) -> None:
+    """`watch a + b` stops where its value changes (a write that leaves the sum alone is
+    passed over), bit-fields' sums and an element's product alike; `watch 5` is gdb's
+    constant error."""
+    prog = builder.build("watch_sums")
+    out = output_like_gdb(prog, [
+        "break main", "run", "watch a + b", "watch 5", "watch q.d + q.f + q.g", "info watchpoints",
+        *["continue"] * 9, "delete", "watch arr[1] * 2", "continue", "continue", "kill",
+    ])  # fmt: skip
+    assert "Hardware watchpoint 2: a + b\n\nOld value = 0\nNew value = 1\n" in out
+    assert "Cannot watch constant value `5'." in out
+    assert "Hardware watchpoint 3: q.d + q.f + q.g\n\nOld value = 1\nNew value = 3\n" in out
+    assert "Old value = 10\nNew value = 12\n" in out
+
+
+def test_a_watch_on_an_expression_read_through_a_pointer_is_refused(builder: Builder) -> None:
+    """gdb re-reads such an expression's chain as its pointer moves; we do not follow it,
+    and say so rather than watch the wrong memory."""
+    prog = builder.build("watch_sums")
+    said = _ours(prog, ["break main", "run", "watch *p + 1", "info watchpoints", "kill"])
+    assert "cannot watch '*p + 1': it is not in memory, and the memory it reads moves with a pointer" in said
+    assert "No watchpoints." in said

@@ -304,12 +304,13 @@ class Breakpoints:
         return self._call(go)
 
     def insert_watchpoint(
-        self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None
+        self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None, *,
+        more: tuple[tuple[int, int], ...] = (),
     ) -> WatchpointInfo:
         def go() -> WatchpointInfo:
             inferior = self._access.require_stopped()
-            value = self._access.read_visible(address, size)
-            watch = Watch(self._traps.new_id(), address, size, kind, value)
+            value = b"".join(self._access.read_visible(at, length) for at, length in ((address, size), *more))
+            watch = Watch(self._traps.new_id(), address, size, kind, value, more=more)
             if scope is not None:
                 watch.scope, watch.thread = scope, scope.thread_id
                 watch.return_address = self._return_address(inferior, scope)

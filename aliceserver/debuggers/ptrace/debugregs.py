@@ -33,6 +33,17 @@ def pieces(address: int, size: int) -> list[tuple[int, int]]:
     return out
 
 
+def pieces_of(regions: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+    """The pieces of several places one watch reads (`a + b`), all in the registers."""
+    out = [piece for address, size in regions for piece in pieces(address, size)]
+    if len(out) > SLOTS:
+        raise TargetError(
+            f"the {len(regions)} places it reads need more than the {SLOTS} debug registers "
+            "(software watchpoints are not supported)"
+        )
+    return out
+
+
 def dr7_value(slots: list[tuple[int, int, WatchKind] | None]) -> int:
     """DR7 for the given slots, each (address, size, kind) or None (free)."""
     value = 0

@@ -245,7 +245,7 @@ class SignalStops(InferiorParts):
                     StopReason.WATCHPOINT_SCOPE, t.tid, breakpoint_ids=(watch.id,),
                     address=int(self.regs(t).rip), watches_left=(watch.id,),
                 )  # fmt: skip
-            new = self.memory.read(watch.address, watch.size)
+            new = watch.read(self.memory.read)
             old = watch.value
             if watch.kind.value == "write" and new == old:
                 continue  # written with the same value: gdb does not stop either

@@ -28,6 +28,15 @@ class Watch:
     thread: int | None = None  # the thread whose debug registers hold it; None: every thread
     return_address: int | None = None  # where the frame returns to (None: it is outermost)
     guard_id: int | None = None  # the internal trap there (see watchscope.py)
+    more: tuple[tuple[int, int], ...] = ()  # further places it reads (`a + b`), (address, size)
+
+    @property
+    def regions(self) -> tuple[tuple[int, int], ...]:
+        return ((self.address, self.size), *self.more)
+
+    def read(self, read: Callable[[int, int], bytes]) -> bytes:
+        """Its bytes now, every place's in order (what `value` keeps)."""
+        return b"".join(read(address, size) for address, size in self.regions)
 
     def info(self) -> WatchpointInfo:
         return WatchpointInfo(
@@ -70,7 +79,7 @@ class WatchSlots:
                 watch.thread = new
 
     def add(self, watch: Watch) -> None:
-        wanted = debugregs.pieces(watch.address, watch.size)
+        wanted = debugregs.pieces_of(watch.regions)
         free = [index for index, slot in enumerate(self.slots) if slot is None]
         if len(wanted) > len(free):
             raise TargetError(

@@ -368,16 +368,25 @@ class Expressions:
 
 
     def watch_scope(self, expression: str, thread_id: int | None = None, level: int = 0) -> WatchScope | None:
-        return self._engine.run_on_engine(lambda: self.watch_target(expression, thread_id, level)[2])
+        return self._engine.run_on_engine(lambda: self.watch_target(expression, thread_id, level)[1])
 
-    def watch_target(self, expression: str, thread_id: int | None, level: int) -> tuple[int, int, WatchScope | None]:
+    def watch_target(self, expression: str, thread_id: int | None,
+                     level: int) -> tuple[list[tuple[int, int]], WatchScope | None]:  # fmt: skip
+        """The memory a watch on `expression` watches, (address, size) each: an lvalue's
+        own, else what the expression reads (watchchain.py); and the frame it dies with."""
         tid = self._frames.default_thread(thread_id)
         from aliceserver.debuggers.source.watchnames import NameRecorder
 
         symbols = NameRecorder(self.eval_symbols(tid, level))
         value = evaluate(expression, symbols)
-        if value.address is None:
-            raise ProtocolError(f"cannot watch {expression!r}: it is not in memory")
+        if value.address is not None:
+            regions = [(value.address, value.byte_size)]
+        else:
+            from aliceserver.debuggers.source.watchchain import fixed_regions
+            from aliceserver.debuggers.symbols.dwarf.expr.entry import parse_expression
+
+            tree = parse_expression(expression, symbols)
+            regions = fixed_regions(tree, lambda node: evaluate(node, symbols), expression)
         cfa = symbols.frame.frame.cfa
         scope = WatchScope(tid, cfa) if cfa is not None and symbols.uses_frame() else None
-        return value.address, value.byte_size, scope
+        return regions, scope
