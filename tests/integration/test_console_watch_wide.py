@@ -77,3 +77,14 @@ def test_a_watch_on_an_expression_read_through_a_pointer_is_refused(builder: Bui
     said = _ours(prog, ["break main", "run", "watch *p + 1", "info watchpoints", "kill"])
     assert "cannot watch '*p + 1': it is not in memory, and the memory it reads moves with a pointer" in said
     assert "No watchpoints." in said
+
+
+def test_watchpoints_of_an_ended_run_free_their_registers(prog: Path) -> None:
+    """Watchpoints deleted after their program exited took their debug registers with
+    them: the next run has all four for a struct and an array (two each)."""
+    out = output_like_gdb(prog, [
+        "break main", "run", "watch -location flags.c", "watch -location rec.count", *["continue"] * 8,
+        "delete", "break main", "run", "watch where", "watch triple", "continue", "info watchpoints", "kill",
+    ])  # fmt: skip
+    assert "Hardware watchpoint 5: where\n" in out and "Hardware watchpoint 6: triple\n" in out
+    assert "Old value = {x = 0, y = 0}\nNew value = {x = 0, y = 1}\n" in out

@@ -440,10 +440,11 @@ class BreakpointTable:
                         bp.places = ()
 
     def program_gone(self) -> None:
-        """Watchpoints die with their process; breakpoints stay for the next run."""
+        """Watchpoints die with their process (the engine's taken out: the next run sets
+        them afresh, and stale ones would hold its debug registers); breakpoints stay."""
         for bp in list(self.entries.values()):
             if bp.is_watch:
-                bp.engine_id = None
+                self.disarm(bp)
 
     def for_address_ids(self, ids: tuple[int, ...]) -> list[MiBreakpoint]:
         found = [bp for bp in self.entries.values() if not bp.is_watch and set(ids) & set(bp.address_ids)]

@@ -85,8 +85,8 @@ class WatchSlots:
             raise TargetError(
                 f"all {debugregs.SLOTS} hardware watchpoint slots are in use; remove one first"
                 if not free or len(wanted) == 1
-                else f"{watch.size} bytes need {len(wanted)} of the {debugregs.SLOTS} debug registers, "
-                f"{len(free)} are free; remove a watchpoint first"
+                else f"it needs {len(wanted)} of the {debugregs.SLOTS} debug registers, "
+                f"{len(free)} {'is' if len(free) == 1 else 'are'} free; remove a watchpoint first"
             )
         for index, piece in zip(free, wanted, strict=False):  # (more free slots than pieces)
             self.slots[index], self.pieces[index] = watch, piece

@@ -22,7 +22,19 @@ def fixed_regions(tree: ast.Expr, value_of: Callable[[ast.Expr], Value], text: s
     _collect(tree, True, value_of, text, found)
     if not found:
         raise ProtocolError(f"Cannot watch constant value `{text}'.")  # gdb's words
-    return list(dict.fromkeys(found))
+    return _merged(found)
+
+
+def _merged(regions: list[Region]) -> list[Region]:
+    """The places with those that overlap or touch made one (bit-fields of one word share
+    its bytes: one register, not one each)."""
+    out: list[list[int]] = []
+    for start, size in sorted(regions):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], start + size)
+        else:
+            out.append([start, start + size])
+    return [(start, end - start) for start, end in out]
 
 
 def _collect(node: ast.Expr, read: bool, value_of: Callable[[ast.Expr], Value], text: str,
