@@ -88,3 +88,13 @@ def test_watchpoints_of_an_ended_run_free_their_registers(prog: Path) -> None:
     ])  # fmt: skip
     assert "Hardware watchpoint 5: where\n" in out and "Hardware watchpoint 6: triple\n" in out
     assert "Old value = {x = 0, y = 0}\nNew value = {x = 0, y = 1}\n" in out
+
+
+def test_constants_and_registers_are_refused_in_gdbs_words(builder: Builder) -> None:
+    """A function is a constant to watch; a register cannot be read- or access-watched."""
+    prog = builder.build("watch_sums")
+    out = output_like_gdb(prog, [
+        "break main", "run", "watch main", "rwatch $pc", "awatch $rax", "rwatch a", "info watchpoints", "kill",
+    ])  # fmt: skip
+    assert "Cannot watch constant value `main'." in out
+    assert out.count("Expression cannot be implemented with read/access watchpoint.") == 2

@@ -191,7 +191,12 @@ class BreakpointTable:
                           spec=watched if location else "", shown_spec=bits)
         if session.inferior.process is not None:
             tid, level = session.selected_frame()
-            bp.engine_id = session.debugger.watch_expression(watched, _watch_kind(bp), tid, level).id
+            try:
+                bp.engine_id = session.debugger.watch_expression(watched, _watch_kind(bp), tid, level).id
+            except AliceError as error:
+                if mode and "is not in memory" in str(error):  # a register's: gdb's read/access refusal
+                    raise MiError("Expression cannot be implemented with read/access watchpoint.") from None
+                raise
         else:
             session.ensure_symbols()
             session.evaluate_display(watched)  # `No symbol "x" in current context.`

@@ -379,6 +379,10 @@ class Expressions:
 
         symbols = NameRecorder(self.eval_symbols(tid, level))
         value = evaluate(expression, symbols)
+        from aliceserver.debuggers.symbols.dwarf.types import FunctionType, strip
+
+        if isinstance(strip(value.type), FunctionType):  # code does not change: gdb's words
+            raise ProtocolError(f"Cannot watch constant value `{expression}'.")
         if value.address is not None:
             regions = [(value.address, value.byte_size)]
         else:
