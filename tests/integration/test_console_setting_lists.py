@@ -85,3 +85,13 @@ def test_bare_commands_typed_at_a_terminal_like_gdb(tmp_path: Path) -> None:
     got, expected = (_typed(which, tmp_path, lines) for which in ("aliceserver", "gdb"))
     assert got == expected
     assert "Starting program:  \n" in got
+
+
+def test_prefix_refused_as_a_whole_stays_refused(builder: Builder) -> None:
+    """`show remote` and `show style`: gdb's settings under them are refused but one, so
+    the prefix is refused by name rather than shown as that one line."""
+    prog = builder.build("mi_prog", flags=("-g", "-O0"))
+    got = ours(["-batch", "-nx", *ex("show remote", "show style", "show style enabled"), str(prog)], prog.parent)
+    assert got.stderr.splitlines() == ['The setting "remote" is not supported by aliceserver.',
+                                       'The setting "style" is not supported by aliceserver.']
+    assert got.stdout == "CLI output styling is disabled.\n"

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from aliceserver.adapters.mi.prefix_lists import ROWS
 from aliceserver.adapters.mi.registry import Context, MiError
+from aliceserver.adapters.mi.settings_policy import REFUSED
 
 _HELP_TAIL = ('Type "apropos word" to search for commands related to "word".\n'
               'Type "apropos -v word" for full documentation of commands related to "word".\n'
@@ -51,7 +52,7 @@ def show_prefix(ctx: Context, text: str, names: list[str], show: Callable[[Conte
     words = text.split()
     if words:
         prefix = _prefix(words)
-        if prefix is None or prefix in names:
+        if prefix is None or prefix in names or prefix in REFUSED:  # remote, style: refused as a whole
             return False
         shown = sorted(name for name in names if name.startswith(prefix + " "))
         if not shown:
