@@ -95,3 +95,12 @@ def test_prefix_refused_as_a_whole_stays_refused(builder: Builder) -> None:
     assert got.stderr.splitlines() == ['The setting "remote" is not supported by aliceserver.',
                                        'The setting "style" is not supported by aliceserver.']
     assert got.stdout == "CLI output styling is disabled.\n"
+
+
+def test_charsets_under_the_c_locale_like_gdb(builder: Builder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the C locale (gdb's testsuite's) auto stands for ANSI_X3.4-1968, which
+    printcmds.exp's with_target_charset sets back by that name: ASCII's other name."""
+    prog = builder.build("mi_prog", flags=("-g", "-O0"))
+    monkeypatch.setenv("LC_ALL", "C")
+    output_like_gdb(prog, ["break add", "run", "up", "show charset", "set target-charset ANSI_X3.4-1968",
+                           "show target-charset", "print msg", "x/s msg", "set target-charset ASCII", "print msg"])
