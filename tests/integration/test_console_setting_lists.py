@@ -97,10 +97,16 @@ def test_prefix_refused_as_a_whole_stays_refused(builder: Builder) -> None:
     assert got.stdout == "CLI output styling is disabled.\n"
 
 
-def test_charsets_under_the_c_locale_like_gdb(builder: Builder, monkeypatch: pytest.MonkeyPatch) -> None:
-    """In the C locale (gdb's testsuite's) auto stands for ANSI_X3.4-1968, which
-    printcmds.exp's with_target_charset sets back by that name: ASCII's other name."""
+@pytest.mark.parametrize(("variable", "value"), [("LC_ALL", "C"), ("LANG", "C"), ("LANG", "C.UTF-8")])
+def test_charsets_by_the_locale_like_gdb(builder: Builder, monkeypatch: pytest.MonkeyPatch, variable: str,
+                                         value: str) -> None:  # fmt: skip
+    """In the C locale (gdb's testsuite's) auto stands for ANSI_X3.4-1968, strings' bytes
+    past 127 in octal, and printcmds.exp's with_target_charset sets that name back (ASCII's
+    other name); whether Python moved to UTF-8 there (LANG=C) or not (LC_ALL=C)."""
     prog = builder.build("mi_prog", flags=("-g", "-O0"))
-    monkeypatch.setenv("LC_ALL", "C")
-    output_like_gdb(prog, ["break add", "run", "up", "show charset", "set target-charset ANSI_X3.4-1968",
-                           "show target-charset", "print msg", "x/s msg", "set target-charset ASCII", "print msg"])
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, value)
+    output_like_gdb(prog, ["break add", "run", "up", "print msg", "show charset", "set target-charset ANSI_X3.4-1968",
+                           "show target-charset", "print msg", "x/s msg", "set target-charset auto", "print msg",
+                           "x/s msg"])  # (gdb's UTF-8 target on a C host: four bytes a character)

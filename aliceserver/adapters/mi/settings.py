@@ -3,6 +3,7 @@ How each is honoured, and which gdb settings are refused: settings_policy.py."""
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 
@@ -48,10 +49,16 @@ def _sevenbit(text: str) -> str:
                    for ch in text)
 
 
-def _host_charset() -> str:
-    """gdb's auto host charset: the locale's codeset (nl_langinfo), as Python set it up."""
+@functools.cache
+def host_charset() -> str:
+    """gdb's auto host charset: the locale's codeset (nl_langinfo). Python started in the C
+    or POSIX locale runs in its UTF-8 mode (and may have moved LC_CTYPE to C.UTF-8): gdb
+    there has the C locale's ANSI_X3.4-1968."""
     import locale
+    import sys
 
+    if sys.flags.utf8_mode and "PYTHONUTF8" not in os.environ and "-X" not in sys.orig_argv:
+        return "ANSI_X3.4-1968"
     return locale.nl_langinfo(locale.CODESET) or "ANSI_X3.4-1968"
 
 
@@ -302,7 +309,7 @@ class Settings:
         setting = self._values[name]
         value = setting.value
         if value == "auto" and name in ("host-charset", "target-charset", "target-wide-charset"):
-            current = "UTF-32" if name == "target-wide-charset" else _host_charset()
+            current = "UTF-32" if name == "target-wide-charset" else host_charset()
             return setting.doc.format(f"auto; currently {current}")
         if name in _STRINGS and self._values["print sevenbit-strings"].value == "on":
             value = _sevenbit(value)

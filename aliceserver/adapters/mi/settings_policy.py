@@ -250,8 +250,11 @@ _SEPARATORS: WeakKeyDictionary[MiSession, str] = WeakKeyDictionary()
 
 def refresh_nibbles(session: MiSession, tid: int | None = None, level: int = 0) -> None:
     """Before a value is evaluated: the engine's nibble separator, the language's of the
-    frame it is evaluated in (nibbles_separator)."""
+    frame it is evaluated in (nibbles_separator); and ASCII strings where auto stands for
+    the C locale's charset (told the engine at the first value, not at the session's start)."""
     if session.settings.get("print nibbles") != "on":
+        if ascii_target(session.settings) and session not in _SEPARATORS:
+            apply_print_limits(session)
         return
     separator = nibbles_separator(session, tid, level)
     if _SEPARATORS.get(session) != separator:
@@ -287,6 +290,10 @@ def apply_print_limits(session: MiSession, separator: str | None = None) -> None
 
 
 def ascii_target(settings: Settings) -> bool:
-    """Whether `target-charset` is ASCII (by either of its names: gdb's `show` gives the C
-    locale's own, ANSI_X3.4-1968, as what auto stands for there)."""
-    return settings.get("target-charset") in ("ASCII", "ANSI_X3.4-1968")
+    """Whether strings show bytes past 127 in octal: `target-charset` is ASCII (by either of
+    its names: gdb's `show` gives the C locale's, ANSI_X3.4-1968, for auto there), or the
+    host's is (gdb escapes what the host cannot print, whatever the target's)."""
+    from aliceserver.adapters.mi.settings import host_charset
+
+    ascii = ("ASCII", "ANSI_X3.4-1968")
+    return settings.get("target-charset") in ascii or host_charset() in ascii
