@@ -3,7 +3,8 @@ classes; a name that is no command, gdb's error (`help gotcha`, `help info
 bogus-gdb-command`); the prefixes whose lists we hold (`help info`, `help set print`,
 `help target`...), gdb's text and list. gdb's full documentation of a command or a class,
 which aliceserver does not hold, is refused by name (it printed a list of every command
-name for any `help` before); a user's alias documented (`document mybt`) has its help."""
+name for any `help` before), and so is `apropos` (an undefined command before), as gdb's
+licence texts are (`show copying|warranty`, `info warranty`); a user's alias documented (`document mybt`) has its help."""
 
 from __future__ import annotations
 
@@ -22,17 +23,22 @@ def test_help_like_gdb(builder: Builder) -> None:
     out = output_like_gdb(prog, ["help", "h", "help gotcha", "help info bogus-gdb-command", "help info", "help i",
                                  "help set print", "help set p", "help set pr", "help set check", "help set ch",
                                  "help set history", "help set logging", "help target", "help unset",
-                                 "help overlay", "help show nosuch"])
+                                 "help overlay", "help show nosuch", "apropos", "apropos -v", "info w",
+                                 "info wa"])
     assert out.startswith("List of classes of commands:\n\naliases -- User-defined aliases of other commands.\n")
 
 
 def test_help_of_a_command_refused_by_name(builder: Builder) -> None:
     prog = builder.build("mi_prog", flags=("-g", "-O0"))
-    got = ours(["-batch", "-nx", *ex("help break", "help running", "help info frame"), str(prog)], prog.parent)
+    commands = ["help break", "help running", "help info frame", "apropos break"]
+    got = ours(["-batch", "-nx", *ex(*commands, "show copying", "show warranty", "info warranty"), str(prog)],
+               prog.parent)
     assert got.stdout == ""
     assert got.stderr.splitlines() == [
-        f'"help {name}" is not supported by aliceserver (gdb\'s manual has it).'
-        for name in ("break", "running", "info frame")]
+        *(f'"{command}" is not supported by aliceserver (gdb\'s manual has it).'
+          for command in ("help break", "help running", "help info frame", "apropos")),
+        *(f'"{command}" is not supported by aliceserver.' for command in ("show copying", "show warranty",
+                                                                          "info warranty"))]
 
 
 _ALIASES = """alias mybt = backtrace

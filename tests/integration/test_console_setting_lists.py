@@ -85,3 +85,28 @@ def test_bare_commands_typed_at_a_terminal_like_gdb(tmp_path: Path) -> None:
     got, expected = (_typed(which, tmp_path, lines) for which in ("aliceserver", "gdb"))
     assert got == expected
     assert "Starting program:  \n" in got
+
+
+def test_prefix_refused_as_a_whole_stays_refused(builder: Builder) -> None:
+    """`show remote` and `show style`: gdb's settings under them are refused but one, so
+    the prefix is refused by name rather than shown as that one line."""
+    prog = builder.build("mi_prog", flags=("-g", "-O0"))
+    got = ours(["-batch", "-nx", *ex("show remote", "show style", "show style enabled"), str(prog)], prog.parent)
+    assert got.stderr.splitlines() == ['The setting "remote" is not supported by aliceserver.',
+                                       'The setting "style" is not supported by aliceserver.']
+    assert got.stdout == "CLI output styling is disabled.\n"
+
+
+@pytest.mark.parametrize(("variable", "value"), [("LC_ALL", "C"), ("LANG", "C"), ("LANG", "C.UTF-8")])
+def test_charsets_by_the_locale_like_gdb(builder: Builder, monkeypatch: pytest.MonkeyPatch, variable: str,
+                                         value: str) -> None:  # fmt: skip
+    """In the C locale (gdb's testsuite's) auto stands for ANSI_X3.4-1968, strings' bytes
+    past 127 in octal, and printcmds.exp's with_target_charset sets that name back (ASCII's
+    other name); whether Python moved to UTF-8 there (LANG=C) or not (LC_ALL=C)."""
+    prog = builder.build("mi_prog", flags=("-g", "-O0"))
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, value)
+    output_like_gdb(prog, ["break add", "run", "up", "print msg", "show charset", "set target-charset ANSI_X3.4-1968",
+                           "show target-charset", "print msg", "x/s msg", "set target-charset auto", "print msg",
+                           "x/s msg"])  # (gdb's UTF-8 target on a C host: four bytes a character)

@@ -292,6 +292,8 @@ def _show(ctx: Context, text: str) -> Reply:
             ctx.console("".join(f"{k}={v}\n" for k, v in env.items()))
         return None
     word, _, rest = text.partition(" ")
+    if word in ("copying", "warranty", "configuration"):  # gdb's own licence and build
+        raise MiError(f'"show {word}" is not supported by aliceserver.')
     if word == "paths":  # the PATH the program is given
         path = inferior_environment(ctx.session.host_env, ctx.session.inferior.env).get("PATH", "")
         ctx.console(f"Executable and object file path: {path}\n")
@@ -418,6 +420,13 @@ def _help(ctx: Context, text: str) -> Reply:
     return None
 
 
+def _apropos(ctx: Context, text: str) -> Reply:
+    from aliceserver.adapters.mi.help_command import apropos
+
+    apropos(ctx, text)
+    return None
+
+
 def _source(ctx: Context, text: str) -> Reply:
     from aliceserver.adapters.mi.scripts import source
 
@@ -494,6 +503,7 @@ def register_all(registry: CliRegistry) -> None:
     add("tty", _tty)
     add("new-ui", _new_ui)
     add("help", _help, "h")
+    add("apropos", _apropos)
     add("source", _source)
     add("directory", _directory, "dir")
     add("display", _display)

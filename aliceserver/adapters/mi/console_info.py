@@ -293,6 +293,10 @@ def _info_display(ctx: Context, text: str) -> None:
     displays.info(ctx)
 
 
+def _warranty(ctx: Context, text: str) -> None:
+    raise MiError('"info warranty" is not supported by aliceserver.')  # gdb's licence's
+
+
 def _show_everything(ctx: Context, text: str) -> None:
     """`info set`: gdb's `show` alone, whatever follows."""
     found = ctx.session.cli_commands.lookup("show")
@@ -317,7 +321,7 @@ def _info(ctx: Context, text: str) -> Reply:
         **console_more.INFO, "connections": info_connections, "skip": info_skip,
         "tvariables": trace_variables.info_tvariables, "os": info_os.info_os,
         "tracepoints": _info_tracepoints,
-        "set": _show_everything,
+        "set": _show_everything, "warranty": _warranty,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",

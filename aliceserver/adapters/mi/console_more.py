@@ -19,6 +19,7 @@ from aliceserver.adapters.mi import (
     console_queue_signal,
     console_targets,
     console_tui,
+    exec_path,
 )
 from aliceserver.adapters.mi import console_printer_lists as printer_lists
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError
@@ -81,3 +82,4 @@ def register(registry: CliRegistry) -> None:
     console_pipe.register(registry)
     console_macro.register(registry)
     console_targets.register(registry)
+    exec_path.register(registry)

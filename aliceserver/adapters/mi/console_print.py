@@ -16,7 +16,7 @@ from aliceserver.adapters.mi.frames import (
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.print_options import print_options_applied, split_print_options
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
-from aliceserver.adapters.mi.settings_policy import nibbles_separator
+from aliceserver.adapters.mi.settings_policy import ascii_target, nibbles_separator
 from aliceserver.debuggers.model import DynamicTypes, VariableInfo
 from aliceserver.errors import AliceError
 
@@ -205,7 +205,7 @@ def _x(ctx: Context, text: str) -> Reply:
     lines = LineBuffer(ctx.console)
     try:
         examine(session.debugger, where, session.command_memory.examine, text, lines, nibbles_separator(session),
-                session.settings.get("target-charset") == "ASCII")
+                ascii_target(session.settings))
     finally:
         lines.flush()
     return None

@@ -87,3 +87,11 @@ def _subcommand(ctx: Context, verb: str, word: str) -> None:
                   "directories", "args", "cwd", "inferior-tty", "radix", "copying", "warranty", "configuration"}
     if not any(name.startswith(word) for name in known):
         raise MiError(f'Undefined {verb} command: "{word}".  Try "help {verb}".')
+
+
+def apropos(ctx: Context, text: str) -> None:
+    """gdb's apropos searches the documentation of every command, which we do not hold."""
+    words = [word for word in text.split() if word != "-v"]
+    if not words:
+        raise MiError("REGEXP string is empty")
+    raise MiError('"apropos" is not supported by aliceserver (gdb\'s manual has it).')

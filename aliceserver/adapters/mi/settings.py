@@ -3,6 +3,7 @@ How each is honoured, and which gdb settings are refused: settings_policy.py."""
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 
@@ -48,12 +49,13 @@ def _sevenbit(text: str) -> str:
                    for ch in text)
 
 
-def _host_charset() -> str:
+@functools.cache
+def host_charset() -> str:
     """gdb's auto host charset: the locale's character set as the C library gives it to
     gdb (setlocale(LC_CTYPE, "") from the environment, "C" where that locale is not
     installed). Python's own locale may be coerced to UTF-8 (PEP 538: it sets
-    LC_CTYPE=C.UTF-8 over a C locale), so the environment is read as the C library read
-    it before that."""
+    LC_CTYPE=C.UTF-8 over a C locale; PEP 540's UTF-8 mode), so the environment is read
+    as the C library read it before that."""
     import locale
 
     value = next((v for v in map(os.environ.get, ("LC_ALL", "LC_CTYPE", "LANG")) if v), "C")
@@ -323,7 +325,7 @@ class Settings:
         if value == "auto" and name in ("host-charset", "target-charset", "target-wide-charset"):
             host = self._values["host-charset"].value
             current = ("UTF-32" if name == "target-wide-charset"
-                       else host if name == "target-charset" and host != "auto" else _host_charset())  # fmt: skip
+                       else host if name == "target-charset" and host != "auto" else host_charset())  # fmt: skip
             return setting.doc.format(f"auto; currently {current}")
         if name in _STRINGS and self._values["print sevenbit-strings"].value == "on":
             value = _sevenbit(value)

@@ -39,7 +39,7 @@ only the values we do, and refuses the others by name):
 | stop-on-solib-events | catch_stops.py: nonzero stops at every event of the loader (the engine's library catch), told as gdb's print_solib_event |
 | step-mode, can-use-hw-watchpoints, auto-solib-add | only gdb's defaults |
 | language, charset, host-/target-wide-charset, osabi | only gdb's defaults (auto) |
-| target-charset | auto and UTF-8 (strings' valid UTF-8 shown as text, as gdb on a UTF-8 host); ASCII: the engine's formatter and x/s show bytes past 127 in octal |
+| target-charset | auto and UTF-8 (strings' valid UTF-8 shown as text, as gdb on a UTF-8 host); ASCII (or ANSI_X3.4-1968): the engine's formatter and x/s show bytes past 127 in octal |
 | sysroot, solib-search-path | the engine's LibraryPaths (debuggers/librarypaths.py): where every library file is read |
 | history size, history filename, history save, history expansion, history remove-duplicates | command_history.py: the lines typed at a terminal, read from the file at the start, written back at the end with save on, expanded (history_expand.py) with expansion on |
 | complaints | any: aliceserver makes no complaints about symbols, so none is over the limit |
@@ -130,7 +130,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "step-mode": ("off",),
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
-    "target-charset": ("auto", "ASCII", "UTF-8"), "target-wide-charset": ("auto",), "osabi": ("auto",),
+    "target-charset": ("auto", "ASCII", "ANSI_X3.4-1968", "UTF-8"), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",),
     "print demangle": ("on",), "print asm-demangle": ("off",), "print union": ("on",), "print array": ("off",),
@@ -250,8 +250,11 @@ _SEPARATORS: WeakKeyDictionary[MiSession, str] = WeakKeyDictionary()
 
 def refresh_nibbles(session: MiSession, tid: int | None = None, level: int = 0) -> None:
     """Before a value is evaluated: the engine's nibble separator, the language's of the
-    frame it is evaluated in (nibbles_separator)."""
+    frame it is evaluated in (nibbles_separator); and ASCII strings where auto stands for
+    the C locale's charset (told the engine at the first value, not at the session's start)."""
     if session.settings.get("print nibbles") != "on":
+        if ascii_target(session.settings) and session not in _SEPARATORS:
+            apply_print_limits(session)
         return
     separator = nibbles_separator(session, tid, level)
     if _SEPARATORS.get(session) != separator:
@@ -283,4 +286,14 @@ def apply_print_limits(session: MiSession, separator: str | None = None) -> None
                                       input_radix=int(session.settings.get("input-radix")),
                                       nibbles=separator, symbols=on("print symbol"),
                                       null_stop=on("print null-stop"),
-                                      ascii=session.settings.get("target-charset") == "ASCII")
+                                      ascii=ascii_target(session.settings))
+
+
+def ascii_target(settings: Settings) -> bool:
+    """Whether strings show bytes past 127 in octal: `target-charset` is ASCII (by either of
+    its names: gdb's `show` gives the C locale's, ANSI_X3.4-1968, for auto there), or the
+    host's is (gdb escapes what the host cannot print, whatever the target's)."""
+    from aliceserver.adapters.mi.settings import host_charset
+
+    ascii = ("ASCII", "ANSI_X3.4-1968")
+    return settings.get("target-charset") in ascii or host_charset() in ascii

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from aliceserver.adapters.mi.prefix_lists import ROWS
 from aliceserver.adapters.mi.registry import Context, MiError
+from aliceserver.adapters.mi.settings_policy import REFUSED
 
 _HELP_TAIL = ('Type "apropos word" to search for commands related to "word".\n'
               'Type "apropos -v word" for full documentation of commands related to "word".\n'
@@ -21,6 +21,8 @@ _OTHER_SHOWS = ("args", "convenience", "cwd", "directories", "environment", "inf
 
 
 def help_list(prefix: str) -> str:
+    from aliceserver.adapters.mi.prefix_lists import ROWS  # gdb's lists: read when one is asked for
+
     rows = "".join(row + "\n" for row in ROWS[prefix])
     return (f"List of {prefix} subcommands:\n\n{rows}\n"
             f'Type "help {prefix}" followed by {prefix} subcommand name for full documentation.\n{_HELP_TAIL}')
@@ -38,6 +40,8 @@ def _prefix(words: list[str]) -> str | None:
 
 def set_prefix(ctx: Context, text: str) -> bool:
     """`set PREFIX` alone: gdb's list of its subcommands (True); False: another `set`."""
+    from aliceserver.adapters.mi.prefix_lists import ROWS
+
     prefix = _prefix(text.split())
     if prefix is None or f"set {prefix}" not in ROWS:
         return False
@@ -51,7 +55,7 @@ def show_prefix(ctx: Context, text: str, names: list[str], show: Callable[[Conte
     words = text.split()
     if words:
         prefix = _prefix(words)
-        if prefix is None or prefix in names:
+        if prefix is None or prefix in names or prefix in REFUSED:  # remote, style: refused as a whole
             return False
         shown = sorted(name for name in names if name.startswith(prefix + " "))
         if not shown:
