@@ -62,6 +62,7 @@ class UserCommands:
     top: dict[str, UserCommand] = field(default_factory=dict)
     under_builtin: dict[str, UserCommand] = field(default_factory=dict)  # "info" -> its user subcommands
     depth: int = 0  # user commands being run, one inside another
+    args_stack: list[list[str]] = field(default_factory=list)  # theirs, innermost last (gdb's user_args)
     hooks_running: set[str] = field(default_factory=set)  # the commands whose hook runs now
 
 
@@ -118,6 +119,13 @@ def insert_arguments(line: str, args: list[str]) -> str:
     return _ARG().sub(substitute, line)
 
 
+def insert_current_arguments(ctx: Context, line: str) -> str:
+    """gdb's insert_user_defined_cmd_args: the innermost running user command's `$argc`
+    and `$argN` in `line` (eval's text, made after that command's own substitution)."""
+    stack = _table(ctx).args_stack
+    return insert_arguments(line, stack[-1]) if stack else line
+
+
 class UserCommandHooks(SessionHooks):
     """A user command's lines, run with its arguments in them."""
 
@@ -161,12 +169,14 @@ def run_user_command(ctx: Context, command: UserCommand, text: str) -> Reply:
     inner = dataclasses.replace(ctx, from_tty=False, extra={})
     hooks = UserCommandHooks(inner, split_arguments(text))
     table.depth += 1
+    table.args_stack.append(hooks.args)
     try:
         run_list(parse(command.lines), hooks)
     except RecursionError:  # Python's stack ends before gdb's max-user-call-depth
         raise MiError("Max user call depth exceeded -- command aborted.") from None
     finally:
         table.depth -= 1
+        table.args_stack.pop()
     return EXIT if hooks.exited else None
 
 
