@@ -491,6 +491,11 @@ def help_text(ctx: Context, text: str) -> str | None:
                 f'{rows}\nType "help" followed by command name for full documentation.\n{_HELP_TAIL}')
     if not words or not _every(table):
         return None
+    from aliceserver.adapters.mi.aliases import UserAlias  # it imports this module
+
+    found = ctx.session.cli_commands.lookup(words[0])
+    if found is not None and found[0] == words[0] and isinstance(found[1], UserAlias):
+        text = found[1].command.split()[0]  # an alias's help is its command's
     try:
         command = _find(ctx, text)
     except MiError:
@@ -498,8 +503,23 @@ def help_text(ctx: Context, text: str) -> str | None:
     if command is None:
         return None
     if command.subcommands is None:
-        return command.doc + "\n"
+        return _aliases_heading(ctx, command) + command.doc + "\n"
     return f"{command.doc}\n\n{_subcommand_list(command)}"
+
+
+def _aliases_heading(ctx: Context, command: UserCommand) -> str:
+    """gdb's help of a command with aliases: its name and theirs (the newest first), then
+    each alias with default arguments written out."""
+    from aliceserver.adapters.mi.aliases import UserAlias  # it imports this module
+
+    if command.prefix_name:
+        return ""
+    aliases = [(name, handler) for name, handler in reversed(ctx.session.cli_commands.items())
+               if isinstance(handler, UserAlias) and handler.command.split()[0] == command.name]  # fmt: skip
+    if not aliases:
+        return ""
+    written = "".join(f"  alias {name} = {alias.command}\n" for name, alias in aliases if alias.default_args)
+    return f"{command.name}, {', '.join(name for name, _alias in aliases)}\n{written}"
 
 
 def register(registry: CliRegistry) -> None:
