@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from aliceserver.adapters.gdbcommands.breakpoint_scripts import indented, read_block
 from aliceserver.adapters.gdbcommands.control_flow import parse, run_list
 from aliceserver.adapters.mi.control_commands import SessionHooks, typed_block
+from aliceserver.adapters.mi.deprecation import Deprecated
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
 from aliceserver.regexes import compiled_later
@@ -63,6 +64,7 @@ class UserCommands:
     under_builtin: dict[str, UserCommand] = field(default_factory=dict)  # "info" -> its user subcommands
     depth: int = 0  # user commands being run, one inside another
     args_stack: list[list[str]] = field(default_factory=list)  # theirs, innermost last (gdb's user_args)
+    deprecated: dict[str, Deprecated] = field(default_factory=dict)  # by command or alias name (deprecation.py)
     hooks_running: set[str] = field(default_factory=set)  # the commands whose hook runs now
 
 
@@ -515,7 +517,8 @@ def _aliases_heading(ctx: Context, command: UserCommand) -> str:
     if command.prefix_name:
         return ""
     aliases = [(name, handler) for name, handler in reversed(ctx.session.cli_commands.items())
-               if isinstance(handler, UserAlias) and handler.command.split()[0] == command.name]  # fmt: skip
+               if isinstance(handler, UserAlias) and handler.command.split()[0] == command.name
+               and name not in _table(ctx).deprecated]  # fmt: skip
     if not aliases:
         return ""
     written = "".join(f"  alias {name} = {alias.command}\n" for name, alias in aliases if alias.default_args)
