@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from aliceserver.errors import ProtocolError
+
 # Lines that open a block ended by its own `end` (gdb's control commands).
 _OPENERS = frozenset(("commands", "while", "if", "python", "py", "define", "document", "while-stepping",
                       "stepping", "ws", "compile", "guile", "gu"))
 
 
 _VERBATIM = frozenset(("python", "py", "guile", "gu", "compile", "document"))
+_NEED_ARGUMENT = frozenset(("if", "while", "define", "document"))
 
 
 def opens_block(line: str) -> bool:
@@ -28,6 +31,13 @@ def opens_block(line: str) -> bool:
 def _verbatim(line: str) -> bool:
     """A block whose lines gdb keeps as written (code, documentation): only `end` ends it."""
     return opens_block(line) and line.split()[0] in _VERBATIM
+
+
+def _check_argument(line: str) -> None:
+    """gdb's build_command_line: these blocks need an argument, refused as read."""
+    words = line.split()
+    if words[0] in _NEED_ARGUMENT and len(words) == 1:
+        raise ProtocolError(f"{words[0]} command requires an argument.")
 
 
 def read_block(next_line: Callable[[], str | None], prompt: Callable[[int], None] | None = None,
@@ -42,6 +52,11 @@ def read_block(next_line: Callable[[], str | None], prompt: Callable[[int], None
             prompt(depth_shown + len(open_blocks))
         if (line := next_line()) is None:
             break
+        while line.rstrip("\n").endswith("\\"):  # gdb's continued line: read on, no prompt
+            more = next_line()
+            if more is None:
+                break
+            line = line.rstrip("\n")[:-1] + more
         text = line.strip()
         if text == "end":
             if not open_blocks:
@@ -51,6 +66,7 @@ def read_block(next_line: Callable[[], str | None], prompt: Callable[[int], None
             lines.append(line.rstrip())
             continue
         elif opens_block(text):
+            _check_argument(text)
             open_blocks.append(_verbatim(text))
         if text:
             lines.append(text)

@@ -20,6 +20,7 @@ from aliceserver.adapters.gdbcommands.breakpoint_scripts import (
 )
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi import commands_exec as execution
+from aliceserver.adapters.mi import number_ranges
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, WATCH_TYPES, MiBreakpoint
 from aliceserver.adapters.mi.registry import (
     CliRegistry,
@@ -32,27 +33,22 @@ from aliceserver.debuggers import events as ev
 from aliceserver.errors import AliceError
 from aliceserver.regexes import compiled_later
 
-_RANGE = compiled_later(r"^(\d+)(?:-(\d+))?$")
 _WATCH_WORDS = {kind: word for word, kind in zip(("watch", "rwatch", "awatch"), WATCH_TYPES.values(), strict=True)}
 
 
 def _numbers(ctx: Context, text: str) -> list[int]:
-    """`commands`' argument: numbers and ranges; none is the last breakpoint set."""
+    """`commands`' argument: numbers, ranges and `$` values (gdb's number_or_range_parser,
+    a word it cannot read ends the list); none is the last breakpoint set."""
     table = ctx.session.breakpoints
     if not text.strip():
         if table.next_number == 1:
             raise MiError("Argument required (one or more breakpoint numbers).")
         return [table.next_number - 1]
-    numbers: list[int] = []
-    for word in text.split():
-        if word == "$bpnum":
-            word = str(table.next_number - 1)
-        match = _RANGE().match(word)
-        if match is None:
-            raise MiError("Convenience variable must have integer value.\nArgs must be numbers or '$' variables.")
-        first = int(match.group(1))
-        numbers += range(first, int(match.group(2) or first) + 1)
-    return numbers
+    numbers = [number for number, _at in number_ranges.numbers(ctx, text)]
+    for number in numbers:
+        if number == 0:  # gdb names the number it expanded the word to
+            ctx.log("warning: bad breakpoint number at or near '0'\n")
+    return [number for number in numbers if number]
 
 
 def read_commands(ctx: Context, line: str, next_line: Callable[[], str | None]) -> bool:

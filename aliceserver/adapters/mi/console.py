@@ -65,6 +65,10 @@ def run_console_command(ctx: Context, text: str) -> Reply:
     name, handler = found
     if rest and not rest[0].isspace() and rest[0] != "/" and name not in ("!", "|"):
         raise MiError(f'Undefined command: "{word + rest.split()[0]}".  Try "help".')
+    if ctx.session.user_commands.deprecated:
+        from aliceserver.adapters.mi.deprecation import warn_if_deprecated
+
+        warn_if_deprecated(ctx, word, name)
     if name in ("set", "complete"):  # gdb keeps their trailing blanks: a prompt may end in one,
         # and `complete set language ` completes the value
         body = text.rstrip("\r\n")

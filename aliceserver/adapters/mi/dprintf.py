@@ -406,10 +406,13 @@ def register(registry: MiRegistry) -> None:
 
 
 def _eval(ctx: Context, text: str) -> Reply:
-    """gdb's eval: printf's text of the arguments, then run as a command."""
+    """gdb's eval: printf's text of the arguments, a running user command's arguments put
+    in it, then run as a command."""
     from aliceserver.adapters.mi.control_commands import run_commands  # it runs console commands
+    from aliceserver.adapters.mi.user_commands import insert_current_arguments
 
-    return run_commands(ctx, [printf_text(ctx.session, text).rstrip("\n")], breakpoint_list=False)
+    line = insert_current_arguments(ctx, printf_text(ctx.session, text).rstrip("\n"))
+    return run_commands(ctx, [line], breakpoint_list=False)
 
 
 def register_console(registry: CliRegistry) -> None:

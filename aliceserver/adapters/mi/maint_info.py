@@ -15,6 +15,11 @@ def _maintenance(ctx: Context, text: str) -> Reply:
     words = text.split(None, 2)
     if not words:
         raise MiError('"maintenance" must be followed by the name of a maintenance command.')
+    if words[0] in ("deprecate", "undeprecate"):
+        from aliceserver.adapters.mi.deprecation import deprecate
+
+        deprecate(ctx, text.strip()[len(words[0]):], words[0] == "deprecate")
+        return None
     if words[0] != "info":
         raise MiError(f'Undefined maintenance command: "{words[0]}".  Try "help maintenance".')
     if len(words) > 1 and len(words[1]) > 1 and "sections".startswith(words[1]):

@@ -121,6 +121,10 @@ class CliRegistry:
         """Whether `word` is a built-in alias (`bt`, `where`)."""
         return word in self._aliases
 
+    def items(self) -> list[tuple[str, CliHandler]]:
+        """The commands by name, in the order they were added."""
+        return list(self._handlers.items())
+
     def completable(self, listed_aliases: frozenset[str]) -> list[str]:
         """The names completion offers: the commands and those of their aliases gdb lists."""
         return sorted([*self._handlers, *(alias for alias in self._aliases if alias in listed_aliases)])

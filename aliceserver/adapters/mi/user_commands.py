@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from aliceserver.adapters.gdbcommands.breakpoint_scripts import indented, read_block
 from aliceserver.adapters.gdbcommands.control_flow import parse, run_list
 from aliceserver.adapters.mi.control_commands import SessionHooks, typed_block
+from aliceserver.adapters.mi.deprecation import Deprecated
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
 from aliceserver.regexes import compiled_later
@@ -62,6 +63,8 @@ class UserCommands:
     top: dict[str, UserCommand] = field(default_factory=dict)
     under_builtin: dict[str, UserCommand] = field(default_factory=dict)  # "info" -> its user subcommands
     depth: int = 0  # user commands being run, one inside another
+    args_stack: list[list[str]] = field(default_factory=list)  # theirs, innermost last (gdb's user_args)
+    deprecated: dict[str, Deprecated] = field(default_factory=dict)  # by command or alias name (deprecation.py)
     hooks_running: set[str] = field(default_factory=set)  # the commands whose hook runs now
 
 
@@ -118,6 +121,13 @@ def insert_arguments(line: str, args: list[str]) -> str:
     return _ARG().sub(substitute, line)
 
 
+def insert_current_arguments(ctx: Context, line: str) -> str:
+    """gdb's insert_user_defined_cmd_args: the innermost running user command's `$argc`
+    and `$argN` in `line` (eval's text, made after that command's own substitution)."""
+    stack = _table(ctx).args_stack
+    return insert_arguments(line, stack[-1]) if stack else line
+
+
 class UserCommandHooks(SessionHooks):
     """A user command's lines, run with its arguments in them."""
 
@@ -161,12 +171,14 @@ def run_user_command(ctx: Context, command: UserCommand, text: str) -> Reply:
     inner = dataclasses.replace(ctx, from_tty=False, extra={})
     hooks = UserCommandHooks(inner, split_arguments(text))
     table.depth += 1
+    table.args_stack.append(hooks.args)
     try:
         run_list(parse(command.lines), hooks)
     except RecursionError:  # Python's stack ends before gdb's max-user-call-depth
         raise MiError("Max user call depth exceeded -- command aborted.") from None
     finally:
         table.depth -= 1
+        table.args_stack.pop()
     return EXIT if hooks.exited else None
 
 
@@ -498,6 +510,11 @@ def help_text(ctx: Context, text: str) -> str | None:
                 f'{rows}\nType "help" followed by command name for full documentation.\n{_HELP_TAIL}')
     if not words or not _every(table):
         return None
+    from aliceserver.adapters.mi.aliases import UserAlias  # it imports this module
+
+    found = ctx.session.cli_commands.lookup(words[0])
+    if found is not None and found[0] == words[0] and isinstance(found[1], UserAlias):
+        text = found[1].command.split()[0]  # an alias's help is its command's
     try:
         command = _find(ctx, text)
     except MiError:
@@ -505,8 +522,24 @@ def help_text(ctx: Context, text: str) -> str | None:
     if command is None:
         return None
     if command.subcommands is None:
-        return command.doc + "\n"
+        return _aliases_heading(ctx, command) + command.doc + "\n"
     return f"{command.doc}\n\n{_subcommand_list(command)}"
+
+
+def _aliases_heading(ctx: Context, command: UserCommand) -> str:
+    """gdb's help of a command with aliases: its name and theirs (the newest first), then
+    each alias with default arguments written out."""
+    from aliceserver.adapters.mi.aliases import UserAlias  # it imports this module
+
+    if command.prefix_name:
+        return ""
+    aliases = [(name, handler) for name, handler in reversed(ctx.session.cli_commands.items())
+               if isinstance(handler, UserAlias) and handler.command.split()[0] == command.name
+               and name not in _table(ctx).deprecated]  # fmt: skip
+    if not aliases:
+        return ""
+    written = "".join(f"  alias {name} = {alias.command}\n" for name, alias in aliases if alias.default_args)
+    return f"{command.name}, {', '.join(name for name, _alias in aliases)}\n{written}"
 
 
 def register(registry: CliRegistry) -> None:
