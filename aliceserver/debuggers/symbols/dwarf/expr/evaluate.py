@@ -49,6 +49,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
     NoProgramSymbols,
     no_symbol,
 )
+from aliceserver.debuggers.symbols.dwarf.expr.operators import is_struct, no_class_operator
 from aliceserver.debuggers.symbols.dwarf.expr.unplaced import (
     array_literal,
     in_target,
@@ -68,6 +69,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
+    EnumType,
     FunctionType,
     PointerType,
     QualifiedType,
@@ -165,6 +167,15 @@ class Evaluator:
         finally:
             self.type_only = saved
 
+    def right_type(self, node: ast.Expr) -> Type:
+        """The type of `&&`'s or `||`'s right side, before it is run (gdb's look for a
+        class's operator): gdb reads nothing for it, ours may (`p->x` reads p's target),
+        so what cannot be read is no class."""
+        try:
+            return self.type_of(node)
+        except EvaluationError:  # (a MemoryError_ too)
+            return self.builtins.of("int")
+
     def type_alone(self, tname: ast.TypeName) -> Value:
         """A type name as the whole expression: whatis and ptype show it, print refuses it
         (gdb's OP_TYPE). A bare typedef name loses one level, as gdb's whatis shows it."""
@@ -176,12 +187,14 @@ class Evaluator:
         return self.zero(t)
 
     def is_true(self, value: Value) -> bool:
+        """gdb's value_logical_not negated: a number not zero, else any byte set (a struct,
+        a union: `s ? a : b`, a condition on one)."""
         value = self.rvalue(value)
-        if not isinstance(strip(value.type), (BaseType, PointerType)) and not is_arith(value.type):
-            raise EvaluationError("Argument to logical operation not a number or pointer.")
         if decimal_ops.is_decimal(value.type):
             return decimal_ops.number(value) != 0
-        return to_number(value) != 0
+        if isinstance(strip(value.type), (BaseType, PointerType)) or is_arith(value.type):
+            return to_number(value) != 0
+        return any(value.data())
 
     # --- dispatch -----------------------------------------------------------------------
     def check_names(self, node: ast.Expr) -> None:
@@ -289,7 +302,7 @@ class Evaluator:
             base = self.arrow(self.eval(node.base)) if node.arrow else self.eval(node.base)
             if node.arrow and self.rtti is not None:  # gdb: with print object, `->` only
                 base = dynamic_indirect(base, self.rtti) or base
-            return self.member(base, node.name)
+            return self.member(base, node.name, node.arrow)
         if isinstance(node, ast.Call) and isinstance(node.function, ast.Member):
             function = node.function
             obj = self.eval(function.base)
@@ -432,10 +445,15 @@ class Evaluator:
         if op in ("++", "--", "post++", "post--"):  # the operand evaluated once, as gdb
             return self.increment(operand, op)
         value = self.rvalue(operand)
+        if is_struct(value.type):  # gdb's unop_user_defined_p: a class's operator or none
+            found = operator(self.symbols, value, f"operator{op}", [])
+            if found is not None:
+                return found
+            raise EvaluationError(f"Structure has no component named operator{op}.")
         if op == "!":
             return self.truth(not self.is_true(value))
         if not is_arith(value.type):
-            raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+            raise EvaluationError(_NOT_A_NUMBER[op])
         if decimal_ops.is_decimal(value.type):
             if op == "~":
                 raise EvaluationError("Argument to complement operation not an integer, boolean.")
@@ -509,17 +527,15 @@ class Evaluator:
         bt = strip(base.type)
         if isinstance(bt, ReferenceType):
             return self.index(self.target(base), index)
-        if not isinstance(bt, (ArrayType, PointerType)) and isinstance(
-            strip(index.type), (ArrayType, PointerType)
-        ):
-            base, index, bt = index, base, strip(index.type)  # `2[arr]` is C too
+        no_class_operator("[]", bt, index.type)
+        if not isinstance(bt, (ArrayType, PointerType)):  # gdb has no `2[arr]`
+            name = bt.name if isinstance(bt, BaseType) else bt.tag if isinstance(bt, (StructType, EnumType)) else None
+            raise EvaluationError(f"cannot subscript something of type `{name}'" if name else "cannot subscript requested type")
         if self.type_only and isinstance(bt, (ArrayType, PointerType)):  # gdb reads neither
             element = bt.element if isinstance(bt, ArrayType) else bt.target
             in_memory = isinstance(bt, PointerType) or isinstance(base.location, MemoryLoc)
             return self.zero(element, in_memory=in_memory)
-        i = to_number(self.rvalue(index))
-        if isinstance(i, float):
-            raise EvaluationError("Array subscript is not an integer.")
+        i = self.as_long(index)
         if isinstance(bt, ArrayType):
             if isinstance(base.location, MemoryLoc):
                 element = bt.element
@@ -528,19 +544,27 @@ class Evaluator:
             if bt.count is not None and not 0 <= i < bt.count:
                 raise EvaluationError("no such vector element")
             return base.element(i)
-        if isinstance(bt, PointerType):
-            return self.deref(self.pointer_add(base, i))
-        raise EvaluationError("cannot subscript something of type `%s'" % base.type)
+        return self.deref(self.pointer_add(base, i))
 
-    def member(self, base: Value, name: str) -> Value:
+    def as_long(self, value: Value) -> int:
+        """gdb's value_as_long: a number (a float truncated) or a pointer's address."""
+        value = self.rvalue(value)
+        if not isinstance(strip(value.type), (BaseType, PointerType)) and not is_arith(value.type):
+            raise EvaluationError("Value can't be converted to integer.")
+        if decimal_ops.is_decimal(value.type):
+            return int(decimal_ops.number(value))
+        return int(to_number(value))
+
+    def member(self, base: Value, name: str, arrow: bool = False) -> Value:
         t = strip(base.type)
-        if isinstance(t, (PointerType, ReferenceType)):  # gdb accepts `p.x` for `p->x`
+        for _ in range(8):  # gdb accepts `p.x` for `p->x`, and `pp->x` through every pointer
+            if not isinstance(t, (PointerType, ReferenceType)):
+                break
             base = base.pointer_target()  # read even for the type alone, as gdb's `->`
             t = strip(base.type)
-        if not isinstance(t, StructType):
+        if not isinstance(t, StructType):  # gdb names the operator used
             raise EvaluationError(
-                "Attempt to extract a component of a value that is not a structure"
-                + (" pointer." if isinstance(t, PointerType) else ".")
+                "Attempt to extract a component of a value that is not a structure" + (" pointer." if arrow else ".")
             )
         found = base.find_member(name)
         if found is None:
@@ -560,7 +584,9 @@ class Evaluator:
     def binary(self, node: ast.Binary) -> Value:
         op = node.op
         if op in ("&&", "||"):
-            left = self.is_true(self.eval(node.left))
+            first = self.eval(node.left)
+            no_class_operator(op, first.type, self.right_type(node.right))
+            left = self.is_true(first)
             if op == "&&" and not left:
                 return self.truth(False)
             if op == "||" and left:
@@ -604,6 +630,14 @@ class Evaluator:
     def store(self, target: Value, op: str, value: Value) -> Value:
         """`target op value` for = += -= ...: written through target's location."""
         return operators.store(self, target, op, value)
+
+
+# gdb's words for a unary operator's operand that is no number.
+_NOT_A_NUMBER = {
+    "-": "Argument to negate operation not a number.",
+    "+": "Argument to positive operation not a number.",
+    "~": "Argument to complement operation not an integer, boolean.",
+}
 
 
 def _is_dynamic(t: Type, depth: int = 0) -> bool:

@@ -24,6 +24,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     PointerType,
     ReferenceType,
     StructType,
+    Type,
     is_scalar_signed,
     strip,
 )
@@ -34,17 +35,19 @@ if TYPE_CHECKING:
 
 COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
 INTEGER_ONLY = "Integer-only operation on floating point number."  # gdb's target_float_binop
+_INVALID_COMPARISON = {what: f"Invalid type combination in {what}." for what in ("equality test", "ordering comparison")}
 
 
 def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
     left, right = ev.rvalue(left), ev.rvalue(right)
     lt, rt = strip(left.type), strip(right.type)
+    no_class_operator(op, lt, rt)
     lp, rp = isinstance(lt, PointerType), isinstance(rt, PointerType)
     if lp or rp:
         return pointer_arith(ev, op, left, right, lp, rp)
-    if isinstance(lt, StructType) or isinstance(rt, StructType):
-        raise EvaluationError(f"Structure has no component named operator{op}.")
     if not is_arith(lt) or not is_arith(rt):
+        if op in COMPARE:
+            return ev.truth(_compare_bytes(op, left, right))
         raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
     if decimal_ops.is_decimal(lt) or decimal_ops.is_decimal(rt):
         found = decimal_ops.arith(ev.builtins, op, left, right)
@@ -80,8 +83,40 @@ def valid_shift(ev: Evaluator, op: str, count: int, signed: bool, width: int) ->
     return True
 
 
+def is_struct(t: Type) -> bool:
+    """gdb's TYPE_CODE_STRUCT (a reference's referent): its operators are a class's, and
+    a union's are not."""
+    s = strip(t)
+    s = strip(s.target) if isinstance(s, ReferenceType) else s
+    return isinstance(s, StructType) and s.keyword != "union"
+
+
+def no_class_operator(op: str, left: Type, right: Type) -> None:
+    """gdb's errors for an operator on a struct in C (binop_user_defined_p, then
+    value_x_binop): the left operand's class has no such operator, or it is no class."""
+    if is_struct(left):
+        raise EvaluationError(f"Structure has no component named operator{op}.")
+    if is_struct(right):
+        raise EvaluationError("Can't do that binary op on that type")
+
+
+def _compare_bytes(op: str, left: Value, right: Value) -> bool:
+    """gdb's value_equal and value_less past numbers and pointers: two values of one kind
+    and size (unions) are equal when their bytes are; nothing else compares."""
+    if op not in ("==", "!="):
+        raise EvaluationError(_INVALID_COMPARISON["ordering comparison"])
+    lt, rt = strip(left.type), strip(right.type)
+    if type(lt) is not type(rt) or lt.size != rt.size:
+        raise EvaluationError(_INVALID_COMPARISON["equality test"])
+    return (left.data() == right.data()) == (op == "==")
+
+
 def pointer_arith(ev: Evaluator, op: str, left: Value, right: Value, lp: bool, rp: bool) -> Value:
     if op in COMPARE:
+        side = strip((right if lp else left).type)
+        integral = is_arith(side) and not is_floating(side) and not decimal_ops.is_decimal(side)
+        if not (lp and rp) and not integral:  # gdb compares a pointer with a pointer or an integer
+            raise EvaluationError(_INVALID_COMPARISON["equality test" if op in ("==", "!=") else "ordering comparison"])
         a, b = to_number(left), to_number(right)
         return ev.truth(compare(op, a, b))
     if op == "+" and lp != rp:

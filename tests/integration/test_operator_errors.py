@@ -1,0 +1,55 @@
+"""gdb's words and rules for operators on operands they do not take: unary - + ~ ! on
+pointers, arrays and structs; a struct on either side of a binary operator (C has no
+class operators); a union compared byte by byte; pointers compared only with pointers and
+integers; subscripts of what is no array or pointer (gdb has no `2[arr]`), a float or a
+pointer as the index; `->` and `.` on what is no struct, through every pointer; `!`, `?:`
+and `&&` on a union or a struct by its bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import needs_gdb, output_like_gdb
+from tests.support.build import Builder
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+_START = ["break main", "run"]
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    return builder.build("operand_kinds", ("-g", "-O0"))
+
+
+def test_unary_operators_like_gdb(program: Path) -> None:
+    got = output_like_gdb(program, [*_START, *(f"print {op}{operand}" for op in "-+~!" for operand in (
+        "pointer", "numbers", "a_pair", "an_either", "main", "real", "$nonexistent", "number"))])  # fmt: skip
+    assert "Argument to negate operation not a number." in got
+
+
+def test_binary_operators_on_structs_and_unions_like_gdb(program: Path) -> None:
+    got = output_like_gdb(program, [*_START,
+        "print a_pair + 1", "print 1 + a_pair", "print pointer + a_pair", "print a_pair + pointer",
+        "print a_pair && 1", "print 0 && a_pair", "print an_either && 1", "print 1 || an_either",
+        "print an_either + 1", "print an_either == other_either", "print an_either != an_either",
+        "print an_either == 1", "print an_either < an_either", "print a_pair == a_pair",
+        "print pointer == 1.5", "print pointer < an_either", "print pointer == 0", "print pointer != numbers",
+        "print $nonexistent == 1", "print an_either ? 1 : 2", "print a_pair ? 1 : 2", "print main == main",
+        "whatis an_either == an_either", "print 0 && pair_pointer->first",
+    ])  # fmt: skip
+    assert "Can't do that binary op on that type" in got
+
+
+def test_subscripts_and_members_like_gdb(program: Path) -> None:
+    got = output_like_gdb(program, [*_START,
+        "print 1[numbers]", "print 1[pointer]", "print number[1]", "print real[0]", "print an_either[0]",
+        "print anonymous[0]", "print a_pair[0]", "print main[0]", "print numbers[a_pair]", "print numbers[1.7]",
+        "print pointer[pointer == 0]", "whatis numbers[1.5]",
+        "print pointer->x", "print numbers->x", "print number->x", "print number.x", "print pointer.x",
+        "print pointer_pointer->x", "print pair_pointer_pointer->second", "print pair_pointer_pointer.first",
+        "print pair_pointer.second", "print a_pair->first", "print an_either.nosuch", "print real->x",
+    ])  # fmt: skip
+    assert "cannot subscript something of type `int'" in got
