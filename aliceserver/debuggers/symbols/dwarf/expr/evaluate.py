@@ -460,8 +460,8 @@ class Evaluator:
             return decimal_ops.negate(value) if op == "-" else value
         t = unary_promote(value.type, self.builtins)
         number = to_number(value)
-        if op == "-":
-            return make(t, -number, self.ctx)
+        if op == "-":  # gdb's value_neg of a float is 0 - x: never -0, a NaN keeps its sign
+            return make(t, 0.0 - number if isinstance(number, float) else -number, self.ctx)
         if op == "+":
             return make(t, number, self.ctx)
         if is_floating(t) or isinstance(number, float):

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
 INTEGER_ONLY = "Integer-only operation on floating point number."  # gdb's target_float_binop
+_NAN = float("nan")
 _INVALID_COMPARISON = {what: f"Invalid type combination in {what}." for what in ("equality test", "ordering comparison")}
 
 
@@ -203,7 +204,7 @@ def apply(op: str, a: int | float, b: int | float, floating: bool) -> int | floa
             raise EvaluationError(INTEGER_ONLY)
         if b == 0:
             if floating and op == "/":  # IEEE: inf or nan, as gdb prints
-                return float("nan") if a == 0 else (float("inf") if a > 0 else float("-inf"))
+                return -_NAN if a == 0 else (float("inf") if a > 0 else float("-inf"))  # x86's NaN: negative
             raise EvaluationError("Division by zero")
         if floating:
             return a / b
