@@ -259,6 +259,8 @@ class Evaluator:
             return self.entry_symbols(node.name).entry_value(node.name)
         if isinstance(node, ast.Unary):
             return self.unary(node)
+        if isinstance(node, ast.AlignofType):
+            return Value.of_int(self.builtins.of("int"), alignment(self.resolve_type(node.type)), self.ctx)
         if isinstance(node, ast.SizeofType):
             return self.sizeof(self.resolve_type(node.type))
         if isinstance(node, ast.TypeExpr):
@@ -630,6 +632,23 @@ class Evaluator:
     def store(self, target: Value, op: str, value: Value) -> Value:
         """`target op value` for = += -= ...: written through target's location."""
         return operators.store(self, target, op, value)
+
+
+def alignment(t: Type, depth: int = 0) -> int:
+    """gdb's type_align on x86-64: a scalar's size, an array's element's, the largest of
+    a struct's fields' (1 without any); gdb's error where that is no power of two."""
+    s = strip(t)
+    if isinstance(s, ArrayType):
+        return alignment(s.element, depth + 1)
+    if isinstance(s, StructType) and depth < 16:
+        found = max((alignment(member.type, depth + 1) for member in s.members), default=1)
+    elif isinstance(s, (VoidType, FunctionType)):
+        found = 1
+    else:
+        found = s.size
+    if found <= 0 or found & (found - 1):
+        raise EvaluationError("could not determine alignment of type")
+    return found
 
 
 # gdb's words for a unary operator's operand that is no number.
