@@ -53,3 +53,12 @@ def test_subscripts_and_members_like_gdb(program: Path) -> None:
         "print pair_pointer.second", "print a_pair->first", "print an_either.nosuch", "print real->x",
     ])  # fmt: skip
     assert "cannot subscript something of type `int'" in got
+
+
+def test_increments_and_compound_assignments_like_gdb(program: Path) -> None:
+    got = output_like_gdb(program, [*_START,
+        "print a_pair++", "print --a_pair", "print a_pair += 1", "print a_pair *= a_pair", "print number += a_pair",
+        "print an_either++", "print an_either += 1", "print pointer += a_pair", "print main++", "print real++",
+        "print number--", "print $nonexistent++",
+    ])  # fmt: skip
+    assert "Structure has no component named operator+=." in got

@@ -55,6 +55,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.unplaced import (
     in_target,
     memory_at,
     typed_literal,
+    typed_string,
     value_cast,
 )
 from aliceserver.debuggers.symbols.dwarf.implicitptr import is_synthetic, moved
@@ -603,6 +604,11 @@ class Evaluator:
         """`++x` (x itself after the write) and `x++` (x's old value, not an lvalue, as gdb's
         value_non_lval): x is written either way, except for the type alone."""
         one = Value.of_int(self.builtins.of("int"), 1, self.ctx)
+        no_class_operator(op.removeprefix("post"), operand.type, one.type)
+        kind = strip(operand.type)
+        kind = strip(kind.target) if isinstance(kind, ReferenceType) else kind
+        if not is_arith(kind) and not isinstance(kind, (PointerType, ArrayType, FunctionType)):  # gdb's value_one
+            raise EvaluationError("Not a numeric type.")
         if not op.startswith("post"):
             return self.store(operand, op[0] + "=", one)
         if isinstance(strip(operand.type), ReferenceType):
@@ -623,11 +629,12 @@ class Evaluator:
     def eval_for(self, node: ast.Expr, expect: Type) -> Value:
         """`node` where a value of type `expect` is wanted (gdb's expect_type): a brace
         list then makes that struct or array."""
+        made = None
         if isinstance(node, ast.ArrayLit):
             made = typed_literal(self, node, expect)
-            if made is not None:
-                return made
-        return self.eval(node)
+        elif isinstance(node, ast.StringLit):
+            made = typed_string(self, node, expect)
+        return made if made is not None else self.eval(node)
 
     def store(self, target: Value, op: str, value: Value) -> Value:
         """`target op value` for = += -= ...: written through target's location."""

@@ -158,6 +158,7 @@ def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
     if ev.type_only:  # gdb: the left side as it is, nothing written
         return target
     if op != "=":
+        no_class_operator(op, target.type, value.type)  # gdb's operator+= of a class
         value = ev.arith(op[:-1], target, value)
     if not target.is_lvalue:
         raise EvaluationError("Left operand of assignment is not an lvalue.")
@@ -167,6 +168,9 @@ def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
             value = value_cast(ev, value, target.type)
         data = value.data()
     else:
+        source = strip(value.type)
+        if isinstance(source, ArrayType) and not source.vector:  # its address (gdb's value_cast)
+            value = value_cast(ev, value, target.type)
         converted = cast(value, target.type, ev.builtins)
         data = converted.data()
         if target.bit_size:  # the field's bits, unshifted (gdb's modify_field)
