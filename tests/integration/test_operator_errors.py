@@ -62,3 +62,13 @@ def test_increments_and_compound_assignments_like_gdb(program: Path) -> None:
         "print number--", "print $nonexistent++",
     ])  # fmt: skip
     assert "Structure has no component named operator+=." in got
+
+
+def test_integer_literals_past_64_bits_like_gdb(program: Path) -> None:
+    """gdb reads a number digit by digit in 64 bits: one that stops growing is too large,
+    an octal one that wraps to a bigger value is not."""
+    got = output_like_gdb(program, ["print 07777777777777777777777", "print 0x10000000000000000",
+        "print 0xffffffffffffffff", "print 18446744073709551615", "print 18446744073709551616",
+        "print 99999999999999999999", "print 0777777777777777777777777", "print 00", "print 0x0",
+        "print 017777777777777777777777"])  # fmt: skip
+    assert "$1 = 18446744073709551615" in got
