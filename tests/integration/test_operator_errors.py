@@ -72,3 +72,11 @@ def test_integer_literals_past_64_bits_like_gdb(program: Path) -> None:
         "print 99999999999999999999", "print 0777777777777777777777777", "print 00", "print 0x0",
         "print 017777777777777777777777"])  # fmt: skip
     assert "$1 = 18446744073709551615" in got
+
+
+def test_wide_literals_need_their_types_in_c_like_gdb(program: Path, builder: Builder) -> None:
+    """C has wchar_t, char16_t and char32_t only where the program declares them."""
+    commands = ["print L'a'", "print u'a'", "print U'a'", "print L\"ab\"", "print sizeof(U'a')", "whatis L'a'"]
+    got = output_like_gdb(program, commands)
+    assert "No type named wchar_t." in got
+    output_like_gdb(builder.build("wide_strings", ("-g", "-O0")), commands)

@@ -168,6 +168,16 @@ class Evaluator:
         finally:
             self.type_only = saved
 
+    def char_type(self, name: str) -> Type:
+        """A character literal's type: C++ has wchar_t, char16_t and char32_t built in, C
+        has them where the program's debug info declares them (gdb's lookup_typename)."""
+        if name == "char" or self.symbols.cplus:
+            return self.builtins.of(name)
+        declared = self.symbols.lookup_type(name)
+        if declared is None:
+            raise EvaluationError(f"No type named {name}.")
+        return declared
+
     def right_type(self, node: ast.Expr) -> Type:
         """The type of `&&`'s or `||`'s right side, before it is run (gdb's look for a
         class's operator): gdb reads nothing for it, ours may (`p->x` reads p's target),
@@ -241,9 +251,9 @@ class Evaluator:
         if isinstance(node, ast.DecimalFloatLit):
             return decimal_ops.literal(self.builtins, node.digits, node.type_name, self.ctx)
         if isinstance(node, ast.CharLit):
-            return Value.of_int(self.builtins.of(node.type_name), node.value, self.ctx)
+            return Value.of_int(self.char_type(node.type_name), node.value, self.ctx)
         if isinstance(node, ast.StringLit):
-            element = self.builtins.of(node.char_type)
+            element = self.char_type(node.char_type)
             data = node.value + bytes(element.size)
             return Value.of_bytes(ArrayType(element, len(data) // element.size), data, self.ctx)
         if isinstance(node, ast.Name):
