@@ -51,6 +51,17 @@ def test_casts_and_assignments_of_arrays_and_structs_like_gdb(program: Path) -> 
     assert "Invalid cast." in got
 
 
+def test_strings_where_arrays_and_pointers_are_wanted_like_gdb(program: Path) -> None:
+    """A string assigned or cast to an array of integers fills it (gdb's
+    c_string_operation); to a pointer or an integer, it is copied into the program."""
+    got = output_like_gdb(program, [*_START,
+        "print a3 = \"a\"", "print a3 = \"ab\"", "print a3 = \"abc\"", "print (char[2])\"a\"",
+        "print (char[4])\"ab\"", "print (char[2])\"ab\"", "set variable o.l = \"hi\"", "print *(char *)o.l@3",
+        "print (int[1])\"\"", "print (short[2])\"abc\"", "print (short[3])\"abc\"",
+    ])  # fmt: skip
+    assert "= {25185, 0, 0}" in got
+
+
 def test_a_value_too_big_for_a_bitfield_like_gdb(program: Path) -> None:
     got = output_like_gdb(program, [*_START, "print sef.field = 7", "print uef.field = 6",
                                     "print sef.field = -1", "set variable o.u = 9", "print o.u",

@@ -278,6 +278,9 @@ class ProcessAccess:
 
     def write_visible(self, address: int, data: bytes) -> None:
         """Write as the program would see it: our int3 bytes stay, their originals change."""
+        config = self.launch_config
+        if config is not None and config.symbols_only:  # gdb has the program's file alone: read-only
+            raise TargetError(f"Cannot access memory at address {address:#x}")
         target = self.target()
         jumps = self.patches.overlapping(address, len(data))
         if jumps:  # its displaced copy would still run the old instructions

@@ -418,7 +418,7 @@ def from_x87(data: bytes) -> float:
     sign = -1.0 if exp_sign >> 15 else 1.0
     exponent = exp_sign & 0x7FFF
     if exponent == 0x7FFF:
-        return sign * float("inf") if (mantissa << 1) & MASK64 == 0 else float("nan")
+        return sign * float("inf") if (mantissa << 1) & MASK64 == 0 else math.copysign(float("nan"), sign)
     if exponent == 0 and mantissa == 0:
         return sign * 0.0
     try:
@@ -428,8 +428,8 @@ def from_x87(data: bytes) -> float:
 
 
 def _to_x87(value: float, size: int) -> bytes:
-    if math.isnan(value):
-        raw = (0x7FFF << 64) | (0xC000000000000000)
+    if math.isnan(value):  # its sign kept (x86's 0.0 / 0 is negative)
+        raw = ((0x7FFF | (0x8000 if math.copysign(1.0, value) < 0 else 0)) << 64) | 0xC000000000000000
     elif math.isinf(value):
         raw = ((0x7FFF | (0x8000 if value < 0 else 0)) << 64) | (1 << 63)
     elif value == 0:

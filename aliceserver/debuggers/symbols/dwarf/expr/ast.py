@@ -94,6 +94,13 @@ class SizeofType:
 
 
 @dataclass(frozen=True, slots=True)
+class AlignofType:
+    """C11's `_Alignof (type)` (gdb's UNOP_ALIGNOF: a type only, an int)."""
+
+    type: TypeName
+
+
+@dataclass(frozen=True, slots=True)
 class TypeExpr:
     """A type alone where a value would be (gdb's OP_TYPE): `ptype struct s`, `whatis int *`."""
 
@@ -200,6 +207,7 @@ Expr = (
     | Repeat
     | Unary
     | SizeofType
+    | AlignofType
     | TypeExpr
     | Cast
     | NamedCast

@@ -185,7 +185,12 @@ def to_closure(node: Node, read: ReadMemory) -> Getter:
         a, b = to_closure(node.left, read), to_closure(node.right, read)
         apply, bits, signed = ARITH[node.op], node.bits, node.signed
         if node.op in ("<<", ">>"):  # gdb: a count negative or past the width gives zero
-            return lambda regs: wrap(apply(a(regs), count), bits, signed) if 0 <= (count := b(regs)) < bits else 0
+
+            def shifted(regs: Any) -> int:
+                value, count = a(regs), b(regs)  # both evaluated (either may raise)
+                return wrap(apply(value, count), bits, signed) if 0 <= count < bits else 0
+
+            return shifted
         return lambda regs: wrap(apply(a(regs), b(regs)), bits, signed)
     if isinstance(node, Compare):
         a, b, compare = to_closure(node.left, read), to_closure(node.right, read), COMPARE[node.op]

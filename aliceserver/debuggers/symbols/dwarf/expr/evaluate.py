@@ -49,11 +49,13 @@ from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
     NoProgramSymbols,
     no_symbol,
 )
+from aliceserver.debuggers.symbols.dwarf.expr.operators import is_struct, no_class_operator
 from aliceserver.debuggers.symbols.dwarf.expr.unplaced import (
     array_literal,
     in_target,
     memory_at,
     typed_literal,
+    typed_string,
     value_cast,
 )
 from aliceserver.debuggers.symbols.dwarf.implicitptr import is_synthetic, moved
@@ -68,6 +70,7 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
+    EnumType,
     FunctionType,
     PointerType,
     QualifiedType,
@@ -165,6 +168,25 @@ class Evaluator:
         finally:
             self.type_only = saved
 
+    def char_type(self, name: str) -> Type:
+        """A character literal's type: C++ has wchar_t, char16_t and char32_t built in, C
+        has them where the program's debug info declares them (gdb's lookup_typename)."""
+        if name == "char" or self.symbols.cplus:
+            return self.builtins.of(name)
+        declared = self.symbols.lookup_type(name)
+        if declared is None:
+            raise EvaluationError(f"No type named {name}.")
+        return declared
+
+    def right_type(self, node: ast.Expr) -> Type:
+        """The type of `&&`'s or `||`'s right side, before it is run (gdb's look for a
+        class's operator): gdb reads nothing for it, ours may (`p->x` reads p's target),
+        so what cannot be read is no class."""
+        try:
+            return self.type_of(node)
+        except EvaluationError:  # (a MemoryError_ too)
+            return self.builtins.of("int")
+
     def type_alone(self, tname: ast.TypeName) -> Value:
         """A type name as the whole expression: whatis and ptype show it, print refuses it
         (gdb's OP_TYPE). A bare typedef name loses one level, as gdb's whatis shows it."""
@@ -176,12 +198,14 @@ class Evaluator:
         return self.zero(t)
 
     def is_true(self, value: Value) -> bool:
+        """gdb's value_logical_not negated: a number not zero, else any byte set (a struct,
+        a union: `s ? a : b`, a condition on one)."""
         value = self.rvalue(value)
-        if not isinstance(strip(value.type), (BaseType, PointerType)) and not is_arith(value.type):
-            raise EvaluationError("Argument to logical operation not a number or pointer.")
         if decimal_ops.is_decimal(value.type):
             return decimal_ops.number(value) != 0
-        return to_number(value) != 0
+        if isinstance(strip(value.type), (BaseType, PointerType)) or is_arith(value.type):
+            return to_number(value) != 0
+        return any(value.data())
 
     # --- dispatch -----------------------------------------------------------------------
     def check_names(self, node: ast.Expr) -> None:
@@ -227,9 +251,9 @@ class Evaluator:
         if isinstance(node, ast.DecimalFloatLit):
             return decimal_ops.literal(self.builtins, node.digits, node.type_name, self.ctx)
         if isinstance(node, ast.CharLit):
-            return Value.of_int(self.builtins.of(node.type_name), node.value, self.ctx)
+            return Value.of_int(self.char_type(node.type_name), node.value, self.ctx)
         if isinstance(node, ast.StringLit):
-            element = self.builtins.of(node.char_type)
+            element = self.char_type(node.char_type)
             data = node.value + bytes(element.size)
             return Value.of_bytes(ArrayType(element, len(data) // element.size), data, self.ctx)
         if isinstance(node, ast.Name):
@@ -246,6 +270,8 @@ class Evaluator:
             return self.entry_symbols(node.name).entry_value(node.name)
         if isinstance(node, ast.Unary):
             return self.unary(node)
+        if isinstance(node, ast.AlignofType):
+            return Value.of_int(self.builtins.of("int"), alignment(self.resolve_type(node.type)), self.ctx)
         if isinstance(node, ast.SizeofType):
             return self.sizeof(self.resolve_type(node.type))
         if isinstance(node, ast.TypeExpr):
@@ -289,7 +315,7 @@ class Evaluator:
             base = self.arrow(self.eval(node.base)) if node.arrow else self.eval(node.base)
             if node.arrow and self.rtti is not None:  # gdb: with print object, `->` only
                 base = dynamic_indirect(base, self.rtti) or base
-            return self.member(base, node.name)
+            return self.member(base, node.name, node.arrow)
         if isinstance(node, ast.Call) and isinstance(node.function, ast.Member):
             function = node.function
             obj = self.eval(function.base)
@@ -432,18 +458,23 @@ class Evaluator:
         if op in ("++", "--", "post++", "post--"):  # the operand evaluated once, as gdb
             return self.increment(operand, op)
         value = self.rvalue(operand)
+        if is_struct(value.type):  # gdb's unop_user_defined_p: a class's operator or none
+            found = operator(self.symbols, value, f"operator{op}", [])
+            if found is not None:
+                return found
+            raise EvaluationError(f"Structure has no component named operator{op}.")
         if op == "!":
             return self.truth(not self.is_true(value))
         if not is_arith(value.type):
-            raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
+            raise EvaluationError(_NOT_A_NUMBER[op])
         if decimal_ops.is_decimal(value.type):
             if op == "~":
                 raise EvaluationError("Argument to complement operation not an integer, boolean.")
             return decimal_ops.negate(value) if op == "-" else value
         t = unary_promote(value.type, self.builtins)
         number = to_number(value)
-        if op == "-":
-            return make(t, -number, self.ctx)
+        if op == "-":  # gdb's value_neg of a float is 0 - x: never -0, a NaN keeps its sign
+            return make(t, 0.0 - number if isinstance(number, float) else -number, self.ctx)
         if op == "+":
             return make(t, number, self.ctx)
         if is_floating(t) or isinstance(number, float):
@@ -509,17 +540,15 @@ class Evaluator:
         bt = strip(base.type)
         if isinstance(bt, ReferenceType):
             return self.index(self.target(base), index)
-        if not isinstance(bt, (ArrayType, PointerType)) and isinstance(
-            strip(index.type), (ArrayType, PointerType)
-        ):
-            base, index, bt = index, base, strip(index.type)  # `2[arr]` is C too
+        no_class_operator("[]", bt, index.type)
+        if not isinstance(bt, (ArrayType, PointerType)):  # gdb has no `2[arr]`
+            name = bt.name if isinstance(bt, BaseType) else bt.tag if isinstance(bt, (StructType, EnumType)) else None
+            raise EvaluationError(f"cannot subscript something of type `{name}'" if name else "cannot subscript requested type")
         if self.type_only and isinstance(bt, (ArrayType, PointerType)):  # gdb reads neither
             element = bt.element if isinstance(bt, ArrayType) else bt.target
             in_memory = isinstance(bt, PointerType) or isinstance(base.location, MemoryLoc)
             return self.zero(element, in_memory=in_memory)
-        i = to_number(self.rvalue(index))
-        if isinstance(i, float):
-            raise EvaluationError("Array subscript is not an integer.")
+        i = self.as_long(index)
         if isinstance(bt, ArrayType):
             if isinstance(base.location, MemoryLoc):
                 element = bt.element
@@ -528,19 +557,27 @@ class Evaluator:
             if bt.count is not None and not 0 <= i < bt.count:
                 raise EvaluationError("no such vector element")
             return base.element(i)
-        if isinstance(bt, PointerType):
-            return self.deref(self.pointer_add(base, i))
-        raise EvaluationError("cannot subscript something of type `%s'" % base.type)
+        return self.deref(self.pointer_add(base, i))
 
-    def member(self, base: Value, name: str) -> Value:
+    def as_long(self, value: Value) -> int:
+        """gdb's value_as_long: a number (a float truncated) or a pointer's address."""
+        value = self.rvalue(value)
+        if not isinstance(strip(value.type), (BaseType, PointerType)) and not is_arith(value.type):
+            raise EvaluationError("Value can't be converted to integer.")
+        if decimal_ops.is_decimal(value.type):
+            return int(decimal_ops.number(value))
+        return int(to_number(value))
+
+    def member(self, base: Value, name: str, arrow: bool = False) -> Value:
         t = strip(base.type)
-        if isinstance(t, (PointerType, ReferenceType)):  # gdb accepts `p.x` for `p->x`
+        for _ in range(8):  # gdb accepts `p.x` for `p->x`, and `pp->x` through every pointer
+            if not isinstance(t, (PointerType, ReferenceType)):
+                break
             base = base.pointer_target()  # read even for the type alone, as gdb's `->`
             t = strip(base.type)
-        if not isinstance(t, StructType):
+        if not isinstance(t, StructType):  # gdb names the operator used
             raise EvaluationError(
-                "Attempt to extract a component of a value that is not a structure"
-                + (" pointer." if isinstance(t, PointerType) else ".")
+                "Attempt to extract a component of a value that is not a structure" + (" pointer." if arrow else ".")
             )
         found = base.find_member(name)
         if found is None:
@@ -560,7 +597,9 @@ class Evaluator:
     def binary(self, node: ast.Binary) -> Value:
         op = node.op
         if op in ("&&", "||"):
-            left = self.is_true(self.eval(node.left))
+            first = self.eval(node.left)
+            no_class_operator(op, first.type, self.right_type(node.right))
+            left = self.is_true(first)
             if op == "&&" and not left:
                 return self.truth(False)
             if op == "||" and left:
@@ -575,6 +614,11 @@ class Evaluator:
         """`++x` (x itself after the write) and `x++` (x's old value, not an lvalue, as gdb's
         value_non_lval): x is written either way, except for the type alone."""
         one = Value.of_int(self.builtins.of("int"), 1, self.ctx)
+        no_class_operator(op.removeprefix("post"), operand.type, one.type)
+        kind = strip(operand.type)
+        kind = strip(kind.target) if isinstance(kind, ReferenceType) else kind
+        if not is_arith(kind) and not isinstance(kind, (PointerType, ArrayType, FunctionType)):  # gdb's value_one
+            raise EvaluationError("Not a numeric type.")
         if not op.startswith("post"):
             return self.store(operand, op[0] + "=", one)
         if isinstance(strip(operand.type), ReferenceType):
@@ -595,15 +639,41 @@ class Evaluator:
     def eval_for(self, node: ast.Expr, expect: Type) -> Value:
         """`node` where a value of type `expect` is wanted (gdb's expect_type): a brace
         list then makes that struct or array."""
+        made = None
         if isinstance(node, ast.ArrayLit):
             made = typed_literal(self, node, expect)
-            if made is not None:
-                return made
-        return self.eval(node)
+        elif isinstance(node, ast.StringLit):
+            made = typed_string(self, node, expect)
+        return made if made is not None else self.eval(node)
 
     def store(self, target: Value, op: str, value: Value) -> Value:
         """`target op value` for = += -= ...: written through target's location."""
         return operators.store(self, target, op, value)
+
+
+def alignment(t: Type, depth: int = 0) -> int:
+    """gdb's type_align on x86-64: a scalar's size, an array's element's, the largest of
+    a struct's fields' (1 without any); gdb's error where that is no power of two."""
+    s = strip(t)
+    if isinstance(s, ArrayType):
+        return alignment(s.element, depth + 1)
+    if isinstance(s, StructType) and depth < 16:
+        found = max((alignment(member.type, depth + 1) for member in s.members), default=1)
+    elif isinstance(s, (VoidType, FunctionType)):
+        found = 1
+    else:
+        found = s.size
+    if found <= 0 or found & (found - 1):
+        raise EvaluationError("could not determine alignment of type")
+    return found
+
+
+# gdb's words for a unary operator's operand that is no number.
+_NOT_A_NUMBER = {
+    "-": "Argument to negate operation not a number.",
+    "+": "Argument to positive operation not a number.",
+    "~": "Argument to complement operation not an integer, boolean.",
+}
 
 
 def _is_dynamic(t: Type, depth: int = 0) -> bool:

@@ -165,21 +165,32 @@ def _number(text: str, i: int, tokens: list[Token]) -> int:
         raise EvaluationError("Invalid number.")
     digits, suffix = im.group(1), im.group(2).lower()
     if digits.lower().startswith("0x"):
-        value, decimal = int(digits, 16), False
+        value, decimal = _accumulated(digits[2:], 16), False
     elif digits.lower().startswith(("0d", "0t")):  # gdb's decimal prefixes, for any input radix
-        value, decimal = int(digits[2:]), True
+        value, decimal = _accumulated(digits[2:], 10), True
     elif digits.lower().startswith("0b"):
-        value, decimal = int(digits[2:], 2), False
+        value, decimal = _accumulated(digits[2:], 2), False
     elif digits.startswith("0") and len(digits) > 1:
         if any(c in "89" for c in digits):
             raise EvaluationError('Invalid number "%s".' % digits)
-        value, decimal = int(digits, 8), False
+        value, decimal = _accumulated(digits, 8), False
     else:
-        value, decimal = int(digits), True
+        value, decimal = _accumulated(digits, 10), True
     if suffix not in ("", "u", "l", "ul", "lu", "ll", "ull", "llu"):
         raise EvaluationError(f'Invalid number "{im.group(0)}".')
     tokens.append(Token("int", im.group(0), i, (value, _int_type(value, suffix, decimal))))
     return _check_end(text, i, im.end())
+
+
+def _accumulated(digits: str, base: int) -> int:
+    """gdb's parse_number: digit by digit in 64 bits, 'too large' where a digit does not
+    make it grow (an octal number that wraps past 64 bits can escape that, as in gdb)."""
+    n = 0
+    for c in digits:
+        prev, n = n, (n * base + int(c, base)) & ((1 << 64) - 1)
+        if prev >= n and not (prev == 0 and n == 0):
+            raise EvaluationError("Numeric constant too large.")
+    return n
 
 
 def _check_end(text: str, start: int, end: int) -> int:

@@ -24,6 +24,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     PointerType,
     ReferenceType,
     StructType,
+    Type,
     is_scalar_signed,
     strip,
 )
@@ -34,17 +35,20 @@ if TYPE_CHECKING:
 
 COMPARE = frozenset(("==", "!=", "<", ">", "<=", ">="))
 INTEGER_ONLY = "Integer-only operation on floating point number."  # gdb's target_float_binop
+_NAN = float("nan")
+_INVALID_COMPARISON = {what: f"Invalid type combination in {what}." for what in ("equality test", "ordering comparison")}
 
 
 def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
     left, right = ev.rvalue(left), ev.rvalue(right)
     lt, rt = strip(left.type), strip(right.type)
+    no_class_operator(op, lt, rt)
     lp, rp = isinstance(lt, PointerType), isinstance(rt, PointerType)
     if lp or rp:
         return pointer_arith(ev, op, left, right, lp, rp)
-    if isinstance(lt, StructType) or isinstance(rt, StructType):
-        raise EvaluationError(f"Structure has no component named operator{op}.")
     if not is_arith(lt) or not is_arith(rt):
+        if op in COMPARE:
+            return ev.truth(_compare_bytes(op, left, right))
         raise EvaluationError("Argument to arithmetic operation not a number or boolean.")
     if decimal_ops.is_decimal(lt) or decimal_ops.is_decimal(rt):
         found = decimal_ops.arith(ev.builtins, op, left, right)
@@ -80,8 +84,40 @@ def valid_shift(ev: Evaluator, op: str, count: int, signed: bool, width: int) ->
     return True
 
 
+def is_struct(t: Type) -> bool:
+    """gdb's TYPE_CODE_STRUCT (a reference's referent): its operators are a class's, and
+    a union's are not."""
+    s = strip(t)
+    s = strip(s.target) if isinstance(s, ReferenceType) else s
+    return isinstance(s, StructType) and s.keyword != "union"
+
+
+def no_class_operator(op: str, left: Type, right: Type) -> None:
+    """gdb's errors for an operator on a struct in C (binop_user_defined_p, then
+    value_x_binop): the left operand's class has no such operator, or it is no class."""
+    if is_struct(left):
+        raise EvaluationError(f"Structure has no component named operator{op}.")
+    if is_struct(right):
+        raise EvaluationError("Can't do that binary op on that type")
+
+
+def _compare_bytes(op: str, left: Value, right: Value) -> bool:
+    """gdb's value_equal and value_less past numbers and pointers: two values of one kind
+    and size (unions) are equal when their bytes are; nothing else compares."""
+    if op not in ("==", "!="):
+        raise EvaluationError(_INVALID_COMPARISON["ordering comparison"])
+    lt, rt = strip(left.type), strip(right.type)
+    if type(lt) is not type(rt) or lt.size != rt.size:
+        raise EvaluationError(_INVALID_COMPARISON["equality test"])
+    return (left.data() == right.data()) == (op == "==")
+
+
 def pointer_arith(ev: Evaluator, op: str, left: Value, right: Value, lp: bool, rp: bool) -> Value:
     if op in COMPARE:
+        side = strip((right if lp else left).type)
+        integral = is_arith(side) and not is_floating(side) and not decimal_ops.is_decimal(side)
+        if not (lp and rp) and not integral:  # gdb compares a pointer with a pointer or an integer
+            raise EvaluationError(_INVALID_COMPARISON["equality test" if op in ("==", "!=") else "ordering comparison"])
         a, b = to_number(left), to_number(right)
         return ev.truth(compare(op, a, b))
     if op == "+" and lp != rp:
@@ -122,6 +158,7 @@ def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
     if ev.type_only:  # gdb: the left side as it is, nothing written
         return target
     if op != "=":
+        no_class_operator(op, target.type, value.type)  # gdb's operator+= of a class
         value = ev.arith(op[:-1], target, value)
     if not target.is_lvalue:
         raise EvaluationError("Left operand of assignment is not an lvalue.")
@@ -131,6 +168,9 @@ def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
             value = value_cast(ev, value, target.type)
         data = value.data()
     else:
+        source = strip(value.type)
+        if isinstance(source, ArrayType) and not source.vector:  # its address (gdb's value_cast)
+            value = value_cast(ev, value, target.type)
         converted = cast(value, target.type, ev.builtins)
         data = converted.data()
         if target.bit_size:  # the field's bits, unshifted (gdb's modify_field)
@@ -168,7 +208,7 @@ def apply(op: str, a: int | float, b: int | float, floating: bool) -> int | floa
             raise EvaluationError(INTEGER_ONLY)
         if b == 0:
             if floating and op == "/":  # IEEE: inf or nan, as gdb prints
-                return float("nan") if a == 0 else (float("inf") if a > 0 else float("-inf"))
+                return -_NAN if a == 0 else (float("inf") if a > 0 else float("-inf"))  # x86's NaN: negative
             raise EvaluationError("Division by zero")
         if floating:
             return a / b

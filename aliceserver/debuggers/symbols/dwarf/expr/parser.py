@@ -192,6 +192,14 @@ class _Parser(TokenCursor):
                     self.expect(")")
                     return ast.SizeofType(tname)
                 return ast.Unary("sizeof", self.unary())
+            if tok.kind == "ident" and tok.text == "_Alignof":  # gdb's grammar: a type alone
+                self.next()
+                self.expect("(")
+                if not self.starts_type(self.tok):
+                    raise self.error()
+                tname = self.type_name()
+                self.expect(")")
+                return ast.AlignofType(tname)
             if self.at_op("(") and self.starts_type(self.peek()):
                 self.next()
                 tname = self.type_name()

@@ -261,7 +261,7 @@ class RustEvaluator(Evaluator):
             raise EvaluationError("Could not find active enum variant")
         return value.member_value(member), fields
 
-    def member(self, base: Value, name: str) -> Value:
+    def member(self, base: Value, name: str, arrow: bool = False) -> Value:
         base = self.deref_all(base)
         t = strip(base.type)
         if isinstance(t, StructType):

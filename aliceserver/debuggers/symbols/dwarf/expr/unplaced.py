@@ -14,6 +14,8 @@ from aliceserver.debuggers.symbols.dwarf.expr.noprogram import NEEDS_TARGET, coe
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
+    BaseType,
+    Encoding,
     PointerType,
     ReferenceType,
     StructType,
@@ -74,6 +76,23 @@ def typed_literal(ev: Evaluator, node: ast.ArrayLit, expect: Type) -> Value | No
     if isinstance(t, ArrayType) and t.count is not None:
         return _array_tuple(ev, node, expect, t)
     return None
+
+
+def typed_string(ev: Evaluator, node: ast.StringLit, expect: Type) -> Value | None:
+    """A C string where an array of integers is wanted (gdb's c_string_operation): its
+    bytes (not widened: "ab" in an int array is one int) and a zero element after them,
+    the rest zero. None for any other type, or a wide string."""
+    t = strip(expect)
+    element = strip(t.element) if isinstance(t, ArrayType) else None
+    if node.char_type != "char" or not isinstance(t, ArrayType) or not isinstance(element, BaseType):
+        return None
+    if element.encoding in (Encoding.FLOAT, Encoding.BOOL) or t.count is None:
+        return None
+    size = element.size
+    data = node.value + bytes(size)  # gdb's bytes as they are, and a terminating element
+    if len(data) // size > t.count:
+        raise EvaluationError("Too many array elements")
+    return Value.of_bytes(expect, data.ljust(t.size, b"\0"), ev.ctx)
 
 
 def value_cast(ev: Evaluator, value: Value, target: Type) -> Value:
