@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 TRAP_TRACE = 2
 TRAP_BRKPT = 1  # si_code of a single-step's SIGTRAP when the instruction was a system call
 TRAP_HWBKPT = 4
+# si_code of the SIGTRAP that ends a step at a signal handler's entry (the kernel's
+# ptrace_notify after it set up the handler's frame): the signal number itself
+HANDLER_STEP = sig.SIGTRAP
 SI_KERNEL = 0x80  # si_code of the SIGTRAP an int3 raises
 
 
@@ -123,7 +126,7 @@ class SignalStops(InferiorParts):
         """A SIGTRAP of ours (trap, step, watchpoint): what to do; None if it is a real signal."""
         if t.step_over is not None or t.stepping:
             info = self.libc.get_siginfo(t.tid)
-            if info.code in (TRAP_TRACE, TRAP_BRKPT):  # TRAP_BRKPT: the step ran a `syscall`
+            if info.code in (TRAP_TRACE, TRAP_BRKPT, HANDLER_STEP):  # TRAP_BRKPT: the step ran a `syscall`
                 return self._step_done(t)
         regs = self.regs(t)
         if self.jump_patches is not None:  # a trampoline's stop or judge trap
