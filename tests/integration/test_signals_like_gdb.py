@@ -79,3 +79,15 @@ def test_signal_during_step_runs_its_handler_like_gdb(builder: Builder, command:
     line = marker_line("vtalrm_spin.c", "loop")
     got = output_like_gdb(spin, [f"break {line}", "run real", command, "bt", "kill"])
     assert "return 0;" in got
+
+
+@pytest.mark.parametrize("command", ["stepi", "nexti"])
+def test_stepi_onto_a_breakpoint_hits_it_like_gdb(builder: Builder, command: str) -> None:
+    """gdb's bpstat takes a step's stop at a breakpoint's address for its hit: stepi into
+    a handler whose entry has a breakpoint (sigstep.exp's `break *handler`), counted."""
+    spin = builder.build("vtalrm_spin")
+    args = ["-batch", "-nx", *ex("handle SIGVTALRM stop print", "run", "break *handler", command,
+                                 "info breakpoints", "kill"), str(spin)]  # fmt: skip
+    expected, got = theirs(args, spin.parent), ours(args, spin.parent)
+    assert _without_timing(got.stdout) == _without_timing(expected.stdout)
+    assert "\nBreakpoint 1, handler (sig=" in got.stdout and "breakpoint already hit 1 time" in got.stdout

@@ -185,10 +185,10 @@ class SignalStops(InferiorParts):
         pc = int(self.regs(t).rip)
         trap = self.traps.by_address.get(pc)
         if trap is not None and trap.inserted:
-            # A source step that single-steps onto a user's breakpoint stops there, as gdb:
+            # A step (stepi, or a source step) onto a user's breakpoint stops there, as gdb:
             # the hit reported, its condition judged and the hit counted (the int3 did not run).
             # Any step onto the return address a watched frame returned to ends the watch.
-            hit = self._breakpoint_hit(t, trap, user_only=True, guards_only=t.plan is None)
+            hit = self._breakpoint_hit(t, trap, user_only=True)
             if isinstance(hit, Stopped):
                 return hit
         return Stopped(StopReason.STEP, t.tid, address=pc)
