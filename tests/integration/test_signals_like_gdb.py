@@ -91,3 +91,21 @@ def test_stepi_onto_a_breakpoint_hits_it_like_gdb(builder: Builder, command: str
     expected, got = theirs(args, spin.parent), ours(args, spin.parent)
     assert _without_timing(got.stdout) == _without_timing(expected.stdout)
     assert "\nBreakpoint 1, handler (sig=" in got.stdout and "breakpoint already hit 1 time" in got.stdout
+
+
+@pytest.mark.parametrize("command", ["stepi", "nexti"])
+def test_signal_during_stepi_runs_its_handler_like_gdb(builder: Builder, command: str) -> None:
+    """A real-time timer's SIGALRM (nostop) comes while the program waits at the loop:
+    stepi and nexti run its handler through (a breakpoint at its entry stops there) and
+    then take their one instruction, as gdb's step-resume breakpoint (sigstep.exp's
+    'stepi over handler'); ours stopped at the handler's entry."""
+    spin = builder.build("vtalrm_spin")
+    loop = marker_line("vtalrm_spin.c", "loop")
+    wait = "python import time; time.sleep(0.3)"  # the timer (50 ms) expires meanwhile
+    got = output_like_gdb(spin, ["break main", "run real", f"advance {loop}", wait, command, "p $pc", "kill"])
+    assert "<signal handler called>" not in got
+    args = ["-batch", "-nx", *ex("break main", "run real", f"advance {loop}", wait, "break *handler", command, "bt",
+                                 "kill"), str(spin)]  # fmt: skip
+    expected, ran = theirs(args, spin.parent), ours(args, spin.parent)
+    assert _without_timing(ran.stdout) == _without_timing(expected.stdout)
+    assert "\nBreakpoint 2, handler (sig=" in ran.stdout

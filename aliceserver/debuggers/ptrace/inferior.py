@@ -363,7 +363,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
     # --- reporting (step plans: step_plans.py) -----------------------------------------
     def _report(self, stop: Stopped) -> None:
         for t in self.threads.values():
-            if t.plan is not None:  # any stop the client sees ends every step in progress
+            if t.plan is not None or t.step_after_handler:  # any stop the client sees ends every step
+                t.step_after_handler = False
                 self._end_plan(t)
         self._stop_others(stop.thread_id)
         self.moribund.clear()  # every thread's status is in: no stale hit is left
@@ -453,6 +454,12 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             t = self._add_thread(tid)
         self.unwritten = None
         stop: Stopped | _Action | None = self._classify(t, decoded)
+        if isinstance(stop, Stopped) and t.step_after_handler and stop.reason is StopReason.STEP:
+            t.step_after_handler = False  # back from the handler: now the stepi itself
+            self._drop_plan_trap(t)
+            t.stepping = True
+            self._cont(t, binding.PTRACE_SINGLESTEP)
+            return
         if isinstance(stop, Stopped) and t.plan is not None:
             stop = self._continue_plan(t, stop)
             if stop is None:

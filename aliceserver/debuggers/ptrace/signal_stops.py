@@ -57,6 +57,8 @@ class SignalStops(InferiorParts):
     jump_patches: "JumpPatches | None"
     _policy: Callable[[int], SignalPolicy]
     pid: int
+    threads: dict[int, Tracee]
+    _plan_trap: Callable[[Tracee, int, Callable[[int], bool]], None]  # (step_plans.StepPlans)
     # A terminal's ^C queued in the stopped program (where it shares the server's process
     # group: the server's stdin is no terminal): its next SIGINT stop is that one, dropped
     stale_sigint: bool = False
@@ -116,11 +118,24 @@ class SignalStops(InferiorParts):
                 name, meaning = signal_name(signo), signal_description(signo)
                 said = f"\nProgram received signal {name}, {meaning}.\n"
                 self.unwritten = self.events.put_written("console", said)
+            if policy.pass_to_program and t.stepping and t.plan is None and t.step_over is None:
+                return self._handler_then_step(t)
             return _RESUME
         return Stopped(
             StopReason.SIGNAL, t.tid, signal=signo, signal_name=signal_name(signo),
             description=signal_description(signo), address=int(self.regs(t).rip),
         )  # fmt: skip
+
+    def _handler_then_step(self, t: Tracee) -> "_Action":
+        """A signal come during a stepi: its handler runs to a trap at the pc it interrupted
+        (at that depth or above), where the stepi is taken again, as gdb's step-resume
+        breakpoint (a breakpoint in the handler stops there)."""
+        regs = self.regs(t)
+        pc, sp = int(regs.rip), int(regs.rsp)
+        self._plan_trap(t, pc, lambda hit: hit == t.tid and int(self.regs(self.threads[hit]).rsp) >= sp)
+        t.step_after_handler, t.stepping = True, False
+        self._cont(t)
+        return _NONE
 
     def _sigtrap(self, t: Tracee) -> "Stopped | _Action | None":
         """A SIGTRAP of ours (trap, step, watchpoint): what to do; None if it is a real signal."""
