@@ -134,6 +134,10 @@ def _defaults() -> dict[str, _Setting]:
         "scheduler-locking": s("replay", "enum", 'Mode for locking scheduler during execution is "{}".',
                                ("off", "on", "step", "replay")),
         "step-mode": s("off", "bool", "Mode of the step operation is {}."),
+        "displaced-stepping": s("auto", "autobool",
+                                "Debugger's willingness to use displaced stepping to step over breakpoints is {}.",
+                                value_docs=(("auto", "Debugger's willingness to use displaced stepping to step "
+                                                     "over breakpoints is auto (currently off)."),)),
         "can-use-hw-watchpoints": s("1", "int", "Debugger's willingness to use watchpoint hardware is {}."),
         "auto-solib-add": s("on", "bool", "Autoloading of shared library symbols is {}."),
         "stop-on-solib-events": s("0", "int", "Stopping for shared library events is {}."),
@@ -291,6 +295,8 @@ class Settings:
                 raise MiError(f'Requires an argument. Valid arguments are {allowed}.' if not text
                               else f'Ambiguous item "{text}".' if matches else f'Undefined item: "{text}".')
             value = matches[0]
+        elif setting.kind == "autobool":  # gdb's parse_auto_binary_operation
+            value = _auto_bool(text)
         elif setting.kind == "file":  # empty: none
             value = _absolute(text) if text else ""
         else:
@@ -313,6 +319,8 @@ class Settings:
             return ("off", "on")
         if setting.kind == "enum":
             return setting.choices
+        if setting.kind == "autobool":
+            return ("auto", "off", "on")
         if setting.kind == "int" and name not in _ZINTEGER and name not in ("input-radix", "output-radix"):
             return ("NUMBER", "unlimited")
         return ()
@@ -333,3 +341,15 @@ class Settings:
 
     def names(self) -> list[str]:
         return list(self._values)
+
+
+def _auto_bool(text: str) -> str:
+    """on, off or auto from gdb's words for them (a prefix of one of the three)."""
+    word = text.lower()
+    named = {"1": "on", "yes": "on", "enable": "on", "0": "off", "no": "off", "disable": "off", "-1": "auto"}
+    if word in named:
+        return named[word]
+    matches = [choice for choice in ("on", "off", "auto") if word and choice.startswith(word)]
+    if len(matches) != 1:
+        raise MiError('"on", "off" or "auto" expected.')
+    return matches[0]

@@ -38,6 +38,7 @@ only the values we do, and refuses the others by name):
 | startup-with-shell | launch_config: no shell is ever started; on splits `run`'s arguments as sh does (run_redirects.py), off at blanks as gdb's breakup_args |
 | stop-on-solib-events | catch_stops.py: nonzero stops at every event of the loader (the engine's library catch), told as gdb's print_solib_event |
 | step-mode, can-use-hw-watchpoints, auto-solib-add | only gdb's defaults |
+| displaced-stepping | auto and off: the engine steps over a breakpoint in place with the other threads stopped (gdb's off; auto is off in all-stop) |
 | language, charset, host-/target-wide-charset, osabi | only gdb's defaults (auto) |
 | target-charset | auto and UTF-8 (strings' valid UTF-8 shown as text, as gdb on a UTF-8 host); ASCII (or ANSI_X3.4-1968): the engine's formatter and x/s show bytes past 127 in octal |
 | sysroot, solib-search-path | the engine's LibraryPaths (debuggers/librarypaths.py): where every library file is read |
@@ -108,7 +109,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "execution": (
         "schedule-multiple", "follow-exec-mode", "exec-wrapper",
-        "exec-direction", "record", "displaced-stepping", "may-write-registers", "may-write-memory",
+        "exec-direction", "record", "may-write-registers", "may-write-memory",
         "may-insert-breakpoints", "may-insert-tracepoints", "may-insert-fast-tracepoints",
         "may-interrupt", "unwind-on-terminating-exception", "breakpoint always-inserted",
         "breakpoint auto-hw", "backtrace past-entry",
@@ -128,6 +129,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "detach-on-fork": ("on",),
     "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"), "endian": ("auto", "little"),
     "step-mode": ("off",),
+    "displaced-stepping": ("auto", "off"),  # a trap's step over is in place, the others stopped
     "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
     "target-charset": ("auto", "ASCII", "ANSI_X3.4-1968", "UTF-8"), "target-wide-charset": ("auto",), "osabi": ("auto",),

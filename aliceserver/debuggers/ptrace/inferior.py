@@ -161,7 +161,12 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
 
     # --- resuming -------------------------------------------------------------------
     def _cont(self, t: Tracee, request: int = binding.PTRACE_CONT) -> None:
-        if request == binding.PTRACE_CONT and t.pending_signal and self.jump_patches is not None:
+        # A signal goes with a continue, and with a step the user asked for (stepi, or a
+        # step plan's): the kernel stops the step at its handler's entry, as gdb's. Not
+        # with the step over a trap, whose byte is out while the others are stopped.
+        delivers = request == binding.PTRACE_CONT or (
+            request == binding.PTRACE_SINGLESTEP and t.stepping and t.step_over is None)
+        if delivers and t.pending_signal and self.jump_patches is not None:
             self.jump_patches.before_signal(self, t)  # its handler must not return into a trampoline
         if self.told_on_resume:
             for told in self.told_on_resume:
@@ -171,8 +176,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             self.libc.set_regs(t.tid, t.regs)
             t.regs_dirty = False
         t.regs_valid = False
-        signal_to_deliver = t.pending_signal if request == binding.PTRACE_CONT else 0
-        t.pending_signal = 0 if request == binding.PTRACE_CONT else t.pending_signal
+        signal_to_deliver = t.pending_signal if delivers else 0
+        t.pending_signal = 0 if delivers else t.pending_signal
         if signal_to_deliver:
             t.passed_stop = signal_to_deliver if signal_to_deliver in _JOB_STOPS else 0
         if request == binding.PTRACE_CONT and self.catch_syscalls is not None:
@@ -363,7 +368,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
     # --- reporting (step plans: step_plans.py) -----------------------------------------
     def _report(self, stop: Stopped) -> None:
         for t in self.threads.values():
-            if t.plan is not None:  # any stop the client sees ends every step in progress
+            if t.plan is not None or t.step_after_handler:  # any stop the client sees ends every step
+                t.step_after_handler = False
                 self._end_plan(t)
         self._stop_others(stop.thread_id)
         self.moribund.clear()  # every thread's status is in: no stale hit is left
@@ -453,6 +459,12 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             t = self._add_thread(tid)
         self.unwritten = None
         stop: Stopped | _Action | None = self._classify(t, decoded)
+        if isinstance(stop, Stopped) and t.step_after_handler and stop.reason is StopReason.STEP:
+            t.step_after_handler = False  # back from the handler: now the stepi itself
+            self._drop_plan_trap(t)
+            t.stepping = True
+            self._cont(t, binding.PTRACE_SINGLESTEP)
+            return
         if isinstance(stop, Stopped) and t.plan is not None:
             stop = self._continue_plan(t, stop)
             if stop is None:

@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 TRAP_TRACE = 2
 TRAP_BRKPT = 1  # si_code of a single-step's SIGTRAP when the instruction was a system call
 TRAP_HWBKPT = 4
+# si_code of the SIGTRAP that ends a step at a signal handler's entry (the kernel's
+# ptrace_notify after it set up the handler's frame): the signal number itself
+HANDLER_STEP = sig.SIGTRAP
 SI_KERNEL = 0x80  # si_code of the SIGTRAP an int3 raises
 
 
@@ -54,6 +57,8 @@ class SignalStops(InferiorParts):
     jump_patches: "JumpPatches | None"
     _policy: Callable[[int], SignalPolicy]
     pid: int
+    threads: dict[int, Tracee]
+    _plan_trap: Callable[[Tracee, int, Callable[[int], bool]], None]  # (step_plans.StepPlans)
     # A terminal's ^C queued in the stopped program (where it shares the server's process
     # group: the server's stdin is no terminal): its next SIGINT stop is that one, dropped
     stale_sigint: bool = False
@@ -113,17 +118,30 @@ class SignalStops(InferiorParts):
                 name, meaning = signal_name(signo), signal_description(signo)
                 said = f"\nProgram received signal {name}, {meaning}.\n"
                 self.unwritten = self.events.put_written("console", said)
+            if policy.pass_to_program and t.stepping and t.plan is None and t.step_over is None:
+                return self._handler_then_step(t)
             return _RESUME
         return Stopped(
             StopReason.SIGNAL, t.tid, signal=signo, signal_name=signal_name(signo),
             description=signal_description(signo), address=int(self.regs(t).rip),
         )  # fmt: skip
 
+    def _handler_then_step(self, t: Tracee) -> "_Action":
+        """A signal come during a stepi: its handler runs to a trap at the pc it interrupted
+        (at that depth or above), where the stepi is taken again, as gdb's step-resume
+        breakpoint (a breakpoint in the handler stops there)."""
+        regs = self.regs(t)
+        pc, sp = int(regs.rip), int(regs.rsp)
+        self._plan_trap(t, pc, lambda hit: hit == t.tid and int(self.regs(self.threads[hit]).rsp) >= sp)
+        t.step_after_handler, t.stepping = True, False
+        self._cont(t)
+        return _NONE
+
     def _sigtrap(self, t: Tracee) -> "Stopped | _Action | None":
         """A SIGTRAP of ours (trap, step, watchpoint): what to do; None if it is a real signal."""
         if t.step_over is not None or t.stepping:
             info = self.libc.get_siginfo(t.tid)
-            if info.code in (TRAP_TRACE, TRAP_BRKPT):  # TRAP_BRKPT: the step ran a `syscall`
+            if info.code in (TRAP_TRACE, TRAP_BRKPT, HANDLER_STEP):  # TRAP_BRKPT: the step ran a `syscall`
                 return self._step_done(t)
         regs = self.regs(t)
         if self.jump_patches is not None:  # a trampoline's stop or judge trap
@@ -182,10 +200,10 @@ class SignalStops(InferiorParts):
         pc = int(self.regs(t).rip)
         trap = self.traps.by_address.get(pc)
         if trap is not None and trap.inserted:
-            # A source step that single-steps onto a user's breakpoint stops there, as gdb:
+            # A step (stepi, or a source step) onto a user's breakpoint stops there, as gdb:
             # the hit reported, its condition judged and the hit counted (the int3 did not run).
             # Any step onto the return address a watched frame returned to ends the watch.
-            hit = self._breakpoint_hit(t, trap, user_only=True, guards_only=t.plan is None)
+            hit = self._breakpoint_hit(t, trap, user_only=True)
             if isinstance(hit, Stopped):
                 return hit
         return Stopped(StopReason.STEP, t.tid, address=pc)

@@ -43,6 +43,7 @@ class StepPlans(InferiorParts):
     def start_plan(self, plan: StepPlan, pc: int) -> None:
         t = self.thread(plan.tid)
         t.plan = plan
+        plan.signal_first = bool(t.pending_signal)
         self.run = Run.RUNNING
         if self.terminal is not None:
             self.terminal.give(self.terminal_group)

@@ -31,6 +31,9 @@ class Tracee:
     jumped: bool = False
     plan: StepPlan | None = None  # a source-line step in progress
     plan_traps: list[int] = field(default_factory=list)  # internal breakpoints the plan runs to
+    # A stepi's signal taken mid-step runs its handler to the trap at the interrupted pc
+    # (gdb's step-resume breakpoint); the stepi is taken again there.
+    step_after_handler: bool = False
     gone: bool = False  # exited, or a zombie leader waiting for its threads
     # Its last stop was a ptrace event's (exec, clone, fork): inside the system call still.
     event_stop: bool = False

@@ -176,6 +176,10 @@ class StepPlan:
     # The same for an inlined call (pc, its id): `step` goes through its code as `next` does.
     skipped_inline: Callable[[int, int], bool] | None = None
     trampoline: int | None = None  # the signal return trampoline being stepped through
+    moved_from: tuple[int, int] | None = None  # (pc, sp) where the last single step began
+    # The thread stopped for a signal it gets with the first move: a handler entered then
+    # is where the step ends (gdb: a new line); one taken later is run through.
+    signal_first: bool = False
 
     def start(self, pc: int) -> Stopped | None:
         """Begin; a Stopped when there is nothing to do (it is reported at once)."""
@@ -252,6 +256,7 @@ class StepPlan:
                 self.control.run_alone_to(self.tid, end)
                 return None
         self.calling = call is not None  # step into: the next stop is in the callee
+        self.moved_from = (pc, self.control.sp(self.tid))
         self.control.single_step(self.tid)
         return None
 
@@ -277,6 +282,7 @@ class StepPlan:
     def _next_move(self, stop: Stopped) -> Stopped | None:
         pc = stop.address if stop.address is not None else 0
         self.stopped = True
+        signal_first, self.signal_first = self.signal_first, False
         if self.kind is StepKind.UNTIL and self.targets:
             reached = "location reached" if pc in self.targets else "the frame returned"
             return Stopped(StopReason.STEP, self.tid, address=pc, description=reached)
@@ -302,6 +308,8 @@ class StepPlan:
         sp = self.control.sp(self.tid)
         called, self.calling = self.calling, False
         if self._deeper(pc, sp, called):
+            if not called and self._in_handler():
+                return Stopped(StopReason.STEP, self.tid, address=pc) if signal_first else self._over_handler()
             if self.ranged and self.kind in (StepKind.OVER, StepKind.UNTIL):
                 return self._run_to_return(pc)
             return self._entered(pc)
@@ -344,6 +352,21 @@ class StepPlan:
             self.line = (row.start, row.end)  # in an inlined call begun after the step: over it
             return self._step_from(pc)
         return self._new_row(pc, row, current, returned)
+
+    def _in_handler(self) -> bool:
+        """The step went into a signal handler (the signal delivered with it): its caller
+        is the signal trampoline."""
+        caller = self.oracle.caller(self.tid)
+        return caller is not None and self.oracle.is_signal_trampoline(caller[0])
+
+    def _over_handler(self) -> Stopped | None:
+        """As gdb's step-resume breakpoint at the interrupted pc: the handler runs (a
+        breakpoint in it stops there), then the step goes on from where it was."""
+        if self.moved_from is None:
+            return Stopped(StopReason.STEP, self.tid)
+        self.phase = Phase.RETURNING
+        self.control.run_to(self.tid, *self.moved_from)
+        return None
 
     def _through_trampoline(self, pc: int) -> bool:
         """At the signal return trampoline's start, or a few bytes on (its syscall); never

@@ -27,6 +27,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     BaseType,
     EnumType,
     FunctionType,
+    NodebugFunctionType,
     PointerType,
     ReferenceType,
     StructType,
@@ -71,8 +72,9 @@ def caller_of(symbols: object) -> FunctionCaller | None:
 def _unknown_return(t: FunctionType) -> bool:
     """A function returning a DW_TAG_unspecified_type (gas's) says nothing of what it
     returns: gdb asks for a cast, as for a function without debug info. One without
-    DW_AT_type returns void, prototyped or not (C's `void f ()`)."""
-    return t.unknown_return
+    DW_AT_type returns void, prototyped or not (C's `void f ()`); one known only by its
+    ELF symbol (a PLT stub, a library without debug info) returns what a cast says."""
+    return t.unknown_return or isinstance(t, NodebugFunctionType)
 
 
 def call_function(ev: Evaluator, node: ast.Call, cast_to: Type | None = None) -> Value:
