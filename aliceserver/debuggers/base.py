@@ -539,10 +539,14 @@ class IDebugger(Protocol):
         ...
 
     def watch_expression(
-        self, expression: str, kind: WatchKind, thread_id: int | None = None, level: int = 0
+        self, expression: str, kind: WatchKind, thread_id: int | None = None, level: int = 0, *,
+        software: bool = False,
     ) -> WatchpointInfo:
-        """A hardware watchpoint on the lvalue `expression` names in a frame; when the
-        expression reads that frame's locals, it is scoped to the frame (`watch_scope`)."""
+        """A hardware watchpoint on the lvalue `expression` names in a frame (or on what an
+        expression that is none reads); when the expression reads that frame's locals, it
+        is scoped to the frame (`watch_scope`). A write watch the debug registers cannot
+        hold, or one asked `software`, is gdb's software watchpoint (`info.software`):
+        the program single-steps while it is enabled."""
         ...
 
     def watch_scope(

@@ -162,6 +162,7 @@ class WatchpointInfo:
     hit_count: int
     value: bytes  # the bytes at the last stop or insertion
     scope: WatchScope | None = None  # None: globals only, watched in every thread
+    software: bool = False  # checked after each single step (no debug register holds it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,12 +47,14 @@ def _ours(prog: Path, commands: list[str]) -> str:
     return done.stdout + done.stderr
 
 
-def test_a_watch_wider_than_the_registers_is_refused(prog: Path) -> None:
-    running = _ours(prog, ["break main", "run", "watch wide", "info watchpoints", "kill"])
-    assert "cannot watch 'wide': 100 bytes" in running and "software watchpoints are not supported" in running
-    assert "No watchpoints." in running
-    before = _ours(prog, ["watch wide", "run"])
-    assert "warning: watchpoint 1 is not set in this process: cannot watch 'wide': 100 bytes" in before
+def test_a_watch_wider_than_the_registers_is_a_software_watchpoint(prog: Path) -> None:
+    """gdb's fallback where the debug registers cannot hold a write watch: a software
+    watchpoint (`Watchpoint N`, type `watchpoint`), the program single-stepped while it
+    is enabled."""
+    out = output_like_gdb(prog, ["break touch", "run", "watch wide", "info watchpoints", "continue", "continue",
+                                 "info watchpoints", "kill"])  # fmt: skip
+    assert "Watchpoint 2: wide\n" in out and "2       watchpoint     keep y" in out
+    assert "Old value = '\\000' <repeats 99 times>\n" in out
 
 
 def test_a_watch_on_an_expression_watches_what_it_reads(builder: Builder) -> None:
@@ -98,3 +100,18 @@ def test_constants_and_registers_are_refused_in_gdbs_words(builder: Builder) -> 
     ])  # fmt: skip
     assert "Cannot watch constant value `main'." in out
     assert out.count("Expression cannot be implemented with read/access watchpoint.") == 2
+
+
+def test_software_watchpoints_when_hardware_ones_are_off(builder: Builder) -> None:
+    """`set can-use-hw-watchpoints 0`: every write watch is a software one, triggers,
+    `next` and `finish` past them as gdb; read and access watches are refused in gdb's
+    words; one on a local dies with its frame."""
+    prog = builder.build("daily_flow")
+    out = output_like_gdb(prog, [
+        "set can-use-hw-watchpoints 0", "break add", "run", "watch total", "rwatch total", "info watchpoints",
+        "continue", "continue", "next", "next", "delete", "break depth", "continue", "watch below", "delete 3",
+        "continue", "continue", "info watchpoints",
+    ])  # fmt: skip
+    assert "Watchpoint 2: total\n" in out
+    assert "Can't set read/access watchpoint when hardware watchpoints are disabled." in out
+    assert "deleted because the program has left the block" in out

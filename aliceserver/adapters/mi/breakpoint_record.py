@@ -63,6 +63,7 @@ class MiBreakpoint(UserBreakpoint):
     loc_disabled: frozenset[int] = frozenset()  # addresses of the locations disabled by `disable N.M`
     passcount: int = 0  # a tracepoint's (0: none)
     hardware: bool = False  # hbreak's: gdb's "hw breakpoint" (debug_registers.py)
+    software: bool = False  # a watchpoint in no debug register: gdb's "watchpoint" (single steps)
     # A watchpoint's frame (function, CFA) when its expression reads locals: gdb reads it
     # there (watchpoint_frame), wherever the trap comes. The function whose locals its
     # condition reads: tested in the innermost frame of it (cond_exp_valid_block).
@@ -128,7 +129,15 @@ class MiBreakpoint(UserBreakpoint):
     @property
     def shown_type(self) -> str:
         """gdb's Type column (and MI's type field)."""
-        return "hw breakpoint" if self.hardware else self.gdb_type
+        return "hw breakpoint" if self.hardware else "watchpoint" if self.software else self.gdb_type
+
+    @property
+    def watch_label(self) -> str:
+        """How the console names a watchpoint (its mention, each trigger)."""
+        if self.software:
+            return "Watchpoint"
+        return {"hw watchpoint": "Hardware watchpoint", "read watchpoint": "Hardware read watchpoint",
+                "acc watchpoint": "Hardware access (read/write) watchpoint"}[self.gdb_type]  # fmt: skip
 
     @property
     def is_resolver(self) -> bool:

@@ -187,16 +187,20 @@ class BreakpointTable:
             self.watch_gate_installed = True
         watched, bits = self._location_of(expression) if location else (expression, "")
         shown = f"-location {expression}" if location else expression
+        no_hardware = session.settings.get("can-use-hw-watchpoints") == "0"
+        if no_hardware and mode:
+            raise MiError("Can't set read/access watchpoint when hardware watchpoints are disabled.")
         bp = MiBreakpoint(self.next_number, BreakpointKind.DATA_WATCH, shown, gdb_type=WATCH_TYPES[mode],
-                          spec=watched if location else "", shown_spec=bits)
+                          spec=watched if location else "", shown_spec=bits, software=no_hardware)
         if session.inferior.process is not None:
             tid, level = session.selected_frame()
             try:
-                bp.engine_id = session.debugger.watch_expression(watched, _watch_kind(bp), tid, level).id
-            except AliceError as error:
-                if mode and "is not in memory" in str(error):  # a register's: gdb's read/access refusal
+                info = session.debugger.watch_expression(watched, _watch_kind(bp), tid, level, software=no_hardware)
+            except AliceError as error:  # a register's, or too wide: gdb's read/access refusal
+                if mode and ("is not in memory" in str(error) or "debug registers" in str(error)):
                     raise MiError("Expression cannot be implemented with read/access watchpoint.") from None
                 raise
+            bp.engine_id, bp.software = info.id, info.software
         else:
             session.ensure_symbols()
             session.evaluate_display(watched)  # `No symbol "x" in current context.`
@@ -227,7 +231,9 @@ class BreakpointTable:
         tid = threads[0].tid
         try:
             watched = bp.spec or bp.location
-            bp.engine_id = session.debugger.watch_expression(watched, _watch_kind(bp), tid, 0).id
+            software = session.settings.get("can-use-hw-watchpoints") == "0"
+            info = session.debugger.watch_expression(watched, _watch_kind(bp), tid, 0, software=software)
+            bp.engine_id, bp.software = info.id, info.software
             bp.old_value = display_value(session.evaluate(watched, tid=tid, level=0))
         except AliceError as error:  # told: a watchpoint that watches nothing is no silent matter
             logger.info("watchpoint %d stays unset in the new process: %s", bp.number, error)
@@ -596,9 +602,7 @@ class BreakpointTable:
         if bp.catch is not None:
             return catches.mention(bp, bp.catch)
         if bp.is_watch:
-            label = {"hw watchpoint": "Hardware watchpoint", "read watchpoint": "Hardware read watchpoint",
-                     "acc watchpoint": "Hardware access (read/write) watchpoint"}[bp.gdb_type]
-            return f"{label} {bp.number}: {bp.location}\n"
+            return f"{bp.watch_label} {bp.number}: {bp.location}\n"
         if bp.pending:
             return f"{word} {bp.number} ({self.what(bp)}) pending.\n"
         place = bp.places[0]

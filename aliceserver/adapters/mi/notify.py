@@ -445,8 +445,7 @@ def _watch_told(session: MiSession, stop: ev.Stopped, bp: MiBreakpoint, pairs: l
     reason = {"wpt": "watchpoint-trigger", "hw-rwpt": "read-watchpoint-trigger",
               "hw-awpt": "access-watchpoint-trigger"}[key]
     pairs += [("reason", reason), (key, {"number": str(bp.number), "exp": bp.location})]
-    label = {"wpt": "Hardware watchpoint", "hw-rwpt": "Hardware read watchpoint",
-             "hw-awpt": "Hardware access (read/write) watchpoint"}[key]
+    label = bp.watch_label
     if key == "hw-rwpt" or (key == "hw-awpt" and old == new):
         pairs.append(("value", {"value": new}))
         return f"\n{label} {bp.number}: {bp.location}\n\nValue = {new}\n"

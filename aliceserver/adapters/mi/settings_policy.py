@@ -37,7 +37,7 @@ only the values we do, and refuses the others by name):
 | architecture | only auto (the program's own by its ELF header, aarch64 too: `show` says which) and i386:x86-64 for an x86-64 program (gdb's x86-64 build knows no other names) |
 | startup-with-shell | launch_config: no shell is ever started; on splits `run`'s arguments as sh does (run_redirects.py), off at blanks as gdb's breakup_args |
 | stop-on-solib-events | catch_stops.py: nonzero stops at every event of the loader (the engine's library catch), told as gdb's print_solib_event |
-| step-mode, can-use-hw-watchpoints, auto-solib-add | only gdb's defaults |
+| step-mode, auto-solib-add | only gdb's defaults |
 | displaced-stepping | auto and off: the engine steps over a breakpoint in place with the other threads stopped (gdb's off; auto is off in all-stop) |
 | language, charset, host-/target-wide-charset, osabi | only gdb's defaults (auto) |
 | target-charset | auto and UTF-8 (strings' valid UTF-8 shown as text, as gdb on a UTF-8 host); ASCII (or ANSI_X3.4-1968): the engine's formatter and x/s show bytes past 127 in octal |
@@ -130,7 +130,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"), "endian": ("auto", "little"),
     "step-mode": ("off",),
     "displaced-stepping": ("auto", "off"),  # a trap's step over is in place, the others stopped
-    "can-use-hw-watchpoints": ("1",), "auto-solib-add": ("on",),
+"auto-solib-add": ("on",),
     "language": ("auto",), "charset": ("auto",), "host-charset": ("auto",),
     "target-charset": ("auto", "ASCII", "ANSI_X3.4-1968", "UTF-8"), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "debuginfod enabled": ("off",),

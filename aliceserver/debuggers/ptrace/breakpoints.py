@@ -305,12 +305,12 @@ class Breakpoints:
 
     def insert_watchpoint(
         self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None, *,
-        more: tuple[tuple[int, int], ...] = (),
+        more: tuple[tuple[int, int], ...] = (), software: bool = False,
     ) -> WatchpointInfo:
         def go() -> WatchpointInfo:
             inferior = self._access.require_stopped()
             value = b"".join(self._access.read_visible(at, length) for at, length in ((address, size), *more))
-            watch = Watch(self._traps.new_id(), address, size, kind, value, more=more)
+            watch = Watch(self._traps.new_id(), address, size, kind, value, more=more, software=software)
             if scope is not None:
                 watch.scope, watch.thread = scope, scope.thread_id
                 watch.return_address = self._return_address(inferior, scope)

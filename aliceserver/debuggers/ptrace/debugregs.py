@@ -27,8 +27,7 @@ def pieces(address: int, size: int) -> list[tuple[int, int]]:
         at += piece
     if len(out) > SLOTS:
         raise TargetError(
-            f"{size} bytes at {address:#x} need more than the {SLOTS} debug registers "
-            "(software watchpoints are not supported)"
+            f"{size} bytes at {address:#x} need more than the {SLOTS} debug registers"
         )
     return out
 
@@ -38,8 +37,7 @@ def pieces_of(regions: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> l
     out = [piece for address, size in regions for piece in pieces(address, size)]
     if len(out) > SLOTS:
         raise TargetError(
-            f"the {len(regions)} places it reads need more than the {SLOTS} debug registers "
-            "(software watchpoints are not supported)"
+            f"the {len(regions)} places it reads need more than the {SLOTS} debug registers"
         )
     return out
 

@@ -454,17 +454,20 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
         self._call(go)
 
     def watch_expression(self, expression: str, kind: WatchKind, thread_id: int | None = None,
-                         level: int = 0) -> WatchpointInfo:  # fmt: skip
+                         level: int = 0, *, software: bool = False) -> WatchpointInfo:  # fmt: skip
         """A hardware watchpoint on the lvalue an expression names (`x`, `p->next`, `a[3]`),
         or on what an expression that is none reads (`a + b`: watchchain.py); one that
         reads the frame's locals dies with the frame (see watchscope.py)."""
         regions, scope = self._call(lambda: self._expressions.watch_target(expression, thread_id, level))
-        try:
-            debugregs.pieces_of(regions)
-        except TargetError as error:
-            raise TargetError(f"cannot watch {expression!r}: {error}") from None
         (address, size), *more = regions
-        return self._user_breakpoints.insert_watchpoint(address, size, kind, scope, more=tuple(more))
+        if not software:
+            try:
+                debugregs.pieces_of(regions)
+                return self._user_breakpoints.insert_watchpoint(address, size, kind, scope, more=tuple(more))
+            except TargetError as error:
+                if kind is not WatchKind.WRITE or self._remote.connected:  # gdb's fallback: a write's
+                    raise TargetError(f"cannot watch {expression!r}: {error}") from None
+        return self._user_breakpoints.insert_watchpoint(address, size, kind, scope, more=tuple(more), software=True)
 
     def history_count(self) -> int:
         return self._dollars.history_count()

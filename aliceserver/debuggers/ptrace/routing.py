@@ -263,16 +263,18 @@ class UserBreakpoints:
         return self._breakpoints.enable_breakpoint(breakpoint_id, enabled)
 
     def insert_watchpoint(self, address: int, size: int, kind: WatchKind, scope: WatchScope | None = None, *,
-                          more: tuple[tuple[int, int], ...] = ()) -> WatchpointInfo:  # fmt: skip
-        """`more`: further places the watch reads (an expression's, watchchain.py)."""
-        if self._remote.connected and more:
-            raise TargetError("a watch on an expression that is not an lvalue is not supported over a stub")
+                          more: tuple[tuple[int, int], ...] = (), software: bool = False) -> WatchpointInfo:  # fmt: skip
+        """`more`: further places the watch reads (an expression's, watchchain.py);
+        `software`: gdb's software watchpoint, compared after each single step."""
+        if self._remote.connected and (more or software):
+            raise TargetError("a watch on an expression that is not an lvalue, or a software watchpoint, "
+                              "is not supported over a stub")
         if self._remote.connected:
             # a watch on locals is guarded where its frame returns to (remote/watches.py)
             returns = scope_return_address(self._stack_trace(scope.thread_id), scope) if scope else None
             return self._call(lambda: self._remote.watches.insert(self._remote.require_stopped(), address, size, kind,
                                                                   scope, returns))  # fmt: skip
-        return self._breakpoints.insert_watchpoint(address, size, kind, scope, more=more)
+        return self._breakpoints.insert_watchpoint(address, size, kind, scope, more=more, software=software)
 
     def remove_watchpoint(self, watchpoint_id: int) -> None:
         if self._remote.connected:

@@ -139,6 +139,11 @@ class SignalStops(InferiorParts):
 
     def _sigtrap(self, t: Tracee) -> "Stopped | _Action | None":
         """A SIGTRAP of ours (trap, step, watchpoint): what to do; None if it is a real signal."""
+        if t.soft_stepping and t.step_over is None and not t.stepping:
+            # a continue's step (TRAP_BRKPT: out of a system call's event): compare; its
+            # resume steps again while soft_stepping holds (_step_again, _cont)
+            if self.libc.get_siginfo(t.tid).code in (TRAP_TRACE, TRAP_BRKPT):
+                return self._watch_hit(t) or self._landed(t)
         if t.step_over is not None or t.stepping:
             info = self.libc.get_siginfo(t.tid)
             if info.code in (TRAP_TRACE, TRAP_BRKPT, HANDLER_STEP):  # TRAP_BRKPT: the step ran a `syscall`

@@ -22,6 +22,7 @@ class Tracee:
     regs_dirty: bool = False
     pending_signal: int = 0  # delivered when the thread resumes
     single_stepping: bool = False  # its last resume was PTRACE_SINGLESTEP
+    soft_stepping: bool = False  # that step is a continue's, for the software watchpoints
     stepping: bool = False  # a client's instruction step is in flight
     step_over: int | None = None  # address of the trap being stepped over (byte removed)
     after_step_over: "AfterStep" = field(default_factory=lambda: AfterStep.REPORT)

@@ -29,6 +29,7 @@ class Watch:
     return_address: int | None = None  # where the frame returns to (None: it is outermost)
     guard_id: int | None = None  # the internal trap there (see watchscope.py)
     more: tuple[tuple[int, int], ...] = ()  # further places it reads (`a + b`), (address, size)
+    software: bool = False  # in no debug register: checked after each single step
 
     @property
     def regions(self) -> tuple[tuple[int, int], ...]:
@@ -41,7 +42,7 @@ class Watch:
     def info(self) -> WatchpointInfo:
         return WatchpointInfo(
             self.id, self.address, self.size, self.kind, self.enabled, self.hit_count, self.value,
-            self.scope,
+            self.scope, self.software,
         )  # fmt: skip
 
     def watches(self, tid: int) -> bool:
@@ -65,12 +66,18 @@ class WatchSlots:
         # The front end's judge of each trap that changed a value (catch_events.WatchGate);
         # False: the program goes on, a step or finish under way with it.
         self.gate: Callable[[Stopped], bool] | None = None
+        # gdb's software watchpoints: while one is enabled, a continue single-steps
+        # (ptrace/inferior.py's _cont) and each step compares their bytes.
+        self.soft: list[Watch] = []
 
     def active(self) -> bool:
-        return any(w is not None and w.enabled for w in self.slots)
+        return any(w is not None and w.enabled for w in self.slots) or self.soft_active()
+
+    def soft_active(self) -> bool:
+        return any(w.enabled for w in self.soft)
 
     def all(self) -> list[Watch]:
-        return list({id(w): w for w in self.slots if w is not None}.values())
+        return list({id(w): w for w in self.slots if w is not None}.values()) + self.soft
 
     def move_thread(self, old: int, new: int) -> None:
         """A fork child followed: the forking thread's frames go on in the child's thread."""
@@ -79,6 +86,9 @@ class WatchSlots:
                 watch.thread = new
 
     def add(self, watch: Watch) -> None:
+        if watch.software:
+            self.soft.append(watch)
+            return
         wanted = debugregs.pieces_of(watch.regions)
         free = [index for index, slot in enumerate(self.slots) if slot is None]
         if len(wanted) > len(free):
@@ -93,6 +103,10 @@ class WatchSlots:
         self._ever_set = True
 
     def remove(self, ident: int) -> Watch:
+        soft = next((w for w in self.soft if w.id == ident), None)
+        if soft is not None:
+            self.soft.remove(soft)
+            return soft
         found = [index for index, slot in enumerate(self.slots) if slot is not None and slot.id == ident]
         if not found:
             raise TargetError(f"no watchpoint number {ident}")
@@ -105,6 +119,7 @@ class WatchSlots:
     def forget_all(self) -> None:
         """exec clears the debug registers, and the addresses mean nothing in the new image."""
         self.slots = [None] * debugregs.SLOTS
+        self.soft = []
         self._ever_set = False
 
     def apply(self, libc: binding.Libc, tid: int) -> None:
@@ -124,9 +139,13 @@ class WatchSlots:
             libc.poke_user(tid, _debugreg(7), 0)
 
     def take_fired(self, libc: binding.Libc, tid: int) -> list[Watch]:
-        """The watches whose slots fired in this thread (DR6), clearing DR6."""
-        dr6 = libc.peek_user(tid, _debugreg(6))
-        if dr6 & 0xF:
-            libc.poke_user(tid, _debugreg(6), 0)
-        fired = [w for i in debugregs.fired_slots(dr6) if (w := self.slots[i]) is not None]
-        return list({id(w): w for w in fired}.values())  # a watch of several pieces once
+        """The watches whose slots fired in this thread (DR6), clearing DR6; then the
+        software ones it watches, each to compare."""
+        fired: list[Watch] = []
+        if any(self.slots):
+            dr6 = libc.peek_user(tid, _debugreg(6))
+            if dr6 & 0xF:
+                libc.poke_user(tid, _debugreg(6), 0)
+            fired = [w for i in debugregs.fired_slots(dr6) if (w := self.slots[i]) is not None]
+        soft = [w for w in self.soft if w.watches(tid)]
+        return list({id(w): w for w in fired}.values()) + soft  # a watch of several pieces once
