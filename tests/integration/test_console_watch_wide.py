@@ -115,3 +115,14 @@ def test_software_watchpoints_when_hardware_ones_are_off(builder: Builder) -> No
     assert "Watchpoint 2: total\n" in out
     assert "Can't set read/access watchpoint when hardware watchpoints are disabled." in out
     assert "deleted because the program has left the block" in out
+
+
+def test_a_call_runs_past_software_watchpoints(builder: Builder) -> None:
+    """gdb runs a function it calls with its software watchpoints unchecked: `p f ()`
+    returns its value even where f writes a watched variable."""
+    prog = builder.build("daily_flow")
+    out = output_like_gdb(prog, [
+        "break depth", "run", "set can-use-hw-watchpoints 0", "watch total", "p square (3)", "p add (2)",
+        "p total", "continue", "kill",
+    ])  # fmt: skip
+    assert "$1 = 9\n$2 = void\n$3 = 17\n" in out

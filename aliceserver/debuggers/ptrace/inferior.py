@@ -180,8 +180,9 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         t.pending_signal = 0 if delivers else t.pending_signal
         if signal_to_deliver:
             t.passed_stop = signal_to_deliver if signal_to_deliver in _JOB_STOPS else 0
-        # gdb's software watchpoints: a continue single-steps (and a step it was redoing)
-        soft = self.watches.soft_active() and not t.stepping and t.step_over is None and (
+        # gdb's software watchpoints: a continue single-steps (and a step it was redoing);
+        # not a call into the program, which gdb runs with them unchecked
+        soft = self.watches.soft_active() and not t.stepping and t.step_over is None and not self.calls_running and (
             request == binding.PTRACE_CONT or (request == binding.PTRACE_SINGLESTEP and t.soft_stepping))
         if soft:
             request = binding.PTRACE_SINGLESTEP
