@@ -126,3 +126,14 @@ def test_a_call_runs_past_software_watchpoints(builder: Builder) -> None:
         "p total", "continue", "kill",
     ])  # fmt: skip
     assert "$1 = 9\n$2 = void\n$3 = 17\n" in out
+
+
+def test_a_software_watchpoint_steps_over_a_breakpoint_that_does_not_stop(builder: Builder) -> None:
+    """A continue's single steps reach a breakpoint whose condition is false: it is
+    stepped over as a continue steps over it (it looped on the trap)."""
+    prog = builder.build("daily_flow")
+    out = output_like_gdb(prog, [
+        "break main", "run", "set can-use-hw-watchpoints 0", "watch total", "break add if 0", "next", "next",
+        "continue", "continue", "info breakpoints", "kill",
+    ])  # fmt: skip
+    assert "Watchpoint 2: total\n\nOld value = 0\nNew value = 1\n" in out

@@ -293,6 +293,8 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
         with a step over a trap, leave the trap's byte out and the other threads stopped."""
         if not t.single_stepping or t.gone or t.running:
             return False
+        if t.soft_stepping and self._trap_at_pc(t) is not None:
+            return False  # a continue's step onto a trap: stepped over as a continue's (_resume_thread)
         self._cont(t, binding.PTRACE_SINGLESTEP)
         return True
 
