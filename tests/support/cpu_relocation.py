@@ -109,6 +109,8 @@ class Machine:
             stop = self.step()
             if stop.reason is not StopReason.STEP:
                 fault = stop.signal
+                # the next stepi would deliver it, as gdb's does: the program would die
+                self.debugger.queue_signal(self.tid, 0)
                 break
             pc, was = self.debugger.read_registers(self.tid).values["rip"], pc
             if not start <= pc < end or pc == start != was:  # out, or back to the site
