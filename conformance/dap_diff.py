@@ -389,7 +389,13 @@ SCENARIOS: tuple[DapScenario, ...] = (
     ),
     # The program the DAP client tests use: a loop breakpoint to the exit, and stepping.
     DapScenario("dap-loop", "dap_basic", ("@main_loop",), ("continue", "continue")),
-    DapScenario("dap-step", "dap_basic", ("@sum_loop",), ("stepIn", "next", "stepOut", "next")),
+    DapScenario(
+        "dap-step",
+        "dap_basic",
+        ("@sum_loop",),
+        ("stepIn", "next", "stepOut", "next"),
+        unassigned=("r",),  # square's r at the stepIn stop, before `int r = v * v` runs
+    ),
     DapScenario("dap-function", "dap_basic", ("square",), ("stepOut", "continue")),
 )
 
