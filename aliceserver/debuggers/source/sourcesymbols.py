@@ -172,6 +172,8 @@ class SourceSymbols:
                         values = None
                     else:
                         values.units.name_index = self._name_index(module, image).units_named
+                        info = self.debug_info(module)
+                        values.units.stored = info.stored_rows if info is not None else None
                         values.type_index = self._type_index(image)
                         values.tls_block = self._tls_block(module)
                 except AliceError as error:

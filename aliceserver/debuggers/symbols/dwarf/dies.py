@@ -24,6 +24,7 @@ from aliceserver.debuggers.symbols.dwarf.abbrevs import AbbrevCache
 from aliceserver.debuggers.symbols.dwarf.callsitewalk import call_sites_under
 from aliceserver.debuggers.symbols.dwarf.coderanges import (
     RawAranges,
+    Scope,
     ScopeIndex,
     unit_offsets,
     unit_scopes,
@@ -39,6 +40,7 @@ from aliceserver.debuggers.symbols.dwarf.leafspans import LeafSpans, leaf_span
 from aliceserver.debuggers.symbols.dwarf.localscopes import LocalScopes
 from aliceserver.debuggers.symbols.dwarf.names import split_qualified
 from aliceserver.debuggers.symbols.dwarf.rangelists import v4_ranges, v5_ranges
+from aliceserver.debuggers.symbols.dwarf.rowcache import MIN_UNIT
 from aliceserver.debuggers.symbols.dwarf.scopewalk import Link, scope_chain
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import ElfImage
@@ -46,6 +48,8 @@ from aliceserver.errors import TargetError, Unsupported
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
+
+    from aliceserver.debuggers.symbols.dwarf.rowcache import RowCache
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +127,7 @@ class DwarfUnits:
         self._leaf_spans: LeafSpans[FunctionAt] = LeafSpans()  # by pc ranges: see leafspans.py
         # unit offset -> its top-level scopes with their code ranges (coderanges.py)
         self._unit_scopes: dict[int, ScopeIndex] = {}
+        self.stored: RowCache | None = None  # where units' scopes are kept between sessions
         self._local = LocalScopes()  # where none holds a pc: local classes' methods
         self._abbrevs: AbbrevCache | None = None  # .debug_abbrev's tables, for unit_scopes
         self._unit_bytes: tuple[int, bytes] | None = None  # the last unit scope_chain read
@@ -463,11 +468,7 @@ class DwarfUnits:
         try:
             scopes = self._unit_scopes.get(cu.cu_offset)
             if scopes is None:
-                unit = self._raw.read(".debug_info", cu.cu_offset, cu.size)
-                if self._abbrevs is None:
-                    self._abbrevs = AbbrevCache(self.section(".debug_abbrev") or b"")
-                addr = self.section(".debug_addr") or b""
-                scopes = ScopeIndex(unit_scopes(unit, cu.cu_offset, self._abbrevs, addr))
+                scopes = ScopeIndex(self._read_unit_scopes(cu))
                 if len(self._unit_scopes) >= _UNIT_SCOPES_CACHE:
                     self._unit_scopes.pop(next(iter(self._unit_scopes)))
                 self._unit_scopes[cu.cu_offset] = scopes
@@ -475,6 +476,21 @@ class DwarfUnits:
         except (IndexError, KeyError, ValueError, struct.error, TargetError) as exc:
             log.debug("unit at %#x read through pyelftools: %s", cu.cu_offset, exc)
             return None
+
+    def _read_unit_scopes(self, cu: CompileUnit) -> list[Scope]:
+        """unit_scopes of `cu`, kept on disk for a big unit (rowcache.py)."""
+        stored = self.stored if cu.size >= MIN_UNIT else None
+        found = stored.load_scopes(cu.cu_offset) if stored is not None else None
+        if found is not None:
+            return found
+        assert self._raw is not None
+        unit = self._raw.read(".debug_info", cu.cu_offset, cu.size)
+        if self._abbrevs is None:
+            self._abbrevs = AbbrevCache(self.section(".debug_abbrev") or b"")
+        found = unit_scopes(unit, cu.cu_offset, self._abbrevs, self.section(".debug_addr") or b"")
+        if stored is not None:
+            stored.store_scopes(cu.cu_offset, found)
+        return found
 
     def _descend(self, die: DIE, address: int) -> list[DIE]:
         chain: list[DIE] = []

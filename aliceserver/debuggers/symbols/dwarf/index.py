@@ -194,6 +194,11 @@ class DebugInfo:
             info._symbols_store = (cache, key + "-symbols", identity)
         return info
 
+    @property
+    def stored_rows(self) -> RowCache | None:
+        """Where this binary's decoded line rows and unit scopes are kept (rowcache.py)."""
+        return self._stored_rows
+
     def adopt_debug_file_symbols(self, image: ElfImage) -> None:
         """Give `image`, the separate debug file this was read from, the symbol table an
         earlier session kept (parsing libc6-dbg's took 10 ms of each first stop), else keep
