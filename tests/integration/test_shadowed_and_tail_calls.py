@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,9 @@ def _signal_frame(program: Path, cwd: Path, *, gdb: bool) -> list[object]:
             "-stack-list-arguments 1 0 0",
             "-stack-list-locals 1",
         ):
-            seen.append(mi.ok(command).results)
+            # pthread_kill's old_mask holds what the raise's timing left there: {0} or
+            # {2} from run to run, under gdb as under us (test_libc_backtraces.py)
+            seen.append(re.sub(r"\{__val = \{\d+\}\}", "{__val = {N}}", repr(mi.ok(command).results)))
         return seen
     finally:
         mi.close()
