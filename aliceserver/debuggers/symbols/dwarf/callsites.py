@@ -463,9 +463,12 @@ def _search_self_tail_call(symbols: ModuleSymbols, function: int, ctx: FrameCont
         address = todo.pop()
         cu = symbols.units.cu_for_address(address)
         at = None if cu is None else symbols.units.function_die_at(cu, address)
-        if at is None:
+        if cu is None or at is None:
             continue
-        for site in sites_under(at.subprogram):
+        # The tail call sites read from raw bytes (callsitewalk.py), else by a DIE walk.
+        offsets = symbols.units.tail_call_site_offsets(cu, at.subprogram)
+        sites = sites_under(at.subprogram) if offsets is None else map(cu.get_DIE_from_refaddr, offsets)
+        for site in sites:
             if not (attr_value(site, "DW_AT_call_tail_call") or attr_value(site, "DW_AT_GNU_tail_call")):
                 continue
             target = call_target(symbols, site, None, place=ctx)

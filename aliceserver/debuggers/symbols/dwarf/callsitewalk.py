@@ -5,7 +5,7 @@ callsites indexes a caller's call sites by return pc to find the one a frame ret
 function: about a thousand in the CPython function calling PyList_Append, most of the
 first stop's argument time. call_sites_under finds the same call sites by the same rules
 (through lexical blocks and inlined calls, not inside a call site) from the unit's bytes,
-reading only their return pcs and jumping over everything else (by DW_AT_sibling, or by
+reading only their return pcs and tail-call flags and jumping over everything else (by DW_AT_sibling, or by
 abbreviation sizes); pyelftools then parses just the call site asked for. Where it meets
 what it does not read (a return pc in another form than an address, an address index
 without the unit's table) it answers None and the caller walks the DIEs as before.
@@ -22,14 +22,15 @@ from aliceserver.debuggers.symbols.dwarf.rawread import uleb
 
 _SITES = frozenset(ENUM_DW_TAG[name] for name in ("DW_TAG_call_site", "DW_TAG_GNU_call_site"))
 _NESTS = frozenset(ENUM_DW_TAG[name] for name in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"))
-_AT_SIBLING, _AT_RETURN_PC, _AT_LOW_PC = (
-    ENUM_DW_AT["DW_AT_" + name] for name in ("sibling", "call_return_pc", "low_pc"))
+_AT_SIBLING, _AT_RETURN_PC, _AT_LOW_PC, _AT_TAIL_CALL, _AT_GNU_TAIL_CALL = (
+    ENUM_DW_AT["DW_AT_" + name] for name in ("sibling", "call_return_pc", "low_pc", "call_tail_call", "GNU_tail_call"))
 _SIBLING = frozenset({_AT_SIBLING})
-_SITE = frozenset({_AT_SIBLING, _AT_RETURN_PC, _AT_LOW_PC})
+_SITE = frozenset({_AT_SIBLING, _AT_RETURN_PC, _AT_LOW_PC, _AT_TAIL_CALL, _AT_GNU_TAIL_CALL})
 _ADDRESS_FORMS = frozenset({forms.ADDR, *forms.ADDRX_FORMS})
 
-# A call site found: (its return pc, None when it names none; its DIE's section offset).
-Site = tuple[int | None, int]
+# A call site found: (its return pc, None when it names none; its DIE's section offset;
+# whether it is a tail call: DW_AT_call_tail_call or DW_AT_GNU_tail_call set).
+Site = tuple[int | None, int, bool]
 
 
 def call_sites_under(unit: bytes, cu_offset: int, abbrevs: AbbrevCache, addr: bytes,
@@ -71,7 +72,7 @@ def _sites(walk: _Walk, table: AbbrevTable, pos: int) -> list[Site]:
         entry = table[code]
         if entry.tag in _SITES:
             values, pos = walk.attributes(entry, pos, _SITE)
-            found.append((_return_pc(walk, values), walk.cu_offset + start))
+            found.append((_return_pc(walk, values), walk.cu_offset + start, _tail_call(values)))
             if entry.children:
                 pos = walk.past_children(table, values, start, pos)
         elif entry.tag in _NESTS:
@@ -85,6 +86,15 @@ def _sites(walk: _Walk, table: AbbrevTable, pos: int) -> list[Site]:
             if entry.children:
                 pos = walk.past_children(table, values, start, pos)
     return found
+
+
+def _tail_call(values: dict[int, tuple[int, int]]) -> bool:
+    """DW_AT_call_tail_call (or GNU's) set: present (DW_FORM_flag_present) or nonzero."""
+    for attr in (_AT_TAIL_CALL, _AT_GNU_TAIL_CALL):
+        found = values.get(attr)
+        if found is not None and (found[0] == forms.FLAG_PRESENT or found[1] > 0):
+            return True
+    return False
 
 
 def _return_pc(walk: _Walk, values: dict[int, tuple[int, int]]) -> int | None:

@@ -132,8 +132,9 @@ class DwarfUnits:
         self._abbrevs: AbbrevCache | None = None  # .debug_abbrev's tables, for unit_scopes
         self._unit_bytes: tuple[int, bytes] | None = None  # the last unit scope_chain read
         self._range_lists: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}  # (unit, list offset)
-        # function DIE offset -> {return pc: call site DIE offset} (callsitewalk.py)
-        self._call_sites: dict[int, dict[int, int]] = {}
+        # function DIE offset -> ({return pc: call site DIE offset}, tail call sites' offsets)
+        # (callsitewalk.py)
+        self._call_sites: dict[int, tuple[dict[int, int], list[int]]] = {}
         self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
         self._names: dict[int, dict[str, list[DIE]]] = {}  # cu offset -> name -> DIEs
         self._all_cu_offsets: list[int] | None = None
@@ -418,6 +419,16 @@ class DwarfUnits:
         """{return pc: section offset of its DIE} of the call sites under `function` (the
         first for each return pc, as callsites indexes them), read from the unit's bytes;
         None where they cannot be (the caller walks the DIEs)."""
+        found = self._call_site_offsets(cu, function)
+        return found[0] if found is not None else None
+
+    def tail_call_site_offsets(self, cu: CompileUnit, function: DIE) -> list[int] | None:
+        """The section offsets of the tail call sites under `function`, in DIE order, read
+        from the unit's bytes; None where they cannot be (the caller walks the DIEs)."""
+        found = self._call_site_offsets(cu, function)
+        return found[1] if found is not None else None
+
+    def _call_site_offsets(self, cu: CompileUnit, function: DIE) -> tuple[dict[int, int], list[int]] | None:
         found = self._call_sites.get(function.offset)
         if found is not None or self._raw is None:
             return found
@@ -435,13 +446,13 @@ class DwarfUnits:
         if sites is None:
             return None
         offsets: dict[int, int] = {}
-        for returns_to, offset in sites:
+        for returns_to, offset, _tail in sites:
             if returns_to is not None:
                 offsets.setdefault(returns_to, offset)
         if len(self._call_sites) >= _CALL_SITE_FUNCTIONS_KEPT:
             self._call_sites.clear()
-        self._call_sites[function.offset] = offsets
-        return offsets
+        found = self._call_sites[function.offset] = (offsets, [offset for _pc, offset, tail in sites if tail])
+        return found
 
     def _ranges_at(self, cu: CompileUnit | TypeUnit, offset: int) -> list[tuple[int, int]]:
         """_range_list of a DIE whose DW_AT_ranges is the section offset `offset`, decoded
