@@ -23,6 +23,7 @@ from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DwarfConfig, DWARFI
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_FORM, ENUM_DW_TAG
 from elftools.dwarf.structs import DWARFStructs
 
+from aliceserver.debuggers.symbols.dwarf import rawdie
 from aliceserver.debuggers.symbols.dwarf.abbrevs import entry_positions, read_entry
 from aliceserver.debuggers.symbols.dwarf.altfile import (
     alt_link,
@@ -34,6 +35,7 @@ from aliceserver.debuggers.symbols.dwarf.altfile import (
     shift_info,
 )
 from aliceserver.debuggers.symbols.dwarf.forms import IMPLICIT_CONST
+from aliceserver.debuggers.symbols.dwarf.rawdie import Shape, Step
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elfheaders import SHF_COMPRESSED, SHT_NOBITS
 
@@ -45,6 +47,7 @@ _BLOCK = 16 * 1024
 # a bigger one (libc6-dbg's .debug_info) only as far as pyelftools reads it.
 _WHOLE_INFLATED = 1 << 20
 MACHINES = {"EM_X86_64": "x64", "EM_AARCH64": "AArch64"}  # pyelftools' names
+rawdie.install()  # the DIEs of these units read by rawdie.py's plans
 # DWARFInfo keyword -> section name
 _SECTIONS = {
     "debug_info_sec": ".debug_info", "debug_aranges_sec": ".debug_aranges",
@@ -155,7 +158,7 @@ class _LazyAbbrevTable(AbbrevTable):
     """An abbreviation table whose entries are decoded on first use, to what pyelftools'
     construct parse of the whole table gives: a unit uses a few of its hundreds."""
 
-    __slots__ = ("_data", "_at")
+    __slots__ = ("_data", "_at", "plans")
     _TAGS = _names(ENUM_DW_TAG)
     _ATTRIBUTES = _names(ENUM_DW_AT)
     _FORMS = _names(ENUM_DW_FORM)
@@ -166,6 +169,7 @@ class _LazyAbbrevTable(AbbrevTable):
         self._abbrev_map: dict[int, AbbrevDecl] = {}
         # code -> where its tag is (a repeated code: the last one, as pyelftools' table)
         self._at = {code: where[0] for code, where in entry_positions(data, offset).items()}
+        self.plans: dict[tuple[int, Shape], tuple[Step, ...] | None] = {}  # rawdie.py's, by code
 
     def get_abbrev(self, code: int) -> AbbrevDecl:
         found = self._abbrev_map.get(code)
