@@ -86,6 +86,7 @@ class ElfImage:
         self._contents: ElfContents | None = contents
         self._table: SymbolTable | None = None
         self._packed: PackedTable | None = None  # a cached table, unpacked on first use
+        self._packed_addresses: bytes | None = None  # and its address index's addresses
         # A copy of the target's file (a stub's `target:`): how its other files are read
         # (its separate debug file under the target's debug directory)
         self.target_files: Callable[[str], str | None] | None = None
@@ -148,12 +149,13 @@ class ElfImage:
                 self._packed, self._contents = fast[0], None
             return fast
 
-    def adopt_symbols(self, packed: PackedTable) -> None:
-        """Use `packed` (packed_symbols() of this same file, checked by is_packed_table)
-        rather than parse the symbol table, unless that is done already."""
+    def adopt_symbols(self, packed: PackedTable, addresses: bytes | None = None) -> None:
+        """Use `packed` (packed_symbols() of this same file, checked by is_packed_table;
+        `addresses`, its symtab.packed_addresses) rather than parse the symbol table,
+        unless that is done already."""
         with self._lock:
             if self._table is None:
-                self._packed = packed
+                self._packed, self._packed_addresses = packed, addresses
                 self._contents = None
 
     def is_executable_address(self, link_address: int) -> bool:
@@ -165,8 +167,8 @@ class ElfImage:
             return table
         with self._lock:
             if self._table is None and self._packed is not None:
-                self._table = SymbolTable.from_packed(self._packed)
-                self._packed = None
+                self._table = SymbolTable.from_packed(self._packed, self._packed_addresses)
+                self._packed = self._packed_addresses = None
             elif self._table is None:
                 assert self._contents is not None
                 self._table = _build_table(self._contents)

@@ -94,6 +94,16 @@ def is_packed_table(value: object) -> bool:
     )
 
 
+def packed_addresses(packed: PackedTable) -> bytes:
+    """The addresses of a packed table's address index (its `order`), to keep beside it."""
+    return PackedColumns(packed, _KIND_NAMES, _BINDING_NAMES).address_column()
+
+
+def are_packed_addresses(value: object, packed: PackedTable) -> bool:
+    """Whether `value` has the shape of packed_addresses(packed) (a damaged payload's has not)."""
+    return isinstance(value, bytes) and len(value) == 2 * len(packed[5])
+
+
 def _words32(data: bytes) -> array[int]:
     words = array("I", data)
     if sys.byteorder != "little":
@@ -322,13 +332,14 @@ class SymbolTable:
                 folded.tobytes())  # fmt: skip
 
     @classmethod
-    def from_packed(cls, packed: PackedTable) -> SymbolTable:
-        """The table `packed()` gave (check it with is_packed_table first)."""
+    def from_packed(cls, packed: PackedTable, addresses: bytes | None = None) -> SymbolTable:
+        """The table `packed()` gave (check it with is_packed_table first); `addresses`:
+        packed_addresses(packed), kept with it (check it with are_packed_addresses)."""
         columns = PackedColumns(packed, _KIND_NAMES, _BINDING_NAMES)
         bounds = {i: (start, end) for i, start, end in packed[4]}
         table = cls((), bounds, columns.entries(columns.count, len(columns)), unique=True)
         table._real, table._columns = None, columns
-        table._index = columns.by_address()
+        table._index = columns.by_address(addresses)
         folded = array("Q", packed[7])
         if sys.byteorder != "little":
             folded.byteswap()

@@ -35,6 +35,14 @@ def test_packed_columns_answer_as_the_table_they_came_from(
     packed = SymbolTable.from_packed(whole.packed())
     assert [packed.find(n) for n in NAMES] == [whole.find(n) for n in NAMES]
     assert [packed.at(a) for a in ADDRESSES] == [whole.at(a) for a in ADDRESSES]
+    # with its address index's addresses kept beside it (the index payload's), the same
+    addresses = symtab.packed_addresses(whole.packed())
+    assert symtab.are_packed_addresses(addresses, whole.packed())
+    assert not symtab.are_packed_addresses(addresses[:-8], whole.packed())
+    kept = SymbolTable.from_packed(whole.packed(), addresses)
+    assert [kept.at(a) for a in ADDRESSES] == [whole.at(a) for a in ADDRESSES]
+    assert kept._index is not None and packed._index is not None
+    assert kept._index[0] == packed._index[0]
     assert [packed.in_section(a) for a in ADDRESSES] == [whole.in_section(a) for a in ADDRESSES]
     assert [packed.shared_by_functions(a) for a in ADDRESSES] == [
         whole.shared_by_functions(a) for a in ADDRESSES

@@ -6,5 +6,6 @@ tell whether a program's index is cached before it imports anything (programahea
 # symbol table's `name@got.plt` slots; 7: the payload's length and CRC-32 in the header;
 # 8: aarch64's `name@got.plt` slots; 9: the line part pickled on its own (lineparts.py);
 # 10: dwz's partial units left out of the units; 11: the symbol table's name starts; 12: and
-# its addresses where several functions start
-FORMAT_VERSION = 12
+# its addresses where several functions start; 13: where the function list's names start,
+# and the addresses of the symbol table's address index
+FORMAT_VERSION = 13

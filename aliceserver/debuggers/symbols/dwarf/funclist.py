@@ -38,6 +38,33 @@ def pack_functions(symbols: Iterable[tuple[str, int, int]]) -> Packed:
     return _SEPARATOR.join(name for name, _low, _size in kept), spans.tobytes()
 
 
+def name_starts(packed: Packed) -> bytes:
+    """Where each name of `packed` starts in its joined names, as little-endian 64-bit
+    words: kept beside it in the payload, they spare each start splitting the names (15,000
+    strings made: 2.5 ms of CPython's first `break`)."""
+    text, raw = packed
+    starts = _starts(text.split(_SEPARATOR) if raw else [])
+    if sys.byteorder != "little":
+        starts.byteswap()
+    return starts.tobytes()
+
+
+def are_name_starts(value: object, packed: Packed) -> bool:
+    """Whether `value` has the shape of name_starts(packed) (a damaged payload's has not)."""
+    text, raw = packed
+    if not isinstance(value, bytes) or len(value) * 2 != len(raw):
+        return False
+    starts = _words(value)
+    return not starts or (starts[0] == 0 and starts[-1] <= len(text))
+
+
+def _words(data: bytes) -> array[int]:
+    words = array("Q", data)
+    if sys.byteorder != "little":
+        words.byteswap()
+    return words
+
+
 def is_packed(value: object) -> bool:
     if not isinstance(value, tuple) or len(value) != 2:
         return False
@@ -50,8 +77,10 @@ def is_packed(value: object) -> bool:
 class FunctionList:
     """The unpacked list: names and (low, size) by index, decoded on first use."""
 
-    def __init__(self, packed: Packed) -> None:
+    def __init__(self, packed: Packed, starts: bytes | None = None) -> None:
+        """`starts`: name_starts(packed), kept with it (else worked out on first use)."""
         self._packed: Packed | None = packed
+        self._packed_starts = starts
         self._spans: array[int] = array("Q")
         # The names joined and where each starts: str.find there is what a scan of
         # `needle in name` per name was, 100x faster (20 names broke in 30 ms). A name is
@@ -73,8 +102,9 @@ class FunctionList:
                 spans.byteswap()
             self._spans = spans
             self._text = text if spans else ""
-            self._starts = _starts(text.split(_SEPARATOR) if spans else [])
-            self._packed = None
+            starts = self._packed_starts
+            self._starts = _starts(text.split(_SEPARATOR) if spans else []) if starts is None else _words(starts)
+            self._packed = self._packed_starts = None
 
     def _name(self, i: int) -> str:
         starts = self._starts

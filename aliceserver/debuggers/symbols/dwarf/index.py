@@ -20,7 +20,7 @@ from aliceserver.debuggers.symbols.dwarf.addresslines import AddressLineIndex, a
 from aliceserver.debuggers.symbols.dwarf.altfile import MissingAltFile as MissingAltFile
 from aliceserver.debuggers.symbols.dwarf.altfile import check_alt_file
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
-from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, is_packed
+from aliceserver.debuggers.symbols.dwarf.funclist import FunctionList, are_name_starts, is_packed
 from aliceserver.debuggers.symbols.dwarf.lineparts import (
     LineParts,
     is_packed_or_whole,
@@ -40,7 +40,7 @@ from aliceserver.debuggers.symbols.dwarf.sections import (
 from aliceserver.debuggers.symbols.dwarf.symtab_files import SymtabName, symtab_names
 from aliceserver.debuggers.symbols.dwarf.units import build_line_part
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
-from aliceserver.debuggers.symbols.symtab import is_packed_table
+from aliceserver.debuggers.symbols.symtab import are_packed_addresses, is_packed_table
 from aliceserver.errors import TargetError, Unsupported
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ class DebugInfo:
         self._line_index_lock = threading.Lock()
         self._demangled: dict[str, str] = payload["demangled"]
         self._lock = threading.Lock()  # the extras
-        self._functions = FunctionList(payload["functions"])
+        self._functions = FunctionList(payload["functions"], payload["function_starts"])
         self._source_names: dict[str, str] | None = None  # absolute path -> DW_AT_name
         self._symtab_names: dict[str, SymtabName | None] = {}  # path -> gdb's name for it
         self._unit_symtab_names: dict[int, dict[str, SymtabName]] = {}  # line table -> those
@@ -170,9 +170,9 @@ class DebugInfo:
                 cache.store(key, identity, payload)
         if progress is not None:
             progress(f"debug info of {os.path.basename(image.path)} loaded", 1.0)
-        image.adopt_symbols(payload["symbols"])
+        image.adopt_symbols(payload["symbols"], payload["symbol_addresses"])
         rows = RowCache(cache, key, identity) if cache is not None else None
-        names = {k: payload[k] for k in ("demangled", "functions", "symbols")}
+        names = {k: payload[k] for k in ("demangled", "functions", "function_starts", "symbols", "symbol_addresses")}
 
         def rebuild(damaged: bool) -> dict[str, Any]:  # none yet, or one never to trust
             started = time.perf_counter()
@@ -593,7 +593,9 @@ def _valid_payload(payload: dict[str, Any]) -> bool:
             is_packed_or_whole(payload)
             and isinstance(payload["demangled"], dict)
             and is_packed(payload["functions"])
+            and are_name_starts(payload["function_starts"], payload["functions"])
             and is_packed_table(payload["symbols"])
+            and are_packed_addresses(payload["symbol_addresses"], payload["symbols"])
         )
     except (KeyError, TypeError):
         return False

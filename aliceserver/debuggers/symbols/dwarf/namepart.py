@@ -13,10 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
-from aliceserver.debuggers.symbols.dwarf.funclist import pack_functions
+from aliceserver.debuggers.symbols.dwarf.funclist import name_starts, pack_functions
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.sections import FileIdentity
 from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.debuggers.symbols.symtab import packed_addresses
 
 Progress = Callable[[str, float | None], None]
 # (its file's realpath, mtime, size), its DWARF file's, its build id
@@ -27,7 +28,8 @@ def build_name_part(
     image: ElfImage, progress: Progress | None = None, start: float = 0.0
 ) -> dict[str, Any]:
     """What `break NAME` looks a library up by: demangled function names, the function
-    list (funclist.py) and the ELF symbol table (the image's: parsing it costs more than
+    list (funclist.py, with where its names start) and the ELF symbol table (with its address
+    index's addresses) (the image's: parsing it costs more than
     reading all the rest from the cache). No DWARF is read. Its progress starts at `start`:
     0 when it is the whole job (a client's bar must not open at 80%)."""
     if progress is not None:
@@ -46,7 +48,8 @@ def build_name_part(
         text = demangler.demangle(symbol_name)
         if text != symbol_name:
             demangled[symbol_name] = text
-    return {"demangled": demangled, "functions": functions, "symbols": symbols}
+    return {"demangled": demangled, "functions": functions, "function_starts": name_starts(functions),
+            "symbols": symbols, "symbol_addresses": packed_addresses(symbols)}  # fmt: skip
 
 
 def index_key(build_id: str | None, main: str, dwarf: str) -> tuple[str, Identity]:
