@@ -26,8 +26,8 @@ STALE_PARTIAL = 3600  # seconds after which a partly written file is a dead writ
 # bound sweeps whenever it has.
 SWEEP_EVERY = 600.0
 _SWEPT = ".swept"  # its mtime: when the directory was last swept
-_ENTRY_FILE = compiled_later(r"([bp]-[0-9a-z]+)[-.0-9a-z_]*\.v\d+\.(idx|rows)")
-_PARTIAL_FILE = compiled_later(r"\.tmp-.*\.idx|[bp]-[0-9a-z]+.*\.rows\.\d+\.[0-9a-f]+\.tmp")
+_ENTRY_FILE = compiled_later(r"([bp]-[0-9a-z]+)[-.0-9a-z_]*\.v\d+\.(idx|rows|scopes)")
+_PARTIAL_FILE = compiled_later(r"\.tmp-.*\.idx|[bp]-[0-9a-z]+.*\.(rows|scopes)\.\d+\.[0-9a-f]+\.tmp")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 

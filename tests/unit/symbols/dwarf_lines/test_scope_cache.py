@@ -12,6 +12,7 @@ import pytest
 
 from aliceserver.debuggers.symbols.dwarf import coderanges, dies
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
+from aliceserver.debuggers.symbols.dwarf.cachedir import CacheDirectory
 from aliceserver.debuggers.symbols.dwarf.coderanges import Scope
 from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
@@ -133,3 +134,22 @@ def test_small_units_are_walked_not_stored(builder: Builder, cache: IndexCache, 
     assert ("main", ("DW_TAG_subprogram",)) in _answers(tiny, cache)
     assert walks and _scope_files(cache) == []
     assert MIN_UNIT > 1000
+
+
+def test_scope_files_count_in_the_cache_and_go_with_it(program: Path, cache: IndexCache) -> None:
+    """The directory's bound, `cache clear` and an entry's removal see the scope files."""
+    _answers(program, cache)
+    path = os.path.join(cache.rows_directory, _scope_files(cache)[0])
+    space = CacheDirectory(cache.directory)
+    entry = next(e for e in space.usage().entries if path in e.paths)
+    assert entry.size >= os.path.getsize(path)
+    Path(f"{path}.123.abc.tmp").write_bytes(b"partial")  # a dead writer's
+    os.utime(f"{path}.123.abc.tmp", (1, 1))
+    space.evict()
+    assert not os.path.exists(f"{path}.123.abc.tmp")
+    space.remove(entry.key)
+    assert _scope_files(cache) == []
+    _answers(program, cache)
+    assert _scope_files(cache)
+    space.clear()
+    assert not os.path.exists(cache.rows_directory)
