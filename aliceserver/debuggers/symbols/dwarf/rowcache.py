@@ -20,8 +20,8 @@ import os
 import struct
 import zlib
 from array import array
-from collections.abc import Hashable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, TypeVar
 
 try:  # as random.py does: hashlib loads OpenSSL (2 ms, 3.4 MB resident) for sha256
     from _sha2 import sha256  # type: ignore[import-not-found, unused-ignore]  # 3.12+
@@ -46,6 +46,7 @@ _MAGIC = b"ALICEROW"
 # address/file/line/column/flags/sequence, CRC-32 of the body
 _HEADER = struct.Struct("<8sI16sQQQ6BI")
 _COLUMNS = ("address", "file", "line", "column", "flags")
+Decoded = TypeVar("Decoded")
 SCOPES_VERSION = 1
 MIN_UNIT = 32768  # bytes of .debug_info below which walking a unit beats a file read
 _SCOPES_MAGIC = b"ALICESCO"
@@ -68,19 +69,7 @@ class RowCache:
 
     def load(self, stmt: int) -> LineRows | None:
         """The rows stored for line program `stmt` of this build, else None."""
-        path = self.path_for(stmt)
-        data = read_cache_file(path, "line rows cache")
-        if data is None:
-            return None
-        rows = self._decode(data, stmt)
-        if isinstance(rows, str):
-            if rows == "another build":  # rebuilt, or touched: no trouble to warn of
-                log.debug("line rows cache %s is for another build", path)
-            else:
-                self.cache.damaged(path, rows)
-            return None
-        _touch(path)
-        return rows
+        return self._read(self.path_for(stmt), "line rows cache", lambda data: self._decode(data, stmt))
 
     def store(self, stmt: int, rows: LineRows) -> None:
         """Write the rows of line program `stmt` (best effort: failures are logged)."""
@@ -100,17 +89,23 @@ class RowCache:
 
     def load_scopes(self, unit: int) -> list[Scope] | None:
         """The scopes stored for the unit at .debug_info offset `unit`, else None."""
-        path = self.scopes_path(unit)
-        data = read_cache_file(path, "unit scopes cache")
+        return self._read(self.scopes_path(unit), "unit scopes cache", lambda data: self._decode_scopes(data, unit))
+
+    def _read(self, path: str, what: str, decode: Callable[[bytes], Decoded | str]) -> Decoded | None:
+        """What `decode` makes of the file at `path`, else None (it says why: another build
+        is no trouble to warn of, a damaged file is)."""
+        data = read_cache_file(path, what)
         if data is None:
             return None
-        scopes = self._decode_scopes(data, unit)
-        if isinstance(scopes, str):
-            if scopes != "another build":
-                self.cache.damaged(path, scopes)
+        found = decode(data)
+        if isinstance(found, str):
+            if found == "another build":  # rebuilt, or touched
+                log.debug("%s %s is for another build", what, path)
+            else:
+                self.cache.damaged(path, found)
             return None
         _touch(path)
-        return scopes
+        return found
 
     def store_scopes(self, unit: int, scopes: list[Scope]) -> None:
         """Write the scopes of the unit at `unit`: each its path's length, the path, and

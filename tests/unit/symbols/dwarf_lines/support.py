@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -141,6 +142,34 @@ class Builder:
         if result.returncode != 0:
             raise AssertionError(f"{' '.join(cmd)} failed:\n{result.stderr}")
         return out
+
+
+def own_copy(built: Path, directory: Path) -> Path:
+    """`built` copied into `directory`: a file of the test's own, whose mtime it may change."""
+    copy = directory / "prog"
+    shutil.copy(built, copy)
+    return copy
+
+
+DAMAGES = ["flip", "truncate", "garbage", "version", "empty"]
+
+
+def damage_file(path: Path, damage: str, magic: bytes) -> None:
+    """Damage a cache file whose format starts with `magic` and then its version: a byte of
+    its body flipped (only a checksum tells), its end cut, other bytes behind its magic,
+    another version, or nothing at all."""
+    data = bytearray(path.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0x40
+    elif damage == "truncate":
+        del data[-9:]
+    elif damage == "garbage":
+        data = bytearray(magic + os.urandom(200))
+    elif damage == "version":
+        data[len(magic)] += 1
+    else:
+        data = bytearray()
+    path.write_bytes(bytes(data))
 
 
 def load(path: Path, **kwargs: object) -> DebugInfo:

@@ -4,7 +4,6 @@ when damaged, of another build or of another format; the directory stays under i
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from aliceserver.debuggers.symbols.dwarf.lines import LineHeader, LineRows, deco
 from aliceserver.debuggers.symbols.dwarf.model import SourceLine
 from aliceserver.debuggers.symbols.dwarf.rowcache import MIN_PROGRAM, RowCache
 from aliceserver.debuggers.symbols.elf import ElfImage
-from tests.unit.symbols.dwarf_lines.support import Builder
+from tests.unit.symbols.dwarf_lines.support import DAMAGES, Builder, damage_file, own_copy
 
 # Enough functions that each unit's line program is worth keeping (over MIN_PROGRAM).
 _BODY = "int {name}(int x) {{\n    int y = x * {i};\n    y += {i};\n    return y - 1;\n}}\n"
@@ -51,9 +50,7 @@ def _answers(info: DebugInfo, image: ElfImage) -> list[Answer]:
 
 @pytest.fixture
 def program(builder: Builder, tmp_path: Path) -> Path:
-    copy = tmp_path / "prog"  # its own file: a test changes its mtime
-    shutil.copy(builder.build(SOURCES, ("-g", "-O2")), copy)
-    return copy
+    return own_copy(builder.build(SOURCES, ("-g", "-O2")), tmp_path)
 
 
 @pytest.fixture
@@ -85,25 +82,14 @@ def test_rows_read_back_answer_as_decoded(program: Path, cache: IndexCache,
     assert sum(1 for a in first if a[0] is not None) > 1000
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "garbage", "version", "empty"])
+@pytest.mark.parametrize("damage", DAMAGES)
 def test_damaged_rows_file_is_decoded_again_and_rewritten(
     program: Path, cache: IndexCache, decodes: list[int], damage: str
 ) -> None:
     image = ElfImage.load(str(program))
     expected = _answers(_load(program, cache), image)
     path = os.path.join(cache.rows_directory, _rows_files(cache)[0])
-    data = bytearray(Path(path).read_bytes())
-    if damage == "flip":
-        data[len(data) // 2] ^= 0x40  # a row's byte: only the checksum tells
-    elif damage == "truncate":
-        del data[-9:]
-    elif damage == "garbage":
-        data = bytearray(b"ALICEROW" + os.urandom(200))
-    elif damage == "version":
-        data[8] += 1
-    else:
-        data = bytearray()
-    Path(path).write_bytes(bytes(data))
+    damage_file(Path(path), damage, b"ALICEROW")
     decodes.clear()
     assert _answers(_load(program, cache), image) == expected
     assert len(decodes) == 1  # the damaged unit, decoded again

@@ -5,7 +5,6 @@ that is damaged, of another build or of another format is walked again and rewri
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import DwarfUnits
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
 from aliceserver.debuggers.symbols.dwarf.rowcache import MIN_UNIT
 from aliceserver.debuggers.symbols.elf import ElfImage
-from tests.unit.symbols.dwarf_lines.support import Builder
+from tests.unit.symbols.dwarf_lines.support import DAMAGES, Builder, damage_file, own_copy
 
 # One unit well over MIN_UNIT of .debug_info: functions with locals, blocks and inlined calls.
 _BODY = """\
@@ -41,9 +40,7 @@ Answer = tuple[str, tuple[str, ...]] | None  # the function's name, its scopes' 
 
 @pytest.fixture
 def program(builder: Builder, tmp_path: Path) -> Path:
-    copy = tmp_path / "prog"  # its own file: a test changes its mtime
-    shutil.copy(builder.build(SOURCES, ("-g", "-O2")), copy)
-    return copy
+    return own_copy(builder.build(SOURCES, ("-g", "-O2")), tmp_path)
 
 
 @pytest.fixture
@@ -95,24 +92,13 @@ def test_scopes_read_back_answer_as_walked(program: Path, cache: IndexCache, wal
     assert len({a[0] for a in first if a is not None}) > 400 and inlined
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "garbage", "version", "empty"])
+@pytest.mark.parametrize("damage", DAMAGES)
 def test_damaged_scopes_file_is_walked_again_and_rewritten(
     program: Path, cache: IndexCache, walks: list[int], damage: str
 ) -> None:
     expected = _answers(program, cache)
     path = Path(cache.rows_directory, _scope_files(cache)[0])
-    data = bytearray(path.read_bytes())
-    if damage == "flip":
-        data[len(data) // 2] ^= 0x40  # a scope's byte: only the checksum tells
-    elif damage == "truncate":
-        del data[-9:]
-    elif damage == "garbage":
-        data = bytearray(b"ALICESCO" + os.urandom(200))
-    elif damage == "version":
-        data[8] += 1
-    else:
-        data = bytearray()
-    path.write_bytes(bytes(data))
+    damage_file(path, damage, b"ALICESCO")
     walks.clear()
     assert _answers(program, cache) == expected
     assert len(walks) == 1  # the damaged unit, walked again
