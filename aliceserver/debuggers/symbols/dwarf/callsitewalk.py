@@ -76,7 +76,10 @@ def _sites(walk: _Walk, table: AbbrevTable, pos: int) -> list[Site]:
             if entry.children:
                 pos = walk.past_children(table, values, start, pos)
         elif entry.tag in _NESTS:
-            _values, pos = walk.attributes(entry, pos, frozenset())
+            if entry.fixed >= 0:  # (an inlined call's attributes are mostly of fixed sizes)
+                pos += entry.fixed
+            else:
+                _values, pos = walk.attributes(entry, pos, frozenset())
             if entry.children:
                 depth += 1
         elif not entry.children and entry.fixed >= 0:
