@@ -145,7 +145,17 @@ def test_opening_a_core_says_what_gdb_says(threads_core: tuple[Path, Path]) -> N
         assert _opening(_alice_batch(program, core, [], core_option=core_option)) == gdbs
     assert sum(line.startswith("[New LWP ") for line in gdbs) == 4 and gdbs[-1].startswith("[Current thread is 1 ")
     commands = [f"core-file {core}", "bt 1", f"target core {core}", "thread"]  # a core gives way to the next
-    assert _opening(_alice_batch(program, None, commands)) == _opening(_gdb_batch(program, None, commands))
+    ours, gdbs = _opening(_alice_batch(program, None, commands)), _opening(_gdb_batch(program, None, commands))
+    assert [_missing_source(line) for line in ours] == [_missing_source(line) for line in gdbs]
+    first = next(i for i, line in enumerate(gdbs) if _missing_source(line) != line)
+    assert ours[: first + 1] == gdbs[: first + 1]  # the first core's lines word for word
+
+
+def _missing_source(line: str) -> str:
+    """A missing file's line in either of gdb's forms: at the second core, gdb says `N\tin
+    FILE` or again `N\tFILE: No such file or directory.` from run to run (whether the new
+    core's symtab is the one it last reported, by address), where ours says the latter."""
+    return re.sub(r"^(\d+)\t(?:in )?(.*?)(?:: No such file or directory\.)?$", r"\1\t<missing \2>", line)
 
 
 def test_mi_target_select_core_says_what_gdb_says(threads_core: tuple[Path, Path]) -> None:
