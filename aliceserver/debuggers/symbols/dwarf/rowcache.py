@@ -5,9 +5,9 @@ scopes (coderanges.unit_scopes: 3 ms for one of CPython's units, read back in 0.
 which every first stop needs for its frame's unit and its caller's.
 
 One file per (binary, line program) under `<index directory>/rows/`, holding LineRows'
-arrays (a unit's scopes: one file per (binary, unit), a flat array) as raw bytes behind a header that names the binary's identity (the index's), the
+arrays as raw bytes behind a header that names the binary's identity (the index's), the
 line program, the row and sequence counts, the arrays' item sizes and a CRC-32 of the
-body. A file that is short, damaged, of another format or of another build is ignored and
+body; a unit's scopes likewise, one file per (binary, unit) holding one flat array. A file that is short, damaged, of another format or of another build is ignored and
 rewritten. The whole cache directory is kept under one size bound (cachedir.py), and
 trouble is reported once through the index cache that owns this one. Every failure to
 read or write only means "not cached".

@@ -90,6 +90,21 @@ def test_scopes_read_back_answer_as_walked(program: Path, cache: IndexCache, wal
     assert walks == []  # the unit's scopes came from disk
     inlined = [a for a in first if a is not None and "DW_TAG_inlined_subroutine" in a[1]]
     assert len({a[0] for a in first if a is not None}) > 400 and inlined
+    # and what was kept is what the walk found, spans and all (a span lost would still
+    # answer, by checking every scope: only slower)
+    image = ElfImage.load(str(program))
+    info = DebugInfo.load(image, cache=cache)
+    units = DwarfUnits(image)
+    assert info is not None and info.stored_rows is not None and units.info is not None
+    offset = units.cu_offsets()[0]
+    cu = units.cu_at_offset(offset)
+    raw = units.section(".debug_info")
+    abbrev = units.section(".debug_abbrev")
+    assert raw is not None and abbrev is not None
+    walked = coderanges.unit_scopes(raw[offset : offset + cu.size], offset, abbrev)
+    assert info.stored_rows.load_scopes(offset) == walked
+    assert sum(span is not None for _path, span in walked) > 400
+    units.close()
 
 
 @pytest.mark.parametrize("damage", DAMAGES)
