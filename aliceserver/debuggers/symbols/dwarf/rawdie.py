@@ -99,11 +99,11 @@ class RawDIE(DIE):
         stream.seek(self.offset)
         data = stream.read(_WINDOW)
         parsed = self._read(data, table, plans)
-        if parsed is None and len(data) == _WINDOW:  # a long DIE: read again, whole
+        if parsed is None and len(data) == _WINDOW:  # maybe a long DIE: read again, whole
             stream.seek(self.offset)
             data = stream.read(_WHOLE)
             parsed = self._read(data, table, plans)
-        if parsed is None:  # (a DIE past the section's end: pyelftools says what is wrong)
+        if not parsed:  # (no plan; a DIE past the section's end: pyelftools says what is wrong)
             self.attributes.clear()
             self.tag = self.has_children = None
             return super()._parse_DIE()
@@ -111,8 +111,8 @@ class RawDIE(DIE):
         return None
 
     def _read(self, data: bytes, table: Any, plans: dict[tuple[int, Shape], tuple[Step, ...] | None]) -> bool | None:
-        """Read the DIE from `data` (its bytes, or the first of them); None where that
-        cannot be done here."""
+        """Read the DIE from `data` (its bytes, or the first of them): True; None where
+        `data` ends too soon, False where no plan reads it (more bytes would not help)."""
         try:
             code, pos = uleb(data, 0)
         except (IndexError, ValueError):
@@ -128,10 +128,10 @@ class RawDIE(DIE):
             try:
                 plans[key] = plan_of(table.get_abbrev(code), shape)
             except KeyError:
-                return None  # (pyelftools raises it)
+                return False  # (pyelftools raises it)
         plan = plans[key]
         if plan is None:
-            return None
+            return False
         decl = table.get_abbrev(code)
         attributes: dict[str, AttributeValue] = {}
         base = self.offset
