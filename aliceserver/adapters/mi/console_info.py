@@ -3,7 +3,7 @@ locals and args, frame, threads."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from aliceserver.adapters.gdbcommands.lines import set_next_address
 from aliceserver.adapters.mi import bpnumbers, console_more, info_os, show_lists, trace_variables
@@ -40,7 +40,7 @@ from aliceserver.adapters.mi.skips import info_skip
 from aliceserver.adapters.mi.state import Inferior
 from aliceserver.adapters.mi.thread_names import named
 from aliceserver.debuggers.arch.program import program_architecture
-from aliceserver.debuggers.model import VariableScope
+from aliceserver.debuggers.model import FrameDetails, StackFrame, VariableScope
 from aliceserver.errors import AliceError
 from aliceserver.regexes import compiled_later
 
@@ -237,13 +237,41 @@ def _info_frame(ctx: Context, text: str) -> None:
         ctx.console(info_frame_tail(frame, details, arch.sp))
         return
     if frame.inlined or frame.tail_call:  # no frame base of its own; its sp is the one it is inlined into
-        ctx.console(f" Arglist at unknown address.\n Locals at unknown address, Previous frame's sp in {arch.sp}\n")
+        unwound_by = _unwound_by(ctx, tid, level) if frame.inlined else None
+        unknown = " Arglist at unknown address.\n Locals at unknown address,"
+        if unwound_by is None:  # its registers are the thread's own
+            ctx.console(f"{unknown} Previous frame's sp in {arch.sp}\n")
+            return
+        # Its registers are those the first real frame inside it unwinds (gdb's inline
+        # frames pass each register through): where that frame's caller's are.
+        inner, inner_details = unwound_by
+        ctx.console(f"{unknown} Previous frame's sp is {hex(inner.cfa or 0)}\n")
+        _saved_registers(ctx, inner_details.saved_registers)
         return
     ctx.console(f" Arglist at {hex(base)}, args: {args}\n")
     ctx.console(f" Locals at {hex(base)}, Previous frame's sp is {hex(cfa)}\n")
-    if details.saved_registers:
+    _saved_registers(ctx, details.saved_registers)
+
+
+def _unwound_by(ctx: Context, tid: int, level: int) -> tuple[StackFrame, FrameDetails] | None:
+    """The frame, and its details, whose unwinding gives the registers of the inlined call
+    at `level`: the nearest frame inside it that is not inlined; None when it is inlined
+    into the innermost frame (or a tail call or signal frame comes first: not gdb-checked)."""
+    session = ctx.session
+    frames = session.frames.stack(tid, 0, level + 1)
+    for inner in range(level - 1, -1, -1):
+        frame = frames[inner]
+        if frame.tail_call or frame.signal_trampoline:
+            return None
+        if not frame.inlined:
+            return frame, session.debugger.frame_details(tid, inner)
+    return None
+
+
+def _saved_registers(ctx: Context, saved: Sequence[tuple[str, int]]) -> None:
+    if saved:
         ctx.console(" Saved registers:\n ")
-        ctx.console(",".join(f" {name} at {hex(at)}" for name, at in details.saved_registers) + "\n")
+        ctx.console(",".join(f" {name} at {hex(at)}" for name, at in saved) + "\n")
 
 def _info_threads(ctx: Context, text: str) -> None:
     session = ctx.session

@@ -168,6 +168,10 @@ class StepPlan:
     # finish from an outer frame: (its return address, its CFA). Inner levels of a recursion
     # pass the same address first; only a return with rsp back at that CFA is this frame's.
     out_of: tuple[int, int] | None = None
+    # finish from an inlined call in an outer frame: its place in the inline chain (outermost
+    # first) where it is left, once returned there through `out_of` (at once without one)
+    leave_depth: int | None = None
+    out_of_inlined: bool = False  # a finish out of an inlined call, done as a step
     anywhere: bool = False  # UNTIL: the targets count in any frame (gdb's advance)
     ranged: bool = False  # the move under way steps a range, calls in it included
     stopped: bool = False  # a move has stopped: the stub has answered since the request
@@ -193,6 +197,8 @@ class StepPlan:
             self.phase = Phase.RETURNING
             self.control.run_to(self.tid, *self.out_of)
             return None
+        if self.kind is StepKind.OUT and self.leave_depth is not None:
+            return self._out_of_inlined(pc)
         if self.kind is StepKind.OUT and not shown:
             return self._finish()
         if self.kind is StepKind.UNTIL and self.targets:
@@ -210,7 +216,7 @@ class StepPlan:
         if self.kind is StepKind.OUT:
             # As gdb: step over the rest of the inlined call, then to a line start.
             self.leave = shown[-1].ranges
-            self.kind = StepKind.OVER
+            self.kind, self.out_of_inlined = StepKind.OVER, True
             self.inlined = self.inlined[:-1]
             return self._step_from(pc)
         self.line = self._row_range(pc)
@@ -220,6 +226,23 @@ class StepPlan:
             function = self.oracle.function_range(pc)
             if function is not None and function[0] <= self.line[0]:
                 self.line = (function[0], self.line[1])  # backward jumps stay in range
+        return self._step_from(pc)
+
+    def _out_of_inlined(self, pc: int) -> Stopped | None:
+        """Finish the inlined call at `leave_depth` of the chain at pc, in the function the
+        thread is in (returned to it first, or it was there): as from a frame 0 inlined
+        call, a step over the rest of it, then to a line start."""
+        calls = self.oracle.inline_calls(pc)
+        depth, self.leave_depth = self.leave_depth or 0, None
+        self.leave = calls[depth].ranges if depth < len(calls) else ()  # () : left by the return
+        self.inlined = tuple(call.id for call in calls[:depth])
+        self.kind, self.out_of_inlined, self.finish_value = StepKind.OVER, True, None
+        self.frame_sp = self.control.sp(self.tid)
+        self.from_line = None  # gdb's step info of the caller's frame has no line: "line 0"
+        self._note_frame(pc)
+        row = self.oracle.line_row(pc)
+        if self.stopped and row is not None and not any(low <= pc < high for low, high in self.leave):
+            return self._new_row(pc, row, None, False)  # the return left it: this stop counts
         return self._step_from(pc)
 
     def _finish(self) -> Stopped | None:
@@ -273,7 +296,7 @@ class StepPlan:
     def on_stop(self, stop: Stopped) -> Stopped | None:
         """The plan's thread stopped for a step or its trap: go on, or say what to report."""
         report = self._next_move(stop)
-        if report is not None and self.leave and report.reason is StopReason.STEP:
+        if report is not None and self.out_of_inlined and report.reason is StopReason.STEP:
             # A finish out of an inlined call, done as a step: reported as a finish (gdb's
             # "function-finished"), without a value, as gdb has none to show.
             return replace(report, reason=StopReason.FUNCTION_FINISHED)
@@ -286,6 +309,8 @@ class StepPlan:
         if self.kind is StepKind.UNTIL and self.targets:
             reached = "location reached" if pc in self.targets else "the frame returned"
             return Stopped(StopReason.STEP, self.tid, address=pc, description=reached)
+        if self.kind is StepKind.OUT and self.leave_depth is not None:  # returned into its function
+            return self._out_of_inlined(pc)
         if self.kind is StepKind.OUT:
             return Stopped(
                 StopReason.FUNCTION_FINISHED, self.tid, address=pc,

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.source.lineoracle import LineOracle
     from aliceserver.debuggers.source.stepping import Control, StepPlan
     from aliceserver.debuggers.stepskips import StepSkips
+    from aliceserver.debuggers.symbols.dwarf.unwind import UnwoundFrame
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ class Stepping:
             if kind is StepKind.OUT:
                 plan.finish_value = self._return_value_reader(thread_id, level)
                 if level > 0:
-                    plan.out_of = self._frame_exit(thread_id, level + hidden)
+                    plan.out_of, plan.leave_depth = self._frame_exit(thread_id, level + hidden)
             self._start(plan, pc)
 
         self._engine.run_on_engine(go)
@@ -160,14 +161,30 @@ class Stepping:
         self._control.run_plan(plan, pc, alone=self.steps_alone)
 
 
-    def _frame_exit(self, thread_id: int, level: int) -> tuple[int, int]:
-        """(return address, CFA) of the function at unwound level `level` (inlined calls
-        counted): where finishing it lands, and the rsp its return leaves."""
+    def _frame_exit(self, thread_id: int, level: int) -> tuple[tuple[int, int] | None, int | None]:
+        """How finishing the function at unwound level `level` (inlined calls counted) goes:
+        (return address, CFA) of the frame to return from first (None: none), and for an
+        inlined call, its place in the inline chain there (outermost first) to step out of
+        next, as gdb steps out of an inlined call in its caller's frame (None: a function's
+        return is the finish)."""
         frames = self._frames.with_tail_calls(thread_id, level + 2)
         physical, out = self._frames.physical_level(frames, level)
-        tail_call = frames[physical].method == TAIL_CALL  # returns where the chain's caller called
-        if not tail_call and out != len(self._engine.source_symbols.inline_chain(frames[physical])):
-            raise Unsupported("finish out of an inlined call in an outer frame")
+        if frames[physical].method == TAIL_CALL:  # returns where the chain's caller called
+            return self._return_of(frames, physical), None
+        chain = len(self._engine.source_symbols.inline_chain(frames[physical]))
+        if out == chain:  # the function itself
+            return self._return_of(frames, physical), None
+        depth = chain - 1 - out
+        if physical == 0:  # inlined into the innermost function: no return first
+            return None, depth
+        if frames[physical - 1].method == TAIL_CALL:
+            raise Unsupported("finish out of an inlined call that a tail call left")
+        return self._return_of(frames, physical - 1), depth
+
+    @staticmethod
+    def _return_of(frames: list[UnwoundFrame], physical: int) -> tuple[int, int]:
+        """(return address, CFA) of the physical frame `physical`: where its return lands,
+        and the rsp it leaves."""
         cfa = frames[physical].cfa
         caller = physical + 1
         while caller < len(frames) and frames[caller].method == TAIL_CALL:  # gdb's skip_tailcall_frames

@@ -1,0 +1,93 @@
+"""An inlined call in an outer frame, as gdb 13 shows and finishes it (src_inline.c -O2:
+`scale` and `clamp` inlined into main and twice, each calling the real `sink`).
+
+`info frame` at such a call: its registers are those the real frame inside it unwinds (gdb's
+inline frames pass each register through), so "Previous frame's sp is" that frame's CFA and
+its saved registers are that frame's ("rip at ..."); inlined into the innermost function,
+its registers are the thread's own ("Previous frame's sp in rsp"). `finish` with it selected
+returns to its function, then steps over the rest of the inlined call to a line start
+(gdb's finish_command for an INLINE_FRAME), reported as function-finished, with no value."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import assert_script_like_gdb, needs_gdb
+from tests.support.build import Builder
+from tests.support.mi_client import MiClient
+from tests.support.mi_grammar import parse_record
+
+pytestmark = [needs_gdb, pytest.mark.timeout(300)]
+
+FLAGS = ("-g", "-O2")
+# The program's environment differs (gdb adds LINES and COLUMNS): so do stack addresses
+STACK = re.compile(r"0x7ff[0-9a-f]{9}")
+
+
+def _kept(text: str) -> str:
+    lines = [line for line in text.splitlines() if "libthread_db" not in line]
+    return STACK.sub("0x7ff...", "\n".join(lines))
+
+
+def _script(tmp_path: Path, commands: list[str]) -> Path:
+    script = tmp_path / "commands.gdb"
+    script.write_text("\n".join(commands) + "\n")
+    return script
+
+
+def test_info_frame_of_outer_inlined_calls_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """At each stop in sink: the inlined call above it, and the one above that where two
+    are nested (clamp in scale); then at a stop inside nested inlined calls themselves."""
+    program = builder.build("src_inline", FLAGS)
+    at_each = ["bt", "info frame", "up", "info frame", "up", "info frame"]
+    commands = ["break sink", "run", *at_each, *(c for _ in range(4) for c in ("continue", *at_each)),
+                "delete", "break src_inline.c:15", "run", *at_each]  # fmt: skip
+    got = assert_script_like_gdb(_script(tmp_path, commands), program, tmp_path, _kept)
+    assert got.count("Previous frame's sp is") >= 10 and "Saved registers:\n  rip at" in got
+    assert "inlined into frame 2, caller of frame at" in got
+    assert "Previous frame's sp in rsp" in got  # clamp inlined into scale inlined into main
+
+
+def test_finish_out_of_outer_inlined_calls_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    """From sink's caller (scale inlined into main, into twice; mix into twice), and from
+    the outer of two nested inlined calls at a stop inside them."""
+    program = builder.build("src_inline", FLAGS)
+    commands = ["break sink", "run", "up", "finish", "bt", "info frame", "continue", "up", "finish", "bt",
+                "continue", "up", "finish", "bt", "next", "bt", "delete", "break src_inline.c:15", "run",
+                "up", "finish", "bt", "next"]  # fmt: skip
+    got = assert_script_like_gdb(_script(tmp_path, commands), program, tmp_path, _kept)
+    assert "main () at" in got and "twice (n=19) at" in got
+    assert "finish out of an inlined call" not in got
+
+
+def _mi_finish(program: Path, cwd: Path, *, gdb: bool) -> list[object]:
+    """-exec-finish --frame 1 at sink's first two stops: the *stopped records' reason and
+    frame, and the stack after."""
+    mi = MiClient(["-i=mi", "-q", "-nx", str(program)], cwd=cwd, gdb=gdb)
+    seen: list[object] = []
+    try:
+        mi.prompt()
+        mi.ok("-break-insert sink")
+        mi.ok("-exec-run")
+        for _ in range(2):
+            mi.stopped()
+            _, lines = mi.command("-exec-finish --thread 1 --frame 1")
+            lines += mi.read_until(lambda line: line.startswith("*stopped"))
+            results = parse_record(lines[-1]).results
+            seen.append([results.get(key) for key in ("reason", "frame", "gdb-result-var", "return-value")])
+            _, lines = mi.command("-stack-list-frames")
+            seen.append(parse_record(lines[-1]).results)
+            mi.ok("-exec-continue")
+        return seen
+    finally:
+        mi.close()
+
+
+def test_mi_finish_out_of_an_outer_inlined_call_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("src_inline", FLAGS)
+    ours = _mi_finish(program, tmp_path, gdb=False)
+    assert ours == _mi_finish(program, tmp_path, gdb=True)
+    assert [entry[0] for entry in ours[::2]] == ["function-finished"] * 2  # type: ignore[index]
