@@ -16,14 +16,13 @@ from collections.abc import Callable
 from typing import IO, Any, cast
 
 from elftools.common.exceptions import DWARFError
-from elftools.common.utils import dwarf_assert, struct_parse
+from elftools.common.utils import dwarf_assert
 from elftools.dwarf.abbrevtable import AbbrevDecl, AbbrevTable
 from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DwarfConfig, DWARFInfo
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_FORM, ENUM_DW_TAG
-from elftools.dwarf.structs import DWARFStructs
 
-from aliceserver.debuggers.symbols.dwarf import rawdie
+from aliceserver.debuggers.symbols.dwarf import lazystructs, rawdie
 from aliceserver.debuggers.symbols.dwarf.abbrevs import entry_positions, read_entry
 from aliceserver.debuggers.symbols.dwarf.altfile import (
     alt_link,
@@ -194,6 +193,8 @@ class _DWARFInfo(DWARFInfo):
     whole table with construct first: 4 ms for one of CPython's big units)."""
 
     def __init__(self, abbrev: Callable[[], bytes], **sections: Any) -> None:
+        config = sections["config"]
+        lazystructs.offer_default(config.little_endian, config.default_address_size)
         super().__init__(**sections)
         self._abbrev_source = abbrev
         self._abbrev_data: bytes | None = None
@@ -210,30 +211,23 @@ class _DWARFInfo(DWARFInfo):
         return table
 
     def _parse_CU_at_offset(self, offset: int) -> CompileUnit:  # noqa: N802 - pyelftools' name
-        """pyelftools' parse of the unit at `offset`, without its parser made only to read the
-        header (DWARFStructs of address size 4 and version 2: its hundreds of construct
-        objects, 1-3 ms, made once per process and walked by later collections): the
-        version and address size are read from the header's bytes, and the header is
-        parsed with the unit's own structs (its layout depends on neither)."""
+        """pyelftools' parse of the unit at `offset`, its header read from its bytes and its
+        structs made on first use (lazystructs.py); pyelftools' own parse where the header
+        is cut short or of a unit type it does not know (it says what is wrong)."""
         assert self.debug_info_sec is not None
         stream = self.debug_info_sec.stream
         stream.seek(offset)
-        head = stream.read(24)
-        wide = head[:4] == b"\xff\xff\xff\xff"  # 64-bit DWARF: an 8-byte length follows
-        at = 12 if wide else 4
-        version = int.from_bytes(head[at : at + 2], "little")
-        # v5: unit_type, address_size; before: debug_abbrev_offset (4 or 8 bytes), address_size
-        size_at = at + 3 if version >= 5 else at + 2 + (8 if wide else 4)
-        if len(head) <= size_at:
-            return super()._parse_CU_at_offset(offset)  # (a truncated section: pyelftools says so)
-        structs = DWARFStructs(little_endian=self.config.little_endian, dwarf_format=64 if wide else 32,
-                               address_size=head[size_at], dwarf_version=version)  # fmt: skip
-        header = struct_parse(structs.Dwarf_CU_header, stream, offset)
-        die_offset = stream.tell()
+        little_endian = self.config.little_endian
+        read = lazystructs.unit_header(stream.read(40), little_endian)
+        if read is None:
+            return super()._parse_CU_at_offset(offset)
+        header, length, dwarf_format = read
         dwarf_assert(self._is_supported_version(header["version"]),
                      f"Expected supported DWARF version. Got '{header['version']}'")  # fmt: skip
+        structs = lazystructs.lazy_structs(little_endian, dwarf_format, header["address_size"],
+                                           header["version"])  # fmt: skip
         return CompileUnit(header=header, dwarfinfo=self, structs=structs, cu_offset=offset,
-                           cu_die_offset=die_offset)  # fmt: skip
+                           cu_die_offset=offset + length)  # fmt: skip
 
 
 def dwarf_info(sections: ElfSections, file: IO[bytes], machine: str) -> DWARFInfo | None:
