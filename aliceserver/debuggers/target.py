@@ -92,6 +92,15 @@ class ProcessTarget(Protocol):
         ...
 
 
+def write_general_register(target: ProcessTarget, tid: int, name: str, value: int, pc: str) -> bool:
+    """Write a general register of a stopped thread; whether that moved its pc (`pc`: the
+    architecture's name for it), which makes gdb drop what it knew of the stop there (its
+    inlined calls hidden)."""
+    before = target.general_registers(tid).get(pc)
+    target.set_general_register(tid, name, value)
+    return target.general_registers(tid).get(pc) != before
+
+
 @runtime_checkable
 class LiveProcess(ProcessTarget, Protocol):
     """A running process: what the engine's execution control drives."""

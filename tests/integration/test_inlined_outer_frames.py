@@ -6,7 +6,13 @@ inline frames pass each register through), so "Previous frame's sp is" that fram
 its saved registers are that frame's ("rip at ..."); inlined into the innermost function,
 its registers are the thread's own ("Previous frame's sp in rsp"). `finish` with it selected
 returns to its function, then steps over the rest of the inlined call to a line start
-(gdb's finish_command for an INLINE_FRAME), reported as function-finished, with no value."""
+(gdb's finish_command for an INLINE_FRAME), reported as function-finished, with no value.
+`return` there pops the real frame inside it (gdb refuses only where frame 0 is an inlined
+call: its check is of the current frame), which leaves the pc at the start of another
+inlined call, shown as frame 0. A pc moved by a write (`set var $pc`, `return`) shows every
+inlined call there (gdb's inline state is of the pc it was made at) and a breakpoint there
+is hit at the next `continue`, not stepped over (gdb steps over one only at the pc its
+thread stopped at)."""
 
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_script_like_gdb, needs_gdb
+from tests.support.batch import assert_script_like_gdb, needs_gdb, output_like_gdb
 from tests.support.build import Builder
 from tests.support.mi_client import MiClient
 from tests.support.mi_grammar import parse_record
@@ -91,3 +97,28 @@ def test_mi_finish_out_of_an_outer_inlined_call_like_gdb(builder: Builder, tmp_p
     ours = _mi_finish(program, tmp_path, gdb=False)
     assert ours == _mi_finish(program, tmp_path, gdb=True)
     assert [entry[0] for entry in ours[::2]] == ["function-finished"] * 2  # type: ignore[index]
+
+
+def test_return_from_an_outer_inlined_call_like_gdb(builder: Builder, tmp_path: Path) -> None:
+    program = builder.build("src_inline", FLAGS)
+    commands = ["break sink", "run", "up", "return", "bt", "break src_inline.c:15", "continue", "return", "bt",
+                "up", "return", "bt", "delete", "break sink", "continue", "up", "return (int) 7", "bt",
+                "info registers rax", "next", "next", "delete", "continue"]  # fmt: skip
+    got = output_like_gdb(program, commands)  # -ex: gdb goes on after an error, as a script does not
+    assert got.count("Can not force return from an inlined function.") == 2  # frame 0 inlined
+    assert "#0  clamp (limit=1000, v=15) at" in got
+    assert re.search(r"rax +0x[0-9a-f]*00000007 ", got)  # an int: eax written, as gdb
+
+
+def test_a_moved_pc_shows_its_inlined_calls_and_hits_its_breakpoint_like_gdb(
+    builder: Builder, tmp_path: Path
+) -> None:
+    """Stopped at twice's first instruction, which starts scale's inlined code (hidden);
+    the pc moved to sink's breakpoint, and moved away and back at a breakpoint."""
+    program = builder.build("src_inline", FLAGS)
+    commands = ["break twice", "run", "break sink", "set var $pc = sink", "p $pc", "bt", "continue", "bt",
+                "set var $pc = $pc + 1", "set var $pc = $pc - 1", "continue", "bt"]  # fmt: skip
+    got = assert_script_like_gdb(_script(tmp_path, commands), program, tmp_path, _kept)
+    assert "$1 = (void (*)()) 0x" in got and "#0  sink (v=19) at" in got  # no hidden inlined call
+    assert "Breakpoint 2, sink (v=19)" in got  # hit where the pc was moved, not stepped over
+    assert "Breakpoint 2, sink (v=v@entry=31)" in got  # moved back: stepped over, the next hit

@@ -18,7 +18,7 @@ from aliceserver.adapters.mi.session import StepRepeat
 from aliceserver.adapters.mi.sigframes import FINISH_FROM_TRAMPOLINE
 from aliceserver.adapters.mi.step_notes import say_no_line
 from aliceserver.debuggers import events as ev
-from aliceserver.debuggers.model import StepKind, VariableScope
+from aliceserver.debuggers.model import StackFrame, StepKind, VariableScope
 from aliceserver.debuggers.target import LINK_LOST
 from aliceserver.errors import AliceError, StartupExit, TargetError
 
@@ -345,11 +345,11 @@ def force_return(ctx: Context) -> None:
     frames = session.debugger.stack_trace(tid, 0, level + 2)
     if len(frames) <= level + 1:
         raise MiError("Cannot pop the initial frame.")
+    if frames[level].inlined:
+        level = _popped_for_inlined(frames, level)
     frame, caller = frames[level], frames[level + 1]
     if caller.called_from_debugger:
         raise MiError(_INTO_CALL)
-    if frame.inlined:
-        raise MiError("Can not force return from an inlined function.")
     if frame.cfa is None:
         raise MiError("Cannot find the caller frame.")
     # The caller's registers as the unwinder restored them (CFI: saved where the callee
@@ -365,6 +365,17 @@ def force_return(ctx: Context) -> None:
     session.debugger.write_register(tid, "rip", caller.pc)
     session.inferior.selected_level = 0
     session.remember_stop(session.frames.frame(tid, 0))  # a `next` from here steps in the caller
+
+
+def _popped_for_inlined(frames: list[StackFrame], level: int) -> int:
+    """The frame whose pop pops the inlined call at `level`, as gdb's frame_pop does it: the
+    registers it restores are the call's caller's, which an inlined call shares with the
+    real frame it is in, as the nearest real frame inside unwinds them. gdb refuses only
+    where frame 0 is an inlined call (its check is of the current frame, not the selected)."""
+    inner = next((k for k in range(level - 1, -1, -1) if not frames[k].inlined), None)
+    if frames[0].inlined or inner is None or any(f.tail_call for f in frames[inner : level + 1]):
+        raise MiError("Can not force return from an inlined function.")
+    return inner
 
 
 def _exec_abort(ctx: Context, args: list[str]) -> Reply:

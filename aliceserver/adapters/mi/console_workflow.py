@@ -211,8 +211,11 @@ def _return(ctx: Context, text: str) -> Reply:
     tid = session.require_stopped("No selected frame.")
     level = session.inferior.selected_level
     frame = session.frames.frame(tid, level)
-    function = debug_function(session, _function_at(ctx, frame.pc))
-    write = return_value(session, function, text) if text else None
+    if frame.inlined:  # gdb's get_frame_function: the inlined call's own function (its
+        function, typed = frame.function or "", ""  # return type not found by its name here)
+    else:
+        function = typed = debug_function(session, _function_at(ctx, frame.pc))
+    write = return_value(session, typed, text) if text else None
     execution.refuse_return_into_call(ctx)
     if ctx.from_tty:
         asked = f"Make {function} return now? " if function else "Make selected stack frame return now? "

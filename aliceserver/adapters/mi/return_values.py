@@ -55,7 +55,21 @@ def return_value(session: MiSession, function: str, text: str) -> Callable[[int]
     result = None if value.aggregate else _integer(session, session.display(value))
     if result is None:
         raise MiError(f"Returning a {returns} value is not supported by aliceserver.")
-    return lambda tid: session.debugger.write_register(tid, "rax", result)
+    kept = ~((1 << 8 * _size_of(session, returns)) - 1) & (2**64 - 1)
+
+    def to_rax(tid: int) -> None:  # as gdb: the value's bytes alone (an int: eax), the rest kept
+        old = session.debugger.read_registers(tid)["rax"] if kept else 0
+        session.debugger.write_register(tid, "rax", old & kept | result & ~kept)
+
+    return to_rax
+
+
+def _size_of(session: MiSession, type_name: str) -> int:
+    """sizeof TYPE_NAME, at most 8 (a register's)."""
+    try:
+        return min(8, int(session.display(session.evaluate(f"sizeof ({type_name})")).split()[0], 0))
+    except (AliceError, ValueError, IndexError):
+        return 8
 
 
 def debug_function(session: MiSession, function: str) -> str:

@@ -139,7 +139,7 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
         self._access = ProcessAccess(
             self._call, core=lambda: self._cores.current, traps=self._traps, symbols=self._symbols, source=self._source,
             disassembler=self._disassembler, libc=self._libc, stop_cache=self._stop_cache,
-            forget_thread=lambda tid: self._frames.forget_thread(tid), forget_stop_state=self._forget_stop_state,
+            forget_thread=lambda tid, moved: self._frames.forget_thread(tid, pc_moved=moved), forget_stop_state=self._forget_stop_state,
             process=lambda: self.process, remote=lambda: self._remote.live(),
         )  # fmt: skip
         self.library_paths = LibraryPaths()  # the session's sysroot and solib-search-path

@@ -195,7 +195,7 @@ class Inferior(ProcessEvents, SignalStops, StepPlans):
             if error.errno != 3:  # ESRCH: it died under us; its exit status follows
                 raise
         t.running = True
-        t.jumped = False
+        t.jumped, t.moved_from = False, None
         t.single_stepping = request == binding.PTRACE_SINGLESTEP
 
     def _emulate(self, t: Tracee, trap: PhysicalTrap) -> bool:

@@ -47,8 +47,13 @@ class PtraceProcess:
             registers.set_vector(self._libc, tid, name, (value & ((1 << 80) - 1)).to_bytes(10, "little"))
             return
         t = self.inferior.thread(tid)
-        registers.set_general(self.inferior.regs(t), name, value)
+        regs = self.inferior.regs(t)
+        stopped_at = t.moved_from if t.moved_from is not None else int(regs.rip)
+        registers.set_general(regs, name, value)
         t.regs_dirty = True
+        if int(regs.rip) != stopped_at or t.moved_from is not None:  # gdb: pc != the thread's stop_pc
+            t.moved_from, t.jumped = stopped_at, int(regs.rip) != stopped_at
+            t.deferred_hit = t.deferred_hit and not t.jumped  # its pending hit is not where it is now
 
     def float_registers(self, tid: int) -> dict[int, bytes]:
         return registers.dwarf_float_registers(self._libc, tid)

@@ -33,7 +33,7 @@ from aliceserver.debuggers.symbols.dwarf.dynamic import vtable_class_name
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.elfheaders import SHF_ALLOC, SHF_TLS
 from aliceserver.debuggers.symbols.process import ProcessSymbols
-from aliceserver.debuggers.target import NOT_RUNNING, ProcessTarget
+from aliceserver.debuggers.target import NOT_RUNNING, ProcessTarget, write_general_register
 from aliceserver.errors import AliceError, TargetError
 
 if TYPE_CHECKING:  # the core reader is imported when a core is opened
@@ -51,7 +51,7 @@ class ProcessAccess:
     def __init__(
         self, call: RunOnEngine, *, core: Callable[[], CoreProcess | None], traps: TrapTable,
         symbols: ProcessSymbols, source: SourceSymbols, disassembler: Disassembler, libc: Libc,
-        stop_cache: StopCache, forget_thread: Callable[[int], None], forget_stop_state: Callable[[], None],
+        stop_cache: StopCache, forget_thread: Callable[[int, bool], None], forget_stop_state: Callable[[], None],
         process: Callable[[], ProcessInfo | None], remote: Callable[[], ProcessTarget | None] = lambda: None,
     ) -> None:  # fmt: skip
         self._call = call
@@ -151,8 +151,9 @@ class ProcessAccess:
 
     def write_register(self, thread_id: int, name: str, value: int) -> None:
         def go() -> None:
-            self.stopped_target(thread_id).set_general_register(thread_id, name, value)
-            self._forget_thread(thread_id)  # a new pc or stack pointer: unwind again
+            target = self.stopped_target(thread_id)
+            moved = write_general_register(target, thread_id, name, value, self.source.arch.pc)
+            self._forget_thread(thread_id, moved)  # a new pc or stack pointer: unwind again
             self._stop_cache.values_changed()
 
         self._call(go)

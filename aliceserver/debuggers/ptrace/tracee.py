@@ -28,8 +28,10 @@ class Tracee:
     after_step_over: "AfterStep" = field(default_factory=lambda: AfterStep.REPORT)
     interrupt_sent: bool = False  # maybe pending still: any other ptrace-stop spends it
     deferred_hit: bool = False  # hit a trap while others were being stopped: judged on resume
-    # A jump set its pc: a trap there is hit, not stepped over, as gdb's proceed to an address
+    # A jump set its pc, or a write moved it from where it stopped: a trap there is hit, not
+    # stepped over (gdb steps over a breakpoint only at the pc its thread stopped at)
     jumped: bool = False
+    moved_from: int | None = None  # the pc it stopped at, once a write moved it (until it runs)
     plan: StepPlan | None = None  # a source-line step in progress
     plan_traps: list[int] = field(default_factory=list)  # internal breakpoints the plan runs to
     # A stepi's signal taken mid-step runs its handler to the trap at the interrupted pc

@@ -54,6 +54,7 @@ from aliceserver.debuggers.symbols.dwarf.unwind import (
     stack_block,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
+from aliceserver.debuggers.target import write_general_register
 from aliceserver.errors import AliceError, TargetError
 
 log = logging.getLogger(__name__)
@@ -161,8 +162,12 @@ class Frames:
             self._lookups = UnwindLookups()
             self._lookups_of = (symbols, symbols.generation)
 
-    def forget_thread(self, thread_id: int) -> None:
-        """The thread's registers changed (a new pc or stack pointer): unwind it again."""
+    def forget_thread(self, thread_id: int, *, pc_moved: bool = False) -> None:
+        """The thread's registers changed (a new pc or stack pointer): unwind it again. A
+        moved pc shows every inlined call there (gdb's inline frame state is of the pc it
+        was made at: stale once the pc moves)."""
+        if pc_moved:
+            self._hidden[thread_id] = 0
         self._frames.pop(thread_id, None)
         self._unwinders.pop(thread_id, None)
         self._kept.forget(thread_id)
@@ -378,8 +383,8 @@ class Frames:
             target = self._engine.stopped_target(thread_id)
 
             def set_register(name: str, value: int) -> None:
-                target.set_general_register(thread_id, name, value)
-                self.forget_thread(thread_id)
+                moved = write_general_register(target, thread_id, name, value, self._source.arch.pc)
+                self.forget_thread(thread_id, pc_moved=moved)
                 self._stop_cache.values_changed()
 
             setter = set_register
