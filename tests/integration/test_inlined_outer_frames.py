@@ -12,7 +12,8 @@ call: its check is of the current frame), which leaves the pc at the start of an
 inlined call, shown as frame 0. A pc moved by a write (`set var $pc`, `return`) shows every
 inlined call there (gdb's inline state is of the pc it was made at) and a breakpoint there
 is hit at the next `continue`, not stepped over (gdb steps over one only at the pc its
-thread stopped at)."""
+thread stopped at). In an inlined call's frame its function's name is in scope (gdb keeps
+it in the call's own block): that copy of its code, nowhere else."""
 
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ def test_mi_finish_out_of_an_outer_inlined_call_like_gdb(builder: Builder, tmp_p
 def test_return_from_an_outer_inlined_call_like_gdb(builder: Builder, tmp_path: Path) -> None:
     program = builder.build("src_inline", FLAGS)
     commands = ["break sink", "run", "up", "return", "bt", "break src_inline.c:15", "continue", "return", "bt",
-                "up", "return", "bt", "delete", "break sink", "continue", "up", "return (int) 7", "bt",
+                "up", "return", "bt", "delete", "break sink", "continue", "up", "return 7", "bt",
                 "info registers rax", "next", "next", "delete", "continue"]  # fmt: skip
     got = output_like_gdb(program, commands)  # -ex: gdb goes on after an error, as a script does not
     assert got.count("Can not force return from an inlined function.") == 2  # frame 0 inlined
@@ -122,3 +123,11 @@ def test_a_moved_pc_shows_its_inlined_calls_and_hits_its_breakpoint_like_gdb(
     assert "$1 = (void (*)()) 0x" in got and "#0  sink (v=19) at" in got  # no hidden inlined call
     assert "Breakpoint 2, sink (v=19)" in got  # hit where the pc was moved, not stepped over
     assert "Breakpoint 2, sink (v=v@entry=31)" in got  # moved back: stepped over, the next hit
+
+
+def test_an_inlined_call_names_its_function_in_its_frame_like_gdb(builder: Builder) -> None:
+    program = builder.build("src_inline", FLAGS)
+    at_each = ["p scale", "p clamp", "whatis scale", "ptype clamp", "p mix", "up"]
+    got = output_like_gdb(program, ["break src_inline.c:15", "run", "bt", *at_each * 3])
+    assert re.search(r"\$1 = \{int \(int, int\)\} 0x[0-9a-f]+ <main\+\d+>", got)  # clamp in its frame
+    assert 'No symbol "scale" in current context.' in got

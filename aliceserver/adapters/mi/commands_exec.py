@@ -13,7 +13,7 @@ from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegistry, Reply
 from aliceserver.adapters.mi.remote_commands import remote_held
-from aliceserver.adapters.mi.return_values import debug_function, return_value
+from aliceserver.adapters.mi.return_values import return_value, returning_function
 from aliceserver.adapters.mi.session import StepRepeat
 from aliceserver.adapters.mi.sigframes import FINISH_FROM_TRAMPOLINE
 from aliceserver.adapters.mi.step_notes import say_no_line
@@ -307,11 +307,7 @@ def _exec_return(ctx: Context, args: list[str]) -> Reply:
     tid = _stopped_thread(ctx)
     write = None
     if args:
-        try:
-            symbol = session.debugger.lookup_address(session.frames.frame(tid, session.inferior.selected_level).pc)
-        except AliceError:
-            symbol = None
-        function = debug_function(session, symbol.name or "" if symbol is not None else "")
+        function = returning_function(session, session.frames.frame(tid, session.inferior.selected_level))
         write = return_value(session, function, args[0])
     force_return(ctx)
     if write is not None:

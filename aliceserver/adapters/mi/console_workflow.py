@@ -19,7 +19,7 @@ from aliceserver.adapters.mi.console_frames import frame_line, print_frame
 from aliceserver.adapters.mi.console_list import register_list
 from aliceserver.adapters.mi.queries import confirm
 from aliceserver.adapters.mi.registry import CliHandler, CliRegistry, Context, MiError, Reply
-from aliceserver.adapters.mi.return_values import debug_function, return_value
+from aliceserver.adapters.mi.return_values import return_value, returning_function
 from aliceserver.adapters.mi.thread_names import named
 from aliceserver.errors import AliceError
 
@@ -211,11 +211,8 @@ def _return(ctx: Context, text: str) -> Reply:
     tid = session.require_stopped("No selected frame.")
     level = session.inferior.selected_level
     frame = session.frames.frame(tid, level)
-    if frame.inlined:  # gdb's get_frame_function: the inlined call's own function (its
-        function, typed = frame.function or "", ""  # return type not found by its name here)
-    else:
-        function = typed = debug_function(session, _function_at(ctx, frame.pc))
-    write = return_value(session, typed, text) if text else None
+    function = returning_function(session, frame)
+    write = return_value(session, function, text) if text else None
     execution.refuse_return_into_call(ctx)
     if ctx.from_tty:
         asked = f"Make {function} return now? " if function else "Make selected stack frame return now? "

@@ -18,6 +18,7 @@ from aliceserver.errors import AliceError
 
 if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
+    from aliceserver.debuggers.model import StackFrame
 
 # the return type: (struct format, xmm0's lane of that size as an integer, its bits)
 _LANES = {"float": ("<f", "v4_int32", 32), "double": ("<d", "v2_int64", 64)}
@@ -70,6 +71,19 @@ def _size_of(session: MiSession, type_name: str) -> int:
         return min(8, int(session.display(session.evaluate(f"sizeof ({type_name})")).split()[0], 0))
     except (AliceError, ValueError, IndexError):
         return 8
+
+
+def returning_function(session: MiSession, frame: StackFrame) -> str:
+    """The function `return` in FRAME returns from, if it has debug info (gdb's
+    get_frame_function): an inlined call's own (its name is in scope in its frame), else
+    the one whose symbol holds its pc."""
+    if frame.inlined:
+        return debug_function(session, frame.function or "")
+    try:
+        symbol = session.debugger.lookup_address(frame.pc)
+    except AliceError:
+        return ""
+    return debug_function(session, symbol.name or "")
 
 
 def debug_function(session: MiSession, function: str) -> str:

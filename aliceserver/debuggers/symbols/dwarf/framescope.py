@@ -180,6 +180,12 @@ class FrameScope:
                 params = [var for var in self._vars_of(block, True) if var.name == name]
                 if params:
                     return params[-1]  # gdb's lookup: the last parameter of that name
+        fn = self.function
+        if fn is not None and fn.tag == "DW_TAG_inlined_subroutine" and die_name(fn) == name:
+            # gdb keeps an inlined call's function in the call's own block: in its frame the
+            # name is that copy of the code (its first range), as nowhere else
+            if self.symbols.units.die_ranges(fn):
+                return Variable(name, VarKind.FUNCTION, fn, self.symbols.function_type(fn))
         return self.symbols.find_global(name, self.cu)
 
     def this_type(self) -> Variable | None:
