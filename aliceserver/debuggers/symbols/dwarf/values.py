@@ -367,6 +367,9 @@ def _find_member(value: Value, name: str, depth: int) -> Value | None:
     for member in t.members:
         if member.name == name and not member.is_base:
             return value.member_value(member)
+    for static in t.statics:  # gdb's search_struct_field: a class's fields, static ones too
+        if static.name == name:
+            return static_value(value, static)
     for member in t.members:  # anonymous members and base classes
         if member.is_base or member.name is None:
             if member.offset is None and member.location is None:
