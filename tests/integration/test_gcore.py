@@ -90,7 +90,8 @@ def _normalized(text: str, drop_addresses: bool = False) -> str:
     # `info threads` pads its Target Id column to the longest id: a run whose thread ids
     # have another number of digits pads it otherwise
     text = re.sub(r"(Target Id) +(Frame)", r"\1 \2", text)
-    text = re.sub(r"(\(LWP TID\d+\)) +", r"\1 ", text)
+    # and so do the columns around a thread id in the registers (rbp holding one in a join)
+    text = re.sub(r"(TID\d+\)?) +", r"\1 ", re.sub(r" +(TID\d+)", r" \1", text))
     # a thread's cleanup state in its struct pthread (celtype) depends on where it was
     # scheduled when the core was taken: not the same from run to run, under gdb either
     text = re.sub(r"celtype = \d+", "celtype = N", text)
